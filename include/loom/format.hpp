@@ -1,0 +1,14 @@
+// Umbrella header of format/: levels, formats, tensors, views and assembly.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_HPP
+#define LOOM_FORMAT_HPP
+
+#include <loom/format/assemble.hpp>
+#include <loom/format/format.hpp>
+#include <loom/format/levels/compressed.hpp>
+#include <loom/format/levels/dense.hpp>
+#include <loom/format/levels/singleton.hpp>
+#include <loom/format/tensor.hpp>
+#include <loom/format/view.hpp>
+
+#endif  // LOOM_FORMAT_HPP

@@ -1,0 +1,208 @@
+// Defines assembly: loom::from_coo, empty tensors, and conversion between formats (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_ASSEMBLE_HPP
+#define LOOM_FORMAT_ASSEMBLE_HPP
+
+#include <loom/core/error.hpp>
+#include <loom/format/tensor.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// What `from_coo` does with repeated coordinates.
+enum class duplicates {
+  sum,   ///< add the values in the value type's semiring
+  last,  ///< keep the value that comes last in the input
+  error  ///< throw loom::duplicate_error naming the coordinate
+};
+
+namespace detail {
+
+template <std::size_t N>
+std::string coords_to_string(const std::array<std::int64_t, N>& c) {
+  std::string s = "(";
+  for (std::size_t m = 0; m < N; ++m) s += (m ? "," : "") + std::to_string(c[m]);
+  return s + ")";
+}
+
+/// Builds every level from entries sorted and unique in storage order (coords in storage order).
+template <class T, class Format>
+basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, Format::order>& shape,
+                                  const std::vector<std::array<std::int64_t, Format::order>>& crd,
+                                  std::vector<T>&& vals) {
+  constexpr std::size_t N = Format::order;
+  using tensor_t = tensor<T, Format>;
+  typename tensor_t::level_storages levels{};
+  const std::size_t nnz = crd.size();
+  std::vector<std::int64_t> parent(nnz, 0), current(nnz, 0);
+  std::int64_t parent_count = 1;
+  auto build = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+    using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+    auto& st = std::get<K>(levels);
+    const std::int64_t extent = shape[Format::modes[K]];
+    if constexpr (level::static_extent != dynamic_extent) {
+      if (extent != static_cast<std::int64_t>(level::static_extent))
+        throw shape_error("loom: mode " + std::to_string(Format::modes[K]) + " has extent " +
+                          std::to_string(extent) + " but its dense level is fixed at " +
+                          std::to_string(level::static_extent));
+    }
+    if constexpr (level::properties.full) {
+      st.extent = extent;
+      if (extent != 0 && parent_count > INT64_MAX / extent)
+        throw overflow_error("loom: dense level " + std::to_string(K) +
+                             " would hold more than 2^63 positions");
+      for (std::size_t e = 0; e < nnz; ++e) current[e] = parent[e] * extent + crd[e][K];
+      parent_count *= extent;
+    } else {
+      using crd_t = typename level::crd_type;
+      if (extent > 0) check_fits<crd_t>(extent - 1, "largest coordinate of mode " +
+                                                      std::to_string(Format::modes[K]));
+      st.crd.reserve(nnz);
+      if constexpr (level::properties.segmented) {
+        for (std::size_t e = 0; e < nnz; ++e) {
+          st.crd.push_back(static_cast<crd_t>(crd[e][K]));
+          current[e] = parent[e];
+        }
+      } else {
+        using pos_t = typename level::pos_type;
+        st.pos.assign(static_cast<std::size_t>(parent_count) + 1, pos_t(0));
+        for (std::size_t e = 0; e < nnz; ++e) {
+          const bool fresh = !level::properties.unique || e == 0 || parent[e] != parent[e - 1] ||
+                             crd[e][K] != crd[e - 1][K];
+          if (fresh) {
+            st.crd.push_back(static_cast<crd_t>(crd[e][K]));
+            ++st.pos[static_cast<std::size_t>(parent[e]) + 1];
+          }
+          current[e] = static_cast<std::int64_t>(st.crd.size()) - 1;
+        }
+        check_fits<pos_t>(static_cast<std::int64_t>(st.crd.size()), "number of positions");
+        for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
+      }
+      parent_count = static_cast<std::int64_t>(st.crd.size());
+    }
+    std::swap(parent, current);
+  };
+  [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    (build(std::integral_constant<std::size_t, Ks>{}), ...);
+  }(std::make_index_sequence<N>{});
+  std::vector<T> values;
+  if (nnz == static_cast<std::size_t>(parent_count) && !Format::properties[N - 1].full) {
+    values = std::move(vals);  // one position per entry, in entry order
+  } else {
+    values.assign(static_cast<std::size_t>(parent_count), semiring_traits<T>::zero());
+    for (std::size_t e = 0; e < nnz; ++e) values[static_cast<std::size_t>(parent[e])] = vals[e];
+  }
+  return tensor_t(shape, std::move(levels), std::move(values));
+}
+
+/// Sorts entries (coords already permuted to storage order) and merges duplicates by `policy`.
+template <class T, std::size_t N>
+void sort_and_merge(std::vector<std::array<std::int64_t, N>>& crd, std::vector<T>& vals,
+                    duplicates policy, const std::array<std::size_t, N>& modes,
+                    bool already_sorted) {
+  const std::size_t nnz = crd.size();
+  if (!already_sorted) {
+    std::vector<std::size_t> perm(nnz);
+    std::iota(perm.begin(), perm.end(), std::size_t{0});
+    std::stable_sort(perm.begin(), perm.end(),
+                     [&](std::size_t a, std::size_t b) { return crd[a] < crd[b]; });
+    std::vector<std::array<std::int64_t, N>> c2(nnz);
+    std::vector<T> v2(nnz);
+    for (std::size_t e = 0; e < nnz; ++e) {
+      c2[e] = crd[perm[e]];
+      v2[e] = vals[perm[e]];
+    }
+    crd.swap(c2);
+    vals.swap(v2);
+  }
+  std::size_t out = 0;
+  for (std::size_t e = 0; e < nnz; ++e) {
+    if (out > 0 && crd[out - 1] == crd[e]) {
+      if (policy == duplicates::error) {
+        std::array<std::int64_t, N> logical{};
+        for (std::size_t k = 0; k < N; ++k) logical[modes[k]] = crd[e][k];
+        throw duplicate_error("loom::from_coo: duplicate coordinate " +
+                              coords_to_string(logical) +
+                              " (use loom::duplicates::sum or ::last to accept duplicates)");
+      }
+      vals[out - 1] = policy == duplicates::sum ? semiring_traits<T>::add(vals[out - 1], vals[e])
+                                                : vals[e];
+    } else {
+      crd[out] = crd[e];
+      vals[out] = vals[e];
+      ++out;
+    }
+  }
+  crd.resize(out);
+  vals.resize(out);
+}
+
+}  // namespace detail
+
+/// Builds a tensor in `Format` from coordinates in any order; `coords[e]` are logical
+/// coordinates of `values[e]`. Throws `shape_error` for coordinates outside `shape`,
+/// `duplicate_error` under `duplicates::error`, `overflow_error` when a width is too small.
+template <storage_format Format, class T>
+tensor<T, Format> from_coo(const std::array<std::int64_t, Format::order>& shape,
+                           const std::vector<std::array<std::int64_t, Format::order>>& coords,
+                           const std::vector<T>& values, duplicates policy = duplicates::error) {
+  constexpr std::size_t N = Format::order;
+  if (coords.size() != values.size())
+    throw shape_error("loom::from_coo: " + std::to_string(coords.size()) + " coordinates but " +
+                      std::to_string(values.size()) + " values");
+  std::vector<std::array<std::int64_t, N>> crd(coords.size());
+  bool sorted = true;
+  for (std::size_t e = 0; e < coords.size(); ++e) {
+    for (std::size_t m = 0; m < N; ++m) {
+      if (coords[e][m] < 0 || coords[e][m] >= shape[m])
+        throw shape_error("loom::from_coo: entry " + std::to_string(e) + " has coordinate " +
+                          detail::coords_to_string(coords[e]) + " outside the shape " +
+                          detail::coords_to_string(shape) + " (mode " + std::to_string(m) + ")");
+    }
+    for (std::size_t k = 0; k < N; ++k) crd[e][k] = coords[e][Format::modes[k]];
+    if (e > 0 && !(crd[e - 1] < crd[e])) sorted = false;
+  }
+  std::vector<T> vals(values);
+  detail::sort_and_merge(crd, vals, policy, Format::modes, sorted);
+  return detail::assemble_sorted<T, Format>(shape, crd, std::move(vals));
+}
+
+namespace detail {
+template <class To, class T, class From, bool FromOwning>
+basic_tensor<T, To, true> convert_entries(const basic_tensor<T, From, FromOwning>& other) {
+  constexpr std::size_t N = To::order;
+  std::vector<std::array<std::int64_t, N>> crd;
+  std::vector<T> vals;
+  crd.reserve(static_cast<std::size_t>(other.nnz()));
+  vals.reserve(static_cast<std::size_t>(other.nnz()));
+  // padding zeros of a dense innermost level are not entries; stored zeros elsewhere are kept
+  constexpr bool drop_zeros = From::properties[N - 1].full;
+  bool sorted = true;
+  other.for_each_stored([&](const auto& c, const T& v) {
+    if (drop_zeros && v == semiring_traits<T>::zero()) return;
+    std::array<std::int64_t, N> s{};
+    for (std::size_t k = 0; k < N; ++k) s[k] = c[To::modes[k]];
+    if (!crd.empty() && !(crd.back() < s)) sorted = false;
+    crd.push_back(s);
+    vals.push_back(v);
+  });
+  sort_and_merge(crd, vals, duplicates::sum, To::modes, sorted);
+  return assemble_sorted<T, To>(other.shape(), crd, std::move(vals));
+}
+}  // namespace detail
+
+/// The same entries in another format: `auto B = loom::convert<loom::csc>(A);`
+template <storage_format To, class T, storage_format From, bool Owning>
+tensor<T, To> convert(const basic_tensor<T, From, Owning>& from) {
+  return tensor<T, To>(from);
+}
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_ASSEMBLE_HPP

@@ -1,0 +1,298 @@
+// Defines loom::basic_tensor, loom::tensor and loom::view: level arrays plus values (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_TENSOR_HPP
+#define LOOM_FORMAT_TENSOR_HPP
+
+#include <loom/core/semiring.hpp>
+#include <loom/expr/access.hpp>
+#include <loom/format/format.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <concepts>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace loom {
+
+template <class T, storage_format Format, bool Owning>
+class basic_tensor;
+
+namespace detail {
+// Defined in assemble.hpp.
+template <class T, class Format>
+basic_tensor<T, Format, true> assemble_sorted(
+    const std::array<std::int64_t, Format::order>& shape,
+    const std::vector<std::array<std::int64_t, Format::order>>& crd, std::vector<T>&& vals);
+template <class To, class T, class From, bool FromOwning>
+basic_tensor<T, To, true> convert_entries(const basic_tensor<T, From, FromOwning>& from);
+}  // namespace detail
+
+/// A tensor of `T` stored in `Format`; `Owning` tensors hold their arrays, views borrow them.
+/// Use the aliases `loom::tensor<T, Format>` and `loom::view<T, Format>`.
+template <class T, storage_format Format, bool Owning = true>
+class basic_tensor {
+  template <class, storage_format, bool>
+  friend class basic_tensor;
+
+ public:
+  using value_type = T;
+  using format_type = Format;
+  static constexpr std::size_t order = Format::order;
+  static constexpr bool owning = Owning;
+  using shape_type = std::array<std::int64_t, order>;
+  using coords_type = std::array<std::int64_t, order>;
+  template <class Level>
+  using storage_of = typename Level::template storage<Owning>;
+  using level_storages = boost::mp11::mp_rename<
+      boost::mp11::mp_transform<storage_of, typename Format::levels>, std::tuple>;
+  using values_array = std::conditional_t<Owning, std::vector<T>, std::span<T>>;
+
+  /// An empty tensor of shape 0 x ... x 0.
+  basic_tensor() requires Owning : basic_tensor(shape_type{}) {}
+
+  /// An all-zero tensor: dense levels are allocated and zero-filled, sparse levels are empty.
+  explicit basic_tensor(const shape_type& shape) requires Owning : shape_(shape) {
+    check_shape();
+    build_empty();
+  }
+  /// `tensor<double, csr> A(m, n)`: the extents as separate integers.
+  template <std::integral... Extents>
+    requires Owning && (sizeof...(Extents) == order) && (order > 0)
+  explicit basic_tensor(Extents... extents)
+      : basic_tensor(shape_type{static_cast<std::int64_t>(extents)...}) {}
+
+  /// A view or tensor from its parts (used by assembly and the `*_view` factories).
+  basic_tensor(const shape_type& shape, level_storages levels, values_array values)
+      : shape_(shape), levels_(std::move(levels)), values_(std::move(values)) {
+    check_shape();
+  }
+
+  /// Conversion from any other format (and from views): same entries, new storage.
+  template <storage_format Other, bool OtherOwning>
+    requires Owning && (Other::order == order)
+  explicit basic_tensor(const basic_tensor<T, Other, OtherOwning>& other)
+      : basic_tensor(detail::convert_entries<Format>(other)) {
+    name_ = other.name();
+  }
+
+  const shape_type& shape() const { return shape_; }
+  std::int64_t extent(std::size_t mode) const { return shape_[mode]; }
+  /// Number of stored values (explicit zeros included; for dense formats, the product of extents).
+  std::int64_t nnz() const { return static_cast<std::int64_t>(values_.size()); }
+
+  template <std::size_t K>
+  const auto& level() const { return std::get<K>(levels_); }
+  template <std::size_t K>
+  auto& level() { return std::get<K>(levels_); }
+  const level_storages& levels() const { return levels_; }
+  std::span<const T> values() const { return {values_.data(), values_.size()}; }
+  std::span<T> values() requires(Owning || !std::is_const_v<T>) {
+    return {values_.data(), values_.size()};
+  }
+  /// Extent of the mode stored at level K.
+  template <std::size_t K>
+  std::int64_t level_extent() const { return shape_[Format::modes[K]]; }
+
+  /// A name used in error messages and `explain`; empty by default.
+  const std::string& name() const { return name_; }
+  basic_tensor& set_name(std::string name) {
+    name_ = std::move(name);
+    return *this;
+  }
+
+  /// The value at logical coordinates `c...` (zero when absent); a reference for dense formats.
+  template <std::integral... Cs>
+    requires(sizeof...(Cs) == order)
+  decltype(auto) at(Cs... cs) {
+    return at_impl(coords_type{static_cast<std::int64_t>(cs)...});
+  }
+  template <std::integral... Cs>
+    requires(sizeof...(Cs) == order)
+  T at(Cs... cs) const {
+    return const_cast<basic_tensor*>(this)->at_value(coords_type{static_cast<std::int64_t>(cs)...});
+  }
+  T at_coords(const coords_type& c) const { return const_cast<basic_tensor*>(this)->at_value(c); }
+
+  /// Calls `f(coords, value)` for every stored entry, in storage order; coords are logical.
+  template <class F>
+  void for_each_stored(F&& f) const {
+    coords_type c{};
+    if constexpr (order == 0) {
+      if (!values_.empty()) f(c, values_[0]);
+    } else {
+      walk<0>(0, 1, c, f);
+    }
+  }
+
+  /// `A(i, j)`: an access expression to use in index notation.
+  template <index_variable... Is>
+    requires(sizeof...(Is) == order)
+  auto operator()(Is...) {
+    return expr::access<basic_tensor, std::remove_cvref_t<Is>...>{this};
+  }
+  template <index_variable... Is>
+    requires(sizeof...(Is) == order)
+  auto operator()(Is...) const {
+    return expr::access<const basic_tensor, std::remove_cvref_t<Is>...>{this};
+  }
+
+  /// Drops all entries (sparse) or zero-fills (dense), keeping the shape.
+  void clear() requires Owning { build_empty(); }
+
+ private:
+  void check_shape() const {
+    for (std::size_t m = 0; m < order; ++m)
+      if (shape_[m] < 0)
+        throw shape_error("loom::tensor: extent of mode " + std::to_string(m) + " is negative (" +
+                          std::to_string(shape_[m]) + ")");
+  }
+
+  void build_empty() {
+    if constexpr (order == 0) {
+      values_.assign(1, semiring_traits<T>::zero());
+    } else {
+      auto empty = detail::assemble_sorted<T, Format>(shape_, {}, std::vector<T>{});
+      levels_ = std::move(empty.levels_);
+      values_ = std::move(empty.values_);
+    }
+  }
+
+  template <std::size_t K>
+  void walk(std::int64_t begin, std::int64_t end, coords_type& c, auto& f) const {
+    using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+    const auto& st = std::get<K>(levels_);
+    constexpr std::size_t mode = Format::modes[K];
+    auto visit = [&](std::int64_t p, std::int64_t child_begin, std::int64_t child_end) {
+      (void)p;
+      if constexpr (K + 1 == order) {
+        f(static_cast<const coords_type&>(c), values_[static_cast<std::size_t>(child_begin)]);
+        (void)child_end;
+      } else {
+        walk<K + 1>(child_begin, child_end, c, f);
+      }
+    };
+    if constexpr (level::properties.full) {
+      const std::int64_t n = st.extent;
+      for (std::int64_t p = begin; p < end; ++p)  // a dense level below a unique parent: one p
+        for (std::int64_t i = 0; i < n; ++i) {
+          c[mode] = i;
+          visit(p, p * n + i, p * n + i + 1);
+        }
+    } else if constexpr (level::properties.segmented) {
+      for (std::int64_t q = begin; q < end;) {
+        std::int64_t r = q + 1;
+        if constexpr (!level::properties.unique)
+          while (r < end && st.crd[r] == st.crd[q]) ++r;
+        c[mode] = st.crd[q];
+        visit(q, q, r);
+        q = r;
+      }
+    } else {  // compressed
+      for (std::int64_t p = begin; p < end; ++p) {
+        const std::int64_t lo = st.pos[p], hi = st.pos[p + 1];
+        for (std::int64_t q = lo; q < hi;) {
+          std::int64_t r = q + 1;
+          if constexpr (!level::properties.unique)
+            while (r < hi && st.crd[r] == st.crd[q]) ++r;
+          c[mode] = st.crd[q];
+          if constexpr (level::properties.unique) visit(q, q, q + 1);
+          else visit(q, q, r);
+          q = r;
+        }
+      }
+    }
+  }
+
+  // Returns the position of `c` (storage coordinates in logical order), or -1.
+  std::int64_t locate(const coords_type& c) const {
+    for (std::size_t m = 0; m < order; ++m)
+      if (c[m] < 0 || c[m] >= shape_[m])
+        throw shape_error("loom::tensor::at: coordinate " + std::to_string(c[m]) + " of mode " +
+                          std::to_string(m) + " is outside the extent " +
+                          std::to_string(shape_[m]) + (name_.empty() ? "" : " of " + name_));
+    if constexpr (order == 0) {
+      return values_.empty() ? -1 : 0;
+    } else {
+      return locate_level<0>(0, 1, c);
+    }
+  }
+
+  template <std::size_t K>
+  std::int64_t locate_level(std::int64_t begin, std::int64_t end, const coords_type& c) const {
+    using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+    const auto& st = std::get<K>(levels_);
+    const std::int64_t i = c[Format::modes[K]];
+    auto next = [&](std::int64_t b, std::int64_t e) -> std::int64_t {
+      if constexpr (K + 1 == order) return b < e ? b : -1;
+      else return locate_level<K + 1>(b, e, c);
+    };
+    if constexpr (level::properties.full) {
+      return next(begin * st.extent + i, begin * st.extent + i + 1);
+    } else {
+      std::int64_t lo = begin, hi = end;
+      if constexpr (!level::properties.segmented) {
+        lo = st.pos[begin];
+        hi = st.pos[begin + 1];
+      }
+      const auto* first = st.crd.data() + lo;
+      const auto* last = st.crd.data() + hi;
+      const auto* it = std::lower_bound(first, last, i, [](auto a, std::int64_t b) { return a < b; });
+      if (it == last || *it != i) return -1;
+      const std::int64_t q = lo + (it - first);
+      std::int64_t r = q + 1;
+      if constexpr (!level::properties.unique)
+        while (r < hi && st.crd[r] == i) ++r;
+      return next(q, r);
+    }
+  }
+
+  T at_value(const coords_type& c) {
+    const std::int64_t p = locate(c);
+    return p < 0 ? semiring_traits<T>::zero() : values_[static_cast<std::size_t>(p)];
+  }
+  decltype(auto) at_impl(const coords_type& c) {
+    if constexpr (Format::all_dense && (Owning || !std::is_const_v<T>)) {
+      return static_cast<T&>(values_[static_cast<std::size_t>(locate(c))]);
+    } else {
+      return at_value(c);
+    }
+  }
+
+  shape_type shape_{};
+  level_storages levels_{};
+  values_array values_{};
+  std::string name_{};
+};
+
+/// An owning tensor: `loom::tensor<double, loom::csr> A({m, n});`
+template <class T, storage_format Format>
+using tensor = basic_tensor<T, Format, true>;
+
+/// A zero-copy view over caller buffers: see `csr_view`, `dense_vector_view`.
+template <class T, storage_format Format>
+using view = basic_tensor<T, Format, false>;
+
+namespace detail {
+template <class X>
+struct is_basic_tensor : std::false_type {};
+template <class T, class F, bool O>
+struct is_basic_tensor<basic_tensor<T, F, O>> : std::true_type {};
+}  // namespace detail
+
+/// Satisfied by `loom::tensor` and `loom::view` types.
+template <class X>
+concept tensor_type = detail::is_basic_tensor<std::remove_cvref_t<X>>::value;
+
+}  // namespace loom
+
+// Out-of-class members (assembly, conversion) need the complete class; see assemble.hpp.
+#include <loom/format/assemble.hpp>
+
+#endif  // LOOM_FORMAT_TENSOR_HPP
