@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Builds and tests loom: the README's test command, and what CI runs (.ci/run).
+# SPDX-License-Identifier: BSL-1.0
+#
+# usage: bash tools/test.sh [gcc|clang|asan]
+#   Checks that single_include/ is current, then configures, builds and runs ctest in
+#   build/gcc (g++ -O2), build/clang (clang++ -O2) and build/asan (clang++ -O1, address and
+#   undefined-behaviour sanitizers); with an argument, only that configuration.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+only=${1:-all}
+case "$only" in
+  all | gcc | clang | asan) ;;
+  *)
+    echo "usage: bash tools/test.sh [gcc|clang|asan]" >&2
+    exit 2
+    ;;
+esac
+
+jobs=$(nproc 2>/dev/null || echo 2)
+generator=()
+if command -v ninja > /dev/null 2>&1; then
+  generator=(-G Ninja)
+fi
+
+timings=()
+started=$SECONDS
+
+# stage <name> <command...>: runs one step, prints its time, and stops everything if it fails.
+stage() {
+  local name=$1
+  shift
+  local t0=$SECONDS
+  echo "==> $name"
+  if ! "$@"; then
+    echo "" >&2
+    echo "FAILED: $name (after $((SECONDS - t0)) s)" >&2
+    echo "        command: $*" >&2
+    [ "$only" = all ] && echo "        rerun one configuration with: bash tools/test.sh <gcc|clang|asan>" >&2
+    exit 1
+  fi
+  local line
+  line=$(printf '[time] %-24s %5d s' "$name" "$((SECONDS - t0))")
+  echo "$line"
+  timings+=("$line")
+}
+
+# pick <compiler...>: the first compiler found on PATH.
+pick() {
+  local c
+  for c in "$@"; do
+    if command -v "$c" > /dev/null 2>&1; then
+      command -v "$c"
+      return 0
+    fi
+  done
+  echo "tools/test.sh: none of these compilers is installed: $* (run bash .ci/run's apt-get line)" >&2
+  return 1
+}
+
+# run_config <name> <compiler> <flags>
+run_config() {
+  local name=$1 cxx=$2 flags=$3 dir=build/$1
+  stage "$name: configure" cmake -S . -B "$dir" "${generator[@]}" \
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="$flags" \
+    -DLOOM_TEST=ON -DLOOM_EXAMPLES=ON
+  stage "$name: build" cmake --build "$dir" -j "$jobs"
+  stage "$name: test" ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 600
+}
+
+stage "single_include check" bash tools/check_single_include.sh
+
+if [ "$only" = all ] || [ "$only" = gcc ]; then
+  gxx=$(pick g++-12 g++)
+  run_config gcc "$gxx" "-O2"
+fi
+if [ "$only" = all ] || [ "$only" = clang ]; then
+  clangxx=$(pick clang++-14 clang++)
+  run_config clang "$clangxx" "-O2"
+fi
+if [ "$only" = all ] || [ "$only" = asan ]; then
+  clangxx=$(pick clang++-14 clang++)
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:detect_stack_use_after_return=1}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+  run_config asan "$clangxx" \
+    "-O1 -gline-tables-only -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+fi
+
+echo ""
+echo "All passed ($only) in $((SECONDS - started)) s:"
+printf '  %s\n' "${timings[@]}"
