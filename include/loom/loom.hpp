@@ -1,8 +1,17 @@
-// Defines loom's umbrella header (placeholder until the public API lands).
+// The whole of loom: index notation over sparse and dense tensors, compiled to fused loops.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_LOOM_HPP
 #define LOOM_LOOM_HPP
 
 #include <loom/version.hpp>
+
+#include <loom/core.hpp>
+#include <loom/expr.hpp>
+#include <loom/format.hpp>
+#include <loom/plan.hpp>
+#include <loom/stream.hpp>
+#if __has_include(<loom/io.hpp>)
+#  include <loom/io.hpp>
+#endif
 
 #endif  // LOOM_LOOM_HPP

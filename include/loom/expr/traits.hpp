@@ -187,7 +187,7 @@ struct value_type<literal<T>> {
 };
 template <class A, class B>
 struct combine_value {
-  using type = std::conditional_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>,
+  using type = typename std::conditional_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>,
                                   std::common_type<A, B>, std::type_identity<A>>::type;
 };
 template <class A, class B>

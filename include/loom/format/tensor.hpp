@@ -62,12 +62,6 @@ class basic_tensor {
     check_shape();
     build_empty();
   }
-  /// `tensor<double, csr> A(m, n)`: the extents as separate integers.
-  template <std::integral... Extents>
-    requires Owning && (sizeof...(Extents) == order) && (order > 0)
-  explicit basic_tensor(Extents... extents)
-      : basic_tensor(shape_type{static_cast<std::int64_t>(extents)...}) {}
-
   /// A view or tensor from its parts (used by assembly and the `*_view` factories).
   basic_tensor(const shape_type& shape, level_storages levels, values_array values)
       : shape_(shape), levels_(std::move(levels)), values_(std::move(values)) {

@@ -1,0 +1,160 @@
+// Defines loom::detail::file_entries: entries read from a file, checked and assembled (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_DETAIL_FILE_ENTRIES_HPP
+#define LOOM_IO_DETAIL_FILE_ENTRIES_HPP
+
+#include <loom/core/error.hpp>
+#include <loom/format/assemble.hpp>
+#include <loom/format/format.hpp>
+#include <loom/format/tensor.hpp>
+#include <loom/io/read_options.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <new>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom::detail {
+
+inline constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+
+/// a * b, or INT64_MAX when it overflows (a, b >= 0).
+constexpr std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a > int64_max / b ? int64_max : a * b;
+}
+/// a + b, or INT64_MAX when it overflows (a, b >= 0).
+constexpr std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  return a > int64_max - b ? int64_max : a + b;
+}
+
+/// `3 x 4 x 5`
+template <std::size_t N>
+std::string shape_to_string(const std::array<std::int64_t, N>& shape) {
+  std::string s;
+  for (std::size_t m = 0; m < N; ++m) s += (m ? " x " : "") + std::to_string(shape[m]);
+  return s;
+}
+
+/// An upper bound (saturating) of the positions and values `Format` allocates for `shape`
+/// holding `nnz` entries: `pos` arrays, dense levels and values; coordinates are not counted.
+template <class Format>
+std::int64_t format_storage_bound(const std::array<std::int64_t, Format::order>& shape,
+                                  std::int64_t nnz) {
+  std::int64_t total = 0;
+  std::int64_t count = 1;  // positions of the level above
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto k) {
+    using level = boost::mp11::mp_at_c<typename Format::levels, decltype(k)::value>;
+    const std::int64_t extent = shape[Format::modes[decltype(k)::value]];
+    if constexpr (level::properties.full) {
+      count = saturating_mul(count, extent);
+    } else if constexpr (!level::properties.segmented) {
+      total = saturating_add(total, saturating_add(count, 1));  // pos
+      count = std::min(saturating_mul(count, extent), nnz);
+    }
+  });
+  return saturating_add(total, count);  // values
+}
+
+/// Coordinates (0-based, logical order), values and source lines of the entries of a file.
+template <class T, std::size_t N>
+struct file_entries {
+  std::vector<std::array<std::int64_t, N>> coords;
+  std::vector<T> values;
+  std::vector<std::int64_t> lines;  // kept only when duplicates are errors
+  bool keep_lines = false;
+
+  /// Reserves for `expected` entries, at most 2^24: a declared count may be a lie.
+  void reserve(std::int64_t expected) {
+    const auto n = static_cast<std::size_t>(std::min<std::int64_t>(expected, 1 << 24));
+    coords.reserve(n);
+    values.reserve(n);
+    if (keep_lines) lines.reserve(n);
+  }
+  void add(const std::array<std::int64_t, N>& c, const T& v, std::int64_t line) {
+    coords.push_back(c);
+    values.push_back(v);
+    if (keep_lines) lines.push_back(line);
+  }
+  std::int64_t size() const { return static_cast<std::int64_t>(coords.size()); }
+};
+
+/// Throws `parse_error` (`where` + message) when `shape` makes `Format` allocate more than
+/// `options.max_dense_elements` beyond what `nnz` entries need.
+template <class Format>
+void check_storage(const std::string& where, const std::array<std::int64_t, Format::order>& shape,
+                   std::int64_t nnz, const read_options& options) {
+  constexpr auto N = static_cast<std::int64_t>(Format::order);
+  const std::int64_t needed = format_storage_bound<Format>(shape, nnz);
+  const std::int64_t allowed = saturating_add(
+      saturating_add(std::max<std::int64_t>(options.max_dense_elements, 0),
+                     saturating_mul(N + 1, nnz)),
+      N + 1);
+  if (needed > allowed)
+    throw parse_error(where + "the shape " + shape_to_string(shape) + " needs " +
+                      (needed == int64_max ? "more than 2^63" : std::to_string(needed)) +
+                      " positions and values in this format, more than "
+                      "loom::read_options::max_dense_elements (" +
+                      std::to_string(options.max_dense_elements) +
+                      "); choose a sparser format, or raise the limit if the file is right");
+}
+
+/// Throws `parse_error` naming both lines when two entries share coordinates.
+template <class T, std::size_t N>
+void reject_duplicates(const std::string& file, const file_entries<T, N>& e) {
+  std::vector<std::size_t> perm(e.coords.size());
+  std::iota(perm.begin(), perm.end(), std::size_t{0});
+  std::stable_sort(perm.begin(), perm.end(),
+                   [&](std::size_t a, std::size_t b) { return e.coords[a] < e.coords[b]; });
+  for (std::size_t k = 1; k < perm.size(); ++k) {
+    if (e.coords[perm[k]] != e.coords[perm[k - 1]]) continue;
+    std::array<std::int64_t, N> one_based = e.coords[perm[k]];
+    for (auto& c : one_based) ++c;
+    std::int64_t first = e.lines[perm[k - 1]], second = e.lines[perm[k]];
+    if (second < first) std::swap(first, second);
+    throw parse_error(file + ":" + std::to_string(second) + ": duplicate entry " +
+                      coords_to_string(one_based) + ", first given at line " +
+                      std::to_string(first) + " (loom::duplicates::error rejects duplicates)");
+  }
+}
+
+/// Assembles the entries into a `tensor<T, Format>` named `file`; errors of the format (a
+/// coordinate width too small, say) are rethrown with `where` in front.
+template <class Format, class T>
+tensor<T, Format> entries_to_tensor(const std::string& file, const std::string& where,
+                                    const std::array<std::int64_t, Format::order>& shape,
+                                    file_entries<T, Format::order>&& e,
+                                    const read_options& options) {
+  if (options.policy == duplicates::error) reject_duplicates(file, e);
+  try {
+    auto t = from_coo<Format>(shape, e.coords, e.values, options.policy);
+    e = {};
+    t.set_name(file);
+    return t;
+  } catch (const overflow_error& x) {
+    throw overflow_error(where + x.what());
+  } catch (const shape_error& x) {
+    throw shape_error(where + x.what());
+  } catch (const duplicate_error& x) {
+    throw duplicate_error(where + x.what());
+  } catch (const error& x) {
+    throw error(where + x.what());
+  } catch (const std::bad_alloc&) {
+    throw error(where + "out of memory while building the " + shape_to_string(shape) + " tensor");
+  } catch (const std::length_error&) {
+    throw error(where + "out of memory while building the " + shape_to_string(shape) + " tensor");
+  }
+}
+
+}  // namespace loom::detail
+
+#endif  // LOOM_IO_DETAIL_FILE_ENTRIES_HPP

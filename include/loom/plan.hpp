@@ -1,0 +1,9 @@
+// Umbrella header of plan/: loop order, transposition, compile-time checks, explain().
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_HPP
+#define LOOM_PLAN_HPP
+
+#include <loom/plan/checks.hpp>
+#include <loom/plan/order.hpp>
+
+#endif  // LOOM_PLAN_HPP

@@ -1,0 +1,192 @@
+// Defines the compile-time choice of the attribute (loop) order and of the operands to transpose
+// (plan/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_ORDER_HPP
+#define LOOM_PLAN_ORDER_HPP
+
+#include <loom/expr/nodes.hpp>
+#include <loom/expr/traits.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+
+namespace loom::plan {
+
+using boost::mp11::mp_list;
+
+/// The plan's static facts for `lhs = rhs` (an output access and an expression).
+/// `Candidate` >= 0 forces that operand (by access ordinal) to be transposed first; -1 lets
+/// the planner pick the latest operand whose transposition breaks every cycle.
+template <class Lhs, class Rhs, int Candidate = -1>
+struct order_plan;
+
+namespace detail {
+
+template <class A>
+struct access_traits;
+template <class T, class... Is>
+struct access_traits<expr::access<T, Is...>> {
+  using tensor_type = std::remove_const_t<T>;
+  using format = typename tensor_type::format_type;
+  using indices = mp_list<Is...>;
+  static constexpr std::size_t order = sizeof...(Is);
+  static constexpr bool dense = format::all_dense;
+};
+
+// ids of an access's indices, in storage (level) order
+template <class Universe, class A>
+constexpr auto storage_ids() {
+  using tr = access_traits<A>;
+  std::array<std::size_t, tr::order> by_mode{};
+  std::size_t m = 0;
+  boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename tr::indices>>(
+      [&](auto i) { by_mode[m++] = boost::mp11::mp_find<Universe, typename decltype(i)::type>::value; });
+  std::array<std::size_t, tr::order> by_level{};
+  for (std::size_t k = 0; k < tr::order; ++k) by_level[k] = by_mode[tr::format::modes[k]];
+  return by_level;
+}
+
+inline constexpr std::size_t max_indices = 16;
+inline constexpr std::size_t max_accesses = 32;
+
+struct problem {
+  std::size_t n = 0;                                  // indices
+  std::size_t accesses = 0;
+  std::array<bool, max_accesses> sparse{};            // constrains the order
+  std::array<std::array<std::size_t, max_indices>, max_accesses> ids{};
+  std::array<std::size_t, max_accesses> length{};
+  std::array<bool, max_indices> summed{};
+  std::array<std::size_t, max_indices> out_rank{};    // preferred position (free indices)
+};
+
+struct result {
+  std::array<std::size_t, max_indices> order{};       // order[d] = index id at depth d
+  std::array<bool, max_accesses> transposed{};
+  bool ok = false;
+};
+
+// Greedy topological order of the precedence constraints of non-dropped sparse accesses:
+// free indices first (so sparse outputs append in order), then the output's order.
+constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dropped) {
+  result r{};
+  std::array<bool, max_indices> placed{};
+  for (std::size_t d = 0; d < p.n; ++d) {
+    std::size_t best = p.n;
+    for (std::size_t c = 0; c < p.n; ++c) {
+      if (placed[c]) continue;
+      bool available = true;
+      for (std::size_t a = 0; a < p.accesses && available; ++a) {
+        if (!p.sparse[a] || dropped[a]) continue;
+        for (std::size_t k = 0; k < p.length[a]; ++k) {
+          if (p.ids[a][k] == c) break;            // every predecessor of c in a is placed?
+          if (!placed[p.ids[a][k]]) available = false;
+        }
+      }
+      if (!available) continue;
+      if (best == p.n || (p.summed[c] < p.summed[best]) ||
+          (p.summed[c] == p.summed[best] && p.out_rank[c] < p.out_rank[best]))
+        best = c;
+    }
+    if (best == p.n) return r;  // a cycle
+    placed[best] = true;
+    r.order[d] = best;
+  }
+  r.ok = true;
+  return r;
+}
+
+constexpr result choose(const problem& p, int candidate) {
+  std::array<bool, max_accesses> dropped{};
+  result r = topo(p, dropped);
+  if (!r.ok && candidate >= 0 && static_cast<std::size_t>(candidate) < p.accesses) {
+    dropped[static_cast<std::size_t>(candidate)] = true;
+    r = topo(p, dropped);
+  }
+  // otherwise drop operands from the last one back until the constraints are acyclic
+  for (std::size_t a = p.accesses; !r.ok && a-- > 0;) {
+    if (!p.sparse[a] || dropped[a]) continue;
+    dropped[a] = true;
+    r = topo(p, dropped);
+  }
+  if (!r.ok) return r;
+  std::array<std::size_t, max_indices> depth{};
+  for (std::size_t d = 0; d < p.n; ++d) depth[r.order[d]] = d;
+  for (std::size_t a = 0; a < p.accesses; ++a) {
+    if (!p.sparse[a]) continue;
+    for (std::size_t k = 1; k < p.length[a]; ++k)
+      if (depth[p.ids[a][k]] < depth[p.ids[a][k - 1]]) r.transposed[a] = true;
+  }
+  return r;
+}
+
+}  // namespace detail
+
+template <class OT, class... Os, class Rhs, int Candidate>
+struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
+  using lhs_type = expr::access<OT, Os...>;
+  using out_format = typename std::remove_const_t<OT>::format_type;
+  /// every index: the output's first, then the right-hand side's, by first appearance
+  using universe = boost::mp11::mp_unique<
+      boost::mp11::mp_append<mp_list<Os...>, expr::all_indices_t<Rhs>>>;
+  using accesses = expr::accesses_t<Rhs>;
+  static constexpr std::size_t index_count = boost::mp11::mp_size<universe>::value;
+  static constexpr std::size_t access_count = boost::mp11::mp_size<accesses>::value;
+  static_assert(index_count <= detail::max_indices,
+                "loom: more than 16 index variables in one kernel is not supported yet");
+  static_assert(access_count <= detail::max_accesses,
+                "loom: more than 32 accesses in one kernel is not supported yet");
+
+  static constexpr detail::problem problem = [] {
+    detail::problem p{};
+    p.n = index_count;
+    p.accesses = access_count;
+    std::size_t a = 0;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, accesses>>(
+        [&](auto acc) {
+          using A = typename decltype(acc)::type;
+          using tr = detail::access_traits<A>;
+          p.sparse[a] = !tr::dense;
+          constexpr auto ids = detail::storage_ids<universe, A>();
+          for (std::size_t k = 0; k < ids.size(); ++k) p.ids[a][k] = ids[k];
+          p.length[a] = ids.size();
+          ++a;
+        });
+    for (std::size_t c = 0; c < p.n; ++c) {
+      p.summed[c] = c >= sizeof...(Os);
+      p.out_rank[c] = c;
+    }
+    // prefer the output's storage order among its indices
+    constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
+    for (std::size_t k = 0; k < out_ids.size(); ++k) p.out_rank[out_ids[k]] = k;
+    return p;
+  }();
+  static constexpr detail::result chosen = detail::choose(problem, Candidate);
+  static_assert(chosen.ok, "loom internal error: no loop order found; please report");
+
+  template <class D>
+  using index_at = boost::mp11::mp_at_c<universe, chosen.order[D::value]>;
+  /// the loop order, outermost first
+  using order = boost::mp11::mp_transform<index_at, boost::mp11::mp_iota_c<index_count>>;
+  static constexpr std::size_t free_count = sizeof...(Os);
+
+  /// whether the free indices come first and in the output's storage order: then a sparse
+  /// output is appended in order; otherwise it goes through a workspace
+  static constexpr bool output_in_order = [] {
+    constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
+    for (std::size_t k = 0; k < out_ids.size(); ++k)
+      if (chosen.order[k] != out_ids[k]) return false;
+    return true;
+  }();
+  static constexpr bool any_transposed = [] {
+    for (std::size_t a = 0; a < access_count; ++a)
+      if (chosen.transposed[a]) return true;
+    return false;
+  }();
+};
+
+}  // namespace loom::plan
+
+#endif  // LOOM_PLAN_ORDER_HPP

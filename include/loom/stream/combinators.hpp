@@ -1,0 +1,416 @@
+// Defines the stream combinators: mul (intersection), lookup (iterate one, locate the other),
+// add (lexicographic union), contract, expand, once, map, zero, and the value combinators that
+// place them by depth (Etch's shape inference) (stream/).
+// SPDX-License-Identifier: BSL-1.0
+//
+//  case table for make_mul(a, b) / make_union(a, b), by the depths of a and b:
+//  | a vs b            | mul                                   | add                          |
+//  |-------------------|---------------------------------------|------------------------------|
+//  | same, both free   | b full: lookup(a, b); a full: lookup  | union (lexicographic)        |
+//  |                   | (b, a); else intersection (leapfrog)  |                              |
+//  | same, contracted  | reduce both to scalars, then multiply | union                        |
+//  | a shallower       | scaled: a's values times b            | a free: union(a, expand(b))  |
+//  |                   | (a contracted, op not linear in a:    | a contracted: union(a,       |
+//  |                   | reduce a first)                       | once(b))                     |
+//  | both scalars      | op(a, b)                              | op(a, b)                     |
+#ifndef LOOM_STREAM_COMBINATORS_HPP
+#define LOOM_STREAM_COMBINATORS_HPP
+
+#include <loom/core/config.hpp>
+#include <loom/core/semiring.hpp>
+#include <loom/stream/concepts.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+namespace loom::stream {
+
+inline constexpr std::int64_t top_index = std::numeric_limits<std::int64_t>::max();
+
+// Scalar operations with their linearity (may a reduction be pushed through them?).
+template <class T>
+struct mul_op {
+  static constexpr bool linear_left = true, linear_right = true;
+  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return semiring_traits<T>::mul(a, b); }
+};
+template <class T>
+struct add_op {
+  static constexpr bool linear = true;
+  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return semiring_traits<T>::add(a, b); }
+};
+template <class T>
+struct where_op {  // where(p, e): linear in e only
+  static constexpr bool linear_left = false, linear_right = true;
+  LOOM_FORCE_INLINE T operator()(const T& p, const T& e) const {
+    return p == semiring_traits<T>::zero() ? semiring_traits<T>::zero() : e;
+  }
+};
+template <class T, class F>
+struct binary_fn_op {  // a user function or comparison: not linear
+  static constexpr bool linear = false;
+  F f;
+  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return static_cast<T>(f(a, b)); }
+};
+
+// reduce(x): the sum of every value of a fully contracted stream (a materialised Σ).
+template <class X>
+LOOM_FORCE_INLINE auto reduce(const X& x) {
+  if constexpr (!is_stream_v<X>) {
+    return x;
+  } else {
+    static_assert(X::contracted, "loom internal error: reduce of a free stream; please report");
+    using leaf = leaf_t<X>;
+    leaf acc = semiring_traits<leaf>::zero();
+    X s = x;
+    while (s.valid()) {
+      if (s.ready()) acc = semiring_traits<leaf>::add(acc, reduce(s.value()));
+      s.next();
+    }
+    return acc;
+  }
+}
+
+/// Named condition behind the "cannot be lifted" diagnostic (notes §4.10).
+template <class X>
+inline constexpr bool contracted_operand_reduces_to_a_scalar = reducible<X>();
+
+// A product operand that is contracted but whose remainder still depends on a later index.
+template <std::size_t Depth>
+struct product_of_sums_over_the_same_index_cannot_be_lifted;  // do not define: names the depth
+
+template <class X>
+LOOM_FORCE_INLINE auto reduce_checked(const X& x) {
+  if constexpr (!contracted_operand_reduces_to_a_scalar<X>) {
+    static_assert(contracted_operand_reduces_to_a_scalar<X>,
+                  "loom: a product of two sums over the same index cannot be lifted, because "
+                  "their results still depend on a later index; rename the summation index in "
+                  "one factor (e.g. sum(k2, ...)) or materialise one factor first");
+    product_of_sums_over_the_same_index_cannot_be_lifted<std::remove_cvref_t<X>::depth>{};
+    return leaf_t<X>{};
+  } else {
+    return reduce(x);
+  }
+}
+
+template <class Op, class A, class B>
+LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kernel_context* ctx);
+template <class Op, class A, class B>
+LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const kernel_context* ctx);
+
+// zero_stream<Depth, V>: never valid; the 0 of nested stream types.
+template <std::size_t Depth, class V>
+struct zero_stream {
+  static constexpr std::size_t depth = Depth;
+  static constexpr bool contracted = false, strict = true, full = false, locatable = false;
+  bool valid() const { return false; }
+  std::int64_t index() const { return top_index; }
+  bool ready() const { return false; }
+  V value() const { return zero_of<V>(); }
+  void seek(std::int64_t) {}
+  void seek_past(std::int64_t) {}
+  void next() {}
+};
+
+// mul_stream<A, B, Op>: intersection; A and B strict; every skip goes to both (leapfrog).
+template <class A, class B, class Op>
+struct mul_stream {
+  static_assert(A::depth == B::depth);
+  static constexpr std::size_t depth = A::depth;
+  static constexpr bool contracted = false, strict = true, full = A::full && B::full,
+                        locatable = false;
+  A a{};
+  B b{};
+  Op op{};
+  const kernel_context* ctx = nullptr;
+
+  LOOM_FORCE_INLINE bool valid() const { return a.valid() && b.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return std::max<std::int64_t>(a.index(), b.index()); }
+  LOOM_FORCE_INLINE bool ready() const { return a.ready() && b.ready() && a.index() == b.index(); }
+  LOOM_FORCE_INLINE auto value() const { return make_mul(op, a.value(), b.value(), ctx); }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) {
+    a.seek(i);
+    b.seek(i);
+  }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
+    a.seek_past(i);
+    b.seek_past(i);
+  }
+  LOOM_FORCE_INLINE void next() {
+    const std::int64_t i = index();
+    if (ready()) seek_past(i);
+    else seek(i);
+  }
+};
+
+// lookup_stream<A, B, Op, Flip>: iterate A, locate B at A's index (B full and locatable).
+template <class A, class B, class Op, bool Flip>
+struct lookup_stream {
+  static constexpr std::size_t depth = A::depth;
+  static constexpr bool contracted = false, strict = A::strict, full = A::full,
+                        locatable = A::locatable;
+  A a{};
+  B b{};
+  Op op{};
+  const kernel_context* ctx = nullptr;
+
+  LOOM_FORCE_INLINE bool valid() const { return a.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return a.index(); }
+  LOOM_FORCE_INLINE bool ready() const { return a.ready(); }
+  LOOM_FORCE_INLINE auto value() const { return combine(a.value(), b.locate(a.index())); }
+  LOOM_FORCE_INLINE auto locate(std::int64_t i) const { return combine(a.locate(i), b.locate(i)); }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) { a.seek(i); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) { a.seek_past(i); }
+  LOOM_FORCE_INLINE void next() { a.next(); }
+
+ private:
+  template <class X, class Y>
+  LOOM_FORCE_INLINE auto combine(const X& x, const Y& y) const {
+    if constexpr (Flip) return make_mul(op, y, x, ctx);
+    else return make_mul(op, x, y, ctx);
+  }
+};
+
+// scaled_stream<A, X, Op, Flip>: A's levels, each value combined with X (X deeper than A).
+template <class A, class X, class Op, bool Flip>
+struct scaled_stream {
+  static constexpr std::size_t depth = A::depth;
+  static constexpr bool contracted = A::contracted, strict = A::strict, full = A::full,
+                        locatable = A::locatable;
+  A a{};
+  X x{};
+  Op op{};
+  const kernel_context* ctx = nullptr;
+
+  LOOM_FORCE_INLINE bool valid() const { return a.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return a.index(); }
+  LOOM_FORCE_INLINE bool ready() const { return a.ready(); }
+  LOOM_FORCE_INLINE auto value() const { return combine(a.value()); }
+  LOOM_FORCE_INLINE auto locate(std::int64_t i) const { return combine(a.locate(i)); }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) { a.seek(i); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) { a.seek_past(i); }
+  LOOM_FORCE_INLINE void next() { a.next(); }
+
+ private:
+  template <class V>
+  LOOM_FORCE_INLINE auto combine(const V& v) const {
+    if constexpr (Flip) return make_mul(op, x, v, ctx);
+    else return make_mul(op, v, x, ctx);
+  }
+};
+
+// union_stream<A, B, Op>: Lean's Stream.add; ready and value decided by comparing
+// (index, ready) lexicographically, never by index alone (notes §4.2, T4).
+template <class A, class B, class Op>
+struct union_stream {
+  static_assert(A::depth == B::depth && A::contracted == B::contracted);
+  static constexpr std::size_t depth = A::depth;
+  static constexpr bool contracted = A::contracted, strict = A::strict && B::strict,
+                        full = A::full || B::full, locatable = A::locatable && B::locatable;
+  A a{};
+  B b{};
+  Op op{};
+  const kernel_context* ctx = nullptr;
+
+  LOOM_FORCE_INLINE bool valid() const { return a.valid() || b.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return std::min(key(a), key(b)); }
+  LOOM_FORCE_INLINE bool ready() const {
+    const bool ra = ready_of(a), rb = ready_of(b);
+    return (ra && lex_le(key(a), ra, key(b), rb)) || (rb && lex_le(key(b), rb, key(a), ra));
+  }
+  LOOM_FORCE_INLINE auto value() const {
+    const bool ra = ready_of(a), rb = ready_of(b);
+    const bool take_a = ra && lex_le(key(a), ra, key(b), rb);
+    const bool take_b = rb && lex_le(key(b), rb, key(a), ra);
+    using va = std::remove_cvref_t<decltype(a.value())>;
+    using vb = std::remove_cvref_t<decltype(b.value())>;
+    return make_union(op, take_a ? a.value() : zero_of<va>(), take_b ? b.value() : zero_of<vb>(),
+                      ctx);
+  }
+  LOOM_FORCE_INLINE auto locate(std::int64_t i) const
+    requires(A::locatable && B::locatable)
+  {
+    return make_union(op, a.locate(i), b.locate(i), ctx);
+  }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) {
+    if (a.valid()) a.seek(i);
+    if (b.valid()) b.seek(i);
+  }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
+    if (a.valid()) a.seek_past(i);
+    if (b.valid()) b.seek_past(i);
+  }
+  LOOM_FORCE_INLINE void next() {
+    const std::int64_t i = index();
+    if (ready()) seek_past(i);
+    else seek(i);
+  }
+
+ private:
+  template <class S>
+  static LOOM_FORCE_INLINE std::int64_t key(const S& s) {
+    if (!s.valid()) return top_index;
+    if constexpr (contracted) return 0;  // every state of a contracted stream has index *
+    else return s.index();
+  }
+  template <class S>
+  static LOOM_FORCE_INLINE bool ready_of(const S& s) { return s.valid() && s.ready(); }
+  static LOOM_FORCE_INLINE bool lex_le(std::int64_t i, bool r, std::int64_t j, bool q) {
+    return i < j || (i == j && (!r || q));
+  }
+};
+
+// contract_stream<S>: Σ over S's attribute: the same states, index *, values summed by the
+// consumer. Lawful but not strict: never an operand of an intersection.
+template <class S>
+struct contract_stream {
+  static constexpr std::size_t depth = S::depth;
+  static constexpr bool contracted = true, strict = false, full = false, locatable = false;
+  S s{};
+
+  LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return s.index(); }
+  LOOM_FORCE_INLINE bool ready() const { return s.ready(); }
+  LOOM_FORCE_INLINE auto value() const { return s.value(); }
+  // a skip to (*, r) is a skip to the stream's own (index, r)
+  LOOM_FORCE_INLINE void seek(std::int64_t) { s.seek(s.index()); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t) { s.seek_past(s.index()); }
+  LOOM_FORCE_INLINE void next() { s.next(); }
+};
+
+// expand_stream<Depth, X>: X repeated at every index of [0, n); full and locatable.
+template <std::size_t Depth, class X>
+struct expand_stream {
+  static constexpr std::size_t depth = Depth;
+  static constexpr bool contracted = false, strict = true, full = true, locatable = true;
+  X x{};
+  std::int64_t i = 0, n = 0;
+
+  LOOM_FORCE_INLINE bool valid() const { return i < n; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return i; }
+  LOOM_FORCE_INLINE bool ready() const { return true; }
+  LOOM_FORCE_INLINE X value() const { return x; }  // a fresh copy: inner streams restart
+  LOOM_FORCE_INLINE X locate(std::int64_t) const { return x; }
+  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = std::max(i, j + 1); }
+  LOOM_FORCE_INLINE void next() { ++i; }
+};
+
+// once_stream<Depth, X>: a contracted stream emitting X exactly once (X added to a sum).
+template <std::size_t Depth, class X>
+struct once_stream {
+  static constexpr std::size_t depth = Depth;
+  static constexpr bool contracted = true, strict = true, full = false, locatable = false;
+  X x{};
+  bool done = true;
+
+  LOOM_FORCE_INLINE bool valid() const { return !done; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return 0; }
+  LOOM_FORCE_INLINE bool ready() const { return true; }
+  LOOM_FORCE_INLINE X value() const { return x; }
+  LOOM_FORCE_INLINE void seek(std::int64_t) {}
+  LOOM_FORCE_INLINE void seek_past(std::int64_t) { done = true; }
+  LOOM_FORCE_INLINE void next() { done = true; }
+};
+
+// deep_map_stream<S, G>: S with g applied to each value (g places Σ, expand or f deeper).
+template <class S, class G>
+struct deep_map_stream {
+  static constexpr std::size_t depth = S::depth;
+  static constexpr bool contracted = S::contracted, strict = S::strict, full = S::full,
+                        locatable = S::locatable;
+  S s{};
+  G g{};
+
+  LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return s.index(); }
+  LOOM_FORCE_INLINE bool ready() const { return s.ready(); }
+  LOOM_FORCE_INLINE auto value() const { return g(s.value()); }
+  LOOM_FORCE_INLINE auto locate(std::int64_t i) const
+    requires(S::locatable)
+  {
+    return g(s.locate(i));
+  }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) { s.seek(i); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) { s.seek_past(i); }
+  LOOM_FORCE_INLINE void next() { s.next(); }
+};
+
+// apply_linear: a linear scalar function (negate, divide, scale) at every leaf, through sums.
+template <class F>
+struct apply_linear {
+  F f{};
+  template <class X>
+  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (is_stream_v<X>) return deep_map_stream<X, apply_linear>{x, *this};
+    else return static_cast<X>(f(x));
+  }
+};
+
+// apply_nonlinear: f(v) at every leaf, after reducing any contracted level (f(Σ) ≠ Σ f).
+template <class F>
+struct apply_nonlinear {
+  F f{};
+  template <class X>
+  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (!is_stream_v<X>) return static_cast<X>(f(x));
+    else if constexpr (X::contracted) return (*this)(reduce_checked(x));
+    else return deep_map_stream<X, apply_nonlinear>{x, *this};
+  }
+};
+
+template <class Op, class A, class B>
+LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kernel_context* ctx) {
+  constexpr std::size_t da = depth_of<A>(), db = depth_of<B>();
+  if constexpr (!is_stream_v<A> && !is_stream_v<B>) {
+    return op(a, b);
+  } else if constexpr (da == db) {
+    if constexpr (A::contracted || B::contracted) {
+      // two sums over the same index: materialise each (notes §4.10 option c)
+      return make_mul(op, reduce_checked(a), reduce_checked(b), ctx);
+    } else if constexpr (B::full && B::locatable) {
+      return lookup_stream<A, B, Op, false>{a, b, op, ctx};
+    } else if constexpr (A::full && A::locatable) {
+      return lookup_stream<B, A, Op, true>{b, a, op, ctx};
+    } else {
+      return mul_stream<A, B, Op>{a, b, op, ctx};
+    }
+  } else if constexpr (da < db) {
+    if constexpr (A::contracted && !Op::linear_left) return make_mul(op, reduce_checked(a), b, ctx);
+    else return scaled_stream<A, B, Op, false>{a, b, op, ctx};
+  } else {
+    if constexpr (B::contracted && !Op::linear_right) return make_mul(op, a, reduce_checked(b), ctx);
+    else return scaled_stream<B, A, Op, true>{b, a, op, ctx};
+  }
+}
+
+template <class Op, class A, class B>
+LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const kernel_context* ctx) {
+  constexpr std::size_t da = depth_of<A>(), db = depth_of<B>();
+  if constexpr (!Op::linear && (is_contracted<A>() || is_contracted<B>())) {
+    if constexpr (is_contracted<A>()) return make_union(op, reduce_checked(a), b, ctx);
+    else return make_union(op, a, reduce_checked(b), ctx);
+  } else if constexpr (!is_stream_v<A> && !is_stream_v<B>) {
+    return op(a, b);
+  } else if constexpr (da == db) {
+    return union_stream<A, B, Op>{a, b, op, ctx};
+  } else if constexpr (da < db) {
+    if constexpr (A::contracted) {
+      return union_stream<A, once_stream<da, B>, Op>{a, {b, false}, op, ctx};
+    } else {
+      return union_stream<A, expand_stream<da, B>, Op>{a, {b, 0, ctx->extents[da]}, op, ctx};
+    }
+  } else {
+    if constexpr (B::contracted) {
+      return union_stream<once_stream<db, A>, B, Op>{{a, false}, b, op, ctx};
+    } else {
+      return union_stream<expand_stream<db, A>, B, Op>{{a, 0, ctx->extents[db]}, b, op, ctx};
+    }
+  }
+}
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_COMBINATORS_HPP

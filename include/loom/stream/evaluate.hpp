@@ -1,0 +1,354 @@
+// Defines evaluation: `out(i...) = e`, `out(i...) += e` and loom::eval(e). Checks the kernel,
+// picks the plan, binds (transposed) operands, lowers to streams and runs them (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_EVALUATE_HPP
+#define LOOM_STREAM_EVALUATE_HPP
+
+#include <loom/core/error.hpp>
+#include <loom/expr/operators.hpp>
+#include <loom/expr/traits.hpp>
+#include <loom/expr/visit.hpp>
+#include <loom/format/assemble.hpp>
+#include <loom/format/format_name.hpp>
+#include <loom/format/tensor.hpp>
+#include <loom/plan/checks.hpp>
+#include <loom/plan/order.hpp>
+#include <loom/stream/lower.hpp>
+#include <loom/stream/run.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace loom::detail {
+
+using boost::mp11::mp_list;
+
+// The format an operand is reformatted to when the loop order is not concordant with it: the
+// same levels, modes re-ordered by the depth of their index.
+template <class Order, class A>
+struct transposed_format;
+template <class Order, class T, class... Is>
+struct transposed_format<Order, expr::access<T, Is...>> {
+  using format = typename std::remove_const_t<T>::format_type;
+  static constexpr std::array<std::size_t, sizeof...(Is)> modes = [] {
+    std::array<std::size_t, sizeof...(Is)> depth{boost::mp11::mp_find<Order, Is>::value...};
+    std::array<std::size_t, sizeof...(Is)> m{};
+    for (std::size_t k = 0; k < m.size(); ++k) m[k] = k;
+    std::sort(m.begin(), m.end(), [&](std::size_t a, std::size_t b) { return depth[a] < depth[b]; });
+    return m;
+  }();
+  template <class Seq>
+  struct make;
+  template <std::size_t... Ks>
+  struct make<std::index_sequence<Ks...>> {
+    using type = format_spec<typename format::levels, modes[Ks]...>;
+  };
+  using type = typename make<std::make_index_sequence<sizeof...(Is)>>::type;
+};
+
+}  // namespace loom::detail
+
+namespace loom::expr::detail {
+template <class A>
+struct access_traits_tensor;
+template <class T, class... Is>
+struct access_traits_tensor<access<T, Is...>> {
+  using type = T;
+};
+}  // namespace loom::expr::detail
+
+namespace loom::detail {
+
+// Per access ordinal K: the tensor type the kernel reads (transposed copy or original).
+template <class Plan, std::size_t K>
+struct binding {
+  using access_type = boost::mp11::mp_at_c<typename Plan::accesses, K>;
+  using original = std::remove_const_t<typename expr::detail::access_traits_tensor<access_type>::type>;
+  static constexpr bool transposed = Plan::chosen.transposed[K];
+  using tensor_type = std::conditional_t<
+      transposed,
+      tensor<typename original::value_type, typename transposed_format<typename Plan::order, access_type>::type>,
+      original>;
+  using storage = std::conditional_t<transposed, std::optional<tensor_type>, std::monostate>;
+};
+
+template <class Plan, class Seq = std::make_index_sequence<Plan::access_count>>
+struct bindings_of;
+template <class Plan, std::size_t... Ks>
+struct bindings_of<Plan, std::index_sequence<Ks...>> {
+  using pointers = std::tuple<const typename binding<Plan, Ks>::tensor_type*...>;
+  using temporaries = std::tuple<typename binding<Plan, Ks>::storage...>;
+};
+
+inline std::string operand_label(const std::string& name, std::size_t ordinal,
+                                 const std::string& format) {
+  if (!name.empty()) return name;
+  return "operand #" + std::to_string(ordinal) + " (" + format + ")";
+}
+
+/// Extents of every index of the plan's universe, checked to agree across operands.
+template <class Plan, class Lhs, class Rhs>
+std::vector<std::int64_t> gather_extents(const Lhs& lhs, const Rhs& rhs) {
+  using universe = typename Plan::universe;
+  constexpr std::size_t n = Plan::index_count;
+  std::vector<std::int64_t> extent(n, -1);
+  std::vector<std::string> source(n);
+  auto visit = [&]<class T, class... Is>(const expr::access<T, Is...>& a, const std::string& who) {
+    std::size_t m = 0;
+    (
+        [&] {
+          constexpr std::size_t id = boost::mp11::mp_find<universe, Is>::value;
+          const std::int64_t e = a.tensor->extent(m);
+          const std::string here = who + " (mode " + std::to_string(m) + ")";
+          if (extent[id] < 0) {
+            extent[id] = e;
+            source[id] = here;
+          } else if (extent[id] != e) {
+            throw shape_error("loom: index " + std::string(Is::name) + " has extent " +
+                              std::to_string(extent[id]) + " in " + source[id] + " but " +
+                              std::to_string(e) + " in " + here);
+          }
+          ++m;
+        }(),
+        ...);
+  };
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+    visit(a, operand_label(a.tensor->name(), k, format_name<typename tensor_t::format_type>()));
+  });
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  if constexpr (out_t::order > 0)
+    visit(lhs, lhs.tensor->name().empty()
+                   ? "the output (" + format_name<typename out_t::format_type>() + ")"
+                   : lhs.tensor->name());
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto id) {
+    if (extent[id] < 0)
+      throw shape_error("loom: the extent of index " +
+                        std::string(boost::mp11::mp_at_c<universe, id>::name) +
+                        " is unknown: it is summed but used by no operand");
+  });
+  return extent;
+}
+
+/// Whether some map's f(0, ...) is non-zero, so that maps must cover their whole domain.
+template <class Rhs>
+bool maps_need_dense_domain(const Rhs& rhs) {
+  bool dense = false;
+  expr::for_each_node(rhs, [&](const auto& node) {
+    using N = std::remove_cvref_t<decltype(node)>;
+    if constexpr (requires { node.f; node.args; }) {
+      using F = decltype(node.f);
+      if constexpr (!fn::is_zero_preserving_v<F>) {
+        using V = expr::value_type_t<N>;
+        const V zero = semiring_traits<V>::zero();
+        constexpr std::size_t arity = std::tuple_size_v<decltype(node.args)>;
+        auto value_or_zero = [&](const auto& arg) -> std::optional<V> {
+          using A = std::remove_cvref_t<decltype(arg)>;
+          if constexpr (!boost::mp11::mp_empty<expr::free_indices_t<A>>::value) return zero;
+          else if constexpr (requires { arg.value; }) return static_cast<V>(arg.value);
+          else return std::nullopt;  // a computed scalar: assume the worst
+        };
+        if constexpr (arity == 1) {
+          dense = dense || !(static_cast<V>(node.f(zero)) == zero);
+        } else {
+          auto a = value_or_zero(std::get<0>(node.args));
+          auto b = value_or_zero(std::get<1>(node.args));
+          dense = dense || !a || !b || !(static_cast<V>(node.f(*a, *b)) == zero);
+        }
+      }
+    }
+  });
+  return dense;
+}
+
+// node types of an expression, as a list
+template <class E>
+struct node_list {
+  using type = mp_list<E>;
+};
+template <class L, class R>
+struct node_list<expr::add<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::add<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
+};
+template <class L, class R>
+struct node_list<expr::mul<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::mul<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
+};
+template <class L, class R>
+struct node_list<expr::where<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::where<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
+};
+template <class I, class E>
+struct node_list<expr::sum<I, E>> {
+  using type = boost::mp11::mp_push_front<typename node_list<E>::type, expr::sum<I, E>>;
+};
+template <class I, class E>
+struct node_list<expr::expand<I, E>> {
+  using type = boost::mp11::mp_push_front<typename node_list<E>::type, expr::expand<I, E>>;
+};
+template <class F, class... Es>
+struct node_list<expr::map<F, Es...>> {
+  using type = boost::mp11::mp_append<mp_list<expr::map<F, Es...>>, typename node_list<Es>::type...>;
+};
+template <class N>
+struct is_runtime_map : std::false_type {};
+template <class F, class... Es>
+struct is_runtime_map<expr::map<F, Es...>> : std::bool_constant<!fn::is_zero_preserving_v<F>> {};
+
+/// Whether the kernel needs a second, dense-domain variant (a map with unknown f(0)).
+template <class Rhs>
+inline constexpr bool needs_map_variants =
+    boost::mp11::mp_any_of<typename node_list<Rhs>::type, is_runtime_map>::value;
+
+/// Runs one instantiated plan into `out`.
+template <class Plan, bool DenseMaps, class Out, class Lhs, class Rhs>
+void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
+              const std::vector<std::int64_t>& extent_by_id) {
+  using order = typename Plan::order;
+  using universe = typename Plan::universe;
+  using V = expr::value_type_t<Rhs>;
+  using T = typename Out::value_type;
+  using B = bindings_of<Plan>;
+  constexpr std::size_t depth_count = Plan::index_count;
+
+  stream::kernel_context ctx;
+  ctx.extents.resize(depth_count);
+  for (std::size_t d = 0; d < depth_count; ++d) ctx.extents[d] = extent_by_id[Plan::chosen.order[d]];
+
+  typename B::pointers pointers{};
+  typename B::temporaries temporaries{};
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    boost::mp11::mp_with_index<Plan::access_count>(k, [&](auto K) {
+      using bind = binding<Plan, K>;
+      if constexpr (std::is_same_v<std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>,
+                                   typename bind::original>) {
+        if constexpr (bind::transposed) {
+          std::get<K>(temporaries).emplace(*a.tensor);  // reformat to a concordant order
+          std::get<K>(pointers) = &*std::get<K>(temporaries);
+        } else {
+          std::get<K>(pointers) = a.tensor;
+        }
+      }
+    });
+  });
+
+  stream::lowerer<order, V, DenseMaps, typename B::pointers> lower{&ctx, &pointers};
+  const auto root = lower.template lower_root<0>(rhs);
+  (void)lhs;
+
+  using out_format = typename Out::format_type;
+  constexpr std::size_t N = Out::order;
+  // depth of each output mode
+  constexpr auto out_depth = [] {
+    std::array<std::size_t, N> d{};
+    using out_indices = expr::free_indices_t<Lhs>;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<N>>([&](auto m) {
+      using I = boost::mp11::mp_at_c<out_indices, m>;
+      d[m] = boost::mp11::mp_find<order, I>::value;
+    });
+    return d;
+  }();
+  (void)universe{};
+
+  if constexpr (out_format::all_dense) {
+    if (!accumulate) std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
+    std::vector<std::int64_t> strides(depth_count + 1, 0);
+    for (std::size_t m = 0; m < N; ++m) {
+      std::int64_t stride = 1;
+      const std::size_t level = out_format::level_of_mode[m];
+      for (std::size_t k = level + 1; k < N; ++k) stride *= out.extent(out_format::modes[k]);
+      strides[out_depth[m]] = stride;
+    }
+    stream::run_dense(out.values().data(), strides.data(), root, 0);
+  } else {
+    stream::coordinate_sink<T, N> sink;
+    for (std::size_t k = 0; k < N; ++k) sink.depth_of_level[k] = out_depth[out_format::modes[k]];
+    stream::run_sparse(sink, root);
+    bool sorted = Plan::output_in_order;
+    if (accumulate) {
+      out.for_each_stored([&](const auto& c, const T& v) {
+        std::array<std::int64_t, N> s{};
+        for (std::size_t k = 0; k < N; ++k) s[k] = c[out_format::modes[k]];
+        sink.crd.push_back(s);
+        sink.vals.push_back(v);
+      });
+      sorted = false;
+    }
+    if (!sorted) detail::sort_and_merge(sink.crd, sink.vals, duplicates::sum, out_format::modes, false);
+    std::string name = out.name();
+    out = detail::assemble_sorted<T, out_format>(out.shape(), sink.crd, std::move(sink.vals));
+    out.set_name(std::move(name));
+  }
+}
+
+template <class Out, class Lhs, class Rhs>
+void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
+  using plan = plan::order_plan<Lhs, Rhs>;
+  const auto extents = gather_extents<plan>(lhs, rhs);
+  if constexpr (needs_map_variants<Rhs>) {
+    if (maps_need_dense_domain(rhs)) return run_plan<plan, true>(out, lhs, rhs, accumulate, extents);
+  }
+  run_plan<plan, false>(out, lhs, rhs, accumulate, extents);
+}
+
+template <class Out, class Rhs>
+bool aliases_output(const Out* out, const Rhs& rhs) {
+  bool aliased = false;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
+    aliased = aliased || static_cast<const void*>(a.tensor) == static_cast<const void*>(out);
+  });
+  return aliased;
+}
+
+}  // namespace loom::detail
+
+namespace loom::expr {
+
+/// `out(i...) = rhs` and `out(i...) += rhs`: checks the kernel (compile time), then evaluates
+/// it as one fused loop nest. Found by argument-dependent lookup from `access::operator=`.
+template <class OT, class... Os, class R, class Tag>
+void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs_operand, Tag) {
+  static_assert(operand<R>, "loom::assign: the right-hand side must be an expression or a scalar");
+  const auto rhs = as_expr(rhs_operand);
+  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using Lhs = access<OT, Os...>;
+  constexpr bool ok = plan::check_assignment<Lhs, Rhs>();
+  if constexpr (ok) {
+    constexpr bool accumulate = std::is_same_v<Tag, accumulate_tag>;
+    if (loom::detail::aliases_output(lhs.tensor, rhs)) {  // the output is also read: use a copy
+      auto result = *lhs.tensor;
+      access<OT, Os...> target{&result};
+      loom::detail::execute(result, target, rhs, accumulate);
+      *lhs.tensor = std::move(result);
+    } else {
+      loom::detail::execute(*lhs.tensor, lhs, rhs, accumulate);
+    }
+  }
+}
+
+}  // namespace loom::expr
+
+namespace loom {
+
+/// The value of an expression without free indices: `double s = loom::eval(sum(i, x(i)));`
+template <expr::operand E>
+auto eval(const E& e) {
+  const auto rhs = expr::as_expr(e);
+  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using V = expr::value_type_t<Rhs>;
+  tensor<V, format<>> result;
+  expr::access<tensor<V, format<>>> target{&result};
+  constexpr bool ok = plan::check_assignment<decltype(target), Rhs>();
+  if constexpr (ok) loom::detail::execute(result, target, rhs, false);
+  return result.values()[0];
+}
+
+}  // namespace loom
+
+#endif  // LOOM_STREAM_EVALUATE_HPP
