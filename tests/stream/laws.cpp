@@ -1,0 +1,183 @@
+// Stream-law tests for every level stream and combinator (DESIGN §9, notes 002 §6.4).
+// SPDX-License-Identifier: BSL-1.0
+#include <loom/loom.hpp>
+
+#include <doctest/doctest.h>
+
+#include "support/laws/indexed_stream.hpp"
+
+#include <random>
+
+namespace {
+
+using namespace loom;
+using boost::mp11::mp_list;
+using I = loom::index<"i">;
+using J = loom::index<"j">;
+using order_i = mp_list<I>;
+using order_ij = mp_list<I, J>;
+
+template <class Format>
+tensor<double, Format> vector_of(std::int64_t n, const std::vector<std::int64_t>& idx,
+                                 const std::vector<double>& val) {
+  std::vector<std::array<std::int64_t, 1>> c;
+  for (auto x : idx) c.push_back({x});
+  return from_coo<Format>({n}, c, val);
+}
+
+template <class Tensor, class Order, stream::skip_policy P = stream::skip_policy::galloping,
+          class... Is>
+auto level0(const Tensor& t, Is...) {
+  using layout = stream::access_layout<Tensor, Order, Is...>;
+  if constexpr (Tensor::format_type::all_dense) return stream::make_strided<layout, 0>(&t, 0);
+  else return stream::make_level<layout, 0, P>(&t, 0, 1);
+}
+
+std::vector<std::int64_t> random_support(std::mt19937_64& rng, std::int64_t n, double density) {
+  std::vector<std::int64_t> s;
+  std::bernoulli_distribution take(density);
+  for (std::int64_t k = 0; k < n; ++k)
+    if (take(rng)) s.push_back(k);
+  return s;
+}
+
+std::vector<double> values_for(std::mt19937_64& rng, std::size_t count) {
+  std::uniform_int_distribution<int> v(1, 9);
+  std::vector<double> out;
+  for (std::size_t k = 0; k < count; ++k) out.push_back(v(rng));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("T1: primitive skips of dense and compressed levels") {
+  auto d = vector_of<dense_vector>(5, {}, {});
+  auto s0 = level0<decltype(d), order_i>(d, I{});
+  auto at = [&](std::int64_t pos, std::int64_t target, bool strict) {
+    auto s = s0;
+    s.i = pos;
+    strict ? s.seek_past(target) : s.seek(target);
+    return s.i;
+  };
+  CHECK(at(1, 3, false) == 3);
+  CHECK(at(1, 3, true) == 4);
+  CHECK(at(4, 2, true) == 4);  // never backwards
+
+  auto sp = vector_of<sparse_vector>(10, {2, 4, 7, 9}, {1, 1, 1, 1});
+  auto check_sparse = [&]<stream::skip_policy P>() {
+    auto c0 = level0<decltype(sp), order_i, P>(sp, I{});
+    auto from = [&](std::int64_t pos, std::int64_t target, bool strict) {
+      auto c = c0;
+      c.p = pos;
+      strict ? c.seek_past(target) : c.seek(target);
+      return c.p;
+    };
+    CHECK(from(0, 4, false) == 1);
+    CHECK(from(0, 4, true) == 2);
+    CHECK(from(0, 10, false) == 4);
+    CHECK(from(0, 0, true) == 0);
+    CHECK(from(2, 3, false) == 2);
+  };
+  check_sparse.template operator()<stream::skip_policy::linear>();
+  check_sparse.template operator()<stream::skip_policy::galloping>();
+  check_sparse.template operator()<stream::skip_policy::binary>();
+}
+
+TEST_CASE_TEMPLATE("every level stream obeys the stream laws", Format, dense_vector, sparse_vector) {
+  std::mt19937_64 rng(7);
+  int checks = 0;
+  for (double density : {0.0, 0.1, 0.5, 1.0}) {
+    for (int seed = 0; seed < 3; ++seed) {
+      auto supp = random_support(rng, 12, density);
+      auto t = vector_of<Format>(12, supp, values_for(rng, supp.size()));
+      checks += test::check_stream_laws(level0<decltype(t), order_i, stream::skip_policy::linear>(t, I{}), -1, 13);
+      checks += test::check_stream_laws(level0<decltype(t), order_i, stream::skip_policy::galloping>(t, I{}), -1, 13);
+      checks += test::check_stream_laws(level0<decltype(t), order_i, stream::skip_policy::binary>(t, I{}), -1, 13);
+    }
+  }
+  MESSAGE(checks << " law checks");
+}
+
+TEST_CASE("nested levels (csr, dcsr, coo, csc-as-ordered) obey the stream laws and denote the matrix") {
+  std::mt19937_64 rng(11);
+  for (double density : {0.0, 0.2, 0.6}) {
+    std::vector<std::array<std::int64_t, 2>> c;
+    std::vector<double> v;
+    std::bernoulli_distribution take(density);
+    for (std::int64_t r = 0; r < 5; ++r)
+      for (std::int64_t k = 0; k < 6; ++k)
+        if (take(rng)) {
+          c.push_back({r, k});
+          v.push_back(static_cast<double>(1 + (r * 7 + k) % 5));
+        }
+    auto check = [&]<class Format>(Format*) {
+      auto t = from_coo<Format>({5, 6}, c, v);
+      auto s = level0<decltype(t), order_ij>(t, I{}, J{});
+      test::check_stream_laws(s, -1, 6);
+      std::map<test::path, double> expected;
+      for (std::size_t e = 0; e < c.size(); ++e) expected[{c[e][0], c[e][1]}] = v[e];
+      CHECK(test::denote(s) == expected);
+    };
+    check(static_cast<csr*>(nullptr));
+    check(static_cast<dcsr*>(nullptr));
+    check(static_cast<coo*>(nullptr));
+    check(static_cast<dense_matrix*>(nullptr));
+  }
+}
+
+TEST_CASE("combinators obey the stream laws over random inputs") {
+  std::mt19937_64 rng(3);
+  stream::kernel_context ctx{{14}};
+  int cases = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    const double da = 0.1 + 0.3 * (trial % 3), db = 0.2 + 0.25 * (trial % 4);
+    auto sa = random_support(rng, 14, da), sb = random_support(rng, 14, db);
+    auto a = vector_of<sparse_vector>(14, sa, values_for(rng, sa.size()));
+    auto b = vector_of<sparse_vector>(14, sb, values_for(rng, sb.size()));
+    auto dvec = vector_of<dense_vector>(14, sb, values_for(rng, sb.size()));
+    auto x = level0<decltype(a), order_i>(a, I{});
+    auto y = level0<decltype(b), order_i>(b, I{});
+    auto z = level0<decltype(dvec), order_i>(dvec, I{});
+    using V = double;
+    auto prod = stream::make_mul(stream::mul_op<V>{}, x, y, &ctx);       // intersection
+    auto look = stream::make_mul(stream::mul_op<V>{}, x, z, &ctx);       // lookup
+    auto uni = stream::make_union(stream::add_op<V>{}, x, y, &ctx);      // union
+    auto uni_prod = stream::make_union(stream::add_op<V>{}, prod, x, &ctx);
+    auto with_scalar = stream::make_union(stream::add_op<V>{}, x, 2.0, &ctx);  // expand
+    auto scaled = stream::make_mul(stream::mul_op<V>{}, x, 3.0, &ctx);
+    auto contracted = stream::contract_stream<decltype(x)>{x};
+    auto csum = stream::make_union(stream::add_op<V>{}, contracted,
+                                   stream::contract_stream<decltype(y)>{y}, &ctx);
+    auto once = stream::make_union(stream::add_op<V>{}, contracted, 5.0, &ctx);
+    auto neg = stream::apply_linear<fn::negate>{}(x);
+    test::check_stream_laws(prod, -1, 15);
+    test::check_stream_laws(look, -1, 15);
+    test::check_stream_laws(uni, -1, 15);
+    test::check_stream_laws(uni_prod, -1, 15);
+    test::check_stream_laws(with_scalar, -1, 15);
+    test::check_stream_laws(scaled, -1, 15);
+    test::check_stream_laws(contracted, -1, 15);
+    test::check_stream_laws(csum, -1, 15);
+    test::check_stream_laws(once, -1, 15);
+    test::check_stream_laws(neg, -1, 15);
+    // denotations agree with the pointwise semantics
+    auto va = test::denote(x), vb = test::denote(y), vz = test::denote(z);
+    std::map<test::path, double> want_prod, want_look, want_uni;
+    for (auto& [p, v] : va) {
+      if (vb.count(p)) want_prod[p] = v * vb[p];
+      if (vz.count(p)) want_look[p] = v * vz[p];
+      want_uni[p] += v;
+    }
+    for (auto& [p, v] : vb) want_uni[p] += v;
+    CHECK(test::denote(prod) == want_prod);
+    CHECK(test::denote(look) == want_look);
+    CHECK(test::denote(uni) == want_uni);
+    double total_a = 0, total_b = 0;
+    for (auto& [p, v] : va) total_a += v;
+    for (auto& [p, v] : vb) total_b += v;
+    CHECK(stream::reduce(csum) == total_a + total_b);
+    CHECK(stream::reduce(once) == total_a + 5.0);
+    cases += 10;
+  }
+  MESSAGE(cases << " combinator streams checked");
+}
