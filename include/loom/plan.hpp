@@ -4,6 +4,7 @@
 #define LOOM_PLAN_HPP
 
 #include <loom/plan/checks.hpp>
+#include <loom/plan/explain.hpp>
 #include <loom/plan/order.hpp>
 
 #endif  // LOOM_PLAN_HPP

@@ -198,7 +198,8 @@ tensor<T, Format> read_matrix_market_impl(line_reader& r, const read_options& op
     r.fail("the array holds " + std::to_string(m) + " x " + std::to_string(n) +
            " values, more than 2^63");
   const std::int64_t expanded = h.symmetry == sym::general ? declared : saturating_mul(declared, 2);
-  check_storage<Format>(r.where(), shape, expanded, options);
+  if (const std::string why = check_storage<Format>(shape, expanded, options); !why.empty())
+    r.fail(why);
 
   file_entries<T, 2> e;
   e.keep_lines = options.policy == duplicates::error;

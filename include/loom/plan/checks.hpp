@@ -8,14 +8,33 @@
 #include <loom/expr/traits.hpp>
 
 #include <boost/mp11/algorithm.hpp>
+#include <cstddef>
+#include <utility>
 #include <boost/mp11/bind.hpp>
 #include <boost/mp11/set.hpp>
 
 namespace loom::diag {
+/// An index name as a character pack, so that both GCC and Clang print it readably
+/// (`name<'j'>`) inside the diagnostics below.
+template <char... Cs>
+struct name {};
+namespace detail {
+template <class I, class Seq>
+struct name_of_impl;
+template <class I, std::size_t... Ks>
+struct name_of_impl<I, std::index_sequence<Ks...>> {
+  using type = name<I::name[Ks]...>;
+};
+}  // namespace detail
+template <class I>
+using name_of = typename detail::name_of_impl<I, std::make_index_sequence<I::name.size()>>::type;
+
 // Undefined templates named as sentences: instantiating one prints the offending index
 // (STYLE H13). Do not define them.
 template <class Index>
 struct output_index_not_bound_by_any_input;
+template <class Index>
+struct product_of_sums_over_the_same_index_cannot_be_lifted;
 template <class Index>
 struct index_is_free_on_the_right_but_not_on_the_left_sum_over_it;
 template <class Index>
@@ -124,10 +143,9 @@ template <class List, class Default = void>
 using first_or = boost::mp11::mp_eval_if<boost::mp11::mp_empty<List>, Default, boost::mp11::mp_front, List>;
 }  // namespace detail
 
-/// Checks `lhs = rhs` and reports the first mistake with a diagnostic naming the index.
-/// Returns true when the kernel may be compiled (STYLE H13: named bool, assert, guard).
+/// The facts behind every check of `lhs = rhs` (no diagnostics here).
 template <class Lhs, class Rhs>
-constexpr bool check_assignment() {
+struct assignment_facts {
   using out = expr::free_indices_t<Lhs>;
   using out_all = typename detail::repeated_in_access<Lhs>::type;
   using rhs_free = expr::free_indices_t<Rhs>;
@@ -139,68 +157,69 @@ constexpr bool check_assignment() {
   using extents = boost::mp11::mp_append<expr::static_extents_t<Rhs>, expr::static_extents_t<Lhs>>;
   using extent_bad = typename detail::extent_clash<extents>::bad;
 
-  constexpr bool output_indices_are_distinct = boost::mp11::mp_empty<out_all>::value;
-  static_assert(output_indices_are_distinct,
-                "loom::assign: an index appears twice on the left-hand side; use distinct "
-                "indices for the output's modes");
-  if constexpr (!output_indices_are_distinct) {
-    diag::output_index_repeated<boost::mp11::mp_front<out_all>>{};
-    return false;
-  }
-  constexpr bool every_output_index_is_bound = boost::mp11::mp_empty<unbound>::value;
-  static_assert(every_output_index_is_bound,
-                "loom::assign: an output index does not appear on the right-hand side; add it "
-                "to an input access or use loom::expand");
-  if constexpr (!every_output_index_is_bound) {
-    diag::output_index_not_bound_by_any_input<boost::mp11::mp_front<unbound>>{};
-    return false;
-  }
-  constexpr bool every_free_index_is_an_output = boost::mp11::mp_empty<unsummed>::value;
-  static_assert(every_free_index_is_an_output,
-                "loom::assign: an index is free on the right-hand side but not on the left; "
-                "sum over it with loom::sum(index, ...) or add it to the output");
-  if constexpr (!every_free_index_is_an_output) {
+  static constexpr bool output_indices_are_distinct = boost::mp11::mp_empty<out_all>::value;
+  static constexpr bool every_output_index_is_bound = boost::mp11::mp_empty<unbound>::value;
+  static constexpr bool every_free_index_is_an_output = boost::mp11::mp_empty<unsummed>::value;
+  static constexpr bool no_repeated_access_index = boost::mp11::mp_empty<repeated>::value;
+  static constexpr bool scopes_are_clean = boost::mp11::mp_empty<clash>::value;
+  static constexpr bool no_index_summed_twice = boost::mp11::mp_empty<twice>::value;
+  static constexpr bool static_extents_agree = boost::mp11::mp_empty<extent_bad>::value;
+  static constexpr bool valid = output_indices_are_distinct && every_output_index_is_bound &&
+                                every_free_index_is_an_output && no_repeated_access_index &&
+                                scopes_are_clean && no_index_summed_twice && static_extents_agree;
+};
+
+/// Whether `lhs = rhs` may be compiled.
+template <class Lhs, class Rhs>
+inline constexpr bool assignment_is_valid = assignment_facts<Lhs, Rhs>::valid;
+
+/// Reports the first mistake of `lhs = rhs`: a static_assert with the fix, then an undefined
+/// template naming the index (STYLE H13). Instantiate only when `assignment_is_valid` is false.
+template <class Lhs, class Rhs>
+void report_assignment_errors() {
+  using F = assignment_facts<Lhs, Rhs>;
+  if constexpr (!F::output_indices_are_distinct) {
+    static_assert(F::output_indices_are_distinct,
+                  "loom::assign: an index appears twice on the left-hand side; use distinct "
+                  "indices for the output's modes");
+    diag::output_index_repeated<diag::name_of<boost::mp11::mp_front<typename F::out_all>>>{};
+  } else if constexpr (!F::every_output_index_is_bound) {
+    static_assert(F::every_output_index_is_bound,
+                  "loom::assign: an output index does not appear on the right-hand side; add it "
+                  "to an input access or use loom::expand");
+    diag::output_index_not_bound_by_any_input<diag::name_of<boost::mp11::mp_front<typename F::unbound>>>{};
+  } else if constexpr (!F::every_free_index_is_an_output) {
+    static_assert(F::every_free_index_is_an_output,
+                  "loom::assign: an index is free on the right-hand side but not on the left; "
+                  "sum over it with loom::sum(index, ...) or add it to the output");
     diag::index_is_free_on_the_right_but_not_on_the_left_sum_over_it<
-        boost::mp11::mp_front<unsummed>>{};
-    return false;
-  }
-  constexpr bool no_repeated_access_index = boost::mp11::mp_empty<repeated>::value;
-  static_assert(no_repeated_access_index,
-                "loom: an access uses the same index for two modes (a diagonal); this is not "
-                "supported yet");
-  if constexpr (!no_repeated_access_index) {
-    diag::index_repeated_within_one_access<boost::mp11::mp_front<repeated>>{};
-    return false;
-  }
-  constexpr bool scopes_are_clean = boost::mp11::mp_empty<clash>::value;
-  static_assert(scopes_are_clean,
-                "loom::sum: an index is summed in one operand and free in the other; rename "
-                "the summation index");
-  if constexpr (!scopes_are_clean) {
-    diag::index_both_summed_and_free_in_one_scope<boost::mp11::mp_front<clash>>{};
-    return false;
-  }
-  constexpr bool no_index_summed_twice = boost::mp11::mp_empty<twice>::value;
-  static_assert(no_index_summed_twice,
-                "loom::sum: an index is summed inside a sum over the same index; rename one");
-  if constexpr (!no_index_summed_twice) {
-    diag::index_summed_twice<boost::mp11::mp_front<twice>>{};
-    return false;
-  }
-  constexpr bool static_extents_agree = boost::mp11::mp_empty<extent_bad>::value;
-  static_assert(static_extents_agree,
-                "loom: an index is used with two different static extents; make the fixed "
-                "extents of the dense levels agree");
-  if constexpr (!static_extents_agree) {
-    using first = boost::mp11::mp_front<extent_bad>;
+        diag::name_of<boost::mp11::mp_front<typename F::unsummed>>>{};
+  } else if constexpr (!F::no_repeated_access_index) {
+    static_assert(F::no_repeated_access_index,
+                  "loom: an access uses the same index for two modes (a diagonal); this is not "
+                  "supported yet");
+    diag::index_repeated_within_one_access<diag::name_of<boost::mp11::mp_front<typename F::repeated>>>{};
+  } else if constexpr (!F::scopes_are_clean) {
+    static_assert(F::scopes_are_clean,
+                  "loom::sum: an index is summed in one operand and free in the other; rename "
+                  "the summation index");
+    diag::index_both_summed_and_free_in_one_scope<diag::name_of<boost::mp11::mp_front<typename F::clash>>>{};
+  } else if constexpr (!F::no_index_summed_twice) {
+    static_assert(F::no_index_summed_twice,
+                  "loom::sum: an index is summed inside a sum over the same index; rename one");
+    diag::index_summed_twice<diag::name_of<boost::mp11::mp_front<typename F::twice>>>{};
+  } else if constexpr (!F::static_extents_agree) {
+    static_assert(F::static_extents_agree,
+                  "loom: an index is used with two different static extents; make the fixed "
+                  "extents of the dense levels agree");
+    using extents = typename F::extents;
+    using first = boost::mp11::mp_front<typename F::extent_bad>;
     using other = boost::mp11::mp_front<boost::mp11::mp_copy_if_q<
         extents, boost::mp11::mp_bind_front<detail::extent_clash<extents>::template clash, first>>>;
-    diag::index_used_with_two_different_static_extents<boost::mp11::mp_first<first>,
+    diag::index_used_with_two_different_static_extents<diag::name_of<boost::mp11::mp_first<first>>,
                                                        boost::mp11::mp_second<first>,
                                                        boost::mp11::mp_second<other>>{};
-    return false;
   }
-  return true;
 }
 
 }  // namespace loom::plan

@@ -318,8 +318,9 @@ void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs_operand, Tag) {
   const auto rhs = as_expr(rhs_operand);
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
   using Lhs = access<OT, Os...>;
-  constexpr bool ok = plan::check_assignment<Lhs, Rhs>();
-  if constexpr (ok) {
+  if constexpr (!plan::assignment_is_valid<Lhs, Rhs>) {
+    plan::report_assignment_errors<Lhs, Rhs>();
+  } else {
     constexpr bool accumulate = std::is_same_v<Tag, accumulate_tag>;
     if (loom::detail::aliases_output(lhs.tensor, rhs)) {  // the output is also read: use a copy
       auto result = *lhs.tensor;
@@ -344,8 +345,10 @@ auto eval(const E& e) {
   using V = expr::value_type_t<Rhs>;
   tensor<V, format<>> result;
   expr::access<tensor<V, format<>>> target{&result};
-  constexpr bool ok = plan::check_assignment<decltype(target), Rhs>();
-  if constexpr (ok) loom::detail::execute(result, target, rhs, false);
+  if constexpr (!plan::assignment_is_valid<decltype(target), Rhs>)
+    plan::report_assignment_errors<decltype(target), Rhs>();
+  else
+    loom::detail::execute(result, target, rhs, false);
   return result.values()[0];
 }
 

@@ -6,6 +6,7 @@
 #include <loom/expr/functions.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
+#include <loom/plan/checks.hpp>
 #include <loom/stream/combinators.hpp>
 #include <loom/stream/concepts.hpp>
 #include <loom/stream/level_streams.hpp>
@@ -101,11 +102,11 @@ struct lowerer {
   }
   template <std::size_t K, class L, class R>
   LOOM_FORCE_INLINE auto lower(const expr::mul<L, R>& e) const {
-    return make_mul(mul_op<V>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs), ctx);
+    return checked_mul(mul_op<V>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs));
   }
   template <std::size_t K, class P, class E>
   LOOM_FORCE_INLINE auto lower(const expr::where<P, E>& e) const {
-    return make_mul(where_op<V>{}, lower<K>(e.pred), lower<K + access_count<P>>(e.body), ctx);
+    return checked_mul(where_op<V>{}, lower<K>(e.pred), lower<K + access_count<P>>(e.body));
   }
   template <std::size_t K, class I, class E>
   LOOM_FORCE_INLINE auto lower(const expr::sum<I, E>& e) const {
@@ -149,6 +150,26 @@ struct lowerer {
   }
 
  private:
+  // Two sums over the same index multiplied: materialised when both reduce to scalars, an
+  // error naming the index otherwise (notes §4.10).
+  template <class Op, class A, class B>
+  LOOM_FORCE_INLINE auto checked_mul(const Op& op, const A& a, const B& b) const {
+    constexpr bool same_sum = is_contracted<A>() && is_contracted<B>() &&
+                              depth_of<A>() == depth_of<B>();
+    constexpr bool liftable = !same_sum || (reducible<A>() && reducible<B>());
+    if constexpr (!liftable) {
+      static_assert(liftable,
+                    "loom: a product of two sums over the same index cannot be lifted, because "
+                    "their results still depend on a later index; rename the summation index in "
+                    "one factor (e.g. sum(k2, ...)) or materialise one factor first");
+      diag::product_of_sums_over_the_same_index_cannot_be_lifted<
+          diag::name_of<boost::mp11::mp_at_c<Order, depth_of<A>()>>>{};
+      return semiring_traits<V>::zero();
+    } else {
+      return make_mul(op, a, b, ctx);
+    }
+  }
+
   // x unioned with a zero over every free index of E, when f(0) may be non-zero
   template <class F, class E, class X>
   LOOM_FORCE_INLINE auto densify(const X& x) const {

@@ -88,24 +88,24 @@ struct file_entries {
   std::int64_t size() const { return static_cast<std::int64_t>(coords.size()); }
 };
 
-/// Throws `parse_error` (`where` + message) when `shape` makes `Format` allocate more than
-/// `options.max_dense_elements` beyond what `nnz` entries need.
+/// Empty when `shape` makes `Format` allocate at most `options.max_dense_elements` positions
+/// and values beyond what `nnz` entries need; else what is wrong.
 template <class Format>
-void check_storage(const std::string& where, const std::array<std::int64_t, Format::order>& shape,
-                   std::int64_t nnz, const read_options& options) {
+std::string check_storage(const std::array<std::int64_t, Format::order>& shape, std::int64_t nnz,
+                          const read_options& options) {
   constexpr auto N = static_cast<std::int64_t>(Format::order);
   const std::int64_t needed = format_storage_bound<Format>(shape, nnz);
   const std::int64_t allowed = saturating_add(
       saturating_add(std::max<std::int64_t>(options.max_dense_elements, 0),
                      saturating_mul(N + 1, nnz)),
       N + 1);
-  if (needed > allowed)
-    throw parse_error(where + "the shape " + shape_to_string(shape) + " needs " +
-                      (needed == int64_max ? "more than 2^63" : std::to_string(needed)) +
-                      " positions and values in this format, more than "
-                      "loom::read_options::max_dense_elements (" +
-                      std::to_string(options.max_dense_elements) +
-                      "); choose a sparser format, or raise the limit if the file is right");
+  if (needed <= allowed) return {};
+  return "the shape " + shape_to_string(shape) + " needs " +
+         (needed == int64_max ? "more than 2^63" : std::to_string(needed)) +
+         " positions and values in this format, more than "
+         "loom::read_options::max_dense_elements (" +
+         std::to_string(options.max_dense_elements) +
+         "); choose a sparser format, or raise the limit if the shape is right";
 }
 
 /// Throws `parse_error` naming both lines when two entries share coordinates.

@@ -1,0 +1,198 @@
+// Defines loom::explain(lhs, rhs): the chosen plan in words: the kernel, the loop order, the
+// strategy at each loop level, transpositions and the output strategy (plan/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_EXPLAIN_HPP
+#define LOOM_PLAN_EXPLAIN_HPP
+
+#include <loom/expr/functions.hpp>
+#include <loom/expr/nodes.hpp>
+#include <loom/expr/operators.hpp>
+#include <loom/expr/traits.hpp>
+#include <loom/expr/visit.hpp>
+#include <loom/format/format_name.hpp>
+#include <loom/plan/order.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::plan {
+
+namespace detail {
+
+template <class T>
+std::string tensor_label(const T& t, std::size_t ordinal) {
+  return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
+}
+
+template <class... Is>
+std::string index_list() {
+  std::string s;
+  ((s += (s.empty() ? "" : ",") + std::string(Is::name)), ...);
+  return s;
+}
+
+/// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
+template <class E>
+std::string to_string(const E& e, std::size_t& ordinal) {
+  if constexpr (requires { e.tensor; }) {
+    return [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
+      return tensor_label(*a.tensor, ordinal++) + "(" + index_list<Is...>() + ")";
+    }(e);
+  } else if constexpr (requires { e.value; }) {
+    std::ostringstream s;
+    if constexpr (requires { s << e.value; }) s << e.value;
+    else if constexpr (requires { s << e.value.value; }) s << e.value.value;
+    else s << "literal";
+    return s.str();
+  } else if constexpr (requires { e.lhs; e.rhs; }) {
+    constexpr bool is_add = requires { []<class L, class R>(const expr::add<L, R>&) {}(e); };
+    std::string l = to_string(e.lhs, ordinal);
+    std::string r = to_string(e.rhs, ordinal);
+    return is_add ? "(" + l + " + " + r + ")" : l + " * " + r;
+  } else if constexpr (requires { e.pred; e.body; }) {
+    std::string p = to_string(e.pred, ordinal);
+    return "where(" + p + ", " + to_string(e.body, ordinal) + ")";
+  } else if constexpr (requires { e.args; }) {
+    using F = decltype(e.f);
+    std::string name = "f";
+    if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
+    std::vector<std::string> args;
+    std::apply([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); }, e.args);
+    if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
+    if (name == "-") return "-" + args[0];
+    if (name == "/") return args[0] + " / " + std::to_string(e.f.divisor);
+    std::string s = "map(" + name;
+    for (auto& a : args) s += ", " + a;
+    return s + ")";
+  } else {
+    return [&]<template <class, class> class Node, class I, class B>(const Node<I, B>& n) {
+      const bool is_sum = std::is_same_v<Node<I, B>, expr::sum<I, B>>;
+      return std::string(is_sum ? "sum(" : "expand(") + std::string(I::name) + ", " +
+             to_string(n.body, ordinal) + ")";
+    }(e);
+  }
+}
+
+}  // namespace detail
+
+/// A description of the plan loom compiles for `lhs = rhs`, e.g.
+/// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
+template <class Lhs, class R>
+std::string explain(const Lhs& lhs, const R& rhs_operand) {
+  const auto rhs = expr::as_expr(rhs_operand);
+  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using P = order_plan<Lhs, Rhs>;
+  using order = typename P::order;
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  std::ostringstream s;
+  std::size_t ordinal = 0;
+  const std::string out_name = lhs.tensor->name().empty() ? "out" : lhs.tensor->name();
+  std::string kernel = detail::to_string(rhs, ordinal);
+  s << "kernel: " << out_name << "(" <<
+      [&]<class T, class... Is>(const expr::access<T, Is...>&) { return detail::index_list<Is...>(); }(lhs)
+    << ") = " << kernel << "\n";
+
+  // operands
+  struct operand_info {
+    std::string label, format;
+    bool dense = false, transposed = false;
+    std::vector<std::size_t> level_depth;   // depth iterated by each stored level
+    std::vector<std::string> level_kind;
+    std::int64_t nnz = 0;
+  };
+  std::vector<operand_info> ops;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    using A = std::remove_cvref_t<decltype(a)>;
+    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+    using F = typename tensor_t::format_type;
+    operand_info info;
+    info.label = detail::tensor_label(*a.tensor, k);
+    info.format = format_name<F>();
+    info.dense = F::all_dense;
+    info.transposed = P::chosen.transposed[k];
+    info.nnz = a.tensor->nnz();
+    [&]<class T, class... Is>(const expr::access<T, Is...>*) {
+      constexpr std::array<std::size_t, sizeof...(Is)> depth_by_mode{
+          boost::mp11::mp_find<order, Is>::value...};
+      std::array<std::size_t, sizeof...(Is)> modes{};
+      for (std::size_t k2 = 0; k2 < modes.size(); ++k2) modes[k2] = F::modes[k2];
+      if (F::all_dense || info.transposed)
+        std::sort(modes.begin(), modes.end(),
+                  [&](std::size_t x, std::size_t y) { return depth_by_mode[x] < depth_by_mode[y]; });
+      std::size_t level = 0;
+      boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
+          [&](auto l) {
+            using L = typename decltype(l)::type;
+            info.level_depth.push_back(depth_by_mode[modes[level]]);
+            info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
+            ++level;
+          });
+    }(static_cast<const A*>(nullptr));
+    ops.push_back(std::move(info));
+  });
+
+  s << "operands:";
+  if (ops.empty()) s << " none";
+  for (const auto& o : ops) s << " " << o.label << " [" << o.format << ", " << o.nnz << " stored]";
+  s << "\n";
+
+  std::vector<std::string> names;
+  boost::mp11::mp_for_each<order>([&](auto i) { names.push_back(std::string(decltype(i)::name)); });
+  using out_indices = expr::free_indices_t<Lhs>;
+  s << "attribute order: ";
+  for (std::size_t d = 0; d < names.size(); ++d) s << (d ? ", " : "") << names[d];
+  s << "  (concordant with every sparse operand" << (P::any_transposed ? " after transposition" : "")
+    << ")\n";
+
+  for (std::size_t d = 0; d < names.size(); ++d) {
+    bool is_free = false;
+    boost::mp11::mp_for_each<out_indices>([&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
+    std::vector<std::string> iterate, locate;
+    for (const auto& o : ops)
+      for (std::size_t l = 0; l < o.level_depth.size(); ++l) {
+        if (o.level_depth[l] != d) continue;
+        const bool random = o.level_kind[l].rfind("dense", 0) == 0;
+        (random ? locate : iterate).push_back(o.label + " (" + o.level_kind[l] + ")");
+      }
+    s << "  loop " << names[d] << (is_free ? " [free]" : " [summed]") << ": ";
+    if (iterate.empty() && locate.empty()) {
+      s << "no operand uses it: dense counted loop over its extent";
+    } else if (iterate.empty()) {
+      s << "dense counted loop; locate";
+      for (auto& x : locate) s << " " << x;
+    } else {
+      s << (iterate.size() == 1 ? "iterate " : "co-iterate (intersection by leapfrog with galloping seek where multiplied, lexicographic union where added) ");
+      for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
+      if (!locate.empty()) {
+        s << "; locate";
+        for (auto& x : locate) s << " " << x;
+      }
+    }
+    if (!is_free) s << "; accumulate in a register";
+    s << "\n";
+  }
+  for (const auto& o : ops)
+    if (o.transposed)
+      s << "transpose: " << o.label << " is copied from " << o.format
+        << " into a concordant mode order before the loops (no concordant order exists)\n";
+  using out_format = typename out_t::format_type;
+  s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
+  if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";
+  else if constexpr (P::output_in_order) s << "assembled by in-order append";
+  else s << "assembled through a workspace (entries gathered, sorted, merged)";
+  s << "\n";
+  return s.str();
+}
+
+}  // namespace loom::plan
+
+namespace loom {
+using plan::explain;
+}  // namespace loom
+
+#endif  // LOOM_PLAN_EXPLAIN_HPP
