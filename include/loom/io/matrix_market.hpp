@@ -350,7 +350,7 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
     buf.text += field_name;
     buf.text += " general\n";
     detail::append_comment(buf.text, options.comment, '%');
-    const auto [m, n] = A.shape();
+    const std::int64_t m = A.shape()[0], n = A.shape()[1];
     if (!array) {
       buf.text += std::to_string(m) + " " + std::to_string(n) + " " + std::to_string(count) + "\n";
       const bool pattern = field == matrix_market_field::pattern;

@@ -180,6 +180,13 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
       if (chosen.order[k] != out_ids[k]) return false;
     return true;
   }();
+  /// how many leading output levels the outer loops fix in order (a workspace's row)
+  static constexpr std::size_t output_prefix = [] {
+    constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
+    std::size_t k = 0;
+    while (k < out_ids.size() && chosen.order[k] == out_ids[k]) ++k;
+    return k;
+  }();
   static constexpr bool any_transposed = [] {
     for (std::size_t a = 0; a < access_count; ++a)
       if (chosen.transposed[a]) return true;

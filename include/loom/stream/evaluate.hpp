@@ -267,23 +267,35 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
     }
     stream::run_dense(out.values().data(), strides.data(), root, 0);
   } else {
-    stream::coordinate_sink<T, N> sink;
-    for (std::size_t k = 0; k < N; ++k) sink.depth_of_level[k] = out_depth[out_format::modes[k]];
-    stream::run_sparse(sink, root);
-    bool sorted = Plan::output_in_order;
-    if (accumulate) {
-      out.for_each_stored([&](const auto& c, const T& v) {
-        std::array<std::int64_t, N> s{};
-        for (std::size_t k = 0; k < N; ++k) s[k] = c[out_format::modes[k]];
-        sink.crd.push_back(s);
-        sink.vals.push_back(v);
-      });
-      sorted = false;
+    auto assemble = [&](auto& sink) {
+      for (std::size_t k = 0; k < N; ++k) sink.depth_of_level[k] = out_depth[out_format::modes[k]];
+      if constexpr (requires { sink.prefix; }) {
+        sink.prefix = Plan::output_prefix;
+        for (std::size_t k = 0; k < N; ++k) sink.level_extent[k] = out.extent(out_format::modes[k]);
+        sink.init();
+      }
+      stream::run_sparse(sink, root);
+      sink.finish();
+      if (accumulate) {
+        out.for_each_stored([&](const auto& c, const T& v) {
+          std::array<std::int64_t, N> s{};
+          for (std::size_t k = 0; k < N; ++k) s[k] = c[out_format::modes[k]];
+          sink.crd.push_back(s);
+          sink.vals.push_back(v);
+        });
+        detail::sort_and_merge(sink.crd, sink.vals, duplicates::sum, out_format::modes, false);
+      }
+      std::string name = out.name();
+      out = detail::assemble_sorted<T, out_format>(out.shape(), sink.crd, std::move(sink.vals));
+      out.set_name(std::move(name));
+    };
+    if constexpr (Plan::output_in_order) {
+      stream::append_sink<T, N> sink;
+      assemble(sink);
+    } else {
+      stream::workspace_sink<T, N> sink;
+      assemble(sink);
     }
-    if (!sorted) detail::sort_and_merge(sink.crd, sink.vals, duplicates::sum, out_format::modes, false);
-    std::string name = out.name();
-    out = detail::assemble_sorted<T, out_format>(out.shape(), sink.crd, std::move(sink.vals));
-    out.set_name(std::move(name));
   }
 }
 

@@ -9,6 +9,7 @@
 #include <loom/stream/combinators.hpp>
 #include <loom/stream/concepts.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <utility>
@@ -69,13 +70,13 @@ LOOM_FORCE_INLINE void run_dense(T* vals, const std::int64_t* strides, const S& 
   }
 }
 
-/// Collects (coordinates, value) entries of a sparse output, coordinates in the output's
-/// storage order; `sorted_unique` says whether they arrive in order (append) or not (workspace).
+/// Collects the entries of a sparse output in order (coordinates in the output's storage
+/// order): the loop order emits each output coordinate once, ascending.
 template <class T, std::size_t N>
-struct coordinate_sink {
+struct append_sink {
   std::vector<std::array<std::int64_t, N>> crd;
   std::vector<T> vals;
-  std::array<std::int64_t, 32> at_depth{};      // current index of each free depth
+  std::array<std::int64_t, 32> at_depth{};      // current index of each depth
   std::array<std::size_t, N> depth_of_level{};  // output level k is iterated at this depth
 
   LOOM_FORCE_INLINE void push(const T& v) {
@@ -84,11 +85,105 @@ struct coordinate_sink {
     crd.push_back(c);
     vals.push_back(v);
   }
+  LOOM_FORCE_INLINE void end_of(std::size_t) {}
+  void finish() {}
 };
 
-/// Drives a stream into a coordinate sink.
-template <class T, std::size_t N, class S>
-LOOM_FORCE_INLINE void run_sparse(coordinate_sink<T, N>& sink, const S& s) {
+/// A Gustavson workspace: the first `prefix` output levels are iterated in order by the outer
+/// loops; the rest arrive in any order, possibly repeated, and are accumulated per prefix
+/// ("row") in a dense array with a touched list (or a sorted list when the row space is
+/// large), then appended in order when the row ends.
+template <class T, std::size_t N>
+struct workspace_sink {
+  std::vector<std::array<std::int64_t, N>> crd;
+  std::vector<T> vals;
+  std::array<std::int64_t, 32> at_depth{};
+  std::array<std::size_t, N> depth_of_level{};
+  std::array<std::int64_t, N> level_extent{};
+  std::size_t prefix = 0;  // output levels fixed by the outer loops
+  bool dense = true;
+  std::vector<T> acc;
+  std::vector<unsigned char> seen;
+  std::vector<std::int64_t> touched;
+  std::vector<std::pair<std::int64_t, T>> pairs;  // sparse mode
+
+  void init() {
+    std::int64_t space = 1;
+    for (std::size_t k = prefix; k < N; ++k) {
+      if (level_extent[k] != 0 && space > (std::int64_t{1} << 40) / level_extent[k]) space = -1;
+      if (space >= 0) space *= level_extent[k];
+    }
+    dense = space >= 0 && space <= (std::int64_t{1} << 26);
+    if (dense) {
+      acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
+      seen.assign(static_cast<std::size_t>(space), 0);
+    }
+  }
+  LOOM_FORCE_INLINE std::int64_t key() const {
+    std::int64_t key = 0;
+    for (std::size_t k = prefix; k < N; ++k) key = key * level_extent[k] + at_depth[depth_of_level[k]];
+    return key;
+  }
+  LOOM_FORCE_INLINE void push(const T& v) {
+    const std::int64_t kk = key();
+    if (dense) {
+      if (!seen[kk]) {
+        seen[kk] = 1;
+        touched.push_back(kk);
+        acc[kk] = v;
+      } else {
+        acc[kk] = semiring_traits<T>::add(acc[kk], v);
+      }
+    } else {
+      pairs.emplace_back(kk, v);
+    }
+  }
+  // the loop at depth d finished one index: flush when d fixes the last prefix level
+  LOOM_FORCE_INLINE void end_of(std::size_t d) {
+    if (prefix > 0 && d == depth_of_level[prefix - 1]) flush();
+  }
+  void finish() {
+    if (prefix == 0) flush();
+  }
+  void flush() {
+    std::array<std::int64_t, N> c{};
+    for (std::size_t k = 0; k < prefix; ++k) c[k] = at_depth[depth_of_level[k]];
+    auto emit = [&](std::int64_t kk, const T& v) {
+      for (std::size_t k = N; k-- > prefix;) {
+        c[k] = kk % level_extent[k];
+        kk /= level_extent[k];
+      }
+      crd.push_back(c);
+      vals.push_back(v);
+    };
+    if (dense) {
+      std::sort(touched.begin(), touched.end());
+      for (std::int64_t kk : touched) {
+        emit(kk, acc[kk]);
+        acc[kk] = semiring_traits<T>::zero();
+        seen[kk] = 0;
+      }
+      touched.clear();
+    } else {
+      std::stable_sort(pairs.begin(), pairs.end(),
+                       [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (std::size_t q = 0; q < pairs.size();) {
+        T v = pairs[q].second;
+        std::size_t r = q + 1;
+        for (; r < pairs.size() && pairs[r].first == pairs[q].first; ++r)
+          v = semiring_traits<T>::add(v, pairs[r].second);
+        emit(pairs[q].first, v);
+        q = r;
+      }
+      pairs.clear();
+    }
+  }
+};
+
+/// Drives a stream into a sink (append or workspace).
+template <class Sink, class S>
+LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
+  using T = std::remove_cvref_t<decltype(sink.vals[0])>;
   if constexpr (!is_stream_v<S>) {
     sink.push(static_cast<T>(s));
   } else if constexpr (reducible<S>()) {
@@ -100,6 +195,7 @@ LOOM_FORCE_INLINE void run_sparse(coordinate_sink<T, N>& sink, const S& s) {
       if (st.ready()) {
         if constexpr (!S::contracted) sink.at_depth[S::depth] = st.index();
         run_sparse(sink, st.value());
+        if constexpr (!S::contracted) sink.end_of(S::depth);
       }
       st.next();
     }
