@@ -43,8 +43,8 @@ void check_compressed_view(std::int64_t outer, std::int64_t inner, std::span<con
 
 /// A CSR view over caller arrays (validated once, never copied).
 template <class T, class Pos = std::int64_t, class Crd = std::int32_t>
-auto csr_view(std::int64_t rows, std::int64_t cols, std::span<const Pos> pos,
-              std::span<const Crd> crd, std::span<T> vals) {
+auto csr_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<const Pos>> pos,
+              std::type_identity_t<std::span<const Crd>> crd, std::type_identity_t<std::span<T>> vals) {
   using fmt = format<dense, compressed_level<uniqueness::unique, Pos, Crd>>;
   detail::check_compressed_view(rows, cols, pos, crd, vals, "csr_view");
   typename view<T, fmt>::level_storages levels{};
@@ -56,8 +56,8 @@ auto csr_view(std::int64_t rows, std::int64_t cols, std::span<const Pos> pos,
 
 /// A CSC view over caller arrays.
 template <class T, class Pos = std::int64_t, class Crd = std::int32_t>
-auto csc_view(std::int64_t rows, std::int64_t cols, std::span<const Pos> pos,
-              std::span<const Crd> crd, std::span<T> vals) {
+auto csc_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<const Pos>> pos,
+              std::type_identity_t<std::span<const Crd>> crd, std::type_identity_t<std::span<T>> vals) {
   using fmt =
       typename format<dense, compressed_level<uniqueness::unique, Pos, Crd>>::template ordered<1, 0>;
   detail::check_compressed_view(cols, rows, pos, crd, vals, "csc_view");
@@ -70,7 +70,7 @@ auto csc_view(std::int64_t rows, std::int64_t cols, std::span<const Pos> pos,
 
 /// A dense vector view (writable when T is not const).
 template <class T>
-auto dense_vector_view(std::span<T> vals) {
+auto dense_vector_view(std::type_identity_t<std::span<T>> vals) {
   typename view<T, dense_vector>::level_storages levels{};
   std::get<0>(levels).extent = static_cast<std::int64_t>(vals.size());
   return view<T, dense_vector>({static_cast<std::int64_t>(vals.size())}, levels, vals);
@@ -78,7 +78,7 @@ auto dense_vector_view(std::span<T> vals) {
 
 /// A row-major dense matrix view.
 template <class T>
-auto dense_matrix_view(std::int64_t rows, std::int64_t cols, std::span<T> vals) {
+auto dense_matrix_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<T>> vals) {
   if (rows * cols != static_cast<std::int64_t>(vals.size()))
     throw shape_error("loom::dense_matrix_view: " + std::to_string(vals.size()) +
                       " values for a " + std::to_string(rows) + "x" + std::to_string(cols) +

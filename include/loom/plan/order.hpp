@@ -80,10 +80,12 @@ constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dr
       bool available = true;
       for (std::size_t a = 0; a < p.accesses && available; ++a) {
         if (!p.sparse[a] || dropped[a]) continue;
-        for (std::size_t k = 0; k < p.length[a]; ++k) {
-          if (p.ids[a][k] == c) break;            // every predecessor of c in a is placed?
+        std::size_t at = p.length[a];  // c's level in a, if a uses c
+        for (std::size_t k = 0; k < p.length[a]; ++k)
+          if (p.ids[a][k] == c) at = k;
+        if (at == p.length[a]) continue;  // a does not use c
+        for (std::size_t k = 0; k < at; ++k)  // every index stored above c must be placed
           if (!placed[p.ids[a][k]]) available = false;
-        }
       }
       if (!available) continue;
       if (best == p.n || (p.summed[c] < p.summed[best]) ||
