@@ -14,6 +14,14 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 INCLUDE = ROOT / "include"
 LOOM_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](loom/[^>"]+)[>"]')
+# `__has_include(<loom/x.hpp>)` would ask the user's include path, where only the single header is:
+# it is decided here instead, from include/, so an optional part is inlined or left out as a whole.
+HAS_INCLUDE = re.compile(r'__has_include\s*\(\s*[<"](loom/[^>"]+)[>"]\s*\)')
+
+
+def has_include(m):
+    found = (INCLUDE / m.group(1)).is_file()
+    return f"{int(found)} /* {m.group(0)} */"
 
 
 def version():
@@ -29,12 +37,11 @@ def inline(name, seen, out):
     """Appends the lines of <name> to out, inlining loom headers not yet in seen."""
     seen.add(name)
     path = INCLUDE / name
-    if not path.is_file():
-        sys.exit(f"amalgamate.py: <{name}> is included but include/{name} does not exist")
     out.append(f"// ---- begin <{name}>\n")
     for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        line = HAS_INCLUDE.sub(has_include, line)
         m = LOOM_INCLUDE.match(line)
-        if not m:
+        if not m or not (INCLUDE / m.group(1)).is_file():  # a missing one is left for the compiler
             out.append(line)
         elif m.group(1) not in seen:
             inline(m.group(1), seen, out)

@@ -5,7 +5,7 @@
 // Needs Boost.Hana and Boost.MP11 (Boost >= 1.74) on the include path, and C++20.
 #define LOOM_SINGLE_INCLUDE 1
 // ---- begin <loom/loom.hpp>
-// Defines loom's umbrella header (placeholder until the public API lands).
+// The whole of loom: index notation over sparse and dense tensors, compiled to fused loops.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_LOOM_HPP
 #define LOOM_LOOM_HPP
@@ -23,6 +23,5336 @@
 
 #endif  // LOOM_VERSION_HPP
 // ---- end <loom/version.hpp>
+
+// ---- begin <loom/core.hpp>
+// Umbrella header of core/: index names, semirings, errors, configuration.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_HPP
+#define LOOM_CORE_HPP
+
+// ---- begin <loom/core/config.hpp>
+// Defines loom's configuration macros (core vocabulary).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_CONFIG_HPP
+#define LOOM_CORE_CONFIG_HPP
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define LOOM_FORCE_INLINE inline __attribute__((always_inline))
+#else
+#  define LOOM_FORCE_INLINE inline
+#endif
+
+#include <cstddef>
+
+namespace loom {
+/// Extent value meaning "known only at run time".
+inline constexpr std::size_t dynamic_extent = static_cast<std::size_t>(-1);
+}  // namespace loom
+
+#endif  // LOOM_CORE_CONFIG_HPP
+// ---- end <loom/core/config.hpp>
+// ---- begin <loom/core/error.hpp>
+// Defines loom::error and its subclasses, the runtime errors of the API (core vocabulary).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_ERROR_HPP
+#define LOOM_CORE_ERROR_HPP
+
+#include <stdexcept>
+#include <string>
+
+namespace loom {
+
+/// Base of every runtime error loom throws; `what()` names the file and line, or the tensor,
+/// mode and extents involved.
+class error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A file could not be opened or read.
+class io_error : public error {
+ public:
+  using error::error;
+};
+
+/// A file's content is malformed; the message has the form `file:line: what`.
+class parse_error : public error {
+ public:
+  using error::error;
+};
+
+/// Operand extents disagree, a coordinate is out of range, or a shape is invalid.
+class shape_error : public error {
+ public:
+  using error::error;
+};
+
+/// A position or coordinate does not fit the level's integer width.
+class overflow_error : public error {
+ public:
+  using error::error;
+};
+
+/// Duplicate coordinates under `loom::duplicates::error`.
+class duplicate_error : public error {
+ public:
+  using error::error;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_CORE_ERROR_HPP
+// ---- end <loom/core/error.hpp>
+// ---- begin <loom/core/fixed_string.hpp>
+// Defines loom::fixed_string, a string usable as a template argument (core vocabulary).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_FIXED_STRING_HPP
+#define LOOM_CORE_FIXED_STRING_HPP
+
+#include <cstddef>
+#include <string_view>
+
+namespace loom {
+
+/// A string literal usable as a non-type template argument: `loom::index<"i">`.
+template <std::size_t N>
+struct fixed_string {
+  char chars[N]{};
+  constexpr fixed_string(const char (&text)[N]) {  // NOLINT: implicit by design
+    for (std::size_t k = 0; k < N; ++k) chars[k] = text[k];
+  }
+  constexpr std::string_view view() const { return {chars, N - 1}; }
+};
+
+}  // namespace loom
+
+#endif  // LOOM_CORE_FIXED_STRING_HPP
+// ---- end <loom/core/fixed_string.hpp>
+// ---- begin <loom/core/index.hpp>
+// Defines loom::index, the index variables (attributes) of index notation (core vocabulary).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_INDEX_HPP
+#define LOOM_CORE_INDEX_HPP
+
+
+#include <string_view>
+#include <type_traits>
+
+namespace loom {
+
+/// An index variable: an empty type named by a string. `constexpr loom::index<"i"> i;`
+template <fixed_string Name>
+struct index {
+  static constexpr std::string_view name = Name.view();
+};
+
+namespace detail {
+template <class T>
+struct is_index : std::false_type {};
+template <fixed_string Name>
+struct is_index<index<Name>> : std::true_type {};
+}  // namespace detail
+
+/// Satisfied by `loom::index<"...">` types.
+template <class T>
+concept index_variable = detail::is_index<std::remove_cvref_t<T>>::value;
+
+}  // namespace loom
+
+#endif  // LOOM_CORE_INDEX_HPP
+// ---- end <loom/core/index.hpp>
+// ---- begin <loom/core/semiring.hpp>
+// Defines loom::semiring_traits and the shipped semirings (core vocabulary).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_SEMIRING_HPP
+#define LOOM_CORE_SEMIRING_HPP
+
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <type_traits>
+
+namespace loom {
+
+/// The semiring a value type carries: `zero()`, `one()`, `add`, `mul`, `scale(x, n)` (x added n
+/// times). Plain arithmetic types are (+, ×). A user semiring is a specialisation.
+/// **Laws**: zero is the identity of add and annihilates mul; one is the identity of mul.
+template <class T>
+struct semiring_traits;  // a type without a specialisation is not a semiring: specialise me
+
+template <class T>
+  requires std::is_arithmetic_v<T> && (!std::same_as<T, bool>)
+struct semiring_traits<T> {
+  static constexpr std::string_view name = "arithmetic";
+  static constexpr bool idempotent = false;
+  static constexpr T zero() { return T(0); }
+  static constexpr T one() { return T(1); }
+  static constexpr T add(T a, T b) { return a + b; }
+  static constexpr T mul(T a, T b) { return a * b; }
+  static constexpr T scale(T a, std::int64_t n) { return a * static_cast<T>(n); }
+};
+
+namespace detail {
+template <class T>
+constexpr T infinity_of() {
+  if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
+  else return std::numeric_limits<T>::max();
+}
+}  // namespace detail
+
+// The wrappers below hold one value; `==` compares it, `+` and `*` are the semiring's.
+#define LOOM_DEFINE_SEMIRING_WRAPPER(Name)                                                      \
+  template <class T>                                                                            \
+  struct Name {                                                                                 \
+    T value{semiring_traits<Name<T>>::zero().value};                                            \
+    constexpr Name() = default;                                                                 \
+    constexpr Name(T v) : value(v) {} /* NOLINT: implicit from the carrier */                   \
+    friend constexpr bool operator==(Name a, Name b) { return a.value == b.value; }             \
+    friend constexpr Name operator+(Name a, Name b) { return semiring_traits<Name>::add(a, b); } \
+    friend constexpr Name operator*(Name a, Name b) { return semiring_traits<Name>::mul(a, b); } \
+  };
+
+template <class T>
+struct min_plus;
+template <class T>
+struct max_plus;
+template <class T>
+struct max_times;
+
+/// (min, +): zero = +inf, one = 0. Shortest paths.
+template <class T>
+struct semiring_traits<min_plus<T>> {
+  static constexpr std::string_view name = "min_plus";
+  static constexpr bool idempotent = true;
+  static constexpr min_plus<T> zero() { return min_plus<T>(detail::infinity_of<T>()); }
+  static constexpr min_plus<T> one() { return min_plus<T>(T(0)); }
+  static constexpr min_plus<T> add(min_plus<T> a, min_plus<T> b) {
+    return a.value < b.value ? a : b;
+  }
+  static constexpr min_plus<T> mul(min_plus<T> a, min_plus<T> b) {
+    if (a.value == detail::infinity_of<T>() || b.value == detail::infinity_of<T>()) return zero();
+    return min_plus<T>(a.value + b.value);
+  }
+  static constexpr min_plus<T> scale(min_plus<T> a, std::int64_t n) { return n > 0 ? a : zero(); }
+};
+
+/// (max, +): zero = -inf, one = 0. Longest paths, Viterbi in log space.
+template <class T>
+struct semiring_traits<max_plus<T>> {
+  static constexpr std::string_view name = "max_plus";
+  static constexpr bool idempotent = true;
+  static constexpr T neg_inf() { return -detail::infinity_of<T>(); }
+  static constexpr max_plus<T> zero() { return max_plus<T>(neg_inf()); }
+  static constexpr max_plus<T> one() { return max_plus<T>(T(0)); }
+  static constexpr max_plus<T> add(max_plus<T> a, max_plus<T> b) {
+    return a.value < b.value ? b : a;
+  }
+  static constexpr max_plus<T> mul(max_plus<T> a, max_plus<T> b) {
+    if (a.value == neg_inf() || b.value == neg_inf()) return zero();
+    return max_plus<T>(a.value + b.value);
+  }
+  static constexpr max_plus<T> scale(max_plus<T> a, std::int64_t n) { return n > 0 ? a : zero(); }
+};
+
+/// (max, ×) over non-negative values: zero = 0, one = 1. Most reliable path.
+template <class T>
+struct semiring_traits<max_times<T>> {
+  static constexpr std::string_view name = "max_times";
+  static constexpr bool idempotent = true;
+  static constexpr max_times<T> zero() { return max_times<T>(T(0)); }
+  static constexpr max_times<T> one() { return max_times<T>(T(1)); }
+  static constexpr max_times<T> add(max_times<T> a, max_times<T> b) {
+    return a.value < b.value ? b : a;
+  }
+  static constexpr max_times<T> mul(max_times<T> a, max_times<T> b) {
+    return max_times<T>(a.value * b.value);
+  }
+  static constexpr max_times<T> scale(max_times<T> a, std::int64_t n) {
+    return n > 0 ? a : zero();
+  }
+};
+
+LOOM_DEFINE_SEMIRING_WRAPPER(min_plus)
+LOOM_DEFINE_SEMIRING_WRAPPER(max_plus)
+LOOM_DEFINE_SEMIRING_WRAPPER(max_times)
+#undef LOOM_DEFINE_SEMIRING_WRAPPER
+
+/// (∨, ∧) over truth values: reachability, pattern matrices.
+struct boolean {
+  bool value = false;
+  constexpr boolean() = default;
+  constexpr boolean(bool v) : value(v) {}  // NOLINT: implicit from bool
+  friend constexpr bool operator==(boolean a, boolean b) { return a.value == b.value; }
+  friend constexpr boolean operator+(boolean a, boolean b) { return a.value || b.value; }
+  friend constexpr boolean operator*(boolean a, boolean b) { return a.value && b.value; }
+};
+
+template <>
+struct semiring_traits<boolean> {
+  static constexpr std::string_view name = "boolean";
+  static constexpr bool idempotent = true;
+  static constexpr boolean zero() { return false; }
+  static constexpr boolean one() { return true; }
+  static constexpr boolean add(boolean a, boolean b) { return a.value || b.value; }
+  static constexpr boolean mul(boolean a, boolean b) { return a.value && b.value; }
+  static constexpr boolean scale(boolean a, std::int64_t n) { return n > 0 && a.value; }
+};
+
+/// Satisfied by value types with a `semiring_traits` specialisation.
+template <class T>
+concept semiring = requires(T a, T b) {
+  { semiring_traits<T>::zero() } -> std::convertible_to<T>;
+  { semiring_traits<T>::one() } -> std::convertible_to<T>;
+  { semiring_traits<T>::add(a, b) } -> std::convertible_to<T>;
+  { semiring_traits<T>::mul(a, b) } -> std::convertible_to<T>;
+};
+
+/// True for the plain (+, ×) arithmetic semirings, where `-` and `/` make sense.
+template <class T>
+inline constexpr bool is_arithmetic_semiring_v = std::is_arithmetic_v<T> && !std::same_as<T, bool>;
+
+/// `x` added to itself `n` times in T's semiring.
+template <semiring T>
+constexpr T semiring_scale(T x, std::int64_t n) {
+  if constexpr (requires { semiring_traits<T>::scale(x, n); }) {
+    return semiring_traits<T>::scale(x, n);
+  } else {
+    T acc = semiring_traits<T>::zero();
+    T power = x;  // doubling: O(log n) additions
+    while (n > 0) {
+      if (n & 1) acc = semiring_traits<T>::add(acc, power);
+      power = semiring_traits<T>::add(power, power);
+      n >>= 1;
+    }
+    return acc;
+  }
+}
+
+}  // namespace loom
+
+#endif  // LOOM_CORE_SEMIRING_HPP
+// ---- end <loom/core/semiring.hpp>
+
+#endif  // LOOM_CORE_HPP
+// ---- end <loom/core.hpp>
+// ---- begin <loom/expr.hpp>
+// Umbrella header of expr/: expression nodes, operators and compile-time traits.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_HPP
+#define LOOM_EXPR_HPP
+
+// ---- begin <loom/expr/access.hpp>
+// Defines loom::expr::access, a tensor indexed by index variables: A(i, j) (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_ACCESS_HPP
+#define LOOM_EXPR_ACCESS_HPP
+
+
+#include <type_traits>
+
+namespace loom::expr {
+
+/// Tags telling the evaluator whether `=` or `+=` was written.
+struct assign_tag {};
+struct accumulate_tag {};
+
+// access<Tensor, Is...>: the tensor read (or written) at indices Is...; A(i, j).
+// Assigning an expression to an access evaluates it: `y(i) = sum(j, A(i, j) * x(j))`. The
+// evaluator (`evaluate_assignment`, found by argument-dependent lookup) lives in stream/.
+template <class Tensor, class... Is>
+struct access {
+  Tensor* tensor;
+
+  constexpr access(Tensor* t) : tensor(t) {}  // NOLINT: built by Tensor::operator()
+  constexpr access(const access&) = default;
+  template <class Rhs>
+  access& operator=(const Rhs& rhs) {
+    static_assert(!std::is_const_v<Tensor>, "loom: cannot assign to an access of a const tensor");
+    evaluate_assignment(*this, rhs, assign_tag{});
+    return *this;
+  }
+  access& operator=(const access& rhs) {  // y(i) = x(i) evaluates, it does not rebind
+    static_assert(!std::is_const_v<Tensor>, "loom: cannot assign to an access of a const tensor");
+    evaluate_assignment(*this, rhs, assign_tag{});
+    return *this;
+  }
+  template <class Rhs>
+  access& operator+=(const Rhs& rhs) {
+    static_assert(!std::is_const_v<Tensor>, "loom: cannot assign to an access of a const tensor");
+    evaluate_assignment(*this, rhs, accumulate_tag{});
+    return *this;
+  }
+};
+
+}  // namespace loom::expr
+
+#endif  // LOOM_EXPR_ACCESS_HPP
+// ---- end <loom/expr/access.hpp>
+// ---- begin <loom/expr/functions.hpp>
+// Defines the pointwise function objects behind -, / and comparisons (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_FUNCTIONS_HPP
+#define LOOM_EXPR_FUNCTIONS_HPP
+
+
+#include <string_view>
+
+namespace loom::fn {
+
+// Each function object says whether f(0) == 0 is known statically (`zero_preserving`) and
+// whether it commutes with sums (`linear`): linear ones may be pushed through a reduction.
+
+/// -x
+struct negate {
+  static constexpr bool zero_preserving = true;
+  static constexpr bool linear = true;
+  static constexpr std::string_view symbol = "-";
+  template <class T>
+  constexpr T operator()(T x) const { return -x; }
+};
+
+/// x / divisor
+template <class D>
+struct divide_by {
+  static constexpr bool zero_preserving = true;
+  static constexpr bool linear = true;
+  static constexpr std::string_view symbol = "/";
+  D divisor;
+  template <class T>
+  constexpr T operator()(T x) const { return x / divisor; }
+};
+
+/// x scaled by an integer count in the semiring (x + x + ... n times).
+struct scale_by {
+  static constexpr bool zero_preserving = true;
+  static constexpr bool linear = true;
+  static constexpr std::string_view symbol = "scale";
+  std::int64_t count;
+  template <class T>
+  constexpr T operator()(T x) const { return semiring_scale(x, count); }
+};
+
+#define LOOM_DEFINE_COMPARISON(Name, Op)                                           \
+  struct Name {                                                                    \
+    static constexpr bool zero_preserving = false;                                 \
+    static constexpr bool linear = false;                                          \
+    static constexpr std::string_view symbol = #Op;                                \
+    template <class T>                                                             \
+    constexpr T operator()(T a, T b) const {                                       \
+      return (a Op b) ? semiring_traits<T>::one() : semiring_traits<T>::zero();   \
+    }                                                                              \
+  };
+LOOM_DEFINE_COMPARISON(less, <)
+LOOM_DEFINE_COMPARISON(greater, >)
+LOOM_DEFINE_COMPARISON(less_equal, <=)
+LOOM_DEFINE_COMPARISON(greater_equal, >=)
+LOOM_DEFINE_COMPARISON(equal_to, ==)
+LOOM_DEFINE_COMPARISON(not_equal_to, !=)
+#undef LOOM_DEFINE_COMPARISON
+
+/// Static knowledge about a user callable: none, unless it declares the members above.
+template <class F>
+inline constexpr bool is_zero_preserving_v = [] {
+  if constexpr (requires { F::zero_preserving; }) return F::zero_preserving;
+  else return false;
+}();
+template <class F>
+inline constexpr bool is_linear_v = [] {
+  if constexpr (requires { F::linear; }) return F::linear;
+  else return false;
+}();
+
+}  // namespace loom::fn
+
+#endif  // LOOM_EXPR_FUNCTIONS_HPP
+// ---- end <loom/expr/functions.hpp>
+// ---- begin <loom/expr/nodes.hpp>
+// Defines the expression nodes of index notation: access, literal, add, mul, sum, map, where,
+// expand (expr/). Nodes only hold operands; their meaning lives in stream/ and plan/.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_NODES_HPP
+#define LOOM_EXPR_NODES_HPP
+
+
+#include <tuple>
+
+namespace loom::expr {
+
+// literal<T>: a scalar constant, broadcast over every index.
+template <class T>
+struct literal {
+  T value;
+};
+
+// add<L, R>: pointwise sum (the semiring's +); union of supports.
+template <class L, class R>
+struct add {
+  L lhs;
+  R rhs;
+};
+
+// mul<L, R>: pointwise product (the semiring's ×); intersection of supports.
+template <class L, class R>
+struct mul {
+  L lhs;
+  R rhs;
+};
+
+// sum<I, E>: reduction of E over index I with the semiring's +.
+template <class I, class E>
+struct sum {
+  E body;
+};
+
+// map<F, Es...>: f applied pointwise; where f(0, ...) may differ from 0 the result is dense.
+template <class F, class... Es>
+struct map {
+  F f;
+  std::tuple<Es...> args;
+};
+
+// where<P, E>: E where P is non-zero, zero elsewhere.
+template <class P, class E>
+struct where {
+  P pred;
+  E body;
+};
+
+// expand<I, E>: E broadcast along index I (E does not use I).
+template <class I, class E>
+struct expand {
+  E body;
+};
+
+}  // namespace loom::expr
+
+#endif  // LOOM_EXPR_NODES_HPP
+// ---- end <loom/expr/nodes.hpp>
+// ---- begin <loom/expr/operators.hpp>
+// Defines the index-notation operators and functions that build expressions: + - * / unary -,
+// comparisons, loom::sum, loom::map, loom::where, loom::expand (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_OPERATORS_HPP
+#define LOOM_EXPR_OPERATORS_HPP
+
+// ---- begin <loom/expr/traits.hpp>
+// Defines compile-time traits of expressions: free and summed indices, accesses, value type,
+// static sparsity class, static extents (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_TRAITS_HPP
+#define LOOM_EXPR_TRAITS_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+#include <boost/mp11/set.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace loom::expr {
+
+using boost::mp11::mp_list;
+
+// is_node<E>
+template <class E>
+struct is_node : std::false_type {};
+template <class T, class... Is>
+struct is_node<access<T, Is...>> : std::true_type {};
+template <class T>
+struct is_node<literal<T>> : std::true_type {};
+template <class L, class R>
+struct is_node<add<L, R>> : std::true_type {};
+template <class L, class R>
+struct is_node<mul<L, R>> : std::true_type {};
+template <class I, class E>
+struct is_node<sum<I, E>> : std::true_type {};
+template <class F, class... Es>
+struct is_node<map<F, Es...>> : std::true_type {};
+template <class P, class E>
+struct is_node<where<P, E>> : std::true_type {};
+template <class I, class E>
+struct is_node<expand<I, E>> : std::true_type {};
+
+}  // namespace loom::expr
+
+namespace loom {
+
+/// Satisfied by the expression node types of index notation.
+template <class E>
+concept expression = expr::is_node<std::remove_cvref_t<E>>::value;
+
+}  // namespace loom
+
+namespace loom::expr {
+
+namespace detail {
+template <class... Ls>
+using set_union = boost::mp11::mp_unique<boost::mp11::mp_append<mp_list<>, Ls...>>;
+
+template <class E>
+struct free_indices;
+template <class T, class... Is>
+struct free_indices<access<T, Is...>> {
+  using type = boost::mp11::mp_unique<mp_list<Is...>>;
+};
+template <class T>
+struct free_indices<literal<T>> {
+  using type = mp_list<>;
+};
+template <class L, class R>
+struct free_indices<add<L, R>> {
+  using type = set_union<typename free_indices<L>::type, typename free_indices<R>::type>;
+};
+template <class L, class R>
+struct free_indices<mul<L, R>> {
+  using type = set_union<typename free_indices<L>::type, typename free_indices<R>::type>;
+};
+template <class P, class E>
+struct free_indices<where<P, E>> {
+  using type = set_union<typename free_indices<P>::type, typename free_indices<E>::type>;
+};
+template <class F, class... Es>
+struct free_indices<map<F, Es...>> {
+  using type = set_union<typename free_indices<Es>::type...>;
+};
+template <class I, class E>
+struct free_indices<sum<I, E>> {
+  using type = boost::mp11::mp_remove<typename free_indices<E>::type, I>;
+};
+template <class I, class E>
+struct free_indices<expand<I, E>> {
+  using type = set_union<typename free_indices<E>::type, mp_list<I>>;
+};
+
+// Every index bound by a sum inside E (with repetitions: a repeated entry is a reuse).
+template <class E>
+struct summed_indices {
+  using type = mp_list<>;
+};
+template <class L, class R>
+struct summed_indices<add<L, R>> {
+  using type = boost::mp11::mp_append<typename summed_indices<L>::type,
+                                      typename summed_indices<R>::type>;
+};
+template <class L, class R>
+struct summed_indices<mul<L, R>> {
+  using type = boost::mp11::mp_append<typename summed_indices<L>::type,
+                                      typename summed_indices<R>::type>;
+};
+template <class P, class E>
+struct summed_indices<where<P, E>> {
+  using type = boost::mp11::mp_append<typename summed_indices<P>::type,
+                                      typename summed_indices<E>::type>;
+};
+template <class F, class... Es>
+struct summed_indices<map<F, Es...>> {
+  using type = boost::mp11::mp_append<mp_list<>, typename summed_indices<Es>::type...>;
+};
+template <class I, class E>
+struct summed_indices<sum<I, E>> {
+  using type = boost::mp11::mp_push_front<typename summed_indices<E>::type, I>;
+};
+template <class I, class E>
+struct summed_indices<expand<I, E>> {
+  using type = typename summed_indices<E>::type;
+};
+
+// Every access node in E, depth first, left to right.
+template <class E>
+struct accesses {
+  using type = mp_list<>;
+};
+template <class T, class... Is>
+struct accesses<access<T, Is...>> {
+  using type = mp_list<access<T, Is...>>;
+};
+template <class L, class R>
+struct accesses<add<L, R>> {
+  using type = boost::mp11::mp_append<typename accesses<L>::type, typename accesses<R>::type>;
+};
+template <class L, class R>
+struct accesses<mul<L, R>> {
+  using type = boost::mp11::mp_append<typename accesses<L>::type, typename accesses<R>::type>;
+};
+template <class P, class E>
+struct accesses<where<P, E>> {
+  using type = boost::mp11::mp_append<typename accesses<P>::type, typename accesses<E>::type>;
+};
+template <class F, class... Es>
+struct accesses<map<F, Es...>> {
+  using type = boost::mp11::mp_append<mp_list<>, typename accesses<Es>::type...>;
+};
+template <class I, class E>
+struct accesses<sum<I, E>> {
+  using type = typename accesses<E>::type;
+};
+template <class I, class E>
+struct accesses<expand<I, E>> {
+  using type = typename accesses<E>::type;
+};
+}  // namespace detail
+
+/// The indices free in E (an MP11 list, in order of first appearance).
+template <class E>
+using free_indices_t = typename detail::free_indices<std::remove_cvref_t<E>>::type;
+/// The indices bound by `sum` inside E, one entry per binding.
+template <class E>
+using summed_indices_t = typename detail::summed_indices<std::remove_cvref_t<E>>::type;
+/// The access nodes of E, depth first.
+template <class E>
+using accesses_t = typename detail::accesses<std::remove_cvref_t<E>>::type;
+/// Every index of E, free or bound, each once.
+template <class E>
+using all_indices_t =
+    boost::mp11::mp_unique<boost::mp11::mp_append<free_indices_t<E>, summed_indices_t<E>>>;
+
+// value_type_t<E>
+namespace detail {
+template <class E>
+struct value_type;
+template <class T, class... Is>
+struct value_type<access<T, Is...>> {
+  using type = typename std::remove_const_t<T>::value_type;
+};
+template <class T>
+struct value_type<literal<T>> {
+  using type = T;
+};
+template <class A, class B>
+struct combine_value {
+  using type = typename std::conditional_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>,
+                                  std::common_type<A, B>, std::type_identity<A>>::type;
+};
+template <class A, class B>
+struct binary_value {
+  using type = typename combine_value<typename value_type<A>::type,
+                                      typename value_type<B>::type>::type;
+};
+template <class T, class B>  // a literal adopts the other side's type
+struct binary_value<literal<T>, B> {
+  using type = typename value_type<B>::type;
+};
+template <class A, class T>
+struct binary_value<A, literal<T>> {
+  using type = typename value_type<A>::type;
+};
+template <class T, class U>
+struct binary_value<literal<T>, literal<U>> {
+  using type = typename combine_value<T, U>::type;
+};
+template <class L, class R>
+struct value_type<add<L, R>> : binary_value<L, R> {};
+template <class L, class R>
+struct value_type<mul<L, R>> : binary_value<L, R> {};
+template <class P, class E>
+struct value_type<where<P, E>> : value_type<E> {};
+template <class I, class E>
+struct value_type<sum<I, E>> : value_type<E> {};
+template <class I, class E>
+struct value_type<expand<I, E>> : value_type<E> {};
+template <class F, class E>
+struct value_type<map<F, E>> : value_type<E> {};
+template <class F, class A, class B>
+struct value_type<map<F, A, B>> : binary_value<A, B> {};
+}  // namespace detail
+
+/// The value type (semiring) of E.
+template <class E>
+using value_type_t = typename detail::value_type<std::remove_cvref_t<E>>::type;
+
+/// Static sparsity class of a subexpression.
+enum class sparsity { dense, sparse };
+
+namespace detail {
+template <class E>
+struct sparsity_of;
+template <class T, class... Is>
+struct sparsity_of<access<T, Is...>> {
+  static constexpr sparsity value =
+      std::remove_const_t<T>::format_type::all_dense ? sparsity::dense : sparsity::sparse;
+};
+template <class T>
+struct sparsity_of<literal<T>> {
+  static constexpr sparsity value = sparsity::dense;
+};
+template <class L, class R>
+struct sparsity_of<add<L, R>> {
+  static constexpr sparsity value =
+      (sparsity_of<L>::value == sparsity::dense || sparsity_of<R>::value == sparsity::dense)
+          ? sparsity::dense
+          : sparsity::sparse;
+};
+template <class L, class R>
+struct sparsity_of<mul<L, R>> {
+  static constexpr sparsity value =
+      (sparsity_of<L>::value == sparsity::sparse || sparsity_of<R>::value == sparsity::sparse)
+          ? sparsity::sparse
+          : sparsity::dense;
+};
+template <class P, class E>
+struct sparsity_of<where<P, E>> : sparsity_of<mul<P, E>> {};
+template <class I, class E>
+struct sparsity_of<sum<I, E>> : sparsity_of<E> {};
+template <class I, class E>
+struct sparsity_of<expand<I, E>> : sparsity_of<E> {};
+template <class F, class... Es>
+struct sparsity_of<map<F, Es...>> {
+  static constexpr sparsity value =
+      (fn::is_zero_preserving_v<F> &&
+       ((sparsity_of<Es>::value == sparsity::sparse) && ...))
+          ? sparsity::sparse
+          : sparsity::dense;
+};
+}  // namespace detail
+
+/// The static sparsity class of E: dense (may be non-zero everywhere) or sparse.
+template <class E>
+inline constexpr sparsity sparsity_v = detail::sparsity_of<std::remove_cvref_t<E>>::value;
+
+/// True when E is zero wherever all its accessed tensors are zero (E(0) = 0): products,
+/// sums and zero-preserving maps of accesses, without additive literals.
+template <class E>
+inline constexpr bool annihilates_v = sparsity_v<E> == sparsity::sparse;
+
+// Static extents: mp_list of mp_list<Index, mp_size_t<N>> for dense levels with a fixed extent.
+namespace detail {
+template <class Tensor, class IndexList, class Levels>
+struct access_static_extents;
+template <class Tensor, class... Is, std::size_t... Ks>
+struct access_static_extents<Tensor, mp_list<Is...>, std::index_sequence<Ks...>> {
+  using format = typename std::remove_const_t<Tensor>::format_type;
+  template <std::size_t K>
+  using level = boost::mp11::mp_at_c<typename format::levels, K>;
+  template <std::size_t K>
+  using entry = std::conditional_t<
+      level<K>::static_extent == dynamic_extent, mp_list<>,
+      mp_list<mp_list<boost::mp11::mp_at_c<mp_list<Is...>, format::modes[K]>,
+                      boost::mp11::mp_size_t<level<K>::static_extent>>>>;
+  using type = boost::mp11::mp_append<mp_list<>, entry<Ks>...>;
+};
+template <class A>
+struct static_extents_of_access;
+template <class T, class... Is>
+struct static_extents_of_access<access<T, Is...>> {
+  using type = typename access_static_extents<T, mp_list<Is...>,
+                                              std::make_index_sequence<sizeof...(Is)>>::type;
+};
+template <class List>
+struct static_extents_of_list;
+template <class... As>
+struct static_extents_of_list<mp_list<As...>> {
+  using type = boost::mp11::mp_append<mp_list<>, typename static_extents_of_access<As>::type...>;
+};
+}  // namespace detail
+
+/// (index, extent) pairs contributed by fixed-extent dense levels in E.
+template <class E>
+using static_extents_t = typename detail::static_extents_of_list<accesses_t<E>>::type;
+
+}  // namespace loom::expr
+
+#endif  // LOOM_EXPR_TRAITS_HPP
+// ---- end <loom/expr/traits.hpp>
+
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace loom::expr {
+
+/// A scalar usable as an operand: any semiring value that is not an expression.
+template <class T>
+concept scalar_operand = !expression<T> && semiring<std::remove_cvref_t<T>>;
+template <class T>
+concept operand = expression<T> || scalar_operand<T>;
+
+/// Wraps scalars into `literal`; leaves expressions alone.
+template <operand T>
+constexpr auto as_expr(const T& x) {
+  if constexpr (expression<T>) return x;
+  else return literal<std::remove_cvref_t<T>>{x};
+}
+template <class T>
+using as_expr_t = decltype(as_expr(std::declval<const T&>()));
+
+template <operand L, operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto operator+(const L& l, const R& r) {
+  return add<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
+}
+template <operand L, operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto operator*(const L& l, const R& r) {
+  return mul<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
+}
+template <expression E>
+constexpr auto operator-(const E& e) {
+  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
+                "loom: unary - needs an arithmetic value type (a semiring has no negation)");
+  return map<fn::negate, E>{fn::negate{}, std::tuple<E>{e}};
+}
+template <operand L, operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto operator-(const L& l, const R& r) {
+  return as_expr(l) + (-as_expr(r));
+}
+template <expression E, scalar_operand S>
+constexpr auto operator/(const E& e, const S& s) {
+  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
+                "loom: / needs an arithmetic value type; only division by a scalar is supported");
+  using V = value_type_t<E>;
+  return map<fn::divide_by<V>, E>{fn::divide_by<V>{static_cast<V>(s)}, std::tuple<E>{e}};
+}
+
+#define LOOM_DEFINE_COMPARISON_OPERATOR(Op, Fn)                                    \
+  template <operand L, operand R>                                                  \
+    requires(expression<L> || expression<R>)                                       \
+  constexpr auto operator Op(const L& l, const R& r) {                             \
+    return map<fn::Fn, as_expr_t<L>, as_expr_t<R>>{fn::Fn{}, {as_expr(l), as_expr(r)}}; \
+  }
+LOOM_DEFINE_COMPARISON_OPERATOR(<, less)
+LOOM_DEFINE_COMPARISON_OPERATOR(>, greater)
+LOOM_DEFINE_COMPARISON_OPERATOR(<=, less_equal)
+LOOM_DEFINE_COMPARISON_OPERATOR(>=, greater_equal)
+LOOM_DEFINE_COMPARISON_OPERATOR(==, equal_to)
+LOOM_DEFINE_COMPARISON_OPERATOR(!=, not_equal_to)
+#undef LOOM_DEFINE_COMPARISON_OPERATOR
+
+}  // namespace loom::expr
+
+namespace loom {
+
+namespace detail {
+template <std::size_t K, class Tuple>
+constexpr auto nest_sums(const Tuple& args) {
+  constexpr std::size_t n = std::tuple_size_v<Tuple>;
+  if constexpr (K + 1 == n) {
+    return expr::as_expr(std::get<K>(args));
+  } else {
+    using index_t = std::remove_cvref_t<std::tuple_element_t<K, Tuple>>;
+    static_assert(index_variable<index_t>,
+                  "loom::sum: every argument but the last must be an index variable, as in "
+                  "sum(i, j, e)");
+    auto inner = nest_sums<K + 1>(args);
+    return expr::sum<index_t, decltype(inner)>{inner};
+  }
+}
+}  // namespace detail
+
+/// `sum(j, e)` reduces e over j; `sum(i, j, e)` over several indices.
+template <class... Args>
+  requires(sizeof...(Args) >= 2)
+constexpr auto sum(const Args&... args) {
+  using last_t = std::remove_cvref_t<std::tuple_element_t<sizeof...(Args) - 1, std::tuple<Args...>>>;
+  static_assert(expr::operand<last_t>, "loom::sum: the last argument must be an expression");
+  return detail::nest_sums<0>(std::tuple<const Args&...>(args...));
+}
+
+/// `map(f, e...)`: f applied pointwise to one or two expressions. When f(0, ...) != 0 the
+/// result is computed over the whole domain (checked at run time unless f declares
+/// `static constexpr bool zero_preserving`).
+template <class F, class... Es>
+  requires(sizeof...(Es) >= 1) && (expr::operand<Es> && ...)
+constexpr auto map(F f, const Es&... es) {
+  static_assert(sizeof...(Es) <= 2, "loom::map: more than two operands is not supported yet");
+  return expr::map<F, expr::as_expr_t<Es>...>{f, {expr::as_expr(es)...}};
+}
+
+/// `where(p, e)`: e where p is non-zero, zero elsewhere.
+template <expr::operand P, expr::operand E>
+constexpr auto where(const P& p, const E& e) {
+  return expr::where<expr::as_expr_t<P>, expr::as_expr_t<E>>{expr::as_expr(p), expr::as_expr(e)};
+}
+
+/// `expand(i, e)`: e broadcast along index i.
+template <index_variable I, expr::operand E>
+constexpr auto expand(I, const E& e) {
+  return expr::expand<I, expr::as_expr_t<E>>{expr::as_expr(e)};
+}
+
+}  // namespace loom
+
+#endif  // LOOM_EXPR_OPERATORS_HPP
+// ---- end <loom/expr/operators.hpp>
+
+#endif  // LOOM_EXPR_HPP
+// ---- end <loom/expr.hpp>
+// ---- begin <loom/format.hpp>
+// Umbrella header of format/: levels, formats, tensors, views and assembly.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_HPP
+#define LOOM_FORMAT_HPP
+
+// ---- begin <loom/format/assemble.hpp>
+// Defines assembly: loom::from_coo, empty tensors, and conversion between formats (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_ASSEMBLE_HPP
+#define LOOM_FORMAT_ASSEMBLE_HPP
+
+// ---- begin <loom/format/tensor.hpp>
+// Defines loom::basic_tensor, loom::tensor and loom::view: level arrays plus values (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_TENSOR_HPP
+#define LOOM_FORMAT_TENSOR_HPP
+
+// ---- begin <loom/format/format.hpp>
+// Defines loom::format, a list of levels plus a mode order, and the standard aliases (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_FORMAT_HPP
+#define LOOM_FORMAT_FORMAT_HPP
+
+// ---- begin <loom/format/levels/compressed.hpp>
+// Defines loom::compressed_level and loom::compressed: a pos/crd segment level (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_LEVELS_COMPRESSED_HPP
+#define LOOM_FORMAT_LEVELS_COMPRESSED_HPP
+
+// ---- begin <loom/format/levels/level_base.hpp>
+// Defines the level vocabulary shared by every level: properties, arrays, width checks (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_LEVELS_LEVEL_BASE_HPP
+#define LOOM_FORMAT_LEVELS_LEVEL_BASE_HPP
+
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace loom {
+
+/// Whether a coordinate may repeat among the children of one parent.
+enum class uniqueness { unique, non_unique };
+
+/// What a level guarantees; streams and the planner branch on these (TACO's level properties).
+struct level_properties {
+  bool ordered = true;        // coordinates ascend within a parent
+  bool unique = true;         // no coordinate repeats within a parent
+  bool full = false;          // every coordinate of the extent is present
+  bool random_access = false; // locate(parent, i) in O(1)
+  bool segmented = false;     // a parent is a range of positions, not one position
+};
+
+/// A level's array: a `std::vector` in an owning tensor, a `std::span` in a view.
+template <class T, bool Owning>
+using level_array = std::conditional_t<Owning, std::vector<T>, std::span<const T>>;
+
+namespace detail {
+
+/// Throws `overflow_error` when `value` does not fit `Int`; `what` names the quantity.
+template <class Int>
+void check_fits(std::int64_t value, std::string_view what) {
+  if (value < 0 || static_cast<std::uint64_t>(value) >
+                       static_cast<std::uint64_t>(std::numeric_limits<Int>::max())) {
+    throw overflow_error("loom: " + std::string(what) + " = " + std::to_string(value) +
+                         " does not fit the level's " + std::to_string(sizeof(Int) * 8) +
+                         "-bit integer type; choose a wider position/coordinate type");
+  }
+}
+
+}  // namespace detail
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_LEVELS_LEVEL_BASE_HPP
+// ---- end <loom/format/levels/level_base.hpp>
+
+namespace loom {
+
+/// Stored coordinates of parent p are `crd[pos[p] .. pos[p+1])`, ascending.
+/// Non-unique: a coordinate may repeat (COO's first level); its stream groups each run into one
+/// segment so that it stays strictly monotone.
+template <uniqueness U = uniqueness::unique, class Pos = std::int64_t, class Crd = std::int32_t>
+struct compressed_level {
+  static_assert(std::is_integral_v<Pos> && std::is_integral_v<Crd>,
+                "loom::compressed_level: position and coordinate types must be integers");
+  static constexpr level_properties properties{.unique = U == uniqueness::unique};
+  static constexpr std::size_t static_extent = dynamic_extent;
+  static constexpr std::string_view name =
+      U == uniqueness::unique ? "compressed" : "compressed(non-unique)";
+  using pos_type = Pos;
+  using crd_type = Crd;
+
+  template <bool Owning>
+  struct storage {
+    // pos_bounds(p_{k-1}) -> [pos[p_{k-1}], pos[p_{k-1}+1])
+    // pos_access(p_k)     -> crd[p_k]
+    level_array<Pos, Owning> pos;
+    level_array<Crd, Owning> crd;
+  };
+};
+
+/// The unique compressed level with int64 positions and int32 coordinates.
+using compressed = compressed_level<>;
+/// The non-unique compressed level (first level of COO).
+using compressed_nonunique = compressed_level<uniqueness::non_unique>;
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_LEVELS_COMPRESSED_HPP
+// ---- end <loom/format/levels/compressed.hpp>
+// ---- begin <loom/format/levels/dense.hpp>
+// Defines loom::dense_level and loom::dense: a level storing every coordinate (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_LEVELS_DENSE_HPP
+#define LOOM_FORMAT_LEVELS_DENSE_HPP
+
+
+namespace loom {
+
+/// Every coordinate in [0, extent) is present; positions are `parent * extent + i`.
+/// `Extent` is static when given (it takes part in compile-time extent checks).
+template <std::size_t Extent = dynamic_extent>
+struct dense_level {
+  static constexpr level_properties properties{.full = true, .random_access = true};
+  static constexpr std::size_t static_extent = Extent;
+  static constexpr std::string_view name = "dense";
+
+  template <bool Owning>
+  struct storage {
+    // locate(p_{k-1}, i) -> p_{k-1} * extent + i
+    std::int64_t extent = 0;
+  };
+};
+
+/// The dense level with a run-time extent.
+using dense = dense_level<>;
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_LEVELS_DENSE_HPP
+// ---- end <loom/format/levels/dense.hpp>
+// ---- begin <loom/format/levels/singleton.hpp>
+// Defines loom::singleton_level and loom::singleton: one coordinate per parent position (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_LEVELS_SINGLETON_HPP
+#define LOOM_FORMAT_LEVELS_SINGLETON_HPP
+
+
+namespace loom {
+
+/// Position p holds exactly one coordinate `crd[p]`; it follows a non-unique level, whose
+/// segment [begin, end) it iterates (COO). Non-unique when more singleton levels follow.
+template <uniqueness U = uniqueness::unique, class Crd = std::int32_t>
+struct singleton_level {
+  static_assert(std::is_integral_v<Crd>, "loom::singleton_level: coordinates must be integers");
+  static constexpr level_properties properties{.unique = U == uniqueness::unique,
+                                               .segmented = true};
+  static constexpr std::size_t static_extent = dynamic_extent;
+  static constexpr std::string_view name =
+      U == uniqueness::unique ? "singleton" : "singleton(non-unique)";
+  using crd_type = Crd;
+
+  template <bool Owning>
+  struct storage {
+    // pos_access(p_k) -> crd[p_k], with p_k = p_{k-1}
+    level_array<Crd, Owning> crd;
+  };
+};
+
+using singleton = singleton_level<>;
+using singleton_nonunique = singleton_level<uniqueness::non_unique>;
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_LEVELS_SINGLETON_HPP
+// ---- end <loom/format/levels/singleton.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <array>
+#include <cstddef>
+#include <utility>
+
+namespace loom {
+
+namespace detail {
+template <class... Levels>
+constexpr bool levels_are_well_formed() {
+  constexpr std::array<level_properties, sizeof...(Levels)> props{Levels::properties...};
+  for (std::size_t k = 0; k < props.size(); ++k) {
+    // a segmented (singleton) level iterates a range handed out by a non-unique parent
+    if (props[k].segmented && (k == 0 || props[k - 1].unique)) return false;
+    // below a non-unique level, only singleton levels may follow
+    if (k > 0 && !props[k - 1].unique && !props[k].segmented) return false;
+  }
+  return true;
+}
+}  // namespace detail
+
+/// A storage format: `Levels` from the outermost to the innermost, level k storing mode
+/// `Modes[k]`. Use `format<L...>` (identity order) and `format<L...>::ordered<M...>`.
+template <class LevelList, std::size_t... Modes>
+struct format_spec;
+
+template <class... Levels, std::size_t... Modes>
+struct format_spec<boost::mp11::mp_list<Levels...>, Modes...> {
+  static_assert(sizeof...(Levels) == sizeof...(Modes),
+                "loom::format: give one mode per level in ordered<...>");
+  static constexpr std::size_t order = sizeof...(Levels);
+  using levels = boost::mp11::mp_list<Levels...>;
+  /// modes[k] is the logical mode stored at level k.
+  static constexpr std::array<std::size_t, order> modes{Modes...};
+  /// levels_of_mode[m] is the level that stores logical mode m.
+  static constexpr std::array<std::size_t, order> level_of_mode = [] {
+    std::array<std::size_t, order> inverse{};
+    for (std::size_t k = 0; k < order; ++k) inverse[modes[k]] = k;
+    return inverse;
+  }();
+  static_assert(
+      [] {
+        std::array<bool, order> seen{};
+        for (std::size_t m : modes) {
+          if (m >= order || seen[m]) return false;
+          seen[m] = true;
+        }
+        return true;
+      }(),
+      "loom::format::ordered: the mode order must be a permutation of 0..N-1");
+  static_assert(detail::levels_are_well_formed<Levels...>(),
+                "loom::format: a singleton level must follow a non-unique level, and only "
+                "singleton levels may follow a non-unique level");
+  static constexpr std::array<level_properties, order> properties{Levels::properties...};
+  static constexpr bool all_dense = (Levels::properties.full && ...);
+
+  template <std::size_t... NewModes>
+  using ordered = format_spec<levels, NewModes...>;
+};
+
+namespace detail {
+template <class List, class Seq>
+struct identity_format;
+template <class... Levels, std::size_t... Is>
+struct identity_format<boost::mp11::mp_list<Levels...>, std::index_sequence<Is...>> {
+  using type = format_spec<boost::mp11::mp_list<Levels...>, Is...>;
+};
+template <std::size_t N, class... Levels>
+struct repeat_levels {
+  using type = boost::mp11::mp_repeat_c<boost::mp11::mp_list<Levels...>, N>;
+};
+}  // namespace detail
+
+/// `format<Levels...>`: levels in logical mode order; `format<...>::ordered<M...>` permutes.
+template <class... Levels>
+using format = typename detail::identity_format<boost::mp11::mp_list<Levels...>,
+                                                std::index_sequence_for<Levels...>>::type;
+
+/// Satisfied by `format<...>` and `format<...>::ordered<...>`.
+template <class F>
+concept storage_format = requires {
+  F::order;
+  F::modes;
+  typename F::levels;
+};
+
+using dense_vector = format<dense>;
+using sparse_vector = format<compressed>;
+using dense_matrix = format<dense, dense>;
+using csr = format<dense, compressed>;
+using csc = format<dense, compressed>::ordered<1, 0>;
+using dcsr = format<compressed, compressed>;
+using dcsc = format<compressed, compressed>::ordered<1, 0>;
+using coo = format<compressed_nonunique, singleton>;
+
+namespace detail {
+template <std::size_t N>
+struct coo_levels {
+  using type = boost::mp11::mp_append<
+      boost::mp11::mp_list<compressed_nonunique>,
+      boost::mp11::mp_repeat_c<boost::mp11::mp_list<singleton_nonunique>, N - 2>,
+      boost::mp11::mp_list<singleton>>;
+};
+template <class List>
+struct format_from_list;
+template <class... Levels>
+struct format_from_list<boost::mp11::mp_list<Levels...>> {
+  using type = format<Levels...>;
+};
+}  // namespace detail
+
+/// Compressed sparse fiber: N compressed levels.
+template <std::size_t N>
+using csf = typename detail::format_from_list<
+    boost::mp11::mp_repeat_c<boost::mp11::mp_list<compressed>, N>>::type;
+
+/// N-dimensional coordinate format (N >= 2).
+template <std::size_t N>
+  requires(N >= 2)
+using coo_n = typename detail::format_from_list<typename detail::coo_levels<N>::type>::type;
+
+/// An N-dimensional all-dense format.
+template <std::size_t N>
+using dense_n = typename detail::format_from_list<
+    boost::mp11::mp_repeat_c<boost::mp11::mp_list<dense>, N>>::type;
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_FORMAT_HPP
+// ---- end <loom/format/format.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <concepts>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace loom {
+
+template <class T, storage_format Format, bool Owning>
+class basic_tensor;
+
+namespace detail {
+// Defined in assemble.hpp.
+template <class T, class Format>
+basic_tensor<T, Format, true> assemble_sorted(
+    const std::array<std::int64_t, Format::order>& shape,
+    const std::vector<std::array<std::int64_t, Format::order>>& crd, std::vector<T>&& vals);
+template <class To, class T, class From, bool FromOwning>
+basic_tensor<T, To, true> convert_entries(const basic_tensor<T, From, FromOwning>& from);
+}  // namespace detail
+
+/// A tensor of `T` stored in `Format`; `Owning` tensors hold their arrays, views borrow them.
+/// Use the aliases `loom::tensor<T, Format>` and `loom::view<T, Format>`.
+template <class T, storage_format Format, bool Owning = true>
+class basic_tensor {
+  template <class, storage_format, bool>
+  friend class basic_tensor;
+
+ public:
+  using value_type = T;
+  using format_type = Format;
+  static constexpr std::size_t order = Format::order;
+  static constexpr bool owning = Owning;
+  using shape_type = std::array<std::int64_t, order>;
+  using coords_type = std::array<std::int64_t, order>;
+  template <class Level>
+  using storage_of = typename Level::template storage<Owning>;
+  using level_storages = boost::mp11::mp_rename<
+      boost::mp11::mp_transform<storage_of, typename Format::levels>, std::tuple>;
+  using values_array = std::conditional_t<Owning, std::vector<T>, std::span<T>>;
+
+  /// An empty tensor of shape 0 x ... x 0.
+  basic_tensor() requires Owning : basic_tensor(shape_type{}) {}
+
+  /// An all-zero tensor: dense levels are allocated and zero-filled, sparse levels are empty.
+  explicit basic_tensor(const shape_type& shape) requires Owning : shape_(shape) {
+    check_shape();
+    build_empty();
+  }
+  /// A view or tensor from its parts (used by assembly and the `*_view` factories).
+  basic_tensor(const shape_type& shape, level_storages levels, values_array values)
+      : shape_(shape), levels_(std::move(levels)), values_(std::move(values)) {
+    check_shape();
+  }
+
+  /// Conversion from any other format (and from views): same entries, new storage.
+  template <storage_format Other, bool OtherOwning>
+    requires Owning && (Other::order == order)
+  explicit basic_tensor(const basic_tensor<T, Other, OtherOwning>& other)
+      : basic_tensor(detail::convert_entries<Format>(other)) {
+    name_ = other.name();
+  }
+
+  const shape_type& shape() const { return shape_; }
+  std::int64_t extent(std::size_t mode) const { return shape_[mode]; }
+  /// Number of stored values (explicit zeros included; for dense formats, the product of extents).
+  std::int64_t nnz() const { return static_cast<std::int64_t>(values_.size()); }
+
+  template <std::size_t K>
+  const auto& level() const { return std::get<K>(levels_); }
+  template <std::size_t K>
+  auto& level() { return std::get<K>(levels_); }
+  const level_storages& levels() const { return levels_; }
+  std::span<const T> values() const { return {values_.data(), values_.size()}; }
+  std::span<T> values() requires(Owning || !std::is_const_v<T>) {
+    return {values_.data(), values_.size()};
+  }
+  /// Extent of the mode stored at level K.
+  template <std::size_t K>
+  std::int64_t level_extent() const { return shape_[Format::modes[K]]; }
+
+  /// A name used in error messages and `explain`; empty by default.
+  const std::string& name() const { return name_; }
+  basic_tensor& set_name(std::string name) {
+    name_ = std::move(name);
+    return *this;
+  }
+
+  /// The value at logical coordinates `c...` (zero when absent); a reference for dense formats.
+  template <std::integral... Cs>
+    requires(sizeof...(Cs) == order)
+  decltype(auto) at(Cs... cs) {
+    return at_impl(coords_type{static_cast<std::int64_t>(cs)...});
+  }
+  template <std::integral... Cs>
+    requires(sizeof...(Cs) == order)
+  T at(Cs... cs) const {
+    return const_cast<basic_tensor*>(this)->at_value(coords_type{static_cast<std::int64_t>(cs)...});
+  }
+  T at_coords(const coords_type& c) const { return const_cast<basic_tensor*>(this)->at_value(c); }
+
+  /// Calls `f(coords, value)` for every stored entry, in storage order; coords are logical.
+  template <class F>
+  void for_each_stored(F&& f) const {
+    coords_type c{};
+    if constexpr (order == 0) {
+      if (!values_.empty()) f(c, values_[0]);
+    } else {
+      walk<0>(0, 1, c, f);
+    }
+  }
+
+  /// `A(i, j)`: an access expression to use in index notation.
+  template <index_variable... Is>
+    requires(sizeof...(Is) == order)
+  auto operator()(Is...) {
+    return expr::access<basic_tensor, std::remove_cvref_t<Is>...>{this};
+  }
+  template <index_variable... Is>
+    requires(sizeof...(Is) == order)
+  auto operator()(Is...) const {
+    return expr::access<const basic_tensor, std::remove_cvref_t<Is>...>{this};
+  }
+
+  /// Drops all entries (sparse) or zero-fills (dense), keeping the shape.
+  void clear() requires Owning { build_empty(); }
+
+ private:
+  void check_shape() const {
+    for (std::size_t m = 0; m < order; ++m)
+      if (shape_[m] < 0)
+        throw shape_error("loom::tensor: extent of mode " + std::to_string(m) + " is negative (" +
+                          std::to_string(shape_[m]) + ")");
+  }
+
+  void build_empty() {
+    if constexpr (order == 0) {
+      values_.assign(1, semiring_traits<T>::zero());
+    } else {
+      auto empty = detail::assemble_sorted<T, Format>(shape_, {}, std::vector<T>{});
+      levels_ = std::move(empty.levels_);
+      values_ = std::move(empty.values_);
+    }
+  }
+
+  template <std::size_t K>
+  void walk(std::int64_t begin, std::int64_t end, coords_type& c, auto& f) const {
+    using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+    const auto& st = std::get<K>(levels_);
+    constexpr std::size_t mode = Format::modes[K];
+    auto visit = [&](std::int64_t p, std::int64_t child_begin, std::int64_t child_end) {
+      (void)p;
+      if constexpr (K + 1 == order) {
+        f(static_cast<const coords_type&>(c), values_[static_cast<std::size_t>(child_begin)]);
+        (void)child_end;
+      } else {
+        walk<K + 1>(child_begin, child_end, c, f);
+      }
+    };
+    if constexpr (level::properties.full) {
+      const std::int64_t n = st.extent;
+      for (std::int64_t p = begin; p < end; ++p)  // a dense level below a unique parent: one p
+        for (std::int64_t i = 0; i < n; ++i) {
+          c[mode] = i;
+          visit(p, p * n + i, p * n + i + 1);
+        }
+    } else if constexpr (level::properties.segmented) {
+      for (std::int64_t q = begin; q < end;) {
+        std::int64_t r = q + 1;
+        if constexpr (!level::properties.unique)
+          while (r < end && st.crd[r] == st.crd[q]) ++r;
+        c[mode] = st.crd[q];
+        visit(q, q, r);
+        q = r;
+      }
+    } else {  // compressed
+      for (std::int64_t p = begin; p < end; ++p) {
+        const std::int64_t lo = st.pos[p], hi = st.pos[p + 1];
+        for (std::int64_t q = lo; q < hi;) {
+          std::int64_t r = q + 1;
+          if constexpr (!level::properties.unique)
+            while (r < hi && st.crd[r] == st.crd[q]) ++r;
+          c[mode] = st.crd[q];
+          if constexpr (level::properties.unique) visit(q, q, q + 1);
+          else visit(q, q, r);
+          q = r;
+        }
+      }
+    }
+  }
+
+  // Returns the position of `c` (storage coordinates in logical order), or -1.
+  std::int64_t locate(const coords_type& c) const {
+    for (std::size_t m = 0; m < order; ++m)
+      if (c[m] < 0 || c[m] >= shape_[m])
+        throw shape_error("loom::tensor::at: coordinate " + std::to_string(c[m]) + " of mode " +
+                          std::to_string(m) + " is outside the extent " +
+                          std::to_string(shape_[m]) + (name_.empty() ? "" : " of " + name_));
+    if constexpr (order == 0) {
+      return values_.empty() ? -1 : 0;
+    } else {
+      return locate_level<0>(0, 1, c);
+    }
+  }
+
+  template <std::size_t K>
+  std::int64_t locate_level(std::int64_t begin, std::int64_t end, const coords_type& c) const {
+    using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+    const auto& st = std::get<K>(levels_);
+    const std::int64_t i = c[Format::modes[K]];
+    auto next = [&](std::int64_t b, std::int64_t e) -> std::int64_t {
+      if constexpr (K + 1 == order) return b < e ? b : -1;
+      else return locate_level<K + 1>(b, e, c);
+    };
+    if constexpr (level::properties.full) {
+      return next(begin * st.extent + i, begin * st.extent + i + 1);
+    } else {
+      std::int64_t lo = begin, hi = end;
+      if constexpr (!level::properties.segmented) {
+        lo = st.pos[begin];
+        hi = st.pos[begin + 1];
+      }
+      const auto* first = st.crd.data() + lo;
+      const auto* last = st.crd.data() + hi;
+      const auto* it = std::lower_bound(first, last, i, [](auto a, std::int64_t b) { return a < b; });
+      if (it == last || *it != i) return -1;
+      const std::int64_t q = lo + (it - first);
+      std::int64_t r = q + 1;
+      if constexpr (!level::properties.unique)
+        while (r < hi && st.crd[r] == i) ++r;
+      return next(q, r);
+    }
+  }
+
+  T at_value(const coords_type& c) {
+    const std::int64_t p = locate(c);
+    return p < 0 ? semiring_traits<T>::zero() : values_[static_cast<std::size_t>(p)];
+  }
+  decltype(auto) at_impl(const coords_type& c) {
+    if constexpr (Format::all_dense && (Owning || !std::is_const_v<T>)) {
+      return static_cast<T&>(values_[static_cast<std::size_t>(locate(c))]);
+    } else {
+      return at_value(c);
+    }
+  }
+
+  shape_type shape_{};
+  level_storages levels_{};
+  values_array values_{};
+  std::string name_{};
+};
+
+/// An owning tensor: `loom::tensor<double, loom::csr> A({m, n});`
+template <class T, storage_format Format>
+using tensor = basic_tensor<T, Format, true>;
+
+/// A zero-copy view over caller buffers: see `csr_view`, `dense_vector_view`.
+template <class T, storage_format Format>
+using view = basic_tensor<T, Format, false>;
+
+namespace detail {
+template <class X>
+struct is_basic_tensor : std::false_type {};
+template <class T, class F, bool O>
+struct is_basic_tensor<basic_tensor<T, F, O>> : std::true_type {};
+}  // namespace detail
+
+/// Satisfied by `loom::tensor` and `loom::view` types.
+template <class X>
+concept tensor_type = detail::is_basic_tensor<std::remove_cvref_t<X>>::value;
+
+}  // namespace loom
+
+// Out-of-class members (assembly, conversion) need the complete class; see assemble.hpp.
+
+#endif  // LOOM_FORMAT_TENSOR_HPP
+// ---- end <loom/format/tensor.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// What `from_coo` does with repeated coordinates.
+enum class duplicates {
+  sum,   ///< add the values in the value type's semiring
+  last,  ///< keep the value that comes last in the input
+  error  ///< throw loom::duplicate_error naming the coordinate
+};
+
+namespace detail {
+
+template <std::size_t N>
+std::string coords_to_string(const std::array<std::int64_t, N>& c) {
+  std::string s = "(";
+  for (std::size_t m = 0; m < N; ++m) s += (m ? "," : "") + std::to_string(c[m]);
+  return s + ")";
+}
+
+/// Builds every level from entries sorted and unique in storage order (coords in storage order).
+template <class T, class Format>
+basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, Format::order>& shape,
+                                  const std::vector<std::array<std::int64_t, Format::order>>& crd,
+                                  std::vector<T>&& vals) {
+  constexpr std::size_t N = Format::order;
+  using tensor_t = tensor<T, Format>;
+  typename tensor_t::level_storages levels{};
+  const std::size_t nnz = crd.size();
+  std::vector<std::int64_t> parent(nnz, 0), current(nnz, 0);
+  std::int64_t parent_count = 1;
+  auto build = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+    using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+    auto& st = std::get<K>(levels);
+    const std::int64_t extent = shape[Format::modes[K]];
+    if constexpr (level::static_extent != dynamic_extent) {
+      if (extent != static_cast<std::int64_t>(level::static_extent))
+        throw shape_error("loom: mode " + std::to_string(Format::modes[K]) + " has extent " +
+                          std::to_string(extent) + " but its dense level is fixed at " +
+                          std::to_string(level::static_extent));
+    }
+    if constexpr (level::properties.full) {
+      st.extent = extent;
+      if (extent != 0 && parent_count > INT64_MAX / extent)
+        throw overflow_error("loom: dense level " + std::to_string(K) +
+                             " would hold more than 2^63 positions");
+      for (std::size_t e = 0; e < nnz; ++e) current[e] = parent[e] * extent + crd[e][K];
+      parent_count *= extent;
+    } else {
+      using crd_t = typename level::crd_type;
+      if (extent > 0) check_fits<crd_t>(extent - 1, "largest coordinate of mode " +
+                                                      std::to_string(Format::modes[K]));
+      st.crd.reserve(nnz);
+      if constexpr (level::properties.segmented) {
+        for (std::size_t e = 0; e < nnz; ++e) {
+          st.crd.push_back(static_cast<crd_t>(crd[e][K]));
+          current[e] = parent[e];
+        }
+      } else {
+        using pos_t = typename level::pos_type;
+        st.pos.assign(static_cast<std::size_t>(parent_count) + 1, pos_t(0));
+        for (std::size_t e = 0; e < nnz; ++e) {
+          const bool fresh = !level::properties.unique || e == 0 || parent[e] != parent[e - 1] ||
+                             crd[e][K] != crd[e - 1][K];
+          if (fresh) {
+            st.crd.push_back(static_cast<crd_t>(crd[e][K]));
+            ++st.pos[static_cast<std::size_t>(parent[e]) + 1];
+          }
+          current[e] = static_cast<std::int64_t>(st.crd.size()) - 1;
+        }
+        check_fits<pos_t>(static_cast<std::int64_t>(st.crd.size()), "number of positions");
+        for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
+      }
+      parent_count = static_cast<std::int64_t>(st.crd.size());
+    }
+    std::swap(parent, current);
+  };
+  [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    (build(std::integral_constant<std::size_t, Ks>{}), ...);
+  }(std::make_index_sequence<N>{});
+  std::vector<T> values;
+  if (nnz == static_cast<std::size_t>(parent_count) && !Format::properties[N - 1].full) {
+    values = std::move(vals);  // one position per entry, in entry order
+  } else {
+    values.assign(static_cast<std::size_t>(parent_count), semiring_traits<T>::zero());
+    for (std::size_t e = 0; e < nnz; ++e) values[static_cast<std::size_t>(parent[e])] = vals[e];
+  }
+  return tensor_t(shape, std::move(levels), std::move(values));
+}
+
+/// Sorts entries (coords already permuted to storage order) and merges duplicates by `policy`.
+template <class T, std::size_t N>
+void sort_and_merge(std::vector<std::array<std::int64_t, N>>& crd, std::vector<T>& vals,
+                    duplicates policy, const std::array<std::size_t, N>& modes,
+                    bool already_sorted) {
+  const std::size_t nnz = crd.size();
+  if (!already_sorted) {
+    std::vector<std::size_t> perm(nnz);
+    std::iota(perm.begin(), perm.end(), std::size_t{0});
+    std::stable_sort(perm.begin(), perm.end(),
+                     [&](std::size_t a, std::size_t b) { return crd[a] < crd[b]; });
+    std::vector<std::array<std::int64_t, N>> c2(nnz);
+    std::vector<T> v2(nnz);
+    for (std::size_t e = 0; e < nnz; ++e) {
+      c2[e] = crd[perm[e]];
+      v2[e] = vals[perm[e]];
+    }
+    crd.swap(c2);
+    vals.swap(v2);
+  }
+  std::size_t out = 0;
+  for (std::size_t e = 0; e < nnz; ++e) {
+    if (out > 0 && crd[out - 1] == crd[e]) {
+      if (policy == duplicates::error) {
+        std::array<std::int64_t, N> logical{};
+        for (std::size_t k = 0; k < N; ++k) logical[modes[k]] = crd[e][k];
+        throw duplicate_error("loom::from_coo: duplicate coordinate " +
+                              coords_to_string(logical) +
+                              " (use loom::duplicates::sum or ::last to accept duplicates)");
+      }
+      vals[out - 1] = policy == duplicates::sum ? semiring_traits<T>::add(vals[out - 1], vals[e])
+                                                : vals[e];
+    } else {
+      crd[out] = crd[e];
+      vals[out] = vals[e];
+      ++out;
+    }
+  }
+  crd.resize(out);
+  vals.resize(out);
+}
+
+}  // namespace detail
+
+/// Builds a tensor in `Format` from coordinates in any order; `coords[e]` are logical
+/// coordinates of `values[e]`. Throws `shape_error` for coordinates outside `shape`,
+/// `duplicate_error` under `duplicates::error`, `overflow_error` when a width is too small.
+template <storage_format Format, class T>
+tensor<T, Format> from_coo(const std::array<std::int64_t, Format::order>& shape,
+                           const std::vector<std::array<std::int64_t, Format::order>>& coords,
+                           const std::vector<T>& values, duplicates policy = duplicates::error) {
+  constexpr std::size_t N = Format::order;
+  if (coords.size() != values.size())
+    throw shape_error("loom::from_coo: " + std::to_string(coords.size()) + " coordinates but " +
+                      std::to_string(values.size()) + " values");
+  std::vector<std::array<std::int64_t, N>> crd(coords.size());
+  bool sorted = true;
+  for (std::size_t e = 0; e < coords.size(); ++e) {
+    for (std::size_t m = 0; m < N; ++m) {
+      if (coords[e][m] < 0 || coords[e][m] >= shape[m])
+        throw shape_error("loom::from_coo: entry " + std::to_string(e) + " has coordinate " +
+                          detail::coords_to_string(coords[e]) + " outside the shape " +
+                          detail::coords_to_string(shape) + " (mode " + std::to_string(m) + ")");
+    }
+    for (std::size_t k = 0; k < N; ++k) crd[e][k] = coords[e][Format::modes[k]];
+    if (e > 0 && !(crd[e - 1] < crd[e])) sorted = false;
+  }
+  std::vector<T> vals(values);
+  detail::sort_and_merge(crd, vals, policy, Format::modes, sorted);
+  return detail::assemble_sorted<T, Format>(shape, crd, std::move(vals));
+}
+
+namespace detail {
+template <class To, class T, class From, bool FromOwning>
+basic_tensor<T, To, true> convert_entries(const basic_tensor<T, From, FromOwning>& other) {
+  constexpr std::size_t N = To::order;
+  std::vector<std::array<std::int64_t, N>> crd;
+  std::vector<T> vals;
+  crd.reserve(static_cast<std::size_t>(other.nnz()));
+  vals.reserve(static_cast<std::size_t>(other.nnz()));
+  // padding zeros of a dense innermost level are not entries; stored zeros elsewhere are kept
+  constexpr bool drop_zeros = From::properties[N - 1].full;
+  bool sorted = true;
+  other.for_each_stored([&](const auto& c, const T& v) {
+    if (drop_zeros && v == semiring_traits<T>::zero()) return;
+    std::array<std::int64_t, N> s{};
+    for (std::size_t k = 0; k < N; ++k) s[k] = c[To::modes[k]];
+    if (!crd.empty() && !(crd.back() < s)) sorted = false;
+    crd.push_back(s);
+    vals.push_back(v);
+  });
+  sort_and_merge(crd, vals, duplicates::sum, To::modes, sorted);
+  return assemble_sorted<T, To>(other.shape(), crd, std::move(vals));
+}
+}  // namespace detail
+
+/// The same entries in another format: `auto B = loom::convert<loom::csc>(A);`
+template <storage_format To, class T, storage_format From, bool Owning>
+tensor<T, To> convert(const basic_tensor<T, From, Owning>& from) {
+  return tensor<T, To>(from);
+}
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_ASSEMBLE_HPP
+// ---- end <loom/format/assemble.hpp>
+// ---- begin <loom/format/view.hpp>
+// Defines the zero-copy view factories: csr_view, csc_view, dense_vector_view, dense_matrix_view
+// (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_VIEW_HPP
+#define LOOM_FORMAT_VIEW_HPP
+
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace loom {
+
+namespace detail {
+template <class Pos, class Crd, class T>
+void check_compressed_view(std::int64_t outer, std::int64_t inner, std::span<const Pos> pos,
+                           std::span<const Crd> crd, std::span<T> vals, const char* who) {
+  auto fail = [&](const std::string& what) {
+    throw shape_error(std::string("loom::") + who + ": " + what);
+  };
+  if (static_cast<std::int64_t>(pos.size()) != outer + 1)
+    fail("pos has " + std::to_string(pos.size()) + " entries, expected " +
+         std::to_string(outer + 1));
+  if (pos[0] != 0) fail("pos[0] must be 0");
+  for (std::int64_t p = 0; p < outer; ++p)
+    if (pos[p + 1] < pos[p]) fail("pos is not non-decreasing at " + std::to_string(p));
+  if (static_cast<std::int64_t>(crd.size()) != static_cast<std::int64_t>(pos[outer]) ||
+      crd.size() != vals.size())
+    fail("crd (" + std::to_string(crd.size()) + ") and values (" + std::to_string(vals.size()) +
+         ") must both have pos[last] = " + std::to_string(pos[outer]) + " entries");
+  for (std::int64_t p = 0; p < outer; ++p)
+    for (std::int64_t q = pos[p]; q < pos[p + 1]; ++q) {
+      if (crd[q] < 0 || crd[q] >= inner)
+        fail("coordinate " + std::to_string(crd[q]) + " at position " + std::to_string(q) +
+             " is outside the extent " + std::to_string(inner));
+      if (q > pos[p] && crd[q] <= crd[q - 1])
+        fail("coordinates of segment " + std::to_string(p) + " are not strictly ascending");
+    }
+}
+}  // namespace detail
+
+/// A CSR view over caller arrays (validated once, never copied).
+template <class T, class Pos = std::int64_t, class Crd = std::int32_t>
+auto csr_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<const Pos>> pos,
+              std::type_identity_t<std::span<const Crd>> crd, std::type_identity_t<std::span<T>> vals) {
+  using fmt = format<dense, compressed_level<uniqueness::unique, Pos, Crd>>;
+  detail::check_compressed_view(rows, cols, pos, crd, vals, "csr_view");
+  typename view<T, fmt>::level_storages levels{};
+  std::get<0>(levels).extent = rows;
+  std::get<1>(levels).pos = pos;
+  std::get<1>(levels).crd = crd;
+  return view<T, fmt>({rows, cols}, levels, vals);
+}
+
+/// A CSC view over caller arrays.
+template <class T, class Pos = std::int64_t, class Crd = std::int32_t>
+auto csc_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<const Pos>> pos,
+              std::type_identity_t<std::span<const Crd>> crd, std::type_identity_t<std::span<T>> vals) {
+  using fmt =
+      typename format<dense, compressed_level<uniqueness::unique, Pos, Crd>>::template ordered<1, 0>;
+  detail::check_compressed_view(cols, rows, pos, crd, vals, "csc_view");
+  typename view<T, fmt>::level_storages levels{};
+  std::get<0>(levels).extent = cols;
+  std::get<1>(levels).pos = pos;
+  std::get<1>(levels).crd = crd;
+  return view<T, fmt>({rows, cols}, levels, vals);
+}
+
+/// A dense vector view (writable when T is not const).
+template <class T>
+auto dense_vector_view(std::type_identity_t<std::span<T>> vals) {
+  typename view<T, dense_vector>::level_storages levels{};
+  std::get<0>(levels).extent = static_cast<std::int64_t>(vals.size());
+  return view<T, dense_vector>({static_cast<std::int64_t>(vals.size())}, levels, vals);
+}
+
+/// A row-major dense matrix view.
+template <class T>
+auto dense_matrix_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<T>> vals) {
+  if (rows * cols != static_cast<std::int64_t>(vals.size()))
+    throw shape_error("loom::dense_matrix_view: " + std::to_string(vals.size()) +
+                      " values for a " + std::to_string(rows) + "x" + std::to_string(cols) +
+                      " matrix");
+  typename view<T, dense_matrix>::level_storages levels{};
+  std::get<0>(levels).extent = rows;
+  std::get<1>(levels).extent = cols;
+  return view<T, dense_matrix>({rows, cols}, levels, vals);
+}
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_VIEW_HPP
+// ---- end <loom/format/view.hpp>
+
+#endif  // LOOM_FORMAT_HPP
+// ---- end <loom/format.hpp>
+// ---- begin <loom/plan.hpp>
+// Umbrella header of plan/: loop order, transposition, compile-time checks, explain().
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_HPP
+#define LOOM_PLAN_HPP
+
+// ---- begin <loom/plan/checks.hpp>
+// Defines the compile-time checks of an assignment `lhs = rhs`; each failing check names the
+// index variable involved (plan/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_CHECKS_HPP
+#define LOOM_PLAN_CHECKS_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <cstddef>
+#include <utility>
+#include <boost/mp11/bind.hpp>
+#include <boost/mp11/set.hpp>
+
+namespace loom::diag {
+/// An index name as a character pack, so that both GCC and Clang print it readably
+/// (`name<'j'>`) inside the diagnostics below.
+template <char... Cs>
+struct name {};
+namespace detail {
+template <class I, class Seq>
+struct name_of_impl;
+template <class I, std::size_t... Ks>
+struct name_of_impl<I, std::index_sequence<Ks...>> {
+  using type = name<I::name[Ks]...>;
+};
+}  // namespace detail
+template <class I>
+using name_of = typename detail::name_of_impl<I, std::make_index_sequence<I::name.size()>>::type;
+
+// Undefined templates named as sentences: instantiating one prints the offending index
+// (STYLE H13). Do not define them.
+template <class Index>
+struct output_index_not_bound_by_any_input;
+template <class Index>
+struct product_of_sums_over_the_same_index_cannot_be_lifted;
+template <class Index>
+struct index_is_free_on_the_right_but_not_on_the_left_sum_over_it;
+template <class Index>
+struct output_index_repeated;
+template <class Index>
+struct index_repeated_within_one_access;
+template <class Index>
+struct index_both_summed_and_free_in_one_scope;
+template <class Index>
+struct index_summed_twice;
+template <class Index, class ExtentA, class ExtentB>
+struct index_used_with_two_different_static_extents;
+}  // namespace loom::diag
+
+namespace loom::plan {
+
+using boost::mp11::mp_list;
+
+namespace detail {
+template <class L, class R>
+using intersect = boost::mp11::mp_copy_if_q<L, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, R>>;
+
+// first index bound in one operand of a node and free in the other, or void
+template <class E>
+struct scope_clash {
+  using type = mp_list<>;
+};
+template <class L, class R>
+struct pair_clash {
+  using here = boost::mp11::mp_append<
+      intersect<boost::mp11::mp_unique<expr::summed_indices_t<L>>, expr::free_indices_t<R>>,
+      intersect<expr::free_indices_t<L>, boost::mp11::mp_unique<expr::summed_indices_t<R>>>>;
+  using type = boost::mp11::mp_append<here, typename scope_clash<L>::type,
+                                      typename scope_clash<R>::type>;
+};
+template <class L, class R>
+struct scope_clash<expr::add<L, R>> : pair_clash<L, R> {};
+template <class L, class R>
+struct scope_clash<expr::mul<L, R>> : pair_clash<L, R> {};
+template <class L, class R>
+struct scope_clash<expr::where<L, R>> : pair_clash<L, R> {};
+template <class F, class A, class B>
+struct scope_clash<expr::map<F, A, B>> : pair_clash<A, B> {};
+template <class F, class A>
+struct scope_clash<expr::map<F, A>> : scope_clash<A> {};
+template <class I, class E>
+struct scope_clash<expr::sum<I, E>> : scope_clash<E> {};
+template <class I, class E>
+struct scope_clash<expr::expand<I, E>> : scope_clash<E> {};
+
+template <class E>
+struct double_sum {
+  using type = mp_list<>;
+};
+template <class L, class R>
+struct double_sum<expr::add<L, R>> {
+  using type = boost::mp11::mp_append<typename double_sum<L>::type, typename double_sum<R>::type>;
+};
+template <class L, class R>
+struct double_sum<expr::mul<L, R>> : double_sum<expr::add<L, R>> {};
+template <class L, class R>
+struct double_sum<expr::where<L, R>> : double_sum<expr::add<L, R>> {};
+template <class F, class... Es>
+struct double_sum<expr::map<F, Es...>> {
+  using type = boost::mp11::mp_append<mp_list<>, typename double_sum<Es>::type...>;
+};
+template <class I, class E>
+struct double_sum<expr::sum<I, E>> {
+  using here = std::conditional_t<boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value,
+                                  mp_list<I>, mp_list<>>;
+  using type = boost::mp11::mp_append<here, typename double_sum<E>::type>;
+};
+template <class I, class E>
+struct double_sum<expr::expand<I, E>> : double_sum<E> {};
+
+template <class A>
+struct repeated_in_access {
+  using type = mp_list<>;
+};
+template <class T, class... Is>
+struct repeated_in_access<expr::access<T, Is...>> {
+  using all = mp_list<Is...>;
+  template <class I>
+  using repeated = boost::mp11::mp_bool<(boost::mp11::mp_count<all, I>::value > 1)>;
+  using type = boost::mp11::mp_copy_if<all, repeated>;
+};
+template <class List>
+struct repeated_in_list;
+template <class... As>
+struct repeated_in_list<mp_list<As...>> {
+  using type = boost::mp11::mp_append<mp_list<>, typename repeated_in_access<As>::type...>;
+};
+
+// static extents that disagree: mp_list<I, N1, N2> or empty
+template <class Pairs>
+struct extent_clash {
+  template <class P, class Q>
+  using clash = boost::mp11::mp_bool<std::is_same_v<boost::mp11::mp_first<P>, boost::mp11::mp_first<Q>> &&
+                                     !std::is_same_v<boost::mp11::mp_second<P>, boost::mp11::mp_second<Q>>>;
+  template <class P>
+  using clashes_with_any = boost::mp11::mp_any_of_q<Pairs, boost::mp11::mp_bind_front<clash, P>>;
+  using bad = boost::mp11::mp_copy_if<Pairs, clashes_with_any>;
+};
+
+template <class List, class Default = void>
+using first_or = boost::mp11::mp_eval_if<boost::mp11::mp_empty<List>, Default, boost::mp11::mp_front, List>;
+}  // namespace detail
+
+/// The facts behind every check of `lhs = rhs` (no diagnostics here).
+template <class Lhs, class Rhs>
+struct assignment_facts {
+  using out = expr::free_indices_t<Lhs>;
+  using out_all = typename detail::repeated_in_access<Lhs>::type;
+  using rhs_free = expr::free_indices_t<Rhs>;
+  using unbound = boost::mp11::mp_remove_if_q<out, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, rhs_free>>;
+  using unsummed = boost::mp11::mp_remove_if_q<rhs_free, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, out>>;
+  using clash = typename detail::scope_clash<Rhs>::type;
+  using twice = typename detail::double_sum<Rhs>::type;
+  using repeated = typename detail::repeated_in_list<expr::accesses_t<Rhs>>::type;
+  using extents = boost::mp11::mp_append<expr::static_extents_t<Rhs>, expr::static_extents_t<Lhs>>;
+  using extent_bad = typename detail::extent_clash<extents>::bad;
+
+  static constexpr bool output_indices_are_distinct = boost::mp11::mp_empty<out_all>::value;
+  static constexpr bool every_output_index_is_bound = boost::mp11::mp_empty<unbound>::value;
+  static constexpr bool every_free_index_is_an_output = boost::mp11::mp_empty<unsummed>::value;
+  static constexpr bool no_repeated_access_index = boost::mp11::mp_empty<repeated>::value;
+  static constexpr bool scopes_are_clean = boost::mp11::mp_empty<clash>::value;
+  static constexpr bool no_index_summed_twice = boost::mp11::mp_empty<twice>::value;
+  static constexpr bool static_extents_agree = boost::mp11::mp_empty<extent_bad>::value;
+  static constexpr bool valid = output_indices_are_distinct && every_output_index_is_bound &&
+                                every_free_index_is_an_output && no_repeated_access_index &&
+                                scopes_are_clean && no_index_summed_twice && static_extents_agree;
+};
+
+/// Whether `lhs = rhs` may be compiled.
+template <class Lhs, class Rhs>
+inline constexpr bool assignment_is_valid = assignment_facts<Lhs, Rhs>::valid;
+
+/// Reports the first mistake of `lhs = rhs`: a static_assert with the fix, then an undefined
+/// template naming the index (STYLE H13). Instantiate only when `assignment_is_valid` is false.
+template <class Lhs, class Rhs>
+void report_assignment_errors() {
+  using F = assignment_facts<Lhs, Rhs>;
+  if constexpr (!F::output_indices_are_distinct) {
+    static_assert(F::output_indices_are_distinct,
+                  "loom::assign: an index appears twice on the left-hand side; use distinct "
+                  "indices for the output's modes");
+    diag::output_index_repeated<diag::name_of<boost::mp11::mp_front<typename F::out_all>>>{};
+  } else if constexpr (!F::every_output_index_is_bound) {
+    static_assert(F::every_output_index_is_bound,
+                  "loom::assign: an output index does not appear on the right-hand side; add it "
+                  "to an input access or use loom::expand");
+    diag::output_index_not_bound_by_any_input<diag::name_of<boost::mp11::mp_front<typename F::unbound>>>{};
+  } else if constexpr (!F::every_free_index_is_an_output) {
+    static_assert(F::every_free_index_is_an_output,
+                  "loom::assign: an index is free on the right-hand side but not on the left; "
+                  "sum over it with loom::sum(index, ...) or add it to the output");
+    diag::index_is_free_on_the_right_but_not_on_the_left_sum_over_it<
+        diag::name_of<boost::mp11::mp_front<typename F::unsummed>>>{};
+  } else if constexpr (!F::no_repeated_access_index) {
+    static_assert(F::no_repeated_access_index,
+                  "loom: an access uses the same index for two modes (a diagonal); this is not "
+                  "supported yet");
+    diag::index_repeated_within_one_access<diag::name_of<boost::mp11::mp_front<typename F::repeated>>>{};
+  } else if constexpr (!F::scopes_are_clean) {
+    static_assert(F::scopes_are_clean,
+                  "loom::sum: an index is summed in one operand and free in the other; rename "
+                  "the summation index");
+    diag::index_both_summed_and_free_in_one_scope<diag::name_of<boost::mp11::mp_front<typename F::clash>>>{};
+  } else if constexpr (!F::no_index_summed_twice) {
+    static_assert(F::no_index_summed_twice,
+                  "loom::sum: an index is summed inside a sum over the same index; rename one");
+    diag::index_summed_twice<diag::name_of<boost::mp11::mp_front<typename F::twice>>>{};
+  } else if constexpr (!F::static_extents_agree) {
+    static_assert(F::static_extents_agree,
+                  "loom: an index is used with two different static extents; make the fixed "
+                  "extents of the dense levels agree");
+    using extents = typename F::extents;
+    using first = boost::mp11::mp_front<typename F::extent_bad>;
+    using other = boost::mp11::mp_front<boost::mp11::mp_copy_if_q<
+        extents, boost::mp11::mp_bind_front<detail::extent_clash<extents>::template clash, first>>>;
+    diag::index_used_with_two_different_static_extents<diag::name_of<boost::mp11::mp_first<first>>,
+                                                       boost::mp11::mp_second<first>,
+                                                       boost::mp11::mp_second<other>>{};
+  }
+}
+
+}  // namespace loom::plan
+
+#endif  // LOOM_PLAN_CHECKS_HPP
+// ---- end <loom/plan/checks.hpp>
+// ---- begin <loom/plan/explain.hpp>
+// Defines loom::explain(lhs, rhs): the chosen plan in words: the kernel, the loop order, the
+// strategy at each loop level, transpositions and the output strategy (plan/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_EXPLAIN_HPP
+#define LOOM_PLAN_EXPLAIN_HPP
+
+// ---- begin <loom/expr/visit.hpp>
+// Defines loom::expr::for_each_access and for_each_node: runtime walks over an expression (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_VISIT_HPP
+#define LOOM_EXPR_VISIT_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <tuple>
+#include <utility>
+
+namespace loom::expr {
+
+/// Calls `f(node)` for every node of `e`, parents before children, left to right.
+template <class E, class F>
+constexpr void for_each_node(const E& e, F&& f) {
+  f(e);
+  if constexpr (requires { e.lhs; e.rhs; }) {
+    for_each_node(e.lhs, f);
+    for_each_node(e.rhs, f);
+  } else if constexpr (requires { e.pred; e.body; }) {
+    for_each_node(e.pred, f);
+    for_each_node(e.body, f);
+  } else if constexpr (requires { e.body; }) {
+    for_each_node(e.body, f);
+  } else if constexpr (requires { e.args; }) {
+    std::apply([&](const auto&... a) { (for_each_node(a, f), ...); }, e.args);
+  }
+}
+
+template <class X>
+struct is_access : std::false_type {};
+template <class T, class... Is>
+struct is_access<access<T, Is...>> : std::true_type {};
+
+/// Calls `f(access, std::integral_constant<size_t, ordinal>)` for every access of `e`, in
+/// `accesses_t<E>` order.
+template <class E, class F>
+constexpr void for_each_access(const E& e, F&& f) {
+  std::size_t ordinal = 0;
+  for_each_node(e, [&](const auto& node) {
+    if constexpr (is_access<std::remove_cvref_t<decltype(node)>>::value) f(node, ordinal++);
+  });
+}
+
+}  // namespace loom::expr
+
+#endif  // LOOM_EXPR_VISIT_HPP
+// ---- end <loom/expr/visit.hpp>
+// ---- begin <loom/format/format_name.hpp>
+// Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_FORMAT_NAME_HPP
+#define LOOM_FORMAT_FORMAT_NAME_HPP
+
+
+#include <string>
+#include <type_traits>
+
+namespace loom {
+
+/// "csr", "dcsc", ... for the standard aliases; otherwise "format<dense,compressed>::ordered<1,0>".
+template <storage_format F>
+std::string format_name() {
+  if constexpr (std::is_same_v<F, csr>) return "csr";
+  else if constexpr (std::is_same_v<F, csc>) return "csc";
+  else if constexpr (std::is_same_v<F, dcsr>) return "dcsr";
+  else if constexpr (std::is_same_v<F, dcsc>) return "dcsc";
+  else if constexpr (std::is_same_v<F, coo>) return "coo";
+  else if constexpr (std::is_same_v<F, dense_vector>) return "dense_vector";
+  else if constexpr (std::is_same_v<F, sparse_vector>) return "sparse_vector";
+  else if constexpr (std::is_same_v<F, dense_matrix>) return "dense_matrix";
+  else {
+    std::string s = "format<";
+    bool first = true;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
+        [&](auto level) {
+          s += (first ? "" : ",") + std::string(decltype(level)::type::name);
+          first = false;
+        });
+    s += ">";
+    bool identity = true;
+    for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
+    if (!identity) {
+      s += "::ordered<";
+      for (std::size_t k = 0; k < F::order; ++k) s += (k ? "," : "") + std::to_string(F::modes[k]);
+      s += ">";
+    }
+    return s;
+  }
+}
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_FORMAT_NAME_HPP
+// ---- end <loom/format/format_name.hpp>
+// ---- begin <loom/plan/order.hpp>
+// Defines the compile-time choice of the attribute (loop) order and of the operands to transpose
+// (plan/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_ORDER_HPP
+#define LOOM_PLAN_ORDER_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+
+namespace loom::plan {
+
+using boost::mp11::mp_list;
+
+/// The plan's static facts for `lhs = rhs` (an output access and an expression).
+/// `Candidate` >= 0 forces that operand (by access ordinal) to be transposed first; -1 lets
+/// the planner pick the latest operand whose transposition breaks every cycle.
+template <class Lhs, class Rhs, int Candidate = -1>
+struct order_plan;
+
+namespace detail {
+
+template <class A>
+struct access_traits;
+template <class T, class... Is>
+struct access_traits<expr::access<T, Is...>> {
+  using tensor_type = std::remove_const_t<T>;
+  using format = typename tensor_type::format_type;
+  using indices = mp_list<Is...>;
+  static constexpr std::size_t order = sizeof...(Is);
+  static constexpr bool dense = format::all_dense;
+};
+
+// ids of an access's indices, in storage (level) order
+template <class Universe, class A>
+constexpr auto storage_ids() {
+  using tr = access_traits<A>;
+  std::array<std::size_t, tr::order> by_mode{};
+  std::size_t m = 0;
+  boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename tr::indices>>(
+      [&](auto i) { by_mode[m++] = boost::mp11::mp_find<Universe, typename decltype(i)::type>::value; });
+  std::array<std::size_t, tr::order> by_level{};
+  for (std::size_t k = 0; k < tr::order; ++k) by_level[k] = by_mode[tr::format::modes[k]];
+  return by_level;
+}
+
+inline constexpr std::size_t max_indices = 16;
+inline constexpr std::size_t max_accesses = 32;
+
+struct problem {
+  std::size_t n = 0;                                  // indices
+  std::size_t accesses = 0;
+  std::array<bool, max_accesses> sparse{};            // constrains the order
+  std::array<std::array<std::size_t, max_indices>, max_accesses> ids{};
+  std::array<std::size_t, max_accesses> length{};
+  std::array<bool, max_indices> summed{};
+  std::array<std::size_t, max_indices> out_rank{};    // preferred position (free indices)
+};
+
+struct result {
+  std::array<std::size_t, max_indices> order{};       // order[d] = index id at depth d
+  std::array<bool, max_accesses> transposed{};
+  bool ok = false;
+};
+
+// Greedy topological order of the precedence constraints of non-dropped sparse accesses:
+// free indices first (so sparse outputs append in order), then the output's order.
+constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dropped) {
+  result r{};
+  std::array<bool, max_indices> placed{};
+  for (std::size_t d = 0; d < p.n; ++d) {
+    std::size_t best = p.n;
+    for (std::size_t c = 0; c < p.n; ++c) {
+      if (placed[c]) continue;
+      bool available = true;
+      for (std::size_t a = 0; a < p.accesses && available; ++a) {
+        if (!p.sparse[a] || dropped[a]) continue;
+        std::size_t at = p.length[a];  // c's level in a, if a uses c
+        for (std::size_t k = 0; k < p.length[a]; ++k)
+          if (p.ids[a][k] == c) at = k;
+        if (at == p.length[a]) continue;  // a does not use c
+        for (std::size_t k = 0; k < at; ++k)  // every index stored above c must be placed
+          if (!placed[p.ids[a][k]]) available = false;
+      }
+      if (!available) continue;
+      if (best == p.n || (p.summed[c] < p.summed[best]) ||
+          (p.summed[c] == p.summed[best] && p.out_rank[c] < p.out_rank[best]))
+        best = c;
+    }
+    if (best == p.n) return r;  // a cycle
+    placed[best] = true;
+    r.order[d] = best;
+  }
+  r.ok = true;
+  return r;
+}
+
+constexpr result choose(const problem& p, int candidate) {
+  std::array<bool, max_accesses> dropped{};
+  result r = topo(p, dropped);
+  if (!r.ok && candidate >= 0 && static_cast<std::size_t>(candidate) < p.accesses) {
+    dropped[static_cast<std::size_t>(candidate)] = true;
+    r = topo(p, dropped);
+  }
+  // otherwise drop operands from the last one back until the constraints are acyclic
+  for (std::size_t a = p.accesses; !r.ok && a-- > 0;) {
+    if (!p.sparse[a] || dropped[a]) continue;
+    dropped[a] = true;
+    r = topo(p, dropped);
+  }
+  if (!r.ok) return r;
+  std::array<std::size_t, max_indices> depth{};
+  for (std::size_t d = 0; d < p.n; ++d) depth[r.order[d]] = d;
+  for (std::size_t a = 0; a < p.accesses; ++a) {
+    if (!p.sparse[a]) continue;
+    for (std::size_t k = 1; k < p.length[a]; ++k)
+      if (depth[p.ids[a][k]] < depth[p.ids[a][k - 1]]) r.transposed[a] = true;
+  }
+  return r;
+}
+
+}  // namespace detail
+
+template <class OT, class... Os, class Rhs, int Candidate>
+struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
+  using lhs_type = expr::access<OT, Os...>;
+  using out_format = typename std::remove_const_t<OT>::format_type;
+  /// every index: the output's first, then the right-hand side's, by first appearance
+  using universe = boost::mp11::mp_unique<
+      boost::mp11::mp_append<mp_list<Os...>, expr::all_indices_t<Rhs>>>;
+  using accesses = expr::accesses_t<Rhs>;
+  static constexpr std::size_t index_count = boost::mp11::mp_size<universe>::value;
+  static constexpr std::size_t access_count = boost::mp11::mp_size<accesses>::value;
+  static_assert(index_count <= detail::max_indices,
+                "loom: more than 16 index variables in one kernel is not supported yet");
+  static_assert(access_count <= detail::max_accesses,
+                "loom: more than 32 accesses in one kernel is not supported yet");
+
+  static constexpr detail::problem problem = [] {
+    detail::problem p{};
+    p.n = index_count;
+    p.accesses = access_count;
+    std::size_t a = 0;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, accesses>>(
+        [&](auto acc) {
+          using A = typename decltype(acc)::type;
+          using tr = detail::access_traits<A>;
+          p.sparse[a] = !tr::dense;
+          constexpr auto ids = detail::storage_ids<universe, A>();
+          for (std::size_t k = 0; k < ids.size(); ++k) p.ids[a][k] = ids[k];
+          p.length[a] = ids.size();
+          ++a;
+        });
+    for (std::size_t c = 0; c < p.n; ++c) {
+      p.summed[c] = c >= sizeof...(Os);
+      p.out_rank[c] = c;
+    }
+    // prefer the output's storage order among its indices
+    constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
+    for (std::size_t k = 0; k < out_ids.size(); ++k) p.out_rank[out_ids[k]] = k;
+    return p;
+  }();
+  static constexpr detail::result chosen = detail::choose(problem, Candidate);
+  static_assert(chosen.ok, "loom internal error: no loop order found; please report");
+
+  template <class D>
+  using index_at = boost::mp11::mp_at_c<universe, chosen.order[D::value]>;
+  /// the loop order, outermost first
+  using order = boost::mp11::mp_transform<index_at, boost::mp11::mp_iota_c<index_count>>;
+  static constexpr std::size_t free_count = sizeof...(Os);
+
+  /// whether the free indices come first and in the output's storage order: then a sparse
+  /// output is appended in order; otherwise it goes through a workspace
+  static constexpr bool output_in_order = [] {
+    constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
+    for (std::size_t k = 0; k < out_ids.size(); ++k)
+      if (chosen.order[k] != out_ids[k]) return false;
+    return true;
+  }();
+  /// how many leading output levels the outer loops fix in order (a workspace's row)
+  static constexpr std::size_t output_prefix = [] {
+    constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
+    std::size_t k = 0;
+    while (k < out_ids.size() && chosen.order[k] == out_ids[k]) ++k;
+    return k;
+  }();
+  static constexpr bool any_transposed = [] {
+    for (std::size_t a = 0; a < access_count; ++a)
+      if (chosen.transposed[a]) return true;
+    return false;
+  }();
+};
+
+}  // namespace loom::plan
+
+#endif  // LOOM_PLAN_ORDER_HPP
+// ---- end <loom/plan/order.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::plan {
+
+namespace detail {
+
+template <class T>
+std::string tensor_label(const T& t, std::size_t ordinal) {
+  return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
+}
+
+template <class... Is>
+std::string index_list() {
+  std::string s;
+  ((s += (s.empty() ? "" : ",") + std::string(Is::name)), ...);
+  return s;
+}
+
+/// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
+template <class E>
+std::string to_string(const E& e, std::size_t& ordinal) {
+  if constexpr (requires { e.tensor; }) {
+    return [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
+      return tensor_label(*a.tensor, ordinal++) + "(" + index_list<Is...>() + ")";
+    }(e);
+  } else if constexpr (requires { e.value; }) {
+    std::ostringstream s;
+    if constexpr (requires { s << e.value; }) s << e.value;
+    else if constexpr (requires { s << e.value.value; }) s << e.value.value;
+    else s << "literal";
+    return s.str();
+  } else if constexpr (requires { e.lhs; e.rhs; }) {
+    constexpr bool is_add = requires { []<class L, class R>(const expr::add<L, R>&) {}(e); };
+    std::string l = to_string(e.lhs, ordinal);
+    std::string r = to_string(e.rhs, ordinal);
+    return is_add ? "(" + l + " + " + r + ")" : l + " * " + r;
+  } else if constexpr (requires { e.pred; e.body; }) {
+    std::string p = to_string(e.pred, ordinal);
+    return "where(" + p + ", " + to_string(e.body, ordinal) + ")";
+  } else if constexpr (requires { e.args; }) {
+    using F = decltype(e.f);
+    std::string name = "f";
+    if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
+    std::vector<std::string> args;
+    std::apply([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); }, e.args);
+    if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
+    if (name == "-") return "-" + args[0];
+    if (name == "/") return args[0] + " / " + std::to_string(e.f.divisor);
+    std::string s = "map(" + name;
+    for (auto& a : args) s += ", " + a;
+    return s + ")";
+  } else {
+    return [&]<template <class, class> class Node, class I, class B>(const Node<I, B>& n) {
+      const bool is_sum = std::is_same_v<Node<I, B>, expr::sum<I, B>>;
+      return std::string(is_sum ? "sum(" : "expand(") + std::string(I::name) + ", " +
+             to_string(n.body, ordinal) + ")";
+    }(e);
+  }
+}
+
+}  // namespace detail
+
+/// A description of the plan loom compiles for `lhs = rhs`, e.g.
+/// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
+template <class Lhs, class R>
+std::string explain(const Lhs& lhs, const R& rhs_operand) {
+  const auto rhs = expr::as_expr(rhs_operand);
+  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using P = order_plan<Lhs, Rhs>;
+  using order = typename P::order;
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  std::ostringstream s;
+  std::size_t ordinal = 0;
+  const std::string out_name = lhs.tensor->name().empty() ? "out" : lhs.tensor->name();
+  std::string kernel = detail::to_string(rhs, ordinal);
+  s << "kernel: " << out_name << "(" <<
+      [&]<class T, class... Is>(const expr::access<T, Is...>&) { return detail::index_list<Is...>(); }(lhs)
+    << ") = " << kernel << "\n";
+
+  // operands
+  struct operand_info {
+    std::string label, format;
+    bool dense = false, transposed = false;
+    std::vector<std::size_t> level_depth;   // depth iterated by each stored level
+    std::vector<std::string> level_kind;
+    std::int64_t nnz = 0;
+  };
+  std::vector<operand_info> ops;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    using A = std::remove_cvref_t<decltype(a)>;
+    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+    using F = typename tensor_t::format_type;
+    operand_info info;
+    info.label = detail::tensor_label(*a.tensor, k);
+    info.format = format_name<F>();
+    info.dense = F::all_dense;
+    info.transposed = P::chosen.transposed[k];
+    info.nnz = a.tensor->nnz();
+    [&]<class T, class... Is>(const expr::access<T, Is...>*) {
+      constexpr std::array<std::size_t, sizeof...(Is)> depth_by_mode{
+          boost::mp11::mp_find<order, Is>::value...};
+      std::array<std::size_t, sizeof...(Is)> modes{};
+      for (std::size_t k2 = 0; k2 < modes.size(); ++k2) modes[k2] = F::modes[k2];
+      if (F::all_dense || info.transposed)
+        std::sort(modes.begin(), modes.end(),
+                  [&](std::size_t x, std::size_t y) { return depth_by_mode[x] < depth_by_mode[y]; });
+      std::size_t level = 0;
+      boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
+          [&](auto l) {
+            using L = typename decltype(l)::type;
+            info.level_depth.push_back(depth_by_mode[modes[level]]);
+            info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
+            ++level;
+          });
+    }(static_cast<const A*>(nullptr));
+    ops.push_back(std::move(info));
+  });
+
+  s << "operands:";
+  if (ops.empty()) s << " none";
+  for (const auto& o : ops) s << " " << o.label << " [" << o.format << ", " << o.nnz << " stored]";
+  s << "\n";
+
+  std::vector<std::string> names;
+  boost::mp11::mp_for_each<order>([&](auto i) { names.push_back(std::string(decltype(i)::name)); });
+  using out_indices = expr::free_indices_t<Lhs>;
+  s << "attribute order: ";
+  for (std::size_t d = 0; d < names.size(); ++d) s << (d ? ", " : "") << names[d];
+  s << "  (concordant with every sparse operand" << (P::any_transposed ? " after transposition" : "")
+    << ")\n";
+
+  for (std::size_t d = 0; d < names.size(); ++d) {
+    bool is_free = false;
+    boost::mp11::mp_for_each<out_indices>([&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
+    std::vector<std::string> iterate, locate;
+    for (const auto& o : ops)
+      for (std::size_t l = 0; l < o.level_depth.size(); ++l) {
+        if (o.level_depth[l] != d) continue;
+        const bool random = o.level_kind[l].rfind("dense", 0) == 0;
+        (random ? locate : iterate).push_back(o.label + " (" + o.level_kind[l] + ")");
+      }
+    s << "  loop " << names[d] << (is_free ? " [free]" : " [summed]") << ": ";
+    if (iterate.empty() && locate.empty()) {
+      s << "no operand uses it: dense counted loop over its extent";
+    } else if (iterate.empty()) {
+      s << "dense counted loop; locate";
+      for (auto& x : locate) s << " " << x;
+    } else {
+      s << (iterate.size() == 1 ? "iterate " : "co-iterate (intersection by leapfrog with galloping seek where multiplied, lexicographic union where added) ");
+      for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
+      if (!locate.empty()) {
+        s << "; locate";
+        for (auto& x : locate) s << " " << x;
+      }
+    }
+    if (!is_free) s << "; accumulate in a register";
+    s << "\n";
+  }
+  for (const auto& o : ops)
+    if (o.transposed)
+      s << "transpose: " << o.label << " is copied from " << o.format
+        << " into a concordant mode order before the loops (no concordant order exists)\n";
+  using out_format = typename out_t::format_type;
+  s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
+  if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";
+  else if constexpr (P::output_in_order) s << "assembled by in-order append";
+  else s << "assembled through a workspace (entries gathered, sorted, merged)";
+  s << "\n";
+  return s.str();
+}
+
+}  // namespace loom::plan
+
+namespace loom {
+using plan::explain;
+}  // namespace loom
+
+#endif  // LOOM_PLAN_EXPLAIN_HPP
+// ---- end <loom/plan/explain.hpp>
+
+#endif  // LOOM_PLAN_HPP
+// ---- end <loom/plan.hpp>
+// ---- begin <loom/stream.hpp>
+// Umbrella header of stream/: indexed streams, combinators, lowering, run loops, evaluation.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_HPP
+#define LOOM_STREAM_HPP
+
+// ---- begin <loom/stream/combinators.hpp>
+// Defines the stream combinators: mul (intersection), lookup (iterate one, locate the other),
+// add (lexicographic union), contract, expand, once, map, zero, and the value combinators that
+// place them by depth (Etch's shape inference) (stream/).
+// SPDX-License-Identifier: BSL-1.0
+//
+//  case table for make_mul(a, b) / make_union(a, b), by the depths of a and b:
+//  | a vs b            | mul                                   | add                          |
+//  |-------------------|---------------------------------------|------------------------------|
+//  | same, both free   | b full: lookup(a, b); a full: lookup  | union (lexicographic)        |
+//  |                   | (b, a); else intersection (leapfrog)  |                              |
+//  | same, contracted  | reduce both to scalars, then multiply | union                        |
+//  | a shallower       | scaled: a's values times b            | a free: union(a, expand(b))  |
+//  |                   | (a contracted, op not linear in a:    | a contracted: union(a,       |
+//  |                   | reduce a first)                       | once(b))                     |
+//  | both scalars      | op(a, b)                              | op(a, b)                     |
+#ifndef LOOM_STREAM_COMBINATORS_HPP
+#define LOOM_STREAM_COMBINATORS_HPP
+
+// ---- begin <loom/stream/concepts.hpp>
+// Defines the indexed-stream vocabulary: the stream concept, depth of scalars, zero values,
+// skip policies (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_CONCEPTS_HPP
+#define LOOM_STREAM_CONCEPTS_HPP
+
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+namespace loom::stream {
+
+/// An indexed stream level (Etch, notes §3.4): `valid()`, `index()` (valid only), `ready()`
+/// (valid only), `value()` (ready only: a scalar or the next level's stream), `seek(i)` (to the
+/// first state that may hold an index >= i), `seek_past(i)` (> i) and `next()` (the successor
+/// δ = seek_past(index()) when ready, seek(index()) otherwise).
+/// Static members: `depth` (position of its attribute in the loop order), `contracted` (its
+/// index is `*`), `strict` (each index emitted at most once), `full` (every index of the
+/// extent is emitted, always ready), `locatable` (has `locate(i)`: the value at i in O(1)).
+/// **Laws**: index never decreases; a skip never overshoots a value it must keep; a skip to a
+/// target at or beyond (index, ready) makes progress. A default-constructed stream is empty.
+template <class S>
+concept indexed_stream = std::default_initializable<S> && requires(S s, const S cs, std::int64_t i) {
+  { S::depth } -> std::convertible_to<std::size_t>;
+  { S::contracted } -> std::convertible_to<bool>;
+  { cs.valid() } -> std::same_as<bool>;
+  { cs.index() } -> std::convertible_to<std::int64_t>;
+  { cs.ready() } -> std::same_as<bool>;
+  cs.value();
+  s.seek(i);
+  s.seek_past(i);
+  s.next();
+};
+
+template <class X>
+inline constexpr bool is_stream_v = requires { std::remove_cvref_t<X>::depth; };
+
+/// Depth of a value: its attribute's position, or "deeper than any attribute" for scalars.
+inline constexpr std::size_t scalar_depth = std::numeric_limits<std::size_t>::max();
+template <class X>
+constexpr std::size_t depth_of() {
+  if constexpr (is_stream_v<X>) return std::remove_cvref_t<X>::depth;
+  else return scalar_depth;
+}
+template <class X>
+constexpr bool is_contracted() {
+  if constexpr (is_stream_v<X>) return std::remove_cvref_t<X>::contracted;
+  else return false;
+}
+template <class X>
+constexpr bool is_full() {
+  if constexpr (is_stream_v<X>) return std::remove_cvref_t<X>::full;
+  else return false;
+}
+
+/// The scalar type at the leaves of a (nested) stream.
+template <class X, bool = is_stream_v<X>>
+struct leaf_type {
+  using type = X;
+};
+template <class X>
+struct leaf_type<X, true> {
+  using type = typename leaf_type<std::remove_cvref_t<decltype(std::declval<const X&>().value())>>::type;
+};
+template <class X>
+using leaf_t = typename leaf_type<std::remove_cvref_t<X>>::type;
+
+/// True when every level below (and including) X is contracted: it reduces to one scalar.
+template <class X>
+constexpr bool reducible() {
+  if constexpr (!is_stream_v<X>) return true;
+  else if constexpr (!std::remove_cvref_t<X>::contracted) return false;
+  else return reducible<decltype(std::declval<const X&>().value())>();
+}
+
+/// The additive identity of a value type: the empty stream, or the semiring's zero.
+template <class X>
+constexpr X zero_of() {
+  if constexpr (is_stream_v<X>) return X{};
+  else return semiring_traits<X>::zero();
+}
+
+/// How a coordinate level moves to a target index.
+enum class skip_policy {
+  linear,     ///< one position at a time
+  galloping,  ///< doubling steps, then binary search (good for skewed intersections)
+  binary      ///< binary search over the rest of the segment
+};
+
+/// Runtime facts shared by the streams of one kernel: the extent of every attribute.
+struct kernel_context {
+  std::vector<std::int64_t> extents;  // by position in the loop order
+};
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_CONCEPTS_HPP
+// ---- end <loom/stream/concepts.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+namespace loom::stream {
+
+inline constexpr std::int64_t top_index = std::numeric_limits<std::int64_t>::max();
+
+// Scalar operations with their linearity (may a reduction be pushed through them?).
+template <class T>
+struct mul_op {
+  static constexpr bool linear_left = true, linear_right = true;
+  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return semiring_traits<T>::mul(a, b); }
+};
+template <class T>
+struct add_op {
+  static constexpr bool linear = true;
+  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return semiring_traits<T>::add(a, b); }
+};
+template <class T>
+struct where_op {  // where(p, e): linear in e only
+  static constexpr bool linear_left = false, linear_right = true;
+  LOOM_FORCE_INLINE T operator()(const T& p, const T& e) const {
+    return p == semiring_traits<T>::zero() ? semiring_traits<T>::zero() : e;
+  }
+};
+template <class T, class F>
+struct binary_fn_op {  // a user function or comparison: not linear
+  static constexpr bool linear = false;
+  F f;
+  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return static_cast<T>(f(a, b)); }
+};
+
+// reduce(x): the sum of every value of a fully contracted stream (a materialised Σ).
+template <class X>
+LOOM_FORCE_INLINE auto reduce(const X& x) {
+  if constexpr (!is_stream_v<X>) {
+    return x;
+  } else {
+    static_assert(X::contracted, "loom internal error: reduce of a free stream; please report");
+    using leaf = leaf_t<X>;
+    leaf acc = semiring_traits<leaf>::zero();
+    X s = x;
+    while (s.valid()) {
+      if (s.ready()) acc = semiring_traits<leaf>::add(acc, reduce(s.value()));
+      s.next();
+    }
+    return acc;
+  }
+}
+
+/// Named condition behind the "cannot be lifted" diagnostic (notes §4.10).
+template <class X>
+inline constexpr bool contracted_operand_reduces_to_a_scalar = reducible<X>();
+
+// A product operand that is contracted but whose remainder still depends on a later index.
+template <std::size_t Depth>
+struct product_of_sums_over_the_same_index_cannot_be_lifted;  // do not define: names the depth
+
+template <class X>
+LOOM_FORCE_INLINE auto reduce_checked(const X& x) {
+  if constexpr (!contracted_operand_reduces_to_a_scalar<X>) {
+    static_assert(contracted_operand_reduces_to_a_scalar<X>,
+                  "loom: a product of two sums over the same index cannot be lifted, because "
+                  "their results still depend on a later index; rename the summation index in "
+                  "one factor (e.g. sum(k2, ...)) or materialise one factor first");
+    product_of_sums_over_the_same_index_cannot_be_lifted<std::remove_cvref_t<X>::depth>{};
+    return leaf_t<X>{};
+  } else {
+    return reduce(x);
+  }
+}
+
+template <class Op, class A, class B>
+LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kernel_context* ctx);
+template <class Op, class A, class B>
+LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const kernel_context* ctx);
+
+// zero_stream<Depth, V>: never valid; the 0 of nested stream types.
+template <std::size_t Depth, class V>
+struct zero_stream {
+  static constexpr std::size_t depth = Depth;
+  static constexpr bool contracted = false, strict = true, full = false, locatable = false;
+  bool valid() const { return false; }
+  std::int64_t index() const { return top_index; }
+  bool ready() const { return false; }
+  V value() const { return zero_of<V>(); }
+  void seek(std::int64_t) {}
+  void seek_past(std::int64_t) {}
+  void next() {}
+};
+
+// mul_stream<A, B, Op>: intersection; A and B strict; every skip goes to both (leapfrog).
+template <class A, class B, class Op>
+struct mul_stream {
+  static_assert(A::depth == B::depth);
+  static constexpr std::size_t depth = A::depth;
+  static constexpr bool contracted = false, strict = true, full = A::full && B::full,
+                        locatable = false;
+  A a{};
+  B b{};
+  Op op{};
+  const kernel_context* ctx = nullptr;
+
+  LOOM_FORCE_INLINE bool valid() const { return a.valid() && b.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return std::max<std::int64_t>(a.index(), b.index()); }
+  LOOM_FORCE_INLINE bool ready() const { return a.ready() && b.ready() && a.index() == b.index(); }
+  LOOM_FORCE_INLINE auto value() const { return make_mul(op, a.value(), b.value(), ctx); }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) {
+    a.seek(i);
+    b.seek(i);
+  }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
+    a.seek_past(i);
+    b.seek_past(i);
+  }
+  LOOM_FORCE_INLINE void next() {
+    const std::int64_t i = index();
+    if (ready()) seek_past(i);
+    else seek(i);
+  }
+};
+
+// lookup_stream<A, B, Op, Flip>: iterate A, locate B at A's index (B full and locatable).
+template <class A, class B, class Op, bool Flip>
+struct lookup_stream {
+  static constexpr std::size_t depth = A::depth;
+  static constexpr bool contracted = false, strict = A::strict, full = A::full,
+                        locatable = A::locatable;
+  A a{};
+  B b{};
+  Op op{};
+  const kernel_context* ctx = nullptr;
+
+  LOOM_FORCE_INLINE bool valid() const { return a.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return a.index(); }
+  LOOM_FORCE_INLINE bool ready() const { return a.ready(); }
+  LOOM_FORCE_INLINE auto value() const { return combine(a.value(), b.locate(a.index())); }
+  LOOM_FORCE_INLINE auto locate(std::int64_t i) const { return combine(a.locate(i), b.locate(i)); }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) { a.seek(i); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) { a.seek_past(i); }
+  LOOM_FORCE_INLINE void next() { a.next(); }
+
+ private:
+  template <class X, class Y>
+  LOOM_FORCE_INLINE auto combine(const X& x, const Y& y) const {
+    if constexpr (Flip) return make_mul(op, y, x, ctx);
+    else return make_mul(op, x, y, ctx);
+  }
+};
+
+// scaled_stream<A, X, Op, Flip>: A's levels, each value combined with X (X deeper than A).
+template <class A, class X, class Op, bool Flip>
+struct scaled_stream {
+  static constexpr std::size_t depth = A::depth;
+  static constexpr bool contracted = A::contracted, strict = A::strict, full = A::full,
+                        locatable = A::locatable;
+  A a{};
+  X x{};
+  Op op{};
+  const kernel_context* ctx = nullptr;
+
+  LOOM_FORCE_INLINE bool valid() const { return a.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return a.index(); }
+  LOOM_FORCE_INLINE bool ready() const { return a.ready(); }
+  LOOM_FORCE_INLINE auto value() const { return combine(a.value()); }
+  LOOM_FORCE_INLINE auto locate(std::int64_t i) const { return combine(a.locate(i)); }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) { a.seek(i); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) { a.seek_past(i); }
+  LOOM_FORCE_INLINE void next() { a.next(); }
+
+ private:
+  template <class V>
+  LOOM_FORCE_INLINE auto combine(const V& v) const {
+    if constexpr (Flip) return make_mul(op, x, v, ctx);
+    else return make_mul(op, v, x, ctx);
+  }
+};
+
+// union_stream<A, B, Op>: Lean's Stream.add; ready and value decided by comparing
+// (index, ready) lexicographically, never by index alone (notes §4.2, T4).
+template <class A, class B, class Op>
+struct union_stream {
+  static_assert(A::depth == B::depth && A::contracted == B::contracted);
+  static constexpr std::size_t depth = A::depth;
+  static constexpr bool contracted = A::contracted, strict = A::strict && B::strict,
+                        full = A::full || B::full, locatable = A::locatable && B::locatable;
+  A a{};
+  B b{};
+  Op op{};
+  const kernel_context* ctx = nullptr;
+
+  LOOM_FORCE_INLINE bool valid() const { return a.valid() || b.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return std::min(key(a), key(b)); }
+  LOOM_FORCE_INLINE bool ready() const {
+    const bool ra = ready_of(a), rb = ready_of(b);
+    return (ra && lex_le(key(a), ra, key(b), rb)) || (rb && lex_le(key(b), rb, key(a), ra));
+  }
+  LOOM_FORCE_INLINE auto value() const {
+    const bool ra = ready_of(a), rb = ready_of(b);
+    const bool take_a = ra && lex_le(key(a), ra, key(b), rb);
+    const bool take_b = rb && lex_le(key(b), rb, key(a), ra);
+    using va = std::remove_cvref_t<decltype(a.value())>;
+    using vb = std::remove_cvref_t<decltype(b.value())>;
+    return make_union(op, take_a ? a.value() : zero_of<va>(), take_b ? b.value() : zero_of<vb>(),
+                      ctx);
+  }
+  LOOM_FORCE_INLINE auto locate(std::int64_t i) const
+    requires(A::locatable && B::locatable)
+  {
+    return make_union(op, a.locate(i), b.locate(i), ctx);
+  }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) {
+    if (a.valid()) a.seek(i);
+    if (b.valid()) b.seek(i);
+  }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
+    if (a.valid()) a.seek_past(i);
+    if (b.valid()) b.seek_past(i);
+  }
+  LOOM_FORCE_INLINE void next() {
+    const std::int64_t i = index();
+    if (ready()) seek_past(i);
+    else seek(i);
+  }
+
+ private:
+  template <class S>
+  static LOOM_FORCE_INLINE std::int64_t key(const S& s) {
+    if (!s.valid()) return top_index;
+    if constexpr (contracted) return 0;  // every state of a contracted stream has index *
+    else return s.index();
+  }
+  template <class S>
+  static LOOM_FORCE_INLINE bool ready_of(const S& s) { return s.valid() && s.ready(); }
+  static LOOM_FORCE_INLINE bool lex_le(std::int64_t i, bool r, std::int64_t j, bool q) {
+    return i < j || (i == j && (!r || q));
+  }
+};
+
+// contract_stream<S>: Σ over S's attribute: the same states, index *, values summed by the
+// consumer. Lawful but not strict: never an operand of an intersection.
+template <class S>
+struct contract_stream {
+  static constexpr std::size_t depth = S::depth;
+  static constexpr bool contracted = true, strict = false, full = false, locatable = false;
+  S s{};
+
+  LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return s.index(); }
+  LOOM_FORCE_INLINE bool ready() const { return s.ready(); }
+  LOOM_FORCE_INLINE auto value() const { return s.value(); }
+  // a skip to (*, r) is a skip to the stream's own (index, r)
+  LOOM_FORCE_INLINE void seek(std::int64_t) { s.seek(s.index()); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t) { s.seek_past(s.index()); }
+  LOOM_FORCE_INLINE void next() { s.next(); }
+};
+
+// expand_stream<Depth, X>: X repeated at every index of [0, n); full and locatable.
+template <std::size_t Depth, class X>
+struct expand_stream {
+  static constexpr std::size_t depth = Depth;
+  static constexpr bool contracted = false, strict = true, full = true, locatable = true;
+  X x{};
+  std::int64_t i = 0, n = 0;
+
+  LOOM_FORCE_INLINE bool valid() const { return i < n; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return i; }
+  LOOM_FORCE_INLINE bool ready() const { return true; }
+  LOOM_FORCE_INLINE X value() const { return x; }  // a fresh copy: inner streams restart
+  LOOM_FORCE_INLINE X locate(std::int64_t) const { return x; }
+  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = std::max(i, j + 1); }
+  LOOM_FORCE_INLINE void next() { ++i; }
+};
+
+// once_stream<Depth, X>: a contracted stream emitting X exactly once (X added to a sum).
+template <std::size_t Depth, class X>
+struct once_stream {
+  static constexpr std::size_t depth = Depth;
+  static constexpr bool contracted = true, strict = true, full = false, locatable = false;
+  X x{};
+  bool done = true;
+
+  LOOM_FORCE_INLINE bool valid() const { return !done; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return 0; }
+  LOOM_FORCE_INLINE bool ready() const { return true; }
+  LOOM_FORCE_INLINE X value() const { return x; }
+  LOOM_FORCE_INLINE void seek(std::int64_t) {}
+  LOOM_FORCE_INLINE void seek_past(std::int64_t) { done = true; }
+  LOOM_FORCE_INLINE void next() { done = true; }
+};
+
+// deep_map_stream<S, G>: S with g applied to each value (g places Σ, expand or f deeper).
+template <class S, class G>
+struct deep_map_stream {
+  static constexpr std::size_t depth = S::depth;
+  static constexpr bool contracted = S::contracted, strict = S::strict, full = S::full,
+                        locatable = S::locatable;
+  S s{};
+  G g{};
+
+  LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return s.index(); }
+  LOOM_FORCE_INLINE bool ready() const { return s.ready(); }
+  LOOM_FORCE_INLINE auto value() const { return g(s.value()); }
+  LOOM_FORCE_INLINE auto locate(std::int64_t i) const
+    requires(S::locatable)
+  {
+    return g(s.locate(i));
+  }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) { s.seek(i); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) { s.seek_past(i); }
+  LOOM_FORCE_INLINE void next() { s.next(); }
+};
+
+// apply_linear: a linear scalar function (negate, divide, scale) at every leaf, through sums.
+template <class F>
+struct apply_linear {
+  F f{};
+  template <class X>
+  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (is_stream_v<X>) return deep_map_stream<X, apply_linear>{x, *this};
+    else return static_cast<X>(f(x));
+  }
+};
+
+// apply_nonlinear: f(v) at every leaf, after reducing any contracted level (f(Σ) ≠ Σ f).
+template <class F>
+struct apply_nonlinear {
+  F f{};
+  template <class X>
+  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (!is_stream_v<X>) return static_cast<X>(f(x));
+    else if constexpr (X::contracted) return (*this)(reduce_checked(x));
+    else return deep_map_stream<X, apply_nonlinear>{x, *this};
+  }
+};
+
+template <class Op, class A, class B>
+LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kernel_context* ctx) {
+  constexpr std::size_t da = depth_of<A>(), db = depth_of<B>();
+  if constexpr (!is_stream_v<A> && !is_stream_v<B>) {
+    return op(a, b);
+  } else if constexpr (da == db) {
+    if constexpr (A::contracted || B::contracted) {
+      // two sums over the same index: materialise each (notes §4.10 option c)
+      return make_mul(op, reduce_checked(a), reduce_checked(b), ctx);
+    } else if constexpr (B::full && B::locatable) {
+      return lookup_stream<A, B, Op, false>{a, b, op, ctx};
+    } else if constexpr (A::full && A::locatable) {
+      return lookup_stream<B, A, Op, true>{b, a, op, ctx};
+    } else {
+      return mul_stream<A, B, Op>{a, b, op, ctx};
+    }
+  } else if constexpr (da < db) {
+    if constexpr (A::contracted && !Op::linear_left) return make_mul(op, reduce_checked(a), b, ctx);
+    else return scaled_stream<A, B, Op, false>{a, b, op, ctx};
+  } else {
+    if constexpr (B::contracted && !Op::linear_right) return make_mul(op, a, reduce_checked(b), ctx);
+    else return scaled_stream<B, A, Op, true>{b, a, op, ctx};
+  }
+}
+
+template <class Op, class A, class B>
+LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const kernel_context* ctx) {
+  constexpr std::size_t da = depth_of<A>(), db = depth_of<B>();
+  if constexpr (!Op::linear && (is_contracted<A>() || is_contracted<B>())) {
+    if constexpr (is_contracted<A>()) return make_union(op, reduce_checked(a), b, ctx);
+    else return make_union(op, a, reduce_checked(b), ctx);
+  } else if constexpr (!is_stream_v<A> && !is_stream_v<B>) {
+    return op(a, b);
+  } else if constexpr (da == db) {
+    return union_stream<A, B, Op>{a, b, op, ctx};
+  } else if constexpr (da < db) {
+    if constexpr (A::contracted) {
+      return union_stream<A, once_stream<da, B>, Op>{a, {b, false}, op, ctx};
+    } else {
+      return union_stream<A, expand_stream<da, B>, Op>{a, {b, 0, ctx->extents[da]}, op, ctx};
+    }
+  } else {
+    if constexpr (B::contracted) {
+      return union_stream<once_stream<db, A>, B, Op>{{a, false}, b, op, ctx};
+    } else {
+      return union_stream<expand_stream<db, A>, B, Op>{{a, 0, ctx->extents[db]}, b, op, ctx};
+    }
+  }
+}
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_COMBINATORS_HPP
+// ---- end <loom/stream/combinators.hpp>
+// ---- begin <loom/stream/evaluate.hpp>
+// Defines evaluation: `out(i...) = e`, `out(i...) += e` and loom::eval(e). Checks the kernel,
+// picks the plan, binds (transposed) operands, lowers to streams and runs them (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_EVALUATE_HPP
+#define LOOM_STREAM_EVALUATE_HPP
+
+// ---- begin <loom/stream/lower.hpp>
+// Defines lowering: an expression and a loop order become a tree of indexed streams (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_LOWER_HPP
+#define LOOM_STREAM_LOWER_HPP
+
+// ---- begin <loom/stream/level_streams.hpp>
+// Defines the streams over stored levels: dense, coordinate (compressed, singleton) and the
+// strided stream of all-dense tensors, which may be walked in any mode order (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_LEVEL_STREAMS_HPP
+#define LOOM_STREAM_LEVEL_STREAMS_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <type_traits>
+
+namespace loom::stream {
+
+/// Static description of one access under a loop order: which depth each level iterates.
+template <class Tensor, class Order, class... Is>
+struct access_layout {
+  using tensor_type = std::remove_const_t<Tensor>;
+  using format = typename tensor_type::format_type;
+  using value_type = typename tensor_type::value_type;
+  static constexpr std::size_t order = format::order;
+  /// depth_of_mode[m]: position in the loop order of the index used for mode m
+  static constexpr std::array<std::size_t, order> depth_of_mode{
+      boost::mp11::mp_find<Order, Is>::value...};
+  static constexpr std::array<std::size_t, order> depth_of_level = [] {
+    std::array<std::size_t, order> d{};
+    for (std::size_t k = 0; k < order; ++k) d[k] = depth_of_mode[format::modes[k]];
+    return d;
+  }();
+  /// modes sorted by depth: the walk order of the strided (all-dense) stream
+  static constexpr std::array<std::size_t, order> modes_by_depth = [] {
+    std::array<std::size_t, order> m{};
+    for (std::size_t k = 0; k < order; ++k) m[k] = k;
+    std::sort(m.begin(), m.end(),
+              [](std::size_t a, std::size_t b) { return depth_of_mode[a] < depth_of_mode[b]; });
+    return m;
+  }();
+  template <std::size_t K>
+  using level = boost::mp11::mp_at_c<typename format::levels, K>;
+};
+
+template <class Layout, std::size_t K, skip_policy P>
+struct coordinate_stream;
+template <class Layout, std::size_t K>
+struct dense_level_stream;
+
+/// The stream of level K of a tensor below the parent position range [begin, end), or the value
+/// at position `begin` past the last level.
+template <class Layout, std::size_t K, skip_policy P = skip_policy::galloping>
+LOOM_FORCE_INLINE auto make_level(const typename Layout::tensor_type* t, std::int64_t begin,
+                                  std::int64_t end) {
+  if constexpr (K == Layout::order) {
+    (void)end;
+    return t->values()[static_cast<std::size_t>(begin)];
+  } else if constexpr (Layout::template level<K>::properties.full) {
+    const std::int64_t n = t->template level<K>().extent;
+    return dense_level_stream<Layout, K>{t, begin * n, 0, n};
+  } else if constexpr (Layout::template level<K>::properties.segmented) {
+    return coordinate_stream<Layout, K, P>{t, t->template level<K>().crd.data(), begin, end};
+  } else {
+    const auto& st = t->template level<K>();
+    return coordinate_stream<Layout, K, P>{t, st.crd.data(), static_cast<std::int64_t>(st.pos[begin]),
+                                           static_cast<std::int64_t>(st.pos[begin + 1])};
+  }
+}
+
+// dense_level_stream<Layout, K>: index = position within the parent; always ready; locatable.
+template <class Layout, std::size_t K>
+struct dense_level_stream {
+  static constexpr std::size_t depth = Layout::depth_of_level[K];
+  static constexpr bool contracted = false, strict = true, full = true, locatable = true;
+  const typename Layout::tensor_type* t = nullptr;
+  std::int64_t base = 0, i = 0, n = 0;
+
+  LOOM_FORCE_INLINE bool valid() const { return i < n; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return i; }
+  LOOM_FORCE_INLINE bool ready() const { return true; }
+  LOOM_FORCE_INLINE auto value() const { return make_level<Layout, K + 1>(t, base + i, base + i + 1); }
+  LOOM_FORCE_INLINE auto locate(std::int64_t j) const {
+    return make_level<Layout, K + 1>(t, base + j, base + j + 1);
+  }
+  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = std::max(i, j + 1); }
+  LOOM_FORCE_INLINE void next() { ++i; }
+};
+
+// coordinate_stream<Layout, K, P>: positions [p, end) of a compressed or singleton level.
+// A non-unique level emits each run of equal coordinates once, its value spanning the run.
+template <class Layout, std::size_t K, skip_policy P>
+struct coordinate_stream {
+  using level = typename Layout::template level<K>;
+  using crd_type = typename level::crd_type;
+  static constexpr bool unique = level::properties.unique;
+  static constexpr std::size_t depth = Layout::depth_of_level[K];
+  static constexpr bool contracted = false, strict = true, full = false, locatable = false;
+  const typename Layout::tensor_type* t = nullptr;
+  const crd_type* crd = nullptr;
+  std::int64_t p = 0, end = 0;
+
+  LOOM_FORCE_INLINE bool valid() const { return p < end; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return crd[p]; }
+  LOOM_FORCE_INLINE bool ready() const { return true; }
+  LOOM_FORCE_INLINE std::int64_t run_end() const {
+    if constexpr (unique) {
+      return p + 1;
+    } else {
+      std::int64_t q = p + 1;
+      while (q < end && crd[q] == crd[p]) ++q;
+      return q;
+    }
+  }
+  LOOM_FORCE_INLINE auto value() const { return make_level<Layout, K + 1, P>(t, p, run_end()); }
+  LOOM_FORCE_INLINE void next() { p = run_end(); }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) { p = find_first(i); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
+    if (i == std::numeric_limits<std::int64_t>::max()) p = end;
+    else p = find_first(i + 1);
+  }
+
+ private:
+  // first position q >= p with crd[q] >= i (or end)
+  LOOM_FORCE_INLINE std::int64_t find_first(std::int64_t i) const {
+    std::int64_t q = p;
+    if (q >= end || crd[q] >= i) return q;
+    if constexpr (P == skip_policy::linear) {
+      while (q < end && crd[q] < i) ++q;
+      return q;
+    } else {
+      std::int64_t lo = q + 1, hi = end;  // crd[q] < i; answer in [lo, hi]
+      if constexpr (P == skip_policy::galloping) {
+        std::int64_t step = 1;
+        while (lo + step - 1 < end && crd[lo + step - 1] < i) {
+          lo += step;
+          step *= 2;
+        }
+        hi = std::min(end, lo + step - 1);
+      }
+      while (lo < hi) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        if (crd[mid] < i) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    }
+  }
+};
+
+// strided_stream<Layout, R>: the R-th mode (by depth) of an all-dense tensor, walked in any
+// order by offset arithmetic, so dense operands never force a loop order (locate, not iterate).
+template <class Layout, std::size_t R>
+struct strided_stream;
+
+template <class Layout, std::size_t R>
+LOOM_FORCE_INLINE auto make_strided(const typename Layout::tensor_type* t, std::int64_t offset) {
+  if constexpr (R == Layout::order) {
+    return t->values()[static_cast<std::size_t>(offset)];
+  } else {
+    constexpr std::size_t mode = Layout::modes_by_depth[R];
+    constexpr std::size_t level = Layout::format::level_of_mode[mode];
+    std::int64_t stride = 1;
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      ((Ks > level ? (stride *= t->template level<Ks>().extent) : 0), ...);
+    }(std::make_index_sequence<Layout::order>{});
+    return strided_stream<Layout, R>{t, offset, stride, 0, t->extent(mode)};
+  }
+}
+
+template <class Layout, std::size_t R>
+struct strided_stream {
+  static constexpr std::size_t depth = Layout::depth_of_mode[Layout::modes_by_depth[R]];
+  static constexpr bool contracted = false, strict = true, full = true, locatable = true;
+  const typename Layout::tensor_type* t = nullptr;
+  std::int64_t offset = 0, stride = 0, i = 0, n = 0;
+
+  LOOM_FORCE_INLINE bool valid() const { return i < n; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return i; }
+  LOOM_FORCE_INLINE bool ready() const { return true; }
+  LOOM_FORCE_INLINE auto value() const { return make_strided<Layout, R + 1>(t, offset + i * stride); }
+  LOOM_FORCE_INLINE auto locate(std::int64_t j) const {
+    return make_strided<Layout, R + 1>(t, offset + j * stride);
+  }
+  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = std::max(i, j + 1); }
+  LOOM_FORCE_INLINE void next() { ++i; }
+};
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_LEVEL_STREAMS_HPP
+// ---- end <loom/stream/level_streams.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <tuple>
+
+namespace loom::stream {
+
+// apply_sum<D>: Σ over the attribute at depth D, placed where that attribute is iterated.
+template <std::size_t D>
+struct apply_sum {
+  const kernel_context* ctx = nullptr;
+  template <class X>
+  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (is_stream_v<X> && X::depth == D) {
+      static_assert(!X::contracted, "loom internal error: index summed twice; please report");
+      return contract_stream<X>{x};
+    } else if constexpr (is_stream_v<X> && X::depth < D) {
+      return deep_map_stream<X, apply_sum>{x, *this};
+    } else {  // the index does not occur: Σ_k e = extent(k) · e
+      return apply_linear<fn::scale_by>{fn::scale_by{ctx->extents[D]}}(x);
+    }
+  }
+};
+
+// place_expand<D>: broadcast along the attribute at depth D.
+template <std::size_t D>
+struct place_expand {
+  const kernel_context* ctx = nullptr;
+  template <class X>
+  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (is_stream_v<X> && X::depth < D) {
+      return deep_map_stream<X, place_expand>{x, *this};
+    } else {
+      static_assert(depth_of<X>() != D, "loom::expand: the expression already uses the index");
+      return expand_stream<D, X>{x, 0, ctx->extents[D]};
+    }
+  }
+};
+
+// A scalar function with one operand fixed: f(x, c) or f(c, x).
+template <class F, class C, bool ConstantFirst>
+struct bind_constant {
+  static constexpr bool zero_preserving = false;
+  F f;
+  C c;
+  template <class X>
+  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (ConstantFirst) return f(static_cast<X>(c), x);
+    else return f(x, static_cast<X>(c));
+  }
+};
+
+/// Lowers expressions under the loop order `Order`; `Bindings` is a tuple of the tensor
+/// pointer of every access (in `accesses_t` order; a transposed copy where the plan says so).
+/// With `DenseMaps`, maps whose f(0) may be non-zero are computed over their whole domain.
+template <class Order, class V, bool DenseMaps, class Bindings>
+struct lowerer {
+  const kernel_context* ctx;
+  const Bindings* bindings;
+
+  template <class E>
+  static constexpr std::size_t access_count = boost::mp11::mp_size<expr::accesses_t<E>>::value;
+  template <class I>
+  static constexpr std::size_t depth = boost::mp11::mp_find<Order, I>::value;
+
+  // access
+  template <std::size_t K, class T, class... Is>
+  LOOM_FORCE_INLINE auto lower(const expr::access<T, Is...>&) const {
+    const auto* t = std::get<K>(*bindings);
+    using bound = std::remove_cvref_t<decltype(*t)>;
+    using layout = access_layout<bound, Order, Is...>;
+    if constexpr (bound::format_type::all_dense) {
+      return make_strided<layout, 0>(t, 0);
+    } else {
+      static_assert(std::is_sorted(layout::depth_of_level.begin(), layout::depth_of_level.end()),
+                    "loom internal error: an access is not concordant with the loop order; "
+                    "please report");
+      return make_level<layout, 0>(t, 0, 1);
+    }
+  }
+  template <std::size_t K, class T>
+  LOOM_FORCE_INLINE auto lower(const expr::literal<T>& e) const {
+    return static_cast<V>(e.value);
+  }
+  template <std::size_t K, class L, class R>
+  LOOM_FORCE_INLINE auto lower(const expr::add<L, R>& e) const {
+    return make_union(add_op<V>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs), ctx);
+  }
+  template <std::size_t K, class L, class R>
+  LOOM_FORCE_INLINE auto lower(const expr::mul<L, R>& e) const {
+    return checked_mul(mul_op<V>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs));
+  }
+  template <std::size_t K, class P, class E>
+  LOOM_FORCE_INLINE auto lower(const expr::where<P, E>& e) const {
+    return checked_mul(where_op<V>{}, lower<K>(e.pred), lower<K + access_count<P>>(e.body));
+  }
+  template <std::size_t K, class I, class E>
+  LOOM_FORCE_INLINE auto lower(const expr::sum<I, E>& e) const {
+    return apply_sum<depth<I>>{ctx}(lower<K>(e.body));
+  }
+  template <std::size_t K, class I, class E>
+  LOOM_FORCE_INLINE auto lower(const expr::expand<I, E>& e) const {
+    return place_expand<depth<I>>{ctx}(lower<K>(e.body));
+  }
+  template <std::size_t K, class F, class E>
+  LOOM_FORCE_INLINE auto lower(const expr::map<F, E>& e) const {
+    auto x = lower<K>(std::get<0>(e.args));
+    if constexpr (fn::is_linear_v<F>) {
+      return apply_linear<F>{e.f}(x);
+    } else {
+      return apply_nonlinear<F>{e.f}(densify<F, E>(x));
+    }
+  }
+  template <std::size_t K, class F, class A, class B>
+  LOOM_FORCE_INLINE auto lower(const expr::map<F, A, B>& e) const {
+    constexpr bool a_constant = boost::mp11::mp_empty<expr::free_indices_t<A>>::value;
+    constexpr bool b_constant = boost::mp11::mp_empty<expr::free_indices_t<B>>::value;
+    auto a = lower<K>(std::get<0>(e.args));
+    auto b = lower<K + access_count<A>>(std::get<1>(e.args));
+    if constexpr (b_constant) {
+      using g = bind_constant<F, V, false>;
+      return apply_nonlinear<g>{g{e.f, static_cast<V>(reduce_checked(b))}}(densify<g, A>(a));
+    } else if constexpr (a_constant) {
+      using g = bind_constant<F, V, true>;
+      return apply_nonlinear<g>{g{e.f, static_cast<V>(reduce_checked(a))}}(densify<g, B>(b));
+    } else {
+      using op = binary_fn_op<V, F>;
+      using whole = expr::map<F, A, B>;
+      return make_union(op{e.f}, densify<F, whole>(a), b, ctx);
+    }
+  }
+
+  template <std::size_t K, class E>
+  LOOM_FORCE_INLINE auto lower_root(const E& e) const {
+    return lower<K>(e);
+  }
+
+ private:
+  // Two sums over the same index multiplied: materialised when both reduce to scalars, an
+  // error naming the index otherwise (notes §4.10).
+  template <class Op, class A, class B>
+  LOOM_FORCE_INLINE auto checked_mul(const Op& op, const A& a, const B& b) const {
+    constexpr bool same_sum = is_contracted<A>() && is_contracted<B>() &&
+                              depth_of<A>() == depth_of<B>();
+    constexpr bool liftable = !same_sum || (reducible<A>() && reducible<B>());
+    if constexpr (!liftable) {
+      static_assert(liftable,
+                    "loom: a product of two sums over the same index cannot be lifted, because "
+                    "their results still depend on a later index; rename the summation index in "
+                    "one factor (e.g. sum(k2, ...)) or materialise one factor first");
+      diag::product_of_sums_over_the_same_index_cannot_be_lifted<
+          diag::name_of<boost::mp11::mp_at_c<Order, depth_of<A>()>>>{};
+      return semiring_traits<V>::zero();
+    } else {
+      return make_mul(op, a, b, ctx);
+    }
+  }
+
+  // x unioned with a zero over every free index of E, when f(0) may be non-zero
+  template <class F, class E, class X>
+  LOOM_FORCE_INLINE auto densify(const X& x) const {
+    if constexpr (DenseMaps && !fn::is_zero_preserving_v<F>) {
+      return make_union(add_op<V>{}, x, dense_zero<expr::free_indices_t<E>>(), ctx);
+    } else {
+      return x;
+    }
+  }
+  template <class Indices>
+  LOOM_FORCE_INLINE auto dense_zero() const {
+    constexpr auto depths = [] {
+      std::array<std::size_t, boost::mp11::mp_size<Indices>::value> d{};
+      std::size_t k = 0;
+      boost::mp11::mp_for_each<Indices>([&](auto i) { d[k++] = depth<decltype(i)>; });
+      std::sort(d.begin(), d.end());
+      return d;
+    }();
+    return expand_levels<depths, 0>();
+  }
+  template <auto Depths, std::size_t R>
+  LOOM_FORCE_INLINE auto expand_levels() const {
+    if constexpr (R == Depths.size()) {
+      return semiring_traits<V>::zero();
+    } else {
+      auto inner = expand_levels<Depths, R + 1>();
+      return expand_stream<Depths[R], decltype(inner)>{inner, 0, ctx->extents[Depths[R]]};
+    }
+  }
+};
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_LOWER_HPP
+// ---- end <loom/stream/lower.hpp>
+// ---- begin <loom/stream/run.hpp>
+// Defines the run loops that drive a stream tree into a destination: a dense array, or a
+// coordinate sink that assembles a sparse output (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_RUN_HPP
+#define LOOM_STREAM_RUN_HPP
+
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace loom::stream {
+
+// The loop template of Etch (notes §5.3) specialised by stream kind: the δ step is `next()`,
+// which always-ready levels turn into `++position`, so a compressed level becomes a plain
+// counted loop and a dense level a `for`.
+
+/// reduce with a flag telling whether any value was emitted (sparse outputs skip empty sums).
+template <class X>
+LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
+  using leaf = leaf_t<X>;
+  if constexpr (!is_stream_v<X>) {
+    return std::pair<leaf, bool>{x, true};
+  } else {
+    leaf acc = semiring_traits<leaf>::zero();
+    bool touched = false;
+    X s = x;
+    while (s.valid()) {
+      if (s.ready()) {
+        if constexpr (is_stream_v<decltype(s.value())>) {
+          auto [v, t] = reduce_touched(s.value());
+          if (t) {
+            acc = semiring_traits<leaf>::add(acc, v);
+            touched = true;
+          }
+        } else {
+          acc = semiring_traits<leaf>::add(acc, s.value());
+          touched = true;
+        }
+      }
+      s.next();
+    }
+    return std::pair<leaf, bool>{acc, touched};
+  }
+}
+
+/// Accumulates a stream into a dense array: `vals[off + Σ index·stride[depth]] += value`.
+template <class T, class S>
+LOOM_FORCE_INLINE void run_dense(T* vals, const std::int64_t* strides, const S& s,
+                                 std::int64_t off) {
+  if constexpr (!is_stream_v<S>) {
+    vals[off] = semiring_traits<T>::add(vals[off], static_cast<T>(s));
+  } else if constexpr (reducible<S>()) {
+    vals[off] = semiring_traits<T>::add(vals[off], static_cast<T>(reduce(s)));  // local sum
+  } else {
+    S st = s;
+    while (st.valid()) {
+      if (st.ready()) {
+        if constexpr (S::contracted) run_dense(vals, strides, st.value(), off);
+        else run_dense(vals, strides, st.value(), off + st.index() * strides[S::depth]);
+      }
+      st.next();
+    }
+  }
+}
+
+/// Collects the entries of a sparse output in order (coordinates in the output's storage
+/// order): the loop order emits each output coordinate once, ascending.
+template <class T, std::size_t N>
+struct append_sink {
+  std::vector<std::array<std::int64_t, N>> crd;
+  std::vector<T> vals;
+  std::array<std::int64_t, 32> at_depth{};      // current index of each depth
+  std::array<std::size_t, N> depth_of_level{};  // output level k is iterated at this depth
+
+  LOOM_FORCE_INLINE void push(const T& v) {
+    std::array<std::int64_t, N> c{};
+    for (std::size_t k = 0; k < N; ++k) c[k] = at_depth[depth_of_level[k]];
+    crd.push_back(c);
+    vals.push_back(v);
+  }
+  LOOM_FORCE_INLINE void end_of(std::size_t) {}
+  void finish() {}
+};
+
+/// A Gustavson workspace: the first `prefix` output levels are iterated in order by the outer
+/// loops; the rest arrive in any order, possibly repeated, and are accumulated per prefix
+/// ("row") in a dense array with a touched list (or a sorted list when the row space is
+/// large), then appended in order when the row ends.
+template <class T, std::size_t N>
+struct workspace_sink {
+  std::vector<std::array<std::int64_t, N>> crd;
+  std::vector<T> vals;
+  std::array<std::int64_t, 32> at_depth{};
+  std::array<std::size_t, N> depth_of_level{};
+  std::array<std::int64_t, N> level_extent{};
+  std::size_t prefix = 0;  // output levels fixed by the outer loops
+  bool dense = true;
+  std::vector<T> acc;
+  std::vector<unsigned char> seen;
+  std::vector<std::int64_t> touched;
+  std::vector<std::pair<std::int64_t, T>> pairs;  // sparse mode
+
+  void init() {
+    std::int64_t space = 1;
+    for (std::size_t k = prefix; k < N; ++k) {
+      if (level_extent[k] != 0 && space > (std::int64_t{1} << 40) / level_extent[k]) space = -1;
+      if (space >= 0) space *= level_extent[k];
+    }
+    dense = space >= 0 && space <= (std::int64_t{1} << 26);
+    if (dense) {
+      acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
+      seen.assign(static_cast<std::size_t>(space), 0);
+    }
+  }
+  LOOM_FORCE_INLINE std::int64_t key() const {
+    std::int64_t key = 0;
+    for (std::size_t k = prefix; k < N; ++k) key = key * level_extent[k] + at_depth[depth_of_level[k]];
+    return key;
+  }
+  LOOM_FORCE_INLINE void push(const T& v) {
+    const std::int64_t kk = key();
+    if (dense) {
+      if (!seen[kk]) {
+        seen[kk] = 1;
+        touched.push_back(kk);
+        acc[kk] = v;
+      } else {
+        acc[kk] = semiring_traits<T>::add(acc[kk], v);
+      }
+    } else {
+      pairs.emplace_back(kk, v);
+    }
+  }
+  // the loop at depth d finished one index: flush when d fixes the last prefix level
+  LOOM_FORCE_INLINE void end_of(std::size_t d) {
+    if (prefix > 0 && d == depth_of_level[prefix - 1]) flush();
+  }
+  void finish() {
+    if (prefix == 0) flush();
+  }
+  void flush() {
+    std::array<std::int64_t, N> c{};
+    for (std::size_t k = 0; k < prefix; ++k) c[k] = at_depth[depth_of_level[k]];
+    auto emit = [&](std::int64_t kk, const T& v) {
+      for (std::size_t k = N; k-- > prefix;) {
+        c[k] = kk % level_extent[k];
+        kk /= level_extent[k];
+      }
+      crd.push_back(c);
+      vals.push_back(v);
+    };
+    if (dense) {
+      std::sort(touched.begin(), touched.end());
+      for (std::int64_t kk : touched) {
+        emit(kk, acc[kk]);
+        acc[kk] = semiring_traits<T>::zero();
+        seen[kk] = 0;
+      }
+      touched.clear();
+    } else {
+      std::stable_sort(pairs.begin(), pairs.end(),
+                       [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (std::size_t q = 0; q < pairs.size();) {
+        T v = pairs[q].second;
+        std::size_t r = q + 1;
+        for (; r < pairs.size() && pairs[r].first == pairs[q].first; ++r)
+          v = semiring_traits<T>::add(v, pairs[r].second);
+        emit(pairs[q].first, v);
+        q = r;
+      }
+      pairs.clear();
+    }
+  }
+};
+
+/// Drives a stream into a sink (append or workspace).
+template <class Sink, class S>
+LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
+  using T = std::remove_cvref_t<decltype(sink.vals[0])>;
+  if constexpr (!is_stream_v<S>) {
+    sink.push(static_cast<T>(s));
+  } else if constexpr (reducible<S>()) {
+    auto [v, touched] = reduce_touched(s);
+    if (touched) sink.push(static_cast<T>(v));
+  } else {
+    S st = s;
+    while (st.valid()) {
+      if (st.ready()) {
+        if constexpr (!S::contracted) sink.at_depth[S::depth] = st.index();
+        run_sparse(sink, st.value());
+        if constexpr (!S::contracted) sink.end_of(S::depth);
+      }
+      st.next();
+    }
+  }
+}
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_RUN_HPP
+// ---- end <loom/stream/run.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace loom::detail {
+
+using boost::mp11::mp_list;
+
+// The format an operand is reformatted to when the loop order is not concordant with it: the
+// same levels, modes re-ordered by the depth of their index.
+template <class Order, class A>
+struct transposed_format;
+template <class Order, class T, class... Is>
+struct transposed_format<Order, expr::access<T, Is...>> {
+  using format = typename std::remove_const_t<T>::format_type;
+  static constexpr std::array<std::size_t, sizeof...(Is)> modes = [] {
+    std::array<std::size_t, sizeof...(Is)> depth{boost::mp11::mp_find<Order, Is>::value...};
+    std::array<std::size_t, sizeof...(Is)> m{};
+    for (std::size_t k = 0; k < m.size(); ++k) m[k] = k;
+    std::sort(m.begin(), m.end(), [&](std::size_t a, std::size_t b) { return depth[a] < depth[b]; });
+    return m;
+  }();
+  template <class Seq>
+  struct make;
+  template <std::size_t... Ks>
+  struct make<std::index_sequence<Ks...>> {
+    using type = format_spec<typename format::levels, modes[Ks]...>;
+  };
+  using type = typename make<std::make_index_sequence<sizeof...(Is)>>::type;
+};
+
+}  // namespace loom::detail
+
+namespace loom::expr::detail {
+template <class A>
+struct access_traits_tensor;
+template <class T, class... Is>
+struct access_traits_tensor<access<T, Is...>> {
+  using type = T;
+};
+}  // namespace loom::expr::detail
+
+namespace loom::detail {
+
+// Per access ordinal K: the tensor type the kernel reads (transposed copy or original).
+template <class Plan, std::size_t K>
+struct binding {
+  using access_type = boost::mp11::mp_at_c<typename Plan::accesses, K>;
+  using original = std::remove_const_t<typename expr::detail::access_traits_tensor<access_type>::type>;
+  static constexpr bool transposed = Plan::chosen.transposed[K];
+  using tensor_type = std::conditional_t<
+      transposed,
+      tensor<typename original::value_type, typename transposed_format<typename Plan::order, access_type>::type>,
+      original>;
+  using storage = std::conditional_t<transposed, std::optional<tensor_type>, std::monostate>;
+};
+
+template <class Plan, class Seq = std::make_index_sequence<Plan::access_count>>
+struct bindings_of;
+template <class Plan, std::size_t... Ks>
+struct bindings_of<Plan, std::index_sequence<Ks...>> {
+  using pointers = std::tuple<const typename binding<Plan, Ks>::tensor_type*...>;
+  using temporaries = std::tuple<typename binding<Plan, Ks>::storage...>;
+};
+
+inline std::string operand_label(const std::string& name, std::size_t ordinal,
+                                 const std::string& format) {
+  if (!name.empty()) return name;
+  return "operand #" + std::to_string(ordinal) + " (" + format + ")";
+}
+
+/// Extents of every index of the plan's universe, checked to agree across operands.
+template <class Plan, class Lhs, class Rhs>
+std::vector<std::int64_t> gather_extents(const Lhs& lhs, const Rhs& rhs) {
+  using universe = typename Plan::universe;
+  constexpr std::size_t n = Plan::index_count;
+  std::vector<std::int64_t> extent(n, -1);
+  std::vector<std::string> source(n);
+  auto visit = [&]<class T, class... Is>(const expr::access<T, Is...>& a, const std::string& who) {
+    std::size_t m = 0;
+    (
+        [&] {
+          constexpr std::size_t id = boost::mp11::mp_find<universe, Is>::value;
+          const std::int64_t e = a.tensor->extent(m);
+          const std::string here = who + " (mode " + std::to_string(m) + ")";
+          if (extent[id] < 0) {
+            extent[id] = e;
+            source[id] = here;
+          } else if (extent[id] != e) {
+            throw shape_error("loom: index " + std::string(Is::name) + " has extent " +
+                              std::to_string(extent[id]) + " in " + source[id] + " but " +
+                              std::to_string(e) + " in " + here);
+          }
+          ++m;
+        }(),
+        ...);
+  };
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+    visit(a, operand_label(a.tensor->name(), k, format_name<typename tensor_t::format_type>()));
+  });
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  if constexpr (out_t::order > 0)
+    visit(lhs, lhs.tensor->name().empty()
+                   ? "the output (" + format_name<typename out_t::format_type>() + ")"
+                   : lhs.tensor->name());
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto id) {
+    if (extent[id] < 0)
+      throw shape_error("loom: the extent of index " +
+                        std::string(boost::mp11::mp_at_c<universe, id>::name) +
+                        " is unknown: it is summed but used by no operand");
+  });
+  return extent;
+}
+
+/// Whether some map's f(0, ...) is non-zero, so that maps must cover their whole domain.
+template <class Rhs>
+bool maps_need_dense_domain(const Rhs& rhs) {
+  bool dense = false;
+  expr::for_each_node(rhs, [&](const auto& node) {
+    using N = std::remove_cvref_t<decltype(node)>;
+    if constexpr (requires { node.f; node.args; }) {
+      using F = decltype(node.f);
+      if constexpr (!fn::is_zero_preserving_v<F>) {
+        using V = expr::value_type_t<N>;
+        const V zero = semiring_traits<V>::zero();
+        constexpr std::size_t arity = std::tuple_size_v<decltype(node.args)>;
+        auto value_or_zero = [&](const auto& arg) -> std::optional<V> {
+          using A = std::remove_cvref_t<decltype(arg)>;
+          if constexpr (!boost::mp11::mp_empty<expr::free_indices_t<A>>::value) return zero;
+          else if constexpr (requires { arg.value; }) return static_cast<V>(arg.value);
+          else return std::nullopt;  // a computed scalar: assume the worst
+        };
+        if constexpr (arity == 1) {
+          dense = dense || !(static_cast<V>(node.f(zero)) == zero);
+        } else {
+          auto a = value_or_zero(std::get<0>(node.args));
+          auto b = value_or_zero(std::get<1>(node.args));
+          dense = dense || !a || !b || !(static_cast<V>(node.f(*a, *b)) == zero);
+        }
+      }
+    }
+  });
+  return dense;
+}
+
+// node types of an expression, as a list
+template <class E>
+struct node_list {
+  using type = mp_list<E>;
+};
+template <class L, class R>
+struct node_list<expr::add<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::add<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
+};
+template <class L, class R>
+struct node_list<expr::mul<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::mul<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
+};
+template <class L, class R>
+struct node_list<expr::where<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::where<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
+};
+template <class I, class E>
+struct node_list<expr::sum<I, E>> {
+  using type = boost::mp11::mp_push_front<typename node_list<E>::type, expr::sum<I, E>>;
+};
+template <class I, class E>
+struct node_list<expr::expand<I, E>> {
+  using type = boost::mp11::mp_push_front<typename node_list<E>::type, expr::expand<I, E>>;
+};
+template <class F, class... Es>
+struct node_list<expr::map<F, Es...>> {
+  using type = boost::mp11::mp_append<mp_list<expr::map<F, Es...>>, typename node_list<Es>::type...>;
+};
+template <class N>
+struct is_runtime_map : std::false_type {};
+template <class F, class... Es>
+struct is_runtime_map<expr::map<F, Es...>> : std::bool_constant<!fn::is_zero_preserving_v<F>> {};
+
+/// Whether the kernel needs a second, dense-domain variant (a map with unknown f(0)).
+template <class Rhs>
+inline constexpr bool needs_map_variants =
+    boost::mp11::mp_any_of<typename node_list<Rhs>::type, is_runtime_map>::value;
+
+/// Runs one instantiated plan into `out`.
+template <class Plan, bool DenseMaps, class Out, class Lhs, class Rhs>
+void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
+              const std::vector<std::int64_t>& extent_by_id) {
+  using order = typename Plan::order;
+  using universe = typename Plan::universe;
+  using V = expr::value_type_t<Rhs>;
+  using T = typename Out::value_type;
+  using B = bindings_of<Plan>;
+  constexpr std::size_t depth_count = Plan::index_count;
+
+  stream::kernel_context ctx;
+  ctx.extents.resize(depth_count);
+  for (std::size_t d = 0; d < depth_count; ++d) ctx.extents[d] = extent_by_id[Plan::chosen.order[d]];
+
+  typename B::pointers pointers{};
+  typename B::temporaries temporaries{};
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    boost::mp11::mp_with_index<Plan::access_count>(k, [&](auto K) {
+      using bind = binding<Plan, K>;
+      if constexpr (std::is_same_v<std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>,
+                                   typename bind::original>) {
+        if constexpr (bind::transposed) {
+          std::get<K>(temporaries).emplace(*a.tensor);  // reformat to a concordant order
+          std::get<K>(pointers) = &*std::get<K>(temporaries);
+        } else {
+          std::get<K>(pointers) = a.tensor;
+        }
+      }
+    });
+  });
+
+  stream::lowerer<order, V, DenseMaps, typename B::pointers> lower{&ctx, &pointers};
+  const auto root = lower.template lower_root<0>(rhs);
+  (void)lhs;
+
+  using out_format = typename Out::format_type;
+  constexpr std::size_t N = Out::order;
+  // depth of each output mode
+  constexpr auto out_depth = [] {
+    std::array<std::size_t, N> d{};
+    using out_indices = expr::free_indices_t<Lhs>;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<N>>([&](auto m) {
+      using I = boost::mp11::mp_at_c<out_indices, m>;
+      d[m] = boost::mp11::mp_find<order, I>::value;
+    });
+    return d;
+  }();
+  (void)universe{};
+
+  if constexpr (out_format::all_dense) {
+    if (!accumulate) std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
+    std::vector<std::int64_t> strides(depth_count + 1, 0);
+    for (std::size_t m = 0; m < N; ++m) {
+      std::int64_t stride = 1;
+      const std::size_t level = out_format::level_of_mode[m];
+      for (std::size_t k = level + 1; k < N; ++k) stride *= out.extent(out_format::modes[k]);
+      strides[out_depth[m]] = stride;
+    }
+    stream::run_dense(out.values().data(), strides.data(), root, 0);
+  } else {
+    auto assemble = [&](auto& sink) {
+      for (std::size_t k = 0; k < N; ++k) sink.depth_of_level[k] = out_depth[out_format::modes[k]];
+      if constexpr (requires { sink.prefix; }) {
+        sink.prefix = Plan::output_prefix;
+        for (std::size_t k = 0; k < N; ++k) sink.level_extent[k] = out.extent(out_format::modes[k]);
+        sink.init();
+      }
+      stream::run_sparse(sink, root);
+      sink.finish();
+      if (accumulate) {
+        out.for_each_stored([&](const auto& c, const T& v) {
+          std::array<std::int64_t, N> s{};
+          for (std::size_t k = 0; k < N; ++k) s[k] = c[out_format::modes[k]];
+          sink.crd.push_back(s);
+          sink.vals.push_back(v);
+        });
+        detail::sort_and_merge(sink.crd, sink.vals, duplicates::sum, out_format::modes, false);
+      }
+      std::string name = out.name();
+      out = detail::assemble_sorted<T, out_format>(out.shape(), sink.crd, std::move(sink.vals));
+      out.set_name(std::move(name));
+    };
+    if constexpr (Plan::output_in_order) {
+      stream::append_sink<T, N> sink;
+      assemble(sink);
+    } else {
+      stream::workspace_sink<T, N> sink;
+      assemble(sink);
+    }
+  }
+}
+
+template <class Out, class Lhs, class Rhs>
+void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
+  using plan = plan::order_plan<Lhs, Rhs>;
+  const auto extents = gather_extents<plan>(lhs, rhs);
+  if constexpr (needs_map_variants<Rhs>) {
+    if (maps_need_dense_domain(rhs)) return run_plan<plan, true>(out, lhs, rhs, accumulate, extents);
+  }
+  run_plan<plan, false>(out, lhs, rhs, accumulate, extents);
+}
+
+template <class Out, class Rhs>
+bool aliases_output(const Out* out, const Rhs& rhs) {
+  bool aliased = false;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
+    aliased = aliased || static_cast<const void*>(a.tensor) == static_cast<const void*>(out);
+  });
+  return aliased;
+}
+
+}  // namespace loom::detail
+
+namespace loom::expr {
+
+/// `out(i...) = rhs` and `out(i...) += rhs`: checks the kernel (compile time), then evaluates
+/// it as one fused loop nest. Found by argument-dependent lookup from `access::operator=`.
+template <class OT, class... Os, class R, class Tag>
+void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs_operand, Tag) {
+  static_assert(operand<R>, "loom::assign: the right-hand side must be an expression or a scalar");
+  const auto rhs = as_expr(rhs_operand);
+  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using Lhs = access<OT, Os...>;
+  if constexpr (!plan::assignment_is_valid<Lhs, Rhs>) {
+    plan::report_assignment_errors<Lhs, Rhs>();
+  } else {
+    constexpr bool accumulate = std::is_same_v<Tag, accumulate_tag>;
+    if (loom::detail::aliases_output(lhs.tensor, rhs)) {  // the output is also read: use a copy
+      auto result = *lhs.tensor;
+      access<OT, Os...> target{&result};
+      loom::detail::execute(result, target, rhs, accumulate);
+      *lhs.tensor = std::move(result);
+    } else {
+      loom::detail::execute(*lhs.tensor, lhs, rhs, accumulate);
+    }
+  }
+}
+
+}  // namespace loom::expr
+
+namespace loom {
+
+/// The value of an expression without free indices: `double s = loom::eval(sum(i, x(i)));`
+template <expr::operand E>
+auto eval(const E& e) {
+  const auto rhs = expr::as_expr(e);
+  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using V = expr::value_type_t<Rhs>;
+  tensor<V, format<>> result;
+  expr::access<tensor<V, format<>>> target{&result};
+  if constexpr (!plan::assignment_is_valid<decltype(target), Rhs>)
+    plan::report_assignment_errors<decltype(target), Rhs>();
+  else
+    loom::detail::execute(result, target, rhs, false);
+  return result.values()[0];
+}
+
+}  // namespace loom
+
+#endif  // LOOM_STREAM_EVALUATE_HPP
+// ---- end <loom/stream/evaluate.hpp>
+
+#endif  // LOOM_STREAM_HPP
+// ---- end <loom/stream.hpp>
+#if 1 /* __has_include(<loom/io.hpp>) */
+// ---- begin <loom/io.hpp>
+// Umbrella header of io/: Matrix Market and FROSTT readers and writers.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_HPP
+#define LOOM_IO_HPP
+
+// ---- begin <loom/io/matrix_market.hpp>
+// Defines loom::read_matrix_market and loom::write_matrix_market: Matrix Market files (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_MATRIX_MARKET_HPP
+#define LOOM_IO_MATRIX_MARKET_HPP
+
+// ---- begin <loom/io/detail/file_entries.hpp>
+// Defines loom::detail::file_entries: entries read from a file, checked and assembled (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_DETAIL_FILE_ENTRIES_HPP
+#define LOOM_IO_DETAIL_FILE_ENTRIES_HPP
+
+// ---- begin <loom/io/read_options.hpp>
+// Defines loom::read_options, how the file readers build a tensor (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_READ_OPTIONS_HPP
+#define LOOM_IO_READ_OPTIONS_HPP
+
+
+#include <cstdint>
+
+namespace loom {
+
+/// How `read_matrix_market` and `read_tns` build a tensor:
+/// `loom::read_matrix_market<double>("A.mtx", {.policy = loom::duplicates::error})`.
+struct read_options {
+  /// What to do with repeated coordinates (Matrix Market files should not have any; the
+  /// common practice, and the default, is to add them up).
+  duplicates policy = duplicates::sum;
+  /// The most positions and values the file's shape alone may make the format allocate (dense
+  /// levels and `pos` arrays, e.g. rows + 1 for csr, rows * columns for dense_matrix). A file
+  /// declaring more is rejected with a `parse_error` instead of exhausting memory; raise the
+  /// limit for genuinely larger tensors. Storage proportional to the entries is not limited.
+  std::int64_t max_dense_elements = std::int64_t{1} << 28;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_IO_READ_OPTIONS_HPP
+// ---- end <loom/io/read_options.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <new>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom::detail {
+
+inline constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+
+/// a * b, or INT64_MAX when it overflows (a, b >= 0).
+constexpr std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a > int64_max / b ? int64_max : a * b;
+}
+/// a + b, or INT64_MAX when it overflows (a, b >= 0).
+constexpr std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  return a > int64_max - b ? int64_max : a + b;
+}
+
+/// `3 x 4 x 5`
+template <std::size_t N>
+std::string shape_to_string(const std::array<std::int64_t, N>& shape) {
+  std::string s;
+  for (std::size_t m = 0; m < N; ++m) s += (m ? " x " : "") + std::to_string(shape[m]);
+  return s;
+}
+
+/// An upper bound (saturating) of the positions and values `Format` allocates for `shape`
+/// holding `nnz` entries: `pos` arrays, dense levels and values; coordinates are not counted.
+template <class Format>
+std::int64_t format_storage_bound(const std::array<std::int64_t, Format::order>& shape,
+                                  std::int64_t nnz) {
+  std::int64_t total = 0;
+  std::int64_t count = 1;  // positions of the level above
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto k) {
+    using level = boost::mp11::mp_at_c<typename Format::levels, decltype(k)::value>;
+    const std::int64_t extent = shape[Format::modes[decltype(k)::value]];
+    if constexpr (level::properties.full) {
+      count = saturating_mul(count, extent);
+    } else if constexpr (!level::properties.segmented) {
+      total = saturating_add(total, saturating_add(count, 1));  // pos
+      count = std::min(saturating_mul(count, extent), nnz);
+    }
+  });
+  return saturating_add(total, count);  // values
+}
+
+/// Coordinates (0-based, logical order), values and source lines of the entries of a file.
+template <class T, std::size_t N>
+struct file_entries {
+  std::vector<std::array<std::int64_t, N>> coords;
+  std::vector<T> values;
+  std::vector<std::int64_t> lines;  // kept only when duplicates are errors
+  bool keep_lines = false;
+
+  /// Reserves for `expected` entries, at most 2^24: a declared count may be a lie.
+  void reserve(std::int64_t expected) {
+    const auto n = static_cast<std::size_t>(std::min<std::int64_t>(expected, 1 << 24));
+    coords.reserve(n);
+    values.reserve(n);
+    if (keep_lines) lines.reserve(n);
+  }
+  void add(const std::array<std::int64_t, N>& c, const T& v, std::int64_t line) {
+    coords.push_back(c);
+    values.push_back(v);
+    if (keep_lines) lines.push_back(line);
+  }
+  std::int64_t size() const { return static_cast<std::int64_t>(coords.size()); }
+};
+
+/// Empty when `shape` makes `Format` allocate at most `options.max_dense_elements` positions
+/// and values beyond what `nnz` entries need; else what is wrong.
+template <class Format>
+std::string check_storage(const std::array<std::int64_t, Format::order>& shape, std::int64_t nnz,
+                          const read_options& options) {
+  constexpr auto N = static_cast<std::int64_t>(Format::order);
+  const std::int64_t needed = format_storage_bound<Format>(shape, nnz);
+  const std::int64_t allowed = saturating_add(
+      saturating_add(std::max<std::int64_t>(options.max_dense_elements, 0),
+                     saturating_mul(N + 1, nnz)),
+      N + 1);
+  if (needed <= allowed) return {};
+  return "the shape " + shape_to_string(shape) + " needs " +
+         (needed == int64_max ? "more than 2^63" : std::to_string(needed)) +
+         " positions and values in this format, more than "
+         "loom::read_options::max_dense_elements (" +
+         std::to_string(options.max_dense_elements) +
+         "); choose a sparser format, or raise the limit if the shape is right";
+}
+
+/// Throws `parse_error` naming both lines when two entries share coordinates.
+template <class T, std::size_t N>
+void reject_duplicates(const std::string& file, const file_entries<T, N>& e) {
+  std::vector<std::size_t> perm(e.coords.size());
+  std::iota(perm.begin(), perm.end(), std::size_t{0});
+  std::stable_sort(perm.begin(), perm.end(),
+                   [&](std::size_t a, std::size_t b) { return e.coords[a] < e.coords[b]; });
+  for (std::size_t k = 1; k < perm.size(); ++k) {
+    if (e.coords[perm[k]] != e.coords[perm[k - 1]]) continue;
+    std::array<std::int64_t, N> one_based = e.coords[perm[k]];
+    for (auto& c : one_based) ++c;
+    std::int64_t first = e.lines[perm[k - 1]], second = e.lines[perm[k]];
+    if (second < first) std::swap(first, second);
+    throw parse_error(file + ":" + std::to_string(second) + ": duplicate entry " +
+                      coords_to_string(one_based) + ", first given at line " +
+                      std::to_string(first) + " (loom::duplicates::error rejects duplicates)");
+  }
+}
+
+/// Assembles the entries into a `tensor<T, Format>` named `file`; errors of the format (a
+/// coordinate width too small, say) are rethrown with `where` in front.
+template <class Format, class T>
+tensor<T, Format> entries_to_tensor(const std::string& file, const std::string& where,
+                                    const std::array<std::int64_t, Format::order>& shape,
+                                    file_entries<T, Format::order>&& e,
+                                    const read_options& options) {
+  if (options.policy == duplicates::error) reject_duplicates(file, e);
+  try {
+    auto t = from_coo<Format>(shape, e.coords, e.values, options.policy);
+    e = {};
+    t.set_name(file);
+    return t;
+  } catch (const overflow_error& x) {
+    throw overflow_error(where + x.what());
+  } catch (const shape_error& x) {
+    throw shape_error(where + x.what());
+  } catch (const duplicate_error& x) {
+    throw duplicate_error(where + x.what());
+  } catch (const error& x) {
+    throw error(where + x.what());
+  } catch (const std::bad_alloc&) {
+    throw error(where + "out of memory while building the " + shape_to_string(shape) + " tensor");
+  } catch (const std::length_error&) {
+    throw error(where + "out of memory while building the " + shape_to_string(shape) + " tensor");
+  }
+}
+
+}  // namespace loom::detail
+
+#endif  // LOOM_IO_DETAIL_FILE_ENTRIES_HPP
+// ---- end <loom/io/detail/file_entries.hpp>
+// ---- begin <loom/io/detail/line_reader.hpp>
+// Defines loom::detail::line_reader: numbered lines, tokens and `file:line:` errors (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_DETAIL_LINE_READER_HPP
+#define LOOM_IO_DETAIL_LINE_READER_HPP
+
+// ---- begin <loom/io/detail/numbers.hpp>
+// Defines the readers' number text: integer tokens, value parsing and printing per value type (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_DETAIL_NUMBERS_HPP
+#define LOOM_IO_DETAIL_NUMBERS_HPP
+
+
+#include <charconv>
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+
+namespace loom::detail {
+
+/// `'text'` for messages: at most 40 bytes, control and non-ASCII bytes as `\xNN`.
+inline std::string excerpt(std::string_view s) {
+  constexpr std::size_t max_shown = 40;
+  std::string out = "'";
+  for (std::size_t k = 0; k < s.size() && k < max_shown; ++k) {
+    const auto c = static_cast<unsigned char>(s[k]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      constexpr char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  if (s.size() > max_shown) out += "...";
+  return out + "'";
+}
+
+/// Whether `s` is an optional sign followed by one or more decimal digits.
+inline bool is_integer_literal(std::string_view s) {
+  std::size_t k = (!s.empty() && (s[0] == '+' || s[0] == '-')) ? 1 : 0;
+  if (k == s.size()) return false;
+  for (; k < s.size(); ++k)
+    if (s[k] < '0' || s[k] > '9') return false;
+  return true;
+}
+
+/// Outcome of parsing one token.
+enum class parse_status { ok, not_a_number, out_of_range };
+
+/// Parses a decimal integer literal (optional `+` or `-`) into any integer type.
+template <std::integral Int>
+parse_status parse_integer(std::string_view s, Int& out) {
+  if (!is_integer_literal(s)) return parse_status::not_a_number;
+  if (s[0] == '+') s.remove_prefix(1);
+  if constexpr (std::is_unsigned_v<Int>) {
+    if (s[0] == '-') {  // only a negative zero fits an unsigned type
+      if (s.find_first_not_of('0', 1) != std::string_view::npos) return parse_status::out_of_range;
+      out = 0;
+      return parse_status::ok;
+    }
+  }
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  if (ec == std::errc::result_out_of_range) return parse_status::out_of_range;
+  if (ec != std::errc{} || ptr != s.data() + s.size()) return parse_status::not_a_number;
+  return parse_status::ok;
+}
+
+/// Parses a decimal floating literal, `nan` or `inf`; an underflow rounds to zero or a
+/// subnormal, an overflow is out of range.
+template <std::floating_point F>
+parse_status parse_floating(std::string_view s, F& out) {
+  if (s.size() > 1 && s[0] == '+' && s[1] != '+' && s[1] != '-') s.remove_prefix(1);
+  if (s.empty()) return parse_status::not_a_number;
+#if defined(__cpp_lib_to_chars)
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  if (ptr != s.data() + s.size() || ec == std::errc::invalid_argument)
+    return parse_status::not_a_number;
+  if (ec == std::errc::result_out_of_range) {
+    // from_chars reports underflow and overflow alike; strtod tells them apart
+    const std::string copy(s);
+    const long double v = std::strtold(copy.c_str(), nullptr);
+    if (std::isinf(v) || std::fabs(v) > static_cast<long double>(std::numeric_limits<F>::max()))
+      return parse_status::out_of_range;
+    out = static_cast<F>(v);
+  }
+  return parse_status::ok;
+#else
+  // without floating-point from_chars (libc++ before 17): strtold, in the C locale's notation
+  const std::string copy(s);
+  char* end = nullptr;
+  const long double v = std::strtold(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || copy.find_first_of("xX") != std::string::npos)
+    return parse_status::not_a_number;
+  const bool spelled_inf = copy.find_first_of("iI") != std::string::npos;
+  if (!std::isnan(v) && !spelled_inf &&
+      std::fabs(v) > static_cast<long double>(std::numeric_limits<F>::max()))
+    return parse_status::out_of_range;
+  out = static_cast<F>(v);
+  return parse_status::ok;
+#endif
+}
+
+/// Appends the shortest text that reads back as exactly `v`.
+template <class Number>
+void append_number(std::string& out, Number v) {
+  char buf[64];
+  if constexpr (std::floating_point<Number>) {
+#if defined(__cpp_lib_to_chars)
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
+#else
+    const int n = std::snprintf(buf, sizeof buf, "%.*Lg",
+                                std::numeric_limits<Number>::max_digits10,
+                                static_cast<long double>(v));
+    out.append(buf, static_cast<std::size_t>(n));
+#endif
+  } else {
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
+  }
+}
+
+/// `int8`, `uint64`, `float`, `double`: the name of an arithmetic type in messages.
+template <class A>
+std::string arithmetic_type_name() {
+  if constexpr (std::same_as<A, float>) return "float";
+  else if constexpr (std::same_as<A, double>) return "double";
+  else if constexpr (std::same_as<A, long double>) return "long double";
+  else return (std::is_signed_v<A> ? "int" : "uint") + std::to_string(sizeof(A) * 8);
+}
+
+/// How the readers parse, negate (skew-symmetric mirror) and print values of type `T`.
+/// Specialised for plain arithmetic types, `loom::boolean`, and wrappers around an arithmetic
+/// `value` member (`min_plus<T>`, ...). A type without a specialisation cannot be read.
+template <class T>
+struct value_text;  // no text form for this value type: specialise loom::detail::value_text
+
+template <class T>
+  requires std::is_arithmetic_v<T> && (!std::same_as<T, bool>)
+struct value_text<T> {
+  using carrier = T;
+  static constexpr bool integral = std::is_integral_v<T>;
+  static std::string type_name() { return arithmetic_type_name<T>(); }
+  /// Empty when `token` is a valid value, else what is wrong with it.
+  static std::string parse(std::string_view token, T& out) {
+    parse_status st;
+    if constexpr (std::is_integral_v<T>) st = parse_integer(token, out);
+    else st = parse_floating(token, out);
+    if (st == parse_status::ok) return {};
+    if (st == parse_status::out_of_range)
+      return "value " + excerpt(token) + " does not fit the value type " + type_name();
+    if constexpr (std::is_integral_v<T>) {
+      double ignored;
+      if (parse_floating(token, ignored) == parse_status::ok)
+        return "value " + excerpt(token) + " is not an integer, but the value type is " +
+               type_name();
+    }
+    return "value " + excerpt(token) + " is not a number";
+  }
+  /// Whether `-v` exists in T; stores it in `out`.
+  static bool negate(const T& v, T& out) {
+    if constexpr (std::is_floating_point_v<T>) {
+      out = -v;
+      return true;
+    } else if constexpr (std::is_unsigned_v<T>) {
+      out = 0;
+      return v == 0;
+    } else {
+      if (v == std::numeric_limits<T>::min()) return false;
+      out = static_cast<T>(-v);
+      return true;
+    }
+  }
+  static void append(std::string& out, const T& v) { append_number(out, v); }
+};
+
+template <>
+struct value_text<boolean> {
+  using carrier = bool;
+  static constexpr bool integral = true;
+  static std::string type_name() { return "boolean"; }
+  static std::string parse(std::string_view token, boolean& out) {
+    double v = 0;
+    if (parse_floating(token, v) != parse_status::ok) return "value " + excerpt(token) + " is not a number";
+    if (v != 0 && v != 1)
+      return "value " + excerpt(token) + " is not a boolean (0 or 1)";
+    out = boolean(v == 1);
+    return {};
+  }
+  static bool negate(const boolean& v, boolean& out) {
+    out = v;
+    return !v.value;  // false is its own negation; true has none
+  }
+  static void append(std::string& out, const boolean& v) { out += v.value ? '1' : '0'; }
+};
+
+/// Wrappers such as `min_plus<double>`: the text of the carried `value`.
+template <class T>
+  requires(!std::is_arithmetic_v<T>) && requires(T t) {
+    t.value;
+    requires std::is_arithmetic_v<decltype(t.value)>;
+    requires !std::same_as<decltype(t.value), bool>;
+    T(t.value);
+  }
+struct value_text<T> {
+  using carrier = decltype(T::value);
+  using inner = value_text<carrier>;
+  static constexpr bool integral = inner::integral;
+  static std::string type_name() {
+    if constexpr (requires { semiring_traits<T>::name; })
+      return std::string(semiring_traits<T>::name) + "<" + inner::type_name() + ">";
+    else return inner::type_name();
+  }
+  static std::string parse(std::string_view token, T& out) {
+    carrier v{};
+    std::string why = inner::parse(token, v);
+    if (why.empty()) out = T(v);
+    return why;
+  }
+  static bool negate(const T& v, T& out) {
+    carrier n{};
+    if (!inner::negate(v.value, n)) return false;
+    out = T(n);
+    return true;
+  }
+  static void append(std::string& out, const T& v) { inner::append(out, v.value); }
+};
+
+/// Satisfied by value types the readers and writers can handle.
+template <class T>
+concept text_value = requires(std::string_view s, T& v, std::string& out) {
+  { value_text<T>::parse(s, v) } -> std::same_as<std::string>;
+  value_text<T>::append(out, v);
+};
+
+}  // namespace loom::detail
+
+#endif  // LOOM_IO_DETAIL_NUMBERS_HPP
+// ---- end <loom/io/detail/numbers.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <istream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace loom::detail {
+
+/// Reads an `std::istream` line by line, counts lines from 1, and throws `parse_error`s of the
+/// form `name:line: what`. Stream exceptions are switched off while it reads.
+class line_reader {
+ public:
+  line_reader(std::istream& in, std::string name) : in_(in), name_(std::move(name)) {
+    saved_exceptions_ = in_.exceptions();
+    in_.exceptions(std::ios::goodbit);
+  }
+  line_reader(const line_reader&) = delete;
+  line_reader& operator=(const line_reader&) = delete;
+  ~line_reader() {
+    try {
+      in_.exceptions(saved_exceptions_);
+    } catch (...) {  // the restored mask may match the stream's end-of-file state
+    }
+  }
+
+  /// Reads the next line into `line()` (without `\n` or a trailing `\r`); false at end of input.
+  /// Throws `io_error` when the stream fails for another reason than end of input.
+  bool next() {
+    if (!std::getline(in_, line_)) {
+      if (in_.bad()) throw io_error(name_ + ":" + std::to_string(line_no_ + 1) + ": read error");
+      return false;
+    }
+    ++line_no_;
+    if (line_no_ == 1 && line_.starts_with("\xEF\xBB\xBF")) line_.erase(0, 3);  // UTF-8 mark
+    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+    return true;
+  }
+
+  /// Reads lines until one that is neither blank nor a comment (first non-blank character in
+  /// `comment_chars`); false at end of input.
+  bool next_data(std::string_view comment_chars) {
+    while (next()) {
+      const std::size_t first = line_.find_first_not_of(blanks);
+      if (first != std::string::npos && comment_chars.find(line_[first]) == std::string_view::npos)
+        return true;
+    }
+    return false;
+  }
+
+  const std::string& line() const { return line_; }
+  /// The number of the current line; the last line read once input has ended (1 when empty).
+  std::int64_t line_number() const { return line_no_ == 0 ? 1 : line_no_; }
+  const std::string& name() const { return name_; }
+
+  /// `name:line: ` for messages about the current line, or about `line` when given.
+  std::string where(std::int64_t line = 0) const {
+    return name_ + ":" + std::to_string(line > 0 ? line : line_number()) + ": ";
+  }
+  [[noreturn]] void fail(const std::string& what, std::int64_t line = 0) const {
+    throw parse_error(where(line) + what);
+  }
+
+  /// Splits the current line at blanks into `out`; returns the number of tokens, stopping at
+  /// `out.size()` (so a result equal to `out.size()` may mean "that many or more").
+  std::size_t split(std::span<std::string_view> out) const {
+    std::size_t count = 0;
+    std::string_view rest(line_);
+    while (count < out.size()) {
+      const std::size_t b = rest.find_first_not_of(blanks);
+      if (b == std::string_view::npos) break;
+      rest.remove_prefix(b);
+      const std::size_t e = std::min(rest.find_first_of(blanks), rest.size());
+      out[count++] = rest.substr(0, e);
+      rest.remove_prefix(e);
+    }
+    return count;
+  }
+
+  /// Parses a non-negative 64-bit integer token; `what` names it in messages ("row index").
+  std::int64_t count(std::string_view token, const std::string& what) const {
+    std::int64_t v = 0;
+    switch (parse_integer(token, v)) {
+      case parse_status::ok:
+        break;
+      case parse_status::out_of_range:
+        fail(what + " " + excerpt(token) + " does not fit a 64-bit integer");
+      case parse_status::not_a_number:
+        fail(what + " " + excerpt(token) + " is not an integer");
+    }
+    if (v < 0) fail(what + " is negative (" + std::to_string(v) + ")");
+    return v;
+  }
+
+  static constexpr std::string_view blanks = " \t\r\v\f";
+
+ private:
+  std::istream& in_;
+  std::string name_;
+  std::string line_;
+  std::int64_t line_no_ = 0;
+  std::ios::iostate saved_exceptions_{};
+};
+
+}  // namespace loom::detail
+
+#endif  // LOOM_IO_DETAIL_LINE_READER_HPP
+// ---- end <loom/io/detail/line_reader.hpp>
+// ---- begin <loom/io/detail/output.hpp>
+// Defines the file plumbing of the readers and writers: opening, buffered writing (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_DETAIL_OUTPUT_HPP
+#define LOOM_IO_DETAIL_OUTPUT_HPP
+
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace loom::detail {
+
+/// `: No such file or directory` for the current errno, or nothing.
+inline std::string errno_text() {
+  const int e = errno;
+  return e == 0 ? std::string() : ": " + std::generic_category().message(e);
+}
+
+/// Opens `path` for reading or throws `io_error` naming `api` and the path.
+inline std::ifstream open_for_reading(const std::string& path, std::string_view api) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw io_error(std::string(api) + ": cannot read '" + path + "': it is a directory");
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw io_error(std::string(api) + ": cannot open '" + path + "'" + errno_text());
+  return in;
+}
+
+/// Creates or truncates `path` for writing, or throws `io_error`.
+inline std::ofstream open_for_writing(const std::string& path, std::string_view api) {
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out)
+    throw io_error(std::string(api) + ": cannot open '" + path + "' for writing" + errno_text());
+  return out;
+}
+
+/// Flushes and closes a written file, or throws `io_error`.
+inline void close_written(std::ofstream& out, const std::string& path, std::string_view api) {
+  errno = 0;
+  out.close();
+  if (!out) throw io_error(std::string(api) + ": writing '" + path + "' failed" + errno_text());
+}
+
+/// Text collected in `text` and handed to the stream in blocks of about 64 KiB.
+struct output_buffer {
+  std::ostream& out;
+  std::string_view api;
+  std::string text{};
+
+  output_buffer(std::ostream& o, std::string_view a) : out(o), api(a) { text.reserve(1 << 16); }
+  void flush_if_full() {
+    if (text.size() >= (1 << 16)) flush();
+  }
+  void flush() {
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    text.clear();
+    if (!out) throw io_error(std::string(api) + ": the output stream failed");
+  }
+  void finish() {
+    flush();
+    out.flush();
+    if (!out) throw io_error(std::string(api) + ": the output stream failed");
+  }
+};
+
+/// Appends `comment` with every line prefixed by `mark` and a space.
+inline void append_comment(std::string& text, std::string_view comment, char mark) {
+  while (!comment.empty()) {
+    const std::size_t end = comment.find('\n');
+    const std::string_view line = comment.substr(0, end);
+    text += mark;
+    if (!line.empty()) (text += ' ') += line;
+    text += '\n';
+    if (end == std::string_view::npos) break;
+    comment.remove_prefix(end + 1);
+  }
+}
+
+}  // namespace loom::detail
+
+#endif  // LOOM_IO_DETAIL_OUTPUT_HPP
+// ---- end <loom/io/detail/output.hpp>
+// ---- begin <loom/io/matrix_market_options.hpp>
+// Defines loom::matrix_market_options, how write_matrix_market lays out a file (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_MATRIX_MARKET_OPTIONS_HPP
+#define LOOM_IO_MATRIX_MARKET_OPTIONS_HPP
+
+#include <string>
+
+namespace loom {
+
+/// The field of the banner `%%MatrixMarket matrix <layout> <field> general`.
+enum class matrix_market_field {
+  automatic,  ///< real for floating types, integer for integral ones; a boolean tensor is
+              ///< pattern when every stored value is true, else integer (0/1)
+  real,       ///< values as decimal numbers (any value type)
+  integer,    ///< values as integers (integral value types and loom::boolean)
+  pattern     ///< coordinates only; reading gives the semiring's one() for every entry
+};
+
+/// The layout of the banner: coordinate lists entries, array lists every value.
+enum class matrix_market_layout {
+  coordinate,  ///< `row column value` per stored entry (1-based)
+  array        ///< every value of the matrix, column by column (zeros included)
+};
+
+/// How `write_matrix_market` writes: `loom::write_matrix_market("A.mtx", A, {.comment = "..."})`.
+struct matrix_market_options {
+  matrix_market_field field = matrix_market_field::automatic;
+  matrix_market_layout layout = matrix_market_layout::coordinate;
+  /// Written after the banner, each line prefixed with `%`.
+  std::string comment = {};
+};
+
+}  // namespace loom
+
+#endif  // LOOM_IO_MATRIX_MARKET_OPTIONS_HPP
+// ---- end <loom/io/matrix_market_options.hpp>
+
+#include <array>
+#include <cstdint>
+#include <fstream>
+#include <istream>
+#include <new>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// The format (https://math.nist.gov/MatrixMarket/formats.html), as loom reads it:
+//
+//   %%MatrixMarket matrix <coordinate|array> <real|double|integer|pattern> <general|symmetric|skew-symmetric>
+//   % comment lines and blank lines, anywhere after the banner
+//   rows columns entries        (array: rows columns)
+//   row column value            (1-based; pattern: row column; array: one value per line,
+//   ...                          column by column, the lower triangle when symmetric)
+//
+// Keywords are case-insensitive. Symmetric files store one triangle (either, or both: loom
+// mirrors every off-diagonal entry); skew-symmetric files mirror with negation and may not store
+// the diagonal. Values are parsed as the value type T, whatever the field says; complex and
+// hermitian files are rejected as not supported. Every malformed input throws loom::parse_error
+// `file:line: what`.
+
+namespace loom {
+
+namespace detail {
+
+/// What the banner of a Matrix Market file declares.
+struct matrix_market_header {
+  enum class symmetry_kind { general, symmetric, skew };
+  bool array = false;
+  bool pattern = false;
+  symmetry_kind symmetry = symmetry_kind::general;
+};
+
+inline bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    char x = a[k], y = b[k];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+inline constexpr std::string_view matrix_market_banner_form =
+    "'%%MatrixMarket matrix <coordinate|array> <real|integer|pattern> "
+    "<general|symmetric|skew-symmetric>'";
+
+/// Reads and checks the banner (line 1).
+inline matrix_market_header read_matrix_market_banner(line_reader& r) {
+  if (!r.next())
+    r.fail("the input is empty; expected the banner " + std::string(matrix_market_banner_form));
+  std::array<std::string_view, 6> w{};
+  const std::size_t n = r.split(w);
+  if (n == 0 || !iequals(w[0], "%%MatrixMarket"))
+    r.fail("expected the banner " + std::string(matrix_market_banner_form) + ", found " +
+           excerpt(r.line()) + " (is this a Matrix Market file?)");
+  static constexpr std::array<std::string_view, 4> parts = {"object", "format", "field",
+                                                            "symmetry"};
+  if (n < 5)
+    r.fail("the banner ends before its " + std::string(parts[n - 1]) + "; expected " +
+           std::string(matrix_market_banner_form));
+  if (n > 5) r.fail("unexpected word " + excerpt(w[5]) + " after the symmetry in the banner");
+
+  matrix_market_header h;
+  if (!iequals(w[1], "matrix"))
+    r.fail("unknown object " + excerpt(w[1]) + " in the banner (expected 'matrix')");
+
+  if (iequals(w[2], "array")) h.array = true;
+  else if (!iequals(w[2], "coordinate"))
+    r.fail("unknown format " + excerpt(w[2]) + " in the banner (expected 'coordinate' or 'array')");
+
+  if (iequals(w[3], "pattern")) h.pattern = true;
+  else if (iequals(w[3], "complex"))
+    r.fail("the complex field is not supported yet; store the real part in a 'real' file");
+  else if (!iequals(w[3], "real") && !iequals(w[3], "double") && !iequals(w[3], "integer"))
+    r.fail("unknown field " + excerpt(w[3]) +
+           " in the banner (expected 'real', 'double', 'integer', 'pattern' or 'complex')");
+
+  using sym = matrix_market_header::symmetry_kind;
+  if (iequals(w[4], "symmetric")) h.symmetry = sym::symmetric;
+  else if (iequals(w[4], "skew-symmetric")) h.symmetry = sym::skew;
+  else if (iequals(w[4], "hermitian"))
+    r.fail("the hermitian symmetry is not supported yet (it needs complex values)");
+  else if (!iequals(w[4], "general"))
+    r.fail("unknown symmetry " + excerpt(w[4]) +
+           " in the banner (expected 'general', 'symmetric', 'skew-symmetric' or 'hermitian')");
+
+  if (h.array && h.pattern)
+    r.fail("'array pattern' is not a valid combination: an array lists values; use "
+           "'coordinate pattern'");
+  if (h.pattern && h.symmetry == sym::skew)
+    r.fail("'pattern skew-symmetric' is not a valid combination: a pattern has no values to "
+           "negate");
+  return h;
+}
+
+/// Parses a 1-based index token and returns it 0-based; `what` is "row" or "column".
+inline std::int64_t read_index(const line_reader& r, std::string_view token, std::int64_t extent,
+                               const char* what) {
+  std::int64_t v = 0;
+  const parse_status st = parse_integer(token, v);
+  if (st == parse_status::not_a_number)
+    r.fail(std::string(what) + " index " + excerpt(token) + " is not an integer");
+  if (st == parse_status::out_of_range || v < 1 || v > extent)
+    r.fail(std::string(what) + " index " + excerpt(token) +
+           (extent == 0 ? " is out of range: the matrix has no " + std::string(what) + "s"
+                        : " is outside 1.." + std::to_string(extent) + " (indices are 1-based)"));
+  return v - 1;
+}
+
+template <class T>
+T read_value(const line_reader& r, std::string_view token) {
+  T v = semiring_traits<T>::zero();
+  const std::string why = value_text<T>::parse(token, v);
+  if (!why.empty()) r.fail(why);
+  return v;
+}
+
+/// Stores entry (i, j) = v and, in symmetric and skew-symmetric files, its mirror.
+template <class T>
+void add_mirrored(const line_reader& r, file_entries<T, 2>& e, const matrix_market_header& h,
+                  std::int64_t i, std::int64_t j, const T& v, std::string_view token) {
+  using sym = matrix_market_header::symmetry_kind;
+  const std::int64_t line = r.line_number();
+  if (h.symmetry == sym::skew) {
+    if (i == j)
+      r.fail("entry (" + std::to_string(i + 1) + "," + std::to_string(j + 1) +
+             ") lies on the diagonal of a skew-symmetric matrix, whose diagonal is zero and "
+             "must not be stored");
+    T negated = v;
+    if (!value_text<T>::negate(v, negated))
+      r.fail("value " + excerpt(token) + " has no negation in the value type " +
+             value_text<T>::type_name() + ", so the skew-symmetric mirror (" +
+             std::to_string(j + 1) + "," + std::to_string(i + 1) + ") cannot be stored");
+    e.add({i, j}, v, line);
+    e.add({j, i}, negated, line);
+    return;
+  }
+  e.add({i, j}, v, line);
+  if (h.symmetry == sym::symmetric && i != j) e.add({j, i}, v, line);
+}
+
+template <class T, class Format>
+tensor<T, Format> read_matrix_market_impl(line_reader& r, const read_options& options) {
+  using sym = matrix_market_header::symmetry_kind;
+  const matrix_market_header h = read_matrix_market_banner(r);
+  const std::string size_form = h.array ? "'rows columns'" : "'rows columns entries'";
+  if (!r.next_data("%"))
+    r.fail("unexpected end of input: expected the size line " + size_form);
+  const std::int64_t size_line = r.line_number();
+  std::array<std::string_view, 4> w{};
+  const std::size_t want = h.array ? 2 : 3;
+  const std::size_t n_words = r.split(w);
+  if (n_words < want)
+    r.fail("the size line " + excerpt(r.line()) + " has " + std::to_string(n_words) +
+           " number(s); expected " + size_form);
+  if (n_words > want)
+    r.fail("unexpected token " + excerpt(w[want]) + " on the size line; expected " + size_form);
+  const std::array<std::int64_t, 2> shape = {r.count(w[0], "the number of rows"),
+                                             r.count(w[1], "the number of columns")};
+  const std::int64_t m = shape[0], n = shape[1];
+  if (h.symmetry != sym::general && m != n)
+    r.fail(std::string(h.symmetry == sym::skew ? "a skew-symmetric" : "a symmetric") +
+           " matrix must be square, but the size line declares " + std::to_string(m) + " x " +
+           std::to_string(n));
+
+  std::int64_t declared = 0;  // entries (coordinate) or values (array) the file must hold
+  if (!h.array) {
+    declared = r.count(w[2], "the number of entries");
+  } else if (h.symmetry == sym::general) {
+    declared = saturating_mul(m, n);
+  } else {  // n(n+1)/2 or n(n-1)/2 values
+    const std::int64_t side = h.symmetry == sym::skew ? n - 1 : n + 1;
+    declared = side <= 0 ? 0 : saturating_mul(n % 2 == 0 ? n / 2 : n, n % 2 == 0 ? side : side / 2);
+  }
+  if (h.array && declared == int64_max)
+    r.fail("the array holds " + std::to_string(m) + " x " + std::to_string(n) +
+           " values, more than 2^63");
+  const std::int64_t expanded = h.symmetry == sym::general ? declared : saturating_mul(declared, 2);
+  if (const std::string why = check_storage<Format>(shape, expanded, options); !why.empty())
+    r.fail(why);
+
+  file_entries<T, 2> e;
+  e.keep_lines = options.policy == duplicates::error;
+  e.reserve(expanded);
+  const std::string declared_where = " (line " + std::to_string(size_line) + ")";
+  if (!h.array) {
+    const std::size_t per_line = h.pattern ? 2 : 3;
+    const char* entry_form = h.pattern ? "'row column'" : "'row column value'";
+    for (std::int64_t k = 0; k < declared; ++k) {
+      if (!r.next_data("%"))
+        r.fail("unexpected end of input: the size line" + declared_where + " declares " +
+               std::to_string(declared) + " entries, but the file holds only " +
+               std::to_string(k));
+      const std::size_t got = r.split(w);
+      if (got < per_line)
+        r.fail("expected an entry " + std::string(entry_form) + ", found " + excerpt(r.line()));
+      if (got > per_line)
+        r.fail("unexpected token " + excerpt(w[per_line]) + " after the entry " + entry_form);
+      const std::int64_t i = read_index(r, w[0], m, "row");
+      const std::int64_t j = read_index(r, w[1], n, "column");
+      const T v = h.pattern ? semiring_traits<T>::one() : read_value<T>(r, w[2]);
+      add_mirrored(r, e, h, i, j, v, h.pattern ? std::string_view{} : w[2]);
+    }
+  } else {
+    std::int64_t k = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::int64_t first = h.symmetry == sym::general ? 0
+                                 : h.symmetry == sym::symmetric ? j
+                                                                : j + 1;
+      for (std::int64_t i = first; i < m; ++i, ++k) {
+        if (!r.next_data("%"))
+          r.fail("unexpected end of input: the " + std::to_string(m) + " x " + std::to_string(n) +
+                 " array" + declared_where + " needs " + std::to_string(declared) +
+                 " values, but the file holds only " + std::to_string(k));
+        const std::size_t got = r.split(std::span(w).first(2));
+        if (got > 1)
+          r.fail("unexpected token " + excerpt(w[1]) +
+                 " after the value (an array file holds one value per line)");
+        add_mirrored(r, e, h, i, j, read_value<T>(r, w[0]), w[0]);
+      }
+    }
+  }
+  if (r.next_data("%"))
+    r.fail("more " + std::string(h.array ? "values" : "entries") + " than the " +
+           std::to_string(declared) + " the size line" + declared_where + " declares: found " +
+           excerpt(r.line()));
+  return entries_to_tensor<Format>(r.name(), r.where(size_line), shape, std::move(e), options);
+}
+
+template <class T, class Format>
+constexpr bool check_matrix_market_types() {
+  constexpr bool is_matrix = Format::order == 2;
+  static_assert(is_matrix,
+                "loom::read_matrix_market/write_matrix_market: a Matrix Market file holds a "
+                "matrix; use a 2-D format (csr, csc, dcsr, dcsc, coo, dense_matrix), or "
+                "read_tns/write_tns for tensors of other orders");
+  constexpr bool has_text = text_value<T>;
+  static_assert(has_text,
+                "loom::read_matrix_market/write_matrix_market: the value type has no text form; "
+                "use an arithmetic type, loom::boolean or a semiring wrapper such as "
+                "loom::min_plus<double>, or specialise loom::detail::value_text");
+  return is_matrix && has_text;
+}
+
+}  // namespace detail
+
+// read_matrix_market ------------------------------------------------------------------------------
+
+/// Reads a Matrix Market matrix from `in`; `name` stands for the file in error messages and
+/// becomes the tensor's name. Throws `parse_error` (`name:line: what`) for malformed input,
+/// `io_error` when the stream fails, and `overflow_error`/`shape_error` (also prefixed with
+/// `name:line:`) when the matrix does not fit `Format`.
+template <class T, storage_format Format = csr>
+tensor<T, Format> read_matrix_market(std::istream& in, const std::string& name,
+                                     const read_options& options) {
+  if constexpr (detail::check_matrix_market_types<T, Format>()) {
+    detail::line_reader r(in, name);
+    try {
+      return detail::read_matrix_market_impl<T, Format>(r, options);
+    } catch (const std::bad_alloc&) {
+      throw error(r.where() + "out of memory while reading the matrix");
+    }
+  } else {
+    return {};
+  }
+}
+
+/// Reads a Matrix Market matrix from `in`, combining repeated entries by `policy`.
+template <class T, storage_format Format = csr>
+tensor<T, Format> read_matrix_market(std::istream& in, const std::string& name,
+                                     duplicates policy = duplicates::sum) {
+  return read_matrix_market<T, Format>(in, name, read_options{.policy = policy});
+}
+
+/// Reads the Matrix Market file at `path`: `loom::read_matrix_market<double, loom::csr>("A.mtx")`.
+/// Throws `io_error` when the file cannot be opened, else as the stream overload.
+template <class T, storage_format Format = csr>
+tensor<T, Format> read_matrix_market(const std::string& path, const read_options& options) {
+  std::ifstream in = detail::open_for_reading(path, "loom::read_matrix_market");
+  return read_matrix_market<T, Format>(in, path, options);
+}
+
+/// Reads the Matrix Market file at `path`, combining repeated entries by `policy`.
+template <class T, storage_format Format = csr>
+tensor<T, Format> read_matrix_market(const std::string& path,
+                                     duplicates policy = duplicates::sum) {
+  return read_matrix_market<T, Format>(path, read_options{.policy = policy});
+}
+
+// write_matrix_market -----------------------------------------------------------------------------
+
+/// Writes `A` as a Matrix Market `general` matrix: coordinate (one line per stored entry, in
+/// storage order; the zero padding of dense formats is skipped) or array. Floating values are
+/// written in the shortest form that reads back exactly. Throws `io_error` when `out` fails.
+template <class T, storage_format Format, bool Owning>
+void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning>& A,
+                         const matrix_market_options& options = {}) {
+  if constexpr (detail::check_matrix_market_types<T, Format>()) {
+    using text = detail::value_text<T>;
+    constexpr bool skip_zeros = Format::properties[Format::order - 1].full;
+    const bool array = options.layout == matrix_market_layout::array;
+    std::int64_t count = 0;
+    bool all_one = true;
+    A.for_each_stored([&](const auto&, const T& v) {
+      if (skip_zeros && v == semiring_traits<T>::zero()) return;
+      ++count;
+      if (!(v == semiring_traits<T>::one())) all_one = false;
+    });
+    matrix_market_field field = options.field;
+    if (field == matrix_market_field::automatic) {
+      if constexpr (std::same_as<T, boolean>)
+        field = all_one && !array ? matrix_market_field::pattern : matrix_market_field::integer;
+      else field = text::integral ? matrix_market_field::integer : matrix_market_field::real;
+    }
+    if (field == matrix_market_field::integer && !text::integral)
+      throw error("loom::write_matrix_market: the integer field needs an integral value type "
+                  "or loom::boolean, not " + text::type_name() + "; use the real field");
+    if (field == matrix_market_field::pattern && array)
+      throw error("loom::write_matrix_market: a pattern cannot be written in the array layout; "
+                  "use the coordinate layout or a valued field");
+    const char* field_name = field == matrix_market_field::real      ? "real"
+                             : field == matrix_market_field::integer ? "integer"
+                                                                     : "pattern";
+
+    detail::output_buffer buf(out, "loom::write_matrix_market");
+    buf.text += "%%MatrixMarket matrix ";
+    buf.text += array ? "array " : "coordinate ";
+    buf.text += field_name;
+    buf.text += " general\n";
+    detail::append_comment(buf.text, options.comment, '%');
+    const std::int64_t m = A.shape()[0], n = A.shape()[1];
+    if (!array) {
+      buf.text += std::to_string(m) + " " + std::to_string(n) + " " + std::to_string(count) + "\n";
+      const bool pattern = field == matrix_market_field::pattern;
+      A.for_each_stored([&](const std::array<std::int64_t, 2>& c, const T& v) {
+        if (skip_zeros && v == semiring_traits<T>::zero()) return;
+        detail::append_number(buf.text, c[0] + 1);
+        buf.text += ' ';
+        detail::append_number(buf.text, c[1] + 1);
+        if (!pattern) {
+          buf.text += ' ';
+          text::append(buf.text, v);
+        }
+        buf.text += '\n';
+        buf.flush_if_full();
+      });
+    } else {
+      buf.text += std::to_string(m) + " " + std::to_string(n) + "\n";
+      std::vector<T> dense(static_cast<std::size_t>(detail::saturating_mul(m, n)),
+                           semiring_traits<T>::zero());
+      A.for_each_stored([&](const std::array<std::int64_t, 2>& c, const T& v) {
+        T& slot = dense[static_cast<std::size_t>(c[1] * m + c[0])];
+        slot = semiring_traits<T>::add(slot, v);
+      });
+      for (const T& v : dense) {
+        text::append(buf.text, v);
+        buf.text += '\n';
+        buf.flush_if_full();
+      }
+    }
+    buf.finish();
+  }
+}
+
+/// Writes `A` to the file at `path` (created or truncated); see the stream overload.
+template <class T, storage_format Format, bool Owning>
+void write_matrix_market(const std::string& path, const basic_tensor<T, Format, Owning>& A,
+                         const matrix_market_options& options = {}) {
+  std::ofstream out = detail::open_for_writing(path, "loom::write_matrix_market");
+  write_matrix_market(out, A, options);
+  detail::close_written(out, path, "loom::write_matrix_market");
+}
+
+}  // namespace loom
+
+#endif  // LOOM_IO_MATRIX_MARKET_HPP
+// ---- end <loom/io/matrix_market.hpp>
+// ---- begin <loom/io/tns.hpp>
+// Defines loom::read_tns and loom::write_tns: FROSTT coordinate text files of any order (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_TNS_HPP
+#define LOOM_IO_TNS_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <istream>
+#include <new>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// The format (http://frostt.io/tensors/file-formats.html): one entry per line, N 1-based
+// coordinates and a value, separated by blanks. Blank lines and lines starting with `#` or `%`
+// are skipped. The shape is the largest coordinate of each mode unless the caller gives it.
+
+namespace loom {
+
+namespace detail {
+
+template <class T, class Format>
+tensor<T, Format> read_tns_impl(line_reader& r,
+                                const std::optional<std::array<std::int64_t, Format::order>>& given,
+                                const read_options& options) {
+  constexpr std::size_t N = Format::order;
+  if (given)
+    for (std::size_t m = 0; m < N; ++m)
+      if ((*given)[m] < 0)
+        throw shape_error("loom::read_tns: extent " + std::to_string((*given)[m]) + " of mode " +
+                          std::to_string(m) + " of the given shape is negative");
+  std::array<std::int64_t, N> largest{};      // largest coordinate seen per mode (1-based)
+  std::array<std::int64_t, N> largest_line{};  // where it was seen
+  file_entries<T, N> e;
+  e.keep_lines = options.policy == duplicates::error;
+  std::array<std::string_view, N + 2> w{};
+  const std::string form = "an order-" + std::to_string(N) + " tensor has " + std::to_string(N) +
+                           " coordinates and a value per line";
+  while (r.next_data("#%")) {
+    const std::size_t got = r.split(w);
+    if (got < N + 1)
+      r.fail("expected " + std::to_string(N + 1) + " tokens, found " + excerpt(r.line()) + ": " +
+             form);
+    if (got > N + 1)
+      r.fail("unexpected token " + excerpt(w[N + 1]) + " after the value: " + form);
+    std::array<std::int64_t, N> c{};
+    for (std::size_t m = 0; m < N; ++m) {
+      std::int64_t v = 0;
+      const parse_status st = parse_integer(w[m], v);
+      const std::string what = "coordinate " + std::to_string(m + 1) + " " + excerpt(w[m]);
+      if (st == parse_status::not_a_number) r.fail(what + " is not an integer");
+      if (st == parse_status::out_of_range) r.fail(what + " does not fit a 64-bit integer");
+      if (v < 1) r.fail(what + " is below 1 (coordinates are 1-based)");
+      if (given && v > (*given)[m])
+        r.fail(what + " is outside 1.." + std::to_string((*given)[m]) + ", the given extent");
+      if (v > largest[m]) {
+        largest[m] = v;
+        largest_line[m] = r.line_number();
+      }
+      c[m] = v - 1;
+    }
+    T value = semiring_traits<T>::zero();
+    if (const std::string why = value_text<T>::parse(w[N], value); !why.empty()) r.fail(why);
+    e.add(c, value, r.line_number());
+  }
+  const std::array<std::int64_t, N> shape = given ? *given : largest;
+  // Errors about the shape point at the largest coordinate of the widest mode, which set it.
+  std::size_t widest = 0;
+  for (std::size_t m = 1; m < N; ++m)
+    if (largest[m] > largest[widest]) widest = m;
+  const std::string where = given ? "loom::read_tns: " + r.name() + ": "
+                                  : r.where(largest_line[widest] > 0 ? largest_line[widest] : 0);
+  if (const std::string why = check_storage<Format>(shape, e.size(), options); !why.empty()) {
+    if (given) throw shape_error(where + why);
+    throw parse_error(where + why);
+  }
+  return entries_to_tensor<Format>(r.name(), where, shape, std::move(e), options);
+}
+
+template <class T, class Format>
+constexpr bool check_tns_types() {
+  constexpr bool has_text = text_value<T>;
+  static_assert(has_text,
+                "loom::read_tns/write_tns: the value type has no text form; use an arithmetic "
+                "type, loom::boolean or a semiring wrapper such as loom::min_plus<double>, or "
+                "specialise loom::detail::value_text");
+  constexpr bool has_modes = Format::order >= 1;
+  static_assert(has_modes, "loom::read_tns/write_tns: the format needs at least one mode");
+  return has_text && has_modes;
+}
+
+template <class T, class Format>
+tensor<T, Format> read_tns_checked(
+    std::istream& in, const std::string& name,
+    const std::optional<std::array<std::int64_t, Format::order>>& shape,
+    const read_options& options) {
+  if constexpr (check_tns_types<T, Format>()) {
+    line_reader r(in, name);
+    try {
+      return read_tns_impl<T, Format>(r, shape, options);
+    } catch (const std::bad_alloc&) {
+      throw error(r.where() + "out of memory while reading the tensor");
+    }
+  } else {
+    return {};
+  }
+}
+
+}  // namespace detail
+
+// read_tns ----------------------------------------------------------------------------------------
+
+/// Reads a FROSTT `.tns` tensor of order `Format::order` from `in`; the shape is the largest
+/// coordinate of each mode. `name` stands for the file in messages and names the tensor.
+/// Throws `parse_error` (`name:line: what`) for malformed input and `io_error` when the stream
+/// fails; `overflow_error` (prefixed too) when a coordinate does not fit the format's widths.
+template <class T, storage_format Format>
+tensor<T, Format> read_tns(std::istream& in, const std::string& name,
+                           const read_options& options = {}) {
+  return detail::read_tns_checked<T, Format>(in, name, std::nullopt, options);
+}
+
+/// Reads a FROSTT `.tns` tensor of the given `shape` from `in`; a coordinate outside it is a
+/// `parse_error`.
+template <class T, storage_format Format>
+tensor<T, Format> read_tns(std::istream& in, const std::string& name,
+                           const std::array<std::int64_t, Format::order>& shape,
+                           const read_options& options = {}) {
+  return detail::read_tns_checked<T, Format>(in, name, shape, options);
+}
+
+/// Reads the FROSTT file at `path`: `loom::read_tns<double, loom::csf<3>>("nell-2.tns")`.
+template <class T, storage_format Format>
+tensor<T, Format> read_tns(const std::string& path, const read_options& options = {}) {
+  std::ifstream in = detail::open_for_reading(path, "loom::read_tns");
+  return read_tns<T, Format>(in, path, options);
+}
+
+/// Reads the FROSTT file at `path` as a tensor of the given `shape`.
+template <class T, storage_format Format>
+tensor<T, Format> read_tns(const std::string& path,
+                           const std::array<std::int64_t, Format::order>& shape,
+                           const read_options& options = {}) {
+  std::ifstream in = detail::open_for_reading(path, "loom::read_tns");
+  return read_tns<T, Format>(in, path, shape, options);
+}
+
+// write_tns ---------------------------------------------------------------------------------------
+
+/// Writes every stored entry of `A` as `i_1 ... i_N value` (1-based, storage order; the zero
+/// padding of dense formats is skipped). The format has no header, so the shape is not kept:
+/// pass it to `read_tns` when trailing slices are empty. Throws `io_error` when `out` fails.
+template <class T, storage_format Format, bool Owning>
+void write_tns(std::ostream& out, const basic_tensor<T, Format, Owning>& A) {
+  if constexpr (detail::check_tns_types<T, Format>()) {
+    constexpr std::size_t N = Format::order;
+    constexpr bool skip_zeros = Format::properties[N - 1].full;
+    detail::output_buffer buf(out, "loom::write_tns");
+    A.for_each_stored([&](const std::array<std::int64_t, N>& c, const T& v) {
+      if (skip_zeros && v == semiring_traits<T>::zero()) return;
+      for (std::size_t m = 0; m < N; ++m) {
+        detail::append_number(buf.text, c[m] + 1);
+        buf.text += ' ';
+      }
+      detail::value_text<T>::append(buf.text, v);
+      buf.text += '\n';
+      buf.flush_if_full();
+    });
+    buf.finish();
+  }
+}
+
+/// Writes `A` to the file at `path` (created or truncated); see the stream overload.
+template <class T, storage_format Format, bool Owning>
+void write_tns(const std::string& path, const basic_tensor<T, Format, Owning>& A) {
+  std::ofstream out = detail::open_for_writing(path, "loom::write_tns");
+  write_tns(out, A);
+  detail::close_written(out, path, "loom::write_tns");
+}
+
+}  // namespace loom
+
+#endif  // LOOM_IO_TNS_HPP
+// ---- end <loom/io/tns.hpp>
+
+#endif  // LOOM_IO_HPP
+// ---- end <loom/io.hpp>
+#endif
 
 #endif  // LOOM_LOOM_HPP
 // ---- end <loom/loom.hpp>
