@@ -8,6 +8,7 @@
 #include <loom/expr/operators.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
+#include <loom/format/appender.hpp>
 #include <loom/format/assemble.hpp>
 #include <loom/format/format_name.hpp>
 #include <loom/format/tensor.hpp>
@@ -267,7 +268,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
     }
     stream::run_dense(out.values().data(), strides.data(), root, 0);
   } else {
-    auto assemble = [&](auto& sink) {
+    auto drive = [&](auto& sink) {
       for (std::size_t k = 0; k < N; ++k) sink.depth_of_level[k] = out_depth[out_format::modes[k]];
       if constexpr (requires { sink.prefix; }) {
         sink.prefix = Plan::output_prefix;
@@ -276,26 +277,33 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       }
       stream::run_sparse(sink, root);
       sink.finish();
-      if (accumulate) {
-        out.for_each_stored([&](const auto& c, const T& v) {
-          std::array<std::int64_t, N> s{};
-          for (std::size_t k = 0; k < N; ++k) s[k] = c[out_format::modes[k]];
-          sink.crd.push_back(s);
-          sink.vals.push_back(v);
-        });
-        detail::sort_and_merge(sink.crd, sink.vals, duplicates::sum, out_format::modes, false);
-      }
-      std::string name = out.name();
-      out = detail::assemble_sorted<T, out_format>(out.shape(), sink.crd, std::move(sink.vals));
-      out.set_name(std::move(name));
     };
-    if constexpr (Plan::output_in_order) {
-      stream::append_sink<T, N> sink;
-      assemble(sink);
-    } else {
-      stream::workspace_sink<T, N> sink;
-      assemble(sink);
+    auto run_into = [&](auto& entries) {
+      if constexpr (Plan::output_in_order) {
+        stream::append_sink<T, N, std::remove_cvref_t<decltype(entries)>> sink{entries};
+        drive(sink);
+      } else {
+        stream::workspace_sink<T, N, std::remove_cvref_t<decltype(entries)>> sink{entries};
+        drive(sink);
+      }
+    };
+    std::string name = out.name();
+    if (accumulate) {  // new entries merged with the stored ones
+      stream::entry_list<T, N> entries;
+      run_into(entries);
+      out.for_each_stored([&](const auto& c, const T& v) {
+        std::array<std::int64_t, N> s{};
+        for (std::size_t k = 0; k < N; ++k) s[k] = c[out_format::modes[k]];
+        entries.push(s, v);
+      });
+      detail::sort_and_merge(entries.crd, entries.vals, duplicates::sum, out_format::modes, false);
+      out = detail::assemble_sorted<T, out_format>(out.shape(), entries.crd, std::move(entries.vals));
+    } else {  // entries arrive sorted and unique: build the levels directly
+      detail::appender<T, out_format> entries(out.shape());
+      run_into(entries);
+      out = std::move(entries).finish();
     }
+    out.set_name(std::move(name));
   }
 }
 

@@ -72,18 +72,28 @@ LOOM_FORCE_INLINE void run_dense(T* vals, const std::int64_t* strides, const S& 
 
 /// Collects the entries of a sparse output in order (coordinates in the output's storage
 /// order): the loop order emits each output coordinate once, ascending.
+/// Where sinks put finished entries: a plain list (merged later with existing entries).
 template <class T, std::size_t N>
-struct append_sink {
+struct entry_list {
   std::vector<std::array<std::int64_t, N>> crd;
   std::vector<T> vals;
+  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
+    crd.push_back(c);
+    vals.push_back(v);
+  }
+};
+
+template <class T, std::size_t N, class Out>
+struct append_sink {
+  using value_type = T;
+  Out& out;
   std::array<std::int64_t, 32> at_depth{};      // current index of each depth
   std::array<std::size_t, N> depth_of_level{};  // output level k is iterated at this depth
 
   LOOM_FORCE_INLINE void push(const T& v) {
     std::array<std::int64_t, N> c{};
     for (std::size_t k = 0; k < N; ++k) c[k] = at_depth[depth_of_level[k]];
-    crd.push_back(c);
-    vals.push_back(v);
+    out.push(c, v);
   }
   LOOM_FORCE_INLINE void end_of(std::size_t) {}
   void finish() {}
@@ -93,19 +103,19 @@ struct append_sink {
 /// loops; the rest arrive in any order, possibly repeated, and are accumulated per prefix
 /// ("row") in a dense array with a touched list (or a sorted list when the row space is
 /// large), then appended in order when the row ends.
-template <class T, std::size_t N>
+template <class T, std::size_t N, class Out>
 struct workspace_sink {
-  std::vector<std::array<std::int64_t, N>> crd;
-  std::vector<T> vals;
+  using value_type = T;
+  Out& out;
   std::array<std::int64_t, 32> at_depth{};
   std::array<std::size_t, N> depth_of_level{};
   std::array<std::int64_t, N> level_extent{};
   std::size_t prefix = 0;  // output levels fixed by the outer loops
   bool dense = true;
-  std::vector<T> acc;
-  std::vector<unsigned char> seen;
-  std::vector<std::int64_t> touched;
-  std::vector<std::pair<std::int64_t, T>> pairs;  // sparse mode
+  std::vector<T> acc{};
+  std::vector<unsigned char> seen{};
+  std::vector<std::int64_t> touched{};
+  std::vector<std::pair<std::int64_t, T>> pairs{};  // sparse mode
 
   void init() {
     std::int64_t space = 1;
@@ -153,8 +163,7 @@ struct workspace_sink {
         c[k] = kk % level_extent[k];
         kk /= level_extent[k];
       }
-      crd.push_back(c);
-      vals.push_back(v);
+      out.push(c, v);
     };
     if (dense) {
       std::sort(touched.begin(), touched.end());
@@ -183,7 +192,7 @@ struct workspace_sink {
 /// Drives a stream into a sink (append or workspace).
 template <class Sink, class S>
 LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
-  using T = std::remove_cvref_t<decltype(sink.vals[0])>;
+  using T = typename Sink::value_type;
   if constexpr (!is_stream_v<S>) {
     sink.push(static_cast<T>(s));
   } else if constexpr (reducible<S>()) {

@@ -1,0 +1,126 @@
+// Defines loom::detail::appender: builds a tensor's levels online from entries that arrive
+// sorted and unique in storage order (the sink of in-order sparse outputs) (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_APPENDER_HPP
+#define LOOM_FORMAT_APPENDER_HPP
+
+#include <loom/core/semiring.hpp>
+#include <loom/format/tensor.hpp>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace loom::detail {
+
+/// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
+/// into level arrays, as TACO's assembly does: no intermediate coordinate list.
+template <class T, class Format>
+class appender {
+ public:
+  static constexpr std::size_t N = Format::order;
+  using tensor_type = basic_tensor<T, Format, true>;
+
+  explicit appender(const std::array<std::int64_t, N>& shape) : shape_(shape) {
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      ((level_extent_[Ks] = shape_[Format::modes[Ks]]), ...);
+      (init_level<Ks>(), ...);
+    }(std::make_index_sequence<N>{});
+  }
+
+  /// Appends one entry; `c[k]` is the coordinate of level k.
+  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
+    std::size_t first = 0;  // first level whose coordinate differs from the previous entry
+    if (count_ > 0)
+      while (first < N && c[first] == last_[first]) ++first;
+    push_levels<0>(c, first);
+    last_ = c;
+    ++count_;
+    const std::int64_t p = position_[N - 1];
+    if constexpr (Format::properties[N - 1].full) {
+      if (static_cast<std::int64_t>(values_.size()) <= p)
+        values_.resize(static_cast<std::size_t>(p) + 1, semiring_traits<T>::zero());
+      values_[static_cast<std::size_t>(p)] = v;
+    } else {
+      values_.push_back(v);
+    }
+  }
+
+  /// The finished tensor (dense levels padded, `pos` arrays completed).
+  tensor_type finish() && {
+    std::int64_t parents = 1;
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      (finish_level<Ks>(parents), ...);
+    }(std::make_index_sequence<N>{});
+    if (Format::properties[N - 1].full)
+      values_.resize(static_cast<std::size_t>(parents), semiring_traits<T>::zero());
+    return tensor_type(shape_, std::move(levels_), std::move(values_));
+  }
+
+ private:
+  template <std::size_t K>
+  using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+
+  template <std::size_t K>
+  void init_level() {
+    if constexpr (level<K>::properties.full) {
+      std::get<K>(levels_).extent = level_extent_[K];
+    } else if (level_extent_[K] > 0) {
+      check_fits<typename level<K>::crd_type>(level_extent_[K] - 1,
+                                              "largest coordinate of mode " +
+                                                  std::to_string(Format::modes[K]));
+    }
+  }
+
+  template <std::size_t K>
+  LOOM_FORCE_INLINE void push_levels(const std::array<std::int64_t, N>& c, std::size_t first) {
+    if constexpr (K < N) {
+      const std::int64_t parent = K == 0 ? 0 : position_[K - 1];
+      auto& st = std::get<K>(levels_);
+      if constexpr (level<K>::properties.full) {
+        position_[K] = parent * level_extent_[K] + c[K];
+      } else if constexpr (level<K>::properties.segmented) {
+        st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
+        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
+      } else {
+        // a new position when this level or one above changed (non-unique: always)
+        if (K >= first || !level<K>::properties.unique || count_ == 0) {
+          st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
+          const auto slot = static_cast<std::size_t>(parent) + 1;
+          if (st.pos.size() <= slot) st.pos.resize(slot + 1, 0);
+          ++st.pos[slot];
+        }
+        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
+      }
+      push_levels<K + 1>(c, first);
+    }
+  }
+
+  template <std::size_t K>
+  void finish_level(std::int64_t& parents) {
+    auto& st = std::get<K>(levels_);
+    if constexpr (level<K>::properties.full) {
+      parents *= level_extent_[K];
+    } else if constexpr (level<K>::properties.segmented) {
+      parents = static_cast<std::int64_t>(st.crd.size());
+    } else {
+      st.pos.resize(static_cast<std::size_t>(parents) + 1, 0);
+      for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
+      check_fits<typename level<K>::pos_type>(static_cast<std::int64_t>(st.crd.size()),
+                                              "number of positions");
+      parents = static_cast<std::int64_t>(st.crd.size());
+    }
+  }
+
+  std::array<std::int64_t, N> shape_{};
+  std::array<std::int64_t, N> level_extent_{};
+  typename tensor_type::level_storages levels_{};
+  std::vector<T> values_;
+  std::array<std::int64_t, N> last_{};
+  std::array<std::int64_t, N> position_{};
+  std::int64_t count_ = 0;
+};
+
+}  // namespace loom::detail
+
+#endif  // LOOM_FORMAT_APPENDER_HPP
