@@ -194,3 +194,20 @@ TEST_CASE("explain names the order, the strategy per level and the output assemb
   CHECK(plan.find("locate x") != std::string::npos);
   MESSAGE(plan);
 }
+
+TEST_CASE("without a concordant order, the operand with fewer stored entries is transposed") {
+  auto A = small_csr();
+  A.set_name("A");
+  auto B = from_coo<csr>({3, 3}, {{0, 1}}, std::vector<double>{5});
+  B.set_name("B");
+  tensor<double, csr> C({3, 3});
+  const std::string plan = loom::explain(C(i, j), A(i, j) + B(j, i));
+  CHECK(plan.find("* transpose B: estimated cost 1") != std::string::npos);
+  CHECK(plan.find("transpose: B is copied") != std::string::npos);
+  const std::string other = loom::explain(C(i, j), B(i, j) + A(j, i));
+  CHECK(other.find("* transpose B") != std::string::npos);  // B again, now operand #0
+  C(i, j) = B(i, j) + A(j, i);
+  CHECK(C.at(0, 1) == 5);
+  CHECK(C.at(2, 0) == 2);
+  CHECK(C.nnz() == 5);
+}

@@ -80,13 +80,9 @@ std::string to_string(const E& e, std::size_t& ordinal) {
 
 }  // namespace detail
 
-/// A description of the plan loom compiles for `lhs = rhs`, e.g.
-/// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
-template <class Lhs, class R>
-std::string explain(const Lhs& lhs, const R& rhs_operand) {
-  const auto rhs = expr::as_expr(rhs_operand);
-  using Rhs = std::remove_cvref_t<decltype(rhs)>;
-  using P = order_plan<Lhs, Rhs>;
+namespace detail {
+template <class P, class Lhs, class Rhs>
+std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& preamble) {
   using order = typename P::order;
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
   std::ostringstream s;
@@ -95,7 +91,7 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
   std::string kernel = detail::to_string(rhs, ordinal);
   s << "kernel: " << out_name << "(" <<
       [&]<class T, class... Is>(const expr::access<T, Is...>&) { return detail::index_list<Is...>(); }(lhs)
-    << ") = " << kernel << "\n";
+    << ") = " << kernel << "\n" << preamble;
 
   // operands
   struct operand_info {
@@ -187,6 +183,43 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
   else s << "assembled through a workspace (entries gathered, sorted, merged)";
   s << "\n";
   return s.str();
+}
+}  // namespace detail
+
+/// A description of the plan loom compiles for `lhs = rhs`, e.g.
+/// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
+template <class Lhs, class R>
+std::string explain(const Lhs& lhs, const R& rhs_operand) {
+  const auto rhs = expr::as_expr(rhs_operand);
+  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using P0 = order_plan<Lhs, Rhs>;
+  if constexpr (P0::any_transposed && P0::access_count > 1) {
+    constexpr std::size_t n = std::min(P0::access_count, max_transpose_candidates);
+    const std::size_t best = cheapest_transposition<Lhs, Rhs>(rhs);
+    std::string preamble = "candidates (no loop order is concordant with every operand):\n";
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
+      using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
+      if (!P::any_transposed) return;
+      std::size_t ordinal = 0;
+      std::string moved;
+      expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+        if (P::chosen.transposed[k]) moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, k);
+        ++ordinal;
+      });
+      preamble += "  " + std::string(c == best ? "* " : "  ") + "transpose " + moved +
+                  ": estimated cost " + std::to_string(transposition_cost<P>(rhs)) +
+                  " stored entries copied\n";
+    });
+    if (best < n) {
+      std::string out;
+      boost::mp11::mp_with_index<n>(best, [&](auto c) {
+        out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+            lhs, rhs, preamble + "chosen: the cheapest candidate (*), at run time\n");
+      });
+      return out;
+    }
+  }
+  return detail::explain_plan<P0>(lhs, rhs, "");
 }
 
 }  // namespace loom::plan

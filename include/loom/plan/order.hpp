@@ -6,10 +6,13 @@
 
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
+#include <loom/expr/visit.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstddef>
 #include <type_traits>
 
@@ -195,6 +198,39 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
     return false;
   }();
 };
+
+
+/// Stored entries each operand would copy under plan P (the cost of its transpositions).
+template <class P, class Rhs>
+std::int64_t transposition_cost(const Rhs& rhs) {
+  std::int64_t cost = 0;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    if (P::chosen.transposed[k]) cost += a.tensor->nnz();
+  });
+  return cost;
+}
+
+/// The candidate plans when no loop order is concordant with every operand: plan C forces
+/// operand C to be transposed. Bounded by `max_transpose_candidates` (compile time).
+inline constexpr std::size_t max_transpose_candidates = 4;
+
+template <class Lhs, class Rhs>
+std::size_t cheapest_transposition(const Rhs& rhs) {
+  using P0 = order_plan<Lhs, Rhs>;
+  constexpr std::size_t n = std::min(P0::access_count, max_transpose_candidates);
+  std::size_t best = n;
+  std::int64_t best_cost = 0;
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
+    using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
+    if (!P::any_transposed) return;
+    const std::int64_t cost = transposition_cost<P>(rhs);
+    if (best == n || cost < best_cost) {
+      best = c;
+      best_cost = cost;
+    }
+  });
+  return best;
+}
 
 }  // namespace loom::plan
 

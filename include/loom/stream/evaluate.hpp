@@ -307,14 +307,31 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   }
 }
 
+template <class P, class Out, class Lhs, class Rhs>
+void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
+  const auto extents = gather_extents<P>(lhs, rhs);
+  if constexpr (needs_map_variants<Rhs>) {
+    if (maps_need_dense_domain(rhs)) return run_plan<P, true>(out, lhs, rhs, accumulate, extents);
+  }
+  run_plan<P, false>(out, lhs, rhs, accumulate, extents);
+}
+
 template <class Out, class Lhs, class Rhs>
 void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
-  using plan = plan::order_plan<Lhs, Rhs>;
-  const auto extents = gather_extents<plan>(lhs, rhs);
-  if constexpr (needs_map_variants<Rhs>) {
-    if (maps_need_dense_domain(rhs)) return run_plan<plan, true>(out, lhs, rhs, accumulate, extents);
+  using P0 = plan::order_plan<Lhs, Rhs>;
+  if constexpr (P0::any_transposed && P0::access_count > 1) {
+    // runtime choice: transpose the operand with the fewest stored entries
+    constexpr std::size_t n = std::min(P0::access_count, plan::max_transpose_candidates);
+    const std::size_t best = plan::cheapest_transposition<Lhs, Rhs>(rhs);
+    if (best < n) {
+      boost::mp11::mp_with_index<n>(best, [&](auto c) {
+        execute_plan<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+            out, lhs, rhs, accumulate);
+      });
+      return;
+    }
   }
-  run_plan<plan, false>(out, lhs, rhs, accumulate, extents);
+  execute_plan<P0>(out, lhs, rhs, accumulate);
 }
 
 template <class Out, class Rhs>
