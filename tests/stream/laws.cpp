@@ -181,3 +181,42 @@ TEST_CASE("combinators obey the stream laws over random inputs") {
   }
   MESSAGE(cases << " combinator streams checked");
 }
+
+namespace {
+// The artifact's index-only union (notes 002 §4.2), kept here as a counterexample: it compares
+// indices alone, so a non-ready product state loses to a ready operand at the same index.
+template <class A, class B>
+struct index_only_union {
+  static constexpr std::size_t depth = A::depth;
+  static constexpr bool contracted = false, strict = true, full = false, locatable = false;
+  A a{};
+  B b{};
+  bool a_first() const { return !b.valid() || (a.valid() && a.index() <= b.index()); }
+  bool b_first() const { return !a.valid() || (b.valid() && b.index() <= a.index()); }
+  bool valid() const { return a.valid() || b.valid(); }
+  std::int64_t index() const { return a_first() ? a.index() : b.index(); }
+  bool ready() const { return (a_first() && a.valid() && a.ready()) || (b_first() && b.valid() && b.ready()); }
+  double value() const {
+    return (a_first() && a.valid() && a.ready() ? a.value() : 0.0) +
+           (b_first() && b.valid() && b.ready() ? b.value() : 0.0);
+  }
+  void seek(std::int64_t i) { if (a.valid()) a.seek(i); if (b.valid()) b.seek(i); }
+  void seek_past(std::int64_t i) { if (a.valid()) a.seek_past(i); if (b.valid()) b.seek_past(i); }
+  void next() { const auto i = index(); if (ready()) seek_past(i); else seek(i); }
+};
+}  // namespace
+
+TEST_CASE("T4 counterexample: an index-only union loses values, the lexicographic one does not") {
+  auto x = vector_of<sparse_vector>(10, {5}, {2});
+  auto y = vector_of<sparse_vector>(10, {3, 5}, {10, 3});
+  auto z = vector_of<sparse_vector>(10, {5}, {7});
+  stream::kernel_context ctx{{10}};
+  auto sx = level0<decltype(x), order_i>(x, I{});
+  auto sy = level0<decltype(y), order_i>(y, I{});
+  auto sz = level0<decltype(z), order_i>(z, I{});
+  auto product = stream::make_mul(stream::mul_op<double>{}, sx, sy, &ctx);
+  auto right = stream::make_union(stream::add_op<double>{}, product, sz, &ctx);
+  index_only_union<decltype(product), decltype(sz)> wrong{product, sz};
+  CHECK(test::denote(right) == std::map<test::path, double>{{{5}, 13.0}});
+  CHECK(test::denote(wrong) == std::map<test::path, double>{{{5}, 7.0}});  // the bug, reproduced
+}
