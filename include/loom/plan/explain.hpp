@@ -169,7 +169,13 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
         for (auto& x : locate) s << " " << x;
       }
     }
-    if (!is_free) s << "; accumulate in a register";
+    if (!is_free) {
+      bool free_below = false;
+      for (std::size_t e = d + 1; e < names.size(); ++e)
+        boost::mp11::mp_for_each<out_indices>(
+            [&](auto i) { free_below = free_below || names[e] == decltype(i)::name; });
+      s << (free_below ? "; sum into the output" : "; accumulate in a register");
+    }
     s << "\n";
   }
   for (const auto& o : ops)

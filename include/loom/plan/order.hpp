@@ -63,6 +63,8 @@ struct problem {
   std::array<std::size_t, max_accesses> length{};
   std::array<bool, max_indices> summed{};
   std::array<std::size_t, max_indices> out_rank{};    // preferred position (free indices)
+  std::array<bool, max_indices> dense_only{};         // used by no sparse operand
+  bool dense_output = false;
 };
 
 struct result {
@@ -91,9 +93,13 @@ constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dr
           if (!placed[p.ids[a][k]]) available = false;
       }
       if (!available) continue;
-      if (best == p.n || (p.summed[c] < p.summed[best]) ||
-          (p.summed[c] == p.summed[best] && p.out_rank[c] < p.out_rank[best]))
-        best = c;
+      // A sparse output wants its free indices first (in-order append). A dense output is
+      // located, so indices only dense operands use go innermost (contiguous, vectorisable).
+      auto key = [&](std::size_t x) {
+        return std::array<std::size_t, 3>{p.dense_output && p.dense_only[x] ? 1u : 0u,
+                                          p.summed[x] ? 1u : 0u, p.out_rank[x]};
+      };
+      if (best == p.n || key(c) < key(best)) best = c;
     }
     if (best == p.n) return r;  // a cycle
     placed[best] = true;
@@ -162,7 +168,13 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
     for (std::size_t c = 0; c < p.n; ++c) {
       p.summed[c] = c >= sizeof...(Os);
       p.out_rank[c] = c;
+      p.dense_only[c] = true;
+      for (std::size_t b = 0; b < p.accesses; ++b)
+        if (p.sparse[b])
+          for (std::size_t k = 0; k < p.length[b]; ++k)
+            if (p.ids[b][k] == c) p.dense_only[c] = false;
     }
+    p.dense_output = out_format::all_dense;
     // prefer the output's storage order among its indices
     constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
     for (std::size_t k = 0; k < out_ids.size(); ++k) p.out_rank[out_ids[k]] = k;
