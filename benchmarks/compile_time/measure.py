@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+# Compile-time benchmark (DESIGN.md §10, STYLE.md H19): generates translation units from the
+# *.cpp.in templates beside this file, compiles each with every compiler found (g++ and clang++,
+# -O2 -std=c++20 -c), and records wall time, peak memory (GNU time's "Maximum resident set size")
+# and object size as JSON. tools/bench_report.py turns the JSON into a table and a plot.
+# SPDX-License-Identifier: BSL-1.0
+#
+# usage: python3 benchmarks/compile_time/measure.py [--out FILE] [--work DIR] [--repeat R]
+#                                                   [--max-operands N] [--compilers g++,clang++]
+#
+# Each TU is compiled R times (default 3; once when the first compile takes more than --long
+# seconds); the JSON keeps every run and the report uses the minimum wall time (compile time only
+# grows with machine noise, so the minimum is the least disturbed run) and the maximum peak memory.
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import platform
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+GNU_TIME = "/usr/bin/time"
+
+# Matrix formats of the growing expressions, cycled in this order; each is (type, short name).
+FORMATS = [("loom::csr", "csr"), ("loom::dcsr", "dcsr"), ("loom::dense_matrix", "dense"),
+           ("loom::csc", "csc")]
+
+
+def expression_parts(n):
+    """Parameters and the product / sum of an expression with n tensor operands."""
+    matrices = max(1, n - 1)
+    params = [f"const loom::tensor<double, {FORMATS[m % len(FORMATS)][0]}>& M{m + 1}"
+              for m in range(matrices)]
+    accesses = [f"M{m + 1}(i, j)" for m in range(matrices)]
+    if n == 1:
+        return params, accesses[0], accesses[0], [FORMATS[0][1]]
+    params.append("const loom::tensor<double, loom::dense_vector>& x")
+    product = " * ".join(accesses + ["x(j)"])
+    total = " + ".join(accesses)
+    summed = f"({total}) * x(j)" if matrices > 1 else f"{total} * x(j)"
+    names = [FORMATS[m % len(FORMATS)][1] for m in range(matrices)] + ["dense_vector"]
+    return params, product, summed, names
+
+
+def translation_units(max_operands):
+    """(name, family, operands, formats, source text) of every TU to measure."""
+    units = []
+    for stem, family in (("compile.baseline.include", "baseline"),
+                         ("compile.kernel.spmv", "quickstart"),
+                         ("compile.kernel.spgemm", "quickstart")):
+        text = (HERE / f"{stem}.cpp.in").read_text(encoding="utf-8")
+        operands = {"baseline": 0, "compile.kernel.spmv": 2, "compile.kernel.spgemm": 2}
+        units.append((stem, family, operands.get(stem, 0), [], text))
+    for family in ("product", "sum"):
+        template = (HERE / f"compile.expr.{family}.cpp.in").read_text(encoding="utf-8")
+        for n in range(1, max_operands + 1):
+            params, product, summed, names = expression_parts(n)
+            text = (template.replace("@N@", str(n))
+                    .replace("@PARAMETERS@", ",\n            ".join(params))
+                    .replace("@PRODUCT@", product)
+                    .replace("@SUM@", summed))
+            units.append((f"compile.expr.{family}.{n}", family, n, names, text))
+    return units
+
+
+def compiler_version(cxx):
+    out = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
+    return out.splitlines()[0].strip() if out else cxx
+
+
+def parse_gnu_time(text):
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", text)
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
+    user = re.search(r"User time \(seconds\): ([\d.]+)", text)
+    sys_ = re.search(r"System time \(seconds\): ([\d.]+)", text)
+    seconds = 0.0
+    for part in wall.group(1).split(":"):
+        seconds = seconds * 60 + float(part)
+    return {"wall_s": seconds, "user_s": float(user.group(1)), "sys_s": float(sys_.group(1)),
+            "peak_rss_kb": int(rss.group(1))}
+
+
+def compile_once(cxx, source, obj, include_dirs):
+    cmd = [GNU_TIME, "-v", cxx, "-std=c++20", "-O2", "-DNDEBUG", "-Wall", "-Wextra", "-Werror"]
+    cmd += [f"-I{d}" for d in include_dirs]
+    cmd += ["-c", str(source), "-o", str(obj)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr[-4000:])
+        raise SystemExit(f"measure.py: {cxx} failed on {source}")
+    run = parse_gnu_time(proc.stderr)
+    run["object_bytes"] = obj.stat().st_size
+    return run
+
+
+def load_average():
+    try:
+        return [float(x) for x in pathlib.Path("/proc/loadavg").read_text().split()[:3]]
+    except OSError:
+        return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "compile_time.json"))
+    ap.add_argument("--work", default=str(ROOT / "build" / "bench" / "compile_time"))
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--long", type=float, default=10.0,
+                    help="a TU whose first compile takes longer (seconds) is compiled once")
+    ap.add_argument("--max-operands", type=int, default=8)
+    ap.add_argument("--compilers", default="g++,clang++")
+    ap.add_argument("--include", action="append", default=[],
+                    help="extra include folder (loom's include/ is always first)")
+    args = ap.parse_args()
+
+    if not os.access(GNU_TIME, os.X_OK):
+        raise SystemExit("measure.py: /usr/bin/time (GNU time) is missing; apt-get install time")
+    compilers = [c for c in args.compilers.split(",") if shutil.which(c)]
+    if not compilers:
+        raise SystemExit(f"measure.py: none of {args.compilers} is installed")
+    work = pathlib.Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    include_dirs = [str(ROOT / "include")] + args.include
+
+    units = translation_units(args.max_operands)
+    results = {
+        "context": {
+            "date": datetime.datetime.now().isoformat(timespec="seconds"),
+            "host": platform.node(),
+            "flags": "-std=c++20 -O2 -DNDEBUG -Wall -Wextra -Werror -c",
+            "repeat": args.repeat,
+            "long_s": args.long,
+            "compilers": {c: compiler_version(c) for c in compilers},
+            "load_avg_before": load_average(),
+        },
+        "units": [],
+    }
+    for name, family, operands, formats, text in units:
+        source = work / f"{name}.cpp"
+        source.write_text(text, encoding="utf-8")
+        for cxx in compilers:
+            runs = [compile_once(cxx, source, work / f"{name}.{cxx}.o", include_dirs)]
+            # a slow compile is measured once: its noise is small relative to its length
+            while len(runs) < args.repeat and runs[0]["wall_s"] < args.long:
+                runs.append(compile_once(cxx, source, work / f"{name}.{cxx}.o", include_dirs))
+            best = min(r["wall_s"] for r in runs)
+            peak = max(r["peak_rss_kb"] for r in runs)
+            print(f"{name:34s} {cxx:8s} {best:6.2f} s {peak / 1024:7.0f} MB "
+                  f"{runs[-1]['object_bytes'] / 1024:7.0f} KB", flush=True)
+            results["units"].append({
+                "name": name, "family": family, "operands": operands, "formats": formats,
+                "compiler": cxx, "runs": runs,
+            })
+    results["context"]["load_avg_after"] = load_average()
+    out = pathlib.Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
