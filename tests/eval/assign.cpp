@@ -115,6 +115,8 @@ TEST_CASE("loom::eval of scalars, sum over an index no operand uses, and semirin
   tensor<double, dense_vector> y({3});
   y(i) = loom::sum(j, A(i, j)) + loom::sum(k, x(k)) * 0.0;
   CHECK(values_of(y) == std::vector<double>{3, 0, 7});
+  y(i) = loom::sum(j, A(i, j)) + loom::sum(j, 1.0);  // Σ_j 1 = extent of j
+  CHECK(values_of(y) == std::vector<double>{6, 3, 10});
   auto B = from_coo<csr>({2, 2}, {{0, 0}, {1, 1}}, std::vector<boolean>{true, true});
   auto C = from_coo<csr>({2, 2}, {{0, 1}}, std::vector<boolean>{true});
   CHECK(loom::eval(loom::sum(i, j, B(i, j) * C(i, j))) == boolean(false));

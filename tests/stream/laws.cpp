@@ -150,6 +150,15 @@ TEST_CASE("combinators obey the stream laws over random inputs") {
                                    stream::contract_stream<decltype(y)>{y}, &ctx);
     auto once = stream::make_union(stream::add_op<V>{}, contracted, 5.0, &ctx);
     auto neg = stream::apply_linear<fn::negate>{}(x);
+    auto squared = stream::apply_nonlinear<decltype([](double v) { return v * v; })>{}(x);
+    auto zero = stream::zero_stream<0, double>{};
+    auto with_zero = stream::make_union(stream::add_op<V>{}, x, zero, &ctx);
+    test::check_stream_laws(squared, -1, 15);
+    test::check_stream_laws(zero, -1, 15);
+    test::check_stream_laws(with_zero, -1, 15);
+    CHECK(test::denote(zero).empty());
+    CHECK(test::denote(with_zero) == test::denote(x));
+    for (auto& [p, v] : test::denote(squared)) CHECK(v == test::denote(x)[p] * test::denote(x)[p]);
     test::check_stream_laws(prod, -1, 15);
     test::check_stream_laws(look, -1, 15);
     test::check_stream_laws(uni, -1, 15);
@@ -219,4 +228,15 @@ TEST_CASE("T4 counterexample: an index-only union loses values, the lexicographi
   index_only_union<decltype(product), decltype(sz)> wrong{product, sz};
   CHECK(test::denote(right) == std::map<test::path, double>{{{5}, 13.0}});
   CHECK(test::denote(wrong) == std::map<test::path, double>{{{5}, 7.0}});  // the bug, reproduced
+}
+
+TEST_CASE("deep maps place a sum at the right depth (apply_sum through an outer level)") {
+  auto A = from_coo<csr>({3, 4}, {{0, 1}, {0, 3}, {2, 0}}, std::vector<double>{1, 2, 3});
+  stream::kernel_context ctx{{3, 4}};
+  auto s = level0<decltype(A), order_ij>(A, I{}, J{});
+  auto row_sums = stream::apply_sum<1>{&ctx}(s);  // Σ_j below the i level
+  test::check_stream_laws(row_sums, -1, 4);
+  CHECK(test::denote(row_sums) == std::map<test::path, double>{{{0, -1}, 3.0}, {{2, -1}, 3.0}});
+  auto scaled = stream::apply_sum<1>{&ctx}(2.0);  // Σ_j of a constant = extent · constant
+  CHECK(scaled == 8.0);
 }

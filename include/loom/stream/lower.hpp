@@ -25,10 +25,10 @@ struct apply_sum {
   const kernel_context* ctx = nullptr;
   template <class X>
   LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (is_stream_v<X> && X::depth == D) {
-      static_assert(!X::contracted, "loom internal error: index summed twice; please report");
+    if constexpr (depth_of<X>() == D) {
+      static_assert(!is_contracted<X>(), "loom internal error: index summed twice; please report");
       return contract_stream<X>{x};
-    } else if constexpr (is_stream_v<X> && X::depth < D) {
+    } else if constexpr (depth_of<X>() < D) {
       return deep_map_stream<X, apply_sum>{x, *this};
     } else {  // the index does not occur: Σ_k e = extent(k) · e
       return apply_linear<fn::scale_by>{fn::scale_by{ctx->extents[D]}}(x);
@@ -42,7 +42,7 @@ struct place_expand {
   const kernel_context* ctx = nullptr;
   template <class X>
   LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (is_stream_v<X> && X::depth < D) {
+    if constexpr (depth_of<X>() < D) {
       return deep_map_stream<X, place_expand>{x, *this};
     } else {
       static_assert(depth_of<X>() != D, "loom::expand: the expression already uses the index");
