@@ -2,10 +2,6 @@
 // (papers/notes/002-indexed-streams.md §9.2 T7, T8, T11 and small cases of every node), the
 // random generators, and the comparison helpers. Uses no evaluation code of loom.
 // SPDX-License-Identifier: BSL-1.0
-#include <support/compare.hpp>
-#include <support/random.hpp>
-#include <support/reference.hpp>
-
 #include <loom/expr.hpp>
 #include <loom/format.hpp>
 
@@ -16,6 +12,10 @@
 #include <limits>
 #include <set>
 #include <vector>
+
+#include <support/compare.hpp>
+#include <support/random.hpp>
+#include <support/reference.hpp>
 
 namespace {
 
@@ -38,7 +38,7 @@ loom::tensor<T, Format> make(const std::array<std::int64_t, Format::order>& shap
 TEST_CASE("reference: T8 SpMV gives {0:70, 2:180}") {
   auto A = make<double, loom::dcsr>({3, 3}, {{0, 0}, {0, 2}, {2, 1}, {2, 2}}, {1, 2, 3, 4});
   auto v = make<double, loom::dense_vector>({3}, {{0}, {1}, {2}}, {10, 20, 30});
-  loom::tensor<double, loom::sparse_vector> y(3);
+  loom::tensor<double, loom::sparse_vector> y({3});
   const auto r = reference_eval(y(i), loom::sum(j, A(i, j) * v(j)));
   REQUIRE(r.values.size() == 3);
   CHECK(r.at({0}) == 70);
@@ -49,7 +49,7 @@ TEST_CASE("reference: T8 SpMV gives {0:70, 2:180}") {
 TEST_CASE("reference: T7 matrix multiply gives {(0,1):18, (1,0):15, (1,1):18}") {
   auto X = make<double, loom::csr>({2, 3}, {{0, 0}, {0, 2}, {1, 1}}, {1, 2, 3});
   auto Y = make<double, loom::csc>({3, 2}, {{0, 1}, {1, 0}, {1, 1}, {2, 1}}, {4, 5, 6, 7});
-  loom::tensor<double, loom::dcsr> C(2, 2);
+  loom::tensor<double, loom::dcsr> C({2, 2});
   const auto r = reference_eval(C(i, k), loom::sum(j, X(i, j) * Y(j, k)));
   CHECK(r.at({0, 0}) == 0);
   CHECK(r.at({0, 1}) == 18);
@@ -58,8 +58,9 @@ TEST_CASE("reference: T7 matrix multiply gives {(0,1):18, (1,0):15, (1,1):18}") 
 }
 
 TEST_CASE("reference: T11 (min,+) two-hop") {
-  auto W = make<mp, loom::csr>({3, 3}, {{0, 1}, {1, 2}, {0, 2}, {2, 0}}, {mp(1), mp(2), mp(5), mp(1)});
-  loom::tensor<mp, loom::dense_matrix> C(3, 3);
+  auto W =
+      make<mp, loom::csr>({3, 3}, {{0, 1}, {1, 2}, {0, 2}, {2, 0}}, {mp(1), mp(2), mp(5), mp(1)});
+  loom::tensor<mp, loom::dense_matrix> C({3, 3});
   const auto r = reference_eval(C(i, k), loom::sum(j, W(i, j) * W(j, k)));
   const double inf = std::numeric_limits<double>::infinity();
   const double expected[3][3] = {{6, inf, 3}, {3, inf, inf}, {inf, 2, 6}};
@@ -85,7 +86,7 @@ TEST_CASE("reference: scalars, sums of everything and inner products") {
 TEST_CASE("reference: pointwise nodes, literals, map with f(0) != 0, where and comparisons") {
   auto A = make<double, loom::csr>({2, 2}, {{0, 1}, {1, 0}}, {3, -1});
   auto B = make<double, loom::dcsc>({2, 2}, {{0, 0}, {0, 1}}, {2, 5});
-  loom::tensor<double, loom::dense_matrix> C(2, 2);
+  loom::tensor<double, loom::dense_matrix> C({2, 2});
   auto r = reference_eval(C(i, j), A(i, j) + B(i, j));
   CHECK(r.values == std::vector<double>{2, 8, -1, 0});
   r = reference_eval(C(i, j), A(i, j) * B(i, j));
@@ -106,14 +107,14 @@ TEST_CASE("reference: pointwise nodes, literals, map with f(0) != 0, where and c
   CHECK(r.values == std::vector<double>{0, 13, 0, 0});
   r = reference_eval(C(i, j), A(i, j) - B(i, j));
   CHECK(r.values == std::vector<double>{-2, -2, -1, 0});
-  r = reference_eval(C(i, j), loom::map([](double a, double b) { return a * 10 + b; }, A(i, j),
-                                        B(i, j)));
+  r = reference_eval(C(i, j),
+                     loom::map([](double a, double b) { return a * 10 + b; }, A(i, j), B(i, j)));
   CHECK(r.values == std::vector<double>{2, 35, -10, 0});
 }
 
 TEST_CASE("reference: expand broadcasts, += accumulates, (min,+) literals") {
   auto x = make<double, loom::sparse_vector>({3}, {{1}}, {4});
-  loom::tensor<double, loom::dense_matrix> C(3, 2);
+  loom::tensor<double, loom::dense_matrix> C({3, 2});
   auto r = reference_eval(C(i, j), loom::expand(j, x(i)));
   CHECK(r.values == std::vector<double>{0, 0, 4, 4, 0, 0});
   C.at(2, 1) = 7;
@@ -121,7 +122,7 @@ TEST_CASE("reference: expand broadcasts, += accumulates, (min,+) literals") {
   CHECK(r.values == std::vector<double>{0, 0, 4, 4, 0, 7});
 
   auto W = make<mp, loom::csr>({1, 2}, {{0, 1}}, {mp(5)});
-  loom::tensor<mp, loom::dense_matrix> D(1, 2);
+  loom::tensor<mp, loom::dense_matrix> D({1, 2});
   auto s = reference_eval(D(i, j), W(i, j) + 3);  // min(W, 3): 3 where W is absent (+inf)
   CHECK(s.at({0, 0}).value == 3);
   CHECK(s.at({0, 1}).value == 3);
@@ -133,9 +134,9 @@ TEST_CASE("reference: expand broadcasts, += accumulates, (min,+) literals") {
 TEST_CASE("reference: an extent clash or an unknown extent is a test bug") {
   auto A = make<double, loom::csr>({2, 3}, {}, {});
   auto x = make<double, loom::dense_vector>({4}, {}, {});
-  loom::tensor<double, loom::dense_vector> y(2);
+  loom::tensor<double, loom::dense_vector> y({2});
   CHECK_THROWS_AS(reference_eval(y(i), loom::sum(j, A(i, j) * x(j))), std::logic_error);
-  loom::tensor<double, loom::dense_vector> z(3);
+  loom::tensor<double, loom::dense_vector> z({3});
   CHECK_THROWS_AS(reference_eval(loom::sum(i, k, z(i))), std::logic_error);
 }
 
@@ -188,7 +189,8 @@ TEST_CASE("compare: names and tolerant equality") {
   CHECK(loom::test::format_name<loom::csf<3>>() == "csf<3>");
   CHECK(loom::test::format_name<loom::coo_n<3>>() == "coo_n<3>");
   CHECK(loom::test::format_name<loom::dense_n<3>>() == "dense_n<3>");
-  CHECK(loom::test::format_name<loom::format<loom::dense, loom::compressed, loom::compressed>::ordered<2, 0, 1>>() ==
+  CHECK(loom::test::format_name<
+            loom::format<loom::dense, loom::compressed, loom::compressed>::ordered<2, 0, 1>>() ==
         "format<dense,compressed,compressed>::ordered<2,0,1>");
   CHECK(loom::test::semiring_name<mp>() == "min_plus<double>");
   CHECK(loom::test::values_equal(1.0, 1.0 + 1e-14, 1e-12));
@@ -202,8 +204,11 @@ TEST_CASE("compare: names and tolerant equality") {
 
 TEST_CASE("compare: a stored zero equals an absent entry; a wrong value is caught") {
   auto saved = loom::test::stats();
-  loom::test::case_context ctx{.expression = "selftest", .formats = "C=coo",
-                               .semiring = "double", .densities = "-", .seed = 0};
+  loom::test::case_context ctx{.expression = "selftest",
+                               .formats = "C=coo",
+                               .semiring = "double",
+                               .densities = "-",
+                               .seed = 0};
   auto C = make<double, loom::coo>({2, 2}, {{0, 0}, {1, 1}}, {0.0, 4.0});
   loom::test::dense_result<double, 2> expected{{2, 2}, {0, 0, 0, 4}};
   CHECK(loom::test::check_tensor(C, expected, ctx));
@@ -213,7 +218,9 @@ TEST_CASE("compare: a stored zero equals an absent entry; a wrong value is caugh
 TEST_CASE("compare: mismatches fail the case" * doctest::should_fail()) {
   auto saved = loom::test::stats();
   loom::test::case_context ctx{.expression = "selftest (this failure is expected)",
-                               .formats = "C=csr", .semiring = "double", .densities = "-",
+                               .formats = "C=csr",
+                               .semiring = "double",
+                               .densities = "-",
                                .seed = 0};
   auto C = make<double, loom::csr>({2, 2}, {{0, 1}}, {1.0});
   loom::test::dense_result<double, 2> expected{{2, 2}, {0, 2, 0, 0}};

@@ -1,11 +1,11 @@
 // Prints, once at the end of the run, how many differential cases and points were compared with
 // the dense reference (a doctest listener, so it runs last whatever the test order or filter).
 // SPDX-License-Identifier: BSL-1.0
-#include <support/compare.hpp>
-
 #include <doctest/doctest.h>
 
 #include <ostream>
+
+#include <support/compare.hpp>
 
 namespace {
 

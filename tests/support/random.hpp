@@ -27,26 +27,31 @@ namespace loom::test {
 
 /// How many entries a random tensor stores.
 enum class density {
-  empty,    ///< no entry
-  one,      ///< exactly one entry
-  sparse,   ///< 1% of the points (at least one)
-  medium,   ///< 30% of the points
-  full,     ///< every point
-  zeros,    ///< 30% of the points, a third of them explicit zeros of the semiring
+  empty,   ///< no entry
+  one,     ///< exactly one entry
+  sparse,  ///< 1% of the points (at least one)
+  medium,  ///< 30% of the points
+  full,    ///< every point
+  zeros,   ///< 30% of the points, a third of them explicit zeros of the semiring
 };
 
-inline constexpr std::array<density, 6> all_densities{density::empty,  density::one,
-                                                      density::sparse, density::medium,
-                                                      density::full,   density::zeros};
+inline constexpr std::array<density, 6> all_densities{
+    density::empty, density::one, density::sparse, density::medium, density::full, density::zeros};
 
 constexpr std::string_view density_name(density d) {
   switch (d) {
-    case density::empty: return "empty";
-    case density::one: return "one entry";
-    case density::sparse: return "1%";
-    case density::medium: return "30%";
-    case density::full: return "full";
-    case density::zeros: return "30% with explicit zeros";
+    case density::empty:
+      return "empty";
+    case density::one:
+      return "one entry";
+    case density::sparse:
+      return "1%";
+    case density::medium:
+      return "30%";
+    case density::full:
+      return "full";
+    case density::zeros:
+      return "30% with explicit zeros";
   }
   return "?";
 }
@@ -56,7 +61,8 @@ inline constexpr std::array<std::uint64_t, 3> seeds{1, 2, 3};
 
 /// Derives an independent seed for operand `salt` of a case (splitmix64 finaliser).
 constexpr std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t salt) {
-  std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + salt * 0xBF58476D1CE4E5B9ull + 0x94D049BB133111EBull;
+  std::uint64_t z =
+      seed * 0x9E3779B97F4A7C15ull + salt * 0xBF58476D1CE4E5B9ull + 0x94D049BB133111EBull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
@@ -71,39 +77,32 @@ inline std::int64_t draw(std::mt19937_64& rng, std::int64_t lo, std::int64_t hi)
 /// The small integers random values are drawn from, per semiring: arithmetic types get negative
 /// values too (so that sums cancel to computed zeros); (min, +) and (max, +) get [0, 9], where 0
 /// is the semiring's one; (max, x) gets [1, 9]; boolean gets true.
-template <class T>
-struct value_range {
-  static constexpr std::int64_t lo = 1, hi = 9;
-};
+template <class T> struct value_range { static constexpr std::int64_t lo = 1, hi = 9; };
 template <class T>
   requires std::is_arithmetic_v<T>
 struct value_range<T> {
   static constexpr std::int64_t lo = -4, hi = 9;
 };
-template <class T>
-struct value_range<min_plus<T>> {
+template <class T> struct value_range<min_plus<T>> {
   static constexpr std::int64_t lo = 0, hi = 9;
 };
-template <class T>
-struct value_range<max_plus<T>> {
+template <class T> struct value_range<max_plus<T>> {
   static constexpr std::int64_t lo = 0, hi = 9;
 };
-template <>
-struct value_range<boolean> {
-  static constexpr std::int64_t lo = 1, hi = 1;
-};
+template <> struct value_range<boolean> { static constexpr std::int64_t lo = 1, hi = 1; };
 
 /// The small integer `k` as a value of T.
-template <class T>
-constexpr T make_value(std::int64_t k) {
-  if constexpr (std::is_arithmetic_v<T>) return static_cast<T>(k);
-  else if constexpr (std::is_same_v<T, boolean>) return boolean(k > 0);
-  else return T(static_cast<decltype(T{}.value)>(k));
+template <class T> constexpr T make_value(std::int64_t k) {
+  if constexpr (std::is_arithmetic_v<T>)
+    return static_cast<T>(k);
+  else if constexpr (std::is_same_v<T, boolean>)
+    return boolean(k > 0);
+  else
+    return T(static_cast<decltype(T{}.value)>(k));
 }
 
 /// A random non-zero value of T (never the semiring's zero).
-template <class T>
-T random_value(std::mt19937_64& rng) {
+template <class T> T random_value(std::mt19937_64& rng) {
   while (true) {
     const T v = make_value<T>(draw(rng, value_range<T>::lo, value_range<T>::hi));
     if (!(v == semiring_traits<T>::zero())) return v;
@@ -111,8 +110,7 @@ T random_value(std::mt19937_64& rng) {
 }
 
 /// Entries as logical coordinates and values (unique coordinates, in random order).
-template <class T, std::size_t N>
-struct coo_data {
+template <class T, std::size_t N> struct coo_data {
   std::array<std::int64_t, N> shape{};
   std::vector<std::array<std::int64_t, N>> coords;
   std::vector<T> values;
@@ -122,20 +120,24 @@ struct coo_data {
 constexpr std::int64_t entry_count(density d, std::int64_t points) {
   if (points == 0) return 0;
   switch (d) {
-    case density::empty: return 0;
-    case density::one: return 1;
-    case density::sparse: return std::max<std::int64_t>(1, (points + 50) / 100);
+    case density::empty:
+      return 0;
+    case density::one:
+      return 1;
+    case density::sparse:
+      return std::max<std::int64_t>(1, (points + 50) / 100);
     case density::medium:
-    case density::zeros: return std::max<std::int64_t>(1, (points * 3 + 5) / 10);
-    case density::full: return points;
+    case density::zeros:
+      return std::max<std::int64_t>(1, (points * 3 + 5) / 10);
+    case density::full:
+      return points;
   }
   return 0;
 }
 
 /// Random unique coordinates of `shape` with values of T, as `density` asks.
 template <class T, std::size_t N>
-coo_data<T, N> random_coo(const std::array<std::int64_t, N>& shape, density d,
-                          std::uint64_t seed) {
+coo_data<T, N> random_coo(const std::array<std::int64_t, N>& shape, density d, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   coo_data<T, N> out;
   out.shape = shape;
@@ -172,7 +174,8 @@ tensor<T, Format> build(const coo_data<T, N>& data) {
   return from_coo<Format>(data.shape, data.coords, data.values, duplicates::sum);
 }
 
-/// A random tensor of `shape` in `Format`: `random_tensor<double, csr>({5, 7}, density::medium, 42)`.
+/// A random tensor of `shape` in `Format`: `random_tensor<double, csr>({5, 7}, density::medium,
+/// 42)`.
 template <class T, class Format>
 tensor<T, Format> random_tensor(const std::array<std::int64_t, Format::order>& shape, density d,
                                 std::uint64_t seed) {

@@ -30,8 +30,7 @@
 namespace loom::test {
 
 /// A dense result: one value per point of `shape`, row-major over the logical modes.
-template <class T, std::size_t N>
-struct dense_result {
+template <class T, std::size_t N> struct dense_result {
   std::array<std::int64_t, N> shape{};
   std::vector<T> values;
 
@@ -70,12 +69,15 @@ void for_each_point(const std::array<std::int64_t, N>& shape, F&& f) {
 
 /// Converts a value of one node's type to another node's value type (literals are plain
 /// numbers; semiring wrappers such as `min_plus<double>` are built from their carrier).
-template <class V, class X>
-constexpr V convert_value(const X& x) {
-  if constexpr (std::is_same_v<V, X>) return x;
-  else if constexpr (std::is_constructible_v<V, X>) return V(x);
-  else if constexpr (requires { x.value; }) return convert_value<V>(x.value);
-  else static_assert(sizeof(X) == 0, "loom::test::convert_value: no conversion between types");
+template <class V, class X> constexpr V convert_value(const X& x) {
+  if constexpr (std::is_same_v<V, X>)
+    return x;
+  else if constexpr (std::is_constructible_v<V, X>)
+    return V(x);
+  else if constexpr (requires { x.value; })
+    return convert_value<V>(x.value);
+  else
+    static_assert(sizeof(X) == 0, "loom::test::convert_value: no conversion between types");
 }
 
 namespace detail {
@@ -84,25 +86,25 @@ namespace mp = boost::mp11;
 
 // Visits every access node of an expression at run time (the tensors live in the nodes).
 template <class F, class Tensor, class... Is>
-void for_each_access(const expr::access<Tensor, Is...>& a, F& f) { f(a); }
-template <class F, class T>
-void for_each_access(const expr::literal<T>&, F&) {}
-template <class F, class L, class R>
-void for_each_access(const expr::add<L, R>& e, F& f) {
+void for_each_access(const expr::access<Tensor, Is...>& a, F& f) {
+  f(a);
+}
+template <class F, class T> void for_each_access(const expr::literal<T>&, F&) {}
+template <class F, class L, class R> void for_each_access(const expr::add<L, R>& e, F& f) {
   for_each_access(e.lhs, f);
   for_each_access(e.rhs, f);
 }
-template <class F, class L, class R>
-void for_each_access(const expr::mul<L, R>& e, F& f) {
+template <class F, class L, class R> void for_each_access(const expr::mul<L, R>& e, F& f) {
   for_each_access(e.lhs, f);
   for_each_access(e.rhs, f);
 }
-template <class F, class I, class E>
-void for_each_access(const expr::sum<I, E>& e, F& f) { for_each_access(e.body, f); }
-template <class F, class I, class E>
-void for_each_access(const expr::expand<I, E>& e, F& f) { for_each_access(e.body, f); }
-template <class F, class P, class E>
-void for_each_access(const expr::where<P, E>& e, F& f) {
+template <class F, class I, class E> void for_each_access(const expr::sum<I, E>& e, F& f) {
+  for_each_access(e.body, f);
+}
+template <class F, class I, class E> void for_each_access(const expr::expand<I, E>& e, F& f) {
+  for_each_access(e.body, f);
+}
+template <class F, class P, class E> void for_each_access(const expr::where<P, E>& e, F& f) {
   for_each_access(e.pred, f);
   for_each_access(e.body, f);
 }
@@ -113,17 +115,14 @@ void for_each_access(const expr::map<Fn, Es...>& e, F& f) {
 
 // The interpreter. `Slots` is an MP11 list of every index variable that may be bound; the
 // binding and the extents are arrays indexed by an index's position in that list.
-template <class Slots>
-class interpreter {
+template <class Slots> class interpreter {
   static constexpr std::size_t n_slots = mp::mp_size<Slots>::value;
-  template <class I>
-  static constexpr std::size_t slot = mp::mp_find<Slots, I>::value;
+  template <class I> static constexpr std::size_t slot = mp::mp_find<Slots, I>::value;
   template <class... Is>
   static constexpr std::array<std::string_view, sizeof...(Is)> names_of(mp::mp_list<Is...>) {
     return {Is::name...};
   }
   static constexpr std::array<std::string_view, n_slots> names = names_of(Slots{});
-
 
  public:
   std::array<std::int64_t, n_slots> extent{};
@@ -138,13 +137,11 @@ class interpreter {
     extent[s] = e;
     known[s] = true;
   }
-  template <class I>
-  void set_extent(std::int64_t e, const std::string& from) {
+  template <class I> void set_extent(std::int64_t e, const std::string& from) {
     set_extent(slot<I>, e, from);
   }
 
-  template <class E>
-  void collect_extents(const E& e) {
+  template <class E> void collect_extents(const E& e) {
     auto visit = [&]<class Tensor, class... Is>(const expr::access<Tensor, Is...>& a) {
       std::size_t m = 0;
       const std::string from = a.tensor->name().empty() ? "an operand" : a.tensor->name();
@@ -160,26 +157,19 @@ class interpreter {
                                std::string(names[s]) + "' is not given by any operand or output");
   }
 
-  template <class Tensor, class... Is>
-  auto eval(const expr::access<Tensor, Is...>& a) {
+  template <class Tensor, class... Is> auto eval(const expr::access<Tensor, Is...>& a) {
     return a.tensor->at_coords({at[slot<Is>]...});
   }
-  template <class T>
-  T eval(const expr::literal<T>& l) {
-    return l.value;
-  }
-  template <class L, class R>
-  auto eval(const expr::add<L, R>& e) {
+  template <class T> T eval(const expr::literal<T>& l) { return l.value; }
+  template <class L, class R> auto eval(const expr::add<L, R>& e) {
     using V = expr::value_type_t<expr::add<L, R>>;
     return semiring_traits<V>::add(convert_value<V>(eval(e.lhs)), convert_value<V>(eval(e.rhs)));
   }
-  template <class L, class R>
-  auto eval(const expr::mul<L, R>& e) {
+  template <class L, class R> auto eval(const expr::mul<L, R>& e) {
     using V = expr::value_type_t<expr::mul<L, R>>;
     return semiring_traits<V>::mul(convert_value<V>(eval(e.lhs)), convert_value<V>(eval(e.rhs)));
   }
-  template <class I, class E>
-  auto eval(const expr::sum<I, E>& e) {
+  template <class I, class E> auto eval(const expr::sum<I, E>& e) {
     using V = expr::value_type_t<expr::sum<I, E>>;
     constexpr std::size_t s = slot<I>;
     const std::int64_t saved = at[s];
@@ -191,20 +181,17 @@ class interpreter {
     at[s] = saved;
     return acc;
   }
-  template <class I, class E>
-  auto eval(const expr::expand<I, E>& e) {
+  template <class I, class E> auto eval(const expr::expand<I, E>& e) {
     return convert_value<expr::value_type_t<expr::expand<I, E>>>(eval(e.body));
   }
-  template <class P, class E>
-  auto eval(const expr::where<P, E>& e) {
+  template <class P, class E> auto eval(const expr::where<P, E>& e) {
     using V = expr::value_type_t<expr::where<P, E>>;
     const auto p = eval(e.pred);
     using PV = std::remove_cvref_t<decltype(p)>;
     if (p == semiring_traits<PV>::zero()) return semiring_traits<V>::zero();
     return convert_value<V>(eval(e.body));
   }
-  template <class Fn, class... Es>
-  auto eval(const expr::map<Fn, Es...>& e) {
+  template <class Fn, class... Es> auto eval(const expr::map<Fn, Es...>& e) {
     using V = expr::value_type_t<expr::map<Fn, Es...>>;
     return std::apply(
         [&](const auto&... args) { return convert_value<V>(e.f(convert_value<V>(eval(args))...)); },
@@ -265,8 +252,7 @@ auto reference_eval_accumulate(const expr::access<Tensor, Is...>& out, const E& 
 }
 
 /// The scalar `loom::eval(e)` must give (e has no free index).
-template <class E>
-auto reference_eval(const E& e) {
+template <class E> auto reference_eval(const E& e) {
   static_assert(boost::mp11::mp_empty<expr::free_indices_t<E>>::value,
                 "loom::test::reference_eval(e): e has free indices; pass an output access");
   detail::interpreter<expr::all_indices_t<E>> in;
