@@ -344,7 +344,9 @@ def cmd_report(args):
         "the hand-written code.")
     out.append(
         "- The implementations of one input are registered next to each other (loom, hand, "
-        "Eigen), so they run one right after the other, on the same arrays. The inputs are built and checked once, outside the timed loops: loom's result "
+        "Eigen) and work on the same arrays; the repetitions of all benchmarks of a binary are "
+        "run in random interleaved order (`--benchmark_enable_random_interleaving`), so a burst "
+        "of load on the machine is spread over all implementations. The inputs are built and checked once, outside the timed loops: loom's result "
         "must equal the hand-written kernel's (same entries, values to 1e-12 relative; Eigen's "
         "to 1e-10), or the binary aborts.")
     out.append(

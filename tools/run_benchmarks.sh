@@ -2,7 +2,8 @@
 # Builds and runs loom's benchmarks, then writes BENCHMARKS.md (DESIGN.md §10, STYLE.md H19):
 #   1. configures build/bench (Release, -DLOOM_BENCH=ON; the benchmarks compile with -O2) and
 #      builds every runtime benchmark (benchmarks/runtime/*.cpp -> bench.<kernel>);
-#   2. runs each with --benchmark_repetitions=5, JSON into benchmarks/results/runtime_<kernel>.json;
+#   2. runs each with --benchmark_repetitions=5 (repetitions interleaved at random), JSON into
+#      benchmarks/results/runtime_<kernel>.json;
 #   3. runs benchmarks/compile_time/measure.py (g++ and clang++) -> benchmarks/results/compile_time.json;
 #   4. runs tools/bench_report.py -> BENCHMARKS.md and benchmarks/results/compile_time.png.
 # SPDX-License-Identifier: BSL-1.0
@@ -66,7 +67,10 @@ if [ "$run_runtime" = 1 ]; then
     [ -x "$exe" ] && [ -f "$exe" ] || continue
     name="$(basename "$exe")"
     echo "==> $name"
-    args=(--benchmark_repetitions="$repetitions" --benchmark_report_aggregates_only=false
+    # implementations of one input are registered side by side; random interleaving also spreads
+    # their repetitions over the run, so that a burst of load on the machine hits all of them
+    args=(--benchmark_repetitions="$repetitions" --benchmark_enable_random_interleaving=true
+          --benchmark_report_aggregates_only=false
           --benchmark_out="$results/runtime_$name.json" --benchmark_out_format=json)
     if [ -n "$filter" ]; then args+=(--benchmark_filter="$filter"); fi
     "$exe" "${args[@]}"

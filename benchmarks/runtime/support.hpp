@@ -35,12 +35,15 @@ namespace loom_bench {
 // splitmix64: the same stream on every standard library (std distributions are not portable).
 struct rng {
   std::uint64_t state;
-  explicit rng(std::uint64_t seed) : state(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  // the seed is hashed, so that nearby seeds do not give shifted copies of one sequence
+  explicit rng(std::uint64_t seed) : state(mix(seed ^ 0x632BE59BD9B4E019ull)) {}
+  static std::uint64_t mix(std::uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
+  }
+  std::uint64_t next() {
+    return mix(state += 0x9E3779B97F4A7C15ull);
   }
   /// uniform in [0, n)
   std::int64_t below(std::int64_t n) {
