@@ -52,10 +52,11 @@ mkdir -p "$results"
 generator=()
 if command -v ninja > /dev/null 2>&1; then generator=(-G Ninja); fi
 
+mkdir -p "$build"
 echo "==> configuring $build"
 cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DLOOM_BENCH=ON \
-  -DLOOM_TEST=OFF -DLOOM_EXAMPLES=OFF -DLOOM_INSTALL=OFF > "$build.configure.log" 2>&1 \
-  || { cat "$build.configure.log"; exit 1; }
+  -DLOOM_TEST=OFF -DLOOM_EXAMPLES=OFF -DLOOM_INSTALL=OFF > "$build/configure.log" 2>&1 \
+  || { cat "$build/configure.log"; exit 1; }
 cxx="$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")"
 
 if [ "$run_runtime" = 1 ]; then
