@@ -210,7 +210,10 @@ TEST_CASE("read_matrix_market: every file of the data folder loads or names its 
     with_value_type(x.type, [&]<class T>(std::type_identity<T>) {
       if (x.line == 0) {
         check_loads<T, loom::csr>(x);
-        check_loads<T, loom::coo>(x);
+        // a second format, with non-unique levels; narrow integer types only in csr (compile time)
+        if constexpr (std::is_same_v<T, double> || std::is_same_v<T, loom::boolean> ||
+                      std::is_same_v<T, std::int64_t>)
+          check_loads<T, loom::coo>(x);
       } else {
         check_fails<T>(x);
       }
