@@ -157,6 +157,8 @@ TEST_CASE("zero-copy views compute in place") {
   y(i) = loom::sum(j, A(i, j) * x(j));
   CHECK(ys == std::vector<double>{70, 0, 180});
   CHECK(A.values().data() == val.data());
+  y(i) = loom::sum(j, A(i, j) * y(j));  // a view that is read and written: computed in a copy
+  CHECK(ys == std::vector<double>{70 + 2 * 180, 0, 3 * 0 + 4 * 180});
   std::vector<std::int32_t> bad{0, 2, 2, 1};
   CHECK_THROWS_AS(loom::csr_view<double>(3, 3, pos, bad, val), loom::shape_error);
 }

@@ -19,6 +19,7 @@
 
 #include <boost/mp11/algorithm.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -359,11 +360,19 @@ void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs_operand, Tag) {
     plan::report_assignment_errors<Lhs, Rhs>();
   } else {
     constexpr bool accumulate = std::is_same_v<Tag, accumulate_tag>;
+    using out_t = std::remove_const_t<OT>;
+    static_assert(out_t::owning || out_t::format_type::all_dense,
+                  "loom::assign: a sparse output must be an owning loom::tensor; a view over "
+                  "caller buffers cannot grow");
     if (loom::detail::aliases_output(lhs.tensor, rhs)) {  // the output is also read: use a copy
-      auto result = *lhs.tensor;
-      access<OT, Os...> target{&result};
+      tensor<typename out_t::value_type, typename out_t::format_type> result(*lhs.tensor);
+      access<decltype(result), Os...> target{&result};
       loom::detail::execute(result, target, rhs, accumulate);
-      *lhs.tensor = std::move(result);
+      if constexpr (out_t::owning) {
+        *lhs.tensor = std::move(result);
+      } else {  // a dense view: write the values back into the caller's buffer
+        std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
+      }
     } else {
       loom::detail::execute(*lhs.tensor, lhs, rhs, accumulate);
     }
