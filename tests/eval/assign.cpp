@@ -197,6 +197,8 @@ TEST_CASE("explain names the order, the strategy per level and the output assemb
   CHECK(plan.find("iterate A (compressed)") != std::string::npos);
   CHECK(plan.find("locate x") != std::string::npos);
   MESSAGE(plan);
+  CHECK(loom::to_string(loom::sum(j, A(i, j) * x(j))) == "sum(j, A(i,j) * x(j))");
+  CHECK(loom::to_string(-A(i, j) + 2.0) == "(-A(i,j) + 2)");
 }
 
 TEST_CASE("without a concordant order, the operand with fewer stored entries is transposed") {

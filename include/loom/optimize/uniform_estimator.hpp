@@ -52,7 +52,8 @@ class uniform_estimator {
       p *= a.density();
     }
     const double size = detail::dense_size(out);
-    return uniform_estimator(std::move(out), clamp(size * p, size));
+    const double n = clamp(size * p, size);
+    return uniform_estimator(std::move(out), n);
   }
   /// Pointwise op whose fill does not annihilate it (`A + B`): the union of the non-fills.
   static uniform_estimator disjunction(std::span<const uniform_estimator> args) {
@@ -63,15 +64,17 @@ class uniform_estimator {
       log_q += std::log1p(-a.density());
     }
     const double size = detail::dense_size(out);
-    return uniform_estimator(std::move(out), clamp(size * -std::expm1(log_q), size));
+    const double n = clamp(size * -std::expm1(log_q), size);
+    return uniform_estimator(std::move(out), n);
   }
   /// Aggregate (sum, max, ...) over the named indices; names not in the index set are ignored.
   uniform_estimator aggregate(const std::vector<std::string>& names) const {
     index_set kept = detail::index_filter(indices_, names, false);
     const double reduced = detail::dense_size(detail::index_filter(indices_, names, true));
     const double p = density();
-    const double n = detail::dense_size(kept) * -std::expm1(reduced * std::log1p(-p));
-    return uniform_estimator(std::move(kept), clamp(n, detail::dense_size(kept)));
+    const double size = detail::dense_size(kept);
+    const double n = clamp(size * -std::expm1(reduced * std::log1p(-p)), size);
+    return uniform_estimator(std::move(kept), n);
   }
 
   /// Estimated number of non-fill entries.

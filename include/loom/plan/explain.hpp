@@ -65,7 +65,11 @@ std::string to_string(const E& e, std::size_t& ordinal) {
     std::apply([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); }, e.args);
     if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
     if (name == "-") return "-" + args[0];
-    if (name == "/") return args[0] + " / " + std::to_string(e.f.divisor);
+    if constexpr (requires { e.f.divisor; }) {
+      std::ostringstream d;
+      d << e.f.divisor;
+      return args[0] + " / " + d.str();
+    }
     std::string s = "map(" + name;
     for (auto& a : args) s += ", " + a;
     return s + ")";
@@ -232,6 +236,14 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
 
 namespace loom {
 using plan::explain;
+
+/// An expression in index notation, with tensor names (T0, T1, ... for unnamed ones):
+/// `loom::to_string(sum(j, A(i, j) * x(j)))` gives "sum(j, A(i,j) * x(j))".
+template <expr::operand E>
+std::string to_string(const E& e) {
+  std::size_t ordinal = 0;
+  return plan::detail::to_string(expr::as_expr(e), ordinal);
+}
 }  // namespace loom
 
 #endif  // LOOM_PLAN_EXPLAIN_HPP
