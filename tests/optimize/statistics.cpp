@@ -84,8 +84,7 @@ TEST_CASE("gather_statistics: timing on a generated 1M-nonzero csr matrix") {
       c.push_back({r, k * (cols / per_row) + static_cast<std::int64_t>(x % (cols / per_row))});
     }
   }
-  const auto a =
-      loom::from_coo<loom::csr>({rows, cols}, c, std::vector<double>(c.size(), 1.0));
+  const auto a = loom::from_coo<loom::csr>({rows, cols}, c, std::vector<double>(c.size(), 1.0));
   const auto start = std::chrono::steady_clock::now();
   const loom::statistics s = loom::gather_statistics(a);
   const double ms =

@@ -1,4 +1,4 @@
-// Defines loom::chain_bound_estimator, the degree-constraint upper bound (optimize/, notes 001 §5.4).
+// Defines loom::chain_bound_estimator, the degree-constraint bound (optimize/, notes 001 §5.4).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
 #define LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
@@ -49,8 +49,8 @@ class chain_bound_estimator {
       for (const std::vector<std::string>* side : {&dc.given, &dc.bound})
         for (const std::string& n : *side)
           if (!detail::has_index(known_, n))
-            throw shape_error("loom::chain_bound_estimator: a degree constraint names index '" +
-                              n + "', which has no extent; add it to the index set");
+            throw shape_error("loom::chain_bound_estimator: a degree constraint names index '" + n +
+                              "', which has no extent; add it to the index set");
       add_min(key_of(dc.given, dc.bound), dc.degree);
     }
   }
@@ -76,8 +76,8 @@ class chain_bound_estimator {
   static chain_bound_estimator conjunction(std::span<const chain_bound_estimator> args) {
     chain_bound_estimator out;
     for (const chain_bound_estimator& a : args) {
-      out.indices_ = detail::index_union(out.indices_, a.indices_,
-                                         "loom::chain_bound_estimator::conjunction");
+      out.indices_ =
+          detail::index_union(out.indices_, a.indices_, "loom::chain_bound_estimator::conjunction");
       out.known_ =
           detail::index_union(out.known_, a.known_, "loom::chain_bound_estimator::conjunction");
       for (const auto& [key, d] : a.dcs_) out.add_min(key, d);
@@ -88,8 +88,8 @@ class chain_bound_estimator {
   static chain_bound_estimator disjunction(std::span<const chain_bound_estimator> args) {
     chain_bound_estimator out;
     for (const chain_bound_estimator& a : args) {
-      out.indices_ = detail::index_union(out.indices_, a.indices_,
-                                         "loom::chain_bound_estimator::disjunction");
+      out.indices_ =
+          detail::index_union(out.indices_, a.indices_, "loom::chain_bound_estimator::disjunction");
       out.known_ =
           detail::index_union(out.known_, a.known_, "loom::chain_bound_estimator::disjunction");
     }

@@ -24,7 +24,8 @@ template <sparsity_estimator E>
 E estimate_map(std::span<const E> args, std::span<const bool> fill_annihilates) {
   if (args.size() != fill_annihilates.size())
     throw error("loom::estimate_map: " + std::to_string(args.size()) + " operands but " +
-                std::to_string(fill_annihilates.size()) + " annihilation flags; give one per operand");
+                std::to_string(fill_annihilates.size()) +
+                " annihilation flags; give one per operand");
   std::vector<E> join, all;
   index_set every;
   for (std::size_t k = 0; k < args.size(); ++k) {

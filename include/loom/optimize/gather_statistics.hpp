@@ -1,4 +1,4 @@
-// Defines loom::gather_statistics: one pass over a tensor's entries into loom::statistics (optimize/).
+// Defines loom::gather_statistics: one pass over a tensor into loom::statistics (optimize/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_GATHER_STATISTICS_HPP
 #define LOOM_OPTIMIZE_GATHER_STATISTICS_HPP

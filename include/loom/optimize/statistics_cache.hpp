@@ -1,4 +1,4 @@
-// Defines loom::statistics_cache: statistics per tensor, recomputed when its storage changes (optimize/).
+// Defines loom::statistics_cache: statistics per tensor, redone when storage changes (optimize/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
 #define LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
@@ -64,8 +64,7 @@ class statistics_cache {
     statistics stats;
   };
 
-  template <class Array>
-  static void add_array(std::vector<std::uintptr_t>& sig, const Array& a) {
+  template <class Array> static void add_array(std::vector<std::uintptr_t>& sig, const Array& a) {
     sig.push_back(reinterpret_cast<std::uintptr_t>(a.data()));
     sig.push_back(static_cast<std::uintptr_t>(a.size()));
   }

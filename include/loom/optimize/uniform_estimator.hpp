@@ -1,4 +1,4 @@
-// Defines loom::uniform_estimator, the System-R style density estimate (optimize/, notes 001 §5.3).
+// Defines loom::uniform_estimator, the System-R density estimate (optimize/, notes 001 §5.3).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
 #define LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
@@ -21,8 +21,8 @@ namespace loom {
 /// - disjunction (sum, union):            nnz = |I_out| * (1 - prod_k (1 - p_k));
 /// - aggregate over I_a:                  nnz = |I \ I_a| * (1 - (1 - p)^{|I_a|}),
 ///   with |I_a| the product of the aggregated extents.
-/// Densities multiply directly; products of (1 - p) are taken in log space (log1p/expm1), as Galley.jl does, so huge index
-/// spaces and tiny densities do not round to 0 or 1.
+/// Densities multiply directly; products of (1 - p) are taken in log space (log1p/expm1), as
+/// Galley.jl does, so huge index spaces and tiny densities do not round to 0 or 1.
 class uniform_estimator {
  public:
   /// An estimate of `nnz` non-fills over `indices`.
