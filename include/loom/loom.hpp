@@ -8,10 +8,9 @@
 #include <loom/core.hpp>
 #include <loom/expr.hpp>
 #include <loom/format.hpp>
+#include <loom/io.hpp>
+#include <loom/optimize.hpp>
 #include <loom/plan.hpp>
 #include <loom/stream.hpp>
-#if __has_include(<loom/io.hpp>)
-#  include <loom/io.hpp>
-#endif
 
 #endif  // LOOM_LOOM_HPP

@@ -985,11 +985,12 @@ constexpr auto expand(I, const E& e) {
 #ifndef LOOM_FORMAT_HPP
 #define LOOM_FORMAT_HPP
 
-// ---- begin <loom/format/assemble.hpp>
-// Defines assembly: loom::from_coo, empty tensors, and conversion between formats (format/).
+// ---- begin <loom/format/appender.hpp>
+// Defines loom::detail::appender: builds a tensor's levels online from entries that arrive
+// sorted and unique in storage order (the sink of in-order sparse outputs) (format/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_ASSEMBLE_HPP
-#define LOOM_FORMAT_ASSEMBLE_HPP
+#ifndef LOOM_FORMAT_APPENDER_HPP
+#define LOOM_FORMAT_APPENDER_HPP
 
 // ---- begin <loom/format/tensor.hpp>
 // Defines loom::basic_tensor, loom::tensor and loom::view: level arrays plus values (format/).
@@ -1577,9 +1578,12 @@ concept tensor_type = detail::is_basic_tensor<std::remove_cvref_t<X>>::value;
 }  // namespace loom
 
 // Out-of-class members (assembly, conversion) need the complete class; see assemble.hpp.
+// ---- begin <loom/format/assemble.hpp>
+// Defines assembly: loom::from_coo, empty tensors, and conversion between formats (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_ASSEMBLE_HPP
+#define LOOM_FORMAT_ASSEMBLE_HPP
 
-#endif  // LOOM_FORMAT_TENSOR_HPP
-// ---- end <loom/format/tensor.hpp>
 
 #include <algorithm>
 #include <array>
@@ -1782,6 +1786,128 @@ tensor<T, To> convert(const basic_tensor<T, From, Owning>& from) {
 
 #endif  // LOOM_FORMAT_ASSEMBLE_HPP
 // ---- end <loom/format/assemble.hpp>
+
+#endif  // LOOM_FORMAT_TENSOR_HPP
+// ---- end <loom/format/tensor.hpp>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace loom::detail {
+
+/// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
+/// into level arrays, as TACO's assembly does: no intermediate coordinate list.
+template <class T, class Format>
+class appender {
+ public:
+  static constexpr std::size_t N = Format::order;
+  using tensor_type = basic_tensor<T, Format, true>;
+
+  explicit appender(const std::array<std::int64_t, N>& shape) : shape_(shape) {
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      ((level_extent_[Ks] = shape_[Format::modes[Ks]]), ...);
+      (init_level<Ks>(), ...);
+    }(std::make_index_sequence<N>{});
+  }
+
+  /// Appends one entry; `c[k]` is the coordinate of level k.
+  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
+    std::size_t first = 0;  // first level whose coordinate differs from the previous entry
+    if (count_ > 0)
+      while (first < N && c[first] == last_[first]) ++first;
+    push_levels<0>(c, first);
+    last_ = c;
+    ++count_;
+    const std::int64_t p = position_[N - 1];
+    if constexpr (Format::properties[N - 1].full) {
+      if (static_cast<std::int64_t>(values_.size()) <= p)
+        values_.resize(static_cast<std::size_t>(p) + 1, semiring_traits<T>::zero());
+      values_[static_cast<std::size_t>(p)] = v;
+    } else {
+      values_.push_back(v);
+    }
+  }
+
+  /// The finished tensor (dense levels padded, `pos` arrays completed).
+  tensor_type finish() && {
+    std::int64_t parents = 1;
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      (finish_level<Ks>(parents), ...);
+    }(std::make_index_sequence<N>{});
+    if (Format::properties[N - 1].full)
+      values_.resize(static_cast<std::size_t>(parents), semiring_traits<T>::zero());
+    return tensor_type(shape_, std::move(levels_), std::move(values_));
+  }
+
+ private:
+  template <std::size_t K>
+  using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+
+  template <std::size_t K>
+  void init_level() {
+    if constexpr (level<K>::properties.full) {
+      std::get<K>(levels_).extent = level_extent_[K];
+    } else if (level_extent_[K] > 0) {
+      check_fits<typename level<K>::crd_type>(level_extent_[K] - 1,
+                                              "largest coordinate of mode " +
+                                                  std::to_string(Format::modes[K]));
+    }
+  }
+
+  template <std::size_t K>
+  LOOM_FORCE_INLINE void push_levels(const std::array<std::int64_t, N>& c, std::size_t first) {
+    if constexpr (K < N) {
+      const std::int64_t parent = K == 0 ? 0 : position_[K - 1];
+      auto& st = std::get<K>(levels_);
+      if constexpr (level<K>::properties.full) {
+        position_[K] = parent * level_extent_[K] + c[K];
+      } else if constexpr (level<K>::properties.segmented) {
+        st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
+        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
+      } else {
+        // a new position when this level or one above changed (non-unique: always)
+        if (K >= first || !level<K>::properties.unique || count_ == 0) {
+          st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
+          const auto slot = static_cast<std::size_t>(parent) + 1;
+          if (st.pos.size() <= slot) st.pos.resize(slot + 1, 0);
+          ++st.pos[slot];
+        }
+        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
+      }
+      push_levels<K + 1>(c, first);
+    }
+  }
+
+  template <std::size_t K>
+  void finish_level(std::int64_t& parents) {
+    auto& st = std::get<K>(levels_);
+    if constexpr (level<K>::properties.full) {
+      parents *= level_extent_[K];
+    } else if constexpr (level<K>::properties.segmented) {
+      parents = static_cast<std::int64_t>(st.crd.size());
+    } else {
+      st.pos.resize(static_cast<std::size_t>(parents) + 1, 0);
+      for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
+      check_fits<typename level<K>::pos_type>(static_cast<std::int64_t>(st.crd.size()),
+                                              "number of positions");
+      parents = static_cast<std::int64_t>(st.crd.size());
+    }
+  }
+
+  std::array<std::int64_t, N> shape_{};
+  std::array<std::int64_t, N> level_extent_{};
+  typename tensor_type::level_storages levels_{};
+  std::vector<T> values_;
+  std::array<std::int64_t, N> last_{};
+  std::array<std::int64_t, N> position_{};
+  std::int64_t count_ = 0;
+};
+
+}  // namespace loom::detail
+
+#endif  // LOOM_FORMAT_APPENDER_HPP
+// ---- end <loom/format/appender.hpp>
 // ---- begin <loom/format/view.hpp>
 // Defines the zero-copy view factories: csr_view, csc_view, dense_vector_view, dense_matrix_view
 // (format/).
@@ -1879,2221 +2005,6 @@ auto dense_matrix_view(std::int64_t rows, std::int64_t cols, std::type_identity_
 
 #endif  // LOOM_FORMAT_HPP
 // ---- end <loom/format.hpp>
-// ---- begin <loom/plan.hpp>
-// Umbrella header of plan/: loop order, transposition, compile-time checks, explain().
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PLAN_HPP
-#define LOOM_PLAN_HPP
-
-// ---- begin <loom/plan/checks.hpp>
-// Defines the compile-time checks of an assignment `lhs = rhs`; each failing check names the
-// index variable involved (plan/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PLAN_CHECKS_HPP
-#define LOOM_PLAN_CHECKS_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-#include <cstddef>
-#include <utility>
-#include <boost/mp11/bind.hpp>
-#include <boost/mp11/set.hpp>
-
-namespace loom::diag {
-/// An index name as a character pack, so that both GCC and Clang print it readably
-/// (`name<'j'>`) inside the diagnostics below.
-template <char... Cs>
-struct name {};
-namespace detail {
-template <class I, class Seq>
-struct name_of_impl;
-template <class I, std::size_t... Ks>
-struct name_of_impl<I, std::index_sequence<Ks...>> {
-  using type = name<I::name[Ks]...>;
-};
-}  // namespace detail
-template <class I>
-using name_of = typename detail::name_of_impl<I, std::make_index_sequence<I::name.size()>>::type;
-
-// Undefined templates named as sentences: instantiating one prints the offending index
-// (STYLE H13). Do not define them.
-template <class Index>
-struct output_index_not_bound_by_any_input;
-template <class Index>
-struct product_of_sums_over_the_same_index_cannot_be_lifted;
-template <class Index>
-struct index_is_free_on_the_right_but_not_on_the_left_sum_over_it;
-template <class Index>
-struct output_index_repeated;
-template <class Index>
-struct index_repeated_within_one_access;
-template <class Index>
-struct index_both_summed_and_free_in_one_scope;
-template <class Index>
-struct index_summed_twice;
-template <class Index, class ExtentA, class ExtentB>
-struct index_used_with_two_different_static_extents;
-}  // namespace loom::diag
-
-namespace loom::plan {
-
-using boost::mp11::mp_list;
-
-namespace detail {
-template <class L, class R>
-using intersect = boost::mp11::mp_copy_if_q<L, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, R>>;
-
-// first index bound in one operand of a node and free in the other, or void
-template <class E>
-struct scope_clash {
-  using type = mp_list<>;
-};
-template <class L, class R>
-struct pair_clash {
-  using here = boost::mp11::mp_append<
-      intersect<boost::mp11::mp_unique<expr::summed_indices_t<L>>, expr::free_indices_t<R>>,
-      intersect<expr::free_indices_t<L>, boost::mp11::mp_unique<expr::summed_indices_t<R>>>>;
-  using type = boost::mp11::mp_append<here, typename scope_clash<L>::type,
-                                      typename scope_clash<R>::type>;
-};
-template <class L, class R>
-struct scope_clash<expr::add<L, R>> : pair_clash<L, R> {};
-template <class L, class R>
-struct scope_clash<expr::mul<L, R>> : pair_clash<L, R> {};
-template <class L, class R>
-struct scope_clash<expr::where<L, R>> : pair_clash<L, R> {};
-template <class F, class A, class B>
-struct scope_clash<expr::map<F, A, B>> : pair_clash<A, B> {};
-template <class F, class A>
-struct scope_clash<expr::map<F, A>> : scope_clash<A> {};
-template <class I, class E>
-struct scope_clash<expr::sum<I, E>> : scope_clash<E> {};
-template <class I, class E>
-struct scope_clash<expr::expand<I, E>> : scope_clash<E> {};
-
-template <class E>
-struct double_sum {
-  using type = mp_list<>;
-};
-template <class L, class R>
-struct double_sum<expr::add<L, R>> {
-  using type = boost::mp11::mp_append<typename double_sum<L>::type, typename double_sum<R>::type>;
-};
-template <class L, class R>
-struct double_sum<expr::mul<L, R>> : double_sum<expr::add<L, R>> {};
-template <class L, class R>
-struct double_sum<expr::where<L, R>> : double_sum<expr::add<L, R>> {};
-template <class F, class... Es>
-struct double_sum<expr::map<F, Es...>> {
-  using type = boost::mp11::mp_append<mp_list<>, typename double_sum<Es>::type...>;
-};
-template <class I, class E>
-struct double_sum<expr::sum<I, E>> {
-  using here = std::conditional_t<boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value,
-                                  mp_list<I>, mp_list<>>;
-  using type = boost::mp11::mp_append<here, typename double_sum<E>::type>;
-};
-template <class I, class E>
-struct double_sum<expr::expand<I, E>> : double_sum<E> {};
-
-template <class A>
-struct repeated_in_access {
-  using type = mp_list<>;
-};
-template <class T, class... Is>
-struct repeated_in_access<expr::access<T, Is...>> {
-  using all = mp_list<Is...>;
-  template <class I>
-  using repeated = boost::mp11::mp_bool<(boost::mp11::mp_count<all, I>::value > 1)>;
-  using type = boost::mp11::mp_copy_if<all, repeated>;
-};
-template <class List>
-struct repeated_in_list;
-template <class... As>
-struct repeated_in_list<mp_list<As...>> {
-  using type = boost::mp11::mp_append<mp_list<>, typename repeated_in_access<As>::type...>;
-};
-
-// static extents that disagree: mp_list<I, N1, N2> or empty
-template <class Pairs>
-struct extent_clash {
-  template <class P, class Q>
-  using clash = boost::mp11::mp_bool<std::is_same_v<boost::mp11::mp_first<P>, boost::mp11::mp_first<Q>> &&
-                                     !std::is_same_v<boost::mp11::mp_second<P>, boost::mp11::mp_second<Q>>>;
-  template <class P>
-  using clashes_with_any = boost::mp11::mp_any_of_q<Pairs, boost::mp11::mp_bind_front<clash, P>>;
-  using bad = boost::mp11::mp_copy_if<Pairs, clashes_with_any>;
-};
-
-template <class List, class Default = void>
-using first_or = boost::mp11::mp_eval_if<boost::mp11::mp_empty<List>, Default, boost::mp11::mp_front, List>;
-}  // namespace detail
-
-/// The facts behind every check of `lhs = rhs` (no diagnostics here).
-template <class Lhs, class Rhs>
-struct assignment_facts {
-  using out = expr::free_indices_t<Lhs>;
-  using out_all = typename detail::repeated_in_access<Lhs>::type;
-  using rhs_free = expr::free_indices_t<Rhs>;
-  using unbound = boost::mp11::mp_remove_if_q<out, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, rhs_free>>;
-  using unsummed = boost::mp11::mp_remove_if_q<rhs_free, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, out>>;
-  using clash = typename detail::scope_clash<Rhs>::type;
-  using twice = typename detail::double_sum<Rhs>::type;
-  using repeated = typename detail::repeated_in_list<expr::accesses_t<Rhs>>::type;
-  using extents = boost::mp11::mp_append<expr::static_extents_t<Rhs>, expr::static_extents_t<Lhs>>;
-  using extent_bad = typename detail::extent_clash<extents>::bad;
-
-  static constexpr bool output_indices_are_distinct = boost::mp11::mp_empty<out_all>::value;
-  static constexpr bool every_output_index_is_bound = boost::mp11::mp_empty<unbound>::value;
-  static constexpr bool every_free_index_is_an_output = boost::mp11::mp_empty<unsummed>::value;
-  static constexpr bool no_repeated_access_index = boost::mp11::mp_empty<repeated>::value;
-  static constexpr bool scopes_are_clean = boost::mp11::mp_empty<clash>::value;
-  static constexpr bool no_index_summed_twice = boost::mp11::mp_empty<twice>::value;
-  static constexpr bool static_extents_agree = boost::mp11::mp_empty<extent_bad>::value;
-  static constexpr bool valid = output_indices_are_distinct && every_output_index_is_bound &&
-                                every_free_index_is_an_output && no_repeated_access_index &&
-                                scopes_are_clean && no_index_summed_twice && static_extents_agree;
-};
-
-/// Whether `lhs = rhs` may be compiled.
-template <class Lhs, class Rhs>
-inline constexpr bool assignment_is_valid = assignment_facts<Lhs, Rhs>::valid;
-
-/// Reports the first mistake of `lhs = rhs`: a static_assert with the fix, then an undefined
-/// template naming the index (STYLE H13). Instantiate only when `assignment_is_valid` is false.
-template <class Lhs, class Rhs>
-void report_assignment_errors() {
-  using F = assignment_facts<Lhs, Rhs>;
-  if constexpr (!F::output_indices_are_distinct) {
-    static_assert(F::output_indices_are_distinct,
-                  "loom::assign: an index appears twice on the left-hand side; use distinct "
-                  "indices for the output's modes");
-    diag::output_index_repeated<diag::name_of<boost::mp11::mp_front<typename F::out_all>>>{};
-  } else if constexpr (!F::every_output_index_is_bound) {
-    static_assert(F::every_output_index_is_bound,
-                  "loom::assign: an output index does not appear on the right-hand side; add it "
-                  "to an input access or use loom::expand");
-    diag::output_index_not_bound_by_any_input<diag::name_of<boost::mp11::mp_front<typename F::unbound>>>{};
-  } else if constexpr (!F::every_free_index_is_an_output) {
-    static_assert(F::every_free_index_is_an_output,
-                  "loom::assign: an index is free on the right-hand side but not on the left; "
-                  "sum over it with loom::sum(index, ...) or add it to the output");
-    diag::index_is_free_on_the_right_but_not_on_the_left_sum_over_it<
-        diag::name_of<boost::mp11::mp_front<typename F::unsummed>>>{};
-  } else if constexpr (!F::no_repeated_access_index) {
-    static_assert(F::no_repeated_access_index,
-                  "loom: an access uses the same index for two modes (a diagonal); this is not "
-                  "supported yet");
-    diag::index_repeated_within_one_access<diag::name_of<boost::mp11::mp_front<typename F::repeated>>>{};
-  } else if constexpr (!F::scopes_are_clean) {
-    static_assert(F::scopes_are_clean,
-                  "loom::sum: an index is summed in one operand and free in the other; rename "
-                  "the summation index");
-    diag::index_both_summed_and_free_in_one_scope<diag::name_of<boost::mp11::mp_front<typename F::clash>>>{};
-  } else if constexpr (!F::no_index_summed_twice) {
-    static_assert(F::no_index_summed_twice,
-                  "loom::sum: an index is summed inside a sum over the same index; rename one");
-    diag::index_summed_twice<diag::name_of<boost::mp11::mp_front<typename F::twice>>>{};
-  } else if constexpr (!F::static_extents_agree) {
-    static_assert(F::static_extents_agree,
-                  "loom: an index is used with two different static extents; make the fixed "
-                  "extents of the dense levels agree");
-    using extents = typename F::extents;
-    using first = boost::mp11::mp_front<typename F::extent_bad>;
-    using other = boost::mp11::mp_front<boost::mp11::mp_copy_if_q<
-        extents, boost::mp11::mp_bind_front<detail::extent_clash<extents>::template clash, first>>>;
-    diag::index_used_with_two_different_static_extents<diag::name_of<boost::mp11::mp_first<first>>,
-                                                       boost::mp11::mp_second<first>,
-                                                       boost::mp11::mp_second<other>>{};
-  }
-}
-
-}  // namespace loom::plan
-
-#endif  // LOOM_PLAN_CHECKS_HPP
-// ---- end <loom/plan/checks.hpp>
-// ---- begin <loom/plan/explain.hpp>
-// Defines loom::explain(lhs, rhs): the chosen plan in words: the kernel, the loop order, the
-// strategy at each loop level, transpositions and the output strategy (plan/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PLAN_EXPLAIN_HPP
-#define LOOM_PLAN_EXPLAIN_HPP
-
-// ---- begin <loom/expr/visit.hpp>
-// Defines loom::expr::for_each_access and for_each_node: runtime walks over an expression (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_VISIT_HPP
-#define LOOM_EXPR_VISIT_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <cstddef>
-#include <tuple>
-#include <utility>
-
-namespace loom::expr {
-
-/// Calls `f(node)` for every node of `e`, parents before children, left to right.
-template <class E, class F>
-constexpr void for_each_node(const E& e, F&& f) {
-  f(e);
-  if constexpr (requires { e.lhs; e.rhs; }) {
-    for_each_node(e.lhs, f);
-    for_each_node(e.rhs, f);
-  } else if constexpr (requires { e.pred; e.body; }) {
-    for_each_node(e.pred, f);
-    for_each_node(e.body, f);
-  } else if constexpr (requires { e.body; }) {
-    for_each_node(e.body, f);
-  } else if constexpr (requires { e.args; }) {
-    std::apply([&](const auto&... a) { (for_each_node(a, f), ...); }, e.args);
-  }
-}
-
-template <class X>
-struct is_access : std::false_type {};
-template <class T, class... Is>
-struct is_access<access<T, Is...>> : std::true_type {};
-
-/// Calls `f(access, std::integral_constant<size_t, ordinal>)` for every access of `e`, in
-/// `accesses_t<E>` order.
-template <class E, class F>
-constexpr void for_each_access(const E& e, F&& f) {
-  std::size_t ordinal = 0;
-  for_each_node(e, [&](const auto& node) {
-    if constexpr (is_access<std::remove_cvref_t<decltype(node)>>::value) f(node, ordinal++);
-  });
-}
-
-}  // namespace loom::expr
-
-#endif  // LOOM_EXPR_VISIT_HPP
-// ---- end <loom/expr/visit.hpp>
-// ---- begin <loom/format/format_name.hpp>
-// Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_FORMAT_NAME_HPP
-#define LOOM_FORMAT_FORMAT_NAME_HPP
-
-
-#include <string>
-#include <type_traits>
-
-namespace loom {
-
-/// "csr", "dcsc", ... for the standard aliases; otherwise "format<dense,compressed>::ordered<1,0>".
-template <storage_format F>
-std::string format_name() {
-  if constexpr (std::is_same_v<F, csr>) return "csr";
-  else if constexpr (std::is_same_v<F, csc>) return "csc";
-  else if constexpr (std::is_same_v<F, dcsr>) return "dcsr";
-  else if constexpr (std::is_same_v<F, dcsc>) return "dcsc";
-  else if constexpr (std::is_same_v<F, coo>) return "coo";
-  else if constexpr (std::is_same_v<F, dense_vector>) return "dense_vector";
-  else if constexpr (std::is_same_v<F, sparse_vector>) return "sparse_vector";
-  else if constexpr (std::is_same_v<F, dense_matrix>) return "dense_matrix";
-  else {
-    std::string s = "format<";
-    bool first = true;
-    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
-        [&](auto level) {
-          s += (first ? "" : ",") + std::string(decltype(level)::type::name);
-          first = false;
-        });
-    s += ">";
-    bool identity = true;
-    for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
-    if (!identity) {
-      s += "::ordered<";
-      for (std::size_t k = 0; k < F::order; ++k) s += (k ? "," : "") + std::to_string(F::modes[k]);
-      s += ">";
-    }
-    return s;
-  }
-}
-
-}  // namespace loom
-
-#endif  // LOOM_FORMAT_FORMAT_NAME_HPP
-// ---- end <loom/format/format_name.hpp>
-// ---- begin <loom/plan/order.hpp>
-// Defines the compile-time choice of the attribute (loop) order and of the operands to transpose
-// (plan/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PLAN_ORDER_HPP
-#define LOOM_PLAN_ORDER_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <array>
-#include <cstddef>
-#include <type_traits>
-
-namespace loom::plan {
-
-using boost::mp11::mp_list;
-
-/// The plan's static facts for `lhs = rhs` (an output access and an expression).
-/// `Candidate` >= 0 forces that operand (by access ordinal) to be transposed first; -1 lets
-/// the planner pick the latest operand whose transposition breaks every cycle.
-template <class Lhs, class Rhs, int Candidate = -1>
-struct order_plan;
-
-namespace detail {
-
-template <class A>
-struct access_traits;
-template <class T, class... Is>
-struct access_traits<expr::access<T, Is...>> {
-  using tensor_type = std::remove_const_t<T>;
-  using format = typename tensor_type::format_type;
-  using indices = mp_list<Is...>;
-  static constexpr std::size_t order = sizeof...(Is);
-  static constexpr bool dense = format::all_dense;
-};
-
-// ids of an access's indices, in storage (level) order
-template <class Universe, class A>
-constexpr auto storage_ids() {
-  using tr = access_traits<A>;
-  std::array<std::size_t, tr::order> by_mode{};
-  std::size_t m = 0;
-  boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename tr::indices>>(
-      [&](auto i) { by_mode[m++] = boost::mp11::mp_find<Universe, typename decltype(i)::type>::value; });
-  std::array<std::size_t, tr::order> by_level{};
-  for (std::size_t k = 0; k < tr::order; ++k) by_level[k] = by_mode[tr::format::modes[k]];
-  return by_level;
-}
-
-inline constexpr std::size_t max_indices = 16;
-inline constexpr std::size_t max_accesses = 32;
-
-struct problem {
-  std::size_t n = 0;                                  // indices
-  std::size_t accesses = 0;
-  std::array<bool, max_accesses> sparse{};            // constrains the order
-  std::array<std::array<std::size_t, max_indices>, max_accesses> ids{};
-  std::array<std::size_t, max_accesses> length{};
-  std::array<bool, max_indices> summed{};
-  std::array<std::size_t, max_indices> out_rank{};    // preferred position (free indices)
-};
-
-struct result {
-  std::array<std::size_t, max_indices> order{};       // order[d] = index id at depth d
-  std::array<bool, max_accesses> transposed{};
-  bool ok = false;
-};
-
-// Greedy topological order of the precedence constraints of non-dropped sparse accesses:
-// free indices first (so sparse outputs append in order), then the output's order.
-constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dropped) {
-  result r{};
-  std::array<bool, max_indices> placed{};
-  for (std::size_t d = 0; d < p.n; ++d) {
-    std::size_t best = p.n;
-    for (std::size_t c = 0; c < p.n; ++c) {
-      if (placed[c]) continue;
-      bool available = true;
-      for (std::size_t a = 0; a < p.accesses && available; ++a) {
-        if (!p.sparse[a] || dropped[a]) continue;
-        std::size_t at = p.length[a];  // c's level in a, if a uses c
-        for (std::size_t k = 0; k < p.length[a]; ++k)
-          if (p.ids[a][k] == c) at = k;
-        if (at == p.length[a]) continue;  // a does not use c
-        for (std::size_t k = 0; k < at; ++k)  // every index stored above c must be placed
-          if (!placed[p.ids[a][k]]) available = false;
-      }
-      if (!available) continue;
-      if (best == p.n || (p.summed[c] < p.summed[best]) ||
-          (p.summed[c] == p.summed[best] && p.out_rank[c] < p.out_rank[best]))
-        best = c;
-    }
-    if (best == p.n) return r;  // a cycle
-    placed[best] = true;
-    r.order[d] = best;
-  }
-  r.ok = true;
-  return r;
-}
-
-constexpr result choose(const problem& p, int candidate) {
-  std::array<bool, max_accesses> dropped{};
-  result r = topo(p, dropped);
-  if (!r.ok && candidate >= 0 && static_cast<std::size_t>(candidate) < p.accesses) {
-    dropped[static_cast<std::size_t>(candidate)] = true;
-    r = topo(p, dropped);
-  }
-  // otherwise drop operands from the last one back until the constraints are acyclic
-  for (std::size_t a = p.accesses; !r.ok && a-- > 0;) {
-    if (!p.sparse[a] || dropped[a]) continue;
-    dropped[a] = true;
-    r = topo(p, dropped);
-  }
-  if (!r.ok) return r;
-  std::array<std::size_t, max_indices> depth{};
-  for (std::size_t d = 0; d < p.n; ++d) depth[r.order[d]] = d;
-  for (std::size_t a = 0; a < p.accesses; ++a) {
-    if (!p.sparse[a]) continue;
-    for (std::size_t k = 1; k < p.length[a]; ++k)
-      if (depth[p.ids[a][k]] < depth[p.ids[a][k - 1]]) r.transposed[a] = true;
-  }
-  return r;
-}
-
-}  // namespace detail
-
-template <class OT, class... Os, class Rhs, int Candidate>
-struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
-  using lhs_type = expr::access<OT, Os...>;
-  using out_format = typename std::remove_const_t<OT>::format_type;
-  /// every index: the output's first, then the right-hand side's, by first appearance
-  using universe = boost::mp11::mp_unique<
-      boost::mp11::mp_append<mp_list<Os...>, expr::all_indices_t<Rhs>>>;
-  using accesses = expr::accesses_t<Rhs>;
-  static constexpr std::size_t index_count = boost::mp11::mp_size<universe>::value;
-  static constexpr std::size_t access_count = boost::mp11::mp_size<accesses>::value;
-  static_assert(index_count <= detail::max_indices,
-                "loom: more than 16 index variables in one kernel is not supported yet");
-  static_assert(access_count <= detail::max_accesses,
-                "loom: more than 32 accesses in one kernel is not supported yet");
-
-  static constexpr detail::problem problem = [] {
-    detail::problem p{};
-    p.n = index_count;
-    p.accesses = access_count;
-    std::size_t a = 0;
-    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, accesses>>(
-        [&](auto acc) {
-          using A = typename decltype(acc)::type;
-          using tr = detail::access_traits<A>;
-          p.sparse[a] = !tr::dense;
-          constexpr auto ids = detail::storage_ids<universe, A>();
-          for (std::size_t k = 0; k < ids.size(); ++k) p.ids[a][k] = ids[k];
-          p.length[a] = ids.size();
-          ++a;
-        });
-    for (std::size_t c = 0; c < p.n; ++c) {
-      p.summed[c] = c >= sizeof...(Os);
-      p.out_rank[c] = c;
-    }
-    // prefer the output's storage order among its indices
-    constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
-    for (std::size_t k = 0; k < out_ids.size(); ++k) p.out_rank[out_ids[k]] = k;
-    return p;
-  }();
-  static constexpr detail::result chosen = detail::choose(problem, Candidate);
-  static_assert(chosen.ok, "loom internal error: no loop order found; please report");
-
-  template <class D>
-  using index_at = boost::mp11::mp_at_c<universe, chosen.order[D::value]>;
-  /// the loop order, outermost first
-  using order = boost::mp11::mp_transform<index_at, boost::mp11::mp_iota_c<index_count>>;
-  static constexpr std::size_t free_count = sizeof...(Os);
-
-  /// whether the free indices come first and in the output's storage order: then a sparse
-  /// output is appended in order; otherwise it goes through a workspace
-  static constexpr bool output_in_order = [] {
-    constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
-    for (std::size_t k = 0; k < out_ids.size(); ++k)
-      if (chosen.order[k] != out_ids[k]) return false;
-    return true;
-  }();
-  /// how many leading output levels the outer loops fix in order (a workspace's row)
-  static constexpr std::size_t output_prefix = [] {
-    constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
-    std::size_t k = 0;
-    while (k < out_ids.size() && chosen.order[k] == out_ids[k]) ++k;
-    return k;
-  }();
-  static constexpr bool any_transposed = [] {
-    for (std::size_t a = 0; a < access_count; ++a)
-      if (chosen.transposed[a]) return true;
-    return false;
-  }();
-};
-
-}  // namespace loom::plan
-
-#endif  // LOOM_PLAN_ORDER_HPP
-// ---- end <loom/plan/order.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <cstdint>
-#include <sstream>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-namespace loom::plan {
-
-namespace detail {
-
-template <class T>
-std::string tensor_label(const T& t, std::size_t ordinal) {
-  return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
-}
-
-template <class... Is>
-std::string index_list() {
-  std::string s;
-  ((s += (s.empty() ? "" : ",") + std::string(Is::name)), ...);
-  return s;
-}
-
-/// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
-template <class E>
-std::string to_string(const E& e, std::size_t& ordinal) {
-  if constexpr (requires { e.tensor; }) {
-    return [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
-      return tensor_label(*a.tensor, ordinal++) + "(" + index_list<Is...>() + ")";
-    }(e);
-  } else if constexpr (requires { e.value; }) {
-    std::ostringstream s;
-    if constexpr (requires { s << e.value; }) s << e.value;
-    else if constexpr (requires { s << e.value.value; }) s << e.value.value;
-    else s << "literal";
-    return s.str();
-  } else if constexpr (requires { e.lhs; e.rhs; }) {
-    constexpr bool is_add = requires { []<class L, class R>(const expr::add<L, R>&) {}(e); };
-    std::string l = to_string(e.lhs, ordinal);
-    std::string r = to_string(e.rhs, ordinal);
-    return is_add ? "(" + l + " + " + r + ")" : l + " * " + r;
-  } else if constexpr (requires { e.pred; e.body; }) {
-    std::string p = to_string(e.pred, ordinal);
-    return "where(" + p + ", " + to_string(e.body, ordinal) + ")";
-  } else if constexpr (requires { e.args; }) {
-    using F = decltype(e.f);
-    std::string name = "f";
-    if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
-    std::vector<std::string> args;
-    std::apply([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); }, e.args);
-    if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
-    if (name == "-") return "-" + args[0];
-    if (name == "/") return args[0] + " / " + std::to_string(e.f.divisor);
-    std::string s = "map(" + name;
-    for (auto& a : args) s += ", " + a;
-    return s + ")";
-  } else {
-    return [&]<template <class, class> class Node, class I, class B>(const Node<I, B>& n) {
-      const bool is_sum = std::is_same_v<Node<I, B>, expr::sum<I, B>>;
-      return std::string(is_sum ? "sum(" : "expand(") + std::string(I::name) + ", " +
-             to_string(n.body, ordinal) + ")";
-    }(e);
-  }
-}
-
-}  // namespace detail
-
-/// A description of the plan loom compiles for `lhs = rhs`, e.g.
-/// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
-template <class Lhs, class R>
-std::string explain(const Lhs& lhs, const R& rhs_operand) {
-  const auto rhs = expr::as_expr(rhs_operand);
-  using Rhs = std::remove_cvref_t<decltype(rhs)>;
-  using P = order_plan<Lhs, Rhs>;
-  using order = typename P::order;
-  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  std::ostringstream s;
-  std::size_t ordinal = 0;
-  const std::string out_name = lhs.tensor->name().empty() ? "out" : lhs.tensor->name();
-  std::string kernel = detail::to_string(rhs, ordinal);
-  s << "kernel: " << out_name << "(" <<
-      [&]<class T, class... Is>(const expr::access<T, Is...>&) { return detail::index_list<Is...>(); }(lhs)
-    << ") = " << kernel << "\n";
-
-  // operands
-  struct operand_info {
-    std::string label, format;
-    bool dense = false, transposed = false;
-    std::vector<std::size_t> level_depth;   // depth iterated by each stored level
-    std::vector<std::string> level_kind;
-    std::int64_t nnz = 0;
-  };
-  std::vector<operand_info> ops;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    using A = std::remove_cvref_t<decltype(a)>;
-    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-    using F = typename tensor_t::format_type;
-    operand_info info;
-    info.label = detail::tensor_label(*a.tensor, k);
-    info.format = format_name<F>();
-    info.dense = F::all_dense;
-    info.transposed = P::chosen.transposed[k];
-    info.nnz = a.tensor->nnz();
-    [&]<class T, class... Is>(const expr::access<T, Is...>*) {
-      constexpr std::array<std::size_t, sizeof...(Is)> depth_by_mode{
-          boost::mp11::mp_find<order, Is>::value...};
-      std::array<std::size_t, sizeof...(Is)> modes{};
-      for (std::size_t k2 = 0; k2 < modes.size(); ++k2) modes[k2] = F::modes[k2];
-      if (F::all_dense || info.transposed)
-        std::sort(modes.begin(), modes.end(),
-                  [&](std::size_t x, std::size_t y) { return depth_by_mode[x] < depth_by_mode[y]; });
-      std::size_t level = 0;
-      boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
-          [&](auto l) {
-            using L = typename decltype(l)::type;
-            info.level_depth.push_back(depth_by_mode[modes[level]]);
-            info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
-            ++level;
-          });
-    }(static_cast<const A*>(nullptr));
-    ops.push_back(std::move(info));
-  });
-
-  s << "operands:";
-  if (ops.empty()) s << " none";
-  for (const auto& o : ops) s << " " << o.label << " [" << o.format << ", " << o.nnz << " stored]";
-  s << "\n";
-
-  std::vector<std::string> names;
-  boost::mp11::mp_for_each<order>([&](auto i) { names.push_back(std::string(decltype(i)::name)); });
-  using out_indices = expr::free_indices_t<Lhs>;
-  s << "attribute order: ";
-  for (std::size_t d = 0; d < names.size(); ++d) s << (d ? ", " : "") << names[d];
-  s << "  (concordant with every sparse operand" << (P::any_transposed ? " after transposition" : "")
-    << ")\n";
-
-  for (std::size_t d = 0; d < names.size(); ++d) {
-    bool is_free = false;
-    boost::mp11::mp_for_each<out_indices>([&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
-    std::vector<std::string> iterate, locate;
-    for (const auto& o : ops)
-      for (std::size_t l = 0; l < o.level_depth.size(); ++l) {
-        if (o.level_depth[l] != d) continue;
-        const bool random = o.level_kind[l].rfind("dense", 0) == 0;
-        (random ? locate : iterate).push_back(o.label + " (" + o.level_kind[l] + ")");
-      }
-    s << "  loop " << names[d] << (is_free ? " [free]" : " [summed]") << ": ";
-    if (iterate.empty() && locate.empty()) {
-      s << "no operand uses it: dense counted loop over its extent";
-    } else if (iterate.empty()) {
-      s << "dense counted loop; locate";
-      for (auto& x : locate) s << " " << x;
-    } else {
-      s << (iterate.size() == 1 ? "iterate " : "co-iterate (intersection by leapfrog with galloping seek where multiplied, lexicographic union where added) ");
-      for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
-      if (!locate.empty()) {
-        s << "; locate";
-        for (auto& x : locate) s << " " << x;
-      }
-    }
-    if (!is_free) s << "; accumulate in a register";
-    s << "\n";
-  }
-  for (const auto& o : ops)
-    if (o.transposed)
-      s << "transpose: " << o.label << " is copied from " << o.format
-        << " into a concordant mode order before the loops (no concordant order exists)\n";
-  using out_format = typename out_t::format_type;
-  s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
-  if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";
-  else if constexpr (P::output_in_order) s << "assembled by in-order append";
-  else s << "assembled through a workspace (entries gathered, sorted, merged)";
-  s << "\n";
-  return s.str();
-}
-
-}  // namespace loom::plan
-
-namespace loom {
-using plan::explain;
-}  // namespace loom
-
-#endif  // LOOM_PLAN_EXPLAIN_HPP
-// ---- end <loom/plan/explain.hpp>
-
-#endif  // LOOM_PLAN_HPP
-// ---- end <loom/plan.hpp>
-// ---- begin <loom/stream.hpp>
-// Umbrella header of stream/: indexed streams, combinators, lowering, run loops, evaluation.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_HPP
-#define LOOM_STREAM_HPP
-
-// ---- begin <loom/stream/combinators.hpp>
-// Defines the stream combinators: mul (intersection), lookup (iterate one, locate the other),
-// add (lexicographic union), contract, expand, once, map, zero, and the value combinators that
-// place them by depth (Etch's shape inference) (stream/).
-// SPDX-License-Identifier: BSL-1.0
-//
-//  case table for make_mul(a, b) / make_union(a, b), by the depths of a and b:
-//  | a vs b            | mul                                   | add                          |
-//  |-------------------|---------------------------------------|------------------------------|
-//  | same, both free   | b full: lookup(a, b); a full: lookup  | union (lexicographic)        |
-//  |                   | (b, a); else intersection (leapfrog)  |                              |
-//  | same, contracted  | reduce both to scalars, then multiply | union                        |
-//  | a shallower       | scaled: a's values times b            | a free: union(a, expand(b))  |
-//  |                   | (a contracted, op not linear in a:    | a contracted: union(a,       |
-//  |                   | reduce a first)                       | once(b))                     |
-//  | both scalars      | op(a, b)                              | op(a, b)                     |
-#ifndef LOOM_STREAM_COMBINATORS_HPP
-#define LOOM_STREAM_COMBINATORS_HPP
-
-// ---- begin <loom/stream/concepts.hpp>
-// Defines the indexed-stream vocabulary: the stream concept, depth of scalars, zero values,
-// skip policies (stream/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_CONCEPTS_HPP
-#define LOOM_STREAM_CONCEPTS_HPP
-
-
-#include <concepts>
-#include <cstddef>
-#include <cstdint>
-#include <limits>
-#include <type_traits>
-#include <vector>
-
-namespace loom::stream {
-
-/// An indexed stream level (Etch, notes §3.4): `valid()`, `index()` (valid only), `ready()`
-/// (valid only), `value()` (ready only: a scalar or the next level's stream), `seek(i)` (to the
-/// first state that may hold an index >= i), `seek_past(i)` (> i) and `next()` (the successor
-/// δ = seek_past(index()) when ready, seek(index()) otherwise).
-/// Static members: `depth` (position of its attribute in the loop order), `contracted` (its
-/// index is `*`), `strict` (each index emitted at most once), `full` (every index of the
-/// extent is emitted, always ready), `locatable` (has `locate(i)`: the value at i in O(1)).
-/// **Laws**: index never decreases; a skip never overshoots a value it must keep; a skip to a
-/// target at or beyond (index, ready) makes progress. A default-constructed stream is empty.
-template <class S>
-concept indexed_stream = std::default_initializable<S> && requires(S s, const S cs, std::int64_t i) {
-  { S::depth } -> std::convertible_to<std::size_t>;
-  { S::contracted } -> std::convertible_to<bool>;
-  { cs.valid() } -> std::same_as<bool>;
-  { cs.index() } -> std::convertible_to<std::int64_t>;
-  { cs.ready() } -> std::same_as<bool>;
-  cs.value();
-  s.seek(i);
-  s.seek_past(i);
-  s.next();
-};
-
-template <class X>
-inline constexpr bool is_stream_v = requires { std::remove_cvref_t<X>::depth; };
-
-/// Depth of a value: its attribute's position, or "deeper than any attribute" for scalars.
-inline constexpr std::size_t scalar_depth = std::numeric_limits<std::size_t>::max();
-template <class X>
-constexpr std::size_t depth_of() {
-  if constexpr (is_stream_v<X>) return std::remove_cvref_t<X>::depth;
-  else return scalar_depth;
-}
-template <class X>
-constexpr bool is_contracted() {
-  if constexpr (is_stream_v<X>) return std::remove_cvref_t<X>::contracted;
-  else return false;
-}
-template <class X>
-constexpr bool is_full() {
-  if constexpr (is_stream_v<X>) return std::remove_cvref_t<X>::full;
-  else return false;
-}
-
-/// The scalar type at the leaves of a (nested) stream.
-template <class X, bool = is_stream_v<X>>
-struct leaf_type {
-  using type = X;
-};
-template <class X>
-struct leaf_type<X, true> {
-  using type = typename leaf_type<std::remove_cvref_t<decltype(std::declval<const X&>().value())>>::type;
-};
-template <class X>
-using leaf_t = typename leaf_type<std::remove_cvref_t<X>>::type;
-
-/// True when every level below (and including) X is contracted: it reduces to one scalar.
-template <class X>
-constexpr bool reducible() {
-  if constexpr (!is_stream_v<X>) return true;
-  else if constexpr (!std::remove_cvref_t<X>::contracted) return false;
-  else return reducible<decltype(std::declval<const X&>().value())>();
-}
-
-/// The additive identity of a value type: the empty stream, or the semiring's zero.
-template <class X>
-constexpr X zero_of() {
-  if constexpr (is_stream_v<X>) return X{};
-  else return semiring_traits<X>::zero();
-}
-
-/// How a coordinate level moves to a target index.
-enum class skip_policy {
-  linear,     ///< one position at a time
-  galloping,  ///< doubling steps, then binary search (good for skewed intersections)
-  binary      ///< binary search over the rest of the segment
-};
-
-/// Runtime facts shared by the streams of one kernel: the extent of every attribute.
-struct kernel_context {
-  std::vector<std::int64_t> extents;  // by position in the loop order
-};
-
-}  // namespace loom::stream
-
-#endif  // LOOM_STREAM_CONCEPTS_HPP
-// ---- end <loom/stream/concepts.hpp>
-
-#include <algorithm>
-#include <cstdint>
-#include <limits>
-#include <type_traits>
-#include <utility>
-
-namespace loom::stream {
-
-inline constexpr std::int64_t top_index = std::numeric_limits<std::int64_t>::max();
-
-// Scalar operations with their linearity (may a reduction be pushed through them?).
-template <class T>
-struct mul_op {
-  static constexpr bool linear_left = true, linear_right = true;
-  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return semiring_traits<T>::mul(a, b); }
-};
-template <class T>
-struct add_op {
-  static constexpr bool linear = true;
-  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return semiring_traits<T>::add(a, b); }
-};
-template <class T>
-struct where_op {  // where(p, e): linear in e only
-  static constexpr bool linear_left = false, linear_right = true;
-  LOOM_FORCE_INLINE T operator()(const T& p, const T& e) const {
-    return p == semiring_traits<T>::zero() ? semiring_traits<T>::zero() : e;
-  }
-};
-template <class T, class F>
-struct binary_fn_op {  // a user function or comparison: not linear
-  static constexpr bool linear = false;
-  F f;
-  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return static_cast<T>(f(a, b)); }
-};
-
-// reduce(x): the sum of every value of a fully contracted stream (a materialised Σ).
-template <class X>
-LOOM_FORCE_INLINE auto reduce(const X& x) {
-  if constexpr (!is_stream_v<X>) {
-    return x;
-  } else {
-    static_assert(X::contracted, "loom internal error: reduce of a free stream; please report");
-    using leaf = leaf_t<X>;
-    leaf acc = semiring_traits<leaf>::zero();
-    X s = x;
-    while (s.valid()) {
-      if (s.ready()) acc = semiring_traits<leaf>::add(acc, reduce(s.value()));
-      s.next();
-    }
-    return acc;
-  }
-}
-
-/// Named condition behind the "cannot be lifted" diagnostic (notes §4.10).
-template <class X>
-inline constexpr bool contracted_operand_reduces_to_a_scalar = reducible<X>();
-
-// A product operand that is contracted but whose remainder still depends on a later index.
-template <std::size_t Depth>
-struct product_of_sums_over_the_same_index_cannot_be_lifted;  // do not define: names the depth
-
-template <class X>
-LOOM_FORCE_INLINE auto reduce_checked(const X& x) {
-  if constexpr (!contracted_operand_reduces_to_a_scalar<X>) {
-    static_assert(contracted_operand_reduces_to_a_scalar<X>,
-                  "loom: a product of two sums over the same index cannot be lifted, because "
-                  "their results still depend on a later index; rename the summation index in "
-                  "one factor (e.g. sum(k2, ...)) or materialise one factor first");
-    product_of_sums_over_the_same_index_cannot_be_lifted<std::remove_cvref_t<X>::depth>{};
-    return leaf_t<X>{};
-  } else {
-    return reduce(x);
-  }
-}
-
-template <class Op, class A, class B>
-LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kernel_context* ctx);
-template <class Op, class A, class B>
-LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const kernel_context* ctx);
-
-// zero_stream<Depth, V>: never valid; the 0 of nested stream types.
-template <std::size_t Depth, class V>
-struct zero_stream {
-  static constexpr std::size_t depth = Depth;
-  static constexpr bool contracted = false, strict = true, full = false, locatable = false;
-  bool valid() const { return false; }
-  std::int64_t index() const { return top_index; }
-  bool ready() const { return false; }
-  V value() const { return zero_of<V>(); }
-  void seek(std::int64_t) {}
-  void seek_past(std::int64_t) {}
-  void next() {}
-};
-
-// mul_stream<A, B, Op>: intersection; A and B strict; every skip goes to both (leapfrog).
-template <class A, class B, class Op>
-struct mul_stream {
-  static_assert(A::depth == B::depth);
-  static constexpr std::size_t depth = A::depth;
-  static constexpr bool contracted = false, strict = true, full = A::full && B::full,
-                        locatable = false;
-  A a{};
-  B b{};
-  Op op{};
-  const kernel_context* ctx = nullptr;
-
-  LOOM_FORCE_INLINE bool valid() const { return a.valid() && b.valid(); }
-  LOOM_FORCE_INLINE std::int64_t index() const { return std::max<std::int64_t>(a.index(), b.index()); }
-  LOOM_FORCE_INLINE bool ready() const { return a.ready() && b.ready() && a.index() == b.index(); }
-  LOOM_FORCE_INLINE auto value() const { return make_mul(op, a.value(), b.value(), ctx); }
-  LOOM_FORCE_INLINE void seek(std::int64_t i) {
-    a.seek(i);
-    b.seek(i);
-  }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
-    a.seek_past(i);
-    b.seek_past(i);
-  }
-  LOOM_FORCE_INLINE void next() {
-    const std::int64_t i = index();
-    if (ready()) seek_past(i);
-    else seek(i);
-  }
-};
-
-// lookup_stream<A, B, Op, Flip>: iterate A, locate B at A's index (B full and locatable).
-template <class A, class B, class Op, bool Flip>
-struct lookup_stream {
-  static constexpr std::size_t depth = A::depth;
-  static constexpr bool contracted = false, strict = A::strict, full = A::full,
-                        locatable = A::locatable;
-  A a{};
-  B b{};
-  Op op{};
-  const kernel_context* ctx = nullptr;
-
-  LOOM_FORCE_INLINE bool valid() const { return a.valid(); }
-  LOOM_FORCE_INLINE std::int64_t index() const { return a.index(); }
-  LOOM_FORCE_INLINE bool ready() const { return a.ready(); }
-  LOOM_FORCE_INLINE auto value() const { return combine(a.value(), b.locate(a.index())); }
-  LOOM_FORCE_INLINE auto locate(std::int64_t i) const { return combine(a.locate(i), b.locate(i)); }
-  LOOM_FORCE_INLINE void seek(std::int64_t i) { a.seek(i); }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t i) { a.seek_past(i); }
-  LOOM_FORCE_INLINE void next() { a.next(); }
-
- private:
-  template <class X, class Y>
-  LOOM_FORCE_INLINE auto combine(const X& x, const Y& y) const {
-    if constexpr (Flip) return make_mul(op, y, x, ctx);
-    else return make_mul(op, x, y, ctx);
-  }
-};
-
-// scaled_stream<A, X, Op, Flip>: A's levels, each value combined with X (X deeper than A).
-template <class A, class X, class Op, bool Flip>
-struct scaled_stream {
-  static constexpr std::size_t depth = A::depth;
-  static constexpr bool contracted = A::contracted, strict = A::strict, full = A::full,
-                        locatable = A::locatable;
-  A a{};
-  X x{};
-  Op op{};
-  const kernel_context* ctx = nullptr;
-
-  LOOM_FORCE_INLINE bool valid() const { return a.valid(); }
-  LOOM_FORCE_INLINE std::int64_t index() const { return a.index(); }
-  LOOM_FORCE_INLINE bool ready() const { return a.ready(); }
-  LOOM_FORCE_INLINE auto value() const { return combine(a.value()); }
-  LOOM_FORCE_INLINE auto locate(std::int64_t i) const { return combine(a.locate(i)); }
-  LOOM_FORCE_INLINE void seek(std::int64_t i) { a.seek(i); }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t i) { a.seek_past(i); }
-  LOOM_FORCE_INLINE void next() { a.next(); }
-
- private:
-  template <class V>
-  LOOM_FORCE_INLINE auto combine(const V& v) const {
-    if constexpr (Flip) return make_mul(op, x, v, ctx);
-    else return make_mul(op, v, x, ctx);
-  }
-};
-
-// union_stream<A, B, Op>: Lean's Stream.add; ready and value decided by comparing
-// (index, ready) lexicographically, never by index alone (notes §4.2, T4).
-template <class A, class B, class Op>
-struct union_stream {
-  static_assert(A::depth == B::depth && A::contracted == B::contracted);
-  static constexpr std::size_t depth = A::depth;
-  static constexpr bool contracted = A::contracted, strict = A::strict && B::strict,
-                        full = A::full || B::full, locatable = A::locatable && B::locatable;
-  A a{};
-  B b{};
-  Op op{};
-  const kernel_context* ctx = nullptr;
-
-  LOOM_FORCE_INLINE bool valid() const { return a.valid() || b.valid(); }
-  LOOM_FORCE_INLINE std::int64_t index() const { return std::min(key(a), key(b)); }
-  LOOM_FORCE_INLINE bool ready() const {
-    const bool ra = ready_of(a), rb = ready_of(b);
-    return (ra && lex_le(key(a), ra, key(b), rb)) || (rb && lex_le(key(b), rb, key(a), ra));
-  }
-  LOOM_FORCE_INLINE auto value() const {
-    const bool ra = ready_of(a), rb = ready_of(b);
-    const bool take_a = ra && lex_le(key(a), ra, key(b), rb);
-    const bool take_b = rb && lex_le(key(b), rb, key(a), ra);
-    using va = std::remove_cvref_t<decltype(a.value())>;
-    using vb = std::remove_cvref_t<decltype(b.value())>;
-    return make_union(op, take_a ? a.value() : zero_of<va>(), take_b ? b.value() : zero_of<vb>(),
-                      ctx);
-  }
-  LOOM_FORCE_INLINE auto locate(std::int64_t i) const
-    requires(A::locatable && B::locatable)
-  {
-    return make_union(op, a.locate(i), b.locate(i), ctx);
-  }
-  LOOM_FORCE_INLINE void seek(std::int64_t i) {
-    if (a.valid()) a.seek(i);
-    if (b.valid()) b.seek(i);
-  }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
-    if (a.valid()) a.seek_past(i);
-    if (b.valid()) b.seek_past(i);
-  }
-  LOOM_FORCE_INLINE void next() {
-    const std::int64_t i = index();
-    if (ready()) seek_past(i);
-    else seek(i);
-  }
-
- private:
-  template <class S>
-  static LOOM_FORCE_INLINE std::int64_t key(const S& s) {
-    if (!s.valid()) return top_index;
-    if constexpr (contracted) return 0;  // every state of a contracted stream has index *
-    else return s.index();
-  }
-  template <class S>
-  static LOOM_FORCE_INLINE bool ready_of(const S& s) { return s.valid() && s.ready(); }
-  static LOOM_FORCE_INLINE bool lex_le(std::int64_t i, bool r, std::int64_t j, bool q) {
-    return i < j || (i == j && (!r || q));
-  }
-};
-
-// contract_stream<S>: Σ over S's attribute: the same states, index *, values summed by the
-// consumer. Lawful but not strict: never an operand of an intersection.
-template <class S>
-struct contract_stream {
-  static constexpr std::size_t depth = S::depth;
-  static constexpr bool contracted = true, strict = false, full = false, locatable = false;
-  S s{};
-
-  LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
-  LOOM_FORCE_INLINE std::int64_t index() const { return s.index(); }
-  LOOM_FORCE_INLINE bool ready() const { return s.ready(); }
-  LOOM_FORCE_INLINE auto value() const { return s.value(); }
-  // a skip to (*, r) is a skip to the stream's own (index, r)
-  LOOM_FORCE_INLINE void seek(std::int64_t) { s.seek(s.index()); }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t) { s.seek_past(s.index()); }
-  LOOM_FORCE_INLINE void next() { s.next(); }
-};
-
-// expand_stream<Depth, X>: X repeated at every index of [0, n); full and locatable.
-template <std::size_t Depth, class X>
-struct expand_stream {
-  static constexpr std::size_t depth = Depth;
-  static constexpr bool contracted = false, strict = true, full = true, locatable = true;
-  X x{};
-  std::int64_t i = 0, n = 0;
-
-  LOOM_FORCE_INLINE bool valid() const { return i < n; }
-  LOOM_FORCE_INLINE std::int64_t index() const { return i; }
-  LOOM_FORCE_INLINE bool ready() const { return true; }
-  LOOM_FORCE_INLINE X value() const { return x; }  // a fresh copy: inner streams restart
-  LOOM_FORCE_INLINE X locate(std::int64_t) const { return x; }
-  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = std::max(i, j + 1); }
-  LOOM_FORCE_INLINE void next() { ++i; }
-};
-
-// once_stream<Depth, X>: a contracted stream emitting X exactly once (X added to a sum).
-template <std::size_t Depth, class X>
-struct once_stream {
-  static constexpr std::size_t depth = Depth;
-  static constexpr bool contracted = true, strict = true, full = false, locatable = false;
-  X x{};
-  bool done = true;
-
-  LOOM_FORCE_INLINE bool valid() const { return !done; }
-  LOOM_FORCE_INLINE std::int64_t index() const { return 0; }
-  LOOM_FORCE_INLINE bool ready() const { return true; }
-  LOOM_FORCE_INLINE X value() const { return x; }
-  LOOM_FORCE_INLINE void seek(std::int64_t) {}
-  LOOM_FORCE_INLINE void seek_past(std::int64_t) { done = true; }
-  LOOM_FORCE_INLINE void next() { done = true; }
-};
-
-// deep_map_stream<S, G>: S with g applied to each value (g places Σ, expand or f deeper).
-template <class S, class G>
-struct deep_map_stream {
-  static constexpr std::size_t depth = S::depth;
-  static constexpr bool contracted = S::contracted, strict = S::strict, full = S::full,
-                        locatable = S::locatable;
-  S s{};
-  G g{};
-
-  LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
-  LOOM_FORCE_INLINE std::int64_t index() const { return s.index(); }
-  LOOM_FORCE_INLINE bool ready() const { return s.ready(); }
-  LOOM_FORCE_INLINE auto value() const { return g(s.value()); }
-  LOOM_FORCE_INLINE auto locate(std::int64_t i) const
-    requires(S::locatable)
-  {
-    return g(s.locate(i));
-  }
-  LOOM_FORCE_INLINE void seek(std::int64_t i) { s.seek(i); }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t i) { s.seek_past(i); }
-  LOOM_FORCE_INLINE void next() { s.next(); }
-};
-
-// apply_linear: a linear scalar function (negate, divide, scale) at every leaf, through sums.
-template <class F>
-struct apply_linear {
-  F f{};
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (is_stream_v<X>) return deep_map_stream<X, apply_linear>{x, *this};
-    else return static_cast<X>(f(x));
-  }
-};
-
-// apply_nonlinear: f(v) at every leaf, after reducing any contracted level (f(Σ) ≠ Σ f).
-template <class F>
-struct apply_nonlinear {
-  F f{};
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (!is_stream_v<X>) return static_cast<X>(f(x));
-    else if constexpr (X::contracted) return (*this)(reduce_checked(x));
-    else return deep_map_stream<X, apply_nonlinear>{x, *this};
-  }
-};
-
-template <class Op, class A, class B>
-LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kernel_context* ctx) {
-  constexpr std::size_t da = depth_of<A>(), db = depth_of<B>();
-  if constexpr (!is_stream_v<A> && !is_stream_v<B>) {
-    return op(a, b);
-  } else if constexpr (da == db) {
-    if constexpr (A::contracted || B::contracted) {
-      // two sums over the same index: materialise each (notes §4.10 option c)
-      return make_mul(op, reduce_checked(a), reduce_checked(b), ctx);
-    } else if constexpr (B::full && B::locatable) {
-      return lookup_stream<A, B, Op, false>{a, b, op, ctx};
-    } else if constexpr (A::full && A::locatable) {
-      return lookup_stream<B, A, Op, true>{b, a, op, ctx};
-    } else {
-      return mul_stream<A, B, Op>{a, b, op, ctx};
-    }
-  } else if constexpr (da < db) {
-    if constexpr (A::contracted && !Op::linear_left) return make_mul(op, reduce_checked(a), b, ctx);
-    else return scaled_stream<A, B, Op, false>{a, b, op, ctx};
-  } else {
-    if constexpr (B::contracted && !Op::linear_right) return make_mul(op, a, reduce_checked(b), ctx);
-    else return scaled_stream<B, A, Op, true>{b, a, op, ctx};
-  }
-}
-
-template <class Op, class A, class B>
-LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const kernel_context* ctx) {
-  constexpr std::size_t da = depth_of<A>(), db = depth_of<B>();
-  if constexpr (!Op::linear && (is_contracted<A>() || is_contracted<B>())) {
-    if constexpr (is_contracted<A>()) return make_union(op, reduce_checked(a), b, ctx);
-    else return make_union(op, a, reduce_checked(b), ctx);
-  } else if constexpr (!is_stream_v<A> && !is_stream_v<B>) {
-    return op(a, b);
-  } else if constexpr (da == db) {
-    return union_stream<A, B, Op>{a, b, op, ctx};
-  } else if constexpr (da < db) {
-    if constexpr (A::contracted) {
-      return union_stream<A, once_stream<da, B>, Op>{a, {b, false}, op, ctx};
-    } else {
-      return union_stream<A, expand_stream<da, B>, Op>{a, {b, 0, ctx->extents[da]}, op, ctx};
-    }
-  } else {
-    if constexpr (B::contracted) {
-      return union_stream<once_stream<db, A>, B, Op>{{a, false}, b, op, ctx};
-    } else {
-      return union_stream<expand_stream<db, A>, B, Op>{{a, 0, ctx->extents[db]}, b, op, ctx};
-    }
-  }
-}
-
-}  // namespace loom::stream
-
-#endif  // LOOM_STREAM_COMBINATORS_HPP
-// ---- end <loom/stream/combinators.hpp>
-// ---- begin <loom/stream/evaluate.hpp>
-// Defines evaluation: `out(i...) = e`, `out(i...) += e` and loom::eval(e). Checks the kernel,
-// picks the plan, binds (transposed) operands, lowers to streams and runs them (stream/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_EVALUATE_HPP
-#define LOOM_STREAM_EVALUATE_HPP
-
-// ---- begin <loom/stream/lower.hpp>
-// Defines lowering: an expression and a loop order become a tree of indexed streams (stream/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_LOWER_HPP
-#define LOOM_STREAM_LOWER_HPP
-
-// ---- begin <loom/stream/level_streams.hpp>
-// Defines the streams over stored levels: dense, coordinate (compressed, singleton) and the
-// strided stream of all-dense tensors, which may be walked in any mode order (stream/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_LEVEL_STREAMS_HPP
-#define LOOM_STREAM_LEVEL_STREAMS_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cstdint>
-#include <type_traits>
-
-namespace loom::stream {
-
-/// Static description of one access under a loop order: which depth each level iterates.
-template <class Tensor, class Order, class... Is>
-struct access_layout {
-  using tensor_type = std::remove_const_t<Tensor>;
-  using format = typename tensor_type::format_type;
-  using value_type = typename tensor_type::value_type;
-  static constexpr std::size_t order = format::order;
-  /// depth_of_mode[m]: position in the loop order of the index used for mode m
-  static constexpr std::array<std::size_t, order> depth_of_mode{
-      boost::mp11::mp_find<Order, Is>::value...};
-  static constexpr std::array<std::size_t, order> depth_of_level = [] {
-    std::array<std::size_t, order> d{};
-    for (std::size_t k = 0; k < order; ++k) d[k] = depth_of_mode[format::modes[k]];
-    return d;
-  }();
-  /// modes sorted by depth: the walk order of the strided (all-dense) stream
-  static constexpr std::array<std::size_t, order> modes_by_depth = [] {
-    std::array<std::size_t, order> m{};
-    for (std::size_t k = 0; k < order; ++k) m[k] = k;
-    std::sort(m.begin(), m.end(),
-              [](std::size_t a, std::size_t b) { return depth_of_mode[a] < depth_of_mode[b]; });
-    return m;
-  }();
-  template <std::size_t K>
-  using level = boost::mp11::mp_at_c<typename format::levels, K>;
-};
-
-template <class Layout, std::size_t K, skip_policy P>
-struct coordinate_stream;
-template <class Layout, std::size_t K>
-struct dense_level_stream;
-
-/// The stream of level K of a tensor below the parent position range [begin, end), or the value
-/// at position `begin` past the last level.
-template <class Layout, std::size_t K, skip_policy P = skip_policy::galloping>
-LOOM_FORCE_INLINE auto make_level(const typename Layout::tensor_type* t, std::int64_t begin,
-                                  std::int64_t end) {
-  if constexpr (K == Layout::order) {
-    (void)end;
-    return t->values()[static_cast<std::size_t>(begin)];
-  } else if constexpr (Layout::template level<K>::properties.full) {
-    const std::int64_t n = t->template level<K>().extent;
-    return dense_level_stream<Layout, K>{t, begin * n, 0, n};
-  } else if constexpr (Layout::template level<K>::properties.segmented) {
-    return coordinate_stream<Layout, K, P>{t, t->template level<K>().crd.data(), begin, end};
-  } else {
-    const auto& st = t->template level<K>();
-    return coordinate_stream<Layout, K, P>{t, st.crd.data(), static_cast<std::int64_t>(st.pos[begin]),
-                                           static_cast<std::int64_t>(st.pos[begin + 1])};
-  }
-}
-
-// dense_level_stream<Layout, K>: index = position within the parent; always ready; locatable.
-template <class Layout, std::size_t K>
-struct dense_level_stream {
-  static constexpr std::size_t depth = Layout::depth_of_level[K];
-  static constexpr bool contracted = false, strict = true, full = true, locatable = true;
-  const typename Layout::tensor_type* t = nullptr;
-  std::int64_t base = 0, i = 0, n = 0;
-
-  LOOM_FORCE_INLINE bool valid() const { return i < n; }
-  LOOM_FORCE_INLINE std::int64_t index() const { return i; }
-  LOOM_FORCE_INLINE bool ready() const { return true; }
-  LOOM_FORCE_INLINE auto value() const { return make_level<Layout, K + 1>(t, base + i, base + i + 1); }
-  LOOM_FORCE_INLINE auto locate(std::int64_t j) const {
-    return make_level<Layout, K + 1>(t, base + j, base + j + 1);
-  }
-  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = std::max(i, j + 1); }
-  LOOM_FORCE_INLINE void next() { ++i; }
-};
-
-// coordinate_stream<Layout, K, P>: positions [p, end) of a compressed or singleton level.
-// A non-unique level emits each run of equal coordinates once, its value spanning the run.
-template <class Layout, std::size_t K, skip_policy P>
-struct coordinate_stream {
-  using level = typename Layout::template level<K>;
-  using crd_type = typename level::crd_type;
-  static constexpr bool unique = level::properties.unique;
-  static constexpr std::size_t depth = Layout::depth_of_level[K];
-  static constexpr bool contracted = false, strict = true, full = false, locatable = false;
-  const typename Layout::tensor_type* t = nullptr;
-  const crd_type* crd = nullptr;
-  std::int64_t p = 0, end = 0;
-
-  LOOM_FORCE_INLINE bool valid() const { return p < end; }
-  LOOM_FORCE_INLINE std::int64_t index() const { return crd[p]; }
-  LOOM_FORCE_INLINE bool ready() const { return true; }
-  LOOM_FORCE_INLINE std::int64_t run_end() const {
-    if constexpr (unique) {
-      return p + 1;
-    } else {
-      std::int64_t q = p + 1;
-      while (q < end && crd[q] == crd[p]) ++q;
-      return q;
-    }
-  }
-  LOOM_FORCE_INLINE auto value() const { return make_level<Layout, K + 1, P>(t, p, run_end()); }
-  LOOM_FORCE_INLINE void next() { p = run_end(); }
-  LOOM_FORCE_INLINE void seek(std::int64_t i) { p = find_first(i); }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
-    if (i == std::numeric_limits<std::int64_t>::max()) p = end;
-    else p = find_first(i + 1);
-  }
-
- private:
-  // first position q >= p with crd[q] >= i (or end)
-  LOOM_FORCE_INLINE std::int64_t find_first(std::int64_t i) const {
-    std::int64_t q = p;
-    if (q >= end || crd[q] >= i) return q;
-    if constexpr (P == skip_policy::linear) {
-      while (q < end && crd[q] < i) ++q;
-      return q;
-    } else {
-      std::int64_t lo = q + 1, hi = end;  // crd[q] < i; answer in [lo, hi]
-      if constexpr (P == skip_policy::galloping) {
-        std::int64_t step = 1;
-        while (lo + step - 1 < end && crd[lo + step - 1] < i) {
-          lo += step;
-          step *= 2;
-        }
-        hi = std::min(end, lo + step - 1);
-      }
-      while (lo < hi) {
-        const std::int64_t mid = lo + (hi - lo) / 2;
-        if (crd[mid] < i) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
-    }
-  }
-};
-
-// strided_stream<Layout, R>: the R-th mode (by depth) of an all-dense tensor, walked in any
-// order by offset arithmetic, so dense operands never force a loop order (locate, not iterate).
-template <class Layout, std::size_t R>
-struct strided_stream;
-
-template <class Layout, std::size_t R>
-LOOM_FORCE_INLINE auto make_strided(const typename Layout::tensor_type* t, std::int64_t offset) {
-  if constexpr (R == Layout::order) {
-    return t->values()[static_cast<std::size_t>(offset)];
-  } else {
-    constexpr std::size_t mode = Layout::modes_by_depth[R];
-    constexpr std::size_t level = Layout::format::level_of_mode[mode];
-    std::int64_t stride = 1;
-    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      ((Ks > level ? (stride *= t->template level<Ks>().extent) : 0), ...);
-    }(std::make_index_sequence<Layout::order>{});
-    return strided_stream<Layout, R>{t, offset, stride, 0, t->extent(mode)};
-  }
-}
-
-template <class Layout, std::size_t R>
-struct strided_stream {
-  static constexpr std::size_t depth = Layout::depth_of_mode[Layout::modes_by_depth[R]];
-  static constexpr bool contracted = false, strict = true, full = true, locatable = true;
-  const typename Layout::tensor_type* t = nullptr;
-  std::int64_t offset = 0, stride = 0, i = 0, n = 0;
-
-  LOOM_FORCE_INLINE bool valid() const { return i < n; }
-  LOOM_FORCE_INLINE std::int64_t index() const { return i; }
-  LOOM_FORCE_INLINE bool ready() const { return true; }
-  LOOM_FORCE_INLINE auto value() const { return make_strided<Layout, R + 1>(t, offset + i * stride); }
-  LOOM_FORCE_INLINE auto locate(std::int64_t j) const {
-    return make_strided<Layout, R + 1>(t, offset + j * stride);
-  }
-  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = std::max(i, j + 1); }
-  LOOM_FORCE_INLINE void next() { ++i; }
-};
-
-}  // namespace loom::stream
-
-#endif  // LOOM_STREAM_LEVEL_STREAMS_HPP
-// ---- end <loom/stream/level_streams.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <tuple>
-
-namespace loom::stream {
-
-// apply_sum<D>: Σ over the attribute at depth D, placed where that attribute is iterated.
-template <std::size_t D>
-struct apply_sum {
-  const kernel_context* ctx = nullptr;
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (is_stream_v<X> && X::depth == D) {
-      static_assert(!X::contracted, "loom internal error: index summed twice; please report");
-      return contract_stream<X>{x};
-    } else if constexpr (is_stream_v<X> && X::depth < D) {
-      return deep_map_stream<X, apply_sum>{x, *this};
-    } else {  // the index does not occur: Σ_k e = extent(k) · e
-      return apply_linear<fn::scale_by>{fn::scale_by{ctx->extents[D]}}(x);
-    }
-  }
-};
-
-// place_expand<D>: broadcast along the attribute at depth D.
-template <std::size_t D>
-struct place_expand {
-  const kernel_context* ctx = nullptr;
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (is_stream_v<X> && X::depth < D) {
-      return deep_map_stream<X, place_expand>{x, *this};
-    } else {
-      static_assert(depth_of<X>() != D, "loom::expand: the expression already uses the index");
-      return expand_stream<D, X>{x, 0, ctx->extents[D]};
-    }
-  }
-};
-
-// A scalar function with one operand fixed: f(x, c) or f(c, x).
-template <class F, class C, bool ConstantFirst>
-struct bind_constant {
-  static constexpr bool zero_preserving = false;
-  F f;
-  C c;
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (ConstantFirst) return f(static_cast<X>(c), x);
-    else return f(x, static_cast<X>(c));
-  }
-};
-
-/// Lowers expressions under the loop order `Order`; `Bindings` is a tuple of the tensor
-/// pointer of every access (in `accesses_t` order; a transposed copy where the plan says so).
-/// With `DenseMaps`, maps whose f(0) may be non-zero are computed over their whole domain.
-template <class Order, class V, bool DenseMaps, class Bindings>
-struct lowerer {
-  const kernel_context* ctx;
-  const Bindings* bindings;
-
-  template <class E>
-  static constexpr std::size_t access_count = boost::mp11::mp_size<expr::accesses_t<E>>::value;
-  template <class I>
-  static constexpr std::size_t depth = boost::mp11::mp_find<Order, I>::value;
-
-  // access
-  template <std::size_t K, class T, class... Is>
-  LOOM_FORCE_INLINE auto lower(const expr::access<T, Is...>&) const {
-    const auto* t = std::get<K>(*bindings);
-    using bound = std::remove_cvref_t<decltype(*t)>;
-    using layout = access_layout<bound, Order, Is...>;
-    if constexpr (bound::format_type::all_dense) {
-      return make_strided<layout, 0>(t, 0);
-    } else {
-      static_assert(std::is_sorted(layout::depth_of_level.begin(), layout::depth_of_level.end()),
-                    "loom internal error: an access is not concordant with the loop order; "
-                    "please report");
-      return make_level<layout, 0>(t, 0, 1);
-    }
-  }
-  template <std::size_t K, class T>
-  LOOM_FORCE_INLINE auto lower(const expr::literal<T>& e) const {
-    return static_cast<V>(e.value);
-  }
-  template <std::size_t K, class L, class R>
-  LOOM_FORCE_INLINE auto lower(const expr::add<L, R>& e) const {
-    return make_union(add_op<V>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs), ctx);
-  }
-  template <std::size_t K, class L, class R>
-  LOOM_FORCE_INLINE auto lower(const expr::mul<L, R>& e) const {
-    return checked_mul(mul_op<V>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs));
-  }
-  template <std::size_t K, class P, class E>
-  LOOM_FORCE_INLINE auto lower(const expr::where<P, E>& e) const {
-    return checked_mul(where_op<V>{}, lower<K>(e.pred), lower<K + access_count<P>>(e.body));
-  }
-  template <std::size_t K, class I, class E>
-  LOOM_FORCE_INLINE auto lower(const expr::sum<I, E>& e) const {
-    return apply_sum<depth<I>>{ctx}(lower<K>(e.body));
-  }
-  template <std::size_t K, class I, class E>
-  LOOM_FORCE_INLINE auto lower(const expr::expand<I, E>& e) const {
-    return place_expand<depth<I>>{ctx}(lower<K>(e.body));
-  }
-  template <std::size_t K, class F, class E>
-  LOOM_FORCE_INLINE auto lower(const expr::map<F, E>& e) const {
-    auto x = lower<K>(std::get<0>(e.args));
-    if constexpr (fn::is_linear_v<F>) {
-      return apply_linear<F>{e.f}(x);
-    } else {
-      return apply_nonlinear<F>{e.f}(densify<F, E>(x));
-    }
-  }
-  template <std::size_t K, class F, class A, class B>
-  LOOM_FORCE_INLINE auto lower(const expr::map<F, A, B>& e) const {
-    constexpr bool a_constant = boost::mp11::mp_empty<expr::free_indices_t<A>>::value;
-    constexpr bool b_constant = boost::mp11::mp_empty<expr::free_indices_t<B>>::value;
-    auto a = lower<K>(std::get<0>(e.args));
-    auto b = lower<K + access_count<A>>(std::get<1>(e.args));
-    if constexpr (b_constant) {
-      using g = bind_constant<F, V, false>;
-      return apply_nonlinear<g>{g{e.f, static_cast<V>(reduce_checked(b))}}(densify<g, A>(a));
-    } else if constexpr (a_constant) {
-      using g = bind_constant<F, V, true>;
-      return apply_nonlinear<g>{g{e.f, static_cast<V>(reduce_checked(a))}}(densify<g, B>(b));
-    } else {
-      using op = binary_fn_op<V, F>;
-      using whole = expr::map<F, A, B>;
-      return make_union(op{e.f}, densify<F, whole>(a), b, ctx);
-    }
-  }
-
-  template <std::size_t K, class E>
-  LOOM_FORCE_INLINE auto lower_root(const E& e) const {
-    return lower<K>(e);
-  }
-
- private:
-  // Two sums over the same index multiplied: materialised when both reduce to scalars, an
-  // error naming the index otherwise (notes §4.10).
-  template <class Op, class A, class B>
-  LOOM_FORCE_INLINE auto checked_mul(const Op& op, const A& a, const B& b) const {
-    constexpr bool same_sum = is_contracted<A>() && is_contracted<B>() &&
-                              depth_of<A>() == depth_of<B>();
-    constexpr bool liftable = !same_sum || (reducible<A>() && reducible<B>());
-    if constexpr (!liftable) {
-      static_assert(liftable,
-                    "loom: a product of two sums over the same index cannot be lifted, because "
-                    "their results still depend on a later index; rename the summation index in "
-                    "one factor (e.g. sum(k2, ...)) or materialise one factor first");
-      diag::product_of_sums_over_the_same_index_cannot_be_lifted<
-          diag::name_of<boost::mp11::mp_at_c<Order, depth_of<A>()>>>{};
-      return semiring_traits<V>::zero();
-    } else {
-      return make_mul(op, a, b, ctx);
-    }
-  }
-
-  // x unioned with a zero over every free index of E, when f(0) may be non-zero
-  template <class F, class E, class X>
-  LOOM_FORCE_INLINE auto densify(const X& x) const {
-    if constexpr (DenseMaps && !fn::is_zero_preserving_v<F>) {
-      return make_union(add_op<V>{}, x, dense_zero<expr::free_indices_t<E>>(), ctx);
-    } else {
-      return x;
-    }
-  }
-  template <class Indices>
-  LOOM_FORCE_INLINE auto dense_zero() const {
-    constexpr auto depths = [] {
-      std::array<std::size_t, boost::mp11::mp_size<Indices>::value> d{};
-      std::size_t k = 0;
-      boost::mp11::mp_for_each<Indices>([&](auto i) { d[k++] = depth<decltype(i)>; });
-      std::sort(d.begin(), d.end());
-      return d;
-    }();
-    return expand_levels<depths, 0>();
-  }
-  template <auto Depths, std::size_t R>
-  LOOM_FORCE_INLINE auto expand_levels() const {
-    if constexpr (R == Depths.size()) {
-      return semiring_traits<V>::zero();
-    } else {
-      auto inner = expand_levels<Depths, R + 1>();
-      return expand_stream<Depths[R], decltype(inner)>{inner, 0, ctx->extents[Depths[R]]};
-    }
-  }
-};
-
-}  // namespace loom::stream
-
-#endif  // LOOM_STREAM_LOWER_HPP
-// ---- end <loom/stream/lower.hpp>
-// ---- begin <loom/stream/run.hpp>
-// Defines the run loops that drive a stream tree into a destination: a dense array, or a
-// coordinate sink that assembles a sparse output (stream/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_RUN_HPP
-#define LOOM_STREAM_RUN_HPP
-
-
-#include <algorithm>
-#include <array>
-#include <cstdint>
-#include <utility>
-#include <vector>
-
-namespace loom::stream {
-
-// The loop template of Etch (notes §5.3) specialised by stream kind: the δ step is `next()`,
-// which always-ready levels turn into `++position`, so a compressed level becomes a plain
-// counted loop and a dense level a `for`.
-
-/// reduce with a flag telling whether any value was emitted (sparse outputs skip empty sums).
-template <class X>
-LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
-  using leaf = leaf_t<X>;
-  if constexpr (!is_stream_v<X>) {
-    return std::pair<leaf, bool>{x, true};
-  } else {
-    leaf acc = semiring_traits<leaf>::zero();
-    bool touched = false;
-    X s = x;
-    while (s.valid()) {
-      if (s.ready()) {
-        if constexpr (is_stream_v<decltype(s.value())>) {
-          auto [v, t] = reduce_touched(s.value());
-          if (t) {
-            acc = semiring_traits<leaf>::add(acc, v);
-            touched = true;
-          }
-        } else {
-          acc = semiring_traits<leaf>::add(acc, s.value());
-          touched = true;
-        }
-      }
-      s.next();
-    }
-    return std::pair<leaf, bool>{acc, touched};
-  }
-}
-
-/// Accumulates a stream into a dense array: `vals[off + Σ index·stride[depth]] += value`.
-template <class T, class S>
-LOOM_FORCE_INLINE void run_dense(T* vals, const std::int64_t* strides, const S& s,
-                                 std::int64_t off) {
-  if constexpr (!is_stream_v<S>) {
-    vals[off] = semiring_traits<T>::add(vals[off], static_cast<T>(s));
-  } else if constexpr (reducible<S>()) {
-    vals[off] = semiring_traits<T>::add(vals[off], static_cast<T>(reduce(s)));  // local sum
-  } else {
-    S st = s;
-    while (st.valid()) {
-      if (st.ready()) {
-        if constexpr (S::contracted) run_dense(vals, strides, st.value(), off);
-        else run_dense(vals, strides, st.value(), off + st.index() * strides[S::depth]);
-      }
-      st.next();
-    }
-  }
-}
-
-/// Collects the entries of a sparse output in order (coordinates in the output's storage
-/// order): the loop order emits each output coordinate once, ascending.
-template <class T, std::size_t N>
-struct append_sink {
-  std::vector<std::array<std::int64_t, N>> crd;
-  std::vector<T> vals;
-  std::array<std::int64_t, 32> at_depth{};      // current index of each depth
-  std::array<std::size_t, N> depth_of_level{};  // output level k is iterated at this depth
-
-  LOOM_FORCE_INLINE void push(const T& v) {
-    std::array<std::int64_t, N> c{};
-    for (std::size_t k = 0; k < N; ++k) c[k] = at_depth[depth_of_level[k]];
-    crd.push_back(c);
-    vals.push_back(v);
-  }
-  LOOM_FORCE_INLINE void end_of(std::size_t) {}
-  void finish() {}
-};
-
-/// A Gustavson workspace: the first `prefix` output levels are iterated in order by the outer
-/// loops; the rest arrive in any order, possibly repeated, and are accumulated per prefix
-/// ("row") in a dense array with a touched list (or a sorted list when the row space is
-/// large), then appended in order when the row ends.
-template <class T, std::size_t N>
-struct workspace_sink {
-  std::vector<std::array<std::int64_t, N>> crd;
-  std::vector<T> vals;
-  std::array<std::int64_t, 32> at_depth{};
-  std::array<std::size_t, N> depth_of_level{};
-  std::array<std::int64_t, N> level_extent{};
-  std::size_t prefix = 0;  // output levels fixed by the outer loops
-  bool dense = true;
-  std::vector<T> acc;
-  std::vector<unsigned char> seen;
-  std::vector<std::int64_t> touched;
-  std::vector<std::pair<std::int64_t, T>> pairs;  // sparse mode
-
-  void init() {
-    std::int64_t space = 1;
-    for (std::size_t k = prefix; k < N; ++k) {
-      if (level_extent[k] != 0 && space > (std::int64_t{1} << 40) / level_extent[k]) space = -1;
-      if (space >= 0) space *= level_extent[k];
-    }
-    dense = space >= 0 && space <= (std::int64_t{1} << 26);
-    if (dense) {
-      acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
-      seen.assign(static_cast<std::size_t>(space), 0);
-    }
-  }
-  LOOM_FORCE_INLINE std::int64_t key() const {
-    std::int64_t key = 0;
-    for (std::size_t k = prefix; k < N; ++k) key = key * level_extent[k] + at_depth[depth_of_level[k]];
-    return key;
-  }
-  LOOM_FORCE_INLINE void push(const T& v) {
-    const std::int64_t kk = key();
-    if (dense) {
-      if (!seen[kk]) {
-        seen[kk] = 1;
-        touched.push_back(kk);
-        acc[kk] = v;
-      } else {
-        acc[kk] = semiring_traits<T>::add(acc[kk], v);
-      }
-    } else {
-      pairs.emplace_back(kk, v);
-    }
-  }
-  // the loop at depth d finished one index: flush when d fixes the last prefix level
-  LOOM_FORCE_INLINE void end_of(std::size_t d) {
-    if (prefix > 0 && d == depth_of_level[prefix - 1]) flush();
-  }
-  void finish() {
-    if (prefix == 0) flush();
-  }
-  void flush() {
-    std::array<std::int64_t, N> c{};
-    for (std::size_t k = 0; k < prefix; ++k) c[k] = at_depth[depth_of_level[k]];
-    auto emit = [&](std::int64_t kk, const T& v) {
-      for (std::size_t k = N; k-- > prefix;) {
-        c[k] = kk % level_extent[k];
-        kk /= level_extent[k];
-      }
-      crd.push_back(c);
-      vals.push_back(v);
-    };
-    if (dense) {
-      std::sort(touched.begin(), touched.end());
-      for (std::int64_t kk : touched) {
-        emit(kk, acc[kk]);
-        acc[kk] = semiring_traits<T>::zero();
-        seen[kk] = 0;
-      }
-      touched.clear();
-    } else {
-      std::stable_sort(pairs.begin(), pairs.end(),
-                       [](const auto& x, const auto& y) { return x.first < y.first; });
-      for (std::size_t q = 0; q < pairs.size();) {
-        T v = pairs[q].second;
-        std::size_t r = q + 1;
-        for (; r < pairs.size() && pairs[r].first == pairs[q].first; ++r)
-          v = semiring_traits<T>::add(v, pairs[r].second);
-        emit(pairs[q].first, v);
-        q = r;
-      }
-      pairs.clear();
-    }
-  }
-};
-
-/// Drives a stream into a sink (append or workspace).
-template <class Sink, class S>
-LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
-  using T = std::remove_cvref_t<decltype(sink.vals[0])>;
-  if constexpr (!is_stream_v<S>) {
-    sink.push(static_cast<T>(s));
-  } else if constexpr (reducible<S>()) {
-    auto [v, touched] = reduce_touched(s);
-    if (touched) sink.push(static_cast<T>(v));
-  } else {
-    S st = s;
-    while (st.valid()) {
-      if (st.ready()) {
-        if constexpr (!S::contracted) sink.at_depth[S::depth] = st.index();
-        run_sparse(sink, st.value());
-        if constexpr (!S::contracted) sink.end_of(S::depth);
-      }
-      st.next();
-    }
-  }
-}
-
-}  // namespace loom::stream
-
-#endif  // LOOM_STREAM_RUN_HPP
-// ---- end <loom/stream/run.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <optional>
-#include <string>
-#include <tuple>
-#include <type_traits>
-#include <variant>
-#include <vector>
-
-namespace loom::detail {
-
-using boost::mp11::mp_list;
-
-// The format an operand is reformatted to when the loop order is not concordant with it: the
-// same levels, modes re-ordered by the depth of their index.
-template <class Order, class A>
-struct transposed_format;
-template <class Order, class T, class... Is>
-struct transposed_format<Order, expr::access<T, Is...>> {
-  using format = typename std::remove_const_t<T>::format_type;
-  static constexpr std::array<std::size_t, sizeof...(Is)> modes = [] {
-    std::array<std::size_t, sizeof...(Is)> depth{boost::mp11::mp_find<Order, Is>::value...};
-    std::array<std::size_t, sizeof...(Is)> m{};
-    for (std::size_t k = 0; k < m.size(); ++k) m[k] = k;
-    std::sort(m.begin(), m.end(), [&](std::size_t a, std::size_t b) { return depth[a] < depth[b]; });
-    return m;
-  }();
-  template <class Seq>
-  struct make;
-  template <std::size_t... Ks>
-  struct make<std::index_sequence<Ks...>> {
-    using type = format_spec<typename format::levels, modes[Ks]...>;
-  };
-  using type = typename make<std::make_index_sequence<sizeof...(Is)>>::type;
-};
-
-}  // namespace loom::detail
-
-namespace loom::expr::detail {
-template <class A>
-struct access_traits_tensor;
-template <class T, class... Is>
-struct access_traits_tensor<access<T, Is...>> {
-  using type = T;
-};
-}  // namespace loom::expr::detail
-
-namespace loom::detail {
-
-// Per access ordinal K: the tensor type the kernel reads (transposed copy or original).
-template <class Plan, std::size_t K>
-struct binding {
-  using access_type = boost::mp11::mp_at_c<typename Plan::accesses, K>;
-  using original = std::remove_const_t<typename expr::detail::access_traits_tensor<access_type>::type>;
-  static constexpr bool transposed = Plan::chosen.transposed[K];
-  using tensor_type = std::conditional_t<
-      transposed,
-      tensor<typename original::value_type, typename transposed_format<typename Plan::order, access_type>::type>,
-      original>;
-  using storage = std::conditional_t<transposed, std::optional<tensor_type>, std::monostate>;
-};
-
-template <class Plan, class Seq = std::make_index_sequence<Plan::access_count>>
-struct bindings_of;
-template <class Plan, std::size_t... Ks>
-struct bindings_of<Plan, std::index_sequence<Ks...>> {
-  using pointers = std::tuple<const typename binding<Plan, Ks>::tensor_type*...>;
-  using temporaries = std::tuple<typename binding<Plan, Ks>::storage...>;
-};
-
-inline std::string operand_label(const std::string& name, std::size_t ordinal,
-                                 const std::string& format) {
-  if (!name.empty()) return name;
-  return "operand #" + std::to_string(ordinal) + " (" + format + ")";
-}
-
-/// Extents of every index of the plan's universe, checked to agree across operands.
-template <class Plan, class Lhs, class Rhs>
-std::vector<std::int64_t> gather_extents(const Lhs& lhs, const Rhs& rhs) {
-  using universe = typename Plan::universe;
-  constexpr std::size_t n = Plan::index_count;
-  std::vector<std::int64_t> extent(n, -1);
-  std::vector<std::string> source(n);
-  auto visit = [&]<class T, class... Is>(const expr::access<T, Is...>& a, const std::string& who) {
-    std::size_t m = 0;
-    (
-        [&] {
-          constexpr std::size_t id = boost::mp11::mp_find<universe, Is>::value;
-          const std::int64_t e = a.tensor->extent(m);
-          const std::string here = who + " (mode " + std::to_string(m) + ")";
-          if (extent[id] < 0) {
-            extent[id] = e;
-            source[id] = here;
-          } else if (extent[id] != e) {
-            throw shape_error("loom: index " + std::string(Is::name) + " has extent " +
-                              std::to_string(extent[id]) + " in " + source[id] + " but " +
-                              std::to_string(e) + " in " + here);
-          }
-          ++m;
-        }(),
-        ...);
-  };
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-    visit(a, operand_label(a.tensor->name(), k, format_name<typename tensor_t::format_type>()));
-  });
-  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  if constexpr (out_t::order > 0)
-    visit(lhs, lhs.tensor->name().empty()
-                   ? "the output (" + format_name<typename out_t::format_type>() + ")"
-                   : lhs.tensor->name());
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto id) {
-    if (extent[id] < 0)
-      throw shape_error("loom: the extent of index " +
-                        std::string(boost::mp11::mp_at_c<universe, id>::name) +
-                        " is unknown: it is summed but used by no operand");
-  });
-  return extent;
-}
-
-/// Whether some map's f(0, ...) is non-zero, so that maps must cover their whole domain.
-template <class Rhs>
-bool maps_need_dense_domain(const Rhs& rhs) {
-  bool dense = false;
-  expr::for_each_node(rhs, [&](const auto& node) {
-    using N = std::remove_cvref_t<decltype(node)>;
-    if constexpr (requires { node.f; node.args; }) {
-      using F = decltype(node.f);
-      if constexpr (!fn::is_zero_preserving_v<F>) {
-        using V = expr::value_type_t<N>;
-        const V zero = semiring_traits<V>::zero();
-        constexpr std::size_t arity = std::tuple_size_v<decltype(node.args)>;
-        auto value_or_zero = [&](const auto& arg) -> std::optional<V> {
-          using A = std::remove_cvref_t<decltype(arg)>;
-          if constexpr (!boost::mp11::mp_empty<expr::free_indices_t<A>>::value) return zero;
-          else if constexpr (requires { arg.value; }) return static_cast<V>(arg.value);
-          else return std::nullopt;  // a computed scalar: assume the worst
-        };
-        if constexpr (arity == 1) {
-          dense = dense || !(static_cast<V>(node.f(zero)) == zero);
-        } else {
-          auto a = value_or_zero(std::get<0>(node.args));
-          auto b = value_or_zero(std::get<1>(node.args));
-          dense = dense || !a || !b || !(static_cast<V>(node.f(*a, *b)) == zero);
-        }
-      }
-    }
-  });
-  return dense;
-}
-
-// node types of an expression, as a list
-template <class E>
-struct node_list {
-  using type = mp_list<E>;
-};
-template <class L, class R>
-struct node_list<expr::add<L, R>> {
-  using type = boost::mp11::mp_append<mp_list<expr::add<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
-};
-template <class L, class R>
-struct node_list<expr::mul<L, R>> {
-  using type = boost::mp11::mp_append<mp_list<expr::mul<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
-};
-template <class L, class R>
-struct node_list<expr::where<L, R>> {
-  using type = boost::mp11::mp_append<mp_list<expr::where<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
-};
-template <class I, class E>
-struct node_list<expr::sum<I, E>> {
-  using type = boost::mp11::mp_push_front<typename node_list<E>::type, expr::sum<I, E>>;
-};
-template <class I, class E>
-struct node_list<expr::expand<I, E>> {
-  using type = boost::mp11::mp_push_front<typename node_list<E>::type, expr::expand<I, E>>;
-};
-template <class F, class... Es>
-struct node_list<expr::map<F, Es...>> {
-  using type = boost::mp11::mp_append<mp_list<expr::map<F, Es...>>, typename node_list<Es>::type...>;
-};
-template <class N>
-struct is_runtime_map : std::false_type {};
-template <class F, class... Es>
-struct is_runtime_map<expr::map<F, Es...>> : std::bool_constant<!fn::is_zero_preserving_v<F>> {};
-
-/// Whether the kernel needs a second, dense-domain variant (a map with unknown f(0)).
-template <class Rhs>
-inline constexpr bool needs_map_variants =
-    boost::mp11::mp_any_of<typename node_list<Rhs>::type, is_runtime_map>::value;
-
-/// Runs one instantiated plan into `out`.
-template <class Plan, bool DenseMaps, class Out, class Lhs, class Rhs>
-void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
-              const std::vector<std::int64_t>& extent_by_id) {
-  using order = typename Plan::order;
-  using universe = typename Plan::universe;
-  using V = expr::value_type_t<Rhs>;
-  using T = typename Out::value_type;
-  using B = bindings_of<Plan>;
-  constexpr std::size_t depth_count = Plan::index_count;
-
-  stream::kernel_context ctx;
-  ctx.extents.resize(depth_count);
-  for (std::size_t d = 0; d < depth_count; ++d) ctx.extents[d] = extent_by_id[Plan::chosen.order[d]];
-
-  typename B::pointers pointers{};
-  typename B::temporaries temporaries{};
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    boost::mp11::mp_with_index<Plan::access_count>(k, [&](auto K) {
-      using bind = binding<Plan, K>;
-      if constexpr (std::is_same_v<std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>,
-                                   typename bind::original>) {
-        if constexpr (bind::transposed) {
-          std::get<K>(temporaries).emplace(*a.tensor);  // reformat to a concordant order
-          std::get<K>(pointers) = &*std::get<K>(temporaries);
-        } else {
-          std::get<K>(pointers) = a.tensor;
-        }
-      }
-    });
-  });
-
-  stream::lowerer<order, V, DenseMaps, typename B::pointers> lower{&ctx, &pointers};
-  const auto root = lower.template lower_root<0>(rhs);
-  (void)lhs;
-
-  using out_format = typename Out::format_type;
-  constexpr std::size_t N = Out::order;
-  // depth of each output mode
-  constexpr auto out_depth = [] {
-    std::array<std::size_t, N> d{};
-    using out_indices = expr::free_indices_t<Lhs>;
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<N>>([&](auto m) {
-      using I = boost::mp11::mp_at_c<out_indices, m>;
-      d[m] = boost::mp11::mp_find<order, I>::value;
-    });
-    return d;
-  }();
-  (void)universe{};
-
-  if constexpr (out_format::all_dense) {
-    if (!accumulate) std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
-    std::vector<std::int64_t> strides(depth_count + 1, 0);
-    for (std::size_t m = 0; m < N; ++m) {
-      std::int64_t stride = 1;
-      const std::size_t level = out_format::level_of_mode[m];
-      for (std::size_t k = level + 1; k < N; ++k) stride *= out.extent(out_format::modes[k]);
-      strides[out_depth[m]] = stride;
-    }
-    stream::run_dense(out.values().data(), strides.data(), root, 0);
-  } else {
-    auto assemble = [&](auto& sink) {
-      for (std::size_t k = 0; k < N; ++k) sink.depth_of_level[k] = out_depth[out_format::modes[k]];
-      if constexpr (requires { sink.prefix; }) {
-        sink.prefix = Plan::output_prefix;
-        for (std::size_t k = 0; k < N; ++k) sink.level_extent[k] = out.extent(out_format::modes[k]);
-        sink.init();
-      }
-      stream::run_sparse(sink, root);
-      sink.finish();
-      if (accumulate) {
-        out.for_each_stored([&](const auto& c, const T& v) {
-          std::array<std::int64_t, N> s{};
-          for (std::size_t k = 0; k < N; ++k) s[k] = c[out_format::modes[k]];
-          sink.crd.push_back(s);
-          sink.vals.push_back(v);
-        });
-        detail::sort_and_merge(sink.crd, sink.vals, duplicates::sum, out_format::modes, false);
-      }
-      std::string name = out.name();
-      out = detail::assemble_sorted<T, out_format>(out.shape(), sink.crd, std::move(sink.vals));
-      out.set_name(std::move(name));
-    };
-    if constexpr (Plan::output_in_order) {
-      stream::append_sink<T, N> sink;
-      assemble(sink);
-    } else {
-      stream::workspace_sink<T, N> sink;
-      assemble(sink);
-    }
-  }
-}
-
-template <class Out, class Lhs, class Rhs>
-void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
-  using plan = plan::order_plan<Lhs, Rhs>;
-  const auto extents = gather_extents<plan>(lhs, rhs);
-  if constexpr (needs_map_variants<Rhs>) {
-    if (maps_need_dense_domain(rhs)) return run_plan<plan, true>(out, lhs, rhs, accumulate, extents);
-  }
-  run_plan<plan, false>(out, lhs, rhs, accumulate, extents);
-}
-
-template <class Out, class Rhs>
-bool aliases_output(const Out* out, const Rhs& rhs) {
-  bool aliased = false;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
-    aliased = aliased || static_cast<const void*>(a.tensor) == static_cast<const void*>(out);
-  });
-  return aliased;
-}
-
-}  // namespace loom::detail
-
-namespace loom::expr {
-
-/// `out(i...) = rhs` and `out(i...) += rhs`: checks the kernel (compile time), then evaluates
-/// it as one fused loop nest. Found by argument-dependent lookup from `access::operator=`.
-template <class OT, class... Os, class R, class Tag>
-void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs_operand, Tag) {
-  static_assert(operand<R>, "loom::assign: the right-hand side must be an expression or a scalar");
-  const auto rhs = as_expr(rhs_operand);
-  using Rhs = std::remove_cvref_t<decltype(rhs)>;
-  using Lhs = access<OT, Os...>;
-  if constexpr (!plan::assignment_is_valid<Lhs, Rhs>) {
-    plan::report_assignment_errors<Lhs, Rhs>();
-  } else {
-    constexpr bool accumulate = std::is_same_v<Tag, accumulate_tag>;
-    if (loom::detail::aliases_output(lhs.tensor, rhs)) {  // the output is also read: use a copy
-      auto result = *lhs.tensor;
-      access<OT, Os...> target{&result};
-      loom::detail::execute(result, target, rhs, accumulate);
-      *lhs.tensor = std::move(result);
-    } else {
-      loom::detail::execute(*lhs.tensor, lhs, rhs, accumulate);
-    }
-  }
-}
-
-}  // namespace loom::expr
-
-namespace loom {
-
-/// The value of an expression without free indices: `double s = loom::eval(sum(i, x(i)));`
-template <expr::operand E>
-auto eval(const E& e) {
-  const auto rhs = expr::as_expr(e);
-  using Rhs = std::remove_cvref_t<decltype(rhs)>;
-  using V = expr::value_type_t<Rhs>;
-  tensor<V, format<>> result;
-  expr::access<tensor<V, format<>>> target{&result};
-  if constexpr (!plan::assignment_is_valid<decltype(target), Rhs>)
-    plan::report_assignment_errors<decltype(target), Rhs>();
-  else
-    loom::detail::execute(result, target, rhs, false);
-  return result.values()[0];
-}
-
-}  // namespace loom
-
-#endif  // LOOM_STREAM_EVALUATE_HPP
-// ---- end <loom/stream/evaluate.hpp>
-
-#endif  // LOOM_STREAM_HPP
-// ---- end <loom/stream.hpp>
-#if 1 /* __has_include(<loom/io.hpp>) */
 // ---- begin <loom/io.hpp>
 // Umbrella header of io/: Matrix Market and FROSTT readers and writers.
 // SPDX-License-Identifier: BSL-1.0
@@ -5352,7 +3263,3147 @@ void write_tns(const std::string& path, const basic_tensor<T, Format, Owning>& A
 
 #endif  // LOOM_IO_HPP
 // ---- end <loom/io.hpp>
-#endif
+// ---- begin <loom/optimize.hpp>
+// Umbrella header of optimize/: statistics, the statistics cache and the sparsity estimators.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_HPP
+#define LOOM_OPTIMIZE_HPP
+
+// ---- begin <loom/optimize/chain_bound_estimator.hpp>
+// Defines loom::chain_bound_estimator, the degree-constraint bound (optimize/, notes 001 §5.4).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
+#define LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
+
+// ---- begin <loom/optimize/degree_constraint.hpp>
+// Defines loom::degree_constraint, one DC(X, Y, d) bound of the chain-bound estimator (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
+#define LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
+
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// `DC(X, Y, d)`: for any fixed value of the indices `given` (X), at most `degree` (d) distinct
+/// values of the indices `bound` (Y) occur among the non-fill entries (notes 001 §5.4).
+/// For a matrix `A[i,j]`: `{{"i"}, {"j"}, max row degree}`, `{{}, {"i", "j"}, nnz}`.
+struct degree_constraint {
+  std::vector<std::string> given;
+  std::vector<std::string> bound;
+  double degree = 0;
+  friend bool operator==(const degree_constraint&, const degree_constraint&) = default;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
+// ---- end <loom/optimize/degree_constraint.hpp>
+// ---- begin <loom/optimize/index_extent.hpp>
+// Defines loom::index_extent and loom::index_set, runtime index names with extents (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_INDEX_EXTENT_HPP
+#define LOOM_OPTIMIZE_INDEX_EXTENT_HPP
+
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// One named index of an estimate and its extent (`{"i", 1000}`).
+struct index_extent {
+  std::string name;
+  std::int64_t extent = 0;
+  friend bool operator==(const index_extent&, const index_extent&) = default;
+};
+
+/// The indices a sparsity estimate ranges over, in first-appearance order; names are unique.
+using index_set = std::vector<index_extent>;
+
+namespace detail {
+
+inline bool has_index(const index_set& s, const std::string& name) {
+  return std::any_of(s.begin(), s.end(), [&](const index_extent& x) { return x.name == name; });
+}
+
+inline double dense_size(const index_set& s) {
+  double p = 1;
+  for (const index_extent& x : s) p *= static_cast<double>(x.extent);
+  return p;
+}
+
+/// Throws `shape_error` on a repeated name or a negative extent.
+inline void check_index_set(const index_set& s, const char* who) {
+  for (std::size_t a = 0; a < s.size(); ++a) {
+    if (s[a].extent < 0)
+      throw shape_error(std::string(who) + ": index '" + s[a].name + "' has negative extent");
+    for (std::size_t b = a + 1; b < s.size(); ++b)
+      if (s[a].name == s[b].name)
+        throw shape_error(std::string(who) + ": index '" + s[a].name +
+                          "' appears twice; give every mode its own index name");
+  }
+}
+
+/// `a` followed by the indices of `b` not in `a`; throws `shape_error` when a shared name has
+/// different extents.
+inline index_set index_union(const index_set& a, const index_set& b, const char* who) {
+  index_set out = a;
+  for (const index_extent& x : b) {
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const index_extent& y) { return y.name == x.name; });
+    if (it == out.end()) {
+      out.push_back(x);
+    } else if (it->extent != x.extent) {
+      throw shape_error(std::string(who) + ": index '" + x.name + "' has extent " +
+                        std::to_string(it->extent) + " in one operand and " +
+                        std::to_string(x.extent) + " in another; use one extent per index name");
+    }
+  }
+  return out;
+}
+
+/// The indices of `s` named in `names` (`keep = true`) or not named there (`keep = false`).
+inline index_set index_filter(const index_set& s, const std::vector<std::string>& names,
+                              bool keep) {
+  index_set out;
+  for (const index_extent& x : s)
+    if ((std::find(names.begin(), names.end(), x.name) != names.end()) == keep) out.push_back(x);
+  return out;
+}
+
+}  // namespace detail
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_INDEX_EXTENT_HPP
+// ---- end <loom/optimize/index_extent.hpp>
+// ---- begin <loom/optimize/statistics.hpp>
+// Defines loom::statistics, the per-tensor summary the runtime optimizer reads (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_STATISTICS_HPP
+#define LOOM_OPTIMIZE_STATISTICS_HPP
+
+#include <cstdint>
+#include <vector>
+
+namespace loom {
+
+/// What the optimizer knows about one tensor: a plain value, gathered by
+/// `loom::gather_statistics` and never updated in place (a changed tensor needs new statistics;
+/// `loom::statistics_cache` recomputes them when the tensor's storage signature changes).
+///
+/// Counts are *structural*: every stored entry counts, explicit zeros included (so a dense
+/// tensor has `nnz == product of extents`). Vectors indexed by *mode* use logical mode order;
+/// `nonempty_fibers` is indexed by *level* (storage order).
+struct statistics {
+  /// Extents, in logical mode order.
+  std::vector<std::int64_t> shape;
+  /// Number of stored entries.
+  std::int64_t nnz = 0;
+  /// `nonempty_fibers[k]`: distinct coordinate prefixes (levels 0..k, storage order) holding at
+  /// least one stored entry. `nonempty_fibers[0]` counts the non-empty top-level slices; the last
+  /// entry counts distinct stored coordinates (below `nnz` only with duplicate coordinates).
+  std::vector<std::int64_t> nonempty_fibers;
+  /// `distinct[m]`: number of coordinates of mode m that appear in at least one stored entry.
+  std::vector<std::int64_t> distinct;
+  /// `max_degree[m]`: largest number of stored entries sharing one coordinate of mode m
+  /// (for a matrix, mode 0 gives the largest row and mode 1 the largest column).
+  std::vector<std::int64_t> max_degree;
+  /// `mean_degree[m]`: `nnz / distinct[m]`, the mean over the coordinates that occur (0 if none).
+  std::vector<double> mean_degree;
+
+  /// Number of modes.
+  std::size_t order() const { return shape.size(); }
+  /// Product of the extents, as a double (it may exceed int64 for large sparse tensors).
+  double dense_size() const {
+    double s = 1;
+    for (std::int64_t e : shape) s *= static_cast<double>(e);
+    return s;
+  }
+  /// `nnz / dense_size()` (0 for an empty shape).
+  double density() const {
+    const double s = dense_size();
+    return s > 0 ? static_cast<double>(nnz) / s : 0.0;
+  }
+  /// For a matrix: the largest number of stored entries in one row (mode 0).
+  std::int64_t max_row_degree() const { return max_degree.empty() ? 0 : max_degree[0]; }
+  /// For a matrix: the largest number of stored entries in one column (mode 1).
+  std::int64_t max_column_degree() const { return max_degree.size() < 2 ? 0 : max_degree[1]; }
+
+  friend bool operator==(const statistics&, const statistics&) = default;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_STATISTICS_HPP
+// ---- end <loom/optimize/statistics.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <map>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom {
+
+/// Sparsity as a set of degree constraints, estimated with the chain bound (Galley's default
+/// "DCStats"; notes 001 §5.4). Every estimate is an upper bound on the number of structurally
+/// possible non-fills (cancellation ignored):
+/// - constructor: `(∅,{x}, distinct x)` and `({x}, others, max degree of x)` per mode, plus
+///   `(∅, all, nnz)`; a vector keeps `(∅,{i}, distinct i)`;
+/// - conjunction: union of the operands' DCs, keeping the minimum per (X, Y);
+/// - disjunction: extend each operand's DCs to the output indices Z it lacks,
+///   `(X, Y ∪ Z, d * |Z|)`; keep the (X, Y) present in every operand, summed; cap at `|Y|`;
+/// - aggregate: keep every DC, shrink the index set (the estimate takes the minimum over
+///   supersets of the target, which is sound because projection never adds tuples);
+/// - estimate: the cheapest product of degrees along a path of DCs from ∅ to a superset of the
+///   index set (breadth-first search), capped at the product of extents.
+///
+/// Index names must be unique across an expression: an aggregated index keeps its DCs, so
+/// reusing its name for a different index afterwards would mix two indices (rename first, as
+/// Galley's `unique_indices` pass does). Tensors of order >= 5 get the single-mode DCs only (Galley
+/// enumerates every subset there); the bound stays sound, only looser.
+class chain_bound_estimator {
+ public:
+  /// An estimate from explicit constraints over `indices`; the names in `dcs` may also include
+  /// indices outside `indices` if their extents appear in `extra_extents`.
+  chain_bound_estimator(index_set indices, std::vector<degree_constraint> dcs,
+                        index_set extra_extents = {})
+      : indices_(std::move(indices)) {
+    detail::check_index_set(indices_, "loom::chain_bound_estimator");
+    known_ = detail::index_union(indices_, extra_extents, "loom::chain_bound_estimator");
+    for (degree_constraint& dc : dcs) {
+      for (const std::vector<std::string>* side : {&dc.given, &dc.bound})
+        for (const std::string& n : *side)
+          if (!detail::has_index(known_, n))
+            throw shape_error("loom::chain_bound_estimator: a degree constraint names index '" + n +
+                              "', which has no extent; add it to the index set");
+      add_min(key_of(dc.given, dc.bound), dc.degree);
+    }
+  }
+  /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
+  chain_bound_estimator(const statistics& s, const std::vector<std::string>& names)
+      : chain_bound_estimator(named(s, names), constraints_of(s, names)) {}
+
+  /// A tensor with no fill entry over `indices` (used to broadcast).
+  static chain_bound_estimator full(index_set indices) {
+    std::vector<degree_constraint> dcs;
+    std::vector<std::string> all;
+    for (const index_extent& x : indices) all.push_back(x.name);
+    dcs.push_back({{}, all, detail::dense_size(indices)});
+    for (const index_extent& x : indices) {
+      dcs.push_back({{}, {x.name}, static_cast<double>(x.extent)});
+      index_set rest = detail::index_filter(indices, {x.name}, false);
+      if (!rest.empty()) dcs.push_back({{x.name}, names_of(rest), detail::dense_size(rest)});
+    }
+    return chain_bound_estimator(std::move(indices), std::move(dcs));
+  }
+
+  /// Pointwise op whose fill annihilates it: every operand's constraint still holds.
+  static chain_bound_estimator conjunction(std::span<const chain_bound_estimator> args) {
+    chain_bound_estimator out;
+    for (const chain_bound_estimator& a : args) {
+      out.indices_ =
+          detail::index_union(out.indices_, a.indices_, "loom::chain_bound_estimator::conjunction");
+      out.known_ =
+          detail::index_union(out.known_, a.known_, "loom::chain_bound_estimator::conjunction");
+      for (const auto& [key, d] : a.dcs_) out.add_min(key, d);
+    }
+    return out;
+  }
+  /// Pointwise op whose fill does not annihilate it: degrees add up over the operands.
+  static chain_bound_estimator disjunction(std::span<const chain_bound_estimator> args) {
+    chain_bound_estimator out;
+    for (const chain_bound_estimator& a : args) {
+      out.indices_ =
+          detail::index_union(out.indices_, a.indices_, "loom::chain_bound_estimator::disjunction");
+      out.known_ =
+          detail::index_union(out.known_, a.known_, "loom::chain_bound_estimator::disjunction");
+    }
+    std::vector<std::map<dc_key, double>> extended;
+    for (const chain_bound_estimator& a : args) {
+      const index_set z = detail::index_filter(out.indices_, names_of(a.indices_), false);
+      const std::vector<std::string> zn = names_of(z);
+      const double zs = detail::dense_size(z);
+      std::map<dc_key, double> e;
+      auto put = [&](const dc_key& k, double d) {
+        auto [it, inserted] = e.try_emplace(k, d);
+        if (!inserted) it->second = std::min(it->second, d);
+      };
+      for (const auto& [key, d] : a.dcs_) {
+        put(key, d);
+        if (!z.empty()) put(key_of(key.first, set_union(key.second, zn)), d * zs);
+      }
+      extended.push_back(std::move(e));
+    }
+    if (!extended.empty()) {
+      for (const auto& [key, d0] : extended.front()) {
+        double sum = d0;
+        bool everywhere = true;
+        for (std::size_t k = 1; k < extended.size() && everywhere; ++k) {
+          auto it = extended[k].find(key);
+          if (it == extended[k].end())
+            everywhere = false;
+          else
+            sum += it->second;
+        }
+        if (everywhere) out.dcs_[key] = std::min(sum, out.size_of(key.second));
+      }
+    }
+    return out;
+  }
+  /// Aggregate over the named indices: the index set shrinks and every constraint is kept.
+  chain_bound_estimator aggregate(const std::vector<std::string>& names) const {
+    chain_bound_estimator out = *this;
+    out.indices_ = detail::index_filter(indices_, names, false);
+    return out;
+  }
+
+  /// Upper bound on the number of non-fill entries.
+  double estimate() const { return estimate_given({}); }
+  /// Upper bound on the number of non-fill entries per fixed value of the `given` indices.
+  double estimate_given(const std::vector<std::string>& given) const {
+    const std::vector<std::string> target = sorted(names_of(indices_));
+    const std::vector<std::string> w = sorted(given);
+    const double cap = detail::dense_size(detail::index_filter(indices_, given, false));
+    if (target.empty()) return 1;
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    std::map<std::vector<std::string>, double> best{{{}, 1.0}, {w, 1.0}};
+    std::vector<std::vector<std::string>> frontier{{}, w};
+    auto weight = [&](const std::vector<std::string>& s) {
+      auto it = best.find(s);
+      return it == best.end() ? inf : it->second;
+    };
+    while (!frontier.empty()) {
+      std::vector<std::vector<std::string>> next;
+      for (const std::vector<std::string>& x : frontier) {
+        const double wx = best[x];
+        for (const auto& [key, d] : dcs_) {
+          if (!includes(x, key.first) || includes(x, key.second)) continue;  // no progress
+          std::vector<std::string> y = set_union(x, key.second);
+          const double wy = wx * d;
+          if (wy < std::min(weight(y), weight(target))) {
+            best[y] = wy;
+            next.push_back(std::move(y));
+          }
+        }
+      }
+      frontier = std::move(next);
+    }
+    double result = cap;
+    for (const auto& [x, wx] : best)
+      if (includes(x, target)) result = std::min(result, wx);
+    return result;
+  }
+  const index_set& indices() const { return indices_; }
+  /// Every constraint (sorted names, one per (X, Y), the tightest kept).
+  std::vector<degree_constraint> constraints() const {
+    std::vector<degree_constraint> out;
+    for (const auto& [key, d] : dcs_) out.push_back({key.first, key.second, d});
+    return out;
+  }
+
+ private:
+  using dc_key = std::pair<std::vector<std::string>, std::vector<std::string>>;
+
+  chain_bound_estimator() = default;
+
+  static std::vector<std::string> sorted(std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  }
+  static std::vector<std::string> set_union(const std::vector<std::string>& a,
+                                            const std::vector<std::string>& b) {
+    std::vector<std::string> out;
+    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+    return out;
+  }
+  static bool includes(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    return std::includes(a.begin(), a.end(), b.begin(), b.end());
+  }
+  static std::vector<std::string> names_of(const index_set& s) {
+    std::vector<std::string> out;
+    for (const index_extent& x : s) out.push_back(x.name);
+    return out;
+  }
+  /// (sorted X, sorted Y \ X)
+  static dc_key key_of(std::vector<std::string> x, std::vector<std::string> y) {
+    x = sorted(std::move(x));
+    y = sorted(std::move(y));
+    std::vector<std::string> y_minus_x;
+    std::set_difference(y.begin(), y.end(), x.begin(), x.end(), std::back_inserter(y_minus_x));
+    return {std::move(x), std::move(y_minus_x)};
+  }
+  double size_of(const std::vector<std::string>& names) const {
+    return detail::dense_size(detail::index_filter(known_, names, true));
+  }
+  void add_min(const dc_key& key, double d) {
+    auto [it, inserted] = dcs_.try_emplace(key, d);
+    if (!inserted) it->second = std::min(it->second, d);
+  }
+  static index_set named(const statistics& s, const std::vector<std::string>& names) {
+    if (names.size() != s.shape.size())
+      throw shape_error("loom::chain_bound_estimator: " + std::to_string(names.size()) +
+                        " index names for a tensor of order " + std::to_string(s.shape.size()));
+    index_set out;
+    for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
+    return out;
+  }
+  static std::vector<degree_constraint> constraints_of(const statistics& s,
+                                                       const std::vector<std::string>& names) {
+    std::vector<degree_constraint> dcs;
+    if (names.size() != s.shape.size()) return dcs;  // `named` throws first
+    if (names.size() == 1) {
+      dcs.push_back({{}, names, static_cast<double>(s.distinct[0])});
+      return dcs;
+    }
+    for (std::size_t m = 0; m < names.size(); ++m) {
+      std::vector<std::string> rest;
+      for (std::size_t o = 0; o < names.size(); ++o)
+        if (o != m) rest.push_back(names[o]);
+      dcs.push_back({{}, {names[m]}, static_cast<double>(s.distinct[m])});
+      dcs.push_back({{names[m]}, rest, static_cast<double>(s.max_degree[m])});
+    }
+    if (!names.empty()) dcs.push_back({{}, names, static_cast<double>(s.nnz)});
+    return dcs;
+  }
+
+  index_set indices_;
+  index_set known_;  // indices_ plus aggregated ones still named by constraints
+  std::map<dc_key, double> dcs_;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
+// ---- end <loom/optimize/chain_bound_estimator.hpp>
+// ---- begin <loom/optimize/estimate_map.hpp>
+// Defines loom::estimate_map: the join/union/mixed dispatch for a pointwise op (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
+#define LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
+
+// ---- begin <loom/optimize/sparsity_estimator.hpp>
+// Defines the loom::sparsity_estimator concept, the five-operation estimator interface (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_SPARSITY_ESTIMATOR_HPP
+#define LOOM_OPTIMIZE_SPARSITY_ESTIMATOR_HPP
+
+
+#include <concepts>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// A sparsity estimator (Galley's statistics interface, notes 001 §5.2), all at run time:
+/// - construct from a tensor's `statistics` and one index name per mode (`E(s, {"i", "j"})`),
+///   or `E::full(indices)` for a tensor without fill entries;
+/// - `E::conjunction(args)`: pointwise op whose operands' fills annihilate it (product,
+///   intersection); the result ranges over the union of the operands' indices;
+/// - `E::disjunction(args)`: pointwise op whose fills do not annihilate it (sum, union);
+/// - `e.aggregate(names)`: reduction over the named indices;
+/// - `e.estimate()`: the estimated number of non-fill entries; `e.indices()` the index set.
+/// Models: `loom::uniform_estimator`, `loom::chain_bound_estimator`.
+template <class E>
+concept sparsity_estimator = std::copy_constructible<E> &&
+    requires(const E& e, std::span<const E> args, const std::vector<std::string>& names,
+             const statistics& s, const index_set& indices) {
+  E(s, names);
+  { E::full(indices) } -> std::same_as<E>;
+  { E::conjunction(args) } -> std::same_as<E>;
+  { E::disjunction(args) } -> std::same_as<E>;
+  { e.aggregate(names) } -> std::same_as<E>;
+  { e.estimate() } -> std::convertible_to<double>;
+  { e.indices() } -> std::convertible_to<const index_set&>;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_SPARSITY_ESTIMATOR_HPP
+// ---- end <loom/optimize/sparsity_estimator.hpp>
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// The estimate of a pointwise op `op(args...)`, where `fill_annihilates[k]` says whether
+/// operand k's fill value annihilates `op` (for `*` with fill 0: true; for `+`: false).
+/// Galley's dispatch (notes 001 §5.2): operands without indices (scalars) are skipped; all
+/// join-like -> conjunction; all union-like -> disjunction; mixed -> conjunction of the join-like
+/// operands only (the others can add non-fills only where a join-like one is non-fill),
+/// broadcast over the indices that only the union-like operands have.
+template <sparsity_estimator E>
+E estimate_map(std::span<const E> args, std::span<const bool> fill_annihilates) {
+  if (args.size() != fill_annihilates.size())
+    throw error("loom::estimate_map: " + std::to_string(args.size()) + " operands but " +
+                std::to_string(fill_annihilates.size()) +
+                " annihilation flags; give one per operand");
+  std::vector<E> join, all;
+  index_set every;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    if (args[k].indices().empty()) continue;
+    all.push_back(args[k]);
+    every = detail::index_union(every, args[k].indices(), "loom::estimate_map");
+    if (fill_annihilates[k]) join.push_back(args[k]);
+  }
+  if (all.empty()) return E::conjunction(args);
+  if (join.empty()) return E::disjunction(std::span<const E>(all));
+  if (join.size() == all.size()) return E::conjunction(std::span<const E>(all));
+  index_set covered;
+  for (const E& j : join) covered = detail::index_union(covered, j.indices(), "loom::estimate_map");
+  std::vector<std::string> names;
+  for (const index_extent& x : covered) names.push_back(x.name);
+  const index_set extra = detail::index_filter(every, names, false);
+  if (!extra.empty()) join.push_back(E::full(extra));
+  return E::conjunction(std::span<const E>(join));
+}
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
+// ---- end <loom/optimize/estimate_map.hpp>
+// ---- begin <loom/optimize/gather_statistics.hpp>
+// Defines loom::gather_statistics: one pass over a tensor into loom::statistics (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_GATHER_STATISTICS_HPP
+#define LOOM_OPTIMIZE_GATHER_STATISTICS_HPP
+
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace loom {
+
+/// Gathers `loom::statistics` for `t` in one pass over its stored entries: O(nnz * order) time
+/// and O(sum of extents) memory (one counter per coordinate of every mode).
+/// Non-empty fibers are counted by comparing each entry's storage-order prefix with the previous
+/// entry's, which is exact because every loom format stores entries grouped by prefix.
+template <class T, storage_format Format, bool Owning>
+statistics gather_statistics(const basic_tensor<T, Format, Owning>& t) {
+  constexpr std::size_t n = Format::order;
+  statistics s;
+  s.shape.assign(t.shape().begin(), t.shape().end());
+  s.nnz = t.nnz();
+  s.nonempty_fibers.assign(n, 0);
+  s.distinct.assign(n, 0);
+  s.max_degree.assign(n, 0);
+  s.mean_degree.assign(n, 0.0);
+  if constexpr (n > 0) {
+    std::array<std::vector<std::int64_t>, n> degree;
+    for (std::size_t m = 0; m < n; ++m) degree[m].assign(static_cast<std::size_t>(s.shape[m]), 0);
+    std::array<std::int64_t, n> previous{};
+    bool first = true;
+    t.for_each_stored([&](const std::array<std::int64_t, n>& c, const auto&) {
+      // The first level whose coordinate differs from the previous entry starts a new fiber at
+      // that level and at every level below it.
+      std::size_t k = 0;
+      if (!first)
+        while (k < n && c[Format::modes[k]] == previous[k]) ++k;
+      for (std::size_t l = k; l < n; ++l) ++s.nonempty_fibers[l];
+      for (std::size_t l = 0; l < n; ++l) previous[l] = c[Format::modes[l]];
+      first = false;
+      for (std::size_t m = 0; m < n; ++m) ++degree[m][static_cast<std::size_t>(c[m])];
+    });
+    for (std::size_t m = 0; m < n; ++m) {
+      for (std::int64_t d : degree[m]) {
+        s.distinct[m] += d > 0 ? 1 : 0;
+        s.max_degree[m] = std::max(s.max_degree[m], d);
+      }
+      if (s.distinct[m] > 0)
+        s.mean_degree[m] = static_cast<double>(s.nnz) / static_cast<double>(s.distinct[m]);
+    }
+  }
+  return s;
+}
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_GATHER_STATISTICS_HPP
+// ---- end <loom/optimize/gather_statistics.hpp>
+// ---- begin <loom/optimize/statistics_cache.hpp>
+// Defines loom::statistics_cache: statistics per tensor, redone when storage changes (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
+#define LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
+
+
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+namespace loom {
+
+/// Remembers `loom::statistics` per tensor so repeated optimizer calls do not rescan it.
+///
+/// An entry is keyed by the tensor's address and checked against a *signature*: nnz, shape, and
+/// the data pointer and size of the values array and of every level array (`pos`, `crd`,
+/// `extent`). `get` recomputes when the signature differs. The signature catches every mutation
+/// that reallocates or resizes storage, and assembling a new tensor at the same address; it does
+/// NOT catch an in-place rewrite that keeps every array's address and size (for example writing
+/// different coordinates into `crd` through `level<K>()`). Call `invalidate` after such edits.
+/// Value-only edits need nothing: statistics are structural.
+///
+/// Not thread-safe; a returned reference stays valid until the next `get`, `invalidate` or
+/// `clear` for that tensor.
+class statistics_cache {
+ public:
+  /// Statistics of `t`, gathered now if not cached or if `t`'s signature changed.
+  template <class T, storage_format Format, bool Owning>
+  const statistics& get(const basic_tensor<T, Format, Owning>& t) {
+    std::vector<std::uintptr_t> sig = signature(t);
+    auto [it, inserted] = entries_.try_emplace(static_cast<const void*>(&t));
+    if (!inserted && it->second.signature == sig) {
+      ++hits_;
+      return it->second.stats;
+    }
+    ++misses_;
+    it->second.stats = gather_statistics(t);
+    it->second.signature = std::move(sig);
+    return it->second.stats;
+  }
+
+  /// Forgets `t` (its next `get` recomputes).
+  template <class T, storage_format Format, bool Owning>
+  void invalidate(const basic_tensor<T, Format, Owning>& t) {
+    entries_.erase(static_cast<const void*>(&t));
+  }
+  /// Forgets every tensor.
+  void clear() { entries_.clear(); }
+  /// Number of cached tensors.
+  std::size_t size() const { return entries_.size(); }
+  /// `get` calls answered from the cache.
+  std::int64_t hits() const { return hits_; }
+  /// `get` calls that gathered statistics.
+  std::int64_t misses() const { return misses_; }
+
+ private:
+  struct entry {
+    std::vector<std::uintptr_t> signature;
+    statistics stats;
+  };
+
+  template <class Array> static void add_array(std::vector<std::uintptr_t>& sig, const Array& a) {
+    sig.push_back(reinterpret_cast<std::uintptr_t>(a.data()));
+    sig.push_back(static_cast<std::uintptr_t>(a.size()));
+  }
+
+  template <class T, storage_format Format, bool Owning>
+  static std::vector<std::uintptr_t> signature(const basic_tensor<T, Format, Owning>& t) {
+    std::vector<std::uintptr_t> sig;
+    sig.push_back(static_cast<std::uintptr_t>(t.nnz()));
+    for (std::int64_t e : t.shape()) sig.push_back(static_cast<std::uintptr_t>(e));
+    add_array(sig, t.values());
+    std::apply(
+        [&](const auto&... level) {
+          (
+              [&](const auto& l) {
+                if constexpr (requires { l.pos; }) add_array(sig, l.pos);
+                if constexpr (requires { l.crd; }) add_array(sig, l.crd);
+                if constexpr (requires { l.extent; })
+                  sig.push_back(static_cast<std::uintptr_t>(l.extent));
+              }(level),
+              ...);
+        },
+        t.levels());
+    return sig;
+  }
+
+  std::unordered_map<const void*, entry> entries_;
+  std::int64_t hits_ = 0;
+  std::int64_t misses_ = 0;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
+// ---- end <loom/optimize/statistics_cache.hpp>
+// ---- begin <loom/optimize/uniform_estimator.hpp>
+// Defines loom::uniform_estimator, the System-R density estimate (optimize/, notes 001 §5.3).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
+#define LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
+
+
+#include <cmath>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom {
+
+/// Sparsity as a density: a tensor over index set I with n non-fills has density p = n / |I|,
+/// non-fills are assumed independent and uniform (Galley's "naive" statistics; notes 001 §5.3):
+/// - conjunction (product, intersection): nnz = |I_out| * prod_k p_k;
+/// - disjunction (sum, union):            nnz = |I_out| * (1 - prod_k (1 - p_k));
+/// - aggregate over I_a:                  nnz = |I \ I_a| * (1 - (1 - p)^{|I_a|}),
+///   with |I_a| the product of the aggregated extents.
+/// Densities multiply directly; products of (1 - p) are taken in log space (log1p/expm1), as
+/// Galley.jl does, so huge index spaces and tiny densities do not round to 0 or 1.
+class uniform_estimator {
+ public:
+  /// An estimate of `nnz` non-fills over `indices`.
+  uniform_estimator(index_set indices, double nnz) : indices_(std::move(indices)), nnz_(nnz) {
+    detail::check_index_set(indices_, "loom::uniform_estimator");
+    if (nnz_ < 0 || nnz_ > detail::dense_size(indices_))
+      throw shape_error("loom::uniform_estimator: nnz " + std::to_string(nnz_) +
+                        " is outside [0, product of extents]");
+  }
+  /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
+  uniform_estimator(const statistics& s, const std::vector<std::string>& names)
+      : uniform_estimator(named(s, names), static_cast<double>(s.nnz)) {}
+
+  /// A tensor with no fill entry over `indices` (used to broadcast).
+  static uniform_estimator full(index_set indices) {
+    const double n = detail::dense_size(indices);
+    return uniform_estimator(std::move(indices), n);
+  }
+
+  /// Pointwise op whose fill annihilates it (`A * B`): the non-fills of the output are the
+  /// intersection of the operands' (broadcast over the union of their indices).
+  static uniform_estimator conjunction(std::span<const uniform_estimator> args) {
+    index_set out;
+    double p = 1;
+    for (const uniform_estimator& a : args) {
+      out = detail::index_union(out, a.indices_, "loom::uniform_estimator::conjunction");
+      p *= a.density();
+    }
+    const double size = detail::dense_size(out);
+    const double n = clamp(size * p, size);
+    return uniform_estimator(std::move(out), n);
+  }
+  /// Pointwise op whose fill does not annihilate it (`A + B`): the union of the non-fills.
+  static uniform_estimator disjunction(std::span<const uniform_estimator> args) {
+    index_set out;
+    double log_q = 0;  // log of P(fill in every operand)
+    for (const uniform_estimator& a : args) {
+      out = detail::index_union(out, a.indices_, "loom::uniform_estimator::disjunction");
+      log_q += std::log1p(-a.density());
+    }
+    const double size = detail::dense_size(out);
+    const double n = clamp(size * -std::expm1(log_q), size);
+    return uniform_estimator(std::move(out), n);
+  }
+  /// Aggregate (sum, max, ...) over the named indices; names not in the index set are ignored.
+  uniform_estimator aggregate(const std::vector<std::string>& names) const {
+    index_set kept = detail::index_filter(indices_, names, false);
+    const double reduced = detail::dense_size(detail::index_filter(indices_, names, true));
+    const double p = density();
+    const double size = detail::dense_size(kept);
+    const double n = clamp(size * -std::expm1(reduced * std::log1p(-p)), size);
+    return uniform_estimator(std::move(kept), n);
+  }
+
+  /// Estimated number of non-fill entries.
+  double estimate() const { return nnz_; }
+  /// Expected number of non-fills per fixed value of the `given` indices (`nnz / |given|`).
+  double estimate_given(const std::vector<std::string>& given) const {
+    const double g = detail::dense_size(detail::index_filter(indices_, given, true));
+    return g > 0 ? nnz_ / g : 0.0;
+  }
+  /// `estimate() / product of extents` (0 over an empty index space).
+  double density() const {
+    const double s = detail::dense_size(indices_);
+    return s > 0 ? nnz_ / s : 0.0;
+  }
+  const index_set& indices() const { return indices_; }
+
+ private:
+  static index_set named(const statistics& s, const std::vector<std::string>& names) {
+    if (names.size() != s.shape.size())
+      throw shape_error("loom::uniform_estimator: " + std::to_string(names.size()) +
+                        " index names for a tensor of order " + std::to_string(s.shape.size()));
+    index_set out;
+    for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
+    return out;
+  }
+  static double clamp(double n, double hi) {
+    if (!(n > 0)) return 0;  // also maps NaN to 0
+    return n > hi ? hi : n;
+  }
+
+  index_set indices_;
+  double nnz_ = 0;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
+// ---- end <loom/optimize/uniform_estimator.hpp>
+
+#endif  // LOOM_OPTIMIZE_HPP
+// ---- end <loom/optimize.hpp>
+// ---- begin <loom/plan.hpp>
+// Umbrella header of plan/: loop order, transposition, compile-time checks, explain().
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_HPP
+#define LOOM_PLAN_HPP
+
+// ---- begin <loom/plan/checks.hpp>
+// Defines the compile-time checks of an assignment `lhs = rhs`; each failing check names the
+// index variable involved (plan/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_CHECKS_HPP
+#define LOOM_PLAN_CHECKS_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <cstddef>
+#include <utility>
+#include <boost/mp11/bind.hpp>
+#include <boost/mp11/set.hpp>
+
+namespace loom::diag {
+/// An index name as a character pack, so that both GCC and Clang print it readably
+/// (`name<'j'>`) inside the diagnostics below.
+template <char... Cs>
+struct name {};
+namespace detail {
+template <class I, class Seq>
+struct name_of_impl;
+template <class I, std::size_t... Ks>
+struct name_of_impl<I, std::index_sequence<Ks...>> {
+  using type = name<I::name[Ks]...>;
+};
+}  // namespace detail
+template <class I>
+using name_of = typename detail::name_of_impl<I, std::make_index_sequence<I::name.size()>>::type;
+
+// Undefined templates named as sentences: instantiating one prints the offending index
+// (STYLE H13). Do not define them.
+template <class Index>
+struct output_index_not_bound_by_any_input;
+template <class Index>
+struct product_of_sums_over_the_same_index_cannot_be_lifted;
+template <class Index>
+struct index_is_free_on_the_right_but_not_on_the_left_sum_over_it;
+template <class Index>
+struct output_index_repeated;
+template <class Index>
+struct index_repeated_within_one_access;
+template <class Index>
+struct index_both_summed_and_free_in_one_scope;
+template <class Index>
+struct index_summed_twice;
+template <class Index, class ExtentA, class ExtentB>
+struct index_used_with_two_different_static_extents;
+}  // namespace loom::diag
+
+namespace loom::plan {
+
+using boost::mp11::mp_list;
+
+namespace detail {
+template <class L, class R>
+using intersect = boost::mp11::mp_copy_if_q<L, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, R>>;
+
+// first index bound in one operand of a node and free in the other, or void
+template <class E>
+struct scope_clash {
+  using type = mp_list<>;
+};
+template <class L, class R>
+struct pair_clash {
+  using here = boost::mp11::mp_append<
+      intersect<boost::mp11::mp_unique<expr::summed_indices_t<L>>, expr::free_indices_t<R>>,
+      intersect<expr::free_indices_t<L>, boost::mp11::mp_unique<expr::summed_indices_t<R>>>>;
+  using type = boost::mp11::mp_append<here, typename scope_clash<L>::type,
+                                      typename scope_clash<R>::type>;
+};
+template <class L, class R>
+struct scope_clash<expr::add<L, R>> : pair_clash<L, R> {};
+template <class L, class R>
+struct scope_clash<expr::mul<L, R>> : pair_clash<L, R> {};
+template <class L, class R>
+struct scope_clash<expr::where<L, R>> : pair_clash<L, R> {};
+template <class F, class A, class B>
+struct scope_clash<expr::map<F, A, B>> : pair_clash<A, B> {};
+template <class F, class A>
+struct scope_clash<expr::map<F, A>> : scope_clash<A> {};
+template <class I, class E>
+struct scope_clash<expr::sum<I, E>> : scope_clash<E> {};
+template <class I, class E>
+struct scope_clash<expr::expand<I, E>> : scope_clash<E> {};
+
+template <class E>
+struct double_sum {
+  using type = mp_list<>;
+};
+template <class L, class R>
+struct double_sum<expr::add<L, R>> {
+  using type = boost::mp11::mp_append<typename double_sum<L>::type, typename double_sum<R>::type>;
+};
+template <class L, class R>
+struct double_sum<expr::mul<L, R>> : double_sum<expr::add<L, R>> {};
+template <class L, class R>
+struct double_sum<expr::where<L, R>> : double_sum<expr::add<L, R>> {};
+template <class F, class... Es>
+struct double_sum<expr::map<F, Es...>> {
+  using type = boost::mp11::mp_append<mp_list<>, typename double_sum<Es>::type...>;
+};
+template <class I, class E>
+struct double_sum<expr::sum<I, E>> {
+  using here = std::conditional_t<boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value,
+                                  mp_list<I>, mp_list<>>;
+  using type = boost::mp11::mp_append<here, typename double_sum<E>::type>;
+};
+template <class I, class E>
+struct double_sum<expr::expand<I, E>> : double_sum<E> {};
+
+template <class A>
+struct repeated_in_access {
+  using type = mp_list<>;
+};
+template <class T, class... Is>
+struct repeated_in_access<expr::access<T, Is...>> {
+  using all = mp_list<Is...>;
+  template <class I>
+  using repeated = boost::mp11::mp_bool<(boost::mp11::mp_count<all, I>::value > 1)>;
+  using type = boost::mp11::mp_copy_if<all, repeated>;
+};
+template <class List>
+struct repeated_in_list;
+template <class... As>
+struct repeated_in_list<mp_list<As...>> {
+  using type = boost::mp11::mp_append<mp_list<>, typename repeated_in_access<As>::type...>;
+};
+
+// static extents that disagree: mp_list<I, N1, N2> or empty
+template <class Pairs>
+struct extent_clash {
+  template <class P, class Q>
+  using clash = boost::mp11::mp_bool<std::is_same_v<boost::mp11::mp_first<P>, boost::mp11::mp_first<Q>> &&
+                                     !std::is_same_v<boost::mp11::mp_second<P>, boost::mp11::mp_second<Q>>>;
+  template <class P>
+  using clashes_with_any = boost::mp11::mp_any_of_q<Pairs, boost::mp11::mp_bind_front<clash, P>>;
+  using bad = boost::mp11::mp_copy_if<Pairs, clashes_with_any>;
+};
+
+template <class List, class Default = void>
+using first_or = boost::mp11::mp_eval_if<boost::mp11::mp_empty<List>, Default, boost::mp11::mp_front, List>;
+}  // namespace detail
+
+/// The facts behind every check of `lhs = rhs` (no diagnostics here).
+template <class Lhs, class Rhs>
+struct assignment_facts {
+  using out = expr::free_indices_t<Lhs>;
+  using out_all = typename detail::repeated_in_access<Lhs>::type;
+  using rhs_free = expr::free_indices_t<Rhs>;
+  using unbound = boost::mp11::mp_remove_if_q<out, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, rhs_free>>;
+  using unsummed = boost::mp11::mp_remove_if_q<rhs_free, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, out>>;
+  using clash = typename detail::scope_clash<Rhs>::type;
+  using twice = typename detail::double_sum<Rhs>::type;
+  using repeated = typename detail::repeated_in_list<expr::accesses_t<Rhs>>::type;
+  using extents = boost::mp11::mp_append<expr::static_extents_t<Rhs>, expr::static_extents_t<Lhs>>;
+  using extent_bad = typename detail::extent_clash<extents>::bad;
+
+  static constexpr bool output_indices_are_distinct = boost::mp11::mp_empty<out_all>::value;
+  static constexpr bool every_output_index_is_bound = boost::mp11::mp_empty<unbound>::value;
+  static constexpr bool every_free_index_is_an_output = boost::mp11::mp_empty<unsummed>::value;
+  static constexpr bool no_repeated_access_index = boost::mp11::mp_empty<repeated>::value;
+  static constexpr bool scopes_are_clean = boost::mp11::mp_empty<clash>::value;
+  static constexpr bool no_index_summed_twice = boost::mp11::mp_empty<twice>::value;
+  static constexpr bool static_extents_agree = boost::mp11::mp_empty<extent_bad>::value;
+  static constexpr bool valid = output_indices_are_distinct && every_output_index_is_bound &&
+                                every_free_index_is_an_output && no_repeated_access_index &&
+                                scopes_are_clean && no_index_summed_twice && static_extents_agree;
+};
+
+/// Whether `lhs = rhs` may be compiled.
+template <class Lhs, class Rhs>
+inline constexpr bool assignment_is_valid = assignment_facts<Lhs, Rhs>::valid;
+
+/// Reports the first mistake of `lhs = rhs`: a static_assert with the fix, then an undefined
+/// template naming the index (STYLE H13). Instantiate only when `assignment_is_valid` is false.
+template <class Lhs, class Rhs>
+void report_assignment_errors() {
+  using F = assignment_facts<Lhs, Rhs>;
+  if constexpr (!F::output_indices_are_distinct) {
+    static_assert(F::output_indices_are_distinct,
+                  "loom::assign: an index appears twice on the left-hand side; use distinct "
+                  "indices for the output's modes");
+    diag::output_index_repeated<diag::name_of<boost::mp11::mp_front<typename F::out_all>>>{};
+  } else if constexpr (!F::every_output_index_is_bound) {
+    static_assert(F::every_output_index_is_bound,
+                  "loom::assign: an output index does not appear on the right-hand side; add it "
+                  "to an input access or use loom::expand");
+    diag::output_index_not_bound_by_any_input<diag::name_of<boost::mp11::mp_front<typename F::unbound>>>{};
+  } else if constexpr (!F::every_free_index_is_an_output) {
+    static_assert(F::every_free_index_is_an_output,
+                  "loom::assign: an index is free on the right-hand side but not on the left; "
+                  "sum over it with loom::sum(index, ...) or add it to the output");
+    diag::index_is_free_on_the_right_but_not_on_the_left_sum_over_it<
+        diag::name_of<boost::mp11::mp_front<typename F::unsummed>>>{};
+  } else if constexpr (!F::no_repeated_access_index) {
+    static_assert(F::no_repeated_access_index,
+                  "loom: an access uses the same index for two modes (a diagonal); this is not "
+                  "supported yet");
+    diag::index_repeated_within_one_access<diag::name_of<boost::mp11::mp_front<typename F::repeated>>>{};
+  } else if constexpr (!F::scopes_are_clean) {
+    static_assert(F::scopes_are_clean,
+                  "loom::sum: an index is summed in one operand and free in the other; rename "
+                  "the summation index");
+    diag::index_both_summed_and_free_in_one_scope<diag::name_of<boost::mp11::mp_front<typename F::clash>>>{};
+  } else if constexpr (!F::no_index_summed_twice) {
+    static_assert(F::no_index_summed_twice,
+                  "loom::sum: an index is summed inside a sum over the same index; rename one");
+    diag::index_summed_twice<diag::name_of<boost::mp11::mp_front<typename F::twice>>>{};
+  } else if constexpr (!F::static_extents_agree) {
+    static_assert(F::static_extents_agree,
+                  "loom: an index is used with two different static extents; make the fixed "
+                  "extents of the dense levels agree");
+    using extents = typename F::extents;
+    using first = boost::mp11::mp_front<typename F::extent_bad>;
+    using other = boost::mp11::mp_front<boost::mp11::mp_copy_if_q<
+        extents, boost::mp11::mp_bind_front<detail::extent_clash<extents>::template clash, first>>>;
+    diag::index_used_with_two_different_static_extents<diag::name_of<boost::mp11::mp_first<first>>,
+                                                       boost::mp11::mp_second<first>,
+                                                       boost::mp11::mp_second<other>>{};
+  }
+}
+
+}  // namespace loom::plan
+
+#endif  // LOOM_PLAN_CHECKS_HPP
+// ---- end <loom/plan/checks.hpp>
+// ---- begin <loom/plan/explain.hpp>
+// Defines loom::explain(lhs, rhs): the chosen plan in words: the kernel, the loop order, the
+// strategy at each loop level, transpositions and the output strategy (plan/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_EXPLAIN_HPP
+#define LOOM_PLAN_EXPLAIN_HPP
+
+// ---- begin <loom/expr/visit.hpp>
+// Defines loom::expr::for_each_access and for_each_node: runtime walks over an expression (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_VISIT_HPP
+#define LOOM_EXPR_VISIT_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <tuple>
+#include <utility>
+
+namespace loom::expr {
+
+/// Calls `f(node)` for every node of `e`, parents before children, left to right.
+template <class E, class F>
+constexpr void for_each_node(const E& e, F&& f) {
+  f(e);
+  if constexpr (requires { e.lhs; e.rhs; }) {
+    for_each_node(e.lhs, f);
+    for_each_node(e.rhs, f);
+  } else if constexpr (requires { e.pred; e.body; }) {
+    for_each_node(e.pred, f);
+    for_each_node(e.body, f);
+  } else if constexpr (requires { e.body; }) {
+    for_each_node(e.body, f);
+  } else if constexpr (requires { e.args; }) {
+    std::apply([&](const auto&... a) { (for_each_node(a, f), ...); }, e.args);
+  }
+}
+
+template <class X>
+struct is_access : std::false_type {};
+template <class T, class... Is>
+struct is_access<access<T, Is...>> : std::true_type {};
+
+/// Calls `f(access, std::integral_constant<size_t, ordinal>)` for every access of `e`, in
+/// `accesses_t<E>` order.
+template <class E, class F>
+constexpr void for_each_access(const E& e, F&& f) {
+  std::size_t ordinal = 0;
+  for_each_node(e, [&](const auto& node) {
+    if constexpr (is_access<std::remove_cvref_t<decltype(node)>>::value) f(node, ordinal++);
+  });
+}
+
+}  // namespace loom::expr
+
+#endif  // LOOM_EXPR_VISIT_HPP
+// ---- end <loom/expr/visit.hpp>
+// ---- begin <loom/format/format_name.hpp>
+// Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_FORMAT_NAME_HPP
+#define LOOM_FORMAT_FORMAT_NAME_HPP
+
+
+#include <string>
+#include <type_traits>
+
+namespace loom {
+
+/// "csr", "dcsc", ... for the standard aliases; otherwise "format<dense,compressed>::ordered<1,0>".
+template <storage_format F>
+std::string format_name() {
+  if constexpr (std::is_same_v<F, csr>) return "csr";
+  else if constexpr (std::is_same_v<F, csc>) return "csc";
+  else if constexpr (std::is_same_v<F, dcsr>) return "dcsr";
+  else if constexpr (std::is_same_v<F, dcsc>) return "dcsc";
+  else if constexpr (std::is_same_v<F, coo>) return "coo";
+  else if constexpr (std::is_same_v<F, dense_vector>) return "dense_vector";
+  else if constexpr (std::is_same_v<F, sparse_vector>) return "sparse_vector";
+  else if constexpr (std::is_same_v<F, dense_matrix>) return "dense_matrix";
+  else {
+    std::string s = "format<";
+    bool first = true;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
+        [&](auto level) {
+          s += (first ? "" : ",") + std::string(decltype(level)::type::name);
+          first = false;
+        });
+    s += ">";
+    bool identity = true;
+    for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
+    if (!identity) {
+      s += "::ordered<";
+      for (std::size_t k = 0; k < F::order; ++k) s += (k ? "," : "") + std::to_string(F::modes[k]);
+      s += ">";
+    }
+    return s;
+  }
+}
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_FORMAT_NAME_HPP
+// ---- end <loom/format/format_name.hpp>
+// ---- begin <loom/plan/order.hpp>
+// Defines the compile-time choice of the attribute (loop) order and of the operands to transpose
+// (plan/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_ORDER_HPP
+#define LOOM_PLAN_ORDER_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstddef>
+#include <type_traits>
+
+namespace loom::plan {
+
+using boost::mp11::mp_list;
+
+/// The plan's static facts for `lhs = rhs` (an output access and an expression).
+/// `Candidate` >= 0 forces that operand (by access ordinal) to be transposed first; -1 lets
+/// the planner pick the latest operand whose transposition breaks every cycle.
+template <class Lhs, class Rhs, int Candidate = -1>
+struct order_plan;
+
+namespace detail {
+
+template <class A>
+struct access_traits;
+template <class T, class... Is>
+struct access_traits<expr::access<T, Is...>> {
+  using tensor_type = std::remove_const_t<T>;
+  using format = typename tensor_type::format_type;
+  using indices = mp_list<Is...>;
+  static constexpr std::size_t order = sizeof...(Is);
+  static constexpr bool dense = format::all_dense;
+};
+
+// ids of an access's indices, in storage (level) order
+template <class Universe, class A>
+constexpr auto storage_ids() {
+  using tr = access_traits<A>;
+  std::array<std::size_t, tr::order> by_mode{};
+  std::size_t m = 0;
+  boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename tr::indices>>(
+      [&](auto i) { by_mode[m++] = boost::mp11::mp_find<Universe, typename decltype(i)::type>::value; });
+  std::array<std::size_t, tr::order> by_level{};
+  for (std::size_t k = 0; k < tr::order; ++k) by_level[k] = by_mode[tr::format::modes[k]];
+  return by_level;
+}
+
+inline constexpr std::size_t max_indices = 16;
+inline constexpr std::size_t max_accesses = 32;
+
+struct problem {
+  std::size_t n = 0;                                  // indices
+  std::size_t accesses = 0;
+  std::array<bool, max_accesses> sparse{};            // constrains the order
+  std::array<std::array<std::size_t, max_indices>, max_accesses> ids{};
+  std::array<std::size_t, max_accesses> length{};
+  std::array<bool, max_indices> summed{};
+  std::array<std::size_t, max_indices> out_rank{};    // preferred position (free indices)
+  std::array<bool, max_indices> dense_only{};         // used by no sparse operand
+  bool dense_output = false;
+};
+
+struct result {
+  std::array<std::size_t, max_indices> order{};       // order[d] = index id at depth d
+  std::array<bool, max_accesses> transposed{};
+  bool ok = false;
+};
+
+// Greedy topological order of the precedence constraints of non-dropped sparse accesses:
+// free indices first (so sparse outputs append in order), then the output's order.
+constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dropped) {
+  result r{};
+  std::array<bool, max_indices> placed{};
+  for (std::size_t d = 0; d < p.n; ++d) {
+    std::size_t best = p.n;
+    for (std::size_t c = 0; c < p.n; ++c) {
+      if (placed[c]) continue;
+      bool available = true;
+      for (std::size_t a = 0; a < p.accesses && available; ++a) {
+        if (!p.sparse[a] || dropped[a]) continue;
+        std::size_t at = p.length[a];  // c's level in a, if a uses c
+        for (std::size_t k = 0; k < p.length[a]; ++k)
+          if (p.ids[a][k] == c) at = k;
+        if (at == p.length[a]) continue;  // a does not use c
+        for (std::size_t k = 0; k < at; ++k)  // every index stored above c must be placed
+          if (!placed[p.ids[a][k]]) available = false;
+      }
+      if (!available) continue;
+      // A sparse output wants its free indices first (in-order append). A dense output is
+      // located, so indices only dense operands use go innermost (contiguous, vectorisable).
+      auto key = [&](std::size_t x) {
+        return std::array<std::size_t, 3>{p.dense_output && p.dense_only[x] ? 1u : 0u,
+                                          p.summed[x] ? 1u : 0u, p.out_rank[x]};
+      };
+      if (best == p.n || key(c) < key(best)) best = c;
+    }
+    if (best == p.n) return r;  // a cycle
+    placed[best] = true;
+    r.order[d] = best;
+  }
+  r.ok = true;
+  return r;
+}
+
+constexpr result choose(const problem& p, int candidate) {
+  std::array<bool, max_accesses> dropped{};
+  result r = topo(p, dropped);
+  if (!r.ok && candidate >= 0 && static_cast<std::size_t>(candidate) < p.accesses) {
+    dropped[static_cast<std::size_t>(candidate)] = true;
+    r = topo(p, dropped);
+  }
+  // otherwise drop operands from the last one back until the constraints are acyclic
+  for (std::size_t a = p.accesses; !r.ok && a-- > 0;) {
+    if (!p.sparse[a] || dropped[a]) continue;
+    dropped[a] = true;
+    r = topo(p, dropped);
+  }
+  if (!r.ok) return r;
+  std::array<std::size_t, max_indices> depth{};
+  for (std::size_t d = 0; d < p.n; ++d) depth[r.order[d]] = d;
+  for (std::size_t a = 0; a < p.accesses; ++a) {
+    if (!p.sparse[a]) continue;
+    for (std::size_t k = 1; k < p.length[a]; ++k)
+      if (depth[p.ids[a][k]] < depth[p.ids[a][k - 1]]) r.transposed[a] = true;
+  }
+  return r;
+}
+
+}  // namespace detail
+
+template <class OT, class... Os, class Rhs, int Candidate>
+struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
+  using lhs_type = expr::access<OT, Os...>;
+  using out_format = typename std::remove_const_t<OT>::format_type;
+  /// every index: the output's first, then the right-hand side's, by first appearance
+  using universe = boost::mp11::mp_unique<
+      boost::mp11::mp_append<mp_list<Os...>, expr::all_indices_t<Rhs>>>;
+  using accesses = expr::accesses_t<Rhs>;
+  static constexpr std::size_t index_count = boost::mp11::mp_size<universe>::value;
+  static constexpr std::size_t access_count = boost::mp11::mp_size<accesses>::value;
+  static_assert(index_count <= detail::max_indices,
+                "loom: more than 16 index variables in one kernel is not supported yet");
+  static_assert(access_count <= detail::max_accesses,
+                "loom: more than 32 accesses in one kernel is not supported yet");
+
+  static constexpr detail::problem problem = [] {
+    detail::problem p{};
+    p.n = index_count;
+    p.accesses = access_count;
+    std::size_t a = 0;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, accesses>>(
+        [&](auto acc) {
+          using A = typename decltype(acc)::type;
+          using tr = detail::access_traits<A>;
+          p.sparse[a] = !tr::dense;
+          constexpr auto ids = detail::storage_ids<universe, A>();
+          for (std::size_t k = 0; k < ids.size(); ++k) p.ids[a][k] = ids[k];
+          p.length[a] = ids.size();
+          ++a;
+        });
+    for (std::size_t c = 0; c < p.n; ++c) {
+      p.summed[c] = c >= sizeof...(Os);
+      p.out_rank[c] = c;
+      p.dense_only[c] = true;
+      for (std::size_t b = 0; b < p.accesses; ++b)
+        if (p.sparse[b])
+          for (std::size_t k = 0; k < p.length[b]; ++k)
+            if (p.ids[b][k] == c) p.dense_only[c] = false;
+    }
+    p.dense_output = out_format::all_dense;
+    // prefer the output's storage order among its indices
+    constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
+    for (std::size_t k = 0; k < out_ids.size(); ++k) p.out_rank[out_ids[k]] = k;
+    return p;
+  }();
+  static constexpr detail::result chosen = detail::choose(problem, Candidate);
+  static_assert(chosen.ok, "loom internal error: no loop order found; please report");
+
+  template <class D>
+  using index_at = boost::mp11::mp_at_c<universe, chosen.order[D::value]>;
+  /// the loop order, outermost first
+  using order = boost::mp11::mp_transform<index_at, boost::mp11::mp_iota_c<index_count>>;
+  static constexpr std::size_t free_count = sizeof...(Os);
+
+  /// whether the free indices come first and in the output's storage order: then a sparse
+  /// output is appended in order; otherwise it goes through a workspace
+  static constexpr bool output_in_order = [] {
+    constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
+    for (std::size_t k = 0; k < out_ids.size(); ++k)
+      if (chosen.order[k] != out_ids[k]) return false;
+    return true;
+  }();
+  /// how many leading output levels the outer loops fix in order (a workspace's row)
+  static constexpr std::size_t output_prefix = [] {
+    constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
+    std::size_t k = 0;
+    while (k < out_ids.size() && chosen.order[k] == out_ids[k]) ++k;
+    return k;
+  }();
+  static constexpr bool any_transposed = [] {
+    for (std::size_t a = 0; a < access_count; ++a)
+      if (chosen.transposed[a]) return true;
+    return false;
+  }();
+};
+
+
+/// Stored entries each operand would copy under plan P (the cost of its transpositions).
+template <class P, class Rhs>
+std::int64_t transposition_cost(const Rhs& rhs) {
+  std::int64_t cost = 0;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    if (P::chosen.transposed[k]) cost += a.tensor->nnz();
+  });
+  return cost;
+}
+
+/// The candidate plans when no loop order is concordant with every operand: plan C forces
+/// operand C to be transposed. Bounded by `max_transpose_candidates` (compile time).
+inline constexpr std::size_t max_transpose_candidates = 4;
+
+template <class Lhs, class Rhs>
+std::size_t cheapest_transposition(const Rhs& rhs) {
+  using P0 = order_plan<Lhs, Rhs>;
+  constexpr std::size_t n = std::min(P0::access_count, max_transpose_candidates);
+  std::size_t best = n;
+  std::int64_t best_cost = 0;
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
+    using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
+    if (!P::any_transposed) return;
+    const std::int64_t cost = transposition_cost<P>(rhs);
+    if (best == n || cost < best_cost) {
+      best = c;
+      best_cost = cost;
+    }
+  });
+  return best;
+}
+
+}  // namespace loom::plan
+
+#endif  // LOOM_PLAN_ORDER_HPP
+// ---- end <loom/plan/order.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::plan {
+
+namespace detail {
+
+template <class T>
+std::string tensor_label(const T& t, std::size_t ordinal) {
+  return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
+}
+
+template <class... Is>
+std::string index_list() {
+  std::string s;
+  ((s += (s.empty() ? "" : ",") + std::string(Is::name)), ...);
+  return s;
+}
+
+/// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
+template <class E>
+std::string to_string(const E& e, std::size_t& ordinal) {
+  if constexpr (requires { e.tensor; }) {
+    return [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
+      return tensor_label(*a.tensor, ordinal++) + "(" + index_list<Is...>() + ")";
+    }(e);
+  } else if constexpr (requires { e.value; }) {
+    std::ostringstream s;
+    if constexpr (requires { s << e.value; }) s << e.value;
+    else if constexpr (requires { s << e.value.value; }) s << e.value.value;
+    else s << "literal";
+    return s.str();
+  } else if constexpr (requires { e.lhs; e.rhs; }) {
+    constexpr bool is_add = requires { []<class L, class R>(const expr::add<L, R>&) {}(e); };
+    std::string l = to_string(e.lhs, ordinal);
+    std::string r = to_string(e.rhs, ordinal);
+    return is_add ? "(" + l + " + " + r + ")" : l + " * " + r;
+  } else if constexpr (requires { e.pred; e.body; }) {
+    std::string p = to_string(e.pred, ordinal);
+    return "where(" + p + ", " + to_string(e.body, ordinal) + ")";
+  } else if constexpr (requires { e.args; }) {
+    using F = decltype(e.f);
+    std::string name = "f";
+    if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
+    std::vector<std::string> args;
+    std::apply([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); }, e.args);
+    if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
+    if (name == "-") return "-" + args[0];
+    if constexpr (requires { e.f.divisor; }) {
+      std::ostringstream d;
+      d << e.f.divisor;
+      return args[0] + " / " + d.str();
+    }
+    std::string s = "map(" + name;
+    for (auto& a : args) s += ", " + a;
+    return s + ")";
+  } else {
+    return [&]<template <class, class> class Node, class I, class B>(const Node<I, B>& n) {
+      const bool is_sum = std::is_same_v<Node<I, B>, expr::sum<I, B>>;
+      return std::string(is_sum ? "sum(" : "expand(") + std::string(I::name) + ", " +
+             to_string(n.body, ordinal) + ")";
+    }(e);
+  }
+}
+
+}  // namespace detail
+
+namespace detail {
+template <class P, class Lhs, class Rhs>
+std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& preamble) {
+  using order = typename P::order;
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  std::ostringstream s;
+  std::size_t ordinal = 0;
+  const std::string out_name = lhs.tensor->name().empty() ? "out" : lhs.tensor->name();
+  std::string kernel = detail::to_string(rhs, ordinal);
+  s << "kernel: " << out_name << "(" <<
+      [&]<class T, class... Is>(const expr::access<T, Is...>&) { return detail::index_list<Is...>(); }(lhs)
+    << ") = " << kernel << "\n" << preamble;
+
+  // operands
+  struct operand_info {
+    std::string label, format;
+    bool dense = false, transposed = false;
+    std::vector<std::size_t> level_depth;   // depth iterated by each stored level
+    std::vector<std::string> level_kind;
+    std::int64_t nnz = 0;
+  };
+  std::vector<operand_info> ops;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    using A = std::remove_cvref_t<decltype(a)>;
+    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+    using F = typename tensor_t::format_type;
+    operand_info info;
+    info.label = detail::tensor_label(*a.tensor, k);
+    info.format = format_name<F>();
+    info.dense = F::all_dense;
+    info.transposed = P::chosen.transposed[k];
+    info.nnz = a.tensor->nnz();
+    [&]<class T, class... Is>(const expr::access<T, Is...>*) {
+      constexpr std::array<std::size_t, sizeof...(Is)> depth_by_mode{
+          boost::mp11::mp_find<order, Is>::value...};
+      std::array<std::size_t, sizeof...(Is)> modes{};
+      for (std::size_t k2 = 0; k2 < modes.size(); ++k2) modes[k2] = F::modes[k2];
+      if (F::all_dense || info.transposed)
+        std::sort(modes.begin(), modes.end(),
+                  [&](std::size_t x, std::size_t y) { return depth_by_mode[x] < depth_by_mode[y]; });
+      std::size_t level = 0;
+      boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
+          [&](auto l) {
+            using L = typename decltype(l)::type;
+            info.level_depth.push_back(depth_by_mode[modes[level]]);
+            info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
+            ++level;
+          });
+    }(static_cast<const A*>(nullptr));
+    ops.push_back(std::move(info));
+  });
+
+  s << "operands:";
+  if (ops.empty()) s << " none";
+  for (const auto& o : ops) s << " " << o.label << " [" << o.format << ", " << o.nnz << " stored]";
+  s << "\n";
+
+  std::vector<std::string> names;
+  boost::mp11::mp_for_each<order>([&](auto i) { names.push_back(std::string(decltype(i)::name)); });
+  using out_indices = expr::free_indices_t<Lhs>;
+  s << "attribute order: ";
+  for (std::size_t d = 0; d < names.size(); ++d) s << (d ? ", " : "") << names[d];
+  s << "  (concordant with every sparse operand" << (P::any_transposed ? " after transposition" : "")
+    << ")\n";
+
+  for (std::size_t d = 0; d < names.size(); ++d) {
+    bool is_free = false;
+    boost::mp11::mp_for_each<out_indices>([&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
+    std::vector<std::string> iterate, locate;
+    for (const auto& o : ops)
+      for (std::size_t l = 0; l < o.level_depth.size(); ++l) {
+        if (o.level_depth[l] != d) continue;
+        const bool random = o.level_kind[l].rfind("dense", 0) == 0;
+        (random ? locate : iterate).push_back(o.label + " (" + o.level_kind[l] + ")");
+      }
+    s << "  loop " << names[d] << (is_free ? " [free]" : " [summed]") << ": ";
+    if (iterate.empty() && locate.empty()) {
+      s << "no operand uses it: dense counted loop over its extent";
+    } else if (iterate.empty()) {
+      s << "dense counted loop; locate";
+      for (auto& x : locate) s << " " << x;
+    } else {
+      s << (iterate.size() == 1 ? "iterate " : "co-iterate (intersection by leapfrog with galloping seek where multiplied, lexicographic union where added) ");
+      for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
+      if (!locate.empty()) {
+        s << "; locate";
+        for (auto& x : locate) s << " " << x;
+      }
+    }
+    if (!is_free) {
+      bool free_below = false;
+      for (std::size_t e = d + 1; e < names.size(); ++e)
+        boost::mp11::mp_for_each<out_indices>(
+            [&](auto i) { free_below = free_below || names[e] == decltype(i)::name; });
+      s << (free_below ? "; sum into the output" : "; accumulate in a register");
+    }
+    s << "\n";
+  }
+  for (const auto& o : ops)
+    if (o.transposed)
+      s << "transpose: " << o.label << " is copied from " << o.format
+        << " into a concordant mode order before the loops (no concordant order exists)\n";
+  using out_format = typename out_t::format_type;
+  s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
+  if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";
+  else if constexpr (P::output_in_order) s << "assembled by in-order append";
+  else s << "assembled through a workspace (entries gathered, sorted, merged)";
+  s << "\n";
+  return s.str();
+}
+}  // namespace detail
+
+/// A description of the plan loom compiles for `lhs = rhs`, e.g.
+/// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
+template <class Lhs, class R>
+std::string explain(const Lhs& lhs, const R& rhs_operand) {
+  const auto rhs = expr::as_expr(rhs_operand);
+  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using P0 = order_plan<Lhs, Rhs>;
+  if constexpr (P0::any_transposed && P0::access_count > 1) {
+    constexpr std::size_t n = std::min(P0::access_count, max_transpose_candidates);
+    const std::size_t best = cheapest_transposition<Lhs, Rhs>(rhs);
+    std::string preamble = "candidates (no loop order is concordant with every operand):\n";
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
+      using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
+      if (!P::any_transposed) return;
+      std::size_t ordinal = 0;
+      std::string moved;
+      expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+        if (P::chosen.transposed[k]) moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, k);
+        ++ordinal;
+      });
+      preamble += "  " + std::string(c == best ? "* " : "  ") + "transpose " + moved +
+                  ": estimated cost " + std::to_string(transposition_cost<P>(rhs)) +
+                  " stored entries copied\n";
+    });
+    if (best < n) {
+      std::string out;
+      boost::mp11::mp_with_index<n>(best, [&](auto c) {
+        out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+            lhs, rhs, preamble + "chosen: the cheapest candidate (*), at run time\n");
+      });
+      return out;
+    }
+  }
+  return detail::explain_plan<P0>(lhs, rhs, "");
+}
+
+}  // namespace loom::plan
+
+namespace loom {
+using plan::explain;
+
+/// An expression in index notation, with tensor names (T0, T1, ... for unnamed ones):
+/// `loom::to_string(sum(j, A(i, j) * x(j)))` gives "sum(j, A(i,j) * x(j))".
+template <expr::operand E>
+std::string to_string(const E& e) {
+  std::size_t ordinal = 0;
+  return plan::detail::to_string(expr::as_expr(e), ordinal);
+}
+}  // namespace loom
+
+#endif  // LOOM_PLAN_EXPLAIN_HPP
+// ---- end <loom/plan/explain.hpp>
+
+#endif  // LOOM_PLAN_HPP
+// ---- end <loom/plan.hpp>
+// ---- begin <loom/stream.hpp>
+// Umbrella header of stream/: indexed streams, combinators, lowering, run loops, evaluation.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_HPP
+#define LOOM_STREAM_HPP
+
+// ---- begin <loom/stream/combinators.hpp>
+// Defines the stream combinators: mul (intersection), lookup (iterate one, locate the other),
+// add (lexicographic union), contract, expand, once, map, zero, and the value combinators that
+// place them by depth (Etch's shape inference) (stream/).
+// SPDX-License-Identifier: BSL-1.0
+//
+//  case table for make_mul(a, b) / make_union(a, b), by the depths of a and b:
+//  | a vs b            | mul                                   | add                          |
+//  |-------------------|---------------------------------------|------------------------------|
+//  | same, both free   | b full: lookup(a, b); a full: lookup  | union (lexicographic)        |
+//  |                   | (b, a); else intersection (leapfrog)  |                              |
+//  | same, contracted  | reduce both to scalars, then multiply | union                        |
+//  | a shallower       | scaled: a's values times b            | a free: union(a, expand(b))  |
+//  |                   | (a contracted, op not linear in a:    | a contracted: union(a,       |
+//  |                   | reduce a first)                       | once(b))                     |
+//  | both scalars      | op(a, b)                              | op(a, b)                     |
+#ifndef LOOM_STREAM_COMBINATORS_HPP
+#define LOOM_STREAM_COMBINATORS_HPP
+
+// ---- begin <loom/stream/concepts.hpp>
+// Defines the indexed-stream vocabulary: the stream concept, depth of scalars, zero values,
+// skip policies (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_CONCEPTS_HPP
+#define LOOM_STREAM_CONCEPTS_HPP
+
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+namespace loom::stream {
+
+/// An indexed stream level (Etch, notes §3.4): `valid()`, `index()` (valid only), `ready()`
+/// (valid only), `value()` (ready only: a scalar or the next level's stream), `seek(i)` (to the
+/// first state that may hold an index >= i), `seek_past(i)` (> i) and `next()` (the successor
+/// δ = seek_past(index()) when ready, seek(index()) otherwise).
+/// Static members: `depth` (position of its attribute in the loop order), `contracted` (its
+/// index is `*`), `strict` (each index emitted at most once), `full` (every index of the
+/// extent is emitted, always ready), `locatable` (has `locate(i)`: the value at i in O(1)).
+/// **Laws**: index never decreases; a skip never overshoots a value it must keep; a skip to a
+/// target at or beyond (index, ready) makes progress. A default-constructed stream is empty.
+template <class S>
+concept indexed_stream = std::default_initializable<S> && requires(S s, const S cs, std::int64_t i) {
+  { S::depth } -> std::convertible_to<std::size_t>;
+  { S::contracted } -> std::convertible_to<bool>;
+  { cs.valid() } -> std::same_as<bool>;
+  { cs.index() } -> std::convertible_to<std::int64_t>;
+  { cs.ready() } -> std::same_as<bool>;
+  cs.value();
+  s.seek(i);
+  s.seek_past(i);
+  s.next();
+};
+
+template <class X>
+inline constexpr bool is_stream_v = requires { std::remove_cvref_t<X>::depth; };
+
+/// Depth of a value: its attribute's position, or "deeper than any attribute" for scalars.
+inline constexpr std::size_t scalar_depth = std::numeric_limits<std::size_t>::max();
+template <class X>
+constexpr std::size_t depth_of() {
+  if constexpr (is_stream_v<X>) return std::remove_cvref_t<X>::depth;
+  else return scalar_depth;
+}
+template <class X>
+constexpr bool is_contracted() {
+  if constexpr (is_stream_v<X>) return std::remove_cvref_t<X>::contracted;
+  else return false;
+}
+template <class X>
+constexpr bool is_full() {
+  if constexpr (is_stream_v<X>) return std::remove_cvref_t<X>::full;
+  else return false;
+}
+
+/// The scalar type at the leaves of a (nested) stream.
+template <class X, bool = is_stream_v<X>>
+struct leaf_type {
+  using type = X;
+};
+template <class X>
+struct leaf_type<X, true> {
+  using type = typename leaf_type<std::remove_cvref_t<decltype(std::declval<const X&>().value())>>::type;
+};
+template <class X>
+using leaf_t = typename leaf_type<std::remove_cvref_t<X>>::type;
+
+/// True when every level below (and including) X is contracted: it reduces to one scalar.
+template <class X>
+constexpr bool reducible() {
+  if constexpr (!is_stream_v<X>) return true;
+  else if constexpr (!std::remove_cvref_t<X>::contracted) return false;
+  else return reducible<decltype(std::declval<const X&>().value())>();
+}
+
+/// The additive identity of a value type: the empty stream, or the semiring's zero.
+template <class X>
+constexpr X zero_of() {
+  if constexpr (is_stream_v<X>) return X{};
+  else return semiring_traits<X>::zero();
+}
+
+/// How a coordinate level moves to a target index.
+enum class skip_policy {
+  linear,     ///< one position at a time
+  galloping,  ///< doubling steps, then binary search (good for skewed intersections)
+  binary      ///< binary search over the rest of the segment
+};
+
+/// Runtime facts shared by the streams of one kernel: the extent of every attribute.
+struct kernel_context {
+  std::vector<std::int64_t> extents;  // by position in the loop order
+};
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_CONCEPTS_HPP
+// ---- end <loom/stream/concepts.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+namespace loom::stream {
+
+inline constexpr std::int64_t top_index = std::numeric_limits<std::int64_t>::max();
+
+// Scalar operations with their linearity (may a reduction be pushed through them?).
+template <class T>
+struct mul_op {
+  static constexpr bool linear_left = true, linear_right = true;
+  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return semiring_traits<T>::mul(a, b); }
+};
+template <class T>
+struct add_op {
+  static constexpr bool linear = true;
+  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return semiring_traits<T>::add(a, b); }
+};
+template <class T>
+struct where_op {  // where(p, e): linear in e only
+  static constexpr bool linear_left = false, linear_right = true;
+  LOOM_FORCE_INLINE T operator()(const T& p, const T& e) const {
+    return p == semiring_traits<T>::zero() ? semiring_traits<T>::zero() : e;
+  }
+};
+template <class T, class F>
+struct binary_fn_op {  // a user function or comparison: not linear
+  static constexpr bool linear = false;
+  F f;
+  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return static_cast<T>(f(a, b)); }
+};
+
+// reduce(x): the sum of every value of a fully contracted stream (a materialised Σ).
+template <class X>
+LOOM_FORCE_INLINE auto reduce(const X& x) {
+  if constexpr (!is_stream_v<X>) {
+    return x;
+  } else {
+    static_assert(X::contracted, "loom internal error: reduce of a free stream; please report");
+    using leaf = leaf_t<X>;
+    leaf acc = semiring_traits<leaf>::zero();
+    X s = x;
+    while (s.valid()) {
+      if (s.ready()) acc = semiring_traits<leaf>::add(acc, reduce(s.value()));
+      s.next();
+    }
+    return acc;
+  }
+}
+
+/// Named condition behind the "cannot be lifted" diagnostic (notes §4.10).
+template <class X>
+inline constexpr bool contracted_operand_reduces_to_a_scalar = reducible<X>();
+
+// A product operand that is contracted but whose remainder still depends on a later index.
+template <std::size_t Depth>
+struct product_of_sums_over_the_same_index_cannot_be_lifted;  // do not define: names the depth
+
+template <class X>
+LOOM_FORCE_INLINE auto reduce_checked(const X& x) {
+  if constexpr (!contracted_operand_reduces_to_a_scalar<X>) {
+    static_assert(contracted_operand_reduces_to_a_scalar<X>,
+                  "loom: a product of two sums over the same index cannot be lifted, because "
+                  "their results still depend on a later index; rename the summation index in "
+                  "one factor (e.g. sum(k2, ...)) or materialise one factor first");
+    product_of_sums_over_the_same_index_cannot_be_lifted<std::remove_cvref_t<X>::depth>{};
+    return leaf_t<X>{};
+  } else {
+    return reduce(x);
+  }
+}
+
+template <class Op, class A, class B>
+LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kernel_context* ctx);
+template <class Op, class A, class B>
+LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const kernel_context* ctx);
+
+// zero_stream<Depth, V>: never valid; the 0 of nested stream types.
+template <std::size_t Depth, class V>
+struct zero_stream {
+  static constexpr std::size_t depth = Depth;
+  static constexpr bool contracted = false, strict = true, full = false, locatable = false;
+  bool valid() const { return false; }
+  std::int64_t index() const { return top_index; }
+  bool ready() const { return false; }
+  V value() const { return zero_of<V>(); }
+  void seek(std::int64_t) {}
+  void seek_past(std::int64_t) {}
+  void next() {}
+};
+
+// mul_stream<A, B, Op>: intersection; A and B strict; every skip goes to both (leapfrog).
+template <class A, class B, class Op>
+struct mul_stream {
+  static_assert(A::depth == B::depth);
+  static constexpr std::size_t depth = A::depth;
+  static constexpr bool contracted = false, strict = true, full = A::full && B::full,
+                        locatable = false;
+  A a{};
+  B b{};
+  Op op{};
+  const kernel_context* ctx = nullptr;
+
+  LOOM_FORCE_INLINE bool valid() const { return a.valid() && b.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return std::max<std::int64_t>(a.index(), b.index()); }
+  LOOM_FORCE_INLINE bool ready() const { return a.ready() && b.ready() && a.index() == b.index(); }
+  LOOM_FORCE_INLINE auto value() const { return make_mul(op, a.value(), b.value(), ctx); }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) {
+    a.seek(i);
+    b.seek(i);
+  }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
+    a.seek_past(i);
+    b.seek_past(i);
+  }
+  LOOM_FORCE_INLINE void next() {
+    const std::int64_t i = index();
+    if (ready()) seek_past(i);
+    else seek(i);
+  }
+};
+
+// lookup_stream<A, B, Op, Flip>: iterate A, locate B at A's index (B full and locatable).
+template <class A, class B, class Op, bool Flip>
+struct lookup_stream {
+  static constexpr std::size_t depth = A::depth;
+  static constexpr bool contracted = false, strict = A::strict, full = A::full,
+                        locatable = A::locatable;
+  A a{};
+  B b{};
+  Op op{};
+  const kernel_context* ctx = nullptr;
+
+  LOOM_FORCE_INLINE bool valid() const { return a.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return a.index(); }
+  LOOM_FORCE_INLINE bool ready() const { return a.ready(); }
+  LOOM_FORCE_INLINE auto value() const { return combine(a.value(), b.locate(a.index())); }
+  LOOM_FORCE_INLINE auto locate(std::int64_t i) const { return combine(a.locate(i), b.locate(i)); }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) { a.seek(i); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) { a.seek_past(i); }
+  LOOM_FORCE_INLINE void next() { a.next(); }
+
+ private:
+  template <class X, class Y>
+  LOOM_FORCE_INLINE auto combine(const X& x, const Y& y) const {
+    if constexpr (Flip) return make_mul(op, y, x, ctx);
+    else return make_mul(op, x, y, ctx);
+  }
+};
+
+// scaled_stream<A, X, Op, Flip>: A's levels, each value combined with X (X deeper than A).
+template <class A, class X, class Op, bool Flip>
+struct scaled_stream {
+  static constexpr std::size_t depth = A::depth;
+  static constexpr bool contracted = A::contracted, strict = A::strict, full = A::full,
+                        locatable = A::locatable;
+  A a{};
+  X x{};
+  Op op{};
+  const kernel_context* ctx = nullptr;
+
+  LOOM_FORCE_INLINE bool valid() const { return a.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return a.index(); }
+  LOOM_FORCE_INLINE bool ready() const { return a.ready(); }
+  LOOM_FORCE_INLINE auto value() const { return combine(a.value()); }
+  LOOM_FORCE_INLINE auto locate(std::int64_t i) const { return combine(a.locate(i)); }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) { a.seek(i); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) { a.seek_past(i); }
+  LOOM_FORCE_INLINE void next() { a.next(); }
+
+ private:
+  template <class V>
+  LOOM_FORCE_INLINE auto combine(const V& v) const {
+    if constexpr (Flip) return make_mul(op, x, v, ctx);
+    else return make_mul(op, v, x, ctx);
+  }
+};
+
+// union_stream<A, B, Op>: Lean's Stream.add; ready and value decided by comparing
+// (index, ready) lexicographically, never by index alone (notes §4.2, T4).
+template <class A, class B, class Op>
+struct union_stream {
+  static_assert(A::depth == B::depth && A::contracted == B::contracted);
+  static constexpr std::size_t depth = A::depth;
+  static constexpr bool contracted = A::contracted, strict = A::strict && B::strict,
+                        full = A::full || B::full, locatable = A::locatable && B::locatable;
+  A a{};
+  B b{};
+  Op op{};
+  const kernel_context* ctx = nullptr;
+
+  LOOM_FORCE_INLINE bool valid() const { return a.valid() || b.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return std::min(key(a), key(b)); }
+  LOOM_FORCE_INLINE bool ready() const {
+    const bool ra = ready_of(a), rb = ready_of(b);
+    return (ra && lex_le(key(a), ra, key(b), rb)) || (rb && lex_le(key(b), rb, key(a), ra));
+  }
+  LOOM_FORCE_INLINE auto value() const {
+    const bool ra = ready_of(a), rb = ready_of(b);
+    const bool take_a = ra && lex_le(key(a), ra, key(b), rb);
+    const bool take_b = rb && lex_le(key(b), rb, key(a), ra);
+    using va = std::remove_cvref_t<decltype(a.value())>;
+    using vb = std::remove_cvref_t<decltype(b.value())>;
+    return make_union(op, take_a ? a.value() : zero_of<va>(), take_b ? b.value() : zero_of<vb>(),
+                      ctx);
+  }
+  LOOM_FORCE_INLINE auto locate(std::int64_t i) const
+    requires(A::locatable && B::locatable)
+  {
+    return make_union(op, a.locate(i), b.locate(i), ctx);
+  }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) {
+    if (a.valid()) a.seek(i);
+    if (b.valid()) b.seek(i);
+  }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
+    if (a.valid()) a.seek_past(i);
+    if (b.valid()) b.seek_past(i);
+  }
+  LOOM_FORCE_INLINE void next() {
+    const std::int64_t i = index();
+    if (ready()) seek_past(i);
+    else seek(i);
+  }
+
+ private:
+  template <class S>
+  static LOOM_FORCE_INLINE std::int64_t key(const S& s) {
+    if (!s.valid()) return top_index;
+    if constexpr (contracted) return 0;  // every state of a contracted stream has index *
+    else return s.index();
+  }
+  template <class S>
+  static LOOM_FORCE_INLINE bool ready_of(const S& s) { return s.valid() && s.ready(); }
+  static LOOM_FORCE_INLINE bool lex_le(std::int64_t i, bool r, std::int64_t j, bool q) {
+    return i < j || (i == j && (!r || q));
+  }
+};
+
+// contract_stream<S>: Σ over S's attribute: the same states, index *, values summed by the
+// consumer. Lawful but not strict: never an operand of an intersection.
+template <class S>
+struct contract_stream {
+  static constexpr std::size_t depth = S::depth;
+  static constexpr bool contracted = true, strict = false, full = false, locatable = false;
+  S s{};
+
+  LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return s.index(); }
+  LOOM_FORCE_INLINE bool ready() const { return s.ready(); }
+  LOOM_FORCE_INLINE auto value() const { return s.value(); }
+  // a skip to (*, r) is a skip to the stream's own (index, r)
+  LOOM_FORCE_INLINE void seek(std::int64_t) { s.seek(s.index()); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t) { s.seek_past(s.index()); }
+  LOOM_FORCE_INLINE void next() { s.next(); }
+};
+
+// expand_stream<Depth, X>: X repeated at every index of [0, n); full and locatable.
+template <std::size_t Depth, class X>
+struct expand_stream {
+  static constexpr std::size_t depth = Depth;
+  static constexpr bool contracted = false, strict = true, full = true, locatable = true;
+  X x{};
+  std::int64_t i = 0, n = 0;
+
+  LOOM_FORCE_INLINE bool valid() const { return i < n; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return i; }
+  LOOM_FORCE_INLINE bool ready() const { return true; }
+  LOOM_FORCE_INLINE X value() const { return x; }  // a fresh copy: inner streams restart
+  LOOM_FORCE_INLINE X locate(std::int64_t) const { return x; }
+  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = std::max(i, j + 1); }
+  LOOM_FORCE_INLINE void next() { ++i; }
+};
+
+// once_stream<Depth, X>: a contracted stream emitting X exactly once (X added to a sum).
+template <std::size_t Depth, class X>
+struct once_stream {
+  static constexpr std::size_t depth = Depth;
+  static constexpr bool contracted = true, strict = true, full = false, locatable = false;
+  X x{};
+  bool done = true;
+
+  LOOM_FORCE_INLINE bool valid() const { return !done; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return 0; }
+  LOOM_FORCE_INLINE bool ready() const { return true; }
+  LOOM_FORCE_INLINE X value() const { return x; }
+  LOOM_FORCE_INLINE void seek(std::int64_t) {}
+  LOOM_FORCE_INLINE void seek_past(std::int64_t) { done = true; }
+  LOOM_FORCE_INLINE void next() { done = true; }
+};
+
+// deep_map_stream<S, G>: S with g applied to each value (g places Σ, expand or f deeper).
+template <class S, class G>
+struct deep_map_stream {
+  static constexpr std::size_t depth = S::depth;
+  static constexpr bool contracted = S::contracted, strict = S::strict, full = S::full,
+                        locatable = S::locatable;
+  S s{};
+  G g{};
+
+  LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
+  LOOM_FORCE_INLINE std::int64_t index() const { return s.index(); }
+  LOOM_FORCE_INLINE bool ready() const { return s.ready(); }
+  LOOM_FORCE_INLINE auto value() const { return g(s.value()); }
+  LOOM_FORCE_INLINE auto locate(std::int64_t i) const
+    requires(S::locatable)
+  {
+    return g(s.locate(i));
+  }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) { s.seek(i); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) { s.seek_past(i); }
+  LOOM_FORCE_INLINE void next() { s.next(); }
+};
+
+// apply_linear: a linear scalar function (negate, divide, scale) at every leaf, through sums.
+template <class F>
+struct apply_linear {
+  F f{};
+  template <class X>
+  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (is_stream_v<X>) return deep_map_stream<X, apply_linear>{x, *this};
+    else return static_cast<X>(f(x));
+  }
+};
+
+// apply_nonlinear: f(v) at every leaf, after reducing any contracted level (f(Σ) ≠ Σ f).
+template <class F>
+struct apply_nonlinear {
+  F f{};
+  template <class X>
+  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (!is_stream_v<X>) return static_cast<X>(f(x));
+    else if constexpr (X::contracted) return (*this)(reduce_checked(x));
+    else return deep_map_stream<X, apply_nonlinear>{x, *this};
+  }
+};
+
+template <class Op, class A, class B>
+LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kernel_context* ctx) {
+  constexpr std::size_t da = depth_of<A>(), db = depth_of<B>();
+  if constexpr (!is_stream_v<A> && !is_stream_v<B>) {
+    return op(a, b);
+  } else if constexpr (da == db) {
+    if constexpr (A::contracted || B::contracted) {
+      // two sums over the same index: materialise each (notes §4.10 option c)
+      return make_mul(op, reduce_checked(a), reduce_checked(b), ctx);
+    } else if constexpr (B::full && B::locatable) {
+      return lookup_stream<A, B, Op, false>{a, b, op, ctx};
+    } else if constexpr (A::full && A::locatable) {
+      return lookup_stream<B, A, Op, true>{b, a, op, ctx};
+    } else {
+      return mul_stream<A, B, Op>{a, b, op, ctx};
+    }
+  } else if constexpr (da < db) {
+    if constexpr (A::contracted && !Op::linear_left) return make_mul(op, reduce_checked(a), b, ctx);
+    else return scaled_stream<A, B, Op, false>{a, b, op, ctx};
+  } else {
+    if constexpr (B::contracted && !Op::linear_right) return make_mul(op, a, reduce_checked(b), ctx);
+    else return scaled_stream<B, A, Op, true>{b, a, op, ctx};
+  }
+}
+
+template <class Op, class A, class B>
+LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const kernel_context* ctx) {
+  constexpr std::size_t da = depth_of<A>(), db = depth_of<B>();
+  if constexpr (!Op::linear && (is_contracted<A>() || is_contracted<B>())) {
+    if constexpr (is_contracted<A>()) return make_union(op, reduce_checked(a), b, ctx);
+    else return make_union(op, a, reduce_checked(b), ctx);
+  } else if constexpr (!is_stream_v<A> && !is_stream_v<B>) {
+    return op(a, b);
+  } else if constexpr (da == db) {
+    return union_stream<A, B, Op>{a, b, op, ctx};
+  } else if constexpr (da < db) {
+    if constexpr (A::contracted) {
+      return union_stream<A, once_stream<da, B>, Op>{a, {b, false}, op, ctx};
+    } else {
+      return union_stream<A, expand_stream<da, B>, Op>{a, {b, 0, ctx->extents[da]}, op, ctx};
+    }
+  } else {
+    if constexpr (B::contracted) {
+      return union_stream<once_stream<db, A>, B, Op>{{a, false}, b, op, ctx};
+    } else {
+      return union_stream<expand_stream<db, A>, B, Op>{{a, 0, ctx->extents[db]}, b, op, ctx};
+    }
+  }
+}
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_COMBINATORS_HPP
+// ---- end <loom/stream/combinators.hpp>
+// ---- begin <loom/stream/evaluate.hpp>
+// Defines evaluation: `out(i...) = e`, `out(i...) += e` and loom::eval(e). Checks the kernel,
+// picks the plan, binds (transposed) operands, lowers to streams and runs them (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_EVALUATE_HPP
+#define LOOM_STREAM_EVALUATE_HPP
+
+// ---- begin <loom/stream/lower.hpp>
+// Defines lowering: an expression and a loop order become a tree of indexed streams (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_LOWER_HPP
+#define LOOM_STREAM_LOWER_HPP
+
+// ---- begin <loom/stream/level_streams.hpp>
+// Defines the streams over stored levels: dense, coordinate (compressed, singleton) and the
+// strided stream of all-dense tensors, which may be walked in any mode order (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_LEVEL_STREAMS_HPP
+#define LOOM_STREAM_LEVEL_STREAMS_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <type_traits>
+
+namespace loom::stream {
+
+/// Static description of one access under a loop order: which depth each level iterates.
+template <class Tensor, class Order, class... Is>
+struct access_layout {
+  using tensor_type = std::remove_const_t<Tensor>;
+  using format = typename tensor_type::format_type;
+  using value_type = typename tensor_type::value_type;
+  static constexpr std::size_t order = format::order;
+  /// depth_of_mode[m]: position in the loop order of the index used for mode m
+  static constexpr std::array<std::size_t, order> depth_of_mode{
+      boost::mp11::mp_find<Order, Is>::value...};
+  static constexpr std::array<std::size_t, order> depth_of_level = [] {
+    std::array<std::size_t, order> d{};
+    for (std::size_t k = 0; k < order; ++k) d[k] = depth_of_mode[format::modes[k]];
+    return d;
+  }();
+  /// modes sorted by depth: the walk order of the strided (all-dense) stream
+  static constexpr std::array<std::size_t, order> modes_by_depth = [] {
+    std::array<std::size_t, order> m{};
+    for (std::size_t k = 0; k < order; ++k) m[k] = k;
+    std::sort(m.begin(), m.end(),
+              [](std::size_t a, std::size_t b) { return depth_of_mode[a] < depth_of_mode[b]; });
+    return m;
+  }();
+  template <std::size_t K>
+  using level = boost::mp11::mp_at_c<typename format::levels, K>;
+};
+
+template <class Layout, std::size_t K, skip_policy P>
+struct coordinate_stream;
+template <class Layout, std::size_t K>
+struct dense_level_stream;
+
+/// The stream of level K of a tensor below the parent position range [begin, end), or the value
+/// at position `begin` past the last level.
+template <class Layout, std::size_t K, skip_policy P = skip_policy::galloping>
+LOOM_FORCE_INLINE auto make_level(const typename Layout::tensor_type* t, std::int64_t begin,
+                                  std::int64_t end) {
+  if constexpr (K == Layout::order) {
+    (void)end;
+    return t->values()[static_cast<std::size_t>(begin)];
+  } else if constexpr (Layout::template level<K>::properties.full) {
+    const std::int64_t n = t->template level<K>().extent;
+    return dense_level_stream<Layout, K>{t, begin * n, 0, n};
+  } else if constexpr (Layout::template level<K>::properties.segmented) {
+    return coordinate_stream<Layout, K, P>{t, t->template level<K>().crd.data(), begin, end};
+  } else {
+    const auto& st = t->template level<K>();
+    return coordinate_stream<Layout, K, P>{t, st.crd.data(), static_cast<std::int64_t>(st.pos[begin]),
+                                           static_cast<std::int64_t>(st.pos[begin + 1])};
+  }
+}
+
+// dense_level_stream<Layout, K>: index = position within the parent; always ready; locatable.
+template <class Layout, std::size_t K>
+struct dense_level_stream {
+  static constexpr std::size_t depth = Layout::depth_of_level[K];
+  static constexpr bool contracted = false, strict = true, full = true, locatable = true;
+  const typename Layout::tensor_type* t = nullptr;
+  std::int64_t base = 0, i = 0, n = 0;
+
+  LOOM_FORCE_INLINE bool valid() const { return i < n; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return i; }
+  LOOM_FORCE_INLINE bool ready() const { return true; }
+  LOOM_FORCE_INLINE auto value() const { return make_level<Layout, K + 1>(t, base + i, base + i + 1); }
+  LOOM_FORCE_INLINE auto locate(std::int64_t j) const {
+    return make_level<Layout, K + 1>(t, base + j, base + j + 1);
+  }
+  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = std::max(i, j + 1); }
+  LOOM_FORCE_INLINE void next() { ++i; }
+};
+
+// coordinate_stream<Layout, K, P>: positions [p, end) of a compressed or singleton level.
+// A non-unique level emits each run of equal coordinates once, its value spanning the run.
+template <class Layout, std::size_t K, skip_policy P>
+struct coordinate_stream {
+  using level = typename Layout::template level<K>;
+  using crd_type = typename level::crd_type;
+  static constexpr bool unique = level::properties.unique;
+  static constexpr std::size_t depth = Layout::depth_of_level[K];
+  static constexpr bool contracted = false, strict = true, full = false, locatable = false;
+  const typename Layout::tensor_type* t = nullptr;
+  const crd_type* crd = nullptr;
+  std::int64_t p = 0, end = 0;
+
+  LOOM_FORCE_INLINE bool valid() const { return p < end; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return crd[p]; }
+  LOOM_FORCE_INLINE bool ready() const { return true; }
+  LOOM_FORCE_INLINE std::int64_t run_end() const {
+    if constexpr (unique) {
+      return p + 1;
+    } else {
+      std::int64_t q = p + 1;
+      while (q < end && crd[q] == crd[p]) ++q;
+      return q;
+    }
+  }
+  LOOM_FORCE_INLINE auto value() const { return make_level<Layout, K + 1, P>(t, p, run_end()); }
+  LOOM_FORCE_INLINE void next() { p = run_end(); }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) { p = find_first(i); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
+    if (i == std::numeric_limits<std::int64_t>::max()) p = end;
+    else p = find_first(i + 1);
+  }
+
+ private:
+  // first position q >= p with crd[q] >= i (or end)
+  LOOM_FORCE_INLINE std::int64_t find_first(std::int64_t i) const {
+    std::int64_t q = p;
+    if (q >= end || crd[q] >= i) return q;
+    if constexpr (P == skip_policy::linear) {
+      while (q < end && crd[q] < i) ++q;
+      return q;
+    } else {
+      std::int64_t lo = q + 1, hi = end;  // crd[q] < i; answer in [lo, hi]
+      if constexpr (P == skip_policy::galloping) {
+        std::int64_t step = 1;
+        while (lo + step - 1 < end && crd[lo + step - 1] < i) {
+          lo += step;
+          step *= 2;
+        }
+        hi = std::min(end, lo + step - 1);
+      }
+      while (lo < hi) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        if (crd[mid] < i) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    }
+  }
+};
+
+// strided_stream<Layout, R>: the R-th mode (by depth) of an all-dense tensor, walked in any
+// order by offset arithmetic, so dense operands never force a loop order (locate, not iterate).
+template <class Layout, std::size_t R>
+struct strided_stream;
+
+template <class Layout, std::size_t R>
+LOOM_FORCE_INLINE auto make_strided(const typename Layout::tensor_type* t, std::int64_t offset) {
+  if constexpr (R == Layout::order) {
+    return t->values()[static_cast<std::size_t>(offset)];
+  } else {
+    constexpr std::size_t mode = Layout::modes_by_depth[R];
+    constexpr std::size_t level = Layout::format::level_of_mode[mode];
+    std::int64_t stride = 1;
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      ((Ks > level ? (stride *= t->template level<Ks>().extent) : 0), ...);
+    }(std::make_index_sequence<Layout::order>{});
+    return strided_stream<Layout, R>{t, offset, stride, 0, t->extent(mode)};
+  }
+}
+
+template <class Layout, std::size_t R>
+struct strided_stream {
+  static constexpr std::size_t depth = Layout::depth_of_mode[Layout::modes_by_depth[R]];
+  static constexpr bool contracted = false, strict = true, full = true, locatable = true;
+  const typename Layout::tensor_type* t = nullptr;
+  std::int64_t offset = 0, stride = 0, i = 0, n = 0;
+
+  LOOM_FORCE_INLINE bool valid() const { return i < n; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return i; }
+  LOOM_FORCE_INLINE bool ready() const { return true; }
+  LOOM_FORCE_INLINE auto value() const { return make_strided<Layout, R + 1>(t, offset + i * stride); }
+  LOOM_FORCE_INLINE auto locate(std::int64_t j) const {
+    return make_strided<Layout, R + 1>(t, offset + j * stride);
+  }
+  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = std::max(i, j + 1); }
+  LOOM_FORCE_INLINE void next() { ++i; }
+};
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_LEVEL_STREAMS_HPP
+// ---- end <loom/stream/level_streams.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <tuple>
+
+namespace loom::stream {
+
+// apply_sum<D>: Σ over the attribute at depth D, placed where that attribute is iterated.
+template <std::size_t D>
+struct apply_sum {
+  const kernel_context* ctx = nullptr;
+  template <class X>
+  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (depth_of<X>() == D) {
+      static_assert(!is_contracted<X>(), "loom internal error: index summed twice; please report");
+      return contract_stream<X>{x};
+    } else if constexpr (depth_of<X>() < D) {
+      return deep_map_stream<X, apply_sum>{x, *this};
+    } else {  // the index does not occur: Σ_k e = extent(k) · e
+      return apply_linear<fn::scale_by>{fn::scale_by{ctx->extents[D]}}(x);
+    }
+  }
+};
+
+// place_expand<D>: broadcast along the attribute at depth D.
+template <std::size_t D>
+struct place_expand {
+  const kernel_context* ctx = nullptr;
+  template <class X>
+  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (depth_of<X>() < D) {
+      return deep_map_stream<X, place_expand>{x, *this};
+    } else {
+      static_assert(depth_of<X>() != D, "loom::expand: the expression already uses the index");
+      return expand_stream<D, X>{x, 0, ctx->extents[D]};
+    }
+  }
+};
+
+// A scalar function with one operand fixed: f(x, c) or f(c, x).
+template <class F, class C, bool ConstantFirst>
+struct bind_constant {
+  static constexpr bool zero_preserving = false;
+  F f;
+  C c;
+  template <class X>
+  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (ConstantFirst) return f(static_cast<X>(c), x);
+    else return f(x, static_cast<X>(c));
+  }
+};
+
+/// Lowers expressions under the loop order `Order`; `Bindings` is a tuple of the tensor
+/// pointer of every access (in `accesses_t` order; a transposed copy where the plan says so).
+/// With `DenseMaps`, maps whose f(0) may be non-zero are computed over their whole domain.
+template <class Order, class V, bool DenseMaps, class Bindings>
+struct lowerer {
+  const kernel_context* ctx;
+  const Bindings* bindings;
+
+  template <class E>
+  static constexpr std::size_t access_count = boost::mp11::mp_size<expr::accesses_t<E>>::value;
+  template <class I>
+  static constexpr std::size_t depth = boost::mp11::mp_find<Order, I>::value;
+
+  // access
+  template <std::size_t K, class T, class... Is>
+  LOOM_FORCE_INLINE auto lower(const expr::access<T, Is...>&) const {
+    const auto* t = std::get<K>(*bindings);
+    using bound = std::remove_cvref_t<decltype(*t)>;
+    using layout = access_layout<bound, Order, Is...>;
+    if constexpr (bound::format_type::all_dense) {
+      return make_strided<layout, 0>(t, 0);
+    } else {
+      static_assert(std::is_sorted(layout::depth_of_level.begin(), layout::depth_of_level.end()),
+                    "loom internal error: an access is not concordant with the loop order; "
+                    "please report");
+      return make_level<layout, 0>(t, 0, 1);
+    }
+  }
+  template <std::size_t K, class T>
+  LOOM_FORCE_INLINE auto lower(const expr::literal<T>& e) const {
+    return static_cast<V>(e.value);
+  }
+  template <std::size_t K, class L, class R>
+  LOOM_FORCE_INLINE auto lower(const expr::add<L, R>& e) const {
+    return make_union(add_op<V>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs), ctx);
+  }
+  template <std::size_t K, class L, class R>
+  LOOM_FORCE_INLINE auto lower(const expr::mul<L, R>& e) const {
+    return checked_mul(mul_op<V>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs));
+  }
+  template <std::size_t K, class P, class E>
+  LOOM_FORCE_INLINE auto lower(const expr::where<P, E>& e) const {
+    return checked_mul(where_op<V>{}, lower<K>(e.pred), lower<K + access_count<P>>(e.body));
+  }
+  template <std::size_t K, class I, class E>
+  LOOM_FORCE_INLINE auto lower(const expr::sum<I, E>& e) const {
+    return apply_sum<depth<I>>{ctx}(lower<K>(e.body));
+  }
+  template <std::size_t K, class I, class E>
+  LOOM_FORCE_INLINE auto lower(const expr::expand<I, E>& e) const {
+    return place_expand<depth<I>>{ctx}(lower<K>(e.body));
+  }
+  template <std::size_t K, class F, class E>
+  LOOM_FORCE_INLINE auto lower(const expr::map<F, E>& e) const {
+    auto x = lower<K>(std::get<0>(e.args));
+    if constexpr (fn::is_linear_v<F>) {
+      return apply_linear<F>{e.f}(x);
+    } else {
+      return apply_nonlinear<F>{e.f}(densify<F, E>(x));
+    }
+  }
+  template <std::size_t K, class F, class A, class B>
+  LOOM_FORCE_INLINE auto lower(const expr::map<F, A, B>& e) const {
+    constexpr bool a_constant = boost::mp11::mp_empty<expr::free_indices_t<A>>::value;
+    constexpr bool b_constant = boost::mp11::mp_empty<expr::free_indices_t<B>>::value;
+    auto a = lower<K>(std::get<0>(e.args));
+    auto b = lower<K + access_count<A>>(std::get<1>(e.args));
+    if constexpr (b_constant) {
+      using g = bind_constant<F, V, false>;
+      return apply_nonlinear<g>{g{e.f, static_cast<V>(reduce_checked(b))}}(densify<g, A>(a));
+    } else if constexpr (a_constant) {
+      using g = bind_constant<F, V, true>;
+      return apply_nonlinear<g>{g{e.f, static_cast<V>(reduce_checked(a))}}(densify<g, B>(b));
+    } else {
+      using op = binary_fn_op<V, F>;
+      using whole = expr::map<F, A, B>;
+      return make_union(op{e.f}, densify<F, whole>(a), b, ctx);
+    }
+  }
+
+  template <std::size_t K, class E>
+  LOOM_FORCE_INLINE auto lower_root(const E& e) const {
+    return lower<K>(e);
+  }
+
+ private:
+  // Two sums over the same index multiplied: materialised when both reduce to scalars, an
+  // error naming the index otherwise (notes §4.10).
+  template <class Op, class A, class B>
+  LOOM_FORCE_INLINE auto checked_mul(const Op& op, const A& a, const B& b) const {
+    constexpr bool same_sum = is_contracted<A>() && is_contracted<B>() &&
+                              depth_of<A>() == depth_of<B>();
+    constexpr bool liftable = !same_sum || (reducible<A>() && reducible<B>());
+    if constexpr (!liftable) {
+      static_assert(liftable,
+                    "loom: a product of two sums over the same index cannot be lifted, because "
+                    "their results still depend on a later index; rename the summation index in "
+                    "one factor (e.g. sum(k2, ...)) or materialise one factor first");
+      diag::product_of_sums_over_the_same_index_cannot_be_lifted<
+          diag::name_of<boost::mp11::mp_at_c<Order, depth_of<A>()>>>{};
+      return semiring_traits<V>::zero();
+    } else {
+      return make_mul(op, a, b, ctx);
+    }
+  }
+
+  // x unioned with a zero over every free index of E, when f(0) may be non-zero
+  template <class F, class E, class X>
+  LOOM_FORCE_INLINE auto densify(const X& x) const {
+    if constexpr (DenseMaps && !fn::is_zero_preserving_v<F>) {
+      return make_union(add_op<V>{}, x, dense_zero<expr::free_indices_t<E>>(), ctx);
+    } else {
+      return x;
+    }
+  }
+  template <class Indices>
+  LOOM_FORCE_INLINE auto dense_zero() const {
+    constexpr auto depths = [] {
+      std::array<std::size_t, boost::mp11::mp_size<Indices>::value> d{};
+      std::size_t k = 0;
+      boost::mp11::mp_for_each<Indices>([&](auto i) { d[k++] = depth<decltype(i)>; });
+      std::sort(d.begin(), d.end());
+      return d;
+    }();
+    return expand_levels<depths, 0>();
+  }
+  template <auto Depths, std::size_t R>
+  LOOM_FORCE_INLINE auto expand_levels() const {
+    if constexpr (R == Depths.size()) {
+      return semiring_traits<V>::zero();
+    } else {
+      auto inner = expand_levels<Depths, R + 1>();
+      return expand_stream<Depths[R], decltype(inner)>{inner, 0, ctx->extents[Depths[R]]};
+    }
+  }
+};
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_LOWER_HPP
+// ---- end <loom/stream/lower.hpp>
+// ---- begin <loom/stream/run.hpp>
+// Defines the run loops that drive a stream tree into a destination: a dense array, or a
+// coordinate sink that assembles a sparse output (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_RUN_HPP
+#define LOOM_STREAM_RUN_HPP
+
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace loom::stream {
+
+// The loop template of Etch (notes §5.3) specialised by stream kind: the δ step is `next()`,
+// which always-ready levels turn into `++position`, so a compressed level becomes a plain
+// counted loop and a dense level a `for`.
+
+/// reduce with a flag telling whether any value was emitted (sparse outputs skip empty sums).
+template <class X>
+LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
+  using leaf = leaf_t<X>;
+  if constexpr (!is_stream_v<X>) {
+    return std::pair<leaf, bool>{x, true};
+  } else {
+    leaf acc = semiring_traits<leaf>::zero();
+    bool touched = false;
+    X s = x;
+    while (s.valid()) {
+      if (s.ready()) {
+        if constexpr (is_stream_v<decltype(s.value())>) {
+          auto [v, t] = reduce_touched(s.value());
+          if (t) {
+            acc = semiring_traits<leaf>::add(acc, v);
+            touched = true;
+          }
+        } else {
+          acc = semiring_traits<leaf>::add(acc, s.value());
+          touched = true;
+        }
+      }
+      s.next();
+    }
+    return std::pair<leaf, bool>{acc, touched};
+  }
+}
+
+/// Accumulates a stream into a dense array: `vals[off + Σ index·stride[depth]] += value`.
+template <class T, class S>
+LOOM_FORCE_INLINE void run_dense(T* vals, const std::int64_t* strides, const S& s,
+                                 std::int64_t off) {
+  if constexpr (!is_stream_v<S>) {
+    vals[off] = semiring_traits<T>::add(vals[off], static_cast<T>(s));
+  } else if constexpr (reducible<S>()) {
+    vals[off] = semiring_traits<T>::add(vals[off], static_cast<T>(reduce(s)));  // local sum
+  } else {
+    S st = s;
+    while (st.valid()) {
+      if (st.ready()) {
+        if constexpr (S::contracted) run_dense(vals, strides, st.value(), off);
+        else run_dense(vals, strides, st.value(), off + st.index() * strides[S::depth]);
+      }
+      st.next();
+    }
+  }
+}
+
+/// Collects the entries of a sparse output in order (coordinates in the output's storage
+/// order): the loop order emits each output coordinate once, ascending.
+/// Where sinks put finished entries: a plain list (merged later with existing entries).
+template <class T, std::size_t N>
+struct entry_list {
+  std::vector<std::array<std::int64_t, N>> crd;
+  std::vector<T> vals;
+  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
+    crd.push_back(c);
+    vals.push_back(v);
+  }
+};
+
+template <class T, std::size_t N, class Out>
+struct append_sink {
+  using value_type = T;
+  Out& out;
+  std::array<std::int64_t, 32> at_depth{};      // current index of each depth
+  std::array<std::size_t, N> depth_of_level{};  // output level k is iterated at this depth
+
+  LOOM_FORCE_INLINE void push(const T& v) {
+    std::array<std::int64_t, N> c{};
+    for (std::size_t k = 0; k < N; ++k) c[k] = at_depth[depth_of_level[k]];
+    out.push(c, v);
+  }
+  LOOM_FORCE_INLINE void end_of(std::size_t) {}
+  void finish() {}
+};
+
+/// A Gustavson workspace: the first `prefix` output levels are iterated in order by the outer
+/// loops; the rest arrive in any order, possibly repeated, and are accumulated per prefix
+/// ("row") in a dense array with a touched list (or a sorted list when the row space is
+/// large), then appended in order when the row ends.
+template <class T, std::size_t N, class Out>
+struct workspace_sink {
+  using value_type = T;
+  Out& out;
+  std::array<std::int64_t, 32> at_depth{};
+  std::array<std::size_t, N> depth_of_level{};
+  std::array<std::int64_t, N> level_extent{};
+  std::size_t prefix = 0;  // output levels fixed by the outer loops
+  bool dense = true;
+  std::vector<T> acc{};
+  std::vector<unsigned char> seen{};
+  std::vector<std::int64_t> touched{};
+  std::vector<std::pair<std::int64_t, T>> pairs{};  // sparse mode
+
+  void init() {
+    std::int64_t space = 1;
+    for (std::size_t k = prefix; k < N; ++k) {
+      if (level_extent[k] != 0 && space > (std::int64_t{1} << 40) / level_extent[k]) space = -1;
+      if (space >= 0) space *= level_extent[k];
+    }
+    dense = space >= 0 && space <= (std::int64_t{1} << 26);
+    if (dense) {
+      acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
+      seen.assign(static_cast<std::size_t>(space), 0);
+    }
+  }
+  LOOM_FORCE_INLINE std::int64_t key() const {
+    std::int64_t key = 0;
+    for (std::size_t k = prefix; k < N; ++k) key = key * level_extent[k] + at_depth[depth_of_level[k]];
+    return key;
+  }
+  LOOM_FORCE_INLINE void push(const T& v) {
+    const std::int64_t kk = key();
+    if (dense) {
+      if (!seen[kk]) {
+        seen[kk] = 1;
+        touched.push_back(kk);
+        acc[kk] = v;
+      } else {
+        acc[kk] = semiring_traits<T>::add(acc[kk], v);
+      }
+    } else {
+      pairs.emplace_back(kk, v);
+    }
+  }
+  // the loop at depth d finished one index: flush when d fixes the last prefix level
+  LOOM_FORCE_INLINE void end_of(std::size_t d) {
+    if (prefix > 0 && d == depth_of_level[prefix - 1]) flush();
+  }
+  void finish() {
+    if (prefix == 0) flush();
+  }
+  void flush() {
+    std::array<std::int64_t, N> c{};
+    for (std::size_t k = 0; k < prefix; ++k) c[k] = at_depth[depth_of_level[k]];
+    auto emit = [&](std::int64_t kk, const T& v) {
+      for (std::size_t k = N; k-- > prefix;) {
+        c[k] = kk % level_extent[k];
+        kk /= level_extent[k];
+      }
+      out.push(c, v);
+    };
+    if (dense) {
+      std::sort(touched.begin(), touched.end());
+      for (std::int64_t kk : touched) {
+        emit(kk, acc[kk]);
+        acc[kk] = semiring_traits<T>::zero();
+        seen[kk] = 0;
+      }
+      touched.clear();
+    } else {
+      std::stable_sort(pairs.begin(), pairs.end(),
+                       [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (std::size_t q = 0; q < pairs.size();) {
+        T v = pairs[q].second;
+        std::size_t r = q + 1;
+        for (; r < pairs.size() && pairs[r].first == pairs[q].first; ++r)
+          v = semiring_traits<T>::add(v, pairs[r].second);
+        emit(pairs[q].first, v);
+        q = r;
+      }
+      pairs.clear();
+    }
+  }
+};
+
+/// Drives a stream into a sink (append or workspace).
+template <class Sink, class S>
+LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
+  using T = typename Sink::value_type;
+  if constexpr (!is_stream_v<S>) {
+    sink.push(static_cast<T>(s));
+  } else if constexpr (reducible<S>()) {
+    auto [v, touched] = reduce_touched(s);
+    if (touched) sink.push(static_cast<T>(v));
+  } else {
+    S st = s;
+    while (st.valid()) {
+      if (st.ready()) {
+        if constexpr (!S::contracted) sink.at_depth[S::depth] = st.index();
+        run_sparse(sink, st.value());
+        if constexpr (!S::contracted) sink.end_of(S::depth);
+      }
+      st.next();
+    }
+  }
+}
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_RUN_HPP
+// ---- end <loom/stream/run.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace loom::detail {
+
+using boost::mp11::mp_list;
+
+// The format an operand is reformatted to when the loop order is not concordant with it: the
+// same levels, modes re-ordered by the depth of their index.
+template <class Order, class A>
+struct transposed_format;
+template <class Order, class T, class... Is>
+struct transposed_format<Order, expr::access<T, Is...>> {
+  using format = typename std::remove_const_t<T>::format_type;
+  static constexpr std::array<std::size_t, sizeof...(Is)> modes = [] {
+    std::array<std::size_t, sizeof...(Is)> depth{boost::mp11::mp_find<Order, Is>::value...};
+    std::array<std::size_t, sizeof...(Is)> m{};
+    for (std::size_t k = 0; k < m.size(); ++k) m[k] = k;
+    std::sort(m.begin(), m.end(), [&](std::size_t a, std::size_t b) { return depth[a] < depth[b]; });
+    return m;
+  }();
+  template <class Seq>
+  struct make;
+  template <std::size_t... Ks>
+  struct make<std::index_sequence<Ks...>> {
+    using type = format_spec<typename format::levels, modes[Ks]...>;
+  };
+  using type = typename make<std::make_index_sequence<sizeof...(Is)>>::type;
+};
+
+}  // namespace loom::detail
+
+namespace loom::expr::detail {
+template <class A>
+struct access_traits_tensor;
+template <class T, class... Is>
+struct access_traits_tensor<access<T, Is...>> {
+  using type = T;
+};
+}  // namespace loom::expr::detail
+
+namespace loom::detail {
+
+// Per access ordinal K: the tensor type the kernel reads (transposed copy or original).
+template <class Plan, std::size_t K>
+struct binding {
+  using access_type = boost::mp11::mp_at_c<typename Plan::accesses, K>;
+  using original = std::remove_const_t<typename expr::detail::access_traits_tensor<access_type>::type>;
+  static constexpr bool transposed = Plan::chosen.transposed[K];
+  using tensor_type = std::conditional_t<
+      transposed,
+      tensor<typename original::value_type, typename transposed_format<typename Plan::order, access_type>::type>,
+      original>;
+  using storage = std::conditional_t<transposed, std::optional<tensor_type>, std::monostate>;
+};
+
+template <class Plan, class Seq = std::make_index_sequence<Plan::access_count>>
+struct bindings_of;
+template <class Plan, std::size_t... Ks>
+struct bindings_of<Plan, std::index_sequence<Ks...>> {
+  using pointers = std::tuple<const typename binding<Plan, Ks>::tensor_type*...>;
+  using temporaries = std::tuple<typename binding<Plan, Ks>::storage...>;
+};
+
+inline std::string operand_label(const std::string& name, std::size_t ordinal,
+                                 const std::string& format) {
+  if (!name.empty()) return name;
+  return "operand #" + std::to_string(ordinal) + " (" + format + ")";
+}
+
+/// Extents of every index of the plan's universe, checked to agree across operands.
+template <class Plan, class Lhs, class Rhs>
+std::vector<std::int64_t> gather_extents(const Lhs& lhs, const Rhs& rhs) {
+  using universe = typename Plan::universe;
+  constexpr std::size_t n = Plan::index_count;
+  std::vector<std::int64_t> extent(n, -1);
+  std::vector<std::string> source(n);
+  auto visit = [&]<class T, class... Is>(const expr::access<T, Is...>& a, const std::string& who) {
+    std::size_t m = 0;
+    (
+        [&] {
+          constexpr std::size_t id = boost::mp11::mp_find<universe, Is>::value;
+          const std::int64_t e = a.tensor->extent(m);
+          const std::string here = who + " (mode " + std::to_string(m) + ")";
+          if (extent[id] < 0) {
+            extent[id] = e;
+            source[id] = here;
+          } else if (extent[id] != e) {
+            throw shape_error("loom: index " + std::string(Is::name) + " has extent " +
+                              std::to_string(extent[id]) + " in " + source[id] + " but " +
+                              std::to_string(e) + " in " + here);
+          }
+          ++m;
+        }(),
+        ...);
+  };
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+    visit(a, operand_label(a.tensor->name(), k, format_name<typename tensor_t::format_type>()));
+  });
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  if constexpr (out_t::order > 0)
+    visit(lhs, lhs.tensor->name().empty()
+                   ? "the output (" + format_name<typename out_t::format_type>() + ")"
+                   : lhs.tensor->name());
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto id) {
+    if (extent[id] < 0)
+      throw shape_error("loom: the extent of index " +
+                        std::string(boost::mp11::mp_at_c<universe, id>::name) +
+                        " is unknown: it is summed but used by no operand");
+  });
+  return extent;
+}
+
+/// Whether some map's f(0, ...) is non-zero, so that maps must cover their whole domain.
+template <class Rhs>
+bool maps_need_dense_domain(const Rhs& rhs) {
+  bool dense = false;
+  expr::for_each_node(rhs, [&](const auto& node) {
+    using N = std::remove_cvref_t<decltype(node)>;
+    if constexpr (requires { node.f; node.args; }) {
+      using F = decltype(node.f);
+      if constexpr (!fn::is_zero_preserving_v<F>) {
+        using V = expr::value_type_t<N>;
+        const V zero = semiring_traits<V>::zero();
+        constexpr std::size_t arity = std::tuple_size_v<decltype(node.args)>;
+        auto value_or_zero = [&](const auto& arg) -> std::optional<V> {
+          using A = std::remove_cvref_t<decltype(arg)>;
+          if constexpr (!boost::mp11::mp_empty<expr::free_indices_t<A>>::value) return zero;
+          else if constexpr (requires { arg.value; }) return static_cast<V>(arg.value);
+          else return std::nullopt;  // a computed scalar: assume the worst
+        };
+        if constexpr (arity == 1) {
+          dense = dense || !(static_cast<V>(node.f(zero)) == zero);
+        } else {
+          auto a = value_or_zero(std::get<0>(node.args));
+          auto b = value_or_zero(std::get<1>(node.args));
+          dense = dense || !a || !b || !(static_cast<V>(node.f(*a, *b)) == zero);
+        }
+      }
+    }
+  });
+  return dense;
+}
+
+// node types of an expression, as a list
+template <class E>
+struct node_list {
+  using type = mp_list<E>;
+};
+template <class L, class R>
+struct node_list<expr::add<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::add<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
+};
+template <class L, class R>
+struct node_list<expr::mul<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::mul<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
+};
+template <class L, class R>
+struct node_list<expr::where<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::where<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
+};
+template <class I, class E>
+struct node_list<expr::sum<I, E>> {
+  using type = boost::mp11::mp_push_front<typename node_list<E>::type, expr::sum<I, E>>;
+};
+template <class I, class E>
+struct node_list<expr::expand<I, E>> {
+  using type = boost::mp11::mp_push_front<typename node_list<E>::type, expr::expand<I, E>>;
+};
+template <class F, class... Es>
+struct node_list<expr::map<F, Es...>> {
+  using type = boost::mp11::mp_append<mp_list<expr::map<F, Es...>>, typename node_list<Es>::type...>;
+};
+template <class N>
+struct is_runtime_map : std::false_type {};
+template <class F, class... Es>
+struct is_runtime_map<expr::map<F, Es...>> : std::bool_constant<!fn::is_zero_preserving_v<F>> {};
+
+/// Whether the kernel needs a second, dense-domain variant (a map with unknown f(0)).
+template <class Rhs>
+inline constexpr bool needs_map_variants =
+    boost::mp11::mp_any_of<typename node_list<Rhs>::type, is_runtime_map>::value;
+
+/// Runs one instantiated plan into `out`.
+template <class Plan, bool DenseMaps, class Out, class Lhs, class Rhs>
+void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
+              const std::vector<std::int64_t>& extent_by_id) {
+  using order = typename Plan::order;
+  using universe = typename Plan::universe;
+  using V = expr::value_type_t<Rhs>;
+  using T = typename Out::value_type;
+  using B = bindings_of<Plan>;
+  constexpr std::size_t depth_count = Plan::index_count;
+
+  stream::kernel_context ctx;
+  ctx.extents.resize(depth_count);
+  for (std::size_t d = 0; d < depth_count; ++d) ctx.extents[d] = extent_by_id[Plan::chosen.order[d]];
+
+  typename B::pointers pointers{};
+  typename B::temporaries temporaries{};
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    boost::mp11::mp_with_index<Plan::access_count>(k, [&](auto K) {
+      using bind = binding<Plan, K>;
+      if constexpr (std::is_same_v<std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>,
+                                   typename bind::original>) {
+        if constexpr (bind::transposed) {
+          std::get<K>(temporaries).emplace(*a.tensor);  // reformat to a concordant order
+          std::get<K>(pointers) = &*std::get<K>(temporaries);
+        } else {
+          std::get<K>(pointers) = a.tensor;
+        }
+      }
+    });
+  });
+
+  stream::lowerer<order, V, DenseMaps, typename B::pointers> lower{&ctx, &pointers};
+  const auto root = lower.template lower_root<0>(rhs);
+  (void)lhs;
+
+  using out_format = typename Out::format_type;
+  constexpr std::size_t N = Out::order;
+  // depth of each output mode
+  constexpr auto out_depth = [] {
+    std::array<std::size_t, N> d{};
+    using out_indices = expr::free_indices_t<Lhs>;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<N>>([&](auto m) {
+      using I = boost::mp11::mp_at_c<out_indices, m>;
+      d[m] = boost::mp11::mp_find<order, I>::value;
+    });
+    return d;
+  }();
+  (void)universe{};
+
+  if constexpr (out_format::all_dense) {
+    if (!accumulate) std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
+    std::vector<std::int64_t> strides(depth_count + 1, 0);
+    for (std::size_t m = 0; m < N; ++m) {
+      std::int64_t stride = 1;
+      const std::size_t level = out_format::level_of_mode[m];
+      for (std::size_t k = level + 1; k < N; ++k) stride *= out.extent(out_format::modes[k]);
+      strides[out_depth[m]] = stride;
+    }
+    stream::run_dense(out.values().data(), strides.data(), root, 0);
+  } else {
+    auto drive = [&](auto& sink) {
+      for (std::size_t k = 0; k < N; ++k) sink.depth_of_level[k] = out_depth[out_format::modes[k]];
+      if constexpr (requires { sink.prefix; }) {
+        sink.prefix = Plan::output_prefix;
+        for (std::size_t k = 0; k < N; ++k) sink.level_extent[k] = out.extent(out_format::modes[k]);
+        sink.init();
+      }
+      stream::run_sparse(sink, root);
+      sink.finish();
+    };
+    auto run_into = [&](auto& entries) {
+      if constexpr (Plan::output_in_order) {
+        stream::append_sink<T, N, std::remove_cvref_t<decltype(entries)>> sink{entries};
+        drive(sink);
+      } else {
+        stream::workspace_sink<T, N, std::remove_cvref_t<decltype(entries)>> sink{entries};
+        drive(sink);
+      }
+    };
+    std::string name = out.name();
+    if (accumulate) {  // new entries merged with the stored ones
+      stream::entry_list<T, N> entries;
+      run_into(entries);
+      out.for_each_stored([&](const auto& c, const T& v) {
+        std::array<std::int64_t, N> s{};
+        for (std::size_t k = 0; k < N; ++k) s[k] = c[out_format::modes[k]];
+        entries.push(s, v);
+      });
+      detail::sort_and_merge(entries.crd, entries.vals, duplicates::sum, out_format::modes, false);
+      out = detail::assemble_sorted<T, out_format>(out.shape(), entries.crd, std::move(entries.vals));
+    } else {  // entries arrive sorted and unique: build the levels directly
+      detail::appender<T, out_format> entries(out.shape());
+      run_into(entries);
+      out = std::move(entries).finish();
+    }
+    out.set_name(std::move(name));
+  }
+}
+
+template <class P, class Out, class Lhs, class Rhs>
+void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
+  const auto extents = gather_extents<P>(lhs, rhs);
+  if constexpr (needs_map_variants<Rhs>) {
+    if (maps_need_dense_domain(rhs)) return run_plan<P, true>(out, lhs, rhs, accumulate, extents);
+  }
+  run_plan<P, false>(out, lhs, rhs, accumulate, extents);
+}
+
+template <class Out, class Lhs, class Rhs>
+void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
+  using P0 = plan::order_plan<Lhs, Rhs>;
+  if constexpr (P0::any_transposed && P0::access_count > 1) {
+    // runtime choice: transpose the operand with the fewest stored entries
+    constexpr std::size_t n = std::min(P0::access_count, plan::max_transpose_candidates);
+    const std::size_t best = plan::cheapest_transposition<Lhs, Rhs>(rhs);
+    if (best < n) {
+      boost::mp11::mp_with_index<n>(best, [&](auto c) {
+        execute_plan<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+            out, lhs, rhs, accumulate);
+      });
+      return;
+    }
+  }
+  execute_plan<P0>(out, lhs, rhs, accumulate);
+}
+
+template <class Out, class Rhs>
+bool aliases_output(const Out* out, const Rhs& rhs) {
+  bool aliased = false;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
+    aliased = aliased || static_cast<const void*>(a.tensor) == static_cast<const void*>(out);
+  });
+  return aliased;
+}
+
+}  // namespace loom::detail
+
+namespace loom::expr {
+
+/// `out(i...) = rhs` and `out(i...) += rhs`: checks the kernel (compile time), then evaluates
+/// it as one fused loop nest. Found by argument-dependent lookup from `access::operator=`.
+template <class OT, class... Os, class R, class Tag>
+void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs_operand, Tag) {
+  static_assert(operand<R>, "loom::assign: the right-hand side must be an expression or a scalar");
+  const auto rhs = as_expr(rhs_operand);
+  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using Lhs = access<OT, Os...>;
+  if constexpr (!plan::assignment_is_valid<Lhs, Rhs>) {
+    plan::report_assignment_errors<Lhs, Rhs>();
+  } else {
+    constexpr bool accumulate = std::is_same_v<Tag, accumulate_tag>;
+    using out_t = std::remove_const_t<OT>;
+    static_assert(out_t::owning || out_t::format_type::all_dense,
+                  "loom::assign: a sparse output must be an owning loom::tensor; a view over "
+                  "caller buffers cannot grow");
+    if (loom::detail::aliases_output(lhs.tensor, rhs)) {  // the output is also read: use a copy
+      tensor<typename out_t::value_type, typename out_t::format_type> result(*lhs.tensor);
+      access<decltype(result), Os...> target{&result};
+      loom::detail::execute(result, target, rhs, accumulate);
+      if constexpr (out_t::owning) {
+        *lhs.tensor = std::move(result);
+      } else {  // a dense view: write the values back into the caller's buffer
+        std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
+      }
+    } else {
+      loom::detail::execute(*lhs.tensor, lhs, rhs, accumulate);
+    }
+  }
+}
+
+}  // namespace loom::expr
+
+namespace loom {
+
+/// The value of an expression without free indices: `double s = loom::eval(sum(i, x(i)));`
+template <expr::operand E>
+auto eval(const E& e) {
+  const auto rhs = expr::as_expr(e);
+  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using V = expr::value_type_t<Rhs>;
+  tensor<V, format<>> result;
+  expr::access<tensor<V, format<>>> target{&result};
+  if constexpr (!plan::assignment_is_valid<decltype(target), Rhs>)
+    plan::report_assignment_errors<decltype(target), Rhs>();
+  else
+    loom::detail::execute(result, target, rhs, false);
+  return result.values()[0];
+}
+
+}  // namespace loom
+
+#endif  // LOOM_STREAM_EVALUATE_HPP
+// ---- end <loom/stream/evaluate.hpp>
+
+#endif  // LOOM_STREAM_HPP
+// ---- end <loom/stream.hpp>
 
 #endif  // LOOM_LOOM_HPP
 // ---- end <loom/loom.hpp>
