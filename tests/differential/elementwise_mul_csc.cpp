@@ -1,8 +1,8 @@
 // Differential tests: element-wise multiplication C(i,j) = A(i,j) * B(i,j) (intersection of
 // supports), against the dense reference. The other B formats are in elementwise_mul.cpp,
 // elementwise_mul_csc.cpp, elementwise_mul_coo_dense.cpp. This file: B in {csc, dcsc}; every A
-// format; outputs in rotation (dcsr, csr, dense_matrix, coo, csc); (+,x) and (min,+); `=` (over
-// random prior contents) and `+=`.
+// format; the semiring ((+,x) or (min,+)) and the output (dcsr, csr, dense_matrix, coo, csc) in
+// rotation; `=` (over random prior contents) and `+=`.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
@@ -29,15 +29,17 @@ using a_formats =
     mp_list<loom::csr, loom::csc, loom::dcsr, loom::dcsc, loom::coo, loom::dense_matrix>;
 using b_formats = mp_list<loom::csc, loom::dcsc>;
 using outputs = mp_list<loom::dcsr, loom::csr, loom::dense_matrix, loom::coo, loom::csc>;
-using combos = lt::as_tuple<lt::product_with_rotating<outputs, semirings, a_formats, b_formats>>;
+// (A, B, T, C): every (A, B) pair once, the semiring and the output in rotation
+using combos = lt::as_tuple<
+    lt::with_rotating<lt::product_with_rotating<semirings, a_formats, b_formats>, outputs>>;
 
 }  // namespace
 
 TEST_CASE_TEMPLATE_DEFINE(
     "differential: element-wise multiply C(i,j) = A(i,j) * B(i,j), B csc/dcsc", Combo,
     elementwise_mul_csc) {
-  using T = mp11::mp_at_c<Combo, 0>;
-  lt::kernel_cases<T, mp11::mp_at_c<Combo, 3>, mp11::mp_at_c<Combo, 1>, mp11::mp_at_c<Combo, 2>>(
+  using T = mp11::mp_at_c<Combo, 2>;
+  lt::kernel_cases<T, mp11::mp_at_c<Combo, 3>, mp11::mp_at_c<Combo, 0>, mp11::mp_at_c<Combo, 1>>(
       "C(i,j) = A(i,j) * B(i,j)", {"C", "A", "B"}, lt::same_matrix_shapes,
       [](auto& C, const auto& A, const auto& B) {
         return std::pair{C(i, j), A(i, j) * B(i, j)};

@@ -1,7 +1,7 @@
-// Differential tests: loom::map with user callables, against the dense reference (double); every
-// matrix format, outputs in rotation, `=` and `+=`. f(0) != 0 (v + 1, a - b + 1) makes the result
-// dense over the domain, also inside a sum; f(0) == 0 known only at run time (v * v, 2ab) must
-// give the same values either way.
+// Differential tests: loom::map of one operand with user callables, against the dense reference
+// (double); every matrix format, outputs in rotation, `=` and `+=`. f(0) != 0 (v + 1) makes the
+// result dense over the domain, also inside a sum; f(0) == 0 known only at run time (v * v) must
+// give the same values either way. Two-operand maps are in maps_binary.cpp.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
@@ -59,12 +59,6 @@ struct plus_one {
 struct square {
   double operator()(double v) const { return v * v; }
 };
-struct difference_plus_one {
-  double operator()(double a, double b) const { return a - b + 1; }
-};
-struct twice_product {
-  double operator()(double a, double b) const { return 2 * a * b; }
-};
 
 }  // namespace
 
@@ -87,28 +81,6 @@ TEST_CASE_TEMPLATE_DEFINE("differential: C(i,j) = map(v * v, A(i,j))", Combo, ma
       });
 }
 TEST_CASE_TEMPLATE_APPLY(map_square, unary_combos<reals>);
-
-TEST_CASE_TEMPLATE_DEFINE("differential: C(i,j) = map(a - b + 1, A(i,j), B(i,j))", Combo,
-                          map2_dense) {
-  using T = mp11::mp_at_c<Combo, 2>;
-  lt::kernel_cases<T, mp11::mp_at_c<Combo, 3>, mp11::mp_at_c<Combo, 0>, mp11::mp_at_c<Combo, 1>>(
-      "C(i,j) = map([](double a, double b) { return a - b + 1; }, A(i,j), B(i,j))", {"C", "A", "B"},
-      lt::same_matrix_shapes, [](auto& C, const auto& A, const auto& B) {
-        return std::pair{C(i, j), loom::map(difference_plus_one{}, A(i, j), B(i, j))};
-      });
-}
-TEST_CASE_TEMPLATE_APPLY(map2_dense, binary_combos<reals>);
-
-TEST_CASE_TEMPLATE_DEFINE("differential: C(i,j) = map(2ab, A(i,j), B(i,j))", Combo,
-                          map2_zero_preserving) {
-  using T = mp11::mp_at_c<Combo, 2>;
-  lt::kernel_cases<T, mp11::mp_at_c<Combo, 3>, mp11::mp_at_c<Combo, 0>, mp11::mp_at_c<Combo, 1>>(
-      "C(i,j) = map([](double a, double b) { return 2 * a * b; }, A(i,j), B(i,j))", {"C", "A", "B"},
-      lt::same_matrix_shapes, [](auto& C, const auto& A, const auto& B) {
-        return std::pair{C(i, j), loom::map(twice_product{}, A(i, j), B(i, j))};
-      });
-}
-TEST_CASE_TEMPLATE_APPLY(map2_zero_preserving, binary_combos<reals>);
 
 TEST_CASE_TEMPLATE_DEFINE("differential: y(i) = sum(j, map(v + 1, A(i,j)))", Combo,
                           row_sum_of_map) {

@@ -51,7 +51,6 @@ TEST_CASE_TEMPLATE_DEFINE("differential: mttkrp M(i,r) = sum(j, k, T(i,j,k) * B(
       },
       [](auto& M, const auto& T, const auto& B, const auto& C) {
         return std::pair{M(i, r), loom::sum(j, k, T(i, j, k) * B(j, r) * C(k, r))};
-      },
-      lt::case_options{.all_pairs = false});  // 6 density pairs: the reference is O(n^4) here
+      });
 }
 TEST_CASE_TEMPLATE_APPLY(mttkrp, combos);

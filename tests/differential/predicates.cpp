@@ -1,7 +1,6 @@
-// Differential tests: comparisons (0/1 predicates) and `where`, against the dense reference;
-// double and int64 in rotation for comparisons, (+,x) and (min,+) for `where` with a tensor as the
-// predicate; every matrix format, outputs in rotation, `=` and `+=`. `A < 2` and `A == B` hold
-// where both are absent, so their results are dense over the domain.
+// Differential tests: comparisons (0/1 predicates), against the dense reference; double and int64
+// in rotation, every matrix format, outputs in rotation, `=` and `+=`. `A < 2` and `A == B` hold
+// where both are absent, so their results are dense over the domain. `where` is in where.cpp.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
@@ -52,7 +51,6 @@ using shape2 = std::array<std::int64_t, 2>;
 }
 
 using arithmetic = mp_list<double, std::int64_t>;
-using semirings = mp_list<double, loom::min_plus<double>>;
 
 }  // namespace
 
@@ -83,24 +81,3 @@ TEST_CASE_TEMPLATE_DEFINE("differential: C(i,j) = A(i,j) == B(i,j)", Combo, equa
       });
 }
 TEST_CASE_TEMPLATE_APPLY(equal, binary_combos<arithmetic>);
-
-TEST_CASE_TEMPLATE_DEFINE("differential: C(i,j) = where(A(i,j) > 2, B(i,j))", Combo,
-                          where_comparison) {
-  using T = mp11::mp_at_c<Combo, 2>;
-  lt::kernel_cases<T, mp11::mp_at_c<Combo, 3>, mp11::mp_at_c<Combo, 0>, mp11::mp_at_c<Combo, 1>>(
-      "C(i,j) = where(A(i,j) > 2, B(i,j))", {"C", "A", "B"}, lt::same_matrix_shapes,
-      [](auto& C, const auto& A, const auto& B) {
-        return std::pair{C(i, j), loom::where(A(i, j) > 2, B(i, j))};
-      });
-}
-TEST_CASE_TEMPLATE_APPLY(where_comparison, binary_combos<arithmetic>);
-
-TEST_CASE_TEMPLATE_DEFINE("differential: C(i,j) = where(B(i,j), A(i,j))", Combo, where_tensor) {
-  using T = mp11::mp_at_c<Combo, 2>;
-  lt::kernel_cases<T, mp11::mp_at_c<Combo, 3>, mp11::mp_at_c<Combo, 0>, mp11::mp_at_c<Combo, 1>>(
-      "C(i,j) = where(B(i,j), A(i,j))", {"C", "A", "B"}, lt::same_matrix_shapes,
-      [](auto& C, const auto& A, const auto& B) {
-        return std::pair{C(i, j), loom::where(B(i, j), A(i, j))};
-      });
-}
-TEST_CASE_TEMPLATE_APPLY(where_tensor, binary_combos<semirings>);

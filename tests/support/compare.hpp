@@ -167,13 +167,15 @@ struct case_context {
   std::string semiring;                    ///< value type, e.g. "min_plus<double>"
   std::string densities;                   ///< e.g. "A=30% x=full"
   std::uint64_t seed = 0;                  ///< the case seed (operands use mix_seed(seed, k))
+  std::string extents{};                   ///< the case extents e0..e3 (shapes derive from them)
   double tolerance = 0;                    ///< relative tolerance; 0 = exact
   std::function<std::string()> explain{};  ///< the plan, printed on failure when set
 
   std::string describe() const {
     std::string s = "expression: " + expression + "\n  formats:    " + formats +
                     "\n  semiring:   " + semiring + "\n  densities:  " + densities +
-                    "\n  seed:       " + std::to_string(seed);
+                    "\n  seed:       " + std::to_string(seed) +
+                    (extents.empty() ? "" : "\n  extents:    " + extents);
     if (explain) {
       try {
         s += "\n  plan:\n" + explain();
@@ -457,7 +459,18 @@ struct case_options {
   bool all_pairs = true;   ///< all 36 density pairs of the first two inputs (else 6)
   bool accumulate = true;  ///< also run `+=` into an output with random prior contents
   double tolerance = 0;    ///< relative tolerance (0 = exact)
+  /// When not empty, every seed runs with each of these extents instead of
+  /// extents_for_seed(seed) (for degenerate shapes: 1 x n, 0 x n, ...).
+  std::vector<std::array<std::int64_t, 4>> extents{};
 };
+
+namespace detail {
+inline std::vector<std::array<std::int64_t, 4>> extents_of_case(const case_options& opt,
+                                                                std::uint64_t seed) {
+  if (!opt.extents.empty()) return opt.extents;
+  return {extents_for_seed(seed)};
+}
+}  // namespace detail
 
 namespace detail {
 inline density density_after(density d, std::size_t k) {
@@ -467,14 +480,45 @@ inline density density_after(density d, std::size_t k) {
 }
 }  // namespace detail
 
+namespace detail {
+// Random inputs `Inputs...` of shapes `get<Offset + k>(shapes)`, operand k seeded by
+// mix_seed(seed, k + 1).
+template <class T, class... Inputs, std::size_t Offset, class Shapes, std::size_t... K>
+std::tuple<tensor<T, Inputs>...> random_inputs(const Shapes& shapes,
+                                               const std::array<density, sizeof...(Inputs)>& dens,
+                                               std::uint64_t seed,
+                                               std::integral_constant<std::size_t, Offset>,
+                                               std::index_sequence<K...>) {
+  return {
+      random_tensor<T, Inputs>(std::get<Offset + K>(shapes), dens[K], mix_seed(seed, K + 1))...};
+}
+
+// "A=csr B=coo" and "A=30% B=full" for the inputs.
+template <class... Inputs, std::size_t... K>
+void describe_inputs(const std::string_view* names, const density* dens, std::string& formats,
+                     std::string& densities, std::index_sequence<K...>) {
+  ((formats += (K ? " " : "") + std::string(names[K]) + "=" + format_name<Inputs>(),
+    densities += (K ? " " : "") + std::string(names[K]) + "=" + std::string(density_name(dens[K]))),
+   ...);
+}
+
+template <std::size_t N>
+std::array<density, N> input_densities(density d0, density d1, density d2) {
+  std::array<density, N> dens{};
+  for (std::size_t k = 0; k < N; ++k) dens[k] = k == 0 ? d0 : k == 1 ? d1 : density_after(d2, k);
+  return dens;
+}
+}  // namespace detail
+
 /// Runs a kernel over every seed and density combination, with `=` and (optionally) `+=`.
 ///
-/// `shapes(e)` maps the case extents e (four values in 5..13, see extents_for_seed) to a tuple
-/// (output shape, input shapes...). Inputs are random tensors in `Inputs...` (the first two take
-/// every density pair, further ones a rotating density); the output is a random `Out` tensor
-/// whose prior contents `=` must replace and `+=` must add to. `make(out, inputs...)` returns the
-/// pair (lhs access, rhs expression), e.g. `std::pair{C(i, j), A(i, j) + B(i, j)}`. `text` is the
-/// kernel as written with `=`; `names` are the output's then the inputs' names.
+/// `shapes(e)` maps the case extents e (four values in 5..13, see extents_for_seed, or those of
+/// `opt.extents`) to a tuple (output shape, input shapes...). Inputs are random tensors in
+/// `Inputs...` (the first two take every density pair, further ones a rotating density); the
+/// output is a random `Out` tensor whose prior contents `=` must replace and `+=` must add to.
+/// `make(out, inputs...)` returns the pair (lhs access, rhs expression), e.g.
+/// `std::pair{C(i, j), A(i, j) + B(i, j)}`. `text` is the kernel as written with `=`; `names` are
+/// the output's then the inputs' names.
 template <class T, class Out, class... Inputs, class Shapes, class Make>
 void kernel_cases(std::string_view text,
                   const std::array<std::string_view, sizeof...(Inputs) + 1>& names, Shapes shapes,
@@ -482,46 +526,40 @@ void kernel_cases(std::string_view text,
   constexpr std::size_t n_in = sizeof...(Inputs);
   const case_group group;
   // with one input, the second density of a pair is unused: run each first density once
-  for_each_case(opt.all_pairs && n_in >= 2, [&](std::uint64_t seed, density d0, density d1,
-                                                density d2) {
-    const auto s = shapes(extents_for_seed(seed));
-    std::array<density, n_in> dens{};
-    for (std::size_t k = 0; k < n_in; ++k)
-      dens[k] = k == 0 ? d0 : k == 1 ? d1 : detail::density_after(d2, k);
-    auto inputs = [&]<std::size_t... K>(std::index_sequence<K...>) {
-      return std::tuple<tensor<T, Inputs>...>{
-          random_tensor<T, Inputs>(std::get<K + 1>(s), dens[K], mix_seed(seed, K + 1))...};
-    }
-    (std::index_sequence_for<Inputs...>{});
-    std::string formats, densities;
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ((formats += std::string(names[K + 1]) + "=" + format_name<Inputs>() + " ",
-        densities += std::string(names[K + 1]) + "=" + std::string(density_name(dens[K])) + " "),
-       ...);
-    }
-    (std::index_sequence_for<Inputs...>{});
-    formats += std::string(names[0]) + "=" + format_name<Out>();
-    case_context ctx{.expression = std::string(text),
-                     .formats = formats,
-                     .semiring = semiring_name<T>(),
-                     .densities = densities + std::string(names[0]) +
-                                  "(before)=" + std::string(density_name(d2)),
-                     .seed = seed,
-                     .tolerance = opt.tolerance};
-    {
-      auto out = random_tensor<T, Out>(std::get<0>(s), d2, mix_seed(seed, 100));
-      const auto [lhs, rhs] =
-          std::apply([&](const auto&... in) { return make(out, in...); }, inputs);
-      check_assign(lhs, rhs, ctx);
-    }
-    if (opt.accumulate) {
-      auto out = random_tensor<T, Out>(std::get<0>(s), d2, mix_seed(seed, 101));
-      std::string acc(text);
-      if (const auto eq = acc.find(" = "); eq != std::string::npos) acc.replace(eq, 3, " += ");
-      ctx.expression = acc + "   (prior contents: seed salt 101)";
-      const auto [lhs, rhs] =
-          std::apply([&](const auto&... in) { return make(out, in...); }, inputs);
-      check_assign(lhs, rhs, ctx, true);
+  const bool pairs = opt.all_pairs && n_in >= 2;
+  for_each_case(pairs, [&](std::uint64_t seed, density d0, density d1, density d2) {
+    for (const auto& e : detail::extents_of_case(opt, seed)) {
+      const auto s = shapes(e);
+      const auto dens = detail::input_densities<n_in>(d0, d1, d2);
+      auto inputs = detail::random_inputs<T, Inputs...>(s, dens, seed,
+                                                        std::integral_constant<std::size_t, 1>{},
+                                                        std::index_sequence_for<Inputs...>{});
+      std::string formats, densities;
+      detail::describe_inputs<Inputs...>(names.data() + 1, dens.data(), formats, densities,
+                                         std::index_sequence_for<Inputs...>{});
+      case_context ctx{.expression = std::string(text),
+                       .formats = formats + " " + std::string(names[0]) + "=" + format_name<Out>(),
+                       .semiring = semiring_name<T>(),
+                       .densities = densities + " " + std::string(names[0]) +
+                                    "(before)=" + std::string(density_name(d2)),
+                       .seed = seed,
+                       .extents = show_coords(e),
+                       .tolerance = opt.tolerance};
+      {
+        auto out = random_tensor<T, Out>(std::get<0>(s), d2, mix_seed(seed, 100));
+        const auto [lhs, rhs] =
+            std::apply([&](const auto&... in) { return make(out, in...); }, inputs);
+        check_assign(lhs, rhs, ctx);
+      }
+      if (opt.accumulate) {
+        auto out = random_tensor<T, Out>(std::get<0>(s), d2, mix_seed(seed, 101));
+        std::string acc(text);
+        if (const auto eq = acc.find(" = "); eq != std::string::npos) acc.replace(eq, 3, " += ");
+        ctx.expression = acc + "   (prior contents: seed salt 101)";
+        const auto [lhs, rhs] =
+            std::apply([&](const auto&... in) { return make(out, in...); }, inputs);
+        check_assign(lhs, rhs, ctx, true);
+      }
     }
   });
 }
@@ -534,34 +572,27 @@ void scalar_cases(std::string_view text,
                   Make make, case_options opt = {}) {
   constexpr std::size_t n_in = sizeof...(Inputs);
   const case_group group;
-  // with one input, the second density of a pair is unused: run each first density once
-  for_each_case(
-      opt.all_pairs && n_in >= 2, [&](std::uint64_t seed, density d0, density d1, density d2) {
-        const auto s = shapes(extents_for_seed(seed));
-        std::array<density, n_in> dens{};
-        for (std::size_t k = 0; k < n_in; ++k)
-          dens[k] = k == 0 ? d0 : k == 1 ? d1 : detail::density_after(d2, k);
-        auto inputs = [&]<std::size_t... K>(std::index_sequence<K...>) {
-          return std::tuple<tensor<T, Inputs>...>{
-              random_tensor<T, Inputs>(std::get<K>(s), dens[K], mix_seed(seed, K + 1))...};
-        }
-        (std::index_sequence_for<Inputs...>{});
-        std::string formats, densities;
-        [&]<std::size_t... K>(std::index_sequence<K...>) {
-          ((formats += (K ? " " : "") + std::string(names[K]) + "=" + format_name<Inputs>(),
-            densities +=
-            (K ? " " : "") + std::string(names[K]) + "=" + std::string(density_name(dens[K]))),
-           ...);
-        }
-        (std::index_sequence_for<Inputs...>{});
-        case_context ctx{.expression = std::string(text),
-                         .formats = formats,
-                         .semiring = semiring_name<T>(),
-                         .densities = densities,
-                         .seed = seed,
-                         .tolerance = opt.tolerance};
-        std::apply([&](const auto&... in) { check_eval(make(in...), ctx); }, inputs);
-      });
+  const bool pairs = opt.all_pairs && n_in >= 2;
+  for_each_case(pairs, [&](std::uint64_t seed, density d0, density d1, density d2) {
+    for (const auto& e : detail::extents_of_case(opt, seed)) {
+      const auto s = shapes(e);
+      const auto dens = detail::input_densities<n_in>(d0, d1, d2);
+      auto inputs = detail::random_inputs<T, Inputs...>(s, dens, seed,
+                                                        std::integral_constant<std::size_t, 0>{},
+                                                        std::index_sequence_for<Inputs...>{});
+      std::string formats, densities;
+      detail::describe_inputs<Inputs...>(names.data(), dens.data(), formats, densities,
+                                         std::index_sequence_for<Inputs...>{});
+      case_context ctx{.expression = std::string(text),
+                       .formats = formats,
+                       .semiring = semiring_name<T>(),
+                       .densities = densities,
+                       .seed = seed,
+                       .extents = show_coords(e),
+                       .tolerance = opt.tolerance};
+      std::apply([&](const auto&... in) { check_eval(make(in...), ctx); }, inputs);
+    }
+  });
 }
 
 /// Shapes of a kernel on same-shaped matrices: C, A, B all e0 x e1.
