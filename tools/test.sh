@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: BSL-1.0
 #
 # usage: bash tools/test.sh [gcc|clang|asan]
-#   Checks that single_include/ is current, then configures, builds and runs ctest in
+#   Checks that single_include/ is current (and README.md's quick start, if tools/check_readme.py
+#   exists), then configures, builds and runs ctest in
 #   build/gcc (g++ -O2), build/clang (clang++ -O2) and build/asan (clang++ -O1, address and
 #   undefined-behaviour sanitizers; header and compile-fail checks, which need no sanitizer, are
 #   left to the clang build); with an argument, only that configuration.
@@ -72,6 +73,9 @@ run_config() {
 }
 
 stage "single_include check" bash tools/check_single_include.sh
+if [ -f tools/check_readme.py ]; then
+  stage "README sync check" python3 tools/check_readme.py
+fi
 
 if [ "$only" = all ] || [ "$only" = gcc ]; then
   gxx=$(pick g++-12 g++)
