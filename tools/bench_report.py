@@ -125,7 +125,7 @@ UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 def load_runtime(results):
     """{kernel: {input: {impl: row}}} from every runtime_*.json, plus their contexts."""
-    table, contexts = {}, []
+    table, contexts, order = {}, [], {}
     for path in sorted(results.glob("runtime_*.json")):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -146,13 +146,18 @@ def load_runtime(results):
             scale = UNIT_SECONDS[reps[0].get("time_unit", "ns")]
             cpu = [r["cpu_time"] * scale for r in reps]
             wall = [r["real_time"] * scale for r in reps]
-            table.setdefault(kernel, {}).setdefault(inp, {})[impl] = {
+            table.setdefault(kernel, {}).setdefault(inp, {})
+            order.setdefault((kernel, inp), reps[0].get("family_index", len(order)))
+            table[kernel][inp][impl] = {
                 "cpu": statistics.median(cpu), "wall": statistics.median(wall),
                 "spread": (max(cpu) - min(cpu)) / statistics.median(cpu) if cpu else 0.0,
                 "share": statistics.median(c / w for c, w in zip(cpu, wall) if w > 0),
                 "reps": len(reps), "nnz": reps[0].get("nnz"), "label": reps[0].get("label", ""),
                 "iterations": [r["iterations"] for r in reps],
             }
+    # inputs in registration order (random interleaving shuffles the JSON)
+    for kernel in table:
+        table[kernel] = dict(sorted(table[kernel].items(), key=lambda kv: order[(kernel, kv[0])]))
     return table, contexts
 
 
@@ -184,7 +189,7 @@ def fmt_ratio(r):
 
 
 def runtime_section(table, out):
-    ratios = []  # (kernel, input, loom/hand, eigen/hand)
+    ratios = []  # (kernel, input, loom/hand, eigen/hand, spread)
     for kernel in KERNEL_ORDER + sorted(set(table) - set(KERNEL_ORDER)):
         if kernel not in table:
             continue
@@ -209,7 +214,8 @@ def runtime_section(table, out):
             cells.append(f"{max(v['spread'] for v in row.values()) * 100:.0f}%")
             cells.append(f"{min(v['share'] for v in row.values()) * 100:.0f}%")
             out.append("| " + " | ".join(cells) + " |")
-            ratios.append((kernel, inp, r_loom, r_eigen))
+            ratios.append((kernel, inp, r_loom, r_eigen,
+                           max(row[i]["spread"] for i in ("hand", "loom") if i in row)))
         out.append("")
     return ratios
 
@@ -278,8 +284,16 @@ def make_plot(data, path):
         if base:
             ax_t.axhline(base[0]["wall_s"], linestyle=":", linewidth=1, color="grey")
     ax_t.axhline(COMPILE_TARGET_SECONDS, color="red", linewidth=1, label="target (GCC)")
+    ax_t.set_yscale("log")
+    first_csc = min((u["operands"] for u in data["units"] if "csc" in u.get("formats", [])),
+                    default=None)
+    if first_csc is not None:  # from here on the planner must transpose an operand
+        for ax in (ax_t, ax_m):
+            ax.axvline(first_csc - 0.5, color="grey", linewidth=0.8, linestyle="--")
+        ax_t.annotate("a csc operand joins →", xy=(first_csc - 0.45, 0.97),
+                      xycoords=("data", "axes fraction"), fontsize=8, va="top")
     ax_t.set_xlabel("operands in the kernel")
-    ax_t.set_ylabel("compile time, s (min of runs)")
+    ax_t.set_ylabel("compile time, s (min of runs, log scale)")
     ax_t.set_title("compile time (-O2); dotted: #include only")
     ax_m.set_xlabel("operands in the kernel")
     ax_m.set_ylabel("peak compiler memory, MB")
@@ -347,7 +361,7 @@ def cmd_report(args):
         "Eigen) and work on the same arrays; the repetitions of all benchmarks of a binary are "
         "run in random interleaved order (`--benchmark_enable_random_interleaving`), so a burst "
         "of load on the machine is spread over all implementations. The inputs are built and checked once, outside the timed loops: loom's result "
-        "must equal the hand-written kernel's (same entries, values to 1e-12 relative; Eigen's "
+        "must equal the hand-written kernel's (same entries, values to 1e-12 relative, 1e-10 for MTTKRP; Eigen's "
         "to 1e-10), or the binary aborts.")
     out.append(
         "- Generated inputs use fixed seeds and are far larger than the caches; the real "
@@ -373,13 +387,18 @@ def cmd_report(args):
     out.append("| target | measured | met? |")
     out.append("|---|---|---|")
     for kernel in RUNTIME_TARGET_KERNELS:
-        rows = [(inp, r) for k, inp, r, _ in ratios if k == kernel and r is not None]
+        rows = [(inp, r, sp) for k, inp, r, _, sp in ratios if k == kernel and r is not None]
         if not rows:
             out.append(f"| loom ≤ {RUNTIME_TARGET:.2f}× hand-written on {KERNELS[kernel][0]} "
                        "| not measured | — |")
             continue
-        for inp, r in rows:
-            met = "yes" if r <= RUNTIME_TARGET else "**no**"
+        for inp, r, sp in rows:
+            if r <= RUNTIME_TARGET:
+                met = "yes"
+            elif r - 1 <= sp:
+                met = f"**no**, but within the noise (spread {sp * 100:.0f}%)"
+            else:
+                met = "**no**"
             out.append(f"| loom ≤ {RUNTIME_TARGET:.2f}× hand-written, {KERNELS[kernel][0]} "
                        f"`{inp}` | {r:.2f}× | {met} |")
     if compile_data:
