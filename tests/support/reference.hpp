@@ -84,6 +84,9 @@ namespace detail {
 
 namespace mp = boost::mp11;
 
+// The value type (semiring) of a node, without the const of a read-only view's element type.
+template <class E> using value_of = std::remove_cv_t<expr::value_type_t<E>>;
+
 // Visits every access node of an expression at run time (the tensors live in the nodes).
 template <class F, class Tensor, class... Is>
 void for_each_access(const expr::access<Tensor, Is...>& a, F& f) {
@@ -158,19 +161,20 @@ template <class Slots> class interpreter {
   }
 
   template <class Tensor, class... Is> auto eval(const expr::access<Tensor, Is...>& a) {
-    return a.tensor->at_coords({at[slot<Is>]...});
+    using T = std::remove_cv_t<typename std::remove_const_t<Tensor>::value_type>;
+    return T(a.tensor->at_coords({at[slot<Is>]...}));
   }
   template <class T> T eval(const expr::literal<T>& l) { return l.value; }
   template <class L, class R> auto eval(const expr::add<L, R>& e) {
-    using V = expr::value_type_t<expr::add<L, R>>;
+    using V = value_of<expr::add<L, R>>;
     return semiring_traits<V>::add(convert_value<V>(eval(e.lhs)), convert_value<V>(eval(e.rhs)));
   }
   template <class L, class R> auto eval(const expr::mul<L, R>& e) {
-    using V = expr::value_type_t<expr::mul<L, R>>;
+    using V = value_of<expr::mul<L, R>>;
     return semiring_traits<V>::mul(convert_value<V>(eval(e.lhs)), convert_value<V>(eval(e.rhs)));
   }
   template <class I, class E> auto eval(const expr::sum<I, E>& e) {
-    using V = expr::value_type_t<expr::sum<I, E>>;
+    using V = value_of<expr::sum<I, E>>;
     constexpr std::size_t s = slot<I>;
     const std::int64_t saved = at[s];
     V acc = semiring_traits<V>::zero();
@@ -182,17 +186,17 @@ template <class Slots> class interpreter {
     return acc;
   }
   template <class I, class E> auto eval(const expr::expand<I, E>& e) {
-    return convert_value<expr::value_type_t<expr::expand<I, E>>>(eval(e.body));
+    return convert_value<value_of<expr::expand<I, E>>>(eval(e.body));
   }
   template <class P, class E> auto eval(const expr::where<P, E>& e) {
-    using V = expr::value_type_t<expr::where<P, E>>;
+    using V = value_of<expr::where<P, E>>;
     const auto p = eval(e.pred);
     using PV = std::remove_cvref_t<decltype(p)>;
     if (p == semiring_traits<PV>::zero()) return semiring_traits<V>::zero();
     return convert_value<V>(eval(e.body));
   }
   template <class Fn, class... Es> auto eval(const expr::map<Fn, Es...>& e) {
-    using V = expr::value_type_t<expr::map<Fn, Es...>>;
+    using V = value_of<expr::map<Fn, Es...>>;
     return std::apply(
         [&](const auto&... args) { return convert_value<V>(e.f(convert_value<V>(eval(args))...)); },
         e.args);
@@ -204,7 +208,7 @@ using slots_t = mp::mp_unique<mp::mp_append<OutIndices, expr::all_indices_t<E>>>
 
 template <class Tensor, class... Is, class E>
 auto reference_impl(const expr::access<Tensor, Is...>& out, const E& e, bool accumulate) {
-  using T = typename std::remove_const_t<Tensor>::value_type;
+  using T = std::remove_cv_t<typename std::remove_const_t<Tensor>::value_type>;
   constexpr std::size_t N = sizeof...(Is);
   using out_indices = mp::mp_list<Is...>;
   static_assert(mp::mp_is_set<out_indices>::value,
