@@ -1811,6 +1811,18 @@ class appender {
     }(std::make_index_sequence<N>{});
   }
 
+  /// Reserves room for about `entries` entries (a hint: the sum of the operands' entries).
+  void reserve(std::size_t entries) {
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      (
+          [&] {
+            if constexpr (!level<Ks>::properties.full) std::get<Ks>(levels_).crd.reserve(entries);
+          }(),
+          ...);
+    }(std::make_index_sequence<N>{});
+    if constexpr (!Format::properties[N - 1].full) values_.reserve(entries);
+  }
+
   /// Appends one entry; `c[k]` is the coordinate of level k.
   LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
     std::size_t first = 0;  // first level whose coordinate differs from the previous entry
@@ -4614,6 +4626,25 @@ std::int64_t transposition_cost(const Rhs& rhs) {
 /// operand C to be transposed. Bounded by `max_transpose_candidates` (compile time).
 inline constexpr std::size_t max_transpose_candidates = 4;
 
+/// Whether candidate C is worth a kernel: it transposes something, and no earlier candidate
+/// yields the same order and transpositions (duplicates are not instantiated).
+template <class Lhs, class Rhs, std::size_t C>
+inline constexpr bool distinct_candidate = [] {
+  using P0 = order_plan<Lhs, Rhs>;
+  constexpr auto mine = detail::choose(P0::problem, static_cast<int>(C));
+  bool any = false;
+  for (std::size_t a = 0; a < P0::access_count; ++a) any = any || mine.transposed[a];
+  if (!any) return false;
+  for (std::size_t c = 0; c < C; ++c) {
+    const auto other = detail::choose(P0::problem, static_cast<int>(c));
+    bool same = other.order == mine.order;
+    for (std::size_t a = 0; a < P0::access_count; ++a)
+      same = same && other.transposed[a] == mine.transposed[a];
+    if (same) return false;
+  }
+  return true;
+}();
+
 template <class Lhs, class Rhs>
 std::size_t cheapest_transposition(const Rhs& rhs) {
   using P0 = order_plan<Lhs, Rhs>;
@@ -4622,7 +4653,7 @@ std::size_t cheapest_transposition(const Rhs& rhs) {
   std::int64_t best_cost = 0;
   boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
     using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
-    if (!P::any_transposed) return;
+    if (!distinct_candidate<Lhs, Rhs, decltype(c)::value>) return;
     const std::int64_t cost = transposition_cost<P>(rhs);
     if (best == n || cost < best_cost) {
       best = c;
@@ -4834,7 +4865,7 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
     std::string preamble = "candidates (no loop order is concordant with every operand):\n";
     boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
       using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
-      if (!P::any_transposed) return;
+      if (!distinct_candidate<Lhs, Rhs, decltype(c)::value>) return;
       std::size_t ordinal = 0;
       std::string moved;
       expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
@@ -4848,8 +4879,9 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
     if (best < n) {
       std::string out;
       boost::mp11::mp_with_index<n>(best, [&](auto c) {
-        out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-            lhs, rhs, preamble + "chosen: the cheapest candidate (*), at run time\n");
+        if constexpr (distinct_candidate<Lhs, Rhs, decltype(c)::value>)
+          out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+              lhs, rhs, preamble + "chosen: the cheapest candidate (*), at run time\n");
       });
       return out;
     }
@@ -5123,10 +5155,22 @@ struct mul_stream {
     a.seek_past(i);
     b.seek_past(i);
   }
+  // δ: on a match both operands step; otherwise only the one behind seeks the leader's index
   LOOM_FORCE_INLINE void next() {
-    const std::int64_t i = index();
-    if (ready()) seek_past(i);
-    else seek(i);
+    const std::int64_t ia = a.index(), ib = b.index();
+    if (ia == ib) {
+      if (a.ready() && b.ready()) {
+        a.next();
+        b.next();
+      } else {
+        a.seek(ia);
+        b.seek(ib);
+      }
+    } else if (ia < ib) {
+      a.seek(ib);
+    } else {
+      b.seek(ia);
+    }
   }
 };
 
@@ -5187,7 +5231,8 @@ struct scaled_stream {
 };
 
 // union_stream<A, B, Op>: Lean's Stream.add; ready and value decided by comparing
-// (index, ready) lexicographically, never by index alone (notes §4.2, T4).
+// (index, ready) lexicographically, never by index alone (notes §4.2, T4). Each child's
+// (index, ready) is read once per move and cached, so chains of unions stay linear.
 template <class A, class B, class Op>
 struct union_stream {
   static_assert(A::depth == B::depth && A::contracted == B::contracted);
@@ -5198,20 +5243,24 @@ struct union_stream {
   B b{};
   Op op{};
   const kernel_context* ctx = nullptr;
+  std::int64_t ka = top_index, kb = top_index;  // index, or top when exhausted
+  bool ra = false, rb = false;                  // valid and ready
 
-  LOOM_FORCE_INLINE bool valid() const { return a.valid() || b.valid(); }
-  LOOM_FORCE_INLINE std::int64_t index() const { return std::min(key(a), key(b)); }
-  LOOM_FORCE_INLINE bool ready() const {
-    const bool ra = ready_of(a), rb = ready_of(b);
-    return (ra && lex_le(key(a), ra, key(b), rb)) || (rb && lex_le(key(b), rb, key(a), ra));
+  union_stream() = default;
+  LOOM_FORCE_INLINE union_stream(const A& a_, const B& b_, const Op& op_, const kernel_context* c)
+      : a(a_), b(b_), op(op_), ctx(c) {
+    refresh();
   }
+
+  LOOM_FORCE_INLINE bool valid() const { return ka != top_index || kb != top_index; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return std::min(ka, kb); }
+  LOOM_FORCE_INLINE bool take_a() const { return ra && lex_le(ka, ra, kb, rb); }
+  LOOM_FORCE_INLINE bool take_b() const { return rb && lex_le(kb, rb, ka, ra); }
+  LOOM_FORCE_INLINE bool ready() const { return take_a() || take_b(); }
   LOOM_FORCE_INLINE auto value() const {
-    const bool ra = ready_of(a), rb = ready_of(b);
-    const bool take_a = ra && lex_le(key(a), ra, key(b), rb);
-    const bool take_b = rb && lex_le(key(b), rb, key(a), ra);
     using va = std::remove_cvref_t<decltype(a.value())>;
     using vb = std::remove_cvref_t<decltype(b.value())>;
-    return make_union(op, take_a ? a.value() : zero_of<va>(), take_b ? b.value() : zero_of<vb>(),
+    return make_union(op, take_a() ? a.value() : zero_of<va>(), take_b() ? b.value() : zero_of<vb>(),
                       ctx);
   }
   LOOM_FORCE_INLINE auto locate(std::int64_t i) const
@@ -5220,28 +5269,44 @@ struct union_stream {
     return make_union(op, a.locate(i), b.locate(i), ctx);
   }
   LOOM_FORCE_INLINE void seek(std::int64_t i) {
-    if (a.valid()) a.seek(i);
-    if (b.valid()) b.seek(i);
+    if (ka != top_index) a.seek(i);
+    if (kb != top_index) b.seek(i);
+    refresh();
   }
   LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
-    if (a.valid()) a.seek_past(i);
-    if (b.valid()) b.seek_past(i);
+    if (ka != top_index) a.seek_past(i);
+    if (kb != top_index) b.seek_past(i);
+    refresh();
   }
   LOOM_FORCE_INLINE void next() {
-    const std::int64_t i = index();
-    if (ready()) seek_past(i);
-    else seek(i);
+    const bool sa = take_a(), sb = take_b();
+    if (sa || sb) {  // step exactly the children that were emitted
+      if (sa) a.next();
+      if (sb) b.next();
+    } else {  // not ready: the smaller child must progress towards the common index
+      const std::int64_t i = index();
+      if (ka == i) a.seek(i);
+      if (kb == i) b.seek(i);
+    }
+    refresh();
   }
 
  private:
-  template <class S>
-  static LOOM_FORCE_INLINE std::int64_t key(const S& s) {
-    if (!s.valid()) return top_index;
-    if constexpr (contracted) return 0;  // every state of a contracted stream has index *
-    else return s.index();
+  LOOM_FORCE_INLINE void refresh() {
+    read(a, ka, ra);
+    read(b, kb, rb);
   }
   template <class S>
-  static LOOM_FORCE_INLINE bool ready_of(const S& s) { return s.valid() && s.ready(); }
+  static LOOM_FORCE_INLINE void read(const S& s, std::int64_t& k, bool& r) {
+    if (!s.valid()) {
+      k = top_index;
+      r = false;
+      return;
+    }
+    if constexpr (contracted) k = 0;  // every state of a contracted stream has index *
+    else k = s.index();
+    r = s.ready();
+  }
   static LOOM_FORCE_INLINE bool lex_le(std::int64_t i, bool r, std::int64_t j, bool q) {
     return i < j || (i == j && (!r || q));
   }
@@ -6093,41 +6158,65 @@ inline std::string operand_label(const std::string& name, std::size_t ordinal,
   return "operand #" + std::to_string(ordinal) + " (" + format + ")";
 }
 
-/// Extents of every index of the plan's universe, checked to agree across operands.
+/// Extents of every index of the plan's universe, checked to agree across operands. Messages
+/// are built only when something is wrong (this runs on every call).
 template <class Plan, class Lhs, class Rhs>
 std::vector<std::int64_t> gather_extents(const Lhs& lhs, const Rhs& rhs) {
   using universe = typename Plan::universe;
   constexpr std::size_t n = Plan::index_count;
+  constexpr std::size_t output = static_cast<std::size_t>(-1);  // ordinal of the output
   std::vector<std::int64_t> extent(n, -1);
-  std::vector<std::string> source(n);
-  auto visit = [&]<class T, class... Is>(const expr::access<T, Is...>& a, const std::string& who) {
+  std::vector<std::pair<std::size_t, std::size_t>> source(n);  // (operand ordinal, mode)
+  struct clash {
+    std::size_t id, ordinal, mode;
+    std::int64_t extent;
+  };
+  std::optional<clash> bad;
+  auto visit = [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t ordinal) {
     std::size_t m = 0;
     (
         [&] {
           constexpr std::size_t id = boost::mp11::mp_find<universe, Is>::value;
           const std::int64_t e = a.tensor->extent(m);
-          const std::string here = who + " (mode " + std::to_string(m) + ")";
           if (extent[id] < 0) {
             extent[id] = e;
-            source[id] = here;
-          } else if (extent[id] != e) {
-            throw shape_error("loom: index " + std::string(Is::name) + " has extent " +
-                              std::to_string(extent[id]) + " in " + source[id] + " but " +
-                              std::to_string(e) + " in " + here);
+            source[id] = {ordinal, m};
+          } else if (extent[id] != e && !bad) {
+            bad = clash{id, ordinal, m, e};
           }
           ++m;
         }(),
         ...);
   };
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-    visit(a, operand_label(a.tensor->name(), k, format_name<typename tensor_t::format_type>()));
-  });
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) { visit(a, k); });
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  if constexpr (out_t::order > 0)
-    visit(lhs, lhs.tensor->name().empty()
-                   ? "the output (" + format_name<typename out_t::format_type>() + ")"
-                   : lhs.tensor->name());
+  if constexpr (out_t::order > 0) visit(lhs, output);
+  auto label = [&](std::size_t ordinal) {
+    std::string l;
+    if (ordinal == output) {
+      l = lhs.tensor->name().empty()
+              ? "the output (" + format_name<typename out_t::format_type>() + ")"
+              : lhs.tensor->name();
+    } else {
+      expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+        using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+        if (k == ordinal)
+          l = operand_label(a.tensor->name(), k, format_name<typename tensor_t::format_type>());
+      });
+    }
+    return l;
+  };
+  if (bad) {
+    std::string name;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto id) {
+      if (id == bad->id) name = std::string(boost::mp11::mp_at_c<universe, id>::name);
+    });
+    const auto [first, first_mode] = source[bad->id];
+    throw shape_error("loom: index " + name + " has extent " + std::to_string(extent[bad->id]) +
+                      " in " + label(first) + " (mode " + std::to_string(first_mode) + ") but " +
+                      std::to_string(bad->extent) + " in " + label(bad->ordinal) + " (mode " +
+                      std::to_string(bad->mode) + ")");
+  }
   boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto id) {
     if (extent[id] < 0)
       throw shape_error("loom: the extent of index " +
@@ -6300,6 +6389,9 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       out = detail::assemble_sorted<T, out_format>(out.shape(), entries.crd, std::move(entries.vals));
     } else {  // entries arrive sorted and unique: build the levels directly
       detail::appender<T, out_format> entries(out.shape());
+      std::int64_t hint = 0;  // the operands' stored entries: exact for unions, a start otherwise
+      expr::for_each_access(rhs, [&](const auto& a, std::size_t) { hint += a.tensor->nnz(); });
+      entries.reserve(static_cast<std::size_t>(std::min<std::int64_t>(hint, std::int64_t{1} << 26)));
       run_into(entries);
       out = std::move(entries).finish();
     }
@@ -6325,8 +6417,9 @@ void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
     const std::size_t best = plan::cheapest_transposition<Lhs, Rhs>(rhs);
     if (best < n) {
       boost::mp11::mp_with_index<n>(best, [&](auto c) {
-        execute_plan<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-            out, lhs, rhs, accumulate);
+        if constexpr (plan::distinct_candidate<Lhs, Rhs, decltype(c)::value>)
+          execute_plan<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+              out, lhs, rhs, accumulate);
       });
       return;
     }

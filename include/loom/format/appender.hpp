@@ -28,6 +28,18 @@ class appender {
     }(std::make_index_sequence<N>{});
   }
 
+  /// Reserves room for about `entries` entries (a hint: the sum of the operands' entries).
+  void reserve(std::size_t entries) {
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      (
+          [&] {
+            if constexpr (!level<Ks>::properties.full) std::get<Ks>(levels_).crd.reserve(entries);
+          }(),
+          ...);
+    }(std::make_index_sequence<N>{});
+    if constexpr (!Format::properties[N - 1].full) values_.reserve(entries);
+  }
+
   /// Appends one entry; `c[k]` is the coordinate of level k.
   LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
     std::size_t first = 0;  // first level whose coordinate differs from the previous entry

@@ -209,7 +209,7 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
     std::string preamble = "candidates (no loop order is concordant with every operand):\n";
     boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
       using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
-      if (!P::any_transposed) return;
+      if (!distinct_candidate<Lhs, Rhs, decltype(c)::value>) return;
       std::size_t ordinal = 0;
       std::string moved;
       expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
@@ -223,8 +223,9 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
     if (best < n) {
       std::string out;
       boost::mp11::mp_with_index<n>(best, [&](auto c) {
-        out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-            lhs, rhs, preamble + "chosen: the cheapest candidate (*), at run time\n");
+        if constexpr (distinct_candidate<Lhs, Rhs, decltype(c)::value>)
+          out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+              lhs, rhs, preamble + "chosen: the cheapest candidate (*), at run time\n");
       });
       return out;
     }

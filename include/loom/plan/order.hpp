@@ -226,6 +226,25 @@ std::int64_t transposition_cost(const Rhs& rhs) {
 /// operand C to be transposed. Bounded by `max_transpose_candidates` (compile time).
 inline constexpr std::size_t max_transpose_candidates = 4;
 
+/// Whether candidate C is worth a kernel: it transposes something, and no earlier candidate
+/// yields the same order and transpositions (duplicates are not instantiated).
+template <class Lhs, class Rhs, std::size_t C>
+inline constexpr bool distinct_candidate = [] {
+  using P0 = order_plan<Lhs, Rhs>;
+  constexpr auto mine = detail::choose(P0::problem, static_cast<int>(C));
+  bool any = false;
+  for (std::size_t a = 0; a < P0::access_count; ++a) any = any || mine.transposed[a];
+  if (!any) return false;
+  for (std::size_t c = 0; c < C; ++c) {
+    const auto other = detail::choose(P0::problem, static_cast<int>(c));
+    bool same = other.order == mine.order;
+    for (std::size_t a = 0; a < P0::access_count; ++a)
+      same = same && other.transposed[a] == mine.transposed[a];
+    if (same) return false;
+  }
+  return true;
+}();
+
 template <class Lhs, class Rhs>
 std::size_t cheapest_transposition(const Rhs& rhs) {
   using P0 = order_plan<Lhs, Rhs>;
@@ -234,7 +253,7 @@ std::size_t cheapest_transposition(const Rhs& rhs) {
   std::int64_t best_cost = 0;
   boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
     using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
-    if (!P::any_transposed) return;
+    if (!distinct_candidate<Lhs, Rhs, decltype(c)::value>) return;
     const std::int64_t cost = transposition_cost<P>(rhs);
     if (best == n || cost < best_cost) {
       best = c;

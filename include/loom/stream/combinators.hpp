@@ -138,10 +138,22 @@ struct mul_stream {
     a.seek_past(i);
     b.seek_past(i);
   }
+  // δ: on a match both operands step; otherwise only the one behind seeks the leader's index
   LOOM_FORCE_INLINE void next() {
-    const std::int64_t i = index();
-    if (ready()) seek_past(i);
-    else seek(i);
+    const std::int64_t ia = a.index(), ib = b.index();
+    if (ia == ib) {
+      if (a.ready() && b.ready()) {
+        a.next();
+        b.next();
+      } else {
+        a.seek(ia);
+        b.seek(ib);
+      }
+    } else if (ia < ib) {
+      a.seek(ib);
+    } else {
+      b.seek(ia);
+    }
   }
 };
 
@@ -202,7 +214,8 @@ struct scaled_stream {
 };
 
 // union_stream<A, B, Op>: Lean's Stream.add; ready and value decided by comparing
-// (index, ready) lexicographically, never by index alone (notes §4.2, T4).
+// (index, ready) lexicographically, never by index alone (notes §4.2, T4). Each child's
+// (index, ready) is read once per move and cached, so chains of unions stay linear.
 template <class A, class B, class Op>
 struct union_stream {
   static_assert(A::depth == B::depth && A::contracted == B::contracted);
@@ -213,20 +226,24 @@ struct union_stream {
   B b{};
   Op op{};
   const kernel_context* ctx = nullptr;
+  std::int64_t ka = top_index, kb = top_index;  // index, or top when exhausted
+  bool ra = false, rb = false;                  // valid and ready
 
-  LOOM_FORCE_INLINE bool valid() const { return a.valid() || b.valid(); }
-  LOOM_FORCE_INLINE std::int64_t index() const { return std::min(key(a), key(b)); }
-  LOOM_FORCE_INLINE bool ready() const {
-    const bool ra = ready_of(a), rb = ready_of(b);
-    return (ra && lex_le(key(a), ra, key(b), rb)) || (rb && lex_le(key(b), rb, key(a), ra));
+  union_stream() = default;
+  LOOM_FORCE_INLINE union_stream(const A& a_, const B& b_, const Op& op_, const kernel_context* c)
+      : a(a_), b(b_), op(op_), ctx(c) {
+    refresh();
   }
+
+  LOOM_FORCE_INLINE bool valid() const { return ka != top_index || kb != top_index; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return std::min(ka, kb); }
+  LOOM_FORCE_INLINE bool take_a() const { return ra && lex_le(ka, ra, kb, rb); }
+  LOOM_FORCE_INLINE bool take_b() const { return rb && lex_le(kb, rb, ka, ra); }
+  LOOM_FORCE_INLINE bool ready() const { return take_a() || take_b(); }
   LOOM_FORCE_INLINE auto value() const {
-    const bool ra = ready_of(a), rb = ready_of(b);
-    const bool take_a = ra && lex_le(key(a), ra, key(b), rb);
-    const bool take_b = rb && lex_le(key(b), rb, key(a), ra);
     using va = std::remove_cvref_t<decltype(a.value())>;
     using vb = std::remove_cvref_t<decltype(b.value())>;
-    return make_union(op, take_a ? a.value() : zero_of<va>(), take_b ? b.value() : zero_of<vb>(),
+    return make_union(op, take_a() ? a.value() : zero_of<va>(), take_b() ? b.value() : zero_of<vb>(),
                       ctx);
   }
   LOOM_FORCE_INLINE auto locate(std::int64_t i) const
@@ -235,28 +252,44 @@ struct union_stream {
     return make_union(op, a.locate(i), b.locate(i), ctx);
   }
   LOOM_FORCE_INLINE void seek(std::int64_t i) {
-    if (a.valid()) a.seek(i);
-    if (b.valid()) b.seek(i);
+    if (ka != top_index) a.seek(i);
+    if (kb != top_index) b.seek(i);
+    refresh();
   }
   LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
-    if (a.valid()) a.seek_past(i);
-    if (b.valid()) b.seek_past(i);
+    if (ka != top_index) a.seek_past(i);
+    if (kb != top_index) b.seek_past(i);
+    refresh();
   }
   LOOM_FORCE_INLINE void next() {
-    const std::int64_t i = index();
-    if (ready()) seek_past(i);
-    else seek(i);
+    const bool sa = take_a(), sb = take_b();
+    if (sa || sb) {  // step exactly the children that were emitted
+      if (sa) a.next();
+      if (sb) b.next();
+    } else {  // not ready: the smaller child must progress towards the common index
+      const std::int64_t i = index();
+      if (ka == i) a.seek(i);
+      if (kb == i) b.seek(i);
+    }
+    refresh();
   }
 
  private:
-  template <class S>
-  static LOOM_FORCE_INLINE std::int64_t key(const S& s) {
-    if (!s.valid()) return top_index;
-    if constexpr (contracted) return 0;  // every state of a contracted stream has index *
-    else return s.index();
+  LOOM_FORCE_INLINE void refresh() {
+    read(a, ka, ra);
+    read(b, kb, rb);
   }
   template <class S>
-  static LOOM_FORCE_INLINE bool ready_of(const S& s) { return s.valid() && s.ready(); }
+  static LOOM_FORCE_INLINE void read(const S& s, std::int64_t& k, bool& r) {
+    if (!s.valid()) {
+      k = top_index;
+      r = false;
+      return;
+    }
+    if constexpr (contracted) k = 0;  // every state of a contracted stream has index *
+    else k = s.index();
+    r = s.ready();
+  }
   static LOOM_FORCE_INLINE bool lex_le(std::int64_t i, bool r, std::int64_t j, bool q) {
     return i < j || (i == j && (!r || q));
   }

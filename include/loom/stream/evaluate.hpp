@@ -94,41 +94,65 @@ inline std::string operand_label(const std::string& name, std::size_t ordinal,
   return "operand #" + std::to_string(ordinal) + " (" + format + ")";
 }
 
-/// Extents of every index of the plan's universe, checked to agree across operands.
+/// Extents of every index of the plan's universe, checked to agree across operands. Messages
+/// are built only when something is wrong (this runs on every call).
 template <class Plan, class Lhs, class Rhs>
 std::vector<std::int64_t> gather_extents(const Lhs& lhs, const Rhs& rhs) {
   using universe = typename Plan::universe;
   constexpr std::size_t n = Plan::index_count;
+  constexpr std::size_t output = static_cast<std::size_t>(-1);  // ordinal of the output
   std::vector<std::int64_t> extent(n, -1);
-  std::vector<std::string> source(n);
-  auto visit = [&]<class T, class... Is>(const expr::access<T, Is...>& a, const std::string& who) {
+  std::vector<std::pair<std::size_t, std::size_t>> source(n);  // (operand ordinal, mode)
+  struct clash {
+    std::size_t id, ordinal, mode;
+    std::int64_t extent;
+  };
+  std::optional<clash> bad;
+  auto visit = [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t ordinal) {
     std::size_t m = 0;
     (
         [&] {
           constexpr std::size_t id = boost::mp11::mp_find<universe, Is>::value;
           const std::int64_t e = a.tensor->extent(m);
-          const std::string here = who + " (mode " + std::to_string(m) + ")";
           if (extent[id] < 0) {
             extent[id] = e;
-            source[id] = here;
-          } else if (extent[id] != e) {
-            throw shape_error("loom: index " + std::string(Is::name) + " has extent " +
-                              std::to_string(extent[id]) + " in " + source[id] + " but " +
-                              std::to_string(e) + " in " + here);
+            source[id] = {ordinal, m};
+          } else if (extent[id] != e && !bad) {
+            bad = clash{id, ordinal, m, e};
           }
           ++m;
         }(),
         ...);
   };
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-    visit(a, operand_label(a.tensor->name(), k, format_name<typename tensor_t::format_type>()));
-  });
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) { visit(a, k); });
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  if constexpr (out_t::order > 0)
-    visit(lhs, lhs.tensor->name().empty()
-                   ? "the output (" + format_name<typename out_t::format_type>() + ")"
-                   : lhs.tensor->name());
+  if constexpr (out_t::order > 0) visit(lhs, output);
+  auto label = [&](std::size_t ordinal) {
+    std::string l;
+    if (ordinal == output) {
+      l = lhs.tensor->name().empty()
+              ? "the output (" + format_name<typename out_t::format_type>() + ")"
+              : lhs.tensor->name();
+    } else {
+      expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+        using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+        if (k == ordinal)
+          l = operand_label(a.tensor->name(), k, format_name<typename tensor_t::format_type>());
+      });
+    }
+    return l;
+  };
+  if (bad) {
+    std::string name;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto id) {
+      if (id == bad->id) name = std::string(boost::mp11::mp_at_c<universe, id>::name);
+    });
+    const auto [first, first_mode] = source[bad->id];
+    throw shape_error("loom: index " + name + " has extent " + std::to_string(extent[bad->id]) +
+                      " in " + label(first) + " (mode " + std::to_string(first_mode) + ") but " +
+                      std::to_string(bad->extent) + " in " + label(bad->ordinal) + " (mode " +
+                      std::to_string(bad->mode) + ")");
+  }
   boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto id) {
     if (extent[id] < 0)
       throw shape_error("loom: the extent of index " +
@@ -301,6 +325,9 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       out = detail::assemble_sorted<T, out_format>(out.shape(), entries.crd, std::move(entries.vals));
     } else {  // entries arrive sorted and unique: build the levels directly
       detail::appender<T, out_format> entries(out.shape());
+      std::int64_t hint = 0;  // the operands' stored entries: exact for unions, a start otherwise
+      expr::for_each_access(rhs, [&](const auto& a, std::size_t) { hint += a.tensor->nnz(); });
+      entries.reserve(static_cast<std::size_t>(std::min<std::int64_t>(hint, std::int64_t{1} << 26)));
       run_into(entries);
       out = std::move(entries).finish();
     }
@@ -326,8 +353,9 @@ void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
     const std::size_t best = plan::cheapest_transposition<Lhs, Rhs>(rhs);
     if (best < n) {
       boost::mp11::mp_with_index<n>(best, [&](auto c) {
-        execute_plan<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-            out, lhs, rhs, accumulate);
+        if constexpr (plan::distinct_candidate<Lhs, Rhs, decltype(c)::value>)
+          execute_plan<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+              out, lhs, rhs, accumulate);
       });
       return;
     }
