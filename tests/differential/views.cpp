@@ -79,9 +79,9 @@ template <class T, class Pos> void spmv_over_views() {
         auto y = loom::dense_vector_view<T>(buffer);
         lt::check_assign(y(i), loom::sum(j, A_view(i, j) * x_view(j)),
                          context(text,
-                                 "A=csr_view (" + pos_bits +
-                                     "-bit positions) x=dense_vector_view "
-                                     "y=dense_vector_view",
+                                 lt::concat("A=csr_view (", pos_bits,
+                                            "-bit positions) x=dense_vector_view "
+                                            "y=dense_vector_view"),
                                  lt::semiring_name<T>(), densities, seed),
                          accumulate);
       }
@@ -90,9 +90,9 @@ template <class T, class Pos> void spmv_over_views() {
         auto y = loom::dense_vector_view<T>(buffer);
         lt::check_assign(y(i), loom::sum(j, Ac_view(i, j) * x_view(j)),
                          context(text,
-                                 "A=csc_view (" + pos_bits +
-                                     "-bit positions) x=dense_vector_view "
-                                     "y=dense_vector_view",
+                                 lt::concat("A=csc_view (", pos_bits,
+                                            "-bit positions) x=dense_vector_view "
+                                            "y=dense_vector_view"),
                                  lt::semiring_name<T>(), densities, seed),
                          accumulate);
       }

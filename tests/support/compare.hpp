@@ -51,13 +51,13 @@ template <class Format, class... Levels, std::size_t... Ks>
 std::string spell_format(boost::mp11::mp_list<Levels...>, std::index_sequence<Ks...>) {
   std::string s = "format<";
   std::size_t k = 0;
-  ((s += (k++ ? "," : "") + std::string(Levels::name)), ...);
+  ((s.append(k++ ? "," : "").append(Levels::name)), ...);
   s += ">";
   bool identity = ((Format::modes[Ks] == Ks) && ...);
   if (!identity) {
     s += "::ordered<";
     k = 0;
-    ((s += (k++ ? "," : "") + std::to_string(Format::modes[Ks])), ...);
+    ((s.append(k++ ? "," : "").append(std::to_string(Format::modes[Ks]))), ...);
     s += ">";
   }
   return s;
@@ -83,11 +83,11 @@ template <class Format> std::string format_name() {
   else if constexpr (std::is_same_v<Format, coo>)
     return "coo";
   else if constexpr (Format::order >= 3 && std::is_same_v<Format, csf<Format::order>>)
-    return "csf<" + std::to_string(Format::order) + ">";
+    return concat("csf<", std::to_string(Format::order), ">");
   else if constexpr (Format::order >= 3 && std::is_same_v<Format, coo_n<Format::order>>)
-    return "coo_n<" + std::to_string(Format::order) + ">";
+    return concat("coo_n<", std::to_string(Format::order), ">");
   else if constexpr (Format::order >= 3 && std::is_same_v<Format, dense_n<Format::order>>)
-    return "dense_n<" + std::to_string(Format::order) + ">";
+    return concat("dense_n<", std::to_string(Format::order), ">");
   else
     return detail::spell_format<Format>(typename Format::levels{},
                                         std::make_index_sequence<Format::order>{});
@@ -134,7 +134,7 @@ template <class T> std::string show(const T& v) {
 
 template <std::size_t N> std::string show_coords(const std::array<std::int64_t, N>& c) {
   std::string s = "(";
-  for (std::size_t m = 0; m < N; ++m) s += (m ? "," : "") + std::to_string(c[m]);
+  for (std::size_t m = 0; m < N; ++m) s.append(m ? "," : "").append(std::to_string(c[m]));
   return s + ")";
 }
 
@@ -172,15 +172,15 @@ struct case_context {
   std::function<std::string()> explain{};  ///< the plan, printed on failure when set
 
   std::string describe() const {
-    std::string s = "expression: " + expression + "\n  formats:    " + formats +
-                    "\n  semiring:   " + semiring + "\n  densities:  " + densities +
-                    "\n  seed:       " + std::to_string(seed) +
-                    (extents.empty() ? "" : "\n  extents:    " + extents);
+    std::string s = concat("expression: ", expression, "\n  formats:    ", formats,
+                           "\n  semiring:   ", semiring, "\n  densities:  ", densities,
+                           "\n  seed:       ", std::to_string(seed));
+    if (!extents.empty()) s.append("\n  extents:    ").append(extents);
     if (explain) {
       try {
-        s += "\n  plan:\n" + explain();
+        s.append("\n  plan:\n").append(explain());
       } catch (const std::exception& e) {
-        s += "\n  plan: loom::explain threw: " + std::string(e.what());
+        s.append("\n  plan: loom::explain threw: ").append(e.what());
       }
     }
     return s;
@@ -224,7 +224,8 @@ class case_group {
     budget() = failure_budget{};
     if (b.hidden.empty()) return;
     std::string s = std::to_string(b.hidden.size()) + " further failing cases (not shown in full):";
-    for (std::size_t k = 0; k < b.hidden.size() && k < 12; ++k) s += "\n    " + b.hidden[k];
+    for (std::size_t k = 0; k < b.hidden.size() && k < 12; ++k)
+      s.append("\n    ").append(b.hidden[k]);
     if (b.hidden.size() > 12) s += "\n    ...";
     FAIL_CHECK(s);
   }
@@ -246,8 +247,9 @@ inline void report_failure(const case_context& ctx, const std::string& what) {
   if (b.shown >= b.limit) {
     std::string first_line = what.substr(0, what.find('\n'));
     if (!first_line.empty() && first_line.back() == ':') first_line.pop_back();
-    b.hidden.push_back(ctx.expression + " | " + ctx.formats + " | " + ctx.semiring + " | " +
-                       ctx.densities + " | seed " + std::to_string(ctx.seed) + " | " + first_line);
+    b.hidden.push_back(concat(ctx.expression, " | ", ctx.formats, " | ", ctx.semiring, " | ",
+                              ctx.densities, " | seed ", std::to_string(ctx.seed), " | ",
+                              first_line));
     return;
   }
   ++b.shown;
@@ -270,8 +272,8 @@ bool check_tensor(const basic_tensor<T, Format, Owning>& actual, const dense_res
     return false;
   };
   if (actual.shape() != expected.shape)
-    return fail("the result has shape " + show_coords(actual.shape()) + ", expected " +
-                show_coords(expected.shape));
+    return fail(concat("the result has shape ", show_coords(actual.shape()), ", expected ",
+                       show_coords(expected.shape)));
   dense_result<T, N> got;
   got.shape = expected.shape;
   got.values.assign(expected.values.size(), semiring_traits<T>::zero());
@@ -281,13 +283,13 @@ bool check_tensor(const basic_tensor<T, Format, Owning>& actual, const dense_res
     for (std::size_t m = 0; m < N; ++m)
       if (c[m] < 0 || c[m] >= expected.shape[m]) {
         if (structure_error.empty())
-          structure_error = "a stored coordinate " + show_coords(c) + " is outside the shape";
+          structure_error = concat("a stored coordinate ", show_coords(c), " is outside the shape");
         return;
       }
     const std::size_t off = got.offset(c);
     if (seen[off] && structure_error.empty())
-      structure_error = "coordinate " + show_coords(c) + " is stored twice (values " +
-                        show(got.values[off]) + " and " + show(v) + ")";
+      structure_error = concat("coordinate ", show_coords(c), " is stored twice (values ",
+                               show(got.values[off]), " and ", show(v), ")");
     seen[off] = true;
     got.values[off] = v;
   });
@@ -300,12 +302,12 @@ bool check_tensor(const basic_tensor<T, Format, Owning>& actual, const dense_res
     const T& a = got.at(c);
     if (values_equal(a, e, ctx.tolerance)) return;
     if (differing++ < max_reported_points)
-      lines += "\n    at " + show_coords(c) + ": expected " + show(e) + ", actual " + show(a) +
-               (seen[got.offset(c)] ? "" : " (absent)");
+      lines += concat("\n    at ", show_coords(c), ": expected ", show(e), ", actual ", show(a),
+                      seen[got.offset(c)] ? "" : " (absent)");
   });
   if (differing == 0) return true;
-  return fail(std::to_string(differing) + " of " + std::to_string(expected.values.size()) +
-              " points differ (output " + std::to_string(actual.nnz()) + " stored):" + lines);
+  return fail(concat(std::to_string(differing), " of ", std::to_string(expected.values.size()),
+                     " points differ (output ", std::to_string(actual.nnz()), " stored):", lines));
 }
 
 /// Compares a scalar result.
@@ -314,7 +316,7 @@ template <class T> bool check_scalar(const T& actual, const T& expected, const c
   ++stats().points;
   if (values_equal(actual, expected, ctx.tolerance)) return true;
   ++stats().failed_cases;
-  detail::report_failure(ctx, "expected " + show(expected) + ", actual " + show(actual));
+  detail::report_failure(ctx, concat("expected ", show(expected), ", actual ", show(actual)));
   return false;
 }
 
@@ -326,7 +328,7 @@ template <class F> bool run_guarded(const case_context& ctx, F&& f) {
   } catch (const std::exception& e) {
     ++stats().cases;
     ++stats().failed_cases;
-    detail::report_failure(ctx, std::string("loom threw: ") + e.what());
+    detail::report_failure(ctx, concat("loom threw: ", e.what()));
     return false;
   }
 }
@@ -336,8 +338,8 @@ template <class F> bool run_guarded(const case_context& ctx, F&& f) {
 // The calls below reach loom's evaluator (`=`, `+=`, `eval`, `explain`) through the expression's
 // types (argument-dependent lookup), so this header does not need the evaluator to be included
 // first; the differential tests include <loom/loom.hpp>. Build with -DLOOM_DIFFERENTIAL_EXPLAIN=1
-// to print loom::explain's plan with every failure (off by default: it instantiates explain for
-// every kernel, and the suite must not depend on it to compile).
+// to print loom::explain's plan with every failure (off by default: instantiating explain for
+// every kernel roughly triples the compile time of a differential file).
 
 #ifndef LOOM_DIFFERENTIAL_EXPLAIN
 #  define LOOM_DIFFERENTIAL_EXPLAIN 0
@@ -407,7 +409,7 @@ inline std::string densities_text(
     std::initializer_list<std::pair<std::string_view, density>> entries) {
   std::string s;
   for (const auto& [name, d] : entries)
-    s += (s.empty() ? "" : " ") + std::string(name) + "=" + std::string(density_name(d));
+    s.append(s.empty() ? "" : " ").append(name).append("=").append(density_name(d));
   return s;
 }
 
@@ -415,7 +417,7 @@ inline std::string densities_text(
 template <class... Formats, class... Names> std::string formats_text(const Names&... names) {
   std::string s;
   std::size_t k = 0;
-  ((s += (k++ ? " " : "") + std::string(names) + "=" + format_name<Formats>()), ...);
+  ((s.append(k++ ? " " : "").append(names).append("=").append(format_name<Formats>())), ...);
   return s;
 }
 
@@ -497,8 +499,8 @@ std::tuple<tensor<T, Inputs>...> random_inputs(const Shapes& shapes,
 template <class... Inputs, std::size_t... K>
 void describe_inputs(const std::string_view* names, const density* dens, std::string& formats,
                      std::string& densities, std::index_sequence<K...>) {
-  ((formats += (K ? " " : "") + std::string(names[K]) + "=" + format_name<Inputs>(),
-    densities += (K ? " " : "") + std::string(names[K]) + "=" + std::string(density_name(dens[K]))),
+  ((formats.append(K ? " " : "").append(names[K]).append("=").append(format_name<Inputs>()),
+    densities.append(K ? " " : "").append(names[K]).append("=").append(density_name(dens[K]))),
    ...);
 }
 
@@ -538,10 +540,9 @@ void kernel_cases(std::string_view text,
       detail::describe_inputs<Inputs...>(names.data() + 1, dens.data(), formats, densities,
                                          std::index_sequence_for<Inputs...>{});
       case_context ctx{.expression = std::string(text),
-                       .formats = formats + " " + std::string(names[0]) + "=" + format_name<Out>(),
+                       .formats = concat(formats, " ", names[0], "=", format_name<Out>()),
                        .semiring = semiring_name<T>(),
-                       .densities = densities + " " + std::string(names[0]) +
-                                    "(before)=" + std::string(density_name(d2)),
+                       .densities = concat(densities, " ", names[0], "(before)=", density_name(d2)),
                        .seed = seed,
                        .extents = show_coords(e),
                        .tolerance = opt.tolerance};
@@ -555,7 +556,7 @@ void kernel_cases(std::string_view text,
         auto out = random_tensor<T, Out>(std::get<0>(s), d2, mix_seed(seed, 101));
         std::string acc(text);
         if (const auto eq = acc.find(" = "); eq != std::string::npos) acc.replace(eq, 3, " += ");
-        ctx.expression = acc + "   (prior contents: seed salt 101)";
+        ctx.expression = concat(acc, "   (prior contents: seed salt 101)");
         const auto [lhs, rhs] =
             std::apply([&](const auto&... in) { return make(out, in...); }, inputs);
         check_assign(lhs, rhs, ctx, true);

@@ -29,6 +29,14 @@
 
 namespace loom::test {
 
+/// Concatenates strings by appending (never `"literal" + std::string&&`, whose inlined insert(0,
+/// ...) trips GCC 12's -Wrestrict false positive at -O3).
+template <class... Parts> std::string concat(const Parts&... parts) {
+  std::string s;
+  (s.append(parts), ...);
+  return s;
+}
+
 /// A dense result: one value per point of `shape`, row-major over the logical modes.
 template <class T, std::size_t N> struct dense_result {
   std::array<std::int64_t, N> shape{};
@@ -134,9 +142,9 @@ template <class Slots> class interpreter {
 
   void set_extent(std::size_t s, std::int64_t e, const std::string& from) {
     if (known[s] && extent[s] != e)
-      throw std::logic_error("loom::test::reference: index '" + std::string(names[s]) +
-                             "' has extent " + std::to_string(extent[s]) + " and extent " +
-                             std::to_string(e) + " (" + from + ")");
+      throw std::logic_error(concat("loom::test::reference: index '", names[s], "' has extent ",
+                                    std::to_string(extent[s]), " and extent ", std::to_string(e),
+                                    " (", from, ")"));
     extent[s] = e;
     known[s] = true;
   }
@@ -156,8 +164,8 @@ template <class Slots> class interpreter {
   void require_known() const {
     for (std::size_t s = 0; s < n_slots; ++s)
       if (!known[s])
-        throw std::logic_error("loom::test::reference: the extent of index '" +
-                               std::string(names[s]) + "' is not given by any operand or output");
+        throw std::logic_error(concat("loom::test::reference: the extent of index '", names[s],
+                                      "' is not given by any operand or output"));
   }
 
   template <class Tensor, class... Is> auto eval(const expr::access<Tensor, Is...>& a) {
