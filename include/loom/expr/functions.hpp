@@ -5,7 +5,9 @@
 
 #include <loom/core/semiring.hpp>
 
+#include <cstdint>
 #include <string_view>
+#include <type_traits>
 
 namespace loom::fn {
 
@@ -21,11 +23,12 @@ struct negate {
   constexpr T operator()(T x) const { return -x; }
 };
 
-/// x / divisor
+/// x / divisor (linear only for floating point: integer division truncates, so
+/// Σ(a / d) differs from (Σ a) / d)
 template <class D>
 struct divide_by {
   static constexpr bool zero_preserving = true;
-  static constexpr bool linear = true;
+  static constexpr bool linear = std::is_floating_point_v<D>;
   static constexpr std::string_view symbol = "/";
   D divisor;
   template <class T>
