@@ -5097,18 +5097,22 @@ LOOM_FORCE_INLINE auto reduce(const X& x) {
 template <class X>
 inline constexpr bool contracted_operand_reduces_to_a_scalar = reducible<X>();
 
-// A product operand that is contracted but whose remainder still depends on a later index.
+// A contracted operand that must be reduced to a scalar here (a product of two sums over the
+// same index, or a non-linear function of a sum) but whose remainder still depends on a later
+// index.
 template <std::size_t Depth>
-struct product_of_sums_over_the_same_index_cannot_be_lifted;  // do not define: names the depth
+struct sum_cannot_be_reduced_here_it_depends_on_a_later_index;  // do not define: names the depth
 
 template <class X>
 LOOM_FORCE_INLINE auto reduce_checked(const X& x) {
   if constexpr (!contracted_operand_reduces_to_a_scalar<X>) {
     static_assert(contracted_operand_reduces_to_a_scalar<X>,
-                  "loom: a product of two sums over the same index cannot be lifted, because "
-                  "their results still depend on a later index; rename the summation index in "
-                  "one factor (e.g. sum(k2, ...)) or materialise one factor first");
-    product_of_sums_over_the_same_index_cannot_be_lifted<std::remove_cvref_t<X>::depth>{};
+                  "loom: a sum must be reduced to a scalar here (it is multiplied by another sum "
+                  "over the same index, or passed to a non-linear function such as map, integer "
+                  "/ or a where predicate), but the loop order iterates a free index inside it; "
+                  "rename the summation index, store the operand so that the summed index is "
+                  "innermost, or materialise the sum first");
+    sum_cannot_be_reduced_here_it_depends_on_a_later_index<std::remove_cvref_t<X>::depth>{};
     return leaf_t<X>{};
   } else {
     return reduce(x);
