@@ -220,6 +220,11 @@ struct max_plus;
 template <class T>
 struct max_times;
 
+/// A view's const elements keep their semiring (arithmetic types already match above).
+template <class T>
+  requires(!std::is_arithmetic_v<T>)
+struct semiring_traits<const T> : semiring_traits<T> {};
+
 /// (min, +): zero = +inf, one = 0. Shortest paths.
 template <class T>
 struct semiring_traits<min_plus<T>> {
@@ -4467,6 +4472,7 @@ struct problem {
   std::array<bool, max_indices> summed{};
   std::array<std::size_t, max_indices> out_rank{};    // preferred position (free indices)
   std::array<bool, max_indices> dense_only{};         // used by no sparse operand
+  std::array<std::array<bool, max_indices>, max_indices> before{};  // before[a][b]: a above b
   bool dense_output = false;
 };
 
@@ -4495,6 +4501,8 @@ constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dr
         for (std::size_t k = 0; k < at; ++k)  // every index stored above c must be placed
           if (!placed[p.ids[a][k]]) available = false;
       }
+      for (std::size_t a = 0; a < p.n && available; ++a)
+        if (p.before[a][c] && !placed[a]) available = false;
       if (!available) continue;
       // A sparse output wants its free indices first (in-order append). A dense output is
       // located, so indices only dense operands use go innermost (contiguous, vectorisable).
@@ -4512,7 +4520,7 @@ constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dr
   return r;
 }
 
-constexpr result choose(const problem& p, int candidate) {
+constexpr result choose_under(const problem& p, int candidate) {
   std::array<bool, max_accesses> dropped{};
   result r = topo(p, dropped);
   if (!r.ok && candidate >= 0 && static_cast<std::size_t>(candidate) < p.accesses) {
@@ -4535,6 +4543,77 @@ constexpr result choose(const problem& p, int candidate) {
   }
   return r;
 }
+
+// The precedence constraints can only contradict each other when one index name is reused in
+// different scopes; then they are ignored and lowering reports the sum it cannot reduce.
+constexpr result choose(const problem& p, int candidate) {
+  result r = choose_under(p, candidate);
+  if (r.ok) return r;
+  problem relaxed = p;
+  relaxed.before = {};
+  return choose_under(relaxed, candidate);
+}
+
+// Precedence pairs mp_list<A, B> (A iterated above B) that let every sum be reduced where a
+// non-linear operation consumes it: such a sum is a scalar per value of the operation's free
+// indices, so those indices come before every index summed inside it (notes §4.10).
+// `Outer` holds the free indices of the enclosing non-linear operations.
+template <class E, class Outer>
+struct precedence {
+  using type = mp_list<>;
+};
+template <class E, class Outer>
+using precedence_t = typename precedence<E, Outer>::type;
+
+template <class E>
+using has_sum = boost::mp11::mp_bool<!boost::mp11::mp_empty<expr::summed_indices_t<E>>::value>;
+
+template <class Outer, class Node>
+using widen = expr::detail::set_union<Outer, expr::free_indices_t<Node>>;
+
+template <class I, class E, class Outer>
+struct precedence<expr::sum<I, E>, Outer> {
+  template <class A>
+  using pair_with = mp_list<A, I>;
+  using type = boost::mp11::mp_append<
+      boost::mp11::mp_transform<pair_with, boost::mp11::mp_remove<Outer, I>>,
+      precedence_t<E, boost::mp11::mp_remove<Outer, I>>>;
+};
+template <class L, class R, class Outer>
+struct precedence<expr::add<L, R>, Outer> {
+  using type = boost::mp11::mp_append<precedence_t<L, Outer>, precedence_t<R, Outer>>;
+};
+// sums over the same index on both sides of a product are each reduced (the lifting rule)
+template <class L, class R, class Outer>
+struct precedence<expr::mul<L, R>, Outer> {
+  static constexpr bool shared = !boost::mp11::mp_empty<boost::mp11::mp_set_intersection<
+      boost::mp11::mp_unique<expr::summed_indices_t<L>>,
+      boost::mp11::mp_unique<expr::summed_indices_t<R>>>>::value;
+  using inner = boost::mp11::mp_if_c<shared, widen<Outer, expr::mul<L, R>>, Outer>;
+  using type = boost::mp11::mp_append<precedence_t<L, inner>, precedence_t<R, inner>>;
+};
+template <class P, class E, class Outer>
+struct precedence<expr::where<P, E>, Outer> {
+  using type = boost::mp11::mp_append<precedence_t<P, widen<Outer, expr::where<P, E>>>,
+                                      precedence_t<E, Outer>>;
+};
+template <class I, class E, class Outer>
+struct precedence<expr::expand<I, E>, Outer> {
+  using type = precedence_t<E, Outer>;
+};
+template <class F, class E, class Outer>
+struct precedence<expr::map<F, E>, Outer> {
+  using type = precedence_t<E, boost::mp11::mp_if_c<fn::is_linear_v<F>, Outer,
+                                                    widen<Outer, expr::map<F, E>>>>;
+};
+// a constant operand of a binary map has no free index to order
+template <class F, class A, class B, class Outer>
+struct precedence<expr::map<F, A, B>, Outer> {
+  template <class X>
+  using scope = boost::mp11::mp_if_c<boost::mp11::mp_empty<expr::free_indices_t<X>>::value, Outer,
+                                     widen<Outer, expr::map<F, A, B>>>;
+  using type = boost::mp11::mp_append<precedence_t<A, scope<A>>, precedence_t<B, scope<B>>>;
+};
 
 }  // namespace detail
 
@@ -4577,6 +4656,14 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
           for (std::size_t k = 0; k < p.length[b]; ++k)
             if (p.ids[b][k] == c) p.dense_only[c] = false;
     }
+    boost::mp11::mp_for_each<detail::precedence_t<Rhs, mp_list<>>>([&](auto pair) {
+      using pair_type = decltype(pair);
+      constexpr std::size_t above =
+          boost::mp11::mp_find<universe, boost::mp11::mp_first<pair_type>>::value;
+      constexpr std::size_t below =
+          boost::mp11::mp_find<universe, boost::mp11::mp_second<pair_type>>::value;
+      if (above != below) p.before[above][below] = true;
+    });
     p.dense_output = out_format::all_dense;
     // prefer the output's storage order among its indices
     constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();

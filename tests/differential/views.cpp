@@ -17,10 +17,6 @@
 
 #include <support/compare.hpp>
 
-#ifndef LOOM_DIFFERENTIAL_PENDING
-#  define LOOM_DIFFERENTIAL_PENDING 0
-#endif
-
 namespace {
 
 namespace lt = loom::test;
@@ -34,13 +30,9 @@ constexpr loom::index<"k"> k;
 using shape1 = std::array<std::int64_t, 1>;
 using shape2 = std::array<std::int64_t, 2>;
 
-// Element type of the read-only views. A view of `const min_plus<double>` does not compile, in
-// at_coords (format/tensor.hpp) or in an expression (stream/combinators.hpp): both ask for
-// semiring_traits<const T>. Until that is fixed, non-arithmetic semirings use views over mutable
-// copies of the values, except in the pending build (-DLOOM_DIFFERENTIAL_PENDING=1).
+// Element type of the read-only views: every semiring's values, read-only.
 template <class T>
-using view_element =
-    std::conditional_t<std::is_arithmetic_v<T> || LOOM_DIFFERENTIAL_PENDING, const T, T>;
+using view_element = const T;
 
 // The arrays of a compressed level with positions converted to Pos.
 template <class Pos, class Tensor> std::vector<Pos> positions(const Tensor& t) {

@@ -217,3 +217,26 @@ TEST_CASE("without a concordant order, the operand with fewer stored entries is 
   CHECK(C.at(2, 0) == 2);
   CHECK(C.nnz() == 5);
 }
+
+TEST_CASE("a sum consumed by a non-linear function is reduced first: column-major operands are "
+          "transposed") {
+  const tensor<double, csc> A(small_csr());  // row sums 3, 0, 7
+  auto y = dvec({0, 0, 0});
+  const auto square = [](double v) { return v * v; };
+  const std::string plan = loom::explain(y(i), loom::map(square, loom::sum(j, A(i, j))));
+  CHECK(plan.find("transpose") != std::string::npos);
+  y(i) = loom::map(square, loom::sum(j, A(i, j)));
+  CHECK(values_of(y) == std::vector<double>{9, 0, 49});
+
+  const auto x = dvec({10, 20, 30});
+  y(i) = loom::where(loom::sum(j, A(i, j)) > 2.5, x(i));
+  CHECK(values_of(y) == std::vector<double>{10, 0, 30});
+
+  const tensor<std::int64_t, csc> Ai(from_coo<csr>(
+      {3, 3}, {{0, 0}, {0, 2}, {2, 1}, {2, 2}}, std::vector<std::int64_t>{1, 2, 3, 4}));
+  tensor<std::int64_t, dense_vector> q({3});
+  q(i) = loom::sum(j, Ai(i, j)) / std::int64_t{2};  // integer division is not linear
+  CHECK(q.at(0) == 1);
+  CHECK(q.at(1) == 0);
+  CHECK(q.at(2) == 3);
+}

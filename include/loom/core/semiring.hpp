@@ -56,6 +56,11 @@ struct max_plus;
 template <class T>
 struct max_times;
 
+/// A view's const elements keep their semiring (arithmetic types already match above).
+template <class T>
+  requires(!std::is_arithmetic_v<T>)
+struct semiring_traits<const T> : semiring_traits<T> {};
+
 /// (min, +): zero = +inf, one = 0. Shortest paths.
 template <class T>
 struct semiring_traits<min_plus<T>> {
