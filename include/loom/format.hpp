@@ -6,8 +6,14 @@
 #include <loom/format/appender.hpp>
 #include <loom/format/assemble.hpp>
 #include <loom/format/format.hpp>
+#include <loom/format/levels/banded.hpp>
+#include <loom/format/levels/bitmap.hpp>
 #include <loom/format/levels/compressed.hpp>
+#include <loom/format/levels/coordinate_cursor.hpp>
 #include <loom/format/levels/dense.hpp>
+#include <loom/format/levels/hashed.hpp>
+#include <loom/format/levels/level.hpp>
+#include <loom/format/levels/level_base.hpp>
 #include <loom/format/levels/singleton.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/format/view.hpp>

@@ -13,6 +13,21 @@
 
 namespace loom::detail {
 
+// Levels the appender builds online; a format with any other level (hashed, bitmap, banded, a
+// user level) buffers its entries and assembles them through the levels' hooks at the end.
+template <class L>
+inline constexpr bool appends_online = false;
+template <std::size_t E>
+inline constexpr bool appends_online<dense_level<E>> = true;
+template <uniqueness U, class P, class C>
+inline constexpr bool appends_online<compressed_level<U, P, C>> = true;
+template <uniqueness U, class C>
+inline constexpr bool appends_online<singleton_level<U, C>> = true;
+template <class Levels>
+inline constexpr bool all_append_online = false;
+template <class... Ls>
+inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = (appends_online<Ls> && ...);
+
 /// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
 /// into level arrays, as TACO's assembly does: no intermediate coordinate list.
 template <class T, class Format>
@@ -21,8 +36,10 @@ class appender {
   static constexpr std::size_t N = Format::order;
   using tensor_type = basic_tensor<T, Format, true>;
 
+  static constexpr bool online = all_append_online<typename Format::levels>;
+
   explicit appender(const std::array<std::int64_t, N>& shape) : shape_(shape) {
-    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    if constexpr (online) [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
       ((level_extent_[Ks] = shape_[Format::modes[Ks]]), ...);
       (init_level<Ks>(), ...);
     }(std::make_index_sequence<N>{});
@@ -30,18 +47,41 @@ class appender {
 
   /// Reserves room for about `entries` entries (a hint: the sum of the operands' entries).
   void reserve(std::size_t entries) {
-    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    if constexpr (!online) {
+      buffer_.crd.reserve(entries);
+      buffer_.vals.reserve(entries);
+      return;
+    } else [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
       (
           [&] {
             if constexpr (!level<Ks>::properties.full) std::get<Ks>(levels_).crd.reserve(entries);
           }(),
           ...);
     }(std::make_index_sequence<N>{});
-    if constexpr (!Format::properties[N - 1].full) values_.reserve(entries);
+    if constexpr (online && !Format::properties[N - 1].full) values_.reserve(entries);
   }
 
   /// Appends one entry; `c[k]` is the coordinate of level k.
   LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
+    if constexpr (!online) {
+      buffer_.crd.push_back(c);
+      buffer_.vals.push_back(v);
+    } else {
+      push_online(c, v);
+    }
+  }
+
+  /// The finished tensor (dense levels padded, `pos` arrays completed).
+  tensor_type finish() && {
+    if constexpr (!online) {
+      return assemble_sorted<T, Format>(shape_, buffer_.crd, std::move(buffer_.vals));
+    } else {
+      return std::move(*this).finish_online();
+    }
+  }
+
+ private:
+  LOOM_FORCE_INLINE void push_online(const std::array<std::int64_t, N>& c, const T& v) {
     std::size_t first = 0;  // first level whose coordinate differs from the previous entry
     if (count_ > 0)
       while (first < N && c[first] == last_[first]) ++first;
@@ -58,8 +98,7 @@ class appender {
     }
   }
 
-  /// The finished tensor (dense levels padded, `pos` arrays completed).
-  tensor_type finish() && {
+  tensor_type finish_online() && {
     std::int64_t parents = 1;
     [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
       (finish_level<Ks>(parents), ...);
@@ -69,7 +108,6 @@ class appender {
     return tensor_type(shape_, std::move(levels_), std::move(values_));
   }
 
- private:
   template <std::size_t K>
   using level = boost::mp11::mp_at_c<typename Format::levels, K>;
 
@@ -131,6 +169,10 @@ class appender {
   std::array<std::int64_t, N> last_{};
   std::array<std::int64_t, N> position_{};
   std::int64_t count_ = 0;
+  struct entries {
+    std::vector<std::array<std::int64_t, N>> crd;
+    std::vector<T> vals;
+  } buffer_;  // used when !online
 };
 
 }  // namespace loom::detail

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <numeric>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,11 +41,11 @@ basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, For
   using tensor_t = tensor<T, Format>;
   typename tensor_t::level_storages levels{};
   const std::size_t nnz = crd.size();
-  std::vector<std::int64_t> parent(nnz, 0), current(nnz, 0);
+  std::vector<std::int64_t> parent(nnz, 0), current(nnz, 0), coord(nnz, 0);
   std::int64_t parent_count = 1;
+  // each level builds itself from (parent position, coordinate) per entry: its assemble hook
   auto build = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
-    auto& st = std::get<K>(levels);
     const std::int64_t extent = shape[Format::modes[K]];
     if constexpr (level::static_extent != dynamic_extent) {
       if (extent != static_cast<std::int64_t>(level::static_extent))
@@ -52,47 +53,19 @@ basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, For
                           std::to_string(extent) + " but its dense level is fixed at " +
                           std::to_string(level::static_extent));
     }
-    if constexpr (level::properties.full) {
-      st.extent = extent;
-      if (extent != 0 && parent_count > INT64_MAX / extent)
-        throw overflow_error("loom: dense level " + std::to_string(K) +
-                             " would hold more than 2^63 positions");
-      for (std::size_t e = 0; e < nnz; ++e) current[e] = parent[e] * extent + crd[e][K];
-      parent_count *= extent;
-    } else {
-      using crd_t = typename level::crd_type;
-      if (extent > 0) check_fits<crd_t>(extent - 1, "largest coordinate of mode " +
-                                                      std::to_string(Format::modes[K]));
-      st.crd.reserve(nnz);
-      if constexpr (level::properties.segmented) {
-        for (std::size_t e = 0; e < nnz; ++e) {
-          st.crd.push_back(static_cast<crd_t>(crd[e][K]));
-          current[e] = parent[e];
-        }
-      } else {
-        using pos_t = typename level::pos_type;
-        st.pos.assign(static_cast<std::size_t>(parent_count) + 1, pos_t(0));
-        for (std::size_t e = 0; e < nnz; ++e) {
-          const bool fresh = !level::properties.unique || e == 0 || parent[e] != parent[e - 1] ||
-                             crd[e][K] != crd[e - 1][K];
-          if (fresh) {
-            st.crd.push_back(static_cast<crd_t>(crd[e][K]));
-            ++st.pos[static_cast<std::size_t>(parent[e]) + 1];
-          }
-          current[e] = static_cast<std::int64_t>(st.crd.size()) - 1;
-        }
-        check_fits<pos_t>(static_cast<std::int64_t>(st.crd.size()), "number of positions");
-        for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
-      }
-      parent_count = static_cast<std::int64_t>(st.crd.size());
-    }
+    for (std::size_t e = 0; e < nnz; ++e) coord[e] = crd[e][K];
+    parent_count = level::assemble(std::get<K>(levels),
+                                   level_build{Format::modes[K], extent, parent_count, parent, coord},
+                                   std::span<std::int64_t>(current));
     std::swap(parent, current);
   };
   [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
     (build(std::integral_constant<std::size_t, Ks>{}), ...);
   }(std::make_index_sequence<N>{});
+  bool identity = nnz == static_cast<std::size_t>(parent_count);
+  for (std::size_t e = 0; identity && e < nnz; ++e) identity = parent[e] == static_cast<std::int64_t>(e);
   std::vector<T> values;
-  if (nnz == static_cast<std::size_t>(parent_count) && !Format::properties[N - 1].full) {
+  if (identity) {
     values = std::move(vals);  // one position per entry, in entry order
   } else {
     values.assign(static_cast<std::size_t>(parent_count), semiring_traits<T>::zero());
@@ -181,8 +154,8 @@ basic_tensor<T, To, true> convert_entries(const basic_tensor<T, From, FromOwning
   std::vector<T> vals;
   crd.reserve(static_cast<std::size_t>(other.nnz()));
   vals.reserve(static_cast<std::size_t>(other.nnz()));
-  // padding zeros of a dense innermost level are not entries; stored zeros elsewhere are kept
-  constexpr bool drop_zeros = From::properties[N - 1].full;
+  // padding zeros of a dense or banded innermost level are not entries; other stored zeros are
+  constexpr bool drop_zeros = From::properties[N - 1].full || From::properties[N - 1].padded;
   bool sorted = true;
   other.for_each_stored([&](const auto& c, const T& v) {
     if (drop_zeros && v == semiring_traits<T>::zero()) return;

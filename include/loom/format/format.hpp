@@ -3,8 +3,12 @@
 #ifndef LOOM_FORMAT_FORMAT_HPP
 #define LOOM_FORMAT_FORMAT_HPP
 
+#include <loom/format/levels/banded.hpp>
+#include <loom/format/levels/bitmap.hpp>
 #include <loom/format/levels/compressed.hpp>
 #include <loom/format/levels/dense.hpp>
+#include <loom/format/levels/hashed.hpp>
+#include <loom/format/levels/level.hpp>
 #include <loom/format/levels/singleton.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -39,6 +43,9 @@ template <class... Levels, std::size_t... Modes>
 struct format_spec<boost::mp11::mp_list<Levels...>, Modes...> {
   static_assert(sizeof...(Levels) == sizeof...(Modes),
                 "loom::format: give one mode per level in ordered<...>");
+  static_assert((level_type<Levels> && ...),
+                "loom::format: every level must model loom::level_type (properties, name, "
+                "static_extent, storage<Owning>, assemble, iterate); see docs/levels.md");
   static constexpr std::size_t order = sizeof...(Levels);
   using levels = boost::mp11::mp_list<Levels...>;
   /// modes[k] is the logical mode stored at level k.

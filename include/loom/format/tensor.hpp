@@ -78,8 +78,16 @@ class basic_tensor {
 
   const shape_type& shape() const { return shape_; }
   std::int64_t extent(std::size_t mode) const { return shape_[mode]; }
-  /// Number of stored values (explicit zeros included; for dense formats, the product of extents).
-  std::int64_t nnz() const { return static_cast<std::int64_t>(values_.size()); }
+  /// Number of stored values (explicit zeros included; for dense formats, the product of
+  /// extents; an innermost level that pads, such as a bitmap, may count its entries itself).
+  std::int64_t nnz() const {
+    if constexpr (order > 0) {
+      using last = boost::mp11::mp_at_c<typename Format::levels, order - 1>;
+      if constexpr (requires { last::stored_count(std::get<order - 1>(levels_)); })
+        return last::stored_count(std::get<order - 1>(levels_));
+    }
+    return static_cast<std::int64_t>(values_.size());
+  }
 
   template <std::size_t K>
   const auto& level() const { return std::get<K>(levels_); }
@@ -158,49 +166,19 @@ class basic_tensor {
     }
   }
 
+  // every level is walked through its cursor, in storage order (built-in and user levels alike)
   template <std::size_t K>
   void walk(std::int64_t begin, std::int64_t end, coords_type& c, auto& f) const {
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
-    const auto& st = std::get<K>(levels_);
     constexpr std::size_t mode = Format::modes[K];
-    auto visit = [&](std::int64_t p, std::int64_t child_begin, std::int64_t child_end) {
-      (void)p;
-      if constexpr (K + 1 == order) {
-        f(static_cast<const coords_type&>(c), values_[static_cast<std::size_t>(child_begin)]);
-        (void)child_end;
-      } else {
-        walk<K + 1>(child_begin, child_end, c, f);
-      }
-    };
-    if constexpr (level::properties.full) {
-      const std::int64_t n = st.extent;
-      for (std::int64_t p = begin; p < end; ++p)  // a dense level below a unique parent: one p
-        for (std::int64_t i = 0; i < n; ++i) {
-          c[mode] = i;
-          visit(p, p * n + i, p * n + i + 1);
-        }
-    } else if constexpr (level::properties.segmented) {
-      for (std::int64_t q = begin; q < end;) {
-        std::int64_t r = q + 1;
-        if constexpr (!level::properties.unique)
-          while (r < end && st.crd[r] == st.crd[q]) ++r;
-        c[mode] = st.crd[q];
-        visit(q, q, r);
-        q = r;
-      }
-    } else {  // compressed
-      for (std::int64_t p = begin; p < end; ++p) {
-        const std::int64_t lo = st.pos[p], hi = st.pos[p + 1];
-        for (std::int64_t q = lo; q < hi;) {
-          std::int64_t r = q + 1;
-          if constexpr (!level::properties.unique)
-            while (r < hi && st.crd[r] == st.crd[q]) ++r;
-          c[mode] = st.crd[q];
-          if constexpr (level::properties.unique) visit(q, q, q + 1);
-          else visit(q, q, r);
-          q = r;
-        }
-      }
+    auto cur = level::template iterate<skip_policy::linear>(std::get<K>(levels_), begin, end);
+    for (; cur.valid(); cur.next()) {
+      if constexpr (requires { cur.ready(); })
+        if (!cur.ready()) continue;
+      c[mode] = cur.index();
+      const level_range r = cur.children();
+      if constexpr (K + 1 == order) f(static_cast<const coords_type&>(c), values_[static_cast<std::size_t>(r.begin)]);
+      else walk<K + 1>(r.begin, r.end, c, f);
     }
   }
 
@@ -218,33 +196,24 @@ class basic_tensor {
     }
   }
 
+  // a random-access level locates; any other is searched with its cursor
   template <std::size_t K>
   std::int64_t locate_level(std::int64_t begin, std::int64_t end, const coords_type& c) const {
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
-    const auto& st = std::get<K>(levels_);
     const std::int64_t i = c[Format::modes[K]];
-    auto next = [&](std::int64_t b, std::int64_t e) -> std::int64_t {
-      if constexpr (K + 1 == order) return b < e ? b : -1;
-      else return locate_level<K + 1>(b, e, c);
-    };
-    if constexpr (level::properties.full) {
-      return next(begin * st.extent + i, begin * st.extent + i + 1);
+    auto cur = level::template iterate<skip_policy::binary>(std::get<K>(levels_), begin, end);
+    level_range r{};
+    if constexpr (level_with_locate<level>) {
+      r = cur.locate(i);
     } else {
-      std::int64_t lo = begin, hi = end;
-      if constexpr (!level::properties.segmented) {
-        lo = st.pos[begin];
-        hi = st.pos[begin + 1];
-      }
-      const auto* first = st.crd.data() + lo;
-      const auto* last = st.crd.data() + hi;
-      const auto* it = std::lower_bound(first, last, i, [](auto a, std::int64_t b) { return a < b; });
-      if (it == last || *it != i) return -1;
-      const std::int64_t q = lo + (it - first);
-      std::int64_t r = q + 1;
-      if constexpr (!level::properties.unique)
-        while (r < hi && st.crd[r] == i) ++r;
-      return next(q, r);
+      cur.seek(i);
+      if constexpr (requires { cur.ready(); })
+        while (cur.valid() && !cur.ready() && cur.index() <= i) cur.next();
+      if (cur.valid() && cur.index() == i) r = cur.children();
     }
+    if (r.empty()) return -1;
+    if constexpr (K + 1 == order) return r.begin;
+    else return locate_level<K + 1>(r.begin, r.end, c);
   }
 
   T at_value(const coords_type& c) {

@@ -7,7 +7,9 @@
 //  | a vs b            | mul                                   | add                          |
 //  |-------------------|---------------------------------------|------------------------------|
 //  | same, both free   | b full: lookup(a, b); a full: lookup  | union (lexicographic)        |
-//  |                   | (b, a); else intersection (leapfrog)  |                              |
+//  |                   | (b, a); else b, then a, locatable     |                              |
+//  |                   | (O(1) probe, absent = zero): lookup;  |                              |
+//  |                   | else intersection (leapfrog)          |                              |
 //  | same, contracted  | reduce both to scalars, then multiply | union                        |
 //  | a shallower       | scaled: a's values times b            | a free: union(a, expand(b))  |
 //  |                   | (a contracted, op not linear in a:    | a contracted: union(a,       |
@@ -161,7 +163,8 @@ struct mul_stream {
   }
 };
 
-// lookup_stream<A, B, Op, Flip>: iterate A, locate B at A's index (B full and locatable).
+// lookup_stream<A, B, Op, Flip>: iterate A, locate B at A's index (B locatable; where B is
+// not full, an absent index locates to zero, which the product annihilates).
 template <class A, class B, class Op, bool Flip>
 struct lookup_stream {
   static constexpr std::size_t depth = A::depth;
@@ -410,6 +413,10 @@ LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kern
     } else if constexpr (B::full && B::locatable) {
       return lookup_stream<A, B, Op, false>{a, b, op, ctx};
     } else if constexpr (A::full && A::locatable) {
+      return lookup_stream<B, A, Op, true>{b, a, op, ctx};
+    } else if constexpr (B::locatable) {  // hashed, bitmap, banded: iterate a, probe b
+      return lookup_stream<A, B, Op, false>{a, b, op, ctx};
+    } else if constexpr (A::locatable) {
       return lookup_stream<B, A, Op, true>{b, a, op, ctx};
     } else {
       return mul_stream<A, B, Op>{a, b, op, ctx};

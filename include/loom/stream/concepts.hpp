@@ -5,6 +5,7 @@
 #define LOOM_STREAM_CONCEPTS_HPP
 
 #include <loom/core/semiring.hpp>
+#include <loom/format/levels/level_base.hpp>
 
 #include <concepts>
 #include <cstddef>
@@ -85,12 +86,8 @@ constexpr X zero_of() {
   else return semiring_traits<X>::zero();
 }
 
-/// How a coordinate level moves to a target index.
-enum class skip_policy {
-  linear,     ///< one position at a time
-  galloping,  ///< doubling steps, then binary search (good for skewed intersections)
-  binary      ///< binary search over the rest of the segment
-};
+/// How a coordinate level moves to a target index (defined with the levels, format/).
+using loom::skip_policy;
 
 /// Runtime facts shared by the streams of one kernel: the extent of every attribute.
 struct kernel_context {

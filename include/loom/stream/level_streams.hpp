@@ -1,10 +1,12 @@
-// Defines the streams over stored levels: dense, coordinate (compressed, singleton) and the
-// strided stream of all-dense tensors, which may be walked in any mode order (stream/).
+// Defines the streams over stored levels: level_stream, which turns any level's cursor into
+// an indexed stream, and the strided stream of all-dense tensors, which may be walked in any
+// mode order (stream/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_STREAM_LEVEL_STREAMS_HPP
 #define LOOM_STREAM_LEVEL_STREAMS_HPP
 
 #include <loom/core/config.hpp>
+#include <loom/format/levels/level.hpp>
 #include <loom/stream/concepts.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -13,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace loom::stream {
 
@@ -44,110 +47,72 @@ struct access_layout {
 };
 
 template <class Layout, std::size_t K, skip_policy P>
-struct coordinate_stream;
-template <class Layout, std::size_t K>
-struct dense_level_stream;
+struct level_stream;
 
 /// The stream of level K of a tensor below the parent position range [begin, end), or the value
-/// at position `begin` past the last level.
+/// at position `begin` past the last level. Every level, built-in or user-defined, goes through
+/// its own customisation point `Level::iterate<P>(storage, begin, end)`, which yields a cursor.
 template <class Layout, std::size_t K, skip_policy P = skip_policy::galloping>
 LOOM_FORCE_INLINE auto make_level(const typename Layout::tensor_type* t, std::int64_t begin,
                                   std::int64_t end) {
   if constexpr (K == Layout::order) {
     (void)end;
     return t->values()[static_cast<std::size_t>(begin)];
-  } else if constexpr (Layout::template level<K>::properties.full) {
-    const std::int64_t n = t->template level<K>().extent;
-    return dense_level_stream<Layout, K>{t, begin * n, 0, n};
-  } else if constexpr (Layout::template level<K>::properties.segmented) {
-    return coordinate_stream<Layout, K, P>{t, t->template level<K>().crd.data(), begin, end};
   } else {
-    const auto& st = t->template level<K>();
-    return coordinate_stream<Layout, K, P>{t, st.crd.data(), static_cast<std::int64_t>(st.pos[begin]),
-                                           static_cast<std::int64_t>(st.pos[begin + 1])};
+    using level = typename Layout::template level<K>;
+    return level_stream<Layout, K, P>{
+        t, level::template iterate<P>(t->template level<K>(), begin, end)};
   }
 }
 
-// dense_level_stream<Layout, K>: index = position within the parent; always ready; locatable.
-template <class Layout, std::size_t K>
-struct dense_level_stream {
-  static constexpr std::size_t depth = Layout::depth_of_level[K];
-  static constexpr bool contracted = false, strict = true, full = true, locatable = true;
-  const typename Layout::tensor_type* t = nullptr;
-  std::int64_t base = 0, i = 0, n = 0;
-
-  LOOM_FORCE_INLINE bool valid() const { return i < n; }
-  LOOM_FORCE_INLINE std::int64_t index() const { return i; }
-  LOOM_FORCE_INLINE bool ready() const { return true; }
-  LOOM_FORCE_INLINE auto value() const { return make_level<Layout, K + 1>(t, base + i, base + i + 1); }
-  LOOM_FORCE_INLINE auto locate(std::int64_t j) const {
-    return make_level<Layout, K + 1>(t, base + j, base + j + 1);
-  }
-  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = std::max(i, j + 1); }
-  LOOM_FORCE_INLINE void next() { ++i; }
-};
-
-// coordinate_stream<Layout, K, P>: positions [p, end) of a compressed or singleton level.
-// A non-unique level emits each run of equal coordinates once, its value spanning the run.
 template <class Layout, std::size_t K, skip_policy P>
-struct coordinate_stream {
-  using level = typename Layout::template level<K>;
-  using crd_type = typename level::crd_type;
-  static constexpr bool unique = level::properties.unique;
-  static constexpr std::size_t depth = Layout::depth_of_level[K];
-  static constexpr bool contracted = false, strict = true, full = false, locatable = false;
-  const typename Layout::tensor_type* t = nullptr;
-  const crd_type* crd = nullptr;
-  std::int64_t p = 0, end = 0;
+using level_cursor_t = decltype(Layout::template level<K>::template iterate<P>(
+    std::declval<const typename Layout::tensor_type&>().template level<K>(), std::int64_t{},
+    std::int64_t{}));
 
-  LOOM_FORCE_INLINE bool valid() const { return p < end; }
-  LOOM_FORCE_INLINE std::int64_t index() const { return crd[p]; }
-  LOOM_FORCE_INLINE bool ready() const { return true; }
-  LOOM_FORCE_INLINE std::int64_t run_end() const {
-    if constexpr (unique) {
-      return p + 1;
-    } else {
-      std::int64_t q = p + 1;
-      while (q < end && crd[q] == crd[p]) ++q;
-      return q;
-    }
+// level_stream<Layout, K, P>: a level's cursor as an indexed stream. The cursor moves; this
+// adds the stream's static facts (depth, strict, full, locatable) and builds the next level's
+// stream from the cursor's child positions. Strict: a cursor emits each coordinate once.
+template <class Layout, std::size_t K, skip_policy P>
+struct level_stream : level_cursor_t<Layout, K, P> {
+  using level = typename Layout::template level<K>;
+  using cursor = level_cursor_t<Layout, K, P>;
+  static constexpr std::size_t depth = Layout::depth_of_level[K];
+  static constexpr bool contracted = false, strict = true, full = level::properties.full,
+                        locatable = level::properties.random_access;
+  const typename Layout::tensor_type* tensor_ = nullptr;
+
+  level_stream() = default;
+  LOOM_FORCE_INLINE level_stream(const typename Layout::tensor_type* t, const cursor& c)
+      : cursor(c), tensor_(t) {}
+
+  LOOM_FORCE_INLINE bool ready() const {
+    if constexpr (requires(const cursor& c) { c.ready(); }) return cursor::ready();
+    else return true;
   }
-  LOOM_FORCE_INLINE auto value() const { return make_level<Layout, K + 1, P>(t, p, run_end()); }
-  LOOM_FORCE_INLINE void next() { p = run_end(); }
-  LOOM_FORCE_INLINE void seek(std::int64_t i) { p = find_first(i); }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
-    if (i == std::numeric_limits<std::int64_t>::max()) p = end;
-    else p = find_first(i + 1);
+  LOOM_FORCE_INLINE auto value() const { return child(this->children()); }
+  // the value at coordinate j: the next level, or zero (an empty stream) when j is absent
+  LOOM_FORCE_INLINE auto locate(std::int64_t j) const
+    requires(locatable)
+  {
+    const level_range r = cursor::locate(j);
+    using V = decltype(child(r));
+    if constexpr (!level::properties.full)
+      if (r.empty()) return zero_of<V>();
+    return child(r);
   }
 
  private:
-  // first position q >= p with crd[q] >= i (or end)
-  LOOM_FORCE_INLINE std::int64_t find_first(std::int64_t i) const {
-    std::int64_t q = p;
-    if (q >= end || crd[q] >= i) return q;
-    if constexpr (P == skip_policy::linear) {
-      while (q < end && crd[q] < i) ++q;
-      return q;
-    } else {
-      std::int64_t lo = q + 1, hi = end;  // crd[q] < i; answer in [lo, hi]
-      if constexpr (P == skip_policy::galloping) {
-        std::int64_t step = 1;
-        while (lo + step - 1 < end && crd[lo + step - 1] < i) {
-          lo += step;
-          step *= 2;
-        }
-        hi = std::min(end, lo + step - 1);
-      }
-      while (lo < hi) {
-        const std::int64_t mid = lo + (hi - lo) / 2;
-        if (crd[mid] < i) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
-    }
+  LOOM_FORCE_INLINE auto child(const level_range& r) const {
+    return make_level<Layout, K + 1, P>(tensor_, r.begin, r.end);
   }
 };
+
+/// The streams of the built-in levels, by their historical names.
+template <class Layout, std::size_t K, skip_policy P = skip_policy::galloping>
+using coordinate_stream = level_stream<Layout, K, P>;
+template <class Layout, std::size_t K>
+using dense_level_stream = level_stream<Layout, K, skip_policy::galloping>;
 
 // strided_stream<Layout, R>: the R-th mode (by depth) of an all-dense tensor, walked in any
 // order by offset arithmetic, so dense operands never force a loop order (locate, not iterate).

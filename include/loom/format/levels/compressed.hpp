@@ -3,7 +3,10 @@
 #ifndef LOOM_FORMAT_LEVELS_COMPRESSED_HPP
 #define LOOM_FORMAT_LEVELS_COMPRESSED_HPP
 
+#include <loom/format/levels/coordinate_cursor.hpp>
 #include <loom/format/levels/level_base.hpp>
+
+#include <string>
 
 namespace loom {
 
@@ -28,6 +31,38 @@ struct compressed_level {
     level_array<Pos, Owning> pos;
     level_array<Crd, Owning> crd;
   };
+
+  // iterate(p_{k-1}) -> crd[pos[p] .. pos[p+1]) ascending
+  template <skip_policy P, bool Owning>
+  static coordinate_cursor<Crd, U == uniqueness::unique, P> iterate(const storage<Owning>& st,
+                                                                     std::int64_t begin,
+                                                                     std::int64_t) {
+    return {st.crd.data(), static_cast<std::int64_t>(st.pos[begin]),
+            static_cast<std::int64_t>(st.pos[begin + 1])};
+  }
+
+  // assemble: one position per distinct (parent, coordinate); per entry when non-unique
+  static std::int64_t assemble(storage<true>& st, const level_build& in,
+                               std::span<std::int64_t> position) {
+    if (in.extent > 0)
+      detail::check_fits<Crd>(in.extent - 1,
+                              "largest coordinate of mode " + std::to_string(in.mode));
+    const std::size_t nnz = in.coord.size();
+    st.crd.reserve(nnz);
+    st.pos.assign(static_cast<std::size_t>(in.parents) + 1, Pos(0));
+    for (std::size_t e = 0; e < nnz; ++e) {
+      const bool fresh = U == uniqueness::non_unique || e == 0 ||
+                         in.parent[e] != in.parent[e - 1] || in.coord[e] != in.coord[e - 1];
+      if (fresh) {
+        st.crd.push_back(static_cast<Crd>(in.coord[e]));
+        ++st.pos[static_cast<std::size_t>(in.parent[e]) + 1];
+      }
+      position[e] = static_cast<std::int64_t>(st.crd.size()) - 1;
+    }
+    detail::check_fits<Pos>(static_cast<std::int64_t>(st.crd.size()), "number of positions");
+    for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
+    return static_cast<std::int64_t>(st.crd.size());
+  }
 };
 
 /// The unique compressed level with int64 positions and int32 coordinates.

@@ -3,15 +3,37 @@
 #ifndef LOOM_FORMAT_LEVELS_DENSE_HPP
 #define LOOM_FORMAT_LEVELS_DENSE_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/format/levels/level_base.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
 
 namespace loom {
 
+/// Every coordinate i in [0, n) of the parent at position p, at position `p * n + i`.
+struct dense_cursor {
+  std::int64_t base = 0, i = 0, n = 0;
+
+  LOOM_FORCE_INLINE bool valid() const { return i < n; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return i; }
+  LOOM_FORCE_INLINE level_range children() const { return {base + i, base + i + 1}; }
+  LOOM_FORCE_INLINE level_range locate(std::int64_t j) const { return {base + j, base + j + 1}; }
+  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t j) {
+    i = j >= n ? n : std::max(i, j + 1);  // j may be the top index
+  }
+  LOOM_FORCE_INLINE void next() { ++i; }
+};
+
 /// Every coordinate in [0, extent) is present; positions are `parent * extent + i`.
 /// `Extent` is static when given (it takes part in compile-time extent checks).
+/// A format made only of full levels is addressed by strides, in any loop order.
 template <std::size_t Extent = dynamic_extent>
 struct dense_level {
-  static constexpr level_properties properties{.full = true, .random_access = true};
+  static constexpr level_properties properties{
+      .full = true, .random_access = true, .padded = true};
   static constexpr std::size_t static_extent = Extent;
   static constexpr std::string_view name = "dense";
 
@@ -20,6 +42,22 @@ struct dense_level {
     // locate(p_{k-1}, i) -> p_{k-1} * extent + i
     std::int64_t extent = 0;
   };
+
+  template <skip_policy, bool Owning>
+  static dense_cursor iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
+    return {begin * st.extent, 0, st.extent};
+  }
+
+  static std::int64_t assemble(storage<true>& st, const level_build& in,
+                               std::span<std::int64_t> position) {
+    st.extent = in.extent;
+    if (in.extent != 0 && in.parents > INT64_MAX / in.extent)
+      throw overflow_error("loom: the dense level of mode " + std::to_string(in.mode) +
+                           " would hold more than 2^63 positions");
+    for (std::size_t e = 0; e < in.coord.size(); ++e)
+      position[e] = in.parent[e] * in.extent + in.coord[e];
+    return in.parents * in.extent;
+  }
 };
 
 /// The dense level with a run-time extent.

@@ -3,7 +3,10 @@
 #ifndef LOOM_FORMAT_LEVELS_SINGLETON_HPP
 #define LOOM_FORMAT_LEVELS_SINGLETON_HPP
 
+#include <loom/format/levels/coordinate_cursor.hpp>
 #include <loom/format/levels/level_base.hpp>
+
+#include <string>
 
 namespace loom {
 
@@ -24,6 +27,28 @@ struct singleton_level {
     // pos_access(p_k) -> crd[p_k], with p_k = p_{k-1}
     level_array<Crd, Owning> crd;
   };
+
+  // iterate([begin, end)) -> crd[begin .. end), the run handed out by the non-unique parent
+  template <skip_policy P, bool Owning>
+  static coordinate_cursor<Crd, U == uniqueness::unique, P> iterate(const storage<Owning>& st,
+                                                                     std::int64_t begin,
+                                                                     std::int64_t end) {
+    return {st.crd.data(), begin, end};
+  }
+
+  // assemble: the parent's position, one coordinate per entry
+  static std::int64_t assemble(storage<true>& st, const level_build& in,
+                               std::span<std::int64_t> position) {
+    if (in.extent > 0)
+      detail::check_fits<Crd>(in.extent - 1,
+                              "largest coordinate of mode " + std::to_string(in.mode));
+    st.crd.reserve(in.coord.size());
+    for (std::size_t e = 0; e < in.coord.size(); ++e) {
+      st.crd.push_back(static_cast<Crd>(in.coord[e]));
+      position[e] = in.parent[e];
+    }
+    return static_cast<std::int64_t>(st.crd.size());
+  }
 };
 
 using singleton = singleton_level<>;

@@ -1,0 +1,65 @@
+// Defines the public level concept, loom::level_type, and its capability concepts (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_LEVELS_LEVEL_HPP
+#define LOOM_FORMAT_LEVELS_LEVEL_HPP
+
+#include <loom/format/levels/level_base.hpp>
+
+#include <concepts>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <utility>
+
+namespace loom {
+
+/// A cursor walks the coordinates of one parent: `valid()`, `index()` (ascending, each at most
+/// once), `children()` (the child positions of the current coordinate), `seek(i)` (to the first
+/// coordinate >= i, never backwards), `seek_past(i)` (> i) and `next()`. A default-constructed
+/// cursor is empty. Optional: `ready()` (false on a state that emits nothing; default true).
+template <class C>
+concept level_cursor = std::default_initializable<C> && std::copyable<C> &&
+                       requires(C c, const C cc, std::int64_t i) {
+                         { cc.valid() } -> std::same_as<bool>;
+                         { cc.index() } -> std::convertible_to<std::int64_t>;
+                         { cc.children() } -> std::same_as<level_range>;
+                         c.seek(i);
+                         c.seek_past(i);
+                         c.next();
+                       };
+
+/// A storage level (DESIGN §5, docs/levels.md). Minimal complete definition:
+/// - `properties` (a `level_properties`), `name`, `static_extent` (usually `dynamic_extent`);
+/// - `storage<Owning>`: its arrays, `level_array<T, Owning>` (vectors, or spans in a view);
+/// - `assemble(storage<true>&, const level_build&, std::span<std::int64_t> position)`: builds the
+///   level from sorted unique entries and returns its number of positions;
+/// - `iterate<P, Owning>(const storage<Owning>&, begin, end)`: a `level_cursor` over the
+///   coordinates of the parent position `begin` (or of the run [begin, end) when segmented).
+/// With `properties.random_access`, the cursor also has `locate(i) -> level_range` (empty when
+/// absent) in O(1), and the planner may locate the level instead of iterating it.
+template <class L>
+concept level_type = requires(typename L::template storage<true>& st,
+                              const typename L::template storage<true>& cst,
+                              const level_build& in, std::span<std::int64_t> position) {
+  { L::properties } -> std::convertible_to<level_properties>;
+  { L::name } -> std::convertible_to<std::string_view>;
+  { L::static_extent } -> std::convertible_to<std::size_t>;
+  typename L::template storage<false>;
+  { L::assemble(st, in, position) } -> std::same_as<std::int64_t>;
+  { L::template iterate<skip_policy::linear>(cst, std::int64_t{}, std::int64_t{}) }
+      -> level_cursor;
+  { L::template iterate<skip_policy::galloping>(cst, std::int64_t{}, std::int64_t{}) }
+      -> level_cursor;
+};
+
+/// A level whose cursor can locate a coordinate in O(1).
+template <class L>
+concept level_with_locate =
+    level_type<L> && L::properties.random_access &&
+    requires(const typename L::template storage<true>& st, std::int64_t i) {
+      { L::template iterate<skip_policy::linear>(st, i, i).locate(i) } -> std::same_as<level_range>;
+    };
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_LEVELS_LEVEL_HPP
