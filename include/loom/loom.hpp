@@ -11,6 +11,7 @@
 #include <loom/io.hpp>
 #include <loom/optimize.hpp>
 #include <loom/plan.hpp>
+#include <loom/relational.hpp>
 #include <loom/stream.hpp>
 
 #endif  // LOOM_LOOM_HPP

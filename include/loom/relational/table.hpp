@@ -1,0 +1,99 @@
+// Defines loom::relational::table: named typed columns read from CSV, with derived columns and
+// CSV output (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_TABLE_HPP
+#define LOOM_RELATIONAL_TABLE_HPP
+
+#include <loom/relational/column.hpp>
+#include <loom/relational/error.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace loom::relational {
+
+/// A column-store table: columns of equal length, looked up by name.
+/// **Example**: `auto t = read_csv("orders.csv", {{"o_orderkey", column_type::int64}});`
+class table {
+ public:
+  table() = default;
+  explicit table(std::string name) : name_(std::move(name)) {}
+
+  /// The table's name (the file it was read from), used in error messages.
+  const std::string& name() const { return name_; }
+  std::size_t rows() const { return columns_.empty() ? 0 : columns_.front().size(); }
+  const std::vector<column>& columns() const { return columns_; }
+
+  /// The column called `name`; throws `column_error` listing the columns when there is none.
+  const column& operator[](std::string_view name) const {
+    for (const column& c : columns_)
+      if (c.name() == name) return c;
+    std::string known;
+    for (const column& c : columns_) known += (known.empty() ? "" : ", ") + c.name();
+    throw column_error("loom::relational: table " + (name_.empty() ? "(unnamed)" : name_) +
+                       " has no column " + std::string(name) + " (columns: " + known + ")");
+  }
+  bool has(std::string_view name) const {
+    for (const column& c : columns_)
+      if (c.name() == name) return true;
+    return false;
+  }
+  /// Shorthands: `t.ints("o_custkey")`, `t.reals("l_discount")`.
+  std::span<const std::int64_t> ints(std::string_view name) const { return (*this)[name].ints(); }
+  std::span<const double> reals(std::string_view name) const { return (*this)[name].reals(); }
+
+  /// Appends a column; its length must match the table's.
+  table& add(column c) {
+    if (!columns_.empty() && c.size() != rows())
+      throw column_error("loom::relational: column " + c.name() + " has " +
+                         std::to_string(c.size()) + " rows but table " + name_ + " has " +
+                         std::to_string(rows()));
+    if (has(c.name()))
+      throw column_error("loom::relational: table " + name_ + " already has a column " + c.name());
+    columns_.push_back(std::move(c));
+    return *this;
+  }
+
+  /// A derived attribute: `t.derive("o_year", "o_orderdate", year_of)` adds the integer column
+  /// `f(source[row])` for every row (f maps an integer value: a key, a day, a code).
+  template <class F>
+  table& derive(std::string name, std::string_view source, F f,
+                column_type type = column_type::int64) {
+    const auto in = (*this)[source].ints();
+    std::vector<std::int64_t> out(in.size());
+    for (std::size_t r = 0; r < in.size(); ++r) out[r] = static_cast<std::int64_t>(f(in[r]));
+    return add(column(std::move(name), std::move(out), type));
+  }
+
+  /// Writes a header line and one line per row; strings are quoted when needed.
+  void write_csv(std::ostream& out, char delimiter = ',') const {
+    for (std::size_t c = 0; c < columns_.size(); ++c)
+      out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].name(), delimiter);
+    out << '\n';
+    for (std::size_t r = 0; r < rows(); ++r) {
+      for (std::size_t c = 0; c < columns_.size(); ++c)
+        out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].text(r), delimiter);
+      out << '\n';
+    }
+  }
+
+ private:
+  static std::string quote(const std::string& s, char delimiter) {
+    if (s.find_first_of(std::string{delimiter, '"', '\n', '\r'}) == std::string::npos) return s;
+    std::string q = "\"";
+    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+  }
+
+  std::string name_;
+  std::vector<column> columns_;
+};
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_TABLE_HPP
