@@ -1012,19 +1012,22 @@ constexpr auto expand(I, const E& e) {
 #ifndef LOOM_FORMAT_FORMAT_HPP
 #define LOOM_FORMAT_FORMAT_HPP
 
-// ---- begin <loom/format/levels/compressed.hpp>
-// Defines loom::compressed_level and loom::compressed: a pos/crd segment level (format/).
+// ---- begin <loom/format/levels/banded.hpp>
+// Defines loom::banded_level and loom::banded: one contiguous coordinate range [lo, hi) per
+// parent, for band and diagonal matrices; locate is a range test (format/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_LEVELS_COMPRESSED_HPP
-#define LOOM_FORMAT_LEVELS_COMPRESSED_HPP
+#ifndef LOOM_FORMAT_LEVELS_BANDED_HPP
+#define LOOM_FORMAT_LEVELS_BANDED_HPP
 
 // ---- begin <loom/format/levels/level_base.hpp>
-// Defines the level vocabulary shared by every level: properties, arrays, width checks (format/).
+// Defines the level vocabulary shared by every level: properties, arrays, width checks, the
+// assembly input and the cursor protocol (format/). The level concept itself: level.hpp.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_FORMAT_LEVELS_LEVEL_BASE_HPP
 #define LOOM_FORMAT_LEVELS_LEVEL_BASE_HPP
 
 
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -1047,6 +1050,32 @@ struct level_properties {
   bool full = false;          // every coordinate of the extent is present
   bool random_access = false; // locate(parent, i) in O(1)
   bool segmented = false;     // a parent is a range of positions, not one position
+  bool padded = false;        // some positions hold no entry (their values are zero padding)
+};
+
+/// How a cursor moves to a target coordinate (a per-level choice of the planner).
+enum class skip_policy {
+  linear,     ///< one position at a time
+  galloping,  ///< doubling steps, then binary search (good for skewed intersections)
+  binary      ///< binary search over the rest of the segment
+};
+
+/// Child positions [begin, end) of one coordinate; empty when the coordinate is absent.
+/// Below a unique level end = begin + 1; a non-unique level hands a run to its singleton child.
+struct level_range {
+  std::int64_t begin = 0, end = 0;
+  constexpr bool empty() const { return begin >= end; }
+};
+
+/// What assembly hands one level: entries sorted and unique in storage order. The level fills
+/// `position[e]` (its position of entry e) and returns how many positions it has; entries with
+/// the same parent and coordinate share a position at a unique level.
+struct level_build {
+  std::size_t mode = 0;                   // logical mode stored (for messages)
+  std::int64_t extent = 0;                // extent of that mode
+  std::int64_t parents = 1;               // positions of the level above (1 at the root)
+  std::span<const std::int64_t> parent;   // parent position of each entry, ascending
+  std::span<const std::int64_t> coord;    // this level's coordinate of each entry
 };
 
 /// A level's array: a `std::vector` in an owning tensor, a `std::span` in a view.
@@ -1066,11 +1095,289 @@ void check_fits(std::int64_t value, std::string_view what) {
   }
 }
 
+/// The largest index; cursors guard `seek_past(top_coordinate)` against overflow.
+inline constexpr std::int64_t top_coordinate = std::numeric_limits<std::int64_t>::max();
+
+/// First q in [q, end) with crd[q] >= i (or end), searched by policy P; crd ascending.
+template <skip_policy P, class Crd>
+constexpr std::int64_t search_first(const Crd* crd, std::int64_t q, std::int64_t end,
+                                    std::int64_t i) {
+  if (q >= end || crd[q] >= i) return q;
+  if constexpr (P == skip_policy::linear) {
+    while (q < end && crd[q] < i) ++q;
+    return q;
+  } else {
+    std::int64_t lo = q + 1, hi = end;  // crd[q] < i; answer in [lo, hi]
+    if constexpr (P == skip_policy::galloping) {
+      std::int64_t step = 1;
+      while (lo + step - 1 < end && crd[lo + step - 1] < i) {
+        lo += step;
+        step *= 2;
+      }
+      hi = std::min(end, lo + step - 1);
+    }
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (crd[mid] < i) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
 }  // namespace detail
 }  // namespace loom
 
 #endif  // LOOM_FORMAT_LEVELS_LEVEL_BASE_HPP
 // ---- end <loom/format/levels/level_base.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace loom {
+
+/// Every coordinate of [lo, hi), coordinate i at position base + i - lo.
+struct banded_cursor {
+  std::int64_t base = 0, lo = 0, i = 0, hi = 0;
+
+  LOOM_FORCE_INLINE bool valid() const { return i < hi; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return i; }
+  LOOM_FORCE_INLINE level_range children() const { return {base + i - lo, base + i - lo + 1}; }
+  LOOM_FORCE_INLINE level_range locate(std::int64_t j) const {
+    if (j < lo || j >= hi) return {};
+    return {base + j - lo, base + j - lo + 1};
+  }
+  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = j >= hi ? hi : std::max(i, j + 1); }
+  LOOM_FORCE_INLINE void next() { ++i; }
+};
+
+/// Parent p stores the coordinates [lo[p], lo[p] + pos[p+1] - pos[p]) at positions
+/// [pos[p], pos[p+1]): the band from its first to its last entry, gaps inside it padded with
+/// zeros. No coordinate array: a band matrix costs its values plus two integers per row.
+template <class Pos = std::int64_t, class Crd = std::int32_t>
+struct banded_level {
+  static_assert(std::is_integral_v<Pos> && std::is_integral_v<Crd>,
+                "loom::banded_level: position and coordinate types must be integers");
+  static constexpr level_properties properties{.random_access = true, .padded = true};
+  static constexpr std::size_t static_extent = dynamic_extent;
+  static constexpr std::string_view name = "banded";
+  using pos_type = Pos;
+  using crd_type = Crd;
+
+  template <bool Owning>
+  struct storage {
+    // pos_bounds(p_{k-1}) -> [pos[p], pos[p+1]); pos_access(q) -> lo[p] + q - pos[p]
+    level_array<Pos, Owning> pos;
+    level_array<Crd, Owning> lo;
+  };
+
+  template <skip_policy, bool Owning>
+  static banded_cursor iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
+    const auto base = static_cast<std::int64_t>(st.pos[begin]);
+    const auto lo = static_cast<std::int64_t>(st.lo[begin]);
+    return {base, lo, lo, lo + static_cast<std::int64_t>(st.pos[begin + 1]) - base};
+  }
+
+  static std::int64_t assemble(storage<true>& st, const level_build& in,
+                               std::span<std::int64_t> position) {
+    if (in.extent > 0)
+      detail::check_fits<Crd>(in.extent - 1,
+                              "largest coordinate of mode " + std::to_string(in.mode));
+    const std::size_t nnz = in.coord.size();
+    const auto parents = static_cast<std::size_t>(in.parents);
+    st.lo.assign(parents, Crd(0));
+    std::vector<std::int64_t> width(parents, 0);
+    // entries of one parent are contiguous and ascending: the band is [first, last + 1)
+    for (std::size_t e = 0; e < nnz; ++e) {
+      const auto p = static_cast<std::size_t>(in.parent[e]);
+      if (e == 0 || in.parent[e] != in.parent[e - 1]) st.lo[p] = static_cast<Crd>(in.coord[e]);
+      width[p] = in.coord[e] - st.lo[p] + 1;
+    }
+    st.pos.assign(parents + 1, Pos(0));
+    std::int64_t total = 0;
+    for (std::size_t p = 0; p < parents; ++p) {
+      total += width[p];
+      detail::check_fits<Pos>(total, "number of positions");
+      st.pos[p + 1] = static_cast<Pos>(total);
+    }
+    for (std::size_t e = 0; e < nnz; ++e) {
+      const auto p = static_cast<std::size_t>(in.parent[e]);
+      position[e] = static_cast<std::int64_t>(st.pos[p]) + in.coord[e] - st.lo[p];
+    }
+    return total;
+  }
+};
+
+/// The banded level with int64 positions and int32 coordinates.
+using banded = banded_level<>;
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_LEVELS_BANDED_HPP
+// ---- end <loom/format/levels/banded.hpp>
+// ---- begin <loom/format/levels/bitmap.hpp>
+// Defines loom::bitmap_level and loom::bitmap: a dense presence bitset with dense values;
+// iteration visits the set bits, locate is one bit test (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_LEVELS_BITMAP_HPP
+#define LOOM_FORMAT_LEVELS_BITMAP_HPP
+
+
+#include <bit>
+#include <cstdint>
+#include <string>
+
+namespace loom {
+
+/// The set bits of [base, base + n) of a bitset, each at most once, ascending.
+struct bitmap_cursor {
+  const std::uint64_t* bits = nullptr;
+  std::int64_t base = 0, i = 0, n = 0;  // invariant: i == n or bit base + i is set
+
+  LOOM_FORCE_INLINE bool valid() const { return i < n; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return i; }
+  LOOM_FORCE_INLINE level_range children() const { return {base + i, base + i + 1}; }
+  LOOM_FORCE_INLINE bool test(std::int64_t j) const {
+    const std::int64_t b = base + j;
+    return (bits[b >> 6] >> (b & 63)) & 1u;
+  }
+  LOOM_FORCE_INLINE level_range locate(std::int64_t j) const {
+    if (test(j)) return {base + j, base + j + 1};
+    return {};
+  }
+  LOOM_FORCE_INLINE void seek(std::int64_t j) {
+    if (j > i) i = first_set(j);
+  }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t j) {
+    if (j >= n) i = n;
+    else if (j >= i) i = first_set(j + 1);
+  }
+  LOOM_FORCE_INLINE void next() { i = first_set(i + 1); }
+  // first set bit at an offset >= j (j <= n), or n: a word at a time
+  LOOM_FORCE_INLINE std::int64_t first_set(std::int64_t j) const {
+    if (j >= n) return n;
+    std::int64_t b = base + j;
+    const std::int64_t last = base + n;
+    std::uint64_t word = bits[b >> 6] & (~std::uint64_t{0} << (b & 63));
+    std::int64_t w = b >> 6;
+    while (word == 0) {
+      if ((w + 1) * 64 >= last) return n;
+      word = bits[++w];
+    }
+    const std::int64_t found = w * 64 + std::countr_zero(word) - base;
+    return found < n ? found : n;
+  }
+};
+
+/// Coordinate i of parent p is present when bit `p * extent + i` is set; values sit at that
+/// position as in a dense level (absent ones are zero padding), so locate is one bit test and
+/// iteration skips 64 absent coordinates per word.
+template <class Crd = std::int32_t>
+struct bitmap_level {
+  static constexpr level_properties properties{.random_access = true, .padded = true};
+  static constexpr std::size_t static_extent = dynamic_extent;
+  static constexpr std::string_view name = "bitmap";
+  using crd_type = Crd;
+
+  template <bool Owning>
+  struct storage {
+    // locate(p_{k-1}, i) -> p * extent + i when bits[p * extent + i]
+    std::int64_t extent = 0;
+    level_array<std::uint64_t, Owning> bits;
+  };
+
+  template <skip_policy, bool Owning>
+  static bitmap_cursor iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
+    bitmap_cursor c{st.bits.data(), begin * st.extent, 0, st.extent};
+    if (c.n > 0 && !c.test(0)) c.i = c.first_set(1);
+    return c;
+  }
+
+  static std::int64_t assemble(storage<true>& st, const level_build& in,
+                               std::span<std::int64_t> position) {
+    st.extent = in.extent;
+    if (in.extent != 0 && in.parents > INT64_MAX / in.extent)
+      throw overflow_error("loom: the bitmap level of mode " + std::to_string(in.mode) +
+                           " would hold more than 2^63 positions");
+    const std::int64_t count = in.parents * in.extent;
+    st.bits.assign(static_cast<std::size_t>((count + 63) / 64), 0);
+    for (std::size_t e = 0; e < in.coord.size(); ++e) {
+      const std::int64_t b = in.parent[e] * in.extent + in.coord[e];
+      st.bits[static_cast<std::size_t>(b >> 6)] |= std::uint64_t{1} << (b & 63);
+      position[e] = b;
+    }
+    return count;
+  }
+
+  /// Stored entries (set bits): `nnz()` of a tensor whose innermost level is a bitmap.
+  template <bool Owning>
+  static std::int64_t stored_count(const storage<Owning>& st) {
+    std::int64_t c = 0;
+    for (std::uint64_t w : st.bits) c += std::popcount(w);
+    return c;
+  }
+};
+
+/// The bitmap level.
+using bitmap = bitmap_level<>;
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_LEVELS_BITMAP_HPP
+// ---- end <loom/format/levels/bitmap.hpp>
+// ---- begin <loom/format/levels/compressed.hpp>
+// Defines loom::compressed_level and loom::compressed: a pos/crd segment level (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_LEVELS_COMPRESSED_HPP
+#define LOOM_FORMAT_LEVELS_COMPRESSED_HPP
+
+// ---- begin <loom/format/levels/coordinate_cursor.hpp>
+// Defines loom::coordinate_cursor: the cursor over an ascending coordinate segment, shared by
+// the compressed, singleton and hashed levels (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_LEVELS_COORDINATE_CURSOR_HPP
+#define LOOM_FORMAT_LEVELS_COORDINATE_CURSOR_HPP
+
+
+#include <cstdint>
+
+namespace loom {
+
+/// Positions [p, end) of `crd`, ascending. A non-unique segment emits each run of equal
+/// coordinates once, its children spanning the run, so the stream stays strictly monotone.
+template <class Crd, bool Unique, skip_policy P>
+struct coordinate_cursor {
+  const Crd* crd = nullptr;
+  std::int64_t p = 0, end = 0;
+
+  LOOM_FORCE_INLINE bool valid() const { return p < end; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return crd[p]; }
+  LOOM_FORCE_INLINE std::int64_t run_end() const {
+    if constexpr (Unique) {
+      return p + 1;
+    } else {
+      std::int64_t q = p + 1;
+      while (q < end && crd[q] == crd[p]) ++q;
+      return q;
+    }
+  }
+  LOOM_FORCE_INLINE level_range children() const { return {p, run_end()}; }
+  LOOM_FORCE_INLINE void next() { p = run_end(); }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) { p = detail::search_first<P>(crd, p, end, i); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
+    if (i == detail::top_coordinate) p = end;
+    else p = detail::search_first<P>(crd, p, end, i + 1);
+  }
+};
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_LEVELS_COORDINATE_CURSOR_HPP
+// ---- end <loom/format/levels/coordinate_cursor.hpp>
+
+#include <string>
 
 namespace loom {
 
@@ -1095,6 +1402,38 @@ struct compressed_level {
     level_array<Pos, Owning> pos;
     level_array<Crd, Owning> crd;
   };
+
+  // iterate(p_{k-1}) -> crd[pos[p] .. pos[p+1]) ascending
+  template <skip_policy P, bool Owning>
+  static coordinate_cursor<Crd, U == uniqueness::unique, P> iterate(const storage<Owning>& st,
+                                                                     std::int64_t begin,
+                                                                     std::int64_t) {
+    return {st.crd.data(), static_cast<std::int64_t>(st.pos[begin]),
+            static_cast<std::int64_t>(st.pos[begin + 1])};
+  }
+
+  // assemble: one position per distinct (parent, coordinate); per entry when non-unique
+  static std::int64_t assemble(storage<true>& st, const level_build& in,
+                               std::span<std::int64_t> position) {
+    if (in.extent > 0)
+      detail::check_fits<Crd>(in.extent - 1,
+                              "largest coordinate of mode " + std::to_string(in.mode));
+    const std::size_t nnz = in.coord.size();
+    st.crd.reserve(nnz);
+    st.pos.assign(static_cast<std::size_t>(in.parents) + 1, Pos(0));
+    for (std::size_t e = 0; e < nnz; ++e) {
+      const bool fresh = U == uniqueness::non_unique || e == 0 ||
+                         in.parent[e] != in.parent[e - 1] || in.coord[e] != in.coord[e - 1];
+      if (fresh) {
+        st.crd.push_back(static_cast<Crd>(in.coord[e]));
+        ++st.pos[static_cast<std::size_t>(in.parent[e]) + 1];
+      }
+      position[e] = static_cast<std::int64_t>(st.crd.size()) - 1;
+    }
+    detail::check_fits<Pos>(static_cast<std::int64_t>(st.crd.size()), "number of positions");
+    for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
+    return static_cast<std::int64_t>(st.crd.size());
+  }
 };
 
 /// The unique compressed level with int64 positions and int32 coordinates.
@@ -1113,13 +1452,34 @@ using compressed_nonunique = compressed_level<uniqueness::non_unique>;
 #define LOOM_FORMAT_LEVELS_DENSE_HPP
 
 
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
 namespace loom {
+
+/// Every coordinate i in [0, n) of the parent at position p, at position `p * n + i`.
+struct dense_cursor {
+  std::int64_t base = 0, i = 0, n = 0;
+
+  LOOM_FORCE_INLINE bool valid() const { return i < n; }
+  LOOM_FORCE_INLINE std::int64_t index() const { return i; }
+  LOOM_FORCE_INLINE level_range children() const { return {base + i, base + i + 1}; }
+  LOOM_FORCE_INLINE level_range locate(std::int64_t j) const { return {base + j, base + j + 1}; }
+  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t j) {
+    i = j >= n ? n : std::max(i, j + 1);  // j may be the top index
+  }
+  LOOM_FORCE_INLINE void next() { ++i; }
+};
 
 /// Every coordinate in [0, extent) is present; positions are `parent * extent + i`.
 /// `Extent` is static when given (it takes part in compile-time extent checks).
+/// A format made only of full levels is addressed by strides, in any loop order.
 template <std::size_t Extent = dynamic_extent>
 struct dense_level {
-  static constexpr level_properties properties{.full = true, .random_access = true};
+  static constexpr level_properties properties{
+      .full = true, .random_access = true, .padded = true};
   static constexpr std::size_t static_extent = Extent;
   static constexpr std::string_view name = "dense";
 
@@ -1128,6 +1488,22 @@ struct dense_level {
     // locate(p_{k-1}, i) -> p_{k-1} * extent + i
     std::int64_t extent = 0;
   };
+
+  template <skip_policy, bool Owning>
+  static dense_cursor iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
+    return {begin * st.extent, 0, st.extent};
+  }
+
+  static std::int64_t assemble(storage<true>& st, const level_build& in,
+                               std::span<std::int64_t> position) {
+    st.extent = in.extent;
+    if (in.extent != 0 && in.parents > INT64_MAX / in.extent)
+      throw overflow_error("loom: the dense level of mode " + std::to_string(in.mode) +
+                           " would hold more than 2^63 positions");
+    for (std::size_t e = 0; e < in.coord.size(); ++e)
+      position[e] = in.parent[e] * in.extent + in.coord[e];
+    return in.parents * in.extent;
+  }
 };
 
 /// The dense level with a run-time extent.
@@ -1137,12 +1513,205 @@ using dense = dense_level<>;
 
 #endif  // LOOM_FORMAT_LEVELS_DENSE_HPP
 // ---- end <loom/format/levels/dense.hpp>
+// ---- begin <loom/format/levels/hashed.hpp>
+// Defines loom::hashed_level and loom::hashed: a per-parent hash table over the coordinates,
+// locate in O(1), iteration in coordinate order (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_LEVELS_HASHED_HPP
+#define LOOM_FORMAT_LEVELS_HASHED_HPP
+
+
+#include <cstdint>
+#include <string>
+
+namespace loom {
+
+/// The hashed cursor: iterates like a coordinate segment, locates through the table.
+template <class Pos, class Crd, skip_policy P>
+struct hashed_cursor : coordinate_cursor<Crd, true, P> {
+  const Pos* table = nullptr;    // slots of this parent: position + 1, or 0 when empty
+  std::uint64_t mask = 0;        // capacity - 1; capacity 0 means no entries
+
+  static LOOM_FORCE_INLINE std::uint64_t hash(std::int64_t i) {
+    std::uint64_t h = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+  }
+  // locate(i) -> {q, q+1} with crd[q] == i, probing linearly (load <= 1/2, so it terminates)
+  LOOM_FORCE_INLINE level_range locate(std::int64_t i) const {
+    if (table == nullptr) return {};
+    for (std::uint64_t s = hash(i) & mask;; s = (s + 1) & mask) {
+      const std::int64_t v = static_cast<std::int64_t>(table[s]);
+      if (v == 0) return {};
+      if (this->crd[v - 1] == i) return {v - 1, v};
+    }
+  }
+};
+
+/// Coordinates of parent p are looked up in a hash table (open addressing, capacity a power
+/// of two at least twice the count) in O(1); positions [pos[p], pos[p+1]) keep the same
+/// coordinates in ascending order, the sorted order that iteration needs. Assembly receives
+/// entries sorted, so that order costs no sort; the table answers `locate`, so the planner
+/// iterates the other operand and probes this one.
+template <class Pos = std::int64_t, class Crd = std::int32_t>
+struct hashed_level {
+  static_assert(std::is_integral_v<Pos> && std::is_integral_v<Crd>,
+                "loom::hashed_level: position and coordinate types must be integers");
+  static constexpr level_properties properties{.random_access = true};
+  static constexpr std::size_t static_extent = dynamic_extent;
+  static constexpr std::string_view name = "hashed";
+  using pos_type = Pos;
+  using crd_type = Crd;
+
+  template <bool Owning>
+  struct storage {
+    // pos_bounds(p_{k-1}) -> [pos[p], pos[p+1]); crd ascending within
+    // locate(p_{k-1}, i)  -> table[slot_pos[p] ..  slot_pos[p+1]) probed from hash(i)
+    level_array<Pos, Owning> pos;
+    level_array<Crd, Owning> crd;
+    level_array<Pos, Owning> slot_pos;
+    level_array<Pos, Owning> table;
+  };
+
+  template <skip_policy P, bool Owning>
+  static hashed_cursor<Pos, Crd, P> iterate(const storage<Owning>& st, std::int64_t begin,
+                                            std::int64_t) {
+    hashed_cursor<Pos, Crd, P> c;
+    c.crd = st.crd.data();
+    c.p = static_cast<std::int64_t>(st.pos[begin]);
+    c.end = static_cast<std::int64_t>(st.pos[begin + 1]);
+    const auto s0 = static_cast<std::int64_t>(st.slot_pos[begin]);
+    const auto s1 = static_cast<std::int64_t>(st.slot_pos[begin + 1]);
+    if (s1 > s0) {
+      c.table = st.table.data() + s0;
+      c.mask = static_cast<std::uint64_t>(s1 - s0 - 1);
+    }
+    return c;
+  }
+
+  static std::int64_t assemble(storage<true>& st, const level_build& in,
+                               std::span<std::int64_t> position) {
+    if (in.extent > 0)
+      detail::check_fits<Crd>(in.extent - 1,
+                              "largest coordinate of mode " + std::to_string(in.mode));
+    const std::size_t nnz = in.coord.size();
+    const auto parents = static_cast<std::size_t>(in.parents);
+    st.crd.reserve(nnz);
+    st.pos.assign(parents + 1, Pos(0));
+    for (std::size_t e = 0; e < nnz; ++e) {
+      if (e == 0 || in.parent[e] != in.parent[e - 1] || in.coord[e] != in.coord[e - 1]) {
+        st.crd.push_back(static_cast<Crd>(in.coord[e]));
+        ++st.pos[static_cast<std::size_t>(in.parent[e]) + 1];
+      }
+      position[e] = static_cast<std::int64_t>(st.crd.size()) - 1;
+    }
+    for (std::size_t p = 1; p <= parents; ++p) st.pos[p] += st.pos[p - 1];
+    // tables: capacity the next power of two >= 2 * count (0 for an empty parent)
+    st.slot_pos.assign(parents + 1, Pos(0));
+    std::int64_t slots = 0;
+    for (std::size_t p = 0; p < parents; ++p) {
+      const std::int64_t count = static_cast<std::int64_t>(st.pos[p + 1] - st.pos[p]);
+      std::int64_t cap = count == 0 ? 0 : 2;
+      while (cap < 2 * count) cap *= 2;
+      slots += cap;
+      detail::check_fits<Pos>(slots, "number of hash slots");
+      st.slot_pos[p + 1] = static_cast<Pos>(slots);
+    }
+    detail::check_fits<Pos>(static_cast<std::int64_t>(st.crd.size()) + 1, "number of positions");
+    st.table.assign(static_cast<std::size_t>(slots), Pos(0));
+    for (std::size_t p = 0; p < parents; ++p) {
+      const auto base = static_cast<std::size_t>(st.slot_pos[p]);
+      const auto mask = static_cast<std::uint64_t>(st.slot_pos[p + 1] - st.slot_pos[p]) - 1;
+      for (auto q = static_cast<std::int64_t>(st.pos[p]); q < static_cast<std::int64_t>(st.pos[p + 1]); ++q) {
+        std::uint64_t s = hashed_cursor<Pos, Crd, skip_policy::linear>::hash(st.crd[q]) & mask;
+        while (st.table[base + s] != 0) s = (s + 1) & mask;
+        st.table[base + s] = static_cast<Pos>(q + 1);
+      }
+    }
+    return static_cast<std::int64_t>(st.crd.size());
+  }
+};
+
+/// The hashed level with int64 positions and int32 coordinates.
+using hashed = hashed_level<>;
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_LEVELS_HASHED_HPP
+// ---- end <loom/format/levels/hashed.hpp>
+// ---- begin <loom/format/levels/level.hpp>
+// Defines the public level concept, loom::level_type, and its capability concepts (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_LEVELS_LEVEL_HPP
+#define LOOM_FORMAT_LEVELS_LEVEL_HPP
+
+
+#include <concepts>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <utility>
+
+namespace loom {
+
+/// A cursor walks the coordinates of one parent: `valid()`, `index()` (ascending, each at most
+/// once), `children()` (the child positions of the current coordinate), `seek(i)` (to the first
+/// coordinate >= i, never backwards), `seek_past(i)` (> i) and `next()`. A default-constructed
+/// cursor is empty. Optional: `ready()` (false on a state that emits nothing; default true).
+template <class C>
+concept level_cursor = std::default_initializable<C> && std::copyable<C> &&
+                       requires(C c, const C cc, std::int64_t i) {
+                         { cc.valid() } -> std::same_as<bool>;
+                         { cc.index() } -> std::convertible_to<std::int64_t>;
+                         { cc.children() } -> std::same_as<level_range>;
+                         c.seek(i);
+                         c.seek_past(i);
+                         c.next();
+                       };
+
+/// A storage level (DESIGN §5, docs/levels.md). Minimal complete definition:
+/// - `properties` (a `level_properties`), `name`, `static_extent` (usually `dynamic_extent`);
+/// - `storage<Owning>`: its arrays, `level_array<T, Owning>` (vectors, or spans in a view);
+/// - `assemble(storage<true>&, const level_build&, std::span<std::int64_t> position)`: builds the
+///   level from sorted unique entries and returns its number of positions;
+/// - `iterate<P, Owning>(const storage<Owning>&, begin, end)`: a `level_cursor` over the
+///   coordinates of the parent position `begin` (or of the run [begin, end) when segmented).
+/// With `properties.random_access`, the cursor also has `locate(i) -> level_range` (empty when
+/// absent) in O(1), and the planner may locate the level instead of iterating it.
+template <class L>
+concept level_type = requires(typename L::template storage<true>& st,
+                              const typename L::template storage<true>& cst,
+                              const level_build& in, std::span<std::int64_t> position) {
+  { L::properties } -> std::convertible_to<level_properties>;
+  { L::name } -> std::convertible_to<std::string_view>;
+  { L::static_extent } -> std::convertible_to<std::size_t>;
+  typename L::template storage<false>;
+  { L::assemble(st, in, position) } -> std::same_as<std::int64_t>;
+  { L::template iterate<skip_policy::linear>(cst, std::int64_t{}, std::int64_t{}) }
+      -> level_cursor;
+  { L::template iterate<skip_policy::galloping>(cst, std::int64_t{}, std::int64_t{}) }
+      -> level_cursor;
+};
+
+/// A level whose cursor can locate a coordinate in O(1).
+template <class L>
+concept level_with_locate =
+    level_type<L> && L::properties.random_access &&
+    requires(const typename L::template storage<true>& st, std::int64_t i) {
+      { L::template iterate<skip_policy::linear>(st, i, i).locate(i) } -> std::same_as<level_range>;
+    };
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_LEVELS_LEVEL_HPP
+// ---- end <loom/format/levels/level.hpp>
 // ---- begin <loom/format/levels/singleton.hpp>
 // Defines loom::singleton_level and loom::singleton: one coordinate per parent position (format/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_FORMAT_LEVELS_SINGLETON_HPP
 #define LOOM_FORMAT_LEVELS_SINGLETON_HPP
 
+
+#include <string>
 
 namespace loom {
 
@@ -1163,6 +1732,28 @@ struct singleton_level {
     // pos_access(p_k) -> crd[p_k], with p_k = p_{k-1}
     level_array<Crd, Owning> crd;
   };
+
+  // iterate([begin, end)) -> crd[begin .. end), the run handed out by the non-unique parent
+  template <skip_policy P, bool Owning>
+  static coordinate_cursor<Crd, U == uniqueness::unique, P> iterate(const storage<Owning>& st,
+                                                                     std::int64_t begin,
+                                                                     std::int64_t end) {
+    return {st.crd.data(), begin, end};
+  }
+
+  // assemble: the parent's position, one coordinate per entry
+  static std::int64_t assemble(storage<true>& st, const level_build& in,
+                               std::span<std::int64_t> position) {
+    if (in.extent > 0)
+      detail::check_fits<Crd>(in.extent - 1,
+                              "largest coordinate of mode " + std::to_string(in.mode));
+    st.crd.reserve(in.coord.size());
+    for (std::size_t e = 0; e < in.coord.size(); ++e) {
+      st.crd.push_back(static_cast<Crd>(in.coord[e]));
+      position[e] = in.parent[e];
+    }
+    return static_cast<std::int64_t>(st.crd.size());
+  }
 };
 
 using singleton = singleton_level<>;
@@ -1205,6 +1796,9 @@ template <class... Levels, std::size_t... Modes>
 struct format_spec<boost::mp11::mp_list<Levels...>, Modes...> {
   static_assert(sizeof...(Levels) == sizeof...(Modes),
                 "loom::format: give one mode per level in ordered<...>");
+  static_assert((level_type<Levels> && ...),
+                "loom::format: every level must model loom::level_type (properties, name, "
+                "static_extent, storage<Owning>, assemble, iterate); see docs/levels.md");
   static constexpr std::size_t order = sizeof...(Levels);
   using levels = boost::mp11::mp_list<Levels...>;
   /// modes[k] is the logical mode stored at level k.
@@ -1377,8 +1971,16 @@ class basic_tensor {
 
   const shape_type& shape() const { return shape_; }
   std::int64_t extent(std::size_t mode) const { return shape_[mode]; }
-  /// Number of stored values (explicit zeros included; for dense formats, the product of extents).
-  std::int64_t nnz() const { return static_cast<std::int64_t>(values_.size()); }
+  /// Number of stored values (explicit zeros included; for dense formats, the product of
+  /// extents; an innermost level that pads, such as a bitmap, may count its entries itself).
+  std::int64_t nnz() const {
+    if constexpr (order > 0) {
+      using last = boost::mp11::mp_at_c<typename Format::levels, order - 1>;
+      if constexpr (requires { last::stored_count(std::get<order - 1>(levels_)); })
+        return last::stored_count(std::get<order - 1>(levels_));
+    }
+    return static_cast<std::int64_t>(values_.size());
+  }
 
   template <std::size_t K>
   const auto& level() const { return std::get<K>(levels_); }
@@ -1457,49 +2059,19 @@ class basic_tensor {
     }
   }
 
+  // every level is walked through its cursor, in storage order (built-in and user levels alike)
   template <std::size_t K>
   void walk(std::int64_t begin, std::int64_t end, coords_type& c, auto& f) const {
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
-    const auto& st = std::get<K>(levels_);
     constexpr std::size_t mode = Format::modes[K];
-    auto visit = [&](std::int64_t p, std::int64_t child_begin, std::int64_t child_end) {
-      (void)p;
-      if constexpr (K + 1 == order) {
-        f(static_cast<const coords_type&>(c), values_[static_cast<std::size_t>(child_begin)]);
-        (void)child_end;
-      } else {
-        walk<K + 1>(child_begin, child_end, c, f);
-      }
-    };
-    if constexpr (level::properties.full) {
-      const std::int64_t n = st.extent;
-      for (std::int64_t p = begin; p < end; ++p)  // a dense level below a unique parent: one p
-        for (std::int64_t i = 0; i < n; ++i) {
-          c[mode] = i;
-          visit(p, p * n + i, p * n + i + 1);
-        }
-    } else if constexpr (level::properties.segmented) {
-      for (std::int64_t q = begin; q < end;) {
-        std::int64_t r = q + 1;
-        if constexpr (!level::properties.unique)
-          while (r < end && st.crd[r] == st.crd[q]) ++r;
-        c[mode] = st.crd[q];
-        visit(q, q, r);
-        q = r;
-      }
-    } else {  // compressed
-      for (std::int64_t p = begin; p < end; ++p) {
-        const std::int64_t lo = st.pos[p], hi = st.pos[p + 1];
-        for (std::int64_t q = lo; q < hi;) {
-          std::int64_t r = q + 1;
-          if constexpr (!level::properties.unique)
-            while (r < hi && st.crd[r] == st.crd[q]) ++r;
-          c[mode] = st.crd[q];
-          if constexpr (level::properties.unique) visit(q, q, q + 1);
-          else visit(q, q, r);
-          q = r;
-        }
-      }
+    auto cur = level::template iterate<skip_policy::linear>(std::get<K>(levels_), begin, end);
+    for (; cur.valid(); cur.next()) {
+      if constexpr (requires { cur.ready(); })
+        if (!cur.ready()) continue;
+      c[mode] = cur.index();
+      const level_range r = cur.children();
+      if constexpr (K + 1 == order) f(static_cast<const coords_type&>(c), values_[static_cast<std::size_t>(r.begin)]);
+      else walk<K + 1>(r.begin, r.end, c, f);
     }
   }
 
@@ -1517,33 +2089,24 @@ class basic_tensor {
     }
   }
 
+  // a random-access level locates; any other is searched with its cursor
   template <std::size_t K>
   std::int64_t locate_level(std::int64_t begin, std::int64_t end, const coords_type& c) const {
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
-    const auto& st = std::get<K>(levels_);
     const std::int64_t i = c[Format::modes[K]];
-    auto next = [&](std::int64_t b, std::int64_t e) -> std::int64_t {
-      if constexpr (K + 1 == order) return b < e ? b : -1;
-      else return locate_level<K + 1>(b, e, c);
-    };
-    if constexpr (level::properties.full) {
-      return next(begin * st.extent + i, begin * st.extent + i + 1);
+    auto cur = level::template iterate<skip_policy::binary>(std::get<K>(levels_), begin, end);
+    level_range r{};
+    if constexpr (level_with_locate<level>) {
+      r = cur.locate(i);
     } else {
-      std::int64_t lo = begin, hi = end;
-      if constexpr (!level::properties.segmented) {
-        lo = st.pos[begin];
-        hi = st.pos[begin + 1];
-      }
-      const auto* first = st.crd.data() + lo;
-      const auto* last = st.crd.data() + hi;
-      const auto* it = std::lower_bound(first, last, i, [](auto a, std::int64_t b) { return a < b; });
-      if (it == last || *it != i) return -1;
-      const std::int64_t q = lo + (it - first);
-      std::int64_t r = q + 1;
-      if constexpr (!level::properties.unique)
-        while (r < hi && st.crd[r] == i) ++r;
-      return next(q, r);
+      cur.seek(i);
+      if constexpr (requires { cur.ready(); })
+        while (cur.valid() && !cur.ready() && cur.index() <= i) cur.next();
+      if (cur.valid() && cur.index() == i) r = cur.children();
     }
+    if (r.empty()) return -1;
+    if constexpr (K + 1 == order) return r.begin;
+    else return locate_level<K + 1>(r.begin, r.end, c);
   }
 
   T at_value(const coords_type& c) {
@@ -1597,6 +2160,7 @@ concept tensor_type = detail::is_basic_tensor<std::remove_cvref_t<X>>::value;
 #include <array>
 #include <cstdint>
 #include <numeric>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -1627,11 +2191,11 @@ basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, For
   using tensor_t = tensor<T, Format>;
   typename tensor_t::level_storages levels{};
   const std::size_t nnz = crd.size();
-  std::vector<std::int64_t> parent(nnz, 0), current(nnz, 0);
+  std::vector<std::int64_t> parent(nnz, 0), current(nnz, 0), coord(nnz, 0);
   std::int64_t parent_count = 1;
+  // each level builds itself from (parent position, coordinate) per entry: its assemble hook
   auto build = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
-    auto& st = std::get<K>(levels);
     const std::int64_t extent = shape[Format::modes[K]];
     if constexpr (level::static_extent != dynamic_extent) {
       if (extent != static_cast<std::int64_t>(level::static_extent))
@@ -1639,47 +2203,19 @@ basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, For
                           std::to_string(extent) + " but its dense level is fixed at " +
                           std::to_string(level::static_extent));
     }
-    if constexpr (level::properties.full) {
-      st.extent = extent;
-      if (extent != 0 && parent_count > INT64_MAX / extent)
-        throw overflow_error("loom: dense level " + std::to_string(K) +
-                             " would hold more than 2^63 positions");
-      for (std::size_t e = 0; e < nnz; ++e) current[e] = parent[e] * extent + crd[e][K];
-      parent_count *= extent;
-    } else {
-      using crd_t = typename level::crd_type;
-      if (extent > 0) check_fits<crd_t>(extent - 1, "largest coordinate of mode " +
-                                                      std::to_string(Format::modes[K]));
-      st.crd.reserve(nnz);
-      if constexpr (level::properties.segmented) {
-        for (std::size_t e = 0; e < nnz; ++e) {
-          st.crd.push_back(static_cast<crd_t>(crd[e][K]));
-          current[e] = parent[e];
-        }
-      } else {
-        using pos_t = typename level::pos_type;
-        st.pos.assign(static_cast<std::size_t>(parent_count) + 1, pos_t(0));
-        for (std::size_t e = 0; e < nnz; ++e) {
-          const bool fresh = !level::properties.unique || e == 0 || parent[e] != parent[e - 1] ||
-                             crd[e][K] != crd[e - 1][K];
-          if (fresh) {
-            st.crd.push_back(static_cast<crd_t>(crd[e][K]));
-            ++st.pos[static_cast<std::size_t>(parent[e]) + 1];
-          }
-          current[e] = static_cast<std::int64_t>(st.crd.size()) - 1;
-        }
-        check_fits<pos_t>(static_cast<std::int64_t>(st.crd.size()), "number of positions");
-        for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
-      }
-      parent_count = static_cast<std::int64_t>(st.crd.size());
-    }
+    for (std::size_t e = 0; e < nnz; ++e) coord[e] = crd[e][K];
+    parent_count = level::assemble(std::get<K>(levels),
+                                   level_build{Format::modes[K], extent, parent_count, parent, coord},
+                                   std::span<std::int64_t>(current));
     std::swap(parent, current);
   };
   [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
     (build(std::integral_constant<std::size_t, Ks>{}), ...);
   }(std::make_index_sequence<N>{});
+  bool identity = nnz == static_cast<std::size_t>(parent_count);
+  for (std::size_t e = 0; identity && e < nnz; ++e) identity = parent[e] == static_cast<std::int64_t>(e);
   std::vector<T> values;
-  if (nnz == static_cast<std::size_t>(parent_count) && !Format::properties[N - 1].full) {
+  if (identity) {
     values = std::move(vals);  // one position per entry, in entry order
   } else {
     values.assign(static_cast<std::size_t>(parent_count), semiring_traits<T>::zero());
@@ -1768,8 +2304,8 @@ basic_tensor<T, To, true> convert_entries(const basic_tensor<T, From, FromOwning
   std::vector<T> vals;
   crd.reserve(static_cast<std::size_t>(other.nnz()));
   vals.reserve(static_cast<std::size_t>(other.nnz()));
-  // padding zeros of a dense innermost level are not entries; stored zeros elsewhere are kept
-  constexpr bool drop_zeros = From::properties[N - 1].full;
+  // padding zeros of a dense or banded innermost level are not entries; other stored zeros are
+  constexpr bool drop_zeros = From::properties[N - 1].full || From::properties[N - 1].padded;
   bool sorted = true;
   other.for_each_stored([&](const auto& c, const T& v) {
     if (drop_zeros && v == semiring_traits<T>::zero()) return;
@@ -1804,6 +2340,21 @@ tensor<T, To> convert(const basic_tensor<T, From, Owning>& from) {
 
 namespace loom::detail {
 
+// Levels the appender builds online; a format with any other level (hashed, bitmap, banded, a
+// user level) buffers its entries and assembles them through the levels' hooks at the end.
+template <class L>
+inline constexpr bool appends_online = false;
+template <std::size_t E>
+inline constexpr bool appends_online<dense_level<E>> = true;
+template <uniqueness U, class P, class C>
+inline constexpr bool appends_online<compressed_level<U, P, C>> = true;
+template <uniqueness U, class C>
+inline constexpr bool appends_online<singleton_level<U, C>> = true;
+template <class Levels>
+inline constexpr bool all_append_online = false;
+template <class... Ls>
+inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = (appends_online<Ls> && ...);
+
 /// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
 /// into level arrays, as TACO's assembly does: no intermediate coordinate list.
 template <class T, class Format>
@@ -1812,8 +2363,10 @@ class appender {
   static constexpr std::size_t N = Format::order;
   using tensor_type = basic_tensor<T, Format, true>;
 
+  static constexpr bool online = all_append_online<typename Format::levels>;
+
   explicit appender(const std::array<std::int64_t, N>& shape) : shape_(shape) {
-    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    if constexpr (online) [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
       ((level_extent_[Ks] = shape_[Format::modes[Ks]]), ...);
       (init_level<Ks>(), ...);
     }(std::make_index_sequence<N>{});
@@ -1821,18 +2374,41 @@ class appender {
 
   /// Reserves room for about `entries` entries (a hint: the sum of the operands' entries).
   void reserve(std::size_t entries) {
-    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    if constexpr (!online) {
+      buffer_.crd.reserve(entries);
+      buffer_.vals.reserve(entries);
+      return;
+    } else [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
       (
           [&] {
             if constexpr (!level<Ks>::properties.full) std::get<Ks>(levels_).crd.reserve(entries);
           }(),
           ...);
     }(std::make_index_sequence<N>{});
-    if constexpr (!Format::properties[N - 1].full) values_.reserve(entries);
+    if constexpr (online && !Format::properties[N - 1].full) values_.reserve(entries);
   }
 
   /// Appends one entry; `c[k]` is the coordinate of level k.
   LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
+    if constexpr (!online) {
+      buffer_.crd.push_back(c);
+      buffer_.vals.push_back(v);
+    } else {
+      push_online(c, v);
+    }
+  }
+
+  /// The finished tensor (dense levels padded, `pos` arrays completed).
+  tensor_type finish() && {
+    if constexpr (!online) {
+      return assemble_sorted<T, Format>(shape_, buffer_.crd, std::move(buffer_.vals));
+    } else {
+      return std::move(*this).finish_online();
+    }
+  }
+
+ private:
+  LOOM_FORCE_INLINE void push_online(const std::array<std::int64_t, N>& c, const T& v) {
     std::size_t first = 0;  // first level whose coordinate differs from the previous entry
     if (count_ > 0)
       while (first < N && c[first] == last_[first]) ++first;
@@ -1849,8 +2425,7 @@ class appender {
     }
   }
 
-  /// The finished tensor (dense levels padded, `pos` arrays completed).
-  tensor_type finish() && {
+  tensor_type finish_online() && {
     std::int64_t parents = 1;
     [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
       (finish_level<Ks>(parents), ...);
@@ -1860,7 +2435,6 @@ class appender {
     return tensor_type(shape_, std::move(levels_), std::move(values_));
   }
 
- private:
   template <std::size_t K>
   using level = boost::mp11::mp_at_c<typename Format::levels, K>;
 
@@ -1922,6 +2496,10 @@ class appender {
   std::array<std::int64_t, N> last_{};
   std::array<std::int64_t, N> position_{};
   std::int64_t count_ = 0;
+  struct entries {
+    std::vector<std::array<std::int64_t, N>> crd;
+    std::vector<T> vals;
+  } buffer_;  // used when !online
 };
 
 }  // namespace loom::detail
@@ -4408,6 +4986,14 @@ std::string format_name() {
 
 #endif  // LOOM_FORMAT_FORMAT_NAME_HPP
 // ---- end <loom/format/format_name.hpp>
+// ---- begin <loom/optimize/plan_choice.hpp>
+// Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
+// cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
+// LOOM_DEBUG_PLAN log (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+#define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+
 // ---- begin <loom/plan/order.hpp>
 // Defines the compile-time choice of the attribute (loop) order and of the operands to transpose
 // (plan/).
@@ -4428,11 +5014,21 @@ namespace loom::plan {
 
 using boost::mp11::mp_list;
 
+/// The most candidate plans instantiated per kernel (a runtime optimizer picks among them).
+#ifndef LOOM_MAX_PLAN_CANDIDATES
+#  define LOOM_MAX_PLAN_CANDIDATES 4
+#endif
+inline constexpr std::size_t max_plan_candidates = LOOM_MAX_PLAN_CANDIDATES;
+static_assert(max_plan_candidates >= 1, "loom: LOOM_MAX_PLAN_CANDIDATES must be at least 1");
+
 /// The plan's static facts for `lhs = rhs` (an output access and an expression).
-/// `Candidate` >= 0 forces that operand (by access ordinal) to be transposed first; -1 lets
-/// the planner pick the latest operand whose transposition breaks every cycle.
+/// `Candidate` >= 0 selects that entry of `plan_candidates<Lhs, Rhs>`; -1 is the static choice.
 template <class Lhs, class Rhs, int Candidate = -1>
 struct order_plan;
+
+/// The bounded list of plans a runtime optimizer chooses among (the static choice first).
+template <class Lhs, class Rhs>
+struct plan_candidates;
 
 namespace detail {
 
@@ -4484,13 +5080,14 @@ struct result {
 
 // Greedy topological order of the precedence constraints of non-dropped sparse accesses:
 // free indices first (so sparse outputs append in order), then the output's order.
-constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dropped) {
+constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dropped,
+                      std::size_t first = max_indices) {
   result r{};
   std::array<bool, max_indices> placed{};
   for (std::size_t d = 0; d < p.n; ++d) {
     std::size_t best = p.n;
     for (std::size_t c = 0; c < p.n; ++c) {
-      if (placed[c]) continue;
+      if (placed[c] || (d == 0 && first < p.n && c != first)) continue;
       bool available = true;
       for (std::size_t a = 0; a < p.accesses && available; ++a) {
         if (!p.sparse[a] || dropped[a]) continue;
@@ -4520,6 +5117,16 @@ constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dr
   return r;
 }
 
+constexpr void mark_transposed(const problem& p, result& r) {
+  std::array<std::size_t, max_indices> depth{};
+  for (std::size_t d = 0; d < p.n; ++d) depth[r.order[d]] = d;
+  for (std::size_t a = 0; a < p.accesses; ++a) {
+    if (!p.sparse[a]) continue;
+    for (std::size_t k = 1; k < p.length[a]; ++k)
+      if (depth[p.ids[a][k]] < depth[p.ids[a][k - 1]]) r.transposed[a] = true;
+  }
+}
+
 constexpr result choose_under(const problem& p, int candidate) {
   std::array<bool, max_accesses> dropped{};
   result r = topo(p, dropped);
@@ -4533,14 +5140,7 @@ constexpr result choose_under(const problem& p, int candidate) {
     dropped[a] = true;
     r = topo(p, dropped);
   }
-  if (!r.ok) return r;
-  std::array<std::size_t, max_indices> depth{};
-  for (std::size_t d = 0; d < p.n; ++d) depth[r.order[d]] = d;
-  for (std::size_t a = 0; a < p.accesses; ++a) {
-    if (!p.sparse[a]) continue;
-    for (std::size_t k = 1; k < p.length[a]; ++k)
-      if (depth[p.ids[a][k]] < depth[p.ids[a][k - 1]]) r.transposed[a] = true;
-  }
+  if (r.ok) mark_transposed(p, r);
   return r;
 }
 
@@ -4552,6 +5152,55 @@ constexpr result choose(const problem& p, int candidate) {
   problem relaxed = p;
   relaxed.before = {};
   return choose_under(relaxed, candidate);
+}
+
+/// The candidate plans of a kernel, best first by the static preference.
+template <std::size_t Cap>
+struct candidate_list {
+  std::array<result, Cap> plans{};
+  std::size_t count = 0;
+};
+
+constexpr bool same_plan(const problem& p, const result& a, const result& b) {
+  for (std::size_t d = 0; d < p.n; ++d)
+    if (a.order[d] != b.order[d]) return false;
+  for (std::size_t k = 0; k < p.accesses; ++k)
+    if (a.transposed[k] != b.transposed[k]) return false;
+  return true;
+}
+
+// Candidates whose ranking depends on the data: the static choice first; then, when a concordant
+// order exists, the greedy completion of every other admissible outermost loop over an index some
+// sparse operand stores (an index only dense operands use is never a better outer loop); when none
+// exists, the transposition of each sparse operand in turn (notes 001 §4.1–4.2).
+template <std::size_t Cap>
+constexpr candidate_list<Cap> enumerate(const problem& p) {
+  candidate_list<Cap> out{};
+  auto add = [&](const result& r) {
+    if (!r.ok || out.count == Cap) return;
+    for (std::size_t c = 0; c < out.count; ++c)
+      if (same_plan(p, out.plans[c], r)) return;
+    out.plans[out.count++] = r;
+  };
+  problem q = p;
+  if (!choose_under(q, -1).ok) q.before = {};  // see choose()
+  const result best = choose_under(q, -1);
+  add(best);
+  bool concordant = true;
+  for (std::size_t a = 0; a < p.accesses; ++a) concordant = concordant && !best.transposed[a];
+  if (concordant) {
+    const std::array<bool, max_accesses> none{};
+    for (std::size_t c = 0; c < p.n; ++c) {
+      if (p.dense_only[c]) continue;
+      result r = topo(q, none, c);
+      if (r.ok) mark_transposed(q, r);
+      add(r);
+    }
+  } else {
+    for (std::size_t a = 0; a < p.accesses; ++a)
+      if (p.sparse[a]) add(choose_under(q, static_cast<int>(a)));
+  }
+  return out;
 }
 
 // Precedence pairs mp_list<A, B> (A iterated above B) that let every sum be reduced where a
@@ -4670,7 +5319,10 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
     for (std::size_t k = 0; k < out_ids.size(); ++k) p.out_rank[out_ids[k]] = k;
     return p;
   }();
-  static constexpr detail::result chosen = detail::choose(problem, Candidate);
+  static constexpr detail::result chosen = [] {
+    if constexpr (Candidate < 0) return detail::choose(problem, -1);
+    else return plan_candidates<lhs_type, Rhs>::list.plans[Candidate];
+  }();
   static_assert(chosen.ok, "loom internal error: no loop order found; please report");
 
   template <class D>
@@ -4702,61 +5354,325 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
 };
 
 
-/// Stored entries each operand would copy under plan P (the cost of its transpositions).
-template <class P, class Rhs>
-std::int64_t transposition_cost(const Rhs& rhs) {
-  std::int64_t cost = 0;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    if (P::chosen.transposed[k]) cost += a.tensor->nnz();
-  });
-  return cost;
-}
-
-/// The candidate plans when no loop order is concordant with every operand: plan C forces
-/// operand C to be transposed. Bounded by `max_transpose_candidates` (compile time).
-inline constexpr std::size_t max_transpose_candidates = 4;
-
-/// Whether candidate C is worth a kernel: it transposes something, and no earlier candidate
-/// yields the same order and transpositions (duplicates are not instantiated).
-template <class Lhs, class Rhs, std::size_t C>
-inline constexpr bool distinct_candidate = [] {
-  using P0 = order_plan<Lhs, Rhs>;
-  constexpr auto mine = detail::choose(P0::problem, static_cast<int>(C));
-  bool any = false;
-  for (std::size_t a = 0; a < P0::access_count; ++a) any = any || mine.transposed[a];
-  if (!any) return false;
-  for (std::size_t c = 0; c < C; ++c) {
-    const auto other = detail::choose(P0::problem, static_cast<int>(c));
-    bool same = other.order == mine.order;
-    for (std::size_t a = 0; a < P0::access_count; ++a)
-      same = same && other.transposed[a] == mine.transposed[a];
-    if (same) return false;
-  }
-  return true;
-}();
-
 template <class Lhs, class Rhs>
-std::size_t cheapest_transposition(const Rhs& rhs) {
-  using P0 = order_plan<Lhs, Rhs>;
-  constexpr std::size_t n = std::min(P0::access_count, max_transpose_candidates);
-  std::size_t best = n;
-  std::int64_t best_cost = 0;
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
-    using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
-    if (!distinct_candidate<Lhs, Rhs, decltype(c)::value>) return;
-    const std::int64_t cost = transposition_cost<P>(rhs);
-    if (best == n || cost < best_cost) {
-      best = c;
-      best_cost = cost;
-    }
-  });
-  return best;
-}
+struct plan_candidates {
+  static constexpr auto list =
+      detail::enumerate<max_plan_candidates>(order_plan<Lhs, Rhs>::problem);
+  static constexpr std::size_t count = list.count;
+};
 
 }  // namespace loom::plan
 
 #endif  // LOOM_PLAN_ORDER_HPP
 // ---- end <loom/plan/order.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <bit>
+#include <cstdint>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::optimize {
+
+/// Galley's physical cost constants (notes 001 §4.1, from Galley.jl): per iteration of a sparse
+/// and of a dense level, per output write in and out of order, per copied entry of a transposed
+/// sparse operand.
+struct cost_constants {
+  double sparse_read = 1.0;
+  double dense_read = 0.2;
+  double sequential_write = 5.0;
+  double random_write = 10.0;
+  double sparse_reformat = 60.0;
+};
+
+/// What the cost of one loop order needs to know, by runtime index names. Operands are split as
+/// in Galley (notes 001 §4.4): conjunctive ones (their fill annihilates every operation above
+/// them) restrict the iterations, disjunctive ones (under a + or a map with f(0) != 0) add to them.
+struct loop_order_query {
+  std::vector<chain_bound_estimator> conjunctive;
+  std::vector<chain_bound_estimator> disjunctive;
+  std::vector<std::string> output;        // free indices
+  /// per index name: the summed access factor of the operand levels iterating it
+  std::map<std::string, double> factor;
+  /// every index with its extent (indices no operand uses are counted loops)
+  index_set extents;
+  bool dense_output = false;
+
+  /// Estimated distinct values of the index names `v` that the loops over `v` visit: the join of
+  /// the operands that use some index of `v`, projected on `v`.
+  double iterations(const std::vector<std::string>& v) const {
+    auto touches = [&](const chain_bound_estimator& e) {
+      for (const auto& x : e.indices())
+        if (std::find(v.begin(), v.end(), x.name) != v.end()) return true;
+      return false;
+    };
+    std::vector<chain_bound_estimator> join;
+    for (const auto& e : conjunctive)
+      if (touches(e)) join.push_back(e);
+    std::vector<chain_bound_estimator> any;
+    for (const auto& e : disjunctive)
+      if (touches(e)) any.push_back(e);
+    if (!any.empty()) join.push_back(any.size() == 1 ? any[0] : chain_bound_estimator::disjunction(any));
+    index_set uncovered;  // counted loops
+    for (const auto& name : v) {
+      bool covered = false;
+      for (const auto& e : join) covered = covered || loom::detail::has_index(e.indices(), name);
+      if (!covered)
+        for (const auto& x : extents)
+          if (x.name == name) uncovered.push_back(x);
+    }
+    if (!uncovered.empty()) join.push_back(chain_bound_estimator::full(std::move(uncovered)));
+    if (join.empty()) return 1;
+    const chain_bound_estimator all = join.size() == 1 ? join[0] : chain_bound_estimator::conjunction(join);
+    std::vector<std::string> rest;
+    for (const auto& x : all.indices())
+      if (std::find(v.begin(), v.end(), x.name) == v.end()) rest.push_back(x.name);
+    return all.aggregate(rest).estimate();
+  }
+};
+
+/// The cost of one loop order (outermost first) plus the copies it forces (notes 001 §4.1):
+/// the iterations of every prefix times the access factor of its innermost index, plus output
+/// writes (sequential when the free indices lead the order), plus `reformat`.
+inline double loop_order_cost(const loop_order_query& q, const std::vector<std::string>& order,
+                              double reformat = 0, const cost_constants& c = {}) {
+  double cost = reformat;
+  std::vector<std::string> prefix;
+  for (const std::string& name : order) {
+    prefix.push_back(name);
+    const auto f = q.factor.find(name);
+    cost += q.iterations(prefix) * (f == q.factor.end() ? c.dense_read : f->second);
+  }
+  if (!q.dense_output) {
+    bool in_order = true;
+    for (std::size_t d = 0; d < q.output.size() && d < order.size(); ++d)
+      in_order = in_order && std::find(q.output.begin(), q.output.end(), order[d]) != q.output.end();
+    cost += q.iterations(q.output) * (in_order ? c.sequential_write : c.random_write);
+  }
+  return cost;
+}
+
+/// Costs of every candidate plan of a kernel and the chosen one.
+struct plan_choice {
+  std::vector<double> cost;
+  std::size_t chosen = 0;
+  bool cached = false;
+};
+
+namespace detail {
+
+template <class... Is>
+std::vector<std::string> names_of(boost::mp11::mp_list<Is...>) {
+  return {std::string(Is::name)...};
+}
+
+using extent_fn = std::function<std::int64_t(const std::string&)>;
+
+inline chain_bound_estimator full_over(const std::vector<std::string>& names, const extent_fn& extent) {
+  index_set s;
+  for (const std::string& n : names) s.push_back({n, extent(n)});
+  return chain_bound_estimator::full(std::move(s));
+}
+
+// Sorts the operands of a node into the query's conjunctive and disjunctive lists: below a +
+// (or a map with f(0) != 0, which also covers its whole domain) an operand's fill no longer
+// annihilates the operation above it (notes 001 §4.4).
+struct collector {
+  loop_order_query* q;
+  const extent_fn* extent;
+  statistics_cache* cache;
+
+  void add(chain_bound_estimator e, bool disjunctive) const {
+    (disjunctive ? q->disjunctive : q->conjunctive).push_back(std::move(e));
+  }
+  template <class T, class... Is>
+  void operator()(const expr::access<T, Is...>& a, bool disjunctive) const {
+    if constexpr (sizeof...(Is) > 0) {
+      std::vector<std::string> names{std::string(Is::name)...};
+      if constexpr (std::remove_const_t<T>::format_type::all_dense)
+        add(full_over(names, *extent), disjunctive);
+      else
+        add(chain_bound_estimator(cache->get(*a.tensor), names), disjunctive);
+    }
+  }
+  template <class T>
+  void operator()(const expr::literal<T>&, bool) const {}
+  template <class L, class R>
+  void operator()(const expr::add<L, R>& e, bool) const {
+    (*this)(e.lhs, true);
+    (*this)(e.rhs, true);
+  }
+  template <class L, class R>
+  void operator()(const expr::mul<L, R>& e, bool disjunctive) const {
+    (*this)(e.lhs, disjunctive);
+    (*this)(e.rhs, disjunctive);
+  }
+  template <class P, class E>
+  void operator()(const expr::where<P, E>& e, bool disjunctive) const {
+    (*this)(e.pred, disjunctive);
+    (*this)(e.body, disjunctive);
+  }
+  template <class I, class E>
+  void operator()(const expr::sum<I, E>& e, bool disjunctive) const {
+    (*this)(e.body, disjunctive);
+  }
+  template <class I, class E>
+  void operator()(const expr::expand<I, E>& e, bool disjunctive) const {
+    (*this)(e.body, disjunctive);
+  }
+  template <class F, class... Es>
+  void operator()(const expr::map<F, Es...>& e, bool disjunctive) const {
+    constexpr bool dense = !fn::is_zero_preserving_v<F>;
+    const auto names = names_of(expr::free_indices_t<expr::map<F, Es...>>{});
+    if (dense && !names.empty()) add(full_over(names, *extent), true);
+    std::apply([&](const auto&... x) { (..., (*this)(x, disjunctive || dense)); }, e.args);
+  }
+};
+
+}  // namespace detail
+
+template <class F>
+constexpr bool level_is_full(std::size_t level) {
+  bool full = false;
+  std::size_t k = 0;
+  boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
+      [&](auto l) {
+        if (k++ == level) full = decltype(l)::type::properties.full;
+      });
+  return full;
+}
+
+/// The loop-order query of `lhs = rhs` under runtime statistics.
+template <class Lhs, class Rhs>
+loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache) {
+  std::map<std::string, std::int64_t> extents;
+  auto note = [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
+    std::size_t m = 0;
+    (..., extents.emplace(std::string(Is::name), a.tensor->extent(m++)));
+  };
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t) { note(a); });
+  if constexpr (std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::order > 0) note(lhs);
+  const detail::extent_fn extent = [&](const std::string& n) {
+    const auto it = extents.find(n);
+    return it == extents.end() ? std::int64_t{1} : it->second;
+  };
+  loop_order_query q;
+  q.output = detail::names_of(expr::free_indices_t<Lhs>{});
+  q.dense_output = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::format_type::all_dense;
+  for (const auto& [name, e] : extents) q.extents.push_back({name, e});
+  detail::collector{&q, &extent, &cache}(rhs, false);
+  // per level: a dense level is cheap to walk or locate, any other costs a read per entry
+  expr::for_each_access(rhs, [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t) {
+    using F = typename std::remove_const_t<T>::format_type;
+    std::size_t m = 0;
+    (..., [&] {
+      const bool dense = F::all_dense || level_is_full<F>(F::level_of_mode[m++]);
+      q.factor[std::string(Is::name)] += dense ? cost_constants{}.dense_read
+                                               : cost_constants{}.sparse_read;
+    }());
+  });
+  return q;
+}
+
+/// Order (by name) and copy cost of candidate C of `lhs = rhs`.
+template <class Lhs, class Rhs, std::size_t C>
+double candidate_cost(const Lhs& lhs, const Rhs& rhs, const loop_order_query& q,
+                      const cost_constants& k = {}) {
+  using P = plan::order_plan<Lhs, Rhs, static_cast<int>(C)>;
+  std::vector<std::string> order;
+  boost::mp11::mp_for_each<typename P::order>([&](auto i) { order.emplace_back(decltype(i)::name); });
+  double reformat = 0;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t ordinal) {
+    if (P::chosen.transposed[ordinal]) reformat += static_cast<double>(a.tensor->nnz()) * k.sparse_reformat;
+  });
+  (void)lhs;
+  return loop_order_cost(q, order, reformat, k);
+}
+
+/// Every candidate's estimated cost and the cheapest (ties keep the static preference).
+template <class Lhs, class Rhs>
+plan_choice choose_plan(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache) {
+  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
+  const loop_order_query q = describe(lhs, rhs, cache);
+  plan_choice out;
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
+    out.cost.push_back(candidate_cost<Lhs, Rhs, decltype(c)::value>(lhs, rhs, q));
+    if (out.cost.back() < out.cost[out.chosen]) out.chosen = c;
+  });
+  return out;
+}
+
+namespace detail {
+
+// floor(log2(x)) + 1, 0 for 0: plans are reused while sizes stay within a factor of two
+inline std::uint8_t magnitude(std::int64_t x) {
+  return static_cast<std::uint8_t>(x <= 0 ? 0 : std::bit_width(static_cast<std::uint64_t>(x)));
+}
+
+// Coarse signature: magnitudes of every operand's extents, stored entries and stored
+// coordinates per level. O(operands x order), no pass over the data.
+template <class Rhs>
+std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
+  std::vector<std::uint8_t> sig;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
+    const auto& t = *a.tensor;
+    using tensor_t = std::remove_cvref_t<decltype(t)>;
+    sig.push_back(magnitude(t.nnz()));
+    for (std::size_t m = 0; m < tensor_t::order; ++m) sig.push_back(magnitude(t.extent(m)));
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<tensor_t::order>>([&](auto k) {
+      const auto& level = t.template level<decltype(k)::value>();
+      if constexpr (requires { level.crd.size(); })
+        sig.push_back(magnitude(static_cast<std::int64_t>(level.crd.size())));
+    });
+  });
+  return sig;
+}
+
+}  // namespace detail
+
+/// The plan cache of one kernel type, per thread. `LOOM_DEBUG_PLAN` logs every choice to stderr.
+template <class Lhs, class Rhs>
+struct plan_cache {
+  std::map<std::vector<std::uint8_t>, std::size_t> chosen;
+  statistics_cache stats;
+  static plan_cache& local() {
+    thread_local plan_cache cache;
+    return cache;
+  }
+};
+
+/// The candidate to run for `lhs = rhs`: cached by signature, else costed from statistics.
+template <class Lhs, class Rhs>
+std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
+  auto& cache = plan_cache<Lhs, Rhs>::local();
+  auto sig = detail::coarse_signature(rhs);
+  if (const auto it = cache.chosen.find(sig); it != cache.chosen.end()) {
+#ifdef LOOM_DEBUG_PLAN
+    std::clog << "loom: plan cache hit: candidate " << it->second << "\n";
+#endif
+    return it->second;
+  }
+  const plan_choice c = choose_plan(lhs, rhs, cache.stats);
+#ifdef LOOM_DEBUG_PLAN
+  std::clog << "loom: plan chosen at run time: candidate " << c.chosen << " of " << c.cost.size()
+            << " (estimated costs:";
+  for (double x : c.cost) std::clog << " " << x;
+  std::clog << ")\n";
+#endif
+  cache.chosen.emplace(std::move(sig), c.chosen);
+  return c.chosen;
+}
+
+}  // namespace loom::optimize
+
+#endif  // LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+// ---- end <loom/optimize/plan_choice.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -4949,32 +5865,46 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
   const auto rhs = expr::as_expr(rhs_operand);
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
   using P0 = order_plan<Lhs, Rhs>;
-  if constexpr (P0::any_transposed && P0::access_count > 1) {
-    constexpr std::size_t n = std::min(P0::access_count, max_transpose_candidates);
-    const std::size_t best = cheapest_transposition<Lhs, Rhs>(rhs);
-    std::string preamble = "candidates (no loop order is concordant with every operand):\n";
+  constexpr std::size_t n = plan_candidates<Lhs, Rhs>::count;
+  if constexpr (n > 1) {
+    loom::statistics_cache stats;
+    const optimize::plan_choice choice = optimize::choose_plan(lhs, rhs, stats);
+    std::ostringstream pre;
+    pre << "candidates (" << n << " instantiated, at most " << max_plan_candidates
+        << "; LOOM_MAX_PLAN_CANDIDATES), costed at run time from statistics:\n";
     boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
       using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
-      if (!distinct_candidate<Lhs, Rhs, decltype(c)::value>) return;
-      std::size_t ordinal = 0;
       std::string moved;
       expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
         if (P::chosen.transposed[k]) moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, k);
-        ++ordinal;
       });
-      preamble += "  " + std::string(c == best ? "* " : "  ") + "transpose " + moved +
-                  ": estimated cost " + std::to_string(transposition_cost<P>(rhs)) +
-                  " stored entries copied\n";
+      std::string names;
+      boost::mp11::mp_for_each<typename P::order>(
+          [&](auto i) { names += (names.empty() ? "" : ",") + std::string(decltype(i)::name); });
+      pre << "  " << (c == choice.chosen ? "* " : "  ") << "#" << c << " order " << names;
+      if (!moved.empty()) pre << "; transpose " << moved;
+      pre << ": estimated cost " << static_cast<std::int64_t>(choice.cost[c] + 0.5) << "\n";
     });
-    if (best < n) {
-      std::string out;
-      boost::mp11::mp_with_index<n>(best, [&](auto c) {
-        if constexpr (distinct_candidate<Lhs, Rhs, decltype(c)::value>)
-          out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-              lhs, rhs, preamble + "chosen: the cheapest candidate (*), at run time\n");
-      });
-      return out;
-    }
+    pre << "statistics:";
+    expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+      using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+      pre << " " << detail::tensor_label(*a.tensor, k);
+      if constexpr (tensor_t::format_type::all_dense) {
+        pre << " [dense]";
+      } else {
+        const auto& st = stats.get(*a.tensor);
+        pre << " [nnz " << st.nnz << ", max degree per mode";
+        for (auto d : st.max_degree) pre << " " << d;
+        pre << "]";
+      }
+    });
+    pre << "\nchosen: candidate #" << choice.chosen << ", the cheapest (*)\n";
+    std::string out;
+    boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
+      out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+          lhs, rhs, pre.str());
+    });
+    return out;
   }
   return detail::explain_plan<P0>(lhs, rhs, "");
 }
@@ -4998,6 +5928,1179 @@ std::string to_string(const E& e) {
 
 #endif  // LOOM_PLAN_HPP
 // ---- end <loom/plan.hpp>
+// ---- begin <loom/relational.hpp>
+// Relations on indexed streams: CSV tables keyed into trie-shaped tensors, predicates, results
+// as rows (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_HPP
+#define LOOM_RELATIONAL_HPP
+
+// ---- begin <loom/relational/aggregate.hpp>
+// Defines the aggregates of a keyed relation: the value each row contributes and how rows with
+// equal keys combine (count, exists, sum, min, max) (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_AGGREGATE_HPP
+#define LOOM_RELATIONAL_AGGREGATE_HPP
+
+// ---- begin <loom/relational/table.hpp>
+// Defines loom::relational::table: named typed columns read from CSV, with derived columns and
+// CSV output (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_TABLE_HPP
+#define LOOM_RELATIONAL_TABLE_HPP
+
+// ---- begin <loom/relational/column.hpp>
+// Defines loom::relational::column: one typed column of a table, stored as a plain array
+// (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_COLUMN_HPP
+#define LOOM_RELATIONAL_COLUMN_HPP
+
+// ---- begin <loom/relational/date.hpp>
+// Defines dates as day numbers: parsing `YYYY-MM-DD`, formatting, and the year of a day (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_DATE_HPP
+#define LOOM_RELATIONAL_DATE_HPP
+
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace loom::relational {
+
+/// A civil date (proleptic Gregorian).
+struct civil_date {
+  std::int64_t year;
+  int month;  // 1..12
+  int day;    // 1..31
+};
+
+// H. Hinnant's days_from_civil / civil_from_days: exact for every proleptic Gregorian date.
+
+/// Days since 1970-01-01 of a civil date.
+constexpr std::int64_t days_from_civil(std::int64_t y, int m, int d) {
+  y -= m <= 2;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const std::int64_t yoe = y - era * 400;
+  const std::int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const std::int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/// The civil date of a day number (days since 1970-01-01).
+constexpr civil_date civil_from_days(std::int64_t z) {
+  z += 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const std::int64_t doe = z - era * 146097;
+  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const std::int64_t mp = (5 * doy + 2) / 153;
+  const int d = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
+  const int m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
+  return {yoe + era * 400 + (m <= 2), m, d};
+}
+
+/// The year of a day number: the derived attribute `extract(year from date)`.
+constexpr std::int64_t year_of(std::int64_t days) { return civil_from_days(days).year; }
+
+constexpr bool is_leap_year(std::int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+/// Parses `YYYY-MM-DD` (four-digit year) into a day number; nullopt when malformed or invalid.
+constexpr std::optional<std::int64_t> parse_date(std::string_view s) {
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return std::nullopt;
+  auto digits = [&](std::size_t from, std::size_t n) -> int {
+    int v = 0;
+    for (std::size_t k = from; k < from + n; ++k) {
+      if (s[k] < '0' || s[k] > '9') return -1;
+      v = v * 10 + (s[k] - '0');
+    }
+    return v;
+  };
+  const int y = digits(0, 4), m = digits(5, 2), d = digits(8, 2);
+  if (y < 0 || m < 1 || m > 12 || d < 1) return std::nullopt;
+  constexpr int month_days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const int last = month_days[m - 1] + (m == 2 && is_leap_year(y) ? 1 : 0);
+  if (d > last) return std::nullopt;
+  return days_from_civil(y, m, d);
+}
+
+/// A day number as `YYYY-MM-DD`. **Example**: `format_date(8766) == "1994-01-01"`.
+inline std::string format_date(std::int64_t days) {
+  const civil_date c = civil_from_days(days);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04lld-%02d-%02d", static_cast<long long>(c.year), c.month,
+                c.day);
+  return buf;
+}
+
+/// The day number of a date literal, `date("1994-01-01") == 8766`; a malformed literal is a
+/// compile error in a constant expression and a `loom::parse_error` at run time.
+constexpr std::int64_t date(std::string_view s) {
+  const auto d = parse_date(s);
+  if (!d) throw parse_error("loom::relational::date: '" + std::string(s) + "' is not a valid YYYY-MM-DD date");
+  return *d;
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_DATE_HPP
+// ---- end <loom/relational/date.hpp>
+// ---- begin <loom/relational/dictionary.hpp>
+// Defines loom::relational::dictionary: strings encoded as dense, order-preserving codes
+// (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_DICTIONARY_HPP
+#define LOOM_RELATIONAL_DICTIONARY_HPP
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace loom::relational {
+
+/// The distinct strings of a column, sorted, so that code order is string order: a string
+/// range or equality is a code range, and a string key is a tensor coordinate.
+class dictionary {
+ public:
+  dictionary() = default;
+  /// A dictionary of `words` (sorted and deduplicated here).
+  explicit dictionary(std::vector<std::string> words) : words_(std::move(words)) {
+    std::sort(words_.begin(), words_.end());
+    words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
+  }
+
+  std::int64_t size() const { return static_cast<std::int64_t>(words_.size()); }
+  const std::string& word(std::int64_t code) const { return words_[static_cast<std::size_t>(code)]; }
+  const std::vector<std::string>& words() const { return words_; }
+
+  /// The code of `s`, or nullopt when `s` does not occur.
+  std::optional<std::int64_t> code(std::string_view s) const {
+    const auto it = std::lower_bound(words_.begin(), words_.end(), s);
+    if (it == words_.end() || *it != s) return std::nullopt;
+    return static_cast<std::int64_t>(it - words_.begin());
+  }
+  /// The first code whose string is >= s (size() when none): string ranges as code ranges.
+  std::int64_t lower_bound(std::string_view s) const {
+    return static_cast<std::int64_t>(std::lower_bound(words_.begin(), words_.end(), s) -
+                                     words_.begin());
+  }
+
+ private:
+  std::vector<std::string> words_;
+};
+
+namespace detail {
+/// Builds a dictionary while reading: strings get provisional codes in order of appearance;
+/// `finish` sorts them and returns the map from provisional to final codes.
+class dictionary_builder {
+ public:
+  std::int64_t add(std::string_view s) {
+    const auto it = index_.find(s);
+    if (it != index_.end()) return it->second;
+    const auto code = static_cast<std::int64_t>(words_.size());
+    words_.emplace_back(s);
+    index_.emplace(words_.back(), code);
+    return code;
+  }
+  /// The sorted dictionary; `remap[provisional] = final`.
+  dictionary finish(std::vector<std::int64_t>& remap) {
+    std::vector<std::int64_t> order(words_.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<std::int64_t>(k);
+    std::sort(order.begin(), order.end(),
+              [&](std::int64_t a, std::int64_t b) { return words_[a] < words_[b]; });
+    remap.assign(words_.size(), 0);
+    std::vector<std::string> sorted;
+    sorted.reserve(words_.size());
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      remap[static_cast<std::size_t>(order[k])] = static_cast<std::int64_t>(k);
+      sorted.push_back(std::move(words_[static_cast<std::size_t>(order[k])]));
+    }
+    words_.clear();
+    index_.clear();
+    return dictionary(std::move(sorted));
+  }
+
+ private:
+  std::vector<std::string> words_;
+  struct hash {
+    using is_transparent = void;  // lookups by string_view allocate nothing
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::int64_t, hash, std::equal_to<>> index_;
+};
+}  // namespace detail
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_DICTIONARY_HPP
+// ---- end <loom/relational/dictionary.hpp>
+// ---- begin <loom/relational/error.hpp>
+// Defines the runtime errors of relations: malformed CSV and unknown columns (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_ERROR_HPP
+#define LOOM_RELATIONAL_ERROR_HPP
+
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace loom::relational {
+
+/// A CSV file is malformed: wrong field count, a value that does not parse as its column's type,
+/// or a schema column missing from the header. `what()` reads
+/// `file:line: column k (name): what`; the parts are also available separately.
+class csv_error : public parse_error {
+ public:
+  csv_error(std::string file, std::int64_t line, std::int64_t column, std::string column_name,
+            const std::string& what)
+      : parse_error(file + ":" + std::to_string(line) + ": " +
+                    (column > 0 ? "column " + std::to_string(column) +
+                                      (column_name.empty() ? "" : " (" + column_name + ")") + ": "
+                                : (column_name.empty() ? "" : "column " + column_name + ": ")) +
+                    what),
+        file_(std::move(file)),
+        line_(line),
+        column_(column),
+        column_name_(std::move(column_name)) {}
+
+  const std::string& file() const { return file_; }
+  /// 1-based line number (the header is line 1).
+  std::int64_t line() const { return line_; }
+  /// 1-based field number in the line, or 0 when the error concerns no field.
+  std::int64_t column() const { return column_; }
+  const std::string& column_name() const { return column_name_; }
+
+ private:
+  std::string file_;
+  std::int64_t line_;
+  std::int64_t column_;
+  std::string column_name_;
+};
+
+/// A table has no column of the requested name, or the column has the wrong type for the use.
+class column_error : public error {
+ public:
+  using error::error;
+};
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_ERROR_HPP
+// ---- end <loom/relational/error.hpp>
+
+#include <charconv>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace loom::relational {
+
+/// How a CSV field is read and stored. Integers, dates (days since 1970-01-01) and strings
+/// (dictionary codes) are integer columns and may key a relation; decimals are doubles.
+enum class column_type { int64, decimal, date, string };
+
+constexpr std::string_view to_string(column_type t) {
+  switch (t) {
+    case column_type::int64: return "int64";
+    case column_type::decimal: return "decimal";
+    case column_type::date: return "date";
+    case column_type::string: return "string";
+  }
+  return "?";
+}
+
+/// A named, typed column. Integer-like types (int64, date, string codes) live in `ints()`,
+/// decimals in `reals()`; string columns share their dictionary with columns derived from them.
+class column {
+ public:
+  column() = default;
+  column(std::string name, column_type type) : name_(std::move(name)), type_(type) {}
+  column(std::string name, std::vector<std::int64_t> ints, column_type type = column_type::int64,
+         std::shared_ptr<const dictionary> dict = nullptr)
+      : name_(std::move(name)), type_(type), ints_(std::move(ints)), dict_(std::move(dict)) {
+    if (type_ == column_type::decimal)
+      throw column_error("loom::relational::column " + name_ +
+                         ": a decimal column holds doubles; pass a std::vector<double>");
+    if (type_ == column_type::string && !dict_)
+      throw column_error("loom::relational::column " + name_ + ": a string column needs a dictionary");
+  }
+  column(std::string name, std::vector<double> reals)
+      : name_(std::move(name)), type_(column_type::decimal), reals_(std::move(reals)) {}
+
+  const std::string& name() const { return name_; }
+  column_type type() const { return type_; }
+  std::size_t size() const { return is_integer() ? ints_.size() : reals_.size(); }
+  /// True for the types that can key a relation (stored as integers).
+  bool is_integer() const { return type_ != column_type::decimal; }
+
+  /// The integer values (int64, date as days, string codes); throws for a decimal column.
+  std::span<const std::int64_t> ints() const {
+    if (!is_integer())
+      throw column_error("loom::relational: column " + name_ +
+                         " is decimal; it cannot be used as an integer key");
+    return ints_;
+  }
+  /// The decimal values; throws for other types.
+  std::span<const double> reals() const {
+    if (is_integer())
+      throw column_error("loom::relational: column " + name_ + " is " +
+                         std::string(to_string(type_)) + ", not decimal");
+    return reals_;
+  }
+  /// The value of any column as a double (codes and days as numbers).
+  double number(std::size_t row) const {
+    return is_integer() ? static_cast<double>(ints_[row]) : reals_[row];
+  }
+  /// The dictionary of a string column (null for other types).
+  const std::shared_ptr<const dictionary>& dict() const { return dict_; }
+
+  /// The field as CSV text: dates as YYYY-MM-DD, strings decoded, decimals round-trip.
+  std::string text(std::size_t row) const;
+
+  // Used by the CSV reader.
+  std::vector<std::int64_t>& mutable_ints() { return ints_; }
+  std::vector<double>& mutable_reals() { return reals_; }
+  void set_dictionary(std::shared_ptr<const dictionary> d) { dict_ = std::move(d); }
+
+ private:
+  std::string name_;
+  column_type type_ = column_type::int64;
+  std::vector<std::int64_t> ints_;
+  std::vector<double> reals_;
+  std::shared_ptr<const dictionary> dict_;
+};
+
+namespace detail {
+/// The shortest text that reads back as the same double.
+inline std::string format_decimal(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+}  // namespace detail
+
+inline std::string column::text(std::size_t row) const {
+  switch (type_) {
+    case column_type::int64: return std::to_string(ints_[row]);
+    case column_type::decimal: return detail::format_decimal(reals_[row]);
+    case column_type::date: return format_date(ints_[row]);
+    case column_type::string: return dict_->word(ints_[row]);
+  }
+  return {};
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_COLUMN_HPP
+// ---- end <loom/relational/column.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace loom::relational {
+
+/// A column-store table: columns of equal length, looked up by name.
+/// **Example**: `auto t = read_csv("orders.csv", {{"o_orderkey", column_type::int64}});`
+class table {
+ public:
+  table() = default;
+  explicit table(std::string name) : name_(std::move(name)) {}
+
+  /// The table's name (the file it was read from), used in error messages.
+  const std::string& name() const { return name_; }
+  std::size_t rows() const { return columns_.empty() ? 0 : columns_.front().size(); }
+  const std::vector<column>& columns() const { return columns_; }
+
+  /// The column called `name`; throws `column_error` listing the columns when there is none.
+  const column& operator[](std::string_view name) const {
+    for (const column& c : columns_)
+      if (c.name() == name) return c;
+    std::string known;
+    for (const column& c : columns_) known += (known.empty() ? "" : ", ") + c.name();
+    throw column_error("loom::relational: table " + (name_.empty() ? "(unnamed)" : name_) +
+                       " has no column " + std::string(name) + " (columns: " + known + ")");
+  }
+  bool has(std::string_view name) const {
+    for (const column& c : columns_)
+      if (c.name() == name) return true;
+    return false;
+  }
+  /// Shorthands: `t.ints("o_custkey")`, `t.reals("l_discount")`.
+  std::span<const std::int64_t> ints(std::string_view name) const { return (*this)[name].ints(); }
+  std::span<const double> reals(std::string_view name) const { return (*this)[name].reals(); }
+
+  /// Appends a column; its length must match the table's.
+  table& add(column c) {
+    if (!columns_.empty() && c.size() != rows())
+      throw column_error("loom::relational: column " + c.name() + " has " +
+                         std::to_string(c.size()) + " rows but table " + name_ + " has " +
+                         std::to_string(rows()));
+    if (has(c.name()))
+      throw column_error("loom::relational: table " + name_ + " already has a column " + c.name());
+    columns_.push_back(std::move(c));
+    return *this;
+  }
+
+  /// A derived attribute: `t.derive("o_year", "o_orderdate", year_of)` adds the integer column
+  /// `f(source[row])` for every row (f maps an integer value: a key, a day, a code).
+  template <class F>
+  table& derive(std::string name, std::string_view source, F f,
+                column_type type = column_type::int64) {
+    const auto in = (*this)[source].ints();
+    std::vector<std::int64_t> out(in.size());
+    for (std::size_t r = 0; r < in.size(); ++r) out[r] = static_cast<std::int64_t>(f(in[r]));
+    return add(column(std::move(name), std::move(out), type));
+  }
+
+  /// Writes a header line and one line per row; strings are quoted when needed.
+  void write_csv(std::ostream& out, char delimiter = ',') const {
+    for (std::size_t c = 0; c < columns_.size(); ++c)
+      out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].name(), delimiter);
+    out << '\n';
+    for (std::size_t r = 0; r < rows(); ++r) {
+      for (std::size_t c = 0; c < columns_.size(); ++c)
+        out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].text(r), delimiter);
+      out << '\n';
+    }
+  }
+
+ private:
+  static std::string quote(const std::string& s, char delimiter) {
+    if (s.find_first_of(std::string{delimiter, '"', '\n', '\r'}) == std::string::npos) return s;
+    std::string q = "\"";
+    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+  }
+
+  std::string name_;
+  std::vector<column> columns_;
+};
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_TABLE_HPP
+// ---- end <loom/relational/table.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace loom::relational {
+
+// An aggregate has `value_type` (a semiring), `policy` (how equal keys combine in from_coo) and
+// `bind(table)`, which returns the per-row value function `(std::size_t row) -> value_type`.
+
+/// Each row counts 1; equal keys add up (bag semantics, K = N).
+template <class T = std::int64_t>
+struct count {
+  using value_type = T;
+  static constexpr duplicates policy = duplicates::sum;
+  auto bind(const table&) const {
+    return [](std::size_t) { return semiring_traits<T>::one(); };
+  }
+};
+
+/// Each key is present once with the value one (set semantics).
+template <class T = std::int64_t>
+struct exists {
+  using value_type = T;
+  static constexpr duplicates policy = duplicates::last;
+  auto bind(const table&) const {
+    return [](std::size_t) { return semiring_traits<T>::one(); };
+  }
+};
+
+namespace detail {
+// A column read as T, or a user function of the row.
+template <class T, class Source>
+auto row_values(const table& t, const Source& source) {
+  if constexpr (std::is_convertible_v<const Source&, std::string_view>) {
+    const column& c = t[std::string_view(source)];
+    if (c.is_integer()) {  // codes and days read as numbers
+      return std::function<T(std::size_t)>(
+          [v = c.ints()](std::size_t r) { return T(static_cast<double>(v[r])); });
+    }
+    return std::function<T(std::size_t)>([v = c.reals()](std::size_t r) { return T(v[r]); });
+  } else {
+    return std::function<T(std::size_t)>(
+        [source](std::size_t r) { return static_cast<T>(source(r)); });
+  }
+}
+}  // namespace detail
+
+/// An aggregate: `bind(table)` gives the per-row value function; equal keys combine by `Policy`.
+template <class V, duplicates Policy, class Bind>
+struct aggregate {
+  using value_type = V;
+  static constexpr duplicates policy = Policy;
+  Bind binder;
+  auto bind(const table& t) const { return binder(t); }
+};
+
+namespace detail {
+template <class V, duplicates P, class Bind>
+aggregate<V, P, Bind> make_aggregate(Bind b) {
+  return {std::move(b)};
+}
+}  // namespace detail
+
+/// The sum of a column (by name) or of `f(row)` over rows with equal keys (K = T, +, ×).
+/// **Example**: `sum_of<double>([&](std::size_t r) { return price[r] * (1 - disc[r]); })`
+template <class T, class Source>
+auto sum_of(Source source) {
+  return detail::make_aggregate<T, duplicates::sum>(
+      [source](const table& t) { return detail::row_values<T>(t, source); });
+}
+
+/// The minimum of a column or of `f(row)`: values in the (min, +) semiring, whose + is min.
+template <class T, class Source>
+auto min_of(Source source) {
+  return detail::make_aggregate<min_plus<T>, duplicates::sum>([source](const table& t) {
+    return [f = detail::row_values<T>(t, source)](std::size_t r) { return min_plus<T>(f(r)); };
+  });
+}
+
+/// The maximum of a column or of `f(row)`: values in the (max, +) semiring, whose + is max.
+template <class T, class Source>
+auto max_of(Source source) {
+  return detail::make_aggregate<max_plus<T>, duplicates::sum>([source](const table& t) {
+    return [f = detail::row_values<T>(t, source)](std::size_t r) { return max_plus<T>(f(r)); };
+  });
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_AGGREGATE_HPP
+// ---- end <loom/relational/aggregate.hpp>
+// ---- begin <loom/relational/csv.hpp>
+// Defines loom::relational::read_csv: typed columns from a CSV file, strings dictionary-encoded
+// (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_CSV_HPP
+#define LOOM_RELATIONAL_CSV_HPP
+
+
+#include <charconv>
+#include <cstdint>
+#include <deque>
+#include <fstream>
+#include <istream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+namespace loom::relational {
+
+/// One column to load: its header name and type.
+struct column_spec {
+  std::string name;
+  column_type type;
+};
+
+struct csv_options {
+  char delimiter = ',';
+  /// With a header, schema columns are found by name and other columns are skipped; without,
+  /// the schema lists every column in file order.
+  bool header = true;
+};
+
+namespace detail {
+
+class csv_parser {
+ public:
+  csv_parser(std::string_view text, const std::string& file, char delimiter)
+      : text_(text), file_(file), delimiter_(delimiter) {
+    if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;  // UTF-8 byte order mark
+  }
+
+  /// Reads the next record into `fields()`; false at end of input. Blank lines are skipped.
+  bool next() {
+    while (pos_ < text_.size() && (text_[pos_] == '\n' || text_[pos_] == '\r')) {
+      if (text_[pos_] == '\n') ++line_;
+      ++pos_;
+    }
+    if (pos_ >= text_.size()) return false;
+    record_line_ = line_;
+    fields_.clear();
+    scratch_used_ = 0;
+    for (;;) {
+      if (pos_ < text_.size() && text_[pos_] == '"') {
+        read_quoted();
+      } else {
+        const std::size_t begin = pos_;
+        while (pos_ < text_.size() && text_[pos_] != delimiter_ && text_[pos_] != '\n') ++pos_;
+        std::size_t end = pos_;
+        if (end > begin && text_[end - 1] == '\r') --end;
+        fields_.push_back(text_.substr(begin, end - begin));
+      }
+      if (pos_ < text_.size() && text_[pos_] == delimiter_) {
+        ++pos_;
+        continue;
+      }
+      if (pos_ < text_.size()) {  // '\n'
+        ++pos_;
+        ++line_;
+      }
+      return true;
+    }
+  }
+
+  const std::vector<std::string_view>& fields() const { return fields_; }
+  /// The line on which the current record starts (1-based).
+  std::int64_t line() const { return record_line_; }
+
+ private:
+  void read_quoted() {
+    const std::int64_t start_line = line_;
+    ++pos_;
+    if (scratch_used_ == scratch_.size()) scratch_.emplace_back();
+    std::string& s = scratch_[scratch_used_++];
+    s.clear();
+    for (;;) {
+      if (pos_ >= text_.size())
+        throw csv_error(file_, start_line, static_cast<std::int64_t>(fields_.size()) + 1, "",
+                        "unterminated quoted field");
+      const char ch = text_[pos_++];
+      if (ch == '"') {
+        if (pos_ < text_.size() && text_[pos_] == '"') {
+          s += '"';
+          ++pos_;
+          continue;
+        }
+        break;
+      }
+      if (ch == '\n') ++line_;
+      s += ch;
+    }
+    if (pos_ < text_.size() && text_[pos_] == '\r') ++pos_;
+    if (pos_ < text_.size() && text_[pos_] != delimiter_ && text_[pos_] != '\n')
+      throw csv_error(file_, start_line, static_cast<std::int64_t>(fields_.size()) + 1, "",
+                      "unexpected character after a closing quote");
+    fields_.push_back(s);
+  }
+
+  std::string_view text_;
+  const std::string& file_;
+  char delimiter_;
+  std::size_t pos_ = 0;
+  std::int64_t line_ = 1;
+  std::int64_t record_line_ = 1;
+  std::vector<std::string_view> fields_;
+  std::deque<std::string> scratch_;  // unescaped quoted fields; a deque keeps them in place
+  std::size_t scratch_used_ = 0;
+};
+
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+inline std::string shown(std::string_view s) {
+  constexpr std::size_t max = 40;
+  return "'" + std::string(s.substr(0, max)) + (s.size() > max ? "...'" : "'");
+}
+
+}  // namespace detail
+
+/// Reads the columns of `schema` from CSV text; `name` (the file) appears in error messages.
+/// Throws `csv_error` (`file:line: column k (name): what`) for a wrong field count, a value that
+/// does not parse as its column's type, or a schema column missing from the header.
+inline table read_csv_text(std::string_view text, const std::string& name,
+                           const std::vector<column_spec>& schema, const csv_options& options = {}) {
+  detail::csv_parser parser(text, name, options.delimiter);
+  std::vector<std::int64_t> slot_of_field;  // field index -> schema slot, or -1 (skipped)
+  std::vector<std::string> field_names;
+  std::size_t expected = schema.size();
+  if (options.header) {
+    if (!parser.next()) throw csv_error(name, 1, 0, "", "the file is empty; expected a header line");
+    for (std::string_view f : parser.fields()) field_names.emplace_back(detail::trim(f));
+    expected = field_names.size();
+    slot_of_field.assign(expected, -1);
+    for (std::size_t s = 0; s < schema.size(); ++s) {
+      std::size_t found = expected;
+      for (std::size_t f = 0; f < expected; ++f)
+        if (field_names[f] == schema[s].name) {
+          if (found != expected)
+            throw csv_error(name, 1, static_cast<std::int64_t>(f) + 1, schema[s].name,
+                            "the header names this column twice");
+          found = f;
+        }
+      if (found == expected) {
+        std::string known;
+        for (const auto& n : field_names) known += (known.empty() ? "" : ", ") + n;
+        throw csv_error(name, 1, 0, schema[s].name,
+                        "unknown column: not in the header (columns: " + known + ")");
+      }
+      slot_of_field[found] = static_cast<std::int64_t>(s);
+    }
+  } else {
+    for (std::size_t s = 0; s < schema.size(); ++s) {
+      slot_of_field.push_back(static_cast<std::int64_t>(s));
+      field_names.push_back(schema[s].name);
+    }
+  }
+
+  std::vector<column> cols;
+  std::vector<detail::dictionary_builder> dicts(schema.size());
+  for (const auto& spec : schema) cols.emplace_back(spec.name, spec.type);
+
+  while (parser.next()) {
+    const auto& fields = parser.fields();
+    if (fields.size() != expected)
+      throw csv_error(name, parser.line(), 0, "",
+                      "expected " + std::to_string(expected) + " fields, found " +
+                          std::to_string(fields.size()));
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      const std::int64_t s = slot_of_field[f];
+      if (s < 0) continue;
+      column& c = cols[static_cast<std::size_t>(s)];
+      const std::string_view raw = fields[f];
+      auto fail = [&](std::string_view what) {
+        throw csv_error(name, parser.line(), static_cast<std::int64_t>(f) + 1, c.name(),
+                        "cannot parse " + detail::shown(raw) + " as " + std::string(what));
+      };
+      switch (c.type()) {
+        case column_type::int64: {
+          const std::string_view v = detail::trim(raw);
+          std::int64_t x = 0;
+          const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+          if (v.empty() || r.ec != std::errc{} || r.ptr != v.data() + v.size())
+            fail(r.ec == std::errc::result_out_of_range ? "int64 (out of range)" : "int64");
+          c.mutable_ints().push_back(x);
+          break;
+        }
+        case column_type::decimal: {
+          const std::string_view v = detail::trim(raw);
+          double x = 0;
+          const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+          if (v.empty() || r.ec != std::errc{} || r.ptr != v.data() + v.size()) fail("decimal");
+          c.mutable_reals().push_back(x);
+          break;
+        }
+        case column_type::date: {
+          const auto d = parse_date(detail::trim(raw));
+          if (!d) fail("a date (YYYY-MM-DD)");
+          c.mutable_ints().push_back(*d);
+          break;
+        }
+        case column_type::string:
+          c.mutable_ints().push_back(dicts[static_cast<std::size_t>(s)].add(raw));
+          break;
+      }
+    }
+  }
+
+  table t(name);
+  for (std::size_t s = 0; s < schema.size(); ++s) {
+    if (cols[s].type() == column_type::string) {
+      std::vector<std::int64_t> remap;
+      cols[s].set_dictionary(std::make_shared<const dictionary>(dicts[s].finish(remap)));
+      for (auto& code : cols[s].mutable_ints()) code = remap[static_cast<std::size_t>(code)];
+    }
+    t.add(std::move(cols[s]));
+  }
+  return t;
+}
+
+/// Reads the columns of `schema` from the CSV file at `path` (see `read_csv_text`); throws
+/// `io_error` when the file cannot be read.
+inline table read_csv(const std::string& path, const std::vector<column_spec>& schema,
+                      const csv_options& options = {}) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw io_error(path + ": cannot open the file");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw io_error(path + ": read error");
+  return read_csv_text(text, path, schema, options);
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_CSV_HPP
+// ---- end <loom/relational/csv.hpp>
+// ---- begin <loom/relational/predicates.hpp>
+// Defines key predicates as 0/1 tensors to multiply into a query: ranges, equality, sets of
+// codes, SQL LIKE over a string column; and value filters (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_PREDICATES_HPP
+#define LOOM_RELATIONAL_PREDICATES_HPP
+
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loom::relational {
+
+// A predicate on a key is a sparse vector of ones over the keys that satisfy it. Multiplying it
+// into a query is a selection (σ_p(M) = p · M); as a compressed level it is intersected with the
+// relation's level by the leapfrog merge, whose seeks jump over keys outside the predicate.
+
+namespace detail {
+template <class T>
+tensor<T, sparse_vector> ones_at(std::int64_t extent, std::vector<std::int64_t> keys) {
+  if (extent < 0) throw shape_error("loom::relational: a predicate's extent is negative");
+  using level = compressed;
+  typename tensor<T, sparse_vector>::level_storages levels{};
+  auto& st = std::get<0>(levels);
+  if (extent > 0) loom::detail::check_fits<level::crd_type>(extent - 1, "largest key of a predicate");
+  st.pos = {0, static_cast<level::pos_type>(keys.size())};
+  st.crd.reserve(keys.size());
+  for (std::int64_t k : keys) st.crd.push_back(static_cast<level::crd_type>(k));
+  std::vector<T> vals(keys.size(), semiring_traits<T>::one());
+  return tensor<T, sparse_vector>({extent}, std::move(levels), std::move(vals));
+}
+}  // namespace detail
+
+/// `[lo <= key < hi]` over keys `0 .. extent-1` (clipped to the extent).
+/// **Example**: `range<double>(date("1994-01-01"), date("1995-01-01"), days)`
+template <class T = std::int64_t>
+tensor<T, sparse_vector> range(std::int64_t lo, std::int64_t hi, std::int64_t extent) {
+  lo = std::max<std::int64_t>(lo, 0);
+  hi = std::min(hi, extent);
+  std::vector<std::int64_t> keys;
+  for (std::int64_t k = lo; k < hi; ++k) keys.push_back(k);
+  return detail::ones_at<T>(extent, std::move(keys));
+}
+
+/// `[key == value]` over keys `0 .. extent-1` (empty when value is outside).
+template <class T = std::int64_t>
+tensor<T, sparse_vector> equal(std::int64_t value, std::int64_t extent) {
+  return range<T>(value, value + 1, extent);
+}
+
+/// `[f(key)]` for every key `0 .. extent-1`.
+template <class T = std::int64_t, class F>
+tensor<T, sparse_vector> predicate(std::int64_t extent, F f) {
+  std::vector<std::int64_t> keys;
+  for (std::int64_t k = 0; k < extent; ++k)
+    if (f(k)) keys.push_back(k);
+  return detail::ones_at<T>(extent, std::move(keys));
+}
+
+namespace detail {
+inline const dictionary& dictionary_of(const column& c, std::string_view who) {
+  if (c.type() != column_type::string || !c.dict())
+    throw column_error("loom::relational::" + std::string(who) + ": column " + c.name() +
+                       " is not a string column");
+  return *c.dict();
+}
+}  // namespace detail
+
+/// `[f(string)]` over the dictionary codes of string column `c`.
+template <class T = std::int64_t, class F>
+tensor<T, sparse_vector> string_predicate(const column& c, F f) {
+  const dictionary& d = detail::dictionary_of(c, "string_predicate");
+  return predicate<T>(d.size(), [&](std::int64_t code) { return f(std::string_view(d.word(code))); });
+}
+
+/// `[string == s]` over the codes of string column `c` (no entry when s does not occur).
+template <class T = std::int64_t>
+tensor<T, sparse_vector> string_equal(const column& c, std::string_view s) {
+  const dictionary& d = detail::dictionary_of(c, "string_equal");
+  const auto code = d.code(s);
+  return code ? equal<T>(*code, d.size()) : detail::ones_at<T>(d.size(), {});
+}
+
+/// SQL LIKE: `%` matches any run of characters, `_` any one character; case-sensitive.
+constexpr bool like_match(std::string_view s, std::string_view pattern) {
+  // iterative wildcard matching with backtracking to the last `%`: O(|s| * |pattern|) worst case
+  std::size_t si = 0, pi = 0, star = std::string_view::npos, mark = 0;
+  while (si < s.size()) {
+    if (pi < pattern.size() && pattern[pi] == '%') {  // before the literal test: '%' is a wildcard
+      star = pi++;
+      mark = si;
+    } else if (pi < pattern.size() && (pattern[pi] == '_' || pattern[pi] == s[si])) {
+      ++si;
+      ++pi;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      si = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < pattern.size() && pattern[pi] == '%') ++pi;
+  return pi == pattern.size();
+}
+
+/// `[string LIKE pattern]` over the codes of string column `c`: Q9's `p_name like '%green%'`.
+template <class T = std::int64_t>
+tensor<T, sparse_vector> like(const column& c, std::string_view pattern) {
+  return string_predicate<T>(c, [pattern](std::string_view s) { return like_match(s, pattern); });
+}
+
+/// A value filter: the entries of `a` whose value satisfies `keep`, same format and shape.
+/// (Inside an expression, `loom::where(A(i, j) > t, A(i, j))` filters without materialising.)
+template <class T, storage_format Format, bool Owning, class F>
+tensor<T, Format> filter_values(const basic_tensor<T, Format, Owning>& a, F keep) {
+  constexpr std::size_t N = Format::order;
+  std::vector<std::array<std::int64_t, N>> coords;
+  std::vector<T> values;
+  a.for_each_stored([&](const auto& c, const T& v) {
+    if (keep(v)) {
+      coords.push_back(c);
+      values.push_back(v);
+    }
+  });
+  return from_coo<Format>(a.shape(), coords, values, duplicates::error);
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_PREDICATES_HPP
+// ---- end <loom/relational/predicates.hpp>
+// ---- begin <loom/relational/relation.hpp>
+// Defines loom::relational::key_by: a table as a trie-shaped tensor keyed by chosen columns, one
+// level per key column, whose value is an aggregate in a semiring (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_RELATION_HPP
+#define LOOM_RELATIONAL_RELATION_HPP
+
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace loom::relational {
+
+/// The extent a key column needs: the dictionary size of a string column, else max + 1 (at
+/// least 1). Joined columns must share an extent: pass `extent_of(a, b, ...)` to both.
+inline std::int64_t extent_of(const column& c) {
+  if (c.type() == column_type::string) return std::max<std::int64_t>(1, c.dict()->size());
+  std::int64_t m = 0;
+  for (std::int64_t v : c.ints()) m = std::max(m, v + 1);
+  return std::max<std::int64_t>(1, m);
+}
+template <class... Cs>
+  requires(sizeof...(Cs) >= 2)
+std::int64_t extent_of(const Cs&... cs) {
+  return std::max({extent_of(static_cast<const column&>(cs))...});
+}
+
+/// A relation: `table` keyed by the columns `keys` (outermost first), stored in `Format`
+/// (default: one compressed level per key, `csf<N>`), with one value per distinct key combining
+/// the rows' values by `agg` (`count()`, `exists()`, `sum_of<T>(...)`, `min_of`, `max_of`).
+/// Key columns must be integer-like (int64, date, string codes) and non-negative. `shape[k] = 0`
+/// asks for `extent_of(column)`.
+/// **Example**: `auto L = key_by<csf<2>>(lineitem, {"l_orderkey", "l_suppkey"}, count());`
+template <storage_format Format, class Agg>
+tensor<typename Agg::value_type, Format> key_by(
+    const table& t, const std::array<std::string, Format::order>& keys, const Agg& agg,
+    std::array<std::int64_t, Format::order> shape = {}) {
+  constexpr std::size_t N = Format::order;
+  using V = typename Agg::value_type;
+  std::array<std::span<const std::int64_t>, N> key_values;
+  for (std::size_t k = 0; k < N; ++k) {
+    const column& c = t[keys[k]];
+    if (!c.is_integer())
+      throw column_error("loom::relational::key_by: key column " + keys[k] + " of " + t.name() +
+                         " is decimal; key by an integer, date or string column");
+    key_values[k] = c.ints();
+    if (shape[k] == 0) shape[k] = extent_of(c);
+  }
+  const std::size_t n = t.rows();
+  std::vector<std::array<std::int64_t, N>> coords(n);
+  std::vector<V> values(n);
+  const auto value_of = agg.bind(t);
+  for (std::size_t r = 0; r < n; ++r) {
+    for (std::size_t k = 0; k < N; ++k) {
+      const std::int64_t v = key_values[k][r];
+      if (v < 0 || v >= shape[k])
+        throw column_error("loom::relational::key_by: " + t.name() + " row " +
+                           std::to_string(r + 1) + ": key " + keys[k] + " = " +
+                           std::to_string(v) + " is outside [0, " + std::to_string(shape[k]) +
+                           "); keys must be non-negative and below the extent");
+      coords[r][k] = v;
+    }
+    values[r] = value_of(r);
+  }
+  return from_coo<Format>(shape, coords, values, Agg::policy);
+}
+
+/// `key_by` with the default format `csf<N>` (one compressed level per key column).
+template <std::size_t N, class Agg>
+tensor<typename Agg::value_type, csf<N>> key_by(const table& t,
+                                                const std::array<std::string, N>& keys,
+                                                const Agg& agg,
+                                                std::array<std::int64_t, N> shape = {}) {
+  return key_by<csf<N>>(t, keys, agg, shape);
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_RELATION_HPP
+// ---- end <loom/relational/relation.hpp>
+// ---- begin <loom/relational/rows.hpp>
+// Defines the way back from tensors to rows: entries as (keys, value) rows and as a table with
+// typed, decoded key columns (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_ROWS_HPP
+#define LOOM_RELATIONAL_ROWS_HPP
+
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::relational {
+
+/// One result row: the key of each mode (logical order) and the value.
+template <class T, std::size_t N>
+struct row {
+  std::array<std::int64_t, N> keys;
+  T value;
+  friend bool operator==(const row&, const row&) = default;
+};
+
+/// The stored entries of `a` whose value is not the semiring's zero (a dense output's padding is
+/// not a row), in storage order.
+template <class T, storage_format Format, bool Owning>
+std::vector<row<T, Format::order>> to_rows(const basic_tensor<T, Format, Owning>& a) {
+  std::vector<row<T, Format::order>> rows;
+  a.for_each_stored([&](const auto& c, const T& v) {
+    if (!(v == semiring_traits<T>::zero())) rows.push_back({c, v});
+  });
+  return rows;
+}
+
+/// How a result key is shown: a name and the column it came from (for its type and dictionary).
+struct key_column {
+  std::string name;
+  column_type type = column_type::int64;
+  std::shared_ptr<const dictionary> dict = nullptr;
+
+  key_column(std::string n, column_type t = column_type::int64,
+             std::shared_ptr<const dictionary> d = nullptr)
+      : name(std::move(n)), type(t), dict(std::move(d)) {}
+  /// Named and typed like `c` (a string key decodes through c's dictionary).
+  key_column(const column& c) : key_column(c.name(), c.type(), c.dict()) {}  // NOLINT: implicit
+  key_column(const char* n) : key_column(std::string(n)) {}                  // NOLINT: implicit
+};
+
+namespace detail {
+template <class T>
+auto plain_value(const T& v) {
+  if constexpr (requires { v.value; }) return v.value;  // min_plus, max_plus, boolean, ...
+  else return v;
+}
+}  // namespace detail
+
+/// The result as a table: one column per key (typed and decoded as `keys[k]` says), then the
+/// value column `value_name` (int64 for integer values, decimal otherwise).
+/// **Example**: `to_table(revenue, {nation["n_name"]}, "revenue").write_csv(std::cout);`
+template <class T, storage_format Format, bool Owning>
+table to_table(const basic_tensor<T, Format, Owning>& a,
+               const std::array<key_column, Format::order>& keys, const std::string& value_name) {
+  constexpr std::size_t N = Format::order;
+  const auto rows = to_rows(a);
+  table t(a.name().empty() ? "result" : a.name());
+  for (std::size_t k = 0; k < N; ++k) {
+    std::vector<std::int64_t> v;
+    v.reserve(rows.size());
+    for (const auto& r : rows) v.push_back(r.keys[k]);
+    const key_column& kc = keys[k];
+    if (kc.type == column_type::decimal)
+      throw column_error("loom::relational::to_table: key " + kc.name + " cannot be decimal");
+    if (kc.type == column_type::string && kc.dict)
+      for (std::int64_t code : v)
+        if (code >= kc.dict->size())
+          throw column_error("loom::relational::to_table: key " + kc.name + " = " +
+                             std::to_string(code) + " is not a code of its dictionary");
+    t.add(column(kc.name, std::move(v), kc.type == column_type::string && !kc.dict
+                                            ? column_type::int64 : kc.type, kc.dict));
+  }
+  using plain = decltype(detail::plain_value(std::declval<T>()));
+  if constexpr (std::is_integral_v<plain>) {
+    std::vector<std::int64_t> v;
+    for (const auto& r : rows) v.push_back(static_cast<std::int64_t>(detail::plain_value(r.value)));
+    t.add(column(value_name, std::move(v)));
+  } else {
+    std::vector<double> v;
+    for (const auto& r : rows) v.push_back(static_cast<double>(detail::plain_value(r.value)));
+    t.add(column(value_name, std::move(v)));
+  }
+  return t;
+}
+
+/// Sorts a table's rows by the given columns (ascending, or descending where `descending[k]`);
+/// strings sort by their text, which their codes preserve.
+inline table sort_rows(const table& t, const std::vector<std::string>& by,
+                       const std::vector<bool>& descending = {}) {
+  std::vector<std::size_t> perm(t.rows());
+  for (std::size_t r = 0; r < perm.size(); ++r) perm[r] = r;
+  std::vector<const column*> cols;
+  for (const auto& name : by) cols.push_back(&t[name]);
+  std::stable_sort(perm.begin(), perm.end(), [&](std::size_t a, std::size_t b) {
+    for (std::size_t k = 0; k < cols.size(); ++k) {
+      const double x = cols[k]->number(a), y = cols[k]->number(b);
+      if (x == y) continue;
+      const bool desc = k < descending.size() && descending[k];
+      return desc ? x > y : x < y;
+    }
+    return false;
+  });
+  table out(t.name());
+  for (const column& c : t.columns()) {
+    if (c.is_integer()) {
+      std::vector<std::int64_t> v;
+      for (std::size_t r : perm) v.push_back(c.ints()[r]);
+      out.add(column(c.name(), std::move(v), c.type(), c.dict()));
+    } else {
+      std::vector<double> v;
+      for (std::size_t r : perm) v.push_back(c.reals()[r]);
+      out.add(column(c.name(), std::move(v)));
+    }
+  }
+  return out;
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_ROWS_HPP
+// ---- end <loom/relational/rows.hpp>
+
+namespace loom {
+/// Short name: `loom::rel::key_by`, `loom::rel::read_csv`, ...
+namespace rel = relational;
+}  // namespace loom
+
+#endif  // LOOM_RELATIONAL_HPP
+// ---- end <loom/relational.hpp>
 // ---- begin <loom/stream.hpp>
 // Umbrella header of stream/: indexed streams, combinators, lowering, run loops, evaluation.
 // SPDX-License-Identifier: BSL-1.0
@@ -5014,7 +7117,9 @@ std::string to_string(const E& e) {
 //  | a vs b            | mul                                   | add                          |
 //  |-------------------|---------------------------------------|------------------------------|
 //  | same, both free   | b full: lookup(a, b); a full: lookup  | union (lexicographic)        |
-//  |                   | (b, a); else intersection (leapfrog)  |                              |
+//  |                   | (b, a); else b, then a, locatable     |                              |
+//  |                   | (O(1) probe, absent = zero): lookup;  |                              |
+//  |                   | else intersection (leapfrog)          |                              |
 //  | same, contracted  | reduce both to scalars, then multiply | union                        |
 //  | a shallower       | scaled: a's values times b            | a free: union(a, expand(b))  |
 //  |                   | (a contracted, op not linear in a:    | a contracted: union(a,       |
@@ -5110,12 +7215,8 @@ constexpr X zero_of() {
   else return semiring_traits<X>::zero();
 }
 
-/// How a coordinate level moves to a target index.
-enum class skip_policy {
-  linear,     ///< one position at a time
-  galloping,  ///< doubling steps, then binary search (good for skewed intersections)
-  binary      ///< binary search over the rest of the segment
-};
+/// How a coordinate level moves to a target index (defined with the levels, format/).
+using loom::skip_policy;
 
 /// Runtime facts shared by the streams of one kernel: the extent of every attribute.
 struct kernel_context {
@@ -5268,7 +7369,8 @@ struct mul_stream {
   }
 };
 
-// lookup_stream<A, B, Op, Flip>: iterate A, locate B at A's index (B full and locatable).
+// lookup_stream<A, B, Op, Flip>: iterate A, locate B at A's index (B locatable; where B is
+// not full, an absent index locates to zero, which the product annihilates).
 template <class A, class B, class Op, bool Flip>
 struct lookup_stream {
   static constexpr std::size_t depth = A::depth;
@@ -5518,6 +7620,10 @@ LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kern
       return lookup_stream<A, B, Op, false>{a, b, op, ctx};
     } else if constexpr (A::full && A::locatable) {
       return lookup_stream<B, A, Op, true>{b, a, op, ctx};
+    } else if constexpr (B::locatable) {  // hashed, bitmap, banded: iterate a, probe b
+      return lookup_stream<A, B, Op, false>{a, b, op, ctx};
+    } else if constexpr (A::locatable) {
+      return lookup_stream<B, A, Op, true>{b, a, op, ctx};
     } else {
       return mul_stream<A, B, Op>{a, b, op, ctx};
     }
@@ -5573,8 +7679,9 @@ LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const ke
 #define LOOM_STREAM_LOWER_HPP
 
 // ---- begin <loom/stream/level_streams.hpp>
-// Defines the streams over stored levels: dense, coordinate (compressed, singleton) and the
-// strided stream of all-dense tensors, which may be walked in any mode order (stream/).
+// Defines the streams over stored levels: level_stream, which turns any level's cursor into
+// an indexed stream, and the strided stream of all-dense tensors, which may be walked in any
+// mode order (stream/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_STREAM_LEVEL_STREAMS_HPP
 #define LOOM_STREAM_LEVEL_STREAMS_HPP
@@ -5586,6 +7693,7 @@ LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const ke
 #include <array>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace loom::stream {
 
@@ -5617,110 +7725,72 @@ struct access_layout {
 };
 
 template <class Layout, std::size_t K, skip_policy P>
-struct coordinate_stream;
-template <class Layout, std::size_t K>
-struct dense_level_stream;
+struct level_stream;
 
 /// The stream of level K of a tensor below the parent position range [begin, end), or the value
-/// at position `begin` past the last level.
+/// at position `begin` past the last level. Every level, built-in or user-defined, goes through
+/// its own customisation point `Level::iterate<P>(storage, begin, end)`, which yields a cursor.
 template <class Layout, std::size_t K, skip_policy P = skip_policy::galloping>
 LOOM_FORCE_INLINE auto make_level(const typename Layout::tensor_type* t, std::int64_t begin,
                                   std::int64_t end) {
   if constexpr (K == Layout::order) {
     (void)end;
     return t->values()[static_cast<std::size_t>(begin)];
-  } else if constexpr (Layout::template level<K>::properties.full) {
-    const std::int64_t n = t->template level<K>().extent;
-    return dense_level_stream<Layout, K>{t, begin * n, 0, n};
-  } else if constexpr (Layout::template level<K>::properties.segmented) {
-    return coordinate_stream<Layout, K, P>{t, t->template level<K>().crd.data(), begin, end};
   } else {
-    const auto& st = t->template level<K>();
-    return coordinate_stream<Layout, K, P>{t, st.crd.data(), static_cast<std::int64_t>(st.pos[begin]),
-                                           static_cast<std::int64_t>(st.pos[begin + 1])};
+    using level = typename Layout::template level<K>;
+    return level_stream<Layout, K, P>{
+        t, level::template iterate<P>(t->template level<K>(), begin, end)};
   }
 }
 
-// dense_level_stream<Layout, K>: index = position within the parent; always ready; locatable.
-template <class Layout, std::size_t K>
-struct dense_level_stream {
-  static constexpr std::size_t depth = Layout::depth_of_level[K];
-  static constexpr bool contracted = false, strict = true, full = true, locatable = true;
-  const typename Layout::tensor_type* t = nullptr;
-  std::int64_t base = 0, i = 0, n = 0;
-
-  LOOM_FORCE_INLINE bool valid() const { return i < n; }
-  LOOM_FORCE_INLINE std::int64_t index() const { return i; }
-  LOOM_FORCE_INLINE bool ready() const { return true; }
-  LOOM_FORCE_INLINE auto value() const { return make_level<Layout, K + 1>(t, base + i, base + i + 1); }
-  LOOM_FORCE_INLINE auto locate(std::int64_t j) const {
-    return make_level<Layout, K + 1>(t, base + j, base + j + 1);
-  }
-  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = std::max(i, j + 1); }
-  LOOM_FORCE_INLINE void next() { ++i; }
-};
-
-// coordinate_stream<Layout, K, P>: positions [p, end) of a compressed or singleton level.
-// A non-unique level emits each run of equal coordinates once, its value spanning the run.
 template <class Layout, std::size_t K, skip_policy P>
-struct coordinate_stream {
-  using level = typename Layout::template level<K>;
-  using crd_type = typename level::crd_type;
-  static constexpr bool unique = level::properties.unique;
-  static constexpr std::size_t depth = Layout::depth_of_level[K];
-  static constexpr bool contracted = false, strict = true, full = false, locatable = false;
-  const typename Layout::tensor_type* t = nullptr;
-  const crd_type* crd = nullptr;
-  std::int64_t p = 0, end = 0;
+using level_cursor_t = decltype(Layout::template level<K>::template iterate<P>(
+    std::declval<const typename Layout::tensor_type&>().template level<K>(), std::int64_t{},
+    std::int64_t{}));
 
-  LOOM_FORCE_INLINE bool valid() const { return p < end; }
-  LOOM_FORCE_INLINE std::int64_t index() const { return crd[p]; }
-  LOOM_FORCE_INLINE bool ready() const { return true; }
-  LOOM_FORCE_INLINE std::int64_t run_end() const {
-    if constexpr (unique) {
-      return p + 1;
-    } else {
-      std::int64_t q = p + 1;
-      while (q < end && crd[q] == crd[p]) ++q;
-      return q;
-    }
+// level_stream<Layout, K, P>: a level's cursor as an indexed stream. The cursor moves; this
+// adds the stream's static facts (depth, strict, full, locatable) and builds the next level's
+// stream from the cursor's child positions. Strict: a cursor emits each coordinate once.
+template <class Layout, std::size_t K, skip_policy P>
+struct level_stream : level_cursor_t<Layout, K, P> {
+  using level = typename Layout::template level<K>;
+  using cursor = level_cursor_t<Layout, K, P>;
+  static constexpr std::size_t depth = Layout::depth_of_level[K];
+  static constexpr bool contracted = false, strict = true, full = level::properties.full,
+                        locatable = level::properties.random_access;
+  const typename Layout::tensor_type* tensor_ = nullptr;
+
+  level_stream() = default;
+  LOOM_FORCE_INLINE level_stream(const typename Layout::tensor_type* t, const cursor& c)
+      : cursor(c), tensor_(t) {}
+
+  LOOM_FORCE_INLINE bool ready() const {
+    if constexpr (requires(const cursor& c) { c.ready(); }) return cursor::ready();
+    else return true;
   }
-  LOOM_FORCE_INLINE auto value() const { return make_level<Layout, K + 1, P>(t, p, run_end()); }
-  LOOM_FORCE_INLINE void next() { p = run_end(); }
-  LOOM_FORCE_INLINE void seek(std::int64_t i) { p = find_first(i); }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
-    if (i == std::numeric_limits<std::int64_t>::max()) p = end;
-    else p = find_first(i + 1);
+  LOOM_FORCE_INLINE auto value() const { return child(this->children()); }
+  // the value at coordinate j: the next level, or zero (an empty stream) when j is absent
+  LOOM_FORCE_INLINE auto locate(std::int64_t j) const
+    requires(locatable)
+  {
+    const level_range r = cursor::locate(j);
+    using V = decltype(child(r));
+    if constexpr (!level::properties.full)
+      if (r.empty()) return zero_of<V>();
+    return child(r);
   }
 
  private:
-  // first position q >= p with crd[q] >= i (or end)
-  LOOM_FORCE_INLINE std::int64_t find_first(std::int64_t i) const {
-    std::int64_t q = p;
-    if (q >= end || crd[q] >= i) return q;
-    if constexpr (P == skip_policy::linear) {
-      while (q < end && crd[q] < i) ++q;
-      return q;
-    } else {
-      std::int64_t lo = q + 1, hi = end;  // crd[q] < i; answer in [lo, hi]
-      if constexpr (P == skip_policy::galloping) {
-        std::int64_t step = 1;
-        while (lo + step - 1 < end && crd[lo + step - 1] < i) {
-          lo += step;
-          step *= 2;
-        }
-        hi = std::min(end, lo + step - 1);
-      }
-      while (lo < hi) {
-        const std::int64_t mid = lo + (hi - lo) / 2;
-        if (crd[mid] < i) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
-    }
+  LOOM_FORCE_INLINE auto child(const level_range& r) const {
+    return make_level<Layout, K + 1, P>(tensor_, r.begin, r.end);
   }
 };
+
+/// The streams of the built-in levels, by their historical names.
+template <class Layout, std::size_t K, skip_policy P = skip_policy::galloping>
+using coordinate_stream = level_stream<Layout, K, P>;
+template <class Layout, std::size_t K>
+using dense_level_stream = level_stream<Layout, K, skip_policy::galloping>;
 
 // strided_stream<Layout, R>: the R-th mode (by depth) of an all-dense tensor, walked in any
 // order by offset arithmetic, so dense operands never force a loop order (locate, not iterate).
@@ -6504,21 +8574,16 @@ void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
 
 template <class Out, class Lhs, class Rhs>
 void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
-  using P0 = plan::order_plan<Lhs, Rhs>;
-  if constexpr (P0::any_transposed && P0::access_count > 1) {
-    // runtime choice: transpose the operand with the fewest stored entries
-    constexpr std::size_t n = std::min(P0::access_count, plan::max_transpose_candidates);
-    const std::size_t best = plan::cheapest_transposition<Lhs, Rhs>(rhs);
-    if (best < n) {
-      boost::mp11::mp_with_index<n>(best, [&](auto c) {
-        if constexpr (plan::distinct_candidate<Lhs, Rhs, decltype(c)::value>)
-          execute_plan<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-              out, lhs, rhs, accumulate);
-      });
-      return;
-    }
+  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
+  if constexpr (n > 1) {  // the best plan depends on the data: the runtime optimizer picks
+    const std::size_t chosen = optimize::cached_choice(lhs, rhs);
+    boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
+      execute_plan<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+          out, lhs, rhs, accumulate);
+    });
+  } else {
+    execute_plan<plan::order_plan<Lhs, Rhs>>(out, lhs, rhs, accumulate);
   }
-  execute_plan<P0>(out, lhs, rhs, accumulate);
 }
 
 template <class Out, class Rhs>

@@ -10,6 +10,7 @@
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
 #include <loom/format/format_name.hpp>
+#include <loom/optimize/plan_choice.hpp>
 #include <loom/plan/order.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -203,32 +204,46 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
   const auto rhs = expr::as_expr(rhs_operand);
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
   using P0 = order_plan<Lhs, Rhs>;
-  if constexpr (P0::any_transposed && P0::access_count > 1) {
-    constexpr std::size_t n = std::min(P0::access_count, max_transpose_candidates);
-    const std::size_t best = cheapest_transposition<Lhs, Rhs>(rhs);
-    std::string preamble = "candidates (no loop order is concordant with every operand):\n";
+  constexpr std::size_t n = plan_candidates<Lhs, Rhs>::count;
+  if constexpr (n > 1) {
+    loom::statistics_cache stats;
+    const optimize::plan_choice choice = optimize::choose_plan(lhs, rhs, stats);
+    std::ostringstream pre;
+    pre << "candidates (" << n << " instantiated, at most " << max_plan_candidates
+        << "; LOOM_MAX_PLAN_CANDIDATES), costed at run time from statistics:\n";
     boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
       using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
-      if (!distinct_candidate<Lhs, Rhs, decltype(c)::value>) return;
-      std::size_t ordinal = 0;
       std::string moved;
       expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
         if (P::chosen.transposed[k]) moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, k);
-        ++ordinal;
       });
-      preamble += "  " + std::string(c == best ? "* " : "  ") + "transpose " + moved +
-                  ": estimated cost " + std::to_string(transposition_cost<P>(rhs)) +
-                  " stored entries copied\n";
+      std::string names;
+      boost::mp11::mp_for_each<typename P::order>(
+          [&](auto i) { names += (names.empty() ? "" : ",") + std::string(decltype(i)::name); });
+      pre << "  " << (c == choice.chosen ? "* " : "  ") << "#" << c << " order " << names;
+      if (!moved.empty()) pre << "; transpose " << moved;
+      pre << ": estimated cost " << static_cast<std::int64_t>(choice.cost[c] + 0.5) << "\n";
     });
-    if (best < n) {
-      std::string out;
-      boost::mp11::mp_with_index<n>(best, [&](auto c) {
-        if constexpr (distinct_candidate<Lhs, Rhs, decltype(c)::value>)
-          out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-              lhs, rhs, preamble + "chosen: the cheapest candidate (*), at run time\n");
-      });
-      return out;
-    }
+    pre << "statistics:";
+    expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+      using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+      pre << " " << detail::tensor_label(*a.tensor, k);
+      if constexpr (tensor_t::format_type::all_dense) {
+        pre << " [dense]";
+      } else {
+        const auto& st = stats.get(*a.tensor);
+        pre << " [nnz " << st.nnz << ", max degree per mode";
+        for (auto d : st.max_degree) pre << " " << d;
+        pre << "]";
+      }
+    });
+    pre << "\nchosen: candidate #" << choice.chosen << ", the cheapest (*)\n";
+    std::string out;
+    boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
+      out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+          lhs, rhs, pre.str());
+    });
+    return out;
   }
   return detail::explain_plan<P0>(lhs, rhs, "");
 }

@@ -21,11 +21,21 @@ namespace loom::plan {
 
 using boost::mp11::mp_list;
 
+/// The most candidate plans instantiated per kernel (a runtime optimizer picks among them).
+#ifndef LOOM_MAX_PLAN_CANDIDATES
+#  define LOOM_MAX_PLAN_CANDIDATES 4
+#endif
+inline constexpr std::size_t max_plan_candidates = LOOM_MAX_PLAN_CANDIDATES;
+static_assert(max_plan_candidates >= 1, "loom: LOOM_MAX_PLAN_CANDIDATES must be at least 1");
+
 /// The plan's static facts for `lhs = rhs` (an output access and an expression).
-/// `Candidate` >= 0 forces that operand (by access ordinal) to be transposed first; -1 lets
-/// the planner pick the latest operand whose transposition breaks every cycle.
+/// `Candidate` >= 0 selects that entry of `plan_candidates<Lhs, Rhs>`; -1 is the static choice.
 template <class Lhs, class Rhs, int Candidate = -1>
 struct order_plan;
+
+/// The bounded list of plans a runtime optimizer chooses among (the static choice first).
+template <class Lhs, class Rhs>
+struct plan_candidates;
 
 namespace detail {
 
@@ -77,13 +87,14 @@ struct result {
 
 // Greedy topological order of the precedence constraints of non-dropped sparse accesses:
 // free indices first (so sparse outputs append in order), then the output's order.
-constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dropped) {
+constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dropped,
+                      std::size_t first = max_indices) {
   result r{};
   std::array<bool, max_indices> placed{};
   for (std::size_t d = 0; d < p.n; ++d) {
     std::size_t best = p.n;
     for (std::size_t c = 0; c < p.n; ++c) {
-      if (placed[c]) continue;
+      if (placed[c] || (d == 0 && first < p.n && c != first)) continue;
       bool available = true;
       for (std::size_t a = 0; a < p.accesses && available; ++a) {
         if (!p.sparse[a] || dropped[a]) continue;
@@ -113,6 +124,16 @@ constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dr
   return r;
 }
 
+constexpr void mark_transposed(const problem& p, result& r) {
+  std::array<std::size_t, max_indices> depth{};
+  for (std::size_t d = 0; d < p.n; ++d) depth[r.order[d]] = d;
+  for (std::size_t a = 0; a < p.accesses; ++a) {
+    if (!p.sparse[a]) continue;
+    for (std::size_t k = 1; k < p.length[a]; ++k)
+      if (depth[p.ids[a][k]] < depth[p.ids[a][k - 1]]) r.transposed[a] = true;
+  }
+}
+
 constexpr result choose_under(const problem& p, int candidate) {
   std::array<bool, max_accesses> dropped{};
   result r = topo(p, dropped);
@@ -126,14 +147,7 @@ constexpr result choose_under(const problem& p, int candidate) {
     dropped[a] = true;
     r = topo(p, dropped);
   }
-  if (!r.ok) return r;
-  std::array<std::size_t, max_indices> depth{};
-  for (std::size_t d = 0; d < p.n; ++d) depth[r.order[d]] = d;
-  for (std::size_t a = 0; a < p.accesses; ++a) {
-    if (!p.sparse[a]) continue;
-    for (std::size_t k = 1; k < p.length[a]; ++k)
-      if (depth[p.ids[a][k]] < depth[p.ids[a][k - 1]]) r.transposed[a] = true;
-  }
+  if (r.ok) mark_transposed(p, r);
   return r;
 }
 
@@ -145,6 +159,55 @@ constexpr result choose(const problem& p, int candidate) {
   problem relaxed = p;
   relaxed.before = {};
   return choose_under(relaxed, candidate);
+}
+
+/// The candidate plans of a kernel, best first by the static preference.
+template <std::size_t Cap>
+struct candidate_list {
+  std::array<result, Cap> plans{};
+  std::size_t count = 0;
+};
+
+constexpr bool same_plan(const problem& p, const result& a, const result& b) {
+  for (std::size_t d = 0; d < p.n; ++d)
+    if (a.order[d] != b.order[d]) return false;
+  for (std::size_t k = 0; k < p.accesses; ++k)
+    if (a.transposed[k] != b.transposed[k]) return false;
+  return true;
+}
+
+// Candidates whose ranking depends on the data: the static choice first; then, when a concordant
+// order exists, the greedy completion of every other admissible outermost loop over an index some
+// sparse operand stores (an index only dense operands use is never a better outer loop); when none
+// exists, the transposition of each sparse operand in turn (notes 001 §4.1–4.2).
+template <std::size_t Cap>
+constexpr candidate_list<Cap> enumerate(const problem& p) {
+  candidate_list<Cap> out{};
+  auto add = [&](const result& r) {
+    if (!r.ok || out.count == Cap) return;
+    for (std::size_t c = 0; c < out.count; ++c)
+      if (same_plan(p, out.plans[c], r)) return;
+    out.plans[out.count++] = r;
+  };
+  problem q = p;
+  if (!choose_under(q, -1).ok) q.before = {};  // see choose()
+  const result best = choose_under(q, -1);
+  add(best);
+  bool concordant = true;
+  for (std::size_t a = 0; a < p.accesses; ++a) concordant = concordant && !best.transposed[a];
+  if (concordant) {
+    const std::array<bool, max_accesses> none{};
+    for (std::size_t c = 0; c < p.n; ++c) {
+      if (p.dense_only[c]) continue;
+      result r = topo(q, none, c);
+      if (r.ok) mark_transposed(q, r);
+      add(r);
+    }
+  } else {
+    for (std::size_t a = 0; a < p.accesses; ++a)
+      if (p.sparse[a]) add(choose_under(q, static_cast<int>(a)));
+  }
+  return out;
 }
 
 // Precedence pairs mp_list<A, B> (A iterated above B) that let every sum be reduced where a
@@ -263,7 +326,10 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
     for (std::size_t k = 0; k < out_ids.size(); ++k) p.out_rank[out_ids[k]] = k;
     return p;
   }();
-  static constexpr detail::result chosen = detail::choose(problem, Candidate);
+  static constexpr detail::result chosen = [] {
+    if constexpr (Candidate < 0) return detail::choose(problem, -1);
+    else return plan_candidates<lhs_type, Rhs>::list.plans[Candidate];
+  }();
   static_assert(chosen.ok, "loom internal error: no loop order found; please report");
 
   template <class D>
@@ -295,56 +361,12 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
 };
 
 
-/// Stored entries each operand would copy under plan P (the cost of its transpositions).
-template <class P, class Rhs>
-std::int64_t transposition_cost(const Rhs& rhs) {
-  std::int64_t cost = 0;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    if (P::chosen.transposed[k]) cost += a.tensor->nnz();
-  });
-  return cost;
-}
-
-/// The candidate plans when no loop order is concordant with every operand: plan C forces
-/// operand C to be transposed. Bounded by `max_transpose_candidates` (compile time).
-inline constexpr std::size_t max_transpose_candidates = 4;
-
-/// Whether candidate C is worth a kernel: it transposes something, and no earlier candidate
-/// yields the same order and transpositions (duplicates are not instantiated).
-template <class Lhs, class Rhs, std::size_t C>
-inline constexpr bool distinct_candidate = [] {
-  using P0 = order_plan<Lhs, Rhs>;
-  constexpr auto mine = detail::choose(P0::problem, static_cast<int>(C));
-  bool any = false;
-  for (std::size_t a = 0; a < P0::access_count; ++a) any = any || mine.transposed[a];
-  if (!any) return false;
-  for (std::size_t c = 0; c < C; ++c) {
-    const auto other = detail::choose(P0::problem, static_cast<int>(c));
-    bool same = other.order == mine.order;
-    for (std::size_t a = 0; a < P0::access_count; ++a)
-      same = same && other.transposed[a] == mine.transposed[a];
-    if (same) return false;
-  }
-  return true;
-}();
-
 template <class Lhs, class Rhs>
-std::size_t cheapest_transposition(const Rhs& rhs) {
-  using P0 = order_plan<Lhs, Rhs>;
-  constexpr std::size_t n = std::min(P0::access_count, max_transpose_candidates);
-  std::size_t best = n;
-  std::int64_t best_cost = 0;
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
-    using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
-    if (!distinct_candidate<Lhs, Rhs, decltype(c)::value>) return;
-    const std::int64_t cost = transposition_cost<P>(rhs);
-    if (best == n || cost < best_cost) {
-      best = c;
-      best_cost = cost;
-    }
-  });
-  return best;
-}
+struct plan_candidates {
+  static constexpr auto list =
+      detail::enumerate<max_plan_candidates>(order_plan<Lhs, Rhs>::problem);
+  static constexpr std::size_t count = list.count;
+};
 
 }  // namespace loom::plan
 

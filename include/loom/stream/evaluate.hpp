@@ -12,6 +12,7 @@
 #include <loom/format/assemble.hpp>
 #include <loom/format/format_name.hpp>
 #include <loom/format/tensor.hpp>
+#include <loom/optimize/plan_choice.hpp>
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/stream/lower.hpp>
@@ -346,21 +347,16 @@ void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
 
 template <class Out, class Lhs, class Rhs>
 void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
-  using P0 = plan::order_plan<Lhs, Rhs>;
-  if constexpr (P0::any_transposed && P0::access_count > 1) {
-    // runtime choice: transpose the operand with the fewest stored entries
-    constexpr std::size_t n = std::min(P0::access_count, plan::max_transpose_candidates);
-    const std::size_t best = plan::cheapest_transposition<Lhs, Rhs>(rhs);
-    if (best < n) {
-      boost::mp11::mp_with_index<n>(best, [&](auto c) {
-        if constexpr (plan::distinct_candidate<Lhs, Rhs, decltype(c)::value>)
-          execute_plan<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-              out, lhs, rhs, accumulate);
-      });
-      return;
-    }
+  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
+  if constexpr (n > 1) {  // the best plan depends on the data: the runtime optimizer picks
+    const std::size_t chosen = optimize::cached_choice(lhs, rhs);
+    boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
+      execute_plan<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+          out, lhs, rhs, accumulate);
+    });
+  } else {
+    execute_plan<plan::order_plan<Lhs, Rhs>>(out, lhs, rhs, accumulate);
   }
-  execute_plan<P0>(out, lhs, rhs, accumulate);
 }
 
 template <class Out, class Rhs>

@@ -1,0 +1,321 @@
+// Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
+// cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
+// LOOM_DEBUG_PLAN log (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+#define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+
+#include <loom/expr/functions.hpp>
+#include <loom/expr/nodes.hpp>
+#include <loom/expr/traits.hpp>
+#include <loom/expr/visit.hpp>
+#include <loom/optimize/chain_bound_estimator.hpp>
+#include <loom/optimize/statistics_cache.hpp>
+#include <loom/plan/order.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <bit>
+#include <cstdint>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::optimize {
+
+/// Galley's physical cost constants (notes 001 §4.1, from Galley.jl): per iteration of a sparse
+/// and of a dense level, per output write in and out of order, per copied entry of a transposed
+/// sparse operand.
+struct cost_constants {
+  double sparse_read = 1.0;
+  double dense_read = 0.2;
+  double sequential_write = 5.0;
+  double random_write = 10.0;
+  double sparse_reformat = 60.0;
+};
+
+/// What the cost of one loop order needs to know, by runtime index names. Operands are split as
+/// in Galley (notes 001 §4.4): conjunctive ones (their fill annihilates every operation above
+/// them) restrict the iterations, disjunctive ones (under a + or a map with f(0) != 0) add to them.
+struct loop_order_query {
+  std::vector<chain_bound_estimator> conjunctive;
+  std::vector<chain_bound_estimator> disjunctive;
+  std::vector<std::string> output;        // free indices
+  /// per index name: the summed access factor of the operand levels iterating it
+  std::map<std::string, double> factor;
+  /// every index with its extent (indices no operand uses are counted loops)
+  index_set extents;
+  bool dense_output = false;
+
+  /// Estimated distinct values of the index names `v` that the loops over `v` visit: the join of
+  /// the operands that use some index of `v`, projected on `v`.
+  double iterations(const std::vector<std::string>& v) const {
+    auto touches = [&](const chain_bound_estimator& e) {
+      for (const auto& x : e.indices())
+        if (std::find(v.begin(), v.end(), x.name) != v.end()) return true;
+      return false;
+    };
+    std::vector<chain_bound_estimator> join;
+    for (const auto& e : conjunctive)
+      if (touches(e)) join.push_back(e);
+    std::vector<chain_bound_estimator> any;
+    for (const auto& e : disjunctive)
+      if (touches(e)) any.push_back(e);
+    if (!any.empty()) join.push_back(any.size() == 1 ? any[0] : chain_bound_estimator::disjunction(any));
+    index_set uncovered;  // counted loops
+    for (const auto& name : v) {
+      bool covered = false;
+      for (const auto& e : join) covered = covered || loom::detail::has_index(e.indices(), name);
+      if (!covered)
+        for (const auto& x : extents)
+          if (x.name == name) uncovered.push_back(x);
+    }
+    if (!uncovered.empty()) join.push_back(chain_bound_estimator::full(std::move(uncovered)));
+    if (join.empty()) return 1;
+    const chain_bound_estimator all = join.size() == 1 ? join[0] : chain_bound_estimator::conjunction(join);
+    std::vector<std::string> rest;
+    for (const auto& x : all.indices())
+      if (std::find(v.begin(), v.end(), x.name) == v.end()) rest.push_back(x.name);
+    return all.aggregate(rest).estimate();
+  }
+};
+
+/// The cost of one loop order (outermost first) plus the copies it forces (notes 001 §4.1):
+/// the iterations of every prefix times the access factor of its innermost index, plus output
+/// writes (sequential when the free indices lead the order), plus `reformat`.
+inline double loop_order_cost(const loop_order_query& q, const std::vector<std::string>& order,
+                              double reformat = 0, const cost_constants& c = {}) {
+  double cost = reformat;
+  std::vector<std::string> prefix;
+  for (const std::string& name : order) {
+    prefix.push_back(name);
+    const auto f = q.factor.find(name);
+    cost += q.iterations(prefix) * (f == q.factor.end() ? c.dense_read : f->second);
+  }
+  if (!q.dense_output) {
+    bool in_order = true;
+    for (std::size_t d = 0; d < q.output.size() && d < order.size(); ++d)
+      in_order = in_order && std::find(q.output.begin(), q.output.end(), order[d]) != q.output.end();
+    cost += q.iterations(q.output) * (in_order ? c.sequential_write : c.random_write);
+  }
+  return cost;
+}
+
+/// Costs of every candidate plan of a kernel and the chosen one.
+struct plan_choice {
+  std::vector<double> cost;
+  std::size_t chosen = 0;
+  bool cached = false;
+};
+
+namespace detail {
+
+template <class... Is>
+std::vector<std::string> names_of(boost::mp11::mp_list<Is...>) {
+  return {std::string(Is::name)...};
+}
+
+using extent_fn = std::function<std::int64_t(const std::string&)>;
+
+inline chain_bound_estimator full_over(const std::vector<std::string>& names, const extent_fn& extent) {
+  index_set s;
+  for (const std::string& n : names) s.push_back({n, extent(n)});
+  return chain_bound_estimator::full(std::move(s));
+}
+
+// Sorts the operands of a node into the query's conjunctive and disjunctive lists: below a +
+// (or a map with f(0) != 0, which also covers its whole domain) an operand's fill no longer
+// annihilates the operation above it (notes 001 §4.4).
+struct collector {
+  loop_order_query* q;
+  const extent_fn* extent;
+  statistics_cache* cache;
+
+  void add(chain_bound_estimator e, bool disjunctive) const {
+    (disjunctive ? q->disjunctive : q->conjunctive).push_back(std::move(e));
+  }
+  template <class T, class... Is>
+  void operator()(const expr::access<T, Is...>& a, bool disjunctive) const {
+    if constexpr (sizeof...(Is) > 0) {
+      std::vector<std::string> names{std::string(Is::name)...};
+      if constexpr (std::remove_const_t<T>::format_type::all_dense)
+        add(full_over(names, *extent), disjunctive);
+      else
+        add(chain_bound_estimator(cache->get(*a.tensor), names), disjunctive);
+    }
+  }
+  template <class T>
+  void operator()(const expr::literal<T>&, bool) const {}
+  template <class L, class R>
+  void operator()(const expr::add<L, R>& e, bool) const {
+    (*this)(e.lhs, true);
+    (*this)(e.rhs, true);
+  }
+  template <class L, class R>
+  void operator()(const expr::mul<L, R>& e, bool disjunctive) const {
+    (*this)(e.lhs, disjunctive);
+    (*this)(e.rhs, disjunctive);
+  }
+  template <class P, class E>
+  void operator()(const expr::where<P, E>& e, bool disjunctive) const {
+    (*this)(e.pred, disjunctive);
+    (*this)(e.body, disjunctive);
+  }
+  template <class I, class E>
+  void operator()(const expr::sum<I, E>& e, bool disjunctive) const {
+    (*this)(e.body, disjunctive);
+  }
+  template <class I, class E>
+  void operator()(const expr::expand<I, E>& e, bool disjunctive) const {
+    (*this)(e.body, disjunctive);
+  }
+  template <class F, class... Es>
+  void operator()(const expr::map<F, Es...>& e, bool disjunctive) const {
+    constexpr bool dense = !fn::is_zero_preserving_v<F>;
+    const auto names = names_of(expr::free_indices_t<expr::map<F, Es...>>{});
+    if (dense && !names.empty()) add(full_over(names, *extent), true);
+    std::apply([&](const auto&... x) { (..., (*this)(x, disjunctive || dense)); }, e.args);
+  }
+};
+
+}  // namespace detail
+
+template <class F>
+constexpr bool level_is_full(std::size_t level) {
+  bool full = false;
+  std::size_t k = 0;
+  boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
+      [&](auto l) {
+        if (k++ == level) full = decltype(l)::type::properties.full;
+      });
+  return full;
+}
+
+/// The loop-order query of `lhs = rhs` under runtime statistics.
+template <class Lhs, class Rhs>
+loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache) {
+  std::map<std::string, std::int64_t> extents;
+  auto note = [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
+    std::size_t m = 0;
+    (..., extents.emplace(std::string(Is::name), a.tensor->extent(m++)));
+  };
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t) { note(a); });
+  if constexpr (std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::order > 0) note(lhs);
+  const detail::extent_fn extent = [&](const std::string& n) {
+    const auto it = extents.find(n);
+    return it == extents.end() ? std::int64_t{1} : it->second;
+  };
+  loop_order_query q;
+  q.output = detail::names_of(expr::free_indices_t<Lhs>{});
+  q.dense_output = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::format_type::all_dense;
+  for (const auto& [name, e] : extents) q.extents.push_back({name, e});
+  detail::collector{&q, &extent, &cache}(rhs, false);
+  // per level: a dense level is cheap to walk or locate, any other costs a read per entry
+  expr::for_each_access(rhs, [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t) {
+    using F = typename std::remove_const_t<T>::format_type;
+    std::size_t m = 0;
+    (..., [&] {
+      const bool dense = F::all_dense || level_is_full<F>(F::level_of_mode[m++]);
+      q.factor[std::string(Is::name)] += dense ? cost_constants{}.dense_read
+                                               : cost_constants{}.sparse_read;
+    }());
+  });
+  return q;
+}
+
+/// Order (by name) and copy cost of candidate C of `lhs = rhs`.
+template <class Lhs, class Rhs, std::size_t C>
+double candidate_cost(const Lhs& lhs, const Rhs& rhs, const loop_order_query& q,
+                      const cost_constants& k = {}) {
+  using P = plan::order_plan<Lhs, Rhs, static_cast<int>(C)>;
+  std::vector<std::string> order;
+  boost::mp11::mp_for_each<typename P::order>([&](auto i) { order.emplace_back(decltype(i)::name); });
+  double reformat = 0;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t ordinal) {
+    if (P::chosen.transposed[ordinal]) reformat += static_cast<double>(a.tensor->nnz()) * k.sparse_reformat;
+  });
+  (void)lhs;
+  return loop_order_cost(q, order, reformat, k);
+}
+
+/// Every candidate's estimated cost and the cheapest (ties keep the static preference).
+template <class Lhs, class Rhs>
+plan_choice choose_plan(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache) {
+  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
+  const loop_order_query q = describe(lhs, rhs, cache);
+  plan_choice out;
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
+    out.cost.push_back(candidate_cost<Lhs, Rhs, decltype(c)::value>(lhs, rhs, q));
+    if (out.cost.back() < out.cost[out.chosen]) out.chosen = c;
+  });
+  return out;
+}
+
+namespace detail {
+
+// floor(log2(x)) + 1, 0 for 0: plans are reused while sizes stay within a factor of two
+inline std::uint8_t magnitude(std::int64_t x) {
+  return static_cast<std::uint8_t>(x <= 0 ? 0 : std::bit_width(static_cast<std::uint64_t>(x)));
+}
+
+// Coarse signature: magnitudes of every operand's extents, stored entries and stored
+// coordinates per level. O(operands x order), no pass over the data.
+template <class Rhs>
+std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
+  std::vector<std::uint8_t> sig;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
+    const auto& t = *a.tensor;
+    using tensor_t = std::remove_cvref_t<decltype(t)>;
+    sig.push_back(magnitude(t.nnz()));
+    for (std::size_t m = 0; m < tensor_t::order; ++m) sig.push_back(magnitude(t.extent(m)));
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<tensor_t::order>>([&](auto k) {
+      const auto& level = t.template level<decltype(k)::value>();
+      if constexpr (requires { level.crd.size(); })
+        sig.push_back(magnitude(static_cast<std::int64_t>(level.crd.size())));
+    });
+  });
+  return sig;
+}
+
+}  // namespace detail
+
+/// The plan cache of one kernel type, per thread. `LOOM_DEBUG_PLAN` logs every choice to stderr.
+template <class Lhs, class Rhs>
+struct plan_cache {
+  std::map<std::vector<std::uint8_t>, std::size_t> chosen;
+  statistics_cache stats;
+  static plan_cache& local() {
+    thread_local plan_cache cache;
+    return cache;
+  }
+};
+
+/// The candidate to run for `lhs = rhs`: cached by signature, else costed from statistics.
+template <class Lhs, class Rhs>
+std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
+  auto& cache = plan_cache<Lhs, Rhs>::local();
+  auto sig = detail::coarse_signature(rhs);
+  if (const auto it = cache.chosen.find(sig); it != cache.chosen.end()) {
+#ifdef LOOM_DEBUG_PLAN
+    std::clog << "loom: plan cache hit: candidate " << it->second << "\n";
+#endif
+    return it->second;
+  }
+  const plan_choice c = choose_plan(lhs, rhs, cache.stats);
+#ifdef LOOM_DEBUG_PLAN
+  std::clog << "loom: plan chosen at run time: candidate " << c.chosen << " of " << c.cost.size()
+            << " (estimated costs:";
+  for (double x : c.cost) std::clog << " " << x;
+  std::clog << ")\n";
+#endif
+  cache.chosen.emplace(std::move(sig), c.chosen);
+  return c.chosen;
+}
+
+}  // namespace loom::optimize
+
+#endif  // LOOM_OPTIMIZE_PLAN_CHOICE_HPP
