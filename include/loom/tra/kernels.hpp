@@ -1,0 +1,198 @@
+// Defines the tile kernels: matmul, add, transpose, diagonal, each written with loom's own dense
+// loops over views of tile buffers, and the counters the cost tests read (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_KERNELS_HPP
+#define LOOM_TRA_KERNELS_HPP
+
+#include <loom/core.hpp>
+#include <loom/expr.hpp>
+#include <loom/format.hpp>
+#include <loom/stream.hpp>
+#include <loom/tra/counters.hpp>
+#include <loom/tra/strip.hpp>
+#include <loom/tra/tile.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::tra {
+
+namespace detail {
+inline constexpr loom::index<"i"> ki;
+inline constexpr loom::index<"j"> kj;
+inline constexpr loom::index<"k"> kk;
+
+// Strip width: 128 bytes of T (8 SSE2 registers of accumulators in the inner loop).
+template <class T>
+inline constexpr std::size_t strip_width = 128 / sizeof(T);
+
+template <class T>
+inline constexpr bool has_strip_kernel = std::is_same_v<T, double> || std::is_same_v<T, float>;
+
+// C (m x n) = A (m x k) B (k x n), all row-major. B is copied into strips of W columns
+// (zero-padded), A is read in place; loom's loop order i, j, k keeps the W-wide sum in
+// registers, and A(i,k) is broadcast to a strip by the conversion in the product.
+template <class T>
+void matmul_strips(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, const T* b, T* c,
+                   bool accumulate) {
+  constexpr std::size_t W = strip_width<T>;
+  using S = strip<T, W>;
+  const std::int64_t nb = (n + static_cast<std::int64_t>(W) - 1) / static_cast<std::int64_t>(W);
+  thread_local std::vector<S> bs, cs;  // reused: packing is O(n^2), the product O(n^3)
+  bs.resize(static_cast<std::size_t>(k * nb));
+  cs.resize(static_cast<std::size_t>(m * nb));
+  for (std::int64_t r = 0; r < k; ++r)
+    for (std::int64_t s = 0; s < nb; ++s) {
+      S& dst = bs[static_cast<std::size_t>(r * nb + s)];
+      const std::int64_t c0 = s * static_cast<std::int64_t>(W);
+      const std::int64_t w = std::min<std::int64_t>(static_cast<std::int64_t>(W), n - c0);
+      dst = S(T(0));
+      for (std::int64_t l = 0; l < w; ++l)
+        dst.part[l / S::lanes][l % S::lanes] = b[r * n + c0 + l];
+    }
+  auto A = loom::dense_matrix_view<const T>(m, k, std::span<const T>(a, static_cast<std::size_t>(m * k)));
+  auto B = loom::dense_matrix_view<S>(k, nb, std::span<S>(bs));
+  auto C = loom::dense_matrix_view<S>(m, nb, std::span<S>(cs));
+  auto product = loom::sum(kk, B(kk, kj) * A(ki, kk));
+  static_assert(std::is_same_v<loom::expr::value_type_t<decltype(product)>, S>,
+                "loom internal error: the strip product must have the strip value type; please report");
+  C(ki, kj) = product;
+  for (std::int64_t r = 0; r < m; ++r)
+    for (std::int64_t s = 0; s < nb; ++s) {
+      const S& src = cs[static_cast<std::size_t>(r * nb + s)];
+      const std::int64_t c0 = s * static_cast<std::int64_t>(W);
+      const std::int64_t w = std::min<std::int64_t>(static_cast<std::int64_t>(W), n - c0);
+      T* out = c + r * n + c0;
+      if (accumulate)
+        for (std::int64_t l = 0; l < w; ++l) out[l] += src.lane(static_cast<std::size_t>(l));
+      else
+        for (std::int64_t l = 0; l < w; ++l) out[l] = src.lane(static_cast<std::size_t>(l));
+    }
+}
+}  // namespace detail
+
+/// C = A B for matrix tiles (any semiring; float and double take the vectorised strip kernel).
+template <class T>
+void matmul_into(const tile<T, 2>& a, const tile<T, 2>& b, tile<T, 2>& c, bool accumulate = false) {
+  const std::int64_t m = a.extent(0), k = a.extent(1), n = b.extent(1);
+  if (b.extent(0) != k)
+    throw shape_error("loom::tra::matmul: inner extents differ: " + to_string(a.shape()) + " x " +
+                      to_string(b.shape()));
+  if (c.shape() != shape_t<2>{m, n}) c = tile<T, 2>({m, n});
+  counters().muls += m * n * k;
+  counters().adds += m * n * k;
+  if constexpr (detail::has_strip_kernel<T>) {
+    detail::matmul_strips(m, n, k, a.data().data(), b.data().data(), c.data().data(), accumulate);
+  } else {
+    auto A = a.view();
+    auto B = b.view();
+    auto C = c.view();
+    if (accumulate) C(detail::ki, detail::kj) += loom::sum(detail::kk, A(detail::ki, detail::kk) * B(detail::kk, detail::kj));
+    else C(detail::ki, detail::kj) = loom::sum(detail::kk, A(detail::ki, detail::kk) * B(detail::kk, detail::kj));
+  }
+}
+
+template <class T>
+tile<T, 2> matmul(const tile<T, 2>& a, const tile<T, 2>& b) {
+  tile<T, 2> c({a.extent(0), b.extent(1)});
+  matmul_into(a, b, c);
+  return c;
+}
+
+/// Element-wise a + b (tiles of equal shape), a loom loop over the flattened buffers.
+template <class T, std::size_t R>
+tile<T, R> add(const tile<T, R>& a, const tile<T, R>& b) {
+  if (a.shape() != b.shape())
+    throw shape_error("loom::tra::add: tile shapes differ: " + to_string(a.shape()) + " and " +
+                      to_string(b.shape()));
+  tile<T, R> c(a.shape());
+  auto x = loom::dense_vector_view<const T>(a.data());
+  auto y = loom::dense_vector_view<const T>(b.data());
+  auto z = loom::dense_vector_view<T>(c.data());
+  z(detail::ki) = x(detail::ki) + y(detail::ki);
+  counters().adds += a.size();
+  return c;
+}
+
+/// a += b in place (the aggregation kernel; no allocation).
+template <class T, std::size_t R>
+void add_into(tile<T, R>& a, const tile<T, R>& b) {
+  if (a.shape() != b.shape())
+    throw shape_error("loom::tra::add: tile shapes differ: " + to_string(a.shape()) + " and " +
+                      to_string(b.shape()));
+  auto y = loom::dense_vector_view<const T>(b.data());
+  auto z = loom::dense_vector_view<T>(a.data());
+  z(detail::ki) += y(detail::ki);
+  counters().adds += a.size();
+}
+
+/// The transpose of a matrix tile.
+template <class T>
+tile<T, 2> transpose(const tile<T, 2>& a) {
+  tile<T, 2> c({a.extent(1), a.extent(0)});
+  auto A = a.view();
+  auto C = c.view();
+  C(detail::ki, detail::kj) = A(detail::kj, detail::ki);
+  return c;
+}
+
+/// The diagonal of a square matrix tile, as a vector (the paper's `diag`, extraction form).
+template <class T>
+tile<T, 1> diagonal(const tile<T, 2>& a) {
+  const std::int64_t n = std::min(a.extent(0), a.extent(1));
+  tile<T, 1> d({n});
+  for (std::int64_t p = 0; p < n; ++p) d(p) = a(p, p);  // loom has no diagonal access A(i,i) yet
+  return d;
+}
+
+/// The diagonal kept as a matrix with zeros elsewhere (the other reading of `diag`).
+template <class T>
+tile<T, 2> diagonal_matrix(const tile<T, 2>& a) {
+  tile<T, 2> d(a.shape());
+  const std::int64_t n = std::min(a.extent(0), a.extent(1));
+  for (std::int64_t p = 0; p < n; ++p) d(p, p) = a(p, p);
+  return d;
+}
+
+/// Element-wise a + b on the diagonal only: diag(a + b) = diag(a) + diag(b), fused (R1-7).
+template <class T>
+tile<T, 1> add_diagonals(const tile<T, 2>& a, const tile<T, 2>& b) {
+  const std::int64_t n = std::min(a.extent(0), a.extent(1));
+  tile<T, 1> d({n});
+  for (std::int64_t p = 0; p < n; ++p) d(p) = semiring_traits<T>::add(a(p, p), b(p, p));
+  counters().adds += n;
+  return d;
+}
+
+/// Function objects for the kernels, with the traits the rewrite rules read (notes §8.2 item 7).
+struct mat_add {
+  static constexpr bool associative = true, commutative = true;
+  template <class T, std::size_t R>
+  tile<T, R> operator()(const tile<T, R>& a, const tile<T, R>& b) const { return add(a, b); }
+};
+struct mat_mul {
+  template <class T>
+  tile<T, 2> operator()(const tile<T, 2>& a, const tile<T, 2>& b) const { return matmul(a, b); }
+};
+struct diag_extract {
+  template <class T>
+  tile<T, 1> operator()(const tile<T, 2>& a) const { return diagonal(a); }
+};
+struct transpose_tile {
+  template <class T>
+  tile<T, 2> operator()(const tile<T, 2>& a) const { return transpose(a); }
+};
+/// diag distributes over mat_add: diag(a + b) = diag(a) + diag(b) (the R1-7 special case).
+template <class Map, class Op>
+inline constexpr bool distributes_over = false;
+template <>
+inline constexpr bool distributes_over<diag_extract, mat_add> = true;
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_KERNELS_HPP
