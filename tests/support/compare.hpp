@@ -84,7 +84,8 @@ template <class Format> std::string format_name() {
     return "coo";
   else if constexpr (Format::order >= 3 && std::is_same_v<Format, csf<Format::order>>)
     return concat("csf<", std::to_string(Format::order), ">");
-  else if constexpr (Format::order >= 3 && std::is_same_v<Format, coo_n<Format::order>>)
+  else if constexpr (Format::order >= 3 &&  // coo_n<N> needs N >= 2: guard it before naming it
+                     std::is_same_v<Format, coo_n<(Format::order >= 2 ? Format::order : 2)>>)
     return concat("coo_n<", std::to_string(Format::order), ">");
   else if constexpr (Format::order >= 3 && std::is_same_v<Format, dense_n<Format::order>>)
     return concat("dense_n<", std::to_string(Format::order), ">");
