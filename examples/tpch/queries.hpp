@@ -1,0 +1,195 @@
+// TPC-H Q5 and Q9 as loom programs: the tables keyed into tries (the "load" step, once), then
+// each query one fused sum-product expression (the "query" step) and its result as rows.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXAMPLES_TPCH_QUERIES_HPP
+#define LOOM_EXAMPLES_TPCH_QUERIES_HPP
+
+#include <loom/loom.hpp>
+
+#include <filesystem>
+#include <string>
+
+namespace tpch {
+
+namespace rel = loom::relational;
+using rel::column_type;
+
+/// The columns Q5 and Q9 read, from the CSV files of `generate` (or any files with these
+/// header names).
+struct database {
+  rel::table region, nation, supplier, customer, orders, lineitem, part, partsupp;
+};
+
+inline database load(const std::filesystem::path& dir) {
+  auto read = [&](const char* file, std::vector<rel::column_spec> schema) {
+    return rel::read_csv((dir / file).string(), schema);
+  };
+  database db;
+  db.region = read("region.csv", {{"r_regionkey", column_type::int64}, {"r_name", column_type::string}});
+  db.nation = read("nation.csv", {{"n_nationkey", column_type::int64},
+                                  {"n_name", column_type::string},
+                                  {"n_regionkey", column_type::int64}});
+  db.supplier = read("supplier.csv", {{"s_suppkey", column_type::int64},
+                                      {"s_nationkey", column_type::int64}});
+  db.customer = read("customer.csv", {{"c_custkey", column_type::int64},
+                                      {"c_nationkey", column_type::int64}});
+  db.orders = read("orders.csv", {{"o_orderkey", column_type::int64},
+                                  {"o_custkey", column_type::int64},
+                                  {"o_orderdate", column_type::date}});
+  db.orders.derive("o_year", "o_orderdate", rel::year_of);  // Q9's derived attribute
+  db.lineitem = read("lineitem.csv", {{"l_orderkey", column_type::int64},
+                                      {"l_partkey", column_type::int64},
+                                      {"l_suppkey", column_type::int64},
+                                      {"l_quantity", column_type::decimal},
+                                      {"l_extendedprice", column_type::decimal},
+                                      {"l_discount", column_type::decimal}});
+  db.part = read("part.csv", {{"p_partkey", column_type::int64}, {"p_name", column_type::string}});
+  db.partsupp = read("partsupp.csv", {{"ps_partkey", column_type::int64},
+                                      {"ps_suppkey", column_type::int64},
+                                      {"ps_supplycost", column_type::decimal}});
+  return db;
+}
+
+namespace idx {
+inline constexpr loom::index<"o"> o;    // orderkey
+inline constexpr loom::index<"d"> d;    // orderdate
+inline constexpr loom::index<"y"> y;    // year of orderdate
+inline constexpr loom::index<"c"> c;    // custkey
+inline constexpr loom::index<"s"> s;    // suppkey
+inline constexpr loom::index<"p"> p;    // partkey
+inline constexpr loom::index<"n"> n;    // nationkey
+inline constexpr loom::index<"nm"> nm;  // nation name (code)
+inline constexpr loom::index<"r"> r;    // regionkey
+inline constexpr loom::index<"rn"> rn;  // region name (code)
+inline constexpr loom::index<"pn"> pn;  // part name (code)
+}  // namespace idx
+
+// Per-row value l_extendedprice * (1 - l_discount), evaluated when lineitem is keyed.
+inline auto revenue_of(const rel::table& lineitem) {
+  return rel::sum_of<double>([price = lineitem.reals("l_extendedprice"),
+                              disc = lineitem.reals("l_discount")](std::size_t row) {
+    return price[row] * (1 - disc[row]);
+  });
+}
+
+/// Q5 (local supplier volume): revenue per nation of ASIA from orders of 1994 whose customer
+/// and supplier are in the same nation.
+///
+///   revenue(nm) = Σ_{o,d,c,s,n,r,rn} O(o,d,c) · [1994](d) · L(o,s) · C(c,n) · S(s,n)
+///                                     · N(n,r,nm) · R(r,rn) · [ASIA](rn)
+struct q5 {
+  // Tables keyed by their primary key get a dense first level (located in O(1), as Etch's
+  // `orders : orderkey ↠ₐ ...`); lineitem, which drives the loop, stays compressed.
+  using by_key2 = loom::tensor<double, loom::csr>;
+  using by_key3 = loom::tensor<double, loom::format<loom::dense, loom::compressed, loom::compressed>>;
+  using vec = loom::tensor<double, loom::sparse_vector>;
+  const database& db;
+  by_key3 O, N;
+  loom::tensor<double, loom::csf<2>> L;
+  by_key2 C, S, R;
+  vec in_1994, asia;
+
+  explicit q5(const database& data) : db(data) {
+    const auto no = rel::extent_of(db.orders["o_orderkey"], db.lineitem["l_orderkey"]);
+    const auto nd = rel::extent_of(db.orders["o_orderdate"]);
+    const auto nc = rel::extent_of(db.orders["o_custkey"], db.customer["c_custkey"]);
+    const auto ns = rel::extent_of(db.lineitem["l_suppkey"], db.supplier["s_suppkey"]);
+    const auto nn = rel::extent_of(db.customer["c_nationkey"], db.supplier["s_nationkey"],
+                                   db.nation["n_nationkey"]);
+    const auto nr = rel::extent_of(db.nation["n_regionkey"], db.region["r_regionkey"]);
+    const auto one = rel::exists<double>();
+    O = rel::key_by<by_key3::format_type>(db.orders, {"o_orderkey", "o_orderdate", "o_custkey"},
+                                          one, {no, nd, nc});
+    L = rel::key_by<2>(db.lineitem, {"l_orderkey", "l_suppkey"}, revenue_of(db.lineitem), {no, ns});
+    C = rel::key_by<loom::csr>(db.customer, {"c_custkey", "c_nationkey"}, one, {nc, nn});
+    S = rel::key_by<loom::csr>(db.supplier, {"s_suppkey", "s_nationkey"}, one, {ns, nn});
+    N = rel::key_by<by_key3::format_type>(db.nation, {"n_nationkey", "n_regionkey", "n_name"}, one,
+                                          {nn, nr, rel::extent_of(db.nation["n_name"])});
+    R = rel::key_by<loom::csr>(db.region, {"r_regionkey", "r_name"}, one,
+                               {nr, rel::extent_of(db.region["r_name"])});
+    in_1994 = rel::range<double>(rel::date("1994-01-01"), rel::date("1995-01-01"), nd);
+    asia = rel::string_equal<double>(db.region["r_name"], "ASIA");
+  }
+
+  /// The expression, for `run` and for `loom::explain`.
+  auto expression() const {
+    using namespace idx;
+    return loom::sum(o, d, c, s, n, r, rn,
+                     O(o, d, c) * in_1994(d) * L(o, s) * C(c, n) * S(s, n) * N(n, r, nm) *
+                         R(r, rn) * asia(rn));
+  }
+  loom::tensor<double, loom::dense_vector> output() const {
+    return loom::tensor<double, loom::dense_vector>({N.shape()[2]});
+  }
+
+  /// n_name, revenue; by revenue descending.
+  rel::table run() const {
+    auto revenue = output();
+    revenue(idx::nm) = expression();
+    return rel::sort_rows(rel::to_table(revenue, {db.nation["n_name"]}, "revenue"), {"revenue"},
+                          {true});
+  }
+};
+
+/// Q9 (product type profit): profit per nation and year on parts whose name contains "green".
+///
+///   profit(nm, y) = Σ_{o,p,s,n,pn} O(o,y) · P(p,pn) · [%green%](pn) · S(s,n) · N(n,nm)
+///                   · (Lrev(o,p,s) · PS1(p,s) − Lqty(o,p,s) · PScost(p,s))
+struct q9 {
+  using by_key2 = loom::tensor<double, loom::csr>;  // dense primary key, located
+  using trie3 = loom::tensor<double, loom::csf<3>>;
+  using vec = loom::tensor<double, loom::sparse_vector>;
+  const database& db;
+  by_key2 O, P, S, N, PS1, PScost;
+  trie3 Lrev, Lqty;
+  vec green;
+
+  explicit q9(const database& data) : db(data) {
+    const auto no = rel::extent_of(db.orders["o_orderkey"], db.lineitem["l_orderkey"]);
+    const auto np = rel::extent_of(db.lineitem["l_partkey"], db.part["p_partkey"],
+                                   db.partsupp["ps_partkey"]);
+    const auto ns = rel::extent_of(db.lineitem["l_suppkey"], db.supplier["s_suppkey"],
+                                   db.partsupp["ps_suppkey"]);
+    const auto nn = rel::extent_of(db.supplier["s_nationkey"], db.nation["n_nationkey"]);
+    const auto one = rel::exists<double>();
+    const auto ny = rel::extent_of(db.orders["o_year"]);
+    O = rel::key_by<loom::csr>(db.orders, {"o_orderkey", "o_year"}, one, {no, ny});
+    P = rel::key_by<loom::csr>(db.part, {"p_partkey", "p_name"}, one,
+                               {np, rel::extent_of(db.part["p_name"])});
+    S = rel::key_by<loom::csr>(db.supplier, {"s_suppkey", "s_nationkey"}, one, {ns, nn});
+    N = rel::key_by<loom::csr>(db.nation, {"n_nationkey", "n_name"}, one,
+                               {nn, rel::extent_of(db.nation["n_name"])});
+    PS1 = rel::key_by<loom::csr>(db.partsupp, {"ps_partkey", "ps_suppkey"}, one, {np, ns});
+    PScost = rel::key_by<loom::csr>(db.partsupp, {"ps_partkey", "ps_suppkey"},
+                                    rel::sum_of<double>("ps_supplycost"), {np, ns});
+    const std::array<std::string, 3> lkeys{"l_orderkey", "l_partkey", "l_suppkey"};
+    Lrev = rel::key_by<3>(db.lineitem, lkeys, revenue_of(db.lineitem), {no, np, ns});
+    Lqty = rel::key_by<3>(db.lineitem, lkeys, rel::sum_of<double>("l_quantity"), {no, np, ns});
+    green = rel::like<double>(db.part["p_name"], "%green%");
+  }
+
+  auto expression() const {
+    using namespace idx;
+    return loom::sum(o, p, s, n, pn,
+                     O(o, y) * P(p, pn) * green(pn) * S(s, n) * N(n, nm) *
+                         (Lrev(o, p, s) * PS1(p, s) - Lqty(o, p, s) * PScost(p, s)));
+  }
+  loom::tensor<double, loom::dense_matrix> output() const {
+    return loom::tensor<double, loom::dense_matrix>({N.shape()[1], O.shape()[1]});
+  }
+
+  /// nation, o_year, sum_profit; by nation, then year descending.
+  rel::table run() const {
+    auto profit = output();
+    profit(idx::nm, idx::y) = expression();
+    return rel::sort_rows(
+        rel::to_table(profit, {rel::key_column("nation", column_type::string, db.nation["n_name"].dict()),
+                               "o_year"},
+                      "sum_profit"),
+        {"nation", "o_year"}, {false, true});
+  }
+};
+
+}  // namespace tpch
+
+#endif  // LOOM_EXAMPLES_TPCH_QUERIES_HPP
