@@ -8,6 +8,8 @@
 #include <loom/optimize/estimate_map.hpp>
 #include <loom/optimize/gather_statistics.hpp>
 #include <loom/optimize/index_extent.hpp>
+#include <loom/optimize/matrix_chain.hpp>
+#include <loom/optimize/plan_choice.hpp>
 #include <loom/optimize/sparsity_estimator.hpp>
 #include <loom/optimize/statistics.hpp>
 #include <loom/optimize/statistics_cache.hpp>

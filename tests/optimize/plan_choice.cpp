@@ -56,6 +56,8 @@ TEST_CASE("T13: loop-order cost of Example 6.1 (one entry in A, 5 per row and co
                    chain(cache.get(C), {"k", "l"})};
   q.output = {"i", "l"};
   q.factor = {{"i", 1.0}, {"j", 2.0}, {"k", 2.0}, {"l", 1.0}};
+  q.skips = {{"i", true}, {"j", true}, {"k", true}, {"l", true}};  // every loop is sparse
+  q.extents = {{"i", n}, {"j", n}, {"k", n}, {"l", n}};
   loom::optimize::cost_constants iterations_only;
   iterations_only.sequential_write = iterations_only.random_write = 0;
   // prefixes {i}, {i,j}, {i,j,k}, {i,j,k,l}: 1 + 1 + 5 + 25 iterations, weighted per level
@@ -69,12 +71,8 @@ TEST_CASE("T13: loop-order cost of Example 6.1 (one entry in A, 5 per row and co
 }
 
 TEST_CASE("the runtime optimizer picks the outer loop from the data, and both plans are right") {
-  // C(i,j) = sum_k A(i,k) B(k,j) with A csr and B csc: i or j may be the outer loop.
+  // C(i,j) = sum_k A(i,k) B(k,j) with A row-major and B column-major: i or j may be the outer loop.
   constexpr std::int64_t n = 60;
-  using Lhs = loom::expr::access<loom::tensor<double, loom::dcsr>, loom::index<"i">, loom::index<"j">>;
-  loom::tensor<double, loom::dcsr> C({n, n});
-  const auto one_row = loom::from_coo<loom::csr>({n, n}, coords2{{5, 1}, {5, 9}, {5, 30}},
-                                                 std::vector<double>{1, 2, 3});
   const auto full = [&] {
     coords2 c;
     std::vector<double> v;
@@ -85,31 +83,36 @@ TEST_CASE("the runtime optimizer picks the outer loop from the data, and both pl
       }
     return loom::from_coo<loom::csr>({n, n}, c, v);
   }();
-  const loom::tensor<double, loom::csc> full_csc(full);
-  const loom::tensor<double, loom::csc> one_col(loom::from_coo<loom::csr>(
-      {n, n}, coords2{{1, 5}, {9, 5}, {30, 5}}, std::vector<double>{1, 2, 3}));
-
   const auto rhs_of = [&](const auto& a, const auto& b) { return loom::sum(k, a(i, k) * b(k, j)); };
-  static_assert(loom::plan::plan_candidates<Lhs, decltype(rhs_of(full, full_csc))>::count == 2);
-
   loom::statistics_cache stats;
-  // A has one non-empty row: iterate i first (candidate #0, order i,j,k)
-  const auto sparse_a = loom::optimize::choose_plan(C(i, j), rhs_of(one_row, full_csc), stats);
-  CHECK(sparse_a.chosen == 0);
-  // B has one non-empty column: iterate j first (candidate #1, order j,i,k)
-  const auto sparse_b = loom::optimize::choose_plan(C(i, j), rhs_of(full, one_col), stats);
-  CHECK(sparse_b.chosen == 1);
-  CHECK(sparse_b.cost[1] < sparse_b.cost[0]);
 
-  C(i, j) = rhs_of(one_row, full_csc);
-  CHECK(dense_of(C, n) == product(dense_of(one_row, n), dense_of(full_csc, n), n));
-  C(i, j) = rhs_of(full, one_col);
-  CHECK(dense_of(C, n) == product(dense_of(full, n), dense_of(one_col, n), n));
-
-  const std::string plan = loom::explain(C(i, j), rhs_of(full, one_col));
-  CHECK(plan.find("* #1 order j,i,k") != std::string::npos);
-  CHECK(plan.find("statistics:") != std::string::npos);
-  CHECK(plan.find("chosen: candidate #1") != std::string::npos);
+  SUBCASE("A has one non-empty row: i outermost (candidate #0, order i,j,k)") {
+    loom::tensor<double, loom::dcsr> C({n, n});
+    const loom::tensor<double, loom::dcsr> one_row(loom::from_coo<loom::csr>(
+        {n, n}, coords2{{5, 1}, {5, 9}, {5, 30}}, std::vector<double>{1, 2, 3}));
+    const loom::tensor<double, loom::dcsc> full_dcsc(full);
+    using Lhs = std::remove_cvref_t<decltype(C(i, j))>;
+    static_assert(loom::plan::plan_candidates<Lhs, decltype(rhs_of(one_row, full_dcsc))>::count == 2);
+    const auto choice = loom::optimize::choose_plan(C(i, j), rhs_of(one_row, full_dcsc), stats);
+    CHECK(choice.chosen == 0);
+    CHECK(choice.cost[0] < choice.cost[1]);
+    C(i, j) = rhs_of(one_row, full_dcsc);
+    CHECK(dense_of(C, n) == product(dense_of(one_row, n), dense_of(full_dcsc, n), n));
+  }
+  SUBCASE("B has one non-empty column: j outermost (candidate #1, order j,i,k)") {
+    loom::tensor<double, loom::dense_matrix> C({n, n});
+    const loom::tensor<double, loom::dcsc> one_col(loom::from_coo<loom::csr>(
+        {n, n}, coords2{{1, 5}, {9, 5}, {30, 5}}, std::vector<double>{1, 2, 3}));
+    const auto choice = loom::optimize::choose_plan(C(i, j), rhs_of(full, one_col), stats);
+    CHECK(choice.chosen == 1);
+    CHECK(choice.cost[1] < choice.cost[0]);
+    C(i, j) = rhs_of(full, one_col);
+    CHECK(dense_of(C, n) == product(dense_of(full, n), dense_of(one_col, n), n));
+    const std::string plan = loom::explain(C(i, j), rhs_of(full, one_col));
+    CHECK(plan.find("* #1 order j,i,k") != std::string::npos);
+    CHECK(plan.find("statistics:") != std::string::npos);
+    CHECK(plan.find("chosen: candidate #1") != std::string::npos);
+  }
 }
 
 TEST_CASE("plans are cached by a coarse statistics signature") {
@@ -121,7 +124,7 @@ TEST_CASE("plans are cached by a coarse statistics signature") {
   const auto rhs = loom::sum(k, a(i, k) * b(k, j));
   using Lhs = std::remove_cvref_t<decltype(C(i, j))>;
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
-  auto& cache = loom::optimize::plan_cache<Lhs, Rhs>::local();  // shared with the test above
+  auto& cache = loom::optimize::plan_cache<Lhs, Rhs>::local();
   cache.chosen.clear();
   const auto misses = cache.stats.misses();
   C(i, j) = rhs;

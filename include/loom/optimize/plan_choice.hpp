@@ -44,9 +44,12 @@ struct cost_constants {
 struct loop_order_query {
   std::vector<chain_bound_estimator> conjunctive;
   std::vector<chain_bound_estimator> disjunctive;
-  std::vector<std::string> output;        // free indices
+  std::vector<std::string> output;        // free indices, in the output's storage order
   /// per index name: the summed access factor of the operand levels iterating it
   std::map<std::string, double> factor;
+  /// index names some operand iterates through a level that skips absent coordinates; a loop
+  /// over any other index visits its whole extent for every outer iteration
+  std::map<std::string, bool> skips;
   /// every index with its extent (indices no operand uses are counted loops)
   index_set extents;
   bool dense_output = false;
@@ -86,20 +89,29 @@ struct loop_order_query {
 
 /// The cost of one loop order (outermost first) plus the copies it forces (notes 001 §4.1):
 /// the iterations of every prefix times the access factor of its innermost index, plus output
-/// writes (sequential when the free indices lead the order), plus `reformat`.
+/// writes (sequential when the free indices lead the order), plus `reformat`. A loop over an
+/// index that no operand iterates through a sparse level visits its whole extent (Galley's
+/// estimate assumes every loop skips; loom's dense levels do not).
 inline double loop_order_cost(const loop_order_query& q, const std::vector<std::string>& order,
                               double reformat = 0, const cost_constants& c = {}) {
   double cost = reformat;
   std::vector<std::string> prefix;
+  double visited = 1;  // iterations of the loops so far
   for (const std::string& name : order) {
     prefix.push_back(name);
+    double extent = 1;
+    for (const auto& x : q.extents)
+      if (x.name == name) extent = static_cast<double>(x.extent);
+    const auto skip = q.skips.find(name);
+    visited = skip != q.skips.end() && skip->second ? std::min(q.iterations(prefix), visited * extent)
+                                                    : visited * extent;
     const auto f = q.factor.find(name);
-    cost += q.iterations(prefix) * (f == q.factor.end() ? c.dense_read : f->second);
+    cost += visited * (f == q.factor.end() ? c.dense_read : f->second);
   }
   if (!q.dense_output) {
-    bool in_order = true;
+    bool in_order = true;  // free indices first, in the output's storage order
     for (std::size_t d = 0; d < q.output.size() && d < order.size(); ++d)
-      in_order = in_order && std::find(q.output.begin(), q.output.end(), order[d]) != q.output.end();
+      in_order = in_order && order[d] == q.output[d];
     cost += q.iterations(q.output) * (in_order ? c.sequential_write : c.random_write);
   }
   return cost;
@@ -210,7 +222,10 @@ loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cach
     return it == extents.end() ? std::int64_t{1} : it->second;
   };
   loop_order_query q;
-  q.output = detail::names_of(expr::free_indices_t<Lhs>{});
+  using out_format = typename std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::format_type;
+  const auto by_mode = detail::names_of(expr::free_indices_t<Lhs>{});
+  for (std::size_t level = 0; level < by_mode.size(); ++level)
+    q.output.push_back(by_mode[out_format::modes[level]]);
   q.dense_output = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::format_type::all_dense;
   for (const auto& [name, e] : extents) q.extents.push_back({name, e});
   detail::collector{&q, &extent, &cache}(rhs, false);
@@ -222,6 +237,7 @@ loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cach
       const bool dense = F::all_dense || level_is_full<F>(F::level_of_mode[m++]);
       q.factor[std::string(Is::name)] += dense ? cost_constants{}.dense_read
                                                : cost_constants{}.sparse_read;
+      q.skips[std::string(Is::name)] = q.skips[std::string(Is::name)] || !dense;
     }());
   });
   return q;
