@@ -73,7 +73,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "Q9: keyed in %.1f ms, ran in %.2f ms\n", build, ms_since(t0));
       if (explain) {
         auto out = q.output();
-        std::cerr << loom::explain(out(tpch::idx::nm, tpch::idx::y), q.expression());
+        const auto green = q.green_parts();
+        std::cerr << loom::explain(out(tpch::idx::nm, tpch::idx::y), q.expression(green));
       }
       std::cout << "# Q9\n";
       result.write_csv(std::cout);

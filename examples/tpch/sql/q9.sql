@@ -1,9 +1,9 @@
 -- TPC-H Q9 (product type profit), validation parameter: color green.
--- extract(year from o_orderdate) is written substr(o_orderdate, 1, 4) (SQLite and DuckDB alike).
+-- extract(year from o_orderdate) is written with substr, which SQLite and DuckDB both have.
 select nation, o_year, sum(amount) as sum_profit
 from (
   select n_name as nation,
-         cast(substr(o_orderdate, 1, 4) as integer) as o_year,
+         cast(substr(cast(o_orderdate as varchar), 1, 4) as integer) as o_year,
          l_extendedprice * (1 - l_discount) - ps_supplycost * l_quantity as amount
   from part, supplier, lineitem, partsupp, orders, nation
   where s_suppkey = l_suppkey
