@@ -60,7 +60,7 @@ static_assert(!rule_applies_to<rules::filter_into_join,
 // R2-5: a combiner for an associative, commutative op
 static_assert(std::is_same_v<rewrite_t<lagg<dims<0, 2>, mat_add, shuf<dims<0, 2>, leaf<0, 3>>>,
                                        boost::mp11::mp_list<rules::two_phase_aggregation>>,
-                             lagg<dims<0, 1>, mat_add, shuf<dims<0, 1>, lagg<dims<0, 2>, mat_add, leaf<0, 3>>>>>);
+                             lagg<dims<0, 1>, mat_add, shuf<dims<0, 1>, lpartial<dims<0, 2>, mat_add, leaf<0, 3>>>>>);
 // partition propagation through joins and aggregations
 static_assert(std::is_same_v<partition_t<ljoin<dims<1>, dims<0>, mat_mul, bcast<leaf<0, 2>>,
                                                  leaf<1, 2, partitioned<dims<1>>>>>,
@@ -150,6 +150,16 @@ TEST_CASE("broadcast left drops the final shuffle when Y is column-partitioned (
                                lagg<dims<0, 2>, mat_add, cols::mm_join<bcast<cols::X>, cols::Y>>>);
   static_assert(!std::is_same_v<none::broadcast_left,
                                 lagg<dims<0, 2>, mat_add, none::mm_join<bcast<none::X>, none::Y>>>);
+}
+
+TEST_CASE("R2-5's combiner keeps partial sums of one group apart until they meet") {
+  using plan = lagg<dims<1>, mat_add, shuf<dims<1>, leaf<0, 2>>>;
+  using two = rewrite_t<plan, boost::mp11::mp_list<rules::two_phase_aggregation>>;
+  static_assert(!std::is_same_v<plan, two>);
+  for (std::int64_t s : {1, 2, 3, 4}) {
+    local_sites tr(s);
+    CHECK(evaluate<two>(tr, r_a()) == aggregate(r_a(), std::array<std::size_t, 1>{1}, mat_add{}));
+  }
 }
 
 TEST_CASE("an incomplete local aggregation is reported at collection, not hidden") {

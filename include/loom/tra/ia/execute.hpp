@@ -82,6 +82,14 @@ class local_sites {
     for (const auto& site : p) out.push_back(f(site));
     return out;
   }
+  /// f(site, rel) on every site.
+  template <class Rel, class F>
+  auto local_site(const phys<Rel>& p, F f) const {
+    using Out = std::remove_cvref_t<decltype(f(std::int64_t{0}, p[0]))>;
+    phys<Out> out;
+    for (std::size_t s = 0; s < p.size(); ++s) out.push_back(f(static_cast<std::int64_t>(s), p[s]));
+    return out;
+  }
   template <class A, class B, class F>
   auto local2(const phys<A>& a, const phys<B>& b, F f) const {
     using Out = std::remove_cvref_t<decltype(f(a[0], b[0]))>;
@@ -198,6 +206,29 @@ struct exec<lagg<G, Op, C>> {
   template <class Tr, class In>
   static auto run(const Tr& tr, const In& in) {
     return tr.local(exec<C>::run(tr, in), [](const auto& r) { return aggregate(r, G::values, Op{}); });
+  }
+};
+template <class G, class Op, class C>
+struct exec<lpartial<G, Op, C>> {
+  template <class Tr, class In>
+  static auto run(const Tr& tr, const In& in) {
+    const std::int64_t sites = tr.sites();
+    return tr.local_site(exec<C>::run(tr, in), [sites](std::int64_t site, const auto& r) {
+      const auto a = aggregate(r, G::values, Op{});
+      using A = std::remove_cvref_t<decltype(a)>;
+      constexpr std::size_t K = A::key_arity;
+      key_array<K + 1> bounds{};
+      for (std::size_t d = 0; d < K; ++d) bounds[d] = a.bounds()[d];
+      bounds[K] = sites;
+      relation<typename A::value_type, K + 1, A::rank> out(bounds, a.tile_shape());
+      for (const auto& [key, t] : a) {
+        key_array<K + 1> k{};
+        for (std::size_t d = 0; d < K; ++d) k[d] = key[d];
+        k[K] = site;
+        out.insert(k, t);
+      }
+      return out;
+    });
   }
 };
 template <class JL, class JR, class Op, class L, class R>

@@ -85,6 +85,11 @@ struct lmap {};
 /// Σᴸ(gbk, op): per-site aggregation.
 template <class Gbk, class Op, class C>
 struct lagg {};
+/// Σᴸ(gbk, op) keeping the site as a last key position: the pre-aggregation of a combiner
+/// (R2-5). Partial sums of one group from different sites stay distinct tuples, so a later SHUF
+/// and Σᴸ merge them; the paper's relations are sets and could not hold them otherwise.
+template <class Gbk, class Op, class C>
+struct lpartial {};
 /// ⋈ᴸ(jkL, jkR, op): per-site join of tuples on the same site.
 template <class JL, class JR, class Op, class L, class R>
 struct ljoin {};
@@ -165,6 +170,8 @@ template <class Gbk, class Op, class C>
 struct partition_of<lagg<Gbk, Op, C>> {
   using type = typename through_projection<typename partition_of<C>::type, Gbk>::type;
 };
+template <class Gbk, class Op, class C>
+struct partition_of<lpartial<Gbk, Op, C>> : partition_of<lagg<Gbk, Op, C>> {};
 
 // arity_v<Node>: the key-arity of a node's output (all static, notes §8.2 item 2).
 template <class Node>
@@ -184,6 +191,8 @@ template <class KM, class A, class C>
 struct arity<lmap<KM, A, C>> : std::integral_constant<std::size_t, KM::out_arity> {};
 template <class Gbk, class Op, class C>
 struct arity<lagg<Gbk, Op, C>> : std::integral_constant<std::size_t, Gbk::size> {};
+template <class Gbk, class Op, class C>
+struct arity<lpartial<Gbk, Op, C>> : std::integral_constant<std::size_t, Gbk::size + 1> {};
 template <class JL, class JR, class Op, class L, class R>
 struct arity<ljoin<JL, JR, Op, L, R>>
     : std::integral_constant<std::size_t, arity<L>::value + arity<R>::value - JL::size> {};

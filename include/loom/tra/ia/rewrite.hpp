@@ -65,6 +65,10 @@ template <class G, class Op, class C, class Rules, std::size_t Fuel>
 struct rewrite_children<lagg<G, Op, C>, Rules, Fuel> {
   using type = lagg<G, Op, typename rewrite_impl<C, Rules, Fuel>::type>;
 };
+template <class G, class Op, class C, class Rules, std::size_t Fuel>
+struct rewrite_children<lpartial<G, Op, C>, Rules, Fuel> {
+  using type = lpartial<G, Op, typename rewrite_impl<C, Rules, Fuel>::type>;
+};
 template <class JL, class JR, class Op, class L, class R, class Rules, std::size_t Fuel>
 struct rewrite_children<ljoin<JL, JR, Op, L, R>, Rules, Fuel> {
   using type = ljoin<JL, JR, Op, typename rewrite_impl<L, Rules, Fuel>::type,

@@ -74,9 +74,12 @@ template <class C>
 inline constexpr bool is_lagg = false;
 template <class G, class Op, class C>
 inline constexpr bool is_lagg<lagg<G, Op, C>> = true;
+template <class G, class Op, class C>
+inline constexpr bool is_lagg<lpartial<G, Op, C>> = true;
 }  // namespace detail
 
-/// R2-5  Σᴸ(g, op, SHUF(p, R))  ==>  Σᴸ(0..|g|-1, op, SHUF(p', Σᴸ(g, op, R)))   (a combiner)
+/// R2-5  Σᴸ(g, op, SHUF(p, R))  ==>  Σᴸ(0..|g|-1, op, SHUF(p', Σᴸ⁺(g, op, R)))   (a combiner;
+/// Σᴸ⁺ = lpartial keeps the site in the key so partial sums of one group stay distinct)
 /// if op is associative and commutative, p ⊆ g (p' is p renumbered into g's positions), and the
 /// input is not already grouped (else R2-4 applies) nor already pre-aggregated.
 struct two_phase_aggregation {
@@ -86,7 +89,7 @@ struct two_phase_aggregation {
              (!ia::detail::agg_complete<partition_t<C>, G>::value) && (!detail::is_lagg<C>)
   static auto apply(lagg<G, Op, shuf<D, C>>)
       -> lagg<detail::iota_dims<G::size>, Op,
-              shuf<typename ia::detail::renumber<D, G>::type, lagg<G, Op, C>>>;
+              shuf<typename ia::detail::renumber<D, G>::type, lpartial<G, Op, C>>>;
 };
 
 /// R2-6  ⋈ᴸ(BCAST L, R) == ⋈ᴸ(L, BCAST R) == ⋈ᴸ(SHUF(jl) L, SHUF(jr) R): alternatives, not a
