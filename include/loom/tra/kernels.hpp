@@ -34,44 +34,55 @@ inline constexpr std::size_t strip_width = 128 / sizeof(T);
 template <class T>
 inline constexpr bool has_strip_kernel = std::is_same_v<T, double> || std::is_same_v<T, float>;
 
-// C (m x n) = A (m x k) B (k x n), all row-major. B is copied into strips of W columns
-// (zero-padded), A is read in place; loom's loop order i, j, k keeps the W-wide sum in
-// registers, and A(i,k) is broadcast to a strip by the conversion in the product.
+// C (m x n) = A (m x k) B (k x n), all row-major. B and C are copied to rows of W-wide strips
+// (a memcpy when n is a multiple of W: same bytes; else zero-padded); A is read in place. loom's
+// loop order i, j, k keeps the W-wide sum in registers, and A(i,k) is broadcast to a strip by the
+// conversion in the product. (Viewing the tiles as strips in place would break strict aliasing,
+// and `may_alias` strips halve the speed: GCC then keeps the sums in memory.)
 template <class T>
 void matmul_strips(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, const T* b, T* c,
                    bool accumulate) {
   constexpr std::size_t W = strip_width<T>;
   using S = strip<T, W>;
-  const std::int64_t nb = (n + static_cast<std::int64_t>(W) - 1) / static_cast<std::int64_t>(W);
-  thread_local std::vector<S> bs, cs;  // reused: packing is O(n^2), the product O(n^3)
+  static_assert(sizeof(S) == W * sizeof(T), "loom internal error: strips must be unpadded; please report");
+  constexpr auto w = static_cast<std::int64_t>(W);
+  const std::int64_t nb = (n + w - 1) / w;
+  const bool whole = n % w == 0;
+  thread_local std::vector<S> bs, cs;  // reused: copying is O(n^2), the product O(n^3)
   bs.resize(static_cast<std::size_t>(k * nb));
   cs.resize(static_cast<std::size_t>(m * nb));
-  for (std::int64_t r = 0; r < k; ++r)
-    for (std::int64_t s = 0; s < nb; ++s) {
-      S& dst = bs[static_cast<std::size_t>(r * nb + s)];
-      const std::int64_t c0 = s * static_cast<std::int64_t>(W);
-      const std::int64_t w = std::min<std::int64_t>(static_cast<std::int64_t>(W), n - c0);
-      dst = S(T(0));
-      for (std::int64_t l = 0; l < w; ++l)
-        dst.part[l / S::lanes][l % S::lanes] = b[r * n + c0 + l];
+  auto to_strips = [&](const T* src, std::int64_t rows, std::vector<S>& dst) {
+    if (whole) {
+      std::memcpy(static_cast<void*>(dst.data()), src, static_cast<std::size_t>(rows * n) * sizeof(T));
+      return;
     }
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t s = 0; s < nb; ++s) {
+        S& d = dst[static_cast<std::size_t>(r * nb + s)];
+        const std::int64_t c0 = s * w, len = std::min<std::int64_t>(w, n - c0);
+        d = S(T(0));
+        for (std::int64_t l = 0; l < len; ++l) d.part[l / S::lanes][l % S::lanes] = src[r * n + c0 + l];
+      }
+  };
+  to_strips(b, k, bs);
+  if (accumulate) to_strips(c, m, cs);
   auto A = loom::dense_matrix_view<const T>(m, k, std::span<const T>(a, static_cast<std::size_t>(m * k)));
-  auto B = loom::dense_matrix_view<S>(k, nb, std::span<S>(bs));
+  auto B = loom::dense_matrix_view<const S>(k, nb, std::span<const S>(bs));
   auto C = loom::dense_matrix_view<S>(m, nb, std::span<S>(cs));
   auto product = loom::sum(kk, B(kk, kj) * A(ki, kk));
-  static_assert(std::is_same_v<loom::expr::value_type_t<decltype(product)>, S>,
+  static_assert(std::is_same_v<std::remove_const_t<loom::expr::value_type_t<decltype(product)>>, S>,
                 "loom internal error: the strip product must have the strip value type; please report");
-  C(ki, kj) = product;
+  if (accumulate) C(ki, kj) += product;
+  else C(ki, kj) = product;
+  if (whole) {
+    std::memcpy(c, static_cast<const void*>(cs.data()), static_cast<std::size_t>(m * n) * sizeof(T));
+    return;
+  }
   for (std::int64_t r = 0; r < m; ++r)
     for (std::int64_t s = 0; s < nb; ++s) {
       const S& src = cs[static_cast<std::size_t>(r * nb + s)];
-      const std::int64_t c0 = s * static_cast<std::int64_t>(W);
-      const std::int64_t w = std::min<std::int64_t>(static_cast<std::int64_t>(W), n - c0);
-      T* out = c + r * n + c0;
-      if (accumulate)
-        for (std::int64_t l = 0; l < w; ++l) out[l] += src.lane(static_cast<std::size_t>(l));
-      else
-        for (std::int64_t l = 0; l < w; ++l) out[l] = src.lane(static_cast<std::size_t>(l));
+      const std::int64_t c0 = s * w, len = std::min<std::int64_t>(w, n - c0);
+      for (std::int64_t l = 0; l < len; ++l) c[r * n + c0 + l] = src.lane(static_cast<std::size_t>(l));
     }
 }
 }  // namespace detail
