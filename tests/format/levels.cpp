@@ -154,3 +154,20 @@ TEST_CASE("names, properties and the level concept") {
   static_assert(level_type<singleton> && level_type<example::gap_level>);
   static_assert(!level_type<int>);
 }
+
+TEST_CASE("a product that probes a locatable level stores no zeros in a sparse output") {
+  constexpr loom::index<"i"> i;
+  constexpr loom::index<"j"> j;
+  auto A = from_coo<csr>({3, 4}, {{0, 0}, {0, 2}, {1, 1}, {2, 3}}, std::vector<double>{1, 2, 3, 4});
+  auto H = from_coo<format<dense, hashed>>({3, 4}, {{0, 2}, {2, 3}, {2, 0}},
+                                           std::vector<double>{5, 6, 7});
+  auto M = from_coo<format<dense, bitmap>>({3, 4}, {{0, 2}, {1, 0}}, std::vector<double>{8, 9});
+  tensor<double, dcsr> C({3, 4}), D({3, 4});
+  C(i, j) = A(i, j) * H(i, j);
+  D(i, j) = H(i, j) * M(i, j);
+  CHECK(C.nnz() == 2);
+  CHECK(C.at(0, 2) == 10);
+  CHECK(C.at(2, 3) == 24);
+  CHECK(D.nnz() == 1);
+  CHECK(D.at(0, 2) == 40);
+}

@@ -163,28 +163,64 @@ struct mul_stream {
   }
 };
 
-// lookup_stream<A, B, Op, Flip>: iterate A, locate B at A's index (B locatable; where B is
-// not full, an absent index locates to zero, which the product annihilates).
+/// Whether a locatable stream holds index i: always for a full one; else its `contains`, when
+/// it has one (a stream without it locates absent indices to zero, harmless in a product).
+template <class S>
+LOOM_FORCE_INLINE bool contains(const S& s, std::int64_t i) {
+  if constexpr (S::full) return true;
+  else if constexpr (requires { s.contains(i); }) return s.contains(i);
+  else return true;
+}
+
+// lookup_stream<A, B, Op, Flip>: iterate A, locate B at A's index (B locatable). Where B is not
+// full (hashed, bitmap, banded), A's states whose index B lacks are stepped over as soon as A
+// reaches them, so the product emits no zeros and stays strict, and every skip progresses.
 template <class A, class B, class Op, bool Flip>
 struct lookup_stream {
   static constexpr std::size_t depth = A::depth;
-  static constexpr bool contracted = false, strict = A::strict, full = A::full,
+  static constexpr bool contracted = false, strict = A::strict, full = A::full && B::full,
                         locatable = A::locatable;
   A a{};
   B b{};
   Op op{};
   const kernel_context* ctx = nullptr;
 
+  lookup_stream() = default;
+  LOOM_FORCE_INLINE lookup_stream(const A& a_, const B& b_, const Op& op_,
+                                  const kernel_context* c)
+      : a(a_), b(b_), op(op_), ctx(c) {
+    settle();
+  }
+
+  LOOM_FORCE_INLINE bool contains(std::int64_t i) const
+    requires(A::locatable)
+  {
+    return stream::contains(a, i) && stream::contains(b, i);
+  }
   LOOM_FORCE_INLINE bool valid() const { return a.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return a.index(); }
   LOOM_FORCE_INLINE bool ready() const { return a.ready(); }
   LOOM_FORCE_INLINE auto value() const { return combine(a.value(), b.locate(a.index())); }
   LOOM_FORCE_INLINE auto locate(std::int64_t i) const { return combine(a.locate(i), b.locate(i)); }
-  LOOM_FORCE_INLINE void seek(std::int64_t i) { a.seek(i); }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t i) { a.seek_past(i); }
-  LOOM_FORCE_INLINE void next() { a.next(); }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) {
+    a.seek(i);
+    settle();
+  }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
+    a.seek_past(i);
+    settle();
+  }
+  LOOM_FORCE_INLINE void next() {
+    a.next();
+    settle();
+  }
 
  private:
+  // step A over ready states at indices B lacks (no-op when B is full)
+  LOOM_FORCE_INLINE void settle() {
+    if constexpr (!B::full)
+      while (a.valid() && a.ready() && !stream::contains(b, a.index())) a.next();
+  }
   template <class X, class Y>
   LOOM_FORCE_INLINE auto combine(const X& x, const Y& y) const {
     if constexpr (Flip) return make_mul(op, y, x, ctx);

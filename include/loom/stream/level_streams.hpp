@@ -91,6 +91,13 @@ struct level_stream : level_cursor_t<Layout, K, P> {
     else return true;
   }
   LOOM_FORCE_INLINE auto value() const { return child(this->children()); }
+  // whether coordinate j is stored (a product skips the absent ones instead of emitting zeros)
+  LOOM_FORCE_INLINE bool contains(std::int64_t j) const
+    requires(locatable)
+  {
+    if constexpr (full) return true;
+    else return !cursor::locate(j).empty();
+  }
   // the value at coordinate j: the next level, or zero (an empty stream) when j is absent
   LOOM_FORCE_INLINE auto locate(std::int64_t j) const
     requires(locatable)
