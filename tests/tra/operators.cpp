@@ -55,6 +55,19 @@ TEST_CASE("UT-2 join + aggregation = A*A, with the 8 joined tuples of the notes"
   CHECK(C.at({1, 1}) == t22(494, 540, 574, 628));
 }
 
+TEST_CASE("join_aggregate (fused matmul into its sum) equals aggregate of join") {
+  const auto RA = r_a();
+  const auto fused = join_aggregate(RA, RA, pos<1>, pos<0>, mat_mul{}, pos<0, 2>, mat_add{});
+  CHECK(fused == aggregate(join(RA, RA, pos<1>, pos<0>, mat_mul{}), pos<0, 2>, mat_add{}));
+  CHECK(fused.at({1, 1}) == t22(494, 540, 574, 628));
+  // keeping the join key: no sum happens, every joined tile stands alone
+  const auto kept = join_aggregate(RA, RA, pos<1>, pos<0>, mat_mul{}, pos<0, 1, 2>, mat_add{});
+  CHECK(kept == join(RA, RA, pos<1>, pos<0>, mat_mul{}));
+  relation<double, 2, 2> L({2, 2}, {2, 2}), R({3, 2}, {2, 2});
+  CHECK_THROWS_AS(join_aggregate(L, R, pos<1>, pos<0>, mat_mul{}, pos<0, 2>, mat_add{}),
+                  loom::shape_error);
+}
+
 TEST_CASE("join key layout is [L minus jl, jl, R minus jr] when the join keys are not trailing") {
   relation<double, 2, 1> L({2, 3}, {2});  // key <a, b>, join on a (leading)
   relation<double, 2, 1> R({4, 2}, {2});  // key <c, d>, join on d (trailing)

@@ -185,10 +185,19 @@ struct mat_add {
   static constexpr bool associative = true, commutative = true;
   template <class T, std::size_t R>
   tile<T, R> operator()(const tile<T, R>& a, const tile<T, R>& b) const { return add(a, b); }
+  /// a = a + b in place (aggregation folds with it: no tile allocated per step)
+  template <class T, std::size_t R>
+  void accumulate(tile<T, R>& a, const tile<T, R>& b) const { add_into(a, b); }
 };
 struct mat_mul {
   template <class T>
   tile<T, 2> operator()(const tile<T, 2>& a, const tile<T, 2>& b) const { return matmul(a, b); }
+  /// out += a b: lets join_aggregate fuse Σ(mat_add) into the join (notes §8.2 item 16)
+  using accumulates_with = mat_add;
+  template <class T>
+  void accumulate_product(const tile<T, 2>& a, const tile<T, 2>& b, tile<T, 2>& out) const {
+    matmul_into(a, b, out, true);
+  }
 };
 struct diag_extract {
   template <class T>

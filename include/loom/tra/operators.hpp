@@ -131,6 +131,44 @@ auto join(const relation<T, KL, RL>& left, const relation<U, KR, RR>& right,
   return out;
 }
 
+/// Σ(gbk, aggOp)(⋈(jl, jr, projOp)(left, right)), fused when projOp can accumulate its product
+/// into a tile with aggOp (matmul into a sum: no joined tile is materialised). Same result as
+/// the two operators in sequence; the join's integrity checks still apply.
+template <class T, std::size_t KL, std::size_t KR, std::size_t G, std::size_t GB, class Proj,
+          class Agg>
+auto join_aggregate(const relation<T, KL, 2>& left, const relation<T, KR, 2>& right,
+                    const std::array<std::size_t, G>& jl, const std::array<std::size_t, G>& jr,
+                    Proj proj, const std::array<std::size_t, GB>& gbk, Agg agg) {
+  if constexpr (requires { typename Proj::accumulates_with; } &&
+                std::is_same_v<typename Proj::accumulates_with, Agg>) {
+    constexpr std::size_t KO = KL + KR - G;
+    // the join's checks and output bounds, on empty relations (cheap)
+    const auto probe = join(relation<T, KL, 2>(left.bounds(), left.tile_shape()),
+                            relation<T, KR, 2>(right.bounds(), right.tile_shape()), jl, jr, proj);
+    detail::check_positions<KO>(gbk, "join_aggregate");
+    const auto lrest = detail::complement<KL>(jl);
+    const auto rrest = detail::complement<KR>(jr);
+    relation<T, GB, 2> out(detail::pick(probe.bounds(), gbk), probe.tile_shape());
+    std::map<key_array<G>, std::vector<const std::pair<const key_array<KR>, tile<T, 2>>*>> index;
+    for (const auto& tuple : right) index[detail::pick(tuple.first, jr)].push_back(&tuple);
+    for (const auto& [a, ta] : left) {
+      auto it = index.find(detail::pick(a, jl));
+      if (it == index.end()) continue;
+      for (const auto* b : it->second) {
+        key_array<KO> o{};
+        std::size_t n = 0;
+        for (std::size_t p : lrest) o[n++] = a[p];
+        for (std::size_t p : jl) o[n++] = a[p];
+        for (std::size_t p : rrest) o[n++] = b->first[p];
+        proj.accumulate_product(ta, b->second, out.get_or_zero(detail::pick(o, gbk)));
+      }
+    }
+    return out;
+  } else {
+    return aggregate(join(left, right, jl, jr, proj), gbk, agg);
+  }
+}
+
 /// σ(boolFunc): keeps the tuples whose key satisfies `pred` (keys only, never tile contents).
 template <class T, std::size_t K, std::size_t R, class Pred>
 relation<T, K, R> filter(const relation<T, K, R>& in, Pred pred) {

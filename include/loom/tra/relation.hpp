@@ -68,12 +68,24 @@ class relation {
     if (auto* t = find(key)) return *t;
     throw shape_error("loom::tra::relation::at: no tile with key " + to_string(key));
   }
-  /// Accumulates into the tile of `key` (created as zero) with `op(existing, t)`.
+  /// Folds `t` into the tile of `key` with `op(existing, t)` (in place when op has
+  /// `accumulate(existing, t)`), or inserts it when the key is new.
   template <class Op>
-  void merge(const key_type& key, tile_type t, Op&& op) {
+  void merge(const key_type& key, const tile_type& t, Op&& op) {
     check_key(key, "merge");
-    auto [it, fresh] = tuples_.try_emplace(key, std::move(t));
-    if (!fresh) it->second = op(it->second, t);
+    auto it = tuples_.find(key);
+    if (it == tuples_.end()) {
+      tuples_.emplace(key, t);
+    } else if constexpr (requires { op.accumulate(it->second, t); }) {
+      op.accumulate(it->second, t);
+    } else {
+      it->second = op(it->second, t);
+    }
+  }
+  /// The tile of `key`, inserted as all-zero when absent.
+  tile_type& get_or_zero(const key_type& key) {
+    check_key(key, "get_or_zero");
+    return tuples_.try_emplace(key, tile_shape_).first->second;
   }
 
   /// Number of keys of the full box, prod bounds (the paper's Card under full-box keys).

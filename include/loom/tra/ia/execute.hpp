@@ -244,6 +244,23 @@ struct exec<ljoin<JL, JR, Op, L, R>> {
     });
   }
 };
+// Σᴸ directly over ⋈ᴸ: one fused local operator (join_aggregate decides whether it can fuse).
+template <class G, class Op, class JL, class JR, class P, class L, class R>
+struct exec<lagg<G, Op, ljoin<JL, JR, P, L, R>>> {
+  template <class Tr, class In>
+  static auto run(const Tr& tr, const In& in) {
+    static_assert(exec<ljoin<JL, JR, P, L, R>>::complete,
+                  "loom::tra::ia::execute: a local join whose inputs are not co-located would "
+                  "lose pairs; broadcast one side, or shuffle both on matching join keys");
+    return tr.local2(exec<L>::run(tr, in), exec<R>::run(tr, in), [](const auto& a, const auto& b) {
+      if constexpr (std::remove_cvref_t<decltype(a)>::rank == 2 &&
+                    std::remove_cvref_t<decltype(b)>::rank == 2)
+        return join_aggregate(a, b, JL::values, JR::values, P{}, G::values, Op{});
+      else
+        return aggregate(join(a, b, JL::values, JR::values, P{}), G::values, Op{});
+    });
+  }
+};
 template <std::size_t P, std::size_t From, std::size_t Dim, class C>
 struct exec<ldup<P, From, Dim, C>> {
   template <class Tr, class In>

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds and runs the tra benchmarks: tile matmul vs Eigen, then the distributed matmul on 1 and
+# 2 ranks. Usage: benchmarks/tra/run.sh [build-dir]   (default build/tra-bench)
+# SPDX-License-Identifier: BSL-1.0
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+build="${1:-$here/../../build/tra-bench}"
+cmake -S "$here" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="${CXX:-g++}" >/dev/null
+ninja -C "$build" -j1
+"$build/tile_matmul"
+if [ -x "$build/mpi_matmul" ]; then
+  flags=""
+  if mpirun --version 2>&1 | grep -q "Open MPI"; then flags="--oversubscribe --allow-run-as-root"; fi
+  for n in 1 2; do
+    echo; echo "#### mpirun -np $n"
+    mpirun $flags -np "$n" "$build/mpi_matmul" "${REPS:-5}"
+  done
+else
+  echo "MPI not found: distributed benchmarks skipped"
+fi
