@@ -13,5 +13,6 @@
 #include <loom/plan.hpp>
 #include <loom/relational.hpp>
 #include <loom/stream.hpp>
+#include <loom/tra.hpp>
 
 #endif  // LOOM_LOOM_HPP
