@@ -14,6 +14,7 @@
 #include <loom/relational/relation.hpp>
 #include <loom/relational/rows.hpp>
 #include <loom/relational/table.hpp>
+#include <loom/relational/value_filter.hpp>
 
 namespace loom {
 /// Short name: `loom::rel::key_by`, `loom::rel::read_csv`, ...
