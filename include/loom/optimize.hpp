@@ -4,6 +4,7 @@
 #define LOOM_OPTIMIZE_HPP
 
 #include <loom/optimize/chain_bound_estimator.hpp>
+#include <loom/optimize/decompose.hpp>
 #include <loom/optimize/degree_constraint.hpp>
 #include <loom/optimize/estimate_map.hpp>
 #include <loom/optimize/gather_statistics.hpp>
