@@ -54,16 +54,16 @@ basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, For
                           std::to_string(level::static_extent));
     }
     for (std::size_t e = 0; e < nnz; ++e) coord[e] = crd[e][K];
-    parent_count = level::assemble(std::get<K>(levels),
-                                   level_build{Format::modes[K], extent, parent_count, parent, coord},
-                                   std::span<std::int64_t>(current));
+    const level_build in{Format::modes[K], extent, parent_count, parent, coord};
+    parent_count = level::assemble(std::get<K>(levels), in, std::span<std::int64_t>(current));
     std::swap(parent, current);
   };
   [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
     (build(std::integral_constant<std::size_t, Ks>{}), ...);
   }(std::make_index_sequence<N>{});
   bool identity = nnz == static_cast<std::size_t>(parent_count);
-  for (std::size_t e = 0; identity && e < nnz; ++e) identity = parent[e] == static_cast<std::int64_t>(e);
+  for (std::size_t e = 0; identity && e < nnz; ++e)
+    identity = parent[e] == static_cast<std::int64_t>(e);
   std::vector<T> values;
   if (identity) {
     values = std::move(vals);  // one position per entry, in entry order

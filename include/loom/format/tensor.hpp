@@ -177,8 +177,10 @@ class basic_tensor {
         if (!cur.ready()) continue;
       c[mode] = cur.index();
       const level_range r = cur.children();
-      if constexpr (K + 1 == order) f(static_cast<const coords_type&>(c), values_[static_cast<std::size_t>(r.begin)]);
-      else walk<K + 1>(r.begin, r.end, c, f);
+      if constexpr (K + 1 == order)
+        f(static_cast<const coords_type&>(c), values_[static_cast<std::size_t>(r.begin)]);
+      else
+        walk<K + 1>(r.begin, r.end, c, f);
     }
   }
 

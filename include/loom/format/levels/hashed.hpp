@@ -108,7 +108,8 @@ struct hashed_level {
     for (std::size_t p = 0; p < parents; ++p) {
       const auto base = static_cast<std::size_t>(st.slot_pos[p]);
       const auto mask = static_cast<std::uint64_t>(st.slot_pos[p + 1] - st.slot_pos[p]) - 1;
-      for (auto q = static_cast<std::int64_t>(st.pos[p]); q < static_cast<std::int64_t>(st.pos[p + 1]); ++q) {
+      const auto end = static_cast<std::int64_t>(st.pos[p + 1]);
+      for (auto q = static_cast<std::int64_t>(st.pos[p]); q < end; ++q) {
         std::uint64_t s = hashed_cursor<Pos, Crd, skip_policy::linear>::hash(st.crd[q]) & mask;
         while (st.table[base + s] != 0) s = (s + 1) & mask;
         st.table[base + s] = static_cast<Pos>(q + 1);
