@@ -173,3 +173,31 @@ TEST_CASE("a product that probes a locatable level stores no zeros in a sparse o
   CHECK(D.nnz() == 1);
   CHECK(D.at(0, 2) == 40);
 }
+
+TEST_CASE("zero-copy views over hashed and bitmap arrays") {
+  constexpr loom::index<"i"> i;
+  constexpr loom::index<"j"> j;
+  using H = format<dense, hashed>;
+  using B = format<dense, bitmap>;
+  auto A = from_coo<H>({3, 4}, {{0, 1}, {2, 3}, {2, 0}}, std::vector<double>{1, 2, 3});
+  auto M = from_coo<B>({3, 4}, {{0, 1}, {2, 3}}, std::vector<double>{4, 5});
+  typename view<double, H>::level_storages hl{};
+  std::get<0>(hl).extent = 3;
+  std::get<1>(hl).pos = A.level<1>().pos;
+  std::get<1>(hl).crd = A.level<1>().crd;
+  std::get<1>(hl).slot_pos = A.level<1>().slot_pos;
+  std::get<1>(hl).table = A.level<1>().table;
+  std::vector<double> hv(A.values().begin(), A.values().end());
+  view<double, H> V({3, 4}, hl, hv);
+  typename view<double, B>::level_storages bl{};
+  std::get<0>(bl).extent = 3;
+  std::get<1>(bl).extent = 4;
+  std::get<1>(bl).bits = M.level<1>().bits;
+  std::vector<double> bv(M.values().begin(), M.values().end());
+  view<double, B> W({3, 4}, bl, bv);
+  CHECK(V.at(2, 0) == 3);
+  CHECK(V.nnz() == 3);
+  CHECK(W.nnz() == 2);
+  CHECK(W.at(1, 1) == 0);
+  CHECK(loom::eval(loom::sum(i, j, W(i, j) * V(i, j))) == 4 * 1 + 5 * 2);
+}
