@@ -201,3 +201,20 @@ TEST_CASE("zero-copy views over hashed and bitmap arrays") {
   CHECK(W.at(1, 1) == 0);
   CHECK(loom::eval(loom::sum(i, j, W(i, j) * V(i, j))) == 4 * 1 + 5 * 2);
 }
+
+TEST_CASE("explain: a probed level is located, a lone one iterated") {
+  constexpr loom::index<"i"> i;
+  constexpr loom::index<"j"> j;
+  auto A = from_coo<csr>({3, 4}, {{0, 0}, {2, 3}}, std::vector<double>{1, 2});
+  auto x = from_coo<format<hashed>>({4}, {{3}}, std::vector<double>{5});
+  A.set_name("A");
+  x.set_name("x");
+  tensor<double, dense_vector> y({3});
+  const std::string probed = loom::explain(y(i), loom::sum(j, A(i, j) * x(j)));
+  CAPTURE(probed);
+  CHECK(probed.find("iterate A (compressed); locate x (hashed)") != std::string::npos);
+  tensor<double, dense_vector> z({4});
+  const std::string alone = loom::explain(z(j), x(j));
+  CAPTURE(alone);
+  CHECK(alone.find("iterate x (hashed)") != std::string::npos);
+}

@@ -104,6 +104,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     bool dense = false, transposed = false;
     std::vector<std::size_t> level_depth;   // depth iterated by each stored level
     std::vector<std::string> level_kind;
+    std::vector<char> level_probe;  // random access, not full (hashed, bitmap, banded, user)
     std::int64_t nnz = 0;
   };
   std::vector<operand_info> ops;
@@ -131,6 +132,8 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
             using L = typename decltype(l)::type;
             info.level_depth.push_back(depth_by_mode[modes[level]]);
             info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
+            info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
+                                       !L::properties.full);
             ++level;
           });
     }(static_cast<const A*>(nullptr));
@@ -153,13 +156,21 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   for (std::size_t d = 0; d < names.size(); ++d) {
     bool is_free = false;
     boost::mp11::mp_for_each<out_indices>([&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
-    std::vector<std::string> iterate, locate;
+    std::vector<std::string> iterate, locate, probe;
     for (const auto& o : ops)
       for (std::size_t l = 0; l < o.level_depth.size(); ++l) {
         if (o.level_depth[l] != d) continue;
         const bool random = o.level_kind[l].rfind("dense", 0) == 0;
-        (random ? locate : iterate).push_back(o.label + " (" + o.level_kind[l] + ")");
+        (random ? locate : o.level_probe[l] ? probe : iterate)
+            .push_back(o.label + " (" + o.level_kind[l] + ")");
       }
+    // a product probes a random-access level while another operand is iterated (make_mul);
+    // with nothing else to iterate, the first one is iterated
+    if (iterate.empty() && !probe.empty()) {
+      iterate.push_back(probe.front());
+      probe.erase(probe.begin());
+    }
+    locate.insert(locate.end(), probe.begin(), probe.end());
     s << "  loop " << names[d] << (is_free ? " [free]" : " [summed]") << ": ";
     if (iterate.empty() && locate.empty()) {
       s << "no operand uses it: dense counted loop over its extent";
