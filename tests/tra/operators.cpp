@@ -170,6 +170,15 @@ TEST_CASE("UT-12 continuity, full box and the dual REKEY") {
   CHECK(V.box_size() == 4);
 }
 
+// UT-13: einsum lowering, as types
+static_assert(std::is_same_v<einsum_plan_t<"ij,jk->ik">,
+                             ia::lagg<ia::dims<0, 2>, mat_add,
+                                      ia::ljoin<ia::dims<1>, ia::dims<0>, mat_mul, ia::leaf<0, 2>, ia::leaf<1, 2>>>>);
+static_assert(std::is_same_v<einsum_plan_t<"bij,bjk->bik">,
+                             ia::lagg<ia::dims<1, 0, 3>, mat_add,
+                                      ia::ljoin<ia::dims<0, 2>, ia::dims<0, 1>, mat_mul, ia::leaf<0, 3>, ia::leaf<1, 3>>>>);
+static_assert(!detail::einsum_spec<"ii,ij->j">::valid && !detail::einsum_spec<"ij,jk->iz">::valid);
+
 TEST_CASE("UT-13 einsum: a batched product bij,bjk->bik is a join on (b, j) keeping b") {
   relation<double, 3, 2> B({2, 2, 2}, {2, 2});  // two copies of A, key <b, i, j>
   for (std::int64_t b = 0; b < 2; ++b)
@@ -180,4 +189,10 @@ TEST_CASE("UT-13 einsum: a batched product bij,bjk->bik is a join on (b, j) keep
   const auto A2 = aggregate(join(r_a(), r_a(), pos<1>, pos<0>, mat_mul{}), pos<0, 2>, mat_add{});
   for (std::int64_t b = 0; b < 2; ++b)
     for (const auto& [k, t] : A2) CHECK(C.at({b, k[0], k[1]}) == t);
+  CHECK(einsum<"bij,bjk->bik">(B, B) == C);
+  CHECK(einsum<"ij,jk->ik">(r_a(), r_a()) == A2);
+  using placed = einsum_plan_t<"ij,jk->ik", ia::partitioned<ia::dims<0>>, ia::replicated>;
+  CHECK(ia::evaluate<placed>(ia::local_sites(3), r_a(), r_a()) == A2);
+  // ij,kj->ik would need B transposed inside the tiles: keys only here, so check the keys
+  CHECK(einsum<"ij,jk->ki">(r_a(), r_a()).at({1, 0}) == A2.at({0, 1}));
 }
