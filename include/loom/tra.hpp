@@ -8,6 +8,7 @@
 #include <loom/tra/convert.hpp>
 #include <loom/tra/cost.hpp>
 #include <loom/tra/counters.hpp>
+#include <loom/tra/einsum.hpp>
 #include <loom/tra/ia/execute.hpp>
 #include <loom/tra/ia/nodes.hpp>
 #include <loom/tra/ia/placement.hpp>
