@@ -127,6 +127,7 @@ class transport {
   }
   template <class Rel>
   Rel broadcast(const Rel& mine) const {
+    if (size_ == 1) return mine;  // one site: nothing to move
     std::vector<char> buf;
     for (const auto& [key, t] : mine) detail::append<Rel>(buf, key, t);
     moved_ += static_cast<double>(buf.size()) * static_cast<double>(size_ - 1);
@@ -142,6 +143,7 @@ class transport {
   /// SHUF(d); an empty d gathers everything on rank 0.
   template <class Rel>
   Rel shuffle(const Rel& mine, std::span<const std::size_t> d) const {
+    if (size_ == 1) return mine;
     std::vector<std::vector<char>> out_bufs(static_cast<std::size_t>(size_));
     for (const auto& [key, t] : mine) {
       const std::int64_t to = d.empty() ? 0 : ia::site_of(key, mine.bounds(), d, size_);
@@ -190,6 +192,7 @@ class transport {
   /// The logical result on every rank (all-gather; replicas collapse, conflicts throw).
   template <class Rel>
   Rel collect(const Rel& mine) const {
+    if (size_ == 1) return mine;
     std::vector<char> buf;
     for (const auto& [key, t] : mine) detail::append<Rel>(buf, key, t);
     std::vector<int> counts, displs;
