@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "Q5: keyed in %.1f ms, ran in %.2f ms\n", build, ms_since(t0));
       if (explain) {
         auto out = q.output();
-        std::cerr << loom::explain(out(tpch::idx::nm), q.expression());
+        const auto an = q.asia_nations();
+        std::cerr << loom::explain(out(tpch::idx::nm), q.expression(an));
       }
       std::cout << "# Q5\n";
       result.write_csv(std::cout);
@@ -97,7 +98,8 @@ int main(int argc, char** argv) {
       if (explain) {
         auto out = q.output();
         const auto green = q.green_parts();
-        std::cerr << loom::explain(out(tpch::idx::nm, tpch::idx::y), q.expression(green));
+        const auto sn = q.supplier_nation();
+        std::cerr << loom::explain(out(tpch::idx::nm, tpch::idx::y), q.expression(green, sn));
       }
       std::cout << "# Q9\n";
       result.write_csv(std::cout);

@@ -73,14 +73,16 @@ inline auto revenue_of(const rel::table& lineitem) {
 }
 
 /// Q5 (local supplier volume): revenue per nation of ASIA from orders of 1994 whose customer
-/// and supplier are in the same nation.
+/// and supplier are in the same nation. Two kernels: the nations of ASIA (25 rows), then
 ///
-///   revenue(nm) = Σ_{d,o,c,s,n,r,rn} [1994](d) · O(d,o,c) · L(o,s) · C(c,n) · S(s,n)
-///                                     · N(n,r,nm) · R(r,rn) · [ASIA](rn)
+///   asia_nations(n, nm) = Σ_{r,rn} N(n,r,nm) · R(r,rn) · [ASIA](rn)
+///   revenue(nm) = Σ_{d,o,c,n,s} [1994](d) · O(d,o,c) · C(c,n) · asia_nations(n,nm) · S(n,s) · L(o,s)
 ///
-/// Orders are keyed by date first, so the date range selects the orders of 1994 by seeking;
-/// tables keyed by a primary key get a dense first level (located in O(1), like Etch's
-/// `orderkey ↠ₐ`), so the loop nest touches only the lines of those orders.
+/// Attribute order d, o, c, n, nm, s: orders are keyed by date first, so the date range selects
+/// the orders of 1994 by seeking; the customer's nation is checked against ASIA before any line
+/// is read, so the other orders never touch lineitem; suppliers are keyed by nation, so the last
+/// level intersects an order's suppliers with those of the customer's nation. Tables keyed by a
+/// primary key get a dense first level (located in O(1), like Etch's `orderkey ↠ₐ`).
 struct q5 {
   using by_key2 = loom::tensor<double, loom::csr>;
   using by_key3 = loom::tensor<double, loom::format<loom::dense, loom::compressed, loom::compressed>>;
@@ -104,7 +106,7 @@ struct q5 {
     L = rel::key_by<loom::csr>(db.lineitem, {"l_orderkey", "l_suppkey"}, revenue_of(db.lineitem),
                                {no, ns});
     C = rel::key_by<loom::csr>(db.customer, {"c_custkey", "c_nationkey"}, one, {nc, nn});
-    S = rel::key_by<loom::csr>(db.supplier, {"s_suppkey", "s_nationkey"}, one, {ns, nn});
+    S = rel::key_by<loom::csr>(db.supplier, {"s_nationkey", "s_suppkey"}, one, {nn, ns});
     N = rel::key_by<by_key3::format_type>(db.nation, {"n_nationkey", "n_regionkey", "n_name"}, one,
                                           {nn, nr, rel::extent_of(db.nation["n_name"])});
     R = rel::key_by<loom::csr>(db.region, {"r_regionkey", "r_name"}, one,
@@ -113,12 +115,18 @@ struct q5 {
     asia = rel::string_equal<double>(db.region["r_name"], "ASIA");
   }
 
-  /// The expression, for `run` and for `loom::explain`.
-  auto expression() const {
+  /// The first kernel: nation key -> nation name, for the nations of ASIA.
+  by_key2 asia_nations() const {
     using namespace idx;
-    return loom::sum(d, o, c, s, n, r, rn,
-                     in_1994(d) * O(d, o, c) * L(o, s) * C(c, n) * S(s, n) * N(n, r, nm) *
-                         R(r, rn) * asia(rn));
+    by_key2 an({N.shape()[0], N.shape()[2]});
+    an(n, nm) = loom::sum(r, rn, N(n, r, nm) * R(r, rn) * asia(rn));
+    return an;
+  }
+  /// The main kernel, for `run` and for `loom::explain`.
+  auto expression(const by_key2& an) const {
+    using namespace idx;
+    return loom::sum(d, o, c, n, s,
+                     in_1994(d) * O(d, o, c) * C(c, n) * an(n, nm) * S(n, s) * L(o, s));
   }
   loom::tensor<double, loom::dense_vector> output() const {
     return loom::tensor<double, loom::dense_vector>({N.shape()[2]});
@@ -126,8 +134,9 @@ struct q5 {
 
   /// n_name, revenue; by revenue descending.
   rel::table run() const {
+    const by_key2 an = asia_nations();
     auto revenue = output();
-    revenue(idx::nm) = expression();
+    revenue(idx::nm) = expression(an);
     return rel::sort_rows(rel::to_table(revenue, {db.nation["n_name"]}, "revenue"), {"revenue"},
                           {true});
   }
@@ -135,13 +144,15 @@ struct q5 {
 
 /// Q9 (product type profit): profit per nation and year on parts whose name contains "green".
 ///
-///   green(p)      = Σ_pn P(p,pn) · [%green%](pn)
-///   profit(nm, y) = Σ_{p,s,o,n} green(p) · S(s,n) · N(n,nm) · O(o,y)
+///   green(p)          = Σ_pn P(p,pn) · [%green%](pn)
+///   supplier_nation(s, nm) = Σ_n S(s,n) · N(n,nm)
+///   profit(nm, y) = Σ_{p,s,o} green(p) · supplier_nation(s,nm) · O(o,y)
 ///                   · (Lrev(p,s,o) · PS1(p,s) − Lqty(p,s,o) · PScost(p,s))
 ///
-/// Two kernels: the green parts first (a sparse vector, about 5% of the parts), then lineitem
-/// keyed part → supplier → order, so the filter prunes whole subtries; the other tables are
-/// keyed by their primary key with a dense first level (located).
+/// Three kernels: the green parts (a sparse vector, about 5% of the parts) and each supplier's
+/// nation name (small), then the main one with lineitem keyed part → supplier → order, so the
+/// filter prunes whole subtries; the other tables are keyed by their primary key with a dense
+/// first level (located).
 struct q9 {
   using by_key2 = loom::tensor<double, loom::csr>;
   using trie3 = loom::tensor<double, loom::csf<3>>;
@@ -180,10 +191,15 @@ struct q9 {
     g(idx::p) = loom::sum(idx::pn, P(idx::p, idx::pn) * green_names(idx::pn));
     return g;
   }
-  auto expression(const vec& green) const {
+  by_key2 supplier_nation() const {
+    by_key2 sn({S.shape()[0], N.shape()[1]});
+    sn(idx::s, idx::nm) = loom::sum(idx::n, S(idx::s, idx::n) * N(idx::n, idx::nm));
+    return sn;
+  }
+  auto expression(const vec& green, const by_key2& sn) const {
     using namespace idx;
-    return loom::sum(p, s, o, n,
-                     green(p) * S(s, n) * N(n, nm) * O(o, y) *
+    return loom::sum(p, s, o,
+                     green(p) * sn(s, nm) * O(o, y) *
                          (Lrev(p, s, o) * PS1(p, s) - Lqty(p, s, o) * PScost(p, s)));
   }
   loom::tensor<double, loom::dense_matrix> output() const {
@@ -193,8 +209,9 @@ struct q9 {
   /// nation, o_year, sum_profit; by nation, then year descending.
   rel::table run() const {
     const vec green = green_parts();
+    const by_key2 sn = supplier_nation();
     auto profit = output();
-    profit(idx::nm, idx::y) = expression(green);
+    profit(idx::nm, idx::y) = expression(green, sn);
     return rel::sort_rows(
         rel::to_table(profit, {rel::key_column("nation", column_type::string, db.nation["n_name"].dict()),
                                "o_year"},
