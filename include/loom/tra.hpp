@@ -13,6 +13,7 @@
 #include <loom/tra/ia/nodes.hpp>
 #include <loom/tra/ia/placement.hpp>
 #include <loom/tra/ia/rewrite.hpp>
+#include <loom/tra/ia/to_string.hpp>
 #include <loom/tra/key_functions.hpp>
 #include <loom/tra/kernels.hpp>
 #include <loom/tra/operators.hpp>

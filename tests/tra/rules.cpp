@@ -143,6 +143,15 @@ TEST_CASE_TEMPLATE("UT-7 the four matmul plans equal the TRA result at s = 1, 2,
     }
 }
 
+TEST_CASE("IA plans print in the paper's notation") {
+  using cols = matmul_plans<arbitrary, partitioned<dims<1>>>;
+  CHECK(to_string<cols::broadcast_left>() == "Σᴸ<0,2>(add, ⋈ᴸ<1>,<0>(matmul, BCAST(R0), R1{1}))");
+  CHECK(to_string<matmul_plans<>::cross_product>() ==
+        "Σᴸ<0,2>(add, SHUF<0,2>(⋈ᴸ<1>,<0>(matmul, SHUF<1>(R0), SHUF<0>(R1))))");
+  CHECK(to_string<with_r17>() ==
+        "λᴸ(project, _, ⋈ᴸ<0,1>,<0,1>(add, λᴸ(_, diag, σᴸ(checkEq, R0{0,1})), λᴸ(_, diag, σᴸ(checkEq, R1{0,1}))))");
+}
+
 TEST_CASE("broadcast left drops the final shuffle when Y is column-partitioned (R2-4)") {
   using cols = matmul_plans<arbitrary, partitioned<dims<1>>>;
   using none = matmul_plans<arbitrary, arbitrary>;

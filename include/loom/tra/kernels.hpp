@@ -17,6 +17,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -182,6 +183,7 @@ tile<T, 1> add_diagonals(const tile<T, 2>& a, const tile<T, 2>& b) {
 
 /// Function objects for the kernels, with the traits the rewrite rules read (notes §8.2 item 7).
 struct mat_add {
+  static constexpr std::string_view name = "add";
   static constexpr bool associative = true, commutative = true;
   template <class T, std::size_t R>
   tile<T, R> operator()(const tile<T, R>& a, const tile<T, R>& b) const { return add(a, b); }
@@ -190,6 +192,7 @@ struct mat_add {
   void accumulate(tile<T, R>& a, const tile<T, R>& b) const { add_into(a, b); }
 };
 struct mat_mul {
+  static constexpr std::string_view name = "matmul";
   template <class T>
   tile<T, 2> operator()(const tile<T, 2>& a, const tile<T, 2>& b) const { return matmul(a, b); }
   /// out += a b: lets join_aggregate fuse Σ(mat_add) into the join (notes §8.2 item 16)
@@ -200,10 +203,12 @@ struct mat_mul {
   }
 };
 struct diag_extract {
+  static constexpr std::string_view name = "diag";
   template <class T>
   tile<T, 1> operator()(const tile<T, 2>& a) const { return diagonal(a); }
 };
 struct transpose_tile {
+  static constexpr std::string_view name = "transpose";
   template <class T>
   tile<T, 2> operator()(const tile<T, 2>& a) const { return transpose(a); }
 };

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace loom::tra {
 
@@ -18,6 +19,7 @@ namespace loom::tra {
 /// project<I...>: keeps positions I... in that order (a permutation when it names every position).
 template <std::size_t... I>
 struct project {
+  static constexpr std::string_view name = "project";
   static constexpr std::size_t out_arity = sizeof...(I);
   static constexpr std::array<std::size_t, out_arity> positions{I...};
   template <std::size_t K>
@@ -51,6 +53,7 @@ using permute = project<I...>;
 /// the output bound.
 template <std::int64_t... C>
 struct linearize {
+  static constexpr std::string_view name = "linearize";
   static constexpr std::size_t out_arity = 1;
   template <std::size_t K>
   static constexpr key_array<1> apply(const key_array<K>& k) {
@@ -92,6 +95,7 @@ struct insert_dim {
 /// Key positions I and J are equal (the paper's checkEq on two positions).
 template <std::size_t I, std::size_t J>
 struct eq {
+  static constexpr std::string_view name = "checkEq";
   static constexpr std::array<std::size_t, 2> reads{I, J};
   template <std::size_t K>
   bool operator()(const key_array<K>& k) const { return k[I] == k[J]; }
@@ -99,6 +103,7 @@ struct eq {
 /// key[I] <= key[J] (UT-12's upper triangle).
 template <std::size_t I, std::size_t J>
 struct lt_eq {
+  static constexpr std::string_view name = "lt_eq";
   static constexpr std::array<std::size_t, 2> reads{I, J};
   template <std::size_t K>
   bool operator()(const key_array<K>& k) const { return k[I] <= k[J]; }

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -61,8 +62,14 @@ struct compose<F, G> {
 
 /// A predicate over another key shape: P applied to `Adapt(key)` (R1-5, R1-6 push predicates
 /// through aggregation and join by rebuilding the key P expects).
+template <class F>
+constexpr std::string_view name_or_f() {
+  if constexpr (requires { F::name; }) return F::name;
+  else return "f";
+}
 template <class P, class Adapt>
 struct pred_on {
+  static constexpr std::string_view name = name_or_f<P>();
   template <class K>
   bool operator()(const K& k) const { return P{}(Adapt{}(k)); }
 };

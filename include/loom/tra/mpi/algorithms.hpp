@@ -12,6 +12,7 @@
 #  include <loom/stream.hpp>
 #  include <loom/tra/cost.hpp>
 #  include <loom/tra/ia/execute.hpp>
+#  include <loom/tra/ia/to_string.hpp>
 #  include <loom/tra/kernels.hpp>
 #  include <loom/tra/mpi/environment.hpp>
 #  include <loom/tra/mpi/transport.hpp>
@@ -63,13 +64,16 @@ relation<T, 2, 2> matmul(const transport& tr, const relation<T, 2, 2>& X, const 
                   X.tile_shape()[1], Y.tile_shape()[1], xp, yp};
   strategy_cost c = force ? estimate(cm, sh, *force) : choose(cm, sh);
   const double before = tr.moved();
+  std::string plan_text;
   auto result = detail::with_partition(xp, true, [&](auto px) {
     return detail::with_partition(yp, false, [&](auto py) {
-      return with_matmul_plan<decltype(px), decltype(py)>(
-          c.strategy, [&](auto plan) { return ia::evaluate<decltype(plan)>(tr, X, Y); });
+      return with_matmul_plan<decltype(px), decltype(py)>(c.strategy, [&](auto plan) {
+        plan_text = ia::to_string<decltype(plan)>();
+        return ia::evaluate<decltype(plan)>(tr, X, Y);
+      });
     });
   });
-  if (report) *report = {c, tr.moved() - before, explain(cm, sh)};
+  if (report) *report = {c, tr.moved() - before, explain(cm, sh) + "plan: " + plan_text + "\n"};
   return result;
 }
 
