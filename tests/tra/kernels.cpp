@@ -80,3 +80,31 @@ TEST_CASE("a tile's loom view shares its buffer") {
   CHECK(t(1, 2) == 1.0);
   CHECK(loom::eval(loom::sum(i, j, t.view()(i, j))) == 6.0);
 }
+
+template <class A, class B>
+concept multipliable = requires(const A& a, const B& b) { matmul(a, b); };
+
+TEST_CASE("static tiles: shapes in the type, loom's static extent checks on their views") {
+  static_tile<double, 2, 3> a;
+  static_tile<double, 3, 2> b;
+  for (std::int64_t r = 0; r < 2; ++r)
+    for (std::int64_t c = 0; c < 3; ++c) {
+      a(r, c) = static_cast<double>(r + c);
+      b(c, r) = static_cast<double>(r * c + 1);
+    }
+  const static_tile<double, 2, 2> c = matmul(a, b);
+  CHECK(c.dynamic() == matmul(a.dynamic(), b.dynamic()));
+  static_assert(multipliable<static_tile<double, 2, 3>, static_tile<double, 3, 2>>);
+  static_assert(!multipliable<static_tile<double, 2, 3>, static_tile<double, 2, 3>>);
+  constexpr loom::index<"i"> i;
+  constexpr loom::index<"j"> j;
+  constexpr loom::index<"k"> k;
+  static_tile<double, 2, 2> d;
+  auto D = d.view();
+  D(i, j) = loom::sum(k, a.view()(i, k) * b.view()(k, j));  // extents checked statically
+  CHECK(d == c);
+  auto wrong_shape = [] { return static_tile<double, 2, 2>(tile<double, 2>({2, 3})); };
+  CHECK_THROWS_AS(wrong_shape(), loom::shape_error);
+  auto wrong_view = [&] { return a.dynamic().static_view<3, 2>(); };
+  CHECK_THROWS_AS(wrong_view(), loom::shape_error);
+}

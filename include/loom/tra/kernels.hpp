@@ -116,6 +116,14 @@ tile<T, 2> matmul(const tile<T, 2>& a, const tile<T, 2>& b) {
   return c;
 }
 
+/// C = A B for tiles whose shapes are types: the inner extents must agree at compile time.
+template <class T, std::size_t M, std::size_t K, std::size_t N>
+static_tile<T, M, N> matmul(const static_tile<T, M, K>& a, const static_tile<T, K, N>& b) {
+  static_tile<T, M, N> c;
+  matmul_into(a.dynamic(), b.dynamic(), c.dynamic());
+  return c;
+}
+
 /// Element-wise a + b (tiles of equal shape), a loom loop over the flattened buffers.
 template <class T, std::size_t R>
 tile<T, R> add(const tile<T, R>& a, const tile<T, R>& b) {

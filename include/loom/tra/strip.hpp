@@ -28,7 +28,7 @@ struct strip {
 
   strip() = default;
   LOOM_FORCE_INLINE strip(T x) {  // NOLINT: implicit broadcast is the point
-    lane_type v;
+    lane_type v{};
     for (std::size_t l = 0; l < lanes; ++l) v[l] = x;
     for (std::size_t p = 0; p < parts; ++p) part[p] = v;
   }

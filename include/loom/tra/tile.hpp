@@ -7,6 +7,7 @@
 #include <loom/core/error.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/format/format.hpp>
+#include <loom/format/levels/dense.hpp>
 #include <loom/format/tensor.hpp>
 
 #include <array>
@@ -77,6 +78,18 @@ class tile {
   /// A loom view over this tile's buffer (format dense_n<R>, zero copies).
   auto view() { return make_view<T>(data_.data()); }
   auto view() const { return make_view<const T>(data_.data()); }
+  /// A view whose dense levels carry the static extents B... (checked against the shape here):
+  /// loom then rejects, at compile time, index notation whose extents disagree.
+  template <std::size_t... B>
+    requires(sizeof...(B) == R)
+  auto static_view() {
+    return make_static_view<T, B...>(data_.data());
+  }
+  template <std::size_t... B>
+    requires(sizeof...(B) == R)
+  auto static_view() const {
+    return make_static_view<const T, B...>(data_.data());
+  }
 
   friend bool operator==(const tile& a, const tile& b) {
     return a.shape_ == b.shape_ && a.data_ == b.data_;
@@ -105,8 +118,49 @@ class tile {
     return loom::view<U, fmt>(shape_, levels, std::span<U>(p, data_.size()));
   }
 
+  template <class U, std::size_t... B>
+  auto make_static_view(U* p) const {
+    using fmt = format<dense_level<B>...>;
+    if (shape_ != shape_type{static_cast<std::int64_t>(B)...})
+      throw shape_error("loom::tra::tile::static_view: the tile has shape " + to_string(shape_) +
+                        ", not " + to_string(shape_type{static_cast<std::int64_t>(B)...}));
+    typename loom::view<U, fmt>::level_storages levels{};
+    [&]<std::size_t... D>(std::index_sequence<D...>) {
+      ((std::get<D>(levels).extent = shape_[D]), ...);
+    }(std::make_index_sequence<R>{});
+    return loom::view<U, fmt>(shape_, levels, std::span<U>(p, data_.size()));
+  }
+
   shape_type shape_{};
   std::vector<T> data_{};
+};
+
+/// A tile whose shape is part of its type (B...): products and sums of mismatched shapes do not
+/// compile. Converts to and from `tile<T, R>` (the run-time shaped tile relations hold).
+template <class T, std::size_t... B>
+class static_tile {
+ public:
+  static constexpr std::size_t rank = sizeof...(B);
+  static constexpr shape_t<rank> shape{static_cast<std::int64_t>(B)...};
+  static_tile() : t_(shape) {}
+  /// From a run-time shaped tile of the same shape (throws shape_error otherwise).
+  explicit static_tile(tile<T, rank> t) : t_(std::move(t)) {
+    if (t_.shape() != shape)
+      throw shape_error("loom::tra::static_tile: a tile of shape " + to_string(t_.shape()) +
+                        " is not " + to_string(shape));
+  }
+  const tile<T, rank>& dynamic() const { return t_; }
+  tile<T, rank>& dynamic() { return t_; }
+  template <std::integral... Is>
+  T& operator()(Is... is) { return t_(is...); }
+  template <std::integral... Is>
+  const T& operator()(Is... is) const { return t_(is...); }
+  auto view() { return t_.template static_view<B...>(); }
+  auto view() const { return t_.template static_view<B...>(); }
+  friend bool operator==(const static_tile& a, const static_tile& b) { return a.t_ == b.t_; }
+
+ private:
+  tile<T, rank> t_;
 };
 
 }  // namespace loom::tra
