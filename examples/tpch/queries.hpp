@@ -91,9 +91,13 @@ struct q5 {
   loom::tensor<double, loom::csf<3>> O;
   by_key3 N;
   by_key2 L, C, S, R;
-  vec in_1994, asia;
+  loom::view<const double, loom::format<rel::interval_level>> in_1994;  // no storage, jumps
+  vec asia;
 
-  explicit q5(const database& data) : db(data) {
+  explicit q5(const database& data)
+      : db(data),
+        in_1994(rel::interval<double>(rel::date("1994-01-01"), rel::date("1995-01-01"),
+                                      rel::extent_of(data.orders["o_orderdate"]))) {
     const auto no = rel::extent_of(db.orders["o_orderkey"], db.lineitem["l_orderkey"]);
     const auto nd = rel::extent_of(db.orders["o_orderdate"]);
     const auto nc = rel::extent_of(db.orders["o_custkey"], db.customer["c_custkey"]);
@@ -111,7 +115,6 @@ struct q5 {
                                           {nn, nr, rel::extent_of(db.nation["n_name"])});
     R = rel::key_by<loom::csr>(db.region, {"r_regionkey", "r_name"}, one,
                                {nr, rel::extent_of(db.region["r_name"])});
-    in_1994 = rel::range<double>(rel::date("1994-01-01"), rel::date("1995-01-01"), nd);
     asia = rel::string_equal<double>(db.region["r_name"], "ASIA");
   }
 

@@ -10,6 +10,7 @@
 #include <loom/relational/date.hpp>
 #include <loom/relational/dictionary.hpp>
 #include <loom/relational/error.hpp>
+#include <loom/relational/interval.hpp>
 #include <loom/relational/predicates.hpp>
 #include <loom/relational/relation.hpp>
 #include <loom/relational/rows.hpp>
