@@ -99,6 +99,13 @@ void test_matmul(const lm::transport& tr) {
       }
   lm::matmul_report rep;
   const auto C = lm::matmul(tr, X, Y, cm, partitioning::none, partitioning::cols, std::nullopt, &rep);
+  // kept where computed: the shares are disjoint and their union is the product
+  const auto share = lm::matmul(tr, X, Y, cm, partitioning::none, partitioning::cols, std::nullopt,
+                                nullptr, lm::result_on::owner_rank);
+  std::int64_t tuples = share.size(), all = 0;
+  MPI_Allreduce(&tuples, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  TRA_MPI_CHECK(all == expect.size());
+  for (const auto& [key, t] : share) TRA_MPI_CHECK(expect.at(key) == t);
   TRA_MPI_CHECK(C == expect);
   TRA_MPI_CHECK(rep.explain.find("chosen: ") != std::string::npos);
   if (tr.sites() > 1) TRA_MPI_CHECK(rep.chosen.strategy == matmul_strategy::broadcast_left);

@@ -50,15 +50,21 @@ decltype(auto) with_partition(partitioning p, bool left, F&& f) {
 }
 }  // namespace detail
 
+/// Where a distributed result ends up.
+enum class result_on {
+  every_rank,  ///< all-gathered: the whole result on every rank
+  owner_rank   ///< each rank keeps the tuples it computed (the plan's output partition)
+};
+
 /// C = X Y over the ranks of the transport. X (key <i,k>) and Y (key <k,j>) are given whole on
-/// every rank and placed as `shape.x` / `shape.y` say; the strategy is the cost model's choice
-/// unless `force` names one. The result is gathered on every rank.
+/// every rank and placed as `xp` / `yp` say; the strategy is the cost model's choice unless
+/// `force` names one.
 template <class T>
 relation<T, 2, 2> matmul(const transport& tr, const relation<T, 2, 2>& X, const relation<T, 2, 2>& Y,
                          cost_model cm, partitioning xp = partitioning::none,
                          partitioning yp = partitioning::none,
                          std::optional<matmul_strategy> force = std::nullopt,
-                         matmul_report* report = nullptr) {
+                         matmul_report* report = nullptr, result_on where = result_on::every_rank) {
   cm.sites = tr.sites();
   matmul_shape sh{X.bounds()[0], X.bounds()[1], Y.bounds()[1], X.tile_shape()[0],
                   X.tile_shape()[1], Y.tile_shape()[1], xp, yp};
@@ -69,7 +75,8 @@ relation<T, 2, 2> matmul(const transport& tr, const relation<T, 2, 2>& X, const 
     return detail::with_partition(yp, false, [&](auto py) {
       return with_matmul_plan<decltype(px), decltype(py)>(c.strategy, [&](auto plan) {
         plan_text = ia::to_string<decltype(plan)>();
-        return ia::evaluate<decltype(plan)>(tr, X, Y);
+        auto mine = ia::execute<decltype(plan)>(tr, X, Y);
+        return where == result_on::every_rank ? tr.collect(mine) : mine;
       });
     });
   });
