@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tpch {
@@ -25,10 +26,21 @@ inline std::string sqlite_answer(const std::filesystem::path& sql_dir,
   const auto script = data / ("run_" + query + ".sqlite"), out = data / (query + ".sqlite.csv");
   {
     std::ofstream s(script);
+    // Each file goes into a staging table named by its header, then its columns of
+    // schema.sql are copied by name into the typed table (the files may hold more columns).
     s << ".read '" << (sql_dir / "schema.sql").string() << "'\n.mode csv\n";
-    for (const char* t : {"region", "nation", "supplier", "customer", "orders", "lineitem", "part",
-                          "partsupp"})
-      s << ".import --skip 1 '" << (data / (std::string(t) + ".csv")).string() << "' " << t << "\n";
+    const std::pair<const char*, const char*> tables[] = {
+        {"region", "r_regionkey, r_name"},
+        {"nation", "n_nationkey, n_name, n_regionkey"},
+        {"supplier", "s_suppkey, s_nationkey"},
+        {"customer", "c_custkey, c_nationkey"},
+        {"orders", "o_orderkey, o_custkey, o_orderdate"},
+        {"lineitem", "l_orderkey, l_partkey, l_suppkey, l_quantity, l_extendedprice, l_discount"},
+        {"part", "p_partkey, p_name"},
+        {"partsupp", "ps_partkey, ps_suppkey, ps_supplycost"}};
+    for (const auto& [t, cols] : tables)
+      s << ".import '" << (data / (std::string(t) + ".csv")).string() << "' " << t << "_csv\n"
+        << "insert into " << t << " select " << cols << " from " << t << "_csv;\n";
     s << ".headers on\n.once '" << out.string() << "'\n.read '"
       << (sql_dir / (query + ".sql")).string() << "'\n";
   }
