@@ -160,3 +160,29 @@ TEST_CASE("results back to rows: to_table decodes strings and dates, write_csv p
   for (std::size_t r = 1; r < out.rows(); ++r) CHECK(out.ints("twice")[r - 1] >= out.ints("twice")[r]);
   CHECK(csv.str().rfind("item,day,twice\n", 0) == 0);
 }
+
+TEST_CASE("a join on string keys through a shared dictionary") {
+  rel::table people = rel::read_csv_text("id,city\n1,Oslo\n2,Bergen\n3,Oslo\n4,Tromso\n",
+                                         "people.csv", {{"id", column_type::int64},
+                                                        {"city", column_type::string}});
+  rel::table stores = rel::read_csv_text("store,city\n10,Bergen\n11,Oslo\n12,Oslo\n13,Alta\n",
+                                         "stores.csv", {{"store", column_type::int64},
+                                                        {"city", column_type::string}});
+  // before: each table has its own codes (Oslo is 1 in people and 2 in stores)
+  CHECK(people["city"].ints()[0] != stores["city"].ints()[1]);
+  rel::share_dictionary(people, "city", stores, "city");
+  CHECK(people["city"].dict() == stores["city"].dict());
+  CHECK(people["city"].text(3) == "Tromso");
+  CHECK(stores["city"].text(3) == "Alta");
+  const auto P = rel::key_by<2>(people, {"city", "id"}, rel::count());
+  const auto S = rel::key_by<2>(stores, {"city", "store"}, rel::count());
+  // pairs (person, store) in the same city
+  const std::int64_t pairs = loom::eval(loom::sum(a, b, c, P(a, b) * S(a, c)));
+  std::int64_t ref = 0;
+  for (std::size_t x = 0; x < people.rows(); ++x)
+    for (std::size_t y = 0; y < stores.rows(); ++y)
+      ref += people["city"].text(x) == stores["city"].text(y);
+  CHECK(pairs == ref);
+  CHECK(ref == 5);  // Oslo 2 x 2, Bergen 1 x 1
+  CHECK_THROWS_AS(rel::share_dictionary(people, "id", stores, "city"), rel::column_error);
+}

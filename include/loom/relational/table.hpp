@@ -59,6 +59,20 @@ class table {
     return *this;
   }
 
+  /// Replaces the column of the same name (same length).
+  table& replace(column c) {
+    for (column& old : columns_)
+      if (old.name() == c.name()) {
+        if (c.size() != old.size())
+          throw column_error("loom::relational: column " + c.name() + " has " +
+                             std::to_string(c.size()) + " rows, not " + std::to_string(old.size()));
+        old = std::move(c);
+        return *this;
+      }
+    (void)(*this)[c.name()];  // throws, listing the columns
+    return *this;
+  }
+
   /// A derived attribute: `t.derive("o_year", "o_orderdate", year_of)` adds the integer column
   /// `f(source[row])` for every row (f maps an integer value: a key, a day, a code).
   template <class F>
@@ -93,6 +107,31 @@ class table {
   std::string name_;
   std::vector<column> columns_;
 };
+
+/// Re-encodes two string columns (of one or two tables) through one merged dictionary, so that
+/// equal strings get equal codes and the columns can be joined as keys.
+/// **Example**: `share_dictionary(customer, "c_city", supplier, "s_city");`
+inline void share_dictionary(table& a, std::string_view col_a, table& b, std::string_view col_b) {
+  const column& ca = a[col_a];
+  const column& cb = b[col_b];
+  if (ca.type() != column_type::string || cb.type() != column_type::string)
+    throw column_error("loom::relational::share_dictionary: " + std::string(col_a) + " and " +
+                       std::string(col_b) + " must both be string columns");
+  std::vector<std::string> words = ca.dict()->words();
+  words.insert(words.end(), cb.dict()->words().begin(), cb.dict()->words().end());
+  const auto merged = std::make_shared<const dictionary>(std::move(words));
+  auto recode = [&](const column& c) {
+    std::vector<std::int64_t> remap(static_cast<std::size_t>(c.dict()->size()));
+    for (std::int64_t k = 0; k < c.dict()->size(); ++k)
+      remap[static_cast<std::size_t>(k)] = *merged->code(c.dict()->word(k));
+    std::vector<std::int64_t> codes(c.size());
+    for (std::size_t r = 0; r < c.size(); ++r) codes[r] = remap[static_cast<std::size_t>(c.ints()[r])];
+    return column(c.name(), std::move(codes), column_type::string, merged);
+  };
+  column na = recode(ca), nb = recode(cb);
+  a.replace(std::move(na));
+  b.replace(std::move(nb));
+}
 
 }  // namespace loom::relational
 
