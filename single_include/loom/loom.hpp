@@ -1621,7 +1621,8 @@ struct hashed_level {
     for (std::size_t p = 0; p < parents; ++p) {
       const auto base = static_cast<std::size_t>(st.slot_pos[p]);
       const auto mask = static_cast<std::uint64_t>(st.slot_pos[p + 1] - st.slot_pos[p]) - 1;
-      for (auto q = static_cast<std::int64_t>(st.pos[p]); q < static_cast<std::int64_t>(st.pos[p + 1]); ++q) {
+      const auto end = static_cast<std::int64_t>(st.pos[p + 1]);
+      for (auto q = static_cast<std::int64_t>(st.pos[p]); q < end; ++q) {
         std::uint64_t s = hashed_cursor<Pos, Crd, skip_policy::linear>::hash(st.crd[q]) & mask;
         while (st.table[base + s] != 0) s = (s + 1) & mask;
         st.table[base + s] = static_cast<Pos>(q + 1);
@@ -2070,8 +2071,10 @@ class basic_tensor {
         if (!cur.ready()) continue;
       c[mode] = cur.index();
       const level_range r = cur.children();
-      if constexpr (K + 1 == order) f(static_cast<const coords_type&>(c), values_[static_cast<std::size_t>(r.begin)]);
-      else walk<K + 1>(r.begin, r.end, c, f);
+      if constexpr (K + 1 == order)
+        f(static_cast<const coords_type&>(c), values_[static_cast<std::size_t>(r.begin)]);
+      else
+        walk<K + 1>(r.begin, r.end, c, f);
     }
   }
 
@@ -2204,16 +2207,16 @@ basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, For
                           std::to_string(level::static_extent));
     }
     for (std::size_t e = 0; e < nnz; ++e) coord[e] = crd[e][K];
-    parent_count = level::assemble(std::get<K>(levels),
-                                   level_build{Format::modes[K], extent, parent_count, parent, coord},
-                                   std::span<std::int64_t>(current));
+    const level_build in{Format::modes[K], extent, parent_count, parent, coord};
+    parent_count = level::assemble(std::get<K>(levels), in, std::span<std::int64_t>(current));
     std::swap(parent, current);
   };
   [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
     (build(std::integral_constant<std::size_t, Ks>{}), ...);
   }(std::make_index_sequence<N>{});
   bool identity = nnz == static_cast<std::size_t>(parent_count);
-  for (std::size_t e = 0; identity && e < nnz; ++e) identity = parent[e] == static_cast<std::int64_t>(e);
+  for (std::size_t e = 0; identity && e < nnz; ++e)
+    identity = parent[e] == static_cast<std::int64_t>(e);
   std::vector<T> values;
   if (identity) {
     values = std::move(vals);  // one position per entry, in entry order
@@ -4282,96 +4285,81 @@ class chain_bound_estimator {
 
 #endif  // LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
 // ---- end <loom/optimize/chain_bound_estimator.hpp>
-// ---- begin <loom/optimize/estimate_map.hpp>
-// Defines loom::estimate_map: the join/union/mixed dispatch for a pointwise op (optimize/).
+// ---- begin <loom/optimize/decompose.hpp>
+// Defines loom::decompose(lhs, rhs): a sum-product program split by a variable-elimination order
+// into kernels with materialised intermediates (Galley's logical optimizer, notes 001 §3.3-3.7).
+// The candidate orders and their kernels are instantiated at compile time (bounded by
+// LOOM_MAX_ELIMINATION_ORDERS); the cheapest under the logical cost is chosen at run time from
+// statistics and cached by a coarse signature (optimize/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
-#define LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
+#ifndef LOOM_OPTIMIZE_DECOMPOSE_HPP
+#define LOOM_OPTIMIZE_DECOMPOSE_HPP
 
-// ---- begin <loom/optimize/sparsity_estimator.hpp>
-// Defines the loom::sparsity_estimator concept, the five-operation estimator interface (optimize/).
+// ---- begin <loom/optimize/plan_choice.hpp>
+// Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
+// cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
+// LOOM_DEBUG_PLAN log (optimize/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_SPARSITY_ESTIMATOR_HPP
-#define LOOM_OPTIMIZE_SPARSITY_ESTIMATOR_HPP
+#ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+#define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+
+// ---- begin <loom/expr/visit.hpp>
+// Defines loom::expr::for_each_access and for_each_node: runtime walks over an expression (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_VISIT_HPP
+#define LOOM_EXPR_VISIT_HPP
 
 
-#include <concepts>
-#include <span>
-#include <string>
-#include <vector>
-
-namespace loom {
-
-/// A sparsity estimator (Galley's statistics interface, notes 001 §5.2), all at run time:
-/// - construct from a tensor's `statistics` and one index name per mode (`E(s, {"i", "j"})`),
-///   or `E::full(indices)` for a tensor without fill entries;
-/// - `E::conjunction(args)`: pointwise op whose operands' fills annihilate it (product,
-///   intersection); the result ranges over the union of the operands' indices;
-/// - `E::disjunction(args)`: pointwise op whose fills do not annihilate it (sum, union);
-/// - `e.aggregate(names)`: reduction over the named indices;
-/// - `e.estimate()`: the estimated number of non-fill entries; `e.indices()` the index set.
-/// Models: `loom::uniform_estimator`, `loom::chain_bound_estimator`.
-template <class E>
-concept sparsity_estimator = std::copy_constructible<E> &&
-    requires(const E& e, std::span<const E> args, const std::vector<std::string>& names,
-             const statistics& s, const index_set& indices) {
-  E(s, names);
-  { E::full(indices) } -> std::same_as<E>;
-  { E::conjunction(args) } -> std::same_as<E>;
-  { E::disjunction(args) } -> std::same_as<E>;
-  { e.aggregate(names) } -> std::same_as<E>;
-  { e.estimate() } -> std::convertible_to<double>;
-  { e.indices() } -> std::convertible_to<const index_set&>;
-};
-
-}  // namespace loom
-
-#endif  // LOOM_OPTIMIZE_SPARSITY_ESTIMATOR_HPP
-// ---- end <loom/optimize/sparsity_estimator.hpp>
+#include <boost/mp11/algorithm.hpp>
 
 #include <cstddef>
-#include <span>
-#include <string>
-#include <vector>
+#include <tuple>
+#include <utility>
 
-namespace loom {
+namespace loom::expr {
 
-/// The estimate of a pointwise op `op(args...)`, where `fill_annihilates[k]` says whether
-/// operand k's fill value annihilates `op` (for `*` with fill 0: true; for `+`: false).
-/// Galley's dispatch (notes 001 §5.2): operands without indices (scalars) are skipped; all
-/// join-like -> conjunction; all union-like -> disjunction; mixed -> conjunction of the join-like
-/// operands only (the others can add non-fills only where a join-like one is non-fill),
-/// broadcast over the indices that only the union-like operands have.
-template <sparsity_estimator E>
-E estimate_map(std::span<const E> args, std::span<const bool> fill_annihilates) {
-  if (args.size() != fill_annihilates.size())
-    throw error("loom::estimate_map: " + std::to_string(args.size()) + " operands but " +
-                std::to_string(fill_annihilates.size()) +
-                " annihilation flags; give one per operand");
-  std::vector<E> join, all;
-  index_set every;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    if (args[k].indices().empty()) continue;
-    all.push_back(args[k]);
-    every = detail::index_union(every, args[k].indices(), "loom::estimate_map");
-    if (fill_annihilates[k]) join.push_back(args[k]);
+/// Calls `f(node)` for every node of `e`, parents before children, left to right.
+template <class E, class F>
+constexpr void for_each_node(const E& e, F&& f) {
+  f(e);
+  if constexpr (requires { e.lhs; e.rhs; }) {
+    for_each_node(e.lhs, f);
+    for_each_node(e.rhs, f);
+  } else if constexpr (requires { e.pred; e.body; }) {
+    for_each_node(e.pred, f);
+    for_each_node(e.body, f);
+  } else if constexpr (requires { e.body; }) {
+    for_each_node(e.body, f);
+  } else if constexpr (requires { e.args; }) {
+    std::apply([&](const auto&... a) { (for_each_node(a, f), ...); }, e.args);
   }
-  if (all.empty()) return E::conjunction(args);
-  if (join.empty()) return E::disjunction(std::span<const E>(all));
-  if (join.size() == all.size()) return E::conjunction(std::span<const E>(all));
-  index_set covered;
-  for (const E& j : join) covered = detail::index_union(covered, j.indices(), "loom::estimate_map");
-  std::vector<std::string> names;
-  for (const index_extent& x : covered) names.push_back(x.name);
-  const index_set extra = detail::index_filter(every, names, false);
-  if (!extra.empty()) join.push_back(E::full(extra));
-  return E::conjunction(std::span<const E>(join));
 }
 
-}  // namespace loom
+template <class X>
+struct is_access : std::false_type {};
+template <class T, class... Is>
+struct is_access<access<T, Is...>> : std::true_type {};
 
-#endif  // LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
-// ---- end <loom/optimize/estimate_map.hpp>
+/// Calls `f(access, std::integral_constant<size_t, ordinal>)` for every access of `e`, in
+/// `accesses_t<E>` order.
+template <class E, class F>
+constexpr void for_each_access(const E& e, F&& f) {
+  std::size_t ordinal = 0;
+  for_each_node(e, [&](const auto& node) {
+    if constexpr (is_access<std::remove_cvref_t<decltype(node)>>::value) f(node, ordinal++);
+  });
+}
+
+}  // namespace loom::expr
+
+#endif  // LOOM_EXPR_VISIT_HPP
+// ---- end <loom/expr/visit.hpp>
+// ---- begin <loom/optimize/statistics_cache.hpp>
+// Defines loom::statistics_cache: statistics per tensor, redone when storage changes (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
+#define LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
+
 // ---- begin <loom/optimize/gather_statistics.hpp>
 // Defines loom::gather_statistics: one pass over a tensor into loom::statistics (optimize/).
 // SPDX-License-Identifier: BSL-1.0
@@ -4433,12 +4421,6 @@ statistics gather_statistics(const basic_tensor<T, Format, Owning>& t) {
 
 #endif  // LOOM_OPTIMIZE_GATHER_STATISTICS_HPP
 // ---- end <loom/optimize/gather_statistics.hpp>
-// ---- begin <loom/optimize/statistics_cache.hpp>
-// Defines loom::statistics_cache: statistics per tensor, redone when storage changes (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
-#define LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
-
 
 #include <cstddef>
 #include <cstdint>
@@ -4532,468 +4514,6 @@ class statistics_cache {
 
 #endif  // LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
 // ---- end <loom/optimize/statistics_cache.hpp>
-// ---- begin <loom/optimize/uniform_estimator.hpp>
-// Defines loom::uniform_estimator, the System-R density estimate (optimize/, notes 001 §5.3).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
-#define LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
-
-
-#include <cmath>
-#include <span>
-#include <string>
-#include <utility>
-#include <vector>
-
-namespace loom {
-
-/// Sparsity as a density: a tensor over index set I with n non-fills has density p = n / |I|,
-/// non-fills are assumed independent and uniform (Galley's "naive" statistics; notes 001 §5.3):
-/// - conjunction (product, intersection): nnz = |I_out| * prod_k p_k;
-/// - disjunction (sum, union):            nnz = |I_out| * (1 - prod_k (1 - p_k));
-/// - aggregate over I_a:                  nnz = |I \ I_a| * (1 - (1 - p)^{|I_a|}),
-///   with |I_a| the product of the aggregated extents.
-/// Densities multiply directly; products of (1 - p) are taken in log space (log1p/expm1), as
-/// Galley.jl does, so huge index spaces and tiny densities do not round to 0 or 1.
-class uniform_estimator {
- public:
-  /// An estimate of `nnz` non-fills over `indices`.
-  uniform_estimator(index_set indices, double nnz) : indices_(std::move(indices)), nnz_(nnz) {
-    detail::check_index_set(indices_, "loom::uniform_estimator");
-    if (nnz_ < 0 || nnz_ > detail::dense_size(indices_))
-      throw shape_error("loom::uniform_estimator: nnz " + std::to_string(nnz_) +
-                        " is outside [0, product of extents]");
-  }
-  /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
-  uniform_estimator(const statistics& s, const std::vector<std::string>& names)
-      : uniform_estimator(named(s, names), static_cast<double>(s.nnz)) {}
-
-  /// A tensor with no fill entry over `indices` (used to broadcast).
-  static uniform_estimator full(index_set indices) {
-    const double n = detail::dense_size(indices);
-    return uniform_estimator(std::move(indices), n);
-  }
-
-  /// Pointwise op whose fill annihilates it (`A * B`): the non-fills of the output are the
-  /// intersection of the operands' (broadcast over the union of their indices).
-  static uniform_estimator conjunction(std::span<const uniform_estimator> args) {
-    index_set out;
-    double p = 1;
-    for (const uniform_estimator& a : args) {
-      out = detail::index_union(out, a.indices_, "loom::uniform_estimator::conjunction");
-      p *= a.density();
-    }
-    const double size = detail::dense_size(out);
-    const double n = clamp(size * p, size);
-    return uniform_estimator(std::move(out), n);
-  }
-  /// Pointwise op whose fill does not annihilate it (`A + B`): the union of the non-fills.
-  static uniform_estimator disjunction(std::span<const uniform_estimator> args) {
-    index_set out;
-    double log_q = 0;  // log of P(fill in every operand)
-    for (const uniform_estimator& a : args) {
-      out = detail::index_union(out, a.indices_, "loom::uniform_estimator::disjunction");
-      log_q += std::log1p(-a.density());
-    }
-    const double size = detail::dense_size(out);
-    const double n = clamp(size * -std::expm1(log_q), size);
-    return uniform_estimator(std::move(out), n);
-  }
-  /// Aggregate (sum, max, ...) over the named indices; names not in the index set are ignored.
-  uniform_estimator aggregate(const std::vector<std::string>& names) const {
-    index_set kept = detail::index_filter(indices_, names, false);
-    const double reduced = detail::dense_size(detail::index_filter(indices_, names, true));
-    const double p = density();
-    const double size = detail::dense_size(kept);
-    const double n = clamp(size * -std::expm1(reduced * std::log1p(-p)), size);
-    return uniform_estimator(std::move(kept), n);
-  }
-
-  /// Estimated number of non-fill entries.
-  double estimate() const { return nnz_; }
-  /// Expected number of non-fills per fixed value of the `given` indices (`nnz / |given|`).
-  double estimate_given(const std::vector<std::string>& given) const {
-    const double g = detail::dense_size(detail::index_filter(indices_, given, true));
-    return g > 0 ? nnz_ / g : 0.0;
-  }
-  /// `estimate() / product of extents` (0 over an empty index space).
-  double density() const {
-    const double s = detail::dense_size(indices_);
-    return s > 0 ? nnz_ / s : 0.0;
-  }
-  const index_set& indices() const { return indices_; }
-
- private:
-  static index_set named(const statistics& s, const std::vector<std::string>& names) {
-    if (names.size() != s.shape.size())
-      throw shape_error("loom::uniform_estimator: " + std::to_string(names.size()) +
-                        " index names for a tensor of order " + std::to_string(s.shape.size()));
-    index_set out;
-    for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
-    return out;
-  }
-  static double clamp(double n, double hi) {
-    if (!(n > 0)) return 0;  // also maps NaN to 0
-    return n > hi ? hi : n;
-  }
-
-  index_set indices_;
-  double nnz_ = 0;
-};
-
-}  // namespace loom
-
-#endif  // LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
-// ---- end <loom/optimize/uniform_estimator.hpp>
-
-#endif  // LOOM_OPTIMIZE_HPP
-// ---- end <loom/optimize.hpp>
-// ---- begin <loom/plan.hpp>
-// Umbrella header of plan/: loop order, transposition, compile-time checks, explain().
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PLAN_HPP
-#define LOOM_PLAN_HPP
-
-// ---- begin <loom/plan/checks.hpp>
-// Defines the compile-time checks of an assignment `lhs = rhs`; each failing check names the
-// index variable involved (plan/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PLAN_CHECKS_HPP
-#define LOOM_PLAN_CHECKS_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-#include <cstddef>
-#include <utility>
-#include <boost/mp11/bind.hpp>
-#include <boost/mp11/set.hpp>
-
-namespace loom::diag {
-/// An index name as a character pack, so that both GCC and Clang print it readably
-/// (`name<'j'>`) inside the diagnostics below.
-template <char... Cs>
-struct name {};
-namespace detail {
-template <class I, class Seq>
-struct name_of_impl;
-template <class I, std::size_t... Ks>
-struct name_of_impl<I, std::index_sequence<Ks...>> {
-  using type = name<I::name[Ks]...>;
-};
-}  // namespace detail
-template <class I>
-using name_of = typename detail::name_of_impl<I, std::make_index_sequence<I::name.size()>>::type;
-
-// Undefined templates named as sentences: instantiating one prints the offending index
-// (STYLE H13). Do not define them.
-template <class Index>
-struct output_index_not_bound_by_any_input;
-template <class Index>
-struct product_of_sums_over_the_same_index_cannot_be_lifted;
-template <class Index>
-struct index_is_free_on_the_right_but_not_on_the_left_sum_over_it;
-template <class Index>
-struct output_index_repeated;
-template <class Index>
-struct index_repeated_within_one_access;
-template <class Index>
-struct index_both_summed_and_free_in_one_scope;
-template <class Index>
-struct index_summed_twice;
-template <class Index, class ExtentA, class ExtentB>
-struct index_used_with_two_different_static_extents;
-}  // namespace loom::diag
-
-namespace loom::plan {
-
-using boost::mp11::mp_list;
-
-namespace detail {
-template <class L, class R>
-using intersect = boost::mp11::mp_copy_if_q<L, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, R>>;
-
-// first index bound in one operand of a node and free in the other, or void
-template <class E>
-struct scope_clash {
-  using type = mp_list<>;
-};
-template <class L, class R>
-struct pair_clash {
-  using here = boost::mp11::mp_append<
-      intersect<boost::mp11::mp_unique<expr::summed_indices_t<L>>, expr::free_indices_t<R>>,
-      intersect<expr::free_indices_t<L>, boost::mp11::mp_unique<expr::summed_indices_t<R>>>>;
-  using type = boost::mp11::mp_append<here, typename scope_clash<L>::type,
-                                      typename scope_clash<R>::type>;
-};
-template <class L, class R>
-struct scope_clash<expr::add<L, R>> : pair_clash<L, R> {};
-template <class L, class R>
-struct scope_clash<expr::mul<L, R>> : pair_clash<L, R> {};
-template <class L, class R>
-struct scope_clash<expr::where<L, R>> : pair_clash<L, R> {};
-template <class F, class A, class B>
-struct scope_clash<expr::map<F, A, B>> : pair_clash<A, B> {};
-template <class F, class A>
-struct scope_clash<expr::map<F, A>> : scope_clash<A> {};
-template <class I, class E>
-struct scope_clash<expr::sum<I, E>> : scope_clash<E> {};
-template <class I, class E>
-struct scope_clash<expr::expand<I, E>> : scope_clash<E> {};
-
-template <class E>
-struct double_sum {
-  using type = mp_list<>;
-};
-template <class L, class R>
-struct double_sum<expr::add<L, R>> {
-  using type = boost::mp11::mp_append<typename double_sum<L>::type, typename double_sum<R>::type>;
-};
-template <class L, class R>
-struct double_sum<expr::mul<L, R>> : double_sum<expr::add<L, R>> {};
-template <class L, class R>
-struct double_sum<expr::where<L, R>> : double_sum<expr::add<L, R>> {};
-template <class F, class... Es>
-struct double_sum<expr::map<F, Es...>> {
-  using type = boost::mp11::mp_append<mp_list<>, typename double_sum<Es>::type...>;
-};
-template <class I, class E>
-struct double_sum<expr::sum<I, E>> {
-  using here = std::conditional_t<boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value,
-                                  mp_list<I>, mp_list<>>;
-  using type = boost::mp11::mp_append<here, typename double_sum<E>::type>;
-};
-template <class I, class E>
-struct double_sum<expr::expand<I, E>> : double_sum<E> {};
-
-template <class A>
-struct repeated_in_access {
-  using type = mp_list<>;
-};
-template <class T, class... Is>
-struct repeated_in_access<expr::access<T, Is...>> {
-  using all = mp_list<Is...>;
-  template <class I>
-  using repeated = boost::mp11::mp_bool<(boost::mp11::mp_count<all, I>::value > 1)>;
-  using type = boost::mp11::mp_copy_if<all, repeated>;
-};
-template <class List>
-struct repeated_in_list;
-template <class... As>
-struct repeated_in_list<mp_list<As...>> {
-  using type = boost::mp11::mp_append<mp_list<>, typename repeated_in_access<As>::type...>;
-};
-
-// static extents that disagree: mp_list<I, N1, N2> or empty
-template <class Pairs>
-struct extent_clash {
-  template <class P, class Q>
-  using clash = boost::mp11::mp_bool<std::is_same_v<boost::mp11::mp_first<P>, boost::mp11::mp_first<Q>> &&
-                                     !std::is_same_v<boost::mp11::mp_second<P>, boost::mp11::mp_second<Q>>>;
-  template <class P>
-  using clashes_with_any = boost::mp11::mp_any_of_q<Pairs, boost::mp11::mp_bind_front<clash, P>>;
-  using bad = boost::mp11::mp_copy_if<Pairs, clashes_with_any>;
-};
-
-template <class List, class Default = void>
-using first_or = boost::mp11::mp_eval_if<boost::mp11::mp_empty<List>, Default, boost::mp11::mp_front, List>;
-}  // namespace detail
-
-/// The facts behind every check of `lhs = rhs` (no diagnostics here).
-template <class Lhs, class Rhs>
-struct assignment_facts {
-  using out = expr::free_indices_t<Lhs>;
-  using out_all = typename detail::repeated_in_access<Lhs>::type;
-  using rhs_free = expr::free_indices_t<Rhs>;
-  using unbound = boost::mp11::mp_remove_if_q<out, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, rhs_free>>;
-  using unsummed = boost::mp11::mp_remove_if_q<rhs_free, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, out>>;
-  using clash = typename detail::scope_clash<Rhs>::type;
-  using twice = typename detail::double_sum<Rhs>::type;
-  using repeated = typename detail::repeated_in_list<expr::accesses_t<Rhs>>::type;
-  using extents = boost::mp11::mp_append<expr::static_extents_t<Rhs>, expr::static_extents_t<Lhs>>;
-  using extent_bad = typename detail::extent_clash<extents>::bad;
-
-  static constexpr bool output_indices_are_distinct = boost::mp11::mp_empty<out_all>::value;
-  static constexpr bool every_output_index_is_bound = boost::mp11::mp_empty<unbound>::value;
-  static constexpr bool every_free_index_is_an_output = boost::mp11::mp_empty<unsummed>::value;
-  static constexpr bool no_repeated_access_index = boost::mp11::mp_empty<repeated>::value;
-  static constexpr bool scopes_are_clean = boost::mp11::mp_empty<clash>::value;
-  static constexpr bool no_index_summed_twice = boost::mp11::mp_empty<twice>::value;
-  static constexpr bool static_extents_agree = boost::mp11::mp_empty<extent_bad>::value;
-  static constexpr bool valid = output_indices_are_distinct && every_output_index_is_bound &&
-                                every_free_index_is_an_output && no_repeated_access_index &&
-                                scopes_are_clean && no_index_summed_twice && static_extents_agree;
-};
-
-/// Whether `lhs = rhs` may be compiled.
-template <class Lhs, class Rhs>
-inline constexpr bool assignment_is_valid = assignment_facts<Lhs, Rhs>::valid;
-
-/// Reports the first mistake of `lhs = rhs`: a static_assert with the fix, then an undefined
-/// template naming the index (STYLE H13). Instantiate only when `assignment_is_valid` is false.
-template <class Lhs, class Rhs>
-void report_assignment_errors() {
-  using F = assignment_facts<Lhs, Rhs>;
-  if constexpr (!F::output_indices_are_distinct) {
-    static_assert(F::output_indices_are_distinct,
-                  "loom::assign: an index appears twice on the left-hand side; use distinct "
-                  "indices for the output's modes");
-    diag::output_index_repeated<diag::name_of<boost::mp11::mp_front<typename F::out_all>>>{};
-  } else if constexpr (!F::every_output_index_is_bound) {
-    static_assert(F::every_output_index_is_bound,
-                  "loom::assign: an output index does not appear on the right-hand side; add it "
-                  "to an input access or use loom::expand");
-    diag::output_index_not_bound_by_any_input<diag::name_of<boost::mp11::mp_front<typename F::unbound>>>{};
-  } else if constexpr (!F::every_free_index_is_an_output) {
-    static_assert(F::every_free_index_is_an_output,
-                  "loom::assign: an index is free on the right-hand side but not on the left; "
-                  "sum over it with loom::sum(index, ...) or add it to the output");
-    diag::index_is_free_on_the_right_but_not_on_the_left_sum_over_it<
-        diag::name_of<boost::mp11::mp_front<typename F::unsummed>>>{};
-  } else if constexpr (!F::no_repeated_access_index) {
-    static_assert(F::no_repeated_access_index,
-                  "loom: an access uses the same index for two modes (a diagonal); this is not "
-                  "supported yet");
-    diag::index_repeated_within_one_access<diag::name_of<boost::mp11::mp_front<typename F::repeated>>>{};
-  } else if constexpr (!F::scopes_are_clean) {
-    static_assert(F::scopes_are_clean,
-                  "loom::sum: an index is summed in one operand and free in the other; rename "
-                  "the summation index");
-    diag::index_both_summed_and_free_in_one_scope<diag::name_of<boost::mp11::mp_front<typename F::clash>>>{};
-  } else if constexpr (!F::no_index_summed_twice) {
-    static_assert(F::no_index_summed_twice,
-                  "loom::sum: an index is summed inside a sum over the same index; rename one");
-    diag::index_summed_twice<diag::name_of<boost::mp11::mp_front<typename F::twice>>>{};
-  } else if constexpr (!F::static_extents_agree) {
-    static_assert(F::static_extents_agree,
-                  "loom: an index is used with two different static extents; make the fixed "
-                  "extents of the dense levels agree");
-    using extents = typename F::extents;
-    using first = boost::mp11::mp_front<typename F::extent_bad>;
-    using other = boost::mp11::mp_front<boost::mp11::mp_copy_if_q<
-        extents, boost::mp11::mp_bind_front<detail::extent_clash<extents>::template clash, first>>>;
-    diag::index_used_with_two_different_static_extents<diag::name_of<boost::mp11::mp_first<first>>,
-                                                       boost::mp11::mp_second<first>,
-                                                       boost::mp11::mp_second<other>>{};
-  }
-}
-
-}  // namespace loom::plan
-
-#endif  // LOOM_PLAN_CHECKS_HPP
-// ---- end <loom/plan/checks.hpp>
-// ---- begin <loom/plan/explain.hpp>
-// Defines loom::explain(lhs, rhs): the chosen plan in words: the kernel, the loop order, the
-// strategy at each loop level, transpositions and the output strategy (plan/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PLAN_EXPLAIN_HPP
-#define LOOM_PLAN_EXPLAIN_HPP
-
-// ---- begin <loom/expr/visit.hpp>
-// Defines loom::expr::for_each_access and for_each_node: runtime walks over an expression (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_VISIT_HPP
-#define LOOM_EXPR_VISIT_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <cstddef>
-#include <tuple>
-#include <utility>
-
-namespace loom::expr {
-
-/// Calls `f(node)` for every node of `e`, parents before children, left to right.
-template <class E, class F>
-constexpr void for_each_node(const E& e, F&& f) {
-  f(e);
-  if constexpr (requires { e.lhs; e.rhs; }) {
-    for_each_node(e.lhs, f);
-    for_each_node(e.rhs, f);
-  } else if constexpr (requires { e.pred; e.body; }) {
-    for_each_node(e.pred, f);
-    for_each_node(e.body, f);
-  } else if constexpr (requires { e.body; }) {
-    for_each_node(e.body, f);
-  } else if constexpr (requires { e.args; }) {
-    std::apply([&](const auto&... a) { (for_each_node(a, f), ...); }, e.args);
-  }
-}
-
-template <class X>
-struct is_access : std::false_type {};
-template <class T, class... Is>
-struct is_access<access<T, Is...>> : std::true_type {};
-
-/// Calls `f(access, std::integral_constant<size_t, ordinal>)` for every access of `e`, in
-/// `accesses_t<E>` order.
-template <class E, class F>
-constexpr void for_each_access(const E& e, F&& f) {
-  std::size_t ordinal = 0;
-  for_each_node(e, [&](const auto& node) {
-    if constexpr (is_access<std::remove_cvref_t<decltype(node)>>::value) f(node, ordinal++);
-  });
-}
-
-}  // namespace loom::expr
-
-#endif  // LOOM_EXPR_VISIT_HPP
-// ---- end <loom/expr/visit.hpp>
-// ---- begin <loom/format/format_name.hpp>
-// Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_FORMAT_NAME_HPP
-#define LOOM_FORMAT_FORMAT_NAME_HPP
-
-
-#include <string>
-#include <type_traits>
-
-namespace loom {
-
-/// "csr", "dcsc", ... for the standard aliases; otherwise "format<dense,compressed>::ordered<1,0>".
-template <storage_format F>
-std::string format_name() {
-  if constexpr (std::is_same_v<F, csr>) return "csr";
-  else if constexpr (std::is_same_v<F, csc>) return "csc";
-  else if constexpr (std::is_same_v<F, dcsr>) return "dcsr";
-  else if constexpr (std::is_same_v<F, dcsc>) return "dcsc";
-  else if constexpr (std::is_same_v<F, coo>) return "coo";
-  else if constexpr (std::is_same_v<F, dense_vector>) return "dense_vector";
-  else if constexpr (std::is_same_v<F, sparse_vector>) return "sparse_vector";
-  else if constexpr (std::is_same_v<F, dense_matrix>) return "dense_matrix";
-  else {
-    std::string s = "format<";
-    bool first = true;
-    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
-        [&](auto level) {
-          s += (first ? "" : ",") + std::string(decltype(level)::type::name);
-          first = false;
-        });
-    s += ">";
-    bool identity = true;
-    for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
-    if (!identity) {
-      s += "::ordered<";
-      for (std::size_t k = 0; k < F::order; ++k) s += (k ? "," : "") + std::to_string(F::modes[k]);
-      s += ">";
-    }
-    return s;
-  }
-}
-
-}  // namespace loom
-
-#endif  // LOOM_FORMAT_FORMAT_NAME_HPP
-// ---- end <loom/format/format_name.hpp>
-// ---- begin <loom/optimize/plan_choice.hpp>
-// Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
-// cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
-// LOOM_DEBUG_PLAN log (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
-#define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
-
 // ---- begin <loom/plan/order.hpp>
 // Defines the compile-time choice of the attribute (loop) order and of the operands to transpose
 // (plan/).
@@ -5397,9 +4917,12 @@ struct cost_constants {
 struct loop_order_query {
   std::vector<chain_bound_estimator> conjunctive;
   std::vector<chain_bound_estimator> disjunctive;
-  std::vector<std::string> output;        // free indices
+  std::vector<std::string> output;        // free indices, in the output's storage order
   /// per index name: the summed access factor of the operand levels iterating it
   std::map<std::string, double> factor;
+  /// index names some operand iterates through a level that skips absent coordinates; a loop
+  /// over any other index visits its whole extent for every outer iteration
+  std::map<std::string, bool> skips;
   /// every index with its extent (indices no operand uses are counted loops)
   index_set extents;
   bool dense_output = false;
@@ -5439,20 +4962,29 @@ struct loop_order_query {
 
 /// The cost of one loop order (outermost first) plus the copies it forces (notes 001 §4.1):
 /// the iterations of every prefix times the access factor of its innermost index, plus output
-/// writes (sequential when the free indices lead the order), plus `reformat`.
+/// writes (sequential when the free indices lead the order), plus `reformat`. A loop over an
+/// index that no operand iterates through a sparse level visits its whole extent (Galley's
+/// estimate assumes every loop skips; loom's dense levels do not).
 inline double loop_order_cost(const loop_order_query& q, const std::vector<std::string>& order,
                               double reformat = 0, const cost_constants& c = {}) {
   double cost = reformat;
   std::vector<std::string> prefix;
+  double visited = 1;  // iterations of the loops so far
   for (const std::string& name : order) {
     prefix.push_back(name);
+    double extent = 1;
+    for (const auto& x : q.extents)
+      if (x.name == name) extent = static_cast<double>(x.extent);
+    const auto skip = q.skips.find(name);
+    visited = skip != q.skips.end() && skip->second ? std::min(q.iterations(prefix), visited * extent)
+                                                    : visited * extent;
     const auto f = q.factor.find(name);
-    cost += q.iterations(prefix) * (f == q.factor.end() ? c.dense_read : f->second);
+    cost += visited * (f == q.factor.end() ? c.dense_read : f->second);
   }
   if (!q.dense_output) {
-    bool in_order = true;
+    bool in_order = true;  // free indices first, in the output's storage order
     for (std::size_t d = 0; d < q.output.size() && d < order.size(); ++d)
-      in_order = in_order && std::find(q.output.begin(), q.output.end(), order[d]) != q.output.end();
+      in_order = in_order && order[d] == q.output[d];
     cost += q.iterations(q.output) * (in_order ? c.sequential_write : c.random_write);
   }
   return cost;
@@ -5563,7 +5095,10 @@ loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cach
     return it == extents.end() ? std::int64_t{1} : it->second;
   };
   loop_order_query q;
-  q.output = detail::names_of(expr::free_indices_t<Lhs>{});
+  using out_format = typename std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::format_type;
+  const auto by_mode = detail::names_of(expr::free_indices_t<Lhs>{});
+  for (std::size_t level = 0; level < by_mode.size(); ++level)
+    q.output.push_back(by_mode[out_format::modes[level]]);
   q.dense_output = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::format_type::all_dense;
   for (const auto& [name, e] : extents) q.extents.push_back({name, e});
   detail::collector{&q, &extent, &cache}(rhs, false);
@@ -5575,6 +5110,7 @@ loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cach
       const bool dense = F::all_dense || level_is_full<F>(F::level_of_mode[m++]);
       q.factor[std::string(Is::name)] += dense ? cost_constants{}.dense_read
                                                : cost_constants{}.sparse_read;
+      q.skips[std::string(Is::name)] = q.skips[std::string(Is::name)] || !dense;
     }());
   });
   return q;
@@ -5673,1439 +5209,292 @@ std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
 
 #endif  // LOOM_OPTIMIZE_PLAN_CHOICE_HPP
 // ---- end <loom/optimize/plan_choice.hpp>
+// ---- begin <loom/stream/evaluate.hpp>
+// Defines evaluation: `out(i...) = e`, `out(i...) += e` and loom::eval(e). Checks the kernel,
+// picks the plan, binds (transposed) operands, lowers to streams and runs them (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_EVALUATE_HPP
+#define LOOM_STREAM_EVALUATE_HPP
 
-#include <boost/mp11/algorithm.hpp>
+// ---- begin <loom/format/format_name.hpp>
+// Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_FORMAT_NAME_HPP
+#define LOOM_FORMAT_FORMAT_NAME_HPP
 
-#include <cstdint>
-#include <sstream>
+
 #include <string>
 #include <type_traits>
-#include <vector>
+
+namespace loom {
+
+/// "csr", "dcsc", ... for the standard aliases; otherwise "format<dense,compressed>::ordered<1,0>".
+template <storage_format F>
+std::string format_name() {
+  if constexpr (std::is_same_v<F, csr>) return "csr";
+  else if constexpr (std::is_same_v<F, csc>) return "csc";
+  else if constexpr (std::is_same_v<F, dcsr>) return "dcsr";
+  else if constexpr (std::is_same_v<F, dcsc>) return "dcsc";
+  else if constexpr (std::is_same_v<F, coo>) return "coo";
+  else if constexpr (std::is_same_v<F, dense_vector>) return "dense_vector";
+  else if constexpr (std::is_same_v<F, sparse_vector>) return "sparse_vector";
+  else if constexpr (std::is_same_v<F, dense_matrix>) return "dense_matrix";
+  else {
+    std::string s = "format<";
+    bool first = true;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
+        [&](auto level) {
+          s += (first ? "" : ",") + std::string(decltype(level)::type::name);
+          first = false;
+        });
+    s += ">";
+    bool identity = true;
+    for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
+    if (!identity) {
+      s += "::ordered<";
+      for (std::size_t k = 0; k < F::order; ++k) s += (k ? "," : "") + std::to_string(F::modes[k]);
+      s += ">";
+    }
+    return s;
+  }
+}
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_FORMAT_NAME_HPP
+// ---- end <loom/format/format_name.hpp>
+// ---- begin <loom/plan/checks.hpp>
+// Defines the compile-time checks of an assignment `lhs = rhs`; each failing check names the
+// index variable involved (plan/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_CHECKS_HPP
+#define LOOM_PLAN_CHECKS_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <cstddef>
+#include <utility>
+#include <boost/mp11/bind.hpp>
+#include <boost/mp11/set.hpp>
+
+namespace loom::diag {
+/// An index name as a character pack, so that both GCC and Clang print it readably
+/// (`name<'j'>`) inside the diagnostics below.
+template <char... Cs>
+struct name {};
+namespace detail {
+template <class I, class Seq>
+struct name_of_impl;
+template <class I, std::size_t... Ks>
+struct name_of_impl<I, std::index_sequence<Ks...>> {
+  using type = name<I::name[Ks]...>;
+};
+}  // namespace detail
+template <class I>
+using name_of = typename detail::name_of_impl<I, std::make_index_sequence<I::name.size()>>::type;
+
+// Undefined templates named as sentences: instantiating one prints the offending index
+// (STYLE H13). Do not define them.
+template <class Index>
+struct output_index_not_bound_by_any_input;
+template <class Index>
+struct product_of_sums_over_the_same_index_cannot_be_lifted;
+template <class Index>
+struct index_is_free_on_the_right_but_not_on_the_left_sum_over_it;
+template <class Index>
+struct output_index_repeated;
+template <class Index>
+struct index_repeated_within_one_access;
+template <class Index>
+struct index_both_summed_and_free_in_one_scope;
+template <class Index>
+struct index_summed_twice;
+template <class Index, class ExtentA, class ExtentB>
+struct index_used_with_two_different_static_extents;
+}  // namespace loom::diag
 
 namespace loom::plan {
 
+using boost::mp11::mp_list;
+
 namespace detail {
+template <class L, class R>
+using intersect = boost::mp11::mp_copy_if_q<L, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, R>>;
 
-template <class T>
-std::string tensor_label(const T& t, std::size_t ordinal) {
-  return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
-}
-
-template <class... Is>
-std::string index_list() {
-  std::string s;
-  ((s += (s.empty() ? "" : ",") + std::string(Is::name)), ...);
-  return s;
-}
-
-/// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
+// first index bound in one operand of a node and free in the other, or void
 template <class E>
-std::string to_string(const E& e, std::size_t& ordinal) {
-  if constexpr (requires { e.tensor; }) {
-    return [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
-      return tensor_label(*a.tensor, ordinal++) + "(" + index_list<Is...>() + ")";
-    }(e);
-  } else if constexpr (requires { e.value; }) {
-    std::ostringstream s;
-    if constexpr (requires { s << e.value; }) s << e.value;
-    else if constexpr (requires { s << e.value.value; }) s << e.value.value;
-    else s << "literal";
-    return s.str();
-  } else if constexpr (requires { e.lhs; e.rhs; }) {
-    constexpr bool is_add = requires { []<class L, class R>(const expr::add<L, R>&) {}(e); };
-    std::string l = to_string(e.lhs, ordinal);
-    std::string r = to_string(e.rhs, ordinal);
-    return is_add ? "(" + l + " + " + r + ")" : l + " * " + r;
-  } else if constexpr (requires { e.pred; e.body; }) {
-    std::string p = to_string(e.pred, ordinal);
-    return "where(" + p + ", " + to_string(e.body, ordinal) + ")";
-  } else if constexpr (requires { e.args; }) {
-    using F = decltype(e.f);
-    std::string name = "f";
-    if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
-    std::vector<std::string> args;
-    std::apply([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); }, e.args);
-    if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
-    if (name == "-") return "-" + args[0];
-    if constexpr (requires { e.f.divisor; }) {
-      std::ostringstream d;
-      d << e.f.divisor;
-      return args[0] + " / " + d.str();
-    }
-    std::string s = "map(" + name;
-    for (auto& a : args) s += ", " + a;
-    return s + ")";
-  } else {
-    return [&]<template <class, class> class Node, class I, class B>(const Node<I, B>& n) {
-      const bool is_sum = std::is_same_v<Node<I, B>, expr::sum<I, B>>;
-      return std::string(is_sum ? "sum(" : "expand(") + std::string(I::name) + ", " +
-             to_string(n.body, ordinal) + ")";
-    }(e);
-  }
-}
+struct scope_clash {
+  using type = mp_list<>;
+};
+template <class L, class R>
+struct pair_clash {
+  using here = boost::mp11::mp_append<
+      intersect<boost::mp11::mp_unique<expr::summed_indices_t<L>>, expr::free_indices_t<R>>,
+      intersect<expr::free_indices_t<L>, boost::mp11::mp_unique<expr::summed_indices_t<R>>>>;
+  using type = boost::mp11::mp_append<here, typename scope_clash<L>::type,
+                                      typename scope_clash<R>::type>;
+};
+template <class L, class R>
+struct scope_clash<expr::add<L, R>> : pair_clash<L, R> {};
+template <class L, class R>
+struct scope_clash<expr::mul<L, R>> : pair_clash<L, R> {};
+template <class L, class R>
+struct scope_clash<expr::where<L, R>> : pair_clash<L, R> {};
+template <class F, class A, class B>
+struct scope_clash<expr::map<F, A, B>> : pair_clash<A, B> {};
+template <class F, class A>
+struct scope_clash<expr::map<F, A>> : scope_clash<A> {};
+template <class I, class E>
+struct scope_clash<expr::sum<I, E>> : scope_clash<E> {};
+template <class I, class E>
+struct scope_clash<expr::expand<I, E>> : scope_clash<E> {};
 
+template <class E>
+struct double_sum {
+  using type = mp_list<>;
+};
+template <class L, class R>
+struct double_sum<expr::add<L, R>> {
+  using type = boost::mp11::mp_append<typename double_sum<L>::type, typename double_sum<R>::type>;
+};
+template <class L, class R>
+struct double_sum<expr::mul<L, R>> : double_sum<expr::add<L, R>> {};
+template <class L, class R>
+struct double_sum<expr::where<L, R>> : double_sum<expr::add<L, R>> {};
+template <class F, class... Es>
+struct double_sum<expr::map<F, Es...>> {
+  using type = boost::mp11::mp_append<mp_list<>, typename double_sum<Es>::type...>;
+};
+template <class I, class E>
+struct double_sum<expr::sum<I, E>> {
+  using here = std::conditional_t<boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value,
+                                  mp_list<I>, mp_list<>>;
+  using type = boost::mp11::mp_append<here, typename double_sum<E>::type>;
+};
+template <class I, class E>
+struct double_sum<expr::expand<I, E>> : double_sum<E> {};
+
+template <class A>
+struct repeated_in_access {
+  using type = mp_list<>;
+};
+template <class T, class... Is>
+struct repeated_in_access<expr::access<T, Is...>> {
+  using all = mp_list<Is...>;
+  template <class I>
+  using repeated = boost::mp11::mp_bool<(boost::mp11::mp_count<all, I>::value > 1)>;
+  using type = boost::mp11::mp_copy_if<all, repeated>;
+};
+template <class List>
+struct repeated_in_list;
+template <class... As>
+struct repeated_in_list<mp_list<As...>> {
+  using type = boost::mp11::mp_append<mp_list<>, typename repeated_in_access<As>::type...>;
+};
+
+// static extents that disagree: mp_list<I, N1, N2> or empty
+template <class Pairs>
+struct extent_clash {
+  template <class P, class Q>
+  using clash = boost::mp11::mp_bool<std::is_same_v<boost::mp11::mp_first<P>, boost::mp11::mp_first<Q>> &&
+                                     !std::is_same_v<boost::mp11::mp_second<P>, boost::mp11::mp_second<Q>>>;
+  template <class P>
+  using clashes_with_any = boost::mp11::mp_any_of_q<Pairs, boost::mp11::mp_bind_front<clash, P>>;
+  using bad = boost::mp11::mp_copy_if<Pairs, clashes_with_any>;
+};
+
+template <class List, class Default = void>
+using first_or = boost::mp11::mp_eval_if<boost::mp11::mp_empty<List>, Default, boost::mp11::mp_front, List>;
 }  // namespace detail
 
-namespace detail {
-template <class P, class Lhs, class Rhs>
-std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& preamble) {
-  using order = typename P::order;
-  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  std::ostringstream s;
-  std::size_t ordinal = 0;
-  const std::string out_name = lhs.tensor->name().empty() ? "out" : lhs.tensor->name();
-  std::string kernel = detail::to_string(rhs, ordinal);
-  s << "kernel: " << out_name << "(" <<
-      [&]<class T, class... Is>(const expr::access<T, Is...>&) { return detail::index_list<Is...>(); }(lhs)
-    << ") = " << kernel << "\n" << preamble;
+/// The facts behind every check of `lhs = rhs` (no diagnostics here).
+template <class Lhs, class Rhs>
+struct assignment_facts {
+  using out = expr::free_indices_t<Lhs>;
+  using out_all = typename detail::repeated_in_access<Lhs>::type;
+  using rhs_free = expr::free_indices_t<Rhs>;
+  using unbound = boost::mp11::mp_remove_if_q<out, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, rhs_free>>;
+  using unsummed = boost::mp11::mp_remove_if_q<rhs_free, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, out>>;
+  using clash = typename detail::scope_clash<Rhs>::type;
+  using twice = typename detail::double_sum<Rhs>::type;
+  using repeated = typename detail::repeated_in_list<expr::accesses_t<Rhs>>::type;
+  using extents = boost::mp11::mp_append<expr::static_extents_t<Rhs>, expr::static_extents_t<Lhs>>;
+  using extent_bad = typename detail::extent_clash<extents>::bad;
 
-  // operands
-  struct operand_info {
-    std::string label, format;
-    bool dense = false, transposed = false;
-    std::vector<std::size_t> level_depth;   // depth iterated by each stored level
-    std::vector<std::string> level_kind;
-    std::int64_t nnz = 0;
-  };
-  std::vector<operand_info> ops;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    using A = std::remove_cvref_t<decltype(a)>;
-    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-    using F = typename tensor_t::format_type;
-    operand_info info;
-    info.label = detail::tensor_label(*a.tensor, k);
-    info.format = format_name<F>();
-    info.dense = F::all_dense;
-    info.transposed = P::chosen.transposed[k];
-    info.nnz = a.tensor->nnz();
-    [&]<class T, class... Is>(const expr::access<T, Is...>*) {
-      constexpr std::array<std::size_t, sizeof...(Is)> depth_by_mode{
-          boost::mp11::mp_find<order, Is>::value...};
-      std::array<std::size_t, sizeof...(Is)> modes{};
-      for (std::size_t k2 = 0; k2 < modes.size(); ++k2) modes[k2] = F::modes[k2];
-      if (F::all_dense || info.transposed)
-        std::sort(modes.begin(), modes.end(),
-                  [&](std::size_t x, std::size_t y) { return depth_by_mode[x] < depth_by_mode[y]; });
-      std::size_t level = 0;
-      boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
-          [&](auto l) {
-            using L = typename decltype(l)::type;
-            info.level_depth.push_back(depth_by_mode[modes[level]]);
-            info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
-            ++level;
-          });
-    }(static_cast<const A*>(nullptr));
-    ops.push_back(std::move(info));
-  });
+  static constexpr bool output_indices_are_distinct = boost::mp11::mp_empty<out_all>::value;
+  static constexpr bool every_output_index_is_bound = boost::mp11::mp_empty<unbound>::value;
+  static constexpr bool every_free_index_is_an_output = boost::mp11::mp_empty<unsummed>::value;
+  static constexpr bool no_repeated_access_index = boost::mp11::mp_empty<repeated>::value;
+  static constexpr bool scopes_are_clean = boost::mp11::mp_empty<clash>::value;
+  static constexpr bool no_index_summed_twice = boost::mp11::mp_empty<twice>::value;
+  static constexpr bool static_extents_agree = boost::mp11::mp_empty<extent_bad>::value;
+  static constexpr bool valid = output_indices_are_distinct && every_output_index_is_bound &&
+                                every_free_index_is_an_output && no_repeated_access_index &&
+                                scopes_are_clean && no_index_summed_twice && static_extents_agree;
+};
 
-  s << "operands:";
-  if (ops.empty()) s << " none";
-  for (const auto& o : ops) s << " " << o.label << " [" << o.format << ", " << o.nnz << " stored]";
-  s << "\n";
+/// Whether `lhs = rhs` may be compiled.
+template <class Lhs, class Rhs>
+inline constexpr bool assignment_is_valid = assignment_facts<Lhs, Rhs>::valid;
 
-  std::vector<std::string> names;
-  boost::mp11::mp_for_each<order>([&](auto i) { names.push_back(std::string(decltype(i)::name)); });
-  using out_indices = expr::free_indices_t<Lhs>;
-  s << "attribute order: ";
-  for (std::size_t d = 0; d < names.size(); ++d) s << (d ? ", " : "") << names[d];
-  s << "  (concordant with every sparse operand" << (P::any_transposed ? " after transposition" : "")
-    << ")\n";
-
-  for (std::size_t d = 0; d < names.size(); ++d) {
-    bool is_free = false;
-    boost::mp11::mp_for_each<out_indices>([&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
-    std::vector<std::string> iterate, locate;
-    for (const auto& o : ops)
-      for (std::size_t l = 0; l < o.level_depth.size(); ++l) {
-        if (o.level_depth[l] != d) continue;
-        const bool random = o.level_kind[l].rfind("dense", 0) == 0;
-        (random ? locate : iterate).push_back(o.label + " (" + o.level_kind[l] + ")");
-      }
-    s << "  loop " << names[d] << (is_free ? " [free]" : " [summed]") << ": ";
-    if (iterate.empty() && locate.empty()) {
-      s << "no operand uses it: dense counted loop over its extent";
-    } else if (iterate.empty()) {
-      s << "dense counted loop; locate";
-      for (auto& x : locate) s << " " << x;
-    } else {
-      s << (iterate.size() == 1 ? "iterate " : "co-iterate (intersection by leapfrog with galloping seek where multiplied, lexicographic union where added) ");
-      for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
-      if (!locate.empty()) {
-        s << "; locate";
-        for (auto& x : locate) s << " " << x;
-      }
-    }
-    if (!is_free) {
-      bool free_below = false;
-      for (std::size_t e = d + 1; e < names.size(); ++e)
-        boost::mp11::mp_for_each<out_indices>(
-            [&](auto i) { free_below = free_below || names[e] == decltype(i)::name; });
-      s << (free_below ? "; sum into the output" : "; accumulate in a register");
-    }
-    s << "\n";
+/// Reports the first mistake of `lhs = rhs`: a static_assert with the fix, then an undefined
+/// template naming the index (STYLE H13). Instantiate only when `assignment_is_valid` is false.
+template <class Lhs, class Rhs>
+void report_assignment_errors() {
+  using F = assignment_facts<Lhs, Rhs>;
+  if constexpr (!F::output_indices_are_distinct) {
+    static_assert(F::output_indices_are_distinct,
+                  "loom::assign: an index appears twice on the left-hand side; use distinct "
+                  "indices for the output's modes");
+    diag::output_index_repeated<diag::name_of<boost::mp11::mp_front<typename F::out_all>>>{};
+  } else if constexpr (!F::every_output_index_is_bound) {
+    static_assert(F::every_output_index_is_bound,
+                  "loom::assign: an output index does not appear on the right-hand side; add it "
+                  "to an input access or use loom::expand");
+    diag::output_index_not_bound_by_any_input<diag::name_of<boost::mp11::mp_front<typename F::unbound>>>{};
+  } else if constexpr (!F::every_free_index_is_an_output) {
+    static_assert(F::every_free_index_is_an_output,
+                  "loom::assign: an index is free on the right-hand side but not on the left; "
+                  "sum over it with loom::sum(index, ...) or add it to the output");
+    diag::index_is_free_on_the_right_but_not_on_the_left_sum_over_it<
+        diag::name_of<boost::mp11::mp_front<typename F::unsummed>>>{};
+  } else if constexpr (!F::no_repeated_access_index) {
+    static_assert(F::no_repeated_access_index,
+                  "loom: an access uses the same index for two modes (a diagonal); this is not "
+                  "supported yet");
+    diag::index_repeated_within_one_access<diag::name_of<boost::mp11::mp_front<typename F::repeated>>>{};
+  } else if constexpr (!F::scopes_are_clean) {
+    static_assert(F::scopes_are_clean,
+                  "loom::sum: an index is summed in one operand and free in the other; rename "
+                  "the summation index");
+    diag::index_both_summed_and_free_in_one_scope<diag::name_of<boost::mp11::mp_front<typename F::clash>>>{};
+  } else if constexpr (!F::no_index_summed_twice) {
+    static_assert(F::no_index_summed_twice,
+                  "loom::sum: an index is summed inside a sum over the same index; rename one");
+    diag::index_summed_twice<diag::name_of<boost::mp11::mp_front<typename F::twice>>>{};
+  } else if constexpr (!F::static_extents_agree) {
+    static_assert(F::static_extents_agree,
+                  "loom: an index is used with two different static extents; make the fixed "
+                  "extents of the dense levels agree");
+    using extents = typename F::extents;
+    using first = boost::mp11::mp_front<typename F::extent_bad>;
+    using other = boost::mp11::mp_front<boost::mp11::mp_copy_if_q<
+        extents, boost::mp11::mp_bind_front<detail::extent_clash<extents>::template clash, first>>>;
+    diag::index_used_with_two_different_static_extents<diag::name_of<boost::mp11::mp_first<first>>,
+                                                       boost::mp11::mp_second<first>,
+                                                       boost::mp11::mp_second<other>>{};
   }
-  for (const auto& o : ops)
-    if (o.transposed)
-      s << "transpose: " << o.label << " is copied from " << o.format
-        << " into a concordant mode order before the loops (no concordant order exists)\n";
-  using out_format = typename out_t::format_type;
-  s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
-  if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";
-  else if constexpr (P::output_in_order) s << "assembled by in-order append";
-  else s << "assembled through a workspace (entries gathered, sorted, merged)";
-  s << "\n";
-  return s.str();
-}
-}  // namespace detail
-
-/// A description of the plan loom compiles for `lhs = rhs`, e.g.
-/// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
-template <class Lhs, class R>
-std::string explain(const Lhs& lhs, const R& rhs_operand) {
-  const auto rhs = expr::as_expr(rhs_operand);
-  using Rhs = std::remove_cvref_t<decltype(rhs)>;
-  using P0 = order_plan<Lhs, Rhs>;
-  constexpr std::size_t n = plan_candidates<Lhs, Rhs>::count;
-  if constexpr (n > 1) {
-    loom::statistics_cache stats;
-    const optimize::plan_choice choice = optimize::choose_plan(lhs, rhs, stats);
-    std::ostringstream pre;
-    pre << "candidates (" << n << " instantiated, at most " << max_plan_candidates
-        << "; LOOM_MAX_PLAN_CANDIDATES), costed at run time from statistics:\n";
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
-      using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
-      std::string moved;
-      expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-        if (P::chosen.transposed[k]) moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, k);
-      });
-      std::string names;
-      boost::mp11::mp_for_each<typename P::order>(
-          [&](auto i) { names += (names.empty() ? "" : ",") + std::string(decltype(i)::name); });
-      pre << "  " << (c == choice.chosen ? "* " : "  ") << "#" << c << " order " << names;
-      if (!moved.empty()) pre << "; transpose " << moved;
-      pre << ": estimated cost " << static_cast<std::int64_t>(choice.cost[c] + 0.5) << "\n";
-    });
-    pre << "statistics:";
-    expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-      using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-      pre << " " << detail::tensor_label(*a.tensor, k);
-      if constexpr (tensor_t::format_type::all_dense) {
-        pre << " [dense]";
-      } else {
-        const auto& st = stats.get(*a.tensor);
-        pre << " [nnz " << st.nnz << ", max degree per mode";
-        for (auto d : st.max_degree) pre << " " << d;
-        pre << "]";
-      }
-    });
-    pre << "\nchosen: candidate #" << choice.chosen << ", the cheapest (*)\n";
-    std::string out;
-    boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
-      out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-          lhs, rhs, pre.str());
-    });
-    return out;
-  }
-  return detail::explain_plan<P0>(lhs, rhs, "");
 }
 
 }  // namespace loom::plan
 
-namespace loom {
-using plan::explain;
-
-/// An expression in index notation, with tensor names (T0, T1, ... for unnamed ones):
-/// `loom::to_string(sum(j, A(i, j) * x(j)))` gives "sum(j, A(i,j) * x(j))".
-template <expr::operand E>
-std::string to_string(const E& e) {
-  std::size_t ordinal = 0;
-  return plan::detail::to_string(expr::as_expr(e), ordinal);
-}
-}  // namespace loom
-
-#endif  // LOOM_PLAN_EXPLAIN_HPP
-// ---- end <loom/plan/explain.hpp>
-
-#endif  // LOOM_PLAN_HPP
-// ---- end <loom/plan.hpp>
-// ---- begin <loom/relational.hpp>
-// Relations on indexed streams: CSV tables keyed into trie-shaped tensors, predicates, results
-// as rows (relational/).
+#endif  // LOOM_PLAN_CHECKS_HPP
+// ---- end <loom/plan/checks.hpp>
+// ---- begin <loom/stream/lower.hpp>
+// Defines lowering: an expression and a loop order become a tree of indexed streams (stream/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_RELATIONAL_HPP
-#define LOOM_RELATIONAL_HPP
-
-// ---- begin <loom/relational/aggregate.hpp>
-// Defines the aggregates of a keyed relation: the value each row contributes and how rows with
-// equal keys combine (count, exists, sum, min, max) (relational/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_RELATIONAL_AGGREGATE_HPP
-#define LOOM_RELATIONAL_AGGREGATE_HPP
-
-// ---- begin <loom/relational/table.hpp>
-// Defines loom::relational::table: named typed columns read from CSV, with derived columns and
-// CSV output (relational/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_RELATIONAL_TABLE_HPP
-#define LOOM_RELATIONAL_TABLE_HPP
-
-// ---- begin <loom/relational/column.hpp>
-// Defines loom::relational::column: one typed column of a table, stored as a plain array
-// (relational/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_RELATIONAL_COLUMN_HPP
-#define LOOM_RELATIONAL_COLUMN_HPP
-
-// ---- begin <loom/relational/date.hpp>
-// Defines dates as day numbers: parsing `YYYY-MM-DD`, formatting, and the year of a day (relational/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_RELATIONAL_DATE_HPP
-#define LOOM_RELATIONAL_DATE_HPP
-
-
-#include <cstdint>
-#include <cstdio>
-#include <optional>
-#include <string>
-#include <string_view>
-
-namespace loom::relational {
-
-/// A civil date (proleptic Gregorian).
-struct civil_date {
-  std::int64_t year;
-  int month;  // 1..12
-  int day;    // 1..31
-};
-
-// H. Hinnant's days_from_civil / civil_from_days: exact for every proleptic Gregorian date.
-
-/// Days since 1970-01-01 of a civil date.
-constexpr std::int64_t days_from_civil(std::int64_t y, int m, int d) {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const std::int64_t yoe = y - era * 400;
-  const std::int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const std::int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-/// The civil date of a day number (days since 1970-01-01).
-constexpr civil_date civil_from_days(std::int64_t z) {
-  z += 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const std::int64_t doe = z - era * 146097;
-  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const std::int64_t mp = (5 * doy + 2) / 153;
-  const int d = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
-  const int m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
-  return {yoe + era * 400 + (m <= 2), m, d};
-}
-
-/// The year of a day number: the derived attribute `extract(year from date)`.
-constexpr std::int64_t year_of(std::int64_t days) { return civil_from_days(days).year; }
-
-constexpr bool is_leap_year(std::int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-/// Parses `YYYY-MM-DD` (four-digit year) into a day number; nullopt when malformed or invalid.
-constexpr std::optional<std::int64_t> parse_date(std::string_view s) {
-  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return std::nullopt;
-  auto digits = [&](std::size_t from, std::size_t n) -> int {
-    int v = 0;
-    for (std::size_t k = from; k < from + n; ++k) {
-      if (s[k] < '0' || s[k] > '9') return -1;
-      v = v * 10 + (s[k] - '0');
-    }
-    return v;
-  };
-  const int y = digits(0, 4), m = digits(5, 2), d = digits(8, 2);
-  if (y < 0 || m < 1 || m > 12 || d < 1) return std::nullopt;
-  constexpr int month_days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const int last = month_days[m - 1] + (m == 2 && is_leap_year(y) ? 1 : 0);
-  if (d > last) return std::nullopt;
-  return days_from_civil(y, m, d);
-}
-
-/// A day number as `YYYY-MM-DD`. **Example**: `format_date(8766) == "1994-01-01"`.
-inline std::string format_date(std::int64_t days) {
-  const civil_date c = civil_from_days(days);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04lld-%02d-%02d", static_cast<long long>(c.year), c.month,
-                c.day);
-  return buf;
-}
-
-/// The day number of a date literal, `date("1994-01-01") == 8766`; a malformed literal is a
-/// compile error in a constant expression and a `loom::parse_error` at run time.
-constexpr std::int64_t date(std::string_view s) {
-  const auto d = parse_date(s);
-  if (!d) throw parse_error("loom::relational::date: '" + std::string(s) + "' is not a valid YYYY-MM-DD date");
-  return *d;
-}
-
-}  // namespace loom::relational
-
-#endif  // LOOM_RELATIONAL_DATE_HPP
-// ---- end <loom/relational/date.hpp>
-// ---- begin <loom/relational/dictionary.hpp>
-// Defines loom::relational::dictionary: strings encoded as dense, order-preserving codes
-// (relational/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_RELATIONAL_DICTIONARY_HPP
-#define LOOM_RELATIONAL_DICTIONARY_HPP
-
-#include <algorithm>
-#include <cstdint>
-#include <functional>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <unordered_map>
-#include <vector>
-
-namespace loom::relational {
-
-/// The distinct strings of a column, sorted, so that code order is string order: a string
-/// range or equality is a code range, and a string key is a tensor coordinate.
-class dictionary {
- public:
-  dictionary() = default;
-  /// A dictionary of `words` (sorted and deduplicated here).
-  explicit dictionary(std::vector<std::string> words) : words_(std::move(words)) {
-    std::sort(words_.begin(), words_.end());
-    words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
-  }
-
-  std::int64_t size() const { return static_cast<std::int64_t>(words_.size()); }
-  const std::string& word(std::int64_t code) const { return words_[static_cast<std::size_t>(code)]; }
-  const std::vector<std::string>& words() const { return words_; }
-
-  /// The code of `s`, or nullopt when `s` does not occur.
-  std::optional<std::int64_t> code(std::string_view s) const {
-    const auto it = std::lower_bound(words_.begin(), words_.end(), s);
-    if (it == words_.end() || *it != s) return std::nullopt;
-    return static_cast<std::int64_t>(it - words_.begin());
-  }
-  /// The first code whose string is >= s (size() when none): string ranges as code ranges.
-  std::int64_t lower_bound(std::string_view s) const {
-    return static_cast<std::int64_t>(std::lower_bound(words_.begin(), words_.end(), s) -
-                                     words_.begin());
-  }
-
- private:
-  std::vector<std::string> words_;
-};
-
-namespace detail {
-/// Builds a dictionary while reading: strings get provisional codes in order of appearance;
-/// `finish` sorts them and returns the map from provisional to final codes.
-class dictionary_builder {
- public:
-  std::int64_t add(std::string_view s) {
-    const auto it = index_.find(s);
-    if (it != index_.end()) return it->second;
-    const auto code = static_cast<std::int64_t>(words_.size());
-    words_.emplace_back(s);
-    index_.emplace(words_.back(), code);
-    return code;
-  }
-  /// The sorted dictionary; `remap[provisional] = final`.
-  dictionary finish(std::vector<std::int64_t>& remap) {
-    std::vector<std::int64_t> order(words_.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<std::int64_t>(k);
-    std::sort(order.begin(), order.end(),
-              [&](std::int64_t a, std::int64_t b) { return words_[a] < words_[b]; });
-    remap.assign(words_.size(), 0);
-    std::vector<std::string> sorted;
-    sorted.reserve(words_.size());
-    for (std::size_t k = 0; k < order.size(); ++k) {
-      remap[static_cast<std::size_t>(order[k])] = static_cast<std::int64_t>(k);
-      sorted.push_back(std::move(words_[static_cast<std::size_t>(order[k])]));
-    }
-    words_.clear();
-    index_.clear();
-    return dictionary(std::move(sorted));
-  }
-
- private:
-  std::vector<std::string> words_;
-  struct hash {
-    using is_transparent = void;  // lookups by string_view allocate nothing
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, std::int64_t, hash, std::equal_to<>> index_;
-};
-}  // namespace detail
-
-}  // namespace loom::relational
-
-#endif  // LOOM_RELATIONAL_DICTIONARY_HPP
-// ---- end <loom/relational/dictionary.hpp>
-// ---- begin <loom/relational/error.hpp>
-// Defines the runtime errors of relations: malformed CSV and unknown columns (relational/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_RELATIONAL_ERROR_HPP
-#define LOOM_RELATIONAL_ERROR_HPP
-
-
-#include <cstdint>
-#include <string>
-#include <utility>
-
-namespace loom::relational {
-
-/// A CSV file is malformed: wrong field count, a value that does not parse as its column's type,
-/// or a schema column missing from the header. `what()` reads
-/// `file:line: column k (name): what`; the parts are also available separately.
-class csv_error : public parse_error {
- public:
-  csv_error(std::string file, std::int64_t line, std::int64_t column, std::string column_name,
-            const std::string& what)
-      : parse_error(file + ":" + std::to_string(line) + ": " +
-                    (column > 0 ? "column " + std::to_string(column) +
-                                      (column_name.empty() ? "" : " (" + column_name + ")") + ": "
-                                : (column_name.empty() ? "" : "column " + column_name + ": ")) +
-                    what),
-        file_(std::move(file)),
-        line_(line),
-        column_(column),
-        column_name_(std::move(column_name)) {}
-
-  const std::string& file() const { return file_; }
-  /// 1-based line number (the header is line 1).
-  std::int64_t line() const { return line_; }
-  /// 1-based field number in the line, or 0 when the error concerns no field.
-  std::int64_t column() const { return column_; }
-  const std::string& column_name() const { return column_name_; }
-
- private:
-  std::string file_;
-  std::int64_t line_;
-  std::int64_t column_;
-  std::string column_name_;
-};
-
-/// A table has no column of the requested name, or the column has the wrong type for the use.
-class column_error : public error {
- public:
-  using error::error;
-};
-
-}  // namespace loom::relational
-
-#endif  // LOOM_RELATIONAL_ERROR_HPP
-// ---- end <loom/relational/error.hpp>
-
-#include <charconv>
-#include <cstdint>
-#include <memory>
-#include <span>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-namespace loom::relational {
-
-/// How a CSV field is read and stored. Integers, dates (days since 1970-01-01) and strings
-/// (dictionary codes) are integer columns and may key a relation; decimals are doubles.
-enum class column_type { int64, decimal, date, string };
-
-constexpr std::string_view to_string(column_type t) {
-  switch (t) {
-    case column_type::int64: return "int64";
-    case column_type::decimal: return "decimal";
-    case column_type::date: return "date";
-    case column_type::string: return "string";
-  }
-  return "?";
-}
-
-/// A named, typed column. Integer-like types (int64, date, string codes) live in `ints()`,
-/// decimals in `reals()`; string columns share their dictionary with columns derived from them.
-class column {
- public:
-  column() = default;
-  column(std::string name, column_type type) : name_(std::move(name)), type_(type) {}
-  column(std::string name, std::vector<std::int64_t> ints, column_type type = column_type::int64,
-         std::shared_ptr<const dictionary> dict = nullptr)
-      : name_(std::move(name)), type_(type), ints_(std::move(ints)), dict_(std::move(dict)) {
-    if (type_ == column_type::decimal)
-      throw column_error("loom::relational::column " + name_ +
-                         ": a decimal column holds doubles; pass a std::vector<double>");
-    if (type_ == column_type::string && !dict_)
-      throw column_error("loom::relational::column " + name_ + ": a string column needs a dictionary");
-  }
-  column(std::string name, std::vector<double> reals)
-      : name_(std::move(name)), type_(column_type::decimal), reals_(std::move(reals)) {}
-
-  const std::string& name() const { return name_; }
-  column_type type() const { return type_; }
-  std::size_t size() const { return is_integer() ? ints_.size() : reals_.size(); }
-  /// True for the types that can key a relation (stored as integers).
-  bool is_integer() const { return type_ != column_type::decimal; }
-
-  /// The integer values (int64, date as days, string codes); throws for a decimal column.
-  std::span<const std::int64_t> ints() const {
-    if (!is_integer())
-      throw column_error("loom::relational: column " + name_ +
-                         " is decimal; it cannot be used as an integer key");
-    return ints_;
-  }
-  /// The decimal values; throws for other types.
-  std::span<const double> reals() const {
-    if (is_integer())
-      throw column_error("loom::relational: column " + name_ + " is " +
-                         std::string(to_string(type_)) + ", not decimal");
-    return reals_;
-  }
-  /// The value of any column as a double (codes and days as numbers).
-  double number(std::size_t row) const {
-    return is_integer() ? static_cast<double>(ints_[row]) : reals_[row];
-  }
-  /// The dictionary of a string column (null for other types).
-  const std::shared_ptr<const dictionary>& dict() const { return dict_; }
-
-  /// The field as CSV text: dates as YYYY-MM-DD, strings decoded, decimals round-trip.
-  std::string text(std::size_t row) const;
-
-  // Used by the CSV reader.
-  std::vector<std::int64_t>& mutable_ints() { return ints_; }
-  std::vector<double>& mutable_reals() { return reals_; }
-  void set_dictionary(std::shared_ptr<const dictionary> d) { dict_ = std::move(d); }
-
- private:
-  std::string name_;
-  column_type type_ = column_type::int64;
-  std::vector<std::int64_t> ints_;
-  std::vector<double> reals_;
-  std::shared_ptr<const dictionary> dict_;
-};
-
-namespace detail {
-/// The shortest text that reads back as the same double.
-inline std::string format_decimal(double v) {
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
-}  // namespace detail
-
-inline std::string column::text(std::size_t row) const {
-  switch (type_) {
-    case column_type::int64: return std::to_string(ints_[row]);
-    case column_type::decimal: return detail::format_decimal(reals_[row]);
-    case column_type::date: return format_date(ints_[row]);
-    case column_type::string: return dict_->word(ints_[row]);
-  }
-  return {};
-}
-
-}  // namespace loom::relational
-
-#endif  // LOOM_RELATIONAL_COLUMN_HPP
-// ---- end <loom/relational/column.hpp>
-
-#include <cstdint>
-#include <memory>
-#include <ostream>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-namespace loom::relational {
-
-/// A column-store table: columns of equal length, looked up by name.
-/// **Example**: `auto t = read_csv("orders.csv", {{"o_orderkey", column_type::int64}});`
-class table {
- public:
-  table() = default;
-  explicit table(std::string name) : name_(std::move(name)) {}
-
-  /// The table's name (the file it was read from), used in error messages.
-  const std::string& name() const { return name_; }
-  std::size_t rows() const { return columns_.empty() ? 0 : columns_.front().size(); }
-  const std::vector<column>& columns() const { return columns_; }
-
-  /// The column called `name`; throws `column_error` listing the columns when there is none.
-  const column& operator[](std::string_view name) const {
-    for (const column& c : columns_)
-      if (c.name() == name) return c;
-    std::string known;
-    for (const column& c : columns_) known += (known.empty() ? "" : ", ") + c.name();
-    throw column_error("loom::relational: table " + (name_.empty() ? "(unnamed)" : name_) +
-                       " has no column " + std::string(name) + " (columns: " + known + ")");
-  }
-  bool has(std::string_view name) const {
-    for (const column& c : columns_)
-      if (c.name() == name) return true;
-    return false;
-  }
-  /// Shorthands: `t.ints("o_custkey")`, `t.reals("l_discount")`.
-  std::span<const std::int64_t> ints(std::string_view name) const { return (*this)[name].ints(); }
-  std::span<const double> reals(std::string_view name) const { return (*this)[name].reals(); }
-
-  /// Appends a column; its length must match the table's.
-  table& add(column c) {
-    if (!columns_.empty() && c.size() != rows())
-      throw column_error("loom::relational: column " + c.name() + " has " +
-                         std::to_string(c.size()) + " rows but table " + name_ + " has " +
-                         std::to_string(rows()));
-    if (has(c.name()))
-      throw column_error("loom::relational: table " + name_ + " already has a column " + c.name());
-    columns_.push_back(std::move(c));
-    return *this;
-  }
-
-  /// A derived attribute: `t.derive("o_year", "o_orderdate", year_of)` adds the integer column
-  /// `f(source[row])` for every row (f maps an integer value: a key, a day, a code).
-  template <class F>
-  table& derive(std::string name, std::string_view source, F f,
-                column_type type = column_type::int64) {
-    const auto in = (*this)[source].ints();
-    std::vector<std::int64_t> out(in.size());
-    for (std::size_t r = 0; r < in.size(); ++r) out[r] = static_cast<std::int64_t>(f(in[r]));
-    return add(column(std::move(name), std::move(out), type));
-  }
-
-  /// Writes a header line and one line per row; strings are quoted when needed.
-  void write_csv(std::ostream& out, char delimiter = ',') const {
-    for (std::size_t c = 0; c < columns_.size(); ++c)
-      out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].name(), delimiter);
-    out << '\n';
-    for (std::size_t r = 0; r < rows(); ++r) {
-      for (std::size_t c = 0; c < columns_.size(); ++c)
-        out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].text(r), delimiter);
-      out << '\n';
-    }
-  }
-
- private:
-  static std::string quote(const std::string& s, char delimiter) {
-    if (s.find_first_of(std::string{delimiter, '"', '\n', '\r'}) == std::string::npos) return s;
-    std::string q = "\"";
-    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return q + "\"";
-  }
-
-  std::string name_;
-  std::vector<column> columns_;
-};
-
-}  // namespace loom::relational
-
-#endif  // LOOM_RELATIONAL_TABLE_HPP
-// ---- end <loom/relational/table.hpp>
-
-#include <cstdint>
-#include <functional>
-#include <span>
-#include <string>
-#include <type_traits>
-#include <utility>
-
-namespace loom::relational {
-
-// An aggregate has `value_type` (a semiring), `policy` (how equal keys combine in from_coo) and
-// `bind(table)`, which returns the per-row value function `(std::size_t row) -> value_type`.
-
-/// Each row counts 1; equal keys add up (bag semantics, K = N).
-template <class T = std::int64_t>
-struct count {
-  using value_type = T;
-  static constexpr duplicates policy = duplicates::sum;
-  auto bind(const table&) const {
-    return [](std::size_t) { return semiring_traits<T>::one(); };
-  }
-};
-
-/// Each key is present once with the value one (set semantics).
-template <class T = std::int64_t>
-struct exists {
-  using value_type = T;
-  static constexpr duplicates policy = duplicates::last;
-  auto bind(const table&) const {
-    return [](std::size_t) { return semiring_traits<T>::one(); };
-  }
-};
-
-namespace detail {
-// A column read as T, or a user function of the row.
-template <class T, class Source>
-auto row_values(const table& t, const Source& source) {
-  if constexpr (std::is_convertible_v<const Source&, std::string_view>) {
-    const column& c = t[std::string_view(source)];
-    if (c.is_integer()) {  // codes and days read as numbers
-      return std::function<T(std::size_t)>(
-          [v = c.ints()](std::size_t r) { return T(static_cast<double>(v[r])); });
-    }
-    return std::function<T(std::size_t)>([v = c.reals()](std::size_t r) { return T(v[r]); });
-  } else {
-    return std::function<T(std::size_t)>(
-        [source](std::size_t r) { return static_cast<T>(source(r)); });
-  }
-}
-}  // namespace detail
-
-/// An aggregate: `bind(table)` gives the per-row value function; equal keys combine by `Policy`.
-template <class V, duplicates Policy, class Bind>
-struct aggregate {
-  using value_type = V;
-  static constexpr duplicates policy = Policy;
-  Bind binder;
-  auto bind(const table& t) const { return binder(t); }
-};
-
-namespace detail {
-template <class V, duplicates P, class Bind>
-aggregate<V, P, Bind> make_aggregate(Bind b) {
-  return {std::move(b)};
-}
-}  // namespace detail
-
-/// The sum of a column (by name) or of `f(row)` over rows with equal keys (K = T, +, ×).
-/// **Example**: `sum_of<double>([&](std::size_t r) { return price[r] * (1 - disc[r]); })`
-template <class T, class Source>
-auto sum_of(Source source) {
-  return detail::make_aggregate<T, duplicates::sum>(
-      [source](const table& t) { return detail::row_values<T>(t, source); });
-}
-
-/// The minimum of a column or of `f(row)`: values in the (min, +) semiring, whose + is min.
-template <class T, class Source>
-auto min_of(Source source) {
-  return detail::make_aggregate<min_plus<T>, duplicates::sum>([source](const table& t) {
-    return [f = detail::row_values<T>(t, source)](std::size_t r) { return min_plus<T>(f(r)); };
-  });
-}
-
-/// The maximum of a column or of `f(row)`: values in the (max, +) semiring, whose + is max.
-template <class T, class Source>
-auto max_of(Source source) {
-  return detail::make_aggregate<max_plus<T>, duplicates::sum>([source](const table& t) {
-    return [f = detail::row_values<T>(t, source)](std::size_t r) { return max_plus<T>(f(r)); };
-  });
-}
-
-}  // namespace loom::relational
-
-#endif  // LOOM_RELATIONAL_AGGREGATE_HPP
-// ---- end <loom/relational/aggregate.hpp>
-// ---- begin <loom/relational/csv.hpp>
-// Defines loom::relational::read_csv: typed columns from a CSV file, strings dictionary-encoded
-// (relational/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_RELATIONAL_CSV_HPP
-#define LOOM_RELATIONAL_CSV_HPP
-
-
-#include <charconv>
-#include <cstdint>
-#include <deque>
-#include <fstream>
-#include <istream>
-#include <iterator>
-#include <memory>
-#include <sstream>
-#include <string>
-#include <string_view>
-#include <system_error>
-#include <vector>
-
-namespace loom::relational {
-
-/// One column to load: its header name and type.
-struct column_spec {
-  std::string name;
-  column_type type;
-};
-
-struct csv_options {
-  char delimiter = ',';
-  /// With a header, schema columns are found by name and other columns are skipped; without,
-  /// the schema lists every column in file order.
-  bool header = true;
-};
-
-namespace detail {
-
-class csv_parser {
- public:
-  csv_parser(std::string_view text, const std::string& file, char delimiter)
-      : text_(text), file_(file), delimiter_(delimiter) {
-    if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;  // UTF-8 byte order mark
-  }
-
-  /// Reads the next record into `fields()`; false at end of input. Blank lines are skipped.
-  bool next() {
-    while (pos_ < text_.size() && (text_[pos_] == '\n' || text_[pos_] == '\r')) {
-      if (text_[pos_] == '\n') ++line_;
-      ++pos_;
-    }
-    if (pos_ >= text_.size()) return false;
-    record_line_ = line_;
-    fields_.clear();
-    scratch_used_ = 0;
-    for (;;) {
-      if (pos_ < text_.size() && text_[pos_] == '"') {
-        read_quoted();
-      } else {
-        const std::size_t begin = pos_;
-        while (pos_ < text_.size() && text_[pos_] != delimiter_ && text_[pos_] != '\n') ++pos_;
-        std::size_t end = pos_;
-        if (end > begin && text_[end - 1] == '\r') --end;
-        fields_.push_back(text_.substr(begin, end - begin));
-      }
-      if (pos_ < text_.size() && text_[pos_] == delimiter_) {
-        ++pos_;
-        continue;
-      }
-      if (pos_ < text_.size()) {  // '\n'
-        ++pos_;
-        ++line_;
-      }
-      return true;
-    }
-  }
-
-  const std::vector<std::string_view>& fields() const { return fields_; }
-  /// The line on which the current record starts (1-based).
-  std::int64_t line() const { return record_line_; }
-
- private:
-  void read_quoted() {
-    const std::int64_t start_line = line_;
-    ++pos_;
-    if (scratch_used_ == scratch_.size()) scratch_.emplace_back();
-    std::string& s = scratch_[scratch_used_++];
-    s.clear();
-    for (;;) {
-      if (pos_ >= text_.size())
-        throw csv_error(file_, start_line, static_cast<std::int64_t>(fields_.size()) + 1, "",
-                        "unterminated quoted field");
-      const char ch = text_[pos_++];
-      if (ch == '"') {
-        if (pos_ < text_.size() && text_[pos_] == '"') {
-          s += '"';
-          ++pos_;
-          continue;
-        }
-        break;
-      }
-      if (ch == '\n') ++line_;
-      s += ch;
-    }
-    if (pos_ < text_.size() && text_[pos_] == '\r') ++pos_;
-    if (pos_ < text_.size() && text_[pos_] != delimiter_ && text_[pos_] != '\n')
-      throw csv_error(file_, start_line, static_cast<std::int64_t>(fields_.size()) + 1, "",
-                      "unexpected character after a closing quote");
-    fields_.push_back(s);
-  }
-
-  std::string_view text_;
-  const std::string& file_;
-  char delimiter_;
-  std::size_t pos_ = 0;
-  std::int64_t line_ = 1;
-  std::int64_t record_line_ = 1;
-  std::vector<std::string_view> fields_;
-  std::deque<std::string> scratch_;  // unescaped quoted fields; a deque keeps them in place
-  std::size_t scratch_used_ = 0;
-};
-
-inline std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-inline std::string shown(std::string_view s) {
-  constexpr std::size_t max = 40;
-  return "'" + std::string(s.substr(0, max)) + (s.size() > max ? "...'" : "'");
-}
-
-}  // namespace detail
-
-/// Reads the columns of `schema` from CSV text; `name` (the file) appears in error messages.
-/// Throws `csv_error` (`file:line: column k (name): what`) for a wrong field count, a value that
-/// does not parse as its column's type, or a schema column missing from the header.
-inline table read_csv_text(std::string_view text, const std::string& name,
-                           const std::vector<column_spec>& schema, const csv_options& options = {}) {
-  detail::csv_parser parser(text, name, options.delimiter);
-  std::vector<std::int64_t> slot_of_field;  // field index -> schema slot, or -1 (skipped)
-  std::vector<std::string> field_names;
-  std::size_t expected = schema.size();
-  if (options.header) {
-    if (!parser.next()) throw csv_error(name, 1, 0, "", "the file is empty; expected a header line");
-    for (std::string_view f : parser.fields()) field_names.emplace_back(detail::trim(f));
-    expected = field_names.size();
-    slot_of_field.assign(expected, -1);
-    for (std::size_t s = 0; s < schema.size(); ++s) {
-      std::size_t found = expected;
-      for (std::size_t f = 0; f < expected; ++f)
-        if (field_names[f] == schema[s].name) {
-          if (found != expected)
-            throw csv_error(name, 1, static_cast<std::int64_t>(f) + 1, schema[s].name,
-                            "the header names this column twice");
-          found = f;
-        }
-      if (found == expected) {
-        std::string known;
-        for (const auto& n : field_names) known += (known.empty() ? "" : ", ") + n;
-        throw csv_error(name, 1, 0, schema[s].name,
-                        "unknown column: not in the header (columns: " + known + ")");
-      }
-      slot_of_field[found] = static_cast<std::int64_t>(s);
-    }
-  } else {
-    for (std::size_t s = 0; s < schema.size(); ++s) {
-      slot_of_field.push_back(static_cast<std::int64_t>(s));
-      field_names.push_back(schema[s].name);
-    }
-  }
-
-  std::vector<column> cols;
-  std::vector<detail::dictionary_builder> dicts(schema.size());
-  for (const auto& spec : schema) cols.emplace_back(spec.name, spec.type);
-
-  while (parser.next()) {
-    const auto& fields = parser.fields();
-    if (fields.size() != expected)
-      throw csv_error(name, parser.line(), 0, "",
-                      "expected " + std::to_string(expected) + " fields, found " +
-                          std::to_string(fields.size()));
-    for (std::size_t f = 0; f < fields.size(); ++f) {
-      const std::int64_t s = slot_of_field[f];
-      if (s < 0) continue;
-      column& c = cols[static_cast<std::size_t>(s)];
-      const std::string_view raw = fields[f];
-      auto fail = [&](std::string_view what) {
-        throw csv_error(name, parser.line(), static_cast<std::int64_t>(f) + 1, c.name(),
-                        "cannot parse " + detail::shown(raw) + " as " + std::string(what));
-      };
-      switch (c.type()) {
-        case column_type::int64: {
-          const std::string_view v = detail::trim(raw);
-          std::int64_t x = 0;
-          const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
-          if (v.empty() || r.ec != std::errc{} || r.ptr != v.data() + v.size())
-            fail(r.ec == std::errc::result_out_of_range ? "int64 (out of range)" : "int64");
-          c.mutable_ints().push_back(x);
-          break;
-        }
-        case column_type::decimal: {
-          const std::string_view v = detail::trim(raw);
-          double x = 0;
-          const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
-          if (v.empty() || r.ec != std::errc{} || r.ptr != v.data() + v.size()) fail("decimal");
-          c.mutable_reals().push_back(x);
-          break;
-        }
-        case column_type::date: {
-          const auto d = parse_date(detail::trim(raw));
-          if (!d) fail("a date (YYYY-MM-DD)");
-          c.mutable_ints().push_back(*d);
-          break;
-        }
-        case column_type::string:
-          c.mutable_ints().push_back(dicts[static_cast<std::size_t>(s)].add(raw));
-          break;
-      }
-    }
-  }
-
-  table t(name);
-  for (std::size_t s = 0; s < schema.size(); ++s) {
-    if (cols[s].type() == column_type::string) {
-      std::vector<std::int64_t> remap;
-      cols[s].set_dictionary(std::make_shared<const dictionary>(dicts[s].finish(remap)));
-      for (auto& code : cols[s].mutable_ints()) code = remap[static_cast<std::size_t>(code)];
-    }
-    t.add(std::move(cols[s]));
-  }
-  return t;
-}
-
-/// Reads the columns of `schema` from the CSV file at `path` (see `read_csv_text`); throws
-/// `io_error` when the file cannot be read.
-inline table read_csv(const std::string& path, const std::vector<column_spec>& schema,
-                      const csv_options& options = {}) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw io_error(path + ": cannot open the file");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw io_error(path + ": read error");
-  return read_csv_text(text, path, schema, options);
-}
-
-}  // namespace loom::relational
-
-#endif  // LOOM_RELATIONAL_CSV_HPP
-// ---- end <loom/relational/csv.hpp>
-// ---- begin <loom/relational/predicates.hpp>
-// Defines key predicates as 0/1 tensors to multiply into a query: ranges, equality, sets of
-// codes, SQL LIKE over a string column; and value filters (relational/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_RELATIONAL_PREDICATES_HPP
-#define LOOM_RELATIONAL_PREDICATES_HPP
-
-
-#include <algorithm>
-#include <array>
-#include <cstdint>
-#include <string>
-#include <string_view>
-#include <vector>
-
-namespace loom::relational {
-
-// A predicate on a key is a sparse vector of ones over the keys that satisfy it. Multiplying it
-// into a query is a selection (σ_p(M) = p · M); as a compressed level it is intersected with the
-// relation's level by the leapfrog merge, whose seeks jump over keys outside the predicate.
-
-namespace detail {
-template <class T>
-tensor<T, sparse_vector> ones_at(std::int64_t extent, std::vector<std::int64_t> keys) {
-  if (extent < 0) throw shape_error("loom::relational: a predicate's extent is negative");
-  using level = compressed;
-  typename tensor<T, sparse_vector>::level_storages levels{};
-  auto& st = std::get<0>(levels);
-  if (extent > 0) loom::detail::check_fits<level::crd_type>(extent - 1, "largest key of a predicate");
-  st.pos = {0, static_cast<level::pos_type>(keys.size())};
-  st.crd.reserve(keys.size());
-  for (std::int64_t k : keys) st.crd.push_back(static_cast<level::crd_type>(k));
-  std::vector<T> vals(keys.size(), semiring_traits<T>::one());
-  return tensor<T, sparse_vector>({extent}, std::move(levels), std::move(vals));
-}
-}  // namespace detail
-
-/// `[lo <= key < hi]` over keys `0 .. extent-1` (clipped to the extent).
-/// **Example**: `range<double>(date("1994-01-01"), date("1995-01-01"), days)`
-template <class T = std::int64_t>
-tensor<T, sparse_vector> range(std::int64_t lo, std::int64_t hi, std::int64_t extent) {
-  lo = std::max<std::int64_t>(lo, 0);
-  hi = std::min(hi, extent);
-  std::vector<std::int64_t> keys;
-  for (std::int64_t k = lo; k < hi; ++k) keys.push_back(k);
-  return detail::ones_at<T>(extent, std::move(keys));
-}
-
-/// `[key == value]` over keys `0 .. extent-1` (empty when value is outside).
-template <class T = std::int64_t>
-tensor<T, sparse_vector> equal(std::int64_t value, std::int64_t extent) {
-  return range<T>(value, value + 1, extent);
-}
-
-/// `[f(key)]` for every key `0 .. extent-1`.
-template <class T = std::int64_t, class F>
-tensor<T, sparse_vector> predicate(std::int64_t extent, F f) {
-  std::vector<std::int64_t> keys;
-  for (std::int64_t k = 0; k < extent; ++k)
-    if (f(k)) keys.push_back(k);
-  return detail::ones_at<T>(extent, std::move(keys));
-}
-
-namespace detail {
-inline const dictionary& dictionary_of(const column& c, std::string_view who) {
-  if (c.type() != column_type::string || !c.dict())
-    throw column_error("loom::relational::" + std::string(who) + ": column " + c.name() +
-                       " is not a string column");
-  return *c.dict();
-}
-}  // namespace detail
-
-/// `[f(string)]` over the dictionary codes of string column `c`.
-template <class T = std::int64_t, class F>
-tensor<T, sparse_vector> string_predicate(const column& c, F f) {
-  const dictionary& d = detail::dictionary_of(c, "string_predicate");
-  return predicate<T>(d.size(), [&](std::int64_t code) { return f(std::string_view(d.word(code))); });
-}
-
-/// `[string == s]` over the codes of string column `c` (no entry when s does not occur).
-template <class T = std::int64_t>
-tensor<T, sparse_vector> string_equal(const column& c, std::string_view s) {
-  const dictionary& d = detail::dictionary_of(c, "string_equal");
-  const auto code = d.code(s);
-  return code ? equal<T>(*code, d.size()) : detail::ones_at<T>(d.size(), {});
-}
-
-/// SQL LIKE: `%` matches any run of characters, `_` any one character; case-sensitive.
-constexpr bool like_match(std::string_view s, std::string_view pattern) {
-  // iterative wildcard matching with backtracking to the last `%`: O(|s| * |pattern|) worst case
-  std::size_t si = 0, pi = 0, star = std::string_view::npos, mark = 0;
-  while (si < s.size()) {
-    if (pi < pattern.size() && pattern[pi] == '%') {  // before the literal test: '%' is a wildcard
-      star = pi++;
-      mark = si;
-    } else if (pi < pattern.size() && (pattern[pi] == '_' || pattern[pi] == s[si])) {
-      ++si;
-      ++pi;
-    } else if (star != std::string_view::npos) {
-      pi = star + 1;
-      si = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (pi < pattern.size() && pattern[pi] == '%') ++pi;
-  return pi == pattern.size();
-}
-
-/// `[string LIKE pattern]` over the codes of string column `c`: Q9's `p_name like '%green%'`.
-template <class T = std::int64_t>
-tensor<T, sparse_vector> like(const column& c, std::string_view pattern) {
-  return string_predicate<T>(c, [pattern](std::string_view s) { return like_match(s, pattern); });
-}
-
-/// A value filter: the entries of `a` whose value satisfies `keep`, same format and shape.
-/// (Inside an expression, `loom::where(A(i, j) > t, A(i, j))` filters without materialising.)
-template <class T, storage_format Format, bool Owning, class F>
-tensor<T, Format> filter_values(const basic_tensor<T, Format, Owning>& a, F keep) {
-  constexpr std::size_t N = Format::order;
-  std::vector<std::array<std::int64_t, N>> coords;
-  std::vector<T> values;
-  a.for_each_stored([&](const auto& c, const T& v) {
-    if (keep(v)) {
-      coords.push_back(c);
-      values.push_back(v);
-    }
-  });
-  return from_coo<Format>(a.shape(), coords, values, duplicates::error);
-}
-
-}  // namespace loom::relational
-
-#endif  // LOOM_RELATIONAL_PREDICATES_HPP
-// ---- end <loom/relational/predicates.hpp>
-// ---- begin <loom/relational/relation.hpp>
-// Defines loom::relational::key_by: a table as a trie-shaped tensor keyed by chosen columns, one
-// level per key column, whose value is an aggregate in a semiring (relational/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_RELATIONAL_RELATION_HPP
-#define LOOM_RELATIONAL_RELATION_HPP
-
-
-#include <algorithm>
-#include <array>
-#include <cstdint>
-#include <span>
-#include <string>
-#include <vector>
-
-namespace loom::relational {
-
-/// The extent a key column needs: the dictionary size of a string column, else max + 1 (at
-/// least 1). Joined columns must share an extent: pass `extent_of(a, b, ...)` to both.
-inline std::int64_t extent_of(const column& c) {
-  if (c.type() == column_type::string) return std::max<std::int64_t>(1, c.dict()->size());
-  std::int64_t m = 0;
-  for (std::int64_t v : c.ints()) m = std::max(m, v + 1);
-  return std::max<std::int64_t>(1, m);
-}
-template <class... Cs>
-  requires(sizeof...(Cs) >= 2)
-std::int64_t extent_of(const Cs&... cs) {
-  return std::max({extent_of(static_cast<const column&>(cs))...});
-}
-
-/// A relation: `table` keyed by the columns `keys` (outermost first), stored in `Format`
-/// (default: one compressed level per key, `csf<N>`), with one value per distinct key combining
-/// the rows' values by `agg` (`count()`, `exists()`, `sum_of<T>(...)`, `min_of`, `max_of`).
-/// Key columns must be integer-like (int64, date, string codes) and non-negative. `shape[k] = 0`
-/// asks for `extent_of(column)`.
-/// **Example**: `auto L = key_by<csf<2>>(lineitem, {"l_orderkey", "l_suppkey"}, count());`
-template <storage_format Format, class Agg>
-tensor<typename Agg::value_type, Format> key_by(
-    const table& t, const std::array<std::string, Format::order>& keys, const Agg& agg,
-    std::array<std::int64_t, Format::order> shape = {}) {
-  constexpr std::size_t N = Format::order;
-  using V = typename Agg::value_type;
-  std::array<std::span<const std::int64_t>, N> key_values;
-  for (std::size_t k = 0; k < N; ++k) {
-    const column& c = t[keys[k]];
-    if (!c.is_integer())
-      throw column_error("loom::relational::key_by: key column " + keys[k] + " of " + t.name() +
-                         " is decimal; key by an integer, date or string column");
-    key_values[k] = c.ints();
-    if (shape[k] == 0) shape[k] = extent_of(c);
-  }
-  const std::size_t n = t.rows();
-  std::vector<std::array<std::int64_t, N>> coords(n);
-  std::vector<V> values(n);
-  const auto value_of = agg.bind(t);
-  for (std::size_t r = 0; r < n; ++r) {
-    for (std::size_t k = 0; k < N; ++k) {
-      const std::int64_t v = key_values[k][r];
-      if (v < 0 || v >= shape[k])
-        throw column_error("loom::relational::key_by: " + t.name() + " row " +
-                           std::to_string(r + 1) + ": key " + keys[k] + " = " +
-                           std::to_string(v) + " is outside [0, " + std::to_string(shape[k]) +
-                           "); keys must be non-negative and below the extent");
-      coords[r][k] = v;
-    }
-    values[r] = value_of(r);
-  }
-  return from_coo<Format>(shape, coords, values, Agg::policy);
-}
-
-/// `key_by` with the default format `csf<N>` (one compressed level per key column).
-template <std::size_t N, class Agg>
-tensor<typename Agg::value_type, csf<N>> key_by(const table& t,
-                                                const std::array<std::string, N>& keys,
-                                                const Agg& agg,
-                                                std::array<std::int64_t, N> shape = {}) {
-  return key_by<csf<N>>(t, keys, agg, shape);
-}
-
-}  // namespace loom::relational
-
-#endif  // LOOM_RELATIONAL_RELATION_HPP
-// ---- end <loom/relational/relation.hpp>
-// ---- begin <loom/relational/rows.hpp>
-// Defines the way back from tensors to rows: entries as (keys, value) rows and as a table with
-// typed, decoded key columns (relational/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_RELATIONAL_ROWS_HPP
-#define LOOM_RELATIONAL_ROWS_HPP
-
-
-#include <array>
-#include <cstdint>
-#include <memory>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-namespace loom::relational {
-
-/// One result row: the key of each mode (logical order) and the value.
-template <class T, std::size_t N>
-struct row {
-  std::array<std::int64_t, N> keys;
-  T value;
-  friend bool operator==(const row&, const row&) = default;
-};
-
-/// The stored entries of `a` whose value is not the semiring's zero (a dense output's padding is
-/// not a row), in storage order.
-template <class T, storage_format Format, bool Owning>
-std::vector<row<T, Format::order>> to_rows(const basic_tensor<T, Format, Owning>& a) {
-  std::vector<row<T, Format::order>> rows;
-  a.for_each_stored([&](const auto& c, const T& v) {
-    if (!(v == semiring_traits<T>::zero())) rows.push_back({c, v});
-  });
-  return rows;
-}
-
-/// How a result key is shown: a name and the column it came from (for its type and dictionary).
-struct key_column {
-  std::string name;
-  column_type type = column_type::int64;
-  std::shared_ptr<const dictionary> dict = nullptr;
-
-  key_column(std::string n, column_type t = column_type::int64,
-             std::shared_ptr<const dictionary> d = nullptr)
-      : name(std::move(n)), type(t), dict(std::move(d)) {}
-  /// Named and typed like `c` (a string key decodes through c's dictionary).
-  key_column(const column& c) : key_column(c.name(), c.type(), c.dict()) {}  // NOLINT: implicit
-  key_column(const char* n) : key_column(std::string(n)) {}                  // NOLINT: implicit
-};
-
-namespace detail {
-template <class T>
-auto plain_value(const T& v) {
-  if constexpr (requires { v.value; }) return v.value;  // min_plus, max_plus, boolean, ...
-  else return v;
-}
-}  // namespace detail
-
-/// The result as a table: one column per key (typed and decoded as `keys[k]` says), then the
-/// value column `value_name` (int64 for integer values, decimal otherwise).
-/// **Example**: `to_table(revenue, {nation["n_name"]}, "revenue").write_csv(std::cout);`
-template <class T, storage_format Format, bool Owning>
-table to_table(const basic_tensor<T, Format, Owning>& a,
-               const std::array<key_column, Format::order>& keys, const std::string& value_name) {
-  constexpr std::size_t N = Format::order;
-  const auto rows = to_rows(a);
-  table t(a.name().empty() ? "result" : a.name());
-  for (std::size_t k = 0; k < N; ++k) {
-    std::vector<std::int64_t> v;
-    v.reserve(rows.size());
-    for (const auto& r : rows) v.push_back(r.keys[k]);
-    const key_column& kc = keys[k];
-    if (kc.type == column_type::decimal)
-      throw column_error("loom::relational::to_table: key " + kc.name + " cannot be decimal");
-    if (kc.type == column_type::string && kc.dict)
-      for (std::int64_t code : v)
-        if (code >= kc.dict->size())
-          throw column_error("loom::relational::to_table: key " + kc.name + " = " +
-                             std::to_string(code) + " is not a code of its dictionary");
-    t.add(column(kc.name, std::move(v), kc.type == column_type::string && !kc.dict
-                                            ? column_type::int64 : kc.type, kc.dict));
-  }
-  using plain = decltype(detail::plain_value(std::declval<T>()));
-  if constexpr (std::is_integral_v<plain>) {
-    std::vector<std::int64_t> v;
-    for (const auto& r : rows) v.push_back(static_cast<std::int64_t>(detail::plain_value(r.value)));
-    t.add(column(value_name, std::move(v)));
-  } else {
-    std::vector<double> v;
-    for (const auto& r : rows) v.push_back(static_cast<double>(detail::plain_value(r.value)));
-    t.add(column(value_name, std::move(v)));
-  }
-  return t;
-}
-
-/// Sorts a table's rows by the given columns (ascending, or descending where `descending[k]`);
-/// strings sort by their text, which their codes preserve.
-inline table sort_rows(const table& t, const std::vector<std::string>& by,
-                       const std::vector<bool>& descending = {}) {
-  std::vector<std::size_t> perm(t.rows());
-  for (std::size_t r = 0; r < perm.size(); ++r) perm[r] = r;
-  std::vector<const column*> cols;
-  for (const auto& name : by) cols.push_back(&t[name]);
-  std::stable_sort(perm.begin(), perm.end(), [&](std::size_t a, std::size_t b) {
-    for (std::size_t k = 0; k < cols.size(); ++k) {
-      const double x = cols[k]->number(a), y = cols[k]->number(b);
-      if (x == y) continue;
-      const bool desc = k < descending.size() && descending[k];
-      return desc ? x > y : x < y;
-    }
-    return false;
-  });
-  table out(t.name());
-  for (const column& c : t.columns()) {
-    if (c.is_integer()) {
-      std::vector<std::int64_t> v;
-      for (std::size_t r : perm) v.push_back(c.ints()[r]);
-      out.add(column(c.name(), std::move(v), c.type(), c.dict()));
-    } else {
-      std::vector<double> v;
-      for (std::size_t r : perm) v.push_back(c.reals()[r]);
-      out.add(column(c.name(), std::move(v)));
-    }
-  }
-  return out;
-}
-
-}  // namespace loom::relational
-
-#endif  // LOOM_RELATIONAL_ROWS_HPP
-// ---- end <loom/relational/rows.hpp>
-
-namespace loom {
-/// Short name: `loom::rel::key_by`, `loom::rel::read_csv`, ...
-namespace rel = relational;
-}  // namespace loom
-
-#endif  // LOOM_RELATIONAL_HPP
-// ---- end <loom/relational.hpp>
-// ---- begin <loom/stream.hpp>
-// Umbrella header of stream/: indexed streams, combinators, lowering, run loops, evaluation.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_HPP
-#define LOOM_STREAM_HPP
+#ifndef LOOM_STREAM_LOWER_HPP
+#define LOOM_STREAM_LOWER_HPP
 
 // ---- begin <loom/stream/combinators.hpp>
 // Defines the stream combinators: mul (intersection), lookup (iterate one, locate the other),
@@ -7369,28 +5758,64 @@ struct mul_stream {
   }
 };
 
-// lookup_stream<A, B, Op, Flip>: iterate A, locate B at A's index (B locatable; where B is
-// not full, an absent index locates to zero, which the product annihilates).
+/// Whether a locatable stream holds index i: always for a full one; else its `contains`, when
+/// it has one (a stream without it locates absent indices to zero, harmless in a product).
+template <class S>
+LOOM_FORCE_INLINE bool contains(const S& s, std::int64_t i) {
+  if constexpr (S::full) return true;
+  else if constexpr (requires { s.contains(i); }) return s.contains(i);
+  else return true;
+}
+
+// lookup_stream<A, B, Op, Flip>: iterate A, locate B at A's index (B locatable). Where B is not
+// full (hashed, bitmap, banded), A's states whose index B lacks are stepped over as soon as A
+// reaches them, so the product emits no zeros and stays strict, and every skip progresses.
 template <class A, class B, class Op, bool Flip>
 struct lookup_stream {
   static constexpr std::size_t depth = A::depth;
-  static constexpr bool contracted = false, strict = A::strict, full = A::full,
+  static constexpr bool contracted = false, strict = A::strict, full = A::full && B::full,
                         locatable = A::locatable;
   A a{};
   B b{};
   Op op{};
   const kernel_context* ctx = nullptr;
 
+  lookup_stream() = default;
+  LOOM_FORCE_INLINE lookup_stream(const A& a_, const B& b_, const Op& op_,
+                                  const kernel_context* c)
+      : a(a_), b(b_), op(op_), ctx(c) {
+    settle();
+  }
+
+  LOOM_FORCE_INLINE bool contains(std::int64_t i) const
+    requires(A::locatable)
+  {
+    return stream::contains(a, i) && stream::contains(b, i);
+  }
   LOOM_FORCE_INLINE bool valid() const { return a.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return a.index(); }
   LOOM_FORCE_INLINE bool ready() const { return a.ready(); }
   LOOM_FORCE_INLINE auto value() const { return combine(a.value(), b.locate(a.index())); }
   LOOM_FORCE_INLINE auto locate(std::int64_t i) const { return combine(a.locate(i), b.locate(i)); }
-  LOOM_FORCE_INLINE void seek(std::int64_t i) { a.seek(i); }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t i) { a.seek_past(i); }
-  LOOM_FORCE_INLINE void next() { a.next(); }
+  LOOM_FORCE_INLINE void seek(std::int64_t i) {
+    a.seek(i);
+    settle();
+  }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
+    a.seek_past(i);
+    settle();
+  }
+  LOOM_FORCE_INLINE void next() {
+    a.next();
+    settle();
+  }
 
  private:
+  // step A over ready states at indices B lacks (no-op when B is full)
+  LOOM_FORCE_INLINE void settle() {
+    if constexpr (!B::full)
+      while (a.valid() && a.ready() && !stream::contains(b, a.index())) a.next();
+  }
   template <class X, class Y>
   LOOM_FORCE_INLINE auto combine(const X& x, const Y& y) const {
     if constexpr (Flip) return make_mul(op, y, x, ctx);
@@ -7665,19 +6090,6 @@ LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const ke
 
 #endif  // LOOM_STREAM_COMBINATORS_HPP
 // ---- end <loom/stream/combinators.hpp>
-// ---- begin <loom/stream/evaluate.hpp>
-// Defines evaluation: `out(i...) = e`, `out(i...) += e` and loom::eval(e). Checks the kernel,
-// picks the plan, binds (transposed) operands, lowers to streams and runs them (stream/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_EVALUATE_HPP
-#define LOOM_STREAM_EVALUATE_HPP
-
-// ---- begin <loom/stream/lower.hpp>
-// Defines lowering: an expression and a loop order become a tree of indexed streams (stream/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_LOWER_HPP
-#define LOOM_STREAM_LOWER_HPP
-
 // ---- begin <loom/stream/level_streams.hpp>
 // Defines the streams over stored levels: level_stream, which turns any level's cursor into
 // an indexed stream, and the strided stream of all-dense tensors, which may be walked in any
@@ -7769,6 +6181,13 @@ struct level_stream : level_cursor_t<Layout, K, P> {
     else return true;
   }
   LOOM_FORCE_INLINE auto value() const { return child(this->children()); }
+  // whether coordinate j is stored (a product skips the absent ones instead of emitting zeros)
+  LOOM_FORCE_INLINE bool contains(std::int64_t j) const
+    requires(locatable)
+  {
+    if constexpr (full) return true;
+    else return !cursor::locate(j).empty();
+  }
   // the value at coordinate j: the next level, or zero (an empty stream) when j is absent
   LOOM_FORCE_INLINE auto locate(std::int64_t j) const
     requires(locatable)
@@ -8654,8 +7073,5241 @@ auto eval(const E& e) {
 #endif  // LOOM_STREAM_EVALUATE_HPP
 // ---- end <loom/stream/evaluate.hpp>
 
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#ifndef LOOM_MAX_ELIMINATION_ORDERS
+#  define LOOM_MAX_ELIMINATION_ORDERS 6
+#endif
+
+namespace loom {
+
+/// The most elimination orders `decompose` instantiates per program (plus the fused kernel).
+inline constexpr std::size_t max_elimination_orders = LOOM_MAX_ELIMINATION_ORDERS;
+
+namespace detail::ve {
+
+using namespace boost::mp11;
+
+// A sum-product: sum(s1, sum(s2, ... A * B * ...)) flattened into summed indices and factors.
+template <class E>
+struct flatten {
+  static constexpr bool ok = false;
+  using summed = mp_list<>;
+  using factors = mp_list<>;
+};
+template <class T, class... Is>
+struct flatten<expr::access<T, Is...>> {
+  static constexpr bool ok = sizeof...(Is) > 0;
+  using summed = mp_list<>;
+  using factors = mp_list<expr::access<T, Is...>>;
+};
+template <class L, class R>
+struct flatten<expr::mul<L, R>> {
+  static constexpr bool ok = flatten<L>::ok && flatten<R>::ok && mp_empty<typename flatten<L>::summed>::value &&
+                             mp_empty<typename flatten<R>::summed>::value;
+  using summed = mp_list<>;
+  using factors = mp_append<typename flatten<L>::factors, typename flatten<R>::factors>;
+};
+template <class I, class E>
+struct flatten<expr::sum<I, E>> {
+  static constexpr bool ok = flatten<E>::ok && !mp_contains<typename flatten<E>::summed, I>::value;
+  using summed = mp_push_front<typename flatten<E>::summed, I>;
+  using factors = typename flatten<E>::factors;
+};
+
+// The accesses of a flattened product, left to right, as a tuple of access values.
+template <class T, class... Is>
+auto collect(const expr::access<T, Is...>& a) {
+  return std::tuple{a};
+}
+template <class L, class R>
+auto collect(const expr::mul<L, R>& e) {
+  return std::tuple_cat(collect(e.lhs), collect(e.rhs));
+}
+template <class I, class E>
+auto collect(const expr::sum<I, E>& e) {
+  return collect(e.body);
+}
+
+template <class A>
+struct indices_of;
+template <class T, class... Is>
+struct indices_of<expr::access<T, Is...>> {
+  using type = mp_list<Is...>;
+};
+
+// Every permutation of a list.
+template <class L>
+struct permutations;
+template <>
+struct permutations<mp_list<>> {
+  using type = mp_list<mp_list<>>;
+};
+template <class... Ts>
+struct permutations<mp_list<Ts...>> {
+  template <class P, class X>
+  using prepend = mp_push_front<P, X>;
+  template <class X>
+  using starting_with =
+      mp_transform_q<mp_bind_back<prepend, X>, typename permutations<mp_remove<mp_list<Ts...>, X>>::type>;
+  using type = mp_append<starting_with<Ts>...>;
+};
+
+// A factor: mp_list<id, indices>; ids below the input count are inputs, the rest intermediates.
+template <class F>
+using factor_id = mp_first<F>;
+template <class F>
+using factor_indices = mp_second<F>;
+template <class S>
+struct uses {
+  template <class F>
+  using fn = mp_contains<factor_indices<F>, S>;
+};
+
+// Eliminating S: the factors using S become one intermediate over their other indices.
+template <class Factors, class S, class Id>
+struct eliminate {
+  using in = mp_copy_if_q<Factors, uses<S>>;
+  static_assert(!mp_empty<in>::value, "loom::decompose: a summed index is used by no factor");
+  using indices = mp_remove<mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, in>, mp_list<>>>>, S>;
+  using made = mp_list<Id, indices>;
+  using factors = mp_push_back<mp_remove_if_q<Factors, uses<S>>, made>;
+  using step = mp_list<S, in, made>;
+};
+
+template <class Order, class Factors, std::size_t Next, class Steps = mp_list<>>
+struct plan_of {
+  using steps = Steps;
+  using remaining = Factors;
+};
+template <class S, class... Rest, class Factors, std::size_t Next, class Steps>
+struct plan_of<mp_list<S, Rest...>, Factors, Next, Steps> {
+  using e = eliminate<Factors, S, mp_size_t<Next>>;
+  using next = plan_of<mp_list<Rest...>, typename e::factors, Next + 1, mp_push_back<Steps, typename e::step>>;
+  using steps = typename next::steps;
+  using remaining = typename next::remaining;
+};
+
+template <class V, class Indices>
+using intermediate_tensor = tensor<V, mp_if_c<mp_size<Indices>::value == 0, format<>,
+                                              mp_if_c<mp_size<Indices>::value == 1, sparse_vector,
+                                                      csf<mp_size<Indices>::value>>>>;
+
+template <class Step>
+using step_index = mp_first<Step>;
+template <class Step>
+using step_inputs = mp_second<Step>;
+template <class Step>
+using step_made = mp_third<Step>;
+
+/// Static facts of `lhs = rhs` decomposed.
+template <class Lhs, class Rhs>
+struct program {
+  using flat = flatten<Rhs>;
+  static constexpr bool ok = flat::ok;
+  using summed = typename flat::summed;
+  using inputs = typename flat::factors;
+  static constexpr std::size_t input_count = mp_size<inputs>::value;
+  template <class K>
+  using input_factor = mp_list<K, typename indices_of<mp_at<inputs, K>>::type>;
+  using initial = mp_transform<input_factor, mp_iota_c<input_count>>;
+  using orders = mp_take_c<typename permutations<summed>::type,
+                           std::min(max_elimination_orders, mp_size<typename permutations<summed>::type>::value)>;
+  template <class Order>
+  using plan = plan_of<Order, initial, input_count>;
+  using V = expr::value_type_t<Rhs>;
+};
+
+template <class I, class Tuple>
+std::int64_t extent_of(const Tuple& inputs) {
+  std::int64_t e = -1;
+  std::apply([&](const auto&... a) {
+    (..., [&]<class T, class... Is>(const expr::access<T, Is...>& x) {
+      std::size_t m = 0;
+      (..., [&] {
+        if (e < 0 && std::is_same_v<Is, I>) e = x.tensor->extent(m);
+        ++m;
+      }());
+    }(a));
+  }, inputs);
+  return e;
+}
+
+template <class... Is>
+std::string names(mp_list<Is...>) {
+  std::string s;
+  (..., (s += (s.empty() ? "" : ",") + std::string(Is::name)));
+  return s;
+}
+
+template <class A>
+auto product(const A& a) {
+  return a;
+}
+template <class A, class B, class... Rest>
+auto product(const A& a, const B& b, const Rest&... rest) {
+  return product(expr::mul<A, B>{a, b}, rest...);
+}
+
+}  // namespace detail::ve
+
+/// What `decompose` considered and chose: candidate 0 is the fused kernel (no intermediate),
+/// candidate c > 0 the elimination order c - 1.
+struct decomposition_choice {
+  std::vector<std::string> description;  // per candidate, its kernels
+  std::vector<double> cost;              // Galley's logical cost per candidate
+  std::size_t chosen = 0;
+};
+
+namespace detail::ve {
+
+template <class Lhs, class Rhs>
+struct runner {
+  using P = program<Lhs, Rhs>;
+  using V = typename P::V;
+  using inputs_tuple = decltype(collect(std::declval<const Rhs&>()));
+  static constexpr std::size_t n_in = P::input_count;
+
+  template <class Step>
+  using slot_of = std::optional<intermediate_tensor<V, factor_indices<step_made<Step>>>>;
+  template <class Order>
+  using intermediates = mp_rename<mp_transform<slot_of, typename P::template plan<Order>::steps>, std::tuple>;
+
+  // The logical cost of an order: per step, the pointwise product's entries times its indices,
+  // plus the intermediate's entries (0.5 each when dense, 60 when sparse); then the final product.
+  template <class Order>
+  static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in,
+                     std::string& text) {
+    std::vector<std::optional<chain_bound_estimator>> est(input_est.begin(), input_est.end());
+    double total = 0;
+    std::ostringstream s;
+    mp_for_each<mp_transform<mp_identity, typename P::template plan<Order>::steps>>([&](auto st) {
+      using step = typename decltype(st)::type;
+      std::vector<chain_bound_estimator> parts;
+      mp_for_each<mp_transform<factor_id, step_inputs<step>>>([&](auto id) { parts.push_back(*est[id]); });
+      const chain_bound_estimator comp = parts.size() == 1 ? parts[0] : chain_bound_estimator::conjunction(parts);
+      const chain_bound_estimator mat = comp.aggregate({std::string(step_index<step>::name)});
+      double cells = 1;
+      mp_for_each<factor_indices<step_made<step>>>([&](auto i) {
+        cells *= static_cast<double>(extent_of<decltype(i)>(in));
+      });
+      const double out = mat.estimate();
+      const double c = comp.estimate() * static_cast<double>(comp.indices().size()) +
+                       out * (out > 0.5 * cells ? 0.5 : 60.0);
+      total += c;
+      est.resize(std::max<std::size_t>(est.size(), factor_id<step_made<step>>::value + 1));
+      est[factor_id<step_made<step>>::value] = mat;
+      s << "T" << factor_id<step_made<step>>::value - n_in << "(" << names(factor_indices<step_made<step>>{})
+        << ") = sum(" << step_index<step>::name << ", ...) [" << static_cast<std::int64_t>(comp.estimate())
+        << " products, " << static_cast<std::int64_t>(out) << " entries]; ";
+    });
+    std::vector<chain_bound_estimator> rest;
+    mp_for_each<mp_transform<factor_id, typename P::template plan<Order>::remaining>>(
+        [&](auto id) { rest.push_back(*est[id]); });
+    if (rest.size() > 1) {
+      const chain_bound_estimator comp = chain_bound_estimator::conjunction(rest);
+      total += comp.estimate() * static_cast<double>(comp.indices().size());
+    }
+    s << "output = product of the rest";
+    text = s.str();
+    return total;
+  }
+
+  template <class F, class Inter>
+  static auto access_of(const inputs_tuple& in, const Inter& inter) {
+    constexpr std::size_t id = factor_id<F>::value;
+    if constexpr (id < n_in) {
+      return std::get<id>(in);
+    } else {
+      const auto& t = *std::get<id - n_in>(inter);
+      using tensor_t = std::remove_cvref_t<decltype(t)>;
+      return [&]<class... Is>(mp_list<Is...>) { return expr::access<const tensor_t, Is...>{&t}; }(
+          factor_indices<F>{});
+    }
+  }
+
+  template <class Order>
+  static void run(const Lhs& lhs, const inputs_tuple& in) {
+    intermediates<Order> inter;
+    mp_for_each<mp_transform<mp_identity, typename P::template plan<Order>::steps>>([&](auto st) {
+      using step = typename decltype(st)::type;
+      constexpr std::size_t slot = factor_id<step_made<step>>::value - n_in;
+      using tensor_t = typename std::tuple_element_t<slot, decltype(inter)>::value_type;
+      [&]<class... Fs>(mp_list<Fs...>) {
+        const auto body = product(access_of<Fs>(in, inter)...);
+        [&]<class... Is>(mp_list<Is...>) {
+          auto& t = std::get<slot>(inter).emplace(typename tensor_t::shape_type{extent_of<Is>(in)...});
+          expr::access<tensor_t, Is...> target{&t};
+          target = expr::sum<step_index<step>, std::remove_cvref_t<decltype(body)>>{body};
+        }(factor_indices<step_made<step>>{});
+      }(step_inputs<step>{});
+    });
+    [&]<class... Fs>(mp_list<Fs...>) {
+      Lhs target = lhs;
+      target = product(access_of<Fs>(in, inter)...);
+    }(typename P::template plan<Order>::remaining{});
+  }
+};
+
+template <class Lhs, class Rhs>
+struct decomposition_cache {
+  std::map<std::vector<std::uint8_t>, std::size_t> chosen;
+  statistics_cache stats;
+  static decomposition_cache& local() {
+    thread_local decomposition_cache c;
+    return c;
+  }
+};
+
+template <class Lhs, class Rhs>
+decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache) {
+  using R = runner<Lhs, Rhs>;
+  using P = typename R::P;
+  const auto in = collect(rhs);
+  std::vector<chain_bound_estimator> est;
+  std::apply([&](const auto&... a) {
+    (..., [&]<class T, class... Is>(const expr::access<T, Is...>& x) {
+      std::vector<std::string> n{std::string(Is::name)...};
+      if constexpr (std::remove_const_t<T>::format_type::all_dense) {
+        index_set s;
+        std::size_t m = 0;
+        (..., s.push_back({std::string(Is::name), x.tensor->extent(m++)}));
+        est.push_back(chain_bound_estimator::full(std::move(s)));
+      } else {
+        est.push_back(chain_bound_estimator(cache.get(*x.tensor), n));
+      }
+    }(a));
+  }, in);
+  decomposition_choice out;
+  const chain_bound_estimator all = est.size() == 1 ? est[0] : chain_bound_estimator::conjunction(est);
+  out.cost.push_back(all.estimate() * static_cast<double>(all.indices().size()));
+  out.description.push_back("one fused kernel [" + std::to_string(static_cast<std::int64_t>(all.estimate())) +
+                            " products]");
+  mp_for_each<typename P::orders>([&](auto order) {
+    std::string text;
+    out.cost.push_back(R::template cost<decltype(order)>(est, in, text));
+    out.description.push_back("eliminate " + names(decltype(order){}) + ": " + text);
+    if (out.cost.back() < out.cost[out.chosen]) out.chosen = out.cost.size() - 1;
+  });
+  (void)lhs;
+  return out;
+}
+
+}  // namespace detail::ve
+
+/// The candidates `decompose(lhs, rhs)` would weigh, their costs and the choice.
+template <class Lhs, class R>
+decomposition_choice plan_decomposition(const Lhs& lhs, const R& rhs) {
+  statistics_cache cache;
+  return detail::ve::plan_decomposition(lhs, rhs, cache);
+}
+
+/// `lhs = rhs` for a sum-product `rhs` (sums over a product of tensor accesses), evaluated by the
+/// cheapest of: one fused kernel, or a variable-elimination order that materialises one
+/// intermediate per summed index. Returns the index of the candidate run (0: fused).
+template <class Lhs, class R>
+std::size_t decompose(Lhs lhs, const R& rhs) {
+  using Rhs = std::remove_cvref_t<R>;
+  using P = detail::ve::program<Lhs, Rhs>;
+  static_assert(P::ok,
+                "loom::decompose: the right-hand side must be sums over a product of tensor "
+                "accesses, e.g. sum(j, k, A(i, j) * B(j, k) * C(k, l))");
+  auto& cache = detail::ve::decomposition_cache<Lhs, Rhs>::local();
+  auto sig = optimize::detail::coarse_signature(rhs);
+  std::size_t chosen;
+  if (const auto it = cache.chosen.find(sig); it != cache.chosen.end()) {
+    chosen = it->second;
+  } else {
+    chosen = detail::ve::plan_decomposition(lhs, rhs, cache.stats).chosen;
+    cache.chosen.emplace(std::move(sig), chosen);
+  }
+#ifdef LOOM_DEBUG_PLAN
+  std::clog << "loom::decompose: candidate " << chosen << "\n";
+#endif
+  if (chosen == 0) {
+    lhs = rhs;
+  } else {
+    const auto in = detail::ve::collect(rhs);
+    constexpr std::size_t n = boost::mp11::mp_size<typename P::orders>::value;
+    boost::mp11::mp_with_index<n>(chosen - 1, [&](auto c) {
+      detail::ve::runner<Lhs, Rhs>::template run<boost::mp11::mp_at_c<typename P::orders, c>>(lhs, in);
+    });
+  }
+  return chosen;
+}
+
+/// Runs candidate `which` of `decompose` (0: fused; c: elimination order c - 1), for tests and
+/// benchmarks that compare plans.
+template <class Lhs, class R>
+void decompose_with(std::size_t which, Lhs lhs, const R& rhs) {
+  using Rhs = std::remove_cvref_t<R>;
+  using P = detail::ve::program<Lhs, Rhs>;
+  static_assert(P::ok, "loom::decompose: the right-hand side must be sums over a product of tensor accesses");
+  constexpr std::size_t n = boost::mp11::mp_size<typename P::orders>::value;
+  if (which == 0) {
+    lhs = rhs;
+    return;
+  }
+  if (which > n) throw shape_error("loom::decompose_with: candidate " + std::to_string(which) +
+                                   " does not exist (there are " + std::to_string(n + 1) + ")");
+  const auto in = detail::ve::collect(rhs);
+  boost::mp11::mp_with_index<n>(which - 1, [&](auto c) {
+    detail::ve::runner<Lhs, Rhs>::template run<boost::mp11::mp_at_c<typename P::orders, c>>(lhs, in);
+  });
+}
+
+/// The candidates of `decompose(lhs, rhs)` in words, with their logical costs and the choice.
+template <class Lhs, class R>
+std::string explain_decomposition(const Lhs& lhs, const R& rhs) {
+  const decomposition_choice c = plan_decomposition(lhs, rhs);
+  std::ostringstream s;
+  s << "decomposition candidates (Galley's logical cost; at most " << max_elimination_orders
+    << " elimination orders, LOOM_MAX_ELIMINATION_ORDERS):\n";
+  for (std::size_t k = 0; k < c.cost.size(); ++k)
+    s << "  " << (k == c.chosen ? "* " : "  ") << "#" << k << " cost "
+      << static_cast<std::int64_t>(c.cost[k] + 0.5) << ": " << c.description[k] << "\n";
+  return s.str();
+}
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_DECOMPOSE_HPP
+// ---- end <loom/optimize/decompose.hpp>
+// ---- begin <loom/optimize/estimate_map.hpp>
+// Defines loom::estimate_map: the join/union/mixed dispatch for a pointwise op (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
+#define LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
+
+// ---- begin <loom/optimize/sparsity_estimator.hpp>
+// Defines the loom::sparsity_estimator concept, the five-operation estimator interface (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_SPARSITY_ESTIMATOR_HPP
+#define LOOM_OPTIMIZE_SPARSITY_ESTIMATOR_HPP
+
+
+#include <concepts>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// A sparsity estimator (Galley's statistics interface, notes 001 §5.2), all at run time:
+/// - construct from a tensor's `statistics` and one index name per mode (`E(s, {"i", "j"})`),
+///   or `E::full(indices)` for a tensor without fill entries;
+/// - `E::conjunction(args)`: pointwise op whose operands' fills annihilate it (product,
+///   intersection); the result ranges over the union of the operands' indices;
+/// - `E::disjunction(args)`: pointwise op whose fills do not annihilate it (sum, union);
+/// - `e.aggregate(names)`: reduction over the named indices;
+/// - `e.estimate()`: the estimated number of non-fill entries; `e.indices()` the index set.
+/// Models: `loom::uniform_estimator`, `loom::chain_bound_estimator`.
+template <class E>
+concept sparsity_estimator = std::copy_constructible<E> &&
+    requires(const E& e, std::span<const E> args, const std::vector<std::string>& names,
+             const statistics& s, const index_set& indices) {
+  E(s, names);
+  { E::full(indices) } -> std::same_as<E>;
+  { E::conjunction(args) } -> std::same_as<E>;
+  { E::disjunction(args) } -> std::same_as<E>;
+  { e.aggregate(names) } -> std::same_as<E>;
+  { e.estimate() } -> std::convertible_to<double>;
+  { e.indices() } -> std::convertible_to<const index_set&>;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_SPARSITY_ESTIMATOR_HPP
+// ---- end <loom/optimize/sparsity_estimator.hpp>
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// The estimate of a pointwise op `op(args...)`, where `fill_annihilates[k]` says whether
+/// operand k's fill value annihilates `op` (for `*` with fill 0: true; for `+`: false).
+/// Galley's dispatch (notes 001 §5.2): operands without indices (scalars) are skipped; all
+/// join-like -> conjunction; all union-like -> disjunction; mixed -> conjunction of the join-like
+/// operands only (the others can add non-fills only where a join-like one is non-fill),
+/// broadcast over the indices that only the union-like operands have.
+template <sparsity_estimator E>
+E estimate_map(std::span<const E> args, std::span<const bool> fill_annihilates) {
+  if (args.size() != fill_annihilates.size())
+    throw error("loom::estimate_map: " + std::to_string(args.size()) + " operands but " +
+                std::to_string(fill_annihilates.size()) +
+                " annihilation flags; give one per operand");
+  std::vector<E> join, all;
+  index_set every;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    if (args[k].indices().empty()) continue;
+    all.push_back(args[k]);
+    every = detail::index_union(every, args[k].indices(), "loom::estimate_map");
+    if (fill_annihilates[k]) join.push_back(args[k]);
+  }
+  if (all.empty()) return E::conjunction(args);
+  if (join.empty()) return E::disjunction(std::span<const E>(all));
+  if (join.size() == all.size()) return E::conjunction(std::span<const E>(all));
+  index_set covered;
+  for (const E& j : join) covered = detail::index_union(covered, j.indices(), "loom::estimate_map");
+  std::vector<std::string> names;
+  for (const index_extent& x : covered) names.push_back(x.name);
+  const index_set extra = detail::index_filter(every, names, false);
+  if (!extra.empty()) join.push_back(E::full(extra));
+  return E::conjunction(std::span<const E>(join));
+}
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
+// ---- end <loom/optimize/estimate_map.hpp>
+// ---- begin <loom/optimize/matrix_chain.hpp>
+// Defines loom::matrix_chain: a product of sparse matrices decomposed by variable elimination
+// into one SpGEMM kernel per step, the order chosen from sparsity estimates (Galley's logical
+// optimizer on chains, notes 001 §3.3-3.7), with materialised sparse intermediates (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_MATRIX_CHAIN_HPP
+#define LOOM_OPTIMIZE_MATRIX_CHAIN_HPP
+
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// How `matrix_chain` orders its products.
+enum class chain_order {
+  optimized,      ///< exact search over every elimination order (interval DP) by estimated cost
+  greedy,         ///< eliminate the cheapest inner index first, repeatedly
+  left_to_right,  ///< (((A B) C) D): the fixed plan, for comparison
+};
+
+/// Galley's logical cost constants (notes 001 §3.3).
+struct logical_cost_constants {
+  double compute = 1.0;          // per pointwise product entry and index
+  double dense_allocate = 0.5;   // per entry of a dense intermediate
+  double sparse_allocate = 60.0; // per entry of a sparse intermediate
+};
+
+/// A decomposition of M0 M1 ... M(n-1): `steps[s]` multiplies the products of factor ranges
+/// [first, split] and [split + 1, last]; steps are in execution order.
+struct chain_plan {
+  struct step {
+    std::size_t first, split, last;
+    double compute, output;  // estimated pointwise entries and non-zeros of the result
+    double cost;
+  };
+  std::vector<step> steps;
+  double cost = 0;
+  std::string describe(const std::vector<std::string>& names) const;
+};
+
+namespace detail {
+
+inline std::string chain_index(std::size_t t) { return "x" + std::to_string(t); }
+
+struct chain_planner {
+  std::vector<chain_bound_estimator> factors;  // factor t over (x_t, x_{t+1})
+  std::vector<std::int64_t> extents;           // extent of x_t, t = 0..n
+  logical_cost_constants k;
+
+  // estimate of the product of two interval results over (x_a, x_b) and (x_b, x_c)
+  chain_plan::step cost_of(const chain_bound_estimator& left, const chain_bound_estimator& right,
+                           std::size_t a, std::size_t b, std::size_t c,
+                           chain_bound_estimator& result) const {
+    const chain_bound_estimator comp =
+        chain_bound_estimator::conjunction(std::vector{left, right});
+    result = comp.aggregate({chain_index(b)});
+    const double compute = comp.estimate();
+    const double out = result.estimate();
+    const double cells = static_cast<double>(extents[a]) * static_cast<double>(extents[c]);
+    const double density = cells > 0 ? out / cells : 0;
+    const double cost = compute * 3 * k.compute +
+                        out * (density > 0.5 ? k.dense_allocate : k.sparse_allocate);
+    return {a, b - 1, c - 1, compute, out, cost};
+  }
+
+  // Exact: interval dynamic programming over every parenthesisation (= elimination order).
+  chain_plan exact() const {
+    const std::size_t n = factors.size();
+    struct cell {
+      double cost = 0;
+      std::size_t split = 0;
+      chain_plan::step last{};
+      std::optional<chain_bound_estimator> est;
+    };
+    std::vector<std::vector<cell>> best(n, std::vector<cell>(n));
+    for (std::size_t t = 0; t < n; ++t) best[t][t].est = factors[t];
+    for (std::size_t len = 2; len <= n; ++len)
+      for (std::size_t a = 0; a + len <= n; ++a) {
+        const std::size_t z = a + len - 1;
+        cell& c = best[a][z];
+        c.cost = std::numeric_limits<double>::infinity();
+        for (std::size_t s = a; s < z; ++s) {
+          chain_bound_estimator result = factors[0];
+          const auto st = cost_of(*best[a][s].est, *best[s + 1][z].est, a, s + 1, z + 1, result);
+          const double total = best[a][s].cost + best[s + 1][z].cost + st.cost;
+          if (total < c.cost) {
+            c.cost = total;
+            c.split = s;
+            c.last = st;
+            c.est = result;
+          }
+        }
+      }
+    chain_plan plan;
+    plan.cost = best[0][n - 1].cost;
+    // post-order: children before parents
+    auto emit = [&](auto&& self, std::size_t a, std::size_t z) -> void {
+      if (a == z) return;
+      self(self, a, best[a][z].split);
+      self(self, best[a][z].split + 1, z);
+      plan.steps.push_back(best[a][z].last);
+    };
+    emit(emit, 0, n - 1);
+    return plan;
+  }
+
+  // Greedy (or fixed left-to-right): repeatedly multiply the cheapest adjacent pair.
+  chain_plan sequential(bool left_to_right) const {
+    struct range {
+      std::size_t first, last;
+      chain_bound_estimator est;
+    };
+    std::vector<range> live;
+    for (std::size_t t = 0; t < factors.size(); ++t) live.push_back({t, t, factors[t]});
+    chain_plan plan;
+    while (live.size() > 1) {
+      std::size_t pick = 0;
+      chain_plan::step best_step{};
+      chain_bound_estimator best_est = factors[0];
+      for (std::size_t p = 0; p + 1 < live.size(); ++p) {
+        chain_bound_estimator result = factors[0];
+        const auto st = cost_of(live[p].est, live[p + 1].est, live[p].first, live[p + 1].first,
+                                live[p + 1].last + 1, result);
+        if (p == 0 || (!left_to_right && st.cost < best_step.cost)) {
+          pick = p;
+          best_step = st;
+          best_est = result;
+        }
+      }
+      plan.steps.push_back(best_step);
+      plan.cost += best_step.cost;
+      live[pick] = {live[pick].first, live[pick + 1].last, best_est};
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(pick) + 1);
+    }
+    return plan;
+  }
+};
+
+template <class T, class F, bool O>
+chain_bound_estimator chain_factor(const basic_tensor<T, F, O>& m, std::size_t t) {
+  return chain_bound_estimator(gather_statistics(m), {chain_index(t), chain_index(t + 1)});
+}
+
+}  // namespace detail
+
+inline std::string chain_plan::describe(const std::vector<std::string>& names) const {
+  std::vector<std::string> label(names);
+  std::ostringstream s;
+  auto range = [&](std::size_t a, std::size_t z) {
+    if (a == z) return label[a];
+    std::string r = "(";
+    for (std::size_t t = a; t <= z; ++t) r += label[t];
+    return r + ")";
+  };
+  for (std::size_t q = 0; q < steps.size(); ++q) {
+    const step& st = steps[q];
+    s << "  kernel " << q + 1 << ": " << range(st.first, st.split) << " * "
+      << range(st.split + 1, st.last) << ": estimated " << static_cast<std::int64_t>(st.compute)
+      << " products, " << static_cast<std::int64_t>(st.output) << " non-zeros, cost "
+      << static_cast<std::int64_t>(st.cost) << "\n";
+  }
+  s << "  estimated total cost " << static_cast<std::int64_t>(cost) << "\n";
+  return s.str();
+}
+
+/// The decomposition `matrix_chain` would run for these factors.
+template <class T, class... Fs>
+chain_plan plan_matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
+  static_assert(sizeof...(Fs) >= 2, "loom::matrix_chain: give at least two matrices");
+  detail::chain_planner p;
+  std::size_t t = 0;
+  (..., p.factors.push_back(detail::chain_factor(ms, t++)));
+  std::array<std::array<std::int64_t, 2>, sizeof...(Fs)> shapes{
+      std::array<std::int64_t, 2>{ms.extent(0), ms.extent(1)}...};
+  for (std::size_t q = 0; q + 1 < shapes.size(); ++q)
+    if (shapes[q][1] != shapes[q + 1][0])
+      throw shape_error("loom::matrix_chain: factor " + std::to_string(q) + " has " +
+                        std::to_string(shapes[q][1]) + " columns but factor " +
+                        std::to_string(q + 1) + " has " + std::to_string(shapes[q + 1][0]) +
+                        " rows");
+  p.extents.push_back(shapes[0][0]);
+  for (const auto& s : shapes) p.extents.push_back(s[1]);
+  switch (order) {
+    case chain_order::optimized: return p.exact();
+    case chain_order::greedy: return p.sequential(false);
+    case chain_order::left_to_right: return p.sequential(true);
+  }
+  return p.exact();
+}
+
+/// M0 M1 ... M(n-1) for sparse matrices of any format: one fused SpGEMM kernel per step of the
+/// chosen decomposition, intermediates materialised as csr. Factors must be matrices.
+template <class T, class... Fs>
+tensor<T, csr> matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
+  static_assert(((tensor<T, Fs>::order == 2) && ...), "loom::matrix_chain: every factor must be a matrix");
+  const chain_plan plan = plan_matrix_chain(order, ms...);
+  constexpr std::size_t n = sizeof...(Fs);
+  std::vector<tensor<T, csr>> factors{tensor<T, csr>(ms)...};
+  // products[a][z]: the product of factors a..z once computed
+  std::vector<std::vector<std::optional<tensor<T, csr>>>> done(n, std::vector<std::optional<tensor<T, csr>>>(n));
+  auto take = [&](std::size_t a, std::size_t z) -> tensor<T, csr>& {
+    if (a == z) return factors[a];
+    return *done[a][z];
+  };
+  constexpr loom::index<"i"> i;
+  constexpr loom::index<"k"> k;
+  constexpr loom::index<"j"> j;
+  for (const auto& st : plan.steps) {
+    const tensor<T, csr>& left = take(st.first, st.split);
+    const tensor<T, csr>& right = take(st.split + 1, st.last);
+    tensor<T, csr> out({left.extent(0), right.extent(1)});
+    out(i, j) = sum(k, left(i, k) * right(k, j));
+    done[st.first][st.last] = std::move(out);
+  }
+  return std::move(*done[0][n - 1]);
+}
+
+/// Same, with the optimized order.
+template <class T, class... Fs>
+tensor<T, csr> matrix_chain(const tensor<T, Fs>&... ms) {
+  return matrix_chain(chain_order::optimized, ms...);
+}
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_MATRIX_CHAIN_HPP
+// ---- end <loom/optimize/matrix_chain.hpp>
+// ---- begin <loom/optimize/uniform_estimator.hpp>
+// Defines loom::uniform_estimator, the System-R density estimate (optimize/, notes 001 §5.3).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
+#define LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
+
+
+#include <cmath>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom {
+
+/// Sparsity as a density: a tensor over index set I with n non-fills has density p = n / |I|,
+/// non-fills are assumed independent and uniform (Galley's "naive" statistics; notes 001 §5.3):
+/// - conjunction (product, intersection): nnz = |I_out| * prod_k p_k;
+/// - disjunction (sum, union):            nnz = |I_out| * (1 - prod_k (1 - p_k));
+/// - aggregate over I_a:                  nnz = |I \ I_a| * (1 - (1 - p)^{|I_a|}),
+///   with |I_a| the product of the aggregated extents.
+/// Densities multiply directly; products of (1 - p) are taken in log space (log1p/expm1), as
+/// Galley.jl does, so huge index spaces and tiny densities do not round to 0 or 1.
+class uniform_estimator {
+ public:
+  /// An estimate of `nnz` non-fills over `indices`.
+  uniform_estimator(index_set indices, double nnz) : indices_(std::move(indices)), nnz_(nnz) {
+    detail::check_index_set(indices_, "loom::uniform_estimator");
+    if (nnz_ < 0 || nnz_ > detail::dense_size(indices_))
+      throw shape_error("loom::uniform_estimator: nnz " + std::to_string(nnz_) +
+                        " is outside [0, product of extents]");
+  }
+  /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
+  uniform_estimator(const statistics& s, const std::vector<std::string>& names)
+      : uniform_estimator(named(s, names), static_cast<double>(s.nnz)) {}
+
+  /// A tensor with no fill entry over `indices` (used to broadcast).
+  static uniform_estimator full(index_set indices) {
+    const double n = detail::dense_size(indices);
+    return uniform_estimator(std::move(indices), n);
+  }
+
+  /// Pointwise op whose fill annihilates it (`A * B`): the non-fills of the output are the
+  /// intersection of the operands' (broadcast over the union of their indices).
+  static uniform_estimator conjunction(std::span<const uniform_estimator> args) {
+    index_set out;
+    double p = 1;
+    for (const uniform_estimator& a : args) {
+      out = detail::index_union(out, a.indices_, "loom::uniform_estimator::conjunction");
+      p *= a.density();
+    }
+    const double size = detail::dense_size(out);
+    const double n = clamp(size * p, size);
+    return uniform_estimator(std::move(out), n);
+  }
+  /// Pointwise op whose fill does not annihilate it (`A + B`): the union of the non-fills.
+  static uniform_estimator disjunction(std::span<const uniform_estimator> args) {
+    index_set out;
+    double log_q = 0;  // log of P(fill in every operand)
+    for (const uniform_estimator& a : args) {
+      out = detail::index_union(out, a.indices_, "loom::uniform_estimator::disjunction");
+      log_q += std::log1p(-a.density());
+    }
+    const double size = detail::dense_size(out);
+    const double n = clamp(size * -std::expm1(log_q), size);
+    return uniform_estimator(std::move(out), n);
+  }
+  /// Aggregate (sum, max, ...) over the named indices; names not in the index set are ignored.
+  uniform_estimator aggregate(const std::vector<std::string>& names) const {
+    index_set kept = detail::index_filter(indices_, names, false);
+    const double reduced = detail::dense_size(detail::index_filter(indices_, names, true));
+    const double p = density();
+    const double size = detail::dense_size(kept);
+    const double n = clamp(size * -std::expm1(reduced * std::log1p(-p)), size);
+    return uniform_estimator(std::move(kept), n);
+  }
+
+  /// Estimated number of non-fill entries.
+  double estimate() const { return nnz_; }
+  /// Expected number of non-fills per fixed value of the `given` indices (`nnz / |given|`).
+  double estimate_given(const std::vector<std::string>& given) const {
+    const double g = detail::dense_size(detail::index_filter(indices_, given, true));
+    return g > 0 ? nnz_ / g : 0.0;
+  }
+  /// `estimate() / product of extents` (0 over an empty index space).
+  double density() const {
+    const double s = detail::dense_size(indices_);
+    return s > 0 ? nnz_ / s : 0.0;
+  }
+  const index_set& indices() const { return indices_; }
+
+ private:
+  static index_set named(const statistics& s, const std::vector<std::string>& names) {
+    if (names.size() != s.shape.size())
+      throw shape_error("loom::uniform_estimator: " + std::to_string(names.size()) +
+                        " index names for a tensor of order " + std::to_string(s.shape.size()));
+    index_set out;
+    for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
+    return out;
+  }
+  static double clamp(double n, double hi) {
+    if (!(n > 0)) return 0;  // also maps NaN to 0
+    return n > hi ? hi : n;
+  }
+
+  index_set indices_;
+  double nnz_ = 0;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
+// ---- end <loom/optimize/uniform_estimator.hpp>
+
+#endif  // LOOM_OPTIMIZE_HPP
+// ---- end <loom/optimize.hpp>
+// ---- begin <loom/plan.hpp>
+// Umbrella header of plan/: loop order, transposition, compile-time checks, explain().
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_HPP
+#define LOOM_PLAN_HPP
+
+// ---- begin <loom/plan/explain.hpp>
+// Defines loom::explain(lhs, rhs): the chosen plan in words: the kernel, the loop order, the
+// strategy at each loop level, transpositions and the output strategy (plan/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_EXPLAIN_HPP
+#define LOOM_PLAN_EXPLAIN_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::plan {
+
+namespace detail {
+
+template <class T>
+std::string tensor_label(const T& t, std::size_t ordinal) {
+  return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
+}
+
+template <class... Is>
+std::string index_list() {
+  std::string s;
+  ((s += (s.empty() ? "" : ",") + std::string(Is::name)), ...);
+  return s;
+}
+
+/// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
+template <class E>
+std::string to_string(const E& e, std::size_t& ordinal) {
+  if constexpr (requires { e.tensor; }) {
+    return [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
+      return tensor_label(*a.tensor, ordinal++) + "(" + index_list<Is...>() + ")";
+    }(e);
+  } else if constexpr (requires { e.value; }) {
+    std::ostringstream s;
+    if constexpr (requires { s << e.value; }) s << e.value;
+    else if constexpr (requires { s << e.value.value; }) s << e.value.value;
+    else s << "literal";
+    return s.str();
+  } else if constexpr (requires { e.lhs; e.rhs; }) {
+    constexpr bool is_add = requires { []<class L, class R>(const expr::add<L, R>&) {}(e); };
+    std::string l = to_string(e.lhs, ordinal);
+    std::string r = to_string(e.rhs, ordinal);
+    return is_add ? "(" + l + " + " + r + ")" : l + " * " + r;
+  } else if constexpr (requires { e.pred; e.body; }) {
+    std::string p = to_string(e.pred, ordinal);
+    return "where(" + p + ", " + to_string(e.body, ordinal) + ")";
+  } else if constexpr (requires { e.args; }) {
+    using F = decltype(e.f);
+    std::string name = "f";
+    if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
+    std::vector<std::string> args;
+    std::apply([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); }, e.args);
+    if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
+    if (name == "-") return "-" + args[0];
+    if constexpr (requires { e.f.divisor; }) {
+      std::ostringstream d;
+      d << e.f.divisor;
+      return args[0] + " / " + d.str();
+    }
+    std::string s = "map(" + name;
+    for (auto& a : args) s += ", " + a;
+    return s + ")";
+  } else {
+    return [&]<template <class, class> class Node, class I, class B>(const Node<I, B>& n) {
+      const bool is_sum = std::is_same_v<Node<I, B>, expr::sum<I, B>>;
+      return std::string(is_sum ? "sum(" : "expand(") + std::string(I::name) + ", " +
+             to_string(n.body, ordinal) + ")";
+    }(e);
+  }
+}
+
+}  // namespace detail
+
+namespace detail {
+template <class P, class Lhs, class Rhs>
+std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& preamble) {
+  using order = typename P::order;
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  std::ostringstream s;
+  std::size_t ordinal = 0;
+  const std::string out_name = lhs.tensor->name().empty() ? "out" : lhs.tensor->name();
+  std::string kernel = detail::to_string(rhs, ordinal);
+  s << "kernel: " << out_name << "(" <<
+      [&]<class T, class... Is>(const expr::access<T, Is...>&) { return detail::index_list<Is...>(); }(lhs)
+    << ") = " << kernel << "\n" << preamble;
+
+  // operands
+  struct operand_info {
+    std::string label, format;
+    bool dense = false, transposed = false;
+    std::vector<std::size_t> level_depth;   // depth iterated by each stored level
+    std::vector<std::string> level_kind;
+    std::vector<char> level_probe;  // random access, not full (hashed, bitmap, banded, user)
+    std::int64_t nnz = 0;
+  };
+  std::vector<operand_info> ops;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    using A = std::remove_cvref_t<decltype(a)>;
+    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+    using F = typename tensor_t::format_type;
+    operand_info info;
+    info.label = detail::tensor_label(*a.tensor, k);
+    info.format = format_name<F>();
+    info.dense = F::all_dense;
+    info.transposed = P::chosen.transposed[k];
+    info.nnz = a.tensor->nnz();
+    [&]<class T, class... Is>(const expr::access<T, Is...>*) {
+      constexpr std::array<std::size_t, sizeof...(Is)> depth_by_mode{
+          boost::mp11::mp_find<order, Is>::value...};
+      std::array<std::size_t, sizeof...(Is)> modes{};
+      for (std::size_t k2 = 0; k2 < modes.size(); ++k2) modes[k2] = F::modes[k2];
+      if (F::all_dense || info.transposed)
+        std::sort(modes.begin(), modes.end(),
+                  [&](std::size_t x, std::size_t y) { return depth_by_mode[x] < depth_by_mode[y]; });
+      std::size_t level = 0;
+      boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
+          [&](auto l) {
+            using L = typename decltype(l)::type;
+            info.level_depth.push_back(depth_by_mode[modes[level]]);
+            info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
+            info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
+                                       !L::properties.full);
+            ++level;
+          });
+    }(static_cast<const A*>(nullptr));
+    ops.push_back(std::move(info));
+  });
+
+  s << "operands:";
+  if (ops.empty()) s << " none";
+  for (const auto& o : ops) s << " " << o.label << " [" << o.format << ", " << o.nnz << " stored]";
+  s << "\n";
+
+  std::vector<std::string> names;
+  boost::mp11::mp_for_each<order>([&](auto i) { names.push_back(std::string(decltype(i)::name)); });
+  using out_indices = expr::free_indices_t<Lhs>;
+  s << "attribute order: ";
+  for (std::size_t d = 0; d < names.size(); ++d) s << (d ? ", " : "") << names[d];
+  s << "  (concordant with every sparse operand" << (P::any_transposed ? " after transposition" : "")
+    << ")\n";
+
+  for (std::size_t d = 0; d < names.size(); ++d) {
+    bool is_free = false;
+    boost::mp11::mp_for_each<out_indices>([&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
+    std::vector<std::string> iterate, locate, probe;
+    for (const auto& o : ops)
+      for (std::size_t l = 0; l < o.level_depth.size(); ++l) {
+        if (o.level_depth[l] != d) continue;
+        const bool random = o.level_kind[l].rfind("dense", 0) == 0;
+        (random ? locate : o.level_probe[l] ? probe : iterate)
+            .push_back(o.label + " (" + o.level_kind[l] + ")");
+      }
+    // a product probes a random-access level while another operand is iterated (make_mul);
+    // with nothing else to iterate, the first one is iterated
+    if (iterate.empty() && !probe.empty()) {
+      iterate.push_back(probe.front());
+      probe.erase(probe.begin());
+    }
+    locate.insert(locate.end(), probe.begin(), probe.end());
+    s << "  loop " << names[d] << (is_free ? " [free]" : " [summed]") << ": ";
+    if (iterate.empty() && locate.empty()) {
+      s << "no operand uses it: dense counted loop over its extent";
+    } else if (iterate.empty()) {
+      s << "dense counted loop; locate";
+      for (auto& x : locate) s << " " << x;
+    } else {
+      s << (iterate.size() == 1 ? "iterate " : "co-iterate (intersection by leapfrog with galloping seek where multiplied, lexicographic union where added) ");
+      for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
+      if (!locate.empty()) {
+        s << "; locate";
+        for (auto& x : locate) s << " " << x;
+      }
+    }
+    if (!is_free) {
+      bool free_below = false;
+      for (std::size_t e = d + 1; e < names.size(); ++e)
+        boost::mp11::mp_for_each<out_indices>(
+            [&](auto i) { free_below = free_below || names[e] == decltype(i)::name; });
+      s << (free_below ? "; sum into the output" : "; accumulate in a register");
+    }
+    s << "\n";
+  }
+  for (const auto& o : ops)
+    if (o.transposed)
+      s << "transpose: " << o.label << " is copied from " << o.format
+        << " into a concordant mode order before the loops (no concordant order exists)\n";
+  using out_format = typename out_t::format_type;
+  s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
+  if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";
+  else if constexpr (P::output_in_order) s << "assembled by in-order append";
+  else s << "assembled through a workspace (entries gathered, sorted, merged)";
+  s << "\n";
+  return s.str();
+}
+}  // namespace detail
+
+/// A description of the plan loom compiles for `lhs = rhs`, e.g.
+/// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
+template <class Lhs, class R>
+std::string explain(const Lhs& lhs, const R& rhs_operand) {
+  const auto rhs = expr::as_expr(rhs_operand);
+  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using P0 = order_plan<Lhs, Rhs>;
+  constexpr std::size_t n = plan_candidates<Lhs, Rhs>::count;
+  if constexpr (n > 1) {
+    loom::statistics_cache stats;
+    const optimize::plan_choice choice = optimize::choose_plan(lhs, rhs, stats);
+    std::ostringstream pre;
+    pre << "candidates (" << n << " instantiated, at most " << max_plan_candidates
+        << "; LOOM_MAX_PLAN_CANDIDATES), costed at run time from statistics:\n";
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
+      using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
+      std::string moved;
+      expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+        if (P::chosen.transposed[k]) moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, k);
+      });
+      std::string names;
+      boost::mp11::mp_for_each<typename P::order>(
+          [&](auto i) { names += (names.empty() ? "" : ",") + std::string(decltype(i)::name); });
+      pre << "  " << (c == choice.chosen ? "* " : "  ") << "#" << c << " order " << names;
+      if (!moved.empty()) pre << "; transpose " << moved;
+      pre << ": estimated cost " << static_cast<std::int64_t>(choice.cost[c] + 0.5) << "\n";
+    });
+    pre << "statistics:";
+    expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+      using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+      pre << " " << detail::tensor_label(*a.tensor, k);
+      if constexpr (tensor_t::format_type::all_dense) {
+        pre << " [dense]";
+      } else {
+        const auto& st = stats.get(*a.tensor);
+        pre << " [nnz " << st.nnz << ", max degree per mode";
+        for (auto d : st.max_degree) pre << " " << d;
+        pre << "]";
+      }
+    });
+    pre << "\nchosen: candidate #" << choice.chosen << ", the cheapest (*)\n";
+    std::string out;
+    boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
+      out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+          lhs, rhs, pre.str());
+    });
+    return out;
+  }
+  return detail::explain_plan<P0>(lhs, rhs, "");
+}
+
+}  // namespace loom::plan
+
+namespace loom {
+using plan::explain;
+
+/// An expression in index notation, with tensor names (T0, T1, ... for unnamed ones):
+/// `loom::to_string(sum(j, A(i, j) * x(j)))` gives "sum(j, A(i,j) * x(j))".
+template <expr::operand E>
+std::string to_string(const E& e) {
+  std::size_t ordinal = 0;
+  return plan::detail::to_string(expr::as_expr(e), ordinal);
+}
+}  // namespace loom
+
+#endif  // LOOM_PLAN_EXPLAIN_HPP
+// ---- end <loom/plan/explain.hpp>
+
+#endif  // LOOM_PLAN_HPP
+// ---- end <loom/plan.hpp>
+// ---- begin <loom/relational.hpp>
+// Relations on indexed streams: CSV tables keyed into trie-shaped tensors, predicates, results
+// as rows (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_HPP
+#define LOOM_RELATIONAL_HPP
+
+// ---- begin <loom/relational/aggregate.hpp>
+// Defines the aggregates of a keyed relation: the value each row contributes and how rows with
+// equal keys combine (count, exists, sum, min, max) (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_AGGREGATE_HPP
+#define LOOM_RELATIONAL_AGGREGATE_HPP
+
+// ---- begin <loom/relational/table.hpp>
+// Defines loom::relational::table: named typed columns read from CSV, with derived columns and
+// CSV output (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_TABLE_HPP
+#define LOOM_RELATIONAL_TABLE_HPP
+
+// ---- begin <loom/relational/column.hpp>
+// Defines loom::relational::column: one typed column of a table, stored as a plain array
+// (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_COLUMN_HPP
+#define LOOM_RELATIONAL_COLUMN_HPP
+
+// ---- begin <loom/relational/date.hpp>
+// Defines dates as day numbers: parsing `YYYY-MM-DD`, formatting, and the year of a day (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_DATE_HPP
+#define LOOM_RELATIONAL_DATE_HPP
+
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace loom::relational {
+
+/// A civil date (proleptic Gregorian).
+struct civil_date {
+  std::int64_t year;
+  int month;  // 1..12
+  int day;    // 1..31
+};
+
+// H. Hinnant's days_from_civil / civil_from_days: exact for every proleptic Gregorian date.
+
+/// Days since 1970-01-01 of a civil date.
+constexpr std::int64_t days_from_civil(std::int64_t y, int m, int d) {
+  y -= m <= 2;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const std::int64_t yoe = y - era * 400;
+  const std::int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const std::int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/// The civil date of a day number (days since 1970-01-01).
+constexpr civil_date civil_from_days(std::int64_t z) {
+  z += 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const std::int64_t doe = z - era * 146097;
+  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const std::int64_t mp = (5 * doy + 2) / 153;
+  const int d = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
+  const int m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
+  return {yoe + era * 400 + (m <= 2), m, d};
+}
+
+/// The year of a day number: the derived attribute `extract(year from date)`.
+constexpr std::int64_t year_of(std::int64_t days) { return civil_from_days(days).year; }
+
+constexpr bool is_leap_year(std::int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+/// Parses `YYYY-MM-DD` (four-digit year) into a day number; nullopt when malformed or invalid.
+constexpr std::optional<std::int64_t> parse_date(std::string_view s) {
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return std::nullopt;
+  auto digits = [&](std::size_t from, std::size_t n) -> int {
+    int v = 0;
+    for (std::size_t k = from; k < from + n; ++k) {
+      if (s[k] < '0' || s[k] > '9') return -1;
+      v = v * 10 + (s[k] - '0');
+    }
+    return v;
+  };
+  const int y = digits(0, 4), m = digits(5, 2), d = digits(8, 2);
+  if (y < 0 || m < 1 || m > 12 || d < 1) return std::nullopt;
+  constexpr int month_days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const int last = month_days[m - 1] + (m == 2 && is_leap_year(y) ? 1 : 0);
+  if (d > last) return std::nullopt;
+  return days_from_civil(y, m, d);
+}
+
+/// A day number as `YYYY-MM-DD`. **Example**: `format_date(8766) == "1994-01-01"`.
+inline std::string format_date(std::int64_t days) {
+  const civil_date c = civil_from_days(days);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04lld-%02d-%02d", static_cast<long long>(c.year), c.month,
+                c.day);
+  return buf;
+}
+
+/// The day number of a date literal, `date("1994-01-01") == 8766`; a malformed literal is a
+/// compile error in a constant expression and a `loom::parse_error` at run time.
+constexpr std::int64_t date(std::string_view s) {
+  const auto d = parse_date(s);
+  if (!d) throw parse_error("loom::relational::date: '" + std::string(s) + "' is not a valid YYYY-MM-DD date");
+  return *d;
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_DATE_HPP
+// ---- end <loom/relational/date.hpp>
+// ---- begin <loom/relational/dictionary.hpp>
+// Defines loom::relational::dictionary: strings encoded as dense, order-preserving codes
+// (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_DICTIONARY_HPP
+#define LOOM_RELATIONAL_DICTIONARY_HPP
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace loom::relational {
+
+/// The distinct strings of a column, sorted, so that code order is string order: a string
+/// range or equality is a code range, and a string key is a tensor coordinate.
+class dictionary {
+ public:
+  dictionary() = default;
+  /// A dictionary of `words` (sorted and deduplicated here).
+  explicit dictionary(std::vector<std::string> words) : words_(std::move(words)) {
+    std::sort(words_.begin(), words_.end());
+    words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
+  }
+
+  std::int64_t size() const { return static_cast<std::int64_t>(words_.size()); }
+  const std::string& word(std::int64_t code) const { return words_[static_cast<std::size_t>(code)]; }
+  const std::vector<std::string>& words() const { return words_; }
+
+  /// The code of `s`, or nullopt when `s` does not occur.
+  std::optional<std::int64_t> code(std::string_view s) const {
+    const auto it = std::lower_bound(words_.begin(), words_.end(), s);
+    if (it == words_.end() || *it != s) return std::nullopt;
+    return static_cast<std::int64_t>(it - words_.begin());
+  }
+  /// The first code whose string is >= s (size() when none): string ranges as code ranges.
+  std::int64_t lower_bound(std::string_view s) const {
+    return static_cast<std::int64_t>(std::lower_bound(words_.begin(), words_.end(), s) -
+                                     words_.begin());
+  }
+
+ private:
+  std::vector<std::string> words_;
+};
+
+namespace detail {
+/// Builds a dictionary while reading: strings get provisional codes in order of appearance;
+/// `finish` sorts them and returns the map from provisional to final codes.
+class dictionary_builder {
+ public:
+  std::int64_t add(std::string_view s) {
+    const auto it = index_.find(s);
+    if (it != index_.end()) return it->second;
+    const auto code = static_cast<std::int64_t>(words_.size());
+    words_.emplace_back(s);
+    index_.emplace(words_.back(), code);
+    return code;
+  }
+  /// The sorted dictionary; `remap[provisional] = final`.
+  dictionary finish(std::vector<std::int64_t>& remap) {
+    std::vector<std::int64_t> order(words_.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<std::int64_t>(k);
+    std::sort(order.begin(), order.end(),
+              [&](std::int64_t a, std::int64_t b) { return words_[a] < words_[b]; });
+    remap.assign(words_.size(), 0);
+    std::vector<std::string> sorted;
+    sorted.reserve(words_.size());
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      remap[static_cast<std::size_t>(order[k])] = static_cast<std::int64_t>(k);
+      sorted.push_back(std::move(words_[static_cast<std::size_t>(order[k])]));
+    }
+    words_.clear();
+    index_.clear();
+    return dictionary(std::move(sorted));
+  }
+
+ private:
+  std::vector<std::string> words_;
+  struct hash {
+    using is_transparent = void;  // lookups by string_view allocate nothing
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::int64_t, hash, std::equal_to<>> index_;
+};
+}  // namespace detail
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_DICTIONARY_HPP
+// ---- end <loom/relational/dictionary.hpp>
+// ---- begin <loom/relational/error.hpp>
+// Defines the runtime errors of relations: malformed CSV and unknown columns (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_ERROR_HPP
+#define LOOM_RELATIONAL_ERROR_HPP
+
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace loom::relational {
+
+/// A CSV file is malformed: wrong field count, a value that does not parse as its column's type,
+/// or a schema column missing from the header. `what()` reads
+/// `file:line: column k (name): what`; the parts are also available separately.
+class csv_error : public parse_error {
+ public:
+  csv_error(std::string file, std::int64_t line, std::int64_t column, std::string column_name,
+            const std::string& what)
+      : parse_error(file + ":" + std::to_string(line) + ": " +
+                    (column > 0 ? "column " + std::to_string(column) +
+                                      (column_name.empty() ? "" : " (" + column_name + ")") + ": "
+                                : (column_name.empty() ? "" : "column " + column_name + ": ")) +
+                    what),
+        file_(std::move(file)),
+        line_(line),
+        column_(column),
+        column_name_(std::move(column_name)) {}
+
+  const std::string& file() const { return file_; }
+  /// 1-based line number (the header is line 1).
+  std::int64_t line() const { return line_; }
+  /// 1-based field number in the line, or 0 when the error concerns no field.
+  std::int64_t column() const { return column_; }
+  const std::string& column_name() const { return column_name_; }
+
+ private:
+  std::string file_;
+  std::int64_t line_;
+  std::int64_t column_;
+  std::string column_name_;
+};
+
+/// A table has no column of the requested name, or the column has the wrong type for the use.
+class column_error : public error {
+ public:
+  using error::error;
+};
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_ERROR_HPP
+// ---- end <loom/relational/error.hpp>
+
+#include <charconv>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace loom::relational {
+
+/// How a CSV field is read and stored. Integers, dates (days since 1970-01-01) and strings
+/// (dictionary codes) are integer columns and may key a relation; decimals are doubles.
+enum class column_type { int64, decimal, date, string };
+
+constexpr std::string_view to_string(column_type t) {
+  switch (t) {
+    case column_type::int64: return "int64";
+    case column_type::decimal: return "decimal";
+    case column_type::date: return "date";
+    case column_type::string: return "string";
+  }
+  return "?";
+}
+
+/// A named, typed column. Integer-like types (int64, date, string codes) live in `ints()`,
+/// decimals in `reals()`; string columns share their dictionary with columns derived from them.
+class column {
+ public:
+  column() = default;
+  column(std::string name, column_type type) : name_(std::move(name)), type_(type) {}
+  column(std::string name, std::vector<std::int64_t> ints, column_type type = column_type::int64,
+         std::shared_ptr<const dictionary> dict = nullptr)
+      : name_(std::move(name)), type_(type), ints_(std::move(ints)), dict_(std::move(dict)) {
+    if (type_ == column_type::decimal)
+      throw column_error("loom::relational::column " + name_ +
+                         ": a decimal column holds doubles; pass a std::vector<double>");
+    if (type_ == column_type::string && !dict_)
+      throw column_error("loom::relational::column " + name_ + ": a string column needs a dictionary");
+  }
+  column(std::string name, std::vector<double> reals)
+      : name_(std::move(name)), type_(column_type::decimal), reals_(std::move(reals)) {}
+
+  const std::string& name() const { return name_; }
+  column_type type() const { return type_; }
+  std::size_t size() const { return is_integer() ? ints_.size() : reals_.size(); }
+  /// True for the types that can key a relation (stored as integers).
+  bool is_integer() const { return type_ != column_type::decimal; }
+
+  /// The integer values (int64, date as days, string codes); throws for a decimal column.
+  std::span<const std::int64_t> ints() const {
+    if (!is_integer())
+      throw column_error("loom::relational: column " + name_ +
+                         " is decimal; it cannot be used as an integer key");
+    return ints_;
+  }
+  /// The decimal values; throws for other types.
+  std::span<const double> reals() const {
+    if (is_integer())
+      throw column_error("loom::relational: column " + name_ + " is " +
+                         std::string(to_string(type_)) + ", not decimal");
+    return reals_;
+  }
+  /// The value of any column as a double (codes and days as numbers).
+  double number(std::size_t row) const {
+    return is_integer() ? static_cast<double>(ints_[row]) : reals_[row];
+  }
+  /// The dictionary of a string column (null for other types).
+  const std::shared_ptr<const dictionary>& dict() const { return dict_; }
+
+  /// The field as CSV text: dates as YYYY-MM-DD, strings decoded, decimals round-trip.
+  std::string text(std::size_t row) const;
+
+  // Used by the CSV reader.
+  std::vector<std::int64_t>& mutable_ints() { return ints_; }
+  std::vector<double>& mutable_reals() { return reals_; }
+  void set_dictionary(std::shared_ptr<const dictionary> d) { dict_ = std::move(d); }
+
+ private:
+  std::string name_;
+  column_type type_ = column_type::int64;
+  std::vector<std::int64_t> ints_;
+  std::vector<double> reals_;
+  std::shared_ptr<const dictionary> dict_;
+};
+
+namespace detail {
+/// The shortest text that reads back as the same double.
+inline std::string format_decimal(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+}  // namespace detail
+
+inline std::string column::text(std::size_t row) const {
+  switch (type_) {
+    case column_type::int64: return std::to_string(ints_[row]);
+    case column_type::decimal: return detail::format_decimal(reals_[row]);
+    case column_type::date: return format_date(ints_[row]);
+    case column_type::string: return dict_->word(ints_[row]);
+  }
+  return {};
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_COLUMN_HPP
+// ---- end <loom/relational/column.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace loom::relational {
+
+/// A column-store table: columns of equal length, looked up by name.
+/// **Example**: `auto t = read_csv("orders.csv", {{"o_orderkey", column_type::int64}});`
+class table {
+ public:
+  table() = default;
+  explicit table(std::string name) : name_(std::move(name)) {}
+
+  /// The table's name (the file it was read from), used in error messages.
+  const std::string& name() const { return name_; }
+  std::size_t rows() const { return columns_.empty() ? 0 : columns_.front().size(); }
+  const std::vector<column>& columns() const { return columns_; }
+
+  /// The column called `name`; throws `column_error` listing the columns when there is none.
+  const column& operator[](std::string_view name) const {
+    for (const column& c : columns_)
+      if (c.name() == name) return c;
+    std::string known;
+    for (const column& c : columns_) known += (known.empty() ? "" : ", ") + c.name();
+    throw column_error("loom::relational: table " + (name_.empty() ? "(unnamed)" : name_) +
+                       " has no column " + std::string(name) + " (columns: " + known + ")");
+  }
+  bool has(std::string_view name) const {
+    for (const column& c : columns_)
+      if (c.name() == name) return true;
+    return false;
+  }
+  /// Shorthands: `t.ints("o_custkey")`, `t.reals("l_discount")`.
+  std::span<const std::int64_t> ints(std::string_view name) const { return (*this)[name].ints(); }
+  std::span<const double> reals(std::string_view name) const { return (*this)[name].reals(); }
+
+  /// Appends a column; its length must match the table's.
+  table& add(column c) {
+    if (!columns_.empty() && c.size() != rows())
+      throw column_error("loom::relational: column " + c.name() + " has " +
+                         std::to_string(c.size()) + " rows but table " + name_ + " has " +
+                         std::to_string(rows()));
+    if (has(c.name()))
+      throw column_error("loom::relational: table " + name_ + " already has a column " + c.name());
+    columns_.push_back(std::move(c));
+    return *this;
+  }
+
+  /// Replaces the column of the same name (same length).
+  table& replace(column c) {
+    for (column& old : columns_)
+      if (old.name() == c.name()) {
+        if (c.size() != old.size())
+          throw column_error("loom::relational: column " + c.name() + " has " +
+                             std::to_string(c.size()) + " rows, not " + std::to_string(old.size()));
+        old = std::move(c);
+        return *this;
+      }
+    (void)(*this)[c.name()];  // throws, listing the columns
+    return *this;
+  }
+
+  /// A derived attribute: `t.derive("o_year", "o_orderdate", year_of)` adds the integer column
+  /// `f(source[row])` for every row (f maps an integer value: a key, a day, a code).
+  template <class F>
+  table& derive(std::string name, std::string_view source, F f,
+                column_type type = column_type::int64) {
+    const auto in = (*this)[source].ints();
+    std::vector<std::int64_t> out(in.size());
+    for (std::size_t r = 0; r < in.size(); ++r) out[r] = static_cast<std::int64_t>(f(in[r]));
+    return add(column(std::move(name), std::move(out), type));
+  }
+
+  /// Writes a header line and one line per row; strings are quoted when needed.
+  void write_csv(std::ostream& out, char delimiter = ',') const {
+    for (std::size_t c = 0; c < columns_.size(); ++c)
+      out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].name(), delimiter);
+    out << '\n';
+    for (std::size_t r = 0; r < rows(); ++r) {
+      for (std::size_t c = 0; c < columns_.size(); ++c)
+        out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].text(r), delimiter);
+      out << '\n';
+    }
+  }
+
+ private:
+  static std::string quote(const std::string& s, char delimiter) {
+    if (s.find_first_of(std::string{delimiter, '"', '\n', '\r'}) == std::string::npos) return s;
+    std::string q = "\"";
+    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+  }
+
+  std::string name_;
+  std::vector<column> columns_;
+};
+
+/// Re-encodes two string columns (of one or two tables) through one merged dictionary, so that
+/// equal strings get equal codes and the columns can be joined as keys.
+/// **Example**: `share_dictionary(customer, "c_city", supplier, "s_city");`
+inline void share_dictionary(table& a, std::string_view col_a, table& b, std::string_view col_b) {
+  const column& ca = a[col_a];
+  const column& cb = b[col_b];
+  if (ca.type() != column_type::string || cb.type() != column_type::string)
+    throw column_error("loom::relational::share_dictionary: " + std::string(col_a) + " and " +
+                       std::string(col_b) + " must both be string columns");
+  std::vector<std::string> words = ca.dict()->words();
+  words.insert(words.end(), cb.dict()->words().begin(), cb.dict()->words().end());
+  const auto merged = std::make_shared<const dictionary>(std::move(words));
+  auto recode = [&](const column& c) {
+    std::vector<std::int64_t> remap(static_cast<std::size_t>(c.dict()->size()));
+    for (std::int64_t k = 0; k < c.dict()->size(); ++k)
+      remap[static_cast<std::size_t>(k)] = *merged->code(c.dict()->word(k));
+    std::vector<std::int64_t> codes(c.size());
+    for (std::size_t r = 0; r < c.size(); ++r) codes[r] = remap[static_cast<std::size_t>(c.ints()[r])];
+    return column(c.name(), std::move(codes), column_type::string, merged);
+  };
+  column na = recode(ca), nb = recode(cb);
+  a.replace(std::move(na));
+  b.replace(std::move(nb));
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_TABLE_HPP
+// ---- end <loom/relational/table.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace loom::relational {
+
+// An aggregate has `value_type` (a semiring), `policy` (how equal keys combine in from_coo) and
+// `bind(table)`, which returns the per-row value function `(std::size_t row) -> value_type`.
+
+/// Each row counts 1; equal keys add up (bag semantics, K = N).
+template <class T = std::int64_t>
+struct count {
+  using value_type = T;
+  static constexpr duplicates policy = duplicates::sum;
+  auto bind(const table&) const {
+    return [](std::size_t) { return semiring_traits<T>::one(); };
+  }
+};
+
+/// Each key is present once with the value one (set semantics).
+template <class T = std::int64_t>
+struct exists {
+  using value_type = T;
+  static constexpr duplicates policy = duplicates::last;
+  auto bind(const table&) const {
+    return [](std::size_t) { return semiring_traits<T>::one(); };
+  }
+};
+
+namespace detail {
+// A column read as T, or a user function of the row.
+template <class T, class Source>
+auto row_values(const table& t, const Source& source) {
+  if constexpr (std::is_convertible_v<const Source&, std::string_view>) {
+    const column& c = t[std::string_view(source)];
+    if (c.is_integer()) {  // codes and days read as numbers
+      return std::function<T(std::size_t)>(
+          [v = c.ints()](std::size_t r) { return T(static_cast<double>(v[r])); });
+    }
+    return std::function<T(std::size_t)>([v = c.reals()](std::size_t r) { return T(v[r]); });
+  } else {
+    return std::function<T(std::size_t)>(
+        [source](std::size_t r) { return static_cast<T>(source(r)); });
+  }
+}
+}  // namespace detail
+
+/// An aggregate: `bind(table)` gives the per-row value function; equal keys combine by `Policy`.
+template <class V, duplicates Policy, class Bind>
+struct aggregate {
+  using value_type = V;
+  static constexpr duplicates policy = Policy;
+  Bind binder;
+  auto bind(const table& t) const { return binder(t); }
+};
+
+namespace detail {
+template <class V, duplicates P, class Bind>
+aggregate<V, P, Bind> make_aggregate(Bind b) {
+  return {std::move(b)};
+}
+}  // namespace detail
+
+/// The sum of a column (by name) or of `f(row)` over rows with equal keys (K = T, +, ×).
+/// **Example**: `sum_of<double>([&](std::size_t r) { return price[r] * (1 - disc[r]); })`
+template <class T, class Source>
+auto sum_of(Source source) {
+  return detail::make_aggregate<T, duplicates::sum>(
+      [source](const table& t) { return detail::row_values<T>(t, source); });
+}
+
+/// The minimum of a column or of `f(row)`: values in the (min, +) semiring, whose + is min.
+template <class T, class Source>
+auto min_of(Source source) {
+  return detail::make_aggregate<min_plus<T>, duplicates::sum>([source](const table& t) {
+    return [f = detail::row_values<T>(t, source)](std::size_t r) { return min_plus<T>(f(r)); };
+  });
+}
+
+/// The maximum of a column or of `f(row)`: values in the (max, +) semiring, whose + is max.
+template <class T, class Source>
+auto max_of(Source source) {
+  return detail::make_aggregate<max_plus<T>, duplicates::sum>([source](const table& t) {
+    return [f = detail::row_values<T>(t, source)](std::size_t r) { return max_plus<T>(f(r)); };
+  });
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_AGGREGATE_HPP
+// ---- end <loom/relational/aggregate.hpp>
+// ---- begin <loom/relational/csv.hpp>
+// Defines loom::relational::read_csv: typed columns from a CSV file, strings dictionary-encoded
+// (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_CSV_HPP
+#define LOOM_RELATIONAL_CSV_HPP
+
+
+#include <charconv>
+#include <cstdint>
+#include <deque>
+#include <fstream>
+#include <istream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+namespace loom::relational {
+
+/// One column to load: its header name and type.
+struct column_spec {
+  std::string name;
+  column_type type;
+};
+
+struct csv_options {
+  char delimiter = ',';
+  /// With a header, schema columns are found by name and other columns are skipped; without,
+  /// the schema lists every column in file order.
+  bool header = true;
+};
+
+namespace detail {
+
+class csv_parser {
+ public:
+  csv_parser(std::string_view text, const std::string& file, char delimiter)
+      : text_(text), file_(file), delimiter_(delimiter) {
+    if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;  // UTF-8 byte order mark
+  }
+
+  /// Reads the next record into `fields()`; false at end of input. Blank lines are skipped.
+  bool next() {
+    while (pos_ < text_.size() && (text_[pos_] == '\n' || text_[pos_] == '\r')) {
+      if (text_[pos_] == '\n') ++line_;
+      ++pos_;
+    }
+    if (pos_ >= text_.size()) return false;
+    record_line_ = line_;
+    fields_.clear();
+    scratch_used_ = 0;
+    for (;;) {
+      if (pos_ < text_.size() && text_[pos_] == '"') {
+        read_quoted();
+      } else {
+        const std::size_t begin = pos_;
+        while (pos_ < text_.size() && text_[pos_] != delimiter_ && text_[pos_] != '\n') ++pos_;
+        std::size_t end = pos_;
+        if (end > begin && text_[end - 1] == '\r') --end;
+        fields_.push_back(text_.substr(begin, end - begin));
+      }
+      if (pos_ < text_.size() && text_[pos_] == delimiter_) {
+        ++pos_;
+        continue;
+      }
+      if (pos_ < text_.size()) {  // '\n'
+        ++pos_;
+        ++line_;
+      }
+      return true;
+    }
+  }
+
+  const std::vector<std::string_view>& fields() const { return fields_; }
+  /// The line on which the current record starts (1-based).
+  std::int64_t line() const { return record_line_; }
+
+ private:
+  void read_quoted() {
+    const std::int64_t start_line = line_;
+    ++pos_;
+    if (scratch_used_ == scratch_.size()) scratch_.emplace_back();
+    std::string& s = scratch_[scratch_used_++];
+    s.clear();
+    for (;;) {
+      if (pos_ >= text_.size())
+        throw csv_error(file_, start_line, static_cast<std::int64_t>(fields_.size()) + 1, "",
+                        "unterminated quoted field");
+      const char ch = text_[pos_++];
+      if (ch == '"') {
+        if (pos_ < text_.size() && text_[pos_] == '"') {
+          s += '"';
+          ++pos_;
+          continue;
+        }
+        break;
+      }
+      if (ch == '\n') ++line_;
+      s += ch;
+    }
+    if (pos_ < text_.size() && text_[pos_] == '\r') ++pos_;
+    if (pos_ < text_.size() && text_[pos_] != delimiter_ && text_[pos_] != '\n')
+      throw csv_error(file_, start_line, static_cast<std::int64_t>(fields_.size()) + 1, "",
+                      "unexpected character after a closing quote");
+    fields_.push_back(s);
+  }
+
+  std::string_view text_;
+  const std::string& file_;
+  char delimiter_;
+  std::size_t pos_ = 0;
+  std::int64_t line_ = 1;
+  std::int64_t record_line_ = 1;
+  std::vector<std::string_view> fields_;
+  std::deque<std::string> scratch_;  // unescaped quoted fields; a deque keeps them in place
+  std::size_t scratch_used_ = 0;
+};
+
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+inline std::string shown(std::string_view s) {
+  constexpr std::size_t max = 40;
+  return "'" + std::string(s.substr(0, max)) + (s.size() > max ? "...'" : "'");
+}
+
+}  // namespace detail
+
+/// Reads the columns of `schema` from CSV text; `name` (the file) appears in error messages.
+/// Throws `csv_error` (`file:line: column k (name): what`) for a wrong field count, a value that
+/// does not parse as its column's type, or a schema column missing from the header.
+inline table read_csv_text(std::string_view text, const std::string& name,
+                           const std::vector<column_spec>& schema, const csv_options& options = {}) {
+  detail::csv_parser parser(text, name, options.delimiter);
+  std::vector<std::int64_t> slot_of_field;  // field index -> schema slot, or -1 (skipped)
+  std::vector<std::string> field_names;
+  std::size_t expected = schema.size();
+  if (options.header) {
+    if (!parser.next()) throw csv_error(name, 1, 0, "", "the file is empty; expected a header line");
+    for (std::string_view f : parser.fields()) field_names.emplace_back(detail::trim(f));
+    expected = field_names.size();
+    slot_of_field.assign(expected, -1);
+    for (std::size_t s = 0; s < schema.size(); ++s) {
+      std::size_t found = expected;
+      for (std::size_t f = 0; f < expected; ++f)
+        if (field_names[f] == schema[s].name) {
+          if (found != expected)
+            throw csv_error(name, 1, static_cast<std::int64_t>(f) + 1, schema[s].name,
+                            "the header names this column twice");
+          found = f;
+        }
+      if (found == expected) {
+        std::string known;
+        for (const auto& n : field_names) known += (known.empty() ? "" : ", ") + n;
+        throw csv_error(name, 1, 0, schema[s].name,
+                        "unknown column: not in the header (columns: " + known + ")");
+      }
+      slot_of_field[found] = static_cast<std::int64_t>(s);
+    }
+  } else {
+    for (std::size_t s = 0; s < schema.size(); ++s) {
+      slot_of_field.push_back(static_cast<std::int64_t>(s));
+      field_names.push_back(schema[s].name);
+    }
+  }
+
+  std::vector<column> cols;
+  std::vector<detail::dictionary_builder> dicts(schema.size());
+  for (const auto& spec : schema) cols.emplace_back(spec.name, spec.type);
+
+  while (parser.next()) {
+    const auto& fields = parser.fields();
+    if (fields.size() != expected)
+      throw csv_error(name, parser.line(), 0, "",
+                      "expected " + std::to_string(expected) + " fields, found " +
+                          std::to_string(fields.size()));
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      const std::int64_t s = slot_of_field[f];
+      if (s < 0) continue;
+      column& c = cols[static_cast<std::size_t>(s)];
+      const std::string_view raw = fields[f];
+      auto fail = [&](std::string_view what) {
+        throw csv_error(name, parser.line(), static_cast<std::int64_t>(f) + 1, c.name(),
+                        "cannot parse " + detail::shown(raw) + " as " + std::string(what));
+      };
+      switch (c.type()) {
+        case column_type::int64: {
+          const std::string_view v = detail::trim(raw);
+          std::int64_t x = 0;
+          const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+          if (v.empty() || r.ec != std::errc{} || r.ptr != v.data() + v.size())
+            fail(r.ec == std::errc::result_out_of_range ? "int64 (out of range)" : "int64");
+          c.mutable_ints().push_back(x);
+          break;
+        }
+        case column_type::decimal: {
+          const std::string_view v = detail::trim(raw);
+          double x = 0;
+          const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+          if (v.empty() || r.ec != std::errc{} || r.ptr != v.data() + v.size()) fail("decimal");
+          c.mutable_reals().push_back(x);
+          break;
+        }
+        case column_type::date: {
+          const auto d = parse_date(detail::trim(raw));
+          if (!d) fail("a date (YYYY-MM-DD)");
+          c.mutable_ints().push_back(*d);
+          break;
+        }
+        case column_type::string:
+          c.mutable_ints().push_back(dicts[static_cast<std::size_t>(s)].add(raw));
+          break;
+      }
+    }
+  }
+
+  table t(name);
+  for (std::size_t s = 0; s < schema.size(); ++s) {
+    if (cols[s].type() == column_type::string) {
+      std::vector<std::int64_t> remap;
+      cols[s].set_dictionary(std::make_shared<const dictionary>(dicts[s].finish(remap)));
+      for (auto& code : cols[s].mutable_ints()) code = remap[static_cast<std::size_t>(code)];
+    }
+    t.add(std::move(cols[s]));
+  }
+  return t;
+}
+
+/// Reads the columns of `schema` from the CSV file at `path` (see `read_csv_text`); throws
+/// `io_error` when the file cannot be read.
+inline table read_csv(const std::string& path, const std::vector<column_spec>& schema,
+                      const csv_options& options = {}) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw io_error(path + ": cannot open the file");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw io_error(path + ": read error");
+  return read_csv_text(text, path, schema, options);
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_CSV_HPP
+// ---- end <loom/relational/csv.hpp>
+// ---- begin <loom/relational/interval.hpp>
+// Defines loom::relational::interval: a key range as an implicit stream level (Etch's
+// predRange) — no stored keys, `seek` jumps straight to the target, `locate` is a comparison
+// (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_INTERVAL_HPP
+#define LOOM_RELATIONAL_INTERVAL_HPP
+
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace loom::relational {
+
+/// The coordinates [lo, hi) of a root level, stored as two numbers. A view made by `interval`
+/// gives every coordinate the same value (position 0); an assembled tensor (consecutive keys)
+/// has one position per coordinate.
+struct interval_level {
+  static constexpr level_properties properties{.random_access = true};  // ordered, unique
+  static constexpr std::size_t static_extent = dynamic_extent;
+  static constexpr std::string_view name = "interval";
+
+  template <bool Owning>
+  struct storage {
+    std::int64_t lo = 0, hi = 0;
+    bool shared_value = false;  // every coordinate at position 0
+  };
+
+  struct cursor {
+    std::int64_t i = 0, lo = 0, hi = 0;
+    bool shared_value = false;
+
+    LOOM_FORCE_INLINE bool valid() const { return i < hi; }
+    LOOM_FORCE_INLINE std::int64_t index() const { return i; }
+    LOOM_FORCE_INLINE level_range at(std::int64_t j) const {
+      return shared_value ? level_range{0, 1} : level_range{j - lo, j - lo + 1};
+    }
+    LOOM_FORCE_INLINE level_range children() const { return at(i); }
+    // locate(j) -> the position of j when lo <= j < hi, else empty
+    LOOM_FORCE_INLINE level_range locate(std::int64_t j) const {
+      return j >= lo && j < hi ? at(j) : level_range{};
+    }
+    LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }  // a jump, not a search
+    LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = j >= hi ? hi : std::max(i, j + 1); }
+    LOOM_FORCE_INLINE void next() { ++i; }
+  };
+
+  template <skip_policy, bool Owning>
+  static cursor iterate(const storage<Owning>& st, std::int64_t, std::int64_t) {
+    return {st.lo, st.lo, st.hi, st.shared_value};
+  }
+
+  static std::int64_t assemble(storage<true>& st, const level_build& in,
+                               std::span<std::int64_t> position) {
+    if (in.parents != 1)
+      throw shape_error("loom::relational::interval_level: mode " + std::to_string(in.mode) +
+                        " must be the first level");
+    st.lo = in.coord.empty() ? 0 : in.coord.front();
+    st.hi = in.coord.empty() ? 0 : in.coord.back() + 1;
+    st.shared_value = false;
+    for (std::size_t e = 0; e < in.coord.size(); ++e) {
+      if (e > 0 && in.coord[e] != in.coord[e - 1] && in.coord[e] != in.coord[e - 1] + 1)
+        throw shape_error("loom::relational::interval_level: the keys of mode " +
+                          std::to_string(in.mode) + " are not consecutive (" +
+                          std::to_string(in.coord[e - 1]) + " then " +
+                          std::to_string(in.coord[e]) + ")");
+      position[e] = in.coord[e] - st.lo;
+    }
+    return st.hi - st.lo;
+  }
+};
+static_assert(level_type<interval_level> && level_with_locate<interval_level>);
+
+namespace detail {
+template <class T>
+inline const T semiring_one = semiring_traits<T>::one();
+}  // namespace detail
+
+/// `[lo <= key < hi]` over keys `0 .. extent-1` as a level with no storage: merged with a
+/// relation's level, `seek` jumps to the target in O(1), and the planner may also locate it
+/// (one comparison). Use it like `range`: `in_1994(d) * O(d, o, c)`.
+template <class T = std::int64_t>
+view<const T, format<interval_level>> interval(std::int64_t lo, std::int64_t hi,
+                                               std::int64_t extent) {
+  if (extent < 0) throw shape_error("loom::relational::interval: the extent is negative");
+  typename view<const T, format<interval_level>>::level_storages levels{};
+  auto& st = std::get<0>(levels);
+  st.lo = std::clamp<std::int64_t>(lo, 0, extent);
+  st.hi = std::clamp<std::int64_t>(hi, st.lo, extent);
+  st.shared_value = true;
+  view<const T, format<interval_level>> v({extent}, levels,
+                                          std::span<const T>(&detail::semiring_one<T>, 1));
+  v.set_name("[" + std::to_string(st.lo) + "," + std::to_string(st.hi) + ")");
+  return v;
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_INTERVAL_HPP
+// ---- end <loom/relational/interval.hpp>
+// ---- begin <loom/relational/predicates.hpp>
+// Defines key predicates as 0/1 tensors to multiply into a query: ranges, equality, sets of
+// codes, SQL LIKE over a string column; and value filters (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_PREDICATES_HPP
+#define LOOM_RELATIONAL_PREDICATES_HPP
+
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loom::relational {
+
+// A predicate on a key is a sparse vector of ones over the keys that satisfy it. Multiplying it
+// into a query is a selection (σ_p(M) = p · M); as a compressed level it is intersected with the
+// relation's level by the leapfrog merge, whose seeks jump over keys outside the predicate.
+
+namespace detail {
+template <class T>
+tensor<T, sparse_vector> ones_at(std::int64_t extent, std::vector<std::int64_t> keys) {
+  if (extent < 0) throw shape_error("loom::relational: a predicate's extent is negative");
+  using level = compressed;
+  typename tensor<T, sparse_vector>::level_storages levels{};
+  auto& st = std::get<0>(levels);
+  if (extent > 0) loom::detail::check_fits<level::crd_type>(extent - 1, "largest key of a predicate");
+  st.pos = {0, static_cast<level::pos_type>(keys.size())};
+  st.crd.reserve(keys.size());
+  for (std::int64_t k : keys) st.crd.push_back(static_cast<level::crd_type>(k));
+  std::vector<T> vals(keys.size(), semiring_traits<T>::one());
+  return tensor<T, sparse_vector>({extent}, std::move(levels), std::move(vals));
+}
+}  // namespace detail
+
+/// `[lo <= key < hi]` over keys `0 .. extent-1` (clipped to the extent).
+/// **Example**: `range<double>(date("1994-01-01"), date("1995-01-01"), days)`
+template <class T = std::int64_t>
+tensor<T, sparse_vector> range(std::int64_t lo, std::int64_t hi, std::int64_t extent) {
+  lo = std::max<std::int64_t>(lo, 0);
+  hi = std::min(hi, extent);
+  std::vector<std::int64_t> keys;
+  for (std::int64_t k = lo; k < hi; ++k) keys.push_back(k);
+  return detail::ones_at<T>(extent, std::move(keys));
+}
+
+/// `[key == value]` over keys `0 .. extent-1` (empty when value is outside).
+template <class T = std::int64_t>
+tensor<T, sparse_vector> equal(std::int64_t value, std::int64_t extent) {
+  return range<T>(value, value + 1, extent);
+}
+
+/// `[f(key)]` for every key `0 .. extent-1`.
+template <class T = std::int64_t, class F>
+tensor<T, sparse_vector> predicate(std::int64_t extent, F f) {
+  std::vector<std::int64_t> keys;
+  for (std::int64_t k = 0; k < extent; ++k)
+    if (f(k)) keys.push_back(k);
+  return detail::ones_at<T>(extent, std::move(keys));
+}
+
+namespace detail {
+inline const dictionary& dictionary_of(const column& c, std::string_view who) {
+  if (c.type() != column_type::string || !c.dict())
+    throw column_error("loom::relational::" + std::string(who) + ": column " + c.name() +
+                       " is not a string column");
+  return *c.dict();
+}
+}  // namespace detail
+
+/// `[f(string)]` over the dictionary codes of string column `c`.
+template <class T = std::int64_t, class F>
+tensor<T, sparse_vector> string_predicate(const column& c, F f) {
+  const dictionary& d = detail::dictionary_of(c, "string_predicate");
+  return predicate<T>(d.size(), [&](std::int64_t code) { return f(std::string_view(d.word(code))); });
+}
+
+/// `[string == s]` over the codes of string column `c` (no entry when s does not occur).
+template <class T = std::int64_t>
+tensor<T, sparse_vector> string_equal(const column& c, std::string_view s) {
+  const dictionary& d = detail::dictionary_of(c, "string_equal");
+  const auto code = d.code(s);
+  return code ? equal<T>(*code, d.size()) : detail::ones_at<T>(d.size(), {});
+}
+
+/// SQL LIKE: `%` matches any run of characters, `_` any one character; case-sensitive.
+constexpr bool like_match(std::string_view s, std::string_view pattern) {
+  // iterative wildcard matching with backtracking to the last `%`: O(|s| * |pattern|) worst case
+  std::size_t si = 0, pi = 0, star = std::string_view::npos, mark = 0;
+  while (si < s.size()) {
+    if (pi < pattern.size() && pattern[pi] == '%') {  // before the literal test: '%' is a wildcard
+      star = pi++;
+      mark = si;
+    } else if (pi < pattern.size() && (pattern[pi] == '_' || pattern[pi] == s[si])) {
+      ++si;
+      ++pi;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      si = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < pattern.size() && pattern[pi] == '%') ++pi;
+  return pi == pattern.size();
+}
+
+/// `[string LIKE pattern]` over the codes of string column `c`: Q9's `p_name like '%green%'`.
+template <class T = std::int64_t>
+tensor<T, sparse_vector> like(const column& c, std::string_view pattern) {
+  return string_predicate<T>(c, [pattern](std::string_view s) { return like_match(s, pattern); });
+}
+
+/// A value filter: the entries of `a` whose value satisfies `keep`, same format and shape.
+/// (Inside an expression, `loom::where(A(i, j) > t, A(i, j))` filters without materialising.)
+template <class T, storage_format Format, bool Owning, class F>
+tensor<T, Format> filter_values(const basic_tensor<T, Format, Owning>& a, F keep) {
+  constexpr std::size_t N = Format::order;
+  std::vector<std::array<std::int64_t, N>> coords;
+  std::vector<T> values;
+  a.for_each_stored([&](const auto& c, const T& v) {
+    if (keep(v)) {
+      coords.push_back(c);
+      values.push_back(v);
+    }
+  });
+  return from_coo<Format>(a.shape(), coords, values, duplicates::error);
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_PREDICATES_HPP
+// ---- end <loom/relational/predicates.hpp>
+// ---- begin <loom/relational/relation.hpp>
+// Defines loom::relational::key_by: a table as a trie-shaped tensor keyed by chosen columns, one
+// level per key column, whose value is an aggregate in a semiring (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_RELATION_HPP
+#define LOOM_RELATIONAL_RELATION_HPP
+
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace loom::relational {
+
+/// The extent a key column needs: the dictionary size of a string column, else max + 1 (at
+/// least 1). Joined columns must share an extent: pass `extent_of(a, b, ...)` to both.
+inline std::int64_t extent_of(const column& c) {
+  if (c.type() == column_type::string) return std::max<std::int64_t>(1, c.dict()->size());
+  std::int64_t m = 0;
+  for (std::int64_t v : c.ints()) m = std::max(m, v + 1);
+  return std::max<std::int64_t>(1, m);
+}
+template <class... Cs>
+  requires(sizeof...(Cs) >= 2)
+std::int64_t extent_of(const Cs&... cs) {
+  return std::max({extent_of(static_cast<const column&>(cs))...});
+}
+
+/// A relation: `table` keyed by the columns `keys` (outermost first), stored in `Format`
+/// (default: one compressed level per key, `csf<N>`), with one value per distinct key combining
+/// the rows' values by `agg` (`count()`, `exists()`, `sum_of<T>(...)`, `min_of`, `max_of`).
+/// Key columns must be integer-like (int64, date, string codes) and non-negative. `shape[k] = 0`
+/// asks for `extent_of(column)`.
+/// **Example**: `auto L = key_by<csf<2>>(lineitem, {"l_orderkey", "l_suppkey"}, count());`
+template <storage_format Format, class Agg>
+tensor<typename Agg::value_type, Format> key_by(
+    const table& t, const std::array<std::string, Format::order>& keys, const Agg& agg,
+    std::array<std::int64_t, Format::order> shape = {}) {
+  constexpr std::size_t N = Format::order;
+  using V = typename Agg::value_type;
+  std::array<std::span<const std::int64_t>, N> key_values;
+  for (std::size_t k = 0; k < N; ++k) {
+    const column& c = t[keys[k]];
+    if (!c.is_integer())
+      throw column_error("loom::relational::key_by: key column " + keys[k] + " of " + t.name() +
+                         " is decimal; key by an integer, date or string column");
+    key_values[k] = c.ints();
+    if (shape[k] == 0) shape[k] = extent_of(c);
+  }
+  const std::size_t n = t.rows();
+  std::vector<std::array<std::int64_t, N>> coords(n);
+  std::vector<V> values(n);
+  const auto value_of = agg.bind(t);
+  for (std::size_t r = 0; r < n; ++r) {
+    for (std::size_t k = 0; k < N; ++k) {
+      const std::int64_t v = key_values[k][r];
+      if (v < 0 || v >= shape[k])
+        throw column_error("loom::relational::key_by: " + t.name() + " row " +
+                           std::to_string(r + 1) + ": key " + keys[k] + " = " +
+                           std::to_string(v) + " is outside [0, " + std::to_string(shape[k]) +
+                           "); keys must be non-negative and below the extent");
+      coords[r][k] = v;
+    }
+    values[r] = value_of(r);
+  }
+  return from_coo<Format>(shape, coords, values, Agg::policy);
+}
+
+/// `key_by` with the default format `csf<N>` (one compressed level per key column).
+template <std::size_t N, class Agg>
+tensor<typename Agg::value_type, csf<N>> key_by(const table& t,
+                                                const std::array<std::string, N>& keys,
+                                                const Agg& agg,
+                                                std::array<std::int64_t, N> shape = {}) {
+  return key_by<csf<N>>(t, keys, agg, shape);
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_RELATION_HPP
+// ---- end <loom/relational/relation.hpp>
+// ---- begin <loom/relational/rows.hpp>
+// Defines the way back from tensors to rows: entries as (keys, value) rows and as a table with
+// typed, decoded key columns (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_ROWS_HPP
+#define LOOM_RELATIONAL_ROWS_HPP
+
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::relational {
+
+/// One result row: the key of each mode (logical order) and the value.
+template <class T, std::size_t N>
+struct row {
+  std::array<std::int64_t, N> keys;
+  T value;
+  friend bool operator==(const row&, const row&) = default;
+};
+
+/// The stored entries of `a` whose value is not the semiring's zero (a dense output's padding is
+/// not a row), in storage order.
+template <class T, storage_format Format, bool Owning>
+std::vector<row<T, Format::order>> to_rows(const basic_tensor<T, Format, Owning>& a) {
+  std::vector<row<T, Format::order>> rows;
+  a.for_each_stored([&](const auto& c, const T& v) {
+    if (!(v == semiring_traits<T>::zero())) rows.push_back({c, v});
+  });
+  return rows;
+}
+
+/// How a result key is shown: a name and the column it came from (for its type and dictionary).
+struct key_column {
+  std::string name;
+  column_type type = column_type::int64;
+  std::shared_ptr<const dictionary> dict = nullptr;
+
+  key_column(std::string n, column_type t = column_type::int64,
+             std::shared_ptr<const dictionary> d = nullptr)
+      : name(std::move(n)), type(t), dict(std::move(d)) {}
+  /// Named and typed like `c` (a string key decodes through c's dictionary).
+  key_column(const column& c) : key_column(c.name(), c.type(), c.dict()) {}  // NOLINT: implicit
+  key_column(const char* n) : key_column(std::string(n)) {}                  // NOLINT: implicit
+};
+
+namespace detail {
+template <class T>
+auto plain_value(const T& v) {
+  if constexpr (requires { v.value; }) return v.value;  // min_plus, max_plus, boolean, ...
+  else return v;
+}
+}  // namespace detail
+
+/// The result as a table: one column per key (typed and decoded as `keys[k]` says), then the
+/// value column `value_name` (int64 for integer values, decimal otherwise).
+/// **Example**: `to_table(revenue, {nation["n_name"]}, "revenue").write_csv(std::cout);`
+template <class T, storage_format Format, bool Owning>
+table to_table(const basic_tensor<T, Format, Owning>& a,
+               const std::array<key_column, Format::order>& keys, const std::string& value_name) {
+  constexpr std::size_t N = Format::order;
+  const auto rows = to_rows(a);
+  table t(a.name().empty() ? "result" : a.name());
+  for (std::size_t k = 0; k < N; ++k) {
+    std::vector<std::int64_t> v;
+    v.reserve(rows.size());
+    for (const auto& r : rows) v.push_back(r.keys[k]);
+    const key_column& kc = keys[k];
+    if (kc.type == column_type::decimal)
+      throw column_error("loom::relational::to_table: key " + kc.name + " cannot be decimal");
+    if (kc.type == column_type::string && kc.dict)
+      for (std::int64_t code : v)
+        if (code >= kc.dict->size())
+          throw column_error("loom::relational::to_table: key " + kc.name + " = " +
+                             std::to_string(code) + " is not a code of its dictionary");
+    t.add(column(kc.name, std::move(v), kc.type == column_type::string && !kc.dict
+                                            ? column_type::int64 : kc.type, kc.dict));
+  }
+  using plain = decltype(detail::plain_value(std::declval<T>()));
+  if constexpr (std::is_integral_v<plain>) {
+    std::vector<std::int64_t> v;
+    for (const auto& r : rows) v.push_back(static_cast<std::int64_t>(detail::plain_value(r.value)));
+    t.add(column(value_name, std::move(v)));
+  } else {
+    std::vector<double> v;
+    for (const auto& r : rows) v.push_back(static_cast<double>(detail::plain_value(r.value)));
+    t.add(column(value_name, std::move(v)));
+  }
+  return t;
+}
+
+/// Sorts a table's rows by the given columns (ascending, or descending where `descending[k]`);
+/// strings sort by their text, which their codes preserve.
+inline table sort_rows(const table& t, const std::vector<std::string>& by,
+                       const std::vector<bool>& descending = {}) {
+  std::vector<std::size_t> perm(t.rows());
+  for (std::size_t r = 0; r < perm.size(); ++r) perm[r] = r;
+  std::vector<const column*> cols;
+  for (const auto& name : by) cols.push_back(&t[name]);
+  std::stable_sort(perm.begin(), perm.end(), [&](std::size_t a, std::size_t b) {
+    for (std::size_t k = 0; k < cols.size(); ++k) {
+      const double x = cols[k]->number(a), y = cols[k]->number(b);
+      if (x == y) continue;
+      const bool desc = k < descending.size() && descending[k];
+      return desc ? x > y : x < y;
+    }
+    return false;
+  });
+  table out(t.name());
+  for (const column& c : t.columns()) {
+    if (c.is_integer()) {
+      std::vector<std::int64_t> v;
+      for (std::size_t r : perm) v.push_back(c.ints()[r]);
+      out.add(column(c.name(), std::move(v), c.type(), c.dict()));
+    } else {
+      std::vector<double> v;
+      for (std::size_t r : perm) v.push_back(c.reals()[r]);
+      out.add(column(c.name(), std::move(v)));
+    }
+  }
+  return out;
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_ROWS_HPP
+// ---- end <loom/relational/rows.hpp>
+// ---- begin <loom/relational/value_filter.hpp>
+// Defines value filters as a stream level: a zero-copy view of a sparse vector whose entries
+// failing a comparison are not ready (Etch's valFilter), so a fused kernel never descends below
+// them (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_VALUE_FILTER_HPP
+#define LOOM_RELATIONAL_VALUE_FILTER_HPP
+
+
+#include <boost/mp11/list.hpp>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace loom::relational {
+
+// Comparisons `value <op> bound` of a value filter.
+struct greater {
+  static constexpr std::string_view symbol = ">";
+  template <class T>
+  static constexpr bool test(const T& v, const T& b) { return b < v; }
+};
+struct greater_equal {
+  static constexpr std::string_view symbol = ">=";
+  template <class T>
+  static constexpr bool test(const T& v, const T& b) { return !(v < b); }
+};
+struct less {
+  static constexpr std::string_view symbol = "<";
+  template <class T>
+  static constexpr bool test(const T& v, const T& b) { return v < b; }
+};
+struct less_equal {
+  static constexpr std::string_view symbol = "<=";
+  template <class T>
+  static constexpr bool test(const T& v, const T& b) { return !(b < v); }
+};
+
+/// A compressed level whose positions carry values (it is the last level) and whose cursor is
+/// ready only on positions where `Cmp::test(value, bound)`: a value filter evaluated while the
+/// kernel runs, with no copy of the data. With no values attached (an assembled tensor), it is a
+/// plain compressed level.
+template <class Cmp, class T, class Pos = std::int64_t, class Crd = std::int32_t>
+struct value_filter_level {
+  static constexpr level_properties properties{};  // ordered, unique
+  static constexpr std::size_t static_extent = dynamic_extent;
+  static constexpr std::string_view name = "compressed with a value filter";
+  using pos_type = Pos;
+  using crd_type = Crd;
+
+  template <bool Owning>
+  struct storage {
+    level_array<Pos, Owning> pos;
+    level_array<Crd, Owning> crd;
+    std::span<const T> values;  // the values at this level's positions; empty: no filter
+    T bound{};
+  };
+
+  template <skip_policy P>
+  struct cursor : coordinate_cursor<Crd, true, P> {
+    const T* values = nullptr;
+    T bound{};
+    // valFilter: a position whose value fails the test emits nothing; skips are unchanged
+    LOOM_FORCE_INLINE bool ready() const {
+      return values == nullptr || Cmp::test(values[this->p], bound);
+    }
+  };
+
+  template <skip_policy P, bool Owning>
+  static cursor<P> iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
+    cursor<P> c;
+    c.crd = st.crd.data();
+    c.p = static_cast<std::int64_t>(st.pos[begin]);
+    c.end = static_cast<std::int64_t>(st.pos[begin + 1]);
+    c.values = st.values.empty() ? nullptr : st.values.data();
+    c.bound = st.bound;
+    return c;
+  }
+
+  static std::int64_t assemble(storage<true>& st, const level_build& in,
+                               std::span<std::int64_t> position) {
+    using plain = compressed_level<uniqueness::unique, Pos, Crd>;
+    typename plain::template storage<true> built;
+    const std::int64_t n = plain::assemble(built, in, position);
+    st.pos = std::move(built.pos);
+    st.crd = std::move(built.crd);
+    return n;
+  }
+};
+
+/// The entries of sparse vector `v` with `value <Cmp> bound`, as a zero-copy view for use inside
+/// a kernel: `y(j) = sum(i, value_filter<greater>(v, t)(i) * A(i, j))` never visits the rows
+/// of A whose v(i) <= t. `v` must outlive the view.
+template <class Cmp, class T, class Pos, class Crd, bool Owning>
+auto value_filter(
+    const basic_tensor<T, format_spec<boost::mp11::mp_list<compressed_level<uniqueness::unique, Pos, Crd>>, 0>,
+                       Owning>& v,
+    std::type_identity_t<T> bound) {
+  using level = value_filter_level<Cmp, T, Pos, Crd>;
+  using fmt = format<level>;
+  typename view<const T, fmt>::level_storages levels{};
+  const auto& st = v.template level<0>();
+  std::get<0>(levels).pos = std::span<const Pos>(st.pos.data(), st.pos.size());
+  std::get<0>(levels).crd = std::span<const Crd>(st.crd.data(), st.crd.size());
+  std::get<0>(levels).values = v.values();
+  std::get<0>(levels).bound = bound;
+  view<const T, fmt> out(v.shape(), levels, v.values());
+  out.set_name(v.name().empty() ? "filtered" : v.name() + " " + std::string(Cmp::symbol) + " bound");
+  return out;
+}
+
+}  // namespace loom::relational
+
+#endif  // LOOM_RELATIONAL_VALUE_FILTER_HPP
+// ---- end <loom/relational/value_filter.hpp>
+
+namespace loom {
+/// Short name: `loom::rel::key_by`, `loom::rel::read_csv`, ...
+namespace rel = relational;
+}  // namespace loom
+
+#endif  // LOOM_RELATIONAL_HPP
+// ---- end <loom/relational.hpp>
+// ---- begin <loom/stream.hpp>
+// Umbrella header of stream/: indexed streams, combinators, lowering, run loops, evaluation.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_HPP
+#define LOOM_STREAM_HPP
+
+
 #endif  // LOOM_STREAM_HPP
 // ---- end <loom/stream.hpp>
+// ---- begin <loom/tra.hpp>
+// Tiled tensors and the tensor relational algebra (tra/): relations of dense tiles, the TRA
+// operators, the IA plans with rules R1-x and R2-x, the cost model and the matmul strategies.
+// MPI execution is separate: <loom/tra/mpi.hpp>.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_HPP
+#define LOOM_TRA_HPP
+
+// ---- begin <loom/tra/convert.hpp>
+// Defines the conversions between loom tensors (any format, views too) and tiled tensors, i.e.
+// relations whose key grid has the tensor's order: to_tiled and from_tiled (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_CONVERT_HPP
+#define LOOM_TRA_CONVERT_HPP
+
+// ---- begin <loom/tra/relation.hpp>
+// Defines loom::tra::relation<T, K, R>: a tensor relation, the set of (key, tile) pairs of the
+// TRA paper (notes 003 §2.1), with its key bounds, tile shape and integrity checks (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_RELATION_HPP
+#define LOOM_TRA_RELATION_HPP
+
+// ---- begin <loom/tra/tile.hpp>
+// Defines loom::tra::tile<T, R>: a dense row-major array of rank R, the value of a tensor
+// relation, and its loom views (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_TILE_HPP
+#define LOOM_TRA_TILE_HPP
+
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom::tra {
+
+template <std::size_t R>
+using shape_t = std::array<std::int64_t, R>;
+
+template <std::size_t R>
+constexpr std::int64_t volume(const shape_t<R>& s) {
+  std::int64_t v = 1;
+  for (auto e : s) v *= e;
+  return v;
+}
+
+template <std::size_t R>
+std::string to_string(const shape_t<R>& s) {
+  std::string out = "(";
+  for (std::size_t d = 0; d < R; ++d) out += (d ? "," : "") + std::to_string(s[d]);
+  return out + ")";
+}
+
+/// A dense tile of rank R (the paper's array of type T^(r,b)), row-major: dimension 0 is the
+/// outermost (rows of a matrix tile), dimension R-1 is contiguous.
+template <class T, std::size_t R>
+class tile {
+ public:
+  using value_type = T;
+  static constexpr std::size_t rank = R;
+  using shape_type = shape_t<R>;
+
+  tile() = default;
+  /// An all-zero tile.
+  explicit tile(const shape_type& shape)
+      : shape_(shape), data_(static_cast<std::size_t>(checked_volume(shape)),
+                             semiring_traits<T>::zero()) {}
+  tile(const shape_type& shape, std::vector<T> data) : shape_(shape), data_(std::move(data)) {
+    if (static_cast<std::int64_t>(data_.size()) != checked_volume(shape))
+      throw shape_error("loom::tra::tile: " + std::to_string(data_.size()) +
+                        " values for a tile of shape " + to_string(shape));
+  }
+
+  const shape_type& shape() const { return shape_; }
+  std::int64_t extent(std::size_t d) const { return shape_[d]; }
+  std::int64_t size() const { return static_cast<std::int64_t>(data_.size()); }
+  std::span<const T> data() const { return data_; }
+  std::span<T> data() { return data_; }
+
+  template <std::integral... Is>
+    requires(sizeof...(Is) == R)
+  T& operator()(Is... is) {
+    return data_[offset({static_cast<std::int64_t>(is)...})];
+  }
+  template <std::integral... Is>
+    requires(sizeof...(Is) == R)
+  const T& operator()(Is... is) const {
+    return data_[offset({static_cast<std::int64_t>(is)...})];
+  }
+
+  /// A loom view over this tile's buffer (format dense_n<R>, zero copies).
+  auto view() { return make_view<T>(data_.data()); }
+  auto view() const { return make_view<const T>(data_.data()); }
+  /// A view whose dense levels carry the static extents B... (checked against the shape here):
+  /// loom then rejects, at compile time, index notation whose extents disagree.
+  template <std::size_t... B>
+    requires(sizeof...(B) == R)
+  auto static_view() {
+    return make_static_view<T, B...>(data_.data());
+  }
+  template <std::size_t... B>
+    requires(sizeof...(B) == R)
+  auto static_view() const {
+    return make_static_view<const T, B...>(data_.data());
+  }
+
+  friend bool operator==(const tile& a, const tile& b) {
+    return a.shape_ == b.shape_ && a.data_ == b.data_;
+  }
+
+ private:
+  static std::int64_t checked_volume(const shape_type& s) {
+    for (std::size_t d = 0; d < R; ++d)
+      if (s[d] < 0)
+        throw shape_error("loom::tra::tile: extent " + std::to_string(s[d]) + " of dimension " +
+                          std::to_string(d) + " is negative");
+    return volume(s);
+  }
+  std::size_t offset(const shape_type& c) const {
+    std::int64_t o = 0;
+    for (std::size_t d = 0; d < R; ++d) o = o * shape_[d] + c[d];
+    return static_cast<std::size_t>(o);
+  }
+  template <class U>
+  auto make_view(U* p) const {
+    using fmt = dense_n<R>;
+    typename loom::view<U, fmt>::level_storages levels{};
+    [&]<std::size_t... D>(std::index_sequence<D...>) {
+      ((std::get<D>(levels).extent = shape_[D]), ...);
+    }(std::make_index_sequence<R>{});
+    return loom::view<U, fmt>(shape_, levels, std::span<U>(p, data_.size()));
+  }
+
+  template <class U, std::size_t... B>
+  auto make_static_view(U* p) const {
+    using fmt = format<dense_level<B>...>;
+    if (shape_ != shape_type{static_cast<std::int64_t>(B)...})
+      throw shape_error("loom::tra::tile::static_view: the tile has shape " + to_string(shape_) +
+                        ", not " + to_string(shape_type{static_cast<std::int64_t>(B)...}));
+    typename loom::view<U, fmt>::level_storages levels{};
+    [&]<std::size_t... D>(std::index_sequence<D...>) {
+      ((std::get<D>(levels).extent = shape_[D]), ...);
+    }(std::make_index_sequence<R>{});
+    return loom::view<U, fmt>(shape_, levels, std::span<U>(p, data_.size()));
+  }
+
+  shape_type shape_{};
+  std::vector<T> data_{};
+};
+
+/// A tile whose shape is part of its type (B...): products and sums of mismatched shapes do not
+/// compile. Converts to and from `tile<T, R>` (the run-time shaped tile relations hold).
+template <class T, std::size_t... B>
+class static_tile {
+ public:
+  static constexpr std::size_t rank = sizeof...(B);
+  static constexpr shape_t<rank> shape{static_cast<std::int64_t>(B)...};
+  static_tile() : t_(shape) {}
+  /// From a run-time shaped tile of the same shape (throws shape_error otherwise).
+  explicit static_tile(tile<T, rank> t) : t_(std::move(t)) {
+    if (t_.shape() != shape)
+      throw shape_error("loom::tra::static_tile: a tile of shape " + to_string(t_.shape()) +
+                        " is not " + to_string(shape));
+  }
+  const tile<T, rank>& dynamic() const { return t_; }
+  tile<T, rank>& dynamic() { return t_; }
+  template <std::integral... Is>
+  T& operator()(Is... is) { return t_(is...); }
+  template <std::integral... Is>
+  const T& operator()(Is... is) const { return t_(is...); }
+  auto view() { return t_.template static_view<B...>(); }
+  auto view() const { return t_.template static_view<B...>(); }
+  friend bool operator==(const static_tile& a, const static_tile& b) { return a.t_ == b.t_; }
+
+ private:
+  tile<T, rank> t_;
+};
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_TILE_HPP
+// ---- end <loom/tra/tile.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+namespace loom::tra {
+
+template <std::size_t K>
+using key_array = std::array<std::int64_t, K>;
+
+/// A tensor relation R^(k, r, b): keys of arity K below `bounds()` (0 <= key_d < bound_d), each
+/// with one tile of rank R and the relation's common shape (notes §2.1: no ragged tiles).
+/// Tuples are kept ordered by key; uniqueness (one tile per key) is enforced on insert.
+template <class T, std::size_t K, std::size_t R>
+class relation {
+ public:
+  using value_type = T;
+  static constexpr std::size_t key_arity = K;
+  static constexpr std::size_t rank = R;
+  using key_type = key_array<K>;
+  using tile_type = tile<T, R>;
+  using map_type = std::map<key_type, tile_type>;
+
+  relation() = default;
+  relation(const key_type& bounds, const shape_t<R>& tile_shape)
+      : bounds_(bounds), tile_shape_(tile_shape) {}
+
+  const key_type& bounds() const { return bounds_; }
+  const shape_t<R>& tile_shape() const { return tile_shape_; }
+  std::int64_t size() const { return static_cast<std::int64_t>(tuples_.size()); }
+  bool empty() const { return tuples_.empty(); }
+  auto begin() const { return tuples_.begin(); }
+  auto end() const { return tuples_.end(); }
+  const map_type& tuples() const { return tuples_; }
+
+  /// Adds (key, tile); throws on a key out of bounds, a tile of another shape, or a second tile
+  /// for the same key (the uniqueness constraint).
+  void insert(const key_type& key, tile_type t) {
+    check_key(key, "insert");
+    if (t.shape() != tile_shape_)
+      throw shape_error("loom::tra::relation::insert: tile of shape " + to_string(t.shape()) +
+                        " in a relation of tile shape " + to_string(tile_shape_));
+    if (!tuples_.emplace(key, std::move(t)).second)
+      throw duplicate_error("loom::tra::relation::insert: key " + to_string(key) +
+                            " is already present (uniqueness)");
+  }
+  /// The tile of `key`, or nullptr.
+  const tile_type* find(const key_type& key) const {
+    auto it = tuples_.find(key);
+    return it == tuples_.end() ? nullptr : &it->second;
+  }
+  tile_type* find(const key_type& key) {
+    auto it = tuples_.find(key);
+    return it == tuples_.end() ? nullptr : &it->second;
+  }
+  const tile_type& at(const key_type& key) const {
+    if (auto* t = find(key)) return *t;
+    throw shape_error("loom::tra::relation::at: no tile with key " + to_string(key));
+  }
+  /// Folds `t` into the tile of `key` with `op(existing, t)` (in place when op has
+  /// `accumulate(existing, t)`), or inserts it when the key is new.
+  template <class Op>
+  void merge(const key_type& key, const tile_type& t, Op&& op) {
+    check_key(key, "merge");
+    auto it = tuples_.find(key);
+    if (it == tuples_.end()) {
+      tuples_.emplace(key, t);
+    } else if constexpr (requires { op.accumulate(it->second, t); }) {
+      op.accumulate(it->second, t);
+    } else {
+      it->second = op(it->second, t);
+    }
+  }
+  /// The tile of `key`, inserted as all-zero when absent.
+  tile_type& get_or_zero(const key_type& key) {
+    check_key(key, "get_or_zero");
+    return tuples_.try_emplace(key, tile_shape_).first->second;
+  }
+
+  /// Number of keys of the full box, prod bounds (the paper's Card under full-box keys).
+  std::int64_t box_size() const { return volume(bounds_); }
+  /// Every key of the box is present (stronger than continuity; notes §2.3).
+  bool is_full_box() const { return size() == box_size(); }
+  /// For every present key, every key' <= key is present ("no holes", notes §2.3).
+  bool is_continuous() const {
+    for (const auto& [key, t] : tuples_) {
+      (void)t;
+      key_type lo{};
+      bool ok = true;
+      for_each_key_below(key, lo, 0, ok);
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  friend bool operator==(const relation& a, const relation& b) {
+    return a.bounds_ == b.bounds_ && a.tile_shape_ == b.tile_shape_ && a.tuples_ == b.tuples_;
+  }
+
+ private:
+  void check_key(const key_type& key, const char* who) const {
+    for (std::size_t d = 0; d < K; ++d)
+      if (key[d] < 0 || key[d] >= bounds_[d])
+        throw shape_error(std::string("loom::tra::relation::") + who + ": key " + to_string(key) +
+                          " is outside the bounds " + to_string(bounds_));
+  }
+  void for_each_key_below(const key_type& top, key_type& c, std::size_t d, bool& ok) const {
+    if (!ok) return;
+    if (d == K) {
+      if (!tuples_.count(c)) ok = false;
+      return;
+    }
+    for (c[d] = 0; c[d] <= top[d] && ok; ++c[d]) for_each_key_below(top, c, d + 1, ok);
+  }
+
+  key_type bounds_{};
+  shape_t<R> tile_shape_{};
+  map_type tuples_{};
+};
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_RELATION_HPP
+// ---- end <loom/tra/relation.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::tra {
+
+/// A tiled tensor of order R: key <t_0, ..., t_{R-1}> holds the tile starting at coordinate
+/// t_d * tile_shape_d. Edge tiles are padded with zeros (an explicit extension: the paper has no
+/// ragged tiles); `shape` remembers the logical extents.
+template <class T, std::size_t R>
+struct tiled_tensor {
+  relation<T, R, R> tiles;
+  shape_t<R> shape{};
+};
+
+/// Which tiles `to_tiled` stores.
+enum class empty_tiles {
+  keep,  ///< every tile of the grid (a full box: Card = prod bounds, as the cost model assumes)
+  drop   ///< only tiles holding a stored entry (block-sparse)
+};
+
+/// Tiles a loom tensor (any format) into tiles of `tile_shape`.
+template <tensor_type Tensor>
+auto to_tiled(const Tensor& t, const shape_t<Tensor::order>& tile_shape,
+              empty_tiles policy = empty_tiles::keep) {
+  constexpr std::size_t R = Tensor::order;
+  using T = std::remove_const_t<typename Tensor::value_type>;
+  key_array<R> bounds{};
+  for (std::size_t d = 0; d < R; ++d) {
+    if (tile_shape[d] <= 0)
+      throw shape_error("loom::tra::to_tiled: tile extent " + std::to_string(tile_shape[d]) +
+                        " of dimension " + std::to_string(d) + " must be positive");
+    bounds[d] = (t.shape()[d] + tile_shape[d] - 1) / tile_shape[d];
+  }
+  tiled_tensor<T, R> out{relation<T, R, R>(bounds, tile_shape), t.shape()};
+  std::map<key_array<R>, tile<T, R>> tiles;
+  if (policy == empty_tiles::keep) {
+    key_array<R> k{};
+    const std::int64_t n = volume(bounds);
+    for (std::int64_t f = 0; f < n; ++f) {
+      std::int64_t r = f;
+      for (std::size_t d = R; d-- > 0;) {
+        k[d] = r % bounds[d];
+        r /= bounds[d];
+      }
+      tiles.emplace(k, tile<T, R>(tile_shape));
+    }
+  }
+  t.for_each_stored([&](const auto& c, const auto& v) {
+    key_array<R> k{};
+    std::int64_t off = 0;
+    for (std::size_t d = 0; d < R; ++d) {
+      k[d] = c[d] / tile_shape[d];
+      off = off * tile_shape[d] + c[d] % tile_shape[d];
+    }
+    auto it = tiles.try_emplace(k, tile_shape).first;
+    it->second.data()[static_cast<std::size_t>(off)] = v;
+  });
+  for (auto& [k, tl] : tiles) out.tiles.insert(k, std::move(tl));
+  return out;
+}
+
+/// The loom tensor in `Format` holding a tiled tensor's entries (padding dropped; for sparse
+/// formats, zeros are not stored).
+template <storage_format Format, class T, std::size_t R>
+tensor<T, Format> from_tiled(const tiled_tensor<T, R>& tt) {
+  static_assert(Format::order == R, "loom::tra::from_tiled: the format's order must be the tensor's");
+  std::vector<std::array<std::int64_t, R>> coords;
+  std::vector<T> values;
+  const auto& ts = tt.tiles.tile_shape();
+  const std::int64_t n = volume(ts);
+  for (const auto& [key, tl] : tt.tiles) {
+    for (std::int64_t f = 0; f < n; ++f) {
+      std::array<std::int64_t, R> c{};
+      std::int64_t r = f;
+      bool inside = true;
+      for (std::size_t d = R; d-- > 0;) {
+        c[d] = key[d] * ts[d] + r % ts[d];
+        r /= ts[d];
+        inside = inside && c[d] < tt.shape[d];
+      }
+      const T v = tl.data()[static_cast<std::size_t>(f)];
+      if (!inside || (!Format::all_dense && v == semiring_traits<T>::zero())) continue;
+      coords.push_back(c);
+      values.push_back(v);
+    }
+  }
+  return from_coo<Format>(tt.shape, coords, values);
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_CONVERT_HPP
+// ---- end <loom/tra/convert.hpp>
+// ---- begin <loom/tra/cost.hpp>
+// Defines the TRA/IA cost model C = α·Cn + β·Cc (notes 003 §5), with the paper's formulas and
+// the notes' corrections behind a policy, the four distributed matmul strategies, the choice
+// among them and its `explain` text (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_COST_HPP
+#define LOOM_TRA_COST_HPP
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace loom::tra {
+
+/// `paper` reproduces the printed formulas (UT-11); `corrected` applies notes §5's fixes: Size
+/// in bytes, SHUF moves (s-1)/s of the data, BCAST (s-1) copies, Σᴸ counts every aggOp call.
+enum class cost_policy { paper, corrected };
+
+struct cost_model {
+  double alpha = 1.0;  // seconds (or units) per element/byte moved
+  double beta = 0.0;   // seconds (or units) per flop
+  std::int64_t sites = 1;
+  cost_policy policy = cost_policy::paper;
+  std::int64_t scalar_bytes = 8;
+
+  /// Size(R) = prod key bounds x prod tile bounds (elements; bytes under `corrected`).
+  double size(double tuples, double tile_volume) const {
+    const double s = tuples * tile_volume;
+    return policy == cost_policy::paper ? s : s * static_cast<double>(scalar_bytes);
+  }
+  double bcast(double size_r) const {
+    const double s = static_cast<double>(sites);
+    return policy == cost_policy::paper ? s * size_r : (s - 1) * size_r;
+  }
+  double shuf(double size_r) const {
+    const double s = static_cast<double>(sites);
+    return policy == cost_policy::paper ? size_r : size_r * (s - 1) / s;
+  }
+  /// Σᴸ compute: printed as prod_{i not in gbk} bounds x C_aggOp; corrected counts the calls.
+  double aggregate(double all_keys, double group_keys, double c_agg) const {
+    return policy == cost_policy::paper ? (all_keys / group_keys) * c_agg
+                                        : (all_keys - group_keys) * c_agg;
+  }
+  double total(double cn, double cc) const { return alpha * cn + beta * cc; }
+};
+
+/// How an input matrix is already spread over the sites (the paper's D, with ∅ split into
+/// `replicated` and `single`; notes §3.1).
+enum class partitioning { none, rows, cols, replicated };
+
+/// The four distributed matmul strategies of notes §4.3.
+enum class matmul_strategy { broadcast_left, broadcast_right, cross_product, replicated_3d };
+
+inline constexpr std::array<matmul_strategy, 4> all_matmul_strategies{
+    matmul_strategy::broadcast_left, matmul_strategy::broadcast_right,
+    matmul_strategy::cross_product, matmul_strategy::replicated_3d};
+
+inline std::string_view name(matmul_strategy s) {
+  switch (s) {
+    case matmul_strategy::broadcast_left: return "broadcast left";
+    case matmul_strategy::broadcast_right: return "broadcast right";
+    case matmul_strategy::cross_product: return "cross product";
+    case matmul_strategy::replicated_3d: return "replicated 3-D";
+  }
+  return "?";
+}
+
+/// X: I x K tiles, Y: K x J tiles, tiles m x k and k x n.
+struct matmul_shape {
+  std::int64_t I = 1, K = 1, J = 1;
+  std::int64_t m = 1, k = 1, n = 1;
+  partitioning x = partitioning::none, y = partitioning::none;
+};
+
+struct strategy_cost {
+  matmul_strategy strategy{};
+  double cn = 0;  // communication (elements or bytes)
+  double cc = 0;  // compute (flops)
+  double total = 0;
+};
+
+/// Cn and Cc of one strategy, from the key bounds alone (the paper's point: no statistics).
+inline strategy_cost estimate(const cost_model& cm, const matmul_shape& sh, matmul_strategy st) {
+  const double I = static_cast<double>(sh.I), K = static_cast<double>(sh.K),
+               J = static_cast<double>(sh.J);
+  const double size_x = cm.size(I * K, static_cast<double>(sh.m * sh.k));
+  const double size_y = cm.size(K * J, static_cast<double>(sh.k * sh.n));
+  const double join_card = I * K * J;  // I·K · K·J / K
+  const double size_out = cm.size(join_card, static_cast<double>(sh.m * sh.n));
+  const double c_proj = 2.0 * static_cast<double>(sh.m * sh.k * sh.n);
+  const double c_agg = static_cast<double>(sh.m * sh.n);
+  strategy_cost c{st, 0, 0, 0};
+  c.cc = join_card * c_proj + cm.aggregate(join_card, I * J, c_agg);
+  const bool x_rep = sh.x == partitioning::replicated, y_rep = sh.y == partitioning::replicated;
+  switch (st) {
+    case matmul_strategy::broadcast_left:
+      // ⋈ᴸ(BCAST X, Y): output partitioned as Y; a column split of Y keeps groups <i,j> on one
+      // site, so the SHUF<0,2> before Σᴸ is dropped (R2-4 after partition propagation).
+      c.cn = (x_rep ? 0 : cm.bcast(size_x)) + (sh.y == partitioning::cols ? 0 : cm.shuf(size_out));
+      break;
+    case matmul_strategy::broadcast_right:
+      c.cn = (y_rep ? 0 : cm.bcast(size_y)) + (sh.x == partitioning::rows ? 0 : cm.shuf(size_out));
+      break;
+    case matmul_strategy::cross_product:
+      c.cn = (sh.x == partitioning::cols ? 0 : cm.shuf(size_x)) +
+             (sh.y == partitioning::rows ? 0 : cm.shuf(size_y)) + cm.shuf(size_out);
+      break;
+    case matmul_strategy::replicated_3d:
+      // X duplicated J times and Y I times, then shuffled by <i, j>; Σᴸ is then local.
+      c.cn = cm.shuf(size_x * J) + cm.shuf(size_y * I);
+      break;
+  }
+  c.total = cm.total(c.cn, c.cc);
+  return c;
+}
+
+/// The cheapest strategy (ties go to the first in `all_matmul_strategies`).
+inline strategy_cost choose(const cost_model& cm, const matmul_shape& sh) {
+  strategy_cost best = estimate(cm, sh, all_matmul_strategies[0]);
+  for (auto st : all_matmul_strategies) {
+    const auto c = estimate(cm, sh, st);
+    if (c.total < best.total) best = c;
+  }
+  return best;
+}
+
+/// Every strategy with its estimated communication and compute, and the choice.
+inline std::string explain(const cost_model& cm, const matmul_shape& sh) {
+  auto fmt = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return std::string(buf);
+  };
+  const char* unit = cm.policy == cost_policy::paper ? "elements" : "bytes";
+  std::string out = "distributed matmul: X " + std::to_string(sh.I) + "x" + std::to_string(sh.K) +
+                    " tiles of " + std::to_string(sh.m) + "x" + std::to_string(sh.k) + ", Y " +
+                    std::to_string(sh.K) + "x" + std::to_string(sh.J) + " tiles of " +
+                    std::to_string(sh.k) + "x" + std::to_string(sh.n) + ", " +
+                    std::to_string(cm.sites) + " sites, alpha " + fmt(cm.alpha) + ", beta " +
+                    fmt(cm.beta) + "\n";
+  const auto best = choose(cm, sh);
+  for (auto st : all_matmul_strategies) {
+    const auto c = estimate(cm, sh, st);
+    out += std::string(st == best.strategy ? "  * " : "    ") + std::string(name(st)) + ": Cn " +
+           fmt(c.cn) + " " + unit + ", Cc " + fmt(c.cc) + " flops, cost " + fmt(c.total) + "\n";
+  }
+  out += "chosen: " + std::string(name(best.strategy)) + "\n";
+  return out;
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_COST_HPP
+// ---- end <loom/tra/cost.hpp>
+// ---- begin <loom/tra/counters.hpp>
+// Defines loom::tra::counters(): the scalar operations done by the tile kernels of this thread,
+// which the rewrite tests read (UT-5: R1-6 and R1-7 must save additions) (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_COUNTERS_HPP
+#define LOOM_TRA_COUNTERS_HPP
+
+#include <cstdint>
+
+namespace loom::tra {
+
+struct kernel_counters {
+  std::int64_t adds = 0;  // scalar additions
+  std::int64_t muls = 0;  // scalar multiplications
+};
+inline kernel_counters& counters() {
+  thread_local kernel_counters c;
+  return c;
+}
+
+/// Restores the counters on exit: kernels run only to learn an output shape are not counted.
+struct uncounted {
+  kernel_counters saved = counters();
+  uncounted() = default;
+  uncounted(const uncounted&) = delete;
+  uncounted& operator=(const uncounted&) = delete;
+  ~uncounted() { counters() = saved; }
+};
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_COUNTERS_HPP
+// ---- end <loom/tra/counters.hpp>
+// ---- begin <loom/tra/einsum.hpp>
+// Defines the einsum front end (notes 003 §8.2 item 23): "ij,jk->ik" over key indices lowers to
+// Σ(gbk, mat_add)(⋈(jl, jr, mat_mul)) — as an IA plan type (einsum_plan_t) and as a call on two
+// relations (einsum<"...">(l, r)); batch indices kept in the output stay group-by keys (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_EINSUM_HPP
+#define LOOM_TRA_EINSUM_HPP
+
+// ---- begin <loom/tra/ia/nodes.hpp>
+// Defines the implementation-algebra (IA) plan nodes as empty types (notes 003 §3.2, §8.2
+// items 9-11): leaf, bcast, shuf, lfilter, lmap, lagg, ljoin, ldup; partition tags; and the
+// partition each node's output has (propagation, which the paper leaves out) (tra/ia/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_IA_NODES_HPP
+#define LOOM_TRA_IA_NODES_HPP
+
+// ---- begin <loom/tra/key_functions.hpp>
+// Defines the introspectable key functions and key predicates of REKEY and filter: project,
+// permute, linearize, insert_dim; eq, lt_eq, in_range, and_ (notes 003 §8.2 item 6) (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_KEY_FUNCTIONS_HPP
+#define LOOM_TRA_KEY_FUNCTIONS_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace loom::tra {
+
+// A key function maps key_array<In> to key_array<out_arity>, gives its output bounds, says whether it is
+// injective and which input positions it reads (rewrite conditions test these).
+
+/// project<I...>: keeps positions I... in that order (a permutation when it names every position).
+template <std::size_t... I>
+struct project {
+  static constexpr std::string_view name = "project";
+  static constexpr std::size_t out_arity = sizeof...(I);
+  static constexpr std::array<std::size_t, out_arity> positions{I...};
+  template <std::size_t K>
+  static constexpr key_array<out_arity> apply(const key_array<K>& k) { return {k[I]...}; }
+  template <std::size_t K>
+  key_array<out_arity> operator()(const key_array<K>& k) const { return apply(k); }
+  template <std::size_t K>
+  static constexpr key_array<out_arity> bounds(const key_array<K>& b) { return {b[I]...}; }
+  template <std::size_t K>
+  static constexpr bool injective() {
+    if (sizeof...(I) != K) return false;
+    std::array<bool, K> seen{};
+    for (std::size_t p : positions) {
+      if (p >= K || seen[p]) return false;
+      seen[p] = true;
+    }
+    return true;
+  }
+  /// True when position `p` of the output is position `q` of the input.
+  static constexpr bool identity = [] {
+    std::size_t d = 0;
+    for (std::size_t p : positions)
+      if (p != d++) return false;
+    return true;
+  }();
+};
+template <std::size_t... I>
+using permute = project<I...>;
+
+/// linearize<C...>: <k0, k1, ...> -> <sum C_d k_d> (the paper's <2k1 + k2>); the caller gives
+/// the output bound.
+template <std::int64_t... C>
+struct linearize {
+  static constexpr std::string_view name = "linearize";
+  static constexpr std::size_t out_arity = 1;
+  template <std::size_t K>
+  static constexpr key_array<1> apply(const key_array<K>& k) {
+    static_assert(K == sizeof...(C), "loom::tra::linearize: give one coefficient per key position");
+    std::int64_t s = 0;
+    std::size_t d = 0;
+    ((s += C * k[d++]), ...);
+    return {s};
+  }
+  template <std::size_t K>
+  key_array<1> operator()(const key_array<K>& k) const { return apply(k); }
+  template <std::size_t K>
+  static constexpr key_array<1> bounds(const key_array<K>& b) {
+    std::int64_t top = 0;
+    std::size_t d = 0;
+    ((top += C * (b[d++] - 1)), ...);
+    return {top + 1};
+  }
+  template <std::size_t K>
+  static constexpr bool injective() { return false; }  // not in general; rekey checks at run time
+};
+
+/// insert_dim<P>: a one-to-many key map used with `duplicate(n)`: <k...> -> <k..., c, ...> with
+/// the new position P taking every c in [0, n) (notes §4.3, corrected in UT-6).
+template <std::size_t P>
+struct insert_dim {
+  template <std::size_t K>
+  static constexpr key_array<K + 1> apply(const key_array<K>& k, std::int64_t c) {
+    key_array<K + 1> out{};
+    for (std::size_t d = 0, s = 0; d < K + 1; ++d) out[d] = d == P ? c : k[s++];
+    return out;
+  }
+  template <std::size_t K>
+  static constexpr key_array<K + 1> bounds(const key_array<K>& b, std::int64_t n) { return apply(b, n); }
+};
+
+// Predicates over keys: `test(key)` and the positions they read (R1-5, R1-6 conditions).
+
+/// Key positions I and J are equal (the paper's checkEq on two positions).
+template <std::size_t I, std::size_t J>
+struct eq {
+  static constexpr std::string_view name = "checkEq";
+  static constexpr std::array<std::size_t, 2> reads{I, J};
+  template <std::size_t K>
+  bool operator()(const key_array<K>& k) const { return k[I] == k[J]; }
+};
+/// key[I] <= key[J] (UT-12's upper triangle).
+template <std::size_t I, std::size_t J>
+struct lt_eq {
+  static constexpr std::string_view name = "lt_eq";
+  static constexpr std::array<std::size_t, 2> reads{I, J};
+  template <std::size_t K>
+  bool operator()(const key_array<K>& k) const { return k[I] <= k[J]; }
+};
+/// lo <= key[I] < hi.
+template <std::size_t I, std::int64_t Lo, std::int64_t Hi>
+struct in_range {
+  static constexpr std::array<std::size_t, 1> reads{I};
+  template <std::size_t K>
+  bool operator()(const key_array<K>& k) const { return Lo <= k[I] && k[I] < Hi; }
+};
+/// f and g (R1-1 merges two filters into one).
+template <class F, class G>
+struct and_ {
+  F f{};
+  G g{};
+  template <std::size_t K>
+  bool operator()(const key_array<K>& k) const { return f(k) && g(k); }
+};
+
+/// Does predicate P read only positions listed in `allowed`? (false for opaque callables)
+template <class P, std::size_t N>
+constexpr bool reads_only(const std::array<std::size_t, N>& allowed) {
+  if constexpr (requires { P::reads; }) {
+    for (std::size_t r : P::reads) {
+      bool found = false;
+      for (std::size_t a : allowed) found = found || a == r;
+      if (!found) return false;
+    }
+    return true;
+  } else {
+    return false;
+  }
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_KEY_FUNCTIONS_HPP
+// ---- end <loom/tra/key_functions.hpp>
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace loom::tra::ia {
+
+/// A list of key positions (join keys, group-by keys, partition dimensions).
+template <std::size_t... D>
+struct dims {
+  static constexpr std::array<std::size_t, sizeof...(D)> values{D...};
+  static constexpr std::size_t size = sizeof...(D);
+};
+
+// Partition tags: the paper's D, with its ∅ split in two (notes §3.1).
+/// Tuples placed by a hash of the key positions D (D non-empty).
+template <class D>
+struct partitioned {};
+/// Every site holds every tuple (the paper's D = ∅ after BCAST).
+struct replicated {};
+/// All tuples on site 0 (what Σ<> needs; the paper has no symbol for it).
+struct single {};
+/// Placed with no known rule (an input read as it comes, or after a key map that moves D).
+struct arbitrary {};
+
+/// Identity key map and identity tile map (the paper's "_").
+struct same_key {
+  template <class K>
+  K operator()(const K& k) const { return k; }
+};
+struct same_tile {
+  template <class X>
+  X operator()(const X& t) const { return t; }
+};
+
+/// f ∘ g for key maps or tile maps (R1-2).
+template <class F, class G>
+struct compose {
+  template <class X>
+  auto operator()(const X& x) const { return F{}(G{}(x)); }
+};
+template <class F, class G>
+  requires requires { F::out_arity; }
+struct compose<F, G> {
+  static constexpr std::size_t out_arity = F::out_arity;
+  template <class X>
+  auto operator()(const X& x) const { return F{}(G{}(x)); }
+  template <class B>
+  static constexpr auto bounds(const B& b) { return F::bounds(G::bounds(b)); }
+};
+
+/// A predicate over another key shape: P applied to `Adapt(key)` (R1-5, R1-6 push predicates
+/// through aggregation and join by rebuilding the key P expects).
+template <class F>
+constexpr std::string_view name_or_f() {
+  if constexpr (requires { F::name; }) return F::name;
+  else return "f";
+}
+template <class P, class Adapt>
+struct pred_on {
+  static constexpr std::string_view name = name_or_f<P>();
+  template <class K>
+  bool operator()(const K& k) const { return P{}(Adapt{}(k)); }
+};
+
+/// The I-th input of the plan, of key-arity K, placed as Partition.
+template <std::size_t I, std::size_t K, class Partition = arbitrary>
+struct leaf {};
+/// BCAST: every tuple to every site.
+template <class C>
+struct bcast {};
+/// SHUF<D>: repartition by the positions D (dims<> gathers on one site).
+template <class D, class C>
+struct shuf {};
+/// σᴸ: per-site filter on keys.
+template <class F, class C>
+struct lfilter {};
+/// λᴸ(keyMap, tileMap): per-site map (one-to-one here; ldup is the one-to-many case).
+template <class KeyMap, class TileMap, class C>
+struct lmap {};
+/// Σᴸ(gbk, op): per-site aggregation.
+template <class Gbk, class Op, class C>
+struct lagg {};
+/// Σᴸ(gbk, op) keeping the site as a last key position: the pre-aggregation of a combiner
+/// (R2-5). Partial sums of one group from different sites stay distinct tuples, so a later SHUF
+/// and Σᴸ merge them; the paper's relations are sets and could not hold them otherwise.
+template <class Gbk, class Op, class C>
+struct lpartial {};
+/// ⋈ᴸ(jkL, jkR, op): per-site join of tuples on the same site.
+template <class JL, class JR, class Op, class L, class R>
+struct ljoin {};
+/// λᴸ(insert_dim<P>, duplicate(n)) with n = bound `Dim` of input `From` (notes §4.3, UT-6).
+template <std::size_t P, std::size_t From, std::size_t Dim, class C>
+struct ldup {};
+
+// partition_t<Node>: where the output of Node lives ------------------------------------------
+namespace detail {
+
+template <class Node>
+struct partition_of {
+  using type = arbitrary;
+};
+template <std::size_t I, std::size_t K, class P>
+struct partition_of<leaf<I, K, P>> {
+  using type = P;
+};
+template <class C>
+struct partition_of<bcast<C>> {
+  using type = replicated;
+};
+template <class C>
+struct partition_of<shuf<dims<>, C>> {
+  using type = single;
+};
+template <std::size_t... D, class C>
+  requires(sizeof...(D) > 0)
+struct partition_of<shuf<dims<D...>, C>> {
+  using type = partitioned<dims<D...>>;
+};
+template <class F, class C>
+struct partition_of<lfilter<F, C>> : partition_of<C> {};
+template <class A, class C>
+struct partition_of<lmap<same_key, A, C>> : partition_of<C> {};
+
+// Renumber D through a projection: position d of the input becomes the index of d in Gbk, or
+// the partition is lost when some d is projected away.
+template <class D, class Gbk>
+struct renumber {
+  static constexpr bool ok = [] {
+    for (std::size_t d : D::values) {
+      bool found = false;
+      for (std::size_t g : Gbk::values) found = found || g == d;
+      if (!found) return false;
+    }
+    return D::size > 0;
+  }();
+  template <std::size_t N>
+  static constexpr std::size_t at() {
+    for (std::size_t g = 0; g < Gbk::size; ++g)
+      if (Gbk::values[g] == D::values[N]) return g;
+    return 0;
+  }
+  using type = decltype([]<std::size_t... N>(std::index_sequence<N...>) {
+    return dims<at<N>()...>{};
+  }(std::make_index_sequence<D::size>{}));
+};
+
+template <class P, class Gbk>
+struct through_projection {
+  using type = arbitrary;
+};
+template <class Gbk>
+struct through_projection<replicated, Gbk> {
+  using type = replicated;
+};
+template <class Gbk>
+struct through_projection<single, Gbk> {
+  using type = single;
+};
+template <class D, class Gbk>
+  requires renumber<D, Gbk>::ok
+struct through_projection<partitioned<D>, Gbk> {
+  using type = partitioned<typename renumber<D, Gbk>::type>;
+};
+template <class Gbk, class Op, class C>
+struct partition_of<lagg<Gbk, Op, C>> {
+  using type = typename through_projection<typename partition_of<C>::type, Gbk>::type;
+};
+template <class Gbk, class Op, class C>
+struct partition_of<lpartial<Gbk, Op, C>> : partition_of<lagg<Gbk, Op, C>> {};
+
+// arity_v<Node>: the key-arity of a node's output (all static, notes §8.2 item 2).
+template <class Node>
+struct arity;
+template <std::size_t I, std::size_t K, class P>
+struct arity<leaf<I, K, P>> : std::integral_constant<std::size_t, K> {};
+template <class C>
+struct arity<bcast<C>> : arity<C> {};
+template <class D, class C>
+struct arity<shuf<D, C>> : arity<C> {};
+template <class F, class C>
+struct arity<lfilter<F, C>> : arity<C> {};
+template <class A, class C>
+struct arity<lmap<same_key, A, C>> : arity<C> {};
+template <class KM, class A, class C>
+  requires requires { KM::out_arity; }
+struct arity<lmap<KM, A, C>> : std::integral_constant<std::size_t, KM::out_arity> {};
+template <class Gbk, class Op, class C>
+struct arity<lagg<Gbk, Op, C>> : std::integral_constant<std::size_t, Gbk::size> {};
+template <class Gbk, class Op, class C>
+struct arity<lpartial<Gbk, Op, C>> : std::integral_constant<std::size_t, Gbk::size + 1> {};
+template <class JL, class JR, class Op, class L, class R>
+struct arity<ljoin<JL, JR, Op, L, R>>
+    : std::integral_constant<std::size_t, arity<L>::value + arity<R>::value - JL::size> {};
+template <std::size_t P, std::size_t From, std::size_t Dim, class C>
+struct arity<ldup<P, From, Dim, C>> : std::integral_constant<std::size_t, arity<C>::value + 1> {};
+
+// ⋈ᴸ output key [L∖JL, JL, R∖JR]: the output position of left position p / right position q.
+template <std::size_t K, class J>
+constexpr bool in_dims(std::size_t p) {
+  for (std::size_t d : J::values)
+    if (d == p) return true;
+  return false;
+}
+template <std::size_t K, class J>
+constexpr std::size_t rest_rank(std::size_t p) {  // rank of p among the positions not in J
+  std::size_t r = 0;
+  for (std::size_t d = 0; d < p; ++d) r += in_dims<K, J>(d) ? 0 : 1;
+  return r;
+}
+template <std::size_t K, class J>
+constexpr std::size_t join_rank(std::size_t p) {
+  for (std::size_t j = 0; j < J::size; ++j)
+    if (J::values[j] == p) return j;
+  return 0;
+}
+template <std::size_t KL, std::size_t KR, class JL, class JR, bool Left, class D>
+struct join_positions {
+  static constexpr std::size_t g = JL::size;
+  static constexpr std::size_t map(std::size_t p) {
+    if constexpr (Left) {
+      return in_dims<KL, JL>(p) ? KL - g + join_rank<KL, JL>(p) : rest_rank<KL, JL>(p);
+    } else {
+      return in_dims<KR, JR>(p) ? KL - g + join_rank<KR, JR>(p) : KL + rest_rank<KR, JR>(p);
+    }
+  }
+  using type = decltype([]<std::size_t... N>(std::index_sequence<N...>) {
+    return dims<map(D::values[N])...>{};
+  }(std::make_index_sequence<D::size>{}));
+};
+
+// A join is complete on each site when one side is replicated (its output then lives where the
+// other side does) or both sides are partitioned on matching join keys (notes §8.2 item 12).
+template <class JL, class JR, class PL, class PR, std::size_t KL, std::size_t KR>
+struct join_partition {
+  using type = arbitrary;
+};
+template <class JL, class JR, class PR, std::size_t KL, std::size_t KR>
+struct join_partition<JL, JR, replicated, PR, KL, KR> {
+  using type = PR;
+};
+template <class JL, class JR, class D, std::size_t KL, std::size_t KR>
+struct join_partition<JL, JR, replicated, partitioned<D>, KL, KR> {
+  using type = partitioned<typename join_positions<KL, KR, JL, JR, false, D>::type>;
+};
+template <class JL, class JR, class D, std::size_t KL, std::size_t KR>
+struct join_partition<JL, JR, partitioned<D>, replicated, KL, KR> {
+  using type = partitioned<typename join_positions<KL, KR, JL, JR, true, D>::type>;
+};
+template <class JL, class JR, std::size_t KL, std::size_t KR>
+struct join_partition<JL, JR, replicated, replicated, KL, KR> {
+  using type = replicated;
+};
+// Both sides partitioned on matched join positions: DL ⊆ JL and DR is DL's image in JR (the
+// same partition function then sends matching tuples to the same site).
+template <class JL, class JR, class DL, class DR>
+constexpr bool co_partitioned() {
+  if (DL::size != DR::size || DL::size == 0) return false;
+  for (std::size_t n = 0; n < DL::size; ++n) {
+    bool found = false;
+    for (std::size_t j = 0; j < JL::size; ++j)
+      if (JL::values[j] == DL::values[n]) found = found || JR::values[j] == DR::values[n];
+    if (!found) return false;
+  }
+  return true;
+}
+template <class JL, class JR, class DL, class DR, std::size_t KL, std::size_t KR>
+  requires(co_partitioned<JL, JR, DL, DR>())
+struct join_partition<JL, JR, partitioned<DL>, partitioned<DR>, KL, KR> {
+  using type = partitioned<typename join_positions<KL, KR, JL, JR, true, DL>::type>;
+};
+template <class JL, class JR, class Op, class L, class R>
+struct partition_of<ljoin<JL, JR, Op, L, R>> {
+  using type = typename join_partition<JL, JR, typename partition_of<L>::type,
+                                       typename partition_of<R>::type, arity<L>::value,
+                                       arity<R>::value>::type;
+};
+
+/// Is the join complete (every matching pair meets on some site)? (notes §3.2 gap (c))
+template <class PL, class PR, class JL, class JR>
+struct join_complete
+    : std::bool_constant<std::is_same_v<PL, replicated> || std::is_same_v<PR, replicated> ||
+                         (std::is_same_v<PL, single> && std::is_same_v<PR, single>)> {};
+template <class DL, class DR, class JL, class JR>
+struct join_complete<partitioned<DL>, partitioned<DR>, JL, JR>
+    : std::bool_constant<co_partitioned<JL, JR, DL, DR>()> {};
+/// Is a local aggregation complete (each group on one site)? ∅ != D ⊆ gbk, single, or replicated.
+template <class P, class Gbk>
+struct agg_complete : std::false_type {};
+template <class Gbk>
+struct agg_complete<single, Gbk> : std::true_type {};
+template <class Gbk>
+struct agg_complete<replicated, Gbk> : std::true_type {};
+template <class D, class Gbk>
+struct agg_complete<partitioned<D>, Gbk> : std::bool_constant<renumber<D, Gbk>::ok> {};
+}  // namespace detail
+
+/// Where the output of plan node `Node` lives.
+template <class Node>
+using partition_t = typename detail::partition_of<Node>::type;
+/// The key-arity of the output of plan node `Node`.
+template <class Node>
+inline constexpr std::size_t arity_v = detail::arity<Node>::value;
+
+}  // namespace loom::tra::ia
+
+#endif  // LOOM_TRA_IA_NODES_HPP
+// ---- end <loom/tra/ia/nodes.hpp>
+// ---- begin <loom/tra/kernels.hpp>
+// Defines the tile kernels: matmul, add, transpose, diagonal, each written with loom's own dense
+// loops over views of tile buffers, and the counters the cost tests read (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_KERNELS_HPP
+#define LOOM_TRA_KERNELS_HPP
+
+// ---- begin <loom/tra/strip.hpp>
+// Defines loom::tra::strip<T, W>: W values of T as one semiring element (the product semiring
+// T^W, componentwise), the value type of the vectorised tile kernels (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_STRIP_HPP
+#define LOOM_TRA_STRIP_HPP
+
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace loom::tra {
+
+/// W consecutive values of a row, operated on as one value. A scalar converts to a strip by
+/// broadcast, so `Bs(k, j) * A(i, k)` multiplies a strip of B's row k by one value of A: loom's
+/// dense loop then keeps W/2 (for double) SIMD accumulators in registers.
+template <class T, std::size_t W>
+  requires std::is_floating_point_v<T> && (W % (16 / sizeof(T)) == 0)
+struct strip {
+  static constexpr std::size_t lanes = 16 / sizeof(T);  // one SSE2 register
+  typedef T lane_type __attribute__((vector_size(16)));
+  static constexpr std::size_t parts = W / lanes;
+  lane_type part[parts];
+
+  strip() = default;
+  LOOM_FORCE_INLINE strip(T x) {  // NOLINT: implicit broadcast is the point
+    lane_type v{};
+    for (std::size_t l = 0; l < lanes; ++l) v[l] = x;
+    for (std::size_t p = 0; p < parts; ++p) part[p] = v;
+  }
+  LOOM_FORCE_INLINE T lane(std::size_t w) const { return part[w / lanes][w % lanes]; }
+
+  template <class F>
+  LOOM_FORCE_INLINE static strip zip(const strip& a, const strip& b, F f) {
+    strip r;
+    [&]<std::size_t... P>(std::index_sequence<P...>) {
+      ((r.part[P] = f(a.part[P], b.part[P])), ...);
+    }(std::make_index_sequence<parts>{});
+    return r;
+  }
+  friend bool operator==(const strip& a, const strip& b) {
+    for (std::size_t w = 0; w < W; ++w)
+      if (a.lane(w) != b.lane(w)) return false;
+    return true;
+  }
+};
+
+}  // namespace loom::tra
+
+namespace loom {
+/// T^W with componentwise + and x: a semiring whenever T is one.
+template <class T, std::size_t W>
+struct semiring_traits<tra::strip<T, W>> {
+  using S = tra::strip<T, W>;
+  static constexpr std::string_view name = "strip";
+  static constexpr bool idempotent = false;
+  static S zero() { return S(T(0)); }
+  static S one() { return S(T(1)); }
+  LOOM_FORCE_INLINE static S add(const S& a, const S& b) {
+    return S::zip(a, b, [](auto x, auto y) { return x + y; });
+  }
+  LOOM_FORCE_INLINE static S mul(const S& a, const S& b) {
+    return S::zip(a, b, [](auto x, auto y) { return x * y; });
+  }
+  static S scale(const S& a, std::int64_t n) { return mul(a, S(static_cast<T>(n))); }
+};
+}  // namespace loom
+
+#endif  // LOOM_TRA_STRIP_HPP
+// ---- end <loom/tra/strip.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace loom::tra {
+
+namespace detail {
+inline constexpr loom::index<"i"> ki;
+inline constexpr loom::index<"j"> kj;
+inline constexpr loom::index<"k"> kk;
+
+// Strip width: 128 bytes of T (8 SSE2 registers of accumulators in the inner loop).
+template <class T>
+inline constexpr std::size_t strip_width = 128 / sizeof(T);
+
+template <class T>
+inline constexpr bool has_strip_kernel = std::is_same_v<T, double> || std::is_same_v<T, float>;
+
+// C (m x n) = A (m x k) B (k x n), all row-major. B and C are copied to rows of W-wide strips
+// (a memcpy when n is a multiple of W: same bytes; else zero-padded); A is read in place. loom's
+// loop order i, j, k keeps the W-wide sum in registers, and A(i,k) is broadcast to a strip by the
+// conversion in the product. (Viewing the tiles as strips in place would break strict aliasing,
+// and `may_alias` strips halve the speed: GCC then keeps the sums in memory.)
+template <class T>
+void matmul_strips(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, const T* b, T* c,
+                   bool accumulate) {
+  constexpr std::size_t W = strip_width<T>;
+  using S = strip<T, W>;
+  static_assert(sizeof(S) == W * sizeof(T), "loom internal error: strips must be unpadded; please report");
+  constexpr auto w = static_cast<std::int64_t>(W);
+  const std::int64_t nb = (n + w - 1) / w;
+  const bool whole = n % w == 0;
+  thread_local std::vector<S> bs, cs;  // reused: copying is O(n^2), the product O(n^3)
+  bs.resize(static_cast<std::size_t>(k * nb));
+  cs.resize(static_cast<std::size_t>(m * nb));
+  auto to_strips = [&](const T* src, std::int64_t rows, std::vector<S>& dst) {
+    if (whole) {
+      std::memcpy(static_cast<void*>(dst.data()), src, static_cast<std::size_t>(rows * n) * sizeof(T));
+      return;
+    }
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t s = 0; s < nb; ++s) {
+        S& d = dst[static_cast<std::size_t>(r * nb + s)];
+        const std::int64_t c0 = s * w, len = std::min<std::int64_t>(w, n - c0);
+        d = S(T(0));
+        for (std::int64_t l = 0; l < len; ++l) d.part[l / S::lanes][l % S::lanes] = src[r * n + c0 + l];
+      }
+  };
+  to_strips(b, k, bs);
+  if (accumulate) to_strips(c, m, cs);
+  auto A = loom::dense_matrix_view<const T>(m, k, std::span<const T>(a, static_cast<std::size_t>(m * k)));
+  auto B = loom::dense_matrix_view<const S>(k, nb, std::span<const S>(bs));
+  auto C = loom::dense_matrix_view<S>(m, nb, std::span<S>(cs));
+  auto product = loom::sum(kk, B(kk, kj) * A(ki, kk));
+  static_assert(std::is_same_v<std::remove_const_t<loom::expr::value_type_t<decltype(product)>>, S>,
+                "loom internal error: the strip product must have the strip value type; please report");
+  if (accumulate) C(ki, kj) += product;
+  else C(ki, kj) = product;
+  if (whole) {
+    std::memcpy(c, static_cast<const void*>(cs.data()), static_cast<std::size_t>(m * n) * sizeof(T));
+    return;
+  }
+  for (std::int64_t r = 0; r < m; ++r)
+    for (std::int64_t s = 0; s < nb; ++s) {
+      const S& src = cs[static_cast<std::size_t>(r * nb + s)];
+      const std::int64_t c0 = s * w, len = std::min<std::int64_t>(w, n - c0);
+      for (std::int64_t l = 0; l < len; ++l) c[r * n + c0 + l] = src.lane(static_cast<std::size_t>(l));
+    }
+}
+}  // namespace detail
+
+/// C = A B for matrix tiles (any semiring; float and double take the vectorised strip kernel).
+template <class T>
+void matmul_into(const tile<T, 2>& a, const tile<T, 2>& b, tile<T, 2>& c, bool accumulate = false) {
+  const std::int64_t m = a.extent(0), k = a.extent(1), n = b.extent(1);
+  if (b.extent(0) != k)
+    throw shape_error("loom::tra::matmul: inner extents differ: " + to_string(a.shape()) + " x " +
+                      to_string(b.shape()));
+  if (c.shape() != shape_t<2>{m, n}) c = tile<T, 2>({m, n});
+  counters().muls += m * n * k;
+  counters().adds += m * n * k;
+  if constexpr (detail::has_strip_kernel<T>) {
+    detail::matmul_strips(m, n, k, a.data().data(), b.data().data(), c.data().data(), accumulate);
+  } else {
+    auto A = a.view();
+    auto B = b.view();
+    auto C = c.view();
+    if (accumulate) C(detail::ki, detail::kj) += loom::sum(detail::kk, A(detail::ki, detail::kk) * B(detail::kk, detail::kj));
+    else C(detail::ki, detail::kj) = loom::sum(detail::kk, A(detail::ki, detail::kk) * B(detail::kk, detail::kj));
+  }
+}
+
+template <class T>
+tile<T, 2> matmul(const tile<T, 2>& a, const tile<T, 2>& b) {
+  tile<T, 2> c({a.extent(0), b.extent(1)});
+  matmul_into(a, b, c);
+  return c;
+}
+
+/// C = A B for tiles whose shapes are types: the inner extents must agree at compile time.
+template <class T, std::size_t M, std::size_t K, std::size_t N>
+static_tile<T, M, N> matmul(const static_tile<T, M, K>& a, const static_tile<T, K, N>& b) {
+  static_tile<T, M, N> c;
+  matmul_into(a.dynamic(), b.dynamic(), c.dynamic());
+  return c;
+}
+
+/// Element-wise a + b (tiles of equal shape), a loom loop over the flattened buffers.
+template <class T, std::size_t R>
+tile<T, R> add(const tile<T, R>& a, const tile<T, R>& b) {
+  if (a.shape() != b.shape())
+    throw shape_error("loom::tra::add: tile shapes differ: " + to_string(a.shape()) + " and " +
+                      to_string(b.shape()));
+  tile<T, R> c(a.shape());
+  auto x = loom::dense_vector_view<const T>(a.data());
+  auto y = loom::dense_vector_view<const T>(b.data());
+  auto z = loom::dense_vector_view<T>(c.data());
+  z(detail::ki) = x(detail::ki) + y(detail::ki);
+  counters().adds += a.size();
+  return c;
+}
+
+/// a += b in place (the aggregation kernel; no allocation).
+template <class T, std::size_t R>
+void add_into(tile<T, R>& a, const tile<T, R>& b) {
+  if (a.shape() != b.shape())
+    throw shape_error("loom::tra::add: tile shapes differ: " + to_string(a.shape()) + " and " +
+                      to_string(b.shape()));
+  auto y = loom::dense_vector_view<const T>(b.data());
+  auto z = loom::dense_vector_view<T>(a.data());
+  z(detail::ki) += y(detail::ki);
+  counters().adds += a.size();
+}
+
+/// The transpose of a matrix tile.
+template <class T>
+tile<T, 2> transpose(const tile<T, 2>& a) {
+  tile<T, 2> c({a.extent(1), a.extent(0)});
+  auto A = a.view();
+  auto C = c.view();
+  C(detail::ki, detail::kj) = A(detail::kj, detail::ki);
+  return c;
+}
+
+/// The diagonal of a square matrix tile, as a vector (the paper's `diag`, extraction form).
+template <class T>
+tile<T, 1> diagonal(const tile<T, 2>& a) {
+  const std::int64_t n = std::min(a.extent(0), a.extent(1));
+  tile<T, 1> d({n});
+  for (std::int64_t p = 0; p < n; ++p) d(p) = a(p, p);  // loom has no diagonal access A(i,i) yet
+  return d;
+}
+
+/// The diagonal kept as a matrix with zeros elsewhere (the other reading of `diag`).
+template <class T>
+tile<T, 2> diagonal_matrix(const tile<T, 2>& a) {
+  tile<T, 2> d(a.shape());
+  const std::int64_t n = std::min(a.extent(0), a.extent(1));
+  for (std::int64_t p = 0; p < n; ++p) d(p, p) = a(p, p);
+  return d;
+}
+
+/// Element-wise a + b on the diagonal only: diag(a + b) = diag(a) + diag(b), fused (R1-7).
+template <class T>
+tile<T, 1> add_diagonals(const tile<T, 2>& a, const tile<T, 2>& b) {
+  const std::int64_t n = std::min(a.extent(0), a.extent(1));
+  tile<T, 1> d({n});
+  for (std::int64_t p = 0; p < n; ++p) d(p) = semiring_traits<T>::add(a(p, p), b(p, p));
+  counters().adds += n;
+  return d;
+}
+
+/// Function objects for the kernels, with the traits the rewrite rules read (notes §8.2 item 7).
+struct mat_add {
+  static constexpr std::string_view name = "add";
+  static constexpr bool associative = true, commutative = true;
+  template <class T, std::size_t R>
+  tile<T, R> operator()(const tile<T, R>& a, const tile<T, R>& b) const { return add(a, b); }
+  /// a = a + b in place (aggregation folds with it: no tile allocated per step)
+  template <class T, std::size_t R>
+  void accumulate(tile<T, R>& a, const tile<T, R>& b) const { add_into(a, b); }
+};
+struct mat_mul {
+  static constexpr std::string_view name = "matmul";
+  template <class T>
+  tile<T, 2> operator()(const tile<T, 2>& a, const tile<T, 2>& b) const { return matmul(a, b); }
+  /// out += a b: lets join_aggregate fuse Σ(mat_add) into the join (notes §8.2 item 16)
+  using accumulates_with = mat_add;
+  template <class T>
+  void accumulate_product(const tile<T, 2>& a, const tile<T, 2>& b, tile<T, 2>& out) const {
+    matmul_into(a, b, out, true);
+  }
+};
+struct diag_extract {
+  static constexpr std::string_view name = "diag";
+  template <class T>
+  tile<T, 1> operator()(const tile<T, 2>& a) const { return diagonal(a); }
+};
+struct transpose_tile {
+  static constexpr std::string_view name = "transpose";
+  template <class T>
+  tile<T, 2> operator()(const tile<T, 2>& a) const { return transpose(a); }
+};
+/// diag distributes over mat_add: diag(a + b) = diag(a) + diag(b) (the R1-7 special case).
+template <class Map, class Op>
+inline constexpr bool distributes_over = false;
+template <>
+inline constexpr bool distributes_over<diag_extract, mat_add> = true;
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_KERNELS_HPP
+// ---- end <loom/tra/kernels.hpp>
+// ---- begin <loom/tra/operators.hpp>
+// Defines the seven TRA operators over tensor relations with the paper's semantics (notes 003
+// §2.2): aggregate (Σ), join (⋈), rekey, filter (σ), transform (λ), tile_dim (TILE), stack
+// (STACK); plus duplicate (λᴸ with insert_dim) and dual_rekey (footnote 2) (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_OPERATORS_HPP
+#define LOOM_TRA_OPERATORS_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace loom::tra {
+
+namespace detail {
+template <class X>
+struct tile_traits;
+template <class T, std::size_t R>
+struct tile_traits<tile<T, R>> {
+  using value_type = T;
+  static constexpr std::size_t rank = R;
+};
+template <class X>
+using tile_value_t = typename tile_traits<std::remove_cvref_t<X>>::value_type;
+template <class X>
+inline constexpr std::size_t tile_rank_v = tile_traits<std::remove_cvref_t<X>>::rank;
+
+template <std::size_t K, std::size_t G>
+key_array<G> pick(const key_array<K>& k, const std::array<std::size_t, G>& pos) {
+  key_array<G> out{};
+  for (std::size_t g = 0; g < G; ++g) out[g] = k[pos[g]];
+  return out;
+}
+template <std::size_t K, std::size_t G>
+std::array<std::size_t, K - G> complement(const std::array<std::size_t, G>& pos) {
+  std::array<std::size_t, K - G> out{};
+  std::size_t n = 0;
+  for (std::size_t d = 0; d < K; ++d) {
+    bool in = false;
+    for (std::size_t p : pos) in = in || p == d;
+    if (!in) out[n++] = d;
+  }
+  return out;
+}
+template <std::size_t K, std::size_t G>
+void check_positions(const std::array<std::size_t, G>& pos, const char* who) {
+  std::array<bool, K> seen{};
+  for (std::size_t p : pos) {
+    if (p >= K || seen[p])
+      throw shape_error(std::string("loom::tra::") + who + ": key position " + std::to_string(p) +
+                        " is out of range or repeated (key-arity " + std::to_string(K) + ")");
+    seen[p] = true;
+  }
+}
+}  // namespace detail
+
+/// Σ(groupByKeys, aggOp): groups tuples by the key positions `gbk` (output key = that
+/// projection, in gbk's order) and folds each group with `op` in key order. `op` must be
+/// associative and commutative (the paper gives no order).
+template <class T, std::size_t K, std::size_t R, std::size_t G, class Op>
+relation<T, G, R> aggregate(const relation<T, K, R>& in, const std::array<std::size_t, G>& gbk,
+                            Op op) {
+  detail::check_positions<K>(gbk, "aggregate");
+  relation<T, G, R> out(detail::pick(in.bounds(), gbk), in.tile_shape());
+  for (const auto& [key, t] : in) out.merge(detail::pick(key, gbk), t, op);
+  return out;
+}
+
+/// ⋈(joinKeysL, joinKeysR, projOp): every pair with left[jl[m]] == right[jr[m]] for all m gives
+/// projOp(left tile, right tile) under the key [L∖jl, jl, R∖jr] (the paper's formal layout,
+/// notes §2.2 item 2). Matched dimensions must have equal bounds (extended join integrity).
+template <class T, std::size_t KL, std::size_t RL, class U, std::size_t KR, std::size_t RR,
+          std::size_t G, class Op>
+auto join(const relation<T, KL, RL>& left, const relation<U, KR, RR>& right,
+          const std::array<std::size_t, G>& jl, const std::array<std::size_t, G>& jr, Op op) {
+  using result_tile = std::remove_cvref_t<decltype(op(std::declval<const tile<T, RL>&>(),
+                                                      std::declval<const tile<U, RR>&>()))>;
+  using V = detail::tile_value_t<result_tile>;
+  constexpr std::size_t RO = detail::tile_rank_v<result_tile>;
+  constexpr std::size_t KO = KL + KR - G;
+  detail::check_positions<KL>(jl, "join");
+  detail::check_positions<KR>(jr, "join");
+  for (std::size_t m = 0; m < G; ++m)
+    if (left.bounds()[jl[m]] != right.bounds()[jr[m]])
+      throw shape_error("loom::tra::join: left key position " + std::to_string(jl[m]) +
+                        " has bound " + std::to_string(left.bounds()[jl[m]]) +
+                        " but right key position " + std::to_string(jr[m]) + " has bound " +
+                        std::to_string(right.bounds()[jr[m]]) +
+                        " (extended join integrity: matched dimensions need equal bounds)");
+  const auto lrest = detail::complement<KL>(jl);
+  const auto rrest = detail::complement<KR>(jr);
+  auto out_key = [&](const key_array<KL>& a, const key_array<KR>& b) {
+    key_array<KO> o{};
+    std::size_t n = 0;
+    for (std::size_t p : lrest) o[n++] = a[p];
+    for (std::size_t p : jl) o[n++] = a[p];
+    for (std::size_t p : rrest) o[n++] = b[p];
+    return o;
+  };
+  const key_array<KO> bounds = out_key(left.bounds(), right.bounds());
+  std::map<key_array<G>, std::vector<const std::pair<const key_array<KR>, tile<U, RR>>*>> index;
+  for (const auto& tuple : right) index[detail::pick(tuple.first, jr)].push_back(&tuple);
+  shape_t<RO> shape{};
+  bool have_shape = false;
+  std::vector<std::pair<key_array<KO>, result_tile>> produced;
+  for (const auto& [a, ta] : left) {
+    auto it = index.find(detail::pick(a, jl));
+    if (it == index.end()) continue;
+    for (const auto* b : it->second) {
+      produced.emplace_back(out_key(a, b->first), op(ta, b->second));
+      if (!have_shape) shape = produced.back().second.shape();
+      have_shape = true;
+    }
+  }
+  if (!have_shape) {
+    uncounted probe;
+    shape = op(tile<T, RL>(left.tile_shape()), tile<U, RR>(right.tile_shape())).shape();
+  }
+  relation<V, KO, RO> out(bounds, shape);
+  for (auto& [k, t] : produced) out.insert(k, std::move(t));
+  return out;
+}
+
+/// Σ(gbk, aggOp)(⋈(jl, jr, projOp)(left, right)), fused when projOp can accumulate its product
+/// into a tile with aggOp (matmul into a sum: no joined tile is materialised). Same result as
+/// the two operators in sequence; the join's integrity checks still apply.
+template <class T, std::size_t KL, std::size_t KR, std::size_t G, std::size_t GB, class Proj,
+          class Agg>
+auto join_aggregate(const relation<T, KL, 2>& left, const relation<T, KR, 2>& right,
+                    const std::array<std::size_t, G>& jl, const std::array<std::size_t, G>& jr,
+                    Proj proj, const std::array<std::size_t, GB>& gbk, Agg agg) {
+  if constexpr (requires { typename Proj::accumulates_with; } &&
+                std::is_same_v<typename Proj::accumulates_with, Agg>) {
+    constexpr std::size_t KO = KL + KR - G;
+    // the join's checks and output bounds, on empty relations (cheap)
+    const auto probe = join(relation<T, KL, 2>(left.bounds(), left.tile_shape()),
+                            relation<T, KR, 2>(right.bounds(), right.tile_shape()), jl, jr, proj);
+    detail::check_positions<KO>(gbk, "join_aggregate");
+    const auto lrest = detail::complement<KL>(jl);
+    const auto rrest = detail::complement<KR>(jr);
+    relation<T, GB, 2> out(detail::pick(probe.bounds(), gbk), probe.tile_shape());
+    std::map<key_array<G>, std::vector<const std::pair<const key_array<KR>, tile<T, 2>>*>> index;
+    for (const auto& tuple : right) index[detail::pick(tuple.first, jr)].push_back(&tuple);
+    for (const auto& [a, ta] : left) {
+      auto it = index.find(detail::pick(a, jl));
+      if (it == index.end()) continue;
+      for (const auto* b : it->second) {
+        key_array<KO> o{};
+        std::size_t n = 0;
+        for (std::size_t p : lrest) o[n++] = a[p];
+        for (std::size_t p : jl) o[n++] = a[p];
+        for (std::size_t p : rrest) o[n++] = b->first[p];
+        proj.accumulate_product(ta, b->second, out.get_or_zero(detail::pick(o, gbk)));
+      }
+    }
+    return out;
+  } else {
+    return aggregate(join(left, right, jl, jr, proj), gbk, agg);
+  }
+}
+
+/// σ(boolFunc): keeps the tuples whose key satisfies `pred` (keys only, never tile contents).
+template <class T, std::size_t K, std::size_t R, class Pred>
+relation<T, K, R> filter(const relation<T, K, R>& in, Pred pred) {
+  relation<T, K, R> out(in.bounds(), in.tile_shape());
+  for (const auto& [key, t] : in)
+    if (pred(key)) out.insert(key, t);
+  return out;
+}
+
+/// REKEY(keyFunc) with explicit output bounds. Throws duplicate_error when two keys map to one
+/// (a non-injective key function breaks uniqueness: filter first, or aggregate instead).
+template <std::size_t KO, class T, std::size_t K, std::size_t R, class F>
+relation<T, KO, R> rekey(const relation<T, K, R>& in, F f, const key_array<KO>& bounds) {
+  relation<T, KO, R> out(bounds, in.tile_shape());
+  std::map<key_array<KO>, key_array<K>> source;
+  for (const auto& [key, t] : in) {
+    const key_array<KO> k = f(key);
+    auto [it, fresh] = source.emplace(k, key);
+    if (!fresh)
+      throw duplicate_error("loom::tra::rekey: keys " + to_string(it->second) + " and " +
+                            to_string(key) + " both map to " + to_string(k) +
+                            "; the key function is not injective here (filter first, or use "
+                            "aggregate)");
+    out.insert(k, t);
+  }
+  return out;
+}
+/// REKEY with an introspectable key function (project, permute, linearize): bounds derived.
+template <class F, class T, std::size_t K, std::size_t R>
+auto rekey(const relation<T, K, R>& in, F f = {}) {
+  return rekey<F::out_arity>(in, f, F::bounds(in.bounds()));
+}
+
+/// λ(transformFunc): maps every tile, keys untouched.
+template <class T, std::size_t K, std::size_t R, class F>
+auto transform(const relation<T, K, R>& in, F f) {
+  using result_tile = std::remove_cvref_t<decltype(f(std::declval<const tile<T, R>&>()))>;
+  using V = detail::tile_value_t<result_tile>;
+  constexpr std::size_t RO = detail::tile_rank_v<result_tile>;
+  shape_t<RO> shape{};
+  if (in.empty()) {
+    uncounted probe;
+    shape = f(tile<T, R>(in.tile_shape())).shape();
+  }
+  std::vector<std::pair<key_array<K>, result_tile>> produced;
+  for (const auto& [key, t] : in) {
+    produced.emplace_back(key, f(t));
+    shape = produced.back().second.shape();
+  }
+  relation<V, K, RO> out(in.bounds(), shape);
+  for (auto& [key, t] : produced) out.insert(key, std::move(t));
+  return out;
+}
+
+/// TILE(tileDim, tileSize): splits every tile along array dimension `dim` (0 = rows) into tiles
+/// of extent `size`; the piece number becomes a new, last key position (notes §2.2 item 6).
+template <class T, std::size_t K, std::size_t R>
+relation<T, K + 1, R> tile_dim(const relation<T, K, R>& in, std::size_t dim, std::int64_t size) {
+  const auto& s = in.tile_shape();
+  if (dim >= R || size <= 0 || s[dim] % size != 0)
+    throw shape_error("loom::tra::tile_dim: dimension " + std::to_string(dim) + " of tiles " +
+                      to_string(s) + " cannot be cut into pieces of " + std::to_string(size) +
+                      " (the paper's relations have no ragged tiles)");
+  const std::int64_t pieces = s[dim] / size;
+  shape_t<R> ps = s;
+  ps[dim] = size;
+  key_array<K + 1> bounds{};
+  for (std::size_t d = 0; d < K; ++d) bounds[d] = in.bounds()[d];
+  bounds[K] = pieces;
+  relation<T, K + 1, R> out(bounds, ps);
+  std::int64_t outer = 1, inner = 1;  // tile as (outer, s[dim], inner)
+  for (std::size_t d = 0; d < dim; ++d) outer *= s[d];
+  for (std::size_t d = dim + 1; d < R; ++d) inner *= s[d];
+  for (const auto& [key, t] : in)
+    for (std::int64_t p = 0; p < pieces; ++p) {
+      tile<T, R> piece(ps);
+      for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t x = 0; x < size; ++x)
+          for (std::int64_t i = 0; i < inner; ++i)
+            piece.data()[static_cast<std::size_t>((o * size + x) * inner + i)] =
+                t.data()[static_cast<std::size_t>((o * s[dim] + p * size + x) * inner + i)];
+      key_array<K + 1> k{};
+      for (std::size_t d = 0; d < K; ++d) k[d] = key[d];
+      k[K] = p;
+      out.insert(k, std::move(piece));
+    }
+  return out;
+}
+
+/// STACK(keyDim, arrayDim): groups tuples by every key position except `key_dim` and
+/// concatenates each group's tiles along `array_dim`, in `key_dim` order (the inverse of TILE).
+/// Every group must hold all bound(key_dim) pieces.
+template <class T, std::size_t K, std::size_t R>
+  requires(K >= 1)
+relation<T, K - 1, R> stack(const relation<T, K, R>& in, std::size_t key_dim, std::size_t array_dim) {
+  if (key_dim >= K || array_dim >= R)
+    throw shape_error("loom::tra::stack: key dimension " + std::to_string(key_dim) +
+                      " or array dimension " + std::to_string(array_dim) + " is out of range");
+  const std::int64_t pieces = in.bounds()[key_dim];
+  const auto& s = in.tile_shape();
+  shape_t<R> big = s;
+  big[array_dim] = s[array_dim] * pieces;
+  key_array<K - 1> bounds{};
+  for (std::size_t d = 0, n = 0; d < K; ++d)
+    if (d != key_dim) bounds[n++] = in.bounds()[d];
+  std::map<key_array<K - 1>, std::vector<const tile<T, R>*>> groups;
+  for (const auto& [key, t] : in) {
+    key_array<K - 1> g{};
+    for (std::size_t d = 0, n = 0; d < K; ++d)
+      if (d != key_dim) g[n++] = key[d];
+    auto& slot = groups[g];
+    slot.resize(static_cast<std::size_t>(pieces), nullptr);
+    slot[static_cast<std::size_t>(key[key_dim])] = &t;
+  }
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t d = 0; d < array_dim; ++d) outer *= s[d];
+  for (std::size_t d = array_dim + 1; d < R; ++d) inner *= s[d];
+  relation<T, K - 1, R> out(bounds, big);
+  for (const auto& [g, parts] : groups) {
+    tile<T, R> whole(big);
+    for (std::int64_t p = 0; p < pieces; ++p) {
+      const tile<T, R>* t = parts[static_cast<std::size_t>(p)];
+      if (!t)
+        throw shape_error("loom::tra::stack: group " + to_string(g) + " lacks piece " +
+                          std::to_string(p) + " of key dimension " + std::to_string(key_dim));
+      for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t x = 0; x < s[array_dim]; ++x)
+          for (std::int64_t i = 0; i < inner; ++i)
+            whole.data()[static_cast<std::size_t>((o * big[array_dim] + p * s[array_dim] + x) * inner + i)] =
+                t->data()[static_cast<std::size_t>((o * s[array_dim] + x) * inner + i)];
+    }
+    out.insert(g, std::move(whole));
+  }
+  return out;
+}
+
+/// λᴸ(insert_dim<P>, duplicate(n)): every tuple copied n times, copy c under the key with c
+/// inserted at position P (notes §4.3 as corrected by UT-6: no duplicate keys).
+template <std::size_t P, class T, std::size_t K, std::size_t R>
+  requires(P <= K)
+relation<T, K + 1, R> duplicate(const relation<T, K, R>& in, std::int64_t n) {
+  relation<T, K + 1, R> out(insert_dim<P>::bounds(in.bounds(), n), in.tile_shape());
+  for (const auto& [key, t] : in)
+    for (std::int64_t c = 0; c < n; ++c) out.insert(insert_dim<P>::apply(key, c), t);
+  return out;
+}
+
+/// The dual REKEY of footnote 2: the N keys, in lexicographic order, become <0> .. <N-1>, which
+/// restores continuity after a filter.
+template <class T, std::size_t K, std::size_t R>
+relation<T, 1, R> dual_rekey(const relation<T, K, R>& in) {
+  relation<T, 1, R> out({in.size()}, in.tile_shape());
+  std::int64_t n = 0;
+  for (const auto& [key, t] : in) out.insert({n++}, t);
+  return out;
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_OPERATORS_HPP
+// ---- end <loom/tra/operators.hpp>
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <utility>
+
+namespace loom::tra {
+
+namespace detail {
+constexpr bool has(std::string_view s, char c) { return s.find(c) != std::string_view::npos; }
+
+/// The parsed spec "<left>,<right>-><out>": one letter per key position.
+template <fixed_string S>
+struct einsum_spec {
+  static constexpr std::string_view text = S.view();
+  static constexpr std::size_t comma = text.find(',');
+  static constexpr std::size_t arrow = text.find("->");
+  static constexpr bool parsed = comma != std::string_view::npos && arrow != std::string_view::npos && comma < arrow;
+  static constexpr std::string_view left = parsed ? text.substr(0, comma) : "";
+  static constexpr std::string_view right = parsed ? text.substr(comma + 1, arrow - comma - 1) : "";
+  static constexpr std::string_view out = parsed ? text.substr(arrow + 2) : "";
+  static constexpr std::size_t kl = left.size(), kr = right.size(), gb = out.size();
+  static constexpr std::size_t g = [] {
+    std::size_t n = 0;
+    for (char c : left) n += has(right, c) ? 1 : 0;
+    return n;
+  }();
+  static constexpr std::size_t ko = kl + kr - g;
+  static constexpr std::array<std::size_t, g> jl = [] {
+    std::array<std::size_t, g> a{};
+    std::size_t n = 0;
+    for (std::size_t p = 0; p < kl; ++p)
+      if (has(right, left[p])) a[n++] = p;
+    return a;
+  }();
+  static constexpr std::array<std::size_t, g> jr = [] {
+    std::array<std::size_t, g> a{};
+    for (std::size_t n = 0; n < g; ++n) a[n] = right.find(left[jl[n]]);
+    return a;
+  }();
+  // the join's output key [L∖J, J, R∖J] as letters
+  static constexpr std::array<char, ko> joined = [] {
+    std::array<char, ko> a{};
+    std::size_t n = 0;
+    for (char c : left)
+      if (!has(right, c)) a[n++] = c;
+    for (std::size_t p : jl) a[n++] = left[p];
+    for (char c : right)
+      if (!has(left, c)) a[n++] = c;
+    return a;
+  }();
+  static constexpr std::array<std::size_t, gb> gbk = [] {
+    std::array<std::size_t, gb> a{};
+    for (std::size_t n = 0; n < gb; ++n)
+      for (std::size_t p = 0; p < ko; ++p)
+        if (joined[p] == out[n]) a[n] = p;
+    return a;
+  }();
+  static constexpr bool distinct(std::string_view s) {
+    for (std::size_t p = 0; p < s.size(); ++p)
+      if (s.find(s[p], p + 1) != std::string_view::npos) return false;
+    return true;
+  }
+  static constexpr bool valid = [] {
+    if (!parsed || !distinct(left) || !distinct(right) || !distinct(out)) return false;
+    for (char c : out)
+      if (!has(left, c) && !has(right, c)) return false;
+    return true;
+  }();
+};
+
+template <class Seq, const auto& A>
+struct dims_of;
+template <std::size_t... I, const auto& A>
+struct dims_of<std::index_sequence<I...>, A> {
+  using type = ia::dims<A[I]...>;
+};
+template <const auto& A>
+using dims_of_t = typename dims_of<std::make_index_sequence<A.size()>, A>::type;
+}  // namespace detail
+
+/// The IA plan of einsum S over inputs 0 and 1, placed as LeftPart and RightPart (to run it,
+/// one side must be replicated or both co-partitioned on the join keys).
+template <fixed_string S, class LeftPart = ia::arbitrary, class RightPart = ia::arbitrary>
+  requires detail::einsum_spec<S>::valid
+using einsum_plan_t =
+    ia::lagg<detail::dims_of_t<detail::einsum_spec<S>::gbk>, mat_add,
+             ia::ljoin<detail::dims_of_t<detail::einsum_spec<S>::jl>,
+                       detail::dims_of_t<detail::einsum_spec<S>::jr>, mat_mul,
+                       ia::leaf<0, detail::einsum_spec<S>::kl, LeftPart>,
+                       ia::leaf<1, detail::einsum_spec<S>::kr, RightPart>>>;
+
+/// einsum over the keys of two relations of matrix tiles; each tile pair contracts as a matrix
+/// product (every index is split into a key part and a tile part, notes §2.3).
+template <fixed_string S, class T, std::size_t KL, std::size_t KR>
+auto einsum(const relation<T, KL, 2>& l, const relation<T, KR, 2>& r) {
+  using spec = detail::einsum_spec<S>;
+  static_assert(spec::valid,
+                "loom::tra::einsum: write \"<left>,<right>-><out>\" with distinct letters per "
+                "operand and output letters taken from the inputs");
+  static_assert(spec::kl == KL && spec::kr == KR,
+                "loom::tra::einsum: give one letter per key position of each relation");
+  return join_aggregate(l, r, spec::jl, spec::jr, mat_mul{}, spec::gbk, mat_add{});
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_EINSUM_HPP
+// ---- end <loom/tra/einsum.hpp>
+// ---- begin <loom/tra/ia/execute.hpp>
+// Defines execute/evaluate: runs an IA plan over a transport. `local_sites` simulates s sites in
+// one process (BCAST copies, SHUF re-buckets); tra/mpi/ provides the MPI transport (tra/ia/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_IA_EXECUTE_HPP
+#define LOOM_TRA_IA_EXECUTE_HPP
+
+// ---- begin <loom/tra/ia/placement.hpp>
+// Defines where a tuple lives: the partition function over the positions D (shared by the
+// single-machine executor and the MPI transport, so both place tuples alike) (tra/ia/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_IA_PLACEMENT_HPP
+#define LOOM_TRA_IA_PLACEMENT_HPP
+
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace loom::tra::ia {
+
+/// The site of `key` when partitioned on positions `d`: Π_D(key) linearised in its key box,
+/// modulo the number of sites (a block-cyclic spread, balanced on full boxes). Tuples equal on
+/// D land together, and two relations with equal bounds on D use the same function.
+template <std::size_t K>
+std::int64_t site_of(const key_array<K>& key, const key_array<K>& bounds, std::span<const std::size_t> d,
+                     std::int64_t sites) {
+  std::int64_t lin = 0;
+  for (std::size_t p : d) lin = lin * bounds[p] + key[p];
+  return sites <= 0 ? 0 : lin % sites;
+}
+
+/// How an input is placed before a plan runs.
+enum class placement_kind { arbitrary, partitioned, replicated, single };
+
+}  // namespace loom::tra::ia
+
+#endif  // LOOM_TRA_IA_PLACEMENT_HPP
+// ---- end <loom/tra/ia/placement.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace loom::tra::ia {
+
+/// s sites in one process: a physical relation is one relation per site. `moved` counts the
+/// elements (tuples x tile volume) that changed site, for comparison with the cost model.
+class local_sites {
+ public:
+  template <class Rel>
+  using phys = std::vector<Rel>;
+
+  explicit local_sites(std::int64_t sites) : sites_(sites < 1 ? 1 : sites) {}
+  std::int64_t sites() const { return sites_; }
+  double moved() const { return moved_; }
+
+  template <class Rel>
+  phys<Rel> place(const Rel& r, placement_kind kind, std::span<const std::size_t> d) const {
+    phys<Rel> out(static_cast<std::size_t>(sites_), Rel(r.bounds(), r.tile_shape()));
+    std::int64_t ordinal = 0;
+    for (const auto& [key, t] : r) {
+      switch (kind) {
+        case placement_kind::replicated:
+          for (auto& site : out) site.insert(key, t);
+          break;
+        case placement_kind::single: out[0].insert(key, t); break;
+        case placement_kind::partitioned:
+          out[static_cast<std::size_t>(site_of(key, r.bounds(), d, sites_))].insert(key, t);
+          break;
+        case placement_kind::arbitrary:
+          out[static_cast<std::size_t>(ordinal % sites_)].insert(key, t);
+          break;
+      }
+      ++ordinal;
+    }
+    return out;
+  }
+  template <class Rel>
+  phys<Rel> broadcast(const phys<Rel>& p) const {
+    Rel all = union_of(p, false);
+    phys<Rel> out(static_cast<std::size_t>(sites_), all);
+    for (std::size_t s = 0; s < p.size(); ++s)
+      moved_ += static_cast<double>((all.size() - p[s].size()) * volume(all.tile_shape()));
+    return out;
+  }
+  /// SHUF(d); an empty d gathers everything on site 0.
+  template <class Rel>
+  phys<Rel> shuffle(const phys<Rel>& p, std::span<const std::size_t> d) const {
+    phys<Rel> out(static_cast<std::size_t>(sites_), Rel(p[0].bounds(), p[0].tile_shape()));
+    for (std::size_t s = 0; s < p.size(); ++s)
+      for (const auto& [key, t] : p[s]) {
+        const std::int64_t to = d.empty() ? 0 : site_of(key, p[s].bounds(), d, sites_);
+        auto& dst = out[static_cast<std::size_t>(to)];
+        if (dst.find(key)) continue;  // a replica already arrived
+        dst.insert(key, t);
+        if (to != static_cast<std::int64_t>(s)) moved_ += static_cast<double>(volume(t.shape()));
+      }
+    return out;
+  }
+  template <class Rel, class F>
+  auto local(const phys<Rel>& p, F f) const {
+    using Out = std::remove_cvref_t<decltype(f(p[0]))>;
+    phys<Out> out;
+    for (const auto& site : p) out.push_back(f(site));
+    return out;
+  }
+  /// f(site, rel) on every site.
+  template <class Rel, class F>
+  auto local_site(const phys<Rel>& p, F f) const {
+    using Out = std::remove_cvref_t<decltype(f(std::int64_t{0}, p[0]))>;
+    phys<Out> out;
+    for (std::size_t s = 0; s < p.size(); ++s) out.push_back(f(static_cast<std::int64_t>(s), p[s]));
+    return out;
+  }
+  template <class A, class B, class F>
+  auto local2(const phys<A>& a, const phys<B>& b, F f) const {
+    using Out = std::remove_cvref_t<decltype(f(a[0], b[0]))>;
+    phys<Out> out;
+    for (std::size_t s = 0; s < a.size(); ++s) out.push_back(f(a[s], b[s]));
+    return out;
+  }
+  /// Π_{key,array} of every site: replicas collapse; two different tiles under one key mean a
+  /// local join or aggregation ran on incomplete data, which is reported, never hidden.
+  template <class Rel>
+  Rel collect(const phys<Rel>& p) const {
+    return union_of(p, true);
+  }
+
+ private:
+  template <class Rel>
+  static Rel union_of(const phys<Rel>& p, bool check) {
+    Rel all(p[0].bounds(), p[0].tile_shape());
+    for (std::size_t s = 0; s < p.size(); ++s)
+      for (const auto& [key, t] : p[s]) {
+        if (const auto* have = all.find(key)) {
+          if (check && !(*have == t))
+            throw shape_error("loom::tra::ia: key " + to_string(key) +
+                              " holds different tiles on two sites (a local join or aggregation "
+                              "ran on incomplete data; shuffle on its keys first)");
+          continue;
+        }
+        all.insert(key, t);
+      }
+    return all;
+  }
+  std::int64_t sites_;
+  mutable double moved_ = 0;
+};
+
+namespace detail {
+template <class P>
+struct placement_of {
+  static constexpr placement_kind kind = placement_kind::arbitrary;
+  static constexpr std::array<std::size_t, 0> dims{};
+};
+template <>
+struct placement_of<replicated> {
+  static constexpr placement_kind kind = placement_kind::replicated;
+  static constexpr std::array<std::size_t, 0> dims{};
+};
+template <>
+struct placement_of<single> {
+  static constexpr placement_kind kind = placement_kind::single;
+  static constexpr std::array<std::size_t, 0> dims{};
+};
+template <class D>
+struct placement_of<partitioned<D>> {
+  static constexpr placement_kind kind = placement_kind::partitioned;
+  static constexpr auto dims = D::values;
+};
+
+template <class KM, class Rel>
+auto apply_key_map(const Rel& r) {
+  if constexpr (std::is_same_v<KM, same_key>) return r;
+  else return rekey<KM>(r);
+}
+template <class A, class Rel>
+auto apply_tile_map(const Rel& r) {
+  if constexpr (std::is_same_v<A, same_tile>) return r;
+  else return transform(r, A{});
+}
+
+template <class Plan>
+struct exec;
+
+template <std::size_t I, std::size_t K, class P>
+struct exec<leaf<I, K, P>> {
+  template <class Tr, class In>
+  static auto run(const Tr& tr, const In& in) {
+    const auto& r = std::get<I>(in);
+    static_assert(std::remove_cvref_t<decltype(r)>::key_arity == K,
+                  "loom::tra::ia::execute: a leaf's key-arity differs from its input's");
+    using pl = placement_of<P>;
+    return tr.place(r, pl::kind, std::span<const std::size_t>(pl::dims));
+  }
+};
+template <class C>
+struct exec<bcast<C>> {
+  template <class Tr, class In>
+  static auto run(const Tr& tr, const In& in) {
+    return tr.broadcast(exec<C>::run(tr, in));
+  }
+};
+template <class D, class C>
+struct exec<shuf<D, C>> {
+  template <class Tr, class In>
+  static auto run(const Tr& tr, const In& in) {
+    return tr.shuffle(exec<C>::run(tr, in), std::span<const std::size_t>(D::values));
+  }
+};
+template <class F, class C>
+struct exec<lfilter<F, C>> {
+  template <class Tr, class In>
+  static auto run(const Tr& tr, const In& in) {
+    return tr.local(exec<C>::run(tr, in), [](const auto& r) { return filter(r, F{}); });
+  }
+};
+template <class KM, class A, class C>
+struct exec<lmap<KM, A, C>> {
+  template <class Tr, class In>
+  static auto run(const Tr& tr, const In& in) {
+    return tr.local(exec<C>::run(tr, in),
+                    [](const auto& r) { return apply_tile_map<A>(apply_key_map<KM>(r)); });
+  }
+};
+template <class G, class Op, class C>
+struct exec<lagg<G, Op, C>> {
+  template <class Tr, class In>
+  static auto run(const Tr& tr, const In& in) {
+    return tr.local(exec<C>::run(tr, in), [](const auto& r) { return aggregate(r, G::values, Op{}); });
+  }
+};
+template <class G, class Op, class C>
+struct exec<lpartial<G, Op, C>> {
+  template <class Tr, class In>
+  static auto run(const Tr& tr, const In& in) {
+    const std::int64_t sites = tr.sites();
+    return tr.local_site(exec<C>::run(tr, in), [sites](std::int64_t site, const auto& r) {
+      const auto a = aggregate(r, G::values, Op{});
+      using A = std::remove_cvref_t<decltype(a)>;
+      constexpr std::size_t K = A::key_arity;
+      key_array<K + 1> bounds{};
+      for (std::size_t d = 0; d < K; ++d) bounds[d] = a.bounds()[d];
+      bounds[K] = sites;
+      relation<typename A::value_type, K + 1, A::rank> out(bounds, a.tile_shape());
+      for (const auto& [key, t] : a) {
+        key_array<K + 1> k{};
+        for (std::size_t d = 0; d < K; ++d) k[d] = key[d];
+        k[K] = site;
+        out.insert(k, t);
+      }
+      return out;
+    });
+  }
+};
+template <class JL, class JR, class Op, class L, class R>
+struct exec<ljoin<JL, JR, Op, L, R>> {
+  static constexpr bool complete = join_complete<partition_t<L>, partition_t<R>, JL, JR>::value;
+  template <class Tr, class In>
+  static auto run(const Tr& tr, const In& in) {
+    static_assert(complete,
+                  "loom::tra::ia::execute: a local join whose inputs are not co-located would "
+                  "lose pairs; broadcast one side, or shuffle both on matching join keys");
+    return tr.local2(exec<L>::run(tr, in), exec<R>::run(tr, in), [](const auto& a, const auto& b) {
+      return join(a, b, JL::values, JR::values, Op{});
+    });
+  }
+};
+// Σᴸ directly over ⋈ᴸ: one fused local operator (join_aggregate decides whether it can fuse).
+template <class G, class Op, class JL, class JR, class P, class L, class R>
+struct exec<lagg<G, Op, ljoin<JL, JR, P, L, R>>> {
+  template <class Tr, class In>
+  static auto run(const Tr& tr, const In& in) {
+    static_assert(exec<ljoin<JL, JR, P, L, R>>::complete,
+                  "loom::tra::ia::execute: a local join whose inputs are not co-located would "
+                  "lose pairs; broadcast one side, or shuffle both on matching join keys");
+    return tr.local2(exec<L>::run(tr, in), exec<R>::run(tr, in), [](const auto& a, const auto& b) {
+      if constexpr (std::remove_cvref_t<decltype(a)>::rank == 2 &&
+                    std::remove_cvref_t<decltype(b)>::rank == 2)
+        return join_aggregate(a, b, JL::values, JR::values, P{}, G::values, Op{});
+      else
+        return aggregate(join(a, b, JL::values, JR::values, P{}), G::values, Op{});
+    });
+  }
+};
+template <std::size_t P, std::size_t From, std::size_t Dim, class C>
+struct exec<ldup<P, From, Dim, C>> {
+  template <class Tr, class In>
+  static auto run(const Tr& tr, const In& in) {
+    const std::int64_t n = std::get<From>(in).bounds()[Dim];
+    return tr.local(exec<C>::run(tr, in), [n](const auto& r) { return duplicate<P>(r, n); });
+  }
+};
+}  // namespace detail
+
+/// Runs `Plan` over the transport; the result stays distributed (one relation per site).
+template <class Plan, class Transport, class... Inputs>
+auto execute(const Transport& tr, const Inputs&... inputs) {
+  return detail::exec<Plan>::run(tr, std::forward_as_tuple(inputs...));
+}
+
+/// Runs `Plan` and collects the logical result (the union of every site's tuples).
+template <class Plan, class Transport, class... Inputs>
+auto evaluate(const Transport& tr, const Inputs&... inputs) {
+  return tr.collect(execute<Plan>(tr, inputs...));
+}
+
+}  // namespace loom::tra::ia
+
+#endif  // LOOM_TRA_IA_EXECUTE_HPP
+// ---- end <loom/tra/ia/execute.hpp>
+// ---- begin <loom/tra/ia/rewrite.hpp>
+// Defines rewrite_t<Plan, Rules>: applies IA rules bottom-up to a fixpoint (depth-bounded), the
+// way loom's rules are matched: `rule_applies_to<R, E>` is `R::apply(e)` resolving (tra/ia/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_IA_REWRITE_HPP
+#define LOOM_TRA_IA_REWRITE_HPP
+
+
+#include <boost/mp11/list.hpp>
+
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+namespace loom::tra::ia {
+
+/// Rule R matches plan node E (overload resolution on R::apply is the pattern match).
+template <class R, class E>
+concept rule_applies_to = requires(E e) { R::apply(e); };
+
+template <class R, class E>
+using apply_rule_t = decltype(R::apply(std::declval<E>()));
+
+namespace detail {
+template <class E, class Rules>
+struct rewrite_once_impl {
+  using type = E;
+  static constexpr bool changed = false;
+};
+template <class E, class R, class... Rs>
+struct rewrite_once_impl<E, boost::mp11::mp_list<R, Rs...>>
+    : rewrite_once_impl<E, boost::mp11::mp_list<Rs...>> {};
+template <class E, class R, class... Rs>
+  requires rule_applies_to<R, E>
+struct rewrite_once_impl<E, boost::mp11::mp_list<R, Rs...>> {
+  using type = apply_rule_t<R, E>;
+  static constexpr bool changed = true;
+};
+
+template <class E, class Rules, std::size_t Fuel>
+struct rewrite_impl;
+
+// children first, then the root, then again on a changed root (Fuel bounds the depth)
+template <class E, class Rules, std::size_t Fuel>
+struct rewrite_children {
+  using type = E;
+};
+template <class C, class Rules, std::size_t Fuel>
+struct rewrite_children<bcast<C>, Rules, Fuel> {
+  using type = bcast<typename rewrite_impl<C, Rules, Fuel>::type>;
+};
+template <class D, class C, class Rules, std::size_t Fuel>
+struct rewrite_children<shuf<D, C>, Rules, Fuel> {
+  using type = shuf<D, typename rewrite_impl<C, Rules, Fuel>::type>;
+};
+template <class F, class C, class Rules, std::size_t Fuel>
+struct rewrite_children<lfilter<F, C>, Rules, Fuel> {
+  using type = lfilter<F, typename rewrite_impl<C, Rules, Fuel>::type>;
+};
+template <class K, class A, class C, class Rules, std::size_t Fuel>
+struct rewrite_children<lmap<K, A, C>, Rules, Fuel> {
+  using type = lmap<K, A, typename rewrite_impl<C, Rules, Fuel>::type>;
+};
+template <class G, class Op, class C, class Rules, std::size_t Fuel>
+struct rewrite_children<lagg<G, Op, C>, Rules, Fuel> {
+  using type = lagg<G, Op, typename rewrite_impl<C, Rules, Fuel>::type>;
+};
+template <class G, class Op, class C, class Rules, std::size_t Fuel>
+struct rewrite_children<lpartial<G, Op, C>, Rules, Fuel> {
+  using type = lpartial<G, Op, typename rewrite_impl<C, Rules, Fuel>::type>;
+};
+template <class JL, class JR, class Op, class L, class R, class Rules, std::size_t Fuel>
+struct rewrite_children<ljoin<JL, JR, Op, L, R>, Rules, Fuel> {
+  using type = ljoin<JL, JR, Op, typename rewrite_impl<L, Rules, Fuel>::type,
+                     typename rewrite_impl<R, Rules, Fuel>::type>;
+};
+template <std::size_t P, std::size_t From, std::size_t Dim, class C, class Rules, std::size_t Fuel>
+struct rewrite_children<ldup<P, From, Dim, C>, Rules, Fuel> {
+  using type = ldup<P, From, Dim, typename rewrite_impl<C, Rules, Fuel>::type>;
+};
+
+template <class E, class Rules>
+struct rewrite_impl<E, Rules, 0> {
+  using type = E;  // out of fuel: stop (a rule set that cycles is cut here)
+};
+template <bool Changed, class Next, class Inner, class Rules, std::size_t Fuel>
+struct continue_if {  // not changed: a fixpoint (only the taken branch is instantiated)
+  using type = Inner;
+};
+template <class Next, class Inner, class Rules, std::size_t Fuel>
+struct continue_if<true, Next, Inner, Rules, Fuel> {
+  using type = typename rewrite_impl<Next, Rules, Fuel>::type;
+};
+template <class E, class Rules, std::size_t Fuel>
+struct rewrite_impl {
+  using inner = typename rewrite_children<E, Rules, Fuel - 1>::type;
+  using once = rewrite_once_impl<inner, Rules>;
+  using type =
+      typename continue_if<once::changed, typename once::type, inner, Rules, Fuel - 1>::type;
+};
+}  // namespace detail
+
+/// The plan after applying `Rules` (an mp_list, order = priority) bottom-up to a fixpoint.
+template <class Plan, class Rules, std::size_t Fuel = 16>
+using rewrite_t = typename detail::rewrite_impl<Plan, Rules, Fuel>::type;
+
+}  // namespace loom::tra::ia
+
+#endif  // LOOM_TRA_IA_REWRITE_HPP
+// ---- end <loom/tra/ia/rewrite.hpp>
+// ---- begin <loom/tra/ia/to_string.hpp>
+// Defines ia::to_string<Plan>(): an IA plan type printed in the paper's notation, e.g.
+// "Σᴸ<0,2>(add, SHUF<0,2>(⋈ᴸ<1>,<0>(matmul, BCAST(R0), R1{1})))" (STYLE.md H21) (tra/ia/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_IA_TO_STRING_HPP
+#define LOOM_TRA_IA_TO_STRING_HPP
+
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace loom::tra::ia {
+
+namespace detail {
+template <class D>
+std::string dims_text() {
+  std::string out = "<";
+  for (std::size_t n = 0; n < D::size; ++n) out += (n ? "," : "") + std::to_string(D::values[n]);
+  return out + ">";
+}
+template <class F>
+std::string fn_name() {
+  if constexpr (requires { F::name; }) return std::string(F::name);
+  else return "f";
+}
+template <class D>
+std::string partition_dims_text(partitioned<D>) {
+  std::string out;
+  for (std::size_t n = 0; n < D::size; ++n) out += (n ? "," : "") + std::to_string(D::values[n]);
+  return out;
+}
+template <class P>
+std::string placement_text() {
+  if constexpr (std::is_same_v<P, replicated>) return "{*}";
+  else if constexpr (std::is_same_v<P, single>) return "{site 0}";
+  else if constexpr (std::is_same_v<P, arbitrary>) return "";
+  else return "{" + partition_dims_text(P{}) + "}";
+}
+
+template <class Plan>
+struct printer;
+template <std::size_t I, std::size_t K, class P>
+struct printer<leaf<I, K, P>> {
+  static std::string text() { return "R" + std::to_string(I) + placement_text<P>(); }
+};
+template <class C>
+struct printer<bcast<C>> {
+  static std::string text() { return "BCAST(" + printer<C>::text() + ")"; }
+};
+template <class D, class C>
+struct printer<shuf<D, C>> {
+  static std::string text() { return "SHUF" + dims_text<D>() + "(" + printer<C>::text() + ")"; }
+};
+template <class F, class C>
+struct printer<lfilter<F, C>> {
+  static std::string text() { return "σᴸ(" + fn_name<F>() + ", " + printer<C>::text() + ")"; }
+};
+template <class KM, class A, class C>
+struct printer<lmap<KM, A, C>> {
+  static std::string text() {
+    const std::string k = std::is_same_v<KM, same_key> ? "_" : fn_name<KM>();
+    const std::string a = std::is_same_v<A, same_tile> ? "_" : fn_name<A>();
+    return "λᴸ(" + k + ", " + a + ", " + printer<C>::text() + ")";
+  }
+};
+template <class G, class Op, class C>
+struct printer<lagg<G, Op, C>> {
+  static std::string text() {
+    return "Σᴸ" + dims_text<G>() + "(" + fn_name<Op>() + ", " + printer<C>::text() + ")";
+  }
+};
+template <class G, class Op, class C>
+struct printer<lpartial<G, Op, C>> {
+  static std::string text() {
+    return "Σᴸ⁺" + dims_text<G>() + "(" + fn_name<Op>() + ", " + printer<C>::text() + ")";
+  }
+};
+template <class JL, class JR, class Op, class L, class R>
+struct printer<ljoin<JL, JR, Op, L, R>> {
+  static std::string text() {
+    return "⋈ᴸ" + dims_text<JL>() + "," + dims_text<JR>() + "(" + fn_name<Op>() + ", " +
+           printer<L>::text() + ", " + printer<R>::text() + ")";
+  }
+};
+template <std::size_t P, std::size_t From, std::size_t Dim, class C>
+struct printer<ldup<P, From, Dim, C>> {
+  static std::string text() {
+    return "λᴸ(insertDim(" + std::to_string(P) + "), duplicate(bound " + std::to_string(Dim) +
+           " of R" + std::to_string(From) + "), " + printer<C>::text() + ")";
+  }
+};
+}  // namespace detail
+
+/// The plan in the paper's notation (R<i>{D} is input i placed on positions D; {*} replicated).
+template <class Plan>
+std::string to_string() {
+  return detail::printer<Plan>::text();
+}
+
+}  // namespace loom::tra::ia
+
+#endif  // LOOM_TRA_IA_TO_STRING_HPP
+// ---- end <loom/tra/ia/to_string.hpp>
+// ---- begin <loom/tra/plans.hpp>
+// Defines the distributed matmul plans of notes 003 §4.3 as IA plan types (broadcast left,
+// broadcast right, cross product, replicated 3-D) for inputs placed as XPart and YPart, and the
+// generic rules applied to them (R2-4 drops the final shuffle when partitions allow) (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_PLANS_HPP
+#define LOOM_TRA_PLANS_HPP
+
+// ---- begin <loom/tra/rules/rule_sets.hpp>
+// Defines the rule sets (MP11 lists, order = priority) used by loom::tra::ia::rewrite_t
+// (tra/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_RULES_RULE_SETS_HPP
+#define LOOM_TRA_RULES_RULE_SETS_HPP
+
+// ---- begin <loom/tra/rules/lambda_composition.hpp>
+// Defines the lambda-composition rules R1-1 .. R1-7 over IA plans (notes 003 §4.1, with its
+// corrected conditions). Each rule's `apply` overloads are the pattern (parameter) and the
+// replacement (trailing return type); `requires` holds the side condition (STYLE.md H12).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_RULES_LAMBDA_COMPOSITION_HPP
+#define LOOM_TRA_RULES_LAMBDA_COMPOSITION_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <utility>
+
+namespace loom::tra::rules {
+using namespace loom::tra::ia;
+
+/// R1-1  σᴸ(f1, σᴸ(f2, R))  ==>  σᴸ(f1 ∧ f2, R)   (unconditional)
+struct merge_filters {
+  static constexpr std::string_view name = "R1-1 merge_filters";
+  template <class F1, class F2, class C>
+  static auto apply(lfilter<F1, lfilter<F2, C>>) -> lfilter<and_<F1, F2>, C>;
+};
+
+/// R1-2  λᴸ(k1, a1, λᴸ(k2, a2, R))  ==>  λᴸ(k1∘k2, a1∘a2, R)   (one-to-one maps)
+struct merge_maps {
+  static constexpr std::string_view name = "R1-2 merge_maps";
+  template <class K1, class A1, class K2, class A2, class C>
+  static auto apply(lmap<K1, A1, lmap<K2, A2, C>>)
+      -> lmap<std::conditional_t<std::is_same_v<K1, same_key>, K2,
+                                 std::conditional_t<std::is_same_v<K2, same_key>, K1, compose<K1, K2>>>,
+              std::conditional_t<std::is_same_v<A1, same_tile>, A2,
+                                 std::conditional_t<std::is_same_v<A2, same_tile>, A1, compose<A1, A2>>>,
+              C>;
+};
+
+/// R1-3  σᴸ(f, λᴸ(id, a, R))  ==>  λᴸ(id, a, σᴸ(f, R))   if the key map is the identity
+/// (the profitable direction: filter before paying for the map)
+struct filter_before_map {
+  static constexpr std::string_view name = "R1-3 filter_before_map";
+  template <class F, class A, class C>
+  static auto apply(lfilter<F, lmap<same_key, A, C>>) -> lmap<same_key, A, lfilter<F, C>>;
+};
+
+/// R1-4  λᴸ(id, a, Σᴸ(g, op, R))  ==>  Σᴸ(g, op, λᴸ(id, a, R))   if a distributes over op
+/// (a(op(x, y)) = op(a(x), a(y))) and the key map is the identity. The non-distributive form
+/// (a as a finaliser) is not a rewrite here: applying a at every fold step would be wrong.
+struct map_into_aggregation {
+  static constexpr std::string_view name = "R1-4 map_into_aggregation";
+  template <class A, class G, class Op, class C>
+    requires distributes_over<A, Op>
+  static auto apply(lmap<same_key, A, lagg<G, Op, C>>) -> lagg<G, Op, lmap<same_key, A, C>>;
+};
+
+namespace detail {
+// Rebuilds the aggregated key from an input key: the projection onto gbk.
+template <class G>
+struct project_gbk {
+  template <class K>
+  auto operator()(const K& k) const {
+    std::array<std::int64_t, G::size> o{};
+    for (std::size_t n = 0; n < G::size; ++n) o[n] = k[G::values[n]];
+    return o;
+  }
+};
+// Rebuilds the join-key segment of a join's output key from one side's key: positions JSide go
+// to output positions [Skip, Skip + |J|); other positions are left 0 (the predicate must not
+// read them: checked by the rule's condition).
+template <class JSide, std::size_t Skip, std::size_t KO>
+struct join_key_as_output {
+  template <class K>
+  auto operator()(const K& k) const {
+    std::array<std::int64_t, KO> o{};
+    for (std::size_t n = 0; n < JSide::size; ++n) o[Skip + n] = k[JSide::values[n]];
+    return o;
+  }
+};
+template <std::size_t Skip, std::size_t G>
+constexpr std::array<std::size_t, G> segment() {
+  std::array<std::size_t, G> a{};
+  for (std::size_t n = 0; n < G; ++n) a[n] = Skip + n;
+  return a;
+}
+}  // namespace detail
+
+/// R1-5  σᴸ(f, Σᴸ(g, op, R))  ==>  Σᴸ(g, op, σᴸ(f∘Π_g, R))   (predicate pushdown below the
+/// aggregation; sound because f sees only the output key, which is Π_g of every input key)
+struct filter_into_aggregation {
+  static constexpr std::string_view name = "R1-5 filter_into_aggregation";
+  template <class F, class G, class Op, class C>
+  static auto apply(lfilter<F, lagg<G, Op, C>>)
+      -> lagg<G, Op, lfilter<pred_on<F, detail::project_gbk<G>>, C>>;
+};
+
+/// R1-6  σᴸ(f, ⋈ᴸ(jl, jr, op, L, R))  ==>  ⋈ᴸ(jl, jr, op, σᴸ(f', L), σᴸ(f', R))   if f reads
+/// only the join-key positions of the output (then it can be decided on either side first)
+struct filter_into_join {
+  static constexpr std::string_view name = "R1-6 filter_into_join";
+  template <class F, class JL, class JR, class Op, class L, class R,
+            std::size_t Skip = arity_v<L> - JL::size,
+            std::size_t KO = arity_v<ljoin<JL, JR, Op, L, R>>>
+    requires(reads_only<F>(detail::segment<Skip, JL::size>()))
+  static auto apply(lfilter<F, ljoin<JL, JR, Op, L, R>>)
+      -> ljoin<JL, JR, Op, lfilter<pred_on<F, detail::join_key_as_output<JL, Skip, KO>>, L>,
+               lfilter<pred_on<F, detail::join_key_as_output<JR, Skip, KO>>, R>>;
+};
+
+/// R1-7  λᴸ(k, a, ⋈ᴸ(jl, jr, op, L, R))  ==>  λᴸ(k, id, ⋈ᴸ(jl, jr, op, λᴸ(id, a, L), λᴸ(id, a, R)))
+/// if a distributes over op (the special case: map each input, then combine; diag over add).
+struct map_into_join {
+  static constexpr std::string_view name = "R1-7 map_into_join";
+  template <class KM, class A, class JL, class JR, class Op, class L, class R>
+    requires distributes_over<A, Op>
+  static auto apply(lmap<KM, A, ljoin<JL, JR, Op, L, R>>)
+      -> lmap<KM, same_tile, ljoin<JL, JR, Op, lmap<same_key, A, L>, lmap<same_key, A, R>>>;
+};
+
+}  // namespace loom::tra::rules
+
+#endif  // LOOM_TRA_RULES_LAMBDA_COMPOSITION_HPP
+// ---- end <loom/tra/rules/lambda_composition.hpp>
+// ---- begin <loom/tra/rules/repartition.hpp>
+// Defines the repartition rules R2-1 .. R2-7 over IA plans (notes 003 §4.1, with the corrected
+// conditions: R2-4 reads the input's existing partition, R2-5 needs an associative and
+// commutative op and shuffles on renumbered positions, R2-7 needs a complete join) (tra/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_RULES_REPARTITION_HPP
+#define LOOM_TRA_RULES_REPARTITION_HPP
+
+
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace loom::tra::rules {
+using namespace loom::tra::ia;
+
+/// R2-1  SHUF(p2, SHUF(p1, R))  ==>  SHUF(p2, R)   (and a BCAST under a SHUF is dropped too)
+struct collapse_shuffles {
+  static constexpr std::string_view name = "R2-1 collapse_shuffles";
+  template <class D2, class D1, class C>
+  static auto apply(shuf<D2, shuf<D1, C>>) -> shuf<D2, C>;
+};
+
+/// R2-2  σᴸ(f, BCAST(R)) ==> BCAST(σᴸ(f, R));  σᴸ(f, SHUF(p, R)) ==> SHUF(p, σᴸ(f, R))
+/// (filter before moving data)
+struct filter_before_move {
+  static constexpr std::string_view name = "R2-2 filter_before_move";
+  template <class F, class C>
+  static auto apply(lfilter<F, bcast<C>>) -> bcast<lfilter<F, C>>;
+  template <class F, class D, class C>
+  static auto apply(lfilter<F, shuf<D, C>>) -> shuf<D, lfilter<F, C>>;
+};
+
+/// R2-3  λᴸ(id, a, BCAST(R)) ==> BCAST(λᴸ(id, a, R)); the same under SHUF(p) — only when the
+/// key map is the identity, so p means the same positions before and after the map.
+struct map_before_move {
+  static constexpr std::string_view name = "R2-3 map_before_move";
+  template <class A, class C>
+    requires(!std::is_same_v<A, same_tile>)
+  static auto apply(lmap<same_key, A, bcast<C>>) -> bcast<lmap<same_key, A, C>>;
+  template <class A, class D, class C>
+    requires(!std::is_same_v<A, same_tile>)
+  static auto apply(lmap<same_key, A, shuf<D, C>>) -> shuf<D, lmap<same_key, A, C>>;
+};
+
+/// λᴸ(id, id, R) ==> R (what R1-2 and R1-7 leave behind).
+struct drop_identity_map {
+  static constexpr std::string_view name = "drop_identity_map";
+  template <class C>
+  static auto apply(lmap<same_key, same_tile, C>) -> C;
+};
+
+/// R2-4  Σᴸ(g, op, SHUF(p, R))  ==>  Σᴸ(g, op, R)   if R is already partitioned on a non-empty
+/// D ⊆ g (then every group already lives on one site).
+struct skip_shuffle_before_aggregation {
+  static constexpr std::string_view name = "R2-4 skip_shuffle_before_aggregation";
+  template <class G, class Op, class D, class C>
+    requires ia::detail::agg_complete<partition_t<C>, G>::value &&
+             (!std::is_same_v<partition_t<C>, replicated>)
+  static auto apply(lagg<G, Op, shuf<D, C>>) -> lagg<G, Op, C>;
+};
+
+namespace detail {
+template <class Seq>
+struct iota_dims_impl;
+template <std::size_t... I>
+struct iota_dims_impl<std::index_sequence<I...>> {
+  using type = dims<I...>;
+};
+template <std::size_t N>
+using iota_dims = typename iota_dims_impl<std::make_index_sequence<N>>::type;
+template <class C>
+inline constexpr bool is_lagg = false;
+template <class G, class Op, class C>
+inline constexpr bool is_lagg<lagg<G, Op, C>> = true;
+template <class G, class Op, class C>
+inline constexpr bool is_lagg<lpartial<G, Op, C>> = true;
+}  // namespace detail
+
+/// R2-5  Σᴸ(g, op, SHUF(p, R))  ==>  Σᴸ(0..|g|-1, op, SHUF(p', Σᴸ⁺(g, op, R)))   (a combiner;
+/// Σᴸ⁺ = lpartial keeps the site in the key so partial sums of one group stay distinct)
+/// if op is associative and commutative, p ⊆ g (p' is p renumbered into g's positions), and the
+/// input is not already grouped (else R2-4 applies) nor already pre-aggregated.
+struct two_phase_aggregation {
+  static constexpr std::string_view name = "R2-5 two_phase_aggregation";
+  template <class G, class Op, class D, class C>
+    requires Op::associative && Op::commutative && ia::detail::renumber<D, G>::ok &&
+             (!ia::detail::agg_complete<partition_t<C>, G>::value) && (!detail::is_lagg<C>)
+  static auto apply(lagg<G, Op, shuf<D, C>>)
+      -> lagg<detail::iota_dims<G::size>, Op,
+              shuf<typename ia::detail::renumber<D, G>::type, lpartial<G, Op, C>>>;
+};
+
+/// R2-6  ⋈ᴸ(BCAST L, R) == ⋈ᴸ(L, BCAST R) == ⋈ᴸ(SHUF(jl) L, SHUF(jr) R): alternatives, not a
+/// simplification; plan enumeration uses these two (never the fixpoint driver).
+struct broadcast_other_side {
+  static constexpr std::string_view name = "R2-6 broadcast_other_side";
+  template <class JL, class JR, class Op, class L, class R>
+  static auto apply(ljoin<JL, JR, Op, bcast<L>, R>) -> ljoin<JL, JR, Op, L, bcast<R>>;
+};
+struct shuffle_join {
+  static constexpr std::string_view name = "R2-6 shuffle_join";
+  template <class JL, class JR, class Op, class L, class R>
+  static auto apply(ljoin<JL, JR, Op, bcast<L>, R>) -> ljoin<JL, JR, Op, shuf<JL, L>, shuf<JR, R>>;
+};
+
+/// R2-7  SHUF(p, ⋈ᴸ(jl, jr, op, BCAST L, R))  ==>  ⋈ᴸ(jl, jr, op, SHUF(jl, L), SHUF(jr, R))   if p
+/// is the join-key segment of the output (the left-hand join is complete: one side broadcast).
+struct co_partitioned_join {
+  static constexpr std::string_view name = "R2-7 co_partitioned_join";
+  template <class D, class JL, class JR, class Op, class L, class R>
+    requires std::is_same_v<D, typename ia::detail::join_positions<
+                                   arity_v<bcast<L>>, arity_v<R>, JL, JR, true, JL>::type>
+  static auto apply(shuf<D, ljoin<JL, JR, Op, bcast<L>, R>>)
+      -> ljoin<JL, JR, Op, shuf<JL, L>, shuf<JR, R>>;
+};
+
+}  // namespace loom::tra::rules
+
+#endif  // LOOM_TRA_RULES_REPARTITION_HPP
+// ---- end <loom/tra/rules/repartition.hpp>
+
+#include <boost/mp11/list.hpp>
+
+namespace loom::tra::rules {
+
+/// R1-x: fewer flops and less memory inside a site.
+using lambda_composition =
+    boost::mp11::mp_list<merge_filters, merge_maps, filter_before_map, map_into_aggregation,
+                         filter_into_aggregation, filter_into_join, map_into_join,
+                         drop_identity_map>;
+/// R2-x that always reduce communication (R2-6 alternatives are enumerated, not applied here;
+/// R2-5 and R2-7 change the plan's shape and are offered by the strategy generator).
+using repartition = boost::mp11::mp_list<collapse_shuffles, filter_before_move, map_before_move,
+                                         skip_shuffle_before_aggregation>;
+using all = boost::mp11::mp_append<lambda_composition, repartition>;
+
+}  // namespace loom::tra::rules
+
+#endif  // LOOM_TRA_RULES_RULE_SETS_HPP
+// ---- end <loom/tra/rules/rule_sets.hpp>
+
+namespace loom::tra {
+
+/// X (key <i,k>) times Y (key <k,j>): Σ<0,2>(⋈(<1>,<0>, matmul)) in four physical forms.
+template <class XPart = ia::arbitrary, class YPart = ia::arbitrary>
+struct matmul_plans {
+  using X = ia::leaf<0, 2, XPart>;
+  using Y = ia::leaf<1, 2, YPart>;
+  template <class L, class R>
+  using mm_join = ia::ljoin<ia::dims<1>, ia::dims<0>, mat_mul, L, R>;
+  template <class J>
+  using sum_out = ia::lagg<ia::dims<0, 2>, mat_add, ia::shuf<ia::dims<0, 2>, J>>;
+
+  using broadcast_left = ia::rewrite_t<sum_out<mm_join<ia::bcast<X>, Y>>, rules::repartition>;
+  using broadcast_right = ia::rewrite_t<sum_out<mm_join<X, ia::bcast<Y>>>, rules::repartition>;
+  using cross_product = ia::rewrite_t<
+      sum_out<mm_join<ia::shuf<ia::dims<1>, X>, ia::shuf<ia::dims<0>, Y>>>, rules::repartition>;
+  // X's blocks copied J times (new last key), Y's I times (new first key), both shuffled by
+  // <i, j>: the join on all three positions is local, and so is the sum (notes §4.3, corrected).
+  using replicated_3d = ia::lagg<
+      ia::dims<0, 2>, mat_add,
+      ia::ljoin<ia::dims<0, 1, 2>, ia::dims<0, 1, 2>, mat_mul,
+                ia::shuf<ia::dims<0, 2>, ia::ldup<2, 1, 1, X>>,
+                ia::shuf<ia::dims<0, 2>, ia::ldup<0, 0, 0, Y>>>>;
+};
+
+/// Runs `f(plan_type)` for the plan of strategy `s` (a runtime choice over the four types).
+template <class XPart, class YPart, class F>
+decltype(auto) with_matmul_plan(matmul_strategy s, F&& f) {
+  using P = matmul_plans<XPart, YPart>;
+  switch (s) {
+    case matmul_strategy::broadcast_left: return f(typename P::broadcast_left{});
+    case matmul_strategy::broadcast_right: return f(typename P::broadcast_right{});
+    case matmul_strategy::cross_product: return f(typename P::cross_product{});
+    case matmul_strategy::replicated_3d: break;
+  }
+  return f(typename P::replicated_3d{});
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_PLANS_HPP
+// ---- end <loom/tra/plans.hpp>
+
+#endif  // LOOM_TRA_HPP
+// ---- end <loom/tra.hpp>
 
 #endif  // LOOM_LOOM_HPP
 // ---- end <loom/loom.hpp>
