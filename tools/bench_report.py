@@ -56,6 +56,28 @@ KERNELS = {  # name in BM_<kernel>/...: (title, expression, what "hand" and "eig
                "MTTKRP"),
 }
 KERNEL_ORDER = ["spmv", "spmspv", "dot", "frobenius", "add", "spgemm", "mttkrp"]
+
+# Suites that compare plans rather than loom with a hand-written kernel (issue 5): the
+# implementations in column order and the baseline each ratio divides by.
+PLAN_SUITES = {
+    "chain": ("Matrix chain A·B·C·D (loom::matrix_chain)",
+              "chosen: the elimination order picked from statistics (planning included); "
+              "left_to_right: the fixed order (((A·B)·C)·D)",
+              ["chosen", "left_to_right"], "left_to_right"),
+    "four_walks": ("Closed 4-walks trace(A⁴) (loom::decompose)",
+                   "decompose: the plan chosen from statistics; fused: one loop nest over i, j, k, l; "
+                   "hand: per row, 2-path counts in a dense accumulator, summed squared",
+                   ["hand", "decompose", "fused"], "hand"),
+    "triangles": ("Ordered triangles (loom::decompose)",
+                  "decompose: the plan chosen from statistics (the fused kernel); "
+                  "hand: a merge of the two rows of every edge",
+                  ["hand", "decompose"], "hand"),
+    "optimizer": ("Runtime optimizer overhead",
+                  "kernel: C(i,j) = A(i,j) + B(j,i) including its plan choice; first_choice: "
+                  "statistics gathered and every candidate costed; cached_choice: the per-call "
+                  "cost once the plan is cached",
+                  ["kernel", "first_choice", "cached_choice"], "kernel"),
+}
 IMPLS = ["hand", "loom", "eigen"]
 
 
@@ -188,9 +210,30 @@ def fmt_ratio(r):
     return "—" if r is None else f"{r:.2f}×"
 
 
+def plan_section(table, out):
+    """Tables of the plan-comparison suites: times and ratios to each suite's baseline."""
+    for kernel, (title, impls_text, impls, base) in PLAN_SUITES.items():
+        if kernel not in table:
+            continue
+        out.append(f"### {title}\n")
+        out.append(f"{impls_text}.\n")
+        others = [i for i in impls if i != base]
+        head = ["input"] + impls + [f"{i} / {base}" for i in others] + ["spread"]
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
+        for inp, row in table[kernel].items():
+            cells = [f"`{inp}`"] + [fmt_time(row[i]["cpu"]) if i in row else "—" for i in impls]
+            for i in others:
+                r = row[i]["cpu"] / row[base]["cpu"] if i in row and base in row and row[base]["cpu"] > 0 else None
+                cells.append(fmt_ratio(r) if r is None or r >= 0.01 else f"{r:.2g}×")
+            cells.append(f"{max(v['spread'] for v in row.values()) * 100:.0f}%")
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+
+
 def runtime_section(table, out):
     ratios = []  # (kernel, input, loom/hand, eigen/hand, spread)
-    for kernel in KERNEL_ORDER + sorted(set(table) - set(KERNEL_ORDER)):
+    for kernel in KERNEL_ORDER + sorted(set(table) - set(KERNEL_ORDER) - set(PLAN_SUITES)):
         if kernel not in table:
             continue
         title, expr, impls = KERNELS.get(kernel, (kernel, "", ""))
@@ -381,6 +424,10 @@ def cmd_report(args):
     runtime_out = []
     if table:
         ratios = runtime_section(table, runtime_out)
+        plan_out = []
+        plan_section(table, plan_out)
+        if plan_out:
+            runtime_out += ["## Runtime optimizer (issue 5)\n"] + plan_out
 
     # targets
     out.append("## Targets\n")
@@ -429,6 +476,14 @@ def cmd_report(args):
 
     out.append("## Runtime\n")
     out.extend(runtime_out if runtime_out else ["No runtime results found.\n"])
+
+    out.append("## Relations, tiles and MPI\n")
+    out.append("These suites are standalone programs with their own result files (they compare "
+               "with SQLite, DuckDB and Eigen, and run under mpirun): "
+               "[benchmarks/relational/README.md](benchmarks/relational/README.md) (triangle query "
+               "scaling, cyclic queries on the real graphs, TPC-H Q5 and Q9, filtered SpMV) and "
+               "[benchmarks/tra/results.md](benchmarks/tra/results.md) (tile matmul against Eigen, "
+               "1 and 2 ranks, the cost model's ranking of the distributed matmul strategies).\n")
 
     out.append("## Compile time\n")
     if compile_data:

@@ -6770,6 +6770,7 @@ std::vector<std::int64_t> gather_extents(const Lhs& lhs, const Rhs& rhs) {
           ++m;
         }(),
         ...);
+    (void)a, (void)ordinal, (void)m;  // a scalar operand has no mode
   };
   expr::for_each_access(rhs, [&](const auto& a, std::size_t k) { visit(a, k); });
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
