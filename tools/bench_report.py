@@ -225,7 +225,7 @@ def plan_section(table, out):
             cells = [f"`{inp}`"] + [fmt_time(row[i]["cpu"]) if i in row else "—" for i in impls]
             for i in others:
                 r = row[i]["cpu"] / row[base]["cpu"] if i in row and base in row and row[base]["cpu"] > 0 else None
-                cells.append(fmt_ratio(r) if r is None or r >= 0.01 else f"{r:.2g}×")
+                cells.append(fmt_ratio(r) if r is None or r >= 0.1 else f"{r:.2g}×")
             cells.append(f"{max(v['spread'] for v in row.values()) * 100:.0f}%")
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
