@@ -4994,7 +4994,6 @@ inline double loop_order_cost(const loop_order_query& q, const std::vector<std::
 struct plan_choice {
   std::vector<double> cost;
   std::size_t chosen = 0;
-  bool cached = false;
 };
 
 namespace detail {
@@ -5172,8 +5171,10 @@ std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
 
 }  // namespace detail
 
-/// The plan cache of one kernel type, per thread. `LOOM_DEBUG_PLAN` logs every choice to stderr.
-template <class Lhs, class Rhs>
+/// The plans chosen for one kernel type, per thread, by coarse signature, with the statistics
+/// gathered to choose them. `Purpose` separates choices of another kind over the same kernel
+/// (`decompose`). `LOOM_DEBUG_PLAN` logs every choice to stderr.
+template <class Lhs, class Rhs, class Purpose = void>
 struct plan_cache {
   std::map<std::vector<std::uint8_t>, std::size_t> chosen;
   statistics_cache stats;
@@ -5181,28 +5182,34 @@ struct plan_cache {
     thread_local plan_cache cache;
     return cache;
   }
+  /// The choice remembered for `signature`, else `choose(stats)`, remembered.
+  template <class Choose>
+  std::size_t find_or(std::vector<std::uint8_t> signature, Choose&& choose) {
+    if (const auto it = chosen.find(signature); it != chosen.end()) {
+#ifdef LOOM_DEBUG_PLAN
+      std::clog << "loom: plan cache hit: candidate " << it->second << "\n";
+#endif
+      return it->second;
+    }
+    const std::size_t c = choose(stats);
+    chosen.emplace(std::move(signature), c);
+    return c;
+  }
 };
 
 /// The candidate to run for `lhs = rhs`: cached by signature, else costed from statistics.
 template <class Lhs, class Rhs>
 std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
-  auto& cache = plan_cache<Lhs, Rhs>::local();
-  auto sig = detail::coarse_signature(rhs);
-  if (const auto it = cache.chosen.find(sig); it != cache.chosen.end()) {
+  return plan_cache<Lhs, Rhs>::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+    const plan_choice c = choose_plan(lhs, rhs, stats);
 #ifdef LOOM_DEBUG_PLAN
-    std::clog << "loom: plan cache hit: candidate " << it->second << "\n";
+    std::clog << "loom: plan chosen at run time: candidate " << c.chosen << " of " << c.cost.size()
+              << " (estimated costs:";
+    for (double x : c.cost) std::clog << " " << x;
+    std::clog << ")\n";
 #endif
-    return it->second;
-  }
-  const plan_choice c = choose_plan(lhs, rhs, cache.stats);
-#ifdef LOOM_DEBUG_PLAN
-  std::clog << "loom: plan chosen at run time: candidate " << c.chosen << " of " << c.cost.size()
-            << " (estimated costs:";
-  for (double x : c.cost) std::clog << " " << x;
-  std::clog << ")\n";
-#endif
-  cache.chosen.emplace(std::move(sig), c.chosen);
-  return c.chosen;
+    return c.chosen;
+  });
 }
 
 }  // namespace loom::optimize
@@ -7359,15 +7366,7 @@ struct runner {
   }
 };
 
-template <class Lhs, class Rhs>
-struct decomposition_cache {
-  std::map<std::vector<std::uint8_t>, std::size_t> chosen;
-  statistics_cache stats;
-  static decomposition_cache& local() {
-    thread_local decomposition_cache c;
-    return c;
-  }
-};
+struct decompose_purpose {};  // plan_cache key: elimination orders, not loop orders
 
 template <class Lhs, class Rhs>
 decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache) {
@@ -7422,15 +7421,11 @@ std::size_t decompose(Lhs lhs, const R& rhs) {
   static_assert(P::ok,
                 "loom::decompose: the right-hand side must be sums over a product of tensor "
                 "accesses, e.g. sum(j, k, A(i, j) * B(j, k) * C(k, l))");
-  auto& cache = detail::ve::decomposition_cache<Lhs, Rhs>::local();
-  auto sig = optimize::detail::coarse_signature(rhs);
-  std::size_t chosen;
-  if (const auto it = cache.chosen.find(sig); it != cache.chosen.end()) {
-    chosen = it->second;
-  } else {
-    chosen = detail::ve::plan_decomposition(lhs, rhs, cache.stats).chosen;
-    cache.chosen.emplace(std::move(sig), chosen);
-  }
+  const std::size_t chosen =
+      optimize::plan_cache<Lhs, Rhs, detail::ve::decompose_purpose>::local().find_or(
+          optimize::detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+            return detail::ve::plan_decomposition(lhs, rhs, stats).chosen;
+          });
 #ifdef LOOM_DEBUG_PLAN
   std::clog << "loom::decompose: candidate " << chosen << "\n";
 #endif

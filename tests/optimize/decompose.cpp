@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include "random_sparse.hpp"
+
 #include <array>
 #include <cstdint>
 #include <random>
@@ -18,20 +20,7 @@ constexpr loom::index<"j"> j;
 constexpr loom::index<"k"> k;
 constexpr loom::index<"l"> l;
 
-loom::tensor<double, loom::csr> random_sparse(std::int64_t rows, std::int64_t cols, double p,
-                                              unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(0, 1);
-  coords2 c;
-  std::vector<double> v;
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t q = 0; q < cols; ++q)
-      if (u(rng) < p) {
-        c.push_back({r, q});
-        v.push_back(static_cast<double>(static_cast<int>(u(rng) * 9) - 4));
-      }
-  return loom::from_coo<loom::csr>({rows, cols}, c, v);
-}
+using loom_test::random_sparse;
 
 template <class M>
 std::vector<double> dense_of(const M& m) {

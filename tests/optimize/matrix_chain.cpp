@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include "random_sparse.hpp"
+
 #include <array>
 #include <cstdint>
 #include <random>
@@ -25,20 +27,7 @@ loom::tensor<double, loom::csr> filled(std::int64_t rows, std::int64_t cols) {
   return loom::from_coo<loom::csr>({rows, cols}, c, v);
 }
 
-loom::tensor<double, loom::csr> random_sparse(std::int64_t rows, std::int64_t cols, double p,
-                                              unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(0, 1);
-  coords2 c;
-  std::vector<double> v;
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t q = 0; q < cols; ++q)
-      if (u(rng) < p) {
-        c.push_back({r, q});
-        v.push_back(static_cast<double>(static_cast<int>(u(rng) * 9) - 4));
-      }
-  return loom::from_coo<loom::csr>({rows, cols}, c, v);
-}
+using loom_test::random_sparse;
 
 // Non-zeros only in column `col`.
 loom::tensor<double, loom::csr> one_column(std::int64_t rows, std::int64_t cols, std::int64_t col) {

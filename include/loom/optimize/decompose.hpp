@@ -301,15 +301,7 @@ struct runner {
   }
 };
 
-template <class Lhs, class Rhs>
-struct decomposition_cache {
-  std::map<std::vector<std::uint8_t>, std::size_t> chosen;
-  statistics_cache stats;
-  static decomposition_cache& local() {
-    thread_local decomposition_cache c;
-    return c;
-  }
-};
+struct decompose_purpose {};  // plan_cache key: elimination orders, not loop orders
 
 template <class Lhs, class Rhs>
 decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache) {
@@ -364,15 +356,11 @@ std::size_t decompose(Lhs lhs, const R& rhs) {
   static_assert(P::ok,
                 "loom::decompose: the right-hand side must be sums over a product of tensor "
                 "accesses, e.g. sum(j, k, A(i, j) * B(j, k) * C(k, l))");
-  auto& cache = detail::ve::decomposition_cache<Lhs, Rhs>::local();
-  auto sig = optimize::detail::coarse_signature(rhs);
-  std::size_t chosen;
-  if (const auto it = cache.chosen.find(sig); it != cache.chosen.end()) {
-    chosen = it->second;
-  } else {
-    chosen = detail::ve::plan_decomposition(lhs, rhs, cache.stats).chosen;
-    cache.chosen.emplace(std::move(sig), chosen);
-  }
+  const std::size_t chosen =
+      optimize::plan_cache<Lhs, Rhs, detail::ve::decompose_purpose>::local().find_or(
+          optimize::detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+            return detail::ve::plan_decomposition(lhs, rhs, stats).chosen;
+          });
 #ifdef LOOM_DEBUG_PLAN
   std::clog << "loom::decompose: candidate " << chosen << "\n";
 #endif

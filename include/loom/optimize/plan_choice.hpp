@@ -121,7 +121,6 @@ inline double loop_order_cost(const loop_order_query& q, const std::vector<std::
 struct plan_choice {
   std::vector<double> cost;
   std::size_t chosen = 0;
-  bool cached = false;
 };
 
 namespace detail {
@@ -299,8 +298,10 @@ std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
 
 }  // namespace detail
 
-/// The plan cache of one kernel type, per thread. `LOOM_DEBUG_PLAN` logs every choice to stderr.
-template <class Lhs, class Rhs>
+/// The plans chosen for one kernel type, per thread, by coarse signature, with the statistics
+/// gathered to choose them. `Purpose` separates choices of another kind over the same kernel
+/// (`decompose`). `LOOM_DEBUG_PLAN` logs every choice to stderr.
+template <class Lhs, class Rhs, class Purpose = void>
 struct plan_cache {
   std::map<std::vector<std::uint8_t>, std::size_t> chosen;
   statistics_cache stats;
@@ -308,28 +309,34 @@ struct plan_cache {
     thread_local plan_cache cache;
     return cache;
   }
+  /// The choice remembered for `signature`, else `choose(stats)`, remembered.
+  template <class Choose>
+  std::size_t find_or(std::vector<std::uint8_t> signature, Choose&& choose) {
+    if (const auto it = chosen.find(signature); it != chosen.end()) {
+#ifdef LOOM_DEBUG_PLAN
+      std::clog << "loom: plan cache hit: candidate " << it->second << "\n";
+#endif
+      return it->second;
+    }
+    const std::size_t c = choose(stats);
+    chosen.emplace(std::move(signature), c);
+    return c;
+  }
 };
 
 /// The candidate to run for `lhs = rhs`: cached by signature, else costed from statistics.
 template <class Lhs, class Rhs>
 std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
-  auto& cache = plan_cache<Lhs, Rhs>::local();
-  auto sig = detail::coarse_signature(rhs);
-  if (const auto it = cache.chosen.find(sig); it != cache.chosen.end()) {
+  return plan_cache<Lhs, Rhs>::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+    const plan_choice c = choose_plan(lhs, rhs, stats);
 #ifdef LOOM_DEBUG_PLAN
-    std::clog << "loom: plan cache hit: candidate " << it->second << "\n";
+    std::clog << "loom: plan chosen at run time: candidate " << c.chosen << " of " << c.cost.size()
+              << " (estimated costs:";
+    for (double x : c.cost) std::clog << " " << x;
+    std::clog << ")\n";
 #endif
-    return it->second;
-  }
-  const plan_choice c = choose_plan(lhs, rhs, cache.stats);
-#ifdef LOOM_DEBUG_PLAN
-  std::clog << "loom: plan chosen at run time: candidate " << c.chosen << " of " << c.cost.size()
-            << " (estimated costs:";
-  for (double x : c.cost) std::clog << " " << x;
-  std::clog << ")\n";
-#endif
-  cache.chosen.emplace(std::move(sig), c.chosen);
-  return c.chosen;
+    return c.chosen;
+  });
 }
 
 }  // namespace loom::optimize

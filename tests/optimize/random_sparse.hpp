@@ -1,0 +1,33 @@
+// A random sparse matrix with small integer values, shared by the optimizer tests.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TESTS_OPTIMIZE_RANDOM_SPARSE_HPP
+#define LOOM_TESTS_OPTIMIZE_RANDOM_SPARSE_HPP
+
+#include <loom/loom.hpp>
+
+#include <array>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace loom_test {
+
+/// rows x cols, each entry present with probability p, values in -4..4 (exact in double).
+inline loom::tensor<double, loom::csr> random_sparse(std::int64_t rows, std::int64_t cols, double p,
+                                              unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<std::array<std::int64_t, 2>> c;
+  std::vector<double> v;
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t q = 0; q < cols; ++q)
+      if (u(rng) < p) {
+        c.push_back({r, q});
+        v.push_back(static_cast<double>(static_cast<int>(u(rng) * 9) - 4));
+      }
+  return loom::from_coo<loom::csr>({rows, cols}, c, v);
+}
+
+}  // namespace loom_test
+
+#endif  // LOOM_TESTS_OPTIMIZE_RANDOM_SPARSE_HPP
