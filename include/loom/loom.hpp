@@ -10,6 +10,7 @@
 #include <loom/format.hpp>
 #include <loom/io.hpp>
 #include <loom/optimize.hpp>
+#include <loom/parallel.hpp>
 #include <loom/plan.hpp>
 #include <loom/relational.hpp>
 #include <loom/stream.hpp>

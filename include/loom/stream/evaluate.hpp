@@ -13,6 +13,7 @@
 #include <loom/format/format_name.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/optimize/plan_choice.hpp>
+#include <loom/parallel/run.hpp>
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/stream/lower.hpp>
@@ -21,6 +22,7 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -284,8 +286,26 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   }();
   (void)universe{};
 
+  // Parallel execution (parallel/): the outer loop is split into chunks when the options and
+  // the data allow it; otherwise (always with one thread) the serial loops below run unchanged.
+  using root_type = std::remove_cvref_t<decltype(root)>;
+  constexpr bool splittable =
+      parallel::splittable_root<root_type> &&
+      (out_format::all_dense || (!stream::is_contracted<root_type>() && Plan::output_prefix >= 1));
+  parallel::outer_split split;
+  if constexpr (splittable)
+    split = parallel::decide_split<order, typename Plan::accesses, typename B::pointers, T>(
+        pointers, ctx.extents[0], stream::is_contracted<root_type>(),
+        out_format::all_dense ? out.values().size() : 0);
+
   if constexpr (out_format::all_dense) {
-    if (!accumulate) std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
+    if (!accumulate) {
+      if (split.active)
+        parallel::fill(out.values().data(), out.values().size(), semiring_traits<T>::zero(),
+                       split.threads);
+      else
+        std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
+    }
     std::vector<std::int64_t> strides(depth_count + 1, 0);
     for (std::size_t m = 0; m < N; ++m) {
       std::int64_t stride = 1;
@@ -293,19 +313,43 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       for (std::size_t k = level + 1; k < N; ++k) stride *= out.extent(out_format::modes[k]);
       strides[out_depth[m]] = stride;
     }
+    if constexpr (splittable) {
+      if (split.active) {
+        parallel::run_dense(out.values().data(), out.values().size(), strides.data(), root, split);
+        return;
+      }
+    }
     stream::run_dense(out.values().data(), strides.data(), root, 0);
   } else {
-    auto drive = [&](auto& sink) {
+    auto configure = [&](auto& sink) {
       for (std::size_t k = 0; k < N; ++k) sink.depth_of_level[k] = out_depth[out_format::modes[k]];
       if constexpr (requires { sink.prefix; }) {
         sink.prefix = Plan::output_prefix;
         for (std::size_t k = 0; k < N; ++k) sink.level_extent[k] = out.extent(out_format::modes[k]);
         sink.init();
       }
+    };
+    auto drive = [&](auto& sink) {
+      configure(sink);
       stream::run_sparse(sink, root);
       sink.finish();
     };
     auto run_into = [&](auto& entries) {
+      if constexpr (splittable) {
+        if (split.active) {  // each thread's sink, configured by that thread
+          auto make_sink = [&](auto& target) {
+            using target_t = std::remove_cvref_t<decltype(target)>;
+            using sink_t = std::conditional_t<Plan::output_in_order,
+                                              stream::append_sink<T, N, target_t>,
+                                              stream::workspace_sink<T, N, target_t>>;
+            std::unique_ptr<sink_t> sink(new sink_t{target});
+            configure(*sink);
+            return sink;
+          };
+          parallel::run_sparse<T, N>(entries, root, split, make_sink);
+          return;
+        }
+      }
       if constexpr (Plan::output_in_order) {
         stream::append_sink<T, N, std::remove_cvref_t<decltype(entries)>> sink{entries};
         drive(sink);

@@ -1,0 +1,272 @@
+// Defines the parallel run loops: a kernel's outermost loop split into chunks of its index
+// range, each chunk driving its own copy of the stream tree into a slice of a dense output,
+// into per-thread or per-chunk partial results (reductions over the outer index), or into its
+// own entry list (sparse outputs, concatenated in order) (parallel/).
+// SPDX-License-Identifier: BSL-1.0
+//
+//  case table, by the root stream (depth 0) and the output:
+//  | root at depth 0 | dense output                          | sparse output                  |
+//  |-----------------|---------------------------------------|--------------------------------|
+//  | free index      | chunks write disjoint output elements | outer index = output level 0:  |
+//  |                 | (bit-identical to serial)             | entries per chunk, concatenated|
+//  |                 |                                       | in chunk order (= serial)      |
+//  | summed index    | partials per thread (or per chunk in  | serial                         |
+//  |                 | deterministic mode) folded in order   |                                |
+#ifndef LOOM_PARALLEL_RUN_HPP
+#define LOOM_PARALLEL_RUN_HPP
+
+#include <loom/core/semiring.hpp>
+#include <loom/expr/access.hpp>
+#include <loom/parallel/partition.hpp>
+#include <loom/parallel/settings.hpp>
+#include <loom/parallel/thread_pool.hpp>
+#include <loom/stream/combinators.hpp>
+#include <loom/stream/level_streams.hpp>
+#include <loom/stream/run.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace loom::parallel {
+
+namespace detail {
+
+template <class S>
+struct is_contract : std::false_type {};
+template <class S>
+struct is_contract<stream::contract_stream<S>> : std::true_type {};
+template <class S>
+struct is_union : std::false_type {};
+template <class A, class B, class Op>
+struct is_union<stream::union_stream<A, B, Op>> : std::true_type {};
+template <class S>
+struct is_deep_map : std::false_type {};
+template <class S, class G>
+struct is_deep_map<stream::deep_map_stream<S, G>> : std::true_type {};
+template <class S>
+struct is_scaled : std::false_type {};
+template <class A, class X, class Op, bool F>
+struct is_scaled<stream::scaled_stream<A, X, Op, F>> : std::true_type {};
+
+// Whether a root stream's index() is the outer loop's real index, so that its states can be
+// split into index ranges. Every free stream's is; a sum's is when it wraps one (a union of
+// sums reports index 0 for every state: not splittable, runs serially).
+template <class S>
+constexpr bool outer_indexed() {
+  if constexpr (!stream::is_stream_v<S>) return false;
+  else if constexpr (!S::contracted) return true;
+  else if constexpr (is_contract<S>::value) return !std::remove_cvref_t<decltype(std::declval<S&>().s)>::contracted;
+  else if constexpr (is_deep_map<S>::value) return outer_indexed<std::remove_cvref_t<decltype(std::declval<S&>().s)>>();
+  else if constexpr (is_scaled<S>::value) return outer_indexed<std::remove_cvref_t<decltype(std::declval<S&>().a)>>();
+  else return false;
+}
+
+// Whether the outer loop (depth 0) iterates level 0 of this access.
+template <class Tensor, class Order, class A>
+struct outer_first : std::false_type {};
+template <class Tensor, class Order, class U, class... Is>
+struct outer_first<Tensor, Order, expr::access<U, Is...>>
+    : std::bool_constant<stream::access_layout<Tensor, Order, Is...>::depth_of_level[0] == 0> {};
+
+}  // namespace detail
+
+/// Whether the kernel whose stream tree is `S` may split its outermost loop.
+template <class S>
+inline constexpr bool splittable_root = [] {
+  if constexpr (!stream::is_stream_v<S>) return false;
+  else return S::depth == 0 && detail::outer_indexed<S>();
+}();
+
+/// Moves a root stream to its first state that may hold an outer index >= lo: a sum forwards
+/// to the stream it sums (its own seek stays in place, the index being "*").
+template <class S>
+void seek_outer(S& s, std::int64_t lo) {
+  if constexpr (detail::is_contract<S>::value || detail::is_deep_map<S>::value) {
+    seek_outer(s.s, lo);
+  } else if constexpr (detail::is_scaled<S>::value) {
+    seek_outer(s.a, lo);
+  } else if constexpr (detail::is_union<S>::value) {
+    if (s.a.valid()) seek_outer(s.a, lo);
+    if (s.b.valid()) seek_outer(s.b, lo);
+    s = S(s.a, s.b, s.op, s.ctx);  // re-reads both children
+  } else {
+    s.seek(lo);
+  }
+}
+
+/// Runs the ready states of `root` whose outer index lies in [lo, hi): `emit(index, value)`.
+template <class S, class Emit>
+LOOM_FORCE_INLINE void for_outer_range(const S& root, std::int64_t lo, std::int64_t hi,
+                                       Emit&& emit) {
+  S st = root;
+  seek_outer(st, lo);
+  while (st.valid()) {
+    const std::int64_t i = st.index();
+    if (i >= hi) break;
+    if (i >= lo && st.ready()) emit(i, st.value());
+    st.next();
+  }
+}
+
+/// The decision for one kernel call: whether and how its outer loop is split.
+struct outer_split {
+  bool active = false;
+  unsigned threads = 1;
+  bool deterministic = false;
+  partition parts;
+};
+
+/// The most chunks a loop is split into, and the work per chunk aimed at. The count depends on
+/// the data only (never on the thread count), so deterministic mode is thread-count independent.
+inline constexpr std::size_t max_chunks = 256;
+inline constexpr std::int64_t work_per_chunk = 16384;
+
+/// Decides the split of a kernel's outer loop (extent `extent`): `Order` is the loop order,
+/// `Accesses` the plan's accesses and `pointers` the tensors the kernel reads (one per access).
+/// `reduction`: the outer index is summed (partials needed); `partial_size` is then the size of
+/// one partial result, which bounds the chunk count in deterministic mode (64 MiB of partials).
+template <class Order, class Accesses, class Pointers, class T>
+outer_split decide_split(const Pointers& pointers, std::int64_t extent, bool reduction,
+                         std::size_t partial_size) {
+  outer_split d;
+  const parallel_options o = current_parallel_options();
+  d.deterministic = o.deterministic && reduction;
+  d.threads = static_cast<unsigned>(std::max(1, o.threads));
+  if (extent < 2 || (d.threads == 1 && !d.deterministic)) return d;
+  // the work estimate, and the operand whose stored entries balance the chunks
+  std::int64_t work = extent, lead_nnz = -1;
+  std::size_t lead = static_cast<std::size_t>(-1);
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<std::tuple_size_v<Pointers>>>([&](auto k) {
+    const auto* t = std::get<k>(pointers);
+    if (t == nullptr) return;
+    const std::int64_t nnz = t->nnz();
+    work += nnz;
+    using tensor_t = std::remove_cvref_t<decltype(*t)>;
+    using A = boost::mp11::mp_at_c<Accesses, k>;
+    if constexpr (tensor_t::order > 0 && !tensor_t::format_type::all_dense) {
+      constexpr bool outer_first = detail::outer_first<tensor_t, Order, A>::value;
+      if constexpr (outer_first)
+        if (nnz > lead_nnz) lead_nnz = nnz, lead = k;
+    }
+  });
+  if (work < o.min_work) return d;
+  std::size_t chunks = static_cast<std::size_t>(
+      std::clamp<std::int64_t>(work / work_per_chunk, 2, static_cast<std::int64_t>(max_chunks)));
+  chunks = std::min<std::size_t>(chunks, static_cast<std::size_t>(extent));
+  if (d.deterministic && partial_size > 0) {
+    const std::size_t budget = (std::size_t{64} << 20) / sizeof(T) / partial_size;
+    chunks = std::min(chunks, std::max<std::size_t>(budget, 1));
+  }
+  if (chunks < 2) return d;
+  d.parts = split_evenly(extent, chunks);
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<std::tuple_size_v<Pointers>>>([&](auto k) {
+    if (k == lead) d.parts = split_by_entries(*std::get<k>(pointers), extent, chunks);
+  });
+  d.active = d.parts.chunks() >= 2;
+  return d;
+}
+
+/// Sets the first `n` values to `v` on the split's threads.
+template <class T>
+void fill(T* vals, std::size_t n, const T& v, unsigned threads) {
+  constexpr std::size_t block = std::size_t{1} << 16;
+  if (threads <= 1 || n < 2 * block) {
+    std::fill(vals, vals + n, v);
+    return;
+  }
+  const std::size_t blocks = (n + block - 1) / block;
+  parallel_for(blocks, threads, [&](std::size_t b, unsigned) {
+    std::fill(vals + b * block, vals + std::min(n, (b + 1) * block), v);
+  });
+}
+
+/// The dense-output loop, split: `vals` (size `size`) is added to as by stream::run_dense.
+/// A free outer index: each chunk adds into its own output elements. A summed outer index: each
+/// thread (deterministic: each chunk) adds into a zeroed partial, then the partials are added
+/// to `vals` element by element in thread (chunk) order.
+template <class T, class S>
+void run_dense(T* vals, std::size_t size, const std::int64_t* strides, const S& root,
+               const outer_split& d) {
+  const partition& p = d.parts;
+  if constexpr (!S::contracted) {
+    parallel_for(p.chunks(), d.threads, [&](std::size_t c, unsigned) {
+      for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t i, const auto& v) {
+        stream::run_dense(vals, strides, v, i * strides[S::depth]);
+      });
+    });
+  } else {
+    const std::size_t partials = d.deterministic ? p.chunks() : std::min<std::size_t>(d.threads, p.chunks());
+    std::vector<std::unique_ptr<T[]>> part(partials);
+    parallel_for(p.chunks(), d.threads, [&](std::size_t c, unsigned slot) {
+      const std::size_t k = d.deterministic ? c : slot;
+      if (!part[k]) {  // allocated and zeroed by the thread that fills it
+        part[k] = std::make_unique<T[]>(size);
+        std::fill(part[k].get(), part[k].get() + size, semiring_traits<T>::zero());
+      }
+      T* buf = part[k].get();
+      for_outer_range(root, p.lo(c), p.hi(c),
+                      [&](std::int64_t, const auto& v) { stream::run_dense(buf, strides, v, 0); });
+    });
+    constexpr std::size_t block = std::size_t{1} << 14;
+    const std::size_t blocks = (size + block - 1) / block;
+    parallel_for(blocks, d.threads, [&](std::size_t b, unsigned) {
+      const std::size_t end = std::min(size, (b + 1) * block);
+      for (std::size_t k = 0; k < partials; ++k) {
+        if (!part[k]) continue;
+        const T* buf = part[k].get();
+        for (std::size_t e = b * block; e < end; ++e)
+          vals[e] = semiring_traits<T>::add(vals[e], buf[e]);
+      }
+    });
+  }
+}
+
+/// Where a chunk's sink puts its entries: that chunk's list (a sink serving several chunks of
+/// one thread is pointed at each chunk's list in turn).
+template <class T, std::size_t N>
+struct chunk_target {
+  stream::entry_list<T, N>* list = nullptr;
+  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) { list->push(c, v); }
+};
+
+/// The sparse-output loop, split (the outer index is the output's first level): every chunk
+/// collects its entries, in order, through its thread's sink (`make_sink(target)` builds and
+/// configures one); the lists are then pushed into `entries` in chunk order, which is the order
+/// the serial loop emits them in.
+template <class T, std::size_t N, class Entries, class S, class MakeSink>
+void run_sparse(Entries& entries, const S& root, const outer_split& d, const MakeSink& make_sink) {
+  const partition& p = d.parts;
+  using target = chunk_target<T, N>;
+  using sink_type = std::remove_cvref_t<decltype(*make_sink(std::declval<target&>()))>;
+  std::vector<stream::entry_list<T, N>> lists(p.chunks());
+  const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(d.threads, p.chunks()));
+  std::vector<target> targets(threads);
+  std::vector<std::unique_ptr<sink_type>> sinks(threads);
+  parallel_for(p.chunks(), threads, [&](std::size_t c, unsigned slot) {
+    if (!sinks[slot]) sinks[slot] = make_sink(targets[slot]);
+    targets[slot].list = &lists[c];
+    sink_type& sink = *sinks[slot];
+    for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t i, const auto& v) {
+      sink.at_depth[S::depth] = i;
+      stream::run_sparse(sink, v);
+      sink.end_of(S::depth);
+    });
+    sink.finish();
+  });
+  for (auto& l : lists) {
+    for (std::size_t e = 0; e < l.vals.size(); ++e) entries.push(l.crd[e], l.vals[e]);
+    l = {};
+  }
+}
+
+}  // namespace loom::parallel
+
+#endif  // LOOM_PARALLEL_RUN_HPP

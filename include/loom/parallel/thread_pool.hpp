@@ -1,0 +1,161 @@
+// Defines loom's thread pool: std::jthread workers started on first use, which run the chunks
+// of one parallel loop at a time, the calling thread taking part (parallel/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PARALLEL_THREAD_POOL_HPP
+#define LOOM_PARALLEL_THREAD_POOL_HPP
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace loom::parallel {
+
+namespace detail {
+// Whether the current thread runs a chunk of a parallel loop (nested loops then run serially).
+inline thread_local bool inside_parallel_loop = false;
+
+// One parallel loop: chunks [0, count) handed out one at a time (dynamic scheduling: cores
+// shared with other processes still finish together). `call(ctx, chunk, slot)` runs one chunk;
+// slot in [0, threads) identifies the thread (per-thread workspaces are indexed by it).
+struct loop {
+  void (*call)(void*, std::size_t, unsigned) = nullptr;
+  void* ctx = nullptr;
+  std::size_t count = 0;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+
+  void work(unsigned slot) {
+    inside_parallel_loop = true;
+    for (;;) {
+      const std::size_t c = next.fetch_add(1, std::memory_order_relaxed);
+      if (c >= count) break;
+      if (failed.load(std::memory_order_relaxed)) continue;
+      try {
+        call(ctx, c, slot);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        failed.store(true, std::memory_order_relaxed);
+      }
+    }
+    inside_parallel_loop = false;
+  }
+};
+}  // namespace detail
+
+/// The process-wide pool. Workers sleep on a condition variable between loops (no spinning:
+/// the cores may be shared). One loop runs at a time; a loop started while another runs (from a
+/// second user thread), or from inside a chunk, runs serially on its caller.
+class thread_pool {
+ public:
+  static thread_pool& instance() {
+    static thread_pool pool;
+    return pool;
+  }
+
+  thread_pool() = default;
+  thread_pool(const thread_pool&) = delete;
+  thread_pool& operator=(const thread_pool&) = delete;
+  ~thread_pool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    workers_.clear();  // jthreads join
+  }
+
+  /// Runs `body(chunk, slot)` for every chunk in [0, chunks) on up to `threads` threads, the
+  /// caller being slot 0; returns when all chunks are done and rethrows the first exception.
+  template <class F>
+  void run(std::size_t chunks, unsigned threads, F&& body) {
+    using body_type = std::remove_reference_t<F>;
+    detail::loop l;
+    l.call = [](void* ctx, std::size_t c, unsigned slot) {
+      (*static_cast<body_type*>(ctx))(c, slot);
+    };
+    l.ctx = const_cast<void*>(static_cast<const void*>(&body));
+    l.count = chunks;
+    if (threads > chunks) threads = static_cast<unsigned>(chunks);
+    std::unique_lock<std::mutex> busy(run_mutex_, std::defer_lock);
+    if (threads <= 1 || detail::inside_parallel_loop || !busy.try_lock()) {
+      l.work(0);  // serially, on the caller
+    } else {
+      grow(threads - 1);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        loop_ = &l;
+        threads_ = threads;
+        pending_ = threads - 1;
+        ++epoch_;
+      }
+      wake_.notify_all();
+      l.work(0);
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [&] { return pending_ == 0; });
+      loop_ = nullptr;
+    }
+    if (l.error) std::rethrow_exception(l.error);
+  }
+
+  /// Worker threads started so far (the pool grows to the largest thread count asked for).
+  std::size_t workers() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return workers_.size();
+  }
+
+ private:
+  void grow(unsigned count) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    while (workers_.size() < count) {
+      const unsigned slot = static_cast<unsigned>(workers_.size()) + 1;
+      workers_.emplace_back([this, slot] { serve(slot); });
+    }
+  }
+
+  // A worker: waits for a new loop, takes part when its slot is below the loop's thread count.
+  // The loop and its thread count are read under the mutex together with the epoch, so a
+  // worker joins each loop at most once and a loop never waits for a worker it did not count.
+  void serve(unsigned slot) {
+    std::uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return stop_ || epoch_ != seen; });
+      if (stop_) return;
+      seen = epoch_;
+      if (slot >= threads_) continue;
+      detail::loop* l = loop_;
+      lock.unlock();
+      l->work(slot);
+      lock.lock();
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  mutable std::mutex mutex_;
+  std::mutex run_mutex_;
+  std::condition_variable wake_, done_;
+  std::uint64_t epoch_ = 0;
+  detail::loop* loop_ = nullptr;
+  unsigned threads_ = 0, pending_ = 0;
+  bool stop_ = false;
+  std::vector<std::jthread> workers_;  // last member: joined first on destruction
+};
+
+/// Runs `body(chunk, slot)` for chunk in [0, chunks) on up to `threads` threads of the pool.
+template <class F>
+void parallel_for(std::size_t chunks, unsigned threads, F&& body) {
+  thread_pool::instance().run(chunks, threads, body);
+}
+
+}  // namespace loom::parallel
+
+#endif  // LOOM_PARALLEL_THREAD_POOL_HPP
