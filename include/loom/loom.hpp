@@ -8,11 +8,13 @@
 #include <loom/core.hpp>
 #include <loom/expr.hpp>
 #include <loom/format.hpp>
+#include <loom/format/mapping.hpp>
 #include <loom/io.hpp>
 #include <loom/optimize.hpp>
 #include <loom/parallel.hpp>
 #include <loom/plan.hpp>
 #include <loom/relational.hpp>
+#include <loom/rewrite.hpp>
 #include <loom/stream.hpp>
 #include <loom/tra.hpp>
 

@@ -12,6 +12,7 @@
 #include <loom/format/format_name.hpp>
 #include <loom/optimize/plan_choice.hpp>
 #include <loom/plan/order.hpp>
+#include <loom/rewrite/for_evaluation.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -105,7 +106,14 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     std::vector<std::size_t> level_depth;   // depth iterated by each stored level
     std::vector<std::string> level_kind;
     std::vector<char> level_probe;  // random access, not full (hashed, bitmap, banded, user)
+    std::vector<char> level_full;   // random access and full: located like a dense level
+    std::vector<char> level_role;   // 'i' iterated, 'm' co-iterated, 'l' located (per level)
+    std::vector<std::string> level_peers;  // the other operands at that level's loop
     std::int64_t nnz = 0;
+    // a storage mapping's account of how its loops were fused (format/mapping/)
+    std::string (*mapping_explain)(const std::string&, const std::vector<char>&,
+                                   const std::vector<std::string>&,
+                                   const std::vector<std::string>&) = nullptr;
   };
   std::vector<operand_info> ops;
   expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
@@ -134,8 +142,13 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
             info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
             info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
                                        !L::properties.full);
+            info.level_full.push_back(L::properties.random_access && L::properties.full);
+            if constexpr (requires { &L::definition::explain; })
+              info.mapping_explain = &L::definition::explain;
             ++level;
           });
+      info.level_role.assign(info.level_depth.size(), 'i');
+      info.level_peers.assign(info.level_depth.size(), "");
     }(static_cast<const A*>(nullptr));
     ops.push_back(std::move(info));
   });
@@ -157,20 +170,48 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     bool is_free = false;
     boost::mp11::mp_for_each<out_indices>([&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
     std::vector<std::string> iterate, locate, probe;
-    for (const auto& o : ops)
+    using slot = std::pair<std::size_t, std::size_t>;  // (operand, level)
+    std::vector<slot> iterate_at, locate_at, probe_at;
+    for (std::size_t q = 0; q < ops.size(); ++q) {
+      const auto& o = ops[q];
       for (std::size_t l = 0; l < o.level_depth.size(); ++l) {
         if (o.level_depth[l] != d) continue;
-        const bool random = o.level_kind[l].rfind("dense", 0) == 0;
+        const bool random = o.level_kind[l].rfind("dense", 0) == 0 || o.level_full[l];
         (random ? locate : o.level_probe[l] ? probe : iterate)
             .push_back(o.label + " (" + o.level_kind[l] + ")");
+        (random ? locate_at : o.level_probe[l] ? probe_at : iterate_at).push_back({q, l});
       }
+    }
     // a product probes a random-access level while another operand is iterated (make_mul);
     // with nothing else to iterate, the first one is iterated
     if (iterate.empty() && !probe.empty()) {
       iterate.push_back(probe.front());
       probe.erase(probe.begin());
+      iterate_at.push_back(probe_at.front());
+      probe_at.erase(probe_at.begin());
+    }
+    if (iterate.empty() && !locate.empty() && !locate_at.empty()) {
+      const auto [q, l] = locate_at.front();  // a full mapped level with no one to iterate
+      if (ops[q].level_full[l] && ops[q].level_kind[l].rfind("dense", 0) != 0) {
+        iterate.push_back(locate.front());
+        locate.erase(locate.begin());
+        iterate_at.push_back(locate_at.front());
+        locate_at.erase(locate_at.begin());
+      }
     }
     locate.insert(locate.end(), probe.begin(), probe.end());
+    locate_at.insert(locate_at.end(), probe_at.begin(), probe_at.end());
+    for (const auto& [q, l] : iterate_at) {
+      ops[q].level_role[l] = iterate_at.size() > 1 ? 'm' : 'i';
+      for (const auto& [r, m] : iterate_at)
+        if (r != q) ops[q].level_peers[l] += (ops[q].level_peers[l].empty() ? "" : ", ") + ops[r].label;
+    }
+    for (const auto& [q, l] : locate_at) {
+      ops[q].level_role[l] = 'l';
+      for (const auto& [r, m] : iterate_at)
+        ops[q].level_peers[l] += (ops[q].level_peers[l].empty() ? "" : ", ") + ops[r].label;
+      if (ops[q].level_peers[l].empty()) ops[q].level_peers[l] = "the loop over its extent";
+    }
     s << "  loop " << names[d] << (is_free ? " [free]" : " [summed]") << ": ";
     if (iterate.empty() && locate.empty()) {
       s << "no operand uses it: dense counted loop over its extent";
@@ -194,6 +235,12 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     }
     s << "\n";
   }
+  for (const auto& o : ops) {
+    if (!o.mapping_explain || o.transposed) continue;
+    std::vector<std::string> loop_names;  // the program's index at each level
+    for (std::size_t depth : o.level_depth) loop_names.push_back(names[depth]);
+    s << o.mapping_explain(o.label, o.level_role, o.level_peers, loop_names);
+  }
   for (const auto& o : ops)
     if (o.transposed)
       s << "transpose: " << o.label << " is copied from " << o.format
@@ -212,15 +259,19 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
 /// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
 template <class Lhs, class R>
 std::string explain(const Lhs& lhs, const R& rhs_operand) {
-  const auto rhs = expr::as_expr(rhs_operand);
+  const auto rewritten = rewrite::for_kernel(expr::as_expr(rhs_operand));  // as the evaluator does
+  const auto rhs = rewritten.expr;
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using fired = typename decltype(rewritten)::fired;
+  const std::string rules =
+      boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
   using P0 = order_plan<Lhs, Rhs>;
   constexpr std::size_t n = plan_candidates<Lhs, Rhs>::count;
   if constexpr (n > 1) {
     loom::statistics_cache stats;
     const optimize::plan_choice choice = optimize::choose_plan(lhs, rhs, stats);
     std::ostringstream pre;
-    pre << "candidates (" << n << " instantiated, at most " << max_plan_candidates
+    pre << rules << "candidates (" << n << " instantiated, at most " << max_plan_candidates
         << "; LOOM_MAX_PLAN_CANDIDATES), costed at run time from statistics:\n";
     boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
       using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
@@ -256,7 +307,7 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
     });
     return out;
   }
-  return detail::explain_plan<P0>(lhs, rhs, "");
+  return detail::explain_plan<P0>(lhs, rhs, rules);
 }
 
 }  // namespace loom::plan

@@ -1,0 +1,101 @@
+// Defines the shipped storage mappings: lower- and upper-triangular packed, symmetric stored as
+// its lower triangle, band, Z-order (Morton) dense, and CSR, DCSR and CSF written as mappings
+// (format/mapping/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_LIBRARY_HPP
+#define LOOM_FORMAT_MAPPING_LIBRARY_HPP
+
+#include <loom/core/index.hpp>
+#include <loom/format/mapping/definition.hpp>
+#include <loom/format/mapping/index_expr.hpp>
+#include <loom/format/mapping/loops.hpp>
+
+#include <cstdint>
+
+namespace loom::mapping {
+
+/// The names the shipped mappings use: index variables and physical arrays (STOREL's).
+namespace names {
+inline constexpr loom::index<"i"> i{};
+inline constexpr loom::index<"j"> j{};
+inline constexpr loom::index<"k"> k{};
+inline constexpr auto I = var(i);
+inline constexpr auto J = var(j);
+inline constexpr array<"pos1", std::int64_t> pos1{};
+inline constexpr array<"idx1", std::int32_t> idx1{};
+inline constexpr array<"pos2", std::int64_t> pos2{};
+inline constexpr array<"idx2", std::int32_t> idx2{};
+inline constexpr array<"pos3", std::int64_t> pos3{};
+inline constexpr array<"idx3", std::int32_t> idx3{};
+}  // namespace names
+
+using literals::operator""_c;
+
+/// Lower-triangular, rows packed: A(i,j) = vals(i*(i+1)/2 + j) where j <= i (notes §3.3 (8),
+/// erratum fixed).
+inline constexpr auto lower_packed_mapping = define<"lower_packed">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J <= names::I),
+    values(names::I * (names::I + 1_c) / 2_c + names::J));
+using lower_packed = format_of<decltype(lower_packed_mapping)>;
+
+/// Upper-triangular, rows packed: row i holds j in i..N-1 after the i*N - i*(i-1)/2 slots of
+/// the rows above.
+inline constexpr auto upper_packed_mapping = define<"upper_packed">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J >= names::I),
+    values(names::I * extent - names::I * (names::I - 1_c) / 2_c + names::J - names::I));
+using upper_packed = format_of<decltype(upper_packed_mapping)>;
+
+/// Symmetric, stored as its packed lower triangle: A(i,j) = A(j,i) = vals(tri(max, min)).
+inline constexpr auto symmetric_packed_mapping = define<"symmetric_packed">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent),
+    values(max(names::I, names::J) * (max(names::I, names::J) + 1_c) / 2_c +
+           min(names::I, names::J)));
+using symmetric_packed = format_of<decltype(symmetric_packed_mapping)>;
+
+/// Band of half-width W, row by row (LAPACK's band layout): A(i,j) = vals(i*(2W+1) + j - i + W)
+/// where i - W <= j <= i + W. Slots outside the matrix (first and last rows) are padding.
+template <std::int64_t W>
+inline constexpr auto band_mapping = define<"band">(
+    range(names::i, 0_c, extent),
+    range(names::j, 0_c, extent, names::J >= names::I - c<W>, names::J <= names::I + c<W>),
+    values(names::I * c<2 * W + 1> + names::J - names::I + c<W>));
+template <std::int64_t W>
+using band = format_of<decltype(band_mapping<W>)>;
+
+/// Dense in Z-order (Morton): A(i,j) = vals(interleave(i, j)), i in the even bits (notes §3.3
+/// (10), read as lookups). N a power of two gives exactly N*N slots.
+inline constexpr auto zorder_mapping = define<"zorder">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent),
+    values(interleave(names::I, names::J)));
+using zorder = format_of<decltype(zorder_mapping)>;
+
+/// CSR as a mapping (Fig. 1(b)): sum(<i,_> in 0:N) { @unique i -> sum(<p, j> in
+/// idx2(pos2(i) : pos2(i+1))) { @unique j -> vals(p) } }.
+inline constexpr auto csr_mapping = define<"csr_mapping">(
+    range(names::i, 0_c, extent),
+    each(names::j, names::idx2.slice(names::pos2(pos(names::i)), names::pos2(pos(names::i) + 1_c)),
+         unique),
+    values(pos(names::j)));
+using csr = format_of<decltype(csr_mapping)>;
+
+/// DCSR as a mapping (Example 4.2): both levels are sorted unique segments.
+inline constexpr auto dcsr_mapping = define<"dcsr_mapping">(
+    each(names::i, names::idx1.slice(names::pos1(0_c), names::pos1(1_c)), unique),
+    each(names::j, names::idx2.slice(names::pos2(pos(names::i)), names::pos2(pos(names::i) + 1_c)),
+         unique),
+    values(pos(names::j)));
+using dcsr = format_of<decltype(dcsr_mapping)>;
+
+/// CSF of order 3 as a mapping (the B of Fig. 1(d)).
+inline constexpr auto csf3_mapping = define<"csf3_mapping">(
+    each(names::i, names::idx1.slice(names::pos1(0_c), names::pos1(1_c)), unique),
+    each(names::j, names::idx2.slice(names::pos2(pos(names::i)), names::pos2(pos(names::i) + 1_c)),
+         unique),
+    each(names::k, names::idx3.slice(names::pos3(pos(names::j)), names::pos3(pos(names::j) + 1_c)),
+         unique),
+    values(pos(names::k)));
+using csf3 = format_of<decltype(csf3_mapping)>;
+
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_LIBRARY_HPP
