@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -76,7 +77,13 @@ template <class Tensor, class Order, class U, class... Is>
 struct outer_first<Tensor, Order, expr::access<U, Is...>>
     : std::bool_constant<stream::access_layout<Tensor, Order, Is...>::depth_of_level[0] == 0> {};
 
+// Kernel calls whose outer loop was split so far (tests check that the split paths ran).
+inline std::atomic<std::int64_t> split_loops{0};
+
 }  // namespace detail
+
+/// How many kernel calls have split their outer loop since the program started.
+inline std::int64_t split_loop_count() { return detail::split_loops.load(std::memory_order_relaxed); }
 
 /// Whether the kernel whose stream tree is `S` may split its outermost loop.
 template <class S>
@@ -124,10 +131,9 @@ struct outer_split {
   partition parts;
 };
 
-/// The most chunks a loop is split into, and the work per chunk aimed at. The count depends on
-/// the data only (never on the thread count), so deterministic mode is thread-count independent.
+/// The most chunks a loop is split into. The count depends on the data and the options only
+/// (never on the thread count), so deterministic mode is thread-count independent.
 inline constexpr std::size_t max_chunks = 256;
-inline constexpr std::int64_t work_per_chunk = 16384;
 
 /// Decides the split of a kernel's outer loop (extent `extent`): `Order` is the loop order,
 /// `Accesses` the plan's accesses and `pointers` the tensors the kernel reads (one per access).
@@ -159,7 +165,7 @@ outer_split decide_split(const Pointers& pointers, std::int64_t extent, bool red
   });
   if (work < o.min_work) return d;
   std::size_t chunks = static_cast<std::size_t>(
-      std::clamp<std::int64_t>(work / work_per_chunk, 2, static_cast<std::int64_t>(max_chunks)));
+      std::clamp<std::int64_t>(work / o.chunk_work, 2, static_cast<std::int64_t>(max_chunks)));
   chunks = std::min<std::size_t>(chunks, static_cast<std::size_t>(extent));
   if (d.deterministic && partial_size > 0) {
     const std::size_t budget = (std::size_t{64} << 20) / sizeof(T) / partial_size;
@@ -171,6 +177,7 @@ outer_split decide_split(const Pointers& pointers, std::int64_t extent, bool red
     if (k == lead) d.parts = split_by_entries(*std::get<k>(pointers), extent, chunks);
   });
   d.active = d.parts.chunks() >= 2;
+  if (d.active) detail::split_loops.fetch_add(1, std::memory_order_relaxed);
   return d;
 }
 

@@ -25,6 +25,9 @@ struct parallel_options {
   /// Kernels whose work estimate (stored entries of the operands plus the outer extent) is
   /// below this stay serial. Default: $LOOM_PARALLEL_MIN_WORK when set, else 32768.
   std::int64_t min_work = -1;
+  /// The work per chunk aimed at when the outer loop is split (at most 256 chunks, at most one
+  /// per outer index). Default: $LOOM_PARALLEL_CHUNK_WORK when set, else 16384.
+  std::int64_t chunk_work = -1;
 };
 
 namespace parallel::detail {
@@ -52,6 +55,11 @@ inline std::int64_t default_min_work() {
   return n;
 }
 
+inline std::int64_t default_chunk_work() {
+  static const std::int64_t n = std::max(1, env_int("LOOM_PARALLEL_CHUNK_WORK", 16384));
+  return n;
+}
+
 inline bool default_deterministic() {
   static const bool d = env_int("LOOM_DETERMINISTIC", 0) != 0;
   return d;
@@ -61,6 +69,7 @@ struct global_settings {
   std::atomic<int> threads{0};
   std::atomic<int> deterministic{-1};  // -1: the environment's default
   std::atomic<std::int64_t> min_work{-1};
+  std::atomic<std::int64_t> chunk_work{-1};
 };
 inline global_settings& globals() {
   static global_settings g;
@@ -76,7 +85,8 @@ inline void set_num_threads(int n) {
   parallel::detail::globals().threads.store(std::max(0, n), std::memory_order_relaxed);
 }
 
-/// The options in effect on the calling thread, defaults resolved (threads >= 1, min_work >= 0).
+/// The options in effect on the calling thread, defaults resolved (threads >= 1, min_work >= 0,
+/// chunk_work >= 1).
 inline parallel_options current_parallel_options() {
   namespace d = parallel::detail;
   parallel_options o;
@@ -86,10 +96,13 @@ inline parallel_options current_parallel_options() {
   o.deterministic = det < 0 ? d::default_deterministic() : det != 0;
   const std::int64_t w = d::globals().min_work.load(std::memory_order_relaxed);
   o.min_work = w >= 0 ? w : d::default_min_work();
+  const std::int64_t cw = d::globals().chunk_work.load(std::memory_order_relaxed);
+  o.chunk_work = cw > 0 ? cw : d::default_chunk_work();
   if (const auto& s = d::scoped_override) {
     if (s->threads > 0) o.threads = s->threads;
     o.deterministic = s->deterministic;
     if (s->min_work >= 0) o.min_work = s->min_work;
+    if (s->chunk_work > 0) o.chunk_work = s->chunk_work;
   }
   return o;
 }
@@ -107,6 +120,19 @@ inline bool deterministic() { return current_parallel_options().deterministic; }
 inline void set_parallel_min_work(std::int64_t work) {
   parallel::detail::globals().min_work.store(std::max<std::int64_t>(-1, work),
                                              std::memory_order_relaxed);
+}
+
+/// Sets the work per chunk of split loops (process-wide); -1 restores the default.
+inline void set_parallel_chunk_work(std::int64_t work) {
+  parallel::detail::globals().chunk_work.store(work > 0 ? work : -1, std::memory_order_relaxed);
+}
+
+/// Sets every option at once (process-wide); fields at their defaults restore the default.
+inline void set_parallel_options(const parallel_options& o) {
+  set_num_threads(o.threads);
+  set_deterministic(o.deterministic);
+  set_parallel_min_work(o.min_work);
+  set_parallel_chunk_work(o.chunk_work);
 }
 
 /// Overrides the options for kernels started on the current thread while it lives:
