@@ -62,6 +62,20 @@ inline constexpr auto band_mapping = define<"band">(
 template <std::int64_t W>
 using band = format_of<decltype(band_mapping<W>)>;
 
+/// Tridiagonal, rows packed without padding (notes §3.3 (9), erratum fixed): row i starts at
+/// 2i - 1 and holds j in i-1..i+1, so A(i,j) = vals(2i + j); exactly 3N - 2 slots.
+inline constexpr auto tridiagonal_mapping = define<"tridiagonal">(
+    range(names::i, 0_c, extent),
+    range(names::j, 0_c, extent, names::I - 1_c <= names::J, names::J <= names::I + 1_c),
+    values(2_c * names::I + names::J));
+using tridiagonal = format_of<decltype(tridiagonal_mapping)>;
+
+/// Dense row-major (Example 4.1): A(i,j) = vals(i*N + j).
+inline constexpr auto dense_rowmajor_mapping = define<"dense_rowmajor">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent),
+    values(names::I * extent + names::J));
+using dense_rowmajor = format_of<decltype(dense_rowmajor_mapping)>;
+
 /// Dense in Z-order (Morton): A(i,j) = vals(interleave(i, j)), i in the even bits (notes §3.3
 /// (10), read as lookups). N a power of two gives exactly N*N slots.
 inline constexpr auto zorder_mapping = define<"zorder">(

@@ -1,0 +1,244 @@
+// STOREL's worked examples (notes 000-storel.md §8.2) on storage mappings: CSR, DCSR and dense
+// row-major mappings of the matrix C give the same tensor (test 2); triangular, tridiagonal and
+// Z-order layouts (test 20); Ax, BATAx (test 16), ΣMMM (test 17) and MTTKRP (test 18) over
+// mapped tensors; the sorted merge of two segments (test 19); explain; errors.
+// SPDX-License-Identifier: BSL-1.0
+#include <loom/format/mapping.hpp>
+#include <loom/plan.hpp>
+#include <loom/stream.hpp>
+
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace lm = loom::mapping;
+namespace nm = loom::mapping::names;
+constexpr loom::index<"i"> i;
+constexpr loom::index<"j"> j;
+constexpr loom::index<"k"> k;
+constexpr loom::index<"l"> l;
+
+using entries2 = std::map<std::array<std::int64_t, 2>, double>;
+
+template <class Tensor>
+auto stored(const Tensor& t) {
+  std::map<std::array<std::int64_t, Tensor::order>, double> out;
+  t.for_each_stored([&](const auto& c, double v) {
+    if (v != 0) out[c] = v;  // compared modulo zeros (notes §2.8.1)
+  });
+  return out;
+}
+
+// C of Fig. 1(b): rows {0: 0->6, 2->9, 3->8}, {}, {0->5, 3->7}
+const entries2 expected_c{{{0, 0}, 6}, {{0, 2}, 9}, {{0, 3}, 8}, {{2, 0}, 5}, {{2, 3}, 7}};
+
+auto c_as_csr() {
+  return lm::make_tensor<lm::csr>({3, 4}, std::vector<double>{6, 9, 8, 5, 7},
+                                  lm::bind(nm::pos2, std::vector<std::int64_t>{0, 3, 3, 5}),
+                                  lm::bind(nm::idx2, std::vector<std::int32_t>{0, 2, 3, 0, 3}));
+}
+auto c_as_dcsr() {
+  return lm::make_tensor<lm::dcsr>({3, 4}, std::vector<double>{6, 9, 8, 5, 7},
+                                   lm::bind(nm::pos1, std::vector<std::int64_t>{0, 2}),
+                                   lm::bind(nm::idx1, std::vector<std::int32_t>{0, 2}),
+                                   lm::bind(nm::pos2, std::vector<std::int64_t>{0, 3, 5}),
+                                   lm::bind(nm::idx2, std::vector<std::int32_t>{0, 2, 3, 0, 3}));
+}
+auto c_as_dense() {
+  return lm::make_tensor<lm::dense_rowmajor>(
+      {3, 4}, std::vector<double>{6, 0, 9, 8, 0, 0, 0, 0, 5, 0, 0, 7});
+}
+
+}  // namespace
+
+TEST_CASE("mapping test 2: C as CSR, DCSR and dense row-major mappings is one tensor") {
+  CHECK(stored(c_as_csr()) == expected_c);
+  CHECK(stored(c_as_dcsr()) == expected_c);
+  CHECK(stored(c_as_dense()) == expected_c);
+  // and equals the built-in formats, both ways
+  loom::tensor<double, loom::csr> builtin(c_as_dcsr());
+  CHECK(stored(builtin) == expected_c);
+  loom::tensor<double, lm::csr> back(builtin);
+  CHECK(stored(back) == expected_c);
+  CHECK(c_as_csr().at(2, 3) == 7);
+  CHECK(c_as_dcsr().at(1, 1) == 0);
+}
+
+TEST_CASE("mapping test 20: lower-triangular, tridiagonal and Z-order layouts") {
+  auto L = lm::make_tensor<lm::lower_packed>({3, 3}, std::vector<double>{1, 2, 3, 4, 5, 6});
+  CHECK(stored(L) == entries2{{{0, 0}, 1}, {{1, 0}, 2}, {{1, 1}, 3},
+                              {{2, 0}, 4}, {{2, 1}, 5}, {{2, 2}, 6}});
+  auto B = lm::make_tensor<lm::tridiagonal>({3, 3}, std::vector<double>{1, 2, 3, 4, 5, 6, 7});
+  CHECK(stored(B) == entries2{{{0, 0}, 1}, {{0, 1}, 2}, {{1, 0}, 3}, {{1, 1}, 4},
+                              {{1, 2}, 5}, {{2, 1}, 6}, {{2, 2}, 7}});
+  auto Z = lm::make_tensor<lm::zorder>({2, 2}, std::vector<double>{1, 2, 3, 4});  // a b c d
+  CHECK(stored(Z) == entries2{{{0, 0}, 1}, {{1, 0}, 2}, {{0, 1}, 3}, {{1, 1}, 4}});
+  auto Z4 = lm::make_tensor<lm::zorder>({4, 4}, [] {
+    std::vector<double> v(16);
+    for (int d = 0; d < 16; ++d) v[d] = d + 1;
+    return v;
+  }());
+  // d = 4 holds (2, 0), d = 9 holds (1, 2) (notes §3.3 (10))
+  CHECK(Z4.at(2, 0) == 5);
+  CHECK(Z4.at(1, 2) == 10);
+  auto U = lm::make_tensor<lm::upper_packed>({3, 3}, std::vector<double>{1, 2, 3, 4, 5, 6});
+  CHECK(stored(U) == entries2{{{0, 0}, 1}, {{0, 1}, 2}, {{0, 2}, 3},
+                              {{1, 1}, 4}, {{1, 2}, 5}, {{2, 2}, 6}});
+  auto S = lm::make_tensor<lm::symmetric_packed>({3, 3}, std::vector<double>{1, 2, 3, 4, 5, 6});
+  CHECK(S.at(0, 2) == 4);
+  CHECK(S.at(2, 0) == 4);
+  CHECK(S.at(1, 2) == 5);
+  CHECK(stored(S).size() == 9);
+  auto W = lm::make_tensor<lm::band<1>>({3, 3}, std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(stored(W) == entries2{{{0, 0}, 1}, {{0, 1}, 2}, {{1, 0}, 3}, {{1, 1}, 4},
+                              {{1, 2}, 5}, {{2, 1}, 6}, {{2, 2}, 7}});
+}
+
+TEST_CASE("mapping tests 2 and 16: Ax and BATAx over the CSR and DCSR mappings") {
+  loom::tensor<double, loom::dense_vector> x({4}), ax({3}), q({4});
+  for (int p = 0; p < 4; ++p) x.at(p) = p + 1;
+  auto check = [&](const auto& A) {
+    ax(i) = loom::sum(j, A(i, j) * x(j));
+    CHECK(ax.at(0) == 65);
+    CHECK(ax.at(1) == 0);
+    CHECK(ax.at(2) == 33);
+    q(j) = loom::sum(i, loom::sum(k, 2.0 * A(i, j) * A(i, k) * x(k)));
+    CHECK(q.at(0) == 1110);
+    CHECK(q.at(1) == 0);
+    CHECK(q.at(2) == 1170);
+    CHECK(q.at(3) == 1502);
+  };
+  check(c_as_csr());
+  check(c_as_dcsr());
+  check(c_as_dense());
+}
+
+TEST_CASE("mapping test 17: sum-MMM with A = C as a CSC mapping and B = C^T as a CSR mapping") {
+  using csc = lm::csr::ordered<1, 0>;
+  auto A = lm::make_tensor<csc>({3, 4}, std::vector<double>{6, 5, 9, 8, 7},
+                                lm::bind(nm::pos2, std::vector<std::int64_t>{0, 2, 2, 3, 5}),
+                                lm::bind(nm::idx2, std::vector<std::int32_t>{0, 2, 0, 0, 2}));
+  auto B = lm::make_tensor<lm::csr>({4, 3}, std::vector<double>{6, 5, 9, 8, 7},
+                                    lm::bind(nm::pos2, std::vector<std::int64_t>{0, 2, 2, 3, 5}),
+                                    lm::bind(nm::idx2, std::vector<std::int32_t>{0, 2, 0, 0, 2}));
+  CHECK(stored(A) == expected_c);
+  const double naive = loom::eval(loom::sum(i, loom::sum(j, loom::sum(k, A(i, k) * B(k, j)))));
+  CHECK(naive == 427);
+  loom::tensor<double, loom::dense_vector> colsum({4}), rowsum({4});
+  colsum(k) = loom::sum(i, A(i, k));
+  rowsum(k) = loom::sum(j, B(k, j));
+  CHECK(colsum.at(0) == 11);
+  CHECK(colsum.at(3) == 15);
+  CHECK(loom::eval(loom::sum(k, colsum(k) * rowsum(k))) == 427);
+}
+
+TEST_CASE("mapping test 18: MTTKRP with B a CSF mapping, C and D CSR mappings") {
+  auto B = lm::make_tensor<lm::csf3>(
+      {2, 3, 2}, std::vector<double>{1, 2, 3, 4, 5},
+      lm::bind(nm::pos1, std::vector<std::int64_t>{0, 2}),
+      lm::bind(nm::idx1, std::vector<std::int32_t>{0, 1}),
+      lm::bind(nm::pos2, std::vector<std::int64_t>{0, 2, 4}),
+      lm::bind(nm::idx2, std::vector<std::int32_t>{0, 2, 1, 2}),
+      lm::bind(nm::pos3, std::vector<std::int64_t>{0, 2, 3, 4, 5}),
+      lm::bind(nm::idx3, std::vector<std::int32_t>{0, 1, 1, 0, 0}));
+  auto C = c_as_csr();
+  auto D = lm::make_tensor<lm::csr>({4, 2}, std::vector<double>{1, 2, 3, 4},
+                                    lm::bind(nm::pos2, std::vector<std::int64_t>{0, 1, 2, 3, 4}),
+                                    lm::bind(nm::idx2, std::vector<std::int32_t>{0, 1, 0, 1}));
+  loom::tensor<double, loom::dcsr> A({2, 4});
+  A(i, j) = loom::sum(k, loom::sum(l, B(i, k, l) * C(k, j) * D(j, l)));
+  CHECK(stored(A) == entries2{{{0, 0}, 6}, {{0, 2}, 27}, {{0, 3}, 148}, {{1, 0}, 25}});
+  B.set_name("B");
+  D.set_name("D");
+  const std::string plan =
+      loom::explain(A(i, j), loom::sum(k, loom::sum(l, B(i, k, l) * C(k, j) * D(j, l))));
+  CAPTURE(plan);
+  CHECK(plan.find("attribute order: i, k, j, l") != std::string::npos);
+  CHECK(plan.find("mapping B = csf3_mapping") != std::string::npos);
+  CHECK(plan.find("F3 (@unique j): the program's loop over k is the mapping's loop over "
+                  "idx2(pos2(i_pos) : pos2(i_pos + 1))") != std::string::npos);
+  CHECK(plan.find("fused i (program index k): F1 (iteration -> lookup): k comes from B") !=
+        std::string::npos);
+  // the l loop intersects B's and D's sorted segments: F4
+  CHECK(plan.find("F3 (@unique k) and F4: sorted merge of idx3(pos3(j_pos) : pos3(j_pos + 1)) with D") !=
+        std::string::npos);
+}
+
+TEST_CASE("mapping test 19: the sorted merge of two index segments") {
+  // a = {0 -> 1, 1 -> 2, 4 -> 3}, b = {1 -> 10, 2 -> 20, 4 -> 30}: merge on 1 and 4
+  using vec = lm::format_of<decltype(lm::define<"segment_vector">(
+      lm::each(nm::i, nm::idx1.slice(nm::pos1(lm::c<0>), nm::pos1(lm::c<1>)), lm::unique),
+      lm::values(lm::pos(nm::i))))>;
+  auto a = lm::make_tensor<vec>({5}, std::vector<double>{1, 2, 3},
+                                lm::bind(nm::pos1, std::vector<std::int64_t>{0, 3}),
+                                lm::bind(nm::idx1, std::vector<std::int32_t>{0, 1, 4}));
+  auto b = lm::make_tensor<vec>({5}, std::vector<double>{10, 20, 30},
+                                lm::bind(nm::pos1, std::vector<std::int64_t>{0, 3}),
+                                lm::bind(nm::idx1, std::vector<std::int32_t>{1, 2, 4}));
+  loom::tensor<double, loom::sparse_vector> c({5});
+  c(i) = a(i) * b(i);
+  CHECK(stored(c) == std::map<std::array<std::int64_t, 1>, double>{{{1}, 20}, {{4}, 90}});
+  const std::string plan = loom::explain(c(i), a(i) * b(i));
+  CAPTURE(plan);
+  CHECK(plan.find("F4: sorted merge of idx1(pos1(0) : pos1(1)) with T1") != std::string::npos);
+}
+
+TEST_CASE("mapping explain: lower-triangular SpMV is the mapping's loops, fused") {
+  auto L = lm::make_tensor<lm::lower_packed>({3, 3}, std::vector<double>{1, 2, 3, 4, 5, 6});
+  L.set_name("L");
+  loom::tensor<double, loom::dense_vector> x({3}), y({3});
+  for (int p = 0; p < 3; ++p) x.at(p) = p + 1;
+  y(i) = loom::sum(j, L(i, j) * x(j));
+  CHECK(y.at(0) == 1);
+  CHECK(y.at(1) == 8);
+  CHECK(y.at(2) == 32);
+  const std::string plan = loom::explain(y(i), loom::sum(j, L(i, j) * x(j)));
+  CAPTURE(plan);
+  CHECK(plan.find("mapping L = lower_packed: L(i,j) = vals((i*(i + 1))/2 + j) for i in 0 : N, "
+                  "j in 0 : N where j <= i") != std::string::npos);
+  CHECK(plan.find("G (guard into bound) gives j in 0 : min(N, i + 1); F2: the program's loop "
+                  "over j is the mapping's loop j in 0 : min(N, i + 1) (a counted loop)") !=
+        std::string::npos);
+  CHECK(plan.find("let-inlining") != std::string::npos);
+  // a lookup: x iterated (sparse), L located through the range test (F1 + T4)
+  loom::tensor<double, loom::sparse_vector> xs(x);
+  loom::tensor<double, loom::dense_vector> z({3});
+  z(i) = loom::sum(j, xs(j) * L(i, j));
+  CHECK(z.at(2) == 32);
+  const std::string probe = loom::explain(z(i), loom::sum(j, xs(j) * L(i, j)));
+  CAPTURE(probe);
+  CHECK(probe.find("F1 (iteration -> lookup): j comes from T0") != std::string::npos);
+}
+
+TEST_CASE("mapping errors name the mapping, the mode and the extents") {
+  CHECK_THROWS_WITH_AS(lm::make_tensor<lm::lower_packed>({3, 3}, std::vector<double>{1, 2, 3}),
+                       "loom::mapping lower_packed: the value array has 3 entries; the mapping's "
+                       "offsets need 6",
+                       loom::shape_error);
+  CHECK_THROWS_WITH_AS(
+      (lm::make_tensor<lm::csr>({3, 4}, std::vector<double>{6, 9, 8, 5, 7},
+                                lm::bind(nm::pos2, std::vector<std::int64_t>{0, 3, 3, 5}),
+                                lm::bind(nm::idx2, std::vector<std::int32_t>{0, 3, 2, 0, 3}))),
+      "loom::mapping csr_mapping: coordinate 2 of mode 1 (extent 4) under parent position 0 is "
+      "not strictly ascending (the loop is unique and sorted)",
+      loom::shape_error);
+  CHECK_THROWS_WITH_AS(
+      (lm::make_tensor<lm::csr>({3, 4}, std::vector<double>{6, 9, 8, 5, 7},
+                                lm::bind(nm::pos2, std::vector<std::int64_t>{0, 3, 3, 6}),
+                                lm::bind(nm::idx2, std::vector<std::int32_t>{0, 2, 3, 0, 3}))),
+      "loom::mapping csr_mapping: the segment [3, 6) of mode 1 under parent position 2 leaves its "
+      "index array of 5 entries",
+      loom::shape_error);
+  // an entry outside the stored region cannot be placed
+  CHECK_THROWS_WITH_AS(
+      (loom::from_coo<lm::lower_packed>({3, 3}, {{0, 2}}, std::vector<double>{1})),
+      "loom::mapping lower_packed: an entry with coordinate 2 in mode 1 (extent 3) under parent "
+      "position 0 lies outside the stored region j in 0 : min(N, i + 1)",
+      loom::shape_error);
+}
