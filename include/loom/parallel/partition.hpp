@@ -22,14 +22,17 @@ struct partition {
 
 namespace detail {
 
-// First x in [lo, hi) with f(x) >= target (f non-decreasing), else hi.
+// The x in [lo, hi] whose f(x) is nearest to target (f non-decreasing; ties: the smaller x), so
+// that a heavy row goes to a chunk of its own rather than with every row before it.
 template <class F>
-std::int64_t first_at_least(std::int64_t lo, std::int64_t hi, std::int64_t target, const F& f) {
-  while (lo < hi) {
+std::int64_t nearest(std::int64_t lo, std::int64_t hi, std::int64_t target, const F& f) {
+  const std::int64_t first = lo;
+  while (lo < hi) {  // first x with f(x) >= target, else hi
     const std::int64_t mid = lo + (hi - lo) / 2;
     if (f(mid) < target) lo = mid + 1;
     else hi = mid;
   }
+  if (lo > first && target - f(lo - 1) <= f(lo) - target) return lo - 1;
   return lo;
 }
 
@@ -81,7 +84,7 @@ partition split_by_entries(const Tensor& t, std::int64_t extent, std::size_t chu
     auto cum = [&](std::int64_t q) { return below(q) + q; };
     const std::int64_t base = cum(first), total = cum(last) - base;
     targets(total, [&](std::int64_t w) {
-      const std::int64_t q = detail::first_at_least(first, last, base + w, cum);
+      const std::int64_t q = detail::nearest(first, last, base + w, cum);
       return q < last ? static_cast<std::int64_t>(l0.crd[static_cast<std::size_t>(q)]) : extent;
     });
     return detail::finish(std::move(b), extent);
@@ -92,7 +95,7 @@ partition split_by_entries(const Tensor& t, std::int64_t extent, std::size_t chu
         if (static_cast<std::int64_t>(l1.pos.size()) < extent + 1) return split_evenly(extent, chunks);
         auto cum = [&](std::int64_t r) { return below(r) + r; };
         const std::int64_t total = cum(extent);
-        targets(total, [&](std::int64_t w) { return detail::first_at_least(0, extent, w, cum); });
+        targets(total, [&](std::int64_t w) { return detail::nearest(0, extent, w, cum); });
         return detail::finish(std::move(b), extent);
       }
     }
