@@ -351,6 +351,544 @@ def make_plot(data, path):
     return True
 
 
+# peers (issue 8 items 2-4) -------------------------------------------------------------------------
+PEER_SYSTEMS = ["hand", "loom", "eigen", "graphblas", "scipy"]
+SYSTEM_TITLES = {"hand": "hand", "loom": "loom", "eigen": "Eigen", "graphblas": "GraphBLAS",
+                 "scipy": "scipy"}
+SYSTEM_COLORS = {"hand": "#7f7f7f", "loom": "#d62728", "eigen": "#1f77b4", "graphblas": "#2ca02c",
+                 "scipy": "#ff7f0e"}
+PEER_WORKLOADS = {  # name: (title, expression, what each peer runs)
+    "spmv": ("SpMV", "y(i) = sum(j, A(i,j) * x(j)); A csr, x, y dense",
+             "Eigen: row-major `A * x`; GraphBLAS: `GrB_mxv` (plus-times); scipy: `A @ x`"),
+    "spgemm": ("SpGEMM", "C(i,j) = sum(k, A(i,k) * B(k,j)); csr × csr → csr",
+               "Eigen: row-major `A * B`; GraphBLAS: `GrB_mxm` (plus-times, sorted result); "
+               "scipy: `A @ B` then `sort_indices()`"),
+    "add": ("Sparse add", "C(i,j) = A(i,j) + B(i,j); csr + csr → csr (A + Aᵀ for the real matrices)",
+            "Eigen: `A + B`; GraphBLAS: `GrB_eWiseAdd` (plus); scipy: `A + B`"),
+    "sddmm": ("SDDMM", "C(i,j) = sum(k, S(i,j) * U(i,k) * V(j,k)); S, C csr, U, V dense, rank 32",
+              "GraphBLAS: `GrB_mxm` masked by S (structural, replace; dot products) then "
+              "`GrB_eWiseMult` with S; scipy: `S.data * einsum('ij,ij->i', U[rows], V[S.indices])`; "
+              "Eigen has no sampled product"),
+    "mttkrp": ("MTTKRP", "M(i,r) = sum(j, k, T(i,j,k) * B(j,r) * C(k,r)); T csf<3>, rank 16",
+               "no peer has the operation: loom against the hand-written CSF loop nest only"),
+    "triangles": ("Triangle counting", "sum(i, j, k, A(i,j) * A(j,k) * A(i,k)); A the symmetric "
+                  "0/1 pattern, csr",
+                  "Eigen: `(A * A).cwiseProduct(A).sum()` (no masked product); GraphBLAS: "
+                  "`GrB_mxm` masked by A (dot products) then `GrB_reduce`; scipy: "
+                  "`(A @ A).multiply(A).sum()`"),
+}
+SWEEPS = {"sweep_spmv": "SpMV", "sweep_add": "sparse add"}
+
+
+def load_gb_file(path):
+    """{(workload, input, system): row} of one Google Benchmark JSON file, its context, order."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        print(f"bench_report.py: skipping {path.name} (empty or not JSON)", file=sys.stderr)
+        return {}, {}, {}
+    runs, order = {}, {}
+    for b in data.get("benchmarks", []):
+        if b.get("run_type", "iteration") != "iteration" or b.get("error_occurred"):
+            continue
+        runs.setdefault(b.get("run_name", b["name"]), []).append(b)
+    rows = {}
+    for name, reps in runs.items():
+        parts = name.split("/")
+        if len(parts) < 3 or not parts[0].startswith("BM_"):
+            continue
+        key = (parts[0][3:], parts[1], parts[2])
+        scale = UNIT_SECONDS[reps[0].get("time_unit", "ns")]
+        cpu = [r["cpu_time"] * scale for r in reps]
+        wall = [r["real_time"] * scale for r in reps]
+        rows[key] = {"cpu": statistics.median(cpu), "wall": statistics.median(wall),
+                     "cpu_spread": (max(cpu) - min(cpu)) / statistics.median(cpu),
+                     "wall_spread": (max(wall) - min(wall)) / statistics.median(wall),
+                     "share": statistics.median(c / w for c, w in zip(cpu, wall) if w > 0),
+                     "reps": len(reps), "nnz": reps[0].get("nnz"), "bytes": reps[0].get("bytes")}
+        order.setdefault((key[0], key[1]), reps[0].get("family_index", len(order)))
+    return rows, data.get("context", {}), order
+
+
+def load_peers(results):
+    """{threads: {workload: {input: {system: row}}}} with row["time"] the compared time: CPU time
+    on one thread, wall time with more (Google Benchmark's CPU time is the calling thread's)."""
+    by_threads, contexts, order = {}, {}, {}
+    files = sorted(results.glob("peers_t*.json"), key=lambda p: int(re.sub(r"\D", "", p.stem) or 0))
+    scipy_path = results / "peers_scipy.json"
+    for path in files + ([scipy_path] if scipy_path.exists() else []):
+        rows, ctx, ordr = load_gb_file(path)
+        if not rows:
+            continue
+        t = int(ctx.get("threads", re.sub(r"\D", "", path.stem) or 1))
+        contexts[path.name] = ctx
+        for k, v in ordr.items():
+            order.setdefault(k, v)
+        for (w, inp, system), row in rows.items():
+            row["time"] = row["cpu"] if t == 1 else row["wall"]
+            row["spread"] = row["cpu_spread"] if t == 1 else row["wall_spread"]
+            by_threads.setdefault(t, {}).setdefault(w, {}).setdefault(inp, {})[system] = row
+    for t in by_threads:
+        for w in by_threads[t]:
+            by_threads[t][w] = dict(sorted(by_threads[t][w].items(),
+                                           key=lambda kv: order.get((w, kv[0]), 1e9)))
+    return by_threads, contexts
+
+
+def load_stream(results):
+    out = {}
+    for path in results.glob("stream_t*.json"):
+        try:
+            d = json.loads(path.read_text(encoding="utf-8"))
+            out[d["threads"]] = d
+        except (OSError, json.JSONDecodeError, KeyError):
+            pass
+    return dict(sorted(out.items()))
+
+
+def triad_peak(stream, threads):
+    """The triad's best rate (GB/s) at `threads`, or at the largest thread count measured."""
+    if not stream:
+        return None
+    t = threads if threads in stream else max(stream)
+    return stream[t]["kernels"]["triad"]["best_GBps"]
+
+
+def fmt_peer_ratio(r):
+    if r is None:
+        return "—"
+    text = f"{r:.2f}×" if r >= 0.1 else f"{r:.2g}×"
+    return f"**{text}**" if r > 1.0 else text  # bold: loom slower than that system
+
+
+def is_generated(inp):
+    return any(inp.startswith(p) for p in ("uniform", "powerlaw", "banded"))
+
+
+def peer_ratios(table):
+    """[(workload, input, peer, loom/peer, spread)] over the workloads of one thread count."""
+    out = []
+    for w, inputs in table.items():
+        if w not in PEER_WORKLOADS:
+            continue
+        for inp, row in inputs.items():
+            if "loom" not in row:
+                continue
+            for peer in PEER_SYSTEMS:
+                if peer != "loom" and peer in row and row[peer]["time"] > 0:
+                    out.append((w, inp, peer, row["loom"]["time"] / row[peer]["time"],
+                                max(row["loom"]["spread"], row[peer]["spread"])))
+    return out
+
+
+def peers_tables(by_threads, stream, out):
+    if not by_threads:
+        out.append("No peer results found (run `bash tools/run_benchmarks.sh`).\n")
+        return
+    t1 = min(by_threads)
+    tn = max(by_threads)
+    for w, (title, expr, ops) in PEER_WORKLOADS.items():
+        if w not in by_threads[t1]:
+            continue
+        out.append(f"### {title}\n")
+        out.append(f"`{expr}`  \n{ops}.\n")
+        for t in sorted(by_threads):
+            table = by_threads[t].get(w)
+            if not table:
+                continue
+            systems = [s for s in PEER_SYSTEMS if any(s in row for row in table.values())]
+            peers = [s for s in systems if s != "loom"]
+            label = "1 thread (CPU time)" if t == 1 else f"{t} threads (wall time)"
+            out.append(f"*{label}*\n")
+            head = (["input", "entries"] + [SYSTEM_TITLES[s] for s in systems]
+                    + [f"loom / {SYSTEM_TITLES[s]}" for s in peers])
+            if t > 1:
+                head += [f"{SYSTEM_TITLES[s]} speed-up" for s in systems if s != "scipy"]
+            head += ["spread", "CPU share"]
+            out.append("| " + " | ".join(head) + " |")
+            out.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
+            for inp, row in table.items():
+                any_row = next(iter(row.values()))
+                cells = [f"`{inp}`", fmt_count(any_row["nnz"])]
+                cells += [fmt_time(row[s]["time"]) if s in row else "—" for s in systems]
+                for s in peers:
+                    r = (row["loom"]["time"] / row[s]["time"]
+                         if "loom" in row and s in row and row[s]["time"] > 0 else None)
+                    cells.append(fmt_peer_ratio(r))
+                if t > 1:
+                    base = by_threads[t1].get(w, {}).get(inp, {})
+                    for s in systems:
+                        if s == "scipy":
+                            continue
+                        cells.append(f"{base[s]['wall'] / row[s]['wall']:.2f}×"
+                                     if s in base and s in row and row[s]["wall"] > 0 else "—")
+                cells.append(f"{max(v['spread'] for v in row.values()) * 100:.0f}%")
+                shares = [v["share"] for k, v in row.items() if k != "scipy"]
+                cells.append(f"{min(shares) * 100:.0f}%" if shares and t == 1 else "—")
+                out.append("| " + " | ".join(cells) + " |")
+            out.append("")
+        bw_rows = [(inp, row) for inp, row in by_threads[t1][w].items()
+                   if is_generated(inp) and any(v.get("bytes") for v in row.values())]
+        if bw_rows and stream:
+            out.append(f"*Bandwidth: the bytes {title} must move at least (every array once), "
+                       "divided by the time, as a share of the STREAM triad peak at the same "
+                       "thread count*\n")
+            head = ["input", "threads"] + [SYSTEM_TITLES[s] for s in PEER_SYSTEMS
+                                          if s != "scipy"]
+            out.append("| " + " | ".join(head) + " |")
+            out.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
+            for t in sorted(by_threads):
+                peak = triad_peak(stream, t)
+                for inp, _ in bw_rows:
+                    row = by_threads[t].get(w, {}).get(inp, {})
+                    cells = [f"`{inp}`", str(t)]
+                    for s in PEER_SYSTEMS:
+                        if s == "scipy":
+                            continue
+                        if s in row and row[s].get("bytes") and peak:
+                            gbs = row[s]["bytes"] / row[s]["wall"] / 1e9
+                            cells.append(f"{gbs:.1f} GB/s ({gbs / peak * 100:.0f}%)")
+                        else:
+                            cells.append("—")
+                    out.append("| " + " | ".join(cells) + " |")
+            out.append("")
+
+
+def plot_setup():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        print("bench_report.py: matplotlib is missing, no plots (apt-get install python3-matplotlib)",
+              file=sys.stderr)
+        return None
+
+
+def matplotlib_ticker():
+    import matplotlib.ticker
+    return matplotlib.ticker
+
+
+def plot_peers_time(by_threads, path):
+    plt = plot_setup()
+    if not plt or not by_threads:
+        return False
+    t1 = min(by_threads)
+    workloads = [w for w in PEER_WORKLOADS if w in by_threads[t1]]
+    cols = 2
+    rows_n = (len(workloads) + cols - 1) // cols
+    fig, axes = plt.subplots(rows_n, cols, figsize=(13, 3.6 * rows_n), squeeze=False)
+    for ax, w in zip(axes.flat, workloads):
+        table = by_threads[t1][w]
+        inputs = list(table)
+        systems = [s for s in PEER_SYSTEMS if any(s in row for row in table.values())]
+        width = 0.8 / len(systems)
+        for k, s in enumerate(systems):
+            xs, ys = [], []
+            for x, inp in enumerate(inputs):
+                row = table[inp]
+                if s in row and "hand" in row and row["hand"]["time"] > 0:
+                    xs.append(x + (k - (len(systems) - 1) / 2) * width)
+                    ys.append(row[s]["time"] / row["hand"]["time"])
+            ax.bar(xs, ys, width, label=SYSTEM_TITLES[s], color=SYSTEM_COLORS[s])
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_yscale("log")
+        fmt = matplotlib_ticker().FuncFormatter(lambda v, _: f"{v:g}×")
+        ax.yaxis.set_major_formatter(fmt)
+        ax.yaxis.set_minor_formatter(fmt)
+        ax.tick_params(axis="y", which="both", labelsize=7)
+        ax.set_xticks(range(len(inputs)))
+        ax.set_xticklabels(inputs, rotation=20, fontsize=8, ha="right")
+        ax.set_title(f"{PEER_WORKLOADS[w][0]}: time / hand-written (1 thread, lower is better)",
+                     fontsize=9)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=7, ncol=len(systems))
+    for ax in list(axes.flat)[len(workloads):]:
+        ax.axis("off")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def plot_peers_threads(by_threads, path):
+    plt = plot_setup()
+    if not plt or len(by_threads) < 2:
+        return False
+    t1 = min(by_threads)
+    workloads = [w for w in PEER_WORKLOADS if w in by_threads[t1]]
+    fig, axes = plt.subplots(1, len(workloads), figsize=(2.6 * len(workloads), 3.4), squeeze=False)
+    threads = sorted(by_threads)
+    for ax, w in zip(axes.flat, workloads):
+        inputs = [i for i in by_threads[t1][w] if is_generated(i)]
+        for s in PEER_SYSTEMS:
+            if s == "scipy":
+                continue
+            ys = []
+            for t in threads:
+                sp = [by_threads[t1][w][i][s]["wall"] / by_threads[t][w][i][s]["wall"]
+                      for i in inputs if s in by_threads[t1][w].get(i, {})
+                      and s in by_threads[t].get(w, {}).get(i, {})]
+                ys.append(statistics.geometric_mean(sp) if sp else None)
+            if all(y is None for y in ys):
+                continue
+            ax.plot(threads, [y if y is not None else float("nan") for y in ys], "-o",
+                    label=SYSTEM_TITLES[s], color=SYSTEM_COLORS[s])
+        ax.plot(threads, threads, ":", color="black", linewidth=0.8, label="ideal")
+        ax.set_xticks(threads)
+        ax.set_xlabel("threads")
+        ax.set_title(PEER_WORKLOADS[w][0], fontsize=9)
+        ax.grid(True, alpha=0.3)
+    axes.flat[0].set_ylabel("speed-up over 1 thread\n(wall time, geo. mean of generated inputs)",
+                            fontsize=8)
+    axes.flat[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def plot_sweeps(by_threads, path):
+    plt = plot_setup()
+    if not plt or not by_threads:
+        return False
+    t1 = min(by_threads)
+    sweeps = [w for w in SWEEPS if w in by_threads[t1]]
+    if not sweeps:
+        return False
+    fig, axes = plt.subplots(1, len(sweeps), figsize=(6 * len(sweeps), 3.8), squeeze=False)
+    for ax, w in zip(axes.flat, sweeps):
+        table = by_threads[t1][w]
+        for s in PEER_SYSTEMS:
+            pts = sorted((row[s]["nnz"], row[s]["time"] / row[s]["nnz"] * 1e9)
+                         for row in table.values() if s in row and row[s].get("nnz"))
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "-o", label=SYSTEM_TITLES[s],
+                        color=SYSTEM_COLORS[s])
+        ax.set_xscale("log")
+        ax.set_xlabel("stored entries (uniform n × n, 8 per row)")
+        ax.set_ylabel("ns per entry (1 thread)")
+        ax.set_title(f"{SWEEPS[w]}: time per entry as the input grows past the caches", fontsize=9)
+        ax.axvline(32 * 2**20 / 12, color="grey", linestyle="--", linewidth=0.8)
+        ax.annotate("CSR = 32 MiB L3", xy=(32 * 2**20 / 12, 0.97), xycoords=("data", "axes fraction"),
+                    fontsize=7, va="top")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def sweep_tables(by_threads, out):
+    t1 = min(by_threads) if by_threads else None
+    for w, title in SWEEPS.items():
+        table = by_threads.get(t1, {}).get(w) if t1 else None
+        if not table:
+            continue
+        systems = [s for s in PEER_SYSTEMS if any(s in row for row in table.values())]
+        out.append(f"*{title}, ns per stored entry, 1 thread*\n")
+        head = ["input", "entries"] + [SYSTEM_TITLES[s] for s in systems]
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
+        for inp, row in table.items():
+            nnz = next(iter(row.values()))["nnz"]
+            cells = [f"`{inp}`", fmt_count(nnz)]
+            cells += [f"{row[s]['time'] / row[s]['nnz'] * 1e9:.2f}" if s in row else "—"
+                      for s in systems]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+
+
+def targets_peers(by_threads, out):
+    """Target rows of issue 8: loom <= 1.05x hand everywhere, faster than every peer."""
+    for t in sorted(by_threads):
+        ratios = peer_ratios(by_threads[t])
+        tag = "1 thread" if t == 1 else f"{t} threads"
+        for w, (title, _, _) in PEER_WORKLOADS.items():
+            mine = [r for r in ratios if r[0] == w]
+            if not mine:
+                continue
+            for peer in PEER_SYSTEMS:
+                rs = [(inp, r, sp) for ww, inp, p, r, sp in mine if p == peer]
+                if not rs:
+                    continue
+                vals = [r for _, r, _ in rs]
+                if peer == "hand":
+                    target = f"loom ≤ {RUNTIME_TARGET:.2f}× hand-written, {title}, {tag}"
+                    bad = [(inp, r) for inp, r, _ in rs if r > RUNTIME_TARGET]
+                else:
+                    target = f"loom faster than {SYSTEM_TITLES[peer]}, {title}, {tag}"
+                    bad = [(inp, r) for inp, r, _ in rs if r >= 1.0]
+                measured = (f"loom / {SYSTEM_TITLES[peer]}: geo. mean "
+                            f"{statistics.geometric_mean(vals):.2f}×, "
+                            f"{min(vals):.2f}–{max(vals):.2f}× over {len(vals)} inputs")
+                met = ("yes" if not bad else
+                       f"**no** on {len(bad)} of {len(vals)}: " +
+                       ", ".join(f"`{inp}` {r:.2f}×" for inp, r in bad))
+                out.append(f"| {target} | {measured} | {met} |")
+
+
+# build cost and binary size ----------------------------------------------------------------------
+def load_json(path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def kernel_cost_section(results, plot_path, out_path, out):
+    bench = load_json(results / "build_cost_bench.json")
+    sizes = load_json(results / "binary_size.json")
+    units = {}
+    if bench:
+        for u in bench["units"]:
+            m = re.search(r"peers/kernels/(\w+)\.cpp$", u.get("source") or "")
+            if m and u["target"] == "bench.peers.kernels" and "peak_rss_kb" in u:
+                units[m.group(1)] = u
+    names = sorted(set(units) | set((sizes or {}).get("kernels", {})))
+    if not names:
+        out.append("No per-kernel build results found.\n")
+        return
+    out.append("Each of loom's peer kernels is one translation unit (`benchmarks/peers/kernels/"
+               "<kernel>.cpp`, g++ -O2, compiled by `tools/run_benchmarks.sh` under "
+               "`tools/build_cost.py wrap`: CPU time = user + system of the compiler, peak = its "
+               "maximum resident set), and is linked alone with a small driver into "
+               "`binsize.<kernel>`; *added* is the stripped executable's size minus the driver "
+               "linked without a kernel "
+               f"({(sizes or {}).get('baseline', {}).get('stripped_bytes', 0) / 1024:.0f} KiB), "
+               "i.e. what the kernel costs a program.\n")
+    out.append("| kernel | compile CPU time | compile wall | peak compiler memory | object | "
+               "binary added (stripped) | .text added |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|")
+    for n in names:
+        u = units.get(n)
+        s = (sizes or {}).get("kernels", {}).get(n)
+        cells = [f"`{n}`"]
+        cells += ([f"{u['cpu_s']:.1f} s", f"{u['wall_s']:.1f} s", f"{u['peak_rss_kb'] / 1024:.0f} MB",
+                   f"{(u.get('object_bytes') or 0) / 1024:.0f} KB"] if u else ["—"] * 4)
+        cells += ([f"{s['added_stripped_bytes'] / 1024:.0f} KB",
+                   f"{(s['added_text_bytes'] or 0) / 1024:.0f} KB"] if s else ["—"] * 2)
+        out.append("| " + " | ".join(cells) + " |")
+    out.append("")
+    plt = plot_setup()
+    if plt:
+        fig, axes = plt.subplots(1, 3, figsize=(13, 3.2))
+        panels = [("compile CPU time, s", [units[n]["cpu_s"] if n in units else 0 for n in names]),
+                  ("peak compiler memory, MB",
+                   [units[n]["peak_rss_kb"] / 1024 if n in units else 0 for n in names]),
+                  ("binary size added (stripped), KB",
+                   [sizes["kernels"][n]["added_stripped_bytes"] / 1024
+                    if sizes and n in sizes["kernels"] else 0 for n in names])]
+        for ax, (title, vals) in zip(axes, panels):
+            ax.barh(names, vals, color=SYSTEM_COLORS["loom"])
+            ax.set_title(title, fontsize=9)
+            ax.grid(True, axis="x", alpha=0.3)
+            ax.invert_yaxis()
+        fig.suptitle("loom kernels, one TU each (g++ -O2)", fontsize=10)
+        fig.tight_layout()
+        fig.savefig(plot_path, dpi=100)
+        plt.close(fig)
+        out.append(f"![compile time, compiler memory and binary size per kernel]"
+                   f"({os.path.relpath(plot_path, out_path.resolve().parent)})\n")
+
+
+def build_cost_section(results, plot_path, out_path, out):
+    data = load_json(results / "build_cost_tests.json")
+    if not data:
+        out.append("No test-suite build-cost results found (`bash tools/build_cost.sh`).\n")
+        return
+    tot = data["totals"]
+    cfg = data.get("configuration", {})
+    out.append(f"The test suite built by `tools/build_cost.sh` ({data['build_dir']}: "
+               f"`{cfg.get('CMAKE_CXX_COMPILER', '?')} {cfg.get('CMAKE_CXX_FLAGS', '')}`, tests and "
+               f"examples, no ccache), every compile under GNU time; collected "
+               f"{data['collected']} (load average then "
+               f"{'/'.join(f'{x:.1f}' for x in data.get('load_avg', []))}).\n")
+    out.append(f"- **{tot['units_measured']} of {tot['units']} translation units measured**: "
+               f"{tot['cpu_s'] / 60:.1f} min of compiler CPU time (user + system), "
+               f"{tot['wall_s'] / 60:.1f} min wall summed over TUs; the largest compiler peak "
+               f"memory is {tot['peak_rss_kb_max'] / 1024:.0f} MB.")
+    if tot["units_measured"] < tot["units"]:
+        out.append(f"- Every TU has ninja's wall time (`.ninja_log` of that build, or of another "
+                   f"build of the same configuration for TUs it has not compiled yet, "
+                   f"`--extra-ninja-log`): **{tot['ninja_s'] / 60:.1f} min summed over all "
+                   f"{tot['units']} TUs** (wall time under `-j` and the machine's load, so an upper "
+                   "bound of the CPU time).")
+    out.append("")
+    targets = sorted(data["targets"].items(), key=lambda kv: (-kv[1]["ninja_s"], -kv[1]["cpu_s"]))
+    out.append("| test executable | TUs (measured) | ninja wall time, all TUs | compiler CPU time, "
+               "measured TUs | slowest measured TU | peak memory |")
+    out.append("|---|---:|---:|---:|---:|---:|")
+    units = data["units"]
+    for name, t in targets:
+        mine = [u for u in units if u.get("target") == name and "cpu_s" in u]
+        slow = max(mine, key=lambda u: u["cpu_s"]) if mine else None
+        out.append(f"| `{name}` | {t['units']} ({t['measured']}) | {t['ninja_s']:.0f} s | "
+                   f"{t['cpu_s']:.0f} s | "
+                   + (f"{slow['cpu_s']:.0f} s (`{pathlib.PurePath(slow['source']).name}`)"
+                      if slow else "—")
+                   + f" | {t['peak_rss_kb'] / 1024:.0f} MB |")
+    out.append("")
+    top = [u for u in units if "cpu_s" in u][:15]
+    out.append("Heaviest translation units:\n")
+    out.append("| TU | CPU time | wall | peak memory | object |")
+    out.append("|---|---:|---:|---:|---:|")
+    for u in top:
+        out.append(f"| `{u['source']}` | {u['cpu_s']:.1f} s | {u['wall_s']:.1f} s | "
+                   f"{u['peak_rss_kb'] / 1024:.0f} MB | {(u.get('object_bytes') or 0) / 1024:.0f} KB |")
+    out.append("")
+    plt = plot_setup()
+    if plt and top:
+        top = [u for u in units if "cpu_s" in u][:25]
+        names = [u["source"].replace("tests/", "") for u in top]
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 0.28 * len(top) + 1.2), sharey=True)
+        a1.barh(names, [u["cpu_s"] for u in top], color="#9467bd")
+        a1.set_xlabel("compiler CPU time, s")
+        a2.barh(names, [u["peak_rss_kb"] / 1024 for u in top], color="#8c564b")
+        a2.set_xlabel("peak compiler memory, MB")
+        a1.invert_yaxis()
+        a1.tick_params(axis="y", labelsize=7)
+        for a in (a1, a2):
+            a.grid(True, axis="x", alpha=0.3)
+        fig.suptitle(f"test suite: the {len(top)} heaviest TUs", fontsize=10)
+        fig.tight_layout()
+        fig.savefig(plot_path, dpi=100)
+        plt.close(fig)
+        out.append(f"![compile time and memory of the heaviest test TUs]"
+                   f"({os.path.relpath(plot_path, out_path.resolve().parent)})\n")
+    out.append("How to keep heavy kernels out of the files that include them: "
+               "[docs/build-cost.md](docs/build-cost.md).\n")
+
+
+def stream_section(stream, out):
+    if not stream:
+        out.append("No STREAM results found.\n")
+        return
+    first = next(iter(stream.values()))
+    out.append(f"`benchmarks/stream/triad.cpp`: McCalpin's four kernels on three arrays of "
+               f"{first['elements'] / 1e6:.0f}M doubles ({first['array_bytes'] / 2**20:.0f} MiB "
+               f"each), {first['trials']} trials, bytes counted as STREAM does (no write-allocate). "
+               "*best* is the fastest trial (STREAM's headline), *median* the typical one on this "
+               "shared machine.\n")
+    out.append("| threads | copy | scale | add | **triad** (the peak) |")
+    out.append("|---:|---:|---:|---:|---:|")
+    for t, d in stream.items():
+        k = d["kernels"]
+        cells = [str(t)] + [f"{k[n]['best_GBps']:.1f} GB/s (median {k[n]['median_GBps']:.1f})"
+                            for n in ("copy", "scale", "add")]
+        cells.append(f"**{k['triad']['best_GBps']:.1f} GB/s** (median {k['triad']['median_GBps']:.1f})")
+        out.append("| " + " | ".join(cells) + " |")
+    out.append("")
+
+
+OTHER_SUITES = [("benchmarks/parallel", "parallel execution"), ("benchmarks/la", "linear algebra rewrites"),
+                ("benchmarks/mapping", "storage mappings"), ("benchmarks/relational", "relations"),
+                ("benchmarks/tra", "tiles and MPI")]
+
+
 # report -------------------------------------------------------------------------------------------
 def cmd_report(args):
     results = pathlib.Path(args.results)
@@ -359,6 +897,8 @@ def cmd_report(args):
     meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
     table, contexts = load_runtime(results)
     compile_data = load_compile(results)
+    peers, peer_contexts = load_peers(results)
+    stream = load_stream(results)
     out = ["# loom benchmarks", "",
            "<!-- Generated by tools/bench_report.py from benchmarks/results/*.json; do not edit. "
            "Regenerate with `bash tools/run_benchmarks.sh`. -->", ""]
@@ -387,6 +927,21 @@ def cmd_report(args):
                           + "/".join(f"{x:.1f}" for x in c.get("load_avg", []))
                           for name, c in contexts)
         out.append(f"- load average (1/5/15 min) when each benchmark binary started: {loads}")
+    if peer_contexts:
+        ctx = next(iter(peer_contexts.values()))
+        versions = [f"Eigen {ctx['eigen'].split(',')[0]}" if ctx.get("eigen") else None,
+                    f"SuiteSparse:GraphBLAS {ctx['graphblas']}" if ctx.get("graphblas") else None]
+        sc = peer_contexts.get("peers_scipy.json")
+        if sc:
+            versions.append(f"scipy {sc.get('scipy')} (numpy {sc.get('numpy')}, Python {sc.get('python')})")
+        out.append("- peers: " + ", ".join(v for v in versions if v) + "; load average at the start "
+                   "of each peer run: " + ", ".join(
+                       f"{n.removeprefix('peers_').removesuffix('.json')}: "
+                       + "/".join(f"{x:.1f}" for x in c.get("load_avg", [])) for n, c in peer_contexts.items()))
+    if stream:
+        out.append("- **memory bandwidth peak** (STREAM triad, best of the trials): " + ", ".join(
+            f"{d['kernels']['triad']['best_GBps']:.1f} GB/s on {t} thread{'s' if t > 1 else ''}"
+            for t, d in stream.items()))
     out.append("")
 
     # method
@@ -472,11 +1027,64 @@ def cmd_report(args):
                        f"slowest {max(u['wall_s'] for u in worst):.1f} s, largest "
                        f"{max(u['peak_mb'] for u in worst):.0f} MB | "
                        f"{'yes' if not over and all(u['peak_mb'] < COMPILE_TARGET_MB for u in worst) else '**no**'} |")
+    targets_peers(peers, out)
     out.append("")
 
-    out.append("## Runtime\n")
+    out.append("## Peers: loom, hand-written, Eigen, GraphBLAS, scipy (issue 8)\n")
+    out.append(
+        "`benchmarks/peers/`: one binary (`bench.peers`) runs loom, the hand-written kernel, Eigen "
+        "and SuiteSparse:GraphBLAS on the same inputs with their repetitions interleaved at random; "
+        "`scipy_runner.py` times scipy.sparse right after, on the inputs that binary exports "
+        "(the same generated matrices and seeds, and the real matrices). Every system's result "
+        "is checked against the hand-written kernel's before timing (same entries, values to "
+        "1e-10 relative), or the run aborts. Each system runs at the same thread count: "
+        "`--threads=N` sets `loom::set_num_threads`, GraphBLAS's `GxB_NTHREADS`, "
+        "`Eigen::setNbThreads` (Eigen parallelises only the row-major sparse × dense "
+        "product) and the OpenMP loops of the hand-written SpMV, SDDMM, MTTKRP and triangle "
+        "kernels (the hand-written SpGEMM and add stay sequential); scipy.sparse is "
+        "single-threaded and appears in the 1-thread tables only. loom's kernels live in their "
+        "own translation units (`benchmarks/peers/kernels/`). Inputs: `uniform` (uniformly "
+        "placed entries), `powerlaw` (Chung–Lu: row and column degrees ∝ rank^-0.6, vertex ids "
+        "shuffled), `banded` (entries within a band around the diagonal), all from fixed seeds "
+        "and far larger than the 32 MiB L3, and the real matrices.\n")
+    out.append(
+        "**Ratios are loom's time divided by the other system's**: below 1× loom is faster; "
+        "**bold** marks the rows where loom is slower. With one thread the time is the median "
+        "CPU time; with more, the median wall time (Google Benchmark's CPU time counts only "
+        "the calling thread).\n")
+    peer_plot = results / "peers_time.png"
+    if plot_peers_time(peers, peer_plot):
+        out.append(f"![time per workload and system, relative to the hand-written kernel]"
+                   f"({os.path.relpath(peer_plot, out_path.resolve().parent)})\n")
+    thread_plot = results / "peers_threads.png"
+    if plot_peers_threads(peers, thread_plot):
+        out.append(f"![speed-up with threads per workload and system]"
+                   f"({os.path.relpath(thread_plot, out_path.resolve().parent)})\n")
+    peers_tables(peers, stream, out)
+
+    out.append("## Scaling with the number of entries\n")
+    sweep_plot = results / "peers_nnz.png"
+    if plot_sweeps(peers, sweep_plot):
+        out.append(f"![time per entry against input size]"
+                   f"({os.path.relpath(sweep_plot, out_path.resolve().parent)})\n")
+    sweep_tables(peers, out)
+
+    out.append("## Memory bandwidth (STREAM-like triad)\n")
+    stream_section(stream, out)
+
+    out.append("## Runtime suite: loom against the hand-written kernel and Eigen (one thread)\n")
     out.extend(runtime_out if runtime_out else ["No runtime results found.\n"])
 
+    others = []
+    for folder, what in OTHER_SUITES:
+        for fname in ("results.md", "README.md"):
+            f = ROOT / folder / fname
+            if f.exists():
+                others.append(f"[{folder}/{fname}]({folder}/{fname}) ({what})")
+                break
+    if others:
+        out.append("## Other suites\n")
+        out.append("Standalone suites with result files of their own: " + "; ".join(others) + ".\n")
     out.append("## Relations, tiles and MPI\n")
     out.append("These suites are standalone programs with their own result files (they compare "
                "with SQLite, DuckDB and Eigen, and run under mpirun): "
@@ -507,6 +1115,12 @@ def cmd_report(args):
         compile_section(compile_data, rel, out)
     else:
         out.append("No compile-time results found.\n")
+
+    out.append("### Compile time, compiler memory and binary size per kernel\n")
+    kernel_cost_section(results, results / "kernel_cost.png", out_path, out)
+
+    out.append("## Build cost of the test suite\n")
+    build_cost_section(results, results / "build_cost.png", out_path, out)
 
     out_path.write_text("\n".join(out).rstrip() + "\n", encoding="utf-8")
     print(f"wrote {out_path}")

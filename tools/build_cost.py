@@ -104,6 +104,11 @@ def cmd_collect(args):
             rec["cpu_s"] = round(rec["user_s"] + rec["sys_s"], 2)
             units[obj] = rec  # a rebuilt TU replaces its earlier record
     ninja = read_ninja_log(build)
+    # TUs this build did not (yet) compile: ninja times of another build of the same configuration
+    for extra in args.extra_ninja_log or []:
+        for obj, secs in read_ninja_log(extra).items():
+            if obj not in ninja and obj.endswith(".o") and obj.startswith(("tests/", "examples/")):
+                ninja[obj] = secs
     for obj, secs in ninja.items():
         if not obj.endswith(".o"):
             continue
@@ -165,6 +170,9 @@ def main():
     c.add_argument("--build", required=True)
     c.add_argument("--log")
     c.add_argument("--out")
+    c.add_argument("--extra-ninja-log", action="append",
+                   help="build directory of the same configuration whose .ninja_log gives the "
+                        "times of TUs this build has not compiled")
     args = ap.parse_args()
     cmd_collect(args)
 

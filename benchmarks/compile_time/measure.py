@@ -114,6 +114,9 @@ def main():
                     help="a TU whose first compile takes longer (seconds) is compiled once")
     ap.add_argument("--max-operands", type=int, default=8)
     ap.add_argument("--compilers", default="g++,clang++")
+    ap.add_argument("--loom-include", default=str(ROOT / "include"),
+                    help="loom's include/ (default: this checkout's; run_benchmarks.sh --committed "
+                         "passes a snapshot's)")
     ap.add_argument("--include", action="append", default=[],
                     help="extra include folder (loom's include/ is always first)")
     args = ap.parse_args()
@@ -125,7 +128,7 @@ def main():
         raise SystemExit(f"measure.py: none of {args.compilers} is installed")
     work = pathlib.Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    include_dirs = [str(ROOT / "include")] + args.include
+    include_dirs = [args.loom_include] + args.include
 
     units = translation_units(args.max_operands)
     results = {

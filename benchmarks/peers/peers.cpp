@@ -26,6 +26,10 @@
 
 #include <Eigen/Dense>
 
+#if __has_include(<loom/parallel.hpp>)
+#  include <loom/parallel.hpp>
+#endif
+
 #include <cinttypes>
 #include <cstring>
 #include <filesystem>
@@ -45,11 +49,16 @@ using eigen_csr = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
 int g_threads = 1;
 int g_loom_threads = 1;  // the thread count loom actually runs with
 
-/// Sets loom's thread count where loom has a runtime thread-count option; returns the count
-/// loom will use. (Issue 8 item 1 adds it; until then loom is sequential.)
+/// Sets loom's thread count (loom::set_num_threads, docs/parallel.md); returns the count loom
+/// will use. Without the parallel API loom is sequential.
 int set_loom_threads(int n) {
+#if __has_include(<loom/parallel.hpp>)
+  loom::set_num_threads(n);
+  return loom::num_threads();
+#else
   (void)n;
   return 1;
+#endif
 }
 
 // Export for scipy_runner.py ------------------------------------------------------------------------
@@ -135,10 +144,11 @@ template <class In>
 void add_group(const std::string& workload, const std::string& input, std::function<std::unique_ptr<In>()> make,
                std::vector<std::pair<std::string, system_body<In>>> systems,
                std::function<std::int64_t(const In&)> nnz, const std::string& what,
-               std::function<void(In&, exporter&, const std::string&, const std::string&)> export_fn) {
+               std::function<void(In&, exporter&, const std::string&, const std::string&)> export_fn,
+               std::function<double(const In&)> bytes = {}) {
   auto data = std::make_shared<lb::lazy<In>>(make);
   for (auto& [system, body] : systems) {
-    lb::add(workload, input, system, [=, body = body](benchmark::State& s) {
+    auto* b = benchmark::RegisterBenchmark(("BM_" + workload + "/" + input + "/" + system).c_str(), [=, body = body](benchmark::State& s) {
       In& in = data->get();
       for (auto _ : s) {
         body(in);
@@ -146,7 +156,13 @@ void add_group(const std::string& workload, const std::string& input, std::funct
       }
       lb::label(s, nnz(in), what);
       s.counters["threads"] = system == "loom" ? g_loom_threads : g_threads;
+      // the bytes a kernel must move at least (each array once), for bandwidth = bytes / time
+      if (bytes) s.counters["bytes"] = bytes(in);
     });
+    b->Unit(benchmark::kMillisecond);
+    // Google Benchmark's CPU time is the calling thread's: with worker threads only wall time
+    // is the time of the call
+    if (g_threads > 1) b->UseRealTime();
   }
   groups().push_back({workload, input, [=](exporter& ex) {
                         auto in = make();
@@ -240,6 +256,10 @@ void register_spmv(const std::string& workload, const std::string& name, std::fu
                                {{"A", ex.csr(ex.stem(w, i, "A"), in.A)},
                                 {"x", ex.dense(ex.stem(w, i, "x"), in.x.values().data(), {in.A.extent(1)})}},
                                ex.dense(ex.stem(w, i, "ref"), in.hy.data(), {in.A.extent(0)}));
+                     },
+                     [](const spmv_in& in) {  // A's values, crd and pos read, x read, y written
+                       return 12.0 * static_cast<double>(in.A.nnz()) + 8.0 * static_cast<double>(in.A.extent(0) + 1) +
+                              8.0 * static_cast<double>(in.A.extent(1) + in.A.extent(0));
                      });
 }
 
@@ -478,6 +498,10 @@ void register_sddmm(const std::string& name, std::int64_t rank, std::function<lb
                                  {"U", ex.dense(ex.stem(w, i, "U"), in.U.values().data(), {in.U.extent(0), in.U.extent(1)})},
                                  {"V", ex.dense(ex.stem(w, i, "V"), in.V.values().data(), {in.V.extent(0), in.V.extent(1)})}},
                                 ex.csr(ex.stem(w, i, "ref"), in.want));
+                      },
+                      [](const sddmm_in& in) {  // S read, C's values, crd and pos written, U and V read
+                        return 24.0 * static_cast<double>(in.S.nnz()) + 16.0 * static_cast<double>(in.S.extent(0) + 1) +
+                               8.0 * static_cast<double>(in.U.values().size() + in.V.values().size());
                       });
 }
 
@@ -738,5 +762,10 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  return lb::run(argc, argv);
+  // not lb::run: that one pins loom to one thread for the sequential runtime suite
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
 }

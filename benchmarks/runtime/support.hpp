@@ -316,8 +316,14 @@ inline void label(benchmark::State& s, std::int64_t nnz, const std::string& what
   s.SetLabel(what);
 }
 
-/// Runs the benchmarks with the standard command line; returns main's exit code.
+/// Runs the benchmarks with the standard command line; returns main's exit code. The runtime
+/// suite compares loom with sequential code, so loom runs on one thread unless LOOM_NUM_THREADS
+/// asks for more (the peer comparison, peers/, has its own --threads option).
 inline int run(int argc, char** argv) {
+#if __has_include(<loom/parallel.hpp>)
+  if (!std::getenv("LOOM_NUM_THREADS")) loom::set_num_threads(1);
+  benchmark::AddCustomContext("loom_threads", std::to_string(loom::num_threads()));
+#endif
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
