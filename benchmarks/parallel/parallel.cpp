@@ -33,7 +33,7 @@ void add(const std::string& kernel, const std::string& input, Body body) {
                                  [=](benchmark::State& s) {
                                    loom::parallel_scope scope({.threads = t});
                                    body(s);
-                                   s.counters["threads"] = t;
+                                   s.counters["loom_threads"] = t;
                                  })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime()
@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
       benchmark::ClobberMemory();
     }
     set_bytes(s, spmv_bytes(in));
-    s.counters["threads"] = 1;
+    s.counters["loom_threads"] = 1;
   })->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime()->MinTime(0.5);
 
   // SDDMM: C(i,j) = sum(k, S(i,j) U(i,k) V(j,k)), S 300K x 300K (~4.8M entries), K = 16 ----------

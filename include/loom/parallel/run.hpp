@@ -17,6 +17,8 @@
 
 #include <loom/core/semiring.hpp>
 #include <loom/expr/access.hpp>
+#include <loom/format/format.hpp>
+#include <loom/format/tensor.hpp>
 #include <loom/parallel/partition.hpp>
 #include <loom/parallel/settings.hpp>
 #include <loom/parallel/thread_pool.hpp>
@@ -272,6 +274,98 @@ void run_sparse(Entries& entries, const S& root, const outer_split& d, const Mak
     for (std::size_t e = 0; e < l.vals.size(); ++e) entries.push(l.crd[e], l.vals[e]);
     l = {};
   }
+}
+
+/// Whether a sparse output format is CSR-like (a dense level over a unique compressed level, in
+/// mode order): its chunks are then assembled straight into the final arrays, in parallel.
+template <class Format>
+inline constexpr bool rows_format = false;
+template <std::size_t E, class P, class C>
+inline constexpr bool rows_format<format_spec<boost::mp11::mp_list<dense_level<E>, compressed_level<uniqueness::unique, P, C>>, 0, 1>> = true;
+
+/// A chunk's part of a CSR-like output: the entries of its rows [lo, hi) and the count per row.
+template <class T, class Crd>
+struct row_target {
+  std::int64_t lo = 0;
+  std::vector<std::int64_t> counts;
+  std::vector<Crd> crd;
+  std::vector<T> vals;
+  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, 2>& c, const T& v) {
+    ++counts[static_cast<std::size_t>(c[0] - lo)];
+    crd.push_back(static_cast<Crd>(c[1]));
+    vals.push_back(v);
+  }
+};
+
+/// The sparse-output loop, split, for a CSR-like output: each chunk collects its rows through
+/// its thread's sink; then every chunk copies its entries to their final place (offsets from the
+/// chunk sizes) and writes the `pos` entries of its rows. Same arrays as the serial appender.
+template <class T, class Format, class S, class MakeSink>
+basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>& shape,
+                                              const S& root, const outer_split& d,
+                                              const MakeSink& make_sink) {
+  using level1 = boost::mp11::mp_at_c<typename Format::levels, 1>;
+  using Pos = typename level1::pos_type;
+  using Crd = typename level1::crd_type;
+  using target = row_target<T, Crd>;
+  using sink_type = std::remove_cvref_t<decltype(*make_sink(std::declval<target&>()))>;
+  const partition& p = d.parts;
+  const std::size_t chunks = p.chunks();
+  if (shape[1] > 0)
+    loom::detail::check_fits<Crd>(shape[1] - 1, "largest coordinate of mode 1");
+  std::vector<target> parts(chunks);
+  const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(d.threads, chunks));
+  std::vector<std::unique_ptr<target>> proxies(threads);  // what each thread's sink pushes to
+  std::vector<std::unique_ptr<sink_type>> sinks(threads);
+  // the sink holds a reference to its thread's proxy; the proxy is swapped with the chunk's part
+  parallel_for(chunks, threads, [&](std::size_t c, unsigned slot) {
+    if (!sinks[slot]) {
+      proxies[slot] = std::make_unique<target>();
+      sinks[slot] = make_sink(*proxies[slot]);
+    }
+    target& t = *proxies[slot];
+    t.lo = p.lo(c);
+    t.counts.assign(static_cast<std::size_t>(p.hi(c) - p.lo(c)), 0);
+    t.crd.clear();
+    t.vals.clear();
+    sink_type& sink = *sinks[slot];
+    for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t i, const auto& v) {
+      sink.at_depth[S::depth] = i;
+      stream::run_sparse(sink, v);
+      sink.end_of(S::depth);
+    });
+    sink.finish();
+    parts[c].lo = t.lo;
+    parts[c].counts = std::move(t.counts);
+    parts[c].crd = std::move(t.crd);
+    parts[c].vals = std::move(t.vals);
+    t.counts = {};
+    t.crd = {};
+    t.vals = {};
+  });
+  std::vector<std::int64_t> offset(chunks + 1, 0);
+  for (std::size_t c = 0; c < chunks; ++c)
+    offset[c + 1] = offset[c] + static_cast<std::int64_t>(parts[c].vals.size());
+  loom::detail::check_fits<Pos>(offset[chunks], "number of positions");
+  typename basic_tensor<T, Format, true>::level_storages levels{};
+  std::get<0>(levels).extent = shape[0];
+  auto& l1 = std::get<1>(levels);
+  l1.pos.resize(static_cast<std::size_t>(shape[0]) + 1);
+  l1.crd.resize(static_cast<std::size_t>(offset[chunks]));
+  std::vector<T> values(static_cast<std::size_t>(offset[chunks]));
+  l1.pos[0] = 0;
+  parallel_for(chunks, threads, [&](std::size_t c, unsigned) {
+    target& t = parts[c];
+    std::copy(t.crd.begin(), t.crd.end(), l1.crd.begin() + offset[c]);
+    std::copy(t.vals.begin(), t.vals.end(), values.begin() + offset[c]);
+    std::int64_t at = offset[c];
+    for (std::size_t r = 0; r < t.counts.size(); ++r) {
+      at += t.counts[r];
+      l1.pos[static_cast<std::size_t>(t.lo) + r + 1] = static_cast<Pos>(at);
+    }
+    t = {};
+  });
+  return basic_tensor<T, Format, true>(shape, std::move(levels), std::move(values));
 }
 
 }  // namespace loom::parallel

@@ -334,18 +334,18 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       stream::run_sparse(sink, root);
       sink.finish();
     };
+    auto make_sink = [&](auto& target) {  // a thread's sink, configured by that thread
+      using target_t = std::remove_cvref_t<decltype(target)>;
+      using sink_t = std::conditional_t<Plan::output_in_order, stream::append_sink<T, N, target_t>,
+                                        stream::workspace_sink<T, N, target_t>>;
+      std::unique_ptr<sink_t> sink(new sink_t{target});
+      configure(*sink);
+      return sink;
+    };
+    (void)make_sink;
     auto run_into = [&](auto& entries) {
       if constexpr (splittable) {
-        if (split.active) {  // each thread's sink, configured by that thread
-          auto make_sink = [&](auto& target) {
-            using target_t = std::remove_cvref_t<decltype(target)>;
-            using sink_t = std::conditional_t<Plan::output_in_order,
-                                              stream::append_sink<T, N, target_t>,
-                                              stream::workspace_sink<T, N, target_t>>;
-            std::unique_ptr<sink_t> sink(new sink_t{target});
-            configure(*sink);
-            return sink;
-          };
+        if (split.active) {
           parallel::run_sparse<T, N>(entries, root, split, make_sink);
           return;
         }
@@ -370,6 +370,13 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       detail::sort_and_merge(entries.crd, entries.vals, duplicates::sum, out_format::modes, false);
       out = detail::assemble_sorted<T, out_format>(out.shape(), entries.crd, std::move(entries.vals));
     } else {  // entries arrive sorted and unique: build the levels directly
+      if constexpr (splittable && parallel::rows_format<out_format>) {
+        if (split.active) {  // CSR-like: every chunk writes its part of the arrays
+          out = parallel::run_sparse_rows<T, out_format>(out.shape(), root, split, make_sink);
+          out.set_name(std::move(name));
+          return;
+        }
+      }
       detail::appender<T, out_format> entries(out.shape());
       std::int64_t hint = 0;  // the operands' stored entries: exact for unions, a start otherwise
       expr::for_each_access(rhs, [&](const auto& a, std::size_t) { hint += a.tensor->nnz(); });
