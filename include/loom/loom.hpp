@@ -10,6 +10,7 @@
 #include <loom/format.hpp>
 #include <loom/format/mapping.hpp>
 #include <loom/io.hpp>
+#include <loom/la.hpp>
 #include <loom/optimize.hpp>
 #include <loom/parallel.hpp>
 #include <loom/plan.hpp>

@@ -1,0 +1,431 @@
+// Defines loom::la::eval (translate, rewrite to the sum-product normal form, evaluate term by
+// term), loom::la::eval_naive (one materialised result per operation, the plan without
+// rewrites) and loom::la::explain (la/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_LA_EVALUATE_HPP
+#define LOOM_LA_EVALUATE_HPP
+
+#include <loom/expr/nodes.hpp>
+#include <loom/expr/operators.hpp>
+#include <loom/expr/traits.hpp>
+#include <loom/expr/visit.hpp>
+#include <loom/format/format.hpp>
+#include <loom/format/tensor.hpp>
+#include <loom/la/nodes.hpp>
+#include <loom/la/translate.hpp>
+#include <loom/plan/explain.hpp>
+#include <loom/rewrite/engine.hpp>
+#include <loom/rewrite/rule_sets.hpp>
+#include <loom/stream/evaluate.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace loom::la {
+
+/// The result of evaluating an la expression of rank R with value type V.
+template <class V, std::size_t R>
+using result_t = std::conditional_t<R == 0, V,
+                                    std::conditional_t<R == 1, tensor<V, dense_vector>,
+                                                       tensor<V, dense_matrix>>>;
+
+namespace detail {
+
+using boost::mp11::mp_list;
+
+// ---------------------------------------------------------------------------------------------
+// Part 1: extents of the index variables of a translated expression (from its accesses)
+struct extent_table {
+  std::vector<std::pair<std::string_view, std::int64_t>> entries;
+  void note(std::string_view name, std::int64_t e) {
+    for (auto& [n, x] : entries)
+      if (n == name) {
+        if (x != e)
+          throw shape_error("loom::la: dimension " + std::string(name) + " is " + std::to_string(x) +
+                            " in one operand and " + std::to_string(e) + " in another");
+        return;
+      }
+    entries.emplace_back(name, e);
+  }
+  std::int64_t of(std::string_view name) const {
+    for (const auto& [n, x] : entries)
+      if (n == name) return x;
+    throw shape_error("loom::la: the extent of " + std::string(name) + " is unknown");
+  }
+};
+template <class E>
+extent_table extents_of(const E& e) {
+  extent_table t;
+  expr::for_each_access(e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
+    std::size_t m = 0;
+    (t.note(Is::name, a.tensor->extent(m++)), ...);
+  });
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 2: the terms of a normal form: a sum of signed terms, each sums over a product
+template <class E>
+struct signed_term {
+  static constexpr bool negative = false;
+  using body = E;
+  static constexpr const E& get(const E& e) { return e; }
+};
+template <class E>
+struct signed_term<expr::map<fn::negate, E>> {
+  static constexpr bool negative = !signed_term<E>::negative;
+  using body = typename signed_term<E>::body;
+  static constexpr const body& get(const expr::map<fn::negate, E>& e) {
+    return signed_term<E>::get(std::get<0>(e.args));
+  }
+};
+template <class E, class F>
+void for_each_term(const E& e, F&& f) {
+  if constexpr (requires { []<class L, class R>(const expr::add<L, R>&) {}(e); }) {
+    for_each_term(e.lhs, f);
+    for_each_term(e.rhs, f);
+  } else {
+    f(signed_term<E>::get(e), std::bool_constant<signed_term<E>::negative>{});
+  }
+}
+
+// sums over a product: the summed indices and the factors
+template <class E>
+struct sum_block {
+  using summed = mp_list<>;
+  using product = E;
+  static constexpr const E& get(const E& e) { return e; }
+};
+template <class I, class E>
+struct sum_block<expr::sum<I, E>> {
+  using summed = boost::mp11::mp_push_front<typename sum_block<E>::summed, I>;
+  using product = typename sum_block<E>::product;
+  static constexpr const product& get(const expr::sum<I, E>& e) { return sum_block<E>::get(e.body); }
+};
+template <class E>
+auto factors_of(const E& e) {
+  if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); })
+    return std::tuple_cat(factors_of(e.lhs), factors_of(e.rhs));
+  else
+    return std::tuple<E>{e};
+}
+template <class X>
+struct factor_kind {  // 0: dense access, 1: literal, 2: anything else (sparse access, map, ...)
+  static constexpr int value = 2;
+};
+template <class T, class... Is>
+struct factor_kind<expr::access<T, Is...>> {
+  static constexpr int value = std::remove_const_t<T>::format_type::all_dense ? 0 : 2;
+};
+template <class T>
+struct factor_kind<expr::literal<T>> {
+  static constexpr int value = 1;
+};
+template <class Tuple>
+struct all_dense_factors;
+template <class... Xs>
+struct all_dense_factors<std::tuple<Xs...>> {
+  static constexpr bool value = ((factor_kind<Xs>::value < 2) && ...);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Part 3: variable elimination over dense factors, in the order the run-time extents make cheapest
+template <class V>
+struct dense_factor {
+  std::vector<std::size_t> ids;  // index ids, row-major
+  std::vector<V> data;
+};
+
+template <class V>
+struct eliminator {
+  std::vector<std::int64_t> extent;  // by index id
+
+  // Σ over `drop` of the product of `in`, as a factor over `keep` (in that order).
+  dense_factor<V> contract(const std::vector<const dense_factor<V>*>& in,
+                           const std::vector<std::size_t>& keep,
+                           const std::vector<std::size_t>& drop) const {
+    std::vector<std::size_t> loop = keep;
+    loop.insert(loop.end(), drop.begin(), drop.end());
+    const std::size_t n = loop.size();
+    dense_factor<V> out;
+    out.ids = keep;
+    std::int64_t out_size = 1;
+    for (std::size_t id : keep) out_size *= extent[id];
+    out.data.assign(static_cast<std::size_t>(out_size), semiring_traits<V>::zero());
+    // strides of every operand and of the output along each loop position
+    std::vector<std::vector<std::int64_t>> stride(in.size(), std::vector<std::int64_t>(n, 0));
+    for (std::size_t f = 0; f < in.size(); ++f) {
+      std::int64_t s = 1;
+      for (std::size_t k = in[f]->ids.size(); k-- > 0;) {
+        for (std::size_t d = 0; d < n; ++d)
+          if (loop[d] == in[f]->ids[k]) stride[f][d] = s;
+        s *= extent[in[f]->ids[k]];
+      }
+    }
+    std::vector<std::int64_t> ostride(n, 0);
+    {
+      std::int64_t s = 1;
+      for (std::size_t k = keep.size(); k-- > 0;) {
+        ostride[k] = s;
+        s *= extent[keep[k]];
+      }
+    }
+    std::int64_t points = 1;
+    for (std::size_t id : loop) points *= extent[id];
+    if (points == 0) return out;
+    std::vector<std::int64_t> count(n, 0), off(in.size(), 0);
+    std::int64_t ooff = 0;
+    for (std::int64_t p = 0; p < points; ++p) {
+      V prod = semiring_traits<V>::one();
+      for (std::size_t f = 0; f < in.size(); ++f) prod = prod * in[f]->data[static_cast<std::size_t>(off[f])];
+      out.data[static_cast<std::size_t>(ooff)] = out.data[static_cast<std::size_t>(ooff)] + prod;
+      for (std::size_t d = n; d-- > 0;) {
+        ++count[d];
+        for (std::size_t f = 0; f < in.size(); ++f) off[f] += stride[f][d];
+        ooff += ostride[d];
+        if (count[d] < extent[loop[d]]) break;
+        for (std::size_t f = 0; f < in.size(); ++f) off[f] -= stride[f][d] * extent[loop[d]];
+        ooff -= ostride[d] * extent[loop[d]];
+        count[d] = 0;
+      }
+    }
+    return out;
+  }
+
+  // Eliminates `summed` greedily: each step the index whose factors span the fewest points.
+  dense_factor<V> run(std::vector<dense_factor<V>> factors, std::vector<std::size_t> summed,
+                      const std::vector<std::size_t>& free, V& coefficient,
+                      std::vector<std::string>* steps = nullptr) const {
+    while (!summed.empty()) {
+      std::size_t best = 0;
+      double best_cost = -1;
+      for (std::size_t c = 0; c < summed.size(); ++c) {
+        std::vector<std::size_t> span;
+        for (const auto& f : factors)
+          if (std::find(f.ids.begin(), f.ids.end(), summed[c]) != f.ids.end())
+            for (std::size_t id : f.ids)
+              if (std::find(span.begin(), span.end(), id) == span.end()) span.push_back(id);
+        double cost = 1;
+        for (std::size_t id : span) cost *= static_cast<double>(extent[id]);
+        if (span.empty()) cost = 0;  // used by no factor: a count
+        if (best_cost < 0 || cost < best_cost) best = c, best_cost = cost;
+      }
+      const std::size_t s = summed[best];
+      summed.erase(summed.begin() + static_cast<std::ptrdiff_t>(best));
+      std::vector<const dense_factor<V>*> in;
+      std::vector<dense_factor<V>> rest;
+      std::vector<std::size_t> keep;
+      for (const auto& f : factors) {
+        if (std::find(f.ids.begin(), f.ids.end(), s) == f.ids.end()) continue;
+        in.push_back(&f);
+        for (std::size_t id : f.ids)
+          if (id != s && std::find(keep.begin(), keep.end(), id) == keep.end()) keep.push_back(id);
+      }
+      if (in.empty()) {  // Σ_s x = extent(s) · x
+        coefficient = coefficient * static_cast<V>(extent[s]);
+        continue;
+      }
+      dense_factor<V> made = contract(in, keep, {s});
+      if (steps) steps->push_back("sum over " + std::to_string(s) + " of " + std::to_string(in.size()) +
+                                  " factors -> " + std::to_string(made.data.size()) + " entries");
+      for (auto& f : factors)
+        if (std::find(f.ids.begin(), f.ids.end(), s) == f.ids.end()) rest.push_back(std::move(f));
+      rest.push_back(std::move(made));
+      factors = std::move(rest);
+    }
+    std::vector<const dense_factor<V>*> in;
+    for (const auto& f : factors) in.push_back(&f);
+    return contract(in, free, {});
+  }
+};
+
+template <class V, class Universe, class T, class... Is>
+dense_factor<V> load(const expr::access<T, Is...>& a, const std::vector<std::int64_t>& extent) {
+  dense_factor<V> f;
+  f.ids = {boost::mp11::mp_find<Universe, Is>::value...};
+  std::int64_t size = 1;
+  for (std::size_t id : f.ids) size *= extent[id];
+  f.data.assign(static_cast<std::size_t>(size), semiring_traits<V>::zero());
+  a.tensor->for_each_stored([&](const auto& c, const auto& v) {
+    std::int64_t off = 0;
+    for (std::size_t m = 0; m < f.ids.size(); ++m) off = off * extent[f.ids[m]] + c[m];
+    f.data[static_cast<std::size_t>(off)] = static_cast<V>(v);
+  });
+  return f;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 4: one term into the result (row-major over the result's free indices)
+template <class V, class Free>
+struct accumulator {
+  std::vector<V> values;  // row-major over Free
+  std::vector<std::int64_t> shape;
+  std::vector<std::string>* log = nullptr;
+
+  // adds `sign` times the term's values, given over `term_free` (a subset of Free, in Free's
+  // order), broadcast along the missing indices
+  void add(const std::vector<V>& data, const std::vector<std::size_t>& present, V sign) {
+    const std::size_t n = shape.size();
+    std::int64_t points = 1;
+    for (auto e : shape) points *= e;
+    std::vector<std::int64_t> c(n, 0);
+    for (std::int64_t p = 0; p < points; ++p) {
+      std::int64_t off = 0;
+      for (std::size_t k : present) off = off * shape[k] + c[k];
+      values[static_cast<std::size_t>(p)] =
+          values[static_cast<std::size_t>(p)] + sign * data[static_cast<std::size_t>(off)];
+      for (std::size_t d = n; d-- > 0;) {
+        if (++c[d] < shape[d]) break;
+        c[d] = 0;
+      }
+    }
+  }
+};
+
+template <class Free, class TermFree>
+std::vector<std::size_t> positions() {
+  std::vector<std::size_t> p;
+  boost::mp11::mp_for_each<Free>([&](auto i) {
+    if constexpr (boost::mp11::mp_contains<TermFree, decltype(i)>::value)
+      p.push_back(boost::mp11::mp_find<Free, decltype(i)>::value);
+  });
+  return p;
+}
+
+// A term with a sparse factor as one loom kernel into a dense tensor over its free indices.
+template <class V, class Term, class... Is>
+std::vector<V> fused_values(const Term& term, const extent_table& ext, mp_list<Is...>) {
+  using fmt = std::conditional_t<sizeof...(Is) == 1, dense_vector, dense_matrix>;
+  tensor<V, fmt> tmp(typename tensor<V, fmt>::shape_type{ext.of(Is::name)...});
+  tmp(Is{}...) = term;
+  return std::vector<V>(tmp.values().begin(), tmp.values().end());
+}
+
+template <class V, class Free, class Term>
+void evaluate_term(const Term& term, bool negative, const extent_table& ext, accumulator<V, Free>& acc) {
+  using block = sum_block<Term>;
+  const auto& product = block::get(term);
+  auto factors = factors_of(product);
+  using factors_t = decltype(factors);
+  // the term's free indices, in the result's order
+  using term_free = boost::mp11::mp_copy_if_q<
+      Free, boost::mp11::mp_bind_front<boost::mp11::mp_contains, expr::free_indices_t<Term>>>;
+  const V sign = negative ? static_cast<V>(-1) : static_cast<V>(1);
+  if constexpr (all_dense_factors<factors_t>::value) {
+    // dense factors only: variable elimination, cheapest step first for these extents
+    using universe = boost::mp11::mp_unique<boost::mp11::mp_append<Free, expr::all_indices_t<Term>>>;
+    eliminator<V> el;
+    boost::mp11::mp_for_each<universe>([&](auto i) { el.extent.push_back(ext.of(decltype(i)::name)); });
+    std::vector<dense_factor<V>> dense;
+    V coefficient = sign;
+    std::apply([&](const auto&... f) {
+      (..., [&](const auto& x) {
+        if constexpr (factor_kind<std::remove_cvref_t<decltype(x)>>::value == 1)
+          coefficient = coefficient * static_cast<V>(x.value);
+        else
+          dense.push_back(load<V, universe>(x, el.extent));
+      }(f));
+    }, factors);
+    std::vector<std::size_t> summed, keep;
+    boost::mp11::mp_for_each<typename block::summed>(
+        [&](auto i) { summed.push_back(boost::mp11::mp_find<universe, decltype(i)>::value); });
+    boost::mp11::mp_for_each<term_free>(
+        [&](auto i) { keep.push_back(boost::mp11::mp_find<universe, decltype(i)>::value); });
+    const dense_factor<V> r = el.run(std::move(dense), std::move(summed), keep, coefficient,
+                                     acc.log);
+    if (acc.log) acc.log->push_back("term " + loom::to_string(term) + ": variable elimination");
+    acc.add(r.data, positions<Free, term_free>(), coefficient);
+  } else {
+    // a sparse factor: one fused loom kernel (the evaluator pushes sums in first)
+    if (acc.log) acc.log->push_back("term " + loom::to_string(term) + ": fused kernel");
+    constexpr std::size_t n = boost::mp11::mp_size<term_free>::value;
+    if constexpr (n == 0) {
+      acc.add({static_cast<V>(loom::eval(term))}, {}, sign);
+    } else {
+      acc.add(fused_values<V>(term, ext, term_free{}), positions<Free, term_free>(), sign);
+    }
+  }
+}
+
+template <std::size_t Rank>
+using free_list = std::conditional_t<Rank == 0, mp_list<>,
+                                     std::conditional_t<Rank == 1, mp_list<row>, mp_list<row, col>>>;
+
+template <class E>
+auto normal_form(const E& e) {
+  return rewrite::rewrite<rewrite::sum_product_normal_form>(to_index_notation(e));
+}
+
+template <class E>
+auto evaluate(const E& e, std::vector<std::string>* log) {
+  using V = typename E::value_type;
+  using Free = free_list<E::rank>;
+  const auto nf = normal_form(e);
+  const extent_table ext = extents_of(to_index_notation(e));
+  accumulator<V, Free> acc;
+  acc.log = log;
+  boost::mp11::mp_for_each<Free>([&](auto i) { acc.shape.push_back(ext.of(decltype(i)::name)); });
+  std::int64_t size = 1;
+  for (auto s : acc.shape) size *= s;
+  acc.values.assign(static_cast<std::size_t>(size), semiring_traits<V>::zero());
+  if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(nf.expr)>, rewrite::zero>) {
+    for_each_term(nf.expr, [&](const auto& term, auto negative) {
+      evaluate_term<V, Free>(term, decltype(negative)::value, ext, acc);
+    });
+  }
+  if constexpr (E::rank == 0) {
+    return acc.values[0];
+  } else {
+    result_t<V, E::rank> out([&] {
+      typename result_t<V, E::rank>::shape_type s{};
+      for (std::size_t k = 0; k < s.size(); ++k) s[k] = acc.shape[k];
+      return s;
+    }());
+    std::copy(acc.values.begin(), acc.values.end(), out.values().begin());
+    return out;
+  }
+}
+
+}  // namespace detail
+
+/// The sum-product normal form of `e` (index notation) and the rules that produced it.
+template <expression E>
+auto normal_form(const E& e) {
+  return detail::normal_form(e);
+}
+
+/// Evaluates `e`: translated to index notation, rewritten to the sum-product normal form, and
+/// computed term by term (dense terms by variable elimination in the cheapest order for the
+/// run-time extents, terms with a sparse factor by one fused kernel). A scalar for rank 0, else
+/// a dense loom tensor.
+template <expression E>
+auto eval(const E& e) {
+  return detail::evaluate(e, nullptr);
+}
+
+/// What `eval(e)` does, in words: the normal form, the rules applied, and each term's plan.
+template <expression E>
+std::string explain(const E& e) {
+  std::vector<std::string> log;
+  const auto nf = detail::normal_form(e);
+  (void)detail::evaluate(e, &log);
+  std::ostringstream s;
+  s << "index notation: " << loom::to_string(to_index_notation(e)) << "\n";
+  s << "normal form: " << loom::to_string(nf.expr) << "\n";
+  s << "rules fired: " << rewrite::fired_names<typename decltype(nf)::fired>() << "\n";
+  for (const auto& l : log) s << "  " << l << "\n";
+  return s.str();
+}
+
+}  // namespace loom::la
+
+#endif  // LOOM_LA_EVALUATE_HPP
