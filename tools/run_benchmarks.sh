@@ -21,10 +21,13 @@
 # usage: bash tools/run_benchmarks.sh [--quick] [--no-compile-time] [--no-runtime] [--no-peers]
 #                                     [--no-stream] [--filter REGEX] [--repetitions N]
 #                                     [--threads "1 2"] [--committed] [--build-cost-tests]
+#                                     [--min-time SECONDS] [--report-only]
 #   --quick            1 repetition, short minimum times, compile-time TUs compiled once, up to 4
 #                      operands (a smoke run)
 #   --filter REGEX     only the runtime and peer benchmarks whose name matches (Google
 #                      Benchmark's filter; scipy's runner takes it as a Python regex)
+#   --repetitions N, --min-time S  Google Benchmark's repetitions (5) and minimum time per
+#                      repetition (0.5 s), also used by scipy's runner
 #   --threads LIST     thread counts of the peer comparison and STREAM (default: "1 $(nproc)")
 #   --committed        build from `git archive HEAD` (in $BUILD_DIR/src), not from the work tree:
 #                      measures the committed loom while others edit the checkout
@@ -59,6 +62,7 @@ while [ $# -gt 0 ]; do
     --no-stream) run_stream=0 ;;
     --filter) filter="$2"; shift ;;
     --repetitions) repetitions="$2"; shift ;;
+    --min-time) min_time="$2"; shift ;;
     --threads) threads="$2"; shift ;;
     --committed) committed=1 ;;
     --build-cost-tests) run_cost_tests=1 ;;
@@ -99,9 +103,18 @@ src=.
 mkdir -p "$build"
 if [ "$committed" = 1 ]; then
   src="$build/src"
-  rm -rf "$src"
-  mkdir -p "$src"
-  git archive HEAD | tar -x -C "$src"
+  # a fresh snapshot, copied over the previous one file by file only where the content changed,
+  # so that an unchanged tree does not rebuild
+  rm -rf "$build/src.new"
+  mkdir -p "$build/src.new" "$src"
+  git archive HEAD | tar -x -C "$build/src.new"
+  (cd "$build/src.new" && find . -type f) | while read -r f; do
+    cmp -s "$build/src.new/$f" "$src/$f" || { mkdir -p "$(dirname "$src/$f")"; cp "$build/src.new/$f" "$src/$f"; }
+  done
+  (cd "$src" && find . -type f) | while read -r f; do
+    [ -e "$build/src.new/$f" ] || rm -f "$src/$f"
+  done
+  rm -rf "$build/src.new"
   step "building the committed tree $(git rev-parse --short HEAD) from $src"
 fi
 cost_log="$PWD/$build/build_cost.jsonl"
@@ -156,22 +169,28 @@ if [ "$run_peers" = 1 ]; then
   rm -f "$results"/peers_*.json
   for t in $threads; do
     step "peers, $t thread(s) (loom, hand, Eigen, GraphBLAS)"
-    "$build/benchmarks/peers/peers" --threads="$t" "${bench_args[@]}" \
+    first=0
+    export=()
+    if [ "$t" = "$(echo $threads | cut -d' ' -f1)" ]; then
+      first=1
+      # the first run writes its inputs (as it builds them) for scipy_runner.py
+      rm -rf "$build/peers_data"
+      export=(--export="$build/peers_data")
+    fi
+    "$build/benchmarks/peers/peers" --threads="$t" "${export[@]}" "${bench_args[@]}" \
       --benchmark_out="$results/peers_t$t.json" --benchmark_out_format=json > "$build/peers_t$t.log"
     if [ ! -s "$results/peers_t$t.json" ]; then rm -f "$results/peers_t$t.json"; fi
-    if [ "$t" = "$(echo $threads | cut -d' ' -f1)" ]; then
+    if [ "$first" = 1 ]; then
       # scipy right after the first (single-threaded) run, on the inputs that run used
       if "$py" -c 'import scipy' > /dev/null 2>&1; then
-        step "peers, scipy.sparse (exporting the inputs, then timing)"
-        rm -rf "$build/peers_data"
-        "$build/benchmarks/peers/peers" --export="$build/peers_data" 2> "$build/peers_export.log"
+        step "peers, scipy.sparse (on the inputs the run above exported)"
         "$py" benchmarks/peers/scipy_runner.py --data "$build/peers_data" --out "$results/peers_scipy.json" \
           --repetitions "$repetitions" --min-time "$min_time" ${filter:+--filter "$filter"} \
           > "$build/peers_scipy.log"
-        rm -rf "$build/peers_data"
       else
         step "peers, scipy.sparse: skipped (apt-get install python3-scipy)"
       fi
+      rm -rf "$build/peers_data"
     fi
   done
 fi

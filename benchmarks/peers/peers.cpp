@@ -14,6 +14,11 @@
 //                                                              Eigen (A * A).cwiseProduct(A).sum()
 //   sweep_spmv, sweep_add: the same kernels on uniform inputs of growing size (nnz scaling)
 //
+// Export: --export=DIR writes each input (and the hand-written kernel's result) for
+// scipy_runner.py when the benchmarks first build it; with --export_only=1 the binary builds and
+// writes every input (optionally only those whose workload/input contains --export_filter=TEXT)
+// and runs no benchmark.
+//
 // Threads: --threads=N (or LOOM_BENCH_THREADS) sets every system's thread count: GraphBLAS's
 // GxB_NTHREADS, Eigen::setNbThreads, the OpenMP loops of the hand-written kernels that have an
 // obvious parallel form (spmv, sddmm, mttkrp, triangles; spgemm and add stay sequential), and
@@ -125,6 +130,8 @@ class exporter {
   std::ofstream manifest_;
 };
 
+exporter* g_exporter = nullptr;
+
 // Registration -----------------------------------------------------------------------------------------
 struct group {
   std::string workload, input;
@@ -146,7 +153,12 @@ void add_group(const std::string& workload, const std::string& input, std::funct
                std::function<std::int64_t(const In&)> nnz, const std::string& what,
                std::function<void(In&, exporter&, const std::string&, const std::string&)> export_fn,
                std::function<double(const In&)> bytes = {}) {
-  auto data = std::make_shared<lb::lazy<In>>(make);
+  // with --export, an input is written for scipy_runner.py when the benchmarks first build it
+  auto data = std::make_shared<lb::lazy<In>>([=] {
+    auto in = make();
+    if (g_exporter && workload != "mttkrp") export_fn(*in, *g_exporter, workload, input);
+    return in;
+  });
   for (auto& [system, body] : systems) {
     auto* b = benchmark::RegisterBenchmark(("BM_" + workload + "/" + input + "/" + system).c_str(), [=, body = body](benchmark::State& s) {
       In& in = data->get();
@@ -750,8 +762,13 @@ int main(int argc, char** argv) {
 #ifdef _OPENMP
   benchmark::AddCustomContext("openmp", std::to_string(_OPENMP));
 #endif
+  const bool export_only = !take_flag(argc, argv, "export_only").empty();
   register_all();
-  if (!export_dir.empty()) {  // write the inputs and the hand-written results for scipy_runner.py
+  std::unique_ptr<exporter> lazy_export;
+  if (!export_dir.empty() && !export_only) {  // export while benchmarking, as inputs are built
+    lazy_export = std::make_unique<exporter>(export_dir);
+    g_exporter = lazy_export.get();
+  } else if (!export_dir.empty()) {  // only write the inputs and the hand-written results
     exporter ex(export_dir);
     for (const auto& g : groups()) {
       const std::string id = g.workload + "/" + g.input;
