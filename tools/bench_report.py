@@ -702,6 +702,35 @@ def sweep_tables(by_threads, out):
         out.append("")
 
 
+def summary_section(by_threads, out):
+    """One line per workload: loom / each system, geometric mean over the inputs (and range)."""
+    if not by_threads:
+        return
+    out.append("## Summary: loom against each system\n")
+    out.append("loom's time divided by the other system's, geometric mean over the inputs of the "
+               "peer comparison (min–max in brackets); below 1× loom is faster, **bold** where "
+               "loom is slower on average. Details, inputs and plots under *Peers* below.\n")
+    for t in sorted(by_threads):
+        ratios = peer_ratios(by_threads[t])
+        peers = [p for p in PEER_SYSTEMS if p != "loom" and any(r[2] == p for r in ratios)]
+        out.append(f"*{'1 thread' if t == 1 else f'{t} threads'}*\n")
+        out.append("| workload | " + " | ".join(f"loom / {SYSTEM_TITLES[p]}" for p in peers) + " |")
+        out.append("|---|" + "---:|" * len(peers))
+        for w, (title, _, _) in PEER_WORKLOADS.items():
+            cells = []
+            for p in peers:
+                vals = [r[3] for r in ratios if r[0] == w and r[2] == p]
+                if not vals:
+                    cells.append("—")
+                    continue
+                g = statistics.geometric_mean(vals)
+                text = f"{g:.2f}× ({min(vals):.2f}–{max(vals):.2f})"
+                cells.append(f"**{text}**" if g > 1 else text)
+            if any(c != "—" for c in cells):
+                out.append(f"| {title} | " + " | ".join(cells) + " |")
+        out.append("")
+
+
 def targets_peers(by_threads, out):
     """Target rows of issue 8: loom <= 1.05x hand everywhere, faster than every peer."""
     for t in sorted(by_threads):
@@ -983,6 +1012,8 @@ def cmd_report(args):
         plan_section(table, plan_out)
         if plan_out:
             runtime_out += ["## Runtime optimizer (issue 5)\n"] + plan_out
+
+    summary_section(peers, out)
 
     # targets
     out.append("## Targets\n")

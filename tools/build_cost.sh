@@ -26,7 +26,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 build="${BUILD_DIR:-build/cost}"
-log="$PWD/$build/build_cost.jsonl"
+mkdir -p "$build"
+log="$(cd "$build" && pwd)/build_cost.jsonl"
 generator=()
 if command -v ninja > /dev/null 2>&1; then generator=(-G Ninja); fi
 mkdir -p "$build"

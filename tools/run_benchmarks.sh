@@ -117,7 +117,7 @@ if [ "$committed" = 1 ]; then
   rm -rf "$build/src.new"
   step "building the committed tree $(git rev-parse --short HEAD) from $src"
 fi
-cost_log="$PWD/$build/build_cost.jsonl"
+cost_log="$(cd "$build" && pwd)/build_cost.jsonl"
 step "configuring $build"
 cmake -S "$src" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DLOOM_BENCH=ON \
   -DLOOM_TEST=OFF -DLOOM_EXAMPLES=OFF -DLOOM_INSTALL=OFF -DLOOM_CCACHE=OFF \
