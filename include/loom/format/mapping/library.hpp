@@ -38,6 +38,13 @@ inline constexpr auto lower_packed_mapping = define<"lower_packed">(
     values(names::I * (names::I + 1_c) / 2_c + names::J));
 using lower_packed = format_of<decltype(lower_packed_mapping)>;
 
+/// The strictly lower part of the same packed array (j < i): with lower_packed, two views of
+/// one array, e.g. symmetric y = L x + (strict L)^T x in two fused loop nests.
+inline constexpr auto strict_lower_packed_mapping = define<"strict_lower_packed">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J < names::I),
+    values(names::I * (names::I + 1_c) / 2_c + names::J));
+using strict_lower_packed = format_of<decltype(strict_lower_packed_mapping)>;
+
 /// Upper-triangular, rows packed: row i holds j in i..N-1 after the i*N - i*(i-1)/2 slots of
 /// the rows above.
 inline constexpr auto upper_packed_mapping = define<"upper_packed">(
