@@ -6,6 +6,7 @@
 #include <loom/rewrite/constants.hpp>
 #include <loom/rewrite/engine.hpp>
 #include <loom/rewrite/for_evaluation.hpp>
+#include <loom/rewrite/hoist.hpp>
 #include <loom/rewrite/patterns.hpp>
 #include <loom/rewrite/rule.hpp>
 #include <loom/rewrite/rule_sets.hpp>

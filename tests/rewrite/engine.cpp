@@ -127,3 +127,39 @@ TEST_CASE_TEMPLATE("rewritten kernels give the reference result", Format, csr, d
     }
   }
 }
+
+namespace {
+// hoisting: the inner sum of BATAx is recomputed for every j unless computed once
+using A_ik = expr::access<tensor<double, csr>, I, K>;
+using x_k = expr::access<tensor<double, dense_vector>, K>;
+static_assert(rewrite::hoistable_v<sum<K, mul<A_ik, x_k>>, A_ij>);
+static_assert(rewrite::has_hoistable_v<sum<I, mul<A_ij, sum<K, mul<A_ik, x_k>>>>>);
+static_assert(!rewrite::hoistable_v<sum<J, A_ij>, y_i>);          // the sibling needs only i
+static_assert(!rewrite::hoistable_v<A_ij, sum<K, B_jk>>);          // not a sum
+static_assert(!rewrite::hoistable_v<sum<J, A_ij>, sum<J, B_jk>>);  // same bound name: the planner's case
+static_assert(!rewrite::has_hoistable_v<sum<J, mul<A_ij, x_j>>>);
+static_assert(!rewrite::hoistable_v<sum<K, literal<double>>, A_ij>);  // a count: a scaling
+}  // namespace
+
+TEST_CASE_TEMPLATE("hoisted sums (BATAx, SigmaMMM) give the reference result", Format, csr, dcsr) {
+  constexpr loom::index<"i"> i;
+  constexpr loom::index<"j"> j;
+  constexpr loom::index<"k"> k;
+  for (std::uint64_t seed : test::seeds) {
+    const auto A = test::random_tensor<double, Format>({7, 6}, test::density::medium, seed);
+    const auto B = test::random_tensor<double, csr>({6, 5}, test::density::medium, seed + 1);
+    const auto x = test::random_tensor<double, dense_vector>({6}, test::density::full, seed + 2);
+    tensor<double, dense_vector> y({6});
+    const auto batax = loom::sum(i, loom::sum(k, 0.5 * A(i, j) * A(i, k) * x(k)));
+    y(j) = batax;
+    const auto ref = test::reference_eval(y(j), batax);
+    for (std::int64_t c = 0; c < 6; ++c) CHECK(y.values()[c] == doctest::Approx(ref.values[c]));
+    const auto smmm = loom::sum(i, j, loom::sum(k, A(i, k) * B(k, j)));
+    CHECK(loom::eval(smmm) == doctest::Approx(test::reference_eval(smmm)));
+    tensor<double, dcsr> S({7, 6});  // sparse output, hoisted sparse intermediate
+    S(i, j) = A(i, j) * loom::sum(k, B(j, k));
+    const auto sref = test::reference_eval(S(i, j), A(i, j) * loom::sum(k, B(j, k)));
+    for (std::int64_t r = 0; r < 7; ++r)
+      for (std::int64_t c = 0; c < 6; ++c) CHECK(S.at(r, c) == doctest::Approx(sref.at({r, c})));
+  }
+}
