@@ -162,7 +162,8 @@ int main(int argc, char** argv) {
     const auto u = lb::dense_values(m * rank, 3), v = lb::dense_values(n * rank, 4);
     std::copy(u.begin(), u.end(), in->U.values().begin());
     std::copy(v.begin(), v.end(), in->V.values().begin());
-    loom::tensor<double, loom::csr> serial;
+    in->C = loom::tensor<double, loom::csr>({m, n});
+    loom::tensor<double, loom::csr> serial({m, n});
     {
       loom::parallel_scope scope({.threads = 1});
       serial(i, j) = loom::sum(k, in->S(i, j) * in->U(i, k) * in->V(j, k));
@@ -194,6 +195,7 @@ int main(int argc, char** argv) {
     auto in = std::make_unique<spgemm_input>();
     in->A = lb::to_loom<loom::csr>(lb::random_matrix(100'000, 100'000, 8, 5));
     in->B = lb::to_loom<loom::csr>(lb::random_matrix(100'000, 100'000, 8, 6));
+    in->C = loom::tensor<double, loom::csr>({100'000, 100'000});
     return in;
   });
   add("spgemm", "uniform_100Kx100K_800K", [spgemm](benchmark::State& s) {
@@ -211,6 +213,7 @@ int main(int argc, char** argv) {
     auto in = std::make_unique<spgemm_input>();
     in->A = lb::to_loom<loom::csr>(lb::random_matrix(500'000, 500'000, 8, 7));
     in->B = lb::to_loom<loom::csr>(lb::random_matrix(500'000, 500'000, 8, 8));
+    in->C = loom::tensor<double, loom::csr>({500'000, 500'000});
     return in;
   });
   add("add", "uniform_500Kx500K_4M+4M", [add_in](benchmark::State& s) {
