@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -214,6 +215,23 @@ TEST_CASE("mapping explain: lower-triangular SpMV is the mapping's loops, fused"
   const std::string probe = loom::explain(z(i), loom::sum(j, xs(j) * L(i, j)));
   CAPTURE(probe);
   CHECK(probe.find("F1 (iteration -> lookup): j comes from T0") != std::string::npos);
+}
+
+TEST_CASE("mapping: symmetric as two views of one packed array equals symmetric_packed") {
+  std::vector<double> packed{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};  // 4 x 4 lower triangle
+  auto L = lm::make_view<lm::lower_packed>({4, 4}, std::span<double>(packed));
+  auto SL = lm::make_view<lm::strict_lower_packed>({4, 4}, std::span<double>(packed));
+  auto S = lm::make_view<lm::symmetric_packed>({4, 4}, std::span<double>(packed));
+  loom::tensor<double, loom::dense_vector> x({4}), y({4}), z({4});
+  for (int p = 0; p < 4; ++p) x.at(p) = p + 1;
+  y(i) = loom::sum(j, L(i, j) * x(j));
+  y(j) += loom::sum(i, SL(i, j) * x(i));
+  z(i) = loom::sum(j, S(i, j) * x(j));
+  // row 0 of S is (1, 2, 4, 7): 1 + 4 + 12 + 28
+  CHECK(z.at(0) == 45);
+  for (int p = 0; p < 4; ++p) CHECK(y.at(p) == z.at(p));
+  CHECK(SL.at(2, 2) == 0);
+  CHECK(SL.at(3, 2) == 9);
 }
 
 TEST_CASE("mapping errors name the mapping, the mode and the extents") {
