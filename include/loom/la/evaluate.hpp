@@ -20,7 +20,10 @@
 
 #include <boost/mp11/algorithm.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <ios>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -136,6 +139,80 @@ template <class... Xs>
 struct all_dense_factors<std::tuple<Xs...>> {
   static constexpr bool value = ((factor_kind<Xs>::value < 2) && ...);
 };
+
+// A term's signature at run time: its factors (tensor, index pattern; literal values) with
+// bound indices renamed in order of first use, minimised over the orders of the factors that read
+// one tensor. Equal signatures mean equal values (commutativity and alpha-renaming); a term with
+// another kind of factor gets a unique signature.
+struct factor_desc {
+  const void* tensor = nullptr;
+  std::vector<std::string_view> indices;
+  std::string literal;
+};
+template <class Term>
+std::string signature(const Term& term, std::size_t ordinal) {
+  using block = sum_block<Term>;
+  std::vector<std::string_view> bound;
+  boost::mp11::mp_for_each<typename block::summed>([&](auto i) { bound.push_back(decltype(i)::name); });
+  std::vector<factor_desc> fs;
+  bool plain = true;
+  std::apply([&](const auto&... f) {
+    (..., [&](const auto& x) {
+      using X = std::remove_cvref_t<decltype(x)>;
+      factor_desc d;
+      if constexpr (factor_kind<X>::value == 1) {
+        std::ostringstream v;
+        if constexpr (std::is_floating_point_v<decltype(x.value)>) v << std::hexfloat;  // exact
+        v << x.value;
+        d.literal = v.str();
+      } else if constexpr (requires { x.tensor; }) {
+        d.tensor = x.tensor;
+        [&]<class T, class... Is>(const expr::access<T, Is...>&) { d.indices = {Is::name...}; }(x);
+      } else {
+        plain = false;
+      }
+      fs.push_back(std::move(d));
+    }(f));
+  }, factors_of(block::get(term)));
+  if (!plain || fs.size() > 8) return "#" + std::to_string(ordinal);
+  std::sort(fs.begin(), fs.end(), [](const factor_desc& a, const factor_desc& b) {
+    return std::less<const void*>{}(a.tensor, b.tensor) || (a.tensor == b.tensor && a.literal < b.literal);
+  });
+  auto text = [&](const std::vector<factor_desc>& order) {
+    std::vector<std::string_view> seen;
+    std::string out;
+    for (const auto& f : order) {
+      out += f.literal + "@" + std::to_string(reinterpret_cast<std::uintptr_t>(f.tensor)) + "(";
+      for (auto n : f.indices) {
+        if (std::find(bound.begin(), bound.end(), n) == bound.end()) {
+          out += std::string(n) + ",";
+          continue;
+        }
+        auto at = std::find(seen.begin(), seen.end(), n);
+        if (at == seen.end()) seen.push_back(n), at = seen.end() - 1;
+        out += "_" + std::to_string(at - seen.begin()) + ",";
+      }
+      out += ")";
+    }
+    return out + "/" + std::to_string(bound.size() - seen.size());  // sums no factor uses
+  };
+  // try every order that keeps the tensors sorted (permutations among equal tensors)
+  std::vector<std::size_t> perm(fs.size());
+  for (std::size_t q = 0; q < perm.size(); ++q) perm[q] = q;
+  std::string best = text(fs);
+  auto same_group = [&](const std::vector<std::size_t>& p) {
+    for (std::size_t q = 0; q < p.size(); ++q)
+      if (fs[p[q]].tensor != fs[q].tensor || fs[p[q]].literal != fs[q].literal) return false;
+    return true;
+  };
+  while (std::next_permutation(perm.begin(), perm.end())) {
+    if (!same_group(perm)) continue;
+    std::vector<factor_desc> order;
+    for (std::size_t q : perm) order.push_back(fs[q]);
+    best = std::min(best, text(order));
+  }
+  return best;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Part 3: variable elimination over dense factors, in the order the run-time extents make cheapest
@@ -311,7 +388,7 @@ std::vector<V> fused_values(const Term& term, const extent_table& ext, mp_list<I
 }
 
 template <class V, class Free, class Term>
-void evaluate_term(const Term& term, bool negative, const extent_table& ext, accumulator<V, Free>& acc) {
+void evaluate_term(const Term& term, V sign, const extent_table& ext, accumulator<V, Free>& acc) {
   using block = sum_block<Term>;
   const auto& product = block::get(term);
   auto factors = factors_of(product);
@@ -319,7 +396,6 @@ void evaluate_term(const Term& term, bool negative, const extent_table& ext, acc
   // the term's free indices, in the result's order
   using term_free = boost::mp11::mp_copy_if_q<
       Free, boost::mp11::mp_bind_front<boost::mp11::mp_contains, expr::free_indices_t<Term>>>;
-  const V sign = negative ? static_cast<V>(-1) : static_cast<V>(1);
   if constexpr (all_dense_factors<factors_t>::value) {
     // dense factors only: variable elimination, cheapest step first for these extents
     using universe = boost::mp11::mp_unique<boost::mp11::mp_append<Free, expr::all_indices_t<Term>>>;
@@ -378,8 +454,24 @@ auto evaluate(const E& e, std::vector<std::string>* log) {
   for (auto s : acc.shape) size *= s;
   acc.values.assign(static_cast<std::size_t>(size), semiring_traits<V>::zero());
   if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(nf.expr)>, rewrite::zero>) {
+    // terms equal up to bound names and factor order are computed once, with their count
+    std::vector<std::string> sigs;
+    std::vector<int> signs;
     for_each_term(nf.expr, [&](const auto& term, auto negative) {
-      evaluate_term<V, Free>(term, decltype(negative)::value, ext, acc);
+      sigs.push_back(signature(term, sigs.size()));
+      signs.push_back(decltype(negative)::value ? -1 : 1);
+    });
+    std::size_t t = 0;
+    for_each_term(nf.expr, [&](const auto& term, auto) {
+      const std::size_t me = t++;
+      for (std::size_t q = 0; q < me; ++q)
+        if (sigs[q] == sigs[me]) return;  // merged into term q
+      int count = 0;
+      for (std::size_t q = me; q < sigs.size(); ++q)
+        if (sigs[q] == sigs[me]) count += signs[q];
+      if (count == 0) return;  // the terms cancel
+      if (log && count != 1) log->push_back("merged: coefficient " + std::to_string(count));
+      evaluate_term<V, Free>(term, static_cast<V>(count), ext, acc);
     });
   }
   if constexpr (E::rank == 0) {
