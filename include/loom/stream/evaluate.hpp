@@ -288,6 +288,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
 
   // Parallel execution (parallel/): the outer loop is split into chunks when the options and
   // the data allow it; otherwise (always with one thread) the serial loops below run unchanged.
+  // The split loops get a copy of the stream tree: `root`'s address must not escape, or the
+  // compiler keeps its fields (strides, offsets) in memory in the serial loops too.
   using root_type = std::remove_cvref_t<decltype(root)>;
   constexpr bool splittable =
       parallel::splittable_root<root_type> &&
@@ -315,7 +317,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
     }
     if constexpr (splittable) {
       if (split.active) {
-        parallel::run_dense(out.values().data(), out.values().size(), strides.data(), root, split);
+        parallel::run_dense(out.values().data(), out.values().size(), strides.data(),
+                            static_cast<root_type>(root), split);
         return;
       }
     }
@@ -346,7 +349,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
     auto run_into = [&](auto& entries) {
       if constexpr (splittable) {
         if (split.active) {
-          parallel::run_sparse<T, N>(entries, root, split, make_sink);
+          parallel::run_sparse<T, N>(entries, static_cast<root_type>(root), split, make_sink);
           return;
         }
       }
@@ -372,7 +375,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
     } else {  // entries arrive sorted and unique: build the levels directly
       if constexpr (splittable && parallel::rows_format<out_format>) {
         if (split.active) {  // CSR-like: every chunk writes its part of the arrays
-          out = parallel::run_sparse_rows<T, out_format>(out.shape(), root, split, make_sink);
+          out = parallel::run_sparse_rows<T, out_format>(out.shape(), static_cast<root_type>(root),
+                                                         split, make_sink);
           out.set_name(std::move(name));
           return;
         }
