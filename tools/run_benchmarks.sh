@@ -21,7 +21,8 @@
 # usage: bash tools/run_benchmarks.sh [--quick] [--no-compile-time] [--no-runtime] [--no-peers]
 #                                     [--no-stream] [--filter REGEX] [--repetitions N]
 #                                     [--threads "1 2"] [--committed] [--build-cost-tests]
-#                                     [--min-time SECONDS] [--report-only]
+#                                     [--min-time SECONDS] [--report-only] [--build-only]
+#                                     [--no-build]
 #   --quick            1 repetition, short minimum times, compile-time TUs compiled once, up to 4
 #                      operands (a smoke run)
 #   --filter REGEX     only the runtime and peer benchmarks whose name matches (Google
@@ -32,6 +33,8 @@
 #   --committed        build from `git archive HEAD` (in $BUILD_DIR/src), not from the work tree:
 #                      measures the committed loom while others edit the checkout
 #   --report-only      only step 7, from the JSON files already in benchmarks/results
+#   --build-only       only step 1; --no-build: skip it (measure what the build dir holds), e.g.
+#                      build first, then measure when the machine is quiet
 # Environment: BUILD_DIR (default build/bench), LOOM_BENCH_DATA (folder of the real matrices),
 #              CXX (compiler of the runtime benchmarks).
 # Needs: cmake, a C++20 compiler, libbenchmark-dev, libeigen3-dev, libboost-dev, python3, GNU
@@ -51,6 +54,8 @@ run_stream=1
 run_cost_tests=0
 committed=0
 report_only=0
+build_only=0
+no_build=0
 filter=""
 threads="1 $(nproc)"
 while [ $# -gt 0 ]; do
@@ -67,6 +72,8 @@ while [ $# -gt 0 ]; do
     --committed) committed=1 ;;
     --build-cost-tests) run_cost_tests=1 ;;
     --report-only) report_only=1 ;;
+    --build-only) build_only=1 ;;
+    --no-build) no_build=1 ;;
     -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     *) echo "run_benchmarks.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -89,6 +96,12 @@ results=benchmarks/results
 mkdir -p "$results"
 t_start=$SECONDS
 step() { printf '==> [%4ds] %s\n' "$((SECONDS - t_start))" "$*"; }
+# logged LOG CMD...: runs CMD with its output in LOG; shows the end of LOG when it fails
+logged() {
+  local log=$1
+  shift
+  "$@" > "$log" 2>&1 || { local rc=$?; tail -n 30 "$log" >&2; echo "FAILED ($rc): $*; full output in $log" >&2; exit "$rc"; }
+}
 
 if [ "$report_only" = 1 ]; then
   step "report"
@@ -101,7 +114,11 @@ if command -v ninja > /dev/null 2>&1; then generator=(-G Ninja); fi
 
 src=.
 mkdir -p "$build"
-if [ "$committed" = 1 ]; then
+if [ "$no_build" = 1 ]; then
+  [ -f "$build/CMakeCache.txt" ] || { echo "run_benchmarks.sh: --no-build, but $build is not configured" >&2; exit 1; }
+  src="$(sed -n 's/^CMAKE_HOME_DIRECTORY:[A-Z]*=//p' "$build/CMakeCache.txt")"
+  step "measuring the build in $build (sources: $src), not rebuilding"
+elif [ "$committed" = 1 ]; then
   src="$build/src"
   # a fresh snapshot, copied over the previous one file by file only where the content changed,
   # so that an unchanged tree does not rebuild
@@ -118,19 +135,21 @@ if [ "$committed" = 1 ]; then
   step "building the committed tree $(git rev-parse --short HEAD) from $src"
 fi
 cost_log="$(cd "$build" && pwd)/build_cost.jsonl"
+if [ "$no_build" = 0 ]; then
 step "configuring $build"
 cmake -S "$src" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DLOOM_BENCH=ON \
   -DLOOM_TEST=OFF -DLOOM_EXAMPLES=OFF -DLOOM_INSTALL=OFF -DLOOM_CCACHE=OFF \
   "-DLOOM_BENCH_DATA_DIR=${LOOM_BENCH_DATA:-$PWD/../shared/data/matrices}" \
   "-DCMAKE_CXX_COMPILER_LAUNCHER=python3;$PWD/tools/build_cost.py;wrap;$cost_log" \
   > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
-cxx="$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")"
 export LOOM_BUILD_COST_SRC="$(cd "$src" && pwd)"
-
 step "building the benchmarks (target bench.all)"
 cmake --build "$build" --target bench.all -j "$(nproc)"
 python3 tools/build_cost.py collect --name bench --build "$build" --log "$cost_log" \
   --out "$results/build_cost_bench.json"
+fi
+if [ "$build_only" = 1 ]; then step "built"; exit 0; fi
+cxx="$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")"
 "$py" tools/bench_report.py meta --out "$results/meta.json" --cxx "$cxx" --flags "-O2 -DNDEBUG"
 
 bench_args=(--benchmark_repetitions="$repetitions" --benchmark_enable_random_interleaving=true
@@ -158,8 +177,8 @@ if [ "$run_runtime" = 1 ]; then
     step "runtime [$k/${#exes[@]}] $name"
     # implementations of one input are registered side by side; random interleaving also spreads
     # their repetitions over the run, so that a burst of load on the machine hits all of them
-    "$exe" "${bench_args[@]}" --benchmark_out="$results/runtime_$name.json" \
-      --benchmark_out_format=json > "$build/runtime_$name.log"
+    logged "$build/runtime_$name.log" "$exe" "${bench_args[@]}" \
+      --benchmark_out="$results/runtime_$name.json" --benchmark_out_format=json
     # a filter that matches nothing in this binary leaves an empty file
     if [ ! -s "$results/runtime_$name.json" ]; then rm -f "$results/runtime_$name.json"; fi
   done
@@ -177,16 +196,16 @@ if [ "$run_peers" = 1 ]; then
       rm -rf "$build/peers_data"
       export=(--export="$build/peers_data")
     fi
-    "$build/benchmarks/peers/peers" --threads="$t" "${export[@]}" "${bench_args[@]}" \
-      --benchmark_out="$results/peers_t$t.json" --benchmark_out_format=json > "$build/peers_t$t.log"
+    logged "$build/peers_t$t.log" "$build/benchmarks/peers/peers" --threads="$t" "${export[@]}" \
+      "${bench_args[@]}" --benchmark_out="$results/peers_t$t.json" --benchmark_out_format=json
     if [ ! -s "$results/peers_t$t.json" ]; then rm -f "$results/peers_t$t.json"; fi
     if [ "$first" = 1 ]; then
       # scipy right after the first (single-threaded) run, on the inputs that run used
       if "$py" -c 'import scipy' > /dev/null 2>&1; then
         step "peers, scipy.sparse (on the inputs the run above exported)"
-        "$py" benchmarks/peers/scipy_runner.py --data "$build/peers_data" --out "$results/peers_scipy.json" \
-          --repetitions "$repetitions" --min-time "$min_time" ${filter:+--filter "$filter"} \
-          > "$build/peers_scipy.log"
+        logged "$build/peers_scipy.log" "$py" benchmarks/peers/scipy_runner.py \
+          --data "$build/peers_data" --out "$results/peers_scipy.json" \
+          --repetitions "$repetitions" --min-time "$min_time" ${filter:+--filter "$filter"}
       else
         step "peers, scipy.sparse: skipped (apt-get install python3-scipy)"
       fi

@@ -653,23 +653,23 @@ void register_all() {
   const auto real = lb::real_matrices();
   auto square = [](const lb::entries<2>& e) { return e.shape[0] == e.shape[1]; };
 
-  // SpMV: ~10M entries each (120 MB of CSR, far beyond the 32 MiB L3)
-  register_spmv("spmv", "uniform_1M", [] { return lb::random_matrix(1'000'000, 1'000'000, 10, 101); });
-  register_spmv("spmv", "powerlaw_1M", [] { return power_law_matrix(1'000'000, 10'000'000, 102); });
-  register_spmv("spmv", "banded_1M", [] { return banded_matrix(1'000'000, 64, 10, 103); });
+  // SpMV: ~6M entries each (72 MB of CSR, beyond the 32 MiB L3)
+  register_spmv("spmv", "uniform_1M", [] { return lb::random_matrix(1'000'000, 1'000'000, 6, 101); });
+  register_spmv("spmv", "powerlaw_1M", [] { return power_law_matrix(1'000'000, 6'000'000, 102); });
+  register_spmv("spmv", "banded_1M", [] { return banded_matrix(1'000'000, 64, 6, 103); });
   for (const auto& [name, path] : real) register_spmv("spmv", name, [path = path] { return lb::load_matrix(path); });
 
   // SpGEMM: A * B with 8 entries per row (uniform, banded) or A * A (power-law: hubs make rows long)
   register_binary("spgemm", "uniform_200K", [] {
     return std::pair{lb::random_matrix(200'000, 200'000, 8, 111), lb::random_matrix(200'000, 200'000, 8, 112)};
   });
-  register_binary("spgemm", "powerlaw_200K", [] {
-    auto a = power_law_matrix(200'000, 1'000'000, 113);
+  register_binary("spgemm", "powerlaw_100K", [] {
+    auto a = power_law_matrix(100'000, 500'000, 113);
     auto b = a;
     return std::pair{std::move(a), std::move(b)};
   });
-  register_binary("spgemm", "banded_500K", [] {
-    return std::pair{banded_matrix(500'000, 32, 8, 114), banded_matrix(500'000, 32, 8, 115)};
+  register_binary("spgemm", "banded_250K", [] {
+    return std::pair{banded_matrix(250'000, 32, 8, 114), banded_matrix(250'000, 32, 8, 115)};
   });
   for (const auto& [name, path] : real)
     register_binary("spgemm", name, [path = path, square] {
@@ -679,15 +679,16 @@ void register_all() {
       return std::pair{std::move(a), std::move(b)};
     });
 
-  // add: two different matrices of the same kind (~8M + 8M entries), A + A^T for the real ones
-  register_binary("add", "uniform_1M", [] {
-    return std::pair{lb::random_matrix(1'000'000, 1'000'000, 8, 121), lb::random_matrix(1'000'000, 1'000'000, 8, 122)};
+  // add: two different matrices of the same kind (~4M + 4M entries, 48 MB of CSR each), A + A^T
+  // for the real ones
+  register_binary("add", "uniform_500K", [] {
+    return std::pair{lb::random_matrix(500'000, 500'000, 8, 121), lb::random_matrix(500'000, 500'000, 8, 122)};
   });
-  register_binary("add", "powerlaw_1M", [] {
-    return std::pair{power_law_matrix(1'000'000, 8'000'000, 123), power_law_matrix(1'000'000, 8'000'000, 124)};
+  register_binary("add", "powerlaw_500K", [] {
+    return std::pair{power_law_matrix(500'000, 4'000'000, 123), power_law_matrix(500'000, 4'000'000, 124)};
   });
-  register_binary("add", "banded_1M", [] {
-    return std::pair{banded_matrix(1'000'000, 32, 8, 125), banded_matrix(1'000'000, 32, 8, 126)};
+  register_binary("add", "banded_500K", [] {
+    return std::pair{banded_matrix(500'000, 32, 8, 125), banded_matrix(500'000, 32, 8, 126)};
   });
   for (const auto& [name, path] : real)
     register_binary("add", name, [path = path] {
@@ -707,13 +708,13 @@ void register_all() {
   register_mttkrp("uniform_100Kx100Kx100", {100'000, 100'000, 100}, 4'000'000, 16);
 
   // triangles on symmetric 0/1 patterns
-  register_triangles("powerlaw_200K", [] { return power_law_matrix(200'000, 1'000'000, 141); });
+  register_triangles("powerlaw_100K", [] { return power_law_matrix(100'000, 500'000, 141); });
   register_triangles("uniform_200K", [] { return lb::random_matrix(200'000, 200'000, 5, 142); });
   register_triangles("banded_200K", [] { return banded_matrix(200'000, 16, 5, 143); });
   for (const auto& [name, path] : real) register_triangles(name, [path = path] { return lb::load_matrix(path); });
 
-  // nnz scaling: uniform n x n with 8 entries per row, n from 32K to 2M (256K to 16M entries)
-  for (std::int64_t n : {32'768, 131'072, 524'288, 2'097'152}) {
+  // nnz scaling: uniform n x n with 8 entries per row, n from 16K to 1M (128K to 8M entries)
+  for (std::int64_t n : {16'384, 65'536, 262'144, 1'048'576}) {
     const std::string name = "uniform_" + std::to_string(n / 1024) + "K";
     register_spmv("sweep_spmv", name, [n] { return lb::random_matrix(n, n, 8, 200 + static_cast<std::uint64_t>(n % 997)); });
     register_binary("sweep_add", name, [n] {
