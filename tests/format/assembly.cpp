@@ -123,6 +123,10 @@ TEST_CASE("third-order formats: csf, coo_n, dense_n and permuted csf") {
   tensor<double, coo_n<3>> b(a);
   tensor<double, dense_n<3>> d(a);
   tensor<double, csf<3>::ordered<2, 0, 1>> p(a);
+  tensor<double, dense_n<3>::ordered<2, 0, 1>> dp(d);  // dense to dense: a transposition
+  for (std::int64_t x = 0; x < 2; ++x)
+    for (std::int64_t y = 0; y < 2; ++y)
+      for (std::int64_t z = 0; z < 3; ++z) CHECK(dp.at(x, y, z) == d.at(x, y, z));
   for (std::size_t e = 0; e < c.size(); ++e) {
     CHECK(b.at(c[e][0], c[e][1], c[e][2]) == v[e]);
     CHECK(d.at(c[e][0], c[e][1], c[e][2]) == v[e]);

@@ -7,6 +7,7 @@
 
 #include "random_sparse.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <random>
@@ -95,5 +96,120 @@ TEST_CASE("T8: a triangle is one fused kernel; its count on K4 is 24") {
   for (std::size_t which = 1; which < plan.cost.size(); ++which) {
     loom::decompose_with(which, count(), rhs);
     CHECK(count.values()[0] == 24);
+  }
+}
+
+TEST_CASE("decompose: every candidate with dense and with sparse intermediates") {
+  const auto A = random_sparse(14, 11, 0.3, 7), B = random_sparse(11, 16, 0.2, 8), C = random_sparse(16, 9, 0.4, 9);
+  loom::tensor<double, loom::dense_matrix> want({14, 9}), got({14, 9});
+  const auto rhs = loom::sum(j, loom::sum(k, A(i, j) * B(j, k) * C(k, l)));
+  want(i, l) = rhs;
+  const auto plan = loom::plan_decomposition(got(i, l), rhs);
+  REQUIRE(plan.dense.size() == plan.cost.size());
+  for (std::size_t c = 1; c < plan.cost.size(); ++c)
+    for (const bool dense : {false, true}) {
+      CAPTURE(c);
+      CAPTURE(dense);
+      std::fill(got.values().begin(), got.values().end(), -1.0);
+      loom::decompose_with(c, got(i, l), rhs, dense);
+      for (std::int64_t r = 0; r < 14; ++r)
+        for (std::int64_t q = 0; q < 9; ++q) CHECK(got.at(r, q) == doctest::Approx(want.at(r, q)));
+    }
+}
+
+TEST_CASE("decompose: an intermediate is dense when nearly full, sparse when nearly empty") {
+  const auto full_a = random_sparse(60, 60, 0.5, 3), full_b = random_sparse(60, 60, 0.5, 4);
+  const auto thin_a = random_sparse(3000, 3000, 0.0003, 5), thin_b = random_sparse(3000, 3000, 0.0003, 6);
+  loom::tensor<double, loom::format<>> s;
+  // eliminating j first makes T0(i, k): A * B, about full for the first pair, about empty for the second
+  const auto fat = loom::plan_decomposition(s(), loom::sum(i, loom::sum(j, loom::sum(k, full_a(i, j) * full_b(j, k)))));
+  const auto thin = loom::plan_decomposition(s(), loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))));
+  // candidate 2 is the order (j, i, k): its first intermediate is T0(i, k)
+  REQUIRE(fat.description.size() > 2);
+  CHECK(fat.description[3].find("T0(i,k) = sum(j, ...)") != std::string::npos);
+  CHECK(fat.description[3].find("dense]") != std::string::npos);
+  CHECK(fat.dense[3]);
+  CHECK(thin.description[3].find("T0(i,k) = sum(j, ...)") != std::string::npos);
+  CHECK(thin.description[3].find("sparse]") != std::string::npos);
+  CHECK(!thin.dense[3]);
+}
+
+namespace {
+// A symmetric 0/1 random graph on n vertices.
+loom::tensor<double, loom::csr> random_graph(std::int64_t n, double p, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::bernoulli_distribution edge(p);
+  coords2 c;
+  for (std::int64_t a = 0; a < n; ++a)
+    for (std::int64_t b = a + 1; b < n; ++b)
+      if (edge(rng)) c.push_back({a, b}), c.push_back({b, a});
+  return loom::from_coo<loom::csr>({n, n}, c, std::vector<double>(c.size(), 1.0));
+}
+}  // namespace
+
+TEST_CASE("decompose: a sum computed twice over the same tensor is computed once") {
+  // sum over i, k of (A*A)(i, k)^2: eliminating j, then l, makes the same A*A twice
+  for (unsigned seed = 1; seed <= 3; ++seed) {
+    const std::int64_t n = 30;
+    const auto A = random_graph(n, 0.15, seed);
+    const loom::tensor<double, loom::csr> B = A;  // equal values, another object: nothing is shared
+    double want = 0;
+    for (std::int64_t a = 0; a < n; ++a)
+      for (std::int64_t b = 0; b < n; ++b) {
+        double p = 0;
+        for (std::int64_t m = 0; m < n; ++m) p += A.at(a, m) * A.at(m, b);
+        want += p * p;
+      }
+    loom::tensor<double, loom::format<>> s;
+    const auto same = loom::sum(j, loom::sum(l, loom::sum(i, loom::sum(k, A(i, j) * A(j, k) * A(i, l) * A(l, k)))));
+    const auto other = loom::sum(j, loom::sum(l, loom::sum(i, loom::sum(k, A(i, j) * A(j, k) * B(i, l) * B(l, k)))));
+    const auto shared = loom::plan_decomposition(s(), same), separate = loom::plan_decomposition(s(), other);
+    CHECK(shared.description[1].find("T1(i,k) = T0 (the same sum over the same tensors: computed once)") !=
+          std::string::npos);
+    for (std::size_t cand = 1; cand < shared.cost.size(); ++cand) {
+      CAPTURE(cand);
+      const bool once = shared.description[cand].find("computed once") != std::string::npos;
+      CHECK(separate.description[cand].find("computed once") == std::string::npos);
+      if (once) CHECK(shared.cost[cand] < separate.cost[cand]);
+      CHECK(once == (shared.reuse[cand] != 0));
+      CHECK(separate.reuse[cand] == 0);
+      for (const bool dense : {false, true})
+        for (const std::uint32_t reuse : {0u, ~0u}) {
+          CAPTURE(dense);
+          CAPTURE(reuse);
+          loom::decompose_with(cand, s(), same, dense, reuse);
+          CHECK(s.values()[0] == doctest::Approx(want));
+          loom::decompose_with(cand, s(), other, dense, reuse);  // nothing to reuse: B is not A
+          CHECK(s.values()[0] == doctest::Approx(want));
+        }
+    }
+    loom::decompose(s(), same);
+    CHECK(s.values()[0] == doctest::Approx(want));
+  }
+}
+
+TEST_CASE("decompose: a twin with its indices the other way round is reused transposed") {
+  // M(i, k) = (A*A)(i, k) * (A*A)(k, i): the second A*A is the first one transposed
+  for (unsigned seed = 4; seed <= 6; ++seed) {
+    const std::int64_t n = 25;
+    const auto A = random_sparse(n, n, 0.2, seed);
+    std::vector<double> sq(static_cast<std::size_t>(n * n), 0.0);
+    for (std::int64_t a = 0; a < n; ++a)
+      for (std::int64_t b = 0; b < n; ++b)
+        for (std::int64_t m = 0; m < n; ++m) sq[static_cast<std::size_t>(a * n + b)] += A.at(a, m) * A.at(m, b);
+    loom::tensor<double, loom::dense_matrix> M({n, n});
+    const auto rhs = loom::sum(j, loom::sum(l, A(i, j) * A(j, k) * A(l, i) * A(k, l)));
+    for (std::size_t cand = 1; cand <= 2; ++cand)
+      for (const bool dense : {false, true})
+        for (const std::uint32_t reuse : {0u, ~0u}) {
+          CAPTURE(cand);
+          CAPTURE(dense);
+          CAPTURE(reuse);
+          loom::decompose_with(cand, M(i, k), rhs, dense, reuse);
+          for (std::int64_t a = 0; a < n; ++a)
+            for (std::int64_t b = 0; b < n; ++b)
+              CHECK(M.at(a, b) == doctest::Approx(sq[static_cast<std::size_t>(a * n + b)] *
+                                                  sq[static_cast<std::size_t>(b * n + a)]));
+        }
   }
 }

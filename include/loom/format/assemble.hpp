@@ -147,9 +147,53 @@ tensor<T, Format> from_coo(const std::array<std::int64_t, Format::order>& shape,
 }
 
 namespace detail {
+/// Copies a dense array of `extent` (row-major) to `to`, cell c going to sum(c[k] * stride[k]).
+template <class T, std::size_t N>
+void permute_dense(const T* from, T* to, const std::array<std::int64_t, N>& extent,
+                   const std::array<std::int64_t, N>& stride) {
+  if constexpr (N == 2) {  // blocked, so that both sides stay in cache
+    constexpr std::int64_t block = 32;
+    for (std::int64_t r0 = 0; r0 < extent[0]; r0 += block)
+      for (std::int64_t c0 = 0; c0 < extent[1]; c0 += block)
+        for (std::int64_t r = r0; r < std::min(r0 + block, extent[0]); ++r)
+          for (std::int64_t c = c0; c < std::min(c0 + block, extent[1]); ++c)
+            to[r * stride[0] + c * stride[1]] = from[r * extent[1] + c];
+  } else {
+    std::int64_t total = 1;
+    for (std::int64_t e : extent) total *= e;
+    std::array<std::int64_t, N> c{};
+    std::int64_t at = 0;
+    for (std::int64_t x = 0; x < total; ++x) {
+      to[at] = from[x];
+      for (std::size_t k = N; k-- > 0;) {  // odometer
+        at += stride[k];
+        if (++c[k] < extent[k]) break;
+        at -= c[k] * stride[k];
+        c[k] = 0;
+      }
+    }
+  }
+}
+
 template <class To, class T, class From, bool FromOwning>
 basic_tensor<T, To, true> convert_entries(const basic_tensor<T, From, FromOwning>& other) {
   constexpr std::size_t N = To::order;
+  if constexpr (N > 0 && From::all_dense && To::all_dense) {
+    // dense to dense (a transposition): every cell moves to its place, nothing to sort
+    basic_tensor<T, To, true> out(other.shape());
+    std::array<std::int64_t, N> to_stride{}, extent{}, stride{};
+    std::int64_t s = 1;
+    for (std::size_t k = N; k-- > 0;) {
+      to_stride[To::modes[k]] = s;
+      s *= other.extent(To::modes[k]);
+    }
+    for (std::size_t k = 0; k < N; ++k) {  // per level of `other`
+      extent[k] = other.extent(From::modes[k]);
+      stride[k] = to_stride[From::modes[k]];
+    }
+    permute_dense(other.values().data(), out.values().data(), extent, stride);
+    return out;
+  }
   std::vector<std::array<std::int64_t, N>> crd;
   std::vector<T> vals;
   crd.reserve(static_cast<std::size_t>(other.nnz()));

@@ -18,7 +18,11 @@
 
 #include <boost/mp11/algorithm.hpp>
 
+#include <algorithm>
+#include <array>
+
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -30,11 +34,17 @@
 #ifndef LOOM_MAX_ELIMINATION_ORDERS
 #  define LOOM_MAX_ELIMINATION_ORDERS 6
 #endif
+#ifndef LOOM_MAX_DENSE_INTERMEDIATE_CELLS
+#  define LOOM_MAX_DENSE_INTERMEDIATE_CELLS (std::int64_t{1} << 26)
+#endif
 
 namespace loom {
 
 /// The most elimination orders `decompose` instantiates per program (plus the fused kernel).
 inline constexpr std::size_t max_elimination_orders = LOOM_MAX_ELIMINATION_ORDERS;
+/// The most cells `decompose` stores densely in one intermediate (a dense one- or two-index
+/// intermediate is chosen when cheaper than a sorted sparse one and not larger than this).
+inline constexpr std::int64_t max_dense_intermediate_cells = LOOM_MAX_DENSE_INTERMEDIATE_CELLS;
 
 namespace detail::ve {
 
@@ -82,6 +92,15 @@ auto collect(const expr::sum<I, E>& e) {
 }
 
 template <class A>
+struct tensor_of_access_impl;
+template <class T, class... Is>
+struct tensor_of_access_impl<expr::access<T, Is...>> {
+  using type = std::remove_const_t<T>;
+};
+template <class A>
+using tensor_of_access = typename tensor_of_access_impl<A>::type;
+
+template <class A>
 struct indices_of;
 template <class T, class... Is>
 struct indices_of<expr::access<T, Is...>> {
@@ -122,35 +141,193 @@ struct eliminate {
   using in = mp_copy_if_q<Factors, uses<S>>;
   static_assert(!mp_empty<in>::value, "loom::decompose: a summed index is used by no factor");
   using indices = mp_remove<mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, in>, mp_list<>>>>, S>;
-  using made = mp_list<Id, indices>;
-  using factors = mp_push_back<mp_remove_if_q<Factors, uses<S>>, made>;
-  using step = mp_list<S, in, made>;
 };
 
-template <class Order, class Factors, std::size_t Next, class Steps = mp_list<>>
-struct plan_of {
-  using steps = Steps;
-  using remaining = Factors;
-};
-template <class S, class... Rest, class Factors, std::size_t Next, class Steps>
-struct plan_of<mp_list<S, Rest...>, Factors, Next, Steps> {
-  using e = eliminate<Factors, S, mp_size_t<Next>>;
-  using next = plan_of<mp_list<Rest...>, typename e::factors, Next + 1, mp_push_back<Steps, typename e::step>>;
-  using steps = typename next::steps;
-  using remaining = typename next::remaining;
+// Common subexpressions (notes 001 §3.7): a step whose factors are all inputs and that computes,
+// up to a renaming of indices, what an earlier such step computed over the same tensors can reuse
+// that intermediate: as it is, or transposed when the renaming permutes its indices. The match is
+// structural (here, at compile time); that the tensors are the same objects is checked at run
+// time, and the cost model decides whether reusing beats recomputing.
+inline constexpr int max_step_factors = 8, max_step_indices = 16;
+
+struct step_shape {
+  int factors = 0;
+  bool leaf = true;  // every factor an input
+  int tensor[max_step_factors]{};
+  int arity[max_step_factors]{};
+  int index[max_step_factors][max_step_indices]{};
+  int summed = 0;
+  int made_count = 0;
+  int made[max_step_indices]{};
 };
 
-template <class V, class Indices>
-using intermediate_tensor = tensor<V, mp_if_c<mp_size<Indices>::value == 0, format<>,
-                                              mp_if_c<mp_size<Indices>::value == 1, sparse_vector,
-                                                      csf<mp_size<Indices>::value>>>>;
+struct twin_match {
+  int twin = -1;                      // the earlier step, or -1
+  int made[max_step_indices]{};       // the twin's intermediate indices, renamed to this step's
+  int factor[max_step_factors]{};     // the twin's factor f is this step's factor factor[f]
+};
 
+// Tries every pairing of the factors (at most a few) for an index renaming t -> u.
+constexpr bool match_shapes(const step_shape& t, const step_shape& u, twin_match& m) {
+  if (!t.leaf || !u.leaf || t.factors != u.factors || t.made_count != u.made_count) return false;
+  int perm[max_step_factors]{};
+  for (int f = 0; f < u.factors; ++f) perm[f] = f;
+  do {
+    int to[max_step_indices], from[max_step_indices];
+    for (int x = 0; x < max_step_indices; ++x) to[x] = from[x] = -1;
+    bool ok = true;
+    auto bind = [&](int a, int b) {
+      if (to[a] == -1 && from[b] == -1) {
+        to[a] = b;
+        from[b] = a;
+      }
+      return to[a] == b;
+    };
+    for (int f = 0; f < t.factors && ok; ++f) {
+      const int g = perm[f];
+      ok = t.tensor[f] == u.tensor[g] && t.arity[f] == u.arity[g];
+      for (int p = 0; p < t.arity[f] && ok; ++p) ok = bind(t.index[f][p], u.index[g][p]);
+    }
+    ok = ok && bind(t.summed, u.summed);
+    if (ok) {
+      for (int x = 0; x < t.made_count; ++x) m.made[x] = to[t.made[x]];
+      for (int f = 0; f < t.factors; ++f) m.factor[f] = perm[f];
+      return true;
+    }
+  } while (std::next_permutation(perm, perm + u.factors));
+  return false;
+}
+
+template <class Universe, class Tensors, class S, class In, class Made>
+constexpr step_shape shape_of() {
+  step_shape s;
+  s.summed = static_cast<int>(mp_find<Universe, S>::value);
+  s.made_count = static_cast<int>(mp_size<Made>::value);
+  mp_for_each<mp_iota<mp_size<Made>>>([&](auto x) { s.made[x] = static_cast<int>(mp_find<Universe, mp_at<Made, decltype(x)>>::value); });
+  s.factors = static_cast<int>(mp_size<In>::value);
+  mp_for_each<mp_iota<mp_size<In>>>([&](auto f) {
+    using F = mp_at<In, decltype(f)>;
+    if constexpr (factor_id<F>::value >= mp_size<Tensors>::value) {
+      s.leaf = false;
+    } else {
+      using T = mp_at<Tensors, factor_id<F>>;
+      s.tensor[f] = static_cast<int>(mp_find<mp_unique<Tensors>, T>::value);
+      s.arity[f] = static_cast<int>(mp_size<factor_indices<F>>::value);
+      mp_for_each<mp_iota<mp_size<factor_indices<F>>>>([&](auto p) {
+        s.index[f][p] = static_cast<int>(mp_find<Universe, mp_at<factor_indices<F>, decltype(p)>>::value);
+      });
+    }
+  });
+  return s;
+}
+
+// A step: mp_list<summed index, factors in, made factor, twin step (mp_int, -1: none), the twin's
+// factor pairing (mp_list of mp_int), the twin's modes in this step's intermediate (a list)>.
 template <class Step>
 using step_index = mp_first<Step>;
 template <class Step>
 using step_inputs = mp_second<Step>;
 template <class Step>
 using step_made = mp_third<Step>;
+template <class Step>
+using step_twin = mp_at_c<Step, 3>;
+template <class Step>
+using step_pairing = mp_at_c<Step, 4>;
+template <class Step>
+using step_from_twin = mp_at_c<Step, 5>;
+template <class Step>
+using step_relaid = mp_bool<!std::is_same_v<step_from_twin<Step>, mp_iota<mp_size<step_from_twin<Step>>>>>;
+
+// `from` with its modes moved: mode p goes to mode FromTwin[p] (a transposition).
+template <class To, class From, class... Ps>
+void relayout(To& to, const From& from, mp_list<Ps...>) {
+  constexpr std::size_t N = sizeof...(Ps);
+  constexpr std::array<std::size_t, N> at{Ps::value...};
+  typename To::shape_type shape{};
+  for (std::size_t p = 0; p < N; ++p) shape[at[p]] = from.extent(p);
+  if constexpr (To::format_type::all_dense) {  // identity modes on both sides: row-major cells
+    To out(shape);
+    std::array<std::int64_t, N> stride{}, extent{}, to_stride{};
+    std::int64_t s = 1;
+    for (std::size_t m = N; m-- > 0;) to_stride[m] = s, s *= shape[m];
+    for (std::size_t p = 0; p < N; ++p) extent[p] = from.extent(p), stride[p] = to_stride[at[p]];
+    loom::detail::permute_dense(from.values().data(), out.values().data(), extent, stride);
+    to = std::move(out);
+  } else {
+    std::vector<std::array<std::int64_t, N>> crd;
+    std::vector<typename To::value_type> vals;
+    crd.reserve(static_cast<std::size_t>(from.nnz()));
+    vals.reserve(static_cast<std::size_t>(from.nnz()));
+    from.for_each_stored([&](const auto& c, const auto& v) {
+      std::array<std::int64_t, N> x{};
+      for (std::size_t p = 0; p < N; ++p) x[at[p]] = c[p];
+      crd.push_back(x);
+      vals.push_back(v);
+    });
+    to = from_coo<typename To::format_type>(shape, crd, vals);
+  }
+}
+
+template <class Universe, class Tensors, class Steps, class S, class In, class Made>
+constexpr twin_match find_twin() {
+  twin_match m;
+  if constexpr (mp_size<In>::value <= max_step_factors && mp_size<Universe>::value <= max_step_indices) {
+    constexpr step_shape u = shape_of<Universe, Tensors, S, In, Made>();
+    int t = 0;
+    mp_for_each<mp_transform<mp_identity, Steps>>([&](auto st) {
+      using P = typename decltype(st)::type;
+      if (m.twin < 0 && step_twin<P>::value < 0 &&
+          match_shapes(shape_of<Universe, Tensors, step_index<P>, step_inputs<P>, factor_indices<step_made<P>>>(), u, m))
+        m.twin = t;
+      ++t;
+    });
+  }
+  return m;
+}
+
+template <class Universe, class Tensors, class Steps, class S, class In, class Made, class Id>
+struct make_step {
+  static constexpr twin_match m = find_twin<Universe, Tensors, Steps, S, In, Made>();
+  // mode p of the twin's intermediate is mode from_twin[p] of this one
+  template <class X>
+  using from_twin_at = mp_find<Made, mp_at_c<Universe, static_cast<std::size_t>(m.made[X::value])>>;
+  template <class F>
+  using pairing_at = mp_int<m.factor[F::value]>;
+  using from_twin = mp_if_c<(m.twin >= 0), mp_transform<from_twin_at, mp_iota<mp_size<Made>>>, mp_iota<mp_size<Made>>>;
+  using type = mp_list<S, In, mp_list<Id, Made>, mp_int<m.twin>, mp_transform<pairing_at, mp_iota<mp_size<In>>>,
+                       from_twin>;
+};
+
+template <class Universe, class Tensors, class Order, class Factors, std::size_t Next, class Steps = mp_list<>>
+struct plan_of {
+  using steps = Steps;
+  using remaining = Factors;
+};
+template <class Universe, class Tensors, class S, class... Rest, class Factors, std::size_t Next, class Steps>
+struct plan_of<Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Steps> {
+  using e = eliminate<Factors, S, mp_size_t<Next>>;
+  using step = typename make_step<Universe, Tensors, Steps, S, typename e::in, typename e::indices, mp_size_t<Next>>::type;
+  using next = plan_of<Universe, Tensors, mp_list<Rest...>,
+                       mp_push_back<mp_remove_if_q<Factors, uses<S>>, step_made<step>>, Next + 1,
+                       mp_push_back<Steps, step>>;
+  using steps = typename next::steps;
+  using remaining = typename next::remaining;
+};
+
+// An intermediate: sparse (csf, a sparse vector, a scalar) or, with one or two indices, dense
+// (Galley's intermediate-format choice, notes 001 §4.4). The choice is one per candidate order, so
+// that each step's kernel is instantiated twice, not once per combination of its inputs' formats.
+// A slot holds its own tensor or points at a twin's.
+template <class V, class Indices, bool Dense>
+struct intermediate_slot {
+  static constexpr std::size_t order = mp_size<Indices>::value;
+  static constexpr bool may_be_dense = order >= 1 && order <= 2;
+  static constexpr bool dense = Dense && may_be_dense;
+  using type = tensor<V, mp_if_c<dense, dense_n<order>,
+                                 mp_if_c<order == 0, format<>, mp_if_c<order == 1, sparse_vector, csf<order>>>>>;
+  std::optional<type> own;
+  const type* made = nullptr;
+};
 
 /// Static facts of `lhs = rhs` decomposed.
 template <class Lhs, class Rhs>
@@ -165,8 +342,10 @@ struct program {
   using initial = mp_transform<input_factor, mp_iota_c<input_count>>;
   using orders = mp_take_c<typename permutations<summed>::type,
                            std::min(max_elimination_orders, mp_size<typename permutations<summed>::type>::value)>;
+  using tensors = mp_transform<tensor_of_access, inputs>;
+  using universe = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, initial>, mp_list<>>>>;
   template <class Order>
-  using plan = plan_of<Order, initial, input_count>;
+  using plan = plan_of<universe, tensors, Order, initial, input_count>;
   using V = expr::value_type_t<Rhs>;
 };
 
@@ -208,6 +387,8 @@ auto product(const A& a, const B& b, const Rest&... rest) {
 struct decomposition_choice {
   std::vector<std::string> description;  // per candidate, its kernels
   std::vector<double> cost;              // Galley's logical cost per candidate
+  std::vector<bool> dense;               // per candidate: its one- and two-index intermediates dense
+  std::vector<std::uint32_t> reuse;      // per candidate, bit t: step t reuses its twin's intermediate
   std::size_t chosen = 0;
 };
 
@@ -220,38 +401,94 @@ struct runner {
   using inputs_tuple = decltype(collect(std::declval<const Rhs&>()));
   static constexpr std::size_t n_in = P::input_count;
 
-  template <class Step>
-  using slot_of = std::optional<intermediate_tensor<V, factor_indices<step_made<Step>>>>;
   template <class Order>
-  using intermediates = mp_rename<mp_transform<slot_of, typename P::template plan<Order>::steps>, std::tuple>;
+  using steps_of = typename P::template plan<Order>::steps;
+  template <bool Dense>
+  struct slot_fn {
+    template <class Step>
+    using fn = intermediate_slot<V, factor_indices<step_made<Step>>, Dense>;
+  };
+  template <class Order, bool Dense>
+  using intermediates = mp_rename<mp_transform_q<slot_fn<Dense>, steps_of<Order>>, std::tuple>;
+  // write costs per sparse entry (sorted) and per dense cell: dense pays when over a third full
+  static constexpr double sparse_write = 60.0, dense_write = 20.0;
+
+  template <class Step>
+  using dense_capable = mp_bool<intermediate_slot<V, factor_indices<step_made<Step>>, true>::dense>;
+  // whether the dense choice differs from the sparse one for this order
+  template <class Order>
+  static constexpr bool has_dense_choice = mp_any_of<steps_of<Order>, dense_capable>::value;
+
+  // Whether `Step` has a twin over the very same tensors (so it shares the twin's intermediate).
+  template <class Order, class Step>
+  static bool shares(const inputs_tuple& in) {
+    if constexpr (step_twin<Step>::value < 0) {
+      (void)in;
+      return false;
+    } else {
+      using Twin = mp_at_c<steps_of<Order>, static_cast<std::size_t>(step_twin<Step>::value)>;
+      bool same = true;
+      mp_for_each<mp_iota<mp_size<step_inputs<Twin>>>>([&](auto f) {
+        using F = decltype(f);
+        constexpr std::size_t a = factor_id<mp_at<step_inputs<Twin>, F>>::value;
+        constexpr std::size_t b = factor_id<mp_at<step_inputs<Step>, mp_at<step_pairing<Step>, F>>>::value;
+        same = same && static_cast<const void*>(std::get<a>(in).tensor) == static_cast<const void*>(std::get<b>(in).tensor);
+      });
+      return same;
+    }
+  }
 
   // The logical cost of an order: per step, the pointwise product's entries times its indices,
-  // plus the intermediate's entries (0.5 each when dense, 60 when sparse); then the final product.
+  // plus writing the intermediate: 0.5 per cell when dense, 60 per entry when sparse (sorted); a
+  // shared step costs nothing. Then the final product. Dense intermediates larger than
+  // max_dense_intermediate_cells make the dense variant infinitely costly.
   template <class Order>
-  static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in,
-                     std::string& text) {
+  static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in, bool dense,
+                     std::string& text, std::uint32_t& reuse) {
     std::vector<std::optional<chain_bound_estimator>> est(input_est.begin(), input_est.end());
     double total = 0;
     std::ostringstream s;
-    mp_for_each<mp_transform<mp_identity, typename P::template plan<Order>::steps>>([&](auto st) {
+    reuse = 0;
+    std::size_t t = 0;
+    mp_for_each<mp_transform<mp_identity, steps_of<Order>>>([&](auto st) {
       using step = typename decltype(st)::type;
       std::vector<chain_bound_estimator> parts;
       mp_for_each<mp_transform<factor_id, step_inputs<step>>>([&](auto id) { parts.push_back(*est[id]); });
       const chain_bound_estimator comp = parts.size() == 1 ? parts[0] : chain_bound_estimator::conjunction(parts);
       const chain_bound_estimator mat = comp.aggregate({std::string(step_index<step>::name)});
       double cells = 1;
+      index_set made;
       mp_for_each<factor_indices<step_made<step>>>([&](auto i) {
-        cells *= static_cast<double>(extent_of<decltype(i)>(in));
+        const std::int64_t e = extent_of<decltype(i)>(in);
+        cells *= static_cast<double>(e);
+        made.push_back({std::string(decltype(i)::name), e});
       });
       const double out = mat.estimate();
-      const double c = comp.estimate() * static_cast<double>(comp.indices().size()) +
-                       out * (out > 0.5 * cells ? 0.5 : 60.0);
-      total += c;
+      const bool is_dense = dense && dense_capable<step>::value;
+      const double write = !is_dense ? sparse_write * out
+                           : cells <= static_cast<double>(max_dense_intermediate_cells)
+                               ? dense_write * cells
+                               : std::numeric_limits<double>::infinity();
+      const double compute = comp.estimate() * static_cast<double>(comp.indices().size()) + write;
+      // reusing a twin: free as it is; a transposed copy sorts its entries (sparse) or reads and
+      // writes every cell out of order (dense): measured at about twice the cost of writing it
+      const double copy = !step_relaid<step>::value ? 0.0 : 2.0 * write;
+      const bool shared = shares<Order, step>(in) && copy < compute;
+      if (shared) reuse |= std::uint32_t{1} << t;
+      total += shared ? copy : compute;
+      ++t;
       est.resize(std::max<std::size_t>(est.size(), factor_id<step_made<step>>::value + 1));
-      est[factor_id<step_made<step>>::value] = mat;
-      s << "T" << factor_id<step_made<step>>::value - n_in << "(" << names(factor_indices<step_made<step>>{})
-        << ") = sum(" << step_index<step>::name << ", ...) [" << static_cast<std::int64_t>(comp.estimate())
-        << " products, " << static_cast<std::int64_t>(out) << " entries]; ";
+      // a dense intermediate is read cell by cell by the kernels that use it
+      est[factor_id<step_made<step>>::value] = is_dense ? chain_bound_estimator::full(made) : mat;
+      s << "T" << factor_id<step_made<step>>::value - n_in << "(" << names(factor_indices<step_made<step>>{}) << ")";
+      if (shared) {
+        s << " = T" << step_twin<step>::value << (step_relaid<step>::value ? " transposed" : "")
+          << " (the same sum over the same tensors: computed once); ";
+      } else {
+        s << " = sum(" << step_index<step>::name << ", ...) [" << static_cast<std::int64_t>(comp.estimate())
+          << " products, " << static_cast<std::int64_t>(out) << " entries, " << (is_dense ? "dense" : "sparse")
+          << "]; ";
+      }
     });
     std::vector<chain_bound_estimator> rest;
     mp_for_each<mp_transform<factor_id, typename P::template plan<Order>::remaining>>(
@@ -265,30 +502,46 @@ struct runner {
     return total;
   }
 
+  // The access of factor F: an input or an intermediate.
   template <class F, class Inter>
   static auto access_of(const inputs_tuple& in, const Inter& inter) {
     constexpr std::size_t id = factor_id<F>::value;
     if constexpr (id < n_in) {
       return std::get<id>(in);
     } else {
-      const auto& t = *std::get<id - n_in>(inter);
-      using tensor_t = std::remove_cvref_t<decltype(t)>;
-      return [&]<class... Is>(mp_list<Is...>) { return expr::access<const tensor_t, Is...>{&t}; }(
+      const auto& slot = std::get<id - n_in>(inter);
+      using tensor_t = typename std::remove_cvref_t<decltype(slot)>::type;
+      return [&]<class... Is>(mp_list<Is...>) { return expr::access<const tensor_t, Is...>{slot.made}; }(
           factor_indices<F>{});
     }
   }
 
-  template <class Order>
-  static void run(const Lhs& lhs, const inputs_tuple& in) {
-    intermediates<Order> inter;
-    mp_for_each<mp_transform<mp_identity, typename P::template plan<Order>::steps>>([&](auto st) {
+  template <class Order, bool Dense>
+  static void run(const Lhs& lhs, const inputs_tuple& in, std::uint32_t reuse) {
+    intermediates<Order, Dense> inter;
+    std::size_t t = 0;
+    mp_for_each<mp_transform<mp_identity, steps_of<Order>>>([&](auto st) {
       using step = typename decltype(st)::type;
-      constexpr std::size_t slot = factor_id<step_made<step>>::value - n_in;
-      using tensor_t = typename std::tuple_element_t<slot, decltype(inter)>::value_type;
+      auto& slot = std::get<factor_id<step_made<step>>::value - n_in>(inter);
+      using tensor_t = typename std::remove_cvref_t<decltype(slot)>::type;
+      const bool reused = (reuse >> t++ & 1u) != 0;
+      if constexpr (step_twin<step>::value >= 0) {
+        if (reused && shares<Order, step>(in)) {
+          const tensor_t& twin = *std::get<static_cast<std::size_t>(step_twin<step>::value)>(inter).made;
+          if constexpr (step_relaid<step>::value) {
+            relayout(slot.own.emplace(), twin, step_from_twin<step>{});
+            slot.made = &*slot.own;
+          } else {
+            slot.made = &twin;
+          }
+          return;
+        }
+      }
       [&]<class... Fs>(mp_list<Fs...>) {
         const auto body = product(access_of<Fs>(in, inter)...);
         [&]<class... Is>(mp_list<Is...>) {
-          auto& t = std::get<slot>(inter).emplace(typename tensor_t::shape_type{extent_of<Is>(in)...});
+          auto& t = slot.own.emplace(typename tensor_t::shape_type{extent_of<Is>(in)...});
+          slot.made = &t;
           expr::access<tensor_t, Is...> target{&t};
           target = expr::sum<step_index<step>, std::remove_cvref_t<decltype(body)>>{body};
         }(factor_indices<step_made<step>>{});
@@ -325,16 +578,44 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
   decomposition_choice out;
   const chain_bound_estimator all = est.size() == 1 ? est[0] : chain_bound_estimator::conjunction(est);
   out.cost.push_back(all.estimate() * static_cast<double>(all.indices().size()));
+  out.dense.push_back(false);
+  out.reuse.push_back(0);
   out.description.push_back("one fused kernel [" + std::to_string(static_cast<std::int64_t>(all.estimate())) +
                             " products]");
   mp_for_each<typename P::orders>([&](auto order) {
-    std::string text;
-    out.cost.push_back(R::template cost<decltype(order)>(est, in, text));
-    out.description.push_back("eliminate " + names(decltype(order){}) + ": " + text);
+    using O = decltype(order);
+    std::string text, dense_text;
+    std::uint32_t reuse = 0, dense_reuse = 0;
+    double c = R::template cost<O>(est, in, false, text, reuse);
+    bool dense = false;
+    if constexpr (R::template has_dense_choice<O>) {
+      const double d = R::template cost<O>(est, in, true, dense_text, dense_reuse);
+      if (d < c) c = d, dense = true, text = dense_text, reuse = dense_reuse;
+    }
+    out.cost.push_back(c);
+    out.dense.push_back(dense);
+    out.reuse.push_back(reuse);
+    out.description.push_back("eliminate " + names(O{}) + ": " + text);
     if (out.cost.back() < out.cost[out.chosen]) out.chosen = out.cost.size() - 1;
   });
   (void)lhs;
   return out;
+}
+
+// Runs candidate `which` (> 0), with dense intermediates if `dense`, reusing twins as `reuse` says.
+template <class Lhs, class Rhs>
+void run_candidate(std::size_t which, bool dense, std::uint32_t reuse, const Lhs& lhs, const Rhs& rhs) {
+  using P = program<Lhs, Rhs>;
+  using R = runner<Lhs, Rhs>;
+  const auto in = collect(rhs);
+  constexpr std::size_t n = mp_size<typename P::orders>::value;
+  mp_with_index<n>(which - 1, [&](auto c) {
+    using O = mp_at_c<typename P::orders, c>;
+    if constexpr (R::template has_dense_choice<O>) {
+      if (dense) return R::template run<O, true>(lhs, in, reuse);
+    }
+    R::template run<O, false>(lhs, in, reuse);
+  });
 }
 
 }  // namespace detail::ve
@@ -348,7 +629,8 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const R& rhs) {
 
 /// `lhs = rhs` for a sum-product `rhs` (sums over a product of tensor accesses), evaluated by the
 /// cheapest of: one fused kernel, or a variable-elimination order that materialises one
-/// intermediate per summed index. Returns the index of the candidate run (0: fused).
+/// intermediate per summed index (dense or sparse, by estimated fill; shared between steps that
+/// compute the same sum over the same tensors). Returns the index of the candidate run (0: fused).
 template <class Lhs, class R>
 std::size_t decompose(Lhs lhs, const R& rhs) {
   using Rhs = std::remove_cvref_t<R>;
@@ -356,30 +638,32 @@ std::size_t decompose(Lhs lhs, const R& rhs) {
   static_assert(P::ok,
                 "loom::decompose: the right-hand side must be sums over a product of tensor "
                 "accesses, e.g. sum(j, k, A(i, j) * B(j, k) * C(k, l))");
-  const std::size_t chosen =
+  // cached: the candidate in bits 0-15, dense intermediates in bit 16, the reuse mask above
+  const std::size_t packed =
       optimize::plan_cache<Lhs, Rhs, detail::ve::decompose_purpose>::local().find_or(
           optimize::detail::coarse_signature(rhs), [&](statistics_cache& stats) {
-            return detail::ve::plan_decomposition(lhs, rhs, stats).chosen;
+            const decomposition_choice c = detail::ve::plan_decomposition(lhs, rhs, stats);
+            return c.chosen | std::size_t{c.dense[c.chosen]} << 16 | std::size_t{c.reuse[c.chosen]} << 17;
           });
+  const std::size_t chosen = packed & 0xffffu;
+  const bool dense = (packed >> 16 & 1u) != 0;
+  const auto reuse = static_cast<std::uint32_t>(packed >> 17);
 #ifdef LOOM_DEBUG_PLAN
-  std::clog << "loom::decompose: candidate " << chosen << "\n";
+  std::clog << "loom::decompose: candidate " << chosen << (dense ? ", dense intermediates" : "")
+            << ", reuse mask " << reuse << "\n";
 #endif
-  if (chosen == 0) {
-    lhs = rhs;
-  } else {
-    const auto in = detail::ve::collect(rhs);
-    constexpr std::size_t n = boost::mp11::mp_size<typename P::orders>::value;
-    boost::mp11::mp_with_index<n>(chosen - 1, [&](auto c) {
-      detail::ve::runner<Lhs, Rhs>::template run<boost::mp11::mp_at_c<typename P::orders, c>>(lhs, in);
-    });
-  }
+  if (chosen == 0) lhs = rhs;
+  else detail::ve::run_candidate(chosen, dense, reuse, lhs, rhs);
   return chosen;
 }
 
 /// Runs candidate `which` of `decompose` (0: fused; c: elimination order c - 1), for tests and
-/// benchmarks that compare plans.
+/// benchmarks that compare plans. `dense` (one- and two-index intermediates stored densely) and
+/// `reuse` (bit t: step t reuses an earlier step's intermediate where it computes the same sum over
+/// the same tensors) default to the planner's choice for that candidate.
 template <class Lhs, class R>
-void decompose_with(std::size_t which, Lhs lhs, const R& rhs) {
+void decompose_with(std::size_t which, Lhs lhs, const R& rhs, std::optional<bool> dense = std::nullopt,
+                    std::optional<std::uint32_t> reuse = std::nullopt) {
   using Rhs = std::remove_cvref_t<R>;
   using P = detail::ve::program<Lhs, Rhs>;
   static_assert(P::ok, "loom::decompose: the right-hand side must be sums over a product of tensor accesses");
@@ -390,10 +674,12 @@ void decompose_with(std::size_t which, Lhs lhs, const R& rhs) {
   }
   if (which > n) throw shape_error("loom::decompose_with: candidate " + std::to_string(which) +
                                    " does not exist (there are " + std::to_string(n + 1) + ")");
-  const auto in = detail::ve::collect(rhs);
-  boost::mp11::mp_with_index<n>(which - 1, [&](auto c) {
-    detail::ve::runner<Lhs, Rhs>::template run<boost::mp11::mp_at_c<typename P::orders, c>>(lhs, in);
-  });
+  if (!dense || !reuse) {
+    const decomposition_choice c = plan_decomposition(lhs, rhs);
+    if (!dense) dense = c.dense[which];
+    if (!reuse) reuse = c.reuse[which];
+  }
+  detail::ve::run_candidate(which, *dense, *reuse, lhs, rhs);
 }
 
 /// The candidates of `decompose(lhs, rhs)` in words, with their logical costs and the choice.
