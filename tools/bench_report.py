@@ -1165,9 +1165,31 @@ def cmd_report(args):
     print(f"wrote {out_path}")
 
 
+def cmd_merge(args):
+    """One Google Benchmark JSON from several (one process per input): the first context, all
+    benchmarks, each keeping the family index of its registration for the tables' row order."""
+    merged = None
+    for path in args.files:
+        try:
+            data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            print(f"bench_report.py merge: skipping {path}", file=sys.stderr)
+            continue
+        if merged is None:
+            merged = {"context": data.get("context", {}), "benchmarks": []}
+        merged["benchmarks"] += data.get("benchmarks", [])
+    if merged is None:
+        raise SystemExit("bench_report.py merge: no input")
+    pathlib.Path(args.out).write_text(json.dumps(merged, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {args.out} ({len(merged['benchmarks'])} runs from {len(args.files)} files)")
+
+
 def main():
     ap = argparse.ArgumentParser(description="loom benchmark report")
     sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("merge", help="merge Google Benchmark JSON files")
+    g.add_argument("--out", required=True)
+    g.add_argument("files", nargs="+")
     m = sub.add_parser("meta", help="record the machine, compilers and commit")
     m.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "meta.json"))
     m.add_argument("--cxx", default="c++")
@@ -1176,7 +1198,7 @@ def main():
     r.add_argument("--results", default=str(ROOT / "benchmarks" / "results"))
     r.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
     args = ap.parse_args()
-    {"meta": cmd_meta, "report": cmd_report}[args.cmd](args)
+    {"meta": cmd_meta, "report": cmd_report, "merge": cmd_merge}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -194,11 +194,24 @@ if [ "$run_peers" = 1 ]; then
       first=1
       # the first run writes its inputs (as it builds them) for scipy_runner.py
       rm -rf "$build/peers_data"
+      mkdir -p "$build/peers_data"
       export=(--export="$build/peers_data")
     fi
-    logged "$build/peers_t$t.log" "$build/benchmarks/peers/peers" --threads="$t" "${export[@]}" \
-      "${bench_args[@]}" --benchmark_out="$results/peers_t$t.json" --benchmark_out_format=json
-    if [ ! -s "$results/peers_t$t.json" ]; then rm -f "$results/peers_t$t.json"; fi
+    # one process per input: its systems' repetitions interleave at random, and only that
+    # input's copies (loom, Eigen, GraphBLAS, results) are in memory
+    groups="$("$build/benchmarks/peers/peers" --benchmark_list_tests=true ${filter:+--benchmark_filter="$filter"} \
+              | sed -n 's|^\(BM_[^/]*/[^/]*\)/.*|\1|p' | awk '!seen[$0]++')"
+    n_groups=$(echo "$groups" | grep -c . || true)
+    rm -rf "$build/peers_t$t" && mkdir -p "$build/peers_t$t"
+    g=0
+    for group in $groups; do
+      g=$((g + 1))
+      step "peers, $t thread(s) [$g/$n_groups] $group"
+      logged "$build/peers_t$t/$g.log" "$build/benchmarks/peers/peers" --threads="$t" "${export[@]}" \
+        "${bench_args[@]}" --benchmark_filter="^$group/" \
+        --benchmark_out="$build/peers_t$t/$g.json" --benchmark_out_format=json
+    done
+    "$py" tools/bench_report.py merge --out "$results/peers_t$t.json" "$build/peers_t$t"/*.json
     if [ "$first" = 1 ]; then
       # scipy right after the first (single-threaded) run, on the inputs that run used
       if "$py" -c 'import scipy' > /dev/null 2>&1; then

@@ -73,7 +73,8 @@ class exporter {
  public:
   explicit exporter(std::filesystem::path dir) : dir_(std::move(dir)) {
     std::filesystem::create_directories(dir_);
-    manifest_.open(dir_ / "manifest.jsonl", std::ios::trunc);
+    // appended to: run_benchmarks.sh runs one process per input (and empties DIR first)
+    manifest_.open(dir_ / "manifest.jsonl", std::ios::app);
   }
   template <class T>
   std::string raw(const std::string& stem, const T* data, std::size_t n) {
