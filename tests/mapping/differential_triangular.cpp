@@ -7,6 +7,10 @@ TEST_CASE("differential mapping: lower_packed") {
   CHECK(mapping_test::run_differential<loom::mapping::lower_packed>(
             "A=lower_packed", [](std::int64_t r, std::int64_t c) { return c <= r; }) == 192);
 }
+TEST_CASE("differential mapping: strict_lower_packed") {
+  CHECK(mapping_test::run_differential<loom::mapping::strict_lower_packed, false>(
+            "A=strict_lower_packed", [](std::int64_t r, std::int64_t c) { return c < r; }) == 96);
+}
 TEST_CASE("differential mapping: upper_packed") {
   CHECK(mapping_test::run_differential<loom::mapping::upper_packed, false>(
             "A=upper_packed", [](std::int64_t r, std::int64_t c) { return c >= r; }) == 96);

@@ -250,8 +250,15 @@ TEST_CASE("mapping errors name the mapping, the mode and the extents") {
       (lm::make_tensor<lm::csr>({3, 4}, std::vector<double>{6, 9, 8, 5, 7},
                                 lm::bind(nm::pos2, std::vector<std::int64_t>{0, 3, 3, 6}),
                                 lm::bind(nm::idx2, std::vector<std::int32_t>{0, 2, 3, 0, 3}))),
-      "loom::mapping csr_mapping: the segment [3, 6) of mode 1 under parent position 2 leaves its "
-      "index array of 5 entries",
+      "loom::mapping csr_mapping: the segment [3, 6) of mode 1 under parent position 2 is not a range "
+      "inside its index array of 5 entries",
+      loom::shape_error);
+  CHECK_THROWS_WITH_AS(
+      (lm::make_tensor<lm::csr>({3, 4}, std::vector<double>{6, 9, 8, 5, 7},
+                                lm::bind(nm::pos2, std::vector<std::int64_t>{0, 3, 2, 5}),
+                                lm::bind(nm::idx2, std::vector<std::int32_t>{0, 2, 3, 0, 3}))),
+      "loom::mapping csr_mapping: the segment [3, 2) of mode 1 under parent position 1 is not a range "
+      "inside its index array of 5 entries",
       loom::shape_error);
   // an entry outside the stored region cannot be placed
   CHECK_THROWS_WITH_AS(

@@ -241,11 +241,13 @@ struct mapped_level {
       if constexpr (!is_range) {
         const auto size = static_cast<std::int64_t>(
             std::get<boost::mp11::mp_find<array_list, typename detail::array_of_loop<loop>::type>::value>(st.arrays).size());
-        if (cur.p < 0 || cur.end > size)
-          throw shape_error(who + ": the segment [" + std::to_string(cur.p) + ", " +
-                            std::to_string(cur.end) + ") of mode " + std::to_string(mode) +
+        const detail::eval_env env{up, 0, 0, st.extent};
+        const std::int64_t lo = eval<lo_expr>(st, env), hi = eval<hi_expr>(st, env);
+        if (lo < 0 || hi < lo || hi > size)
+          throw shape_error(who + ": the segment [" + std::to_string(lo) + ", " +
+                            std::to_string(hi) + ") of mode " + std::to_string(mode) +
                             " under parent position " + std::to_string(up) +
-                            " leaves its index array of " + std::to_string(size) + " entries");
+                            " is not a range inside its index array of " + std::to_string(size) + " entries");
       }
       std::int64_t last = -1;
       for (; cur.valid(); cur.next()) {
@@ -258,6 +260,10 @@ struct mapped_level {
                                        : " is outside the extent"));
         last = i;
         const std::int64_t p = cur.children().begin;
+        if (p < 0)
+          throw shape_error(who + ": coordinate " + std::to_string(i) + " of mode " +
+                            std::to_string(mode) + " under parent position " + std::to_string(up) +
+                            " maps to the negative offset " + std::to_string(p));
         f(up, i, p);
         count = std::max(count, p + 1);
       }
