@@ -400,7 +400,9 @@ def load_gb_file(path):
         parts = name.split("/")
         if len(parts) < 3 or not parts[0].startswith("BM_"):
             continue
-        key = (parts[0][3:], parts[1], parts[2])
+        # BM_<workload>/<input>/<system>[/t<threads>][/real_time]
+        threads = next((int(x[1:]) for x in parts[3:] if re.fullmatch(r"t\d+", x)), None)
+        key = (parts[0][3:], parts[1], parts[2], threads)
         scale = UNIT_SECONDS[reps[0].get("time_unit", "ns")]
         cpu = [r["cpu_time"] * scale for r in reps]
         wall = [r["real_time"] * scale for r in reps]
@@ -410,6 +412,14 @@ def load_gb_file(path):
                      "share": statistics.median(c / w for c, w in zip(cpu, wall) if w > 0),
                      "reps": len(reps), "nnz": reps[0].get("nnz"), "bytes": reps[0].get("bytes")}
         order.setdefault((key[0], key[1]), reps[0].get("family_index", len(order)))
+    # a family index counts registrations of one process only: order by the first appearance
+    # of the input in the file instead when files were merged
+    if data.get("context", {}).get("merged"):
+        order = {}
+        for b in data.get("benchmarks", []):
+            parts = b.get("run_name", b["name"]).split("/")
+            if len(parts) >= 3:
+                order.setdefault((parts[0][3:], parts[1]), len(order))
     return rows, data.get("context", {}), order
 
 
@@ -417,17 +427,16 @@ def load_peers(results):
     """{threads: {workload: {input: {system: row}}}} with row["time"] the compared time: CPU time
     on one thread, wall time with more (Google Benchmark's CPU time is the calling thread's)."""
     by_threads, contexts, order = {}, {}, {}
-    files = sorted(results.glob("peers_t*.json"), key=lambda p: int(re.sub(r"\D", "", p.stem) or 0))
-    scipy_path = results / "peers_scipy.json"
-    for path in files + ([scipy_path] if scipy_path.exists() else []):
+    files = [p for p in [results / "peers.json", results / "peers_scipy.json"] if p.exists()]
+    for path in files:
         rows, ctx, ordr = load_gb_file(path)
         if not rows:
             continue
-        t = int(ctx.get("threads", re.sub(r"\D", "", path.stem) or 1))
         contexts[path.name] = ctx
         for k, v in ordr.items():
             order.setdefault(k, v)
-        for (w, inp, system), row in rows.items():
+        for (w, inp, system, threads), row in rows.items():
+            t = threads or 1
             row["time"] = row["cpu"] if t == 1 else row["wall"]
             row["spread"] = row["cpu_spread"] if t == 1 else row["wall_spread"]
             by_threads.setdefault(t, {}).setdefault(w, {}).setdefault(inp, {})[system] = row
@@ -1176,7 +1185,7 @@ def cmd_merge(args):
             print(f"bench_report.py merge: skipping {path}", file=sys.stderr)
             continue
         if merged is None:
-            merged = {"context": data.get("context", {}), "benchmarks": []}
+            merged = {"context": dict(data.get("context", {}), merged=True), "benchmarks": []}
         merged["benchmarks"] += data.get("benchmarks", [])
     if merged is None:
         raise SystemExit("bench_report.py merge: no input")

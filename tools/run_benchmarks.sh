@@ -9,8 +9,8 @@
 #   3. the runtime suite (benchmarks/runtime/*.cpp, loom vs hand vs Eigen, one thread)
 #                                                       -> runtime_<kernel>.json;
 #   4. the peer comparison (benchmarks/peers/: loom, hand, Eigen, GraphBLAS) at each thread
-#      count -> peers_t<N>.json, then scipy.sparse on the inputs the peers binary exports
-#      (results checked equal to the hand-written kernel's) -> peers_scipy.json;
+#      count, one process per input -> peers.json, then scipy.sparse on the inputs the peers
+#      binary exports (results checked equal to the hand-written kernel's) -> peers_scipy.json;
 #   5. binary size per kernel                           -> binary_size.json;
 #   6. compile time (benchmarks/compile_time/measure.py, g++ and clang++) -> compile_time.json;
 #   7. tools/bench_report.py -> BENCHMARKS.md and the plots in benchmarks/results/*.png.
@@ -185,46 +185,33 @@ if [ "$run_runtime" = 1 ]; then
 fi
 
 if [ "$run_peers" = 1 ]; then
-  rm -f "$results"/peers_*.json
-  for t in $threads; do
-    step "peers, $t thread(s) (loom, hand, Eigen, GraphBLAS)"
-    first=0
-    export=()
-    if [ "$t" = "$(echo $threads | cut -d' ' -f1)" ]; then
-      first=1
-      # the first run writes its inputs (as it builds them) for scipy_runner.py
-      rm -rf "$build/peers_data"
-      mkdir -p "$build/peers_data"
-      export=(--export="$build/peers_data")
-    fi
-    # one process per input: its systems' repetitions interleave at random, and only that
-    # input's copies (loom, Eigen, GraphBLAS, results) are in memory
-    groups="$("$build/benchmarks/peers/peers" --benchmark_list_tests=true ${filter:+--benchmark_filter="$filter"} \
-              | sed -n 's|^\(BM_[^/]*/[^/]*\)/.*|\1|p' | awk '!seen[$0]++')"
-    n_groups=$(echo "$groups" | grep -c . || true)
-    rm -rf "$build/peers_t$t" && mkdir -p "$build/peers_t$t"
-    g=0
-    for group in $groups; do
-      g=$((g + 1))
-      step "peers, $t thread(s) [$g/$n_groups] $group"
-      logged "$build/peers_t$t/$g.log" "$build/benchmarks/peers/peers" --threads="$t" "${export[@]}" \
-        "${bench_args[@]}" --benchmark_filter="^$group/" \
-        --benchmark_out="$build/peers_t$t/$g.json" --benchmark_out_format=json
-    done
-    "$py" tools/bench_report.py merge --out "$results/peers_t$t.json" "$build/peers_t$t"/*.json
-    if [ "$first" = 1 ]; then
-      # scipy right after the first (single-threaded) run, on the inputs that run used
-      if "$py" -c 'import scipy' > /dev/null 2>&1; then
-        step "peers, scipy.sparse (on the inputs the run above exported)"
-        logged "$build/peers_scipy.log" "$py" benchmarks/peers/scipy_runner.py \
-          --data "$build/peers_data" --out "$results/peers_scipy.json" \
-          --repetitions "$repetitions" --min-time "$min_time" ${filter:+--filter "$filter"}
-      else
-        step "peers, scipy.sparse: skipped (apt-get install python3-scipy)"
-      fi
-      rm -rf "$build/peers_data"
-    fi
+  rm -f "$results"/peers*.json
+  # one process per input: all its systems at every thread count, repetitions interleaved at
+  # random; only that input's copies (loom, Eigen, GraphBLAS, results) are in memory. The inputs
+  # are written (as they are built) for scipy_runner.py, which runs right after.
+  rm -rf "$build/peers_data" "$build/peers"
+  mkdir -p "$build/peers_data" "$build/peers"
+  groups="$("$build/benchmarks/peers/peers" --benchmark_list_tests=true ${filter:+--benchmark_filter="$filter"} \
+            | sed -n 's|^\(BM_[^/]*/[^/]*\)/.*|\1|p' | awk '!seen[$0]++')"
+  n_groups=$(echo "$groups" | grep -c . || true)
+  g=0
+  for group in $groups; do
+    g=$((g + 1))
+    step "peers [$g/$n_groups] $group (threads: $threads)"
+    logged "$build/peers/$g.log" "$build/benchmarks/peers/peers" --threads="$threads" \
+      --export="$build/peers_data" "${bench_args[@]}" --benchmark_filter="^$group/" \
+      --benchmark_out="$build/peers/$g.json" --benchmark_out_format=json
   done
+  "$py" tools/bench_report.py merge --out "$results/peers.json" "$build/peers"/*.json
+  if "$py" -c 'import scipy' > /dev/null 2>&1; then
+    step "peers, scipy.sparse (on the same inputs, one thread)"
+    logged "$build/peers_scipy.log" "$py" benchmarks/peers/scipy_runner.py \
+      --data "$build/peers_data" --out "$results/peers_scipy.json" \
+      --repetitions "$repetitions" --min-time "$min_time" ${filter:+--filter "$filter"}
+  else
+    step "peers, scipy.sparse: skipped (apt-get install python3-scipy)"
+  fi
+  rm -rf "$build/peers_data"
 fi
 
 step "binary size per kernel"

@@ -64,15 +64,22 @@ inline lb::entries<2> power_law_matrix(std::int64_t n, std::int64_t nnz, std::ui
   std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
   for (std::int64_t v = 0; v < n; ++v) perm[static_cast<std::size_t>(v)] = v;
   for (std::int64_t v = n - 1; v > 0; --v) std::swap(perm[static_cast<std::size_t>(v)], perm[static_cast<std::size_t>(g.below(v + 1))]);
+  // coordinates as one sortable key each; the values are drawn afterwards, in sorted order
+  std::vector<std::uint64_t> keys(static_cast<std::size_t>(nnz));
+  for (auto& k : keys)
+    k = static_cast<std::uint64_t>(perm[static_cast<std::size_t>(pick(g))]) * static_cast<std::uint64_t>(n) +
+        static_cast<std::uint64_t>(perm[static_cast<std::size_t>(pick(g))]);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   lb::entries<2> e;
   e.shape = {n, n};
-  e.crd.reserve(static_cast<std::size_t>(nnz));
-  e.val.reserve(static_cast<std::size_t>(nnz));
-  for (std::int64_t t = 0; t < nnz; ++t) {
-    e.crd.push_back({perm[static_cast<std::size_t>(pick(g))], perm[static_cast<std::size_t>(pick(g))]});
+  e.crd.reserve(keys.size());
+  e.val.reserve(keys.size());
+  for (std::uint64_t k : keys) {
+    e.crd.push_back({static_cast<std::int64_t>(k / static_cast<std::uint64_t>(n)),
+                     static_cast<std::int64_t>(k % static_cast<std::uint64_t>(n))});
     e.val.push_back(g.value());
   }
-  sort_unique(e);
   return e;
 }
 

@@ -3,7 +3,7 @@
 // random; scipy.sparse is timed by scipy_runner.py on the same inputs, exported by this binary
 // (--export=DIR) with the hand-written kernel's results, which scipy must reproduce.
 //
-// Workloads (BM_<workload>/<input>/<system>):
+// Workloads (BM_<workload>/<input>/<system>/t<threads>):
 //   spmv       y(i) = sum(j, A(i,j) * x(j))                    GrB_mxv, Eigen A * x
 //   spgemm     C(i,j) = sum(k, A(i,k) * B(k,j))                GrB_mxm, Eigen A * B
 //   add        C(i,j) = A(i,j) + B(i,j)                        GrB_eWiseAdd, Eigen A + B
@@ -19,11 +19,13 @@
 // writes every input (optionally only those whose workload/input contains --export_filter=TEXT)
 // and runs no benchmark.
 //
-// Threads: --threads=N (or LOOM_BENCH_THREADS) sets every system's thread count: GraphBLAS's
+// Threads: --threads=LIST (e.g. "1 2"; or LOOM_BENCH_THREADS) registers every system at each
+// thread count (BM_<workload>/<input>/<system>/t<N>, all interleaved); each benchmark sets every
+// system's thread count before it runs: GraphBLAS's
 // GxB_NTHREADS, Eigen::setNbThreads, the OpenMP loops of the hand-written kernels that have an
 // obvious parallel form (spmv, sddmm, mttkrp, triangles; spgemm and add stay sequential), and
-// loom's, once loom has a thread-count API (until then loom runs on one thread; the JSON context
-// says which).
+// loom::set_num_threads (docs/parallel.md). With more than one thread the benchmark measures wall
+// time (Google Benchmark's CPU time is the calling thread's).
 // SPDX-License-Identifier: BSL-1.0
 #include "graphblas.hpp"
 #include "inputs.hpp"
@@ -40,6 +42,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #ifdef _OPENMP
 #  include <omp.h>
@@ -51,8 +54,9 @@ using namespace loom_peers;
 namespace lb = loom_bench;
 using eigen_csr = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
 
-int g_threads = 1;
-int g_loom_threads = 1;  // the thread count loom actually runs with
+int g_threads = 1;               // the thread count of the benchmark running now
+int g_loom_threads = 1;          // the thread count loom actually runs with
+std::vector<int> g_thread_list;  // --threads: every system is registered at each of them
 
 /// Sets loom's thread count (loom::set_num_threads, docs/parallel.md); returns the count loom
 /// will use. Without the parallel API loom is sequential.
@@ -63,6 +67,16 @@ int set_loom_threads(int n) {
 #else
   (void)n;
   return 1;
+#endif
+}
+
+/// Sets the thread count of every system: loom, GraphBLAS, Eigen and the hand-written kernels.
+void set_threads(int n) {
+  g_threads = n;
+  g_loom_threads = set_loom_threads(n);
+  Eigen::setNbThreads(n);
+#if LOOM_BENCH_HAVE_GRAPHBLAS
+  grb::init(n);
 #endif
 }
 
@@ -160,9 +174,12 @@ void add_group(const std::string& workload, const std::string& input, std::funct
     if (g_exporter && workload != "mttkrp") export_fn(*in, *g_exporter, workload, input);
     return in;
   });
+  for (const int threads : g_thread_list)
   for (auto& [system, body] : systems) {
-    auto* b = benchmark::RegisterBenchmark(("BM_" + workload + "/" + input + "/" + system).c_str(), [=, body = body](benchmark::State& s) {
+    const std::string name = "BM_" + workload + "/" + input + "/" + system + "/t" + std::to_string(threads);
+    auto* b = benchmark::RegisterBenchmark(name.c_str(), [=, body = body](benchmark::State& s) {
       In& in = data->get();
+      set_threads(threads);
       for (auto _ : s) {
         body(in);
         benchmark::ClobberMemory();
@@ -175,7 +192,7 @@ void add_group(const std::string& workload, const std::string& input, std::funct
     b->Unit(benchmark::kMillisecond);
     // Google Benchmark's CPU time is the calling thread's: with worker threads only wall time
     // is the time of the call
-    if (g_threads > 1) b->UseRealTime();
+    if (threads > 1) b->UseRealTime();
   }
   groups().push_back({workload, input, [=](exporter& ex) {
                         auto in = make();
@@ -747,23 +764,28 @@ int main(int argc, char** argv) {
   std::string threads = take_flag(argc, argv, "threads");
   if (threads.empty())
     if (const char* t = std::getenv("LOOM_BENCH_THREADS")) threads = t;
-  g_threads = threads.empty() ? 1 : std::max(1, std::atoi(threads.c_str()));
+  for (char& c : threads)
+    if (c == ',') c = ' ';
+  {
+    std::istringstream list(threads);
+    for (int t; list >> t;)
+      if (t >= 1 && std::find(g_thread_list.begin(), g_thread_list.end(), t) == g_thread_list.end()) g_thread_list.push_back(t);
+  }
+  if (g_thread_list.empty()) g_thread_list = {1};
   const std::string export_dir = take_flag(argc, argv, "export");
   const std::string export_filter = take_flag(argc, argv, "export_filter");
-  g_loom_threads = set_loom_threads(g_threads);
-  Eigen::setNbThreads(g_threads);
+  set_threads(g_thread_list.front());
 #if LOOM_BENCH_HAVE_GRAPHBLAS
-  grb::init(g_threads);
   int version[3] = {0, 0, 0};
   GxB_Global_Option_get_INT32(GxB_LIBRARY_VERSION, version);
   benchmark::AddCustomContext("graphblas", std::to_string(version[0]) + "." + std::to_string(version[1]) + "." +
                                                std::to_string(version[2]));
 #endif
-  benchmark::AddCustomContext("threads", std::to_string(g_threads));
-  benchmark::AddCustomContext("loom_threads", std::to_string(g_loom_threads));
+  std::string thread_list;
+  for (int t : g_thread_list) thread_list += (thread_list.empty() ? "" : " ") + std::to_string(t);
+  benchmark::AddCustomContext("threads", thread_list);
   benchmark::AddCustomContext("eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) +
-                                           "." + std::to_string(EIGEN_MINOR_VERSION) + ", " +
-                                           std::to_string(Eigen::nbThreads()) + " threads");
+                                           "." + std::to_string(EIGEN_MINOR_VERSION));
 #ifdef _OPENMP
   benchmark::AddCustomContext("openmp", std::to_string(_OPENMP));
 #endif
