@@ -517,7 +517,7 @@ struct runner {
   }
 
   template <class Order, bool Dense>
-  static void run(const Lhs& lhs, const inputs_tuple& in, std::uint32_t reuse) {
+  static void run(const Lhs& lhs, const inputs_tuple& in, std::uint32_t reuse, bool accumulate) {
     intermediates<Order, Dense> inter;
     std::size_t t = 0;
     mp_for_each<mp_transform<mp_identity, steps_of<Order>>>([&](auto st) {
@@ -549,7 +549,8 @@ struct runner {
     });
     [&]<class... Fs>(mp_list<Fs...>) {
       Lhs target = lhs;
-      target = product(access_of<Fs>(in, inter)...);
+      if (accumulate) target += product(access_of<Fs>(in, inter)...);
+      else target = product(access_of<Fs>(in, inter)...);
     }(typename P::template plan<Order>::remaining{});
   }
 };
@@ -604,7 +605,8 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
 
 // Runs candidate `which` (> 0), with dense intermediates if `dense`, reusing twins as `reuse` says.
 template <class Lhs, class Rhs>
-void run_candidate(std::size_t which, bool dense, std::uint32_t reuse, const Lhs& lhs, const Rhs& rhs) {
+void run_candidate(std::size_t which, bool dense, std::uint32_t reuse, const Lhs& lhs, const Rhs& rhs,
+                   bool accumulate = false) {
   using P = program<Lhs, Rhs>;
   using R = runner<Lhs, Rhs>;
   const auto in = collect(rhs);
@@ -612,9 +614,9 @@ void run_candidate(std::size_t which, bool dense, std::uint32_t reuse, const Lhs
   mp_with_index<n>(which - 1, [&](auto c) {
     using O = mp_at_c<typename P::orders, c>;
     if constexpr (R::template has_dense_choice<O>) {
-      if (dense) return R::template run<O, true>(lhs, in, reuse);
+      if (dense) return R::template run<O, true>(lhs, in, reuse, accumulate);
     }
-    R::template run<O, false>(lhs, in, reuse);
+    R::template run<O, false>(lhs, in, reuse, accumulate);
   });
 }
 
@@ -627,24 +629,17 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const R& rhs) {
   return detail::ve::plan_decomposition(lhs, rhs, cache);
 }
 
-/// `lhs = rhs` for a sum-product `rhs` (sums over a product of tensor accesses), evaluated by the
-/// cheapest of: one fused kernel, or a variable-elimination order that materialises one
-/// intermediate per summed index (dense or sparse, by estimated fill; shared between steps that
-/// compute the same sum over the same tensors). Returns the index of the candidate run (0: fused).
-template <class Lhs, class R>
-std::size_t decompose(Lhs lhs, const R& rhs) {
-  using Rhs = std::remove_cvref_t<R>;
-  using P = detail::ve::program<Lhs, Rhs>;
-  static_assert(P::ok,
-                "loom::decompose: the right-hand side must be sums over a product of tensor "
-                "accesses, e.g. sum(j, k, A(i, j) * B(j, k) * C(k, l))");
+namespace detail::ve {
+
+// One sum-product into lhs (or added to it), by the plan chosen from statistics (cached).
+template <class Lhs, class Rhs>
+std::size_t decompose_product(Lhs lhs, const Rhs& rhs, bool accumulate) {
   // cached: the candidate in bits 0-15, dense intermediates in bit 16, the reuse mask above
-  const std::size_t packed =
-      optimize::plan_cache<Lhs, Rhs, detail::ve::decompose_purpose>::local().find_or(
-          optimize::detail::coarse_signature(rhs), [&](statistics_cache& stats) {
-            const decomposition_choice c = detail::ve::plan_decomposition(lhs, rhs, stats);
-            return c.chosen | std::size_t{c.dense[c.chosen]} << 16 | std::size_t{c.reuse[c.chosen]} << 17;
-          });
+  const std::size_t packed = optimize::plan_cache<Lhs, Rhs, decompose_purpose>::local().find_or(
+      optimize::detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+        const decomposition_choice c = plan_decomposition(lhs, rhs, stats);
+        return c.chosen | std::size_t{c.dense[c.chosen]} << 16 | std::size_t{c.reuse[c.chosen]} << 17;
+      });
   const std::size_t chosen = packed & 0xffffu;
   const bool dense = (packed >> 16 & 1u) != 0;
   const auto reuse = static_cast<std::uint32_t>(packed >> 17);
@@ -652,9 +647,130 @@ std::size_t decompose(Lhs lhs, const R& rhs) {
   std::clog << "loom::decompose: candidate " << chosen << (dense ? ", dense intermediates" : "")
             << ", reuse mask " << reuse << "\n";
 #endif
-  if (chosen == 0) lhs = rhs;
-  else detail::ve::run_candidate(chosen, dense, reuse, lhs, rhs);
+  if (chosen != 0) run_candidate(chosen, dense, reuse, lhs, rhs, accumulate);
+  else if (accumulate) lhs += rhs;
+  else lhs = rhs;
   return chosen;
+}
+
+// Sums over a body with + in it: products distributed over the sums, one sum-product per term
+// (Galley's distribution of * over +, notes 001 §3.8). Each term keeps the summed indices.
+template <class E>
+struct summed_of {
+  using type = mp_list<>;
+  static const E& body(const E& e) { return e; }
+};
+template <class I, class E>
+struct summed_of<expr::sum<I, E>> {
+  using type = mp_push_front<typename summed_of<E>::type, I>;
+  static const auto& body(const expr::sum<I, E>& e) { return summed_of<E>::body(e.body); }
+};
+
+template <class T, class... Is>
+auto terms_of(const expr::access<T, Is...>& a) {
+  return std::tuple{a};
+}
+template <class L, class R>
+auto terms_of(const expr::add<L, R>& e) {
+  return std::tuple_cat(terms_of(e.lhs), terms_of(e.rhs));
+}
+template <class L, class Rs>
+auto times_each(const L& l, const Rs& rs) {
+  return std::apply([&](const auto&... r) { return std::tuple{expr::mul<L, std::remove_cvref_t<decltype(r)>>{l, r}...}; },
+                    rs);
+}
+template <class L, class R>
+auto terms_of(const expr::mul<L, R>& e) {
+  const auto rs = terms_of(e.rhs);
+  return std::apply([&](const auto&... l) { return std::tuple_cat(times_each(l, rs)...); }, terms_of(e.lhs));
+}
+
+template <class Summed>
+struct wrap_sums;
+template <>
+struct wrap_sums<mp_list<>> {
+  template <class E>
+  static E apply(const E& e) {
+    return e;
+  }
+};
+template <class I, class... Is>
+struct wrap_sums<mp_list<I, Is...>> {
+  template <class E>
+  static auto apply(const E& e) {
+    const auto inner = wrap_sums<mp_list<Is...>>::apply(e);
+    return expr::sum<I, std::remove_cvref_t<decltype(inner)>>{inner};
+  }
+};
+
+template <class Rhs>
+auto sum_product_terms(const Rhs& rhs) {
+  using S = typename summed_of<Rhs>::type;
+  return std::apply([](const auto&... t) { return std::tuple{wrap_sums<S>::apply(t)...}; },
+                    terms_of(summed_of<Rhs>::body(rhs)));
+}
+
+template <class Tuple>
+struct all_sum_products;
+template <class... Ts>
+struct all_sum_products<std::tuple<Ts...>> {
+  // every term a product of accesses that uses every summed index (no sum over an absent index)
+  static constexpr bool value = (... && flatten<Ts>::ok);
+};
+
+template <class Lhs, class Rhs>
+std::size_t decompose_any(Lhs lhs, const Rhs& rhs, bool accumulate) {
+  if constexpr (flatten<Rhs>::ok) {
+    return decompose_product(lhs, rhs, accumulate);
+  } else {
+    using terms_t = decltype(sum_product_terms(rhs));
+    static_assert(all_sum_products<terms_t>::value,
+                  "loom::decompose: the right-hand side must be sums over products of tensor accesses, "
+                  "possibly with + between them (e.g. sum(p, sum(j, S(i, p) * (P(p, j) + Q(p, j)) * w(j)))), "
+                  "with every summed index used by every term; or map(f, such an expression)");
+    const auto terms = sum_product_terms(rhs);
+    std::size_t first = 0;
+    std::size_t t = 0;
+    std::apply([&](const auto&... term) {
+      (..., [&] {
+        const std::size_t c = decompose_product(lhs, term, accumulate || t > 0);
+        if (t++ == 0) first = c;
+      }());
+    }, terms);
+    return first;
+  }
+}
+
+template <class Lhs, class Rhs>
+struct is_unary_map : std::false_type {};
+template <class Lhs, class F, class E>
+struct is_unary_map<Lhs, expr::map<F, E>> : std::true_type {};
+
+}  // namespace detail::ve
+
+/// `lhs = rhs` for a sum-product `rhs` (sums over a product of tensor accesses), evaluated by the
+/// cheapest of: one fused kernel, or a variable-elimination order that materialises one
+/// intermediate per summed index (dense or sparse, by estimated fill; shared between steps that
+/// compute the same sum over the same tensors). Sums over products with `+` in them are distributed
+/// into one sum-product per term, and `map(f, e)` decomposes `e` then applies `f`. Returns the
+/// candidate run for the (first) sum-product (0: fused).
+template <class Lhs, class R>
+std::size_t decompose(Lhs lhs, const R& rhs) {
+  using Rhs = std::remove_cvref_t<R>;
+  if constexpr (detail::ve::is_unary_map<Lhs, Rhs>::value) {
+    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+    tensor_t inner(lhs.tensor->shape());
+    const std::size_t c = [&]<class T, class... Is>(const expr::access<T, Is...>&) {
+      return detail::ve::decompose_any(expr::access<tensor_t, Is...>{&inner}, std::get<0>(rhs.args), false);
+    }(lhs);
+    [&]<class T, class... Is>(const expr::access<T, Is...>&) {
+      using inner_access = expr::access<const tensor_t, Is...>;
+      lhs = expr::map<decltype(rhs.f), inner_access>{rhs.f, std::tuple<inner_access>{inner_access{&inner}}};
+    }(lhs);
+    return c;
+  } else {
+    return detail::ve::decompose_any(lhs, rhs, false);
+  }
 }
 
 /// Runs candidate `which` of `decompose` (0: fused; c: elimination order c - 1), for tests and
@@ -685,13 +801,25 @@ void decompose_with(std::size_t which, Lhs lhs, const R& rhs, std::optional<bool
 /// The candidates of `decompose(lhs, rhs)` in words, with their logical costs and the choice.
 template <class Lhs, class R>
 std::string explain_decomposition(const Lhs& lhs, const R& rhs) {
-  const decomposition_choice c = plan_decomposition(lhs, rhs);
+  using Rhs = std::remove_cvref_t<R>;
   std::ostringstream s;
-  s << "decomposition candidates (Galley's logical cost; at most " << max_elimination_orders
-    << " elimination orders, LOOM_MAX_ELIMINATION_ORDERS):\n";
-  for (std::size_t k = 0; k < c.cost.size(); ++k)
-    s << "  " << (k == c.chosen ? "* " : "  ") << "#" << k << " cost "
-      << static_cast<std::int64_t>(c.cost[k] + 0.5) << ": " << c.description[k] << "\n";
+  if constexpr (detail::ve::is_unary_map<Lhs, Rhs>::value) {
+    s << "map(f, ...) applied to the result of:\n" << explain_decomposition(lhs, std::get<0>(rhs.args));
+  } else if constexpr (!detail::ve::flatten<Rhs>::ok) {
+    const auto terms = detail::ve::sum_product_terms(rhs);
+    std::size_t t = 0;
+    std::apply([&](const auto&... term) {
+      (..., (s << "term " << ++t << " of " << sizeof...(term) << " (* distributed over +):\n"
+               << explain_decomposition(lhs, term)));
+    }, terms);
+  } else {
+    const decomposition_choice c = plan_decomposition(lhs, rhs);
+    s << "decomposition candidates (Galley's logical cost; at most " << max_elimination_orders
+      << " elimination orders, LOOM_MAX_ELIMINATION_ORDERS):\n";
+    for (std::size_t k = 0; k < c.cost.size(); ++k)
+      s << "  " << (k == c.chosen ? "* " : "  ") << "#" << k << " cost "
+        << static_cast<std::int64_t>(c.cost[k] + 0.5) << ": " << c.description[k] << "\n";
+  }
   return s.str();
 }
 
