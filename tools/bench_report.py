@@ -132,8 +132,9 @@ def cmd_meta(args):
         "runtime_compiler": args.cxx,
         "compilers": compilers,
         "runtime_flags": args.flags,
-        "commit": run_text(["git", "rev-parse", "--short=12", "HEAD"]),
-        "work_tree_dirty": bool(dirty),
+        # --commit: the snapshot that was built (run_benchmarks.sh --committed), clean by definition
+        "commit": args.commit or run_text(["git", "rev-parse", "--short=12", "HEAD"]),
+        "work_tree_dirty": False if args.commit else bool(dirty),
         "load_avg": [float(x) for x in pathlib.Path("/proc/loadavg").read_text().split()[:3]],
     }
     pathlib.Path(args.out).parent.mkdir(parents=True, exist_ok=True)
@@ -1203,6 +1204,7 @@ def main():
     m.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "meta.json"))
     m.add_argument("--cxx", default="c++")
     m.add_argument("--flags", default="-O2")
+    m.add_argument("--commit", default="", help="the commit that was built (default: HEAD)")
     r = sub.add_parser("report", help="write BENCHMARKS.md")
     r.add_argument("--results", default=str(ROOT / "benchmarks" / "results"))
     r.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))

@@ -132,7 +132,8 @@ elif [ "$committed" = 1 ]; then
     [ -e "$build/src.new/$f" ] || rm -f "$src/$f"
   done
   rm -rf "$build/src.new"
-  step "building the committed tree $(git rev-parse --short HEAD) from $src"
+  git rev-parse --short=12 HEAD > "$build/source_commit"
+  step "building the committed tree $(cat "$build/source_commit") from $src"
 fi
 cost_log="$(cd "$build" && pwd)/build_cost.jsonl"
 if [ "$no_build" = 0 ]; then
@@ -150,7 +151,9 @@ python3 tools/build_cost.py collect --name bench --build "$build" --log "$cost_l
 fi
 if [ "$build_only" = 1 ]; then step "built"; exit 0; fi
 cxx="$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")"
-"$py" tools/bench_report.py meta --out "$results/meta.json" --cxx "$cxx" --flags "-O2 -DNDEBUG"
+commit_args=()
+if [ "$src" != "." ] && [ -f "$build/source_commit" ]; then commit_args=(--commit "$(cat "$build/source_commit")"); fi
+"$py" tools/bench_report.py meta --out "$results/meta.json" --cxx "$cxx" --flags "-O2 -DNDEBUG" "${commit_args[@]}"
 
 bench_args=(--benchmark_repetitions="$repetitions" --benchmark_enable_random_interleaving=true
             --benchmark_report_aggregates_only=false --benchmark_min_time="$min_time")
