@@ -137,6 +137,18 @@ TEST_CASE("mapping: symmetric as two views of one packed array equals symmetric_
   CHECK(SL.at(3, 2) == 9);
 }
 
+TEST_CASE("mapping: mapped formats as outputs (assembled through the mapping's levels)") {
+  auto L = lm::make_tensor<lm::lower_packed>({3, 3}, std::vector<double>{1, 2, 3, 4, 5, 6});
+  loom::tensor<double, lm::lower_packed> twice({3, 3});
+  twice(i, j) = L(i, j) + L(i, j);
+  CHECK(twice.at(2, 1) == 10);
+  CHECK(twice.values().size() == 6);
+  auto C = c_as_csr();
+  loom::tensor<double, lm::csr> squared({3, 4});
+  squared(i, j) = C(i, j) * C(i, j);
+  CHECK(stored(squared) == entries2{{{0, 0}, 36}, {{0, 2}, 81}, {{0, 3}, 64}, {{2, 0}, 25}, {{2, 3}, 49}});
+}
+
 TEST_CASE("mapping errors name the mapping, the mode and the extents") {
   CHECK_THROWS_WITH_AS(lm::make_tensor<lm::lower_packed>({3, 3}, std::vector<double>{1, 2, 3}),
                        "loom::mapping lower_packed: the value array has 3 entries; the mapping's "
