@@ -139,6 +139,7 @@ static_assert(!rewrite::hoistable_v<A_ij, sum<K, B_jk>>);          // not a sum
 static_assert(!rewrite::hoistable_v<sum<J, A_ij>, sum<J, B_jk>>);  // same bound name: the planner's case
 static_assert(!rewrite::has_hoistable_v<sum<J, mul<A_ij, x_j>>>);
 static_assert(!rewrite::hoistable_v<sum<K, literal<double>>, A_ij>);  // a count: a scaling
+static_assert(!rewrite::hoistable_v<sum<K, mul<x_k, expr::expand<I, x_k>>>, A_ij>);  // i only broadcast
 }  // namespace
 
 TEST_CASE_TEMPLATE("hoisted sums (BATAx, SigmaMMM) give the reference result", Format, csr, dcsr) {
@@ -154,9 +155,12 @@ TEST_CASE_TEMPLATE("hoisted sums (BATAx, SigmaMMM) give the reference result", F
     y(j) = batax;
     const auto ref = test::reference_eval(y(j), batax);
     for (std::int64_t c = 0; c < 6; ++c) CHECK(y.values()[c] == doctest::Approx(ref.values[c]));
+    CHECK(loom::explain(y(j), batax).find("hoisted: sum(k, ") != std::string::npos);
+    CHECK(loom::eval(loom::sum(j, x(j)) * loom::sum(i, loom::sum(k, A(i, k)))) ==
+          doctest::Approx(test::reference_eval(loom::sum(j, x(j)) * loom::sum(i, loom::sum(k, A(i, k))))));
     const auto smmm = loom::sum(i, j, loom::sum(k, A(i, k) * B(k, j)));
     CHECK(loom::eval(smmm) == doctest::Approx(test::reference_eval(smmm)));
-    tensor<double, dcsr> S({7, 6});  // sparse output, hoisted sparse intermediate
+    tensor<double, dcsr> S({7, 6});  // a sparse output with a hoisted intermediate
     S(i, j) = A(i, j) * loom::sum(k, B(j, k));
     const auto sref = test::reference_eval(S(i, j), A(i, j) * loom::sum(k, B(j, k)));
     for (std::int64_t r = 0; r < 7; ++r)

@@ -13,6 +13,7 @@
 #include <loom/optimize/plan_choice.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/rewrite/for_evaluation.hpp>
+#include <loom/rewrite/hoist.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -263,8 +264,14 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
   const auto rhs = rewritten.expr;
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
   using fired = typename decltype(rewritten)::fired;
-  const std::string rules =
+  std::string rules =
       boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
+  if constexpr (rewrite::has_hoistable_v<Rhs>) {  // the evaluator computes it first (hoist.hpp)
+    rewrite::hoist_first(rhs, [&](const auto& s, auto) {
+      std::size_t ordinal = 0;
+      rules += "hoisted: " + detail::to_string(s, ordinal) + " is computed once, before the loops below\n";
+    });
+  }
   using P0 = order_plan<Lhs, Rhs>;
   constexpr std::size_t n = plan_candidates<Lhs, Rhs>::count;
   if constexpr (n > 1) {

@@ -24,6 +24,19 @@ template <class I, class E>
 struct is_sum<expr::sum<I, E>> : std::true_type {};
 template <class L, class R>
 using difference = boost::mp11::mp_set_difference<boost::mp11::mp_unique<L>, R>;
+template <class A>
+struct access_indices;
+template <class T, class... Is>
+struct access_indices<expr::access<T, Is...>> {
+  using type = boost::mp11::mp_list<Is...>;
+};
+template <class A>
+using access_indices_t = typename access_indices<A>::type;
+// the indices some access of E reads (their extents are known from the tensors)
+template <class E>
+using read_indices = boost::mp11::mp_unique<boost::mp11::mp_apply<
+    boost::mp11::mp_append, boost::mp11::mp_push_front<boost::mp11::mp_transform<access_indices_t, expr::accesses_t<E>>,
+                                                       boost::mp11::mp_list<>>>>;
 template <class L, class R>
 using intersection = boost::mp11::mp_set_intersection<boost::mp11::mp_unique<L>, boost::mp11::mp_unique<R>>;
 }  // namespace detail
@@ -31,7 +44,8 @@ using intersection = boost::mp11::mp_set_intersection<boost::mp11::mp_unique<L>,
 /// Whether the sum S, multiplied by Sibling, should be computed once: Sibling iterates an index
 /// S does not depend on, the two bind no index name in common (that case is the planner's
 /// lifting rule, with its own diagnostic), S reads a tensor (a count sum(i, 1) is a scaling, whose
-/// extent comes from the rest of the kernel) and has at most two free indices.
+/// extent comes from the rest of the kernel), every free index of S is read by one of its
+/// accesses (not only broadcast), and S has at most two free indices.
 template <class S, class Sibling>
 inline constexpr bool hoistable_v = [] {
   if constexpr (!detail::is_sum<S>::value) {
@@ -41,6 +55,7 @@ inline constexpr bool hoistable_v = [] {
     using shared = detail::intersection<expr::summed_indices_t<S>, expr::summed_indices_t<Sibling>>;
     return !boost::mp11::mp_empty<extra>::value && boost::mp11::mp_empty<shared>::value &&
            !boost::mp11::mp_empty<expr::accesses_t<S>>::value &&  // counts sum(i, 1) are scalings
+           boost::mp11::mp_empty<detail::difference<expr::free_indices_t<S>, detail::read_indices<S>>>::value &&
            boost::mp11::mp_size<expr::free_indices_t<S>>::value <= 2;  // materialised as a matrix at most
   }
 }();

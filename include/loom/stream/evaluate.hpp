@@ -16,6 +16,8 @@
 #include <loom/parallel/run.hpp>
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>
+#include <loom/rewrite/for_evaluation.hpp>
+#include <loom/rewrite/hoist.hpp>
 #include <loom/stream/lower.hpp>
 #include <loom/stream/run.hpp>
 
@@ -415,6 +417,54 @@ void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
   }
 }
 
+// The extent of index I in the accesses of e.
+template <class I, class E>
+std::int64_t extent_in(const E& e) {
+  std::int64_t x = -1;
+  expr::for_each_access(e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
+    std::size_t m = 0;
+    (..., [&] {
+      if (x < 0 && std::is_same_v<Is, I>) x = a.tensor->extent(m);
+      ++m;
+    }());
+  });
+  return x;
+}
+
+// A hoisted sum's storage: a dense vector (the size of one operand mode), a dense matrix unless
+// the sum is statically sparse (then DCSR).
+template <class V, class S, std::size_t N>
+using hoisted_tensor = tensor<
+    V, std::conditional_t<
+           N == 0, format<>,
+           std::conditional_t<N == 1, dense_vector,
+                              std::conditional_t<expr::sparsity_v<S> == expr::sparsity::dense,
+                                                 dense_matrix, dcsr>>>>;
+
+/// Runs `lhs = rhs`, first computing once every sum that the fused loop nest would recompute
+/// for each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
+/// sum(i, A(i,j) * sum(k, A(i,k) * x(k))).
+template <class Out, class Lhs, class Rhs>
+void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
+  if constexpr (rewrite::has_hoistable_v<Rhs>) {
+    rewrite::hoist_first(rhs, [&](const auto& s, auto rebuild) {
+      using S = std::remove_cvref_t<decltype(s)>;
+      [&]<class... Is>(mp_list<Is...>) {
+        using T = hoisted_tensor<expr::value_type_t<S>, S, sizeof...(Is)>;
+        T t(typename T::shape_type{extent_in<Is>(s)...});
+        expr::access<T, Is...> target{&t};
+        target = s;  // its own kernel (rewritten and hoisted in turn)
+        if constexpr (sizeof...(Is) == 0)  // a scalar: a literal (order-0 operands are not streamed)
+          execute_hoisted(out, lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}), accumulate);
+        else
+          execute_hoisted(out, lhs, rebuild(expr::access<const T, Is...>{&t}), accumulate);
+      }(expr::free_indices_t<S>{});
+    });
+  } else {
+    execute(out, lhs, rhs, accumulate);
+  }
+}
+
 template <class Out, class Rhs>
 bool aliases_output(const Out* out, const Rhs& rhs) {
   bool aliased = false;
@@ -433,12 +483,13 @@ namespace loom::expr {
 template <class OT, class... Os, class R, class Tag>
 void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs_operand, Tag) {
   static_assert(operand<R>, "loom::assign: the right-hand side must be an expression or a scalar");
-  const auto rhs = as_expr(rhs_operand);
-  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  const auto written = as_expr(rhs_operand);
+  using Written = std::remove_cvref_t<decltype(written)>;
   using Lhs = access<OT, Os...>;
-  if constexpr (!plan::assignment_is_valid<Lhs, Rhs>) {
-    plan::report_assignment_errors<Lhs, Rhs>();
+  if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
+    plan::report_assignment_errors<Lhs, Written>();
   } else {
+    const auto rhs = rewrite::for_kernel(written).expr;  // the always-profitable rules (rewrite/)
     constexpr bool accumulate = std::is_same_v<Tag, accumulate_tag>;
     using out_t = std::remove_const_t<OT>;
     static_assert(out_t::owning || out_t::format_type::all_dense,
@@ -447,14 +498,14 @@ void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs_operand, Tag) {
     if (loom::detail::aliases_output(lhs.tensor, rhs)) {  // the output is also read: use a copy
       tensor<typename out_t::value_type, typename out_t::format_type> result(*lhs.tensor);
       access<decltype(result), Os...> target{&result};
-      loom::detail::execute(result, target, rhs, accumulate);
+      loom::detail::execute_hoisted(result, target, rhs, accumulate);
       if constexpr (out_t::owning) {
         *lhs.tensor = std::move(result);
       } else {  // a dense view: write the values back into the caller's buffer
         std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
       }
     } else {
-      loom::detail::execute(*lhs.tensor, lhs, rhs, accumulate);
+      loom::detail::execute_hoisted(*lhs.tensor, lhs, rhs, accumulate);
     }
   }
 }
@@ -466,15 +517,15 @@ namespace loom {
 /// The value of an expression without free indices: `double s = loom::eval(sum(i, x(i)));`
 template <expr::operand E>
 auto eval(const E& e) {
-  const auto rhs = expr::as_expr(e);
-  using Rhs = std::remove_cvref_t<decltype(rhs)>;
-  using V = expr::value_type_t<Rhs>;
+  const auto written = expr::as_expr(e);
+  using Written = std::remove_cvref_t<decltype(written)>;
+  using V = expr::value_type_t<Written>;
   tensor<V, format<>> result;
   expr::access<tensor<V, format<>>> target{&result};
-  if constexpr (!plan::assignment_is_valid<decltype(target), Rhs>)
-    plan::report_assignment_errors<decltype(target), Rhs>();
+  if constexpr (!plan::assignment_is_valid<decltype(target), Written>)
+    plan::report_assignment_errors<decltype(target), Written>();
   else
-    loom::detail::execute(result, target, rhs, false);
+    loom::detail::execute_hoisted(result, target, rewrite::for_kernel(written).expr, false);
   return result.values()[0];
 }
 
