@@ -251,7 +251,7 @@ int main(int argc, char** argv) {
   register_flagship(2000, 2000, 10, 10);
   register_flagship(4000, 4000, 10, 10);
   register_batax(100000, 20);
-  register_batax(40000, 50);
+  register_batax(20000, 100);
   register_smmm(100000, 10);
   register_smmm(20000, 50);
   register_spores(2000, 2000, 10, 10);
