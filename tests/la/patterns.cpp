@@ -115,3 +115,16 @@ TEST_CASE("other operations against the naive plan") {
   CHECK(la::eval(la::sum(a - 1.0)) == doctest::Approx(la::eval_naive(la::sum(a - 1.0))));
   same(la::eval(a / 2.0), la::eval_naive(a / 2.0));
 }
+
+TEST_CASE("constants and homomorphic terms (examples 10 and 14)") {
+  // sum(x + 3) = sum(x) + 3n: the constant term sums over an index no factor uses
+  const auto x = make<dense_vector>({4}, {1, 2, 0, 5});
+  CHECK(la::eval(la::sum(la::mat(x) + 3.0)) == doctest::Approx(8 + 3 * 4));
+  // Σ A(i,v)B(v,w)A(i,s)B(s,t) is not Σ A(i,j)² B(j,k)²: equal shapes of terms, different values
+  const auto A = make<dense_matrix>({2, 3}, {1, 2, 0, 3, 1, 1});
+  const auto B = make<dense_matrix>({3, 3}, {1, 0, 2, 0, 1, 1, 2, 2, 0});
+  const auto a = la::mat(A);
+  const auto b = la::mat(B);
+  CHECK(values_of(la::eval(la::hadamard(la::row_sums(a * b), la::row_sums(a * b)))) == std::vector<double>{49, 225});
+  CHECK(values_of(la::eval(la::row_sums(la::pow2(a) * la::pow2(b)))) == std::vector<double>{13, 55});
+}
