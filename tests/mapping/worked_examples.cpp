@@ -23,7 +23,6 @@ namespace nm = loom::mapping::names;
 constexpr loom::index<"i"> i;
 constexpr loom::index<"j"> j;
 constexpr loom::index<"k"> k;
-constexpr loom::index<"l"> l;
 
 using entries2 = std::map<std::array<std::int64_t, 2>, double>;
 
