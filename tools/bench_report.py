@@ -869,10 +869,10 @@ def build_cost_section(results, plot_path, out_path, out):
         mine = [u for u in units if u.get("target") == name and "cpu_s" in u]
         slow = max(mine, key=lambda u: u["cpu_s"]) if mine else None
         out.append(f"| `{name}` | {t['units']} ({t['measured']}) | {t['ninja_s']:.0f} s | "
-                   f"{t['cpu_s']:.0f} s | "
+                   + (f"{t['cpu_s']:.0f} s | " if t["measured"] else "— | ")
                    + (f"{slow['cpu_s']:.0f} s (`{pathlib.PurePath(slow['source']).name}`)"
                       if slow else "—")
-                   + f" | {t['peak_rss_kb'] / 1024:.0f} MB |")
+                   + (f" | {t['peak_rss_kb'] / 1024:.0f} MB |" if t["measured"] else " | — |"))
     out.append("")
     top = [u for u in units if "cpu_s" in u][:15]
     out.append("Heaviest translation units:\n")
