@@ -544,7 +544,7 @@ def peers_tables(by_threads, stream, out):
                    if is_generated(inp) and any(v.get("bytes") for v in row.values())]
         if bw_rows and stream:
             out.append(f"*Bandwidth: the bytes {title} must move at least (every array once), "
-                       "divided by the time, as a share of the STREAM triad peak at the same "
+                       "divided by the time (CPU time on one thread, wall time on more), as a share of the STREAM triad peak at the same "
                        "thread count*\n")
             head = ["input", "threads"] + [SYSTEM_TITLES[s] for s in PEER_SYSTEMS
                                           if s != "scipy"]
@@ -559,7 +559,7 @@ def peers_tables(by_threads, stream, out):
                         if s == "scipy":
                             continue
                         if s in row and row[s].get("bytes") and peak:
-                            gbs = row[s]["bytes"] / row[s]["wall"] / 1e9
+                            gbs = row[s]["bytes"] / row[s]["time"] / 1e9
                             cells.append(f"{gbs:.1f} GB/s ({gbs / peak * 100:.0f}%)")
                         else:
                             cells.append("—")
