@@ -2300,9 +2300,53 @@ tensor<T, Format> from_coo(const std::array<std::int64_t, Format::order>& shape,
 }
 
 namespace detail {
+/// Copies a dense array of `extent` (row-major) to `to`, cell c going to sum(c[k] * stride[k]).
+template <class T, std::size_t N>
+void permute_dense(const T* from, T* to, const std::array<std::int64_t, N>& extent,
+                   const std::array<std::int64_t, N>& stride) {
+  if constexpr (N == 2) {  // blocked, so that both sides stay in cache
+    constexpr std::int64_t block = 32;
+    for (std::int64_t r0 = 0; r0 < extent[0]; r0 += block)
+      for (std::int64_t c0 = 0; c0 < extent[1]; c0 += block)
+        for (std::int64_t r = r0; r < std::min(r0 + block, extent[0]); ++r)
+          for (std::int64_t c = c0; c < std::min(c0 + block, extent[1]); ++c)
+            to[r * stride[0] + c * stride[1]] = from[r * extent[1] + c];
+  } else {
+    std::int64_t total = 1;
+    for (std::int64_t e : extent) total *= e;
+    std::array<std::int64_t, N> c{};
+    std::int64_t at = 0;
+    for (std::int64_t x = 0; x < total; ++x) {
+      to[at] = from[x];
+      for (std::size_t k = N; k-- > 0;) {  // odometer
+        at += stride[k];
+        if (++c[k] < extent[k]) break;
+        at -= c[k] * stride[k];
+        c[k] = 0;
+      }
+    }
+  }
+}
+
 template <class To, class T, class From, bool FromOwning>
 basic_tensor<T, To, true> convert_entries(const basic_tensor<T, From, FromOwning>& other) {
   constexpr std::size_t N = To::order;
+  if constexpr (N > 0 && From::all_dense && To::all_dense) {
+    // dense to dense (a transposition): every cell moves to its place, nothing to sort
+    basic_tensor<T, To, true> out(other.shape());
+    std::array<std::int64_t, N> to_stride{}, extent{}, stride{};
+    std::int64_t s = 1;
+    for (std::size_t k = N; k-- > 0;) {
+      to_stride[To::modes[k]] = s;
+      s *= other.extent(To::modes[k]);
+    }
+    for (std::size_t k = 0; k < N; ++k) {  // per level of `other`
+      extent[k] = other.extent(From::modes[k]);
+      stride[k] = to_stride[From::modes[k]];
+    }
+    permute_dense(other.values().data(), out.values().data(), extent, stride);
+    return out;
+  }
   std::vector<std::array<std::int64_t, N>> crd;
   std::vector<T> vals;
   crd.reserve(static_cast<std::size_t>(other.nnz()));
@@ -2606,6 +2650,1141 @@ auto dense_matrix_view(std::int64_t rows, std::int64_t cols, std::type_identity_
 
 #endif  // LOOM_FORMAT_HPP
 // ---- end <loom/format.hpp>
+// ---- begin <loom/format/mapping.hpp>
+// Umbrella header of format/mapping/: storage mappings (STOREL), the shipped library of
+// mappings and the factories over physical arrays.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_HPP
+#define LOOM_FORMAT_MAPPING_HPP
+
+// ---- begin <loom/format/mapping/definition.hpp>
+// Defines loom::mapping::define<"name">(loops..., values(e)): a storage mapping, the logical
+// tensor as an index-notation expression over physical arrays (STOREL's TSM), and format_of,
+// the loom format it compiles to (format/mapping/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_DEFINITION_HPP
+#define LOOM_FORMAT_MAPPING_DEFINITION_HPP
+
+// ---- begin <loom/format/mapping/index_expr.hpp>
+// Defines the index arithmetic of storage mappings: index values, loop positions, constants,
+// array reads, + - * / min max interleave, and guards (format/mapping/). Nodes are empty types;
+// `eval` computes them inside one generated level, `show` prints them for explain.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_INDEX_EXPR_HPP
+#define LOOM_FORMAT_MAPPING_INDEX_EXPR_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+namespace loom::mapping {
+
+using boost::mp11::mp_list;
+
+/// Base of every index-arithmetic node (operators below apply to its descendants only).
+struct node_base {};
+template <class T>
+concept node = std::derived_from<std::remove_cvref_t<T>, node_base>;
+
+/// The value of index variable I (a `loom::index`).
+template <class I>
+struct var_node : node_base {};
+/// The position bound by I's loop: the stored position of a segment, the index of a range.
+template <class I>
+struct pos_node : node_base {};
+/// An integer constant.
+template <std::int64_t N>
+struct lit : node_base {};
+/// The extent of the mode the enclosing loop stores.
+struct extent_node : node_base {};
+/// Element E of physical array Arr.
+template <class Arr, class E>
+struct load : node_base {};
+/// a Op b, Op one of + - * / m (min) M (max) z (interleave bits: a even, b odd).
+template <char Op, class A, class B>
+struct bin : node_base {};
+
+/// A guard `a Op b` (Op one of < l(<=) > g(>=)); a loop folds it into its bounds.
+template <char Op, class A, class B>
+struct guard {};
+
+/// A physical array of `T` named `Name`: `arr(e)` reads one element, `arr.slice(lo, hi)` is the
+/// segment [lo, hi) of a loop over stored coordinates.
+template <fixed_string Name, class T = std::int64_t>
+struct array {
+  using value_type = T;
+  static constexpr std::string_view name = Name.view();
+  template <node E>
+  constexpr load<array, std::remove_cvref_t<E>> operator()(E) const {
+    return {};
+  }
+  template <node Lo, node Hi>
+  constexpr auto slice(Lo, Hi) const;
+};
+
+/// The segment [Lo, Hi) of array Arr: a loop over it binds each stored coordinate.
+template <class Arr, class Lo, class Hi>
+struct slice_of {
+  using array_type = Arr;
+  using lo = Lo;
+  using hi = Hi;
+};
+
+/// `var(i)`: index i inside a mapping; `pos(i)`: its loop's position; `extent`: the mode's extent.
+template <index_variable I>
+constexpr var_node<std::remove_cvref_t<I>> var(I) {
+  return {};
+}
+template <index_variable I>
+constexpr pos_node<std::remove_cvref_t<I>> pos(I) {
+  return {};
+}
+inline constexpr extent_node extent{};
+template <std::int64_t N>
+inline constexpr lit<N> c{};
+
+template <node A, node B>
+constexpr bin<'+', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator+(A, B) {
+  return {};
+}
+template <node A, node B>
+constexpr bin<'-', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator-(A, B) {
+  return {};
+}
+template <node A, node B>
+constexpr bin<'*', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator*(A, B) {
+  return {};
+}
+template <node A, node B>
+constexpr bin<'/', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator/(A, B) {
+  return {};
+}
+
+template <node A, node B>
+constexpr guard<'<', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator<(A, B) {
+  return {};
+}
+template <node A, node B>
+constexpr guard<'l', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator<=(A, B) {
+  return {};
+}
+template <node A, node B>
+constexpr guard<'>', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator>(A, B) {
+  return {};
+}
+template <node A, node B>
+constexpr guard<'g', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator>=(A, B) {
+  return {};
+}
+template <node A, node B>
+constexpr bin<'m', std::remove_cvref_t<A>, std::remove_cvref_t<B>> min(A, B) {
+  return {};
+}
+template <node A, node B>
+constexpr bin<'M', std::remove_cvref_t<A>, std::remove_cvref_t<B>> max(A, B) {
+  return {};
+}
+/// Z-order (Morton) code: a's bits at the even positions, b's at the odd ones.
+template <node A, node B>
+constexpr bin<'z', std::remove_cvref_t<A>, std::remove_cvref_t<B>> interleave(A, B) {
+  return {};
+}
+
+namespace literals {
+namespace parse_detail {
+template <char... Cs>
+constexpr std::int64_t parse() {
+  std::int64_t v = 0;
+  ((v = v * 10 + (Cs - '0')), ...);
+  return v;
+}
+}  // namespace parse_detail
+/// `2_c`: the constant 2 in index arithmetic.
+template <char... Cs>
+constexpr lit<parse_detail::parse<Cs...>()> operator""_c() {
+  return {};
+}
+}  // namespace literals
+
+namespace detail {
+
+/// Spreads the low 32 bits of x over the even bit positions.
+constexpr std::uint64_t spread_bits(std::uint64_t x) {
+  x &= 0xFFFFFFFFull;
+  x = (x | (x << 16)) & 0x0000FFFF0000FFFFull;
+  x = (x | (x << 8)) & 0x00FF00FF00FF00FFull;
+  x = (x | (x << 4)) & 0x0F0F0F0F0F0F0F0Full;
+  x = (x | (x << 2)) & 0x3333333333333333ull;
+  x = (x | (x << 1)) & 0x5555555555555555ull;
+  return x;
+}
+
+/// The runtime values a level's expressions read: the parent's position, the loop's index, its
+/// stored position (segments) and its mode's extent.
+struct eval_env {
+  std::int64_t up = 0, i = 0, q = 0, n = 0;
+};
+
+/// Where names resolve inside loop K: its own index `Self`; `Up`, the index of the loop above
+/// (void at the root), whose value is the parent position when `UpIsIndex`.
+template <class Self, class Up, bool SelfIsRange, bool UpIsIndex>
+struct scope {
+  using self = Self;
+  using up = Up;
+  static constexpr bool self_is_range = SelfIsRange, up_is_index = UpIsIndex;
+};
+
+template <class E>
+struct arrays_of {
+  using type = mp_list<>;
+};
+template <class Arr, class E>
+struct arrays_of<load<Arr, E>> {
+  using type = boost::mp11::mp_push_front<typename arrays_of<E>::type, Arr>;
+};
+template <char Op, class A, class B>
+struct arrays_of<bin<Op, A, B>> {
+  using type = boost::mp11::mp_append<typename arrays_of<A>::type, typename arrays_of<B>::type>;
+};
+template <char Op, class A, class B>
+struct arrays_of<guard<Op, A, B>> : arrays_of<bin<Op, A, B>> {};
+
+template <class Scope, class I>
+inline constexpr bool known_index_v =
+    std::is_same_v<I, typename Scope::self> ||
+    (std::is_same_v<I, typename Scope::up> && Scope::up_is_index);
+
+template <class Scope, class E>
+struct resolvable : std::true_type {};
+template <class Scope, class I>
+struct resolvable<Scope, var_node<I>> : std::bool_constant<known_index_v<Scope, I>> {};
+template <class Scope, class I>
+struct resolvable<Scope, pos_node<I>>
+    : std::bool_constant<std::is_same_v<I, typename Scope::self> ||
+                         std::is_same_v<I, typename Scope::up>> {};
+template <class Scope, class Arr, class E>
+struct resolvable<Scope, load<Arr, E>> : resolvable<Scope, E> {};
+template <class Scope, char Op, class A, class B>
+struct resolvable<Scope, bin<Op, A, B>>
+    : std::bool_constant<resolvable<Scope, A>::value && resolvable<Scope, B>::value> {};
+
+/// Computes E inside the loop described by Scope; arrays come from `st.arrays` (listed in
+/// `Arrays`).
+template <class Scope, class Arrays, class E>
+struct eval;
+template <class Scope, class Arrays, class I>
+struct eval<Scope, Arrays, var_node<I>> {
+  template <class St>
+  static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env& env) {
+    if constexpr (std::is_same_v<I, typename Scope::self>) return env.i;
+    else return env.up;  // the loop above is a range at the root: its position is its index
+  }
+};
+template <class Scope, class Arrays, class I>
+struct eval<Scope, Arrays, pos_node<I>> {
+  template <class St>
+  static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env& env) {
+    if constexpr (std::is_same_v<I, typename Scope::self>)
+      return Scope::self_is_range ? env.i : env.q;
+    else return env.up;
+  }
+};
+template <class Scope, class Arrays, std::int64_t N>
+struct eval<Scope, Arrays, lit<N>> {
+  template <class St>
+  static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env&) {
+    return N;
+  }
+};
+template <class Scope, class Arrays>
+struct eval<Scope, Arrays, extent_node> {
+  template <class St>
+  static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env& env) {
+    return env.n;
+  }
+};
+template <class Scope, class Arrays, class Arr, class E>
+struct eval<Scope, Arrays, load<Arr, E>> {
+  template <class St>
+  static LOOM_FORCE_INLINE std::int64_t run(const St& st, const eval_env& env) {
+    const auto& a = std::get<boost::mp11::mp_find<Arrays, Arr>::value>(st.arrays);
+    return static_cast<std::int64_t>(a[static_cast<std::size_t>(eval<Scope, Arrays, E>::run(st, env))]);
+  }
+};
+template <class Scope, class Arrays, char Op, class A, class B>
+struct eval<Scope, Arrays, bin<Op, A, B>> {
+  template <class St>
+  static LOOM_FORCE_INLINE std::int64_t run(const St& st, const eval_env& env) {
+    const std::int64_t a = eval<Scope, Arrays, A>::run(st, env);
+    const std::int64_t b = eval<Scope, Arrays, B>::run(st, env);
+    if constexpr (Op == '+') return a + b;
+    else if constexpr (Op == '-') return a - b;
+    else if constexpr (Op == '*') return a * b;
+    else if constexpr (Op == '/') return a / b;
+    else if constexpr (Op == 'm') return std::min(a, b);
+    else if constexpr (Op == 'M') return std::max(a, b);
+    else
+      return static_cast<std::int64_t>(spread_bits(static_cast<std::uint64_t>(a)) |
+                                       (spread_bits(static_cast<std::uint64_t>(b)) << 1));
+  }
+};
+
+/// Index notation of an expression, for explain (`i*(i+1)/2 + j`, `crd(pos(i_pos))`).
+template <class E>
+struct show;
+template <class I>
+struct show<var_node<I>> {
+  static std::string text() { return std::string(I::name); }
+};
+template <class I>
+struct show<pos_node<I>> {
+  static std::string text() { return std::string(I::name) + "_pos"; }
+};
+template <std::int64_t N>
+struct show<lit<N>> {
+  static std::string text() { return std::to_string(N); }
+};
+template <>
+struct show<extent_node> {
+  static std::string text() { return "N"; }
+};
+template <class Arr, class E>
+struct show<load<Arr, E>> {
+  static std::string text() { return std::string(Arr::name) + "(" + show<E>::text() + ")"; }
+};
+template <char Op, class A, class B>
+struct show<bin<Op, A, B>> {
+  template <class X>
+  static std::string operand() {
+    if constexpr (requires { []<char O, class P, class Q>(bin<O, P, Q>) {}(X{}); })
+      return "(" + show<X>::text() + ")";
+    else return show<X>::text();
+  }
+  static std::string text() {
+    if constexpr (Op == 'm') return "min(" + show<A>::text() + ", " + show<B>::text() + ")";
+    else if constexpr (Op == 'M') return "max(" + show<A>::text() + ", " + show<B>::text() + ")";
+    else if constexpr (Op == 'z')
+      return "interleave(" + show<A>::text() + ", " + show<B>::text() + ")";
+    else if constexpr (Op == '+' || Op == '-')
+      return show<A>::text() + " " + Op + " " + show<B>::text();
+    else return operand<A>() + Op + operand<B>();
+  }
+};
+template <char Op, class A, class B>
+struct show<guard<Op, A, B>> {
+  static std::string text() {
+    const char* op = Op == '<' ? " < " : Op == 'l' ? " <= " : Op == '>' ? " > " : " >= ";
+    return show<A>::text() + op + show<B>::text();
+  }
+};
+
+}  // namespace detail
+
+template <fixed_string Name, class T>
+template <node Lo, node Hi>
+constexpr auto array<Name, T>::slice(Lo, Hi) const {
+  return slice_of<array, std::remove_cvref_t<Lo>, std::remove_cvref_t<Hi>>{};
+}
+
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_INDEX_EXPR_HPP
+// ---- end <loom/format/mapping/index_expr.hpp>
+// ---- begin <loom/format/mapping/loops.hpp>
+// Defines the loops of a storage mapping: `range(i, lo, hi, guards...)` over integers and
+// `each(j, crd.slice(lo, hi), unique)` over a sorted index segment, and `values(e)`, the value
+// array's offset (format/mapping/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_LOOPS_HPP
+#define LOOM_FORMAT_MAPPING_LOOPS_HPP
+
+
+#include <boost/mp11/list.hpp>
+
+#include <string>
+#include <type_traits>
+
+namespace loom::mapping {
+
+/// `@unique`: no coordinate repeats within one segment (STOREL's annotation, a type property:
+/// it lets the program's loop be the segment's loop, rule F3).
+struct unique_t {};
+inline constexpr unique_t unique{};
+
+/// sum(<I, _> in Lo : Hi) with the guards Gs (`j <= i`), which are folded into the bounds.
+template <class I, class Lo, class Hi, class... Gs>
+struct range_loop {
+  using index = I;
+  using lo = Lo;
+  using hi = Hi;
+  using guards = boost::mp11::mp_list<Gs...>;
+  static constexpr bool is_range = true;
+};
+
+/// sum(<I_pos, I> in Arr(Lo : Hi)) { @unique I -> ... }: one iteration per stored position.
+template <class I, class Slice>
+struct each_loop {
+  using index = I;
+  using array_type = typename Slice::array_type;
+  using lo = typename Slice::lo;
+  using hi = typename Slice::hi;
+  using guards = boost::mp11::mp_list<>;
+  static constexpr bool is_range = false;
+};
+
+/// The value of an entry: `vals(E)`, E the offset into the tensor's value array.
+template <class E>
+struct values_at {
+  using offset = E;
+};
+
+/// `range(i, 0_c, extent, var(j) <= var(i))`: i ranges over [lo, hi) where every guard holds.
+template <index_variable I, node Lo, node Hi, class... Gs>
+constexpr range_loop<std::remove_cvref_t<I>, std::remove_cvref_t<Lo>, std::remove_cvref_t<Hi>, Gs...>
+range(I, Lo, Hi, Gs...) {
+  return {};
+}
+
+/// `each(j, crd.slice(pos(i), pos(i) + 1_c ...), unique)`: j is each stored coordinate of the
+/// sorted segment. Without `unique` (coordinates may repeat) no loop of a program may be fused
+/// with it one-to-one (F3 needs @unique); such segments are rejected.
+template <index_variable I, class Slice, class... Annotations>
+constexpr each_loop<std::remove_cvref_t<I>, Slice> each(I, Slice, Annotations...) {
+  static_assert((std::is_same_v<Annotations, unique_t> || ...),
+                "loom::mapping::each: mark the segment `unique` (no coordinate repeats within a "
+                "segment). A segment whose coordinates repeat cannot be fused with a program's "
+                "loop (STOREL's F3 needs @unique); store it with a non-unique loom level instead");
+  return {};
+}
+
+/// `values(var(i) * (var(i) + 1_c) / 2_c + var(j))`: where the entry's value is stored.
+template <node E>
+constexpr values_at<std::remove_cvref_t<E>> values(E) {
+  return {};
+}
+
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_LOOPS_HPP
+// ---- end <loom/format/mapping/loops.hpp>
+// ---- begin <loom/format/mapping/mapped_level.hpp>
+// Defines loom::mapping::mapped_level<Def, K>: loop K of a storage mapping compiled into a loom
+// level, so that programs over a mapped tensor run through the ordinary planner and streams,
+// their loops fused with the mapping's (format/mapping/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_MAPPED_LEVEL_HPP
+#define LOOM_FORMAT_MAPPING_MAPPED_LEVEL_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+namespace loom::mapping {
+
+namespace detail {
+
+// Folds a guard on the loop's own index into a lower (kind 'L') or upper ('H') bound.
+template <class Self, class G>
+struct fold_guard {
+  static_assert(sizeof(G) == 0,
+                "loom::mapping::range: a guard must compare the loop's own index with an "
+                "expression of outer indices, e.g. var(j) <= var(i)");
+};
+template <class Self, char Op, class X>
+  requires(!std::is_same_v<X, var_node<Self>>)
+struct fold_guard<Self, guard<Op, var_node<Self>, X>> {
+  static constexpr char kind = (Op == '<' || Op == 'l') ? 'H' : 'L';
+  using bound = std::conditional_t<Op == 'l' || Op == '>', bin<'+', X, lit<1>>, X>;
+};
+template <class Self, char Op, class X>
+  requires(!std::is_same_v<X, var_node<Self>>)
+struct fold_guard<Self, guard<Op, X, var_node<Self>>> {
+  // x < j is j > x, x <= j is j >= x, ...
+  static constexpr char kind = (Op == '<' || Op == 'l') ? 'L' : 'H';
+  using bound = std::conditional_t<Op == '<' || Op == 'g', bin<'+', X, lit<1>>, X>;
+};
+
+template <class Self, class Acc, class Guards, char Kind>
+struct fold_bounds {
+  using type = Acc;
+};
+template <class Self, class Acc, class G, class... Gs, char Kind>
+struct fold_bounds<Self, Acc, mp_list<G, Gs...>, Kind> {
+  using f = fold_guard<Self, G>;
+  using next = std::conditional_t<f::kind != Kind, Acc,
+                                  bin<Kind == 'L' ? 'M' : 'm', Acc, typename f::bound>>;
+  using type = typename fold_bounds<Self, next, mp_list<Gs...>, Kind>::type;
+};
+
+template <class E>
+using arrays_t = typename arrays_of<E>::type;
+
+// X of a canonical segment bound Pos(X) : Pos(X + 1); void otherwise.
+template <class Lo, class Hi>
+struct canonical_segment {
+  using pos_array = void;
+};
+template <class P, class X>
+struct canonical_segment<load<P, X>, load<P, bin<'+', X, lit<1>>>> {
+  using pos_array = P;
+  using parent = X;
+};
+template <class P>
+struct canonical_segment<load<P, lit<0>>, load<P, lit<1>>> {  // the root: pos(0) : pos(1)
+  using pos_array = P;
+  using parent = lit<0>;
+};
+
+struct no_loop {
+  using index = void;
+};
+template <class Loops, std::size_t K>
+struct loop_above {
+  using type = boost::mp11::mp_at_c<Loops, K - 1>;
+  using index = typename type::index;
+};
+template <class Loops>
+struct loop_above<Loops, 0> : no_loop {};
+
+template <class Loop>
+struct array_of_loop {
+  using type = void;
+};
+template <class I, class Slice>
+struct array_of_loop<each_loop<I, Slice>> {
+  using type = typename Slice::array_type;
+};
+
+}  // namespace detail
+
+/// Loop K of mapping Def as a level. Its position (what the next loop, or the value array,
+/// receives) is the loop's index for a range at the root, `up * N + i` for a deeper range, the
+/// stored position for a segment, and the `values(...)` offset at the innermost loop.
+template <class Def, std::size_t K>
+struct mapped_level {
+  using definition = Def;
+  static constexpr std::size_t loop_number = K;
+  using loops = typename Def::loops;
+  using loop = boost::mp11::mp_at_c<loops, K>;
+  using self = typename loop::index;
+  static constexpr bool is_range = loop::is_range;
+  static constexpr bool is_last = K + 1 == boost::mp11::mp_size<loops>::value;
+  using up = typename detail::loop_above<loops, K>::index;
+  // the loop above is a root range: its position is its index, so `var(i)` is readable here
+  static constexpr bool up_is_index = K == 1 && boost::mp11::mp_front<loops>::is_range;
+  using scope = detail::scope<self, up, is_range, up_is_index>;
+
+  using position_expr = typename boost::mp11::mp_cond<
+      boost::mp11::mp_bool<is_last>, boost::mp11::mp_identity<typename Def::value_type::offset>,
+      boost::mp11::mp_bool<!is_range>, boost::mp11::mp_identity<pos_node<self>>,
+      boost::mp11::mp_bool<K == 0>, boost::mp11::mp_identity<var_node<self>>,
+      boost::mp11::mp_true,
+      boost::mp11::mp_identity<bin<'+', bin<'*', pos_node<up>, extent_node>, var_node<self>>>>::type;
+  /// bounds after folding the guards (G: guard into bound)
+  using lo_expr = typename detail::fold_bounds<self, typename loop::lo, typename loop::guards, 'L'>::type;
+  using hi_expr = typename detail::fold_bounds<self, typename loop::hi, typename loop::guards, 'H'>::type;
+
+  using array_list = boost::mp11::mp_unique<boost::mp11::mp_append<
+      detail::arrays_t<lo_expr>, detail::arrays_t<hi_expr>, detail::arrays_t<position_expr>,
+      boost::mp11::mp_if_c<is_range, mp_list<>, mp_list<typename detail::array_of_loop<loop>::type>>>>;
+
+  static_assert(detail::resolvable<scope, lo_expr>::value && detail::resolvable<scope, hi_expr>::value &&
+                    detail::resolvable<scope, position_expr>::value,
+                "loom::mapping: a loop may use its own index and position, the position of the "
+                "loop directly above, and the index of that loop when it is a range at the root");
+
+  static constexpr bool plain_range = is_range && std::is_same_v<typename loop::lo, lit<0>> &&
+                                      std::is_same_v<typename loop::hi, extent_node> &&
+                                      boost::mp11::mp_empty<typename loop::guards>::value;
+  // a plain range holds every coordinate; all-plain mappings stay "sparse" for the planner,
+  // since loom walks all-full formats by row-major strides, which a mapping need not follow
+  static constexpr bool full = plain_range && !Def::all_plain;
+
+  static constexpr level_properties properties{
+      .ordered = true, .unique = true, .full = full, .random_access = is_range, .padded = is_range};
+  static constexpr std::size_t static_extent = dynamic_extent;
+  static constexpr std::string_view name = Def::name;
+
+  template <bool Owning>
+  struct array_storage {
+    template <class Arr>
+    using fn = level_array<typename Arr::value_type, Owning>;
+  };
+
+  template <bool Owning>
+  struct storage {
+    std::int64_t extent = 0;  // of the mode this loop stores
+    boost::mp11::mp_rename<boost::mp11::mp_transform_q<array_storage<Owning>, array_list>, std::tuple>
+        arrays;
+  };
+
+  template <class E, class St>
+  static LOOM_FORCE_INLINE std::int64_t eval(const St& st, const detail::eval_env& env) {
+    return detail::eval<scope, array_list, E>::template run(st, env);
+  }
+
+  /// Counted loop over [lo, hi) (guards folded); locate is the range test of rule T4.
+  template <bool Owning>
+  struct range_cursor {
+    const storage<Owning>* st = nullptr;
+    std::int64_t up = 0, lo = 0, i = 0, hi = 0;
+
+    LOOM_FORCE_INLINE bool valid() const { return i < hi; }
+    LOOM_FORCE_INLINE std::int64_t index() const { return i; }
+    LOOM_FORCE_INLINE std::int64_t position(std::int64_t j) const {
+      return eval<position_expr>(*st, {up, j, j, st->extent});
+    }
+    LOOM_FORCE_INLINE level_range children() const {
+      const std::int64_t p = position(i);
+      return {p, p + 1};
+    }
+    LOOM_FORCE_INLINE level_range locate(std::int64_t j) const {
+      if (j < lo || j >= hi) return {};
+      const std::int64_t p = position(j);
+      return {p, p + 1};
+    }
+    LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
+    LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = j >= hi ? hi : std::max(i, j + 1); }
+    LOOM_FORCE_INLINE void next() { ++i; }
+  };
+
+  /// The stored coordinates crd[lo, hi), ascending; skips search them by policy P.
+  template <skip_policy P, bool Owning>
+  struct segment_cursor {
+    using crd_type = typename detail::array_of_loop<loop>::type::value_type;
+    const storage<Owning>* st = nullptr;
+    const crd_type* crd = nullptr;
+    std::int64_t up = 0, p = 0, end = 0;
+
+    LOOM_FORCE_INLINE bool valid() const { return p < end; }
+    LOOM_FORCE_INLINE std::int64_t index() const { return crd[p]; }
+    LOOM_FORCE_INLINE level_range children() const {
+      if constexpr (std::is_same_v<position_expr, pos_node<self>>) {
+        return {p, p + 1};
+      } else {
+        const std::int64_t q = eval<position_expr>(*st, {up, crd[p], p, st->extent});
+        return {q, q + 1};
+      }
+    }
+    LOOM_FORCE_INLINE void next() { ++p; }
+    LOOM_FORCE_INLINE void seek(std::int64_t i) { p = loom::detail::search_first<P>(crd, p, end, i); }
+    LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
+      if (i == loom::detail::top_coordinate) p = end;
+      else p = loom::detail::search_first<P>(crd, p, end, i + 1);
+    }
+  };
+
+  // iterate(up) -> the loop's coordinates under the parent position up
+  template <skip_policy P, bool Owning>
+  static LOOM_FORCE_INLINE auto iterate(const storage<Owning>& st, std::int64_t up, std::int64_t) {
+    const detail::eval_env env{up, 0, 0, st.extent};
+    const std::int64_t lo = eval<lo_expr>(st, env), hi = eval<hi_expr>(st, env);
+    if constexpr (is_range) {
+      return range_cursor<Owning>{&st, up, lo, lo, std::max(lo, hi)};
+    } else {
+      using arr = typename detail::array_of_loop<loop>::type;
+      const auto& crd = std::get<boost::mp11::mp_find<array_list, arr>::value>(st.arrays);
+      return segment_cursor<P, Owning>{&st, crd.data(), up, lo, std::max(lo, hi)};
+    }
+  }
+
+  /// Walks every coordinate of every parent, calling f(up, index, position); throws when a
+  /// segment leaves its array or is not strictly ascending. Returns 1 + the largest position.
+  template <bool Owning, class F>
+  static std::int64_t walk(const storage<Owning>& st, std::int64_t parents, const std::string& who,
+                           std::size_t mode, F&& f) {
+    std::int64_t count = 0;
+    for (std::int64_t up = 0; up < parents; ++up) {
+      auto cur = iterate<skip_policy::linear>(st, up, up + 1);
+      if constexpr (!is_range) {
+        const auto size = static_cast<std::int64_t>(
+            std::get<boost::mp11::mp_find<array_list, typename detail::array_of_loop<loop>::type>::value>(st.arrays).size());
+        const detail::eval_env env{up, 0, 0, st.extent};
+        const std::int64_t lo = eval<lo_expr>(st, env), hi = eval<hi_expr>(st, env);
+        if (lo < 0 || hi < lo || hi > size)
+          throw shape_error(who + ": the segment [" + std::to_string(lo) + ", " +
+                            std::to_string(hi) + ") of mode " + std::to_string(mode) +
+                            " under parent position " + std::to_string(up) +
+                            " is not a range inside its index array of " + std::to_string(size) + " entries");
+      }
+      std::int64_t last = -1;
+      for (; cur.valid(); cur.next()) {
+        const std::int64_t i = cur.index();
+        if (i < 0 || i >= st.extent || i <= last)
+          throw shape_error(who + ": coordinate " + std::to_string(i) + " of mode " +
+                            std::to_string(mode) + " (extent " + std::to_string(st.extent) +
+                            ") under parent position " + std::to_string(up) +
+                            (i <= last ? " is not strictly ascending (the loop is unique and sorted)"
+                                       : " is outside the extent"));
+        last = i;
+        const std::int64_t p = cur.children().begin;
+        if (p < 0)
+          throw shape_error(who + ": coordinate " + std::to_string(i) + " of mode " +
+                            std::to_string(mode) + " under parent position " + std::to_string(up) +
+                            " maps to the negative offset " + std::to_string(p));
+        f(up, i, p);
+        count = std::max(count, p + 1);
+      }
+    }
+    return count;
+  }
+
+  // assemble: a range checks each entry lies in its bounds and places it at its offset; a
+  // canonical segment crd(pos(x) : pos(x + 1)) is built like a compressed level
+  static std::int64_t assemble(storage<true>& st, const level_build& in,
+                               std::span<std::int64_t> position) {
+    st.extent = in.extent;
+    const std::string who = "loom::mapping " + std::string(Def::name);
+    if constexpr (is_range) {
+      if constexpr (!boost::mp11::mp_empty<array_list>::value) {
+        throw shape_error(who + ": loop " + std::string(self::name) +
+                           " reads physical arrays; build the tensor from its arrays");
+      } else {
+        for (std::size_t e = 0; e < in.coord.size(); ++e) {
+          const auto cur = iterate<skip_policy::linear>(st, in.parent[e], in.parent[e] + 1);
+          const level_range r = cur.locate(in.coord[e]);
+          if (r.empty())
+            throw shape_error(who + ": an entry with coordinate " + std::to_string(in.coord[e]) +
+                              " in mode " + std::to_string(in.mode) + " (extent " +
+                              std::to_string(in.extent) + ") under parent position " +
+                              std::to_string(in.parent[e]) + " lies outside the stored region " +
+                              std::string(self::name) + " in " + bounds_text());
+          position[e] = r.begin;
+        }
+        return walk(st, in.parents, who, in.mode, [](auto...) {});
+      }
+    } else {
+      using canon = detail::canonical_segment<typename loop::lo, typename loop::hi>;
+      using crd_array = typename detail::array_of_loop<loop>::type;
+      if constexpr (std::is_void_v<typename canon::pos_array> ||
+                    !std::is_same_v<position_expr, pos_node<self>>) {
+        throw shape_error(who + ": loop " + std::string(self::name) +
+                           " is not of the form crd(pos(x) : pos(x + 1)) with values at its "
+                           "position; build the tensor from its arrays");
+      } else {
+        using pos_array = typename canon::pos_array;
+        constexpr bool root = std::is_same_v<typename canon::parent, lit<0>>;
+        auto& pos = std::get<boost::mp11::mp_find<array_list, pos_array>::value>(st.arrays);
+        auto& crd = std::get<boost::mp11::mp_find<array_list, crd_array>::value>(st.arrays);
+        using P = typename pos_array::value_type;
+        using C = typename crd_array::value_type;
+        if (in.extent > 0)
+          loom::detail::check_fits<C>(in.extent - 1, "largest coordinate of mode " + std::to_string(in.mode));
+        const std::int64_t segments = root ? 1 : in.parents;
+        pos.assign(static_cast<std::size_t>(segments) + 1, P(0));
+        crd.clear();
+        for (std::size_t e = 0; e < in.coord.size(); ++e) {
+          const bool fresh = e == 0 || in.parent[e] != in.parent[e - 1] || in.coord[e] != in.coord[e - 1];
+          if (fresh) {
+            crd.push_back(static_cast<C>(in.coord[e]));
+            ++pos[root ? 1 : static_cast<std::size_t>(in.parent[e]) + 1];
+          }
+          position[e] = static_cast<std::int64_t>(crd.size()) - 1;
+        }
+        loom::detail::check_fits<P>(static_cast<std::int64_t>(crd.size()), "number of positions");
+        for (std::size_t p = 1; p < pos.size(); ++p) pos[p] += pos[p - 1];
+        return static_cast<std::int64_t>(crd.size());
+      }
+    }
+  }
+
+  /// "max(0, i - 1) : min(N, i + 2)" (after folding) or "crd(pos(i) : pos(i + 1))".
+  static std::string bounds_text() {
+    if constexpr (is_range) {
+      return detail::show<lo_expr>::text() + " : " + detail::show<hi_expr>::text();
+    } else {
+      using arr = typename detail::array_of_loop<loop>::type;
+      return std::string(arr::name) + "(" + detail::show<typename loop::lo>::text() + " : " +
+             detail::show<typename loop::hi>::text() + ")";
+    }
+  }
+  /// The loop as declared: "j in 0 : N where j <= i".
+  static std::string declared_text() {
+    std::string s = std::string(self::name) + " in ";
+    if constexpr (is_range) {
+      s += detail::show<typename loop::lo>::text() + " : " + detail::show<typename loop::hi>::text();
+      std::string g;
+      boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename loop::guards>>(
+          [&](auto x) { g += (g.empty() ? " where " : " && ") + detail::show<typename decltype(x)::type>::text(); });
+      return s + g;
+    } else {
+      return s + bounds_text() + " @unique";
+    }
+  }
+};
+
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_MAPPED_LEVEL_HPP
+// ---- end <loom/format/mapping/mapped_level.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom::mapping {
+
+namespace detail {
+template <class Loop>
+inline constexpr bool plain_range_v = Loop::is_range && std::is_same_v<typename Loop::lo, lit<0>> &&
+                                      std::is_same_v<typename Loop::hi, extent_node> &&
+                                      boost::mp11::mp_empty<typename Loop::guards>::value;
+}  // namespace detail
+
+/// A storage mapping: `sum(loops...) { (i, j, ...) -> vals(offset) }`, loop k storing mode k.
+template <fixed_string Name, class Loops, class Value>
+struct definition {
+  static constexpr std::string_view name = Name.view();
+  using loops = Loops;
+  using value_type = Value;
+  static constexpr std::size_t order = boost::mp11::mp_size<Loops>::value;
+  static constexpr bool all_plain = [] {
+    bool all = true;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, Loops>>(
+        [&](auto l) { all = all && detail::plain_range_v<typename decltype(l)::type>; });
+    return all;
+  }();
+
+  template <class Seq>
+  struct make_format;
+  template <std::size_t... Ks>
+  struct make_format<std::index_sequence<Ks...>> {
+    using type = format_spec<mp_list<mapped_level<definition, Ks>...>, Ks...>;
+  };
+  /// The loom format: one generated level per loop.
+  using format = typename make_format<std::make_index_sequence<order>>::type;
+
+  /// "L(i,j) = vals(i*(i + 1)/2 + j) for i in 0 : N, j in 0 : N where j <= i"
+  static std::string text(const std::string& label) {
+    std::string idx, loops_text;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<order>>([&](auto k) {
+      using L = mapped_level<definition, decltype(k)::value>;
+      idx += (k ? "," : "") + std::string(L::self::name);
+      loops_text += (k ? ", " : "") + L::declared_text();
+    });
+    return label + "(" + idx + ") = vals(" + detail::show<typename Value::offset>::text() +
+           ") for " + loops_text;
+  }
+
+  /// What explain prints for an operand in this mapping: the mapping, then per loop the rule
+  /// that fused it with the program. `role[k]`: 'i' iterated alone, 'm' co-iterated with
+  /// `peers[k]`, 'l' located while `peers[k]` is iterated.
+  static std::string explain(const std::string& label, const std::vector<char>& role,
+                             const std::vector<std::string>& peers,
+                             const std::vector<std::string>& program_index) {
+    std::string s = "mapping " + label + " = " + std::string(name) + ": " + text(label) + "\n";
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<order>>([&](auto k) {
+      using L = mapped_level<definition, decltype(k)::value>;
+      const std::string x(L::self::name);
+      const std::string y = k < program_index.size() ? program_index[k] : x;
+      const char r = k < role.size() ? role[k] : 'i';
+      s += "  fused " + x + " (program index " + y + "): ";
+      if (!boost::mp11::mp_empty<typename L::loop::guards>::value)
+        s += "G (guard into bound) gives " + x + " in " + L::bounds_text() + "; ";
+      if (r == 'l') {
+        s += "F1 (iteration -> lookup): " + y + " comes from " + peers[k] +
+             "; T4 turns the range into the test " + L::bounds_text() + " and a read at the offset";
+      } else if (L::is_range) {
+        s += "F2: the program's loop over " + y + " is the mapping's loop " + x + " in " +
+             L::bounds_text() + (r == 'm' ? " (co-iterated with " + peers[k] + ")" : " (a counted loop)");
+      } else if (r == 'm') {
+        s += "F3 (@unique " + x + ") and F4: sorted merge of " + L::bounds_text() + " with " +
+             peers[k] + " (leapfrog, galloping seek)";
+      } else {
+        s += "F3 (@unique " + x + "): the program's loop over " + y + " is the mapping's loop over " +
+             L::bounds_text() + ", one iteration per stored position";
+      }
+      s += "\n";
+    });
+    s += "  value: vals(" + detail::show<typename Value::offset>::text() +
+         ") read in the loop body (let-inlining: no logical tensor is built)\n";
+    return s;
+  }
+};
+
+/// `define<"lower_packed">(range(i, ...), range(j, ...), values(...))`.
+template <fixed_string Name, class... Parts>
+constexpr auto define(Parts...) {
+  using parts = mp_list<Parts...>;
+  using value = boost::mp11::mp_back<parts>;
+  using loops = boost::mp11::mp_pop_back<parts>;
+  static_assert(requires { typename value::offset; },
+                "loom::mapping::define: the last argument must be values(offset)");
+  static_assert(boost::mp11::mp_size<loops>::value >= 1,
+                "loom::mapping::define: give one loop per mode before values(...)");
+  return definition<Name, loops, value>{};
+}
+
+/// The loom format of a mapping (the type of a `define` call).
+template <class Definition>
+using format_of = typename std::remove_cvref_t<Definition>::format;
+
+namespace detail {
+template <class F>
+struct is_mapped_format : std::false_type {};
+template <class Def, std::size_t... Ks, std::size_t... Ms>
+struct is_mapped_format<format_spec<mp_list<mapped_level<Def, Ks>...>, Ms...>> : std::true_type {};
+}  // namespace detail
+
+/// Satisfied by the formats of storage mappings (and their mode re-orderings).
+template <class F>
+concept mapped_format = detail::is_mapped_format<F>::value;
+
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_DEFINITION_HPP
+// ---- end <loom/format/mapping/definition.hpp>
+// ---- begin <loom/format/mapping/library.hpp>
+// Defines the shipped storage mappings: lower- and upper-triangular packed, symmetric stored as
+// its lower triangle, band, Z-order (Morton) dense, and CSR, DCSR and CSF written as mappings
+// (format/mapping/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_LIBRARY_HPP
+#define LOOM_FORMAT_MAPPING_LIBRARY_HPP
+
+
+#include <cstdint>
+
+namespace loom::mapping {
+
+/// The names the shipped mappings use: index variables and physical arrays (STOREL's).
+namespace names {
+inline constexpr loom::index<"i"> i{};
+inline constexpr loom::index<"j"> j{};
+inline constexpr loom::index<"k"> k{};
+inline constexpr auto I = var(i);
+inline constexpr auto J = var(j);
+inline constexpr array<"pos1", std::int64_t> pos1{};
+inline constexpr array<"idx1", std::int32_t> idx1{};
+inline constexpr array<"pos2", std::int64_t> pos2{};
+inline constexpr array<"idx2", std::int32_t> idx2{};
+inline constexpr array<"pos3", std::int64_t> pos3{};
+inline constexpr array<"idx3", std::int32_t> idx3{};
+}  // namespace names
+
+using literals::operator""_c;
+
+/// Lower-triangular, rows packed: A(i,j) = vals(i*(i+1)/2 + j) where j <= i (notes §3.3 (8),
+/// erratum fixed).
+inline constexpr auto lower_packed_mapping = define<"lower_packed">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J <= names::I),
+    values(names::I * (names::I + 1_c) / 2_c + names::J));
+using lower_packed = format_of<decltype(lower_packed_mapping)>;
+
+/// The strictly lower part of the same packed array (j < i): with lower_packed, two views of
+/// one array, e.g. symmetric y = L x + (strict L)^T x in two fused loop nests.
+inline constexpr auto strict_lower_packed_mapping = define<"strict_lower_packed">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J < names::I),
+    values(names::I * (names::I + 1_c) / 2_c + names::J));
+using strict_lower_packed = format_of<decltype(strict_lower_packed_mapping)>;
+
+/// Upper-triangular, rows packed: row i holds j in i..N-1 after the i*N - i*(i-1)/2 slots of
+/// the rows above.
+inline constexpr auto upper_packed_mapping = define<"upper_packed">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J >= names::I),
+    values(names::I * extent - names::I * (names::I - 1_c) / 2_c + names::J - names::I));
+using upper_packed = format_of<decltype(upper_packed_mapping)>;
+
+/// Symmetric, stored as its packed lower triangle: A(i,j) = A(j,i) = vals(tri(max, min)).
+inline constexpr auto symmetric_packed_mapping = define<"symmetric_packed">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent),
+    values(max(names::I, names::J) * (max(names::I, names::J) + 1_c) / 2_c +
+           min(names::I, names::J)));
+using symmetric_packed = format_of<decltype(symmetric_packed_mapping)>;
+
+/// Band of half-width W, row by row (LAPACK's band layout): A(i,j) = vals(i*(2W+1) + j - i + W)
+/// where i - W <= j <= i + W. Slots outside the matrix (first and last rows) are padding.
+template <std::int64_t W>
+inline constexpr auto band_mapping = define<"band">(
+    range(names::i, 0_c, extent),
+    range(names::j, 0_c, extent, names::J >= names::I - c<W>, names::J <= names::I + c<W>),
+    values(names::I * c<2 * W + 1> + names::J - names::I + c<W>));
+template <std::int64_t W>
+using band = format_of<decltype(band_mapping<W>)>;
+
+/// Tridiagonal, rows packed without padding (notes §3.3 (9), erratum fixed): row i starts at
+/// 2i - 1 and holds j in i-1..i+1, so A(i,j) = vals(2i + j); exactly 3N - 2 slots.
+inline constexpr auto tridiagonal_mapping = define<"tridiagonal">(
+    range(names::i, 0_c, extent),
+    range(names::j, 0_c, extent, names::I - 1_c <= names::J, names::J <= names::I + 1_c),
+    values(2_c * names::I + names::J));
+using tridiagonal = format_of<decltype(tridiagonal_mapping)>;
+
+/// Dense row-major (Example 4.1): A(i,j) = vals(i*N + j).
+inline constexpr auto dense_rowmajor_mapping = define<"dense_rowmajor">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent),
+    values(names::I * extent + names::J));
+using dense_rowmajor = format_of<decltype(dense_rowmajor_mapping)>;
+
+/// Dense in Z-order (Morton): A(i,j) = vals(interleave(i, j)), i in the even bits (notes §3.3
+/// (10), read as lookups). N a power of two gives exactly N*N slots.
+inline constexpr auto zorder_mapping = define<"zorder">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent),
+    values(interleave(names::I, names::J)));
+using zorder = format_of<decltype(zorder_mapping)>;
+
+/// CSR as a mapping (Fig. 1(b)): sum(<i,_> in 0:N) { @unique i -> sum(<p, j> in
+/// idx2(pos2(i) : pos2(i+1))) { @unique j -> vals(p) } }.
+inline constexpr auto csr_mapping = define<"csr_mapping">(
+    range(names::i, 0_c, extent),
+    each(names::j, names::idx2.slice(names::pos2(pos(names::i)), names::pos2(pos(names::i) + 1_c)),
+         unique),
+    values(pos(names::j)));
+using csr = format_of<decltype(csr_mapping)>;
+
+/// DCSR as a mapping (Example 4.2): both levels are sorted unique segments.
+inline constexpr auto dcsr_mapping = define<"dcsr_mapping">(
+    each(names::i, names::idx1.slice(names::pos1(0_c), names::pos1(1_c)), unique),
+    each(names::j, names::idx2.slice(names::pos2(pos(names::i)), names::pos2(pos(names::i) + 1_c)),
+         unique),
+    values(pos(names::j)));
+using dcsr = format_of<decltype(dcsr_mapping)>;
+
+/// CSF of order 3 as a mapping (the B of Fig. 1(d)).
+inline constexpr auto csf3_mapping = define<"csf3_mapping">(
+    each(names::i, names::idx1.slice(names::pos1(0_c), names::pos1(1_c)), unique),
+    each(names::j, names::idx2.slice(names::pos2(pos(names::i)), names::pos2(pos(names::i) + 1_c)),
+         unique),
+    each(names::k, names::idx3.slice(names::pos3(pos(names::j)), names::pos3(pos(names::j) + 1_c)),
+         unique),
+    values(pos(names::k)));
+using csf3 = format_of<decltype(csf3_mapping)>;
+
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_LIBRARY_HPP
+// ---- end <loom/format/mapping/library.hpp>
+// ---- begin <loom/format/mapping/make.hpp>
+// Defines loom::mapping::make_tensor and make_view: a mapped tensor from its physical arrays
+// (owned, or borrowed with zero copies), validated once (format/mapping/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_MAKE_HPP
+#define LOOM_FORMAT_MAPPING_MAKE_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace loom::mapping {
+
+/// A physical array's contents for make_tensor (a container) or make_view (a span).
+template <class Arr, class Data>
+struct binding {
+  Data data;
+};
+/// `bind(crd, crd_vector)`: the contents of array `crd`.
+template <class Arr, class Data>
+binding<Arr, std::remove_cvref_t<Data>> bind(Arr, Data&& d) {
+  return {std::forward<Data>(d)};
+}
+
+namespace detail {
+
+template <class Arr, class B>
+inline constexpr bool binds_v = false;
+template <class Arr, class D>
+inline constexpr bool binds_v<Arr, binding<Arr, D>> = true;
+
+// index of the binding of Arr among Bs (sizeof...(Bs) when absent)
+template <class Arr, class... Bs>
+constexpr std::size_t binding_index() {
+  constexpr bool match[] = {binds_v<Arr, Bs>..., false};
+  for (std::size_t k = 0; k < sizeof...(Bs); ++k)
+    if (match[k]) return k;
+  return sizeof...(Bs);
+}
+
+/// Fills every level's arrays from the bindings and checks the whole tensor, level by level.
+template <class T, class Format, bool Owning, class Values, class... Bs>
+basic_tensor<T, Format, Owning> build(const std::array<std::int64_t, Format::order>& shape,
+                                      Values&& values, const Bs&... bs) {
+  using tensor_t = basic_tensor<T, Format, Owning>;
+  const auto all = std::forward_as_tuple(bs...);
+  typename tensor_t::level_storages levels{};
+  std::string who;
+  [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    (
+        [&] {
+          using L = boost::mp11::mp_at_c<typename Format::levels, Ks>;
+          who = "loom::mapping " + std::string(L::definition::name);
+          auto& st = std::get<Ks>(levels);
+          st.extent = shape[Format::modes[Ks]];
+          boost::mp11::mp_for_each<boost::mp11::mp_iota<boost::mp11::mp_size<typename L::array_list>>>([&](auto a) {
+            using Arr = boost::mp11::mp_at_c<typename L::array_list, decltype(a)::value>;
+            constexpr std::size_t b = binding_index<Arr, Bs...>();
+            static_assert(b < sizeof...(Bs),
+                          "loom::mapping::make_tensor/make_view: a physical array the mapping "
+                          "reads has no bind(array, data) argument");
+            const auto& data = std::get<b>(all).data;
+            auto& dest = std::get<decltype(a)::value>(st.arrays);
+            if constexpr (Owning) dest.assign(data.begin(), data.end());
+            else dest = std::span<const typename Arr::value_type>(data.data(), data.size());
+          });
+        }(),
+        ...);
+    std::int64_t parents = 1;
+    (
+        [&] {
+          using L = boost::mp11::mp_at_c<typename Format::levels, Ks>;
+          parents = L::walk(std::get<Ks>(levels), parents, who, Format::modes[Ks], [](auto...) {});
+        }(),
+        ...);
+    if (static_cast<std::int64_t>(values.size()) < parents)  // more is fine: views may share an array
+      throw shape_error(who + ": the value array has " + std::to_string(values.size()) +
+                        " entries; the mapping's offsets need " + std::to_string(parents));
+  }(std::make_index_sequence<Format::order>{});
+  return tensor_t(shape, std::move(levels), std::forward<Values>(values));
+}
+
+}  // namespace detail
+
+/// An owning mapped tensor from its arrays: `make_tensor<F>({n, n}, vals, bind(crd, c), ...)`.
+template <mapped_format Format, class T, class... Arrs, class... Datas>
+tensor<T, Format> make_tensor(const std::array<std::int64_t, Format::order>& shape,
+                              std::vector<T> values, const binding<Arrs, Datas>&... arrays) {
+  return detail::build<T, Format, true>(shape, std::move(values), arrays...);
+}
+
+/// A zero-copy mapped view over caller arrays (spans or contiguous containers that outlive it).
+template <mapped_format Format, class T, class... Arrs, class... Datas>
+view<T, Format> make_view(const std::array<std::int64_t, Format::order>& shape,
+                          std::span<T> values, const binding<Arrs, Datas>&... arrays) {
+  return detail::build<T, Format, false>(shape, values, arrays...);
+}
+
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_MAKE_HPP
+// ---- end <loom/format/mapping/make.hpp>
+
+#endif  // LOOM_FORMAT_MAPPING_HPP
+// ---- end <loom/format/mapping.hpp>
 // ---- begin <loom/io.hpp>
 // Umbrella header of io/: Matrix Market and FROSTT readers and writers.
 // SPDX-License-Identifier: BSL-1.0
@@ -3864,11 +5043,566 @@ void write_tns(const std::string& path, const basic_tensor<T, Format, Owning>& A
 
 #endif  // LOOM_IO_HPP
 // ---- end <loom/io.hpp>
-// ---- begin <loom/optimize.hpp>
-// Umbrella header of optimize/: statistics, the statistics cache and the sparsity estimators.
+// ---- begin <loom/la.hpp>
+// Umbrella header of la/: the linear-algebra front end (SPORES) over loom tensors.
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_HPP
-#define LOOM_OPTIMIZE_HPP
+#ifndef LOOM_LA_HPP
+#define LOOM_LA_HPP
+
+// ---- begin <loom/la/evaluate.hpp>
+// Defines loom::la::eval (translate, rewrite to the sum-product normal form, evaluate term by
+// term), loom::la::eval_naive (one materialised result per operation, the plan without
+// rewrites) and loom::la::explain (la/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_LA_EVALUATE_HPP
+#define LOOM_LA_EVALUATE_HPP
+
+// ---- begin <loom/expr/visit.hpp>
+// Defines loom::expr::for_each_access and for_each_node: runtime walks over an expression (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_VISIT_HPP
+#define LOOM_EXPR_VISIT_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <tuple>
+#include <utility>
+
+namespace loom::expr {
+
+/// Calls `f(node)` for every node of `e`, parents before children, left to right.
+template <class E, class F>
+constexpr void for_each_node(const E& e, F&& f) {
+  f(e);
+  if constexpr (requires { e.lhs; e.rhs; }) {
+    for_each_node(e.lhs, f);
+    for_each_node(e.rhs, f);
+  } else if constexpr (requires { e.pred; e.body; }) {
+    for_each_node(e.pred, f);
+    for_each_node(e.body, f);
+  } else if constexpr (requires { e.body; }) {
+    for_each_node(e.body, f);
+  } else if constexpr (requires { e.args; }) {
+    std::apply([&](const auto&... a) { (for_each_node(a, f), ...); }, e.args);
+  }
+}
+
+template <class X>
+struct is_access : std::false_type {};
+template <class T, class... Is>
+struct is_access<access<T, Is...>> : std::true_type {};
+
+/// Calls `f(access, std::integral_constant<size_t, ordinal>)` for every access of `e`, in
+/// `accesses_t<E>` order.
+template <class E, class F>
+constexpr void for_each_access(const E& e, F&& f) {
+  std::size_t ordinal = 0;
+  for_each_node(e, [&](const auto& node) {
+    if constexpr (is_access<std::remove_cvref_t<decltype(node)>>::value) f(node, ordinal++);
+  });
+}
+
+}  // namespace loom::expr
+
+#endif  // LOOM_EXPR_VISIT_HPP
+// ---- end <loom/expr/visit.hpp>
+// ---- begin <loom/la/nodes.hpp>
+// Defines the linear-algebra expression nodes of loom::la and the functions that build them
+// (la/). Nodes hold operands by value and tensors by pointer; rank 0 is a scalar, 1 a column
+// vector, 2 a matrix.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_LA_NODES_HPP
+#define LOOM_LA_NODES_HPP
+
+
+#include <cstddef>
+#include <type_traits>
+
+namespace loom::la {
+
+// matrix<T>: a loom tensor of order 1 or 2 (any format), by pointer.
+template <class Tensor>
+struct matrix {
+  static constexpr std::size_t rank = Tensor::order;
+  using value_type = typename Tensor::value_type;
+  const Tensor* tensor;
+};
+// scalar<V>: a constant.
+template <class V>
+struct scalar {
+  static constexpr std::size_t rank = 0;
+  using value_type = V;
+  V value;
+};
+// product<A, B>: the matrix product A B (matrix × matrix or matrix × vector).
+template <class A, class B>
+struct product {
+  static constexpr std::size_t rank = A::rank + B::rank - 2;
+  using value_type = typename A::value_type;
+  A a;
+  B b;
+};
+// transposed<A>: Aᵀ.
+template <class A>
+struct transposed {
+  static constexpr std::size_t rank = 2;
+  using value_type = typename A::value_type;
+  A a;
+};
+// Element-wise operations; a rank-0 operand is broadcast, a vector is broadcast along columns.
+struct plus {};
+struct minus {};
+struct times {};
+struct divides {};
+template <class Op, class A, class B>
+struct elementwise {
+  static constexpr std::size_t rank = A::rank > B::rank ? A::rank : B::rank;
+  using value_type = typename std::conditional_t<(A::rank >= B::rank), A, B>::value_type;
+  A a;
+  B b;
+};
+// Reductions: sum of all entries, per row, per column; trace; the diagonal as a vector.
+template <class A>
+struct total {
+  static constexpr std::size_t rank = 0;
+  using value_type = typename A::value_type;
+  A a;
+};
+template <class A>
+struct row_sums_of {
+  static constexpr std::size_t rank = 1;
+  using value_type = typename A::value_type;
+  A a;
+};
+template <class A>
+struct col_sums_of {
+  static constexpr std::size_t rank = 1;
+  using value_type = typename A::value_type;
+  A a;
+};
+template <class A>
+struct trace_of {
+  static constexpr std::size_t rank = 0;
+  using value_type = typename A::value_type;
+  A a;
+};
+template <class A>
+struct diag_of {
+  static constexpr std::size_t rank = 1;
+  using value_type = typename A::value_type;
+  A a;
+};
+
+namespace detail {
+template <class T>
+struct is_node : std::false_type {};
+template <class T>
+struct is_node<matrix<T>> : std::true_type {};
+template <class V>
+struct is_node<scalar<V>> : std::true_type {};
+template <class A, class B>
+struct is_node<product<A, B>> : std::true_type {};
+template <class A>
+struct is_node<transposed<A>> : std::true_type {};
+template <class Op, class A, class B>
+struct is_node<elementwise<Op, A, B>> : std::true_type {};
+template <class A>
+struct is_node<total<A>> : std::true_type {};
+template <class A>
+struct is_node<row_sums_of<A>> : std::true_type {};
+template <class A>
+struct is_node<col_sums_of<A>> : std::true_type {};
+template <class A>
+struct is_node<trace_of<A>> : std::true_type {};
+template <class A>
+struct is_node<diag_of<A>> : std::true_type {};
+}  // namespace detail
+
+/// Satisfied by loom::la expression types.
+template <class E>
+concept expression = detail::is_node<std::remove_cvref_t<E>>::value;
+
+/// A number usable as an la operand (wrapped into `scalar`).
+template <class T>
+concept number = std::is_arithmetic_v<std::remove_cvref_t<T>>;
+
+/// Wraps a loom tensor of order 1 or 2 as an la operand: `auto X = la::mat(x_tensor);`.
+template <class Tensor>
+  requires(Tensor::order == 1 || Tensor::order == 2)
+constexpr matrix<Tensor> mat(const Tensor& t) {
+  return {&t};
+}
+
+namespace detail {
+template <class T>
+constexpr auto wrap(const T& x) {
+  if constexpr (expression<T>) return x;
+  else return scalar<double>{static_cast<double>(x)};
+}
+template <class T>
+using wrap_t = decltype(wrap(std::declval<const T&>()));
+template <class A, class B>
+concept operands = (expression<A> || number<A>) && (expression<B> || number<B>) &&
+                   (expression<A> || expression<B>);
+}  // namespace detail
+
+/// A * B: the matrix product when both are matrices/vectors, scaling when one is a number or a
+/// rank-0 expression.
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto operator*(const A& a, const B& b) {
+  using L = detail::wrap_t<A>;
+  using R = detail::wrap_t<B>;
+  if constexpr (L::rank == 0 || R::rank == 0) {
+    return elementwise<times, L, R>{detail::wrap(a), detail::wrap(b)};
+  } else {
+    static_assert(L::rank == 2, "loom::la: A * B needs a matrix on the left (vectors are columns)");
+    return product<L, R>{detail::wrap(a), detail::wrap(b)};
+  }
+}
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto operator+(const A& a, const B& b) {
+  return elementwise<plus, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a), detail::wrap(b)};
+}
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto operator-(const A& a, const B& b) {
+  return elementwise<minus, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a), detail::wrap(b)};
+}
+template <expression A>
+constexpr auto operator-(const A& a) {
+  return elementwise<times, scalar<double>, A>{{-1.0}, a};
+}
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto operator/(const A& a, const B& b) {
+  return elementwise<divides, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
+                                                                     detail::wrap(b)};
+}
+
+/// The element-wise (Hadamard) product A ∘ B.
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto hadamard(const A& a, const B& b) {
+  return elementwise<times, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a), detail::wrap(b)};
+}
+/// A ∘ A.
+template <expression A>
+constexpr auto pow2(const A& a) {
+  return elementwise<times, A, A>{a, a};
+}
+/// Aᵀ (a matrix).
+template <expression A>
+constexpr auto transpose(const A& a) {
+  static_assert(A::rank == 2, "loom::la::transpose: the operand must be a matrix");
+  return transposed<A>{a};
+}
+/// The sum of all entries.
+template <expression A>
+constexpr auto sum(const A& a) {
+  return total<A>{a};
+}
+/// The vector of row sums (a vector is its own row sums).
+template <expression A>
+constexpr auto row_sums(const A& a) {
+  return row_sums_of<A>{a};
+}
+/// The vector of column sums of a matrix.
+template <expression A>
+constexpr auto col_sums(const A& a) {
+  static_assert(A::rank == 2, "loom::la::col_sums: the operand must be a matrix");
+  return col_sums_of<A>{a};
+}
+/// The sum of the diagonal of a square matrix expression.
+template <expression A>
+constexpr auto trace(const A& a) {
+  static_assert(A::rank == 2, "loom::la::trace: the operand must be a matrix");
+  return trace_of<A>{a};
+}
+/// The diagonal of a square matrix expression, as a vector.
+template <expression A>
+constexpr auto diag(const A& a) {
+  static_assert(A::rank == 2,
+                "loom::la::diag: the operand must be a matrix (diag of a vector is not supported "
+                "yet; multiply element-wise by an identity matrix instead)");
+  return diag_of<A>{a};
+}
+
+}  // namespace loom::la
+
+#endif  // LOOM_LA_NODES_HPP
+// ---- end <loom/la/nodes.hpp>
+// ---- begin <loom/la/translate.hpp>
+// Defines loom::la::to_index_notation: an la expression as an index-notation expression over
+// fresh index variables (la/). Every child gets its own range of fresh names, so a duplicated
+// subexpression (pow2) binds distinct indices and the rewrites never capture a name.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_LA_TRANSLATE_HPP
+#define LOOM_LA_TRANSLATE_HPP
+
+
+#include <boost/mp11/list.hpp>
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+
+namespace loom::la {
+
+namespace detail {
+template <std::size_t N>
+constexpr fixed_string<6> fresh_text() {
+  static_assert(N < 1000, "loom::la: more than 1000 index variables in one expression");
+  const char text[6] = {'l', 'a', static_cast<char>('0' + N / 100), static_cast<char>('0' + N / 10 % 10),
+                        static_cast<char>('0' + N % 10), '\0'};
+  return fixed_string<6>(text);
+}
+}  // namespace detail
+
+/// The N-th fresh index variable of a translation ("la000", "la001", ...; they sort by N).
+template <std::size_t N>
+using fresh = loom::index<detail::fresh_text<N>()>;
+/// The free indices of a translated matrix (row, column) or vector (row).
+using row = loom::index<"row">;
+using col = loom::index<"col">;
+
+/// x / y element-wise: f(0, 0) is not 0, so the evaluator treats the result as dense.
+struct divides_fn {
+  static constexpr bool zero_preserving = false;
+  static constexpr bool linear = false;
+  template <class T>
+  constexpr T operator()(T x, T y) const {
+    return x / y;
+  }
+};
+
+// fresh_count<E>: how many fresh indices translating E uses
+template <class E>
+struct fresh_count : std::integral_constant<std::size_t, 0> {};
+template <class A, class B>
+struct fresh_count<product<A, B>>
+    : std::integral_constant<std::size_t, 1 + fresh_count<A>::value + fresh_count<B>::value> {};
+template <class A>
+struct fresh_count<transposed<A>> : fresh_count<A> {};
+template <class Op, class A, class B>
+struct fresh_count<elementwise<Op, A, B>>
+    : std::integral_constant<std::size_t, fresh_count<A>::value + fresh_count<B>::value> {};
+template <class A>
+struct fresh_count<total<A>> : std::integral_constant<std::size_t, A::rank + fresh_count<A>::value> {};
+template <class A>
+struct fresh_count<row_sums_of<A>> : std::integral_constant<std::size_t, 1 + fresh_count<A>::value> {};
+template <class A>
+struct fresh_count<col_sums_of<A>> : std::integral_constant<std::size_t, 1 + fresh_count<A>::value> {};
+template <class A>
+struct fresh_count<trace_of<A>> : std::integral_constant<std::size_t, 1 + fresh_count<A>::value> {};
+template <class A>
+struct fresh_count<diag_of<A>> : fresh_count<A> {};
+
+namespace detail {
+
+using boost::mp11::mp_list;
+
+template <class X>
+constexpr auto negate(const X& x) {
+  return expr::map<fn::negate, X>{fn::negate{}, std::tuple<X>{x}};
+}
+
+// translate<N>(mp_list<Is...>{}, e): e with its free dimensions named Is..., fresh names from N on.
+// Static members of one struct, so that every overload sees the others.
+struct tr {
+template <std::size_t N, class... Is, class T>
+static constexpr auto translate(mp_list<Is...>, const matrix<T>& m) {
+  static_assert(sizeof...(Is) == T::order, "loom internal error: la rank mismatch; please report");
+  if constexpr (sizeof...(Is) == 2) {
+    static_assert(!std::is_same_v<boost::mp11::mp_first<boost::mp11::mp_list<Is...>>,
+                                  boost::mp11::mp_second<boost::mp11::mp_list<Is...>>>,
+                  "loom::la: trace/diag of a stored matrix reads A(i, i), which loom does not "
+                  "support yet; use trace/diag of a product (e.g. trace(transpose(U) * X * V))");
+  }
+  return expr::access<const T, Is...>{m.tensor};
+}
+template <std::size_t N, class... Is, class V>
+static constexpr auto translate(mp_list<Is...>, const scalar<V>& s) {
+  return expr::literal<V>{s.value};
+}
+template <std::size_t N, class I, class J, class A>
+static constexpr auto translate(mp_list<I, J>, const transposed<A>& t) {
+  return translate<N>(mp_list<J, I>{}, t.a);
+}
+template <std::size_t N, class I, class J, class A, class B>
+static constexpr auto translate(mp_list<I, J>, const product<A, B>& p) {  // matrix × matrix
+  using K = fresh<N>;
+  auto a = translate<N + 1>(mp_list<I, K>{}, p.a);
+  auto b = translate<N + 1 + fresh_count<A>::value>(mp_list<K, J>{}, p.b);
+  return expr::sum<K, expr::mul<decltype(a), decltype(b)>>{{a, b}};
+}
+template <std::size_t N, class I, class A, class B>
+static constexpr auto translate(mp_list<I>, const product<A, B>& p) {  // matrix × vector
+  using K = fresh<N>;
+  auto a = translate<N + 1>(mp_list<I, K>{}, p.a);
+  auto b = translate<N + 1 + fresh_count<A>::value>(mp_list<K>{}, p.b);
+  return expr::sum<K, expr::mul<decltype(a), decltype(b)>>{{a, b}};
+}
+
+// An operand of an element-wise operation under the indices Is... of the result: a scalar
+// takes none, a vector beside a matrix takes the row only.
+template <std::size_t N, class... Is, class X>
+static constexpr auto operand(mp_list<Is...>, const X& x) {
+  if constexpr (X::rank == 0) {
+    return translate<N>(mp_list<>{}, x);
+  } else if constexpr (X::rank == 1 && sizeof...(Is) == 2) {
+    return translate<N>(mp_list<boost::mp11::mp_first<mp_list<Is...>>>{}, x);
+  } else {
+    return translate<N>(mp_list<Is...>{}, x);
+  }
+}
+template <std::size_t N, class... Is, class Op, class A, class B>
+static constexpr auto translate(mp_list<Is...>, const elementwise<Op, A, B>& e) {
+  auto a = operand<N>(mp_list<Is...>{}, e.a);
+  auto b = operand<N + fresh_count<A>::value>(mp_list<Is...>{}, e.b);
+  using L = decltype(a);
+  using R = decltype(b);
+  if constexpr (std::is_same_v<Op, plus>) {
+    return expr::add<L, R>{a, b};
+  } else if constexpr (std::is_same_v<Op, minus>) {
+    auto nb = negate(b);
+    return expr::add<L, decltype(nb)>{a, nb};
+  } else if constexpr (std::is_same_v<Op, times>) {
+    return expr::mul<L, R>{a, b};
+  } else {
+    return expr::map<divides_fn, L, R>{divides_fn{}, {a, b}};
+  }
+}
+template <std::size_t N, class A>
+static constexpr auto translate(mp_list<>, const total<A>& t) {
+  if constexpr (A::rank == 2) {
+    auto body = translate<N + 2>(mp_list<fresh<N>, fresh<N + 1>>{}, t.a);
+    return expr::sum<fresh<N>, expr::sum<fresh<N + 1>, decltype(body)>>{{body}};
+  } else if constexpr (A::rank == 1) {
+    auto body = translate<N + 1>(mp_list<fresh<N>>{}, t.a);
+    return expr::sum<fresh<N>, decltype(body)>{body};
+  } else {
+    return translate<N>(mp_list<>{}, t.a);
+  }
+}
+template <std::size_t N, class I, class A>
+static constexpr auto translate(mp_list<I>, const row_sums_of<A>& r) {
+  if constexpr (A::rank == 1) {
+    return translate<N + 1>(mp_list<I>{}, r.a);
+  } else {
+    auto body = translate<N + 1>(mp_list<I, fresh<N>>{}, r.a);
+    return expr::sum<fresh<N>, decltype(body)>{body};
+  }
+}
+template <std::size_t N, class J, class A>
+static constexpr auto translate(mp_list<J>, const col_sums_of<A>& c) {
+  auto body = translate<N + 1>(mp_list<fresh<N>, J>{}, c.a);
+  return expr::sum<fresh<N>, decltype(body)>{body};
+}
+template <std::size_t N, class A>
+static constexpr auto translate(mp_list<>, const trace_of<A>& t) {
+  auto body = translate<N + 1>(mp_list<fresh<N>, fresh<N>>{}, t.a);
+  return expr::sum<fresh<N>, decltype(body)>{body};
+}
+template <std::size_t N, class I, class A>
+static constexpr auto translate(mp_list<I>, const diag_of<A>& d) {
+  return translate<N>(mp_list<I, I>{}, d.a);
+}
+};  // struct tr
+
+template <std::size_t Rank>
+struct free_of;
+template <>
+struct free_of<0> {
+  template <class E>
+  static constexpr auto run(const E& e) { return tr::translate<0>(mp_list<>{}, e); }
+};
+template <>
+struct free_of<1> {
+  template <class E>
+  static constexpr auto run(const E& e) { return tr::translate<0>(mp_list<row>{}, e); }
+};
+template <>
+struct free_of<2> {
+  template <class E>
+  static constexpr auto run(const E& e) { return tr::translate<0>(mp_list<row, col>{}, e); }
+};
+}  // namespace detail
+
+/// `e` in index notation: free indices `la::row` (and `la::col`), bound ones fresh.
+template <expression E>
+constexpr auto to_index_notation(const E& e) {
+  return detail::free_of<E::rank>::run(e);
+}
+
+}  // namespace loom::la
+
+#endif  // LOOM_LA_TRANSLATE_HPP
+// ---- end <loom/la/translate.hpp>
+// ---- begin <loom/plan/explain.hpp>
+// Defines loom::explain(lhs, rhs): the chosen plan in words: the kernel, the loop order, the
+// strategy at each loop level, transpositions and the output strategy (plan/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_EXPLAIN_HPP
+#define LOOM_PLAN_EXPLAIN_HPP
+
+// ---- begin <loom/format/format_name.hpp>
+// Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_FORMAT_NAME_HPP
+#define LOOM_FORMAT_FORMAT_NAME_HPP
+
+
+#include <string>
+#include <type_traits>
+
+namespace loom {
+
+/// "csr", "dcsc", ... for the standard aliases; otherwise "format<dense,compressed>::ordered<1,0>".
+template <storage_format F>
+std::string format_name() {
+  if constexpr (std::is_same_v<F, csr>) return "csr";
+  else if constexpr (std::is_same_v<F, csc>) return "csc";
+  else if constexpr (std::is_same_v<F, dcsr>) return "dcsr";
+  else if constexpr (std::is_same_v<F, dcsc>) return "dcsc";
+  else if constexpr (std::is_same_v<F, coo>) return "coo";
+  else if constexpr (std::is_same_v<F, dense_vector>) return "dense_vector";
+  else if constexpr (std::is_same_v<F, sparse_vector>) return "sparse_vector";
+  else if constexpr (std::is_same_v<F, dense_matrix>) return "dense_matrix";
+  else {
+    std::string s = "format<";
+    bool first = true;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
+        [&](auto level) {
+          s += (first ? "" : ",") + std::string(decltype(level)::type::name);
+          first = false;
+        });
+    s += ">";
+    bool identity = true;
+    for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
+    if (!identity) {
+      s += "::ordered<";
+      for (std::size_t k = 0; k < F::order; ++k) s += (k ? "," : "") + std::to_string(F::modes[k]);
+      s += ">";
+    }
+    return s;
+  }
+}
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_FORMAT_NAME_HPP
+// ---- end <loom/format/format_name.hpp>
+// ---- begin <loom/optimize/plan_choice.hpp>
+// Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
+// cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
+// LOOM_DEBUG_PLAN log (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+#define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
 
 // ---- begin <loom/optimize/chain_bound_estimator.hpp>
 // Defines loom::chain_bound_estimator, the degree-constraint bound (optimize/, notes 001 §5.4).
@@ -4285,75 +6019,6 @@ class chain_bound_estimator {
 
 #endif  // LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
 // ---- end <loom/optimize/chain_bound_estimator.hpp>
-// ---- begin <loom/optimize/decompose.hpp>
-// Defines loom::decompose(lhs, rhs): a sum-product program split by a variable-elimination order
-// into kernels with materialised intermediates (Galley's logical optimizer, notes 001 §3.3-3.7).
-// The candidate orders and their kernels are instantiated at compile time (bounded by
-// LOOM_MAX_ELIMINATION_ORDERS); the cheapest under the logical cost is chosen at run time from
-// statistics and cached by a coarse signature (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_DECOMPOSE_HPP
-#define LOOM_OPTIMIZE_DECOMPOSE_HPP
-
-// ---- begin <loom/optimize/plan_choice.hpp>
-// Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
-// cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
-// LOOM_DEBUG_PLAN log (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
-#define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
-
-// ---- begin <loom/expr/visit.hpp>
-// Defines loom::expr::for_each_access and for_each_node: runtime walks over an expression (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_VISIT_HPP
-#define LOOM_EXPR_VISIT_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <cstddef>
-#include <tuple>
-#include <utility>
-
-namespace loom::expr {
-
-/// Calls `f(node)` for every node of `e`, parents before children, left to right.
-template <class E, class F>
-constexpr void for_each_node(const E& e, F&& f) {
-  f(e);
-  if constexpr (requires { e.lhs; e.rhs; }) {
-    for_each_node(e.lhs, f);
-    for_each_node(e.rhs, f);
-  } else if constexpr (requires { e.pred; e.body; }) {
-    for_each_node(e.pred, f);
-    for_each_node(e.body, f);
-  } else if constexpr (requires { e.body; }) {
-    for_each_node(e.body, f);
-  } else if constexpr (requires { e.args; }) {
-    std::apply([&](const auto&... a) { (for_each_node(a, f), ...); }, e.args);
-  }
-}
-
-template <class X>
-struct is_access : std::false_type {};
-template <class T, class... Is>
-struct is_access<access<T, Is...>> : std::true_type {};
-
-/// Calls `f(access, std::integral_constant<size_t, ordinal>)` for every access of `e`, in
-/// `accesses_t<E>` order.
-template <class E, class F>
-constexpr void for_each_access(const E& e, F&& f) {
-  std::size_t ordinal = 0;
-  for_each_node(e, [&](const auto& node) {
-    if constexpr (is_access<std::remove_cvref_t<decltype(node)>>::value) f(node, ordinal++);
-  });
-}
-
-}  // namespace loom::expr
-
-#endif  // LOOM_EXPR_VISIT_HPP
-// ---- end <loom/expr/visit.hpp>
 // ---- begin <loom/optimize/statistics_cache.hpp>
 // Defines loom::statistics_cache: statistics per tensor, redone when storage changes (optimize/).
 // SPDX-License-Identifier: BSL-1.0
@@ -5216,6 +6881,1428 @@ std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
 
 #endif  // LOOM_OPTIMIZE_PLAN_CHOICE_HPP
 // ---- end <loom/optimize/plan_choice.hpp>
+// ---- begin <loom/rewrite/for_evaluation.hpp>
+// Defines loom::rewrite::for_evaluation(e): the always-profitable rules to a fixpoint, then the
+// static constants turned into literals; what the evaluator runs (rewrite/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_FOR_EVALUATION_HPP
+#define LOOM_REWRITE_FOR_EVALUATION_HPP
+
+// ---- begin <loom/rewrite/engine.hpp>
+// Defines the rewrite engine: loom::rewrite::rewrite<Rules>(e) applies a rule set bottom-up,
+// pass after pass, to a fixpoint (bounded), and records the rules that fired (rewrite/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_ENGINE_HPP
+#define LOOM_REWRITE_ENGINE_HPP
+
+// ---- begin <loom/rewrite/constants.hpp>
+// Defines loom::rewrite::zero and loom::rewrite::one, the statically known constants the rules
+// create and eliminate (rewrite/). They never reach the evaluator: finalize() turns them away.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_CONSTANTS_HPP
+#define LOOM_REWRITE_CONSTANTS_HPP
+
+
+#include <boost/mp11/list.hpp>
+
+namespace loom::rewrite {
+
+/// The semiring's 0, known at compile time (annihilates *, neutral for +).
+struct zero {};
+/// The semiring's 1, known at compile time (neutral for *).
+struct one {};
+
+}  // namespace loom::rewrite
+
+// The traits rules consult (free and summed indices, accesses): constants have none.
+namespace loom::expr::detail {
+template <>
+struct free_indices<rewrite::zero> {
+  using type = boost::mp11::mp_list<>;
+};
+template <>
+struct free_indices<rewrite::one> {
+  using type = boost::mp11::mp_list<>;
+};
+}  // namespace loom::expr::detail
+
+#endif  // LOOM_REWRITE_CONSTANTS_HPP
+// ---- end <loom/rewrite/constants.hpp>
+// ---- begin <loom/rewrite/rule.hpp>
+// Defines the rewrite_rule concept and rule_applies_to: a rule is a struct with a `name` and
+// `apply` overloads whose parameter is the pattern and whose result is the replacement (rewrite/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULE_HPP
+#define LOOM_REWRITE_RULE_HPP
+
+#include <concepts>
+#include <utility>
+#include <string_view>
+
+namespace loom {
+
+/// A rewrite rule: a named struct; its static `apply(const Node&)` overloads match node types
+/// (overload resolution is the matcher, `requires` the side condition).
+template <class R>
+concept rewrite_rule = requires {
+  { R::name } -> std::convertible_to<std::string_view>;
+};
+
+/// Whether rule R rewrites a node of type E (false, never a hard error, when it does not).
+template <class R, class E>
+concept rule_applies_to = rewrite_rule<R> && requires(const E& e) { R::apply(e); };
+
+/// The node R makes of an E.
+template <class R, class E>
+  requires rule_applies_to<R, E>
+using apply_rule_t = decltype(R::apply(std::declval<const E&>()));
+
+}  // namespace loom
+
+#endif  // LOOM_REWRITE_RULE_HPP
+// ---- end <loom/rewrite/rule.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+#ifndef LOOM_REWRITE_MAX_PASSES
+#  define LOOM_REWRITE_MAX_PASSES 64
+#endif
+
+namespace loom::diag {
+// Instantiated when a rule set does not reach a fixpoint: shows the expression it cycles on.
+// Do not define.
+template <class Expression>
+struct rewrite_rules_did_not_reach_a_fixpoint;
+}  // namespace loom::diag
+
+namespace loom::rewrite {
+
+using boost::mp11::mp_list;
+
+/// The most bottom-up passes the engine makes before it reports a cycle.
+inline constexpr std::size_t max_passes = LOOM_REWRITE_MAX_PASSES;
+
+/// An expression and the rules that fired to produce it (an MP11 list, in firing order).
+template <class E, class Fired>
+struct traced {
+  E expr;
+  using expression_type = E;
+  using fired = Fired;
+};
+
+namespace detail {
+
+template <class... Ts>
+using cat = boost::mp11::mp_append<mp_list<>, typename Ts::fired...>;
+
+template <class Rules, class E>
+constexpr auto pass(const E& e);
+
+// children(e): e with every operand rewritten by one pass
+template <class Rules, class E>
+constexpr auto children(const E& e) {  // leaves: access, literal, constants
+  return traced<E, mp_list<>>{e};
+}
+template <class Rules, class L, class R>
+constexpr auto children(const expr::add<L, R>& e) {
+  auto l = pass<Rules>(e.lhs);
+  auto r = pass<Rules>(e.rhs);
+  using N = expr::add<decltype(l.expr), decltype(r.expr)>;
+  return traced<N, cat<decltype(l), decltype(r)>>{N{l.expr, r.expr}};
+}
+template <class Rules, class L, class R>
+constexpr auto children(const expr::mul<L, R>& e) {
+  auto l = pass<Rules>(e.lhs);
+  auto r = pass<Rules>(e.rhs);
+  using N = expr::mul<decltype(l.expr), decltype(r.expr)>;
+  return traced<N, cat<decltype(l), decltype(r)>>{N{l.expr, r.expr}};
+}
+template <class Rules, class P, class B>
+constexpr auto children(const expr::where<P, B>& e) {
+  auto p = pass<Rules>(e.pred);
+  auto b = pass<Rules>(e.body);
+  using N = expr::where<decltype(p.expr), decltype(b.expr)>;
+  return traced<N, cat<decltype(p), decltype(b)>>{N{p.expr, b.expr}};
+}
+template <class Rules, class I, class B>
+constexpr auto children(const expr::sum<I, B>& e) {
+  auto b = pass<Rules>(e.body);
+  using N = expr::sum<I, decltype(b.expr)>;
+  return traced<N, cat<decltype(b)>>{N{b.expr}};
+}
+template <class Rules, class I, class B>
+constexpr auto children(const expr::expand<I, B>& e) {
+  auto b = pass<Rules>(e.body);
+  using N = expr::expand<I, decltype(b.expr)>;
+  return traced<N, cat<decltype(b)>>{N{b.expr}};
+}
+template <class Rules, class F, class A>
+constexpr auto children(const expr::map<F, A>& e) {
+  auto a = pass<Rules>(std::get<0>(e.args));
+  using N = expr::map<F, decltype(a.expr)>;
+  return traced<N, cat<decltype(a)>>{N{e.f, {a.expr}}};
+}
+template <class Rules, class F, class A, class B>
+constexpr auto children(const expr::map<F, A, B>& e) {
+  auto a = pass<Rules>(std::get<0>(e.args));
+  auto b = pass<Rules>(std::get<1>(e.args));
+  using N = expr::map<F, decltype(a.expr), decltype(b.expr)>;
+  return traced<N, cat<decltype(a), decltype(b)>>{N{e.f, {a.expr, b.expr}}};
+}
+
+template <class E>
+struct applies {
+  template <class R>
+  using fn = boost::mp11::mp_bool<rule_applies_to<R, E>>;
+};
+
+// The first rule of the list (list order is priority) that matches the node, applied once.
+template <class Rules, class E, class Fired>
+constexpr auto at_node(const traced<E, Fired>& t) {
+  using k = boost::mp11::mp_find_if_q<Rules, applies<E>>;
+  if constexpr (k::value == boost::mp11::mp_size<Rules>::value) {
+    return t;
+  } else {
+    using R = boost::mp11::mp_at<Rules, k>;
+    auto out = R::apply(t.expr);
+    return traced<decltype(out), boost::mp11::mp_push_back<Fired, R>>{out};
+  }
+}
+
+template <class Rules, class E>
+constexpr auto pass(const E& e) {
+  return at_node<Rules>(children<Rules>(e));
+}
+
+template <class Rules, std::size_t Left, class E, class Fired>
+constexpr auto fixpoint(const E& e, Fired) {
+  auto next = pass<Rules>(e);
+  using step_fired = typename decltype(next)::fired;
+  if constexpr (boost::mp11::mp_empty<step_fired>::value) {
+    return traced<E, Fired>{e};
+  } else if constexpr (Left == 0) {
+    static_assert(Left != 0,
+                  "loom::rewrite: the rule set did not reach a fixpoint within "
+                  "LOOM_REWRITE_MAX_PASSES passes; two of its rules undo each other");
+    diag::rewrite_rules_did_not_reach_a_fixpoint<E>{};
+    return traced<E, Fired>{e};
+  } else {
+    return fixpoint<Rules, Left - 1>(next.expr, boost::mp11::mp_append<Fired, step_fired>{});
+  }
+}
+
+}  // namespace detail
+
+/// `e` rewritten by `Rules` (an MP11 list of rules, first = highest priority) to a fixpoint:
+/// each pass visits the tree bottom-up and applies the first matching rule at every node.
+/// Returns a `traced` value: `.expr` is the result, `::fired` the rules in firing order.
+template <class Rules, std::size_t MaxPasses = max_passes, class E>
+constexpr auto rewrite(const E& e) {
+  return detail::fixpoint<Rules, MaxPasses>(e, mp_list<>{});
+}
+
+/// The type `rewrite<Rules>` makes of an E.
+template <class E, class Rules>
+using rewrite_t = typename decltype(rewrite<Rules>(std::declval<const E&>()))::expression_type;
+
+/// The rules that fired rewriting an E, in order (a rule fires once per match).
+template <class E, class Rules>
+using fired_t = typename decltype(rewrite<Rules>(std::declval<const E&>()))::fired;
+
+/// The names of the rules in `Fired`, comma separated ("" when none fired).
+template <class Fired>
+std::string fired_names() {
+  std::string s;
+  boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, Fired>>([&](auto r) {
+    s += (s.empty() ? "" : ", ") + std::string(decltype(r)::type::name);
+  });
+  return s;
+}
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_ENGINE_HPP
+// ---- end <loom/rewrite/engine.hpp>
+// ---- begin <loom/rewrite/rule_sets.hpp>
+// Defines the rule sets (MP11 lists; list order is priority): always_profitable, which the
+// evaluator applies to every kernel, and sum_product_normal_form (rewrite/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULE_SETS_HPP
+#define LOOM_REWRITE_RULE_SETS_HPP
+
+// ---- begin <loom/rewrite/rules/add_zero.hpp>
+// Defines loom::rules::add_zero: 0 is neutral for + (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_ADD_ZERO_HPP
+#define LOOM_REWRITE_RULES_ADD_ZERO_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// add_zero:  0 + x  ==>  x,   x + 0  ==>  x
+struct add_zero {
+  static constexpr std::string_view name = "add_zero";
+  template <class X>
+  static constexpr auto apply(const expr::add<rewrite::zero, X>& e) -> X { return e.rhs; }
+  template <class X>
+  static constexpr auto apply(const expr::add<X, rewrite::zero>& e) -> X { return e.lhs; }
+  static constexpr auto apply(const expr::add<rewrite::zero, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_ADD_ZERO_HPP
+// ---- end <loom/rewrite/rules/add_zero.hpp>
+// ---- begin <loom/rewrite/rules/distribute.hpp>
+// Defines loom::rules::distribute: * distributes over + (towards the sum-of-products form; not
+// always profitable, so only the normal-form rule set uses it) (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_DISTRIBUTE_HPP
+#define LOOM_REWRITE_RULES_DISTRIBUTE_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// distribute:  (a + b) * c  ==>  a * c + b * c,    c * (a + b)  ==>  c * a + c * b
+struct distribute {
+  static constexpr std::string_view name = "distribute";
+  template <class A, class B, class C>
+  static constexpr auto apply(const expr::mul<expr::add<A, B>, C>& e)
+      -> expr::add<expr::mul<A, C>, expr::mul<B, C>> {
+    return {{e.lhs.lhs, e.rhs}, {e.lhs.rhs, e.rhs}};
+  }
+  template <class A, class B, class C>
+  static constexpr auto apply(const expr::mul<C, expr::add<A, B>>& e)
+      -> expr::add<expr::mul<C, A>, expr::mul<C, B>> {
+    return {{e.lhs, e.rhs.lhs}, {e.lhs, e.rhs.rhs}};
+  }
+  template <class A, class B, class C, class D>  // both sides are sums: split the left first
+  static constexpr auto apply(const expr::mul<expr::add<A, B>, expr::add<C, D>>& e)
+      -> expr::add<expr::mul<A, expr::add<C, D>>, expr::mul<B, expr::add<C, D>>> {
+    return {{e.lhs.lhs, e.rhs}, {e.lhs.rhs, e.rhs}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_DISTRIBUTE_HPP
+// ---- end <loom/rewrite/rules/distribute.hpp>
+// ---- begin <loom/rewrite/rules/double_negation.hpp>
+// Defines loom::rules::double_negation: -(-x) is x (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_DOUBLE_NEGATION_HPP
+#define LOOM_REWRITE_RULES_DOUBLE_NEGATION_HPP
+
+
+#include <string_view>
+#include <tuple>
+
+namespace loom::rules {
+
+// double_negation:  -(-x)  ==>  x
+struct double_negation {
+  static constexpr std::string_view name = "double_negation";
+  template <class X>
+  static constexpr auto apply(const expr::map<fn::negate, expr::map<fn::negate, X>>& e) -> X {
+    return std::get<0>(std::get<0>(e.args).args);
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_DOUBLE_NEGATION_HPP
+// ---- end <loom/rewrite/rules/double_negation.hpp>
+// ---- begin <loom/rewrite/rules/flatten_product.hpp>
+// Defines loom::rules::flatten_product: products and additions associate to the right, so a
+// chain of factors (or terms) has one shape (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_FLATTEN_PRODUCT_HPP
+#define LOOM_REWRITE_RULES_FLATTEN_PRODUCT_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// flatten_product:  (a * b) * c  ==>  a * (b * c),    (a + b) + c  ==>  a + (b + c)
+struct flatten_product {
+  static constexpr std::string_view name = "flatten_product";
+  template <class A, class B, class C>
+  static constexpr auto apply(const expr::mul<expr::mul<A, B>, C>& e)
+      -> expr::mul<A, expr::mul<B, C>> {
+    return {e.lhs.lhs, {e.lhs.rhs, e.rhs}};
+  }
+  template <class A, class B, class C>
+  static constexpr auto apply(const expr::add<expr::add<A, B>, C>& e)
+      -> expr::add<A, expr::add<B, C>> {
+    return {e.lhs.lhs, {e.lhs.rhs, e.rhs}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_FLATTEN_PRODUCT_HPP
+// ---- end <loom/rewrite/rules/flatten_product.hpp>
+// ---- begin <loom/rewrite/rules/fold_constants.hpp>
+// Defines loom::rules::fold_constants: operations on literals computed once, at rewrite time
+// (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_FOLD_CONSTANTS_HPP
+#define LOOM_REWRITE_RULES_FOLD_CONSTANTS_HPP
+
+
+#include <string_view>
+#include <tuple>
+
+namespace loom::rules {
+
+// fold_constants:  a * b ==> (a×b),   a + b ==> (a+b),   f(a) ==> (f(a)),   f(a, b) ==> (f(a, b)),
+//                  a * (b * x) ==> (a×b) * x            for literals a, b (in the semiring)
+struct fold_constants {
+  static constexpr std::string_view name = "fold_constants";
+  template <class A, class B, class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
+  static constexpr auto apply(const expr::mul<expr::literal<A>, expr::literal<B>>& e)
+      -> expr::literal<V> {
+    return {semiring_traits<V>::mul(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.value))};
+  }
+  template <class A, class B, class V = expr::value_type_t<expr::add<expr::literal<A>, expr::literal<B>>>>
+  static constexpr auto apply(const expr::add<expr::literal<A>, expr::literal<B>>& e)
+      -> expr::literal<V> {
+    return {semiring_traits<V>::add(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.value))};
+  }
+  template <class A, class B, class X,
+            class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
+  static constexpr auto apply(const expr::mul<expr::literal<A>, expr::mul<expr::literal<B>, X>>& e)
+      -> expr::mul<expr::literal<V>, X> {
+    return {{semiring_traits<V>::mul(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.lhs.value))},
+            e.rhs.rhs};
+  }
+  template <class F, class T>
+    requires requires(const F& f, T v) { { f(v) } -> std::convertible_to<T>; }
+  static constexpr auto apply(const expr::map<F, expr::literal<T>>& e) -> expr::literal<T> {
+    return {static_cast<T>(e.f(std::get<0>(e.args).value))};
+  }
+  template <class F, class A, class B,
+            class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
+    requires requires(const F& f, V v) { { f(v, v) } -> std::convertible_to<V>; }
+  static constexpr auto apply(const expr::map<F, expr::literal<A>, expr::literal<B>>& e)
+      -> expr::literal<V> {
+    return {static_cast<V>(e.f(static_cast<V>(std::get<0>(e.args).value),
+                               static_cast<V>(std::get<1>(e.args).value)))};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_FOLD_CONSTANTS_HPP
+// ---- end <loom/rewrite/rules/fold_constants.hpp>
+// ---- begin <loom/rewrite/rules/lift_sum.hpp>
+// Defines loom::rules::lift_sum: a sum factor of a product is lifted over the whole product
+// (the direction of the sum-product normal form, Σ outermost) (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_LIFT_SUM_HPP
+#define LOOM_REWRITE_RULES_LIFT_SUM_HPP
+
+// ---- begin <loom/rewrite/patterns.hpp>
+// Defines the small predicates rule side conditions share: which indices a subexpression uses,
+// whether a node is a static constant (rewrite/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_PATTERNS_HPP
+#define LOOM_REWRITE_PATTERNS_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/set.hpp>
+
+#include <type_traits>
+
+namespace loom::rewrite {
+
+/// Whether index I is free in E.
+template <class E, class I>
+inline constexpr bool uses_v = boost::mp11::mp_contains<expr::free_indices_t<E>, I>::value;
+
+/// Whether index I occurs in E at all (free or bound by a sum inside it).
+template <class E, class I>
+inline constexpr bool mentions_v =
+    uses_v<E, I> || boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value;
+
+/// Whether E is one of the static constants.
+template <class E>
+inline constexpr bool is_constant_v = std::is_same_v<E, zero> || std::is_same_v<E, one>;
+
+template <class E>
+struct is_literal : std::false_type {};
+template <class T>
+struct is_literal<expr::literal<T>> : std::true_type {};
+
+/// Index variables ordered by name (the canonical order of a block of sums).
+template <class I, class J>
+inline constexpr bool index_before_v = I::name < J::name;
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_PATTERNS_HPP
+// ---- end <loom/rewrite/patterns.hpp>
+
+#include <string_view>
+
+namespace loom::rules {
+
+// lift_sum:  sum(i, a) * b  ==>  sum(i, a * b)     if i does not occur in b
+//            a * sum(i, b)  ==>  sum(i, a * b)     if i does not occur in a
+// (the side condition keeps bound names apart: rename first when both sides bind i)
+struct lift_sum {
+  static constexpr std::string_view name = "lift_sum";
+  template <class I, class A, class B>
+    requires(!rewrite::mentions_v<B, I>)
+  static constexpr auto apply(const expr::mul<expr::sum<I, A>, B>& e)
+      -> expr::sum<I, expr::mul<A, B>> {
+    return {{e.lhs.body, e.rhs}};
+  }
+  template <class I, class A, class B>
+    requires(!rewrite::mentions_v<A, I>)
+  static constexpr auto apply(const expr::mul<A, expr::sum<I, B>>& e)
+      -> expr::sum<I, expr::mul<A, B>> {
+    return {{e.lhs, e.rhs.body}};
+  }
+  template <class I, class A, class J, class B>  // both sides are sums: lift the left one first
+    requires(!rewrite::mentions_v<expr::sum<J, B>, I>)
+  static constexpr auto apply(const expr::mul<expr::sum<I, A>, expr::sum<J, B>>& e)
+      -> expr::sum<I, expr::mul<A, expr::sum<J, B>>> {
+    return {{e.lhs.body, e.rhs}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_LIFT_SUM_HPP
+// ---- end <loom/rewrite/rules/lift_sum.hpp>
+// ---- begin <loom/rewrite/rules/merge_sums.hpp>
+// Defines loom::rules::merge_sums: nested sums form one block with its indices in canonical
+// (name) order, so equal blocks written in different orders meet (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_MERGE_SUMS_HPP
+#define LOOM_REWRITE_RULES_MERGE_SUMS_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// merge_sums:  sum(i, sum(j, x))  ==>  sum(j, sum(i, x))   if j sorts before i
+// (Σ_i Σ_j = Σ_{i,j} = Σ_j Σ_i: the block is one multi-index sum, kept sorted)
+struct merge_sums {
+  static constexpr std::string_view name = "merge_sums";
+  template <class I, class J, class X>
+    requires rewrite::index_before_v<J, I>
+  static constexpr auto apply(const expr::sum<I, expr::sum<J, X>>& e)
+      -> expr::sum<J, expr::sum<I, X>> {
+    return {{e.body.body}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_MERGE_SUMS_HPP
+// ---- end <loom/rewrite/rules/merge_sums.hpp>
+// ---- begin <loom/rewrite/rules/mul_by_one.hpp>
+// Defines loom::rules::mul_by_one: 1 is neutral for * (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_MUL_BY_ONE_HPP
+#define LOOM_REWRITE_RULES_MUL_BY_ONE_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// mul_by_one:  1 * x  ==>  x,   x * 1  ==>  x
+struct mul_by_one {
+  static constexpr std::string_view name = "mul_by_one";
+  template <class X>
+  static constexpr auto apply(const expr::mul<rewrite::one, X>& e) -> X { return e.rhs; }
+  template <class X>
+  static constexpr auto apply(const expr::mul<X, rewrite::one>& e) -> X { return e.lhs; }
+  static constexpr auto apply(const expr::mul<rewrite::one, rewrite::one>&) -> rewrite::one {
+    return {};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_MUL_BY_ONE_HPP
+// ---- end <loom/rewrite/rules/mul_by_one.hpp>
+// ---- begin <loom/rewrite/rules/mul_by_zero.hpp>
+// Defines loom::rules::mul_by_zero: 0 annihilates * and where (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_MUL_BY_ZERO_HPP
+#define LOOM_REWRITE_RULES_MUL_BY_ZERO_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// mul_by_zero:  0 * x  ==>  0,   x * 0  ==>  0,   where(0, x) ==> 0,   where(p, 0) ==> 0
+// (0 annihilates × in every semiring loom supports)
+struct mul_by_zero {
+  static constexpr std::string_view name = "mul_by_zero";
+  template <class X>
+  static constexpr auto apply(const expr::mul<rewrite::zero, X>&) -> rewrite::zero { return {}; }
+  template <class X>
+  static constexpr auto apply(const expr::mul<X, rewrite::zero>&) -> rewrite::zero { return {}; }
+  template <class X>
+  static constexpr auto apply(const expr::where<rewrite::zero, X>&) -> rewrite::zero { return {}; }
+  template <class X>
+  static constexpr auto apply(const expr::where<X, rewrite::zero>&) -> rewrite::zero { return {}; }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_MUL_BY_ZERO_HPP
+// ---- end <loom/rewrite/rules/mul_by_zero.hpp>
+// ---- begin <loom/rewrite/rules/negation_outward.hpp>
+// Defines loom::rules::negation_outward: a negation moves out of products and sums and into
+// additions, so every term of a sum of products carries its sign at its root (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_NEGATION_OUTWARD_HPP
+#define LOOM_REWRITE_RULES_NEGATION_OUTWARD_HPP
+
+
+#include <string_view>
+#include <tuple>
+
+namespace loom::rules {
+
+namespace detail {
+template <class X>
+using neg = expr::map<fn::negate, X>;
+template <class X>
+constexpr neg<X> negate(const X& x) {
+  return {fn::negate{}, std::tuple<X>{x}};
+}
+template <class X>
+constexpr const X& operand(const neg<X>& n) {
+  return std::get<0>(n.args);
+}
+}  // namespace detail
+
+// negation_outward:  (-a) * b ==> -(a * b),   a * (-b) ==> -(a * b),   (-a) * (-b) ==> a * b,
+//                    sum(i, -a) ==> -sum(i, a),   -(a + b) ==> (-a) + (-b)
+struct negation_outward {
+  static constexpr std::string_view name = "negation_outward";
+  template <class A, class B>
+  static constexpr auto apply(const expr::mul<detail::neg<A>, B>& e)
+      -> detail::neg<expr::mul<A, B>> {
+    return detail::negate(expr::mul<A, B>{detail::operand(e.lhs), e.rhs});
+  }
+  template <class A, class B>
+  static constexpr auto apply(const expr::mul<A, detail::neg<B>>& e)
+      -> detail::neg<expr::mul<A, B>> {
+    return detail::negate(expr::mul<A, B>{e.lhs, detail::operand(e.rhs)});
+  }
+  template <class A, class B>
+  static constexpr auto apply(const expr::mul<detail::neg<A>, detail::neg<B>>& e)
+      -> expr::mul<A, B> {
+    return {detail::operand(e.lhs), detail::operand(e.rhs)};
+  }
+  template <class I, class A>
+  static constexpr auto apply(const expr::sum<I, detail::neg<A>>& e)
+      -> detail::neg<expr::sum<I, A>> {
+    return detail::negate(expr::sum<I, A>{detail::operand(e.body)});
+  }
+  template <class A, class B>
+  static constexpr auto apply(const detail::neg<expr::add<A, B>>& e)
+      -> expr::add<detail::neg<A>, detail::neg<B>> {
+    return {detail::negate(detail::operand(e).lhs), detail::negate(detail::operand(e).rhs)};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_NEGATION_OUTWARD_HPP
+// ---- end <loom/rewrite/rules/negation_outward.hpp>
+// ---- begin <loom/rewrite/rules/push_sum.hpp>
+// Defines loom::rules::push_sum: a sum moves past the factors of a product that do not use its
+// index (factorisation: fewer multiplications per reduced value) (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_PUSH_SUM_HPP
+#define LOOM_REWRITE_RULES_PUSH_SUM_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// push_sum:  sum(i, a * b)          ==>  a * sum(i, b)          if i not in a, i in b
+//            sum(i, a * b)          ==>  sum(i, a) * b          if i in a, i not in b
+//            sum(i, (a * b) * c)    ==>  a * sum(i, b * c)      if i not in a, i in b
+//            sum(i, (a * b) * c)    ==>  b * sum(i, a * c)      if i in a, i not in b
+//            sum(i, sum(j, a * b))  ==>  sum(j, a * sum(i, b))  if i not in a, i in b
+struct push_sum {
+  static constexpr std::string_view name = "push_sum";
+  template <class I, class A, class B>
+    requires(!rewrite::uses_v<A, I> && rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::mul<A, B>>& e)
+      -> expr::mul<A, expr::sum<I, B>> {
+    return {e.body.lhs, {e.body.rhs}};
+  }
+  template <class I, class A, class B>
+    requires(rewrite::uses_v<A, I> && !rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::mul<A, B>>& e)
+      -> expr::mul<expr::sum<I, A>, B> {
+    return {{e.body.lhs}, e.body.rhs};
+  }
+  template <class I, class A, class B, class C>  // a factor of a left-nested product
+    requires(!rewrite::uses_v<A, I> && rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::mul<expr::mul<A, B>, C>>& e)
+      -> expr::mul<A, expr::sum<I, expr::mul<B, C>>> {
+    return {e.body.lhs.lhs, {{e.body.lhs.rhs, e.body.rhs}}};
+  }
+  template <class I, class A, class B, class C>
+    requires(rewrite::uses_v<A, I> && !rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::mul<expr::mul<A, B>, C>>& e)
+      -> expr::mul<B, expr::sum<I, expr::mul<A, C>>> {
+    return {e.body.lhs.rhs, {{e.body.lhs.lhs, e.body.rhs}}};
+  }
+  template <class I, class J, class A, class B>
+    requires(!rewrite::uses_v<A, I> && rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::sum<J, expr::mul<A, B>>>& e)
+      -> expr::sum<J, expr::mul<A, expr::sum<I, B>>> {
+    return {{e.body.body.lhs, {e.body.body.rhs}}};
+  }
+  template <class I, class J, class A, class B>
+    requires(rewrite::uses_v<A, I> && !rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::sum<J, expr::mul<A, B>>>& e)
+      -> expr::sum<J, expr::mul<expr::sum<I, A>, B>> {
+    return {{{e.body.body.lhs}, e.body.body.rhs}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_PUSH_SUM_HPP
+// ---- end <loom/rewrite/rules/push_sum.hpp>
+// ---- begin <loom/rewrite/rules/split_sum.hpp>
+// Defines loom::rules::split_sum: a sum distributes over + (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_SPLIT_SUM_HPP
+#define LOOM_REWRITE_RULES_SPLIT_SUM_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// split_sum:  sum(i, a + b)  ==>  sum(i, a) + sum(i, b)
+struct split_sum {
+  static constexpr std::string_view name = "split_sum";
+  template <class I, class A, class B>
+  static constexpr auto apply(const expr::sum<I, expr::add<A, B>>& e)
+      -> expr::add<expr::sum<I, A>, expr::sum<I, B>> {
+    return {{e.body.lhs}, {e.body.rhs}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_SPLIT_SUM_HPP
+// ---- end <loom/rewrite/rules/split_sum.hpp>
+// ---- begin <loom/rewrite/rules/sum_absent.hpp>
+// Defines loom::rules::sum_absent: a sum over an index its body does not use is the body times
+// the index's extent, kept as the count factor sum(i, 1) (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_SUM_ABSENT_HPP
+#define LOOM_REWRITE_RULES_SUM_ABSENT_HPP
+
+
+#include <string_view>
+#include <type_traits>
+
+namespace loom::rules {
+
+// sum_absent:  sum(i, x)  ==>  sum(i, 1) * x     if i is not free in x
+// (the count sum(i, 1) = extent(i) is a scalar factor the later rules move freely; the evaluator
+// computes it from the extent of i)
+struct sum_absent {
+  static constexpr std::string_view name = "sum_absent";
+  template <class I, class X>
+    requires(!rewrite::uses_v<X, I> && !rewrite::is_constant_v<X>)
+  static constexpr auto apply(const expr::sum<I, X>& e)
+      -> expr::mul<expr::sum<I, rewrite::one>, X> {
+    return {{}, e.body};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_SUM_ABSENT_HPP
+// ---- end <loom/rewrite/rules/sum_absent.hpp>
+// ---- begin <loom/rewrite/rules/zero_propagation.hpp>
+// Defines loom::rules::zero_propagation: sums, broadcasts and zero-preserving maps of 0 are 0
+// (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_ZERO_PROPAGATION_HPP
+#define LOOM_REWRITE_RULES_ZERO_PROPAGATION_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// zero_propagation:  sum(i, 0) ==> 0,   expand(i, 0) ==> 0,   f(0) ==> 0  if f(0) = 0 statically
+struct zero_propagation {
+  static constexpr std::string_view name = "zero_propagation";
+  template <class I>
+  static constexpr auto apply(const expr::sum<I, rewrite::zero>&) -> rewrite::zero { return {}; }
+  template <class I>
+  static constexpr auto apply(const expr::expand<I, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
+  template <class F>
+    requires fn::is_zero_preserving_v<F>
+  static constexpr auto apply(const expr::map<F, rewrite::zero>&) -> rewrite::zero { return {}; }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_ZERO_PROPAGATION_HPP
+// ---- end <loom/rewrite/rules/zero_propagation.hpp>
+
+#include <boost/mp11/list.hpp>
+
+namespace loom::rewrite {
+
+/// The zero and one laws and constant folding.
+using constant_laws = boost::mp11::mp_list<rules::mul_by_zero, rules::add_zero, rules::mul_by_one,
+                                           rules::zero_propagation, rules::fold_constants,
+                                           rules::double_negation>;
+
+/// Rules that never make a kernel slower; the evaluator applies them to every assignment.
+using always_profitable =
+    boost::mp11::mp_append<constant_laws,
+                           boost::mp11::mp_list<rules::sum_absent, rules::split_sum,
+                                                rules::push_sum, rules::merge_sums>>;
+
+/// Towards the sum-of-products normal form: a sum of signed terms, each a block of sums (in
+/// name order) over a right-associated product.
+using sum_product_normal_form = boost::mp11::mp_append<
+    constant_laws,
+    boost::mp11::mp_list<rules::negation_outward, rules::distribute, rules::split_sum,
+                         rules::lift_sum, rules::flatten_product, rules::merge_sums>>;
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_RULE_SETS_HPP
+// ---- end <loom/rewrite/rule_sets.hpp>
+// ---- begin <loom/rewrite/rules/constants_to_literals.hpp>
+// Defines loom::rules::constants_to_literals<V>: the static constants left after rewriting
+// become literals of the kernel's value type, which the evaluator understands (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_CONSTANTS_TO_LITERALS_HPP
+#define LOOM_REWRITE_RULES_CONSTANTS_TO_LITERALS_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// constants_to_literals<V>:  0 ==> literal<V>(zero),   1 ==> literal<V>(one)
+template <class V>
+struct constants_to_literals {
+  static constexpr std::string_view name = "constants_to_literals";
+  static constexpr auto apply(const rewrite::zero&) -> expr::literal<V> {
+    return {semiring_traits<V>::zero()};
+  }
+  static constexpr auto apply(const rewrite::one&) -> expr::literal<V> {
+    return {semiring_traits<V>::one()};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_CONSTANTS_TO_LITERALS_HPP
+// ---- end <loom/rewrite/rules/constants_to_literals.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+#include <boost/mp11/set.hpp>
+
+#include <type_traits>
+
+namespace loom::rewrite {
+
+/// `e` under `always_profitable`, ready for the evaluator; `::fired` lists the rules applied.
+template <class E>
+constexpr auto for_evaluation(const E& e) {
+  auto r = rewrite<always_profitable>(e);
+  auto f = rewrite<boost::mp11::mp_list<rules::constants_to_literals<expr::value_type_t<E>>>>(r.expr);
+  return traced<decltype(f.expr), typename decltype(r)::fired>{f.expr};
+}
+
+/// The expression type the evaluator runs for an E.
+template <class E>
+using for_evaluation_t = typename decltype(for_evaluation(std::declval<const E&>()))::expression_type;
+
+namespace detail {
+template <class A, class B>
+inline constexpr bool same_index_set_v =
+    boost::mp11::mp_size<A>::value == boost::mp11::mp_size<B>::value &&
+    boost::mp11::mp_empty<boost::mp11::mp_set_difference<A, B>>::value;
+template <class E, class R>
+inline constexpr bool kernel_preserved_v =
+    same_index_set_v<expr::free_indices_t<E>, expr::free_indices_t<R>> &&
+    boost::mp11::mp_empty<boost::mp11::mp_set_difference<expr::all_indices_t<R>,
+                                                         expr::all_indices_t<E>>>::value;
+}  // namespace detail
+
+/// The kernel the evaluator runs for a (valid) right-hand side e: e under the always-profitable
+/// rules, or e itself when the rewrite would change its free indices (a product by a static
+/// zero) or introduce an index; `::fired` lists the rules applied.
+template <class E>
+constexpr auto for_kernel(const E& e) {
+  if constexpr (detail::kernel_preserved_v<E, for_evaluation_t<E>>) return for_evaluation(e);
+  else return traced<E, mp_list<>>{e};
+}
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_FOR_EVALUATION_HPP
+// ---- end <loom/rewrite/for_evaluation.hpp>
+// ---- begin <loom/rewrite/hoist.hpp>
+// Defines hoisting: a sum that is a factor of a product whose other factor iterates indices the
+// sum does not depend on would be recomputed inside the fused loop nest for every value of those
+// indices; it is computed once instead (materialised by the evaluator). This file finds such sums
+// and rebuilds the expression around their replacement (rewrite/); it never runs a kernel.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_HOIST_HPP
+#define LOOM_REWRITE_HOIST_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/set.hpp>
+
+#include <tuple>
+#include <type_traits>
+
+namespace loom::rewrite {
+
+namespace detail {
+template <class E>
+struct is_sum : std::false_type {};
+template <class I, class E>
+struct is_sum<expr::sum<I, E>> : std::true_type {};
+template <class L, class R>
+using difference = boost::mp11::mp_set_difference<boost::mp11::mp_unique<L>, R>;
+template <class A>
+struct access_indices;
+template <class T, class... Is>
+struct access_indices<expr::access<T, Is...>> {
+  using type = boost::mp11::mp_list<Is...>;
+};
+template <class A>
+using access_indices_t = typename access_indices<A>::type;
+// the indices some access of E reads (their extents are known from the tensors)
+template <class E>
+using read_indices = boost::mp11::mp_unique<boost::mp11::mp_apply<
+    boost::mp11::mp_append, boost::mp11::mp_push_front<boost::mp11::mp_transform<access_indices_t, expr::accesses_t<E>>,
+                                                       boost::mp11::mp_list<>>>>;
+template <class L, class R>
+using intersection = boost::mp11::mp_set_intersection<boost::mp11::mp_unique<L>, boost::mp11::mp_unique<R>>;
+}  // namespace detail
+
+/// Whether the sum S, multiplied by Sibling, should be computed once: Sibling iterates an index
+/// S does not depend on, the two bind no index name in common (that case is the planner's
+/// lifting rule, with its own diagnostic), S reads a tensor (a count sum(i, 1) is a scaling, whose
+/// extent comes from the rest of the kernel), every free index of S is read by one of its
+/// accesses (not only broadcast), and S has at most two free indices.
+template <class S, class Sibling>
+inline constexpr bool hoistable_v = [] {
+  if constexpr (!detail::is_sum<S>::value) {
+    return false;
+  } else {
+    using extra = detail::difference<expr::all_indices_t<Sibling>, expr::free_indices_t<S>>;
+    using shared = detail::intersection<expr::summed_indices_t<S>, expr::summed_indices_t<Sibling>>;
+    return !boost::mp11::mp_empty<extra>::value && boost::mp11::mp_empty<shared>::value &&
+           !boost::mp11::mp_empty<expr::accesses_t<S>>::value &&  // counts sum(i, 1) are scalings
+           boost::mp11::mp_empty<detail::difference<expr::free_indices_t<S>, detail::read_indices<S>>>::value &&
+           boost::mp11::mp_size<expr::free_indices_t<S>>::value <= 2;  // materialised as a matrix at most
+  }
+}();
+
+namespace detail {
+template <class E>
+struct has_hoistable : std::false_type {};
+template <class L, class R>
+struct has_hoistable<expr::mul<L, R>>
+    : std::bool_constant<hoistable_v<L, R> || hoistable_v<R, L> || has_hoistable<L>::value ||
+                         has_hoistable<R>::value> {};
+template <class L, class R>
+struct has_hoistable<expr::add<L, R>>
+    : std::bool_constant<has_hoistable<L>::value || has_hoistable<R>::value> {};
+template <class P, class B>
+struct has_hoistable<expr::where<P, B>>
+    : std::bool_constant<has_hoistable<P>::value || has_hoistable<B>::value> {};
+template <class I, class B>
+struct has_hoistable<expr::sum<I, B>> : has_hoistable<B> {};
+template <class I, class B>
+struct has_hoistable<expr::expand<I, B>> : has_hoistable<B> {};
+template <class F, class... Es>
+struct has_hoistable<expr::map<F, Es...>> : std::bool_constant<(has_hoistable<Es>::value || ...)> {};
+}  // namespace detail
+
+/// Whether E holds a sum to hoist.
+template <class E>
+inline constexpr bool has_hoistable_v = detail::has_hoistable<E>::value;
+
+/// Calls `k(s, rebuild)` for the first sum `s` of `e` to hoist (depth first, left to right);
+/// `rebuild(x)` is `e` with `s` replaced by `x`. Requires `has_hoistable_v<E>`.
+template <class E, class K>
+constexpr void hoist_first(const E& e, K&& k) {
+  if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); }) {
+    using L = std::remove_cvref_t<decltype(e.lhs)>;
+    using R = std::remove_cvref_t<decltype(e.rhs)>;
+    if constexpr (hoistable_v<L, R>) {
+      k(e.lhs, [&](const auto& x) { return expr::mul<std::remove_cvref_t<decltype(x)>, R>{x, e.rhs}; });
+    } else if constexpr (hoistable_v<R, L>) {
+      k(e.rhs, [&](const auto& x) { return expr::mul<L, std::remove_cvref_t<decltype(x)>>{e.lhs, x}; });
+    } else if constexpr (has_hoistable_v<L>) {
+      hoist_first(e.lhs, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto l = rebuild(x);
+          return expr::mul<decltype(l), R>{l, e.rhs};
+        });
+      });
+    } else {
+      hoist_first(e.rhs, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto r = rebuild(x);
+          return expr::mul<L, decltype(r)>{e.lhs, r};
+        });
+      });
+    }
+  } else if constexpr (requires { []<class L, class R>(const expr::add<L, R>&) {}(e); }) {
+    using L = std::remove_cvref_t<decltype(e.lhs)>;
+    using R = std::remove_cvref_t<decltype(e.rhs)>;
+    if constexpr (has_hoistable_v<L>) {
+      hoist_first(e.lhs, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto l = rebuild(x);
+          return expr::add<decltype(l), R>{l, e.rhs};
+        });
+      });
+    } else {
+      hoist_first(e.rhs, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto r = rebuild(x);
+          return expr::add<L, decltype(r)>{e.lhs, r};
+        });
+      });
+    }
+  } else if constexpr (requires { []<class P, class B>(const expr::where<P, B>&) {}(e); }) {
+    using P = std::remove_cvref_t<decltype(e.pred)>;
+    using B = std::remove_cvref_t<decltype(e.body)>;
+    if constexpr (has_hoistable_v<P>) {
+      hoist_first(e.pred, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto p = rebuild(x);
+          return expr::where<decltype(p), B>{p, e.body};
+        });
+      });
+    } else {
+      hoist_first(e.body, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto b = rebuild(x);
+          return expr::where<P, decltype(b)>{e.pred, b};
+        });
+      });
+    }
+  } else if constexpr (requires { []<class I, class B>(const expr::sum<I, B>&) {}(e); }) {
+    [&]<class I, class B>(const expr::sum<I, B>& n) {
+      hoist_first(n.body, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto b = rebuild(x);
+          return expr::sum<I, decltype(b)>{b};
+        });
+      });
+    }(e);
+  } else if constexpr (requires { []<class I, class B>(const expr::expand<I, B>&) {}(e); }) {
+    [&]<class I, class B>(const expr::expand<I, B>& n) {
+      hoist_first(n.body, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto b = rebuild(x);
+          return expr::expand<I, decltype(b)>{b};
+        });
+      });
+    }(e);
+  } else {  // map: one or two operands
+    [&]<class F, class... Es>(const expr::map<F, Es...>& n) {
+      if constexpr (sizeof...(Es) == 1) {
+        hoist_first(std::get<0>(n.args), [&](const auto& s, auto rebuild) {
+          k(s, [&, rebuild](const auto& x) {
+            auto a = rebuild(x);
+            return expr::map<F, decltype(a)>{n.f, {a}};
+          });
+        });
+      } else {
+        using A = std::tuple_element_t<0, std::tuple<Es...>>;
+        using B = std::tuple_element_t<1, std::tuple<Es...>>;
+        if constexpr (has_hoistable_v<A>) {
+          hoist_first(std::get<0>(n.args), [&](const auto& s, auto rebuild) {
+            k(s, [&, rebuild](const auto& x) {
+              auto a = rebuild(x);
+              return expr::map<F, decltype(a), B>{n.f, {a, std::get<1>(n.args)}};
+            });
+          });
+        } else {
+          hoist_first(std::get<1>(n.args), [&](const auto& s, auto rebuild) {
+            k(s, [&, rebuild](const auto& x) {
+              auto b = rebuild(x);
+              return expr::map<F, A, decltype(b)>{n.f, {std::get<0>(n.args), b}};
+            });
+          });
+        }
+      }
+    }(e);
+  }
+}
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_HOIST_HPP
+// ---- end <loom/rewrite/hoist.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::plan {
+
+namespace detail {
+
+template <class T>
+std::string tensor_label(const T& t, std::size_t ordinal) {
+  return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
+}
+
+template <class... Is>
+std::string index_list() {
+  std::string s;
+  ((s += (s.empty() ? "" : ",") + std::string(Is::name)), ...);
+  return s;
+}
+
+/// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
+template <class E>
+std::string to_string(const E& e, std::size_t& ordinal) {
+  if constexpr (requires { e.tensor; }) {
+    return [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
+      return tensor_label(*a.tensor, ordinal++) + "(" + index_list<Is...>() + ")";
+    }(e);
+  } else if constexpr (requires { e.value; }) {
+    std::ostringstream s;
+    if constexpr (requires { s << e.value; }) s << e.value;
+    else if constexpr (requires { s << e.value.value; }) s << e.value.value;
+    else s << "literal";
+    return s.str();
+  } else if constexpr (requires { e.lhs; e.rhs; }) {
+    constexpr bool is_add = requires { []<class L, class R>(const expr::add<L, R>&) {}(e); };
+    std::string l = to_string(e.lhs, ordinal);
+    std::string r = to_string(e.rhs, ordinal);
+    return is_add ? "(" + l + " + " + r + ")" : l + " * " + r;
+  } else if constexpr (requires { e.pred; e.body; }) {
+    std::string p = to_string(e.pred, ordinal);
+    return "where(" + p + ", " + to_string(e.body, ordinal) + ")";
+  } else if constexpr (requires { e.args; }) {
+    using F = decltype(e.f);
+    std::string name = "f";
+    if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
+    std::vector<std::string> args;
+    std::apply([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); }, e.args);
+    if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
+    if (name == "-") return "-" + args[0];
+    if constexpr (requires { e.f.divisor; }) {
+      std::ostringstream d;
+      d << e.f.divisor;
+      return args[0] + " / " + d.str();
+    }
+    std::string s = "map(" + name;
+    for (auto& a : args) s += ", " + a;
+    return s + ")";
+  } else {
+    return [&]<template <class, class> class Node, class I, class B>(const Node<I, B>& n) {
+      const bool is_sum = std::is_same_v<Node<I, B>, expr::sum<I, B>>;
+      return std::string(is_sum ? "sum(" : "expand(") + std::string(I::name) + ", " +
+             to_string(n.body, ordinal) + ")";
+    }(e);
+  }
+}
+
+}  // namespace detail
+
+namespace detail {
+template <class P, class Lhs, class Rhs>
+std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& preamble) {
+  using order = typename P::order;
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  std::ostringstream s;
+  std::size_t ordinal = 0;
+  const std::string out_name = lhs.tensor->name().empty() ? "out" : lhs.tensor->name();
+  std::string kernel = detail::to_string(rhs, ordinal);
+  s << "kernel: " << out_name << "(" <<
+      [&]<class T, class... Is>(const expr::access<T, Is...>&) { return detail::index_list<Is...>(); }(lhs)
+    << ") = " << kernel << "\n" << preamble;
+
+  // operands
+  struct operand_info {
+    std::string label, format;
+    bool dense = false, transposed = false;
+    std::vector<std::size_t> level_depth;   // depth iterated by each stored level
+    std::vector<std::string> level_kind;
+    std::vector<char> level_probe;  // random access, not full (hashed, bitmap, banded, user)
+    std::vector<char> level_full;   // random access and full: located like a dense level
+    std::vector<char> level_role;   // 'i' iterated, 'm' co-iterated, 'l' located (per level)
+    std::vector<std::string> level_peers;  // the other operands at that level's loop
+    std::int64_t nnz = 0;
+    // a storage mapping's account of how its loops were fused (format/mapping/)
+    std::string (*mapping_explain)(const std::string&, const std::vector<char>&,
+                                   const std::vector<std::string>&,
+                                   const std::vector<std::string>&) = nullptr;
+  };
+  std::vector<operand_info> ops;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    using A = std::remove_cvref_t<decltype(a)>;
+    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+    using F = typename tensor_t::format_type;
+    operand_info info;
+    info.label = detail::tensor_label(*a.tensor, k);
+    info.format = format_name<F>();
+    info.dense = F::all_dense;
+    info.transposed = P::chosen.transposed[k];
+    info.nnz = a.tensor->nnz();
+    [&]<class T, class... Is>(const expr::access<T, Is...>*) {
+      constexpr std::array<std::size_t, sizeof...(Is)> depth_by_mode{
+          boost::mp11::mp_find<order, Is>::value...};
+      std::array<std::size_t, sizeof...(Is)> modes{};
+      for (std::size_t k2 = 0; k2 < modes.size(); ++k2) modes[k2] = F::modes[k2];
+      if (F::all_dense || info.transposed)
+        std::sort(modes.begin(), modes.end(),
+                  [&](std::size_t x, std::size_t y) { return depth_by_mode[x] < depth_by_mode[y]; });
+      std::size_t level = 0;
+      boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
+          [&](auto l) {
+            using L = typename decltype(l)::type;
+            info.level_depth.push_back(depth_by_mode[modes[level]]);
+            info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
+            info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
+                                       !L::properties.full);
+            info.level_full.push_back(L::properties.random_access && L::properties.full);
+            if constexpr (requires { &L::definition::explain; })
+              info.mapping_explain = &L::definition::explain;
+            ++level;
+          });
+      info.level_role.assign(info.level_depth.size(), 'i');
+      info.level_peers.assign(info.level_depth.size(), "");
+    }(static_cast<const A*>(nullptr));
+    ops.push_back(std::move(info));
+  });
+
+  s << "operands:";
+  if (ops.empty()) s << " none";
+  for (const auto& o : ops) s << " " << o.label << " [" << o.format << ", " << o.nnz << " stored]";
+  s << "\n";
+
+  std::vector<std::string> names;
+  boost::mp11::mp_for_each<order>([&](auto i) { names.push_back(std::string(decltype(i)::name)); });
+  using out_indices = expr::free_indices_t<Lhs>;
+  s << "attribute order: ";
+  for (std::size_t d = 0; d < names.size(); ++d) s << (d ? ", " : "") << names[d];
+  s << "  (concordant with every sparse operand" << (P::any_transposed ? " after transposition" : "")
+    << ")\n";
+
+  for (std::size_t d = 0; d < names.size(); ++d) {
+    bool is_free = false;
+    boost::mp11::mp_for_each<out_indices>([&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
+    std::vector<std::string> iterate, locate, probe;
+    using slot = std::pair<std::size_t, std::size_t>;  // (operand, level)
+    std::vector<slot> iterate_at, locate_at, probe_at;
+    for (std::size_t q = 0; q < ops.size(); ++q) {
+      const auto& o = ops[q];
+      for (std::size_t l = 0; l < o.level_depth.size(); ++l) {
+        if (o.level_depth[l] != d) continue;
+        const bool random = o.level_kind[l].rfind("dense", 0) == 0 || o.level_full[l];
+        (random ? locate : o.level_probe[l] ? probe : iterate)
+            .push_back(o.label + " (" + o.level_kind[l] + ")");
+        (random ? locate_at : o.level_probe[l] ? probe_at : iterate_at).push_back({q, l});
+      }
+    }
+    // a product probes a random-access level while another operand is iterated (make_mul);
+    // with nothing else to iterate, the first one is iterated
+    if (iterate.empty() && !probe.empty()) {
+      iterate.push_back(probe.front());
+      probe.erase(probe.begin());
+      iterate_at.push_back(probe_at.front());
+      probe_at.erase(probe_at.begin());
+    }
+    if (iterate.empty() && !locate.empty() && !locate_at.empty()) {
+      const auto [q, l] = locate_at.front();  // a full mapped level with no one to iterate
+      if (ops[q].level_full[l] && ops[q].level_kind[l].rfind("dense", 0) != 0) {
+        iterate.push_back(locate.front());
+        locate.erase(locate.begin());
+        iterate_at.push_back(locate_at.front());
+        locate_at.erase(locate_at.begin());
+      }
+    }
+    locate.insert(locate.end(), probe.begin(), probe.end());
+    locate_at.insert(locate_at.end(), probe_at.begin(), probe_at.end());
+    for (const auto& [q, l] : iterate_at) {
+      ops[q].level_role[l] = iterate_at.size() > 1 ? 'm' : 'i';
+      for (const auto& [r, m] : iterate_at)
+        if (r != q) ops[q].level_peers[l] += (ops[q].level_peers[l].empty() ? "" : ", ") + ops[r].label;
+    }
+    for (const auto& [q, l] : locate_at) {
+      ops[q].level_role[l] = 'l';
+      for (const auto& [r, m] : iterate_at)
+        ops[q].level_peers[l] += (ops[q].level_peers[l].empty() ? "" : ", ") + ops[r].label;
+      if (ops[q].level_peers[l].empty()) ops[q].level_peers[l] = "the loop over its extent";
+    }
+    s << "  loop " << names[d] << (is_free ? " [free]" : " [summed]") << ": ";
+    if (iterate.empty() && locate.empty()) {
+      s << "no operand uses it: dense counted loop over its extent";
+    } else if (iterate.empty()) {
+      s << "dense counted loop; locate";
+      for (auto& x : locate) s << " " << x;
+    } else {
+      s << (iterate.size() == 1 ? "iterate " : "co-iterate (intersection by leapfrog with galloping seek where multiplied, lexicographic union where added) ");
+      for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
+      if (!locate.empty()) {
+        s << "; locate";
+        for (auto& x : locate) s << " " << x;
+      }
+    }
+    if (!is_free) {
+      bool free_below = false;
+      for (std::size_t e = d + 1; e < names.size(); ++e)
+        boost::mp11::mp_for_each<out_indices>(
+            [&](auto i) { free_below = free_below || names[e] == decltype(i)::name; });
+      s << (free_below ? "; sum into the output" : "; accumulate in a register");
+    }
+    s << "\n";
+  }
+  for (const auto& o : ops) {
+    if (!o.mapping_explain || o.transposed) continue;
+    std::vector<std::string> loop_names;  // the program's index at each level
+    for (std::size_t depth : o.level_depth) loop_names.push_back(names[depth]);
+    s << o.mapping_explain(o.label, o.level_role, o.level_peers, loop_names);
+  }
+  for (const auto& o : ops)
+    if (o.transposed)
+      s << "transpose: " << o.label << " is copied from " << o.format
+        << " into a concordant mode order before the loops (no concordant order exists)\n";
+  using out_format = typename out_t::format_type;
+  s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
+  if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";
+  else if constexpr (P::output_in_order) s << "assembled by in-order append";
+  else s << "assembled through a workspace (entries gathered, sorted, merged)";
+  s << "\n";
+  return s.str();
+}
+}  // namespace detail
+
+/// A description of the plan loom compiles for `lhs = rhs`, e.g.
+/// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
+template <class Lhs, class R>
+std::string explain(const Lhs& lhs, const R& rhs_operand) {
+  const auto rewritten = rewrite::for_kernel(expr::as_expr(rhs_operand));  // as the evaluator does
+  const auto rhs = rewritten.expr;
+  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using fired = typename decltype(rewritten)::fired;
+  std::string rules =
+      boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
+  if constexpr (rewrite::has_hoistable_v<Rhs>) {  // the evaluator computes it first (hoist.hpp)
+    rewrite::hoist_first(rhs, [&](const auto& s, auto) {
+      std::size_t ordinal = 0;
+      rules += "hoisted: " + detail::to_string(s, ordinal) + " is computed once, before the loops below\n";
+    });
+  }
+  using P0 = order_plan<Lhs, Rhs>;
+  constexpr std::size_t n = plan_candidates<Lhs, Rhs>::count;
+  if constexpr (n > 1) {
+    loom::statistics_cache stats;
+    const optimize::plan_choice choice = optimize::choose_plan(lhs, rhs, stats);
+    std::ostringstream pre;
+    pre << rules << "candidates (" << n << " instantiated, at most " << max_plan_candidates
+        << "; LOOM_MAX_PLAN_CANDIDATES), costed at run time from statistics:\n";
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
+      using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
+      std::string moved;
+      expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+        if (P::chosen.transposed[k]) moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, k);
+      });
+      std::string names;
+      boost::mp11::mp_for_each<typename P::order>(
+          [&](auto i) { names += (names.empty() ? "" : ",") + std::string(decltype(i)::name); });
+      pre << "  " << (c == choice.chosen ? "* " : "  ") << "#" << c << " order " << names;
+      if (!moved.empty()) pre << "; transpose " << moved;
+      pre << ": estimated cost " << static_cast<std::int64_t>(choice.cost[c] + 0.5) << "\n";
+    });
+    pre << "statistics:";
+    expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+      using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+      pre << " " << detail::tensor_label(*a.tensor, k);
+      if constexpr (tensor_t::format_type::all_dense) {
+        pre << " [dense]";
+      } else {
+        const auto& st = stats.get(*a.tensor);
+        pre << " [nnz " << st.nnz << ", max degree per mode";
+        for (auto d : st.max_degree) pre << " " << d;
+        pre << "]";
+      }
+    });
+    pre << "\nchosen: candidate #" << choice.chosen << ", the cheapest (*)\n";
+    std::string out;
+    boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
+      out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+          lhs, rhs, pre.str());
+    });
+    return out;
+  }
+  return detail::explain_plan<P0>(lhs, rhs, rules);
+}
+
+}  // namespace loom::plan
+
+namespace loom {
+using plan::explain;
+
+/// An expression in index notation, with tensor names (T0, T1, ... for unnamed ones):
+/// `loom::to_string(sum(j, A(i, j) * x(j)))` gives "sum(j, A(i,j) * x(j))".
+template <expr::operand E>
+std::string to_string(const E& e) {
+  std::size_t ordinal = 0;
+  return plan::detail::to_string(expr::as_expr(e), ordinal);
+}
+}  // namespace loom
+
+#endif  // LOOM_PLAN_EXPLAIN_HPP
+// ---- end <loom/plan/explain.hpp>
 // ---- begin <loom/stream/evaluate.hpp>
 // Defines evaluation: `out(i...) = e`, `out(i...) += e` and loom::eval(e). Checks the kernel,
 // picks the plan, binds (transposed) operands, lowers to streams and runs them (stream/).
@@ -5223,286 +8310,458 @@ std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
 #ifndef LOOM_STREAM_EVALUATE_HPP
 #define LOOM_STREAM_EVALUATE_HPP
 
-// ---- begin <loom/format/format_name.hpp>
-// Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
+// ---- begin <loom/parallel/run.hpp>
+// Defines the parallel run loops: a kernel's outermost loop split into chunks of its index
+// range, each chunk driving its own copy of the stream tree into a slice of a dense output,
+// into per-thread or per-chunk partial results (reductions over the outer index), or into its
+// own entry list (sparse outputs, concatenated in order) (parallel/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_FORMAT_NAME_HPP
-#define LOOM_FORMAT_FORMAT_NAME_HPP
+//
+//  case table, by the root stream (depth 0) and the output:
+//  | root at depth 0 | dense output                          | sparse output                  |
+//  |-----------------|---------------------------------------|--------------------------------|
+//  | free index      | chunks write disjoint output elements | outer index = output level 0:  |
+//  |                 | (bit-identical to serial)             | entries per chunk, concatenated|
+//  |                 |                                       | in chunk order (= serial)      |
+//  | summed index    | partials per thread (or per chunk in  | serial                         |
+//  |                 | deterministic mode) folded in order   |                                |
+#ifndef LOOM_PARALLEL_RUN_HPP
+#define LOOM_PARALLEL_RUN_HPP
 
+// ---- begin <loom/parallel/partition.hpp>
+// Defines the partition of a kernel's outermost loop into chunks of about equal work: by the
+// positions of the largest operand whose first level the outer loop iterates (rows balanced by
+// stored entries), else evenly (parallel/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PARALLEL_PARTITION_HPP
+#define LOOM_PARALLEL_PARTITION_HPP
 
-#include <string>
-#include <type_traits>
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace loom::parallel {
+
+/// Chunk c of the outer loop covers the indices [bounds[c], bounds[c+1]); no chunk is empty.
+struct partition {
+  std::vector<std::int64_t> bounds{0};
+  std::size_t chunks() const { return bounds.size() - 1; }
+  std::int64_t lo(std::size_t c) const { return bounds[c]; }
+  std::int64_t hi(std::size_t c) const { return bounds[c + 1]; }
+};
+
+namespace detail {
+
+// The x in [lo, hi] whose f(x) is nearest to target (f non-decreasing; ties: the smaller x), so
+// that a heavy row goes to a chunk of its own rather than with every row before it.
+template <class F>
+std::int64_t nearest(std::int64_t lo, std::int64_t hi, std::int64_t target, const F& f) {
+  const std::int64_t first = lo;
+  while (lo < hi) {  // first x with f(x) >= target, else hi
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (f(mid) < target) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo > first && target - f(lo - 1) <= f(lo) - target) return lo - 1;
+  return lo;
+}
+
+inline partition finish(std::vector<std::int64_t> b, std::int64_t extent) {
+  b.front() = 0;
+  b.back() = extent;
+  for (std::size_t c = 1; c < b.size(); ++c) b[c] = std::clamp(b[c], b[c - 1], extent);
+  b.erase(std::unique(b.begin(), b.end()), b.end());
+  partition p;
+  p.bounds = std::move(b);
+  if (p.bounds.size() < 2) p.bounds = {0, extent};
+  return p;
+}
+
+}  // namespace detail
+
+/// `chunks` ranges of [0, extent) of equal length.
+inline partition split_evenly(std::int64_t extent, std::size_t chunks) {
+  std::vector<std::int64_t> b(chunks + 1);
+  for (std::size_t c = 0; c <= chunks; ++c)
+    b[c] = static_cast<std::int64_t>(static_cast<__int128>(extent) * static_cast<__int128>(c) /
+                                     static_cast<__int128>(chunks));
+  return detail::finish(std::move(b), extent);
+}
+
+/// Splits the outer loop by the stored entries of tensor `t`, whose level 0 that loop iterates:
+/// the work of a row is its entries on level 1 plus one (a dense or compressed level 0 above a
+/// compressed level 1: CSR, DCSR, CSF; a non-unique level 0: COO). Other levels: evenly.
+template <class Tensor>
+partition split_by_entries(const Tensor& t, std::int64_t extent, std::size_t chunks) {
+  const auto& l0 = t.template level<0>();
+  std::vector<std::int64_t> b(chunks + 1, 0);
+  auto targets = [&](std::int64_t total, auto&& locate) {
+    for (std::size_t c = 1; c < chunks; ++c)
+      b[c] = locate(static_cast<std::int64_t>(static_cast<__int128>(total) * c / chunks));
+  };
+  // entries below position q of level 0 (level 1's pos array when it has one)
+  auto below = [&](std::int64_t q) -> std::int64_t {
+    if constexpr (Tensor::order >= 2) {
+      const auto& l1 = t.template level<1>();
+      if constexpr (requires { l1.pos[0]; }) return static_cast<std::int64_t>(l1.pos[q]);
+    }
+    return q;
+  };
+  if constexpr (requires { l0.pos[0]; l0.crd[0]; }) {  // compressed level 0: rows are crd[q]
+    const std::int64_t first = l0.pos.empty() ? 0 : static_cast<std::int64_t>(l0.pos[0]);
+    const std::int64_t last = l0.pos.empty() ? 0 : static_cast<std::int64_t>(l0.pos[1]);
+    if (last <= first) return split_evenly(extent, chunks);
+    auto cum = [&](std::int64_t q) { return below(q) + q; };
+    const std::int64_t base = cum(first), total = cum(last) - base;
+    targets(total, [&](std::int64_t w) {
+      const std::int64_t q = detail::nearest(first, last, base + w, cum);
+      return q < last ? static_cast<std::int64_t>(l0.crd[static_cast<std::size_t>(q)]) : extent;
+    });
+    return detail::finish(std::move(b), extent);
+  } else if constexpr (requires { l0.extent; }) {  // dense level 0: rows are positions
+    if constexpr (Tensor::order >= 2) {
+      const auto& l1 = t.template level<1>();
+      if constexpr (requires { l1.pos[0]; }) {
+        if (static_cast<std::int64_t>(l1.pos.size()) < extent + 1) return split_evenly(extent, chunks);
+        auto cum = [&](std::int64_t r) { return below(r) + r; };
+        const std::int64_t total = cum(extent);
+        targets(total, [&](std::int64_t w) { return detail::nearest(0, extent, w, cum); });
+        return detail::finish(std::move(b), extent);
+      }
+    }
+    return split_evenly(extent, chunks);
+  } else {
+    return split_evenly(extent, chunks);
+  }
+}
+
+}  // namespace loom::parallel
+
+#endif  // LOOM_PARALLEL_PARTITION_HPP
+// ---- end <loom/parallel/partition.hpp>
+// ---- begin <loom/parallel/settings.hpp>
+// Defines loom's parallel-execution settings: the thread count, the deterministic mode and the
+// work below which kernels stay serial; process-wide, with a per-thread scoped override
+// (parallel/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PARALLEL_SETTINGS_HPP
+#define LOOM_PARALLEL_SETTINGS_HPP
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <thread>
 
 namespace loom {
 
-/// "csr", "dcsc", ... for the standard aliases; otherwise "format<dense,compressed>::ordered<1,0>".
-template <storage_format F>
-std::string format_name() {
-  if constexpr (std::is_same_v<F, csr>) return "csr";
-  else if constexpr (std::is_same_v<F, csc>) return "csc";
-  else if constexpr (std::is_same_v<F, dcsr>) return "dcsr";
-  else if constexpr (std::is_same_v<F, dcsc>) return "dcsc";
-  else if constexpr (std::is_same_v<F, coo>) return "coo";
-  else if constexpr (std::is_same_v<F, dense_vector>) return "dense_vector";
-  else if constexpr (std::is_same_v<F, sparse_vector>) return "sparse_vector";
-  else if constexpr (std::is_same_v<F, dense_matrix>) return "dense_matrix";
-  else {
-    std::string s = "format<";
-    bool first = true;
-    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
-        [&](auto level) {
-          s += (first ? "" : ",") + std::string(decltype(level)::type::name);
-          first = false;
-        });
-    s += ">";
-    bool identity = true;
-    for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
-    if (!identity) {
-      s += "::ordered<";
-      for (std::size_t k = 0; k < F::order; ++k) s += (k ? "," : "") + std::to_string(F::modes[k]);
-      s += ">";
-    }
-    return s;
+/// How kernels run on several threads (docs/parallel.md).
+struct parallel_options {
+  /// Threads a kernel may use; 1 runs the serial loop nest unchanged. 0 means "the default":
+  /// $LOOM_NUM_THREADS when set, else std::thread::hardware_concurrency().
+  int threads = 0;
+  /// Reductions over the outermost loop are combined per data-determined chunk, in chunk order,
+  /// so results are bit-identical for every thread count (1 included). Off: per-thread partials.
+  bool deterministic = false;
+  /// Kernels whose work estimate (stored entries of the operands plus the outer extent) is
+  /// below this stay serial. Default: $LOOM_PARALLEL_MIN_WORK when set, else 32768.
+  std::int64_t min_work = -1;
+  /// The work per chunk aimed at when the outer loop is split (at most 256 chunks, at most one
+  /// per outer index). Default: $LOOM_PARALLEL_CHUNK_WORK when set, else 16384.
+  std::int64_t chunk_work = -1;
+};
+
+namespace parallel::detail {
+
+inline int env_int(const char* name, int fallback) {
+  if (const char* v = std::getenv(name)) {
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (end != v && n >= 0 && n < (1 << 16)) return static_cast<int>(n);
   }
+  return fallback;
 }
+
+inline int default_threads() {
+  static const int n = [] {
+    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int env = env_int("LOOM_NUM_THREADS", 0);
+    return env > 0 ? env : hw;
+  }();
+  return n;
+}
+
+inline std::int64_t default_min_work() {
+  static const std::int64_t n = env_int("LOOM_PARALLEL_MIN_WORK", 32768);
+  return n;
+}
+
+inline std::int64_t default_chunk_work() {
+  static const std::int64_t n = std::max(1, env_int("LOOM_PARALLEL_CHUNK_WORK", 16384));
+  return n;
+}
+
+inline bool default_deterministic() {
+  static const bool d = env_int("LOOM_DETERMINISTIC", 0) != 0;
+  return d;
+}
+
+struct global_settings {
+  std::atomic<int> threads{0};
+  std::atomic<int> deterministic{-1};  // -1: the environment's default
+  std::atomic<std::int64_t> min_work{-1};
+  std::atomic<std::int64_t> chunk_work{-1};
+};
+inline global_settings& globals() {
+  static global_settings g;
+  return g;
+}
+inline thread_local std::optional<parallel_options> scoped_override{};
+
+}  // namespace parallel::detail
+
+/// Sets the number of threads kernels may use (process-wide); 0 restores the default
+/// ($LOOM_NUM_THREADS, else all hardware threads). `loom::set_num_threads(1)` is serial.
+inline void set_num_threads(int n) {
+  parallel::detail::globals().threads.store(std::max(0, n), std::memory_order_relaxed);
+}
+
+/// The options in effect on the calling thread, defaults resolved (threads >= 1, min_work >= 0,
+/// chunk_work >= 1).
+inline parallel_options current_parallel_options() {
+  namespace d = parallel::detail;
+  parallel_options o;
+  const int t = d::globals().threads.load(std::memory_order_relaxed);
+  o.threads = t > 0 ? t : d::default_threads();
+  const int det = d::globals().deterministic.load(std::memory_order_relaxed);
+  o.deterministic = det < 0 ? d::default_deterministic() : det != 0;
+  const std::int64_t w = d::globals().min_work.load(std::memory_order_relaxed);
+  o.min_work = w >= 0 ? w : d::default_min_work();
+  const std::int64_t cw = d::globals().chunk_work.load(std::memory_order_relaxed);
+  o.chunk_work = cw > 0 ? cw : d::default_chunk_work();
+  if (const auto& s = d::scoped_override) {
+    if (s->threads > 0) o.threads = s->threads;
+    o.deterministic = s->deterministic;
+    if (s->min_work >= 0) o.min_work = s->min_work;
+    if (s->chunk_work > 0) o.chunk_work = s->chunk_work;
+  }
+  return o;
+}
+
+/// The number of threads a kernel started on this thread may use (>= 1).
+inline int num_threads() { return current_parallel_options().threads; }
+
+/// Turns the deterministic mode on or off (process-wide; default $LOOM_DETERMINISTIC, else off).
+inline void set_deterministic(bool on) {
+  parallel::detail::globals().deterministic.store(on ? 1 : 0, std::memory_order_relaxed);
+}
+inline bool deterministic() { return current_parallel_options().deterministic; }
+
+/// Sets the work below which kernels stay serial (process-wide); -1 restores the default.
+inline void set_parallel_min_work(std::int64_t work) {
+  parallel::detail::globals().min_work.store(std::max<std::int64_t>(-1, work),
+                                             std::memory_order_relaxed);
+}
+
+/// Sets the work per chunk of split loops (process-wide); -1 restores the default.
+inline void set_parallel_chunk_work(std::int64_t work) {
+  parallel::detail::globals().chunk_work.store(work > 0 ? work : -1, std::memory_order_relaxed);
+}
+
+/// Sets every option at once (process-wide); fields at their defaults restore the default.
+inline void set_parallel_options(const parallel_options& o) {
+  set_num_threads(o.threads);
+  set_deterministic(o.deterministic);
+  set_parallel_min_work(o.min_work);
+  set_parallel_chunk_work(o.chunk_work);
+}
+
+/// Overrides the options for kernels started on the current thread while it lives:
+/// `{ loom::parallel_scope s({.threads = 4, .deterministic = true}); y(i) = ...; }`.
+/// Fields left at their defaults (threads 0, min_work -1) keep the process-wide value.
+class parallel_scope {
+ public:
+  explicit parallel_scope(const parallel_options& o)
+      : saved_(parallel::detail::scoped_override) {
+    parallel::detail::scoped_override = o;
+  }
+  parallel_scope(const parallel_scope&) = delete;
+  parallel_scope& operator=(const parallel_scope&) = delete;
+  ~parallel_scope() { parallel::detail::scoped_override = saved_; }
+
+ private:
+  std::optional<parallel_options> saved_;
+};
 
 }  // namespace loom
 
-#endif  // LOOM_FORMAT_FORMAT_NAME_HPP
-// ---- end <loom/format/format_name.hpp>
-// ---- begin <loom/plan/checks.hpp>
-// Defines the compile-time checks of an assignment `lhs = rhs`; each failing check names the
-// index variable involved (plan/).
+#endif  // LOOM_PARALLEL_SETTINGS_HPP
+// ---- end <loom/parallel/settings.hpp>
+// ---- begin <loom/parallel/thread_pool.hpp>
+// Defines loom's thread pool: std::jthread workers started on first use, which run the chunks
+// of one parallel loop at a time, the calling thread taking part (parallel/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PLAN_CHECKS_HPP
-#define LOOM_PLAN_CHECKS_HPP
+#ifndef LOOM_PARALLEL_THREAD_POOL_HPP
+#define LOOM_PARALLEL_THREAD_POOL_HPP
 
-
-#include <boost/mp11/algorithm.hpp>
+#include <atomic>
+#include <condition_variable>
 #include <cstddef>
-#include <utility>
-#include <boost/mp11/bind.hpp>
-#include <boost/mp11/set.hpp>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <vector>
 
-namespace loom::diag {
-/// An index name as a character pack, so that both GCC and Clang print it readably
-/// (`name<'j'>`) inside the diagnostics below.
-template <char... Cs>
-struct name {};
-namespace detail {
-template <class I, class Seq>
-struct name_of_impl;
-template <class I, std::size_t... Ks>
-struct name_of_impl<I, std::index_sequence<Ks...>> {
-  using type = name<I::name[Ks]...>;
-};
-}  // namespace detail
-template <class I>
-using name_of = typename detail::name_of_impl<I, std::make_index_sequence<I::name.size()>>::type;
-
-// Undefined templates named as sentences: instantiating one prints the offending index
-// (STYLE H13). Do not define them.
-template <class Index>
-struct output_index_not_bound_by_any_input;
-template <class Index>
-struct product_of_sums_over_the_same_index_cannot_be_lifted;
-template <class Index>
-struct index_is_free_on_the_right_but_not_on_the_left_sum_over_it;
-template <class Index>
-struct output_index_repeated;
-template <class Index>
-struct index_repeated_within_one_access;
-template <class Index>
-struct index_both_summed_and_free_in_one_scope;
-template <class Index>
-struct index_summed_twice;
-template <class Index, class ExtentA, class ExtentB>
-struct index_used_with_two_different_static_extents;
-}  // namespace loom::diag
-
-namespace loom::plan {
-
-using boost::mp11::mp_list;
+namespace loom::parallel {
 
 namespace detail {
-template <class L, class R>
-using intersect = boost::mp11::mp_copy_if_q<L, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, R>>;
+// Whether the current thread runs a chunk of a parallel loop (nested loops then run serially).
+inline thread_local bool inside_parallel_loop = false;
 
-// first index bound in one operand of a node and free in the other, or void
-template <class E>
-struct scope_clash {
-  using type = mp_list<>;
-};
-template <class L, class R>
-struct pair_clash {
-  using here = boost::mp11::mp_append<
-      intersect<boost::mp11::mp_unique<expr::summed_indices_t<L>>, expr::free_indices_t<R>>,
-      intersect<expr::free_indices_t<L>, boost::mp11::mp_unique<expr::summed_indices_t<R>>>>;
-  using type = boost::mp11::mp_append<here, typename scope_clash<L>::type,
-                                      typename scope_clash<R>::type>;
-};
-template <class L, class R>
-struct scope_clash<expr::add<L, R>> : pair_clash<L, R> {};
-template <class L, class R>
-struct scope_clash<expr::mul<L, R>> : pair_clash<L, R> {};
-template <class L, class R>
-struct scope_clash<expr::where<L, R>> : pair_clash<L, R> {};
-template <class F, class A, class B>
-struct scope_clash<expr::map<F, A, B>> : pair_clash<A, B> {};
-template <class F, class A>
-struct scope_clash<expr::map<F, A>> : scope_clash<A> {};
-template <class I, class E>
-struct scope_clash<expr::sum<I, E>> : scope_clash<E> {};
-template <class I, class E>
-struct scope_clash<expr::expand<I, E>> : scope_clash<E> {};
+// One parallel loop: chunks [0, count) handed out one at a time (dynamic scheduling: cores
+// shared with other processes still finish together). `call(ctx, chunk, slot)` runs one chunk;
+// slot in [0, threads) identifies the thread (per-thread workspaces are indexed by it).
+struct loop {
+  void (*call)(void*, std::size_t, unsigned) = nullptr;
+  void* ctx = nullptr;
+  std::size_t count = 0;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  std::exception_ptr error;
 
-template <class E>
-struct double_sum {
-  using type = mp_list<>;
-};
-template <class L, class R>
-struct double_sum<expr::add<L, R>> {
-  using type = boost::mp11::mp_append<typename double_sum<L>::type, typename double_sum<R>::type>;
-};
-template <class L, class R>
-struct double_sum<expr::mul<L, R>> : double_sum<expr::add<L, R>> {};
-template <class L, class R>
-struct double_sum<expr::where<L, R>> : double_sum<expr::add<L, R>> {};
-template <class F, class... Es>
-struct double_sum<expr::map<F, Es...>> {
-  using type = boost::mp11::mp_append<mp_list<>, typename double_sum<Es>::type...>;
-};
-template <class I, class E>
-struct double_sum<expr::sum<I, E>> {
-  using here = std::conditional_t<boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value,
-                                  mp_list<I>, mp_list<>>;
-  using type = boost::mp11::mp_append<here, typename double_sum<E>::type>;
-};
-template <class I, class E>
-struct double_sum<expr::expand<I, E>> : double_sum<E> {};
-
-template <class A>
-struct repeated_in_access {
-  using type = mp_list<>;
-};
-template <class T, class... Is>
-struct repeated_in_access<expr::access<T, Is...>> {
-  using all = mp_list<Is...>;
-  template <class I>
-  using repeated = boost::mp11::mp_bool<(boost::mp11::mp_count<all, I>::value > 1)>;
-  using type = boost::mp11::mp_copy_if<all, repeated>;
-};
-template <class List>
-struct repeated_in_list;
-template <class... As>
-struct repeated_in_list<mp_list<As...>> {
-  using type = boost::mp11::mp_append<mp_list<>, typename repeated_in_access<As>::type...>;
-};
-
-// static extents that disagree: mp_list<I, N1, N2> or empty
-template <class Pairs>
-struct extent_clash {
-  template <class P, class Q>
-  using clash = boost::mp11::mp_bool<std::is_same_v<boost::mp11::mp_first<P>, boost::mp11::mp_first<Q>> &&
-                                     !std::is_same_v<boost::mp11::mp_second<P>, boost::mp11::mp_second<Q>>>;
-  template <class P>
-  using clashes_with_any = boost::mp11::mp_any_of_q<Pairs, boost::mp11::mp_bind_front<clash, P>>;
-  using bad = boost::mp11::mp_copy_if<Pairs, clashes_with_any>;
-};
-
-template <class List, class Default = void>
-using first_or = boost::mp11::mp_eval_if<boost::mp11::mp_empty<List>, Default, boost::mp11::mp_front, List>;
-}  // namespace detail
-
-/// The facts behind every check of `lhs = rhs` (no diagnostics here).
-template <class Lhs, class Rhs>
-struct assignment_facts {
-  using out = expr::free_indices_t<Lhs>;
-  using out_all = typename detail::repeated_in_access<Lhs>::type;
-  using rhs_free = expr::free_indices_t<Rhs>;
-  using unbound = boost::mp11::mp_remove_if_q<out, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, rhs_free>>;
-  using unsummed = boost::mp11::mp_remove_if_q<rhs_free, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, out>>;
-  using clash = typename detail::scope_clash<Rhs>::type;
-  using twice = typename detail::double_sum<Rhs>::type;
-  using repeated = typename detail::repeated_in_list<expr::accesses_t<Rhs>>::type;
-  using extents = boost::mp11::mp_append<expr::static_extents_t<Rhs>, expr::static_extents_t<Lhs>>;
-  using extent_bad = typename detail::extent_clash<extents>::bad;
-
-  static constexpr bool output_indices_are_distinct = boost::mp11::mp_empty<out_all>::value;
-  static constexpr bool every_output_index_is_bound = boost::mp11::mp_empty<unbound>::value;
-  static constexpr bool every_free_index_is_an_output = boost::mp11::mp_empty<unsummed>::value;
-  static constexpr bool no_repeated_access_index = boost::mp11::mp_empty<repeated>::value;
-  static constexpr bool scopes_are_clean = boost::mp11::mp_empty<clash>::value;
-  static constexpr bool no_index_summed_twice = boost::mp11::mp_empty<twice>::value;
-  static constexpr bool static_extents_agree = boost::mp11::mp_empty<extent_bad>::value;
-  static constexpr bool valid = output_indices_are_distinct && every_output_index_is_bound &&
-                                every_free_index_is_an_output && no_repeated_access_index &&
-                                scopes_are_clean && no_index_summed_twice && static_extents_agree;
-};
-
-/// Whether `lhs = rhs` may be compiled.
-template <class Lhs, class Rhs>
-inline constexpr bool assignment_is_valid = assignment_facts<Lhs, Rhs>::valid;
-
-/// Reports the first mistake of `lhs = rhs`: a static_assert with the fix, then an undefined
-/// template naming the index (STYLE H13). Instantiate only when `assignment_is_valid` is false.
-template <class Lhs, class Rhs>
-void report_assignment_errors() {
-  using F = assignment_facts<Lhs, Rhs>;
-  if constexpr (!F::output_indices_are_distinct) {
-    static_assert(F::output_indices_are_distinct,
-                  "loom::assign: an index appears twice on the left-hand side; use distinct "
-                  "indices for the output's modes");
-    diag::output_index_repeated<diag::name_of<boost::mp11::mp_front<typename F::out_all>>>{};
-  } else if constexpr (!F::every_output_index_is_bound) {
-    static_assert(F::every_output_index_is_bound,
-                  "loom::assign: an output index does not appear on the right-hand side; add it "
-                  "to an input access or use loom::expand");
-    diag::output_index_not_bound_by_any_input<diag::name_of<boost::mp11::mp_front<typename F::unbound>>>{};
-  } else if constexpr (!F::every_free_index_is_an_output) {
-    static_assert(F::every_free_index_is_an_output,
-                  "loom::assign: an index is free on the right-hand side but not on the left; "
-                  "sum over it with loom::sum(index, ...) or add it to the output");
-    diag::index_is_free_on_the_right_but_not_on_the_left_sum_over_it<
-        diag::name_of<boost::mp11::mp_front<typename F::unsummed>>>{};
-  } else if constexpr (!F::no_repeated_access_index) {
-    static_assert(F::no_repeated_access_index,
-                  "loom: an access uses the same index for two modes (a diagonal); this is not "
-                  "supported yet");
-    diag::index_repeated_within_one_access<diag::name_of<boost::mp11::mp_front<typename F::repeated>>>{};
-  } else if constexpr (!F::scopes_are_clean) {
-    static_assert(F::scopes_are_clean,
-                  "loom::sum: an index is summed in one operand and free in the other; rename "
-                  "the summation index");
-    diag::index_both_summed_and_free_in_one_scope<diag::name_of<boost::mp11::mp_front<typename F::clash>>>{};
-  } else if constexpr (!F::no_index_summed_twice) {
-    static_assert(F::no_index_summed_twice,
-                  "loom::sum: an index is summed inside a sum over the same index; rename one");
-    diag::index_summed_twice<diag::name_of<boost::mp11::mp_front<typename F::twice>>>{};
-  } else if constexpr (!F::static_extents_agree) {
-    static_assert(F::static_extents_agree,
-                  "loom: an index is used with two different static extents; make the fixed "
-                  "extents of the dense levels agree");
-    using extents = typename F::extents;
-    using first = boost::mp11::mp_front<typename F::extent_bad>;
-    using other = boost::mp11::mp_front<boost::mp11::mp_copy_if_q<
-        extents, boost::mp11::mp_bind_front<detail::extent_clash<extents>::template clash, first>>>;
-    diag::index_used_with_two_different_static_extents<diag::name_of<boost::mp11::mp_first<first>>,
-                                                       boost::mp11::mp_second<first>,
-                                                       boost::mp11::mp_second<other>>{};
+  void work(unsigned slot) {
+    inside_parallel_loop = true;
+    for (;;) {
+      const std::size_t c = next.fetch_add(1, std::memory_order_relaxed);
+      if (c >= count) break;
+      if (failed.load(std::memory_order_relaxed)) continue;
+      try {
+        call(ctx, c, slot);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        failed.store(true, std::memory_order_relaxed);
+      }
+    }
+    inside_parallel_loop = false;
   }
+};
+}  // namespace detail
+
+/// The process-wide pool. Workers sleep on a condition variable between loops (no spinning:
+/// the cores may be shared). One loop runs at a time; a loop started while another runs (from a
+/// second user thread), or from inside a chunk, runs serially on its caller.
+class thread_pool {
+ public:
+  static thread_pool& instance() {
+    static thread_pool pool;
+    return pool;
+  }
+
+  thread_pool() = default;
+  thread_pool(const thread_pool&) = delete;
+  thread_pool& operator=(const thread_pool&) = delete;
+  ~thread_pool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    workers_.clear();  // jthreads join
+  }
+
+  /// Runs `body(chunk, slot)` for every chunk in [0, chunks) on up to `threads` threads, the
+  /// caller being slot 0; returns when all chunks are done and rethrows the first exception.
+  template <class F>
+  void run(std::size_t chunks, unsigned threads, F&& body) {
+    using body_type = std::remove_reference_t<F>;
+    detail::loop l;
+    l.call = [](void* ctx, std::size_t c, unsigned slot) {
+      (*static_cast<body_type*>(ctx))(c, slot);
+    };
+    l.ctx = const_cast<void*>(static_cast<const void*>(&body));
+    l.count = chunks;
+    if (threads > chunks) threads = static_cast<unsigned>(chunks);
+    std::unique_lock<std::mutex> busy(run_mutex_, std::defer_lock);
+    if (threads <= 1 || detail::inside_parallel_loop || !busy.try_lock()) {
+      l.work(0);  // serially, on the caller
+    } else {
+      grow(threads - 1);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        loop_ = &l;
+        threads_ = threads;
+        pending_ = threads - 1;
+        ++epoch_;
+      }
+      wake_.notify_all();
+      l.work(0);
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [&] { return pending_ == 0; });
+      loop_ = nullptr;
+    }
+    if (l.error) std::rethrow_exception(l.error);
+  }
+
+  /// Worker threads started so far (the pool grows to the largest thread count asked for).
+  std::size_t workers() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return workers_.size();
+  }
+
+ private:
+  void grow(unsigned count) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    while (workers_.size() < count) {
+      const unsigned slot = static_cast<unsigned>(workers_.size()) + 1;
+      workers_.emplace_back([this, slot] { serve(slot); });
+    }
+  }
+
+  // A worker: waits for a new loop, takes part when its slot is below the loop's thread count.
+  // The loop and its thread count are read under the mutex together with the epoch, so a
+  // worker joins each loop at most once and a loop never waits for a worker it did not count.
+  void serve(unsigned slot) {
+    std::uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return stop_ || epoch_ != seen; });
+      if (stop_) return;
+      seen = epoch_;
+      if (slot >= threads_) continue;
+      detail::loop* l = loop_;
+      lock.unlock();
+      l->work(slot);
+      lock.lock();
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  mutable std::mutex mutex_;
+  std::mutex run_mutex_;
+  std::condition_variable wake_, done_;
+  std::uint64_t epoch_ = 0;
+  detail::loop* loop_ = nullptr;
+  unsigned threads_ = 0, pending_ = 0;
+  bool stop_ = false;
+  std::vector<std::jthread> workers_;  // last member: joined first on destruction
+};
+
+/// Runs `body(chunk, slot)` for chunk in [0, chunks) on up to `threads` threads of the pool.
+template <class F>
+void parallel_for(std::size_t chunks, unsigned threads, F&& body) {
+  thread_pool::instance().run(chunks, threads, body);
 }
 
-}  // namespace loom::plan
+}  // namespace loom::parallel
 
-#endif  // LOOM_PLAN_CHECKS_HPP
-// ---- end <loom/plan/checks.hpp>
-// ---- begin <loom/stream/lower.hpp>
-// Defines lowering: an expression and a loop order become a tree of indexed streams (stream/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_LOWER_HPP
-#define LOOM_STREAM_LOWER_HPP
-
+#endif  // LOOM_PARALLEL_THREAD_POOL_HPP
+// ---- end <loom/parallel/thread_pool.hpp>
 // ---- begin <loom/stream/combinators.hpp>
 // Defines the stream combinators: mul (intersection), lookup (iterate one, locate the other),
 // add (lexicographic union), contract, expand, once, map, zero, and the value combinators that
@@ -6261,201 +9520,6 @@ struct strided_stream {
 
 #endif  // LOOM_STREAM_LEVEL_STREAMS_HPP
 // ---- end <loom/stream/level_streams.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <tuple>
-
-namespace loom::stream {
-
-// apply_sum<D>: Σ over the attribute at depth D, placed where that attribute is iterated.
-template <std::size_t D>
-struct apply_sum {
-  const kernel_context* ctx = nullptr;
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (depth_of<X>() == D) {
-      static_assert(!is_contracted<X>(), "loom internal error: index summed twice; please report");
-      return contract_stream<X>{x};
-    } else if constexpr (depth_of<X>() < D) {
-      return deep_map_stream<X, apply_sum>{x, *this};
-    } else {  // the index does not occur: Σ_k e = extent(k) · e
-      return apply_linear<fn::scale_by>{fn::scale_by{ctx->extents[D]}}(x);
-    }
-  }
-};
-
-// place_expand<D>: broadcast along the attribute at depth D.
-template <std::size_t D>
-struct place_expand {
-  const kernel_context* ctx = nullptr;
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (depth_of<X>() < D) {
-      return deep_map_stream<X, place_expand>{x, *this};
-    } else {
-      static_assert(depth_of<X>() != D, "loom::expand: the expression already uses the index");
-      return expand_stream<D, X>{x, 0, ctx->extents[D]};
-    }
-  }
-};
-
-// A scalar function with one operand fixed: f(x, c) or f(c, x).
-template <class F, class C, bool ConstantFirst>
-struct bind_constant {
-  static constexpr bool zero_preserving = false;
-  F f;
-  C c;
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (ConstantFirst) return f(static_cast<X>(c), x);
-    else return f(x, static_cast<X>(c));
-  }
-};
-
-/// Lowers expressions under the loop order `Order`; `Bindings` is a tuple of the tensor
-/// pointer of every access (in `accesses_t` order; a transposed copy where the plan says so).
-/// With `DenseMaps`, maps whose f(0) may be non-zero are computed over their whole domain.
-template <class Order, class V, bool DenseMaps, class Bindings>
-struct lowerer {
-  const kernel_context* ctx;
-  const Bindings* bindings;
-
-  template <class E>
-  static constexpr std::size_t access_count = boost::mp11::mp_size<expr::accesses_t<E>>::value;
-  template <class I>
-  static constexpr std::size_t depth = boost::mp11::mp_find<Order, I>::value;
-
-  // access
-  template <std::size_t K, class T, class... Is>
-  LOOM_FORCE_INLINE auto lower(const expr::access<T, Is...>&) const {
-    const auto* t = std::get<K>(*bindings);
-    using bound = std::remove_cvref_t<decltype(*t)>;
-    using layout = access_layout<bound, Order, Is...>;
-    if constexpr (bound::format_type::all_dense) {
-      return make_strided<layout, 0>(t, 0);
-    } else {
-      static_assert(std::is_sorted(layout::depth_of_level.begin(), layout::depth_of_level.end()),
-                    "loom internal error: an access is not concordant with the loop order; "
-                    "please report");
-      return make_level<layout, 0>(t, 0, 1);
-    }
-  }
-  template <std::size_t K, class T>
-  LOOM_FORCE_INLINE auto lower(const expr::literal<T>& e) const {
-    return static_cast<V>(e.value);
-  }
-  template <std::size_t K, class L, class R>
-  LOOM_FORCE_INLINE auto lower(const expr::add<L, R>& e) const {
-    return make_union(add_op<V>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs), ctx);
-  }
-  template <std::size_t K, class L, class R>
-  LOOM_FORCE_INLINE auto lower(const expr::mul<L, R>& e) const {
-    return checked_mul(mul_op<V>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs));
-  }
-  template <std::size_t K, class P, class E>
-  LOOM_FORCE_INLINE auto lower(const expr::where<P, E>& e) const {
-    return checked_mul(where_op<V>{}, lower<K>(e.pred), lower<K + access_count<P>>(e.body));
-  }
-  template <std::size_t K, class I, class E>
-  LOOM_FORCE_INLINE auto lower(const expr::sum<I, E>& e) const {
-    return apply_sum<depth<I>>{ctx}(lower<K>(e.body));
-  }
-  template <std::size_t K, class I, class E>
-  LOOM_FORCE_INLINE auto lower(const expr::expand<I, E>& e) const {
-    return place_expand<depth<I>>{ctx}(lower<K>(e.body));
-  }
-  template <std::size_t K, class F, class E>
-  LOOM_FORCE_INLINE auto lower(const expr::map<F, E>& e) const {
-    auto x = lower<K>(std::get<0>(e.args));
-    if constexpr (fn::is_linear_v<F>) {
-      return apply_linear<F>{e.f}(x);
-    } else {
-      return apply_nonlinear<F>{e.f}(densify<F, E>(x));
-    }
-  }
-  template <std::size_t K, class F, class A, class B>
-  LOOM_FORCE_INLINE auto lower(const expr::map<F, A, B>& e) const {
-    constexpr bool a_constant = boost::mp11::mp_empty<expr::free_indices_t<A>>::value;
-    constexpr bool b_constant = boost::mp11::mp_empty<expr::free_indices_t<B>>::value;
-    auto a = lower<K>(std::get<0>(e.args));
-    auto b = lower<K + access_count<A>>(std::get<1>(e.args));
-    if constexpr (b_constant) {
-      using g = bind_constant<F, V, false>;
-      return apply_nonlinear<g>{g{e.f, static_cast<V>(reduce_checked(b))}}(densify<g, A>(a));
-    } else if constexpr (a_constant) {
-      using g = bind_constant<F, V, true>;
-      return apply_nonlinear<g>{g{e.f, static_cast<V>(reduce_checked(a))}}(densify<g, B>(b));
-    } else {
-      using op = binary_fn_op<V, F>;
-      using whole = expr::map<F, A, B>;
-      return make_union(op{e.f}, densify<F, whole>(a), b, ctx);
-    }
-  }
-
-  template <std::size_t K, class E>
-  LOOM_FORCE_INLINE auto lower_root(const E& e) const {
-    return lower<K>(e);
-  }
-
- private:
-  // Two sums over the same index multiplied: materialised when both reduce to scalars, an
-  // error naming the index otherwise (notes §4.10).
-  template <class Op, class A, class B>
-  LOOM_FORCE_INLINE auto checked_mul(const Op& op, const A& a, const B& b) const {
-    constexpr bool same_sum = is_contracted<A>() && is_contracted<B>() &&
-                              depth_of<A>() == depth_of<B>();
-    constexpr bool liftable = !same_sum || (reducible<A>() && reducible<B>());
-    if constexpr (!liftable) {
-      static_assert(liftable,
-                    "loom: a product of two sums over the same index cannot be lifted, because "
-                    "their results still depend on a later index; rename the summation index in "
-                    "one factor (e.g. sum(k2, ...)) or materialise one factor first");
-      diag::product_of_sums_over_the_same_index_cannot_be_lifted<
-          diag::name_of<boost::mp11::mp_at_c<Order, depth_of<A>()>>>{};
-      return semiring_traits<V>::zero();
-    } else {
-      return make_mul(op, a, b, ctx);
-    }
-  }
-
-  // x unioned with a zero over every free index of E, when f(0) may be non-zero
-  template <class F, class E, class X>
-  LOOM_FORCE_INLINE auto densify(const X& x) const {
-    if constexpr (DenseMaps && !fn::is_zero_preserving_v<F>) {
-      return make_union(add_op<V>{}, x, dense_zero<expr::free_indices_t<E>>(), ctx);
-    } else {
-      return x;
-    }
-  }
-  template <class Indices>
-  LOOM_FORCE_INLINE auto dense_zero() const {
-    constexpr auto depths = [] {
-      std::array<std::size_t, boost::mp11::mp_size<Indices>::value> d{};
-      std::size_t k = 0;
-      boost::mp11::mp_for_each<Indices>([&](auto i) { d[k++] = depth<decltype(i)>; });
-      std::sort(d.begin(), d.end());
-      return d;
-    }();
-    return expand_levels<depths, 0>();
-  }
-  template <auto Depths, std::size_t R>
-  LOOM_FORCE_INLINE auto expand_levels() const {
-    if constexpr (R == Depths.size()) {
-      return semiring_traits<V>::zero();
-    } else {
-      auto inner = expand_levels<Depths, R + 1>();
-      return expand_stream<Depths[R], decltype(inner)>{inner, 0, ctx->extents[Depths[R]]};
-    }
-  }
-};
-
-}  // namespace loom::stream
-
-#endif  // LOOM_STREAM_LOWER_HPP
-// ---- end <loom/stream/lower.hpp>
 // ---- begin <loom/stream/run.hpp>
 // Defines the run loops that drive a stream tree into a destination: a dense array, or a
 // coordinate sink that assembles a sparse output (stream/).
@@ -6674,6 +9738,782 @@ LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
 #include <boost/mp11/algorithm.hpp>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace loom::parallel {
+
+namespace detail {
+
+template <class S>
+struct is_contract : std::false_type {};
+template <class S>
+struct is_contract<stream::contract_stream<S>> : std::true_type {};
+template <class S>
+struct is_union : std::false_type {};
+template <class A, class B, class Op>
+struct is_union<stream::union_stream<A, B, Op>> : std::true_type {};
+template <class S>
+struct is_deep_map : std::false_type {};
+template <class S, class G>
+struct is_deep_map<stream::deep_map_stream<S, G>> : std::true_type {};
+template <class S>
+struct is_scaled : std::false_type {};
+template <class A, class X, class Op, bool F>
+struct is_scaled<stream::scaled_stream<A, X, Op, F>> : std::true_type {};
+
+// Whether a root stream's index() is the outer loop's real index, so that its states can be
+// split into index ranges. Every free stream's is; a sum's is when it wraps one (a union of
+// sums reports index 0 for every state: not splittable, runs serially).
+template <class S>
+constexpr bool outer_indexed() {
+  if constexpr (!stream::is_stream_v<S>) return false;
+  else if constexpr (!S::contracted) return true;
+  else if constexpr (is_contract<S>::value) return !std::remove_cvref_t<decltype(std::declval<S&>().s)>::contracted;
+  else if constexpr (is_deep_map<S>::value) return outer_indexed<std::remove_cvref_t<decltype(std::declval<S&>().s)>>();
+  else if constexpr (is_scaled<S>::value) return outer_indexed<std::remove_cvref_t<decltype(std::declval<S&>().a)>>();
+  else return false;
+}
+
+// Whether the outer loop (depth 0) iterates level 0 of this access.
+template <class Tensor, class Order, class A>
+struct outer_first : std::false_type {};
+template <class Tensor, class Order, class U, class... Is>
+struct outer_first<Tensor, Order, expr::access<U, Is...>>
+    : std::bool_constant<stream::access_layout<Tensor, Order, Is...>::depth_of_level[0] == 0> {};
+
+// Kernel calls whose outer loop was split so far (tests check that the split paths ran).
+inline std::atomic<std::int64_t> split_loops{0};
+
+}  // namespace detail
+
+/// How many kernel calls have split their outer loop since the program started.
+inline std::int64_t split_loop_count() { return detail::split_loops.load(std::memory_order_relaxed); }
+
+/// Whether the kernel whose stream tree is `S` may split its outermost loop.
+template <class S>
+inline constexpr bool splittable_root = [] {
+  if constexpr (!stream::is_stream_v<S>) return false;
+  else return S::depth == 0 && detail::outer_indexed<S>();
+}();
+
+/// Moves a root stream to its first state that may hold an outer index >= lo: a sum forwards
+/// to the stream it sums (its own seek stays in place, the index being "*").
+template <class S>
+void seek_outer(S& s, std::int64_t lo) {
+  if constexpr (detail::is_contract<S>::value || detail::is_deep_map<S>::value) {
+    seek_outer(s.s, lo);
+  } else if constexpr (detail::is_scaled<S>::value) {
+    seek_outer(s.a, lo);
+  } else if constexpr (detail::is_union<S>::value) {
+    if (s.a.valid()) seek_outer(s.a, lo);
+    if (s.b.valid()) seek_outer(s.b, lo);
+    s = S(s.a, s.b, s.op, s.ctx);  // re-reads both children
+  } else {
+    s.seek(lo);
+  }
+}
+
+/// Runs the ready states of `root` whose outer index lies in [lo, hi): `emit(index, value)`.
+template <class S, class Emit>
+LOOM_FORCE_INLINE void for_outer_range(const S& root, std::int64_t lo, std::int64_t hi,
+                                       Emit&& emit) {
+  S st = root;
+  seek_outer(st, lo);
+  while (st.valid()) {
+    const std::int64_t i = st.index();
+    if (i >= hi) break;
+    if (i >= lo && st.ready()) emit(i, st.value());
+    st.next();
+  }
+}
+
+/// The decision for one kernel call: whether and how its outer loop is split.
+struct outer_split {
+  bool active = false;
+  unsigned threads = 1;
+  bool deterministic = false;
+  partition parts;
+};
+
+/// The most chunks a loop is split into. The count depends on the data and the options only
+/// (never on the thread count), so deterministic mode is thread-count independent.
+inline constexpr std::size_t max_chunks = 256;
+
+/// Decides the split of a kernel's outer loop (extent `extent`): `Order` is the loop order,
+/// `Accesses` the plan's accesses and `pointers` the tensors the kernel reads (one per access).
+/// `reduction`: the outer index is summed (partials needed); `partial_size` is then the size of
+/// one partial result, which bounds the chunk count in deterministic mode (64 MiB of partials).
+template <class Order, class Accesses, class Pointers, class T>
+outer_split decide_split(const Pointers& pointers, std::int64_t extent, bool reduction,
+                         std::size_t partial_size) {
+  outer_split d;
+  const parallel_options o = current_parallel_options();
+  d.deterministic = o.deterministic && reduction;
+  d.threads = static_cast<unsigned>(std::max(1, o.threads));
+  if (extent < 2 || (d.threads == 1 && !d.deterministic)) return d;
+  // the work estimate, and the operand whose stored entries balance the chunks
+  std::int64_t work = extent, lead_nnz = -1;
+  std::size_t lead = static_cast<std::size_t>(-1);
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<std::tuple_size_v<Pointers>>>([&](auto k) {
+    const auto* t = std::get<k>(pointers);
+    if (t == nullptr) return;
+    const std::int64_t nnz = t->nnz();
+    work += nnz;
+    using tensor_t = std::remove_cvref_t<decltype(*t)>;
+    using A = boost::mp11::mp_at_c<Accesses, k>;
+    if constexpr (tensor_t::order > 0 && !tensor_t::format_type::all_dense) {
+      constexpr bool outer_first = detail::outer_first<tensor_t, Order, A>::value;
+      if constexpr (outer_first)
+        if (nnz > lead_nnz) lead_nnz = nnz, lead = k;
+    }
+  });
+  if (work < o.min_work) return d;
+  std::size_t chunks = static_cast<std::size_t>(
+      std::clamp<std::int64_t>(work / o.chunk_work, 2, static_cast<std::int64_t>(max_chunks)));
+  chunks = std::min<std::size_t>(chunks, static_cast<std::size_t>(extent));
+  if (d.deterministic && partial_size > 0) {
+    const std::size_t budget = (std::size_t{64} << 20) / sizeof(T) / partial_size;
+    chunks = std::min(chunks, std::max<std::size_t>(budget, 1));
+  }
+  if (chunks < 2) return d;
+  d.parts = split_evenly(extent, chunks);
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<std::tuple_size_v<Pointers>>>([&](auto k) {
+    if (k == lead) d.parts = split_by_entries(*std::get<k>(pointers), extent, chunks);
+  });
+  d.active = d.parts.chunks() >= 2;
+  if (d.active) detail::split_loops.fetch_add(1, std::memory_order_relaxed);
+  return d;
+}
+
+/// Sets the first `n` values to `v` on the split's threads.
+template <class T>
+void fill(T* vals, std::size_t n, const T& v, unsigned threads) {
+  constexpr std::size_t block = std::size_t{1} << 16;
+  if (threads <= 1 || n < 2 * block) {
+    std::fill(vals, vals + n, v);
+    return;
+  }
+  const std::size_t blocks = (n + block - 1) / block;
+  parallel_for(blocks, threads, [&](std::size_t b, unsigned) {
+    std::fill(vals + b * block, vals + std::min(n, (b + 1) * block), v);
+  });
+}
+
+/// The dense-output loop, split: `vals` (size `size`) is added to as by stream::run_dense.
+/// A free outer index: each chunk adds into its own output elements. A summed outer index: each
+/// thread (deterministic: each chunk) adds into a zeroed partial, then the partials are added
+/// to `vals` element by element in thread (chunk) order.
+template <class T, class S>
+void run_dense(T* vals, std::size_t size, const std::int64_t* strides, const S& root,
+               const outer_split& d) {
+  const partition& p = d.parts;
+  if constexpr (!S::contracted) {
+    parallel_for(p.chunks(), d.threads, [&](std::size_t c, unsigned) {
+      for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t i, const auto& v) {
+        stream::run_dense(vals, strides, v, i * strides[S::depth]);
+      });
+    });
+  } else {
+    const std::size_t partials = d.deterministic ? p.chunks() : std::min<std::size_t>(d.threads, p.chunks());
+    std::vector<std::unique_ptr<T[]>> part(partials);
+    parallel_for(p.chunks(), d.threads, [&](std::size_t c, unsigned slot) {
+      const std::size_t k = d.deterministic ? c : slot;
+      if (!part[k]) {  // allocated and zeroed by the thread that fills it
+        part[k] = std::make_unique<T[]>(size);
+        std::fill(part[k].get(), part[k].get() + size, semiring_traits<T>::zero());
+      }
+      T* buf = part[k].get();
+      for_outer_range(root, p.lo(c), p.hi(c),
+                      [&](std::int64_t, const auto& v) { stream::run_dense(buf, strides, v, 0); });
+    });
+    constexpr std::size_t block = std::size_t{1} << 14;
+    const std::size_t blocks = (size + block - 1) / block;
+    parallel_for(blocks, d.threads, [&](std::size_t b, unsigned) {
+      const std::size_t end = std::min(size, (b + 1) * block);
+      for (std::size_t k = 0; k < partials; ++k) {
+        if (!part[k]) continue;
+        const T* buf = part[k].get();
+        for (std::size_t e = b * block; e < end; ++e)
+          vals[e] = semiring_traits<T>::add(vals[e], buf[e]);
+      }
+    });
+  }
+}
+
+/// Where a chunk's sink puts its entries: that chunk's list (a sink serving several chunks of
+/// one thread is pointed at each chunk's list in turn).
+template <class T, std::size_t N>
+struct chunk_target {
+  stream::entry_list<T, N>* list = nullptr;
+  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) { list->push(c, v); }
+};
+
+/// The sparse-output loop, split (the outer index is the output's first level): every chunk
+/// collects its entries, in order, through its thread's sink (`make_sink(target)` builds and
+/// configures one); the lists are then pushed into `entries` in chunk order, which is the order
+/// the serial loop emits them in.
+template <class T, std::size_t N, class Entries, class S, class MakeSink>
+void run_sparse(Entries& entries, const S& root, const outer_split& d, const MakeSink& make_sink) {
+  const partition& p = d.parts;
+  using target = chunk_target<T, N>;
+  using sink_type = std::remove_cvref_t<decltype(*make_sink(std::declval<target&>()))>;
+  std::vector<stream::entry_list<T, N>> lists(p.chunks());
+  const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(d.threads, p.chunks()));
+  std::vector<target> targets(threads);
+  std::vector<std::unique_ptr<sink_type>> sinks(threads);
+  parallel_for(p.chunks(), threads, [&](std::size_t c, unsigned slot) {
+    if (!sinks[slot]) sinks[slot] = make_sink(targets[slot]);
+    targets[slot].list = &lists[c];
+    sink_type& sink = *sinks[slot];
+    for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t i, const auto& v) {
+      sink.at_depth[S::depth] = i;
+      stream::run_sparse(sink, v);
+      sink.end_of(S::depth);
+    });
+    sink.finish();
+  });
+  for (auto& l : lists) {
+    for (std::size_t e = 0; e < l.vals.size(); ++e) entries.push(l.crd[e], l.vals[e]);
+    l = {};
+  }
+}
+
+/// Whether a sparse output format is CSR-like (a dense level over a unique compressed level, in
+/// mode order): its chunks are then assembled straight into the final arrays, in parallel.
+template <class Format>
+inline constexpr bool rows_format = false;
+template <std::size_t E, class P, class C>
+inline constexpr bool rows_format<format_spec<boost::mp11::mp_list<dense_level<E>, compressed_level<uniqueness::unique, P, C>>, 0, 1>> = true;
+
+/// A chunk's part of a CSR-like output: the entries of its rows [lo, hi) and the count per row.
+template <class T, class Crd>
+struct row_target {
+  std::int64_t lo = 0;
+  std::vector<std::int64_t> counts;
+  std::vector<Crd> crd;
+  std::vector<T> vals;
+  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, 2>& c, const T& v) {
+    ++counts[static_cast<std::size_t>(c[0] - lo)];
+    crd.push_back(static_cast<Crd>(c[1]));
+    vals.push_back(v);
+  }
+};
+
+/// The sparse-output loop, split, for a CSR-like output: each chunk collects its rows through
+/// its thread's sink; then every chunk copies its entries to their final place (offsets from the
+/// chunk sizes) and writes the `pos` entries of its rows. Same arrays as the serial appender.
+template <class T, class Format, class S, class MakeSink>
+basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>& shape,
+                                              const S& root, const outer_split& d,
+                                              const MakeSink& make_sink) {
+  using level1 = boost::mp11::mp_at_c<typename Format::levels, 1>;
+  using Pos = typename level1::pos_type;
+  using Crd = typename level1::crd_type;
+  using target = row_target<T, Crd>;
+  using sink_type = std::remove_cvref_t<decltype(*make_sink(std::declval<target&>()))>;
+  const partition& p = d.parts;
+  const std::size_t chunks = p.chunks();
+  if (shape[1] > 0)
+    loom::detail::check_fits<Crd>(shape[1] - 1, "largest coordinate of mode 1");
+  std::vector<target> parts(chunks);
+  const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(d.threads, chunks));
+  std::vector<std::unique_ptr<target>> proxies(threads);  // what each thread's sink pushes to
+  std::vector<std::unique_ptr<sink_type>> sinks(threads);
+  // the sink holds a reference to its thread's proxy; the proxy is swapped with the chunk's part
+  parallel_for(chunks, threads, [&](std::size_t c, unsigned slot) {
+    if (!sinks[slot]) {
+      proxies[slot] = std::make_unique<target>();
+      sinks[slot] = make_sink(*proxies[slot]);
+    }
+    target& t = *proxies[slot];
+    t.lo = p.lo(c);
+    t.counts.assign(static_cast<std::size_t>(p.hi(c) - p.lo(c)), 0);
+    t.crd.clear();
+    t.vals.clear();
+    sink_type& sink = *sinks[slot];
+    for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t i, const auto& v) {
+      sink.at_depth[S::depth] = i;
+      stream::run_sparse(sink, v);
+      sink.end_of(S::depth);
+    });
+    sink.finish();
+    parts[c].lo = t.lo;
+    parts[c].counts = std::move(t.counts);
+    parts[c].crd = std::move(t.crd);
+    parts[c].vals = std::move(t.vals);
+    t.counts = {};
+    t.crd = {};
+    t.vals = {};
+  });
+  std::vector<std::int64_t> offset(chunks + 1, 0);
+  for (std::size_t c = 0; c < chunks; ++c)
+    offset[c + 1] = offset[c] + static_cast<std::int64_t>(parts[c].vals.size());
+  loom::detail::check_fits<Pos>(offset[chunks], "number of positions");
+  typename basic_tensor<T, Format, true>::level_storages levels{};
+  std::get<0>(levels).extent = shape[0];
+  auto& l1 = std::get<1>(levels);
+  l1.pos.resize(static_cast<std::size_t>(shape[0]) + 1);
+  l1.crd.resize(static_cast<std::size_t>(offset[chunks]));
+  std::vector<T> values(static_cast<std::size_t>(offset[chunks]));
+  l1.pos[0] = 0;
+  parallel_for(chunks, threads, [&](std::size_t c, unsigned) {
+    target& t = parts[c];
+    std::copy(t.crd.begin(), t.crd.end(), l1.crd.begin() + offset[c]);
+    std::copy(t.vals.begin(), t.vals.end(), values.begin() + offset[c]);
+    std::int64_t at = offset[c];
+    for (std::size_t r = 0; r < t.counts.size(); ++r) {
+      at += t.counts[r];
+      l1.pos[static_cast<std::size_t>(t.lo) + r + 1] = static_cast<Pos>(at);
+    }
+    t = {};
+  });
+  return basic_tensor<T, Format, true>(shape, std::move(levels), std::move(values));
+}
+
+}  // namespace loom::parallel
+
+#endif  // LOOM_PARALLEL_RUN_HPP
+// ---- end <loom/parallel/run.hpp>
+// ---- begin <loom/plan/checks.hpp>
+// Defines the compile-time checks of an assignment `lhs = rhs`; each failing check names the
+// index variable involved (plan/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_CHECKS_HPP
+#define LOOM_PLAN_CHECKS_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <cstddef>
+#include <utility>
+#include <boost/mp11/bind.hpp>
+#include <boost/mp11/set.hpp>
+
+namespace loom::diag {
+/// An index name as a character pack, so that both GCC and Clang print it readably
+/// (`name<'j'>`) inside the diagnostics below.
+template <char... Cs>
+struct name {};
+namespace detail {
+template <class I, class Seq>
+struct name_of_impl;
+template <class I, std::size_t... Ks>
+struct name_of_impl<I, std::index_sequence<Ks...>> {
+  using type = name<I::name[Ks]...>;
+};
+}  // namespace detail
+template <class I>
+using name_of = typename detail::name_of_impl<I, std::make_index_sequence<I::name.size()>>::type;
+
+// Undefined templates named as sentences: instantiating one prints the offending index
+// (STYLE H13). Do not define them.
+template <class Index>
+struct output_index_not_bound_by_any_input;
+template <class Index>
+struct product_of_sums_over_the_same_index_cannot_be_lifted;
+template <class Index>
+struct index_is_free_on_the_right_but_not_on_the_left_sum_over_it;
+template <class Index>
+struct output_index_repeated;
+template <class Index>
+struct index_repeated_within_one_access;
+template <class Index>
+struct index_both_summed_and_free_in_one_scope;
+template <class Index>
+struct index_summed_twice;
+template <class Index, class ExtentA, class ExtentB>
+struct index_used_with_two_different_static_extents;
+}  // namespace loom::diag
+
+namespace loom::plan {
+
+using boost::mp11::mp_list;
+
+namespace detail {
+template <class L, class R>
+using intersect = boost::mp11::mp_copy_if_q<L, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, R>>;
+
+// first index bound in one operand of a node and free in the other, or void
+template <class E>
+struct scope_clash {
+  using type = mp_list<>;
+};
+template <class L, class R>
+struct pair_clash {
+  using here = boost::mp11::mp_append<
+      intersect<boost::mp11::mp_unique<expr::summed_indices_t<L>>, expr::free_indices_t<R>>,
+      intersect<expr::free_indices_t<L>, boost::mp11::mp_unique<expr::summed_indices_t<R>>>>;
+  using type = boost::mp11::mp_append<here, typename scope_clash<L>::type,
+                                      typename scope_clash<R>::type>;
+};
+template <class L, class R>
+struct scope_clash<expr::add<L, R>> : pair_clash<L, R> {};
+template <class L, class R>
+struct scope_clash<expr::mul<L, R>> : pair_clash<L, R> {};
+template <class L, class R>
+struct scope_clash<expr::where<L, R>> : pair_clash<L, R> {};
+template <class F, class A, class B>
+struct scope_clash<expr::map<F, A, B>> : pair_clash<A, B> {};
+template <class F, class A>
+struct scope_clash<expr::map<F, A>> : scope_clash<A> {};
+template <class I, class E>
+struct scope_clash<expr::sum<I, E>> : scope_clash<E> {};
+template <class I, class E>
+struct scope_clash<expr::expand<I, E>> : scope_clash<E> {};
+
+template <class E>
+struct double_sum {
+  using type = mp_list<>;
+};
+template <class L, class R>
+struct double_sum<expr::add<L, R>> {
+  using type = boost::mp11::mp_append<typename double_sum<L>::type, typename double_sum<R>::type>;
+};
+template <class L, class R>
+struct double_sum<expr::mul<L, R>> : double_sum<expr::add<L, R>> {};
+template <class L, class R>
+struct double_sum<expr::where<L, R>> : double_sum<expr::add<L, R>> {};
+template <class F, class... Es>
+struct double_sum<expr::map<F, Es...>> {
+  using type = boost::mp11::mp_append<mp_list<>, typename double_sum<Es>::type...>;
+};
+template <class I, class E>
+struct double_sum<expr::sum<I, E>> {
+  using here = std::conditional_t<boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value,
+                                  mp_list<I>, mp_list<>>;
+  using type = boost::mp11::mp_append<here, typename double_sum<E>::type>;
+};
+template <class I, class E>
+struct double_sum<expr::expand<I, E>> : double_sum<E> {};
+
+template <class A>
+struct repeated_in_access {
+  using type = mp_list<>;
+};
+template <class T, class... Is>
+struct repeated_in_access<expr::access<T, Is...>> {
+  using all = mp_list<Is...>;
+  template <class I>
+  using repeated = boost::mp11::mp_bool<(boost::mp11::mp_count<all, I>::value > 1)>;
+  using type = boost::mp11::mp_copy_if<all, repeated>;
+};
+template <class List>
+struct repeated_in_list;
+template <class... As>
+struct repeated_in_list<mp_list<As...>> {
+  using type = boost::mp11::mp_append<mp_list<>, typename repeated_in_access<As>::type...>;
+};
+
+// static extents that disagree: mp_list<I, N1, N2> or empty
+template <class Pairs>
+struct extent_clash {
+  template <class P, class Q>
+  using clash = boost::mp11::mp_bool<std::is_same_v<boost::mp11::mp_first<P>, boost::mp11::mp_first<Q>> &&
+                                     !std::is_same_v<boost::mp11::mp_second<P>, boost::mp11::mp_second<Q>>>;
+  template <class P>
+  using clashes_with_any = boost::mp11::mp_any_of_q<Pairs, boost::mp11::mp_bind_front<clash, P>>;
+  using bad = boost::mp11::mp_copy_if<Pairs, clashes_with_any>;
+};
+
+template <class List, class Default = void>
+using first_or = boost::mp11::mp_eval_if<boost::mp11::mp_empty<List>, Default, boost::mp11::mp_front, List>;
+}  // namespace detail
+
+/// The facts behind every check of `lhs = rhs` (no diagnostics here).
+template <class Lhs, class Rhs>
+struct assignment_facts {
+  using out = expr::free_indices_t<Lhs>;
+  using out_all = typename detail::repeated_in_access<Lhs>::type;
+  using rhs_free = expr::free_indices_t<Rhs>;
+  using unbound = boost::mp11::mp_remove_if_q<out, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, rhs_free>>;
+  using unsummed = boost::mp11::mp_remove_if_q<rhs_free, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, out>>;
+  using clash = typename detail::scope_clash<Rhs>::type;
+  using twice = typename detail::double_sum<Rhs>::type;
+  using repeated = typename detail::repeated_in_list<expr::accesses_t<Rhs>>::type;
+  using extents = boost::mp11::mp_append<expr::static_extents_t<Rhs>, expr::static_extents_t<Lhs>>;
+  using extent_bad = typename detail::extent_clash<extents>::bad;
+
+  static constexpr bool output_indices_are_distinct = boost::mp11::mp_empty<out_all>::value;
+  static constexpr bool every_output_index_is_bound = boost::mp11::mp_empty<unbound>::value;
+  static constexpr bool every_free_index_is_an_output = boost::mp11::mp_empty<unsummed>::value;
+  static constexpr bool no_repeated_access_index = boost::mp11::mp_empty<repeated>::value;
+  static constexpr bool scopes_are_clean = boost::mp11::mp_empty<clash>::value;
+  static constexpr bool no_index_summed_twice = boost::mp11::mp_empty<twice>::value;
+  static constexpr bool static_extents_agree = boost::mp11::mp_empty<extent_bad>::value;
+  static constexpr bool valid = output_indices_are_distinct && every_output_index_is_bound &&
+                                every_free_index_is_an_output && no_repeated_access_index &&
+                                scopes_are_clean && no_index_summed_twice && static_extents_agree;
+};
+
+/// Whether `lhs = rhs` may be compiled.
+template <class Lhs, class Rhs>
+inline constexpr bool assignment_is_valid = assignment_facts<Lhs, Rhs>::valid;
+
+/// Reports the first mistake of `lhs = rhs`: a static_assert with the fix, then an undefined
+/// template naming the index (STYLE H13). Instantiate only when `assignment_is_valid` is false.
+template <class Lhs, class Rhs>
+void report_assignment_errors() {
+  using F = assignment_facts<Lhs, Rhs>;
+  if constexpr (!F::output_indices_are_distinct) {
+    static_assert(F::output_indices_are_distinct,
+                  "loom::assign: an index appears twice on the left-hand side; use distinct "
+                  "indices for the output's modes");
+    diag::output_index_repeated<diag::name_of<boost::mp11::mp_front<typename F::out_all>>>{};
+  } else if constexpr (!F::every_output_index_is_bound) {
+    static_assert(F::every_output_index_is_bound,
+                  "loom::assign: an output index does not appear on the right-hand side; add it "
+                  "to an input access or use loom::expand");
+    diag::output_index_not_bound_by_any_input<diag::name_of<boost::mp11::mp_front<typename F::unbound>>>{};
+  } else if constexpr (!F::every_free_index_is_an_output) {
+    static_assert(F::every_free_index_is_an_output,
+                  "loom::assign: an index is free on the right-hand side but not on the left; "
+                  "sum over it with loom::sum(index, ...) or add it to the output");
+    diag::index_is_free_on_the_right_but_not_on_the_left_sum_over_it<
+        diag::name_of<boost::mp11::mp_front<typename F::unsummed>>>{};
+  } else if constexpr (!F::no_repeated_access_index) {
+    static_assert(F::no_repeated_access_index,
+                  "loom: an access uses the same index for two modes (a diagonal); this is not "
+                  "supported yet");
+    diag::index_repeated_within_one_access<diag::name_of<boost::mp11::mp_front<typename F::repeated>>>{};
+  } else if constexpr (!F::scopes_are_clean) {
+    static_assert(F::scopes_are_clean,
+                  "loom::sum: an index is summed in one operand and free in the other; rename "
+                  "the summation index");
+    diag::index_both_summed_and_free_in_one_scope<diag::name_of<boost::mp11::mp_front<typename F::clash>>>{};
+  } else if constexpr (!F::no_index_summed_twice) {
+    static_assert(F::no_index_summed_twice,
+                  "loom::sum: an index is summed inside a sum over the same index; rename one");
+    diag::index_summed_twice<diag::name_of<boost::mp11::mp_front<typename F::twice>>>{};
+  } else if constexpr (!F::static_extents_agree) {
+    static_assert(F::static_extents_agree,
+                  "loom: an index is used with two different static extents; make the fixed "
+                  "extents of the dense levels agree");
+    using extents = typename F::extents;
+    using first = boost::mp11::mp_front<typename F::extent_bad>;
+    using other = boost::mp11::mp_front<boost::mp11::mp_copy_if_q<
+        extents, boost::mp11::mp_bind_front<detail::extent_clash<extents>::template clash, first>>>;
+    diag::index_used_with_two_different_static_extents<diag::name_of<boost::mp11::mp_first<first>>,
+                                                       boost::mp11::mp_second<first>,
+                                                       boost::mp11::mp_second<other>>{};
+  }
+}
+
+}  // namespace loom::plan
+
+#endif  // LOOM_PLAN_CHECKS_HPP
+// ---- end <loom/plan/checks.hpp>
+// ---- begin <loom/stream/lower.hpp>
+// Defines lowering: an expression and a loop order become a tree of indexed streams (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_LOWER_HPP
+#define LOOM_STREAM_LOWER_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <tuple>
+
+namespace loom::stream {
+
+// apply_sum<D>: Σ over the attribute at depth D, placed where that attribute is iterated.
+template <std::size_t D>
+struct apply_sum {
+  const kernel_context* ctx = nullptr;
+  template <class X>
+  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (depth_of<X>() == D) {
+      static_assert(!is_contracted<X>(), "loom internal error: index summed twice; please report");
+      return contract_stream<X>{x};
+    } else if constexpr (depth_of<X>() < D) {
+      return deep_map_stream<X, apply_sum>{x, *this};
+    } else {  // the index does not occur: Σ_k e = extent(k) · e
+      return apply_linear<fn::scale_by>{fn::scale_by{ctx->extents[D]}}(x);
+    }
+  }
+};
+
+// place_expand<D>: broadcast along the attribute at depth D.
+template <std::size_t D>
+struct place_expand {
+  const kernel_context* ctx = nullptr;
+  template <class X>
+  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (depth_of<X>() < D) {
+      return deep_map_stream<X, place_expand>{x, *this};
+    } else {
+      static_assert(depth_of<X>() != D, "loom::expand: the expression already uses the index");
+      return expand_stream<D, X>{x, 0, ctx->extents[D]};
+    }
+  }
+};
+
+// A scalar function with one operand fixed: f(x, c) or f(c, x).
+template <class F, class C, bool ConstantFirst>
+struct bind_constant {
+  static constexpr bool zero_preserving = false;
+  F f;
+  C c;
+  template <class X>
+  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (ConstantFirst) return f(static_cast<X>(c), x);
+    else return f(x, static_cast<X>(c));
+  }
+};
+
+/// Lowers expressions under the loop order `Order`; `Bindings` is a tuple of the tensor
+/// pointer of every access (in `accesses_t` order; a transposed copy where the plan says so).
+/// With `DenseMaps`, maps whose f(0) may be non-zero are computed over their whole domain.
+template <class Order, class V, bool DenseMaps, class Bindings>
+struct lowerer {
+  const kernel_context* ctx;
+  const Bindings* bindings;
+
+  template <class E>
+  static constexpr std::size_t access_count = boost::mp11::mp_size<expr::accesses_t<E>>::value;
+  template <class I>
+  static constexpr std::size_t depth = boost::mp11::mp_find<Order, I>::value;
+
+  // access
+  template <std::size_t K, class T, class... Is>
+  LOOM_FORCE_INLINE auto lower(const expr::access<T, Is...>&) const {
+    const auto* t = std::get<K>(*bindings);
+    using bound = std::remove_cvref_t<decltype(*t)>;
+    using layout = access_layout<bound, Order, Is...>;
+    if constexpr (bound::format_type::all_dense) {
+      return make_strided<layout, 0>(t, 0);
+    } else {
+      static_assert(std::is_sorted(layout::depth_of_level.begin(), layout::depth_of_level.end()),
+                    "loom internal error: an access is not concordant with the loop order; "
+                    "please report");
+      return make_level<layout, 0>(t, 0, 1);
+    }
+  }
+  template <std::size_t K, class T>
+  LOOM_FORCE_INLINE auto lower(const expr::literal<T>& e) const {
+    return static_cast<V>(e.value);
+  }
+  template <std::size_t K, class L, class R>
+  LOOM_FORCE_INLINE auto lower(const expr::add<L, R>& e) const {
+    return make_union(add_op<V>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs), ctx);
+  }
+  template <std::size_t K, class L, class R>
+  LOOM_FORCE_INLINE auto lower(const expr::mul<L, R>& e) const {
+    return checked_mul(mul_op<V>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs));
+  }
+  template <std::size_t K, class P, class E>
+  LOOM_FORCE_INLINE auto lower(const expr::where<P, E>& e) const {
+    return checked_mul(where_op<V>{}, lower<K>(e.pred), lower<K + access_count<P>>(e.body));
+  }
+  template <std::size_t K, class I, class E>
+  LOOM_FORCE_INLINE auto lower(const expr::sum<I, E>& e) const {
+    return apply_sum<depth<I>>{ctx}(lower<K>(e.body));
+  }
+  template <std::size_t K, class I, class E>
+  LOOM_FORCE_INLINE auto lower(const expr::expand<I, E>& e) const {
+    return place_expand<depth<I>>{ctx}(lower<K>(e.body));
+  }
+  template <std::size_t K, class F, class E>
+  LOOM_FORCE_INLINE auto lower(const expr::map<F, E>& e) const {
+    auto x = lower<K>(std::get<0>(e.args));
+    if constexpr (fn::is_linear_v<F>) {
+      return apply_linear<F>{e.f}(x);
+    } else {
+      return apply_nonlinear<F>{e.f}(densify<F, E>(x));
+    }
+  }
+  template <std::size_t K, class F, class A, class B>
+  LOOM_FORCE_INLINE auto lower(const expr::map<F, A, B>& e) const {
+    constexpr bool a_constant = boost::mp11::mp_empty<expr::free_indices_t<A>>::value;
+    constexpr bool b_constant = boost::mp11::mp_empty<expr::free_indices_t<B>>::value;
+    auto a = lower<K>(std::get<0>(e.args));
+    auto b = lower<K + access_count<A>>(std::get<1>(e.args));
+    if constexpr (b_constant) {
+      using g = bind_constant<F, V, false>;
+      return apply_nonlinear<g>{g{e.f, static_cast<V>(reduce_checked(b))}}(densify<g, A>(a));
+    } else if constexpr (a_constant) {
+      using g = bind_constant<F, V, true>;
+      return apply_nonlinear<g>{g{e.f, static_cast<V>(reduce_checked(a))}}(densify<g, B>(b));
+    } else {
+      using op = binary_fn_op<V, F>;
+      using whole = expr::map<F, A, B>;
+      return make_union(op{e.f}, densify<F, whole>(a), b, ctx);
+    }
+  }
+
+  template <std::size_t K, class E>
+  LOOM_FORCE_INLINE auto lower_root(const E& e) const {
+    return lower<K>(e);
+  }
+
+ private:
+  // Two sums over the same index multiplied: materialised when both reduce to scalars, an
+  // error naming the index otherwise (notes §4.10).
+  template <class Op, class A, class B>
+  LOOM_FORCE_INLINE auto checked_mul(const Op& op, const A& a, const B& b) const {
+    constexpr bool same_sum = is_contracted<A>() && is_contracted<B>() &&
+                              depth_of<A>() == depth_of<B>();
+    constexpr bool liftable = !same_sum || (reducible<A>() && reducible<B>());
+    if constexpr (!liftable) {
+      static_assert(liftable,
+                    "loom: a product of two sums over the same index cannot be lifted, because "
+                    "their results still depend on a later index; rename the summation index in "
+                    "one factor (e.g. sum(k2, ...)) or materialise one factor first");
+      diag::product_of_sums_over_the_same_index_cannot_be_lifted<
+          diag::name_of<boost::mp11::mp_at_c<Order, depth_of<A>()>>>{};
+      return semiring_traits<V>::zero();
+    } else {
+      return make_mul(op, a, b, ctx);
+    }
+  }
+
+  // x unioned with a zero over every free index of E, when f(0) may be non-zero
+  template <class F, class E, class X>
+  LOOM_FORCE_INLINE auto densify(const X& x) const {
+    if constexpr (DenseMaps && !fn::is_zero_preserving_v<F>) {
+      return make_union(add_op<V>{}, x, dense_zero<expr::free_indices_t<E>>(), ctx);
+    } else {
+      return x;
+    }
+  }
+  template <class Indices>
+  LOOM_FORCE_INLINE auto dense_zero() const {
+    constexpr auto depths = [] {
+      std::array<std::size_t, boost::mp11::mp_size<Indices>::value> d{};
+      std::size_t k = 0;
+      boost::mp11::mp_for_each<Indices>([&](auto i) { d[k++] = depth<decltype(i)>; });
+      std::sort(d.begin(), d.end());
+      return d;
+    }();
+    return expand_levels<depths, 0>();
+  }
+  template <auto Depths, std::size_t R>
+  LOOM_FORCE_INLINE auto expand_levels() const {
+    if constexpr (R == Depths.size()) {
+      return semiring_traits<V>::zero();
+    } else {
+      auto inner = expand_levels<Depths, R + 1>();
+      return expand_stream<Depths[R], decltype(inner)>{inner, 0, ctx->extents[Depths[R]]};
+    }
+  }
+};
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_LOWER_HPP
+// ---- end <loom/stream/lower.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -6937,8 +10777,28 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   }();
   (void)universe{};
 
+  // Parallel execution (parallel/): the outer loop is split into chunks when the options and
+  // the data allow it; otherwise (always with one thread) the serial loops below run unchanged.
+  // The split loops get a copy of the stream tree: `root`'s address must not escape, or the
+  // compiler keeps its fields (strides, offsets) in memory in the serial loops too.
+  using root_type = std::remove_cvref_t<decltype(root)>;
+  constexpr bool splittable =
+      parallel::splittable_root<root_type> &&
+      (out_format::all_dense || (!stream::is_contracted<root_type>() && Plan::output_prefix >= 1));
+  parallel::outer_split split;
+  if constexpr (splittable)
+    split = parallel::decide_split<order, typename Plan::accesses, typename B::pointers, T>(
+        pointers, ctx.extents[0], stream::is_contracted<root_type>(),
+        out_format::all_dense ? out.values().size() : 0);
+
   if constexpr (out_format::all_dense) {
-    if (!accumulate) std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
+    if (!accumulate) {
+      if (split.active)
+        parallel::fill(out.values().data(), out.values().size(), semiring_traits<T>::zero(),
+                       split.threads);
+      else
+        std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
+    }
     std::vector<std::int64_t> strides(depth_count + 1, 0);
     for (std::size_t m = 0; m < N; ++m) {
       std::int64_t stride = 1;
@@ -6946,19 +10806,44 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       for (std::size_t k = level + 1; k < N; ++k) stride *= out.extent(out_format::modes[k]);
       strides[out_depth[m]] = stride;
     }
+    if constexpr (splittable) {
+      if (split.active) {
+        parallel::run_dense(out.values().data(), out.values().size(), strides.data(),
+                            static_cast<root_type>(root), split);
+        return;
+      }
+    }
     stream::run_dense(out.values().data(), strides.data(), root, 0);
   } else {
-    auto drive = [&](auto& sink) {
+    auto configure = [&](auto& sink) {
       for (std::size_t k = 0; k < N; ++k) sink.depth_of_level[k] = out_depth[out_format::modes[k]];
       if constexpr (requires { sink.prefix; }) {
         sink.prefix = Plan::output_prefix;
         for (std::size_t k = 0; k < N; ++k) sink.level_extent[k] = out.extent(out_format::modes[k]);
         sink.init();
       }
+    };
+    auto drive = [&](auto& sink) {
+      configure(sink);
       stream::run_sparse(sink, root);
       sink.finish();
     };
+    auto make_sink = [&](auto& target) {  // a thread's sink, configured by that thread
+      using target_t = std::remove_cvref_t<decltype(target)>;
+      using sink_t = std::conditional_t<Plan::output_in_order, stream::append_sink<T, N, target_t>,
+                                        stream::workspace_sink<T, N, target_t>>;
+      std::unique_ptr<sink_t> sink(new sink_t{target});
+      configure(*sink);
+      return sink;
+    };
+    (void)make_sink;
     auto run_into = [&](auto& entries) {
+      if constexpr (splittable) {
+        if (split.active) {
+          parallel::run_sparse<T, N>(entries, static_cast<root_type>(root), split, make_sink);
+          return;
+        }
+      }
       if constexpr (Plan::output_in_order) {
         stream::append_sink<T, N, std::remove_cvref_t<decltype(entries)>> sink{entries};
         drive(sink);
@@ -6979,6 +10864,14 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       detail::sort_and_merge(entries.crd, entries.vals, duplicates::sum, out_format::modes, false);
       out = detail::assemble_sorted<T, out_format>(out.shape(), entries.crd, std::move(entries.vals));
     } else {  // entries arrive sorted and unique: build the levels directly
+      if constexpr (splittable && parallel::rows_format<out_format>) {
+        if (split.active) {  // CSR-like: every chunk writes its part of the arrays
+          out = parallel::run_sparse_rows<T, out_format>(out.shape(), static_cast<root_type>(root),
+                                                         split, make_sink);
+          out.set_name(std::move(name));
+          return;
+        }
+      }
       detail::appender<T, out_format> entries(out.shape());
       std::int64_t hint = 0;  // the operands' stored entries: exact for unions, a start otherwise
       expr::for_each_access(rhs, [&](const auto& a, std::size_t) { hint += a.tensor->nnz(); });
@@ -7013,6 +10906,54 @@ void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
   }
 }
 
+// The extent of index I in the accesses of e.
+template <class I, class E>
+std::int64_t extent_in(const E& e) {
+  std::int64_t x = -1;
+  expr::for_each_access(e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
+    std::size_t m = 0;
+    (..., [&] {
+      if (x < 0 && std::is_same_v<Is, I>) x = a.tensor->extent(m);
+      ++m;
+    }());
+  });
+  return x;
+}
+
+// A hoisted sum's storage: a dense vector (the size of one operand mode), a dense matrix unless
+// the sum is statically sparse (then DCSR).
+template <class V, class S, std::size_t N>
+using hoisted_tensor = tensor<
+    V, std::conditional_t<
+           N == 0, format<>,
+           std::conditional_t<N == 1, dense_vector,
+                              std::conditional_t<expr::sparsity_v<S> == expr::sparsity::dense,
+                                                 dense_matrix, dcsr>>>>;
+
+/// Runs `lhs = rhs`, first computing once every sum that the fused loop nest would recompute
+/// for each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
+/// sum(i, A(i,j) * sum(k, A(i,k) * x(k))).
+template <class Out, class Lhs, class Rhs>
+void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
+  if constexpr (rewrite::has_hoistable_v<Rhs>) {
+    rewrite::hoist_first(rhs, [&](const auto& s, auto rebuild) {
+      using S = std::remove_cvref_t<decltype(s)>;
+      [&]<class... Is>(mp_list<Is...>) {
+        using T = hoisted_tensor<expr::value_type_t<S>, S, sizeof...(Is)>;
+        T t(typename T::shape_type{extent_in<Is>(s)...});
+        expr::access<T, Is...> target{&t};
+        target = s;  // its own kernel (rewritten and hoisted in turn)
+        if constexpr (sizeof...(Is) == 0)  // a scalar: a literal (order-0 operands are not streamed)
+          execute_hoisted(out, lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}), accumulate);
+        else
+          execute_hoisted(out, lhs, rebuild(expr::access<const T, Is...>{&t}), accumulate);
+      }(expr::free_indices_t<S>{});
+    });
+  } else {
+    execute(out, lhs, rhs, accumulate);
+  }
+}
+
 template <class Out, class Rhs>
 bool aliases_output(const Out* out, const Rhs& rhs) {
   bool aliased = false;
@@ -7031,12 +10972,13 @@ namespace loom::expr {
 template <class OT, class... Os, class R, class Tag>
 void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs_operand, Tag) {
   static_assert(operand<R>, "loom::assign: the right-hand side must be an expression or a scalar");
-  const auto rhs = as_expr(rhs_operand);
-  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  const auto written = as_expr(rhs_operand);
+  using Written = std::remove_cvref_t<decltype(written)>;
   using Lhs = access<OT, Os...>;
-  if constexpr (!plan::assignment_is_valid<Lhs, Rhs>) {
-    plan::report_assignment_errors<Lhs, Rhs>();
+  if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
+    plan::report_assignment_errors<Lhs, Written>();
   } else {
+    const auto rhs = rewrite::for_kernel(written).expr;  // the always-profitable rules (rewrite/)
     constexpr bool accumulate = std::is_same_v<Tag, accumulate_tag>;
     using out_t = std::remove_const_t<OT>;
     static_assert(out_t::owning || out_t::format_type::all_dense,
@@ -7045,14 +10987,14 @@ void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs_operand, Tag) {
     if (loom::detail::aliases_output(lhs.tensor, rhs)) {  // the output is also read: use a copy
       tensor<typename out_t::value_type, typename out_t::format_type> result(*lhs.tensor);
       access<decltype(result), Os...> target{&result};
-      loom::detail::execute(result, target, rhs, accumulate);
+      loom::detail::execute_hoisted(result, target, rhs, accumulate);
       if constexpr (out_t::owning) {
         *lhs.tensor = std::move(result);
       } else {  // a dense view: write the values back into the caller's buffer
         std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
       }
     } else {
-      loom::detail::execute(*lhs.tensor, lhs, rhs, accumulate);
+      loom::detail::execute_hoisted(*lhs.tensor, lhs, rhs, accumulate);
     }
   }
 }
@@ -7064,15 +11006,15 @@ namespace loom {
 /// The value of an expression without free indices: `double s = loom::eval(sum(i, x(i)));`
 template <expr::operand E>
 auto eval(const E& e) {
-  const auto rhs = expr::as_expr(e);
-  using Rhs = std::remove_cvref_t<decltype(rhs)>;
-  using V = expr::value_type_t<Rhs>;
+  const auto written = expr::as_expr(e);
+  using Written = std::remove_cvref_t<decltype(written)>;
+  using V = expr::value_type_t<Written>;
   tensor<V, format<>> result;
   expr::access<tensor<V, format<>>> target{&result};
-  if constexpr (!plan::assignment_is_valid<decltype(target), Rhs>)
-    plan::report_assignment_errors<decltype(target), Rhs>();
+  if constexpr (!plan::assignment_is_valid<decltype(target), Written>)
+    plan::report_assignment_errors<decltype(target), Written>();
   else
-    loom::detail::execute(result, target, rhs, false);
+    loom::detail::execute_hoisted(result, target, rewrite::for_kernel(written).expr, false);
   return result.values()[0];
 }
 
@@ -7083,7 +11025,710 @@ auto eval(const E& e) {
 
 #include <boost/mp11/algorithm.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <ios>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace loom::la {
+
+/// The result of evaluating an la expression of rank R with value type V.
+template <class V, std::size_t R>
+using result_t = std::conditional_t<R == 0, V,
+                                    std::conditional_t<R == 1, tensor<V, dense_vector>,
+                                                       tensor<V, dense_matrix>>>;
+
+namespace detail {
+
+using boost::mp11::mp_list;
+
+// ---------------------------------------------------------------------------------------------
+// Part 1: extents of the index variables of a translated expression (from its accesses)
+struct extent_table {
+  std::vector<std::pair<std::string_view, std::int64_t>> entries;
+  void note(std::string_view name, std::int64_t e) {
+    for (auto& [n, x] : entries)
+      if (n == name) {
+        if (x != e)
+          throw shape_error("loom::la: dimension " + std::string(name) + " is " + std::to_string(x) +
+                            " in one operand and " + std::to_string(e) + " in another");
+        return;
+      }
+    entries.emplace_back(name, e);
+  }
+  std::int64_t of(std::string_view name) const {
+    for (const auto& [n, x] : entries)
+      if (n == name) return x;
+    throw shape_error("loom::la: the extent of " + std::string(name) + " is unknown");
+  }
+};
+template <class E>
+extent_table extents_of(const E& e) {
+  extent_table t;
+  expr::for_each_access(e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
+    std::size_t m = 0;
+    (t.note(Is::name, a.tensor->extent(m++)), ...);
+  });
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 2: the terms of a normal form: a sum of signed terms, each sums over a product
+template <class E>
+struct signed_term {
+  static constexpr bool negative = false;
+  using body = E;
+  static constexpr const E& get(const E& e) { return e; }
+};
+template <class E>
+struct signed_term<expr::map<fn::negate, E>> {
+  static constexpr bool negative = !signed_term<E>::negative;
+  using body = typename signed_term<E>::body;
+  static constexpr const body& get(const expr::map<fn::negate, E>& e) {
+    return signed_term<E>::get(std::get<0>(e.args));
+  }
+};
+template <class E, class F>
+void for_each_term(const E& e, F&& f) {
+  if constexpr (requires { []<class L, class R>(const expr::add<L, R>&) {}(e); }) {
+    for_each_term(e.lhs, f);
+    for_each_term(e.rhs, f);
+  } else {
+    f(signed_term<E>::get(e), std::bool_constant<signed_term<E>::negative>{});
+  }
+}
+
+// sums over a product: the summed indices and the factors
+template <class E>
+struct sum_block {
+  using summed = mp_list<>;
+  using product = E;
+  static constexpr const E& get(const E& e) { return e; }
+};
+template <class I, class E>
+struct sum_block<expr::sum<I, E>> {
+  using summed = boost::mp11::mp_push_front<typename sum_block<E>::summed, I>;
+  using product = typename sum_block<E>::product;
+  static constexpr const product& get(const expr::sum<I, E>& e) { return sum_block<E>::get(e.body); }
+};
+template <class E>
+auto factors_of(const E& e) {
+  if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); })
+    return std::tuple_cat(factors_of(e.lhs), factors_of(e.rhs));
+  else
+    return std::tuple<E>{e};
+}
+template <class X>
+struct factor_kind {  // 0: dense access, 1: literal, 2: anything else (sparse access, map, ...)
+  static constexpr int value = 2;
+};
+template <class T, class... Is>
+struct factor_kind<expr::access<T, Is...>> {
+  static constexpr int value = std::remove_const_t<T>::format_type::all_dense ? 0 : 2;
+};
+template <class T>
+struct factor_kind<expr::literal<T>> {
+  static constexpr int value = 1;
+};
+template <class Tuple>
+struct all_dense_factors;
+template <class... Xs>
+struct all_dense_factors<std::tuple<Xs...>> {
+  static constexpr bool value = ((factor_kind<Xs>::value < 2) && ...);
+};
+
+// A term's signature at run time: its factors (tensor, index pattern; literal values) with
+// bound indices renamed in order of first use, minimised over the orders of the factors that read
+// one tensor. Equal signatures mean equal values (commutativity and alpha-renaming); a term with
+// another kind of factor gets a unique signature.
+struct factor_desc {
+  const void* tensor = nullptr;
+  std::vector<std::string_view> indices;
+  std::string literal;
+};
+template <class Term>
+std::string signature(const Term& term, std::size_t ordinal) {
+  using block = sum_block<Term>;
+  std::vector<std::string_view> bound;
+  boost::mp11::mp_for_each<typename block::summed>([&](auto i) { bound.push_back(decltype(i)::name); });
+  std::vector<factor_desc> fs;
+  bool plain = true;
+  std::apply([&](const auto&... f) {
+    (..., [&](const auto& x) {
+      using X = std::remove_cvref_t<decltype(x)>;
+      factor_desc d;
+      if constexpr (factor_kind<X>::value == 1) {
+        std::ostringstream v;
+        if constexpr (std::is_floating_point_v<decltype(x.value)>) v << std::hexfloat;  // exact
+        v << x.value;
+        d.literal = v.str();
+      } else if constexpr (requires { x.tensor; }) {
+        d.tensor = x.tensor;
+        [&]<class T, class... Is>(const expr::access<T, Is...>&) { d.indices = {Is::name...}; }(x);
+      } else {
+        plain = false;
+      }
+      fs.push_back(std::move(d));
+    }(f));
+  }, factors_of(block::get(term)));
+  if (!plain || fs.size() > 8) return "#" + std::to_string(ordinal);
+  std::sort(fs.begin(), fs.end(), [](const factor_desc& a, const factor_desc& b) {
+    return std::less<const void*>{}(a.tensor, b.tensor) || (a.tensor == b.tensor && a.literal < b.literal);
+  });
+  auto text = [&](const std::vector<factor_desc>& order) {
+    std::vector<std::string_view> seen;
+    std::string out;
+    for (const auto& f : order) {
+      out += f.literal + "@" + std::to_string(reinterpret_cast<std::uintptr_t>(f.tensor)) + "(";
+      for (auto n : f.indices) {
+        if (std::find(bound.begin(), bound.end(), n) == bound.end()) {
+          out += std::string(n) + ",";
+          continue;
+        }
+        auto at = std::find(seen.begin(), seen.end(), n);
+        if (at == seen.end()) seen.push_back(n), at = seen.end() - 1;
+        out += "_" + std::to_string(at - seen.begin()) + ",";
+      }
+      out += ")";
+    }
+    return out + "/" + std::to_string(bound.size() - seen.size());  // sums no factor uses
+  };
+  // try every order that keeps the tensors sorted (permutations among equal tensors)
+  std::vector<std::size_t> perm(fs.size());
+  for (std::size_t q = 0; q < perm.size(); ++q) perm[q] = q;
+  std::string best = text(fs);
+  auto same_group = [&](const std::vector<std::size_t>& p) {
+    for (std::size_t q = 0; q < p.size(); ++q)
+      if (fs[p[q]].tensor != fs[q].tensor || fs[p[q]].literal != fs[q].literal) return false;
+    return true;
+  };
+  while (std::next_permutation(perm.begin(), perm.end())) {
+    if (!same_group(perm)) continue;
+    std::vector<factor_desc> order;
+    for (std::size_t q : perm) order.push_back(fs[q]);
+    best = std::min(best, text(order));
+  }
+  return best;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 3: variable elimination over dense factors, in the order the run-time extents make cheapest
+template <class V>
+struct dense_factor {
+  std::vector<std::size_t> ids;  // index ids, row-major
+  std::vector<V> data;
+};
+
+template <class V>
+struct eliminator {
+  std::vector<std::int64_t> extent;  // by index id
+
+  // Σ over `drop` of the product of `in`, as a factor over `keep` (in that order).
+  dense_factor<V> contract(const std::vector<const dense_factor<V>*>& in,
+                           const std::vector<std::size_t>& keep,
+                           const std::vector<std::size_t>& drop) const {
+    std::vector<std::size_t> loop = keep;
+    loop.insert(loop.end(), drop.begin(), drop.end());
+    const std::size_t n = loop.size();
+    dense_factor<V> out;
+    out.ids = keep;
+    std::int64_t out_size = 1;
+    for (std::size_t id : keep) out_size *= extent[id];
+    out.data.assign(static_cast<std::size_t>(out_size), semiring_traits<V>::zero());
+    // strides of every operand and of the output along each loop position
+    std::vector<std::vector<std::int64_t>> stride(in.size(), std::vector<std::int64_t>(n, 0));
+    for (std::size_t f = 0; f < in.size(); ++f) {
+      std::int64_t s = 1;
+      for (std::size_t k = in[f]->ids.size(); k-- > 0;) {
+        for (std::size_t d = 0; d < n; ++d)
+          if (loop[d] == in[f]->ids[k]) stride[f][d] = s;
+        s *= extent[in[f]->ids[k]];
+      }
+    }
+    std::vector<std::int64_t> ostride(n, 0);
+    {
+      std::int64_t s = 1;
+      for (std::size_t k = keep.size(); k-- > 0;) {
+        ostride[k] = s;
+        s *= extent[keep[k]];
+      }
+    }
+    std::int64_t points = 1;
+    for (std::size_t id : loop) points *= extent[id];
+    if (points == 0) return out;
+    std::vector<std::int64_t> count(n, 0), off(in.size(), 0);
+    std::int64_t ooff = 0;
+    for (std::int64_t p = 0; p < points; ++p) {
+      V prod = semiring_traits<V>::one();
+      for (std::size_t f = 0; f < in.size(); ++f) prod = prod * in[f]->data[static_cast<std::size_t>(off[f])];
+      out.data[static_cast<std::size_t>(ooff)] = out.data[static_cast<std::size_t>(ooff)] + prod;
+      for (std::size_t d = n; d-- > 0;) {
+        ++count[d];
+        for (std::size_t f = 0; f < in.size(); ++f) off[f] += stride[f][d];
+        ooff += ostride[d];
+        if (count[d] < extent[loop[d]]) break;
+        for (std::size_t f = 0; f < in.size(); ++f) off[f] -= stride[f][d] * extent[loop[d]];
+        ooff -= ostride[d] * extent[loop[d]];
+        count[d] = 0;
+      }
+    }
+    return out;
+  }
+
+  // Eliminates `summed` greedily: each step the index whose factors span the fewest points.
+  dense_factor<V> run(std::vector<dense_factor<V>> factors, std::vector<std::size_t> summed,
+                      const std::vector<std::size_t>& free, V& coefficient,
+                      std::vector<std::string>* steps = nullptr) const {
+    while (!summed.empty()) {
+      std::size_t best = 0;
+      double best_cost = -1;
+      for (std::size_t c = 0; c < summed.size(); ++c) {
+        std::vector<std::size_t> span;
+        for (const auto& f : factors)
+          if (std::find(f.ids.begin(), f.ids.end(), summed[c]) != f.ids.end())
+            for (std::size_t id : f.ids)
+              if (std::find(span.begin(), span.end(), id) == span.end()) span.push_back(id);
+        double cost = 1;
+        for (std::size_t id : span) cost *= static_cast<double>(extent[id]);
+        if (span.empty()) cost = 0;  // used by no factor: a count
+        if (best_cost < 0 || cost < best_cost) best = c, best_cost = cost;
+      }
+      const std::size_t s = summed[best];
+      summed.erase(summed.begin() + static_cast<std::ptrdiff_t>(best));
+      std::vector<const dense_factor<V>*> in;
+      std::vector<dense_factor<V>> rest;
+      std::vector<std::size_t> keep;
+      for (const auto& f : factors) {
+        if (std::find(f.ids.begin(), f.ids.end(), s) == f.ids.end()) continue;
+        in.push_back(&f);
+        for (std::size_t id : f.ids)
+          if (id != s && std::find(keep.begin(), keep.end(), id) == keep.end()) keep.push_back(id);
+      }
+      if (in.empty()) {  // Σ_s x = extent(s) · x
+        coefficient = coefficient * static_cast<V>(extent[s]);
+        continue;
+      }
+      dense_factor<V> made = contract(in, keep, {s});
+      if (steps) steps->push_back("sum over " + std::to_string(s) + " of " + std::to_string(in.size()) +
+                                  " factors -> " + std::to_string(made.data.size()) + " entries");
+      for (auto& f : factors)
+        if (std::find(f.ids.begin(), f.ids.end(), s) == f.ids.end()) rest.push_back(std::move(f));
+      rest.push_back(std::move(made));
+      factors = std::move(rest);
+    }
+    std::vector<const dense_factor<V>*> in;
+    for (const auto& f : factors) in.push_back(&f);
+    return contract(in, free, {});
+  }
+};
+
+template <class V, class Universe, class T, class... Is>
+dense_factor<V> load(const expr::access<T, Is...>& a, const std::vector<std::int64_t>& extent) {
+  dense_factor<V> f;
+  f.ids = {boost::mp11::mp_find<Universe, Is>::value...};
+  std::int64_t size = 1;
+  for (std::size_t id : f.ids) size *= extent[id];
+  f.data.assign(static_cast<std::size_t>(size), semiring_traits<V>::zero());
+  a.tensor->for_each_stored([&](const auto& c, const auto& v) {
+    std::int64_t off = 0;
+    for (std::size_t m = 0; m < f.ids.size(); ++m) off = off * extent[f.ids[m]] + c[m];
+    f.data[static_cast<std::size_t>(off)] = static_cast<V>(v);
+  });
+  return f;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 4: one term into the result (row-major over the result's free indices)
+template <class V, class Free>
+struct accumulator {
+  std::vector<V> values;  // row-major over Free
+  std::vector<std::int64_t> shape;
+  std::vector<std::string>* log = nullptr;
+
+  // adds `sign` times the term's values, given over `term_free` (a subset of Free, in Free's
+  // order), broadcast along the missing indices
+  void add(const std::vector<V>& data, const std::vector<std::size_t>& present, V sign) {
+    const std::size_t n = shape.size();
+    std::int64_t points = 1;
+    for (auto e : shape) points *= e;
+    std::vector<std::int64_t> c(n, 0);
+    for (std::int64_t p = 0; p < points; ++p) {
+      std::int64_t off = 0;
+      for (std::size_t k : present) off = off * shape[k] + c[k];
+      values[static_cast<std::size_t>(p)] =
+          values[static_cast<std::size_t>(p)] + sign * data[static_cast<std::size_t>(off)];
+      for (std::size_t d = n; d-- > 0;) {
+        if (++c[d] < shape[d]) break;
+        c[d] = 0;
+      }
+    }
+  }
+};
+
+template <class Free, class TermFree>
+std::vector<std::size_t> positions() {
+  std::vector<std::size_t> p;
+  boost::mp11::mp_for_each<Free>([&](auto i) {
+    if constexpr (boost::mp11::mp_contains<TermFree, decltype(i)>::value)
+      p.push_back(boost::mp11::mp_find<Free, decltype(i)>::value);
+  });
+  return p;
+}
+
+// A term with a sparse factor as one loom kernel into a dense tensor over its free indices.
+template <class V, class Term, class... Is>
+std::vector<V> fused_values(const Term& term, const extent_table& ext, mp_list<Is...>) {
+  using fmt = std::conditional_t<sizeof...(Is) == 1, dense_vector, dense_matrix>;
+  tensor<V, fmt> tmp(typename tensor<V, fmt>::shape_type{ext.of(Is::name)...});
+  tmp(Is{}...) = term;
+  return std::vector<V>(tmp.values().begin(), tmp.values().end());
+}
+
+template <class V, class Free, class Term>
+void evaluate_term(const Term& term, V sign, const extent_table& ext, accumulator<V, Free>& acc) {
+  using block = sum_block<Term>;
+  const auto& product = block::get(term);
+  auto factors = factors_of(product);
+  using factors_t = decltype(factors);
+  // the term's free indices, in the result's order
+  using term_free = boost::mp11::mp_copy_if_q<
+      Free, boost::mp11::mp_bind_front<boost::mp11::mp_contains, expr::free_indices_t<Term>>>;
+  if constexpr (all_dense_factors<factors_t>::value) {
+    // dense factors only: variable elimination, cheapest step first for these extents
+    using universe = boost::mp11::mp_unique<boost::mp11::mp_append<Free, expr::all_indices_t<Term>>>;
+    eliminator<V> el;
+    boost::mp11::mp_for_each<universe>([&](auto i) { el.extent.push_back(ext.of(decltype(i)::name)); });
+    std::vector<dense_factor<V>> dense;
+    V coefficient = sign;
+    std::apply([&](const auto&... f) {
+      (..., [&](const auto& x) {
+        if constexpr (factor_kind<std::remove_cvref_t<decltype(x)>>::value == 1)
+          coefficient = coefficient * static_cast<V>(x.value);
+        else
+          dense.push_back(load<V, universe>(x, el.extent));
+      }(f));
+    }, factors);
+    std::vector<std::size_t> summed, keep;
+    boost::mp11::mp_for_each<typename block::summed>(
+        [&](auto i) { summed.push_back(boost::mp11::mp_find<universe, decltype(i)>::value); });
+    boost::mp11::mp_for_each<term_free>(
+        [&](auto i) { keep.push_back(boost::mp11::mp_find<universe, decltype(i)>::value); });
+    const dense_factor<V> r = el.run(std::move(dense), std::move(summed), keep, coefficient,
+                                     acc.log);
+    if (acc.log) acc.log->push_back("term " + loom::to_string(term) + ": variable elimination");
+    acc.add(r.data, positions<Free, term_free>(), coefficient);
+  } else {
+    // a sparse factor: one fused loom kernel (the evaluator pushes sums in first)
+    if (acc.log) acc.log->push_back("term " + loom::to_string(term) + ": fused kernel");
+    constexpr std::size_t n = boost::mp11::mp_size<term_free>::value;
+    if constexpr (n == 0) {
+      acc.add({static_cast<V>(loom::eval(term))}, {}, sign);
+    } else {
+      acc.add(fused_values<V>(term, ext, term_free{}), positions<Free, term_free>(), sign);
+    }
+  }
+}
+
+template <std::size_t Rank>
+using free_list = std::conditional_t<Rank == 0, mp_list<>,
+                                     std::conditional_t<Rank == 1, mp_list<row>, mp_list<row, col>>>;
+
+template <class E>
+auto normal_form(const E& e) {
+  return rewrite::rewrite<rewrite::sum_product_normal_form>(to_index_notation(e));
+}
+
+template <class E>
+auto evaluate(const E& e, std::vector<std::string>* log) {
+  using V = typename E::value_type;
+  using Free = free_list<E::rank>;
+  const auto nf = normal_form(e);
+  const extent_table ext = extents_of(to_index_notation(e));
+  accumulator<V, Free> acc;
+  acc.log = log;
+  boost::mp11::mp_for_each<Free>([&](auto i) { acc.shape.push_back(ext.of(decltype(i)::name)); });
+  std::int64_t size = 1;
+  for (auto s : acc.shape) size *= s;
+  acc.values.assign(static_cast<std::size_t>(size), semiring_traits<V>::zero());
+  if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(nf.expr)>, rewrite::zero>) {
+    // terms equal up to bound names and factor order are computed once, with their count
+    std::vector<std::string> sigs;
+    std::vector<int> signs;
+    for_each_term(nf.expr, [&](const auto& term, auto negative) {
+      sigs.push_back(signature(term, sigs.size()));
+      signs.push_back(decltype(negative)::value ? -1 : 1);
+    });
+    std::size_t t = 0;
+    for_each_term(nf.expr, [&](const auto& term, auto) {
+      const std::size_t me = t++;
+      for (std::size_t q = 0; q < me; ++q)
+        if (sigs[q] == sigs[me]) return;  // merged into term q
+      int count = 0;
+      for (std::size_t q = me; q < sigs.size(); ++q)
+        if (sigs[q] == sigs[me]) count += signs[q];
+      if (count == 0) return;  // the terms cancel
+      if (log && count != 1) log->push_back("merged: coefficient " + std::to_string(count));
+      evaluate_term<V, Free>(term, static_cast<V>(count), ext, acc);
+    });
+  }
+  if constexpr (E::rank == 0) {
+    return acc.values[0];
+  } else {
+    result_t<V, E::rank> out([&] {
+      typename result_t<V, E::rank>::shape_type s{};
+      for (std::size_t k = 0; k < s.size(); ++k) s[k] = acc.shape[k];
+      return s;
+    }());
+    std::copy(acc.values.begin(), acc.values.end(), out.values().begin());
+    return out;
+  }
+}
+
+}  // namespace detail
+
+/// The sum-product normal form of `e` (index notation) and the rules that produced it.
+template <expression E>
+auto normal_form(const E& e) {
+  return detail::normal_form(e);
+}
+
+/// Evaluates `e`: translated to index notation, rewritten to the sum-product normal form, and
+/// computed term by term (dense terms by variable elimination in the cheapest order for the
+/// run-time extents, terms with a sparse factor by one fused kernel). A scalar for rank 0, else
+/// a dense loom tensor.
+template <expression E>
+auto eval(const E& e) {
+  return detail::evaluate(e, nullptr);
+}
+
+/// What `eval(e)` does, in words: the normal form, the rules applied, and each term's plan.
+template <expression E>
+std::string explain(const E& e) {
+  std::vector<std::string> log;
+  const auto nf = detail::normal_form(e);
+  (void)detail::evaluate(e, &log);
+  std::ostringstream s;
+  s << "index notation: " << loom::to_string(to_index_notation(e)) << "\n";
+  s << "normal form: " << loom::to_string(nf.expr) << "\n";
+  s << "rules fired: " << rewrite::fired_names<typename decltype(nf)::fired>() << "\n";
+  for (const auto& l : log) s << "  " << l << "\n";
+  return s.str();
+}
+
+}  // namespace loom::la
+
+#endif  // LOOM_LA_EVALUATE_HPP
+// ---- end <loom/la/evaluate.hpp>
+// ---- begin <loom/la/naive.hpp>
+// Defines loom::la::eval_naive: every operation materialised into its own tensor, one loom kernel
+// each, no rewriting across operations (the baseline the SPORES rewrites are measured against)
+// (la/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_LA_NAIVE_HPP
+#define LOOM_LA_NAIVE_HPP
+
+
+#include <memory>
+#include <type_traits>
+
+namespace loom::la {
+
+namespace detail::naive {
+
+inline constexpr loom::index<"i"> i{};
+inline constexpr loom::index<"j"> j{};
+inline constexpr loom::index<"k"> k{};
+
+template <class V>
+using dmat = tensor<V, dense_matrix>;
+template <class V>
+using dvec = tensor<V, dense_vector>;
+
+// A materialised operand: a tensor (shared, or the caller's) or a scalar.
+template <class T>
+std::shared_ptr<const T> borrow(const T* t) {
+  return std::shared_ptr<const T>(t, [](const T*) {});
+}
+
+// Static members of one struct, so that every overload sees the others.
+struct ops {
+template <class T>
+static auto run(const matrix<T>& m) {
+  return borrow(m.tensor);
+}
+template <class V>
+static V run(const scalar<V>& s) {
+  return s.value;
+}
+template <class A, class B>
+static auto run(const product<A, B>& p) {
+  using V = typename product<A, B>::value_type;
+  auto a = run(p.a);
+  auto b = run(p.b);
+  if constexpr (B::rank == 2) {
+    auto c = std::make_shared<dmat<V>>(typename dmat<V>::shape_type{a->extent(0), b->extent(1)});
+    (*c)(i, j) = loom::sum(k, (*a)(i, k) * (*b)(k, j));
+    return std::shared_ptr<const dmat<V>>(c);
+  } else {
+    auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{a->extent(0)});
+    (*c)(i) = loom::sum(k, (*a)(i, k) * (*b)(k));
+    return std::shared_ptr<const dvec<V>>(c);
+  }
+}
+template <class A>
+static auto run(const transposed<A>& t) {
+  using V = typename A::value_type;
+  auto a = run(t.a);
+  auto c = std::make_shared<dmat<V>>(typename dmat<V>::shape_type{a->extent(1), a->extent(0)});
+  (*c)(j, i) = (*a)(i, j);
+  return std::shared_ptr<const dmat<V>>(c);
+}
+template <class Op, class X, class Y>
+static auto combine(const X& x, const Y& y) {
+  if constexpr (std::is_same_v<Op, plus>) return x + y;
+  else if constexpr (std::is_same_v<Op, minus>) return x - y;
+  else if constexpr (std::is_same_v<Op, times>) return x * y;
+  else return loom::map(divides_fn{}, x, y);
+}
+template <class Op, class A, class B>
+static auto run(const elementwise<Op, A, B>& e) {
+  using V = typename elementwise<Op, A, B>::value_type;
+  auto a = run(e.a);
+  auto b = run(e.b);
+  constexpr std::size_t r = elementwise<Op, A, B>::rank;
+  if constexpr (r == 0) {
+    if constexpr (std::is_same_v<Op, plus>) return static_cast<V>(a + b);
+    else if constexpr (std::is_same_v<Op, minus>) return static_cast<V>(a - b);
+    else if constexpr (std::is_same_v<Op, times>) return static_cast<V>(a * b);
+    else return static_cast<V>(a / b);
+  } else {
+    auto at = [&](const auto& x, auto... is) {  // an operand under the result's indices
+      using X = std::remove_cvref_t<decltype(x)>;
+      if constexpr (std::is_arithmetic_v<X>) return x;
+      else if constexpr (std::remove_cvref_t<decltype(*x)>::order == 1) return (*x)(std::get<0>(std::tuple{is...}));
+      else return (*x)(is...);
+    };
+    if constexpr (r == 2) {
+      const auto& big = [&]() -> const auto& { if constexpr (A::rank == 2) return a; else return b; }();
+      auto c = std::make_shared<dmat<V>>(typename dmat<V>::shape_type{big->extent(0), big->extent(1)});
+      (*c)(i, j) = combine<Op>(at(a, i, j), at(b, i, j));
+      return std::shared_ptr<const dmat<V>>(c);
+    } else {
+      const auto& big = [&]() -> const auto& { if constexpr (A::rank == 1) return a; else return b; }();
+      auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{big->extent(0)});
+      (*c)(i) = combine<Op>(at(a, i), at(b, i));
+      return std::shared_ptr<const dvec<V>>(c);
+    }
+  }
+}
+template <class A>
+static auto run(const total<A>& t) {
+  auto a = run(t.a);
+  if constexpr (A::rank == 0) return a;
+  else if constexpr (A::rank == 1) return loom::eval(loom::sum(i, (*a)(i)));
+  else return loom::eval(loom::sum(i, j, (*a)(i, j)));
+}
+template <class A>
+static auto run(const row_sums_of<A>& r) {
+  using V = typename A::value_type;
+  auto a = run(r.a);
+  if constexpr (A::rank == 1) {
+    return a;
+  } else {
+    auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{a->extent(0)});
+    (*c)(i) = loom::sum(j, (*a)(i, j));
+    return std::shared_ptr<const dvec<V>>(c);
+  }
+}
+template <class A>
+static auto run(const col_sums_of<A>& r) {
+  using V = typename A::value_type;
+  auto a = run(r.a);
+  auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{a->extent(1)});
+  (*c)(j) = loom::sum(i, (*a)(i, j));
+  return std::shared_ptr<const dvec<V>>(c);
+}
+template <class A>
+static auto run(const trace_of<A>& t) {
+  using V = typename A::value_type;
+  auto a = run(t.a);
+  V s = semiring_traits<V>::zero();
+  a->for_each_stored([&](const auto& c, const auto& v) {
+    if (c[0] == c[1]) s = s + static_cast<V>(v);
+  });
+  return s;
+}
+template <class A>
+static auto run(const diag_of<A>& d) {
+  using V = typename A::value_type;
+  auto a = run(d.a);
+  auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{a->extent(0)});
+  a->for_each_stored([&](const auto& x, const auto& v) {
+    if (x[0] == x[1]) c->values()[static_cast<std::size_t>(x[0])] = static_cast<V>(v);
+  });
+  return std::shared_ptr<const dvec<V>>(c);
+}
+
+};  // struct ops
+
+}  // namespace detail::naive
+
+/// `e` evaluated one operation at a time, each result materialised (dense for every operation
+/// but the stored operands): the plan without rewrites. Same result types as `eval`.
+template <expression E>
+auto eval_naive(const E& e) {
+  auto r = detail::naive::ops::run(e);
+  if constexpr (E::rank == 0) {
+    return r;
+  } else {
+    using V = typename E::value_type;
+    using out_t = std::conditional_t<E::rank == 1, tensor<V, dense_vector>, tensor<V, dense_matrix>>;
+    out_t out(r->shape());
+    if constexpr (E::rank == 1) out(detail::naive::i) = (*r)(detail::naive::i);
+    else out(detail::naive::i, detail::naive::j) = (*r)(detail::naive::i, detail::naive::j);
+    return out;
+  }
+}
+
+}  // namespace loom::la
+
+#endif  // LOOM_LA_NAIVE_HPP
+// ---- end <loom/la/naive.hpp>
+
+#endif  // LOOM_LA_HPP
+// ---- end <loom/la.hpp>
+// ---- begin <loom/optimize.hpp>
+// Umbrella header of optimize/: statistics, the statistics cache and the sparsity estimators.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_HPP
+#define LOOM_OPTIMIZE_HPP
+
+// ---- begin <loom/optimize/decompose.hpp>
+// Defines loom::decompose(lhs, rhs): a sum-product program split by a variable-elimination order
+// into kernels with materialised intermediates (Galley's logical optimizer, notes 001 §3.3-3.7).
+// The candidate orders and their kernels are instantiated at compile time (bounded by
+// LOOM_MAX_ELIMINATION_ORDERS); the cheapest under the logical cost is chosen at run time from
+// statistics and cached by a coarse signature (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_DECOMPOSE_HPP
+#define LOOM_OPTIMIZE_DECOMPOSE_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -7095,11 +11740,17 @@ auto eval(const E& e) {
 #ifndef LOOM_MAX_ELIMINATION_ORDERS
 #  define LOOM_MAX_ELIMINATION_ORDERS 6
 #endif
+#ifndef LOOM_MAX_DENSE_INTERMEDIATE_CELLS
+#  define LOOM_MAX_DENSE_INTERMEDIATE_CELLS (std::int64_t{1} << 26)
+#endif
 
 namespace loom {
 
 /// The most elimination orders `decompose` instantiates per program (plus the fused kernel).
 inline constexpr std::size_t max_elimination_orders = LOOM_MAX_ELIMINATION_ORDERS;
+/// The most cells `decompose` stores densely in one intermediate (a dense one- or two-index
+/// intermediate is chosen when cheaper than a sorted sparse one and not larger than this).
+inline constexpr std::int64_t max_dense_intermediate_cells = LOOM_MAX_DENSE_INTERMEDIATE_CELLS;
 
 namespace detail::ve {
 
@@ -7147,6 +11798,15 @@ auto collect(const expr::sum<I, E>& e) {
 }
 
 template <class A>
+struct tensor_of_access_impl;
+template <class T, class... Is>
+struct tensor_of_access_impl<expr::access<T, Is...>> {
+  using type = std::remove_const_t<T>;
+};
+template <class A>
+using tensor_of_access = typename tensor_of_access_impl<A>::type;
+
+template <class A>
 struct indices_of;
 template <class T, class... Is>
 struct indices_of<expr::access<T, Is...>> {
@@ -7187,35 +11847,193 @@ struct eliminate {
   using in = mp_copy_if_q<Factors, uses<S>>;
   static_assert(!mp_empty<in>::value, "loom::decompose: a summed index is used by no factor");
   using indices = mp_remove<mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, in>, mp_list<>>>>, S>;
-  using made = mp_list<Id, indices>;
-  using factors = mp_push_back<mp_remove_if_q<Factors, uses<S>>, made>;
-  using step = mp_list<S, in, made>;
 };
 
-template <class Order, class Factors, std::size_t Next, class Steps = mp_list<>>
-struct plan_of {
-  using steps = Steps;
-  using remaining = Factors;
-};
-template <class S, class... Rest, class Factors, std::size_t Next, class Steps>
-struct plan_of<mp_list<S, Rest...>, Factors, Next, Steps> {
-  using e = eliminate<Factors, S, mp_size_t<Next>>;
-  using next = plan_of<mp_list<Rest...>, typename e::factors, Next + 1, mp_push_back<Steps, typename e::step>>;
-  using steps = typename next::steps;
-  using remaining = typename next::remaining;
+// Common subexpressions (notes 001 §3.7): a step whose factors are all inputs and that computes,
+// up to a renaming of indices, what an earlier such step computed over the same tensors can reuse
+// that intermediate: as it is, or transposed when the renaming permutes its indices. The match is
+// structural (here, at compile time); that the tensors are the same objects is checked at run
+// time, and the cost model decides whether reusing beats recomputing.
+inline constexpr int max_step_factors = 8, max_step_indices = 16;
+
+struct step_shape {
+  int factors = 0;
+  bool leaf = true;  // every factor an input
+  int tensor[max_step_factors]{};
+  int arity[max_step_factors]{};
+  int index[max_step_factors][max_step_indices]{};
+  int summed = 0;
+  int made_count = 0;
+  int made[max_step_indices]{};
 };
 
-template <class V, class Indices>
-using intermediate_tensor = tensor<V, mp_if_c<mp_size<Indices>::value == 0, format<>,
-                                              mp_if_c<mp_size<Indices>::value == 1, sparse_vector,
-                                                      csf<mp_size<Indices>::value>>>>;
+struct twin_match {
+  int twin = -1;                      // the earlier step, or -1
+  int made[max_step_indices]{};       // the twin's intermediate indices, renamed to this step's
+  int factor[max_step_factors]{};     // the twin's factor f is this step's factor factor[f]
+};
 
+// Tries every pairing of the factors (at most a few) for an index renaming t -> u.
+constexpr bool match_shapes(const step_shape& t, const step_shape& u, twin_match& m) {
+  if (!t.leaf || !u.leaf || t.factors != u.factors || t.made_count != u.made_count) return false;
+  int perm[max_step_factors]{};
+  for (int f = 0; f < u.factors; ++f) perm[f] = f;
+  do {
+    int to[max_step_indices], from[max_step_indices];
+    for (int x = 0; x < max_step_indices; ++x) to[x] = from[x] = -1;
+    bool ok = true;
+    auto bind = [&](int a, int b) {
+      if (to[a] == -1 && from[b] == -1) {
+        to[a] = b;
+        from[b] = a;
+      }
+      return to[a] == b;
+    };
+    for (int f = 0; f < t.factors && ok; ++f) {
+      const int g = perm[f];
+      ok = t.tensor[f] == u.tensor[g] && t.arity[f] == u.arity[g];
+      for (int p = 0; p < t.arity[f] && ok; ++p) ok = bind(t.index[f][p], u.index[g][p]);
+    }
+    ok = ok && bind(t.summed, u.summed);
+    if (ok) {
+      for (int x = 0; x < t.made_count; ++x) m.made[x] = to[t.made[x]];
+      for (int f = 0; f < t.factors; ++f) m.factor[f] = perm[f];
+      return true;
+    }
+  } while (std::next_permutation(perm, perm + u.factors));
+  return false;
+}
+
+template <class Universe, class Tensors, class S, class In, class Made>
+constexpr step_shape shape_of() {
+  step_shape s;
+  s.summed = static_cast<int>(mp_find<Universe, S>::value);
+  s.made_count = static_cast<int>(mp_size<Made>::value);
+  mp_for_each<mp_iota<mp_size<Made>>>([&](auto x) { s.made[x] = static_cast<int>(mp_find<Universe, mp_at<Made, decltype(x)>>::value); });
+  s.factors = static_cast<int>(mp_size<In>::value);
+  mp_for_each<mp_iota<mp_size<In>>>([&](auto f) {
+    using F = mp_at<In, decltype(f)>;
+    if constexpr (factor_id<F>::value >= mp_size<Tensors>::value) {
+      s.leaf = false;
+    } else {
+      using T = mp_at<Tensors, factor_id<F>>;
+      s.tensor[f] = static_cast<int>(mp_find<mp_unique<Tensors>, T>::value);
+      s.arity[f] = static_cast<int>(mp_size<factor_indices<F>>::value);
+      mp_for_each<mp_iota<mp_size<factor_indices<F>>>>([&](auto p) {
+        s.index[f][p] = static_cast<int>(mp_find<Universe, mp_at<factor_indices<F>, decltype(p)>>::value);
+      });
+    }
+  });
+  return s;
+}
+
+// A step: mp_list<summed index, factors in, made factor, twin step (mp_int, -1: none), the twin's
+// factor pairing (mp_list of mp_int), the twin's modes in this step's intermediate (a list)>.
 template <class Step>
 using step_index = mp_first<Step>;
 template <class Step>
 using step_inputs = mp_second<Step>;
 template <class Step>
 using step_made = mp_third<Step>;
+template <class Step>
+using step_twin = mp_at_c<Step, 3>;
+template <class Step>
+using step_pairing = mp_at_c<Step, 4>;
+template <class Step>
+using step_from_twin = mp_at_c<Step, 5>;
+template <class Step>
+using step_relaid = mp_bool<!std::is_same_v<step_from_twin<Step>, mp_iota<mp_size<step_from_twin<Step>>>>>;
+
+// `from` with its modes moved: mode p goes to mode FromTwin[p] (a transposition).
+template <class To, class From, class... Ps>
+void relayout(To& to, const From& from, mp_list<Ps...>) {
+  constexpr std::size_t N = sizeof...(Ps);
+  constexpr std::array<std::size_t, N> at{Ps::value...};
+  typename To::shape_type shape{};
+  for (std::size_t p = 0; p < N; ++p) shape[at[p]] = from.extent(p);
+  if constexpr (To::format_type::all_dense) {  // identity modes on both sides: row-major cells
+    To out(shape);
+    std::array<std::int64_t, N> stride{}, extent{}, to_stride{};
+    std::int64_t s = 1;
+    for (std::size_t m = N; m-- > 0;) to_stride[m] = s, s *= shape[m];
+    for (std::size_t p = 0; p < N; ++p) extent[p] = from.extent(p), stride[p] = to_stride[at[p]];
+    loom::detail::permute_dense(from.values().data(), out.values().data(), extent, stride);
+    to = std::move(out);
+  } else {
+    std::vector<std::array<std::int64_t, N>> crd;
+    std::vector<typename To::value_type> vals;
+    crd.reserve(static_cast<std::size_t>(from.nnz()));
+    vals.reserve(static_cast<std::size_t>(from.nnz()));
+    from.for_each_stored([&](const auto& c, const auto& v) {
+      std::array<std::int64_t, N> x{};
+      for (std::size_t p = 0; p < N; ++p) x[at[p]] = c[p];
+      crd.push_back(x);
+      vals.push_back(v);
+    });
+    to = from_coo<typename To::format_type>(shape, crd, vals);
+  }
+}
+
+template <class Universe, class Tensors, class Steps, class S, class In, class Made>
+constexpr twin_match find_twin() {
+  twin_match m;
+  if constexpr (mp_size<In>::value <= max_step_factors && mp_size<Universe>::value <= max_step_indices) {
+    constexpr step_shape u = shape_of<Universe, Tensors, S, In, Made>();
+    int t = 0;
+    mp_for_each<mp_transform<mp_identity, Steps>>([&](auto st) {
+      using P = typename decltype(st)::type;
+      if (m.twin < 0 && step_twin<P>::value < 0 &&
+          match_shapes(shape_of<Universe, Tensors, step_index<P>, step_inputs<P>, factor_indices<step_made<P>>>(), u, m))
+        m.twin = t;
+      ++t;
+    });
+  }
+  return m;
+}
+
+template <class Universe, class Tensors, class Steps, class S, class In, class Made, class Id>
+struct make_step {
+  static constexpr twin_match m = find_twin<Universe, Tensors, Steps, S, In, Made>();
+  // mode p of the twin's intermediate is mode from_twin[p] of this one
+  template <class X>
+  using from_twin_at = mp_find<Made, mp_at_c<Universe, static_cast<std::size_t>(m.made[X::value])>>;
+  template <class F>
+  using pairing_at = mp_int<m.factor[F::value]>;
+  using from_twin = mp_if_c<(m.twin >= 0), mp_transform<from_twin_at, mp_iota<mp_size<Made>>>, mp_iota<mp_size<Made>>>;
+  using type = mp_list<S, In, mp_list<Id, Made>, mp_int<m.twin>, mp_transform<pairing_at, mp_iota<mp_size<In>>>,
+                       from_twin>;
+};
+
+template <class Universe, class Tensors, class Order, class Factors, std::size_t Next, class Steps = mp_list<>>
+struct plan_of {
+  using steps = Steps;
+  using remaining = Factors;
+};
+template <class Universe, class Tensors, class S, class... Rest, class Factors, std::size_t Next, class Steps>
+struct plan_of<Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Steps> {
+  using e = eliminate<Factors, S, mp_size_t<Next>>;
+  using step = typename make_step<Universe, Tensors, Steps, S, typename e::in, typename e::indices, mp_size_t<Next>>::type;
+  using next = plan_of<Universe, Tensors, mp_list<Rest...>,
+                       mp_push_back<mp_remove_if_q<Factors, uses<S>>, step_made<step>>, Next + 1,
+                       mp_push_back<Steps, step>>;
+  using steps = typename next::steps;
+  using remaining = typename next::remaining;
+};
+
+// An intermediate: sparse (csf, a sparse vector, a scalar) or, with one or two indices, dense
+// (Galley's intermediate-format choice, notes 001 §4.4). The choice is one per candidate order, so
+// that each step's kernel is instantiated twice, not once per combination of its inputs' formats.
+// A slot holds its own tensor or points at a twin's.
+template <class V, class Indices, bool Dense>
+struct intermediate_slot {
+  static constexpr std::size_t order = mp_size<Indices>::value;
+  static constexpr bool may_be_dense = order >= 1 && order <= 2;
+  static constexpr bool dense = Dense && may_be_dense;
+  using type = tensor<V, mp_if_c<dense, dense_n<order>,
+                                 mp_if_c<order == 0, format<>, mp_if_c<order == 1, sparse_vector, csf<order>>>>>;
+  std::optional<type> own;
+  const type* made = nullptr;
+};
 
 /// Static facts of `lhs = rhs` decomposed.
 template <class Lhs, class Rhs>
@@ -7230,8 +12048,10 @@ struct program {
   using initial = mp_transform<input_factor, mp_iota_c<input_count>>;
   using orders = mp_take_c<typename permutations<summed>::type,
                            std::min(max_elimination_orders, mp_size<typename permutations<summed>::type>::value)>;
+  using tensors = mp_transform<tensor_of_access, inputs>;
+  using universe = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, initial>, mp_list<>>>>;
   template <class Order>
-  using plan = plan_of<Order, initial, input_count>;
+  using plan = plan_of<universe, tensors, Order, initial, input_count>;
   using V = expr::value_type_t<Rhs>;
 };
 
@@ -7273,6 +12093,8 @@ auto product(const A& a, const B& b, const Rest&... rest) {
 struct decomposition_choice {
   std::vector<std::string> description;  // per candidate, its kernels
   std::vector<double> cost;              // Galley's logical cost per candidate
+  std::vector<bool> dense;               // per candidate: its one- and two-index intermediates dense
+  std::vector<std::uint32_t> reuse;      // per candidate, bit t: step t reuses its twin's intermediate
   std::size_t chosen = 0;
 };
 
@@ -7285,38 +12107,94 @@ struct runner {
   using inputs_tuple = decltype(collect(std::declval<const Rhs&>()));
   static constexpr std::size_t n_in = P::input_count;
 
-  template <class Step>
-  using slot_of = std::optional<intermediate_tensor<V, factor_indices<step_made<Step>>>>;
   template <class Order>
-  using intermediates = mp_rename<mp_transform<slot_of, typename P::template plan<Order>::steps>, std::tuple>;
+  using steps_of = typename P::template plan<Order>::steps;
+  template <bool Dense>
+  struct slot_fn {
+    template <class Step>
+    using fn = intermediate_slot<V, factor_indices<step_made<Step>>, Dense>;
+  };
+  template <class Order, bool Dense>
+  using intermediates = mp_rename<mp_transform_q<slot_fn<Dense>, steps_of<Order>>, std::tuple>;
+  // write costs per sparse entry (sorted) and per dense cell: dense pays when over a third full
+  static constexpr double sparse_write = 60.0, dense_write = 20.0;
+
+  template <class Step>
+  using dense_capable = mp_bool<intermediate_slot<V, factor_indices<step_made<Step>>, true>::dense>;
+  // whether the dense choice differs from the sparse one for this order
+  template <class Order>
+  static constexpr bool has_dense_choice = mp_any_of<steps_of<Order>, dense_capable>::value;
+
+  // Whether `Step` has a twin over the very same tensors (so it shares the twin's intermediate).
+  template <class Order, class Step>
+  static bool shares(const inputs_tuple& in) {
+    if constexpr (step_twin<Step>::value < 0) {
+      (void)in;
+      return false;
+    } else {
+      using Twin = mp_at_c<steps_of<Order>, static_cast<std::size_t>(step_twin<Step>::value)>;
+      bool same = true;
+      mp_for_each<mp_iota<mp_size<step_inputs<Twin>>>>([&](auto f) {
+        using F = decltype(f);
+        constexpr std::size_t a = factor_id<mp_at<step_inputs<Twin>, F>>::value;
+        constexpr std::size_t b = factor_id<mp_at<step_inputs<Step>, mp_at<step_pairing<Step>, F>>>::value;
+        same = same && static_cast<const void*>(std::get<a>(in).tensor) == static_cast<const void*>(std::get<b>(in).tensor);
+      });
+      return same;
+    }
+  }
 
   // The logical cost of an order: per step, the pointwise product's entries times its indices,
-  // plus the intermediate's entries (0.5 each when dense, 60 when sparse); then the final product.
+  // plus writing the intermediate: 0.5 per cell when dense, 60 per entry when sparse (sorted); a
+  // shared step costs nothing. Then the final product. Dense intermediates larger than
+  // max_dense_intermediate_cells make the dense variant infinitely costly.
   template <class Order>
-  static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in,
-                     std::string& text) {
+  static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in, bool dense,
+                     std::string& text, std::uint32_t& reuse) {
     std::vector<std::optional<chain_bound_estimator>> est(input_est.begin(), input_est.end());
     double total = 0;
     std::ostringstream s;
-    mp_for_each<mp_transform<mp_identity, typename P::template plan<Order>::steps>>([&](auto st) {
+    reuse = 0;
+    std::size_t t = 0;
+    mp_for_each<mp_transform<mp_identity, steps_of<Order>>>([&](auto st) {
       using step = typename decltype(st)::type;
       std::vector<chain_bound_estimator> parts;
       mp_for_each<mp_transform<factor_id, step_inputs<step>>>([&](auto id) { parts.push_back(*est[id]); });
       const chain_bound_estimator comp = parts.size() == 1 ? parts[0] : chain_bound_estimator::conjunction(parts);
       const chain_bound_estimator mat = comp.aggregate({std::string(step_index<step>::name)});
       double cells = 1;
+      index_set made;
       mp_for_each<factor_indices<step_made<step>>>([&](auto i) {
-        cells *= static_cast<double>(extent_of<decltype(i)>(in));
+        const std::int64_t e = extent_of<decltype(i)>(in);
+        cells *= static_cast<double>(e);
+        made.push_back({std::string(decltype(i)::name), e});
       });
       const double out = mat.estimate();
-      const double c = comp.estimate() * static_cast<double>(comp.indices().size()) +
-                       out * (out > 0.5 * cells ? 0.5 : 60.0);
-      total += c;
+      const bool is_dense = dense && dense_capable<step>::value;
+      const double write = !is_dense ? sparse_write * out
+                           : cells <= static_cast<double>(max_dense_intermediate_cells)
+                               ? dense_write * cells
+                               : std::numeric_limits<double>::infinity();
+      const double compute = comp.estimate() * static_cast<double>(comp.indices().size()) + write;
+      // reusing a twin: free as it is; a transposed copy sorts its entries (sparse) or reads and
+      // writes every cell out of order (dense): measured at about twice the cost of writing it
+      const double copy = !step_relaid<step>::value ? 0.0 : 2.0 * write;
+      const bool shared = shares<Order, step>(in) && copy < compute;
+      if (shared) reuse |= std::uint32_t{1} << t;
+      total += shared ? copy : compute;
+      ++t;
       est.resize(std::max<std::size_t>(est.size(), factor_id<step_made<step>>::value + 1));
-      est[factor_id<step_made<step>>::value] = mat;
-      s << "T" << factor_id<step_made<step>>::value - n_in << "(" << names(factor_indices<step_made<step>>{})
-        << ") = sum(" << step_index<step>::name << ", ...) [" << static_cast<std::int64_t>(comp.estimate())
-        << " products, " << static_cast<std::int64_t>(out) << " entries]; ";
+      // a dense intermediate is read cell by cell by the kernels that use it
+      est[factor_id<step_made<step>>::value] = is_dense ? chain_bound_estimator::full(made) : mat;
+      s << "T" << factor_id<step_made<step>>::value - n_in << "(" << names(factor_indices<step_made<step>>{}) << ")";
+      if (shared) {
+        s << " = T" << step_twin<step>::value << (step_relaid<step>::value ? " transposed" : "")
+          << " (the same sum over the same tensors: computed once); ";
+      } else {
+        s << " = sum(" << step_index<step>::name << ", ...) [" << static_cast<std::int64_t>(comp.estimate())
+          << " products, " << static_cast<std::int64_t>(out) << " entries, " << (is_dense ? "dense" : "sparse")
+          << "]; ";
+      }
     });
     std::vector<chain_bound_estimator> rest;
     mp_for_each<mp_transform<factor_id, typename P::template plan<Order>::remaining>>(
@@ -7330,30 +12208,46 @@ struct runner {
     return total;
   }
 
+  // The access of factor F: an input or an intermediate.
   template <class F, class Inter>
   static auto access_of(const inputs_tuple& in, const Inter& inter) {
     constexpr std::size_t id = factor_id<F>::value;
     if constexpr (id < n_in) {
       return std::get<id>(in);
     } else {
-      const auto& t = *std::get<id - n_in>(inter);
-      using tensor_t = std::remove_cvref_t<decltype(t)>;
-      return [&]<class... Is>(mp_list<Is...>) { return expr::access<const tensor_t, Is...>{&t}; }(
+      const auto& slot = std::get<id - n_in>(inter);
+      using tensor_t = typename std::remove_cvref_t<decltype(slot)>::type;
+      return [&]<class... Is>(mp_list<Is...>) { return expr::access<const tensor_t, Is...>{slot.made}; }(
           factor_indices<F>{});
     }
   }
 
-  template <class Order>
-  static void run(const Lhs& lhs, const inputs_tuple& in) {
-    intermediates<Order> inter;
-    mp_for_each<mp_transform<mp_identity, typename P::template plan<Order>::steps>>([&](auto st) {
+  template <class Order, bool Dense>
+  static void run(const Lhs& lhs, const inputs_tuple& in, std::uint32_t reuse, bool accumulate) {
+    intermediates<Order, Dense> inter;
+    std::size_t t = 0;
+    mp_for_each<mp_transform<mp_identity, steps_of<Order>>>([&](auto st) {
       using step = typename decltype(st)::type;
-      constexpr std::size_t slot = factor_id<step_made<step>>::value - n_in;
-      using tensor_t = typename std::tuple_element_t<slot, decltype(inter)>::value_type;
+      auto& slot = std::get<factor_id<step_made<step>>::value - n_in>(inter);
+      using tensor_t = typename std::remove_cvref_t<decltype(slot)>::type;
+      const bool reused = (reuse >> t++ & 1u) != 0;
+      if constexpr (step_twin<step>::value >= 0) {
+        if (reused && shares<Order, step>(in)) {
+          const tensor_t& twin = *std::get<static_cast<std::size_t>(step_twin<step>::value)>(inter).made;
+          if constexpr (step_relaid<step>::value) {
+            relayout(slot.own.emplace(), twin, step_from_twin<step>{});
+            slot.made = &*slot.own;
+          } else {
+            slot.made = &twin;
+          }
+          return;
+        }
+      }
       [&]<class... Fs>(mp_list<Fs...>) {
         const auto body = product(access_of<Fs>(in, inter)...);
         [&]<class... Is>(mp_list<Is...>) {
-          auto& t = std::get<slot>(inter).emplace(typename tensor_t::shape_type{extent_of<Is>(in)...});
+          auto& t = slot.own.emplace(typename tensor_t::shape_type{extent_of<Is>(in)...});
+          slot.made = &t;
           expr::access<tensor_t, Is...> target{&t};
           target = expr::sum<step_index<step>, std::remove_cvref_t<decltype(body)>>{body};
         }(factor_indices<step_made<step>>{});
@@ -7361,7 +12255,8 @@ struct runner {
     });
     [&]<class... Fs>(mp_list<Fs...>) {
       Lhs target = lhs;
-      target = product(access_of<Fs>(in, inter)...);
+      if (accumulate) target += product(access_of<Fs>(in, inter)...);
+      else target = product(access_of<Fs>(in, inter)...);
     }(typename P::template plan<Order>::remaining{});
   }
 };
@@ -7390,16 +12285,45 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
   decomposition_choice out;
   const chain_bound_estimator all = est.size() == 1 ? est[0] : chain_bound_estimator::conjunction(est);
   out.cost.push_back(all.estimate() * static_cast<double>(all.indices().size()));
+  out.dense.push_back(false);
+  out.reuse.push_back(0);
   out.description.push_back("one fused kernel [" + std::to_string(static_cast<std::int64_t>(all.estimate())) +
                             " products]");
   mp_for_each<typename P::orders>([&](auto order) {
-    std::string text;
-    out.cost.push_back(R::template cost<decltype(order)>(est, in, text));
-    out.description.push_back("eliminate " + names(decltype(order){}) + ": " + text);
+    using O = decltype(order);
+    std::string text, dense_text;
+    std::uint32_t reuse = 0, dense_reuse = 0;
+    double c = R::template cost<O>(est, in, false, text, reuse);
+    bool dense = false;
+    if constexpr (R::template has_dense_choice<O>) {
+      const double d = R::template cost<O>(est, in, true, dense_text, dense_reuse);
+      if (d < c) c = d, dense = true, text = dense_text, reuse = dense_reuse;
+    }
+    out.cost.push_back(c);
+    out.dense.push_back(dense);
+    out.reuse.push_back(reuse);
+    out.description.push_back("eliminate " + names(O{}) + ": " + text);
     if (out.cost.back() < out.cost[out.chosen]) out.chosen = out.cost.size() - 1;
   });
   (void)lhs;
   return out;
+}
+
+// Runs candidate `which` (> 0), with dense intermediates if `dense`, reusing twins as `reuse` says.
+template <class Lhs, class Rhs>
+void run_candidate(std::size_t which, bool dense, std::uint32_t reuse, const Lhs& lhs, const Rhs& rhs,
+                   bool accumulate = false) {
+  using P = program<Lhs, Rhs>;
+  using R = runner<Lhs, Rhs>;
+  const auto in = collect(rhs);
+  constexpr std::size_t n = mp_size<typename P::orders>::value;
+  mp_with_index<n>(which - 1, [&](auto c) {
+    using O = mp_at_c<typename P::orders, c>;
+    if constexpr (R::template has_dense_choice<O>) {
+      if (dense) return R::template run<O, true>(lhs, in, reuse, accumulate);
+    }
+    R::template run<O, false>(lhs, in, reuse, accumulate);
+  });
 }
 
 }  // namespace detail::ve
@@ -7411,40 +12335,157 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const R& rhs) {
   return detail::ve::plan_decomposition(lhs, rhs, cache);
 }
 
-/// `lhs = rhs` for a sum-product `rhs` (sums over a product of tensor accesses), evaluated by the
-/// cheapest of: one fused kernel, or a variable-elimination order that materialises one
-/// intermediate per summed index. Returns the index of the candidate run (0: fused).
-template <class Lhs, class R>
-std::size_t decompose(Lhs lhs, const R& rhs) {
-  using Rhs = std::remove_cvref_t<R>;
-  using P = detail::ve::program<Lhs, Rhs>;
-  static_assert(P::ok,
-                "loom::decompose: the right-hand side must be sums over a product of tensor "
-                "accesses, e.g. sum(j, k, A(i, j) * B(j, k) * C(k, l))");
-  const std::size_t chosen =
-      optimize::plan_cache<Lhs, Rhs, detail::ve::decompose_purpose>::local().find_or(
-          optimize::detail::coarse_signature(rhs), [&](statistics_cache& stats) {
-            return detail::ve::plan_decomposition(lhs, rhs, stats).chosen;
-          });
+namespace detail::ve {
+
+// One sum-product into lhs (or added to it), by the plan chosen from statistics (cached).
+template <class Lhs, class Rhs>
+std::size_t decompose_product(Lhs lhs, const Rhs& rhs, bool accumulate) {
+  // cached: the candidate in bits 0-15, dense intermediates in bit 16, the reuse mask above
+  const std::size_t packed = optimize::plan_cache<Lhs, Rhs, decompose_purpose>::local().find_or(
+      optimize::detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+        const decomposition_choice c = plan_decomposition(lhs, rhs, stats);
+        return c.chosen | std::size_t{c.dense[c.chosen]} << 16 | std::size_t{c.reuse[c.chosen]} << 17;
+      });
+  const std::size_t chosen = packed & 0xffffu;
+  const bool dense = (packed >> 16 & 1u) != 0;
+  const auto reuse = static_cast<std::uint32_t>(packed >> 17);
 #ifdef LOOM_DEBUG_PLAN
-  std::clog << "loom::decompose: candidate " << chosen << "\n";
+  std::clog << "loom::decompose: candidate " << chosen << (dense ? ", dense intermediates" : "")
+            << ", reuse mask " << reuse << "\n";
 #endif
-  if (chosen == 0) {
-    lhs = rhs;
-  } else {
-    const auto in = detail::ve::collect(rhs);
-    constexpr std::size_t n = boost::mp11::mp_size<typename P::orders>::value;
-    boost::mp11::mp_with_index<n>(chosen - 1, [&](auto c) {
-      detail::ve::runner<Lhs, Rhs>::template run<boost::mp11::mp_at_c<typename P::orders, c>>(lhs, in);
-    });
-  }
+  if (chosen != 0) run_candidate(chosen, dense, reuse, lhs, rhs, accumulate);
+  else if (accumulate) lhs += rhs;
+  else lhs = rhs;
   return chosen;
 }
 
-/// Runs candidate `which` of `decompose` (0: fused; c: elimination order c - 1), for tests and
-/// benchmarks that compare plans.
+// Sums over a body with + in it: products distributed over the sums, one sum-product per term
+// (Galley's distribution of * over +, notes 001 §3.8). Each term keeps the summed indices.
+template <class E>
+struct summed_of {
+  using type = mp_list<>;
+  static const E& body(const E& e) { return e; }
+};
+template <class I, class E>
+struct summed_of<expr::sum<I, E>> {
+  using type = mp_push_front<typename summed_of<E>::type, I>;
+  static const auto& body(const expr::sum<I, E>& e) { return summed_of<E>::body(e.body); }
+};
+
+template <class T, class... Is>
+auto terms_of(const expr::access<T, Is...>& a) {
+  return std::tuple{a};
+}
+template <class L, class R>
+auto terms_of(const expr::add<L, R>& e) {
+  return std::tuple_cat(terms_of(e.lhs), terms_of(e.rhs));
+}
+template <class L, class Rs>
+auto times_each(const L& l, const Rs& rs) {
+  return std::apply([&](const auto&... r) { return std::tuple{expr::mul<L, std::remove_cvref_t<decltype(r)>>{l, r}...}; },
+                    rs);
+}
+template <class L, class R>
+auto terms_of(const expr::mul<L, R>& e) {
+  const auto rs = terms_of(e.rhs);
+  return std::apply([&](const auto&... l) { return std::tuple_cat(times_each(l, rs)...); }, terms_of(e.lhs));
+}
+
+template <class Summed>
+struct wrap_sums;
+template <>
+struct wrap_sums<mp_list<>> {
+  template <class E>
+  static E apply(const E& e) {
+    return e;
+  }
+};
+template <class I, class... Is>
+struct wrap_sums<mp_list<I, Is...>> {
+  template <class E>
+  static auto apply(const E& e) {
+    const auto inner = wrap_sums<mp_list<Is...>>::apply(e);
+    return expr::sum<I, std::remove_cvref_t<decltype(inner)>>{inner};
+  }
+};
+
+template <class Rhs>
+auto sum_product_terms(const Rhs& rhs) {
+  using S = typename summed_of<Rhs>::type;
+  return std::apply([](const auto&... t) { return std::tuple{wrap_sums<S>::apply(t)...}; },
+                    terms_of(summed_of<Rhs>::body(rhs)));
+}
+
+template <class Tuple>
+struct all_sum_products;
+template <class... Ts>
+struct all_sum_products<std::tuple<Ts...>> {
+  // every term a product of accesses that uses every summed index (no sum over an absent index)
+  static constexpr bool value = (... && flatten<Ts>::ok);
+};
+
+template <class Lhs, class Rhs>
+std::size_t decompose_any(Lhs lhs, const Rhs& rhs, bool accumulate) {
+  if constexpr (flatten<Rhs>::ok) {
+    return decompose_product(lhs, rhs, accumulate);
+  } else {
+    using terms_t = decltype(sum_product_terms(rhs));
+    static_assert(all_sum_products<terms_t>::value,
+                  "loom::decompose: the right-hand side must be sums over products of tensor accesses, "
+                  "possibly with + between them (e.g. sum(p, sum(j, S(i, p) * (P(p, j) + Q(p, j)) * w(j)))), "
+                  "with every summed index used by every term; or map(f, such an expression)");
+    const auto terms = sum_product_terms(rhs);
+    std::size_t first = 0;
+    std::size_t t = 0;
+    std::apply([&](const auto&... term) {
+      (..., [&] {
+        const std::size_t c = decompose_product(lhs, term, accumulate || t > 0);
+        if (t++ == 0) first = c;
+      }());
+    }, terms);
+    return first;
+  }
+}
+
+template <class Lhs, class Rhs>
+struct is_unary_map : std::false_type {};
+template <class Lhs, class F, class E>
+struct is_unary_map<Lhs, expr::map<F, E>> : std::true_type {};
+
+}  // namespace detail::ve
+
+/// `lhs = rhs` for a sum-product `rhs` (sums over a product of tensor accesses), evaluated by the
+/// cheapest of: one fused kernel, or a variable-elimination order that materialises one
+/// intermediate per summed index (dense or sparse, by estimated fill; shared between steps that
+/// compute the same sum over the same tensors). Sums over products with `+` in them are distributed
+/// into one sum-product per term, and `map(f, e)` decomposes `e` then applies `f`. Returns the
+/// candidate run for the (first) sum-product (0: fused).
 template <class Lhs, class R>
-void decompose_with(std::size_t which, Lhs lhs, const R& rhs) {
+std::size_t decompose(Lhs lhs, const R& rhs) {
+  using Rhs = std::remove_cvref_t<R>;
+  if constexpr (detail::ve::is_unary_map<Lhs, Rhs>::value) {
+    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+    tensor_t inner(lhs.tensor->shape());
+    const std::size_t c = [&]<class T, class... Is>(const expr::access<T, Is...>&) {
+      return detail::ve::decompose_any(expr::access<tensor_t, Is...>{&inner}, std::get<0>(rhs.args), false);
+    }(lhs);
+    [&]<class T, class... Is>(const expr::access<T, Is...>&) {
+      using inner_access = expr::access<const tensor_t, Is...>;
+      lhs = expr::map<decltype(rhs.f), inner_access>{rhs.f, std::tuple<inner_access>{inner_access{&inner}}};
+    }(lhs);
+    return c;
+  } else {
+    return detail::ve::decompose_any(lhs, rhs, false);
+  }
+}
+
+/// Runs candidate `which` of `decompose` (0: fused; c: elimination order c - 1), for tests and
+/// benchmarks that compare plans. `dense` (one- and two-index intermediates stored densely) and
+/// `reuse` (bit t: step t reuses an earlier step's intermediate where it computes the same sum over
+/// the same tensors) default to the planner's choice for that candidate.
+template <class Lhs, class R>
+void decompose_with(std::size_t which, Lhs lhs, const R& rhs, std::optional<bool> dense = std::nullopt,
+                    std::optional<std::uint32_t> reuse = std::nullopt) {
   using Rhs = std::remove_cvref_t<R>;
   using P = detail::ve::program<Lhs, Rhs>;
   static_assert(P::ok, "loom::decompose: the right-hand side must be sums over a product of tensor accesses");
@@ -7455,22 +12496,36 @@ void decompose_with(std::size_t which, Lhs lhs, const R& rhs) {
   }
   if (which > n) throw shape_error("loom::decompose_with: candidate " + std::to_string(which) +
                                    " does not exist (there are " + std::to_string(n + 1) + ")");
-  const auto in = detail::ve::collect(rhs);
-  boost::mp11::mp_with_index<n>(which - 1, [&](auto c) {
-    detail::ve::runner<Lhs, Rhs>::template run<boost::mp11::mp_at_c<typename P::orders, c>>(lhs, in);
-  });
+  if (!dense || !reuse) {
+    const decomposition_choice c = plan_decomposition(lhs, rhs);
+    if (!dense) dense = c.dense[which];
+    if (!reuse) reuse = c.reuse[which];
+  }
+  detail::ve::run_candidate(which, *dense, *reuse, lhs, rhs);
 }
 
 /// The candidates of `decompose(lhs, rhs)` in words, with their logical costs and the choice.
 template <class Lhs, class R>
 std::string explain_decomposition(const Lhs& lhs, const R& rhs) {
-  const decomposition_choice c = plan_decomposition(lhs, rhs);
+  using Rhs = std::remove_cvref_t<R>;
   std::ostringstream s;
-  s << "decomposition candidates (Galley's logical cost; at most " << max_elimination_orders
-    << " elimination orders, LOOM_MAX_ELIMINATION_ORDERS):\n";
-  for (std::size_t k = 0; k < c.cost.size(); ++k)
-    s << "  " << (k == c.chosen ? "* " : "  ") << "#" << k << " cost "
-      << static_cast<std::int64_t>(c.cost[k] + 0.5) << ": " << c.description[k] << "\n";
+  if constexpr (detail::ve::is_unary_map<Lhs, Rhs>::value) {
+    s << "map(f, ...) applied to the result of:\n" << explain_decomposition(lhs, std::get<0>(rhs.args));
+  } else if constexpr (!detail::ve::flatten<Rhs>::ok) {
+    const auto terms = detail::ve::sum_product_terms(rhs);
+    std::size_t t = 0;
+    std::apply([&](const auto&... term) {
+      (..., (s << "term " << ++t << " of " << sizeof...(term) << " (* distributed over +):\n"
+               << explain_decomposition(lhs, term)));
+    }, terms);
+  } else {
+    const decomposition_choice c = plan_decomposition(lhs, rhs);
+    s << "decomposition candidates (Galley's logical cost; at most " << max_elimination_orders
+      << " elimination orders, LOOM_MAX_ELIMINATION_ORDERS):\n";
+    for (std::size_t k = 0; k < c.cost.size(); ++k)
+      s << "  " << (k == c.chosen ? "* " : "  ") << "#" << k << " cost "
+        << static_cast<std::int64_t>(c.cost[k] + 0.5) << ": " << c.description[k] << "\n";
+  }
   return s.str();
 }
 
@@ -7917,282 +12972,22 @@ class uniform_estimator {
 
 #endif  // LOOM_OPTIMIZE_HPP
 // ---- end <loom/optimize.hpp>
+// ---- begin <loom/parallel.hpp>
+// Umbrella header of parallel/: thread count and deterministic mode, the thread pool, the
+// partition of outer loops and the parallel run loops.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PARALLEL_HPP
+#define LOOM_PARALLEL_HPP
+
+
+#endif  // LOOM_PARALLEL_HPP
+// ---- end <loom/parallel.hpp>
 // ---- begin <loom/plan.hpp>
 // Umbrella header of plan/: loop order, transposition, compile-time checks, explain().
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_PLAN_HPP
 #define LOOM_PLAN_HPP
 
-// ---- begin <loom/plan/explain.hpp>
-// Defines loom::explain(lhs, rhs): the chosen plan in words: the kernel, the loop order, the
-// strategy at each loop level, transpositions and the output strategy (plan/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PLAN_EXPLAIN_HPP
-#define LOOM_PLAN_EXPLAIN_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <cstdint>
-#include <sstream>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-namespace loom::plan {
-
-namespace detail {
-
-template <class T>
-std::string tensor_label(const T& t, std::size_t ordinal) {
-  return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
-}
-
-template <class... Is>
-std::string index_list() {
-  std::string s;
-  ((s += (s.empty() ? "" : ",") + std::string(Is::name)), ...);
-  return s;
-}
-
-/// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
-template <class E>
-std::string to_string(const E& e, std::size_t& ordinal) {
-  if constexpr (requires { e.tensor; }) {
-    return [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
-      return tensor_label(*a.tensor, ordinal++) + "(" + index_list<Is...>() + ")";
-    }(e);
-  } else if constexpr (requires { e.value; }) {
-    std::ostringstream s;
-    if constexpr (requires { s << e.value; }) s << e.value;
-    else if constexpr (requires { s << e.value.value; }) s << e.value.value;
-    else s << "literal";
-    return s.str();
-  } else if constexpr (requires { e.lhs; e.rhs; }) {
-    constexpr bool is_add = requires { []<class L, class R>(const expr::add<L, R>&) {}(e); };
-    std::string l = to_string(e.lhs, ordinal);
-    std::string r = to_string(e.rhs, ordinal);
-    return is_add ? "(" + l + " + " + r + ")" : l + " * " + r;
-  } else if constexpr (requires { e.pred; e.body; }) {
-    std::string p = to_string(e.pred, ordinal);
-    return "where(" + p + ", " + to_string(e.body, ordinal) + ")";
-  } else if constexpr (requires { e.args; }) {
-    using F = decltype(e.f);
-    std::string name = "f";
-    if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
-    std::vector<std::string> args;
-    std::apply([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); }, e.args);
-    if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
-    if (name == "-") return "-" + args[0];
-    if constexpr (requires { e.f.divisor; }) {
-      std::ostringstream d;
-      d << e.f.divisor;
-      return args[0] + " / " + d.str();
-    }
-    std::string s = "map(" + name;
-    for (auto& a : args) s += ", " + a;
-    return s + ")";
-  } else {
-    return [&]<template <class, class> class Node, class I, class B>(const Node<I, B>& n) {
-      const bool is_sum = std::is_same_v<Node<I, B>, expr::sum<I, B>>;
-      return std::string(is_sum ? "sum(" : "expand(") + std::string(I::name) + ", " +
-             to_string(n.body, ordinal) + ")";
-    }(e);
-  }
-}
-
-}  // namespace detail
-
-namespace detail {
-template <class P, class Lhs, class Rhs>
-std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& preamble) {
-  using order = typename P::order;
-  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  std::ostringstream s;
-  std::size_t ordinal = 0;
-  const std::string out_name = lhs.tensor->name().empty() ? "out" : lhs.tensor->name();
-  std::string kernel = detail::to_string(rhs, ordinal);
-  s << "kernel: " << out_name << "(" <<
-      [&]<class T, class... Is>(const expr::access<T, Is...>&) { return detail::index_list<Is...>(); }(lhs)
-    << ") = " << kernel << "\n" << preamble;
-
-  // operands
-  struct operand_info {
-    std::string label, format;
-    bool dense = false, transposed = false;
-    std::vector<std::size_t> level_depth;   // depth iterated by each stored level
-    std::vector<std::string> level_kind;
-    std::vector<char> level_probe;  // random access, not full (hashed, bitmap, banded, user)
-    std::int64_t nnz = 0;
-  };
-  std::vector<operand_info> ops;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    using A = std::remove_cvref_t<decltype(a)>;
-    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-    using F = typename tensor_t::format_type;
-    operand_info info;
-    info.label = detail::tensor_label(*a.tensor, k);
-    info.format = format_name<F>();
-    info.dense = F::all_dense;
-    info.transposed = P::chosen.transposed[k];
-    info.nnz = a.tensor->nnz();
-    [&]<class T, class... Is>(const expr::access<T, Is...>*) {
-      constexpr std::array<std::size_t, sizeof...(Is)> depth_by_mode{
-          boost::mp11::mp_find<order, Is>::value...};
-      std::array<std::size_t, sizeof...(Is)> modes{};
-      for (std::size_t k2 = 0; k2 < modes.size(); ++k2) modes[k2] = F::modes[k2];
-      if (F::all_dense || info.transposed)
-        std::sort(modes.begin(), modes.end(),
-                  [&](std::size_t x, std::size_t y) { return depth_by_mode[x] < depth_by_mode[y]; });
-      std::size_t level = 0;
-      boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
-          [&](auto l) {
-            using L = typename decltype(l)::type;
-            info.level_depth.push_back(depth_by_mode[modes[level]]);
-            info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
-            info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
-                                       !L::properties.full);
-            ++level;
-          });
-    }(static_cast<const A*>(nullptr));
-    ops.push_back(std::move(info));
-  });
-
-  s << "operands:";
-  if (ops.empty()) s << " none";
-  for (const auto& o : ops) s << " " << o.label << " [" << o.format << ", " << o.nnz << " stored]";
-  s << "\n";
-
-  std::vector<std::string> names;
-  boost::mp11::mp_for_each<order>([&](auto i) { names.push_back(std::string(decltype(i)::name)); });
-  using out_indices = expr::free_indices_t<Lhs>;
-  s << "attribute order: ";
-  for (std::size_t d = 0; d < names.size(); ++d) s << (d ? ", " : "") << names[d];
-  s << "  (concordant with every sparse operand" << (P::any_transposed ? " after transposition" : "")
-    << ")\n";
-
-  for (std::size_t d = 0; d < names.size(); ++d) {
-    bool is_free = false;
-    boost::mp11::mp_for_each<out_indices>([&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
-    std::vector<std::string> iterate, locate, probe;
-    for (const auto& o : ops)
-      for (std::size_t l = 0; l < o.level_depth.size(); ++l) {
-        if (o.level_depth[l] != d) continue;
-        const bool random = o.level_kind[l].rfind("dense", 0) == 0;
-        (random ? locate : o.level_probe[l] ? probe : iterate)
-            .push_back(o.label + " (" + o.level_kind[l] + ")");
-      }
-    // a product probes a random-access level while another operand is iterated (make_mul);
-    // with nothing else to iterate, the first one is iterated
-    if (iterate.empty() && !probe.empty()) {
-      iterate.push_back(probe.front());
-      probe.erase(probe.begin());
-    }
-    locate.insert(locate.end(), probe.begin(), probe.end());
-    s << "  loop " << names[d] << (is_free ? " [free]" : " [summed]") << ": ";
-    if (iterate.empty() && locate.empty()) {
-      s << "no operand uses it: dense counted loop over its extent";
-    } else if (iterate.empty()) {
-      s << "dense counted loop; locate";
-      for (auto& x : locate) s << " " << x;
-    } else {
-      s << (iterate.size() == 1 ? "iterate " : "co-iterate (intersection by leapfrog with galloping seek where multiplied, lexicographic union where added) ");
-      for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
-      if (!locate.empty()) {
-        s << "; locate";
-        for (auto& x : locate) s << " " << x;
-      }
-    }
-    if (!is_free) {
-      bool free_below = false;
-      for (std::size_t e = d + 1; e < names.size(); ++e)
-        boost::mp11::mp_for_each<out_indices>(
-            [&](auto i) { free_below = free_below || names[e] == decltype(i)::name; });
-      s << (free_below ? "; sum into the output" : "; accumulate in a register");
-    }
-    s << "\n";
-  }
-  for (const auto& o : ops)
-    if (o.transposed)
-      s << "transpose: " << o.label << " is copied from " << o.format
-        << " into a concordant mode order before the loops (no concordant order exists)\n";
-  using out_format = typename out_t::format_type;
-  s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
-  if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";
-  else if constexpr (P::output_in_order) s << "assembled by in-order append";
-  else s << "assembled through a workspace (entries gathered, sorted, merged)";
-  s << "\n";
-  return s.str();
-}
-}  // namespace detail
-
-/// A description of the plan loom compiles for `lhs = rhs`, e.g.
-/// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
-template <class Lhs, class R>
-std::string explain(const Lhs& lhs, const R& rhs_operand) {
-  const auto rhs = expr::as_expr(rhs_operand);
-  using Rhs = std::remove_cvref_t<decltype(rhs)>;
-  using P0 = order_plan<Lhs, Rhs>;
-  constexpr std::size_t n = plan_candidates<Lhs, Rhs>::count;
-  if constexpr (n > 1) {
-    loom::statistics_cache stats;
-    const optimize::plan_choice choice = optimize::choose_plan(lhs, rhs, stats);
-    std::ostringstream pre;
-    pre << "candidates (" << n << " instantiated, at most " << max_plan_candidates
-        << "; LOOM_MAX_PLAN_CANDIDATES), costed at run time from statistics:\n";
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
-      using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
-      std::string moved;
-      expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-        if (P::chosen.transposed[k]) moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, k);
-      });
-      std::string names;
-      boost::mp11::mp_for_each<typename P::order>(
-          [&](auto i) { names += (names.empty() ? "" : ",") + std::string(decltype(i)::name); });
-      pre << "  " << (c == choice.chosen ? "* " : "  ") << "#" << c << " order " << names;
-      if (!moved.empty()) pre << "; transpose " << moved;
-      pre << ": estimated cost " << static_cast<std::int64_t>(choice.cost[c] + 0.5) << "\n";
-    });
-    pre << "statistics:";
-    expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-      using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-      pre << " " << detail::tensor_label(*a.tensor, k);
-      if constexpr (tensor_t::format_type::all_dense) {
-        pre << " [dense]";
-      } else {
-        const auto& st = stats.get(*a.tensor);
-        pre << " [nnz " << st.nnz << ", max degree per mode";
-        for (auto d : st.max_degree) pre << " " << d;
-        pre << "]";
-      }
-    });
-    pre << "\nchosen: candidate #" << choice.chosen << ", the cheapest (*)\n";
-    std::string out;
-    boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
-      out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-          lhs, rhs, pre.str());
-    });
-    return out;
-  }
-  return detail::explain_plan<P0>(lhs, rhs, "");
-}
-
-}  // namespace loom::plan
-
-namespace loom {
-using plan::explain;
-
-/// An expression in index notation, with tensor names (T0, T1, ... for unnamed ones):
-/// `loom::to_string(sum(j, A(i, j) * x(j)))` gives "sum(j, A(i,j) * x(j))".
-template <expr::operand E>
-std::string to_string(const E& e) {
-  std::size_t ordinal = 0;
-  return plan::detail::to_string(expr::as_expr(e), ordinal);
-}
-}  // namespace loom
-
-#endif  // LOOM_PLAN_EXPLAIN_HPP
-// ---- end <loom/plan/explain.hpp>
 
 #endif  // LOOM_PLAN_HPP
 // ---- end <loom/plan.hpp>
@@ -9630,6 +14425,15 @@ namespace rel = relational;
 
 #endif  // LOOM_RELATIONAL_HPP
 // ---- end <loom/relational.hpp>
+// ---- begin <loom/rewrite.hpp>
+// Umbrella header of rewrite/: the rule engine, the rules and the rule sets.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_HPP
+#define LOOM_REWRITE_HPP
+
+
+#endif  // LOOM_REWRITE_HPP
+// ---- end <loom/rewrite.hpp>
 // ---- begin <loom/stream.hpp>
 // Umbrella header of stream/: indexed streams, combinators, lowering, run loops, evaluation.
 // SPDX-License-Identifier: BSL-1.0
