@@ -51,6 +51,7 @@ void demo(const std::string& title, loom::tensor<double, loom::csr>& A) {
 }
 
 int main(int argc, char** argv) {
+  loom::set_num_threads(1);  // the hand-written loops are serial: compare like with like
   const std::string path = argc > 1 ? argv[1] : "../shared/data/matrices/bcsstk13.mtx";
   auto A = loom::read_matrix_market<double, loom::csr>(path);
   demo(path, A);
