@@ -303,82 +303,9 @@ struct binary_in {
 #endif
 };
 
-lb::csr_arrays hand_spgemm(const binary_in& in) {
-  const auto &a = in.A.level<1>(), &b = in.B.level<1>();
-  const double *av = in.A.values().data(), *bv = in.B.values().data();
-  lb::csr_arrays c;
-  c.rows = in.A.extent(0);
-  c.cols = in.B.extent(1);
-  c.pos.resize(static_cast<std::size_t>(c.rows) + 1);
-  c.pos[0] = 0;
-  std::vector<double> acc(static_cast<std::size_t>(c.cols));
-  std::vector<std::int64_t> mark(static_cast<std::size_t>(c.cols), -1);
-  std::vector<std::int32_t> touched;
-  for (std::int64_t r = 0; r < c.rows; ++r) {
-    touched.clear();
-    for (std::int64_t p = a.pos[r]; p < a.pos[r + 1]; ++p) {
-      const std::int64_t kk = a.crd[p];
-      const double x = av[p];
-      for (std::int64_t q = b.pos[kk]; q < b.pos[kk + 1]; ++q) {
-        const std::int32_t col = b.crd[q];
-        if (mark[col] != r) {
-          mark[col] = r;
-          acc[col] = x * bv[q];
-          touched.push_back(col);
-        } else {
-          acc[col] += x * bv[q];
-        }
-      }
-    }
-    std::sort(touched.begin(), touched.end());
-    for (std::int32_t col : touched) {
-      c.crd.push_back(col);
-      c.val.push_back(acc[col]);
-    }
-    c.pos[static_cast<std::size_t>(r) + 1] = static_cast<std::int64_t>(c.crd.size());
-  }
-  return c;
-}
+lb::csr_arrays hand_spgemm(const binary_in& in) { return lb::hand_spgemm(in.A, in.B); }
 
-lb::csr_arrays hand_add(const binary_in& in) {
-  const auto &a = in.A.level<1>(), &b = in.B.level<1>();
-  const double *av = in.A.values().data(), *bv = in.B.values().data();
-  lb::csr_arrays c;
-  c.rows = in.A.extent(0);
-  c.cols = in.A.extent(1);
-  c.pos.resize(static_cast<std::size_t>(c.rows) + 1);
-  const auto cap = static_cast<std::size_t>(in.A.nnz() + in.B.nnz());
-  c.crd.reserve(cap);
-  c.val.reserve(cap);
-  c.pos[0] = 0;
-  for (std::int64_t r = 0; r < c.rows; ++r) {
-    std::int64_t p = a.pos[r], q = b.pos[r];
-    const std::int64_t pe = a.pos[r + 1], qe = b.pos[r + 1];
-    while (p < pe && q < qe) {
-      const std::int32_t x = a.crd[p], y = b.crd[q];
-      if (x == y) {
-        c.crd.push_back(x);
-        c.val.push_back(av[p++] + bv[q++]);
-      } else if (x < y) {
-        c.crd.push_back(x);
-        c.val.push_back(av[p++]);
-      } else {
-        c.crd.push_back(y);
-        c.val.push_back(bv[q++]);
-      }
-    }
-    for (; p < pe; ++p) {
-      c.crd.push_back(a.crd[p]);
-      c.val.push_back(av[p]);
-    }
-    for (; q < qe; ++q) {
-      c.crd.push_back(b.crd[q]);
-      c.val.push_back(bv[q]);
-    }
-    c.pos[static_cast<std::size_t>(r) + 1] = static_cast<std::int64_t>(c.crd.size());
-  }
-  return c;
-}
+lb::csr_arrays hand_add(const binary_in& in) { return lb::hand_add(in.A, in.B); }
 
 void register_binary(const std::string& workload, const std::string& name,
                      std::function<std::pair<lb::entries<2>, lb::entries<2>>()> entries) {

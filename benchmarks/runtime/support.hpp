@@ -291,6 +291,89 @@ struct csr_arrays {
   std::vector<double> val;
 };
 
+/// The hand-written baselines of the runtime and peer suites, on loom's own CSR arrays.
+/// C = A * B by Gustavson's algorithm (a dense accumulator, touched columns sorted per row).
+template <class Csr>
+csr_arrays hand_spgemm(const Csr& A, const Csr& B) {
+  const auto &a = A.template level<1>(), &b = B.template level<1>();
+  const double *av = A.values().data(), *bv = B.values().data();
+  csr_arrays c;
+  c.rows = A.extent(0);
+  c.cols = B.extent(1);
+  c.pos.resize(static_cast<std::size_t>(c.rows) + 1);
+  c.pos[0] = 0;
+  std::vector<double> acc(static_cast<std::size_t>(c.cols));
+  std::vector<std::int64_t> mark(static_cast<std::size_t>(c.cols), -1);
+  std::vector<std::int32_t> touched;
+  for (std::int64_t r = 0; r < c.rows; ++r) {
+    touched.clear();
+    for (std::int64_t p = a.pos[r]; p < a.pos[r + 1]; ++p) {
+      const std::int64_t kk = a.crd[p];
+      const double x = av[p];
+      for (std::int64_t q = b.pos[kk]; q < b.pos[kk + 1]; ++q) {
+        const std::int32_t col = b.crd[q];
+        if (mark[col] != r) {
+          mark[col] = r;
+          acc[col] = x * bv[q];
+          touched.push_back(col);
+        } else {
+          acc[col] += x * bv[q];
+        }
+      }
+    }
+    std::sort(touched.begin(), touched.end());
+    for (std::int32_t col : touched) {
+      c.crd.push_back(col);
+      c.val.push_back(acc[col]);
+    }
+    c.pos[static_cast<std::size_t>(r) + 1] = static_cast<std::int64_t>(c.crd.size());
+  }
+  return c;
+}
+
+/// C = A + B: one merge per row, appending to arrays reserved for nnz(A) + nnz(B) entries; a new
+/// result each call, as loom and the peers build one.
+template <class Csr>
+csr_arrays hand_add(const Csr& A, const Csr& B) {
+  const auto &a = A.template level<1>(), &b = B.template level<1>();
+  const double *av = A.values().data(), *bv = B.values().data();
+  csr_arrays c;
+  c.rows = A.extent(0);
+  c.cols = A.extent(1);
+  c.pos.resize(static_cast<std::size_t>(c.rows) + 1);
+  const auto cap = static_cast<std::size_t>(A.nnz() + B.nnz());
+  c.crd.reserve(cap);  // reserved, not resized: no pass zero-filling the arrays
+  c.val.reserve(cap);
+  c.pos[0] = 0;
+  for (std::int64_t r = 0; r < c.rows; ++r) {
+    std::int64_t p = a.pos[r], q = b.pos[r];
+    const std::int64_t pe = a.pos[r + 1], qe = b.pos[r + 1];
+    while (p < pe && q < qe) {
+      const std::int32_t x = a.crd[p], y = b.crd[q];
+      if (x == y) {
+        c.crd.push_back(x);
+        c.val.push_back(av[p++] + bv[q++]);
+      } else if (x < y) {
+        c.crd.push_back(x);
+        c.val.push_back(av[p++]);
+      } else {
+        c.crd.push_back(y);
+        c.val.push_back(bv[q++]);
+      }
+    }
+    for (; p < pe; ++p) {
+      c.crd.push_back(a.crd[p]);
+      c.val.push_back(av[p]);
+    }
+    for (; q < qe; ++q) {
+      c.crd.push_back(b.crd[q]);
+      c.val.push_back(bv[q]);
+    }
+    c.pos[static_cast<std::size_t>(r) + 1] = static_cast<std::int64_t>(c.crd.size());
+  }
+  return c;
+}
+
 /// Aborts unless a loom CSR tensor holds exactly the hand-written CSR arrays (values to `rel`).
 template <class Tensor>
 void check_csr(const std::string& what, const Tensor& C, const csr_arrays& want, double rel = 1e-12) {
