@@ -12447,10 +12447,10 @@ std::size_t decompose_any(Lhs lhs, const Rhs& rhs, bool accumulate) {
   }
 }
 
-template <class Lhs, class Rhs>
+template <class Rhs>
 struct is_unary_map : std::false_type {};
-template <class Lhs, class F, class E>
-struct is_unary_map<Lhs, expr::map<F, E>> : std::true_type {};
+template <class F, class E>
+struct is_unary_map<expr::map<F, E>> : std::true_type {};
 
 }  // namespace detail::ve
 
@@ -12463,17 +12463,16 @@ struct is_unary_map<Lhs, expr::map<F, E>> : std::true_type {};
 template <class Lhs, class R>
 std::size_t decompose(Lhs lhs, const R& rhs) {
   using Rhs = std::remove_cvref_t<R>;
-  if constexpr (detail::ve::is_unary_map<Lhs, Rhs>::value) {
-    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-    tensor_t inner(lhs.tensor->shape());
-    const std::size_t c = [&]<class T, class... Is>(const expr::access<T, Is...>&) {
-      return detail::ve::decompose_any(expr::access<tensor_t, Is...>{&inner}, std::get<0>(rhs.args), false);
-    }(lhs);
-    [&]<class T, class... Is>(const expr::access<T, Is...>&) {
+  if constexpr (detail::ve::is_unary_map<Rhs>::value) {
+    return [&]<class T, class... Is>(const expr::access<T, Is...>&) {
+      using tensor_t = std::remove_const_t<T>;
+      tensor_t inner(lhs.tensor->shape());
+      const std::size_t c =
+          detail::ve::decompose_any(expr::access<tensor_t, Is...>{&inner}, std::get<0>(rhs.args), false);
       using inner_access = expr::access<const tensor_t, Is...>;
       lhs = expr::map<decltype(rhs.f), inner_access>{rhs.f, std::tuple<inner_access>{inner_access{&inner}}};
+      return c;
     }(lhs);
-    return c;
   } else {
     return detail::ve::decompose_any(lhs, rhs, false);
   }
@@ -12509,7 +12508,7 @@ template <class Lhs, class R>
 std::string explain_decomposition(const Lhs& lhs, const R& rhs) {
   using Rhs = std::remove_cvref_t<R>;
   std::ostringstream s;
-  if constexpr (detail::ve::is_unary_map<Lhs, Rhs>::value) {
+  if constexpr (detail::ve::is_unary_map<Rhs>::value) {
     s << "map(f, ...) applied to the result of:\n" << explain_decomposition(lhs, std::get<0>(rhs.args));
   } else if constexpr (!detail::ve::flatten<Rhs>::ok) {
     const auto terms = detail::ve::sum_product_terms(rhs);
