@@ -1,4 +1,4 @@
-// A random sparse matrix with small integer values, shared by the optimizer tests.
+// Random sparse matrices and graphs with small integer values, shared by the optimizer tests.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TESTS_OPTIMIZE_RANDOM_SPARSE_HPP
 #define LOOM_TESTS_OPTIMIZE_RANDOM_SPARSE_HPP
@@ -26,6 +26,26 @@ inline loom::tensor<double, loom::csr> random_sparse(std::int64_t rows, std::int
         v.push_back(static_cast<double>(static_cast<int>(u(rng) * 9) - 4));
       }
   return loom::from_coo<loom::csr>({rows, cols}, c, v);
+}
+
+/// The values of a matrix, row by row, dense (zeros included).
+template <class M>
+std::vector<double> dense_of(const M& m) {
+  std::vector<double> d;
+  for (std::int64_t r = 0; r < m.extent(0); ++r)
+    for (std::int64_t q = 0; q < m.extent(1); ++q) d.push_back(m.at(r, q));
+  return d;
+}
+
+/// A symmetric 0/1 random graph on n vertices, each edge present with probability p.
+inline loom::tensor<double, loom::csr> random_graph(std::int64_t n, double p, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::bernoulli_distribution edge(p);
+  std::vector<std::array<std::int64_t, 2>> c;
+  for (std::int64_t a = 0; a < n; ++a)
+    for (std::int64_t b = a + 1; b < n; ++b)
+      if (edge(rng)) c.push_back({a, b}), c.push_back({b, a});
+  return loom::from_coo<loom::csr>({n, n}, c, std::vector<double>(c.size(), 1.0));
 }
 
 }  // namespace loom_test
