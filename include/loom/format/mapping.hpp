@@ -5,6 +5,7 @@
 #define LOOM_FORMAT_MAPPING_HPP
 
 #include <loom/format/mapping/definition.hpp>
+#include <loom/format/mapping/hash_map.hpp>
 #include <loom/format/mapping/index_expr.hpp>
 #include <loom/format/mapping/library.hpp>
 #include <loom/format/mapping/loops.hpp>

@@ -78,9 +78,21 @@ struct definition {
       s += "  fused " + x + " (program index " + y + "): ";
       if (!boost::mp11::mp_empty<typename L::loop::guards>::value)
         s += "G (guard into bound) gives " + x + " in " + L::bounds_text() + "; ";
-      if (r == 'l') {
+      if (r == 'l' && L::is_hash) {
+        s += "F1 (iteration -> lookup): " + y + " comes from " + peers[k] + "; the hash map " +
+             L::bounds_text() + " is probed for it in O(1) (never iterated, never sorted)";
+      } else if (r == 'l') {
         s += "F1 (iteration -> lookup): " + y + " comes from " + peers[k] +
              "; T4 turns the range into the test " + L::bounds_text() + " and a read at the offset";
+      } else if (L::is_hash) {
+        s += "F3 (@unique " + x + "): the program's loop over " + y + " is the loop over the keys of " +
+             L::bounds_text() + "; the map is unordered, so its keys are sorted on demand (once per "
+             "tensor)" + (r == 'm' ? " and merged with " + peers[k] : "");
+      } else if (!L::loop::unique) {
+        s += "no F3 (" + x + " not @unique): " + L::bounds_text() + " may repeat a coordinate; each "
+             "run of equal " + x + " is one iteration of the program's loop over " + y +
+             ", the loop below walks the whole run (its entries accumulate)" +
+             (r == 'm' ? "; merged with " + peers[k] : "");
       } else if (L::is_range) {
         s += "F2: the program's loop over " + y + " is the mapping's loop " + x + " in " +
              L::bounds_text() + (r == 'm' ? " (co-iterated with " + peers[k] + ")" : " (a counted loop)");

@@ -1,6 +1,6 @@
 // Defines the shipped storage mappings: lower- and upper-triangular packed, symmetric stored as
-// its lower triangle, band, Z-order (Morton) dense, and CSR, DCSR and CSF written as mappings
-// (format/mapping/).
+// its lower triangle, band, Z-order (Morton) dense, CSR, DCSR and CSF written as mappings, COO
+// (non-unique rows), DCSR with hashed rows and a trie of hash maps (format/mapping/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_FORMAT_MAPPING_LIBRARY_HPP
 #define LOOM_FORMAT_MAPPING_LIBRARY_HPP
@@ -27,6 +27,10 @@ inline constexpr array<"pos2", std::int64_t> pos2{};
 inline constexpr array<"idx2", std::int32_t> idx2{};
 inline constexpr array<"pos3", std::int64_t> pos3{};
 inline constexpr array<"idx3", std::int32_t> idx3{};
+/// a hash map from row to its segment number, and per-row tables of column -> position
+inline constexpr hash_map<"rows"> rows{};
+inline constexpr hash_map<"cols"> cols{};
+inline constexpr array<"slot2", std::int64_t> slot2{};
 }  // namespace names
 
 using literals::operator""_c;
@@ -116,6 +120,34 @@ inline constexpr auto csf3_mapping = define<"csf3_mapping">(
          unique),
     values(pos(names::k)));
 using csf3 = format_of<decltype(csf3_mapping)>;
+
+/// COO as a mapping (notes §3.4): rows repeat (no `unique`), one column per position:
+/// sum(<p, i> in idx1(pos1(0) : pos1(1))) { (i, idx2(p)) -> vals(p) }. A row's run of positions
+/// is one iteration of the program's loop over i.
+inline constexpr auto coo_mapping = define<"coo_mapping">(
+    each(names::i, names::idx1.slice(names::pos1(0_c), names::pos1(1_c))),
+    each(names::j, names::idx2.slice(pos(names::i), pos(names::i) + 1_c), unique),
+    values(pos(names::j)));
+using coo = format_of<decltype(coo_mapping)>;
+
+/// DCSR with hashed rows: a hash map from each non-empty row to its segment number r, then the
+/// sorted columns idx2(pos2(r) : pos2(r+1)). Rows are unordered (located in O(1), sorted on
+/// demand when a program iterates them).
+inline constexpr auto hashed_rows_mapping = define<"hashed_rows">(
+    hashed(names::i, names::rows),
+    each(names::j, names::idx2.slice(names::pos2(pos(names::i)), names::pos2(pos(names::i) + 1_c)),
+         unique),
+    values(pos(names::j)));
+using hashed_rows = format_of<decltype(hashed_rows_mapping)>;
+
+/// A trie of hash maps (STOREL's `CREATE TRIE T(M)(N)`, `sum(<i,row> in T, <j,v> in row)`):
+/// rows hashed to a table number r, each row's columns a hash table in slots
+/// slot2(r) : slot2(r+1) of `cols` mapping a column to its value's position.
+inline constexpr auto hash_trie_mapping = define<"hash_trie">(
+    hashed(names::i, names::rows),
+    hashed(names::j, names::cols.table(names::slot2(pos(names::i)), names::slot2(pos(names::i) + 1_c))),
+    values(pos(names::j)));
+using hash_trie = format_of<decltype(hash_trie_mapping)>;
 
 }  // namespace loom::mapping
 

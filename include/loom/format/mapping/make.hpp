@@ -71,21 +71,36 @@ basic_tensor<T, Format, Owning> build(const std::array<std::int64_t, Format::ord
                           "reads has no bind(array, data) argument");
             const auto& data = std::get<b>(all).data;
             auto& dest = std::get<decltype(a)::value>(st.arrays);
-            if constexpr (Owning) dest.assign(data.begin(), data.end());
-            else dest = std::span<const typename Arr::value_type>(data.data(), data.size());
+            if constexpr (detail::hash_map_kind<Arr>) {  // a hash_table: keys and positions
+              if (data.keys.size() != data.vals.size())
+                throw shape_error(who + ": hash map " + std::string(Arr::name) + " has " +
+                                  std::to_string(data.keys.size()) + " keys but " +
+                                  std::to_string(data.vals.size()) + " positions");
+              if constexpr (Owning) {
+                dest.keys.assign(data.keys.begin(), data.keys.end());
+                dest.vals.assign(data.vals.begin(), data.vals.end());
+              } else {
+                dest.keys = std::span<const typename Arr::key_type>(data.keys.data(), data.keys.size());
+                dest.vals = std::span<const typename Arr::mapped_type>(data.vals.data(), data.vals.size());
+              }
+            } else if constexpr (Owning) {
+              dest.assign(data.begin(), data.end());
+            } else {
+              dest = std::span<const typename Arr::value_type>(data.data(), data.size());
+            }
           });
         }(),
         ...);
-    std::int64_t parents = 1;
+    parent_runs parents;
     (
         [&] {
           using L = boost::mp11::mp_at_c<typename Format::levels, Ks>;
           parents = L::walk(std::get<Ks>(levels), parents, who, Format::modes[Ks], [](auto...) {});
         }(),
         ...);
-    if (static_cast<std::int64_t>(values.size()) < parents)  // more is fine: views may share an array
+    if (static_cast<std::int64_t>(values.size()) < parents.count)  // more is fine: views may share an array
       throw shape_error(who + ": the value array has " + std::to_string(values.size()) +
-                        " entries; the mapping's offsets need " + std::to_string(parents));
+                        " entries; the mapping's offsets need " + std::to_string(parents.count));
   }(std::make_index_sequence<Format::order>{});
   return tensor_t(shape, std::move(levels), std::forward<Values>(values));
 }

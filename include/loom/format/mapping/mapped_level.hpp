@@ -8,6 +8,7 @@
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/format/levels/level_base.hpp>
+#include <loom/format/mapping/hash_map.hpp>
 #include <loom/format/mapping/index_expr.hpp>
 #include <loom/format/mapping/loops.hpp>
 
@@ -20,6 +21,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 namespace loom::mapping {
 
@@ -92,16 +94,47 @@ template <class Loop>
 struct array_of_loop {
   using type = void;
 };
-template <class I, class Slice>
-struct array_of_loop<each_loop<I, Slice>> {
+template <class I, class Slice, bool U>
+struct array_of_loop<each_loop<I, Slice, U>> {
   using type = typename Slice::array_type;
+};
+template <class I, class Table>
+struct array_of_loop<hash_loop<I, Table>> {
+  using type = typename Table::map_type;
+};
+
+// X of a canonical singleton segment crd(pos(x) : pos(x) + 1) (COO's column below its rows)
+template <class Lo, class Hi>
+struct singleton_segment : std::false_type {};
+template <class X>
+struct singleton_segment<pos_node<X>, bin<'+', pos_node<X>, lit<1>>> : std::true_type {};
+
+template <class Arr>
+concept hash_map_kind = requires { Arr::is_hash_map; };
+
+template <class Loops, std::size_t K>
+inline constexpr bool above_is_non_unique = [] {
+  if constexpr (K == 0) return false;
+  else return !boost::mp11::mp_at_c<Loops, K - 1>::unique;
+}();
+
+/// The parents a level is walked under when a tensor is validated: positions 0..count-1, or
+/// explicit runs of positions below a non-unique loop.
+struct parent_runs {
+  std::int64_t count = 1;
+  std::vector<level_range> runs;
+  std::int64_t size() const { return runs.empty() ? count : static_cast<std::int64_t>(runs.size()); }
+  level_range at(std::int64_t k) const {
+    return runs.empty() ? level_range{k, k + 1} : runs[static_cast<std::size_t>(k)];
+  }
 };
 
 }  // namespace detail
 
 /// Loop K of mapping Def as a level. Its position (what the next loop, or the value array,
 /// receives) is the loop's index for a range at the root, `up * N + i` for a deeper range, the
-/// stored position for a segment, and the `values(...)` offset at the innermost loop.
+/// stored position for a segment, the mapped position for a hash map, and the `values(...)`
+/// offset at the innermost loop.
 template <class Def, std::size_t K>
 struct mapped_level {
   using definition = Def;
@@ -110,11 +143,22 @@ struct mapped_level {
   using loop = boost::mp11::mp_at_c<loops, K>;
   using self = typename loop::index;
   static constexpr bool is_range = loop::is_range;
+  static constexpr bool is_hash = loop::is_hash;
   static constexpr bool is_last = K + 1 == boost::mp11::mp_size<loops>::value;
+  // a non-unique loop above hands this loop a run of positions [begin, end)
+  static constexpr bool under_runs = detail::above_is_non_unique<loops, K>;
   using up = typename detail::loop_above<loops, K>::index;
   // the loop above is a root range: its position is its index, so `var(i)` is readable here
   static constexpr bool up_is_index = K == 1 && boost::mp11::mp_front<loops>::is_range;
   using scope = detail::scope<self, up, is_range, up_is_index>;
+
+  static_assert(loop::unique || !is_last,
+                "loom::mapping::each: the innermost loop must be `unique` (an entry whose full "
+                "coordinate repeats would need its values summed); merge duplicate entries "
+                "before building the tensor");
+  static_assert(!under_runs || (!is_range && !is_hash),
+                "loom::mapping: the loop below a non-unique segment must be a segment over the "
+                "run of positions it receives, e.g. each(j, crd.slice(pos(i), pos(i) + 1_c))");
 
   using position_expr = typename boost::mp11::mp_cond<
       boost::mp11::mp_bool<is_last>, boost::mp11::mp_identity<typename Def::value_type::offset>,
@@ -125,10 +169,12 @@ struct mapped_level {
   /// bounds after folding the guards (G: guard into bound)
   using lo_expr = typename detail::fold_bounds<self, typename loop::lo, typename loop::guards, 'L'>::type;
   using hi_expr = typename detail::fold_bounds<self, typename loop::hi, typename loop::guards, 'H'>::type;
+  static constexpr bool whole_map = std::is_same_v<hi_expr, whole_table>;
+  using loop_array = typename detail::array_of_loop<loop>::type;
 
   using array_list = boost::mp11::mp_unique<boost::mp11::mp_append<
       detail::arrays_t<lo_expr>, detail::arrays_t<hi_expr>, detail::arrays_t<position_expr>,
-      boost::mp11::mp_if_c<is_range, mp_list<>, mp_list<typename detail::array_of_loop<loop>::type>>>>;
+      boost::mp11::mp_if_c<is_range, mp_list<>, mp_list<loop_array>>>>;
 
   static_assert(detail::resolvable<scope, lo_expr>::value && detail::resolvable<scope, hi_expr>::value &&
                     detail::resolvable<scope, position_expr>::value,
@@ -142,15 +188,27 @@ struct mapped_level {
   // since loom walks all-full formats by row-major strides, which a mapping need not follow
   static constexpr bool full = plain_range && !Def::all_plain;
 
-  static constexpr level_properties properties{
-      .ordered = true, .unique = true, .full = full, .random_access = is_range, .padded = is_range};
+  static constexpr level_properties properties{.ordered = loop::ordered,
+                                               .unique = loop::unique,
+                                               .full = full,
+                                               .random_access = is_range || is_hash,
+                                               .segmented = under_runs,
+                                               .padded = is_range};
   static constexpr std::size_t static_extent = dynamic_extent;
   static constexpr std::string_view name = Def::name;
 
   template <bool Owning>
   struct array_storage {
     template <class Arr>
-    using fn = level_array<typename Arr::value_type, Owning>;
+    struct pick {
+      using type = level_array<typename Arr::value_type, Owning>;
+    };
+    template <detail::hash_map_kind Arr>
+    struct pick<Arr> {
+      using type = typename Arr::template storage<Owning>;
+    };
+    template <class Arr>
+    using fn = typename pick<Arr>::type;
   };
 
   template <bool Owning>
@@ -163,6 +221,10 @@ struct mapped_level {
   template <class E, class St>
   static LOOM_FORCE_INLINE std::int64_t eval(const St& st, const detail::eval_env& env) {
     return detail::eval<scope, array_list, E>::template run(st, env);
+  }
+  template <class St>
+  static LOOM_FORCE_INLINE const auto& own_array(const St& st) {
+    return std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
   }
 
   /// Counted loop over [lo, hi) (guards folded); locate is the range test of rule T4.
@@ -190,25 +252,35 @@ struct mapped_level {
     LOOM_FORCE_INLINE void next() { ++i; }
   };
 
-  /// The stored coordinates crd[lo, hi), ascending; skips search them by policy P.
+  /// The stored coordinates crd[lo, hi), ascending; skips search them by policy P. A
+  /// non-unique segment emits each run of equal coordinates once, its children the run.
   template <skip_policy P, bool Owning>
   struct segment_cursor {
-    using crd_type = typename detail::array_of_loop<loop>::type::value_type;
+    using crd_type = typename loop_array::value_type;
     const storage<Owning>* st = nullptr;
     const crd_type* crd = nullptr;
     std::int64_t up = 0, p = 0, end = 0;
 
     LOOM_FORCE_INLINE bool valid() const { return p < end; }
     LOOM_FORCE_INLINE std::int64_t index() const { return crd[p]; }
+    LOOM_FORCE_INLINE std::int64_t run_end() const {
+      if constexpr (loop::unique) {
+        return p + 1;
+      } else {
+        std::int64_t q = p + 1;
+        while (q < end && crd[q] == crd[p]) ++q;
+        return q;
+      }
+    }
     LOOM_FORCE_INLINE level_range children() const {
       if constexpr (std::is_same_v<position_expr, pos_node<self>>) {
-        return {p, p + 1};
+        return {p, run_end()};
       } else {
         const std::int64_t q = eval<position_expr>(*st, {up, crd[p], p, st->extent});
         return {q, q + 1};
       }
     }
-    LOOM_FORCE_INLINE void next() { ++p; }
+    LOOM_FORCE_INLINE void next() { p = run_end(); }
     LOOM_FORCE_INLINE void seek(std::int64_t i) { p = loom::detail::search_first<P>(crd, p, end, i); }
     LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
       if (i == loom::detail::top_coordinate) p = end;
@@ -216,63 +288,194 @@ struct mapped_level {
     }
   };
 
-  // iterate(up) -> the loop's coordinates under the parent position up
+  /// The keys of one hash table, slots [lo, hi): locate probes the table in O(1) (rule F1's
+  /// lookup); iteration walks the keys in ascending order, sorted the first time any kernel
+  /// iterates this map (a cursor only located never sorts).
   template <skip_policy P, bool Owning>
-  static LOOM_FORCE_INLINE auto iterate(const storage<Owning>& st, std::int64_t up, std::int64_t) {
+  struct hash_cursor {
+    using map_storage = typename loop_array::template storage<Owning>;
+    const storage<Owning>* st = nullptr;
+    const map_storage* map = nullptr;
+    std::int64_t up = 0, lo = 0, hi = 0;
+    // the sorted walk, started on first use (end < 0: not started)
+    mutable const std::int64_t* keys = nullptr;
+    mutable const std::int64_t* vals = nullptr;
+    mutable std::int64_t p = 0, end = 0;
+
+    LOOM_FORCE_INLINE void start() const {
+      if (end < 0) [[unlikely]] {
+        const auto& c = map->sorted_order();
+        keys = c.keys.data();
+        vals = c.vals.data();
+        p = lo;
+        end = c.end[static_cast<std::size_t>(lo)];
+      }
+    }
+    LOOM_FORCE_INLINE level_range at(std::int64_t key, std::int64_t v) const {
+      if constexpr (std::is_same_v<position_expr, pos_node<self>>) {
+        return {v, v + 1};
+      } else {
+        const std::int64_t q = eval<position_expr>(*st, {up, key, v, st->extent});
+        return {q, q + 1};
+      }
+    }
+    LOOM_FORCE_INLINE bool valid() const {
+      start();
+      return p < end;
+    }
+    LOOM_FORCE_INLINE std::int64_t index() const { return keys[p]; }
+    LOOM_FORCE_INLINE level_range children() const { return at(keys[p], vals[p]); }
+    LOOM_FORCE_INLINE void next() { ++p; }
+    LOOM_FORCE_INLINE void seek(std::int64_t i) {
+      start();
+      p = loom::detail::search_first<P>(keys, p, end, i);
+    }
+    LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
+      start();
+      if (i == loom::detail::top_coordinate) p = end;
+      else p = loom::detail::search_first<P>(keys, p, end, i + 1);
+    }
+    // locate(i) -> the slot holding key i, probed linearly from hash(i) (load <= 1/2)
+    LOOM_FORCE_INLINE level_range locate(std::int64_t i) const {
+      if (hi <= lo) return {};
+      const auto* k = map->keys.data() + lo;
+      const auto mask = static_cast<std::uint64_t>(hi - lo - 1);
+      for (std::uint64_t s = detail::hash_key(i) & mask;; s = (s + 1) & mask) {
+        const auto key = static_cast<std::int64_t>(k[s]);
+        if (key == i) return at(i, static_cast<std::int64_t>(map->vals[static_cast<std::size_t>(lo) + s]));
+        if (key == detail::empty_key) return {};
+      }
+    }
+  };
+
+  template <class St>
+  static LOOM_FORCE_INLINE std::pair<std::int64_t, std::int64_t> bounds(const St& st, std::int64_t up,
+                                                                        std::int64_t end) {
     const detail::eval_env env{up, 0, 0, st.extent};
-    const std::int64_t lo = eval<lo_expr>(st, env), hi = eval<hi_expr>(st, env);
-    if constexpr (is_range) {
-      return range_cursor<Owning>{&st, up, lo, lo, std::max(lo, hi)};
+    const std::int64_t lo = eval<lo_expr>(st, env);
+    if constexpr (whole_map) {
+      (void)end;
+      return {lo, static_cast<std::int64_t>(own_array(st).size())};
+    } else if constexpr (under_runs) {  // the segments of the run's positions, concatenated
+      return {lo, eval<hi_expr>(st, {end - 1, 0, 0, st.extent})};
     } else {
-      using arr = typename detail::array_of_loop<loop>::type;
-      const auto& crd = std::get<boost::mp11::mp_find<array_list, arr>::value>(st.arrays);
-      return segment_cursor<P, Owning>{&st, crd.data(), up, lo, std::max(lo, hi)};
+      (void)end;
+      return {lo, eval<hi_expr>(st, env)};
     }
   }
 
-  /// Walks every coordinate of every parent, calling f(up, index, position); throws when a
-  /// segment leaves its array or is not strictly ascending. Returns 1 + the largest position.
+  // iterate(up, end) -> the loop's coordinates under the parent position up (the run [up, end)
+  // below a non-unique loop)
+  template <skip_policy P, bool Owning>
+  static LOOM_FORCE_INLINE auto iterate(const storage<Owning>& st, std::int64_t up, std::int64_t end) {
+    const auto [lo, hi] = bounds(st, up, end);
+    if constexpr (is_range) {
+      return range_cursor<Owning>{&st, up, lo, lo, std::max(lo, hi)};
+    } else if constexpr (is_hash) {
+      hash_cursor<P, Owning> c;
+      c.st = &st;
+      c.map = &own_array(st);
+      c.up = up;
+      c.lo = lo;
+      c.hi = hi;
+      c.p = lo;
+      c.end = hi > lo ? -1 : lo;
+      return c;
+    } else {
+      return segment_cursor<P, Owning>{&st, own_array(st).data(), up, lo, std::max(lo, hi)};
+    }
+  }
+
+  /// Walks every coordinate under every parent (run), calling f(up, index, position); throws
+  /// when a segment or table leaves its array, coordinates are out of order or outside the
+  /// extent, or a key is not where the hash function puts it. Returns the next level's parents.
   template <bool Owning, class F>
-  static std::int64_t walk(const storage<Owning>& st, std::int64_t parents, const std::string& who,
-                           std::size_t mode, F&& f) {
+  static detail::parent_runs walk(const storage<Owning>& st, const detail::parent_runs& parents,
+                                  const std::string& who, std::size_t mode, F&& f) {
     std::int64_t count = 0;
-    for (std::int64_t up = 0; up < parents; ++up) {
-      auto cur = iterate<skip_policy::linear>(st, up, up + 1);
+    detail::parent_runs next;
+    const auto fail = [&](const std::string& what) { throw shape_error(who + ": " + what); };
+    for (std::int64_t k = 0; k < parents.size(); ++k) {
+      const level_range run = parents.at(k);
+      const std::int64_t up = run.begin;
       if constexpr (!is_range) {
-        const auto size = static_cast<std::int64_t>(
-            std::get<boost::mp11::mp_find<array_list, typename detail::array_of_loop<loop>::type>::value>(st.arrays).size());
-        const detail::eval_env env{up, 0, 0, st.extent};
-        const std::int64_t lo = eval<lo_expr>(st, env), hi = eval<hi_expr>(st, env);
+        const auto size = static_cast<std::int64_t>(own_array(st).size());
+        const auto [lo, hi] = bounds(st, up, run.end);
         if (lo < 0 || hi < lo || hi > size)
-          throw shape_error(who + ": the segment [" + std::to_string(lo) + ", " +
-                            std::to_string(hi) + ") of mode " + std::to_string(mode) +
-                            " under parent position " + std::to_string(up) +
-                            " is not a range inside its index array of " + std::to_string(size) + " entries");
+          fail("the " + std::string(is_hash ? "table" : "segment") + " [" + std::to_string(lo) +
+               ", " + std::to_string(hi) + ") of mode " + std::to_string(mode) +
+               " under parent position " + std::to_string(up) + " is not a range inside its " +
+               (is_hash ? "hash map of " : "index array of ") + std::to_string(size) + " entries");
+        if constexpr (is_hash) {
+          const std::int64_t cap = hi - lo;
+          if ((cap & (cap - 1)) != 0)
+            fail("the table [" + std::to_string(lo) + ", " + std::to_string(hi) + ") of mode " +
+                 std::to_string(mode) + " under parent position " + std::to_string(up) +
+                 " has " + std::to_string(cap) +
+                 " slots, not a power of two (build it with loom::mapping::hash_table)");
+          own_array(st).sorted->tables.emplace_back(lo, hi);
+          const auto& map = own_array(st);
+          const auto cur = iterate<skip_policy::linear>(st, up, run.end);
+          for (std::int64_t s = lo; s < hi; ++s) {
+            const auto key = static_cast<std::int64_t>(map.keys[static_cast<std::size_t>(s)]);
+            if (key == detail::empty_key) continue;
+            if (key < 0 || key >= st.extent)
+              fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) + " (extent " +
+                   std::to_string(st.extent) + ") under parent position " + std::to_string(up) +
+                   " is outside the extent");
+            const level_range r = cur.locate(key);
+            const level_range mine =
+                cur.at(key, static_cast<std::int64_t>(map.vals[static_cast<std::size_t>(s)]));
+            if (r.begin != mine.begin || r.empty())
+              fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
+                   " under parent position " + std::to_string(up) +
+                   " is not found where the hash function puts it (a duplicate, or a table not "
+                   "built by loom::mapping::hash_table)");
+            if (mine.begin < 0)
+              fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
+                   " under parent position " + std::to_string(up) + " maps to the negative offset " +
+                   std::to_string(mine.begin));
+            f(up, key, mine.begin);
+            count = std::max(count, mine.begin + 1);
+          }
+          continue;
+        }
       }
-      std::int64_t last = -1;
-      for (; cur.valid(); cur.next()) {
-        const std::int64_t i = cur.index();
-        if (i < 0 || i >= st.extent || i <= last)
-          throw shape_error(who + ": coordinate " + std::to_string(i) + " of mode " +
-                            std::to_string(mode) + " (extent " + std::to_string(st.extent) +
-                            ") under parent position " + std::to_string(up) +
-                            (i <= last ? " is not strictly ascending (the loop is unique and sorted)"
-                                       : " is outside the extent"));
-        last = i;
-        const std::int64_t p = cur.children().begin;
-        if (p < 0)
-          throw shape_error(who + ": coordinate " + std::to_string(i) + " of mode " +
-                            std::to_string(mode) + " under parent position " + std::to_string(up) +
-                            " maps to the negative offset " + std::to_string(p));
-        f(up, i, p);
-        count = std::max(count, p + 1);
+      if constexpr (!is_hash) {
+        auto cur = iterate<skip_policy::linear>(st, up, run.end);
+        std::int64_t last = -1;
+        for (; cur.valid(); cur.next()) {
+          const std::int64_t i = cur.index();
+          const bool out_of_order = loop::unique ? i <= last : i < last;
+          if (i < 0 || i >= st.extent || out_of_order) {
+            fail("coordinate " + std::to_string(i) + " of mode " + std::to_string(mode) +
+                 " (extent " + std::to_string(st.extent) + ") under parent position " +
+                 std::to_string(up) +
+                 (out_of_order ? (loop::unique ? " is not strictly ascending (the loop is unique and sorted)"
+                                               : " is not ascending (the loop is sorted)")
+                               : " is outside the extent"));
+          }
+          last = i;
+          const level_range r = cur.children();
+          if (r.begin < 0)
+            fail("coordinate " + std::to_string(i) + " of mode " + std::to_string(mode) +
+                 " under parent position " + std::to_string(up) + " maps to the negative offset " +
+                 std::to_string(r.begin));
+          f(up, i, r.begin);
+          if constexpr (!loop::unique) next.runs.push_back(r);
+          count = std::max(count, r.end);
+        }
       }
     }
-    return count;
+    next.count = count;
+    return next;
   }
 
   // assemble: a range checks each entry lies in its bounds and places it at its offset; a
-  // canonical segment crd(pos(x) : pos(x + 1)) is built like a compressed level
+  // canonical segment crd(pos(x) : pos(x + 1)) is built like a compressed level (one position
+  // per entry when not unique), a singleton crd(pos(x) : pos(x) + 1) holds one coordinate per
+  // parent position, and a hash map (whole, or canonical tables H.table(s(x), s(x + 1))) gets
+  // one table per parent with positions numbered in key order
   static std::int64_t assemble(storage<true>& st, const level_build& in,
                                std::span<std::int64_t> position) {
     st.extent = in.extent;
@@ -293,50 +496,98 @@ struct mapped_level {
                               std::string(self::name) + " in " + bounds_text());
           position[e] = r.begin;
         }
-        return walk(st, in.parents, who, in.mode, [](auto...) {});
+        return walk(st, detail::parent_runs{in.parents, {}}, who, in.mode, [](auto...) {}).count;
       }
     } else {
       using canon = detail::canonical_segment<typename loop::lo, typename loop::hi>;
-      using crd_array = typename detail::array_of_loop<loop>::type;
-      if constexpr (std::is_void_v<typename canon::pos_array> ||
-                    !std::is_same_v<position_expr, pos_node<self>>) {
+      constexpr bool singleton = detail::singleton_segment<typename loop::lo, typename loop::hi>::value;
+      constexpr bool root = [] {
+        if constexpr (whole_map) return true;
+        else if constexpr (requires { typename canon::parent; })
+          return std::is_same_v<typename canon::parent, lit<0>>;
+        else return false;
+      }();
+      constexpr bool buildable =
+          std::is_same_v<position_expr, pos_node<self>> &&
+          (whole_map || singleton || !std::is_void_v<typename canon::pos_array>) &&
+          (!singleton || !is_hash);
+      if constexpr (!buildable) {
         throw shape_error(who + ": loop " + std::string(self::name) +
-                           " is not of the form crd(pos(x) : pos(x + 1)) with values at its "
-                           "position; build the tensor from its arrays");
+                           " is not of the form crd(pos(x) : pos(x + 1)), crd(pos(x) : pos(x) + 1) "
+                           "or a hash map's table with values at its position; build the tensor "
+                           "from its arrays");
       } else {
-        using pos_array = typename canon::pos_array;
-        constexpr bool root = std::is_same_v<typename canon::parent, lit<0>>;
-        auto& pos = std::get<boost::mp11::mp_find<array_list, pos_array>::value>(st.arrays);
-        auto& crd = std::get<boost::mp11::mp_find<array_list, crd_array>::value>(st.arrays);
-        using P = typename pos_array::value_type;
-        using C = typename crd_array::value_type;
         if (in.extent > 0)
-          loom::detail::check_fits<C>(in.extent - 1, "largest coordinate of mode " + std::to_string(in.mode));
+          loom::detail::check_fits<typename loop_array::value_type>(
+              in.extent - 1, "largest coordinate of mode " + std::to_string(in.mode));
         const std::int64_t segments = root ? 1 : in.parents;
-        pos.assign(static_cast<std::size_t>(segments) + 1, P(0));
-        crd.clear();
+        // positions: per distinct (parent, coordinate), or per entry when not unique
+        std::vector<std::int64_t> first(static_cast<std::size_t>(segments) + 1, 0);
+        std::vector<std::int64_t> coords;
         for (std::size_t e = 0; e < in.coord.size(); ++e) {
-          const bool fresh = e == 0 || in.parent[e] != in.parent[e - 1] || in.coord[e] != in.coord[e - 1];
+          const bool fresh = !loop::unique || e == 0 || in.parent[e] != in.parent[e - 1] ||
+                             in.coord[e] != in.coord[e - 1];
           if (fresh) {
-            crd.push_back(static_cast<C>(in.coord[e]));
-            ++pos[root ? 1 : static_cast<std::size_t>(in.parent[e]) + 1];
+            coords.push_back(in.coord[e]);
+            ++first[root ? 1 : static_cast<std::size_t>(in.parent[e]) + 1];
           }
-          position[e] = static_cast<std::int64_t>(crd.size()) - 1;
+          position[e] = static_cast<std::int64_t>(coords.size()) - 1;
         }
-        loom::detail::check_fits<P>(static_cast<std::int64_t>(crd.size()), "number of positions");
-        for (std::size_t p = 1; p < pos.size(); ++p) pos[p] += pos[p - 1];
-        return static_cast<std::int64_t>(crd.size());
+        for (std::size_t p = 1; p < first.size(); ++p) first[p] += first[p - 1];
+        if constexpr (is_hash) {
+          auto& map = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
+          hash_table<typename loop_array::key_type, typename loop_array::mapped_type> h;
+          std::vector<std::int64_t> slot_starts;
+          std::vector<std::pair<std::int64_t, std::int64_t>> table;
+          for (std::int64_t p = 0; p < segments; ++p) {
+            table.clear();
+            for (std::int64_t q = first[static_cast<std::size_t>(p)]; q < first[static_cast<std::size_t>(p) + 1]; ++q)
+              table.emplace_back(coords[static_cast<std::size_t>(q)], q);
+            slot_starts.push_back(h.append(table));
+            map.sorted->tables.emplace_back(slot_starts.back(), static_cast<std::int64_t>(h.keys.size()));
+          }
+          slot_starts.push_back(static_cast<std::int64_t>(h.keys.size()));
+          map.keys = std::move(h.keys);
+          map.vals = std::move(h.vals);
+          if constexpr (!whole_map) {
+            using slot_array = typename canon::pos_array;
+            auto& slots = std::get<boost::mp11::mp_find<array_list, slot_array>::value>(st.arrays);
+            slots.assign(slot_starts.begin(), slot_starts.end());
+          }
+        } else {
+          auto& crd = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
+          using C = typename loop_array::value_type;
+          crd.assign(coords.size(), C(0));
+          for (std::size_t q = 0; q < coords.size(); ++q) crd[q] = static_cast<C>(coords[q]);
+          if constexpr (singleton) {
+            if (static_cast<std::int64_t>(coords.size()) != in.parents)
+              throw shape_error(who + ": loop " + std::string(self::name) +
+                                " holds one coordinate per parent position, but " +
+                                std::to_string(coords.size()) + " entries have " +
+                                std::to_string(in.parents) + " parents");
+          } else {
+            using pos_array = typename canon::pos_array;
+            using Pp = typename pos_array::value_type;
+            auto& pos = std::get<boost::mp11::mp_find<array_list, pos_array>::value>(st.arrays);
+            loom::detail::check_fits<Pp>(static_cast<std::int64_t>(coords.size()), "number of positions");
+            pos.assign(first.size(), Pp(0));
+            for (std::size_t p = 0; p < first.size(); ++p) pos[p] = static_cast<Pp>(first[p]);
+          }
+        }
+        return static_cast<std::int64_t>(coords.size());
       }
     }
   }
 
-  /// "max(0, i - 1) : min(N, i + 2)" (after folding) or "crd(pos(i) : pos(i + 1))".
+  /// "max(0, i - 1) : min(N, i + 2)" (after folding), "crd(pos(i) : pos(i + 1))" or "H".
   static std::string bounds_text() {
     if constexpr (is_range) {
       return detail::show<lo_expr>::text() + " : " + detail::show<hi_expr>::text();
+    } else if constexpr (whole_map) {
+      return std::string(loop_array::name);
     } else {
-      using arr = typename detail::array_of_loop<loop>::type;
-      return std::string(arr::name) + "(" + detail::show<typename loop::lo>::text() + " : " +
+      return std::string(loop_array::name) + (is_hash ? ".table(" : "(") +
+             detail::show<typename loop::lo>::text() + " : " +
              detail::show<typename loop::hi>::text() + ")";
     }
   }
@@ -349,8 +600,10 @@ struct mapped_level {
       boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename loop::guards>>(
           [&](auto x) { g += (g.empty() ? " where " : " && ") + detail::show<typename decltype(x)::type>::text(); });
       return s + g;
+    } else if constexpr (is_hash) {
+      return s + "keys(" + bounds_text() + ") @unique @hash";
     } else {
-      return s + bounds_text() + " @unique";
+      return s + bounds_text() + (loop::unique ? " @unique" : "");
     }
   }
 };
