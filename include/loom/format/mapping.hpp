@@ -11,5 +11,6 @@
 #include <loom/format/mapping/loops.hpp>
 #include <loom/format/mapping/make.hpp>
 #include <loom/format/mapping/mapped_level.hpp>
+#include <loom/format/mapping/sum.hpp>
 
 #endif  // LOOM_FORMAT_MAPPING_HPP
