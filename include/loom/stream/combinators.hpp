@@ -21,6 +21,7 @@
 #include <loom/core/config.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/stream/concepts.hpp>
+#include <loom/stream/skip.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -32,9 +33,12 @@ namespace loom::stream {
 
 inline constexpr std::int64_t top_index = std::numeric_limits<std::int64_t>::max();
 
-// Scalar operations with their linearity (may a reduction be pushed through them?).
-template <class T>
+// Scalar operations with their linearity (may a reduction be pushed through them?). A product
+// also carries the skip policy of every loop (skip.hpp), so that nested products built from its
+// values (value(), lookup, scaled) co-iterate as the plan says at their own depth.
+template <class T, class Skips = skip::per_loop<>>
 struct mul_op {
+  using skips = Skips;
   static constexpr bool linear_left = true, linear_right = true;
   LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return semiring_traits<T>::mul(a, b); }
 };
@@ -120,8 +124,16 @@ struct zero_stream {
   void next() {}
 };
 
-// mul_stream<A, B, Op>: intersection; A and B strict; every skip goes to both (leapfrog).
-template <class A, class B, class Op>
+// mul_stream<A, B, Op, Skip>: intersection of strict A and B. How the operand behind catches up:
+//  | Skip      | a behind (index < b's)       | b behind           | on a match        |
+//  |-----------|------------------------------|--------------------|-------------------|
+//  | leapfrog  | a.seek(b.index) (galloping)  | b.seek(a.index)    | both step         |
+//  | merge     | a.next()  (one entry)        | b.next()           | both step         |
+//  | lead<0>   | a.next()  (a iterates all)   | b.seek(a.index)    | a steps, b probes |
+//  | lead<1>   | a.seek(b.index)              | b.next()           | b steps, a probes |
+// Every variant only moves an operand to a state it would reach by next(), or seeks it to an
+// index the other holds, so no common index is skipped and index() = max never decreases.
+template <class A, class B, class Op, class Skip = skip::leapfrog>
 struct mul_stream {
   static_assert(A::depth == B::depth);
   static constexpr std::size_t depth = A::depth;
@@ -144,21 +156,41 @@ struct mul_stream {
     a.seek_past(i);
     b.seek_past(i);
   }
-  // δ: on a match both operands step; otherwise only the one behind seeks the leader's index
+  // δ: on a match the operands step as the policy says; otherwise the one behind catches up
   LOOM_FORCE_INLINE void next() {
     const std::int64_t ia = a.index(), ib = b.index();
     if (ia == ib) {
       if (a.ready() && b.ready()) {
-        a.next();
-        b.next();
+        if constexpr (std::is_same_v<Skip, skip::lead<0>>) {
+          a.next();  // b is probed at a's next index below
+          if (a.valid() && b.index() < a.index()) b.seek(a.index());
+        } else if constexpr (std::is_same_v<Skip, skip::lead<1>>) {
+          b.next();
+          if (b.valid() && a.index() < b.index()) a.seek(b.index());
+        } else {
+          a.next();
+          b.next();
+        }
       } else {
         a.seek(ia);
         b.seek(ib);
       }
     } else if (ia < ib) {
-      a.seek(ib);
+      if constexpr (std::is_same_v<Skip, skip::merge> || std::is_same_v<Skip, skip::lead<0>>) {
+        a.next();
+        if constexpr (std::is_same_v<Skip, skip::lead<0>>)
+          if (a.valid() && b.index() < a.index()) b.seek(a.index());
+      } else {
+        a.seek(ib);
+      }
     } else {
-      b.seek(ia);
+      if constexpr (std::is_same_v<Skip, skip::merge> || std::is_same_v<Skip, skip::lead<1>>) {
+        b.next();
+        if constexpr (std::is_same_v<Skip, skip::lead<1>>)
+          if (b.valid() && a.index() < b.index()) a.seek(b.index());
+      } else {
+        b.seek(ia);
+      }
     }
   }
 };
@@ -437,6 +469,29 @@ struct apply_nonlinear {
   }
 };
 
+// Two free operands at the same depth, neither full: the loop's skip policy decides who iterates.
+//  | policy          | B locatable (hashed, bitmap)  | A locatable only      | neither          |
+//  |-----------------|-------------------------------|-----------------------|------------------|
+//  | standard        | iterate A, locate B           | iterate B, locate A   | leapfrog         |
+//  | lead<0>         | iterate A, locate B           | iterate A, B seeks    | A leads, B seeks |
+//  | lead<1>         | iterate B; A located or seeks | iterate B, locate A   | B leads, A seeks |
+//  | leapfrog, merge | both iterate (mul_stream)     | both iterate          | both iterate     |
+template <class Skip, class Op, class A, class B>
+LOOM_FORCE_INLINE auto make_intersection(const Op& op, const A& a, const B& b,
+                                         const kernel_context* ctx) {
+  if constexpr (std::is_same_v<Skip, skip::standard>) {
+    if constexpr (B::locatable) return lookup_stream<A, B, Op, false>{a, b, op, ctx};
+    else if constexpr (A::locatable) return lookup_stream<B, A, Op, true>{b, a, op, ctx};
+    else return mul_stream<A, B, Op>{a, b, op, ctx};
+  } else if constexpr (std::is_same_v<Skip, skip::lead<0>> && B::locatable) {
+    return lookup_stream<A, B, Op, false>{a, b, op, ctx};
+  } else if constexpr (std::is_same_v<Skip, skip::lead<1>> && A::locatable) {
+    return lookup_stream<B, A, Op, true>{b, a, op, ctx};
+  } else {
+    return mul_stream<A, B, Op, Skip>{a, b, op, ctx};
+  }
+}
+
 template <class Op, class A, class B>
 LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kernel_context* ctx) {
   constexpr std::size_t da = depth_of<A>(), db = depth_of<B>();
@@ -446,16 +501,12 @@ LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kern
     if constexpr (A::contracted || B::contracted) {
       // two sums over the same index: materialise each (notes §4.10 option c)
       return make_mul(op, reduce_checked(a), reduce_checked(b), ctx);
-    } else if constexpr (B::full && B::locatable) {
+    } else if constexpr (B::full && B::locatable) {  // a full operand is always located
       return lookup_stream<A, B, Op, false>{a, b, op, ctx};
     } else if constexpr (A::full && A::locatable) {
       return lookup_stream<B, A, Op, true>{b, a, op, ctx};
-    } else if constexpr (B::locatable) {  // hashed, bitmap, banded: iterate a, probe b
-      return lookup_stream<A, B, Op, false>{a, b, op, ctx};
-    } else if constexpr (A::locatable) {
-      return lookup_stream<B, A, Op, true>{b, a, op, ctx};
     } else {
-      return mul_stream<A, B, Op>{a, b, op, ctx};
+      return make_intersection<skip::of_op_at<Op, da>>(op, a, b, ctx);
     }
   } else if constexpr (da < db) {
     if constexpr (A::contracted && !Op::linear_left) return make_mul(op, reduce_checked(a), b, ctx);

@@ -20,6 +20,12 @@
 #include <loom/rewrite/hoist.hpp>
 #include <loom/stream/lower.hpp>
 #include <loom/stream/run.hpp>
+#include <loom/stream/skip.hpp>
+// The runtime choice of skip policies is opt-in (skip.hpp): without it no kernel pays for the
+// extra instantiations, nor for this header.
+#if LOOM_MAX_SKIP_CANDIDATES > 1
+#  include <loom/optimize/leader_choice.hpp>
+#endif
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -238,8 +244,9 @@ template <class Rhs>
 inline constexpr bool needs_map_variants =
     boost::mp11::mp_any_of<typename node_list<Rhs>::type, is_runtime_map>::value;
 
-/// Runs one instantiated plan into `out`.
-template <class Plan, bool DenseMaps, class Out, class Lhs, class Rhs>
+/// Runs one instantiated plan into `out`, its intersections co-iterating as `Skips` says.
+template <class Plan, bool DenseMaps, class Skips = stream::skip::per_loop<>, class Out, class Lhs,
+          class Rhs>
 void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
               const std::vector<std::int64_t>& extent_by_id) {
   using order = typename Plan::order;
@@ -270,7 +277,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
     });
   });
 
-  stream::lowerer<order, V, DenseMaps, typename B::pointers> lower{&ctx, &pointers};
+  stream::lowerer<order, V, DenseMaps, typename B::pointers, Skips> lower{&ctx, &pointers};
   const auto root = lower.template lower_root<0>(rhs);
   (void)lhs;
 
@@ -394,13 +401,34 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   }
 }
 
-template <class P, class Out, class Lhs, class Rhs>
+template <class P, class Skips = stream::skip::per_loop<>, class Out, class Lhs, class Rhs>
 void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
   const auto extents = gather_extents<P>(lhs, rhs);
   if constexpr (needs_map_variants<Rhs>) {
-    if (maps_need_dense_domain(rhs)) return run_plan<P, true>(out, lhs, rhs, accumulate, extents);
+    if (maps_need_dense_domain(rhs))
+      return run_plan<P, true, Skips>(out, lhs, rhs, accumulate, extents);
   }
-  run_plan<P, false>(out, lhs, rhs, accumulate, extents);
+  run_plan<P, false, Skips>(out, lhs, rhs, accumulate, extents);
+}
+
+/// Runs plan P with the skip policies chosen at run time among its instantiated candidates
+/// (optimize/leader_choice.hpp), or with the static ones when there is nothing to choose.
+template <class P, class Out, class Lhs, class Rhs>
+void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
+#if LOOM_MAX_SKIP_CANDIDATES > 1
+  using candidates = optimize::skip_candidates_t<P, stream::skip::max_candidates>;
+  constexpr std::size_t n = boost::mp11::mp_size<candidates>::value;
+  if constexpr (n > 1) {
+    const std::size_t chosen =
+        optimize::cached_skip_choice<P, stream::skip::max_candidates>(lhs, rhs);
+    boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
+      execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(c)::value>>(out, lhs, rhs,
+                                                                             accumulate);
+    });
+    return;
+  }
+#endif
+  execute_plan<P>(out, lhs, rhs, accumulate);
 }
 
 template <class Out, class Lhs, class Rhs>
@@ -409,11 +437,11 @@ void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
   if constexpr (n > 1) {  // the best plan depends on the data: the runtime optimizer picks
     const std::size_t chosen = optimize::cached_choice(lhs, rhs);
     boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
-      execute_plan<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+      execute_plan_choosing_skip<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
           out, lhs, rhs, accumulate);
     });
   } else {
-    execute_plan<plan::order_plan<Lhs, Rhs>>(out, lhs, rhs, accumulate);
+    execute_plan_choosing_skip<plan::order_plan<Lhs, Rhs>>(out, lhs, rhs, accumulate);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <loom/stream/combinators.hpp>
 #include <loom/stream/concepts.hpp>
 #include <loom/stream/level_streams.hpp>
+#include <loom/stream/skip.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -67,7 +68,8 @@ struct bind_constant {
 /// Lowers expressions under the loop order `Order`; `Bindings` is a tuple of the tensor
 /// pointer of every access (in `accesses_t` order; a transposed copy where the plan says so).
 /// With `DenseMaps`, maps whose f(0) may be non-zero are computed over their whole domain.
-template <class Order, class V, bool DenseMaps, class Bindings>
+/// `Skips` (skip.hpp) is the skip policy of every loop's intersections.
+template <class Order, class V, bool DenseMaps, class Bindings, class Skips = skip::per_loop<>>
 struct lowerer {
   const kernel_context* ctx;
   const Bindings* bindings;
@@ -102,7 +104,7 @@ struct lowerer {
   }
   template <std::size_t K, class L, class R>
   LOOM_FORCE_INLINE auto lower(const expr::mul<L, R>& e) const {
-    return checked_mul(mul_op<V>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs));
+    return checked_mul(mul_op<V, Skips>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs));
   }
   template <std::size_t K, class P, class E>
   LOOM_FORCE_INLINE auto lower(const expr::where<P, E>& e) const {

@@ -1,0 +1,94 @@
+// Defines the skip policies of an intersection, one per loop (stream/): how `mul` co-iterates
+// its operands at a depth (leapfrog, linear merge, or one leader iterating while the others are
+// probed), carried as a type by the product's scalar operation.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_SKIP_HPP
+#define LOOM_STREAM_SKIP_HPP
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <string>
+
+/// How many skip-policy variants of a kernel `out(...) = e` may be instantiated and chosen among
+/// at run time (optimize/leader_choice.hpp). 1 (the default) keeps one kernel per plan, with the
+/// static policy of the case table in combinators.hpp; define it (e.g. 4) before including loom
+/// to let the optimizer pick a policy per loop from statistics.
+#ifndef LOOM_MAX_SKIP_CANDIDATES
+#  define LOOM_MAX_SKIP_CANDIDATES 1
+#endif
+
+namespace loom::stream::skip {
+
+inline constexpr std::size_t max_candidates = LOOM_MAX_SKIP_CANDIDATES;
+static_assert(max_candidates >= 1, "loom: LOOM_MAX_SKIP_CANDIDATES must be at least 1");
+
+/// The static policy (combinators.hpp case table): leapfrog between ordered operands, iterate
+/// the other operand and locate a random-access one.
+struct standard {
+  static constexpr const char* name = "standard";
+};
+/// Every operand behind seeks the other's index with a galloping search.
+struct leapfrog {
+  static constexpr const char* name = "leapfrog";
+};
+/// The operand behind steps one entry at a time (a sorted merge, no search).
+struct merge {
+  static constexpr const char* name = "merge";
+};
+/// Side K of every intersection at the loop iterates (0: the first operand of the product, 1:
+/// the last); the others are probed at its index: located when random-access, else sought.
+template <std::size_t K>
+struct lead {
+  static_assert(K <= 1, "loom::stream::skip::lead: the leader is side 0 (first) or 1 (last)");
+  static constexpr const char* name = K == 0 ? "lead first" : "lead last";
+};
+
+/// Policies by loop depth (outermost first); depths past the list use `standard`.
+template <class... Ps>
+struct per_loop {};
+
+namespace detail {
+template <class L, std::size_t D>
+struct at_impl {
+  using type = standard;
+};
+template <class... Ps, std::size_t D>
+  requires(D < sizeof...(Ps))
+struct at_impl<per_loop<Ps...>, D> {
+  using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
+};
+template <class Op>
+struct skips_of {
+  using type = per_loop<>;
+};
+template <class Op>
+  requires requires { typename Op::skips; }
+struct skips_of<Op> {
+  using type = typename Op::skips;
+};
+}  // namespace detail
+
+/// The policy of loop D in the list L.
+template <class L, std::size_t D>
+using at = typename detail::at_impl<L, D>::type;
+
+/// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
+template <class Op, std::size_t D>
+using of_op_at = at<typename detail::skips_of<Op>::type, D>;
+
+/// "leapfrog, merge at j": the list in words, depth by depth.
+template <class... Ps>
+std::string describe(per_loop<Ps...>) {
+  std::string s;
+  [[maybe_unused]] std::size_t d = 0;
+  (..., [&] {
+    if (!s.empty()) s += ", ";
+    s += "loop " + std::to_string(d++) + ": " + Ps::name;
+  }());
+  return s.empty() ? std::string("standard") : s;
+}
+
+}  // namespace loom::stream::skip
+
+#endif  // LOOM_STREAM_SKIP_HPP
