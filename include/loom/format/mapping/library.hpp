@@ -49,6 +49,20 @@ inline constexpr auto strict_lower_packed_mapping = define<"strict_lower_packed"
     values(names::I * (names::I + 1_c) / 2_c + names::J));
 using strict_lower_packed = format_of<decltype(strict_lower_packed_mapping)>;
 
+/// The diagonal: A(i,i) = vals(i) (a one-entry range per row).
+inline constexpr auto diagonal_mapping = define<"diagonal">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J >= names::I, names::J <= names::I),
+    values(names::I));
+using diagonal = format_of<decltype(diagonal_mapping)>;
+
+/// Strictly lower-triangular, rows packed without the diagonal: A(i,j) = vals(i*(i-1)/2 + j)
+/// where j < i (the notes' erratum offset is right for this layout: N(N-1)/2 slots). With
+/// `diagonal`, the two terms of a lower-triangular matrix stored as a sum of mappings.
+inline constexpr auto strict_lower_compact_mapping = define<"strict_lower_compact">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J < names::I),
+    values(names::I * (names::I - 1_c) / 2_c + names::J));
+using strict_lower_compact = format_of<decltype(strict_lower_compact_mapping)>;
+
 /// Upper-triangular, rows packed: row i holds j in i..N-1 after the i*N - i*(i-1)/2 slots of
 /// the rows above.
 inline constexpr auto upper_packed_mapping = define<"upper_packed">(

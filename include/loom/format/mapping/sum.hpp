@@ -12,8 +12,13 @@
 #include <loom/format/assemble.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/format_name.hpp>
+#include <loom/format/mapping/definition.hpp>
 #include <loom/plan/explain.hpp>
+#include <loom/plan/order.hpp>
+#include <loom/rewrite/for_evaluation.hpp>
 #include <loom/stream/evaluate.hpp>
+
+#include <boost/mp11/algorithm.hpp>
 
 #include <array>
 #include <cstddef>
@@ -128,6 +133,19 @@ struct sum_of {
     std::apply([&](const auto&... t) { (t.append_entries(crd, val), ...); }, terms);
     return loom::from_coo<F>(shape(), crd, val, loom::duplicates::sum);
   }
+  /// One term alone, materialised in S's coordinates like `materialize`.
+  template <class Term>
+  static auto materialize_one(const Term& t) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(t.tensor)>>;
+    using V = std::remove_const_t<typename T::value_type>;
+    using F = typename decltype([]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      return std::type_identity<loom::format<std::conditional_t<Ks < order, loom::compressed, void>...>>{};
+    }(std::make_index_sequence<order>{}))::type;
+    std::vector<std::array<std::int64_t, order>> crd;
+    std::vector<V> val;
+    t.append_entries(crd, val);
+    return loom::from_coo<F>(t.shape(), crd, val, loom::duplicates::sum);
+  }
   /// "S = L [lower_packed] + SL^T [strict_lower_packed]"
   std::string text() const {
     std::string s = (name.empty() ? std::string("S") : name) + " = ";
@@ -174,6 +192,51 @@ struct counting_term {
     return t(is...);
   }
 };
+
+template <class A>
+struct is_mapped_access : std::false_type {};
+template <class T, class... Is>
+struct is_mapped_access<expr::access<T, Is...>>
+    : std::bool_constant<mapped_format<typename std::remove_const_t<T>::format_type>> {};
+
+/// Whether some candidate plan of `out = e` transposes a mapped operand: a guarded mapping
+/// cannot hold its transpose in its own levels, so such a term is materialised instead.
+template <class Out, class E>
+constexpr bool transposes_a_mapping() {
+  using Rhs = std::remove_cvref_t<decltype(rewrite::for_kernel(expr::as_expr(std::declval<const E&>())).expr)>;
+  using accesses = typename plan::order_plan<Out, Rhs>::accesses;
+  bool any = false;
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<plan::plan_candidates<Out, Rhs>::count>>([&](auto c) {
+    using P = plan::order_plan<Out, Rhs, static_cast<int>(decltype(c)::value)>;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<P::access_count>>([&](auto a) {
+      if (P::chosen.transposed[a] && is_mapped_access<boost::mp11::mp_at_c<accesses, a>>::value) any = true;
+    });
+  });
+  return any;
+}
+
+/// Runs (or explains, `Explain`) `out op= program(t)` for one term t.
+template <bool Explain, class Out, class Program, class Term>
+std::string run_term(Out out, Program& program, const Term& t, bool first) {
+  using E = decltype(program(t));
+  if constexpr (transposes_a_mapping<Out, E>()) {
+    const auto m = sum_of<Term, Term>::materialize_one(t);
+    if constexpr (Explain) {
+      return "the loop order needs " + t.text() + " transposed, which its mapping cannot store: the "
+             "term is materialised (compressed levels) first\n" + loom::explain(out, program(as_is(m)));
+    } else {
+      if (first) out = program(as_is(m));
+      else out += program(as_is(m));
+      return {};
+    }
+  } else if constexpr (Explain) {
+    return loom::explain(out, program(t));
+  } else {
+    if (first) out = program(t);
+    else out += program(t);
+    return {};
+  }
+}
 }  // namespace detail
 
 /// `out = program(S)` distributed over the sum (STOREL's rule `sum(<k,v> in e1 + e2) e3 =
@@ -197,8 +260,7 @@ int assign_distributed(Out out, Program&& program, const sum_of<Terms...>& s) {
       [&](const auto&... t) {
         (
             [&] {
-              if (kernels++ == 0) out = program(t);
-              else out += program(t);
+              detail::run_term<false>(out, program, t, kernels++ == 0);
             }(),
             ...);
       },
@@ -222,7 +284,7 @@ std::string explain_distributed(Out out, Program&& program, const sum_of<Terms..
   std::apply(
       [&](const auto&... t) {
         ((text += "kernel " + std::to_string(k) + (k == 0 ? " (=)" : " (+=)") + " over " + t.text() +
-                  ":\n" + loom::explain(out, program(t)),
+                  ":\n" + detail::run_term<true>(out, program, t, k == 0),
           ++k),
          ...);
       },
