@@ -1,0 +1,501 @@
+// Defines the encoding of an expression type into an egraph (sum-product form), the list of its
+// leaves (the operands the e-graph refers to by slot) and their collection from a value
+// (rewrite/saturation/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_SATURATION_ENCODE_HPP
+#define LOOM_REWRITE_SATURATION_ENCODE_HPP
+
+#include <loom/core/fixed_string.hpp>
+#include <loom/core/index.hpp>
+#include <loom/expr/functions.hpp>
+#include <loom/expr/nodes.hpp>
+#include <loom/expr/traits.hpp>
+#include <loom/format/levels/level.hpp>
+#include <loom/rewrite/constants.hpp>
+#include <loom/rewrite/saturation/egraph.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace loom::rewrite::saturation {
+
+using boost::mp11::mp_list;
+
+/// An operand renamed by its slot, so that a rewritten copy of an expression (whose operands
+/// move and repeat) still names them: the type of a tensor or literal, never dereferenced.
+template <std::size_t Slot, class T>
+struct slot_tag {
+  using value_type = typename std::remove_const_t<T>::value_type;
+  using format_type = typename std::remove_const_t<T>::format_type;
+};
+template <std::size_t Slot, class T>
+struct slot_tag<Slot, expr::literal<T>> {
+  using value_type = T;
+  struct format_type {
+    static constexpr bool all_dense = true;
+  };
+};
+
+namespace detail {
+
+// leaves<E>: the operands the e-graph names by slot, depth first: accesses, literals, and the
+// maps it treats as opaque (their operands follow them).
+template <class E>
+struct leaves {
+  using type = mp_list<E>;
+};
+template <class L, class R>
+struct leaves<expr::add<L, R>> {
+  using type = boost::mp11::mp_append<typename leaves<L>::type, typename leaves<R>::type>;
+};
+template <class L, class R>
+struct leaves<expr::mul<L, R>> : leaves<expr::add<L, R>> {};
+template <class I, class B>
+struct leaves<expr::sum<I, B>> : leaves<B> {};
+template <class X>
+struct leaves<expr::map<fn::negate, X>> : leaves<X> {};
+template <class F, class... Xs>
+struct leaves<expr::map<F, Xs...>> {
+  using type = boost::mp11::mp_append<mp_list<expr::map<F, Xs...>>, typename leaves<Xs>::type...>;
+};
+
+// modelled<E>: whether every node of E is one the e-graph models (where and expand are not)
+template <class E>
+struct modelled : std::false_type {};
+template <class T, class... Is>
+struct modelled<expr::access<T, Is...>> : std::bool_constant<(sizeof...(Is) <= 8)> {};
+template <class T>
+struct modelled<expr::literal<T>> : std::true_type {};
+template <class L, class R>
+struct modelled<expr::add<L, R>> : std::bool_constant<modelled<L>::value && modelled<R>::value> {};
+template <class L, class R>
+struct modelled<expr::mul<L, R>> : modelled<expr::add<L, R>> {};
+template <class I, class B>
+struct modelled<expr::sum<I, B>> : modelled<B> {};
+template <class F, class X>
+struct modelled<expr::map<F, X>> : modelled<X> {};
+template <class F, class X, class Y>
+struct modelled<expr::map<F, X, Y>> : modelled<expr::add<X, Y>> {};
+
+template <class Orig, class I>
+inline constexpr std::uint8_t id_of = static_cast<std::uint8_t>(boost::mp11::mp_find<Orig, I>::value);
+
+using environment = std::array<std::uint8_t, max_indices>;  // original index id -> current id
+
+template <class Orig, class E>
+struct encoder;
+
+// The occurrence of operand `source` read at index ids `ids`: found, or added.
+template <std::size_t Max, std::size_t N>
+constexpr id_t occurrence(egraph<Max>& g, std::size_t source, const std::array<std::uint8_t, N>& ids,
+                          bool sparse, bool scalar) {
+  leaf_info l;
+  l.source = static_cast<std::uint16_t>(source);
+  l.order = static_cast<std::uint8_t>(N);
+  l.sparse = sparse;
+  l.scalar = scalar;
+  for (std::size_t m = 0; m < N; ++m) {
+    l.ids[m] = ids[m];
+    l.mask |= std::uint64_t{1} << ids[m];
+  }
+  std::size_t k = 0;
+  while (k < g.leaf_count && !(g.leaves[k].source == l.source && g.leaves[k].ids == l.ids &&
+                               g.leaves[k].order == l.order))
+    ++k;
+  if (k == max_leaves) {
+    g.supported = false;
+    return no_id;
+  }
+  if (k == g.leaf_count) g.leaves[g.leaf_count++] = l;
+  return g.add({kind::leaf, 0, no_id, no_id, static_cast<std::uint16_t>(k), 0});
+}
+
+template <class Orig, class Tensor, class... Is>
+struct access_encoder {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env, std::size_t source) {
+    using format = typename std::remove_const_t<Tensor>::format_type;
+    const std::array<std::uint8_t, sizeof...(Is)> ids{env[id_of<Orig, Is>]...};
+    // a dense level with a static extent fixes the extent of the index on its mode
+    std::size_t k = 0;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, typename format::levels>>(
+        [&](auto level) {
+          constexpr std::size_t e = decltype(level)::type::static_extent;
+          if constexpr (e != dynamic_extent)
+            g.static_extent[g.original[ids[format::modes[k]]]] = static_cast<double>(e);
+          ++k;
+        });
+    return occurrence(g, source, ids, !format::all_dense, false);
+  }
+};
+
+template <class Orig, class T, class... Is>
+struct encoder<Orig, expr::access<T, Is...>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    return access_encoder<Orig, T, Is...>::run(g, env, g.source_count++);
+  }
+};
+
+template <class Orig, class T>
+struct encoder<Orig, expr::literal<T>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment&) {
+    return occurrence(g, g.source_count++, std::array<std::uint8_t, 0>{}, false, true);
+  }
+};
+
+// The seed (the sum-product normal form, see saturate.hpp) names its operands by slot.
+template <class Orig, std::size_t Slot, class T, class... Is>
+struct encoder<Orig, expr::access<slot_tag<Slot, T>, Is...>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    return access_encoder<Orig, T, Is...>::run(g, env, Slot);
+  }
+};
+template <class Orig, std::size_t Slot, class T>
+struct encoder<Orig, expr::access<slot_tag<Slot, expr::literal<T>>>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment&) {
+    return occurrence(g, Slot, std::array<std::uint8_t, 0>{}, false, true);
+  }
+};
+
+template <class Orig>
+struct encoder<Orig, zero> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment&) { return g.add_constant(0); }
+};
+template <class Orig>
+struct encoder<Orig, one> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment&) { return g.add_constant(1); }
+};
+
+template <class Orig, class L, class R>
+struct encoder<Orig, expr::add<L, R>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    const id_t a = encoder<Orig, L>::run(g, env);
+    const id_t b = encoder<Orig, R>::run(g, env);
+    return g.add({kind::add, 0, a, b, 0, 0});
+  }
+};
+
+template <class Orig, class L, class R>
+struct encoder<Orig, expr::mul<L, R>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    const id_t a = encoder<Orig, L>::run(g, env);
+    const id_t b = encoder<Orig, R>::run(g, env);
+    return g.add({kind::mul, 0, a, b, 0, 0});
+  }
+};
+
+// Every sum binds a fresh index id (the bound name is renamed apart), so moving sums never
+// captures a name, even in e * e with the same bound names on both sides.
+template <class Orig, class I, class B>
+struct encoder<Orig, expr::sum<I, B>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    const auto fresh = static_cast<std::uint8_t>(g.index_count++);
+    g.original[fresh] = id_of<Orig, I>;
+    environment inner = env;
+    inner[id_of<Orig, I>] = fresh;
+    const id_t a = encoder<Orig, B>::run(g, inner);
+    return g.add({kind::sum, fresh, a, no_id, 0, 0});
+  }
+};
+
+template <class Orig, class X>
+struct encoder<Orig, expr::map<fn::negate, X>> {  // -x is (-1) * x
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    const id_t a = encoder<Orig, X>::run(g, env);
+    return g.add({kind::mul, 0, g.add_constant(-1), a, 0, 0});
+  }
+};
+
+template <class Orig, class F, class X>
+struct encoder<Orig, expr::map<F, X>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    const auto slot = static_cast<std::uint16_t>(g.source_count++);
+    const id_t a = encoder<Orig, X>::run(g, env);
+    return g.add({kind::opaque1, 0, a, no_id, slot, 0});
+  }
+};
+
+template <class Orig, class F, class X, class Y>
+struct encoder<Orig, expr::map<F, X, Y>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    const auto slot = static_cast<std::uint16_t>(g.source_count++);
+    const id_t a = encoder<Orig, X>::run(g, env);
+    const id_t b = encoder<Orig, Y>::run(g, env);
+    return g.add({kind::opaque2, 0, a, b, slot, 0});
+  }
+};
+
+}  // namespace detail
+
+namespace detail {
+// tagged<E, Next>: E with operand number Next + k renamed slot_tag<Next + k, ...>; `ok` is false
+// when E holds an opaque map (a rewritten copy could not name it)
+template <class E, std::size_t Next>
+struct tagged {
+  static constexpr bool ok = false;
+  static constexpr std::size_t next = Next;
+  using type = E;
+};
+template <class T, class... Is, std::size_t Next>
+struct tagged<expr::access<T, Is...>, Next> {
+  static constexpr bool ok = true;
+  static constexpr std::size_t next = Next + 1;
+  using type = expr::access<slot_tag<Next, T>, Is...>;
+};
+template <class T, std::size_t Next>
+struct tagged<expr::literal<T>, Next> {
+  static constexpr bool ok = true;
+  static constexpr std::size_t next = Next + 1;
+  using type = expr::access<slot_tag<Next, expr::literal<T>>>;
+};
+template <class L, class R, std::size_t Next>
+struct tagged<expr::add<L, R>, Next> {
+  using l = tagged<L, Next>;
+  using r = tagged<R, l::next>;
+  static constexpr bool ok = l::ok && r::ok;
+  static constexpr std::size_t next = r::next;
+  using type = expr::add<typename l::type, typename r::type>;
+};
+template <class L, class R, std::size_t Next>
+struct tagged<expr::mul<L, R>, Next> : tagged<expr::add<L, R>, Next> {
+  using base = tagged<expr::add<L, R>, Next>;
+  using type = expr::mul<typename base::l::type, typename base::r::type>;
+};
+template <class I, class B, std::size_t Next>
+struct tagged<expr::sum<I, B>, Next> : tagged<B, Next> {
+  using type = expr::sum<I, typename tagged<B, Next>::type>;
+};
+template <class X, std::size_t Next>
+struct tagged<expr::map<fn::negate, X>, Next> : tagged<X, Next> {
+  using type = expr::map<fn::negate, typename tagged<X, Next>::type>;
+};
+}  // namespace detail
+
+namespace detail {
+// A name made of an index's name, a separator and a number: bound names renamed apart.
+template <class Original, std::size_t Id, char Separator>
+constexpr auto numbered_name() {
+  constexpr std::size_t n = Original::name.size();
+  char text[n + 4]{};
+  for (std::size_t k = 0; k < n; ++k) text[k] = Original::name[k];
+  text[n] = Separator;
+  text[n + 1] = static_cast<char>('0' + Id / 10 % 10);
+  text[n + 2] = static_cast<char>('0' + Id % 10);
+  return fixed_string<n + 4>(text);
+}
+
+// The name an index was renamed apart from: its name up to '~'.
+template <class I>
+constexpr std::size_t base_length = I::name.find('~') == std::string_view::npos ? I::name.size()
+                                                                                 : I::name.find('~');
+template <class I>
+constexpr auto base_name() {
+  char text[base_length<I> + 1]{};
+  for (std::size_t k = 0; k < base_length<I>; ++k) text[k] = I::name[k];
+  return fixed_string<base_length<I> + 1>(text);
+}
+template <class I>
+using base_index_t = loom::index<base_name<I>()>;
+
+// subst<E, From, To>: index From replaced by To where it is free
+template <class E, class From, class To>
+struct subst {
+  using type = E;
+};
+template <class T, class... Is, class From, class To>
+struct subst<expr::access<T, Is...>, From, To> {
+  using type = expr::access<T, std::conditional_t<std::is_same_v<Is, From>, To, Is>...>;
+};
+template <class L, class R, class From, class To>
+struct subst<expr::add<L, R>, From, To> {
+  using type = expr::add<typename subst<L, From, To>::type, typename subst<R, From, To>::type>;
+};
+template <class L, class R, class From, class To>
+struct subst<expr::mul<L, R>, From, To> {
+  using type = expr::mul<typename subst<L, From, To>::type, typename subst<R, From, To>::type>;
+};
+template <class X, class From, class To>
+struct subst<expr::map<fn::negate, X>, From, To> {
+  using type = expr::map<fn::negate, typename subst<X, From, To>::type>;
+};
+template <class I, class B, class From, class To>
+struct subst<expr::sum<I, B>, From, To> {
+  using type = std::conditional_t<std::is_same_v<I, From>, expr::sum<I, B>,
+                                  expr::sum<I, typename subst<B, From, To>::type>>;
+};
+
+// apart<E, N>: every sum of E binds a name of its own (numbered from N), so the normal form's
+// lift_sum can pull every sum out (it will not capture a name)
+template <class E, std::size_t N>
+struct apart {
+  using type = E;
+  static constexpr std::size_t next = N;
+};
+template <class L, class R, std::size_t N>
+struct apart<expr::add<L, R>, N> {
+  using l = apart<L, N>;
+  using r = apart<R, l::next>;
+  using type = expr::add<typename l::type, typename r::type>;
+  static constexpr std::size_t next = r::next;
+};
+template <class L, class R, std::size_t N>
+struct apart<expr::mul<L, R>, N> : apart<expr::add<L, R>, N> {
+  using base = apart<expr::add<L, R>, N>;
+  using type = expr::mul<typename base::l::type, typename base::r::type>;
+};
+template <class X, std::size_t N>
+struct apart<expr::map<fn::negate, X>, N> : apart<X, N> {
+  using type = expr::map<fn::negate, typename apart<X, N>::type>;
+};
+template <class I, class B, std::size_t N>
+struct apart<expr::sum<I, B>, N> {
+  using b = apart<B, N>;
+  using renamed = loom::index<numbered_name<I, b::next, '~'>()>;
+  using type = expr::sum<renamed, typename subst<typename b::type, I, renamed>::type>;
+  static constexpr std::size_t next = b::next + 1;
+};
+}  // namespace detail
+
+/// E with every bound name renamed apart (an alpha-equivalent expression).
+template <class E>
+using renamed_apart_t = typename detail::apart<E, 0>::type;
+
+/// E with its operands named by slot (see slot_tag); `void` when E holds an opaque map.
+template <class E>
+using tagged_t = std::conditional_t<detail::tagged<E, 0>::ok, typename detail::tagged<E, 0>::type, void>;
+
+/// The leaf operands of E (see detail::leaves), an MP11 list.
+template <class E>
+using leaves_t = typename detail::leaves<E>::type;
+
+/// The indices of E, free or bound, each once: original index id -> type.
+template <class E>
+using original_indices_t = expr::all_indices_t<E>;
+
+/// The original indices of the e-graph of E seeded with Seed: E's, then the seed's own.
+template <class E, class Seed>
+using seeded_indices_t = boost::mp11::mp_unique<boost::mp11::mp_append<
+    original_indices_t<E>, original_indices_t<std::conditional_t<std::is_void_v<Seed>, E, Seed>>>>;
+
+/// Whether the e-graph models E: only access, literal, +, *, sum and maps of one or two
+/// operands, within the leaf and index capacities.
+template <class E>
+inline constexpr bool encodable_v =
+    detail::modelled<E>::value && boost::mp11::mp_size<leaves_t<E>>::value <= max_leaves &&
+    boost::mp11::mp_size<original_indices_t<E>>::value +
+            boost::mp11::mp_size<expr::summed_indices_t<E>>::value <= max_indices;
+
+/// The e-graph of E before any rule: E inserted post-order (shared subterms hash-consed), and,
+/// when given, `Seed` (an equivalent expression over tagged_t<E>'s operands) in E's class.
+template <class E, std::size_t Max, class Seed = void>
+constexpr egraph<Max> encode() {
+  egraph<Max> g;
+  if constexpr (!encodable_v<E>) {
+    g.supported = false;
+  } else {
+    using orig = seeded_indices_t<E, Seed>;
+    g.original_count = g.index_count = boost::mp11::mp_size<orig>::value;
+    // indices renamed apart from one name share a base: the name they may take back
+    std::array<std::string_view, max_indices> names{};
+    std::size_t n = 0;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, orig>>(
+        [&](auto i) { names[n++] = detail::base_index_t<typename decltype(i)::type>::name; });
+    for (std::size_t k = 0; k < n; ++k) {
+      std::size_t j = 0;
+      while (names[j] != names[k]) ++j;
+      g.base[k] = static_cast<std::uint8_t>(j);
+    }
+    detail::environment env{};
+    for (std::size_t k = 0; k < g.original_count; ++k) {
+      env[k] = static_cast<std::uint8_t>(k);
+      g.original[k] = static_cast<std::uint8_t>(k);
+    }
+    g.root = detail::encoder<orig, E>::run(g, env);
+    g.supported = g.supported && g.root != no_id;
+    if constexpr (!std::is_void_v<Seed>) {
+      egraph<Max> seeded = g;
+      const id_t s = detail::encoder<orig, Seed>::run(seeded, env);
+      if (seeded.supported && s != no_id && !seeded.node_limit_hit) {
+        seeded.merge(g.root, s);
+        seeded.rebuild();
+        seeded.root = seeded.find(g.root);
+        return seeded;
+      }
+    }
+  }
+  return g;
+}
+
+namespace detail {
+// declared first: each overload calls the others (no ADL into this namespace)
+template <class E>
+constexpr auto collect(const E& e);
+template <class L, class R>
+constexpr auto collect(const expr::add<L, R>& e);
+template <class L, class R>
+constexpr auto collect(const expr::mul<L, R>& e);
+template <class I, class B>
+constexpr auto collect(const expr::sum<I, B>& e);
+template <class X>
+constexpr auto collect(const expr::map<fn::negate, X>& e);
+template <class F, class... Xs>
+  requires(!std::is_same_v<F, fn::negate> || sizeof...(Xs) != 1)
+constexpr auto collect(const expr::map<F, Xs...>& e);
+
+template <class E>
+constexpr auto collect(const E& e) {
+  return std::tuple<E>{e};
+}
+template <class L, class R>
+constexpr auto collect(const expr::add<L, R>& e) {
+  return std::tuple_cat(collect(e.lhs), collect(e.rhs));
+}
+template <class L, class R>
+constexpr auto collect(const expr::mul<L, R>& e) {
+  return std::tuple_cat(collect(e.lhs), collect(e.rhs));
+}
+template <class I, class B>
+constexpr auto collect(const expr::sum<I, B>& e) {
+  return collect(e.body);
+}
+template <class X>
+constexpr auto collect(const expr::map<fn::negate, X>& e) {
+  return collect(std::get<0>(e.args));
+}
+template <class F, class... Xs>
+  requires(!std::is_same_v<F, fn::negate> || sizeof...(Xs) != 1)
+constexpr auto collect(const expr::map<F, Xs...>& e) {
+  return std::apply([&](const auto&... x) { return std::tuple_cat(std::tuple{e}, collect(x)...); },
+                    e.args);
+}
+}  // namespace detail
+
+/// The leaves of `e` (values: tensor pointers, literal values, map functions) in slot order.
+template <class E>
+constexpr auto collect_leaves(const E& e) {
+  return detail::collect(e);
+}
+
+}  // namespace loom::rewrite::saturation
+
+#endif  // LOOM_REWRITE_SATURATION_ENCODE_HPP
