@@ -2998,13 +2998,174 @@ constexpr auto array<Name, T>::slice(Lo, Hi) const {
 #endif  // LOOM_FORMAT_MAPPING_INDEX_EXPR_HPP
 // ---- end <loom/format/mapping/index_expr.hpp>
 // ---- begin <loom/format/mapping/loops.hpp>
-// Defines the loops of a storage mapping: `range(i, lo, hi, guards...)` over integers and
-// `each(j, crd.slice(lo, hi), unique)` over a sorted index segment, and `values(e)`, the value
-// array's offset (format/mapping/).
+// Defines the loops of a storage mapping: `range(i, lo, hi, guards...)` over integers,
+// `each(j, crd.slice(lo, hi)[, unique])` over a sorted index segment, `hashed(i, H)` over the
+// keys of a hash map, and `values(e)`, the value array's offset (format/mapping/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_FORMAT_MAPPING_LOOPS_HPP
 #define LOOM_FORMAT_MAPPING_LOOPS_HPP
 
+// ---- begin <loom/format/mapping/hash_map.hpp>
+// Defines the hash-map physical kind of storage mappings: loom::mapping::hash_map<"name"> (keys
+// to positions, open addressing), hash_table (its contents, built from key/position pairs) and
+// the sorted-order cache that lets an unordered map be iterated in key order on demand
+// (format/mapping/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_HASH_MAP_HPP
+#define LOOM_FORMAT_MAPPING_HASH_MAP_HPP
+
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace loom::mapping {
+
+namespace detail {
+/// The key of an empty slot.
+inline constexpr std::int64_t empty_key = -1;
+/// Where key i starts probing (multiplicative hashing; the table's mask takes the low bits).
+LOOM_FORCE_INLINE constexpr std::uint64_t hash_key(std::int64_t i) {
+  const std::uint64_t h = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 29);
+}
+/// The smallest power of two >= 2 * count (0 for no entries): load factor at most 1/2.
+constexpr std::int64_t table_capacity(std::int64_t count) {
+  if (count == 0) return 0;
+  std::int64_t cap = 2;
+  while (cap < 2 * count) cap *= 2;
+  return cap;
+}
+}  // namespace detail
+
+/// The contents of a hash map (or of a trie's hash maps, one table after another): open
+/// addressing with linear probing, each table's capacity a power of two, key -1 marking an
+/// empty slot. `vals[s]` is the position the key in slot s maps to.
+template <class Key = std::int64_t, class Val = std::int64_t>
+struct hash_table {
+  std::vector<Key> keys;
+  std::vector<Val> vals;
+
+  /// Appends one table holding `entries` (key, position; keys distinct, in any order) and
+  /// returns its first slot; the table ends at `keys.size()` after the call.
+  std::int64_t append(const std::vector<std::pair<std::int64_t, std::int64_t>>& entries) {
+    const auto lo = static_cast<std::int64_t>(keys.size());
+    const std::int64_t cap = detail::table_capacity(static_cast<std::int64_t>(entries.size()));
+    keys.resize(static_cast<std::size_t>(lo + cap), static_cast<Key>(detail::empty_key));
+    vals.resize(static_cast<std::size_t>(lo + cap), Val(0));
+    const auto mask = static_cast<std::uint64_t>(cap - 1);
+    for (const auto& [k, v] : entries) {
+      std::uint64_t s = detail::hash_key(k) & mask;
+      while (keys[static_cast<std::size_t>(lo) + s] != static_cast<Key>(detail::empty_key)) {
+        if (keys[static_cast<std::size_t>(lo) + s] == static_cast<Key>(k))
+          throw duplicate_error("loom::mapping::hash_table: key " + std::to_string(k) +
+                                " appears twice in one table");
+        s = (s + 1) & mask;
+      }
+      keys[static_cast<std::size_t>(lo) + s] = static_cast<Key>(k);
+      vals[static_cast<std::size_t>(lo) + s] = static_cast<Val>(v);
+    }
+    return lo;
+  }
+  /// One table from (key, position) pairs.
+  static hash_table from(const std::vector<std::pair<std::int64_t, std::int64_t>>& entries) {
+    hash_table t;
+    t.append(entries);
+    return t;
+  }
+};
+
+namespace detail {
+/// The keys of every table of one hash map in ascending order, computed the first time a
+/// kernel iterates the map (never when it is only located). `tables` are recorded when the
+/// tensor is validated; the sorted run of table [lo, hi) sits at [lo, end[lo]).
+struct sorted_cache {
+  std::once_flag once;
+  std::vector<std::pair<std::int64_t, std::int64_t>> tables;
+  std::vector<std::int64_t> keys, vals, end;
+};
+
+template <class Key, class Val, bool Owning>
+struct hash_storage {
+  level_array<Key, Owning> keys;
+  level_array<Val, Owning> vals;
+  std::shared_ptr<sorted_cache> sorted = std::make_shared<sorted_cache>();
+
+  std::size_t size() const { return keys.size(); }
+
+  /// The sorted keys and positions of every recorded table (built once, thread-safe).
+  const sorted_cache& sorted_order() const {
+    std::call_once(sorted->once, [&] {
+      auto& c = *sorted;
+      const std::size_t n = keys.size();
+      c.keys.assign(n, 0);
+      c.vals.assign(n, 0);
+      c.end.assign(n + 1, 0);
+      std::vector<std::pair<std::int64_t, std::int64_t>> run;
+      for (const auto& [lo, hi] : c.tables) {
+        run.clear();
+        for (std::int64_t s = lo; s < hi; ++s)
+          if (static_cast<std::int64_t>(keys[static_cast<std::size_t>(s)]) != empty_key)
+            run.emplace_back(static_cast<std::int64_t>(keys[static_cast<std::size_t>(s)]),
+                             static_cast<std::int64_t>(vals[static_cast<std::size_t>(s)]));
+        std::sort(run.begin(), run.end());
+        for (std::size_t e = 0; e < run.size(); ++e) {
+          c.keys[static_cast<std::size_t>(lo) + e] = run[e].first;
+          c.vals[static_cast<std::size_t>(lo) + e] = run[e].second;
+        }
+        c.end[static_cast<std::size_t>(lo)] = lo + static_cast<std::int64_t>(run.size());
+      }
+    });
+    return *sorted;
+  }
+};
+}  // namespace detail
+
+/// A physical hash map named `Name` from keys to positions (STOREL's `CREATE HASHMAP`): a loop
+/// `hashed(i, H)` binds each key i and its position `pos(i)`; `H.table(lo, hi)` is the table in
+/// slots [lo, hi) (one per parent: a trie of hash maps). Bound with `bind(H, hash_table{...})`.
+template <fixed_string Name, class Key = std::int64_t, class Val = std::int64_t>
+struct hash_map {
+  static_assert(std::is_integral_v<Key> && std::is_signed_v<Key> && std::is_integral_v<Val>,
+                "loom::mapping::hash_map: keys must be signed integers (-1 marks an empty slot) "
+                "and positions integers");
+  using key_type = Key;
+  using mapped_type = Val;
+  using value_type = Key;  // for messages
+  static constexpr std::string_view name = Name.view();
+  static constexpr bool is_hash_map = true;
+  template <bool Owning>
+  using storage = detail::hash_storage<Key, Val, Owning>;
+
+  template <node Lo, node Hi>
+  constexpr auto table(Lo, Hi) const;
+};
+
+/// Slots [Lo, Hi) of hash map H: one parent's table. `whole_table` spans the map.
+struct whole_table : node_base {};
+template <class H, class Lo, class Hi>
+struct table_of {
+  using map_type = H;
+  using lo = Lo;
+  using hi = Hi;
+};
+
+template <fixed_string Name, class Key, class Val>
+template <node Lo, node Hi>
+constexpr auto hash_map<Name, Key, Val>::table(Lo, Hi) const {
+  return table_of<hash_map, std::remove_cvref_t<Lo>, std::remove_cvref_t<Hi>>{};
+}
+
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_HASH_MAP_HPP
+// ---- end <loom/format/mapping/hash_map.hpp>
 
 #include <boost/mp11/list.hpp>
 
@@ -3025,18 +3186,33 @@ struct range_loop {
   using lo = Lo;
   using hi = Hi;
   using guards = boost::mp11::mp_list<Gs...>;
-  static constexpr bool is_range = true;
+  static constexpr bool is_range = true, is_hash = false, unique = true, ordered = true;
 };
 
-/// sum(<I_pos, I> in Arr(Lo : Hi)) { @unique I -> ... }: one iteration per stored position.
-template <class I, class Slice>
+/// sum(<I_pos, I> in Arr(Lo : Hi)) { [@unique] I -> ... }: the stored coordinates, ascending.
+/// Unique: one iteration per stored position. Not unique (COO rows): a coordinate may repeat
+/// in a run of positions, which the loop emits once, handing the whole run to the loop below.
+template <class I, class Slice, bool Unique = true>
 struct each_loop {
   using index = I;
   using array_type = typename Slice::array_type;
   using lo = typename Slice::lo;
   using hi = typename Slice::hi;
   using guards = boost::mp11::mp_list<>;
-  static constexpr bool is_range = false;
+  static constexpr bool is_range = false, is_hash = false, unique = Unique, ordered = true;
+};
+
+/// sum(<I, I_pos> in H) { @unique I -> ... }: the keys of a hash map, each once, in no order
+/// (`ordered` is false: iterating them in key order sorts them, once, on demand), located in
+/// O(1); I_pos is the position the key maps to.
+template <class I, class Table>
+struct hash_loop {
+  using index = I;
+  using array_type = typename Table::map_type;
+  using lo = typename Table::lo;
+  using hi = typename Table::hi;
+  using guards = boost::mp11::mp_list<>;
+  static constexpr bool is_range = false, is_hash = true, unique = true, ordered = false;
 };
 
 /// The value of an entry: `vals(E)`, E the offset into the tensor's value array.
@@ -3052,15 +3228,27 @@ range(I, Lo, Hi, Gs...) {
   return {};
 }
 
-/// `each(j, crd.slice(pos(i), pos(i) + 1_c ...), unique)`: j is each stored coordinate of the
-/// sorted segment. Without `unique` (coordinates may repeat) no loop of a program may be fused
-/// with it one-to-one (F3 needs @unique); such segments are rejected.
+/// `each(j, crd.slice(pos(i), pos(i) + 1_c), unique)`: j is each stored coordinate of the
+/// sorted segment. Without `unique` the coordinates may repeat (COO's row array): F3 does not
+/// apply, so the loop emits each coordinate once and the loop below walks the whole run of
+/// positions holding it (their entries are accumulated into one row).
 template <index_variable I, class Slice, class... Annotations>
-constexpr each_loop<std::remove_cvref_t<I>, Slice> each(I, Slice, Annotations...) {
-  static_assert((std::is_same_v<Annotations, unique_t> || ...),
-                "loom::mapping::each: mark the segment `unique` (no coordinate repeats within a "
-                "segment). A segment whose coordinates repeat cannot be fused with a program's "
-                "loop (STOREL's F3 needs @unique); store it with a non-unique loom level instead");
+constexpr each_loop<std::remove_cvref_t<I>, Slice, (std::is_same_v<Annotations, unique_t> || ...)>
+each(I, Slice, Annotations...) {
+  static_assert(((std::is_same_v<Annotations, unique_t>) && ...),
+                "loom::mapping::each: the only annotation of a segment is `unique`");
+  return {};
+}
+
+/// `hashed(i, H)`: i is each key of hash map H (a whole map, at the root); `hashed(j,
+/// H.table(slot(pos(i)), slot(pos(i) + 1_c)))`: each key of the parent's table (a trie).
+template <index_variable I, fixed_string Name, class Key, class Val>
+constexpr hash_loop<std::remove_cvref_t<I>, table_of<hash_map<Name, Key, Val>, lit<0>, whole_table>>
+hashed(I, hash_map<Name, Key, Val>) {
+  return {};
+}
+template <index_variable I, class H, class Lo, class Hi>
+constexpr hash_loop<std::remove_cvref_t<I>, table_of<H, Lo, Hi>> hashed(I, table_of<H, Lo, Hi>) {
   return {};
 }
 
@@ -3092,6 +3280,7 @@ constexpr values_at<std::remove_cvref_t<E>> values(E) {
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 namespace loom::mapping {
 
@@ -3164,16 +3353,47 @@ template <class Loop>
 struct array_of_loop {
   using type = void;
 };
-template <class I, class Slice>
-struct array_of_loop<each_loop<I, Slice>> {
+template <class I, class Slice, bool U>
+struct array_of_loop<each_loop<I, Slice, U>> {
   using type = typename Slice::array_type;
+};
+template <class I, class Table>
+struct array_of_loop<hash_loop<I, Table>> {
+  using type = typename Table::map_type;
+};
+
+// X of a canonical singleton segment crd(pos(x) : pos(x) + 1) (COO's column below its rows)
+template <class Lo, class Hi>
+struct singleton_segment : std::false_type {};
+template <class X>
+struct singleton_segment<pos_node<X>, bin<'+', pos_node<X>, lit<1>>> : std::true_type {};
+
+template <class Arr>
+concept hash_map_kind = requires { Arr::is_hash_map; };
+
+template <class Loops, std::size_t K>
+inline constexpr bool above_is_non_unique = [] {
+  if constexpr (K == 0) return false;
+  else return !boost::mp11::mp_at_c<Loops, K - 1>::unique;
+}();
+
+/// The parents a level is walked under when a tensor is validated: positions 0..count-1, or
+/// explicit runs of positions below a non-unique loop.
+struct parent_runs {
+  std::int64_t count = 1;
+  std::vector<level_range> runs;
+  std::int64_t size() const { return runs.empty() ? count : static_cast<std::int64_t>(runs.size()); }
+  level_range at(std::int64_t k) const {
+    return runs.empty() ? level_range{k, k + 1} : runs[static_cast<std::size_t>(k)];
+  }
 };
 
 }  // namespace detail
 
 /// Loop K of mapping Def as a level. Its position (what the next loop, or the value array,
 /// receives) is the loop's index for a range at the root, `up * N + i` for a deeper range, the
-/// stored position for a segment, and the `values(...)` offset at the innermost loop.
+/// stored position for a segment, the mapped position for a hash map, and the `values(...)`
+/// offset at the innermost loop.
 template <class Def, std::size_t K>
 struct mapped_level {
   using definition = Def;
@@ -3182,11 +3402,22 @@ struct mapped_level {
   using loop = boost::mp11::mp_at_c<loops, K>;
   using self = typename loop::index;
   static constexpr bool is_range = loop::is_range;
+  static constexpr bool is_hash = loop::is_hash;
   static constexpr bool is_last = K + 1 == boost::mp11::mp_size<loops>::value;
+  // a non-unique loop above hands this loop a run of positions [begin, end)
+  static constexpr bool under_runs = detail::above_is_non_unique<loops, K>;
   using up = typename detail::loop_above<loops, K>::index;
   // the loop above is a root range: its position is its index, so `var(i)` is readable here
   static constexpr bool up_is_index = K == 1 && boost::mp11::mp_front<loops>::is_range;
   using scope = detail::scope<self, up, is_range, up_is_index>;
+
+  static_assert(loop::unique || !is_last,
+                "loom::mapping::each: the innermost loop must be `unique` (an entry whose full "
+                "coordinate repeats would need its values summed); merge duplicate entries "
+                "before building the tensor");
+  static_assert(!under_runs || (!is_range && !is_hash),
+                "loom::mapping: the loop below a non-unique segment must be a segment over the "
+                "run of positions it receives, e.g. each(j, crd.slice(pos(i), pos(i) + 1_c))");
 
   using position_expr = typename boost::mp11::mp_cond<
       boost::mp11::mp_bool<is_last>, boost::mp11::mp_identity<typename Def::value_type::offset>,
@@ -3197,10 +3428,12 @@ struct mapped_level {
   /// bounds after folding the guards (G: guard into bound)
   using lo_expr = typename detail::fold_bounds<self, typename loop::lo, typename loop::guards, 'L'>::type;
   using hi_expr = typename detail::fold_bounds<self, typename loop::hi, typename loop::guards, 'H'>::type;
+  static constexpr bool whole_map = std::is_same_v<hi_expr, whole_table>;
+  using loop_array = typename detail::array_of_loop<loop>::type;
 
   using array_list = boost::mp11::mp_unique<boost::mp11::mp_append<
       detail::arrays_t<lo_expr>, detail::arrays_t<hi_expr>, detail::arrays_t<position_expr>,
-      boost::mp11::mp_if_c<is_range, mp_list<>, mp_list<typename detail::array_of_loop<loop>::type>>>>;
+      boost::mp11::mp_if_c<is_range, mp_list<>, mp_list<loop_array>>>>;
 
   static_assert(detail::resolvable<scope, lo_expr>::value && detail::resolvable<scope, hi_expr>::value &&
                     detail::resolvable<scope, position_expr>::value,
@@ -3214,15 +3447,27 @@ struct mapped_level {
   // since loom walks all-full formats by row-major strides, which a mapping need not follow
   static constexpr bool full = plain_range && !Def::all_plain;
 
-  static constexpr level_properties properties{
-      .ordered = true, .unique = true, .full = full, .random_access = is_range, .padded = is_range};
+  static constexpr level_properties properties{.ordered = loop::ordered,
+                                               .unique = loop::unique,
+                                               .full = full,
+                                               .random_access = is_range || is_hash,
+                                               .segmented = under_runs,
+                                               .padded = is_range};
   static constexpr std::size_t static_extent = dynamic_extent;
   static constexpr std::string_view name = Def::name;
 
   template <bool Owning>
   struct array_storage {
     template <class Arr>
-    using fn = level_array<typename Arr::value_type, Owning>;
+    struct pick {
+      using type = level_array<typename Arr::value_type, Owning>;
+    };
+    template <detail::hash_map_kind Arr>
+    struct pick<Arr> {
+      using type = typename Arr::template storage<Owning>;
+    };
+    template <class Arr>
+    using fn = typename pick<Arr>::type;
   };
 
   template <bool Owning>
@@ -3235,6 +3480,10 @@ struct mapped_level {
   template <class E, class St>
   static LOOM_FORCE_INLINE std::int64_t eval(const St& st, const detail::eval_env& env) {
     return detail::eval<scope, array_list, E>::template run(st, env);
+  }
+  template <class St>
+  static LOOM_FORCE_INLINE const auto& own_array(const St& st) {
+    return std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
   }
 
   /// Counted loop over [lo, hi) (guards folded); locate is the range test of rule T4.
@@ -3262,25 +3511,35 @@ struct mapped_level {
     LOOM_FORCE_INLINE void next() { ++i; }
   };
 
-  /// The stored coordinates crd[lo, hi), ascending; skips search them by policy P.
+  /// The stored coordinates crd[lo, hi), ascending; skips search them by policy P. A
+  /// non-unique segment emits each run of equal coordinates once, its children the run.
   template <skip_policy P, bool Owning>
   struct segment_cursor {
-    using crd_type = typename detail::array_of_loop<loop>::type::value_type;
+    using crd_type = typename loop_array::value_type;
     const storage<Owning>* st = nullptr;
     const crd_type* crd = nullptr;
     std::int64_t up = 0, p = 0, end = 0;
 
     LOOM_FORCE_INLINE bool valid() const { return p < end; }
     LOOM_FORCE_INLINE std::int64_t index() const { return crd[p]; }
+    LOOM_FORCE_INLINE std::int64_t run_end() const {
+      if constexpr (loop::unique) {
+        return p + 1;
+      } else {
+        std::int64_t q = p + 1;
+        while (q < end && crd[q] == crd[p]) ++q;
+        return q;
+      }
+    }
     LOOM_FORCE_INLINE level_range children() const {
       if constexpr (std::is_same_v<position_expr, pos_node<self>>) {
-        return {p, p + 1};
+        return {p, run_end()};
       } else {
         const std::int64_t q = eval<position_expr>(*st, {up, crd[p], p, st->extent});
         return {q, q + 1};
       }
     }
-    LOOM_FORCE_INLINE void next() { ++p; }
+    LOOM_FORCE_INLINE void next() { p = run_end(); }
     LOOM_FORCE_INLINE void seek(std::int64_t i) { p = loom::detail::search_first<P>(crd, p, end, i); }
     LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
       if (i == loom::detail::top_coordinate) p = end;
@@ -3288,63 +3547,194 @@ struct mapped_level {
     }
   };
 
-  // iterate(up) -> the loop's coordinates under the parent position up
+  /// The keys of one hash table, slots [lo, hi): locate probes the table in O(1) (rule F1's
+  /// lookup); iteration walks the keys in ascending order, sorted the first time any kernel
+  /// iterates this map (a cursor only located never sorts).
   template <skip_policy P, bool Owning>
-  static LOOM_FORCE_INLINE auto iterate(const storage<Owning>& st, std::int64_t up, std::int64_t) {
+  struct hash_cursor {
+    using map_storage = typename loop_array::template storage<Owning>;
+    const storage<Owning>* st = nullptr;
+    const map_storage* map = nullptr;
+    std::int64_t up = 0, lo = 0, hi = 0;
+    // the sorted walk, started on first use (end < 0: not started)
+    mutable const std::int64_t* keys = nullptr;
+    mutable const std::int64_t* vals = nullptr;
+    mutable std::int64_t p = 0, end = 0;
+
+    LOOM_FORCE_INLINE void start() const {
+      if (end < 0) [[unlikely]] {
+        const auto& c = map->sorted_order();
+        keys = c.keys.data();
+        vals = c.vals.data();
+        p = lo;
+        end = c.end[static_cast<std::size_t>(lo)];
+      }
+    }
+    LOOM_FORCE_INLINE level_range at(std::int64_t key, std::int64_t v) const {
+      if constexpr (std::is_same_v<position_expr, pos_node<self>>) {
+        return {v, v + 1};
+      } else {
+        const std::int64_t q = eval<position_expr>(*st, {up, key, v, st->extent});
+        return {q, q + 1};
+      }
+    }
+    LOOM_FORCE_INLINE bool valid() const {
+      start();
+      return p < end;
+    }
+    LOOM_FORCE_INLINE std::int64_t index() const { return keys[p]; }
+    LOOM_FORCE_INLINE level_range children() const { return at(keys[p], vals[p]); }
+    LOOM_FORCE_INLINE void next() { ++p; }
+    LOOM_FORCE_INLINE void seek(std::int64_t i) {
+      start();
+      p = loom::detail::search_first<P>(keys, p, end, i);
+    }
+    LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
+      start();
+      if (i == loom::detail::top_coordinate) p = end;
+      else p = loom::detail::search_first<P>(keys, p, end, i + 1);
+    }
+    // locate(i) -> the slot holding key i, probed linearly from hash(i) (load <= 1/2)
+    LOOM_FORCE_INLINE level_range locate(std::int64_t i) const {
+      if (hi <= lo) return {};
+      const auto* k = map->keys.data() + lo;
+      const auto mask = static_cast<std::uint64_t>(hi - lo - 1);
+      for (std::uint64_t s = detail::hash_key(i) & mask;; s = (s + 1) & mask) {
+        const auto key = static_cast<std::int64_t>(k[s]);
+        if (key == i) return at(i, static_cast<std::int64_t>(map->vals[static_cast<std::size_t>(lo) + s]));
+        if (key == detail::empty_key) return {};
+      }
+    }
+  };
+
+  template <class St>
+  static LOOM_FORCE_INLINE std::pair<std::int64_t, std::int64_t> bounds(const St& st, std::int64_t up,
+                                                                        std::int64_t end) {
     const detail::eval_env env{up, 0, 0, st.extent};
-    const std::int64_t lo = eval<lo_expr>(st, env), hi = eval<hi_expr>(st, env);
-    if constexpr (is_range) {
-      return range_cursor<Owning>{&st, up, lo, lo, std::max(lo, hi)};
+    const std::int64_t lo = eval<lo_expr>(st, env);
+    if constexpr (whole_map) {
+      (void)end;
+      return {lo, static_cast<std::int64_t>(own_array(st).size())};
+    } else if constexpr (under_runs) {  // the segments of the run's positions, concatenated
+      return {lo, eval<hi_expr>(st, {end - 1, 0, 0, st.extent})};
     } else {
-      using arr = typename detail::array_of_loop<loop>::type;
-      const auto& crd = std::get<boost::mp11::mp_find<array_list, arr>::value>(st.arrays);
-      return segment_cursor<P, Owning>{&st, crd.data(), up, lo, std::max(lo, hi)};
+      (void)end;
+      return {lo, eval<hi_expr>(st, env)};
     }
   }
 
-  /// Walks every coordinate of every parent, calling f(up, index, position); throws when a
-  /// segment leaves its array or is not strictly ascending. Returns 1 + the largest position.
+  // iterate(up, end) -> the loop's coordinates under the parent position up (the run [up, end)
+  // below a non-unique loop)
+  template <skip_policy P, bool Owning>
+  static LOOM_FORCE_INLINE auto iterate(const storage<Owning>& st, std::int64_t up, std::int64_t end) {
+    const auto [lo, hi] = bounds(st, up, end);
+    if constexpr (is_range) {
+      return range_cursor<Owning>{&st, up, lo, lo, std::max(lo, hi)};
+    } else if constexpr (is_hash) {
+      hash_cursor<P, Owning> c;
+      c.st = &st;
+      c.map = &own_array(st);
+      c.up = up;
+      c.lo = lo;
+      c.hi = hi;
+      c.p = lo;
+      c.end = hi > lo ? -1 : lo;
+      return c;
+    } else {
+      return segment_cursor<P, Owning>{&st, own_array(st).data(), up, lo, std::max(lo, hi)};
+    }
+  }
+
+  /// Walks every coordinate under every parent (run), calling f(up, index, position); throws
+  /// when a segment or table leaves its array, coordinates are out of order or outside the
+  /// extent, or a key is not where the hash function puts it. Returns the next level's parents.
   template <bool Owning, class F>
-  static std::int64_t walk(const storage<Owning>& st, std::int64_t parents, const std::string& who,
-                           std::size_t mode, F&& f) {
+  static detail::parent_runs walk(const storage<Owning>& st, const detail::parent_runs& parents,
+                                  const std::string& who, std::size_t mode, F&& f) {
     std::int64_t count = 0;
-    for (std::int64_t up = 0; up < parents; ++up) {
-      auto cur = iterate<skip_policy::linear>(st, up, up + 1);
+    detail::parent_runs next;
+    const auto fail = [&](const std::string& what) { throw shape_error(who + ": " + what); };
+    for (std::int64_t k = 0; k < parents.size(); ++k) {
+      const level_range run = parents.at(k);
+      const std::int64_t up = run.begin;
       if constexpr (!is_range) {
-        const auto size = static_cast<std::int64_t>(
-            std::get<boost::mp11::mp_find<array_list, typename detail::array_of_loop<loop>::type>::value>(st.arrays).size());
-        const detail::eval_env env{up, 0, 0, st.extent};
-        const std::int64_t lo = eval<lo_expr>(st, env), hi = eval<hi_expr>(st, env);
+        const auto size = static_cast<std::int64_t>(own_array(st).size());
+        const auto [lo, hi] = bounds(st, up, run.end);
         if (lo < 0 || hi < lo || hi > size)
-          throw shape_error(who + ": the segment [" + std::to_string(lo) + ", " +
-                            std::to_string(hi) + ") of mode " + std::to_string(mode) +
-                            " under parent position " + std::to_string(up) +
-                            " is not a range inside its index array of " + std::to_string(size) + " entries");
+          fail("the " + std::string(is_hash ? "table" : "segment") + " [" + std::to_string(lo) +
+               ", " + std::to_string(hi) + ") of mode " + std::to_string(mode) +
+               " under parent position " + std::to_string(up) + " is not a range inside its " +
+               (is_hash ? "hash map of " : "index array of ") + std::to_string(size) + " entries");
+        if constexpr (is_hash) {
+          const std::int64_t cap = hi - lo;
+          if ((cap & (cap - 1)) != 0)
+            fail("the table [" + std::to_string(lo) + ", " + std::to_string(hi) + ") of mode " +
+                 std::to_string(mode) + " under parent position " + std::to_string(up) +
+                 " has " + std::to_string(cap) +
+                 " slots, not a power of two (build it with loom::mapping::hash_table)");
+          own_array(st).sorted->tables.emplace_back(lo, hi);
+          const auto& map = own_array(st);
+          const auto cur = iterate<skip_policy::linear>(st, up, run.end);
+          for (std::int64_t s = lo; s < hi; ++s) {
+            const auto key = static_cast<std::int64_t>(map.keys[static_cast<std::size_t>(s)]);
+            if (key == detail::empty_key) continue;
+            if (key < 0 || key >= st.extent)
+              fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) + " (extent " +
+                   std::to_string(st.extent) + ") under parent position " + std::to_string(up) +
+                   " is outside the extent");
+            const level_range r = cur.locate(key);
+            const level_range mine =
+                cur.at(key, static_cast<std::int64_t>(map.vals[static_cast<std::size_t>(s)]));
+            if (r.begin != mine.begin || r.empty())
+              fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
+                   " under parent position " + std::to_string(up) +
+                   " is not found where the hash function puts it (a duplicate, or a table not "
+                   "built by loom::mapping::hash_table)");
+            if (mine.begin < 0)
+              fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
+                   " under parent position " + std::to_string(up) + " maps to the negative offset " +
+                   std::to_string(mine.begin));
+            f(up, key, mine.begin);
+            count = std::max(count, mine.begin + 1);
+          }
+          continue;
+        }
       }
-      std::int64_t last = -1;
-      for (; cur.valid(); cur.next()) {
-        const std::int64_t i = cur.index();
-        if (i < 0 || i >= st.extent || i <= last)
-          throw shape_error(who + ": coordinate " + std::to_string(i) + " of mode " +
-                            std::to_string(mode) + " (extent " + std::to_string(st.extent) +
-                            ") under parent position " + std::to_string(up) +
-                            (i <= last ? " is not strictly ascending (the loop is unique and sorted)"
-                                       : " is outside the extent"));
-        last = i;
-        const std::int64_t p = cur.children().begin;
-        if (p < 0)
-          throw shape_error(who + ": coordinate " + std::to_string(i) + " of mode " +
-                            std::to_string(mode) + " under parent position " + std::to_string(up) +
-                            " maps to the negative offset " + std::to_string(p));
-        f(up, i, p);
-        count = std::max(count, p + 1);
+      if constexpr (!is_hash) {
+        auto cur = iterate<skip_policy::linear>(st, up, run.end);
+        std::int64_t last = -1;
+        for (; cur.valid(); cur.next()) {
+          const std::int64_t i = cur.index();
+          const bool out_of_order = loop::unique ? i <= last : i < last;
+          if (i < 0 || i >= st.extent || out_of_order) {
+            fail("coordinate " + std::to_string(i) + " of mode " + std::to_string(mode) +
+                 " (extent " + std::to_string(st.extent) + ") under parent position " +
+                 std::to_string(up) +
+                 (out_of_order ? (loop::unique ? " is not strictly ascending (the loop is unique and sorted)"
+                                               : " is not ascending (the loop is sorted)")
+                               : " is outside the extent"));
+          }
+          last = i;
+          const level_range r = cur.children();
+          if (r.begin < 0)
+            fail("coordinate " + std::to_string(i) + " of mode " + std::to_string(mode) +
+                 " under parent position " + std::to_string(up) + " maps to the negative offset " +
+                 std::to_string(r.begin));
+          f(up, i, r.begin);
+          if constexpr (!loop::unique) next.runs.push_back(r);
+          count = std::max(count, r.end);
+        }
       }
     }
-    return count;
+    next.count = count;
+    return next;
   }
 
   // assemble: a range checks each entry lies in its bounds and places it at its offset; a
-  // canonical segment crd(pos(x) : pos(x + 1)) is built like a compressed level
+  // canonical segment crd(pos(x) : pos(x + 1)) is built like a compressed level (one position
+  // per entry when not unique), a singleton crd(pos(x) : pos(x) + 1) holds one coordinate per
+  // parent position, and a hash map (whole, or canonical tables H.table(s(x), s(x + 1))) gets
+  // one table per parent with positions numbered in key order
   static std::int64_t assemble(storage<true>& st, const level_build& in,
                                std::span<std::int64_t> position) {
     st.extent = in.extent;
@@ -3365,50 +3755,98 @@ struct mapped_level {
                               std::string(self::name) + " in " + bounds_text());
           position[e] = r.begin;
         }
-        return walk(st, in.parents, who, in.mode, [](auto...) {});
+        return walk(st, detail::parent_runs{in.parents, {}}, who, in.mode, [](auto...) {}).count;
       }
     } else {
       using canon = detail::canonical_segment<typename loop::lo, typename loop::hi>;
-      using crd_array = typename detail::array_of_loop<loop>::type;
-      if constexpr (std::is_void_v<typename canon::pos_array> ||
-                    !std::is_same_v<position_expr, pos_node<self>>) {
+      constexpr bool singleton = detail::singleton_segment<typename loop::lo, typename loop::hi>::value;
+      constexpr bool root = [] {
+        if constexpr (whole_map) return true;
+        else if constexpr (requires { typename canon::parent; })
+          return std::is_same_v<typename canon::parent, lit<0>>;
+        else return false;
+      }();
+      constexpr bool buildable =
+          std::is_same_v<position_expr, pos_node<self>> &&
+          (whole_map || singleton || !std::is_void_v<typename canon::pos_array>) &&
+          (!singleton || !is_hash);
+      if constexpr (!buildable) {
         throw shape_error(who + ": loop " + std::string(self::name) +
-                           " is not of the form crd(pos(x) : pos(x + 1)) with values at its "
-                           "position; build the tensor from its arrays");
+                           " is not of the form crd(pos(x) : pos(x + 1)), crd(pos(x) : pos(x) + 1) "
+                           "or a hash map's table with values at its position; build the tensor "
+                           "from its arrays");
       } else {
-        using pos_array = typename canon::pos_array;
-        constexpr bool root = std::is_same_v<typename canon::parent, lit<0>>;
-        auto& pos = std::get<boost::mp11::mp_find<array_list, pos_array>::value>(st.arrays);
-        auto& crd = std::get<boost::mp11::mp_find<array_list, crd_array>::value>(st.arrays);
-        using P = typename pos_array::value_type;
-        using C = typename crd_array::value_type;
         if (in.extent > 0)
-          loom::detail::check_fits<C>(in.extent - 1, "largest coordinate of mode " + std::to_string(in.mode));
+          loom::detail::check_fits<typename loop_array::value_type>(
+              in.extent - 1, "largest coordinate of mode " + std::to_string(in.mode));
         const std::int64_t segments = root ? 1 : in.parents;
-        pos.assign(static_cast<std::size_t>(segments) + 1, P(0));
-        crd.clear();
+        // positions: per distinct (parent, coordinate), or per entry when not unique
+        std::vector<std::int64_t> first(static_cast<std::size_t>(segments) + 1, 0);
+        std::vector<std::int64_t> coords;
         for (std::size_t e = 0; e < in.coord.size(); ++e) {
-          const bool fresh = e == 0 || in.parent[e] != in.parent[e - 1] || in.coord[e] != in.coord[e - 1];
+          const bool fresh = !loop::unique || e == 0 || in.parent[e] != in.parent[e - 1] ||
+                             in.coord[e] != in.coord[e - 1];
           if (fresh) {
-            crd.push_back(static_cast<C>(in.coord[e]));
-            ++pos[root ? 1 : static_cast<std::size_t>(in.parent[e]) + 1];
+            coords.push_back(in.coord[e]);
+            ++first[root ? 1 : static_cast<std::size_t>(in.parent[e]) + 1];
           }
-          position[e] = static_cast<std::int64_t>(crd.size()) - 1;
+          position[e] = static_cast<std::int64_t>(coords.size()) - 1;
         }
-        loom::detail::check_fits<P>(static_cast<std::int64_t>(crd.size()), "number of positions");
-        for (std::size_t p = 1; p < pos.size(); ++p) pos[p] += pos[p - 1];
-        return static_cast<std::int64_t>(crd.size());
+        for (std::size_t p = 1; p < first.size(); ++p) first[p] += first[p - 1];
+        if constexpr (is_hash) {
+          auto& map = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
+          hash_table<typename loop_array::key_type, typename loop_array::mapped_type> h;
+          std::vector<std::int64_t> slot_starts;
+          std::vector<std::pair<std::int64_t, std::int64_t>> table;
+          for (std::int64_t p = 0; p < segments; ++p) {
+            table.clear();
+            for (std::int64_t q = first[static_cast<std::size_t>(p)]; q < first[static_cast<std::size_t>(p) + 1]; ++q)
+              table.emplace_back(coords[static_cast<std::size_t>(q)], q);
+            slot_starts.push_back(h.append(table));
+            map.sorted->tables.emplace_back(slot_starts.back(), static_cast<std::int64_t>(h.keys.size()));
+          }
+          slot_starts.push_back(static_cast<std::int64_t>(h.keys.size()));
+          map.keys = std::move(h.keys);
+          map.vals = std::move(h.vals);
+          if constexpr (!whole_map) {
+            using slot_array = typename canon::pos_array;
+            auto& slots = std::get<boost::mp11::mp_find<array_list, slot_array>::value>(st.arrays);
+            slots.assign(slot_starts.begin(), slot_starts.end());
+          }
+        } else {
+          auto& crd = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
+          using C = typename loop_array::value_type;
+          crd.assign(coords.size(), C(0));
+          for (std::size_t q = 0; q < coords.size(); ++q) crd[q] = static_cast<C>(coords[q]);
+          if constexpr (singleton) {
+            if (static_cast<std::int64_t>(coords.size()) != in.parents)
+              throw shape_error(who + ": loop " + std::string(self::name) +
+                                " holds one coordinate per parent position, but " +
+                                std::to_string(coords.size()) + " entries have " +
+                                std::to_string(in.parents) + " parents");
+          } else {
+            using pos_array = typename canon::pos_array;
+            using Pp = typename pos_array::value_type;
+            auto& pos = std::get<boost::mp11::mp_find<array_list, pos_array>::value>(st.arrays);
+            loom::detail::check_fits<Pp>(static_cast<std::int64_t>(coords.size()), "number of positions");
+            pos.assign(first.size(), Pp(0));
+            for (std::size_t p = 0; p < first.size(); ++p) pos[p] = static_cast<Pp>(first[p]);
+          }
+        }
+        return static_cast<std::int64_t>(coords.size());
       }
     }
   }
 
-  /// "max(0, i - 1) : min(N, i + 2)" (after folding) or "crd(pos(i) : pos(i + 1))".
+  /// "max(0, i - 1) : min(N, i + 2)" (after folding), "crd(pos(i) : pos(i + 1))" or "H".
   static std::string bounds_text() {
     if constexpr (is_range) {
       return detail::show<lo_expr>::text() + " : " + detail::show<hi_expr>::text();
+    } else if constexpr (whole_map) {
+      return std::string(loop_array::name);
     } else {
-      using arr = typename detail::array_of_loop<loop>::type;
-      return std::string(arr::name) + "(" + detail::show<typename loop::lo>::text() + " : " +
+      return std::string(loop_array::name) + (is_hash ? ".table(" : "(") +
+             detail::show<typename loop::lo>::text() + " : " +
              detail::show<typename loop::hi>::text() + ")";
     }
   }
@@ -3421,8 +3859,10 @@ struct mapped_level {
       boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename loop::guards>>(
           [&](auto x) { g += (g.empty() ? " where " : " && ") + detail::show<typename decltype(x)::type>::text(); });
       return s + g;
+    } else if constexpr (is_hash) {
+      return s + "keys(" + bounds_text() + ") @unique @hash";
     } else {
-      return s + bounds_text() + " @unique";
+      return s + bounds_text() + (loop::unique ? " @unique" : "");
     }
   }
 };
@@ -3499,9 +3939,21 @@ struct definition {
       s += "  fused " + x + " (program index " + y + "): ";
       if (!boost::mp11::mp_empty<typename L::loop::guards>::value)
         s += "G (guard into bound) gives " + x + " in " + L::bounds_text() + "; ";
-      if (r == 'l') {
+      if (r == 'l' && L::is_hash) {
+        s += "F1 (iteration -> lookup): " + y + " comes from " + peers[k] + "; the hash map " +
+             L::bounds_text() + " is probed for it in O(1) (never iterated, never sorted)";
+      } else if (r == 'l') {
         s += "F1 (iteration -> lookup): " + y + " comes from " + peers[k] +
              "; T4 turns the range into the test " + L::bounds_text() + " and a read at the offset";
+      } else if (L::is_hash) {
+        s += "F3 (@unique " + x + "): the program's loop over " + y + " is the loop over the keys of " +
+             L::bounds_text() + "; the map is unordered, so its keys are sorted on demand (once per "
+             "tensor)" + (r == 'm' ? " and merged with " + peers[k] : "");
+      } else if (!L::loop::unique) {
+        s += "no F3 (" + x + " not @unique): " + L::bounds_text() + " may repeat a coordinate; each "
+             "run of equal " + x + " is one iteration of the program's loop over " + y +
+             ", the loop below walks the whole run (its entries accumulate)" +
+             (r == 'm' ? "; merged with " + peers[k] : "");
       } else if (L::is_range) {
         s += "F2: the program's loop over " + y + " is the mapping's loop " + x + " in " +
              L::bounds_text() + (r == 'm' ? " (co-iterated with " + peers[k] + ")" : " (a counted loop)");
@@ -3554,8 +4006,8 @@ concept mapped_format = detail::is_mapped_format<F>::value;
 // ---- end <loom/format/mapping/definition.hpp>
 // ---- begin <loom/format/mapping/library.hpp>
 // Defines the shipped storage mappings: lower- and upper-triangular packed, symmetric stored as
-// its lower triangle, band, Z-order (Morton) dense, and CSR, DCSR and CSF written as mappings
-// (format/mapping/).
+// its lower triangle, band, Z-order (Morton) dense, CSR, DCSR and CSF written as mappings, COO
+// (non-unique rows), DCSR with hashed rows and a trie of hash maps (format/mapping/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_FORMAT_MAPPING_LIBRARY_HPP
 #define LOOM_FORMAT_MAPPING_LIBRARY_HPP
@@ -3578,6 +4030,10 @@ inline constexpr array<"pos2", std::int64_t> pos2{};
 inline constexpr array<"idx2", std::int32_t> idx2{};
 inline constexpr array<"pos3", std::int64_t> pos3{};
 inline constexpr array<"idx3", std::int32_t> idx3{};
+/// a hash map from row to its segment number, and per-row tables of column -> position
+inline constexpr hash_map<"rows"> rows{};
+inline constexpr hash_map<"cols"> cols{};
+inline constexpr array<"slot2", std::int64_t> slot2{};
 }  // namespace names
 
 using literals::operator""_c;
@@ -3595,6 +4051,20 @@ inline constexpr auto strict_lower_packed_mapping = define<"strict_lower_packed"
     range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J < names::I),
     values(names::I * (names::I + 1_c) / 2_c + names::J));
 using strict_lower_packed = format_of<decltype(strict_lower_packed_mapping)>;
+
+/// The diagonal: A(i,i) = vals(i) (a one-entry range per row).
+inline constexpr auto diagonal_mapping = define<"diagonal">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J >= names::I, names::J <= names::I),
+    values(names::I));
+using diagonal = format_of<decltype(diagonal_mapping)>;
+
+/// Strictly lower-triangular, rows packed without the diagonal: A(i,j) = vals(i*(i-1)/2 + j)
+/// where j < i (the notes' erratum offset is right for this layout: N(N-1)/2 slots). With
+/// `diagonal`, the two terms of a lower-triangular matrix stored as a sum of mappings.
+inline constexpr auto strict_lower_compact_mapping = define<"strict_lower_compact">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J < names::I),
+    values(names::I * (names::I - 1_c) / 2_c + names::J));
+using strict_lower_compact = format_of<decltype(strict_lower_compact_mapping)>;
 
 /// Upper-triangular, rows packed: row i holds j in i..N-1 after the i*N - i*(i-1)/2 slots of
 /// the rows above.
@@ -3667,6 +4137,34 @@ inline constexpr auto csf3_mapping = define<"csf3_mapping">(
          unique),
     values(pos(names::k)));
 using csf3 = format_of<decltype(csf3_mapping)>;
+
+/// COO as a mapping (notes §3.4): rows repeat (no `unique`), one column per position:
+/// sum(<p, i> in idx1(pos1(0) : pos1(1))) { (i, idx2(p)) -> vals(p) }. A row's run of positions
+/// is one iteration of the program's loop over i.
+inline constexpr auto coo_mapping = define<"coo_mapping">(
+    each(names::i, names::idx1.slice(names::pos1(0_c), names::pos1(1_c))),
+    each(names::j, names::idx2.slice(pos(names::i), pos(names::i) + 1_c), unique),
+    values(pos(names::j)));
+using coo = format_of<decltype(coo_mapping)>;
+
+/// DCSR with hashed rows: a hash map from each non-empty row to its segment number r, then the
+/// sorted columns idx2(pos2(r) : pos2(r+1)). Rows are unordered (located in O(1), sorted on
+/// demand when a program iterates them).
+inline constexpr auto hashed_rows_mapping = define<"hashed_rows">(
+    hashed(names::i, names::rows),
+    each(names::j, names::idx2.slice(names::pos2(pos(names::i)), names::pos2(pos(names::i) + 1_c)),
+         unique),
+    values(pos(names::j)));
+using hashed_rows = format_of<decltype(hashed_rows_mapping)>;
+
+/// A trie of hash maps (STOREL's `CREATE TRIE T(M)(N)`, `sum(<i,row> in T, <j,v> in row)`):
+/// rows hashed to a table number r, each row's columns a hash table in slots
+/// slot2(r) : slot2(r+1) of `cols` mapping a column to its value's position.
+inline constexpr auto hash_trie_mapping = define<"hash_trie">(
+    hashed(names::i, names::rows),
+    hashed(names::j, names::cols.table(names::slot2(pos(names::i)), names::slot2(pos(names::i) + 1_c))),
+    values(pos(names::j)));
+using hash_trie = format_of<decltype(hash_trie_mapping)>;
 
 }  // namespace loom::mapping
 
@@ -3743,21 +4241,36 @@ basic_tensor<T, Format, Owning> build(const std::array<std::int64_t, Format::ord
                           "reads has no bind(array, data) argument");
             const auto& data = std::get<b>(all).data;
             auto& dest = std::get<decltype(a)::value>(st.arrays);
-            if constexpr (Owning) dest.assign(data.begin(), data.end());
-            else dest = std::span<const typename Arr::value_type>(data.data(), data.size());
+            if constexpr (detail::hash_map_kind<Arr>) {  // a hash_table: keys and positions
+              if (data.keys.size() != data.vals.size())
+                throw shape_error(who + ": hash map " + std::string(Arr::name) + " has " +
+                                  std::to_string(data.keys.size()) + " keys but " +
+                                  std::to_string(data.vals.size()) + " positions");
+              if constexpr (Owning) {
+                dest.keys.assign(data.keys.begin(), data.keys.end());
+                dest.vals.assign(data.vals.begin(), data.vals.end());
+              } else {
+                dest.keys = std::span<const typename Arr::key_type>(data.keys.data(), data.keys.size());
+                dest.vals = std::span<const typename Arr::mapped_type>(data.vals.data(), data.vals.size());
+              }
+            } else if constexpr (Owning) {
+              dest.assign(data.begin(), data.end());
+            } else {
+              dest = std::span<const typename Arr::value_type>(data.data(), data.size());
+            }
           });
         }(),
         ...);
-    std::int64_t parents = 1;
+    parent_runs parents;
     (
         [&] {
           using L = boost::mp11::mp_at_c<typename Format::levels, Ks>;
           parents = L::walk(std::get<Ks>(levels), parents, who, Format::modes[Ks], [](auto...) {});
         }(),
         ...);
-    if (static_cast<std::int64_t>(values.size()) < parents)  // more is fine: views may share an array
+    if (static_cast<std::int64_t>(values.size()) < parents.count)  // more is fine: views may share an array
       throw shape_error(who + ": the value array has " + std::to_string(values.size()) +
-                        " entries; the mapping's offsets need " + std::to_string(parents));
+                        " entries; the mapping's offsets need " + std::to_string(parents.count));
   }(std::make_index_sequence<Format::order>{});
   return tensor_t(shape, std::move(levels), std::forward<Values>(values));
 }
@@ -3782,1280 +4295,68 @@ view<T, Format> make_view(const std::array<std::int64_t, Format::order>& shape,
 
 #endif  // LOOM_FORMAT_MAPPING_MAKE_HPP
 // ---- end <loom/format/mapping/make.hpp>
-
-#endif  // LOOM_FORMAT_MAPPING_HPP
-// ---- end <loom/format/mapping.hpp>
-// ---- begin <loom/io.hpp>
-// Umbrella header of io/: Matrix Market and FROSTT readers and writers.
+// ---- begin <loom/format/mapping/sum.hpp>
+// Defines loom::mapping::sum_of: a tensor stored as the sum of mapped tensors, each read with
+// its modes in place or permuted (S = L + SL^T), and the distribution of a program over the
+// sum, STOREL's `sum(<k,v> in e1 + e2) e3 = sum(<k,v> in e1) e3 + sum(<k,v> in e2) e3`: one
+// fused kernel per term, each planned for its own term (format/mapping/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_IO_HPP
-#define LOOM_IO_HPP
+#ifndef LOOM_FORMAT_MAPPING_SUM_HPP
+#define LOOM_FORMAT_MAPPING_SUM_HPP
 
-// ---- begin <loom/io/matrix_market.hpp>
-// Defines loom::read_matrix_market and loom::write_matrix_market: Matrix Market files (io/).
+// ---- begin <loom/format/format_name.hpp>
+// Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_IO_MATRIX_MARKET_HPP
-#define LOOM_IO_MATRIX_MARKET_HPP
-
-// ---- begin <loom/io/detail/file_entries.hpp>
-// Defines loom::detail::file_entries: entries read from a file, checked and assembled (io/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_IO_DETAIL_FILE_ENTRIES_HPP
-#define LOOM_IO_DETAIL_FILE_ENTRIES_HPP
-
-// ---- begin <loom/io/read_options.hpp>
-// Defines loom::read_options, how the file readers build a tensor (io/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_IO_READ_OPTIONS_HPP
-#define LOOM_IO_READ_OPTIONS_HPP
+#ifndef LOOM_FORMAT_FORMAT_NAME_HPP
+#define LOOM_FORMAT_FORMAT_NAME_HPP
 
 
-#include <cstdint>
-
-namespace loom {
-
-/// How `read_matrix_market` and `read_tns` build a tensor:
-/// `loom::read_matrix_market<double>("A.mtx", {.policy = loom::duplicates::error})`.
-struct read_options {
-  /// What to do with repeated coordinates (Matrix Market files should not have any; the
-  /// common practice, and the default, is to add them up).
-  duplicates policy = duplicates::sum;
-  /// The most positions and values the file's shape alone may make the format allocate (dense
-  /// levels and `pos` arrays, e.g. rows + 1 for csr, rows * columns for dense_matrix). A file
-  /// declaring more is rejected with a `parse_error` instead of exhausting memory; raise the
-  /// limit for genuinely larger tensors. Storage proportional to the entries is not limited.
-  std::int64_t max_dense_elements = std::int64_t{1} << 28;
-};
-
-}  // namespace loom
-
-#endif  // LOOM_IO_READ_OPTIONS_HPP
-// ---- end <loom/io/read_options.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <limits>
-#include <new>
-#include <numeric>
-#include <stdexcept>
 #include <string>
-#include <utility>
-#include <vector>
-
-namespace loom::detail {
-
-inline constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
-
-/// a * b, or INT64_MAX when it overflows (a, b >= 0).
-constexpr std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
-  if (a == 0 || b == 0) return 0;
-  return a > int64_max / b ? int64_max : a * b;
-}
-/// a + b, or INT64_MAX when it overflows (a, b >= 0).
-constexpr std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
-  return a > int64_max - b ? int64_max : a + b;
-}
-
-/// `3 x 4 x 5`
-template <std::size_t N>
-std::string shape_to_string(const std::array<std::int64_t, N>& shape) {
-  std::string s;
-  for (std::size_t m = 0; m < N; ++m) s += (m ? " x " : "") + std::to_string(shape[m]);
-  return s;
-}
-
-/// An upper bound (saturating) of the positions and values `Format` allocates for `shape`
-/// holding `nnz` entries: `pos` arrays, dense levels and values; coordinates are not counted.
-template <class Format>
-std::int64_t format_storage_bound(const std::array<std::int64_t, Format::order>& shape,
-                                  std::int64_t nnz) {
-  std::int64_t total = 0;
-  std::int64_t count = 1;  // positions of the level above
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto k) {
-    using level = boost::mp11::mp_at_c<typename Format::levels, decltype(k)::value>;
-    const std::int64_t extent = shape[Format::modes[decltype(k)::value]];
-    if constexpr (level::properties.full) {
-      count = saturating_mul(count, extent);
-    } else if constexpr (!level::properties.segmented) {
-      total = saturating_add(total, saturating_add(count, 1));  // pos
-      count = std::min(saturating_mul(count, extent), nnz);
-    }
-  });
-  return saturating_add(total, count);  // values
-}
-
-/// Coordinates (0-based, logical order), values and source lines of the entries of a file.
-template <class T, std::size_t N>
-struct file_entries {
-  std::vector<std::array<std::int64_t, N>> coords;
-  std::vector<T> values;
-  std::vector<std::int64_t> lines;  // kept only when duplicates are errors
-  bool keep_lines = false;
-
-  /// Reserves for `expected` entries, at most 2^24: a declared count may be a lie.
-  void reserve(std::int64_t expected) {
-    const auto n = static_cast<std::size_t>(std::min<std::int64_t>(expected, 1 << 24));
-    coords.reserve(n);
-    values.reserve(n);
-    if (keep_lines) lines.reserve(n);
-  }
-  void add(const std::array<std::int64_t, N>& c, const T& v, std::int64_t line) {
-    coords.push_back(c);
-    values.push_back(v);
-    if (keep_lines) lines.push_back(line);
-  }
-  std::int64_t size() const { return static_cast<std::int64_t>(coords.size()); }
-};
-
-/// Empty when `shape` makes `Format` allocate at most `options.max_dense_elements` positions
-/// and values beyond what `nnz` entries need; else what is wrong.
-template <class Format>
-std::string check_storage(const std::array<std::int64_t, Format::order>& shape, std::int64_t nnz,
-                          const read_options& options) {
-  constexpr auto N = static_cast<std::int64_t>(Format::order);
-  const std::int64_t needed = format_storage_bound<Format>(shape, nnz);
-  const std::int64_t allowed = saturating_add(
-      saturating_add(std::max<std::int64_t>(options.max_dense_elements, 0),
-                     saturating_mul(N + 1, nnz)),
-      N + 1);
-  if (needed <= allowed) return {};
-  return "the shape " + shape_to_string(shape) + " needs " +
-         (needed == int64_max ? "more than 2^63" : std::to_string(needed)) +
-         " positions and values in this format, more than "
-         "loom::read_options::max_dense_elements (" +
-         std::to_string(options.max_dense_elements) +
-         "); choose a sparser format, or raise the limit if the shape is right";
-}
-
-/// Throws `parse_error` naming both lines when two entries share coordinates.
-template <class T, std::size_t N>
-void reject_duplicates(const std::string& file, const file_entries<T, N>& e) {
-  std::vector<std::size_t> perm(e.coords.size());
-  std::iota(perm.begin(), perm.end(), std::size_t{0});
-  std::stable_sort(perm.begin(), perm.end(),
-                   [&](std::size_t a, std::size_t b) { return e.coords[a] < e.coords[b]; });
-  for (std::size_t k = 1; k < perm.size(); ++k) {
-    if (e.coords[perm[k]] != e.coords[perm[k - 1]]) continue;
-    std::array<std::int64_t, N> one_based = e.coords[perm[k]];
-    for (auto& c : one_based) ++c;
-    std::int64_t first = e.lines[perm[k - 1]], second = e.lines[perm[k]];
-    if (second < first) std::swap(first, second);
-    throw parse_error(file + ":" + std::to_string(second) + ": duplicate entry " +
-                      coords_to_string(one_based) + ", first given at line " +
-                      std::to_string(first) + " (loom::duplicates::error rejects duplicates)");
-  }
-}
-
-/// Assembles the entries into a `tensor<T, Format>` named `file`; errors of the format (a
-/// coordinate width too small, say) are rethrown with `where` in front.
-template <class Format, class T>
-tensor<T, Format> entries_to_tensor(const std::string& file, const std::string& where,
-                                    const std::array<std::int64_t, Format::order>& shape,
-                                    file_entries<T, Format::order>&& e,
-                                    const read_options& options) {
-  if (options.policy == duplicates::error) reject_duplicates(file, e);
-  try {
-    auto t = from_coo<Format>(shape, e.coords, e.values, options.policy);
-    e = {};
-    t.set_name(file);
-    return t;
-  } catch (const overflow_error& x) {
-    throw overflow_error(where + x.what());
-  } catch (const shape_error& x) {
-    throw shape_error(where + x.what());
-  } catch (const duplicate_error& x) {
-    throw duplicate_error(where + x.what());
-  } catch (const error& x) {
-    throw error(where + x.what());
-  } catch (const std::bad_alloc&) {
-    throw error(where + "out of memory while building the " + shape_to_string(shape) + " tensor");
-  } catch (const std::length_error&) {
-    throw error(where + "out of memory while building the " + shape_to_string(shape) + " tensor");
-  }
-}
-
-}  // namespace loom::detail
-
-#endif  // LOOM_IO_DETAIL_FILE_ENTRIES_HPP
-// ---- end <loom/io/detail/file_entries.hpp>
-// ---- begin <loom/io/detail/line_reader.hpp>
-// Defines loom::detail::line_reader: numbered lines, tokens and `file:line:` errors (io/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_IO_DETAIL_LINE_READER_HPP
-#define LOOM_IO_DETAIL_LINE_READER_HPP
-
-// ---- begin <loom/io/detail/numbers.hpp>
-// Defines the readers' number text: integer tokens, value parsing and printing per value type (io/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_IO_DETAIL_NUMBERS_HPP
-#define LOOM_IO_DETAIL_NUMBERS_HPP
-
-
-#include <charconv>
-#include <cmath>
-#include <concepts>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <limits>
-#include <string>
-#include <string_view>
-#include <system_error>
 #include <type_traits>
 
-namespace loom::detail {
-
-/// `'text'` for messages: at most 40 bytes, control and non-ASCII bytes as `\xNN`.
-inline std::string excerpt(std::string_view s) {
-  constexpr std::size_t max_shown = 40;
-  std::string out = "'";
-  for (std::size_t k = 0; k < s.size() && k < max_shown; ++k) {
-    const auto c = static_cast<unsigned char>(s[k]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      constexpr char hex[] = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  if (s.size() > max_shown) out += "...";
-  return out + "'";
-}
-
-/// Whether `s` is an optional sign followed by one or more decimal digits.
-inline bool is_integer_literal(std::string_view s) {
-  std::size_t k = (!s.empty() && (s[0] == '+' || s[0] == '-')) ? 1 : 0;
-  if (k == s.size()) return false;
-  for (; k < s.size(); ++k)
-    if (s[k] < '0' || s[k] > '9') return false;
-  return true;
-}
-
-/// Outcome of parsing one token.
-enum class parse_status { ok, not_a_number, out_of_range };
-
-/// Parses a decimal integer literal (optional `+` or `-`) into any integer type.
-template <std::integral Int>
-parse_status parse_integer(std::string_view s, Int& out) {
-  if (!is_integer_literal(s)) return parse_status::not_a_number;
-  if (s[0] == '+') s.remove_prefix(1);
-  if constexpr (std::is_unsigned_v<Int>) {
-    if (s[0] == '-') {  // only a negative zero fits an unsigned type
-      if (s.find_first_not_of('0', 1) != std::string_view::npos) return parse_status::out_of_range;
-      out = 0;
-      return parse_status::ok;
-    }
-  }
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  if (ec == std::errc::result_out_of_range) return parse_status::out_of_range;
-  if (ec != std::errc{} || ptr != s.data() + s.size()) return parse_status::not_a_number;
-  return parse_status::ok;
-}
-
-/// Parses a decimal floating literal, `nan` or `inf`; an underflow rounds to zero or a
-/// subnormal, an overflow is out of range.
-template <std::floating_point F>
-parse_status parse_floating(std::string_view s, F& out) {
-  if (s.size() > 1 && s[0] == '+' && s[1] != '+' && s[1] != '-') s.remove_prefix(1);
-  if (s.empty()) return parse_status::not_a_number;
-#if defined(__cpp_lib_to_chars)
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  if (ptr != s.data() + s.size() || ec == std::errc::invalid_argument)
-    return parse_status::not_a_number;
-  if (ec == std::errc::result_out_of_range) {
-    // from_chars reports underflow and overflow alike; strtod tells them apart
-    const std::string copy(s);
-    const long double v = std::strtold(copy.c_str(), nullptr);
-    if (std::isinf(v) || std::fabs(v) > static_cast<long double>(std::numeric_limits<F>::max()))
-      return parse_status::out_of_range;
-    out = static_cast<F>(v);
-  }
-  return parse_status::ok;
-#else
-  // without floating-point from_chars (libc++ before 17): strtold, in the C locale's notation
-  const std::string copy(s);
-  char* end = nullptr;
-  const long double v = std::strtold(copy.c_str(), &end);
-  if (end != copy.c_str() + copy.size() || copy.find_first_of("xX") != std::string::npos)
-    return parse_status::not_a_number;
-  const bool spelled_inf = copy.find_first_of("iI") != std::string::npos;
-  if (!std::isnan(v) && !spelled_inf &&
-      std::fabs(v) > static_cast<long double>(std::numeric_limits<F>::max()))
-    return parse_status::out_of_range;
-  out = static_cast<F>(v);
-  return parse_status::ok;
-#endif
-}
-
-/// Appends the shortest text that reads back as exactly `v`.
-template <class Number>
-void append_number(std::string& out, Number v) {
-  char buf[64];
-  if constexpr (std::floating_point<Number>) {
-#if defined(__cpp_lib_to_chars)
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
-#else
-    const int n = std::snprintf(buf, sizeof buf, "%.*Lg",
-                                std::numeric_limits<Number>::max_digits10,
-                                static_cast<long double>(v));
-    out.append(buf, static_cast<std::size_t>(n));
-#endif
-  } else {
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
-  }
-}
-
-/// `int8`, `uint64`, `float`, `double`: the name of an arithmetic type in messages.
-template <class A>
-std::string arithmetic_type_name() {
-  if constexpr (std::same_as<A, float>) return "float";
-  else if constexpr (std::same_as<A, double>) return "double";
-  else if constexpr (std::same_as<A, long double>) return "long double";
-  else return (std::is_signed_v<A> ? "int" : "uint") + std::to_string(sizeof(A) * 8);
-}
-
-/// How the readers parse, negate (skew-symmetric mirror) and print values of type `T`.
-/// Specialised for plain arithmetic types, `loom::boolean`, and wrappers around an arithmetic
-/// `value` member (`min_plus<T>`, ...). A type without a specialisation cannot be read.
-template <class T>
-struct value_text;  // no text form for this value type: specialise loom::detail::value_text
-
-template <class T>
-  requires std::is_arithmetic_v<T> && (!std::same_as<T, bool>)
-struct value_text<T> {
-  using carrier = T;
-  static constexpr bool integral = std::is_integral_v<T>;
-  static std::string type_name() { return arithmetic_type_name<T>(); }
-  /// Empty when `token` is a valid value, else what is wrong with it.
-  static std::string parse(std::string_view token, T& out) {
-    parse_status st;
-    if constexpr (std::is_integral_v<T>) st = parse_integer(token, out);
-    else st = parse_floating(token, out);
-    if (st == parse_status::ok) return {};
-    if (st == parse_status::out_of_range)
-      return "value " + excerpt(token) + " does not fit the value type " + type_name();
-    if constexpr (std::is_integral_v<T>) {
-      double ignored;
-      if (parse_floating(token, ignored) == parse_status::ok)
-        return "value " + excerpt(token) + " is not an integer, but the value type is " +
-               type_name();
-    }
-    return "value " + excerpt(token) + " is not a number";
-  }
-  /// Whether `-v` exists in T; stores it in `out`.
-  static bool negate(const T& v, T& out) {
-    if constexpr (std::is_floating_point_v<T>) {
-      out = -v;
-      return true;
-    } else if constexpr (std::is_unsigned_v<T>) {
-      out = 0;
-      return v == 0;
-    } else {
-      if (v == std::numeric_limits<T>::min()) return false;
-      out = static_cast<T>(-v);
-      return true;
-    }
-  }
-  static void append(std::string& out, const T& v) { append_number(out, v); }
-};
-
-template <>
-struct value_text<boolean> {
-  using carrier = bool;
-  static constexpr bool integral = true;
-  static std::string type_name() { return "boolean"; }
-  static std::string parse(std::string_view token, boolean& out) {
-    double v = 0;
-    if (parse_floating(token, v) != parse_status::ok) return "value " + excerpt(token) + " is not a number";
-    if (v != 0 && v != 1)
-      return "value " + excerpt(token) + " is not a boolean (0 or 1)";
-    out = boolean(v == 1);
-    return {};
-  }
-  static bool negate(const boolean& v, boolean& out) {
-    out = v;
-    return !v.value;  // false is its own negation; true has none
-  }
-  static void append(std::string& out, const boolean& v) { out += v.value ? '1' : '0'; }
-};
-
-/// Wrappers such as `min_plus<double>`: the text of the carried `value`.
-template <class T>
-  requires(!std::is_arithmetic_v<T>) && requires(T t) {
-    t.value;
-    requires std::is_arithmetic_v<decltype(t.value)>;
-    requires !std::same_as<decltype(t.value), bool>;
-    T(t.value);
-  }
-struct value_text<T> {
-  using carrier = decltype(T::value);
-  using inner = value_text<carrier>;
-  static constexpr bool integral = inner::integral;
-  static std::string type_name() {
-    if constexpr (requires { semiring_traits<T>::name; })
-      return std::string(semiring_traits<T>::name) + "<" + inner::type_name() + ">";
-    else return inner::type_name();
-  }
-  static std::string parse(std::string_view token, T& out) {
-    carrier v{};
-    std::string why = inner::parse(token, v);
-    if (why.empty()) out = T(v);
-    return why;
-  }
-  static bool negate(const T& v, T& out) {
-    carrier n{};
-    if (!inner::negate(v.value, n)) return false;
-    out = T(n);
-    return true;
-  }
-  static void append(std::string& out, const T& v) { inner::append(out, v.value); }
-};
-
-/// Satisfied by value types the readers and writers can handle.
-template <class T>
-concept text_value = requires(std::string_view s, T& v, std::string& out) {
-  { value_text<T>::parse(s, v) } -> std::same_as<std::string>;
-  value_text<T>::append(out, v);
-};
-
-}  // namespace loom::detail
-
-#endif  // LOOM_IO_DETAIL_NUMBERS_HPP
-// ---- end <loom/io/detail/numbers.hpp>
-
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <istream>
-#include <span>
-#include <string>
-#include <string_view>
-#include <utility>
-
-namespace loom::detail {
-
-/// Reads an `std::istream` line by line, counts lines from 1, and throws `parse_error`s of the
-/// form `name:line: what`. Stream exceptions are switched off while it reads.
-class line_reader {
- public:
-  line_reader(std::istream& in, std::string name) : in_(in), name_(std::move(name)) {
-    saved_exceptions_ = in_.exceptions();
-    in_.exceptions(std::ios::goodbit);
-  }
-  line_reader(const line_reader&) = delete;
-  line_reader& operator=(const line_reader&) = delete;
-  ~line_reader() {
-    try {
-      in_.exceptions(saved_exceptions_);
-    } catch (...) {  // the restored mask may match the stream's end-of-file state
-    }
-  }
-
-  /// Reads the next line into `line()` (without `\n` or a trailing `\r`); false at end of input.
-  /// Throws `io_error` when the stream fails for another reason than end of input.
-  bool next() {
-    if (!std::getline(in_, line_)) {
-      if (in_.bad()) throw io_error(name_ + ":" + std::to_string(line_no_ + 1) + ": read error");
-      return false;
-    }
-    ++line_no_;
-    if (line_no_ == 1 && line_.starts_with("\xEF\xBB\xBF")) line_.erase(0, 3);  // UTF-8 mark
-    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
-    return true;
-  }
-
-  /// Reads lines until one that is neither blank nor a comment (first non-blank character in
-  /// `comment_chars`); false at end of input.
-  bool next_data(std::string_view comment_chars) {
-    while (next()) {
-      const std::size_t first = line_.find_first_not_of(blanks);
-      if (first != std::string::npos && comment_chars.find(line_[first]) == std::string_view::npos)
-        return true;
-    }
-    return false;
-  }
-
-  const std::string& line() const { return line_; }
-  /// The number of the current line; the last line read once input has ended (1 when empty).
-  std::int64_t line_number() const { return line_no_ == 0 ? 1 : line_no_; }
-  const std::string& name() const { return name_; }
-
-  /// `name:line: ` for messages about the current line, or about `line` when given.
-  std::string where(std::int64_t line = 0) const {
-    return name_ + ":" + std::to_string(line > 0 ? line : line_number()) + ": ";
-  }
-  [[noreturn]] void fail(const std::string& what, std::int64_t line = 0) const {
-    throw parse_error(where(line) + what);
-  }
-
-  /// Splits the current line at blanks into `out`; returns the number of tokens, stopping at
-  /// `out.size()` (so a result equal to `out.size()` may mean "that many or more").
-  std::size_t split(std::span<std::string_view> out) const {
-    std::size_t count = 0;
-    std::string_view rest(line_);
-    while (count < out.size()) {
-      const std::size_t b = rest.find_first_not_of(blanks);
-      if (b == std::string_view::npos) break;
-      rest.remove_prefix(b);
-      const std::size_t e = std::min(rest.find_first_of(blanks), rest.size());
-      out[count++] = rest.substr(0, e);
-      rest.remove_prefix(e);
-    }
-    return count;
-  }
-
-  /// Parses a non-negative 64-bit integer token; `what` names it in messages ("row index").
-  std::int64_t count(std::string_view token, const std::string& what) const {
-    std::int64_t v = 0;
-    switch (parse_integer(token, v)) {
-      case parse_status::ok:
-        break;
-      case parse_status::out_of_range:
-        fail(what + " " + excerpt(token) + " does not fit a 64-bit integer");
-      case parse_status::not_a_number:
-        fail(what + " " + excerpt(token) + " is not an integer");
-    }
-    if (v < 0) fail(what + " is negative (" + std::to_string(v) + ")");
-    return v;
-  }
-
-  static constexpr std::string_view blanks = " \t\r\v\f";
-
- private:
-  std::istream& in_;
-  std::string name_;
-  std::string line_;
-  std::int64_t line_no_ = 0;
-  std::ios::iostate saved_exceptions_{};
-};
-
-}  // namespace loom::detail
-
-#endif  // LOOM_IO_DETAIL_LINE_READER_HPP
-// ---- end <loom/io/detail/line_reader.hpp>
-// ---- begin <loom/io/detail/output.hpp>
-// Defines the file plumbing of the readers and writers: opening, buffered writing (io/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_IO_DETAIL_OUTPUT_HPP
-#define LOOM_IO_DETAIL_OUTPUT_HPP
-
-
-#include <cerrno>
-#include <filesystem>
-#include <fstream>
-#include <ostream>
-#include <string>
-#include <string_view>
-#include <system_error>
-
-namespace loom::detail {
-
-/// `: No such file or directory` for the current errno, or nothing.
-inline std::string errno_text() {
-  const int e = errno;
-  return e == 0 ? std::string() : ": " + std::generic_category().message(e);
-}
-
-/// Opens `path` for reading or throws `io_error` naming `api` and the path.
-inline std::ifstream open_for_reading(const std::string& path, std::string_view api) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw io_error(std::string(api) + ": cannot read '" + path + "': it is a directory");
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw io_error(std::string(api) + ": cannot open '" + path + "'" + errno_text());
-  return in;
-}
-
-/// Creates or truncates `path` for writing, or throws `io_error`.
-inline std::ofstream open_for_writing(const std::string& path, std::string_view api) {
-  errno = 0;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out)
-    throw io_error(std::string(api) + ": cannot open '" + path + "' for writing" + errno_text());
-  return out;
-}
-
-/// Flushes and closes a written file, or throws `io_error`.
-inline void close_written(std::ofstream& out, const std::string& path, std::string_view api) {
-  errno = 0;
-  out.close();
-  if (!out) throw io_error(std::string(api) + ": writing '" + path + "' failed" + errno_text());
-}
-
-/// Text collected in `text` and handed to the stream in blocks of about 64 KiB.
-struct output_buffer {
-  std::ostream& out;
-  std::string_view api;
-  std::string text{};
-
-  output_buffer(std::ostream& o, std::string_view a) : out(o), api(a) { text.reserve(1 << 16); }
-  void flush_if_full() {
-    if (text.size() >= (1 << 16)) flush();
-  }
-  void flush() {
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    text.clear();
-    if (!out) throw io_error(std::string(api) + ": the output stream failed");
-  }
-  void finish() {
-    flush();
-    out.flush();
-    if (!out) throw io_error(std::string(api) + ": the output stream failed");
-  }
-};
-
-/// Appends `comment` with every line prefixed by `mark` and a space.
-inline void append_comment(std::string& text, std::string_view comment, char mark) {
-  while (!comment.empty()) {
-    const std::size_t end = comment.find('\n');
-    const std::string_view line = comment.substr(0, end);
-    text += mark;
-    if (!line.empty()) (text += ' ') += line;
-    text += '\n';
-    if (end == std::string_view::npos) break;
-    comment.remove_prefix(end + 1);
-  }
-}
-
-}  // namespace loom::detail
-
-#endif  // LOOM_IO_DETAIL_OUTPUT_HPP
-// ---- end <loom/io/detail/output.hpp>
-// ---- begin <loom/io/matrix_market_options.hpp>
-// Defines loom::matrix_market_options, how write_matrix_market lays out a file (io/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_IO_MATRIX_MARKET_OPTIONS_HPP
-#define LOOM_IO_MATRIX_MARKET_OPTIONS_HPP
-
-#include <string>
-
 namespace loom {
 
-/// The field of the banner `%%MatrixMarket matrix <layout> <field> general`.
-enum class matrix_market_field {
-  automatic,  ///< real for floating types, integer for integral ones; a boolean tensor is
-              ///< pattern when every stored value is true, else integer (0/1)
-  real,       ///< values as decimal numbers (any value type)
-  integer,    ///< values as integers (integral value types and loom::boolean)
-  pattern     ///< coordinates only; reading gives the semiring's one() for every entry
-};
-
-/// The layout of the banner: coordinate lists entries, array lists every value.
-enum class matrix_market_layout {
-  coordinate,  ///< `row column value` per stored entry (1-based)
-  array        ///< every value of the matrix, column by column (zeros included)
-};
-
-/// How `write_matrix_market` writes: `loom::write_matrix_market("A.mtx", A, {.comment = "..."})`.
-struct matrix_market_options {
-  matrix_market_field field = matrix_market_field::automatic;
-  matrix_market_layout layout = matrix_market_layout::coordinate;
-  /// Written after the banner, each line prefixed with `%`.
-  std::string comment = {};
-};
-
-}  // namespace loom
-
-#endif  // LOOM_IO_MATRIX_MARKET_OPTIONS_HPP
-// ---- end <loom/io/matrix_market_options.hpp>
-
-#include <array>
-#include <cstdint>
-#include <fstream>
-#include <istream>
-#include <new>
-#include <ostream>
-#include <string>
-#include <string_view>
-#include <vector>
-
-// The format (https://math.nist.gov/MatrixMarket/formats.html), as loom reads it:
-//
-//   %%MatrixMarket matrix <coordinate|array> <real|double|integer|pattern> <general|symmetric|skew-symmetric>
-//   % comment lines and blank lines, anywhere after the banner
-//   rows columns entries        (array: rows columns)
-//   row column value            (1-based; pattern: row column; array: one value per line,
-//   ...                          column by column, the lower triangle when symmetric)
-//
-// Keywords are case-insensitive. Symmetric files store one triangle (either, or both: loom
-// mirrors every off-diagonal entry); skew-symmetric files mirror with negation and may not store
-// the diagonal. Values are parsed as the value type T, whatever the field says; complex and
-// hermitian files are rejected as not supported. Every malformed input throws loom::parse_error
-// `file:line: what`.
-
-namespace loom {
-
-namespace detail {
-
-/// What the banner of a Matrix Market file declares.
-struct matrix_market_header {
-  enum class symmetry_kind { general, symmetric, skew };
-  bool array = false;
-  bool pattern = false;
-  symmetry_kind symmetry = symmetry_kind::general;
-};
-
-inline bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    char x = a[k], y = b[k];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
-inline constexpr std::string_view matrix_market_banner_form =
-    "'%%MatrixMarket matrix <coordinate|array> <real|integer|pattern> "
-    "<general|symmetric|skew-symmetric>'";
-
-/// Reads and checks the banner (line 1).
-inline matrix_market_header read_matrix_market_banner(line_reader& r) {
-  if (!r.next())
-    r.fail("the input is empty; expected the banner " + std::string(matrix_market_banner_form));
-  std::array<std::string_view, 6> w{};
-  const std::size_t n = r.split(w);
-  if (n == 0 || !iequals(w[0], "%%MatrixMarket"))
-    r.fail("expected the banner " + std::string(matrix_market_banner_form) + ", found " +
-           excerpt(r.line()) + " (is this a Matrix Market file?)");
-  static constexpr std::array<std::string_view, 4> parts = {"object", "format", "field",
-                                                            "symmetry"};
-  if (n < 5)
-    r.fail("the banner ends before its " + std::string(parts[n - 1]) + "; expected " +
-           std::string(matrix_market_banner_form));
-  if (n > 5) r.fail("unexpected word " + excerpt(w[5]) + " after the symmetry in the banner");
-
-  matrix_market_header h;
-  if (!iequals(w[1], "matrix"))
-    r.fail("unknown object " + excerpt(w[1]) + " in the banner (expected 'matrix')");
-
-  if (iequals(w[2], "array")) h.array = true;
-  else if (!iequals(w[2], "coordinate"))
-    r.fail("unknown format " + excerpt(w[2]) + " in the banner (expected 'coordinate' or 'array')");
-
-  if (iequals(w[3], "pattern")) h.pattern = true;
-  else if (iequals(w[3], "complex"))
-    r.fail("the complex field is not supported yet; store the real part in a 'real' file");
-  else if (!iequals(w[3], "real") && !iequals(w[3], "double") && !iequals(w[3], "integer"))
-    r.fail("unknown field " + excerpt(w[3]) +
-           " in the banner (expected 'real', 'double', 'integer', 'pattern' or 'complex')");
-
-  using sym = matrix_market_header::symmetry_kind;
-  if (iequals(w[4], "symmetric")) h.symmetry = sym::symmetric;
-  else if (iequals(w[4], "skew-symmetric")) h.symmetry = sym::skew;
-  else if (iequals(w[4], "hermitian"))
-    r.fail("the hermitian symmetry is not supported yet (it needs complex values)");
-  else if (!iequals(w[4], "general"))
-    r.fail("unknown symmetry " + excerpt(w[4]) +
-           " in the banner (expected 'general', 'symmetric', 'skew-symmetric' or 'hermitian')");
-
-  if (h.array && h.pattern)
-    r.fail("'array pattern' is not a valid combination: an array lists values; use "
-           "'coordinate pattern'");
-  if (h.pattern && h.symmetry == sym::skew)
-    r.fail("'pattern skew-symmetric' is not a valid combination: a pattern has no values to "
-           "negate");
-  return h;
-}
-
-/// Parses a 1-based index token and returns it 0-based; `what` is "row" or "column".
-inline std::int64_t read_index(const line_reader& r, std::string_view token, std::int64_t extent,
-                               const char* what) {
-  std::int64_t v = 0;
-  const parse_status st = parse_integer(token, v);
-  if (st == parse_status::not_a_number)
-    r.fail(std::string(what) + " index " + excerpt(token) + " is not an integer");
-  if (st == parse_status::out_of_range || v < 1 || v > extent)
-    r.fail(std::string(what) + " index " + excerpt(token) +
-           (extent == 0 ? " is out of range: the matrix has no " + std::string(what) + "s"
-                        : " is outside 1.." + std::to_string(extent) + " (indices are 1-based)"));
-  return v - 1;
-}
-
-template <class T>
-T read_value(const line_reader& r, std::string_view token) {
-  T v = semiring_traits<T>::zero();
-  const std::string why = value_text<T>::parse(token, v);
-  if (!why.empty()) r.fail(why);
-  return v;
-}
-
-/// Stores entry (i, j) = v and, in symmetric and skew-symmetric files, its mirror.
-template <class T>
-void add_mirrored(const line_reader& r, file_entries<T, 2>& e, const matrix_market_header& h,
-                  std::int64_t i, std::int64_t j, const T& v, std::string_view token) {
-  using sym = matrix_market_header::symmetry_kind;
-  const std::int64_t line = r.line_number();
-  if (h.symmetry == sym::skew) {
-    if (i == j)
-      r.fail("entry (" + std::to_string(i + 1) + "," + std::to_string(j + 1) +
-             ") lies on the diagonal of a skew-symmetric matrix, whose diagonal is zero and "
-             "must not be stored");
-    T negated = v;
-    if (!value_text<T>::negate(v, negated))
-      r.fail("value " + excerpt(token) + " has no negation in the value type " +
-             value_text<T>::type_name() + ", so the skew-symmetric mirror (" +
-             std::to_string(j + 1) + "," + std::to_string(i + 1) + ") cannot be stored");
-    e.add({i, j}, v, line);
-    e.add({j, i}, negated, line);
-    return;
-  }
-  e.add({i, j}, v, line);
-  if (h.symmetry == sym::symmetric && i != j) e.add({j, i}, v, line);
-}
-
-template <class T, class Format>
-tensor<T, Format> read_matrix_market_impl(line_reader& r, const read_options& options) {
-  using sym = matrix_market_header::symmetry_kind;
-  const matrix_market_header h = read_matrix_market_banner(r);
-  const std::string size_form = h.array ? "'rows columns'" : "'rows columns entries'";
-  if (!r.next_data("%"))
-    r.fail("unexpected end of input: expected the size line " + size_form);
-  const std::int64_t size_line = r.line_number();
-  std::array<std::string_view, 4> w{};
-  const std::size_t want = h.array ? 2 : 3;
-  const std::size_t n_words = r.split(w);
-  if (n_words < want)
-    r.fail("the size line " + excerpt(r.line()) + " has " + std::to_string(n_words) +
-           " number(s); expected " + size_form);
-  if (n_words > want)
-    r.fail("unexpected token " + excerpt(w[want]) + " on the size line; expected " + size_form);
-  const std::array<std::int64_t, 2> shape = {r.count(w[0], "the number of rows"),
-                                             r.count(w[1], "the number of columns")};
-  const std::int64_t m = shape[0], n = shape[1];
-  if (h.symmetry != sym::general && m != n)
-    r.fail(std::string(h.symmetry == sym::skew ? "a skew-symmetric" : "a symmetric") +
-           " matrix must be square, but the size line declares " + std::to_string(m) + " x " +
-           std::to_string(n));
-
-  std::int64_t declared = 0;  // entries (coordinate) or values (array) the file must hold
-  if (!h.array) {
-    declared = r.count(w[2], "the number of entries");
-  } else if (h.symmetry == sym::general) {
-    declared = saturating_mul(m, n);
-  } else {  // n(n+1)/2 or n(n-1)/2 values
-    const std::int64_t side = h.symmetry == sym::skew ? n - 1 : n + 1;
-    declared = side <= 0 ? 0 : saturating_mul(n % 2 == 0 ? n / 2 : n, n % 2 == 0 ? side : side / 2);
-  }
-  if (h.array && declared == int64_max)
-    r.fail("the array holds " + std::to_string(m) + " x " + std::to_string(n) +
-           " values, more than 2^63");
-  const std::int64_t expanded = h.symmetry == sym::general ? declared : saturating_mul(declared, 2);
-  if (const std::string why = check_storage<Format>(shape, expanded, options); !why.empty())
-    r.fail(why);
-
-  file_entries<T, 2> e;
-  e.keep_lines = options.policy == duplicates::error;
-  e.reserve(expanded);
-  const std::string declared_where = " (line " + std::to_string(size_line) + ")";
-  if (!h.array) {
-    const std::size_t per_line = h.pattern ? 2 : 3;
-    const char* entry_form = h.pattern ? "'row column'" : "'row column value'";
-    for (std::int64_t k = 0; k < declared; ++k) {
-      if (!r.next_data("%"))
-        r.fail("unexpected end of input: the size line" + declared_where + " declares " +
-               std::to_string(declared) + " entries, but the file holds only " +
-               std::to_string(k));
-      const std::size_t got = r.split(w);
-      if (got < per_line)
-        r.fail("expected an entry " + std::string(entry_form) + ", found " + excerpt(r.line()));
-      if (got > per_line)
-        r.fail("unexpected token " + excerpt(w[per_line]) + " after the entry " + entry_form);
-      const std::int64_t i = read_index(r, w[0], m, "row");
-      const std::int64_t j = read_index(r, w[1], n, "column");
-      const T v = h.pattern ? semiring_traits<T>::one() : read_value<T>(r, w[2]);
-      add_mirrored(r, e, h, i, j, v, h.pattern ? std::string_view{} : w[2]);
+/// "csr", "dcsc", ... for the standard aliases; otherwise "format<dense,compressed>::ordered<1,0>".
+template <storage_format F>
+std::string format_name() {
+  if constexpr (std::is_same_v<F, csr>) return "csr";
+  else if constexpr (std::is_same_v<F, csc>) return "csc";
+  else if constexpr (std::is_same_v<F, dcsr>) return "dcsr";
+  else if constexpr (std::is_same_v<F, dcsc>) return "dcsc";
+  else if constexpr (std::is_same_v<F, coo>) return "coo";
+  else if constexpr (std::is_same_v<F, dense_vector>) return "dense_vector";
+  else if constexpr (std::is_same_v<F, sparse_vector>) return "sparse_vector";
+  else if constexpr (std::is_same_v<F, dense_matrix>) return "dense_matrix";
+  else {
+    std::string s = "format<";
+    bool first = true;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
+        [&](auto level) {
+          s += (first ? "" : ",") + std::string(decltype(level)::type::name);
+          first = false;
+        });
+    s += ">";
+    bool identity = true;
+    for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
+    if (!identity) {
+      s += "::ordered<";
+      for (std::size_t k = 0; k < F::order; ++k) s += (k ? "," : "") + std::to_string(F::modes[k]);
+      s += ">";
     }
-  } else {
-    std::int64_t k = 0;
-    for (std::int64_t j = 0; j < n; ++j) {
-      const std::int64_t first = h.symmetry == sym::general ? 0
-                                 : h.symmetry == sym::symmetric ? j
-                                                                : j + 1;
-      for (std::int64_t i = first; i < m; ++i, ++k) {
-        if (!r.next_data("%"))
-          r.fail("unexpected end of input: the " + std::to_string(m) + " x " + std::to_string(n) +
-                 " array" + declared_where + " needs " + std::to_string(declared) +
-                 " values, but the file holds only " + std::to_string(k));
-        const std::size_t got = r.split(std::span(w).first(2));
-        if (got > 1)
-          r.fail("unexpected token " + excerpt(w[1]) +
-                 " after the value (an array file holds one value per line)");
-        add_mirrored(r, e, h, i, j, read_value<T>(r, w[0]), w[0]);
-      }
-    }
+    return s;
   }
-  if (r.next_data("%"))
-    r.fail("more " + std::string(h.array ? "values" : "entries") + " than the " +
-           std::to_string(declared) + " the size line" + declared_where + " declares: found " +
-           excerpt(r.line()));
-  return entries_to_tensor<Format>(r.name(), r.where(size_line), shape, std::move(e), options);
-}
-
-template <class T, class Format>
-constexpr bool check_matrix_market_types() {
-  constexpr bool is_matrix = Format::order == 2;
-  static_assert(is_matrix,
-                "loom::read_matrix_market/write_matrix_market: a Matrix Market file holds a "
-                "matrix; use a 2-D format (csr, csc, dcsr, dcsc, coo, dense_matrix), or "
-                "read_tns/write_tns for tensors of other orders");
-  constexpr bool has_text = text_value<T>;
-  static_assert(has_text,
-                "loom::read_matrix_market/write_matrix_market: the value type has no text form; "
-                "use an arithmetic type, loom::boolean or a semiring wrapper such as "
-                "loom::min_plus<double>, or specialise loom::detail::value_text");
-  return is_matrix && has_text;
-}
-
-}  // namespace detail
-
-// read_matrix_market ------------------------------------------------------------------------------
-
-/// Reads a Matrix Market matrix from `in`; `name` stands for the file in error messages and
-/// becomes the tensor's name. Throws `parse_error` (`name:line: what`) for malformed input,
-/// `io_error` when the stream fails, and `overflow_error`/`shape_error` (also prefixed with
-/// `name:line:`) when the matrix does not fit `Format`.
-template <class T, storage_format Format = csr>
-tensor<T, Format> read_matrix_market(std::istream& in, const std::string& name,
-                                     const read_options& options) {
-  if constexpr (detail::check_matrix_market_types<T, Format>()) {
-    detail::line_reader r(in, name);
-    try {
-      return detail::read_matrix_market_impl<T, Format>(r, options);
-    } catch (const std::bad_alloc&) {
-      throw error(r.where() + "out of memory while reading the matrix");
-    }
-  } else {
-    return {};
-  }
-}
-
-/// Reads a Matrix Market matrix from `in`, combining repeated entries by `policy`.
-template <class T, storage_format Format = csr>
-tensor<T, Format> read_matrix_market(std::istream& in, const std::string& name,
-                                     duplicates policy = duplicates::sum) {
-  return read_matrix_market<T, Format>(in, name, read_options{.policy = policy});
-}
-
-/// Reads the Matrix Market file at `path`: `loom::read_matrix_market<double, loom::csr>("A.mtx")`.
-/// Throws `io_error` when the file cannot be opened, else as the stream overload.
-template <class T, storage_format Format = csr>
-tensor<T, Format> read_matrix_market(const std::string& path, const read_options& options) {
-  std::ifstream in = detail::open_for_reading(path, "loom::read_matrix_market");
-  return read_matrix_market<T, Format>(in, path, options);
-}
-
-/// Reads the Matrix Market file at `path`, combining repeated entries by `policy`.
-template <class T, storage_format Format = csr>
-tensor<T, Format> read_matrix_market(const std::string& path,
-                                     duplicates policy = duplicates::sum) {
-  return read_matrix_market<T, Format>(path, read_options{.policy = policy});
-}
-
-// write_matrix_market -----------------------------------------------------------------------------
-
-/// Writes `A` as a Matrix Market `general` matrix: coordinate (one line per stored entry, in
-/// storage order; the zero padding of dense formats is skipped) or array. Floating values are
-/// written in the shortest form that reads back exactly. Throws `io_error` when `out` fails.
-template <class T, storage_format Format, bool Owning>
-void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning>& A,
-                         const matrix_market_options& options = {}) {
-  if constexpr (detail::check_matrix_market_types<T, Format>()) {
-    using text = detail::value_text<T>;
-    constexpr bool skip_zeros = Format::properties[Format::order - 1].full;
-    const bool array = options.layout == matrix_market_layout::array;
-    std::int64_t count = 0;
-    bool all_one = true;
-    A.for_each_stored([&](const auto&, const T& v) {
-      if (skip_zeros && v == semiring_traits<T>::zero()) return;
-      ++count;
-      if (!(v == semiring_traits<T>::one())) all_one = false;
-    });
-    matrix_market_field field = options.field;
-    if (field == matrix_market_field::automatic) {
-      if constexpr (std::same_as<T, boolean>)
-        field = all_one && !array ? matrix_market_field::pattern : matrix_market_field::integer;
-      else field = text::integral ? matrix_market_field::integer : matrix_market_field::real;
-    }
-    if (field == matrix_market_field::integer && !text::integral)
-      throw error("loom::write_matrix_market: the integer field needs an integral value type "
-                  "or loom::boolean, not " + text::type_name() + "; use the real field");
-    if (field == matrix_market_field::pattern && array)
-      throw error("loom::write_matrix_market: a pattern cannot be written in the array layout; "
-                  "use the coordinate layout or a valued field");
-    const char* field_name = field == matrix_market_field::real      ? "real"
-                             : field == matrix_market_field::integer ? "integer"
-                                                                     : "pattern";
-
-    detail::output_buffer buf(out, "loom::write_matrix_market");
-    buf.text += "%%MatrixMarket matrix ";
-    buf.text += array ? "array " : "coordinate ";
-    buf.text += field_name;
-    buf.text += " general\n";
-    detail::append_comment(buf.text, options.comment, '%');
-    const std::int64_t m = A.shape()[0], n = A.shape()[1];
-    if (!array) {
-      buf.text += std::to_string(m) + " " + std::to_string(n) + " " + std::to_string(count) + "\n";
-      const bool pattern = field == matrix_market_field::pattern;
-      A.for_each_stored([&](const std::array<std::int64_t, 2>& c, const T& v) {
-        if (skip_zeros && v == semiring_traits<T>::zero()) return;
-        detail::append_number(buf.text, c[0] + 1);
-        buf.text += ' ';
-        detail::append_number(buf.text, c[1] + 1);
-        if (!pattern) {
-          buf.text += ' ';
-          text::append(buf.text, v);
-        }
-        buf.text += '\n';
-        buf.flush_if_full();
-      });
-    } else {
-      buf.text += std::to_string(m) + " " + std::to_string(n) + "\n";
-      std::vector<T> dense(static_cast<std::size_t>(detail::saturating_mul(m, n)),
-                           semiring_traits<T>::zero());
-      A.for_each_stored([&](const std::array<std::int64_t, 2>& c, const T& v) {
-        T& slot = dense[static_cast<std::size_t>(c[1] * m + c[0])];
-        slot = semiring_traits<T>::add(slot, v);
-      });
-      for (const T& v : dense) {
-        text::append(buf.text, v);
-        buf.text += '\n';
-        buf.flush_if_full();
-      }
-    }
-    buf.finish();
-  }
-}
-
-/// Writes `A` to the file at `path` (created or truncated); see the stream overload.
-template <class T, storage_format Format, bool Owning>
-void write_matrix_market(const std::string& path, const basic_tensor<T, Format, Owning>& A,
-                         const matrix_market_options& options = {}) {
-  std::ofstream out = detail::open_for_writing(path, "loom::write_matrix_market");
-  write_matrix_market(out, A, options);
-  detail::close_written(out, path, "loom::write_matrix_market");
 }
 
 }  // namespace loom
 
-#endif  // LOOM_IO_MATRIX_MARKET_HPP
-// ---- end <loom/io/matrix_market.hpp>
-// ---- begin <loom/io/tns.hpp>
-// Defines loom::read_tns and loom::write_tns: FROSTT coordinate text files of any order (io/).
+#endif  // LOOM_FORMAT_FORMAT_NAME_HPP
+// ---- end <loom/format/format_name.hpp>
+// ---- begin <loom/plan/explain.hpp>
+// Defines loom::explain(lhs, rhs): the chosen plan in words: the kernel, the loop order, the
+// strategy at each loop level, transpositions and the output strategy (plan/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_IO_TNS_HPP
-#define LOOM_IO_TNS_HPP
-
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <fstream>
-#include <istream>
-#include <new>
-#include <optional>
-#include <ostream>
-#include <string>
-#include <string_view>
-#include <vector>
-
-// The format (http://frostt.io/tensors/file-formats.html): one entry per line, N 1-based
-// coordinates and a value, separated by blanks. Blank lines and lines starting with `#` or `%`
-// are skipped. The shape is the largest coordinate of each mode unless the caller gives it.
-
-namespace loom {
-
-namespace detail {
-
-template <class T, class Format>
-tensor<T, Format> read_tns_impl(line_reader& r,
-                                const std::optional<std::array<std::int64_t, Format::order>>& given,
-                                const read_options& options) {
-  constexpr std::size_t N = Format::order;
-  if (given)
-    for (std::size_t m = 0; m < N; ++m)
-      if ((*given)[m] < 0)
-        throw shape_error("loom::read_tns: extent " + std::to_string((*given)[m]) + " of mode " +
-                          std::to_string(m) + " of the given shape is negative");
-  std::array<std::int64_t, N> largest{};      // largest coordinate seen per mode (1-based)
-  std::array<std::int64_t, N> largest_line{};  // where it was seen
-  file_entries<T, N> e;
-  e.keep_lines = options.policy == duplicates::error;
-  std::array<std::string_view, N + 2> w{};
-  const std::string form = "an order-" + std::to_string(N) + " tensor has " + std::to_string(N) +
-                           " coordinates and a value per line";
-  while (r.next_data("#%")) {
-    const std::size_t got = r.split(w);
-    if (got < N + 1)
-      r.fail("expected " + std::to_string(N + 1) + " tokens, found " + excerpt(r.line()) + ": " +
-             form);
-    if (got > N + 1)
-      r.fail("unexpected token " + excerpt(w[N + 1]) + " after the value: " + form);
-    std::array<std::int64_t, N> c{};
-    for (std::size_t m = 0; m < N; ++m) {
-      std::int64_t v = 0;
-      const parse_status st = parse_integer(w[m], v);
-      const std::string what = "coordinate " + std::to_string(m + 1) + " " + excerpt(w[m]);
-      if (st == parse_status::not_a_number) r.fail(what + " is not an integer");
-      if (st == parse_status::out_of_range) r.fail(what + " does not fit a 64-bit integer");
-      if (v < 1) r.fail(what + " is below 1 (coordinates are 1-based)");
-      if (given && v > (*given)[m])
-        r.fail(what + " is outside 1.." + std::to_string((*given)[m]) + ", the given extent");
-      if (v > largest[m]) {
-        largest[m] = v;
-        largest_line[m] = r.line_number();
-      }
-      c[m] = v - 1;
-    }
-    T value = semiring_traits<T>::zero();
-    if (const std::string why = value_text<T>::parse(w[N], value); !why.empty()) r.fail(why);
-    e.add(c, value, r.line_number());
-  }
-  const std::array<std::int64_t, N> shape = given ? *given : largest;
-  // Errors about the shape point at the largest coordinate of the widest mode, which set it.
-  std::size_t widest = 0;
-  for (std::size_t m = 1; m < N; ++m)
-    if (largest[m] > largest[widest]) widest = m;
-  const std::string where = given ? "loom::read_tns: " + r.name() + ": "
-                                  : r.where(largest_line[widest] > 0 ? largest_line[widest] : 0);
-  if (const std::string why = check_storage<Format>(shape, e.size(), options); !why.empty()) {
-    if (given) throw shape_error(where + why);
-    throw parse_error(where + why);
-  }
-  return entries_to_tensor<Format>(r.name(), where, shape, std::move(e), options);
-}
-
-template <class T, class Format>
-constexpr bool check_tns_types() {
-  constexpr bool has_text = text_value<T>;
-  static_assert(has_text,
-                "loom::read_tns/write_tns: the value type has no text form; use an arithmetic "
-                "type, loom::boolean or a semiring wrapper such as loom::min_plus<double>, or "
-                "specialise loom::detail::value_text");
-  constexpr bool has_modes = Format::order >= 1;
-  static_assert(has_modes, "loom::read_tns/write_tns: the format needs at least one mode");
-  return has_text && has_modes;
-}
-
-template <class T, class Format>
-tensor<T, Format> read_tns_checked(
-    std::istream& in, const std::string& name,
-    const std::optional<std::array<std::int64_t, Format::order>>& shape,
-    const read_options& options) {
-  if constexpr (check_tns_types<T, Format>()) {
-    line_reader r(in, name);
-    try {
-      return read_tns_impl<T, Format>(r, shape, options);
-    } catch (const std::bad_alloc&) {
-      throw error(r.where() + "out of memory while reading the tensor");
-    }
-  } else {
-    return {};
-  }
-}
-
-}  // namespace detail
-
-// read_tns ----------------------------------------------------------------------------------------
-
-/// Reads a FROSTT `.tns` tensor of order `Format::order` from `in`; the shape is the largest
-/// coordinate of each mode. `name` stands for the file in messages and names the tensor.
-/// Throws `parse_error` (`name:line: what`) for malformed input and `io_error` when the stream
-/// fails; `overflow_error` (prefixed too) when a coordinate does not fit the format's widths.
-template <class T, storage_format Format>
-tensor<T, Format> read_tns(std::istream& in, const std::string& name,
-                           const read_options& options = {}) {
-  return detail::read_tns_checked<T, Format>(in, name, std::nullopt, options);
-}
-
-/// Reads a FROSTT `.tns` tensor of the given `shape` from `in`; a coordinate outside it is a
-/// `parse_error`.
-template <class T, storage_format Format>
-tensor<T, Format> read_tns(std::istream& in, const std::string& name,
-                           const std::array<std::int64_t, Format::order>& shape,
-                           const read_options& options = {}) {
-  return detail::read_tns_checked<T, Format>(in, name, shape, options);
-}
-
-/// Reads the FROSTT file at `path`: `loom::read_tns<double, loom::csf<3>>("nell-2.tns")`.
-template <class T, storage_format Format>
-tensor<T, Format> read_tns(const std::string& path, const read_options& options = {}) {
-  std::ifstream in = detail::open_for_reading(path, "loom::read_tns");
-  return read_tns<T, Format>(in, path, options);
-}
-
-/// Reads the FROSTT file at `path` as a tensor of the given `shape`.
-template <class T, storage_format Format>
-tensor<T, Format> read_tns(const std::string& path,
-                           const std::array<std::int64_t, Format::order>& shape,
-                           const read_options& options = {}) {
-  std::ifstream in = detail::open_for_reading(path, "loom::read_tns");
-  return read_tns<T, Format>(in, path, shape, options);
-}
-
-// write_tns ---------------------------------------------------------------------------------------
-
-/// Writes every stored entry of `A` as `i_1 ... i_N value` (1-based, storage order; the zero
-/// padding of dense formats is skipped). The format has no header, so the shape is not kept:
-/// pass it to `read_tns` when trailing slices are empty. Throws `io_error` when `out` fails.
-template <class T, storage_format Format, bool Owning>
-void write_tns(std::ostream& out, const basic_tensor<T, Format, Owning>& A) {
-  if constexpr (detail::check_tns_types<T, Format>()) {
-    constexpr std::size_t N = Format::order;
-    constexpr bool skip_zeros = Format::properties[N - 1].full;
-    detail::output_buffer buf(out, "loom::write_tns");
-    A.for_each_stored([&](const std::array<std::int64_t, N>& c, const T& v) {
-      if (skip_zeros && v == semiring_traits<T>::zero()) return;
-      for (std::size_t m = 0; m < N; ++m) {
-        detail::append_number(buf.text, c[m] + 1);
-        buf.text += ' ';
-      }
-      detail::value_text<T>::append(buf.text, v);
-      buf.text += '\n';
-      buf.flush_if_full();
-    });
-    buf.finish();
-  }
-}
-
-/// Writes `A` to the file at `path` (created or truncated); see the stream overload.
-template <class T, storage_format Format, bool Owning>
-void write_tns(const std::string& path, const basic_tensor<T, Format, Owning>& A) {
-  std::ofstream out = detail::open_for_writing(path, "loom::write_tns");
-  write_tns(out, A);
-  detail::close_written(out, path, "loom::write_tns");
-}
-
-}  // namespace loom
-
-#endif  // LOOM_IO_TNS_HPP
-// ---- end <loom/io/tns.hpp>
-
-#endif  // LOOM_IO_HPP
-// ---- end <loom/io.hpp>
-// ---- begin <loom/la.hpp>
-// Umbrella header of la/: the linear-algebra front end (SPORES) over loom tensors.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_LA_HPP
-#define LOOM_LA_HPP
-
-// ---- begin <loom/la/evaluate.hpp>
-// Defines loom::la::eval (translate, rewrite to the sum-product normal form, evaluate term by
-// term), loom::la::eval_naive (one materialised result per operation, the plan without
-// rewrites) and loom::la::explain (la/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_LA_EVALUATE_HPP
-#define LOOM_LA_EVALUATE_HPP
+#ifndef LOOM_PLAN_EXPLAIN_HPP
+#define LOOM_PLAN_EXPLAIN_HPP
 
 // ---- begin <loom/expr/visit.hpp>
 // Defines loom::expr::for_each_access and for_each_node: runtime walks over an expression (expr/).
@@ -5108,494 +4409,6 @@ constexpr void for_each_access(const E& e, F&& f) {
 
 #endif  // LOOM_EXPR_VISIT_HPP
 // ---- end <loom/expr/visit.hpp>
-// ---- begin <loom/la/nodes.hpp>
-// Defines the linear-algebra expression nodes of loom::la and the functions that build them
-// (la/). Nodes hold operands by value and tensors by pointer; rank 0 is a scalar, 1 a column
-// vector, 2 a matrix.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_LA_NODES_HPP
-#define LOOM_LA_NODES_HPP
-
-
-#include <cstddef>
-#include <type_traits>
-
-namespace loom::la {
-
-// matrix<T>: a loom tensor of order 1 or 2 (any format), by pointer.
-template <class Tensor>
-struct matrix {
-  static constexpr std::size_t rank = Tensor::order;
-  using value_type = typename Tensor::value_type;
-  const Tensor* tensor;
-};
-// scalar<V>: a constant.
-template <class V>
-struct scalar {
-  static constexpr std::size_t rank = 0;
-  using value_type = V;
-  V value;
-};
-// product<A, B>: the matrix product A B (matrix × matrix or matrix × vector).
-template <class A, class B>
-struct product {
-  static constexpr std::size_t rank = A::rank + B::rank - 2;
-  using value_type = typename A::value_type;
-  A a;
-  B b;
-};
-// transposed<A>: Aᵀ.
-template <class A>
-struct transposed {
-  static constexpr std::size_t rank = 2;
-  using value_type = typename A::value_type;
-  A a;
-};
-// Element-wise operations; a rank-0 operand is broadcast, a vector is broadcast along columns.
-struct plus {};
-struct minus {};
-struct times {};
-struct divides {};
-template <class Op, class A, class B>
-struct elementwise {
-  static constexpr std::size_t rank = A::rank > B::rank ? A::rank : B::rank;
-  using value_type = typename std::conditional_t<(A::rank >= B::rank), A, B>::value_type;
-  A a;
-  B b;
-};
-// Reductions: sum of all entries, per row, per column; trace; the diagonal as a vector.
-template <class A>
-struct total {
-  static constexpr std::size_t rank = 0;
-  using value_type = typename A::value_type;
-  A a;
-};
-template <class A>
-struct row_sums_of {
-  static constexpr std::size_t rank = 1;
-  using value_type = typename A::value_type;
-  A a;
-};
-template <class A>
-struct col_sums_of {
-  static constexpr std::size_t rank = 1;
-  using value_type = typename A::value_type;
-  A a;
-};
-template <class A>
-struct trace_of {
-  static constexpr std::size_t rank = 0;
-  using value_type = typename A::value_type;
-  A a;
-};
-template <class A>
-struct diag_of {
-  static constexpr std::size_t rank = 1;
-  using value_type = typename A::value_type;
-  A a;
-};
-
-namespace detail {
-template <class T>
-struct is_node : std::false_type {};
-template <class T>
-struct is_node<matrix<T>> : std::true_type {};
-template <class V>
-struct is_node<scalar<V>> : std::true_type {};
-template <class A, class B>
-struct is_node<product<A, B>> : std::true_type {};
-template <class A>
-struct is_node<transposed<A>> : std::true_type {};
-template <class Op, class A, class B>
-struct is_node<elementwise<Op, A, B>> : std::true_type {};
-template <class A>
-struct is_node<total<A>> : std::true_type {};
-template <class A>
-struct is_node<row_sums_of<A>> : std::true_type {};
-template <class A>
-struct is_node<col_sums_of<A>> : std::true_type {};
-template <class A>
-struct is_node<trace_of<A>> : std::true_type {};
-template <class A>
-struct is_node<diag_of<A>> : std::true_type {};
-}  // namespace detail
-
-/// Satisfied by loom::la expression types.
-template <class E>
-concept expression = detail::is_node<std::remove_cvref_t<E>>::value;
-
-/// A number usable as an la operand (wrapped into `scalar`).
-template <class T>
-concept number = std::is_arithmetic_v<std::remove_cvref_t<T>>;
-
-/// Wraps a loom tensor of order 1 or 2 as an la operand: `auto X = la::mat(x_tensor);`.
-template <class Tensor>
-  requires(Tensor::order == 1 || Tensor::order == 2)
-constexpr matrix<Tensor> mat(const Tensor& t) {
-  return {&t};
-}
-
-namespace detail {
-template <class T>
-constexpr auto wrap(const T& x) {
-  if constexpr (expression<T>) return x;
-  else return scalar<double>{static_cast<double>(x)};
-}
-template <class T>
-using wrap_t = decltype(wrap(std::declval<const T&>()));
-template <class A, class B>
-concept operands = (expression<A> || number<A>) && (expression<B> || number<B>) &&
-                   (expression<A> || expression<B>);
-}  // namespace detail
-
-/// A * B: the matrix product when both are matrices/vectors, scaling when one is a number or a
-/// rank-0 expression.
-template <class A, class B>
-  requires detail::operands<A, B>
-constexpr auto operator*(const A& a, const B& b) {
-  using L = detail::wrap_t<A>;
-  using R = detail::wrap_t<B>;
-  if constexpr (L::rank == 0 || R::rank == 0) {
-    return elementwise<times, L, R>{detail::wrap(a), detail::wrap(b)};
-  } else {
-    static_assert(L::rank == 2, "loom::la: A * B needs a matrix on the left (vectors are columns)");
-    return product<L, R>{detail::wrap(a), detail::wrap(b)};
-  }
-}
-template <class A, class B>
-  requires detail::operands<A, B>
-constexpr auto operator+(const A& a, const B& b) {
-  return elementwise<plus, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a), detail::wrap(b)};
-}
-template <class A, class B>
-  requires detail::operands<A, B>
-constexpr auto operator-(const A& a, const B& b) {
-  return elementwise<minus, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a), detail::wrap(b)};
-}
-template <expression A>
-constexpr auto operator-(const A& a) {
-  return elementwise<times, scalar<double>, A>{{-1.0}, a};
-}
-template <class A, class B>
-  requires detail::operands<A, B>
-constexpr auto operator/(const A& a, const B& b) {
-  return elementwise<divides, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
-                                                                     detail::wrap(b)};
-}
-
-/// The element-wise (Hadamard) product A ∘ B.
-template <class A, class B>
-  requires detail::operands<A, B>
-constexpr auto hadamard(const A& a, const B& b) {
-  return elementwise<times, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a), detail::wrap(b)};
-}
-/// A ∘ A.
-template <expression A>
-constexpr auto pow2(const A& a) {
-  return elementwise<times, A, A>{a, a};
-}
-/// Aᵀ (a matrix).
-template <expression A>
-constexpr auto transpose(const A& a) {
-  static_assert(A::rank == 2, "loom::la::transpose: the operand must be a matrix");
-  return transposed<A>{a};
-}
-/// The sum of all entries.
-template <expression A>
-constexpr auto sum(const A& a) {
-  return total<A>{a};
-}
-/// The vector of row sums (a vector is its own row sums).
-template <expression A>
-constexpr auto row_sums(const A& a) {
-  return row_sums_of<A>{a};
-}
-/// The vector of column sums of a matrix.
-template <expression A>
-constexpr auto col_sums(const A& a) {
-  static_assert(A::rank == 2, "loom::la::col_sums: the operand must be a matrix");
-  return col_sums_of<A>{a};
-}
-/// The sum of the diagonal of a square matrix expression.
-template <expression A>
-constexpr auto trace(const A& a) {
-  static_assert(A::rank == 2, "loom::la::trace: the operand must be a matrix");
-  return trace_of<A>{a};
-}
-/// The diagonal of a square matrix expression, as a vector.
-template <expression A>
-constexpr auto diag(const A& a) {
-  static_assert(A::rank == 2,
-                "loom::la::diag: the operand must be a matrix (diag of a vector is not supported "
-                "yet; multiply element-wise by an identity matrix instead)");
-  return diag_of<A>{a};
-}
-
-}  // namespace loom::la
-
-#endif  // LOOM_LA_NODES_HPP
-// ---- end <loom/la/nodes.hpp>
-// ---- begin <loom/la/translate.hpp>
-// Defines loom::la::to_index_notation: an la expression as an index-notation expression over
-// fresh index variables (la/). Every child gets its own range of fresh names, so a duplicated
-// subexpression (pow2) binds distinct indices and the rewrites never capture a name.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_LA_TRANSLATE_HPP
-#define LOOM_LA_TRANSLATE_HPP
-
-
-#include <boost/mp11/list.hpp>
-
-#include <cstddef>
-#include <tuple>
-#include <type_traits>
-
-namespace loom::la {
-
-namespace detail {
-template <std::size_t N>
-constexpr fixed_string<6> fresh_text() {
-  static_assert(N < 1000, "loom::la: more than 1000 index variables in one expression");
-  const char text[6] = {'l', 'a', static_cast<char>('0' + N / 100), static_cast<char>('0' + N / 10 % 10),
-                        static_cast<char>('0' + N % 10), '\0'};
-  return fixed_string<6>(text);
-}
-}  // namespace detail
-
-/// The N-th fresh index variable of a translation ("la000", "la001", ...; they sort by N).
-template <std::size_t N>
-using fresh = loom::index<detail::fresh_text<N>()>;
-/// The free indices of a translated matrix (row, column) or vector (row).
-using row = loom::index<"row">;
-using col = loom::index<"col">;
-
-/// x / y element-wise: f(0, 0) is not 0, so the evaluator treats the result as dense.
-struct divides_fn {
-  static constexpr bool zero_preserving = false;
-  static constexpr bool linear = false;
-  template <class T>
-  constexpr T operator()(T x, T y) const {
-    return x / y;
-  }
-};
-
-// fresh_count<E>: how many fresh indices translating E uses
-template <class E>
-struct fresh_count : std::integral_constant<std::size_t, 0> {};
-template <class A, class B>
-struct fresh_count<product<A, B>>
-    : std::integral_constant<std::size_t, 1 + fresh_count<A>::value + fresh_count<B>::value> {};
-template <class A>
-struct fresh_count<transposed<A>> : fresh_count<A> {};
-template <class Op, class A, class B>
-struct fresh_count<elementwise<Op, A, B>>
-    : std::integral_constant<std::size_t, fresh_count<A>::value + fresh_count<B>::value> {};
-template <class A>
-struct fresh_count<total<A>> : std::integral_constant<std::size_t, A::rank + fresh_count<A>::value> {};
-template <class A>
-struct fresh_count<row_sums_of<A>> : std::integral_constant<std::size_t, 1 + fresh_count<A>::value> {};
-template <class A>
-struct fresh_count<col_sums_of<A>> : std::integral_constant<std::size_t, 1 + fresh_count<A>::value> {};
-template <class A>
-struct fresh_count<trace_of<A>> : std::integral_constant<std::size_t, 1 + fresh_count<A>::value> {};
-template <class A>
-struct fresh_count<diag_of<A>> : fresh_count<A> {};
-
-namespace detail {
-
-using boost::mp11::mp_list;
-
-template <class X>
-constexpr auto negate(const X& x) {
-  return expr::map<fn::negate, X>{fn::negate{}, std::tuple<X>{x}};
-}
-
-// translate<N>(mp_list<Is...>{}, e): e with its free dimensions named Is..., fresh names from N on.
-// Static members of one struct, so that every overload sees the others.
-struct tr {
-template <std::size_t N, class... Is, class T>
-static constexpr auto translate(mp_list<Is...>, const matrix<T>& m) {
-  static_assert(sizeof...(Is) == T::order, "loom internal error: la rank mismatch; please report");
-  if constexpr (sizeof...(Is) == 2) {
-    static_assert(!std::is_same_v<boost::mp11::mp_first<boost::mp11::mp_list<Is...>>,
-                                  boost::mp11::mp_second<boost::mp11::mp_list<Is...>>>,
-                  "loom::la: trace/diag of a stored matrix reads A(i, i), which loom does not "
-                  "support yet; use trace/diag of a product (e.g. trace(transpose(U) * X * V))");
-  }
-  return expr::access<const T, Is...>{m.tensor};
-}
-template <std::size_t N, class... Is, class V>
-static constexpr auto translate(mp_list<Is...>, const scalar<V>& s) {
-  return expr::literal<V>{s.value};
-}
-template <std::size_t N, class I, class J, class A>
-static constexpr auto translate(mp_list<I, J>, const transposed<A>& t) {
-  return translate<N>(mp_list<J, I>{}, t.a);
-}
-template <std::size_t N, class I, class J, class A, class B>
-static constexpr auto translate(mp_list<I, J>, const product<A, B>& p) {  // matrix × matrix
-  using K = fresh<N>;
-  auto a = translate<N + 1>(mp_list<I, K>{}, p.a);
-  auto b = translate<N + 1 + fresh_count<A>::value>(mp_list<K, J>{}, p.b);
-  return expr::sum<K, expr::mul<decltype(a), decltype(b)>>{{a, b}};
-}
-template <std::size_t N, class I, class A, class B>
-static constexpr auto translate(mp_list<I>, const product<A, B>& p) {  // matrix × vector
-  using K = fresh<N>;
-  auto a = translate<N + 1>(mp_list<I, K>{}, p.a);
-  auto b = translate<N + 1 + fresh_count<A>::value>(mp_list<K>{}, p.b);
-  return expr::sum<K, expr::mul<decltype(a), decltype(b)>>{{a, b}};
-}
-
-// An operand of an element-wise operation under the indices Is... of the result: a scalar
-// takes none, a vector beside a matrix takes the row only.
-template <std::size_t N, class... Is, class X>
-static constexpr auto operand(mp_list<Is...>, const X& x) {
-  if constexpr (X::rank == 0) {
-    return translate<N>(mp_list<>{}, x);
-  } else if constexpr (X::rank == 1 && sizeof...(Is) == 2) {
-    return translate<N>(mp_list<boost::mp11::mp_first<mp_list<Is...>>>{}, x);
-  } else {
-    return translate<N>(mp_list<Is...>{}, x);
-  }
-}
-template <std::size_t N, class... Is, class Op, class A, class B>
-static constexpr auto translate(mp_list<Is...>, const elementwise<Op, A, B>& e) {
-  auto a = operand<N>(mp_list<Is...>{}, e.a);
-  auto b = operand<N + fresh_count<A>::value>(mp_list<Is...>{}, e.b);
-  using L = decltype(a);
-  using R = decltype(b);
-  if constexpr (std::is_same_v<Op, plus>) {
-    return expr::add<L, R>{a, b};
-  } else if constexpr (std::is_same_v<Op, minus>) {
-    auto nb = negate(b);
-    return expr::add<L, decltype(nb)>{a, nb};
-  } else if constexpr (std::is_same_v<Op, times>) {
-    return expr::mul<L, R>{a, b};
-  } else {
-    return expr::map<divides_fn, L, R>{divides_fn{}, {a, b}};
-  }
-}
-template <std::size_t N, class A>
-static constexpr auto translate(mp_list<>, const total<A>& t) {
-  if constexpr (A::rank == 2) {
-    auto body = translate<N + 2>(mp_list<fresh<N>, fresh<N + 1>>{}, t.a);
-    return expr::sum<fresh<N>, expr::sum<fresh<N + 1>, decltype(body)>>{{body}};
-  } else if constexpr (A::rank == 1) {
-    auto body = translate<N + 1>(mp_list<fresh<N>>{}, t.a);
-    return expr::sum<fresh<N>, decltype(body)>{body};
-  } else {
-    return translate<N>(mp_list<>{}, t.a);
-  }
-}
-template <std::size_t N, class I, class A>
-static constexpr auto translate(mp_list<I>, const row_sums_of<A>& r) {
-  if constexpr (A::rank == 1) {
-    return translate<N + 1>(mp_list<I>{}, r.a);
-  } else {
-    auto body = translate<N + 1>(mp_list<I, fresh<N>>{}, r.a);
-    return expr::sum<fresh<N>, decltype(body)>{body};
-  }
-}
-template <std::size_t N, class J, class A>
-static constexpr auto translate(mp_list<J>, const col_sums_of<A>& c) {
-  auto body = translate<N + 1>(mp_list<fresh<N>, J>{}, c.a);
-  return expr::sum<fresh<N>, decltype(body)>{body};
-}
-template <std::size_t N, class A>
-static constexpr auto translate(mp_list<>, const trace_of<A>& t) {
-  auto body = translate<N + 1>(mp_list<fresh<N>, fresh<N>>{}, t.a);
-  return expr::sum<fresh<N>, decltype(body)>{body};
-}
-template <std::size_t N, class I, class A>
-static constexpr auto translate(mp_list<I>, const diag_of<A>& d) {
-  return translate<N>(mp_list<I, I>{}, d.a);
-}
-};  // struct tr
-
-template <std::size_t Rank>
-struct free_of;
-template <>
-struct free_of<0> {
-  template <class E>
-  static constexpr auto run(const E& e) { return tr::translate<0>(mp_list<>{}, e); }
-};
-template <>
-struct free_of<1> {
-  template <class E>
-  static constexpr auto run(const E& e) { return tr::translate<0>(mp_list<row>{}, e); }
-};
-template <>
-struct free_of<2> {
-  template <class E>
-  static constexpr auto run(const E& e) { return tr::translate<0>(mp_list<row, col>{}, e); }
-};
-}  // namespace detail
-
-/// `e` in index notation: free indices `la::row` (and `la::col`), bound ones fresh.
-template <expression E>
-constexpr auto to_index_notation(const E& e) {
-  return detail::free_of<E::rank>::run(e);
-}
-
-}  // namespace loom::la
-
-#endif  // LOOM_LA_TRANSLATE_HPP
-// ---- end <loom/la/translate.hpp>
-// ---- begin <loom/plan/explain.hpp>
-// Defines loom::explain(lhs, rhs): the chosen plan in words: the kernel, the loop order, the
-// strategy at each loop level, transpositions and the output strategy (plan/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PLAN_EXPLAIN_HPP
-#define LOOM_PLAN_EXPLAIN_HPP
-
-// ---- begin <loom/format/format_name.hpp>
-// Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_FORMAT_NAME_HPP
-#define LOOM_FORMAT_FORMAT_NAME_HPP
-
-
-#include <string>
-#include <type_traits>
-
-namespace loom {
-
-/// "csr", "dcsc", ... for the standard aliases; otherwise "format<dense,compressed>::ordered<1,0>".
-template <storage_format F>
-std::string format_name() {
-  if constexpr (std::is_same_v<F, csr>) return "csr";
-  else if constexpr (std::is_same_v<F, csc>) return "csc";
-  else if constexpr (std::is_same_v<F, dcsr>) return "dcsr";
-  else if constexpr (std::is_same_v<F, dcsc>) return "dcsc";
-  else if constexpr (std::is_same_v<F, coo>) return "coo";
-  else if constexpr (std::is_same_v<F, dense_vector>) return "dense_vector";
-  else if constexpr (std::is_same_v<F, sparse_vector>) return "sparse_vector";
-  else if constexpr (std::is_same_v<F, dense_matrix>) return "dense_matrix";
-  else {
-    std::string s = "format<";
-    bool first = true;
-    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
-        [&](auto level) {
-          s += (first ? "" : ",") + std::string(decltype(level)::type::name);
-          first = false;
-        });
-    s += ">";
-    bool identity = true;
-    for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
-    if (!identity) {
-      s += "::ordered<";
-      for (std::size_t k = 0; k < F::order; ++k) s += (k ? "," : "") + std::to_string(F::modes[k]);
-      s += ">";
-    }
-    return s;
-  }
-}
-
-}  // namespace loom
-
-#endif  // LOOM_FORMAT_FORMAT_NAME_HPP
-// ---- end <loom/format/format_name.hpp>
 // ---- begin <loom/optimize/plan_choice.hpp>
 // Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
 // cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
@@ -8882,6 +7695,102 @@ struct kernel_context {
 
 #endif  // LOOM_STREAM_CONCEPTS_HPP
 // ---- end <loom/stream/concepts.hpp>
+// ---- begin <loom/stream/skip.hpp>
+// Defines the skip policies of an intersection, one per loop (stream/): how `mul` co-iterates
+// its operands at a depth (leapfrog, linear merge, or one leader iterating while the others are
+// probed), carried as a type by the product's scalar operation.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_SKIP_HPP
+#define LOOM_STREAM_SKIP_HPP
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <string>
+
+/// How many skip-policy variants of a kernel `out(...) = e` may be instantiated and chosen among
+/// at run time (optimize/leader_choice.hpp). 1 (the default) keeps one kernel per plan, with the
+/// static policy of the case table in combinators.hpp; define it (e.g. 4) before including loom
+/// to let the optimizer pick a policy per loop from statistics.
+#ifndef LOOM_MAX_SKIP_CANDIDATES
+#  define LOOM_MAX_SKIP_CANDIDATES 1
+#endif
+
+namespace loom::stream::skip {
+
+inline constexpr std::size_t max_candidates = LOOM_MAX_SKIP_CANDIDATES;
+static_assert(max_candidates >= 1, "loom: LOOM_MAX_SKIP_CANDIDATES must be at least 1");
+
+/// The static policy (combinators.hpp case table): leapfrog between ordered operands, iterate
+/// the other operand and locate a random-access one.
+struct standard {
+  static constexpr const char* name = "standard";
+};
+/// Every operand behind seeks the other's index with a galloping search.
+struct leapfrog {
+  static constexpr const char* name = "leapfrog";
+};
+/// The operand behind steps one entry at a time (a sorted merge, no search).
+struct merge {
+  static constexpr const char* name = "merge";
+};
+/// Side K of every intersection at the loop iterates (0: the first operand of the product, 1:
+/// the last); the others are probed at its index: located when random-access, else sought.
+template <std::size_t K>
+struct lead {
+  static_assert(K <= 1, "loom::stream::skip::lead: the leader is side 0 (first) or 1 (last)");
+  static constexpr const char* name = K == 0 ? "lead first" : "lead last";
+};
+
+/// Policies by loop depth (outermost first); depths past the list use `standard`.
+template <class... Ps>
+struct per_loop {};
+
+namespace detail {
+template <class L, std::size_t D>
+struct at_impl {
+  using type = standard;
+};
+template <class... Ps, std::size_t D>
+  requires(D < sizeof...(Ps))
+struct at_impl<per_loop<Ps...>, D> {
+  using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
+};
+template <class Op>
+struct skips_of {
+  using type = per_loop<>;
+};
+template <class Op>
+  requires requires { typename Op::skips; }
+struct skips_of<Op> {
+  using type = typename Op::skips;
+};
+}  // namespace detail
+
+/// The policy of loop D in the list L.
+template <class L, std::size_t D>
+using at = typename detail::at_impl<L, D>::type;
+
+/// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
+template <class Op, std::size_t D>
+using of_op_at = at<typename detail::skips_of<Op>::type, D>;
+
+/// "leapfrog, merge at j": the list in words, depth by depth.
+template <class... Ps>
+std::string describe(per_loop<Ps...>) {
+  std::string s;
+  [[maybe_unused]] std::size_t d = 0;
+  (..., [&] {
+    if (!s.empty()) s += ", ";
+    s += "loop " + std::to_string(d++) + ": " + Ps::name;
+  }());
+  return s.empty() ? std::string("standard") : s;
+}
+
+}  // namespace loom::stream::skip
+
+#endif  // LOOM_STREAM_SKIP_HPP
+// ---- end <loom/stream/skip.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -8893,9 +7802,12 @@ namespace loom::stream {
 
 inline constexpr std::int64_t top_index = std::numeric_limits<std::int64_t>::max();
 
-// Scalar operations with their linearity (may a reduction be pushed through them?).
-template <class T>
+// Scalar operations with their linearity (may a reduction be pushed through them?). A product
+// also carries the skip policy of every loop (skip.hpp), so that nested products built from its
+// values (value(), lookup, scaled) co-iterate as the plan says at their own depth.
+template <class T, class Skips = skip::per_loop<>>
 struct mul_op {
+  using skips = Skips;
   static constexpr bool linear_left = true, linear_right = true;
   LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return semiring_traits<T>::mul(a, b); }
 };
@@ -8981,8 +7893,16 @@ struct zero_stream {
   void next() {}
 };
 
-// mul_stream<A, B, Op>: intersection; A and B strict; every skip goes to both (leapfrog).
-template <class A, class B, class Op>
+// mul_stream<A, B, Op, Skip>: intersection of strict A and B. How the operand behind catches up:
+//  | Skip      | a behind (index < b's)       | b behind           | on a match        |
+//  |-----------|------------------------------|--------------------|-------------------|
+//  | leapfrog  | a.seek(b.index) (galloping)  | b.seek(a.index)    | both step         |
+//  | merge     | a.next()  (one entry)        | b.next()           | both step         |
+//  | lead<0>   | a.next()  (a iterates all)   | b.seek(a.index)    | a steps, b probes |
+//  | lead<1>   | a.seek(b.index)              | b.next()           | b steps, a probes |
+// Every variant only moves an operand to a state it would reach by next(), or seeks it to an
+// index the other holds, so no common index is skipped and index() = max never decreases.
+template <class A, class B, class Op, class Skip = skip::leapfrog>
 struct mul_stream {
   static_assert(A::depth == B::depth);
   static constexpr std::size_t depth = A::depth;
@@ -9005,21 +7925,41 @@ struct mul_stream {
     a.seek_past(i);
     b.seek_past(i);
   }
-  // δ: on a match both operands step; otherwise only the one behind seeks the leader's index
+  // δ: on a match the operands step as the policy says; otherwise the one behind catches up
   LOOM_FORCE_INLINE void next() {
     const std::int64_t ia = a.index(), ib = b.index();
     if (ia == ib) {
       if (a.ready() && b.ready()) {
-        a.next();
-        b.next();
+        if constexpr (std::is_same_v<Skip, skip::lead<0>>) {
+          a.next();  // b is probed at a's next index below
+          if (a.valid() && b.index() < a.index()) b.seek(a.index());
+        } else if constexpr (std::is_same_v<Skip, skip::lead<1>>) {
+          b.next();
+          if (b.valid() && a.index() < b.index()) a.seek(b.index());
+        } else {
+          a.next();
+          b.next();
+        }
       } else {
         a.seek(ia);
         b.seek(ib);
       }
     } else if (ia < ib) {
-      a.seek(ib);
+      if constexpr (std::is_same_v<Skip, skip::merge> || std::is_same_v<Skip, skip::lead<0>>) {
+        a.next();
+        if constexpr (std::is_same_v<Skip, skip::lead<0>>)
+          if (a.valid() && b.index() < a.index()) b.seek(a.index());
+      } else {
+        a.seek(ib);
+      }
     } else {
-      b.seek(ia);
+      if constexpr (std::is_same_v<Skip, skip::merge> || std::is_same_v<Skip, skip::lead<1>>) {
+        b.next();
+        if constexpr (std::is_same_v<Skip, skip::lead<1>>)
+          if (b.valid() && a.index() < b.index()) a.seek(b.index());
+      } else {
+        b.seek(ia);
+      }
     }
   }
 };
@@ -9298,6 +8238,29 @@ struct apply_nonlinear {
   }
 };
 
+// Two free operands at the same depth, neither full: the loop's skip policy decides who iterates.
+//  | policy          | B locatable (hashed, bitmap)  | A locatable only      | neither          |
+//  |-----------------|-------------------------------|-----------------------|------------------|
+//  | standard        | iterate A, locate B           | iterate B, locate A   | leapfrog         |
+//  | lead<0>         | iterate A, locate B           | iterate A, B seeks    | A leads, B seeks |
+//  | lead<1>         | iterate B; A located or seeks | iterate B, locate A   | B leads, A seeks |
+//  | leapfrog, merge | both iterate (mul_stream)     | both iterate          | both iterate     |
+template <class Skip, class Op, class A, class B>
+LOOM_FORCE_INLINE auto make_intersection(const Op& op, const A& a, const B& b,
+                                         const kernel_context* ctx) {
+  if constexpr (std::is_same_v<Skip, skip::standard>) {
+    if constexpr (B::locatable) return lookup_stream<A, B, Op, false>{a, b, op, ctx};
+    else if constexpr (A::locatable) return lookup_stream<B, A, Op, true>{b, a, op, ctx};
+    else return mul_stream<A, B, Op>{a, b, op, ctx};
+  } else if constexpr (std::is_same_v<Skip, skip::lead<0>> && B::locatable) {
+    return lookup_stream<A, B, Op, false>{a, b, op, ctx};
+  } else if constexpr (std::is_same_v<Skip, skip::lead<1>> && A::locatable) {
+    return lookup_stream<B, A, Op, true>{b, a, op, ctx};
+  } else {
+    return mul_stream<A, B, Op, Skip>{a, b, op, ctx};
+  }
+}
+
 template <class Op, class A, class B>
 LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kernel_context* ctx) {
   constexpr std::size_t da = depth_of<A>(), db = depth_of<B>();
@@ -9307,16 +8270,12 @@ LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kern
     if constexpr (A::contracted || B::contracted) {
       // two sums over the same index: materialise each (notes §4.10 option c)
       return make_mul(op, reduce_checked(a), reduce_checked(b), ctx);
-    } else if constexpr (B::full && B::locatable) {
+    } else if constexpr (B::full && B::locatable) {  // a full operand is always located
       return lookup_stream<A, B, Op, false>{a, b, op, ctx};
     } else if constexpr (A::full && A::locatable) {
       return lookup_stream<B, A, Op, true>{b, a, op, ctx};
-    } else if constexpr (B::locatable) {  // hashed, bitmap, banded: iterate a, probe b
-      return lookup_stream<A, B, Op, false>{a, b, op, ctx};
-    } else if constexpr (A::locatable) {
-      return lookup_stream<B, A, Op, true>{b, a, op, ctx};
     } else {
-      return mul_stream<A, B, Op>{a, b, op, ctx};
+      return make_intersection<skip::of_op_at<Op, da>>(op, a, b, ctx);
     }
   } else if constexpr (da < db) {
     if constexpr (A::contracted && !Op::linear_left) return make_mul(op, reduce_checked(a), b, ctx);
@@ -10371,7 +9330,8 @@ struct bind_constant {
 /// Lowers expressions under the loop order `Order`; `Bindings` is a tuple of the tensor
 /// pointer of every access (in `accesses_t` order; a transposed copy where the plan says so).
 /// With `DenseMaps`, maps whose f(0) may be non-zero are computed over their whole domain.
-template <class Order, class V, bool DenseMaps, class Bindings>
+/// `Skips` (skip.hpp) is the skip policy of every loop's intersections.
+template <class Order, class V, bool DenseMaps, class Bindings, class Skips = skip::per_loop<>>
 struct lowerer {
   const kernel_context* ctx;
   const Bindings* bindings;
@@ -10406,7 +9366,7 @@ struct lowerer {
   }
   template <std::size_t K, class L, class R>
   LOOM_FORCE_INLINE auto lower(const expr::mul<L, R>& e) const {
-    return checked_mul(mul_op<V>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs));
+    return checked_mul(mul_op<V, Skips>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs));
   }
   template <std::size_t K, class P, class E>
   LOOM_FORCE_INLINE auto lower(const expr::where<P, E>& e) const {
@@ -10509,6 +9469,470 @@ struct lowerer {
 
 #endif  // LOOM_STREAM_LOWER_HPP
 // ---- end <loom/stream/lower.hpp>
+// The runtime choice of skip policies is opt-in (skip.hpp): without it no kernel pays for the
+// extra instantiations, nor for this header.
+#if LOOM_MAX_SKIP_CANDIDATES > 1
+// ---- begin <loom/optimize/leader_choice.hpp>
+// Defines the runtime choice of the skip policy per loop (optimize/): which operand of each
+// intersection leads and how the others catch up (leapfrog, merge, lead first / last), among the
+// variants instantiated at compile time, costed from statistics after Galley's physical model
+// (notes 001 §4.4), cached by a coarse signature, and explained.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+#define LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::optimize {
+
+/// Per-entry costs of co-iterating one fiber (Galley's constants, notes 001 §4.1, as ratios:
+/// a sequential step is the unit; a galloping seek over a gap g costs `seek * (1 + log2(1+g))`).
+struct skip_cost_constants {
+  double step = 1.0;      // advance one stored entry
+  double seek = 1.0;      // per comparison level of a galloping search
+  double hashed_locate = 2.0;
+  double other_locate = 1.0;  // bitmap bit test, banded range check
+  double bitmap_word = 1.0 / 64;  // a bitmap leader scans its extent a word at a time
+};
+
+/// Policy codes in candidate order (standard is not a code: it is the combinators' table).
+enum class skip_code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
+
+inline const char* skip_code_name(skip_code c) {
+  switch (c) {
+    case skip_code::leapfrog: return "leapfrog";
+    case skip_code::merge: return "merge";
+    case skip_code::lead_first: return "lead first";
+    case skip_code::lead_last: return "lead last";
+    default: return "standard";
+  }
+}
+
+namespace detail {
+
+inline constexpr std::size_t max_coiterated = 8;  // operands per loop the analysis keeps
+
+/// One operand that an intersection at a loop iterates or probes (not a full level: those are
+/// always located).
+struct coiterated {
+  std::size_t access = 0;  // ordinal in accesses_t (the lowering's numbering)
+  std::size_t mode = 0;    // the tensor's mode for the loop's index
+  std::size_t level = 0;   // storage level of that mode in the tensor the kernel reads
+  bool locatable = false;  // hashed, bitmap, banded: O(1) probe
+  bool scans = false;      // bitmap: iteration scans the extent a word at a time
+  bool transposed = false;
+};
+
+template <std::size_t Depths>
+struct loop_table {
+  std::array<std::array<coiterated, max_coiterated>, Depths> at{};
+  std::array<std::size_t, Depths> count{};
+};
+
+template <class E>
+inline constexpr std::size_t access_count_v = boost::mp11::mp_size<expr::accesses_t<E>>::value;
+
+// The accesses reached from the root through products only (sum and expand are transparent):
+// the factors that the kernel's mul_op intersects, by ordinal. Operands under +, map or where
+// are co-iterated by other streams and are not costed here.
+template <class E, std::size_t K>
+struct factors {
+  using type = boost::mp11::mp_list<>;
+};
+template <class T, class... Is, std::size_t K>
+struct factors<expr::access<T, Is...>, K> {
+  using type = boost::mp11::mp_list<boost::mp11::mp_size_t<K>>;
+};
+template <class L, class R, std::size_t K>
+struct factors<expr::mul<L, R>, K> {
+  using type = boost::mp11::mp_append<typename factors<L, K>::type,
+                                      typename factors<R, K + access_count_v<L>>::type>;
+};
+template <class I, class E, std::size_t K>
+struct factors<expr::sum<I, E>, K> : factors<E, K> {};
+template <class I, class E, std::size_t K>
+struct factors<expr::expand<I, E>, K> : factors<E, K> {};
+
+template <class Plan, class A>
+struct access_info;
+template <class Plan, class T, class... Is>
+struct access_info<Plan, expr::access<T, Is...>> {
+  using format = typename std::remove_const_t<T>::format_type;
+  static constexpr std::size_t order = sizeof...(Is);
+  static constexpr std::array<std::size_t, sizeof...(Is)> depth_of_mode{
+      boost::mp11::mp_find<typename Plan::order, Is>::value...};
+};
+
+template <class Plan>
+struct plan_rhs;
+template <class Lhs, class Rhs, int C>
+struct plan_rhs<plan::order_plan<Lhs, Rhs, C>> {
+  using type = Rhs;
+};
+
+/// The co-iterated operands of every loop of plan P.
+template <class Plan>
+constexpr auto analyse() {
+  using rhs = typename plan_rhs<Plan>::type;
+  loop_table<Plan::index_count> t{};
+  boost::mp11::mp_for_each<typename factors<rhs, 0>::type>([&](auto k) {
+    constexpr std::size_t K = decltype(k)::value;
+    using A = boost::mp11::mp_at_c<typename Plan::accesses, K>;
+    using info = access_info<Plan, A>;
+    using F = typename info::format;
+    if constexpr (info::order > 0 && !F::all_dense) {
+      constexpr bool transposed = Plan::chosen.transposed[K];
+      for (std::size_t m = 0; m < info::order; ++m) {
+        std::size_t level = F::level_of_mode[m];
+        if (transposed) {  // the copy stores modes by depth, with the same level list
+          level = 0;
+          for (std::size_t o = 0; o < info::order; ++o)
+            if (info::depth_of_mode[o] < info::depth_of_mode[m]) ++level;
+        }
+        const level_properties p = F::properties[level];
+        if (p.full) continue;
+        const std::size_t d = info::depth_of_mode[m];
+        if (t.count[d] == max_coiterated) continue;
+        t.at[d][t.count[d]++] = coiterated{K, m, level, p.random_access, p.random_access && p.padded,
+                                           transposed};
+      }
+    }
+  });
+  return t;
+}
+
+/// What the static table of combinators.hpp does at a loop, as a code (`standard` when it
+/// mixes policies, i.e. more than two operands with a random-access one).
+template <std::size_t Depths>
+constexpr skip_code standard_equivalent(const loop_table<Depths>& t, std::size_t d) {
+  const std::size_t n = t.count[d];
+  bool any = false;
+  for (std::size_t o = 0; o < n; ++o) any = any || t.at[d][o].locatable;
+  if (!any) return skip_code::leapfrog;
+  if (n == 2) return t.at[d][1].locatable ? skip_code::lead_first : skip_code::lead_last;
+  return skip_code::standard;
+}
+
+struct skip_alternative {
+  std::size_t depth = 0;
+  skip_code code = skip_code::standard;
+};
+
+template <std::size_t Depths>
+struct alternative_list {
+  std::array<skip_alternative, 4 * Depths + 1> at{};
+  std::size_t count = 0;  // including #0, the static policy
+};
+
+/// #0 the static policy; then, loop by loop (outermost first) wherever two or more operands
+/// are co-iterated, each other policy at that loop alone; cut at Cap.
+template <class Plan, std::size_t Cap>
+constexpr auto alternatives() {
+  constexpr auto t = analyse<Plan>();
+  alternative_list<Plan::index_count> l{};
+  l.count = 1;
+  for (std::size_t d = 0; d < Plan::index_count; ++d) {
+    if (t.count[d] < 2) continue;
+    const skip_code same = standard_equivalent(t, d);
+    for (skip_code c : {skip_code::merge, skip_code::lead_first, skip_code::lead_last,
+                        skip_code::leapfrog}) {
+      if (c == same || l.count >= Cap) continue;
+      l.at[l.count++] = {d, c};
+    }
+  }
+  return l;
+}
+
+template <skip_code C>
+struct policy_type;
+template <>
+struct policy_type<skip_code::leapfrog> {
+  using type = stream::skip::leapfrog;
+};
+template <>
+struct policy_type<skip_code::merge> {
+  using type = stream::skip::merge;
+};
+template <>
+struct policy_type<skip_code::lead_first> {
+  using type = stream::skip::lead<0>;
+};
+template <>
+struct policy_type<skip_code::lead_last> {
+  using type = stream::skip::lead<1>;
+};
+
+template <class Plan, std::size_t Cap>
+struct candidate_at {
+  template <class C>
+  struct fn {
+    static constexpr auto alt = alternatives<Plan, Cap>().at[C::value];
+    using type = boost::mp11::mp_push_back<
+        boost::mp11::mp_rename<boost::mp11::mp_repeat_c<boost::mp11::mp_list<stream::skip::standard>,
+                                                        alt.depth>,
+                               stream::skip::per_loop>,
+        typename policy_type<alt.code>::type>;
+  };
+  template <class C>
+  using f = typename fn<C>::type;
+};
+
+template <class Plan, std::size_t Cap>
+struct skip_candidates_impl {
+  static constexpr std::size_t count = alternatives<Plan, Cap>().count;
+  using type = boost::mp11::mp_push_front<
+      boost::mp11::mp_transform_q<boost::mp11::mp_quote<candidate_at<Plan, Cap>::template f>,
+                                  boost::mp11::mp_drop_c<boost::mp11::mp_iota_c<count>, 1>>,
+      stream::skip::per_loop<>>;
+};
+
+}  // namespace detail
+
+/// The skip-policy variants instantiated for plan P (a `loom::plan::order_plan`): #0 the static
+/// policy (`per_loop<>`), then one other policy at one loop each, at most Cap in all.
+template <class Plan, std::size_t Cap = stream::skip::max_candidates>
+using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type;
+
+/// One loop's policy costs (indexed by skip_code, standard last) and what they were made of.
+struct loop_skip_costs {
+  std::size_t depth = 0;
+  std::string index;
+  double outer = 1;  // estimated iterations of the loops outside
+  std::vector<std::string> operands;  // labels, in expression order
+  std::vector<double> fiber;          // mean stored entries per fiber of each operand's level
+  std::array<double, 5> per_fiber{};  // cost of one fiber's intersection, by skip_code
+  skip_code standard_is = skip_code::standard;
+};
+
+/// Every candidate's estimated cost, the chosen one, and the per-loop detail for explain.
+struct skip_choice {
+  std::vector<double> cost;
+  std::size_t chosen = 0;
+  std::vector<loop_skip_costs> loops;
+  std::vector<detail::skip_alternative> candidates;  // #0 is standard everywhere
+};
+
+namespace detail {
+
+/// Cost of intersecting one fiber per operand (sizes n, probe facts) under policy c.
+inline double fiber_cost(skip_code c, const std::vector<double>& n,
+                         const std::vector<coiterated>& ops, double extent,
+                         const skip_cost_constants& k) {
+  const std::size_t m = n.size();
+  auto gallop = [&](double target, double over) {  // seeks into `target` entries, `over` times
+    return over * k.seek * (1 + std::log2(1 + target / std::max(over, 1.0)));
+  };
+  auto step_cost = [&](std::size_t o) {
+    return n[o] * k.step + (ops[o].scans ? extent * k.bitmap_word : 0.0);
+  };
+  auto lead = [&](std::size_t leader) {
+    double c = step_cost(leader);
+    for (std::size_t o = 0; o < m; ++o) {
+      if (o == leader) continue;
+      if (ops[o].locatable) c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
+      else c += gallop(n[o], n[leader]);
+    }
+    return c;
+  };
+  double lo = n[0];
+  for (double x : n) lo = std::min(lo, x);
+  switch (c) {
+    case skip_code::merge: {
+      double s = 0;
+      for (std::size_t o = 0; o < m; ++o) s += step_cost(o);
+      return s;
+    }
+    case skip_code::leapfrog: {  // every operand seeks about once per entry of the smallest
+      double s = 0;
+      for (std::size_t o = 0; o < m; ++o) s += gallop(n[o], lo);
+      return s;
+    }
+    case skip_code::lead_first: return lead(0);
+    case skip_code::lead_last: return lead(m - 1);
+    default: {  // the static table: the first non-locatable operand leads, the rest probe
+      bool any = false;
+      for (const auto& o : ops) any = any || o.locatable;
+      if (!any) return fiber_cost(skip_code::leapfrog, n, ops, extent, k);
+      std::size_t leader = 0;
+      while (leader < m && ops[leader].locatable) ++leader;
+      return lead(leader == m ? 0 : leader);
+    }
+  }
+}
+
+template <class Tensor>
+std::string skip_label(const Tensor& t, std::size_t k) {
+  const std::string name = t.name().empty() ? "operand #" + std::to_string(k) : t.name();
+  return name + " [" + format_name<typename Tensor::format_type>() + "]";
+}
+
+// Mean stored coordinates per parent at the level of `o` (statistics of the original tensor;
+// a transposed copy is estimated from its mode's distinct count and mean degrees).
+inline double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
+                         const std::vector<std::size_t>& modes_by_level) {
+  if (s.nnz == 0) return 0;
+  if (!o.transposed) {
+    const double here = static_cast<double>(s.nonempty_fibers[o.level]);
+    const double above = o.level == 0 ? 1.0 : static_cast<double>(s.nonempty_fibers[o.level - 1]);
+    return above > 0 ? here / above : 0;
+  }
+  if (o.level == 0) return static_cast<double>(s.distinct[o.mode]);
+  (void)order, (void)modes_by_level;
+  // order 2: the entries per coordinate of the other mode; higher orders: the same, roughly
+  double other = 1;
+  for (std::size_t m = 0; m < s.distinct.size(); ++m)
+    if (m != o.mode) other = std::max(other, static_cast<double>(s.distinct[m]));
+  return static_cast<double>(s.nnz) / other;
+}
+
+}  // namespace detail
+
+/// Costs every skip candidate of plan P for `lhs = rhs` (rhs already rewritten, as the
+/// evaluator runs it) and picks the cheapest; ties keep the static policy.
+template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
+skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
+                        const skip_cost_constants& k = {}) {
+  static_assert(std::is_same_v<typename detail::plan_rhs<Plan>::type, Rhs>,
+                "loom internal error: choose_skip with another kernel's plan; please report");
+  constexpr auto table = detail::analyse<Plan>();
+  constexpr auto alts = detail::alternatives<Plan, Cap>();
+  skip_choice out;
+  for (std::size_t c = 0; c < alts.count; ++c) out.candidates.push_back(alts.at[c]);
+  std::vector<std::string> names;
+  boost::mp11::mp_for_each<typename Plan::order>([&](auto i) { names.emplace_back(decltype(i)::name); });
+
+  // per access ordinal: statistics, label, extents
+  std::vector<const statistics*> stats(Plan::access_count, nullptr);
+  std::vector<std::string> labels(Plan::access_count);
+  std::vector<std::vector<std::int64_t>> extents(Plan::access_count);
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t ord) {
+    using tensor_t = std::remove_cvref_t<decltype(*a.tensor)>;
+    labels[ord] = detail::skip_label(*a.tensor, ord);
+    for (std::size_t m = 0; m < tensor_t::order; ++m) extents[ord].push_back(a.tensor->extent(m));
+    if constexpr (tensor_t::order > 0 && !tensor_t::format_type::all_dense)
+      stats[ord] = &cache.get(*a.tensor);
+  });
+
+  bool any_loop = false;
+  for (std::size_t d = 0; d < Plan::index_count; ++d) any_loop = any_loop || table.count[d] >= 2;
+  loop_order_query q;
+  if (any_loop) q = describe(lhs, rhs, cache);
+  for (std::size_t d = 0; d < Plan::index_count; ++d) {
+    if (table.count[d] < 2) continue;
+    loop_skip_costs l;
+    l.depth = d;
+    l.index = names[d];
+    l.standard_is = detail::standard_equivalent(table, d);
+    if (d > 0) l.outer = q.iterations(std::vector<std::string>(names.begin(), names.begin() + d));
+    std::vector<detail::coiterated> ops(table.at[d].begin(), table.at[d].begin() + table.count[d]);
+    double extent = 1;
+    for (const auto& o : ops) {
+      l.operands.push_back(labels[o.access]);
+      l.fiber.push_back(detail::mean_fiber(*stats[o.access], o, extents[o.access].size(), {}));
+      extent = static_cast<double>(extents[o.access][o.mode]);
+    }
+    for (std::size_t c = 0; c < 5; ++c)
+      l.per_fiber[c] = detail::fiber_cost(static_cast<skip_code>(c), l.fiber, ops, extent, k);
+    out.loops.push_back(std::move(l));
+  }
+  for (std::size_t c = 0; c < alts.count; ++c) {
+    double total = 0;
+    for (const auto& l : out.loops) {
+      const skip_code code =
+          c > 0 && alts.at[c].depth == l.depth ? alts.at[c].code : skip_code::standard;
+      total += l.outer * l.per_fiber[static_cast<std::size_t>(code)];
+    }
+    out.cost.push_back(total);
+    if (total < out.cost[out.chosen]) out.chosen = c;
+  }
+  return out;
+}
+
+namespace detail {
+template <class Plan>
+struct skip_purpose {};  // a plan_cache key of its own per order plan
+}  // namespace detail
+
+/// The skip candidate to run for plan P of `lhs = rhs`: cached by the coarse signature (per
+/// thread, per plan), else costed from statistics. `LOOM_DEBUG_PLAN` logs the choice.
+template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
+std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
+  using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan>>;
+  return cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+    const skip_choice c = choose_skip<Plan, Cap>(lhs, rhs, stats);
+#ifdef LOOM_DEBUG_PLAN
+    std::clog << "loom: skip policy chosen at run time: candidate " << c.chosen << " of "
+              << c.cost.size() << " (estimated costs:";
+    for (double x : c.cost) std::clog << " " << x;
+    std::clog << ")\n";
+#endif
+    return c.chosen;
+  });
+}
+
+/// The per-loop table of a skip choice in words: each loop with two or more co-iterated
+/// operands, their mean fiber sizes, every policy's estimated cost (instantiated or not), and
+/// the chosen candidate.
+inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
+  std::ostringstream s;
+  if (c.loops.empty()) {
+    s << "skip policy: no loop co-iterates two or more sparse operands (nothing to choose)\n";
+    return s.str();
+  }
+  s << "skip policy per loop (" << c.candidates.size() << " candidates instantiated, at most "
+    << cap << "; LOOM_MAX_SKIP_CANDIDATES):\n";
+  for (const auto& l : c.loops) {
+    s << "  loop " << l.index << ":";
+    for (std::size_t o = 0; o < l.operands.size(); ++o)
+      s << (o ? "," : "") << " " << l.operands[o] << " " << static_cast<std::int64_t>(l.fiber[o] + 0.5)
+        << " per fiber";
+    s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
+    for (skip_code code : {skip_code::standard, skip_code::leapfrog, skip_code::merge,
+                           skip_code::lead_first, skip_code::lead_last}) {
+      std::ptrdiff_t cand = -1;
+      if (code == skip_code::standard) cand = 0;
+      for (std::size_t k = 1; k < c.candidates.size(); ++k)
+        if (c.candidates[k].depth == l.depth && c.candidates[k].code == code)
+          cand = static_cast<std::ptrdiff_t>(k);
+      const bool chosen = cand >= 0 && static_cast<std::size_t>(cand) == c.chosen;
+      s << "    " << (chosen ? "* " : "  ") << skip_code_name(code);
+      if (code == skip_code::standard && l.standard_is != skip_code::standard)
+        s << " (= " << skip_code_name(l.standard_is) << ")";
+      if (code == skip_code::lead_first) s << " (" << l.operands.front() << " iterates)";
+      if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
+      s << ": estimated cost "
+        << static_cast<std::int64_t>(l.outer * l.per_fiber[static_cast<std::size_t>(code)] + 0.5);
+      if (cand < 0) s << (code == l.standard_is ? " (same as standard)" : " (not instantiated)");
+      else s << " (candidate #" << cand << ")";
+      s << "\n";
+    }
+  }
+  s << "chosen: skip candidate #" << c.chosen;
+  if (c.chosen == 0) s << " (standard at every loop)";
+  for (const auto& l : c.loops)
+    if (c.chosen > 0 && l.depth == c.candidates[c.chosen].depth)
+      s << " (" << skip_code_name(c.candidates[c.chosen].code) << " at loop " << l.index << ")";
+  s << "\n";
+  return s.str();
+}
+
+}  // namespace loom::optimize
+
+#endif  // LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+// ---- end <loom/optimize/leader_choice.hpp>
+#endif
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -10727,8 +10151,9 @@ template <class Rhs>
 inline constexpr bool needs_map_variants =
     boost::mp11::mp_any_of<typename node_list<Rhs>::type, is_runtime_map>::value;
 
-/// Runs one instantiated plan into `out`.
-template <class Plan, bool DenseMaps, class Out, class Lhs, class Rhs>
+/// Runs one instantiated plan into `out`, its intersections co-iterating as `Skips` says.
+template <class Plan, bool DenseMaps, class Skips = stream::skip::per_loop<>, class Out, class Lhs,
+          class Rhs>
 void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
               const std::vector<std::int64_t>& extent_by_id) {
   using order = typename Plan::order;
@@ -10759,7 +10184,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
     });
   });
 
-  stream::lowerer<order, V, DenseMaps, typename B::pointers> lower{&ctx, &pointers};
+  stream::lowerer<order, V, DenseMaps, typename B::pointers, Skips> lower{&ctx, &pointers};
   const auto root = lower.template lower_root<0>(rhs);
   (void)lhs;
 
@@ -10883,13 +10308,34 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   }
 }
 
-template <class P, class Out, class Lhs, class Rhs>
+template <class P, class Skips = stream::skip::per_loop<>, class Out, class Lhs, class Rhs>
 void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
   const auto extents = gather_extents<P>(lhs, rhs);
   if constexpr (needs_map_variants<Rhs>) {
-    if (maps_need_dense_domain(rhs)) return run_plan<P, true>(out, lhs, rhs, accumulate, extents);
+    if (maps_need_dense_domain(rhs))
+      return run_plan<P, true, Skips>(out, lhs, rhs, accumulate, extents);
   }
-  run_plan<P, false>(out, lhs, rhs, accumulate, extents);
+  run_plan<P, false, Skips>(out, lhs, rhs, accumulate, extents);
+}
+
+/// Runs plan P with the skip policies chosen at run time among its instantiated candidates
+/// (optimize/leader_choice.hpp), or with the static ones when there is nothing to choose.
+template <class P, class Out, class Lhs, class Rhs>
+void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
+#if LOOM_MAX_SKIP_CANDIDATES > 1
+  using candidates = optimize::skip_candidates_t<P, stream::skip::max_candidates>;
+  constexpr std::size_t n = boost::mp11::mp_size<candidates>::value;
+  if constexpr (n > 1) {
+    const std::size_t chosen =
+        optimize::cached_skip_choice<P, stream::skip::max_candidates>(lhs, rhs);
+    boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
+      execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(c)::value>>(out, lhs, rhs,
+                                                                             accumulate);
+    });
+    return;
+  }
+#endif
+  execute_plan<P>(out, lhs, rhs, accumulate);
 }
 
 template <class Out, class Lhs, class Rhs>
@@ -10898,11 +10344,11 @@ void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
   if constexpr (n > 1) {  // the best plan depends on the data: the runtime optimizer picks
     const std::size_t chosen = optimize::cached_choice(lhs, rhs);
     boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
-      execute_plan<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+      execute_plan_choosing_skip<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
           out, lhs, rhs, accumulate);
     });
   } else {
-    execute_plan<plan::order_plan<Lhs, Rhs>>(out, lhs, rhs, accumulate);
+    execute_plan_choosing_skip<plan::order_plan<Lhs, Rhs>>(out, lhs, rhs, accumulate);
   }
 }
 
@@ -11022,6 +10468,1995 @@ auto eval(const E& e) {
 
 #endif  // LOOM_STREAM_EVALUATE_HPP
 // ---- end <loom/stream/evaluate.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace loom::mapping {
+
+/// One term of a sum of mappings: tensor T read as `S(i_0, ..., i_{d-1}) = T(i_{Perm_0}, ...)`.
+template <class T, std::size_t... Perm>
+struct term {
+  static constexpr std::size_t order = sizeof...(Perm);
+  const T* tensor = nullptr;
+
+  /// The access of this term for the sum's indices `is...` (an expression).
+  template <index_variable... Is>
+    requires(sizeof...(Is) == order)
+  auto operator()(Is... is) const {
+    const auto idx = std::make_tuple(is...);
+    return (*tensor)(std::get<Perm>(idx)...);
+  }
+  /// Appends the term's stored entries in S's coordinates.
+  template <class V>
+  void append_entries(std::vector<std::array<std::int64_t, order>>& crd, std::vector<V>& val) const {
+    constexpr std::array<std::size_t, order> perm{Perm...};
+    tensor->for_each_stored([&](const auto& c, const auto& v) {
+      std::array<std::int64_t, order> x{};
+      for (std::size_t k = 0; k < order; ++k) x[perm[k]] = c[k];
+      crd.push_back(x);
+      val.push_back(static_cast<V>(v));
+    });
+  }
+  /// The logical shape of the term: T's extents permuted.
+  std::array<std::int64_t, order> shape() const {
+    std::array<std::int64_t, order> s{};
+    std::array<std::int64_t, order> tensor_shape{};
+    for (std::size_t m = 0; m < order; ++m) tensor_shape[m] = tensor->extent(m);
+    // T(i_{Perm_0}, ...): T's mode k is indexed by S's index Perm_k
+    constexpr std::array<std::size_t, order> perm{Perm...};
+    for (std::size_t k = 0; k < order; ++k) s[perm[k]] = tensor_shape[k];
+    return s;
+  }
+  /// "SL^T [strict_lower_packed]"
+  std::string text() const {
+    constexpr std::array<std::size_t, order> perm{Perm...};
+    std::string s = tensor->name().empty() ? std::string("term") : tensor->name();
+    bool identity = true;
+    for (std::size_t m = 0; m < order; ++m) identity = identity && perm[m] == m;
+    if (!identity) {
+      s += order == 2 ? "^T" : "^(";
+      if (order != 2) {
+        for (std::size_t m = 0; m < order; ++m) s += (m ? "," : "") + std::to_string(perm[m]);
+        s += ")";
+      }
+    }
+    return s + " [" + format_name<typename T::format_type>() + "]";
+  }
+};
+
+/// The term T as stored: S(i, j, ...) = T(i, j, ...).
+template <class T>
+auto as_is(const T& t) {
+  return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    return term<T, Ks...>{&t};
+  }(std::make_index_sequence<T::order>{});
+}
+/// The term T transposed (a matrix): S(i, j) = T(j, i).
+template <class T>
+  requires(T::order == 2)
+term<T, 1, 0> transposed(const T& t) {
+  return {&t};
+}
+
+/// A tensor stored as the sum of terms (STOREL: a TSM whose body is `e1 + e2`), e.g. a
+/// symmetric matrix as `lower_packed + transposed(strict_lower_packed)` over one packed array.
+/// `S(i, j)` is the expression `L(i,j) + SL(j,i)` (one kernel; the planner may have to
+/// transpose a term, which a guarded mapping does not support: prefer the next two);
+/// `assign_distributed` runs a program linear in S once per term; `materialize()` builds S.
+template <class... Terms>
+struct sum_of {
+  static_assert(sizeof...(Terms) >= 2, "loom::mapping::sum_of: give at least two terms");
+  static constexpr std::size_t order = std::tuple_element_t<0, std::tuple<Terms...>>::order;
+  static_assert(((Terms::order == order) && ...),
+                "loom::mapping::sum_of: every term must have the order of the sum");
+  std::tuple<Terms...> terms;
+  std::string name;
+
+  /// `S(i, j)`: the sum of the terms' accesses, an ordinary loom expression.
+  template <index_variable... Is>
+    requires(sizeof...(Is) == order)
+  auto operator()(Is... is) const {
+    return std::apply([&](const auto& first, const auto&... rest) { return (first(is...) + ... + rest(is...)); },
+                      terms);
+  }
+  std::array<std::int64_t, order> shape() const { return std::get<0>(terms).shape(); }
+
+  /// The sum as one built-in tensor (every level compressed): the terms' entries, permuted and
+  /// added. What a program that is not linear in S reads.
+  auto materialize() const {
+    using first_tensor = std::remove_const_t<std::remove_pointer_t<
+        decltype(std::get<0>(std::declval<const std::tuple<Terms...>&>()).tensor)>>;
+    using V = std::remove_const_t<typename first_tensor::value_type>;
+    using F = typename decltype([]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      return std::type_identity<loom::format<std::conditional_t<Ks < order, loom::compressed, void>...>>{};
+    }(std::make_index_sequence<order>{}))::type;
+    std::vector<std::array<std::int64_t, order>> crd;
+    std::vector<V> val;
+    std::apply([&](const auto&... t) { (t.append_entries(crd, val), ...); }, terms);
+    return loom::from_coo<F>(shape(), crd, val, loom::duplicates::sum);
+  }
+  /// One term alone, materialised in S's coordinates like `materialize`.
+  template <class Term>
+  static auto materialize_one(const Term& t) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(t.tensor)>>;
+    using V = std::remove_const_t<typename T::value_type>;
+    using F = typename decltype([]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      return std::type_identity<loom::format<std::conditional_t<Ks < order, loom::compressed, void>...>>{};
+    }(std::make_index_sequence<order>{}))::type;
+    std::vector<std::array<std::int64_t, order>> crd;
+    std::vector<V> val;
+    t.append_entries(crd, val);
+    return loom::from_coo<F>(t.shape(), crd, val, loom::duplicates::sum);
+  }
+  /// "S = L [lower_packed] + SL^T [strict_lower_packed]"
+  std::string text() const {
+    std::string s = (name.empty() ? std::string("S") : name) + " = ";
+    std::size_t k = 0;
+    std::apply([&](const auto&... t) { ((s += (k++ ? " + " : "") + t.text()), ...); }, terms);
+    return s;
+  }
+};
+
+/// `make_sum(as_is(L), transposed(SL))`: checks that the terms' logical shapes agree.
+template <class... Terms>
+sum_of<Terms...> make_sum(std::string name, Terms... ts) {
+  sum_of<Terms...> s{std::tuple<Terms...>{ts...}, std::move(name)};
+  const auto want = std::get<0>(s.terms).shape();
+  std::size_t k = 0;
+  std::apply(
+      [&](const auto&... t) {
+        (
+            [&] {
+              const auto got = t.shape();
+              for (std::size_t m = 0; m < want.size(); ++m)
+                if (got[m] != want[m])
+                  throw shape_error("loom::mapping::make_sum " + s.name + ": term " + std::to_string(k) +
+                                    " (" + t.text() + ") has extent " + std::to_string(got[m]) +
+                                    " in mode " + std::to_string(m) + " but term 0 has " +
+                                    std::to_string(want[m]));
+              ++k;
+            }(),
+            ...);
+      },
+      s.terms);
+  return s;
+}
+
+namespace detail {
+/// How often a program reads S (the distribution needs exactly once: linear in S).
+template <class Term>
+struct counting_term {
+  Term t;
+  int* reads;
+  template <index_variable... Is>
+  auto operator()(Is... is) const {
+    ++*reads;
+    return t(is...);
+  }
+};
+
+template <class A>
+struct is_mapped_access : std::false_type {};
+template <class T, class... Is>
+struct is_mapped_access<expr::access<T, Is...>>
+    : std::bool_constant<mapped_format<typename std::remove_const_t<T>::format_type>> {};
+
+/// Whether some candidate plan of `out = e` transposes a mapped operand: a guarded mapping
+/// cannot hold its transpose in its own levels, so such a term is materialised instead.
+template <class Out, class E>
+constexpr bool transposes_a_mapping() {
+  using Rhs = std::remove_cvref_t<decltype(rewrite::for_kernel(expr::as_expr(std::declval<const E&>())).expr)>;
+  bool any = false;
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<plan::plan_candidates<Out, Rhs>::count>>([&](auto c) {
+    using P = plan::order_plan<Out, Rhs, static_cast<int>(decltype(c)::value)>;
+    using accesses = typename P::accesses;
+    std::size_t k = 0;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, accesses>>([&](auto a) {
+      if (P::chosen.transposed[k++] && is_mapped_access<typename decltype(a)::type>::value) any = true;
+    });
+  });
+  return any;
+}
+
+/// Runs (or explains, `Explain`) `out op= program(t)` for one term t.
+template <bool Explain, class Out, class Program, class Term>
+std::string run_term(Out out, Program& program, const Term& t, bool first) {
+  using E = decltype(program(t));
+  if constexpr (transposes_a_mapping<Out, E>()) {
+    const auto m = sum_of<Term, Term>::materialize_one(t);
+    if constexpr (Explain) {
+      return "the loop order needs " + t.text() + " transposed, which its mapping cannot store: the "
+             "term is materialised (compressed levels) first\n" + loom::explain(out, program(as_is(m)));
+    } else {
+      if (first) out = program(as_is(m));
+      else out += program(as_is(m));
+      return {};
+    }
+  } else if constexpr (Explain) {
+    return loom::explain(out, program(t));
+  } else {
+    if (first) out = program(t);
+    else out += program(t);
+    return {};
+  }
+}
+}  // namespace detail
+
+/// `out = program(S)` distributed over the sum (STOREL's rule `sum(<k,v> in e1 + e2) e3 =
+/// sum(<k,v> in e1) e3 + sum(<k,v> in e2) e3`): `out = program(T_0)`, then `out += program(T_k)`
+/// for each further term, every kernel planned and fused for its own term (a transposed term
+/// gets the loop order of its storage, so nothing is transposed). `program` is called with an
+/// object whose `(i, j, ...)` is the term's access; it must read S exactly once and be linear
+/// in it (products, sums and additions around S). A program that reads S more than once runs
+/// as one kernel over `S(i, j) = T_0(i, j) + ...` instead. Returns the number of kernels run.
+template <class Out, class Program, class... Terms>
+int assign_distributed(Out out, Program&& program, const sum_of<Terms...>& s) {
+  int reads = 0;
+  (void)program(detail::counting_term<std::tuple_element_t<0, std::tuple<Terms...>>>{std::get<0>(s.terms), &reads});
+  if (reads != 1) {
+    const auto m = s.materialize();
+    out = program(m);
+    return 1;
+  }
+  int kernels = 0;
+  std::apply(
+      [&](const auto&... t) {
+        (
+            [&] {
+              detail::run_term<false>(out, program, t, kernels++ == 0);
+            }(),
+            ...);
+      },
+      s.terms);
+  return kernels;
+}
+
+/// What `assign_distributed` does: the rule, then the plan of each term's kernel.
+template <class Out, class Program, class... Terms>
+std::string explain_distributed(Out out, Program&& program, const sum_of<Terms...>& s) {
+  int reads = 0;
+  (void)program(detail::counting_term<std::tuple_element_t<0, std::tuple<Terms...>>>{std::get<0>(s.terms), &reads});
+  std::string text = "sum of mappings: " + s.text() + "\n";
+  if (reads != 1)
+    return text + "not distributed: the program reads " + (s.name.empty() ? "S" : s.name) + " " +
+           std::to_string(reads) + " times (the rule needs it once, linearly); the sum is "
+           "materialised (compressed levels) and read by one kernel\n" + loom::explain(out, program(s.materialize()));
+  text += "distributed (STOREL: sum over e1 + e2 = sum over e1 + sum over e2): " +
+          std::to_string(sizeof...(Terms)) + " kernels, each fused with its own term\n";
+  int k = 0;
+  std::apply(
+      [&](const auto&... t) {
+        ((text += "kernel " + std::to_string(k) + (k == 0 ? " (=)" : " (+=)") + " over " + t.text() +
+                  ":\n" + detail::run_term<true>(out, program, t, k == 0),
+          ++k),
+         ...);
+      },
+      s.terms);
+  return text;
+}
+
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_SUM_HPP
+// ---- end <loom/format/mapping/sum.hpp>
+
+#endif  // LOOM_FORMAT_MAPPING_HPP
+// ---- end <loom/format/mapping.hpp>
+// ---- begin <loom/io.hpp>
+// Umbrella header of io/: Matrix Market and FROSTT readers and writers.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_HPP
+#define LOOM_IO_HPP
+
+// ---- begin <loom/io/matrix_market.hpp>
+// Defines loom::read_matrix_market and loom::write_matrix_market: Matrix Market files (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_MATRIX_MARKET_HPP
+#define LOOM_IO_MATRIX_MARKET_HPP
+
+// ---- begin <loom/io/detail/file_entries.hpp>
+// Defines loom::detail::file_entries: entries read from a file, checked and assembled (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_DETAIL_FILE_ENTRIES_HPP
+#define LOOM_IO_DETAIL_FILE_ENTRIES_HPP
+
+// ---- begin <loom/io/read_options.hpp>
+// Defines loom::read_options, how the file readers build a tensor (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_READ_OPTIONS_HPP
+#define LOOM_IO_READ_OPTIONS_HPP
+
+
+#include <cstdint>
+
+namespace loom {
+
+/// How `read_matrix_market` and `read_tns` build a tensor:
+/// `loom::read_matrix_market<double>("A.mtx", {.policy = loom::duplicates::error})`.
+struct read_options {
+  /// What to do with repeated coordinates (Matrix Market files should not have any; the
+  /// common practice, and the default, is to add them up).
+  duplicates policy = duplicates::sum;
+  /// The most positions and values the file's shape alone may make the format allocate (dense
+  /// levels and `pos` arrays, e.g. rows + 1 for csr, rows * columns for dense_matrix). A file
+  /// declaring more is rejected with a `parse_error` instead of exhausting memory; raise the
+  /// limit for genuinely larger tensors. Storage proportional to the entries is not limited.
+  std::int64_t max_dense_elements = std::int64_t{1} << 28;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_IO_READ_OPTIONS_HPP
+// ---- end <loom/io/read_options.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <new>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom::detail {
+
+inline constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+
+/// a * b, or INT64_MAX when it overflows (a, b >= 0).
+constexpr std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a > int64_max / b ? int64_max : a * b;
+}
+/// a + b, or INT64_MAX when it overflows (a, b >= 0).
+constexpr std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  return a > int64_max - b ? int64_max : a + b;
+}
+
+/// `3 x 4 x 5`
+template <std::size_t N>
+std::string shape_to_string(const std::array<std::int64_t, N>& shape) {
+  std::string s;
+  for (std::size_t m = 0; m < N; ++m) s += (m ? " x " : "") + std::to_string(shape[m]);
+  return s;
+}
+
+/// An upper bound (saturating) of the positions and values `Format` allocates for `shape`
+/// holding `nnz` entries: `pos` arrays, dense levels and values; coordinates are not counted.
+template <class Format>
+std::int64_t format_storage_bound(const std::array<std::int64_t, Format::order>& shape,
+                                  std::int64_t nnz) {
+  std::int64_t total = 0;
+  std::int64_t count = 1;  // positions of the level above
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto k) {
+    using level = boost::mp11::mp_at_c<typename Format::levels, decltype(k)::value>;
+    const std::int64_t extent = shape[Format::modes[decltype(k)::value]];
+    if constexpr (level::properties.full) {
+      count = saturating_mul(count, extent);
+    } else if constexpr (!level::properties.segmented) {
+      total = saturating_add(total, saturating_add(count, 1));  // pos
+      count = std::min(saturating_mul(count, extent), nnz);
+    }
+  });
+  return saturating_add(total, count);  // values
+}
+
+/// Coordinates (0-based, logical order), values and source lines of the entries of a file.
+template <class T, std::size_t N>
+struct file_entries {
+  std::vector<std::array<std::int64_t, N>> coords;
+  std::vector<T> values;
+  std::vector<std::int64_t> lines;  // kept only when duplicates are errors
+  bool keep_lines = false;
+
+  /// Reserves for `expected` entries, at most 2^24: a declared count may be a lie.
+  void reserve(std::int64_t expected) {
+    const auto n = static_cast<std::size_t>(std::min<std::int64_t>(expected, 1 << 24));
+    coords.reserve(n);
+    values.reserve(n);
+    if (keep_lines) lines.reserve(n);
+  }
+  void add(const std::array<std::int64_t, N>& c, const T& v, std::int64_t line) {
+    coords.push_back(c);
+    values.push_back(v);
+    if (keep_lines) lines.push_back(line);
+  }
+  std::int64_t size() const { return static_cast<std::int64_t>(coords.size()); }
+};
+
+/// Empty when `shape` makes `Format` allocate at most `options.max_dense_elements` positions
+/// and values beyond what `nnz` entries need; else what is wrong.
+template <class Format>
+std::string check_storage(const std::array<std::int64_t, Format::order>& shape, std::int64_t nnz,
+                          const read_options& options) {
+  constexpr auto N = static_cast<std::int64_t>(Format::order);
+  const std::int64_t needed = format_storage_bound<Format>(shape, nnz);
+  const std::int64_t allowed = saturating_add(
+      saturating_add(std::max<std::int64_t>(options.max_dense_elements, 0),
+                     saturating_mul(N + 1, nnz)),
+      N + 1);
+  if (needed <= allowed) return {};
+  return "the shape " + shape_to_string(shape) + " needs " +
+         (needed == int64_max ? "more than 2^63" : std::to_string(needed)) +
+         " positions and values in this format, more than "
+         "loom::read_options::max_dense_elements (" +
+         std::to_string(options.max_dense_elements) +
+         "); choose a sparser format, or raise the limit if the shape is right";
+}
+
+/// Throws `parse_error` naming both lines when two entries share coordinates.
+template <class T, std::size_t N>
+void reject_duplicates(const std::string& file, const file_entries<T, N>& e) {
+  std::vector<std::size_t> perm(e.coords.size());
+  std::iota(perm.begin(), perm.end(), std::size_t{0});
+  std::stable_sort(perm.begin(), perm.end(),
+                   [&](std::size_t a, std::size_t b) { return e.coords[a] < e.coords[b]; });
+  for (std::size_t k = 1; k < perm.size(); ++k) {
+    if (e.coords[perm[k]] != e.coords[perm[k - 1]]) continue;
+    std::array<std::int64_t, N> one_based = e.coords[perm[k]];
+    for (auto& c : one_based) ++c;
+    std::int64_t first = e.lines[perm[k - 1]], second = e.lines[perm[k]];
+    if (second < first) std::swap(first, second);
+    throw parse_error(file + ":" + std::to_string(second) + ": duplicate entry " +
+                      coords_to_string(one_based) + ", first given at line " +
+                      std::to_string(first) + " (loom::duplicates::error rejects duplicates)");
+  }
+}
+
+/// Assembles the entries into a `tensor<T, Format>` named `file`; errors of the format (a
+/// coordinate width too small, say) are rethrown with `where` in front.
+template <class Format, class T>
+tensor<T, Format> entries_to_tensor(const std::string& file, const std::string& where,
+                                    const std::array<std::int64_t, Format::order>& shape,
+                                    file_entries<T, Format::order>&& e,
+                                    const read_options& options) {
+  if (options.policy == duplicates::error) reject_duplicates(file, e);
+  try {
+    auto t = from_coo<Format>(shape, e.coords, e.values, options.policy);
+    e = {};
+    t.set_name(file);
+    return t;
+  } catch (const overflow_error& x) {
+    throw overflow_error(where + x.what());
+  } catch (const shape_error& x) {
+    throw shape_error(where + x.what());
+  } catch (const duplicate_error& x) {
+    throw duplicate_error(where + x.what());
+  } catch (const error& x) {
+    throw error(where + x.what());
+  } catch (const std::bad_alloc&) {
+    throw error(where + "out of memory while building the " + shape_to_string(shape) + " tensor");
+  } catch (const std::length_error&) {
+    throw error(where + "out of memory while building the " + shape_to_string(shape) + " tensor");
+  }
+}
+
+}  // namespace loom::detail
+
+#endif  // LOOM_IO_DETAIL_FILE_ENTRIES_HPP
+// ---- end <loom/io/detail/file_entries.hpp>
+// ---- begin <loom/io/detail/line_reader.hpp>
+// Defines loom::detail::line_reader: numbered lines, tokens and `file:line:` errors (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_DETAIL_LINE_READER_HPP
+#define LOOM_IO_DETAIL_LINE_READER_HPP
+
+// ---- begin <loom/io/detail/numbers.hpp>
+// Defines the readers' number text: integer tokens, value parsing and printing per value type (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_DETAIL_NUMBERS_HPP
+#define LOOM_IO_DETAIL_NUMBERS_HPP
+
+
+#include <charconv>
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+
+namespace loom::detail {
+
+/// `'text'` for messages: at most 40 bytes, control and non-ASCII bytes as `\xNN`.
+inline std::string excerpt(std::string_view s) {
+  constexpr std::size_t max_shown = 40;
+  std::string out = "'";
+  for (std::size_t k = 0; k < s.size() && k < max_shown; ++k) {
+    const auto c = static_cast<unsigned char>(s[k]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      constexpr char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  if (s.size() > max_shown) out += "...";
+  return out + "'";
+}
+
+/// Whether `s` is an optional sign followed by one or more decimal digits.
+inline bool is_integer_literal(std::string_view s) {
+  std::size_t k = (!s.empty() && (s[0] == '+' || s[0] == '-')) ? 1 : 0;
+  if (k == s.size()) return false;
+  for (; k < s.size(); ++k)
+    if (s[k] < '0' || s[k] > '9') return false;
+  return true;
+}
+
+/// Outcome of parsing one token.
+enum class parse_status { ok, not_a_number, out_of_range };
+
+/// Parses a decimal integer literal (optional `+` or `-`) into any integer type.
+template <std::integral Int>
+parse_status parse_integer(std::string_view s, Int& out) {
+  if (!is_integer_literal(s)) return parse_status::not_a_number;
+  if (s[0] == '+') s.remove_prefix(1);
+  if constexpr (std::is_unsigned_v<Int>) {
+    if (s[0] == '-') {  // only a negative zero fits an unsigned type
+      if (s.find_first_not_of('0', 1) != std::string_view::npos) return parse_status::out_of_range;
+      out = 0;
+      return parse_status::ok;
+    }
+  }
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  if (ec == std::errc::result_out_of_range) return parse_status::out_of_range;
+  if (ec != std::errc{} || ptr != s.data() + s.size()) return parse_status::not_a_number;
+  return parse_status::ok;
+}
+
+/// Parses a decimal floating literal, `nan` or `inf`; an underflow rounds to zero or a
+/// subnormal, an overflow is out of range.
+template <std::floating_point F>
+parse_status parse_floating(std::string_view s, F& out) {
+  if (s.size() > 1 && s[0] == '+' && s[1] != '+' && s[1] != '-') s.remove_prefix(1);
+  if (s.empty()) return parse_status::not_a_number;
+#if defined(__cpp_lib_to_chars)
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  if (ptr != s.data() + s.size() || ec == std::errc::invalid_argument)
+    return parse_status::not_a_number;
+  if (ec == std::errc::result_out_of_range) {
+    // from_chars reports underflow and overflow alike; strtod tells them apart
+    const std::string copy(s);
+    const long double v = std::strtold(copy.c_str(), nullptr);
+    if (std::isinf(v) || std::fabs(v) > static_cast<long double>(std::numeric_limits<F>::max()))
+      return parse_status::out_of_range;
+    out = static_cast<F>(v);
+  }
+  return parse_status::ok;
+#else
+  // without floating-point from_chars (libc++ before 17): strtold, in the C locale's notation
+  const std::string copy(s);
+  char* end = nullptr;
+  const long double v = std::strtold(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || copy.find_first_of("xX") != std::string::npos)
+    return parse_status::not_a_number;
+  const bool spelled_inf = copy.find_first_of("iI") != std::string::npos;
+  if (!std::isnan(v) && !spelled_inf &&
+      std::fabs(v) > static_cast<long double>(std::numeric_limits<F>::max()))
+    return parse_status::out_of_range;
+  out = static_cast<F>(v);
+  return parse_status::ok;
+#endif
+}
+
+/// Appends the shortest text that reads back as exactly `v`.
+template <class Number>
+void append_number(std::string& out, Number v) {
+  char buf[64];
+  if constexpr (std::floating_point<Number>) {
+#if defined(__cpp_lib_to_chars)
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
+#else
+    const int n = std::snprintf(buf, sizeof buf, "%.*Lg",
+                                std::numeric_limits<Number>::max_digits10,
+                                static_cast<long double>(v));
+    out.append(buf, static_cast<std::size_t>(n));
+#endif
+  } else {
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
+  }
+}
+
+/// `int8`, `uint64`, `float`, `double`: the name of an arithmetic type in messages.
+template <class A>
+std::string arithmetic_type_name() {
+  if constexpr (std::same_as<A, float>) return "float";
+  else if constexpr (std::same_as<A, double>) return "double";
+  else if constexpr (std::same_as<A, long double>) return "long double";
+  else return (std::is_signed_v<A> ? "int" : "uint") + std::to_string(sizeof(A) * 8);
+}
+
+/// How the readers parse, negate (skew-symmetric mirror) and print values of type `T`.
+/// Specialised for plain arithmetic types, `loom::boolean`, and wrappers around an arithmetic
+/// `value` member (`min_plus<T>`, ...). A type without a specialisation cannot be read.
+template <class T>
+struct value_text;  // no text form for this value type: specialise loom::detail::value_text
+
+template <class T>
+  requires std::is_arithmetic_v<T> && (!std::same_as<T, bool>)
+struct value_text<T> {
+  using carrier = T;
+  static constexpr bool integral = std::is_integral_v<T>;
+  static std::string type_name() { return arithmetic_type_name<T>(); }
+  /// Empty when `token` is a valid value, else what is wrong with it.
+  static std::string parse(std::string_view token, T& out) {
+    parse_status st;
+    if constexpr (std::is_integral_v<T>) st = parse_integer(token, out);
+    else st = parse_floating(token, out);
+    if (st == parse_status::ok) return {};
+    if (st == parse_status::out_of_range)
+      return "value " + excerpt(token) + " does not fit the value type " + type_name();
+    if constexpr (std::is_integral_v<T>) {
+      double ignored;
+      if (parse_floating(token, ignored) == parse_status::ok)
+        return "value " + excerpt(token) + " is not an integer, but the value type is " +
+               type_name();
+    }
+    return "value " + excerpt(token) + " is not a number";
+  }
+  /// Whether `-v` exists in T; stores it in `out`.
+  static bool negate(const T& v, T& out) {
+    if constexpr (std::is_floating_point_v<T>) {
+      out = -v;
+      return true;
+    } else if constexpr (std::is_unsigned_v<T>) {
+      out = 0;
+      return v == 0;
+    } else {
+      if (v == std::numeric_limits<T>::min()) return false;
+      out = static_cast<T>(-v);
+      return true;
+    }
+  }
+  static void append(std::string& out, const T& v) { append_number(out, v); }
+};
+
+template <>
+struct value_text<boolean> {
+  using carrier = bool;
+  static constexpr bool integral = true;
+  static std::string type_name() { return "boolean"; }
+  static std::string parse(std::string_view token, boolean& out) {
+    double v = 0;
+    if (parse_floating(token, v) != parse_status::ok) return "value " + excerpt(token) + " is not a number";
+    if (v != 0 && v != 1)
+      return "value " + excerpt(token) + " is not a boolean (0 or 1)";
+    out = boolean(v == 1);
+    return {};
+  }
+  static bool negate(const boolean& v, boolean& out) {
+    out = v;
+    return !v.value;  // false is its own negation; true has none
+  }
+  static void append(std::string& out, const boolean& v) { out += v.value ? '1' : '0'; }
+};
+
+/// Wrappers such as `min_plus<double>`: the text of the carried `value`.
+template <class T>
+  requires(!std::is_arithmetic_v<T>) && requires(T t) {
+    t.value;
+    requires std::is_arithmetic_v<decltype(t.value)>;
+    requires !std::same_as<decltype(t.value), bool>;
+    T(t.value);
+  }
+struct value_text<T> {
+  using carrier = decltype(T::value);
+  using inner = value_text<carrier>;
+  static constexpr bool integral = inner::integral;
+  static std::string type_name() {
+    if constexpr (requires { semiring_traits<T>::name; })
+      return std::string(semiring_traits<T>::name) + "<" + inner::type_name() + ">";
+    else return inner::type_name();
+  }
+  static std::string parse(std::string_view token, T& out) {
+    carrier v{};
+    std::string why = inner::parse(token, v);
+    if (why.empty()) out = T(v);
+    return why;
+  }
+  static bool negate(const T& v, T& out) {
+    carrier n{};
+    if (!inner::negate(v.value, n)) return false;
+    out = T(n);
+    return true;
+  }
+  static void append(std::string& out, const T& v) { inner::append(out, v.value); }
+};
+
+/// Satisfied by value types the readers and writers can handle.
+template <class T>
+concept text_value = requires(std::string_view s, T& v, std::string& out) {
+  { value_text<T>::parse(s, v) } -> std::same_as<std::string>;
+  value_text<T>::append(out, v);
+};
+
+}  // namespace loom::detail
+
+#endif  // LOOM_IO_DETAIL_NUMBERS_HPP
+// ---- end <loom/io/detail/numbers.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <istream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace loom::detail {
+
+/// Reads an `std::istream` line by line, counts lines from 1, and throws `parse_error`s of the
+/// form `name:line: what`. Stream exceptions are switched off while it reads.
+class line_reader {
+ public:
+  line_reader(std::istream& in, std::string name) : in_(in), name_(std::move(name)) {
+    saved_exceptions_ = in_.exceptions();
+    in_.exceptions(std::ios::goodbit);
+  }
+  line_reader(const line_reader&) = delete;
+  line_reader& operator=(const line_reader&) = delete;
+  ~line_reader() {
+    try {
+      in_.exceptions(saved_exceptions_);
+    } catch (...) {  // the restored mask may match the stream's end-of-file state
+    }
+  }
+
+  /// Reads the next line into `line()` (without `\n` or a trailing `\r`); false at end of input.
+  /// Throws `io_error` when the stream fails for another reason than end of input.
+  bool next() {
+    if (!std::getline(in_, line_)) {
+      if (in_.bad()) throw io_error(name_ + ":" + std::to_string(line_no_ + 1) + ": read error");
+      return false;
+    }
+    ++line_no_;
+    if (line_no_ == 1 && line_.starts_with("\xEF\xBB\xBF")) line_.erase(0, 3);  // UTF-8 mark
+    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+    return true;
+  }
+
+  /// Reads lines until one that is neither blank nor a comment (first non-blank character in
+  /// `comment_chars`); false at end of input.
+  bool next_data(std::string_view comment_chars) {
+    while (next()) {
+      const std::size_t first = line_.find_first_not_of(blanks);
+      if (first != std::string::npos && comment_chars.find(line_[first]) == std::string_view::npos)
+        return true;
+    }
+    return false;
+  }
+
+  const std::string& line() const { return line_; }
+  /// The number of the current line; the last line read once input has ended (1 when empty).
+  std::int64_t line_number() const { return line_no_ == 0 ? 1 : line_no_; }
+  const std::string& name() const { return name_; }
+
+  /// `name:line: ` for messages about the current line, or about `line` when given.
+  std::string where(std::int64_t line = 0) const {
+    return name_ + ":" + std::to_string(line > 0 ? line : line_number()) + ": ";
+  }
+  [[noreturn]] void fail(const std::string& what, std::int64_t line = 0) const {
+    throw parse_error(where(line) + what);
+  }
+
+  /// Splits the current line at blanks into `out`; returns the number of tokens, stopping at
+  /// `out.size()` (so a result equal to `out.size()` may mean "that many or more").
+  std::size_t split(std::span<std::string_view> out) const {
+    std::size_t count = 0;
+    std::string_view rest(line_);
+    while (count < out.size()) {
+      const std::size_t b = rest.find_first_not_of(blanks);
+      if (b == std::string_view::npos) break;
+      rest.remove_prefix(b);
+      const std::size_t e = std::min(rest.find_first_of(blanks), rest.size());
+      out[count++] = rest.substr(0, e);
+      rest.remove_prefix(e);
+    }
+    return count;
+  }
+
+  /// Parses a non-negative 64-bit integer token; `what` names it in messages ("row index").
+  std::int64_t count(std::string_view token, const std::string& what) const {
+    std::int64_t v = 0;
+    switch (parse_integer(token, v)) {
+      case parse_status::ok:
+        break;
+      case parse_status::out_of_range:
+        fail(what + " " + excerpt(token) + " does not fit a 64-bit integer");
+      case parse_status::not_a_number:
+        fail(what + " " + excerpt(token) + " is not an integer");
+    }
+    if (v < 0) fail(what + " is negative (" + std::to_string(v) + ")");
+    return v;
+  }
+
+  static constexpr std::string_view blanks = " \t\r\v\f";
+
+ private:
+  std::istream& in_;
+  std::string name_;
+  std::string line_;
+  std::int64_t line_no_ = 0;
+  std::ios::iostate saved_exceptions_{};
+};
+
+}  // namespace loom::detail
+
+#endif  // LOOM_IO_DETAIL_LINE_READER_HPP
+// ---- end <loom/io/detail/line_reader.hpp>
+// ---- begin <loom/io/detail/output.hpp>
+// Defines the file plumbing of the readers and writers: opening, buffered writing (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_DETAIL_OUTPUT_HPP
+#define LOOM_IO_DETAIL_OUTPUT_HPP
+
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace loom::detail {
+
+/// `: No such file or directory` for the current errno, or nothing.
+inline std::string errno_text() {
+  const int e = errno;
+  return e == 0 ? std::string() : ": " + std::generic_category().message(e);
+}
+
+/// Opens `path` for reading or throws `io_error` naming `api` and the path.
+inline std::ifstream open_for_reading(const std::string& path, std::string_view api) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw io_error(std::string(api) + ": cannot read '" + path + "': it is a directory");
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw io_error(std::string(api) + ": cannot open '" + path + "'" + errno_text());
+  return in;
+}
+
+/// Creates or truncates `path` for writing, or throws `io_error`.
+inline std::ofstream open_for_writing(const std::string& path, std::string_view api) {
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out)
+    throw io_error(std::string(api) + ": cannot open '" + path + "' for writing" + errno_text());
+  return out;
+}
+
+/// Flushes and closes a written file, or throws `io_error`.
+inline void close_written(std::ofstream& out, const std::string& path, std::string_view api) {
+  errno = 0;
+  out.close();
+  if (!out) throw io_error(std::string(api) + ": writing '" + path + "' failed" + errno_text());
+}
+
+/// Text collected in `text` and handed to the stream in blocks of about 64 KiB.
+struct output_buffer {
+  std::ostream& out;
+  std::string_view api;
+  std::string text{};
+
+  output_buffer(std::ostream& o, std::string_view a) : out(o), api(a) { text.reserve(1 << 16); }
+  void flush_if_full() {
+    if (text.size() >= (1 << 16)) flush();
+  }
+  void flush() {
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    text.clear();
+    if (!out) throw io_error(std::string(api) + ": the output stream failed");
+  }
+  void finish() {
+    flush();
+    out.flush();
+    if (!out) throw io_error(std::string(api) + ": the output stream failed");
+  }
+};
+
+/// Appends `comment` with every line prefixed by `mark` and a space.
+inline void append_comment(std::string& text, std::string_view comment, char mark) {
+  while (!comment.empty()) {
+    const std::size_t end = comment.find('\n');
+    const std::string_view line = comment.substr(0, end);
+    text += mark;
+    if (!line.empty()) (text += ' ') += line;
+    text += '\n';
+    if (end == std::string_view::npos) break;
+    comment.remove_prefix(end + 1);
+  }
+}
+
+}  // namespace loom::detail
+
+#endif  // LOOM_IO_DETAIL_OUTPUT_HPP
+// ---- end <loom/io/detail/output.hpp>
+// ---- begin <loom/io/matrix_market_options.hpp>
+// Defines loom::matrix_market_options, how write_matrix_market lays out a file (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_MATRIX_MARKET_OPTIONS_HPP
+#define LOOM_IO_MATRIX_MARKET_OPTIONS_HPP
+
+#include <string>
+
+namespace loom {
+
+/// The field of the banner `%%MatrixMarket matrix <layout> <field> general`.
+enum class matrix_market_field {
+  automatic,  ///< real for floating types, integer for integral ones; a boolean tensor is
+              ///< pattern when every stored value is true, else integer (0/1)
+  real,       ///< values as decimal numbers (any value type)
+  integer,    ///< values as integers (integral value types and loom::boolean)
+  pattern     ///< coordinates only; reading gives the semiring's one() for every entry
+};
+
+/// The layout of the banner: coordinate lists entries, array lists every value.
+enum class matrix_market_layout {
+  coordinate,  ///< `row column value` per stored entry (1-based)
+  array        ///< every value of the matrix, column by column (zeros included)
+};
+
+/// How `write_matrix_market` writes: `loom::write_matrix_market("A.mtx", A, {.comment = "..."})`.
+struct matrix_market_options {
+  matrix_market_field field = matrix_market_field::automatic;
+  matrix_market_layout layout = matrix_market_layout::coordinate;
+  /// Written after the banner, each line prefixed with `%`.
+  std::string comment = {};
+};
+
+}  // namespace loom
+
+#endif  // LOOM_IO_MATRIX_MARKET_OPTIONS_HPP
+// ---- end <loom/io/matrix_market_options.hpp>
+
+#include <array>
+#include <cstdint>
+#include <fstream>
+#include <istream>
+#include <new>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// The format (https://math.nist.gov/MatrixMarket/formats.html), as loom reads it:
+//
+//   %%MatrixMarket matrix <coordinate|array> <real|double|integer|pattern> <general|symmetric|skew-symmetric>
+//   % comment lines and blank lines, anywhere after the banner
+//   rows columns entries        (array: rows columns)
+//   row column value            (1-based; pattern: row column; array: one value per line,
+//   ...                          column by column, the lower triangle when symmetric)
+//
+// Keywords are case-insensitive. Symmetric files store one triangle (either, or both: loom
+// mirrors every off-diagonal entry); skew-symmetric files mirror with negation and may not store
+// the diagonal. Values are parsed as the value type T, whatever the field says; complex and
+// hermitian files are rejected as not supported. Every malformed input throws loom::parse_error
+// `file:line: what`.
+
+namespace loom {
+
+namespace detail {
+
+/// What the banner of a Matrix Market file declares.
+struct matrix_market_header {
+  enum class symmetry_kind { general, symmetric, skew };
+  bool array = false;
+  bool pattern = false;
+  symmetry_kind symmetry = symmetry_kind::general;
+};
+
+inline bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    char x = a[k], y = b[k];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+inline constexpr std::string_view matrix_market_banner_form =
+    "'%%MatrixMarket matrix <coordinate|array> <real|integer|pattern> "
+    "<general|symmetric|skew-symmetric>'";
+
+/// Reads and checks the banner (line 1).
+inline matrix_market_header read_matrix_market_banner(line_reader& r) {
+  if (!r.next())
+    r.fail("the input is empty; expected the banner " + std::string(matrix_market_banner_form));
+  std::array<std::string_view, 6> w{};
+  const std::size_t n = r.split(w);
+  if (n == 0 || !iequals(w[0], "%%MatrixMarket"))
+    r.fail("expected the banner " + std::string(matrix_market_banner_form) + ", found " +
+           excerpt(r.line()) + " (is this a Matrix Market file?)");
+  static constexpr std::array<std::string_view, 4> parts = {"object", "format", "field",
+                                                            "symmetry"};
+  if (n < 5)
+    r.fail("the banner ends before its " + std::string(parts[n - 1]) + "; expected " +
+           std::string(matrix_market_banner_form));
+  if (n > 5) r.fail("unexpected word " + excerpt(w[5]) + " after the symmetry in the banner");
+
+  matrix_market_header h;
+  if (!iequals(w[1], "matrix"))
+    r.fail("unknown object " + excerpt(w[1]) + " in the banner (expected 'matrix')");
+
+  if (iequals(w[2], "array")) h.array = true;
+  else if (!iequals(w[2], "coordinate"))
+    r.fail("unknown format " + excerpt(w[2]) + " in the banner (expected 'coordinate' or 'array')");
+
+  if (iequals(w[3], "pattern")) h.pattern = true;
+  else if (iequals(w[3], "complex"))
+    r.fail("the complex field is not supported yet; store the real part in a 'real' file");
+  else if (!iequals(w[3], "real") && !iequals(w[3], "double") && !iequals(w[3], "integer"))
+    r.fail("unknown field " + excerpt(w[3]) +
+           " in the banner (expected 'real', 'double', 'integer', 'pattern' or 'complex')");
+
+  using sym = matrix_market_header::symmetry_kind;
+  if (iequals(w[4], "symmetric")) h.symmetry = sym::symmetric;
+  else if (iequals(w[4], "skew-symmetric")) h.symmetry = sym::skew;
+  else if (iequals(w[4], "hermitian"))
+    r.fail("the hermitian symmetry is not supported yet (it needs complex values)");
+  else if (!iequals(w[4], "general"))
+    r.fail("unknown symmetry " + excerpt(w[4]) +
+           " in the banner (expected 'general', 'symmetric', 'skew-symmetric' or 'hermitian')");
+
+  if (h.array && h.pattern)
+    r.fail("'array pattern' is not a valid combination: an array lists values; use "
+           "'coordinate pattern'");
+  if (h.pattern && h.symmetry == sym::skew)
+    r.fail("'pattern skew-symmetric' is not a valid combination: a pattern has no values to "
+           "negate");
+  return h;
+}
+
+/// Parses a 1-based index token and returns it 0-based; `what` is "row" or "column".
+inline std::int64_t read_index(const line_reader& r, std::string_view token, std::int64_t extent,
+                               const char* what) {
+  std::int64_t v = 0;
+  const parse_status st = parse_integer(token, v);
+  if (st == parse_status::not_a_number)
+    r.fail(std::string(what) + " index " + excerpt(token) + " is not an integer");
+  if (st == parse_status::out_of_range || v < 1 || v > extent)
+    r.fail(std::string(what) + " index " + excerpt(token) +
+           (extent == 0 ? " is out of range: the matrix has no " + std::string(what) + "s"
+                        : " is outside 1.." + std::to_string(extent) + " (indices are 1-based)"));
+  return v - 1;
+}
+
+template <class T>
+T read_value(const line_reader& r, std::string_view token) {
+  T v = semiring_traits<T>::zero();
+  const std::string why = value_text<T>::parse(token, v);
+  if (!why.empty()) r.fail(why);
+  return v;
+}
+
+/// Stores entry (i, j) = v and, in symmetric and skew-symmetric files, its mirror.
+template <class T>
+void add_mirrored(const line_reader& r, file_entries<T, 2>& e, const matrix_market_header& h,
+                  std::int64_t i, std::int64_t j, const T& v, std::string_view token) {
+  using sym = matrix_market_header::symmetry_kind;
+  const std::int64_t line = r.line_number();
+  if (h.symmetry == sym::skew) {
+    if (i == j)
+      r.fail("entry (" + std::to_string(i + 1) + "," + std::to_string(j + 1) +
+             ") lies on the diagonal of a skew-symmetric matrix, whose diagonal is zero and "
+             "must not be stored");
+    T negated = v;
+    if (!value_text<T>::negate(v, negated))
+      r.fail("value " + excerpt(token) + " has no negation in the value type " +
+             value_text<T>::type_name() + ", so the skew-symmetric mirror (" +
+             std::to_string(j + 1) + "," + std::to_string(i + 1) + ") cannot be stored");
+    e.add({i, j}, v, line);
+    e.add({j, i}, negated, line);
+    return;
+  }
+  e.add({i, j}, v, line);
+  if (h.symmetry == sym::symmetric && i != j) e.add({j, i}, v, line);
+}
+
+template <class T, class Format>
+tensor<T, Format> read_matrix_market_impl(line_reader& r, const read_options& options) {
+  using sym = matrix_market_header::symmetry_kind;
+  const matrix_market_header h = read_matrix_market_banner(r);
+  const std::string size_form = h.array ? "'rows columns'" : "'rows columns entries'";
+  if (!r.next_data("%"))
+    r.fail("unexpected end of input: expected the size line " + size_form);
+  const std::int64_t size_line = r.line_number();
+  std::array<std::string_view, 4> w{};
+  const std::size_t want = h.array ? 2 : 3;
+  const std::size_t n_words = r.split(w);
+  if (n_words < want)
+    r.fail("the size line " + excerpt(r.line()) + " has " + std::to_string(n_words) +
+           " number(s); expected " + size_form);
+  if (n_words > want)
+    r.fail("unexpected token " + excerpt(w[want]) + " on the size line; expected " + size_form);
+  const std::array<std::int64_t, 2> shape = {r.count(w[0], "the number of rows"),
+                                             r.count(w[1], "the number of columns")};
+  const std::int64_t m = shape[0], n = shape[1];
+  if (h.symmetry != sym::general && m != n)
+    r.fail(std::string(h.symmetry == sym::skew ? "a skew-symmetric" : "a symmetric") +
+           " matrix must be square, but the size line declares " + std::to_string(m) + " x " +
+           std::to_string(n));
+
+  std::int64_t declared = 0;  // entries (coordinate) or values (array) the file must hold
+  if (!h.array) {
+    declared = r.count(w[2], "the number of entries");
+  } else if (h.symmetry == sym::general) {
+    declared = saturating_mul(m, n);
+  } else {  // n(n+1)/2 or n(n-1)/2 values
+    const std::int64_t side = h.symmetry == sym::skew ? n - 1 : n + 1;
+    declared = side <= 0 ? 0 : saturating_mul(n % 2 == 0 ? n / 2 : n, n % 2 == 0 ? side : side / 2);
+  }
+  if (h.array && declared == int64_max)
+    r.fail("the array holds " + std::to_string(m) + " x " + std::to_string(n) +
+           " values, more than 2^63");
+  const std::int64_t expanded = h.symmetry == sym::general ? declared : saturating_mul(declared, 2);
+  if (const std::string why = check_storage<Format>(shape, expanded, options); !why.empty())
+    r.fail(why);
+
+  file_entries<T, 2> e;
+  e.keep_lines = options.policy == duplicates::error;
+  e.reserve(expanded);
+  const std::string declared_where = " (line " + std::to_string(size_line) + ")";
+  if (!h.array) {
+    const std::size_t per_line = h.pattern ? 2 : 3;
+    const char* entry_form = h.pattern ? "'row column'" : "'row column value'";
+    for (std::int64_t k = 0; k < declared; ++k) {
+      if (!r.next_data("%"))
+        r.fail("unexpected end of input: the size line" + declared_where + " declares " +
+               std::to_string(declared) + " entries, but the file holds only " +
+               std::to_string(k));
+      const std::size_t got = r.split(w);
+      if (got < per_line)
+        r.fail("expected an entry " + std::string(entry_form) + ", found " + excerpt(r.line()));
+      if (got > per_line)
+        r.fail("unexpected token " + excerpt(w[per_line]) + " after the entry " + entry_form);
+      const std::int64_t i = read_index(r, w[0], m, "row");
+      const std::int64_t j = read_index(r, w[1], n, "column");
+      const T v = h.pattern ? semiring_traits<T>::one() : read_value<T>(r, w[2]);
+      add_mirrored(r, e, h, i, j, v, h.pattern ? std::string_view{} : w[2]);
+    }
+  } else {
+    std::int64_t k = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::int64_t first = h.symmetry == sym::general ? 0
+                                 : h.symmetry == sym::symmetric ? j
+                                                                : j + 1;
+      for (std::int64_t i = first; i < m; ++i, ++k) {
+        if (!r.next_data("%"))
+          r.fail("unexpected end of input: the " + std::to_string(m) + " x " + std::to_string(n) +
+                 " array" + declared_where + " needs " + std::to_string(declared) +
+                 " values, but the file holds only " + std::to_string(k));
+        const std::size_t got = r.split(std::span(w).first(2));
+        if (got > 1)
+          r.fail("unexpected token " + excerpt(w[1]) +
+                 " after the value (an array file holds one value per line)");
+        add_mirrored(r, e, h, i, j, read_value<T>(r, w[0]), w[0]);
+      }
+    }
+  }
+  if (r.next_data("%"))
+    r.fail("more " + std::string(h.array ? "values" : "entries") + " than the " +
+           std::to_string(declared) + " the size line" + declared_where + " declares: found " +
+           excerpt(r.line()));
+  return entries_to_tensor<Format>(r.name(), r.where(size_line), shape, std::move(e), options);
+}
+
+template <class T, class Format>
+constexpr bool check_matrix_market_types() {
+  constexpr bool is_matrix = Format::order == 2;
+  static_assert(is_matrix,
+                "loom::read_matrix_market/write_matrix_market: a Matrix Market file holds a "
+                "matrix; use a 2-D format (csr, csc, dcsr, dcsc, coo, dense_matrix), or "
+                "read_tns/write_tns for tensors of other orders");
+  constexpr bool has_text = text_value<T>;
+  static_assert(has_text,
+                "loom::read_matrix_market/write_matrix_market: the value type has no text form; "
+                "use an arithmetic type, loom::boolean or a semiring wrapper such as "
+                "loom::min_plus<double>, or specialise loom::detail::value_text");
+  return is_matrix && has_text;
+}
+
+}  // namespace detail
+
+// read_matrix_market ------------------------------------------------------------------------------
+
+/// Reads a Matrix Market matrix from `in`; `name` stands for the file in error messages and
+/// becomes the tensor's name. Throws `parse_error` (`name:line: what`) for malformed input,
+/// `io_error` when the stream fails, and `overflow_error`/`shape_error` (also prefixed with
+/// `name:line:`) when the matrix does not fit `Format`.
+template <class T, storage_format Format = csr>
+tensor<T, Format> read_matrix_market(std::istream& in, const std::string& name,
+                                     const read_options& options) {
+  if constexpr (detail::check_matrix_market_types<T, Format>()) {
+    detail::line_reader r(in, name);
+    try {
+      return detail::read_matrix_market_impl<T, Format>(r, options);
+    } catch (const std::bad_alloc&) {
+      throw error(r.where() + "out of memory while reading the matrix");
+    }
+  } else {
+    return {};
+  }
+}
+
+/// Reads a Matrix Market matrix from `in`, combining repeated entries by `policy`.
+template <class T, storage_format Format = csr>
+tensor<T, Format> read_matrix_market(std::istream& in, const std::string& name,
+                                     duplicates policy = duplicates::sum) {
+  return read_matrix_market<T, Format>(in, name, read_options{.policy = policy});
+}
+
+/// Reads the Matrix Market file at `path`: `loom::read_matrix_market<double, loom::csr>("A.mtx")`.
+/// Throws `io_error` when the file cannot be opened, else as the stream overload.
+template <class T, storage_format Format = csr>
+tensor<T, Format> read_matrix_market(const std::string& path, const read_options& options) {
+  std::ifstream in = detail::open_for_reading(path, "loom::read_matrix_market");
+  return read_matrix_market<T, Format>(in, path, options);
+}
+
+/// Reads the Matrix Market file at `path`, combining repeated entries by `policy`.
+template <class T, storage_format Format = csr>
+tensor<T, Format> read_matrix_market(const std::string& path,
+                                     duplicates policy = duplicates::sum) {
+  return read_matrix_market<T, Format>(path, read_options{.policy = policy});
+}
+
+// write_matrix_market -----------------------------------------------------------------------------
+
+/// Writes `A` as a Matrix Market `general` matrix: coordinate (one line per stored entry, in
+/// storage order; the zero padding of dense formats is skipped) or array. Floating values are
+/// written in the shortest form that reads back exactly. Throws `io_error` when `out` fails.
+template <class T, storage_format Format, bool Owning>
+void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning>& A,
+                         const matrix_market_options& options = {}) {
+  if constexpr (detail::check_matrix_market_types<T, Format>()) {
+    using text = detail::value_text<T>;
+    constexpr bool skip_zeros = Format::properties[Format::order - 1].full;
+    const bool array = options.layout == matrix_market_layout::array;
+    std::int64_t count = 0;
+    bool all_one = true;
+    A.for_each_stored([&](const auto&, const T& v) {
+      if (skip_zeros && v == semiring_traits<T>::zero()) return;
+      ++count;
+      if (!(v == semiring_traits<T>::one())) all_one = false;
+    });
+    matrix_market_field field = options.field;
+    if (field == matrix_market_field::automatic) {
+      if constexpr (std::same_as<T, boolean>)
+        field = all_one && !array ? matrix_market_field::pattern : matrix_market_field::integer;
+      else field = text::integral ? matrix_market_field::integer : matrix_market_field::real;
+    }
+    if (field == matrix_market_field::integer && !text::integral)
+      throw error("loom::write_matrix_market: the integer field needs an integral value type "
+                  "or loom::boolean, not " + text::type_name() + "; use the real field");
+    if (field == matrix_market_field::pattern && array)
+      throw error("loom::write_matrix_market: a pattern cannot be written in the array layout; "
+                  "use the coordinate layout or a valued field");
+    const char* field_name = field == matrix_market_field::real      ? "real"
+                             : field == matrix_market_field::integer ? "integer"
+                                                                     : "pattern";
+
+    detail::output_buffer buf(out, "loom::write_matrix_market");
+    buf.text += "%%MatrixMarket matrix ";
+    buf.text += array ? "array " : "coordinate ";
+    buf.text += field_name;
+    buf.text += " general\n";
+    detail::append_comment(buf.text, options.comment, '%');
+    const std::int64_t m = A.shape()[0], n = A.shape()[1];
+    if (!array) {
+      buf.text += std::to_string(m) + " " + std::to_string(n) + " " + std::to_string(count) + "\n";
+      const bool pattern = field == matrix_market_field::pattern;
+      A.for_each_stored([&](const std::array<std::int64_t, 2>& c, const T& v) {
+        if (skip_zeros && v == semiring_traits<T>::zero()) return;
+        detail::append_number(buf.text, c[0] + 1);
+        buf.text += ' ';
+        detail::append_number(buf.text, c[1] + 1);
+        if (!pattern) {
+          buf.text += ' ';
+          text::append(buf.text, v);
+        }
+        buf.text += '\n';
+        buf.flush_if_full();
+      });
+    } else {
+      buf.text += std::to_string(m) + " " + std::to_string(n) + "\n";
+      std::vector<T> dense(static_cast<std::size_t>(detail::saturating_mul(m, n)),
+                           semiring_traits<T>::zero());
+      A.for_each_stored([&](const std::array<std::int64_t, 2>& c, const T& v) {
+        T& slot = dense[static_cast<std::size_t>(c[1] * m + c[0])];
+        slot = semiring_traits<T>::add(slot, v);
+      });
+      for (const T& v : dense) {
+        text::append(buf.text, v);
+        buf.text += '\n';
+        buf.flush_if_full();
+      }
+    }
+    buf.finish();
+  }
+}
+
+/// Writes `A` to the file at `path` (created or truncated); see the stream overload.
+template <class T, storage_format Format, bool Owning>
+void write_matrix_market(const std::string& path, const basic_tensor<T, Format, Owning>& A,
+                         const matrix_market_options& options = {}) {
+  std::ofstream out = detail::open_for_writing(path, "loom::write_matrix_market");
+  write_matrix_market(out, A, options);
+  detail::close_written(out, path, "loom::write_matrix_market");
+}
+
+}  // namespace loom
+
+#endif  // LOOM_IO_MATRIX_MARKET_HPP
+// ---- end <loom/io/matrix_market.hpp>
+// ---- begin <loom/io/tns.hpp>
+// Defines loom::read_tns and loom::write_tns: FROSTT coordinate text files of any order (io/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_IO_TNS_HPP
+#define LOOM_IO_TNS_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <istream>
+#include <new>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// The format (http://frostt.io/tensors/file-formats.html): one entry per line, N 1-based
+// coordinates and a value, separated by blanks. Blank lines and lines starting with `#` or `%`
+// are skipped. The shape is the largest coordinate of each mode unless the caller gives it.
+
+namespace loom {
+
+namespace detail {
+
+template <class T, class Format>
+tensor<T, Format> read_tns_impl(line_reader& r,
+                                const std::optional<std::array<std::int64_t, Format::order>>& given,
+                                const read_options& options) {
+  constexpr std::size_t N = Format::order;
+  if (given)
+    for (std::size_t m = 0; m < N; ++m)
+      if ((*given)[m] < 0)
+        throw shape_error("loom::read_tns: extent " + std::to_string((*given)[m]) + " of mode " +
+                          std::to_string(m) + " of the given shape is negative");
+  std::array<std::int64_t, N> largest{};      // largest coordinate seen per mode (1-based)
+  std::array<std::int64_t, N> largest_line{};  // where it was seen
+  file_entries<T, N> e;
+  e.keep_lines = options.policy == duplicates::error;
+  std::array<std::string_view, N + 2> w{};
+  const std::string form = "an order-" + std::to_string(N) + " tensor has " + std::to_string(N) +
+                           " coordinates and a value per line";
+  while (r.next_data("#%")) {
+    const std::size_t got = r.split(w);
+    if (got < N + 1)
+      r.fail("expected " + std::to_string(N + 1) + " tokens, found " + excerpt(r.line()) + ": " +
+             form);
+    if (got > N + 1)
+      r.fail("unexpected token " + excerpt(w[N + 1]) + " after the value: " + form);
+    std::array<std::int64_t, N> c{};
+    for (std::size_t m = 0; m < N; ++m) {
+      std::int64_t v = 0;
+      const parse_status st = parse_integer(w[m], v);
+      const std::string what = "coordinate " + std::to_string(m + 1) + " " + excerpt(w[m]);
+      if (st == parse_status::not_a_number) r.fail(what + " is not an integer");
+      if (st == parse_status::out_of_range) r.fail(what + " does not fit a 64-bit integer");
+      if (v < 1) r.fail(what + " is below 1 (coordinates are 1-based)");
+      if (given && v > (*given)[m])
+        r.fail(what + " is outside 1.." + std::to_string((*given)[m]) + ", the given extent");
+      if (v > largest[m]) {
+        largest[m] = v;
+        largest_line[m] = r.line_number();
+      }
+      c[m] = v - 1;
+    }
+    T value = semiring_traits<T>::zero();
+    if (const std::string why = value_text<T>::parse(w[N], value); !why.empty()) r.fail(why);
+    e.add(c, value, r.line_number());
+  }
+  const std::array<std::int64_t, N> shape = given ? *given : largest;
+  // Errors about the shape point at the largest coordinate of the widest mode, which set it.
+  std::size_t widest = 0;
+  for (std::size_t m = 1; m < N; ++m)
+    if (largest[m] > largest[widest]) widest = m;
+  const std::string where = given ? "loom::read_tns: " + r.name() + ": "
+                                  : r.where(largest_line[widest] > 0 ? largest_line[widest] : 0);
+  if (const std::string why = check_storage<Format>(shape, e.size(), options); !why.empty()) {
+    if (given) throw shape_error(where + why);
+    throw parse_error(where + why);
+  }
+  return entries_to_tensor<Format>(r.name(), where, shape, std::move(e), options);
+}
+
+template <class T, class Format>
+constexpr bool check_tns_types() {
+  constexpr bool has_text = text_value<T>;
+  static_assert(has_text,
+                "loom::read_tns/write_tns: the value type has no text form; use an arithmetic "
+                "type, loom::boolean or a semiring wrapper such as loom::min_plus<double>, or "
+                "specialise loom::detail::value_text");
+  constexpr bool has_modes = Format::order >= 1;
+  static_assert(has_modes, "loom::read_tns/write_tns: the format needs at least one mode");
+  return has_text && has_modes;
+}
+
+template <class T, class Format>
+tensor<T, Format> read_tns_checked(
+    std::istream& in, const std::string& name,
+    const std::optional<std::array<std::int64_t, Format::order>>& shape,
+    const read_options& options) {
+  if constexpr (check_tns_types<T, Format>()) {
+    line_reader r(in, name);
+    try {
+      return read_tns_impl<T, Format>(r, shape, options);
+    } catch (const std::bad_alloc&) {
+      throw error(r.where() + "out of memory while reading the tensor");
+    }
+  } else {
+    return {};
+  }
+}
+
+}  // namespace detail
+
+// read_tns ----------------------------------------------------------------------------------------
+
+/// Reads a FROSTT `.tns` tensor of order `Format::order` from `in`; the shape is the largest
+/// coordinate of each mode. `name` stands for the file in messages and names the tensor.
+/// Throws `parse_error` (`name:line: what`) for malformed input and `io_error` when the stream
+/// fails; `overflow_error` (prefixed too) when a coordinate does not fit the format's widths.
+template <class T, storage_format Format>
+tensor<T, Format> read_tns(std::istream& in, const std::string& name,
+                           const read_options& options = {}) {
+  return detail::read_tns_checked<T, Format>(in, name, std::nullopt, options);
+}
+
+/// Reads a FROSTT `.tns` tensor of the given `shape` from `in`; a coordinate outside it is a
+/// `parse_error`.
+template <class T, storage_format Format>
+tensor<T, Format> read_tns(std::istream& in, const std::string& name,
+                           const std::array<std::int64_t, Format::order>& shape,
+                           const read_options& options = {}) {
+  return detail::read_tns_checked<T, Format>(in, name, shape, options);
+}
+
+/// Reads the FROSTT file at `path`: `loom::read_tns<double, loom::csf<3>>("nell-2.tns")`.
+template <class T, storage_format Format>
+tensor<T, Format> read_tns(const std::string& path, const read_options& options = {}) {
+  std::ifstream in = detail::open_for_reading(path, "loom::read_tns");
+  return read_tns<T, Format>(in, path, options);
+}
+
+/// Reads the FROSTT file at `path` as a tensor of the given `shape`.
+template <class T, storage_format Format>
+tensor<T, Format> read_tns(const std::string& path,
+                           const std::array<std::int64_t, Format::order>& shape,
+                           const read_options& options = {}) {
+  std::ifstream in = detail::open_for_reading(path, "loom::read_tns");
+  return read_tns<T, Format>(in, path, shape, options);
+}
+
+// write_tns ---------------------------------------------------------------------------------------
+
+/// Writes every stored entry of `A` as `i_1 ... i_N value` (1-based, storage order; the zero
+/// padding of dense formats is skipped). The format has no header, so the shape is not kept:
+/// pass it to `read_tns` when trailing slices are empty. Throws `io_error` when `out` fails.
+template <class T, storage_format Format, bool Owning>
+void write_tns(std::ostream& out, const basic_tensor<T, Format, Owning>& A) {
+  if constexpr (detail::check_tns_types<T, Format>()) {
+    constexpr std::size_t N = Format::order;
+    constexpr bool skip_zeros = Format::properties[N - 1].full;
+    detail::output_buffer buf(out, "loom::write_tns");
+    A.for_each_stored([&](const std::array<std::int64_t, N>& c, const T& v) {
+      if (skip_zeros && v == semiring_traits<T>::zero()) return;
+      for (std::size_t m = 0; m < N; ++m) {
+        detail::append_number(buf.text, c[m] + 1);
+        buf.text += ' ';
+      }
+      detail::value_text<T>::append(buf.text, v);
+      buf.text += '\n';
+      buf.flush_if_full();
+    });
+    buf.finish();
+  }
+}
+
+/// Writes `A` to the file at `path` (created or truncated); see the stream overload.
+template <class T, storage_format Format, bool Owning>
+void write_tns(const std::string& path, const basic_tensor<T, Format, Owning>& A) {
+  std::ofstream out = detail::open_for_writing(path, "loom::write_tns");
+  write_tns(out, A);
+  detail::close_written(out, path, "loom::write_tns");
+}
+
+}  // namespace loom
+
+#endif  // LOOM_IO_TNS_HPP
+// ---- end <loom/io/tns.hpp>
+
+#endif  // LOOM_IO_HPP
+// ---- end <loom/io.hpp>
+// ---- begin <loom/la.hpp>
+// Umbrella header of la/: the linear-algebra front end (SPORES) over loom tensors.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_LA_HPP
+#define LOOM_LA_HPP
+
+// ---- begin <loom/la/evaluate.hpp>
+// Defines loom::la::eval (translate, rewrite to the sum-product normal form, evaluate term by
+// term), loom::la::eval_naive (one materialised result per operation, the plan without
+// rewrites) and loom::la::explain (la/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_LA_EVALUATE_HPP
+#define LOOM_LA_EVALUATE_HPP
+
+// ---- begin <loom/la/nodes.hpp>
+// Defines the linear-algebra expression nodes of loom::la and the functions that build them
+// (la/). Nodes hold operands by value and tensors by pointer; rank 0 is a scalar, 1 a column
+// vector, 2 a matrix.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_LA_NODES_HPP
+#define LOOM_LA_NODES_HPP
+
+
+#include <cstddef>
+#include <type_traits>
+
+namespace loom::la {
+
+// matrix<T>: a loom tensor of order 1 or 2 (any format), by pointer.
+template <class Tensor>
+struct matrix {
+  static constexpr std::size_t rank = Tensor::order;
+  using value_type = typename Tensor::value_type;
+  const Tensor* tensor;
+};
+// scalar<V>: a constant.
+template <class V>
+struct scalar {
+  static constexpr std::size_t rank = 0;
+  using value_type = V;
+  V value;
+};
+// product<A, B>: the matrix product A B (matrix × matrix or matrix × vector).
+template <class A, class B>
+struct product {
+  static constexpr std::size_t rank = A::rank + B::rank - 2;
+  using value_type = typename A::value_type;
+  A a;
+  B b;
+};
+// transposed<A>: Aᵀ.
+template <class A>
+struct transposed {
+  static constexpr std::size_t rank = 2;
+  using value_type = typename A::value_type;
+  A a;
+};
+// Element-wise operations; a rank-0 operand is broadcast, a vector is broadcast along columns.
+struct plus {};
+struct minus {};
+struct times {};
+struct divides {};
+template <class Op, class A, class B>
+struct elementwise {
+  static constexpr std::size_t rank = A::rank > B::rank ? A::rank : B::rank;
+  using value_type = typename std::conditional_t<(A::rank >= B::rank), A, B>::value_type;
+  A a;
+  B b;
+};
+// Reductions: sum of all entries, per row, per column; trace; the diagonal as a vector.
+template <class A>
+struct total {
+  static constexpr std::size_t rank = 0;
+  using value_type = typename A::value_type;
+  A a;
+};
+template <class A>
+struct row_sums_of {
+  static constexpr std::size_t rank = 1;
+  using value_type = typename A::value_type;
+  A a;
+};
+template <class A>
+struct col_sums_of {
+  static constexpr std::size_t rank = 1;
+  using value_type = typename A::value_type;
+  A a;
+};
+template <class A>
+struct trace_of {
+  static constexpr std::size_t rank = 0;
+  using value_type = typename A::value_type;
+  A a;
+};
+template <class A>
+struct diag_of {
+  static constexpr std::size_t rank = 1;
+  using value_type = typename A::value_type;
+  A a;
+};
+
+namespace detail {
+template <class T>
+struct is_node : std::false_type {};
+template <class T>
+struct is_node<matrix<T>> : std::true_type {};
+template <class V>
+struct is_node<scalar<V>> : std::true_type {};
+template <class A, class B>
+struct is_node<product<A, B>> : std::true_type {};
+template <class A>
+struct is_node<transposed<A>> : std::true_type {};
+template <class Op, class A, class B>
+struct is_node<elementwise<Op, A, B>> : std::true_type {};
+template <class A>
+struct is_node<total<A>> : std::true_type {};
+template <class A>
+struct is_node<row_sums_of<A>> : std::true_type {};
+template <class A>
+struct is_node<col_sums_of<A>> : std::true_type {};
+template <class A>
+struct is_node<trace_of<A>> : std::true_type {};
+template <class A>
+struct is_node<diag_of<A>> : std::true_type {};
+}  // namespace detail
+
+/// Satisfied by loom::la expression types.
+template <class E>
+concept expression = detail::is_node<std::remove_cvref_t<E>>::value;
+
+/// A number usable as an la operand (wrapped into `scalar`).
+template <class T>
+concept number = std::is_arithmetic_v<std::remove_cvref_t<T>>;
+
+/// Wraps a loom tensor of order 1 or 2 as an la operand: `auto X = la::mat(x_tensor);`.
+template <class Tensor>
+  requires(Tensor::order == 1 || Tensor::order == 2)
+constexpr matrix<Tensor> mat(const Tensor& t) {
+  return {&t};
+}
+
+namespace detail {
+template <class T>
+constexpr auto wrap(const T& x) {
+  if constexpr (expression<T>) return x;
+  else return scalar<double>{static_cast<double>(x)};
+}
+template <class T>
+using wrap_t = decltype(wrap(std::declval<const T&>()));
+template <class A, class B>
+concept operands = (expression<A> || number<A>) && (expression<B> || number<B>) &&
+                   (expression<A> || expression<B>);
+}  // namespace detail
+
+/// A * B: the matrix product when both are matrices/vectors, scaling when one is a number or a
+/// rank-0 expression.
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto operator*(const A& a, const B& b) {
+  using L = detail::wrap_t<A>;
+  using R = detail::wrap_t<B>;
+  if constexpr (L::rank == 0 || R::rank == 0) {
+    return elementwise<times, L, R>{detail::wrap(a), detail::wrap(b)};
+  } else {
+    static_assert(L::rank == 2, "loom::la: A * B needs a matrix on the left (vectors are columns)");
+    return product<L, R>{detail::wrap(a), detail::wrap(b)};
+  }
+}
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto operator+(const A& a, const B& b) {
+  return elementwise<plus, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a), detail::wrap(b)};
+}
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto operator-(const A& a, const B& b) {
+  return elementwise<minus, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a), detail::wrap(b)};
+}
+template <expression A>
+constexpr auto operator-(const A& a) {
+  return elementwise<times, scalar<double>, A>{{-1.0}, a};
+}
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto operator/(const A& a, const B& b) {
+  return elementwise<divides, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
+                                                                     detail::wrap(b)};
+}
+
+/// The element-wise (Hadamard) product A ∘ B.
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto hadamard(const A& a, const B& b) {
+  return elementwise<times, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a), detail::wrap(b)};
+}
+/// A ∘ A.
+template <expression A>
+constexpr auto pow2(const A& a) {
+  return elementwise<times, A, A>{a, a};
+}
+/// Aᵀ (a matrix).
+template <expression A>
+constexpr auto transpose(const A& a) {
+  static_assert(A::rank == 2, "loom::la::transpose: the operand must be a matrix");
+  return transposed<A>{a};
+}
+/// The sum of all entries.
+template <expression A>
+constexpr auto sum(const A& a) {
+  return total<A>{a};
+}
+/// The vector of row sums (a vector is its own row sums).
+template <expression A>
+constexpr auto row_sums(const A& a) {
+  return row_sums_of<A>{a};
+}
+/// The vector of column sums of a matrix.
+template <expression A>
+constexpr auto col_sums(const A& a) {
+  static_assert(A::rank == 2, "loom::la::col_sums: the operand must be a matrix");
+  return col_sums_of<A>{a};
+}
+/// The sum of the diagonal of a square matrix expression.
+template <expression A>
+constexpr auto trace(const A& a) {
+  static_assert(A::rank == 2, "loom::la::trace: the operand must be a matrix");
+  return trace_of<A>{a};
+}
+/// The diagonal of a square matrix expression, as a vector.
+template <expression A>
+constexpr auto diag(const A& a) {
+  static_assert(A::rank == 2,
+                "loom::la::diag: the operand must be a matrix (diag of a vector is not supported "
+                "yet; multiply element-wise by an identity matrix instead)");
+  return diag_of<A>{a};
+}
+
+}  // namespace loom::la
+
+#endif  // LOOM_LA_NODES_HPP
+// ---- end <loom/la/nodes.hpp>
+// ---- begin <loom/la/translate.hpp>
+// Defines loom::la::to_index_notation: an la expression as an index-notation expression over
+// fresh index variables (la/). Every child gets its own range of fresh names, so a duplicated
+// subexpression (pow2) binds distinct indices and the rewrites never capture a name.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_LA_TRANSLATE_HPP
+#define LOOM_LA_TRANSLATE_HPP
+
+
+#include <boost/mp11/list.hpp>
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+
+namespace loom::la {
+
+namespace detail {
+template <std::size_t N>
+constexpr fixed_string<6> fresh_text() {
+  static_assert(N < 1000, "loom::la: more than 1000 index variables in one expression");
+  const char text[6] = {'l', 'a', static_cast<char>('0' + N / 100), static_cast<char>('0' + N / 10 % 10),
+                        static_cast<char>('0' + N % 10), '\0'};
+  return fixed_string<6>(text);
+}
+}  // namespace detail
+
+/// The N-th fresh index variable of a translation ("la000", "la001", ...; they sort by N).
+template <std::size_t N>
+using fresh = loom::index<detail::fresh_text<N>()>;
+/// The free indices of a translated matrix (row, column) or vector (row).
+using row = loom::index<"row">;
+using col = loom::index<"col">;
+
+/// x / y element-wise: f(0, 0) is not 0, so the evaluator treats the result as dense.
+struct divides_fn {
+  static constexpr bool zero_preserving = false;
+  static constexpr bool linear = false;
+  template <class T>
+  constexpr T operator()(T x, T y) const {
+    return x / y;
+  }
+};
+
+// fresh_count<E>: how many fresh indices translating E uses
+template <class E>
+struct fresh_count : std::integral_constant<std::size_t, 0> {};
+template <class A, class B>
+struct fresh_count<product<A, B>>
+    : std::integral_constant<std::size_t, 1 + fresh_count<A>::value + fresh_count<B>::value> {};
+template <class A>
+struct fresh_count<transposed<A>> : fresh_count<A> {};
+template <class Op, class A, class B>
+struct fresh_count<elementwise<Op, A, B>>
+    : std::integral_constant<std::size_t, fresh_count<A>::value + fresh_count<B>::value> {};
+template <class A>
+struct fresh_count<total<A>> : std::integral_constant<std::size_t, A::rank + fresh_count<A>::value> {};
+template <class A>
+struct fresh_count<row_sums_of<A>> : std::integral_constant<std::size_t, 1 + fresh_count<A>::value> {};
+template <class A>
+struct fresh_count<col_sums_of<A>> : std::integral_constant<std::size_t, 1 + fresh_count<A>::value> {};
+template <class A>
+struct fresh_count<trace_of<A>> : std::integral_constant<std::size_t, 1 + fresh_count<A>::value> {};
+template <class A>
+struct fresh_count<diag_of<A>> : fresh_count<A> {};
+
+namespace detail {
+
+using boost::mp11::mp_list;
+
+template <class X>
+constexpr auto negate(const X& x) {
+  return expr::map<fn::negate, X>{fn::negate{}, std::tuple<X>{x}};
+}
+
+// translate<N>(mp_list<Is...>{}, e): e with its free dimensions named Is..., fresh names from N on.
+// Static members of one struct, so that every overload sees the others.
+struct tr {
+template <std::size_t N, class... Is, class T>
+static constexpr auto translate(mp_list<Is...>, const matrix<T>& m) {
+  static_assert(sizeof...(Is) == T::order, "loom internal error: la rank mismatch; please report");
+  if constexpr (sizeof...(Is) == 2) {
+    static_assert(!std::is_same_v<boost::mp11::mp_first<boost::mp11::mp_list<Is...>>,
+                                  boost::mp11::mp_second<boost::mp11::mp_list<Is...>>>,
+                  "loom::la: trace/diag of a stored matrix reads A(i, i), which loom does not "
+                  "support yet; use trace/diag of a product (e.g. trace(transpose(U) * X * V))");
+  }
+  return expr::access<const T, Is...>{m.tensor};
+}
+template <std::size_t N, class... Is, class V>
+static constexpr auto translate(mp_list<Is...>, const scalar<V>& s) {
+  return expr::literal<V>{s.value};
+}
+template <std::size_t N, class I, class J, class A>
+static constexpr auto translate(mp_list<I, J>, const transposed<A>& t) {
+  return translate<N>(mp_list<J, I>{}, t.a);
+}
+template <std::size_t N, class I, class J, class A, class B>
+static constexpr auto translate(mp_list<I, J>, const product<A, B>& p) {  // matrix × matrix
+  using K = fresh<N>;
+  auto a = translate<N + 1>(mp_list<I, K>{}, p.a);
+  auto b = translate<N + 1 + fresh_count<A>::value>(mp_list<K, J>{}, p.b);
+  return expr::sum<K, expr::mul<decltype(a), decltype(b)>>{{a, b}};
+}
+template <std::size_t N, class I, class A, class B>
+static constexpr auto translate(mp_list<I>, const product<A, B>& p) {  // matrix × vector
+  using K = fresh<N>;
+  auto a = translate<N + 1>(mp_list<I, K>{}, p.a);
+  auto b = translate<N + 1 + fresh_count<A>::value>(mp_list<K>{}, p.b);
+  return expr::sum<K, expr::mul<decltype(a), decltype(b)>>{{a, b}};
+}
+
+// An operand of an element-wise operation under the indices Is... of the result: a scalar
+// takes none, a vector beside a matrix takes the row only.
+template <std::size_t N, class... Is, class X>
+static constexpr auto operand(mp_list<Is...>, const X& x) {
+  if constexpr (X::rank == 0) {
+    return translate<N>(mp_list<>{}, x);
+  } else if constexpr (X::rank == 1 && sizeof...(Is) == 2) {
+    return translate<N>(mp_list<boost::mp11::mp_first<mp_list<Is...>>>{}, x);
+  } else {
+    return translate<N>(mp_list<Is...>{}, x);
+  }
+}
+template <std::size_t N, class... Is, class Op, class A, class B>
+static constexpr auto translate(mp_list<Is...>, const elementwise<Op, A, B>& e) {
+  auto a = operand<N>(mp_list<Is...>{}, e.a);
+  auto b = operand<N + fresh_count<A>::value>(mp_list<Is...>{}, e.b);
+  using L = decltype(a);
+  using R = decltype(b);
+  if constexpr (std::is_same_v<Op, plus>) {
+    return expr::add<L, R>{a, b};
+  } else if constexpr (std::is_same_v<Op, minus>) {
+    auto nb = negate(b);
+    return expr::add<L, decltype(nb)>{a, nb};
+  } else if constexpr (std::is_same_v<Op, times>) {
+    return expr::mul<L, R>{a, b};
+  } else {
+    return expr::map<divides_fn, L, R>{divides_fn{}, {a, b}};
+  }
+}
+template <std::size_t N, class A>
+static constexpr auto translate(mp_list<>, const total<A>& t) {
+  if constexpr (A::rank == 2) {
+    auto body = translate<N + 2>(mp_list<fresh<N>, fresh<N + 1>>{}, t.a);
+    return expr::sum<fresh<N>, expr::sum<fresh<N + 1>, decltype(body)>>{{body}};
+  } else if constexpr (A::rank == 1) {
+    auto body = translate<N + 1>(mp_list<fresh<N>>{}, t.a);
+    return expr::sum<fresh<N>, decltype(body)>{body};
+  } else {
+    return translate<N>(mp_list<>{}, t.a);
+  }
+}
+template <std::size_t N, class I, class A>
+static constexpr auto translate(mp_list<I>, const row_sums_of<A>& r) {
+  if constexpr (A::rank == 1) {
+    return translate<N + 1>(mp_list<I>{}, r.a);
+  } else {
+    auto body = translate<N + 1>(mp_list<I, fresh<N>>{}, r.a);
+    return expr::sum<fresh<N>, decltype(body)>{body};
+  }
+}
+template <std::size_t N, class J, class A>
+static constexpr auto translate(mp_list<J>, const col_sums_of<A>& c) {
+  auto body = translate<N + 1>(mp_list<fresh<N>, J>{}, c.a);
+  return expr::sum<fresh<N>, decltype(body)>{body};
+}
+template <std::size_t N, class A>
+static constexpr auto translate(mp_list<>, const trace_of<A>& t) {
+  auto body = translate<N + 1>(mp_list<fresh<N>, fresh<N>>{}, t.a);
+  return expr::sum<fresh<N>, decltype(body)>{body};
+}
+template <std::size_t N, class I, class A>
+static constexpr auto translate(mp_list<I>, const diag_of<A>& d) {
+  return translate<N>(mp_list<I, I>{}, d.a);
+}
+};  // struct tr
+
+template <std::size_t Rank>
+struct free_of;
+template <>
+struct free_of<0> {
+  template <class E>
+  static constexpr auto run(const E& e) { return tr::translate<0>(mp_list<>{}, e); }
+};
+template <>
+struct free_of<1> {
+  template <class E>
+  static constexpr auto run(const E& e) { return tr::translate<0>(mp_list<row>{}, e); }
+};
+template <>
+struct free_of<2> {
+  template <class E>
+  static constexpr auto run(const E& e) { return tr::translate<0>(mp_list<row, col>{}, e); }
+};
+}  // namespace detail
+
+/// `e` in index notation: free indices `la::row` (and `la::col`), bound ones fresh.
+template <expression E>
+constexpr auto to_index_notation(const E& e) {
+  return detail::free_of<E::rank>::run(e);
+}
+
+}  // namespace loom::la
+
+#endif  // LOOM_LA_TRANSLATE_HPP
+// ---- end <loom/la/translate.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -11712,9 +13147,10 @@ auto eval_naive(const E& e) {
 #define LOOM_OPTIMIZE_HPP
 
 // ---- begin <loom/optimize/decompose.hpp>
-// Defines loom::decompose(lhs, rhs): a sum-product program split by a variable-elimination order
-// into kernels with materialised intermediates (Galley's logical optimizer, notes 001 §3.3-3.7).
-// The candidate orders and their kernels are instantiated at compile time (bounded by
+// Defines loom::decompose(lhs, rhs): a sum-product program split by a prefix of a
+// variable-elimination order into kernels with materialised intermediates, the indices after the
+// prefix co-eliminated in one fused kernel (Galley's logical optimizer, notes 001 §3.3-3.7). The
+// candidate prefixes and their kernels are instantiated at compile time (bounded by
 // LOOM_MAX_ELIMINATION_ORDERS); the cheapest under the logical cost is chosen at run time from
 // statistics and cached by a coarse signature (optimize/).
 // SPDX-License-Identifier: BSL-1.0
@@ -11738,7 +13174,7 @@ auto eval_naive(const E& e) {
 #include <vector>
 
 #ifndef LOOM_MAX_ELIMINATION_ORDERS
-#  define LOOM_MAX_ELIMINATION_ORDERS 6
+#  define LOOM_MAX_ELIMINATION_ORDERS 8
 #endif
 #ifndef LOOM_MAX_DENSE_INTERMEDIATE_CELLS
 #  define LOOM_MAX_DENSE_INTERMEDIATE_CELLS (std::int64_t{1} << 26)
@@ -11746,7 +13182,7 @@ auto eval_naive(const E& e) {
 
 namespace loom {
 
-/// The most elimination orders `decompose` instantiates per program (plus the fused kernel).
+/// The most elimination prefixes `decompose` instantiates per program (plus the fused kernel).
 inline constexpr std::size_t max_elimination_orders = LOOM_MAX_ELIMINATION_ORDERS;
 /// The most cells `decompose` stores densely in one intermediate (a dense one- or two-index
 /// intermediate is chosen when cheaper than a sorted sparse one and not larger than this).
@@ -11813,21 +13249,36 @@ struct indices_of<expr::access<T, Is...>> {
   using type = mp_list<Is...>;
 };
 
-// Every permutation of a list.
+// The ordered selections of K distinct elements of a list (the permutations when K is its size).
+template <class L, std::size_t K>
+struct selections {
+  template <class X>
+  struct prepend {
+    template <class P>
+    using fn = mp_push_front<P, X>;
+  };
+  template <class X>
+  using starting_with = mp_transform_q<prepend<X>, typename selections<mp_remove<L, X>, K - 1>::type>;
+  using type = mp_apply<mp_append, mp_push_front<mp_transform<starting_with, L>, mp_list<>>>;
+};
 template <class L>
-struct permutations;
-template <>
-struct permutations<mp_list<>> {
+struct selections<L, 0> {
   using type = mp_list<mp_list<>>;
 };
-template <class... Ts>
-struct permutations<mp_list<Ts...>> {
-  template <class P, class X>
-  using prepend = mp_push_front<P, X>;
-  template <class X>
-  using starting_with =
-      mp_transform_q<mp_bind_back<prepend, X>, typename permutations<mp_remove<mp_list<Ts...>, X>>::type>;
-  using type = mp_append<starting_with<Ts>...>;
+
+// The elimination prefixes of a sum-product over the summed indices L: one index eliminated, then
+// two, ... up to all (the indices after the prefix are summed in one fused kernel; the fused kernel
+// of all of L is candidate 0). Full orders stay candidates: their last kernel is pointwise over
+// intermediates, which may be shared. Shortest first, generated only up to Cap.
+template <class L, std::size_t Cap, std::size_t K = 1, class Acc = mp_list<>>
+struct elimination_prefixes {
+  using type = mp_take_c<Acc, std::min(Cap, mp_size<Acc>::value)>;
+};
+template <class L, std::size_t Cap, std::size_t K, class Acc>
+  requires(K <= mp_size<L>::value && mp_size<Acc>::value < Cap)
+struct elimination_prefixes<L, Cap, K, Acc> {
+  using type =
+      typename elimination_prefixes<L, Cap, K + 1, mp_append<Acc, typename selections<L, K>::type>>::type;
 };
 
 // A factor: mp_list<id, indices>; ids below the input count are inputs, the rest intermediates.
@@ -12046,8 +13497,10 @@ struct program {
   template <class K>
   using input_factor = mp_list<K, typename indices_of<mp_at<inputs, K>>::type>;
   using initial = mp_transform<input_factor, mp_iota_c<input_count>>;
-  using orders = mp_take_c<typename permutations<summed>::type,
-                           std::min(max_elimination_orders, mp_size<typename permutations<summed>::type>::value)>;
+  using orders = typename elimination_prefixes<summed, max_elimination_orders>::type;
+  // the summed indices that candidate Order leaves to its last, fused kernel
+  template <class Order>
+  using fused_rest = mp_remove_if_q<summed, mp_bind_front<mp_contains, Order>>;
   using tensors = mp_transform<tensor_of_access, inputs>;
   using universe = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, initial>, mp_list<>>>>;
   template <class Order>
@@ -12077,6 +13530,25 @@ std::string names(mp_list<Is...>) {
   return s;
 }
 
+// sum(I1, sum(I2, ... e)) over the indices of Summed.
+template <class Summed>
+struct wrap_sums;
+template <>
+struct wrap_sums<mp_list<>> {
+  template <class E>
+  static E apply(const E& e) {
+    return e;
+  }
+};
+template <class I, class... Is>
+struct wrap_sums<mp_list<I, Is...>> {
+  template <class E>
+  static auto apply(const E& e) {
+    const auto inner = wrap_sums<mp_list<Is...>>::apply(e);
+    return expr::sum<I, std::remove_cvref_t<decltype(inner)>>{inner};
+  }
+};
+
 template <class A>
 auto product(const A& a) {
   return a;
@@ -12089,7 +13561,7 @@ auto product(const A& a, const B& b, const Rest&... rest) {
 }  // namespace detail::ve
 
 /// What `decompose` considered and chose: candidate 0 is the fused kernel (no intermediate),
-/// candidate c > 0 the elimination order c - 1.
+/// candidate c > 0 the elimination prefix c - 1 (its steps, then one fused kernel for the rest).
 struct decomposition_choice {
   std::vector<std::string> description;  // per candidate, its kernels
   std::vector<double> cost;              // Galley's logical cost per candidate
@@ -12144,9 +13616,10 @@ struct runner {
     }
   }
 
-  // The logical cost of an order: per step, the pointwise product's entries times its indices,
-  // plus writing the intermediate: 0.5 per cell when dense, 60 per entry when sparse (sorted); a
-  // shared step costs nothing. Then the final product. Dense intermediates larger than
+  // The logical cost of an elimination prefix: per step, the pointwise product's entries times its
+  // indices, plus writing the intermediate: 20 per cell when dense, 60 per entry when sparse
+  // (sorted); a shared step costs only its copy, if transposed. Then the last kernel: the product
+  // of the remaining factors, summed over the indices the prefix left, likewise. Dense intermediates larger than
   // max_dense_intermediate_cells make the dense variant infinitely costly.
   template <class Order>
   static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in, bool dense,
@@ -12196,14 +13669,16 @@ struct runner {
           << "]; ";
       }
     });
+    // the last kernel: the remaining factors, summed over the indices the prefix left
     std::vector<chain_bound_estimator> rest;
     mp_for_each<mp_transform<factor_id, typename P::template plan<Order>::remaining>>(
         [&](auto id) { rest.push_back(*est[id]); });
-    if (rest.size() > 1) {
-      const chain_bound_estimator comp = chain_bound_estimator::conjunction(rest);
-      total += comp.estimate() * static_cast<double>(comp.indices().size());
-    }
-    s << "output = product of the rest";
+    const chain_bound_estimator last = rest.size() == 1 ? rest[0] : chain_bound_estimator::conjunction(rest);
+    total += last.estimate() * static_cast<double>(last.indices().size());
+    using rest_summed = typename P::template fused_rest<Order>;
+    if constexpr (mp_empty<rest_summed>::value) s << "output = product of the rest [";
+    else s << "output = sum(" << names(rest_summed{}) << ", product of the rest) in one kernel [";
+    s << static_cast<std::int64_t>(last.estimate()) << " products]";
     text = s.str();
     return total;
   }
@@ -12255,8 +13730,9 @@ struct runner {
     });
     [&]<class... Fs>(mp_list<Fs...>) {
       Lhs target = lhs;
-      if (accumulate) target += product(access_of<Fs>(in, inter)...);
-      else target = product(access_of<Fs>(in, inter)...);
+      const auto last = wrap_sums<typename P::template fused_rest<Order>>::apply(product(access_of<Fs>(in, inter)...));
+      if (accumulate) target += last;
+      else target = last;
     }(typename P::template plan<Order>::remaining{});
   }
 };
@@ -12302,7 +13778,10 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
     out.cost.push_back(c);
     out.dense.push_back(dense);
     out.reuse.push_back(reuse);
-    out.description.push_back("eliminate " + names(O{}) + ": " + text);
+    using rest_summed = typename P::template fused_rest<O>;
+    out.description.push_back("eliminate " + names(O{}) +
+                              (mp_empty<rest_summed>::value ? "" : ", then " + names(rest_summed{}) + " fused") +
+                              ": " + text);
     if (out.cost.back() < out.cost[out.chosen]) out.chosen = out.cost.size() - 1;
   });
   (void)lhs;
@@ -12391,24 +13870,6 @@ auto terms_of(const expr::mul<L, R>& e) {
   return std::apply([&](const auto&... l) { return std::tuple_cat(times_each(l, rs)...); }, terms_of(e.lhs));
 }
 
-template <class Summed>
-struct wrap_sums;
-template <>
-struct wrap_sums<mp_list<>> {
-  template <class E>
-  static E apply(const E& e) {
-    return e;
-  }
-};
-template <class I, class... Is>
-struct wrap_sums<mp_list<I, Is...>> {
-  template <class E>
-  static auto apply(const E& e) {
-    const auto inner = wrap_sums<mp_list<Is...>>::apply(e);
-    return expr::sum<I, std::remove_cvref_t<decltype(inner)>>{inner};
-  }
-};
-
 template <class Rhs>
 auto sum_product_terms(const Rhs& rhs) {
   using S = typename summed_of<Rhs>::type;
@@ -12455,9 +13916,10 @@ struct is_unary_map<expr::map<F, E>> : std::true_type {};
 }  // namespace detail::ve
 
 /// `lhs = rhs` for a sum-product `rhs` (sums over a product of tensor accesses), evaluated by the
-/// cheapest of: one fused kernel, or a variable-elimination order that materialises one
-/// intermediate per summed index (dense or sparse, by estimated fill; shared between steps that
-/// compute the same sum over the same tensors). Sums over products with `+` in them are distributed
+/// cheapest of: one fused kernel, or a prefix of a variable-elimination order that materialises
+/// one intermediate per index it eliminates (dense or sparse, by estimated fill; shared between
+/// steps that compute the same sum over the same tensors), then sums the other indices out in one
+/// fused kernel. Sums over products with `+` in them are distributed
 /// into one sum-product per term, and `map(f, e)` decomposes `e` then applies `f`. Returns the
 /// candidate run for the (first) sum-product (0: fused).
 template <class Lhs, class R>
@@ -12478,7 +13940,7 @@ std::size_t decompose(Lhs lhs, const R& rhs) {
   }
 }
 
-/// Runs candidate `which` of `decompose` (0: fused; c: elimination order c - 1), for tests and
+/// Runs candidate `which` of `decompose` (0: fused; c: elimination prefix c - 1), for tests and
 /// benchmarks that compare plans. `dense` (one- and two-index intermediates stored densely) and
 /// `reuse` (bit t: step t reuses an earlier step's intermediate where it computes the same sum over
 /// the same tensors) default to the planner's choice for that candidate.
@@ -12520,7 +13982,7 @@ std::string explain_decomposition(const Lhs& lhs, const R& rhs) {
   } else {
     const decomposition_choice c = plan_decomposition(lhs, rhs);
     s << "decomposition candidates (Galley's logical cost; at most " << max_elimination_orders
-      << " elimination orders, LOOM_MAX_ELIMINATION_ORDERS):\n";
+      << " elimination prefixes, LOOM_MAX_ELIMINATION_ORDERS):\n";
     for (std::size_t k = 0; k < c.cost.size(); ++k)
       s << "  " << (k == c.chosen ? "* " : "  ") << "#" << k << " cost "
         << static_cast<std::int64_t>(c.cost[k] + 0.5) << ": " << c.description[k] << "\n";

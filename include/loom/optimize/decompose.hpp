@@ -1,6 +1,7 @@
-// Defines loom::decompose(lhs, rhs): a sum-product program split by a variable-elimination order
-// into kernels with materialised intermediates (Galley's logical optimizer, notes 001 §3.3-3.7).
-// The candidate orders and their kernels are instantiated at compile time (bounded by
+// Defines loom::decompose(lhs, rhs): a sum-product program split by a prefix of a
+// variable-elimination order into kernels with materialised intermediates, the indices after the
+// prefix co-eliminated in one fused kernel (Galley's logical optimizer, notes 001 §3.3-3.7). The
+// candidate prefixes and their kernels are instantiated at compile time (bounded by
 // LOOM_MAX_ELIMINATION_ORDERS); the cheapest under the logical cost is chosen at run time from
 // statistics and cached by a coarse signature (optimize/).
 // SPDX-License-Identifier: BSL-1.0
@@ -32,7 +33,7 @@
 #include <vector>
 
 #ifndef LOOM_MAX_ELIMINATION_ORDERS
-#  define LOOM_MAX_ELIMINATION_ORDERS 6
+#  define LOOM_MAX_ELIMINATION_ORDERS 8
 #endif
 #ifndef LOOM_MAX_DENSE_INTERMEDIATE_CELLS
 #  define LOOM_MAX_DENSE_INTERMEDIATE_CELLS (std::int64_t{1} << 26)
@@ -40,7 +41,7 @@
 
 namespace loom {
 
-/// The most elimination orders `decompose` instantiates per program (plus the fused kernel).
+/// The most elimination prefixes `decompose` instantiates per program (plus the fused kernel).
 inline constexpr std::size_t max_elimination_orders = LOOM_MAX_ELIMINATION_ORDERS;
 /// The most cells `decompose` stores densely in one intermediate (a dense one- or two-index
 /// intermediate is chosen when cheaper than a sorted sparse one and not larger than this).
@@ -107,21 +108,36 @@ struct indices_of<expr::access<T, Is...>> {
   using type = mp_list<Is...>;
 };
 
-// Every permutation of a list.
+// The ordered selections of K distinct elements of a list (the permutations when K is its size).
+template <class L, std::size_t K>
+struct selections {
+  template <class X>
+  struct prepend {
+    template <class P>
+    using fn = mp_push_front<P, X>;
+  };
+  template <class X>
+  using starting_with = mp_transform_q<prepend<X>, typename selections<mp_remove<L, X>, K - 1>::type>;
+  using type = mp_apply<mp_append, mp_push_front<mp_transform<starting_with, L>, mp_list<>>>;
+};
 template <class L>
-struct permutations;
-template <>
-struct permutations<mp_list<>> {
+struct selections<L, 0> {
   using type = mp_list<mp_list<>>;
 };
-template <class... Ts>
-struct permutations<mp_list<Ts...>> {
-  template <class P, class X>
-  using prepend = mp_push_front<P, X>;
-  template <class X>
-  using starting_with =
-      mp_transform_q<mp_bind_back<prepend, X>, typename permutations<mp_remove<mp_list<Ts...>, X>>::type>;
-  using type = mp_append<starting_with<Ts>...>;
+
+// The elimination prefixes of a sum-product over the summed indices L: one index eliminated, then
+// two, ... up to all (the indices after the prefix are summed in one fused kernel; the fused kernel
+// of all of L is candidate 0). Full orders stay candidates: their last kernel is pointwise over
+// intermediates, which may be shared. Shortest first, generated only up to Cap.
+template <class L, std::size_t Cap, std::size_t K = 1, class Acc = mp_list<>>
+struct elimination_prefixes {
+  using type = mp_take_c<Acc, std::min(Cap, mp_size<Acc>::value)>;
+};
+template <class L, std::size_t Cap, std::size_t K, class Acc>
+  requires(K <= mp_size<L>::value && mp_size<Acc>::value < Cap)
+struct elimination_prefixes<L, Cap, K, Acc> {
+  using type =
+      typename elimination_prefixes<L, Cap, K + 1, mp_append<Acc, typename selections<L, K>::type>>::type;
 };
 
 // A factor: mp_list<id, indices>; ids below the input count are inputs, the rest intermediates.
@@ -340,8 +356,10 @@ struct program {
   template <class K>
   using input_factor = mp_list<K, typename indices_of<mp_at<inputs, K>>::type>;
   using initial = mp_transform<input_factor, mp_iota_c<input_count>>;
-  using orders = mp_take_c<typename permutations<summed>::type,
-                           std::min(max_elimination_orders, mp_size<typename permutations<summed>::type>::value)>;
+  using orders = typename elimination_prefixes<summed, max_elimination_orders>::type;
+  // the summed indices that candidate Order leaves to its last, fused kernel
+  template <class Order>
+  using fused_rest = mp_remove_if_q<summed, mp_bind_front<mp_contains, Order>>;
   using tensors = mp_transform<tensor_of_access, inputs>;
   using universe = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, initial>, mp_list<>>>>;
   template <class Order>
@@ -371,6 +389,25 @@ std::string names(mp_list<Is...>) {
   return s;
 }
 
+// sum(I1, sum(I2, ... e)) over the indices of Summed.
+template <class Summed>
+struct wrap_sums;
+template <>
+struct wrap_sums<mp_list<>> {
+  template <class E>
+  static E apply(const E& e) {
+    return e;
+  }
+};
+template <class I, class... Is>
+struct wrap_sums<mp_list<I, Is...>> {
+  template <class E>
+  static auto apply(const E& e) {
+    const auto inner = wrap_sums<mp_list<Is...>>::apply(e);
+    return expr::sum<I, std::remove_cvref_t<decltype(inner)>>{inner};
+  }
+};
+
 template <class A>
 auto product(const A& a) {
   return a;
@@ -383,7 +420,7 @@ auto product(const A& a, const B& b, const Rest&... rest) {
 }  // namespace detail::ve
 
 /// What `decompose` considered and chose: candidate 0 is the fused kernel (no intermediate),
-/// candidate c > 0 the elimination order c - 1.
+/// candidate c > 0 the elimination prefix c - 1 (its steps, then one fused kernel for the rest).
 struct decomposition_choice {
   std::vector<std::string> description;  // per candidate, its kernels
   std::vector<double> cost;              // Galley's logical cost per candidate
@@ -438,9 +475,10 @@ struct runner {
     }
   }
 
-  // The logical cost of an order: per step, the pointwise product's entries times its indices,
-  // plus writing the intermediate: 0.5 per cell when dense, 60 per entry when sparse (sorted); a
-  // shared step costs nothing. Then the final product. Dense intermediates larger than
+  // The logical cost of an elimination prefix: per step, the pointwise product's entries times its
+  // indices, plus writing the intermediate: 20 per cell when dense, 60 per entry when sparse
+  // (sorted); a shared step costs only its copy, if transposed. Then the last kernel: the product
+  // of the remaining factors, summed over the indices the prefix left, likewise. Dense intermediates larger than
   // max_dense_intermediate_cells make the dense variant infinitely costly.
   template <class Order>
   static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in, bool dense,
@@ -490,14 +528,16 @@ struct runner {
           << "]; ";
       }
     });
+    // the last kernel: the remaining factors, summed over the indices the prefix left
     std::vector<chain_bound_estimator> rest;
     mp_for_each<mp_transform<factor_id, typename P::template plan<Order>::remaining>>(
         [&](auto id) { rest.push_back(*est[id]); });
-    if (rest.size() > 1) {
-      const chain_bound_estimator comp = chain_bound_estimator::conjunction(rest);
-      total += comp.estimate() * static_cast<double>(comp.indices().size());
-    }
-    s << "output = product of the rest";
+    const chain_bound_estimator last = rest.size() == 1 ? rest[0] : chain_bound_estimator::conjunction(rest);
+    total += last.estimate() * static_cast<double>(last.indices().size());
+    using rest_summed = typename P::template fused_rest<Order>;
+    if constexpr (mp_empty<rest_summed>::value) s << "output = product of the rest [";
+    else s << "output = sum(" << names(rest_summed{}) << ", product of the rest) in one kernel [";
+    s << static_cast<std::int64_t>(last.estimate()) << " products]";
     text = s.str();
     return total;
   }
@@ -549,8 +589,9 @@ struct runner {
     });
     [&]<class... Fs>(mp_list<Fs...>) {
       Lhs target = lhs;
-      if (accumulate) target += product(access_of<Fs>(in, inter)...);
-      else target = product(access_of<Fs>(in, inter)...);
+      const auto last = wrap_sums<typename P::template fused_rest<Order>>::apply(product(access_of<Fs>(in, inter)...));
+      if (accumulate) target += last;
+      else target = last;
     }(typename P::template plan<Order>::remaining{});
   }
 };
@@ -596,7 +637,10 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
     out.cost.push_back(c);
     out.dense.push_back(dense);
     out.reuse.push_back(reuse);
-    out.description.push_back("eliminate " + names(O{}) + ": " + text);
+    using rest_summed = typename P::template fused_rest<O>;
+    out.description.push_back("eliminate " + names(O{}) +
+                              (mp_empty<rest_summed>::value ? "" : ", then " + names(rest_summed{}) + " fused") +
+                              ": " + text);
     if (out.cost.back() < out.cost[out.chosen]) out.chosen = out.cost.size() - 1;
   });
   (void)lhs;
@@ -685,24 +729,6 @@ auto terms_of(const expr::mul<L, R>& e) {
   return std::apply([&](const auto&... l) { return std::tuple_cat(times_each(l, rs)...); }, terms_of(e.lhs));
 }
 
-template <class Summed>
-struct wrap_sums;
-template <>
-struct wrap_sums<mp_list<>> {
-  template <class E>
-  static E apply(const E& e) {
-    return e;
-  }
-};
-template <class I, class... Is>
-struct wrap_sums<mp_list<I, Is...>> {
-  template <class E>
-  static auto apply(const E& e) {
-    const auto inner = wrap_sums<mp_list<Is...>>::apply(e);
-    return expr::sum<I, std::remove_cvref_t<decltype(inner)>>{inner};
-  }
-};
-
 template <class Rhs>
 auto sum_product_terms(const Rhs& rhs) {
   using S = typename summed_of<Rhs>::type;
@@ -749,9 +775,10 @@ struct is_unary_map<expr::map<F, E>> : std::true_type {};
 }  // namespace detail::ve
 
 /// `lhs = rhs` for a sum-product `rhs` (sums over a product of tensor accesses), evaluated by the
-/// cheapest of: one fused kernel, or a variable-elimination order that materialises one
-/// intermediate per summed index (dense or sparse, by estimated fill; shared between steps that
-/// compute the same sum over the same tensors). Sums over products with `+` in them are distributed
+/// cheapest of: one fused kernel, or a prefix of a variable-elimination order that materialises
+/// one intermediate per index it eliminates (dense or sparse, by estimated fill; shared between
+/// steps that compute the same sum over the same tensors), then sums the other indices out in one
+/// fused kernel. Sums over products with `+` in them are distributed
 /// into one sum-product per term, and `map(f, e)` decomposes `e` then applies `f`. Returns the
 /// candidate run for the (first) sum-product (0: fused).
 template <class Lhs, class R>
@@ -772,7 +799,7 @@ std::size_t decompose(Lhs lhs, const R& rhs) {
   }
 }
 
-/// Runs candidate `which` of `decompose` (0: fused; c: elimination order c - 1), for tests and
+/// Runs candidate `which` of `decompose` (0: fused; c: elimination prefix c - 1), for tests and
 /// benchmarks that compare plans. `dense` (one- and two-index intermediates stored densely) and
 /// `reuse` (bit t: step t reuses an earlier step's intermediate where it computes the same sum over
 /// the same tensors) default to the planner's choice for that candidate.
@@ -814,7 +841,7 @@ std::string explain_decomposition(const Lhs& lhs, const R& rhs) {
   } else {
     const decomposition_choice c = plan_decomposition(lhs, rhs);
     s << "decomposition candidates (Galley's logical cost; at most " << max_elimination_orders
-      << " elimination orders, LOOM_MAX_ELIMINATION_ORDERS):\n";
+      << " elimination prefixes, LOOM_MAX_ELIMINATION_ORDERS):\n";
     for (std::size_t k = 0; k < c.cost.size(); ++k)
       s << "  " << (k == c.chosen ? "* " : "  ") << "#" << k << " cost "
         << static_cast<std::int64_t>(c.cost[k] + 0.5) << ": " << c.description[k] << "\n";
