@@ -1,6 +1,7 @@
-// LOOM_EXPECT_ERROR: mark the segment `unique`
-// A segment loop whose coordinates may repeat cannot be fused one-to-one with a program's loop
-// (STOREL's F3 needs @unique); the mapping is rejected where it is declared.
+// LOOM_EXPECT_ERROR: the innermost loop must be `unique`
+// A segment without `unique` may repeat a coordinate (COO's rows): allowed above the innermost
+// loop (each run is one iteration of the program's loop), rejected as the innermost loop, where
+// entries with equal full coordinates would need their values summed.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/format/mapping.hpp>
 

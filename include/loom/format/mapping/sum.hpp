@@ -204,12 +204,13 @@ struct is_mapped_access<expr::access<T, Is...>>
 template <class Out, class E>
 constexpr bool transposes_a_mapping() {
   using Rhs = std::remove_cvref_t<decltype(rewrite::for_kernel(expr::as_expr(std::declval<const E&>())).expr)>;
-  using accesses = typename plan::order_plan<Out, Rhs>::accesses;
   bool any = false;
   boost::mp11::mp_for_each<boost::mp11::mp_iota_c<plan::plan_candidates<Out, Rhs>::count>>([&](auto c) {
     using P = plan::order_plan<Out, Rhs, static_cast<int>(decltype(c)::value)>;
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<P::access_count>>([&](auto a) {
-      if (P::chosen.transposed[a] && is_mapped_access<boost::mp11::mp_at_c<accesses, a>>::value) any = true;
+    using accesses = typename P::accesses;
+    std::size_t k = 0;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, accesses>>([&](auto a) {
+      if (P::chosen.transposed[k++] && is_mapped_access<typename decltype(a)::type>::value) any = true;
     });
   });
   return any;
