@@ -79,6 +79,8 @@ struct egraph {
   std::size_t index_count = 0;
 
   id_t root = no_id;
+  id_t other = no_id;  // a second root, when two expressions are compared
+  bool other_pending = false;  // encoding a pair: sums keep their names
   std::size_t iterations = 0;
   bool node_limit_hit = false;
   bool saturated = false;

@@ -52,6 +52,14 @@ template <class E>
 struct leaves {
   using type = mp_list<E>;
 };
+template <>
+struct leaves<zero> {
+  using type = mp_list<>;
+};
+template <>
+struct leaves<one> {
+  using type = mp_list<>;
+};
 template <class L, class R>
 struct leaves<expr::add<L, R>> {
   using type = boost::mp11::mp_append<typename leaves<L>::type, typename leaves<R>::type>;
@@ -74,6 +82,10 @@ template <class T, class... Is>
 struct modelled<expr::access<T, Is...>> : std::bool_constant<(sizeof...(Is) <= 8)> {};
 template <class T>
 struct modelled<expr::literal<T>> : std::true_type {};
+template <>
+struct modelled<zero> : std::true_type {};
+template <>
+struct modelled<one> : std::true_type {};
 template <class L, class R>
 struct modelled<expr::add<L, R>> : std::bool_constant<modelled<L>::value && modelled<R>::value> {};
 template <class L, class R>
@@ -206,7 +218,8 @@ template <class Orig, class I, class B>
 struct encoder<Orig, expr::sum<I, B>> {
   template <std::size_t Max>
   static constexpr id_t run(egraph<Max>& g, const environment& env) {
-    const auto fresh = static_cast<std::uint8_t>(g.index_count++);
+    // comparing two expressions: bound names are kept, so that alike names meet
+    const auto fresh = g.other_pending ? id_of<Orig, I> : static_cast<std::uint8_t>(g.index_count++);
     g.original[fresh] = id_of<Orig, I>;
     environment inner = env;
     inner[id_of<Orig, I>] = fresh;
@@ -446,10 +459,35 @@ constexpr egraph<Max> encode() {
   return g;
 }
 
+/// The e-graph of two expressions over the same operands (accesses of slot_tag tensors name
+/// operands across both): `root` is E's class, `other` F's.
+template <class E, class F, std::size_t Max>
+constexpr egraph<Max> encode_pair() {
+  egraph<Max> g;
+  if constexpr (!encodable_v<E> || !encodable_v<F>) {
+    g.supported = false;
+  } else {
+    using orig = boost::mp11::mp_unique<boost::mp11::mp_append<original_indices_t<E>, original_indices_t<F>>>;
+    g.original_count = g.index_count = boost::mp11::mp_size<orig>::value;
+    detail::environment env{};
+    for (std::size_t k = 0; k < g.original_count; ++k) {
+      env[k] = static_cast<std::uint8_t>(k);
+      g.original[k] = g.base[k] = static_cast<std::uint8_t>(k);
+    }
+    g.other_pending = true;
+    g.root = detail::encoder<orig, E>::run(g, env);
+    g.other = detail::encoder<orig, F>::run(g, env);
+    g.supported = g.supported && g.root != no_id && g.other != no_id;
+  }
+  return g;
+}
+
 namespace detail {
 // declared first: each overload calls the others (no ADL into this namespace)
 template <class E>
 constexpr auto collect(const E& e);
+constexpr auto collect(const zero&);
+constexpr auto collect(const one&);
 template <class L, class R>
 constexpr auto collect(const expr::add<L, R>& e);
 template <class L, class R>
@@ -466,6 +504,8 @@ template <class E>
 constexpr auto collect(const E& e) {
   return std::tuple<E>{e};
 }
+constexpr auto collect(const zero&) { return std::tuple<>{}; }
+constexpr auto collect(const one&) { return std::tuple<>{}; }
 template <class L, class R>
 constexpr auto collect(const expr::add<L, R>& e) {
   return std::tuple_cat(collect(e.lhs), collect(e.rhs));

@@ -68,6 +68,11 @@ inline constexpr egraph<Max> graph_v = step(graph_v<E, Max, K - 1>);
 template <class E, std::size_t Max>
 inline constexpr egraph<Max> graph_v<E, Max, 0> = encode<E, Max, seed_t<E>>();
 
+template <class E, class F, std::size_t Max, std::size_t K>
+inline constexpr egraph<Max> pair_v = step(pair_v<E, F, Max, K - 1>);
+template <class E, class F, std::size_t Max>
+inline constexpr egraph<Max> pair_v<E, F, Max, 0> = encode_pair<E, F, Max>();
+
 /// The scenarios alternatives are extracted under: the default; dense data; very sparse data
 /// with thin dense factors (indices only dense operands use are short); dense data, thin factors.
 inline constexpr std::size_t scenario_count = 4;
@@ -120,6 +125,15 @@ struct alternative_source {
 /// The saturation of E under Limits: the e-graph, the extracted terms, the report.
 template <class E, class Limits = saturation_limits<>>
 using saturation_result = saturation::result<E, Limits>;
+
+/// Whether saturation puts E and F in one e-class (so they are equal on every input). Operands
+/// are named across both by accesses of `saturation::slot_tag<N, Tensor>` types. False proves
+/// nothing: the search is bounded (and the rule set needs bound names renamed alike).
+template <class E, class F, class Limits = saturation_limits<>>
+inline constexpr bool equivalent_v = [] {
+  const auto& g = saturation::pair_v<E, F, Limits::max_nodes, Limits::max_iterations>;
+  return g.supported && g.find(g.root) == g.find(g.other);
+}();
 
 /// `e` rewritten by equality saturation: the cheapest term under the static cost, as an
 /// expression over e's tensors. `e` itself when it holds nodes the e-graph does not model
