@@ -5,9 +5,12 @@
 
 #include <loom/loom.hpp>
 
+#include <doctest/doctest.h>
+
 #include <array>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace loom_test {
@@ -46,6 +49,14 @@ inline loom::tensor<double, loom::csr> random_graph(std::int64_t n, double p, un
     for (std::int64_t b = a + 1; b < n; ++b)
       if (edge(rng)) c.push_back({a, b}), c.push_back({b, a});
   return loom::from_coo<loom::csr>({n, n}, c, std::vector<double>(c.size(), 1.0));
+}
+
+/// The candidate of a decomposition whose description starts with `start` (fails the test if none).
+inline std::size_t candidate(const loom::decomposition_choice& plan, const std::string& start) {
+  for (std::size_t c = 0; c < plan.description.size(); ++c)
+    if (plan.description[c].rfind(start, 0) == 0) return c;
+  FAIL("no decomposition candidate starts with \"" << start << "\"");
+  return 0;
 }
 
 }  // namespace loom_test

@@ -159,6 +159,46 @@ struct eliminate {
   using indices = mp_remove<mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, in>, mp_list<>>>>, S>;
 };
 
+// A greedy elimination order (the min-fill rule of variable elimination, on the program's
+// structure): each time, the summed index whose intermediate has the fewest indices (the first
+// such in the written order).
+template <class Factors, class Summed, class Order = mp_list<>>
+struct greedy_order {
+  template <class S>
+  using arity = mp_size<typename eliminate<Factors, S, mp_size_t<0>>::indices>;
+  using arities = mp_transform<arity, Summed>;
+  using best = mp_at<Summed, mp_find<arities, mp_min_element<arities, mp_less>>>;
+  using made = mp_list<mp_size_t<0>, typename eliminate<Factors, best, mp_size_t<0>>::indices>;
+  using type = typename greedy_order<mp_push_back<mp_remove_if_q<Factors, uses<best>>, made>,
+                                     mp_remove<Summed, best>, mp_push_back<Order, best>>::type;
+};
+template <class Factors, class Order>
+struct greedy_order<Factors, mp_list<>, Order> {
+  using type = Order;
+};
+
+// How many elimination prefixes n summed indices have: n + n(n-1) + ... + n!.
+constexpr std::size_t prefix_count(std::size_t n) {
+  std::size_t total = 0, term = 1;
+  for (std::size_t k = 0; k < n; ++k) total += term *= n - k;
+  return total;
+}
+
+// The candidates: every prefix when there are at most Cap (exact search, small programs); else the
+// prefixes of the greedy order first, then the shortest others, up to Cap.
+template <class Factors, class Summed, std::size_t Cap>
+struct candidate_prefixes {
+  static constexpr std::size_t n = mp_size<Summed>::value;
+  static constexpr bool exact = prefix_count(n) <= Cap;
+  using greedy = typename greedy_order<Factors, Summed>::type;
+  template <class K>
+  using greedy_prefix = mp_take<greedy, mp_size_t<K::value + 1>>;
+  using greedy_prefixes = mp_transform<greedy_prefix, mp_iota_c<n>>;
+  using shortest = typename elimination_prefixes<Summed, Cap + n>::type;
+  using merged = mp_unique<mp_append<greedy_prefixes, shortest>>;
+  using type = mp_if_c<exact, shortest, mp_take_c<merged, std::min(Cap, mp_size<merged>::value)>>;
+};
+
 // Common subexpressions (notes 001 §3.7): a step whose factors are all inputs and that computes,
 // up to a renaming of indices, what an earlier such step computed over the same tensors can reuse
 // that intermediate: as it is, or transposed when the renaming permutes its indices. The match is
@@ -356,7 +396,7 @@ struct program {
   template <class K>
   using input_factor = mp_list<K, typename indices_of<mp_at<inputs, K>>::type>;
   using initial = mp_transform<input_factor, mp_iota_c<input_count>>;
-  using orders = typename elimination_prefixes<summed, max_elimination_orders>::type;
+  using orders = typename candidate_prefixes<initial, summed, max_elimination_orders>::type;
   // the summed indices that candidate Order leaves to its last, fused kernel
   template <class Order>
   using fused_rest = mp_remove_if_q<summed, mp_bind_front<mp_contains, Order>>;
