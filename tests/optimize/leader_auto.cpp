@@ -1,0 +1,81 @@
+// The ordinary `out(...) = e` with LOOM_MAX_SKIP_CANDIDATES defined: every kernel with two or
+// more co-iterated sparse operands at a loop runs the skip policy chosen at run time. Results
+// against a dense reference over formats, densities and seeds; the index names are this file's
+// own, so that no kernel type is shared with TUs built without the macro.
+// SPDX-License-Identifier: BSL-1.0
+#define LOOM_MAX_SKIP_CANDIDATES 4
+#include <loom/loom.hpp>
+#include <loom/optimize/leader_run.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <doctest/doctest.h>
+
+#include "leader_random.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+namespace mp11 = boost::mp11;
+using mp11::mp_list;
+
+constexpr loom::index<"lead_auto_i"> i;
+constexpr loom::index<"lead_auto_j"> j;
+
+using hashed_vector = loom::format<loom::hashed>;
+
+template <class FA, class FX>
+void check(std::int64_t m, std::int64_t n, double pa, double px, unsigned seed) {
+  std::vector<double> da, dx;
+  const auto A = loom_test::random_tensor<FA, 2>({m, n}, pa, seed, da);
+  const auto x = loom_test::random_tensor<FX, 1>({n}, px, seed + 100, dx);
+  loom::tensor<double, loom::dense_vector> y({m});
+  y(i) = loom::sum(j, A(i, j) * x(j));
+  for (std::int64_t r = 0; r < m; ++r) {
+    double ref = 0;
+    for (std::int64_t q = 0; q < n; ++q)
+      ref += da[static_cast<std::size_t>(r * n + q)] * dx[static_cast<std::size_t>(q)];
+    CHECK(y.at(r) == ref);
+  }
+  loom::tensor<double, loom::dcsr> C({m, n});
+  const auto B = loom_test::random_tensor<FA, 2>({m, n}, px, seed + 200, dx);
+  C(i, j) = A(i, j) * B(i, j);
+  for (std::int64_t r = 0; r < m; ++r)
+    for (std::int64_t q = 0; q < n; ++q) {
+      const auto k = static_cast<std::size_t>(r * n + q);
+      CHECK(C.at(r, q) == da[k] * dx[k]);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("leader: with LOOM_MAX_SKIP_CANDIDATES = 4, plain assignments choose a skip policy") {
+  static_assert(loom::stream::skip::max_candidates == 4);
+  for (unsigned seed : {1u, 2u})
+    for (auto [pa, px] : {std::pair{0.3, 0.3}, std::pair{0.01, 0.9}, std::pair{0.9, 0.01}}) {
+      CAPTURE(seed);
+      CAPTURE(pa);
+      CAPTURE(px);
+      check<loom::dcsr, loom::sparse_vector>(19, 301, pa, px, seed);
+      check<loom::coo, hashed_vector>(19, 301, pa, px, seed);
+    }
+}
+
+TEST_CASE("leader: the cached choice of a plain assignment is the cost model's choice") {
+  std::vector<double> d;
+  const auto A = loom_test::random_tensor<loom::csr, 2>({8, 20000}, 0.1, 3, d);
+  const auto x = loom_test::random_tensor<loom::sparse_vector, 1>({20000}, 5.0 / 20000, 4, d);
+  loom::tensor<double, loom::dense_vector> y({8});
+  const auto c = loom::optimize::plan_skip<4>(y(i), loom::sum(j, A(i, j) * x(j)));
+  REQUIRE(c.chosen > 0);
+  CHECK(c.candidates[c.chosen].code == loom::optimize::skip_code::lead_last);
+  y(i) = loom::sum(j, A(i, j) * x(j));  // runs the same choice, now cached
+  double total = 0, ref = 0;
+  for (std::int64_t r = 0; r < 8; ++r) total += y.at(r);
+  for (std::int64_t r = 0; r < 8; ++r)
+    for (std::int64_t q = 0; q < 20000; ++q) ref += A.at(r, q) * x.at(q);
+  CHECK(total == ref);
+}
