@@ -215,10 +215,10 @@ decltype(auto) with_cheapest(const E& e, F&& f) {
     return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) -> decltype(auto) {
       using out = decltype(f(saturate<Limits>(e)));
       if constexpr (std::is_void_v<out>) {
-        ((k == Ks ? (f(saturate_alternative<Ks, Limits>(e)), true) : false) || ...);
+        (void)((k == Ks ? (f(saturate_alternative<Ks, Limits>(e)), true) : false) || ...);
       } else {
         out r{};
-        ((k == Ks ? (r = f(saturate_alternative<Ks, Limits>(e)), true) : false) || ...);
+        (void)((k == Ks ? (r = f(saturate_alternative<Ks, Limits>(e)), true) : false) || ...);
         return r;
       }
     }(std::make_index_sequence<R::alternative_count>{});
