@@ -10,5 +10,6 @@
 #include <loom/rewrite/patterns.hpp>
 #include <loom/rewrite/rule.hpp>
 #include <loom/rewrite/rule_sets.hpp>
+#include <loom/rewrite/saturation.hpp>
 
 #endif  // LOOM_REWRITE_HPP
