@@ -1,6 +1,8 @@
 // Storage mappings against built-in formats and Eigen (issue 3 item 5): SpMV with CSR written as
-// a mapping (a zero-copy view over the built-in CSR's arrays) vs built-in CSR; lower-triangular
-// and symmetric packed mat-vec vs the full-storage kernel and Eigen's triangularView /
+// a mapping (a zero-copy view over the built-in CSR's arrays) vs built-in CSR; DCSR with hashed
+// rows vs CSR (SpMV, the rows iterated in sorted order; x^T A with a sparse x, the rows probed:
+// F1); lower-triangular and symmetric packed mat-vec (one mapping, two views, and the sum of
+// mappings L + SL^T distributed) vs the full-storage kernel and Eigen's triangularView /
 // selfadjointView; band mat-vec vs dense, CSR and the built-in banded level.
 // SPDX-License-Identifier: BSL-1.0
 #include "../runtime/support.hpp"
@@ -70,6 +72,85 @@ void register_csr(const std::string& name, std::function<lb::entries<2>()> entri
   });
 }
 
+// Hashed rows: DCSR whose row level is a hash map, over the CSR's column and value arrays -------
+using hashed_view_t = loom::view<double, lm::hashed_rows>;
+struct hashed_input {
+  loom::tensor<double, loom::csr> A;
+  loom::tensor<double, loom::dcsr> D;
+  lm::hash_table<> rows;
+  std::vector<std::int64_t> pos;  // one segment per non-empty row
+  std::unique_ptr<hashed_view_t> H;
+  loom::tensor<double, loom::sparse_vector> xs;  // 1% of the rows
+  vec x, y, w;
+};
+
+void register_hashed(const std::string& name, std::function<lb::entries<2>()> entries) {
+  auto data = std::make_shared<lb::lazy<hashed_input>>([=] {
+    auto in = std::make_unique<hashed_input>();
+    in->A = lb::to_loom<loom::csr>(entries());
+    in->D = loom::tensor<double, loom::dcsr>(in->A);
+    const auto& lv = in->A.level<1>();
+    std::vector<std::pair<std::int64_t, std::int64_t>> keys;
+    in->pos.push_back(0);
+    for (std::int64_t r = 0; r < in->A.extent(0); ++r)
+      if (lv.pos[r + 1] > lv.pos[r]) {
+        keys.emplace_back(r, static_cast<std::int64_t>(keys.size()));
+        in->pos.push_back(lv.pos[r + 1]);
+      }
+    in->rows = lm::hash_table<>::from(keys);
+    auto vals = in->A.values();
+    in->H = std::make_unique<hashed_view_t>(lm::make_view<lm::hashed_rows>(
+        in->A.shape(), vals, lm::bind(nm::rows, in->rows),
+        lm::bind(nm::pos2, std::span<const std::int64_t>(in->pos)),
+        lm::bind(nm::idx2, std::span<const std::int32_t>(lv.crd))));
+    const std::int64_t m = in->A.extent(0), n = in->A.extent(1);
+    std::vector<std::array<std::int64_t, 1>> picked;
+    for (std::int64_t r = 0; r < m; r += 100) picked.push_back({r});
+    in->xs = loom::from_coo<loom::sparse_vector>({m}, picked, std::vector<double>(picked.size(), 1.5));
+    in->x = dense_vec(n, 7);
+    in->y = vec({m});
+    in->w = vec({n});
+    vec want({m});
+    want(i) = loom::sum(j, in->A(i, j) * in->x(j));
+    in->y(i) = loom::sum(j, (*in->H)(i, j) * in->x(j));
+    lb::check_values("hashed/" + name + ": spmv vs csr", in->y.values(), want.values());
+    vec wwant({n});
+    wwant(j) = loom::sum(i, in->xs(i) * in->A(i, j));
+    in->w(j) = loom::sum(i, in->xs(i) * (*in->H)(i, j));
+    lb::check_values("hashed/" + name + ": x^T A vs csr", in->w.values(), wwant.values());
+    return in;
+  });
+  lb::add("mapping_hashed_spmv", name, "builtin_csr", [=](benchmark::State& s) {
+    auto& in = data->get();
+    timed(s, in.A.nnz(), "built-in CSR", in.y, [&] { in.y(i) = loom::sum(j, in.A(i, j) * in.x(j)); });
+  });
+  lb::add("mapping_hashed_spmv", name, "hashed_rows", [=](benchmark::State& s) {
+    auto& in = data->get();
+    timed(s, in.A.nnz(), "hashed_rows mapping (rows sorted once, on demand)", in.y,
+          [&] { in.y(i) = loom::sum(j, (*in.H)(i, j) * in.x(j)); });
+  });
+  lb::add("mapping_hashed_spmv", name, "builtin_dcsr", [=](benchmark::State& s) {
+    auto& in = data->get();
+    timed(s, in.A.nnz(), "built-in DCSR", in.y, [&] { in.y(i) = loom::sum(j, in.D(i, j) * in.x(j)); });
+  });
+  // w = xs^T A, xs holding 1% of the rows: the row level is located (CSR: dense; hashed: probed)
+  lb::add("mapping_hashed_probe", name, "builtin_csr", [=](benchmark::State& s) {
+    auto& in = data->get();
+    timed(s, in.xs.nnz(), "built-in CSR (rows located)", in.w,
+          [&] { in.w(j) = loom::sum(i, in.xs(i) * in.A(i, j)); });
+  });
+  lb::add("mapping_hashed_probe", name, "hashed_rows", [=](benchmark::State& s) {
+    auto& in = data->get();
+    timed(s, in.xs.nnz(), "hashed_rows mapping (rows probed in O(1): F1)", in.w,
+          [&] { in.w(j) = loom::sum(i, in.xs(i) * (*in.H)(i, j)); });
+  });
+  lb::add("mapping_hashed_probe", name, "builtin_dcsr", [=](benchmark::State& s) {
+    auto& in = data->get();
+    timed(s, in.xs.nnz(), "built-in DCSR (rows intersected)", in.w,
+          [&] { in.w(j) = loom::sum(i, in.xs(i) * in.D(i, j)); });
+  });
+}
+
 // Triangular and symmetric -----------------------------------------------------------------------
 struct tri_input {
   std::int64_t n = 0;
@@ -121,6 +202,9 @@ void register_triangular(std::int64_t n) {
     in->y(i) = loom::sum(j, in->L(i, j) * in->x(j));
     in->y(j) += loom::sum(i, (*in->SL)(i, j) * in->x(i));
     lb::check_values("symmetric/" + name + ": two kernels vs full", in->y.values(), want.values(), 1e-10);
+    const auto S = lm::make_sum("S", lm::as_is(in->L), lm::transposed(*in->SL));
+    lm::assign_distributed(in->y(i), [&](const auto& A) { return loom::sum(j, A(i, j) * in->x(j)); }, S);
+    lb::check_values("symmetric/" + name + ": sum of mappings vs full", in->y.values(), want.values(), 1e-10);
     in->ey.noalias() = in->E.selfadjointView<Eigen::Lower>() * in->ex;
     lb::check_values("symmetric/" + name + ": eigen vs full", in->ey, want.values(), 1e-10);
     return in;
@@ -155,6 +239,13 @@ void register_triangular(std::int64_t n) {
       in.y(i) = loom::sum(j, in.L(i, j) * in.x(j));
       in.y(j) += loom::sum(i, (*in.SL)(i, j) * in.x(i));
     });
+  });
+  lb::add("mapping_symmetric_mv", name, "sum_of_mappings", [=](benchmark::State& s) {
+    auto& in = data->get();
+    const auto S = lm::make_sum("S", lm::as_is(in.L), lm::transposed(*in.SL));
+    const auto program = [&](const auto& A) { return loom::sum(j, A(i, j) * in.x(j)); };
+    timed(s, full, "S = L + SL^T (sum of two mappings of one array), distributed", in.y,
+          [&] { lm::assign_distributed(in.y(i), program, S); });
   });
   lb::add("mapping_symmetric_mv", name, "full_dense", [=](benchmark::State& s) {
     auto& in = data->get();
@@ -241,6 +332,9 @@ int main(int argc, char** argv) {
   register_csr("uniform_1Mx1M_10M", [] { return lb::random_matrix(1'000'000, 1'000'000, 10, 1); });
   for (const auto& [name, path] : lb::real_matrices())
     register_csr(name, [path = path] { return lb::load_matrix(path); });
+  register_hashed("uniform_1Mx1M_10M", [] { return lb::random_matrix(1'000'000, 1'000'000, 10, 1); });
+  for (const auto& [name, path] : lb::real_matrices())
+    register_hashed(name, [path = path] { return lb::load_matrix(path); });
   register_triangular(3000);
   register_band(4000);
   register_band(2'000'000);

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -45,9 +46,21 @@ constexpr std::int64_t table_capacity(std::int64_t count) {
 /// addressing with linear probing, each table's capacity a power of two, key -1 marking an
 /// empty slot. `vals[s]` is the position the key in slot s maps to.
 template <class Key = std::int64_t, class Val = std::int64_t>
+struct hash_table;
+
+/// A borrowed hash_table (what `bind` keeps, so a view reads the caller's table).
+template <class Key, class Val>
+struct hash_table_view {
+  std::span<const Key> keys;
+  std::span<const Val> vals;
+};
+
+template <class Key, class Val>
 struct hash_table {
   std::vector<Key> keys;
   std::vector<Val> vals;
+
+  hash_table_view<Key, Val> view() const { return {keys, vals}; }
 
   /// Appends one table holding `entries` (key, position; keys distinct, in any order) and
   /// returns its first slot; the table ends at `keys.size()` after the call.

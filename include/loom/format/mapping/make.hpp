@@ -6,6 +6,7 @@
 
 #include <loom/core/error.hpp>
 #include <loom/format/mapping/definition.hpp>
+#include <loom/format/mapping/hash_map.hpp>
 #include <loom/format/tensor.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -28,8 +29,16 @@ struct binding {
 };
 /// `bind(crd, crd_vector)`: the contents of array `crd`.
 template <class Arr, class Data>
+  requires(!detail::hash_map_kind<Arr>)
 binding<Arr, std::remove_cvref_t<Data>> bind(Arr, Data&& d) {
   return {std::forward<Data>(d)};
+}
+
+/// `bind(H, table)`: the contents of hash map H, borrowed (a view keeps reading `table`).
+template <fixed_string Name, class K, class V, class K2, class V2>
+binding<hash_map<Name, K, V>, hash_table_view<K2, V2>> bind(hash_map<Name, K, V>,
+                                                            const hash_table<K2, V2>& table) {
+  return {table.view()};
 }
 
 namespace detail {

@@ -382,7 +382,8 @@ struct mapped_level {
       c.end = hi > lo ? -1 : lo;
       return c;
     } else {
-      return segment_cursor<P, Owning>{&st, own_array(st).data(), up, lo, std::max(lo, hi)};
+      // hi >= lo was checked when the tensor was built (walk), so no clamp in the row loop
+      return segment_cursor<P, Owning>{&st, own_array(st).data(), up, lo, hi};
     }
   }
 
