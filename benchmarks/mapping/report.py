@@ -16,6 +16,8 @@ REFERENCE = {  # the implementation each group's ratios are taken against
     "mapping_lower_mv": "full_dense",
     "mapping_symmetric_mv": "full_dense",
     "mapping_band_mv": "csr",
+    "mapping_hashed_spmv": "builtin_csr",
+    "mapping_hashed_probe": "builtin_csr",
 }
 
 
