@@ -104,3 +104,24 @@ TEST_CASE("matrix_chain names the factors whose extents disagree") {
                        "loom::matrix_chain: factor 0 has 4 columns but factor 1 has 5 rows",
                        loom::shape_error);
 }
+
+TEST_CASE("matrix_chain plans a repeated chain without reading its factors again") {
+  auto A = random_sparse(40, 30, 0.2, 5);
+  const auto B = random_sparse(30, 20, 0.2, 6);
+  const loom::tensor<double, loom::dcsr> C(random_sparse(20, 25, 0.2, 7));  // converted to csr per call
+  auto& stats = loom::detail::chain_statistics();
+  const loom::tensor<double, loom::csr> first = loom::matrix_chain(A, B, C);
+  const std::int64_t hits = stats.hits(), misses = stats.misses();
+  const loom::tensor<double, loom::csr> again = loom::matrix_chain(A, B, C);
+  CHECK(stats.hits() == hits + 3);
+  CHECK(stats.misses() == misses);
+  CHECK(again.nnz() == first.nnz());
+  // A new A (other arrays): its statistics are gathered again, and the product follows it
+  A = random_sparse(40, 30, 0.6, 8);
+  const loom::tensor<double, loom::csr> changed = loom::matrix_chain(A, B, C);
+  CHECK(stats.misses() == misses + 1);
+  const loom::tensor<double, loom::csr> want = loom::matrix_chain(loom::chain_order::left_to_right, A, B, C);
+  REQUIRE(changed.nnz() == want.nnz());
+  for (std::int64_t r = 0; r < 40; ++r)
+    for (std::int64_t q = 0; q < 25; ++q) CHECK(changed.at(r, q) == doctest::Approx(want.at(r, q)));
+}

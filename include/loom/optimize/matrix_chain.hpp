@@ -12,14 +12,18 @@
 #include <loom/format/tensor.hpp>
 #include <loom/optimize/chain_bound_estimator.hpp>
 #include <loom/optimize/gather_statistics.hpp>
+#include <loom/optimize/statistics_cache.hpp>
 #include <loom/stream/evaluate.hpp>
 
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace loom {
@@ -149,10 +153,29 @@ struct chain_planner {
   }
 };
 
+// Statistics per factor, kept between calls (per thread) while the factor's arrays are unchanged:
+// a chain run again on the same matrices is planned without reading them.
+inline statistics_cache& chain_statistics() {
+  thread_local statistics_cache cache;
+  return cache;
+}
+
 template <class T, class F, bool O>
 chain_bound_estimator chain_factor(const basic_tensor<T, F, O>& m, std::size_t t) {
-  return chain_bound_estimator(gather_statistics(m), {chain_index(t), chain_index(t + 1)});
+  return chain_bound_estimator(chain_statistics().get(m), {chain_index(t), chain_index(t + 1)});
 }
+
+// A factor as csr: itself when it is csr already, else a converted copy.
+template <class T, class F>
+struct csr_factor {
+  std::optional<tensor<T, csr>> copy;
+  const tensor<T, csr>* ptr;
+  explicit csr_factor(const tensor<T, F>& m) {
+    if constexpr (std::is_same_v<F, csr>) ptr = &m;
+    else ptr = &copy.emplace(m);
+  }
+  csr_factor(const csr_factor&) = delete;
+};
 
 }  // namespace detail
 
@@ -180,6 +203,13 @@ inline std::string chain_plan::describe(const std::vector<std::string>& names) c
 template <class T, class... Fs>
 chain_plan plan_matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
   static_assert(sizeof...(Fs) >= 2, "loom::matrix_chain: give at least two matrices");
+  // a plan is kept per (order, factors) while no factor's statistics were gathered again since
+  statistics_cache& stats = detail::chain_statistics();
+  (..., (void)stats.get(ms));
+  std::vector<const void*> key{static_cast<const void*>(&ms)...};
+  key.push_back(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(order)));
+  thread_local std::map<std::vector<const void*>, std::pair<std::int64_t, chain_plan>> plans;
+  if (auto it = plans.find(key); it != plans.end() && it->second.first == stats.misses()) return it->second.second;
   detail::chain_planner p;
   std::size_t t = 0;
   (..., p.factors.push_back(detail::chain_factor(ms, t++)));
@@ -193,12 +223,15 @@ chain_plan plan_matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
                         " rows");
   p.extents.push_back(shapes[0][0]);
   for (const auto& s : shapes) p.extents.push_back(s[1]);
+  chain_plan plan;
   switch (order) {
-    case chain_order::optimized: return p.exact();
-    case chain_order::greedy: return p.sequential(false);
-    case chain_order::left_to_right: return p.sequential(true);
+    case chain_order::optimized: plan = p.exact(); break;
+    case chain_order::greedy: plan = p.sequential(false); break;
+    case chain_order::left_to_right: plan = p.sequential(true); break;
   }
-  return p.exact();
+  if (plans.size() > 256) plans.clear();  // bounded: a plan is cheap to make again
+  plans[std::move(key)] = {stats.misses(), plan};
+  return plan;
 }
 
 /// M0 M1 ... M(n-1) for sparse matrices of any format: one fused SpGEMM kernel per step of the
@@ -208,11 +241,13 @@ tensor<T, csr> matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
   static_assert(((tensor<T, Fs>::order == 2) && ...), "loom::matrix_chain: every factor must be a matrix");
   const chain_plan plan = plan_matrix_chain(order, ms...);
   constexpr std::size_t n = sizeof...(Fs);
-  std::vector<tensor<T, csr>> factors{tensor<T, csr>(ms)...};
+  const std::tuple<detail::csr_factor<T, Fs>...> held(ms...);
+  const std::array<const tensor<T, csr>*, n> factors =
+      std::apply([](const auto&... f) { return std::array<const tensor<T, csr>*, n>{f.ptr...}; }, held);
   // products[a][z]: the product of factors a..z once computed
   std::vector<std::vector<std::optional<tensor<T, csr>>>> done(n, std::vector<std::optional<tensor<T, csr>>>(n));
-  auto take = [&](std::size_t a, std::size_t z) -> tensor<T, csr>& {
-    if (a == z) return factors[a];
+  auto take = [&](std::size_t a, std::size_t z) -> const tensor<T, csr>& {
+    if (a == z) return *factors[a];
     return *done[a][z];
   };
   constexpr loom::index<"i"> i;
