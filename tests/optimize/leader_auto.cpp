@@ -55,7 +55,8 @@ void check(std::int64_t m, std::int64_t n, double pa, double px, unsigned seed) 
 TEST_CASE("leader: with LOOM_MAX_SKIP_CANDIDATES = 4, plain assignments choose a skip policy") {
   static_assert(loom::stream::skip::max_candidates == 4);
   for (unsigned seed : {1u, 2u})
-    for (auto [pa, px] : {std::pair{0.3, 0.3}, std::pair{0.01, 0.9}, std::pair{0.9, 0.01}}) {
+    for (const auto& pa_px : {std::pair{0.3, 0.3}, std::pair{0.01, 0.9}, std::pair{0.9, 0.01}}) {
+      const double pa = pa_px.first, px = pa_px.second;
       CAPTURE(seed);
       CAPTURE(pa);
       CAPTURE(px);

@@ -74,8 +74,9 @@ TEST_CASE("leader: every skip candidate gives the dense reference's elementwise 
     CAPTURE(loom::format_name<FA>());
     CAPTURE(loom::format_name<FB>());
     for (unsigned seed : {1u, 2u, 3u})
-      for (auto [pa, pb] : {std::pair{0.3, 0.3}, std::pair{0.02, 0.8}, std::pair{0.7, 0.05},
+      for (const auto& pa_pb : {std::pair{0.3, 0.3}, std::pair{0.02, 0.8}, std::pair{0.7, 0.05},
                             std::pair{1.0, 0.0}}) {
+        const double pa = pa_pb.first, pb = pa_pb.second;
         CAPTURE(seed);
         CAPTURE(pa);
         CAPTURE(pb);

@@ -80,8 +80,9 @@ TEST_CASE("leader: every skip policy gives the dense reference's SpMSpV") {
     CAPTURE(loom::format_name<FA>());
     CAPTURE(loom::format_name<FX>());
     for (unsigned seed : {1u, 2u})
-      for (auto [pa, px] : {std::pair{0.3, 0.3}, std::pair{0.05, 0.9}, std::pair{0.9, 0.03},
+      for (const auto& pa_px : {std::pair{0.3, 0.3}, std::pair{0.05, 0.9}, std::pair{0.9, 0.03},
                             std::pair{0.0, 0.5}}) {
+        const double pa = pa_px.first, px = pa_px.second;
         CAPTURE(seed);
         CAPTURE(pa);
         CAPTURE(px);

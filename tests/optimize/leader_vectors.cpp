@@ -91,8 +91,9 @@ TEST_CASE("leader: every skip policy gives the dense reference's dot and product
     using FX = mp11::mp_first<decltype(pair)>;
     using FY = mp11::mp_second<decltype(pair)>;
     for (unsigned seed : {1u, 2u, 3u})
-      for (auto [px, py] : {std::pair{0.5, 0.5}, std::pair{0.01, 0.9}, std::pair{0.9, 0.02},
+      for (const auto& px_py : {std::pair{0.5, 0.5}, std::pair{0.01, 0.9}, std::pair{0.9, 0.02},
                             std::pair{0.0, 0.3}, std::pair{1.0, 1.0}}) {
+        const double px = px_py.first, py = px_py.second;
         CAPTURE(seed);
         CAPTURE(px);
         CAPTURE(py);
