@@ -82,6 +82,11 @@ struct egraph {
   id_t other = no_id;  // a second root, when two expressions are compared
   bool other_pending = false;  // encoding a pair: sums keep their names
   std::size_t iterations = 0;
+  std::size_t cursor = 0;     // where the next iteration starts matching (see rules.hpp)
+  std::size_t ac_cursor = 0;
+  std::size_t max_work = 0;   // the most matching work one iteration did
+  bool matched = false;       // between the two halves of an iteration (see rules.hpp)
+  bool changed = false;
   bool node_limit_hit = false;
   bool saturated = false;
   bool supported = true;  // false: the expression holds a node the encoder does not model
@@ -201,6 +206,7 @@ struct egraph {
         }
       }
     }
+    for (std::size_t c = 0; c < size; ++c) parent[c] = find(parent[c]);  // flat: find is one step
   }
 
   /// Number of e-classes (live representatives).

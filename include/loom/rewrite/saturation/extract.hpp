@@ -8,6 +8,7 @@
 #include <loom/rewrite/saturation/egraph.hpp>
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -107,8 +108,7 @@ constexpr double density(const enode& n, double da, double db, const scenario& s
   }
 }
 constexpr double size(std::uint64_t free, double d, const scenario& sc, const signature& s) {
-  for (std::size_t i = 0; i < max_indices; ++i)
-    if ((free >> i) & 1u) d *= sc.extent[s.original[i]];
+  for (; free != 0; free &= free - 1) d *= sc.extent[s.original[std::countr_zero(free)]];
   return d;
 }
 // what an operator costs on its own: the entries it produces (a constant costs nothing)
@@ -144,18 +144,27 @@ struct extractor {
   std::array<id_t, Max> choice{};
   std::size_t passes_ = 0;
 
+  std::array<enode, Max> canon{};  // each node with its operands' representatives
+  std::array<id_t, Max> rep{};
+
+  constexpr void canonicalise() {
+    for (std::size_t c = 0; c < g.size; ++c) {
+      canon[c] = g.canonical(g.nodes[c]);
+      rep[c] = g.find(static_cast<id_t>(c));
+    }
+  }
+
   constexpr void densities() {
     for (auto& x : dens) x = 2;  // above any density: not yet known
     for (bool changed = true; changed && passes_++ < Max;) {
       changed = false;
       for (std::size_t c = 0; c < g.size; ++c) {
-        const enode n = g.canonical(g.nodes[c]);
+        const enode& n = canon[c];
         const double da = n.a != no_id ? dens[n.a] : 1, db = n.b != no_id ? dens[n.b] : 1;
         if (da > 1 || db > 1) continue;
         const double x = density(n, da, db, sc, sig);
-        const id_t r = g.find(static_cast<id_t>(c));
-        if (x < dens[r]) {  // the tighter estimate wins (notes 004 §4.7)
-          dens[r] = x;
+        if (x < dens[rep[c]]) {  // the tighter estimate wins (notes 004 §4.7)
+          dens[rep[c]] = x;
           changed = true;
         }
       }
@@ -165,16 +174,19 @@ struct extractor {
   constexpr void costs() {
     for (auto& x : best) x = infinite_cost;
     for (auto& x : choice) x = no_id;
+    std::array<double, Max> own{};
+    for (std::size_t c = 0; c < g.size; ++c)
+      if (c == rep[c]) own[c] = size(g.free[c], dens[c], sc, sig);
     passes_ = 0;
     for (bool changed = true; changed && passes_++ < Max;) {
       changed = false;
       for (std::size_t c = 0; c < g.size; ++c) {
         if (g.dead[c]) continue;
-        const enode n = g.canonical(g.nodes[c]);
+        const enode& n = canon[c];
         const double ca = n.a != no_id ? best[n.a] : 0, cb = n.b != no_id ? best[n.b] : 0;
         if (ca >= infinite_cost || cb >= infinite_cost) continue;
-        const id_t r = g.find(static_cast<id_t>(c));
-        const double x = own_cost(n, size(g.free[r], dens[r], sc, sig)) + ca + cb;
+        const id_t r = rep[c];
+        const double x = own_cost(n, own[r]) + ca + cb;
         if (x < best[r]) {
           best[r] = x;
           choice[r] = static_cast<id_t>(c);
@@ -205,6 +217,7 @@ constexpr term extract(const egraph<Max>& g, const scenario& sc) {
   t.sig = signature_of(g);
   if (!g.supported) return t;
   detail::extractor<Max> x{g, sc, t.sig};
+  x.canonicalise();
   x.densities();
   x.costs();
   t.root = x.emit(t, g.root);

@@ -11,6 +11,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#ifndef LOOM_SATURATION_MAX_WORK
+// Rule matches per iteration (member visits and applications): one iteration is one constant
+// evaluation, and clang allows 2^20 steps per constant without -fconstexpr-steps.
+#  define LOOM_SATURATION_MAX_WORK 8000
+#endif
+
 namespace loom::rewrite::saturation {
 
 // The rules, as equations between classes (a, b, c classes; i an index):
@@ -33,7 +39,10 @@ struct matcher {
   std::array<id_t, Max> next{};
   std::size_t limit = 0;         // nodes present when the iteration started
   std::size_t ac_budget = Max / 8;
+  std::size_t work_budget = LOOM_SATURATION_MAX_WORK;
+  std::size_t work = 0;  // member visits and rule applications: bounds one constant evaluation
   bool changed = false;
+  bool partial = false;  // the work bound stopped the iteration before every node was matched
 
   constexpr void index_classes() {
     for (auto& h : head) h = no_id;
@@ -55,6 +64,7 @@ struct matcher {
   constexpr id_t sum(std::uint8_t i, id_t a) { return node(kind::sum, a, a, i); }
 
   constexpr void equate(id_t c, id_t d) {
+    ++work;
     if (d != no_id) changed = g.merge(c, d) || changed;
   }
   constexpr bool uses(id_t c, std::uint8_t i) const {
@@ -64,11 +74,13 @@ struct matcher {
 
   // the members of class c (as it was indexed) of kind k
   template <class F>
-  constexpr void each(id_t c, kind k, F&& f) const {
+  constexpr void each(id_t c, kind k, F&& f) {
     c = g.find(c);
     if (c >= limit) return;
-    for (id_t m = head[c]; m != no_id; m = next[m])
+    for (id_t m = head[c]; m != no_id; m = next[m]) {
+      ++work;
       if (g.nodes[m].k == k) f(g.nodes[m]);
+    }
   }
 
   // commutativity and associativity: what enables the other rules, and what grows the graph
@@ -134,9 +146,14 @@ struct matcher {
     });
   }
 
+  // Matching starts where the previous iteration's work bound stopped it (round robin), so
+  // that no node starves when an iteration cannot visit them all.
   constexpr void run() {
     index_classes();
-    for (std::size_t c = 0; c < limit && !g.node_limit_hit; ++c) {
+    const std::size_t start = g.cursor < limit ? g.cursor : 0;
+    std::size_t t = 0;
+    for (; t < limit && !g.node_limit_hit && work < work_budget; ++t) {
+      const std::size_t c = (start + t) % limit;
       if (g.dead[c]) continue;
       const enode n = g.nodes[c];
       const id_t self = static_cast<id_t>(c);
@@ -144,29 +161,46 @@ struct matcher {
       else if (n.k == kind::add) at_add(self, n);
       else if (n.k == kind::sum) at_sum(self, n);
     }
+    partial = t < limit;
+    g.cursor = (start + t) % limit;
     const std::size_t budget = g.size + ac_budget;
-    for (std::size_t c = 0; c < limit && !g.node_limit_hit && g.size < budget; ++c) {
+    const std::size_t ac_work = work + work_budget / 2;
+    const std::size_t ac_start = g.ac_cursor < limit ? g.ac_cursor : 0;
+    std::size_t u = 0;
+    for (; u < limit && !g.node_limit_hit && g.size < budget && work < ac_work; ++u) {
+      const std::size_t c = (ac_start + u) % limit;
       if (g.dead[c]) continue;
       const enode n = g.nodes[c];
       if (n.k == kind::mul) ac_mul(static_cast<id_t>(c), n);
       else if (n.k == kind::add) ac_add(static_cast<id_t>(c), n);
     }
+    partial = partial || u < limit;
+    g.ac_cursor = (ac_start + u) % limit;
+    if (work > g.max_work) g.max_work = work;
     changed = changed || g.size != limit;
-    g.rebuild();
   }
 };
 
 }  // namespace detail
 
-/// One iteration: all rules, every match, then congruence; marks `saturated` when nothing
-/// changed, counts the iteration otherwise.
+/// Half an iteration, alternately: every rule at the nodes present (`matched`), then the
+/// congruence rebuild, which marks `saturated` when the matching changed nothing. Two constants
+/// per iteration, so each has the compiler's whole evaluation budget.
 template <std::size_t Max>
 constexpr egraph<Max> step(egraph<Max> g) {
-  if (g.saturated || g.node_limit_hit || !g.supported) return g;
-  detail::matcher<Max> m{g};
-  m.run();
-  if (m.changed) ++g.iterations;
-  else g.saturated = true;
+  if (g.saturated || !g.supported) return g;
+  if (!g.matched) {
+    if (g.node_limit_hit) return g;
+    detail::matcher<Max> m{g};
+    m.run();
+    g.matched = true;
+    g.changed = m.changed || m.partial;
+  } else {
+    g.rebuild();
+    g.matched = false;
+    if (g.changed) ++g.iterations;
+    else g.saturated = true;
+  }
   return g;
 }
 

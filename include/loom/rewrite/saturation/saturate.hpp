@@ -90,7 +90,7 @@ struct result {
   using expression = E;
   using indices = seeded_indices_t<E, seed_t<E>>;
   static constexpr const egraph<Limits::max_nodes>& graph =
-      graph_v<E, Limits::max_nodes, Limits::max_iterations>;
+      graph_v<E, Limits::max_nodes, 2 * Limits::max_iterations>;
   static constexpr signature sig = signature_of(graph);
   template <std::size_t K>
   static constexpr term candidate = extract(graph, scenario_at(sig, K));
@@ -131,7 +131,7 @@ using saturation_result = saturation::result<E, Limits>;
 /// nothing: the search is bounded (and the rule set needs bound names renamed alike).
 template <class E, class F, class Limits = saturation_limits<>>
 inline constexpr bool equivalent_v = [] {
-  const auto& g = saturation::pair_v<E, F, Limits::max_nodes, Limits::max_iterations>;
+  const auto& g = saturation::pair_v<E, F, Limits::max_nodes, 2 * Limits::max_iterations>;
   return g.supported && g.find(g.root) == g.find(g.other);
 }();
 
