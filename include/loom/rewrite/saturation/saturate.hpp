@@ -17,6 +17,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <iostream>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -211,7 +213,13 @@ decltype(auto) with_cheapest(const E& e, F&& f) {
   if constexpr (!R::usable) {
     return f(e);
   } else {
-    const std::size_t k = choose_alternative<Limits>(e).chosen;
+    const saturation_choice choice = choose_alternative<Limits>(e);
+    const std::size_t k = choice.chosen;
+#ifdef LOOM_DEBUG_PLAN
+    std::clog << "loom saturation: alternative " << k << " of " << choice.costs.size() << ", costs";
+    for (double c : choice.costs) std::clog << ' ' << c;
+    std::clog << '\n';
+#endif
     return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) -> decltype(auto) {
       using out = decltype(f(saturate<Limits>(e)));
       if constexpr (std::is_void_v<out>) {
@@ -237,8 +245,10 @@ std::string explain_saturation(const E&) {
                     std::to_string(g.class_count()) + " classes, " + std::to_string(g.iterations) +
                     " iterations, ";
     s += g.saturated ? "saturated" : g.node_limit_hit ? "node limit hit" : "iteration limit hit";
-    s += ", extracted cost " + std::to_string(R::static_cost) + ", " +
-         std::to_string(R::alternative_count) + " alternative(s)";
+    char cost[32];
+    std::snprintf(cost, sizeof cost, "%.4g", R::static_cost);
+    s += ", extracted cost " + std::string(cost) + ", " + std::to_string(R::alternative_count) +
+         " alternative(s)";
     return s;
   }
 }
