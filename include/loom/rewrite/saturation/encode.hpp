@@ -218,6 +218,10 @@ template <class Orig, class I, class B>
 struct encoder<Orig, expr::sum<I, B>> {
   template <std::size_t Max>
   static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    if (!g.other_pending && g.index_count == max_indices) {  // no id left: not modelled
+      g.supported = false;
+      return no_id;
+    }
     // comparing two expressions: bound names are kept, so that alike names meet
     const auto fresh = g.other_pending ? id_of<Orig, I> : static_cast<std::uint8_t>(g.index_count++);
     g.original[fresh] = id_of<Orig, I>;
@@ -425,6 +429,10 @@ constexpr egraph<Max> encode() {
   egraph<Max> g;
   if constexpr (!encodable_v<E>) {
     g.supported = false;
+  } else if constexpr (!std::is_void_v<Seed> &&
+                       boost::mp11::mp_size<seeded_indices_t<E, Seed>>::value +
+                               boost::mp11::mp_size<expr::summed_indices_t<E>>::value > max_indices) {
+    return encode<E, Max, void>();  // the seed's renamed indices would not fit: no seed
   } else {
     using orig = seeded_indices_t<E, Seed>;
     g.original_count = g.index_count = boost::mp11::mp_size<orig>::value;
