@@ -2,7 +2,9 @@
 // mapping; DCSR with hashed rows): each round times the kernels back to back, alternating which
 // goes first, and the median of the per-round ratios is reported, which cancels most of the
 // load of a shared machine (bench.mapping's repetitions do not pair). Usage:
-// paired [rounds] (inputs: uniform_1Mx1M_10M and the real matrices of bench.mapping).
+// paired [rounds] (inputs: uniform_1Mx1M_10M and the real matrices of bench.mapping). Built
+// directly: g++-12 -std=c++20 -O2 -DNDEBUG -Iinclude -isystem /usr/include/eigen3
+// -DLOOM_BENCH_DATA_DIR=\"...\" benchmarks/mapping/paired.cpp -lbenchmark -lpthread
 // SPDX-License-Identifier: BSL-1.0
 #include "../runtime/support.hpp"
 
@@ -73,6 +75,7 @@ void run(const std::string& name, const lb::entries<2>& e, int rounds) {
 
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 21;
+  loom::set_num_threads(1);  // like bench.mapping: one loom thread, CPU time = the kernel's time
   std::printf("| input | nnz | built-in CSR, CPU ms (median) | CSR mapping / built-in (median of paired ratios) | hashed_rows / built-in |\n|---|---|---|---|---|\n");
   run("uniform_1Mx1M_10M", lb::random_matrix(1'000'000, 1'000'000, 10, 1), rounds);
   for (const auto& [name, path] : lb::real_matrices()) run(name, lb::load_matrix(path), rounds);
