@@ -6,6 +6,7 @@
 #include <loom/rewrite/saturation/egraph.hpp>
 #include <loom/rewrite/saturation/encode.hpp>
 #include <loom/rewrite/saturation/extract.hpp>
+#include <loom/rewrite/saturation/operands.hpp>
 #include <loom/rewrite/saturation/print.hpp>
 #include <loom/rewrite/saturation/rebuild.hpp>
 #include <loom/rewrite/saturation/rules.hpp>
