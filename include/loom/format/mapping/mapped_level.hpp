@@ -137,6 +137,7 @@ struct parent_runs {
 /// offset at the innermost loop.
 template <class Def, std::size_t K>
 struct mapped_level {
+  // Part 1: the loop's static facts, properties and storage ---------------------------------------
   using definition = Def;
   static constexpr std::size_t loop_number = K;
   using loops = typename Def::loops;
@@ -226,6 +227,8 @@ struct mapped_level {
   static LOOM_FORCE_INLINE const auto& own_array(const St& st) {
     return std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
   }
+
+  // Part 2: the cursors (range, segment, hash map) ------------------------------------------------
 
   /// Counted loop over [lo, hi) (guards folded); locate is the range test of rule T4.
   template <bool Owning>
@@ -387,6 +390,8 @@ struct mapped_level {
     }
   }
 
+  // Part 3: validation of a tensor built from arrays (walk) -----------------------------------------
+
   /// Walks every coordinate under every parent (run), calling f(up, index, position); throws
   /// when a segment or table leaves its array, coordinates are out of order or outside the
   /// extent, or a key is not where the hash function puts it. Returns the next level's parents.
@@ -471,6 +476,8 @@ struct mapped_level {
     next.count = count;
     return next;
   }
+
+  // Part 4: assembly from sorted entries (conversions, outputs) ----------------------------------
 
   // assemble: a range checks each entry lies in its bounds and places it at its offset; a
   // canonical segment crd(pos(x) : pos(x + 1)) is built like a compressed level (one position
@@ -579,6 +586,8 @@ struct mapped_level {
       }
     }
   }
+
+  // Part 5: text for explain ---------------------------------------------------------------------
 
   /// "max(0, i - 1) : min(N, i + 2)" (after folding), "crd(pos(i) : pos(i + 1))" or "H".
   static std::string bounds_text() {
