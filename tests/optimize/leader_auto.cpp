@@ -15,6 +15,7 @@
 #include "leader_random.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace {
@@ -79,4 +80,20 @@ TEST_CASE("leader: the cached choice of a plain assignment is the cost model's c
   for (std::int64_t r = 0; r < 8; ++r)
     for (std::int64_t q = 0; q < 20000; ++q) ref += A.at(r, q) * x.at(q);
   CHECK(total == ref);
+}
+
+TEST_CASE("leader: with LOOM_MAX_SKIP_CANDIDATES = 4, loom::explain lists the skip policy per loop") {
+  std::vector<double> d;
+  auto A = loom_test::random_tensor<loom::csr, 2>({8, 20000}, 0.1, 3, d);
+  auto x = loom_test::random_tensor<loom::sparse_vector, 1>({20000}, 5.0 / 20000, 4, d);
+  A.set_name("A");
+  x.set_name("x");
+  loom::tensor<double, loom::dense_vector> y({8});
+  const std::string text = loom::explain(y(i), loom::sum(j, A(i, j) * x(j)));
+  CAPTURE(text);
+  CHECK(text.find("skip policy per loop") != std::string::npos);
+  CHECK(text.find("* lead last (x [sparse_vector] iterates)") != std::string::npos);
+  // a kernel with nothing to choose adds no table
+  loom::tensor<double, loom::dense_vector> z({20000});
+  CHECK(loom::explain(y(i), loom::sum(j, A(i, j) * z(j))).find("skip policy") == std::string::npos);
 }

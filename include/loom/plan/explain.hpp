@@ -14,6 +14,10 @@
 #include <loom/plan/order.hpp>
 #include <loom/rewrite/for_evaluation.hpp>
 #include <loom/rewrite/hoist.hpp>
+// The per-loop skip-policy table, only when that choice is compiled in (stream/skip.hpp).
+#if defined(LOOM_MAX_SKIP_CANDIDATES) && LOOM_MAX_SKIP_CANDIDATES > 1
+#  include <loom/optimize/leader_choice.hpp>
+#endif
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -256,6 +260,22 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
 }
 }  // namespace detail
 
+#if defined(LOOM_MAX_SKIP_CANDIDATES) && LOOM_MAX_SKIP_CANDIDATES > 1
+namespace detail {
+// The skip policy per loop of plan P, as the evaluator chooses it (optimize/leader_choice.hpp).
+template <class P, class Lhs, class Rhs>
+std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
+  constexpr std::size_t cap = stream::skip::max_candidates;
+  if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
+    loom::statistics_cache stats;
+    return optimize::describe_skip_choice(optimize::choose_skip<P, cap>(lhs, rhs, stats), cap);
+  } else {
+    return {};
+  }
+}
+}  // namespace detail
+#endif
+
 /// A description of the plan loom compiles for `lhs = rhs`, e.g.
 /// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
 template <class Lhs, class R>
@@ -311,10 +331,18 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
     boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
       out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
           lhs, rhs, pre.str());
+#if defined(LOOM_MAX_SKIP_CANDIDATES) && LOOM_MAX_SKIP_CANDIDATES > 1
+      out += detail::skip_section<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(lhs,
+                                                                                             rhs);
+#endif
     });
     return out;
   }
+#if defined(LOOM_MAX_SKIP_CANDIDATES) && LOOM_MAX_SKIP_CANDIDATES > 1
+  return detail::explain_plan<P0>(lhs, rhs, rules) + detail::skip_section<P0>(lhs, rhs);
+#else
   return detail::explain_plan<P0>(lhs, rhs, rules);
+#endif
 }
 
 }  // namespace loom::plan
