@@ -132,3 +132,24 @@ TEST_CASE("decompose: an intermediate is dense when nearly full, sparse when nea
   CHECK(!thin.dense[c]);
 }
 
+
+TEST_CASE("decompose: a sparse intermediate's indices follow a loop order concordant with its step") {
+  // eliminating l from A(l,i) * B(k,l): with B csr the step loops k, l, i and writes T(k, i) in
+  // order; with B csc (stored l-major) it loops l, i, k, and T(i, k) keeps the written order
+  namespace ve = loom::detail::ve;
+  using boost::mp11::mp_list;
+  using boost::mp11::mp_size_t;
+  using I = decltype(i);
+  using K = decltype(k);
+  using L = decltype(l);
+  using factors = mp_list<mp_list<mp_size_t<0>, mp_list<L, I>>, mp_list<mp_size_t<1>, mp_list<K, L>>>;
+  using csr_t = const loom::tensor<double, loom::csr>;
+  using csc_t = const loom::tensor<double, loom::csc>;
+  static_assert(std::is_same_v<ve::concordant_made_t<mp_list<csr_t, csr_t>, factors, L>, mp_list<K, I>>);
+  static_assert(std::is_same_v<ve::concordant_made_t<mp_list<csr_t, csc_t>, factors, L>, mp_list<I, K>>);
+  // and the written order where the operands disagree (a cycle): i before l before i
+  using cyclic = mp_list<mp_list<mp_size_t<0>, mp_list<I, L>>, mp_list<mp_size_t<1>, mp_list<L, I>>, mp_list<mp_size_t<2>, mp_list<L, K>>>;
+  static_assert(std::is_same_v<ve::concordant_made_t<mp_list<csr_t, csr_t, csr_t>, cyclic, L>, mp_list<I, K>>);
+  // every candidate's sparse variant runs with these orders: "decompose: a sum computed twice over
+  // the same tensor is computed once" (decompose_shared.cpp) checks their results
+}

@@ -159,6 +159,65 @@ struct eliminate {
   using indices = mp_remove<mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, in>, mp_list<>>>>, S>;
 };
 
+// The indices of factor F in the order its storage nests them (inputs: their format's level
+// order; intermediates: as made).
+template <class Tensors, class F, bool Input = (factor_id<F>::value < mp_size<Tensors>::value)>
+struct stored_indices {
+  using type = factor_indices<F>;
+};
+template <class Tensors, class F>
+struct stored_indices<Tensors, F, true> {
+  using format = typename std::remove_cvref_t<mp_at<Tensors, factor_id<F>>>::format_type;
+  template <class K>
+  using at_level = mp_at_c<factor_indices<F>, format::modes[K::value]>;
+  using type = mp_transform<at_level, mp_iota_c<format::order>>;
+};
+
+// The indices of All in an order every list of Stored keeps where it can (Kahn's algorithm, ties
+// and cycles broken by the order of All): a loop order concordant with the step's operands.
+template <class All, class... Stored>
+constexpr auto concordant_positions(mp_list<Stored...>) {
+  constexpr std::size_t n = mp_size<All>::value;
+  std::array<std::array<bool, n>, n> before{};  // before[a][b]: a must come before b
+  (..., [&]<class... Xs>(mp_list<Xs...>) {
+    constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<All, Xs>::value...};
+    for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
+  }(Stored{}));
+  std::array<std::size_t, n> order{};
+  std::array<bool, n> placed{};
+  for (std::size_t t = 0; t < n; ++t) {
+    std::size_t pick = n;
+    for (std::size_t c = 0; c < n && pick == n; ++c) {
+      if (placed[c]) continue;
+      bool free = true;
+      for (std::size_t q = 0; q < n; ++q) free = free && (placed[q] || !before[q][c]);
+      if (free) pick = c;
+    }
+    for (std::size_t c = 0; c < n && pick == n; ++c)  // a cycle: the first one left
+      if (!placed[c]) pick = c;
+    placed[pick] = true;
+    order[t] = pick;
+  }
+  return order;
+}
+
+// The indices of the intermediate that eliminating S makes, in the order of a loop nest
+// concordant with the step's operands, so that the step writes it in order (appended, or one
+// workspace row at a time) instead of collecting and sorting its entries.
+template <class Tensors, class Factors, class S>
+struct concordant_made {
+  using e = eliminate<Factors, S, mp_size_t<0>>;
+  using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, typename e::in>, mp_list<>>>>;
+  template <class F>
+  using stored = typename stored_indices<Tensors, F>::type;
+  static constexpr auto positions = concordant_positions<all>(mp_transform<stored, typename e::in>{});
+  template <class K>
+  using at = mp_at_c<all, positions[K::value]>;
+  using type = mp_remove<mp_transform<at, mp_iota<mp_size<all>>>, S>;
+};
+template <class Tensors, class Factors, class S>
+using concordant_made_t = typename concordant_made<Tensors, Factors, S>::type;
+
 // A greedy elimination order (the min-fill rule of variable elimination, on the program's
 // structure): each time, the summed index whose intermediate has the fewest indices (the first
 // such in the written order).
@@ -354,16 +413,22 @@ struct make_step {
                        from_twin>;
 };
 
-template <class Universe, class Tensors, class Order, class Factors, std::size_t Next, class Steps = mp_list<>>
+// Concordant: made indices in a concordant loop order (sparse intermediates, written in order),
+// else in order of appearance (dense ones, written in place, where that keeps a shared
+// intermediate in the layout its consumers read).
+template <bool Concordant, class Universe, class Tensors, class Order, class Factors, std::size_t Next,
+          class Steps = mp_list<>>
 struct plan_of {
   using steps = Steps;
   using remaining = Factors;
 };
-template <class Universe, class Tensors, class S, class... Rest, class Factors, std::size_t Next, class Steps>
-struct plan_of<Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Steps> {
+template <bool Concordant, class Universe, class Tensors, class S, class... Rest, class Factors, std::size_t Next,
+          class Steps>
+struct plan_of<Concordant, Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Steps> {
   using e = eliminate<Factors, S, mp_size_t<Next>>;
-  using step = typename make_step<Universe, Tensors, Steps, S, typename e::in, typename e::indices, mp_size_t<Next>>::type;
-  using next = plan_of<Universe, Tensors, mp_list<Rest...>,
+  using made = mp_eval_if_c<!Concordant, typename e::indices, concordant_made_t, Tensors, Factors, S>;
+  using step = typename make_step<Universe, Tensors, Steps, S, typename e::in, made, mp_size_t<Next>>::type;
+  using next = plan_of<Concordant, Universe, Tensors, mp_list<Rest...>,
                        mp_push_back<mp_remove_if_q<Factors, uses<S>>, step_made<step>>, Next + 1,
                        mp_push_back<Steps, step>>;
   using steps = typename next::steps;
@@ -402,8 +467,8 @@ struct program {
   using fused_rest = mp_remove_if_q<summed, mp_bind_front<mp_contains, Order>>;
   using tensors = mp_transform<tensor_of_access, inputs>;
   using universe = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, initial>, mp_list<>>>>;
-  template <class Order>
-  using plan = plan_of<universe, tensors, Order, initial, input_count>;
+  template <class Order, bool Dense = false>
+  using plan = plan_of<!Dense, universe, tensors, Order, initial, input_count>;
   using V = expr::value_type_t<Rhs>;
 };
 
@@ -478,15 +543,15 @@ struct runner {
   using inputs_tuple = decltype(collect(std::declval<const Rhs&>()));
   static constexpr std::size_t n_in = P::input_count;
 
-  template <class Order>
-  using steps_of = typename P::template plan<Order>::steps;
+  template <class Order, bool Dense>
+  using steps_of = typename P::template plan<Order, Dense>::steps;
   template <bool Dense>
   struct slot_fn {
     template <class Step>
     using fn = intermediate_slot<V, factor_indices<step_made<Step>>, Dense>;
   };
   template <class Order, bool Dense>
-  using intermediates = mp_rename<mp_transform_q<slot_fn<Dense>, steps_of<Order>>, std::tuple>;
+  using intermediates = mp_rename<mp_transform_q<slot_fn<Dense>, steps_of<Order, Dense>>, std::tuple>;
   // write costs per sparse entry (sorted) and per dense cell: dense pays when over a third full
   static constexpr double sparse_write = 60.0, dense_write = 20.0;
 
@@ -494,16 +559,16 @@ struct runner {
   using dense_capable = mp_bool<intermediate_slot<V, factor_indices<step_made<Step>>, true>::dense>;
   // whether the dense choice differs from the sparse one for this order
   template <class Order>
-  static constexpr bool has_dense_choice = mp_any_of<steps_of<Order>, dense_capable>::value;
+  static constexpr bool has_dense_choice = mp_any_of<steps_of<Order, true>, dense_capable>::value;
 
   // Whether `Step` has a twin over the very same tensors (so it shares the twin's intermediate).
-  template <class Order, class Step>
+  template <class Order, bool Dense, class Step>
   static bool shares(const inputs_tuple& in) {
     if constexpr (step_twin<Step>::value < 0) {
       (void)in;
       return false;
     } else {
-      using Twin = mp_at_c<steps_of<Order>, static_cast<std::size_t>(step_twin<Step>::value)>;
+      using Twin = mp_at_c<steps_of<Order, Dense>, static_cast<std::size_t>(step_twin<Step>::value)>;
       bool same = true;
       mp_for_each<mp_iota<mp_size<step_inputs<Twin>>>>([&](auto f) {
         using F = decltype(f);
@@ -520,15 +585,15 @@ struct runner {
   // (sorted); a shared step costs only its copy, if transposed. Then the last kernel: the product
   // of the remaining factors, summed over the indices the prefix left, likewise. Dense intermediates larger than
   // max_dense_intermediate_cells make the dense variant infinitely costly.
-  template <class Order>
-  static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in, bool dense,
+  template <class Order, bool Dense>
+  static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in,
                      std::string& text, std::uint32_t& reuse) {
     std::vector<std::optional<chain_bound_estimator>> est(input_est.begin(), input_est.end());
     double total = 0;
     std::ostringstream s;
     reuse = 0;
     std::size_t t = 0;
-    mp_for_each<mp_transform<mp_identity, steps_of<Order>>>([&](auto st) {
+    mp_for_each<mp_transform<mp_identity, steps_of<Order, Dense>>>([&](auto st) {
       using step = typename decltype(st)::type;
       std::vector<chain_bound_estimator> parts;
       mp_for_each<mp_transform<factor_id, step_inputs<step>>>([&](auto id) { parts.push_back(*est[id]); });
@@ -542,7 +607,7 @@ struct runner {
         made.push_back({std::string(decltype(i)::name), e});
       });
       const double out = mat.estimate();
-      const bool is_dense = dense && dense_capable<step>::value;
+      constexpr bool is_dense = Dense && dense_capable<step>::value;
       const double write = !is_dense ? sparse_write * out
                            : cells <= static_cast<double>(max_dense_intermediate_cells)
                                ? dense_write * cells
@@ -551,7 +616,7 @@ struct runner {
       // reusing a twin: free as it is; a transposed copy sorts its entries (sparse) or reads and
       // writes every cell out of order (dense): measured at about twice the cost of writing it
       const double copy = !step_relaid<step>::value ? 0.0 : 2.0 * write;
-      const bool shared = shares<Order, step>(in) && copy < compute;
+      const bool shared = shares<Order, Dense, step>(in) && copy < compute;
       if (shared) reuse |= std::uint32_t{1} << t;
       total += shared ? copy : compute;
       ++t;
@@ -570,7 +635,7 @@ struct runner {
     });
     // the last kernel: the remaining factors, summed over the indices the prefix left
     std::vector<chain_bound_estimator> rest;
-    mp_for_each<mp_transform<factor_id, typename P::template plan<Order>::remaining>>(
+    mp_for_each<mp_transform<factor_id, typename P::template plan<Order, Dense>::remaining>>(
         [&](auto id) { rest.push_back(*est[id]); });
     const chain_bound_estimator last = rest.size() == 1 ? rest[0] : chain_bound_estimator::conjunction(rest);
     total += last.estimate() * static_cast<double>(last.indices().size());
@@ -600,13 +665,13 @@ struct runner {
   static void run(const Lhs& lhs, const inputs_tuple& in, std::uint32_t reuse, bool accumulate) {
     intermediates<Order, Dense> inter;
     std::size_t t = 0;
-    mp_for_each<mp_transform<mp_identity, steps_of<Order>>>([&](auto st) {
+    mp_for_each<mp_transform<mp_identity, steps_of<Order, Dense>>>([&](auto st) {
       using step = typename decltype(st)::type;
       auto& slot = std::get<factor_id<step_made<step>>::value - n_in>(inter);
       using tensor_t = typename std::remove_cvref_t<decltype(slot)>::type;
       const bool reused = (reuse >> t++ & 1u) != 0;
       if constexpr (step_twin<step>::value >= 0) {
-        if (reused && shares<Order, step>(in)) {
+        if (reused && shares<Order, Dense, step>(in)) {
           const tensor_t& twin = *std::get<static_cast<std::size_t>(step_twin<step>::value)>(inter).made;
           if constexpr (step_relaid<step>::value) {
             relayout(slot.own.emplace(), twin, step_from_twin<step>{});
@@ -632,7 +697,7 @@ struct runner {
       const auto last = wrap_sums<typename P::template fused_rest<Order>>::apply(product(access_of<Fs>(in, inter)...));
       if (accumulate) target += last;
       else target = last;
-    }(typename P::template plan<Order>::remaining{});
+    }(typename P::template plan<Order, Dense>::remaining{});
   }
 };
 
@@ -668,10 +733,10 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
     using O = decltype(order);
     std::string text, dense_text;
     std::uint32_t reuse = 0, dense_reuse = 0;
-    double c = R::template cost<O>(est, in, false, text, reuse);
+    double c = R::template cost<O, false>(est, in, text, reuse);
     bool dense = false;
     if constexpr (R::template has_dense_choice<O>) {
-      const double d = R::template cost<O>(est, in, true, dense_text, dense_reuse);
+      const double d = R::template cost<O, true>(est, in, dense_text, dense_reuse);
       if (d < c) c = d, dense = true, text = dense_text, reuse = dense_reuse;
     }
     out.cost.push_back(c);
