@@ -33,18 +33,35 @@ def version():
     return ".".join(m.group(1) for m in parts)
 
 
-def inline(name, seen, out):
-    """Appends the lines of <name> to out, inlining loom headers not yet in seen."""
-    seen.add(name)
+IF = re.compile(r"^\s*#\s*if")
+ENDIF = re.compile(r"^\s*#\s*endif")
+
+
+def inline(name, seen, out, conditional=False):
+    """Appends the lines of <name> to out, inlining loom headers not yet in seen.
+
+    A header included under a preprocessor condition (other than its includer's include guard) is
+    inlined there, but not marked as seen: it may be left out by that condition, so a later
+    unconditional include inlines it again (its include guard keeps one definition)."""
+    if not conditional:
+        seen.add(name)
     path = INCLUDE / name
     out.append(f"// ---- begin <{name}>\n")
+    depth = 0  # 1 inside the include guard
     for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
         line = HAS_INCLUDE.sub(has_include, line)
+        if IF.match(line):
+            depth += 1
+        elif ENDIF.match(line):
+            depth -= 1
         m = LOOM_INCLUDE.match(line)
         if not m or not (INCLUDE / m.group(1)).is_file():  # a missing one is left for the compiler
             out.append(line)
         elif m.group(1) not in seen:
-            inline(m.group(1), seen, out)
+            if conditional or depth > 1:
+                inline(m.group(1), set(seen), out, True)
+            else:
+                inline(m.group(1), seen, out)
     if out[-1] and not out[-1].endswith("\n"):
         out[-1] += "\n"
     out.append(f"// ---- end <{name}>\n")

@@ -72,11 +72,19 @@ PLAN_SUITES = {
                   "decompose: the plan chosen from statistics (the fused kernel); "
                   "hand: a merge of the two rows of every edge",
                   ["hand", "decompose"], "hand"),
+    "ml_joins": ("Logistic regression over a star join (loom::decompose)",
+                 "decompose: the plan chosen from statistics (theta pushed into each feature "
+                 "table, the sales summed in one kernel per term); materialised: the feature "
+                 "matrix X(i, j) built, then X * theta; fused: one loop nest; hand: a loop over "
+                 "the sales with both dot products precomputed",
+                 ["hand", "decompose", "materialised", "fused"], "hand"),
     "optimizer": ("Runtime optimizer overhead",
-                  "kernel: C(i,j) = A(i,j) + B(j,i) including its plan choice; first_choice: "
-                  "statistics gathered and every candidate costed; cached_choice: the per-call "
-                  "cost once the plan is cached",
-                  ["kernel", "first_choice", "cached_choice"], "kernel"),
+                  "kernel: the kernel including its plan choice (add_transposed: C(i,j) = "
+                  "A(i,j) + B(j,i); spmv_csc: y(i) = sum(j, A(i,j) * x(j)) with A csc); "
+                  "first_choice: statistics gathered and every candidate costed; costing_only: "
+                  "statistics known, every candidate costed; cached_choice: the per-call cost "
+                  "once the plan is cached",
+                  ["kernel", "first_choice", "costing_only", "cached_choice"], "kernel"),
 }
 IMPLS = ["hand", "loom", "eigen"]
 

@@ -9,6 +9,8 @@
 #include <loom/optimize/estimate_map.hpp>
 #include <loom/optimize/gather_statistics.hpp>
 #include <loom/optimize/index_extent.hpp>
+#include <loom/optimize/leader_choice.hpp>
+#include <loom/optimize/leader_run.hpp>
 #include <loom/optimize/matrix_chain.hpp>
 #include <loom/optimize/plan_choice.hpp>
 #include <loom/optimize/sparsity_estimator.hpp>

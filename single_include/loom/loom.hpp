@@ -3020,6 +3020,7 @@ constexpr auto array<Name, T>::slice(Lo, Hi) const {
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -3048,9 +3049,21 @@ constexpr std::int64_t table_capacity(std::int64_t count) {
 /// addressing with linear probing, each table's capacity a power of two, key -1 marking an
 /// empty slot. `vals[s]` is the position the key in slot s maps to.
 template <class Key = std::int64_t, class Val = std::int64_t>
+struct hash_table;
+
+/// A borrowed hash_table (what `bind` keeps, so a view reads the caller's table).
+template <class Key, class Val>
+struct hash_table_view {
+  std::span<const Key> keys;
+  std::span<const Val> vals;
+};
+
+template <class Key, class Val>
 struct hash_table {
   std::vector<Key> keys;
   std::vector<Val> vals;
+
+  hash_table_view<Key, Val> view() const { return {keys, vals}; }
 
   /// Appends one table holding `entries` (key, position; keys distinct, in any order) and
   /// returns its first slot; the table ends at `keys.size()` after the call.
@@ -3396,6 +3409,7 @@ struct parent_runs {
 /// offset at the innermost loop.
 template <class Def, std::size_t K>
 struct mapped_level {
+  // Part 1: the loop's static facts, properties and storage ---------------------------------------
   using definition = Def;
   static constexpr std::size_t loop_number = K;
   using loops = typename Def::loops;
@@ -3485,6 +3499,8 @@ struct mapped_level {
   static LOOM_FORCE_INLINE const auto& own_array(const St& st) {
     return std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
   }
+
+  // Part 2: the cursors (range, segment, hash map) ------------------------------------------------
 
   /// Counted loop over [lo, hi) (guards folded); locate is the range test of rule T4.
   template <bool Owning>
@@ -3641,9 +3657,12 @@ struct mapped_level {
       c.end = hi > lo ? -1 : lo;
       return c;
     } else {
-      return segment_cursor<P, Owning>{&st, own_array(st).data(), up, lo, std::max(lo, hi)};
+      // hi >= lo was checked when the tensor was built (walk), so no clamp in the row loop
+      return segment_cursor<P, Owning>{&st, own_array(st).data(), up, lo, hi};
     }
   }
+
+  // Part 3: validation of a tensor built from arrays (walk) -----------------------------------------
 
   /// Walks every coordinate under every parent (run), calling f(up, index, position); throws
   /// when a segment or table leaves its array, coordinates are out of order or outside the
@@ -3729,6 +3748,8 @@ struct mapped_level {
     next.count = count;
     return next;
   }
+
+  // Part 4: assembly from sorted entries (conversions, outputs) ----------------------------------
 
   // assemble: a range checks each entry lies in its bounds and places it at its offset; a
   // canonical segment crd(pos(x) : pos(x + 1)) is built like a compressed level (one position
@@ -3837,6 +3858,8 @@ struct mapped_level {
       }
     }
   }
+
+  // Part 5: text for explain ---------------------------------------------------------------------
 
   /// "max(0, i - 1) : min(N, i + 2)" (after folding), "crd(pos(i) : pos(i + 1))" or "H".
   static std::string bounds_text() {
@@ -4198,8 +4221,16 @@ struct binding {
 };
 /// `bind(crd, crd_vector)`: the contents of array `crd`.
 template <class Arr, class Data>
+  requires(!detail::hash_map_kind<Arr>)
 binding<Arr, std::remove_cvref_t<Data>> bind(Arr, Data&& d) {
   return {std::forward<Data>(d)};
+}
+
+/// `bind(H, table)`: the contents of hash map H, borrowed (a view keeps reading `table`).
+template <fixed_string Name, class K, class V, class K2, class V2>
+binding<hash_map<Name, K, V>, hash_table_view<K2, V2>> bind(hash_map<Name, K, V>,
+                                                            const hash_table<K2, V2>& table) {
+  return {table.view()};
 }
 
 namespace detail {
@@ -6797,6 +6828,565 @@ constexpr void hoist_first(const E& e, K&& k) {
 
 #endif  // LOOM_REWRITE_HOIST_HPP
 // ---- end <loom/rewrite/hoist.hpp>
+// The per-loop skip-policy table, only when that choice is compiled in (stream/skip.hpp).
+#if defined(LOOM_MAX_SKIP_CANDIDATES) && LOOM_MAX_SKIP_CANDIDATES > 1
+// ---- begin <loom/optimize/leader_choice.hpp>
+// Defines the runtime choice of the skip policy per loop (optimize/): which operand of each
+// intersection leads and how the others catch up (leapfrog, merge, lead first / last), among the
+// variants instantiated at compile time, costed from statistics after Galley's physical model
+// (notes 001 §4.4), cached by a coarse signature, and explained.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+#define LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+
+// ---- begin <loom/stream/skip.hpp>
+// Defines the skip policies of an intersection, one per loop (stream/): how `mul` co-iterates
+// its operands at a depth (leapfrog, linear merge, or one leader iterating while the others are
+// probed), carried as a type by the product's scalar operation.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_SKIP_HPP
+#define LOOM_STREAM_SKIP_HPP
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <string>
+
+/// How many skip-policy variants of a kernel `out(...) = e` may be instantiated and chosen among
+/// at run time (optimize/leader_choice.hpp). 1 (the default) keeps one kernel per plan, with the
+/// static policy of the case table in combinators.hpp; define it (e.g. 4) before including loom
+/// to let the optimizer pick a policy per loop from statistics.
+#ifndef LOOM_MAX_SKIP_CANDIDATES
+#  define LOOM_MAX_SKIP_CANDIDATES 1
+#endif
+
+namespace loom::stream::skip {
+
+inline constexpr std::size_t max_candidates = LOOM_MAX_SKIP_CANDIDATES;
+static_assert(max_candidates >= 1, "loom: LOOM_MAX_SKIP_CANDIDATES must be at least 1");
+
+/// The static policy (combinators.hpp case table): leapfrog between ordered operands, iterate
+/// the other operand and locate a random-access one.
+struct standard {
+  static constexpr const char* name = "standard";
+};
+/// Every operand behind seeks the other's index with a galloping search.
+struct leapfrog {
+  static constexpr const char* name = "leapfrog";
+};
+/// The operand behind steps one entry at a time (a sorted merge, no search).
+struct merge {
+  static constexpr const char* name = "merge";
+};
+/// Side K of every intersection at the loop iterates (0: the first operand of the product, 1:
+/// the last); the others are probed at its index: located when random-access, else sought.
+template <std::size_t K>
+struct lead {
+  static_assert(K <= 1, "loom::stream::skip::lead: the leader is side 0 (first) or 1 (last)");
+  static constexpr const char* name = K == 0 ? "lead first" : "lead last";
+};
+
+/// Policies by loop depth (outermost first); depths past the list use `standard`.
+template <class... Ps>
+struct per_loop {};
+
+namespace detail {
+template <class L, std::size_t D>
+struct at_impl {
+  using type = standard;
+};
+template <class... Ps, std::size_t D>
+  requires(D < sizeof...(Ps))
+struct at_impl<per_loop<Ps...>, D> {
+  using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
+};
+template <class Op>
+struct skips_of {
+  using type = per_loop<>;
+};
+template <class Op>
+  requires requires { typename Op::skips; }
+struct skips_of<Op> {
+  using type = typename Op::skips;
+};
+}  // namespace detail
+
+/// The policy of loop D in the list L.
+template <class L, std::size_t D>
+using at = typename detail::at_impl<L, D>::type;
+
+/// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
+template <class Op, std::size_t D>
+using of_op_at = at<typename detail::skips_of<Op>::type, D>;
+
+/// "leapfrog, merge at j": the list in words, depth by depth.
+template <class... Ps>
+std::string describe(per_loop<Ps...>) {
+  std::string s;
+  [[maybe_unused]] std::size_t d = 0;
+  (..., [&] {
+    if (!s.empty()) s += ", ";
+    s += "loop " + std::to_string(d++) + ": " + Ps::name;
+  }());
+  return s.empty() ? std::string("standard") : s;
+}
+
+}  // namespace loom::stream::skip
+
+#endif  // LOOM_STREAM_SKIP_HPP
+// ---- end <loom/stream/skip.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::optimize {
+
+/// Per-entry costs of co-iterating one fiber (Galley's constants, notes 001 §4.1, as ratios:
+/// a sequential step is the unit; a galloping seek over a gap g costs `seek * (1 + log2(1+g))`).
+struct skip_cost_constants {
+  double step = 1.0;      // advance one stored entry
+  double seek = 1.0;      // per comparison level of a galloping search
+  double hashed_locate = 2.0;
+  double other_locate = 1.0;  // bitmap bit test, banded range check
+  double bitmap_word = 1.0 / 64;  // a bitmap leader scans its extent a word at a time
+};
+
+/// Policy codes in candidate order (standard is not a code: it is the combinators' table).
+enum class skip_code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
+
+inline const char* skip_code_name(skip_code c) {
+  switch (c) {
+    case skip_code::leapfrog: return "leapfrog";
+    case skip_code::merge: return "merge";
+    case skip_code::lead_first: return "lead first";
+    case skip_code::lead_last: return "lead last";
+    default: return "standard";
+  }
+}
+
+namespace detail {
+
+inline constexpr std::size_t max_coiterated = 8;  // operands per loop the analysis keeps
+
+/// One operand that an intersection at a loop iterates or probes (not a full level: those are
+/// always located).
+struct coiterated {
+  std::size_t access = 0;  // ordinal in accesses_t (the lowering's numbering)
+  std::size_t mode = 0;    // the tensor's mode for the loop's index
+  std::size_t level = 0;   // storage level of that mode in the tensor the kernel reads
+  bool locatable = false;  // hashed, bitmap, banded: O(1) probe
+  bool scans = false;      // bitmap: iteration scans the extent a word at a time
+  bool transposed = false;
+};
+
+template <std::size_t Depths>
+struct loop_table {
+  std::array<std::array<coiterated, max_coiterated>, Depths> at{};
+  std::array<std::size_t, Depths> count{};
+};
+
+template <class E>
+inline constexpr std::size_t access_count_v = boost::mp11::mp_size<expr::accesses_t<E>>::value;
+
+// The accesses reached from the root through products only (sum and expand are transparent):
+// the factors that the kernel's mul_op intersects, by ordinal. Operands under +, map or where
+// are co-iterated by other streams and are not costed here.
+template <class E, std::size_t K>
+struct factors {
+  using type = boost::mp11::mp_list<>;
+};
+template <class T, class... Is, std::size_t K>
+struct factors<expr::access<T, Is...>, K> {
+  using type = boost::mp11::mp_list<boost::mp11::mp_size_t<K>>;
+};
+template <class L, class R, std::size_t K>
+struct factors<expr::mul<L, R>, K> {
+  using type = boost::mp11::mp_append<typename factors<L, K>::type,
+                                      typename factors<R, K + access_count_v<L>>::type>;
+};
+template <class I, class E, std::size_t K>
+struct factors<expr::sum<I, E>, K> : factors<E, K> {};
+template <class I, class E, std::size_t K>
+struct factors<expr::expand<I, E>, K> : factors<E, K> {};
+
+template <class Plan, class A>
+struct access_info;
+template <class Plan, class T, class... Is>
+struct access_info<Plan, expr::access<T, Is...>> {
+  using format = typename std::remove_const_t<T>::format_type;
+  static constexpr std::size_t order = sizeof...(Is);
+  static constexpr std::array<std::size_t, sizeof...(Is)> depth_of_mode{
+      boost::mp11::mp_find<typename Plan::order, Is>::value...};
+};
+
+template <class Plan>
+struct plan_rhs;
+template <class Lhs, class Rhs, int C>
+struct plan_rhs<plan::order_plan<Lhs, Rhs, C>> {
+  using type = Rhs;
+};
+
+/// The co-iterated operands of every loop of plan P.
+template <class Plan>
+constexpr auto analyse() {
+  using rhs = typename plan_rhs<Plan>::type;
+  loop_table<Plan::index_count> t{};
+  boost::mp11::mp_for_each<typename factors<rhs, 0>::type>([&](auto k) {
+    constexpr std::size_t K = decltype(k)::value;
+    using A = boost::mp11::mp_at_c<typename Plan::accesses, K>;
+    using info = access_info<Plan, A>;
+    using F = typename info::format;
+    if constexpr (info::order > 0 && !F::all_dense) {
+      constexpr bool transposed = Plan::chosen.transposed[K];
+      for (std::size_t m = 0; m < info::order; ++m) {
+        std::size_t level = F::level_of_mode[m];
+        if (transposed) {  // the copy stores modes by depth, with the same level list
+          level = 0;
+          for (std::size_t o = 0; o < info::order; ++o)
+            if (info::depth_of_mode[o] < info::depth_of_mode[m]) ++level;
+        }
+        const level_properties p = F::properties[level];
+        if (p.full) continue;
+        const std::size_t d = info::depth_of_mode[m];
+        if (t.count[d] == max_coiterated) continue;
+        t.at[d][t.count[d]++] = coiterated{K, m, level, p.random_access, p.random_access && p.padded,
+                                           transposed};
+      }
+    }
+  });
+  return t;
+}
+
+/// What the static table of combinators.hpp does at a loop, as a code (`standard` when it
+/// mixes policies, i.e. more than two operands with a random-access one).
+template <std::size_t Depths>
+constexpr skip_code standard_equivalent(const loop_table<Depths>& t, std::size_t d) {
+  const std::size_t n = t.count[d];
+  bool any = false;
+  for (std::size_t o = 0; o < n; ++o) any = any || t.at[d][o].locatable;
+  if (!any) return skip_code::leapfrog;
+  if (n == 2) return t.at[d][1].locatable ? skip_code::lead_first : skip_code::lead_last;
+  return skip_code::standard;
+}
+
+struct skip_alternative {
+  std::size_t depth = 0;
+  skip_code code = skip_code::standard;
+};
+
+template <std::size_t Depths>
+struct alternative_list {
+  std::array<skip_alternative, 4 * Depths + 1> at{};
+  std::size_t count = 0;  // including #0, the static policy
+};
+
+/// #0 the static policy; then, loop by loop (outermost first) wherever two or more operands
+/// are co-iterated, each other policy at that loop alone; cut at Cap.
+template <class Plan, std::size_t Cap>
+constexpr auto alternatives() {
+  constexpr auto t = analyse<Plan>();
+  alternative_list<Plan::index_count> l{};
+  l.count = 1;
+  for (std::size_t d = 0; d < Plan::index_count; ++d) {
+    if (t.count[d] < 2) continue;
+    const skip_code same = standard_equivalent(t, d);
+    for (skip_code c : {skip_code::merge, skip_code::lead_first, skip_code::lead_last,
+                        skip_code::leapfrog}) {
+      if (c == same || l.count >= Cap) continue;
+      l.at[l.count++] = {d, c};
+    }
+  }
+  return l;
+}
+
+template <skip_code C>
+struct policy_type;
+template <>
+struct policy_type<skip_code::leapfrog> {
+  using type = stream::skip::leapfrog;
+};
+template <>
+struct policy_type<skip_code::merge> {
+  using type = stream::skip::merge;
+};
+template <>
+struct policy_type<skip_code::lead_first> {
+  using type = stream::skip::lead<0>;
+};
+template <>
+struct policy_type<skip_code::lead_last> {
+  using type = stream::skip::lead<1>;
+};
+
+template <class Plan, std::size_t Cap>
+struct candidate_at {
+  template <class C>
+  struct fn {
+    static constexpr auto alt = alternatives<Plan, Cap>().at[C::value];
+    using type = boost::mp11::mp_push_back<
+        boost::mp11::mp_rename<boost::mp11::mp_repeat_c<boost::mp11::mp_list<stream::skip::standard>,
+                                                        alt.depth>,
+                               stream::skip::per_loop>,
+        typename policy_type<alt.code>::type>;
+  };
+  template <class C>
+  using f = typename fn<C>::type;
+};
+
+template <class Plan, std::size_t Cap>
+struct skip_candidates_impl {
+  static constexpr std::size_t count = alternatives<Plan, Cap>().count;
+  using type = boost::mp11::mp_push_front<
+      boost::mp11::mp_transform_q<boost::mp11::mp_quote<candidate_at<Plan, Cap>::template f>,
+                                  boost::mp11::mp_drop_c<boost::mp11::mp_iota_c<count>, 1>>,
+      stream::skip::per_loop<>>;
+};
+
+}  // namespace detail
+
+/// The skip-policy variants instantiated for plan P (a `loom::plan::order_plan`): #0 the static
+/// policy (`per_loop<>`), then one other policy at one loop each, at most Cap in all.
+template <class Plan, std::size_t Cap = stream::skip::max_candidates>
+using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type;
+
+/// One loop's policy costs (indexed by skip_code, standard last) and what they were made of.
+struct loop_skip_costs {
+  std::size_t depth = 0;
+  std::string index;
+  double outer = 1;  // estimated iterations of the loops outside
+  std::vector<std::string> operands;  // labels, in expression order
+  std::vector<double> fiber;          // mean stored entries per fiber of each operand's level
+  std::array<double, 5> per_fiber{};  // cost of one fiber's intersection, by skip_code
+  skip_code standard_is = skip_code::standard;
+};
+
+/// Every candidate's estimated cost, the chosen one, and the per-loop detail for explain.
+struct skip_choice {
+  std::vector<double> cost;
+  std::size_t chosen = 0;
+  std::vector<loop_skip_costs> loops;
+  std::vector<detail::skip_alternative> candidates;  // #0 is standard everywhere
+};
+
+namespace detail {
+
+/// Cost of intersecting one fiber per operand (sizes n, probe facts) under policy c.
+inline double fiber_cost(skip_code c, const std::vector<double>& n,
+                         const std::vector<coiterated>& ops, double extent,
+                         const skip_cost_constants& k) {
+  const std::size_t m = n.size();
+  auto gallop = [&](double target, double over) {  // seeks into `target` entries, `over` times
+    return over * k.seek * (1 + std::log2(1 + target / std::max(over, 1.0)));
+  };
+  auto step_cost = [&](std::size_t o) {
+    return n[o] * k.step + (ops[o].scans ? extent * k.bitmap_word : 0.0);
+  };
+  auto lead = [&](std::size_t leader) {
+    double c = step_cost(leader);
+    for (std::size_t o = 0; o < m; ++o) {
+      if (o == leader) continue;
+      if (ops[o].locatable) c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
+      else c += gallop(n[o], n[leader]);
+    }
+    return c;
+  };
+  double lo = n[0];
+  for (double x : n) lo = std::min(lo, x);
+  switch (c) {
+    case skip_code::merge: {
+      double s = 0;
+      for (std::size_t o = 0; o < m; ++o) s += step_cost(o);
+      return s;
+    }
+    case skip_code::leapfrog: {  // every operand seeks about once per entry of the smallest
+      double s = 0;
+      for (std::size_t o = 0; o < m; ++o) s += gallop(n[o], lo);
+      return s;
+    }
+    case skip_code::lead_first: return lead(0);
+    case skip_code::lead_last: return lead(m - 1);
+    default: {  // the static table: the first non-locatable operand leads, the rest probe
+      bool any = false;
+      for (const auto& o : ops) any = any || o.locatable;
+      if (!any) return fiber_cost(skip_code::leapfrog, n, ops, extent, k);
+      std::size_t leader = 0;
+      while (leader < m && ops[leader].locatable) ++leader;
+      return lead(leader == m ? 0 : leader);
+    }
+  }
+}
+
+template <class Tensor>
+std::string skip_label(const Tensor& t, std::size_t k) {
+  const std::string name = t.name().empty() ? "operand #" + std::to_string(k) : t.name();
+  return name + " [" + format_name<typename Tensor::format_type>() + "]";
+}
+
+// Mean stored coordinates per parent at the level of `o` (statistics of the original tensor;
+// a transposed copy is estimated from its mode's distinct count and mean degrees).
+inline double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
+                         const std::vector<std::size_t>& modes_by_level) {
+  if (s.nnz == 0) return 0;
+  if (!o.transposed) {
+    const double here = static_cast<double>(s.nonempty_fibers[o.level]);
+    const double above = o.level == 0 ? 1.0 : static_cast<double>(s.nonempty_fibers[o.level - 1]);
+    return above > 0 ? here / above : 0;
+  }
+  if (o.level == 0) return static_cast<double>(s.distinct[o.mode]);
+  (void)order, (void)modes_by_level;
+  // order 2: the entries per coordinate of the other mode; higher orders: the same, roughly
+  double other = 1;
+  for (std::size_t m = 0; m < s.distinct.size(); ++m)
+    if (m != o.mode) other = std::max(other, static_cast<double>(s.distinct[m]));
+  return static_cast<double>(s.nnz) / other;
+}
+
+}  // namespace detail
+
+/// Costs every skip candidate of plan P for `lhs = rhs` (rhs already rewritten, as the
+/// evaluator runs it) and picks the cheapest; ties keep the static policy.
+template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
+skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
+                        const skip_cost_constants& k = {}) {
+  static_assert(std::is_same_v<typename detail::plan_rhs<Plan>::type, Rhs>,
+                "loom internal error: choose_skip with another kernel's plan; please report");
+  constexpr auto table = detail::analyse<Plan>();
+  constexpr auto alts = detail::alternatives<Plan, Cap>();
+  skip_choice out;
+  for (std::size_t c = 0; c < alts.count; ++c) out.candidates.push_back(alts.at[c]);
+  std::vector<std::string> names;
+  boost::mp11::mp_for_each<typename Plan::order>([&](auto i) { names.emplace_back(decltype(i)::name); });
+
+  // per access ordinal: statistics, label, extents
+  std::vector<const statistics*> stats(Plan::access_count, nullptr);
+  std::vector<std::string> labels(Plan::access_count);
+  std::vector<std::vector<std::int64_t>> extents(Plan::access_count);
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t ord) {
+    using tensor_t = std::remove_cvref_t<decltype(*a.tensor)>;
+    labels[ord] = detail::skip_label(*a.tensor, ord);
+    for (std::size_t m = 0; m < tensor_t::order; ++m) extents[ord].push_back(a.tensor->extent(m));
+    if constexpr (tensor_t::order > 0 && !tensor_t::format_type::all_dense)
+      stats[ord] = &cache.get(*a.tensor);
+  });
+
+  bool any_loop = false;
+  for (std::size_t d = 0; d < Plan::index_count; ++d) any_loop = any_loop || table.count[d] >= 2;
+  loop_order_query q;
+  if (any_loop) q = describe(lhs, rhs, cache);
+  for (std::size_t d = 0; d < Plan::index_count; ++d) {
+    if (table.count[d] < 2) continue;
+    loop_skip_costs l;
+    l.depth = d;
+    l.index = names[d];
+    l.standard_is = detail::standard_equivalent(table, d);
+    if (d > 0) l.outer = q.iterations(std::vector<std::string>(names.begin(), names.begin() + d));
+    std::vector<detail::coiterated> ops(table.at[d].begin(), table.at[d].begin() + table.count[d]);
+    double extent = 1;
+    for (const auto& o : ops) {
+      l.operands.push_back(labels[o.access]);
+      l.fiber.push_back(detail::mean_fiber(*stats[o.access], o, extents[o.access].size(), {}));
+      extent = static_cast<double>(extents[o.access][o.mode]);
+    }
+    for (std::size_t c = 0; c < 5; ++c)
+      l.per_fiber[c] = detail::fiber_cost(static_cast<skip_code>(c), l.fiber, ops, extent, k);
+    out.loops.push_back(std::move(l));
+  }
+  for (std::size_t c = 0; c < alts.count; ++c) {
+    double total = 0;
+    for (const auto& l : out.loops) {
+      const skip_code code =
+          c > 0 && alts.at[c].depth == l.depth ? alts.at[c].code : skip_code::standard;
+      total += l.outer * l.per_fiber[static_cast<std::size_t>(code)];
+    }
+    out.cost.push_back(total);
+    if (total < out.cost[out.chosen]) out.chosen = c;
+  }
+  return out;
+}
+
+namespace detail {
+template <class Plan>
+struct skip_purpose {};  // a plan_cache key of its own per order plan
+}  // namespace detail
+
+/// The skip candidate to run for plan P of `lhs = rhs`: cached by the coarse signature (per
+/// thread, per plan), else costed from statistics. `LOOM_DEBUG_PLAN` logs the choice.
+template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
+std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
+  using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan>>;
+  return cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+    const skip_choice c = choose_skip<Plan, Cap>(lhs, rhs, stats);
+#ifdef LOOM_DEBUG_PLAN
+    std::clog << "loom: skip policy chosen at run time: candidate " << c.chosen << " of "
+              << c.cost.size() << " (estimated costs:";
+    for (double x : c.cost) std::clog << " " << x;
+    std::clog << ")\n";
+#endif
+    return c.chosen;
+  });
+}
+
+/// The per-loop table of a skip choice in words: each loop with two or more co-iterated
+/// operands, their mean fiber sizes, every policy's estimated cost (instantiated or not), and
+/// the chosen candidate.
+inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
+  std::ostringstream s;
+  if (c.loops.empty()) {
+    s << "skip policy: no loop co-iterates two or more sparse operands (nothing to choose)\n";
+    return s.str();
+  }
+  s << "skip policy per loop (" << c.candidates.size() << " candidates instantiated, at most "
+    << cap << "; LOOM_MAX_SKIP_CANDIDATES):\n";
+  for (const auto& l : c.loops) {
+    s << "  loop " << l.index << ":";
+    for (std::size_t o = 0; o < l.operands.size(); ++o)
+      s << (o ? "," : "") << " " << l.operands[o] << " " << static_cast<std::int64_t>(l.fiber[o] + 0.5)
+        << " per fiber";
+    s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
+    for (skip_code code : {skip_code::standard, skip_code::leapfrog, skip_code::merge,
+                           skip_code::lead_first, skip_code::lead_last}) {
+      std::ptrdiff_t cand = -1;
+      if (code == skip_code::standard) cand = 0;
+      for (std::size_t k = 1; k < c.candidates.size(); ++k)
+        if (c.candidates[k].depth == l.depth && c.candidates[k].code == code)
+          cand = static_cast<std::ptrdiff_t>(k);
+      const bool chosen = cand >= 0 && static_cast<std::size_t>(cand) == c.chosen;
+      s << "    " << (chosen ? "* " : "  ") << skip_code_name(code);
+      if (code == skip_code::standard && l.standard_is != skip_code::standard)
+        s << " (= " << skip_code_name(l.standard_is) << ")";
+      if (code == skip_code::lead_first) s << " (" << l.operands.front() << " iterates)";
+      if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
+      s << ": estimated cost "
+        << static_cast<std::int64_t>(l.outer * l.per_fiber[static_cast<std::size_t>(code)] + 0.5);
+      if (cand < 0) s << (code == l.standard_is ? " (same as standard)" : " (not instantiated)");
+      else s << " (candidate #" << cand << ")";
+      s << "\n";
+    }
+  }
+  s << "chosen: skip candidate #" << c.chosen;
+  if (c.chosen == 0) s << " (standard at every loop)";
+  for (const auto& l : c.loops)
+    if (c.chosen > 0 && l.depth == c.candidates[c.chosen].depth)
+      s << " (" << skip_code_name(c.candidates[c.chosen].code) << " at loop " << l.index << ")";
+  s << "\n";
+  return s.str();
+}
+
+}  // namespace loom::optimize
+
+#endif  // LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+// ---- end <loom/optimize/leader_choice.hpp>
+#endif
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -7039,6 +7629,22 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
 }
 }  // namespace detail
 
+#if defined(LOOM_MAX_SKIP_CANDIDATES) && LOOM_MAX_SKIP_CANDIDATES > 1
+namespace detail {
+// The skip policy per loop of plan P, as the evaluator chooses it (optimize/leader_choice.hpp).
+template <class P, class Lhs, class Rhs>
+std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
+  constexpr std::size_t cap = stream::skip::max_candidates;
+  if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
+    loom::statistics_cache stats;
+    return optimize::describe_skip_choice(optimize::choose_skip<P, cap>(lhs, rhs, stats), cap);
+  } else {
+    return {};
+  }
+}
+}  // namespace detail
+#endif
+
 /// A description of the plan loom compiles for `lhs = rhs`, e.g.
 /// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
 template <class Lhs, class R>
@@ -7094,10 +7700,18 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
     boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
       out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
           lhs, rhs, pre.str());
+#if defined(LOOM_MAX_SKIP_CANDIDATES) && LOOM_MAX_SKIP_CANDIDATES > 1
+      out += detail::skip_section<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(lhs,
+                                                                                             rhs);
+#endif
     });
     return out;
   }
+#if defined(LOOM_MAX_SKIP_CANDIDATES) && LOOM_MAX_SKIP_CANDIDATES > 1
+  return detail::explain_plan<P0>(lhs, rhs, rules) + detail::skip_section<P0>(lhs, rhs);
+#else
   return detail::explain_plan<P0>(lhs, rhs, rules);
+#endif
 }
 
 }  // namespace loom::plan
@@ -13300,6 +13914,105 @@ struct eliminate {
   using indices = mp_remove<mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, in>, mp_list<>>>>, S>;
 };
 
+// The indices of factor F in the order its storage nests them (inputs: their format's level
+// order; intermediates: as made).
+template <class Tensors, class F, bool Input = (factor_id<F>::value < mp_size<Tensors>::value)>
+struct stored_indices {
+  using type = factor_indices<F>;
+};
+template <class Tensors, class F>
+struct stored_indices<Tensors, F, true> {
+  using format = typename std::remove_cvref_t<mp_at<Tensors, factor_id<F>>>::format_type;
+  template <class K>
+  using at_level = mp_at_c<factor_indices<F>, format::modes[K::value]>;
+  using type = mp_transform<at_level, mp_iota_c<format::order>>;
+};
+
+// The indices of All in an order every list of Stored keeps where it can (Kahn's algorithm, ties
+// and cycles broken by the order of All): a loop order concordant with the step's operands.
+template <class All, class... Stored>
+constexpr auto concordant_positions(mp_list<Stored...>) {
+  constexpr std::size_t n = mp_size<All>::value;
+  std::array<std::array<bool, n>, n> before{};  // before[a][b]: a must come before b
+  (..., [&]<class... Xs>(mp_list<Xs...>) {
+    constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<All, Xs>::value...};
+    for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
+  }(Stored{}));
+  std::array<std::size_t, n> order{};
+  std::array<bool, n> placed{};
+  for (std::size_t t = 0; t < n; ++t) {
+    std::size_t pick = n;
+    for (std::size_t c = 0; c < n && pick == n; ++c) {
+      if (placed[c]) continue;
+      bool free = true;
+      for (std::size_t q = 0; q < n; ++q) free = free && (placed[q] || !before[q][c]);
+      if (free) pick = c;
+    }
+    for (std::size_t c = 0; c < n && pick == n; ++c)  // a cycle: the first one left
+      if (!placed[c]) pick = c;
+    placed[pick] = true;
+    order[t] = pick;
+  }
+  return order;
+}
+
+// The indices of the intermediate that eliminating S makes, in the order of a loop nest
+// concordant with the step's operands, so that the step writes it in order (appended, or one
+// workspace row at a time) instead of collecting and sorting its entries.
+template <class Tensors, class Factors, class S>
+struct concordant_made {
+  using e = eliminate<Factors, S, mp_size_t<0>>;
+  using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, typename e::in>, mp_list<>>>>;
+  template <class F>
+  using stored = typename stored_indices<Tensors, F>::type;
+  static constexpr auto positions = concordant_positions<all>(mp_transform<stored, typename e::in>{});
+  template <class K>
+  using at = mp_at_c<all, positions[K::value]>;
+  using type = mp_remove<mp_transform<at, mp_iota<mp_size<all>>>, S>;
+};
+template <class Tensors, class Factors, class S>
+using concordant_made_t = typename concordant_made<Tensors, Factors, S>::type;
+
+// A greedy elimination order (the min-fill rule of variable elimination, on the program's
+// structure): each time, the summed index whose intermediate has the fewest indices (the first
+// such in the written order).
+template <class Factors, class Summed, class Order = mp_list<>>
+struct greedy_order {
+  template <class S>
+  using arity = mp_size<typename eliminate<Factors, S, mp_size_t<0>>::indices>;
+  using arities = mp_transform<arity, Summed>;
+  using best = mp_at<Summed, mp_find<arities, mp_min_element<arities, mp_less>>>;
+  using made = mp_list<mp_size_t<0>, typename eliminate<Factors, best, mp_size_t<0>>::indices>;
+  using type = typename greedy_order<mp_push_back<mp_remove_if_q<Factors, uses<best>>, made>,
+                                     mp_remove<Summed, best>, mp_push_back<Order, best>>::type;
+};
+template <class Factors, class Order>
+struct greedy_order<Factors, mp_list<>, Order> {
+  using type = Order;
+};
+
+// How many elimination prefixes n summed indices have: n + n(n-1) + ... + n!.
+constexpr std::size_t prefix_count(std::size_t n) {
+  std::size_t total = 0, term = 1;
+  for (std::size_t k = 0; k < n; ++k) total += term *= n - k;
+  return total;
+}
+
+// The candidates: every prefix when there are at most Cap (exact search, small programs); else the
+// prefixes of the greedy order first, then the shortest others, up to Cap.
+template <class Factors, class Summed, std::size_t Cap>
+struct candidate_prefixes {
+  static constexpr std::size_t n = mp_size<Summed>::value;
+  static constexpr bool exact = prefix_count(n) <= Cap;
+  using greedy = typename greedy_order<Factors, Summed>::type;
+  template <class K>
+  using greedy_prefix = mp_take<greedy, mp_size_t<K::value + 1>>;
+  using greedy_prefixes = mp_transform<greedy_prefix, mp_iota_c<n>>;
+  using shortest = typename elimination_prefixes<Summed, Cap + n>::type;
+  using merged = mp_unique<mp_append<greedy_prefixes, shortest>>;
+  using type = mp_if_c<exact, shortest, mp_take_c<merged, std::min(Cap, mp_size<merged>::value)>>;
+};
+
 // Common subexpressions (notes 001 §3.7): a step whose factors are all inputs and that computes,
 // up to a renaming of indices, what an earlier such step computed over the same tensors can reuse
 // that intermediate: as it is, or transposed when the renaming permutes its indices. The match is
@@ -13455,16 +14168,22 @@ struct make_step {
                        from_twin>;
 };
 
-template <class Universe, class Tensors, class Order, class Factors, std::size_t Next, class Steps = mp_list<>>
+// Concordant: made indices in a concordant loop order (sparse intermediates, written in order),
+// else in order of appearance (dense ones, written in place, where that keeps a shared
+// intermediate in the layout its consumers read).
+template <bool Concordant, class Universe, class Tensors, class Order, class Factors, std::size_t Next,
+          class Steps = mp_list<>>
 struct plan_of {
   using steps = Steps;
   using remaining = Factors;
 };
-template <class Universe, class Tensors, class S, class... Rest, class Factors, std::size_t Next, class Steps>
-struct plan_of<Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Steps> {
+template <bool Concordant, class Universe, class Tensors, class S, class... Rest, class Factors, std::size_t Next,
+          class Steps>
+struct plan_of<Concordant, Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Steps> {
   using e = eliminate<Factors, S, mp_size_t<Next>>;
-  using step = typename make_step<Universe, Tensors, Steps, S, typename e::in, typename e::indices, mp_size_t<Next>>::type;
-  using next = plan_of<Universe, Tensors, mp_list<Rest...>,
+  using made = mp_eval_if_c<!Concordant, typename e::indices, concordant_made_t, Tensors, Factors, S>;
+  using step = typename make_step<Universe, Tensors, Steps, S, typename e::in, made, mp_size_t<Next>>::type;
+  using next = plan_of<Concordant, Universe, Tensors, mp_list<Rest...>,
                        mp_push_back<mp_remove_if_q<Factors, uses<S>>, step_made<step>>, Next + 1,
                        mp_push_back<Steps, step>>;
   using steps = typename next::steps;
@@ -13497,14 +14216,14 @@ struct program {
   template <class K>
   using input_factor = mp_list<K, typename indices_of<mp_at<inputs, K>>::type>;
   using initial = mp_transform<input_factor, mp_iota_c<input_count>>;
-  using orders = typename elimination_prefixes<summed, max_elimination_orders>::type;
+  using orders = typename candidate_prefixes<initial, summed, max_elimination_orders>::type;
   // the summed indices that candidate Order leaves to its last, fused kernel
   template <class Order>
   using fused_rest = mp_remove_if_q<summed, mp_bind_front<mp_contains, Order>>;
   using tensors = mp_transform<tensor_of_access, inputs>;
   using universe = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, initial>, mp_list<>>>>;
-  template <class Order>
-  using plan = plan_of<universe, tensors, Order, initial, input_count>;
+  template <class Order, bool Dense = false>
+  using plan = plan_of<!Dense, universe, tensors, Order, initial, input_count>;
   using V = expr::value_type_t<Rhs>;
 };
 
@@ -13579,15 +14298,15 @@ struct runner {
   using inputs_tuple = decltype(collect(std::declval<const Rhs&>()));
   static constexpr std::size_t n_in = P::input_count;
 
-  template <class Order>
-  using steps_of = typename P::template plan<Order>::steps;
+  template <class Order, bool Dense>
+  using steps_of = typename P::template plan<Order, Dense>::steps;
   template <bool Dense>
   struct slot_fn {
     template <class Step>
     using fn = intermediate_slot<V, factor_indices<step_made<Step>>, Dense>;
   };
   template <class Order, bool Dense>
-  using intermediates = mp_rename<mp_transform_q<slot_fn<Dense>, steps_of<Order>>, std::tuple>;
+  using intermediates = mp_rename<mp_transform_q<slot_fn<Dense>, steps_of<Order, Dense>>, std::tuple>;
   // write costs per sparse entry (sorted) and per dense cell: dense pays when over a third full
   static constexpr double sparse_write = 60.0, dense_write = 20.0;
 
@@ -13595,16 +14314,16 @@ struct runner {
   using dense_capable = mp_bool<intermediate_slot<V, factor_indices<step_made<Step>>, true>::dense>;
   // whether the dense choice differs from the sparse one for this order
   template <class Order>
-  static constexpr bool has_dense_choice = mp_any_of<steps_of<Order>, dense_capable>::value;
+  static constexpr bool has_dense_choice = mp_any_of<steps_of<Order, true>, dense_capable>::value;
 
   // Whether `Step` has a twin over the very same tensors (so it shares the twin's intermediate).
-  template <class Order, class Step>
+  template <class Order, bool Dense, class Step>
   static bool shares(const inputs_tuple& in) {
     if constexpr (step_twin<Step>::value < 0) {
       (void)in;
       return false;
     } else {
-      using Twin = mp_at_c<steps_of<Order>, static_cast<std::size_t>(step_twin<Step>::value)>;
+      using Twin = mp_at_c<steps_of<Order, Dense>, static_cast<std::size_t>(step_twin<Step>::value)>;
       bool same = true;
       mp_for_each<mp_iota<mp_size<step_inputs<Twin>>>>([&](auto f) {
         using F = decltype(f);
@@ -13621,15 +14340,15 @@ struct runner {
   // (sorted); a shared step costs only its copy, if transposed. Then the last kernel: the product
   // of the remaining factors, summed over the indices the prefix left, likewise. Dense intermediates larger than
   // max_dense_intermediate_cells make the dense variant infinitely costly.
-  template <class Order>
-  static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in, bool dense,
+  template <class Order, bool Dense>
+  static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in,
                      std::string& text, std::uint32_t& reuse) {
     std::vector<std::optional<chain_bound_estimator>> est(input_est.begin(), input_est.end());
     double total = 0;
     std::ostringstream s;
     reuse = 0;
     std::size_t t = 0;
-    mp_for_each<mp_transform<mp_identity, steps_of<Order>>>([&](auto st) {
+    mp_for_each<mp_transform<mp_identity, steps_of<Order, Dense>>>([&](auto st) {
       using step = typename decltype(st)::type;
       std::vector<chain_bound_estimator> parts;
       mp_for_each<mp_transform<factor_id, step_inputs<step>>>([&](auto id) { parts.push_back(*est[id]); });
@@ -13643,7 +14362,7 @@ struct runner {
         made.push_back({std::string(decltype(i)::name), e});
       });
       const double out = mat.estimate();
-      const bool is_dense = dense && dense_capable<step>::value;
+      constexpr bool is_dense = Dense && dense_capable<step>::value;
       const double write = !is_dense ? sparse_write * out
                            : cells <= static_cast<double>(max_dense_intermediate_cells)
                                ? dense_write * cells
@@ -13652,7 +14371,7 @@ struct runner {
       // reusing a twin: free as it is; a transposed copy sorts its entries (sparse) or reads and
       // writes every cell out of order (dense): measured at about twice the cost of writing it
       const double copy = !step_relaid<step>::value ? 0.0 : 2.0 * write;
-      const bool shared = shares<Order, step>(in) && copy < compute;
+      const bool shared = shares<Order, Dense, step>(in) && copy < compute;
       if (shared) reuse |= std::uint32_t{1} << t;
       total += shared ? copy : compute;
       ++t;
@@ -13671,7 +14390,7 @@ struct runner {
     });
     // the last kernel: the remaining factors, summed over the indices the prefix left
     std::vector<chain_bound_estimator> rest;
-    mp_for_each<mp_transform<factor_id, typename P::template plan<Order>::remaining>>(
+    mp_for_each<mp_transform<factor_id, typename P::template plan<Order, Dense>::remaining>>(
         [&](auto id) { rest.push_back(*est[id]); });
     const chain_bound_estimator last = rest.size() == 1 ? rest[0] : chain_bound_estimator::conjunction(rest);
     total += last.estimate() * static_cast<double>(last.indices().size());
@@ -13701,13 +14420,13 @@ struct runner {
   static void run(const Lhs& lhs, const inputs_tuple& in, std::uint32_t reuse, bool accumulate) {
     intermediates<Order, Dense> inter;
     std::size_t t = 0;
-    mp_for_each<mp_transform<mp_identity, steps_of<Order>>>([&](auto st) {
+    mp_for_each<mp_transform<mp_identity, steps_of<Order, Dense>>>([&](auto st) {
       using step = typename decltype(st)::type;
       auto& slot = std::get<factor_id<step_made<step>>::value - n_in>(inter);
       using tensor_t = typename std::remove_cvref_t<decltype(slot)>::type;
       const bool reused = (reuse >> t++ & 1u) != 0;
       if constexpr (step_twin<step>::value >= 0) {
-        if (reused && shares<Order, step>(in)) {
+        if (reused && shares<Order, Dense, step>(in)) {
           const tensor_t& twin = *std::get<static_cast<std::size_t>(step_twin<step>::value)>(inter).made;
           if constexpr (step_relaid<step>::value) {
             relayout(slot.own.emplace(), twin, step_from_twin<step>{});
@@ -13733,7 +14452,7 @@ struct runner {
       const auto last = wrap_sums<typename P::template fused_rest<Order>>::apply(product(access_of<Fs>(in, inter)...));
       if (accumulate) target += last;
       else target = last;
-    }(typename P::template plan<Order>::remaining{});
+    }(typename P::template plan<Order, Dense>::remaining{});
   }
 };
 
@@ -13769,10 +14488,10 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
     using O = decltype(order);
     std::string text, dense_text;
     std::uint32_t reuse = 0, dense_reuse = 0;
-    double c = R::template cost<O>(est, in, false, text, reuse);
+    double c = R::template cost<O, false>(est, in, text, reuse);
     bool dense = false;
     if constexpr (R::template has_dense_choice<O>) {
-      const double d = R::template cost<O>(est, in, true, dense_text, dense_reuse);
+      const double d = R::template cost<O, true>(est, in, dense_text, dense_reuse);
       if (d < c) c = d, dense = true, text = dense_text, reuse = dense_reuse;
     }
     out.cost.push_back(c);
@@ -14084,6 +14803,577 @@ E estimate_map(std::span<const E> args, std::span<const bool> fill_annihilates) 
 
 #endif  // LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
 // ---- end <loom/optimize/estimate_map.hpp>
+// ---- begin <loom/optimize/leader_choice.hpp>
+// Defines the runtime choice of the skip policy per loop (optimize/): which operand of each
+// intersection leads and how the others catch up (leapfrog, merge, lead first / last), among the
+// variants instantiated at compile time, costed from statistics after Galley's physical model
+// (notes 001 §4.4), cached by a coarse signature, and explained.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+#define LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::optimize {
+
+/// Per-entry costs of co-iterating one fiber (Galley's constants, notes 001 §4.1, as ratios:
+/// a sequential step is the unit; a galloping seek over a gap g costs `seek * (1 + log2(1+g))`).
+struct skip_cost_constants {
+  double step = 1.0;      // advance one stored entry
+  double seek = 1.0;      // per comparison level of a galloping search
+  double hashed_locate = 2.0;
+  double other_locate = 1.0;  // bitmap bit test, banded range check
+  double bitmap_word = 1.0 / 64;  // a bitmap leader scans its extent a word at a time
+};
+
+/// Policy codes in candidate order (standard is not a code: it is the combinators' table).
+enum class skip_code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
+
+inline const char* skip_code_name(skip_code c) {
+  switch (c) {
+    case skip_code::leapfrog: return "leapfrog";
+    case skip_code::merge: return "merge";
+    case skip_code::lead_first: return "lead first";
+    case skip_code::lead_last: return "lead last";
+    default: return "standard";
+  }
+}
+
+namespace detail {
+
+inline constexpr std::size_t max_coiterated = 8;  // operands per loop the analysis keeps
+
+/// One operand that an intersection at a loop iterates or probes (not a full level: those are
+/// always located).
+struct coiterated {
+  std::size_t access = 0;  // ordinal in accesses_t (the lowering's numbering)
+  std::size_t mode = 0;    // the tensor's mode for the loop's index
+  std::size_t level = 0;   // storage level of that mode in the tensor the kernel reads
+  bool locatable = false;  // hashed, bitmap, banded: O(1) probe
+  bool scans = false;      // bitmap: iteration scans the extent a word at a time
+  bool transposed = false;
+};
+
+template <std::size_t Depths>
+struct loop_table {
+  std::array<std::array<coiterated, max_coiterated>, Depths> at{};
+  std::array<std::size_t, Depths> count{};
+};
+
+template <class E>
+inline constexpr std::size_t access_count_v = boost::mp11::mp_size<expr::accesses_t<E>>::value;
+
+// The accesses reached from the root through products only (sum and expand are transparent):
+// the factors that the kernel's mul_op intersects, by ordinal. Operands under +, map or where
+// are co-iterated by other streams and are not costed here.
+template <class E, std::size_t K>
+struct factors {
+  using type = boost::mp11::mp_list<>;
+};
+template <class T, class... Is, std::size_t K>
+struct factors<expr::access<T, Is...>, K> {
+  using type = boost::mp11::mp_list<boost::mp11::mp_size_t<K>>;
+};
+template <class L, class R, std::size_t K>
+struct factors<expr::mul<L, R>, K> {
+  using type = boost::mp11::mp_append<typename factors<L, K>::type,
+                                      typename factors<R, K + access_count_v<L>>::type>;
+};
+template <class I, class E, std::size_t K>
+struct factors<expr::sum<I, E>, K> : factors<E, K> {};
+template <class I, class E, std::size_t K>
+struct factors<expr::expand<I, E>, K> : factors<E, K> {};
+
+template <class Plan, class A>
+struct access_info;
+template <class Plan, class T, class... Is>
+struct access_info<Plan, expr::access<T, Is...>> {
+  using format = typename std::remove_const_t<T>::format_type;
+  static constexpr std::size_t order = sizeof...(Is);
+  static constexpr std::array<std::size_t, sizeof...(Is)> depth_of_mode{
+      boost::mp11::mp_find<typename Plan::order, Is>::value...};
+};
+
+template <class Plan>
+struct plan_rhs;
+template <class Lhs, class Rhs, int C>
+struct plan_rhs<plan::order_plan<Lhs, Rhs, C>> {
+  using type = Rhs;
+};
+
+/// The co-iterated operands of every loop of plan P.
+template <class Plan>
+constexpr auto analyse() {
+  using rhs = typename plan_rhs<Plan>::type;
+  loop_table<Plan::index_count> t{};
+  boost::mp11::mp_for_each<typename factors<rhs, 0>::type>([&](auto k) {
+    constexpr std::size_t K = decltype(k)::value;
+    using A = boost::mp11::mp_at_c<typename Plan::accesses, K>;
+    using info = access_info<Plan, A>;
+    using F = typename info::format;
+    if constexpr (info::order > 0 && !F::all_dense) {
+      constexpr bool transposed = Plan::chosen.transposed[K];
+      for (std::size_t m = 0; m < info::order; ++m) {
+        std::size_t level = F::level_of_mode[m];
+        if (transposed) {  // the copy stores modes by depth, with the same level list
+          level = 0;
+          for (std::size_t o = 0; o < info::order; ++o)
+            if (info::depth_of_mode[o] < info::depth_of_mode[m]) ++level;
+        }
+        const level_properties p = F::properties[level];
+        if (p.full) continue;
+        const std::size_t d = info::depth_of_mode[m];
+        if (t.count[d] == max_coiterated) continue;
+        t.at[d][t.count[d]++] = coiterated{K, m, level, p.random_access, p.random_access && p.padded,
+                                           transposed};
+      }
+    }
+  });
+  return t;
+}
+
+/// What the static table of combinators.hpp does at a loop, as a code (`standard` when it
+/// mixes policies, i.e. more than two operands with a random-access one).
+template <std::size_t Depths>
+constexpr skip_code standard_equivalent(const loop_table<Depths>& t, std::size_t d) {
+  const std::size_t n = t.count[d];
+  bool any = false;
+  for (std::size_t o = 0; o < n; ++o) any = any || t.at[d][o].locatable;
+  if (!any) return skip_code::leapfrog;
+  if (n == 2) return t.at[d][1].locatable ? skip_code::lead_first : skip_code::lead_last;
+  return skip_code::standard;
+}
+
+struct skip_alternative {
+  std::size_t depth = 0;
+  skip_code code = skip_code::standard;
+};
+
+template <std::size_t Depths>
+struct alternative_list {
+  std::array<skip_alternative, 4 * Depths + 1> at{};
+  std::size_t count = 0;  // including #0, the static policy
+};
+
+/// #0 the static policy; then, loop by loop (outermost first) wherever two or more operands
+/// are co-iterated, each other policy at that loop alone; cut at Cap.
+template <class Plan, std::size_t Cap>
+constexpr auto alternatives() {
+  constexpr auto t = analyse<Plan>();
+  alternative_list<Plan::index_count> l{};
+  l.count = 1;
+  for (std::size_t d = 0; d < Plan::index_count; ++d) {
+    if (t.count[d] < 2) continue;
+    const skip_code same = standard_equivalent(t, d);
+    for (skip_code c : {skip_code::merge, skip_code::lead_first, skip_code::lead_last,
+                        skip_code::leapfrog}) {
+      if (c == same || l.count >= Cap) continue;
+      l.at[l.count++] = {d, c};
+    }
+  }
+  return l;
+}
+
+template <skip_code C>
+struct policy_type;
+template <>
+struct policy_type<skip_code::leapfrog> {
+  using type = stream::skip::leapfrog;
+};
+template <>
+struct policy_type<skip_code::merge> {
+  using type = stream::skip::merge;
+};
+template <>
+struct policy_type<skip_code::lead_first> {
+  using type = stream::skip::lead<0>;
+};
+template <>
+struct policy_type<skip_code::lead_last> {
+  using type = stream::skip::lead<1>;
+};
+
+template <class Plan, std::size_t Cap>
+struct candidate_at {
+  template <class C>
+  struct fn {
+    static constexpr auto alt = alternatives<Plan, Cap>().at[C::value];
+    using type = boost::mp11::mp_push_back<
+        boost::mp11::mp_rename<boost::mp11::mp_repeat_c<boost::mp11::mp_list<stream::skip::standard>,
+                                                        alt.depth>,
+                               stream::skip::per_loop>,
+        typename policy_type<alt.code>::type>;
+  };
+  template <class C>
+  using f = typename fn<C>::type;
+};
+
+template <class Plan, std::size_t Cap>
+struct skip_candidates_impl {
+  static constexpr std::size_t count = alternatives<Plan, Cap>().count;
+  using type = boost::mp11::mp_push_front<
+      boost::mp11::mp_transform_q<boost::mp11::mp_quote<candidate_at<Plan, Cap>::template f>,
+                                  boost::mp11::mp_drop_c<boost::mp11::mp_iota_c<count>, 1>>,
+      stream::skip::per_loop<>>;
+};
+
+}  // namespace detail
+
+/// The skip-policy variants instantiated for plan P (a `loom::plan::order_plan`): #0 the static
+/// policy (`per_loop<>`), then one other policy at one loop each, at most Cap in all.
+template <class Plan, std::size_t Cap = stream::skip::max_candidates>
+using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type;
+
+/// One loop's policy costs (indexed by skip_code, standard last) and what they were made of.
+struct loop_skip_costs {
+  std::size_t depth = 0;
+  std::string index;
+  double outer = 1;  // estimated iterations of the loops outside
+  std::vector<std::string> operands;  // labels, in expression order
+  std::vector<double> fiber;          // mean stored entries per fiber of each operand's level
+  std::array<double, 5> per_fiber{};  // cost of one fiber's intersection, by skip_code
+  skip_code standard_is = skip_code::standard;
+};
+
+/// Every candidate's estimated cost, the chosen one, and the per-loop detail for explain.
+struct skip_choice {
+  std::vector<double> cost;
+  std::size_t chosen = 0;
+  std::vector<loop_skip_costs> loops;
+  std::vector<detail::skip_alternative> candidates;  // #0 is standard everywhere
+};
+
+namespace detail {
+
+/// Cost of intersecting one fiber per operand (sizes n, probe facts) under policy c.
+inline double fiber_cost(skip_code c, const std::vector<double>& n,
+                         const std::vector<coiterated>& ops, double extent,
+                         const skip_cost_constants& k) {
+  const std::size_t m = n.size();
+  auto gallop = [&](double target, double over) {  // seeks into `target` entries, `over` times
+    return over * k.seek * (1 + std::log2(1 + target / std::max(over, 1.0)));
+  };
+  auto step_cost = [&](std::size_t o) {
+    return n[o] * k.step + (ops[o].scans ? extent * k.bitmap_word : 0.0);
+  };
+  auto lead = [&](std::size_t leader) {
+    double c = step_cost(leader);
+    for (std::size_t o = 0; o < m; ++o) {
+      if (o == leader) continue;
+      if (ops[o].locatable) c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
+      else c += gallop(n[o], n[leader]);
+    }
+    return c;
+  };
+  double lo = n[0];
+  for (double x : n) lo = std::min(lo, x);
+  switch (c) {
+    case skip_code::merge: {
+      double s = 0;
+      for (std::size_t o = 0; o < m; ++o) s += step_cost(o);
+      return s;
+    }
+    case skip_code::leapfrog: {  // every operand seeks about once per entry of the smallest
+      double s = 0;
+      for (std::size_t o = 0; o < m; ++o) s += gallop(n[o], lo);
+      return s;
+    }
+    case skip_code::lead_first: return lead(0);
+    case skip_code::lead_last: return lead(m - 1);
+    default: {  // the static table: the first non-locatable operand leads, the rest probe
+      bool any = false;
+      for (const auto& o : ops) any = any || o.locatable;
+      if (!any) return fiber_cost(skip_code::leapfrog, n, ops, extent, k);
+      std::size_t leader = 0;
+      while (leader < m && ops[leader].locatable) ++leader;
+      return lead(leader == m ? 0 : leader);
+    }
+  }
+}
+
+template <class Tensor>
+std::string skip_label(const Tensor& t, std::size_t k) {
+  const std::string name = t.name().empty() ? "operand #" + std::to_string(k) : t.name();
+  return name + " [" + format_name<typename Tensor::format_type>() + "]";
+}
+
+// Mean stored coordinates per parent at the level of `o` (statistics of the original tensor;
+// a transposed copy is estimated from its mode's distinct count and mean degrees).
+inline double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
+                         const std::vector<std::size_t>& modes_by_level) {
+  if (s.nnz == 0) return 0;
+  if (!o.transposed) {
+    const double here = static_cast<double>(s.nonempty_fibers[o.level]);
+    const double above = o.level == 0 ? 1.0 : static_cast<double>(s.nonempty_fibers[o.level - 1]);
+    return above > 0 ? here / above : 0;
+  }
+  if (o.level == 0) return static_cast<double>(s.distinct[o.mode]);
+  (void)order, (void)modes_by_level;
+  // order 2: the entries per coordinate of the other mode; higher orders: the same, roughly
+  double other = 1;
+  for (std::size_t m = 0; m < s.distinct.size(); ++m)
+    if (m != o.mode) other = std::max(other, static_cast<double>(s.distinct[m]));
+  return static_cast<double>(s.nnz) / other;
+}
+
+}  // namespace detail
+
+/// Costs every skip candidate of plan P for `lhs = rhs` (rhs already rewritten, as the
+/// evaluator runs it) and picks the cheapest; ties keep the static policy.
+template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
+skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
+                        const skip_cost_constants& k = {}) {
+  static_assert(std::is_same_v<typename detail::plan_rhs<Plan>::type, Rhs>,
+                "loom internal error: choose_skip with another kernel's plan; please report");
+  constexpr auto table = detail::analyse<Plan>();
+  constexpr auto alts = detail::alternatives<Plan, Cap>();
+  skip_choice out;
+  for (std::size_t c = 0; c < alts.count; ++c) out.candidates.push_back(alts.at[c]);
+  std::vector<std::string> names;
+  boost::mp11::mp_for_each<typename Plan::order>([&](auto i) { names.emplace_back(decltype(i)::name); });
+
+  // per access ordinal: statistics, label, extents
+  std::vector<const statistics*> stats(Plan::access_count, nullptr);
+  std::vector<std::string> labels(Plan::access_count);
+  std::vector<std::vector<std::int64_t>> extents(Plan::access_count);
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t ord) {
+    using tensor_t = std::remove_cvref_t<decltype(*a.tensor)>;
+    labels[ord] = detail::skip_label(*a.tensor, ord);
+    for (std::size_t m = 0; m < tensor_t::order; ++m) extents[ord].push_back(a.tensor->extent(m));
+    if constexpr (tensor_t::order > 0 && !tensor_t::format_type::all_dense)
+      stats[ord] = &cache.get(*a.tensor);
+  });
+
+  bool any_loop = false;
+  for (std::size_t d = 0; d < Plan::index_count; ++d) any_loop = any_loop || table.count[d] >= 2;
+  loop_order_query q;
+  if (any_loop) q = describe(lhs, rhs, cache);
+  for (std::size_t d = 0; d < Plan::index_count; ++d) {
+    if (table.count[d] < 2) continue;
+    loop_skip_costs l;
+    l.depth = d;
+    l.index = names[d];
+    l.standard_is = detail::standard_equivalent(table, d);
+    if (d > 0) l.outer = q.iterations(std::vector<std::string>(names.begin(), names.begin() + d));
+    std::vector<detail::coiterated> ops(table.at[d].begin(), table.at[d].begin() + table.count[d]);
+    double extent = 1;
+    for (const auto& o : ops) {
+      l.operands.push_back(labels[o.access]);
+      l.fiber.push_back(detail::mean_fiber(*stats[o.access], o, extents[o.access].size(), {}));
+      extent = static_cast<double>(extents[o.access][o.mode]);
+    }
+    for (std::size_t c = 0; c < 5; ++c)
+      l.per_fiber[c] = detail::fiber_cost(static_cast<skip_code>(c), l.fiber, ops, extent, k);
+    out.loops.push_back(std::move(l));
+  }
+  for (std::size_t c = 0; c < alts.count; ++c) {
+    double total = 0;
+    for (const auto& l : out.loops) {
+      const skip_code code =
+          c > 0 && alts.at[c].depth == l.depth ? alts.at[c].code : skip_code::standard;
+      total += l.outer * l.per_fiber[static_cast<std::size_t>(code)];
+    }
+    out.cost.push_back(total);
+    if (total < out.cost[out.chosen]) out.chosen = c;
+  }
+  return out;
+}
+
+namespace detail {
+template <class Plan>
+struct skip_purpose {};  // a plan_cache key of its own per order plan
+}  // namespace detail
+
+/// The skip candidate to run for plan P of `lhs = rhs`: cached by the coarse signature (per
+/// thread, per plan), else costed from statistics. `LOOM_DEBUG_PLAN` logs the choice.
+template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
+std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
+  using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan>>;
+  return cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+    const skip_choice c = choose_skip<Plan, Cap>(lhs, rhs, stats);
+#ifdef LOOM_DEBUG_PLAN
+    std::clog << "loom: skip policy chosen at run time: candidate " << c.chosen << " of "
+              << c.cost.size() << " (estimated costs:";
+    for (double x : c.cost) std::clog << " " << x;
+    std::clog << ")\n";
+#endif
+    return c.chosen;
+  });
+}
+
+/// The per-loop table of a skip choice in words: each loop with two or more co-iterated
+/// operands, their mean fiber sizes, every policy's estimated cost (instantiated or not), and
+/// the chosen candidate.
+inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
+  std::ostringstream s;
+  if (c.loops.empty()) {
+    s << "skip policy: no loop co-iterates two or more sparse operands (nothing to choose)\n";
+    return s.str();
+  }
+  s << "skip policy per loop (" << c.candidates.size() << " candidates instantiated, at most "
+    << cap << "; LOOM_MAX_SKIP_CANDIDATES):\n";
+  for (const auto& l : c.loops) {
+    s << "  loop " << l.index << ":";
+    for (std::size_t o = 0; o < l.operands.size(); ++o)
+      s << (o ? "," : "") << " " << l.operands[o] << " " << static_cast<std::int64_t>(l.fiber[o] + 0.5)
+        << " per fiber";
+    s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
+    for (skip_code code : {skip_code::standard, skip_code::leapfrog, skip_code::merge,
+                           skip_code::lead_first, skip_code::lead_last}) {
+      std::ptrdiff_t cand = -1;
+      if (code == skip_code::standard) cand = 0;
+      for (std::size_t k = 1; k < c.candidates.size(); ++k)
+        if (c.candidates[k].depth == l.depth && c.candidates[k].code == code)
+          cand = static_cast<std::ptrdiff_t>(k);
+      const bool chosen = cand >= 0 && static_cast<std::size_t>(cand) == c.chosen;
+      s << "    " << (chosen ? "* " : "  ") << skip_code_name(code);
+      if (code == skip_code::standard && l.standard_is != skip_code::standard)
+        s << " (= " << skip_code_name(l.standard_is) << ")";
+      if (code == skip_code::lead_first) s << " (" << l.operands.front() << " iterates)";
+      if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
+      s << ": estimated cost "
+        << static_cast<std::int64_t>(l.outer * l.per_fiber[static_cast<std::size_t>(code)] + 0.5);
+      if (cand < 0) s << (code == l.standard_is ? " (same as standard)" : " (not instantiated)");
+      else s << " (candidate #" << cand << ")";
+      s << "\n";
+    }
+  }
+  s << "chosen: skip candidate #" << c.chosen;
+  if (c.chosen == 0) s << " (standard at every loop)";
+  for (const auto& l : c.loops)
+    if (c.chosen > 0 && l.depth == c.candidates[c.chosen].depth)
+      s << " (" << skip_code_name(c.candidates[c.chosen].code) << " at loop " << l.index << ")";
+  s << "\n";
+  return s.str();
+}
+
+}  // namespace loom::optimize
+
+#endif  // LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+// ---- end <loom/optimize/leader_choice.hpp>
+// ---- begin <loom/optimize/leader_run.hpp>
+// Defines the explicit entry points of the skip-policy choice (optimize/): run a kernel with a
+// fixed policy per loop, or with the policy chosen at run time among Cap candidates, and explain
+// the choice. They work whatever LOOM_MAX_SKIP_CANDIDATES says (that macro only governs the
+// plain `out(...) = e`).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_LEADER_RUN_HPP
+#define LOOM_OPTIMIZE_LEADER_RUN_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <string>
+#include <type_traits>
+
+namespace loom::optimize {
+
+/// How many skip candidates the explicit entry points instantiate by default.
+inline constexpr std::size_t default_skip_cap = 4;
+
+namespace detail {
+
+// Calls f(plan) with the order plan the evaluator would run for `lhs = rhs` (rhs rewritten).
+template <class Lhs, class Rhs, class F>
+void with_order_plan(const Lhs& lhs, const Rhs& rhs, F&& f) {
+  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
+  if constexpr (n > 1) {
+    boost::mp11::mp_with_index<n>(cached_choice(lhs, rhs), [&](auto c) {
+      f(plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>{});
+    });
+  } else {
+    f(plan::order_plan<Lhs, Rhs>{});
+  }
+}
+
+template <class Lhs, class R, class F>
+void with_kernel(const Lhs& lhs, const R& rhs_operand, F&& f) {
+  const auto written = expr::as_expr(rhs_operand);
+  using Written = std::remove_cvref_t<decltype(written)>;
+  if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
+    plan::report_assignment_errors<Lhs, Written>();
+  } else {
+    const auto rhs = rewrite::for_kernel(written).expr;  // as the evaluator runs it
+    with_order_plan(lhs, rhs, [&](auto p) { f(p, rhs); });
+  }
+}
+
+}  // namespace detail
+
+/// Runs `lhs = rhs` with the skip policies `Skips` (a `loom::stream::skip::per_loop<...>`), e.g.
+/// `assign_with_skip<per_loop<skip::lead<1>>>(z(), sum(i, x(i) * y(i)))`. For comparisons and
+/// tests: no hoisting of inner sums, and the output must not be an operand.
+template <class Skips, class OT, class... Os, class R>
+void assign_with_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    loom::detail::execute_plan<decltype(p), Skips>(*lhs.tensor, lhs, k, false);
+  });
+}
+
+/// Runs skip candidate `c` (of `skip_candidates_t<plan, Cap>`; clamped) of `lhs = rhs`.
+template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
+void assign_with_skip_candidate(std::size_t c, const expr::access<OT, Os...>& lhs, const R& rhs) {
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    using P = decltype(p);
+    using candidates = skip_candidates_t<P, Cap>;
+    constexpr std::size_t n = boost::mp11::mp_size<candidates>::value;
+    boost::mp11::mp_with_index<n>(c < n ? c : n - 1, [&](auto s) {
+      loom::detail::execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(s)::value>>(
+          *lhs.tensor, lhs, k, false);
+    });
+  });
+}
+
+/// Runs `lhs = rhs` with the skip policy chosen at run time among at most Cap candidates
+/// (cached per kernel by the coarse statistics signature).
+template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
+void assign_choosing_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    using P = decltype(p);
+    using candidates = skip_candidates_t<P, Cap>;
+    constexpr std::size_t n = boost::mp11::mp_size<candidates>::value;
+    const std::size_t chosen = n > 1 ? cached_skip_choice<P, Cap>(lhs, k) : 0;
+    boost::mp11::mp_with_index<n>(chosen, [&](auto s) {
+      loom::detail::execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(s)::value>>(
+          *lhs.tensor, lhs, k, false);
+    });
+  });
+}
+
+/// The skip choice for `lhs = rhs` (every candidate's cost and the per-loop detail), uncached.
+template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
+skip_choice plan_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  skip_choice out;
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    statistics_cache stats;
+    out = choose_skip<decltype(p), Cap>(lhs, k, stats);
+  });
+  return out;
+}
+
+/// The per-loop skip-policy table of `lhs = rhs` in words (see describe_skip_choice).
+template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
+std::string explain_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  return describe_skip_choice(plan_skip<Cap>(lhs, rhs), Cap);
+}
+
+}  // namespace loom::optimize
+
+#endif  // LOOM_OPTIMIZE_LEADER_RUN_HPP
+// ---- end <loom/optimize/leader_run.hpp>
 // ---- begin <loom/optimize/matrix_chain.hpp>
 // Defines loom::matrix_chain: a product of sparse matrices decomposed by variable elimination
 // into one SpGEMM kernel per step, the order chosen from sparsity estimates (Galley's logical
@@ -14096,9 +15386,12 @@ E estimate_map(std::span<const E> args, std::span<const bool> fill_annihilates) 
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace loom {
@@ -14228,10 +15521,29 @@ struct chain_planner {
   }
 };
 
+// Statistics per factor, kept between calls (per thread) while the factor's arrays are unchanged:
+// a chain run again on the same matrices is planned without reading them.
+inline statistics_cache& chain_statistics() {
+  thread_local statistics_cache cache;
+  return cache;
+}
+
 template <class T, class F, bool O>
 chain_bound_estimator chain_factor(const basic_tensor<T, F, O>& m, std::size_t t) {
-  return chain_bound_estimator(gather_statistics(m), {chain_index(t), chain_index(t + 1)});
+  return chain_bound_estimator(chain_statistics().get(m), {chain_index(t), chain_index(t + 1)});
 }
+
+// A factor as csr: itself when it is csr already, else a converted copy.
+template <class T, class F>
+struct csr_factor {
+  std::optional<tensor<T, csr>> copy;
+  const tensor<T, csr>* ptr;
+  explicit csr_factor(const tensor<T, F>& m) {
+    if constexpr (std::is_same_v<F, csr>) ptr = &m;
+    else ptr = &copy.emplace(m);
+  }
+  csr_factor(const csr_factor&) = delete;
+};
 
 }  // namespace detail
 
@@ -14259,6 +15571,13 @@ inline std::string chain_plan::describe(const std::vector<std::string>& names) c
 template <class T, class... Fs>
 chain_plan plan_matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
   static_assert(sizeof...(Fs) >= 2, "loom::matrix_chain: give at least two matrices");
+  // a plan is kept per (order, factors) while no factor's statistics were gathered again since
+  statistics_cache& stats = detail::chain_statistics();
+  (..., (void)stats.get(ms));
+  std::vector<const void*> key{static_cast<const void*>(&ms)...};
+  key.push_back(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(order)));
+  thread_local std::map<std::vector<const void*>, std::pair<std::int64_t, chain_plan>> plans;
+  if (auto it = plans.find(key); it != plans.end() && it->second.first == stats.misses()) return it->second.second;
   detail::chain_planner p;
   std::size_t t = 0;
   (..., p.factors.push_back(detail::chain_factor(ms, t++)));
@@ -14272,12 +15591,15 @@ chain_plan plan_matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
                         " rows");
   p.extents.push_back(shapes[0][0]);
   for (const auto& s : shapes) p.extents.push_back(s[1]);
+  chain_plan plan;
   switch (order) {
-    case chain_order::optimized: return p.exact();
-    case chain_order::greedy: return p.sequential(false);
-    case chain_order::left_to_right: return p.sequential(true);
+    case chain_order::optimized: plan = p.exact(); break;
+    case chain_order::greedy: plan = p.sequential(false); break;
+    case chain_order::left_to_right: plan = p.sequential(true); break;
   }
-  return p.exact();
+  if (plans.size() > 256) plans.clear();  // bounded: a plan is cheap to make again
+  plans[std::move(key)] = {stats.misses(), plan};
+  return plan;
 }
 
 /// M0 M1 ... M(n-1) for sparse matrices of any format: one fused SpGEMM kernel per step of the
@@ -14287,11 +15609,13 @@ tensor<T, csr> matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
   static_assert(((tensor<T, Fs>::order == 2) && ...), "loom::matrix_chain: every factor must be a matrix");
   const chain_plan plan = plan_matrix_chain(order, ms...);
   constexpr std::size_t n = sizeof...(Fs);
-  std::vector<tensor<T, csr>> factors{tensor<T, csr>(ms)...};
+  const std::tuple<detail::csr_factor<T, Fs>...> held(ms...);
+  const std::array<const tensor<T, csr>*, n> factors =
+      std::apply([](const auto&... f) { return std::array<const tensor<T, csr>*, n>{f.ptr...}; }, held);
   // products[a][z]: the product of factors a..z once computed
   std::vector<std::vector<std::optional<tensor<T, csr>>>> done(n, std::vector<std::optional<tensor<T, csr>>>(n));
-  auto take = [&](std::size_t a, std::size_t z) -> tensor<T, csr>& {
-    if (a == z) return factors[a];
+  auto take = [&](std::size_t a, std::size_t z) -> const tensor<T, csr>& {
+    if (a == z) return *factors[a];
     return *done[a][z];
   };
   constexpr loom::index<"i"> i;
@@ -15892,6 +17216,1761 @@ namespace rel = relational;
 #ifndef LOOM_REWRITE_HPP
 #define LOOM_REWRITE_HPP
 
+// ---- begin <loom/rewrite/saturation.hpp>
+// Umbrella header of rewrite/saturation/: equality saturation at compile time (issue 4 item 4).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_SATURATION_HPP
+#define LOOM_REWRITE_SATURATION_HPP
+
+// ---- begin <loom/rewrite/saturation/egraph.hpp>
+// Defines loom::rewrite::saturation::egraph: an e-graph in fixed-capacity arrays, usable in
+// constant evaluation: hash-consed nodes, e-classes as a union-find, the class analyses the
+// SPORES rules read (free indices, bound indices, constant value) (rewrite/saturation/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_SATURATION_EGRAPH_HPP
+#define LOOM_REWRITE_SATURATION_EGRAPH_HPP
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#ifndef LOOM_SATURATION_MAX_NODES
+#  define LOOM_SATURATION_MAX_NODES 640
+#endif
+#ifndef LOOM_SATURATION_MAX_ITERATIONS
+#  define LOOM_SATURATION_MAX_ITERATIONS 12
+#endif
+
+namespace loom::rewrite::saturation {
+
+/// Node kinds of the sum-product form: a leaf (tensor access or literal, by slot), a constant
+/// the rules made (-1, 2, folded products), +, *, a sum over one index, and an opaque pointwise
+/// function of one or two operands (a map other than negation: saturation works below it).
+enum class kind : std::uint8_t { leaf, constant, add, mul, sum, opaque1, opaque2 };
+
+using id_t = std::uint16_t;
+inline constexpr id_t no_id = 0xffff;
+inline constexpr std::size_t max_leaves = 48;  // leaf occurrences: operand and index ids
+inline constexpr std::size_t max_indices = 64;  // original indices plus one per sum (a bit mask)
+
+/// One operator: its kind, its sum index, its operand classes, its leaf slot, its constant.
+struct enode {
+  kind k = kind::leaf;
+  std::uint8_t index = 0;
+  id_t a = no_id;
+  id_t b = no_id;
+  std::uint16_t slot = 0;
+  double value = 0;
+  friend constexpr bool operator==(const enode&, const enode&) = default;
+};
+
+/// A leaf occurrence: which operand of the expression (`source`, its slot in leaves_t), its
+/// index ids (in the access's order), its free indices, and its sparsity class (a format with a
+/// compressed level, or a scalar).
+struct leaf_info {
+  std::uint16_t source = 0;
+  std::array<std::uint8_t, 8> ids{};
+  std::uint8_t order = 0;
+  std::uint64_t mask = 0;
+  bool sparse = false;
+  bool scalar = false;
+};
+
+/// An e-graph of at most Max nodes. Class ids are node ids (a class is named by its first node);
+/// `find` gives the representative.
+template <std::size_t Max>
+struct egraph {
+  static constexpr std::size_t capacity = Max;
+  static constexpr std::size_t table_size = 2 * Max + 1;
+
+  std::array<enode, Max> nodes{};
+  std::array<bool, Max> dead{};  // a duplicate found by congruence: skipped by matching
+  std::array<id_t, Max> parent{};
+  std::array<std::uint64_t, Max> free{};   // class analysis: free indices (a class invariant)
+  std::array<std::uint64_t, Max> bound{};  // union of the indices summed inside the class
+  std::array<bool, Max> is_constant{};
+  std::array<double, Max> constant{};
+  std::array<id_t, table_size> table{};  // hash-consing: open addressing over node ids
+  std::size_t size = 0;
+
+  std::array<leaf_info, max_leaves> leaves{};
+  std::size_t leaf_count = 0;    // occurrences
+  std::size_t source_count = 0;  // operands
+  std::array<std::uint8_t, max_indices> original{};  // index id -> original index id
+  std::array<double, max_indices> static_extent{};   // 0: known only at run time
+  std::array<std::uint8_t, max_indices> base{};      // original id -> first original of its name
+  std::size_t original_count = 0;
+  std::size_t index_count = 0;
+
+  id_t root = no_id;
+  id_t other = no_id;  // a second root, when two expressions are compared
+  bool other_pending = false;  // encoding a pair: sums keep their names
+  std::size_t iterations = 0;
+  std::size_t cursor = 0;     // where the next iteration starts matching (see rules.hpp)
+  std::size_t ac_cursor = 0;
+  std::size_t max_work = 0;   // the most matching work one iteration did
+  bool matched = false;       // between the two halves of an iteration (see rules.hpp)
+  bool changed = false;
+  bool node_limit_hit = false;
+  bool saturated = false;
+  bool supported = true;  // false: the expression holds a node the encoder does not model
+
+  constexpr egraph() {
+    for (auto& t : table) t = no_id;
+  }
+
+  constexpr id_t find(id_t c) const {
+    while (parent[c] != c) c = parent[c];
+    return c;
+  }
+
+  constexpr enode canonical(enode n) const {
+    if (n.a != no_id) n.a = find(n.a);
+    if (n.b != no_id) n.b = find(n.b);
+    return n;
+  }
+
+  static constexpr std::size_t hash(const enode& n) {
+    std::uint64_t h = static_cast<std::uint64_t>(n.k) * 0x9e3779b97f4a7c15ull;
+    h ^= n.index + 0x7f4a7c15ull + (h << 6) + (h >> 2);
+    h ^= n.a + 0x51ed27ull + (h << 6) + (h >> 2);
+    h ^= n.b + 0x2545f491ull + (h << 6) + (h >> 2);
+    h ^= n.slot + (h << 6) + (h >> 2);
+    h ^= std::bit_cast<std::uint64_t>(n.value) + (h << 6) + (h >> 2);
+    return static_cast<std::size_t>(h % table_size);
+  }
+
+  /// The slot of `n` (canonical) in the table: its node, or an empty slot.
+  constexpr std::size_t probe(const enode& n) const {
+    std::size_t s = hash(n);
+    while (table[s] != no_id && canonical(nodes[table[s]]) != n) s = (s + 1) % table_size;
+    return s;
+  }
+
+  constexpr std::uint64_t free_of(const enode& n) const {
+    switch (n.k) {
+      case kind::leaf: return leaves[n.slot].mask;
+      case kind::constant: return 0;
+      case kind::sum: return free[n.a] & ~(std::uint64_t{1} << n.index);
+      case kind::opaque1: return free[n.a];
+      default: return free[n.a] | free[n.b];
+    }
+  }
+  constexpr std::uint64_t bound_of(const enode& n) const {
+    switch (n.k) {
+      case kind::leaf:
+      case kind::constant: return 0;
+      case kind::sum: return bound[n.a] | (std::uint64_t{1} << n.index);
+      case kind::opaque1: return bound[n.a];
+      default: return bound[n.a] | bound[n.b];
+    }
+  }
+
+  /// The class of `n`, added if no equal node exists; `no_id` once the node limit is reached.
+  constexpr id_t add(enode n) {
+    n = canonical(n);
+    const std::size_t s = probe(n);
+    if (table[s] != no_id) return find(table[s]);
+    if (size == Max) {
+      node_limit_hit = true;
+      return no_id;
+    }
+    const id_t c = static_cast<id_t>(size++);
+    nodes[c] = n;
+    parent[c] = c;
+    free[c] = free_of(n);
+    bound[c] = bound_of(n);
+    is_constant[c] = n.k == kind::constant;
+    constant[c] = n.value;
+    if (n.k == kind::mul && is_constant[n.a] && is_constant[n.b]) {
+      is_constant[c] = true;
+      constant[c] = constant[n.a] * constant[n.b];
+    }
+    table[s] = c;
+    return c;
+  }
+
+  constexpr id_t add_constant(double v) { return add({kind::constant, 0, no_id, no_id, 0, v}); }
+
+  /// Merges two classes; false when they already were one.
+  constexpr bool merge(id_t x, id_t y) {
+    x = find(x);
+    y = find(y);
+    if (x == y) return false;
+    if (y < x) {
+      const id_t t = x;
+      x = y;
+      y = t;
+    }
+    parent[y] = x;
+    bound[x] |= bound[y];
+    if (!is_constant[x] && is_constant[y]) {
+      is_constant[x] = true;
+      constant[x] = constant[y];
+    }
+    return true;
+  }
+
+  /// Restores the congruence invariant after merges: nodes whose canonical forms coincide are
+  /// one node, so their classes merge (repeated until nothing changes).
+  constexpr void rebuild() {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (auto& t : table) t = no_id;
+      for (std::size_t c = 0; c < size; ++c) {
+        if (dead[c]) continue;
+        const enode n = canonical(nodes[c]);
+        const std::size_t s = probe(n);
+        if (table[s] == no_id) {
+          table[s] = static_cast<id_t>(c);
+        } else {
+          dead[c] = true;
+          changed = merge(table[s], static_cast<id_t>(c)) || changed;
+        }
+      }
+    }
+    for (std::size_t c = 0; c < size; ++c) parent[c] = find(parent[c]);  // flat: find is one step
+  }
+
+  /// Number of e-classes (live representatives).
+  constexpr std::size_t class_count() const {
+    std::size_t k = 0;
+    for (std::size_t c = 0; c < size; ++c) k += parent[c] == c ? 1 : 0;
+    return k;
+  }
+};
+
+}  // namespace loom::rewrite::saturation
+
+#endif  // LOOM_REWRITE_SATURATION_EGRAPH_HPP
+// ---- end <loom/rewrite/saturation/egraph.hpp>
+// ---- begin <loom/rewrite/saturation/encode.hpp>
+// Defines the encoding of an expression type into an egraph (sum-product form), the list of its
+// leaves (the operands the e-graph refers to by slot) and their collection from a value
+// (rewrite/saturation/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_SATURATION_ENCODE_HPP
+#define LOOM_REWRITE_SATURATION_ENCODE_HPP
+
+// ---- begin <loom/rewrite/saturation/operands.hpp>
+// Defines the operand naming saturation needs beside the expression: slot_tag (an operand named
+// by its position, so that a rewritten copy of an expression still names it), tagged_t, and the
+// renaming of bound names apart (renamed_apart_t, base_index_t) (rewrite/saturation/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_SATURATION_OPERANDS_HPP
+#define LOOM_REWRITE_SATURATION_OPERANDS_HPP
+
+
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+
+namespace loom::rewrite::saturation {
+
+/// An operand renamed by its slot, so that a rewritten copy of an expression (whose operands
+/// move and repeat) still names them: the type of a tensor or literal, never dereferenced.
+template <std::size_t Slot, class T>
+struct slot_tag {
+  using value_type = typename std::remove_const_t<T>::value_type;
+  using format_type = typename std::remove_const_t<T>::format_type;
+};
+template <std::size_t Slot, class T>
+struct slot_tag<Slot, expr::literal<T>> {
+  using value_type = T;
+  struct format_type {
+    static constexpr bool all_dense = true;
+  };
+};
+
+namespace detail {
+// tagged<E, Next>: E with operand number Next + k renamed slot_tag<Next + k, ...>; `ok` is false
+// when E holds an opaque map (a rewritten copy could not name it)
+template <class E, std::size_t Next>
+struct tagged {
+  static constexpr bool ok = false;
+  static constexpr std::size_t next = Next;
+  using type = E;
+};
+template <class T, class... Is, std::size_t Next>
+struct tagged<expr::access<T, Is...>, Next> {
+  static constexpr bool ok = true;
+  static constexpr std::size_t next = Next + 1;
+  using type = expr::access<slot_tag<Next, T>, Is...>;
+};
+template <class T, std::size_t Next>
+struct tagged<expr::literal<T>, Next> {
+  static constexpr bool ok = true;
+  static constexpr std::size_t next = Next + 1;
+  using type = expr::access<slot_tag<Next, expr::literal<T>>>;
+};
+template <class L, class R, std::size_t Next>
+struct tagged<expr::add<L, R>, Next> {
+  using l = tagged<L, Next>;
+  using r = tagged<R, l::next>;
+  static constexpr bool ok = l::ok && r::ok;
+  static constexpr std::size_t next = r::next;
+  using type = expr::add<typename l::type, typename r::type>;
+};
+template <class L, class R, std::size_t Next>
+struct tagged<expr::mul<L, R>, Next> : tagged<expr::add<L, R>, Next> {
+  using base = tagged<expr::add<L, R>, Next>;
+  using type = expr::mul<typename base::l::type, typename base::r::type>;
+};
+template <class I, class B, std::size_t Next>
+struct tagged<expr::sum<I, B>, Next> : tagged<B, Next> {
+  using type = expr::sum<I, typename tagged<B, Next>::type>;
+};
+template <class X, std::size_t Next>
+struct tagged<expr::map<fn::negate, X>, Next> : tagged<X, Next> {
+  using type = expr::map<fn::negate, typename tagged<X, Next>::type>;
+};
+}  // namespace detail
+
+namespace detail {
+// A name made of an index's name, a separator and a number: bound names renamed apart.
+template <class Original, std::size_t Id, char Separator>
+constexpr auto numbered_name() {
+  constexpr std::size_t n = Original::name.size();
+  char text[n + 4]{};
+  for (std::size_t k = 0; k < n; ++k) text[k] = Original::name[k];
+  text[n] = Separator;
+  text[n + 1] = static_cast<char>('0' + Id / 10 % 10);
+  text[n + 2] = static_cast<char>('0' + Id % 10);
+  return fixed_string<n + 4>(text);
+}
+
+// The name an index was renamed apart from: its name up to '~'.
+template <class I>
+constexpr std::size_t base_length = I::name.find('~') == std::string_view::npos ? I::name.size()
+                                                                                 : I::name.find('~');
+template <class I>
+constexpr auto base_name() {
+  char text[base_length<I> + 1]{};
+  for (std::size_t k = 0; k < base_length<I>; ++k) text[k] = I::name[k];
+  return fixed_string<base_length<I> + 1>(text);
+}
+template <class I>
+using base_index_t = loom::index<base_name<I>()>;
+
+// subst<E, From, To>: index From replaced by To where it is free
+template <class E, class From, class To>
+struct subst {
+  using type = E;
+};
+template <class T, class... Is, class From, class To>
+struct subst<expr::access<T, Is...>, From, To> {
+  using type = expr::access<T, std::conditional_t<std::is_same_v<Is, From>, To, Is>...>;
+};
+template <class L, class R, class From, class To>
+struct subst<expr::add<L, R>, From, To> {
+  using type = expr::add<typename subst<L, From, To>::type, typename subst<R, From, To>::type>;
+};
+template <class L, class R, class From, class To>
+struct subst<expr::mul<L, R>, From, To> {
+  using type = expr::mul<typename subst<L, From, To>::type, typename subst<R, From, To>::type>;
+};
+template <class X, class From, class To>
+struct subst<expr::map<fn::negate, X>, From, To> {
+  using type = expr::map<fn::negate, typename subst<X, From, To>::type>;
+};
+template <class I, class B, class From, class To>
+struct subst<expr::sum<I, B>, From, To> {
+  using type = std::conditional_t<std::is_same_v<I, From>, expr::sum<I, B>,
+                                  expr::sum<I, typename subst<B, From, To>::type>>;
+};
+
+// apart<E, N>: every sum of E binds a name of its own (numbered from N), so the normal form's
+// lift_sum can pull every sum out (it will not capture a name)
+template <class E, std::size_t N>
+struct apart {
+  using type = E;
+  static constexpr std::size_t next = N;
+};
+template <class L, class R, std::size_t N>
+struct apart<expr::add<L, R>, N> {
+  using l = apart<L, N>;
+  using r = apart<R, l::next>;
+  using type = expr::add<typename l::type, typename r::type>;
+  static constexpr std::size_t next = r::next;
+};
+template <class L, class R, std::size_t N>
+struct apart<expr::mul<L, R>, N> : apart<expr::add<L, R>, N> {
+  using base = apart<expr::add<L, R>, N>;
+  using type = expr::mul<typename base::l::type, typename base::r::type>;
+};
+template <class X, std::size_t N>
+struct apart<expr::map<fn::negate, X>, N> : apart<X, N> {
+  using type = expr::map<fn::negate, typename apart<X, N>::type>;
+};
+template <class I, class B, std::size_t N>
+struct apart<expr::sum<I, B>, N> {
+  using b = apart<B, N>;
+  using renamed = loom::index<numbered_name<I, b::next, '~'>()>;
+  using type = expr::sum<renamed, typename subst<typename b::type, I, renamed>::type>;
+  static constexpr std::size_t next = b::next + 1;
+};
+}  // namespace detail
+
+/// E with every bound name renamed apart (an alpha-equivalent expression).
+template <class E>
+using renamed_apart_t = typename detail::apart<E, 0>::type;
+
+/// E with its operands named by slot (see slot_tag); `void` when E holds an opaque map.
+template <class E>
+using tagged_t = std::conditional_t<detail::tagged<E, 0>::ok, typename detail::tagged<E, 0>::type, void>;
+
+}  // namespace loom::rewrite::saturation
+
+#endif  // LOOM_REWRITE_SATURATION_OPERANDS_HPP
+// ---- end <loom/rewrite/saturation/operands.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace loom::rewrite::saturation {
+
+using boost::mp11::mp_list;
+
+namespace detail {
+
+// leaves<E>: the operands the e-graph names by slot, depth first: accesses, literals, and the
+// maps it treats as opaque (their operands follow them).
+template <class E>
+struct leaves {
+  using type = mp_list<E>;
+};
+template <>
+struct leaves<zero> {
+  using type = mp_list<>;
+};
+template <>
+struct leaves<one> {
+  using type = mp_list<>;
+};
+template <class L, class R>
+struct leaves<expr::add<L, R>> {
+  using type = boost::mp11::mp_append<typename leaves<L>::type, typename leaves<R>::type>;
+};
+template <class L, class R>
+struct leaves<expr::mul<L, R>> : leaves<expr::add<L, R>> {};
+template <class I, class B>
+struct leaves<expr::sum<I, B>> : leaves<B> {};
+template <class X>
+struct leaves<expr::map<fn::negate, X>> : leaves<X> {};
+template <class F, class... Xs>
+struct leaves<expr::map<F, Xs...>> {
+  using type = boost::mp11::mp_append<mp_list<expr::map<F, Xs...>>, typename leaves<Xs>::type...>;
+};
+
+// modelled<E>: whether every node of E is one the e-graph models (where and expand are not)
+template <class E>
+struct modelled : std::false_type {};
+template <class T, class... Is>
+struct modelled<expr::access<T, Is...>> : std::bool_constant<(sizeof...(Is) <= 8)> {};
+template <class T>
+struct modelled<expr::literal<T>> : std::true_type {};
+template <>
+struct modelled<zero> : std::true_type {};
+template <>
+struct modelled<one> : std::true_type {};
+template <class L, class R>
+struct modelled<expr::add<L, R>> : std::bool_constant<modelled<L>::value && modelled<R>::value> {};
+template <class L, class R>
+struct modelled<expr::mul<L, R>> : modelled<expr::add<L, R>> {};
+template <class I, class B>
+struct modelled<expr::sum<I, B>> : modelled<B> {};
+template <class F, class X>
+struct modelled<expr::map<F, X>> : modelled<X> {};
+template <class F, class X, class Y>
+struct modelled<expr::map<F, X, Y>> : modelled<expr::add<X, Y>> {};
+
+template <class Orig, class I>
+inline constexpr std::uint8_t id_of = static_cast<std::uint8_t>(boost::mp11::mp_find<Orig, I>::value);
+
+using environment = std::array<std::uint8_t, max_indices>;  // original index id -> current id
+
+template <class Orig, class E>
+struct encoder;
+
+// The occurrence of operand `source` read at index ids `ids`: found, or added.
+template <std::size_t Max, std::size_t N>
+constexpr id_t occurrence(egraph<Max>& g, std::size_t source, const std::array<std::uint8_t, N>& ids,
+                          bool sparse, bool scalar) {
+  leaf_info l;
+  l.source = static_cast<std::uint16_t>(source);
+  l.order = static_cast<std::uint8_t>(N);
+  l.sparse = sparse;
+  l.scalar = scalar;
+  for (std::size_t m = 0; m < N; ++m) {
+    l.ids[m] = ids[m];
+    l.mask |= std::uint64_t{1} << ids[m];
+  }
+  std::size_t k = 0;
+  while (k < g.leaf_count && !(g.leaves[k].source == l.source && g.leaves[k].ids == l.ids &&
+                               g.leaves[k].order == l.order))
+    ++k;
+  if (k == max_leaves) {
+    g.supported = false;
+    return no_id;
+  }
+  if (k == g.leaf_count) g.leaves[g.leaf_count++] = l;
+  return g.add({kind::leaf, 0, no_id, no_id, static_cast<std::uint16_t>(k), 0});
+}
+
+template <class Orig, class Tensor, class... Is>
+struct access_encoder {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env, std::size_t source) {
+    using format = typename std::remove_const_t<Tensor>::format_type;
+    const std::array<std::uint8_t, sizeof...(Is)> ids{env[id_of<Orig, Is>]...};
+    // a dense level with a static extent fixes the extent of the index on its mode
+    std::size_t k = 0;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, typename format::levels>>(
+        [&](auto level) {
+          constexpr std::size_t e = decltype(level)::type::static_extent;
+          if constexpr (e != dynamic_extent)
+            g.static_extent[g.original[ids[format::modes[k]]]] = static_cast<double>(e);
+          ++k;
+        });
+    return occurrence(g, source, ids, !format::all_dense, false);
+  }
+};
+
+template <class Orig, class T, class... Is>
+struct encoder<Orig, expr::access<T, Is...>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    return access_encoder<Orig, T, Is...>::run(g, env, g.source_count++);
+  }
+};
+
+template <class Orig, class T>
+struct encoder<Orig, expr::literal<T>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment&) {
+    return occurrence(g, g.source_count++, std::array<std::uint8_t, 0>{}, false, true);
+  }
+};
+
+// The seed (the sum-product normal form, see saturate.hpp) names its operands by slot.
+template <class Orig, std::size_t Slot, class T, class... Is>
+struct encoder<Orig, expr::access<slot_tag<Slot, T>, Is...>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    return access_encoder<Orig, T, Is...>::run(g, env, Slot);
+  }
+};
+template <class Orig, std::size_t Slot, class T>
+struct encoder<Orig, expr::access<slot_tag<Slot, expr::literal<T>>>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment&) {
+    return occurrence(g, Slot, std::array<std::uint8_t, 0>{}, false, true);
+  }
+};
+
+template <class Orig>
+struct encoder<Orig, zero> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment&) { return g.add_constant(0); }
+};
+template <class Orig>
+struct encoder<Orig, one> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment&) { return g.add_constant(1); }
+};
+
+template <class Orig, class L, class R>
+struct encoder<Orig, expr::add<L, R>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    const id_t a = encoder<Orig, L>::run(g, env);
+    const id_t b = encoder<Orig, R>::run(g, env);
+    return g.add({kind::add, 0, a, b, 0, 0});
+  }
+};
+
+template <class Orig, class L, class R>
+struct encoder<Orig, expr::mul<L, R>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    const id_t a = encoder<Orig, L>::run(g, env);
+    const id_t b = encoder<Orig, R>::run(g, env);
+    return g.add({kind::mul, 0, a, b, 0, 0});
+  }
+};
+
+// Every sum binds a fresh index id (the bound name is renamed apart), so moving sums never
+// captures a name, even in e * e with the same bound names on both sides.
+template <class Orig, class I, class B>
+struct encoder<Orig, expr::sum<I, B>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    if (!g.other_pending && g.index_count == max_indices) {  // no id left: not modelled
+      g.supported = false;
+      return no_id;
+    }
+    // comparing two expressions: bound names are kept, so that alike names meet
+    const auto fresh = g.other_pending ? id_of<Orig, I> : static_cast<std::uint8_t>(g.index_count++);
+    g.original[fresh] = id_of<Orig, I>;
+    environment inner = env;
+    inner[id_of<Orig, I>] = fresh;
+    const id_t a = encoder<Orig, B>::run(g, inner);
+    return g.add({kind::sum, fresh, a, no_id, 0, 0});
+  }
+};
+
+template <class Orig, class X>
+struct encoder<Orig, expr::map<fn::negate, X>> {  // -x is (-1) * x
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    const id_t a = encoder<Orig, X>::run(g, env);
+    return g.add({kind::mul, 0, g.add_constant(-1), a, 0, 0});
+  }
+};
+
+template <class Orig, class F, class X>
+struct encoder<Orig, expr::map<F, X>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    const auto slot = static_cast<std::uint16_t>(g.source_count++);
+    const id_t a = encoder<Orig, X>::run(g, env);
+    return g.add({kind::opaque1, 0, a, no_id, slot, 0});
+  }
+};
+
+template <class Orig, class F, class X, class Y>
+struct encoder<Orig, expr::map<F, X, Y>> {
+  template <std::size_t Max>
+  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+    const auto slot = static_cast<std::uint16_t>(g.source_count++);
+    const id_t a = encoder<Orig, X>::run(g, env);
+    const id_t b = encoder<Orig, Y>::run(g, env);
+    return g.add({kind::opaque2, 0, a, b, slot, 0});
+  }
+};
+
+}  // namespace detail
+
+
+/// The leaf operands of E (see detail::leaves), an MP11 list.
+template <class E>
+using leaves_t = typename detail::leaves<E>::type;
+
+/// The indices of E, free or bound, each once: original index id -> type.
+template <class E>
+using original_indices_t = expr::all_indices_t<E>;
+
+/// The original indices of the e-graph of E seeded with Seed: E's, then the seed's own.
+template <class E, class Seed>
+using seeded_indices_t = boost::mp11::mp_unique<boost::mp11::mp_append<
+    original_indices_t<E>, original_indices_t<std::conditional_t<std::is_void_v<Seed>, E, Seed>>>>;
+
+/// Whether the e-graph models E: only access, literal, +, *, sum and maps of one or two
+/// operands, within the leaf and index capacities.
+template <class E>
+inline constexpr bool encodable_v =
+    detail::modelled<E>::value && boost::mp11::mp_size<leaves_t<E>>::value <= max_leaves &&
+    boost::mp11::mp_size<original_indices_t<E>>::value +
+            boost::mp11::mp_size<expr::summed_indices_t<E>>::value <= max_indices;
+
+/// The e-graph of E before any rule: E inserted post-order (shared subterms hash-consed), and,
+/// when given, `Seed` (an equivalent expression over tagged_t<E>'s operands) in E's class.
+template <class E, std::size_t Max, class Seed = void>
+constexpr egraph<Max> encode() {
+  egraph<Max> g;
+  if constexpr (!encodable_v<E>) {
+    g.supported = false;
+  } else if constexpr (!std::is_void_v<Seed> &&
+                       boost::mp11::mp_size<seeded_indices_t<E, Seed>>::value +
+                               boost::mp11::mp_size<expr::summed_indices_t<E>>::value > max_indices) {
+    return encode<E, Max, void>();  // the seed's renamed indices would not fit: no seed
+  } else {
+    using orig = seeded_indices_t<E, Seed>;
+    g.original_count = g.index_count = boost::mp11::mp_size<orig>::value;
+    // indices renamed apart from one name share a base: the name they may take back
+    std::array<std::string_view, max_indices> names{};
+    std::size_t n = 0;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, orig>>(
+        [&](auto i) { names[n++] = detail::base_index_t<typename decltype(i)::type>::name; });
+    for (std::size_t k = 0; k < n; ++k) {
+      std::size_t j = 0;
+      while (names[j] != names[k]) ++j;
+      g.base[k] = static_cast<std::uint8_t>(j);
+    }
+    detail::environment env{};
+    for (std::size_t k = 0; k < g.original_count; ++k) {
+      env[k] = static_cast<std::uint8_t>(k);
+      g.original[k] = static_cast<std::uint8_t>(k);
+    }
+    g.root = detail::encoder<orig, E>::run(g, env);
+    g.supported = g.supported && g.root != no_id;
+    if constexpr (!std::is_void_v<Seed>) {
+      egraph<Max> seeded = g;
+      const id_t s = detail::encoder<orig, Seed>::run(seeded, env);
+      if (seeded.supported && s != no_id && !seeded.node_limit_hit) {
+        seeded.merge(g.root, s);
+        seeded.rebuild();
+        seeded.root = seeded.find(g.root);
+        return seeded;
+      }
+    }
+  }
+  return g;
+}
+
+/// The e-graph of two expressions over the same operands (accesses of slot_tag tensors name
+/// operands across both): `root` is E's class, `other` F's.
+template <class E, class F, std::size_t Max>
+constexpr egraph<Max> encode_pair() {
+  egraph<Max> g;
+  if constexpr (!encodable_v<E> || !encodable_v<F>) {
+    g.supported = false;
+  } else {
+    using orig = boost::mp11::mp_unique<boost::mp11::mp_append<original_indices_t<E>, original_indices_t<F>>>;
+    g.original_count = g.index_count = boost::mp11::mp_size<orig>::value;
+    detail::environment env{};
+    for (std::size_t k = 0; k < g.original_count; ++k) {
+      env[k] = static_cast<std::uint8_t>(k);
+      g.original[k] = g.base[k] = static_cast<std::uint8_t>(k);
+    }
+    g.other_pending = true;
+    g.root = detail::encoder<orig, E>::run(g, env);
+    g.other = detail::encoder<orig, F>::run(g, env);
+    g.supported = g.supported && g.root != no_id && g.other != no_id;
+  }
+  return g;
+}
+
+namespace detail {
+// declared first: each overload calls the others (no ADL into this namespace)
+template <class E>
+constexpr auto collect(const E& e);
+constexpr auto collect(const zero&);
+constexpr auto collect(const one&);
+template <class L, class R>
+constexpr auto collect(const expr::add<L, R>& e);
+template <class L, class R>
+constexpr auto collect(const expr::mul<L, R>& e);
+template <class I, class B>
+constexpr auto collect(const expr::sum<I, B>& e);
+template <class X>
+constexpr auto collect(const expr::map<fn::negate, X>& e);
+template <class F, class... Xs>
+  requires(!std::is_same_v<F, fn::negate> || sizeof...(Xs) != 1)
+constexpr auto collect(const expr::map<F, Xs...>& e);
+
+template <class E>
+constexpr auto collect(const E& e) {
+  return std::tuple<E>{e};
+}
+constexpr auto collect(const zero&) { return std::tuple<>{}; }
+constexpr auto collect(const one&) { return std::tuple<>{}; }
+template <class L, class R>
+constexpr auto collect(const expr::add<L, R>& e) {
+  return std::tuple_cat(collect(e.lhs), collect(e.rhs));
+}
+template <class L, class R>
+constexpr auto collect(const expr::mul<L, R>& e) {
+  return std::tuple_cat(collect(e.lhs), collect(e.rhs));
+}
+template <class I, class B>
+constexpr auto collect(const expr::sum<I, B>& e) {
+  return collect(e.body);
+}
+template <class X>
+constexpr auto collect(const expr::map<fn::negate, X>& e) {
+  return collect(std::get<0>(e.args));
+}
+template <class F, class... Xs>
+  requires(!std::is_same_v<F, fn::negate> || sizeof...(Xs) != 1)
+constexpr auto collect(const expr::map<F, Xs...>& e) {
+  return std::apply([&](const auto&... x) { return std::tuple_cat(std::tuple{e}, collect(x)...); },
+                    e.args);
+}
+}  // namespace detail
+
+/// The leaves of `e` (values: tensor pointers, literal values, map functions) in slot order.
+template <class E>
+constexpr auto collect_leaves(const E& e) {
+  return detail::collect(e);
+}
+
+}  // namespace loom::rewrite::saturation
+
+#endif  // LOOM_REWRITE_SATURATION_ENCODE_HPP
+// ---- end <loom/rewrite/saturation/encode.hpp>
+// ---- begin <loom/rewrite/saturation/extract.hpp>
+// Defines the static cost (SPORES Figure 12: estimated output size from per-leaf densities and
+// per-index extents), the scenarios it is evaluated under, the extracted term, and greedy
+// extraction of the cheapest term of a class (rewrite/saturation/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_SATURATION_EXTRACT_HPP
+#define LOOM_REWRITE_SATURATION_EXTRACT_HPP
+
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#ifndef LOOM_SATURATION_DEFAULT_EXTENT
+#  define LOOM_SATURATION_DEFAULT_EXTENT 1000.0
+#endif
+#ifndef LOOM_SATURATION_DEFAULT_DENSITY
+#  define LOOM_SATURATION_DEFAULT_DENSITY 0.01
+#endif
+#ifndef LOOM_SATURATION_MAX_TERM
+#  define LOOM_SATURATION_MAX_TERM 160
+#endif
+
+namespace loom::rewrite::saturation {
+
+inline constexpr double infinite_cost = 1e300;
+
+/// What the cost reads: the extent of every original index and the density (nnz / size) of
+/// every leaf. At compile time from the formats (static extents, sparsity classes); at run time
+/// from the tensors.
+struct scenario {
+  std::array<double, max_indices> extent{};
+  std::array<double, max_leaves> density{};
+};
+
+/// The index and leaf facts a term needs on its own (for its cost and for rebuilding).
+struct signature {
+  std::array<leaf_info, max_leaves> leaves{};
+  std::size_t leaf_count = 0;
+  std::array<std::uint8_t, max_indices> original{};
+  std::array<double, max_indices> static_extent{};
+  std::size_t original_count = 0;
+  std::array<std::uint8_t, max_indices> base{};
+};
+
+/// An extracted expression: a tree of operators in post-order (children before parents).
+struct term {
+  std::array<enode, LOOM_SATURATION_MAX_TERM> nodes{};
+  std::size_t size = 0;
+  id_t root = no_id;
+  bool overflow = false;
+  signature sig{};
+
+  constexpr bool same_tree(const term& o, id_t x, id_t y) const {
+    const enode& p = nodes[x];
+    const enode& q = o.nodes[y];
+    if (p.k != q.k || p.index != q.index || p.slot != q.slot || p.value != q.value) return false;
+    if (p.a != no_id && !same_tree(o, p.a, q.a)) return false;
+    if (p.b != no_id && !same_tree(o, p.b, q.b)) return false;
+    return true;
+  }
+  friend constexpr bool operator==(const term& x, const term& y) {
+    return x.root != no_id && y.root != no_id && x.same_tree(y, x.root, y.root);
+  }
+};
+
+template <std::size_t Max>
+constexpr signature signature_of(const egraph<Max>& g) {
+  return {g.leaves, g.leaf_count, g.original, g.static_extent, g.original_count, g.base};
+}
+
+/// The scenario the static choice uses: static extents where the formats give them, otherwise
+/// LOOM_SATURATION_DEFAULT_EXTENT; dense leaves density 1, sparse leaves
+/// LOOM_SATURATION_DEFAULT_DENSITY. `sparse_density` and `extent_of` vary it for alternatives.
+constexpr scenario default_scenario(const signature& s, double sparse_density = LOOM_SATURATION_DEFAULT_DENSITY,
+                                    double dense_only_extent = 0, double sparse_extent = 0) {
+  scenario sc;
+  std::uint64_t in_sparse = 0;
+  for (std::size_t l = 0; l < s.leaf_count; ++l)
+    if (s.leaves[l].sparse)
+      for (std::size_t m = 0; m < s.leaves[l].order; ++m)
+        in_sparse |= std::uint64_t{1} << s.original[s.leaves[l].ids[m]];
+  for (std::size_t k = 0; k < s.original_count; ++k) {
+    double e = LOOM_SATURATION_DEFAULT_EXTENT;
+    if (dense_only_extent > 0) e = ((in_sparse >> k) & 1u) ? sparse_extent : dense_only_extent;
+    sc.extent[k] = s.static_extent[k] > 0 ? s.static_extent[k] : e;
+  }
+  for (std::size_t l = 0; l < s.leaf_count; ++l)
+    sc.density[l] = s.leaves[l].sparse ? sparse_density : 1.0;
+  return sc;
+}
+
+namespace detail {
+constexpr double min(double x, double y) { return x < y ? x : y; }
+
+// density of one operator from its operands' (Figure 12): * keeps the sparser, + adds, a sum
+// multiplies by the extent; opaque functions may map 0 elsewhere: dense
+constexpr double density(const enode& n, double da, double db, const scenario& sc,
+                         const signature& s) {
+  switch (n.k) {
+    case kind::leaf: return sc.density[n.slot];
+    case kind::constant: return 1;
+    case kind::mul: return min(da, db);
+    case kind::add: return min(1, da + db);
+    case kind::sum: return min(1, sc.extent[s.original[n.index]] * da);
+    default: return 1;
+  }
+}
+constexpr double size(std::uint64_t free, double d, const scenario& sc, const signature& s) {
+  for (; free != 0; free &= free - 1) d *= sc.extent[s.original[std::countr_zero(free)]];
+  return d;
+}
+// what an operator costs on its own: the entries it produces (a constant costs nothing)
+constexpr double own_cost(const enode& n, double size) { return n.k == kind::constant ? 0 : size; }
+}  // namespace detail
+
+/// The cost of a term under a scenario: the summed estimated output sizes of its operators.
+constexpr double cost(const term& t, const scenario& sc) {
+  std::array<double, LOOM_SATURATION_MAX_TERM> d{};
+  std::array<std::uint64_t, LOOM_SATURATION_MAX_TERM> free{};
+  double total = 0;
+  for (std::size_t k = 0; k < t.size; ++k) {  // post-order: operands first
+    const enode& n = t.nodes[k];
+    const double da = n.a != no_id ? d[n.a] : 1, db = n.b != no_id ? d[n.b] : 1;
+    const std::uint64_t fa = n.a != no_id ? free[n.a] : 0, fb = n.b != no_id ? free[n.b] : 0;
+    d[k] = detail::density(n, da, db, sc, t.sig);
+    free[k] = n.k == kind::leaf  ? t.sig.leaves[n.slot].mask
+              : n.k == kind::sum ? fa & ~(std::uint64_t{1} << n.index)
+                                 : fa | fb;
+    total += detail::own_cost(n, detail::size(free[k], d[k], sc, t.sig));
+  }
+  return total;
+}
+
+namespace detail {
+template <std::size_t Max>
+struct extractor {
+  const egraph<Max>& g;
+  const scenario& sc;
+  signature sig;
+  std::array<double, Max> dens{};
+  std::array<double, Max> best{};
+  std::array<id_t, Max> choice{};
+  std::size_t passes_ = 0;
+
+  std::array<enode, Max> canon{};  // each node with its operands' representatives
+  std::array<id_t, Max> rep{};
+
+  constexpr void canonicalise() {
+    for (std::size_t c = 0; c < g.size; ++c) {
+      canon[c] = g.canonical(g.nodes[c]);
+      rep[c] = g.find(static_cast<id_t>(c));
+    }
+  }
+
+  constexpr void densities() {
+    for (auto& x : dens) x = 2;  // above any density: not yet known
+    for (bool changed = true; changed && passes_++ < Max;) {
+      changed = false;
+      for (std::size_t c = 0; c < g.size; ++c) {
+        const enode& n = canon[c];
+        const double da = n.a != no_id ? dens[n.a] : 1, db = n.b != no_id ? dens[n.b] : 1;
+        if (da > 1 || db > 1) continue;
+        const double x = density(n, da, db, sc, sig);
+        if (x < dens[rep[c]]) {  // the tighter estimate wins (notes 004 §4.7)
+          dens[rep[c]] = x;
+          changed = true;
+        }
+      }
+    }
+  }
+
+  constexpr void costs() {
+    for (auto& x : best) x = infinite_cost;
+    for (auto& x : choice) x = no_id;
+    std::array<double, Max> own{};
+    for (std::size_t c = 0; c < g.size; ++c)
+      if (c == rep[c]) own[c] = size(g.free[c], dens[c], sc, sig);
+    passes_ = 0;
+    for (bool changed = true; changed && passes_++ < Max;) {
+      changed = false;
+      for (std::size_t c = 0; c < g.size; ++c) {
+        if (g.dead[c]) continue;
+        const enode& n = canon[c];
+        const double ca = n.a != no_id ? best[n.a] : 0, cb = n.b != no_id ? best[n.b] : 0;
+        if (ca >= infinite_cost || cb >= infinite_cost) continue;
+        const id_t r = rep[c];
+        const double x = own_cost(n, own[r]) + ca + cb;
+        if (x < best[r]) {
+          best[r] = x;
+          choice[r] = static_cast<id_t>(c);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  constexpr id_t emit(term& t, id_t c) const {
+    enode n = g.canonical(g.nodes[choice[g.find(c)]]);
+    if (n.a != no_id) n.a = emit(t, n.a);
+    if (n.b != no_id) n.b = emit(t, n.b);
+    if (t.overflow || t.size == t.nodes.size()) {
+      t.overflow = true;
+      return 0;
+    }
+    t.nodes[t.size] = n;
+    return static_cast<id_t>(t.size++);
+  }
+};
+}  // namespace detail
+
+/// The cheapest term of the root class under `sc` (greedy: the cheapest node of each class).
+template <std::size_t Max>
+constexpr term extract(const egraph<Max>& g, const scenario& sc) {
+  term t;
+  t.sig = signature_of(g);
+  if (!g.supported) return t;
+  detail::extractor<Max> x{g, sc, t.sig};
+  x.canonicalise();
+  x.densities();
+  x.costs();
+  t.root = x.emit(t, g.root);
+  if (t.overflow) t.root = no_id;
+  return t;
+}
+
+}  // namespace loom::rewrite::saturation
+
+#endif  // LOOM_REWRITE_SATURATION_EXTRACT_HPP
+// ---- end <loom/rewrite/saturation/extract.hpp>
+// ---- begin <loom/rewrite/saturation/print.hpp>
+// Defines the constexpr text of an extracted term, for static_asserts and explain:
+// leaves as `#slot(i,j)`, renamed binders as `k_07`, constants as integers when they are
+// (rewrite/saturation/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_SATURATION_PRINT_HPP
+#define LOOM_REWRITE_SATURATION_PRINT_HPP
+
+// ---- begin <loom/rewrite/saturation/rebuild.hpp>
+// Defines the way back from an extracted term to an expression: the term's operators become
+// expr nodes over the original leaves (tensor pointers, literal values, map functions), bound
+// indices keep their names unless two binders would share one (rewrite/saturation/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_SATURATION_REBUILD_HPP
+#define LOOM_REWRITE_SATURATION_REBUILD_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <utility>
+
+namespace loom::rewrite::saturation {
+
+namespace detail {
+
+constexpr bool encloses(const term& t, id_t k, id_t target) {
+  if (k == target) return true;
+  const enode& n = t.nodes[k];
+  return (n.a != no_id && encloses(t, n.a, target)) || (n.b != no_id && encloses(t, n.b, target));
+}
+
+// Whether binder `id` of term t can take back the name it was renamed from: no sum of the same
+// name encloses or is enclosed by one of its sums, and no free index of that name is in scope.
+constexpr bool conflicts_below(const term& t, id_t k, std::uint8_t id, std::uint8_t base) {
+  const enode& n = t.nodes[k];
+  if (n.k == kind::sum && n.index != id && t.sig.base[t.sig.original[n.index]] == base) return true;
+  if (n.k == kind::leaf) {
+    const leaf_info& l = t.sig.leaves[n.slot];
+    for (std::size_t m = 0; m < l.order; ++m)
+      if (l.ids[m] < t.sig.original_count && t.sig.base[l.ids[m]] == base) return true;
+  }
+  return (n.a != no_id && conflicts_below(t, n.a, id, base)) ||
+         (n.b != no_id && conflicts_below(t, n.b, id, base));
+}
+constexpr bool keeps_name(const term& t, std::uint8_t id) {
+  const std::uint8_t base = t.sig.base[t.sig.original[id]];
+  for (std::size_t k = 0; k < t.size; ++k) {
+    const enode& n = t.nodes[k];
+    if (n.k != kind::sum) continue;
+    const bool same = t.sig.base[t.sig.original[n.index]] == base;
+    if (n.index == id && conflicts_below(t, n.a, id, base)) return false;
+    if (n.index != id && same) {  // a same-named sum enclosing a sum of id
+      for (std::size_t m = 0; m < t.size; ++m)
+        if (t.nodes[m].k == kind::sum && t.nodes[m].index == id &&
+            encloses(t, n.a, static_cast<id_t>(m)))
+          return false;
+    }
+  }
+  return true;
+}
+
+// Source: a type with `static constexpr term value`, `using expression = E` and
+// `using indices` (original index id -> type).
+template <class Source, std::size_t Id>
+constexpr auto index_type() {
+  using orig = typename Source::indices;
+  constexpr const term& t = Source::value;
+  using O = boost::mp11::mp_at_c<orig, t.sig.original[Id]>;
+  if constexpr (Id < t.sig.original_count) return O{};
+  else if constexpr (keeps_name(t, Id)) return base_index_t<O>{};
+  else return loom::index<numbered_name<base_index_t<O>, Id, '_'>()>{};
+}
+template <class Source, std::size_t Id>
+using index_t = decltype(index_type<Source, Id>());
+
+template <class Source, class Leaf, class Seq>
+struct renamed_access;
+template <class Source, class T, class... Is, std::size_t... Ms>
+struct renamed_access<Source, expr::access<T, Is...>, std::index_sequence<Ms...>> {
+  using type = expr::access<T, index_t<Source, Source::value.sig.leaves[Source::slot_].ids[Ms]>...>;
+};
+
+template <class Source, std::size_t Slot>
+struct at_slot : Source {
+  static constexpr std::size_t slot_ = Slot;
+};
+
+template <class Source, std::size_t Node, class Leaves>
+constexpr auto build(const Leaves& leaves) {
+  constexpr const term& t = Source::value;
+  constexpr enode n = t.nodes[Node];
+  using V = expr::value_type_t<typename Source::expression>;
+  if constexpr (n.k == kind::leaf) {
+    const auto& leaf = std::get<t.sig.leaves[n.slot].source>(leaves);
+    using L = std::remove_cvref_t<decltype(leaf)>;
+    if constexpr (requires { leaf.tensor; }) {
+      using A = typename renamed_access<at_slot<Source, n.slot>, L,
+                                        std::make_index_sequence<t.sig.leaves[n.slot].order>>::type;
+      return A{leaf.tensor};
+    } else {
+      return leaf;
+    }
+  } else if constexpr (n.k == kind::constant) {
+    return expr::literal<V>{static_cast<V>(n.value)};
+  } else if constexpr (n.k == kind::add) {
+    auto a = build<Source, n.a>(leaves);
+    auto b = build<Source, n.b>(leaves);
+    return expr::add<decltype(a), decltype(b)>{a, b};
+  } else if constexpr (n.k == kind::mul) {
+    auto a = build<Source, n.a>(leaves);
+    auto b = build<Source, n.b>(leaves);
+    if constexpr (t.nodes[n.a].k == kind::constant && t.nodes[n.a].value == -1.0) {
+      return expr::map<fn::negate, decltype(b)>{fn::negate{}, std::tuple{b}};  // -x, not (-1) * x
+    } else {
+      return expr::mul<decltype(a), decltype(b)>{a, b};
+    }
+  } else if constexpr (n.k == kind::sum) {
+    auto a = build<Source, n.a>(leaves);
+    return expr::sum<index_t<Source, n.index>, decltype(a)>{a};
+  } else if constexpr (n.k == kind::opaque1) {
+    const auto& m = std::get<n.slot>(leaves);
+    auto a = build<Source, n.a>(leaves);
+    using F = std::remove_cvref_t<decltype(m.f)>;
+    return expr::map<F, decltype(a)>{m.f, std::tuple{a}};
+  } else {
+    const auto& m = std::get<n.slot>(leaves);
+    auto a = build<Source, n.a>(leaves);
+    auto b = build<Source, n.b>(leaves);
+    using F = std::remove_cvref_t<decltype(m.f)>;
+    return expr::map<F, decltype(a), decltype(b)>{m.f, std::tuple{a, b}};
+  }
+}
+
+}  // namespace detail
+
+/// The expression of the term `Source::value` (Source: `static constexpr term value`,
+/// `using expression = E`) over the leaves of `e` (an E).
+template <class Source, class E>
+constexpr auto rebuild(const E& e) {
+  return detail::build<Source, Source::value.root>(collect_leaves(e));
+}
+
+}  // namespace loom::rewrite::saturation
+
+#endif  // LOOM_REWRITE_SATURATION_REBUILD_HPP
+// ---- end <loom/rewrite/saturation/rebuild.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+namespace loom::rewrite::saturation {
+
+/// A fixed-capacity constexpr string.
+struct text {
+  std::array<char, 2048> chars{};
+  std::size_t size = 0;
+  constexpr void put(std::string_view s) {
+    for (char c : s)
+      if (size < chars.size()) chars[size++] = c;
+  }
+  constexpr void put(long long v) {
+    if (v < 0) {
+      put("-");
+      v = -v;
+    }
+    char digits[24]{};
+    std::size_t n = 0;
+    do digits[n++] = static_cast<char>('0' + v % 10);
+    while ((v /= 10) > 0);
+    while (n > 0) put(std::string_view(&digits[--n], 1));
+  }
+  constexpr std::string_view view() const { return {chars.data(), size}; }
+};
+
+namespace detail {
+struct printer {
+  const term& t;
+  std::array<std::string_view, max_indices> names{};
+
+  constexpr void index(text& out, std::uint8_t id) const {
+    out.put(names[t.sig.base[t.sig.original[id]]]);
+    if (id >= t.sig.original_count && !keeps_name(t, id)) {
+      out.put("_");
+      out.put(static_cast<long long>(id));
+    }
+  }
+  constexpr void node(text& out, id_t k) const {
+    const enode& n = t.nodes[k];
+    switch (n.k) {
+      case kind::leaf: {
+        const leaf_info& l = t.sig.leaves[n.slot];
+        out.put("#");
+        out.put(static_cast<long long>(l.source));
+        if (l.scalar) return;
+        out.put("(");
+        for (std::size_t m = 0; m < l.order; ++m) {
+          if (m > 0) out.put(",");
+          index(out, l.ids[m]);
+        }
+        out.put(")");
+        return;
+      }
+      case kind::constant:
+        if (n.value == static_cast<double>(static_cast<long long>(n.value))) out.put(static_cast<long long>(n.value));
+        else out.put("c");
+        return;
+      case kind::add:
+      case kind::mul:
+        out.put("(");
+        node(out, n.a);
+        out.put(n.k == kind::add ? " + " : " * ");
+        node(out, n.b);
+        out.put(")");
+        return;
+      case kind::sum:
+        out.put("sum(");
+        index(out, n.index);
+        out.put(", ");
+        node(out, n.a);
+        out.put(")");
+        return;
+      default:
+        out.put("f#");
+        out.put(static_cast<long long>(n.slot));
+        out.put("(");
+        node(out, n.a);
+        if (n.k == kind::opaque2) {
+          out.put(", ");
+          node(out, n.b);
+        }
+        out.put(")");
+        return;
+    }
+  }
+};
+}  // namespace detail
+
+/// The text of `t`, index names taken from Indices (original index id -> type).
+template <class Indices>
+constexpr text print(const term& t) {
+  detail::printer p{t};
+  std::size_t k = 0;
+  boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, Indices>>(
+      [&](auto i) { p.names[k++] = detail::base_index_t<typename decltype(i)::type>::name; });
+  text out;
+  if (t.root != no_id) p.node(out, t.root);
+  return out;
+}
+
+/// The text of alternative K of a saturation_result R.
+template <class R, std::size_t K = 0>
+constexpr text print_alternative() {
+  return print<typename R::indices>(R::template candidate<R::pick.first[K]>);
+}
+
+}  // namespace loom::rewrite::saturation
+
+#endif  // LOOM_REWRITE_SATURATION_PRINT_HPP
+// ---- end <loom/rewrite/saturation/print.hpp>
+// ---- begin <loom/rewrite/saturation/rules.hpp>
+// Defines one saturation iteration over an egraph: every SPORES rule (notes 004 §3.1, §3.4)
+// matched against the nodes present at the start of the iteration, then the congruence rebuild
+// (rewrite/saturation/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_SATURATION_RULES_HPP
+#define LOOM_REWRITE_SATURATION_RULES_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#ifndef LOOM_SATURATION_MAX_WORK
+// Rule matches per iteration (member visits and applications): one iteration is one constant
+// evaluation, and clang allows 2^20 steps per constant without -fconstexpr-steps.
+#  define LOOM_SATURATION_MAX_WORK 8000
+#endif
+
+namespace loom::rewrite::saturation {
+
+// The rules, as equations between classes (a, b, c classes; i an index):
+//   commute       a * b = b * a                 a + b = b + a
+//   associate     (a * b) * c = a * (b * c)     (a + b) + c = a + (b + c)       (both ways)
+//   distribute    a * (b + c) = a * b + a * c   factor: a * b + a * c = a * (b + c)
+//   push / pull   sum(i, a * b) = a * sum(i, b)                        if i not in a
+//   split / join  sum(i, a + b) = sum(i, a) + sum(i, b)                if i in a and in b
+//   swap          sum(i, sum(j, a)) = sum(j, sum(i, a))
+//   constants     a + a = 2 * a;  c1 * c2 = c;  1 * a = a;  c1 * a + c2 * a = (c1 + c2) * a
+// Rule 5 (a sum over an absent index is a product by the extent) is left out: the evaluator
+// would need the extent of an index no operand carries.
+
+namespace detail {
+
+template <std::size_t Max>
+struct matcher {
+  egraph<Max>& g;
+  std::array<id_t, Max> head{};  // first node of each class (by representative)
+  std::array<id_t, Max> next{};
+  std::size_t limit = 0;         // nodes present when the iteration started
+  std::size_t ac_budget = Max / 8;
+  std::size_t work_budget = LOOM_SATURATION_MAX_WORK;
+  std::size_t work = 0;  // member visits and rule applications: bounds one constant evaluation
+  bool changed = false;
+  bool partial = false;  // the work bound stopped the iteration before every node was matched
+
+  constexpr void index_classes() {
+    for (auto& h : head) h = no_id;
+    limit = g.size;
+    for (std::size_t n = limit; n-- > 0;) {
+      if (g.dead[n]) continue;
+      const id_t c = g.find(static_cast<id_t>(n));
+      next[n] = head[c];
+      head[c] = static_cast<id_t>(n);
+    }
+  }
+
+  constexpr id_t node(kind k, id_t a, id_t b, std::uint8_t index = 0) {
+    if (a == no_id || b == no_id) return no_id;
+    return g.add({k, index, a, (k == kind::sum ? no_id : b), 0, 0});
+  }
+  constexpr id_t mul(id_t a, id_t b) { return node(kind::mul, a, b); }
+  constexpr id_t plus(id_t a, id_t b) { return node(kind::add, a, b); }
+  constexpr id_t sum(std::uint8_t i, id_t a) { return node(kind::sum, a, a, i); }
+
+  constexpr void equate(id_t c, id_t d) {
+    ++work;
+    if (d != no_id) changed = g.merge(c, d) || changed;
+  }
+  constexpr bool uses(id_t c, std::uint8_t i) const {
+    return ((g.free[g.find(c)] | g.bound[g.find(c)]) >> i) & 1u;
+  }
+  constexpr bool has_free(id_t c, std::uint8_t i) const { return (g.free[g.find(c)] >> i) & 1u; }
+
+  // the members of class c (as it was indexed) of kind k
+  template <class F>
+  constexpr void each(id_t c, kind k, F&& f) {
+    c = g.find(c);
+    if (c >= limit) return;
+    for (id_t m = head[c]; m != no_id; m = next[m]) {
+      ++work;
+      if (g.nodes[m].k == k) f(g.nodes[m]);
+    }
+  }
+
+  // commutativity and associativity: what enables the other rules, and what grows the graph
+  // fastest; run after them, each iteration at most `ac_budget` new nodes (notes 004 §4.4)
+  constexpr void ac_mul(id_t self, const enode& n) {
+    const id_t a = n.a, b = n.b;
+    each(a, kind::mul, [&](const enode& s) {  // (x * y) * b = x * (y * b)
+      equate(self, mul(s.a, mul(s.b, b)));
+    });
+    each(b, kind::mul, [&](const enode& s) {  // a * (x * y) = (a * x) * y
+      equate(self, mul(mul(a, s.a), s.b));
+    });
+    equate(self, mul(b, a));
+  }
+  constexpr void ac_add(id_t self, const enode& n) {
+    const id_t a = n.a, b = n.b;
+    each(a, kind::add, [&](const enode& s) { equate(self, plus(s.a, plus(s.b, b))); });
+    each(b, kind::add, [&](const enode& s) { equate(self, plus(plus(a, s.a), s.b)); });
+    equate(self, plus(b, a));
+  }
+
+  constexpr void at_mul(id_t self, const enode& n) {
+    const id_t a = n.a, b = n.b;
+    // constants: folded, and the unit dropped
+    if (g.is_constant[g.find(a)] && g.is_constant[g.find(b)])
+      equate(self, g.add_constant(g.constant[g.find(a)] * g.constant[g.find(b)]));
+    if (g.is_constant[g.find(a)] && g.constant[g.find(a)] == 1.0) equate(self, b);
+    each(b, kind::sum, [&](const enode& s) {  // pull: a * sum(i, x) = sum(i, a * x)
+      if (!uses(a, s.index)) equate(self, sum(s.index, mul(a, s.a)));
+    });
+    each(b, kind::add, [&](const enode& s) {  // distribute
+      equate(self, plus(mul(a, s.a), mul(a, s.b)));
+    });
+  }
+
+  constexpr void at_add(id_t self, const enode& n) {
+    const id_t a = n.a, b = n.b;
+    if (g.find(a) == g.find(b)) equate(self, mul(g.add_constant(2), a));
+    if (g.is_constant[g.find(a)] && g.is_constant[g.find(b)])
+      equate(self, g.add_constant(g.constant[g.find(a)] + g.constant[g.find(b)]));
+    each(a, kind::mul, [&](const enode& x) {  // factor: p * q + p * r = p * (q + r)
+      each(b, kind::mul, [&](const enode& y) {
+        if (g.find(x.a) == g.find(y.a)) equate(self, mul(x.a, plus(x.b, y.b)));
+      });
+    });
+    each(a, kind::sum, [&](const enode& x) {  // join: sum(i, p) + sum(i, q) = sum(i, p + q)
+      each(b, kind::sum, [&](const enode& y) {
+        if (x.index == y.index) equate(self, sum(x.index, plus(x.a, y.a)));
+      });
+    });
+  }
+
+  constexpr void at_sum(id_t self, const enode& n) {
+    const std::uint8_t i = n.index;
+    each(n.a, kind::mul, [&](const enode& s) {  // push: sum(i, p * q) = p * sum(i, q)
+      if (!has_free(s.a, i)) equate(self, mul(s.a, sum(i, s.b)));
+    });
+    each(n.a, kind::add, [&](const enode& s) {  // split
+      if (has_free(s.a, i) && has_free(s.b, i)) equate(self, plus(sum(i, s.a), sum(i, s.b)));
+    });
+    each(n.a, kind::sum, [&](const enode& s) {  // swap
+      equate(self, sum(s.index, sum(i, s.a)));
+    });
+  }
+
+  // Matching starts where the previous iteration's work bound stopped it (round robin), so
+  // that no node starves when an iteration cannot visit them all.
+  constexpr void run() {
+    index_classes();
+    const std::size_t start = g.cursor < limit ? g.cursor : 0;
+    std::size_t t = 0;
+    for (; t < limit && !g.node_limit_hit && work < work_budget; ++t) {
+      const std::size_t c = (start + t) % limit;
+      if (g.dead[c]) continue;
+      const enode n = g.nodes[c];
+      const id_t self = static_cast<id_t>(c);
+      if (n.k == kind::mul) at_mul(self, n);
+      else if (n.k == kind::add) at_add(self, n);
+      else if (n.k == kind::sum) at_sum(self, n);
+    }
+    partial = t < limit;
+    g.cursor = (start + t) % limit;
+    const std::size_t budget = g.size + ac_budget;
+    const std::size_t ac_work = work + work_budget / 2;
+    const std::size_t ac_start = g.ac_cursor < limit ? g.ac_cursor : 0;
+    std::size_t u = 0;
+    for (; u < limit && !g.node_limit_hit && g.size < budget && work < ac_work; ++u) {
+      const std::size_t c = (ac_start + u) % limit;
+      if (g.dead[c]) continue;
+      const enode n = g.nodes[c];
+      if (n.k == kind::mul) ac_mul(static_cast<id_t>(c), n);
+      else if (n.k == kind::add) ac_add(static_cast<id_t>(c), n);
+    }
+    partial = partial || u < limit;
+    g.ac_cursor = (ac_start + u) % limit;
+    if (work > g.max_work) g.max_work = work;
+    changed = changed || g.size != limit;
+  }
+};
+
+}  // namespace detail
+
+/// Half an iteration, alternately: every rule at the nodes present (`matched`), then the
+/// congruence rebuild, which marks `saturated` when the matching changed nothing. Two constants
+/// per iteration, so each has the compiler's whole evaluation budget.
+template <std::size_t Max>
+constexpr egraph<Max> step(egraph<Max> g) {
+  if (g.saturated || !g.supported) return g;
+  if (!g.matched) {
+    if (g.node_limit_hit) return g;
+    detail::matcher<Max> m{g};
+    m.run();
+    g.matched = true;
+    g.changed = m.changed || m.partial;
+  } else {
+    g.rebuild();
+    g.matched = false;
+    if (g.changed) ++g.iterations;
+    else g.saturated = true;
+  }
+  return g;
+}
+
+}  // namespace loom::rewrite::saturation
+
+#endif  // LOOM_REWRITE_SATURATION_RULES_HPP
+// ---- end <loom/rewrite/saturation/rules.hpp>
+// ---- begin <loom/rewrite/saturation/saturate.hpp>
+// Defines loom::rewrite::saturate(e): equality saturation of e's sum-product form in constant
+// evaluation, the cheapest term by static cost rebuilt as an expression; the bounded set of
+// alternatives whose ranking needs run-time sizes, the run-time choice among them, and the
+// saturation report `explain` prints (rewrite/saturation/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_SATURATION_SATURATE_HPP
+#define LOOM_REWRITE_SATURATION_SATURATE_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#ifndef LOOM_SATURATION_MAX_ALTERNATIVES
+#  define LOOM_SATURATION_MAX_ALTERNATIVES 4
+#endif
+
+namespace loom::rewrite {
+
+/// Bounds of one saturation: nodes of the e-graph, rule iterations, alternatives kept.
+template <std::size_t MaxNodes = LOOM_SATURATION_MAX_NODES,
+          std::size_t MaxIterations = LOOM_SATURATION_MAX_ITERATIONS,
+          std::size_t MaxAlternatives = LOOM_SATURATION_MAX_ALTERNATIVES>
+struct saturation_limits {
+  static constexpr std::size_t max_nodes = MaxNodes;
+  static constexpr std::size_t max_iterations = MaxIterations;
+  static constexpr std::size_t max_alternatives = MaxAlternatives;
+};
+
+namespace saturation {
+
+// The seed: E's sum-product normal form (the rule engine's, over E's operands named by slot),
+// put in E's class before the first iteration, so the expanded terms are there from the start
+// and the node budget goes to factorising them. None when E holds an opaque map.
+template <class E, class Tagged = tagged_t<E>>
+struct seed {
+  using type = void;
+};
+template <class E, class Tagged>
+  requires(!std::is_void_v<Tagged>)
+struct seed<E, Tagged> {
+  using apart = renamed_apart_t<Tagged>;
+  using normal = rewrite_t<apart, sum_product_normal_form>;
+  using type = std::conditional_t<
+      boost::mp11::mp_empty<boost::mp11::mp_set_difference<expr::all_indices_t<normal>,
+                                                          expr::all_indices_t<apart>>>::value,
+      normal, void>;
+};
+template <class E>
+using seed_t = typename seed<E>::type;
+
+// Each iteration is its own constant (own evaluation budget: clang's -fconstexpr-steps counts
+// per constant), and a saturated graph is copied unchanged.
+template <class E, std::size_t Max, std::size_t K>
+inline constexpr egraph<Max> graph_v = step(graph_v<E, Max, K - 1>);
+template <class E, std::size_t Max>
+inline constexpr egraph<Max> graph_v<E, Max, 0> = encode<E, Max, seed_t<E>>();
+
+template <class E, class F, std::size_t Max, std::size_t K>
+inline constexpr egraph<Max> pair_v = step(pair_v<E, F, Max, K - 1>);
+template <class E, class F, std::size_t Max>
+inline constexpr egraph<Max> pair_v<E, F, Max, 0> = encode_pair<E, F, Max>();
+
+/// The scenarios alternatives are extracted under: the default; dense data; very sparse data
+/// with thin dense factors (indices only dense operands use are short); dense data, thin factors.
+inline constexpr std::size_t scenario_count = 4;
+constexpr scenario scenario_at(const signature& s, std::size_t k) {
+  switch (k) {
+    case 0: return default_scenario(s);
+    case 1: return default_scenario(s, 1.0);
+    case 2: return default_scenario(s, 1e-4, 16, 1e5);
+    default: return default_scenario(s, 1.0, 16, 1e4);
+  }
+}
+
+template <class E, class Limits>
+struct result {
+  using expression = E;
+  using indices = seeded_indices_t<E, seed_t<E>>;
+  static constexpr const egraph<Limits::max_nodes>& graph =
+      graph_v<E, Limits::max_nodes, 2 * Limits::max_iterations>;
+  static constexpr signature sig = signature_of(graph);
+  template <std::size_t K>
+  static constexpr term candidate = extract(graph, scenario_at(sig, K));
+
+  // distinct candidates, the default first, at most max_alternatives
+  static constexpr auto pick = [] {
+    const std::array<term, scenario_count> all{candidate<0>, candidate<1>, candidate<2>, candidate<3>};
+    std::array<std::size_t, scenario_count> which{};
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < scenario_count && n < Limits::max_alternatives; ++k) {
+      bool seen = all[k].root == no_id;
+      for (std::size_t j = 0; j < n; ++j) seen = seen || all[which[j]] == all[k];
+      if (!seen) which[n++] = k;
+    }
+    return std::pair{which, n};
+  }();
+  static constexpr std::size_t alternative_count = pick.second;
+  static constexpr bool usable = graph.supported && alternative_count > 0;
+  static constexpr double static_cost = usable ? cost(candidate<0>, scenario_at(sig, 0)) : 0;
+};
+
+// the term of alternative K as a rebuild source
+template <class R, std::size_t K>
+struct alternative_source {
+  using expression = typename R::expression;
+  using indices = typename R::indices;
+  static constexpr const term& value = R::template candidate<R::pick.first[K]>;
+};
+
+}  // namespace saturation
+
+/// The saturation of E under Limits: the e-graph, the extracted terms, the report.
+template <class E, class Limits = saturation_limits<>>
+using saturation_result = saturation::result<E, Limits>;
+
+/// Whether saturation puts E and F in one e-class (so they are equal on every input). Operands
+/// are named across both by accesses of `saturation::slot_tag<N, Tensor>` types. False proves
+/// nothing: the search is bounded (and the rule set needs bound names renamed alike).
+template <class E, class F, class Limits = saturation_limits<>>
+inline constexpr bool equivalent_v = [] {
+  const auto& g = saturation::pair_v<E, F, Limits::max_nodes, 2 * Limits::max_iterations>;
+  return g.supported && g.find(g.root) == g.find(g.other);
+}();
+
+/// `e` rewritten by equality saturation: the cheapest term under the static cost, as an
+/// expression over e's tensors. `e` itself when it holds nodes the e-graph does not model
+/// (where, expand) or exceeds its capacities.
+template <class Limits = saturation_limits<>, class E>
+constexpr auto saturate(const E& e) {
+  using R = saturation_result<E, Limits>;
+  if constexpr (!R::usable) return e;
+  else return saturation::rebuild<saturation::alternative_source<R, 0>>(e);
+}
+
+/// Alternative K (K < saturation_result<E>::alternative_count) as an expression over e's tensors.
+template <std::size_t K, class Limits = saturation_limits<>, class E>
+constexpr auto saturate_alternative(const E& e) {
+  using R = saturation_result<E, Limits>;
+  static_assert(K < R::alternative_count,
+                "loom::rewrite::saturate_alternative: no such alternative; "
+                "ask for K < saturation_result<E>::alternative_count");
+  return saturation::rebuild<saturation::alternative_source<R, K>>(e);
+}
+
+namespace saturation {
+template <class Leaves, std::size_t... Ss>
+scenario measured(const signature& sig, const Leaves& leaves, std::index_sequence<Ss...>) {
+  scenario sc = scenario_at(sig, 0);
+  auto one = [&](std::size_t source, const auto& leaf) {
+    if constexpr (requires { leaf.tensor->shape(); leaf.tensor->nnz(); }) {
+      const auto& t = *leaf.tensor;
+      for (std::size_t s = 0; s < sig.leaf_count; ++s) {
+        if (sig.leaves[s].source != source) continue;
+        double size = 1;
+        for (std::size_t m = 0; m < sig.leaves[s].order; ++m) {
+          const auto e = static_cast<double>(t.shape()[m]);
+          sc.extent[sig.original[sig.leaves[s].ids[m]]] = e;
+          size *= e;
+        }
+        sc.density[s] = size > 0 ? static_cast<double>(t.nnz()) / size : 0.0;
+      }
+    }
+  };
+  (one(Ss, std::get<Ss>(leaves)), ...);
+  return sc;
+}
+}  // namespace saturation
+
+/// The run-time choice among the alternatives: each one's cost under the tensors' extents and
+/// densities (shape and nnz: the statistics the Figure 12 estimator reads), and the cheapest.
+struct saturation_choice {
+  std::size_t chosen = 0;
+  std::vector<double> costs;
+};
+
+template <class Limits = saturation_limits<>, class E>
+saturation_choice choose_alternative(const E& e) {
+  using R = saturation_result<E, Limits>;
+  saturation_choice c;
+  if constexpr (R::usable) {
+    const auto leaves = saturation::collect_leaves(e);
+    const saturation::scenario sc = saturation::measured(
+        R::sig, leaves, std::make_index_sequence<std::tuple_size_v<decltype(leaves)>>{});
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      (c.costs.push_back(saturation::cost(saturation::alternative_source<R, Ks>::value, sc)), ...);
+    }(std::make_index_sequence<R::alternative_count>{});
+    for (std::size_t k = 1; k < c.costs.size(); ++k)
+      if (c.costs[k] < c.costs[c.chosen]) c.chosen = k;
+  }
+  return c;
+}
+
+/// Calls `f` with the alternative of `e` that is cheapest for the tensors it reads (a switch
+/// over the instantiated alternatives); returns what f returns (the same type for every one).
+template <class Limits = saturation_limits<>, class E, class F>
+decltype(auto) with_cheapest(const E& e, F&& f) {
+  using R = saturation_result<E, Limits>;
+  if constexpr (!R::usable) {
+    return f(e);
+  } else {
+    const saturation_choice choice = choose_alternative<Limits>(e);
+    const std::size_t k = choice.chosen;
+#ifdef LOOM_DEBUG_PLAN
+    std::clog << "loom saturation: alternative " << k << " of " << choice.costs.size() << ", costs";
+    for (double c : choice.costs) std::clog << ' ' << c;
+    std::clog << '\n';
+#endif
+    return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) -> decltype(auto) {
+      using out = decltype(f(saturate<Limits>(e)));
+      if constexpr (std::is_void_v<out>) {
+        (void)((k == Ks ? (f(saturate_alternative<Ks, Limits>(e)), true) : false) || ...);
+      } else {
+        out r{};
+        (void)((k == Ks ? (r = f(saturate_alternative<Ks, Limits>(e)), true) : false) || ...);
+        return r;
+      }
+    }(std::make_index_sequence<R::alternative_count>{});
+  }
+}
+
+/// The saturation line of `explain`: e-graph size, iterations, limits hit, extracted cost.
+template <class Limits = saturation_limits<>, class E>
+std::string explain_saturation(const E&) {
+  using R = saturation_result<E, Limits>;
+  if constexpr (!R::graph.supported) {
+    return "saturation: not applied (a node the e-graph does not model)";
+  } else {
+    const auto& g = R::graph;
+    std::string s = "saturation: e-graph " + std::to_string(g.size) + " nodes, " +
+                    std::to_string(g.class_count()) + " classes, " + std::to_string(g.iterations) +
+                    " iterations, ";
+    s += g.saturated ? "saturated" : g.node_limit_hit ? "node limit hit" : "iteration limit hit";
+    char cost[32];
+    std::snprintf(cost, sizeof cost, "%.4g", R::static_cost);
+    s += ", extracted cost " + std::string(cost) + ", " + std::to_string(R::alternative_count) +
+         " alternative(s)";
+    return s;
+  }
+}
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_SATURATION_SATURATE_HPP
+// ---- end <loom/rewrite/saturation/saturate.hpp>
+
+#endif  // LOOM_REWRITE_SATURATION_HPP
+// ---- end <loom/rewrite/saturation.hpp>
 
 #endif  // LOOM_REWRITE_HPP
 // ---- end <loom/rewrite.hpp>
