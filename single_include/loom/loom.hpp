@@ -13956,6 +13956,30 @@ constexpr auto concordant_positions(mp_list<Stored...>) {
   return order;
 }
 
+// Whether one loop order keeps every list of Stored (no cycle in their precedences).
+template <class All, class... Stored>
+constexpr bool concordant_exists(mp_list<Stored...>) {
+  constexpr std::size_t n = mp_size<All>::value;
+  std::array<std::array<bool, n>, n> before{};
+  (..., [&]<class... Xs>(mp_list<Xs...>) {
+    constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<All, Xs>::value...};
+    for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
+  }(Stored{}));
+  std::array<bool, n> placed{};
+  for (std::size_t t = 0; t < n; ++t) {
+    std::size_t pick = n;
+    for (std::size_t c = 0; c < n && pick == n; ++c) {
+      if (placed[c]) continue;
+      bool free = true;
+      for (std::size_t q = 0; q < n; ++q) free = free && (placed[q] || !before[q][c]);
+      if (free) pick = c;
+    }
+    if (pick == n) return false;
+    placed[pick] = true;
+  }
+  return true;
+}
+
 // The indices of the intermediate that eliminating S makes, in the order of a loop nest
 // concordant with the step's operands, so that the step writes it in order (appended, or one
 // workspace row at a time) instead of collecting and sorting its entries.
@@ -14312,6 +14336,39 @@ struct runner {
 
   template <class Step>
   using dense_capable = mp_bool<intermediate_slot<V, factor_indices<step_made<Step>>, true>::dense>;
+
+  // Whether factor F fixes an order on its indices for the kernel reading it: a sparse input or a
+  // sparse intermediate with two or more indices (dense ones are located in any order).
+  template <bool Dense>
+  struct constrains {
+    template <class F>
+    using fn = mp_bool<(mp_size<factor_indices<F>>::value >= 2) &&
+                       (factor_id<F>::value < n_in
+                            ? !std::remove_cvref_t<mp_at_c<typename P::tensors, std::min(factor_id<F>::value, n_in - 1)>>::format_type::all_dense
+                            : !(Dense && mp_size<factor_indices<F>>::value <= 2))>;
+  };
+  template <class F>
+  using stored_of = typename stored_indices<typename P::tensors, F>::type;
+  // Whether the kernel over Factors must transpose one of them (no loop order suits every sparse
+  // one): the planner then copies it, which the cost counts like writing a sparse intermediate.
+  template <bool Dense, class Factors>
+  static constexpr bool needs_transpose = [] {
+    using sparse = mp_copy_if_q<Factors, constrains<Dense>>;
+    using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, Factors>, mp_list<>>>>;
+    return !concordant_exists<all>(mp_transform<stored_of, sparse>{});
+  }();
+  template <bool Dense, class Factors>
+  static double transpose_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
+    if constexpr (!needs_transpose<Dense, Factors>) {
+      (void)est;
+      return 0.0;
+    } else {
+      double smallest = std::numeric_limits<double>::infinity();
+      mp_for_each<mp_transform<factor_id, mp_copy_if_q<Factors, constrains<Dense>>>>(
+          [&](auto id) { smallest = std::min(smallest, est[id]->estimate()); });
+      return sparse_write * smallest;
+    }
+  }
   // whether the dense choice differs from the sparse one for this order
   template <class Order>
   static constexpr bool has_dense_choice = mp_any_of<steps_of<Order, true>, dense_capable>::value;
@@ -14367,7 +14424,8 @@ struct runner {
                            : cells <= static_cast<double>(max_dense_intermediate_cells)
                                ? dense_write * cells
                                : std::numeric_limits<double>::infinity();
-      const double compute = comp.estimate() * static_cast<double>(comp.indices().size()) + write;
+      const double compute = comp.estimate() * static_cast<double>(comp.indices().size()) + write +
+                             transpose_cost<Dense, step_inputs<step>>(est);
       // reusing a twin: free as it is; a transposed copy sorts its entries (sparse) or reads and
       // writes every cell out of order (dense): measured at about twice the cost of writing it
       const double copy = !step_relaid<step>::value ? 0.0 : 2.0 * write;
@@ -14393,11 +14451,13 @@ struct runner {
     mp_for_each<mp_transform<factor_id, typename P::template plan<Order, Dense>::remaining>>(
         [&](auto id) { rest.push_back(*est[id]); });
     const chain_bound_estimator last = rest.size() == 1 ? rest[0] : chain_bound_estimator::conjunction(rest);
-    total += last.estimate() * static_cast<double>(last.indices().size());
+    const double transpose = transpose_cost<Dense, typename P::template plan<Order, Dense>::remaining>(est);
+    total += last.estimate() * static_cast<double>(last.indices().size()) + transpose;
     using rest_summed = typename P::template fused_rest<Order>;
     if constexpr (mp_empty<rest_summed>::value) s << "output = product of the rest [";
     else s << "output = sum(" << names(rest_summed{}) << ", product of the rest) in one kernel [";
-    s << static_cast<std::int64_t>(last.estimate()) << " products]";
+    s << static_cast<std::int64_t>(last.estimate()) << " products" << (transpose > 0 ? ", one factor transposed" : "")
+      << "]";
     text = s.str();
     return total;
   }

@@ -150,6 +150,9 @@ TEST_CASE("decompose: a sparse intermediate's indices follow a loop order concor
   // and the written order where the operands disagree (a cycle): i before l before i
   using cyclic = mp_list<mp_list<mp_size_t<0>, mp_list<I, L>>, mp_list<mp_size_t<1>, mp_list<L, I>>, mp_list<mp_size_t<2>, mp_list<L, K>>>;
   static_assert(std::is_same_v<ve::concordant_made_t<mp_list<csr_t, csr_t, csr_t>, cyclic, L>, mp_list<I, K>>);
+  // a kernel whose sparse factors disagree must transpose one: the cost counts that copy
+  static_assert(ve::concordant_exists<mp_list<I, L, K>>(mp_list<mp_list<I, L>, mp_list<L, K>>{}));
+  static_assert(!ve::concordant_exists<mp_list<I, L, K>>(mp_list<mp_list<I, L>, mp_list<L, I>>{}));
   // every candidate's sparse variant runs with these orders: "decompose: a sum computed twice over
   // the same tensor is computed once" (decompose_shared.cpp) checks their results
 }
