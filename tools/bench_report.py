@@ -935,8 +935,18 @@ def stream_section(stream, out):
 
 
 OTHER_SUITES = [("benchmarks/parallel", "parallel execution"), ("benchmarks/la", "linear algebra rewrites"),
-                ("benchmarks/mapping", "storage mappings"), ("benchmarks/relational", "relations"),
-                ("benchmarks/tra", "tiles and MPI")]
+                ("benchmarks/mapping", "storage mappings"), ("benchmarks/results/leader.md", "skip policy per loop"),
+                ("benchmarks/relational", "relations"), ("benchmarks/tra", "tiles and MPI")]
+# A standalone suite's result file may mark its headline numbers between these two lines; the
+# report copies them under the link.
+SUMMARY_BEGIN, SUMMARY_END = "<!-- summary -->", "<!-- /summary -->"
+
+
+def suite_summary(path):
+    text = path.read_text(encoding="utf-8")
+    if SUMMARY_BEGIN not in text or SUMMARY_END not in text:
+        return ""
+    return text.split(SUMMARY_BEGIN, 1)[1].split(SUMMARY_END, 1)[0].strip()
 
 
 # report -------------------------------------------------------------------------------------------
@@ -1131,16 +1141,23 @@ def cmd_report(args):
     out.append("## Runtime suite: loom against the hand-written kernel and Eigen (one thread)\n")
     out.extend(runtime_out if runtime_out else ["No runtime results found.\n"])
 
-    others = []
+    others, summaries = [], []
     for folder, what in OTHER_SUITES:
-        for fname in ("results.md", "README.md"):
-            f = ROOT / folder / fname
+        names = [""] if folder.endswith(".md") else ["results.md", "README.md"]
+        for fname in names:
+            rel = f"{folder}/{fname}" if fname else folder
+            f = ROOT / rel
             if f.exists():
-                others.append(f"[{folder}/{fname}]({folder}/{fname}) ({what})")
+                others.append(f"[{rel}]({rel}) ({what})")
+                summary = suite_summary(f)
+                if summary:
+                    summaries.append(f"### {what[0].upper()}{what[1:]} ([{rel}]({rel}))\n")
+                    summaries.append(summary + "\n")
                 break
     if others:
         out.append("## Other suites\n")
         out.append("Standalone suites with result files of their own: " + "; ".join(others) + ".\n")
+        out.extend(summaries)
     out.append("## Relations, tiles and MPI\n")
     out.append("These suites are standalone programs with their own result files (they compare "
                "with SQLite, DuckDB and Eigen, and run under mpirun): "
