@@ -4440,6 +4440,15 @@ constexpr void for_each_access(const E& e, F&& f) {
 
 #endif  // LOOM_EXPR_VISIT_HPP
 // ---- end <loom/expr/visit.hpp>
+// ---- begin <loom/optimize/leader_choice.hpp>
+// Defines the runtime choice of the skip policy per loop (optimize/): which operand of each
+// intersection leads and how the others catch up (leapfrog, merge, lead first / last), among the
+// variants instantiated at compile time, costed from statistics after Galley's physical model
+// (notes 001 §4.4), cached by a coarse signature, and explained.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+#define LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+
 // ---- begin <loom/optimize/plan_choice.hpp>
 // Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
 // cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
@@ -5725,6 +5734,553 @@ std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
 
 #endif  // LOOM_OPTIMIZE_PLAN_CHOICE_HPP
 // ---- end <loom/optimize/plan_choice.hpp>
+// ---- begin <loom/stream/skip.hpp>
+// Defines the skip policies of an intersection, one per loop (stream/): how `mul` co-iterates
+// its operands at a depth (leapfrog, linear merge, or one leader iterating while the others are
+// probed), carried as a type by the product's scalar operation.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_SKIP_HPP
+#define LOOM_STREAM_SKIP_HPP
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <string>
+
+/// How many skip-policy variants of a kernel `out(...) = e` may be instantiated and chosen among
+/// at run time (optimize/leader_choice.hpp). 1 (the default) keeps one kernel per plan, with the
+/// static policy of the case table in combinators.hpp; define it (e.g. 4) before including loom
+/// to let the optimizer pick a policy per loop from statistics.
+#ifndef LOOM_MAX_SKIP_CANDIDATES
+#  define LOOM_MAX_SKIP_CANDIDATES 1
+#endif
+
+namespace loom::stream::skip {
+
+inline constexpr std::size_t max_candidates = LOOM_MAX_SKIP_CANDIDATES;
+static_assert(max_candidates >= 1, "loom: LOOM_MAX_SKIP_CANDIDATES must be at least 1");
+
+/// The static policy (combinators.hpp case table): leapfrog between ordered operands, iterate
+/// the other operand and locate a random-access one.
+struct standard {
+  static constexpr const char* name = "standard";
+};
+/// Every operand behind seeks the other's index with a galloping search.
+struct leapfrog {
+  static constexpr const char* name = "leapfrog";
+};
+/// The operand behind steps one entry at a time (a sorted merge, no search).
+struct merge {
+  static constexpr const char* name = "merge";
+};
+/// Side K of every intersection at the loop iterates (0: the first operand of the product, 1:
+/// the last); the others are probed at its index: located when random-access, else sought.
+template <std::size_t K>
+struct lead {
+  static_assert(K <= 1, "loom::stream::skip::lead: the leader is side 0 (first) or 1 (last)");
+  static constexpr const char* name = K == 0 ? "lead first" : "lead last";
+};
+
+/// Policies by loop depth (outermost first); depths past the list use `standard`.
+template <class... Ps>
+struct per_loop {};
+
+namespace detail {
+template <class L, std::size_t D>
+struct at_impl {
+  using type = standard;
+};
+template <class... Ps, std::size_t D>
+  requires(D < sizeof...(Ps))
+struct at_impl<per_loop<Ps...>, D> {
+  using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
+};
+template <class Op>
+struct skips_of {
+  using type = per_loop<>;
+};
+template <class Op>
+  requires requires { typename Op::skips; }
+struct skips_of<Op> {
+  using type = typename Op::skips;
+};
+}  // namespace detail
+
+/// The policy of loop D in the list L.
+template <class L, std::size_t D>
+using at = typename detail::at_impl<L, D>::type;
+
+/// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
+template <class Op, std::size_t D>
+using of_op_at = at<typename detail::skips_of<Op>::type, D>;
+
+/// "leapfrog, merge at j": the list in words, depth by depth.
+template <class... Ps>
+std::string describe(per_loop<Ps...>) {
+  std::string s;
+  [[maybe_unused]] std::size_t d = 0;
+  (..., [&] {
+    if (!s.empty()) s += ", ";
+    s += "loop " + std::to_string(d++) + ": " + Ps::name;
+  }());
+  return s.empty() ? std::string("standard") : s;
+}
+
+}  // namespace loom::stream::skip
+
+#endif  // LOOM_STREAM_SKIP_HPP
+// ---- end <loom/stream/skip.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::optimize {
+
+/// Per-entry costs of co-iterating one fiber (Galley's constants, notes 001 §4.1, as ratios:
+/// a sequential step is the unit; a galloping seek over a gap g costs `seek * (1 + log2(1+g))`).
+struct skip_cost_constants {
+  double step = 1.0;      // advance one stored entry
+  double seek = 1.0;      // per comparison level of a galloping search
+  double hashed_locate = 2.0;
+  double other_locate = 1.0;  // bitmap bit test, banded range check
+  double bitmap_word = 1.0 / 64;  // a bitmap leader scans its extent a word at a time
+};
+
+/// Policy codes in candidate order (standard is not a code: it is the combinators' table).
+enum class skip_code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
+
+inline const char* skip_code_name(skip_code c) {
+  switch (c) {
+    case skip_code::leapfrog: return "leapfrog";
+    case skip_code::merge: return "merge";
+    case skip_code::lead_first: return "lead first";
+    case skip_code::lead_last: return "lead last";
+    default: return "standard";
+  }
+}
+
+namespace detail {
+
+inline constexpr std::size_t max_coiterated = 8;  // operands per loop the analysis keeps
+
+/// One operand that an intersection at a loop iterates or probes (not a full level: those are
+/// always located).
+struct coiterated {
+  std::size_t access = 0;  // ordinal in accesses_t (the lowering's numbering)
+  std::size_t mode = 0;    // the tensor's mode for the loop's index
+  std::size_t level = 0;   // storage level of that mode in the tensor the kernel reads
+  bool locatable = false;  // hashed, bitmap, banded: O(1) probe
+  bool scans = false;      // bitmap: iteration scans the extent a word at a time
+  bool transposed = false;
+};
+
+template <std::size_t Depths>
+struct loop_table {
+  std::array<std::array<coiterated, max_coiterated>, Depths> at{};
+  std::array<std::size_t, Depths> count{};
+};
+
+template <class E>
+inline constexpr std::size_t access_count_v = boost::mp11::mp_size<expr::accesses_t<E>>::value;
+
+// The accesses reached from the root through products only (sum and expand are transparent):
+// the factors that the kernel's mul_op intersects, by ordinal. Operands under +, map or where
+// are co-iterated by other streams and are not costed here.
+template <class E, std::size_t K>
+struct factors {
+  using type = boost::mp11::mp_list<>;
+};
+template <class T, class... Is, std::size_t K>
+struct factors<expr::access<T, Is...>, K> {
+  using type = boost::mp11::mp_list<boost::mp11::mp_size_t<K>>;
+};
+template <class L, class R, std::size_t K>
+struct factors<expr::mul<L, R>, K> {
+  using type = boost::mp11::mp_append<typename factors<L, K>::type,
+                                      typename factors<R, K + access_count_v<L>>::type>;
+};
+template <class I, class E, std::size_t K>
+struct factors<expr::sum<I, E>, K> : factors<E, K> {};
+template <class I, class E, std::size_t K>
+struct factors<expr::expand<I, E>, K> : factors<E, K> {};
+
+template <class Plan, class A>
+struct access_info;
+template <class Plan, class T, class... Is>
+struct access_info<Plan, expr::access<T, Is...>> {
+  using format = typename std::remove_const_t<T>::format_type;
+  static constexpr std::size_t order = sizeof...(Is);
+  static constexpr std::array<std::size_t, sizeof...(Is)> depth_of_mode{
+      boost::mp11::mp_find<typename Plan::order, Is>::value...};
+};
+
+template <class Plan>
+struct plan_rhs;
+template <class Lhs, class Rhs, int C>
+struct plan_rhs<plan::order_plan<Lhs, Rhs, C>> {
+  using type = Rhs;
+};
+
+/// The co-iterated operands of every loop of plan P.
+template <class Plan>
+constexpr auto analyse() {
+  using rhs = typename plan_rhs<Plan>::type;
+  loop_table<Plan::index_count> t{};
+  boost::mp11::mp_for_each<typename factors<rhs, 0>::type>([&](auto k) {
+    constexpr std::size_t K = decltype(k)::value;
+    using A = boost::mp11::mp_at_c<typename Plan::accesses, K>;
+    using info = access_info<Plan, A>;
+    using F = typename info::format;
+    if constexpr (info::order > 0 && !F::all_dense) {
+      constexpr bool transposed = Plan::chosen.transposed[K];
+      for (std::size_t m = 0; m < info::order; ++m) {
+        std::size_t level = F::level_of_mode[m];
+        if (transposed) {  // the copy stores modes by depth, with the same level list
+          level = 0;
+          for (std::size_t o = 0; o < info::order; ++o)
+            if (info::depth_of_mode[o] < info::depth_of_mode[m]) ++level;
+        }
+        const level_properties p = F::properties[level];
+        if (p.full) continue;
+        const std::size_t d = info::depth_of_mode[m];
+        if (t.count[d] == max_coiterated) continue;
+        t.at[d][t.count[d]++] = coiterated{K, m, level, p.random_access, p.random_access && p.padded,
+                                           transposed};
+      }
+    }
+  });
+  return t;
+}
+
+/// What the static table of combinators.hpp does at a loop, as a code (`standard` when it
+/// mixes policies, i.e. more than two operands with a random-access one).
+template <std::size_t Depths>
+constexpr skip_code standard_equivalent(const loop_table<Depths>& t, std::size_t d) {
+  const std::size_t n = t.count[d];
+  bool any = false;
+  for (std::size_t o = 0; o < n; ++o) any = any || t.at[d][o].locatable;
+  if (!any) return skip_code::leapfrog;
+  if (n == 2) return t.at[d][1].locatable ? skip_code::lead_first : skip_code::lead_last;
+  return skip_code::standard;
+}
+
+struct skip_alternative {
+  std::size_t depth = 0;
+  skip_code code = skip_code::standard;
+};
+
+template <std::size_t Depths>
+struct alternative_list {
+  std::array<skip_alternative, 4 * Depths + 1> at{};
+  std::size_t count = 0;  // including #0, the static policy
+};
+
+/// #0 the static policy; then, loop by loop (outermost first) wherever two or more operands
+/// are co-iterated, each other policy at that loop alone; cut at Cap.
+template <class Plan, std::size_t Cap>
+constexpr auto alternatives() {
+  constexpr auto t = analyse<Plan>();
+  alternative_list<Plan::index_count> l{};
+  l.count = 1;
+  for (std::size_t d = 0; d < Plan::index_count; ++d) {
+    if (t.count[d] < 2) continue;
+    const skip_code same = standard_equivalent(t, d);
+    for (skip_code c : {skip_code::merge, skip_code::lead_first, skip_code::lead_last,
+                        skip_code::leapfrog}) {
+      if (c == same || l.count >= Cap) continue;
+      l.at[l.count++] = {d, c};
+    }
+  }
+  return l;
+}
+
+template <skip_code C>
+struct policy_type;
+template <>
+struct policy_type<skip_code::leapfrog> {
+  using type = stream::skip::leapfrog;
+};
+template <>
+struct policy_type<skip_code::merge> {
+  using type = stream::skip::merge;
+};
+template <>
+struct policy_type<skip_code::lead_first> {
+  using type = stream::skip::lead<0>;
+};
+template <>
+struct policy_type<skip_code::lead_last> {
+  using type = stream::skip::lead<1>;
+};
+
+template <class Plan, std::size_t Cap>
+struct candidate_at {
+  template <class C>
+  struct fn {
+    static constexpr auto alt = alternatives<Plan, Cap>().at[C::value];
+    using type = boost::mp11::mp_push_back<
+        boost::mp11::mp_rename<boost::mp11::mp_repeat_c<boost::mp11::mp_list<stream::skip::standard>,
+                                                        alt.depth>,
+                               stream::skip::per_loop>,
+        typename policy_type<alt.code>::type>;
+  };
+  template <class C>
+  using f = typename fn<C>::type;
+};
+
+template <class Plan, std::size_t Cap>
+struct skip_candidates_impl {
+  static constexpr std::size_t count = alternatives<Plan, Cap>().count;
+  using type = boost::mp11::mp_push_front<
+      boost::mp11::mp_transform_q<boost::mp11::mp_quote<candidate_at<Plan, Cap>::template f>,
+                                  boost::mp11::mp_drop_c<boost::mp11::mp_iota_c<count>, 1>>,
+      stream::skip::per_loop<>>;
+};
+
+}  // namespace detail
+
+/// The skip-policy variants instantiated for plan P (a `loom::plan::order_plan`): #0 the static
+/// policy (`per_loop<>`), then one other policy at one loop each, at most Cap in all.
+template <class Plan, std::size_t Cap = stream::skip::max_candidates>
+using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type;
+
+/// One loop's policy costs (indexed by skip_code, standard last) and what they were made of.
+struct loop_skip_costs {
+  std::size_t depth = 0;
+  std::string index;
+  double outer = 1;  // estimated iterations of the loops outside
+  std::vector<std::string> operands;  // labels, in expression order
+  std::vector<double> fiber;          // mean stored entries per fiber of each operand's level
+  std::array<double, 5> per_fiber{};  // cost of one fiber's intersection, by skip_code
+  skip_code standard_is = skip_code::standard;
+};
+
+/// Every candidate's estimated cost, the chosen one, and the per-loop detail for explain.
+struct skip_choice {
+  std::vector<double> cost;
+  std::size_t chosen = 0;
+  std::vector<loop_skip_costs> loops;
+  std::vector<detail::skip_alternative> candidates;  // #0 is standard everywhere
+};
+
+namespace detail {
+
+/// Cost of intersecting one fiber per operand (sizes n, probe facts) under policy c.
+inline double fiber_cost(skip_code c, const std::vector<double>& n,
+                         const std::vector<coiterated>& ops, double extent,
+                         const skip_cost_constants& k) {
+  const std::size_t m = n.size();
+  auto gallop = [&](double target, double over) {  // seeks into `target` entries, `over` times
+    return over * k.seek * (1 + std::log2(1 + target / std::max(over, 1.0)));
+  };
+  auto step_cost = [&](std::size_t o) {
+    return n[o] * k.step + (ops[o].scans ? extent * k.bitmap_word : 0.0);
+  };
+  auto lead = [&](std::size_t leader) {
+    double c = step_cost(leader);
+    for (std::size_t o = 0; o < m; ++o) {
+      if (o == leader) continue;
+      if (ops[o].locatable) c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
+      else c += gallop(n[o], n[leader]);
+    }
+    return c;
+  };
+  double lo = n[0];
+  for (double x : n) lo = std::min(lo, x);
+  switch (c) {
+    case skip_code::merge: {
+      double s = 0;
+      for (std::size_t o = 0; o < m; ++o) s += step_cost(o);
+      return s;
+    }
+    case skip_code::leapfrog: {  // every operand seeks about once per entry of the smallest
+      double s = 0;
+      for (std::size_t o = 0; o < m; ++o) s += gallop(n[o], lo);
+      return s;
+    }
+    case skip_code::lead_first: return lead(0);
+    case skip_code::lead_last: return lead(m - 1);
+    default: {  // the static table: the first non-locatable operand leads, the rest probe
+      bool any = false;
+      for (const auto& o : ops) any = any || o.locatable;
+      if (!any) return fiber_cost(skip_code::leapfrog, n, ops, extent, k);
+      std::size_t leader = 0;
+      while (leader < m && ops[leader].locatable) ++leader;
+      return lead(leader == m ? 0 : leader);
+    }
+  }
+}
+
+template <class Tensor>
+std::string skip_label(const Tensor& t, std::size_t k) {
+  const std::string name = t.name().empty() ? "operand #" + std::to_string(k) : t.name();
+  return name + " [" + format_name<typename Tensor::format_type>() + "]";
+}
+
+// Mean stored coordinates per parent at the level of `o` (statistics of the original tensor;
+// a transposed copy is estimated from its mode's distinct count and mean degrees).
+inline double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
+                         const std::vector<std::size_t>& modes_by_level) {
+  if (s.nnz == 0) return 0;
+  if (!o.transposed) {
+    const double here = static_cast<double>(s.nonempty_fibers[o.level]);
+    const double above = o.level == 0 ? 1.0 : static_cast<double>(s.nonempty_fibers[o.level - 1]);
+    return above > 0 ? here / above : 0;
+  }
+  if (o.level == 0) return static_cast<double>(s.distinct[o.mode]);
+  (void)order, (void)modes_by_level;
+  // order 2: the entries per coordinate of the other mode; higher orders: the same, roughly
+  double other = 1;
+  for (std::size_t m = 0; m < s.distinct.size(); ++m)
+    if (m != o.mode) other = std::max(other, static_cast<double>(s.distinct[m]));
+  return static_cast<double>(s.nnz) / other;
+}
+
+}  // namespace detail
+
+/// Costs every skip candidate of plan P for `lhs = rhs` (rhs already rewritten, as the
+/// evaluator runs it) and picks the cheapest; ties keep the static policy.
+template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
+skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
+                        const skip_cost_constants& k = {}) {
+  static_assert(std::is_same_v<typename detail::plan_rhs<Plan>::type, Rhs>,
+                "loom internal error: choose_skip with another kernel's plan; please report");
+  constexpr auto table = detail::analyse<Plan>();
+  constexpr auto alts = detail::alternatives<Plan, Cap>();
+  skip_choice out;
+  for (std::size_t c = 0; c < alts.count; ++c) out.candidates.push_back(alts.at[c]);
+  std::vector<std::string> names;
+  boost::mp11::mp_for_each<typename Plan::order>([&](auto i) { names.emplace_back(decltype(i)::name); });
+
+  // per access ordinal: statistics, label, extents
+  std::vector<const statistics*> stats(Plan::access_count, nullptr);
+  std::vector<std::string> labels(Plan::access_count);
+  std::vector<std::vector<std::int64_t>> extents(Plan::access_count);
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t ord) {
+    using tensor_t = std::remove_cvref_t<decltype(*a.tensor)>;
+    labels[ord] = detail::skip_label(*a.tensor, ord);
+    for (std::size_t m = 0; m < tensor_t::order; ++m) extents[ord].push_back(a.tensor->extent(m));
+    if constexpr (tensor_t::order > 0 && !tensor_t::format_type::all_dense)
+      stats[ord] = &cache.get(*a.tensor);
+  });
+
+  bool any_loop = false;
+  for (std::size_t d = 0; d < Plan::index_count; ++d) any_loop = any_loop || table.count[d] >= 2;
+  loop_order_query q;
+  if (any_loop) q = describe(lhs, rhs, cache);
+  for (std::size_t d = 0; d < Plan::index_count; ++d) {
+    if (table.count[d] < 2) continue;
+    loop_skip_costs l;
+    l.depth = d;
+    l.index = names[d];
+    l.standard_is = detail::standard_equivalent(table, d);
+    if (d > 0) l.outer = q.iterations(std::vector<std::string>(names.begin(), names.begin() + d));
+    std::vector<detail::coiterated> ops(table.at[d].begin(), table.at[d].begin() + table.count[d]);
+    double extent = 1;
+    for (const auto& o : ops) {
+      l.operands.push_back(labels[o.access]);
+      l.fiber.push_back(detail::mean_fiber(*stats[o.access], o, extents[o.access].size(), {}));
+      extent = static_cast<double>(extents[o.access][o.mode]);
+    }
+    for (std::size_t c = 0; c < 5; ++c)
+      l.per_fiber[c] = detail::fiber_cost(static_cast<skip_code>(c), l.fiber, ops, extent, k);
+    out.loops.push_back(std::move(l));
+  }
+  for (std::size_t c = 0; c < alts.count; ++c) {
+    double total = 0;
+    for (const auto& l : out.loops) {
+      const skip_code code =
+          c > 0 && alts.at[c].depth == l.depth ? alts.at[c].code : skip_code::standard;
+      total += l.outer * l.per_fiber[static_cast<std::size_t>(code)];
+    }
+    out.cost.push_back(total);
+    if (total < out.cost[out.chosen]) out.chosen = c;
+  }
+  return out;
+}
+
+namespace detail {
+template <class Plan>
+struct skip_purpose {};  // a plan_cache key of its own per order plan
+}  // namespace detail
+
+/// The skip candidate to run for plan P of `lhs = rhs`: cached by the coarse signature (per
+/// thread, per plan), else costed from statistics. `LOOM_DEBUG_PLAN` logs the choice.
+template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
+std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
+  using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan>>;
+  return cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+    const skip_choice c = choose_skip<Plan, Cap>(lhs, rhs, stats);
+#ifdef LOOM_DEBUG_PLAN
+    std::clog << "loom: skip policy chosen at run time: candidate " << c.chosen << " of "
+              << c.cost.size() << " (estimated costs:";
+    for (double x : c.cost) std::clog << " " << x;
+    std::clog << ")\n";
+#endif
+    return c.chosen;
+  });
+}
+
+/// The per-loop table of a skip choice in words: each loop with two or more co-iterated
+/// operands, their mean fiber sizes, every policy's estimated cost (instantiated or not), and
+/// the chosen candidate.
+inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
+  std::ostringstream s;
+  if (c.loops.empty()) {
+    s << "skip policy: no loop co-iterates two or more sparse operands (nothing to choose)\n";
+    return s.str();
+  }
+  s << "skip policy per loop (" << c.candidates.size() << " candidates instantiated, at most "
+    << cap << "; LOOM_MAX_SKIP_CANDIDATES):\n";
+  for (const auto& l : c.loops) {
+    s << "  loop " << l.index << ":";
+    for (std::size_t o = 0; o < l.operands.size(); ++o)
+      s << (o ? "," : "") << " " << l.operands[o] << " " << static_cast<std::int64_t>(l.fiber[o] + 0.5)
+        << " per fiber";
+    s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
+    for (skip_code code : {skip_code::standard, skip_code::leapfrog, skip_code::merge,
+                           skip_code::lead_first, skip_code::lead_last}) {
+      std::ptrdiff_t cand = -1;
+      if (code == skip_code::standard) cand = 0;
+      for (std::size_t k = 1; k < c.candidates.size(); ++k)
+        if (c.candidates[k].depth == l.depth && c.candidates[k].code == code)
+          cand = static_cast<std::ptrdiff_t>(k);
+      const bool chosen = cand >= 0 && static_cast<std::size_t>(cand) == c.chosen;
+      s << "    " << (chosen ? "* " : "  ") << skip_code_name(code);
+      if (code == skip_code::standard && l.standard_is != skip_code::standard)
+        s << " (= " << skip_code_name(l.standard_is) << ")";
+      if (code == skip_code::lead_first) s << " (" << l.operands.front() << " iterates)";
+      if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
+      s << ": estimated cost "
+        << static_cast<std::int64_t>(l.outer * l.per_fiber[static_cast<std::size_t>(code)] + 0.5);
+      if (cand < 0) s << (code == l.standard_is ? " (same as standard)" : " (not instantiated)");
+      else s << " (candidate #" << cand << ")";
+      s << "\n";
+    }
+  }
+  s << "chosen: skip candidate #" << c.chosen;
+  if (c.chosen == 0) s << " (standard at every loop)";
+  for (const auto& l : c.loops)
+    if (c.chosen > 0 && l.depth == c.candidates[c.chosen].depth)
+      s << " (" << skip_code_name(c.candidates[c.chosen].code) << " at loop " << l.index << ")";
+  s << "\n";
+  return s.str();
+}
+
+}  // namespace loom::optimize
+
+#endif  // LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+// ---- end <loom/optimize/leader_choice.hpp>
 // ---- begin <loom/rewrite/for_evaluation.hpp>
 // Defines loom::rewrite::for_evaluation(e): the always-profitable rules to a fixpoint, then the
 // static constants turned into literals; what the evaluator runs (rewrite/).
@@ -6828,565 +7384,6 @@ constexpr void hoist_first(const E& e, K&& k) {
 
 #endif  // LOOM_REWRITE_HOIST_HPP
 // ---- end <loom/rewrite/hoist.hpp>
-// The per-loop skip-policy table, only when that choice is compiled in (stream/skip.hpp).
-#if defined(LOOM_MAX_SKIP_CANDIDATES) && LOOM_MAX_SKIP_CANDIDATES > 1
-// ---- begin <loom/optimize/leader_choice.hpp>
-// Defines the runtime choice of the skip policy per loop (optimize/): which operand of each
-// intersection leads and how the others catch up (leapfrog, merge, lead first / last), among the
-// variants instantiated at compile time, costed from statistics after Galley's physical model
-// (notes 001 §4.4), cached by a coarse signature, and explained.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_LEADER_CHOICE_HPP
-#define LOOM_OPTIMIZE_LEADER_CHOICE_HPP
-
-// ---- begin <loom/stream/skip.hpp>
-// Defines the skip policies of an intersection, one per loop (stream/): how `mul` co-iterates
-// its operands at a depth (leapfrog, linear merge, or one leader iterating while the others are
-// probed), carried as a type by the product's scalar operation.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_SKIP_HPP
-#define LOOM_STREAM_SKIP_HPP
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <cstddef>
-#include <string>
-
-/// How many skip-policy variants of a kernel `out(...) = e` may be instantiated and chosen among
-/// at run time (optimize/leader_choice.hpp). 1 (the default) keeps one kernel per plan, with the
-/// static policy of the case table in combinators.hpp; define it (e.g. 4) before including loom
-/// to let the optimizer pick a policy per loop from statistics.
-#ifndef LOOM_MAX_SKIP_CANDIDATES
-#  define LOOM_MAX_SKIP_CANDIDATES 1
-#endif
-
-namespace loom::stream::skip {
-
-inline constexpr std::size_t max_candidates = LOOM_MAX_SKIP_CANDIDATES;
-static_assert(max_candidates >= 1, "loom: LOOM_MAX_SKIP_CANDIDATES must be at least 1");
-
-/// The static policy (combinators.hpp case table): leapfrog between ordered operands, iterate
-/// the other operand and locate a random-access one.
-struct standard {
-  static constexpr const char* name = "standard";
-};
-/// Every operand behind seeks the other's index with a galloping search.
-struct leapfrog {
-  static constexpr const char* name = "leapfrog";
-};
-/// The operand behind steps one entry at a time (a sorted merge, no search).
-struct merge {
-  static constexpr const char* name = "merge";
-};
-/// Side K of every intersection at the loop iterates (0: the first operand of the product, 1:
-/// the last); the others are probed at its index: located when random-access, else sought.
-template <std::size_t K>
-struct lead {
-  static_assert(K <= 1, "loom::stream::skip::lead: the leader is side 0 (first) or 1 (last)");
-  static constexpr const char* name = K == 0 ? "lead first" : "lead last";
-};
-
-/// Policies by loop depth (outermost first); depths past the list use `standard`.
-template <class... Ps>
-struct per_loop {};
-
-namespace detail {
-template <class L, std::size_t D>
-struct at_impl {
-  using type = standard;
-};
-template <class... Ps, std::size_t D>
-  requires(D < sizeof...(Ps))
-struct at_impl<per_loop<Ps...>, D> {
-  using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
-};
-template <class Op>
-struct skips_of {
-  using type = per_loop<>;
-};
-template <class Op>
-  requires requires { typename Op::skips; }
-struct skips_of<Op> {
-  using type = typename Op::skips;
-};
-}  // namespace detail
-
-/// The policy of loop D in the list L.
-template <class L, std::size_t D>
-using at = typename detail::at_impl<L, D>::type;
-
-/// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
-template <class Op, std::size_t D>
-using of_op_at = at<typename detail::skips_of<Op>::type, D>;
-
-/// "leapfrog, merge at j": the list in words, depth by depth.
-template <class... Ps>
-std::string describe(per_loop<Ps...>) {
-  std::string s;
-  [[maybe_unused]] std::size_t d = 0;
-  (..., [&] {
-    if (!s.empty()) s += ", ";
-    s += "loop " + std::to_string(d++) + ": " + Ps::name;
-  }());
-  return s.empty() ? std::string("standard") : s;
-}
-
-}  // namespace loom::stream::skip
-
-#endif  // LOOM_STREAM_SKIP_HPP
-// ---- end <loom/stream/skip.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <iostream>
-#include <sstream>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-namespace loom::optimize {
-
-/// Per-entry costs of co-iterating one fiber (Galley's constants, notes 001 §4.1, as ratios:
-/// a sequential step is the unit; a galloping seek over a gap g costs `seek * (1 + log2(1+g))`).
-struct skip_cost_constants {
-  double step = 1.0;      // advance one stored entry
-  double seek = 1.0;      // per comparison level of a galloping search
-  double hashed_locate = 2.0;
-  double other_locate = 1.0;  // bitmap bit test, banded range check
-  double bitmap_word = 1.0 / 64;  // a bitmap leader scans its extent a word at a time
-};
-
-/// Policy codes in candidate order (standard is not a code: it is the combinators' table).
-enum class skip_code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
-
-inline const char* skip_code_name(skip_code c) {
-  switch (c) {
-    case skip_code::leapfrog: return "leapfrog";
-    case skip_code::merge: return "merge";
-    case skip_code::lead_first: return "lead first";
-    case skip_code::lead_last: return "lead last";
-    default: return "standard";
-  }
-}
-
-namespace detail {
-
-inline constexpr std::size_t max_coiterated = 8;  // operands per loop the analysis keeps
-
-/// One operand that an intersection at a loop iterates or probes (not a full level: those are
-/// always located).
-struct coiterated {
-  std::size_t access = 0;  // ordinal in accesses_t (the lowering's numbering)
-  std::size_t mode = 0;    // the tensor's mode for the loop's index
-  std::size_t level = 0;   // storage level of that mode in the tensor the kernel reads
-  bool locatable = false;  // hashed, bitmap, banded: O(1) probe
-  bool scans = false;      // bitmap: iteration scans the extent a word at a time
-  bool transposed = false;
-};
-
-template <std::size_t Depths>
-struct loop_table {
-  std::array<std::array<coiterated, max_coiterated>, Depths> at{};
-  std::array<std::size_t, Depths> count{};
-};
-
-template <class E>
-inline constexpr std::size_t access_count_v = boost::mp11::mp_size<expr::accesses_t<E>>::value;
-
-// The accesses reached from the root through products only (sum and expand are transparent):
-// the factors that the kernel's mul_op intersects, by ordinal. Operands under +, map or where
-// are co-iterated by other streams and are not costed here.
-template <class E, std::size_t K>
-struct factors {
-  using type = boost::mp11::mp_list<>;
-};
-template <class T, class... Is, std::size_t K>
-struct factors<expr::access<T, Is...>, K> {
-  using type = boost::mp11::mp_list<boost::mp11::mp_size_t<K>>;
-};
-template <class L, class R, std::size_t K>
-struct factors<expr::mul<L, R>, K> {
-  using type = boost::mp11::mp_append<typename factors<L, K>::type,
-                                      typename factors<R, K + access_count_v<L>>::type>;
-};
-template <class I, class E, std::size_t K>
-struct factors<expr::sum<I, E>, K> : factors<E, K> {};
-template <class I, class E, std::size_t K>
-struct factors<expr::expand<I, E>, K> : factors<E, K> {};
-
-template <class Plan, class A>
-struct access_info;
-template <class Plan, class T, class... Is>
-struct access_info<Plan, expr::access<T, Is...>> {
-  using format = typename std::remove_const_t<T>::format_type;
-  static constexpr std::size_t order = sizeof...(Is);
-  static constexpr std::array<std::size_t, sizeof...(Is)> depth_of_mode{
-      boost::mp11::mp_find<typename Plan::order, Is>::value...};
-};
-
-template <class Plan>
-struct plan_rhs;
-template <class Lhs, class Rhs, int C>
-struct plan_rhs<plan::order_plan<Lhs, Rhs, C>> {
-  using type = Rhs;
-};
-
-/// The co-iterated operands of every loop of plan P.
-template <class Plan>
-constexpr auto analyse() {
-  using rhs = typename plan_rhs<Plan>::type;
-  loop_table<Plan::index_count> t{};
-  boost::mp11::mp_for_each<typename factors<rhs, 0>::type>([&](auto k) {
-    constexpr std::size_t K = decltype(k)::value;
-    using A = boost::mp11::mp_at_c<typename Plan::accesses, K>;
-    using info = access_info<Plan, A>;
-    using F = typename info::format;
-    if constexpr (info::order > 0 && !F::all_dense) {
-      constexpr bool transposed = Plan::chosen.transposed[K];
-      for (std::size_t m = 0; m < info::order; ++m) {
-        std::size_t level = F::level_of_mode[m];
-        if (transposed) {  // the copy stores modes by depth, with the same level list
-          level = 0;
-          for (std::size_t o = 0; o < info::order; ++o)
-            if (info::depth_of_mode[o] < info::depth_of_mode[m]) ++level;
-        }
-        const level_properties p = F::properties[level];
-        if (p.full) continue;
-        const std::size_t d = info::depth_of_mode[m];
-        if (t.count[d] == max_coiterated) continue;
-        t.at[d][t.count[d]++] = coiterated{K, m, level, p.random_access, p.random_access && p.padded,
-                                           transposed};
-      }
-    }
-  });
-  return t;
-}
-
-/// What the static table of combinators.hpp does at a loop, as a code (`standard` when it
-/// mixes policies, i.e. more than two operands with a random-access one).
-template <std::size_t Depths>
-constexpr skip_code standard_equivalent(const loop_table<Depths>& t, std::size_t d) {
-  const std::size_t n = t.count[d];
-  bool any = false;
-  for (std::size_t o = 0; o < n; ++o) any = any || t.at[d][o].locatable;
-  if (!any) return skip_code::leapfrog;
-  if (n == 2) return t.at[d][1].locatable ? skip_code::lead_first : skip_code::lead_last;
-  return skip_code::standard;
-}
-
-struct skip_alternative {
-  std::size_t depth = 0;
-  skip_code code = skip_code::standard;
-};
-
-template <std::size_t Depths>
-struct alternative_list {
-  std::array<skip_alternative, 4 * Depths + 1> at{};
-  std::size_t count = 0;  // including #0, the static policy
-};
-
-/// #0 the static policy; then, loop by loop (outermost first) wherever two or more operands
-/// are co-iterated, each other policy at that loop alone; cut at Cap.
-template <class Plan, std::size_t Cap>
-constexpr auto alternatives() {
-  constexpr auto t = analyse<Plan>();
-  alternative_list<Plan::index_count> l{};
-  l.count = 1;
-  for (std::size_t d = 0; d < Plan::index_count; ++d) {
-    if (t.count[d] < 2) continue;
-    const skip_code same = standard_equivalent(t, d);
-    for (skip_code c : {skip_code::merge, skip_code::lead_first, skip_code::lead_last,
-                        skip_code::leapfrog}) {
-      if (c == same || l.count >= Cap) continue;
-      l.at[l.count++] = {d, c};
-    }
-  }
-  return l;
-}
-
-template <skip_code C>
-struct policy_type;
-template <>
-struct policy_type<skip_code::leapfrog> {
-  using type = stream::skip::leapfrog;
-};
-template <>
-struct policy_type<skip_code::merge> {
-  using type = stream::skip::merge;
-};
-template <>
-struct policy_type<skip_code::lead_first> {
-  using type = stream::skip::lead<0>;
-};
-template <>
-struct policy_type<skip_code::lead_last> {
-  using type = stream::skip::lead<1>;
-};
-
-template <class Plan, std::size_t Cap>
-struct candidate_at {
-  template <class C>
-  struct fn {
-    static constexpr auto alt = alternatives<Plan, Cap>().at[C::value];
-    using type = boost::mp11::mp_push_back<
-        boost::mp11::mp_rename<boost::mp11::mp_repeat_c<boost::mp11::mp_list<stream::skip::standard>,
-                                                        alt.depth>,
-                               stream::skip::per_loop>,
-        typename policy_type<alt.code>::type>;
-  };
-  template <class C>
-  using f = typename fn<C>::type;
-};
-
-template <class Plan, std::size_t Cap>
-struct skip_candidates_impl {
-  static constexpr std::size_t count = alternatives<Plan, Cap>().count;
-  using type = boost::mp11::mp_push_front<
-      boost::mp11::mp_transform_q<boost::mp11::mp_quote<candidate_at<Plan, Cap>::template f>,
-                                  boost::mp11::mp_drop_c<boost::mp11::mp_iota_c<count>, 1>>,
-      stream::skip::per_loop<>>;
-};
-
-}  // namespace detail
-
-/// The skip-policy variants instantiated for plan P (a `loom::plan::order_plan`): #0 the static
-/// policy (`per_loop<>`), then one other policy at one loop each, at most Cap in all.
-template <class Plan, std::size_t Cap = stream::skip::max_candidates>
-using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type;
-
-/// One loop's policy costs (indexed by skip_code, standard last) and what they were made of.
-struct loop_skip_costs {
-  std::size_t depth = 0;
-  std::string index;
-  double outer = 1;  // estimated iterations of the loops outside
-  std::vector<std::string> operands;  // labels, in expression order
-  std::vector<double> fiber;          // mean stored entries per fiber of each operand's level
-  std::array<double, 5> per_fiber{};  // cost of one fiber's intersection, by skip_code
-  skip_code standard_is = skip_code::standard;
-};
-
-/// Every candidate's estimated cost, the chosen one, and the per-loop detail for explain.
-struct skip_choice {
-  std::vector<double> cost;
-  std::size_t chosen = 0;
-  std::vector<loop_skip_costs> loops;
-  std::vector<detail::skip_alternative> candidates;  // #0 is standard everywhere
-};
-
-namespace detail {
-
-/// Cost of intersecting one fiber per operand (sizes n, probe facts) under policy c.
-inline double fiber_cost(skip_code c, const std::vector<double>& n,
-                         const std::vector<coiterated>& ops, double extent,
-                         const skip_cost_constants& k) {
-  const std::size_t m = n.size();
-  auto gallop = [&](double target, double over) {  // seeks into `target` entries, `over` times
-    return over * k.seek * (1 + std::log2(1 + target / std::max(over, 1.0)));
-  };
-  auto step_cost = [&](std::size_t o) {
-    return n[o] * k.step + (ops[o].scans ? extent * k.bitmap_word : 0.0);
-  };
-  auto lead = [&](std::size_t leader) {
-    double c = step_cost(leader);
-    for (std::size_t o = 0; o < m; ++o) {
-      if (o == leader) continue;
-      if (ops[o].locatable) c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
-      else c += gallop(n[o], n[leader]);
-    }
-    return c;
-  };
-  double lo = n[0];
-  for (double x : n) lo = std::min(lo, x);
-  switch (c) {
-    case skip_code::merge: {
-      double s = 0;
-      for (std::size_t o = 0; o < m; ++o) s += step_cost(o);
-      return s;
-    }
-    case skip_code::leapfrog: {  // every operand seeks about once per entry of the smallest
-      double s = 0;
-      for (std::size_t o = 0; o < m; ++o) s += gallop(n[o], lo);
-      return s;
-    }
-    case skip_code::lead_first: return lead(0);
-    case skip_code::lead_last: return lead(m - 1);
-    default: {  // the static table: the first non-locatable operand leads, the rest probe
-      bool any = false;
-      for (const auto& o : ops) any = any || o.locatable;
-      if (!any) return fiber_cost(skip_code::leapfrog, n, ops, extent, k);
-      std::size_t leader = 0;
-      while (leader < m && ops[leader].locatable) ++leader;
-      return lead(leader == m ? 0 : leader);
-    }
-  }
-}
-
-template <class Tensor>
-std::string skip_label(const Tensor& t, std::size_t k) {
-  const std::string name = t.name().empty() ? "operand #" + std::to_string(k) : t.name();
-  return name + " [" + format_name<typename Tensor::format_type>() + "]";
-}
-
-// Mean stored coordinates per parent at the level of `o` (statistics of the original tensor;
-// a transposed copy is estimated from its mode's distinct count and mean degrees).
-inline double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
-                         const std::vector<std::size_t>& modes_by_level) {
-  if (s.nnz == 0) return 0;
-  if (!o.transposed) {
-    const double here = static_cast<double>(s.nonempty_fibers[o.level]);
-    const double above = o.level == 0 ? 1.0 : static_cast<double>(s.nonempty_fibers[o.level - 1]);
-    return above > 0 ? here / above : 0;
-  }
-  if (o.level == 0) return static_cast<double>(s.distinct[o.mode]);
-  (void)order, (void)modes_by_level;
-  // order 2: the entries per coordinate of the other mode; higher orders: the same, roughly
-  double other = 1;
-  for (std::size_t m = 0; m < s.distinct.size(); ++m)
-    if (m != o.mode) other = std::max(other, static_cast<double>(s.distinct[m]));
-  return static_cast<double>(s.nnz) / other;
-}
-
-}  // namespace detail
-
-/// Costs every skip candidate of plan P for `lhs = rhs` (rhs already rewritten, as the
-/// evaluator runs it) and picks the cheapest; ties keep the static policy.
-template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
-skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
-                        const skip_cost_constants& k = {}) {
-  static_assert(std::is_same_v<typename detail::plan_rhs<Plan>::type, Rhs>,
-                "loom internal error: choose_skip with another kernel's plan; please report");
-  constexpr auto table = detail::analyse<Plan>();
-  constexpr auto alts = detail::alternatives<Plan, Cap>();
-  skip_choice out;
-  for (std::size_t c = 0; c < alts.count; ++c) out.candidates.push_back(alts.at[c]);
-  std::vector<std::string> names;
-  boost::mp11::mp_for_each<typename Plan::order>([&](auto i) { names.emplace_back(decltype(i)::name); });
-
-  // per access ordinal: statistics, label, extents
-  std::vector<const statistics*> stats(Plan::access_count, nullptr);
-  std::vector<std::string> labels(Plan::access_count);
-  std::vector<std::vector<std::int64_t>> extents(Plan::access_count);
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t ord) {
-    using tensor_t = std::remove_cvref_t<decltype(*a.tensor)>;
-    labels[ord] = detail::skip_label(*a.tensor, ord);
-    for (std::size_t m = 0; m < tensor_t::order; ++m) extents[ord].push_back(a.tensor->extent(m));
-    if constexpr (tensor_t::order > 0 && !tensor_t::format_type::all_dense)
-      stats[ord] = &cache.get(*a.tensor);
-  });
-
-  bool any_loop = false;
-  for (std::size_t d = 0; d < Plan::index_count; ++d) any_loop = any_loop || table.count[d] >= 2;
-  loop_order_query q;
-  if (any_loop) q = describe(lhs, rhs, cache);
-  for (std::size_t d = 0; d < Plan::index_count; ++d) {
-    if (table.count[d] < 2) continue;
-    loop_skip_costs l;
-    l.depth = d;
-    l.index = names[d];
-    l.standard_is = detail::standard_equivalent(table, d);
-    if (d > 0) l.outer = q.iterations(std::vector<std::string>(names.begin(), names.begin() + d));
-    std::vector<detail::coiterated> ops(table.at[d].begin(), table.at[d].begin() + table.count[d]);
-    double extent = 1;
-    for (const auto& o : ops) {
-      l.operands.push_back(labels[o.access]);
-      l.fiber.push_back(detail::mean_fiber(*stats[o.access], o, extents[o.access].size(), {}));
-      extent = static_cast<double>(extents[o.access][o.mode]);
-    }
-    for (std::size_t c = 0; c < 5; ++c)
-      l.per_fiber[c] = detail::fiber_cost(static_cast<skip_code>(c), l.fiber, ops, extent, k);
-    out.loops.push_back(std::move(l));
-  }
-  for (std::size_t c = 0; c < alts.count; ++c) {
-    double total = 0;
-    for (const auto& l : out.loops) {
-      const skip_code code =
-          c > 0 && alts.at[c].depth == l.depth ? alts.at[c].code : skip_code::standard;
-      total += l.outer * l.per_fiber[static_cast<std::size_t>(code)];
-    }
-    out.cost.push_back(total);
-    if (total < out.cost[out.chosen]) out.chosen = c;
-  }
-  return out;
-}
-
-namespace detail {
-template <class Plan>
-struct skip_purpose {};  // a plan_cache key of its own per order plan
-}  // namespace detail
-
-/// The skip candidate to run for plan P of `lhs = rhs`: cached by the coarse signature (per
-/// thread, per plan), else costed from statistics. `LOOM_DEBUG_PLAN` logs the choice.
-template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
-std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
-  using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan>>;
-  return cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
-    const skip_choice c = choose_skip<Plan, Cap>(lhs, rhs, stats);
-#ifdef LOOM_DEBUG_PLAN
-    std::clog << "loom: skip policy chosen at run time: candidate " << c.chosen << " of "
-              << c.cost.size() << " (estimated costs:";
-    for (double x : c.cost) std::clog << " " << x;
-    std::clog << ")\n";
-#endif
-    return c.chosen;
-  });
-}
-
-/// The per-loop table of a skip choice in words: each loop with two or more co-iterated
-/// operands, their mean fiber sizes, every policy's estimated cost (instantiated or not), and
-/// the chosen candidate.
-inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
-  std::ostringstream s;
-  if (c.loops.empty()) {
-    s << "skip policy: no loop co-iterates two or more sparse operands (nothing to choose)\n";
-    return s.str();
-  }
-  s << "skip policy per loop (" << c.candidates.size() << " candidates instantiated, at most "
-    << cap << "; LOOM_MAX_SKIP_CANDIDATES):\n";
-  for (const auto& l : c.loops) {
-    s << "  loop " << l.index << ":";
-    for (std::size_t o = 0; o < l.operands.size(); ++o)
-      s << (o ? "," : "") << " " << l.operands[o] << " " << static_cast<std::int64_t>(l.fiber[o] + 0.5)
-        << " per fiber";
-    s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
-    for (skip_code code : {skip_code::standard, skip_code::leapfrog, skip_code::merge,
-                           skip_code::lead_first, skip_code::lead_last}) {
-      std::ptrdiff_t cand = -1;
-      if (code == skip_code::standard) cand = 0;
-      for (std::size_t k = 1; k < c.candidates.size(); ++k)
-        if (c.candidates[k].depth == l.depth && c.candidates[k].code == code)
-          cand = static_cast<std::ptrdiff_t>(k);
-      const bool chosen = cand >= 0 && static_cast<std::size_t>(cand) == c.chosen;
-      s << "    " << (chosen ? "* " : "  ") << skip_code_name(code);
-      if (code == skip_code::standard && l.standard_is != skip_code::standard)
-        s << " (= " << skip_code_name(l.standard_is) << ")";
-      if (code == skip_code::lead_first) s << " (" << l.operands.front() << " iterates)";
-      if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
-      s << ": estimated cost "
-        << static_cast<std::int64_t>(l.outer * l.per_fiber[static_cast<std::size_t>(code)] + 0.5);
-      if (cand < 0) s << (code == l.standard_is ? " (same as standard)" : " (not instantiated)");
-      else s << " (candidate #" << cand << ")";
-      s << "\n";
-    }
-  }
-  s << "chosen: skip candidate #" << c.chosen;
-  if (c.chosen == 0) s << " (standard at every loop)";
-  for (const auto& l : c.loops)
-    if (c.chosen > 0 && l.depth == c.candidates[c.chosen].depth)
-      s << " (" << skip_code_name(c.candidates[c.chosen].code) << " at loop " << l.index << ")";
-  s << "\n";
-  return s.str();
-}
-
-}  // namespace loom::optimize
-
-#endif  // LOOM_OPTIMIZE_LEADER_CHOICE_HPP
-// ---- end <loom/optimize/leader_choice.hpp>
-#endif
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -7629,7 +7626,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
 }
 }  // namespace detail
 
-#if defined(LOOM_MAX_SKIP_CANDIDATES) && LOOM_MAX_SKIP_CANDIDATES > 1
+#if LOOM_MAX_SKIP_CANDIDATES > 1
 namespace detail {
 // The skip policy per loop of plan P, as the evaluator chooses it (optimize/leader_choice.hpp).
 template <class P, class Lhs, class Rhs>
@@ -7700,14 +7697,14 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
     boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
       out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
           lhs, rhs, pre.str());
-#if defined(LOOM_MAX_SKIP_CANDIDATES) && LOOM_MAX_SKIP_CANDIDATES > 1
+#if LOOM_MAX_SKIP_CANDIDATES > 1
       out += detail::skip_section<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(lhs,
                                                                                              rhs);
 #endif
     });
     return out;
   }
-#if defined(LOOM_MAX_SKIP_CANDIDATES) && LOOM_MAX_SKIP_CANDIDATES > 1
+#if LOOM_MAX_SKIP_CANDIDATES > 1
   return detail::explain_plan<P0>(lhs, rhs, rules) + detail::skip_section<P0>(lhs, rhs);
 #else
   return detail::explain_plan<P0>(lhs, rhs, rules);
@@ -8309,102 +8306,6 @@ struct kernel_context {
 
 #endif  // LOOM_STREAM_CONCEPTS_HPP
 // ---- end <loom/stream/concepts.hpp>
-// ---- begin <loom/stream/skip.hpp>
-// Defines the skip policies of an intersection, one per loop (stream/): how `mul` co-iterates
-// its operands at a depth (leapfrog, linear merge, or one leader iterating while the others are
-// probed), carried as a type by the product's scalar operation.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_SKIP_HPP
-#define LOOM_STREAM_SKIP_HPP
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <cstddef>
-#include <string>
-
-/// How many skip-policy variants of a kernel `out(...) = e` may be instantiated and chosen among
-/// at run time (optimize/leader_choice.hpp). 1 (the default) keeps one kernel per plan, with the
-/// static policy of the case table in combinators.hpp; define it (e.g. 4) before including loom
-/// to let the optimizer pick a policy per loop from statistics.
-#ifndef LOOM_MAX_SKIP_CANDIDATES
-#  define LOOM_MAX_SKIP_CANDIDATES 1
-#endif
-
-namespace loom::stream::skip {
-
-inline constexpr std::size_t max_candidates = LOOM_MAX_SKIP_CANDIDATES;
-static_assert(max_candidates >= 1, "loom: LOOM_MAX_SKIP_CANDIDATES must be at least 1");
-
-/// The static policy (combinators.hpp case table): leapfrog between ordered operands, iterate
-/// the other operand and locate a random-access one.
-struct standard {
-  static constexpr const char* name = "standard";
-};
-/// Every operand behind seeks the other's index with a galloping search.
-struct leapfrog {
-  static constexpr const char* name = "leapfrog";
-};
-/// The operand behind steps one entry at a time (a sorted merge, no search).
-struct merge {
-  static constexpr const char* name = "merge";
-};
-/// Side K of every intersection at the loop iterates (0: the first operand of the product, 1:
-/// the last); the others are probed at its index: located when random-access, else sought.
-template <std::size_t K>
-struct lead {
-  static_assert(K <= 1, "loom::stream::skip::lead: the leader is side 0 (first) or 1 (last)");
-  static constexpr const char* name = K == 0 ? "lead first" : "lead last";
-};
-
-/// Policies by loop depth (outermost first); depths past the list use `standard`.
-template <class... Ps>
-struct per_loop {};
-
-namespace detail {
-template <class L, std::size_t D>
-struct at_impl {
-  using type = standard;
-};
-template <class... Ps, std::size_t D>
-  requires(D < sizeof...(Ps))
-struct at_impl<per_loop<Ps...>, D> {
-  using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
-};
-template <class Op>
-struct skips_of {
-  using type = per_loop<>;
-};
-template <class Op>
-  requires requires { typename Op::skips; }
-struct skips_of<Op> {
-  using type = typename Op::skips;
-};
-}  // namespace detail
-
-/// The policy of loop D in the list L.
-template <class L, std::size_t D>
-using at = typename detail::at_impl<L, D>::type;
-
-/// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
-template <class Op, std::size_t D>
-using of_op_at = at<typename detail::skips_of<Op>::type, D>;
-
-/// "leapfrog, merge at j": the list in words, depth by depth.
-template <class... Ps>
-std::string describe(per_loop<Ps...>) {
-  std::string s;
-  [[maybe_unused]] std::size_t d = 0;
-  (..., [&] {
-    if (!s.empty()) s += ", ";
-    s += "loop " + std::to_string(d++) + ": " + Ps::name;
-  }());
-  return s.empty() ? std::string("standard") : s;
-}
-
-}  // namespace loom::stream::skip
-
-#endif  // LOOM_STREAM_SKIP_HPP
-// ---- end <loom/stream/skip.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -10083,470 +9984,6 @@ struct lowerer {
 
 #endif  // LOOM_STREAM_LOWER_HPP
 // ---- end <loom/stream/lower.hpp>
-// The runtime choice of skip policies is opt-in (skip.hpp): without it no kernel pays for the
-// extra instantiations, nor for this header.
-#if LOOM_MAX_SKIP_CANDIDATES > 1
-// ---- begin <loom/optimize/leader_choice.hpp>
-// Defines the runtime choice of the skip policy per loop (optimize/): which operand of each
-// intersection leads and how the others catch up (leapfrog, merge, lead first / last), among the
-// variants instantiated at compile time, costed from statistics after Galley's physical model
-// (notes 001 §4.4), cached by a coarse signature, and explained.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_LEADER_CHOICE_HPP
-#define LOOM_OPTIMIZE_LEADER_CHOICE_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <iostream>
-#include <sstream>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-namespace loom::optimize {
-
-/// Per-entry costs of co-iterating one fiber (Galley's constants, notes 001 §4.1, as ratios:
-/// a sequential step is the unit; a galloping seek over a gap g costs `seek * (1 + log2(1+g))`).
-struct skip_cost_constants {
-  double step = 1.0;      // advance one stored entry
-  double seek = 1.0;      // per comparison level of a galloping search
-  double hashed_locate = 2.0;
-  double other_locate = 1.0;  // bitmap bit test, banded range check
-  double bitmap_word = 1.0 / 64;  // a bitmap leader scans its extent a word at a time
-};
-
-/// Policy codes in candidate order (standard is not a code: it is the combinators' table).
-enum class skip_code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
-
-inline const char* skip_code_name(skip_code c) {
-  switch (c) {
-    case skip_code::leapfrog: return "leapfrog";
-    case skip_code::merge: return "merge";
-    case skip_code::lead_first: return "lead first";
-    case skip_code::lead_last: return "lead last";
-    default: return "standard";
-  }
-}
-
-namespace detail {
-
-inline constexpr std::size_t max_coiterated = 8;  // operands per loop the analysis keeps
-
-/// One operand that an intersection at a loop iterates or probes (not a full level: those are
-/// always located).
-struct coiterated {
-  std::size_t access = 0;  // ordinal in accesses_t (the lowering's numbering)
-  std::size_t mode = 0;    // the tensor's mode for the loop's index
-  std::size_t level = 0;   // storage level of that mode in the tensor the kernel reads
-  bool locatable = false;  // hashed, bitmap, banded: O(1) probe
-  bool scans = false;      // bitmap: iteration scans the extent a word at a time
-  bool transposed = false;
-};
-
-template <std::size_t Depths>
-struct loop_table {
-  std::array<std::array<coiterated, max_coiterated>, Depths> at{};
-  std::array<std::size_t, Depths> count{};
-};
-
-template <class E>
-inline constexpr std::size_t access_count_v = boost::mp11::mp_size<expr::accesses_t<E>>::value;
-
-// The accesses reached from the root through products only (sum and expand are transparent):
-// the factors that the kernel's mul_op intersects, by ordinal. Operands under +, map or where
-// are co-iterated by other streams and are not costed here.
-template <class E, std::size_t K>
-struct factors {
-  using type = boost::mp11::mp_list<>;
-};
-template <class T, class... Is, std::size_t K>
-struct factors<expr::access<T, Is...>, K> {
-  using type = boost::mp11::mp_list<boost::mp11::mp_size_t<K>>;
-};
-template <class L, class R, std::size_t K>
-struct factors<expr::mul<L, R>, K> {
-  using type = boost::mp11::mp_append<typename factors<L, K>::type,
-                                      typename factors<R, K + access_count_v<L>>::type>;
-};
-template <class I, class E, std::size_t K>
-struct factors<expr::sum<I, E>, K> : factors<E, K> {};
-template <class I, class E, std::size_t K>
-struct factors<expr::expand<I, E>, K> : factors<E, K> {};
-
-template <class Plan, class A>
-struct access_info;
-template <class Plan, class T, class... Is>
-struct access_info<Plan, expr::access<T, Is...>> {
-  using format = typename std::remove_const_t<T>::format_type;
-  static constexpr std::size_t order = sizeof...(Is);
-  static constexpr std::array<std::size_t, sizeof...(Is)> depth_of_mode{
-      boost::mp11::mp_find<typename Plan::order, Is>::value...};
-};
-
-template <class Plan>
-struct plan_rhs;
-template <class Lhs, class Rhs, int C>
-struct plan_rhs<plan::order_plan<Lhs, Rhs, C>> {
-  using type = Rhs;
-};
-
-/// The co-iterated operands of every loop of plan P.
-template <class Plan>
-constexpr auto analyse() {
-  using rhs = typename plan_rhs<Plan>::type;
-  loop_table<Plan::index_count> t{};
-  boost::mp11::mp_for_each<typename factors<rhs, 0>::type>([&](auto k) {
-    constexpr std::size_t K = decltype(k)::value;
-    using A = boost::mp11::mp_at_c<typename Plan::accesses, K>;
-    using info = access_info<Plan, A>;
-    using F = typename info::format;
-    if constexpr (info::order > 0 && !F::all_dense) {
-      constexpr bool transposed = Plan::chosen.transposed[K];
-      for (std::size_t m = 0; m < info::order; ++m) {
-        std::size_t level = F::level_of_mode[m];
-        if (transposed) {  // the copy stores modes by depth, with the same level list
-          level = 0;
-          for (std::size_t o = 0; o < info::order; ++o)
-            if (info::depth_of_mode[o] < info::depth_of_mode[m]) ++level;
-        }
-        const level_properties p = F::properties[level];
-        if (p.full) continue;
-        const std::size_t d = info::depth_of_mode[m];
-        if (t.count[d] == max_coiterated) continue;
-        t.at[d][t.count[d]++] = coiterated{K, m, level, p.random_access, p.random_access && p.padded,
-                                           transposed};
-      }
-    }
-  });
-  return t;
-}
-
-/// What the static table of combinators.hpp does at a loop, as a code (`standard` when it
-/// mixes policies, i.e. more than two operands with a random-access one).
-template <std::size_t Depths>
-constexpr skip_code standard_equivalent(const loop_table<Depths>& t, std::size_t d) {
-  const std::size_t n = t.count[d];
-  bool any = false;
-  for (std::size_t o = 0; o < n; ++o) any = any || t.at[d][o].locatable;
-  if (!any) return skip_code::leapfrog;
-  if (n == 2) return t.at[d][1].locatable ? skip_code::lead_first : skip_code::lead_last;
-  return skip_code::standard;
-}
-
-struct skip_alternative {
-  std::size_t depth = 0;
-  skip_code code = skip_code::standard;
-};
-
-template <std::size_t Depths>
-struct alternative_list {
-  std::array<skip_alternative, 4 * Depths + 1> at{};
-  std::size_t count = 0;  // including #0, the static policy
-};
-
-/// #0 the static policy; then, loop by loop (outermost first) wherever two or more operands
-/// are co-iterated, each other policy at that loop alone; cut at Cap.
-template <class Plan, std::size_t Cap>
-constexpr auto alternatives() {
-  constexpr auto t = analyse<Plan>();
-  alternative_list<Plan::index_count> l{};
-  l.count = 1;
-  for (std::size_t d = 0; d < Plan::index_count; ++d) {
-    if (t.count[d] < 2) continue;
-    const skip_code same = standard_equivalent(t, d);
-    for (skip_code c : {skip_code::merge, skip_code::lead_first, skip_code::lead_last,
-                        skip_code::leapfrog}) {
-      if (c == same || l.count >= Cap) continue;
-      l.at[l.count++] = {d, c};
-    }
-  }
-  return l;
-}
-
-template <skip_code C>
-struct policy_type;
-template <>
-struct policy_type<skip_code::leapfrog> {
-  using type = stream::skip::leapfrog;
-};
-template <>
-struct policy_type<skip_code::merge> {
-  using type = stream::skip::merge;
-};
-template <>
-struct policy_type<skip_code::lead_first> {
-  using type = stream::skip::lead<0>;
-};
-template <>
-struct policy_type<skip_code::lead_last> {
-  using type = stream::skip::lead<1>;
-};
-
-template <class Plan, std::size_t Cap>
-struct candidate_at {
-  template <class C>
-  struct fn {
-    static constexpr auto alt = alternatives<Plan, Cap>().at[C::value];
-    using type = boost::mp11::mp_push_back<
-        boost::mp11::mp_rename<boost::mp11::mp_repeat_c<boost::mp11::mp_list<stream::skip::standard>,
-                                                        alt.depth>,
-                               stream::skip::per_loop>,
-        typename policy_type<alt.code>::type>;
-  };
-  template <class C>
-  using f = typename fn<C>::type;
-};
-
-template <class Plan, std::size_t Cap>
-struct skip_candidates_impl {
-  static constexpr std::size_t count = alternatives<Plan, Cap>().count;
-  using type = boost::mp11::mp_push_front<
-      boost::mp11::mp_transform_q<boost::mp11::mp_quote<candidate_at<Plan, Cap>::template f>,
-                                  boost::mp11::mp_drop_c<boost::mp11::mp_iota_c<count>, 1>>,
-      stream::skip::per_loop<>>;
-};
-
-}  // namespace detail
-
-/// The skip-policy variants instantiated for plan P (a `loom::plan::order_plan`): #0 the static
-/// policy (`per_loop<>`), then one other policy at one loop each, at most Cap in all.
-template <class Plan, std::size_t Cap = stream::skip::max_candidates>
-using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type;
-
-/// One loop's policy costs (indexed by skip_code, standard last) and what they were made of.
-struct loop_skip_costs {
-  std::size_t depth = 0;
-  std::string index;
-  double outer = 1;  // estimated iterations of the loops outside
-  std::vector<std::string> operands;  // labels, in expression order
-  std::vector<double> fiber;          // mean stored entries per fiber of each operand's level
-  std::array<double, 5> per_fiber{};  // cost of one fiber's intersection, by skip_code
-  skip_code standard_is = skip_code::standard;
-};
-
-/// Every candidate's estimated cost, the chosen one, and the per-loop detail for explain.
-struct skip_choice {
-  std::vector<double> cost;
-  std::size_t chosen = 0;
-  std::vector<loop_skip_costs> loops;
-  std::vector<detail::skip_alternative> candidates;  // #0 is standard everywhere
-};
-
-namespace detail {
-
-/// Cost of intersecting one fiber per operand (sizes n, probe facts) under policy c.
-inline double fiber_cost(skip_code c, const std::vector<double>& n,
-                         const std::vector<coiterated>& ops, double extent,
-                         const skip_cost_constants& k) {
-  const std::size_t m = n.size();
-  auto gallop = [&](double target, double over) {  // seeks into `target` entries, `over` times
-    return over * k.seek * (1 + std::log2(1 + target / std::max(over, 1.0)));
-  };
-  auto step_cost = [&](std::size_t o) {
-    return n[o] * k.step + (ops[o].scans ? extent * k.bitmap_word : 0.0);
-  };
-  auto lead = [&](std::size_t leader) {
-    double c = step_cost(leader);
-    for (std::size_t o = 0; o < m; ++o) {
-      if (o == leader) continue;
-      if (ops[o].locatable) c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
-      else c += gallop(n[o], n[leader]);
-    }
-    return c;
-  };
-  double lo = n[0];
-  for (double x : n) lo = std::min(lo, x);
-  switch (c) {
-    case skip_code::merge: {
-      double s = 0;
-      for (std::size_t o = 0; o < m; ++o) s += step_cost(o);
-      return s;
-    }
-    case skip_code::leapfrog: {  // every operand seeks about once per entry of the smallest
-      double s = 0;
-      for (std::size_t o = 0; o < m; ++o) s += gallop(n[o], lo);
-      return s;
-    }
-    case skip_code::lead_first: return lead(0);
-    case skip_code::lead_last: return lead(m - 1);
-    default: {  // the static table: the first non-locatable operand leads, the rest probe
-      bool any = false;
-      for (const auto& o : ops) any = any || o.locatable;
-      if (!any) return fiber_cost(skip_code::leapfrog, n, ops, extent, k);
-      std::size_t leader = 0;
-      while (leader < m && ops[leader].locatable) ++leader;
-      return lead(leader == m ? 0 : leader);
-    }
-  }
-}
-
-template <class Tensor>
-std::string skip_label(const Tensor& t, std::size_t k) {
-  const std::string name = t.name().empty() ? "operand #" + std::to_string(k) : t.name();
-  return name + " [" + format_name<typename Tensor::format_type>() + "]";
-}
-
-// Mean stored coordinates per parent at the level of `o` (statistics of the original tensor;
-// a transposed copy is estimated from its mode's distinct count and mean degrees).
-inline double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
-                         const std::vector<std::size_t>& modes_by_level) {
-  if (s.nnz == 0) return 0;
-  if (!o.transposed) {
-    const double here = static_cast<double>(s.nonempty_fibers[o.level]);
-    const double above = o.level == 0 ? 1.0 : static_cast<double>(s.nonempty_fibers[o.level - 1]);
-    return above > 0 ? here / above : 0;
-  }
-  if (o.level == 0) return static_cast<double>(s.distinct[o.mode]);
-  (void)order, (void)modes_by_level;
-  // order 2: the entries per coordinate of the other mode; higher orders: the same, roughly
-  double other = 1;
-  for (std::size_t m = 0; m < s.distinct.size(); ++m)
-    if (m != o.mode) other = std::max(other, static_cast<double>(s.distinct[m]));
-  return static_cast<double>(s.nnz) / other;
-}
-
-}  // namespace detail
-
-/// Costs every skip candidate of plan P for `lhs = rhs` (rhs already rewritten, as the
-/// evaluator runs it) and picks the cheapest; ties keep the static policy.
-template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
-skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
-                        const skip_cost_constants& k = {}) {
-  static_assert(std::is_same_v<typename detail::plan_rhs<Plan>::type, Rhs>,
-                "loom internal error: choose_skip with another kernel's plan; please report");
-  constexpr auto table = detail::analyse<Plan>();
-  constexpr auto alts = detail::alternatives<Plan, Cap>();
-  skip_choice out;
-  for (std::size_t c = 0; c < alts.count; ++c) out.candidates.push_back(alts.at[c]);
-  std::vector<std::string> names;
-  boost::mp11::mp_for_each<typename Plan::order>([&](auto i) { names.emplace_back(decltype(i)::name); });
-
-  // per access ordinal: statistics, label, extents
-  std::vector<const statistics*> stats(Plan::access_count, nullptr);
-  std::vector<std::string> labels(Plan::access_count);
-  std::vector<std::vector<std::int64_t>> extents(Plan::access_count);
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t ord) {
-    using tensor_t = std::remove_cvref_t<decltype(*a.tensor)>;
-    labels[ord] = detail::skip_label(*a.tensor, ord);
-    for (std::size_t m = 0; m < tensor_t::order; ++m) extents[ord].push_back(a.tensor->extent(m));
-    if constexpr (tensor_t::order > 0 && !tensor_t::format_type::all_dense)
-      stats[ord] = &cache.get(*a.tensor);
-  });
-
-  bool any_loop = false;
-  for (std::size_t d = 0; d < Plan::index_count; ++d) any_loop = any_loop || table.count[d] >= 2;
-  loop_order_query q;
-  if (any_loop) q = describe(lhs, rhs, cache);
-  for (std::size_t d = 0; d < Plan::index_count; ++d) {
-    if (table.count[d] < 2) continue;
-    loop_skip_costs l;
-    l.depth = d;
-    l.index = names[d];
-    l.standard_is = detail::standard_equivalent(table, d);
-    if (d > 0) l.outer = q.iterations(std::vector<std::string>(names.begin(), names.begin() + d));
-    std::vector<detail::coiterated> ops(table.at[d].begin(), table.at[d].begin() + table.count[d]);
-    double extent = 1;
-    for (const auto& o : ops) {
-      l.operands.push_back(labels[o.access]);
-      l.fiber.push_back(detail::mean_fiber(*stats[o.access], o, extents[o.access].size(), {}));
-      extent = static_cast<double>(extents[o.access][o.mode]);
-    }
-    for (std::size_t c = 0; c < 5; ++c)
-      l.per_fiber[c] = detail::fiber_cost(static_cast<skip_code>(c), l.fiber, ops, extent, k);
-    out.loops.push_back(std::move(l));
-  }
-  for (std::size_t c = 0; c < alts.count; ++c) {
-    double total = 0;
-    for (const auto& l : out.loops) {
-      const skip_code code =
-          c > 0 && alts.at[c].depth == l.depth ? alts.at[c].code : skip_code::standard;
-      total += l.outer * l.per_fiber[static_cast<std::size_t>(code)];
-    }
-    out.cost.push_back(total);
-    if (total < out.cost[out.chosen]) out.chosen = c;
-  }
-  return out;
-}
-
-namespace detail {
-template <class Plan>
-struct skip_purpose {};  // a plan_cache key of its own per order plan
-}  // namespace detail
-
-/// The skip candidate to run for plan P of `lhs = rhs`: cached by the coarse signature (per
-/// thread, per plan), else costed from statistics. `LOOM_DEBUG_PLAN` logs the choice.
-template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
-std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
-  using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan>>;
-  return cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
-    const skip_choice c = choose_skip<Plan, Cap>(lhs, rhs, stats);
-#ifdef LOOM_DEBUG_PLAN
-    std::clog << "loom: skip policy chosen at run time: candidate " << c.chosen << " of "
-              << c.cost.size() << " (estimated costs:";
-    for (double x : c.cost) std::clog << " " << x;
-    std::clog << ")\n";
-#endif
-    return c.chosen;
-  });
-}
-
-/// The per-loop table of a skip choice in words: each loop with two or more co-iterated
-/// operands, their mean fiber sizes, every policy's estimated cost (instantiated or not), and
-/// the chosen candidate.
-inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
-  std::ostringstream s;
-  if (c.loops.empty()) {
-    s << "skip policy: no loop co-iterates two or more sparse operands (nothing to choose)\n";
-    return s.str();
-  }
-  s << "skip policy per loop (" << c.candidates.size() << " candidates instantiated, at most "
-    << cap << "; LOOM_MAX_SKIP_CANDIDATES):\n";
-  for (const auto& l : c.loops) {
-    s << "  loop " << l.index << ":";
-    for (std::size_t o = 0; o < l.operands.size(); ++o)
-      s << (o ? "," : "") << " " << l.operands[o] << " " << static_cast<std::int64_t>(l.fiber[o] + 0.5)
-        << " per fiber";
-    s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
-    for (skip_code code : {skip_code::standard, skip_code::leapfrog, skip_code::merge,
-                           skip_code::lead_first, skip_code::lead_last}) {
-      std::ptrdiff_t cand = -1;
-      if (code == skip_code::standard) cand = 0;
-      for (std::size_t k = 1; k < c.candidates.size(); ++k)
-        if (c.candidates[k].depth == l.depth && c.candidates[k].code == code)
-          cand = static_cast<std::ptrdiff_t>(k);
-      const bool chosen = cand >= 0 && static_cast<std::size_t>(cand) == c.chosen;
-      s << "    " << (chosen ? "* " : "  ") << skip_code_name(code);
-      if (code == skip_code::standard && l.standard_is != skip_code::standard)
-        s << " (= " << skip_code_name(l.standard_is) << ")";
-      if (code == skip_code::lead_first) s << " (" << l.operands.front() << " iterates)";
-      if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
-      s << ": estimated cost "
-        << static_cast<std::int64_t>(l.outer * l.per_fiber[static_cast<std::size_t>(code)] + 0.5);
-      if (cand < 0) s << (code == l.standard_is ? " (same as standard)" : " (not instantiated)");
-      else s << " (candidate #" << cand << ")";
-      s << "\n";
-    }
-  }
-  s << "chosen: skip candidate #" << c.chosen;
-  if (c.chosen == 0) s << " (standard at every loop)";
-  for (const auto& l : c.loops)
-    if (c.chosen > 0 && l.depth == c.candidates[c.chosen].depth)
-      s << " (" << skip_code_name(c.candidates[c.chosen].code) << " at loop " << l.index << ")";
-  s << "\n";
-  return s.str();
-}
-
-}  // namespace loom::optimize
-
-#endif  // LOOM_OPTIMIZE_LEADER_CHOICE_HPP
-// ---- end <loom/optimize/leader_choice.hpp>
-#endif
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -13928,17 +13365,22 @@ struct stored_indices<Tensors, F, true> {
   using type = mp_transform<at_level, mp_iota_c<format::order>>;
 };
 
-// The indices of All in an order every list of Stored keeps where it can (Kahn's algorithm, ties
-// and cycles broken by the order of All): a loop order concordant with the step's operands.
+// A loop order over the indices of All that keeps every list of Stored where it can (Kahn's
+// algorithm, ties and cycles broken by the order of All), and whether it keeps all of them.
+template <std::size_t N>
+struct loop_order {
+  std::array<std::size_t, N> positions{};
+  bool concordant = true;
+};
 template <class All, class... Stored>
-constexpr auto concordant_positions(mp_list<Stored...>) {
+constexpr auto concordant_order(mp_list<Stored...>) {
   constexpr std::size_t n = mp_size<All>::value;
   std::array<std::array<bool, n>, n> before{};  // before[a][b]: a must come before b
   (..., [&]<class... Xs>(mp_list<Xs...>) {
     constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<All, Xs>::value...};
     for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
   }(Stored{}));
-  std::array<std::size_t, n> order{};
+  loop_order<n> result;
   std::array<bool, n> placed{};
   for (std::size_t t = 0; t < n; ++t) {
     std::size_t pick = n;
@@ -13948,36 +13390,18 @@ constexpr auto concordant_positions(mp_list<Stored...>) {
       for (std::size_t q = 0; q < n; ++q) free = free && (placed[q] || !before[q][c]);
       if (free) pick = c;
     }
+    if (pick == n) result.concordant = false;
     for (std::size_t c = 0; c < n && pick == n; ++c)  // a cycle: the first one left
       if (!placed[c]) pick = c;
     placed[pick] = true;
-    order[t] = pick;
+    result.positions[t] = pick;
   }
-  return order;
+  return result;
 }
-
 // Whether one loop order keeps every list of Stored (no cycle in their precedences).
 template <class All, class... Stored>
-constexpr bool concordant_exists(mp_list<Stored...>) {
-  constexpr std::size_t n = mp_size<All>::value;
-  std::array<std::array<bool, n>, n> before{};
-  (..., [&]<class... Xs>(mp_list<Xs...>) {
-    constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<All, Xs>::value...};
-    for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
-  }(Stored{}));
-  std::array<bool, n> placed{};
-  for (std::size_t t = 0; t < n; ++t) {
-    std::size_t pick = n;
-    for (std::size_t c = 0; c < n && pick == n; ++c) {
-      if (placed[c]) continue;
-      bool free = true;
-      for (std::size_t q = 0; q < n; ++q) free = free && (placed[q] || !before[q][c]);
-      if (free) pick = c;
-    }
-    if (pick == n) return false;
-    placed[pick] = true;
-  }
-  return true;
+constexpr bool concordant_exists(mp_list<Stored...> stored) {
+  return concordant_order<All>(stored).concordant;
 }
 
 // The indices of the intermediate that eliminating S makes, in the order of a loop nest
@@ -13989,7 +13413,7 @@ struct concordant_made {
   using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, typename e::in>, mp_list<>>>>;
   template <class F>
   using stored = typename stored_indices<Tensors, F>::type;
-  static constexpr auto positions = concordant_positions<all>(mp_transform<stored, typename e::in>{});
+  static constexpr auto positions = concordant_order<all>(mp_transform<stored, typename e::in>{}).positions;
   template <class K>
   using at = mp_at_c<all, positions[K::value]>;
   using type = mp_remove<mp_transform<at, mp_iota<mp_size<all>>>, S>;
@@ -14863,466 +14287,6 @@ E estimate_map(std::span<const E> args, std::span<const bool> fill_annihilates) 
 
 #endif  // LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
 // ---- end <loom/optimize/estimate_map.hpp>
-// ---- begin <loom/optimize/leader_choice.hpp>
-// Defines the runtime choice of the skip policy per loop (optimize/): which operand of each
-// intersection leads and how the others catch up (leapfrog, merge, lead first / last), among the
-// variants instantiated at compile time, costed from statistics after Galley's physical model
-// (notes 001 §4.4), cached by a coarse signature, and explained.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_LEADER_CHOICE_HPP
-#define LOOM_OPTIMIZE_LEADER_CHOICE_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <iostream>
-#include <sstream>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-namespace loom::optimize {
-
-/// Per-entry costs of co-iterating one fiber (Galley's constants, notes 001 §4.1, as ratios:
-/// a sequential step is the unit; a galloping seek over a gap g costs `seek * (1 + log2(1+g))`).
-struct skip_cost_constants {
-  double step = 1.0;      // advance one stored entry
-  double seek = 1.0;      // per comparison level of a galloping search
-  double hashed_locate = 2.0;
-  double other_locate = 1.0;  // bitmap bit test, banded range check
-  double bitmap_word = 1.0 / 64;  // a bitmap leader scans its extent a word at a time
-};
-
-/// Policy codes in candidate order (standard is not a code: it is the combinators' table).
-enum class skip_code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
-
-inline const char* skip_code_name(skip_code c) {
-  switch (c) {
-    case skip_code::leapfrog: return "leapfrog";
-    case skip_code::merge: return "merge";
-    case skip_code::lead_first: return "lead first";
-    case skip_code::lead_last: return "lead last";
-    default: return "standard";
-  }
-}
-
-namespace detail {
-
-inline constexpr std::size_t max_coiterated = 8;  // operands per loop the analysis keeps
-
-/// One operand that an intersection at a loop iterates or probes (not a full level: those are
-/// always located).
-struct coiterated {
-  std::size_t access = 0;  // ordinal in accesses_t (the lowering's numbering)
-  std::size_t mode = 0;    // the tensor's mode for the loop's index
-  std::size_t level = 0;   // storage level of that mode in the tensor the kernel reads
-  bool locatable = false;  // hashed, bitmap, banded: O(1) probe
-  bool scans = false;      // bitmap: iteration scans the extent a word at a time
-  bool transposed = false;
-};
-
-template <std::size_t Depths>
-struct loop_table {
-  std::array<std::array<coiterated, max_coiterated>, Depths> at{};
-  std::array<std::size_t, Depths> count{};
-};
-
-template <class E>
-inline constexpr std::size_t access_count_v = boost::mp11::mp_size<expr::accesses_t<E>>::value;
-
-// The accesses reached from the root through products only (sum and expand are transparent):
-// the factors that the kernel's mul_op intersects, by ordinal. Operands under +, map or where
-// are co-iterated by other streams and are not costed here.
-template <class E, std::size_t K>
-struct factors {
-  using type = boost::mp11::mp_list<>;
-};
-template <class T, class... Is, std::size_t K>
-struct factors<expr::access<T, Is...>, K> {
-  using type = boost::mp11::mp_list<boost::mp11::mp_size_t<K>>;
-};
-template <class L, class R, std::size_t K>
-struct factors<expr::mul<L, R>, K> {
-  using type = boost::mp11::mp_append<typename factors<L, K>::type,
-                                      typename factors<R, K + access_count_v<L>>::type>;
-};
-template <class I, class E, std::size_t K>
-struct factors<expr::sum<I, E>, K> : factors<E, K> {};
-template <class I, class E, std::size_t K>
-struct factors<expr::expand<I, E>, K> : factors<E, K> {};
-
-template <class Plan, class A>
-struct access_info;
-template <class Plan, class T, class... Is>
-struct access_info<Plan, expr::access<T, Is...>> {
-  using format = typename std::remove_const_t<T>::format_type;
-  static constexpr std::size_t order = sizeof...(Is);
-  static constexpr std::array<std::size_t, sizeof...(Is)> depth_of_mode{
-      boost::mp11::mp_find<typename Plan::order, Is>::value...};
-};
-
-template <class Plan>
-struct plan_rhs;
-template <class Lhs, class Rhs, int C>
-struct plan_rhs<plan::order_plan<Lhs, Rhs, C>> {
-  using type = Rhs;
-};
-
-/// The co-iterated operands of every loop of plan P.
-template <class Plan>
-constexpr auto analyse() {
-  using rhs = typename plan_rhs<Plan>::type;
-  loop_table<Plan::index_count> t{};
-  boost::mp11::mp_for_each<typename factors<rhs, 0>::type>([&](auto k) {
-    constexpr std::size_t K = decltype(k)::value;
-    using A = boost::mp11::mp_at_c<typename Plan::accesses, K>;
-    using info = access_info<Plan, A>;
-    using F = typename info::format;
-    if constexpr (info::order > 0 && !F::all_dense) {
-      constexpr bool transposed = Plan::chosen.transposed[K];
-      for (std::size_t m = 0; m < info::order; ++m) {
-        std::size_t level = F::level_of_mode[m];
-        if (transposed) {  // the copy stores modes by depth, with the same level list
-          level = 0;
-          for (std::size_t o = 0; o < info::order; ++o)
-            if (info::depth_of_mode[o] < info::depth_of_mode[m]) ++level;
-        }
-        const level_properties p = F::properties[level];
-        if (p.full) continue;
-        const std::size_t d = info::depth_of_mode[m];
-        if (t.count[d] == max_coiterated) continue;
-        t.at[d][t.count[d]++] = coiterated{K, m, level, p.random_access, p.random_access && p.padded,
-                                           transposed};
-      }
-    }
-  });
-  return t;
-}
-
-/// What the static table of combinators.hpp does at a loop, as a code (`standard` when it
-/// mixes policies, i.e. more than two operands with a random-access one).
-template <std::size_t Depths>
-constexpr skip_code standard_equivalent(const loop_table<Depths>& t, std::size_t d) {
-  const std::size_t n = t.count[d];
-  bool any = false;
-  for (std::size_t o = 0; o < n; ++o) any = any || t.at[d][o].locatable;
-  if (!any) return skip_code::leapfrog;
-  if (n == 2) return t.at[d][1].locatable ? skip_code::lead_first : skip_code::lead_last;
-  return skip_code::standard;
-}
-
-struct skip_alternative {
-  std::size_t depth = 0;
-  skip_code code = skip_code::standard;
-};
-
-template <std::size_t Depths>
-struct alternative_list {
-  std::array<skip_alternative, 4 * Depths + 1> at{};
-  std::size_t count = 0;  // including #0, the static policy
-};
-
-/// #0 the static policy; then, loop by loop (outermost first) wherever two or more operands
-/// are co-iterated, each other policy at that loop alone; cut at Cap.
-template <class Plan, std::size_t Cap>
-constexpr auto alternatives() {
-  constexpr auto t = analyse<Plan>();
-  alternative_list<Plan::index_count> l{};
-  l.count = 1;
-  for (std::size_t d = 0; d < Plan::index_count; ++d) {
-    if (t.count[d] < 2) continue;
-    const skip_code same = standard_equivalent(t, d);
-    for (skip_code c : {skip_code::merge, skip_code::lead_first, skip_code::lead_last,
-                        skip_code::leapfrog}) {
-      if (c == same || l.count >= Cap) continue;
-      l.at[l.count++] = {d, c};
-    }
-  }
-  return l;
-}
-
-template <skip_code C>
-struct policy_type;
-template <>
-struct policy_type<skip_code::leapfrog> {
-  using type = stream::skip::leapfrog;
-};
-template <>
-struct policy_type<skip_code::merge> {
-  using type = stream::skip::merge;
-};
-template <>
-struct policy_type<skip_code::lead_first> {
-  using type = stream::skip::lead<0>;
-};
-template <>
-struct policy_type<skip_code::lead_last> {
-  using type = stream::skip::lead<1>;
-};
-
-template <class Plan, std::size_t Cap>
-struct candidate_at {
-  template <class C>
-  struct fn {
-    static constexpr auto alt = alternatives<Plan, Cap>().at[C::value];
-    using type = boost::mp11::mp_push_back<
-        boost::mp11::mp_rename<boost::mp11::mp_repeat_c<boost::mp11::mp_list<stream::skip::standard>,
-                                                        alt.depth>,
-                               stream::skip::per_loop>,
-        typename policy_type<alt.code>::type>;
-  };
-  template <class C>
-  using f = typename fn<C>::type;
-};
-
-template <class Plan, std::size_t Cap>
-struct skip_candidates_impl {
-  static constexpr std::size_t count = alternatives<Plan, Cap>().count;
-  using type = boost::mp11::mp_push_front<
-      boost::mp11::mp_transform_q<boost::mp11::mp_quote<candidate_at<Plan, Cap>::template f>,
-                                  boost::mp11::mp_drop_c<boost::mp11::mp_iota_c<count>, 1>>,
-      stream::skip::per_loop<>>;
-};
-
-}  // namespace detail
-
-/// The skip-policy variants instantiated for plan P (a `loom::plan::order_plan`): #0 the static
-/// policy (`per_loop<>`), then one other policy at one loop each, at most Cap in all.
-template <class Plan, std::size_t Cap = stream::skip::max_candidates>
-using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type;
-
-/// One loop's policy costs (indexed by skip_code, standard last) and what they were made of.
-struct loop_skip_costs {
-  std::size_t depth = 0;
-  std::string index;
-  double outer = 1;  // estimated iterations of the loops outside
-  std::vector<std::string> operands;  // labels, in expression order
-  std::vector<double> fiber;          // mean stored entries per fiber of each operand's level
-  std::array<double, 5> per_fiber{};  // cost of one fiber's intersection, by skip_code
-  skip_code standard_is = skip_code::standard;
-};
-
-/// Every candidate's estimated cost, the chosen one, and the per-loop detail for explain.
-struct skip_choice {
-  std::vector<double> cost;
-  std::size_t chosen = 0;
-  std::vector<loop_skip_costs> loops;
-  std::vector<detail::skip_alternative> candidates;  // #0 is standard everywhere
-};
-
-namespace detail {
-
-/// Cost of intersecting one fiber per operand (sizes n, probe facts) under policy c.
-inline double fiber_cost(skip_code c, const std::vector<double>& n,
-                         const std::vector<coiterated>& ops, double extent,
-                         const skip_cost_constants& k) {
-  const std::size_t m = n.size();
-  auto gallop = [&](double target, double over) {  // seeks into `target` entries, `over` times
-    return over * k.seek * (1 + std::log2(1 + target / std::max(over, 1.0)));
-  };
-  auto step_cost = [&](std::size_t o) {
-    return n[o] * k.step + (ops[o].scans ? extent * k.bitmap_word : 0.0);
-  };
-  auto lead = [&](std::size_t leader) {
-    double c = step_cost(leader);
-    for (std::size_t o = 0; o < m; ++o) {
-      if (o == leader) continue;
-      if (ops[o].locatable) c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
-      else c += gallop(n[o], n[leader]);
-    }
-    return c;
-  };
-  double lo = n[0];
-  for (double x : n) lo = std::min(lo, x);
-  switch (c) {
-    case skip_code::merge: {
-      double s = 0;
-      for (std::size_t o = 0; o < m; ++o) s += step_cost(o);
-      return s;
-    }
-    case skip_code::leapfrog: {  // every operand seeks about once per entry of the smallest
-      double s = 0;
-      for (std::size_t o = 0; o < m; ++o) s += gallop(n[o], lo);
-      return s;
-    }
-    case skip_code::lead_first: return lead(0);
-    case skip_code::lead_last: return lead(m - 1);
-    default: {  // the static table: the first non-locatable operand leads, the rest probe
-      bool any = false;
-      for (const auto& o : ops) any = any || o.locatable;
-      if (!any) return fiber_cost(skip_code::leapfrog, n, ops, extent, k);
-      std::size_t leader = 0;
-      while (leader < m && ops[leader].locatable) ++leader;
-      return lead(leader == m ? 0 : leader);
-    }
-  }
-}
-
-template <class Tensor>
-std::string skip_label(const Tensor& t, std::size_t k) {
-  const std::string name = t.name().empty() ? "operand #" + std::to_string(k) : t.name();
-  return name + " [" + format_name<typename Tensor::format_type>() + "]";
-}
-
-// Mean stored coordinates per parent at the level of `o` (statistics of the original tensor;
-// a transposed copy is estimated from its mode's distinct count and mean degrees).
-inline double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
-                         const std::vector<std::size_t>& modes_by_level) {
-  if (s.nnz == 0) return 0;
-  if (!o.transposed) {
-    const double here = static_cast<double>(s.nonempty_fibers[o.level]);
-    const double above = o.level == 0 ? 1.0 : static_cast<double>(s.nonempty_fibers[o.level - 1]);
-    return above > 0 ? here / above : 0;
-  }
-  if (o.level == 0) return static_cast<double>(s.distinct[o.mode]);
-  (void)order, (void)modes_by_level;
-  // order 2: the entries per coordinate of the other mode; higher orders: the same, roughly
-  double other = 1;
-  for (std::size_t m = 0; m < s.distinct.size(); ++m)
-    if (m != o.mode) other = std::max(other, static_cast<double>(s.distinct[m]));
-  return static_cast<double>(s.nnz) / other;
-}
-
-}  // namespace detail
-
-/// Costs every skip candidate of plan P for `lhs = rhs` (rhs already rewritten, as the
-/// evaluator runs it) and picks the cheapest; ties keep the static policy.
-template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
-skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
-                        const skip_cost_constants& k = {}) {
-  static_assert(std::is_same_v<typename detail::plan_rhs<Plan>::type, Rhs>,
-                "loom internal error: choose_skip with another kernel's plan; please report");
-  constexpr auto table = detail::analyse<Plan>();
-  constexpr auto alts = detail::alternatives<Plan, Cap>();
-  skip_choice out;
-  for (std::size_t c = 0; c < alts.count; ++c) out.candidates.push_back(alts.at[c]);
-  std::vector<std::string> names;
-  boost::mp11::mp_for_each<typename Plan::order>([&](auto i) { names.emplace_back(decltype(i)::name); });
-
-  // per access ordinal: statistics, label, extents
-  std::vector<const statistics*> stats(Plan::access_count, nullptr);
-  std::vector<std::string> labels(Plan::access_count);
-  std::vector<std::vector<std::int64_t>> extents(Plan::access_count);
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t ord) {
-    using tensor_t = std::remove_cvref_t<decltype(*a.tensor)>;
-    labels[ord] = detail::skip_label(*a.tensor, ord);
-    for (std::size_t m = 0; m < tensor_t::order; ++m) extents[ord].push_back(a.tensor->extent(m));
-    if constexpr (tensor_t::order > 0 && !tensor_t::format_type::all_dense)
-      stats[ord] = &cache.get(*a.tensor);
-  });
-
-  bool any_loop = false;
-  for (std::size_t d = 0; d < Plan::index_count; ++d) any_loop = any_loop || table.count[d] >= 2;
-  loop_order_query q;
-  if (any_loop) q = describe(lhs, rhs, cache);
-  for (std::size_t d = 0; d < Plan::index_count; ++d) {
-    if (table.count[d] < 2) continue;
-    loop_skip_costs l;
-    l.depth = d;
-    l.index = names[d];
-    l.standard_is = detail::standard_equivalent(table, d);
-    if (d > 0) l.outer = q.iterations(std::vector<std::string>(names.begin(), names.begin() + d));
-    std::vector<detail::coiterated> ops(table.at[d].begin(), table.at[d].begin() + table.count[d]);
-    double extent = 1;
-    for (const auto& o : ops) {
-      l.operands.push_back(labels[o.access]);
-      l.fiber.push_back(detail::mean_fiber(*stats[o.access], o, extents[o.access].size(), {}));
-      extent = static_cast<double>(extents[o.access][o.mode]);
-    }
-    for (std::size_t c = 0; c < 5; ++c)
-      l.per_fiber[c] = detail::fiber_cost(static_cast<skip_code>(c), l.fiber, ops, extent, k);
-    out.loops.push_back(std::move(l));
-  }
-  for (std::size_t c = 0; c < alts.count; ++c) {
-    double total = 0;
-    for (const auto& l : out.loops) {
-      const skip_code code =
-          c > 0 && alts.at[c].depth == l.depth ? alts.at[c].code : skip_code::standard;
-      total += l.outer * l.per_fiber[static_cast<std::size_t>(code)];
-    }
-    out.cost.push_back(total);
-    if (total < out.cost[out.chosen]) out.chosen = c;
-  }
-  return out;
-}
-
-namespace detail {
-template <class Plan>
-struct skip_purpose {};  // a plan_cache key of its own per order plan
-}  // namespace detail
-
-/// The skip candidate to run for plan P of `lhs = rhs`: cached by the coarse signature (per
-/// thread, per plan), else costed from statistics. `LOOM_DEBUG_PLAN` logs the choice.
-template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
-std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
-  using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan>>;
-  return cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
-    const skip_choice c = choose_skip<Plan, Cap>(lhs, rhs, stats);
-#ifdef LOOM_DEBUG_PLAN
-    std::clog << "loom: skip policy chosen at run time: candidate " << c.chosen << " of "
-              << c.cost.size() << " (estimated costs:";
-    for (double x : c.cost) std::clog << " " << x;
-    std::clog << ")\n";
-#endif
-    return c.chosen;
-  });
-}
-
-/// The per-loop table of a skip choice in words: each loop with two or more co-iterated
-/// operands, their mean fiber sizes, every policy's estimated cost (instantiated or not), and
-/// the chosen candidate.
-inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
-  std::ostringstream s;
-  if (c.loops.empty()) {
-    s << "skip policy: no loop co-iterates two or more sparse operands (nothing to choose)\n";
-    return s.str();
-  }
-  s << "skip policy per loop (" << c.candidates.size() << " candidates instantiated, at most "
-    << cap << "; LOOM_MAX_SKIP_CANDIDATES):\n";
-  for (const auto& l : c.loops) {
-    s << "  loop " << l.index << ":";
-    for (std::size_t o = 0; o < l.operands.size(); ++o)
-      s << (o ? "," : "") << " " << l.operands[o] << " " << static_cast<std::int64_t>(l.fiber[o] + 0.5)
-        << " per fiber";
-    s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
-    for (skip_code code : {skip_code::standard, skip_code::leapfrog, skip_code::merge,
-                           skip_code::lead_first, skip_code::lead_last}) {
-      std::ptrdiff_t cand = -1;
-      if (code == skip_code::standard) cand = 0;
-      for (std::size_t k = 1; k < c.candidates.size(); ++k)
-        if (c.candidates[k].depth == l.depth && c.candidates[k].code == code)
-          cand = static_cast<std::ptrdiff_t>(k);
-      const bool chosen = cand >= 0 && static_cast<std::size_t>(cand) == c.chosen;
-      s << "    " << (chosen ? "* " : "  ") << skip_code_name(code);
-      if (code == skip_code::standard && l.standard_is != skip_code::standard)
-        s << " (= " << skip_code_name(l.standard_is) << ")";
-      if (code == skip_code::lead_first) s << " (" << l.operands.front() << " iterates)";
-      if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
-      s << ": estimated cost "
-        << static_cast<std::int64_t>(l.outer * l.per_fiber[static_cast<std::size_t>(code)] + 0.5);
-      if (cand < 0) s << (code == l.standard_is ? " (same as standard)" : " (not instantiated)");
-      else s << " (candidate #" << cand << ")";
-      s << "\n";
-    }
-  }
-  s << "chosen: skip candidate #" << c.chosen;
-  if (c.chosen == 0) s << " (standard at every loop)";
-  for (const auto& l : c.loops)
-    if (c.chosen > 0 && l.depth == c.candidates[c.chosen].depth)
-      s << " (" << skip_code_name(c.candidates[c.chosen].code) << " at loop " << l.index << ")";
-  s << "\n";
-  return s.str();
-}
-
-}  // namespace loom::optimize
-
-#endif  // LOOM_OPTIMIZE_LEADER_CHOICE_HPP
-// ---- end <loom/optimize/leader_choice.hpp>
 // ---- begin <loom/optimize/leader_run.hpp>
 // Defines the explicit entry points of the skip-policy choice (optimize/): run a kernel with a
 // fixed policy per loop, or with the policy chosen at run time among Cap candidates, and explain
@@ -15588,9 +14552,8 @@ inline statistics_cache& chain_statistics() {
   return cache;
 }
 
-template <class T, class F, bool O>
-chain_bound_estimator chain_factor(const basic_tensor<T, F, O>& m, std::size_t t) {
-  return chain_bound_estimator(chain_statistics().get(m), {chain_index(t), chain_index(t + 1)});
+inline chain_bound_estimator chain_factor(const statistics& s, std::size_t t) {
+  return chain_bound_estimator(s, {chain_index(t), chain_index(t + 1)});
 }
 
 // A factor as csr: itself when it is csr already, else a converted copy.
@@ -15633,14 +14596,14 @@ chain_plan plan_matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
   static_assert(sizeof...(Fs) >= 2, "loom::matrix_chain: give at least two matrices");
   // a plan is kept per (order, factors) while no factor's statistics were gathered again since
   statistics_cache& stats = detail::chain_statistics();
-  (..., (void)stats.get(ms));
+  const std::array<const statistics*, sizeof...(Fs)> factor_stats{&stats.get(ms)...};  // node-stable
   std::vector<const void*> key{static_cast<const void*>(&ms)...};
   key.push_back(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(order)));
   thread_local std::map<std::vector<const void*>, std::pair<std::int64_t, chain_plan>> plans;
   if (auto it = plans.find(key); it != plans.end() && it->second.first == stats.misses()) return it->second.second;
   detail::chain_planner p;
   std::size_t t = 0;
-  (..., p.factors.push_back(detail::chain_factor(ms, t++)));
+  for (const statistics* s : factor_stats) p.factors.push_back(detail::chain_factor(*s, t++));
   std::array<std::array<std::int64_t, 2>, sizeof...(Fs)> shapes{
       std::array<std::int64_t, 2>{ms.extent(0), ms.extent(1)}...};
   for (std::size_t q = 0; q + 1 < shapes.size(); ++q)

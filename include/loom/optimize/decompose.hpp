@@ -173,17 +173,22 @@ struct stored_indices<Tensors, F, true> {
   using type = mp_transform<at_level, mp_iota_c<format::order>>;
 };
 
-// The indices of All in an order every list of Stored keeps where it can (Kahn's algorithm, ties
-// and cycles broken by the order of All): a loop order concordant with the step's operands.
+// A loop order over the indices of All that keeps every list of Stored where it can (Kahn's
+// algorithm, ties and cycles broken by the order of All), and whether it keeps all of them.
+template <std::size_t N>
+struct loop_order {
+  std::array<std::size_t, N> positions{};
+  bool concordant = true;
+};
 template <class All, class... Stored>
-constexpr auto concordant_positions(mp_list<Stored...>) {
+constexpr auto concordant_order(mp_list<Stored...>) {
   constexpr std::size_t n = mp_size<All>::value;
   std::array<std::array<bool, n>, n> before{};  // before[a][b]: a must come before b
   (..., [&]<class... Xs>(mp_list<Xs...>) {
     constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<All, Xs>::value...};
     for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
   }(Stored{}));
-  std::array<std::size_t, n> order{};
+  loop_order<n> result;
   std::array<bool, n> placed{};
   for (std::size_t t = 0; t < n; ++t) {
     std::size_t pick = n;
@@ -193,36 +198,18 @@ constexpr auto concordant_positions(mp_list<Stored...>) {
       for (std::size_t q = 0; q < n; ++q) free = free && (placed[q] || !before[q][c]);
       if (free) pick = c;
     }
+    if (pick == n) result.concordant = false;
     for (std::size_t c = 0; c < n && pick == n; ++c)  // a cycle: the first one left
       if (!placed[c]) pick = c;
     placed[pick] = true;
-    order[t] = pick;
+    result.positions[t] = pick;
   }
-  return order;
+  return result;
 }
-
 // Whether one loop order keeps every list of Stored (no cycle in their precedences).
 template <class All, class... Stored>
-constexpr bool concordant_exists(mp_list<Stored...>) {
-  constexpr std::size_t n = mp_size<All>::value;
-  std::array<std::array<bool, n>, n> before{};
-  (..., [&]<class... Xs>(mp_list<Xs...>) {
-    constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<All, Xs>::value...};
-    for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
-  }(Stored{}));
-  std::array<bool, n> placed{};
-  for (std::size_t t = 0; t < n; ++t) {
-    std::size_t pick = n;
-    for (std::size_t c = 0; c < n && pick == n; ++c) {
-      if (placed[c]) continue;
-      bool free = true;
-      for (std::size_t q = 0; q < n; ++q) free = free && (placed[q] || !before[q][c]);
-      if (free) pick = c;
-    }
-    if (pick == n) return false;
-    placed[pick] = true;
-  }
-  return true;
+constexpr bool concordant_exists(mp_list<Stored...> stored) {
+  return concordant_order<All>(stored).concordant;
 }
 
 // The indices of the intermediate that eliminating S makes, in the order of a loop nest
@@ -234,7 +221,7 @@ struct concordant_made {
   using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, typename e::in>, mp_list<>>>>;
   template <class F>
   using stored = typename stored_indices<Tensors, F>::type;
-  static constexpr auto positions = concordant_positions<all>(mp_transform<stored, typename e::in>{});
+  static constexpr auto positions = concordant_order<all>(mp_transform<stored, typename e::in>{}).positions;
   template <class K>
   using at = mp_at_c<all, positions[K::value]>;
   using type = mp_remove<mp_transform<at, mp_iota<mp_size<all>>>, S>;

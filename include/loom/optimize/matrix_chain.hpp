@@ -160,9 +160,8 @@ inline statistics_cache& chain_statistics() {
   return cache;
 }
 
-template <class T, class F, bool O>
-chain_bound_estimator chain_factor(const basic_tensor<T, F, O>& m, std::size_t t) {
-  return chain_bound_estimator(chain_statistics().get(m), {chain_index(t), chain_index(t + 1)});
+inline chain_bound_estimator chain_factor(const statistics& s, std::size_t t) {
+  return chain_bound_estimator(s, {chain_index(t), chain_index(t + 1)});
 }
 
 // A factor as csr: itself when it is csr already, else a converted copy.
@@ -205,14 +204,14 @@ chain_plan plan_matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
   static_assert(sizeof...(Fs) >= 2, "loom::matrix_chain: give at least two matrices");
   // a plan is kept per (order, factors) while no factor's statistics were gathered again since
   statistics_cache& stats = detail::chain_statistics();
-  (..., (void)stats.get(ms));
+  const std::array<const statistics*, sizeof...(Fs)> factor_stats{&stats.get(ms)...};  // node-stable
   std::vector<const void*> key{static_cast<const void*>(&ms)...};
   key.push_back(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(order)));
   thread_local std::map<std::vector<const void*>, std::pair<std::int64_t, chain_plan>> plans;
   if (auto it = plans.find(key); it != plans.end() && it->second.first == stats.misses()) return it->second.second;
   detail::chain_planner p;
   std::size_t t = 0;
-  (..., p.factors.push_back(detail::chain_factor(ms, t++)));
+  for (const statistics* s : factor_stats) p.factors.push_back(detail::chain_factor(*s, t++));
   std::array<std::array<std::int64_t, 2>, sizeof...(Fs)> shapes{
       std::array<std::int64_t, 2>{ms.extent(0), ms.extent(1)}...};
   for (std::size_t q = 0; q + 1 < shapes.size(); ++q)

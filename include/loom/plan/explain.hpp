@@ -10,14 +10,11 @@
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
 #include <loom/format/format_name.hpp>
+#include <loom/optimize/leader_choice.hpp>
 #include <loom/optimize/plan_choice.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/rewrite/for_evaluation.hpp>
 #include <loom/rewrite/hoist.hpp>
-// The per-loop skip-policy table, only when that choice is compiled in (stream/skip.hpp).
-#if defined(LOOM_MAX_SKIP_CANDIDATES) && LOOM_MAX_SKIP_CANDIDATES > 1
-#  include <loom/optimize/leader_choice.hpp>
-#endif
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -260,7 +257,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
 }
 }  // namespace detail
 
-#if defined(LOOM_MAX_SKIP_CANDIDATES) && LOOM_MAX_SKIP_CANDIDATES > 1
+#if LOOM_MAX_SKIP_CANDIDATES > 1
 namespace detail {
 // The skip policy per loop of plan P, as the evaluator chooses it (optimize/leader_choice.hpp).
 template <class P, class Lhs, class Rhs>
@@ -331,14 +328,14 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
     boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
       out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
           lhs, rhs, pre.str());
-#if defined(LOOM_MAX_SKIP_CANDIDATES) && LOOM_MAX_SKIP_CANDIDATES > 1
+#if LOOM_MAX_SKIP_CANDIDATES > 1
       out += detail::skip_section<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(lhs,
                                                                                              rhs);
 #endif
     });
     return out;
   }
-#if defined(LOOM_MAX_SKIP_CANDIDATES) && LOOM_MAX_SKIP_CANDIDATES > 1
+#if LOOM_MAX_SKIP_CANDIDATES > 1
   return detail::explain_plan<P0>(lhs, rhs, rules) + detail::skip_section<P0>(lhs, rhs);
 #else
   return detail::explain_plan<P0>(lhs, rhs, rules);

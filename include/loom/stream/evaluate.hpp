@@ -12,6 +12,7 @@
 #include <loom/format/assemble.hpp>
 #include <loom/format/format_name.hpp>
 #include <loom/format/tensor.hpp>
+#include <loom/optimize/leader_choice.hpp>
 #include <loom/optimize/plan_choice.hpp>
 #include <loom/parallel/run.hpp>
 #include <loom/plan/checks.hpp>
@@ -21,11 +22,6 @@
 #include <loom/stream/lower.hpp>
 #include <loom/stream/run.hpp>
 #include <loom/stream/skip.hpp>
-// The runtime choice of skip policies is opt-in (skip.hpp): without it no kernel pays for the
-// extra instantiations, nor for this header.
-#if LOOM_MAX_SKIP_CANDIDATES > 1
-#  include <loom/optimize/leader_choice.hpp>
-#endif
 
 #include <boost/mp11/algorithm.hpp>
 
