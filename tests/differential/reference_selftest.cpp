@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <set>
+#include <type_traits>
 #include <vector>
 
 #include <support/compare.hpp>
@@ -24,6 +25,22 @@ constexpr loom::index<"j"> j;
 constexpr loom::index<"k"> k;
 
 using loom::test::reference_eval;
+
+// The sanitizer build's sample of a format product keeps every format at every position.
+namespace sample_check {
+namespace mp11 = boost::mp11;
+struct a;
+struct b;
+struct c;
+using product = mp11::mp_product<mp11::mp_list, mp11::mp_list<a, b, c>, mp11::mp_list<a, b, c>>;
+static_assert(std::is_same_v<loom::test::covering_sample<product>,
+                             mp11::mp_list<mp11::mp_list<a, a>, mp11::mp_list<a, b>,
+                                           mp11::mp_list<a, c>, mp11::mp_list<b, a>,
+                                           mp11::mp_list<c, a>>>);
+static_assert(std::is_same_v<loom::test::covering_sample<mp11::mp_list<a, a, b>>,
+                             mp11::mp_list<a, b>>);
+static_assert(mp11::mp_empty<loom::test::covering_sample<mp11::mp_list<>>>::value);
+}  // namespace sample_check
 using mp = loom::min_plus<double>;
 
 template <class T, class Format>
