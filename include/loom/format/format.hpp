@@ -32,6 +32,25 @@ constexpr bool levels_are_well_formed() {
   }
   return true;
 }
+template <class Level>
+inline constexpr bool is_bitmap_level = false;
+template <class Crd>
+inline constexpr bool is_bitmap_level<bitmap_level<Crd>> = true;
+// dense levels over one innermost bitmap: every cell has its value slot and its presence bit
+// at the same row-major position
+template <class... Levels>
+constexpr bool dense_over_bitmap() {
+  constexpr std::size_t n = sizeof...(Levels);
+  if constexpr (n == 0) {
+    return false;
+  } else {
+    constexpr std::array<bool, n> full{Levels::properties.full...};
+    constexpr std::array<bool, n> bitmap{is_bitmap_level<Levels>...};
+    for (std::size_t k = 0; k + 1 < n; ++k)
+      if (!full[k]) return false;
+    return bitmap[n - 1];
+  }
+}
 }  // namespace detail
 
 /// A storage format: `Levels` from the outermost to the innermost, level k storing mode
@@ -71,6 +90,11 @@ struct format_spec<boost::mp11::mp_list<Levels...>, Modes...> {
                 "singleton levels may follow a non-unique level");
   static constexpr std::array<level_properties, order> properties{Levels::properties...};
   static constexpr bool all_dense = (Levels::properties.full && ...);
+  /// Dense levels over an innermost bitmap (`format<bitmap>`, `format<dense, bitmap>`): an
+  /// output in it is written in place, like a dense one, setting the presence bit of each cell.
+  static constexpr bool dense_over_bitmap = detail::dense_over_bitmap<Levels...>();
+  /// Outputs in this format are located and accumulated in place (no entries collected).
+  static constexpr bool written_in_place = all_dense || dense_over_bitmap;
 
   template <std::size_t... NewModes>
   using ordered = format_spec<levels, NewModes...>;

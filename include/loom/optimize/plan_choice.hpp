@@ -225,7 +225,7 @@ loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cach
   const auto by_mode = detail::names_of(expr::free_indices_t<Lhs>{});
   for (std::size_t level = 0; level < by_mode.size(); ++level)
     q.output.push_back(by_mode[out_format::modes[level]]);
-  q.dense_output = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::format_type::all_dense;
+  q.dense_output = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::format_type::written_in_place;
   for (const auto& [name, e] : extents) q.extents.push_back({name, e});
   detail::collector{&q, &extent, &cache}(rhs, false);
   // per level: a dense level is cheap to walk or locate, any other costs a read per entry

@@ -250,6 +250,8 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   using out_format = typename out_t::format_type;
   s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
   if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";
+  else if constexpr (out_format::dense_over_bitmap && out_t::owning)
+    s << "written in place (locate and accumulate, presence bit set per cell)";
   else if constexpr (P::output_in_order) s << "assembled by in-order append";
   else s << "assembled through a workspace (entries gathered, sorted, merged)";
   s << "\n";

@@ -320,7 +320,7 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
           boost::mp11::mp_find<universe, boost::mp11::mp_second<pair_type>>::value;
       if (above != below) p.before[above][below] = true;
     });
-    p.dense_output = out_format::all_dense;
+    p.dense_output = out_format::written_in_place;
     // prefer the output's storage order among its indices
     constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
     for (std::size_t k = 0; k < out_ids.size(); ++k) p.out_rank[out_ids[k]] = k;

@@ -298,6 +298,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   using root_type = std::remove_cvref_t<decltype(root)>;
   constexpr bool splittable =
       parallel::splittable_root<root_type> &&
+      !out_format::dense_over_bitmap &&
       (out_format::all_dense || (!stream::is_contracted<root_type>() && Plan::output_prefix >= 1));
   parallel::outer_split split;
   if constexpr (splittable)
@@ -328,6 +329,24 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       }
     }
     stream::run_dense(out.values().data(), strides.data(), root, 0);
+  } else if constexpr (out_format::dense_over_bitmap && Out::owning) {
+    // Galley's bytemap: values located and accumulated like a dense output, a presence bit set
+    // per cell written; no entries collected or sorted, any loop order. Serial: two rows may
+    // share a word of bits.
+    // every construction (by shape, conversion, assembly) sizes the values and bits to the cells
+    auto& bits = out.template level<N - 1>().bits;
+    if (!accumulate) {
+      std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
+      std::fill(bits.begin(), bits.end(), std::uint64_t{0});
+    }
+    std::vector<std::int64_t> strides(depth_count + 1, 0);
+    for (std::size_t m = 0; m < N; ++m) {
+      std::int64_t stride = 1;
+      const std::size_t level = out_format::level_of_mode[m];
+      for (std::size_t k = level + 1; k < N; ++k) stride *= out.extent(out_format::modes[k]);
+      strides[out_depth[m]] = stride;
+    }
+    stream::run_bitmap(out.values().data(), bits.data(), strides.data(), root, 0);
   } else {
     auto configure = [&](auto& sink) {
       for (std::size_t k = 0; k < N; ++k) sink.depth_of_level[k] = out_depth[out_format::modes[k]];

@@ -70,6 +70,33 @@ LOOM_FORCE_INLINE void run_dense(T* vals, const std::int64_t* strides, const S& 
   }
 }
 
+/// Accumulates a stream into dense values over a presence bitmap at the same positions (a
+/// `format<dense..., bitmap>` output, written in place): like `run_dense`, and each cell written
+/// gets its bit; a sum that emits nothing leaves its cell absent, as a sparse output would.
+template <class T, class S>
+LOOM_FORCE_INLINE void run_bitmap(T* vals, std::uint64_t* bits, const std::int64_t* strides,
+                                  const S& s, std::int64_t off) {
+  auto put = [&](const auto& v) {
+    vals[off] = semiring_traits<T>::add(vals[off], static_cast<T>(v));
+    bits[off >> 6] |= std::uint64_t{1} << (off & 63);
+  };
+  if constexpr (!is_stream_v<S>) {
+    put(s);
+  } else if constexpr (reducible<S>()) {
+    const auto [v, touched] = reduce_touched(s);
+    if (touched) put(v);
+  } else {
+    S st = s;
+    while (st.valid()) {
+      if (st.ready()) {
+        if constexpr (S::contracted) run_bitmap(vals, bits, strides, st.value(), off);
+        else run_bitmap(vals, bits, strides, st.value(), off + st.index() * strides[S::depth]);
+      }
+      st.next();
+    }
+  }
+}
+
 /// Collects the entries of a sparse output in order (coordinates in the output's storage
 /// order): the loop order emits each output coordinate once, ascending.
 /// Where sinks put finished entries: a plain list (merged later with existing entries).
