@@ -1,7 +1,9 @@
 // Subgraph counting (issue 5): closed 4-walks trace(A^4) = sum(i,j,k,l, A(i,j) A(j,k) A(k,l) A(l,i))
 // and ordered triangles sum(i,j,k, A(i,j) A(j,k) A(i,k)) on the symmetrised 0/1 patterns of the
 // real matrices and of a generated power-law graph: loom::decompose (the plan chosen from
-// statistics), the fused single kernel, and a hand-written kernel.
+// statistics), the chosen elimination prefix with each intermediate format (sorted, dense, and
+// bitmap when built with -DLOOM_BITMAP_INTERMEDIATES=1), the fused single kernel, and a
+// hand-written kernel.
 // SPDX-License-Identifier: BSL-1.0
 #include "support.hpp"
 
@@ -130,6 +132,28 @@ void register_graph(const std::string& name, std::function<lb::entries<2>()> mak
     }
     lb::label(st, A.nnz(), "trace(A^4), chosen plan");
   });
+  // the chosen elimination prefix with each intermediate format (the planner picks one by cost)
+  for (const loom::intermediate_format f : loom::intermediate_formats) {
+    if (f == loom::intermediate_format::bitmap && !LOOM_BITMAP_INTERMEDIATES) continue;  // not compiled in
+    lb::add("four_walks", name, std::string("chosen_prefix_") + loom::intermediate_format_name(f),
+            [=](benchmark::State& st) {
+              graph& g = data->get();
+              const csr_t& A = g.A;
+              scalar_t s;
+              const auto walks = loom::sum(i, loom::sum(j, loom::sum(k, loom::sum(l, A(i, j) * A(j, k) * A(k, l) * A(l, i)))));
+              const loom::decomposition_choice plan = loom::plan_decomposition(s(), walks);
+              const std::size_t c = plan.chosen;
+              for (auto _ : st) {
+                loom::decompose_with(c, s(), walks, f);
+                benchmark::DoNotOptimize(s.values()[0]);
+              }
+              lb::check_scalar("subgraphs/" + name + ": 4-walks, " + loom::intermediate_format_name(f) +
+                                   " intermediates vs hand", s.values()[0], g.walks);
+              lb::label(st, A.nnz(), "candidate #" + std::to_string(c) + ", " +
+                                         loom::intermediate_format_name(f) + " intermediates" +
+                                         (plan.format[c] == f ? " (chosen)" : ""));
+            });
+  }
   lb::add("four_walks", name, "fused", [=](benchmark::State& st) {
     graph& g = data->get();
     const csr_t& A = g.A;

@@ -1786,6 +1786,25 @@ constexpr bool levels_are_well_formed() {
   }
   return true;
 }
+template <class Level>
+inline constexpr bool is_bitmap_level = false;
+template <class Crd>
+inline constexpr bool is_bitmap_level<bitmap_level<Crd>> = true;
+// dense levels over one innermost bitmap: every cell has its value slot and its presence bit
+// at the same row-major position
+template <class... Levels>
+constexpr bool dense_over_bitmap() {
+  constexpr std::size_t n = sizeof...(Levels);
+  if constexpr (n == 0) {
+    return false;
+  } else {
+    constexpr std::array<bool, n> full{Levels::properties.full...};
+    constexpr std::array<bool, n> bitmap{is_bitmap_level<Levels>...};
+    for (std::size_t k = 0; k + 1 < n; ++k)
+      if (!full[k]) return false;
+    return bitmap[n - 1];
+  }
+}
 }  // namespace detail
 
 /// A storage format: `Levels` from the outermost to the innermost, level k storing mode
@@ -1825,6 +1844,11 @@ struct format_spec<boost::mp11::mp_list<Levels...>, Modes...> {
                 "singleton levels may follow a non-unique level");
   static constexpr std::array<level_properties, order> properties{Levels::properties...};
   static constexpr bool all_dense = (Levels::properties.full && ...);
+  /// Dense levels over an innermost bitmap (`format<bitmap>`, `format<dense, bitmap>`): an
+  /// output in it is written in place, like a dense one, setting the presence bit of each cell.
+  static constexpr bool dense_over_bitmap = detail::dense_over_bitmap<Levels...>();
+  /// Outputs in this format are located and accumulated in place (no entries collected).
+  static constexpr bool written_in_place = all_dense || dense_over_bitmap;
 
   template <std::size_t... NewModes>
   using ordered = format_spec<levels, NewModes...>;
@@ -4879,34 +4903,55 @@ class chain_bound_estimator {
 #define LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
 
 // ---- begin <loom/optimize/gather_statistics.hpp>
-// Defines loom::gather_statistics: one pass over a tensor into loom::statistics (optimize/).
+// Defines loom::gather_statistics: loom::statistics of a tensor, read from its level arrays where
+// the format allows and by one pass over its entries otherwise (optimize/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_GATHER_STATISTICS_HPP
 #define LOOM_OPTIMIZE_GATHER_STATISTICS_HPP
 
 
+#include <boost/mp11/algorithm.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <span>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace loom {
 
-/// Gathers `loom::statistics` for `t` in one pass over its stored entries: O(nnz * order) time
-/// and O(sum of extents) memory (one counter per coordinate of every mode).
-/// Non-empty fibers are counted by comparing each entry's storage-order prefix with the previous
-/// entry's, which is exact because every loom format stores entries grouped by prefix.
-template <class T, storage_format Format, bool Owning>
-statistics gather_statistics(const basic_tensor<T, Format, Owning>& t) {
-  constexpr std::size_t n = Format::order;
+namespace detail {
+
+inline statistics empty_statistics(std::span<const std::int64_t> shape, std::int64_t nnz) {
+  const std::size_t n = shape.size();
   statistics s;
-  s.shape.assign(t.shape().begin(), t.shape().end());
-  s.nnz = t.nnz();
+  s.shape.assign(shape.begin(), shape.end());
+  s.nnz = nnz;
   s.nonempty_fibers.assign(n, 0);
   s.distinct.assign(n, 0);
   s.max_degree.assign(n, 0);
   s.mean_degree.assign(n, 0.0);
+  return s;
+}
+
+inline void set_mean_degrees(statistics& s) {
+  for (std::size_t m = 0; m < s.order(); ++m)
+    if (s.distinct[m] > 0)
+      s.mean_degree[m] = static_cast<double>(s.nnz) / static_cast<double>(s.distinct[m]);
+}
+
+/// The reference: one pass over the stored entries, any format. O(nnz * order) time and
+/// O(sum of extents) memory (one counter per coordinate of every mode).
+/// Non-empty fibers are counted by comparing each entry's storage-order prefix with the previous
+/// entry's, which is exact because every loom format stores entries grouped by prefix.
+template <class T, storage_format Format, bool Owning>
+statistics gather_statistics_generic(const basic_tensor<T, Format, Owning>& t) {
+  constexpr std::size_t n = Format::order;
+  statistics s = empty_statistics(t.shape(), t.nnz());
   if constexpr (n > 0) {
     std::array<std::vector<std::int64_t>, n> degree;
     for (std::size_t m = 0; m < n; ++m) degree[m].assign(static_cast<std::size_t>(s.shape[m]), 0);
@@ -4928,11 +4973,163 @@ statistics gather_statistics(const basic_tensor<T, Format, Owning>& t) {
         s.distinct[m] += d > 0 ? 1 : 0;
         s.max_degree[m] = std::max(s.max_degree[m], d);
       }
-      if (s.distinct[m] > 0)
-        s.mean_degree[m] = static_cast<double>(s.nnz) / static_cast<double>(s.distinct[m]);
     }
+    set_mean_degrees(s);
   }
   return s;
+}
+
+template <class Level>
+inline constexpr bool is_dense_level_v = false;
+template <std::size_t E>
+inline constexpr bool is_dense_level_v<dense_level<E>> = true;
+template <class Level>
+inline constexpr bool is_unique_compressed_level_v = false;
+template <class Pos, class Crd>
+inline constexpr bool is_unique_compressed_level_v<compressed_level<uniqueness::unique, Pos, Crd>> =
+    true;
+
+/// Formats read from their arrays: every level dense or unique compressed (dense, csr, csc, dcsr,
+/// dcsc, csf, sparse_vector and their reorderings).
+template <class Levels>
+inline constexpr bool levels_read_from_arrays_v = false;
+template <class... Ls>
+inline constexpr bool levels_read_from_arrays_v<boost::mp11::mp_list<Ls...>> =
+    sizeof...(Ls) > 0 && ((is_dense_level_v<Ls> || is_unique_compressed_level_v<Ls>) && ...);
+
+// Every level's positions form one range, and the leaves (stored entries) below a position range
+// form one range too, so a position's entry count is a difference of two mapped boundaries.
+template <class T, class Format, bool Owning>
+struct array_statistics {
+  static constexpr std::size_t n = Format::order;
+  template <std::size_t K>
+  using level_t = boost::mp11::mp_at_c<typename Format::levels, K>;
+
+  const basic_tensor<T, Format, Owning>& t;
+  statistics& s;
+  std::array<std::int64_t, n> lo{}, hi{};  // positions of each level: [lo[k], hi[k])
+
+  // boundary b of level K-1's positions -> boundary of level K's
+  template <std::size_t K>
+  std::int64_t child(std::int64_t b) const {
+    const auto& st = t.template level<K>();
+    if constexpr (is_dense_level_v<level_t<K>>) return b * st.extent;
+    else return static_cast<std::int64_t>(st.pos[static_cast<std::size_t>(b)]);
+  }
+  template <std::size_t K>
+  std::int64_t leaf(std::int64_t b) const {
+    if constexpr (K + 1 == n) return b;
+    else return leaf<K + 1>(child<K + 1>(b));
+  }
+
+  void run() {
+    std::int64_t plo = 0, phi = 1;  // the root: one parent position
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      // a level below an empty one may have no pos entries to read (views)
+      ((lo[K] = phi > plo ? child<K>(plo) : 0, hi[K] = phi > plo ? child<K>(phi) : 0,
+        plo = lo[K], phi = hi[K]),
+       ...);
+      const std::int64_t leaves = hi[n - 1] - lo[n - 1];
+      (level_pass<K>(leaves), ...);
+    }(std::make_index_sequence<n>{});
+    set_mean_degrees(s);
+  }
+
+  template <std::size_t K>
+  void level_pass(std::int64_t leaves) {
+    constexpr std::size_t mode = Format::modes[K];
+    const auto& st = t.template level<K>();
+    if constexpr (K + 1 == n) {
+      s.nonempty_fibers[K] = hi[K] - lo[K];  // unique levels: one entry per leaf position
+      if constexpr (K == 0) {
+        s.distinct[mode] = hi[K] - lo[K];
+        s.max_degree[mode] = hi[K] > lo[K] ? 1 : 0;
+      } else if constexpr (is_dense_level_v<level_t<K>>) {
+        // every parent position holds one entry per coordinate
+        const std::int64_t parents = hi[K - 1] - lo[K - 1];
+        const bool any = parents > 0 && st.extent > 0;
+        s.distinct[mode] = any ? st.extent : 0;
+        s.max_degree[mode] = any ? parents : 0;
+      } else {
+        count_inner<K>(leaves, [&](auto& counter) {
+          for (std::int64_t p = lo[K]; p < hi[K]; ++p) ++counter[static_cast<std::size_t>(st.crd[p])];
+        });
+      }
+    } else if constexpr (K == 0) {
+      // one parent: each coordinate occurs once, its degree is its position's entry count
+      std::int64_t nonempty = 0, max = 0, before = hi[K] > lo[K] ? leaf<K>(lo[K]) : 0;
+      for (std::int64_t p = lo[K]; p < hi[K]; ++p) {
+        const std::int64_t after = leaf<K>(p + 1), w = after - before;
+        before = after;
+        nonempty += w > 0 ? 1 : 0;
+        max = std::max(max, w);
+      }
+      s.nonempty_fibers[K] = nonempty;
+      s.distinct[mode] = nonempty;
+      s.max_degree[mode] = max;
+    } else {
+      count_inner<K>(leaves, [&](auto& counter) {
+        using count_t = typename std::remove_cvref_t<decltype(counter)>::value_type;
+        std::int64_t nonempty = 0, before = hi[K] > lo[K] ? leaf<K>(lo[K]) : 0;
+        auto add = [&](std::int64_t p, std::int64_t i) {
+          const std::int64_t after = leaf<K>(p + 1), w = after - before;
+          before = after;
+          nonempty += w > 0 ? 1 : 0;
+          counter[static_cast<std::size_t>(i)] += static_cast<count_t>(w);
+        };
+        if constexpr (is_dense_level_v<level_t<K>>) {
+          for (std::int64_t q = lo[K - 1]; q < hi[K - 1]; ++q)
+            for (std::int64_t i = 0; i < st.extent; ++i) add(q * st.extent + i, i);
+        } else {
+          for (std::int64_t p = lo[K]; p < hi[K]; ++p) add(p, static_cast<std::int64_t>(st.crd[p]));
+        }
+        s.nonempty_fibers[K] = nonempty;
+      });
+    }
+  }
+
+  // Fills a counter per coordinate of level K's mode with `fill`, then reads distinct and max.
+  // int32 counters when every count fits: half the memory traffic of int64.
+  template <std::size_t K, class Fill>
+  void count_inner(std::int64_t leaves, Fill fill) {
+    constexpr std::size_t mode = Format::modes[K];
+    const auto extent = static_cast<std::size_t>(s.shape[mode]);
+    auto finish = [&](auto& counter) {
+      fill(counter);
+      std::int64_t distinct = 0, max = 0;
+      for (const auto d : counter) {
+        distinct += d > 0 ? 1 : 0;
+        max = std::max(max, static_cast<std::int64_t>(d));
+      }
+      s.distinct[mode] = distinct;
+      s.max_degree[mode] = max;
+    };
+    if (leaves <= std::numeric_limits<std::int32_t>::max()) {
+      std::vector<std::int32_t> counter(extent, 0);
+      finish(counter);
+    } else {
+      std::vector<std::int64_t> counter(extent, 0);
+      finish(counter);
+    }
+  }
+};
+
+}  // namespace detail
+
+/// Gathers `loom::statistics` for `t`. Formats made of dense and unique compressed levels (csr,
+/// csc, dcsr, dcsc, csf, sparse and dense vectors and matrices) are read from their arrays:
+/// fibre counts and the outermost mode's degrees from the `pos` arrays, the other modes' from one
+/// counter per coordinate filled from `crd`, O(positions + sum of extents). Any other format takes
+/// one pass over its entries (`detail::gather_statistics_generic`); both give the same result.
+template <class T, storage_format Format, bool Owning>
+statistics gather_statistics(const basic_tensor<T, Format, Owning>& t) {
+  if constexpr (detail::levels_read_from_arrays_v<typename Format::levels>) {
+    statistics s = detail::empty_statistics(t.shape(), t.nnz());
+    detail::array_statistics<T, Format, Owning>{t, s}.run();
+    return s;
+  } else {
+    return detail::gather_statistics_generic(t);
+  }
 }
 
 }  // namespace loom
@@ -5351,7 +5548,7 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
           boost::mp11::mp_find<universe, boost::mp11::mp_second<pair_type>>::value;
       if (above != below) p.before[above][below] = true;
     });
-    p.dense_output = out_format::all_dense;
+    p.dense_output = out_format::written_in_place;
     // prefer the output's storage order among its indices
     constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
     for (std::size_t k = 0; k < out_ids.size(); ++k) p.out_rank[out_ids[k]] = k;
@@ -5616,7 +5813,7 @@ loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cach
   const auto by_mode = detail::names_of(expr::free_indices_t<Lhs>{});
   for (std::size_t level = 0; level < by_mode.size(); ++level)
     q.output.push_back(by_mode[out_format::modes[level]]);
-  q.dense_output = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::format_type::all_dense;
+  q.dense_output = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::format_type::written_in_place;
   for (const auto& [name, e] : extents) q.extents.push_back({name, e});
   detail::collector{&q, &extent, &cache}(rhs, false);
   // per level: a dense level is cheap to walk or locate, any other costs a read per entry
@@ -7619,6 +7816,8 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   using out_format = typename out_t::format_type;
   s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
   if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";
+  else if constexpr (out_format::dense_over_bitmap && out_t::owning)
+    s << "written in place (locate and accumulate, presence bit set per cell)";
   else if constexpr (P::output_in_order) s << "assembled by in-order append";
   else s << "assembled through a workspace (entries gathered, sorted, merged)";
   s << "\n";
@@ -9063,6 +9262,33 @@ LOOM_FORCE_INLINE void run_dense(T* vals, const std::int64_t* strides, const S& 
   }
 }
 
+/// Accumulates a stream into dense values over a presence bitmap at the same positions (a
+/// `format<dense..., bitmap>` output, written in place): like `run_dense`, and each cell written
+/// gets its bit; a sum that emits nothing leaves its cell absent, as a sparse output would.
+template <class T, class S>
+LOOM_FORCE_INLINE void run_bitmap(T* vals, std::uint64_t* bits, const std::int64_t* strides,
+                                  const S& s, std::int64_t off) {
+  auto put = [&](const auto& v) {
+    vals[off] = semiring_traits<T>::add(vals[off], static_cast<T>(v));
+    bits[off >> 6] |= std::uint64_t{1} << (off & 63);
+  };
+  if constexpr (!is_stream_v<S>) {
+    put(s);
+  } else if constexpr (reducible<S>()) {
+    const auto [v, touched] = reduce_touched(s);
+    if (touched) put(v);
+  } else {
+    S st = s;
+    while (st.valid()) {
+      if (st.ready()) {
+        if constexpr (S::contracted) run_bitmap(vals, bits, strides, st.value(), off);
+        else run_bitmap(vals, bits, strides, st.value(), off + st.index() * strides[S::depth]);
+      }
+      st.next();
+    }
+  }
+}
+
 /// Collects the entries of a sparse output in order (coordinates in the output's storage
 /// order): the loop order emits each output coordinate once, ascending.
 /// Where sinks put finished entries: a plain list (merged later with existing entries).
@@ -10260,6 +10486,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   using root_type = std::remove_cvref_t<decltype(root)>;
   constexpr bool splittable =
       parallel::splittable_root<root_type> &&
+      !out_format::dense_over_bitmap &&
       (out_format::all_dense || (!stream::is_contracted<root_type>() && Plan::output_prefix >= 1));
   parallel::outer_split split;
   if constexpr (splittable)
@@ -10290,6 +10517,24 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       }
     }
     stream::run_dense(out.values().data(), strides.data(), root, 0);
+  } else if constexpr (out_format::dense_over_bitmap && Out::owning) {
+    // Galley's bytemap: values located and accumulated like a dense output, a presence bit set
+    // per cell written; no entries collected or sorted, any loop order. Serial: two rows may
+    // share a word of bits.
+    // every construction (by shape, conversion, assembly) sizes the values and bits to the cells
+    auto& bits = out.template level<N - 1>().bits;
+    if (!accumulate) {
+      std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
+      std::fill(bits.begin(), bits.end(), std::uint64_t{0});
+    }
+    std::vector<std::int64_t> strides(depth_count + 1, 0);
+    for (std::size_t m = 0; m < N; ++m) {
+      std::int64_t stride = 1;
+      const std::size_t level = out_format::level_of_mode[m];
+      for (std::size_t k = level + 1; k < N; ++k) stride *= out.extent(out_format::modes[k]);
+      strides[out_depth[m]] = stride;
+    }
+    stream::run_bitmap(out.values().data(), bits.data(), strides.data(), root, 0);
   } else {
     auto configure = [&](auto& sink) {
       for (std::size_t k = 0; k < N; ++k) sink.depth_of_level[k] = out_depth[out_format::modes[k]];
@@ -13230,6 +13475,12 @@ auto eval_naive(const E& e) {
 #ifndef LOOM_MAX_DENSE_INTERMEDIATE_CELLS
 #  define LOOM_MAX_DENSE_INTERMEDIATE_CELLS (std::int64_t{1} << 26)
 #endif
+// Bitmap intermediates are a third variant of every candidate: +70% compile time on the decompose
+// tests, and on the 4-walk graphs never faster than the better of sorted and dense (docs/optimizer.md),
+// so they are opt-in. Define it the same way in every translation unit of a program.
+#ifndef LOOM_BITMAP_INTERMEDIATES
+#  define LOOM_BITMAP_INTERMEDIATES 0
+#endif
 
 namespace loom {
 
@@ -13238,6 +13489,20 @@ inline constexpr std::size_t max_elimination_orders = LOOM_MAX_ELIMINATION_ORDER
 /// The most cells `decompose` stores densely in one intermediate (a dense one- or two-index
 /// intermediate is chosen when cheaper than a sorted sparse one and not larger than this).
 inline constexpr std::int64_t max_dense_intermediate_cells = LOOM_MAX_DENSE_INTERMEDIATE_CELLS;
+
+/// How `decompose` stores a candidate's one- and two-index intermediates (Galley's output formats,
+/// notes 001 §4.4): sorted (csf, a sparse vector), dense, or bitmap (Galley's bytemap: dense values
+/// with presence bits, written in place, read by their set bits). Intermediates with three or more
+/// indices are sorted.
+enum class intermediate_format : std::uint8_t { sorted, dense, bitmap };
+/// Every intermediate format, in the order `decompose` costs them (bitmap only with
+/// LOOM_BITMAP_INTERMEDIATES=1).
+inline constexpr std::array<intermediate_format, 3> intermediate_formats{
+    intermediate_format::sorted, intermediate_format::dense, intermediate_format::bitmap};
+/// "sorted", "dense" or "bitmap".
+constexpr const char* intermediate_format_name(intermediate_format f) {
+  return f == intermediate_format::dense ? "dense" : f == intermediate_format::bitmap ? "bitmap" : "sorted";
+}
 
 namespace detail::ve {
 
@@ -13638,17 +13903,20 @@ struct plan_of<Concordant, Universe, Tensors, mp_list<S, Rest...>, Factors, Next
   using remaining = typename next::remaining;
 };
 
-// An intermediate: sparse (csf, a sparse vector, a scalar) or, with one or two indices, dense
-// (Galley's intermediate-format choice, notes 001 §4.4). The choice is one per candidate order, so
-// that each step's kernel is instantiated twice, not once per combination of its inputs' formats.
-// A slot holds its own tensor or points at a twin's.
-template <class V, class Indices, bool Dense>
+// An intermediate: sorted (csf, a sparse vector, a scalar) or, with one or two indices, dense or
+// bitmap (Galley's intermediate-format choice, notes 001 §4.4). The choice is one per candidate
+// order, so that each step's kernel is instantiated once per format, not once per combination of
+// its inputs' formats. A slot holds its own tensor or points at a twin's.
+template <class V, class Indices, intermediate_format F>
 struct intermediate_slot {
   static constexpr std::size_t order = mp_size<Indices>::value;
   static constexpr bool may_be_dense = order >= 1 && order <= 2;
-  static constexpr bool dense = Dense && may_be_dense;
+  static constexpr intermediate_format kind = may_be_dense ? F : intermediate_format::sorted;
+  static constexpr bool dense = kind == intermediate_format::dense;
+  using bitmap_format = mp_if_c<order == 1, format<bitmap>, format<loom::dense, bitmap>>;
   using type = tensor<V, mp_if_c<dense, dense_n<order>,
-                                 mp_if_c<order == 0, format<>, mp_if_c<order == 1, sparse_vector, csf<order>>>>>;
+                                 mp_if_c<kind == intermediate_format::bitmap, bitmap_format,
+                                         mp_if_c<order == 0, format<>, mp_if_c<order == 1, sparse_vector, csf<order>>>>>>;
   std::optional<type> own;
   const type* made = nullptr;
 };
@@ -13670,8 +13938,10 @@ struct program {
   using fused_rest = mp_remove_if_q<summed, mp_bind_front<mp_contains, Order>>;
   using tensors = mp_transform<tensor_of_access, inputs>;
   using universe = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, initial>, mp_list<>>>>;
-  template <class Order, bool Dense = false>
-  using plan = plan_of<!Dense, universe, tensors, Order, initial, input_count>;
+  // sorted and bitmap intermediates take a loop order concordant with their step; dense ones
+  // are written in place in any order and keep the written order
+  template <class Order, intermediate_format F = intermediate_format::sorted>
+  using plan = plan_of<F != intermediate_format::dense, universe, tensors, Order, initial, input_count>;
   using V = expr::value_type_t<Rhs>;
 };
 
@@ -13733,6 +14003,7 @@ struct decomposition_choice {
   std::vector<std::string> description;  // per candidate, its kernels
   std::vector<double> cost;              // Galley's logical cost per candidate
   std::vector<bool> dense;               // per candidate: its one- and two-index intermediates dense
+  std::vector<intermediate_format> format;  // per candidate: its one- and two-index intermediates' format
   std::vector<std::uint32_t> reuse;      // per candidate, bit t: step t reuses its twin's intermediate
   std::size_t chosen = 0;
 };
@@ -13746,65 +14017,76 @@ struct runner {
   using inputs_tuple = decltype(collect(std::declval<const Rhs&>()));
   static constexpr std::size_t n_in = P::input_count;
 
-  template <class Order, bool Dense>
-  using steps_of = typename P::template plan<Order, Dense>::steps;
-  template <bool Dense>
+  template <class Order, intermediate_format F>
+  using steps_of = typename P::template plan<Order, F>::steps;
+  template <intermediate_format F>
   struct slot_fn {
     template <class Step>
-    using fn = intermediate_slot<V, factor_indices<step_made<Step>>, Dense>;
+    using fn = intermediate_slot<V, factor_indices<step_made<Step>>, F>;
   };
-  template <class Order, bool Dense>
-  using intermediates = mp_rename<mp_transform_q<slot_fn<Dense>, steps_of<Order, Dense>>, std::tuple>;
-  // write costs per sparse entry (sorted) and per dense cell: dense pays when over a third full
-  static constexpr double sparse_write = 60.0, dense_write = 20.0;
+  template <class Order, intermediate_format F>
+  using intermediates = mp_rename<mp_transform_q<slot_fn<F>, steps_of<Order, F>>, std::tuple>;
+  // write costs per sorted entry and per dense cell (dense pays when over a third full); a bitmap
+  // clears its cells (values and bits) and writes each entry in place, no sort (SpGEMM with 12% of
+  // cells set: 0.55x the time of a sorted output), but its readers walk bits: 30 per entry puts
+  // the choice near Galley's cut-offs (notes 001 §4.3: bytemap above 5% full, dense above 50%):
+  // bitmap above about 7% full, dense above about 60%
+  static constexpr double sparse_write = 60.0, dense_write = 20.0, bitmap_cell = 2.0, bitmap_write = 30.0;
 
   template <class Step>
-  using dense_capable = mp_bool<intermediate_slot<V, factor_indices<step_made<Step>>, true>::dense>;
+  using dense_capable =
+      mp_bool<intermediate_slot<V, factor_indices<step_made<Step>>, intermediate_format::dense>::dense>;
 
   // Whether factor F fixes an order on its indices for the kernel reading it: a sparse input or a
   // sparse intermediate with two or more indices (dense ones are located in any order).
-  template <bool Dense>
+  template <intermediate_format Kind>
   struct constrains {
     template <class F>
     using fn = mp_bool<(mp_size<factor_indices<F>>::value >= 2) &&
                        (factor_id<F>::value < n_in
                             ? !std::remove_cvref_t<mp_at_c<typename P::tensors, std::min(factor_id<F>::value, n_in - 1)>>::format_type::all_dense
-                            : !(Dense && mp_size<factor_indices<F>>::value <= 2))>;
+                            : !(Kind == intermediate_format::dense && mp_size<factor_indices<F>>::value <= 2))>;
   };
   template <class F>
   using stored_of = typename stored_indices<typename P::tensors, F>::type;
   // Whether the kernel over Factors must transpose one of them (no loop order suits every sparse
   // one): the planner then copies it, which the cost counts like writing a sparse intermediate.
-  template <bool Dense, class Factors>
+  template <intermediate_format Kind, class Factors>
   static constexpr bool needs_transpose = [] {
-    using sparse = mp_copy_if_q<Factors, constrains<Dense>>;
+    using sparse = mp_copy_if_q<Factors, constrains<Kind>>;
     using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, Factors>, mp_list<>>>>;
     return !concordant_exists<all>(mp_transform<stored_of, sparse>{});
   }();
-  template <bool Dense, class Factors>
+  template <intermediate_format Kind, class Factors>
   static double transpose_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
-    if constexpr (!needs_transpose<Dense, Factors>) {
+    if constexpr (!needs_transpose<Kind, Factors>) {
       (void)est;
       return 0.0;
     } else {
       double smallest = std::numeric_limits<double>::infinity();
-      mp_for_each<mp_transform<factor_id, mp_copy_if_q<Factors, constrains<Dense>>>>(
-          [&](auto id) { smallest = std::min(smallest, est[id]->estimate()); });
+      bool bitmap_factor = false;
+      mp_for_each<mp_transform<factor_id, mp_copy_if_q<Factors, constrains<Kind>>>>([&](auto id) {
+        smallest = std::min(smallest, est[id]->estimate());
+        bitmap_factor = bitmap_factor || (Kind == intermediate_format::bitmap && decltype(id)::value >= n_in);
+      });
+      // a bitmap is transposed through its entries, cell by cell (zenios 4-walks: 4x the sorted plan)
+      if (bitmap_factor) return std::numeric_limits<double>::infinity();
       return sparse_write * smallest;
     }
   }
-  // whether the dense choice differs from the sparse one for this order
+  // whether the dense and bitmap choices differ from the sorted one for this order
   template <class Order>
-  static constexpr bool has_dense_choice = mp_any_of<steps_of<Order, true>, dense_capable>::value;
+  static constexpr bool has_dense_choice =
+      mp_any_of<steps_of<Order, intermediate_format::dense>, dense_capable>::value;
 
   // Whether `Step` has a twin over the very same tensors (so it shares the twin's intermediate).
-  template <class Order, bool Dense, class Step>
+  template <class Order, intermediate_format Kind, class Step>
   static bool shares(const inputs_tuple& in) {
     if constexpr (step_twin<Step>::value < 0) {
       (void)in;
       return false;
     } else {
-      using Twin = mp_at_c<steps_of<Order, Dense>, static_cast<std::size_t>(step_twin<Step>::value)>;
+      using Twin = mp_at_c<steps_of<Order, Kind>, static_cast<std::size_t>(step_twin<Step>::value)>;
       bool same = true;
       mp_for_each<mp_iota<mp_size<step_inputs<Twin>>>>([&](auto f) {
         using F = decltype(f);
@@ -13817,11 +14099,11 @@ struct runner {
   }
 
   // The logical cost of an elimination prefix: per step, the pointwise product's entries times its
-  // indices, plus writing the intermediate: 20 per cell when dense, 60 per entry when sparse
-  // (sorted); a shared step costs only its copy, if transposed. Then the last kernel: the product
+  // indices, plus writing the intermediate: 20 per cell when dense, 60 per entry when sorted, 2 per
+  // cell and 30 per entry when bitmap; a shared step costs only its copy, if transposed. Then the last kernel: the product
   // of the remaining factors, summed over the indices the prefix left, likewise. Dense intermediates larger than
-  // max_dense_intermediate_cells make the dense variant infinitely costly.
-  template <class Order, bool Dense>
+  // max_dense_intermediate_cells make the dense and bitmap variants infinitely costly.
+  template <class Order, intermediate_format Kind>
   static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in,
                      std::string& text, std::uint32_t& reuse) {
     std::vector<std::optional<chain_bound_estimator>> est(input_est.begin(), input_est.end());
@@ -13829,7 +14111,7 @@ struct runner {
     std::ostringstream s;
     reuse = 0;
     std::size_t t = 0;
-    mp_for_each<mp_transform<mp_identity, steps_of<Order, Dense>>>([&](auto st) {
+    mp_for_each<mp_transform<mp_identity, steps_of<Order, Kind>>>([&](auto st) {
       using step = typename decltype(st)::type;
       std::vector<chain_bound_estimator> parts;
       mp_for_each<mp_transform<factor_id, step_inputs<step>>>([&](auto id) { parts.push_back(*est[id]); });
@@ -13843,17 +14125,20 @@ struct runner {
         made.push_back({std::string(decltype(i)::name), e});
       });
       const double out = mat.estimate();
-      constexpr bool is_dense = Dense && dense_capable<step>::value;
-      const double write = !is_dense ? sparse_write * out
-                           : cells <= static_cast<double>(max_dense_intermediate_cells)
-                               ? dense_write * cells
-                               : std::numeric_limits<double>::infinity();
+      constexpr intermediate_format kind =
+          intermediate_slot<V, factor_indices<step_made<step>>, Kind>::kind;
+      constexpr bool is_dense = kind == intermediate_format::dense;
+      const bool fits = cells <= static_cast<double>(max_dense_intermediate_cells);
+      const double write = kind == intermediate_format::sorted ? sparse_write * out
+                           : !fits  ? std::numeric_limits<double>::infinity()
+                           : is_dense ? dense_write * cells
+                                      : bitmap_cell * cells + bitmap_write * out;
       const double compute = comp.estimate() * static_cast<double>(comp.indices().size()) + write +
-                             transpose_cost<Dense, step_inputs<step>>(est);
+                             transpose_cost<Kind, step_inputs<step>>(est);
       // reusing a twin: free as it is; a transposed copy sorts its entries (sparse) or reads and
       // writes every cell out of order (dense): measured at about twice the cost of writing it
       const double copy = !step_relaid<step>::value ? 0.0 : 2.0 * write;
-      const bool shared = shares<Order, Dense, step>(in) && copy < compute;
+      const bool shared = shares<Order, Kind, step>(in) && copy < compute;
       if (shared) reuse |= std::uint32_t{1} << t;
       total += shared ? copy : compute;
       ++t;
@@ -13866,16 +14151,16 @@ struct runner {
           << " (the same sum over the same tensors: computed once); ";
       } else {
         s << " = sum(" << step_index<step>::name << ", ...) [" << static_cast<std::int64_t>(comp.estimate())
-          << " products, " << static_cast<std::int64_t>(out) << " entries, " << (is_dense ? "dense" : "sparse")
+          << " products, " << static_cast<std::int64_t>(out) << " entries, " << (kind == intermediate_format::sorted ? "sparse" : intermediate_format_name(kind))
           << "]; ";
       }
     });
     // the last kernel: the remaining factors, summed over the indices the prefix left
     std::vector<chain_bound_estimator> rest;
-    mp_for_each<mp_transform<factor_id, typename P::template plan<Order, Dense>::remaining>>(
+    mp_for_each<mp_transform<factor_id, typename P::template plan<Order, Kind>::remaining>>(
         [&](auto id) { rest.push_back(*est[id]); });
     const chain_bound_estimator last = rest.size() == 1 ? rest[0] : chain_bound_estimator::conjunction(rest);
-    const double transpose = transpose_cost<Dense, typename P::template plan<Order, Dense>::remaining>(est);
+    const double transpose = transpose_cost<Kind, typename P::template plan<Order, Kind>::remaining>(est);
     total += last.estimate() * static_cast<double>(last.indices().size()) + transpose;
     using rest_summed = typename P::template fused_rest<Order>;
     if constexpr (mp_empty<rest_summed>::value) s << "output = product of the rest [";
@@ -13900,17 +14185,17 @@ struct runner {
     }
   }
 
-  template <class Order, bool Dense>
+  template <class Order, intermediate_format Kind>
   static void run(const Lhs& lhs, const inputs_tuple& in, std::uint32_t reuse, bool accumulate) {
-    intermediates<Order, Dense> inter;
+    intermediates<Order, Kind> inter;
     std::size_t t = 0;
-    mp_for_each<mp_transform<mp_identity, steps_of<Order, Dense>>>([&](auto st) {
+    mp_for_each<mp_transform<mp_identity, steps_of<Order, Kind>>>([&](auto st) {
       using step = typename decltype(st)::type;
       auto& slot = std::get<factor_id<step_made<step>>::value - n_in>(inter);
       using tensor_t = typename std::remove_cvref_t<decltype(slot)>::type;
       const bool reused = (reuse >> t++ & 1u) != 0;
       if constexpr (step_twin<step>::value >= 0) {
-        if (reused && shares<Order, Dense, step>(in)) {
+        if (reused && shares<Order, Kind, step>(in)) {
           const tensor_t& twin = *std::get<static_cast<std::size_t>(step_twin<step>::value)>(inter).made;
           if constexpr (step_relaid<step>::value) {
             relayout(slot.own.emplace(), twin, step_from_twin<step>{});
@@ -13936,7 +14221,7 @@ struct runner {
       const auto last = wrap_sums<typename P::template fused_rest<Order>>::apply(product(access_of<Fs>(in, inter)...));
       if (accumulate) target += last;
       else target = last;
-    }(typename P::template plan<Order, Dense>::remaining{});
+    }(typename P::template plan<Order, Kind>::remaining{});
   }
 };
 
@@ -13965,21 +14250,31 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
   const chain_bound_estimator all = est.size() == 1 ? est[0] : chain_bound_estimator::conjunction(est);
   out.cost.push_back(all.estimate() * static_cast<double>(all.indices().size()));
   out.dense.push_back(false);
+  out.format.push_back(intermediate_format::sorted);
   out.reuse.push_back(0);
   out.description.push_back("one fused kernel [" + std::to_string(static_cast<std::int64_t>(all.estimate())) +
                             " products]");
   mp_for_each<typename P::orders>([&](auto order) {
     using O = decltype(order);
-    std::string text, dense_text;
-    std::uint32_t reuse = 0, dense_reuse = 0;
-    double c = R::template cost<O, false>(est, in, text, reuse);
-    bool dense = false;
+    std::string text;
+    std::uint32_t reuse = 0;
+    double c = R::template cost<O, intermediate_format::sorted>(est, in, text, reuse);
+    intermediate_format f = intermediate_format::sorted;
     if constexpr (R::template has_dense_choice<O>) {
-      const double d = R::template cost<O, true>(est, in, dense_text, dense_reuse);
-      if (d < c) c = d, dense = true, text = dense_text, reuse = dense_reuse;
+      auto weigh = [&](auto kind) {
+        std::string other_text;
+        std::uint32_t other_reuse = 0;
+        const double d = R::template cost<O, decltype(kind)::value>(est, in, other_text, other_reuse);
+        if (d < c) c = d, f = decltype(kind)::value, text = std::move(other_text), reuse = other_reuse;
+      };
+      weigh(std::integral_constant<intermediate_format, intermediate_format::dense>{});
+#if LOOM_BITMAP_INTERMEDIATES
+      weigh(std::integral_constant<intermediate_format, intermediate_format::bitmap>{});
+#endif
     }
     out.cost.push_back(c);
-    out.dense.push_back(dense);
+    out.dense.push_back(f == intermediate_format::dense);
+    out.format.push_back(f);
     out.reuse.push_back(reuse);
     using rest_summed = typename P::template fused_rest<O>;
     out.description.push_back("eliminate " + names(O{}) +
@@ -13991,10 +14286,11 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
   return out;
 }
 
-// Runs candidate `which` (> 0), with dense intermediates if `dense`, reusing twins as `reuse` says.
+// Runs candidate `which` (> 0), its one- and two-index intermediates in format `f`, reusing twins
+// as `reuse` says.
 template <class Lhs, class Rhs>
-void run_candidate(std::size_t which, bool dense, std::uint32_t reuse, const Lhs& lhs, const Rhs& rhs,
-                   bool accumulate = false) {
+void run_candidate(std::size_t which, intermediate_format f, std::uint32_t reuse, const Lhs& lhs,
+                   const Rhs& rhs, bool accumulate = false) {
   using P = program<Lhs, Rhs>;
   using R = runner<Lhs, Rhs>;
   const auto in = collect(rhs);
@@ -14002,9 +14298,18 @@ void run_candidate(std::size_t which, bool dense, std::uint32_t reuse, const Lhs
   mp_with_index<n>(which - 1, [&](auto c) {
     using O = mp_at_c<typename P::orders, c>;
     if constexpr (R::template has_dense_choice<O>) {
-      if (dense) return R::template run<O, true>(lhs, in, reuse, accumulate);
+      if (f == intermediate_format::dense)
+        return R::template run<O, intermediate_format::dense>(lhs, in, reuse, accumulate);
+#if LOOM_BITMAP_INTERMEDIATES
+      if (f == intermediate_format::bitmap)
+        return R::template run<O, intermediate_format::bitmap>(lhs, in, reuse, accumulate);
+#else
+      if (f == intermediate_format::bitmap)
+        throw error("loom::decompose_with: bitmap intermediates are not compiled in "
+                          "(define LOOM_BITMAP_INTERMEDIATES=1)");
+#endif
     }
-    R::template run<O, false>(lhs, in, reuse, accumulate);
+    R::template run<O, intermediate_format::sorted>(lhs, in, reuse, accumulate);
   });
 }
 
@@ -14022,20 +14327,21 @@ namespace detail::ve {
 // One sum-product into lhs (or added to it), by the plan chosen from statistics (cached).
 template <class Lhs, class Rhs>
 std::size_t decompose_product(Lhs lhs, const Rhs& rhs, bool accumulate) {
-  // cached: the candidate in bits 0-15, dense intermediates in bit 16, the reuse mask above
+  // cached: the candidate in bits 0-15, the intermediates' format in bits 16-17, the reuse mask above
   const std::size_t packed = optimize::plan_cache<Lhs, Rhs, decompose_purpose>::local().find_or(
       optimize::detail::coarse_signature(rhs), [&](statistics_cache& stats) {
         const decomposition_choice c = plan_decomposition(lhs, rhs, stats);
-        return c.chosen | std::size_t{c.dense[c.chosen]} << 16 | std::size_t{c.reuse[c.chosen]} << 17;
+        return c.chosen | static_cast<std::size_t>(c.format[c.chosen]) << 16 |
+               std::size_t{c.reuse[c.chosen]} << 18;
       });
   const std::size_t chosen = packed & 0xffffu;
-  const bool dense = (packed >> 16 & 1u) != 0;
-  const auto reuse = static_cast<std::uint32_t>(packed >> 17);
+  const auto f = static_cast<intermediate_format>(packed >> 16 & 3u);
+  const auto reuse = static_cast<std::uint32_t>(packed >> 18);
 #ifdef LOOM_DEBUG_PLAN
-  std::clog << "loom::decompose: candidate " << chosen << (dense ? ", dense intermediates" : "")
-            << ", reuse mask " << reuse << "\n";
+  std::clog << "loom::decompose: candidate " << chosen << ", " << intermediate_format_name(f)
+            << " intermediates, reuse mask " << reuse << "\n";
 #endif
-  if (chosen != 0) run_candidate(chosen, dense, reuse, lhs, rhs, accumulate);
+  if (chosen != 0) run_candidate(chosen, f, reuse, lhs, rhs, accumulate);
   else if (accumulate) lhs += rhs;
   else lhs = rhs;
   return chosen;
@@ -14144,11 +14450,12 @@ std::size_t decompose(Lhs lhs, const R& rhs) {
 }
 
 /// Runs candidate `which` of `decompose` (0: fused; c: elimination prefix c - 1), for tests and
-/// benchmarks that compare plans. `dense` (one- and two-index intermediates stored densely) and
+/// benchmarks that compare plans. `format` (how one- and two-index intermediates are stored) and
 /// `reuse` (bit t: step t reuses an earlier step's intermediate where it computes the same sum over
 /// the same tensors) default to the planner's choice for that candidate.
 template <class Lhs, class R>
-void decompose_with(std::size_t which, Lhs lhs, const R& rhs, std::optional<bool> dense = std::nullopt,
+void decompose_with(std::size_t which, Lhs lhs, const R& rhs,
+                    std::optional<intermediate_format> format = std::nullopt,
                     std::optional<std::uint32_t> reuse = std::nullopt) {
   using Rhs = std::remove_cvref_t<R>;
   using P = detail::ve::program<Lhs, Rhs>;
@@ -14160,12 +14467,12 @@ void decompose_with(std::size_t which, Lhs lhs, const R& rhs, std::optional<bool
   }
   if (which > n) throw shape_error("loom::decompose_with: candidate " + std::to_string(which) +
                                    " does not exist (there are " + std::to_string(n + 1) + ")");
-  if (!dense || !reuse) {
+  if (!format || !reuse) {
     const decomposition_choice c = plan_decomposition(lhs, rhs);
-    if (!dense) dense = c.dense[which];
+    if (!format) format = c.format[which];
     if (!reuse) reuse = c.reuse[which];
   }
-  detail::ve::run_candidate(which, *dense, *reuse, lhs, rhs);
+  detail::ve::run_candidate(which, *format, *reuse, lhs, rhs);
 }
 
 /// The candidates of `decompose(lhs, rhs)` in words, with their logical costs and the choice.

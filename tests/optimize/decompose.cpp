@@ -96,7 +96,7 @@ TEST_CASE("T8: a triangle is one fused kernel; its count on K4 is 24") {
   }
 }
 
-TEST_CASE("decompose: every candidate with dense and with sparse intermediates") {
+TEST_CASE("decompose: every candidate with sorted and with dense intermediates") {
   const auto A = random_sparse(14, 11, 0.3, 7), B = random_sparse(11, 16, 0.2, 8), C = random_sparse(16, 9, 0.4, 9);
   loom::tensor<double, loom::dense_matrix> want({14, 9}), got({14, 9});
   const auto rhs = loom::sum(j, loom::sum(k, A(i, j) * B(j, k) * C(k, l)));
@@ -104,11 +104,11 @@ TEST_CASE("decompose: every candidate with dense and with sparse intermediates")
   const auto plan = loom::plan_decomposition(got(i, l), rhs);
   REQUIRE(plan.dense.size() == plan.cost.size());
   for (std::size_t c = 1; c < plan.cost.size(); ++c)
-    for (const bool dense : {false, true}) {
+    for (const loom::intermediate_format format : {loom::intermediate_format::sorted, loom::intermediate_format::dense}) {
       CAPTURE(c);
-      CAPTURE(dense);
+      CAPTURE(loom::intermediate_format_name(format));
       std::fill(got.values().begin(), got.values().end(), -1.0);
-      loom::decompose_with(c, got(i, l), rhs, dense);
+      loom::decompose_with(c, got(i, l), rhs, format);
       for (std::int64_t r = 0; r < 14; ++r)
         for (std::int64_t q = 0; q < 9; ++q) CHECK(got.at(r, q) == doctest::Approx(want.at(r, q)));
     }
@@ -130,6 +130,13 @@ TEST_CASE("decompose: an intermediate is dense when nearly full, sparse when nea
   CHECK(thin.description[c].find("T0(i,k) = sum(j, ...)") != std::string::npos);
   CHECK(thin.description[c].find("sparse]") != std::string::npos);
   CHECK(!thin.dense[c]);
+  CHECK(fat.format[c] == loom::intermediate_format::dense);
+  CHECK(thin.format[c] == loom::intermediate_format::sorted);
+  // without LOOM_BITMAP_INTERMEDIATES, asking for them is an error, not a silent fallback
+  loom::tensor<double, loom::format<>> none;
+  CHECK_THROWS_WITH_AS(loom::decompose_with(c, none(), loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))),
+                                            loom::intermediate_format::bitmap),
+                       doctest::Contains("LOOM_BITMAP_INTERMEDIATES"), loom::error);
 }
 
 

@@ -42,11 +42,11 @@ TEST_CASE("decompose: the greedy order eliminates first the index that makes the
     CHECK(candidate(plan, "eliminate j, then k,l fused") == 4);  // then the shortest others
     REQUIRE(plan.cost.size() == loom::max_elimination_orders + 1);
     for (std::size_t c = 0; c < plan.cost.size(); ++c)
-      for (const bool dense : {false, true}) {
+      for (const loom::intermediate_format format : {loom::intermediate_format::sorted, loom::intermediate_format::dense}) {
         CAPTURE(c);
-        CAPTURE(dense);
+        CAPTURE(loom::intermediate_format_name(format));
         std::fill(y.values().begin(), y.values().end(), -1.0);
-        loom::decompose_with(c, y(i), rhs, dense);
+        loom::decompose_with(c, y(i), rhs, format);
         for (std::int64_t a = 0; a < 30; ++a) CHECK(y.at(a) == doctest::Approx(want.at(a)));
       }
     loom::decompose(y(i), rhs);

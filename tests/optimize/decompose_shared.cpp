@@ -55,13 +55,13 @@ TEST_CASE("decompose: a sum computed twice over the same tensor is computed once
       if (once) CHECK(shared.cost[cand] < separate.cost[cand]);
       CHECK(once == (shared.reuse[cand] != 0));
       CHECK(separate.reuse[cand] == 0);
-      for (const bool dense : {false, true})
+      for (const loom::intermediate_format format : {loom::intermediate_format::sorted, loom::intermediate_format::dense})
         for (const std::uint32_t reuse : {0u, ~0u}) {
-          CAPTURE(dense);
+          CAPTURE(loom::intermediate_format_name(format));
           CAPTURE(reuse);
-          loom::decompose_with(cand, s(), same, dense, reuse);
+          loom::decompose_with(cand, s(), same, format, reuse);
           CHECK(s.values()[0] == doctest::Approx(want));
-          loom::decompose_with(cand, s(), other, dense, reuse);  // nothing to reuse: B is not A
+          loom::decompose_with(cand, s(), other, format, reuse);  // nothing to reuse: B is not A
           CHECK(s.values()[0] == doctest::Approx(want));
         }
     }
@@ -84,12 +84,12 @@ TEST_CASE("decompose: a twin with its indices the other way round is reused tran
     const std::size_t candidates = loom::plan_decomposition(M(i, k), rhs).cost.size();
     CHECK(candidates == 5);  // fused, j or l eliminated first, the two full orders (their T1 is T0 transposed)
     for (std::size_t cand = 1; cand < candidates; ++cand)
-      for (const bool dense : {false, true})
+      for (const loom::intermediate_format format : {loom::intermediate_format::sorted, loom::intermediate_format::dense})
         for (const std::uint32_t reuse : {0u, ~0u}) {
           CAPTURE(cand);
-          CAPTURE(dense);
+          CAPTURE(loom::intermediate_format_name(format));
           CAPTURE(reuse);
-          loom::decompose_with(cand, M(i, k), rhs, dense, reuse);
+          loom::decompose_with(cand, M(i, k), rhs, format, reuse);
           for (std::int64_t a = 0; a < n; ++a)
             for (std::int64_t b = 0; b < n; ++b)
               CHECK(M.at(a, b) == doctest::Approx(sq[static_cast<std::size_t>(a * n + b)] *
