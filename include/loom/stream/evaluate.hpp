@@ -306,6 +306,19 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
         pointers, ctx.extents[0], stream::is_contracted<root_type>(),
         out_format::all_dense ? out.values().size() : 0);
 
+  // an output written in place: the row-major stride of each loop depth that indexes it
+  auto located_strides = [&] {
+    std::vector<std::int64_t> strides(depth_count + 1, 0);
+    for (std::size_t m = 0; m < N; ++m) {
+      std::int64_t stride = 1;
+      const std::size_t level = out_format::level_of_mode[m];
+      for (std::size_t k = level + 1; k < N; ++k) stride *= out.extent(out_format::modes[k]);
+      strides[out_depth[m]] = stride;
+    }
+    return strides;
+  };
+  (void)located_strides;
+
   if constexpr (out_format::all_dense) {
     if (!accumulate) {
       if (split.active)
@@ -314,13 +327,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       else
         std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
     }
-    std::vector<std::int64_t> strides(depth_count + 1, 0);
-    for (std::size_t m = 0; m < N; ++m) {
-      std::int64_t stride = 1;
-      const std::size_t level = out_format::level_of_mode[m];
-      for (std::size_t k = level + 1; k < N; ++k) stride *= out.extent(out_format::modes[k]);
-      strides[out_depth[m]] = stride;
-    }
+    const std::vector<std::int64_t> strides = located_strides();
     if constexpr (splittable) {
       if (split.active) {
         parallel::run_dense(out.values().data(), out.values().size(), strides.data(),
@@ -332,20 +339,14 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   } else if constexpr (out_format::dense_over_bitmap && Out::owning) {
     // Galley's bytemap: values located and accumulated like a dense output, a presence bit set
     // per cell written; no entries collected or sorted, any loop order. Serial: two rows may
-    // share a word of bits.
-    // every construction (by shape, conversion, assembly) sizes the values and bits to the cells
+    // share a word of bits. Every construction (by shape, conversion, assembly) sizes the values
+    // and bits to the cells.
     auto& bits = out.template level<N - 1>().bits;
     if (!accumulate) {
       std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
       std::fill(bits.begin(), bits.end(), std::uint64_t{0});
     }
-    std::vector<std::int64_t> strides(depth_count + 1, 0);
-    for (std::size_t m = 0; m < N; ++m) {
-      std::int64_t stride = 1;
-      const std::size_t level = out_format::level_of_mode[m];
-      for (std::size_t k = level + 1; k < N; ++k) stride *= out.extent(out_format::modes[k]);
-      strides[out_depth[m]] = stride;
-    }
+    const std::vector<std::int64_t> strides = located_strides();
     stream::run_bitmap(out.values().data(), bits.data(), strides.data(), root, 0);
   } else {
     auto configure = [&](auto& sink) {
