@@ -21,7 +21,6 @@ namespace {
 constexpr loom::index<"p"> p;
 constexpr loom::index<"q"> q;
 constexpr loom::index<"r"> r;
-constexpr loom::index<"s"> s;
 
 using loom_test::candidate;
 using loom_test::random_sparse;
