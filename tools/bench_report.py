@@ -85,6 +85,11 @@ PLAN_SUITES = {
                   "statistics known, every candidate costed; cached_choice: the per-call cost "
                   "once the plan is cached",
                   ["kernel", "first_choice", "costing_only", "cached_choice"], "kernel"),
+    "gather_statistics": ("Statistics gathering (loom::gather_statistics)",
+                          "generic_pass: one pass over the stored entries (any format); "
+                          "gather_statistics: what loom runs, which reads csr/csc/dcsr/csf "
+                          "from their pos and crd arrays; 1M entries",
+                          ["generic_pass", "gather_statistics"], "generic_pass"),
 }
 IMPLS = ["hand", "loom", "eigen"]
 
