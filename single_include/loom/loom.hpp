@@ -1786,6 +1786,15 @@ constexpr bool levels_are_well_formed() {
   }
   return true;
 }
+// level kinds, for code that depends on a level's layout (in-place outputs, statistics)
+template <class Level>
+inline constexpr bool is_dense_level = false;
+template <std::size_t E>
+inline constexpr bool is_dense_level<dense_level<E>> = true;
+template <class Level>
+inline constexpr bool is_unique_compressed_level = false;
+template <class Pos, class Crd>
+inline constexpr bool is_unique_compressed_level<compressed_level<uniqueness::unique, Pos, Crd>> = true;
 template <class Level>
 inline constexpr bool is_bitmap_level = false;
 template <class Crd>
@@ -4979,23 +4988,13 @@ statistics gather_statistics_generic(const basic_tensor<T, Format, Owning>& t) {
   return s;
 }
 
-template <class Level>
-inline constexpr bool is_dense_level_v = false;
-template <std::size_t E>
-inline constexpr bool is_dense_level_v<dense_level<E>> = true;
-template <class Level>
-inline constexpr bool is_unique_compressed_level_v = false;
-template <class Pos, class Crd>
-inline constexpr bool is_unique_compressed_level_v<compressed_level<uniqueness::unique, Pos, Crd>> =
-    true;
-
 /// Formats read from their arrays: every level dense or unique compressed (dense, csr, csc, dcsr,
 /// dcsc, csf, sparse_vector and their reorderings).
 template <class Levels>
 inline constexpr bool levels_read_from_arrays_v = false;
 template <class... Ls>
 inline constexpr bool levels_read_from_arrays_v<boost::mp11::mp_list<Ls...>> =
-    sizeof...(Ls) > 0 && ((is_dense_level_v<Ls> || is_unique_compressed_level_v<Ls>) && ...);
+    sizeof...(Ls) > 0 && ((is_dense_level<Ls> || is_unique_compressed_level<Ls>) && ...);
 
 // Every level's positions form one range, and the leaves (stored entries) below a position range
 // form one range too, so a position's entry count is a difference of two mapped boundaries.
@@ -5013,7 +5012,7 @@ struct array_statistics {
   template <std::size_t K>
   std::int64_t child(std::int64_t b) const {
     const auto& st = t.template level<K>();
-    if constexpr (is_dense_level_v<level_t<K>>) return b * st.extent;
+    if constexpr (is_dense_level<level_t<K>>) return b * st.extent;
     else return static_cast<std::int64_t>(st.pos[static_cast<std::size_t>(b)]);
   }
   template <std::size_t K>
@@ -5044,7 +5043,7 @@ struct array_statistics {
       if constexpr (K == 0) {
         s.distinct[mode] = hi[K] - lo[K];
         s.max_degree[mode] = hi[K] > lo[K] ? 1 : 0;
-      } else if constexpr (is_dense_level_v<level_t<K>>) {
+      } else if constexpr (is_dense_level<level_t<K>>) {
         // every parent position holds one entry per coordinate
         const std::int64_t parents = hi[K - 1] - lo[K - 1];
         const bool any = parents > 0 && st.extent > 0;
@@ -5077,7 +5076,7 @@ struct array_statistics {
           nonempty += w > 0 ? 1 : 0;
           counter[static_cast<std::size_t>(i)] += static_cast<count_t>(w);
         };
-        if constexpr (is_dense_level_v<level_t<K>>) {
+        if constexpr (is_dense_level<level_t<K>>) {
           for (std::int64_t q = lo[K - 1]; q < hi[K - 1]; ++q)
             for (std::int64_t i = 0; i < st.extent; ++i) add(q * st.extent + i, i);
         } else {
@@ -14003,7 +14002,6 @@ auto product(const A& a, const B& b, const Rest&... rest) {
 struct decomposition_choice {
   std::vector<std::string> description;  // per candidate, its kernels
   std::vector<double> cost;              // Galley's logical cost per candidate
-  std::vector<bool> dense;               // per candidate: its one- and two-index intermediates dense
   std::vector<intermediate_format> format;  // per candidate: its one- and two-index intermediates' format
   std::vector<std::uint32_t> reuse;      // per candidate, bit t: step t reuses its twin's intermediate
   std::size_t chosen = 0;
@@ -14075,9 +14073,9 @@ struct runner {
       return sparse_write * smallest;
     }
   }
-  // whether the dense and bitmap choices differ from the sorted one for this order
+  // whether the dense and bitmap variants differ from the sorted one for this order
   template <class Order>
-  static constexpr bool has_dense_choice =
+  static constexpr bool has_format_choice =
       mp_any_of<steps_of<Order, intermediate_format::dense>, dense_capable>::value;
 
   // Whether `Step` has a twin over the very same tensors (so it shares the twin's intermediate).
@@ -14250,7 +14248,6 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
   decomposition_choice out;
   const chain_bound_estimator all = est.size() == 1 ? est[0] : chain_bound_estimator::conjunction(est);
   out.cost.push_back(all.estimate() * static_cast<double>(all.indices().size()));
-  out.dense.push_back(false);
   out.format.push_back(intermediate_format::sorted);
   out.reuse.push_back(0);
   out.description.push_back("one fused kernel [" + std::to_string(static_cast<std::int64_t>(all.estimate())) +
@@ -14261,7 +14258,7 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
     std::uint32_t reuse = 0;
     double c = R::template cost<O, intermediate_format::sorted>(est, in, text, reuse);
     intermediate_format f = intermediate_format::sorted;
-    if constexpr (R::template has_dense_choice<O>) {
+    if constexpr (R::template has_format_choice<O>) {
       auto weigh = [&](auto kind) {
         std::string other_text;
         std::uint32_t other_reuse = 0;
@@ -14274,7 +14271,6 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
 #endif
     }
     out.cost.push_back(c);
-    out.dense.push_back(f == intermediate_format::dense);
     out.format.push_back(f);
     out.reuse.push_back(reuse);
     using rest_summed = typename P::template fused_rest<O>;
@@ -14298,7 +14294,7 @@ void run_candidate(std::size_t which, intermediate_format f, std::uint32_t reuse
   constexpr std::size_t n = mp_size<typename P::orders>::value;
   mp_with_index<n>(which - 1, [&](auto c) {
     using O = mp_at_c<typename P::orders, c>;
-    if constexpr (R::template has_dense_choice<O>) {
+    if constexpr (R::template has_format_choice<O>) {
       if (f == intermediate_format::dense)
         return R::template run<O, intermediate_format::dense>(lhs, in, reuse, accumulate);
 #if LOOM_BITMAP_INTERMEDIATES

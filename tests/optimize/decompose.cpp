@@ -102,7 +102,7 @@ TEST_CASE("decompose: every candidate with sorted and with dense intermediates")
   const auto rhs = loom::sum(j, loom::sum(k, A(i, j) * B(j, k) * C(k, l)));
   want(i, l) = rhs;
   const auto plan = loom::plan_decomposition(got(i, l), rhs);
-  REQUIRE(plan.dense.size() == plan.cost.size());
+  REQUIRE(plan.format.size() == plan.cost.size());
   for (std::size_t c = 1; c < plan.cost.size(); ++c)
     for (const loom::intermediate_format format : {loom::intermediate_format::sorted, loom::intermediate_format::dense}) {
       CAPTURE(c);
@@ -126,10 +126,10 @@ TEST_CASE("decompose: an intermediate is dense when nearly full, sparse when nea
   REQUIRE(c == candidate(thin, "eliminate j, then i,k fused"));
   CHECK(fat.description[c].find("T0(i,k) = sum(j, ...)") != std::string::npos);
   CHECK(fat.description[c].find("dense]") != std::string::npos);
-  CHECK(fat.dense[c]);
+  CHECK(fat.format[c] == loom::intermediate_format::dense);
   CHECK(thin.description[c].find("T0(i,k) = sum(j, ...)") != std::string::npos);
   CHECK(thin.description[c].find("sparse]") != std::string::npos);
-  CHECK(!thin.dense[c]);
+  CHECK(thin.format[c] != loom::intermediate_format::dense);
   CHECK(fat.format[c] == loom::intermediate_format::dense);
   CHECK(thin.format[c] == loom::intermediate_format::sorted);
   // without LOOM_BITMAP_INTERMEDIATES, asking for them is an error, not a silent fallback

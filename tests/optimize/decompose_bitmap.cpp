@@ -48,7 +48,7 @@ TEST_CASE("decompose, bitmap intermediates: sorted, bitmap or dense by the inter
   CHECK(thin.format[c] == loom::intermediate_format::sorted);
   CHECK(mid.format[c] == loom::intermediate_format::bitmap);
   CHECK(mid.description[c].find("bitmap]") != std::string::npos);
-  CHECK(!mid.dense[c]);
+  CHECK(mid.format[c] != loom::intermediate_format::dense);
   CHECK(fat.format[c] == loom::intermediate_format::dense);
   // each format computes the fused kernel's sum
   loom::tensor<double, loom::format<>> fused, got;

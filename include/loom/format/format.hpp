@@ -32,6 +32,15 @@ constexpr bool levels_are_well_formed() {
   }
   return true;
 }
+// level kinds, for code that depends on a level's layout (in-place outputs, statistics)
+template <class Level>
+inline constexpr bool is_dense_level = false;
+template <std::size_t E>
+inline constexpr bool is_dense_level<dense_level<E>> = true;
+template <class Level>
+inline constexpr bool is_unique_compressed_level = false;
+template <class Pos, class Crd>
+inline constexpr bool is_unique_compressed_level<compressed_level<uniqueness::unique, Pos, Crd>> = true;
 template <class Level>
 inline constexpr bool is_bitmap_level = false;
 template <class Crd>

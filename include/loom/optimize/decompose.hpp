@@ -565,7 +565,6 @@ auto product(const A& a, const B& b, const Rest&... rest) {
 struct decomposition_choice {
   std::vector<std::string> description;  // per candidate, its kernels
   std::vector<double> cost;              // Galley's logical cost per candidate
-  std::vector<bool> dense;               // per candidate: its one- and two-index intermediates dense
   std::vector<intermediate_format> format;  // per candidate: its one- and two-index intermediates' format
   std::vector<std::uint32_t> reuse;      // per candidate, bit t: step t reuses its twin's intermediate
   std::size_t chosen = 0;
@@ -637,9 +636,9 @@ struct runner {
       return sparse_write * smallest;
     }
   }
-  // whether the dense and bitmap choices differ from the sorted one for this order
+  // whether the dense and bitmap variants differ from the sorted one for this order
   template <class Order>
-  static constexpr bool has_dense_choice =
+  static constexpr bool has_format_choice =
       mp_any_of<steps_of<Order, intermediate_format::dense>, dense_capable>::value;
 
   // Whether `Step` has a twin over the very same tensors (so it shares the twin's intermediate).
@@ -812,7 +811,6 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
   decomposition_choice out;
   const chain_bound_estimator all = est.size() == 1 ? est[0] : chain_bound_estimator::conjunction(est);
   out.cost.push_back(all.estimate() * static_cast<double>(all.indices().size()));
-  out.dense.push_back(false);
   out.format.push_back(intermediate_format::sorted);
   out.reuse.push_back(0);
   out.description.push_back("one fused kernel [" + std::to_string(static_cast<std::int64_t>(all.estimate())) +
@@ -823,7 +821,7 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
     std::uint32_t reuse = 0;
     double c = R::template cost<O, intermediate_format::sorted>(est, in, text, reuse);
     intermediate_format f = intermediate_format::sorted;
-    if constexpr (R::template has_dense_choice<O>) {
+    if constexpr (R::template has_format_choice<O>) {
       auto weigh = [&](auto kind) {
         std::string other_text;
         std::uint32_t other_reuse = 0;
@@ -836,7 +834,6 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
 #endif
     }
     out.cost.push_back(c);
-    out.dense.push_back(f == intermediate_format::dense);
     out.format.push_back(f);
     out.reuse.push_back(reuse);
     using rest_summed = typename P::template fused_rest<O>;
@@ -860,7 +857,7 @@ void run_candidate(std::size_t which, intermediate_format f, std::uint32_t reuse
   constexpr std::size_t n = mp_size<typename P::orders>::value;
   mp_with_index<n>(which - 1, [&](auto c) {
     using O = mp_at_c<typename P::orders, c>;
-    if constexpr (R::template has_dense_choice<O>) {
+    if constexpr (R::template has_format_choice<O>) {
       if (f == intermediate_format::dense)
         return R::template run<O, intermediate_format::dense>(lhs, in, reuse, accumulate);
 #if LOOM_BITMAP_INTERMEDIATES

@@ -76,23 +76,13 @@ statistics gather_statistics_generic(const basic_tensor<T, Format, Owning>& t) {
   return s;
 }
 
-template <class Level>
-inline constexpr bool is_dense_level_v = false;
-template <std::size_t E>
-inline constexpr bool is_dense_level_v<dense_level<E>> = true;
-template <class Level>
-inline constexpr bool is_unique_compressed_level_v = false;
-template <class Pos, class Crd>
-inline constexpr bool is_unique_compressed_level_v<compressed_level<uniqueness::unique, Pos, Crd>> =
-    true;
-
 /// Formats read from their arrays: every level dense or unique compressed (dense, csr, csc, dcsr,
 /// dcsc, csf, sparse_vector and their reorderings).
 template <class Levels>
 inline constexpr bool levels_read_from_arrays_v = false;
 template <class... Ls>
 inline constexpr bool levels_read_from_arrays_v<boost::mp11::mp_list<Ls...>> =
-    sizeof...(Ls) > 0 && ((is_dense_level_v<Ls> || is_unique_compressed_level_v<Ls>) && ...);
+    sizeof...(Ls) > 0 && ((is_dense_level<Ls> || is_unique_compressed_level<Ls>) && ...);
 
 // Every level's positions form one range, and the leaves (stored entries) below a position range
 // form one range too, so a position's entry count is a difference of two mapped boundaries.
@@ -110,7 +100,7 @@ struct array_statistics {
   template <std::size_t K>
   std::int64_t child(std::int64_t b) const {
     const auto& st = t.template level<K>();
-    if constexpr (is_dense_level_v<level_t<K>>) return b * st.extent;
+    if constexpr (is_dense_level<level_t<K>>) return b * st.extent;
     else return static_cast<std::int64_t>(st.pos[static_cast<std::size_t>(b)]);
   }
   template <std::size_t K>
@@ -141,7 +131,7 @@ struct array_statistics {
       if constexpr (K == 0) {
         s.distinct[mode] = hi[K] - lo[K];
         s.max_degree[mode] = hi[K] > lo[K] ? 1 : 0;
-      } else if constexpr (is_dense_level_v<level_t<K>>) {
+      } else if constexpr (is_dense_level<level_t<K>>) {
         // every parent position holds one entry per coordinate
         const std::int64_t parents = hi[K - 1] - lo[K - 1];
         const bool any = parents > 0 && st.extent > 0;
@@ -174,7 +164,7 @@ struct array_statistics {
           nonempty += w > 0 ? 1 : 0;
           counter[static_cast<std::size_t>(i)] += static_cast<count_t>(w);
         };
-        if constexpr (is_dense_level_v<level_t<K>>) {
+        if constexpr (is_dense_level<level_t<K>>) {
           for (std::int64_t q = lo[K - 1]; q < hi[K - 1]; ++q)
             for (std::int64_t i = 0; i < st.extent; ++i) add(q * st.extent + i, i);
         } else {
