@@ -347,7 +347,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       std::fill(bits.begin(), bits.end(), std::uint64_t{0});
     }
     const std::vector<std::int64_t> strides = located_strides();
-    stream::run_bitmap(out.values().data(), bits.data(), strides.data(), root, 0);
+    stream::run_located(stream::bitmap_cell<T>{out.values().data(), bits.data()}, strides.data(),
+                        root, 0);
   } else {
     auto configure = [&](auto& sink) {
       for (std::size_t k = 0; k < N; ++k) sink.depth_of_level[k] = out_depth[out_format::modes[k]];

@@ -50,51 +50,59 @@ LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
   }
 }
 
-/// Accumulates a stream into a dense array: `vals[off + Σ index·stride[depth]] += value`.
-template <class T, class S>
-LOOM_FORCE_INLINE void run_dense(T* vals, const std::int64_t* strides, const S& s,
-                                 std::int64_t off) {
+/// The walk of an output written in place: each value lands at cell `off + Σ index·stride[depth]`
+/// through `cell(off, value)`. A sum that emits nothing reaches no cell when the cell records
+/// presence (`Cell::presence`), as a sparse output would; otherwise it adds zero.
+template <class Cell, class S>
+LOOM_FORCE_INLINE void run_located(const Cell& cell, const std::int64_t* strides, const S& s,
+                                   std::int64_t off) {
   if constexpr (!is_stream_v<S>) {
-    vals[off] = semiring_traits<T>::add(vals[off], static_cast<T>(s));
+    cell(off, s);
+  } else if constexpr (reducible<S>() && Cell::presence) {
+    const auto [v, touched] = reduce_touched(s);
+    if (touched) cell(off, v);
   } else if constexpr (reducible<S>()) {
-    vals[off] = semiring_traits<T>::add(vals[off], static_cast<T>(reduce(s)));  // local sum
+    cell(off, reduce(s));  // local sum
   } else {
     S st = s;
     while (st.valid()) {
       if (st.ready()) {
-        if constexpr (S::contracted) run_dense(vals, strides, st.value(), off);
-        else run_dense(vals, strides, st.value(), off + st.index() * strides[S::depth]);
+        if constexpr (S::contracted) run_located(cell, strides, st.value(), off);
+        else run_located(cell, strides, st.value(), off + st.index() * strides[S::depth]);
       }
       st.next();
     }
   }
 }
 
-/// Accumulates a stream into dense values over a presence bitmap at the same positions (a
-/// `format<dense..., bitmap>` output, written in place): like `run_dense`, and each cell written
-/// gets its bit; a sum that emits nothing leaves its cell absent, as a sparse output would.
-template <class T, class S>
-LOOM_FORCE_INLINE void run_bitmap(T* vals, std::uint64_t* bits, const std::int64_t* strides,
-                                  const S& s, std::int64_t off) {
-  auto put = [&](const auto& v) {
+/// A dense output's cell: `vals[off] += value`.
+template <class T>
+struct dense_cell {
+  static constexpr bool presence = false;
+  T* vals;
+  LOOM_FORCE_INLINE void operator()(std::int64_t off, const auto& v) const {
+    vals[off] = semiring_traits<T>::add(vals[off], static_cast<T>(v));
+  }
+};
+
+/// A `format<dense..., bitmap>` output's cell (Galley's bytemap): the value accumulated like a
+/// dense one, and the presence bit at the same position set.
+template <class T>
+struct bitmap_cell {
+  static constexpr bool presence = true;
+  T* vals;
+  std::uint64_t* bits;
+  LOOM_FORCE_INLINE void operator()(std::int64_t off, const auto& v) const {
     vals[off] = semiring_traits<T>::add(vals[off], static_cast<T>(v));
     bits[off >> 6] |= std::uint64_t{1} << (off & 63);
-  };
-  if constexpr (!is_stream_v<S>) {
-    put(s);
-  } else if constexpr (reducible<S>()) {
-    const auto [v, touched] = reduce_touched(s);
-    if (touched) put(v);
-  } else {
-    S st = s;
-    while (st.valid()) {
-      if (st.ready()) {
-        if constexpr (S::contracted) run_bitmap(vals, bits, strides, st.value(), off);
-        else run_bitmap(vals, bits, strides, st.value(), off + st.index() * strides[S::depth]);
-      }
-      st.next();
-    }
   }
+};
+
+/// Accumulates a stream into a dense array: `vals[off + Σ index·stride[depth]] += value`.
+template <class T, class S>
+LOOM_FORCE_INLINE void run_dense(T* vals, const std::int64_t* strides, const S& s,
+                                 std::int64_t off) {
+  run_located(dense_cell<T>{vals}, strides, s, off);
 }
 
 /// Collects the entries of a sparse output in order (coordinates in the output's storage
