@@ -17,5 +17,6 @@
 #include <loom/optimize/statistics.hpp>
 #include <loom/optimize/statistics_cache.hpp>
 #include <loom/optimize/uniform_estimator.hpp>
+#include <loom/optimize/workspace_choice.hpp>
 
 #endif  // LOOM_OPTIMIZE_HPP

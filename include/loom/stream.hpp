@@ -9,5 +9,6 @@
 #include <loom/stream/level_streams.hpp>
 #include <loom/stream/lower.hpp>
 #include <loom/stream/run.hpp>
+#include <loom/stream/workspace.hpp>
 
 #endif  // LOOM_STREAM_HPP

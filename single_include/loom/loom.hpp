@@ -6477,6 +6477,407 @@ inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
 
 #endif  // LOOM_OPTIMIZE_LEADER_CHOICE_HPP
 // ---- end <loom/optimize/leader_choice.hpp>
+// ---- begin <loom/optimize/workspace_choice.hpp>
+// Defines the choice of a sparse output's workspace kind (dense, hashed, sorted) from the
+// estimated writes, entries and rows of a plan, cached per plan by a coarse statistics
+// signature (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_WORKSPACE_CHOICE_HPP
+#define LOOM_OPTIMIZE_WORKSPACE_CHOICE_HPP
+
+// ---- begin <loom/stream/workspace.hpp>
+// Defines the Gustavson workspace of a sparse output written out of order, in three kinds (a
+// dense array with a touched list, an open-addressing hash table, a sorted list), and
+// loom::workspace_kind, which the optimizer chooses from estimates (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_WORKSPACE_HPP
+#define LOOM_STREAM_WORKSPACE_HPP
+
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace loom {
+
+/// How a workspace row holds the entries that arrive out of order before they are appended in
+/// order (DESIGN.md §5): `dense`, an array over the row's cells with a byte per cell and a list
+/// of the touched cells (Galley's bytemap); `hashed`, an open-addressing table sized to the
+/// row's estimated entries; `sorted`, every write appended to a list, sorted and merged when
+/// the row ends.
+enum class workspace_kind : std::uint8_t { dense, hashed, sorted };
+
+inline constexpr std::array<workspace_kind, 3> workspace_kinds{
+    workspace_kind::dense, workspace_kind::hashed, workspace_kind::sorted};
+
+constexpr std::string_view workspace_kind_name(workspace_kind k) {
+  switch (k) {
+    case workspace_kind::dense: return "dense";
+    case workspace_kind::hashed: return "hashed";
+    case workspace_kind::sorted: return "sorted";
+  }
+  return "?";
+}
+
+namespace detail {
+inline thread_local std::optional<workspace_kind> forced_workspace{};
+}  // namespace detail
+
+/// Forces the workspace kind of every kernel run on this thread while it lives (tests,
+/// benchmarks); the optimizer's choice otherwise. Nests; restores the previous setting.
+class scoped_workspace {
+ public:
+  explicit scoped_workspace(workspace_kind k) : previous_(detail::forced_workspace) {
+    detail::forced_workspace = k;
+  }
+  ~scoped_workspace() { detail::forced_workspace = previous_; }
+  scoped_workspace(const scoped_workspace&) = delete;
+  scoped_workspace& operator=(const scoped_workspace&) = delete;
+
+ private:
+  std::optional<workspace_kind> previous_;
+};
+
+}  // namespace loom
+
+namespace loom::stream {
+
+/// The cells a dense workspace may allocate; a larger row space is held in a hash table.
+inline constexpr std::int64_t max_dense_workspace_cells = std::int64_t{1} << 26;
+
+/// A Gustavson workspace: the first `prefix` output levels are iterated in order by the outer
+/// loops; the rest arrive in any order, possibly repeated, and are accumulated per prefix
+/// ("row") in a workspace of kind `kind`, then appended in order when the row ends.
+template <class T, std::size_t N, class Out>
+struct workspace_sink {
+  using value_type = T;
+  Out& out;
+  std::array<std::int64_t, 32> at_depth{};
+  std::array<std::size_t, N> depth_of_level{};
+  std::array<std::int64_t, N> level_extent{};
+  std::size_t prefix = 0;  // output levels fixed by the outer loops
+  workspace_kind kind = workspace_kind::dense;
+  std::int64_t expected_row_entries = 0;  // sizes the hash table; it grows past half full
+  // dense
+  std::vector<T> acc{};
+  std::vector<unsigned char> seen{};
+  std::vector<std::int64_t> touched{};
+  // hashed: slot -> key + 1 (0 empty) and value; `touched` lists the used slots
+  std::vector<std::int64_t> slot_key{};
+  std::vector<T> slot_val{};
+  std::uint64_t mask = 0;
+  // sorted (and the hashed row's entries, sorted before they are appended)
+  std::vector<std::pair<std::int64_t, T>> pairs{};
+
+  void init() {
+    std::int64_t space = 1;
+    for (std::size_t k = prefix; k < N; ++k) {
+      if (level_extent[k] != 0 && space > (std::int64_t{1} << 40) / level_extent[k]) space = -1;
+      if (space >= 0) space *= level_extent[k];
+    }
+    if (kind == workspace_kind::dense && (space < 0 || space > max_dense_workspace_cells))
+      kind = workspace_kind::hashed;
+    if (kind == workspace_kind::dense) {
+      acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
+      seen.assign(static_cast<std::size_t>(space), 0);
+    } else if (kind == workspace_kind::hashed) {
+      const auto want = std::clamp<std::int64_t>(2 * expected_row_entries, 16, std::int64_t{1} << 24);
+      resize_table(std::bit_ceil(static_cast<std::uint64_t>(want)));
+    }
+  }
+  LOOM_FORCE_INLINE std::int64_t key() const {
+    std::int64_t key = 0;
+    for (std::size_t k = prefix; k < N; ++k) key = key * level_extent[k] + at_depth[depth_of_level[k]];
+    return key;
+  }
+  static LOOM_FORCE_INLINE std::uint64_t hash(std::int64_t key) {
+    const std::uint64_t h = static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+  }
+  LOOM_FORCE_INLINE void push(const T& v) {
+    const std::int64_t kk = key();
+    if (kind == workspace_kind::dense) {
+      if (!seen[kk]) {
+        seen[kk] = 1;
+        touched.push_back(kk);
+        acc[kk] = v;
+      } else {
+        acc[kk] = semiring_traits<T>::add(acc[kk], v);
+      }
+    } else if (kind == workspace_kind::hashed) {
+      for (std::uint64_t s = hash(kk) & mask;; s = (s + 1) & mask) {
+        if (slot_key[s] == kk + 1) {
+          slot_val[s] = semiring_traits<T>::add(slot_val[s], v);
+          return;
+        }
+        if (slot_key[s] == 0) {
+          slot_key[s] = kk + 1;
+          slot_val[s] = v;
+          touched.push_back(static_cast<std::int64_t>(s));
+          if (2 * touched.size() > mask + 1) resize_table(2 * (mask + 1));
+          return;
+        }
+      }
+    } else {
+      pairs.emplace_back(kk, v);
+    }
+  }
+  // the loop at depth d finished one index: flush when d fixes the last prefix level
+  LOOM_FORCE_INLINE void end_of(std::size_t d) {
+    if (prefix > 0 && d == depth_of_level[prefix - 1]) flush();
+  }
+  void finish() {
+    if (prefix == 0) flush();
+  }
+  void flush() {
+    std::array<std::int64_t, N> c{};
+    for (std::size_t k = 0; k < prefix; ++k) c[k] = at_depth[depth_of_level[k]];
+    auto emit = [&](std::int64_t kk, const T& v) {
+      for (std::size_t k = N; k-- > prefix;) {
+        c[k] = kk % level_extent[k];
+        kk /= level_extent[k];
+      }
+      out.push(c, v);
+    };
+    if (kind == workspace_kind::dense) {
+      std::sort(touched.begin(), touched.end());
+      for (std::int64_t kk : touched) {
+        emit(kk, acc[kk]);
+        acc[kk] = semiring_traits<T>::zero();
+        seen[kk] = 0;
+      }
+      touched.clear();
+    } else if (kind == workspace_kind::hashed) {
+      for (std::int64_t s : touched) {
+        pairs.emplace_back(slot_key[s] - 1, slot_val[s]);
+        slot_key[s] = 0;
+      }
+      touched.clear();
+      std::sort(pairs.begin(), pairs.end(),
+                [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (const auto& [kk, v] : pairs) emit(kk, v);
+      pairs.clear();
+    } else {
+      // stable: duplicates are added in the order they were written
+      std::stable_sort(pairs.begin(), pairs.end(),
+                       [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (std::size_t q = 0; q < pairs.size();) {
+        T v = pairs[q].second;
+        std::size_t r = q + 1;
+        for (; r < pairs.size() && pairs[r].first == pairs[q].first; ++r)
+          v = semiring_traits<T>::add(v, pairs[r].second);
+        emit(pairs[q].first, v);
+        q = r;
+      }
+      pairs.clear();
+    }
+  }
+
+ private:
+  // a table of `capacity` slots (a power of two) holding the entries already in the old one
+  void resize_table(std::uint64_t capacity) {
+    std::vector<std::int64_t> old_key(capacity, 0);
+    std::vector<T> old_val(capacity, semiring_traits<T>::zero());
+    old_key.swap(slot_key);
+    old_val.swap(slot_val);
+    mask = capacity - 1;
+    std::vector<std::int64_t> old_touched;
+    old_touched.swap(touched);
+    for (std::int64_t s : old_touched) {
+      std::uint64_t t = hash(old_key[s] - 1) & mask;
+      while (slot_key[t] != 0) t = (t + 1) & mask;
+      slot_key[t] = old_key[s];
+      slot_val[t] = old_val[s];
+      touched.push_back(static_cast<std::int64_t>(t));
+    }
+  }
+};
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_WORKSPACE_HPP
+// ---- end <loom/stream/workspace.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace loom::optimize {
+
+/// What a workspace will hold, estimated from statistics for one loop order.
+struct workspace_estimate {
+  double rows = 1;        // workspace rows: distinct values of the output levels the outer loops fix
+  double writes = 0;      // values written into the workspace (before duplicates are added)
+  double entries = 0;     // distinct output entries
+  double cells = 0;       // cells of one row's space (product of the other levels' extents)
+  double value_bytes = 8;
+};
+
+/// Per-operation costs of the three workspaces, in nanoseconds beyond the loop that produces
+/// the writes, fitted on the 2-core machine of BENCHMARKS.md (benchmarks/runtime/workspace.cpp):
+/// zeroing a byte of a row space (fresh pages past `fresh_bytes`, which the allocator maps anew
+/// on every call), a write that hits the cache, the extra per array of one that misses the
+/// second-level or the last-level cache, hashing a key, appending a pair, a comparison of a sort
+/// of keys and of a (stable) sort of pairs, and appending an output entry.
+struct workspace_constants {
+  double zero_byte = 0.1;
+  double zero_fresh_byte = 0.4;
+  double fresh_bytes = 32.0 * (1 << 20);
+  double write_hit = 1.0;
+  double l2_miss = 15.0;
+  double l3_miss = 45.0;
+  double l2_bytes = 2.0 * (1 << 20);
+  double l3_bytes = 16.0 * (1 << 20);
+  double line_bytes = 64;
+  double hash = 5.0;
+  double append = 1.5;
+  double compare_keys = 1.5;
+  double compare_pairs = 3.0;
+  double emit = 3.0;
+};
+
+/// The three costs, in the order of loom::workspace_kinds, and the cheapest.
+struct workspace_choice {
+  workspace_kind kind = workspace_kind::dense;
+  std::array<double, 3> cost{};
+  workspace_estimate estimate{};
+  /// the estimated entries of one row: the hash table starts at twice this
+  std::int64_t row_entries() const {
+    const double per_row = estimate.entries / std::max(1.0, estimate.rows);
+    return static_cast<std::int64_t>(std::min(per_row, double(std::int64_t{1} << 24)));
+  }
+};
+
+namespace detail {
+// the extra cost of a random access into `bytes` of one array
+inline double miss_cost(double bytes, const workspace_constants& c) {
+  auto beyond = [&](double cache) { return bytes <= cache ? 0.0 : 1.0 - cache / bytes; };
+  return beyond(c.l2_bytes) * c.l2_miss + beyond(c.l3_bytes) * c.l3_miss;
+}
+inline double sort_compares(double n, double rows) {
+  const double per_row = std::max(2.0, n / std::max(1.0, rows));
+  return n * std::log2(per_row);
+}
+}  // namespace detail
+
+/// Costs each workspace kind for `e` and picks the cheapest.
+/// - dense: the row space (values and a flag byte per cell) is zeroed once; an entry's first
+///   write per row touches the whole space at random, its repeats only the row's entries; the
+///   touched keys are sorted per row.
+/// - hashed: every write hashes and probes a table of twice the row's entries (keys and values);
+///   the row's entries are sorted as pairs.
+/// - sorted: every write is appended; the row's writes are sorted (stable) and merged.
+inline workspace_choice choose_workspace(const workspace_estimate& e, const workspace_constants& c = {}) {
+  using detail::miss_cost;
+  workspace_choice out;
+  out.estimate = e;
+  const double per_row = e.entries / std::max(1.0, e.rows);
+  const double repeats = std::max(0.0, e.writes - e.entries);
+  const double dense_bytes = e.cells * (e.value_bytes + 1);
+  const double row_bytes = std::min(dense_bytes, per_row * 2 * c.line_bytes);  // a row's lines
+  const double table_bytes = 2 * per_row * (e.value_bytes + 8);
+  const double emit = e.entries * c.emit;
+  out.cost[0] = e.cells > static_cast<double>(stream::max_dense_workspace_cells)
+                    ? std::numeric_limits<double>::infinity()
+                    : dense_bytes * (dense_bytes > c.fresh_bytes ? c.zero_fresh_byte : c.zero_byte) +
+                          e.writes * c.write_hit + e.entries * 2 * miss_cost(dense_bytes, c) +
+                          repeats * 2 * miss_cost(row_bytes, c) +
+                          detail::sort_compares(e.entries, e.rows) * c.compare_keys + emit;
+  out.cost[1] = e.writes * (c.hash + c.write_hit + 2 * miss_cost(table_bytes, c)) +
+                e.entries * c.append + detail::sort_compares(e.entries, e.rows) * c.compare_pairs + emit;
+  out.cost[2] = e.writes * c.append + detail::sort_compares(e.writes, e.rows) * c.compare_pairs + emit;
+  std::size_t best = 0;
+  for (std::size_t k = 1; k < 3; ++k)
+    if (out.cost[k] < out.cost[best]) best = k;
+  out.kind = workspace_kinds[best];
+  return out;
+}
+
+/// The workspace estimate of plan P (its loop order and output prefix) for `lhs = rhs`.
+template <class P, class Lhs, class Rhs>
+workspace_estimate estimate_workspace(const Lhs& lhs, const Rhs& rhs, statistics_cache& stats) {
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  const loop_order_query q = describe(lhs, rhs, stats);
+  std::vector<std::string> order;
+  boost::mp11::mp_for_each<typename P::order>([&](auto i) { order.emplace_back(decltype(i)::name); });
+  std::size_t last_free = 0;  // the writes happen below the deepest output index
+  for (std::size_t d = 0; d < order.size(); ++d)
+    if (std::find(q.output.begin(), q.output.end(), order[d]) != q.output.end()) last_free = d;
+  workspace_estimate e;
+  e.value_bytes = sizeof(typename out_t::value_type);
+  e.writes = q.iterations({order.begin(), order.begin() + static_cast<std::ptrdiff_t>(last_free + 1)});
+  e.entries = q.iterations(q.output);
+  const std::vector<std::string> fixed(q.output.begin(),
+                                       q.output.begin() + static_cast<std::ptrdiff_t>(P::output_prefix));
+  e.rows = fixed.empty() ? 1.0 : q.iterations(fixed);
+  e.cells = 1;
+  for (std::size_t level = P::output_prefix; level < out_t::order; ++level)
+    e.cells *= static_cast<double>(lhs.tensor->extent(out_t::format_type::modes[level]));
+  return e;
+}
+
+/// One line for `explain` and the plan log: the chosen kind, the estimate and every cost.
+inline std::string describe_workspace_choice(const workspace_choice& w) {
+  std::ostringstream s;
+  s.precision(3);
+  s << workspace_kind_name(w.kind) << " workspace (estimated " << w.estimate.writes << " writes, "
+    << w.estimate.entries << " entries in " << w.estimate.rows << " rows of " << w.estimate.cells
+    << " cells; cost";
+  for (std::size_t k = 0; k < 3; ++k) s << " " << workspace_kind_name(workspace_kinds[k]) << " " << w.cost[k];
+  s << ")";
+  return s.str();
+}
+
+namespace detail {
+template <class P>
+struct workspace_purpose {};
+}  // namespace detail
+
+/// The workspace of plan P for `lhs = rhs`: remembered per coarse statistics signature, else
+/// estimated from statistics. `loom::scoped_workspace` overrides it.
+template <class P, class Lhs, class Rhs>
+workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
+  if (loom::detail::forced_workspace) {
+    workspace_choice forced;
+    forced.kind = *loom::detail::forced_workspace;
+    return forced;
+  }
+  struct cache {
+    std::map<std::vector<std::uint8_t>, workspace_choice> chosen;
+    statistics_cache stats;
+  };
+  thread_local cache c;
+  auto signature = detail::coarse_signature(rhs);
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  for (std::size_t m = 0; m < out_t::order; ++m) signature.push_back(detail::magnitude(lhs.tensor->extent(m)));
+  if (const auto it = c.chosen.find(signature); it != c.chosen.end()) return it->second;
+  const workspace_choice w = choose_workspace(estimate_workspace<P>(lhs, rhs, c.stats));
+#ifdef LOOM_DEBUG_PLAN
+  std::clog << "loom: output written through a " << describe_workspace_choice(w) << "\n";
+#endif
+  if (c.chosen.size() >= 256) c.chosen.clear();  // bounded: a choice is cheap to make again
+  c.chosen.emplace(std::move(signature), w);
+  return w;
+}
+
+}  // namespace loom::optimize
+
+#endif  // LOOM_OPTIMIZE_WORKSPACE_CHOICE_HPP
+// ---- end <loom/optimize/workspace_choice.hpp>
 // ---- begin <loom/rewrite/for_evaluation.hpp>
 // Defines loom::rewrite::for_evaluation(e): the always-profitable rules to a fixpoint, then the
 // static constants turned into literals; what the evaluator runs (rewrite/).
@@ -7818,7 +8219,29 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   else if constexpr (out_format::dense_over_bitmap && out_t::owning)
     s << "written in place (locate and accumulate, presence bit set per cell)";
   else if constexpr (P::output_in_order) s << "assembled by in-order append";
-  else s << "assembled through a workspace (entries gathered, sorted, merged)";
+  else {
+    std::vector<std::string> out_names;  // the output's indices in storage order
+    boost::mp11::mp_for_each<expr::free_indices_t<Lhs>>(
+        [&](auto i) { out_names.emplace_back(decltype(i)::name); });
+    s << "assembled through a workspace, ";
+    if constexpr (P::output_prefix == 0) {
+      s << "one for the whole output";
+    } else {
+      s << "one row per (";
+      for (std::size_t k = 0; k < P::output_prefix; ++k)
+        s << (k ? "," : "") << out_names[out_format::modes[k]];
+      s << ")";
+    }
+    s << ", appended in order when it ends\n  ";
+    if (loom::detail::forced_workspace) {
+      s << workspace_kind_name(*loom::detail::forced_workspace)
+        << " workspace, forced by loom::scoped_workspace";
+    } else {
+      loom::statistics_cache stats;
+      s << optimize::describe_workspace_choice(
+          optimize::choose_workspace(optimize::estimate_workspace<P>(lhs, rhs, stats)));
+    }
+  }
   s << "\n";
   return s.str();
 }
@@ -9325,96 +9748,6 @@ struct append_sink {
   void finish() {}
 };
 
-/// A Gustavson workspace: the first `prefix` output levels are iterated in order by the outer
-/// loops; the rest arrive in any order, possibly repeated, and are accumulated per prefix
-/// ("row") in a dense array with a touched list (or a sorted list when the row space is
-/// large), then appended in order when the row ends.
-template <class T, std::size_t N, class Out>
-struct workspace_sink {
-  using value_type = T;
-  Out& out;
-  std::array<std::int64_t, 32> at_depth{};
-  std::array<std::size_t, N> depth_of_level{};
-  std::array<std::int64_t, N> level_extent{};
-  std::size_t prefix = 0;  // output levels fixed by the outer loops
-  bool dense = true;
-  std::vector<T> acc{};
-  std::vector<unsigned char> seen{};
-  std::vector<std::int64_t> touched{};
-  std::vector<std::pair<std::int64_t, T>> pairs{};  // sparse mode
-
-  void init() {
-    std::int64_t space = 1;
-    for (std::size_t k = prefix; k < N; ++k) {
-      if (level_extent[k] != 0 && space > (std::int64_t{1} << 40) / level_extent[k]) space = -1;
-      if (space >= 0) space *= level_extent[k];
-    }
-    dense = space >= 0 && space <= (std::int64_t{1} << 26);
-    if (dense) {
-      acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
-      seen.assign(static_cast<std::size_t>(space), 0);
-    }
-  }
-  LOOM_FORCE_INLINE std::int64_t key() const {
-    std::int64_t key = 0;
-    for (std::size_t k = prefix; k < N; ++k) key = key * level_extent[k] + at_depth[depth_of_level[k]];
-    return key;
-  }
-  LOOM_FORCE_INLINE void push(const T& v) {
-    const std::int64_t kk = key();
-    if (dense) {
-      if (!seen[kk]) {
-        seen[kk] = 1;
-        touched.push_back(kk);
-        acc[kk] = v;
-      } else {
-        acc[kk] = semiring_traits<T>::add(acc[kk], v);
-      }
-    } else {
-      pairs.emplace_back(kk, v);
-    }
-  }
-  // the loop at depth d finished one index: flush when d fixes the last prefix level
-  LOOM_FORCE_INLINE void end_of(std::size_t d) {
-    if (prefix > 0 && d == depth_of_level[prefix - 1]) flush();
-  }
-  void finish() {
-    if (prefix == 0) flush();
-  }
-  void flush() {
-    std::array<std::int64_t, N> c{};
-    for (std::size_t k = 0; k < prefix; ++k) c[k] = at_depth[depth_of_level[k]];
-    auto emit = [&](std::int64_t kk, const T& v) {
-      for (std::size_t k = N; k-- > prefix;) {
-        c[k] = kk % level_extent[k];
-        kk /= level_extent[k];
-      }
-      out.push(c, v);
-    };
-    if (dense) {
-      std::sort(touched.begin(), touched.end());
-      for (std::int64_t kk : touched) {
-        emit(kk, acc[kk]);
-        acc[kk] = semiring_traits<T>::zero();
-        seen[kk] = 0;
-      }
-      touched.clear();
-    } else {
-      std::stable_sort(pairs.begin(), pairs.end(),
-                       [](const auto& x, const auto& y) { return x.first < y.first; });
-      for (std::size_t q = 0; q < pairs.size();) {
-        T v = pairs[q].second;
-        std::size_t r = q + 1;
-        for (; r < pairs.size() && pairs[r].first == pairs[q].first; ++r)
-          v = semiring_traits<T>::add(v, pairs[r].second);
-        emit(pairs[q].first, v);
-        q = r;
-      }
-      pairs.clear();
-    }
-  }
-};
-
 /// Drives a stream into a sink (append or workspace).
 template <class Sink, class S>
 LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
@@ -10545,10 +10878,15 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
     stream::run_located(stream::bitmap_cell<T>{out.values().data(), bits.data()}, strides.data(),
                         root, 0);
   } else {
+    // out of order: the workspace kind is chosen from estimates (optimize/workspace_choice.hpp)
+    optimize::workspace_choice workspace;
+    if constexpr (!Plan::output_in_order) workspace = optimize::cached_workspace_choice<Plan>(lhs, rhs);
     auto configure = [&](auto& sink) {
       for (std::size_t k = 0; k < N; ++k) sink.depth_of_level[k] = out_depth[out_format::modes[k]];
       if constexpr (requires { sink.prefix; }) {
         sink.prefix = Plan::output_prefix;
+        sink.kind = workspace.kind;
+        sink.expected_row_entries = workspace.row_entries();
         for (std::size_t k = 0; k < N; ++k) sink.level_extent[k] = out.extent(out_format::modes[k]);
         sink.init();
       }

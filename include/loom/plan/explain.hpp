@@ -12,6 +12,7 @@
 #include <loom/format/format_name.hpp>
 #include <loom/optimize/leader_choice.hpp>
 #include <loom/optimize/plan_choice.hpp>
+#include <loom/optimize/workspace_choice.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/rewrite/for_evaluation.hpp>
 #include <loom/rewrite/hoist.hpp>
@@ -253,7 +254,29 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   else if constexpr (out_format::dense_over_bitmap && out_t::owning)
     s << "written in place (locate and accumulate, presence bit set per cell)";
   else if constexpr (P::output_in_order) s << "assembled by in-order append";
-  else s << "assembled through a workspace (entries gathered, sorted, merged)";
+  else {
+    std::vector<std::string> out_names;  // the output's indices in storage order
+    boost::mp11::mp_for_each<expr::free_indices_t<Lhs>>(
+        [&](auto i) { out_names.emplace_back(decltype(i)::name); });
+    s << "assembled through a workspace, ";
+    if constexpr (P::output_prefix == 0) {
+      s << "one for the whole output";
+    } else {
+      s << "one row per (";
+      for (std::size_t k = 0; k < P::output_prefix; ++k)
+        s << (k ? "," : "") << out_names[out_format::modes[k]];
+      s << ")";
+    }
+    s << ", appended in order when it ends\n  ";
+    if (loom::detail::forced_workspace) {
+      s << workspace_kind_name(*loom::detail::forced_workspace)
+        << " workspace, forced by loom::scoped_workspace";
+    } else {
+      loom::statistics_cache stats;
+      s << optimize::describe_workspace_choice(
+          optimize::choose_workspace(optimize::estimate_workspace<P>(lhs, rhs, stats)));
+    }
+  }
   s << "\n";
   return s.str();
 }

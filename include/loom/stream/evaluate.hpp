@@ -14,6 +14,7 @@
 #include <loom/format/tensor.hpp>
 #include <loom/optimize/leader_choice.hpp>
 #include <loom/optimize/plan_choice.hpp>
+#include <loom/optimize/workspace_choice.hpp>
 #include <loom/parallel/run.hpp>
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>
@@ -22,6 +23,7 @@
 #include <loom/stream/lower.hpp>
 #include <loom/stream/run.hpp>
 #include <loom/stream/skip.hpp>
+#include <loom/stream/workspace.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -350,10 +352,15 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
     stream::run_located(stream::bitmap_cell<T>{out.values().data(), bits.data()}, strides.data(),
                         root, 0);
   } else {
+    // out of order: the workspace kind is chosen from estimates (optimize/workspace_choice.hpp)
+    optimize::workspace_choice workspace;
+    if constexpr (!Plan::output_in_order) workspace = optimize::cached_workspace_choice<Plan>(lhs, rhs);
     auto configure = [&](auto& sink) {
       for (std::size_t k = 0; k < N; ++k) sink.depth_of_level[k] = out_depth[out_format::modes[k]];
       if constexpr (requires { sink.prefix; }) {
         sink.prefix = Plan::output_prefix;
+        sink.kind = workspace.kind;
+        sink.expected_row_entries = workspace.row_entries();
         for (std::size_t k = 0; k < N; ++k) sink.level_extent[k] = out.extent(out_format::modes[k]);
         sink.init();
       }

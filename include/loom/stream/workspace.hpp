@@ -1,0 +1,217 @@
+// Defines the Gustavson workspace of a sparse output written out of order, in three kinds (a
+// dense array with a touched list, an open-addressing hash table, a sorted list), and
+// loom::workspace_kind, which the optimizer chooses from estimates (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_WORKSPACE_HPP
+#define LOOM_STREAM_WORKSPACE_HPP
+
+#include <loom/core/config.hpp>
+#include <loom/core/semiring.hpp>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace loom {
+
+/// How a workspace row holds the entries that arrive out of order before they are appended in
+/// order (DESIGN.md §5): `dense`, an array over the row's cells with a byte per cell and a list
+/// of the touched cells (Galley's bytemap); `hashed`, an open-addressing table sized to the
+/// row's estimated entries; `sorted`, every write appended to a list, sorted and merged when
+/// the row ends.
+enum class workspace_kind : std::uint8_t { dense, hashed, sorted };
+
+inline constexpr std::array<workspace_kind, 3> workspace_kinds{
+    workspace_kind::dense, workspace_kind::hashed, workspace_kind::sorted};
+
+constexpr std::string_view workspace_kind_name(workspace_kind k) {
+  switch (k) {
+    case workspace_kind::dense: return "dense";
+    case workspace_kind::hashed: return "hashed";
+    case workspace_kind::sorted: return "sorted";
+  }
+  return "?";
+}
+
+namespace detail {
+inline thread_local std::optional<workspace_kind> forced_workspace{};
+}  // namespace detail
+
+/// Forces the workspace kind of every kernel run on this thread while it lives (tests,
+/// benchmarks); the optimizer's choice otherwise. Nests; restores the previous setting.
+class scoped_workspace {
+ public:
+  explicit scoped_workspace(workspace_kind k) : previous_(detail::forced_workspace) {
+    detail::forced_workspace = k;
+  }
+  ~scoped_workspace() { detail::forced_workspace = previous_; }
+  scoped_workspace(const scoped_workspace&) = delete;
+  scoped_workspace& operator=(const scoped_workspace&) = delete;
+
+ private:
+  std::optional<workspace_kind> previous_;
+};
+
+}  // namespace loom
+
+namespace loom::stream {
+
+/// The cells a dense workspace may allocate; a larger row space is held in a hash table.
+inline constexpr std::int64_t max_dense_workspace_cells = std::int64_t{1} << 26;
+
+/// A Gustavson workspace: the first `prefix` output levels are iterated in order by the outer
+/// loops; the rest arrive in any order, possibly repeated, and are accumulated per prefix
+/// ("row") in a workspace of kind `kind`, then appended in order when the row ends.
+template <class T, std::size_t N, class Out>
+struct workspace_sink {
+  using value_type = T;
+  Out& out;
+  std::array<std::int64_t, 32> at_depth{};
+  std::array<std::size_t, N> depth_of_level{};
+  std::array<std::int64_t, N> level_extent{};
+  std::size_t prefix = 0;  // output levels fixed by the outer loops
+  workspace_kind kind = workspace_kind::dense;
+  std::int64_t expected_row_entries = 0;  // sizes the hash table; it grows past half full
+  // dense
+  std::vector<T> acc{};
+  std::vector<unsigned char> seen{};
+  std::vector<std::int64_t> touched{};
+  // hashed: slot -> key + 1 (0 empty) and value; `touched` lists the used slots
+  std::vector<std::int64_t> slot_key{};
+  std::vector<T> slot_val{};
+  std::uint64_t mask = 0;
+  // sorted (and the hashed row's entries, sorted before they are appended)
+  std::vector<std::pair<std::int64_t, T>> pairs{};
+
+  void init() {
+    std::int64_t space = 1;
+    for (std::size_t k = prefix; k < N; ++k) {
+      if (level_extent[k] != 0 && space > (std::int64_t{1} << 40) / level_extent[k]) space = -1;
+      if (space >= 0) space *= level_extent[k];
+    }
+    if (kind == workspace_kind::dense && (space < 0 || space > max_dense_workspace_cells))
+      kind = workspace_kind::hashed;
+    if (kind == workspace_kind::dense) {
+      acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
+      seen.assign(static_cast<std::size_t>(space), 0);
+    } else if (kind == workspace_kind::hashed) {
+      const auto want = std::clamp<std::int64_t>(2 * expected_row_entries, 16, std::int64_t{1} << 24);
+      resize_table(std::bit_ceil(static_cast<std::uint64_t>(want)));
+    }
+  }
+  LOOM_FORCE_INLINE std::int64_t key() const {
+    std::int64_t key = 0;
+    for (std::size_t k = prefix; k < N; ++k) key = key * level_extent[k] + at_depth[depth_of_level[k]];
+    return key;
+  }
+  static LOOM_FORCE_INLINE std::uint64_t hash(std::int64_t key) {
+    const std::uint64_t h = static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+  }
+  LOOM_FORCE_INLINE void push(const T& v) {
+    const std::int64_t kk = key();
+    if (kind == workspace_kind::dense) {
+      if (!seen[kk]) {
+        seen[kk] = 1;
+        touched.push_back(kk);
+        acc[kk] = v;
+      } else {
+        acc[kk] = semiring_traits<T>::add(acc[kk], v);
+      }
+    } else if (kind == workspace_kind::hashed) {
+      for (std::uint64_t s = hash(kk) & mask;; s = (s + 1) & mask) {
+        if (slot_key[s] == kk + 1) {
+          slot_val[s] = semiring_traits<T>::add(slot_val[s], v);
+          return;
+        }
+        if (slot_key[s] == 0) {
+          slot_key[s] = kk + 1;
+          slot_val[s] = v;
+          touched.push_back(static_cast<std::int64_t>(s));
+          if (2 * touched.size() > mask + 1) resize_table(2 * (mask + 1));
+          return;
+        }
+      }
+    } else {
+      pairs.emplace_back(kk, v);
+    }
+  }
+  // the loop at depth d finished one index: flush when d fixes the last prefix level
+  LOOM_FORCE_INLINE void end_of(std::size_t d) {
+    if (prefix > 0 && d == depth_of_level[prefix - 1]) flush();
+  }
+  void finish() {
+    if (prefix == 0) flush();
+  }
+  void flush() {
+    std::array<std::int64_t, N> c{};
+    for (std::size_t k = 0; k < prefix; ++k) c[k] = at_depth[depth_of_level[k]];
+    auto emit = [&](std::int64_t kk, const T& v) {
+      for (std::size_t k = N; k-- > prefix;) {
+        c[k] = kk % level_extent[k];
+        kk /= level_extent[k];
+      }
+      out.push(c, v);
+    };
+    if (kind == workspace_kind::dense) {
+      std::sort(touched.begin(), touched.end());
+      for (std::int64_t kk : touched) {
+        emit(kk, acc[kk]);
+        acc[kk] = semiring_traits<T>::zero();
+        seen[kk] = 0;
+      }
+      touched.clear();
+    } else if (kind == workspace_kind::hashed) {
+      for (std::int64_t s : touched) {
+        pairs.emplace_back(slot_key[s] - 1, slot_val[s]);
+        slot_key[s] = 0;
+      }
+      touched.clear();
+      std::sort(pairs.begin(), pairs.end(),
+                [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (const auto& [kk, v] : pairs) emit(kk, v);
+      pairs.clear();
+    } else {
+      // stable: duplicates are added in the order they were written
+      std::stable_sort(pairs.begin(), pairs.end(),
+                       [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (std::size_t q = 0; q < pairs.size();) {
+        T v = pairs[q].second;
+        std::size_t r = q + 1;
+        for (; r < pairs.size() && pairs[r].first == pairs[q].first; ++r)
+          v = semiring_traits<T>::add(v, pairs[r].second);
+        emit(pairs[q].first, v);
+        q = r;
+      }
+      pairs.clear();
+    }
+  }
+
+ private:
+  // a table of `capacity` slots (a power of two) holding the entries already in the old one
+  void resize_table(std::uint64_t capacity) {
+    std::vector<std::int64_t> old_key(capacity, 0);
+    std::vector<T> old_val(capacity, semiring_traits<T>::zero());
+    old_key.swap(slot_key);
+    old_val.swap(slot_val);
+    mask = capacity - 1;
+    std::vector<std::int64_t> old_touched;
+    old_touched.swap(touched);
+    for (std::int64_t s : old_touched) {
+      std::uint64_t t = hash(old_key[s] - 1) & mask;
+      while (slot_key[t] != 0) t = (t + 1) & mask;
+      slot_key[t] = old_key[s];
+      slot_val[t] = old_val[s];
+      touched.push_back(static_cast<std::int64_t>(t));
+    }
+  }
+};
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_WORKSPACE_HPP
