@@ -4,7 +4,8 @@
 // key space), and SpGEMM into a wide or a narrow csr result (a row per i). Every input runs with
 // the workspace chosen from statistics, with each kind forced (loom::scoped_workspace), and
 // hand-written: a counting-sort transpose, a hash-table group-by with its keys sorted, and
-// Gustavson with a dense accumulator. Before the choice, loom always used the dense workspace
+// Gustavson with a dense accumulator; and the per-call cost of the cached choice
+// (choice_cached, rewriting included). Before the choice, loom always used the dense workspace
 // up to 2^26 cells and the sorted one past it.
 // SPDX-License-Identifier: BSL-1.0
 #include "support.hpp"
@@ -27,6 +28,14 @@ void with_impl(int impl, Run&& run) {
   if (impl == 0) return run();
   loom::scoped_workspace forced(loom::workspace_kinds[static_cast<std::size_t>(impl - 1)]);
   run();
+}
+
+// What the evaluator does per call to find the workspace kind once it is cached.
+template <class Lhs, class Rhs>
+loom::workspace_kind choice_cost(const Lhs& lhs, const Rhs& rhs) {
+  const auto kernel = loom::rewrite::for_kernel(loom::expr::as_expr(rhs)).expr;
+  using P = loom::plan::order_plan<Lhs, std::remove_cvref_t<decltype(kernel)>>;
+  return loom::optimize::cached_workspace_choice<P>(lhs, kernel).kind;
 }
 
 // Hand-written baselines ------------------------------------------------------------------------
@@ -191,6 +200,14 @@ void register_group_by(const std::string& name, std::int64_t keys, std::int64_t 
     for (auto _ : s) benchmark::DoNotOptimize(hand_group_by(in.A, in.xv).val.data());
     lb::label(s, in.A.nnz(), what);
   });
+  lb::add("workspace", name, "choice_cached", [=](benchmark::State& s) {
+    input& in = data->get();
+    const auto lhs = in.y(j);
+    const auto rhs = loom::sum(i, in.A(i, j) * in.x(i));
+    benchmark::DoNotOptimize(choice_cost(lhs, rhs));
+    for (auto _ : s) benchmark::DoNotOptimize(choice_cost(lhs, rhs));
+    lb::label(s, in.A.nnz(), what);
+  });
 }
 
 void register_spgemm(const std::string& name, std::int64_t rows, std::int64_t cols, std::int64_t per_row) {
@@ -223,6 +240,14 @@ void register_spgemm(const std::string& name, std::int64_t rows, std::int64_t co
   lb::add("workspace", name, "hand", [=](benchmark::State& s) {
     input& in = data->get();
     for (auto _ : s) benchmark::DoNotOptimize(lb::hand_spgemm(in.A, in.B).val.data());
+    lb::label(s, in.A.nnz() + in.B.nnz(), what);
+  });
+  lb::add("workspace", name, "choice_cached", [=](benchmark::State& s) {  // per call, once cached
+    input& in = data->get();
+    const auto lhs = in.C(i, j);
+    const auto rhs = loom::sum(k, in.A(i, k) * in.B(k, j));
+    benchmark::DoNotOptimize(choice_cost(lhs, rhs));
+    for (auto _ : s) benchmark::DoNotOptimize(choice_cost(lhs, rhs));
     lb::label(s, in.A.nnz() + in.B.nnz(), what);
   });
 }

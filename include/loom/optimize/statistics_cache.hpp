@@ -72,6 +72,19 @@ class statistics_cache {
   template <class T, storage_format Format, bool Owning>
   static std::vector<std::uintptr_t> signature(const basic_tensor<T, Format, Owning>& t) {
     std::vector<std::uintptr_t> sig;
+    append_signature(sig, t);
+    return sig;
+  }
+
+  std::unordered_map<const void*, entry> entries_;
+  std::int64_t hits_ = 0;
+  std::int64_t misses_ = 0;
+
+ public:
+  /// Appends `t`'s signature (nnz, shape, the address and size of every array) to `sig`: what
+  /// `get` compares, for caches of other results derived from a tensor's structure.
+  template <class T, storage_format Format, bool Owning>
+  static void append_signature(std::vector<std::uintptr_t>& sig, const basic_tensor<T, Format, Owning>& t) {
     sig.push_back(static_cast<std::uintptr_t>(t.nnz()));
     for (std::int64_t e : t.shape()) sig.push_back(static_cast<std::uintptr_t>(e));
     add_array(sig, t.values());
@@ -87,12 +100,7 @@ class statistics_cache {
               ...);
         },
         t.levels());
-    return sig;
   }
-
-  std::unordered_map<const void*, entry> entries_;
-  std::int64_t hits_ = 0;
-  std::int64_t misses_ = 0;
 };
 
 }  // namespace loom

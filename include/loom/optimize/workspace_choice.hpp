@@ -5,7 +5,9 @@
 #ifndef LOOM_OPTIMIZE_WORKSPACE_CHOICE_HPP
 #define LOOM_OPTIMIZE_WORKSPACE_CHOICE_HPP
 
+#include <loom/expr/visit.hpp>
 #include <loom/optimize/plan_choice.hpp>
+#include <loom/optimize/statistics_cache.hpp>
 #include <loom/stream/workspace.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -152,8 +154,12 @@ template <class P>
 struct workspace_purpose {};
 }  // namespace detail
 
-/// The workspace of plan P for `lhs = rhs`: remembered per coarse statistics signature, else
-/// estimated from statistics. `loom::scoped_workspace` overrides it.
+/// The workspace of plan P for `lhs = rhs`: remembered per version of the operands (the
+/// signature `statistics_cache` checks: every array's address and size) and output extents,
+/// else estimated from their statistics. Not the plans' coarse signature: two inputs of the same
+/// magnitudes can want different kinds (100 or 600 000 distinct keys among a million writes: a
+/// hash table 10x faster than a sort, or a sort 1.6x faster than the table), and telling them
+/// apart needs their statistics. `loom::scoped_workspace` overrides it.
 template <class P, class Lhs, class Rhs>
 workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
   if (loom::detail::forced_workspace) {
@@ -162,20 +168,24 @@ workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
     return forced;
   }
   struct cache {
-    std::map<std::vector<std::uint8_t>, workspace_choice> chosen;
+    std::map<std::vector<std::uintptr_t>, workspace_choice> chosen;
     statistics_cache stats;
   };
   thread_local cache c;
-  auto signature = detail::coarse_signature(rhs);
+  std::vector<std::uintptr_t> key;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t) { statistics_cache::append_signature(key, *a.tensor); });
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  for (std::size_t m = 0; m < out_t::order; ++m) signature.push_back(detail::magnitude(lhs.tensor->extent(m)));
-  if (const auto it = c.chosen.find(signature); it != c.chosen.end()) return it->second;
+  for (std::size_t m = 0; m < out_t::order; ++m) key.push_back(static_cast<std::uintptr_t>(lhs.tensor->extent(m)));
+  if (const auto it = c.chosen.find(key); it != c.chosen.end()) return it->second;
+  if (c.chosen.size() >= 256) {  // bounded: a choice is cheap to make again
+    c.chosen.clear();
+    c.stats.clear();
+  }
   const workspace_choice w = choose_workspace(estimate_workspace<P>(lhs, rhs, c.stats));
 #ifdef LOOM_DEBUG_PLAN
   std::clog << "loom: output written through a " << describe_workspace_choice(w) << "\n";
 #endif
-  if (c.chosen.size() >= 256) c.chosen.clear();  // bounded: a choice is cheap to make again
-  c.chosen.emplace(std::move(signature), w);
+  c.chosen.emplace(std::move(key), w);
   return w;
 }
 
