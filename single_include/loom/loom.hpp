@@ -5201,6 +5201,19 @@ class statistics_cache {
   template <class T, storage_format Format, bool Owning>
   static std::vector<std::uintptr_t> signature(const basic_tensor<T, Format, Owning>& t) {
     std::vector<std::uintptr_t> sig;
+    append_signature(sig, t);
+    return sig;
+  }
+
+  std::unordered_map<const void*, entry> entries_;
+  std::int64_t hits_ = 0;
+  std::int64_t misses_ = 0;
+
+ public:
+  /// Appends `t`'s signature (nnz, shape, the address and size of every array) to `sig`: what
+  /// `get` compares, for caches of other results derived from a tensor's structure.
+  template <class T, storage_format Format, bool Owning>
+  static void append_signature(std::vector<std::uintptr_t>& sig, const basic_tensor<T, Format, Owning>& t) {
     sig.push_back(static_cast<std::uintptr_t>(t.nnz()));
     for (std::int64_t e : t.shape()) sig.push_back(static_cast<std::uintptr_t>(e));
     add_array(sig, t.values());
@@ -5216,12 +5229,7 @@ class statistics_cache {
               ...);
         },
         t.levels());
-    return sig;
   }
-
-  std::unordered_map<const void*, entry> entries_;
-  std::int64_t hits_ = 0;
-  std::int64_t misses_ = 0;
 };
 
 }  // namespace loom
@@ -6498,6 +6506,7 @@ inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -6550,6 +6559,40 @@ namespace loom::stream {
 /// The cells a dense workspace may allocate; a larger row space is held in a hash table.
 inline constexpr std::int64_t max_dense_workspace_cells = std::int64_t{1} << 26;
 
+namespace detail {
+/// The rows a radix sort is used for, and its digit: below this, a comparison sort is faster.
+inline constexpr std::size_t radix_sort_min = 512;
+inline constexpr int radix_bits = 11;
+
+/// Passes of an LSD radix sort over keys in [0, bound).
+constexpr int radix_passes(std::int64_t bound) {
+  const int bits = bound <= 1 ? 1 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
+  return (bits + radix_bits - 1) / radix_bits;
+}
+
+/// Sorts `v` by `key(x)` in [0, bound), stably: an LSD radix sort with 11-bit digits for long
+/// inputs (digits every key shares are skipped), std::stable_sort for short ones.
+template <class X, class Key>
+void sort_by_key(std::vector<X>& v, std::vector<X>& scratch, std::int64_t bound, Key key) {
+  if (v.size() < radix_sort_min || radix_passes(bound) > 4) {
+    std::stable_sort(v.begin(), v.end(), [&](const X& a, const X& b) { return key(a) < key(b); });
+    return;
+  }
+  constexpr std::size_t radix = std::size_t{1} << radix_bits;
+  scratch.resize(v.size());
+  std::array<std::size_t, radix> count;
+  for (int pass = 0, shift = 0; pass < radix_passes(bound); ++pass, shift += radix_bits) {
+    count.fill(0);
+    for (const X& x : v) ++count[(static_cast<std::uint64_t>(key(x)) >> shift) & (radix - 1)];
+    if (std::find(count.begin(), count.end(), v.size()) != count.end()) continue;  // one digit
+    std::size_t at = 0;
+    for (std::size_t& c : count) at += std::exchange(c, at);
+    for (const X& x : v) scratch[count[(static_cast<std::uint64_t>(key(x)) >> shift) & (radix - 1)]++] = x;
+    v.swap(scratch);
+  }
+}
+}  // namespace detail
+
 /// A Gustavson workspace: the first `prefix` output levels are iterated in order by the outer
 /// loops; the rest arrive in any order, possibly repeated, and are accumulated per prefix
 /// ("row") in a workspace of kind `kind`, then appended in order when the row ends.
@@ -6573,15 +6616,19 @@ struct workspace_sink {
   std::uint64_t mask = 0;
   // sorted (and the hashed row's entries, sorted before they are appended)
   std::vector<std::pair<std::int64_t, T>> pairs{};
+  std::vector<std::pair<std::int64_t, T>> scratch_pairs{};
+  std::vector<std::int64_t> scratch_keys{};
+  std::int64_t space = 0;  // cells of a row: keys are below it
 
   void init() {
-    std::int64_t space = 1;
+    space = 1;
     for (std::size_t k = prefix; k < N; ++k) {
       if (level_extent[k] != 0 && space > (std::int64_t{1} << 40) / level_extent[k]) space = -1;
       if (space >= 0) space *= level_extent[k];
     }
     if (kind == workspace_kind::dense && (space < 0 || space > max_dense_workspace_cells))
       kind = workspace_kind::hashed;
+    if (space < 0) space = std::numeric_limits<std::int64_t>::max();
     if (kind == workspace_kind::dense) {
       acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
       seen.assign(static_cast<std::size_t>(space), 0);
@@ -6645,7 +6692,7 @@ struct workspace_sink {
       out.push(c, v);
     };
     if (kind == workspace_kind::dense) {
-      std::sort(touched.begin(), touched.end());
+      detail::sort_by_key(touched, scratch_keys, space, [](std::int64_t x) { return x; });
       for (std::int64_t kk : touched) {
         emit(kk, acc[kk]);
         acc[kk] = semiring_traits<T>::zero();
@@ -6658,14 +6705,12 @@ struct workspace_sink {
         slot_key[s] = 0;
       }
       touched.clear();
-      std::sort(pairs.begin(), pairs.end(),
-                [](const auto& x, const auto& y) { return x.first < y.first; });
+      detail::sort_by_key(pairs, scratch_pairs, space, [](const auto& x) { return x.first; });
       for (const auto& [kk, v] : pairs) emit(kk, v);
       pairs.clear();
     } else {
       // stable: duplicates are added in the order they were written
-      std::stable_sort(pairs.begin(), pairs.end(),
-                       [](const auto& x, const auto& y) { return x.first < y.first; });
+      detail::sort_by_key(pairs, scratch_pairs, space, [](const auto& x) { return x.first; });
       for (std::size_t q = 0; q < pairs.size();) {
         T v = pairs[q].second;
         std::size_t r = q + 1;
@@ -6732,7 +6777,8 @@ struct workspace_estimate {
 /// zeroing a byte of a row space (fresh pages past `fresh_bytes`, which the allocator maps anew
 /// on every call), a write that hits the cache, the extra per array of one that misses the
 /// second-level or the last-level cache, hashing a key, appending a pair, a comparison of a sort
-/// of keys and of a (stable) sort of pairs, and appending an output entry.
+/// of keys and of a (stable) sort of pairs, a key and a pair moved by one radix-sort pass, and
+/// appending an output entry.
 struct workspace_constants {
   double zero_byte = 0.1;
   double zero_fresh_byte = 0.4;
@@ -6747,6 +6793,8 @@ struct workspace_constants {
   double append = 1.5;
   double compare_keys = 1.5;
   double compare_pairs = 3.0;
+  double radix_key = 5.0;   // per key and pass of a radix sort
+  double radix_pair = 8.0;
   double emit = 3.0;
 };
 
@@ -6768,9 +6816,15 @@ inline double miss_cost(double bytes, const workspace_constants& c) {
   auto beyond = [&](double cache) { return bytes <= cache ? 0.0 : 1.0 - cache / bytes; };
   return beyond(c.l2_bytes) * c.l2_miss + beyond(c.l3_bytes) * c.l3_miss;
 }
-inline double sort_compares(double n, double rows) {
+// sorting n keys (or pairs) spread over `rows` rows, keys below `bound`: an LSD radix sort per
+// row of stream::detail::radix_sort_min or more, a comparison sort below (workspace.hpp)
+inline double sort_cost(double n, double rows, double bound, bool pairs, const workspace_constants& c) {
   const double per_row = std::max(2.0, n / std::max(1.0, rows));
-  return n * std::log2(per_row);
+  const int passes = stream::detail::radix_passes(
+      static_cast<std::int64_t>(std::min(bound, double(std::numeric_limits<std::int64_t>::max() / 2))));
+  if (per_row >= double(stream::detail::radix_sort_min) && passes <= 4)
+    return n * passes * (pairs ? c.radix_pair : c.radix_key);
+  return n * std::log2(per_row) * (pairs ? c.compare_pairs : c.compare_keys);
 }
 }  // namespace detail
 
@@ -6781,6 +6835,7 @@ inline double sort_compares(double n, double rows) {
 /// - hashed: every write hashes and probes a table of twice the row's entries (keys and values);
 ///   the row's entries are sorted as pairs.
 /// - sorted: every write is appended; the row's writes are sorted (stable) and merged.
+/// A row of 512 sorted items or more is radix sorted (linear), a shorter one compared.
 inline workspace_choice choose_workspace(const workspace_estimate& e, const workspace_constants& c = {}) {
   using detail::miss_cost;
   workspace_choice out;
@@ -6796,10 +6851,10 @@ inline workspace_choice choose_workspace(const workspace_estimate& e, const work
                     : dense_bytes * (dense_bytes > c.fresh_bytes ? c.zero_fresh_byte : c.zero_byte) +
                           e.writes * c.write_hit + e.entries * 2 * miss_cost(dense_bytes, c) +
                           repeats * 2 * miss_cost(row_bytes, c) +
-                          detail::sort_compares(e.entries, e.rows) * c.compare_keys + emit;
+                          detail::sort_cost(e.entries, e.rows, e.cells, false, c) + emit;
   out.cost[1] = e.writes * (c.hash + c.write_hit + 2 * miss_cost(table_bytes, c)) +
-                e.entries * c.append + detail::sort_compares(e.entries, e.rows) * c.compare_pairs + emit;
-  out.cost[2] = e.writes * c.append + detail::sort_compares(e.writes, e.rows) * c.compare_pairs + emit;
+                e.entries * c.append + detail::sort_cost(e.entries, e.rows, e.cells, true, c) + emit;
+  out.cost[2] = e.writes * c.append + detail::sort_cost(e.writes, e.rows, e.cells, true, c) + emit;
   std::size_t best = 0;
   for (std::size_t k = 1; k < 3; ++k)
     if (out.cost[k] < out.cost[best]) best = k;
@@ -6847,8 +6902,12 @@ template <class P>
 struct workspace_purpose {};
 }  // namespace detail
 
-/// The workspace of plan P for `lhs = rhs`: remembered per coarse statistics signature, else
-/// estimated from statistics. `loom::scoped_workspace` overrides it.
+/// The workspace of plan P for `lhs = rhs`: remembered per version of the operands (the
+/// signature `statistics_cache` checks: every array's address and size) and output extents,
+/// else estimated from their statistics. Not the plans' coarse signature: two inputs of the same
+/// magnitudes can want different kinds (100 or 600 000 distinct keys among a million writes: a
+/// hash table 10x faster than a sort, or a sort 1.6x faster than the table), and telling them
+/// apart needs their statistics. `loom::scoped_workspace` overrides it.
 template <class P, class Lhs, class Rhs>
 workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
   if (loom::detail::forced_workspace) {
@@ -6857,20 +6916,24 @@ workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
     return forced;
   }
   struct cache {
-    std::map<std::vector<std::uint8_t>, workspace_choice> chosen;
+    std::map<std::vector<std::uintptr_t>, workspace_choice> chosen;
     statistics_cache stats;
   };
   thread_local cache c;
-  auto signature = detail::coarse_signature(rhs);
+  std::vector<std::uintptr_t> key;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t) { statistics_cache::append_signature(key, *a.tensor); });
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  for (std::size_t m = 0; m < out_t::order; ++m) signature.push_back(detail::magnitude(lhs.tensor->extent(m)));
-  if (const auto it = c.chosen.find(signature); it != c.chosen.end()) return it->second;
+  for (std::size_t m = 0; m < out_t::order; ++m) key.push_back(static_cast<std::uintptr_t>(lhs.tensor->extent(m)));
+  if (const auto it = c.chosen.find(key); it != c.chosen.end()) return it->second;
+  if (c.chosen.size() >= 256) {  // bounded: a choice is cheap to make again
+    c.chosen.clear();
+    c.stats.clear();
+  }
   const workspace_choice w = choose_workspace(estimate_workspace<P>(lhs, rhs, c.stats));
 #ifdef LOOM_DEBUG_PLAN
   std::clog << "loom: output written through a " << describe_workspace_choice(w) << "\n";
 #endif
-  if (c.chosen.size() >= 256) c.chosen.clear();  // bounded: a choice is cheap to make again
-  c.chosen.emplace(std::move(signature), w);
+  c.chosen.emplace(std::move(key), w);
   return w;
 }
 

@@ -3,7 +3,8 @@
 // optimizer chooses it, against the dense reference: a transpose (one workspace for the whole
 // output, two levels in its key), SpGEMM (a row per i), y(j) = sum(i, A(i,j) * x(i)) (a
 // vector), and an outer product into csf whose rows hold two levels. `=` and `+=`. The hashed
-// table starts at 16 slots when forced, so rows past 8 entries take the growth path.
+// table starts at 16 slots when forced, so rows past 8 entries take the growth path; the larger
+// transposes and outer products put 512 entries or more in a row, which are radix sorted.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
@@ -72,6 +73,12 @@ TEST_CASE_TEMPLATE_DEFINE("differential workspaces: transpose C(i,j) = A(j,i)", 
         "C(i,j) = A(j,i)", {"C", "A"},
         [](const std::array<std::int64_t, 4>& e) { return std::tuple{shape2{e[0], e[1]}, shape2{e[1], e[0]}}; },
         [](auto& C, const auto& A) { return std::pair{C(i, j), A(j, i)}; });
+    // up to 3000 entries in the one row, keys of two radix digits
+    lt::kernel_cases<T, mp11::mp_at_c<Combo, 1>, mp11::mp_at_c<Combo, 2>>(
+        "C(i,j) = A(j,i)", {"C", "A"},
+        [](const std::array<std::int64_t, 4>& e) { return std::tuple{shape2{e[0], e[1]}, shape2{e[1], e[0]}}; },
+        [](auto& C, const auto& A) { return std::pair{C(i, j), A(j, i)}; },
+        lt::case_options{.all_pairs = false, .extents = {{60, 50, 1, 1}}});
   });
 }
 TEST_CASE_TEMPLATE_APPLY(workspace_transpose, transpose_combos);
@@ -120,6 +127,16 @@ TEST_CASE_TEMPLATE_DEFINE("differential workspaces: X(i,j,k) = A(i,k) * B(k,j)",
         [](auto& X, const auto& A, const auto& B) {
           return std::pair{X(i, j, k), A(i, k) * B(k, j)};
         });
+    // rows of up to 60 x 40 entries: two-level keys of two radix digits
+    lt::kernel_cases<T, mp11::mp_at_c<Combo, 1>, mp11::mp_at_c<Combo, 2>, mp11::mp_at_c<Combo, 3>>(
+        "X(i,j,k) = A(i,k) * B(k,j)", {"X", "A", "B"},
+        [](const std::array<std::int64_t, 4>& e) {
+          return std::tuple{shape3{e[0], e[2], e[1]}, shape2{e[0], e[1]}, shape2{e[1], e[2]}};
+        },
+        [](auto& X, const auto& A, const auto& B) {
+          return std::pair{X(i, j, k), A(i, k) * B(k, j)};
+        },
+        lt::case_options{.all_pairs = false, .extents = {{6, 40, 60, 1}}});
   });
 }
 TEST_CASE_TEMPLATE_APPLY(workspace_outer, outer_combos);

@@ -33,6 +33,7 @@
 #include <initializer_list>
 #include <iomanip>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -282,6 +283,15 @@ bool check_tensor(const basic_tensor<T, Format, Owning>& actual, const dense_res
   got.values.assign(expected.values.size(), semiring_traits<T>::zero());
   std::vector<bool> seen(expected.values.size(), false);
   std::string structure_error;
+  // ordered, unique levels store their entries in ascending storage order: a kernel that
+  // appends out of order leaves every value right but breaks lookups and merges
+  constexpr bool ascending = [] {
+    bool all = true;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename Format::levels>>(
+        [&](auto l) { all = all && decltype(l)::type::properties.ordered && decltype(l)::type::properties.unique; });
+    return all;
+  }();
+  std::optional<std::array<std::int64_t, N>> previous;  // in storage order
   actual.for_each_stored([&](const std::array<std::int64_t, N>& c, const T& v) {
     for (std::size_t m = 0; m < N; ++m)
       if (c[m] < 0 || c[m] >= expected.shape[m]) {
@@ -289,6 +299,14 @@ bool check_tensor(const basic_tensor<T, Format, Owning>& actual, const dense_res
           structure_error = concat("a stored coordinate ", show_coords(c), " is outside the shape");
         return;
       }
+    if constexpr (ascending) {
+      std::array<std::int64_t, N> s{};
+      for (std::size_t k = 0; k < N; ++k) s[k] = c[Format::modes[k]];
+      if (previous && !(*previous < s) && structure_error.empty())
+        structure_error = concat("coordinate ", show_coords(c),
+                                 " is stored after a later one (entries out of storage order)");
+      previous = s;
+    }
     const std::size_t off = got.offset(c);
     if (seen[off] && structure_error.empty())
       structure_error = concat("coordinate ", show_coords(c), " is stored twice (values ",

@@ -39,7 +39,8 @@ struct workspace_estimate {
 /// zeroing a byte of a row space (fresh pages past `fresh_bytes`, which the allocator maps anew
 /// on every call), a write that hits the cache, the extra per array of one that misses the
 /// second-level or the last-level cache, hashing a key, appending a pair, a comparison of a sort
-/// of keys and of a (stable) sort of pairs, and appending an output entry.
+/// of keys and of a (stable) sort of pairs, a key and a pair moved by one radix-sort pass, and
+/// appending an output entry.
 struct workspace_constants {
   double zero_byte = 0.1;
   double zero_fresh_byte = 0.4;
@@ -54,6 +55,8 @@ struct workspace_constants {
   double append = 1.5;
   double compare_keys = 1.5;
   double compare_pairs = 3.0;
+  double radix_key = 5.0;   // per key and pass of a radix sort
+  double radix_pair = 8.0;
   double emit = 3.0;
 };
 
@@ -75,9 +78,15 @@ inline double miss_cost(double bytes, const workspace_constants& c) {
   auto beyond = [&](double cache) { return bytes <= cache ? 0.0 : 1.0 - cache / bytes; };
   return beyond(c.l2_bytes) * c.l2_miss + beyond(c.l3_bytes) * c.l3_miss;
 }
-inline double sort_compares(double n, double rows) {
+// sorting n keys (or pairs) spread over `rows` rows, keys below `bound`: an LSD radix sort per
+// row of stream::detail::radix_sort_min or more, a comparison sort below (workspace.hpp)
+inline double sort_cost(double n, double rows, double bound, bool pairs, const workspace_constants& c) {
   const double per_row = std::max(2.0, n / std::max(1.0, rows));
-  return n * std::log2(per_row);
+  const int passes = stream::detail::radix_passes(
+      static_cast<std::int64_t>(std::min(bound, double(std::numeric_limits<std::int64_t>::max() / 2))));
+  if (per_row >= double(stream::detail::radix_sort_min) && passes <= 4)
+    return n * passes * (pairs ? c.radix_pair : c.radix_key);
+  return n * std::log2(per_row) * (pairs ? c.compare_pairs : c.compare_keys);
 }
 }  // namespace detail
 
@@ -88,6 +97,7 @@ inline double sort_compares(double n, double rows) {
 /// - hashed: every write hashes and probes a table of twice the row's entries (keys and values);
 ///   the row's entries are sorted as pairs.
 /// - sorted: every write is appended; the row's writes are sorted (stable) and merged.
+/// A row of 512 sorted items or more is radix sorted (linear), a shorter one compared.
 inline workspace_choice choose_workspace(const workspace_estimate& e, const workspace_constants& c = {}) {
   using detail::miss_cost;
   workspace_choice out;
@@ -103,10 +113,10 @@ inline workspace_choice choose_workspace(const workspace_estimate& e, const work
                     : dense_bytes * (dense_bytes > c.fresh_bytes ? c.zero_fresh_byte : c.zero_byte) +
                           e.writes * c.write_hit + e.entries * 2 * miss_cost(dense_bytes, c) +
                           repeats * 2 * miss_cost(row_bytes, c) +
-                          detail::sort_compares(e.entries, e.rows) * c.compare_keys + emit;
+                          detail::sort_cost(e.entries, e.rows, e.cells, false, c) + emit;
   out.cost[1] = e.writes * (c.hash + c.write_hit + 2 * miss_cost(table_bytes, c)) +
-                e.entries * c.append + detail::sort_compares(e.entries, e.rows) * c.compare_pairs + emit;
-  out.cost[2] = e.writes * c.append + detail::sort_compares(e.writes, e.rows) * c.compare_pairs + emit;
+                e.entries * c.append + detail::sort_cost(e.entries, e.rows, e.cells, true, c) + emit;
+  out.cost[2] = e.writes * c.append + detail::sort_cost(e.writes, e.rows, e.cells, true, c) + emit;
   std::size_t best = 0;
   for (std::size_t k = 1; k < 3; ++k)
     if (out.cost[k] < out.cost[best]) best = k;

@@ -12,6 +12,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -64,6 +65,40 @@ namespace loom::stream {
 /// The cells a dense workspace may allocate; a larger row space is held in a hash table.
 inline constexpr std::int64_t max_dense_workspace_cells = std::int64_t{1} << 26;
 
+namespace detail {
+/// The rows a radix sort is used for, and its digit: below this, a comparison sort is faster.
+inline constexpr std::size_t radix_sort_min = 512;
+inline constexpr int radix_bits = 11;
+
+/// Passes of an LSD radix sort over keys in [0, bound).
+constexpr int radix_passes(std::int64_t bound) {
+  const int bits = bound <= 1 ? 1 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
+  return (bits + radix_bits - 1) / radix_bits;
+}
+
+/// Sorts `v` by `key(x)` in [0, bound), stably: an LSD radix sort with 11-bit digits for long
+/// inputs (digits every key shares are skipped), std::stable_sort for short ones.
+template <class X, class Key>
+void sort_by_key(std::vector<X>& v, std::vector<X>& scratch, std::int64_t bound, Key key) {
+  if (v.size() < radix_sort_min || radix_passes(bound) > 4) {
+    std::stable_sort(v.begin(), v.end(), [&](const X& a, const X& b) { return key(a) < key(b); });
+    return;
+  }
+  constexpr std::size_t radix = std::size_t{1} << radix_bits;
+  scratch.resize(v.size());
+  std::array<std::size_t, radix> count;
+  for (int pass = 0, shift = 0; pass < radix_passes(bound); ++pass, shift += radix_bits) {
+    count.fill(0);
+    for (const X& x : v) ++count[(static_cast<std::uint64_t>(key(x)) >> shift) & (radix - 1)];
+    if (std::find(count.begin(), count.end(), v.size()) != count.end()) continue;  // one digit
+    std::size_t at = 0;
+    for (std::size_t& c : count) at += std::exchange(c, at);
+    for (const X& x : v) scratch[count[(static_cast<std::uint64_t>(key(x)) >> shift) & (radix - 1)]++] = x;
+    v.swap(scratch);
+  }
+}
+}  // namespace detail
+
 /// A Gustavson workspace: the first `prefix` output levels are iterated in order by the outer
 /// loops; the rest arrive in any order, possibly repeated, and are accumulated per prefix
 /// ("row") in a workspace of kind `kind`, then appended in order when the row ends.
@@ -87,15 +122,19 @@ struct workspace_sink {
   std::uint64_t mask = 0;
   // sorted (and the hashed row's entries, sorted before they are appended)
   std::vector<std::pair<std::int64_t, T>> pairs{};
+  std::vector<std::pair<std::int64_t, T>> scratch_pairs{};
+  std::vector<std::int64_t> scratch_keys{};
+  std::int64_t space = 0;  // cells of a row: keys are below it
 
   void init() {
-    std::int64_t space = 1;
+    space = 1;
     for (std::size_t k = prefix; k < N; ++k) {
       if (level_extent[k] != 0 && space > (std::int64_t{1} << 40) / level_extent[k]) space = -1;
       if (space >= 0) space *= level_extent[k];
     }
     if (kind == workspace_kind::dense && (space < 0 || space > max_dense_workspace_cells))
       kind = workspace_kind::hashed;
+    if (space < 0) space = std::numeric_limits<std::int64_t>::max();
     if (kind == workspace_kind::dense) {
       acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
       seen.assign(static_cast<std::size_t>(space), 0);
@@ -159,7 +198,7 @@ struct workspace_sink {
       out.push(c, v);
     };
     if (kind == workspace_kind::dense) {
-      std::sort(touched.begin(), touched.end());
+      detail::sort_by_key(touched, scratch_keys, space, [](std::int64_t x) { return x; });
       for (std::int64_t kk : touched) {
         emit(kk, acc[kk]);
         acc[kk] = semiring_traits<T>::zero();
@@ -172,14 +211,12 @@ struct workspace_sink {
         slot_key[s] = 0;
       }
       touched.clear();
-      std::sort(pairs.begin(), pairs.end(),
-                [](const auto& x, const auto& y) { return x.first < y.first; });
+      detail::sort_by_key(pairs, scratch_pairs, space, [](const auto& x) { return x.first; });
       for (const auto& [kk, v] : pairs) emit(kk, v);
       pairs.clear();
     } else {
       // stable: duplicates are added in the order they were written
-      std::stable_sort(pairs.begin(), pairs.end(),
-                       [](const auto& x, const auto& y) { return x.first < y.first; });
+      detail::sort_by_key(pairs, scratch_pairs, space, [](const auto& x) { return x.first; });
       for (std::size_t q = 0; q < pairs.size();) {
         T v = pairs[q].second;
         std::size_t r = q + 1;
