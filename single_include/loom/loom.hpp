@@ -6538,7 +6538,8 @@ inline thread_local std::optional<workspace_kind> forced_workspace{};
 }  // namespace detail
 
 /// Forces the workspace kind of every kernel run on this thread while it lives (tests,
-/// benchmarks); the optimizer's choice otherwise. Nests; restores the previous setting.
+/// benchmarks); the optimizer's choice otherwise. Nests; restores the previous setting. A dense
+/// row space past 2^26 cells is never allocated: forced `dense` then runs `hashed`.
 class scoped_workspace {
  public:
   explicit scoped_workspace(workspace_kind k) : previous_(detail::forced_workspace) {
@@ -6560,36 +6561,53 @@ namespace loom::stream {
 inline constexpr std::int64_t max_dense_workspace_cells = std::int64_t{1} << 26;
 
 namespace detail {
-/// The rows a radix sort is used for, and its digit: below this, a comparison sort is faster.
+/// The rows a radix sort is used for, and its digit in the optimizer's estimate: below this, a
+/// comparison sort is faster.
 inline constexpr std::size_t radix_sort_min = 512;
 inline constexpr int radix_bits = 11;
 
-/// Passes of an LSD radix sort over keys in [0, bound).
+/// Passes of an LSD radix sort with 11-bit digits over keys in [0, bound) (the cost model's).
 constexpr int radix_passes(std::int64_t bound) {
   const int bits = bound <= 1 ? 1 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
   return (bits + radix_bits - 1) / radix_bits;
 }
 
-/// Sorts `v` by `key(x)` in [0, bound), stably: an LSD radix sort with 11-bit digits for long
-/// inputs (digits every key shares are skipped), std::stable_sort for short ones.
+/// Sorts `v` stably by bits [lo, hi) of `key(x)` (the lower bits are left in their order): an
+/// LSD radix sort for long inputs, with digits of up to 16 bits sized to the input (digits every
+/// key shares are skipped), std::stable_sort for short ones or keys too wide for four passes.
 template <class X, class Key>
-void sort_by_key(std::vector<X>& v, std::vector<X>& scratch, std::int64_t bound, Key key) {
-  if (v.size() < radix_sort_min || radix_passes(bound) > 4) {
-    std::stable_sort(v.begin(), v.end(), [&](const X& a, const X& b) { return key(a) < key(b); });
+void sort_bits(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count, int lo,
+               int hi, Key key) {
+  if (hi <= lo) return;
+  auto digits_of = [&](const X& x) { return static_cast<std::uint64_t>(key(x)) >> lo; };
+  const int bits = hi - lo;
+  const int width = std::clamp(static_cast<int>(std::bit_width(v.size())) - 3, 8, 16);
+  const int passes = (bits + width - 1) / width;
+  if (v.size() < radix_sort_min || passes > 4) {
+    std::stable_sort(v.begin(), v.end(), [&](const X& a, const X& b) { return digits_of(a) < digits_of(b); });
     return;
   }
-  constexpr std::size_t radix = std::size_t{1} << radix_bits;
+  const int digit = (bits + passes - 1) / passes;
+  const std::uint64_t mask = (std::uint64_t{1} << digit) - 1;
   scratch.resize(v.size());
-  std::array<std::size_t, radix> count;
-  for (int pass = 0, shift = 0; pass < radix_passes(bound); ++pass, shift += radix_bits) {
-    count.fill(0);
-    for (const X& x : v) ++count[(static_cast<std::uint64_t>(key(x)) >> shift) & (radix - 1)];
+  count.resize(std::size_t{1} << digit);
+  for (int pass = 0, shift = 0; pass < passes; ++pass, shift += digit) {
+    std::fill(count.begin(), count.end(), std::size_t{0});
+    for (const X& x : v) ++count[(digits_of(x) >> shift) & mask];
     if (std::find(count.begin(), count.end(), v.size()) != count.end()) continue;  // one digit
     std::size_t at = 0;
     for (std::size_t& c : count) at += std::exchange(c, at);
-    for (const X& x : v) scratch[count[(static_cast<std::uint64_t>(key(x)) >> shift) & (radix - 1)]++] = x;
+    for (const X& x : v) scratch[count[(digits_of(x) >> shift) & mask]++] = x;
     v.swap(scratch);
   }
+}
+
+/// Sorts `v` stably by `key(x)` in [0, bound).
+template <class X, class Key>
+void sort_by_key(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count,
+                 std::int64_t bound, Key key) {
+  const int bits = bound <= 1 ? 0 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
+  sort_bits(v, scratch, count, 0, bits, key);
 }
 }  // namespace detail
 
@@ -6618,7 +6636,15 @@ struct workspace_sink {
   std::vector<std::pair<std::int64_t, T>> pairs{};
   std::vector<std::pair<std::int64_t, T>> scratch_pairs{};
   std::vector<std::int64_t> scratch_keys{};
-  std::int64_t space = 0;  // cells of a row: keys are below it
+  std::vector<std::size_t> counts{};
+  std::int64_t space = 0;  // cells of a row: dense keys are below it
+  // hashed and sorted keys pack the row's levels into bit fields when they fit in 62 bits (no
+  // divisions to unpack them, and a sort can skip fields); otherwise they are mixed-radix
+  bool packed = false;
+  std::array<int, N> shift{};
+  std::array<std::int64_t, N> field{};  // (1 << bits of the level) - 1
+  int key_bits = 0;    // bits of a packed key
+  int sorted_bits = 0; // low bits already in order as the entries arrive
 
   void init() {
     space = 1;
@@ -6629,6 +6655,28 @@ struct workspace_sink {
     if (kind == workspace_kind::dense && (space < 0 || space > max_dense_workspace_cells))
       kind = workspace_kind::hashed;
     if (space < 0) space = std::numeric_limits<std::int64_t>::max();
+    key_bits = 0;
+    for (std::size_t k = N; k-- > prefix;) {
+      const int bits = level_extent[k] <= 1 ? 0 : static_cast<int>(std::bit_width(
+                                                       static_cast<std::uint64_t>(level_extent[k] - 1)));
+      shift[k] = key_bits;
+      field[k] = (std::int64_t{1} << bits) - 1;
+      key_bits += bits;
+    }
+    packed = kind != workspace_kind::dense && key_bits <= 62;
+    // The loops visit the row's depths in order, each ascending, so the entries of a row arrive
+    // sorted by the levels at the depths right below the row's (the transpose's i): a stable
+    // sort of the key's other bits is enough.
+    sorted_bits = 0;
+    if (packed) {
+      const std::int64_t first = prefix == 0 ? 0 : static_cast<std::int64_t>(depth_of_level[prefix - 1]) + 1;
+      for (std::size_t k = prefix; k < N && sorted_bits == 0; ++k) {
+        bool in_order = true;
+        for (std::size_t q = k; q < N; ++q)
+          in_order = in_order && static_cast<std::int64_t>(depth_of_level[q]) == first + static_cast<std::int64_t>(q - k);
+        if (in_order) sorted_bits = shift[k] + static_cast<int>(std::bit_width(static_cast<std::uint64_t>(field[k])));
+      }
+    }
     if (kind == workspace_kind::dense) {
       acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
       seen.assign(static_cast<std::size_t>(space), 0);
@@ -6639,7 +6687,11 @@ struct workspace_sink {
   }
   LOOM_FORCE_INLINE std::int64_t key() const {
     std::int64_t key = 0;
-    for (std::size_t k = prefix; k < N; ++k) key = key * level_extent[k] + at_depth[depth_of_level[k]];
+    if (packed) {
+      for (std::size_t k = prefix; k < N; ++k) key |= at_depth[depth_of_level[k]] << shift[k];
+    } else {
+      for (std::size_t k = prefix; k < N; ++k) key = key * level_extent[k] + at_depth[depth_of_level[k]];
+    }
     return key;
   }
   static LOOM_FORCE_INLINE std::uint64_t hash(std::int64_t key) {
@@ -6685,14 +6737,19 @@ struct workspace_sink {
     std::array<std::int64_t, N> c{};
     for (std::size_t k = 0; k < prefix; ++k) c[k] = at_depth[depth_of_level[k]];
     auto emit = [&](std::int64_t kk, const T& v) {
-      for (std::size_t k = N; k-- > prefix;) {
-        c[k] = kk % level_extent[k];
-        kk /= level_extent[k];
+      if (packed) {
+        for (std::size_t k = prefix; k < N; ++k) c[k] = (kk >> shift[k]) & field[k];
+      } else {
+        for (std::size_t k = N; k-- > prefix;) {
+          c[k] = kk % level_extent[k];
+          kk /= level_extent[k];
+        }
       }
       out.push(c, v);
     };
+    const auto by_key = [](const auto& x) { return x.first; };
     if (kind == workspace_kind::dense) {
-      detail::sort_by_key(touched, scratch_keys, space, [](std::int64_t x) { return x; });
+      detail::sort_by_key(touched, scratch_keys, counts, space, [](std::int64_t x) { return x; });
       for (std::int64_t kk : touched) {
         emit(kk, acc[kk]);
         acc[kk] = semiring_traits<T>::zero();
@@ -6705,12 +6762,15 @@ struct workspace_sink {
         slot_key[s] = 0;
       }
       touched.clear();
-      detail::sort_by_key(pairs, scratch_pairs, space, [](const auto& x) { return x.first; });
+      // the table's slots were taken in arrival order
+      if (packed) detail::sort_bits(pairs, scratch_pairs, counts, sorted_bits, key_bits, by_key);
+      else detail::sort_by_key(pairs, scratch_pairs, counts, space, by_key);
       for (const auto& [kk, v] : pairs) emit(kk, v);
       pairs.clear();
     } else {
       // stable: duplicates are added in the order they were written
-      detail::sort_by_key(pairs, scratch_pairs, space, [](const auto& x) { return x.first; });
+      if (packed) detail::sort_bits(pairs, scratch_pairs, counts, sorted_bits, key_bits, by_key);
+      else detail::sort_by_key(pairs, scratch_pairs, counts, space, by_key);
       for (std::size_t q = 0; q < pairs.size();) {
         T v = pairs[q].second;
         std::size_t r = q + 1;

@@ -1,6 +1,7 @@
-// Tests the sort of the workspaces (stream/workspace.hpp, detail::sort_by_key): the radix sort
-// of long rows against std::stable_sort, stability among equal keys, digits every key shares,
-// and the comparison sort of short rows and of keys too wide for four passes.
+// Tests the sort of the workspaces (stream/workspace.hpp, detail::sort_by_key and sort_bits):
+// the radix sort of long rows against std::stable_sort, stability among equal keys, digits every
+// key shares, the comparison sort of short rows and of keys too wide for four passes, and a sort
+// of the high bits only, which keeps the order of the low bits (the transpose's rows).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/stream/workspace.hpp>
 
@@ -27,7 +28,8 @@ void check_sorted_like_stable_sort(std::vector<entry> v, std::int64_t bound) {
   std::vector<entry> want = v;
   std::stable_sort(want.begin(), want.end(), [](const entry& a, const entry& b) { return a.first < b.first; });
   std::vector<entry> scratch;
-  loom::stream::detail::sort_by_key(v, scratch, bound, [](const entry& x) { return x.first; });
+  std::vector<std::size_t> counts;
+  loom::stream::detail::sort_by_key(v, scratch, counts, bound, [](const entry& x) { return x.first; });
   CHECK(v == want);  // same keys, and equal keys in arrival order
 }
 }  // namespace
@@ -66,9 +68,32 @@ TEST_CASE("workspace sort: equals std::stable_sort") {
 TEST_CASE("workspace sort: plain keys, as the dense workspace's touched list") {
   std::mt19937_64 g(3);
   std::vector<std::int64_t> keys(4096), scratch;
+  std::vector<std::size_t> counts;
   for (auto& k : keys) k = static_cast<std::int64_t>(g() % 1'000'000);
   std::vector<std::int64_t> want = keys;
   std::sort(want.begin(), want.end());
-  loom::stream::detail::sort_by_key(keys, scratch, 1'000'000, [](std::int64_t x) { return x; });
+  loom::stream::detail::sort_by_key(keys, scratch, counts, 1'000'000, [](std::int64_t x) { return x; });
   CHECK(keys == want);
+}
+
+TEST_CASE("workspace sort: the high bits only, low bits left in arrival order") {
+  // keys (row << 13 | column) arriving column by column: sorting bits 13.. makes them sorted
+  for (std::size_t rows : {std::size_t{50}, std::size_t{3000}}) {
+    CAPTURE(rows);
+    std::mt19937_64 g(rows);
+    std::vector<entry> v;
+    for (std::int64_t column = 0; column < 6000; ++column)
+      if (g() % 3 == 0) v.push_back({static_cast<std::int64_t>(g() % rows) << 13 | column, static_cast<int>(v.size())});
+    std::vector<entry> want = v, scratch;
+    std::sort(want.begin(), want.end(), [](const entry& a, const entry& b) { return a.first < b.first; });
+    std::vector<std::size_t> counts;
+    loom::stream::detail::sort_bits(v, scratch, counts, 13, 13 + 12, [](const entry& x) { return x.first; });
+    CHECK(v == want);
+  }
+  // the short path compares the high bits only, stably
+  std::vector<entry> few{{(3 << 4) | 9, 0}, {(1 << 4) | 2, 1}, {(3 << 4) | 1, 2}, {(1 << 4) | 7, 3}};
+  std::vector<entry> scratch;
+  std::vector<std::size_t> counts;
+  loom::stream::detail::sort_bits(few, scratch, counts, 4, 8, [](const entry& x) { return x.first; });
+  CHECK(few == std::vector<entry>{{(1 << 4) | 2, 1}, {(1 << 4) | 7, 3}, {(3 << 4) | 9, 0}, {(3 << 4) | 1, 2}});
 }
