@@ -68,17 +68,16 @@ using outer_combos = std::tuple<mp_list<double, loom::csf<3>, loom::csr, loom::c
 TEST_CASE_TEMPLATE_DEFINE("differential workspaces: transpose C(i,j) = A(j,i)", Combo,
                           workspace_transpose) {
   using T = mp11::mp_at_c<Combo, 0>;
-  for_each_workspace([] {
+  const auto cases = [](lt::case_options opt) {
     lt::kernel_cases<T, mp11::mp_at_c<Combo, 1>, mp11::mp_at_c<Combo, 2>>(
         "C(i,j) = A(j,i)", {"C", "A"},
         [](const std::array<std::int64_t, 4>& e) { return std::tuple{shape2{e[0], e[1]}, shape2{e[1], e[0]}}; },
-        [](auto& C, const auto& A) { return std::pair{C(i, j), A(j, i)}; });
+        [](auto& C, const auto& A) { return std::pair{C(i, j), A(j, i)}; }, opt);
+  };
+  for_each_workspace([&] {
+    cases({});
     // up to 3000 entries in the one row, keys of two radix digits
-    lt::kernel_cases<T, mp11::mp_at_c<Combo, 1>, mp11::mp_at_c<Combo, 2>>(
-        "C(i,j) = A(j,i)", {"C", "A"},
-        [](const std::array<std::int64_t, 4>& e) { return std::tuple{shape2{e[0], e[1]}, shape2{e[1], e[0]}}; },
-        [](auto& C, const auto& A) { return std::pair{C(i, j), A(j, i)}; },
-        lt::case_options{.all_pairs = false, .extents = {{60, 50, 1, 1}}});
+    cases({.all_pairs = false, .extents = {{60, 50, 1, 1}}});
   });
 }
 TEST_CASE_TEMPLATE_APPLY(workspace_transpose, transpose_combos);
@@ -118,7 +117,7 @@ TEST_CASE_TEMPLATE_APPLY(workspace_spmtv, spmtv_combos);
 TEST_CASE_TEMPLATE_DEFINE("differential workspaces: X(i,j,k) = A(i,k) * B(k,j)", Combo,
                           workspace_outer) {
   using T = mp11::mp_at_c<Combo, 0>;
-  for_each_workspace([] {
+  const auto cases = [](lt::case_options opt) {
     lt::kernel_cases<T, mp11::mp_at_c<Combo, 1>, mp11::mp_at_c<Combo, 2>, mp11::mp_at_c<Combo, 3>>(
         "X(i,j,k) = A(i,k) * B(k,j)", {"X", "A", "B"},
         [](const std::array<std::int64_t, 4>& e) {
@@ -126,17 +125,13 @@ TEST_CASE_TEMPLATE_DEFINE("differential workspaces: X(i,j,k) = A(i,k) * B(k,j)",
         },
         [](auto& X, const auto& A, const auto& B) {
           return std::pair{X(i, j, k), A(i, k) * B(k, j)};
-        });
+        },
+        opt);
+  };
+  for_each_workspace([&] {
+    cases({});
     // rows of up to 60 x 40 entries: two-level keys of two radix digits
-    lt::kernel_cases<T, mp11::mp_at_c<Combo, 1>, mp11::mp_at_c<Combo, 2>, mp11::mp_at_c<Combo, 3>>(
-        "X(i,j,k) = A(i,k) * B(k,j)", {"X", "A", "B"},
-        [](const std::array<std::int64_t, 4>& e) {
-          return std::tuple{shape3{e[0], e[2], e[1]}, shape2{e[0], e[1]}, shape2{e[1], e[2]}};
-        },
-        [](auto& X, const auto& A, const auto& B) {
-          return std::pair{X(i, j, k), A(i, k) * B(k, j)};
-        },
-        lt::case_options{.all_pairs = false, .extents = {{6, 40, 60, 1}}});
+    cases({.all_pairs = false, .extents = {{6, 40, 60, 1}}});
   });
 }
 TEST_CASE_TEMPLATE_APPLY(workspace_outer, outer_combos);
