@@ -6574,8 +6574,10 @@ constexpr int radix_passes(std::int64_t bound) {
 
 /// Sorts `v` stably by bits [lo, hi) of `key(x)` (the lower bits are left in their order): an
 /// LSD radix sort for long inputs, with digits of up to 16 bits sized to the input (digits every
-/// key shares are skipped), std::stable_sort for short ones or keys too wide for four passes.
-template <class X, class Key>
+/// key shares are skipped), a comparison sort for short ones or keys too wide for four passes.
+/// `Unique`: no two keys are equal, so with lo = 0 the comparison sort need not be stable (and
+/// allocates nothing).
+template <bool Unique = false, class X, class Key>
 void sort_bits(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count, int lo,
                int hi, Key key) {
   if (hi <= lo) return;
@@ -6584,7 +6586,9 @@ void sort_bits(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size
   const int width = std::clamp(static_cast<int>(std::bit_width(v.size())) - 3, 8, 16);
   const int passes = (bits + width - 1) / width;
   if (v.size() < radix_sort_min || passes > 4) {
-    std::stable_sort(v.begin(), v.end(), [&](const X& a, const X& b) { return digits_of(a) < digits_of(b); });
+    const auto less = [&](const X& a, const X& b) { return digits_of(a) < digits_of(b); };
+    if (Unique && lo == 0) std::sort(v.begin(), v.end(), less);
+    else std::stable_sort(v.begin(), v.end(), less);
     return;
   }
   const int digit = (bits + passes - 1) / passes;
@@ -6603,11 +6607,11 @@ void sort_bits(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size
 }
 
 /// Sorts `v` stably by `key(x)` in [0, bound).
-template <class X, class Key>
+template <bool Unique = false, class X, class Key>
 void sort_by_key(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count,
                  std::int64_t bound, Key key) {
   const int bits = bound <= 1 ? 0 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
-  sort_bits(v, scratch, count, 0, bits, key);
+  sort_bits<Unique>(v, scratch, count, 0, bits, key);
 }
 }  // namespace detail
 
@@ -6749,7 +6753,7 @@ struct workspace_sink {
     };
     const auto by_key = [](const auto& x) { return x.first; };
     if (kind == workspace_kind::dense) {
-      detail::sort_by_key(touched, scratch_keys, counts, space, [](std::int64_t x) { return x; });
+      detail::sort_by_key<true>(touched, scratch_keys, counts, space, [](std::int64_t x) { return x; });
       for (std::int64_t kk : touched) {
         emit(kk, acc[kk]);
         acc[kk] = semiring_traits<T>::zero();
@@ -6763,8 +6767,8 @@ struct workspace_sink {
       }
       touched.clear();
       // the table's slots were taken in arrival order
-      if (packed) detail::sort_bits(pairs, scratch_pairs, counts, sorted_bits, key_bits, by_key);
-      else detail::sort_by_key(pairs, scratch_pairs, counts, space, by_key);
+      if (packed) detail::sort_bits<true>(pairs, scratch_pairs, counts, sorted_bits, key_bits, by_key);
+      else detail::sort_by_key<true>(pairs, scratch_pairs, counts, space, by_key);
       for (const auto& [kk, v] : pairs) emit(kk, v);
       pairs.clear();
     } else {
