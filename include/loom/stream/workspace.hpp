@@ -191,7 +191,8 @@ struct workspace_sink {
       acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
       seen.assign(static_cast<std::size_t>(space), 0);
     } else if (kind == workspace_kind::hashed) {
-      const auto want = std::clamp<std::int64_t>(2 * expected_row_entries, 16, std::int64_t{1} << 24);
+      // an overestimate costs a table too large to stay in cache: start at most at 2^16 slots
+      const auto want = std::clamp<std::int64_t>(2 * expected_row_entries, 16, std::int64_t{1} << 16);
       resize_table(std::bit_ceil(static_cast<std::uint64_t>(want)));
     }
   }
