@@ -245,56 +245,75 @@ struct workspace_sink {
     if (prefix == 0) flush();
   }
   void flush() {
+    if (kind == workspace_kind::dense) flush_dense();
+    else if (packed) flush_pairs<true>();
+    else flush_pairs<false>();
+  }
+
+ private:
+  // the row's fixed coordinates, the rest filled in per entry by `unpack`
+  std::array<std::int64_t, N> row_coordinates() const {
     std::array<std::int64_t, N> c{};
     for (std::size_t k = 0; k < prefix; ++k) c[k] = at_depth[depth_of_level[k]];
-    auto emit = [&](std::int64_t kk, const T& v) {
-      if (packed) {
-        for (std::size_t k = prefix; k < N; ++k) c[k] = (kk >> shift[k]) & field[k];
-      } else {
-        for (std::size_t k = N; k-- > prefix;) {
-          c[k] = kk % level_extent[k];
-          kk /= level_extent[k];
-        }
+    return c;
+  }
+  // one branch-free decoder per flush loop keeps the appender's push inlined in it
+  template <bool Packed>
+  LOOM_FORCE_INLINE void unpack(std::array<std::int64_t, N>& c, std::int64_t kk) const {
+    if constexpr (Packed) {
+      for (std::size_t k = prefix; k < N; ++k) c[k] = (kk >> shift[k]) & field[k];
+    } else {  // mixed radix; the outermost level is what remains (no division for one level)
+      for (std::size_t k = N - 1; k > prefix; --k) {
+        c[k] = kk % level_extent[k];
+        kk /= level_extent[k];
       }
-      out.push(c, v);
-    };
+      c[prefix] = kk;
+    }
+  }
+  void flush_dense() {
+    if (touched.size() < detail::radix_sort_min) std::sort(touched.begin(), touched.end());  // most rows
+    else detail::sort_by_key<true>(touched, scratch_keys, counts, space, [](std::int64_t x) { return x; });
+    std::array<std::int64_t, N> c = row_coordinates();
+    for (std::int64_t kk : touched) {
+      unpack<false>(c, kk);
+      out.push(c, acc[kk]);
+      acc[kk] = semiring_traits<T>::zero();
+      seen[kk] = 0;
+    }
+    touched.clear();
+  }
+  template <bool Packed>
+  void flush_pairs() {
     const auto by_key = [](const auto& x) { return x.first; };
-    if (kind == workspace_kind::dense) {
-      detail::sort_by_key<true>(touched, scratch_keys, counts, space, [](std::int64_t x) { return x; });
-      for (std::int64_t kk : touched) {
-        emit(kk, acc[kk]);
-        acc[kk] = semiring_traits<T>::zero();
-        seen[kk] = 0;
-      }
-      touched.clear();
-    } else if (kind == workspace_kind::hashed) {
+    const bool unique = kind == workspace_kind::hashed;
+    if (unique) {  // the table's slots were taken in arrival order
       for (std::int64_t s : touched) {
         pairs.emplace_back(slot_key[s] - 1, slot_val[s]);
         slot_key[s] = 0;
       }
       touched.clear();
-      // the table's slots were taken in arrival order
-      if (packed) detail::sort_bits<true>(pairs, scratch_pairs, counts, sorted_bits, key_bits, by_key);
-      else detail::sort_by_key<true>(pairs, scratch_pairs, counts, space, by_key);
-      for (const auto& [kk, v] : pairs) emit(kk, v);
-      pairs.clear();
-    } else {
-      // stable: duplicates are added in the order they were written
-      if (packed) detail::sort_bits(pairs, scratch_pairs, counts, sorted_bits, key_bits, by_key);
-      else detail::sort_by_key(pairs, scratch_pairs, counts, space, by_key);
-      for (std::size_t q = 0; q < pairs.size();) {
-        T v = pairs[q].second;
-        std::size_t r = q + 1;
-        for (; r < pairs.size() && pairs[r].first == pairs[q].first; ++r)
-          v = semiring_traits<T>::add(v, pairs[r].second);
-        emit(pairs[q].first, v);
-        q = r;
-      }
-      pairs.clear();
     }
+    // stable: a sorted row's duplicates are added in the order they were written
+    if constexpr (Packed) {
+      if (unique) detail::sort_bits<true>(pairs, scratch_pairs, counts, sorted_bits, key_bits, by_key);
+      else detail::sort_bits(pairs, scratch_pairs, counts, sorted_bits, key_bits, by_key);
+    } else {
+      if (unique) detail::sort_by_key<true>(pairs, scratch_pairs, counts, space, by_key);
+      else detail::sort_by_key(pairs, scratch_pairs, counts, space, by_key);
+    }
+    std::array<std::int64_t, N> c = row_coordinates();
+    for (std::size_t q = 0; q < pairs.size();) {
+      T v = pairs[q].second;
+      std::size_t r = q + 1;
+      for (; r < pairs.size() && pairs[r].first == pairs[q].first; ++r)
+        v = semiring_traits<T>::add(v, pairs[r].second);
+      unpack<Packed>(c, pairs[q].first);
+      out.push(c, v);
+      q = r;
+    }
+    pairs.clear();
   }
 
- private:
   // a table of `capacity` slots (a power of two) holding the entries already in the old one
   void resize_table(std::uint64_t capacity) {
     std::vector<std::int64_t> old_key(capacity, 0);
