@@ -86,7 +86,11 @@ if [ "$only" = all ] || [ "$only" = gcc ]; then
   # build, compiles at -O0 over a covering sample of its format products (both measured: 23% and
   # about 40% less): every kernel shape still meets the optimiser in the other folders, and
   # every format combination is built by clang below.
-  run_config gcc "$gxx" "-O1" -DLOOM_TEST_DIFFERENTIAL_OPTIONS="-O0;-DLOOM_TEST_COVERING_SAMPLE=1"
+  # The --param pair delays gcc's garbage collector until the heap reaches 4 GB (loom's heaviest
+  # test peaks at 3 GB then, 2.2 GB with the default): 10-15% less compile time
+  # (optimize/decompose_shared.cpp 69 -> 60 s, differential/transpose.cpp 17 -> 15 s).
+  run_config gcc "$gxx" "-O1 --param ggc-min-expand=400 --param ggc-min-heapsize=4194304" \
+    -DLOOM_TEST_DIFFERENTIAL_OPTIONS="-O0;-DLOOM_TEST_COVERING_SAMPLE=1"
 fi
 if [ "$only" = all ] || [ "$only" = clang ]; then
   clangxx=$(pick clang++-14 clang++)

@@ -8,14 +8,23 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <vector>
 
 namespace example {
 
-/// Median wall time in milliseconds of `reps` runs of f.
+/// Whether this is a smoke run (LOOM_EXAMPLE_SMOKE set, as ctest does): smaller inputs and one
+/// repetition, so that the unoptimised and sanitizer builds of the test suite stay quick.
+inline bool smoke_run() {
+  const char* v = std::getenv("LOOM_EXAMPLE_SMOKE");
+  return v != nullptr && *v != '\0' && *v != '0';
+}
+
+/// Median wall time in milliseconds of `reps` runs of f (one in a smoke run).
 template <class F>
 double median_ms(F&& f, int reps = 7) {
+  if (smoke_run()) reps = 1;
   std::vector<double> t;
   for (int r = 0; r < reps; ++r) {
     const auto start = std::chrono::steady_clock::now();

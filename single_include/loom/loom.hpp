@@ -6606,6 +6606,16 @@ void sort_bits(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size
   }
 }
 
+/// The sort keys of a workspace's rows: named types, not lambdas, so that every sink with the
+/// same value type shares one instantiation of the sorts.
+struct key_identity {
+  constexpr std::int64_t operator()(std::int64_t x) const { return x; }
+};
+struct key_first {
+  template <class Pair>
+  constexpr std::int64_t operator()(const Pair& x) const { return x.first; }
+};
+
 /// Sorts `v` stably by `key(x)` in [0, bound).
 template <bool Unique = false, class X, class Key>
 void sort_by_key(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count,
@@ -6766,7 +6776,7 @@ struct workspace_sink {
   }
   void flush_dense() {
     if (touched.size() < detail::radix_sort_min) std::sort(touched.begin(), touched.end());  // most rows
-    else detail::sort_by_key<true>(touched, scratch_keys, counts, space, [](std::int64_t x) { return x; });
+    else detail::sort_by_key<true>(touched, scratch_keys, counts, space, detail::key_identity{});
     std::array<std::int64_t, N> c = row_coordinates();
     for (std::int64_t kk : touched) {
       unpack<false>(c, kk);
@@ -6778,7 +6788,7 @@ struct workspace_sink {
   }
   template <bool Packed>
   void flush_pairs() {
-    const auto by_key = [](const auto& x) { return x.first; };
+    constexpr detail::key_first by_key{};
     const bool unique = kind == workspace_kind::hashed;
     if (unique) {  // the table's slots were taken in arrival order
       for (std::int64_t s : touched) {
@@ -10701,9 +10711,11 @@ struct lowerer {
 #include <boost/mp11/algorithm.hpp>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <variant>
@@ -10776,32 +10788,82 @@ inline std::string operand_label(const std::string& name, std::size_t ordinal,
   return "operand #" + std::to_string(ordinal) + " (" + format + ")";
 }
 
-/// Extents of every index of the plan's universe, checked to agree across operands. Messages
-/// are built only when something is wrong (this runs on every call).
-template <class Plan, class Lhs, class Rhs>
-std::vector<std::int64_t> gather_extents(const Lhs& lhs, const Rhs& rhs) {
-  using universe = typename Plan::universe;
-  constexpr std::size_t n = Plan::index_count;
-  constexpr std::size_t output = static_cast<std::size_t>(-1);  // ordinal of the output
-  std::vector<std::int64_t> extent(n, -1);
-  std::vector<std::pair<std::size_t, std::size_t>> source(n);  // (operand ordinal, mode)
-  struct clash {
-    std::size_t id, ordinal, mode;
-    std::int64_t extent;
+template <class Lhs>
+struct output_indices;
+template <class T, class... Is>
+struct output_indices<expr::access<T, Is...>> {
+  using type = mp_list<Is...>;
+};
+
+/// Every index of an assignment: the output's first, then the right-hand side's, by first
+/// appearance (the universe of each of its candidate plans).
+template <class Lhs, class Rhs>
+using assignment_universe = boost::mp11::mp_unique<
+    boost::mp11::mp_append<typename output_indices<Lhs>::type, expr::all_indices_t<Rhs>>>;
+
+template <class... Is>
+constexpr std::array<std::string_view, sizeof...(Is)> index_names(mp_list<Is...>) {
+  return {Is::name...};
+}
+
+/// Where an index's extent was first seen, or where it disagreed: an operand's ordinal (the
+/// output is `output_ordinal`) and its mode.
+struct extent_source {
+  static constexpr std::size_t output_ordinal = static_cast<std::size_t>(-1);
+  std::size_t ordinal = 0, mode = 0;
+  std::int64_t extent = -1;
+};
+
+/// The labels of the operands, by ordinal, then the output's: only built for an error message.
+template <class Lhs, class Rhs>
+[[gnu::cold]] std::vector<std::string> operand_labels(const Lhs& lhs, const Rhs& rhs) {
+  std::vector<std::string> labels;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+    labels.push_back(operand_label(a.tensor->name(), k, format_name<typename tensor_t::format_type>()));
+  });
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  labels.push_back(lhs.tensor->name().empty()
+                       ? "the output (" + format_name<typename out_t::format_type>() + ")"
+                       : lhs.tensor->name());
+  return labels;
+}
+
+[[noreturn, gnu::cold]] inline void throw_extent_clash(std::string_view index,
+                                                       const std::vector<std::string>& labels,
+                                                       extent_source first, extent_source second) {
+  auto label = [&](std::size_t ordinal) -> const std::string& {
+    return labels[std::min(ordinal, labels.size() - 1)];  // the output's label comes last
   };
-  std::optional<clash> bad;
+  throw shape_error("loom: index " + std::string(index) + " has extent " +
+                    std::to_string(first.extent) + " in " + label(first.ordinal) + " (mode " +
+                    std::to_string(first.mode) + ") but " + std::to_string(second.extent) +
+                    " in " + label(second.ordinal) + " (mode " + std::to_string(second.mode) + ")");
+}
+
+[[noreturn, gnu::cold]] inline void throw_unknown_extent(std::string_view index) {
+  throw shape_error("loom: the extent of index " + std::string(index) +
+                    " is unknown: it is summed but used by no operand");
+}
+
+/// Extents of every index of the assignment's universe, checked to agree across operands.
+/// It depends on the expression, not on the plan, so that the candidate plans of one expression
+/// share it; its messages are built out of line, only when something is wrong (this runs on
+/// every call).
+template <class Lhs, class Rhs>
+std::vector<std::int64_t> gather_extents(const Lhs& lhs, const Rhs& rhs) {
+  using universe = assignment_universe<Lhs, Rhs>;
+  constexpr std::size_t n = boost::mp11::mp_size<universe>::value;
+  std::array<extent_source, n> first{};
+  std::optional<std::pair<std::size_t, extent_source>> bad;  // (index id, where it disagreed)
   auto visit = [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t ordinal) {
     std::size_t m = 0;
     (
         [&] {
           constexpr std::size_t id = boost::mp11::mp_find<universe, Is>::value;
           const std::int64_t e = a.tensor->extent(m);
-          if (extent[id] < 0) {
-            extent[id] = e;
-            source[id] = {ordinal, m};
-          } else if (extent[id] != e && !bad) {
-            bad = clash{id, ordinal, m, e};
-          }
+          if (first[id].extent < 0) first[id] = {ordinal, m, e};
+          else if (first[id].extent != e && !bad) bad.emplace(id, extent_source{ordinal, m, e});
           ++m;
         }(),
         ...);
@@ -10809,39 +10871,14 @@ std::vector<std::int64_t> gather_extents(const Lhs& lhs, const Rhs& rhs) {
   };
   expr::for_each_access(rhs, [&](const auto& a, std::size_t k) { visit(a, k); });
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  if constexpr (out_t::order > 0) visit(lhs, output);
-  auto label = [&](std::size_t ordinal) {
-    std::string l;
-    if (ordinal == output) {
-      l = lhs.tensor->name().empty()
-              ? "the output (" + format_name<typename out_t::format_type>() + ")"
-              : lhs.tensor->name();
-    } else {
-      expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-        using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-        if (k == ordinal)
-          l = operand_label(a.tensor->name(), k, format_name<typename tensor_t::format_type>());
-      });
-    }
-    return l;
-  };
-  if (bad) {
-    std::string name;
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto id) {
-      if (id == bad->id) name = std::string(boost::mp11::mp_at_c<universe, id>::name);
-    });
-    const auto [first, first_mode] = source[bad->id];
-    throw shape_error("loom: index " + name + " has extent " + std::to_string(extent[bad->id]) +
-                      " in " + label(first) + " (mode " + std::to_string(first_mode) + ") but " +
-                      std::to_string(bad->extent) + " in " + label(bad->ordinal) + " (mode " +
-                      std::to_string(bad->mode) + ")");
+  if constexpr (out_t::order > 0) visit(lhs, extent_source::output_ordinal);
+  static constexpr auto names = index_names(universe{});
+  if (bad) throw_extent_clash(names[bad->first], operand_labels(lhs, rhs), first[bad->first], bad->second);
+  std::vector<std::int64_t> extent(n);
+  for (std::size_t id = 0; id < n; ++id) {
+    if (first[id].extent < 0) throw_unknown_extent(names[id]);
+    extent[id] = first[id].extent;
   }
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto id) {
-    if (extent[id] < 0)
-      throw shape_error("loom: the extent of index " +
-                        std::string(boost::mp11::mp_at_c<universe, id>::name) +
-                        " is unknown: it is summed but used by no operand");
-  });
   return extent;
 }
 
@@ -11100,7 +11137,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
 
 template <class P, class Skips = stream::skip::per_loop<>, class Out, class Lhs, class Rhs>
 void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
-  const auto extents = gather_extents<P>(lhs, rhs);
+  static_assert(std::is_same_v<typename P::universe, assignment_universe<Lhs, Rhs>>);
+  const auto extents = gather_extents(lhs, rhs);
   if constexpr (needs_map_variants<Rhs>) {
     if (maps_need_dense_domain(rhs))
       return run_plan<P, true, Skips>(out, lhs, rhs, accumulate, extents);

@@ -112,6 +112,16 @@ void sort_bits(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size
   }
 }
 
+/// The sort keys of a workspace's rows: named types, not lambdas, so that every sink with the
+/// same value type shares one instantiation of the sorts.
+struct key_identity {
+  constexpr std::int64_t operator()(std::int64_t x) const { return x; }
+};
+struct key_first {
+  template <class Pair>
+  constexpr std::int64_t operator()(const Pair& x) const { return x.first; }
+};
+
 /// Sorts `v` stably by `key(x)` in [0, bound).
 template <bool Unique = false, class X, class Key>
 void sort_by_key(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count,
@@ -272,7 +282,7 @@ struct workspace_sink {
   }
   void flush_dense() {
     if (touched.size() < detail::radix_sort_min) std::sort(touched.begin(), touched.end());  // most rows
-    else detail::sort_by_key<true>(touched, scratch_keys, counts, space, [](std::int64_t x) { return x; });
+    else detail::sort_by_key<true>(touched, scratch_keys, counts, space, detail::key_identity{});
     std::array<std::int64_t, N> c = row_coordinates();
     for (std::int64_t kk : touched) {
       unpack<false>(c, kk);
@@ -284,7 +294,7 @@ struct workspace_sink {
   }
   template <bool Packed>
   void flush_pairs() {
-    const auto by_key = [](const auto& x) { return x.first; };
+    constexpr detail::key_first by_key{};
     const bool unique = kind == workspace_kind::hashed;
     if (unique) {  // the table's slots were taken in arrival order
       for (std::int64_t s : touched) {
