@@ -55,8 +55,7 @@ int main(int argc, char** argv) {
   const std::string path = argc > 1 ? argv[1] : "../shared/data/matrices/bcsstk13.mtx";
   auto A = loom::read_matrix_market<double, loom::csr>(path);
   demo(path, A);
-  const std::int64_t rows = example::smoke_run() ? 20000 : 200000;  // 1M nonzeros, or 100K
-  if (example::smoke_run()) std::printf("\n(smoke run, LOOM_EXAMPLE_SMOKE: one repetition, 100K nonzeros)\n");
-  auto G = example::random_csr(rows, 5, 42);  // fixed seed
+  // 1M nonzeros, fixed seed (100K in the test suite's smoke run, LOOM_EXAMPLE_SMOKE)
+  auto G = example::random_csr(example::smoke_run() ? 20000 : 200000, 5, 42);
   demo("generated uniform matrix", G);
 }
