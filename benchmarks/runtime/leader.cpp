@@ -100,7 +100,15 @@ std::int64_t lead_mul(const svec& x, const svec& z, std::int32_t* oc, double* ov
 }
 
 // Policies --------------------------------------------------------------------------------------------
-// name, then a runner taking (output access, expression)
+// 0-3: the static policies, one kernel each; 4: among instantiated candidates
+// (assign_choosing_skip); 5, 6: one kernel reading leapfrog / merge at run time (skip::runtime:
+// the per-step cost of reading the policy); 7: skip::runtime with the codes chosen from
+// statistics (assign_choosing_runtime_skips).
+sk::codes codes_at(std::size_t depth, sk::code c) {
+  sk::codes codes = sk::default_codes;
+  codes[depth] = c;
+  return codes;
+}
 template <class Lhs, class Rhs>
 void run_policy(int which, const Lhs& lhs, const Rhs& rhs) {
   switch (which) {
@@ -108,7 +116,10 @@ void run_policy(int which, const Lhs& lhs, const Rhs& rhs) {
     case 1: loom::optimize::assign_with_skip<sk::per_loop<sk::merge>>(lhs, rhs); break;
     case 2: loom::optimize::assign_with_skip<sk::per_loop<sk::lead<0>>>(lhs, rhs); break;
     case 3: loom::optimize::assign_with_skip<sk::per_loop<sk::lead<1>>>(lhs, rhs); break;
-    default: loom::optimize::assign_choosing_skip(lhs, rhs); break;
+    case 4: loom::optimize::assign_choosing_skip(lhs, rhs); break;
+    case 5: loom::optimize::assign_with_runtime_skips(codes_at(0, sk::code::leapfrog), lhs, rhs); break;
+    case 6: loom::optimize::assign_with_runtime_skips(codes_at(0, sk::code::merge), lhs, rhs); break;
+    default: loom::optimize::assign_choosing_runtime_skips(lhs, rhs); break;
   }
 }
 // SpMSpV: the intersection is the inner loop j
@@ -119,10 +130,16 @@ void run_policy_inner(int which, const Lhs& lhs, const Rhs& rhs) {
     case 1: loom::optimize::assign_with_skip<sk::per_loop<sk::standard, sk::merge>>(lhs, rhs); break;
     case 2: loom::optimize::assign_with_skip<sk::per_loop<sk::standard, sk::lead<0>>>(lhs, rhs); break;
     case 3: loom::optimize::assign_with_skip<sk::per_loop<sk::standard, sk::lead<1>>>(lhs, rhs); break;
-    default: loom::optimize::assign_choosing_skip(lhs, rhs); break;
+    case 4: loom::optimize::assign_choosing_skip(lhs, rhs); break;
+    case 5: loom::optimize::assign_with_runtime_skips(codes_at(1, sk::code::leapfrog), lhs, rhs); break;
+    case 6: loom::optimize::assign_with_runtime_skips(codes_at(1, sk::code::merge), lhs, rhs); break;
+    default: loom::optimize::assign_choosing_runtime_skips(lhs, rhs); break;
   }
 }
-const char* const policy_names[] = {"standard_leapfrog", "merge", "lead_first", "lead_last", "chosen"};
+constexpr int policy_count = 8;
+const char* const policy_names[] = {"standard_leapfrog", "merge",           "lead_first",
+                                    "lead_last",         "chosen",          "runtime_leapfrog",
+                                    "runtime_merge",     "runtime_chosen"};
 
 // dot and elementwise --------------------------------------------------------------------------------
 struct vec_input {
@@ -148,7 +165,7 @@ void register_vectors(const std::string& name, std::int64_t n, std::int64_t nx, 
                               z.level<0>().crd.data(), z.values().data(), z.nnz()),
                      want);
     const loom::expr::access<scalar> out{&in->s};
-    for (int p = 0; p < 5; ++p) {
+    for (int p = 0; p < policy_count; ++p) {
       run_policy(p, out, loom::sum(i, in->x(i) * in->z(i)));
       lb::check_scalar("leader dot/" + name + ": loom " + policy_names[p] + " vs hand",
                        in->s.values()[0], want);
@@ -162,7 +179,7 @@ void register_vectors(const std::string& name, std::int64_t n, std::int64_t nx, 
     return in;
   });
   const std::string what = "sparse_vector . sparse_vector";
-  for (int p = 0; p < 5; ++p) {
+  for (int p = 0; p < policy_count; ++p) {
     lb::add("leader_dot", name, policy_names[p], [=](benchmark::State& s) {
       vec_input& in = data->get();
       const loom::expr::access<scalar> out{&in.s};
@@ -188,7 +205,7 @@ void register_vectors(const std::string& name, std::int64_t n, std::int64_t nx, 
     lb::label(s, in.x.nnz() + in.z.nnz(), what);
   });
   const std::string what_mul = "sparse_vector * sparse_vector -> sparse_vector";
-  for (int p = 0; p < 5; ++p) {
+  for (int p = 0; p < policy_count; ++p) {
     lb::add("leader_mul", name, policy_names[p], [=](benchmark::State& s) {
       vec_input& in = data->get();
       for (auto _ : s) {
@@ -246,7 +263,7 @@ void register_spmspv(const std::string& name, std::int64_t m, std::int64_t n, st
     const std::vector<double> want = in->hy;
     hand_spmspv<true>(*in);
     lb::check_values("leader spmspv/" + name + ": hand lead vs merge", in->hy, want);
-    for (int p = 0; p < 5; ++p) {
+    for (int p = 0; p < policy_count; ++p) {
       run_policy_inner(p, in->y(i), loom::sum(j, in->A(i, j) * in->x(j)));
       lb::check_values("leader spmspv/" + name + ": loom " + policy_names[p] + " vs hand",
                        in->y.values(), want);
@@ -255,7 +272,7 @@ void register_spmspv(const std::string& name, std::int64_t m, std::int64_t n, st
     return in;
   });
   const std::string what = "CSR x sparse -> dense";
-  for (int p = 0; p < 5; ++p) {
+  for (int p = 0; p < policy_count; ++p) {
     lb::add("leader_spmspv", name, policy_names[p], [=](benchmark::State& s) {
       spmspv_input& in = data->get();
       for (auto _ : s) {

@@ -5948,7 +5948,9 @@ std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
 
 #include <boost/mp11/algorithm.hpp>
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 /// How many skip-policy variants of a kernel `out(...) = e` may be instantiated and chosen among
@@ -5985,9 +5987,33 @@ struct lead {
   static constexpr const char* name = K == 0 ? "lead first" : "lead last";
 };
 
+/// The policy of an intersection of two ordered operands, as a value: what `runtime` reads from
+/// the kernel context (and the optimizer's cost table indexes; `standard` is the static table).
+enum class code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
+
+/// Where neither operand is random-access, the policy is read at run time from the kernel's
+/// context (`kernel_context::skip`, one code per loop, chosen by optimize/leader_choice.hpp from
+/// statistics): one kernel serves leapfrog, merge and either leader. Elsewhere it is `standard`.
+struct runtime {
+  static constexpr const char* name = "chosen at run time";
+};
+
+/// The codes of a kernel's loops (outermost first), as `runtime` reads them.
+inline constexpr std::size_t max_loops = 16;
+using codes = std::array<code, max_loops>;
+inline constexpr codes default_codes = [] {
+  codes c{};
+  c.fill(code::leapfrog);  // what `standard` does between two ordered operands
+  return c;
+}();
+
 /// Policies by loop depth (outermost first); depths past the list use `standard`.
 template <class... Ps>
 struct per_loop {};
+
+/// One policy at every loop.
+template <class P>
+struct every_loop {};
 
 namespace detail {
 template <class L, std::size_t D>
@@ -5998,6 +6024,10 @@ template <class... Ps, std::size_t D>
   requires(D < sizeof...(Ps))
 struct at_impl<per_loop<Ps...>, D> {
   using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
+};
+template <class P, std::size_t D>
+struct at_impl<every_loop<P>, D> {
+  using type = P;
 };
 template <class Op>
 struct skips_of {
@@ -6017,6 +6047,11 @@ using at = typename detail::at_impl<L, D>::type;
 /// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
 template <class Op, std::size_t D>
 using of_op_at = at<typename detail::skips_of<Op>::type, D>;
+
+template <class P>
+std::string describe(every_loop<P>) {
+  return std::string("every loop: ") + P::name;
+}
 
 /// "leapfrog, merge at j": the list in words, depth by depth.
 template <class... Ps>
@@ -6060,8 +6095,9 @@ struct skip_cost_constants {
   double bitmap_word = 1.0 / 64;  // a bitmap leader scans its extent a word at a time
 };
 
-/// Policy codes in candidate order (standard is not a code: it is the combinators' table).
-enum class skip_code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
+/// Policy codes in candidate order (`standard` is the combinators' static table); the same codes
+/// that a `skip::runtime` intersection reads from its kernel's context.
+using skip_code = stream::skip::code;
 
 inline const char* skip_code_name(skip_code c) {
   switch (c) {
@@ -6433,6 +6469,96 @@ std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
 #endif
     return c.chosen;
   });
+}
+
+// The runtime skip policy (the default: one kernel per plan, `skip::runtime` at every loop) -----
+
+/// Whether plan P has a loop where the runtime policy has something to choose: two or more
+/// co-iterated operands, none random-access (there, every policy is one `mul_stream`).
+template <class Plan>
+inline constexpr bool has_runtime_skip_loop = [] {
+  constexpr auto t = detail::analyse<Plan>();
+  for (std::size_t d = 0; d < Plan::index_count; ++d)
+    if (t.count[d] >= 2 && detail::standard_equivalent(t, d) == skip_code::leapfrog) return true;
+  return false;
+}();
+
+/// The code of each loop from its costs: the cheapest policy where the runtime policy chooses
+/// (ties keep leapfrog, the static table's choice), leapfrog elsewhere (where it is unused).
+inline stream::skip::codes runtime_skip_codes(const skip_choice& c) {
+  stream::skip::codes codes = stream::skip::default_codes;
+  for (const auto& l : c.loops) {
+    if (l.standard_is != skip_code::leapfrog || l.depth >= codes.size()) continue;
+    skip_code best = skip_code::leapfrog;
+    for (skip_code code : {skip_code::merge, skip_code::lead_first, skip_code::lead_last})
+      if (l.per_fiber[static_cast<std::size_t>(code)] < l.per_fiber[static_cast<std::size_t>(best)])
+        best = code;
+    codes[l.depth] = best;
+  }
+  return codes;
+}
+
+namespace detail {
+template <class Plan>
+struct runtime_skip_purpose {};
+
+// Two bits per loop: the plan cache stores one integer per choice.
+inline std::size_t pack_codes(const stream::skip::codes& c) {
+  std::uint64_t v = 0;
+  for (std::size_t d = 0; d < c.size(); ++d) v |= std::uint64_t{static_cast<std::uint8_t>(c[d]) & 3u} << (2 * d);
+  return static_cast<std::size_t>(v);
+}
+inline stream::skip::codes unpack_codes(std::size_t v) {
+  stream::skip::codes c{};
+  for (std::size_t d = 0; d < c.size(); ++d) c[d] = static_cast<skip_code>((v >> (2 * d)) & 3u);
+  return c;
+}
+}  // namespace detail
+
+/// The codes that plan P's `skip::runtime` intersections run with for `lhs = rhs`: cached by
+/// the coarse signature (per thread, per plan), else costed from statistics. `LOOM_DEBUG_PLAN`
+/// logs the choice.
+template <class Plan, class Lhs, class Rhs>
+stream::skip::codes cached_runtime_skips(const Lhs& lhs, const Rhs& rhs) {
+  using cache_t = plan_cache<Lhs, Rhs, detail::runtime_skip_purpose<Plan>>;
+  return detail::unpack_codes(
+      cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+        const stream::skip::codes codes = runtime_skip_codes(choose_skip<Plan, 1>(lhs, rhs, stats));
+#ifdef LOOM_DEBUG_PLAN
+        std::clog << "loom: skip policy chosen at run time:";
+        for (std::size_t d = 0; d < Plan::index_count; ++d) std::clog << " " << skip_code_name(codes[d]);
+        std::clog << " (by loop)\n";
+#endif
+        return detail::pack_codes(codes);
+      }));
+}
+
+/// The runtime policy's choice in words: each loop where it chooses, its operands' mean fiber
+/// sizes, the estimated cost of each policy and the one chosen (*).
+inline std::string describe_runtime_skips(const skip_choice& c) {
+  std::ostringstream s;
+  const stream::skip::codes codes = runtime_skip_codes(c);
+  bool any = false;
+  for (const auto& l : c.loops) {
+    if (l.standard_is != skip_code::leapfrog) continue;
+    if (!any) s << "skip policy per loop (chosen at run time from statistics, one kernel):\n";
+    any = true;
+    s << "  loop " << l.index << ":";
+    for (std::size_t o = 0; o < l.operands.size(); ++o)
+      s << (o ? "," : "") << " " << l.operands[o] << " " << static_cast<std::int64_t>(l.fiber[o] + 0.5)
+        << " per fiber";
+    s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
+    for (skip_code code : {skip_code::leapfrog, skip_code::merge, skip_code::lead_first,
+                           skip_code::lead_last}) {
+      s << "    " << (codes[l.depth] == code ? "* " : "  ") << skip_code_name(code);
+      if (code == skip_code::lead_first) s << " (" << l.operands.front() << " iterates)";
+      if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
+      s << ": estimated cost "
+        << static_cast<std::int64_t>(l.outer * l.per_fiber[static_cast<std::size_t>(code)] + 0.5)
+        << "\n";
+    }
+  }
+  return s.str();
 }
 
 /// The per-loop table of a skip choice in words: each loop with two or more co-iterated
@@ -8344,7 +8470,10 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
       s << "dense counted loop; locate";
       for (auto& x : locate) s << " " << x;
     } else {
-      s << (iterate.size() == 1 ? "iterate " : "co-iterate (intersection by leapfrog with galloping seek where multiplied, lexicographic union where added) ");
+      s << (iterate.size() == 1 ? "iterate "
+                                : "co-iterate (intersection by leapfrog with galloping seek where "
+                                  "multiplied, unless a skip policy is chosen below; lexicographic "
+                                  "union where added) ");
       for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
       if (!locate.empty()) {
         s << "; locate";
@@ -8404,21 +8533,23 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
 }
 }  // namespace detail
 
-#if LOOM_MAX_SKIP_CANDIDATES > 1
 namespace detail {
-// The skip policy per loop of plan P, as the evaluator chooses it (optimize/leader_choice.hpp).
+// The skip policy per loop of plan P, as the evaluator chooses it among the instantiated
+// candidates (LOOM_MAX_SKIP_CANDIDATES > 1; optimize/leader_choice.hpp); empty otherwise.
 template <class P, class Lhs, class Rhs>
 std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
+#if LOOM_MAX_SKIP_CANDIDATES > 1
   constexpr std::size_t cap = stream::skip::max_candidates;
   if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
     loom::statistics_cache stats;
     return optimize::describe_skip_choice(optimize::choose_skip<P, cap>(lhs, rhs, stats), cap);
-  } else {
-    return {};
   }
+#else
+  (void)lhs, (void)rhs;
+#endif
+  return {};
 }
 }  // namespace detail
-#endif
 
 /// A description of the plan loom compiles for `lhs = rhs`, e.g.
 /// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
@@ -8475,18 +8606,12 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
     boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
       out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
           lhs, rhs, pre.str());
-#if LOOM_MAX_SKIP_CANDIDATES > 1
       out += detail::skip_section<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(lhs,
                                                                                              rhs);
-#endif
     });
     return out;
   }
-#if LOOM_MAX_SKIP_CANDIDATES > 1
   return detail::explain_plan<P0>(lhs, rhs, rules) + detail::skip_section<P0>(lhs, rhs);
-#else
-  return detail::explain_plan<P0>(lhs, rhs, rules);
-#endif
 }
 
 }  // namespace loom::plan
@@ -9078,6 +9203,7 @@ using loom::skip_policy;
 /// Runtime facts shared by the streams of one kernel: the extent of every attribute.
 struct kernel_context {
   std::vector<std::int64_t> extents;  // by position in the loop order
+  skip::codes skip = skip::default_codes;  // by loop: what skip::runtime intersections do
 };
 
 }  // namespace loom::stream
@@ -9195,6 +9321,24 @@ struct zero_stream {
 //  | lead<1>   | a.seek(b.index)              | b.next()           | b steps, a probes |
 // Every variant only moves an operand to a state it would reach by next(), or seeks it to an
 // index the other holds, so no common index is skipped and index() = max never decreases.
+// skip::runtime reads its code from the context once, when the stream is built; the static
+// policies are constants, so their branches below fold away.
+template <class Skip>
+struct intersection_policy {
+  static constexpr skip::code code = std::is_same_v<Skip, skip::merge>     ? skip::code::merge
+                                     : std::is_same_v<Skip, skip::lead<0>> ? skip::code::lead_first
+                                     : std::is_same_v<Skip, skip::lead<1>> ? skip::code::lead_last
+                                                                           : skip::code::leapfrog;
+  static constexpr intersection_policy at(const kernel_context*, std::size_t) { return {}; }
+};
+template <>
+struct intersection_policy<skip::runtime> {
+  skip::code code = skip::code::leapfrog;
+  static intersection_policy at(const kernel_context* ctx, std::size_t depth) {
+    return {ctx != nullptr ? ctx->skip[depth] : skip::code::leapfrog};
+  }
+};
+
 template <class A, class B, class Op, class Skip = skip::leapfrog>
 struct mul_stream {
   static_assert(A::depth == B::depth);
@@ -9205,6 +9349,7 @@ struct mul_stream {
   B b{};
   Op op{};
   const kernel_context* ctx = nullptr;
+  [[no_unique_address]] intersection_policy<Skip> policy = intersection_policy<Skip>::at(ctx, depth);
 
   LOOM_FORCE_INLINE bool valid() const { return a.valid() && b.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return std::max<std::int64_t>(a.index(), b.index()); }
@@ -9220,13 +9365,14 @@ struct mul_stream {
   }
   // δ: on a match the operands step as the policy says; otherwise the one behind catches up
   LOOM_FORCE_INLINE void next() {
+    const skip::code c = policy.code;
     const std::int64_t ia = a.index(), ib = b.index();
     if (ia == ib) {
       if (a.ready() && b.ready()) {
-        if constexpr (std::is_same_v<Skip, skip::lead<0>>) {
+        if (c == skip::code::lead_first) {
           a.next();  // b is probed at a's next index below
           if (a.valid() && b.index() < a.index()) b.seek(a.index());
-        } else if constexpr (std::is_same_v<Skip, skip::lead<1>>) {
+        } else if (c == skip::code::lead_last) {
           b.next();
           if (b.valid() && a.index() < b.index()) a.seek(b.index());
         } else {
@@ -9238,17 +9384,17 @@ struct mul_stream {
         b.seek(ib);
       }
     } else if (ia < ib) {
-      if constexpr (std::is_same_v<Skip, skip::merge> || std::is_same_v<Skip, skip::lead<0>>) {
+      if (c == skip::code::merge || c == skip::code::lead_first) {
         a.next();
-        if constexpr (std::is_same_v<Skip, skip::lead<0>>)
+        if (c == skip::code::lead_first)
           if (a.valid() && b.index() < a.index()) b.seek(a.index());
       } else {
         a.seek(ib);
       }
     } else {
-      if constexpr (std::is_same_v<Skip, skip::merge> || std::is_same_v<Skip, skip::lead<1>>) {
+      if (c == skip::code::merge || c == skip::code::lead_last) {
         b.next();
-        if constexpr (std::is_same_v<Skip, skip::lead<1>>)
+        if (c == skip::code::lead_last)
           if (b.valid() && a.index() < b.index()) a.seek(b.index());
       } else {
         b.seek(ia);
@@ -9541,7 +9687,9 @@ struct apply_nonlinear {
 template <class Skip, class Op, class A, class B>
 LOOM_FORCE_INLINE auto make_intersection(const Op& op, const A& a, const B& b,
                                          const kernel_context* ctx) {
-  if constexpr (std::is_same_v<Skip, skip::standard>) {
+  if constexpr (std::is_same_v<Skip, skip::runtime> && !A::locatable && !B::locatable) {
+    return mul_stream<A, B, Op, skip::runtime>{a, b, op, ctx};
+  } else if constexpr (std::is_same_v<Skip, skip::standard> || std::is_same_v<Skip, skip::runtime>) {
     if constexpr (B::locatable) return lookup_stream<A, B, Op, false>{a, b, op, ctx};
     else if constexpr (A::locatable) return lookup_stream<B, A, Op, true>{b, a, op, ctx};
     else return mul_stream<A, B, Op>{a, b, op, ctx};
@@ -10956,7 +11104,7 @@ inline constexpr bool needs_map_variants =
 template <class Plan, bool DenseMaps, class Skips = stream::skip::per_loop<>, class Out, class Lhs,
           class Rhs>
 void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
-              const std::vector<std::int64_t>& extent_by_id) {
+              const std::vector<std::int64_t>& extent_by_id, const stream::skip::codes& skips) {
   using order = typename Plan::order;
   using universe = typename Plan::universe;
   using V = expr::value_type_t<Rhs>;
@@ -10965,6 +11113,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   constexpr std::size_t depth_count = Plan::index_count;
 
   stream::kernel_context ctx;
+  ctx.skip = skips;
   ctx.extents.resize(depth_count);
   for (std::size_t d = 0; d < depth_count; ++d) ctx.extents[d] = extent_by_id[Plan::chosen.order[d]];
 
@@ -11135,19 +11284,23 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   }
 }
 
+/// Runs plan P with the skip policies `Skips`; `skip::runtime` intersections read `skips`.
 template <class P, class Skips = stream::skip::per_loop<>, class Out, class Lhs, class Rhs>
-void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
+void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
+                  const stream::skip::codes& skips = stream::skip::default_codes) {
   static_assert(std::is_same_v<typename P::universe, assignment_universe<Lhs, Rhs>>);
   const auto extents = gather_extents(lhs, rhs);
   if constexpr (needs_map_variants<Rhs>) {
     if (maps_need_dense_domain(rhs))
-      return run_plan<P, true, Skips>(out, lhs, rhs, accumulate, extents);
+      return run_plan<P, true, Skips>(out, lhs, rhs, accumulate, extents, skips);
   }
-  run_plan<P, false, Skips>(out, lhs, rhs, accumulate, extents);
+  run_plan<P, false, Skips>(out, lhs, rhs, accumulate, extents, skips);
 }
 
 /// Runs plan P with the skip policies chosen at run time among its instantiated candidates
-/// (optimize/leader_choice.hpp), or with the static ones when there is nothing to choose.
+/// (LOOM_MAX_SKIP_CANDIDATES > 1; optimize/leader_choice.hpp), or with the static ones when there
+/// is nothing to choose. (The one-kernel `skip::runtime` policy is not the default: reading the
+/// policy costs 12-100 % per step in the tightest loops; benchmarks/results/leader.md.)
 template <class P, class Out, class Lhs, class Rhs>
 void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
 #if LOOM_MAX_SKIP_CANDIDATES > 1
@@ -15181,6 +15334,52 @@ void assign_with_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
   detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
     loom::detail::execute_plan<decltype(p), Skips>(*lhs.tensor, lhs, k, false);
   });
+}
+
+/// Runs `lhs = rhs` as one kernel whose intersections of ordered operands read their policy
+/// from `codes` (one per loop, outermost first: `skip::runtime`), e.g. to force merge at the
+/// second loop.
+template <class OT, class... Os, class R>
+void assign_with_runtime_skips(const stream::skip::codes& codes, const expr::access<OT, Os...>& lhs,
+                               const R& rhs) {
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    loom::detail::execute_plan<decltype(p), stream::skip::every_loop<stream::skip::runtime>>(
+        *lhs.tensor, lhs, k, false, codes);
+  });
+}
+
+/// Runs `lhs = rhs` as one `skip::runtime` kernel with the codes chosen from statistics (cached
+/// per kernel by the coarse signature): the one-kernel alternative to assign_choosing_skip, at a
+/// per-step cost (benchmarks/results/leader.md).
+template <class OT, class... Os, class R>
+void assign_choosing_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    using P = decltype(p);
+    loom::detail::execute_plan<P, stream::skip::every_loop<stream::skip::runtime>>(
+        *lhs.tensor, lhs, k, false, cached_runtime_skips<P>(lhs, k));
+  });
+}
+
+/// The codes assign_choosing_runtime_skips runs `lhs = rhs` with (uncached).
+template <class OT, class... Os, class R>
+stream::skip::codes plan_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  stream::skip::codes out = stream::skip::default_codes;
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    statistics_cache stats;
+    out = runtime_skip_codes(choose_skip<decltype(p), 1>(lhs, k, stats));
+  });
+  return out;
+}
+
+/// The runtime codes' table of `lhs = rhs` in words (see describe_runtime_skips).
+template <class OT, class... Os, class R>
+std::string explain_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  std::string out;
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    statistics_cache stats;
+    out = describe_runtime_skips(choose_skip<decltype(p), 1>(lhs, k, stats));
+  });
+  return out;
 }
 
 /// Runs skip candidate `c` (of `skip_candidates_t<plan, Cap>`; clamped) of `lhs = rhs`.

@@ -40,8 +40,9 @@ struct skip_cost_constants {
   double bitmap_word = 1.0 / 64;  // a bitmap leader scans its extent a word at a time
 };
 
-/// Policy codes in candidate order (standard is not a code: it is the combinators' table).
-enum class skip_code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
+/// Policy codes in candidate order (`standard` is the combinators' static table); the same codes
+/// that a `skip::runtime` intersection reads from its kernel's context.
+using skip_code = stream::skip::code;
 
 inline const char* skip_code_name(skip_code c) {
   switch (c) {
@@ -413,6 +414,96 @@ std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
 #endif
     return c.chosen;
   });
+}
+
+// The runtime skip policy (the default: one kernel per plan, `skip::runtime` at every loop) -----
+
+/// Whether plan P has a loop where the runtime policy has something to choose: two or more
+/// co-iterated operands, none random-access (there, every policy is one `mul_stream`).
+template <class Plan>
+inline constexpr bool has_runtime_skip_loop = [] {
+  constexpr auto t = detail::analyse<Plan>();
+  for (std::size_t d = 0; d < Plan::index_count; ++d)
+    if (t.count[d] >= 2 && detail::standard_equivalent(t, d) == skip_code::leapfrog) return true;
+  return false;
+}();
+
+/// The code of each loop from its costs: the cheapest policy where the runtime policy chooses
+/// (ties keep leapfrog, the static table's choice), leapfrog elsewhere (where it is unused).
+inline stream::skip::codes runtime_skip_codes(const skip_choice& c) {
+  stream::skip::codes codes = stream::skip::default_codes;
+  for (const auto& l : c.loops) {
+    if (l.standard_is != skip_code::leapfrog || l.depth >= codes.size()) continue;
+    skip_code best = skip_code::leapfrog;
+    for (skip_code code : {skip_code::merge, skip_code::lead_first, skip_code::lead_last})
+      if (l.per_fiber[static_cast<std::size_t>(code)] < l.per_fiber[static_cast<std::size_t>(best)])
+        best = code;
+    codes[l.depth] = best;
+  }
+  return codes;
+}
+
+namespace detail {
+template <class Plan>
+struct runtime_skip_purpose {};
+
+// Two bits per loop: the plan cache stores one integer per choice.
+inline std::size_t pack_codes(const stream::skip::codes& c) {
+  std::uint64_t v = 0;
+  for (std::size_t d = 0; d < c.size(); ++d) v |= std::uint64_t{static_cast<std::uint8_t>(c[d]) & 3u} << (2 * d);
+  return static_cast<std::size_t>(v);
+}
+inline stream::skip::codes unpack_codes(std::size_t v) {
+  stream::skip::codes c{};
+  for (std::size_t d = 0; d < c.size(); ++d) c[d] = static_cast<skip_code>((v >> (2 * d)) & 3u);
+  return c;
+}
+}  // namespace detail
+
+/// The codes that plan P's `skip::runtime` intersections run with for `lhs = rhs`: cached by
+/// the coarse signature (per thread, per plan), else costed from statistics. `LOOM_DEBUG_PLAN`
+/// logs the choice.
+template <class Plan, class Lhs, class Rhs>
+stream::skip::codes cached_runtime_skips(const Lhs& lhs, const Rhs& rhs) {
+  using cache_t = plan_cache<Lhs, Rhs, detail::runtime_skip_purpose<Plan>>;
+  return detail::unpack_codes(
+      cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+        const stream::skip::codes codes = runtime_skip_codes(choose_skip<Plan, 1>(lhs, rhs, stats));
+#ifdef LOOM_DEBUG_PLAN
+        std::clog << "loom: skip policy chosen at run time:";
+        for (std::size_t d = 0; d < Plan::index_count; ++d) std::clog << " " << skip_code_name(codes[d]);
+        std::clog << " (by loop)\n";
+#endif
+        return detail::pack_codes(codes);
+      }));
+}
+
+/// The runtime policy's choice in words: each loop where it chooses, its operands' mean fiber
+/// sizes, the estimated cost of each policy and the one chosen (*).
+inline std::string describe_runtime_skips(const skip_choice& c) {
+  std::ostringstream s;
+  const stream::skip::codes codes = runtime_skip_codes(c);
+  bool any = false;
+  for (const auto& l : c.loops) {
+    if (l.standard_is != skip_code::leapfrog) continue;
+    if (!any) s << "skip policy per loop (chosen at run time from statistics, one kernel):\n";
+    any = true;
+    s << "  loop " << l.index << ":";
+    for (std::size_t o = 0; o < l.operands.size(); ++o)
+      s << (o ? "," : "") << " " << l.operands[o] << " " << static_cast<std::int64_t>(l.fiber[o] + 0.5)
+        << " per fiber";
+    s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
+    for (skip_code code : {skip_code::leapfrog, skip_code::merge, skip_code::lead_first,
+                           skip_code::lead_last}) {
+      s << "    " << (codes[l.depth] == code ? "* " : "  ") << skip_code_name(code);
+      if (code == skip_code::lead_first) s << " (" << l.operands.front() << " iterates)";
+      if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
+      s << ": estimated cost "
+        << static_cast<std::int64_t>(l.outer * l.per_fiber[static_cast<std::size_t>(code)] + 0.5)
+        << "\n";
+    }
+  }
+  return s.str();
 }
 
 /// The per-loop table of a skip choice in words: each loop with two or more co-iterated

@@ -65,6 +65,52 @@ void assign_with_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
   });
 }
 
+/// Runs `lhs = rhs` as one kernel whose intersections of ordered operands read their policy
+/// from `codes` (one per loop, outermost first: `skip::runtime`), e.g. to force merge at the
+/// second loop.
+template <class OT, class... Os, class R>
+void assign_with_runtime_skips(const stream::skip::codes& codes, const expr::access<OT, Os...>& lhs,
+                               const R& rhs) {
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    loom::detail::execute_plan<decltype(p), stream::skip::every_loop<stream::skip::runtime>>(
+        *lhs.tensor, lhs, k, false, codes);
+  });
+}
+
+/// Runs `lhs = rhs` as one `skip::runtime` kernel with the codes chosen from statistics (cached
+/// per kernel by the coarse signature): the one-kernel alternative to assign_choosing_skip, at a
+/// per-step cost (benchmarks/results/leader.md).
+template <class OT, class... Os, class R>
+void assign_choosing_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    using P = decltype(p);
+    loom::detail::execute_plan<P, stream::skip::every_loop<stream::skip::runtime>>(
+        *lhs.tensor, lhs, k, false, cached_runtime_skips<P>(lhs, k));
+  });
+}
+
+/// The codes assign_choosing_runtime_skips runs `lhs = rhs` with (uncached).
+template <class OT, class... Os, class R>
+stream::skip::codes plan_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  stream::skip::codes out = stream::skip::default_codes;
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    statistics_cache stats;
+    out = runtime_skip_codes(choose_skip<decltype(p), 1>(lhs, k, stats));
+  });
+  return out;
+}
+
+/// The runtime codes' table of `lhs = rhs` in words (see describe_runtime_skips).
+template <class OT, class... Os, class R>
+std::string explain_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  std::string out;
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    statistics_cache stats;
+    out = describe_runtime_skips(choose_skip<decltype(p), 1>(lhs, k, stats));
+  });
+  return out;
+}
+
 /// Runs skip candidate `c` (of `skip_candidates_t<plan, Cap>`; clamped) of `lhs = rhs`.
 template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
 void assign_with_skip_candidate(std::size_t c, const expr::access<OT, Os...>& lhs, const R& rhs) {

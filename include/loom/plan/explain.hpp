@@ -222,7 +222,10 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
       s << "dense counted loop; locate";
       for (auto& x : locate) s << " " << x;
     } else {
-      s << (iterate.size() == 1 ? "iterate " : "co-iterate (intersection by leapfrog with galloping seek where multiplied, lexicographic union where added) ");
+      s << (iterate.size() == 1 ? "iterate "
+                                : "co-iterate (intersection by leapfrog with galloping seek where "
+                                  "multiplied, unless a skip policy is chosen below; lexicographic "
+                                  "union where added) ");
       for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
       if (!locate.empty()) {
         s << "; locate";
@@ -282,21 +285,23 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
 }
 }  // namespace detail
 
-#if LOOM_MAX_SKIP_CANDIDATES > 1
 namespace detail {
-// The skip policy per loop of plan P, as the evaluator chooses it (optimize/leader_choice.hpp).
+// The skip policy per loop of plan P, as the evaluator chooses it among the instantiated
+// candidates (LOOM_MAX_SKIP_CANDIDATES > 1; optimize/leader_choice.hpp); empty otherwise.
 template <class P, class Lhs, class Rhs>
 std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
+#if LOOM_MAX_SKIP_CANDIDATES > 1
   constexpr std::size_t cap = stream::skip::max_candidates;
   if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
     loom::statistics_cache stats;
     return optimize::describe_skip_choice(optimize::choose_skip<P, cap>(lhs, rhs, stats), cap);
-  } else {
-    return {};
   }
+#else
+  (void)lhs, (void)rhs;
+#endif
+  return {};
 }
 }  // namespace detail
-#endif
 
 /// A description of the plan loom compiles for `lhs = rhs`, e.g.
 /// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
@@ -353,18 +358,12 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
     boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
       out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
           lhs, rhs, pre.str());
-#if LOOM_MAX_SKIP_CANDIDATES > 1
       out += detail::skip_section<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(lhs,
                                                                                              rhs);
-#endif
     });
     return out;
   }
-#if LOOM_MAX_SKIP_CANDIDATES > 1
   return detail::explain_plan<P0>(lhs, rhs, rules) + detail::skip_section<P0>(lhs, rhs);
-#else
-  return detail::explain_plan<P0>(lhs, rhs, rules);
-#endif
 }
 
 }  // namespace loom::plan

@@ -133,6 +133,24 @@ struct zero_stream {
 //  | lead<1>   | a.seek(b.index)              | b.next()           | b steps, a probes |
 // Every variant only moves an operand to a state it would reach by next(), or seeks it to an
 // index the other holds, so no common index is skipped and index() = max never decreases.
+// skip::runtime reads its code from the context once, when the stream is built; the static
+// policies are constants, so their branches below fold away.
+template <class Skip>
+struct intersection_policy {
+  static constexpr skip::code code = std::is_same_v<Skip, skip::merge>     ? skip::code::merge
+                                     : std::is_same_v<Skip, skip::lead<0>> ? skip::code::lead_first
+                                     : std::is_same_v<Skip, skip::lead<1>> ? skip::code::lead_last
+                                                                           : skip::code::leapfrog;
+  static constexpr intersection_policy at(const kernel_context*, std::size_t) { return {}; }
+};
+template <>
+struct intersection_policy<skip::runtime> {
+  skip::code code = skip::code::leapfrog;
+  static intersection_policy at(const kernel_context* ctx, std::size_t depth) {
+    return {ctx != nullptr ? ctx->skip[depth] : skip::code::leapfrog};
+  }
+};
+
 template <class A, class B, class Op, class Skip = skip::leapfrog>
 struct mul_stream {
   static_assert(A::depth == B::depth);
@@ -143,6 +161,7 @@ struct mul_stream {
   B b{};
   Op op{};
   const kernel_context* ctx = nullptr;
+  [[no_unique_address]] intersection_policy<Skip> policy = intersection_policy<Skip>::at(ctx, depth);
 
   LOOM_FORCE_INLINE bool valid() const { return a.valid() && b.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return std::max<std::int64_t>(a.index(), b.index()); }
@@ -158,13 +177,14 @@ struct mul_stream {
   }
   // δ: on a match the operands step as the policy says; otherwise the one behind catches up
   LOOM_FORCE_INLINE void next() {
+    const skip::code c = policy.code;
     const std::int64_t ia = a.index(), ib = b.index();
     if (ia == ib) {
       if (a.ready() && b.ready()) {
-        if constexpr (std::is_same_v<Skip, skip::lead<0>>) {
+        if (c == skip::code::lead_first) {
           a.next();  // b is probed at a's next index below
           if (a.valid() && b.index() < a.index()) b.seek(a.index());
-        } else if constexpr (std::is_same_v<Skip, skip::lead<1>>) {
+        } else if (c == skip::code::lead_last) {
           b.next();
           if (b.valid() && a.index() < b.index()) a.seek(b.index());
         } else {
@@ -176,17 +196,17 @@ struct mul_stream {
         b.seek(ib);
       }
     } else if (ia < ib) {
-      if constexpr (std::is_same_v<Skip, skip::merge> || std::is_same_v<Skip, skip::lead<0>>) {
+      if (c == skip::code::merge || c == skip::code::lead_first) {
         a.next();
-        if constexpr (std::is_same_v<Skip, skip::lead<0>>)
+        if (c == skip::code::lead_first)
           if (a.valid() && b.index() < a.index()) b.seek(a.index());
       } else {
         a.seek(ib);
       }
     } else {
-      if constexpr (std::is_same_v<Skip, skip::merge> || std::is_same_v<Skip, skip::lead<1>>) {
+      if (c == skip::code::merge || c == skip::code::lead_last) {
         b.next();
-        if constexpr (std::is_same_v<Skip, skip::lead<1>>)
+        if (c == skip::code::lead_last)
           if (b.valid() && a.index() < b.index()) a.seek(b.index());
       } else {
         b.seek(ia);
@@ -479,7 +499,9 @@ struct apply_nonlinear {
 template <class Skip, class Op, class A, class B>
 LOOM_FORCE_INLINE auto make_intersection(const Op& op, const A& a, const B& b,
                                          const kernel_context* ctx) {
-  if constexpr (std::is_same_v<Skip, skip::standard>) {
+  if constexpr (std::is_same_v<Skip, skip::runtime> && !A::locatable && !B::locatable) {
+    return mul_stream<A, B, Op, skip::runtime>{a, b, op, ctx};
+  } else if constexpr (std::is_same_v<Skip, skip::standard> || std::is_same_v<Skip, skip::runtime>) {
     if constexpr (B::locatable) return lookup_stream<A, B, Op, false>{a, b, op, ctx};
     else if constexpr (A::locatable) return lookup_stream<B, A, Op, true>{b, a, op, ctx};
     else return mul_stream<A, B, Op>{a, b, op, ctx};

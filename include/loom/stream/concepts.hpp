@@ -6,6 +6,7 @@
 
 #include <loom/core/semiring.hpp>
 #include <loom/format/levels/level_base.hpp>
+#include <loom/stream/skip.hpp>
 
 #include <concepts>
 #include <cstddef>
@@ -92,6 +93,7 @@ using loom::skip_policy;
 /// Runtime facts shared by the streams of one kernel: the extent of every attribute.
 struct kernel_context {
   std::vector<std::int64_t> extents;  // by position in the loop order
+  skip::codes skip = skip::default_codes;  // by loop: what skip::runtime intersections do
 };
 
 }  // namespace loom::stream

@@ -273,7 +273,7 @@ inline constexpr bool needs_map_variants =
 template <class Plan, bool DenseMaps, class Skips = stream::skip::per_loop<>, class Out, class Lhs,
           class Rhs>
 void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
-              const std::vector<std::int64_t>& extent_by_id) {
+              const std::vector<std::int64_t>& extent_by_id, const stream::skip::codes& skips) {
   using order = typename Plan::order;
   using universe = typename Plan::universe;
   using V = expr::value_type_t<Rhs>;
@@ -282,6 +282,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   constexpr std::size_t depth_count = Plan::index_count;
 
   stream::kernel_context ctx;
+  ctx.skip = skips;
   ctx.extents.resize(depth_count);
   for (std::size_t d = 0; d < depth_count; ++d) ctx.extents[d] = extent_by_id[Plan::chosen.order[d]];
 
@@ -452,19 +453,23 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   }
 }
 
+/// Runs plan P with the skip policies `Skips`; `skip::runtime` intersections read `skips`.
 template <class P, class Skips = stream::skip::per_loop<>, class Out, class Lhs, class Rhs>
-void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
+void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
+                  const stream::skip::codes& skips = stream::skip::default_codes) {
   static_assert(std::is_same_v<typename P::universe, assignment_universe<Lhs, Rhs>>);
   const auto extents = gather_extents(lhs, rhs);
   if constexpr (needs_map_variants<Rhs>) {
     if (maps_need_dense_domain(rhs))
-      return run_plan<P, true, Skips>(out, lhs, rhs, accumulate, extents);
+      return run_plan<P, true, Skips>(out, lhs, rhs, accumulate, extents, skips);
   }
-  run_plan<P, false, Skips>(out, lhs, rhs, accumulate, extents);
+  run_plan<P, false, Skips>(out, lhs, rhs, accumulate, extents, skips);
 }
 
 /// Runs plan P with the skip policies chosen at run time among its instantiated candidates
-/// (optimize/leader_choice.hpp), or with the static ones when there is nothing to choose.
+/// (LOOM_MAX_SKIP_CANDIDATES > 1; optimize/leader_choice.hpp), or with the static ones when there
+/// is nothing to choose. (The one-kernel `skip::runtime` policy is not the default: reading the
+/// policy costs 12-100 % per step in the tightest loops; benchmarks/results/leader.md.)
 template <class P, class Out, class Lhs, class Rhs>
 void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
 #if LOOM_MAX_SKIP_CANDIDATES > 1

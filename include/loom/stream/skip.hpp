@@ -7,7 +7,9 @@
 
 #include <boost/mp11/algorithm.hpp>
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 /// How many skip-policy variants of a kernel `out(...) = e` may be instantiated and chosen among
@@ -44,9 +46,33 @@ struct lead {
   static constexpr const char* name = K == 0 ? "lead first" : "lead last";
 };
 
+/// The policy of an intersection of two ordered operands, as a value: what `runtime` reads from
+/// the kernel context (and the optimizer's cost table indexes; `standard` is the static table).
+enum class code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
+
+/// Where neither operand is random-access, the policy is read at run time from the kernel's
+/// context (`kernel_context::skip`, one code per loop, chosen by optimize/leader_choice.hpp from
+/// statistics): one kernel serves leapfrog, merge and either leader. Elsewhere it is `standard`.
+struct runtime {
+  static constexpr const char* name = "chosen at run time";
+};
+
+/// The codes of a kernel's loops (outermost first), as `runtime` reads them.
+inline constexpr std::size_t max_loops = 16;
+using codes = std::array<code, max_loops>;
+inline constexpr codes default_codes = [] {
+  codes c{};
+  c.fill(code::leapfrog);  // what `standard` does between two ordered operands
+  return c;
+}();
+
 /// Policies by loop depth (outermost first); depths past the list use `standard`.
 template <class... Ps>
 struct per_loop {};
+
+/// One policy at every loop.
+template <class P>
+struct every_loop {};
 
 namespace detail {
 template <class L, std::size_t D>
@@ -57,6 +83,10 @@ template <class... Ps, std::size_t D>
   requires(D < sizeof...(Ps))
 struct at_impl<per_loop<Ps...>, D> {
   using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
+};
+template <class P, std::size_t D>
+struct at_impl<every_loop<P>, D> {
+  using type = P;
 };
 template <class Op>
 struct skips_of {
@@ -76,6 +106,11 @@ using at = typename detail::at_impl<L, D>::type;
 /// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
 template <class Op, std::size_t D>
 using of_op_at = at<typename detail::skips_of<Op>::type, D>;
+
+template <class P>
+std::string describe(every_loop<P>) {
+  return std::string("every loop: ") + P::name;
+}
 
 /// "leapfrog, merge at j": the list in words, depth by depth.
 template <class... Ps>
