@@ -61,11 +61,30 @@ struct binary_fn_op {  // a user function or comparison: not linear
   LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return static_cast<T>(f(a, b)); }
 };
 
+/// Whether S is an intersection that reads its skip policy at run time (skip::runtime).
+template <class S>
+inline constexpr bool reads_policy_v = requires { requires S::reads_policy; };
+
+/// f(s) with the policy of the intersection s compiled in. The loops that iterate such a stream
+/// (reduce, run_located, run_sparse) call this first, so the policy is branched on once per
+/// fiber, in front of one copy of the loop per policy, not at every step.
+template <class S, class F>
+LOOM_FORCE_INLINE decltype(auto) with_compiled_policy(const S& s, F&& f) {
+  switch (s.runtime_code()) {
+    case skip::code::merge: return f(s.template compiled<skip::merge>());
+    case skip::code::lead_first: return f(s.template compiled<skip::lead<0>>());
+    case skip::code::lead_last: return f(s.template compiled<skip::lead<1>>());
+    default: return f(s.template compiled<skip::leapfrog>());
+  }
+}
+
 // reduce(x): the sum of every value of a fully contracted stream (a materialised Σ).
 template <class X>
 LOOM_FORCE_INLINE auto reduce(const X& x) {
   if constexpr (!is_stream_v<X>) {
     return x;
+  } else if constexpr (reads_policy_v<X>) {
+    return with_compiled_policy(x, [](const auto& y) { return reduce(y); });
   } else {
     static_assert(X::contracted, "loom internal error: reduce of a free stream; please report");
     using leaf = leaf_t<X>;
@@ -162,6 +181,20 @@ struct mul_stream {
   Op op{};
   const kernel_context* ctx = nullptr;
   [[no_unique_address]] intersection_policy<Skip> policy = intersection_policy<Skip>::at(ctx, depth);
+  static constexpr bool reads_policy = std::is_same_v<Skip, skip::runtime>;
+  LOOM_FORCE_INLINE skip::code runtime_code() const { return policy.code; }
+
+  /// This intersection, and those it is made of at the same loop, with policy P compiled in.
+  template <class P>
+  LOOM_FORCE_INLINE auto compiled() const {
+    auto operand = [](const auto& x) {
+      if constexpr (reads_policy_v<std::remove_cvref_t<decltype(x)>>) return x.template compiled<P>();
+      else return x;
+    };
+    using CA = decltype(operand(a));
+    using CB = decltype(operand(b));
+    return mul_stream<CA, CB, Op, P>{operand(a), operand(b), op, ctx};
+  }
 
   LOOM_FORCE_INLINE bool valid() const { return a.valid() && b.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return std::max<std::int64_t>(a.index(), b.index()); }
@@ -406,6 +439,15 @@ struct contract_stream {
   LOOM_FORCE_INLINE void seek(std::int64_t) { s.seek(s.index()); }
   LOOM_FORCE_INLINE void seek_past(std::int64_t) { s.seek_past(s.index()); }
   LOOM_FORCE_INLINE void next() { s.next(); }
+
+  // a sum over an intersection that reads its policy: compiled in by the loop that reduces it
+  static constexpr bool reads_policy = reads_policy_v<S>;
+  LOOM_FORCE_INLINE skip::code runtime_code() const { return s.runtime_code(); }
+  template <class P>
+  LOOM_FORCE_INLINE auto compiled() const {
+    using C = decltype(s.template compiled<P>());
+    return contract_stream<C>{s.template compiled<P>()};
+  }
 };
 
 // expand_stream<Depth, X>: X repeated at every index of [0, n); full and locatable.

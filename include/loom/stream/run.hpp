@@ -27,6 +27,8 @@ LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
   using leaf = leaf_t<X>;
   if constexpr (!is_stream_v<X>) {
     return std::pair<leaf, bool>{x, true};
+  } else if constexpr (reads_policy_v<X>) {
+    return with_compiled_policy(x, [](const auto& y) { return reduce_touched(y); });
   } else {
     leaf acc = semiring_traits<leaf>::zero();
     bool touched = false;
@@ -63,6 +65,8 @@ LOOM_FORCE_INLINE void run_located(const Cell& cell, const std::int64_t* strides
     if (touched) cell(off, v);
   } else if constexpr (reducible<S>()) {
     cell(off, reduce(s));  // local sum
+  } else if constexpr (reads_policy_v<S>) {
+    with_compiled_policy(s, [&](const auto& y) { run_located(cell, strides, y, off); });
   } else {
     S st = s;
     while (st.valid()) {
@@ -143,6 +147,8 @@ LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
   } else if constexpr (reducible<S>()) {
     auto [v, touched] = reduce_touched(s);
     if (touched) sink.push(static_cast<T>(v));
+  } else if constexpr (reads_policy_v<S>) {
+    with_compiled_policy(s, [&](const auto& y) { run_sparse(sink, y); });
   } else {
     S st = s;
     while (st.valid()) {
