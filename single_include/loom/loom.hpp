@@ -5961,6 +5961,15 @@ std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
 #  define LOOM_MAX_SKIP_CANDIDATES 1
 #endif
 
+/// Define LOOM_RUNTIME_SKIP_POLICY as 1 before including loom to make every plain `out(...) = e`
+/// with an intersection of ordered operands one kernel that chooses its policy per loop at run
+/// time from statistics (`runtime` below): no cost per step, but one copy of each such loop per
+/// policy (+30-55 % compile time on intersection-heavy code). Off by default, like
+/// LOOM_MAX_SKIP_CANDIDATES; LOOM_MAX_SKIP_CANDIDATES > 1 takes precedence.
+#ifndef LOOM_RUNTIME_SKIP_POLICY
+#  define LOOM_RUNTIME_SKIP_POLICY 0
+#endif
+
 namespace loom::stream::skip {
 
 inline constexpr std::size_t max_candidates = LOOM_MAX_SKIP_CANDIDATES;
@@ -8534,8 +8543,9 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
 }  // namespace detail
 
 namespace detail {
-// The skip policy per loop of plan P, as the evaluator chooses it among the instantiated
-// candidates (LOOM_MAX_SKIP_CANDIDATES > 1; optimize/leader_choice.hpp); empty otherwise.
+// The skip policy per loop of plan P, as the evaluator chooses it (optimize/leader_choice.hpp):
+// among the instantiated candidates (LOOM_MAX_SKIP_CANDIDATES > 1) or as the runtime policy's
+// codes (LOOM_RUNTIME_SKIP_POLICY); empty otherwise.
 template <class P, class Lhs, class Rhs>
 std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
 #if LOOM_MAX_SKIP_CANDIDATES > 1
@@ -8543,6 +8553,11 @@ std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
   if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
     loom::statistics_cache stats;
     return optimize::describe_skip_choice(optimize::choose_skip<P, cap>(lhs, rhs, stats), cap);
+  }
+#elif LOOM_RUNTIME_SKIP_POLICY
+  if constexpr (optimize::has_runtime_skip_loop<P>) {
+    loom::statistics_cache stats;
+    return optimize::describe_runtime_skips(optimize::choose_skip<P, 1>(lhs, rhs, stats));
   }
 #else
   (void)lhs, (void)rhs;
@@ -9249,11 +9264,30 @@ struct binary_fn_op {  // a user function or comparison: not linear
   LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return static_cast<T>(f(a, b)); }
 };
 
+/// Whether S is an intersection that reads its skip policy at run time (skip::runtime).
+template <class S>
+inline constexpr bool reads_policy_v = requires { requires S::reads_policy; };
+
+/// f(s) with the policy of the intersection s compiled in. The loops that iterate such a stream
+/// (reduce, run_located, run_sparse) call this first, so the policy is branched on once per
+/// fiber, in front of one copy of the loop per policy, not at every step.
+template <class S, class F>
+LOOM_FORCE_INLINE decltype(auto) with_compiled_policy(const S& s, F&& f) {
+  switch (s.runtime_code()) {
+    case skip::code::merge: return f(s.template compiled<skip::merge>());
+    case skip::code::lead_first: return f(s.template compiled<skip::lead<0>>());
+    case skip::code::lead_last: return f(s.template compiled<skip::lead<1>>());
+    default: return f(s.template compiled<skip::leapfrog>());
+  }
+}
+
 // reduce(x): the sum of every value of a fully contracted stream (a materialised Σ).
 template <class X>
 LOOM_FORCE_INLINE auto reduce(const X& x) {
   if constexpr (!is_stream_v<X>) {
     return x;
+  } else if constexpr (reads_policy_v<X>) {
+    return with_compiled_policy(x, [](const auto& y) { return reduce(y); });
   } else {
     static_assert(X::contracted, "loom internal error: reduce of a free stream; please report");
     using leaf = leaf_t<X>;
@@ -9350,6 +9384,20 @@ struct mul_stream {
   Op op{};
   const kernel_context* ctx = nullptr;
   [[no_unique_address]] intersection_policy<Skip> policy = intersection_policy<Skip>::at(ctx, depth);
+  static constexpr bool reads_policy = std::is_same_v<Skip, skip::runtime>;
+  LOOM_FORCE_INLINE skip::code runtime_code() const { return policy.code; }
+
+  /// This intersection, and those it is made of at the same loop, with policy P compiled in.
+  template <class P>
+  LOOM_FORCE_INLINE auto compiled() const {
+    auto operand = [](const auto& x) {
+      if constexpr (reads_policy_v<std::remove_cvref_t<decltype(x)>>) return x.template compiled<P>();
+      else return x;
+    };
+    using CA = decltype(operand(a));
+    using CB = decltype(operand(b));
+    return mul_stream<CA, CB, Op, P>{operand(a), operand(b), op, ctx};
+  }
 
   LOOM_FORCE_INLINE bool valid() const { return a.valid() && b.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return std::max<std::int64_t>(a.index(), b.index()); }
@@ -9594,6 +9642,15 @@ struct contract_stream {
   LOOM_FORCE_INLINE void seek(std::int64_t) { s.seek(s.index()); }
   LOOM_FORCE_INLINE void seek_past(std::int64_t) { s.seek_past(s.index()); }
   LOOM_FORCE_INLINE void next() { s.next(); }
+
+  // a sum over an intersection that reads its policy: compiled in by the loop that reduces it
+  static constexpr bool reads_policy = reads_policy_v<S>;
+  LOOM_FORCE_INLINE skip::code runtime_code() const { return s.runtime_code(); }
+  template <class P>
+  LOOM_FORCE_INLINE auto compiled() const {
+    using C = decltype(s.template compiled<P>());
+    return contract_stream<C>{s.template compiled<P>()};
+  }
 };
 
 // expand_stream<Depth, X>: X repeated at every index of [0, n); full and locatable.
@@ -9946,6 +10003,8 @@ LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
   using leaf = leaf_t<X>;
   if constexpr (!is_stream_v<X>) {
     return std::pair<leaf, bool>{x, true};
+  } else if constexpr (reads_policy_v<X>) {
+    return with_compiled_policy(x, [](const auto& y) { return reduce_touched(y); });
   } else {
     leaf acc = semiring_traits<leaf>::zero();
     bool touched = false;
@@ -9982,6 +10041,8 @@ LOOM_FORCE_INLINE void run_located(const Cell& cell, const std::int64_t* strides
     if (touched) cell(off, v);
   } else if constexpr (reducible<S>()) {
     cell(off, reduce(s));  // local sum
+  } else if constexpr (reads_policy_v<S>) {
+    with_compiled_policy(s, [&](const auto& y) { run_located(cell, strides, y, off); });
   } else {
     S st = s;
     while (st.valid()) {
@@ -10062,6 +10123,8 @@ LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
   } else if constexpr (reducible<S>()) {
     auto [v, touched] = reduce_touched(s);
     if (touched) sink.push(static_cast<T>(v));
+  } else if constexpr (reads_policy_v<S>) {
+    with_compiled_policy(s, [&](const auto& y) { run_sparse(sink, y); });
   } else {
     S st = s;
     while (st.valid()) {
@@ -11297,10 +11360,10 @@ void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   run_plan<P, false, Skips>(out, lhs, rhs, accumulate, extents, skips);
 }
 
-/// Runs plan P with the skip policies chosen at run time among its instantiated candidates
-/// (LOOM_MAX_SKIP_CANDIDATES > 1; optimize/leader_choice.hpp), or with the static ones when there
-/// is nothing to choose. (The one-kernel `skip::runtime` policy is not the default: reading the
-/// policy costs 12-100 % per step in the tightest loops; benchmarks/results/leader.md.)
+/// Runs plan P with the skip policy of each loop chosen at run time from statistics, when asked
+/// (optimize/leader_choice.hpp): with LOOM_MAX_SKIP_CANDIDATES > 1 among that many instantiated
+/// variants of the kernel; with LOOM_RUNTIME_SKIP_POLICY, as one kernel whose intersections read
+/// their policy (`skip::runtime`). Otherwise, or with nothing to choose, the static table.
 template <class P, class Out, class Lhs, class Rhs>
 void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
 #if LOOM_MAX_SKIP_CANDIDATES > 1
@@ -11313,6 +11376,12 @@ void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool a
       execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(c)::value>>(out, lhs, rhs,
                                                                              accumulate);
     });
+    return;
+  }
+#elif LOOM_RUNTIME_SKIP_POLICY
+  if constexpr (optimize::has_runtime_skip_loop<P>) {
+    execute_plan<P, stream::skip::every_loop<stream::skip::runtime>>(
+        out, lhs, rhs, accumulate, optimize::cached_runtime_skips<P>(lhs, rhs));
     return;
   }
 #endif

@@ -1,9 +1,11 @@
 // The runtime skip policy (skip::runtime, opt-in): one kernel per plan whose intersections of
-// ordered operands read their policy from the kernel context. Every code at every loop against a dense
-// reference (elementwise product, SpMSpV, a three-way product at one loop), over formats,
-// densities and seeds; the codes the cost model picks (worked values); and explain.
+// ordered operands read their policy from the kernel context, compiled into one copy of the loop
+// per policy. Every code at every loop against a dense reference (elementwise product, SpMSpV, a
+// three-way product at one loop), over formats, densities and seeds; the codes the cost model
+// picks (worked values); plain assignments and explain with LOOM_RUNTIME_SKIP_POLICY.
 // (stream/combinators.hpp mul_stream, optimize/leader_choice.hpp runtime_skip_codes.)
 // SPDX-License-Identifier: BSL-1.0
+#define LOOM_RUNTIME_SKIP_POLICY 1  // plain assignments in this file use the runtime policy
 #include <loom/loom.hpp>
 #include <loom/optimize/leader_run.hpp>
 
@@ -64,6 +66,9 @@ void check_elementwise(std::int64_t m, std::int64_t n, double pa, double pb, uns
   loom::tensor<double, loom::dcsr> C({m, n});
   loom::optimize::assign_choosing_runtime_skips(C(ri, rj), A(ri, rj) * B(ri, rj));  // chosen codes
   same(C);
+  loom::tensor<double, loom::csr> D({m, n});
+  D(ri, rj) = A(ri, rj) * B(ri, rj);  // the plain assignment, with LOOM_RUNTIME_SKIP_POLICY
+  same(D);
 }
 
 template <class FA, class FX>
@@ -186,7 +191,8 @@ TEST_CASE("runtime skip: the cost model's codes (worked values)") {
   big.set_name("big");
   small.set_name("small");
   const std::string plan = loom::optimize::explain_runtime_skips(out, loom::sum(ri, big(ri) * small(ri)));
-  MESSAGE(plan);
+  CHECK(loom::explain(out, loom::sum(ri, big(ri) * small(ri))).find(plan) != std::string::npos);
+  MESSAGE(loom::explain(out, loom::sum(ri, big(ri) * small(ri))));
   CHECK(plan.find("skip policy per loop (chosen at run time from statistics, one kernel)") !=
         std::string::npos);
   CHECK(plan.find("* lead last (small [sparse_vector] iterates): estimated cost 87") != std::string::npos);
@@ -211,4 +217,5 @@ TEST_CASE("runtime skip: no choice where an operand is random-access") {
   }
   loom::tensor<double, loom::dense_vector> y({9});
   CHECK(loom::optimize::explain_runtime_skips(y(ri), loom::sum(rj, A(ri, rj) * x(rj))).empty());
+  CHECK(loom::explain(y(ri), loom::sum(rj, A(ri, rj) * x(rj))).find("skip policy") == std::string::npos);
 }

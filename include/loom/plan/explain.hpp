@@ -286,8 +286,9 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
 }  // namespace detail
 
 namespace detail {
-// The skip policy per loop of plan P, as the evaluator chooses it among the instantiated
-// candidates (LOOM_MAX_SKIP_CANDIDATES > 1; optimize/leader_choice.hpp); empty otherwise.
+// The skip policy per loop of plan P, as the evaluator chooses it (optimize/leader_choice.hpp):
+// among the instantiated candidates (LOOM_MAX_SKIP_CANDIDATES > 1) or as the runtime policy's
+// codes (LOOM_RUNTIME_SKIP_POLICY); empty otherwise.
 template <class P, class Lhs, class Rhs>
 std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
 #if LOOM_MAX_SKIP_CANDIDATES > 1
@@ -295,6 +296,11 @@ std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
   if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
     loom::statistics_cache stats;
     return optimize::describe_skip_choice(optimize::choose_skip<P, cap>(lhs, rhs, stats), cap);
+  }
+#elif LOOM_RUNTIME_SKIP_POLICY
+  if constexpr (optimize::has_runtime_skip_loop<P>) {
+    loom::statistics_cache stats;
+    return optimize::describe_runtime_skips(optimize::choose_skip<P, 1>(lhs, rhs, stats));
   }
 #else
   (void)lhs, (void)rhs;

@@ -466,10 +466,10 @@ void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   run_plan<P, false, Skips>(out, lhs, rhs, accumulate, extents, skips);
 }
 
-/// Runs plan P with the skip policies chosen at run time among its instantiated candidates
-/// (LOOM_MAX_SKIP_CANDIDATES > 1; optimize/leader_choice.hpp), or with the static ones when there
-/// is nothing to choose. (The one-kernel `skip::runtime` policy is not the default: reading the
-/// policy costs 12-100 % per step in the tightest loops; benchmarks/results/leader.md.)
+/// Runs plan P with the skip policy of each loop chosen at run time from statistics, when asked
+/// (optimize/leader_choice.hpp): with LOOM_MAX_SKIP_CANDIDATES > 1 among that many instantiated
+/// variants of the kernel; with LOOM_RUNTIME_SKIP_POLICY, as one kernel whose intersections read
+/// their policy (`skip::runtime`). Otherwise, or with nothing to choose, the static table.
 template <class P, class Out, class Lhs, class Rhs>
 void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
 #if LOOM_MAX_SKIP_CANDIDATES > 1
@@ -482,6 +482,12 @@ void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool a
       execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(c)::value>>(out, lhs, rhs,
                                                                              accumulate);
     });
+    return;
+  }
+#elif LOOM_RUNTIME_SKIP_POLICY
+  if constexpr (optimize::has_runtime_skip_loop<P>) {
+    execute_plan<P, stream::skip::every_loop<stream::skip::runtime>>(
+        out, lhs, rhs, accumulate, optimize::cached_runtime_skips<P>(lhs, rhs));
     return;
   }
 #endif

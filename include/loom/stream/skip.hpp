@@ -20,6 +20,15 @@
 #  define LOOM_MAX_SKIP_CANDIDATES 1
 #endif
 
+/// Define LOOM_RUNTIME_SKIP_POLICY as 1 before including loom to make every plain `out(...) = e`
+/// with an intersection of ordered operands one kernel that chooses its policy per loop at run
+/// time from statistics (`runtime` below): no cost per step, but one copy of each such loop per
+/// policy (+30-55 % compile time on intersection-heavy code). Off by default, like
+/// LOOM_MAX_SKIP_CANDIDATES; LOOM_MAX_SKIP_CANDIDATES > 1 takes precedence.
+#ifndef LOOM_RUNTIME_SKIP_POLICY
+#  define LOOM_RUNTIME_SKIP_POLICY 0
+#endif
+
 namespace loom::stream::skip {
 
 inline constexpr std::size_t max_candidates = LOOM_MAX_SKIP_CANDIDATES;
