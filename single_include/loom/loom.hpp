@@ -6760,6 +6760,49 @@ void sort_by_key(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::si
 }
 }  // namespace detail
 
+/// The arrays of a workspace, kept per thread and value type between kernels: a finished
+/// workspace leaves them clean (accumulators zero, slots empty, no entries), so the next one on
+/// the thread reuses their pages instead of faulting fresh ones in (a transpose of 96K entries
+/// spent a third of its time in page faults). At most `max_spare_workspace_bytes` are kept.
+template <class T>
+struct workspace_buffers {
+  std::vector<T> acc{};
+  std::vector<unsigned char> seen{};
+  std::vector<std::int64_t> touched{};
+  std::vector<std::int64_t> slot_key{};
+  std::vector<T> slot_val{};
+  std::vector<std::pair<std::int64_t, T>> pairs{};
+  std::vector<std::pair<std::int64_t, T>> scratch_pairs{};
+  std::vector<std::int64_t> scratch_keys{};
+  std::vector<std::size_t> counts{};
+
+  std::size_t bytes() const {
+    return acc.capacity() * sizeof(T) + seen.capacity() + touched.capacity() * 8 +
+           slot_key.capacity() * 8 + slot_val.capacity() * sizeof(T) +
+           (pairs.capacity() + scratch_pairs.capacity()) * sizeof(std::pair<std::int64_t, T>) +
+           scratch_keys.capacity() * 8 + counts.capacity() * sizeof(std::size_t);
+  }
+  void swap(workspace_buffers& o) noexcept {
+    acc.swap(o.acc);
+    seen.swap(o.seen);
+    touched.swap(o.touched);
+    slot_key.swap(o.slot_key);
+    slot_val.swap(o.slot_val);
+    pairs.swap(o.pairs);
+    scratch_pairs.swap(o.scratch_pairs);
+    scratch_keys.swap(o.scratch_keys);
+    counts.swap(o.counts);
+  }
+};
+
+inline constexpr std::size_t max_spare_workspace_bytes = std::size_t{64} << 20;
+
+template <class T>
+workspace_buffers<T>& spare_workspace_buffers() {
+  thread_local workspace_buffers<T> spare;
+  return spare;
+}
+
 /// A Gustavson workspace: the first `prefix` output levels are iterated in order by the outer
 /// loops; the rest arrive in any order, possibly repeated, and are accumulated per prefix
 /// ("row") in a workspace of kind `kind`, then appended in order when the row ends.
@@ -6786,6 +6829,7 @@ struct workspace_sink {
   std::vector<std::pair<std::int64_t, T>> scratch_pairs{};
   std::vector<std::int64_t> scratch_keys{};
   std::vector<std::size_t> counts{};
+  bool clean = false;  // finished: the buffers may go back to the thread's spare ones
   std::int64_t space = 0;  // cells of a row: dense keys are below it
   // hashed and sorted keys pack the row's levels into bit fields when they fit in 62 bits (no
   // divisions to unpack them, and a sort can skip fields); otherwise they are mixed-radix
@@ -6795,7 +6839,17 @@ struct workspace_sink {
   int key_bits = 0;    // bits of a packed key
   int sorted_bits = 0; // low bits already in order as the entries arrive
 
+  ~workspace_sink() {
+    if (!clean) return;  // an exception left them dirty
+    workspace_buffers<T> mine;
+    swap_buffers(mine);
+    auto& spare = spare_workspace_buffers<T>();
+    if (mine.bytes() <= max_spare_workspace_bytes && mine.bytes() >= spare.bytes()) spare.swap(mine);
+  }
+
   void init() {
+    swap_buffers(spare_workspace_buffers<T>());  // clean, possibly empty
+    clean = false;
     space = 1;
     for (std::size_t k = prefix; k < N; ++k) {
       if (level_extent[k] != 0 && space > (std::int64_t{1} << 40) / level_extent[k]) space = -1;
@@ -6827,12 +6881,16 @@ struct workspace_sink {
       }
     }
     if (kind == workspace_kind::dense) {
-      acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
-      seen.assign(static_cast<std::size_t>(space), 0);
+      if (acc.size() < static_cast<std::size_t>(space)) {  // a larger reused one is zero too
+        acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
+        seen.assign(static_cast<std::size_t>(space), 0);
+      }
     } else if (kind == workspace_kind::hashed) {
       // an overestimate costs a table too large to stay in cache: start at most at 2^16 slots
       const auto want = std::clamp<std::int64_t>(2 * expected_row_entries, 16, std::int64_t{1} << 16);
-      resize_table(std::bit_ceil(static_cast<std::uint64_t>(want)));
+      const std::uint64_t slots = std::bit_ceil(static_cast<std::uint64_t>(want));
+      if (slot_key.size() == slots) mask = slots - 1;  // reused, empty
+      else resize_table(slots);
     }
   }
   LOOM_FORCE_INLINE std::int64_t key() const {
@@ -6882,6 +6940,7 @@ struct workspace_sink {
   }
   void finish() {
     if (prefix == 0) flush();
+    clean = true;
   }
   void flush() {
     if (kind == workspace_kind::dense) flush_dense();
@@ -6890,6 +6949,17 @@ struct workspace_sink {
   }
 
  private:
+  void swap_buffers(workspace_buffers<T>& b) noexcept {
+    acc.swap(b.acc);
+    seen.swap(b.seen);
+    touched.swap(b.touched);
+    slot_key.swap(b.slot_key);
+    slot_val.swap(b.slot_val);
+    pairs.swap(b.pairs);
+    scratch_pairs.swap(b.scratch_pairs);
+    scratch_keys.swap(b.scratch_keys);
+    counts.swap(b.counts);
+  }
   // the row's fixed coordinates, the rest filled in per entry by `unpack`
   std::array<std::int64_t, N> row_coordinates() const {
     std::array<std::int64_t, N> c{};

@@ -2,7 +2,9 @@
 // the radix sort of long rows against std::stable_sort, stability among equal keys, digits every
 // key shares, the comparison sort of short rows and of keys too wide for four passes, and a sort
 // of the high bits only, which keeps the order of the low bits (the transpose's rows).
+// Also the reuse of the workspace arrays between kernels.
 // SPDX-License-Identifier: BSL-1.0
+#include <loom/stream/run.hpp>
 #include <loom/stream/workspace.hpp>
 
 #include <doctest/doctest.h>
@@ -96,4 +98,57 @@ TEST_CASE("workspace sort: the high bits only, low bits left in arrival order") 
   std::vector<std::size_t> counts;
   loom::stream::detail::sort_bits(few, scratch, counts, 4, 8, [](const entry& x) { return x.first; });
   CHECK(few == std::vector<entry>{{(1 << 4) | 2, 1}, {(1 << 4) | 7, 3}, {(3 << 4) | 9, 0}, {(3 << 4) | 1, 2}});
+}
+
+// A finished workspace leaves its arrays to the next one on the thread; one abandoned half-way
+// (an exception in the kernel) must not: its accumulators are dirty.
+TEST_CASE("workspace buffers: reused when clean, dropped when a kernel stopped half-way") {
+  using list = loom::stream::entry_list<double, 1>;
+  using sink_t = loom::stream::workspace_sink<double, 1, list>;
+  auto& spare = loom::stream::spare_workspace_buffers<double>();
+  for (auto kind : {loom::workspace_kind::dense, loom::workspace_kind::hashed, loom::workspace_kind::sorted}) {
+    CAPTURE(loom::workspace_kind_name(kind));
+    auto configure = [&](sink_t& s) {
+      s.depth_of_level[0] = 1;  // y(j) = sum(i, ...) with i outer: j arrives in any order
+      s.level_extent[0] = 1000;
+      s.kind = kind;
+      s.expected_row_entries = 4;
+      s.init();
+    };
+    auto put = [](sink_t& s, std::int64_t at, double v) {
+      s.at_depth[1] = at;
+      s.push(v);
+    };
+    {
+      list out;
+      sink_t s{out};
+      configure(s);
+      put(s, 3, 1.0);
+      s.finish();
+      REQUIRE(out.vals.size() == 1);
+    }
+    CHECK(spare.bytes() > 0);  // left for the next workspace
+    {
+      list out;
+      sink_t s{out};
+      configure(s);
+      put(s, 5, 2.0);  // abandoned: no finish
+      CHECK(spare.bytes() == 0);
+    }
+    CHECK(spare.bytes() == 0);  // dropped, not reused dirty
+    list out;
+    {
+      sink_t s{out};
+      configure(s);
+      put(s, 7, 1.0);
+      put(s, 5, 1.0);
+      put(s, 5, 1.0);
+      s.finish();
+    }
+    REQUIRE(out.vals.size() == 2);
+    CHECK(out.crd[0][0] == 5);
+    CHECK(out.vals[0] == 2.0);
+    CHECK(out.crd[1][0] == 7);
+    CHECK(out.vals[1] == 1.0);
+  }
 }
