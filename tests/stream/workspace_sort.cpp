@@ -151,4 +151,7 @@ TEST_CASE("workspace buffers: reused when clean, dropped when a kernel stopped h
     CHECK(out.crd[1][0] == 7);
     CHECK(out.vals[1] == 1.0);
   }
+  CHECK(spare.bytes() > 0);
+  loom::stream::release_workspace_buffers<double>();
+  CHECK(spare.bytes() == 0);
 }

@@ -174,6 +174,13 @@ workspace_buffers<T>& spare_workspace_buffers() {
   return spare;
 }
 
+/// Frees the arrays this thread keeps for the workspaces of value type T (at most
+/// `max_spare_workspace_bytes`), e.g. after a burst of large sparse products.
+template <class T = double>
+void release_workspace_buffers() {
+  workspace_buffers<T>{}.swap(spare_workspace_buffers<T>());
+}
+
 /// A Gustavson workspace: the first `prefix` output levels are iterated in order by the outer
 /// loops; the rest arrive in any order, possibly repeated, and are accumulated per prefix
 /// ("row") in a workspace of kind `kind`, then appended in order when the row ends.
