@@ -40,6 +40,16 @@ loom::tensor<double, F> random_tensor(const std::array<std::int64_t, N>& shape, 
   return loom::from_coo<F>(shape, c, v);
 }
 
+/// y = A x over the dense twins (A row-major, m x n): the SpMSpV tests' reference.
+inline std::vector<double> dense_matvec(const std::vector<double>& a, const std::vector<double>& x,
+                                        std::int64_t m, std::int64_t n) {
+  std::vector<double> y(static_cast<std::size_t>(m), 0.0);
+  for (std::int64_t r = 0; r < m; ++r)
+    for (std::int64_t q = 0; q < n; ++q)
+      y[static_cast<std::size_t>(r)] += a[static_cast<std::size_t>(r * n + q)] * x[static_cast<std::size_t>(q)];
+  return y;
+}
+
 }  // namespace loom_test
 
 #endif  // LOOM_TESTS_OPTIMIZE_LEADER_RANDOM_HPP

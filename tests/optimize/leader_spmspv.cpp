@@ -41,10 +41,7 @@ void check_spmspv(std::int64_t m, std::int64_t n, double pa, double px, unsigned
   std::vector<double> da, dx;
   const auto A = random_tensor<FA, 2>({m, n}, pa, seed, da);
   const auto x = random_tensor<FX, 1>({n}, px, seed * 3 + 11, dx);
-  std::vector<double> ref(static_cast<std::size_t>(m), 0.0);
-  for (std::int64_t r = 0; r < m; ++r)
-    for (std::int64_t q = 0; q < n; ++q)
-      ref[static_cast<std::size_t>(r)] += da[static_cast<std::size_t>(r * n + q)] * dx[static_cast<std::size_t>(q)];
+  const std::vector<double> ref = loom_test::dense_matvec(da, dx, m, n);
   auto same = [&](const auto& y) {
     for (std::int64_t r = 0; r < m; ++r) CHECK(y.at(r) == ref[static_cast<std::size_t>(r)]);
   };

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iostream>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -416,7 +417,18 @@ std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
   });
 }
 
-// The runtime skip policy (the default: one kernel per plan, `skip::runtime` at every loop) -----
+namespace detail {
+// "  loop j: A [csr] 1989 per fiber, x [sparse_vector] 20 per fiber; 2000 outer iterations"
+inline void describe_loop_operands(std::ostream& s, const loop_skip_costs& l) {
+  s << "  loop " << l.index << ":";
+  for (std::size_t o = 0; o < l.operands.size(); ++o)
+    s << (o ? "," : "") << " " << l.operands[o] << " " << static_cast<std::int64_t>(l.fiber[o] + 0.5)
+      << " per fiber";
+  s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
+}
+}  // namespace detail
+
+// The runtime skip policy (opt-in: one kernel per plan, `skip::runtime` at every loop) ----------
 
 /// Whether plan P has a loop where the runtime policy has something to choose: two or more
 /// co-iterated operands, none random-access (there, every policy is one `mul_stream`).
@@ -488,11 +500,7 @@ inline std::string describe_runtime_skips(const skip_choice& c) {
     if (l.standard_is != skip_code::leapfrog) continue;
     if (!any) s << "skip policy per loop (chosen at run time from statistics, one kernel):\n";
     any = true;
-    s << "  loop " << l.index << ":";
-    for (std::size_t o = 0; o < l.operands.size(); ++o)
-      s << (o ? "," : "") << " " << l.operands[o] << " " << static_cast<std::int64_t>(l.fiber[o] + 0.5)
-        << " per fiber";
-    s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
+    detail::describe_loop_operands(s, l);
     for (skip_code code : {skip_code::leapfrog, skip_code::merge, skip_code::lead_first,
                            skip_code::lead_last}) {
       s << "    " << (codes[l.depth] == code ? "* " : "  ") << skip_code_name(code);
@@ -518,11 +526,7 @@ inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
   s << "skip policy per loop (" << c.candidates.size() << " candidates instantiated, at most "
     << cap << "; LOOM_MAX_SKIP_CANDIDATES):\n";
   for (const auto& l : c.loops) {
-    s << "  loop " << l.index << ":";
-    for (std::size_t o = 0; o < l.operands.size(); ++o)
-      s << (o ? "," : "") << " " << l.operands[o] << " " << static_cast<std::int64_t>(l.fiber[o] + 0.5)
-        << " per fiber";
-    s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
+    detail::describe_loop_operands(s, l);
     for (skip_code code : {skip_code::standard, skip_code::leapfrog, skip_code::merge,
                            skip_code::lead_first, skip_code::lead_last}) {
       std::ptrdiff_t cand = -1;
