@@ -5506,15 +5506,26 @@ struct precedence<expr::map<F, A, B>, Outer> {
   using type = boost::mp11::mp_append<precedence_t<A, scope<A>>, precedence_t<B, scope<B>>>;
 };
 
+template <class Lhs>
+struct output_indices;
+template <class T, class... Is>
+struct output_indices<expr::access<T, Is...>> {
+  using type = mp_list<Is...>;
+};
+
 }  // namespace detail
+
+/// Every index of `lhs = rhs`: the output's first, then the right-hand side's, by first
+/// appearance. The universe of each of its candidate plans (and of its extents).
+template <class Lhs, class Rhs>
+using assignment_universe = boost::mp11::mp_unique<
+    boost::mp11::mp_append<typename detail::output_indices<Lhs>::type, expr::all_indices_t<Rhs>>>;
 
 template <class OT, class... Os, class Rhs, int Candidate>
 struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
   using lhs_type = expr::access<OT, Os...>;
   using out_format = typename std::remove_const_t<OT>::format_type;
-  /// every index: the output's first, then the right-hand side's, by first appearance
-  using universe = boost::mp11::mp_unique<
-      boost::mp11::mp_append<mp_list<Os...>, expr::all_indices_t<Rhs>>>;
+  using universe = assignment_universe<lhs_type, Rhs>;
   using accesses = expr::accesses_t<Rhs>;
   static constexpr std::size_t index_count = boost::mp11::mp_size<universe>::value;
   static constexpr std::size_t access_count = boost::mp11::mp_size<accesses>::value;
@@ -6509,7 +6520,7 @@ inline constexpr bool has_runtime_skip_loop = [] {
 inline stream::skip::codes runtime_skip_codes(const skip_choice& c) {
   stream::skip::codes codes = stream::skip::default_codes;
   for (const auto& l : c.loops) {
-    if (l.standard_is != skip_code::leapfrog || l.depth >= codes.size()) continue;
+    if (l.standard_is != skip_code::leapfrog) continue;  // depth < max_indices <= max_loops
     skip_code best = skip_code::leapfrog;
     for (skip_code code : {skip_code::merge, skip_code::lead_first, skip_code::lead_last})
       if (l.per_fiber[static_cast<std::size_t>(code)] < l.per_fiber[static_cast<std::size_t>(best)])
@@ -6827,19 +6838,10 @@ struct workspace_sink {
   std::size_t prefix = 0;  // output levels fixed by the outer loops
   workspace_kind kind = workspace_kind::dense;
   std::int64_t expected_row_entries = 0;  // sizes the hash table; it grows past half full
-  // dense
-  std::vector<T> acc{};
-  std::vector<unsigned char> seen{};
-  std::vector<std::int64_t> touched{};
-  // hashed: slot -> key + 1 (0 empty) and value; `touched` lists the used slots
-  std::vector<std::int64_t> slot_key{};
-  std::vector<T> slot_val{};
+  // dense: acc, seen, touched; hashed: slot_key (key + 1, 0 empty), slot_val, `touched` the used
+  // slots; sorted (and the hashed row's entries, sorted before they are appended): pairs
+  workspace_buffers<T> buf{};
   std::uint64_t mask = 0;
-  // sorted (and the hashed row's entries, sorted before they are appended)
-  std::vector<std::pair<std::int64_t, T>> pairs{};
-  std::vector<std::pair<std::int64_t, T>> scratch_pairs{};
-  std::vector<std::int64_t> scratch_keys{};
-  std::vector<std::size_t> counts{};
   bool clean = false;  // finished: the buffers may go back to the thread's spare ones
   std::int64_t space = 0;  // cells of a row: dense keys are below it
   // hashed and sorted keys pack the row's levels into bit fields when they fit in 62 bits (no
@@ -6852,14 +6854,12 @@ struct workspace_sink {
 
   ~workspace_sink() {
     if (!clean) return;  // an exception left them dirty
-    workspace_buffers<T> mine;
-    swap_buffers(mine);
     auto& spare = spare_workspace_buffers<T>();
-    if (mine.bytes() <= max_spare_workspace_bytes && mine.bytes() >= spare.bytes()) spare.swap(mine);
+    if (buf.bytes() <= max_spare_workspace_bytes && buf.bytes() >= spare.bytes()) spare.swap(buf);
   }
 
   void init() {
-    swap_buffers(spare_workspace_buffers<T>());  // clean, possibly empty
+    buf.swap(spare_workspace_buffers<T>());  // clean, possibly empty
     clean = false;
     space = 1;
     for (std::size_t k = prefix; k < N; ++k) {
@@ -6892,15 +6892,15 @@ struct workspace_sink {
       }
     }
     if (kind == workspace_kind::dense) {
-      if (acc.size() < static_cast<std::size_t>(space)) {  // a larger reused one is zero too
-        acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
-        seen.assign(static_cast<std::size_t>(space), 0);
+      if (buf.acc.size() < static_cast<std::size_t>(space)) {  // a larger reused one is zero too
+        buf.acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
+        buf.seen.assign(static_cast<std::size_t>(space), 0);
       }
     } else if (kind == workspace_kind::hashed) {
       // an overestimate costs a table too large to stay in cache: start at most at 2^16 slots
       const auto want = std::clamp<std::int64_t>(2 * expected_row_entries, 16, std::int64_t{1} << 16);
       const std::uint64_t slots = std::bit_ceil(static_cast<std::uint64_t>(want));
-      if (slot_key.size() == slots) mask = slots - 1;  // reused, empty
+      if (buf.slot_key.size() == slots) mask = slots - 1;  // reused, empty
       else resize_table(slots);
     }
   }
@@ -6920,29 +6920,29 @@ struct workspace_sink {
   LOOM_FORCE_INLINE void push(const T& v) {
     const std::int64_t kk = key();
     if (kind == workspace_kind::dense) {
-      if (!seen[kk]) {
-        seen[kk] = 1;
-        touched.push_back(kk);
-        acc[kk] = v;
+      if (!buf.seen[kk]) {
+        buf.seen[kk] = 1;
+        buf.touched.push_back(kk);
+        buf.acc[kk] = v;
       } else {
-        acc[kk] = semiring_traits<T>::add(acc[kk], v);
+        buf.acc[kk] = semiring_traits<T>::add(buf.acc[kk], v);
       }
     } else if (kind == workspace_kind::hashed) {
       for (std::uint64_t s = hash(kk) & mask;; s = (s + 1) & mask) {
-        if (slot_key[s] == kk + 1) {
-          slot_val[s] = semiring_traits<T>::add(slot_val[s], v);
+        if (buf.slot_key[s] == kk + 1) {
+          buf.slot_val[s] = semiring_traits<T>::add(buf.slot_val[s], v);
           return;
         }
-        if (slot_key[s] == 0) {
-          slot_key[s] = kk + 1;
-          slot_val[s] = v;
-          touched.push_back(static_cast<std::int64_t>(s));
-          if (2 * touched.size() > mask + 1) resize_table(2 * (mask + 1));
+        if (buf.slot_key[s] == 0) {
+          buf.slot_key[s] = kk + 1;
+          buf.slot_val[s] = v;
+          buf.touched.push_back(static_cast<std::int64_t>(s));
+          if (2 * buf.touched.size() > mask + 1) resize_table(2 * (mask + 1));
           return;
         }
       }
     } else {
-      pairs.emplace_back(kk, v);
+      buf.pairs.emplace_back(kk, v);
     }
   }
   // the loop at depth d finished one index: flush when d fixes the last prefix level
@@ -6960,17 +6960,6 @@ struct workspace_sink {
   }
 
  private:
-  void swap_buffers(workspace_buffers<T>& b) noexcept {
-    acc.swap(b.acc);
-    seen.swap(b.seen);
-    touched.swap(b.touched);
-    slot_key.swap(b.slot_key);
-    slot_val.swap(b.slot_val);
-    pairs.swap(b.pairs);
-    scratch_pairs.swap(b.scratch_pairs);
-    scratch_keys.swap(b.scratch_keys);
-    counts.swap(b.counts);
-  }
   // the row's fixed coordinates, the rest filled in per entry by `unpack`
   std::array<std::int64_t, N> row_coordinates() const {
     std::array<std::int64_t, N> c{};
@@ -6991,64 +6980,64 @@ struct workspace_sink {
     }
   }
   void flush_dense() {
-    if (touched.size() < detail::radix_sort_min) std::sort(touched.begin(), touched.end());  // most rows
-    else detail::sort_by_key<true>(touched, scratch_keys, counts, space, detail::key_identity{});
+    if (buf.touched.size() < detail::radix_sort_min) std::sort(buf.touched.begin(), buf.touched.end());  // most rows
+    else detail::sort_by_key<true>(buf.touched, buf.scratch_keys, buf.counts, space, detail::key_identity{});
     std::array<std::int64_t, N> c = row_coordinates();
-    for (std::int64_t kk : touched) {
+    for (std::int64_t kk : buf.touched) {
       unpack<false>(c, kk);
-      out.push(c, acc[kk]);
-      acc[kk] = semiring_traits<T>::zero();
-      seen[kk] = 0;
+      out.push(c, buf.acc[kk]);
+      buf.acc[kk] = semiring_traits<T>::zero();
+      buf.seen[kk] = 0;
     }
-    touched.clear();
+    buf.touched.clear();
   }
   template <bool Packed>
   void flush_pairs() {
     constexpr detail::key_first by_key{};
     const bool unique = kind == workspace_kind::hashed;
     if (unique) {  // the table's slots were taken in arrival order
-      for (std::int64_t s : touched) {
-        pairs.emplace_back(slot_key[s] - 1, slot_val[s]);
-        slot_key[s] = 0;
+      for (std::int64_t s : buf.touched) {
+        buf.pairs.emplace_back(buf.slot_key[s] - 1, buf.slot_val[s]);
+        buf.slot_key[s] = 0;
       }
-      touched.clear();
+      buf.touched.clear();
     }
     // stable: a sorted row's duplicates are added in the order they were written
     if constexpr (Packed) {
-      if (unique) detail::sort_bits<true>(pairs, scratch_pairs, counts, sorted_bits, key_bits, by_key);
-      else detail::sort_bits(pairs, scratch_pairs, counts, sorted_bits, key_bits, by_key);
+      if (unique) detail::sort_bits<true>(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits, by_key);
+      else detail::sort_bits(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits, by_key);
     } else {
-      if (unique) detail::sort_by_key<true>(pairs, scratch_pairs, counts, space, by_key);
-      else detail::sort_by_key(pairs, scratch_pairs, counts, space, by_key);
+      if (unique) detail::sort_by_key<true>(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
+      else detail::sort_by_key(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
     }
     std::array<std::int64_t, N> c = row_coordinates();
-    for (std::size_t q = 0; q < pairs.size();) {
-      T v = pairs[q].second;
+    for (std::size_t q = 0; q < buf.pairs.size();) {
+      T v = buf.pairs[q].second;
       std::size_t r = q + 1;
-      for (; r < pairs.size() && pairs[r].first == pairs[q].first; ++r)
-        v = semiring_traits<T>::add(v, pairs[r].second);
-      unpack<Packed>(c, pairs[q].first);
+      for (; r < buf.pairs.size() && buf.pairs[r].first == buf.pairs[q].first; ++r)
+        v = semiring_traits<T>::add(v, buf.pairs[r].second);
+      unpack<Packed>(c, buf.pairs[q].first);
       out.push(c, v);
       q = r;
     }
-    pairs.clear();
+    buf.pairs.clear();
   }
 
   // a table of `capacity` slots (a power of two) holding the entries already in the old one
   void resize_table(std::uint64_t capacity) {
     std::vector<std::int64_t> old_key(capacity, 0);
     std::vector<T> old_val(capacity, semiring_traits<T>::zero());
-    old_key.swap(slot_key);
-    old_val.swap(slot_val);
+    old_key.swap(buf.slot_key);
+    old_val.swap(buf.slot_val);
     mask = capacity - 1;
     std::vector<std::int64_t> old_touched;
-    old_touched.swap(touched);
+    old_touched.swap(buf.touched);
     for (std::int64_t s : old_touched) {
       std::uint64_t t = hash(old_key[s] - 1) & mask;
-      while (slot_key[t] != 0) t = (t + 1) & mask;
-      slot_key[t] = old_key[s];
-      slot_val[t] = old_val[s];
-      touched.push_back(static_cast<std::int64_t>(t));
+      while (buf.slot_key[t] != 0) t = (t + 1) & mask;
+      buf.slot_key[t] = old_key[s];
+      buf.slot_val[t] = old_val[s];
+      buf.touched.push_back(static_cast<std::int64_t>(t));
     }
   }
 };
@@ -11080,19 +11069,6 @@ inline std::string operand_label(const std::string& name, std::size_t ordinal,
   return "operand #" + std::to_string(ordinal) + " (" + format + ")";
 }
 
-template <class Lhs>
-struct output_indices;
-template <class T, class... Is>
-struct output_indices<expr::access<T, Is...>> {
-  using type = mp_list<Is...>;
-};
-
-/// Every index of an assignment: the output's first, then the right-hand side's, by first
-/// appearance (the universe of each of its candidate plans).
-template <class Lhs, class Rhs>
-using assignment_universe = boost::mp11::mp_unique<
-    boost::mp11::mp_append<typename output_indices<Lhs>::type, expr::all_indices_t<Rhs>>>;
-
 template <class... Is>
 constexpr std::array<std::string_view, sizeof...(Is)> index_names(mp_list<Is...>) {
   return {Is::name...};
@@ -11144,7 +11120,7 @@ template <class Lhs, class Rhs>
 /// every call).
 template <class Lhs, class Rhs>
 std::vector<std::int64_t> gather_extents(const Lhs& lhs, const Rhs& rhs) {
-  using universe = assignment_universe<Lhs, Rhs>;
+  using universe = plan::assignment_universe<Lhs, Rhs>;
   constexpr std::size_t n = boost::mp11::mp_size<universe>::value;
   std::array<extent_source, n> first{};
   std::optional<std::pair<std::size_t, extent_source>> bad;  // (index id, where it disagreed)
@@ -11256,6 +11232,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   using B = bindings_of<Plan>;
   constexpr std::size_t depth_count = Plan::index_count;
 
+  static_assert(stream::skip::max_loops >= plan::detail::max_indices,
+                "loom internal error: fewer skip codes than loops; please report");
   stream::kernel_context ctx;
   ctx.skip = skips;
   ctx.extents.resize(depth_count);
@@ -11432,8 +11410,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
 template <class P, class Skips = stream::skip::per_loop<>, class Out, class Lhs, class Rhs>
 void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
                   const stream::skip::codes& skips = stream::skip::default_codes) {
-  static_assert(std::is_same_v<typename P::universe, assignment_universe<Lhs, Rhs>>);
-  const auto extents = gather_extents(lhs, rhs);
+  const auto extents = gather_extents(lhs, rhs);  // by P::universe, which depends on lhs, rhs only
   if constexpr (needs_map_variants<Rhs>) {
     if (maps_need_dense_domain(rhs))
       return run_plan<P, true, Skips>(out, lhs, rhs, accumulate, extents, skips);

@@ -445,7 +445,7 @@ inline constexpr bool has_runtime_skip_loop = [] {
 inline stream::skip::codes runtime_skip_codes(const skip_choice& c) {
   stream::skip::codes codes = stream::skip::default_codes;
   for (const auto& l : c.loops) {
-    if (l.standard_is != skip_code::leapfrog || l.depth >= codes.size()) continue;
+    if (l.standard_is != skip_code::leapfrog) continue;  // depth < max_indices <= max_loops
     skip_code best = skip_code::leapfrog;
     for (skip_code code : {skip_code::merge, skip_code::lead_first, skip_code::lead_last})
       if (l.per_fiber[static_cast<std::size_t>(code)] < l.per_fiber[static_cast<std::size_t>(best)])

@@ -271,15 +271,26 @@ struct precedence<expr::map<F, A, B>, Outer> {
   using type = boost::mp11::mp_append<precedence_t<A, scope<A>>, precedence_t<B, scope<B>>>;
 };
 
+template <class Lhs>
+struct output_indices;
+template <class T, class... Is>
+struct output_indices<expr::access<T, Is...>> {
+  using type = mp_list<Is...>;
+};
+
 }  // namespace detail
+
+/// Every index of `lhs = rhs`: the output's first, then the right-hand side's, by first
+/// appearance. The universe of each of its candidate plans (and of its extents).
+template <class Lhs, class Rhs>
+using assignment_universe = boost::mp11::mp_unique<
+    boost::mp11::mp_append<typename detail::output_indices<Lhs>::type, expr::all_indices_t<Rhs>>>;
 
 template <class OT, class... Os, class Rhs, int Candidate>
 struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
   using lhs_type = expr::access<OT, Os...>;
   using out_format = typename std::remove_const_t<OT>::format_type;
-  /// every index: the output's first, then the right-hand side's, by first appearance
-  using universe = boost::mp11::mp_unique<
-      boost::mp11::mp_append<mp_list<Os...>, expr::all_indices_t<Rhs>>>;
+  using universe = assignment_universe<lhs_type, Rhs>;
   using accesses = expr::accesses_t<Rhs>;
   static constexpr std::size_t index_count = boost::mp11::mp_size<universe>::value;
   static constexpr std::size_t access_count = boost::mp11::mp_size<accesses>::value;

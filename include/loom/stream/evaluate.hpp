@@ -105,19 +105,6 @@ inline std::string operand_label(const std::string& name, std::size_t ordinal,
   return "operand #" + std::to_string(ordinal) + " (" + format + ")";
 }
 
-template <class Lhs>
-struct output_indices;
-template <class T, class... Is>
-struct output_indices<expr::access<T, Is...>> {
-  using type = mp_list<Is...>;
-};
-
-/// Every index of an assignment: the output's first, then the right-hand side's, by first
-/// appearance (the universe of each of its candidate plans).
-template <class Lhs, class Rhs>
-using assignment_universe = boost::mp11::mp_unique<
-    boost::mp11::mp_append<typename output_indices<Lhs>::type, expr::all_indices_t<Rhs>>>;
-
 template <class... Is>
 constexpr std::array<std::string_view, sizeof...(Is)> index_names(mp_list<Is...>) {
   return {Is::name...};
@@ -169,7 +156,7 @@ template <class Lhs, class Rhs>
 /// every call).
 template <class Lhs, class Rhs>
 std::vector<std::int64_t> gather_extents(const Lhs& lhs, const Rhs& rhs) {
-  using universe = assignment_universe<Lhs, Rhs>;
+  using universe = plan::assignment_universe<Lhs, Rhs>;
   constexpr std::size_t n = boost::mp11::mp_size<universe>::value;
   std::array<extent_source, n> first{};
   std::optional<std::pair<std::size_t, extent_source>> bad;  // (index id, where it disagreed)
@@ -281,6 +268,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   using B = bindings_of<Plan>;
   constexpr std::size_t depth_count = Plan::index_count;
 
+  static_assert(stream::skip::max_loops >= plan::detail::max_indices,
+                "loom internal error: fewer skip codes than loops; please report");
   stream::kernel_context ctx;
   ctx.skip = skips;
   ctx.extents.resize(depth_count);
@@ -457,8 +446,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
 template <class P, class Skips = stream::skip::per_loop<>, class Out, class Lhs, class Rhs>
 void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
                   const stream::skip::codes& skips = stream::skip::default_codes) {
-  static_assert(std::is_same_v<typename P::universe, assignment_universe<Lhs, Rhs>>);
-  const auto extents = gather_extents(lhs, rhs);
+  const auto extents = gather_extents(lhs, rhs);  // by P::universe, which depends on lhs, rhs only
   if constexpr (needs_map_variants<Rhs>) {
     if (maps_need_dense_domain(rhs))
       return run_plan<P, true, Skips>(out, lhs, rhs, accumulate, extents, skips);

@@ -194,19 +194,10 @@ struct workspace_sink {
   std::size_t prefix = 0;  // output levels fixed by the outer loops
   workspace_kind kind = workspace_kind::dense;
   std::int64_t expected_row_entries = 0;  // sizes the hash table; it grows past half full
-  // dense
-  std::vector<T> acc{};
-  std::vector<unsigned char> seen{};
-  std::vector<std::int64_t> touched{};
-  // hashed: slot -> key + 1 (0 empty) and value; `touched` lists the used slots
-  std::vector<std::int64_t> slot_key{};
-  std::vector<T> slot_val{};
+  // dense: acc, seen, touched; hashed: slot_key (key + 1, 0 empty), slot_val, `touched` the used
+  // slots; sorted (and the hashed row's entries, sorted before they are appended): pairs
+  workspace_buffers<T> buf{};
   std::uint64_t mask = 0;
-  // sorted (and the hashed row's entries, sorted before they are appended)
-  std::vector<std::pair<std::int64_t, T>> pairs{};
-  std::vector<std::pair<std::int64_t, T>> scratch_pairs{};
-  std::vector<std::int64_t> scratch_keys{};
-  std::vector<std::size_t> counts{};
   bool clean = false;  // finished: the buffers may go back to the thread's spare ones
   std::int64_t space = 0;  // cells of a row: dense keys are below it
   // hashed and sorted keys pack the row's levels into bit fields when they fit in 62 bits (no
@@ -219,14 +210,12 @@ struct workspace_sink {
 
   ~workspace_sink() {
     if (!clean) return;  // an exception left them dirty
-    workspace_buffers<T> mine;
-    swap_buffers(mine);
     auto& spare = spare_workspace_buffers<T>();
-    if (mine.bytes() <= max_spare_workspace_bytes && mine.bytes() >= spare.bytes()) spare.swap(mine);
+    if (buf.bytes() <= max_spare_workspace_bytes && buf.bytes() >= spare.bytes()) spare.swap(buf);
   }
 
   void init() {
-    swap_buffers(spare_workspace_buffers<T>());  // clean, possibly empty
+    buf.swap(spare_workspace_buffers<T>());  // clean, possibly empty
     clean = false;
     space = 1;
     for (std::size_t k = prefix; k < N; ++k) {
@@ -259,15 +248,15 @@ struct workspace_sink {
       }
     }
     if (kind == workspace_kind::dense) {
-      if (acc.size() < static_cast<std::size_t>(space)) {  // a larger reused one is zero too
-        acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
-        seen.assign(static_cast<std::size_t>(space), 0);
+      if (buf.acc.size() < static_cast<std::size_t>(space)) {  // a larger reused one is zero too
+        buf.acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
+        buf.seen.assign(static_cast<std::size_t>(space), 0);
       }
     } else if (kind == workspace_kind::hashed) {
       // an overestimate costs a table too large to stay in cache: start at most at 2^16 slots
       const auto want = std::clamp<std::int64_t>(2 * expected_row_entries, 16, std::int64_t{1} << 16);
       const std::uint64_t slots = std::bit_ceil(static_cast<std::uint64_t>(want));
-      if (slot_key.size() == slots) mask = slots - 1;  // reused, empty
+      if (buf.slot_key.size() == slots) mask = slots - 1;  // reused, empty
       else resize_table(slots);
     }
   }
@@ -287,29 +276,29 @@ struct workspace_sink {
   LOOM_FORCE_INLINE void push(const T& v) {
     const std::int64_t kk = key();
     if (kind == workspace_kind::dense) {
-      if (!seen[kk]) {
-        seen[kk] = 1;
-        touched.push_back(kk);
-        acc[kk] = v;
+      if (!buf.seen[kk]) {
+        buf.seen[kk] = 1;
+        buf.touched.push_back(kk);
+        buf.acc[kk] = v;
       } else {
-        acc[kk] = semiring_traits<T>::add(acc[kk], v);
+        buf.acc[kk] = semiring_traits<T>::add(buf.acc[kk], v);
       }
     } else if (kind == workspace_kind::hashed) {
       for (std::uint64_t s = hash(kk) & mask;; s = (s + 1) & mask) {
-        if (slot_key[s] == kk + 1) {
-          slot_val[s] = semiring_traits<T>::add(slot_val[s], v);
+        if (buf.slot_key[s] == kk + 1) {
+          buf.slot_val[s] = semiring_traits<T>::add(buf.slot_val[s], v);
           return;
         }
-        if (slot_key[s] == 0) {
-          slot_key[s] = kk + 1;
-          slot_val[s] = v;
-          touched.push_back(static_cast<std::int64_t>(s));
-          if (2 * touched.size() > mask + 1) resize_table(2 * (mask + 1));
+        if (buf.slot_key[s] == 0) {
+          buf.slot_key[s] = kk + 1;
+          buf.slot_val[s] = v;
+          buf.touched.push_back(static_cast<std::int64_t>(s));
+          if (2 * buf.touched.size() > mask + 1) resize_table(2 * (mask + 1));
           return;
         }
       }
     } else {
-      pairs.emplace_back(kk, v);
+      buf.pairs.emplace_back(kk, v);
     }
   }
   // the loop at depth d finished one index: flush when d fixes the last prefix level
@@ -327,17 +316,6 @@ struct workspace_sink {
   }
 
  private:
-  void swap_buffers(workspace_buffers<T>& b) noexcept {
-    acc.swap(b.acc);
-    seen.swap(b.seen);
-    touched.swap(b.touched);
-    slot_key.swap(b.slot_key);
-    slot_val.swap(b.slot_val);
-    pairs.swap(b.pairs);
-    scratch_pairs.swap(b.scratch_pairs);
-    scratch_keys.swap(b.scratch_keys);
-    counts.swap(b.counts);
-  }
   // the row's fixed coordinates, the rest filled in per entry by `unpack`
   std::array<std::int64_t, N> row_coordinates() const {
     std::array<std::int64_t, N> c{};
@@ -358,64 +336,64 @@ struct workspace_sink {
     }
   }
   void flush_dense() {
-    if (touched.size() < detail::radix_sort_min) std::sort(touched.begin(), touched.end());  // most rows
-    else detail::sort_by_key<true>(touched, scratch_keys, counts, space, detail::key_identity{});
+    if (buf.touched.size() < detail::radix_sort_min) std::sort(buf.touched.begin(), buf.touched.end());  // most rows
+    else detail::sort_by_key<true>(buf.touched, buf.scratch_keys, buf.counts, space, detail::key_identity{});
     std::array<std::int64_t, N> c = row_coordinates();
-    for (std::int64_t kk : touched) {
+    for (std::int64_t kk : buf.touched) {
       unpack<false>(c, kk);
-      out.push(c, acc[kk]);
-      acc[kk] = semiring_traits<T>::zero();
-      seen[kk] = 0;
+      out.push(c, buf.acc[kk]);
+      buf.acc[kk] = semiring_traits<T>::zero();
+      buf.seen[kk] = 0;
     }
-    touched.clear();
+    buf.touched.clear();
   }
   template <bool Packed>
   void flush_pairs() {
     constexpr detail::key_first by_key{};
     const bool unique = kind == workspace_kind::hashed;
     if (unique) {  // the table's slots were taken in arrival order
-      for (std::int64_t s : touched) {
-        pairs.emplace_back(slot_key[s] - 1, slot_val[s]);
-        slot_key[s] = 0;
+      for (std::int64_t s : buf.touched) {
+        buf.pairs.emplace_back(buf.slot_key[s] - 1, buf.slot_val[s]);
+        buf.slot_key[s] = 0;
       }
-      touched.clear();
+      buf.touched.clear();
     }
     // stable: a sorted row's duplicates are added in the order they were written
     if constexpr (Packed) {
-      if (unique) detail::sort_bits<true>(pairs, scratch_pairs, counts, sorted_bits, key_bits, by_key);
-      else detail::sort_bits(pairs, scratch_pairs, counts, sorted_bits, key_bits, by_key);
+      if (unique) detail::sort_bits<true>(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits, by_key);
+      else detail::sort_bits(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits, by_key);
     } else {
-      if (unique) detail::sort_by_key<true>(pairs, scratch_pairs, counts, space, by_key);
-      else detail::sort_by_key(pairs, scratch_pairs, counts, space, by_key);
+      if (unique) detail::sort_by_key<true>(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
+      else detail::sort_by_key(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
     }
     std::array<std::int64_t, N> c = row_coordinates();
-    for (std::size_t q = 0; q < pairs.size();) {
-      T v = pairs[q].second;
+    for (std::size_t q = 0; q < buf.pairs.size();) {
+      T v = buf.pairs[q].second;
       std::size_t r = q + 1;
-      for (; r < pairs.size() && pairs[r].first == pairs[q].first; ++r)
-        v = semiring_traits<T>::add(v, pairs[r].second);
-      unpack<Packed>(c, pairs[q].first);
+      for (; r < buf.pairs.size() && buf.pairs[r].first == buf.pairs[q].first; ++r)
+        v = semiring_traits<T>::add(v, buf.pairs[r].second);
+      unpack<Packed>(c, buf.pairs[q].first);
       out.push(c, v);
       q = r;
     }
-    pairs.clear();
+    buf.pairs.clear();
   }
 
   // a table of `capacity` slots (a power of two) holding the entries already in the old one
   void resize_table(std::uint64_t capacity) {
     std::vector<std::int64_t> old_key(capacity, 0);
     std::vector<T> old_val(capacity, semiring_traits<T>::zero());
-    old_key.swap(slot_key);
-    old_val.swap(slot_val);
+    old_key.swap(buf.slot_key);
+    old_val.swap(buf.slot_val);
     mask = capacity - 1;
     std::vector<std::int64_t> old_touched;
-    old_touched.swap(touched);
+    old_touched.swap(buf.touched);
     for (std::int64_t s : old_touched) {
       std::uint64_t t = hash(old_key[s] - 1) & mask;
-      while (slot_key[t] != 0) t = (t + 1) & mask;
-      slot_key[t] = old_key[s];
-      slot_val[t] = old_val[s];
-      touched.push_back(static_cast<std::int64_t>(t));
+      while (buf.slot_key[t] != 0) t = (t + 1) & mask;
+      buf.slot_key[t] = old_key[s];
+      buf.slot_val[t] = old_val[s];
+      buf.touched.push_back(static_cast<std::int64_t>(t));
     }
   }
 };
