@@ -52,10 +52,15 @@ void for_each_workspace(Cases&& cases) {
 // (T, C, A): C(i,j) = A(j,i), A concordant with (j,i) only through a workspace on C
 using transpose_combos = std::tuple<mp_list<double, loom::csr, loom::csr>,
                                     mp_list<mp, loom::dcsr, loom::csr>,
-                                    mp_list<double, loom::csf<2>, loom::dcsr>>;
+                                    mp_list<double, loom::csf<2>, loom::dcsr>,
+                                    mp_list<double, loom::csc, loom::csc>>;
 // (T, C, A, B)
 using spgemm_combos = std::tuple<mp_list<double, loom::csr, loom::csr, loom::csr>,
                                  mp_list<mp, loom::dcsr, loom::dcsr, loom::csr>>;
+// (T, C, A, B): C(j,i) = sum(k, A(i,k) * B(k,j)) in the order i, k, j; C's rows arrive in any
+// order and repeat over k (csr outputs: one workspace, filled by a counting sort on the row)
+using spgemm_transposed_combos = std::tuple<mp_list<double, loom::csr, loom::csr, loom::csr>,
+                                            mp_list<mp, loom::csr, loom::csr, loom::csr>>;
 // (T, y, A, x)
 using spmtv_combos = std::tuple<mp_list<double, loom::sparse_vector, loom::csr, loom::dense_vector>,
                                 mp_list<mp, loom::sparse_vector, loom::dcsr, loom::sparse_vector>>;
@@ -97,6 +102,22 @@ TEST_CASE_TEMPLATE_DEFINE("differential workspaces: SpGEMM C(i,j) = sum(k, A(i,k
   });
 }
 TEST_CASE_TEMPLATE_APPLY(workspace_spgemm, spgemm_combos);
+
+TEST_CASE_TEMPLATE_DEFINE("differential workspaces: SpGEMM transposed C(j,i) = sum(k, A(i,k) * B(k,j))",
+                          Combo, workspace_spgemm_transposed) {
+  using T = mp11::mp_at_c<Combo, 0>;
+  for_each_workspace([] {
+    lt::kernel_cases<T, mp11::mp_at_c<Combo, 1>, mp11::mp_at_c<Combo, 2>, mp11::mp_at_c<Combo, 3>>(
+        "C(j,i) = sum(k, A(i,k) * B(k,j))", {"C", "A", "B"},
+        [](const std::array<std::int64_t, 4>& e) {
+          return std::tuple{shape2{e[2], e[0]}, shape2{e[0], e[1]}, shape2{e[1], e[2]}};
+        },
+        [](auto& C, const auto& A, const auto& B) {
+          return std::pair{C(j, i), loom::sum(k, A(i, k) * B(k, j))};
+        });
+  });
+}
+TEST_CASE_TEMPLATE_APPLY(workspace_spgemm_transposed, spgemm_transposed_combos);
 
 TEST_CASE_TEMPLATE_DEFINE("differential workspaces: y(j) = sum(i, A(i,j) * x(i))", Combo,
                           workspace_spmtv) {

@@ -123,7 +123,12 @@ TEST_CASE("workspace choice: scoped_workspace forces a kind, nests and restores"
   }
   CHECK(loom::optimize::cached_workspace_choice<P>(T(wj, wi), A(wi, wj)).kind == chosen.kind);
   const std::string text = loom::explain(T(wj, wi), A(wi, wj));
-  CHECK(text.find("assembled through a workspace, one for the whole output") != std::string::npos);
+  CHECK(text.find("assembled through a workspace, one for the whole output, placed by row when it ends (a counting sort, unless dense)") !=
+        std::string::npos);
+  // a dcsr output is not filled by rows: its rows are compressed too
+  loom::tensor<double, loom::dcsr> D({6, 4});
+  CHECK(loom::explain(D(wj, wi), A(wi, wj)).find("one for the whole output, appended in order when it ends") !=
+        std::string::npos);
   CHECK(text.find(std::string(loom::workspace_kind_name(chosen.kind)) + " workspace (estimated 5 writes, 5 entries in 1 rows of 24 cells; cost dense") !=
         std::string::npos);
 }

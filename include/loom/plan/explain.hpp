@@ -9,6 +9,7 @@
 #include <loom/expr/operators.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
+#include <loom/format/appender.hpp>
 #include <loom/format/format_name.hpp>
 #include <loom/optimize/leader_choice.hpp>
 #include <loom/optimize/plan_choice.hpp>
@@ -270,7 +271,18 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
         s << (k ? "," : "") << out_names[out_format::modes[k]];
       s << ")";
     }
-    s << ", appended in order when it ends\n  ";
+    // csr-like, its columns in the outermost loop: a hashed or sorted workspace fills it by a
+    // counting sort on the row (stream/workspace.hpp)
+    constexpr bool by_rows = [] {
+      if constexpr (P::output_prefix == 0 && loom::detail::rows_of_columns<out_format>) {
+        using column = boost::mp11::mp_at_c<expr::free_indices_t<Lhs>, out_format::modes[1]>;
+        return boost::mp11::mp_find<typename P::order, column>::value == 0;
+      } else {
+        return false;
+      }
+    }();
+    if constexpr (by_rows) s << ", placed by row when it ends (a counting sort, unless dense)\n  ";
+    else s << ", appended in order when it ends\n  ";
     if (loom::detail::forced_workspace) {
       s << workspace_kind_name(*loom::detail::forced_workspace)
         << " workspace, forced by loom::scoped_workspace";

@@ -358,6 +358,19 @@ struct workspace_sink {
       }
       buf.touched.clear();
     }
+    // one workspace over a csr-like output whose columns arrive in order (a transpose): a
+    // counting sort on the row places the entries straight into the output's arrays
+    if constexpr (Packed && requires { requires Out::rows_of_columns; }) {
+      if (prefix == 0 && sorted_bits >= shift[0]) {
+        const auto& p = buf.pairs;
+        out.fill_by_rows(
+            p.size(), [&](std::size_t e) { return p[e].first >> shift[0]; },
+            [&](std::size_t e) { return p[e].first & field[1]; }, [&](std::size_t e) { return p[e].second; },
+            !unique);
+        buf.pairs.clear();
+        return;
+      }
+    }
     // stable: a sorted row's duplicates are added in the order they were written
     if constexpr (Packed) {
       if (unique) detail::sort_bits<true>(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits, by_key);
