@@ -14385,6 +14385,13 @@ auto eval_naive(const E& e) {
 #ifndef LOOM_BITMAP_INTERMEDIATES
 #  define LOOM_BITMAP_INTERMEDIATES 0
 #endif
+// A format per intermediate instead of one per candidate: every combination of the formats of a
+// candidate's one- and two-index intermediates is a variant of it, each instantiating the
+// candidate's kernels again (docs/optimizer.md measures the compile time), so it is opt-in.
+// Define it the same way in every translation unit of a program.
+#ifndef LOOM_INTERMEDIATE_FORMAT_PER_STEP
+#  define LOOM_INTERMEDIATE_FORMAT_PER_STEP 0
+#endif
 
 namespace loom {
 
@@ -14411,6 +14418,18 @@ constexpr const char* intermediate_format_name(intermediate_format f) {
 namespace detail::ve {
 
 using namespace boost::mp11;
+
+// A candidate's format assignment, as one number: two bits per elimination step, step t's
+// intermediate_format in bits 2t and 2t + 1. `uniform_code` gives every step the same format.
+inline constexpr std::size_t max_coded_steps = 16;
+constexpr intermediate_format format_at(std::size_t code, std::size_t step) {
+  return static_cast<intermediate_format>(step < max_coded_steps ? code >> 2 * step & 3u : 0u);
+}
+constexpr std::size_t uniform_code(intermediate_format f) {
+  std::size_t code = 0;
+  for (std::size_t t = 0; t < max_coded_steps; ++t) code |= static_cast<std::size_t>(f) << 2 * t;
+  return code;
+}
 
 // A sum-product: sum(s1, sum(s2, ... A * B * ...)) flattened into summed indices and factors.
 template <class E>
@@ -14788,19 +14807,20 @@ struct make_step {
 // Concordant: made indices in a concordant loop order (sparse intermediates, written in order),
 // else in order of appearance (dense ones, written in place, where that keeps a shared
 // intermediate in the layout its consumers read).
-template <bool Concordant, class Universe, class Tensors, class Order, class Factors, std::size_t Next,
+template <std::size_t Code, class Universe, class Tensors, class Order, class Factors, std::size_t Next,
           class Steps = mp_list<>>
 struct plan_of {
   using steps = Steps;
   using remaining = Factors;
 };
-template <bool Concordant, class Universe, class Tensors, class S, class... Rest, class Factors, std::size_t Next,
+template <std::size_t Code, class Universe, class Tensors, class S, class... Rest, class Factors, std::size_t Next,
           class Steps>
-struct plan_of<Concordant, Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Steps> {
+struct plan_of<Code, Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Steps> {
   using e = eliminate<Factors, S, mp_size_t<Next>>;
-  using made = mp_eval_if_c<!Concordant, typename e::indices, concordant_made_t, Tensors, Factors, S>;
+  static constexpr bool concordant = format_at(Code, mp_size<Steps>::value) != intermediate_format::dense;
+  using made = mp_eval_if_c<!concordant, typename e::indices, concordant_made_t, Tensors, Factors, S>;
   using step = typename make_step<Universe, Tensors, Steps, S, typename e::in, made, mp_size_t<Next>>::type;
-  using next = plan_of<Concordant, Universe, Tensors, mp_list<Rest...>,
+  using next = plan_of<Code, Universe, Tensors, mp_list<Rest...>,
                        mp_push_back<mp_remove_if_q<Factors, uses<S>>, step_made<step>>, Next + 1,
                        mp_push_back<Steps, step>>;
   using steps = typename next::steps;
@@ -14810,7 +14830,8 @@ struct plan_of<Concordant, Universe, Tensors, mp_list<S, Rest...>, Factors, Next
 // An intermediate: sorted (csf, a sparse vector, a scalar) or, with one or two indices, dense or
 // bitmap (Galley's intermediate-format choice, notes 001 §4.4). The choice is one per candidate
 // order, so that each step's kernel is instantiated once per format, not once per combination of
-// its inputs' formats. A slot holds its own tensor or points at a twin's.
+// its inputs' formats (LOOM_INTERMEDIATE_FORMAT_PER_STEP: one per intermediate). A slot holds its
+// own tensor or points at a twin's.
 template <class V, class Indices, intermediate_format F>
 struct intermediate_slot {
   static constexpr std::size_t order = mp_size<Indices>::value;
@@ -14844,8 +14865,9 @@ struct program {
   using universe = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, initial>, mp_list<>>>>;
   // sorted and bitmap intermediates take a loop order concordant with their step; dense ones
   // are written in place in any order and keep the written order
-  template <class Order, intermediate_format F = intermediate_format::sorted>
-  using plan = plan_of<F != intermediate_format::dense, universe, tensors, Order, initial, input_count>;
+  // Code: the steps' formats (format_at); a dense step's made indices keep the written order
+  template <class Order, std::size_t Code = 0>
+  using plan = plan_of<Code, universe, tensors, Order, initial, input_count>;
   using V = expr::value_type_t<Rhs>;
 };
 
@@ -14906,7 +14928,12 @@ auto product(const A& a, const B& b, const Rest&... rest) {
 struct decomposition_choice {
   std::vector<std::string> description;  // per candidate, its kernels
   std::vector<double> cost;              // Galley's logical cost per candidate
-  std::vector<intermediate_format> format;  // per candidate: its one- and two-index intermediates' format
+  // per candidate: the format of its first one- or two-index intermediate (of all of them, unless
+  // LOOM_INTERMEDIATE_FORMAT_PER_STEP chose a mix); sorted when it has none
+  std::vector<intermediate_format> format;
+  std::vector<std::vector<intermediate_format>> step_formats;  // per candidate, per step
+  std::vector<std::size_t> variant;      // per candidate, which of its instantiated format assignments
+  std::vector<std::size_t> variants;     // per candidate, how many it has (costed, instantiated)
   std::vector<std::uint32_t> reuse;      // per candidate, bit t: step t reuses its twin's intermediate
   std::size_t chosen = 0;
 };
@@ -14920,15 +14947,18 @@ struct runner {
   using inputs_tuple = decltype(collect(std::declval<const Rhs&>()));
   static constexpr std::size_t n_in = P::input_count;
 
-  template <class Order, intermediate_format F>
-  using steps_of = typename P::template plan<Order, F>::steps;
-  template <intermediate_format F>
+  template <class Order, std::size_t Code>
+  using steps_of = typename P::template plan<Order, Code>::steps;
+  // the format code gives step t (the intermediate with factor id n_in + t) its format
+  template <class Made>
+  static constexpr std::size_t step_of = factor_id<Made>::value - n_in;
+  template <std::size_t Code>
   struct slot_fn {
     template <class Step>
-    using fn = intermediate_slot<V, factor_indices<step_made<Step>>, F>;
+    using fn = intermediate_slot<V, factor_indices<step_made<Step>>, format_at(Code, step_of<step_made<Step>>)>;
   };
-  template <class Order, intermediate_format F>
-  using intermediates = mp_rename<mp_transform_q<slot_fn<F>, steps_of<Order, F>>, std::tuple>;
+  template <class Order, std::size_t Code>
+  using intermediates = mp_rename<mp_transform_q<slot_fn<Code>, steps_of<Order, Code>>, std::tuple>;
   // write costs per sorted entry and per dense cell (dense pays when over a third full); a bitmap
   // clears its cells (values and bits) and writes each entry in place, no sort (SpGEMM with 12% of
   // cells set: 0.55x the time of a sorted output), but its readers walk bits: 30 per entry puts
@@ -14942,35 +14972,37 @@ struct runner {
 
   // Whether factor F fixes an order on its indices for the kernel reading it: a sparse input or a
   // sparse intermediate with two or more indices (dense ones are located in any order).
-  template <intermediate_format Kind>
+  template <std::size_t Code>
   struct constrains {
     template <class F>
     using fn = mp_bool<(mp_size<factor_indices<F>>::value >= 2) &&
                        (factor_id<F>::value < n_in
                             ? !std::remove_cvref_t<mp_at_c<typename P::tensors, std::min(factor_id<F>::value, n_in - 1)>>::format_type::all_dense
-                            : !(Kind == intermediate_format::dense && mp_size<factor_indices<F>>::value <= 2))>;
+                            : !(format_at(Code, factor_id<F>::value - n_in) == intermediate_format::dense &&
+                                mp_size<factor_indices<F>>::value <= 2))>;
   };
   template <class F>
   using stored_of = typename stored_indices<typename P::tensors, F>::type;
   // Whether the kernel over Factors must transpose one of them (no loop order suits every sparse
   // one): the planner then copies it, which the cost counts like writing a sparse intermediate.
-  template <intermediate_format Kind, class Factors>
+  template <std::size_t Code, class Factors>
   static constexpr bool needs_transpose = [] {
-    using sparse = mp_copy_if_q<Factors, constrains<Kind>>;
+    using sparse = mp_copy_if_q<Factors, constrains<Code>>;
     using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, Factors>, mp_list<>>>>;
     return !concordant_exists<all>(mp_transform<stored_of, sparse>{});
   }();
-  template <intermediate_format Kind, class Factors>
+  template <std::size_t Code, class Factors>
   static double transpose_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
-    if constexpr (!needs_transpose<Kind, Factors>) {
+    if constexpr (!needs_transpose<Code, Factors>) {
       (void)est;
       return 0.0;
     } else {
       double smallest = std::numeric_limits<double>::infinity();
       bool bitmap_factor = false;
-      mp_for_each<mp_transform<factor_id, mp_copy_if_q<Factors, constrains<Kind>>>>([&](auto id) {
-        smallest = std::min(smallest, est[id]->estimate());
-        bitmap_factor = bitmap_factor || (Kind == intermediate_format::bitmap && decltype(id)::value >= n_in);
+      mp_for_each<mp_transform<factor_id, mp_copy_if_q<Factors, constrains<Code>>>>([&](auto id) {
+        constexpr std::size_t f = decltype(id)::value;
+        smallest = std::min(smallest, est[f]->estimate());
+        bitmap_factor = bitmap_factor || (f >= n_in && format_at(Code, f - n_in) == intermediate_format::bitmap);
       });
       // a bitmap is transposed through its entries, cell by cell (zenios 4-walks: 4x the sorted plan)
       if (bitmap_factor) return std::numeric_limits<double>::infinity();
@@ -14980,16 +15012,61 @@ struct runner {
   // whether the dense and bitmap variants differ from the sorted one for this order
   template <class Order>
   static constexpr bool has_format_choice =
-      mp_any_of<steps_of<Order, intermediate_format::dense>, dense_capable>::value;
+      mp_any_of<steps_of<Order, uniform_code(intermediate_format::dense)>, dense_capable>::value;
+
+  // The format codes instantiated for Order, uniform ones first (sorted, dense, bitmap), then,
+  // with LOOM_INTERMEDIATE_FORMAT_PER_STEP, every mix over the steps whose intermediates may be
+  // dense (the others stay sorted).
+  // per step of Order, whether its intermediate may be dense (one or two indices)
+  template <class Order>
+  static constexpr auto capable_steps = [] {
+    using steps = steps_of<Order, 0>;
+    std::array<bool, mp_size<steps>::value + 1> capable{};
+    mp_for_each<mp_iota<mp_size<steps>>>([&](auto t) { capable[t] = dense_capable<mp_at_c<steps, t>>::value; });
+    return capable;
+  }();
+  template <class Order>
+  static constexpr auto format_code_array = [] {
+    constexpr std::size_t kinds = LOOM_BITMAP_INTERMEDIATES ? 3 : 2;
+    constexpr std::size_t n = mp_size<steps_of<Order, 0>>::value;
+    constexpr auto capable = capable_steps<Order>;
+    std::size_t k = 0;
+    for (std::size_t t = 0; t < n; ++t) k += capable[t] ? 1 : 0;
+    const bool mixed = LOOM_INTERMEDIATE_FORMAT_PER_STEP && k >= 2 && k <= 4 && n <= max_coded_steps;
+    std::size_t combos = 1;
+    for (std::size_t t = 0; mixed && t < k; ++t) combos *= kinds;
+    struct codes {
+      std::array<std::size_t, 1 + 2 + 81> code{};  // per-step mixes: at most 4 capable steps of 3 kinds
+      std::size_t size = 0;
+    } out;
+    out.code[out.size++] = 0;
+    if (k == 0) return out;
+    out.code[out.size++] = uniform_code(intermediate_format::dense);
+    if (kinds == 3) out.code[out.size++] = uniform_code(intermediate_format::bitmap);
+    for (std::size_t m = 0; m < combos && out.size < out.code.size(); ++m) {
+      std::size_t code = 0, rest = m, first = m % kinds;
+      bool uniform = true;
+      for (std::size_t t = 0; t < n; ++t) {
+        if (!capable[t]) continue;
+        const std::size_t f = rest % kinds;
+        rest /= kinds;
+        uniform = uniform && f == first;
+        code |= f << 2 * t;
+      }
+      if (!uniform) out.code[out.size++] = code;
+    }
+    return out;
+  }();
+
 
   // Whether `Step` has a twin over the very same tensors (so it shares the twin's intermediate).
-  template <class Order, intermediate_format Kind, class Step>
+  template <class Order, std::size_t Code, class Step>
   static bool shares(const inputs_tuple& in) {
     if constexpr (step_twin<Step>::value < 0) {
       (void)in;
       return false;
     } else {
-      using Twin = mp_at_c<steps_of<Order, Kind>, static_cast<std::size_t>(step_twin<Step>::value)>;
+      using Twin = mp_at_c<steps_of<Order, Code>, static_cast<std::size_t>(step_twin<Step>::value)>;
       bool same = true;
       mp_for_each<mp_iota<mp_size<step_inputs<Twin>>>>([&](auto f) {
         using F = decltype(f);
@@ -15006,15 +15083,18 @@ struct runner {
   // cell and 30 per entry when bitmap; a shared step costs only its copy, if transposed. Then the last kernel: the product
   // of the remaining factors, summed over the indices the prefix left, likewise. Dense intermediates larger than
   // max_dense_intermediate_cells make the dense and bitmap variants infinitely costly.
-  template <class Order, intermediate_format Kind>
+  // `kinds` receives each step's format (sorted where the code asks for dense or bitmap but the
+  // intermediate has three or more indices).
+  template <class Order, std::size_t Code>
   static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in,
-                     std::string& text, std::uint32_t& reuse) {
+                     std::string& text, std::uint32_t& reuse, std::vector<intermediate_format>& kinds) {
     std::vector<std::optional<chain_bound_estimator>> est(input_est.begin(), input_est.end());
     double total = 0;
     std::ostringstream s;
     reuse = 0;
+    kinds.clear();
     std::size_t t = 0;
-    mp_for_each<mp_transform<mp_identity, steps_of<Order, Kind>>>([&](auto st) {
+    mp_for_each<mp_transform<mp_identity, steps_of<Order, Code>>>([&](auto st) {
       using step = typename decltype(st)::type;
       std::vector<chain_bound_estimator> parts;
       mp_for_each<mp_transform<factor_id, step_inputs<step>>>([&](auto id) { parts.push_back(*est[id]); });
@@ -15029,7 +15109,8 @@ struct runner {
       });
       const double out = mat.estimate();
       constexpr intermediate_format kind =
-          intermediate_slot<V, factor_indices<step_made<step>>, Kind>::kind;
+          intermediate_slot<V, factor_indices<step_made<step>>, format_at(Code, step_of<step_made<step>>)>::kind;
+      kinds.push_back(kind);
       constexpr bool is_dense = kind == intermediate_format::dense;
       const bool fits = cells <= static_cast<double>(max_dense_intermediate_cells);
       const double write = kind == intermediate_format::sorted ? sparse_write * out
@@ -15037,11 +15118,11 @@ struct runner {
                            : is_dense ? dense_write * cells
                                       : bitmap_cell * cells + bitmap_write * out;
       const double compute = comp.estimate() * static_cast<double>(comp.indices().size()) + write +
-                             transpose_cost<Kind, step_inputs<step>>(est);
+                             transpose_cost<Code, step_inputs<step>>(est);
       // reusing a twin: free as it is; a transposed copy sorts its entries (sparse) or reads and
       // writes every cell out of order (dense): measured at about twice the cost of writing it
       const double copy = !step_relaid<step>::value ? 0.0 : 2.0 * write;
-      const bool shared = shares<Order, Kind, step>(in) && copy < compute;
+      const bool shared = shares<Order, Code, step>(in) && copy < compute;
       if (shared) reuse |= std::uint32_t{1} << t;
       total += shared ? copy : compute;
       ++t;
@@ -15060,10 +15141,10 @@ struct runner {
     });
     // the last kernel: the remaining factors, summed over the indices the prefix left
     std::vector<chain_bound_estimator> rest;
-    mp_for_each<mp_transform<factor_id, typename P::template plan<Order, Kind>::remaining>>(
+    mp_for_each<mp_transform<factor_id, typename P::template plan<Order, Code>::remaining>>(
         [&](auto id) { rest.push_back(*est[id]); });
     const chain_bound_estimator last = rest.size() == 1 ? rest[0] : chain_bound_estimator::conjunction(rest);
-    const double transpose = transpose_cost<Kind, typename P::template plan<Order, Kind>::remaining>(est);
+    const double transpose = transpose_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
     total += last.estimate() * static_cast<double>(last.indices().size()) + transpose;
     using rest_summed = typename P::template fused_rest<Order>;
     if constexpr (mp_empty<rest_summed>::value) s << "output = product of the rest [";
@@ -15088,17 +15169,17 @@ struct runner {
     }
   }
 
-  template <class Order, intermediate_format Kind>
+  template <class Order, std::size_t Code>
   static void run(const Lhs& lhs, const inputs_tuple& in, std::uint32_t reuse, bool accumulate) {
-    intermediates<Order, Kind> inter;
+    intermediates<Order, Code> inter;
     std::size_t t = 0;
-    mp_for_each<mp_transform<mp_identity, steps_of<Order, Kind>>>([&](auto st) {
+    mp_for_each<mp_transform<mp_identity, steps_of<Order, Code>>>([&](auto st) {
       using step = typename decltype(st)::type;
       auto& slot = std::get<factor_id<step_made<step>>::value - n_in>(inter);
       using tensor_t = typename std::remove_cvref_t<decltype(slot)>::type;
       const bool reused = (reuse >> t++ & 1u) != 0;
       if constexpr (step_twin<step>::value >= 0) {
-        if (reused && shares<Order, Kind, step>(in)) {
+        if (reused && shares<Order, Code, step>(in)) {
           const tensor_t& twin = *std::get<static_cast<std::size_t>(step_twin<step>::value)>(inter).made;
           if constexpr (step_relaid<step>::value) {
             relayout(slot.own.emplace(), twin, step_from_twin<step>{});
@@ -15124,7 +15205,7 @@ struct runner {
       const auto last = wrap_sums<typename P::template fused_rest<Order>>::apply(product(access_of<Fs>(in, inter)...));
       if (accumulate) target += last;
       else target = last;
-    }(typename P::template plan<Order, Kind>::remaining{});
+    }(typename P::template plan<Order, Code>::remaining{});
   }
 };
 
@@ -15153,6 +15234,9 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
   const chain_bound_estimator all = est.size() == 1 ? est[0] : chain_bound_estimator::conjunction(est);
   out.cost.push_back(all.estimate() * static_cast<double>(all.indices().size()));
   out.format.push_back(intermediate_format::sorted);
+  out.step_formats.emplace_back();
+  out.variant.push_back(0);
+  out.variants.push_back(1);
   out.reuse.push_back(0);
   out.description.push_back("one fused kernel [" + std::to_string(static_cast<std::int64_t>(all.estimate())) +
                             " products]");
@@ -15160,22 +15244,30 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
     using O = decltype(order);
     std::string text;
     std::uint32_t reuse = 0;
-    double c = R::template cost<O, intermediate_format::sorted>(est, in, text, reuse);
-    intermediate_format f = intermediate_format::sorted;
-    if constexpr (R::template has_format_choice<O>) {
-      auto weigh = [&](auto kind) {
-        std::string other_text;
-        std::uint32_t other_reuse = 0;
-        const double d = R::template cost<O, decltype(kind)::value>(est, in, other_text, other_reuse);
-        if (d < c) c = d, f = decltype(kind)::value, text = std::move(other_text), reuse = other_reuse;
-      };
-      weigh(std::integral_constant<intermediate_format, intermediate_format::dense>{});
-#if LOOM_BITMAP_INTERMEDIATES
-      weigh(std::integral_constant<intermediate_format, intermediate_format::bitmap>{});
-#endif
-    }
+    std::vector<intermediate_format> kinds;
+    double c = std::numeric_limits<double>::quiet_NaN();
+    std::size_t variant = 0;
+    constexpr auto codes = R::template format_code_array<O>;
+    mp_for_each<mp_iota_c<codes.size>>([&](auto v) {  // the first of equal costs wins
+      std::string other_text;
+      std::uint32_t other_reuse = 0;
+      std::vector<intermediate_format> other_kinds;
+      const double d = R::template cost<O, codes.code[v]>(est, in, other_text, other_reuse, other_kinds);
+      if (v == 0 || d < c)
+        c = d, variant = v, text = std::move(other_text), reuse = other_reuse, kinds = std::move(other_kinds);
+    });
+    intermediate_format first = intermediate_format::sorted;
+    constexpr auto capable = R::template capable_steps<O>;
+    for (std::size_t t = 0; t < kinds.size(); ++t)
+      if (capable[t]) {
+        first = kinds[t];
+        break;
+      }
     out.cost.push_back(c);
-    out.format.push_back(f);
+    out.format.push_back(first);
+    out.step_formats.push_back(std::move(kinds));
+    out.variant.push_back(variant);
+    out.variants.push_back(codes.size);
     out.reuse.push_back(reuse);
     using rest_summed = typename P::template fused_rest<O>;
     out.description.push_back("eliminate " + names(O{}) +
@@ -15187,30 +15279,48 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
   return out;
 }
 
-// Runs candidate `which` (> 0), its one- and two-index intermediates in format `f`, reusing twins
-// as `reuse` says.
+// Runs candidate `which` (> 0) in its format assignment `variant` (decomposition_choice::variant),
+// or as `forced` says when not empty: one format for every one- and two-index intermediate, or
+// one per step (steps with other intermediates are sorted whatever they ask); reusing twins as
+// `reuse` says.
 template <class Lhs, class Rhs>
-void run_candidate(std::size_t which, intermediate_format f, std::uint32_t reuse, const Lhs& lhs,
-                   const Rhs& rhs, bool accumulate = false) {
+void run_candidate(std::size_t which, std::size_t variant, const std::vector<intermediate_format>& forced,
+                   std::uint32_t reuse, const Lhs& lhs, const Rhs& rhs, bool accumulate = false) {
   using P = program<Lhs, Rhs>;
   using R = runner<Lhs, Rhs>;
+  if (!LOOM_BITMAP_INTERMEDIATES && std::find(forced.begin(), forced.end(), intermediate_format::bitmap) != forced.end())
+    throw error("loom::decompose_with: bitmap intermediates are not compiled in "
+                "(define LOOM_BITMAP_INTERMEDIATES=1)");
   const auto in = collect(rhs);
   constexpr std::size_t n = mp_size<typename P::orders>::value;
   mp_with_index<n>(which - 1, [&](auto c) {
     using O = mp_at_c<typename P::orders, c>;
-    if constexpr (R::template has_format_choice<O>) {
-      if (f == intermediate_format::dense)
-        return R::template run<O, intermediate_format::dense>(lhs, in, reuse, accumulate);
-#if LOOM_BITMAP_INTERMEDIATES
-      if (f == intermediate_format::bitmap)
-        return R::template run<O, intermediate_format::bitmap>(lhs, in, reuse, accumulate);
-#else
-      if (f == intermediate_format::bitmap)
-        throw error("loom::decompose_with: bitmap intermediates are not compiled in "
-                          "(define LOOM_BITMAP_INTERMEDIATES=1)");
-#endif
+    constexpr auto codes = R::template format_code_array<O>;
+    constexpr auto capable = R::template capable_steps<O>;
+    constexpr std::size_t steps = mp_size<typename R::template steps_of<O, 0>>::value;
+    std::size_t v = variant < codes.size ? variant : 0;
+    if (forced.size() == 1) {  // a candidate without one- or two-index intermediates has only the sorted code
+      v = 0;
+      for (std::size_t k = 0; k < codes.size; ++k)
+        if (codes.code[k] == uniform_code(forced[0])) v = k;
+    } else if (!forced.empty()) {
+      if (forced.size() != steps)
+        throw shape_error("loom::decompose_with: candidate " + std::to_string(which) + " has " +
+                          std::to_string(steps) + " steps, but " + std::to_string(forced.size()) +
+                          " intermediate formats were given");
+      auto matches = [&](std::size_t code) {
+        for (std::size_t t = 0; t < steps; ++t)
+          if (capable[t] && format_at(code, t) != forced[t]) return false;
+        return true;
+      };
+      v = codes.size;
+      for (std::size_t k = 0; k < codes.size && v == codes.size; ++k)
+        if (matches(codes.code[k])) v = k;
+      if (v == codes.size)
+        throw error("loom::decompose_with: that mix of intermediate formats is not compiled in "
+                    "(define LOOM_INTERMEDIATE_FORMAT_PER_STEP=1)");
     }
-    R::template run<O, intermediate_format::sorted>(lhs, in, reuse, accumulate);
+    mp_with_index<codes.size>(v, [&](auto k) { R::template run<O, codes.code[k]>(lhs, in, reuse, accumulate); });
   });
 }
 
@@ -15228,21 +15338,20 @@ namespace detail::ve {
 // One sum-product into lhs (or added to it), by the plan chosen from statistics (cached).
 template <class Lhs, class Rhs>
 std::size_t decompose_product(Lhs lhs, const Rhs& rhs, bool accumulate) {
-  // cached: the candidate in bits 0-15, the intermediates' format in bits 16-17, the reuse mask above
+  // cached: the candidate in bits 0-15, its format assignment in bits 16-23, the reuse mask above
   const std::size_t packed = optimize::plan_cache<Lhs, Rhs, decompose_purpose>::local().find_or(
       optimize::detail::coarse_signature(rhs), [&](statistics_cache& stats) {
         const decomposition_choice c = plan_decomposition(lhs, rhs, stats);
-        return c.chosen | static_cast<std::size_t>(c.format[c.chosen]) << 16 |
-               std::size_t{c.reuse[c.chosen]} << 18;
+        return c.chosen | c.variant[c.chosen] << 16 | std::size_t{c.reuse[c.chosen]} << 24;
       });
   const std::size_t chosen = packed & 0xffffu;
-  const auto f = static_cast<intermediate_format>(packed >> 16 & 3u);
-  const auto reuse = static_cast<std::uint32_t>(packed >> 18);
+  const std::size_t variant = packed >> 16 & 0xffu;
+  const auto reuse = static_cast<std::uint32_t>(packed >> 24);
 #ifdef LOOM_DEBUG_PLAN
-  std::clog << "loom::decompose: candidate " << chosen << ", " << intermediate_format_name(f)
-            << " intermediates, reuse mask " << reuse << "\n";
+  std::clog << "loom::decompose: candidate " << chosen << ", format assignment " << variant
+            << ", reuse mask " << reuse << "\n";
 #endif
-  if (chosen != 0) run_candidate(chosen, f, reuse, lhs, rhs, accumulate);
+  if (chosen != 0) run_candidate(chosen, variant, {}, reuse, lhs, rhs, accumulate);
   else if (accumulate) lhs += rhs;
   else lhs = rhs;
   return chosen;
@@ -15351,12 +15460,13 @@ std::size_t decompose(Lhs lhs, const R& rhs) {
 }
 
 /// Runs candidate `which` of `decompose` (0: fused; c: elimination prefix c - 1), for tests and
-/// benchmarks that compare plans. `format` (how one- and two-index intermediates are stored) and
-/// `reuse` (bit t: step t reuses an earlier step's intermediate where it computes the same sum over
-/// the same tensors) default to the planner's choice for that candidate.
+/// benchmarks that compare plans. `formats` (how one- and two-index intermediates are stored: one
+/// format for all of them, or one per step of the candidate, which with more than one format needs
+/// LOOM_INTERMEDIATE_FORMAT_PER_STEP=1) and `reuse` (bit t: step t reuses an earlier step's
+/// intermediate where it computes the same sum over the same tensors) default to the planner's
+/// choice for that candidate.
 template <class Lhs, class R>
-void decompose_with(std::size_t which, Lhs lhs, const R& rhs,
-                    std::optional<intermediate_format> format = std::nullopt,
+void decompose_with(std::size_t which, Lhs lhs, const R& rhs, const std::vector<intermediate_format>& formats,
                     std::optional<std::uint32_t> reuse = std::nullopt) {
   using Rhs = std::remove_cvref_t<R>;
   using P = detail::ve::program<Lhs, Rhs>;
@@ -15368,12 +15478,19 @@ void decompose_with(std::size_t which, Lhs lhs, const R& rhs,
   }
   if (which > n) throw shape_error("loom::decompose_with: candidate " + std::to_string(which) +
                                    " does not exist (there are " + std::to_string(n + 1) + ")");
-  if (!format || !reuse) {
+  std::size_t variant = 0;
+  if (formats.empty() || !reuse) {
     const decomposition_choice c = plan_decomposition(lhs, rhs);
-    if (!format) format = c.format[which];
+    variant = c.variant[which];
     if (!reuse) reuse = c.reuse[which];
   }
-  detail::ve::run_candidate(which, *format, *reuse, lhs, rhs);
+  detail::ve::run_candidate(which, variant, formats, *reuse, lhs, rhs);
+}
+template <class Lhs, class R>
+void decompose_with(std::size_t which, Lhs lhs, const R& rhs, std::optional<intermediate_format> format = std::nullopt,
+                    std::optional<std::uint32_t> reuse = std::nullopt) {
+  decompose_with(which, lhs, rhs, format ? std::vector<intermediate_format>{*format} : std::vector<intermediate_format>{},
+                 reuse);
 }
 
 /// The candidates of `decompose(lhs, rhs)` in words, with their logical costs and the choice.

@@ -112,6 +112,15 @@ TEST_CASE("decompose: every candidate with sorted and with dense intermediates")
       for (std::int64_t r = 0; r < 14; ++r)
         for (std::int64_t q = 0; q < 9; ++q) CHECK(got.at(r, q) == doctest::Approx(want.at(r, q)));
     }
+  // formats given per step: one format for both is compiled in, a mix only with
+  // LOOM_INTERMEDIATE_FORMAT_PER_STEP=1 (tests/optimize/decompose_per_step.cpp)
+  const std::size_t both = candidate(plan, "eliminate j,k:");
+  using loom::intermediate_format;
+  loom::decompose_with(both, got(i, l), rhs, {intermediate_format::dense, intermediate_format::dense});
+  for (std::int64_t r = 0; r < 14; ++r)
+    for (std::int64_t q = 0; q < 9; ++q) CHECK(got.at(r, q) == doctest::Approx(want.at(r, q)));
+  CHECK_THROWS_WITH_AS(loom::decompose_with(both, got(i, l), rhs, {intermediate_format::sorted, intermediate_format::dense}),
+                       doctest::Contains("LOOM_INTERMEDIATE_FORMAT_PER_STEP"), loom::error);
 }
 
 TEST_CASE("decompose: an intermediate is dense when nearly full, sparse when nearly empty") {

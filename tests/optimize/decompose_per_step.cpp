@@ -1,0 +1,104 @@
+// Tests loom::decompose with a format per intermediate (LOOM_INTERMEDIATE_FORMAT_PER_STEP=1): a
+// candidate whose first intermediate is nearly empty and whose second is nearly full keeps the
+// first sorted and makes the second dense, which neither uniform assignment does; every format
+// assignment of every candidate computes the fused kernel's result.
+// Its own index names keep every program here distinct from the other translation units, which
+// build with one format per candidate.
+// SPDX-License-Identifier: BSL-1.0
+#define LOOM_INTERMEDIATE_FORMAT_PER_STEP 1
+#include <loom/loom.hpp>
+
+#include <doctest/doctest.h>
+
+#include "random_sparse.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <array>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr loom::index<"u"> u;
+constexpr loom::index<"v"> v;
+constexpr loom::index<"w"> w;
+
+using loom_test::candidate;
+using loom_test::random_sparse;
+using loom::intermediate_format;
+
+// y(u) = sum(v, w, B(u,v) C(v,w) x(w)); eliminating w then v makes T0(v) = C x, then T1(u) = B T0
+auto program(const auto& B, const auto& C, const auto& x) { return loom::sum(v, loom::sum(w, B(u, v) * C(v, w) * x(w))); }
+
+// x with entries at `at` only
+loom::tensor<double, loom::sparse_vector> sparse_x(std::int64_t n, const std::vector<std::int64_t>& at) {
+  std::vector<std::array<std::int64_t, 1>> crd;
+  std::vector<double> val;
+  for (std::int64_t k : at) crd.push_back({k}), val.push_back(1.0 + static_cast<double>(k % 7));
+  return loom::from_coo<loom::sparse_vector>({n}, crd, val);
+}
+
+}  // namespace
+
+TEST_CASE("decompose, a format per intermediate: sorted where nearly empty, dense where nearly full") {
+  // C about one entry per row, x three entries: T0(v) = C x holds a few entries of 600; B half
+  // full: T1(u) = B T0 fills nearly every one of its 600 cells
+  const auto B = random_sparse(600, 600, 0.5, 31), C = random_sparse(600, 600, 0.002, 32);
+  const auto x = sparse_x(600, {5, 250, 480});
+  loom::tensor<double, loom::dense_vector> y({600}), want({600});
+  const auto rhs = program(B, C, x);
+  const auto plan = loom::plan_decomposition(y(u), rhs);
+  const std::size_t c = candidate(plan, "eliminate w,v:");
+  CAPTURE(plan.description[c]);
+  // sorted, dense, and the two mixes; a mix is chosen only when strictly cheaper than the uniform
+  // assignments, which are costed first
+  CHECK(plan.variants[c] == 4);
+  REQUIRE(plan.step_formats[c].size() == 2);
+  CHECK(plan.step_formats[c][0] == intermediate_format::sorted);
+  CHECK(plan.step_formats[c][1] == intermediate_format::dense);
+  CHECK(plan.format[c] == intermediate_format::sorted);  // the first one's
+  CHECK(plan.description[c].find("T0(v) = sum(w, ...)") != std::string::npos);
+  CHECK(plan.description[c].find("sparse]; T1(u) = sum(v, ...)") != std::string::npos);
+  CHECK(plan.description[c].find("dense]") != std::string::npos);
+  // every assignment, forced step by step, computes the fused kernel's result
+  loom::tensor<double, loom::dense_vector> got({600});
+  want(u) = rhs;
+  for (const intermediate_format first : {intermediate_format::sorted, intermediate_format::dense})
+    for (const intermediate_format second : {intermediate_format::sorted, intermediate_format::dense}) {
+      CAPTURE(loom::intermediate_format_name(first));
+      CAPTURE(loom::intermediate_format_name(second));
+      std::fill(got.values().begin(), got.values().end(), -1.0);
+      loom::decompose_with(c, got(u), rhs, {first, second});
+      for (std::int64_t k = 0; k < 600; ++k) CHECK(got.at(k) == doctest::Approx(want.at(k)));
+    }
+  // one format per step: two here
+  CHECK_THROWS_WITH_AS(loom::decompose_with(c, got(u), rhs, std::vector<intermediate_format>(3, intermediate_format::dense)),
+                       doctest::Contains("has 2 steps, but 3 intermediate formats were given"), loom::shape_error);
+  loom::decompose(y(u), rhs);
+  for (std::int64_t k = 0; k < 600; ++k) CHECK(y.at(k) == doctest::Approx(want.at(k)));
+}
+
+TEST_CASE("decompose, a format per intermediate: every assignment of every candidate") {
+  for (unsigned seed = 1; seed <= 3; ++seed) {
+    const auto B = random_sparse(40, 30, 0.2, seed), C = random_sparse(30, 25, 0.15, seed + 10);
+    const auto x = sparse_x(25, {1, 7, 8, 20});
+    loom::tensor<double, loom::dense_vector> y({40}), want({40});  // the first case's types: no new kernels
+    const auto rhs = program(B, C, x);
+    want(u) = rhs;
+    const auto plan = loom::plan_decomposition(y(u), rhs);
+    std::size_t mixed = 0;
+    for (std::size_t c = 1; c < plan.cost.size(); ++c)
+      for (std::size_t variant = 0; variant < plan.variants[c]; ++variant) {
+        CAPTURE(seed);
+        CAPTURE(plan.description[c]);
+        CAPTURE(variant);
+        mixed += variant >= 2 ? 1 : 0;
+        loom::detail::ve::run_candidate(c, variant, {}, plan.reuse[c], y(u), rhs);
+        for (std::int64_t k = 0; k < 40; ++k) CHECK(y.at(k) == doctest::Approx(want.at(k)));
+      }
+    CHECK(mixed == 4);  // two candidates eliminate both indices, each with two mixes
+  }
+}
