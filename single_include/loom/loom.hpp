@@ -14362,7 +14362,7 @@ auto eval_naive(const E& e) {
 
 #include <algorithm>
 #include <array>
-
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -15009,6 +15009,43 @@ struct runner {
       return sparse_write * smallest;
     }
   }
+  // Whether factor F is read by iteration: a sparse input, or a sorted intermediate.
+  template <std::size_t Code, class F>
+  static constexpr bool iterated = [] {
+    constexpr std::size_t id = factor_id<F>::value;
+    if constexpr (id < n_in)
+      return !std::remove_cvref_t<mp_at_c<typename P::tensors, id>>::format_type::all_dense;
+    else
+      return intermediate_slot<V, factor_indices<F>, format_at(Code, id - n_in)>::kind == intermediate_format::sorted;
+  }();
+  // The leapfrog a kernel over Factors runs against each sorted one-index intermediate T(x): every
+  // fiber along x of another iterated factor F(..., x) is intersected with T, galloping through the
+  // longer list, min(a, b) * (1 + log2(max / min)) steps. The join counts only the matches (three
+  // hops, T = C x of 88 entries against 100K rows of B: 149K products, but 9.4 ms against 1.2 ms
+  // when T is dense and located). Sorted intermediates with more indices are not charged.
+  template <std::size_t Code, class Factors>
+  static double intersection_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
+    double total = 0;
+    mp_for_each<mp_transform<mp_identity, Factors>>([&](auto t) {
+      using T = typename decltype(t)::type;
+      if constexpr (factor_id<T>::value >= n_in && mp_size<factor_indices<T>>::value == 1 && iterated<Code, T>) {
+        using x = mp_first<factor_indices<T>>;
+        const double b = std::max(1.0, est[factor_id<T>::value]->estimate());
+        mp_for_each<mp_transform<mp_identity, Factors>>([&](auto f) {
+          using F = typename decltype(f)::type;
+          if constexpr (!std::is_same_v<F, T> && mp_size<factor_indices<F>>::value >= 2 &&
+                        mp_contains<factor_indices<F>, x>::value && iterated<Code, F>) {
+            const chain_bound_estimator& e = *est[factor_id<F>::value];
+            const double fibers = std::max(1.0, e.aggregate({std::string(x::name)}).estimate());
+            const double a = std::max(1.0, e.estimate() / fibers);
+            total += fibers * std::min(a, b) * (1.0 + std::log2(std::max(a, b) / std::min(a, b)));
+          }
+        });
+      }
+    });
+    return total;
+  }
+
   // whether the dense and bitmap variants differ from the sorted one for this order
   template <class Order>
   static constexpr bool has_format_choice =
@@ -15118,7 +15155,8 @@ struct runner {
                            : is_dense ? dense_write * cells
                                       : bitmap_cell * cells + bitmap_write * out;
       const double compute = comp.estimate() * static_cast<double>(comp.indices().size()) + write +
-                             transpose_cost<Code, step_inputs<step>>(est);
+                             transpose_cost<Code, step_inputs<step>>(est) +
+                             intersection_cost<Code, step_inputs<step>>(est);
       // reusing a twin: free as it is; a transposed copy sorts its entries (sparse) or reads and
       // writes every cell out of order (dense): measured at about twice the cost of writing it
       const double copy = !step_relaid<step>::value ? 0.0 : 2.0 * write;
@@ -15145,7 +15183,8 @@ struct runner {
         [&](auto id) { rest.push_back(*est[id]); });
     const chain_bound_estimator last = rest.size() == 1 ? rest[0] : chain_bound_estimator::conjunction(rest);
     const double transpose = transpose_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
-    total += last.estimate() * static_cast<double>(last.indices().size()) + transpose;
+    total += last.estimate() * static_cast<double>(last.indices().size()) + transpose +
+             intersection_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
     using rest_summed = typename P::template fused_rest<Order>;
     if constexpr (mp_empty<rest_summed>::value) s << "output = product of the rest [";
     else s << "output = sum(" << names(rest_summed{}) << ", product of the rest) in one kernel [";

@@ -15,8 +15,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <array>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,39 @@ TEST_CASE("decompose, a format per intermediate: sorted where nearly empty, dens
                        doctest::Contains("has 2 steps, but 3 intermediate formats were given"), loom::shape_error);
   loom::decompose(y(u), rhs);
   for (std::int64_t k = 0; k < 600; ++k) CHECK(y.at(k) == doctest::Approx(want.at(k)));
+}
+
+// n x n with about 8 entries per row plus one in each row among the first `hubs` columns
+loom::tensor<double, loom::csr> with_hubs(std::int64_t n, std::int64_t hubs, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::array<std::int64_t, 2>> crd;
+  for (std::int64_t r = 0; r < n; ++r) {
+    crd.push_back({r, static_cast<std::int64_t>(rng() % static_cast<unsigned>(hubs))});
+    for (int e = 0; e < 8; ++e) crd.push_back({r, static_cast<std::int64_t>(rng() % static_cast<unsigned>(n))});
+  }
+  return loom::from_coo<loom::csr>({n, n}, crd, std::vector<double>(crd.size(), 1.0), loom::duplicates::sum);
+}
+
+TEST_CASE("decompose, a format per intermediate: a sorted T0(v) pays a leapfrog per row of B that meets it") {
+  // T1(u) = sum(v, B(u,v) T0(v)) visits all 2000 rows of B (about 9 entries each) and, with T0
+  // sorted, intersects each with T0: about 9 * (1 + log2(|T0| / 9)) steps a row, against 9 when
+  // T0 is dense and located. C maps x onto the first `hubs` rows, so |T0| is about `hubs`.
+  const std::int64_t n = 2000;
+  const auto x = sparse_x(n, {3, 900, 1500, 1999});
+  for (const std::int64_t hubs : {std::int64_t{4}, std::int64_t{512}}) {
+    CAPTURE(hubs);
+    const auto B = with_hubs(n, hubs, 41);
+    std::vector<std::array<std::int64_t, 2>> crd;
+    for (std::int64_t r = 0; r < hubs; ++r) crd.push_back({r, std::array<std::int64_t, 4>{3, 900, 1500, 1999}[static_cast<std::size_t>(r % 4)]});
+    const auto C = loom::from_coo<loom::csr>({n, n}, crd, std::vector<double>(crd.size(), 1.0));
+    loom::tensor<double, loom::dense_vector> y({n});
+    const auto plan = loom::plan_decomposition(y(u), program(B, C, x));
+    const std::size_t c = candidate(plan, "eliminate w,v:");
+    CAPTURE(plan.description[c]);
+    REQUIRE(plan.step_formats[c].size() == 2);
+    // a few entries: intersecting is cheaper than clearing and writing 2000 cells; 512: not
+    CHECK(plan.step_formats[c][0] == (hubs == 4 ? intermediate_format::sorted : intermediate_format::dense));
+  }
 }
 
 TEST_CASE("decompose, a format per intermediate: every assignment of every candidate") {
