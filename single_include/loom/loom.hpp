@@ -15318,6 +15318,23 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
   return out;
 }
 
+// The formats of candidate `which` (> 0) in its assignment `variant`, one per step ("sorted,dense").
+template <class Lhs, class Rhs>
+std::string variant_formats(std::size_t which, std::size_t variant) {
+  using R = runner<Lhs, Rhs>;
+  std::string s;
+  mp_with_index<mp_size<typename program<Lhs, Rhs>::orders>::value>(which - 1, [&](auto c) {
+    using O = mp_at_c<typename program<Lhs, Rhs>::orders, c>;
+    constexpr auto codes = R::template format_code_array<O>;
+    constexpr auto capable = R::template capable_steps<O>;
+    for (std::size_t t = 0; t < mp_size<typename R::template steps_of<O, 0>>::value; ++t)
+      s += std::string(t ? "," : "") +
+           intermediate_format_name(capable[t] ? format_at(codes.code[variant < codes.size ? variant : 0], t)
+                                               : intermediate_format::sorted);
+  });
+  return s;
+}
+
 // Runs candidate `which` (> 0) in its format assignment `variant` (decomposition_choice::variant),
 // or as `forced` says when not empty: one format for every one- and two-index intermediate, or
 // one per step (steps with other intermediates are sorted whatever they ask); reusing twins as
@@ -15387,8 +15404,9 @@ std::size_t decompose_product(Lhs lhs, const Rhs& rhs, bool accumulate) {
   const std::size_t variant = packed >> 16 & 0xffu;
   const auto reuse = static_cast<std::uint32_t>(packed >> 24);
 #ifdef LOOM_DEBUG_PLAN
-  std::clog << "loom::decompose: candidate " << chosen << ", format assignment " << variant
-            << ", reuse mask " << reuse << "\n";
+  std::clog << "loom::decompose: candidate " << chosen;
+  if (chosen != 0) std::clog << ", intermediates " << variant_formats<Lhs, Rhs>(chosen, variant);
+  std::clog << ", reuse mask " << reuse << "\n";
 #endif
   if (chosen != 0) run_candidate(chosen, variant, {}, reuse, lhs, rhs, accumulate);
   else if (accumulate) lhs += rhs;
