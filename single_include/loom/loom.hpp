@@ -15023,12 +15023,15 @@ struct runner {
   // longer list, min(a, b) * (1 + log2(max / min)) steps. The join counts only the matches (three
   // hops, T = C x of 88 entries against 100K rows of B: 149K products, but 9.4 ms against 1.2 ms
   // when T is dense and located). Sorted intermediates with more indices are not charged.
+  template <class F>
+  using one_index_intermediate = mp_bool<(factor_id<F>::value >= n_in) && mp_size<factor_indices<F>>::value == 1>;
   template <std::size_t Code, class Factors>
   static double intersection_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
     double total = 0;
-    mp_for_each<mp_transform<mp_identity, Factors>>([&](auto t) {
+    // most kernels read no one-index intermediate: nothing to instantiate for them
+    mp_for_each<mp_transform<mp_identity, mp_copy_if<Factors, one_index_intermediate>>>([&](auto t) {
       using T = typename decltype(t)::type;
-      if constexpr (factor_id<T>::value >= n_in && mp_size<factor_indices<T>>::value == 1 && iterated<Code, T>) {
+      if constexpr (iterated<Code, T>) {
         using x = mp_first<factor_indices<T>>;
         const double b = std::max(1.0, est[factor_id<T>::value]->estimate());
         mp_for_each<mp_transform<mp_identity, Factors>>([&](auto f) {
