@@ -15358,18 +15358,15 @@ void run_candidate(std::size_t which, std::size_t variant, const std::vector<int
     constexpr auto capable = R::template capable_steps<O>;
     constexpr std::size_t steps = mp_size<typename R::template steps_of<O, 0>>::value;
     std::size_t v = variant < codes.size ? variant : 0;
-    if (forced.size() == 1) {  // a candidate without one- or two-index intermediates has only the sorted code
-      v = 0;
-      for (std::size_t k = 0; k < codes.size; ++k)
-        if (codes.code[k] == uniform_code(forced[0])) v = k;
-    } else if (!forced.empty()) {
-      if (forced.size() != steps)
+    if (!forced.empty()) {
+      if (forced.size() != 1 && forced.size() != steps)
         throw shape_error("loom::decompose_with: candidate " + std::to_string(which) + " has " +
                           std::to_string(steps) + " steps, but " + std::to_string(forced.size()) +
                           " intermediate formats were given");
+      // one format stands for every step; steps whose intermediates cannot be dense are sorted
       auto matches = [&](std::size_t code) {
         for (std::size_t t = 0; t < steps; ++t)
-          if (capable[t] && format_at(code, t) != forced[t]) return false;
+          if (capable[t] && format_at(code, t) != forced[forced.size() == 1 ? 0 : t]) return false;
         return true;
       };
       v = codes.size;
