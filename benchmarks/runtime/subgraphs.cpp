@@ -134,7 +134,7 @@ void register_graph(const std::string& name, std::function<lb::entries<2>()> mak
   });
   // the chosen elimination prefix with each intermediate format (the planner picks one by cost)
   for (const loom::intermediate_format f : loom::intermediate_formats) {
-    if (f == loom::intermediate_format::bitmap && !LOOM_BITMAP_INTERMEDIATES) continue;  // not compiled in
+    if (!loom::intermediate_format_compiled(f)) continue;
     lb::add("four_walks", name, std::string("chosen_prefix_") + loom::intermediate_format_name(f),
             [=](benchmark::State& st) {
               graph& g = data->get();

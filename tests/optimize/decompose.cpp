@@ -141,11 +141,16 @@ TEST_CASE("decompose: an intermediate is dense when nearly full, sparse when nea
   CHECK(thin.format[c] != loom::intermediate_format::dense);
   CHECK(fat.format[c] == loom::intermediate_format::dense);
   CHECK(thin.format[c] == loom::intermediate_format::sorted);
-  // without LOOM_BITMAP_INTERMEDIATES, asking for them is an error, not a silent fallback
+  // without LOOM_BITMAP_INTERMEDIATES or LOOM_HASHED_INTERMEDIATES, asking for those formats is an
+  // error, not a silent fallback
   loom::tensor<double, loom::format<>> none;
   CHECK_THROWS_WITH_AS(loom::decompose_with(c, none(), loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))),
                                             loom::intermediate_format::bitmap),
                        doctest::Contains("LOOM_BITMAP_INTERMEDIATES"), loom::error);
+  CHECK_THROWS_WITH_AS(loom::decompose_with(c, none(), loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))),
+                                            loom::intermediate_format::hashed),
+                       doctest::Contains("hashed intermediates are not compiled in (define LOOM_HASHED_INTERMEDIATES=1)"),
+                       loom::error);
 }
 
 
