@@ -72,13 +72,14 @@ PLAN_SUITES = {
                   "decompose: the plan chosen from statistics (the fused kernel); "
                   "hand: a merge of the two rows of every edge",
                   ["hand", "decompose"], "hand"),
-    "intermediates": ("A format per intermediate: three hops from a sparse x (loom::decompose, "
-                      "LOOM_INTERMEDIATE_FORMAT_PER_STEP=1)",
-                      "decompose: the plan chosen from statistics; sorted, dense: the candidate "
-                      "that materialises T0 = C x and T1 = B T0 with both intermediates in that "
-                      "format; sorted_dense, dense_sorted: T0 in the first format, T1 in the "
-                      "second; fused: one loop nest",
-                      ["decompose", "sorted", "dense", "sorted_dense", "dense_sorted", "fused"], "dense"),
+    "intermediates": ("Intermediate formats: three hops and two hops from a sparse x (loom::decompose, "
+                      "LOOM_INTERMEDIATE_FORMAT_PER_STEP=1, LOOM_HASHED_INTERMEDIATES=1)",
+                      "decompose: the plan chosen from statistics; sorted, dense, hashed: the candidate "
+                      "that materialises T0 = C x (and, in the three hops, T1 = B T0) with every "
+                      "intermediate in that format; sorted_dense, dense_sorted, hashed_dense: T0 in "
+                      "the first format, T1 in the second; fused: one loop nest",
+                      ["decompose", "sorted", "dense", "hashed", "sorted_dense", "dense_sorted",
+                       "hashed_dense", "fused"], "dense"),
     "ml_joins": ("Logistic regression over a star join (loom::decompose)",
                  "decompose: the plan chosen from statistics (theta pushed into each feature "
                  "table, the sales summed in one kernel per term); materialised: the feature "

@@ -14389,6 +14389,12 @@ auto eval_naive(const E& e) {
 // candidate's one- and two-index intermediates is a variant of it, each instantiating the
 // candidate's kernels again (docs/optimizer.md measures the compile time), so it is opt-in.
 // Define it the same way in every translation unit of a program.
+// Hashed intermediates (Galley's hash level: sorted coordinates plus a table that locates them in
+// O(1)) are a variant of every candidate too, for the same reason opt-in. Define it the same way
+// in every translation unit of a program.
+#ifndef LOOM_HASHED_INTERMEDIATES
+#  define LOOM_HASHED_INTERMEDIATES 0
+#endif
 #ifndef LOOM_INTERMEDIATE_FORMAT_PER_STEP
 #  define LOOM_INTERMEDIATE_FORMAT_PER_STEP 0
 #endif
@@ -14402,17 +14408,28 @@ inline constexpr std::size_t max_elimination_orders = LOOM_MAX_ELIMINATION_ORDER
 inline constexpr std::int64_t max_dense_intermediate_cells = LOOM_MAX_DENSE_INTERMEDIATE_CELLS;
 
 /// How `decompose` stores a candidate's one- and two-index intermediates (Galley's output formats,
-/// notes 001 §4.4): sorted (csf, a sparse vector), dense, or bitmap (Galley's bytemap: dense values
-/// with presence bits, written in place, read by their set bits). Intermediates with three or more
-/// indices are sorted.
-enum class intermediate_format : std::uint8_t { sorted, dense, bitmap };
+/// notes 001 §4.4): sorted (csf, a sparse vector), dense, bitmap (Galley's bytemap: dense values
+/// with presence bits, written in place, read by their set bits) or hashed (sorted entries plus a
+/// hash table per fiber: readers locate an index in O(1) instead of intersecting with the list).
+/// Intermediates with three or more indices are sorted.
+enum class intermediate_format : std::uint8_t { sorted, dense, bitmap, hashed };
 /// Every intermediate format, in the order `decompose` costs them (bitmap only with
-/// LOOM_BITMAP_INTERMEDIATES=1).
-inline constexpr std::array<intermediate_format, 3> intermediate_formats{
-    intermediate_format::sorted, intermediate_format::dense, intermediate_format::bitmap};
-/// "sorted", "dense" or "bitmap".
+/// LOOM_BITMAP_INTERMEDIATES=1, hashed only with LOOM_HASHED_INTERMEDIATES=1).
+inline constexpr std::array<intermediate_format, 4> intermediate_formats{
+    intermediate_format::sorted, intermediate_format::dense, intermediate_format::bitmap,
+    intermediate_format::hashed};
+/// "sorted", "dense", "bitmap" or "hashed".
 constexpr const char* intermediate_format_name(intermediate_format f) {
-  return f == intermediate_format::dense ? "dense" : f == intermediate_format::bitmap ? "bitmap" : "sorted";
+  return f == intermediate_format::dense    ? "dense"
+         : f == intermediate_format::bitmap ? "bitmap"
+         : f == intermediate_format::hashed ? "hashed"
+                                            : "sorted";
+}
+/// Whether this build instantiates intermediates of format `f` (sorted and dense always).
+constexpr bool intermediate_format_compiled(intermediate_format f) {
+  return f == intermediate_format::bitmap   ? LOOM_BITMAP_INTERMEDIATES != 0
+         : f == intermediate_format::hashed ? LOOM_HASHED_INTERMEDIATES != 0
+                                            : true;
 }
 
 namespace detail::ve {
@@ -14827,8 +14844,8 @@ struct plan_of<Code, Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Step
   using remaining = typename next::remaining;
 };
 
-// An intermediate: sorted (csf, a sparse vector, a scalar) or, with one or two indices, dense or
-// bitmap (Galley's intermediate-format choice, notes 001 §4.4). The choice is one per candidate
+// An intermediate: sorted (csf, a sparse vector, a scalar) or, with one or two indices, dense,
+// bitmap or hashed (dense rows over hashed columns when two; Galley's intermediate-format choice, notes 001 §4.4). The choice is one per candidate
 // order, so that each step's kernel is instantiated once per format, not once per combination of
 // its inputs' formats (LOOM_INTERMEDIATE_FORMAT_PER_STEP: one per intermediate). A slot holds its
 // own tensor or points at a twin's.
@@ -14839,9 +14856,11 @@ struct intermediate_slot {
   static constexpr intermediate_format kind = may_be_dense ? F : intermediate_format::sorted;
   static constexpr bool dense = kind == intermediate_format::dense;
   using bitmap_format = mp_if_c<order == 1, format<bitmap>, format<loom::dense, bitmap>>;
+  using hashed_format = mp_if_c<order == 1, format<hashed>, format<loom::dense, hashed>>;
+  using sorted_format = mp_if_c<order == 0, format<>, mp_if_c<order == 1, sparse_vector, csf<order>>>;
   using type = tensor<V, mp_if_c<dense, dense_n<order>,
                                  mp_if_c<kind == intermediate_format::bitmap, bitmap_format,
-                                         mp_if_c<order == 0, format<>, mp_if_c<order == 1, sparse_vector, csf<order>>>>>>;
+                                         mp_if_c<kind == intermediate_format::hashed, hashed_format, sorted_format>>>>;
   std::optional<type> own;
   const type* made = nullptr;
 };
@@ -14965,6 +14984,11 @@ struct runner {
   // the choice near Galley's cut-offs (notes 001 §4.3: bytemap above 5% full, dense above 50%):
   // bitmap above about 7% full, dense above about 60%
   static constexpr double sparse_write = 60.0, dense_write = 20.0, bitmap_cell = 2.0, bitmap_write = 30.0;
+  // a hashed intermediate is written like a sorted one, then its tables are built (per entry) and,
+  // with two indices, its rows' offsets (per row); every read of it is a probe
+  static constexpr double hashed_write = 60.0, hashed_row = 2.0, hash_probe = 2.5;
+  // a dense one-index intermediate is cleared (like a bitmap's cells) and written in place
+  static constexpr double dense_vector_write = 2.0;
 
   template <class Step>
   using dense_capable =
@@ -15049,6 +15073,31 @@ struct runner {
     return total;
   }
 
+  // The probes a kernel over Factors makes into each hashed intermediate T: another iterated factor
+  // F meeting T's last index leads there and T is located at each of F's entries (the static
+  // table: a random-access operand is located while the other iterates), so about |F| probes.
+  template <class F>
+  using intermediate_factor = mp_bool<(factor_id<F>::value >= n_in)>;
+  template <std::size_t Code, class Factors>
+  static double probe_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
+    double total = 0;
+    mp_for_each<mp_transform<mp_identity, mp_copy_if<Factors, intermediate_factor>>>([&](auto t) {
+      using T = typename decltype(t)::type;
+      if constexpr (intermediate_slot<V, factor_indices<T>, format_at(Code, factor_id<T>::value - n_in)>::kind ==
+                    intermediate_format::hashed) {
+        using x = mp_back<factor_indices<T>>;
+        double probes = 0;
+        mp_for_each<mp_transform<mp_identity, Factors>>([&](auto f) {
+          using F = typename decltype(f)::type;
+          if constexpr (!std::is_same_v<F, T> && mp_contains<factor_indices<F>, x>::value && iterated<Code, F>)
+            probes = std::max(probes, est[factor_id<F>::value]->estimate());
+        });
+        total += hash_probe * probes;
+      }
+    });
+    return total;
+  }
+
   // whether the dense and bitmap variants differ from the sorted one for this order
   template <class Order>
   static constexpr bool has_format_choice =
@@ -15065,25 +15114,36 @@ struct runner {
     mp_for_each<mp_iota<mp_size<steps>>>([&](auto t) { capable[t] = dense_capable<mp_at_c<steps, t>>::value; });
     return capable;
   }();
+  // the formats compiled in, in the order they are costed (the first of equal costs wins)
+  static constexpr auto compiled_formats = [] {
+    struct list {
+      std::array<intermediate_format, intermediate_formats.size()> kind{};
+      std::size_t size = 0;
+    } out;
+    for (const intermediate_format f : intermediate_formats)
+      if (intermediate_format_compiled(f)) out.kind[out.size++] = f;
+    return out;
+  }();
   template <class Order>
   static constexpr auto format_code_array = [] {
-    constexpr std::size_t kinds = LOOM_BITMAP_INTERMEDIATES ? 3 : 2;
+    constexpr std::size_t kinds = compiled_formats.size;
     constexpr std::size_t n = mp_size<steps_of<Order, 0>>::value;
     constexpr auto capable = capable_steps<Order>;
     std::size_t k = 0;
     for (std::size_t t = 0; t < n; ++t) k += capable[t] ? 1 : 0;
-    const bool mixed = LOOM_INTERMEDIATE_FORMAT_PER_STEP && k >= 2 && k <= 4 && n <= max_coded_steps;
     std::size_t combos = 1;
-    for (std::size_t t = 0; mixed && t < k; ++t) combos *= kinds;
+    for (std::size_t t = 0; t < k; ++t) combos *= kinds;
+    // two to four capable steps, at most 81 mixes (4 steps of 3 formats, 3 of 4): a variant fits
+    // the plan cache's 8 bits
+    const bool mixed = LOOM_INTERMEDIATE_FORMAT_PER_STEP && k >= 2 && k <= 4 && combos <= 81 && n <= max_coded_steps;
     struct codes {
-      std::array<std::size_t, 1 + 2 + 81> code{};  // per-step mixes: at most 4 capable steps of 3 kinds
+      std::array<std::size_t, intermediate_formats.size() + 81> code{};
       std::size_t size = 0;
     } out;
     out.code[out.size++] = 0;
     if (k == 0) return out;
-    out.code[out.size++] = uniform_code(intermediate_format::dense);
-    if (kinds == 3) out.code[out.size++] = uniform_code(intermediate_format::bitmap);
-    for (std::size_t m = 0; m < combos && out.size < out.code.size(); ++m) {
+    for (std::size_t f = 1; f < kinds; ++f) out.code[out.size++] = uniform_code(compiled_formats.kind[f]);
+    for (std::size_t m = 0; mixed && m < combos; ++m) {
       std::size_t code = 0, rest = m, first = m % kinds;
       bool uniform = true;
       for (std::size_t t = 0; t < n; ++t) {
@@ -15091,7 +15151,7 @@ struct runner {
         const std::size_t f = rest % kinds;
         rest /= kinds;
         uniform = uniform && f == first;
-        code |= f << 2 * t;
+        code |= static_cast<std::size_t>(compiled_formats.kind[f]) << 2 * t;
       }
       if (!uniform) out.code[out.size++] = code;
     }
@@ -15119,8 +15179,9 @@ struct runner {
   }
 
   // The logical cost of an elimination prefix: per step, the pointwise product's entries times its
-  // indices, plus writing the intermediate: 20 per cell when dense, 60 per entry when sorted, 2 per
-  // cell and 30 per entry when bitmap; a shared step costs only its copy, if transposed. Then the last kernel: the product
+  // indices, plus writing the intermediate: 20 per cell when dense (2 for a vector), 60 per entry
+  // when sorted, 2 per cell and 30 per entry when bitmap, 120 per entry (2 per row) when hashed,
+  // and what its readers pay (leapfrog, probes); a shared step costs only its copy, if transposed. Then the last kernel: the product
   // of the remaining factors, summed over the indices the prefix left, likewise. Dense intermediates larger than
   // max_dense_intermediate_cells make the dense and bitmap variants infinitely costly.
   // `kinds` receives each step's format (sorted where the code asks for dense or bitmap but the
@@ -15153,13 +15214,15 @@ struct runner {
       kinds.push_back(kind);
       constexpr bool is_dense = kind == intermediate_format::dense;
       const bool fits = cells <= static_cast<double>(max_dense_intermediate_cells);
-      const double write = kind == intermediate_format::sorted ? sparse_write * out
-                           : !fits  ? std::numeric_limits<double>::infinity()
-                           : is_dense ? dense_write * cells
-                                      : bitmap_cell * cells + bitmap_write * out;
+      const double rows = made.size() == 2 ? static_cast<double>(made[0].extent) : 0.0;
+      const double write = kind == intermediate_format::sorted   ? sparse_write * out
+                           : kind == intermediate_format::hashed ? (sparse_write + hashed_write) * out + hashed_row * rows
+                           : !fits                               ? std::numeric_limits<double>::infinity()
+                           : is_dense                            ? (made.size() == 1 ? dense_vector_write : dense_write) * cells
+                                                                 : bitmap_cell * cells + bitmap_write * out;
       const double compute = comp.estimate() * static_cast<double>(comp.indices().size()) + write +
                              transpose_cost<Code, step_inputs<step>>(est) +
-                             intersection_cost<Code, step_inputs<step>>(est);
+                             intersection_cost<Code, step_inputs<step>>(est) + probe_cost<Code, step_inputs<step>>(est);
       // reusing a twin: free as it is; a transposed copy sorts its entries (sparse) or reads and
       // writes every cell out of order (dense): measured at about twice the cost of writing it
       const double copy = !step_relaid<step>::value ? 0.0 : 2.0 * write;
@@ -15187,7 +15250,8 @@ struct runner {
     const chain_bound_estimator last = rest.size() == 1 ? rest[0] : chain_bound_estimator::conjunction(rest);
     const double transpose = transpose_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
     total += last.estimate() * static_cast<double>(last.indices().size()) + transpose +
-             intersection_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
+             intersection_cost<Code, typename P::template plan<Order, Code>::remaining>(est) +
+             probe_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
     using rest_summed = typename P::template fused_rest<Order>;
     if constexpr (mp_empty<rest_summed>::value) s << "output = product of the rest [";
     else s << "output = sum(" << names(rest_summed{}) << ", product of the rest) in one kernel [";
@@ -15347,9 +15411,11 @@ void run_candidate(std::size_t which, std::size_t variant, const std::vector<int
                    std::uint32_t reuse, const Lhs& lhs, const Rhs& rhs, bool accumulate = false) {
   using P = program<Lhs, Rhs>;
   using R = runner<Lhs, Rhs>;
-  if (!LOOM_BITMAP_INTERMEDIATES && std::find(forced.begin(), forced.end(), intermediate_format::bitmap) != forced.end())
-    throw error("loom::decompose_with: bitmap intermediates are not compiled in "
-                "(define LOOM_BITMAP_INTERMEDIATES=1)");
+  for (const intermediate_format f : forced)
+    if (!intermediate_format_compiled(f))
+      throw error(std::string("loom::decompose_with: ") + intermediate_format_name(f) +
+                  " intermediates are not compiled in (define " +
+                  (f == intermediate_format::bitmap ? "LOOM_BITMAP_INTERMEDIATES" : "LOOM_HASHED_INTERMEDIATES") + "=1)");
   const auto in = collect(rhs);
   constexpr std::size_t n = mp_size<typename P::orders>::value;
   mp_with_index<n>(which - 1, [&](auto c) {

@@ -645,7 +645,9 @@ struct runner {
   static constexpr double sparse_write = 60.0, dense_write = 20.0, bitmap_cell = 2.0, bitmap_write = 30.0;
   // a hashed intermediate is written like a sorted one, then its tables are built (per entry) and,
   // with two indices, its rows' offsets (per row); every read of it is a probe
-  static constexpr double hashed_write = 60.0, hashed_row = 2.0, hash_probe = 2.0;
+  static constexpr double hashed_write = 60.0, hashed_row = 2.0, hash_probe = 2.5;
+  // a dense one-index intermediate is cleared (like a bitmap's cells) and written in place
+  static constexpr double dense_vector_write = 2.0;
 
   template <class Step>
   using dense_capable =
@@ -836,8 +838,9 @@ struct runner {
   }
 
   // The logical cost of an elimination prefix: per step, the pointwise product's entries times its
-  // indices, plus writing the intermediate: 20 per cell when dense, 60 per entry when sorted, 2 per
-  // cell and 30 per entry when bitmap; a shared step costs only its copy, if transposed. Then the last kernel: the product
+  // indices, plus writing the intermediate: 20 per cell when dense (2 for a vector), 60 per entry
+  // when sorted, 2 per cell and 30 per entry when bitmap, 120 per entry (2 per row) when hashed,
+  // and what its readers pay (leapfrog, probes); a shared step costs only its copy, if transposed. Then the last kernel: the product
   // of the remaining factors, summed over the indices the prefix left, likewise. Dense intermediates larger than
   // max_dense_intermediate_cells make the dense and bitmap variants infinitely costly.
   // `kinds` receives each step's format (sorted where the code asks for dense or bitmap but the
@@ -874,7 +877,7 @@ struct runner {
       const double write = kind == intermediate_format::sorted   ? sparse_write * out
                            : kind == intermediate_format::hashed ? (sparse_write + hashed_write) * out + hashed_row * rows
                            : !fits                               ? std::numeric_limits<double>::infinity()
-                           : is_dense                            ? dense_write * cells
+                           : is_dense                            ? (made.size() == 1 ? dense_vector_write : dense_write) * cells
                                                                  : bitmap_cell * cells + bitmap_write * out;
       const double compute = comp.estimate() * static_cast<double>(comp.indices().size()) + write +
                              transpose_cost<Code, step_inputs<step>>(est) +
