@@ -15033,27 +15033,76 @@ struct runner {
       return sparse_write * smallest;
     }
   }
-  // Whether factor F is read by iteration: a sparse input, or a sorted intermediate.
+  // Whether factor F is read by iteration: a sparse input whose innermost level cannot locate
+  // (hashed and bitmap ones are located), or a sorted intermediate.
   template <std::size_t Code, class F>
   static constexpr bool iterated = [] {
     constexpr std::size_t id = factor_id<F>::value;
-    if constexpr (id < n_in)
-      return !std::remove_cvref_t<mp_at_c<typename P::tensors, id>>::format_type::all_dense;
-    else
+    if constexpr (id < n_in) {
+      using format = typename std::remove_cvref_t<mp_at_c<typename P::tensors, id>>::format_type;
+      return !format::all_dense && !format::properties[format::order - 1].random_access;
+    } else {
       return intermediate_slot<V, factor_indices<F>, format_at(Code, id - n_in)>::kind == intermediate_format::sorted;
+    }
   }();
-  // The leapfrog a kernel over Factors runs against each sorted one-index intermediate T(x): every
-  // fiber along x of another iterated factor F(..., x) is intersected with T, galloping through the
-  // longer list, min(a, b) * (1 + log2(max / min)) steps. The join counts only the matches (three
-  // hops, T = C x of 88 entries against 100K rows of B: 149K products, but 9.4 ms against 1.2 ms
-  // when T is dense and located). Sorted intermediates with more indices are not charged.
   template <class F>
-  using one_index_intermediate = mp_bool<(factor_id<F>::value >= n_in) && mp_size<factor_indices<F>>::value == 1>;
+  using one_index = mp_bool<mp_size<factor_indices<F>>::value == 1>;
+
+  // How often a kernel over Factors visits the fibers along x of factor F, other than T: once per
+  // binding of the indices that precede x in the storage order of its iterated factors (joined
+  // over every factor but T; F's fibers when F is the only other one). In T1 = B T0 that is B's
+  // rows; in the fused y(i) = sum(j, k, A(i,j) C(j,k) x(k)) the row of C is visited once per entry
+  // of A, which may be more or fewer times than C has rows.
+  template <std::size_t Code, class Factors, class T, class F, class x>
+  static double fiber_visits(const std::vector<std::optional<chain_bound_estimator>>& est) {
+    const chain_bound_estimator& e = *est[factor_id<F>::value];
+    const double fibers = std::max(1.0, e.aggregate({std::string(x::name)}).estimate());
+    using others = mp_remove<Factors, T>;
+    if constexpr (mp_size<others>::value < 2) {
+      return fibers;
+    } else {
+      // precede[a][b]: a comes before b in some iterated factor's storage order (closed below)
+      using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, others>, mp_list<>>>>;
+      constexpr std::size_t n = mp_size<all>::value;
+      static constexpr auto outer = [] {
+        std::array<std::array<bool, n>, n> before{};
+        mp_for_each<mp_transform<mp_identity, others>>([&](auto g) {
+          using G = typename decltype(g)::type;
+          if constexpr (iterated<Code, G>) {
+            [&]<class... Xs>(mp_list<Xs...>) {
+              constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<all, Xs>::value...};
+              for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
+            }(stored_of<G>{});
+          }
+        });
+        for (std::size_t m = 0; m < n; ++m)
+          for (std::size_t a = 0; a < n; ++a)
+            for (std::size_t b = 0; b < n; ++b) before[a][b] = before[a][b] || (before[a][m] && before[m][b]);
+        std::array<bool, n> o{};
+        for (std::size_t a = 0; a < n; ++a) o[a] = before[a][mp_find<all, x>::value];
+        return o;
+      }();
+      std::vector<std::string> inner;
+      mp_for_each<mp_iota_c<n>>([&](auto a) {
+        if (!outer[a]) inner.emplace_back(mp_at_c<all, a>::name);
+      });
+      std::vector<chain_bound_estimator> parts;
+      mp_for_each<mp_transform<factor_id, others>>([&](auto id) { parts.push_back(*est[id]); });
+      return std::max(1.0, chain_bound_estimator::conjunction(parts).aggregate(inner).estimate());
+    }
+  }
+
+  // The leapfrog a kernel over Factors runs against each sorted one-index factor T(x) (a sparse
+  // vector input or intermediate): every visit of a fiber along x of another iterated factor
+  // F(..., x) intersects it with T, galloping through the longer list, min(a, b) * (1 + log2(max /
+  // min)) steps. The join counts only the matches (three hops, T = C x of 88 entries against 100K
+  // rows of B: 149K products, but 9.4 ms against 1.2 ms when T is dense and located). Sorted
+  // factors with more indices are not charged.
   template <std::size_t Code, class Factors>
   static double intersection_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
     double total = 0;
-    // most kernels read no one-index intermediate: nothing to instantiate for them
-    mp_for_each<mp_transform<mp_identity, mp_copy_if<Factors, one_index_intermediate>>>([&](auto t) {
+    // most kernels read no one-index factor: nothing to instantiate for them
+    mp_for_each<mp_transform<mp_identity, mp_copy_if<Factors, one_index>>>([&](auto t) {
       using T = typename decltype(t)::type;
       if constexpr (iterated<Code, T>) {
         using x = mp_first<factor_indices<T>>;
@@ -15065,7 +15114,8 @@ struct runner {
             const chain_bound_estimator& e = *est[factor_id<F>::value];
             const double fibers = std::max(1.0, e.aggregate({std::string(x::name)}).estimate());
             const double a = std::max(1.0, e.estimate() / fibers);
-            total += fibers * std::min(a, b) * (1.0 + std::log2(std::max(a, b) / std::min(a, b)));
+            total += fiber_visits<Code, Factors, T, F, x>(est) * std::min(a, b) *
+                     (1.0 + std::log2(std::max(a, b) / std::min(a, b)));
           }
         });
       }
@@ -15074,8 +15124,8 @@ struct runner {
   }
 
   // The probes a kernel over Factors makes into each hashed intermediate T: another iterated factor
-  // F meeting T's last index leads there and T is located at each of F's entries (the static
-  // table: a random-access operand is located while the other iterates), so about |F| probes.
+  // F meeting T's last index leads there and T is located at each entry of each visit of F's
+  // fibers (the static table: a random-access operand is located while the other iterates).
   template <class F>
   using intermediate_factor = mp_bool<(factor_id<F>::value >= n_in)>;
   template <std::size_t Code, class Factors>
@@ -15089,8 +15139,11 @@ struct runner {
         double probes = 0;
         mp_for_each<mp_transform<mp_identity, Factors>>([&](auto f) {
           using F = typename decltype(f)::type;
-          if constexpr (!std::is_same_v<F, T> && mp_contains<factor_indices<F>, x>::value && iterated<Code, F>)
-            probes = std::max(probes, est[factor_id<F>::value]->estimate());
+          if constexpr (!std::is_same_v<F, T> && mp_contains<factor_indices<F>, x>::value && iterated<Code, F>) {
+            const chain_bound_estimator& e = *est[factor_id<F>::value];
+            const double fibers = std::max(1.0, e.aggregate({std::string(x::name)}).estimate());
+            probes = std::max(probes, fiber_visits<Code, Factors, T, F, x>(est) * e.estimate() / fibers);
+          }
         });
         total += hash_probe * probes;
       }
@@ -15338,14 +15391,21 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
   }, in);
   decomposition_choice out;
   const chain_bound_estimator all = est.size() == 1 ? est[0] : chain_bound_estimator::conjunction(est);
-  out.cost.push_back(all.estimate() * static_cast<double>(all.indices().size()));
+  // the fused kernel also runs the leapfrog of every sparse vector it intersects with fibers
+  const double fused_intersections =
+      R::template intersection_cost<0, typename P::initial>(std::vector<std::optional<chain_bound_estimator>>(est.begin(), est.end()));
+  out.cost.push_back(all.estimate() * static_cast<double>(all.indices().size()) + fused_intersections);
   out.format.push_back(intermediate_format::sorted);
   out.step_formats.emplace_back();
   out.variant.push_back(0);
   out.variants.push_back(1);
   out.reuse.push_back(0);
-  out.description.push_back("one fused kernel [" + std::to_string(static_cast<std::int64_t>(all.estimate())) +
-                            " products]");
+  out.description.push_back(
+      "one fused kernel [" + std::to_string(static_cast<std::int64_t>(all.estimate())) + " products" +
+      (fused_intersections > 0
+           ? ", " + std::to_string(static_cast<std::int64_t>(fused_intersections)) + " leapfrog steps against sparse vectors"
+           : std::string()) +
+      "]");
   mp_for_each<typename P::orders>([&](auto order) {
     using O = decltype(order);
     std::string text;

@@ -177,3 +177,28 @@ TEST_CASE("decompose: a sparse intermediate's indices follow a loop order concor
   // every candidate's sparse variant runs with these orders: "decompose: a sum computed twice over
   // the same tensor is computed once" (decompose_shared.cpp) checks their results
 }
+
+TEST_CASE("decompose: the fused kernel pays a leapfrog with a sparse vector at every visit of a fiber") {
+  // y(i) = sum(j, k, A(i,j) C(j,k) x(k)), C one entry per row, x 8 entries of 20000. Fused, the
+  // row of C is intersected with x at every entry of A; eliminating k first intersects each row of
+  // C once (T0 = C x), then reads T0 at A's entries. Which wins depends on how many entries A has.
+  constexpr std::int64_t n = 20000;
+  const auto C = loom_test::random_rows(n, n, 1, 61);
+  const auto x = loom_test::spread_vector(n, 8);
+  loom::tensor<double, loom::dense_vector> y({n}), want({n});
+  const auto chosen = [&](const loom::tensor<double, loom::csr>& A) {
+    const auto rhs = loom::sum(j, loom::sum(k, A(i, j) * C(j, k) * x(k)));
+    const auto plan = loom::plan_decomposition(y(i), rhs);
+    CAPTURE(plan.description[0]);
+    CAPTURE(plan.description[plan.chosen]);
+    CHECK(plan.description[0].find("leapfrog steps against sparse vectors") != std::string::npos);
+    want(i) = rhs;
+    loom::decompose(y(i), rhs);
+    for (std::int64_t r = 0; r < n; ++r) REQUIRE(y.at(r) == doctest::Approx(want.at(r)));
+    return plan.description[plan.chosen];
+  };
+  // A with 10 entries in every row: 200K intersections fused, 20K after eliminating k
+  CHECK(chosen(loom_test::random_rows(n, n, 10, 62)).rfind("eliminate k, then j fused", 0) == 0);
+  // A with 30 entries: the fused kernel meets 30 rows of C, fewer than T0 = C x would
+  CHECK(chosen(loom_test::random_rows(n, 30, 1, 63)).rfind("one fused kernel", 0) == 0);
+}

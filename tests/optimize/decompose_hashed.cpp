@@ -30,29 +30,12 @@ constexpr loom::index<"hg"> g;
 
 using loom::intermediate_format;
 using loom_test::candidate;
+using loom_test::random_rows;
 using loom_test::random_sparse;
-
-// `rows` of an n x n matrix (spread evenly), each with `per_row` random columns
-loom::tensor<double, loom::csr> sparse_rows(std::int64_t n, std::int64_t rows, std::int64_t per_row, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<std::int64_t> col(0, n - 1);
-  std::vector<std::array<std::int64_t, 2>> crd;
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t k = 0; k < per_row; ++k) crd.push_back({r * (n / rows), col(rng)});
-  std::vector<double> val;
-  for (std::size_t q = 0; q < crd.size(); ++q) val.push_back(static_cast<double>(q % 5) + 1.0);
-  return loom::from_coo<loom::csr>({n, n}, crd, val, loom::duplicates::sum);
-}
+using loom_test::spread_vector;
 
 // y(e) = sum(f, g, B(e,f) C(f,g) x(g)); eliminating g makes T0(f) = C x, then y = B T0 fused
 auto two_hops(const auto& B, const auto& C, const auto& x) { return loom::sum(f, loom::sum(g, B(e, f) * C(f, g) * x(g))); }
-
-loom::tensor<double, loom::sparse_vector> vector_at(std::int64_t n, std::int64_t count) {
-  std::vector<std::array<std::int64_t, 1>> crd;
-  std::vector<double> val;
-  for (std::int64_t k = 0; k < count; ++k) crd.push_back({k * (n / count) + 1}), val.push_back(1.0 + static_cast<double>(k % 3));
-  return loom::from_coo<loom::sparse_vector>({n}, crd, val);
-}
 
 double max_difference(const loom::tensor<double, loom::dense_vector>& a, const loom::tensor<double, loom::dense_vector>& b) {
   double d = 0;
@@ -88,15 +71,15 @@ intermediate_format chosen_t0(const loom::tensor<double, loom::csr>& B, const lo
 TEST_CASE("decompose, hashed intermediates: sorted, hashed or dense by who reads the intermediate") {
   constexpr std::int64_t n = 100000;
   // C: every row has one entry; x: 12 entries, so T0 = C x holds about 12
-  const auto C = sparse_rows(n, n, 1, 41);
-  const auto tiny_x = vector_at(n, 12);
+  const auto C = random_rows(n, n, 1, 41);
+  const auto tiny_x = spread_vector(n, 12);
   // B with entries in every row: every row would be intersected with T0 (sorted) or T0 would be
   // n cells (dense); located in a table, T0 costs a probe per entry of B
-  CHECK(chosen_t0(sparse_rows(n, n, 3, 42), C, tiny_x) == intermediate_format::hashed);
+  CHECK(chosen_t0(random_rows(n, n, 3, 42), C, tiny_x) == intermediate_format::hashed);
   // B with 40 rows: 40 short intersections are cheaper than building the tables
-  CHECK(chosen_t0(sparse_rows(n, 40, 3, 43), C, tiny_x) == intermediate_format::sorted);
+  CHECK(chosen_t0(random_rows(n, 40, 3, 43), C, tiny_x) == intermediate_format::sorted);
   // x with half the vertices: T0 fills about 40% of its cells, dense
-  CHECK(chosen_t0(sparse_rows(n, n, 3, 42), C, vector_at(n, n / 2)) == intermediate_format::dense);
+  CHECK(chosen_t0(random_rows(n, n, 3, 42), C, spread_vector(n, n / 2)) == intermediate_format::dense);
 }
 
 TEST_CASE("decompose, hashed intermediates: every candidate in every format, two-index ones included") {

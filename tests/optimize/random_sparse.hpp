@@ -31,6 +31,28 @@ inline loom::tensor<double, loom::csr> random_sparse(std::int64_t rows, std::int
   return loom::from_coo<loom::csr>({rows, cols}, c, v);
 }
 
+/// An n x n matrix with `rows` non-empty rows (spread evenly), each with `per_row` random columns
+/// (repeats summed): large graphs without the n^2 coin flips of `random_sparse`.
+inline loom::tensor<double, loom::csr> random_rows(std::int64_t n, std::int64_t rows, std::int64_t per_row,
+                                                   unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<std::int64_t> col(0, n - 1);
+  std::vector<std::array<std::int64_t, 2>> crd;
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t q = 0; q < per_row; ++q) crd.push_back({r * (n / rows), col(rng)});
+  std::vector<double> val;
+  for (std::size_t q = 0; q < crd.size(); ++q) val.push_back(static_cast<double>(q % 5) + 1.0);
+  return loom::from_coo<loom::csr>({n, n}, crd, val, loom::duplicates::sum);
+}
+
+/// A sparse vector of extent n with `count` entries spread evenly (values 1..3).
+inline loom::tensor<double, loom::sparse_vector> spread_vector(std::int64_t n, std::int64_t count) {
+  std::vector<std::array<std::int64_t, 1>> crd;
+  std::vector<double> val;
+  for (std::int64_t q = 0; q < count; ++q) crd.push_back({q * (n / count) + 1}), val.push_back(1.0 + static_cast<double>(q % 3));
+  return loom::from_coo<loom::sparse_vector>({n}, crd, val);
+}
+
 /// The values of a matrix, row by row, dense (zeros included).
 template <class M>
 std::vector<double> dense_of(const M& m) {
