@@ -714,11 +714,9 @@ struct runner {
   // of A, which may be more or fewer times than C has rows.
   template <std::size_t Code, class Factors, class T, class F, class x>
   static double fiber_visits(const std::vector<std::optional<chain_bound_estimator>>& est) {
-    const chain_bound_estimator& e = *est[factor_id<F>::value];
-    const double fibers = std::max(1.0, e.aggregate({std::string(x::name)}).estimate());
     using others = mp_remove<Factors, T>;
     if constexpr (mp_size<others>::value < 2) {
-      return fibers;
+      return std::max(1.0, est[factor_id<F>::value]->aggregate({std::string(x::name)}).estimate());
     } else {
       // precede[a][b]: a comes before b in some iterated factor's storage order (closed below)
       using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, others>, mp_list<>>>>;
