@@ -24,11 +24,33 @@ constexpr loom::index<"l"> l;
 using csr_t = loom::tensor<double, loom::csr>;
 using vec_t = loom::tensor<double, loom::sparse_vector>;
 using out_t = loom::tensor<double, loom::dense_vector>;
+using formats_t = std::vector<loom::intermediate_format>;
+
+// reference: M v by hand, v dense
+std::vector<double> spmv_by_hand(const csr_t& M, const std::vector<double>& v) {
+  const std::int64_t n = M.extent(0);
+  std::vector<double> out(static_cast<std::size_t>(n), 0.0);
+  const auto& pos = M.level<1>().pos;
+  const auto& crd = M.level<1>().crd;
+  for (std::int64_t r = 0; r < n; ++r)
+    for (auto p = pos[static_cast<std::size_t>(r)]; p < pos[static_cast<std::size_t>(r) + 1]; ++p)
+      out[static_cast<std::size_t>(r)] += M.values()[static_cast<std::size_t>(p)] * v[static_cast<std::size_t>(crd[static_cast<std::size_t>(p)])];
+  return out;
+}
+
+std::vector<double> dense_of(const vec_t& x) {
+  std::vector<double> d(static_cast<std::size_t>(x.extent(0)), 0.0);
+  const auto& crd = x.level<0>().crd;
+  for (std::size_t e = 0; e < crd.size(); ++e) d[static_cast<std::size_t>(crd[e])] = x.values()[e];
+  return d;
+}
 
 struct hops {
   csr_t A, B, C;
   vec_t x;
   std::vector<double> want;
+  auto program() const { return loom::sum(j, loom::sum(k, loom::sum(l, A(i, j) * B(j, k) * C(k, l) * x(l)))); }
+  std::int64_t counted() const { return B.nnz(); }
 };
 
 // n vertices; `hubs` columns of B; x has `seeds` entries, each row of C in a hub reaches them
@@ -44,87 +66,16 @@ std::unique_ptr<hops> make_hops(std::int64_t n, std::int64_t per_row, std::int64
   for (std::int64_t r = 0; r < hubs; ++r) c.crd.push_back({r, x.crd[static_cast<std::size_t>(r % seeds)][0]}), c.val.push_back(g.value());
   h->C = lb::to_loom<loom::csr>(c);
   h->x = lb::to_loom<loom::sparse_vector>(x);
-  // reference: three sparse matrix-vector products by hand
-  auto spmv = [n](const csr_t& M, const std::vector<double>& v) {
-    std::vector<double> out(static_cast<std::size_t>(n), 0.0);
-    const auto& pos = M.level<1>().pos;
-    const auto& crd = M.level<1>().crd;
-    for (std::int64_t r = 0; r < n; ++r)
-      for (auto p = pos[static_cast<std::size_t>(r)]; p < pos[static_cast<std::size_t>(r) + 1]; ++p)
-        out[static_cast<std::size_t>(r)] += M.values()[static_cast<std::size_t>(p)] * v[static_cast<std::size_t>(crd[static_cast<std::size_t>(p)])];
-    return out;
-  };
-  std::vector<double> xd(static_cast<std::size_t>(n), 0.0);
-  for (std::size_t e = 0; e < x.crd.size(); ++e) xd[static_cast<std::size_t>(x.crd[e][0])] = h->x.values()[e];
-  h->want = spmv(h->A, spmv(h->B, spmv(h->C, xd)));
+  h->want = spmv_by_hand(h->A, spmv_by_hand(h->B, spmv_by_hand(h->C, dense_of(h->x))));
   return h;
-}
-
-void check(const std::string& what, const out_t& y, const std::vector<double>& want) {
-  lb::check_values("intermediates/" + what, y.values(), want, 1e-9);
-}
-
-void register_hops(const std::string& name, std::int64_t n) {
-  auto data = std::make_shared<lb::lazy<hops>>([n] { return make_hops(n, 8, 64, 4); });
-  auto program = [](const hops& h) {
-    return loom::sum(j, loom::sum(k, loom::sum(l, h.A(i, j) * h.B(j, k) * h.C(k, l) * h.x(l))));
-  };
-  lb::add("intermediates", name, "decompose", [=](benchmark::State& st) {
-    hops& h = data->get();
-    out_t y({n});
-    for (auto _ : st) {
-      loom::decompose(y(i), program(h));
-      benchmark::DoNotOptimize(y.values().data());
-    }
-    check(name + " decompose", y, h.want);
-    const auto plan = loom::plan_decomposition(y(i), program(h));
-    lb::label(st, h.B.nnz(), "chosen: #" + std::to_string(plan.chosen) + " " + plan.description[plan.chosen]);
-  });
-  // the candidate that materialises T0(k) and T1(j), each format assignment
-  const std::vector<std::pair<std::string, std::vector<loom::intermediate_format>>> assignments{
-      {"sorted", {loom::intermediate_format::sorted, loom::intermediate_format::sorted}},
-      {"dense", {loom::intermediate_format::dense, loom::intermediate_format::dense}},
-      {"sorted_dense", {loom::intermediate_format::sorted, loom::intermediate_format::dense}},
-      {"dense_sorted", {loom::intermediate_format::dense, loom::intermediate_format::sorted}},
-      {"hashed_dense", {loom::intermediate_format::hashed, loom::intermediate_format::dense}},
-      {"hashed", {loom::intermediate_format::hashed, loom::intermediate_format::hashed}}};
-  for (const auto& [impl, formats] : assignments)
-    lb::add("intermediates", name, impl, [=, impl = impl, formats = formats](benchmark::State& st) {
-      hops& h = data->get();
-      out_t y({n});
-      const auto plan = loom::plan_decomposition(y(i), program(h));
-      std::size_t c = 0;
-      for (std::size_t d = 1; d < plan.description.size(); ++d)
-        if (plan.description[d].rfind("eliminate l,k, then j fused", 0) == 0) c = d;
-      if (c == 0) {
-        st.SkipWithError("no candidate eliminates l then k");
-        return;
-      }
-      for (auto _ : st) {
-        loom::decompose_with(c, y(i), program(h), formats, plan.reuse[c]);  // no planning per call
-        benchmark::DoNotOptimize(y.values().data());
-      }
-      check(name + " " + impl, y, h.want);
-      lb::label(st, h.B.nnz(), "candidate #" + std::to_string(c) + ", T0 " + loom::intermediate_format_name(formats[0]) +
-                                  ", T1 " + loom::intermediate_format_name(formats[1]) +
-                                  (plan.step_formats[c] == formats ? " (chosen for this candidate)" : ""));
-    });
-  lb::add("intermediates", name, "fused", [=](benchmark::State& st) {
-    hops& h = data->get();
-    out_t y({n});
-    for (auto _ : st) {
-      y(i) = program(h);
-      benchmark::DoNotOptimize(y.values().data());
-    }
-    check(name + " fused", y, h.want);
-    lb::label(st, h.B.nnz(), "one fused kernel");
-  });
 }
 
 struct two_hops {
   csr_t A, C;
   vec_t x;
   std::vector<double> want;
+  auto program() const { return loom::sum(j, loom::sum(k, A(i, j) * C(j, k) * x(k))); }
+  std::int64_t counted() const { return A.nnz(); }
 };
 
 // n vertices; A with `per_row` entries per row, C one per row, x `seeds` entries
@@ -133,74 +84,81 @@ std::unique_ptr<two_hops> make_two_hops(std::int64_t n, std::int64_t per_row, st
   h->A = lb::to_loom<loom::csr>(lb::random_matrix(n, n, per_row, 21));
   h->C = lb::to_loom<loom::csr>(lb::random_matrix(n, n, 1, 22));
   h->x = lb::to_loom<loom::sparse_vector>(lb::random_vector(n, seeds, 23));
-  // reference: T0 = C x by hand into a dense vector, then y = A T0
-  std::vector<double> xd(static_cast<std::size_t>(n), 0.0), t0(static_cast<std::size_t>(n), 0.0);
-  const auto& xc = h->x.level<0>().crd;
-  for (std::size_t e = 0; e < xc.size(); ++e) xd[static_cast<std::size_t>(xc[e])] = h->x.values()[e];
-  auto spmv = [n](const csr_t& M, const std::vector<double>& v, std::vector<double>& out) {
-    const auto& pos = M.level<1>().pos;
-    const auto& crd = M.level<1>().crd;
-    for (std::int64_t r = 0; r < n; ++r)
-      for (auto p = pos[static_cast<std::size_t>(r)]; p < pos[static_cast<std::size_t>(r) + 1]; ++p)
-        out[static_cast<std::size_t>(r)] += M.values()[static_cast<std::size_t>(p)] * v[static_cast<std::size_t>(crd[static_cast<std::size_t>(p)])];
-  };
-  spmv(h->C, xd, t0);
-  h->want.assign(static_cast<std::size_t>(n), 0.0);
-  spmv(h->A, t0, h->want);
+  h->want = spmv_by_hand(h->A, spmv_by_hand(h->C, dense_of(h->x)));
   return h;
 }
 
-void register_two_hops(const std::string& name, std::int64_t n) {
-  auto data = std::make_shared<lb::lazy<two_hops>>([n] { return make_two_hops(n, 3, 12); });
-  auto program = [](const two_hops& h) { return loom::sum(j, loom::sum(k, h.A(i, j) * h.C(j, k) * h.x(k))); };
+void check(const std::string& what, const out_t& y, const std::vector<double>& want) {
+  lb::check_values("intermediates/" + what, y.values(), want, 1e-9);
+}
+
+// decompose (the plan chosen from statistics), the candidate whose description starts with
+// `candidate` with each format assignment, and the fused kernel
+template <class Data>
+void register_plans(const std::string& name, std::int64_t n, std::shared_ptr<lb::lazy<Data>> data,
+                    const std::string& candidate, const std::vector<std::pair<std::string, formats_t>>& assignments) {
   lb::add("intermediates", name, "decompose", [=](benchmark::State& st) {
-    two_hops& h = data->get();
+    Data& h = data->get();
     out_t y({n});
     for (auto _ : st) {
-      loom::decompose(y(i), program(h));
+      loom::decompose(y(i), h.program());
       benchmark::DoNotOptimize(y.values().data());
     }
     check(name + " decompose", y, h.want);
-    const auto plan = loom::plan_decomposition(y(i), program(h));
-    lb::label(st, h.A.nnz(), "chosen: #" + std::to_string(plan.chosen) + " " + plan.description[plan.chosen]);
+    const auto plan = loom::plan_decomposition(y(i), h.program());
+    lb::label(st, h.counted(), "chosen: #" + std::to_string(plan.chosen) + " " + plan.description[plan.chosen]);
   });
-  for (const loom::intermediate_format f :
-       {loom::intermediate_format::sorted, loom::intermediate_format::dense, loom::intermediate_format::hashed})
-    lb::add("intermediates", name, loom::intermediate_format_name(f), [=](benchmark::State& st) {
-      two_hops& h = data->get();
+  for (const auto& [impl, formats] : assignments)
+    lb::add("intermediates", name, impl, [=, impl = impl, formats = formats](benchmark::State& st) {
+      Data& h = data->get();
       out_t y({n});
-      const auto plan = loom::plan_decomposition(y(i), program(h));
+      const auto plan = loom::plan_decomposition(y(i), h.program());
       std::size_t c = 0;
       for (std::size_t d = 1; d < plan.description.size(); ++d)
-        if (plan.description[d].rfind("eliminate k, then j fused", 0) == 0) c = d;
+        if (plan.description[d].rfind(candidate, 0) == 0) c = d;
       if (c == 0) {
-        st.SkipWithError("no candidate eliminates k alone");
+        st.SkipWithError(("no candidate starts with " + candidate).c_str());
         return;
       }
       for (auto _ : st) {
-        loom::decompose_with(c, y(i), program(h), f, plan.reuse[c]);  // no planning per call
+        loom::decompose_with(c, y(i), h.program(), formats, plan.reuse[c]);  // no planning per call
         benchmark::DoNotOptimize(y.values().data());
       }
-      check(name + " " + loom::intermediate_format_name(f), y, h.want);
-      lb::label(st, h.A.nnz(), std::string("candidate #") + std::to_string(c) + ", T0 " + loom::intermediate_format_name(f) +
-                                   (plan.step_formats[c][0] == f ? " (chosen for this candidate)" : ""));
+      check(name + " " + impl, y, h.want);
+      std::string text = "candidate #" + std::to_string(c);
+      for (std::size_t t = 0; t < formats.size(); ++t)
+        text += ", T" + std::to_string(t) + " " + loom::intermediate_format_name(formats[t]);
+      lb::label(st, h.counted(), text + (plan.step_formats[c] == formats ? " (chosen for this candidate)" : ""));
     });
   lb::add("intermediates", name, "fused", [=](benchmark::State& st) {
-    two_hops& h = data->get();
+    Data& h = data->get();
     out_t y({n});
     for (auto _ : st) {
-      y(i) = program(h);
+      y(i) = h.program();
       benchmark::DoNotOptimize(y.values().data());
     }
     check(name + " fused", y, h.want);
-    lb::label(st, h.A.nnz(), "one fused kernel");
+    lb::label(st, h.counted(), "one fused kernel");
   });
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  register_hops("three_hops_100K", 100'000);
-  register_two_hops("two_hops_2M", 2'000'000);
+  using F = loom::intermediate_format;
+  constexpr std::int64_t three = 100'000, two = 2'000'000;
+  // the candidate that materialises T0(k) and T1(j), each format assignment
+  register_plans("three_hops_100K", three, std::make_shared<lb::lazy<hops>>([] { return make_hops(three, 8, 64, 4); }),
+                 "eliminate l,k, then j fused",
+                 {{"sorted", {F::sorted, F::sorted}},
+                  {"dense", {F::dense, F::dense}},
+                  {"sorted_dense", {F::sorted, F::dense}},
+                  {"dense_sorted", {F::dense, F::sorted}},
+                  {"hashed_dense", {F::hashed, F::dense}},
+                  {"hashed", {F::hashed, F::hashed}}});
+  // the candidate that materialises T0(j) alone, in each format
+  register_plans("two_hops_2M", two, std::make_shared<lb::lazy<two_hops>>([] { return make_two_hops(two, 3, 12); }),
+                 "eliminate k, then j fused",
+                 {{"sorted", {F::sorted}}, {"dense", {F::dense}}, {"hashed", {F::hashed}}});
   return lb::run(argc, argv);
 }
