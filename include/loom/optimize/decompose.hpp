@@ -504,10 +504,11 @@ struct plan_of<Code, Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Step
 };
 
 // An intermediate: sorted (csf, a sparse vector, a scalar) or, with one or two indices, dense,
-// bitmap or hashed (dense rows over hashed columns when two; Galley's intermediate-format choice, notes 001 §4.4). The choice is one per candidate
-// order, so that each step's kernel is instantiated once per format, not once per combination of
-// its inputs' formats (LOOM_INTERMEDIATE_FORMAT_PER_STEP: one per intermediate). A slot holds its
-// own tensor or points at a twin's.
+// bitmap or hashed (dense rows over hashed columns when two): Galley's intermediate-format choice,
+// notes 001 §4.4. The choice is one per candidate order, so that each step's kernel is
+// instantiated once per format, not once per combination of its inputs' formats
+// (LOOM_INTERMEDIATE_FORMAT_PER_STEP: one per intermediate). A slot holds its own tensor or points
+// at a twin's.
 template <class V, class Indices, intermediate_format F>
 struct intermediate_slot {
   static constexpr std::size_t order = mp_size<Indices>::value;
