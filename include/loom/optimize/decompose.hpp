@@ -84,11 +84,12 @@ constexpr const char* intermediate_format_name(intermediate_format f) {
          : f == intermediate_format::hashed ? "hashed"
                                             : "sorted";
 }
-/// Whether this build instantiates intermediates of format `f` (sorted and dense always).
+/// Whether this translation unit instantiates intermediates of format `f` (sorted and dense
+/// always). The macros are template arguments, so units built with other values (a test program
+/// that links both) each call their own function, not one the linker picked.
+template <bool Bitmap = LOOM_BITMAP_INTERMEDIATES != 0, bool Hashed = LOOM_HASHED_INTERMEDIATES != 0>
 constexpr bool intermediate_format_compiled(intermediate_format f) {
-  return f == intermediate_format::bitmap   ? LOOM_BITMAP_INTERMEDIATES != 0
-         : f == intermediate_format::hashed ? LOOM_HASHED_INTERMEDIATES != 0
-                                            : true;
+  return f == intermediate_format::bitmap ? Bitmap : f == intermediate_format::hashed ? Hashed : true;
 }
 
 namespace detail::ve {
