@@ -237,14 +237,21 @@ struct loop_order {
   std::array<std::size_t, N> positions{};
   bool concordant = true;
 };
+// before[a][b]: index a of All comes right before b in one of the lists of Stored.
 template <class All, class... Stored>
-constexpr auto concordant_order(mp_list<Stored...>) {
+constexpr auto storage_precedence(mp_list<Stored...>) {
   constexpr std::size_t n = mp_size<All>::value;
-  std::array<std::array<bool, n>, n> before{};  // before[a][b]: a must come before b
+  std::array<std::array<bool, n>, n> before{};
   (..., [&]<class... Xs>(mp_list<Xs...>) {
     constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<All, Xs>::value...};
     for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
   }(Stored{}));
+  return before;
+}
+template <class All, class... Stored>
+constexpr auto concordant_order(mp_list<Stored...> stored) {
+  constexpr std::size_t n = mp_size<All>::value;
+  const auto before = storage_precedence<All>(stored);  // before[a][b]: a must come before b
   loop_order<n> result;
   std::array<bool, n> placed{};
   for (std::size_t t = 0; t < n; ++t) {
@@ -706,35 +713,31 @@ struct runner {
       return intermediate_slot<V, factor_indices<F>, format_at(Code, id - n_in)>::kind == intermediate_format::sorted;
     }
   }();
+  template <std::size_t Code>
+  struct iterated_q {
+    template <class F>
+    using fn = mp_bool<iterated<Code, F>>;
+  };
   template <class F>
   using one_index = mp_bool<mp_size<factor_indices<F>>::value == 1>;
 
-  // How often a kernel over Factors visits the fibers along x of factor F, other than T: once per
-  // binding of the indices that precede x in the storage order of its iterated factors (joined
-  // over every factor but T; F's fibers when F is the only other one). In T1 = B T0 that is B's
-  // rows; in the fused y(i) = sum(j, k, A(i,j) C(j,k) x(k)) the row of C is visited once per entry
-  // of A, which may be more or fewer times than C has rows.
-  template <std::size_t Code, class Factors, class T, class F, class x>
-  static double fiber_visits(const std::vector<std::optional<chain_bound_estimator>>& est) {
+  // How often a kernel over Factors visits a fiber along x of another factor than T: once per
+  // binding of the indices that precede x in the storage orders of its iterated factors, joined
+  // over every factor but T. In the fused y(i) = sum(j, k, A(i,j) C(j,k) x(k)) the row of C is
+  // visited once per entry of A, which may be more or fewer times than C has rows. Nullopt when T
+  // has one other factor: then each of that factor's fibers is visited once (T1 = B T0: B's rows).
+  template <std::size_t Code, class Factors, class T, class x>
+  static std::optional<double> outer_bindings(const std::vector<std::optional<chain_bound_estimator>>& est) {
     using others = mp_remove<Factors, T>;
     if constexpr (mp_size<others>::value < 2) {
-      return std::max(1.0, est[factor_id<F>::value]->aggregate({std::string(x::name)}).estimate());
+      (void)est;
+      return std::nullopt;
     } else {
-      // precede[a][b]: a comes before b in some iterated factor's storage order (closed below)
       using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, others>, mp_list<>>>>;
       constexpr std::size_t n = mp_size<all>::value;
       static constexpr auto outer = [] {
-        std::array<std::array<bool, n>, n> before{};
-        mp_for_each<mp_transform<mp_identity, others>>([&](auto g) {
-          using G = typename decltype(g)::type;
-          if constexpr (iterated<Code, G>) {
-            [&]<class... Xs>(mp_list<Xs...>) {
-              constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<all, Xs>::value...};
-              for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
-            }(stored_of<G>{});
-          }
-        });
-        for (std::size_t m = 0; m < n; ++m)
+        auto before = storage_precedence<all>(mp_transform<stored_of, mp_copy_if_q<others, iterated_q<Code>>>{});
+        for (std::size_t m = 0; m < n; ++m)  // transitive closure
           for (std::size_t a = 0; a < n; ++a)
             for (std::size_t b = 0; b < n; ++b) before[a][b] = before[a][b] || (before[a][m] && before[m][b]);
         std::array<bool, n> o{};
@@ -749,6 +752,17 @@ struct runner {
       mp_for_each<mp_transform<factor_id, others>>([&](auto id) { parts.push_back(*est[id]); });
       return std::max(1.0, chain_bound_estimator::conjunction(parts).aggregate(inner).estimate());
     }
+  }
+  // F's fibers along x: how many the kernel visits (outer_bindings, else one visit each) and
+  // their mean length.
+  struct fiber_walk {
+    double visits, length;
+  };
+  template <class F, class x>
+  static fiber_walk walk_of(const std::vector<std::optional<chain_bound_estimator>>& est, std::optional<double> bindings) {
+    const chain_bound_estimator& e = *est[factor_id<F>::value];
+    const double fibers = std::max(1.0, e.aggregate({std::string(x::name)}).estimate());
+    return {bindings.value_or(fibers), std::max(1.0, e.estimate() / fibers)};
   }
 
   // The leapfrog a kernel over Factors runs against each sorted one-index factor T(x) (a sparse
@@ -766,15 +780,13 @@ struct runner {
       if constexpr (iterated<Code, T>) {
         using x = mp_first<factor_indices<T>>;
         const double b = std::max(1.0, est[factor_id<T>::value]->estimate());
+        const std::optional<double> bindings = outer_bindings<Code, Factors, T, x>(est);
         mp_for_each<mp_transform<mp_identity, Factors>>([&](auto f) {
           using F = typename decltype(f)::type;
           if constexpr (!std::is_same_v<F, T> && mp_size<factor_indices<F>>::value >= 2 &&
                         mp_contains<factor_indices<F>, x>::value && iterated<Code, F>) {
-            const chain_bound_estimator& e = *est[factor_id<F>::value];
-            const double fibers = std::max(1.0, e.aggregate({std::string(x::name)}).estimate());
-            const double a = std::max(1.0, e.estimate() / fibers);
-            total += fiber_visits<Code, Factors, T, F, x>(est) * std::min(a, b) *
-                     (1.0 + std::log2(std::max(a, b) / std::min(a, b)));
+            const auto [visits, a] = walk_of<F, x>(est, bindings);
+            total += visits * std::min(a, b) * (1.0 + std::log2(std::max(a, b) / std::min(a, b)));
           }
         });
       }
@@ -796,12 +808,12 @@ struct runner {
                     intermediate_format::hashed) {
         using x = mp_back<factor_indices<T>>;
         double probes = 0;
+        const std::optional<double> bindings = outer_bindings<Code, Factors, T, x>(est);
         mp_for_each<mp_transform<mp_identity, Factors>>([&](auto f) {
           using F = typename decltype(f)::type;
           if constexpr (!std::is_same_v<F, T> && mp_contains<factor_indices<F>, x>::value && iterated<Code, F>) {
-            const chain_bound_estimator& e = *est[factor_id<F>::value];
-            const double fibers = std::max(1.0, e.aggregate({std::string(x::name)}).estimate());
-            probes = std::max(probes, fiber_visits<Code, Factors, T, F, x>(est) * e.estimate() / fibers);
+            const auto [visits, length] = walk_of<F, x>(est, bindings);
+            probes = std::max(probes, visits * length);
           }
         });
         total += hash_probe * probes;
