@@ -1066,6 +1066,19 @@ def cmd_report(args):
 
     summary_section(peers, out)
 
+    # issue 19: the hand_loop benchmark writes its own tables (it refuses to under load)
+    hand_loop = results / "hand_loop.md"
+    if hand_loop.exists():
+        out.append("## Generated loops against hand-written ones (issue 19)\n")
+        out.append("`benchmarks/hand_loop/hand_loop.cpp`, `-O3 -march=native`, loom and the loops in one "
+                   "TU, one thread, interleaved rounds, medians; the hand loops keep their output "
+                   "vectors; loom is timed into a fresh output and into the same output again. "
+                   "Real matrices against their transposes (values changed), `uniform_200K`: two "
+                   "random 200K x 200K matrices, 10 entries per row. The second table places "
+                   "`skip::gallop_ratio`. Regenerate with `build/.../hand_loop --out "
+                   "benchmarks/results/hand_loop.md` on a quiet machine.\n")
+        out.append(hand_loop.read_text())
+
     # targets
     out.append("## Targets\n")
     out.append("| target | measured | met? |")

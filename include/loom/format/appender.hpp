@@ -4,12 +4,15 @@
 #ifndef LOOM_FORMAT_APPENDER_HPP
 #define LOOM_FORMAT_APPENDER_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/format/tensor.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -45,8 +48,62 @@ inline constexpr bool rows_of_columns = [] {
   }
 }();
 
+/// The position and coordinate types of a csr-like format's compressed level.
+template <class Format, bool = rows_of_columns<Format>>
+struct row_arrays {
+  using pos_type = std::int64_t;
+  using crd_type = std::int64_t;
+};
+template <class Format>
+struct row_arrays<Format, true> {
+  using pos_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::pos_type;
+  using crd_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::crd_type;
+};
+
+/// The end of a vector that a hot loop appends to: `push` is a compare and a store, inlined
+/// (std::vector::push_back stayed out of line in the kernels' loops: 19% of A∘B's samples). The
+/// vector's size runs ahead of the entries by at most one chunk, value-initialised just before
+/// it is written (the pages are touched once either way); `close` trims it. Capacity is kept,
+/// so a kernel that writes the same output again allocates nothing.
+template <class X>
+struct append_array {
+  std::vector<X>* v = nullptr;
+  X* cur = nullptr;
+  X* lim = nullptr;
+
+  /// Appends after the vector's current elements.
+  void attach(std::vector<X>& vec) {
+    v = &vec;
+    cur = vec.data() + vec.size();
+    lim = cur;
+  }
+  LOOM_FORCE_INLINE void push(const X& x) {
+    if (cur == lim) [[unlikely]] {
+      const auto [c, l] = grow(v, cur);
+      cur = c;
+      lim = l;
+    }
+    *cur++ = x;
+  }
+  std::size_t size() const { return static_cast<std::size_t>(cur - v->data()); }
+  /// The vector holds exactly the pushed elements.
+  void close() { v->resize(size()); }
+
+ private:
+  // out of line, and given values rather than `this`, so that a writer held in a kernel's
+  // local sink stays in registers
+  [[gnu::noinline]] static std::pair<X*, X*> grow(std::vector<X>* v, X* cur) {
+    constexpr std::size_t chunk = 4096;
+    const auto n = static_cast<std::size_t>(cur - v->data());  // == v->size(): the chunk is full
+    if (n == v->capacity()) v->reserve(std::max<std::size_t>(2 * n, chunk));
+    v->resize(std::min(v->capacity(), n + chunk));
+    return {v->data() + n, v->data() + v->size()};
+  }
+};
+
 /// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
-/// into level arrays, as TACO's assembly does: no intermediate coordinate list.
+/// into level arrays, as TACO's assembly does: no intermediate coordinate list. Given the
+/// output it replaces, it refills that output's arrays (cleared, capacity kept).
 template <class T, class Format>
 class appender {
  public:
@@ -54,15 +111,30 @@ class appender {
   using tensor_type = basic_tensor<T, Format, true>;
 
   static constexpr bool online = all_append_online<typename Format::levels>;
+  /// csr-like (one dense level over one compressed unique level): an entry is a count in its
+  /// row's `pos` slot and a store in `crd` and the values, like the hand-written loop.
+  static constexpr bool by_rows = loom::detail::rows_of_columns<Format>;
 
-  explicit appender(const std::array<std::int64_t, N>& shape) : shape_(shape) {
-    if constexpr (online) [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      ((level_extent_[Ks] = shape_[Format::modes[Ks]]), ...);
-      (init_level<Ks>(), ...);
-    }(std::make_index_sequence<N>{});
+  explicit appender(const std::array<std::int64_t, N>& shape, tensor_type* recycled = nullptr)
+      : shape_(shape) {
+    if constexpr (online) {
+      if (recycled != nullptr) {  // take the old arrays, keep their capacity
+        levels_ = std::move(recycled->levels_);
+        values_ = std::move(recycled->values_);
+        [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+          (clear_level(std::get<Ks>(levels_)), ...);
+        }(std::make_index_sequence<N>{});
+        values_.clear();
+      }
+      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        ((level_extent_[Ks] = shape_[Format::modes[Ks]]), ...);
+        (init_level<Ks>(), ...);
+      }(std::make_index_sequence<N>{});
+      if constexpr (by_rows) attach_rows();
+    }
   }
 
-  /// Reserves room for about `entries` entries (a hint: the sum of the operands' entries).
+  /// Reserves room for about `entries` entries (an estimate; capacity already held is kept).
   void reserve(std::size_t entries) {
     if constexpr (!online) {
       buffer_.crd.reserve(entries);
@@ -76,6 +148,7 @@ class appender {
           ...);
     }(std::make_index_sequence<N>{});
     if constexpr (online && !Format::properties[N - 1].full) values_.reserve(entries);
+    if constexpr (by_rows) attach_rows();
   }
 
   /// Appends one entry; `c[k]` is the coordinate of level k.
@@ -83,9 +156,53 @@ class appender {
     if constexpr (!online) {
       buffer_.crd.push_back(c);
       buffer_.vals.push_back(v);
+    } else if constexpr (by_rows) {
+      ++row_counts_[c[0] + 1];
+      crd_out_.push(static_cast<typename level<1>::crd_type>(c[1]));
+      values_out_.push(v);
     } else {
       push_online(c, v);
     }
+  }
+
+  /// The appends of a csr-like output as a value (`by_rows`): the row counts and the ends of
+  /// `crd` and the values. An in-order kernel's sink holds it from its first entry to its last
+  /// (`take_writer`, `return_writer`), so that the ends live in registers, not in the appender.
+  struct row_writer {
+    typename row_arrays<Format>::pos_type* counts;
+    append_array<typename row_arrays<Format>::crd_type> crd;
+    append_array<T> values;
+    LOOM_FORCE_INLINE void push(std::int64_t row, std::int64_t column, const T& v) {
+      ++counts[row + 1];
+      crd.push(static_cast<typename row_arrays<Format>::crd_type>(column));
+      values.push(v);
+    }
+  };
+  row_writer take_writer()
+    requires by_rows
+  {
+    return {row_counts_, crd_out_, values_out_};
+  }
+  void return_writer(const row_writer& w)
+    requires by_rows
+  {
+    crd_out_ = w.crd;
+    values_out_ = w.values;
+  }
+
+  /// `out` takes `pattern`'s levels (copied into its own arrays, capacity kept) and its values
+  /// are refilled by `run(values)`, which pushes one value per entry of `pattern`, in order, to
+  /// the `append_array<T>` it is given. False, with `out` to be rebuilt by the caller, when the
+  /// count differs (a reduction that emitted nothing).
+  template <class Run>
+  static bool fill_values_on_pattern(tensor_type& out, const tensor_type& pattern, Run&& run) {
+    out.levels_ = pattern.levels_;
+    append_array<T> values;
+    out.values_.clear();
+    values.attach(out.values_);
+    run(values);
+    values.close();
+    return out.values_.size() == pattern.values_.size();
   }
 
   /// Whether `fill_by_rows` can fill the format.
@@ -137,6 +254,7 @@ class appender {
       values_.resize(kept);
     }
     count_ = static_cast<std::int64_t>(kept);
+    attach_rows();
   }
 
   /// The finished tensor (dense levels padded, `pos` arrays completed).
@@ -167,6 +285,10 @@ class appender {
   }
 
   tensor_type finish_online() && {
+    if constexpr (by_rows) {
+      crd_out_.close();
+      values_out_.close();
+    }
     std::int64_t parents = 1;
     [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
       (finish_level<Ks>(parents), ...);
@@ -179,11 +301,26 @@ class appender {
   template <std::size_t K>
   using level = boost::mp11::mp_at_c<typename Format::levels, K>;
 
+  template <class Storage>
+  static void clear_level(Storage& st) {
+    if constexpr (requires { st.pos.clear(); }) st.pos.clear();
+    if constexpr (requires { st.crd.clear(); }) st.crd.clear();
+  }
+  // the row counts sized once (rows + 1), the appends aimed at the arrays' ends
+  void attach_rows() requires by_rows {
+    auto& st = std::get<1>(levels_);
+    const auto slots = static_cast<std::size_t>(level_extent_[0]) + 1;
+    if (st.pos.size() != slots) st.pos.assign(slots, 0);
+    row_counts_ = st.pos.data();
+    crd_out_.attach(st.crd);
+    values_out_.attach(values_);
+  }
+
   template <std::size_t K>
   void init_level() {
     if constexpr (level<K>::properties.full) {
       std::get<K>(levels_).extent = level_extent_[K];
-    } else if (level_extent_[K] > 0) {
+    } else if (level_extent_[K] > 0 && !fits_in<typename level<K>::crd_type>(level_extent_[K] - 1)) {
       check_fits<typename level<K>::crd_type>(level_extent_[K] - 1,
                                               "largest coordinate of mode " +
                                                   std::to_string(Format::modes[K]));
@@ -222,10 +359,10 @@ class appender {
     } else if constexpr (level<K>::properties.segmented) {
       parents = static_cast<std::int64_t>(st.crd.size());
     } else {
-      st.pos.resize(static_cast<std::size_t>(parents) + 1, 0);
-      for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
       check_fits<typename level<K>::pos_type>(static_cast<std::int64_t>(st.crd.size()),
                                               "number of positions");
+      st.pos.resize(static_cast<std::size_t>(parents) + 1, 0);
+      for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
       parents = static_cast<std::int64_t>(st.crd.size());
     }
   }
@@ -237,6 +374,12 @@ class appender {
   std::array<std::int64_t, N> last_{};
   std::array<std::int64_t, N> position_{};
   std::int64_t count_ = 0;
+  // by_rows: the rows' counts (pos + 1) and the ends of crd and the values
+  struct no_cursor {};
+  typename row_arrays<Format>::pos_type* row_counts_ = nullptr;
+  [[no_unique_address]] std::conditional_t<by_rows, append_array<typename row_arrays<Format>::crd_type>,
+                                           no_cursor> crd_out_{};
+  [[no_unique_address]] std::conditional_t<by_rows, append_array<T>, no_cursor> values_out_{};
   struct entries {
     std::vector<std::array<std::int64_t, N>> crd;
     std::vector<T> vals;

@@ -32,6 +32,9 @@ basic_tensor<T, Format, true> assemble_sorted(
     const std::vector<std::array<std::int64_t, Format::order>>& crd, std::vector<T>&& vals);
 template <class To, class T, class From, bool FromOwning>
 basic_tensor<T, To, true> convert_entries(const basic_tensor<T, From, FromOwning>& from);
+// Defined in appender.hpp: refills an output's arrays in place, keeping their capacity.
+template <class T, class Format>
+class appender;
 }  // namespace detail
 
 /// A tensor of `T` stored in `Format`; `Owning` tensors hold their arrays, views borrow them.
@@ -40,6 +43,8 @@ template <class T, storage_format Format, bool Owning = true>
 class basic_tensor {
   template <class, storage_format, bool>
   friend class basic_tensor;
+  template <class, class>
+  friend class detail::appender;
 
  public:
   using value_type = T;

@@ -280,8 +280,8 @@ inline std::uint8_t magnitude(std::int64_t x) {
 // Coarse signature: magnitudes of every operand's extents, stored entries and stored
 // coordinates per level. O(operands x order), no pass over the data.
 template <class Rhs>
-std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
-  std::vector<std::uint8_t> sig;
+void coarse_signature(const Rhs& rhs, std::vector<std::uint8_t>& sig) {
+  sig.clear();
   expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
     const auto& t = *a.tensor;
     using tensor_t = std::remove_cvref_t<decltype(t)>;
@@ -293,6 +293,11 @@ std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
         sig.push_back(magnitude(static_cast<std::int64_t>(level.crd.size())));
     });
   });
+}
+template <class Rhs>
+std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
+  std::vector<std::uint8_t> sig;
+  coarse_signature(rhs, sig);
   return sig;
 }
 
@@ -311,7 +316,7 @@ struct plan_cache {
   }
   /// The choice remembered for `signature`, else `choose(stats)`, remembered.
   template <class Choose>
-  std::size_t find_or(std::vector<std::uint8_t> signature, Choose&& choose) {
+  std::size_t find_or(const std::vector<std::uint8_t>& signature, Choose&& choose) {
     if (const auto it = chosen.find(signature); it != chosen.end()) {
 #ifdef LOOM_DEBUG_PLAN
       std::clog << "loom: plan cache hit: candidate " << it->second << "\n";
@@ -319,7 +324,7 @@ struct plan_cache {
       return it->second;
     }
     const std::size_t c = choose(stats);
-    chosen.emplace(std::move(signature), c);
+    chosen.emplace(signature, c);
     return c;
   }
 };
@@ -327,7 +332,9 @@ struct plan_cache {
 /// The candidate to run for `lhs = rhs`: cached by signature, else costed from statistics.
 template <class Lhs, class Rhs>
 std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
-  return plan_cache<Lhs, Rhs>::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+  thread_local std::vector<std::uint8_t> signature;  // reused: a cache hit allocates nothing
+  detail::coarse_signature(rhs, signature);
+  return plan_cache<Lhs, Rhs>::local().find_or(signature, [&](statistics_cache& stats) {
     const plan_choice c = choose_plan(lhs, rhs, stats);
 #ifdef LOOM_DEBUG_PLAN
     std::clog << "loom: plan chosen at run time: candidate " << c.chosen << " of " << c.cost.size()

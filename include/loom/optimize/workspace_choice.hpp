@@ -182,7 +182,8 @@ workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
     statistics_cache stats;
   };
   thread_local cache c;
-  std::vector<std::uintptr_t> key;
+  thread_local std::vector<std::uintptr_t> key;  // reused: a cache hit allocates nothing
+  key.clear();
   expr::for_each_access(rhs, [&](const auto& a, std::size_t) { statistics_cache::append_signature(key, *a.tensor); });
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
   for (std::size_t m = 0; m < out_t::order; ++m) key.push_back(static_cast<std::uintptr_t>(lhs.tensor->extent(m)));
@@ -195,7 +196,7 @@ workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
 #ifdef LOOM_DEBUG_PLAN
   std::clog << "loom: output written through a " << describe_workspace_choice(w) << "\n";
 #endif
-  c.chosen.emplace(std::move(key), w);
+  c.chosen.emplace(key, w);
   return w;
 }
 

@@ -14,8 +14,8 @@ namespace loom::parallel {
 
 /// Chunk c of the outer loop covers the indices [bounds[c], bounds[c+1]); no chunk is empty.
 struct partition {
-  std::vector<std::int64_t> bounds{0};
-  std::size_t chunks() const { return bounds.size() - 1; }
+  std::vector<std::int64_t> bounds{};  // empty: no chunk (and no allocation for a serial run)
+  std::size_t chunks() const { return bounds.empty() ? 0 : bounds.size() - 1; }
   std::int64_t lo(std::size_t c) const { return bounds[c]; }
   std::int64_t hi(std::size_t c) const { return bounds[c + 1]; }
 };

@@ -15,8 +15,10 @@
 #include <loom/optimize/plan_choice.hpp>
 #include <loom/optimize/workspace_choice.hpp>
 #include <loom/plan/order.hpp>
+#include <loom/plan/pattern.hpp>
 #include <loom/rewrite/for_evaluation.hpp>
 #include <loom/rewrite/hoist.hpp>
+#include <loom/stream/skip.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -224,9 +226,10 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
       for (auto& x : locate) s << " " << x;
     } else {
       s << (iterate.size() == 1 ? "iterate "
-                                : "co-iterate (intersection by leapfrog with galloping seek where "
-                                  "multiplied, unless a skip policy is chosen below; lexicographic "
-                                  "union where added) ");
+                                : "co-iterate (intersection by merge where multiplied, galloping "
+                                  "seek on fibers " + std::to_string(stream::skip::gallop_ratio) +
+                                      "x longer than the other, unless a skip policy is chosen "
+                                      "below; lexicographic union where added) ");
       for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
       if (!locate.empty()) {
         s << "; locate";
@@ -257,6 +260,10 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";
   else if constexpr (out_format::dense_over_bitmap && out_t::owning)
     s << "written in place (locate and accumulate, presence bit set per cell)";
+  else if constexpr (P::output_in_order && pattern_of<Lhs, Rhs>::shares &&
+                     loom::detail::rows_of_columns<out_format>)
+    s << "written on the pattern of " << ops[pattern_of<Lhs, Rhs>::ordinal].label
+      << " (its positions and coordinates copied, values computed in its order)";
   else if constexpr (P::output_in_order) s << "assembled by in-order append";
   else {
     std::vector<std::string> out_names;  // the output's indices in storage order

@@ -9,7 +9,8 @@
 //  | same, both free   | b full: lookup(a, b); a full: lookup  | union (lexicographic)        |
 //  |                   | (b, a); else b, then a, locatable     |                              |
 //  |                   | (O(1) probe, absent = zero): lookup;  |                              |
-//  |                   | else intersection (leapfrog)          |                              |
+//  |                   | else intersection (skip::adaptive:    |                              |
+//  |                   | merge, leapfrog on skewed fibers)     |                              |
 //  | same, contracted  | reduce both to scalars, then multiply | union                        |
 //  | a shallower       | scaled: a's values times b            | a free: union(a, expand(b))  |
 //  |                   | (a contracted, op not linear in a:    | a contracted: union(a,       |
@@ -78,11 +79,91 @@ LOOM_FORCE_INLINE decltype(auto) with_compiled_policy(const S& s, F&& f) {
   }
 }
 
+/// Whether reduce(x) may keep partial sums: a sum over a dense (full) range of floating-point
+/// scalars, whose in-order chain of adds is latency-bound (SDDMM's dense k reduction).
+template <class X>
+inline constexpr bool dense_range_v = requires { requires X::dense_range; };
+
+/// The states left in a full stream (every index to its end), or -1 when it does not say.
+template <class S>
+LOOM_FORCE_INLINE std::int64_t remaining_of(const S& s) {
+  if constexpr (requires { s.remaining(); }) return s.remaining();
+  else if constexpr (requires { s.n - s.i; }) return static_cast<std::int64_t>(s.n - s.i);
+  else return -1;
+}
+
+template <class X>
+inline constexpr bool lane_reducible = [] {
+  if constexpr (dense_range_v<X>) {
+    using V = std::remove_cvref_t<decltype(std::declval<const X&>().value())>;
+    if constexpr (!is_stream_v<V>) return std::is_floating_point_v<V>;
+    else return false;
+  } else {
+    return false;
+  }
+}();
+
+/// Whether the kernel asked for sequential sums (the context of the Σ under x's wrappers).
+template <class X>
+LOOM_FORCE_INLINE bool sequential_sums(const X& x) {
+  if constexpr (requires { x.ctx; }) return x.ctx != nullptr && x.ctx->sequential_sums;
+  else if constexpr (requires { x.s; }) return sequential_sums(x.s);
+  else return true;
+}
+
+/// The sum of a dense range in four interleaved partial sums ((s0 + s1) + (s2 + s3)): four
+/// independent chains of adds instead of one, as a hand-written dot product keeps. The result
+/// may differ from the sequential sum by rounding; loom::set_deterministic(true) (read once per
+/// kernel into its context) keeps the sequential order.
+template <class X>
+LOOM_FORCE_INLINE auto lane_sum(const X& x) {
+  using leaf = std::remove_cvref_t<decltype(x.value())>;
+  const leaf zero = semiring_traits<leaf>::zero();
+  leaf s0 = zero, s1 = zero, s2 = zero, s3 = zero;
+  X s = x;
+  if (std::int64_t r = remaining_of(s); r >= 0) {  // a counted loop: no test per state
+    for (; r >= 4; r -= 4) {
+      s0 += s.value();
+      s.next();
+      s1 += s.value();
+      s.next();
+      s2 += s.value();
+      s.next();
+      s3 += s.value();
+      s.next();
+    }
+    for (; r > 0; --r) {
+      s0 += s.value();
+      s.next();
+    }
+    return (s0 + s1) + (s2 + s3);
+  }
+  while (s.valid()) {
+    s0 += s.value();
+    s.next();
+    if (!s.valid()) break;
+    s1 += s.value();
+    s.next();
+    if (!s.valid()) break;
+    s2 += s.value();
+    s.next();
+    if (!s.valid()) break;
+    s3 += s.value();
+    s.next();
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+
 // reduce(x): the sum of every value of a fully contracted stream (a materialised Σ).
 template <class X>
 LOOM_FORCE_INLINE auto reduce(const X& x) {
   if constexpr (!is_stream_v<X>) {
     return x;
+  } else if constexpr (lane_reducible<X>) {
+    if (!sequential_sums(x)) return lane_sum(x);
+    auto acc = semiring_traits<leaf_t<X>>::zero();
+    for (X s = x; s.valid(); s.next()) acc += s.value();
+    return acc;
   } else if constexpr (reads_policy_v<X>) {
     return with_compiled_policy(x, [](const auto& y) { return reduce(y); });
   } else {
@@ -170,7 +251,27 @@ struct intersection_policy<skip::runtime> {
   }
 };
 
-template <class A, class B, class Op, class Skip = skip::leapfrog>
+/// The entries left in a stream's fiber, or -1 when it does not say (a composite stream, or a
+/// cursor with states that are not ready).
+template <class S>
+LOOM_FORCE_INLINE std::int64_t fiber_length(const S& s) {
+  if constexpr (requires { s.end - s.p; typename S::cursor; } &&
+                !requires(const typename S::cursor& c) { c.ready(); })
+    return static_cast<std::int64_t>(s.end - s.p);
+  else
+    return -1;
+}
+
+/// skip::adaptive's choice for a pair of fibers: step (merge) unless their lengths are unknown or
+/// differ by `skip::gallop_ratio` or more.
+template <class A, class B>
+LOOM_FORCE_INLINE bool merge_fibers(const A& a, const B& b) {
+  const std::int64_t la = fiber_length(a), lb = fiber_length(b);
+  if (la < 0 || lb < 0) return false;
+  return la < skip::gallop_ratio * (lb + 1) && lb < skip::gallop_ratio * (la + 1);
+}
+
+template <class A, class B, class Op, class Skip = skip::adaptive>
 struct mul_stream {
   static_assert(A::depth == B::depth);
   static constexpr std::size_t depth = A::depth;
@@ -181,6 +282,8 @@ struct mul_stream {
   Op op{};
   const kernel_context* ctx = nullptr;
   [[no_unique_address]] intersection_policy<Skip> policy = intersection_policy<Skip>::at(ctx, depth);
+  static constexpr bool adaptive = std::is_same_v<Skip, skip::adaptive>;
+  bool stepwise = adaptive && merge_fibers(a, b);  // adaptive: this pair of fibers is merged
   static constexpr bool reads_policy = std::is_same_v<Skip, skip::runtime>;
   LOOM_FORCE_INLINE skip::code runtime_code() const { return policy.code; }
 
@@ -210,6 +313,9 @@ struct mul_stream {
   }
   // δ: on a match the operands step as the policy says; otherwise the one behind catches up
   LOOM_FORCE_INLINE void next() {
+    if constexpr (adaptive) {
+      if (stepwise) return merge_to_match();
+    }
     const skip::code c = policy.code;
     const std::int64_t ia = a.index(), ib = b.index();
     if (ia == ib) {
@@ -229,7 +335,9 @@ struct mul_stream {
         b.seek(ib);
       }
     } else if (ia < ib) {
-      if (c == skip::code::merge || c == skip::code::lead_first) {
+      if (adaptive && stepwise) {
+        a.next();
+      } else if (c == skip::code::merge || c == skip::code::lead_first) {
         a.next();
         if (c == skip::code::lead_first)
           if (a.valid() && b.index() < a.index()) b.seek(a.index());
@@ -237,13 +345,31 @@ struct mul_stream {
         a.seek(ib);
       }
     } else {
-      if (c == skip::code::merge || c == skip::code::lead_last) {
+      if (adaptive && stepwise) {
+        b.next();
+      } else if (c == skip::code::merge || c == skip::code::lead_last) {
         b.next();
         if (c == skip::code::lead_last)
           if (b.valid() && a.index() < b.index()) a.seek(b.index());
       } else {
         b.seek(ia);
       }
+    }
+  }
+
+ private:
+  // adaptive, merged fibers (every state ready): past the current match, then stepped to the
+  // next one in one tight loop, as the hand-written merge does; the run loop sees matches only
+  LOOM_FORCE_INLINE void merge_to_match() {
+    if (a.index() == b.index()) {
+      a.next();
+      b.next();
+    }
+    while (a.valid() && b.valid()) {
+      const std::int64_t ia = a.index(), ib = b.index();
+      if (ia == ib) return;
+      if (ia < ib) a.next();
+      else b.next();
     }
   }
 };
@@ -285,6 +411,7 @@ struct lookup_stream {
   LOOM_FORCE_INLINE bool valid() const { return a.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return a.index(); }
   LOOM_FORCE_INLINE bool ready() const { return a.ready(); }
+  LOOM_FORCE_INLINE std::int64_t remaining() const { return full ? remaining_of(a) : -1; }
   LOOM_FORCE_INLINE auto value() const { return combine(a.value(), b.locate(a.index())); }
   LOOM_FORCE_INLINE auto locate(std::int64_t i) const { return combine(a.locate(i), b.locate(i)); }
   LOOM_FORCE_INLINE void seek(std::int64_t i) {
@@ -318,7 +445,7 @@ template <class A, class X, class Op, bool Flip>
 struct scaled_stream {
   static constexpr std::size_t depth = A::depth;
   static constexpr bool contracted = A::contracted, strict = A::strict, full = A::full,
-                        locatable = A::locatable;
+                        locatable = A::locatable, dense_range = dense_range_v<A>;
   A a{};
   X x{};
   Op op{};
@@ -327,6 +454,7 @@ struct scaled_stream {
   LOOM_FORCE_INLINE bool valid() const { return a.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return a.index(); }
   LOOM_FORCE_INLINE bool ready() const { return a.ready(); }
+  LOOM_FORCE_INLINE std::int64_t remaining() const { return remaining_of(a); }
   LOOM_FORCE_INLINE auto value() const { return combine(a.value()); }
   LOOM_FORCE_INLINE auto locate(std::int64_t i) const { return combine(a.locate(i)); }
   LOOM_FORCE_INLINE void seek(std::int64_t i) { a.seek(i); }
@@ -429,7 +557,11 @@ template <class S>
 struct contract_stream {
   static constexpr std::size_t depth = S::depth;
   static constexpr bool contracted = true, strict = false, full = false, locatable = false;
+  /// Σ over every index of a range: every state is ready (the partial sums of lane_sum)
+  static constexpr bool dense_range = S::full && !reads_policy_v<S>;
   S s{};
+  const kernel_context* ctx = nullptr;
+  LOOM_FORCE_INLINE std::int64_t remaining() const { return remaining_of(s); }
 
   LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return s.index(); }
@@ -446,7 +578,7 @@ struct contract_stream {
   template <class P>
   LOOM_FORCE_INLINE auto compiled() const {
     using C = decltype(s.template compiled<P>());
-    return contract_stream<C>{s.template compiled<P>()};
+    return contract_stream<C>{s.template compiled<P>(), ctx};
   }
 };
 
@@ -490,13 +622,14 @@ template <class S, class G>
 struct deep_map_stream {
   static constexpr std::size_t depth = S::depth;
   static constexpr bool contracted = S::contracted, strict = S::strict, full = S::full,
-                        locatable = S::locatable;
+                        locatable = S::locatable, dense_range = dense_range_v<S>;
   S s{};
   G g{};
 
   LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return s.index(); }
   LOOM_FORCE_INLINE bool ready() const { return s.ready(); }
+  LOOM_FORCE_INLINE std::int64_t remaining() const { return remaining_of(s); }
   LOOM_FORCE_INLINE auto value() const { return g(s.value()); }
   LOOM_FORCE_INLINE auto locate(std::int64_t i) const
     requires(S::locatable)
@@ -534,7 +667,8 @@ struct apply_nonlinear {
 // Two free operands at the same depth, neither full: the loop's skip policy decides who iterates.
 //  | policy          | B locatable (hashed, bitmap)  | A locatable only      | neither          |
 //  |-----------------|-------------------------------|-----------------------|------------------|
-//  | standard        | iterate A, locate B           | iterate B, locate A   | leapfrog         |
+//  | standard        | iterate A, locate B           | iterate B, locate A   | adaptive (merge, |
+//  |                 |                               |                       | gallop if skewed)|
 //  | lead<0>         | iterate A, locate B           | iterate A, B seeks    | A leads, B seeks |
 //  | lead<1>         | iterate B; A located or seeks | iterate B, locate A   | B leads, A seeks |
 //  | leapfrog, merge | both iterate (mul_stream)     | both iterate          | both iterate     |

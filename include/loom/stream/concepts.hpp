@@ -8,6 +8,7 @@
 #include <loom/format/levels/level_base.hpp>
 #include <loom/stream/skip.hpp>
 
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -92,8 +93,9 @@ using loom::skip_policy;
 
 /// Runtime facts shared by the streams of one kernel: the extent of every attribute.
 struct kernel_context {
-  std::vector<std::int64_t> extents;  // by position in the loop order
+  std::array<std::int64_t, skip::max_loops> extents{};  // by position in the loop order
   skip::codes skip = skip::default_codes;  // by loop: what skip::runtime intersections do
+  bool sequential_sums = false;  // loom::deterministic(): no partial sums (lane_sum)
 };
 
 }  // namespace loom::stream

@@ -18,6 +18,7 @@
 #include <loom/parallel/run.hpp>
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>
+#include <loom/plan/pattern.hpp>
 #include <loom/rewrite/for_evaluation.hpp>
 #include <loom/rewrite/hoist.hpp>
 #include <loom/stream/lower.hpp>
@@ -155,7 +156,7 @@ template <class Lhs, class Rhs>
 /// share it; its messages are built out of line, only when something is wrong (this runs on
 /// every call).
 template <class Lhs, class Rhs>
-std::vector<std::int64_t> gather_extents(const Lhs& lhs, const Rhs& rhs) {
+auto gather_extents(const Lhs& lhs, const Rhs& rhs) {
   using universe = plan::assignment_universe<Lhs, Rhs>;
   constexpr std::size_t n = boost::mp11::mp_size<universe>::value;
   std::array<extent_source, n> first{};
@@ -178,7 +179,7 @@ std::vector<std::int64_t> gather_extents(const Lhs& lhs, const Rhs& rhs) {
   if constexpr (out_t::order > 0) visit(lhs, extent_source::output_ordinal);
   static constexpr auto names = index_names(universe{});
   if (bad) throw_extent_clash(names[bad->first], operand_labels(lhs, rhs), first[bad->first], bad->second);
-  std::vector<std::int64_t> extent(n);
+  std::array<std::int64_t, n> extent{};  // no allocation per call
   for (std::size_t id = 0; id < n; ++id) {
     if (first[id].extent < 0) throw_unknown_extent(names[id]);
     extent[id] = first[id].extent;
@@ -256,11 +257,27 @@ template <class Rhs>
 inline constexpr bool needs_map_variants =
     boost::mp11::mp_any_of<typename node_list<Rhs>::type, is_runtime_map>::value;
 
+/// The entries to reserve for a sparse output: the workspace's estimate of its writes (the
+/// flops of a SpGEMM: an upper bound) where one was made, else the operands' stored entries
+/// (an upper bound for unions and products of sparse operands, dense ones left out).
+template <class Rhs>
+std::int64_t output_entries_bound(const Rhs& rhs, const optimize::workspace_choice& workspace) {
+  if (workspace.estimate.writes > 0)
+    return static_cast<std::int64_t>(std::min(workspace.estimate.writes, 0x1p62));
+  std::int64_t sparse = 0, all = 0;  // dense operands (a scaling, SDDMM's factors) add no entries
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
+    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+    all += a.tensor->nnz();
+    if constexpr (!tensor_t::format_type::all_dense) sparse += a.tensor->nnz();
+  });
+  return sparse > 0 ? sparse : all;
+}
+
 /// Runs one instantiated plan into `out`, its intersections co-iterating as `Skips` says.
 template <class Plan, bool DenseMaps, class Skips = stream::skip::per_loop<>, class Out, class Lhs,
           class Rhs>
 void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
-              const std::vector<std::int64_t>& extent_by_id, const stream::skip::codes& skips) {
+              const auto& extent_by_id, const stream::skip::codes& skips) {
   using order = typename Plan::order;
   using universe = typename Plan::universe;
   using V = expr::value_type_t<Rhs>;
@@ -272,7 +289,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
                 "loom internal error: fewer skip codes than loops; please report");
   stream::kernel_context ctx;
   ctx.skip = skips;
-  ctx.extents.resize(depth_count);
+  ctx.sequential_sums = loom::deterministic();
   for (std::size_t d = 0; d < depth_count; ++d) ctx.extents[d] = extent_by_id[Plan::chosen.order[d]];
 
   typename B::pointers pointers{};
@@ -299,7 +316,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   using out_format = typename Out::format_type;
   constexpr std::size_t N = Out::order;
   // depth of each output mode
-  constexpr auto out_depth = [] {
+  static constexpr auto out_depth = [] {
     std::array<std::size_t, N> d{};
     using out_indices = expr::free_indices_t<Lhs>;
     boost::mp11::mp_for_each<boost::mp11::mp_iota_c<N>>([&](auto m) {
@@ -327,7 +344,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
 
   // an output written in place: the row-major stride of each loop depth that indexes it
   auto located_strides = [&] {
-    std::vector<std::int64_t> strides(depth_count + 1, 0);
+    std::array<std::int64_t, Plan::index_count + 1> strides{};
     for (std::size_t m = 0; m < N; ++m) {
       std::int64_t stride = 1;
       const std::size_t level = out_format::level_of_mode[m];
@@ -346,7 +363,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       else
         std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
     }
-    const std::vector<std::int64_t> strides = located_strides();
+    const auto strides = located_strides();
     if constexpr (splittable) {
       if (split.active) {
         parallel::run_dense(out.values().data(), out.values().size(), strides.data(),
@@ -365,16 +382,21 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
       std::fill(bits.begin(), bits.end(), std::uint64_t{0});
     }
-    const std::vector<std::int64_t> strides = located_strides();
+    const auto strides = located_strides();
     stream::run_located(stream::bitmap_cell<T>{out.values().data(), bits.data()}, strides.data(),
                         root, 0);
   } else {
     // out of order: the workspace kind is chosen from estimates (optimize/workspace_choice.hpp)
     optimize::workspace_choice workspace;
     if constexpr (!Plan::output_in_order) workspace = optimize::cached_workspace_choice<Plan>(lhs, rhs);
+    static constexpr std::array<std::size_t, N> depth_of_level = [] {
+      std::array<std::size_t, N> d{};
+      for (std::size_t k = 0; k < N; ++k) d[k] = out_depth[out_format::modes[k]];
+      return d;
+    }();
     auto configure = [&](auto& sink) {
-      for (std::size_t k = 0; k < N; ++k) sink.depth_of_level[k] = out_depth[out_format::modes[k]];
       if constexpr (requires { sink.prefix; }) {
+        sink.depth_of_level = depth_of_level;
         sink.prefix = Plan::output_prefix;
         sink.kind = workspace.kind;
         sink.expected_row_entries = workspace.row_entries();
@@ -389,7 +411,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
     };
     auto make_sink = [&](auto& target) {  // a thread's sink, configured by that thread
       using target_t = std::remove_cvref_t<decltype(target)>;
-      using sink_t = std::conditional_t<Plan::output_in_order, stream::append_sink<T, N, target_t>,
+      using sink_t = std::conditional_t<Plan::output_in_order,
+                                        stream::append_sink<T, N, target_t, depth_of_level>,
                                         stream::workspace_sink<T, N, target_t>>;
       std::unique_ptr<sink_t> sink(new sink_t{target});
       configure(*sink);
@@ -404,7 +427,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
         }
       }
       if constexpr (Plan::output_in_order) {
-        stream::append_sink<T, N, std::remove_cvref_t<decltype(entries)>> sink{entries};
+        stream::append_sink<T, N, std::remove_cvref_t<decltype(entries)>, depth_of_level> sink{entries};
         drive(sink);
       } else {
         stream::workspace_sink<T, N, std::remove_cvref_t<decltype(entries)>> sink{entries};
@@ -431,12 +454,42 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
           return;
         }
       }
-      detail::appender<T, out_format> entries(out.shape());
-      std::int64_t hint = 0;  // the operands' stored entries: exact for unions, a start otherwise
-      expr::for_each_access(rhs, [&](const auto& a, std::size_t) { hint += a.tensor->nnz(); });
-      entries.reserve(static_cast<std::size_t>(std::min<std::int64_t>(hint, std::int64_t{1} << 26)));
-      run_into(entries);
-      out = std::move(entries).finish();
+      // the output's pattern is an operand's (SDDMM, a scaling): copy it, compute values only
+      if constexpr (Plan::output_in_order && plan::pattern_of<Lhs, Rhs>::shares &&
+                    detail::appender<T, out_format>::by_rows) {
+        const Out* pattern = nullptr;
+        expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+          if constexpr (std::is_same_v<std::remove_cvref_t<decltype(*a.tensor)>, Out>)
+            if (k == plan::pattern_of<Lhs, Rhs>::ordinal) pattern = a.tensor;
+        });
+        try {
+          if (pattern != nullptr &&
+              detail::appender<T, out_format>::fill_values_on_pattern(out, *pattern, [&](auto& values) {
+                stream::values_sink<T, std::remove_cvref_t<decltype(values)>> sink{values};
+                stream::run_sparse(sink, root);
+                values = sink.values;
+              })) {
+            out.set_name(std::move(name));
+            return;
+          }
+        } catch (...) {
+          out.clear();  // the pattern without all its values: leave a valid empty tensor
+          out.set_name(std::move(name));
+          throw;
+        }
+      }
+      // the output's own arrays are refilled: a kernel run again allocates nothing
+      try {
+        detail::appender<T, out_format> entries(out.shape(), &out);
+        entries.reserve(static_cast<std::size_t>(
+            std::min<std::int64_t>(output_entries_bound(rhs, workspace), std::int64_t{1} << 26)));
+        run_into(entries);
+        out = std::move(entries).finish();
+      } catch (...) {
+        out.clear();  // its arrays went to the appender: leave a valid empty tensor
+        out.set_name(std::move(name));
+        throw;
+      }
     }
     out.set_name(std::move(name));
   }
@@ -599,13 +652,14 @@ auto eval(const E& e) {
   const auto written = expr::as_expr(e);
   using Written = std::remove_cvref_t<decltype(written)>;
   using V = expr::value_type_t<Written>;
-  tensor<V, format<>> result;
-  expr::access<tensor<V, format<>>> target{&result};
+  V value = semiring_traits<V>::zero();  // the kernel writes through a view: no allocation
+  view<V, format<>> result({}, {}, std::span<V>(&value, 1));
+  expr::access<view<V, format<>>> target{&result};
   if constexpr (!plan::assignment_is_valid<decltype(target), Written>)
     plan::report_assignment_errors<decltype(target), Written>();
   else
     loom::detail::execute_hoisted(result, target, rewrite::for_kernel(written).expr, false);
-  return result.values()[0];
+  return value;
 }
 
 }  // namespace loom

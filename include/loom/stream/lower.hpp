@@ -28,7 +28,7 @@ struct apply_sum {
   LOOM_FORCE_INLINE auto operator()(const X& x) const {
     if constexpr (depth_of<X>() == D) {
       static_assert(!is_contracted<X>(), "loom internal error: index summed twice; please report");
-      return contract_stream<X>{x};
+      return contract_stream<X>{x, ctx};
     } else if constexpr (depth_of<X>() < D) {
       return deep_map_stream<X, apply_sum>{x, *this};
     } else {  // the index does not occur: Σ_k e = extent(k) · e

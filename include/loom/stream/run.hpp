@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,8 @@ LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
   using leaf = leaf_t<X>;
   if constexpr (!is_stream_v<X>) {
     return std::pair<leaf, bool>{x, true};
+  } else if constexpr (lane_reducible<X>) {  // every index of a dense range is emitted
+    return std::pair<leaf, bool>{reduce(x), x.valid()};
   } else if constexpr (reads_policy_v<X>) {
     return with_compiled_policy(x, [](const auto& y) { return reduce_touched(y); });
   } else {
@@ -122,18 +125,58 @@ struct entry_list {
   }
 };
 
-template <class T, std::size_t N, class Out>
+/// What an append sink writes through: the output's row writer, held by value, when it has one
+/// (a csr-like appender), else nothing (entries go to `out.push`).
+struct no_writer {};
+template <class Out>
+struct writer_of {
+  using type = no_writer;
+};
+template <class Out>
+  requires requires(Out& o) { o.take_writer(); }
+struct writer_of<Out> {
+  using type = decltype(std::declval<Out&>().take_writer());
+};
+template <class Out>
+typename writer_of<Out>::type take_writer(Out& out) {
+  if constexpr (std::is_same_v<typename writer_of<Out>::type, no_writer>) return {};
+  else return out.take_writer();
+}
+
+/// `DepthOfLevel[k]`: the loop depth that iterates output level k, a constant, so that the
+/// current indices stay in registers rather than in an array read through a runtime map.
+template <class T, std::size_t N, class Out, std::array<std::size_t, N> DepthOfLevel>
 struct append_sink {
   using value_type = T;
+  static constexpr std::array<std::size_t, N> depth_of_level = DepthOfLevel;
+  static constexpr bool writes_rows = !std::is_same_v<typename writer_of<Out>::type, no_writer>;
   Out& out;
-  std::array<std::int64_t, 32> at_depth{};      // current index of each depth
-  std::array<std::size_t, N> depth_of_level{};  // output level k is iterated at this depth
+  std::array<std::int64_t, 32> at_depth{};  // current index of each depth
+  [[no_unique_address]] typename writer_of<Out>::type writer = take_writer(out);
 
   LOOM_FORCE_INLINE void push(const T& v) {
-    std::array<std::int64_t, N> c{};
-    for (std::size_t k = 0; k < N; ++k) c[k] = at_depth[depth_of_level[k]];
-    out.push(c, v);
+    if constexpr (writes_rows) {
+      writer.push(at_depth[DepthOfLevel[0]], at_depth[DepthOfLevel[1]], v);
+    } else {
+      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        out.push(std::array<std::int64_t, N>{at_depth[DepthOfLevel[Ks]]...}, v);
+      }(std::make_index_sequence<N>{});
+    }
   }
+  LOOM_FORCE_INLINE void end_of(std::size_t) {}
+  void finish() {
+    if constexpr (writes_rows) out.return_writer(writer);
+  }
+};
+
+/// A sink that writes values only, in order: the output's pattern is an operand's
+/// (plan::pattern_of), copied beforehand. The value array is held by value (in registers).
+template <class T, class Values>
+struct values_sink {
+  using value_type = T;
+  Values values;
+  std::array<std::int64_t, 32> at_depth{};
+  LOOM_FORCE_INLINE void push(const T& v) { values.push(v); }
   LOOM_FORCE_INLINE void end_of(std::size_t) {}
   void finish() {}
 };

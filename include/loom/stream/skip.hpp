@@ -39,6 +39,19 @@ static_assert(max_candidates >= 1, "loom: LOOM_MAX_SKIP_CANDIDATES must be at le
 struct standard {
   static constexpr const char* name = "standard";
 };
+/// The default between two ordered operands (`standard`): a merge that steps the operand
+/// behind one entry, like the hand-written two-pointer loop, unless one fiber is at least
+/// `gallop_ratio` times longer than the other, which then seeks with a galloping search
+/// (leapfrog). Decided once per pair of fibers from their lengths: one branch per fiber, one
+/// copy of the loop.
+struct adaptive {
+  static constexpr const char* name = "merge, or leapfrog on skewed fibers";
+};
+/// The length ratio from which `adaptive` gallops. Measured on fibers of 8 to 4096 entries
+/// (benchmarks/runtime/hand_loop.cpp, `intersect`): below it the merge's predictable steps win;
+/// above it, the galloping search's log-time skips.
+inline constexpr std::int64_t gallop_ratio = 32;
+
 /// Every operand behind seeks the other's index with a galloping search.
 struct leapfrog {
   static constexpr const char* name = "leapfrog";

@@ -65,6 +65,7 @@ namespace loom::stream {
 
 /// The cells a dense workspace may allocate; a larger row space is held in a hash table.
 inline constexpr std::int64_t max_dense_workspace_cells = std::int64_t{1} << 26;
+static_assert(max_dense_workspace_cells <= (std::int64_t{1} << 32), "dense workspace cells are kept as 32-bit keys");
 
 namespace detail {
 /// The rows a radix sort is used for, and its digit in the optimizer's estimate: below this, a
@@ -140,6 +141,8 @@ struct workspace_buffers {
   std::vector<T> acc{};
   std::vector<unsigned char> seen{};
   std::vector<std::int64_t> touched{};
+  std::vector<std::uint32_t> cells{};  // a dense row's touched cells: 32-bit keys sort faster
+  std::vector<std::uint32_t> scratch_cells{};
   std::vector<std::int64_t> slot_key{};
   std::vector<T> slot_val{};
   std::vector<std::pair<std::int64_t, T>> pairs{};
@@ -149,6 +152,7 @@ struct workspace_buffers {
 
   std::size_t bytes() const {
     return acc.capacity() * sizeof(T) + seen.capacity() + touched.capacity() * 8 +
+           (cells.capacity() + scratch_cells.capacity()) * 4 +
            slot_key.capacity() * 8 + slot_val.capacity() * sizeof(T) +
            (pairs.capacity() + scratch_pairs.capacity()) * sizeof(std::pair<std::int64_t, T>) +
            scratch_keys.capacity() * 8 + counts.capacity() * sizeof(std::size_t);
@@ -157,6 +161,8 @@ struct workspace_buffers {
     acc.swap(o.acc);
     seen.swap(o.seen);
     touched.swap(o.touched);
+    cells.swap(o.cells);
+    scratch_cells.swap(o.scratch_cells);
     slot_key.swap(o.slot_key);
     slot_val.swap(o.slot_val);
     pairs.swap(o.pairs);
@@ -194,7 +200,7 @@ struct workspace_sink {
   std::size_t prefix = 0;  // output levels fixed by the outer loops
   workspace_kind kind = workspace_kind::dense;
   std::int64_t expected_row_entries = 0;  // sizes the hash table; it grows past half full
-  // dense: acc, seen, touched; hashed: slot_key (key + 1, 0 empty), slot_val, `touched` the used
+  // dense: acc, seen, cells; hashed: slot_key (key + 1, 0 empty), slot_val, `touched` the used
   // slots; sorted (and the hashed row's entries, sorted before they are appended): pairs
   workspace_buffers<T> buf{};
   std::uint64_t mask = 0;
@@ -278,7 +284,7 @@ struct workspace_sink {
     if (kind == workspace_kind::dense) {
       if (!buf.seen[kk]) {
         buf.seen[kk] = 1;
-        buf.touched.push_back(kk);
+        buf.cells.push_back(static_cast<std::uint32_t>(kk));  // below 2^26 cells
         buf.acc[kk] = v;
       } else {
         buf.acc[kk] = semiring_traits<T>::add(buf.acc[kk], v);
@@ -336,16 +342,16 @@ struct workspace_sink {
     }
   }
   void flush_dense() {
-    if (buf.touched.size() < detail::radix_sort_min) std::sort(buf.touched.begin(), buf.touched.end());  // most rows
-    else detail::sort_by_key<true>(buf.touched, buf.scratch_keys, buf.counts, space, detail::key_identity{});
+    if (buf.cells.size() < detail::radix_sort_min) std::sort(buf.cells.begin(), buf.cells.end());  // most rows
+    else detail::sort_by_key<true>(buf.cells, buf.scratch_cells, buf.counts, space, detail::key_identity{});
     std::array<std::int64_t, N> c = row_coordinates();
-    for (std::int64_t kk : buf.touched) {
+    for (const std::int64_t kk : buf.cells) {
       unpack<false>(c, kk);
       out.push(c, buf.acc[kk]);
       buf.acc[kk] = semiring_traits<T>::zero();
       buf.seen[kk] = 0;
     }
-    buf.touched.clear();
+    buf.cells.clear();
   }
   template <bool Packed>
   void flush_pairs() {

@@ -64,6 +64,13 @@ using level_array = std::conditional_t<Owning, std::vector<T>, std::span<const T
 
 namespace detail {
 
+/// Whether `value` fits `Int` (and is not negative).
+template <class Int>
+constexpr bool fits_in(std::int64_t value) {
+  return value >= 0 && static_cast<std::uint64_t>(value) <=
+                           static_cast<std::uint64_t>(std::numeric_limits<Int>::max());
+}
+
 /// Throws `overflow_error` when `value` does not fit `Int`; `what` names the quantity.
 template <class Int>
 void check_fits(std::int64_t value, std::string_view what) {
