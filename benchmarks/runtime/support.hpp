@@ -293,18 +293,23 @@ struct csr_arrays {
 
 /// The hand-written baselines of the runtime and peer suites, on loom's own CSR arrays.
 /// C = A * B by Gustavson's algorithm (a dense accumulator, touched columns sorted per row).
+/// Writes into `c`, keeping its vectors' capacity (as a careful engineer's loop does, issue 19);
+/// the value-returning overload builds a new result.
 template <class Csr>
-csr_arrays hand_spgemm(const Csr& A, const Csr& B) {
+void hand_spgemm(const Csr& A, const Csr& B, csr_arrays& c) {
   const auto &a = A.template level<1>(), &b = B.template level<1>();
   const double *av = A.values().data(), *bv = B.values().data();
-  csr_arrays c;
   c.rows = A.extent(0);
   c.cols = B.extent(1);
   c.pos.resize(static_cast<std::size_t>(c.rows) + 1);
   c.pos[0] = 0;
-  std::vector<double> acc(static_cast<std::size_t>(c.cols));
-  std::vector<std::int64_t> mark(static_cast<std::size_t>(c.cols), -1);
-  std::vector<std::int32_t> touched;
+  c.crd.clear();
+  c.val.clear();
+  thread_local std::vector<double> acc;
+  thread_local std::vector<std::int64_t> mark;
+  thread_local std::vector<std::int32_t> touched;
+  acc.resize(static_cast<std::size_t>(c.cols));
+  mark.assign(static_cast<std::size_t>(c.cols), -1);
   for (std::int64_t r = 0; r < c.rows; ++r) {
     touched.clear();
     for (std::int64_t p = a.pos[r]; p < a.pos[r + 1]; ++p) {
@@ -328,16 +333,22 @@ csr_arrays hand_spgemm(const Csr& A, const Csr& B) {
     }
     c.pos[static_cast<std::size_t>(r) + 1] = static_cast<std::int64_t>(c.crd.size());
   }
+}
+template <class Csr>
+csr_arrays hand_spgemm(const Csr& A, const Csr& B) {
+  csr_arrays c;
+  hand_spgemm(A, B, c);
   return c;
 }
 
-/// C = A + B: one merge per row, appending to arrays reserved for nnz(A) + nnz(B) entries; a new
-/// result each call, as loom and the peers build one.
+/// C = A + B: one merge per row, appending to arrays reserved for nnz(A) + nnz(B) entries, into
+/// `c` (capacity kept between calls); the value-returning overload builds a new result.
 template <class Csr>
-csr_arrays hand_add(const Csr& A, const Csr& B) {
+void hand_add(const Csr& A, const Csr& B, csr_arrays& c) {
   const auto &a = A.template level<1>(), &b = B.template level<1>();
   const double *av = A.values().data(), *bv = B.values().data();
-  csr_arrays c;
+  c.crd.clear();
+  c.val.clear();
   c.rows = A.extent(0);
   c.cols = A.extent(1);
   c.pos.resize(static_cast<std::size_t>(c.rows) + 1);
@@ -371,6 +382,11 @@ csr_arrays hand_add(const Csr& A, const Csr& B) {
     }
     c.pos[static_cast<std::size_t>(r) + 1] = static_cast<std::int64_t>(c.crd.size());
   }
+}
+template <class Csr>
+csr_arrays hand_add(const Csr& A, const Csr& B) {
+  csr_arrays c;
+  hand_add(A, B, c);
   return c;
 }
 

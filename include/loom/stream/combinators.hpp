@@ -283,7 +283,9 @@ struct mul_stream {
   const kernel_context* ctx = nullptr;
   [[no_unique_address]] intersection_policy<Skip> policy = intersection_policy<Skip>::at(ctx, depth);
   static constexpr bool adaptive = std::is_same_v<Skip, skip::adaptive>;
-  bool stepwise = adaptive && merge_fibers(a, b);  // adaptive: this pair of fibers is merged
+  // adaptive: this pair of fibers is merged, and the stream always rests on a match (or is
+  // exhausted): settled here, kept by next, seek and seek_past
+  bool stepwise = adaptive && merge_fibers(a, b) && settle();
   static constexpr bool reads_policy = std::is_same_v<Skip, skip::runtime>;
   LOOM_FORCE_INLINE skip::code runtime_code() const { return policy.code; }
 
@@ -300,21 +302,37 @@ struct mul_stream {
   }
 
   LOOM_FORCE_INLINE bool valid() const { return a.valid() && b.valid(); }
-  LOOM_FORCE_INLINE std::int64_t index() const { return std::max<std::int64_t>(a.index(), b.index()); }
-  LOOM_FORCE_INLINE bool ready() const { return a.ready() && b.ready() && a.index() == b.index(); }
+  LOOM_FORCE_INLINE std::int64_t index() const {
+    if constexpr (adaptive)
+      if (stepwise) return a.index();  // a match
+    return std::max<std::int64_t>(a.index(), b.index());
+  }
+  LOOM_FORCE_INLINE bool ready() const {
+    if constexpr (adaptive)
+      if (stepwise) return true;  // a match (when valid)
+    return a.ready() && b.ready() && a.index() == b.index();
+  }
   LOOM_FORCE_INLINE auto value() const { return make_mul(op, a.value(), b.value(), ctx); }
   LOOM_FORCE_INLINE void seek(std::int64_t i) {
     a.seek(i);
     b.seek(i);
+    if constexpr (adaptive)
+      if (stepwise) to_match();
   }
   LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
     a.seek_past(i);
     b.seek_past(i);
+    if constexpr (adaptive)
+      if (stepwise) to_match();
   }
   // δ: on a match the operands step as the policy says; otherwise the one behind catches up
   LOOM_FORCE_INLINE void next() {
     if constexpr (adaptive) {
-      if (stepwise) return merge_to_match();
+      if (stepwise) {  // past this match, then to the next one
+        a.next();
+        b.next();
+        return to_match();
+      }
     }
     const skip::code c = policy.code;
     const std::int64_t ia = a.index(), ib = b.index();
@@ -358,13 +376,13 @@ struct mul_stream {
   }
 
  private:
-  // adaptive, merged fibers (every state ready): past the current match, then stepped to the
-  // next one in one tight loop, as the hand-written merge does; the run loop sees matches only
-  LOOM_FORCE_INLINE void merge_to_match() {
-    if (a.index() == b.index()) {
-      a.next();
-      b.next();
-    }
+  // adaptive, merged fibers (every state ready): the one behind steps until the indices meet,
+  // in one tight loop, as the hand-written merge does; the run loop sees matches only
+  LOOM_FORCE_INLINE bool settle() {
+    to_match();
+    return true;
+  }
+  LOOM_FORCE_INLINE void to_match() {
     while (a.valid() && b.valid()) {
       const std::int64_t ia = a.index(), ib = b.index();
       if (ia == ib) return;
