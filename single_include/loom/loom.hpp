@@ -9897,11 +9897,14 @@ struct intersection_policy<skip::runtime> {
 /// cursor with states that are not ready).
 template <class S>
 LOOM_FORCE_INLINE std::int64_t fiber_length(const S& s) {
-  if constexpr (requires { s.end - s.p; typename S::cursor; } &&
-                !requires(const typename S::cursor& c) { c.ready(); })
-    return static_cast<std::int64_t>(s.end - s.p);
-  else
+  if constexpr (requires { s.end - s.p; typename S::cursor; }) {  // nested: clang 14 would
+    if constexpr (!requires(const typename S::cursor& c) { c.ready(); })  // not see S::cursor fail
+      return static_cast<std::int64_t>(s.end - s.p);
+    else
+      return -1;
+  } else {
     return -1;
+  }
 }
 
 /// skip::adaptive's choice for a pair of fibers: step (merge) unless their lengths are unknown or
