@@ -40,7 +40,7 @@ void demo(const std::string& title, loom::tensor<double, loom::csr>& A) {
   // C keeps its arrays between calls, as the hand loop keeps its vectors; "fresh" builds a new C
   const double loom_spgemm = example::median_ms([&] { C(i, j) = loom::sum(k, A(i, k) * A(k, j)); }, 5);
   const double loom_fresh = example::median_ms([&] {
-    loom::tensor<double, loom::csr> D({m, n});
+    loom::tensor<double, loom::csr> D(C.shape());
     D(i, j) = loom::sum(k, A(i, k) * A(k, j));
   }, 5);
   std::vector<std::int64_t> cpos;
