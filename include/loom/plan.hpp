@@ -6,5 +6,6 @@
 #include <loom/plan/checks.hpp>
 #include <loom/plan/explain.hpp>
 #include <loom/plan/order.hpp>
+#include <loom/plan/transposed_format.hpp>
 
 #endif  // LOOM_PLAN_HPP

@@ -1684,7 +1684,8 @@ concept level_cursor = std::default_initializable<C> && std::copyable<C> &&
 /// - `iterate<P, Owning>(const storage<Owning>&, begin, end)`: a `level_cursor` over the
 ///   coordinates of the parent position `begin` (or of the run [begin, end) when segmented).
 /// With `properties.random_access`, the cursor also has `locate(i) -> level_range` (empty when
-/// absent) in O(1), and the planner may locate the level instead of iterating it.
+/// absent) in O(1), and the planner may locate the level instead of iterating it. Optional:
+/// `permutable = false` when the level cannot hold a copy with re-ordered modes (below).
 template <class L>
 concept level_type = requires(typename L::template storage<true>& st,
                               const typename L::template storage<true>& cst,
@@ -1699,6 +1700,17 @@ concept level_type = requires(typename L::template storage<true>& st,
   { L::template iterate<skip_policy::galloping>(cst, std::int64_t{}, std::int64_t{}) }
       -> level_cursor;
 };
+
+/// Whether a level can store the entries of any tensor in whichever mode it is given, so that a
+/// copy with the modes re-ordered (an operand transposed for the loop order) may keep it. True
+/// unless the level declares `static constexpr bool permutable = false;`, as the loops of a
+/// storage mapping do: a guarded range holds one region of one mode order (a triangle) and an
+/// offset formula is written for one mode order (format/mapping/mapped_level.hpp).
+template <class L>
+inline constexpr bool level_is_permutable_v = [] {
+  if constexpr (requires { L::permutable; }) return static_cast<bool>(L::permutable);
+  else return true;
+}();
 
 /// A level whose cursor can locate a coordinate in O(1).
 template <class L>
@@ -3724,6 +3736,10 @@ struct mapped_level {
                                                .padded = is_range};
   static constexpr std::size_t static_extent = dynamic_extent;
   static constexpr std::string_view name = Def::name;
+  // a mapping stores one mode order: its guards and offsets cannot hold the entries permuted, so
+  // a program that reads it against that order reads a copy in general levels
+  // (plan/transposed_format.hpp)
+  static constexpr bool permutable = false;
 
   template <bool Owning>
   struct array_storage {
@@ -6178,6 +6194,73 @@ std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
 
 #endif  // LOOM_OPTIMIZE_PLAN_CHOICE_HPP
 // ---- end <loom/optimize/plan_choice.hpp>
+// ---- begin <loom/plan/transposed_format.hpp>
+// Defines loom::plan::transposed_format<Order, A>: the format of the copy an operand is read
+// through when the loop order is not concordant with it (plan/). The evaluator binds it
+// (stream/evaluate.hpp), explain() names it and the skip costing reads its levels.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_TRANSPOSED_FORMAT_HPP
+#define LOOM_PLAN_TRANSPOSED_FORMAT_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+namespace loom::plan {
+
+namespace detail {
+// F's levels when every one of them can hold the entries in another mode order; else general
+// sorted levels: dense first where F's first level is full (a row per coordinate, as F had),
+// compressed below.
+template <class Levels>
+struct permuted_levels {
+  using type = Levels;
+};
+template <class L0, class... Ls>
+  requires(!(level_is_permutable_v<L0> && ... && level_is_permutable_v<Ls>))
+struct permuted_levels<boost::mp11::mp_list<L0, Ls...>> {
+  using type = boost::mp11::mp_list<std::conditional_t<L0::properties.full, dense, compressed>,
+                                    std::conditional_t<true, compressed, Ls>...>;
+};
+}  // namespace detail
+
+/// The format of operand A's copy under loop order `Order` (a list of index types): its modes
+/// re-ordered by the depth of their index; the same levels, unless one of them is not
+/// permutable (`level_is_permutable_v`: a storage mapping's loops), then general sorted levels
+/// (`general`), the mapping materialised once per call in the loop order.
+template <class Order, class A>
+struct transposed_format;
+template <class Order, class T, class... Is>
+struct transposed_format<Order, expr::access<T, Is...>> {
+  using original = typename std::remove_const_t<T>::format_type;
+  using levels = typename detail::permuted_levels<typename original::levels>::type;
+  /// true when the copy does not keep the original's levels
+  static constexpr bool general = !std::is_same_v<levels, typename original::levels>;
+  static constexpr std::array<std::size_t, sizeof...(Is)> modes = [] {
+    std::array<std::size_t, sizeof...(Is)> depth{boost::mp11::mp_find<Order, Is>::value...};
+    std::array<std::size_t, sizeof...(Is)> m{};
+    for (std::size_t k = 0; k < m.size(); ++k) m[k] = k;
+    std::sort(m.begin(), m.end(), [&](std::size_t a, std::size_t b) { return depth[a] < depth[b]; });
+    return m;
+  }();
+  template <class Seq>
+  struct make;
+  template <std::size_t... Ks>
+  struct make<std::index_sequence<Ks...>> {
+    using type = format_spec<levels, modes[Ks]...>;
+  };
+  using type = typename make<std::make_index_sequence<sizeof...(Is)>>::type;
+};
+
+}  // namespace loom::plan
+
+#endif  // LOOM_PLAN_TRANSPOSED_FORMAT_HPP
+// ---- end <loom/plan/transposed_format.hpp>
 // ---- begin <loom/stream/skip.hpp>
 // Defines the skip policies of an intersection, one per loop (stream/): how `mul` co-iterates
 // its operands at a depth (leapfrog, linear merge, or one leader iterating while the others are
@@ -6447,14 +6530,17 @@ constexpr auto analyse() {
     using F = typename info::format;
     if constexpr (info::order > 0 && !F::all_dense) {
       constexpr bool transposed = Plan::chosen.transposed[K];
+      // the copy stores modes by depth, in the levels plan/transposed_format.hpp gives it
+      using read = std::conditional_t<
+          transposed, plan::transposed_format<typename Plan::order, A>, std::type_identity<F>>;
       for (std::size_t m = 0; m < info::order; ++m) {
         std::size_t level = F::level_of_mode[m];
-        if (transposed) {  // the copy stores modes by depth, with the same level list
+        if (transposed) {
           level = 0;
           for (std::size_t o = 0; o < info::order; ++o)
             if (info::depth_of_mode[o] < info::depth_of_mode[m]) ++level;
         }
-        const level_properties p = F::properties[level];
+        const level_properties p = read::type::properties[level];
         if (p.full) continue;
         const std::size_t d = info::depth_of_mode[m];
         if (t.count[d] == max_coiterated) continue;
@@ -8783,6 +8869,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   // operands
   struct operand_info {
     std::string label, format;
+    std::string copy_format;  // a transposed copy in general levels (a storage mapping's)
     bool dense = false, transposed = false;
     std::vector<std::size_t> level_depth;   // depth iterated by each stored level
     std::vector<std::string> level_kind;
@@ -8816,18 +8903,31 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
         std::sort(modes.begin(), modes.end(),
                   [&](std::size_t x, std::size_t y) { return depth_by_mode[x] < depth_by_mode[y]; });
       std::size_t level = 0;
-      boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
-          [&](auto l) {
-            using L = typename decltype(l)::type;
-            info.level_depth.push_back(depth_by_mode[modes[level]]);
-            info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
-            info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
-                                       !L::properties.full);
-            info.level_full.push_back(L::properties.random_access && L::properties.full);
-            if constexpr (requires { &L::definition::explain; })
-              info.mapping_explain = &L::definition::explain;
-            ++level;
-          });
+      auto add_levels = [&](auto levels) {
+        boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, decltype(levels)>>(
+            [&](auto l) {
+              using L = typename decltype(l)::type;
+              info.level_depth.push_back(depth_by_mode[modes[level]]);
+              info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
+              info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
+                                         !L::properties.full);
+              info.level_full.push_back(L::properties.random_access && L::properties.full);
+              if constexpr (requires { &L::definition::explain; })
+                info.mapping_explain = &L::definition::explain;
+              ++level;
+            });
+      };
+      using copy = transposed_format<order, A>;
+      if constexpr (copy::general) {
+        if (info.transposed) {  // the kernel reads the copy's levels
+          info.copy_format = format_name<typename copy::type>();
+          add_levels(typename copy::levels{});
+        } else {
+          add_levels(typename F::levels{});
+        }
+      } else {
+        add_levels(typename F::levels{});
+      }
       info.level_role.assign(info.level_depth.size(), 'i');
       info.level_peers.assign(info.level_depth.size(), "");
     }(static_cast<const A*>(nullptr));
@@ -8926,10 +9026,16 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     for (std::size_t depth : o.level_depth) loop_names.push_back(names[depth]);
     s << o.mapping_explain(o.label, o.level_role, o.level_peers, loop_names);
   }
-  for (const auto& o : ops)
-    if (o.transposed)
-      s << "transpose: " << o.label << " is copied from " << o.format
-        << " into a concordant mode order before the loops (no concordant order exists)\n";
+  for (const auto& o : ops) {
+    if (!o.transposed) continue;
+    s << "transpose: " << o.label << " is copied from " << o.format;
+    if (o.copy_format.empty())
+      s << " into a concordant mode order before the loops (no concordant order exists)\n";
+    else  // a storage mapping holds one mode order: its copy is materialised in general levels
+      s << " into " << o.copy_format << " before the loops (no concordant order exists): the "
+        << "mapping is materialised once per call in the loop order (its own levels cannot hold "
+           "the entries in another mode order)\n";
+  }
   using out_format = typename out_t::format_type;
   s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
   if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";
@@ -11573,28 +11679,11 @@ namespace loom::detail {
 
 using boost::mp11::mp_list;
 
-// The format an operand is reformatted to when the loop order is not concordant with it: the
-// same levels, modes re-ordered by the depth of their index.
+// The format an operand is reformatted to when the loop order is not concordant with it: its
+// modes re-ordered by the depth of their index, in the same levels, or in general sorted levels
+// when its levels cannot hold the re-ordered entries (a storage mapping's, plan/transposed_format.hpp).
 template <class Order, class A>
-struct transposed_format;
-template <class Order, class T, class... Is>
-struct transposed_format<Order, expr::access<T, Is...>> {
-  using format = typename std::remove_const_t<T>::format_type;
-  static constexpr std::array<std::size_t, sizeof...(Is)> modes = [] {
-    std::array<std::size_t, sizeof...(Is)> depth{boost::mp11::mp_find<Order, Is>::value...};
-    std::array<std::size_t, sizeof...(Is)> m{};
-    for (std::size_t k = 0; k < m.size(); ++k) m[k] = k;
-    std::sort(m.begin(), m.end(), [&](std::size_t a, std::size_t b) { return depth[a] < depth[b]; });
-    return m;
-  }();
-  template <class Seq>
-  struct make;
-  template <std::size_t... Ks>
-  struct make<std::index_sequence<Ks...>> {
-    using type = format_spec<typename format::levels, modes[Ks]...>;
-  };
-  using type = typename make<std::make_index_sequence<sizeof...(Is)>>::type;
-};
+using transposed_format = plan::transposed_format<Order, A>;
 
 }  // namespace loom::detail
 
@@ -12277,8 +12366,8 @@ term<T, 1, 0> transposed(const T& t) {
 
 /// A tensor stored as the sum of terms (STOREL: a TSM whose body is `e1 + e2`), e.g. a
 /// symmetric matrix as `lower_packed + transposed(strict_lower_packed)` over one packed array.
-/// `S(i, j)` is the expression `L(i,j) + SL(j,i)` (one kernel; the planner may have to
-/// transpose a term, which a guarded mapping does not support: prefer the next two);
+/// `S(i, j)` is the expression `L(i,j) + SL(j,i)` (one kernel; a term read against its storage
+/// order is copied into general levels per call, plan/transposed_format.hpp: prefer the next two);
 /// `assign_distributed` runs a program linear in S once per term; `materialize()` builds S.
 template <class... Terms>
 struct sum_of {

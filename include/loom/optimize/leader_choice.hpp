@@ -13,6 +13,7 @@
 #include <loom/optimize/plan_choice.hpp>
 #include <loom/optimize/statistics_cache.hpp>
 #include <loom/plan/order.hpp>
+#include <loom/plan/transposed_format.hpp>
 #include <loom/stream/skip.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -129,14 +130,17 @@ constexpr auto analyse() {
     using F = typename info::format;
     if constexpr (info::order > 0 && !F::all_dense) {
       constexpr bool transposed = Plan::chosen.transposed[K];
+      // the copy stores modes by depth, in the levels plan/transposed_format.hpp gives it
+      using read = std::conditional_t<
+          transposed, plan::transposed_format<typename Plan::order, A>, std::type_identity<F>>;
       for (std::size_t m = 0; m < info::order; ++m) {
         std::size_t level = F::level_of_mode[m];
-        if (transposed) {  // the copy stores modes by depth, with the same level list
+        if (transposed) {
           level = 0;
           for (std::size_t o = 0; o < info::order; ++o)
             if (info::depth_of_mode[o] < info::depth_of_mode[m]) ++level;
         }
-        const level_properties p = F::properties[level];
+        const level_properties p = read::type::properties[level];
         if (p.full) continue;
         const std::size_t d = info::depth_of_mode[m];
         if (t.count[d] == max_coiterated) continue;

@@ -16,6 +16,7 @@
 #include <loom/optimize/workspace_choice.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/plan/pattern.hpp>
+#include <loom/plan/transposed_format.hpp>
 #include <loom/rewrite/for_evaluation.hpp>
 #include <loom/rewrite/hoist.hpp>
 #include <loom/stream/skip.hpp>
@@ -108,6 +109,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   // operands
   struct operand_info {
     std::string label, format;
+    std::string copy_format;  // a transposed copy in general levels (a storage mapping's)
     bool dense = false, transposed = false;
     std::vector<std::size_t> level_depth;   // depth iterated by each stored level
     std::vector<std::string> level_kind;
@@ -141,18 +143,31 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
         std::sort(modes.begin(), modes.end(),
                   [&](std::size_t x, std::size_t y) { return depth_by_mode[x] < depth_by_mode[y]; });
       std::size_t level = 0;
-      boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
-          [&](auto l) {
-            using L = typename decltype(l)::type;
-            info.level_depth.push_back(depth_by_mode[modes[level]]);
-            info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
-            info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
-                                       !L::properties.full);
-            info.level_full.push_back(L::properties.random_access && L::properties.full);
-            if constexpr (requires { &L::definition::explain; })
-              info.mapping_explain = &L::definition::explain;
-            ++level;
-          });
+      auto add_levels = [&](auto levels) {
+        boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, decltype(levels)>>(
+            [&](auto l) {
+              using L = typename decltype(l)::type;
+              info.level_depth.push_back(depth_by_mode[modes[level]]);
+              info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
+              info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
+                                         !L::properties.full);
+              info.level_full.push_back(L::properties.random_access && L::properties.full);
+              if constexpr (requires { &L::definition::explain; })
+                info.mapping_explain = &L::definition::explain;
+              ++level;
+            });
+      };
+      using copy = transposed_format<order, A>;
+      if constexpr (copy::general) {
+        if (info.transposed) {  // the kernel reads the copy's levels
+          info.copy_format = format_name<typename copy::type>();
+          add_levels(typename copy::levels{});
+        } else {
+          add_levels(typename F::levels{});
+        }
+      } else {
+        add_levels(typename F::levels{});
+      }
       info.level_role.assign(info.level_depth.size(), 'i');
       info.level_peers.assign(info.level_depth.size(), "");
     }(static_cast<const A*>(nullptr));
@@ -251,10 +266,16 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     for (std::size_t depth : o.level_depth) loop_names.push_back(names[depth]);
     s << o.mapping_explain(o.label, o.level_role, o.level_peers, loop_names);
   }
-  for (const auto& o : ops)
-    if (o.transposed)
-      s << "transpose: " << o.label << " is copied from " << o.format
-        << " into a concordant mode order before the loops (no concordant order exists)\n";
+  for (const auto& o : ops) {
+    if (!o.transposed) continue;
+    s << "transpose: " << o.label << " is copied from " << o.format;
+    if (o.copy_format.empty())
+      s << " into a concordant mode order before the loops (no concordant order exists)\n";
+    else  // a storage mapping holds one mode order: its copy is materialised in general levels
+      s << " into " << o.copy_format << " before the loops (no concordant order exists): the "
+        << "mapping is materialised once per call in the loop order (its own levels cannot hold "
+           "the entries in another mode order)\n";
+  }
   using out_format = typename out_t::format_type;
   s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
   if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";

@@ -19,6 +19,7 @@
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/plan/pattern.hpp>
+#include <loom/plan/transposed_format.hpp>
 #include <loom/rewrite/for_evaluation.hpp>
 #include <loom/rewrite/hoist.hpp>
 #include <loom/stream/lower.hpp>
@@ -43,28 +44,11 @@ namespace loom::detail {
 
 using boost::mp11::mp_list;
 
-// The format an operand is reformatted to when the loop order is not concordant with it: the
-// same levels, modes re-ordered by the depth of their index.
+// The format an operand is reformatted to when the loop order is not concordant with it: its
+// modes re-ordered by the depth of their index, in the same levels, or in general sorted levels
+// when its levels cannot hold the re-ordered entries (a storage mapping's, plan/transposed_format.hpp).
 template <class Order, class A>
-struct transposed_format;
-template <class Order, class T, class... Is>
-struct transposed_format<Order, expr::access<T, Is...>> {
-  using format = typename std::remove_const_t<T>::format_type;
-  static constexpr std::array<std::size_t, sizeof...(Is)> modes = [] {
-    std::array<std::size_t, sizeof...(Is)> depth{boost::mp11::mp_find<Order, Is>::value...};
-    std::array<std::size_t, sizeof...(Is)> m{};
-    for (std::size_t k = 0; k < m.size(); ++k) m[k] = k;
-    std::sort(m.begin(), m.end(), [&](std::size_t a, std::size_t b) { return depth[a] < depth[b]; });
-    return m;
-  }();
-  template <class Seq>
-  struct make;
-  template <std::size_t... Ks>
-  struct make<std::index_sequence<Ks...>> {
-    using type = format_spec<typename format::levels, modes[Ks]...>;
-  };
-  using type = typename make<std::make_index_sequence<sizeof...(Is)>>::type;
-};
+using transposed_format = plan::transposed_format<Order, A>;
 
 }  // namespace loom::detail
 

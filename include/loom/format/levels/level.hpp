@@ -36,7 +36,8 @@ concept level_cursor = std::default_initializable<C> && std::copyable<C> &&
 /// - `iterate<P, Owning>(const storage<Owning>&, begin, end)`: a `level_cursor` over the
 ///   coordinates of the parent position `begin` (or of the run [begin, end) when segmented).
 /// With `properties.random_access`, the cursor also has `locate(i) -> level_range` (empty when
-/// absent) in O(1), and the planner may locate the level instead of iterating it.
+/// absent) in O(1), and the planner may locate the level instead of iterating it. Optional:
+/// `permutable = false` when the level cannot hold a copy with re-ordered modes (below).
 template <class L>
 concept level_type = requires(typename L::template storage<true>& st,
                               const typename L::template storage<true>& cst,
@@ -51,6 +52,17 @@ concept level_type = requires(typename L::template storage<true>& st,
   { L::template iterate<skip_policy::galloping>(cst, std::int64_t{}, std::int64_t{}) }
       -> level_cursor;
 };
+
+/// Whether a level can store the entries of any tensor in whichever mode it is given, so that a
+/// copy with the modes re-ordered (an operand transposed for the loop order) may keep it. True
+/// unless the level declares `static constexpr bool permutable = false;`, as the loops of a
+/// storage mapping do: a guarded range holds one region of one mode order (a triangle) and an
+/// offset formula is written for one mode order (format/mapping/mapped_level.hpp).
+template <class L>
+inline constexpr bool level_is_permutable_v = [] {
+  if constexpr (requires { L::permutable; }) return static_cast<bool>(L::permutable);
+  else return true;
+}();
 
 /// A level whose cursor can locate a coordinate in O(1).
 template <class L>

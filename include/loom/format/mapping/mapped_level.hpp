@@ -197,6 +197,10 @@ struct mapped_level {
                                                .padded = is_range};
   static constexpr std::size_t static_extent = dynamic_extent;
   static constexpr std::string_view name = Def::name;
+  // a mapping stores one mode order: its guards and offsets cannot hold the entries permuted, so
+  // a program that reads it against that order reads a copy in general levels
+  // (plan/transposed_format.hpp)
+  static constexpr bool permutable = false;
 
   template <bool Owning>
   struct array_storage {

@@ -98,8 +98,8 @@ term<T, 1, 0> transposed(const T& t) {
 
 /// A tensor stored as the sum of terms (STOREL: a TSM whose body is `e1 + e2`), e.g. a
 /// symmetric matrix as `lower_packed + transposed(strict_lower_packed)` over one packed array.
-/// `S(i, j)` is the expression `L(i,j) + SL(j,i)` (one kernel; the planner may have to
-/// transpose a term, which a guarded mapping does not support: prefer the next two);
+/// `S(i, j)` is the expression `L(i,j) + SL(j,i)` (one kernel; a term read against its storage
+/// order is copied into general levels per call, plan/transposed_format.hpp: prefer the next two);
 /// `assign_distributed` runs a program linear in S once per term; `materialize()` builds S.
 template <class... Terms>
 struct sum_of {
