@@ -8,5 +8,6 @@
 #include <loom/core/fixed_string.hpp>
 #include <loom/core/index.hpp>
 #include <loom/core/semiring.hpp>
+#include <loom/core/work_counters.hpp>
 
 #endif  // LOOM_CORE_HPP

@@ -7,6 +7,7 @@
 #include <loom/expr/functions.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/operators.hpp>
+#include <loom/expr/order.hpp>
 #include <loom/expr/traits.hpp>
 
 #endif  // LOOM_EXPR_HPP

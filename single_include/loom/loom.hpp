@@ -338,6 +338,65 @@ constexpr T semiring_scale(T x, std::int64_t n) {
 
 #endif  // LOOM_CORE_SEMIRING_HPP
 // ---- end <loom/core/semiring.hpp>
+// ---- begin <loom/core/work_counters.hpp>
+// Defines loom's deterministic work counters: with LOOM_WORK_COUNTERS defined (tests only; the
+// whole program must agree), every kernel counts, over all its threads, the steps and seeks of
+// the stored levels it walks, the coordinates it locates, and the entries it writes. Off, the
+// hooks are empty and cost nothing. Complexity tests assert on these instead of timings (core/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_WORK_COUNTERS_HPP
+#define LOOM_CORE_WORK_COUNTERS_HPP
+
+#include <cstdint>
+#ifdef LOOM_WORK_COUNTERS
+#  include <atomic>
+#endif
+
+namespace loom {
+
+/// The work of the kernels run (on every thread) since the last `reset_work_counters()`.
+struct work_counts {
+  std::uint64_t steps = 0;   // next() on a stored level or a dense range: one loop iteration
+  std::uint64_t seeks = 0;   // seek / seek_past: a jump (a search in a sorted level)
+  std::uint64_t probes = 0;  // locate / contains: a random access into a level
+  std::uint64_t writes = 0;  // entries written to an output (appended, or accumulated in place)
+  std::uint64_t total() const { return steps + seeks + probes + writes; }
+};
+
+#ifdef LOOM_WORK_COUNTERS
+namespace detail {
+struct work_tally {  // every thread's work (relaxed atomics: counted, not ordered)
+  std::atomic<std::uint64_t> steps{0}, seeks{0}, probes{0}, writes{0};
+};
+inline work_tally work;
+}  // namespace detail
+/// Whether this build counts work (LOOM_WORK_COUNTERS).
+inline constexpr bool counts_work = true;
+inline work_counts work_counters() {
+  return {detail::work.steps.load(), detail::work.seeks.load(), detail::work.probes.load(),
+          detail::work.writes.load()};
+}
+inline void reset_work_counters() {
+  detail::work.steps = 0;
+  detail::work.seeks = 0;
+  detail::work.probes = 0;
+  detail::work.writes = 0;
+}
+#  define LOOM_COUNT_WORK(field) (::loom::detail::work.field.fetch_add(1, std::memory_order_relaxed))
+#  define LOOM_COUNT_WORK_N(field, n) \
+    (::loom::detail::work.field.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed))
+#else
+inline constexpr bool counts_work = false;
+inline work_counts work_counters() { return {}; }
+inline void reset_work_counters() {}
+#  define LOOM_COUNT_WORK(field) ((void)0)
+#  define LOOM_COUNT_WORK_N(field, n) ((void)0)
+#endif
+
+}  // namespace loom
+
+#endif  // LOOM_CORE_WORK_COUNTERS_HPP
+// ---- end <loom/core/work_counters.hpp>
 
 #endif  // LOOM_CORE_HPP
 // ---- end <loom/core.hpp>
@@ -984,6 +1043,51 @@ constexpr auto expand(I, const E& e) {
 
 #endif  // LOOM_EXPR_OPERATORS_HPP
 // ---- end <loom/expr/operators.hpp>
+// ---- begin <loom/expr/order.hpp>
+// Defines loom::order: the loop order of one assignment fixed by the user, as Etch allows
+// (`C(i, j) = loom::order<i, k, j>(e)`); the evaluator plans that order only (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_ORDER_HPP
+#define LOOM_EXPR_ORDER_HPP
+
+
+#include <boost/mp11/list.hpp>
+
+#include <type_traits>
+
+namespace loom {
+
+namespace expr {
+/// `expr` to be evaluated as one loop nest in `Order` (an MP11 list of index types, outermost
+/// first). Only the right-hand side of an assignment (or of `loom::explain`).
+template <class Order, class E>
+struct ordered {
+  E expr;
+};
+}  // namespace expr
+
+/// The function object behind `loom::order<...>`.
+template <class... Is>
+struct order_option {
+  template <expr::operand E>
+  auto operator()(const E& e) const {
+    const auto x = expr::as_expr(e);
+    return expr::ordered<boost::mp11::mp_list<Is...>, std::remove_cvref_t<decltype(x)>>{x};
+  }
+};
+
+/// Fixes the loop order of one assignment, outermost first, listing every index once:
+/// `C(i, j) = loom::order<i, k, j>(loom::sum(k, A(i, k) * B(k, j)));` (Gustavson's order, whatever
+/// the formats). An operand stored in another order is transposed (once, while it is unchanged)
+/// and `explain` says so; no candidate is costed and no sum is hoisted.
+template <auto... Is>
+  requires(index_variable<decltype(Is)> && ...)
+inline constexpr order_option<std::remove_cvref_t<decltype(Is)>...> order{};
+
+}  // namespace loom
+
+#endif  // LOOM_EXPR_ORDER_HPP
+// ---- end <loom/expr/order.hpp>
 
 #endif  // LOOM_EXPR_HPP
 // ---- end <loom/expr.hpp>
@@ -1957,6 +2061,7 @@ using dense_n = typename detail::format_from_list<
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <concepts>
 #include <cstdint>
 #include <span>
@@ -1981,6 +2086,34 @@ basic_tensor<T, To, true> convert_entries(const basic_tensor<T, From, FromOwning
 // Defined in appender.hpp: refills an output's arrays in place, keeping their capacity.
 template <class T, class Format>
 class appender;
+
+// A number that changes whenever its tensor may have changed: fresh (process-wide) at
+// construction, on copy and on move (both sides), and on every non-const access to storage.
+// Caches of data derived from a tensor (a transposed copy) key on its address and version.
+class version_stamp {
+ public:
+  version_stamp() noexcept : v_(next()) {}
+  version_stamp(const version_stamp&) noexcept : v_(next()) {}
+  version_stamp(version_stamp&& other) noexcept : v_(next()) { other.bump(); }
+  version_stamp& operator=(const version_stamp&) noexcept {
+    bump();
+    return *this;
+  }
+  version_stamp& operator=(version_stamp&& other) noexcept {
+    bump();
+    other.bump();
+    return *this;
+  }
+  void bump() noexcept { v_ = next(); }
+  std::uint64_t value() const noexcept { return v_; }
+
+ private:
+  static std::uint64_t next() noexcept {
+    static std::atomic<std::uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+  std::uint64_t v_;
+};
 }  // namespace detail
 
 /// A tensor of `T` stored in `Format`; `Owning` tensors hold their arrays, views borrow them.
@@ -2043,12 +2176,19 @@ class basic_tensor {
   template <std::size_t K>
   const auto& level() const { return std::get<K>(levels_); }
   template <std::size_t K>
-  auto& level() { return std::get<K>(levels_); }
+  auto& level() {
+    version_.bump();
+    return std::get<K>(levels_);
+  }
   const level_storages& levels() const { return levels_; }
   std::span<const T> values() const { return {values_.data(), values_.size()}; }
   std::span<T> values() requires(Owning || !std::is_const_v<T>) {
+    version_.bump();
     return {values_.data(), values_.size()};
   }
+  /// Changes whenever the tensor may have changed (any non-const access to its storage, an
+  /// assignment, a move); with its address, identifies unchanged contents for caches.
+  std::uint64_t version() const { return version_.value(); }
   /// Extent of the mode stored at level K.
   template <std::size_t K>
   std::int64_t level_extent() const { return shape_[Format::modes[K]]; }
@@ -2064,6 +2204,7 @@ class basic_tensor {
   template <std::integral... Cs>
     requires(sizeof...(Cs) == order)
   decltype(auto) at(Cs... cs) {
+    if constexpr (Format::all_dense) version_.bump();  // a reference: may be written
     return at_impl(coords_type{static_cast<std::int64_t>(cs)...});
   }
   template <std::integral... Cs>
@@ -2097,7 +2238,10 @@ class basic_tensor {
   }
 
   /// Drops all entries (sparse) or zero-fills (dense), keeping the shape.
-  void clear() requires Owning { build_empty(); }
+  void clear() requires Owning {
+    version_.bump();
+    build_empty();
+  }
 
  private:
   void check_shape() const {
@@ -2185,6 +2329,7 @@ class basic_tensor {
   level_storages levels_{};
   values_array values_{};
   std::string name_{};
+  detail::version_stamp version_{};
 };
 
 /// An owning tensor: `loom::tensor<double, loom::csr> A({m, n});`
@@ -2551,6 +2696,7 @@ class appender {
       if (recycled != nullptr) {  // take the old arrays, keep their capacity
         levels_ = std::move(recycled->levels_);
         values_ = std::move(recycled->values_);
+        recycled->version_.bump();
         [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
           (clear_level(std::get<Ks>(levels_)), ...);
         }(std::make_index_sequence<N>{});
@@ -2626,6 +2772,7 @@ class appender {
   /// count differs (a reduction that emitted nothing).
   template <class Run>
   static bool fill_values_on_pattern(tensor_type& out, const tensor_type& pattern, Run&& run) {
+    out.version_.bump();
     out.levels_ = pattern.levels_;
     append_array<T> values;
     out.values_.clear();
@@ -4711,14 +4858,13 @@ constexpr void for_each_access(const E& e, F&& f) {
 
 #endif  // LOOM_EXPR_VISIT_HPP
 // ---- end <loom/expr/visit.hpp>
-// ---- begin <loom/optimize/leader_choice.hpp>
-// Defines the runtime choice of the skip policy per loop (optimize/): which operand of each
-// intersection leads and how the others catch up (leapfrog, merge, lead first / last), among the
-// variants instantiated at compile time, costed from statistics after Galley's physical model
-// (notes 001 §4.4), cached by a coarse signature, and explained.
+// ---- begin <loom/optimize/hoist_choice.hpp>
+// Defines the runtime choice whether to compute a hoistable sum first (rewrite/hoist.hpp): the
+// fused kernel's estimated cost against the sum's own kernel plus the rest with the sum as one
+// operand, from the same statistics and loop-order cost as the plan choice (optimize/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_LEADER_CHOICE_HPP
-#define LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+#ifndef LOOM_OPTIMIZE_HOIST_CHOICE_HPP
+#define LOOM_OPTIMIZE_HOIST_CHOICE_HPP
 
 // ---- begin <loom/optimize/plan_choice.hpp>
 // Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
@@ -5483,6 +5629,7 @@ class statistics_cache {
 
 
 #include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/set.hpp>
 
 #include <algorithm>
 #include <array>
@@ -5503,7 +5650,8 @@ static_assert(max_plan_candidates >= 1, "loom: LOOM_MAX_PLAN_CANDIDATES must be 
 
 /// The plan's static facts for `lhs = rhs` (an output access and an expression).
 /// `Candidate` >= 0 selects that entry of `plan_candidates<Lhs, Rhs>`; -1 is the static choice.
-template <class Lhs, class Rhs, int Candidate = -1>
+/// `Forced` (an MP11 list of index types, `loom::order`) fixes the loop order instead.
+template <class Lhs, class Rhs, int Candidate = -1, class Forced = void>
 struct order_plan;
 
 /// The bounded list of plans a runtime optimizer chooses among (the static choice first).
@@ -5548,6 +5696,7 @@ struct problem {
   std::array<bool, max_indices> summed{};
   std::array<std::size_t, max_indices> out_rank{};    // preferred position (free indices)
   std::array<bool, max_indices> dense_only{};         // used by no sparse operand
+  std::array<std::array<bool, max_indices>, max_accesses> full{};  // full[a][k]: level k is dense
   std::array<std::array<bool, max_indices>, max_indices> before{};  // before[a][b]: a above b
   bool dense_output = false;
 };
@@ -5634,6 +5783,37 @@ constexpr result choose(const problem& p, int candidate) {
   return choose_under(relaxed, candidate);
 }
 
+// A loop below the outermost whose index only full (dense) levels of sparse operands iterate
+// visits its whole extent for every outer iteration (csr x csc SpGEMM in the concordant order
+// i, j, k walks every column j for every row i). Transposing such an operand once can give a
+// nest in which every loop skips (Gustavson's i, k, j): one candidate per such operand, costed
+// at run time with its copy (Galley's reformat; notes 001 §4.1-4.2).
+template <class Add>
+constexpr void add_transposing(const problem& q, const result& best, Add& add) {
+  for (std::size_t d = 1; d < q.n; ++d) {
+    const std::size_t x = best.order[d];
+    if (q.dense_only[x]) continue;
+    bool skips = false;
+    for (std::size_t a = 0; a < q.accesses; ++a)
+      for (std::size_t k = 0; k < q.length[a]; ++k)
+        skips = skips || (q.sparse[a] && q.ids[a][k] == x && !q.full[a][k]);
+    if (skips) continue;
+    for (std::size_t a = 0; a < q.accesses; ++a) {
+      if (!q.sparse[a] || q.length[a] < 2) continue;
+      bool dense_on_x = false;
+      for (std::size_t k = 0; k < q.length[a]; ++k) dense_on_x = dense_on_x || q.ids[a][k] == x;
+      if (!dense_on_x) continue;
+      problem t = q;  // the operand as if stored in the reverse order
+      for (std::size_t k = 0; k < q.length[a]; ++k) t.ids[a][k] = q.ids[a][q.length[a] - 1 - k];
+      result r = choose_under(t, -1);
+      if (!r.ok) continue;
+      r.transposed = {};
+      mark_transposed(q, r);
+      add(r);
+    }
+  }
+}
+
 /// The candidate plans of a kernel, best first by the static preference.
 template <std::size_t Cap>
 struct candidate_list {
@@ -5676,6 +5856,7 @@ constexpr candidate_list<Cap> enumerate(const problem& p) {
       if (r.ok) mark_transposed(q, r);
       add(r);
     }
+    add_transposing(q, best, add);
   } else {
     for (std::size_t a = 0; a < p.accesses; ++a)
       if (p.sparse[a]) add(choose_under(q, static_cast<int>(a)));
@@ -5759,8 +5940,24 @@ template <class Lhs, class Rhs>
 using assignment_universe = boost::mp11::mp_unique<
     boost::mp11::mp_append<typename detail::output_indices<Lhs>::type, expr::all_indices_t<Rhs>>>;
 
-template <class OT, class... Os, class Rhs, int Candidate>
-struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
+namespace detail {
+// The plan of an order the user fixed: the loop order given, every operand it does not suit
+// transposed (`ok` is false when it breaks a precedence constraint).
+template <std::size_t N>
+constexpr result forced(const problem& p, const std::array<std::size_t, N>& ids) {
+  result r{};
+  for (std::size_t d = 0; d < N; ++d) r.order[d] = ids[d];
+  r.ok = true;
+  for (std::size_t a = 0; a < N; ++a)
+    for (std::size_t b = a + 1; b < N; ++b)
+      if (p.before[ids[b]][ids[a]]) r.ok = false;
+  if (r.ok) mark_transposed(p, r);
+  return r;
+}
+}  // namespace detail
+
+template <class OT, class... Os, class Rhs, int Candidate, class Forced>
+struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
   using lhs_type = expr::access<OT, Os...>;
   using out_format = typename std::remove_const_t<OT>::format_type;
   using universe = assignment_universe<lhs_type, Rhs>;
@@ -5785,6 +5982,10 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
           constexpr auto ids = detail::storage_ids<universe, A>();
           for (std::size_t k = 0; k < ids.size(); ++k) p.ids[a][k] = ids[k];
           p.length[a] = ids.size();
+          std::size_t k = 0;
+          boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity,
+                                                             typename tr::format::levels>>(
+              [&](auto l) { p.full[a][k++] = decltype(l)::type::properties.full; });
           ++a;
         });
     for (std::size_t c = 0; c < p.n; ++c) {
@@ -5811,8 +6012,25 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
     return p;
   }();
   static constexpr detail::result chosen = [] {
-    if constexpr (Candidate < 0) return detail::choose(problem, -1);
-    else return plan_candidates<lhs_type, Rhs>::list.plans[Candidate];
+    if constexpr (!std::is_void_v<Forced>) {
+      static_assert(boost::mp11::mp_size<Forced>::value == index_count &&
+                        boost::mp11::mp_is_set<Forced>::value &&
+                        boost::mp11::mp_empty<boost::mp11::mp_set_difference<universe, Forced>>::value,
+                    "loom::order: list every index of the assignment exactly once (the output's "
+                    "and the summed ones)");
+      constexpr auto ids = []<class... Is>(mp_list<Is...>) {
+        return std::array<std::size_t, sizeof...(Is)>{boost::mp11::mp_find<universe, Is>::value...};
+      }(Forced{});
+      constexpr detail::result r = detail::forced(problem, ids);
+      static_assert(r.ok, "loom::order: this order iterates an index summed inside a non-linear "
+                          "operation (map, integer /, where, a product of two sums over one index) "
+                          "outside that operation's free indices; the sum cannot be reduced there");
+      return r;
+    } else if constexpr (Candidate < 0) {
+      return detail::choose(problem, -1);
+    } else {
+      return plan_candidates<lhs_type, Rhs>::list.plans[Candidate];
+    }
   }();
   static_assert(chosen.ok, "loom internal error: no loop order found; please report");
 
@@ -5859,6 +6077,7 @@ struct plan_candidates {
 
 #include <boost/mp11/algorithm.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <functional>
@@ -5931,9 +6150,34 @@ struct loop_order_query {
   }
 };
 
+/// The shortest mean fiber over x, below the indices `above`, of the conjunctive operands that
+/// use x: every visited tuple of `above` pays at least that much to intersect (a merge walks,
+/// a leapfrog searches, the shortest fiber), even when the intersection comes out empty;
+/// Galley's join estimate alone counts only the matches. 0 when no operand bounds it.
+inline double shortest_fiber(const loop_order_query& q, const std::vector<std::string>& above,
+                             const std::string& x) {
+  double best = -1;
+  for (const auto& e : q.conjunctive) {
+    if (!loom::detail::has_index(e.indices(), x)) continue;
+    std::vector<std::string> without_x, without_both;  // indices to aggregate away
+    for (const auto& i : e.indices()) {
+      const bool is_above = std::find(above.begin(), above.end(), i.name) != above.end();
+      if (!is_above && i.name != x) without_x.push_back(i.name);
+      if (!is_above) without_both.push_back(i.name);
+    }
+    const double child = e.aggregate(without_x).estimate();
+    const double parent = without_both.size() == e.indices().size() ? 1.0
+                                                                     : e.aggregate(without_both).estimate();
+    const double fiber = child / std::max(1.0, parent);
+    best = best < 0 ? fiber : std::min(best, fiber);
+  }
+  return best < 0 ? 0 : best;
+}
+
 /// The cost of one loop order (outermost first) plus the copies it forces (notes 001 §4.1):
 /// the iterations of every prefix times the access factor of its innermost index, plus output
-/// writes (sequential when the free indices lead the order), plus `reformat`. A loop over an
+/// writes (sequential when the free indices lead the order), plus `reformat`. A loop visits at
+/// least the shortest fiber of its operands per outer iteration (`shortest_fiber`). A loop over an
 /// index that no operand iterates through a sparse level visits its whole extent (Galley's
 /// estimate assumes every loop skips; loom's dense levels do not).
 inline double loop_order_cost(const loop_order_query& q, const std::vector<std::string>& order,
@@ -5947,7 +6191,9 @@ inline double loop_order_cost(const loop_order_query& q, const std::vector<std::
     for (const auto& x : q.extents)
       if (x.name == name) extent = static_cast<double>(x.extent);
     const auto skip = q.skips.find(name);
-    visited = skip != q.skips.end() && skip->second ? std::min(q.iterations(prefix), visited * extent)
+    const std::vector<std::string> above(prefix.begin(), prefix.end() - 1);
+    const double walked = std::max(q.iterations(prefix), visited * shortest_fiber(q, above, name));
+    visited = skip != q.skips.end() && skip->second ? std::min(walked, visited * extent)
                                                     : visited * extent;
     const auto f = q.factor.find(name);
     cost += visited * (f == q.factor.end() ? c.dense_read : f->second);
@@ -5960,6 +6206,20 @@ inline double loop_order_cost(const loop_order_query& q, const std::vector<std::
   }
   return cost;
 }
+
+template <class Node>
+inline constexpr char node_type_tag = 0;
+
+/// A sum of the right-hand side that a query treats as one operand over its free indices, as if
+/// computed first into a temporary (rewrite/hoist.hpp): its own accesses are left out.
+struct replaced_sum {
+  const void* node = nullptr;           // the sum node inside the expression
+  const void* type = nullptr;           // &node_type_tag<its type> (a parent may share its address)
+  std::vector<std::string> free;        // its free indices
+  std::size_t first_access = 0;         // ordinal of its first access (for_each_access order)
+  std::size_t access_count = 0;
+  bool dense = true;                    // the temporary is dense (located) or sparse (iterated)
+};
 
 /// Costs of every candidate plan of a kernel and the chosen one.
 struct plan_choice {
@@ -5989,6 +6249,7 @@ struct collector {
   loop_order_query* q;
   const extent_fn* extent;
   statistics_cache* cache;
+  const replaced_sum* replaced = nullptr;  // a sum costed as one operand (computed first)
 
   void add(chain_bound_estimator e, bool disjunctive) const {
     (disjunctive ? q->disjunctive : q->conjunctive).push_back(std::move(e));
@@ -6022,6 +6283,11 @@ struct collector {
   }
   template <class I, class E>
   void operator()(const expr::sum<I, E>& e, bool disjunctive) const {
+    if (replaced != nullptr && static_cast<const void*>(&e) == replaced->node &&
+        static_cast<const void*>(&node_type_tag<expr::sum<I, E>>) == replaced->type) {
+      add(full_over(replaced->free, *extent), disjunctive);  // an upper bound on its entries
+      return;
+    }
     (*this)(e.body, disjunctive);
   }
   template <class I, class E>
@@ -6050,30 +6316,33 @@ constexpr bool level_is_full(std::size_t level) {
   return full;
 }
 
-/// The loop-order query of `lhs = rhs` under runtime statistics.
-template <class Lhs, class Rhs>
-loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache) {
-  std::map<std::string, std::int64_t> extents;
-  auto note = [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
+/// The loop-order query of a kernel writing `output` (its free indices in storage order) from
+/// `rhs`; `extents` holds the output's extents (those of `rhs`'s accesses take precedence). With
+/// `replaced`, that sum of `rhs` counts as one operand (rhs costed with the sum computed first).
+template <class Rhs>
+loop_order_query describe_rhs(std::vector<std::string> output, bool dense_output,
+                              std::map<std::string, std::int64_t> extents, const Rhs& rhs,
+                              statistics_cache& cache, const replaced_sum* replaced = nullptr) {
+  std::map<std::string, std::int64_t> from_rhs;
+  expr::for_each_access(rhs, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
     std::size_t m = 0;
-    (..., extents.emplace(std::string(Is::name), a.tensor->extent(m++)));
-  };
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t) { note(a); });
-  if constexpr (std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::order > 0) note(lhs);
+    (..., from_rhs.emplace(std::string(Is::name), a.tensor->extent(m++)));
+  });
+  from_rhs.merge(extents);
   const detail::extent_fn extent = [&](const std::string& n) {
-    const auto it = extents.find(n);
-    return it == extents.end() ? std::int64_t{1} : it->second;
+    const auto it = from_rhs.find(n);
+    return it == from_rhs.end() ? std::int64_t{1} : it->second;
   };
   loop_order_query q;
-  using out_format = typename std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::format_type;
-  const auto by_mode = detail::names_of(expr::free_indices_t<Lhs>{});
-  for (std::size_t level = 0; level < by_mode.size(); ++level)
-    q.output.push_back(by_mode[out_format::modes[level]]);
-  q.dense_output = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::format_type::written_in_place;
-  for (const auto& [name, e] : extents) q.extents.push_back({name, e});
-  detail::collector{&q, &extent, &cache}(rhs, false);
+  q.output = std::move(output);
+  q.dense_output = dense_output;
+  for (const auto& [name, e] : from_rhs) q.extents.push_back({name, e});
+  detail::collector{&q, &extent, &cache, replaced}(rhs, false);
   // per level: a dense level is cheap to walk or locate, any other costs a read per entry
-  expr::for_each_access(rhs, [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t) {
+  expr::for_each_access(rhs, [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t k) {
+    if (replaced != nullptr && k >= replaced->first_access &&
+        k < replaced->first_access + replaced->access_count)
+      return;
     using F = typename std::remove_const_t<T>::format_type;
     std::size_t m = 0;
     (..., [&] {
@@ -6083,7 +6352,28 @@ loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cach
       q.skips[std::string(Is::name)] = q.skips[std::string(Is::name)] || !dense;
     }());
   });
+  if (replaced != nullptr)
+    for (const std::string& name : replaced->free) {
+      q.factor[name] += replaced->dense ? cost_constants{}.dense_read : cost_constants{}.sparse_read;
+      q.skips[name] = q.skips[name] || !replaced->dense;
+    }
   return q;
+}
+
+/// The loop-order query of `lhs = rhs` under runtime statistics (see `describe_rhs`).
+template <class Lhs, class Rhs>
+loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
+                          const replaced_sum* replaced = nullptr) {
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  std::map<std::string, std::int64_t> extents;
+  const auto by_mode = detail::names_of(expr::free_indices_t<Lhs>{});
+  if constexpr (out_t::order > 0)
+    for (std::size_t m = 0; m < by_mode.size(); ++m) extents.emplace(by_mode[m], lhs.tensor->extent(m));
+  std::vector<std::string> output;
+  for (std::size_t level = 0; level < by_mode.size(); ++level)
+    output.push_back(by_mode[out_t::format_type::modes[level]]);
+  return describe_rhs(std::move(output), out_t::format_type::written_in_place, std::move(extents), rhs,
+                      cache, replaced);
 }
 
 /// Order (by name) and copy cost of candidate C of `lhs = rhs`.
@@ -6194,6 +6484,111 @@ std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
 
 #endif  // LOOM_OPTIMIZE_PLAN_CHOICE_HPP
 // ---- end <loom/optimize/plan_choice.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::optimize {
+
+/// The two estimates and the verdict: hoisting pays only when it is strictly cheaper, so a
+/// rewrite never makes a kernel worse by the model's measure.
+struct hoist_choice {
+  double fused = 0;    // the kernel as one loop nest (its cheapest candidate plan)
+  double hoisted = 0;  // the sum's own kernel plus the rest with the sum as one operand
+  bool hoist() const { return hoisted < fused; }
+  std::string describe() const {
+    std::ostringstream o;
+    o.precision(3);
+    o << "estimated cost " << (hoist() ? hoisted : fused) << " against " << (hoist() ? fused : hoisted)
+      << (hoist() ? " fused" : " computed first");
+    return o.str();
+  }
+};
+
+namespace detail {
+struct hoist_purpose {};
+
+template <class S, class Rhs>
+std::size_t first_access_of(const S& s, const Rhs& rhs) {
+  std::size_t ordinal = 0, first = 0;
+  expr::for_each_node(rhs, [&](const auto& node) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(node)>, S>)
+      if (static_cast<const void*>(&node) == static_cast<const void*>(&s)) first = ordinal;
+    if constexpr (expr::is_access<std::remove_cvref_t<decltype(node)>>::value) ++ordinal;
+  });
+  return first;
+}
+
+inline std::vector<std::string> restricted(const std::vector<std::string>& order,
+                                           const std::vector<std::string>& keep, bool keep_listed) {
+  std::vector<std::string> out;
+  for (const auto& n : order)
+    if ((std::find(keep.begin(), keep.end(), n) != keep.end()) == keep_listed) out.push_back(n);
+  return out;
+}
+}  // namespace detail
+
+/// Costs `lhs = rhs` fused against computing its sum `s` (a subobject of `rhs`) first into a
+/// temporary (`dense_temporary`: dense, located; else sparse). The rest keeps the fused plan's
+/// loop order without the sum's bound indices; the sum's kernel takes that order restricted to
+/// its own indices; its entries are bounded by the full product of its free extents.
+template <class Lhs, class Rhs, class S>
+hoist_choice choose_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense_temporary,
+                          statistics_cache& cache) {
+  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
+  const loop_order_query fused = describe(lhs, rhs, cache);
+  hoist_choice out;
+  std::vector<std::string> order;
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
+    const double cost = candidate_cost<Lhs, Rhs, decltype(c)::value>(lhs, rhs, fused);
+    if (decltype(c)::value == 0 || cost < out.fused) {
+      out.fused = cost;
+      order.clear();
+      using P = plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
+      boost::mp11::mp_for_each<typename P::order>([&](auto i) { order.emplace_back(decltype(i)::name); });
+    }
+  });
+  const std::vector<std::string> free = detail::names_of(expr::free_indices_t<S>{});
+  const std::vector<std::string> bound = detail::names_of(expr::summed_indices_t<S>{});
+  const std::vector<std::string> own = detail::names_of(expr::all_indices_t<S>{});
+  const loop_order_query first = describe_rhs(free, dense_temporary, {}, s, cache);
+  const replaced_sum r{&s, &node_type_tag<S>, free, detail::first_access_of(s, rhs),
+                       boost::mp11::mp_size<expr::accesses_t<S>>::value, dense_temporary};
+  const loop_order_query rest = describe(lhs, rhs, cache, &r);
+  out.hoisted = loop_order_cost(first, detail::restricted(order, own, true)) +
+                loop_order_cost(rest, detail::restricted(order, bound, false));
+  return out;
+}
+
+/// `choose_hoist`, remembered per kernel type and coarse statistics signature (like plans).
+template <class Lhs, class Rhs, class S>
+bool cached_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense_temporary) {
+  thread_local std::vector<std::uint8_t> signature;
+  detail::coarse_signature(rhs, signature);
+  return plan_cache<Lhs, Rhs, detail::hoist_purpose>::local().find_or(signature, [&](statistics_cache& stats) {
+    return static_cast<std::size_t>(choose_hoist(lhs, rhs, s, dense_temporary, stats).hoist());
+  }) != 0;
+}
+
+}  // namespace loom::optimize
+
+#endif  // LOOM_OPTIMIZE_HOIST_CHOICE_HPP
+// ---- end <loom/optimize/hoist_choice.hpp>
+// ---- begin <loom/optimize/leader_choice.hpp>
+// Defines the runtime choice of the skip policy per loop (optimize/): which operand of each
+// intersection leads and how the others catch up (leapfrog, merge, lead first / last), among the
+// variants instantiated at compile time, costed from statistics after Galley's physical model
+// (notes 001 §4.4), cached by a coarse signature, and explained.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+#define LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+
 // ---- begin <loom/plan/transposed_format.hpp>
 // Defines loom::plan::transposed_format<Order, A>: the format of the copy an operand is read
 // through when the loop order is not concordant with it (plan/). The evaluator binds it
@@ -6513,8 +6908,8 @@ struct access_info<Plan, expr::access<T, Is...>> {
 
 template <class Plan>
 struct plan_rhs;
-template <class Lhs, class Rhs, int C>
-struct plan_rhs<plan::order_plan<Lhs, Rhs, C>> {
+template <class Lhs, class Rhs, int C, class F>
+struct plan_rhs<plan::order_plan<Lhs, Rhs, C, F>> {
   using type = Rhs;
 };
 
@@ -8639,6 +9034,12 @@ inline constexpr bool hoistable_v = [] {
   }
 }();
 
+/// Whether a hoisted S is computed into a dense temporary (a scalar, a vector, or a matrix that
+/// is not statically sparse) rather than a sparse one (`dcsr`).
+template <class S>
+inline constexpr bool hoisted_dense_v = boost::mp11::mp_size<expr::free_indices_t<S>>::value <= 1 ||
+                                        expr::sparsity_v<S> == expr::sparsity::dense;
+
 namespace detail {
 template <class E>
 struct has_hoistable : std::false_type {};
@@ -8870,7 +9271,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   struct operand_info {
     std::string label, format;
     std::string copy_format;  // a transposed copy in general levels (a storage mapping's)
-    bool dense = false, transposed = false;
+    bool dense = false, transposed = false, view = false;
     std::vector<std::size_t> level_depth;   // depth iterated by each stored level
     std::vector<std::string> level_kind;
     std::vector<char> level_probe;  // random access, not full (hashed, bitmap, banded, user)
@@ -8893,6 +9294,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     info.format = format_name<F>();
     info.dense = F::all_dense;
     info.transposed = P::chosen.transposed[k];
+    info.view = !std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>::owning;
     info.nnz = a.tensor->nnz();
     [&]<class T, class... Is>(const expr::access<T, Is...>*) {
       constexpr std::array<std::size_t, sizeof...(Is)> depth_by_mode{
@@ -9030,11 +9432,12 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     if (!o.transposed) continue;
     s << "transpose: " << o.label << " is copied from " << o.format;
     if (o.copy_format.empty())
-      s << " into a concordant mode order before the loops (no concordant order exists)\n";
+      s << " into a concordant mode order before the loops";
     else  // a storage mapping holds one mode order: its copy is materialised in general levels
-      s << " into " << o.copy_format << " before the loops (no concordant order exists): the "
-        << "mapping is materialised once per call in the loop order (its own levels cannot hold "
-           "the entries in another mode order)\n";
+      s << " into " << o.copy_format << " before the loops: the mapping is materialised in the "
+        << "loop order (its own levels cannot hold the entries in another mode order)";
+    s << (o.view ? "; a view is copied on every call\n"
+                 : "; the copy is kept for the next calls while " + o.label + " is unchanged\n");
   }
   using out_format = typename out_t::format_type;
   s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
@@ -9119,10 +9522,14 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
   using fired = typename decltype(rewritten)::fired;
   std::string rules =
       boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
-  if constexpr (rewrite::has_hoistable_v<Rhs>) {  // the evaluator computes it first (hoist.hpp)
+  if constexpr (rewrite::has_hoistable_v<Rhs>) {  // the evaluator decides as here (hoist_choice.hpp)
     rewrite::hoist_first(rhs, [&](const auto& s, auto) {
       std::size_t ordinal = 0;
-      rules += "hoisted: " + detail::to_string(s, ordinal) + " is computed once, before the loops below\n";
+      loom::statistics_cache stats;
+      const auto c = optimize::choose_hoist(lhs, rhs, s, rewrite::hoisted_dense_v<std::remove_cvref_t<decltype(s)>>, stats);
+      rules += (c.hoist() ? "hoisted: " : "not hoisted: ") + detail::to_string(s, ordinal) +
+               (c.hoist() ? " is computed once, before the loops below (" : " stays in the fused loops (") +
+               c.describe() + ")\n";
     });
   }
   using P0 = order_plan<Lhs, Rhs>;
@@ -9172,6 +9579,24 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
   return detail::explain_plan<P0>(lhs, rhs, rules) + detail::skip_section<P0>(lhs, rhs);
 }
 
+}  // namespace loom::plan
+
+namespace loom::plan {
+/// The plan of `lhs = loom::order<...>(e)`: that loop order only (no candidates, no hoisting).
+template <class Lhs, class Order, class E>
+std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed) {
+  const auto rewritten = rewrite::for_kernel(fixed.expr);
+  const auto rhs = rewritten.expr;
+  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using fired = typename decltype(rewritten)::fired;
+  std::string rules =
+      boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
+  std::string names;
+  boost::mp11::mp_for_each<Order>([&](auto i) { names += (names.empty() ? "" : ", ") + std::string(decltype(i)::name); });
+  rules += "loop order fixed by loom::order<" + names + ">\n";
+  using P = order_plan<Lhs, Rhs, -1, Order>;
+  return detail::explain_plan<P>(lhs, rhs, rules) + detail::skip_section<P>(lhs, rhs);
+}
 }  // namespace loom::plan
 
 namespace loom {
@@ -10366,7 +10791,10 @@ struct expand_stream {
   LOOM_FORCE_INLINE X locate(std::int64_t) const { return x; }
   LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
   LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = std::max(i, j + 1); }
-  LOOM_FORCE_INLINE void next() { ++i; }
+  LOOM_FORCE_INLINE void next() {
+    LOOM_COUNT_WORK(steps);  // a counted loop (no operand stores this index)
+    ++i;
+  }
 };
 
 // once_stream<Depth, X>: a contracted stream emitting X exactly once (X added to a sum).
@@ -10603,11 +11031,26 @@ struct level_stream : level_cursor_t<Layout, K, P> {
     if constexpr (requires(const cursor& c) { c.ready(); }) return cursor::ready();
     else return true;
   }
+#ifdef LOOM_WORK_COUNTERS  // the cursor's moves, counted (core/work_counters.hpp)
+  LOOM_FORCE_INLINE void next() {
+    LOOM_COUNT_WORK(steps);
+    cursor::next();
+  }
+  LOOM_FORCE_INLINE void seek(std::int64_t j) {
+    LOOM_COUNT_WORK(seeks);
+    cursor::seek(j);
+  }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t j) {
+    LOOM_COUNT_WORK(seeks);
+    cursor::seek_past(j);
+  }
+#endif
   LOOM_FORCE_INLINE auto value() const { return child(this->children()); }
   // whether coordinate j is stored (a product skips the absent ones instead of emitting zeros)
   LOOM_FORCE_INLINE bool contains(std::int64_t j) const
     requires(locatable)
   {
+    LOOM_COUNT_WORK(probes);
     if constexpr (full) return true;
     else return !cursor::locate(j).empty();
   }
@@ -10615,6 +11058,7 @@ struct level_stream : level_cursor_t<Layout, K, P> {
   LOOM_FORCE_INLINE auto locate(std::int64_t j) const
     requires(locatable)
   {
+    LOOM_COUNT_WORK(probes);
     const level_range r = cursor::locate(j);
     using V = decltype(child(r));
     if constexpr (!level::properties.full)
@@ -10666,11 +11110,21 @@ struct strided_stream {
   LOOM_FORCE_INLINE bool ready() const { return true; }
   LOOM_FORCE_INLINE auto value() const { return make_strided<Layout, R + 1>(t, offset + i * stride); }
   LOOM_FORCE_INLINE auto locate(std::int64_t j) const {
+    LOOM_COUNT_WORK(probes);
     return make_strided<Layout, R + 1>(t, offset + j * stride);
   }
-  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = std::max(i, j + 1); }
-  LOOM_FORCE_INLINE void next() { ++i; }
+  LOOM_FORCE_INLINE void seek(std::int64_t j) {
+    LOOM_COUNT_WORK(seeks);
+    i = std::max(i, j);
+  }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t j) {
+    LOOM_COUNT_WORK(seeks);
+    i = std::max(i, j + 1);
+  }
+  LOOM_FORCE_INLINE void next() {
+    LOOM_COUNT_WORK(steps);
+    ++i;
+  }
 };
 
 }  // namespace loom::stream
@@ -10738,11 +11192,16 @@ template <class Cell, class S>
 LOOM_FORCE_INLINE void run_located(const Cell& cell, const std::int64_t* strides, const S& s,
                                    std::int64_t off) {
   if constexpr (!is_stream_v<S>) {
+    LOOM_COUNT_WORK(writes);
     cell(off, s);
   } else if constexpr (reducible<S>() && Cell::presence) {
     const auto [v, touched] = reduce_touched(s);
-    if (touched) cell(off, v);
+    if (touched) {
+      LOOM_COUNT_WORK(writes);
+      cell(off, v);
+    }
   } else if constexpr (reducible<S>()) {
+    LOOM_COUNT_WORK(writes);
     cell(off, reduce(s));  // local sum
   } else if constexpr (reads_policy_v<S>) {
     with_compiled_policy(s, [&](const auto& y) { run_located(cell, strides, y, off); });
@@ -10862,10 +11321,14 @@ template <class Sink, class S>
 LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
   using T = typename Sink::value_type;
   if constexpr (!is_stream_v<S>) {
+    LOOM_COUNT_WORK(writes);
     sink.push(static_cast<T>(s));
   } else if constexpr (reducible<S>()) {
     auto [v, touched] = reduce_touched(s);
-    if (touched) sink.push(static_cast<T>(v));
+    if (touched) {
+      LOOM_COUNT_WORK(writes);
+      sink.push(static_cast<T>(v));
+    }
   } else if constexpr (reads_policy_v<S>) {
     with_compiled_policy(s, [&](const auto& y) { run_sparse(sink, y); });
   } else {
@@ -11706,10 +12169,48 @@ struct binding {
   static constexpr bool transposed = Plan::chosen.transposed[K];
   using tensor_type = std::conditional_t<
       transposed,
-      tensor<typename original::value_type, typename transposed_format<typename Plan::order, access_type>::type>,
+      tensor<std::remove_const_t<typename original::value_type>, typename transposed_format<typename Plan::order, access_type>::type>,
       original>;
   using storage = std::conditional_t<transposed, std::optional<tensor_type>, std::monostate>;
 };
+
+/// Operand `t` reformatted for binding `Bind` (a transposed copy): converted once and reused by
+/// the next calls while `t` is the same tensor at the same version (an owning tensor's version
+/// changes on every non-const access to its storage); a view, whose caller may change its
+/// buffers unseen, is converted on every call into `scratch`. One cached copy per binding of a
+/// plan and per thread, kept until another operand or version replaces it.
+template <class Bind, class Source>
+const typename Bind::tensor_type& transposed_copy(const Source& t,
+                                                  std::optional<typename Bind::tensor_type>& scratch) {
+  if constexpr (Source::owning) {
+    struct entry {
+      const void* source = nullptr;
+      std::uint64_t version = 0;
+      std::unique_ptr<typename Bind::tensor_type> copy;
+    };
+    thread_local entry cached;
+    if (cached.copy && cached.source == &t && cached.version == t.version()) return *cached.copy;
+    LOOM_COUNT_WORK_N(writes, t.nnz());  // a copy's entries
+    cached.copy.reset();  // the old copy's memory first
+    cached.copy = std::make_unique<typename Bind::tensor_type>(t);
+    cached.source = &t;
+    cached.version = t.version();
+    return *cached.copy;
+  } else if constexpr (std::is_const_v<typename Source::value_type>) {  // a read-only view
+    LOOM_COUNT_WORK_N(writes, t.nnz());
+    using F = typename Bind::tensor_type::format_type;
+    std::vector<std::array<std::int64_t, F::order>> crd;
+    std::vector<std::remove_const_t<typename Source::value_type>> vals;
+    t.for_each_stored([&](const auto& c, const auto& v) {
+      crd.push_back(c);
+      vals.push_back(v);
+    });
+    return scratch.emplace(from_coo<F>(t.shape(), crd, vals, duplicates::sum));
+  } else {
+    LOOM_COUNT_WORK_N(writes, t.nnz());
+    return scratch.emplace(t);
+  }
+}
 
 template <class Plan, class Seq = std::make_index_sequence<Plan::access_count>>
 struct bindings_of;
@@ -11918,9 +12419,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       using bind = binding<Plan, K>;
       if constexpr (std::is_same_v<std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>,
                                    typename bind::original>) {
-        if constexpr (bind::transposed) {
-          std::get<K>(temporaries).emplace(*a.tensor);  // reformat to a concordant order
-          std::get<K>(pointers) = &*std::get<K>(temporaries);
+        if constexpr (bind::transposed) {  // reformat to a concordant order, once per version
+          std::get<K>(pointers) = &transposed_copy<bind>(*a.tensor, std::get<K>(temporaries));
         } else {
           std::get<K>(pointers) = a.tensor;
         }
@@ -12186,23 +12686,26 @@ std::int64_t extent_in(const E& e) {
 // the sum is statically sparse (then DCSR).
 template <class V, class S, std::size_t N>
 using hoisted_tensor = tensor<
-    V, std::conditional_t<
-           N == 0, format<>,
-           std::conditional_t<N == 1, dense_vector,
-                              std::conditional_t<expr::sparsity_v<S> == expr::sparsity::dense,
-                                                 dense_matrix, dcsr>>>>;
+    V, std::conditional_t<N == 0, format<>,
+                          std::conditional_t<N == 1, dense_vector,
+                                             std::conditional_t<rewrite::hoisted_dense_v<S>, dense_matrix, dcsr>>>>;
 
-/// Runs `lhs = rhs`, first computing once every sum that the fused loop nest would recompute
-/// for each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
-/// sum(i, A(i,j) * sum(k, A(i,k) * x(k))).
+/// Runs `lhs = rhs`, first computing once a sum that the fused loop nest would recompute for
+/// each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
+/// sum(i, A(i,j) * sum(k, A(i,k) * x(k))), when the cost model says that is cheaper
+/// (optimize/hoist_choice.hpp; a filter the sum would lose, as in TPC-H Q5, keeps it fused).
 template <class Out, class Lhs, class Rhs>
 void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
   if constexpr (rewrite::has_hoistable_v<Rhs>) {
+    bool hoisted = false;
     rewrite::hoist_first(rhs, [&](const auto& s, auto rebuild) {
       using S = std::remove_cvref_t<decltype(s)>;
       [&]<class... Is>(mp_list<Is...>) {
         using T = hoisted_tensor<expr::value_type_t<S>, S, sizeof...(Is)>;
+        if (!optimize::cached_hoist(lhs, rhs, s, rewrite::hoisted_dense_v<S>)) return;
+        hoisted = true;
         T t(typename T::shape_type{extent_in<Is>(s)...});
+        if constexpr (T::format_type::all_dense) LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
         expr::access<T, Is...> target{&t};
         target = s;  // its own kernel (rewritten and hoisted in turn)
         if constexpr (sizeof...(Is) == 0)  // a scalar: a literal (order-0 operands are not streamed)
@@ -12211,6 +12714,7 @@ void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) 
           execute_hoisted(out, lhs, rebuild(expr::access<const T, Is...>{&t}), accumulate);
       }(expr::free_indices_t<S>{});
     });
+    if (!hoisted) execute(out, lhs, rhs, accumulate);
   } else {
     execute(out, lhs, rhs, accumulate);
   }
@@ -12257,6 +12761,35 @@ void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs_operand, Tag) {
       }
     } else {
       loom::detail::execute_hoisted(*lhs.tensor, lhs, rhs, accumulate);
+    }
+  }
+}
+
+/// `out(i...) = loom::order<...>(e)`: e checked and rewritten as above, then run as one loop nest
+/// in the order given (operands transposed where they disagree; no candidates, no hoisting).
+template <class OT, class... Os, class Order, class E, class Tag>
+void evaluate_assignment(access<OT, Os...>& lhs, const ordered<Order, E>& fixed, Tag) {
+  using Lhs = access<OT, Os...>;
+  if constexpr (!plan::assignment_is_valid<Lhs, E>) {
+    plan::report_assignment_errors<Lhs, E>();
+  } else {
+    const auto rhs = rewrite::for_kernel(fixed.expr).expr;
+    using Rhs = std::remove_cvref_t<decltype(rhs)>;
+    using P = plan::order_plan<Lhs, Rhs, -1, Order>;
+    constexpr bool accumulate = std::is_same_v<Tag, accumulate_tag>;
+    using out_t = std::remove_const_t<OT>;
+    static_assert(out_t::owning || out_t::format_type::all_dense,
+                  "loom::assign: a sparse output must be an owning loom::tensor; a view over "
+                  "caller buffers cannot grow");
+    if (loom::detail::aliases_output(lhs.tensor, rhs)) {  // the output is also read: use a copy
+      tensor<typename out_t::value_type, typename out_t::format_type> result(*lhs.tensor);
+      access<decltype(result), Os...> target{&result};
+      loom::detail::execute_plan_choosing_skip<plan::order_plan<decltype(target), Rhs, -1, Order>>(
+          result, target, rhs, accumulate);
+      if constexpr (out_t::owning) *lhs.tensor = std::move(result);
+      else std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
+    } else {
+      loom::detail::execute_plan_choosing_skip<P>(*lhs.tensor, lhs, rhs, accumulate);
     }
   }
 }

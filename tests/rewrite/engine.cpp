@@ -167,3 +167,29 @@ TEST_CASE_TEMPLATE("hoisted sums (BATAx, SigmaMMM) give the reference result", F
       for (std::int64_t c = 0; c < 6; ++c) CHECK(S.at(r, c) == doctest::Approx(sref.at({r, c})));
   }
 }
+
+// Hoisting is costed (optimize/hoist_choice.hpp): computing sum(k, G(n,k) * x(k)) for every n
+// pays when F visits many m per n, and loses when F keeps few rows (the filter TPC-H Q5 lost).
+TEST_CASE("a sum is hoisted only when the cost model says it is cheaper") {
+  constexpr loom::index<"n"> n;
+  constexpr loom::index<"m"> m;
+  constexpr loom::index<"k"> k;
+  const auto G = test::random_tensor<double, csr>({400, 60}, test::density::medium, 7);
+  const auto x = test::random_tensor<double, dense_vector>({60}, test::density::full, 8);
+  std::vector<std::array<std::int64_t, 2>> few, many;
+  for (std::int64_t r = 0; r < 3; ++r) few.push_back({r * 7, r});
+  for (std::int64_t r = 0; r < 400; ++r)
+    for (std::int64_t c = 0; c < 400; c += 9) many.push_back({r, c});
+  const auto filter = loom::from_coo<csr>({400, 400}, few, std::vector<double>(few.size(), 2.0));
+  const auto spread = loom::from_coo<csr>({400, 400}, many, std::vector<double>(many.size(), 0.5));
+  for (const auto* F : {&filter, &spread}) {
+    tensor<double, dense_vector> y({400});
+    const auto e = loom::sum(n, (*F)(n, m) * loom::sum(k, G(n, k) * x(k)));
+    y(m) = e;
+    const auto ref = test::reference_eval(y(m), e);
+    for (std::int64_t c = 0; c < 400; ++c) CHECK(y.values()[c] == doctest::Approx(ref.values[c]));
+    const std::string plan = loom::explain(y(m), e);
+    INFO(plan);
+    CHECK(plan.find(F == &filter ? "not hoisted: sum(k, " : "\nhoisted: sum(k, ") != std::string::npos);
+  }
+}

@@ -121,6 +121,7 @@ class appender {
       if (recycled != nullptr) {  // take the old arrays, keep their capacity
         levels_ = std::move(recycled->levels_);
         values_ = std::move(recycled->values_);
+        recycled->version_.bump();
         [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
           (clear_level(std::get<Ks>(levels_)), ...);
         }(std::make_index_sequence<N>{});
@@ -196,6 +197,7 @@ class appender {
   /// count differs (a reduction that emitted nothing).
   template <class Run>
   static bool fill_values_on_pattern(tensor_type& out, const tensor_type& pattern, Run&& run) {
+    out.version_.bump();
     out.levels_ = pattern.levels_;
     append_array<T> values;
     out.values_.clear();

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <concepts>
 #include <cstdint>
 #include <span>
@@ -35,6 +36,34 @@ basic_tensor<T, To, true> convert_entries(const basic_tensor<T, From, FromOwning
 // Defined in appender.hpp: refills an output's arrays in place, keeping their capacity.
 template <class T, class Format>
 class appender;
+
+// A number that changes whenever its tensor may have changed: fresh (process-wide) at
+// construction, on copy and on move (both sides), and on every non-const access to storage.
+// Caches of data derived from a tensor (a transposed copy) key on its address and version.
+class version_stamp {
+ public:
+  version_stamp() noexcept : v_(next()) {}
+  version_stamp(const version_stamp&) noexcept : v_(next()) {}
+  version_stamp(version_stamp&& other) noexcept : v_(next()) { other.bump(); }
+  version_stamp& operator=(const version_stamp&) noexcept {
+    bump();
+    return *this;
+  }
+  version_stamp& operator=(version_stamp&& other) noexcept {
+    bump();
+    other.bump();
+    return *this;
+  }
+  void bump() noexcept { v_ = next(); }
+  std::uint64_t value() const noexcept { return v_; }
+
+ private:
+  static std::uint64_t next() noexcept {
+    static std::atomic<std::uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+  std::uint64_t v_;
+};
 }  // namespace detail
 
 /// A tensor of `T` stored in `Format`; `Owning` tensors hold their arrays, views borrow them.
@@ -97,12 +126,19 @@ class basic_tensor {
   template <std::size_t K>
   const auto& level() const { return std::get<K>(levels_); }
   template <std::size_t K>
-  auto& level() { return std::get<K>(levels_); }
+  auto& level() {
+    version_.bump();
+    return std::get<K>(levels_);
+  }
   const level_storages& levels() const { return levels_; }
   std::span<const T> values() const { return {values_.data(), values_.size()}; }
   std::span<T> values() requires(Owning || !std::is_const_v<T>) {
+    version_.bump();
     return {values_.data(), values_.size()};
   }
+  /// Changes whenever the tensor may have changed (any non-const access to its storage, an
+  /// assignment, a move); with its address, identifies unchanged contents for caches.
+  std::uint64_t version() const { return version_.value(); }
   /// Extent of the mode stored at level K.
   template <std::size_t K>
   std::int64_t level_extent() const { return shape_[Format::modes[K]]; }
@@ -118,6 +154,7 @@ class basic_tensor {
   template <std::integral... Cs>
     requires(sizeof...(Cs) == order)
   decltype(auto) at(Cs... cs) {
+    if constexpr (Format::all_dense) version_.bump();  // a reference: may be written
     return at_impl(coords_type{static_cast<std::int64_t>(cs)...});
   }
   template <std::integral... Cs>
@@ -151,7 +188,10 @@ class basic_tensor {
   }
 
   /// Drops all entries (sparse) or zero-fills (dense), keeping the shape.
-  void clear() requires Owning { build_empty(); }
+  void clear() requires Owning {
+    version_.bump();
+    build_empty();
+  }
 
  private:
   void check_shape() const {
@@ -239,6 +279,7 @@ class basic_tensor {
   level_storages levels_{};
   values_array values_{};
   std::string name_{};
+  detail::version_stamp version_{};
 };
 
 /// An owning tensor: `loom::tensor<double, loom::csr> A({m, n});`

@@ -113,8 +113,8 @@ struct access_info<Plan, expr::access<T, Is...>> {
 
 template <class Plan>
 struct plan_rhs;
-template <class Lhs, class Rhs, int C>
-struct plan_rhs<plan::order_plan<Lhs, Rhs, C>> {
+template <class Lhs, class Rhs, int C, class F>
+struct plan_rhs<plan::order_plan<Lhs, Rhs, C, F>> {
   using type = Rhs;
 };
 

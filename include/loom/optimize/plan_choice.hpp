@@ -15,6 +15,7 @@
 
 #include <boost/mp11/algorithm.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <functional>
@@ -87,9 +88,34 @@ struct loop_order_query {
   }
 };
 
+/// The shortest mean fiber over x, below the indices `above`, of the conjunctive operands that
+/// use x: every visited tuple of `above` pays at least that much to intersect (a merge walks,
+/// a leapfrog searches, the shortest fiber), even when the intersection comes out empty;
+/// Galley's join estimate alone counts only the matches. 0 when no operand bounds it.
+inline double shortest_fiber(const loop_order_query& q, const std::vector<std::string>& above,
+                             const std::string& x) {
+  double best = -1;
+  for (const auto& e : q.conjunctive) {
+    if (!loom::detail::has_index(e.indices(), x)) continue;
+    std::vector<std::string> without_x, without_both;  // indices to aggregate away
+    for (const auto& i : e.indices()) {
+      const bool is_above = std::find(above.begin(), above.end(), i.name) != above.end();
+      if (!is_above && i.name != x) without_x.push_back(i.name);
+      if (!is_above) without_both.push_back(i.name);
+    }
+    const double child = e.aggregate(without_x).estimate();
+    const double parent = without_both.size() == e.indices().size() ? 1.0
+                                                                     : e.aggregate(without_both).estimate();
+    const double fiber = child / std::max(1.0, parent);
+    best = best < 0 ? fiber : std::min(best, fiber);
+  }
+  return best < 0 ? 0 : best;
+}
+
 /// The cost of one loop order (outermost first) plus the copies it forces (notes 001 §4.1):
 /// the iterations of every prefix times the access factor of its innermost index, plus output
-/// writes (sequential when the free indices lead the order), plus `reformat`. A loop over an
+/// writes (sequential when the free indices lead the order), plus `reformat`. A loop visits at
+/// least the shortest fiber of its operands per outer iteration (`shortest_fiber`). A loop over an
 /// index that no operand iterates through a sparse level visits its whole extent (Galley's
 /// estimate assumes every loop skips; loom's dense levels do not).
 inline double loop_order_cost(const loop_order_query& q, const std::vector<std::string>& order,
@@ -103,7 +129,9 @@ inline double loop_order_cost(const loop_order_query& q, const std::vector<std::
     for (const auto& x : q.extents)
       if (x.name == name) extent = static_cast<double>(x.extent);
     const auto skip = q.skips.find(name);
-    visited = skip != q.skips.end() && skip->second ? std::min(q.iterations(prefix), visited * extent)
+    const std::vector<std::string> above(prefix.begin(), prefix.end() - 1);
+    const double walked = std::max(q.iterations(prefix), visited * shortest_fiber(q, above, name));
+    visited = skip != q.skips.end() && skip->second ? std::min(walked, visited * extent)
                                                     : visited * extent;
     const auto f = q.factor.find(name);
     cost += visited * (f == q.factor.end() ? c.dense_read : f->second);
@@ -116,6 +144,20 @@ inline double loop_order_cost(const loop_order_query& q, const std::vector<std::
   }
   return cost;
 }
+
+template <class Node>
+inline constexpr char node_type_tag = 0;
+
+/// A sum of the right-hand side that a query treats as one operand over its free indices, as if
+/// computed first into a temporary (rewrite/hoist.hpp): its own accesses are left out.
+struct replaced_sum {
+  const void* node = nullptr;           // the sum node inside the expression
+  const void* type = nullptr;           // &node_type_tag<its type> (a parent may share its address)
+  std::vector<std::string> free;        // its free indices
+  std::size_t first_access = 0;         // ordinal of its first access (for_each_access order)
+  std::size_t access_count = 0;
+  bool dense = true;                    // the temporary is dense (located) or sparse (iterated)
+};
 
 /// Costs of every candidate plan of a kernel and the chosen one.
 struct plan_choice {
@@ -145,6 +187,7 @@ struct collector {
   loop_order_query* q;
   const extent_fn* extent;
   statistics_cache* cache;
+  const replaced_sum* replaced = nullptr;  // a sum costed as one operand (computed first)
 
   void add(chain_bound_estimator e, bool disjunctive) const {
     (disjunctive ? q->disjunctive : q->conjunctive).push_back(std::move(e));
@@ -178,6 +221,11 @@ struct collector {
   }
   template <class I, class E>
   void operator()(const expr::sum<I, E>& e, bool disjunctive) const {
+    if (replaced != nullptr && static_cast<const void*>(&e) == replaced->node &&
+        static_cast<const void*>(&node_type_tag<expr::sum<I, E>>) == replaced->type) {
+      add(full_over(replaced->free, *extent), disjunctive);  // an upper bound on its entries
+      return;
+    }
     (*this)(e.body, disjunctive);
   }
   template <class I, class E>
@@ -206,30 +254,33 @@ constexpr bool level_is_full(std::size_t level) {
   return full;
 }
 
-/// The loop-order query of `lhs = rhs` under runtime statistics.
-template <class Lhs, class Rhs>
-loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache) {
-  std::map<std::string, std::int64_t> extents;
-  auto note = [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
+/// The loop-order query of a kernel writing `output` (its free indices in storage order) from
+/// `rhs`; `extents` holds the output's extents (those of `rhs`'s accesses take precedence). With
+/// `replaced`, that sum of `rhs` counts as one operand (rhs costed with the sum computed first).
+template <class Rhs>
+loop_order_query describe_rhs(std::vector<std::string> output, bool dense_output,
+                              std::map<std::string, std::int64_t> extents, const Rhs& rhs,
+                              statistics_cache& cache, const replaced_sum* replaced = nullptr) {
+  std::map<std::string, std::int64_t> from_rhs;
+  expr::for_each_access(rhs, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
     std::size_t m = 0;
-    (..., extents.emplace(std::string(Is::name), a.tensor->extent(m++)));
-  };
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t) { note(a); });
-  if constexpr (std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::order > 0) note(lhs);
+    (..., from_rhs.emplace(std::string(Is::name), a.tensor->extent(m++)));
+  });
+  from_rhs.merge(extents);
   const detail::extent_fn extent = [&](const std::string& n) {
-    const auto it = extents.find(n);
-    return it == extents.end() ? std::int64_t{1} : it->second;
+    const auto it = from_rhs.find(n);
+    return it == from_rhs.end() ? std::int64_t{1} : it->second;
   };
   loop_order_query q;
-  using out_format = typename std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::format_type;
-  const auto by_mode = detail::names_of(expr::free_indices_t<Lhs>{});
-  for (std::size_t level = 0; level < by_mode.size(); ++level)
-    q.output.push_back(by_mode[out_format::modes[level]]);
-  q.dense_output = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>::format_type::written_in_place;
-  for (const auto& [name, e] : extents) q.extents.push_back({name, e});
-  detail::collector{&q, &extent, &cache}(rhs, false);
+  q.output = std::move(output);
+  q.dense_output = dense_output;
+  for (const auto& [name, e] : from_rhs) q.extents.push_back({name, e});
+  detail::collector{&q, &extent, &cache, replaced}(rhs, false);
   // per level: a dense level is cheap to walk or locate, any other costs a read per entry
-  expr::for_each_access(rhs, [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t) {
+  expr::for_each_access(rhs, [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t k) {
+    if (replaced != nullptr && k >= replaced->first_access &&
+        k < replaced->first_access + replaced->access_count)
+      return;
     using F = typename std::remove_const_t<T>::format_type;
     std::size_t m = 0;
     (..., [&] {
@@ -239,7 +290,28 @@ loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cach
       q.skips[std::string(Is::name)] = q.skips[std::string(Is::name)] || !dense;
     }());
   });
+  if (replaced != nullptr)
+    for (const std::string& name : replaced->free) {
+      q.factor[name] += replaced->dense ? cost_constants{}.dense_read : cost_constants{}.sparse_read;
+      q.skips[name] = q.skips[name] || !replaced->dense;
+    }
   return q;
+}
+
+/// The loop-order query of `lhs = rhs` under runtime statistics (see `describe_rhs`).
+template <class Lhs, class Rhs>
+loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
+                          const replaced_sum* replaced = nullptr) {
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  std::map<std::string, std::int64_t> extents;
+  const auto by_mode = detail::names_of(expr::free_indices_t<Lhs>{});
+  if constexpr (out_t::order > 0)
+    for (std::size_t m = 0; m < by_mode.size(); ++m) extents.emplace(by_mode[m], lhs.tensor->extent(m));
+  std::vector<std::string> output;
+  for (std::size_t level = 0; level < by_mode.size(); ++level)
+    output.push_back(by_mode[out_t::format_type::modes[level]]);
+  return describe_rhs(std::move(output), out_t::format_type::written_in_place, std::move(extents), rhs,
+                      cache, replaced);
 }
 
 /// Order (by name) and copy cost of candidate C of `lhs = rhs`.

@@ -8,9 +8,11 @@
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/operators.hpp>
 #include <loom/expr/traits.hpp>
+#include <loom/expr/order.hpp>
 #include <loom/expr/visit.hpp>
 #include <loom/format/appender.hpp>
 #include <loom/format/format_name.hpp>
+#include <loom/optimize/hoist_choice.hpp>
 #include <loom/optimize/leader_choice.hpp>
 #include <loom/optimize/plan_choice.hpp>
 #include <loom/optimize/workspace_choice.hpp>
@@ -110,7 +112,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   struct operand_info {
     std::string label, format;
     std::string copy_format;  // a transposed copy in general levels (a storage mapping's)
-    bool dense = false, transposed = false;
+    bool dense = false, transposed = false, view = false;
     std::vector<std::size_t> level_depth;   // depth iterated by each stored level
     std::vector<std::string> level_kind;
     std::vector<char> level_probe;  // random access, not full (hashed, bitmap, banded, user)
@@ -133,6 +135,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     info.format = format_name<F>();
     info.dense = F::all_dense;
     info.transposed = P::chosen.transposed[k];
+    info.view = !std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>::owning;
     info.nnz = a.tensor->nnz();
     [&]<class T, class... Is>(const expr::access<T, Is...>*) {
       constexpr std::array<std::size_t, sizeof...(Is)> depth_by_mode{
@@ -270,11 +273,12 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     if (!o.transposed) continue;
     s << "transpose: " << o.label << " is copied from " << o.format;
     if (o.copy_format.empty())
-      s << " into a concordant mode order before the loops (no concordant order exists)\n";
+      s << " into a concordant mode order before the loops";
     else  // a storage mapping holds one mode order: its copy is materialised in general levels
-      s << " into " << o.copy_format << " before the loops (no concordant order exists): the "
-        << "mapping is materialised once per call in the loop order (its own levels cannot hold "
-           "the entries in another mode order)\n";
+      s << " into " << o.copy_format << " before the loops: the mapping is materialised in the "
+        << "loop order (its own levels cannot hold the entries in another mode order)";
+    s << (o.view ? "; a view is copied on every call\n"
+                 : "; the copy is kept for the next calls while " + o.label + " is unchanged\n");
   }
   using out_format = typename out_t::format_type;
   s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
@@ -359,10 +363,14 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
   using fired = typename decltype(rewritten)::fired;
   std::string rules =
       boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
-  if constexpr (rewrite::has_hoistable_v<Rhs>) {  // the evaluator computes it first (hoist.hpp)
+  if constexpr (rewrite::has_hoistable_v<Rhs>) {  // the evaluator decides as here (hoist_choice.hpp)
     rewrite::hoist_first(rhs, [&](const auto& s, auto) {
       std::size_t ordinal = 0;
-      rules += "hoisted: " + detail::to_string(s, ordinal) + " is computed once, before the loops below\n";
+      loom::statistics_cache stats;
+      const auto c = optimize::choose_hoist(lhs, rhs, s, rewrite::hoisted_dense_v<std::remove_cvref_t<decltype(s)>>, stats);
+      rules += (c.hoist() ? "hoisted: " : "not hoisted: ") + detail::to_string(s, ordinal) +
+               (c.hoist() ? " is computed once, before the loops below (" : " stays in the fused loops (") +
+               c.describe() + ")\n";
     });
   }
   using P0 = order_plan<Lhs, Rhs>;
@@ -412,6 +420,24 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
   return detail::explain_plan<P0>(lhs, rhs, rules) + detail::skip_section<P0>(lhs, rhs);
 }
 
+}  // namespace loom::plan
+
+namespace loom::plan {
+/// The plan of `lhs = loom::order<...>(e)`: that loop order only (no candidates, no hoisting).
+template <class Lhs, class Order, class E>
+std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed) {
+  const auto rewritten = rewrite::for_kernel(fixed.expr);
+  const auto rhs = rewritten.expr;
+  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using fired = typename decltype(rewritten)::fired;
+  std::string rules =
+      boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
+  std::string names;
+  boost::mp11::mp_for_each<Order>([&](auto i) { names += (names.empty() ? "" : ", ") + std::string(decltype(i)::name); });
+  rules += "loop order fixed by loom::order<" + names + ">\n";
+  using P = order_plan<Lhs, Rhs, -1, Order>;
+  return detail::explain_plan<P>(lhs, rhs, rules) + detail::skip_section<P>(lhs, rhs);
+}
 }  // namespace loom::plan
 
 namespace loom {

@@ -10,6 +10,7 @@
 #include <loom/expr/visit.hpp>
 
 #include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/set.hpp>
 
 #include <algorithm>
 #include <array>
@@ -30,7 +31,8 @@ static_assert(max_plan_candidates >= 1, "loom: LOOM_MAX_PLAN_CANDIDATES must be 
 
 /// The plan's static facts for `lhs = rhs` (an output access and an expression).
 /// `Candidate` >= 0 selects that entry of `plan_candidates<Lhs, Rhs>`; -1 is the static choice.
-template <class Lhs, class Rhs, int Candidate = -1>
+/// `Forced` (an MP11 list of index types, `loom::order`) fixes the loop order instead.
+template <class Lhs, class Rhs, int Candidate = -1, class Forced = void>
 struct order_plan;
 
 /// The bounded list of plans a runtime optimizer chooses among (the static choice first).
@@ -75,6 +77,7 @@ struct problem {
   std::array<bool, max_indices> summed{};
   std::array<std::size_t, max_indices> out_rank{};    // preferred position (free indices)
   std::array<bool, max_indices> dense_only{};         // used by no sparse operand
+  std::array<std::array<bool, max_indices>, max_accesses> full{};  // full[a][k]: level k is dense
   std::array<std::array<bool, max_indices>, max_indices> before{};  // before[a][b]: a above b
   bool dense_output = false;
 };
@@ -161,6 +164,37 @@ constexpr result choose(const problem& p, int candidate) {
   return choose_under(relaxed, candidate);
 }
 
+// A loop below the outermost whose index only full (dense) levels of sparse operands iterate
+// visits its whole extent for every outer iteration (csr x csc SpGEMM in the concordant order
+// i, j, k walks every column j for every row i). Transposing such an operand once can give a
+// nest in which every loop skips (Gustavson's i, k, j): one candidate per such operand, costed
+// at run time with its copy (Galley's reformat; notes 001 §4.1-4.2).
+template <class Add>
+constexpr void add_transposing(const problem& q, const result& best, Add& add) {
+  for (std::size_t d = 1; d < q.n; ++d) {
+    const std::size_t x = best.order[d];
+    if (q.dense_only[x]) continue;
+    bool skips = false;
+    for (std::size_t a = 0; a < q.accesses; ++a)
+      for (std::size_t k = 0; k < q.length[a]; ++k)
+        skips = skips || (q.sparse[a] && q.ids[a][k] == x && !q.full[a][k]);
+    if (skips) continue;
+    for (std::size_t a = 0; a < q.accesses; ++a) {
+      if (!q.sparse[a] || q.length[a] < 2) continue;
+      bool dense_on_x = false;
+      for (std::size_t k = 0; k < q.length[a]; ++k) dense_on_x = dense_on_x || q.ids[a][k] == x;
+      if (!dense_on_x) continue;
+      problem t = q;  // the operand as if stored in the reverse order
+      for (std::size_t k = 0; k < q.length[a]; ++k) t.ids[a][k] = q.ids[a][q.length[a] - 1 - k];
+      result r = choose_under(t, -1);
+      if (!r.ok) continue;
+      r.transposed = {};
+      mark_transposed(q, r);
+      add(r);
+    }
+  }
+}
+
 /// The candidate plans of a kernel, best first by the static preference.
 template <std::size_t Cap>
 struct candidate_list {
@@ -203,6 +237,7 @@ constexpr candidate_list<Cap> enumerate(const problem& p) {
       if (r.ok) mark_transposed(q, r);
       add(r);
     }
+    add_transposing(q, best, add);
   } else {
     for (std::size_t a = 0; a < p.accesses; ++a)
       if (p.sparse[a]) add(choose_under(q, static_cast<int>(a)));
@@ -286,8 +321,24 @@ template <class Lhs, class Rhs>
 using assignment_universe = boost::mp11::mp_unique<
     boost::mp11::mp_append<typename detail::output_indices<Lhs>::type, expr::all_indices_t<Rhs>>>;
 
-template <class OT, class... Os, class Rhs, int Candidate>
-struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
+namespace detail {
+// The plan of an order the user fixed: the loop order given, every operand it does not suit
+// transposed (`ok` is false when it breaks a precedence constraint).
+template <std::size_t N>
+constexpr result forced(const problem& p, const std::array<std::size_t, N>& ids) {
+  result r{};
+  for (std::size_t d = 0; d < N; ++d) r.order[d] = ids[d];
+  r.ok = true;
+  for (std::size_t a = 0; a < N; ++a)
+    for (std::size_t b = a + 1; b < N; ++b)
+      if (p.before[ids[b]][ids[a]]) r.ok = false;
+  if (r.ok) mark_transposed(p, r);
+  return r;
+}
+}  // namespace detail
+
+template <class OT, class... Os, class Rhs, int Candidate, class Forced>
+struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
   using lhs_type = expr::access<OT, Os...>;
   using out_format = typename std::remove_const_t<OT>::format_type;
   using universe = assignment_universe<lhs_type, Rhs>;
@@ -312,6 +363,10 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
           constexpr auto ids = detail::storage_ids<universe, A>();
           for (std::size_t k = 0; k < ids.size(); ++k) p.ids[a][k] = ids[k];
           p.length[a] = ids.size();
+          std::size_t k = 0;
+          boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity,
+                                                             typename tr::format::levels>>(
+              [&](auto l) { p.full[a][k++] = decltype(l)::type::properties.full; });
           ++a;
         });
     for (std::size_t c = 0; c < p.n; ++c) {
@@ -338,8 +393,25 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate> {
     return p;
   }();
   static constexpr detail::result chosen = [] {
-    if constexpr (Candidate < 0) return detail::choose(problem, -1);
-    else return plan_candidates<lhs_type, Rhs>::list.plans[Candidate];
+    if constexpr (!std::is_void_v<Forced>) {
+      static_assert(boost::mp11::mp_size<Forced>::value == index_count &&
+                        boost::mp11::mp_is_set<Forced>::value &&
+                        boost::mp11::mp_empty<boost::mp11::mp_set_difference<universe, Forced>>::value,
+                    "loom::order: list every index of the assignment exactly once (the output's "
+                    "and the summed ones)");
+      constexpr auto ids = []<class... Is>(mp_list<Is...>) {
+        return std::array<std::size_t, sizeof...(Is)>{boost::mp11::mp_find<universe, Is>::value...};
+      }(Forced{});
+      constexpr detail::result r = detail::forced(problem, ids);
+      static_assert(r.ok, "loom::order: this order iterates an index summed inside a non-linear "
+                          "operation (map, integer /, where, a product of two sums over one index) "
+                          "outside that operation's free indices; the sum cannot be reduced there");
+      return r;
+    } else if constexpr (Candidate < 0) {
+      return detail::choose(problem, -1);
+    } else {
+      return plan_candidates<lhs_type, Rhs>::list.plans[Candidate];
+    }
   }();
   static_assert(chosen.ok, "loom internal error: no loop order found; please report");
 

@@ -60,6 +60,12 @@ inline constexpr bool hoistable_v = [] {
   }
 }();
 
+/// Whether a hoisted S is computed into a dense temporary (a scalar, a vector, or a matrix that
+/// is not statically sparse) rather than a sparse one (`dcsr`).
+template <class S>
+inline constexpr bool hoisted_dense_v = boost::mp11::mp_size<expr::free_indices_t<S>>::value <= 1 ||
+                                        expr::sparsity_v<S> == expr::sparsity::dense;
+
 namespace detail {
 template <class E>
 struct has_hoistable : std::false_type {};

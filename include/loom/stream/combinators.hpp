@@ -21,6 +21,7 @@
 
 #include <loom/core/config.hpp>
 #include <loom/core/semiring.hpp>
+#include <loom/core/work_counters.hpp>
 #include <loom/stream/concepts.hpp>
 #include <loom/stream/skip.hpp>
 
@@ -618,7 +619,10 @@ struct expand_stream {
   LOOM_FORCE_INLINE X locate(std::int64_t) const { return x; }
   LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
   LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = std::max(i, j + 1); }
-  LOOM_FORCE_INLINE void next() { ++i; }
+  LOOM_FORCE_INLINE void next() {
+    LOOM_COUNT_WORK(steps);  // a counted loop (no operand stores this index)
+    ++i;
+  }
 };
 
 // once_stream<Depth, X>: a contracted stream emitting X exactly once (X added to a sum).

@@ -5,13 +5,16 @@
 #define LOOM_STREAM_EVALUATE_HPP
 
 #include <loom/core/error.hpp>
+#include <loom/core/work_counters.hpp>
 #include <loom/expr/operators.hpp>
+#include <loom/expr/order.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
 #include <loom/format/appender.hpp>
 #include <loom/format/assemble.hpp>
 #include <loom/format/format_name.hpp>
 #include <loom/format/tensor.hpp>
+#include <loom/optimize/hoist_choice.hpp>
 #include <loom/optimize/leader_choice.hpp>
 #include <loom/optimize/plan_choice.hpp>
 #include <loom/optimize/workspace_choice.hpp>
@@ -71,10 +74,48 @@ struct binding {
   static constexpr bool transposed = Plan::chosen.transposed[K];
   using tensor_type = std::conditional_t<
       transposed,
-      tensor<typename original::value_type, typename transposed_format<typename Plan::order, access_type>::type>,
+      tensor<std::remove_const_t<typename original::value_type>, typename transposed_format<typename Plan::order, access_type>::type>,
       original>;
   using storage = std::conditional_t<transposed, std::optional<tensor_type>, std::monostate>;
 };
+
+/// Operand `t` reformatted for binding `Bind` (a transposed copy): converted once and reused by
+/// the next calls while `t` is the same tensor at the same version (an owning tensor's version
+/// changes on every non-const access to its storage); a view, whose caller may change its
+/// buffers unseen, is converted on every call into `scratch`. One cached copy per binding of a
+/// plan and per thread, kept until another operand or version replaces it.
+template <class Bind, class Source>
+const typename Bind::tensor_type& transposed_copy(const Source& t,
+                                                  std::optional<typename Bind::tensor_type>& scratch) {
+  if constexpr (Source::owning) {
+    struct entry {
+      const void* source = nullptr;
+      std::uint64_t version = 0;
+      std::unique_ptr<typename Bind::tensor_type> copy;
+    };
+    thread_local entry cached;
+    if (cached.copy && cached.source == &t && cached.version == t.version()) return *cached.copy;
+    LOOM_COUNT_WORK_N(writes, t.nnz());  // a copy's entries
+    cached.copy.reset();  // the old copy's memory first
+    cached.copy = std::make_unique<typename Bind::tensor_type>(t);
+    cached.source = &t;
+    cached.version = t.version();
+    return *cached.copy;
+  } else if constexpr (std::is_const_v<typename Source::value_type>) {  // a read-only view
+    LOOM_COUNT_WORK_N(writes, t.nnz());
+    using F = typename Bind::tensor_type::format_type;
+    std::vector<std::array<std::int64_t, F::order>> crd;
+    std::vector<std::remove_const_t<typename Source::value_type>> vals;
+    t.for_each_stored([&](const auto& c, const auto& v) {
+      crd.push_back(c);
+      vals.push_back(v);
+    });
+    return scratch.emplace(from_coo<F>(t.shape(), crd, vals, duplicates::sum));
+  } else {
+    LOOM_COUNT_WORK_N(writes, t.nnz());
+    return scratch.emplace(t);
+  }
+}
 
 template <class Plan, class Seq = std::make_index_sequence<Plan::access_count>>
 struct bindings_of;
@@ -283,9 +324,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       using bind = binding<Plan, K>;
       if constexpr (std::is_same_v<std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>,
                                    typename bind::original>) {
-        if constexpr (bind::transposed) {
-          std::get<K>(temporaries).emplace(*a.tensor);  // reformat to a concordant order
-          std::get<K>(pointers) = &*std::get<K>(temporaries);
+        if constexpr (bind::transposed) {  // reformat to a concordant order, once per version
+          std::get<K>(pointers) = &transposed_copy<bind>(*a.tensor, std::get<K>(temporaries));
         } else {
           std::get<K>(pointers) = a.tensor;
         }
@@ -551,23 +591,26 @@ std::int64_t extent_in(const E& e) {
 // the sum is statically sparse (then DCSR).
 template <class V, class S, std::size_t N>
 using hoisted_tensor = tensor<
-    V, std::conditional_t<
-           N == 0, format<>,
-           std::conditional_t<N == 1, dense_vector,
-                              std::conditional_t<expr::sparsity_v<S> == expr::sparsity::dense,
-                                                 dense_matrix, dcsr>>>>;
+    V, std::conditional_t<N == 0, format<>,
+                          std::conditional_t<N == 1, dense_vector,
+                                             std::conditional_t<rewrite::hoisted_dense_v<S>, dense_matrix, dcsr>>>>;
 
-/// Runs `lhs = rhs`, first computing once every sum that the fused loop nest would recompute
-/// for each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
-/// sum(i, A(i,j) * sum(k, A(i,k) * x(k))).
+/// Runs `lhs = rhs`, first computing once a sum that the fused loop nest would recompute for
+/// each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
+/// sum(i, A(i,j) * sum(k, A(i,k) * x(k))), when the cost model says that is cheaper
+/// (optimize/hoist_choice.hpp; a filter the sum would lose, as in TPC-H Q5, keeps it fused).
 template <class Out, class Lhs, class Rhs>
 void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
   if constexpr (rewrite::has_hoistable_v<Rhs>) {
+    bool hoisted = false;
     rewrite::hoist_first(rhs, [&](const auto& s, auto rebuild) {
       using S = std::remove_cvref_t<decltype(s)>;
       [&]<class... Is>(mp_list<Is...>) {
         using T = hoisted_tensor<expr::value_type_t<S>, S, sizeof...(Is)>;
+        if (!optimize::cached_hoist(lhs, rhs, s, rewrite::hoisted_dense_v<S>)) return;
+        hoisted = true;
         T t(typename T::shape_type{extent_in<Is>(s)...});
+        if constexpr (T::format_type::all_dense) LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
         expr::access<T, Is...> target{&t};
         target = s;  // its own kernel (rewritten and hoisted in turn)
         if constexpr (sizeof...(Is) == 0)  // a scalar: a literal (order-0 operands are not streamed)
@@ -576,6 +619,7 @@ void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) 
           execute_hoisted(out, lhs, rebuild(expr::access<const T, Is...>{&t}), accumulate);
       }(expr::free_indices_t<S>{});
     });
+    if (!hoisted) execute(out, lhs, rhs, accumulate);
   } else {
     execute(out, lhs, rhs, accumulate);
   }
@@ -622,6 +666,35 @@ void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs_operand, Tag) {
       }
     } else {
       loom::detail::execute_hoisted(*lhs.tensor, lhs, rhs, accumulate);
+    }
+  }
+}
+
+/// `out(i...) = loom::order<...>(e)`: e checked and rewritten as above, then run as one loop nest
+/// in the order given (operands transposed where they disagree; no candidates, no hoisting).
+template <class OT, class... Os, class Order, class E, class Tag>
+void evaluate_assignment(access<OT, Os...>& lhs, const ordered<Order, E>& fixed, Tag) {
+  using Lhs = access<OT, Os...>;
+  if constexpr (!plan::assignment_is_valid<Lhs, E>) {
+    plan::report_assignment_errors<Lhs, E>();
+  } else {
+    const auto rhs = rewrite::for_kernel(fixed.expr).expr;
+    using Rhs = std::remove_cvref_t<decltype(rhs)>;
+    using P = plan::order_plan<Lhs, Rhs, -1, Order>;
+    constexpr bool accumulate = std::is_same_v<Tag, accumulate_tag>;
+    using out_t = std::remove_const_t<OT>;
+    static_assert(out_t::owning || out_t::format_type::all_dense,
+                  "loom::assign: a sparse output must be an owning loom::tensor; a view over "
+                  "caller buffers cannot grow");
+    if (loom::detail::aliases_output(lhs.tensor, rhs)) {  // the output is also read: use a copy
+      tensor<typename out_t::value_type, typename out_t::format_type> result(*lhs.tensor);
+      access<decltype(result), Os...> target{&result};
+      loom::detail::execute_plan_choosing_skip<plan::order_plan<decltype(target), Rhs, -1, Order>>(
+          result, target, rhs, accumulate);
+      if constexpr (out_t::owning) *lhs.tensor = std::move(result);
+      else std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
+    } else {
+      loom::detail::execute_plan_choosing_skip<P>(*lhs.tensor, lhs, rhs, accumulate);
     }
   }
 }

@@ -6,6 +6,7 @@
 #define LOOM_STREAM_LEVEL_STREAMS_HPP
 
 #include <loom/core/config.hpp>
+#include <loom/core/work_counters.hpp>
 #include <loom/format/levels/level.hpp>
 #include <loom/stream/concepts.hpp>
 
@@ -90,11 +91,26 @@ struct level_stream : level_cursor_t<Layout, K, P> {
     if constexpr (requires(const cursor& c) { c.ready(); }) return cursor::ready();
     else return true;
   }
+#ifdef LOOM_WORK_COUNTERS  // the cursor's moves, counted (core/work_counters.hpp)
+  LOOM_FORCE_INLINE void next() {
+    LOOM_COUNT_WORK(steps);
+    cursor::next();
+  }
+  LOOM_FORCE_INLINE void seek(std::int64_t j) {
+    LOOM_COUNT_WORK(seeks);
+    cursor::seek(j);
+  }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t j) {
+    LOOM_COUNT_WORK(seeks);
+    cursor::seek_past(j);
+  }
+#endif
   LOOM_FORCE_INLINE auto value() const { return child(this->children()); }
   // whether coordinate j is stored (a product skips the absent ones instead of emitting zeros)
   LOOM_FORCE_INLINE bool contains(std::int64_t j) const
     requires(locatable)
   {
+    LOOM_COUNT_WORK(probes);
     if constexpr (full) return true;
     else return !cursor::locate(j).empty();
   }
@@ -102,6 +118,7 @@ struct level_stream : level_cursor_t<Layout, K, P> {
   LOOM_FORCE_INLINE auto locate(std::int64_t j) const
     requires(locatable)
   {
+    LOOM_COUNT_WORK(probes);
     const level_range r = cursor::locate(j);
     using V = decltype(child(r));
     if constexpr (!level::properties.full)
@@ -153,11 +170,21 @@ struct strided_stream {
   LOOM_FORCE_INLINE bool ready() const { return true; }
   LOOM_FORCE_INLINE auto value() const { return make_strided<Layout, R + 1>(t, offset + i * stride); }
   LOOM_FORCE_INLINE auto locate(std::int64_t j) const {
+    LOOM_COUNT_WORK(probes);
     return make_strided<Layout, R + 1>(t, offset + j * stride);
   }
-  LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
-  LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = std::max(i, j + 1); }
-  LOOM_FORCE_INLINE void next() { ++i; }
+  LOOM_FORCE_INLINE void seek(std::int64_t j) {
+    LOOM_COUNT_WORK(seeks);
+    i = std::max(i, j);
+  }
+  LOOM_FORCE_INLINE void seek_past(std::int64_t j) {
+    LOOM_COUNT_WORK(seeks);
+    i = std::max(i, j + 1);
+  }
+  LOOM_FORCE_INLINE void next() {
+    LOOM_COUNT_WORK(steps);
+    ++i;
+  }
 };
 
 }  // namespace loom::stream

@@ -6,6 +6,7 @@
 
 #include <loom/core/config.hpp>
 #include <loom/core/semiring.hpp>
+#include <loom/core/work_counters.hpp>
 #include <loom/stream/combinators.hpp>
 #include <loom/stream/concepts.hpp>
 
@@ -62,11 +63,16 @@ template <class Cell, class S>
 LOOM_FORCE_INLINE void run_located(const Cell& cell, const std::int64_t* strides, const S& s,
                                    std::int64_t off) {
   if constexpr (!is_stream_v<S>) {
+    LOOM_COUNT_WORK(writes);
     cell(off, s);
   } else if constexpr (reducible<S>() && Cell::presence) {
     const auto [v, touched] = reduce_touched(s);
-    if (touched) cell(off, v);
+    if (touched) {
+      LOOM_COUNT_WORK(writes);
+      cell(off, v);
+    }
   } else if constexpr (reducible<S>()) {
+    LOOM_COUNT_WORK(writes);
     cell(off, reduce(s));  // local sum
   } else if constexpr (reads_policy_v<S>) {
     with_compiled_policy(s, [&](const auto& y) { run_located(cell, strides, y, off); });
@@ -186,10 +192,14 @@ template <class Sink, class S>
 LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
   using T = typename Sink::value_type;
   if constexpr (!is_stream_v<S>) {
+    LOOM_COUNT_WORK(writes);
     sink.push(static_cast<T>(s));
   } else if constexpr (reducible<S>()) {
     auto [v, touched] = reduce_touched(s);
-    if (touched) sink.push(static_cast<T>(v));
+    if (touched) {
+      LOOM_COUNT_WORK(writes);
+      sink.push(static_cast<T>(v));
+    }
   } else if constexpr (reads_policy_v<S>) {
     with_compiled_policy(s, [&](const auto& y) { run_sparse(sink, y); });
   } else {
