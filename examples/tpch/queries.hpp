@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <string>
+#include <tuple>
 
 namespace tpch {
 
@@ -180,12 +181,14 @@ struct q9 {
     S = rel::key_by<loom::csr>(db.supplier, {"s_suppkey", "s_nationkey"}, one, {ns, nn});
     N = rel::key_by<loom::csr>(db.nation, {"n_nationkey", "n_name"}, one,
                                {nn, rel::extent_of(db.nation["n_name"])});
-    PS1 = rel::key_by<loom::csr>(db.partsupp, {"ps_partkey", "ps_suppkey"}, one, {np, ns});
-    PScost = rel::key_by<loom::csr>(db.partsupp, {"ps_partkey", "ps_suppkey"},
-                                    rel::sum_of<double>("ps_supplycost"), {np, ns});
-    const std::array<std::string, 3> lkeys{"l_partkey", "l_suppkey", "l_orderkey"};
-    Lrev = rel::key_by<3>(db.lineitem, lkeys, revenue_of(db.lineitem), {np, ns, no});
-    Lqty = rel::key_by<3>(db.lineitem, lkeys, rel::sum_of<double>("l_quantity"), {np, ns, no});
+    // one sort of partsupp and one of lineitem serve both tensors keyed alike
+    std::tie(PS1, PScost) =
+        rel::key_by<loom::csr>(db.partsupp, {"ps_partkey", "ps_suppkey"},
+                               std::tuple{one, rel::sum_of<double>("ps_supplycost")}, {np, ns});
+    std::tie(Lrev, Lqty) =
+        rel::key_by<3>(db.lineitem, {"l_partkey", "l_suppkey", "l_orderkey"},
+                       std::tuple{revenue_of(db.lineitem), rel::sum_of<double>("l_quantity")},
+                       {np, ns, no});
     green_names = rel::like<double>(db.part["p_name"], "%green%");
   }
 

@@ -9,7 +9,6 @@
 #include <loom/relational/table.hpp>
 
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -41,19 +40,26 @@ struct exists {
 };
 
 namespace detail {
-// A column read as T, or a user function of the row.
+/// A column's values read as T (codes and days as numbers), row by row.
+template <class T>
+struct column_values {
+  std::span<const std::int64_t> ints;  // an integer column, or
+  std::span<const double> reals;       // a decimal one
+  bool integer = false;
+  T operator()(std::size_t r) const {
+    return integer ? T(static_cast<double>(ints[r])) : T(reals[r]);
+  }
+};
+
+// A column read as T, or a user function of the row (called directly, no type erasure).
 template <class T, class Source>
 auto row_values(const table& t, const Source& source) {
   if constexpr (std::is_convertible_v<const Source&, std::string_view>) {
     const column& c = t[std::string_view(source)];
-    if (c.is_integer()) {  // codes and days read as numbers
-      return std::function<T(std::size_t)>(
-          [v = c.ints()](std::size_t r) { return T(static_cast<double>(v[r])); });
-    }
-    return std::function<T(std::size_t)>([v = c.reals()](std::size_t r) { return T(v[r]); });
+    if (c.is_integer()) return column_values<T>{c.ints(), {}, true};
+    return column_values<T>{{}, c.reals(), false};
   } else {
-    return std::function<T(std::size_t)>(
-        [source](std::size_t r) { return static_cast<T>(source(r)); });
+    return [source](std::size_t r) { return static_cast<T>(source(r)); };
   }
 }
 }  // namespace detail

@@ -9,10 +9,12 @@
 #include <loom/relational/date.hpp>
 #include <loom/relational/dictionary.hpp>
 #include <loom/relational/error.hpp>
+#include <loom/relational/file_bytes.hpp>
 #include <loom/relational/table.hpp>
 
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <fstream>
 #include <istream>
@@ -84,6 +86,15 @@ class csv_parser {
   /// The line on which the current record starts (1-based).
   std::int64_t line() const { return record_line_; }
 
+  /// Where the next record is read from, and its line; `resume` continues from such a point
+  /// (the fast reader in read_csv_text hands records it does not take to `next`).
+  std::size_t position() const { return pos_; }
+  std::int64_t next_line() const { return line_; }
+  void resume(std::size_t pos, std::int64_t line) {
+    pos_ = pos;
+    line_ = line;
+  }
+
  private:
   void read_quoted() {
     const std::int64_t start_line = line_;
@@ -136,6 +147,69 @@ inline std::string shown(std::string_view s) {
   return "'" + std::string(s.substr(0, max)) + (s.size() > max ? "...'" : "'");
 }
 
+/// Reads a plain integer `-?[0-9]{1,18}` (no overflow possible) starting at p; returns where it
+/// ends, or nullptr when the text there is not one.
+inline const char* scan_int64(const char* p, const char* end, std::int64_t& out) {
+  const bool negative = p < end && *p == '-';
+  p += negative;
+  const char* const digits = p;
+  std::int64_t x = 0;
+  for (; p < end; ++p) {
+    const auto d = static_cast<unsigned>(*p - '0');
+    if (d > 9) break;
+    if (p - digits == 18) return nullptr;  // a 19th digit may overflow: from_chars decides
+    x = x * 10 + static_cast<std::int64_t>(d);
+  }
+  if (p == digits) return nullptr;
+  out = negative ? -x : x;
+  return p;
+}
+
+/// Reads a plain decimal `-?[0-9]*.?[0-9]*` of 1 to 15 digits starting at p; returns where it
+/// ends, or nullptr when the text there is not one. The value m / 10^f divides two exact doubles,
+/// so it is correctly rounded, as std::from_chars is.
+inline const char* scan_decimal(const char* p, const char* end, double& out) {
+  static constexpr double pow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  const bool negative = p < end && *p == '-';
+  p += negative;
+  std::uint64_t m = 0;
+  int digits = 0, fraction = 0;
+  bool point = false;
+  for (; p < end; ++p) {
+    const auto d = static_cast<unsigned>(*p - '0');
+    if (d <= 9) {
+      if (++digits > 15) return nullptr;
+      m = m * 10 + d;
+      fraction += point;
+    } else if (*p == '.' && !point) {
+      point = true;
+    } else {
+      break;
+    }
+  }
+  if (digits == 0) return nullptr;
+  const double x = static_cast<double>(m) / pow10[fraction];
+  out = negative ? -x : x;
+  return p;
+}
+
+/// An int64 field (trimmed) as std::from_chars reads it; false when it does not parse.
+inline bool parse_int64(std::string_view v, std::int64_t& out) {
+  const char* const end = v.data() + v.size();
+  if (scan_int64(v.data(), end, out) == end) return true;
+  const auto r = std::from_chars(v.data(), end, out);
+  return !v.empty() && r.ec == std::errc{} && r.ptr == end;
+}
+
+/// A decimal field (trimmed) as std::from_chars reads it; false when it does not parse.
+inline bool parse_decimal(std::string_view v, double& out) {
+  const char* const end = v.data() + v.size();
+  if (scan_decimal(v.data(), end, out) == end) return true;
+  const auto r = std::from_chars(v.data(), end, out);
+  return !v.empty() && r.ec == std::errc{} && r.ptr == end;
+}
+
 }  // namespace detail
 
 /// Reads the columns of `schema` from CSV text; `name` (the file) appears in error messages.
@@ -179,8 +253,18 @@ inline table read_csv_text(std::string_view text, const std::string& name,
   std::vector<column> cols;
   std::vector<detail::dictionary_builder> dicts(schema.size());
   for (const auto& spec : schema) cols.emplace_back(spec.name, spec.type);
+  {  // at most one record per remaining line
+    std::size_t lines = 1;
+    for (const char* p = text.data() + parser.position(), *end = text.data() + text.size();
+         (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p))));
+         ++p)
+      ++lines;
+    for (column& c : cols)
+      c.is_integer() ? c.mutable_ints().reserve(lines) : c.mutable_reals().reserve(lines);
+  }
 
-  while (parser.next()) {
+  // One record from the parser's fields: checks the field count, then parses every field.
+  auto parse_record = [&] {
     const auto& fields = parser.fields();
     if (fields.size() != expected)
       throw csv_error(name, parser.line(), 0, "",
@@ -224,6 +308,111 @@ inline table read_csv_text(std::string_view text, const std::string& name,
           break;
       }
     }
+  };
+
+  // The fast reader: fields are parsed where they lie, without quotes or errors. A record it
+  // cannot take (a quoted field, a wrong field count, a value that does not parse) is undone and
+  // handed to the parser and parse_record above, which read it (or report it) as they always did.
+  const char delimiter = options.delimiter;
+  const char* const text_end = text.data() + text.size();
+  const char* p = text.data() + parser.position();
+  std::int64_t line = parser.next_line();
+  std::size_t rows = 0;
+  auto take_field = [&](std::size_t s, std::string_view raw) {
+    column& c = cols[s];
+    switch (c.type()) {
+      case column_type::int64: {
+        std::int64_t x = 0;
+        if (!detail::parse_int64(detail::trim(raw), x)) return false;
+        c.mutable_ints().push_back(x);
+        return true;
+      }
+      case column_type::decimal: {
+        double x = 0;
+        if (!detail::parse_decimal(detail::trim(raw), x)) return false;
+        c.mutable_reals().push_back(x);
+        return true;
+      }
+      case column_type::date: {
+        const auto d = parse_date(detail::trim(raw));
+        if (!d) return false;
+        c.mutable_ints().push_back(*d);
+        return true;
+      }
+      case column_type::string:
+        c.mutable_ints().push_back(dicts[s].add(raw));
+        return true;
+    }
+    return false;
+  };
+  // per field: the column it fills (null when skipped)
+  std::vector<column*> target(expected, nullptr);
+  for (std::size_t f = 0; f < expected; ++f)
+    if (slot_of_field[f] >= 0) target[f] = &cols[static_cast<std::size_t>(slot_of_field[f])];
+  auto ends_field = [&](const char* q) {
+    return q != nullptr && (q == text_end || *q == delimiter || *q == '\n');
+  };
+  for (;;) {
+    while (p < text_end && (*p == '\n' || *p == '\r')) line += *p++ == '\n';  // blank lines
+    if (p >= text_end) break;
+    const char* const record = p;
+    bool taken = expected > 0;
+    for (std::size_t f = 0; taken && f < expected; ++f) {
+      if (p < text_end && *p == '"') {
+        taken = false;
+        break;
+      }
+      // numbers and dates are read as they are scanned; anything else (spaces, '\r', long
+      // numbers, other spellings) is cut at the delimiter first and read by take_field
+      column* const c = target[f];
+      const char* q = nullptr;
+      if (c != nullptr) {
+        if (c->type() == column_type::int64) {
+          std::int64_t x = 0;
+          q = detail::scan_int64(p, text_end, x);
+          if (ends_field(q)) c->mutable_ints().push_back(x);
+        } else if (c->type() == column_type::decimal) {
+          double x = 0;
+          q = detail::scan_decimal(p, text_end, x);
+          if (ends_field(q)) c->mutable_reals().push_back(x);
+        } else if (c->type() == column_type::date && text_end - p >= 10) {
+          const auto d = parse_date(std::string_view(p, 10));
+          if (d && ends_field(p + 10)) {
+            q = p + 10;
+            c->mutable_ints().push_back(*d);
+          }
+        }
+      }
+      if (!ends_field(q)) {
+        const char* const begin = p;
+        while (p < text_end && *p != delimiter && *p != '\n') ++p;
+        const char* end = p;
+        if (end > begin && end[-1] == '\r') --end;
+        if (c != nullptr)
+          taken = take_field(static_cast<std::size_t>(slot_of_field[f]),
+                             std::string_view(begin, static_cast<std::size_t>(end - begin)));
+      } else {
+        p = q;
+      }
+      const bool last = f + 1 == expected;
+      if (last ? p < text_end && *p != '\n' : p >= text_end || *p != delimiter)
+        taken = false;  // too many or too few fields
+      else if (!last)
+        ++p;
+    }
+    if (!taken) {
+      for (column& c : cols)
+        c.is_integer() ? c.mutable_ints().resize(rows) : c.mutable_reals().resize(rows);
+      parser.resume(static_cast<std::size_t>(record - text.data()), line);
+      parser.next();
+      parse_record();
+      p = text.data() + parser.position();
+      line = parser.next_line();
+    } else if (p < text_end) {
+      ++p;  // '\n'
+      ++line;
+    }
+    ++rows;
   }
 
   table t(name);
@@ -242,11 +431,8 @@ inline table read_csv_text(std::string_view text, const std::string& name,
 /// `io_error` when the file cannot be read.
 inline table read_csv(const std::string& path, const std::vector<column_spec>& schema,
                       const csv_options& options = {}) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw io_error(path + ": cannot open the file");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw io_error(path + ": read error");
-  return read_csv_text(text, path, schema, options);
+  const detail::file_bytes file(path);
+  return read_csv_text(file.text(), path, schema, options);
 }
 
 }  // namespace loom::relational

@@ -9,13 +9,19 @@
 #include <loom/format/tensor.hpp>
 #include <loom/relational/aggregate.hpp>
 #include <loom/relational/error.hpp>
+#include <loom/relational/key_levels.hpp>
+#include <loom/relational/sorted_keys.hpp>
 #include <loom/relational/table.hpp>
 
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace loom::relational {
@@ -34,18 +40,23 @@ std::int64_t extent_of(const Cs&... cs) {
   return std::max({extent_of(static_cast<const column&>(cs))...});
 }
 
-/// A relation: `table` keyed by the columns `keys` (outermost first), stored in `Format`
-/// (default: one compressed level per key, `csf<N>`), with one value per distinct key combining
-/// the rows' values by `agg` (`count()`, `exists()`, `sum_of<T>(...)`, `min_of`, `max_of`).
-/// Key columns must be integer-like (int64, date, string codes) and non-negative. `shape[k] = 0`
-/// asks for `extent_of(column)`.
-/// **Example**: `auto L = key_by<csf<2>>(lineitem, {"l_orderkey", "l_suppkey"}, count());`
-template <storage_format Format, class Agg>
-tensor<typename Agg::value_type, Format> key_by(
-    const table& t, const std::array<std::string, Format::order>& keys, const Agg& agg,
-    std::array<std::int64_t, Format::order> shape = {}) {
-  constexpr std::size_t N = Format::order;
-  using V = typename Agg::value_type;
+namespace detail {
+
+/// What `key_by` needs of an aggregate (aggregate.hpp): a value type, a duplicates policy, and
+/// `bind(table)` giving the per-row value function.
+template <class Agg>
+concept row_aggregate = requires(const Agg& agg, const table& t) {
+  typename Agg::value_type;
+  { Agg::policy } -> std::convertible_to<duplicates>;
+  agg.bind(t);
+};
+
+/// The key columns of `t` in key order, with `shape[k] = 0` replaced by the column's extent;
+/// throws `column_error` for a decimal key.
+template <std::size_t N>
+std::array<std::span<const std::int64_t>, N> key_columns(const table& t,
+                                                          const std::array<std::string, N>& keys,
+                                                          std::array<std::int64_t, N>& shape) {
   std::array<std::span<const std::int64_t>, N> key_values;
   for (std::size_t k = 0; k < N; ++k) {
     const column& c = t[keys[k]];
@@ -55,11 +66,24 @@ tensor<typename Agg::value_type, Format> key_by(
     key_values[k] = c.ints();
     if (shape[k] == 0) shape[k] = extent_of(c);
   }
-  const std::size_t n = t.rows();
-  std::vector<std::array<std::int64_t, N>> coords(n);
-  std::vector<V> values(n);
-  const auto value_of = agg.bind(t);
-  for (std::size_t r = 0; r < n; ++r) {
+  return key_values;
+}
+
+/// Throws `column_error` for the first row (then key) outside its extent.
+template <std::size_t N>
+void check_key_range(const table& t, const std::array<std::string, N>& keys,
+                     const std::array<std::span<const std::int64_t>, N>& key_values,
+                     const std::array<std::int64_t, N>& shape) {
+  bool in_range = true;
+  for (std::size_t k = 0; k < N; ++k) {  // one branch-free pass per column
+    std::uint64_t worst = 0;
+    const auto extent = static_cast<std::uint64_t>(std::max<std::int64_t>(shape[k], 0));
+    for (const std::int64_t v : key_values[k])
+      worst = std::max(worst, static_cast<std::uint64_t>(v));  // a negative key counts as huge
+    in_range = in_range && (key_values[k].empty() || worst < extent);
+  }
+  if (in_range) return;
+  for (std::size_t r = 0; r < t.rows(); ++r)  // the first offending row, as reported before
     for (std::size_t k = 0; k < N; ++k) {
       const std::int64_t v = key_values[k][r];
       if (v < 0 || v >= shape[k])
@@ -67,20 +91,209 @@ tensor<typename Agg::value_type, Format> key_by(
                            std::to_string(r + 1) + ": key " + keys[k] + " = " +
                            std::to_string(v) + " is outside [0, " + std::to_string(shape[k]) +
                            "); keys must be non-negative and below the extent");
-      coords[r][k] = v;
     }
-    values[r] = value_of(r);
+}
+
+/// Aggregates whose every row counts one (count, exists): no per-row values to compute.
+template <class Agg>
+inline constexpr bool counts_rows_v = false;
+template <class T>
+inline constexpr bool counts_rows_v<count<T>> = true;
+template <class T>
+inline constexpr bool counts_rows_v<exists<T>> = true;
+
+/// One value per distinct key: each row's value `value_of(row)` (`agg.bind(table)`), the rows of
+/// a run combined by `Agg::policy` in row order. `sorted_at[r]` is the sorted place of row r when
+/// the rows were shuffled (else empty).
+template <class Format, class Agg, class ValueOf, class Sorted, class Index>
+std::vector<typename Agg::value_type> run_values(const ValueOf& value_of, const Sorted& rows,
+                                                 const key_runs<Index>& runs,
+                                                 std::span<const Index> sorted_at) {
+  using V = typename Agg::value_type;
+  const std::size_t distinct = runs.distinct();
+  if constexpr (Agg::policy == duplicates::error) {
+    for (std::size_t u = 0; u < distinct; ++u)
+      if (runs.runs[u + 1] - runs.runs[u] > 1) {
+        std::array<std::int64_t, Format::order> logical{};
+        for (std::size_t k = 0; k < Format::order; ++k)
+          logical[Format::modes[k]] = rows.key(k, runs.runs[u]);
+        throw duplicate_error("loom::from_coo: duplicate coordinate " +
+                              loom::detail::coords_to_string(logical) +
+                              " (use loom::duplicates::sum or ::last to accept duplicates)");
+      }
   }
-  return from_coo<Format>(shape, coords, values, Agg::policy);
+  if constexpr (counts_rows_v<Agg>) {
+    std::vector<V> values(distinct);
+    const V one = value_of(0);  // every row's value
+    for (std::size_t u = 0; u < distinct; ++u) {
+      V v = one;
+      if constexpr (Agg::policy == duplicates::sum)
+        for (std::size_t e = runs.runs[u] + 1; e < runs.runs[u + 1]; ++e)
+          v = semiring_traits<V>::add(v, one);
+      values[u] = v;
+    }
+    return values;
+  } else {
+    // each row's value in sorted order, then each run folded where it lies; rows shuffled
+    // across the table are computed in row order (reading the table in order) and stored at
+    // their sorted place: scattered stores cost less than gathered loads
+    std::vector<V> sorted(rows.size());
+    {
+      if (sorted_at.empty())
+        for (std::size_t e = 0; e < sorted.size(); ++e) sorted[e] = value_of(rows.row(e));
+      else
+        for (std::size_t r = 0; r < sorted.size(); ++r) sorted[sorted_at[r]] = value_of(r);
+    }
+    if (distinct < sorted.size()) {
+      for (std::size_t u = 0; u < distinct; ++u) {  // u <= begin: writes trail the reads
+        const std::size_t begin = runs.runs[u], end = runs.runs[u + 1];
+        if constexpr (Agg::policy == duplicates::sum) {
+          V v = sorted[begin];
+          for (std::size_t e = begin + 1; e < end; ++e) v = semiring_traits<V>::add(v, sorted[e]);
+          sorted[u] = v;
+        } else {  // last (under duplicates::error every run has one row)
+          sorted[u] = sorted[end - 1];
+        }
+      }
+      sorted.resize(distinct);
+      if (distinct < sorted.capacity() / 2) sorted.shrink_to_fit();
+    }
+    return sorted;
+  }
+}
+
+/// The values at the levels' positions: as they are when the positions are 0, 1, 2, ...; else
+/// each at its position and zero elsewhere (as from_coo places them).
+template <class V>
+std::vector<V> placed_values(std::vector<V>&& values, std::span<const std::int64_t> position,
+                             std::int64_t positions) {
+  bool identity = values.size() == static_cast<std::size_t>(positions);
+  if (identity && position.empty()) return std::move(values);  // key_levels left it empty
+  for (std::size_t u = 0; identity && u < values.size(); ++u)
+    identity = position[u] == static_cast<std::int64_t>(u);
+  if (identity) return std::move(values);
+  std::vector<V> placed(static_cast<std::size_t>(positions), semiring_traits<V>::zero());
+  for (std::size_t u = 0; u < values.size(); ++u)
+    placed[static_cast<std::size_t>(position[u])] = values[u];
+  return placed;
+}
+
+template <storage_format Format, class Index, class Sorted, class... Aggs, class... ValueOfs,
+          std::size_t... Is>
+std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_sorted(
+    const Sorted& rows, const std::array<std::int64_t, Format::order>& shape,
+    const std::tuple<ValueOfs...>& value_of, std::index_sequence<Is...>, const Aggs&...) {
+  const key_runs<Index> runs(rows, Format::order);
+  std::vector<Index> sorted_at;  // the inverse of the sort, for the aggregates with row values
+  if (rows.shuffled() && (!counts_rows_v<Aggs> || ...)) {
+    sorted_at.resize(rows.size());
+    for (std::size_t e = 0; e < rows.size(); ++e) sorted_at[rows.row(e)] = static_cast<Index>(e);
+  }
+  // duplicates are merged (and rejected under duplicates::error) before the levels are built
+  std::tuple<std::vector<typename Aggs::value_type>...> values{
+      run_values<Format, Aggs>(std::get<Is>(value_of), rows, runs,
+                               std::span<const Index>(sorted_at))...};
+  using level_storages = typename tensor<double, Format>::level_storages;
+  std::vector<std::int64_t> position;
+  std::int64_t positions = 0;
+  level_storages levels =
+      key_levels<Format, level_storages>(shape, rows, runs, position, positions);
+  constexpr std::size_t last = sizeof...(Aggs) - 1;
+  // braced initialisation runs left to right: the last tensor takes the levels, the others copy
+  return {tensor<typename Aggs::value_type, Format>(
+      shape, Is == last ? level_storages(std::move(levels)) : level_storages(levels),
+      placed_values(std::move(std::get<Is>(values)), position, positions))...};
+}
+
+/// Sorts the rows by the keys in storage order (level k holds mode Format::modes[k]), holding
+/// the keys as compactly as they fit, then keys by the sorted rows.
+template <storage_format Format, class Index, class... Aggs, class... ValueOfs>
+std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_index(
+    const table& t, const std::array<std::span<const std::int64_t>, Format::order>& cols,
+    const std::array<std::int64_t, Format::order>& shape, const std::tuple<ValueOfs...>& value_of,
+    const Aggs&... aggs) {
+  constexpr std::size_t N = Format::order;
+  std::array<std::span<const std::int64_t>, N> by_level;
+  std::array<std::int64_t, N> level_extent{};
+  for (std::size_t k = 0; k < N; ++k) {
+    by_level[k] = cols[Format::modes[k]];
+    level_extent[k] = shape[Format::modes[k]];
+  }
+  const std::size_t n = t.rows();
+  using seq = std::index_sequence_for<Aggs...>;
+  switch (packing_for(level_extent, n)) {
+    case key_packing::with_row:
+      return key_by_sorted<Format, Index>(
+          sorted_keys<N, Index, key_packing::with_row>(by_level, level_extent, n), shape,
+          value_of, seq{}, aggs...);
+    case key_packing::apart:
+      return key_by_sorted<Format, Index>(
+          sorted_keys<N, Index, key_packing::apart>(by_level, level_extent, n), shape, value_of,
+          seq{}, aggs...);
+    case key_packing::none: break;
+  }
+  return key_by_sorted<Format, Index>(
+      sorted_keys<N, Index, key_packing::none>(by_level, level_extent, n), shape, value_of, seq{},
+      aggs...);
+}
+
+/// key_by with several aggregates over one sort: the tensors share their pattern.
+template <storage_format Format, class... Aggs>
+std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_all(
+    const table& t, const std::array<std::string, Format::order>& keys,
+    std::array<std::int64_t, Format::order> shape, const Aggs&... aggs) {
+  const auto cols = key_columns(t, keys, shape);
+  const std::tuple<decltype(aggs.bind(t))...> value_of{aggs.bind(t)...};  // before the key
+  check_key_range(t, keys, cols, shape);                                   // range, as ever
+  if (t.rows() <= std::numeric_limits<std::uint32_t>::max())
+    return key_by_index<Format, std::uint32_t>(t, cols, shape, value_of, aggs...);
+  return key_by_index<Format, std::uint64_t>(t, cols, shape, value_of, aggs...);
+}
+
+}  // namespace detail
+
+/// A relation: `table` keyed by the columns `keys` (outermost first), stored in `Format`
+/// (default: one compressed level per key, `csf<N>`), with one value per distinct key combining
+/// the rows' values by `agg` (`count()`, `exists()`, `sum_of<T>(...)`, `min_of`, `max_of`).
+/// Key columns must be integer-like (int64, date, string codes) and non-negative. `shape[k] = 0`
+/// asks for `extent_of(column)`. The rows are sorted by a radix sort over the extents, in linear
+/// time (sorted_keys.hpp); equal keys combine in row order.
+/// **Example**: `auto L = key_by<csf<2>>(lineitem, {"l_orderkey", "l_suppkey"}, count());`
+template <storage_format Format, class Agg>
+  requires detail::row_aggregate<Agg>
+tensor<typename Agg::value_type, Format> key_by(
+    const table& t, const std::array<std::string, Format::order>& keys, const Agg& agg,
+    std::array<std::int64_t, Format::order> shape = {}) {
+  return std::get<0>(detail::key_by_all<Format>(t, keys, shape, agg));
+}
+
+/// Several relations keyed alike, one per aggregate, from one sort of the table: equal to keying
+/// once per aggregate, and they share their pattern.
+/// **Example**: `std::tie(Lrev, Lqty) = key_by<3>(lineitem, keys, std::tuple{revenue, qty});`
+template <storage_format Format, class... Aggs>
+  requires(sizeof...(Aggs) >= 1 && (detail::row_aggregate<Aggs> && ...))
+std::tuple<tensor<typename Aggs::value_type, Format>...> key_by(
+    const table& t, const std::array<std::string, Format::order>& keys,
+    const std::tuple<Aggs...>& aggs, std::array<std::int64_t, Format::order> shape = {}) {
+  return std::apply(
+      [&](const Aggs&... a) { return detail::key_by_all<Format>(t, keys, shape, a...); }, aggs);
 }
 
 /// `key_by` with the default format `csf<N>` (one compressed level per key column).
 template <std::size_t N, class Agg>
+  requires detail::row_aggregate<Agg>
 tensor<typename Agg::value_type, csf<N>> key_by(const table& t,
                                                 const std::array<std::string, N>& keys,
                                                 const Agg& agg,
                                                 std::array<std::int64_t, N> shape = {}) {
   return key_by<csf<N>>(t, keys, agg, shape);
+}
+template <std::size_t N, class... Aggs>
+  requires(sizeof...(Aggs) >= 1 && (detail::row_aggregate<Aggs> && ...))
+std::tuple<tensor<typename Aggs::value_type, csf<N>>...> key_by(
+    const table& t, const std::array<std::string, N>& keys, const std::tuple<Aggs...>& aggs,
+    std::array<std::int64_t, N> shape = {}) {
+  return key_by<csf<N>>(t, keys, aggs, shape);
 }
 
 }  // namespace loom::relational
