@@ -17648,10 +17648,13 @@ constexpr std::int64_t date(std::string_view s) {
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace loom::relational {
+
+namespace detail {
+class dictionary_builder;
+}
 
 /// The distinct strings of a column, sorted, so that code order is string order: a string
 /// range or equality is a code range, and a string key is a tensor coordinate.
@@ -17681,47 +17684,87 @@ class dictionary {
   }
 
  private:
+  friend class detail::dictionary_builder;
+  struct sorted_unique {};
+  dictionary(std::vector<std::string> words, sorted_unique) : words_(std::move(words)) {}
+
   std::vector<std::string> words_;
 };
 
 namespace detail {
 /// Builds a dictionary while reading: strings get provisional codes in order of appearance;
-/// `finish` sorts them and returns the map from provisional to final codes.
+/// `finish` sorts them and returns the map from provisional to final codes. Lookups go through
+/// an open-addressing table of (hash, code), so a repeated string costs one hash and, almost
+/// always, one comparison.
 class dictionary_builder {
  public:
   std::int64_t add(std::string_view s) {
-    const auto it = index_.find(s);
-    if (it != index_.end()) return it->second;
-    const auto code = static_cast<std::int64_t>(words_.size());
-    words_.emplace_back(s);
-    index_.emplace(words_.back(), code);
-    return code;
+    if (2 * (words_.size() + 1) > slots_.size()) grow();
+    const std::uint64_t h = std::hash<std::string_view>{}(s);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = static_cast<std::size_t>(h) & mask;; i = (i + 1) & mask) {
+      slot& sl = slots_[i];
+      if (sl.code < 0) {
+        sl = {h, static_cast<std::int64_t>(words_.size())};
+        words_.emplace_back(s);
+        return sl.code;
+      }
+      if (sl.hash == h && words_[static_cast<std::size_t>(sl.code)] == s) return sl.code;
+    }
   }
   /// The sorted dictionary; `remap[provisional] = final`.
   dictionary finish(std::vector<std::int64_t>& remap) {
-    std::vector<std::int64_t> order(words_.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<std::int64_t>(k);
-    std::sort(order.begin(), order.end(),
-              [&](std::int64_t a, std::int64_t b) { return words_[a] < words_[b]; });
+    // sorted by the first 16 bytes as two big-endian integers (byte order, as std::string
+    // compares), the whole strings only where those agree
+    struct keyed {
+      std::uint64_t hi, lo;
+      std::int64_t code;
+    };
+    auto prefix = [](const std::string& w, std::size_t from) {
+      std::uint64_t x = 0;
+      for (std::size_t k = from; k < from + 8; ++k)
+        x = x << 8 | (k < w.size() ? static_cast<unsigned char>(w[k]) : 0u);
+      return x;
+    };
+    std::vector<keyed> order(words_.size());
+    for (std::size_t k = 0; k < order.size(); ++k)
+      order[k] = {prefix(words_[k], 0), prefix(words_[k], 8), static_cast<std::int64_t>(k)};
+    std::sort(order.begin(), order.end(), [&](const keyed& a, const keyed& b) {
+      if (a.hi != b.hi) return a.hi < b.hi;
+      if (a.lo != b.lo) return a.lo < b.lo;
+      return words_[static_cast<std::size_t>(a.code)] < words_[static_cast<std::size_t>(b.code)];
+    });
     remap.assign(words_.size(), 0);
     std::vector<std::string> sorted;
     sorted.reserve(words_.size());
     for (std::size_t k = 0; k < order.size(); ++k) {
-      remap[static_cast<std::size_t>(order[k])] = static_cast<std::int64_t>(k);
-      sorted.push_back(std::move(words_[static_cast<std::size_t>(order[k])]));
+      remap[static_cast<std::size_t>(order[k].code)] = static_cast<std::int64_t>(k);
+      sorted.push_back(std::move(words_[static_cast<std::size_t>(order[k].code)]));
     }
     words_.clear();
-    index_.clear();
-    return dictionary(std::move(sorted));
+    slots_.clear();
+    return dictionary(std::move(sorted), dictionary::sorted_unique{});  // sorted, distinct
   }
 
  private:
-  std::vector<std::string> words_;
-  struct hash {
-    using is_transparent = void;  // lookups by string_view allocate nothing
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  struct slot {
+    std::uint64_t hash = 0;
+    std::int64_t code = -1;  // -1: empty
   };
-  std::unordered_map<std::string, std::int64_t, hash, std::equal_to<>> index_;
+  void grow() {
+    std::vector<slot> old = std::move(slots_);
+    slots_.assign(std::max<std::size_t>(64, 2 * old.size()), slot{});
+    const std::size_t mask = slots_.size() - 1;
+    for (const slot& sl : old)
+      if (sl.code >= 0) {
+        std::size_t i = static_cast<std::size_t>(sl.hash) & mask;
+        while (slots_[i].code >= 0) i = (i + 1) & mask;
+        slots_[i] = sl;
+      }
+  }
+
+  std::vector<std::string> words_;
+  std::vector<slot> slots_;  // a power of two, at most half full
 };
 }  // namespace detail
 
@@ -18026,7 +18069,6 @@ inline void share_dictionary(table& a, std::string_view col_a, table& b, std::st
 // ---- end <loom/relational/table.hpp>
 
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -18058,19 +18100,26 @@ struct exists {
 };
 
 namespace detail {
-// A column read as T, or a user function of the row.
+/// A column's values read as T (codes and days as numbers), row by row.
+template <class T>
+struct column_values {
+  std::span<const std::int64_t> ints;  // an integer column, or
+  std::span<const double> reals;       // a decimal one
+  bool integer = false;
+  T operator()(std::size_t r) const {
+    return integer ? T(static_cast<double>(ints[r])) : T(reals[r]);
+  }
+};
+
+// A column read as T, or a user function of the row (called directly, no type erasure).
 template <class T, class Source>
 auto row_values(const table& t, const Source& source) {
   if constexpr (std::is_convertible_v<const Source&, std::string_view>) {
     const column& c = t[std::string_view(source)];
-    if (c.is_integer()) {  // codes and days read as numbers
-      return std::function<T(std::size_t)>(
-          [v = c.ints()](std::size_t r) { return T(static_cast<double>(v[r])); });
-    }
-    return std::function<T(std::size_t)>([v = c.reals()](std::size_t r) { return T(v[r]); });
+    if (c.is_integer()) return column_values<T>{c.ints(), {}, true};
+    return column_values<T>{{}, c.reals(), false};
   } else {
-    return std::function<T(std::size_t)>(
-        [source](std::size_t r) { return static_cast<T>(source(r)); });
+    return [source](std::size_t r) { return static_cast<T>(source(r)); };
   }
 }
 }  // namespace detail
@@ -18126,9 +18175,84 @@ auto max_of(Source source) {
 #ifndef LOOM_RELATIONAL_CSV_HPP
 #define LOOM_RELATIONAL_CSV_HPP
 
+// ---- begin <loom/relational/file_bytes.hpp>
+// Defines loom::relational::detail::file_bytes: the bytes of a file for the CSV reader, mapped
+// into memory where POSIX allows it, else read through a stream (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_FILE_BYTES_HPP
+#define LOOM_RELATIONAL_FILE_BYTES_HPP
+
+
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <string_view>
+
+#if __has_include(<sys/mman.h>) && __has_include(<sys/stat.h>) && __has_include(<fcntl.h>) && \
+    __has_include(<unistd.h>)
+#  include <fcntl.h>     // open
+#  include <sys/mman.h>  // mmap, munmap
+#  include <sys/stat.h>  // fstat
+#  include <unistd.h>    // close
+#endif
+
+namespace loom::relational::detail {
+
+/// The bytes of a file: mapped into memory where POSIX mmap is available (no copy, no
+/// zero-filled buffer), else, and for what cannot be mapped (pipes, empty files), read through a
+/// stream. A mapped file must not shrink while it is read.
+class file_bytes {
+ public:
+  explicit file_bytes(const std::string& path) {
+#if __has_include(<sys/mman.h>) && __has_include(<sys/stat.h>) && __has_include(<fcntl.h>) && \
+    __has_include(<unistd.h>)
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) throw io_error(path + ": cannot open the file");
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      int flags = MAP_PRIVATE;
+#  ifdef MAP_POPULATE
+      flags |= MAP_POPULATE;  // map every page now rather than one fault at a time
+#  endif
+      void* m = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, flags, fd, 0);
+      if (m != MAP_FAILED) {
+        mapped_ = m;
+        text_ = std::string_view(static_cast<const char*>(m), static_cast<std::size_t>(st.st_size));
+      }
+    }
+    ::close(fd);
+    if (mapped_ != nullptr) return;
+#endif
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw io_error(path + ": cannot open the file");
+    read_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad()) throw io_error(path + ": read error");
+    text_ = read_;
+  }
+  file_bytes(const file_bytes&) = delete;
+  file_bytes& operator=(const file_bytes&) = delete;
+  ~file_bytes() {
+#if __has_include(<sys/mman.h>) && __has_include(<sys/stat.h>) && __has_include(<fcntl.h>) && \
+    __has_include(<unistd.h>)
+    if (mapped_ != nullptr) ::munmap(mapped_, text_.size());
+#endif
+  }
+  std::string_view text() const { return text_; }
+
+ private:
+  void* mapped_ = nullptr;
+  std::string read_;
+  std::string_view text_;
+};
+
+}  // namespace loom::relational::detail
+
+#endif  // LOOM_RELATIONAL_FILE_BYTES_HPP
+// ---- end <loom/relational/file_bytes.hpp>
 
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <fstream>
 #include <istream>
@@ -18200,6 +18324,15 @@ class csv_parser {
   /// The line on which the current record starts (1-based).
   std::int64_t line() const { return record_line_; }
 
+  /// Where the next record is read from, and its line; `resume` continues from such a point
+  /// (the fast reader in read_csv_text hands records it does not take to `next`).
+  std::size_t position() const { return pos_; }
+  std::int64_t next_line() const { return line_; }
+  void resume(std::size_t pos, std::int64_t line) {
+    pos_ = pos;
+    line_ = line;
+  }
+
  private:
   void read_quoted() {
     const std::int64_t start_line = line_;
@@ -18252,6 +18385,69 @@ inline std::string shown(std::string_view s) {
   return "'" + std::string(s.substr(0, max)) + (s.size() > max ? "...'" : "'");
 }
 
+/// Reads a plain integer `-?[0-9]{1,18}` (no overflow possible) starting at p; returns where it
+/// ends, or nullptr when the text there is not one.
+inline const char* scan_int64(const char* p, const char* end, std::int64_t& out) {
+  const bool negative = p < end && *p == '-';
+  p += negative;
+  const char* const digits = p;
+  std::int64_t x = 0;
+  for (; p < end; ++p) {
+    const auto d = static_cast<unsigned>(*p - '0');
+    if (d > 9) break;
+    if (p - digits == 18) return nullptr;  // a 19th digit may overflow: from_chars decides
+    x = x * 10 + static_cast<std::int64_t>(d);
+  }
+  if (p == digits) return nullptr;
+  out = negative ? -x : x;
+  return p;
+}
+
+/// Reads a plain decimal `-?[0-9]*.?[0-9]*` of 1 to 15 digits starting at p; returns where it
+/// ends, or nullptr when the text there is not one. The value m / 10^f divides two exact doubles,
+/// so it is correctly rounded, as std::from_chars is.
+inline const char* scan_decimal(const char* p, const char* end, double& out) {
+  static constexpr double pow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  const bool negative = p < end && *p == '-';
+  p += negative;
+  std::uint64_t m = 0;
+  int digits = 0, fraction = 0;
+  bool point = false;
+  for (; p < end; ++p) {
+    const auto d = static_cast<unsigned>(*p - '0');
+    if (d <= 9) {
+      if (++digits > 15) return nullptr;
+      m = m * 10 + d;
+      fraction += point;
+    } else if (*p == '.' && !point) {
+      point = true;
+    } else {
+      break;
+    }
+  }
+  if (digits == 0) return nullptr;
+  const double x = static_cast<double>(m) / pow10[fraction];
+  out = negative ? -x : x;
+  return p;
+}
+
+/// An int64 field (trimmed) as std::from_chars reads it; false when it does not parse.
+inline bool parse_int64(std::string_view v, std::int64_t& out) {
+  const char* const end = v.data() + v.size();
+  if (scan_int64(v.data(), end, out) == end) return true;
+  const auto r = std::from_chars(v.data(), end, out);
+  return !v.empty() && r.ec == std::errc{} && r.ptr == end;
+}
+
+/// A decimal field (trimmed) as std::from_chars reads it; false when it does not parse.
+inline bool parse_decimal(std::string_view v, double& out) {
+  const char* const end = v.data() + v.size();
+  if (scan_decimal(v.data(), end, out) == end) return true;
+  const auto r = std::from_chars(v.data(), end, out);
+  return !v.empty() && r.ec == std::errc{} && r.ptr == end;
+}
+
 }  // namespace detail
 
 /// Reads the columns of `schema` from CSV text; `name` (the file) appears in error messages.
@@ -18295,8 +18491,18 @@ inline table read_csv_text(std::string_view text, const std::string& name,
   std::vector<column> cols;
   std::vector<detail::dictionary_builder> dicts(schema.size());
   for (const auto& spec : schema) cols.emplace_back(spec.name, spec.type);
+  {  // at most one record per remaining line
+    std::size_t lines = 1;
+    for (const char* p = text.data() + parser.position(), *end = text.data() + text.size();
+         (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p))));
+         ++p)
+      ++lines;
+    for (column& c : cols)
+      c.is_integer() ? c.mutable_ints().reserve(lines) : c.mutable_reals().reserve(lines);
+  }
 
-  while (parser.next()) {
+  // One record from the parser's fields: checks the field count, then parses every field.
+  auto parse_record = [&] {
     const auto& fields = parser.fields();
     if (fields.size() != expected)
       throw csv_error(name, parser.line(), 0, "",
@@ -18340,6 +18546,111 @@ inline table read_csv_text(std::string_view text, const std::string& name,
           break;
       }
     }
+  };
+
+  // The fast reader: fields are parsed where they lie, without quotes or errors. A record it
+  // cannot take (a quoted field, a wrong field count, a value that does not parse) is undone and
+  // handed to the parser and parse_record above, which read it (or report it) as they always did.
+  const char delimiter = options.delimiter;
+  const char* const text_end = text.data() + text.size();
+  const char* p = text.data() + parser.position();
+  std::int64_t line = parser.next_line();
+  std::size_t rows = 0;
+  auto take_field = [&](std::size_t s, std::string_view raw) {
+    column& c = cols[s];
+    switch (c.type()) {
+      case column_type::int64: {
+        std::int64_t x = 0;
+        if (!detail::parse_int64(detail::trim(raw), x)) return false;
+        c.mutable_ints().push_back(x);
+        return true;
+      }
+      case column_type::decimal: {
+        double x = 0;
+        if (!detail::parse_decimal(detail::trim(raw), x)) return false;
+        c.mutable_reals().push_back(x);
+        return true;
+      }
+      case column_type::date: {
+        const auto d = parse_date(detail::trim(raw));
+        if (!d) return false;
+        c.mutable_ints().push_back(*d);
+        return true;
+      }
+      case column_type::string:
+        c.mutable_ints().push_back(dicts[s].add(raw));
+        return true;
+    }
+    return false;
+  };
+  // per field: the column it fills (null when skipped)
+  std::vector<column*> target(expected, nullptr);
+  for (std::size_t f = 0; f < expected; ++f)
+    if (slot_of_field[f] >= 0) target[f] = &cols[static_cast<std::size_t>(slot_of_field[f])];
+  auto ends_field = [&](const char* q) {
+    return q != nullptr && (q == text_end || *q == delimiter || *q == '\n');
+  };
+  for (;;) {
+    while (p < text_end && (*p == '\n' || *p == '\r')) line += *p++ == '\n';  // blank lines
+    if (p >= text_end) break;
+    const char* const record = p;
+    bool taken = expected > 0;
+    for (std::size_t f = 0; taken && f < expected; ++f) {
+      if (p < text_end && *p == '"') {
+        taken = false;
+        break;
+      }
+      // numbers and dates are read as they are scanned; anything else (spaces, '\r', long
+      // numbers, other spellings) is cut at the delimiter first and read by take_field
+      column* const c = target[f];
+      const char* q = nullptr;
+      if (c != nullptr) {
+        if (c->type() == column_type::int64) {
+          std::int64_t x = 0;
+          q = detail::scan_int64(p, text_end, x);
+          if (ends_field(q)) c->mutable_ints().push_back(x);
+        } else if (c->type() == column_type::decimal) {
+          double x = 0;
+          q = detail::scan_decimal(p, text_end, x);
+          if (ends_field(q)) c->mutable_reals().push_back(x);
+        } else if (c->type() == column_type::date && text_end - p >= 10) {
+          const auto d = parse_date(std::string_view(p, 10));
+          if (d && ends_field(p + 10)) {
+            q = p + 10;
+            c->mutable_ints().push_back(*d);
+          }
+        }
+      }
+      if (!ends_field(q)) {
+        const char* const begin = p;
+        while (p < text_end && *p != delimiter && *p != '\n') ++p;
+        const char* end = p;
+        if (end > begin && end[-1] == '\r') --end;
+        if (c != nullptr)
+          taken = take_field(static_cast<std::size_t>(slot_of_field[f]),
+                             std::string_view(begin, static_cast<std::size_t>(end - begin)));
+      } else {
+        p = q;
+      }
+      const bool last = f + 1 == expected;
+      if (last ? p < text_end && *p != '\n' : p >= text_end || *p != delimiter)
+        taken = false;  // too many or too few fields
+      else if (!last)
+        ++p;
+    }
+    if (!taken) {
+      for (column& c : cols)
+        c.is_integer() ? c.mutable_ints().resize(rows) : c.mutable_reals().resize(rows);
+      parser.resume(static_cast<std::size_t>(record - text.data()), line);
+      parser.next();
+      parse_record();
+      p = text.data() + parser.position();
+      line = parser.next_line();
+    } else if (p < text_end) {
+      ++p;  // '\n'
+      ++line;
+    }
+    ++rows;
   }
 
   table t(name);
@@ -18358,11 +18669,8 @@ inline table read_csv_text(std::string_view text, const std::string& name,
 /// `io_error` when the file cannot be read.
 inline table read_csv(const std::string& path, const std::vector<column_spec>& schema,
                       const csv_options& options = {}) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw io_error(path + ": cannot open the file");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw io_error(path + ": read error");
-  return read_csv_text(text, path, schema, options);
+  const detail::file_bytes file(path);
+  return read_csv_text(file.text(), path, schema, options);
 }
 
 }  // namespace loom::relational
@@ -18614,12 +18922,504 @@ tensor<T, Format> filter_values(const basic_tensor<T, Format, Owning>& a, F keep
 #ifndef LOOM_RELATIONAL_RELATION_HPP
 #define LOOM_RELATIONAL_RELATION_HPP
 
+// ---- begin <loom/relational/key_levels.hpp>
+// Defines loom::relational::detail::key_levels: the levels of a keyed relation built from its
+// rows sorted by key, one pass over the distinct keys for dense and compressed levels, the
+// levels' assemble hooks otherwise (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_KEY_LEVELS_HPP
+#define LOOM_RELATIONAL_KEY_LEVELS_HPP
 
-#include <algorithm>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
 #include <array>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace loom::relational::detail {
+
+/// The distinct keys of the sorted rows: distinct key u is the sorted rows [runs[u], runs[u+1]),
+/// and differs from key u - 1 first at level first_level[u] (0 for u = 0).
+template <class Index>
+struct key_runs {
+  std::vector<Index> runs;
+  std::vector<std::uint8_t> first_level;
+
+  template <class Sorted>
+  key_runs(const Sorted& rows, std::size_t order) {
+    const std::size_t n = rows.size();
+    runs.reserve(n + 1);
+    first_level.reserve(n);
+    if (n > 0) {
+      runs.push_back(0);
+      first_level.push_back(0);
+    }
+    for (std::size_t e = 1; e < n; ++e) {
+      const std::size_t d = rows.first_difference(e);
+      if (d < order) {
+        runs.push_back(static_cast<Index>(e));
+        first_level.push_back(static_cast<std::uint8_t>(d));
+      }
+    }
+    runs.push_back(static_cast<Index>(n));
+  }
+  std::size_t distinct() const { return runs.size() - 1; }
+};
+
+/// Whether every level of `Format` is dense or unique compressed: key_levels then builds them in
+/// one pass over the distinct keys, without the per-level arrays of the assemble hooks.
+template <class Format>
+inline constexpr bool dense_or_compressed_v = [] {
+  return []<class... Ls>(boost::mp11::mp_list<Ls...>) {
+    return sizeof...(Ls) > 0 &&
+           ((loom::detail::is_dense_level<Ls> || loom::detail::is_unique_compressed_level<Ls>) &&
+            ...);
+  }(typename Format::levels{});
+}();
+
+/// The levels of `Format` over the distinct keys, as from_coo builds them (the same arrays, and
+/// the same errors in the same order); `position[u]` is the value position of distinct key u,
+/// left empty when the positions are 0, 1, 2, ... (a compressed last level).
+template <class Format, class LevelStorages, class Sorted, class Index>
+LevelStorages key_levels(const std::array<std::int64_t, Format::order>& shape,
+                         const Sorted& rows, const key_runs<Index>& runs,
+                         std::vector<std::int64_t>& position, std::int64_t& positions) {
+  constexpr std::size_t N = Format::order;
+  LevelStorages levels{};
+  const std::size_t distinct = runs.distinct();
+  auto static_extent_check = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+    using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+    if constexpr (level::static_extent != dynamic_extent) {
+      constexpr std::size_t mode = Format::modes[K];
+      if (shape[mode] != static_cast<std::int64_t>(level::static_extent))
+        throw shape_error("loom: mode " + std::to_string(mode) + " has extent " +
+                          std::to_string(shape[mode]) + " but its dense level is fixed at " +
+                          std::to_string(level::static_extent));
+    }
+  };
+  auto each_level = [&](auto f) {
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      (f(std::integral_constant<std::size_t, Ks>{}), ...);
+    }(std::make_index_sequence<N>{});
+  };
+  if constexpr (dense_or_compressed_v<Format>) {
+    // a compressed level K has one position per distinct key prefix [0, K]
+    std::array<std::int64_t, N> fresh{};  // fresh[d]: distinct keys first differing at level d
+    for (const std::uint8_t d : runs.first_level) ++fresh[d];
+    std::int64_t c = 0, parent_count = 1;
+    each_level([&]<std::size_t K>(std::integral_constant<std::size_t, K> k) {
+      using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+      constexpr std::size_t mode = Format::modes[K];
+      const std::int64_t extent = shape[mode];
+      c += fresh[K];  // positions of a compressed level K
+      static_extent_check(k);
+      auto& st = std::get<K>(levels);
+      if constexpr (loom::detail::is_dense_level<level>) {  // dense_level::assemble's checks
+        st.extent = extent;
+        if (extent != 0 && parent_count > INT64_MAX / extent)
+          throw overflow_error("loom: the dense level of mode " + std::to_string(mode) +
+                               " would hold more than 2^63 positions");
+        parent_count *= extent;
+      } else {  // compressed_level::assemble's checks
+        if (extent > 0)
+          loom::detail::check_fits<typename level::crd_type>(
+              extent - 1, "largest coordinate of mode " + std::to_string(mode));
+        loom::detail::check_fits<typename level::pos_type>(c, "number of positions");
+        st.crd.resize(static_cast<std::size_t>(c));
+        st.pos.assign(static_cast<std::size_t>(parent_count) + 1, typename level::pos_type(0));
+        parent_count = c;
+      }
+    });
+    using last_level = boost::mp11::mp_at_c<typename Format::levels, N - 1>;
+    constexpr bool last_compressed = loom::detail::is_unique_compressed_level<last_level>;
+    if (!last_compressed) position.resize(distinct);
+    std::array<std::int64_t, N + 1> at{};  // at[K + 1]: the position of the current key at K
+    std::array<std::int64_t, N> next{};
+    for (std::size_t u = 0; u < distinct; ++u) {
+      const std::size_t d = runs.first_level[u], e = runs.runs[u];
+      each_level([&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+        if (K < d) return;
+        using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+        auto& st = std::get<K>(levels);
+        const std::int64_t i = rows.key(K, e);
+        if constexpr (loom::detail::is_dense_level<level>) {
+          at[K + 1] = at[K] * st.extent + i;
+        } else {
+          const std::int64_t p = next[K]++;
+          st.crd[static_cast<std::size_t>(p)] = static_cast<typename level::crd_type>(i);
+          ++st.pos[static_cast<std::size_t>(at[K]) + 1];
+          at[K + 1] = p;
+        }
+      });
+      if (!last_compressed) position[u] = at[N];
+    }
+    each_level([&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+      using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+      if constexpr (!loom::detail::is_dense_level<level>) {
+        auto& pos = std::get<K>(levels).pos;
+        for (std::size_t p = 1; p < pos.size(); ++p) pos[p] += pos[p - 1];
+      }
+    });
+    positions = parent_count;
+    return levels;
+  } else {  // any other level: its assemble hook, level by level, as in from_coo
+    std::vector<std::int64_t> parent(distinct, 0), current(distinct, 0), coord(distinct, 0);
+    std::int64_t parent_count = 1;
+    each_level([&]<std::size_t K>(std::integral_constant<std::size_t, K> k) {
+      using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+      static_extent_check(k);
+      for (std::size_t u = 0; u < distinct; ++u) coord[u] = rows.key(K, runs.runs[u]);
+      const level_build in{Format::modes[K], shape[Format::modes[K]], parent_count, parent, coord};
+      parent_count = level::assemble(std::get<K>(levels), in, std::span<std::int64_t>(current));
+      std::swap(parent, current);
+    });
+    position = std::move(parent);
+    positions = parent_count;
+    return levels;
+  }
+}
+
+}  // namespace loom::relational::detail
+
+#endif  // LOOM_RELATIONAL_KEY_LEVELS_HPP
+// ---- end <loom/relational/key_levels.hpp>
+// ---- begin <loom/relational/sorted_keys.hpp>
+// Defines loom::relational::detail::sorted_keys: the rows of a table stably sorted by integer key
+// columns of known extents, by radix sort, using any order the rows already have; the keys are
+// carried through the sort (relational/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_RELATIONAL_SORTED_KEYS_HPP
+#define LOOM_RELATIONAL_SORTED_KEYS_HPP
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <span>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace loom::relational::detail {
+
+// The sort behind key_by. Key 0 is the most significant; every value of key k lies in
+// [0, extent[k]) (key_by checks this first). The result is the order std::stable_sort gives,
+// computed in linear time:
+//
+//   rows already sorted by every key              -> kept, after one check pass
+//   rows sorted by a key prefix [0, P), P >= 1    -> each run of equal prefix sorted alone:
+//                                                    insertion sort when short, else radix
+//   rows sorted by a key suffix [L, N)            -> only the keys [0, L) are radix-sorted
+//                                                    (a stable sort keeps the suffix order)
+//   otherwise                                     -> LSD radix sort on all keys
+//
+// Each key takes bit_width(extent - 1) bits of one 64-bit word (key 0 highest). When the keys
+// and the row number fit in 64 bits together, an element is that one integer; when only the
+// keys fit, an element is (keys, row); the keys travel with the rows, so reading them back in
+// sorted order never goes through the row number to the columns (a cache miss per key and row
+// on a large table). Radix passes take at most 11 bits and are skipped when one digit value
+// holds every row. Keys of more than 64 bits in all sort the row numbers, reading the keys
+// through them.
+
+/// How a sorted element holds its keys.
+enum class key_packing {
+  with_row,  ///< one 64-bit integer: keys << row_bits | row
+  apart,     ///< the keys in one 64-bit integer, the row number beside it
+  none       ///< the row number only; keys are read from the columns
+};
+
+/// Bits a key of this extent needs.
+inline int key_bits(std::int64_t extent) {
+  return extent <= 1 ? 0 : std::bit_width(static_cast<std::uint64_t>(extent - 1));
+}
+
+/// How the keys of `extents` over `rows` rows are held.
+template <std::size_t N>
+key_packing packing_for(const std::array<std::int64_t, N>& extents, std::size_t rows) {
+  int bits = 0;
+  for (std::int64_t e : extents) bits += key_bits(e);
+  if (bits > 64) return key_packing::none;
+  return bits + key_bits(static_cast<std::int64_t>(std::max<std::size_t>(rows, 2))) <= 64
+             ? key_packing::with_row
+             : key_packing::apart;
+}
+
+/// Stable LSD radix sort of `a[0, n)` by bits [shift, shift + bits) of digit_source(element),
+/// using `tmp[0, n)`; returns true when the result is in `tmp`, false when in `a`.
+template <class Elem, class DigitSource>
+bool radix_sort_bits(Elem* a, Elem* tmp, std::size_t n, int shift, int bits,
+                     DigitSource digit_source) {
+  if (bits <= 0 || n < 2) return false;
+  constexpr int max_digit = 11;
+  const int passes = (bits + max_digit - 1) / max_digit;
+  const int digit = (bits + passes - 1) / passes;
+  const std::size_t buckets = std::size_t{1} << digit;
+  const std::uint64_t mask = buckets - 1;
+  std::vector<std::size_t> count(static_cast<std::size_t>(passes) * buckets, 0);
+  for (std::size_t i = 0; i < n; ++i) {  // every pass's histogram in one read
+    const std::uint64_t d = digit_source(a[i]) >> shift;
+    for (int p = 0; p < passes; ++p)
+      ++count[static_cast<std::size_t>(p) * buckets + ((d >> (p * digit)) & mask)];
+  }
+  bool in_tmp = false;
+  for (int p = 0; p < passes; ++p) {
+    std::size_t* c = count.data() + static_cast<std::size_t>(p) * buckets;
+    if (std::any_of(c, c + buckets, [&](std::size_t x) { return x == n; }))
+      continue;  // one digit value for every element: the pass would move nothing
+    std::size_t sum = 0;
+    for (std::size_t b = 0; b < buckets; ++b) sum += std::exchange(c[b], sum);
+    const int s = shift + p * digit;
+    for (std::size_t i = 0; i < n; ++i) tmp[c[(digit_source(a[i]) >> s) & mask]++] = a[i];
+    std::swap(a, tmp);
+    in_tmp = !in_tmp;
+  }
+  return in_tmp;
+}
+
+/// The rows 0..n-1 stably sorted by N integer keys, with each sorted row's keys.
+template <std::size_t N, class Index, key_packing Packing>
+class sorted_keys {
+  static_assert(N < 256, "loom::relational::key_by: at most 255 key columns");
+
+ public:
+  using columns = std::array<std::span<const std::int64_t>, N>;
+
+  sorted_keys(const columns& cols, const std::array<std::int64_t, N>& extents, std::size_t n)
+      : cols_(cols), n_(n) {
+    int bits = 0;
+    for (std::size_t k = N; k-- > 0;) {
+      shift_[k] = bits;
+      width_[k] = key_bits(extents[k]);
+      bits += width_[k];
+    }
+    for (int b = 0; b < 64; ++b) {  // the key holding bit b (keys of width 0 hold none)
+      level_of_bit_[static_cast<std::size_t>(b)] = 0;
+      for (std::size_t k = 0; k < N; ++k)
+        if (b >= shift_[k] && b < shift_[k] + width_[k])
+          level_of_bit_[static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(k);
+    }
+    row_bits_ = key_bits(static_cast<std::int64_t>(std::max<std::size_t>(n, 2)));
+    elems_.reset(new elem[n]);  // not zero-filled: every element is written below
+    for (std::size_t r = 0; r < n; ++r) {
+      if constexpr (Packing == key_packing::none) {
+        elems_[r] = static_cast<Index>(r);
+      } else {
+        std::uint64_t key = 0;
+        for (std::size_t k = 0; k < N; ++k)
+          if (width_[k] > 0) key |= static_cast<std::uint64_t>(cols[k][r]) << shift_[k];
+        if constexpr (Packing == key_packing::with_row)
+          elems_[r] = key << row_bits_ | static_cast<std::uint64_t>(r);
+        else
+          elems_[r] = {key, static_cast<Index>(r)};
+      }
+    }
+    sort();
+  }
+
+  std::size_t size() const { return n_; }
+  /// False when the rows were already in key order (row(e) == e).
+  bool moved() const { return moved_; }
+  /// True when rows moved across the whole table (a radix sort of all of them), false when they
+  /// stayed in order or moved only within runs of an already sorted key prefix.
+  bool shuffled() const { return shuffled_; }
+  /// The row number of the e-th sorted row.
+  std::size_t row(std::size_t e) const {
+    if constexpr (Packing == key_packing::with_row)
+      return static_cast<std::size_t>(elems_[e] & ((std::uint64_t{1} << row_bits_) - 1));
+    else if constexpr (Packing == key_packing::apart)
+      return static_cast<std::size_t>(elems_[e].row);
+    else
+      return static_cast<std::size_t>(elems_[e]);
+  }
+  /// Key k of the e-th sorted row.
+  std::int64_t key(std::size_t k, std::size_t e) const {
+    if constexpr (Packing == key_packing::none) {
+      return cols_[k][elems_[e]];
+    } else {
+      const std::uint64_t mask = width_[k] == 0 ? 0 : ~std::uint64_t{0} >> (64 - width_[k]);
+      return static_cast<std::int64_t>((packed(e) >> shift_[k]) & mask);
+    }
+  }
+  /// The first key in which sorted rows e - 1 and e differ (e >= 1); N when all keys are equal.
+  std::size_t first_difference(std::size_t e) const {
+    if constexpr (Packing == key_packing::none) {
+      for (std::size_t k = 0; k < N; ++k)
+        if (cols_[k][elems_[e]] != cols_[k][elems_[e - 1]]) return k;
+      return N;
+    } else {
+      const std::uint64_t x = packed(e) ^ packed(e - 1);
+      return x == 0 ? N : level_of_bit_[static_cast<std::size_t>(std::bit_width(x) - 1)];
+    }
+  }
+
+ private:
+  struct keyed_row {
+    std::uint64_t key;
+    Index row;
+  };
+  using elem = std::conditional_t<Packing == key_packing::with_row, std::uint64_t,
+                                  std::conditional_t<Packing == key_packing::apart, keyed_row,
+                                                     Index>>;
+
+  std::uint64_t packed(std::size_t e) const { return packed_of(elems_[e]); }
+  std::uint64_t packed_of(const elem& x) const {
+    if constexpr (Packing == key_packing::with_row) return x >> row_bits_;
+    else if constexpr (Packing == key_packing::apart) return x.key;
+    else return 0;
+  }
+
+  /// Whether row r sorts before row s on the keys [lo, hi), read from the columns.
+  bool row_less(std::size_t lo, std::size_t hi, std::size_t r, std::size_t s) const {
+    for (std::size_t k = lo; k < hi; ++k) {
+      const std::int64_t x = cols_[k][r], y = cols_[k][s];
+      if (x != y) return x < y;
+    }
+    return false;
+  }
+  /// The longest prefix [0, P) of the keys by which the rows are already sorted.
+  std::size_t sorted_prefix() const {
+    std::size_t p = N;
+    for (std::size_t r = 1; r < n_ && p > 0; ++r)
+      for (std::size_t k = 0; k < p; ++k) {
+        const std::int64_t x = cols_[k][r - 1], y = cols_[k][r];
+        if (x < y) break;
+        if (x > y) {
+          p = k;
+          break;
+        }
+      }
+    return p;
+  }
+  /// Whether the rows are already sorted by the keys [lo, N).
+  bool sorted_from(std::size_t lo) const {
+    for (std::size_t r = 1; r < n_; ++r)
+      if (row_less(lo, N, r, r - 1)) return false;
+    return true;
+  }
+
+  /// Stable sort of elems_[begin, end) by the keys [lo, hi); rows in the range ascend.
+  void sort_range(std::size_t begin, std::size_t end, std::size_t lo, std::size_t hi,
+                  std::vector<elem>& tmp) {
+    const std::size_t len = end - begin;
+    if (len < 2 || lo >= hi) return;
+    elem* a = elems_.get() + begin;
+    if (len <= 32) {  // stable insertion sort
+      for (std::size_t i = 1; i < len; ++i) {
+        const elem x = a[i];
+        std::size_t j = i;
+        for (; j > 0 && less(lo, hi, x, a[j - 1]); --j) a[j] = a[j - 1];
+        a[j] = x;
+      }
+      return;
+    }
+    if constexpr (Packing == key_packing::none) {
+      // several 64-bit words of keys, least significant first; each a stable radix sort
+      std::vector<keyed_row> keyed(len), scratch(len);
+      std::size_t last = hi;
+      while (last > lo) {
+        int bits = 0;
+        std::size_t first = last;
+        while (first > lo && bits + width_[first - 1] <= 64) bits += width_[--first];
+        for (std::size_t i = 0; i < len; ++i) {
+          std::uint64_t key = 0;
+          for (std::size_t k = first; k < last; ++k)
+            key = (key << width_[k]) | static_cast<std::uint64_t>(cols_[k][a[i]]);
+          keyed[i] = {key, a[i]};
+        }
+        const bool in_tmp = radix_sort_bits(keyed.data(), scratch.data(), len, 0, bits,
+                                            [](const keyed_row& x) { return x.key; });
+        const keyed_row* sorted = in_tmp ? scratch.data() : keyed.data();
+        for (std::size_t i = 0; i < len; ++i) a[i] = sorted[i].row;
+        last = first;
+      }
+    } else {
+      const int low = shift_[hi - 1], high = shift_[lo] + width_[lo];
+      if (tmp.size() < len) tmp.resize(len);
+      const bool in_tmp = radix_sort_bits(a, tmp.data(), len, low, high - low,
+                                          [this](const elem& x) { return packed_of(x); });
+      if (in_tmp) std::copy(tmp.data(), tmp.data() + len, a);
+    }
+  }
+  bool less(std::size_t lo, std::size_t hi, const elem& x, const elem& y) const {
+    if constexpr (Packing == key_packing::none) {
+      return row_less(lo, hi, x, y);
+    } else {
+      const int low = shift_[hi - 1], high = shift_[lo] + width_[lo];
+      const std::uint64_t mask =
+          high - low >= 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << (high - low)) - 1);
+      return ((packed_of(x) >> low) & mask) < ((packed_of(y) >> low) & mask);
+    }
+  }
+
+  void sort() {
+    const std::size_t prefix = sorted_prefix();
+    if (prefix == N) return;
+    moved_ = true;
+    std::size_t radix_end = N;  // the rows are already sorted by the keys [radix_end, N)
+    for (std::size_t lo = std::max<std::size_t>(prefix, 1); lo < N; ++lo)
+      if (sorted_from(lo)) {
+        radix_end = lo;
+        break;
+      }
+    std::vector<elem> tmp;
+    if (prefix == 0) {
+      shuffled_ = true;
+      if constexpr (Packing == key_packing::none) {
+        sort_range(0, n_, 0, radix_end, tmp);
+      } else {  // the whole array: swap buffers instead of copying back
+        const int low = shift_[radix_end - 1], high = shift_[0] + width_[0];
+        std::unique_ptr<elem[]> other(new elem[n_]);
+        if (radix_sort_bits(elems_.get(), other.get(), n_, low, high - low,
+                            [this](const elem& x) { return packed_of(x); }))
+          elems_.swap(other);
+      }
+      return;
+    }
+    // sorted by [0, prefix): sort each run of equal prefix by [prefix, radix_end)
+    std::size_t begin = 0;
+    for (std::size_t r = 1; r <= n_; ++r) {
+      if (r < n_) {
+        bool same = true;
+        for (std::size_t k = 0; k < prefix && same; ++k) same = cols_[k][r] == cols_[k][r - 1];
+        if (same) continue;
+      }
+      sort_range(begin, r, prefix, radix_end, tmp);
+      begin = r;
+    }
+  }
+
+  columns cols_;
+  std::size_t n_;
+  std::array<int, N> shift_{}, width_{};
+  std::array<std::uint8_t, 64> level_of_bit_{};
+  int row_bits_ = 1;
+  bool moved_ = false, shuffled_ = false;
+  std::unique_ptr<elem[]> elems_;
+};
+
+}  // namespace loom::relational::detail
+
+#endif  // LOOM_RELATIONAL_SORTED_KEYS_HPP
+// ---- end <loom/relational/sorted_keys.hpp>
+
+#include <algorithm>
+#include <array>
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace loom::relational {
@@ -18638,18 +19438,23 @@ std::int64_t extent_of(const Cs&... cs) {
   return std::max({extent_of(static_cast<const column&>(cs))...});
 }
 
-/// A relation: `table` keyed by the columns `keys` (outermost first), stored in `Format`
-/// (default: one compressed level per key, `csf<N>`), with one value per distinct key combining
-/// the rows' values by `agg` (`count()`, `exists()`, `sum_of<T>(...)`, `min_of`, `max_of`).
-/// Key columns must be integer-like (int64, date, string codes) and non-negative. `shape[k] = 0`
-/// asks for `extent_of(column)`.
-/// **Example**: `auto L = key_by<csf<2>>(lineitem, {"l_orderkey", "l_suppkey"}, count());`
-template <storage_format Format, class Agg>
-tensor<typename Agg::value_type, Format> key_by(
-    const table& t, const std::array<std::string, Format::order>& keys, const Agg& agg,
-    std::array<std::int64_t, Format::order> shape = {}) {
-  constexpr std::size_t N = Format::order;
-  using V = typename Agg::value_type;
+namespace detail {
+
+/// What `key_by` needs of an aggregate (aggregate.hpp): a value type, a duplicates policy, and
+/// `bind(table)` giving the per-row value function.
+template <class Agg>
+concept row_aggregate = requires(const Agg& agg, const table& t) {
+  typename Agg::value_type;
+  { Agg::policy } -> std::convertible_to<duplicates>;
+  agg.bind(t);
+};
+
+/// The key columns of `t` in key order, with `shape[k] = 0` replaced by the column's extent;
+/// throws `column_error` for a decimal key.
+template <std::size_t N>
+std::array<std::span<const std::int64_t>, N> key_columns(const table& t,
+                                                          const std::array<std::string, N>& keys,
+                                                          std::array<std::int64_t, N>& shape) {
   std::array<std::span<const std::int64_t>, N> key_values;
   for (std::size_t k = 0; k < N; ++k) {
     const column& c = t[keys[k]];
@@ -18659,11 +19464,24 @@ tensor<typename Agg::value_type, Format> key_by(
     key_values[k] = c.ints();
     if (shape[k] == 0) shape[k] = extent_of(c);
   }
-  const std::size_t n = t.rows();
-  std::vector<std::array<std::int64_t, N>> coords(n);
-  std::vector<V> values(n);
-  const auto value_of = agg.bind(t);
-  for (std::size_t r = 0; r < n; ++r) {
+  return key_values;
+}
+
+/// Throws `column_error` for the first row (then key) outside its extent.
+template <std::size_t N>
+void check_key_range(const table& t, const std::array<std::string, N>& keys,
+                     const std::array<std::span<const std::int64_t>, N>& key_values,
+                     const std::array<std::int64_t, N>& shape) {
+  bool in_range = true;
+  for (std::size_t k = 0; k < N; ++k) {  // one branch-free pass per column
+    std::uint64_t worst = 0;
+    const auto extent = static_cast<std::uint64_t>(std::max<std::int64_t>(shape[k], 0));
+    for (const std::int64_t v : key_values[k])
+      worst = std::max(worst, static_cast<std::uint64_t>(v));  // a negative key counts as huge
+    in_range = in_range && (key_values[k].empty() || worst < extent);
+  }
+  if (in_range) return;
+  for (std::size_t r = 0; r < t.rows(); ++r)  // the first offending row, as reported before
     for (std::size_t k = 0; k < N; ++k) {
       const std::int64_t v = key_values[k][r];
       if (v < 0 || v >= shape[k])
@@ -18671,20 +19489,209 @@ tensor<typename Agg::value_type, Format> key_by(
                            std::to_string(r + 1) + ": key " + keys[k] + " = " +
                            std::to_string(v) + " is outside [0, " + std::to_string(shape[k]) +
                            "); keys must be non-negative and below the extent");
-      coords[r][k] = v;
     }
-    values[r] = value_of(r);
+}
+
+/// Aggregates whose every row counts one (count, exists): no per-row values to compute.
+template <class Agg>
+inline constexpr bool counts_rows_v = false;
+template <class T>
+inline constexpr bool counts_rows_v<count<T>> = true;
+template <class T>
+inline constexpr bool counts_rows_v<exists<T>> = true;
+
+/// One value per distinct key: each row's value `value_of(row)` (`agg.bind(table)`), the rows of
+/// a run combined by `Agg::policy` in row order. `sorted_at[r]` is the sorted place of row r when
+/// the rows were shuffled (else empty).
+template <class Format, class Agg, class ValueOf, class Sorted, class Index>
+std::vector<typename Agg::value_type> run_values(const ValueOf& value_of, const Sorted& rows,
+                                                 const key_runs<Index>& runs,
+                                                 std::span<const Index> sorted_at) {
+  using V = typename Agg::value_type;
+  const std::size_t distinct = runs.distinct();
+  if constexpr (Agg::policy == duplicates::error) {
+    for (std::size_t u = 0; u < distinct; ++u)
+      if (runs.runs[u + 1] - runs.runs[u] > 1) {
+        std::array<std::int64_t, Format::order> logical{};
+        for (std::size_t k = 0; k < Format::order; ++k)
+          logical[Format::modes[k]] = rows.key(k, runs.runs[u]);
+        throw duplicate_error("loom::from_coo: duplicate coordinate " +
+                              loom::detail::coords_to_string(logical) +
+                              " (use loom::duplicates::sum or ::last to accept duplicates)");
+      }
   }
-  return from_coo<Format>(shape, coords, values, Agg::policy);
+  if constexpr (counts_rows_v<Agg>) {
+    std::vector<V> values(distinct);
+    const V one = value_of(0);  // every row's value
+    for (std::size_t u = 0; u < distinct; ++u) {
+      V v = one;
+      if constexpr (Agg::policy == duplicates::sum)
+        for (std::size_t e = runs.runs[u] + 1; e < runs.runs[u + 1]; ++e)
+          v = semiring_traits<V>::add(v, one);
+      values[u] = v;
+    }
+    return values;
+  } else {
+    // each row's value in sorted order, then each run folded where it lies; rows shuffled
+    // across the table are computed in row order (reading the table in order) and stored at
+    // their sorted place: scattered stores cost less than gathered loads
+    std::vector<V> sorted(rows.size());
+    {
+      if (sorted_at.empty())
+        for (std::size_t e = 0; e < sorted.size(); ++e) sorted[e] = value_of(rows.row(e));
+      else
+        for (std::size_t r = 0; r < sorted.size(); ++r) sorted[sorted_at[r]] = value_of(r);
+    }
+    if (distinct < sorted.size()) {
+      for (std::size_t u = 0; u < distinct; ++u) {  // u <= begin: writes trail the reads
+        const std::size_t begin = runs.runs[u], end = runs.runs[u + 1];
+        if constexpr (Agg::policy == duplicates::sum) {
+          V v = sorted[begin];
+          for (std::size_t e = begin + 1; e < end; ++e) v = semiring_traits<V>::add(v, sorted[e]);
+          sorted[u] = v;
+        } else {  // last (under duplicates::error every run has one row)
+          sorted[u] = sorted[end - 1];
+        }
+      }
+      sorted.resize(distinct);
+      if (distinct < sorted.capacity() / 2) sorted.shrink_to_fit();
+    }
+    return sorted;
+  }
+}
+
+/// The values at the levels' positions: as they are when the positions are 0, 1, 2, ...; else
+/// each at its position and zero elsewhere (as from_coo places them).
+template <class V>
+std::vector<V> placed_values(std::vector<V>&& values, std::span<const std::int64_t> position,
+                             std::int64_t positions) {
+  bool identity = values.size() == static_cast<std::size_t>(positions);
+  if (identity && position.empty()) return std::move(values);  // key_levels left it empty
+  for (std::size_t u = 0; identity && u < values.size(); ++u)
+    identity = position[u] == static_cast<std::int64_t>(u);
+  if (identity) return std::move(values);
+  std::vector<V> placed(static_cast<std::size_t>(positions), semiring_traits<V>::zero());
+  for (std::size_t u = 0; u < values.size(); ++u)
+    placed[static_cast<std::size_t>(position[u])] = values[u];
+  return placed;
+}
+
+template <storage_format Format, class Index, class Sorted, class... Aggs, class... ValueOfs,
+          std::size_t... Is>
+std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_sorted(
+    const Sorted& rows, const std::array<std::int64_t, Format::order>& shape,
+    const std::tuple<ValueOfs...>& value_of, std::index_sequence<Is...>, const Aggs&...) {
+  const key_runs<Index> runs(rows, Format::order);
+  std::vector<Index> sorted_at;  // the inverse of the sort, for the aggregates with row values
+  if (rows.shuffled() && (!counts_rows_v<Aggs> || ...)) {
+    sorted_at.resize(rows.size());
+    for (std::size_t e = 0; e < rows.size(); ++e) sorted_at[rows.row(e)] = static_cast<Index>(e);
+  }
+  // duplicates are merged (and rejected under duplicates::error) before the levels are built
+  std::tuple<std::vector<typename Aggs::value_type>...> values{
+      run_values<Format, Aggs>(std::get<Is>(value_of), rows, runs,
+                               std::span<const Index>(sorted_at))...};
+  using level_storages = typename tensor<double, Format>::level_storages;
+  std::vector<std::int64_t> position;
+  std::int64_t positions = 0;
+  level_storages levels =
+      key_levels<Format, level_storages>(shape, rows, runs, position, positions);
+  constexpr std::size_t last = sizeof...(Aggs) - 1;
+  // braced initialisation runs left to right: the last tensor takes the levels, the others copy
+  return {tensor<typename Aggs::value_type, Format>(
+      shape, Is == last ? level_storages(std::move(levels)) : level_storages(levels),
+      placed_values(std::move(std::get<Is>(values)), position, positions))...};
+}
+
+/// Sorts the rows by the keys in storage order (level k holds mode Format::modes[k]), holding
+/// the keys as compactly as they fit, then keys by the sorted rows.
+template <storage_format Format, class Index, class... Aggs, class... ValueOfs>
+std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_index(
+    const table& t, const std::array<std::span<const std::int64_t>, Format::order>& cols,
+    const std::array<std::int64_t, Format::order>& shape, const std::tuple<ValueOfs...>& value_of,
+    const Aggs&... aggs) {
+  constexpr std::size_t N = Format::order;
+  std::array<std::span<const std::int64_t>, N> by_level;
+  std::array<std::int64_t, N> level_extent{};
+  for (std::size_t k = 0; k < N; ++k) {
+    by_level[k] = cols[Format::modes[k]];
+    level_extent[k] = shape[Format::modes[k]];
+  }
+  const std::size_t n = t.rows();
+  using seq = std::index_sequence_for<Aggs...>;
+  switch (packing_for(level_extent, n)) {
+    case key_packing::with_row:
+      return key_by_sorted<Format, Index>(
+          sorted_keys<N, Index, key_packing::with_row>(by_level, level_extent, n), shape,
+          value_of, seq{}, aggs...);
+    case key_packing::apart:
+      return key_by_sorted<Format, Index>(
+          sorted_keys<N, Index, key_packing::apart>(by_level, level_extent, n), shape, value_of,
+          seq{}, aggs...);
+    case key_packing::none: break;
+  }
+  return key_by_sorted<Format, Index>(
+      sorted_keys<N, Index, key_packing::none>(by_level, level_extent, n), shape, value_of, seq{},
+      aggs...);
+}
+
+/// key_by with several aggregates over one sort: the tensors share their pattern.
+template <storage_format Format, class... Aggs>
+std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_all(
+    const table& t, const std::array<std::string, Format::order>& keys,
+    std::array<std::int64_t, Format::order> shape, const Aggs&... aggs) {
+  const auto cols = key_columns(t, keys, shape);
+  const std::tuple<decltype(aggs.bind(t))...> value_of{aggs.bind(t)...};  // before the key
+  check_key_range(t, keys, cols, shape);                                   // range, as ever
+  if (t.rows() <= std::numeric_limits<std::uint32_t>::max())
+    return key_by_index<Format, std::uint32_t>(t, cols, shape, value_of, aggs...);
+  return key_by_index<Format, std::uint64_t>(t, cols, shape, value_of, aggs...);
+}
+
+}  // namespace detail
+
+/// A relation: `table` keyed by the columns `keys` (outermost first), stored in `Format`
+/// (default: one compressed level per key, `csf<N>`), with one value per distinct key combining
+/// the rows' values by `agg` (`count()`, `exists()`, `sum_of<T>(...)`, `min_of`, `max_of`).
+/// Key columns must be integer-like (int64, date, string codes) and non-negative. `shape[k] = 0`
+/// asks for `extent_of(column)`. The rows are sorted by a radix sort over the extents, in linear
+/// time (sorted_keys.hpp); equal keys combine in row order.
+/// **Example**: `auto L = key_by<csf<2>>(lineitem, {"l_orderkey", "l_suppkey"}, count());`
+template <storage_format Format, class Agg>
+  requires detail::row_aggregate<Agg>
+tensor<typename Agg::value_type, Format> key_by(
+    const table& t, const std::array<std::string, Format::order>& keys, const Agg& agg,
+    std::array<std::int64_t, Format::order> shape = {}) {
+  return std::get<0>(detail::key_by_all<Format>(t, keys, shape, agg));
+}
+
+/// Several relations keyed alike, one per aggregate, from one sort of the table: equal to keying
+/// once per aggregate, and they share their pattern.
+/// **Example**: `std::tie(Lrev, Lqty) = key_by<3>(lineitem, keys, std::tuple{revenue, qty});`
+template <storage_format Format, class... Aggs>
+  requires(sizeof...(Aggs) >= 1 && (detail::row_aggregate<Aggs> && ...))
+std::tuple<tensor<typename Aggs::value_type, Format>...> key_by(
+    const table& t, const std::array<std::string, Format::order>& keys,
+    const std::tuple<Aggs...>& aggs, std::array<std::int64_t, Format::order> shape = {}) {
+  return std::apply(
+      [&](const Aggs&... a) { return detail::key_by_all<Format>(t, keys, shape, a...); }, aggs);
 }
 
 /// `key_by` with the default format `csf<N>` (one compressed level per key column).
 template <std::size_t N, class Agg>
+  requires detail::row_aggregate<Agg>
 tensor<typename Agg::value_type, csf<N>> key_by(const table& t,
                                                 const std::array<std::string, N>& keys,
                                                 const Agg& agg,
                                                 std::array<std::int64_t, N> shape = {}) {
   return key_by<csf<N>>(t, keys, agg, shape);
+}
+template <std::size_t N, class... Aggs>
+  requires(sizeof...(Aggs) >= 1 && (detail::row_aggregate<Aggs> && ...))
+std::tuple<tensor<typename Aggs::value_type, csf<N>>...> key_by(
+    const table& t, const std::array<std::string, N>& keys, const std::tuple<Aggs...>& aggs,
+    std::array<std::int64_t, N> shape = {}) {
+  return key_by<csf<N>>(t, keys, aggs, shape);
 }
 
 }  // namespace loom::relational
