@@ -2380,11 +2380,17 @@ enum class duplicates {
 
 namespace detail {
 
+/// "(3,1,4)". Appends to one string: `"," + std::to_string(x)` (operator+(const char*, string&&),
+/// an insert at position 0) draws a false -Wrestrict from g++ 12 at -O2 and -O3.
 template <std::size_t N>
 std::string coords_to_string(const std::array<std::int64_t, N>& c) {
-  std::string s = "(";
-  for (std::size_t m = 0; m < N; ++m) s += (m ? "," : "") + std::to_string(c[m]);
-  return s + ")";
+  std::string s(1, '(');
+  for (std::size_t m = 0; m < N; ++m) {
+    if (m != 0) s.push_back(',');
+    s.append(std::to_string(c[m]));
+  }
+  s.push_back(')');
+  return s;
 }
 
 /// Builds every level from entries sorted and unique in storage order (coords in storage order).
@@ -6435,6 +6441,18 @@ std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
   return sig;
 }
 
+/// Orders signatures by length, then byte by byte. std::less<std::vector<std::uint8_t>> (a
+/// memcmp) draws a false -Wstringop-overread from g++ 12 at -O3 (issue 23).
+struct signature_less {
+  bool operator()(const std::vector<std::uint8_t>& a,
+                  const std::vector<std::uint8_t>& b) const noexcept {
+    if (a.size() != b.size()) return a.size() < b.size();
+    for (std::size_t k = 0; k < a.size(); ++k)
+      if (a[k] != b[k]) return a[k] < b[k];
+    return false;
+  }
+};
+
 }  // namespace detail
 
 /// The plans chosen for one kernel type, per thread, by coarse signature, with the statistics
@@ -6442,7 +6460,7 @@ std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
 /// (`decompose`). `LOOM_DEBUG_PLAN` logs every choice to stderr.
 template <class Lhs, class Rhs, class Purpose = void>
 struct plan_cache {
-  std::map<std::vector<std::uint8_t>, std::size_t> chosen;
+  std::map<std::vector<std::uint8_t>, std::size_t, detail::signature_less> chosen;
   statistics_cache stats;
   static plan_cache& local() {
     thread_local plan_cache cache;

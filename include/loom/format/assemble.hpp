@@ -25,11 +25,17 @@ enum class duplicates {
 
 namespace detail {
 
+/// "(3,1,4)". Appends to one string: `"," + std::to_string(x)` (operator+(const char*, string&&),
+/// an insert at position 0) draws a false -Wrestrict from g++ 12 at -O2 and -O3.
 template <std::size_t N>
 std::string coords_to_string(const std::array<std::int64_t, N>& c) {
-  std::string s = "(";
-  for (std::size_t m = 0; m < N; ++m) s += (m ? "," : "") + std::to_string(c[m]);
-  return s + ")";
+  std::string s(1, '(');
+  for (std::size_t m = 0; m < N; ++m) {
+    if (m != 0) s.push_back(',');
+    s.append(std::to_string(c[m]));
+  }
+  s.push_back(')');
+  return s;
 }
 
 /// Builds every level from entries sorted and unique in storage order (coords in storage order).

@@ -373,6 +373,18 @@ std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
   return sig;
 }
 
+/// Orders signatures by length, then byte by byte. std::less<std::vector<std::uint8_t>> (a
+/// memcmp) draws a false -Wstringop-overread from g++ 12 at -O3 (issue 23).
+struct signature_less {
+  bool operator()(const std::vector<std::uint8_t>& a,
+                  const std::vector<std::uint8_t>& b) const noexcept {
+    if (a.size() != b.size()) return a.size() < b.size();
+    for (std::size_t k = 0; k < a.size(); ++k)
+      if (a[k] != b[k]) return a[k] < b[k];
+    return false;
+  }
+};
+
 }  // namespace detail
 
 /// The plans chosen for one kernel type, per thread, by coarse signature, with the statistics
@@ -380,7 +392,7 @@ std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
 /// (`decompose`). `LOOM_DEBUG_PLAN` logs every choice to stderr.
 template <class Lhs, class Rhs, class Purpose = void>
 struct plan_cache {
-  std::map<std::vector<std::uint8_t>, std::size_t> chosen;
+  std::map<std::vector<std::uint8_t>, std::size_t, detail::signature_less> chosen;
   statistics_cache stats;
   static plan_cache& local() {
     thread_local plan_cache cache;
