@@ -2754,16 +2754,22 @@ class appender {
     typename row_arrays<Format>::pos_type* counts;
     append_array<typename row_arrays<Format>::crd_type> crd;
     append_array<T> values;
-    LOOM_FORCE_INLINE void push(std::int64_t row, std::int64_t column, const T& v) {
-      ++counts[row + 1];
+    std::int64_t row_start = 0;  // entries written before the current row
+    LOOM_FORCE_INLINE void push(std::int64_t column, const T& v) {
       crd.push(static_cast<typename row_arrays<Format>::crd_type>(column));
       values.push(v);
+    }
+    // a row's count, written once at its end (added: a row may arrive in several runs)
+    LOOM_FORCE_INLINE void end_row(std::int64_t row) {
+      const auto written = static_cast<std::int64_t>(crd.size());
+      counts[row + 1] += static_cast<typename row_arrays<Format>::pos_type>(written - row_start);
+      row_start = written;
     }
   };
   row_writer take_writer()
     requires by_rows
   {
-    return {row_counts_, crd_out_, values_out_};
+    return {row_counts_, crd_out_, values_out_, static_cast<std::int64_t>(crd_out_.size())};
   }
   void return_writer(const row_writer& w)
     requires by_rows
@@ -10257,6 +10263,12 @@ struct binary_fn_op {  // a user function or comparison: not linear
 template <class S>
 inline constexpr bool reads_policy_v = requires { requires S::reads_policy; };
 
+/// Whether S drives its own loop: `s.for_each_ready(f)` calls f(index, value) at each ready
+/// state, in order, in one loop whose cursors are locals (the hand-written merge), which the
+/// run loops prefer to stepping S from outside through valid, ready and next.
+template <class S>
+inline constexpr bool drives_itself_v = requires { requires S::drives; };
+
 /// f(s) with the policy of the intersection s compiled in. The loops that iterate such a stream
 /// (reduce, run_located, run_sparse) call this first, so the policy is branched on once per
 /// fiber, in front of one copy of the loop per policy, not at every step.
@@ -10357,6 +10369,12 @@ LOOM_FORCE_INLINE auto reduce(const X& x) {
     return acc;
   } else if constexpr (reads_policy_v<X>) {
     return with_compiled_policy(x, [](const auto& y) { return reduce(y); });
+  } else if constexpr (drives_itself_v<X>) {
+    static_assert(X::contracted, "loom internal error: reduce of a free stream; please report");
+    using leaf = leaf_t<X>;
+    leaf acc = semiring_traits<leaf>::zero();
+    x.for_each_ready([&](std::int64_t, const auto& v) { acc = semiring_traits<leaf>::add(acc, reduce(v)); });
+    return acc;
   } else {
     static_assert(X::contracted, "loom internal error: reduce of a free stream; please report");
     using leaf = leaf_t<X>;
@@ -10442,18 +10460,21 @@ struct intersection_policy<skip::runtime> {
   }
 };
 
-/// The entries left in a stream's fiber, or -1 when it does not say (a composite stream, or a
-/// cursor with states that are not ready).
+/// Whether a stream knows the entries left in its fiber: a level's cursor whose states are all
+/// ready (not a composite stream).
+template <class S>
+inline constexpr bool has_fiber_length = [] {
+  if constexpr (requires(const S& s) { s.end - s.p; typename S::cursor; })  // nested: clang 14
+    return !requires(const typename S::cursor& c) { c.ready(); };  // would not see S::cursor fail
+  else
+    return false;
+}();
+
+/// The entries left in a stream's fiber, or -1 when it does not say.
 template <class S>
 LOOM_FORCE_INLINE std::int64_t fiber_length(const S& s) {
-  if constexpr (requires { s.end - s.p; typename S::cursor; }) {  // nested: clang 14 would
-    if constexpr (!requires(const typename S::cursor& c) { c.ready(); })  // not see S::cursor fail
-      return static_cast<std::int64_t>(s.end - s.p);
-    else
-      return -1;
-  } else {
-    return -1;
-  }
+  if constexpr (has_fiber_length<S>) return static_cast<std::int64_t>(s.end - s.p);
+  else return -1;
 }
 
 /// skip::adaptive's choice for a pair of fibers: step (merge) unless their lengths are unknown or
@@ -10477,9 +10498,13 @@ struct mul_stream {
   const kernel_context* ctx = nullptr;
   [[no_unique_address]] intersection_policy<Skip> policy = intersection_policy<Skip>::at(ctx, depth);
   static constexpr bool adaptive = std::is_same_v<Skip, skip::adaptive>;
-  // adaptive: this pair of fibers is merged, and the stream always rests on a match (or is
-  // exhausted): settled here, kept by next, seek and seek_past
-  bool stepwise = adaptive && merge_fibers(a, b) && settle();
+  // adaptive over two fibers of known length (every state ready): the stream always rests on a
+  // match (or is exhausted), settled here and kept by next, seek and seek_past; the operand
+  // behind steps (a merge) or, where one fiber is gallop_ratio times the other's length,
+  // gallops. Static, so that ready() and index() test nothing at run time.
+  static constexpr bool stepwise = adaptive && has_fiber_length<A> && has_fiber_length<B>;
+  static constexpr bool drives = stepwise;
+  bool gallop = stepwise && settle();
   static constexpr bool reads_policy = std::is_same_v<Skip, skip::runtime>;
   LOOM_FORCE_INLINE skip::code runtime_code() const { return policy.code; }
 
@@ -10495,38 +10520,55 @@ struct mul_stream {
     return mul_stream<CA, CB, Op, P>{operand(a), operand(b), op, ctx};
   }
 
+  /// The matches, in one loop: the operand behind steps (or gallops) to the other's index.
+  template <class F>
+  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+    static_assert(stepwise);
+    A x = a;
+    B y = b;
+    const bool g = gallop;
+    while (x.valid() && y.valid()) {
+      const std::int64_t ix = x.index(), iy = y.index();
+      if (ix == iy) {
+        f(ix, make_mul(op, x.value(), y.value(), ctx));
+        x.next();
+        y.next();
+      } else if (ix < iy) {
+        if (g) x.seek(iy);
+        else x.next();
+      } else {
+        if (g) y.seek(ix);
+        else y.next();
+      }
+    }
+  }
+
   LOOM_FORCE_INLINE bool valid() const { return a.valid() && b.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const {
-    if constexpr (adaptive)
-      if (stepwise) return a.index();  // a match
-    return std::max<std::int64_t>(a.index(), b.index());
+    if constexpr (stepwise) return a.index();  // a match
+    else return std::max<std::int64_t>(a.index(), b.index());
   }
   LOOM_FORCE_INLINE bool ready() const {
-    if constexpr (adaptive)
-      if (stepwise) return true;  // a match (when valid)
-    return a.ready() && b.ready() && a.index() == b.index();
+    if constexpr (stepwise) return true;  // a match (when valid)
+    else return a.ready() && b.ready() && a.index() == b.index();
   }
   LOOM_FORCE_INLINE auto value() const { return make_mul(op, a.value(), b.value(), ctx); }
   LOOM_FORCE_INLINE void seek(std::int64_t i) {
     a.seek(i);
     b.seek(i);
-    if constexpr (adaptive)
-      if (stepwise) to_match();
+    if constexpr (stepwise) to_match(gallop);
   }
   LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
     a.seek_past(i);
     b.seek_past(i);
-    if constexpr (adaptive)
-      if (stepwise) to_match();
+    if constexpr (stepwise) to_match(gallop);
   }
   // δ: on a match the operands step as the policy says; otherwise the one behind catches up
   LOOM_FORCE_INLINE void next() {
-    if constexpr (adaptive) {
-      if (stepwise) {  // past this match, then to the next one
-        a.next();
-        b.next();
-        return to_match();
-      }
+    if constexpr (stepwise) {  // past this match, then to the next one
+      a.next();
+      b.next();
+      return to_match(gallop);
     }
     const skip::code c = policy.code;
     const std::int64_t ia = a.index(), ib = b.index();
@@ -10547,9 +10589,7 @@ struct mul_stream {
         b.seek(ib);
       }
     } else if (ia < ib) {
-      if (adaptive && stepwise) {
-        a.next();
-      } else if (c == skip::code::merge || c == skip::code::lead_first) {
+      if (c == skip::code::merge || c == skip::code::lead_first) {
         a.next();
         if (c == skip::code::lead_first)
           if (a.valid() && b.index() < a.index()) b.seek(a.index());
@@ -10557,9 +10597,7 @@ struct mul_stream {
         a.seek(ib);
       }
     } else {
-      if (adaptive && stepwise) {
-        b.next();
-      } else if (c == skip::code::merge || c == skip::code::lead_last) {
+      if (c == skip::code::merge || c == skip::code::lead_last) {
         b.next();
         if (c == skip::code::lead_last)
           if (b.valid() && a.index() < b.index()) a.seek(b.index());
@@ -10570,18 +10608,24 @@ struct mul_stream {
   }
 
  private:
-  // adaptive, merged fibers (every state ready): the one behind steps until the indices meet,
-  // in one tight loop, as the hand-written merge does; the run loop sees matches only
+  // stepwise: the one behind steps (or gallops) until the indices meet, in one tight loop, as
+  // the hand-written merge does; the run loop sees matches only
   LOOM_FORCE_INLINE bool settle() {
-    to_match();
-    return true;
+    const bool g = !merge_fibers(a, b);
+    to_match(g);
+    return g;
   }
-  LOOM_FORCE_INLINE void to_match() {
+  LOOM_FORCE_INLINE void to_match(bool g) {
     while (a.valid() && b.valid()) {
       const std::int64_t ia = a.index(), ib = b.index();
       if (ia == ib) return;
-      if (ia < ib) a.next();
-      else b.next();
+      if (ia < ib) {
+        if (g) a.seek(ib);
+        else a.next();
+      } else {
+        if (g) b.seek(ia);
+        else b.next();
+      }
     }
   }
 };
@@ -10703,11 +10747,51 @@ struct union_stream {
     refresh();
   }
 
+  // both children are levels whose every state is ready: a state is ready exactly when valid,
+  // so the comparison is by index alone and no flag is kept (valid() is a precondition below)
+  static constexpr bool always_ready = has_fiber_length<A> && has_fiber_length<B>;
+  static constexpr bool drives = always_ready && !contracted;
+
+  /// The union in one loop, as the hand-written merge: both while both remain, then the rest.
+  template <class F>
+  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+    static_assert(drives);
+    using va = std::remove_cvref_t<decltype(a.value())>;
+    using vb = std::remove_cvref_t<decltype(b.value())>;
+    A x = a;
+    B y = b;
+    while (x.valid() && y.valid()) {
+      const std::int64_t ix = x.index(), iy = y.index();
+      if (ix == iy) {
+        f(ix, make_union(op, x.value(), y.value(), ctx));
+        x.next();
+        y.next();
+      } else if (ix < iy) {
+        f(ix, make_union(op, x.value(), zero_of<vb>(), ctx));
+        x.next();
+      } else {
+        f(iy, make_union(op, zero_of<va>(), y.value(), ctx));
+        y.next();
+      }
+    }
+    for (; x.valid(); x.next()) f(x.index(), make_union(op, x.value(), zero_of<vb>(), ctx));
+    for (; y.valid(); y.next()) f(y.index(), make_union(op, zero_of<va>(), y.value(), ctx));
+  }
+
   LOOM_FORCE_INLINE bool valid() const { return ka != top_index || kb != top_index; }
   LOOM_FORCE_INLINE std::int64_t index() const { return std::min(ka, kb); }
-  LOOM_FORCE_INLINE bool take_a() const { return ra && lex_le(ka, ra, kb, rb); }
-  LOOM_FORCE_INLINE bool take_b() const { return rb && lex_le(kb, rb, ka, ra); }
-  LOOM_FORCE_INLINE bool ready() const { return take_a() || take_b(); }
+  LOOM_FORCE_INLINE bool take_a() const {
+    if constexpr (always_ready) return ka <= kb;
+    else return ra && lex_le(ka, ra, kb, rb);
+  }
+  LOOM_FORCE_INLINE bool take_b() const {
+    if constexpr (always_ready) return kb <= ka;
+    else return rb && lex_le(kb, rb, ka, ra);
+  }
+  LOOM_FORCE_INLINE bool ready() const {
+    if constexpr (always_ready) return true;
+    else return take_a() || take_b();
+  }
   LOOM_FORCE_INLINE auto value() const {
     using va = std::remove_cvref_t<decltype(a.value())>;
     using vb = std::remove_cvref_t<decltype(b.value())>;
@@ -10731,7 +10815,17 @@ struct union_stream {
   }
   LOOM_FORCE_INLINE void next() {
     const bool sa = take_a(), sb = take_b();
-    if (sa || sb) {  // step exactly the children that were emitted
+    if constexpr (always_ready) {  // re-read only the children that moved
+      if (sa) {
+        a.next();
+        read(a, ka, ra);
+      }
+      if (sb) {
+        b.next();
+        read(b, kb, rb);
+      }
+      return;
+    } else if (sa || sb) {  // step exactly the children that were emitted
       if (sa) a.next();
       if (sb) b.next();
     } else {  // not ready: the smaller child must progress towards the common index
@@ -10774,6 +10868,11 @@ struct contract_stream {
   S s{};
   const kernel_context* ctx = nullptr;
   LOOM_FORCE_INLINE std::int64_t remaining() const { return remaining_of(s); }
+  static constexpr bool drives = drives_itself_v<S>;
+  template <class F>
+  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+    s.for_each_ready(f);
+  }
 
   LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return s.index(); }
@@ -10840,6 +10939,11 @@ struct deep_map_stream {
                         locatable = S::locatable, dense_range = dense_range_v<S>;
   S s{};
   G g{};
+  static constexpr bool drives = drives_itself_v<S>;
+  template <class F>
+  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+    s.for_each_ready([&](std::int64_t i, const auto& v) { f(i, g(v)); });
+  }
 
   LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return s.index(); }
@@ -11039,11 +11143,15 @@ struct level_stream : level_cursor_t<Layout, K, P> {
   static constexpr std::size_t depth = Layout::depth_of_level[K];
   static constexpr bool contracted = false, strict = true, full = level::properties.full,
                         locatable = level::properties.random_access;
-  const typename Layout::tensor_type* tensor_ = nullptr;
+  // the last level holds the values' address, so that reading a value is one load, not three
+  static constexpr bool last = K + 1 == Layout::order;
+  using base_type = std::conditional_t<last, const typename Layout::value_type*,
+                                       const typename Layout::tensor_type*>;
+  base_type base_ = nullptr;
 
   level_stream() = default;
   LOOM_FORCE_INLINE level_stream(const typename Layout::tensor_type* t, const cursor& c)
-      : cursor(c), tensor_(t) {}
+      : cursor(c), base_(base_of(t)) {}
 
   LOOM_FORCE_INLINE bool ready() const {
     if constexpr (requires(const cursor& c) { c.ready(); }) return cursor::ready();
@@ -11085,8 +11193,13 @@ struct level_stream : level_cursor_t<Layout, K, P> {
   }
 
  private:
+  static LOOM_FORCE_INLINE base_type base_of(const typename Layout::tensor_type* t) {
+    if constexpr (last) return t->values().data();
+    else return t;
+  }
   LOOM_FORCE_INLINE auto child(const level_range& r) const {
-    return make_level<Layout, K + 1, P>(tensor_, r.begin, r.end);
+    if constexpr (last) return base_[r.begin];
+    else return make_level<Layout, K + 1, P>(base_, r.begin, r.end);
   }
 };
 
@@ -11180,6 +11293,22 @@ LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
     return std::pair<leaf, bool>{reduce(x), x.valid()};
   } else if constexpr (reads_policy_v<X>) {
     return with_compiled_policy(x, [](const auto& y) { return reduce_touched(y); });
+  } else if constexpr (drives_itself_v<X>) {
+    leaf acc = semiring_traits<leaf>::zero();
+    bool touched = false;
+    x.for_each_ready([&](std::int64_t, const auto& v) {
+      if constexpr (is_stream_v<std::remove_cvref_t<decltype(v)>>) {
+        auto [w, t] = reduce_touched(v);
+        if (t) {
+          acc = semiring_traits<leaf>::add(acc, w);
+          touched = true;
+        }
+      } else {
+        acc = semiring_traits<leaf>::add(acc, v);
+        touched = true;
+      }
+    });
+    return std::pair<leaf, bool>{acc, touched};
   } else {
     leaf acc = semiring_traits<leaf>::zero();
     bool touched = false;
@@ -11223,6 +11352,11 @@ LOOM_FORCE_INLINE void run_located(const Cell& cell, const std::int64_t* strides
     cell(off, reduce(s));  // local sum
   } else if constexpr (reads_policy_v<S>) {
     with_compiled_policy(s, [&](const auto& y) { run_located(cell, strides, y, off); });
+  } else if constexpr (drives_itself_v<S>) {
+    s.for_each_ready([&](std::int64_t i, const auto& v) {
+      if constexpr (S::contracted) run_located(cell, strides, v, off);
+      else run_located(cell, strides, v, off + i * strides[S::depth]);
+    });
   } else {
     S st = s;
     while (st.valid()) {
@@ -11309,14 +11443,17 @@ struct append_sink {
 
   LOOM_FORCE_INLINE void push(const T& v) {
     if constexpr (writes_rows) {
-      writer.push(at_depth[DepthOfLevel[0]], at_depth[DepthOfLevel[1]], v);
+      writer.push(at_depth[DepthOfLevel[1]], v);
     } else {
       [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
         out.push(std::array<std::int64_t, N>{at_depth[DepthOfLevel[Ks]]...}, v);
       }(std::make_index_sequence<N>{});
     }
   }
-  LOOM_FORCE_INLINE void end_of(std::size_t) {}
+  LOOM_FORCE_INLINE void end_of(std::size_t depth) {
+    if constexpr (writes_rows)
+      if (depth == DepthOfLevel[0]) writer.end_row(at_depth[DepthOfLevel[0]]);
+  }
   void finish() {
     if constexpr (writes_rows) out.return_writer(writer);
   }
@@ -11349,6 +11486,12 @@ LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
     }
   } else if constexpr (reads_policy_v<S>) {
     with_compiled_policy(s, [&](const auto& y) { run_sparse(sink, y); });
+  } else if constexpr (drives_itself_v<S>) {
+    s.for_each_ready([&](std::int64_t i, const auto& v) {
+      if constexpr (!S::contracted) sink.at_depth[S::depth] = i;
+      run_sparse(sink, v);
+      if constexpr (!S::contracted) sink.end_of(S::depth);
+    });
   } else {
     S st = s;
     while (st.valid()) {

@@ -173,16 +173,22 @@ class appender {
     typename row_arrays<Format>::pos_type* counts;
     append_array<typename row_arrays<Format>::crd_type> crd;
     append_array<T> values;
-    LOOM_FORCE_INLINE void push(std::int64_t row, std::int64_t column, const T& v) {
-      ++counts[row + 1];
+    std::int64_t row_start = 0;  // entries written before the current row
+    LOOM_FORCE_INLINE void push(std::int64_t column, const T& v) {
       crd.push(static_cast<typename row_arrays<Format>::crd_type>(column));
       values.push(v);
+    }
+    // a row's count, written once at its end (added: a row may arrive in several runs)
+    LOOM_FORCE_INLINE void end_row(std::int64_t row) {
+      const auto written = static_cast<std::int64_t>(crd.size());
+      counts[row + 1] += static_cast<typename row_arrays<Format>::pos_type>(written - row_start);
+      row_start = written;
     }
   };
   row_writer take_writer()
     requires by_rows
   {
-    return {row_counts_, crd_out_, values_out_};
+    return {row_counts_, crd_out_, values_out_, static_cast<std::int64_t>(crd_out_.size())};
   }
   void return_writer(const row_writer& w)
     requires by_rows

@@ -67,6 +67,12 @@ struct binary_fn_op {  // a user function or comparison: not linear
 template <class S>
 inline constexpr bool reads_policy_v = requires { requires S::reads_policy; };
 
+/// Whether S drives its own loop: `s.for_each_ready(f)` calls f(index, value) at each ready
+/// state, in order, in one loop whose cursors are locals (the hand-written merge), which the
+/// run loops prefer to stepping S from outside through valid, ready and next.
+template <class S>
+inline constexpr bool drives_itself_v = requires { requires S::drives; };
+
 /// f(s) with the policy of the intersection s compiled in. The loops that iterate such a stream
 /// (reduce, run_located, run_sparse) call this first, so the policy is branched on once per
 /// fiber, in front of one copy of the loop per policy, not at every step.
@@ -167,6 +173,12 @@ LOOM_FORCE_INLINE auto reduce(const X& x) {
     return acc;
   } else if constexpr (reads_policy_v<X>) {
     return with_compiled_policy(x, [](const auto& y) { return reduce(y); });
+  } else if constexpr (drives_itself_v<X>) {
+    static_assert(X::contracted, "loom internal error: reduce of a free stream; please report");
+    using leaf = leaf_t<X>;
+    leaf acc = semiring_traits<leaf>::zero();
+    x.for_each_ready([&](std::int64_t, const auto& v) { acc = semiring_traits<leaf>::add(acc, reduce(v)); });
+    return acc;
   } else {
     static_assert(X::contracted, "loom internal error: reduce of a free stream; please report");
     using leaf = leaf_t<X>;
@@ -252,18 +264,21 @@ struct intersection_policy<skip::runtime> {
   }
 };
 
-/// The entries left in a stream's fiber, or -1 when it does not say (a composite stream, or a
-/// cursor with states that are not ready).
+/// Whether a stream knows the entries left in its fiber: a level's cursor whose states are all
+/// ready (not a composite stream).
+template <class S>
+inline constexpr bool has_fiber_length = [] {
+  if constexpr (requires(const S& s) { s.end - s.p; typename S::cursor; })  // nested: clang 14
+    return !requires(const typename S::cursor& c) { c.ready(); };  // would not see S::cursor fail
+  else
+    return false;
+}();
+
+/// The entries left in a stream's fiber, or -1 when it does not say.
 template <class S>
 LOOM_FORCE_INLINE std::int64_t fiber_length(const S& s) {
-  if constexpr (requires { s.end - s.p; typename S::cursor; }) {  // nested: clang 14 would
-    if constexpr (!requires(const typename S::cursor& c) { c.ready(); })  // not see S::cursor fail
-      return static_cast<std::int64_t>(s.end - s.p);
-    else
-      return -1;
-  } else {
-    return -1;
-  }
+  if constexpr (has_fiber_length<S>) return static_cast<std::int64_t>(s.end - s.p);
+  else return -1;
 }
 
 /// skip::adaptive's choice for a pair of fibers: step (merge) unless their lengths are unknown or
@@ -287,9 +302,13 @@ struct mul_stream {
   const kernel_context* ctx = nullptr;
   [[no_unique_address]] intersection_policy<Skip> policy = intersection_policy<Skip>::at(ctx, depth);
   static constexpr bool adaptive = std::is_same_v<Skip, skip::adaptive>;
-  // adaptive: this pair of fibers is merged, and the stream always rests on a match (or is
-  // exhausted): settled here, kept by next, seek and seek_past
-  bool stepwise = adaptive && merge_fibers(a, b) && settle();
+  // adaptive over two fibers of known length (every state ready): the stream always rests on a
+  // match (or is exhausted), settled here and kept by next, seek and seek_past; the operand
+  // behind steps (a merge) or, where one fiber is gallop_ratio times the other's length,
+  // gallops. Static, so that ready() and index() test nothing at run time.
+  static constexpr bool stepwise = adaptive && has_fiber_length<A> && has_fiber_length<B>;
+  static constexpr bool drives = stepwise;
+  bool gallop = stepwise && settle();
   static constexpr bool reads_policy = std::is_same_v<Skip, skip::runtime>;
   LOOM_FORCE_INLINE skip::code runtime_code() const { return policy.code; }
 
@@ -305,38 +324,55 @@ struct mul_stream {
     return mul_stream<CA, CB, Op, P>{operand(a), operand(b), op, ctx};
   }
 
+  /// The matches, in one loop: the operand behind steps (or gallops) to the other's index.
+  template <class F>
+  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+    static_assert(stepwise);
+    A x = a;
+    B y = b;
+    const bool g = gallop;
+    while (x.valid() && y.valid()) {
+      const std::int64_t ix = x.index(), iy = y.index();
+      if (ix == iy) {
+        f(ix, make_mul(op, x.value(), y.value(), ctx));
+        x.next();
+        y.next();
+      } else if (ix < iy) {
+        if (g) x.seek(iy);
+        else x.next();
+      } else {
+        if (g) y.seek(ix);
+        else y.next();
+      }
+    }
+  }
+
   LOOM_FORCE_INLINE bool valid() const { return a.valid() && b.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const {
-    if constexpr (adaptive)
-      if (stepwise) return a.index();  // a match
-    return std::max<std::int64_t>(a.index(), b.index());
+    if constexpr (stepwise) return a.index();  // a match
+    else return std::max<std::int64_t>(a.index(), b.index());
   }
   LOOM_FORCE_INLINE bool ready() const {
-    if constexpr (adaptive)
-      if (stepwise) return true;  // a match (when valid)
-    return a.ready() && b.ready() && a.index() == b.index();
+    if constexpr (stepwise) return true;  // a match (when valid)
+    else return a.ready() && b.ready() && a.index() == b.index();
   }
   LOOM_FORCE_INLINE auto value() const { return make_mul(op, a.value(), b.value(), ctx); }
   LOOM_FORCE_INLINE void seek(std::int64_t i) {
     a.seek(i);
     b.seek(i);
-    if constexpr (adaptive)
-      if (stepwise) to_match();
+    if constexpr (stepwise) to_match(gallop);
   }
   LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
     a.seek_past(i);
     b.seek_past(i);
-    if constexpr (adaptive)
-      if (stepwise) to_match();
+    if constexpr (stepwise) to_match(gallop);
   }
   // δ: on a match the operands step as the policy says; otherwise the one behind catches up
   LOOM_FORCE_INLINE void next() {
-    if constexpr (adaptive) {
-      if (stepwise) {  // past this match, then to the next one
-        a.next();
-        b.next();
-        return to_match();
-      }
+    if constexpr (stepwise) {  // past this match, then to the next one
+      a.next();
+      b.next();
+      return to_match(gallop);
     }
     const skip::code c = policy.code;
     const std::int64_t ia = a.index(), ib = b.index();
@@ -357,9 +393,7 @@ struct mul_stream {
         b.seek(ib);
       }
     } else if (ia < ib) {
-      if (adaptive && stepwise) {
-        a.next();
-      } else if (c == skip::code::merge || c == skip::code::lead_first) {
+      if (c == skip::code::merge || c == skip::code::lead_first) {
         a.next();
         if (c == skip::code::lead_first)
           if (a.valid() && b.index() < a.index()) b.seek(a.index());
@@ -367,9 +401,7 @@ struct mul_stream {
         a.seek(ib);
       }
     } else {
-      if (adaptive && stepwise) {
-        b.next();
-      } else if (c == skip::code::merge || c == skip::code::lead_last) {
+      if (c == skip::code::merge || c == skip::code::lead_last) {
         b.next();
         if (c == skip::code::lead_last)
           if (b.valid() && a.index() < b.index()) a.seek(b.index());
@@ -380,18 +412,24 @@ struct mul_stream {
   }
 
  private:
-  // adaptive, merged fibers (every state ready): the one behind steps until the indices meet,
-  // in one tight loop, as the hand-written merge does; the run loop sees matches only
+  // stepwise: the one behind steps (or gallops) until the indices meet, in one tight loop, as
+  // the hand-written merge does; the run loop sees matches only
   LOOM_FORCE_INLINE bool settle() {
-    to_match();
-    return true;
+    const bool g = !merge_fibers(a, b);
+    to_match(g);
+    return g;
   }
-  LOOM_FORCE_INLINE void to_match() {
+  LOOM_FORCE_INLINE void to_match(bool g) {
     while (a.valid() && b.valid()) {
       const std::int64_t ia = a.index(), ib = b.index();
       if (ia == ib) return;
-      if (ia < ib) a.next();
-      else b.next();
+      if (ia < ib) {
+        if (g) a.seek(ib);
+        else a.next();
+      } else {
+        if (g) b.seek(ia);
+        else b.next();
+      }
     }
   }
 };
@@ -513,11 +551,51 @@ struct union_stream {
     refresh();
   }
 
+  // both children are levels whose every state is ready: a state is ready exactly when valid,
+  // so the comparison is by index alone and no flag is kept (valid() is a precondition below)
+  static constexpr bool always_ready = has_fiber_length<A> && has_fiber_length<B>;
+  static constexpr bool drives = always_ready && !contracted;
+
+  /// The union in one loop, as the hand-written merge: both while both remain, then the rest.
+  template <class F>
+  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+    static_assert(drives);
+    using va = std::remove_cvref_t<decltype(a.value())>;
+    using vb = std::remove_cvref_t<decltype(b.value())>;
+    A x = a;
+    B y = b;
+    while (x.valid() && y.valid()) {
+      const std::int64_t ix = x.index(), iy = y.index();
+      if (ix == iy) {
+        f(ix, make_union(op, x.value(), y.value(), ctx));
+        x.next();
+        y.next();
+      } else if (ix < iy) {
+        f(ix, make_union(op, x.value(), zero_of<vb>(), ctx));
+        x.next();
+      } else {
+        f(iy, make_union(op, zero_of<va>(), y.value(), ctx));
+        y.next();
+      }
+    }
+    for (; x.valid(); x.next()) f(x.index(), make_union(op, x.value(), zero_of<vb>(), ctx));
+    for (; y.valid(); y.next()) f(y.index(), make_union(op, zero_of<va>(), y.value(), ctx));
+  }
+
   LOOM_FORCE_INLINE bool valid() const { return ka != top_index || kb != top_index; }
   LOOM_FORCE_INLINE std::int64_t index() const { return std::min(ka, kb); }
-  LOOM_FORCE_INLINE bool take_a() const { return ra && lex_le(ka, ra, kb, rb); }
-  LOOM_FORCE_INLINE bool take_b() const { return rb && lex_le(kb, rb, ka, ra); }
-  LOOM_FORCE_INLINE bool ready() const { return take_a() || take_b(); }
+  LOOM_FORCE_INLINE bool take_a() const {
+    if constexpr (always_ready) return ka <= kb;
+    else return ra && lex_le(ka, ra, kb, rb);
+  }
+  LOOM_FORCE_INLINE bool take_b() const {
+    if constexpr (always_ready) return kb <= ka;
+    else return rb && lex_le(kb, rb, ka, ra);
+  }
+  LOOM_FORCE_INLINE bool ready() const {
+    if constexpr (always_ready) return true;
+    else return take_a() || take_b();
+  }
   LOOM_FORCE_INLINE auto value() const {
     using va = std::remove_cvref_t<decltype(a.value())>;
     using vb = std::remove_cvref_t<decltype(b.value())>;
@@ -541,7 +619,17 @@ struct union_stream {
   }
   LOOM_FORCE_INLINE void next() {
     const bool sa = take_a(), sb = take_b();
-    if (sa || sb) {  // step exactly the children that were emitted
+    if constexpr (always_ready) {  // re-read only the children that moved
+      if (sa) {
+        a.next();
+        read(a, ka, ra);
+      }
+      if (sb) {
+        b.next();
+        read(b, kb, rb);
+      }
+      return;
+    } else if (sa || sb) {  // step exactly the children that were emitted
       if (sa) a.next();
       if (sb) b.next();
     } else {  // not ready: the smaller child must progress towards the common index
@@ -584,6 +672,11 @@ struct contract_stream {
   S s{};
   const kernel_context* ctx = nullptr;
   LOOM_FORCE_INLINE std::int64_t remaining() const { return remaining_of(s); }
+  static constexpr bool drives = drives_itself_v<S>;
+  template <class F>
+  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+    s.for_each_ready(f);
+  }
 
   LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return s.index(); }
@@ -650,6 +743,11 @@ struct deep_map_stream {
                         locatable = S::locatable, dense_range = dense_range_v<S>;
   S s{};
   G g{};
+  static constexpr bool drives = drives_itself_v<S>;
+  template <class F>
+  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+    s.for_each_ready([&](std::int64_t i, const auto& v) { f(i, g(v)); });
+  }
 
   LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return s.index(); }

@@ -81,11 +81,15 @@ struct level_stream : level_cursor_t<Layout, K, P> {
   static constexpr std::size_t depth = Layout::depth_of_level[K];
   static constexpr bool contracted = false, strict = true, full = level::properties.full,
                         locatable = level::properties.random_access;
-  const typename Layout::tensor_type* tensor_ = nullptr;
+  // the last level holds the values' address, so that reading a value is one load, not three
+  static constexpr bool last = K + 1 == Layout::order;
+  using base_type = std::conditional_t<last, const typename Layout::value_type*,
+                                       const typename Layout::tensor_type*>;
+  base_type base_ = nullptr;
 
   level_stream() = default;
   LOOM_FORCE_INLINE level_stream(const typename Layout::tensor_type* t, const cursor& c)
-      : cursor(c), tensor_(t) {}
+      : cursor(c), base_(base_of(t)) {}
 
   LOOM_FORCE_INLINE bool ready() const {
     if constexpr (requires(const cursor& c) { c.ready(); }) return cursor::ready();
@@ -127,8 +131,13 @@ struct level_stream : level_cursor_t<Layout, K, P> {
   }
 
  private:
+  static LOOM_FORCE_INLINE base_type base_of(const typename Layout::tensor_type* t) {
+    if constexpr (last) return t->values().data();
+    else return t;
+  }
   LOOM_FORCE_INLINE auto child(const level_range& r) const {
-    return make_level<Layout, K + 1, P>(tensor_, r.begin, r.end);
+    if constexpr (last) return base_[r.begin];
+    else return make_level<Layout, K + 1, P>(base_, r.begin, r.end);
   }
 };
 

@@ -33,6 +33,22 @@ LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
     return std::pair<leaf, bool>{reduce(x), x.valid()};
   } else if constexpr (reads_policy_v<X>) {
     return with_compiled_policy(x, [](const auto& y) { return reduce_touched(y); });
+  } else if constexpr (drives_itself_v<X>) {
+    leaf acc = semiring_traits<leaf>::zero();
+    bool touched = false;
+    x.for_each_ready([&](std::int64_t, const auto& v) {
+      if constexpr (is_stream_v<std::remove_cvref_t<decltype(v)>>) {
+        auto [w, t] = reduce_touched(v);
+        if (t) {
+          acc = semiring_traits<leaf>::add(acc, w);
+          touched = true;
+        }
+      } else {
+        acc = semiring_traits<leaf>::add(acc, v);
+        touched = true;
+      }
+    });
+    return std::pair<leaf, bool>{acc, touched};
   } else {
     leaf acc = semiring_traits<leaf>::zero();
     bool touched = false;
@@ -76,6 +92,11 @@ LOOM_FORCE_INLINE void run_located(const Cell& cell, const std::int64_t* strides
     cell(off, reduce(s));  // local sum
   } else if constexpr (reads_policy_v<S>) {
     with_compiled_policy(s, [&](const auto& y) { run_located(cell, strides, y, off); });
+  } else if constexpr (drives_itself_v<S>) {
+    s.for_each_ready([&](std::int64_t i, const auto& v) {
+      if constexpr (S::contracted) run_located(cell, strides, v, off);
+      else run_located(cell, strides, v, off + i * strides[S::depth]);
+    });
   } else {
     S st = s;
     while (st.valid()) {
@@ -162,14 +183,17 @@ struct append_sink {
 
   LOOM_FORCE_INLINE void push(const T& v) {
     if constexpr (writes_rows) {
-      writer.push(at_depth[DepthOfLevel[0]], at_depth[DepthOfLevel[1]], v);
+      writer.push(at_depth[DepthOfLevel[1]], v);
     } else {
       [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
         out.push(std::array<std::int64_t, N>{at_depth[DepthOfLevel[Ks]]...}, v);
       }(std::make_index_sequence<N>{});
     }
   }
-  LOOM_FORCE_INLINE void end_of(std::size_t) {}
+  LOOM_FORCE_INLINE void end_of(std::size_t depth) {
+    if constexpr (writes_rows)
+      if (depth == DepthOfLevel[0]) writer.end_row(at_depth[DepthOfLevel[0]]);
+  }
   void finish() {
     if constexpr (writes_rows) out.return_writer(writer);
   }
@@ -202,6 +226,12 @@ LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
     }
   } else if constexpr (reads_policy_v<S>) {
     with_compiled_policy(s, [&](const auto& y) { run_sparse(sink, y); });
+  } else if constexpr (drives_itself_v<S>) {
+    s.for_each_ready([&](std::int64_t i, const auto& v) {
+      if constexpr (!S::contracted) sink.at_depth[S::depth] = i;
+      run_sparse(sink, v);
+      if constexpr (!S::contracted) sink.end_of(S::depth);
+    });
   } else {
     S st = s;
     while (st.valid()) {

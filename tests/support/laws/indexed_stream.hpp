@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace loom::test {
@@ -49,6 +50,28 @@ template <class S>
 std::int64_t index_or_top(const S& s) {
   if (!s.valid()) return std::numeric_limits<std::int64_t>::max();
   return S::contracted ? 0 : s.index();
+}
+
+/// A stream that drives its own loop (`for_each_ready`) visits exactly the ready states that
+/// stepping it through valid, ready and next visits, with the same values.
+template <class S>
+void check_drives_like_steps(const S& s0) {
+  if constexpr (stream::drives_itself_v<S>) {
+    using visit = std::pair<std::int64_t, std::map<path, double>>;
+    std::vector<visit> inside, outside;
+    s0.for_each_ready([&](std::int64_t i, const auto& v) {
+      std::map<path, double> d;
+      denote(v, {}, d);
+      inside.emplace_back(S::contracted ? 0 : i, d);
+    });
+    for (S s = s0; s.valid(); s.next()) {
+      if (!s.ready()) continue;
+      std::map<path, double> d;
+      denote(s.value(), {}, d);
+      outside.emplace_back(S::contracted ? 0 : s.index(), d);
+    }
+    CHECK(inside == outside);
+  }
 }
 
 /// Checks P5 (monotone), P7 (lawful), strictness (when S::strict) and termination on every
@@ -90,6 +113,7 @@ int check_stream_laws(const S& s0, std::int64_t lo, std::int64_t hi) {
         ++checks;
       }
     }
+    check_drives_like_steps(q);
     if (!q.valid()) break;
     if (q.ready() && S::strict && !S::contracted) {
       CHECK(q.index() > last_ready);  // strict: ready indices increase
