@@ -7,30 +7,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-packages=(cmake ninja-build g++ libboost-dev doctest-dev ccache python3)
-if command -v dpkg > /dev/null 2>&1; then
-  missing=()
-  for p in "${packages[@]}"; do
-    dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p")
-  done
-  if [ "${#missing[@]}" -gt 0 ]; then
-    echo "==> installing ${missing[*]}"
-    sudo=()
-    if [ "$(id -u)" -ne 0 ]; then
-      if command -v sudo > /dev/null 2>&1; then
-        sudo=(sudo)
-      else
-        echo "error: missing packages ${missing[*]}; rerun as root" >&2
-        exit 1
-      fi
-    fi
-    export DEBIAN_FRONTEND=noninteractive
-    "${sudo[@]}" apt-get update
-    "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
-  fi
-else
-  echo "note: no dpkg here; make sure CMake >= 3.20, a C++20 compiler and Boost >= 1.74 are installed"
-fi
+# shellcheck source=tools/packages.sh
+source tools/packages.sh
+loom_install_packages cmake ninja-build g++ libboost-dev doctest-dev ccache python3 || exit 1
 
 if [ ! -f examples/quickstart.cpp ]; then
   echo "error: examples/quickstart.cpp is missing" >&2

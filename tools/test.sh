@@ -3,13 +3,18 @@
 # SPDX-License-Identifier: BSL-1.0
 #
 # usage: bash tools/test.sh [gcc|clang|asan]
-#   Checks that single_include/ is current (and README.md's quick start, if tools/check_readme.py
-#   exists), then configures, builds and runs ctest in
+#   Installs the Debian packages it needs when some are missing (as root, or through sudo; with a
+#   message naming them otherwise, see tools/packages.sh), checks that single_include/ is current
+#   (and README.md's quick start, if tools/check_readme.py exists), then configures, builds and
+#   runs ctest in
 #   build/gcc (g++ -O1; tests/differential at -O0 over a covering sample of its format
 #   combinations), build/clang (clang++ -O0, every combination) and build/asan (clang++ -O0,
 #   address and undefined-behaviour sanitizers, over the covering sample; header and
-#   compile-fail checks, which need no sanitizer, are left to the clang build); with an
-#   argument, only that configuration.
+#   compile-fail checks, which need no sanitizer, are left to the clang build), and builds the
+#   examples in Release (-O3) with g++ (build/release-gcc) and clang++ (build/release-clang), the
+#   way a user builds them; with an argument, only that configuration. Every build turns warnings
+#   into errors (-DLOOM_WERROR=ON) and compiles through ccache when it is installed, with the
+#   cache outside the clone and paths relative to it, so that a fresh clone hits (docs/testing.md).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -21,6 +26,11 @@ case "$only" in
     exit 2
     ;;
 esac
+
+# What CI installs on a fresh Debian 12 (.ci/run): compilers, the sanitizer runtime, the test
+# framework, and what optional tests use (Eigen, SQLite, MPI, Google Benchmark).
+packages=(cmake ninja-build g++ g++-12 clang-14 libclang-rt-14-dev libboost-dev doctest-dev ccache
+          python3 libbenchmark-dev libeigen3-dev sqlite3 libopenmpi-dev openmpi-bin)
 
 jobs=$(nproc 2>/dev/null || echo 2)
 generator=()
@@ -59,8 +69,25 @@ pick() {
       return 0
     fi
   done
-  echo "tools/test.sh: none of these compilers is installed: $* (run bash .ci/run's apt-get line)" >&2
+  echo "tools/test.sh: none of these compilers is installed: $* (install: ${packages[*]})" >&2
   return 1
+}
+
+# install_packages: the missing packages, or a message naming them (the build then stops at the
+# first tool it lacks, and says which).
+install_packages() {
+  # shellcheck source=tools/packages.sh
+  source tools/packages.sh
+  loom_install_packages "${packages[@]}" \
+    || echo "tools/test.sh: continuing without them; a configuration that needs one will stop" >&2
+}
+
+# total <name> <t0>: the time of one configuration, all its stages.
+total() {
+  local line
+  line=$(printf '[time] %-24s %5d s' "$1: total" "$((SECONDS - $2))")
+  echo "$line"
+  timings+=("$line")
 }
 
 # run_config <name> <compiler> <flags> [cmake options...]
@@ -69,10 +96,31 @@ run_config() {
   shift 3
   stage "$name: configure" cmake -S . -B "$dir" "${generator[@]}" \
     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="$flags" \
-    -DLOOM_TEST=ON -DLOOM_EXAMPLES=ON "$@"
+    -DLOOM_TEST=ON -DLOOM_EXAMPLES=ON -DLOOM_WERROR=ON "$@"
   stage "$name: build" cmake --build "$dir" -j "$jobs"
   stage "$name: test" ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 600
 }
+
+# release_examples <name> <compiler>: the examples alone, built as a user builds them
+# (CMAKE_BUILD_TYPE=Release: -O3 -DNDEBUG), warnings as errors; not run (the test builds run them).
+release_examples() {
+  local name=release-$1 cxx=$2 dir=build/release-$1
+  stage "$name: configure" cmake -S . -B "$dir" "${generator[@]}" \
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS= \
+    -DLOOM_TEST=OFF -DLOOM_EXAMPLES=ON -DLOOM_INSTALL=OFF -DLOOM_WERROR=ON
+  stage "$name: build examples" cmake --build "$dir" -j "$jobs"
+}
+
+stage "packages" install_packages
+
+# ccache: hits across fresh clones (paths below the clone hashed relative to it, the build
+# directory not hashed, the cache in ccache's default place outside the clone), and with the
+# tests' precompiled headers (the sloppiness ccache's manual asks for).
+if command -v ccache > /dev/null 2>&1; then
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+  export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+  export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
+fi
 
 stage "single_include check" bash tools/check_single_include.sh
 if [ -f tools/check_readme.py ]; then
@@ -80,6 +128,7 @@ if [ -f tools/check_readme.py ]; then
 fi
 
 if [ "$only" = all ] || [ "$only" = gcc ]; then
+  t0=$SECONDS
   gxx=$(pick g++-12 g++)
   # -O1: optimised code (and gcc's flow-sensitive warnings), 20% less compile time than -O2
   # (spgemm.cpp: 23 s against 29 s); the benchmarks build at -O2. tests/differential, half of this
@@ -95,16 +144,22 @@ if [ "$only" = all ] || [ "$only" = gcc ]; then
   run_config gcc "$gxx" "-O1 --param ggc-min-expand=400 --param ggc-min-heapsize=4194304" \
     -DLOOM_TEST_DIFFERENTIAL_OPTIONS="-O0;-DLOOM_TEST_COVERING_SAMPLE=1" \
     -DLOOM_TEST_EXCLUDE="optimize/decompose_bitmap.cpp;optimize/decompose_per_step.cpp;optimize/decompose_hashed.cpp"
+  release_examples gcc "$gxx"
+  total gcc "$t0"
 fi
 if [ "$only" = all ] || [ "$only" = clang ]; then
+  t0=$SECONDS
   clangxx=$(pick clang++-14 clang++)
   # -O0: clang's optimiser triples the compile time of the template-heavy tests (differential
   # spgemm.cpp: 23 s at -O1, 8 s at -O0); gcc covers optimised code at -O1. This build runs every
   # format combination of tests/differential.
   # headers compile alone with gcc already (the check depends on the headers, not the compiler)
   run_config clang "$clangxx" "-O0" -DLOOM_TEST_HEADERS=OFF
+  release_examples clang "$clangxx"
+  total clang "$t0"
 fi
 if [ "$only" = all ] || [ "$only" = asan ]; then
+  t0=$SECONDS
   clangxx=$(pick clang++-14 clang++)
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:detect_stack_use_after_return=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -127,6 +182,7 @@ if [ "$only" = all ] || [ "$only" = asan ]; then
     "-O0 -gline-tables-only -fsanitize=address,undefined -fno-sanitize=alignment,null,vptr,function -fno-sanitize-recover=undefined -fno-omit-frame-pointer -DLOOM_TEST_COVERING_SAMPLE=1" \
     -DLOOM_TEST_HEADERS=OFF -DLOOM_TEST_COMPILE_FAIL=OFF \
     -DLOOM_TEST_EXCLUDE="optimize/decompose_bitmap.cpp;optimize/decompose_per_step.cpp;optimize/decompose_hashed.cpp;work/kernels.cpp;work/tpch.cpp"
+  total asan "$t0"
 fi
 
 echo ""
