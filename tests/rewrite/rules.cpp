@@ -166,11 +166,11 @@ TEST_CASE("rules carry the values of the nodes they rebuild") {
     const auto n = rewrite::rewrite<mp_list<rules::fold_constants>>(neg<literal<double>>{{}, {{3.0}}});
     CHECK(n.expr.value == -3.0);
     const auto c = rewrite::rewrite<mp_list<rules::fold_constants>>(
-        map<fn::less, literal<double>, literal<double>>{{}, {{1.0}, {2.0}}});
+        expr::map<fn::less, literal<double>, literal<double>>{{}, {{1.0}, {2.0}}});
     CHECK(c.expr.value == 1.0);
   }
   SUBCASE("push_sum and distribute keep the tensors") {
-    const auto p = rewrite::rewrite<mp_list<rules::push_sum>>(sum<J, mul<y_i, A_ij>>{{yy, a}});
+    const auto p = rewrite::rewrite<mp_list<rules::push_sum>>(expr::sum<J, mul<y_i, A_ij>>{{yy, a}});
     CHECK(p.expr.lhs.tensor == &y);
     CHECK(p.expr.rhs.body.tensor == &A);
     const auto d = rewrite::rewrite<mp_list<rules::distribute>>(
