@@ -156,7 +156,9 @@ if [ "$only" = all ] || [ "$only" = clang ]; then
   # spgemm.cpp: 23 s at -O1, 8 s at -O0); gcc covers optimised code at -O1. This build runs every
   # format combination of tests/differential.
   # headers compile alone with gcc already (the check depends on the headers, not the compiler)
-  run_config clang "$clangxx" "-O0" -DLOOM_TEST_HEADERS=OFF
+  # No precompiled headers under clang yet: clang 14 crashed (segfault) on tests/tra/rules.cpp
+  # with the tests' PCH, and the clang builds have not been run whole with it (docs/testing.md).
+  run_config clang "$clangxx" "-O0" -DLOOM_TEST_HEADERS=OFF -DLOOM_TEST_PCH=OFF
   release_examples clang "$clangxx"
   total clang "$t0"
 fi
@@ -182,7 +184,7 @@ if [ "$only" = all ] || [ "$only" = asan ]; then
   # counters, a build option of its own) counts the same in every build: gcc and clang run it.
   run_config asan "$clangxx" \
     "-O0 -gline-tables-only -fsanitize=address,undefined -fno-sanitize=alignment,null,vptr,function -fno-sanitize-recover=undefined -fno-omit-frame-pointer -DLOOM_TEST_COVERING_SAMPLE=1" \
-    -DLOOM_TEST_HEADERS=OFF -DLOOM_TEST_COMPILE_FAIL=OFF \
+    -DLOOM_TEST_HEADERS=OFF -DLOOM_TEST_COMPILE_FAIL=OFF -DLOOM_TEST_PCH=OFF \
     -DLOOM_TEST_EXCLUDE="optimize/decompose_bitmap.cpp;optimize/decompose_per_step.cpp;optimize/decompose_hashed.cpp;work/kernels.cpp;work/tpch.cpp"
   total asan "$t0"
 fi
