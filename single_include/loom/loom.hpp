@@ -7579,10 +7579,18 @@ void release_workspace_buffers() {
   workspace_buffers<T>{}.swap(spare_workspace_buffers<T>());
 }
 
+/// `KeyDepth` of a workspace whose key has more than one level (or is not known statically).
+inline constexpr std::size_t no_key_depth = ~std::size_t{0};
+
 /// A Gustavson workspace: the first `prefix` output levels are iterated in order by the outer
 /// loops; the rest arrive in any order, possibly repeated, and are accumulated per prefix
-/// ("row") in a workspace of kind `kind`, then appended in order when the row ends.
-template <class T, std::size_t N, class Out>
+/// ("row") in a workspace of kind `kind`, then appended in order when the row ends. `KeyDepth`,
+/// when the plan leaves one level to the workspace (SpGEMM's columns), is the loop depth of
+/// that level: the key is then that index, read without a loop over levels. `RowDepth`, when
+/// given, is the depth that fixes the last prefix level: the end of its indices flushes a row,
+/// a test the compiler folds at every loop instead of reading `prefix` per entry.
+template <class T, std::size_t N, class Out, std::size_t KeyDepth = no_key_depth,
+          std::size_t RowDepth = no_key_depth>
 struct workspace_sink {
   using value_type = T;
   Out& out;
@@ -7659,6 +7667,8 @@ struct workspace_sink {
     }
   }
   LOOM_FORCE_INLINE std::int64_t key() const {
+    // one level: packed, its shift is 0; mixed-radix, 0 · extent + index; either way the index
+    if constexpr (KeyDepth != no_key_depth) return at_depth[KeyDepth];
     std::int64_t key = 0;
     if (packed) {
       for (std::size_t k = prefix; k < N; ++k) key |= at_depth[depth_of_level[k]] << shift[k];
@@ -7701,7 +7711,11 @@ struct workspace_sink {
   }
   // the loop at depth d finished one index: flush when d fixes the last prefix level
   LOOM_FORCE_INLINE void end_of(std::size_t d) {
-    if (prefix > 0 && d == depth_of_level[prefix - 1]) flush();
+    if constexpr (RowDepth != no_key_depth) {
+      if (d == RowDepth) flush();
+    } else if (prefix > 0 && d == depth_of_level[prefix - 1]) {
+      flush();
+    }
   }
   void finish() {
     if (prefix == 0) flush();
@@ -10357,10 +10371,16 @@ LOOM_FORCE_INLINE auto lane_sum(const X& x) {
   return (s0 + s1) + (s2 + s3);
 }
 
+/// Whether x is a scaled sum reduced as x·Σ (scaled_stream::scale_factors).
+template <class X>
+inline constexpr bool factors_scale_v = requires { requires X::scale_factors; };
+
 // reduce(x): the sum of every value of a fully contracted stream (a materialised Σ).
 template <class X>
 LOOM_FORCE_INLINE auto reduce(const X& x) {
-  if constexpr (!is_stream_v<X>) {
+  if constexpr (factors_scale_v<X>) {
+    return static_cast<leaf_t<X>>(x.combine(reduce(x.a)));
+  } else if constexpr (!is_stream_v<X>) {
     return x;
   } else if constexpr (lane_reducible<X>) {
     if (!sequential_sums(x)) return lane_sum(x);
@@ -10707,6 +10727,17 @@ struct scaled_stream {
   Op op{};
   const kernel_context* ctx = nullptr;
 
+  static constexpr bool drives = drives_itself_v<A>;
+  template <class F>
+  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+    a.for_each_ready([&](std::int64_t i, const auto& v) { f(i, combine(v)); });
+  }
+  /// A sum times a scalar, linear in the sum: reduced as x·Σa, one product after the sum
+  /// rather than one per term (SDDMM's A(i,j)·Σk U·V), in every mode: the order of the
+  /// expression once push_sum has moved the sum, the same for every thread count.
+  static constexpr bool scale_factors =
+      A::contracted && !is_stream_v<X> && (Flip ? Op::linear_right : Op::linear_left);
+
   LOOM_FORCE_INLINE bool valid() const { return a.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return a.index(); }
   LOOM_FORCE_INLINE bool ready() const { return a.ready(); }
@@ -10717,7 +10748,6 @@ struct scaled_stream {
   LOOM_FORCE_INLINE void seek_past(std::int64_t i) { a.seek_past(i); }
   LOOM_FORCE_INLINE void next() { a.next(); }
 
- private:
   template <class V>
   LOOM_FORCE_INLINE auto combine(const V& v) const {
     if constexpr (Flip) return make_mul(op, x, v, ctx);
@@ -11287,7 +11317,10 @@ namespace loom::stream {
 template <class X>
 LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
   using leaf = leaf_t<X>;
-  if constexpr (!is_stream_v<X>) {
+  if constexpr (factors_scale_v<X>) {
+    const auto [v, touched] = reduce_touched(x.a);
+    return std::pair<leaf, bool>{static_cast<leaf>(x.combine(v)), touched};
+  } else if constexpr (!is_stream_v<X>) {
     return std::pair<leaf, bool>{x, true};
   } else if constexpr (lane_reducible<X>) {  // every index of a dense range is emitted
     return std::pair<leaf, bool>{reduce(x), x.valid()};
@@ -12674,6 +12707,12 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       for (std::size_t k = 0; k < N; ++k) d[k] = out_depth[out_format::modes[k]];
       return d;
     }();
+    // the depth of the workspace's only key level (a matrix row's columns), else none
+    static constexpr std::size_t key_depth =
+        Plan::output_prefix + 1 == N ? depth_of_level[N - 1] : stream::no_key_depth;
+    // the depth whose every index ends a row (flushes the workspace), else none
+    static constexpr std::size_t row_depth =
+        Plan::output_prefix > 0 ? depth_of_level[Plan::output_prefix - 1] : stream::no_key_depth;
     auto configure = [&](auto& sink) {
       if constexpr (requires { sink.prefix; }) {
         sink.depth_of_level = depth_of_level;
@@ -12693,7 +12732,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       using target_t = std::remove_cvref_t<decltype(target)>;
       using sink_t = std::conditional_t<Plan::output_in_order,
                                         stream::append_sink<T, N, target_t, depth_of_level>,
-                                        stream::workspace_sink<T, N, target_t>>;
+                                        stream::workspace_sink<T, N, target_t, key_depth, row_depth>>;
       std::unique_ptr<sink_t> sink(new sink_t{target});
       configure(*sink);
       return sink;
@@ -12710,7 +12749,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
         stream::append_sink<T, N, std::remove_cvref_t<decltype(entries)>, depth_of_level> sink{entries};
         drive(sink);
       } else {
-        stream::workspace_sink<T, N, std::remove_cvref_t<decltype(entries)>> sink{entries};
+        stream::workspace_sink<T, N, std::remove_cvref_t<decltype(entries)>, key_depth, row_depth>
+            sink{entries};
         drive(sink);
       }
     };

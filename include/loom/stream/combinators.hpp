@@ -161,10 +161,16 @@ LOOM_FORCE_INLINE auto lane_sum(const X& x) {
   return (s0 + s1) + (s2 + s3);
 }
 
+/// Whether x is a scaled sum reduced as x·Σ (scaled_stream::scale_factors).
+template <class X>
+inline constexpr bool factors_scale_v = requires { requires X::scale_factors; };
+
 // reduce(x): the sum of every value of a fully contracted stream (a materialised Σ).
 template <class X>
 LOOM_FORCE_INLINE auto reduce(const X& x) {
-  if constexpr (!is_stream_v<X>) {
+  if constexpr (factors_scale_v<X>) {
+    return static_cast<leaf_t<X>>(x.combine(reduce(x.a)));
+  } else if constexpr (!is_stream_v<X>) {
     return x;
   } else if constexpr (lane_reducible<X>) {
     if (!sequential_sums(x)) return lane_sum(x);
@@ -511,6 +517,17 @@ struct scaled_stream {
   Op op{};
   const kernel_context* ctx = nullptr;
 
+  static constexpr bool drives = drives_itself_v<A>;
+  template <class F>
+  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+    a.for_each_ready([&](std::int64_t i, const auto& v) { f(i, combine(v)); });
+  }
+  /// A sum times a scalar, linear in the sum: reduced as x·Σa, one product after the sum
+  /// rather than one per term (SDDMM's A(i,j)·Σk U·V), in every mode: the order of the
+  /// expression once push_sum has moved the sum, the same for every thread count.
+  static constexpr bool scale_factors =
+      A::contracted && !is_stream_v<X> && (Flip ? Op::linear_right : Op::linear_left);
+
   LOOM_FORCE_INLINE bool valid() const { return a.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return a.index(); }
   LOOM_FORCE_INLINE bool ready() const { return a.ready(); }
@@ -521,7 +538,6 @@ struct scaled_stream {
   LOOM_FORCE_INLINE void seek_past(std::int64_t i) { a.seek_past(i); }
   LOOM_FORCE_INLINE void next() { a.next(); }
 
- private:
   template <class V>
   LOOM_FORCE_INLINE auto combine(const V& v) const {
     if constexpr (Flip) return make_mul(op, x, v, ctx);

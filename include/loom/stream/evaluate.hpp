@@ -418,6 +418,12 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       for (std::size_t k = 0; k < N; ++k) d[k] = out_depth[out_format::modes[k]];
       return d;
     }();
+    // the depth of the workspace's only key level (a matrix row's columns), else none
+    static constexpr std::size_t key_depth =
+        Plan::output_prefix + 1 == N ? depth_of_level[N - 1] : stream::no_key_depth;
+    // the depth whose every index ends a row (flushes the workspace), else none
+    static constexpr std::size_t row_depth =
+        Plan::output_prefix > 0 ? depth_of_level[Plan::output_prefix - 1] : stream::no_key_depth;
     auto configure = [&](auto& sink) {
       if constexpr (requires { sink.prefix; }) {
         sink.depth_of_level = depth_of_level;
@@ -437,7 +443,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       using target_t = std::remove_cvref_t<decltype(target)>;
       using sink_t = std::conditional_t<Plan::output_in_order,
                                         stream::append_sink<T, N, target_t, depth_of_level>,
-                                        stream::workspace_sink<T, N, target_t>>;
+                                        stream::workspace_sink<T, N, target_t, key_depth, row_depth>>;
       std::unique_ptr<sink_t> sink(new sink_t{target});
       configure(*sink);
       return sink;
@@ -454,7 +460,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
         stream::append_sink<T, N, std::remove_cvref_t<decltype(entries)>, depth_of_level> sink{entries};
         drive(sink);
       } else {
-        stream::workspace_sink<T, N, std::remove_cvref_t<decltype(entries)>> sink{entries};
+        stream::workspace_sink<T, N, std::remove_cvref_t<decltype(entries)>, key_depth, row_depth>
+            sink{entries};
         drive(sink);
       }
     };

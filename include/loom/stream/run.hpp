@@ -27,7 +27,10 @@ namespace loom::stream {
 template <class X>
 LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
   using leaf = leaf_t<X>;
-  if constexpr (!is_stream_v<X>) {
+  if constexpr (factors_scale_v<X>) {
+    const auto [v, touched] = reduce_touched(x.a);
+    return std::pair<leaf, bool>{static_cast<leaf>(x.combine(v)), touched};
+  } else if constexpr (!is_stream_v<X>) {
     return std::pair<leaf, bool>{x, true};
   } else if constexpr (lane_reducible<X>) {  // every index of a dense range is emitted
     return std::pair<leaf, bool>{reduce(x), x.valid()};

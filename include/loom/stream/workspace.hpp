@@ -187,10 +187,18 @@ void release_workspace_buffers() {
   workspace_buffers<T>{}.swap(spare_workspace_buffers<T>());
 }
 
+/// `KeyDepth` of a workspace whose key has more than one level (or is not known statically).
+inline constexpr std::size_t no_key_depth = ~std::size_t{0};
+
 /// A Gustavson workspace: the first `prefix` output levels are iterated in order by the outer
 /// loops; the rest arrive in any order, possibly repeated, and are accumulated per prefix
-/// ("row") in a workspace of kind `kind`, then appended in order when the row ends.
-template <class T, std::size_t N, class Out>
+/// ("row") in a workspace of kind `kind`, then appended in order when the row ends. `KeyDepth`,
+/// when the plan leaves one level to the workspace (SpGEMM's columns), is the loop depth of
+/// that level: the key is then that index, read without a loop over levels. `RowDepth`, when
+/// given, is the depth that fixes the last prefix level: the end of its indices flushes a row,
+/// a test the compiler folds at every loop instead of reading `prefix` per entry.
+template <class T, std::size_t N, class Out, std::size_t KeyDepth = no_key_depth,
+          std::size_t RowDepth = no_key_depth>
 struct workspace_sink {
   using value_type = T;
   Out& out;
@@ -267,6 +275,8 @@ struct workspace_sink {
     }
   }
   LOOM_FORCE_INLINE std::int64_t key() const {
+    // one level: packed, its shift is 0; mixed-radix, 0 · extent + index; either way the index
+    if constexpr (KeyDepth != no_key_depth) return at_depth[KeyDepth];
     std::int64_t key = 0;
     if (packed) {
       for (std::size_t k = prefix; k < N; ++k) key |= at_depth[depth_of_level[k]] << shift[k];
@@ -309,7 +319,11 @@ struct workspace_sink {
   }
   // the loop at depth d finished one index: flush when d fixes the last prefix level
   LOOM_FORCE_INLINE void end_of(std::size_t d) {
-    if (prefix > 0 && d == depth_of_level[prefix - 1]) flush();
+    if constexpr (RowDepth != no_key_depth) {
+      if (d == RowDepth) flush();
+    } else if (prefix > 0 && d == depth_of_level[prefix - 1]) {
+      flush();
+    }
   }
   void finish() {
     if (prefix == 0) flush();
