@@ -101,6 +101,21 @@ struct append_array {
   }
 };
 
+/// Writes the values of an array whose length is known (an output on an operand's pattern): a
+/// compare and a store, and no call, since nothing grows, so the value written never has to
+/// survive a call (append_array's growth made SDDMM's values go through the stack). Pushes past
+/// the end are counted, not written: the caller compares the count with the length.
+template <class X>
+struct fill_array {
+  X* cur = nullptr;
+  X* lim = nullptr;
+  LOOM_FORCE_INLINE void push(const X& x) {
+    if (cur < lim) [[likely]]
+      *cur = x;
+    ++cur;
+  }
+};
+
 /// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
 /// into level arrays, as TACO's assembly does: no intermediate coordinate list. Given the
 /// output it replaces, it refills that output's arrays (cleared, capacity kept).
@@ -199,18 +214,18 @@ class appender {
 
   /// `out` takes `pattern`'s levels (copied into its own arrays, capacity kept) and its values
   /// are refilled by `run(values)`, which pushes one value per entry of `pattern`, in order, to
-  /// the `append_array<T>` it is given. False, with `out` to be rebuilt by the caller, when the
-  /// count differs (a reduction that emitted nothing).
+  /// the `fill_array<T>` it is given (sized once: a kernel run again touches no new memory).
+  /// False, with `out` to be rebuilt by the caller, when the count differs (a reduction that
+  /// emitted nothing).
   template <class Run>
   static bool fill_values_on_pattern(tensor_type& out, const tensor_type& pattern, Run&& run) {
     out.version_.bump();
     out.levels_ = pattern.levels_;
-    append_array<T> values;
-    out.values_.clear();
-    values.attach(out.values_);
+    const std::size_t n = pattern.values_.size();
+    out.values_.resize(n);
+    fill_array<T> values{out.values_.data(), out.values_.data() + n};
     run(values);
-    values.close();
-    return out.values_.size() == pattern.values_.size();
+    return values.cur == values.lim;
   }
 
   /// Whether `fill_by_rows` can fill the format.
