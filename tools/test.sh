@@ -185,7 +185,7 @@ if [ "$only" = all ] || [ "$only" = asan ]; then
   run_config asan "$clangxx" \
     "-O0 -gline-tables-only -fsanitize=address,undefined -fno-sanitize=alignment,null,vptr,function -fno-sanitize-recover=undefined -fno-omit-frame-pointer -DLOOM_TEST_COVERING_SAMPLE=1" \
     -DLOOM_TEST_HEADERS=OFF -DLOOM_TEST_COMPILE_FAIL=OFF -DLOOM_TEST_PCH=OFF \
-    -DLOOM_TEST_EXCLUDE="optimize/decompose_bitmap.cpp;optimize/decompose_per_step.cpp;optimize/decompose_hashed.cpp;work/kernels.cpp;work/tpch.cpp"
+    -DLOOM_TEST_EXCLUDE="optimize/decompose_bitmap.cpp;optimize/decompose_per_step.cpp;optimize/decompose_hashed.cpp;work/kernels.cpp;work/rewrites.cpp;work/tpch.cpp"
   total asan "$t0"
 fi
 
