@@ -28,9 +28,10 @@ case "$only" in
 esac
 
 # What CI installs on a fresh Debian 12 (.ci/run): compilers, the sanitizer runtime, the test
-# framework, and what optional tests use (Eigen, SQLite, MPI, Google Benchmark).
+# framework, and what optional tests use (Eigen, SQLite, MPI, Google Benchmark, scipy).
 packages=(cmake ninja-build g++ g++-12 clang-14 libclang-rt-14-dev libboost-dev doctest-dev ccache
-          python3 libbenchmark-dev libeigen3-dev sqlite3 libopenmpi-dev openmpi-bin)
+          python3 python3-numpy python3-scipy libbenchmark-dev libeigen3-dev sqlite3
+          libopenmpi-dev openmpi-bin)
 
 jobs=$(nproc 2>/dev/null || echo 2)
 generator=()
