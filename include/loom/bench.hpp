@@ -28,7 +28,7 @@
 /// `options::min_time`, and the report gives the median time per call, the ratio of each median to
 /// the first entry's, and the 1-minute load average before and after.
 ///
-/// **Example** (examples/build_cost/main.cpp):
+/// **Example** (examples/benchmarking/main.cpp):
 /// ```cpp
 /// const auto r = loom::bench::compare("SpMV", {{"hand", [&] { hand_spmv(A, x, y); }},
 ///                                              {"loom csr", [&] { y(i) = spmv_expr; }}},
