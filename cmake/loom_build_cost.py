@@ -68,13 +68,11 @@ def cmd_wrap(argv):
     except OSError as e:
         sys.exit(f"loom_build_cost.py: cannot run {cmd[0]}: {e}")
     if rc == 0:
-        launchers, compiler = [], cmd[0]
-        for a in cmd:  # the launchers before the compiler (ccache, ...), then the compiler
-            if CACHES.match(os.path.basename(a)):
-                launchers.append(os.path.basename(a))
-            else:
-                compiler = a
-                break
+        # the compiler is the last word before the first option; the words before it are
+        # launchers (ccache, another recording wrapper such as tools/build_cost.py wrap LOG)
+        first_option = next((k for k, a in enumerate(cmd) if a.startswith("-")), len(cmd))
+        compiler = cmd[max(0, first_option - 1)]
+        launchers = [os.path.basename(a) for a in cmd[:max(0, first_option - 1)]]
         rec = {"object": os.path.abspath(out) if out else None, "source": os.path.abspath(src),
                "wall_s": round(wall, 3),
                "user_s": None if user is None else round(user, 3),
@@ -212,7 +210,7 @@ def cmd_report(args):
     plot_note = plot(rows, args.plot, args.title) if args.plot else None
     lines = [f"# Build cost: {args.title}", ""]
     compilers = sorted({r["compiler"] for r in measured})
-    launchers = sorted({l for r in measured for l in r.get("launchers", [])})
+    caches = sorted({l for r in measured for l in r.get("launchers", []) if CACHES.match(l)})
     lines.append(f"Compile time and peak compiler memory per translation unit, recorded by "
                  f"loom_add_build_cost_report() while the targets were built"
                  f"{' with ' + ', '.join(compilers) if compilers else ''}. Report written "
@@ -242,8 +240,8 @@ def cmd_report(args):
     lines.append("CPU is the compiler's user + system time, the number to compare on a shared "
                  "machine (wall time also counts waiting for a core); peak memory is the largest "
                  "resident set of the compiler's processes.")
-    if launchers:
-        lines.append(f"The TUs were compiled through {', '.join(launchers)}: a cache hit is timed "
+    if caches:
+        lines.append(f"The TUs were compiled through {', '.join(caches)}: a cache hit is timed "
                      f"as the hit. Pass NO_CACHE to loom_add_build_cost_report() to time every "
                      f"compile.")
     if len(measured) < len(rows):

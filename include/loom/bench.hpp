@@ -21,6 +21,9 @@
 #else
 #  include <chrono>
 #endif
+#if !defined(__GNUC__) && !defined(__clang__)
+#  include <atomic>  // the fallback of clobber_memory
+#endif
 
 /// Timing kernels the way BENCHMARKS.md is made: every alternative runs in the same process, in
 /// interleaved rounds (round r times each entry once, starting at entry r mod n, so that no entry
@@ -56,7 +59,7 @@ inline void clobber_memory() {
 #if defined(__GNUC__) || defined(__clang__)
   __asm__ __volatile__("" : : : "memory");
 #else
-  detail::sink = &detail::sink;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
 #endif
 }
 
