@@ -49,6 +49,7 @@ function(loom_add_build_cost_report name)
   endif()
 
   set(objects "")
+  set(targets "")
   foreach(target IN LISTS arg_TARGETS)
     if(NOT TARGET ${target})
       message(FATAL_ERROR "loom_add_build_cost_report(${name}): ${target} is not a target")
@@ -69,6 +70,7 @@ function(loom_add_build_cost_report name)
                           "${other} already; a target belongs to one report")
     endif()
     set_property(TARGET ${target} PROPERTY LOOM_BUILD_COST_REPORT ${name})
+    list(APPEND targets ${target})
     foreach(lang IN ITEMS C CXX)
       get_target_property(previous ${target} ${lang}_COMPILER_LAUNCHER)
       if(NOT previous)
@@ -85,6 +87,7 @@ function(loom_add_build_cost_report name)
 
   # The objects of each target, known only at generation time (one file per configuration).
   file(GENERATE OUTPUT "${dir}/targets-$<CONFIG>.txt" CONTENT "${objects}")
+  list(JOIN targets ", " names)
   set(all)
   if(arg_ALL)
     set(all ALL)
@@ -95,7 +98,7 @@ function(loom_add_build_cost_report name)
                             --plot "${arg_PLOT}" --title "${name}"
                             --source-dir "${CMAKE_SOURCE_DIR}"
                     BYPRODUCTS "${arg_OUTPUT}"
-                    COMMENT "loom: build cost of ${arg_TARGETS}"
+                    COMMENT "loom: build cost of ${names}"
                     VERBATIM)
-  add_dependencies(${name} ${arg_TARGETS})
+  add_dependencies(${name} ${targets})
 endfunction()
