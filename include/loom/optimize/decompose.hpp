@@ -1288,15 +1288,10 @@ struct is_unary_map<expr::map<F, E>> : std::true_type {};
 
 }  // namespace detail::ve
 
-/// `lhs = rhs` for a sum-product `rhs` (sums over a product of tensor accesses), evaluated by the
-/// cheapest of: one fused kernel, or a prefix of a variable-elimination order that materialises
-/// one intermediate per index it eliminates (dense or sparse, by estimated fill; shared between
-/// steps that compute the same sum over the same tensors), then sums the other indices out in one
-/// fused kernel. Sums over products with `+` in them are distributed
-/// into one sum-product per term, and `map(f, e)` decomposes `e` then applies `f`. Returns the
-/// candidate run for the (first) sum-product (0: fused).
+namespace detail::ve {
+// decompose() once the output is known not to be read by an operand.
 template <class Lhs, class R>
-std::size_t decompose(Lhs lhs, const R& rhs) {
+std::size_t decompose_into(Lhs lhs, const R& rhs) {
   using Rhs = std::remove_cvref_t<R>;
   if constexpr (detail::ve::is_unary_map<Rhs>::value) {
     return [&]<class T, class... Is>(const expr::access<T, Is...>&) {
@@ -1311,6 +1306,22 @@ std::size_t decompose(Lhs lhs, const R& rhs) {
   } else {
     return detail::ve::decompose_any(lhs, rhs, false);
   }
+}
+}  // namespace detail::ve
+
+/// `lhs = rhs` for a sum-product `rhs` (sums over a product of tensor accesses), evaluated by the
+/// cheapest of: one fused kernel, or a prefix of a variable-elimination order that materialises
+/// one intermediate per index it eliminates (dense or sparse, by estimated fill; shared between
+/// steps that compute the same sum over the same tensors), then sums the other indices out in one
+/// fused kernel. Sums over products with `+` in them are distributed
+/// into one sum-product per term, and `map(f, e)` decomposes `e` then applies `f`. An operand that
+/// reads the output's storage sees its old values (the result is computed into a copy). Returns
+/// the candidate run for the (first) sum-product (0: fused).
+template <class Lhs, class R>
+std::size_t decompose(Lhs lhs, const R& rhs) {
+  std::size_t chosen = 0;
+  detail::run_unaliased(lhs, rhs, [&](auto& target, auto&) { chosen = detail::ve::decompose_into(target, rhs); });
+  return chosen;
 }
 
 /// Runs candidate `which` of `decompose` (0: fused; c: elimination prefix c - 1), for tests and
@@ -1338,7 +1349,9 @@ void decompose_with(std::size_t which, Lhs lhs, const R& rhs, const std::vector<
     variant = c.variant[which];
     if (!reuse) reuse = c.reuse[which];
   }
-  detail::ve::run_candidate(which, variant, formats, *reuse, lhs, rhs);
+  detail::run_unaliased(lhs, rhs, [&](auto& target, auto&) {
+    detail::ve::run_candidate(which, variant, formats, *reuse, target, rhs);
+  });
 }
 template <class Lhs, class R>
 void decompose_with(std::size_t which, Lhs lhs, const R& rhs, std::optional<intermediate_format> format = std::nullopt,

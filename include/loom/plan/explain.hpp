@@ -12,6 +12,7 @@
 #include <loom/expr/visit.hpp>
 #include <loom/format/appender.hpp>
 #include <loom/format/format_name.hpp>
+#include <loom/format/memory.hpp>
 #include <loom/optimize/hoist_choice.hpp>
 #include <loom/optimize/leader_choice.hpp>
 #include <loom/optimize/plan_choice.hpp>
@@ -38,6 +39,15 @@ namespace detail {
 template <class T>
 std::string tensor_label(const T& t, std::size_t ordinal) {
   return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
+}
+
+// "aliasing: the output's storage is also read by x ...", when it is (format/memory.hpp).
+template <class Lhs, class Rhs>
+std::string aliasing_line(const Lhs& lhs, const Rhs& rhs) {
+  const std::string names = loom::detail::aliased_operands(lhs.tensor, rhs);
+  if (names.empty()) return "";
+  return "aliasing: the output's storage is also read by " + names +
+         ": the result is computed into a copy, which then replaces the output\n";
 }
 
 template <class... Is>
@@ -363,6 +373,7 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
   using fired = typename decltype(rewritten)::fired;
   std::string rules =
       boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
+  rules += detail::aliasing_line(lhs, rhs);
   if constexpr (rewrite::has_hoistable_v<Rhs>) {  // the evaluator decides as here (hoist_choice.hpp)
     rewrite::hoist_first(rhs, [&](const auto& s, auto) {
       std::size_t ordinal = 0;
@@ -432,6 +443,7 @@ std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed) {
   using fired = typename decltype(rewritten)::fired;
   std::string rules =
       boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
+  rules += detail::aliasing_line(lhs, rhs);
   std::string names;
   boost::mp11::mp_for_each<Order>([&](auto i) { names += (names.empty() ? "" : ", ") + std::string(decltype(i)::name); });
   rules += "loop order fixed by loom::order<" + names + ">\n";

@@ -13,6 +13,7 @@
 #include <loom/format/appender.hpp>
 #include <loom/format/assemble.hpp>
 #include <loom/format/format_name.hpp>
+#include <loom/format/memory.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/optimize/hoist_choice.hpp>
 #include <loom/optimize/leader_choice.hpp>
@@ -632,13 +633,22 @@ void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) 
   }
 }
 
-template <class Out, class Rhs>
-bool aliases_output(const Out* out, const Rhs& rhs) {
-  bool aliased = false;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
-    aliased = aliased || static_cast<const void*>(a.tensor) == static_cast<const void*>(out);
-  });
-  return aliased;
+/// Runs `run(target, out)` for `lhs = rhs`: straight into the output, or, when an operand reads
+/// the output's storage (the same tensor, two views of one buffer, a view of the output's own
+/// arrays; format/memory.hpp), into a copy that then replaces the output (moved into an owning
+/// tensor, copied back into a view's buffer), so no operand sees a half-written result.
+template <class OT, class... Os, class Rhs, class Run>
+void run_unaliased(expr::access<OT, Os...>& lhs, const Rhs& rhs, Run&& run) {
+  using out_t = std::remove_const_t<OT>;
+  if (!aliases_output(lhs.tensor, rhs)) {
+    run(lhs, *lhs.tensor);
+    return;
+  }
+  tensor<typename out_t::value_type, typename out_t::format_type> result(*lhs.tensor);
+  expr::access<decltype(result), Os...> target{&result};
+  run(target, result);
+  if constexpr (out_t::owning) *lhs.tensor = std::move(result);
+  else std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
 }
 
 }  // namespace loom::detail
@@ -662,18 +672,9 @@ void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs_operand, Tag) {
     static_assert(out_t::owning || out_t::format_type::all_dense,
                   "loom::assign: a sparse output must be an owning loom::tensor; a view over "
                   "caller buffers cannot grow");
-    if (loom::detail::aliases_output(lhs.tensor, rhs)) {  // the output is also read: use a copy
-      tensor<typename out_t::value_type, typename out_t::format_type> result(*lhs.tensor);
-      access<decltype(result), Os...> target{&result};
-      loom::detail::execute_hoisted(result, target, rhs, accumulate);
-      if constexpr (out_t::owning) {
-        *lhs.tensor = std::move(result);
-      } else {  // a dense view: write the values back into the caller's buffer
-        std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
-      }
-    } else {
-      loom::detail::execute_hoisted(*lhs.tensor, lhs, rhs, accumulate);
-    }
+    loom::detail::run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
+      loom::detail::execute_hoisted(out, target, rhs, accumulate);
+    });
   }
 }
 
@@ -687,22 +688,16 @@ void evaluate_assignment(access<OT, Os...>& lhs, const ordered<Order, E>& fixed,
   } else {
     const auto rhs = rewrite::for_kernel(fixed.expr).expr;
     using Rhs = std::remove_cvref_t<decltype(rhs)>;
-    using P = plan::order_plan<Lhs, Rhs, -1, Order>;
     constexpr bool accumulate = std::is_same_v<Tag, accumulate_tag>;
     using out_t = std::remove_const_t<OT>;
     static_assert(out_t::owning || out_t::format_type::all_dense,
                   "loom::assign: a sparse output must be an owning loom::tensor; a view over "
                   "caller buffers cannot grow");
-    if (loom::detail::aliases_output(lhs.tensor, rhs)) {  // the output is also read: use a copy
-      tensor<typename out_t::value_type, typename out_t::format_type> result(*lhs.tensor);
-      access<decltype(result), Os...> target{&result};
-      loom::detail::execute_plan_choosing_skip<plan::order_plan<decltype(target), Rhs, -1, Order>>(
-          result, target, rhs, accumulate);
-      if constexpr (out_t::owning) *lhs.tensor = std::move(result);
-      else std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
-    } else {
-      loom::detail::execute_plan_choosing_skip<P>(*lhs.tensor, lhs, rhs, accumulate);
-    }
+    loom::detail::run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
+      using T = std::remove_cvref_t<decltype(target)>;
+      loom::detail::execute_plan_choosing_skip<plan::order_plan<T, Rhs, -1, Order>>(out, target, rhs,
+                                                                                   accumulate);
+    });
   }
 }
 
