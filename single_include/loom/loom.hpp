@@ -4885,6 +4885,95 @@ constexpr void for_each_access(const E& e, F&& f) {
 
 #endif  // LOOM_EXPR_VISIT_HPP
 // ---- end <loom/expr/visit.hpp>
+// ---- begin <loom/format/memory.hpp>
+// Defines the memory-overlap test of tensors and views: which arrays a tensor reads, and whether
+// an output's storage is also read by an operand (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MEMORY_HPP
+#define LOOM_FORMAT_MEMORY_HPP
+
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace loom::detail {
+
+// f(first, last): the bytes of one array, when it holds any.
+template <class Array, class F>
+void visit_array_bytes(const Array& a, F& f) {
+  if (a.size() == 0) return;
+  const auto* first = reinterpret_cast<const std::byte*>(a.data());
+  f(first, first + a.size() * sizeof(*a.data()));
+}
+
+/// Calls `f(first, last)` for the bytes of every array `t` reads: its values and its levels'
+/// position, coordinate, bound, bit and hash arrays. Two tensors, or a tensor and a view of
+/// someone's buffer, are the same data to a kernel exactly when these ranges meet.
+template <class Tensor, class F>
+void for_each_array(const Tensor& t, F&& f) {
+  if constexpr (requires { t.values().data(); }) visit_array_bytes(t.values(), f);
+  if constexpr (requires { Tensor::order; t.template level<0>(); }) {
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (..., [&](const auto& s) {
+        if constexpr (requires { s.pos.data(); }) visit_array_bytes(s.pos, f);
+        if constexpr (requires { s.crd.data(); }) visit_array_bytes(s.crd, f);
+        if constexpr (requires { s.lo.data(); }) visit_array_bytes(s.lo, f);
+        if constexpr (requires { s.bits.data(); }) visit_array_bytes(s.bits, f);
+        if constexpr (requires { s.slot_pos.data(); }) visit_array_bytes(s.slot_pos, f);
+        if constexpr (requires { s.table.data(); }) visit_array_bytes(s.table, f);
+      }(t.template level<K>()));
+    }(std::make_index_sequence<Tensor::order>{});
+  }
+}
+
+/// Whether `a` and `b` share memory: the same object, or arrays that overlap by a byte or more
+/// (two views of one buffer, a view of a tensor's own values).
+template <class A, class B>
+bool shares_memory(const A& a, const B& b) {
+  if (static_cast<const void*>(&a) == static_cast<const void*>(&b)) return true;
+  const std::less<const std::byte*> before;
+  bool overlap = false;
+  for_each_array(a, [&](const std::byte* a0, const std::byte* a1) {
+    for_each_array(b, [&](const std::byte* b0, const std::byte* b1) {
+      overlap = overlap || (before(a0, b1) && before(b0, a1));
+    });
+  });
+  return overlap;
+}
+
+/// Whether an operand of `rhs` reads storage that the output `out` writes.
+template <class Out, class Rhs>
+bool aliases_output(const Out* out, const Rhs& rhs) {
+  bool aliased = false;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
+    aliased = aliased || shares_memory(*out, *a.tensor);
+  });
+  return aliased;
+}
+
+/// The operands of `rhs` that read the output's storage, named as explain() names tensors (the
+/// tensor's name, or T<k> for the k-th access when unnamed), comma-separated.
+template <class Out, class Rhs>
+std::string aliased_operands(const Out* out, const Rhs& rhs) {
+  std::string names;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    if (!shares_memory(*out, *a.tensor)) return;
+    std::string name;
+    if constexpr (requires { a.tensor->name(); }) name = std::string(a.tensor->name());
+    if (name.empty()) name = "T" + std::to_string(k);
+    names += (names.empty() ? "" : ", ") + name;
+  });
+  return names;
+}
+
+}  // namespace loom::detail
+
+#endif  // LOOM_FORMAT_MEMORY_HPP
+// ---- end <loom/format/memory.hpp>
 // ---- begin <loom/optimize/hoist_choice.hpp>
 // Defines the runtime choice whether to compute a hoistable sum first (rewrite/hoist.hpp): the
 // fused kernel's estimated cost against the sum's own kernel plus the rest with the sum as one
@@ -9252,6 +9341,15 @@ std::string tensor_label(const T& t, std::size_t ordinal) {
   return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
 }
 
+// "aliasing: the output's storage is also read by x ...", when it is (format/memory.hpp).
+template <class Lhs, class Rhs>
+std::string aliasing_line(const Lhs& lhs, const Rhs& rhs) {
+  const std::string names = loom::detail::aliased_operands(lhs.tensor, rhs);
+  if (names.empty()) return "";
+  return "aliasing: the output's storage is also read by " + names +
+         ": the result is computed into a copy, which then replaces the output\n";
+}
+
 template <class... Is>
 std::string index_list() {
   std::string s;
@@ -9575,6 +9673,7 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
   using fired = typename decltype(rewritten)::fired;
   std::string rules =
       boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
+  rules += detail::aliasing_line(lhs, rhs);
   if constexpr (rewrite::has_hoistable_v<Rhs>) {  // the evaluator decides as here (hoist_choice.hpp)
     rewrite::hoist_first(rhs, [&](const auto& s, auto) {
       std::size_t ordinal = 0;
@@ -9644,6 +9743,7 @@ std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed) {
   using fired = typename decltype(rewritten)::fired;
   std::string rules =
       boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
+  rules += detail::aliasing_line(lhs, rhs);
   std::string names;
   boost::mp11::mp_for_each<Order>([&](auto i) { names += (names.empty() ? "" : ", ") + std::string(decltype(i)::name); });
   rules += "loop order fixed by loom::order<" + names + ">\n";
@@ -12936,13 +13036,22 @@ void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) 
   }
 }
 
-template <class Out, class Rhs>
-bool aliases_output(const Out* out, const Rhs& rhs) {
-  bool aliased = false;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
-    aliased = aliased || static_cast<const void*>(a.tensor) == static_cast<const void*>(out);
-  });
-  return aliased;
+/// Runs `run(target, out)` for `lhs = rhs`: straight into the output, or, when an operand reads
+/// the output's storage (the same tensor, two views of one buffer, a view of the output's own
+/// arrays; format/memory.hpp), into a copy that then replaces the output (moved into an owning
+/// tensor, copied back into a view's buffer), so no operand sees a half-written result.
+template <class OT, class... Os, class Rhs, class Run>
+void run_unaliased(expr::access<OT, Os...>& lhs, const Rhs& rhs, Run&& run) {
+  using out_t = std::remove_const_t<OT>;
+  if (!aliases_output(lhs.tensor, rhs)) {
+    run(lhs, *lhs.tensor);
+    return;
+  }
+  tensor<typename out_t::value_type, typename out_t::format_type> result(*lhs.tensor);
+  expr::access<decltype(result), Os...> target{&result};
+  run(target, result);
+  if constexpr (out_t::owning) *lhs.tensor = std::move(result);
+  else std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
 }
 
 }  // namespace loom::detail
@@ -12966,18 +13075,9 @@ void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs_operand, Tag) {
     static_assert(out_t::owning || out_t::format_type::all_dense,
                   "loom::assign: a sparse output must be an owning loom::tensor; a view over "
                   "caller buffers cannot grow");
-    if (loom::detail::aliases_output(lhs.tensor, rhs)) {  // the output is also read: use a copy
-      tensor<typename out_t::value_type, typename out_t::format_type> result(*lhs.tensor);
-      access<decltype(result), Os...> target{&result};
-      loom::detail::execute_hoisted(result, target, rhs, accumulate);
-      if constexpr (out_t::owning) {
-        *lhs.tensor = std::move(result);
-      } else {  // a dense view: write the values back into the caller's buffer
-        std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
-      }
-    } else {
-      loom::detail::execute_hoisted(*lhs.tensor, lhs, rhs, accumulate);
-    }
+    loom::detail::run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
+      loom::detail::execute_hoisted(out, target, rhs, accumulate);
+    });
   }
 }
 
@@ -12991,22 +13091,16 @@ void evaluate_assignment(access<OT, Os...>& lhs, const ordered<Order, E>& fixed,
   } else {
     const auto rhs = rewrite::for_kernel(fixed.expr).expr;
     using Rhs = std::remove_cvref_t<decltype(rhs)>;
-    using P = plan::order_plan<Lhs, Rhs, -1, Order>;
     constexpr bool accumulate = std::is_same_v<Tag, accumulate_tag>;
     using out_t = std::remove_const_t<OT>;
     static_assert(out_t::owning || out_t::format_type::all_dense,
                   "loom::assign: a sparse output must be an owning loom::tensor; a view over "
                   "caller buffers cannot grow");
-    if (loom::detail::aliases_output(lhs.tensor, rhs)) {  // the output is also read: use a copy
-      tensor<typename out_t::value_type, typename out_t::format_type> result(*lhs.tensor);
-      access<decltype(result), Os...> target{&result};
-      loom::detail::execute_plan_choosing_skip<plan::order_plan<decltype(target), Rhs, -1, Order>>(
-          result, target, rhs, accumulate);
-      if constexpr (out_t::owning) *lhs.tensor = std::move(result);
-      else std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
-    } else {
-      loom::detail::execute_plan_choosing_skip<P>(*lhs.tensor, lhs, rhs, accumulate);
-    }
+    loom::detail::run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
+      using T = std::remove_cvref_t<decltype(target)>;
+      loom::detail::execute_plan_choosing_skip<plan::order_plan<T, Rhs, -1, Order>>(out, target, rhs,
+                                                                                   accumulate);
+    });
   }
 }
 
@@ -16995,15 +17089,10 @@ struct is_unary_map<expr::map<F, E>> : std::true_type {};
 
 }  // namespace detail::ve
 
-/// `lhs = rhs` for a sum-product `rhs` (sums over a product of tensor accesses), evaluated by the
-/// cheapest of: one fused kernel, or a prefix of a variable-elimination order that materialises
-/// one intermediate per index it eliminates (dense or sparse, by estimated fill; shared between
-/// steps that compute the same sum over the same tensors), then sums the other indices out in one
-/// fused kernel. Sums over products with `+` in them are distributed
-/// into one sum-product per term, and `map(f, e)` decomposes `e` then applies `f`. Returns the
-/// candidate run for the (first) sum-product (0: fused).
+namespace detail::ve {
+// decompose() once the output is known not to be read by an operand.
 template <class Lhs, class R>
-std::size_t decompose(Lhs lhs, const R& rhs) {
+std::size_t decompose_into(Lhs lhs, const R& rhs) {
   using Rhs = std::remove_cvref_t<R>;
   if constexpr (detail::ve::is_unary_map<Rhs>::value) {
     return [&]<class T, class... Is>(const expr::access<T, Is...>&) {
@@ -17018,6 +17107,22 @@ std::size_t decompose(Lhs lhs, const R& rhs) {
   } else {
     return detail::ve::decompose_any(lhs, rhs, false);
   }
+}
+}  // namespace detail::ve
+
+/// `lhs = rhs` for a sum-product `rhs` (sums over a product of tensor accesses), evaluated by the
+/// cheapest of: one fused kernel, or a prefix of a variable-elimination order that materialises
+/// one intermediate per index it eliminates (dense or sparse, by estimated fill; shared between
+/// steps that compute the same sum over the same tensors), then sums the other indices out in one
+/// fused kernel. Sums over products with `+` in them are distributed
+/// into one sum-product per term, and `map(f, e)` decomposes `e` then applies `f`. An operand that
+/// reads the output's storage sees its old values (the result is computed into a copy). Returns
+/// the candidate run for the (first) sum-product (0: fused).
+template <class Lhs, class R>
+std::size_t decompose(Lhs lhs, const R& rhs) {
+  std::size_t chosen = 0;
+  detail::run_unaliased(lhs, rhs, [&](auto& target, auto&) { chosen = detail::ve::decompose_into(target, rhs); });
+  return chosen;
 }
 
 /// Runs candidate `which` of `decompose` (0: fused; c: elimination prefix c - 1), for tests and
@@ -17045,7 +17150,9 @@ void decompose_with(std::size_t which, Lhs lhs, const R& rhs, const std::vector<
     variant = c.variant[which];
     if (!reuse) reuse = c.reuse[which];
   }
-  detail::ve::run_candidate(which, variant, formats, *reuse, lhs, rhs);
+  detail::run_unaliased(lhs, rhs, [&](auto& target, auto&) {
+    detail::ve::run_candidate(which, variant, formats, *reuse, target, rhs);
+  });
 }
 template <class Lhs, class R>
 void decompose_with(std::size_t which, Lhs lhs, const R& rhs, std::optional<intermediate_format> format = std::nullopt,
