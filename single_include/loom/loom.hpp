@@ -4916,7 +4916,7 @@ void visit_array_bytes(const Array& a, F& f) {
 template <class Tensor, class F>
 void for_each_array(const Tensor& t, F&& f) {
   if constexpr (requires { t.values().data(); }) visit_array_bytes(t.values(), f);
-  if constexpr (requires { Tensor::order; t.template level<0>(); }) {
+  if constexpr (requires { Tensor::order; typename Tensor::level_storages; }) {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       (..., [&](const auto& s) {
         if constexpr (requires { s.pos.data(); }) visit_array_bytes(s.pos, f);
