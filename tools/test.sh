@@ -126,6 +126,7 @@ if command -v ccache > /dev/null 2>&1; then
 fi
 
 stage "single_include check" bash tools/check_single_include.sh
+stage "layering check" python3 tools/check_layers.py
 if [ -f tools/check_readme.py ]; then
   stage "README sync check" python3 tools/check_readme.py
 fi

@@ -7,7 +7,7 @@
 // SPDX-License-Identifier: BSL-1.0
 #include "support.hpp"
 
-#include <loom/optimize/leader_run.hpp>
+#include <loom/exec/leader_run.hpp>
 
 namespace {
 

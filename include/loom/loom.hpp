@@ -6,6 +6,7 @@
 #include <loom/version.hpp>
 
 #include <loom/core.hpp>
+#include <loom/exec.hpp>
 #include <loom/expr.hpp>
 #include <loom/format.hpp>
 #include <loom/format/mapping.hpp>

@@ -4,14 +4,11 @@
 #define LOOM_OPTIMIZE_HPP
 
 #include <loom/optimize/chain_bound_estimator.hpp>
-#include <loom/optimize/decompose.hpp>
 #include <loom/optimize/degree_constraint.hpp>
 #include <loom/optimize/estimate_map.hpp>
 #include <loom/optimize/gather_statistics.hpp>
 #include <loom/optimize/index_extent.hpp>
 #include <loom/optimize/leader_choice.hpp>
-#include <loom/optimize/leader_run.hpp>
-#include <loom/optimize/matrix_chain.hpp>
 #include <loom/optimize/plan_choice.hpp>
 #include <loom/optimize/sparsity_estimator.hpp>
 #include <loom/optimize/statistics.hpp>

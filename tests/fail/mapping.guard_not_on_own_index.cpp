@@ -1,6 +1,7 @@
 // LOOM_EXPECT_ERROR: a guard must compare the loop's own index with an expression of outer indices
 // Guards are folded into the loop's bounds, so each must bound the loop's own index.
 // SPDX-License-Identifier: BSL-1.0
+#include <loom/exec.hpp>
 #include <loom/format/mapping.hpp>
 
 namespace lm = loom::mapping;

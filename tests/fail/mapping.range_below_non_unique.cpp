@@ -2,6 +2,7 @@
 // A non-unique segment hands the loop below a run of positions; only a segment over those
 // positions can walk it (COO: each(j, idx2.slice(pos(i), pos(i) + 1_c), unique)).
 // SPDX-License-Identifier: BSL-1.0
+#include <loom/exec.hpp>
 #include <loom/format/mapping.hpp>
 
 namespace lm = loom::mapping;

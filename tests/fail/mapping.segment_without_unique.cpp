@@ -3,6 +3,7 @@
 // loop (each run is one iteration of the program's loop), rejected as the innermost loop, where
 // entries with equal full coordinates would need their values summed.
 // SPDX-License-Identifier: BSL-1.0
+#include <loom/exec.hpp>
 #include <loom/format/mapping.hpp>
 
 namespace lm = loom::mapping;

@@ -6,6 +6,7 @@
 #ifndef LOOM_TESTS_MAPPING_DIFFERENTIAL_HPP
 #define LOOM_TESTS_MAPPING_DIFFERENTIAL_HPP
 
+#include <loom/exec.hpp>
 #include <loom/format/mapping.hpp>
 #include <loom/plan.hpp>
 #include <loom/stream.hpp>

@@ -6,7 +6,7 @@
 // SPDX-License-Identifier: BSL-1.0
 #include "differential.hpp"
 
-#include <loom/plan/explain.hpp>
+#include <loom/exec/explain.hpp>
 
 #include <cstdlib>
 #include <string>

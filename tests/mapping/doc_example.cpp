@@ -1,6 +1,7 @@
 // The example of docs/mappings.md, compiled and run: the doc quotes the code between the
 // `// [doc]` markers and the plan explain prints for it, both checked verbatim here.
 // SPDX-License-Identifier: BSL-1.0
+#include <loom/exec.hpp>
 #include <loom/format/mapping.hpp>
 #include <loom/plan.hpp>
 #include <loom/stream.hpp>

@@ -2,6 +2,7 @@
 // compiled and run: the doc quotes the code between each pair of `// [doc-...]` markers and the
 // plans explain prints for them, all checked verbatim here.
 // SPDX-License-Identifier: BSL-1.0
+#include <loom/exec.hpp>
 #include <loom/format/mapping.hpp>
 #include <loom/plan.hpp>
 #include <loom/stream.hpp>

@@ -2,6 +2,7 @@
 // merge of two segments (test 19) with the rules explain reports; explain of a triangular SpMV
 // (F2, guard into bound, F1 + T4); symmetric as two views of one array; errors.
 // SPDX-License-Identifier: BSL-1.0
+#include <loom/exec.hpp>
 #include <loom/format/mapping.hpp>
 #include <loom/plan.hpp>
 #include <loom/stream.hpp>

@@ -3,6 +3,7 @@
 // Ax and BATAx; explain names F1 when a hash map is probed and the sorted walk when it is
 // iterated (sorted once, on demand); COO's repeated rows accumulate. Part 2: sum_and_errors.cpp.
 // SPDX-License-Identifier: BSL-1.0
+#include <loom/exec.hpp>
 #include <loom/format/mapping.hpp>
 #include <loom/plan.hpp>
 #include <loom/stream.hpp>

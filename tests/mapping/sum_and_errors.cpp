@@ -2,6 +2,7 @@
 // hash maps, non-unique segments and sums (each names the mapping, the mode and the extents).
 // Part 1: hash_and_coo.cpp.
 // SPDX-License-Identifier: BSL-1.0
+#include <loom/exec.hpp>
 #include <loom/format/mapping.hpp>
 #include <loom/plan.hpp>
 #include <loom/stream.hpp>

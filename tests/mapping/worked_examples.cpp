@@ -3,6 +3,7 @@
 // tridiagonal, band and Z-order layouts (test 20); Ax, BATAx (test 16) and ΣMMM (test 17).
 // Part 2: fusion_and_errors.cpp.
 // SPDX-License-Identifier: BSL-1.0
+#include <loom/exec.hpp>
 #include <loom/format/mapping.hpp>
 #include <loom/plan.hpp>
 #include <loom/stream.hpp>

@@ -1,5 +1,6 @@
 // The example of docs/optimizer.md ("Using it"); keep the two in sync.
 // SPDX-License-Identifier: BSL-1.0
+#include <loom/exec.hpp>
 #include <loom/format.hpp>
 #include <loom/optimize.hpp>
 

@@ -5,7 +5,7 @@
 // SPDX-License-Identifier: BSL-1.0
 #define LOOM_MAX_SKIP_CANDIDATES 4
 #include <loom/loom.hpp>
-#include <loom/optimize/leader_run.hpp>
+#include <loom/exec/leader_run.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>

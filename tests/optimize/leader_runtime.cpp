@@ -7,7 +7,7 @@
 // SPDX-License-Identifier: BSL-1.0
 #define LOOM_RUNTIME_SKIP_POLICY 1  // plain assignments in this file use the runtime policy
 #include <loom/loom.hpp>
-#include <loom/optimize/leader_run.hpp>
+#include <loom/exec/leader_run.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>

@@ -4,7 +4,7 @@
 // and balanced inputs (optimize/leader_choice.hpp, stream/skip.hpp).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
-#include <loom/optimize/leader_run.hpp>
+#include <loom/exec/leader_run.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>

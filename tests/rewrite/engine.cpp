@@ -3,9 +3,9 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
-#include <loom/plan/explain.hpp>
+#include <loom/exec/explain.hpp>
 #include <loom/rewrite.hpp>
-#include <loom/stream/evaluate.hpp>
+#include <loom/exec/evaluate.hpp>
 
 #include "../support/random.hpp"
 #include "../support/reference.hpp"

@@ -7,7 +7,7 @@
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/rewrite/saturation.hpp>
-#include <loom/stream/evaluate.hpp>
+#include <loom/exec/evaluate.hpp>
 
 #include "../support/random.hpp"
 #include "../support/reference.hpp"

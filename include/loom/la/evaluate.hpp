@@ -13,10 +13,10 @@
 #include <loom/format/tensor.hpp>
 #include <loom/la/nodes.hpp>
 #include <loom/la/translate.hpp>
-#include <loom/plan/explain.hpp>
+#include <loom/exec/explain.hpp>
 #include <loom/rewrite/engine.hpp>
 #include <loom/rewrite/rule_sets.hpp>
-#include <loom/stream/evaluate.hpp>
+#include <loom/exec/evaluate.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 

@@ -10,7 +10,7 @@
 #include <loom/format/tensor.hpp>
 #include <loom/la/nodes.hpp>
 #include <loom/la/translate.hpp>
-#include <loom/stream/evaluate.hpp>
+#include <loom/exec/evaluate.hpp>
 
 #include <memory>
 #include <type_traits>

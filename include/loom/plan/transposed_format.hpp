@@ -1,6 +1,6 @@
 // Defines loom::plan::transposed_format<Order, A>: the format of the copy an operand is read
 // through when the loop order is not concordant with it (plan/). The evaluator binds it
-// (stream/evaluate.hpp), explain() names it and the skip costing reads its levels.
+// (exec/evaluate.hpp), explain() names it and the skip costing reads its levels.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_PLAN_TRANSPOSED_FORMAT_HPP
 #define LOOM_PLAN_TRANSPOSED_FORMAT_HPP

@@ -5,8 +5,8 @@
 // LOOM_MAX_ELIMINATION_ORDERS); the cheapest under the logical cost is chosen at run time from
 // statistics and cached by a coarse signature (optimize/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_DECOMPOSE_HPP
-#define LOOM_OPTIMIZE_DECOMPOSE_HPP
+#ifndef LOOM_EXEC_DECOMPOSE_HPP
+#define LOOM_EXEC_DECOMPOSE_HPP
 
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
@@ -15,7 +15,7 @@
 #include <loom/optimize/chain_bound_estimator.hpp>
 #include <loom/optimize/plan_choice.hpp>
 #include <loom/optimize/statistics_cache.hpp>
-#include <loom/stream/evaluate.hpp>
+#include <loom/exec/evaluate.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -1387,4 +1387,4 @@ std::string explain_decomposition(const Lhs& lhs, const R& rhs) {
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_DECOMPOSE_HPP
+#endif  // LOOM_EXEC_DECOMPOSE_HPP

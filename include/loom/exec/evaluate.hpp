@@ -1,8 +1,8 @@
 // Defines evaluation: `out(i...) = e`, `out(i...) += e` and loom::eval(e). Checks the kernel,
 // picks the plan, binds (transposed) operands, lowers to streams and runs them (stream/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_EVALUATE_HPP
-#define LOOM_STREAM_EVALUATE_HPP
+#ifndef LOOM_EXEC_EVALUATE_HPP
+#define LOOM_EXEC_EVALUATE_HPP
 
 #include <loom/core/error.hpp>
 #include <loom/core/work_counters.hpp>
@@ -723,4 +723,4 @@ auto eval(const E& e) {
 
 }  // namespace loom
 
-#endif  // LOOM_STREAM_EVALUATE_HPP
+#endif  // LOOM_EXEC_EVALUATE_HPP

@@ -2,8 +2,8 @@
 // into one SpGEMM kernel per step, the order chosen from sparsity estimates (Galley's logical
 // optimizer on chains, notes 001 §3.3-3.7), with materialised sparse intermediates (optimize/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_MATRIX_CHAIN_HPP
-#define LOOM_OPTIMIZE_MATRIX_CHAIN_HPP
+#ifndef LOOM_EXEC_MATRIX_CHAIN_HPP
+#define LOOM_EXEC_MATRIX_CHAIN_HPP
 
 #include <loom/core/error.hpp>
 #include <loom/core/index.hpp>
@@ -13,7 +13,7 @@
 #include <loom/optimize/chain_bound_estimator.hpp>
 #include <loom/optimize/gather_statistics.hpp>
 #include <loom/optimize/statistics_cache.hpp>
-#include <loom/stream/evaluate.hpp>
+#include <loom/exec/evaluate.hpp>
 
 #include <array>
 #include <cstdint>
@@ -270,4 +270,4 @@ tensor<T, csr> matrix_chain(const tensor<T, Fs>&... ms) {
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_MATRIX_CHAIN_HPP
+#endif  // LOOM_EXEC_MATRIX_CHAIN_HPP

@@ -3,8 +3,8 @@
 // the choice. They work whatever LOOM_MAX_SKIP_CANDIDATES says (that macro only governs the
 // plain `out(...) = e`).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_LEADER_RUN_HPP
-#define LOOM_OPTIMIZE_LEADER_RUN_HPP
+#ifndef LOOM_EXEC_LEADER_RUN_HPP
+#define LOOM_EXEC_LEADER_RUN_HPP
 
 #include <loom/expr/nodes.hpp>
 #include <loom/optimize/leader_choice.hpp>
@@ -12,7 +12,7 @@
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/rewrite/for_evaluation.hpp>
-#include <loom/stream/evaluate.hpp>
+#include <loom/exec/evaluate.hpp>
 #include <loom/stream/skip.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -160,4 +160,4 @@ std::string explain_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
 
 }  // namespace loom::optimize
 
-#endif  // LOOM_OPTIMIZE_LEADER_RUN_HPP
+#endif  // LOOM_EXEC_LEADER_RUN_HPP

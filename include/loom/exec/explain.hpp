@@ -1,8 +1,8 @@
 // Defines loom::explain(lhs, rhs): the chosen plan in words: the kernel, the loop order, the
 // strategy at each loop level, transpositions and the output strategy (plan/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PLAN_EXPLAIN_HPP
-#define LOOM_PLAN_EXPLAIN_HPP
+#ifndef LOOM_EXEC_EXPLAIN_HPP
+#define LOOM_EXEC_EXPLAIN_HPP
 
 #include <loom/expr/functions.hpp>
 #include <loom/expr/nodes.hpp>
@@ -464,4 +464,4 @@ std::string to_string(const E& e) {
 }
 }  // namespace loom
 
-#endif  // LOOM_PLAN_EXPLAIN_HPP
+#endif  // LOOM_EXEC_EXPLAIN_HPP
