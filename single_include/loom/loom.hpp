@@ -400,11 +400,31 @@ inline void reset_work_counters() {}
 
 #endif  // LOOM_CORE_HPP
 // ---- end <loom/core.hpp>
-// ---- begin <loom/expr.hpp>
-// Umbrella header of expr/: expression nodes, operators and compile-time traits.
+// ---- begin <loom/exec.hpp>
+// Umbrella header of exec/: the driver of every assignment (check, rewrite, plan, choose, run),
+// explain(), and the programs of several kernels (decompose, matrix_chain, the skip-policy entry
+// points, a program distributed over a sum of mappings).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_HPP
-#define LOOM_EXPR_HPP
+#ifndef LOOM_EXEC_HPP
+#define LOOM_EXEC_HPP
+
+// ---- begin <loom/exec/decompose.hpp>
+// Defines loom::decompose(lhs, rhs): a sum-product program split by a prefix of a
+// variable-elimination order into kernels with materialised intermediates, the indices after the
+// prefix co-eliminated in one fused kernel (Galley's logical optimizer, notes 001 §3.3-3.7). The
+// candidate prefixes and their kernels are instantiated at compile time (bounded by
+// LOOM_MAX_ELIMINATION_ORDERS); the cheapest under the logical cost is chosen at run time from
+// statistics and cached by a coarse signature (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_DECOMPOSE_HPP
+#define LOOM_EXEC_DECOMPOSE_HPP
+
+// ---- begin <loom/expr/nodes.hpp>
+// Defines the expression nodes of index notation: access, literal, add, mul, sum, map, where,
+// expand (expr/). Nodes only hold operands; their meaning lives in stream/ and plan/.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_NODES_HPP
+#define LOOM_EXPR_NODES_HPP
 
 // ---- begin <loom/expr/access.hpp>
 // Defines loom::expr::access, a tensor indexed by index variables: A(i, j) (expr/).
@@ -453,6 +473,68 @@ struct access {
 
 #endif  // LOOM_EXPR_ACCESS_HPP
 // ---- end <loom/expr/access.hpp>
+
+#include <tuple>
+
+namespace loom::expr {
+
+// literal<T>: a scalar constant, broadcast over every index.
+template <class T>
+struct literal {
+  T value;
+};
+
+// add<L, R>: pointwise sum (the semiring's +); union of supports.
+template <class L, class R>
+struct add {
+  L lhs;
+  R rhs;
+};
+
+// mul<L, R>: pointwise product (the semiring's ×); intersection of supports.
+template <class L, class R>
+struct mul {
+  L lhs;
+  R rhs;
+};
+
+// sum<I, E>: reduction of E over index I with the semiring's +.
+template <class I, class E>
+struct sum {
+  E body;
+};
+
+// map<F, Es...>: f applied pointwise; where f(0, ...) may differ from 0 the result is dense.
+template <class F, class... Es>
+struct map {
+  F f;
+  std::tuple<Es...> args;
+};
+
+// where<P, E>: E where P is non-zero, zero elsewhere.
+template <class P, class E>
+struct where {
+  P pred;
+  E body;
+};
+
+// expand<I, E>: E broadcast along index I (E does not use I).
+template <class I, class E>
+struct expand {
+  E body;
+};
+
+}  // namespace loom::expr
+
+#endif  // LOOM_EXPR_NODES_HPP
+// ---- end <loom/expr/nodes.hpp>
+// ---- begin <loom/expr/traits.hpp>
+// Defines compile-time traits of expressions: free and summed indices, accesses, value type,
+// static sparsity class, static extents (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_TRAITS_HPP
+#define LOOM_EXPR_TRAITS_HPP
+
 // ---- begin <loom/expr/functions.hpp>
 // Defines the pointwise function objects behind -, / and comparisons (expr/).
 // SPDX-License-Identifier: BSL-1.0
@@ -534,82 +616,6 @@ inline constexpr bool is_linear_v = [] {
 
 #endif  // LOOM_EXPR_FUNCTIONS_HPP
 // ---- end <loom/expr/functions.hpp>
-// ---- begin <loom/expr/nodes.hpp>
-// Defines the expression nodes of index notation: access, literal, add, mul, sum, map, where,
-// expand (expr/). Nodes only hold operands; their meaning lives in stream/ and plan/.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_NODES_HPP
-#define LOOM_EXPR_NODES_HPP
-
-
-#include <tuple>
-
-namespace loom::expr {
-
-// literal<T>: a scalar constant, broadcast over every index.
-template <class T>
-struct literal {
-  T value;
-};
-
-// add<L, R>: pointwise sum (the semiring's +); union of supports.
-template <class L, class R>
-struct add {
-  L lhs;
-  R rhs;
-};
-
-// mul<L, R>: pointwise product (the semiring's ×); intersection of supports.
-template <class L, class R>
-struct mul {
-  L lhs;
-  R rhs;
-};
-
-// sum<I, E>: reduction of E over index I with the semiring's +.
-template <class I, class E>
-struct sum {
-  E body;
-};
-
-// map<F, Es...>: f applied pointwise; where f(0, ...) may differ from 0 the result is dense.
-template <class F, class... Es>
-struct map {
-  F f;
-  std::tuple<Es...> args;
-};
-
-// where<P, E>: E where P is non-zero, zero elsewhere.
-template <class P, class E>
-struct where {
-  P pred;
-  E body;
-};
-
-// expand<I, E>: E broadcast along index I (E does not use I).
-template <class I, class E>
-struct expand {
-  E body;
-};
-
-}  // namespace loom::expr
-
-#endif  // LOOM_EXPR_NODES_HPP
-// ---- end <loom/expr/nodes.hpp>
-// ---- begin <loom/expr/operators.hpp>
-// Defines the index-notation operators and functions that build expressions: + - * / unary -,
-// comparisons, loom::sum, loom::map, loom::where, loom::expand (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_OPERATORS_HPP
-#define LOOM_EXPR_OPERATORS_HPP
-
-// ---- begin <loom/expr/traits.hpp>
-// Defines compile-time traits of expressions: free and summed indices, accesses, value type,
-// static sparsity class, static extents (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_TRAITS_HPP
-#define LOOM_EXPR_TRAITS_HPP
-
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
@@ -922,194 +928,6 @@ using static_extents_t = typename detail::static_extents_of_list<accesses_t<E>>:
 
 #endif  // LOOM_EXPR_TRAITS_HPP
 // ---- end <loom/expr/traits.hpp>
-
-#include <tuple>
-#include <type_traits>
-#include <utility>
-
-namespace loom::expr {
-
-/// A scalar usable as an operand: any semiring value that is not an expression.
-template <class T>
-concept scalar_operand = !expression<T> && semiring<std::remove_cvref_t<T>>;
-template <class T>
-concept operand = expression<T> || scalar_operand<T>;
-
-/// Wraps scalars into `literal`; leaves expressions alone.
-template <operand T>
-constexpr auto as_expr(const T& x) {
-  if constexpr (expression<T>) return x;
-  else return literal<std::remove_cvref_t<T>>{x};
-}
-template <class T>
-using as_expr_t = decltype(as_expr(std::declval<const T&>()));
-
-template <operand L, operand R>
-  requires(expression<L> || expression<R>)
-constexpr auto operator+(const L& l, const R& r) {
-  return add<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
-}
-template <operand L, operand R>
-  requires(expression<L> || expression<R>)
-constexpr auto operator*(const L& l, const R& r) {
-  return mul<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
-}
-template <expression E>
-constexpr auto operator-(const E& e) {
-  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
-                "loom: unary - needs an arithmetic value type (a semiring has no negation)");
-  return map<fn::negate, E>{fn::negate{}, std::tuple<E>{e}};
-}
-template <operand L, operand R>
-  requires(expression<L> || expression<R>)
-constexpr auto operator-(const L& l, const R& r) {
-  return as_expr(l) + (-as_expr(r));
-}
-template <expression E, scalar_operand S>
-constexpr auto operator/(const E& e, const S& s) {
-  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
-                "loom: / needs an arithmetic value type; only division by a scalar is supported");
-  using V = value_type_t<E>;
-  return map<fn::divide_by<V>, E>{fn::divide_by<V>{static_cast<V>(s)}, std::tuple<E>{e}};
-}
-
-#define LOOM_DEFINE_COMPARISON_OPERATOR(Op, Fn)                                    \
-  template <operand L, operand R>                                                  \
-    requires(expression<L> || expression<R>)                                       \
-  constexpr auto operator Op(const L& l, const R& r) {                             \
-    return map<fn::Fn, as_expr_t<L>, as_expr_t<R>>{fn::Fn{}, {as_expr(l), as_expr(r)}}; \
-  }
-LOOM_DEFINE_COMPARISON_OPERATOR(<, less)
-LOOM_DEFINE_COMPARISON_OPERATOR(>, greater)
-LOOM_DEFINE_COMPARISON_OPERATOR(<=, less_equal)
-LOOM_DEFINE_COMPARISON_OPERATOR(>=, greater_equal)
-LOOM_DEFINE_COMPARISON_OPERATOR(==, equal_to)
-LOOM_DEFINE_COMPARISON_OPERATOR(!=, not_equal_to)
-#undef LOOM_DEFINE_COMPARISON_OPERATOR
-
-}  // namespace loom::expr
-
-namespace loom {
-
-namespace detail {
-template <std::size_t K, class Tuple>
-constexpr auto nest_sums(const Tuple& args) {
-  constexpr std::size_t n = std::tuple_size_v<Tuple>;
-  if constexpr (K + 1 == n) {
-    return expr::as_expr(std::get<K>(args));
-  } else {
-    using index_t = std::remove_cvref_t<std::tuple_element_t<K, Tuple>>;
-    static_assert(index_variable<index_t>,
-                  "loom::sum: every argument but the last must be an index variable, as in "
-                  "sum(i, j, e)");
-    auto inner = nest_sums<K + 1>(args);
-    return expr::sum<index_t, decltype(inner)>{inner};
-  }
-}
-}  // namespace detail
-
-/// `sum(j, e)` reduces e over j; `sum(i, j, e)` over several indices.
-template <class... Args>
-  requires(sizeof...(Args) >= 2)
-constexpr auto sum(const Args&... args) {
-  using last_t = std::remove_cvref_t<std::tuple_element_t<sizeof...(Args) - 1, std::tuple<Args...>>>;
-  static_assert(expr::operand<last_t>, "loom::sum: the last argument must be an expression");
-  return detail::nest_sums<0>(std::tuple<const Args&...>(args...));
-}
-
-/// `map(f, e...)`: f applied pointwise to one or two expressions. When f(0, ...) != 0 the
-/// result is computed over the whole domain (checked at run time unless f declares
-/// `static constexpr bool zero_preserving`).
-template <class F, class... Es>
-  requires(sizeof...(Es) >= 1) && (expr::operand<Es> && ...)
-constexpr auto map(F f, const Es&... es) {
-  static_assert(sizeof...(Es) <= 2, "loom::map: more than two operands is not supported yet");
-  return expr::map<F, expr::as_expr_t<Es>...>{f, {expr::as_expr(es)...}};
-}
-
-/// `where(p, e)`: e where p is non-zero, zero elsewhere.
-template <expr::operand P, expr::operand E>
-constexpr auto where(const P& p, const E& e) {
-  return expr::where<expr::as_expr_t<P>, expr::as_expr_t<E>>{expr::as_expr(p), expr::as_expr(e)};
-}
-
-/// `expand(i, e)`: e broadcast along index i.
-template <index_variable I, expr::operand E>
-constexpr auto expand(I, const E& e) {
-  return expr::expand<I, expr::as_expr_t<E>>{expr::as_expr(e)};
-}
-
-}  // namespace loom
-
-#endif  // LOOM_EXPR_OPERATORS_HPP
-// ---- end <loom/expr/operators.hpp>
-// ---- begin <loom/expr/order.hpp>
-// Defines loom::order: the loop order of one assignment fixed by the user, as Etch allows
-// (`C(i, j) = loom::order<i, k, j>(e)`); the evaluator plans that order only (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_ORDER_HPP
-#define LOOM_EXPR_ORDER_HPP
-
-
-#include <boost/mp11/list.hpp>
-
-#include <type_traits>
-
-namespace loom {
-
-namespace expr {
-/// `expr` to be evaluated as one loop nest in `Order` (an MP11 list of index types, outermost
-/// first). Only the right-hand side of an assignment (or of `loom::explain`).
-template <class Order, class E>
-struct ordered {
-  E expr;
-};
-}  // namespace expr
-
-/// The function object behind `loom::order<...>`.
-template <class... Is>
-struct order_option {
-  template <expr::operand E>
-  auto operator()(const E& e) const {
-    const auto x = expr::as_expr(e);
-    return expr::ordered<boost::mp11::mp_list<Is...>, std::remove_cvref_t<decltype(x)>>{x};
-  }
-};
-
-/// Fixes the loop order of one assignment, outermost first, listing every index once:
-/// `C(i, j) = loom::order<i, k, j>(loom::sum(k, A(i, k) * B(k, j)));` (Gustavson's order, whatever
-/// the formats). An operand stored in another order is transposed (once, while it is unchanged)
-/// and `explain` says so; no candidate is costed and no sum is hoisted.
-template <auto... Is>
-  requires(index_variable<decltype(Is)> && ...)
-inline constexpr order_option<std::remove_cvref_t<decltype(Is)>...> order{};
-
-}  // namespace loom
-
-#endif  // LOOM_EXPR_ORDER_HPP
-// ---- end <loom/expr/order.hpp>
-
-#endif  // LOOM_EXPR_HPP
-// ---- end <loom/expr.hpp>
-// ---- begin <loom/format.hpp>
-// Umbrella header of format/: levels, formats, tensors, views and assembly.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_HPP
-#define LOOM_FORMAT_HPP
-
-// ---- begin <loom/format/appender.hpp>
-// Defines loom::detail::appender: builds a tensor's levels online from entries that arrive
-// sorted and unique in storage order (the sink of in-order sparse outputs) (format/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_APPENDER_HPP
-#define LOOM_FORMAT_APPENDER_HPP
-
-// ---- begin <loom/format/tensor.hpp>
-// Defines loom::basic_tensor, loom::tensor and loom::view: level arrays plus values (format/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_TENSOR_HPP
-#define LOOM_FORMAT_TENSOR_HPP
-
 // ---- begin <loom/format/format.hpp>
 // Defines loom::format, a list of levels plus a mode order, and the standard aliases (format/).
 // SPDX-License-Identifier: BSL-1.0
@@ -2056,6 +1874,12 @@ using dense_n = typename detail::format_from_list<
 
 #endif  // LOOM_FORMAT_FORMAT_HPP
 // ---- end <loom/format/format.hpp>
+// ---- begin <loom/format/tensor.hpp>
+// Defines loom::basic_tensor, loom::tensor and loom::view: level arrays plus values (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_TENSOR_HPP
+#define LOOM_FORMAT_TENSOR_HPP
+
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -2588,2408 +2412,6 @@ tensor<T, To> convert(const basic_tensor<T, From, Owning>& from) {
 
 #endif  // LOOM_FORMAT_TENSOR_HPP
 // ---- end <loom/format/tensor.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <utility>
-#include <vector>
-
-namespace loom::detail {
-
-// Levels the appender builds online; a format with any other level (hashed, bitmap, banded, a
-// user level) buffers its entries and assembles them through the levels' hooks at the end.
-template <class L>
-inline constexpr bool appends_online = false;
-template <std::size_t E>
-inline constexpr bool appends_online<dense_level<E>> = true;
-template <uniqueness U, class P, class C>
-inline constexpr bool appends_online<compressed_level<U, P, C>> = true;
-template <uniqueness U, class C>
-inline constexpr bool appends_online<singleton_level<U, C>> = true;
-template <class Levels>
-inline constexpr bool all_append_online = false;
-template <class... Ls>
-inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = (appends_online<Ls> && ...);
-
-/// Whether a format is one dense level over one compressed unique level (csr, csc), which the
-/// appender can fill by a counting sort on the row (`appender::fill_by_rows`).
-template <class Format>
-inline constexpr bool rows_of_columns = [] {
-  if constexpr (Format::order == 2 && all_append_online<typename Format::levels>) {
-    using outer = boost::mp11::mp_at_c<typename Format::levels, 0>;
-    using inner = boost::mp11::mp_at_c<typename Format::levels, 1>;
-    return outer::properties.full && !inner::properties.full && !inner::properties.segmented &&
-           inner::properties.unique;
-  } else {
-    return false;
-  }
-}();
-
-/// The position and coordinate types of a csr-like format's compressed level.
-template <class Format, bool = rows_of_columns<Format>>
-struct row_arrays {
-  using pos_type = std::int64_t;
-  using crd_type = std::int64_t;
-};
-template <class Format>
-struct row_arrays<Format, true> {
-  using pos_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::pos_type;
-  using crd_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::crd_type;
-};
-
-/// The end of a vector that a hot loop appends to: `push` is a compare and a store, inlined
-/// (std::vector::push_back stayed out of line in the kernels' loops: 19% of A∘B's samples). The
-/// vector's size runs ahead of the entries by at most one chunk, value-initialised just before
-/// it is written (the pages are touched once either way); `close` trims it. Capacity is kept,
-/// so a kernel that writes the same output again allocates nothing.
-template <class X>
-struct append_array {
-  std::vector<X>* v = nullptr;
-  X* cur = nullptr;
-  X* lim = nullptr;
-
-  /// Appends after the vector's current elements.
-  void attach(std::vector<X>& vec) {
-    v = &vec;
-    cur = vec.data() + vec.size();
-    lim = cur;
-  }
-  LOOM_FORCE_INLINE void push(const X& x) {
-    if (cur == lim) [[unlikely]] {
-      const auto [c, l] = grow(v, cur);
-      cur = c;
-      lim = l;
-    }
-    *cur++ = x;
-  }
-  std::size_t size() const { return static_cast<std::size_t>(cur - v->data()); }
-  /// The vector holds exactly the pushed elements.
-  void close() { v->resize(size()); }
-
- private:
-  // out of line, and given values rather than `this`, so that a writer held in a kernel's
-  // local sink stays in registers
-  [[gnu::noinline]] static std::pair<X*, X*> grow(std::vector<X>* v, X* cur) {
-    constexpr std::size_t chunk = 4096;
-    const auto n = static_cast<std::size_t>(cur - v->data());  // == v->size(): the chunk is full
-    if (n == v->capacity()) v->reserve(std::max<std::size_t>(2 * n, chunk));
-    v->resize(std::min(v->capacity(), n + chunk));
-    return {v->data() + n, v->data() + v->size()};
-  }
-};
-
-/// Writes the values of an array whose length is known (an output on an operand's pattern): a
-/// compare and a store, and no call, since nothing grows, so the value written never has to
-/// survive a call (append_array's growth made SDDMM's values go through the stack). Pushes past
-/// the end are counted, not written: the caller compares the count with the length.
-template <class X>
-struct fill_array {
-  X* cur = nullptr;
-  X* lim = nullptr;
-  LOOM_FORCE_INLINE void push(const X& x) {
-    if (cur < lim) [[likely]]
-      *cur = x;
-    ++cur;
-  }
-};
-
-/// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
-/// into level arrays, as TACO's assembly does: no intermediate coordinate list. Given the
-/// output it replaces, it refills that output's arrays (cleared, capacity kept).
-template <class T, class Format>
-class appender {
- public:
-  static constexpr std::size_t N = Format::order;
-  using tensor_type = basic_tensor<T, Format, true>;
-
-  static constexpr bool online = all_append_online<typename Format::levels>;
-  /// csr-like (one dense level over one compressed unique level): an entry is a count in its
-  /// row's `pos` slot and a store in `crd` and the values, like the hand-written loop.
-  static constexpr bool by_rows = loom::detail::rows_of_columns<Format>;
-
-  explicit appender(const std::array<std::int64_t, N>& shape, tensor_type* recycled = nullptr)
-      : shape_(shape) {
-    if constexpr (online) {
-      if (recycled != nullptr) {  // take the old arrays, keep their capacity
-        levels_ = std::move(recycled->levels_);
-        values_ = std::move(recycled->values_);
-        recycled->version_.bump();
-        [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-          (clear_level(std::get<Ks>(levels_)), ...);
-        }(std::make_index_sequence<N>{});
-        values_.clear();
-      }
-      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-        ((level_extent_[Ks] = shape_[Format::modes[Ks]]), ...);
-        (init_level<Ks>(), ...);
-      }(std::make_index_sequence<N>{});
-      if constexpr (by_rows) attach_rows();
-    }
-  }
-
-  /// Reserves room for about `entries` entries (an estimate; capacity already held is kept).
-  void reserve(std::size_t entries) {
-    if constexpr (!online) {
-      buffer_.crd.reserve(entries);
-      buffer_.vals.reserve(entries);
-      return;
-    } else [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      (
-          [&] {
-            if constexpr (!level<Ks>::properties.full) std::get<Ks>(levels_).crd.reserve(entries);
-          }(),
-          ...);
-    }(std::make_index_sequence<N>{});
-    if constexpr (online && !Format::properties[N - 1].full) values_.reserve(entries);
-    if constexpr (by_rows) attach_rows();
-  }
-
-  /// Appends one entry; `c[k]` is the coordinate of level k.
-  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
-    if constexpr (!online) {
-      buffer_.crd.push_back(c);
-      buffer_.vals.push_back(v);
-    } else if constexpr (by_rows) {
-      ++row_counts_[c[0] + 1];
-      crd_out_.push(static_cast<typename level<1>::crd_type>(c[1]));
-      values_out_.push(v);
-    } else {
-      push_online(c, v);
-    }
-  }
-
-  /// The appends of a csr-like output as a value (`by_rows`): the row counts and the ends of
-  /// `crd` and the values. An in-order kernel's sink holds it from its first entry to its last
-  /// (`take_writer`, `return_writer`), so that the ends live in registers, not in the appender.
-  struct row_writer {
-    typename row_arrays<Format>::pos_type* counts;
-    append_array<typename row_arrays<Format>::crd_type> crd;
-    append_array<T> values;
-    std::int64_t row_start = 0;  // entries written before the current row
-    LOOM_FORCE_INLINE void push(std::int64_t column, const T& v) {
-      crd.push(static_cast<typename row_arrays<Format>::crd_type>(column));
-      values.push(v);
-    }
-    // a row's count, written once at its end (added: a row may arrive in several runs)
-    LOOM_FORCE_INLINE void end_row(std::int64_t row) {
-      const auto written = static_cast<std::int64_t>(crd.size());
-      counts[row + 1] += static_cast<typename row_arrays<Format>::pos_type>(written - row_start);
-      row_start = written;
-    }
-  };
-  row_writer take_writer()
-    requires by_rows
-  {
-    return {row_counts_, crd_out_, values_out_, static_cast<std::int64_t>(crd_out_.size())};
-  }
-  void return_writer(const row_writer& w)
-    requires by_rows
-  {
-    crd_out_ = w.crd;
-    values_out_ = w.values;
-  }
-
-  /// `out` takes `pattern`'s levels (copied into its own arrays, capacity kept) and its values
-  /// are refilled by `run(values)`, which pushes one value per entry of `pattern`, in order, to
-  /// the `fill_array<T>` it is given (sized once: a kernel run again touches no new memory).
-  /// False, with `out` to be rebuilt by the caller, when the count differs (a reduction that
-  /// emitted nothing).
-  template <class Run>
-  static bool fill_values_on_pattern(tensor_type& out, const tensor_type& pattern, Run&& run) {
-    out.version_.bump();
-    out.levels_ = pattern.levels_;
-    const std::size_t n = pattern.values_.size();
-    out.values_.resize(n);
-    fill_array<T> values{out.values_.data(), out.values_.data() + n};
-    run(values);
-    return values.cur == values.lim;
-  }
-
-  /// Whether `fill_by_rows` can fill the format.
-  static constexpr bool rows_of_columns = loom::detail::rows_of_columns<Format>;
-
-  /// Fills an appender that holds nothing yet with `n` entries: entry e is at `row(e)`,
-  /// `column(e)` with value `value(e)`. Rows come in any order; within a row, columns ascend
-  /// and repeat only next to each other (repeats are added). A counting sort on the row writes
-  /// straight into the level arrays, as a hand-written CSR transpose does: no sort and no
-  /// per-entry bookkeeping (a transpose's flush spent 5 ns per entry in `push`).
-  template <class Row, class Column, class Value>
-  void fill_by_rows(std::size_t n, Row row, Column column, Value value, bool may_repeat)
-    requires rows_of_columns
-  {
-    auto& st = std::get<1>(levels_);
-    const auto rows = static_cast<std::size_t>(level_extent_[0]);
-    st.pos.assign(rows + 1, 0);
-    for (std::size_t e = 0; e < n; ++e) ++st.pos[static_cast<std::size_t>(row(e)) + 1];
-    typename level<1>::pos_type start = 0;  // pos[r + 1]: where row r starts, then its end
-    for (std::size_t r = 1; r <= rows; ++r) start += std::exchange(st.pos[r], start);
-    st.crd.resize(n);
-    values_.resize(n);
-    for (std::size_t e = 0; e < n; ++e) {
-      const auto q = static_cast<std::size_t>(st.pos[static_cast<std::size_t>(row(e)) + 1]++);
-      st.crd[q] = static_cast<typename level<1>::crd_type>(column(e));
-      values_[q] = value(e);
-    }
-    // back to counts per row (finish_level sums them), merging repeats on the way
-    std::size_t kept = n;
-    if (!may_repeat) {
-      for (std::size_t r = rows; r >= 1; --r) st.pos[r] -= st.pos[r - 1];
-    } else {
-      kept = 0;
-      for (std::size_t r = 1, begin = 0; r <= rows; ++r) {
-        const auto end = static_cast<std::size_t>(st.pos[r]);
-        const std::size_t first = kept;
-        for (std::size_t q = begin; q < end; ++q) {
-          if (kept > first && st.crd[kept - 1] == st.crd[q]) {
-            values_[kept - 1] = semiring_traits<T>::add(values_[kept - 1], values_[q]);
-          } else {
-            st.crd[kept] = st.crd[q];
-            values_[kept++] = values_[q];
-          }
-        }
-        st.pos[r] = static_cast<typename level<1>::pos_type>(kept - first);
-        begin = end;
-      }
-      st.crd.resize(kept);
-      values_.resize(kept);
-    }
-    count_ = static_cast<std::int64_t>(kept);
-    attach_rows();
-  }
-
-  /// The finished tensor (dense levels padded, `pos` arrays completed).
-  tensor_type finish() && {
-    if constexpr (!online) {
-      return assemble_sorted<T, Format>(shape_, buffer_.crd, std::move(buffer_.vals));
-    } else {
-      return std::move(*this).finish_online();
-    }
-  }
-
- private:
-  LOOM_FORCE_INLINE void push_online(const std::array<std::int64_t, N>& c, const T& v) {
-    std::size_t first = 0;  // first level whose coordinate differs from the previous entry
-    if (count_ > 0)
-      while (first < N && c[first] == last_[first]) ++first;
-    push_levels<0>(c, first);
-    last_ = c;
-    ++count_;
-    const std::int64_t p = position_[N - 1];
-    if constexpr (Format::properties[N - 1].full) {
-      if (static_cast<std::int64_t>(values_.size()) <= p)
-        values_.resize(static_cast<std::size_t>(p) + 1, semiring_traits<T>::zero());
-      values_[static_cast<std::size_t>(p)] = v;
-    } else {
-      values_.push_back(v);
-    }
-  }
-
-  tensor_type finish_online() && {
-    if constexpr (by_rows) {
-      crd_out_.close();
-      values_out_.close();
-    }
-    std::int64_t parents = 1;
-    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      (finish_level<Ks>(parents), ...);
-    }(std::make_index_sequence<N>{});
-    if (Format::properties[N - 1].full)
-      values_.resize(static_cast<std::size_t>(parents), semiring_traits<T>::zero());
-    return tensor_type(shape_, std::move(levels_), std::move(values_));
-  }
-
-  template <std::size_t K>
-  using level = boost::mp11::mp_at_c<typename Format::levels, K>;
-
-  template <class Storage>
-  static void clear_level(Storage& st) {
-    if constexpr (requires { st.pos.clear(); }) st.pos.clear();
-    if constexpr (requires { st.crd.clear(); }) st.crd.clear();
-  }
-  // the row counts sized once (rows + 1), the appends aimed at the arrays' ends
-  void attach_rows() requires by_rows {
-    auto& st = std::get<1>(levels_);
-    const auto slots = static_cast<std::size_t>(level_extent_[0]) + 1;
-    if (st.pos.size() != slots) st.pos.assign(slots, 0);
-    row_counts_ = st.pos.data();
-    crd_out_.attach(st.crd);
-    values_out_.attach(values_);
-  }
-
-  template <std::size_t K>
-  void init_level() {
-    if constexpr (level<K>::properties.full) {
-      std::get<K>(levels_).extent = level_extent_[K];
-    } else if (level_extent_[K] > 0 && !fits_in<typename level<K>::crd_type>(level_extent_[K] - 1)) {
-      check_fits<typename level<K>::crd_type>(level_extent_[K] - 1,
-                                              "largest coordinate of mode " +
-                                                  std::to_string(Format::modes[K]));
-    }
-  }
-
-  template <std::size_t K>
-  LOOM_FORCE_INLINE void push_levels(const std::array<std::int64_t, N>& c, std::size_t first) {
-    if constexpr (K < N) {
-      const std::int64_t parent = K == 0 ? 0 : position_[K - 1];
-      auto& st = std::get<K>(levels_);
-      if constexpr (level<K>::properties.full) {
-        position_[K] = parent * level_extent_[K] + c[K];
-      } else if constexpr (level<K>::properties.segmented) {
-        st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
-        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
-      } else {
-        // a new position when this level or one above changed (non-unique: always)
-        if (K >= first || !level<K>::properties.unique || count_ == 0) {
-          st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
-          const auto slot = static_cast<std::size_t>(parent) + 1;
-          if (st.pos.size() <= slot) st.pos.resize(slot + 1, 0);
-          ++st.pos[slot];
-        }
-        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
-      }
-      push_levels<K + 1>(c, first);
-    }
-  }
-
-  template <std::size_t K>
-  void finish_level(std::int64_t& parents) {
-    auto& st = std::get<K>(levels_);
-    if constexpr (level<K>::properties.full) {
-      parents *= level_extent_[K];
-    } else if constexpr (level<K>::properties.segmented) {
-      parents = static_cast<std::int64_t>(st.crd.size());
-    } else {
-      check_fits<typename level<K>::pos_type>(static_cast<std::int64_t>(st.crd.size()),
-                                              "number of positions");
-      st.pos.resize(static_cast<std::size_t>(parents) + 1, 0);
-      for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
-      parents = static_cast<std::int64_t>(st.crd.size());
-    }
-  }
-
-  std::array<std::int64_t, N> shape_{};
-  std::array<std::int64_t, N> level_extent_{};
-  typename tensor_type::level_storages levels_{};
-  std::vector<T> values_;
-  std::array<std::int64_t, N> last_{};
-  std::array<std::int64_t, N> position_{};
-  std::int64_t count_ = 0;
-  // by_rows: the rows' counts (pos + 1) and the ends of crd and the values
-  struct no_cursor {};
-  typename row_arrays<Format>::pos_type* row_counts_ = nullptr;
-  [[no_unique_address]] std::conditional_t<by_rows, append_array<typename row_arrays<Format>::crd_type>,
-                                           no_cursor> crd_out_{};
-  [[no_unique_address]] std::conditional_t<by_rows, append_array<T>, no_cursor> values_out_{};
-  struct entries {
-    std::vector<std::array<std::int64_t, N>> crd;
-    std::vector<T> vals;
-  } buffer_;  // used when !online
-};
-
-}  // namespace loom::detail
-
-#endif  // LOOM_FORMAT_APPENDER_HPP
-// ---- end <loom/format/appender.hpp>
-// ---- begin <loom/format/view.hpp>
-// Defines the zero-copy view factories: csr_view, csc_view, dense_vector_view, dense_matrix_view
-// (format/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_VIEW_HPP
-#define LOOM_FORMAT_VIEW_HPP
-
-
-#include <cstdint>
-#include <span>
-#include <string>
-
-namespace loom {
-
-namespace detail {
-template <class Pos, class Crd, class T>
-void check_compressed_view(std::int64_t outer, std::int64_t inner, std::span<const Pos> pos,
-                           std::span<const Crd> crd, std::span<T> vals, const char* who) {
-  auto fail = [&](const std::string& what) {
-    throw shape_error(std::string("loom::") + who + ": " + what);
-  };
-  if (static_cast<std::int64_t>(pos.size()) != outer + 1)
-    fail("pos has " + std::to_string(pos.size()) + " entries, expected " +
-         std::to_string(outer + 1));
-  if (pos[0] != 0) fail("pos[0] must be 0");
-  for (std::int64_t p = 0; p < outer; ++p)
-    if (pos[p + 1] < pos[p]) fail("pos is not non-decreasing at " + std::to_string(p));
-  if (static_cast<std::int64_t>(crd.size()) != static_cast<std::int64_t>(pos[outer]) ||
-      crd.size() != vals.size())
-    fail("crd (" + std::to_string(crd.size()) + ") and values (" + std::to_string(vals.size()) +
-         ") must both have pos[last] = " + std::to_string(pos[outer]) + " entries");
-  for (std::int64_t p = 0; p < outer; ++p)
-    for (std::int64_t q = pos[p]; q < pos[p + 1]; ++q) {
-      if (crd[q] < 0 || crd[q] >= inner)
-        fail("coordinate " + std::to_string(crd[q]) + " at position " + std::to_string(q) +
-             " is outside the extent " + std::to_string(inner));
-      if (q > pos[p] && crd[q] <= crd[q - 1])
-        fail("coordinates of segment " + std::to_string(p) + " are not strictly ascending");
-    }
-}
-}  // namespace detail
-
-/// A CSR view over caller arrays (validated once, never copied).
-template <class T, class Pos = std::int64_t, class Crd = std::int32_t>
-auto csr_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<const Pos>> pos,
-              std::type_identity_t<std::span<const Crd>> crd, std::type_identity_t<std::span<T>> vals) {
-  using fmt = format<dense, compressed_level<uniqueness::unique, Pos, Crd>>;
-  detail::check_compressed_view(rows, cols, pos, crd, vals, "csr_view");
-  typename view<T, fmt>::level_storages levels{};
-  std::get<0>(levels).extent = rows;
-  std::get<1>(levels).pos = pos;
-  std::get<1>(levels).crd = crd;
-  return view<T, fmt>({rows, cols}, levels, vals);
-}
-
-/// A CSC view over caller arrays.
-template <class T, class Pos = std::int64_t, class Crd = std::int32_t>
-auto csc_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<const Pos>> pos,
-              std::type_identity_t<std::span<const Crd>> crd, std::type_identity_t<std::span<T>> vals) {
-  using fmt =
-      typename format<dense, compressed_level<uniqueness::unique, Pos, Crd>>::template ordered<1, 0>;
-  detail::check_compressed_view(cols, rows, pos, crd, vals, "csc_view");
-  typename view<T, fmt>::level_storages levels{};
-  std::get<0>(levels).extent = cols;
-  std::get<1>(levels).pos = pos;
-  std::get<1>(levels).crd = crd;
-  return view<T, fmt>({rows, cols}, levels, vals);
-}
-
-/// A dense vector view (writable when T is not const).
-template <class T>
-auto dense_vector_view(std::type_identity_t<std::span<T>> vals) {
-  typename view<T, dense_vector>::level_storages levels{};
-  std::get<0>(levels).extent = static_cast<std::int64_t>(vals.size());
-  return view<T, dense_vector>({static_cast<std::int64_t>(vals.size())}, levels, vals);
-}
-
-/// A row-major dense matrix view.
-template <class T>
-auto dense_matrix_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<T>> vals) {
-  if (rows * cols != static_cast<std::int64_t>(vals.size()))
-    throw shape_error("loom::dense_matrix_view: " + std::to_string(vals.size()) +
-                      " values for a " + std::to_string(rows) + "x" + std::to_string(cols) +
-                      " matrix");
-  typename view<T, dense_matrix>::level_storages levels{};
-  std::get<0>(levels).extent = rows;
-  std::get<1>(levels).extent = cols;
-  return view<T, dense_matrix>({rows, cols}, levels, vals);
-}
-
-}  // namespace loom
-
-#endif  // LOOM_FORMAT_VIEW_HPP
-// ---- end <loom/format/view.hpp>
-
-#endif  // LOOM_FORMAT_HPP
-// ---- end <loom/format.hpp>
-// ---- begin <loom/format/mapping.hpp>
-// Umbrella header of format/mapping/: storage mappings (STOREL), the shipped library of
-// mappings and the factories over physical arrays.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_MAPPING_HPP
-#define LOOM_FORMAT_MAPPING_HPP
-
-// ---- begin <loom/format/mapping/definition.hpp>
-// Defines loom::mapping::define<"name">(loops..., values(e)): a storage mapping, the logical
-// tensor as an index-notation expression over physical arrays (STOREL's TSM), and format_of,
-// the loom format it compiles to (format/mapping/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_MAPPING_DEFINITION_HPP
-#define LOOM_FORMAT_MAPPING_DEFINITION_HPP
-
-// ---- begin <loom/format/mapping/index_expr.hpp>
-// Defines the index arithmetic of storage mappings: index values, loop positions, constants,
-// array reads, + - * / min max interleave, and guards (format/mapping/). Nodes are empty types;
-// `eval` computes them inside one generated level, `show` prints them for explain.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_MAPPING_INDEX_EXPR_HPP
-#define LOOM_FORMAT_MAPPING_INDEX_EXPR_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/list.hpp>
-
-#include <algorithm>
-#include <concepts>
-#include <cstdint>
-#include <string>
-#include <tuple>
-#include <type_traits>
-
-namespace loom::mapping {
-
-using boost::mp11::mp_list;
-
-/// Base of every index-arithmetic node (operators below apply to its descendants only).
-struct node_base {};
-template <class T>
-concept node = std::derived_from<std::remove_cvref_t<T>, node_base>;
-
-/// The value of index variable I (a `loom::index`).
-template <class I>
-struct var_node : node_base {};
-/// The position bound by I's loop: the stored position of a segment, the index of a range.
-template <class I>
-struct pos_node : node_base {};
-/// An integer constant.
-template <std::int64_t N>
-struct lit : node_base {};
-/// The extent of the mode the enclosing loop stores.
-struct extent_node : node_base {};
-/// Element E of physical array Arr.
-template <class Arr, class E>
-struct load : node_base {};
-/// a Op b, Op one of + - * / m (min) M (max) z (interleave bits: a even, b odd).
-template <char Op, class A, class B>
-struct bin : node_base {};
-
-/// A guard `a Op b` (Op one of < l(<=) > g(>=)); a loop folds it into its bounds.
-template <char Op, class A, class B>
-struct guard {};
-
-/// A physical array of `T` named `Name`: `arr(e)` reads one element, `arr.slice(lo, hi)` is the
-/// segment [lo, hi) of a loop over stored coordinates.
-template <fixed_string Name, class T = std::int64_t>
-struct array {
-  using value_type = T;
-  static constexpr std::string_view name = Name.view();
-  template <node E>
-  constexpr load<array, std::remove_cvref_t<E>> operator()(E) const {
-    return {};
-  }
-  template <node Lo, node Hi>
-  constexpr auto slice(Lo, Hi) const;
-};
-
-/// The segment [Lo, Hi) of array Arr: a loop over it binds each stored coordinate.
-template <class Arr, class Lo, class Hi>
-struct slice_of {
-  using array_type = Arr;
-  using lo = Lo;
-  using hi = Hi;
-};
-
-/// `var(i)`: index i inside a mapping; `pos(i)`: its loop's position; `extent`: the mode's extent.
-template <index_variable I>
-constexpr var_node<std::remove_cvref_t<I>> var(I) {
-  return {};
-}
-template <index_variable I>
-constexpr pos_node<std::remove_cvref_t<I>> pos(I) {
-  return {};
-}
-inline constexpr extent_node extent{};
-template <std::int64_t N>
-inline constexpr lit<N> c{};
-
-template <node A, node B>
-constexpr bin<'+', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator+(A, B) {
-  return {};
-}
-template <node A, node B>
-constexpr bin<'-', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator-(A, B) {
-  return {};
-}
-template <node A, node B>
-constexpr bin<'*', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator*(A, B) {
-  return {};
-}
-template <node A, node B>
-constexpr bin<'/', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator/(A, B) {
-  return {};
-}
-
-template <node A, node B>
-constexpr guard<'<', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator<(A, B) {
-  return {};
-}
-template <node A, node B>
-constexpr guard<'l', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator<=(A, B) {
-  return {};
-}
-template <node A, node B>
-constexpr guard<'>', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator>(A, B) {
-  return {};
-}
-template <node A, node B>
-constexpr guard<'g', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator>=(A, B) {
-  return {};
-}
-template <node A, node B>
-constexpr bin<'m', std::remove_cvref_t<A>, std::remove_cvref_t<B>> min(A, B) {
-  return {};
-}
-template <node A, node B>
-constexpr bin<'M', std::remove_cvref_t<A>, std::remove_cvref_t<B>> max(A, B) {
-  return {};
-}
-/// Z-order (Morton) code: a's bits at the even positions, b's at the odd ones.
-template <node A, node B>
-constexpr bin<'z', std::remove_cvref_t<A>, std::remove_cvref_t<B>> interleave(A, B) {
-  return {};
-}
-
-namespace literals {
-namespace parse_detail {
-template <char... Cs>
-constexpr std::int64_t parse() {
-  std::int64_t v = 0;
-  ((v = v * 10 + (Cs - '0')), ...);
-  return v;
-}
-}  // namespace parse_detail
-/// `2_c`: the constant 2 in index arithmetic.
-template <char... Cs>
-constexpr lit<parse_detail::parse<Cs...>()> operator""_c() {
-  return {};
-}
-}  // namespace literals
-
-namespace detail {
-
-/// Spreads the low 32 bits of x over the even bit positions.
-constexpr std::uint64_t spread_bits(std::uint64_t x) {
-  x &= 0xFFFFFFFFull;
-  x = (x | (x << 16)) & 0x0000FFFF0000FFFFull;
-  x = (x | (x << 8)) & 0x00FF00FF00FF00FFull;
-  x = (x | (x << 4)) & 0x0F0F0F0F0F0F0F0Full;
-  x = (x | (x << 2)) & 0x3333333333333333ull;
-  x = (x | (x << 1)) & 0x5555555555555555ull;
-  return x;
-}
-
-/// The runtime values a level's expressions read: the parent's position, the loop's index, its
-/// stored position (segments) and its mode's extent.
-struct eval_env {
-  std::int64_t up = 0, i = 0, q = 0, n = 0;
-};
-
-/// Where names resolve inside loop K: its own index `Self`; `Up`, the index of the loop above
-/// (void at the root), whose value is the parent position when `UpIsIndex`.
-template <class Self, class Up, bool SelfIsRange, bool UpIsIndex>
-struct scope {
-  using self = Self;
-  using up = Up;
-  static constexpr bool self_is_range = SelfIsRange, up_is_index = UpIsIndex;
-};
-
-template <class E>
-struct arrays_of {
-  using type = mp_list<>;
-};
-template <class Arr, class E>
-struct arrays_of<load<Arr, E>> {
-  using type = boost::mp11::mp_push_front<typename arrays_of<E>::type, Arr>;
-};
-template <char Op, class A, class B>
-struct arrays_of<bin<Op, A, B>> {
-  using type = boost::mp11::mp_append<typename arrays_of<A>::type, typename arrays_of<B>::type>;
-};
-template <char Op, class A, class B>
-struct arrays_of<guard<Op, A, B>> : arrays_of<bin<Op, A, B>> {};
-
-template <class Scope, class I>
-inline constexpr bool known_index_v =
-    std::is_same_v<I, typename Scope::self> ||
-    (std::is_same_v<I, typename Scope::up> && Scope::up_is_index);
-
-template <class Scope, class E>
-struct resolvable : std::true_type {};
-template <class Scope, class I>
-struct resolvable<Scope, var_node<I>> : std::bool_constant<known_index_v<Scope, I>> {};
-template <class Scope, class I>
-struct resolvable<Scope, pos_node<I>>
-    : std::bool_constant<std::is_same_v<I, typename Scope::self> ||
-                         std::is_same_v<I, typename Scope::up>> {};
-template <class Scope, class Arr, class E>
-struct resolvable<Scope, load<Arr, E>> : resolvable<Scope, E> {};
-template <class Scope, char Op, class A, class B>
-struct resolvable<Scope, bin<Op, A, B>>
-    : std::bool_constant<resolvable<Scope, A>::value && resolvable<Scope, B>::value> {};
-
-/// Computes E inside the loop described by Scope; arrays come from `st.arrays` (listed in
-/// `Arrays`).
-template <class Scope, class Arrays, class E>
-struct eval;
-template <class Scope, class Arrays, class I>
-struct eval<Scope, Arrays, var_node<I>> {
-  template <class St>
-  static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env& env) {
-    if constexpr (std::is_same_v<I, typename Scope::self>) return env.i;
-    else return env.up;  // the loop above is a range at the root: its position is its index
-  }
-};
-template <class Scope, class Arrays, class I>
-struct eval<Scope, Arrays, pos_node<I>> {
-  template <class St>
-  static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env& env) {
-    if constexpr (std::is_same_v<I, typename Scope::self>)
-      return Scope::self_is_range ? env.i : env.q;
-    else return env.up;
-  }
-};
-template <class Scope, class Arrays, std::int64_t N>
-struct eval<Scope, Arrays, lit<N>> {
-  template <class St>
-  static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env&) {
-    return N;
-  }
-};
-template <class Scope, class Arrays>
-struct eval<Scope, Arrays, extent_node> {
-  template <class St>
-  static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env& env) {
-    return env.n;
-  }
-};
-template <class Scope, class Arrays, class Arr, class E>
-struct eval<Scope, Arrays, load<Arr, E>> {
-  template <class St>
-  static LOOM_FORCE_INLINE std::int64_t run(const St& st, const eval_env& env) {
-    const auto& a = std::get<boost::mp11::mp_find<Arrays, Arr>::value>(st.arrays);
-    return static_cast<std::int64_t>(a[static_cast<std::size_t>(eval<Scope, Arrays, E>::run(st, env))]);
-  }
-};
-template <class Scope, class Arrays, char Op, class A, class B>
-struct eval<Scope, Arrays, bin<Op, A, B>> {
-  template <class St>
-  static LOOM_FORCE_INLINE std::int64_t run(const St& st, const eval_env& env) {
-    const std::int64_t a = eval<Scope, Arrays, A>::run(st, env);
-    const std::int64_t b = eval<Scope, Arrays, B>::run(st, env);
-    if constexpr (Op == '+') return a + b;
-    else if constexpr (Op == '-') return a - b;
-    else if constexpr (Op == '*') return a * b;
-    else if constexpr (Op == '/') return a / b;
-    else if constexpr (Op == 'm') return std::min(a, b);
-    else if constexpr (Op == 'M') return std::max(a, b);
-    else
-      return static_cast<std::int64_t>(spread_bits(static_cast<std::uint64_t>(a)) |
-                                       (spread_bits(static_cast<std::uint64_t>(b)) << 1));
-  }
-};
-
-/// Index notation of an expression, for explain (`i*(i+1)/2 + j`, `crd(pos(i_pos))`).
-template <class E>
-struct show;
-template <class I>
-struct show<var_node<I>> {
-  static std::string text() { return std::string(I::name); }
-};
-template <class I>
-struct show<pos_node<I>> {
-  static std::string text() { return std::string(I::name) + "_pos"; }
-};
-template <std::int64_t N>
-struct show<lit<N>> {
-  static std::string text() { return std::to_string(N); }
-};
-template <>
-struct show<extent_node> {
-  static std::string text() { return "N"; }
-};
-template <class Arr, class E>
-struct show<load<Arr, E>> {
-  static std::string text() { return std::string(Arr::name) + "(" + show<E>::text() + ")"; }
-};
-template <char Op, class A, class B>
-struct show<bin<Op, A, B>> {
-  template <class X>
-  static std::string operand() {
-    if constexpr (requires { []<char O, class P, class Q>(bin<O, P, Q>) {}(X{}); })
-      return "(" + show<X>::text() + ")";
-    else return show<X>::text();
-  }
-  static std::string text() {
-    if constexpr (Op == 'm') return "min(" + show<A>::text() + ", " + show<B>::text() + ")";
-    else if constexpr (Op == 'M') return "max(" + show<A>::text() + ", " + show<B>::text() + ")";
-    else if constexpr (Op == 'z')
-      return "interleave(" + show<A>::text() + ", " + show<B>::text() + ")";
-    else if constexpr (Op == '+' || Op == '-')
-      return show<A>::text() + " " + Op + " " + show<B>::text();
-    else return operand<A>() + Op + operand<B>();
-  }
-};
-template <char Op, class A, class B>
-struct show<guard<Op, A, B>> {
-  static std::string text() {
-    const char* op = Op == '<' ? " < " : Op == 'l' ? " <= " : Op == '>' ? " > " : " >= ";
-    return show<A>::text() + op + show<B>::text();
-  }
-};
-
-}  // namespace detail
-
-template <fixed_string Name, class T>
-template <node Lo, node Hi>
-constexpr auto array<Name, T>::slice(Lo, Hi) const {
-  return slice_of<array, std::remove_cvref_t<Lo>, std::remove_cvref_t<Hi>>{};
-}
-
-}  // namespace loom::mapping
-
-#endif  // LOOM_FORMAT_MAPPING_INDEX_EXPR_HPP
-// ---- end <loom/format/mapping/index_expr.hpp>
-// ---- begin <loom/format/mapping/loops.hpp>
-// Defines the loops of a storage mapping: `range(i, lo, hi, guards...)` over integers,
-// `each(j, crd.slice(lo, hi)[, unique])` over a sorted index segment, `hashed(i, H)` over the
-// keys of a hash map, and `values(e)`, the value array's offset (format/mapping/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_MAPPING_LOOPS_HPP
-#define LOOM_FORMAT_MAPPING_LOOPS_HPP
-
-// ---- begin <loom/format/mapping/hash_map.hpp>
-// Defines the hash-map physical kind of storage mappings: loom::mapping::hash_map<"name"> (keys
-// to positions, open addressing), hash_table (its contents, built from key/position pairs) and
-// the sorted-order cache that lets an unordered map be iterated in key order on demand
-// (format/mapping/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_MAPPING_HASH_MAP_HPP
-#define LOOM_FORMAT_MAPPING_HASH_MAP_HPP
-
-
-#include <algorithm>
-#include <cstdint>
-#include <memory>
-#include <mutex>
-#include <numeric>
-#include <span>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-namespace loom::mapping {
-
-namespace detail {
-/// The key of an empty slot.
-inline constexpr std::int64_t empty_key = -1;
-/// Where key i starts probing (multiplicative hashing; the table's mask takes the low bits).
-LOOM_FORCE_INLINE constexpr std::uint64_t hash_key(std::int64_t i) {
-  const std::uint64_t h = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
-  return h ^ (h >> 29);
-}
-/// The smallest power of two >= 2 * count (0 for no entries): load factor at most 1/2.
-constexpr std::int64_t table_capacity(std::int64_t count) {
-  if (count == 0) return 0;
-  std::int64_t cap = 2;
-  while (cap < 2 * count) cap *= 2;
-  return cap;
-}
-}  // namespace detail
-
-/// The contents of a hash map (or of a trie's hash maps, one table after another): open
-/// addressing with linear probing, each table's capacity a power of two, key -1 marking an
-/// empty slot. `vals[s]` is the position the key in slot s maps to.
-template <class Key = std::int64_t, class Val = std::int64_t>
-struct hash_table;
-
-/// A borrowed hash_table (what `bind` keeps, so a view reads the caller's table).
-template <class Key, class Val>
-struct hash_table_view {
-  std::span<const Key> keys;
-  std::span<const Val> vals;
-};
-
-template <class Key, class Val>
-struct hash_table {
-  std::vector<Key> keys;
-  std::vector<Val> vals;
-
-  hash_table_view<Key, Val> view() const { return {keys, vals}; }
-
-  /// Appends one table holding `entries` (key, position; keys distinct, in any order) and
-  /// returns its first slot; the table ends at `keys.size()` after the call.
-  std::int64_t append(const std::vector<std::pair<std::int64_t, std::int64_t>>& entries) {
-    const auto lo = static_cast<std::int64_t>(keys.size());
-    const std::int64_t cap = detail::table_capacity(static_cast<std::int64_t>(entries.size()));
-    keys.resize(static_cast<std::size_t>(lo + cap), static_cast<Key>(detail::empty_key));
-    vals.resize(static_cast<std::size_t>(lo + cap), Val(0));
-    const auto mask = static_cast<std::uint64_t>(cap - 1);
-    for (const auto& [k, v] : entries) {
-      std::uint64_t s = detail::hash_key(k) & mask;
-      while (keys[static_cast<std::size_t>(lo) + s] != static_cast<Key>(detail::empty_key)) {
-        if (keys[static_cast<std::size_t>(lo) + s] == static_cast<Key>(k))
-          throw duplicate_error("loom::mapping::hash_table: key " + std::to_string(k) +
-                                " appears twice in one table");
-        s = (s + 1) & mask;
-      }
-      keys[static_cast<std::size_t>(lo) + s] = static_cast<Key>(k);
-      vals[static_cast<std::size_t>(lo) + s] = static_cast<Val>(v);
-    }
-    return lo;
-  }
-  /// One table from (key, position) pairs.
-  static hash_table from(const std::vector<std::pair<std::int64_t, std::int64_t>>& entries) {
-    hash_table t;
-    t.append(entries);
-    return t;
-  }
-};
-
-namespace detail {
-/// The keys of every table of one hash map in ascending order, computed the first time a
-/// kernel iterates the map (never when it is only located). `tables` are recorded when the
-/// tensor is validated; the sorted run of table [lo, hi) sits at [lo, end[lo]).
-struct sorted_cache {
-  std::once_flag once;
-  std::vector<std::pair<std::int64_t, std::int64_t>> tables;
-  std::vector<std::int64_t> keys, vals, end;
-};
-
-template <class Key, class Val, bool Owning>
-struct hash_storage {
-  level_array<Key, Owning> keys;
-  level_array<Val, Owning> vals;
-  std::shared_ptr<sorted_cache> sorted = std::make_shared<sorted_cache>();
-
-  std::size_t size() const { return keys.size(); }
-
-  /// The sorted keys and positions of every recorded table (built once, thread-safe).
-  const sorted_cache& sorted_order() const {
-    std::call_once(sorted->once, [&] {
-      auto& c = *sorted;
-      const std::size_t n = keys.size();
-      c.keys.assign(n, 0);
-      c.vals.assign(n, 0);
-      c.end.assign(n + 1, 0);
-      std::vector<std::pair<std::int64_t, std::int64_t>> run;
-      for (const auto& [lo, hi] : c.tables) {
-        run.clear();
-        for (std::int64_t s = lo; s < hi; ++s)
-          if (static_cast<std::int64_t>(keys[static_cast<std::size_t>(s)]) != empty_key)
-            run.emplace_back(static_cast<std::int64_t>(keys[static_cast<std::size_t>(s)]),
-                             static_cast<std::int64_t>(vals[static_cast<std::size_t>(s)]));
-        std::sort(run.begin(), run.end());
-        for (std::size_t e = 0; e < run.size(); ++e) {
-          c.keys[static_cast<std::size_t>(lo) + e] = run[e].first;
-          c.vals[static_cast<std::size_t>(lo) + e] = run[e].second;
-        }
-        c.end[static_cast<std::size_t>(lo)] = lo + static_cast<std::int64_t>(run.size());
-      }
-    });
-    return *sorted;
-  }
-};
-}  // namespace detail
-
-/// A physical hash map named `Name` from keys to positions (STOREL's `CREATE HASHMAP`): a loop
-/// `hashed(i, H)` binds each key i and its position `pos(i)`; `H.table(lo, hi)` is the table in
-/// slots [lo, hi) (one per parent: a trie of hash maps). Bound with `bind(H, hash_table{...})`.
-template <fixed_string Name, class Key = std::int64_t, class Val = std::int64_t>
-struct hash_map {
-  static_assert(std::is_integral_v<Key> && std::is_signed_v<Key> && std::is_integral_v<Val>,
-                "loom::mapping::hash_map: keys must be signed integers (-1 marks an empty slot) "
-                "and positions integers");
-  using key_type = Key;
-  using mapped_type = Val;
-  using value_type = Key;  // for messages
-  static constexpr std::string_view name = Name.view();
-  static constexpr bool is_hash_map = true;
-  template <bool Owning>
-  using storage = detail::hash_storage<Key, Val, Owning>;
-
-  template <node Lo, node Hi>
-  constexpr auto table(Lo, Hi) const;
-};
-
-/// Slots [Lo, Hi) of hash map H: one parent's table. `whole_table` spans the map.
-struct whole_table : node_base {};
-template <class H, class Lo, class Hi>
-struct table_of {
-  using map_type = H;
-  using lo = Lo;
-  using hi = Hi;
-};
-
-template <fixed_string Name, class Key, class Val>
-template <node Lo, node Hi>
-constexpr auto hash_map<Name, Key, Val>::table(Lo, Hi) const {
-  return table_of<hash_map, std::remove_cvref_t<Lo>, std::remove_cvref_t<Hi>>{};
-}
-
-}  // namespace loom::mapping
-
-#endif  // LOOM_FORMAT_MAPPING_HASH_MAP_HPP
-// ---- end <loom/format/mapping/hash_map.hpp>
-
-#include <boost/mp11/list.hpp>
-
-#include <string>
-#include <type_traits>
-
-namespace loom::mapping {
-
-/// `@unique`: no coordinate repeats within one segment (STOREL's annotation, a type property:
-/// it lets the program's loop be the segment's loop, rule F3).
-struct unique_t {};
-inline constexpr unique_t unique{};
-
-/// sum(<I, _> in Lo : Hi) with the guards Gs (`j <= i`), which are folded into the bounds.
-template <class I, class Lo, class Hi, class... Gs>
-struct range_loop {
-  using index = I;
-  using lo = Lo;
-  using hi = Hi;
-  using guards = boost::mp11::mp_list<Gs...>;
-  static constexpr bool is_range = true, is_hash = false, unique = true, ordered = true;
-};
-
-/// sum(<I_pos, I> in Arr(Lo : Hi)) { [@unique] I -> ... }: the stored coordinates, ascending.
-/// Unique: one iteration per stored position. Not unique (COO rows): a coordinate may repeat
-/// in a run of positions, which the loop emits once, handing the whole run to the loop below.
-template <class I, class Slice, bool Unique = true>
-struct each_loop {
-  using index = I;
-  using array_type = typename Slice::array_type;
-  using lo = typename Slice::lo;
-  using hi = typename Slice::hi;
-  using guards = boost::mp11::mp_list<>;
-  static constexpr bool is_range = false, is_hash = false, unique = Unique, ordered = true;
-};
-
-/// sum(<I, I_pos> in H) { @unique I -> ... }: the keys of a hash map, each once, in no order
-/// (`ordered` is false: iterating them in key order sorts them, once, on demand), located in
-/// O(1); I_pos is the position the key maps to.
-template <class I, class Table>
-struct hash_loop {
-  using index = I;
-  using array_type = typename Table::map_type;
-  using lo = typename Table::lo;
-  using hi = typename Table::hi;
-  using guards = boost::mp11::mp_list<>;
-  static constexpr bool is_range = false, is_hash = true, unique = true, ordered = false;
-};
-
-/// The value of an entry: `vals(E)`, E the offset into the tensor's value array.
-template <class E>
-struct values_at {
-  using offset = E;
-};
-
-/// `range(i, 0_c, extent, var(j) <= var(i))`: i ranges over [lo, hi) where every guard holds.
-template <index_variable I, node Lo, node Hi, class... Gs>
-constexpr range_loop<std::remove_cvref_t<I>, std::remove_cvref_t<Lo>, std::remove_cvref_t<Hi>, Gs...>
-range(I, Lo, Hi, Gs...) {
-  return {};
-}
-
-/// `each(j, crd.slice(pos(i), pos(i) + 1_c), unique)`: j is each stored coordinate of the
-/// sorted segment. Without `unique` the coordinates may repeat (COO's row array): F3 does not
-/// apply, so the loop emits each coordinate once and the loop below walks the whole run of
-/// positions holding it (their entries are accumulated into one row).
-template <index_variable I, class Slice, class... Annotations>
-constexpr each_loop<std::remove_cvref_t<I>, Slice, (std::is_same_v<Annotations, unique_t> || ...)>
-each(I, Slice, Annotations...) {
-  static_assert(((std::is_same_v<Annotations, unique_t>) && ...),
-                "loom::mapping::each: the only annotation of a segment is `unique`");
-  return {};
-}
-
-/// `hashed(i, H)`: i is each key of hash map H (a whole map, at the root); `hashed(j,
-/// H.table(slot(pos(i)), slot(pos(i) + 1_c)))`: each key of the parent's table (a trie).
-template <index_variable I, fixed_string Name, class Key, class Val>
-constexpr hash_loop<std::remove_cvref_t<I>, table_of<hash_map<Name, Key, Val>, lit<0>, whole_table>>
-hashed(I, hash_map<Name, Key, Val>) {
-  return {};
-}
-template <index_variable I, class H, class Lo, class Hi>
-constexpr hash_loop<std::remove_cvref_t<I>, table_of<H, Lo, Hi>> hashed(I, table_of<H, Lo, Hi>) {
-  return {};
-}
-
-/// `values(var(i) * (var(i) + 1_c) / 2_c + var(j))`: where the entry's value is stored.
-template <node E>
-constexpr values_at<std::remove_cvref_t<E>> values(E) {
-  return {};
-}
-
-}  // namespace loom::mapping
-
-#endif  // LOOM_FORMAT_MAPPING_LOOPS_HPP
-// ---- end <loom/format/mapping/loops.hpp>
-// ---- begin <loom/format/mapping/mapped_level.hpp>
-// Defines loom::mapping::mapped_level<Def, K>: loop K of a storage mapping compiled into a loom
-// level, so that programs over a mapped tensor run through the ordinary planner and streams,
-// their loops fused with the mapping's (format/mapping/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_MAPPING_MAPPED_LEVEL_HPP
-#define LOOM_FORMAT_MAPPING_MAPPED_LEVEL_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/list.hpp>
-
-#include <algorithm>
-#include <cstdint>
-#include <span>
-#include <string>
-#include <tuple>
-#include <type_traits>
-#include <vector>
-
-namespace loom::mapping {
-
-namespace detail {
-
-// Folds a guard on the loop's own index into a lower (kind 'L') or upper ('H') bound.
-template <class Self, class G>
-struct fold_guard {
-  static_assert(sizeof(G) == 0,
-                "loom::mapping::range: a guard must compare the loop's own index with an "
-                "expression of outer indices, e.g. var(j) <= var(i)");
-};
-template <class Self, char Op, class X>
-  requires(!std::is_same_v<X, var_node<Self>>)
-struct fold_guard<Self, guard<Op, var_node<Self>, X>> {
-  static constexpr char kind = (Op == '<' || Op == 'l') ? 'H' : 'L';
-  using bound = std::conditional_t<Op == 'l' || Op == '>', bin<'+', X, lit<1>>, X>;
-};
-template <class Self, char Op, class X>
-  requires(!std::is_same_v<X, var_node<Self>>)
-struct fold_guard<Self, guard<Op, X, var_node<Self>>> {
-  // x < j is j > x, x <= j is j >= x, ...
-  static constexpr char kind = (Op == '<' || Op == 'l') ? 'L' : 'H';
-  using bound = std::conditional_t<Op == '<' || Op == 'g', bin<'+', X, lit<1>>, X>;
-};
-
-template <class Self, class Acc, class Guards, char Kind>
-struct fold_bounds {
-  using type = Acc;
-};
-template <class Self, class Acc, class G, class... Gs, char Kind>
-struct fold_bounds<Self, Acc, mp_list<G, Gs...>, Kind> {
-  using f = fold_guard<Self, G>;
-  using next = std::conditional_t<f::kind != Kind, Acc,
-                                  bin<Kind == 'L' ? 'M' : 'm', Acc, typename f::bound>>;
-  using type = typename fold_bounds<Self, next, mp_list<Gs...>, Kind>::type;
-};
-
-template <class E>
-using arrays_t = typename arrays_of<E>::type;
-
-// X of a canonical segment bound Pos(X) : Pos(X + 1); void otherwise.
-template <class Lo, class Hi>
-struct canonical_segment {
-  using pos_array = void;
-};
-template <class P, class X>
-struct canonical_segment<load<P, X>, load<P, bin<'+', X, lit<1>>>> {
-  using pos_array = P;
-  using parent = X;
-};
-template <class P>
-struct canonical_segment<load<P, lit<0>>, load<P, lit<1>>> {  // the root: pos(0) : pos(1)
-  using pos_array = P;
-  using parent = lit<0>;
-};
-
-struct no_loop {
-  using index = void;
-};
-template <class Loops, std::size_t K>
-struct loop_above {
-  using type = boost::mp11::mp_at_c<Loops, K - 1>;
-  using index = typename type::index;
-};
-template <class Loops>
-struct loop_above<Loops, 0> : no_loop {};
-
-template <class Loop>
-struct array_of_loop {
-  using type = void;
-};
-template <class I, class Slice, bool U>
-struct array_of_loop<each_loop<I, Slice, U>> {
-  using type = typename Slice::array_type;
-};
-template <class I, class Table>
-struct array_of_loop<hash_loop<I, Table>> {
-  using type = typename Table::map_type;
-};
-
-// X of a canonical singleton segment crd(pos(x) : pos(x) + 1) (COO's column below its rows)
-template <class Lo, class Hi>
-struct singleton_segment : std::false_type {};
-template <class X>
-struct singleton_segment<pos_node<X>, bin<'+', pos_node<X>, lit<1>>> : std::true_type {};
-
-template <class Arr>
-concept hash_map_kind = requires { Arr::is_hash_map; };
-
-template <class Loops, std::size_t K>
-inline constexpr bool above_is_non_unique = [] {
-  if constexpr (K == 0) return false;
-  else return !boost::mp11::mp_at_c<Loops, K - 1>::unique;
-}();
-
-/// The parents a level is walked under when a tensor is validated: positions 0..count-1, or
-/// explicit runs of positions below a non-unique loop.
-struct parent_runs {
-  std::int64_t count = 1;
-  std::vector<level_range> runs;
-  std::int64_t size() const { return runs.empty() ? count : static_cast<std::int64_t>(runs.size()); }
-  level_range at(std::int64_t k) const {
-    return runs.empty() ? level_range{k, k + 1} : runs[static_cast<std::size_t>(k)];
-  }
-};
-
-}  // namespace detail
-
-/// Loop K of mapping Def as a level. Its position (what the next loop, or the value array,
-/// receives) is the loop's index for a range at the root, `up * N + i` for a deeper range, the
-/// stored position for a segment, the mapped position for a hash map, and the `values(...)`
-/// offset at the innermost loop.
-template <class Def, std::size_t K>
-struct mapped_level {
-  // Part 1: the loop's static facts, properties and storage ---------------------------------------
-  using definition = Def;
-  static constexpr std::size_t loop_number = K;
-  using loops = typename Def::loops;
-  using loop = boost::mp11::mp_at_c<loops, K>;
-  using self = typename loop::index;
-  static constexpr bool is_range = loop::is_range;
-  static constexpr bool is_hash = loop::is_hash;
-  static constexpr bool is_last = K + 1 == boost::mp11::mp_size<loops>::value;
-  // a non-unique loop above hands this loop a run of positions [begin, end)
-  static constexpr bool under_runs = detail::above_is_non_unique<loops, K>;
-  using up = typename detail::loop_above<loops, K>::index;
-  // the loop above is a root range: its position is its index, so `var(i)` is readable here
-  static constexpr bool up_is_index = K == 1 && boost::mp11::mp_front<loops>::is_range;
-  using scope = detail::scope<self, up, is_range, up_is_index>;
-
-  static_assert(loop::unique || !is_last,
-                "loom::mapping::each: the innermost loop must be `unique` (an entry whose full "
-                "coordinate repeats would need its values summed); merge duplicate entries "
-                "before building the tensor");
-  static_assert(!under_runs || (!is_range && !is_hash),
-                "loom::mapping: the loop below a non-unique segment must be a segment over the "
-                "run of positions it receives, e.g. each(j, crd.slice(pos(i), pos(i) + 1_c))");
-
-  using position_expr = typename boost::mp11::mp_cond<
-      boost::mp11::mp_bool<is_last>, boost::mp11::mp_identity<typename Def::value_type::offset>,
-      boost::mp11::mp_bool<!is_range>, boost::mp11::mp_identity<pos_node<self>>,
-      boost::mp11::mp_bool<K == 0>, boost::mp11::mp_identity<var_node<self>>,
-      boost::mp11::mp_true,
-      boost::mp11::mp_identity<bin<'+', bin<'*', pos_node<up>, extent_node>, var_node<self>>>>::type;
-  /// bounds after folding the guards (G: guard into bound)
-  using lo_expr = typename detail::fold_bounds<self, typename loop::lo, typename loop::guards, 'L'>::type;
-  using hi_expr = typename detail::fold_bounds<self, typename loop::hi, typename loop::guards, 'H'>::type;
-  static constexpr bool whole_map = std::is_same_v<hi_expr, whole_table>;
-  using loop_array = typename detail::array_of_loop<loop>::type;
-
-  using array_list = boost::mp11::mp_unique<boost::mp11::mp_append<
-      detail::arrays_t<lo_expr>, detail::arrays_t<hi_expr>, detail::arrays_t<position_expr>,
-      boost::mp11::mp_if_c<is_range, mp_list<>, mp_list<loop_array>>>>;
-
-  static_assert(detail::resolvable<scope, lo_expr>::value && detail::resolvable<scope, hi_expr>::value &&
-                    detail::resolvable<scope, position_expr>::value,
-                "loom::mapping: a loop may use its own index and position, the position of the "
-                "loop directly above, and the index of that loop when it is a range at the root");
-
-  static constexpr bool plain_range = is_range && std::is_same_v<typename loop::lo, lit<0>> &&
-                                      std::is_same_v<typename loop::hi, extent_node> &&
-                                      boost::mp11::mp_empty<typename loop::guards>::value;
-  // a plain range holds every coordinate; all-plain mappings stay "sparse" for the planner,
-  // since loom walks all-full formats by row-major strides, which a mapping need not follow
-  static constexpr bool full = plain_range && !Def::all_plain;
-
-  static constexpr level_properties properties{.ordered = loop::ordered,
-                                               .unique = loop::unique,
-                                               .full = full,
-                                               .random_access = is_range || is_hash,
-                                               .segmented = under_runs,
-                                               .padded = is_range};
-  static constexpr std::size_t static_extent = dynamic_extent;
-  static constexpr std::string_view name = Def::name;
-  // a mapping stores one mode order: its guards and offsets cannot hold the entries permuted, so
-  // a program that reads it against that order reads a copy in general levels
-  // (plan/transposed_format.hpp)
-  static constexpr bool permutable = false;
-
-  template <bool Owning>
-  struct array_storage {
-    template <class Arr>
-    struct pick {
-      using type = level_array<typename Arr::value_type, Owning>;
-    };
-    template <detail::hash_map_kind Arr>
-    struct pick<Arr> {
-      using type = typename Arr::template storage<Owning>;
-    };
-    template <class Arr>
-    using fn = typename pick<Arr>::type;
-  };
-
-  template <bool Owning>
-  struct storage {
-    std::int64_t extent = 0;  // of the mode this loop stores
-    boost::mp11::mp_rename<boost::mp11::mp_transform_q<array_storage<Owning>, array_list>, std::tuple>
-        arrays;
-  };
-
-  template <class E, class St>
-  static LOOM_FORCE_INLINE std::int64_t eval(const St& st, const detail::eval_env& env) {
-    return detail::eval<scope, array_list, E>::template run(st, env);
-  }
-  template <class St>
-  static LOOM_FORCE_INLINE const auto& own_array(const St& st) {
-    return std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
-  }
-
-  // Part 2: the cursors (range, segment, hash map) ------------------------------------------------
-
-  /// Counted loop over [lo, hi) (guards folded); locate is the range test of rule T4.
-  template <bool Owning>
-  struct range_cursor {
-    const storage<Owning>* st = nullptr;
-    std::int64_t up = 0, lo = 0, i = 0, hi = 0;
-
-    LOOM_FORCE_INLINE bool valid() const { return i < hi; }
-    LOOM_FORCE_INLINE std::int64_t index() const { return i; }
-    LOOM_FORCE_INLINE std::int64_t position(std::int64_t j) const {
-      return eval<position_expr>(*st, {up, j, j, st->extent});
-    }
-    LOOM_FORCE_INLINE level_range children() const {
-      const std::int64_t p = position(i);
-      return {p, p + 1};
-    }
-    LOOM_FORCE_INLINE level_range locate(std::int64_t j) const {
-      if (j < lo || j >= hi) return {};
-      const std::int64_t p = position(j);
-      return {p, p + 1};
-    }
-    LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
-    LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = j >= hi ? hi : std::max(i, j + 1); }
-    LOOM_FORCE_INLINE void next() { ++i; }
-  };
-
-  /// The stored coordinates crd[lo, hi), ascending; skips search them by policy P. A
-  /// non-unique segment emits each run of equal coordinates once, its children the run.
-  template <skip_policy P, bool Owning>
-  struct segment_cursor {
-    using crd_type = typename loop_array::value_type;
-    const storage<Owning>* st = nullptr;
-    const crd_type* crd = nullptr;
-    std::int64_t up = 0, p = 0, end = 0;
-
-    LOOM_FORCE_INLINE bool valid() const { return p < end; }
-    LOOM_FORCE_INLINE std::int64_t index() const { return crd[p]; }
-    LOOM_FORCE_INLINE std::int64_t run_end() const {
-      if constexpr (loop::unique) {
-        return p + 1;
-      } else {
-        std::int64_t q = p + 1;
-        while (q < end && crd[q] == crd[p]) ++q;
-        return q;
-      }
-    }
-    LOOM_FORCE_INLINE level_range children() const {
-      if constexpr (std::is_same_v<position_expr, pos_node<self>>) {
-        return {p, run_end()};
-      } else {
-        const std::int64_t q = eval<position_expr>(*st, {up, crd[p], p, st->extent});
-        return {q, q + 1};
-      }
-    }
-    LOOM_FORCE_INLINE void next() { p = run_end(); }
-    LOOM_FORCE_INLINE void seek(std::int64_t i) { p = loom::detail::search_first<P>(crd, p, end, i); }
-    LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
-      if (i == loom::detail::top_coordinate) p = end;
-      else p = loom::detail::search_first<P>(crd, p, end, i + 1);
-    }
-  };
-
-  /// The keys of one hash table, slots [lo, hi): locate probes the table in O(1) (rule F1's
-  /// lookup); iteration walks the keys in ascending order, sorted the first time any kernel
-  /// iterates this map (a cursor only located never sorts).
-  template <skip_policy P, bool Owning>
-  struct hash_cursor {
-    using map_storage = typename loop_array::template storage<Owning>;
-    const storage<Owning>* st = nullptr;
-    const map_storage* map = nullptr;
-    std::int64_t up = 0, lo = 0, hi = 0;
-    // the sorted walk, started on first use (end < 0: not started)
-    mutable const std::int64_t* keys = nullptr;
-    mutable const std::int64_t* vals = nullptr;
-    mutable std::int64_t p = 0, end = 0;
-
-    LOOM_FORCE_INLINE void start() const {
-      if (end < 0) [[unlikely]] {
-        const auto& c = map->sorted_order();
-        keys = c.keys.data();
-        vals = c.vals.data();
-        p = lo;
-        end = c.end[static_cast<std::size_t>(lo)];
-      }
-    }
-    LOOM_FORCE_INLINE level_range at(std::int64_t key, std::int64_t v) const {
-      if constexpr (std::is_same_v<position_expr, pos_node<self>>) {
-        return {v, v + 1};
-      } else {
-        const std::int64_t q = eval<position_expr>(*st, {up, key, v, st->extent});
-        return {q, q + 1};
-      }
-    }
-    LOOM_FORCE_INLINE bool valid() const {
-      start();
-      return p < end;
-    }
-    LOOM_FORCE_INLINE std::int64_t index() const { return keys[p]; }
-    LOOM_FORCE_INLINE level_range children() const { return at(keys[p], vals[p]); }
-    LOOM_FORCE_INLINE void next() { ++p; }
-    LOOM_FORCE_INLINE void seek(std::int64_t i) {
-      start();
-      p = loom::detail::search_first<P>(keys, p, end, i);
-    }
-    LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
-      start();
-      if (i == loom::detail::top_coordinate) p = end;
-      else p = loom::detail::search_first<P>(keys, p, end, i + 1);
-    }
-    // locate(i) -> the slot holding key i, probed linearly from hash(i) (load <= 1/2)
-    LOOM_FORCE_INLINE level_range locate(std::int64_t i) const {
-      if (hi <= lo) return {};
-      const auto* k = map->keys.data() + lo;
-      const auto mask = static_cast<std::uint64_t>(hi - lo - 1);
-      for (std::uint64_t s = detail::hash_key(i) & mask;; s = (s + 1) & mask) {
-        const auto key = static_cast<std::int64_t>(k[s]);
-        if (key == i) return at(i, static_cast<std::int64_t>(map->vals[static_cast<std::size_t>(lo) + s]));
-        if (key == detail::empty_key) return {};
-      }
-    }
-  };
-
-  template <class St>
-  static LOOM_FORCE_INLINE std::pair<std::int64_t, std::int64_t> bounds(const St& st, std::int64_t up,
-                                                                        std::int64_t end) {
-    const detail::eval_env env{up, 0, 0, st.extent};
-    const std::int64_t lo = eval<lo_expr>(st, env);
-    if constexpr (whole_map) {
-      (void)end;
-      return {lo, static_cast<std::int64_t>(own_array(st).size())};
-    } else if constexpr (under_runs) {  // the segments of the run's positions, concatenated
-      return {lo, eval<hi_expr>(st, {end - 1, 0, 0, st.extent})};
-    } else {
-      (void)end;
-      return {lo, eval<hi_expr>(st, env)};
-    }
-  }
-
-  // iterate(up, end) -> the loop's coordinates under the parent position up (the run [up, end)
-  // below a non-unique loop)
-  template <skip_policy P, bool Owning>
-  static LOOM_FORCE_INLINE auto iterate(const storage<Owning>& st, std::int64_t up, std::int64_t end) {
-    const auto [lo, hi] = bounds(st, up, end);
-    if constexpr (is_range) {
-      return range_cursor<Owning>{&st, up, lo, lo, std::max(lo, hi)};
-    } else if constexpr (is_hash) {
-      hash_cursor<P, Owning> c;
-      c.st = &st;
-      c.map = &own_array(st);
-      c.up = up;
-      c.lo = lo;
-      c.hi = hi;
-      c.p = lo;
-      c.end = hi > lo ? -1 : lo;
-      return c;
-    } else {
-      // hi >= lo was checked when the tensor was built (walk), so no clamp in the row loop
-      return segment_cursor<P, Owning>{&st, own_array(st).data(), up, lo, hi};
-    }
-  }
-
-  // Part 3: validation of a tensor built from arrays (walk) -----------------------------------------
-
-  /// Walks every coordinate under every parent (run), calling f(up, index, position); throws
-  /// when a segment or table leaves its array, coordinates are out of order or outside the
-  /// extent, or a key is not where the hash function puts it. Returns the next level's parents.
-  template <bool Owning, class F>
-  static detail::parent_runs walk(const storage<Owning>& st, const detail::parent_runs& parents,
-                                  const std::string& who, std::size_t mode, F&& f) {
-    std::int64_t count = 0;
-    detail::parent_runs next;
-    const auto fail = [&](const std::string& what) { throw shape_error(who + ": " + what); };
-    for (std::int64_t k = 0; k < parents.size(); ++k) {
-      const level_range run = parents.at(k);
-      const std::int64_t up = run.begin;
-      if constexpr (!is_range) {
-        const auto size = static_cast<std::int64_t>(own_array(st).size());
-        const auto [lo, hi] = bounds(st, up, run.end);
-        if (lo < 0 || hi < lo || hi > size)
-          fail("the " + std::string(is_hash ? "table" : "segment") + " [" + std::to_string(lo) +
-               ", " + std::to_string(hi) + ") of mode " + std::to_string(mode) +
-               " under parent position " + std::to_string(up) + " is not a range inside its " +
-               (is_hash ? "hash map of " : "index array of ") + std::to_string(size) + " entries");
-        if constexpr (is_hash) {
-          const std::int64_t cap = hi - lo;
-          if ((cap & (cap - 1)) != 0)
-            fail("the table [" + std::to_string(lo) + ", " + std::to_string(hi) + ") of mode " +
-                 std::to_string(mode) + " under parent position " + std::to_string(up) +
-                 " has " + std::to_string(cap) +
-                 " slots, not a power of two (build it with loom::mapping::hash_table)");
-          own_array(st).sorted->tables.emplace_back(lo, hi);
-          const auto& map = own_array(st);
-          const auto cur = iterate<skip_policy::linear>(st, up, run.end);
-          for (std::int64_t s = lo; s < hi; ++s) {
-            const auto key = static_cast<std::int64_t>(map.keys[static_cast<std::size_t>(s)]);
-            if (key == detail::empty_key) continue;
-            if (key < 0 || key >= st.extent)
-              fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) + " (extent " +
-                   std::to_string(st.extent) + ") under parent position " + std::to_string(up) +
-                   " is outside the extent");
-            const level_range r = cur.locate(key);
-            const level_range mine =
-                cur.at(key, static_cast<std::int64_t>(map.vals[static_cast<std::size_t>(s)]));
-            if (r.begin != mine.begin || r.empty())
-              fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
-                   " under parent position " + std::to_string(up) +
-                   " is not found where the hash function puts it (a duplicate, or a table not "
-                   "built by loom::mapping::hash_table)");
-            if (mine.begin < 0)
-              fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
-                   " under parent position " + std::to_string(up) + " maps to the negative offset " +
-                   std::to_string(mine.begin));
-            f(up, key, mine.begin);
-            count = std::max(count, mine.begin + 1);
-          }
-          continue;
-        }
-      }
-      if constexpr (!is_hash) {
-        auto cur = iterate<skip_policy::linear>(st, up, run.end);
-        std::int64_t last = -1;
-        for (; cur.valid(); cur.next()) {
-          const std::int64_t i = cur.index();
-          const bool out_of_order = loop::unique ? i <= last : i < last;
-          if (i < 0 || i >= st.extent || out_of_order) {
-            fail("coordinate " + std::to_string(i) + " of mode " + std::to_string(mode) +
-                 " (extent " + std::to_string(st.extent) + ") under parent position " +
-                 std::to_string(up) +
-                 (out_of_order ? (loop::unique ? " is not strictly ascending (the loop is unique and sorted)"
-                                               : " is not ascending (the loop is sorted)")
-                               : " is outside the extent"));
-          }
-          last = i;
-          const level_range r = cur.children();
-          if (r.begin < 0)
-            fail("coordinate " + std::to_string(i) + " of mode " + std::to_string(mode) +
-                 " under parent position " + std::to_string(up) + " maps to the negative offset " +
-                 std::to_string(r.begin));
-          f(up, i, r.begin);
-          if constexpr (!loop::unique) next.runs.push_back(r);
-          count = std::max(count, r.end);
-        }
-      }
-    }
-    next.count = count;
-    return next;
-  }
-
-  // Part 4: assembly from sorted entries (conversions, outputs) ----------------------------------
-
-  // assemble: a range checks each entry lies in its bounds and places it at its offset; a
-  // canonical segment crd(pos(x) : pos(x + 1)) is built like a compressed level (one position
-  // per entry when not unique), a singleton crd(pos(x) : pos(x) + 1) holds one coordinate per
-  // parent position, and a hash map (whole, or canonical tables H.table(s(x), s(x + 1))) gets
-  // one table per parent with positions numbered in key order
-  static std::int64_t assemble(storage<true>& st, const level_build& in,
-                               std::span<std::int64_t> position) {
-    st.extent = in.extent;
-    const std::string who = "loom::mapping " + std::string(Def::name);
-    if constexpr (is_range) {
-      if constexpr (!boost::mp11::mp_empty<array_list>::value) {
-        throw shape_error(who + ": loop " + std::string(self::name) +
-                           " reads physical arrays; build the tensor from its arrays");
-      } else {
-        for (std::size_t e = 0; e < in.coord.size(); ++e) {
-          const auto cur = iterate<skip_policy::linear>(st, in.parent[e], in.parent[e] + 1);
-          const level_range r = cur.locate(in.coord[e]);
-          if (r.empty())
-            throw shape_error(who + ": an entry with coordinate " + std::to_string(in.coord[e]) +
-                              " in mode " + std::to_string(in.mode) + " (extent " +
-                              std::to_string(in.extent) + ") under parent position " +
-                              std::to_string(in.parent[e]) + " lies outside the stored region " +
-                              std::string(self::name) + " in " + bounds_text());
-          position[e] = r.begin;
-        }
-        return walk(st, detail::parent_runs{in.parents, {}}, who, in.mode, [](auto...) {}).count;
-      }
-    } else {
-      using canon = detail::canonical_segment<typename loop::lo, typename loop::hi>;
-      constexpr bool singleton = detail::singleton_segment<typename loop::lo, typename loop::hi>::value;
-      constexpr bool root = [] {
-        if constexpr (whole_map) return true;
-        else if constexpr (requires { typename canon::parent; })
-          return std::is_same_v<typename canon::parent, lit<0>>;
-        else return false;
-      }();
-      constexpr bool buildable =
-          std::is_same_v<position_expr, pos_node<self>> &&
-          (whole_map || singleton || !std::is_void_v<typename canon::pos_array>) &&
-          (!singleton || !is_hash);
-      if constexpr (!buildable) {
-        throw shape_error(who + ": loop " + std::string(self::name) +
-                           " is not of the form crd(pos(x) : pos(x + 1)), crd(pos(x) : pos(x) + 1) "
-                           "or a hash map's table with values at its position; build the tensor "
-                           "from its arrays");
-      } else {
-        if (in.extent > 0)
-          loom::detail::check_fits<typename loop_array::value_type>(
-              in.extent - 1, "largest coordinate of mode " + std::to_string(in.mode));
-        const std::int64_t segments = root ? 1 : in.parents;
-        // positions: per distinct (parent, coordinate), or per entry when not unique
-        std::vector<std::int64_t> first(static_cast<std::size_t>(segments) + 1, 0);
-        std::vector<std::int64_t> coords;
-        for (std::size_t e = 0; e < in.coord.size(); ++e) {
-          const bool fresh = !loop::unique || e == 0 || in.parent[e] != in.parent[e - 1] ||
-                             in.coord[e] != in.coord[e - 1];
-          if (fresh) {
-            coords.push_back(in.coord[e]);
-            ++first[root ? 1 : static_cast<std::size_t>(in.parent[e]) + 1];
-          }
-          position[e] = static_cast<std::int64_t>(coords.size()) - 1;
-        }
-        for (std::size_t p = 1; p < first.size(); ++p) first[p] += first[p - 1];
-        if constexpr (is_hash) {
-          auto& map = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
-          hash_table<typename loop_array::key_type, typename loop_array::mapped_type> h;
-          std::vector<std::int64_t> slot_starts;
-          std::vector<std::pair<std::int64_t, std::int64_t>> table;
-          for (std::int64_t p = 0; p < segments; ++p) {
-            table.clear();
-            for (std::int64_t q = first[static_cast<std::size_t>(p)]; q < first[static_cast<std::size_t>(p) + 1]; ++q)
-              table.emplace_back(coords[static_cast<std::size_t>(q)], q);
-            slot_starts.push_back(h.append(table));
-            map.sorted->tables.emplace_back(slot_starts.back(), static_cast<std::int64_t>(h.keys.size()));
-          }
-          slot_starts.push_back(static_cast<std::int64_t>(h.keys.size()));
-          map.keys = std::move(h.keys);
-          map.vals = std::move(h.vals);
-          if constexpr (!whole_map) {
-            using slot_array = typename canon::pos_array;
-            auto& slots = std::get<boost::mp11::mp_find<array_list, slot_array>::value>(st.arrays);
-            slots.assign(slot_starts.begin(), slot_starts.end());
-          }
-        } else {
-          auto& crd = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
-          using C = typename loop_array::value_type;
-          crd.assign(coords.size(), C(0));
-          for (std::size_t q = 0; q < coords.size(); ++q) crd[q] = static_cast<C>(coords[q]);
-          if constexpr (singleton) {
-            if (static_cast<std::int64_t>(coords.size()) != in.parents)
-              throw shape_error(who + ": loop " + std::string(self::name) +
-                                " holds one coordinate per parent position, but " +
-                                std::to_string(coords.size()) + " entries have " +
-                                std::to_string(in.parents) + " parents");
-          } else {
-            using pos_array = typename canon::pos_array;
-            using Pp = typename pos_array::value_type;
-            auto& pos = std::get<boost::mp11::mp_find<array_list, pos_array>::value>(st.arrays);
-            loom::detail::check_fits<Pp>(static_cast<std::int64_t>(coords.size()), "number of positions");
-            pos.assign(first.size(), Pp(0));
-            for (std::size_t p = 0; p < first.size(); ++p) pos[p] = static_cast<Pp>(first[p]);
-          }
-        }
-        return static_cast<std::int64_t>(coords.size());
-      }
-    }
-  }
-
-  // Part 5: text for explain ---------------------------------------------------------------------
-
-  /// "max(0, i - 1) : min(N, i + 2)" (after folding), "crd(pos(i) : pos(i + 1))" or "H".
-  static std::string bounds_text() {
-    if constexpr (is_range) {
-      return detail::show<lo_expr>::text() + " : " + detail::show<hi_expr>::text();
-    } else if constexpr (whole_map) {
-      return std::string(loop_array::name);
-    } else {
-      return std::string(loop_array::name) + (is_hash ? ".table(" : "(") +
-             detail::show<typename loop::lo>::text() + " : " +
-             detail::show<typename loop::hi>::text() + ")";
-    }
-  }
-  /// The loop as declared: "j in 0 : N where j <= i".
-  static std::string declared_text() {
-    std::string s = std::string(self::name) + " in ";
-    if constexpr (is_range) {
-      s += detail::show<typename loop::lo>::text() + " : " + detail::show<typename loop::hi>::text();
-      std::string g;
-      boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename loop::guards>>(
-          [&](auto x) { g += (g.empty() ? " where " : " && ") + detail::show<typename decltype(x)::type>::text(); });
-      return s + g;
-    } else if constexpr (is_hash) {
-      return s + "keys(" + bounds_text() + ") @unique @hash";
-    } else {
-      return s + bounds_text() + (loop::unique ? " @unique" : "");
-    }
-  }
-};
-
-}  // namespace loom::mapping
-
-#endif  // LOOM_FORMAT_MAPPING_MAPPED_LEVEL_HPP
-// ---- end <loom/format/mapping/mapped_level.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/list.hpp>
-
-#include <cstddef>
-#include <string>
-#include <utility>
-#include <vector>
-
-namespace loom::mapping {
-
-namespace detail {
-template <class Loop>
-inline constexpr bool plain_range_v = Loop::is_range && std::is_same_v<typename Loop::lo, lit<0>> &&
-                                      std::is_same_v<typename Loop::hi, extent_node> &&
-                                      boost::mp11::mp_empty<typename Loop::guards>::value;
-}  // namespace detail
-
-/// A storage mapping: `sum(loops...) { (i, j, ...) -> vals(offset) }`, loop k storing mode k.
-template <fixed_string Name, class Loops, class Value>
-struct definition {
-  static constexpr std::string_view name = Name.view();
-  using loops = Loops;
-  using value_type = Value;
-  static constexpr std::size_t order = boost::mp11::mp_size<Loops>::value;
-  static constexpr bool all_plain = [] {
-    bool all = true;
-    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, Loops>>(
-        [&](auto l) { all = all && detail::plain_range_v<typename decltype(l)::type>; });
-    return all;
-  }();
-
-  template <class Seq>
-  struct make_format;
-  template <std::size_t... Ks>
-  struct make_format<std::index_sequence<Ks...>> {
-    using type = format_spec<mp_list<mapped_level<definition, Ks>...>, Ks...>;
-  };
-  /// The loom format: one generated level per loop.
-  using format = typename make_format<std::make_index_sequence<order>>::type;
-
-  /// "L(i,j) = vals(i*(i + 1)/2 + j) for i in 0 : N, j in 0 : N where j <= i"
-  static std::string text(const std::string& label) {
-    std::string idx, loops_text;
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<order>>([&](auto k) {
-      using L = mapped_level<definition, decltype(k)::value>;
-      idx += (k ? "," : "") + std::string(L::self::name);
-      loops_text += (k ? ", " : "") + L::declared_text();
-    });
-    return label + "(" + idx + ") = vals(" + detail::show<typename Value::offset>::text() +
-           ") for " + loops_text;
-  }
-
-  /// What explain prints for an operand in this mapping: the mapping, then per loop the rule
-  /// that fused it with the program. `role[k]`: 'i' iterated alone, 'm' co-iterated with
-  /// `peers[k]`, 'l' located while `peers[k]` is iterated.
-  static std::string explain(const std::string& label, const std::vector<char>& role,
-                             const std::vector<std::string>& peers,
-                             const std::vector<std::string>& program_index) {
-    std::string s = "mapping " + label + " = " + std::string(name) + ": " + text(label) + "\n";
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<order>>([&](auto k) {
-      using L = mapped_level<definition, decltype(k)::value>;
-      const std::string x(L::self::name);
-      const std::string y = k < program_index.size() ? program_index[k] : x;
-      const char r = k < role.size() ? role[k] : 'i';
-      s += "  fused " + x + " (program index " + y + "): ";
-      if (!boost::mp11::mp_empty<typename L::loop::guards>::value)
-        s += "G (guard into bound) gives " + x + " in " + L::bounds_text() + "; ";
-      if (r == 'l' && L::is_hash) {
-        s += "F1 (iteration -> lookup): " + y + " comes from " + peers[k] + "; the hash map " +
-             L::bounds_text() + " is probed for it in O(1) (never iterated, never sorted)";
-      } else if (r == 'l') {
-        s += "F1 (iteration -> lookup): " + y + " comes from " + peers[k] +
-             "; T4 turns the range into the test " + L::bounds_text() + " and a read at the offset";
-      } else if (L::is_hash) {
-        s += "F3 (@unique " + x + "): the program's loop over " + y + " is the loop over the keys of " +
-             L::bounds_text() + "; the map is unordered, so its keys are sorted on demand (once per "
-             "tensor)" + (r == 'm' ? " and merged with " + peers[k] : "");
-      } else if (!L::loop::unique) {
-        s += "no F3 (" + x + " not @unique): " + L::bounds_text() + " may repeat a coordinate; each "
-             "run of equal " + x + " is one iteration of the program's loop over " + y +
-             ", the loop below walks the whole run (its entries accumulate)" +
-             (r == 'm' ? "; merged with " + peers[k] : "");
-      } else if (L::is_range) {
-        s += "F2: the program's loop over " + y + " is the mapping's loop " + x + " in " +
-             L::bounds_text() + (r == 'm' ? " (co-iterated with " + peers[k] + ")" : " (a counted loop)");
-      } else if (r == 'm') {
-        s += "F3 (@unique " + x + ") and F4: sorted merge of " + L::bounds_text() + " with " +
-             peers[k] + " (leapfrog, galloping seek)";
-      } else {
-        s += "F3 (@unique " + x + "): the program's loop over " + y + " is the mapping's loop over " +
-             L::bounds_text() + ", one iteration per stored position";
-      }
-      s += "\n";
-    });
-    s += "  value: vals(" + detail::show<typename Value::offset>::text() +
-         ") read in the loop body (let-inlining: no logical tensor is built)\n";
-    return s;
-  }
-};
-
-/// `define<"lower_packed">(range(i, ...), range(j, ...), values(...))`.
-template <fixed_string Name, class... Parts>
-constexpr auto define(Parts...) {
-  using parts = mp_list<Parts...>;
-  using value = boost::mp11::mp_back<parts>;
-  using loops = boost::mp11::mp_pop_back<parts>;
-  static_assert(requires { typename value::offset; },
-                "loom::mapping::define: the last argument must be values(offset)");
-  static_assert(boost::mp11::mp_size<loops>::value >= 1,
-                "loom::mapping::define: give one loop per mode before values(...)");
-  return definition<Name, loops, value>{};
-}
-
-/// The loom format of a mapping (the type of a `define` call).
-template <class Definition>
-using format_of = typename std::remove_cvref_t<Definition>::format;
-
-namespace detail {
-template <class F>
-struct is_mapped_format : std::false_type {};
-template <class Def, std::size_t... Ks, std::size_t... Ms>
-struct is_mapped_format<format_spec<mp_list<mapped_level<Def, Ks>...>, Ms...>> : std::true_type {};
-}  // namespace detail
-
-/// Satisfied by the formats of storage mappings (and their mode re-orderings).
-template <class F>
-concept mapped_format = detail::is_mapped_format<F>::value;
-
-}  // namespace loom::mapping
-
-#endif  // LOOM_FORMAT_MAPPING_DEFINITION_HPP
-// ---- end <loom/format/mapping/definition.hpp>
-// ---- begin <loom/format/mapping/library.hpp>
-// Defines the shipped storage mappings: lower- and upper-triangular packed, symmetric stored as
-// its lower triangle, band, Z-order (Morton) dense, CSR, DCSR and CSF written as mappings, COO
-// (non-unique rows), DCSR with hashed rows and a trie of hash maps (format/mapping/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_MAPPING_LIBRARY_HPP
-#define LOOM_FORMAT_MAPPING_LIBRARY_HPP
-
-
-#include <cstdint>
-
-namespace loom::mapping {
-
-/// The names the shipped mappings use: index variables and physical arrays (STOREL's).
-namespace names {
-inline constexpr loom::index<"i"> i{};
-inline constexpr loom::index<"j"> j{};
-inline constexpr loom::index<"k"> k{};
-inline constexpr auto I = var(i);
-inline constexpr auto J = var(j);
-inline constexpr array<"pos1", std::int64_t> pos1{};
-inline constexpr array<"idx1", std::int32_t> idx1{};
-inline constexpr array<"pos2", std::int64_t> pos2{};
-inline constexpr array<"idx2", std::int32_t> idx2{};
-inline constexpr array<"pos3", std::int64_t> pos3{};
-inline constexpr array<"idx3", std::int32_t> idx3{};
-/// a hash map from row to its segment number, and per-row tables of column -> position
-inline constexpr hash_map<"rows"> rows{};
-inline constexpr hash_map<"cols"> cols{};
-inline constexpr array<"slot2", std::int64_t> slot2{};
-}  // namespace names
-
-using literals::operator""_c;
-
-/// Lower-triangular, rows packed: A(i,j) = vals(i*(i+1)/2 + j) where j <= i (notes §3.3 (8),
-/// erratum fixed).
-inline constexpr auto lower_packed_mapping = define<"lower_packed">(
-    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J <= names::I),
-    values(names::I * (names::I + 1_c) / 2_c + names::J));
-using lower_packed = format_of<decltype(lower_packed_mapping)>;
-
-/// The strictly lower part of the same packed array (j < i): with lower_packed, two views of
-/// one array, e.g. symmetric y = L x + (strict L)^T x in two fused loop nests.
-inline constexpr auto strict_lower_packed_mapping = define<"strict_lower_packed">(
-    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J < names::I),
-    values(names::I * (names::I + 1_c) / 2_c + names::J));
-using strict_lower_packed = format_of<decltype(strict_lower_packed_mapping)>;
-
-/// The diagonal: A(i,i) = vals(i) (a one-entry range per row).
-inline constexpr auto diagonal_mapping = define<"diagonal">(
-    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J >= names::I, names::J <= names::I),
-    values(names::I));
-using diagonal = format_of<decltype(diagonal_mapping)>;
-
-/// Strictly lower-triangular, rows packed without the diagonal: A(i,j) = vals(i*(i-1)/2 + j)
-/// where j < i (the notes' erratum offset is right for this layout: N(N-1)/2 slots). With
-/// `diagonal`, the two terms of a lower-triangular matrix stored as a sum of mappings.
-inline constexpr auto strict_lower_compact_mapping = define<"strict_lower_compact">(
-    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J < names::I),
-    values(names::I * (names::I - 1_c) / 2_c + names::J));
-using strict_lower_compact = format_of<decltype(strict_lower_compact_mapping)>;
-
-/// Upper-triangular, rows packed: row i holds j in i..N-1 after the i*N - i*(i-1)/2 slots of
-/// the rows above.
-inline constexpr auto upper_packed_mapping = define<"upper_packed">(
-    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J >= names::I),
-    values(names::I * extent - names::I * (names::I - 1_c) / 2_c + names::J - names::I));
-using upper_packed = format_of<decltype(upper_packed_mapping)>;
-
-/// Symmetric, stored as its packed lower triangle: A(i,j) = A(j,i) = vals(tri(max, min)).
-inline constexpr auto symmetric_packed_mapping = define<"symmetric_packed">(
-    range(names::i, 0_c, extent), range(names::j, 0_c, extent),
-    values(max(names::I, names::J) * (max(names::I, names::J) + 1_c) / 2_c +
-           min(names::I, names::J)));
-using symmetric_packed = format_of<decltype(symmetric_packed_mapping)>;
-
-/// Band of half-width W, row by row (LAPACK's band layout): A(i,j) = vals(i*(2W+1) + j - i + W)
-/// where i - W <= j <= i + W. Slots outside the matrix (first and last rows) are padding.
-template <std::int64_t W>
-inline constexpr auto band_mapping = define<"band">(
-    range(names::i, 0_c, extent),
-    range(names::j, 0_c, extent, names::J >= names::I - c<W>, names::J <= names::I + c<W>),
-    values(names::I * c<2 * W + 1> + names::J - names::I + c<W>));
-template <std::int64_t W>
-using band = format_of<decltype(band_mapping<W>)>;
-
-/// Tridiagonal, rows packed without padding (notes §3.3 (9), erratum fixed): row i starts at
-/// 2i - 1 and holds j in i-1..i+1, so A(i,j) = vals(2i + j); exactly 3N - 2 slots.
-inline constexpr auto tridiagonal_mapping = define<"tridiagonal">(
-    range(names::i, 0_c, extent),
-    range(names::j, 0_c, extent, names::I - 1_c <= names::J, names::J <= names::I + 1_c),
-    values(2_c * names::I + names::J));
-using tridiagonal = format_of<decltype(tridiagonal_mapping)>;
-
-/// Dense row-major (Example 4.1): A(i,j) = vals(i*N + j).
-inline constexpr auto dense_rowmajor_mapping = define<"dense_rowmajor">(
-    range(names::i, 0_c, extent), range(names::j, 0_c, extent),
-    values(names::I * extent + names::J));
-using dense_rowmajor = format_of<decltype(dense_rowmajor_mapping)>;
-
-/// Dense in Z-order (Morton): A(i,j) = vals(interleave(i, j)), i in the even bits (notes §3.3
-/// (10), read as lookups). N a power of two gives exactly N*N slots.
-inline constexpr auto zorder_mapping = define<"zorder">(
-    range(names::i, 0_c, extent), range(names::j, 0_c, extent),
-    values(interleave(names::I, names::J)));
-using zorder = format_of<decltype(zorder_mapping)>;
-
-/// CSR as a mapping (Fig. 1(b)): sum(<i,_> in 0:N) { @unique i -> sum(<p, j> in
-/// idx2(pos2(i) : pos2(i+1))) { @unique j -> vals(p) } }.
-inline constexpr auto csr_mapping = define<"csr_mapping">(
-    range(names::i, 0_c, extent),
-    each(names::j, names::idx2.slice(names::pos2(pos(names::i)), names::pos2(pos(names::i) + 1_c)),
-         unique),
-    values(pos(names::j)));
-using csr = format_of<decltype(csr_mapping)>;
-
-/// DCSR as a mapping (Example 4.2): both levels are sorted unique segments.
-inline constexpr auto dcsr_mapping = define<"dcsr_mapping">(
-    each(names::i, names::idx1.slice(names::pos1(0_c), names::pos1(1_c)), unique),
-    each(names::j, names::idx2.slice(names::pos2(pos(names::i)), names::pos2(pos(names::i) + 1_c)),
-         unique),
-    values(pos(names::j)));
-using dcsr = format_of<decltype(dcsr_mapping)>;
-
-/// CSF of order 3 as a mapping (the B of Fig. 1(d)).
-inline constexpr auto csf3_mapping = define<"csf3_mapping">(
-    each(names::i, names::idx1.slice(names::pos1(0_c), names::pos1(1_c)), unique),
-    each(names::j, names::idx2.slice(names::pos2(pos(names::i)), names::pos2(pos(names::i) + 1_c)),
-         unique),
-    each(names::k, names::idx3.slice(names::pos3(pos(names::j)), names::pos3(pos(names::j) + 1_c)),
-         unique),
-    values(pos(names::k)));
-using csf3 = format_of<decltype(csf3_mapping)>;
-
-/// COO as a mapping (notes §3.4): rows repeat (no `unique`), one column per position:
-/// sum(<p, i> in idx1(pos1(0) : pos1(1))) { (i, idx2(p)) -> vals(p) }. A row's run of positions
-/// is one iteration of the program's loop over i.
-inline constexpr auto coo_mapping = define<"coo_mapping">(
-    each(names::i, names::idx1.slice(names::pos1(0_c), names::pos1(1_c))),
-    each(names::j, names::idx2.slice(pos(names::i), pos(names::i) + 1_c), unique),
-    values(pos(names::j)));
-using coo = format_of<decltype(coo_mapping)>;
-
-/// DCSR with hashed rows: a hash map from each non-empty row to its segment number r, then the
-/// sorted columns idx2(pos2(r) : pos2(r+1)). Rows are unordered (located in O(1), sorted on
-/// demand when a program iterates them).
-inline constexpr auto hashed_rows_mapping = define<"hashed_rows">(
-    hashed(names::i, names::rows),
-    each(names::j, names::idx2.slice(names::pos2(pos(names::i)), names::pos2(pos(names::i) + 1_c)),
-         unique),
-    values(pos(names::j)));
-using hashed_rows = format_of<decltype(hashed_rows_mapping)>;
-
-/// A trie of hash maps (STOREL's `CREATE TRIE T(M)(N)`, `sum(<i,row> in T, <j,v> in row)`):
-/// rows hashed to a table number r, each row's columns a hash table in slots
-/// slot2(r) : slot2(r+1) of `cols` mapping a column to its value's position.
-inline constexpr auto hash_trie_mapping = define<"hash_trie">(
-    hashed(names::i, names::rows),
-    hashed(names::j, names::cols.table(names::slot2(pos(names::i)), names::slot2(pos(names::i) + 1_c))),
-    values(pos(names::j)));
-using hash_trie = format_of<decltype(hash_trie_mapping)>;
-
-}  // namespace loom::mapping
-
-#endif  // LOOM_FORMAT_MAPPING_LIBRARY_HPP
-// ---- end <loom/format/mapping/library.hpp>
-// ---- begin <loom/format/mapping/make.hpp>
-// Defines loom::mapping::make_tensor and make_view: a mapped tensor from its physical arrays
-// (owned, or borrowed with zero copies), validated once (format/mapping/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_MAPPING_MAKE_HPP
-#define LOOM_FORMAT_MAPPING_MAKE_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <array>
-#include <cstdint>
-#include <span>
-#include <string>
-#include <tuple>
-#include <type_traits>
-#include <utility>
-#include <vector>
-
-namespace loom::mapping {
-
-/// A physical array's contents for make_tensor (a container) or make_view (a span).
-template <class Arr, class Data>
-struct binding {
-  Data data;
-};
-/// `bind(crd, crd_vector)`: the contents of array `crd`.
-template <class Arr, class Data>
-  requires(!detail::hash_map_kind<Arr>)
-binding<Arr, std::remove_cvref_t<Data>> bind(Arr, Data&& d) {
-  return {std::forward<Data>(d)};
-}
-
-/// `bind(H, table)`: the contents of hash map H, borrowed (a view keeps reading `table`).
-template <fixed_string Name, class K, class V, class K2, class V2>
-binding<hash_map<Name, K, V>, hash_table_view<K2, V2>> bind(hash_map<Name, K, V>,
-                                                            const hash_table<K2, V2>& table) {
-  return {table.view()};
-}
-
-namespace detail {
-
-template <class Arr, class B>
-inline constexpr bool binds_v = false;
-template <class Arr, class D>
-inline constexpr bool binds_v<Arr, binding<Arr, D>> = true;
-
-// index of the binding of Arr among Bs (sizeof...(Bs) when absent)
-template <class Arr, class... Bs>
-constexpr std::size_t binding_index() {
-  constexpr bool match[] = {binds_v<Arr, Bs>..., false};
-  for (std::size_t k = 0; k < sizeof...(Bs); ++k)
-    if (match[k]) return k;
-  return sizeof...(Bs);
-}
-
-/// Fills every level's arrays from the bindings and checks the whole tensor, level by level.
-template <class T, class Format, bool Owning, class Values, class... Bs>
-basic_tensor<T, Format, Owning> build(const std::array<std::int64_t, Format::order>& shape,
-                                      Values&& values, const Bs&... bs) {
-  using tensor_t = basic_tensor<T, Format, Owning>;
-  const auto all = std::forward_as_tuple(bs...);
-  typename tensor_t::level_storages levels{};
-  std::string who;
-  [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-    (
-        [&] {
-          using L = boost::mp11::mp_at_c<typename Format::levels, Ks>;
-          who = "loom::mapping " + std::string(L::definition::name);
-          auto& st = std::get<Ks>(levels);
-          st.extent = shape[Format::modes[Ks]];
-          boost::mp11::mp_for_each<boost::mp11::mp_iota<boost::mp11::mp_size<typename L::array_list>>>([&](auto a) {
-            using Arr = boost::mp11::mp_at_c<typename L::array_list, decltype(a)::value>;
-            constexpr std::size_t b = binding_index<Arr, Bs...>();
-            static_assert(b < sizeof...(Bs),
-                          "loom::mapping::make_tensor/make_view: a physical array the mapping "
-                          "reads has no bind(array, data) argument");
-            const auto& data = std::get<b>(all).data;
-            auto& dest = std::get<decltype(a)::value>(st.arrays);
-            if constexpr (detail::hash_map_kind<Arr>) {  // a hash_table: keys and positions
-              if (data.keys.size() != data.vals.size())
-                throw shape_error(who + ": hash map " + std::string(Arr::name) + " has " +
-                                  std::to_string(data.keys.size()) + " keys but " +
-                                  std::to_string(data.vals.size()) + " positions");
-              if constexpr (Owning) {
-                dest.keys.assign(data.keys.begin(), data.keys.end());
-                dest.vals.assign(data.vals.begin(), data.vals.end());
-              } else {
-                dest.keys = std::span<const typename Arr::key_type>(data.keys.data(), data.keys.size());
-                dest.vals = std::span<const typename Arr::mapped_type>(data.vals.data(), data.vals.size());
-              }
-            } else if constexpr (Owning) {
-              dest.assign(data.begin(), data.end());
-            } else {
-              dest = std::span<const typename Arr::value_type>(data.data(), data.size());
-            }
-          });
-        }(),
-        ...);
-    parent_runs parents;
-    (
-        [&] {
-          using L = boost::mp11::mp_at_c<typename Format::levels, Ks>;
-          parents = L::walk(std::get<Ks>(levels), parents, who, Format::modes[Ks], [](auto...) {});
-        }(),
-        ...);
-    if (static_cast<std::int64_t>(values.size()) < parents.count)  // more is fine: views may share an array
-      throw shape_error(who + ": the value array has " + std::to_string(values.size()) +
-                        " entries; the mapping's offsets need " + std::to_string(parents.count));
-  }(std::make_index_sequence<Format::order>{});
-  return tensor_t(shape, std::move(levels), std::forward<Values>(values));
-}
-
-}  // namespace detail
-
-/// An owning mapped tensor from its arrays: `make_tensor<F>({n, n}, vals, bind(crd, c), ...)`.
-template <mapped_format Format, class T, class... Arrs, class... Datas>
-tensor<T, Format> make_tensor(const std::array<std::int64_t, Format::order>& shape,
-                              std::vector<T> values, const binding<Arrs, Datas>&... arrays) {
-  return detail::build<T, Format, true>(shape, std::move(values), arrays...);
-}
-
-/// A zero-copy mapped view over caller arrays (spans or contiguous containers that outlive it).
-template <mapped_format Format, class T, class... Arrs, class... Datas>
-view<T, Format> make_view(const std::array<std::int64_t, Format::order>& shape,
-                          std::span<T> values, const binding<Arrs, Datas>&... arrays) {
-  return detail::build<T, Format, false>(shape, values, arrays...);
-}
-
-}  // namespace loom::mapping
-
-#endif  // LOOM_FORMAT_MAPPING_MAKE_HPP
-// ---- end <loom/format/mapping/make.hpp>
-// ---- begin <loom/format/mapping/sum.hpp>
-// Defines loom::mapping::sum_of: a tensor stored as the sum of mapped tensors, each read with
-// its modes in place or permuted (S = L + SL^T), and the distribution of a program over the
-// sum, STOREL's `sum(<k,v> in e1 + e2) e3 = sum(<k,v> in e1) e3 + sum(<k,v> in e2) e3`: one
-// fused kernel per term, each planned for its own term (format/mapping/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_MAPPING_SUM_HPP
-#define LOOM_FORMAT_MAPPING_SUM_HPP
-
-// ---- begin <loom/format/format_name.hpp>
-// Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_FORMAT_NAME_HPP
-#define LOOM_FORMAT_FORMAT_NAME_HPP
-
-
-#include <string>
-#include <type_traits>
-
-namespace loom {
-
-/// "csr", "dcsc", ... for the standard aliases; otherwise "format<dense,compressed>::ordered<1,0>".
-template <storage_format F>
-std::string format_name() {
-  if constexpr (std::is_same_v<F, csr>) return "csr";
-  else if constexpr (std::is_same_v<F, csc>) return "csc";
-  else if constexpr (std::is_same_v<F, dcsr>) return "dcsr";
-  else if constexpr (std::is_same_v<F, dcsc>) return "dcsc";
-  else if constexpr (std::is_same_v<F, coo>) return "coo";
-  else if constexpr (std::is_same_v<F, dense_vector>) return "dense_vector";
-  else if constexpr (std::is_same_v<F, sparse_vector>) return "sparse_vector";
-  else if constexpr (std::is_same_v<F, dense_matrix>) return "dense_matrix";
-  else {
-    std::string s = "format<";
-    bool first = true;
-    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
-        [&](auto level) {
-          s += (first ? "" : ",") + std::string(decltype(level)::type::name);
-          first = false;
-        });
-    s += ">";
-    bool identity = true;
-    for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
-    if (!identity) {
-      s += "::ordered<";
-      for (std::size_t k = 0; k < F::order; ++k) s += (k ? "," : "") + std::to_string(F::modes[k]);
-      s += ">";
-    }
-    return s;
-  }
-}
-
-}  // namespace loom
-
-#endif  // LOOM_FORMAT_FORMAT_NAME_HPP
-// ---- end <loom/format/format_name.hpp>
-// ---- begin <loom/plan/explain.hpp>
-// Defines loom::explain(lhs, rhs): the chosen plan in words: the kernel, the loop order, the
-// strategy at each loop level, transpositions and the output strategy (plan/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PLAN_EXPLAIN_HPP
-#define LOOM_PLAN_EXPLAIN_HPP
-
-// ---- begin <loom/expr/visit.hpp>
-// Defines loom::expr::for_each_access and for_each_node: runtime walks over an expression (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_VISIT_HPP
-#define LOOM_EXPR_VISIT_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <cstddef>
-#include <tuple>
-#include <utility>
-
-namespace loom::expr {
-
-/// Calls `f(node)` for every node of `e`, parents before children, left to right.
-template <class E, class F>
-constexpr void for_each_node(const E& e, F&& f) {
-  f(e);
-  if constexpr (requires { e.lhs; e.rhs; }) {
-    for_each_node(e.lhs, f);
-    for_each_node(e.rhs, f);
-  } else if constexpr (requires { e.pred; e.body; }) {
-    for_each_node(e.pred, f);
-    for_each_node(e.body, f);
-  } else if constexpr (requires { e.body; }) {
-    for_each_node(e.body, f);
-  } else if constexpr (requires { e.args; }) {
-    std::apply([&](const auto&... a) { (for_each_node(a, f), ...); }, e.args);
-  }
-}
-
-template <class X>
-struct is_access : std::false_type {};
-template <class T, class... Is>
-struct is_access<access<T, Is...>> : std::true_type {};
-
-/// Calls `f(access, std::integral_constant<size_t, ordinal>)` for every access of `e`, in
-/// `accesses_t<E>` order.
-template <class E, class F>
-constexpr void for_each_access(const E& e, F&& f) {
-  std::size_t ordinal = 0;
-  for_each_node(e, [&](const auto& node) {
-    if constexpr (is_access<std::remove_cvref_t<decltype(node)>>::value) f(node, ordinal++);
-  });
-}
-
-}  // namespace loom::expr
-
-#endif  // LOOM_EXPR_VISIT_HPP
-// ---- end <loom/expr/visit.hpp>
-// ---- begin <loom/format/memory.hpp>
-// Defines the memory-overlap test of tensors and views: which arrays a tensor reads, and whether
-// an output's storage is also read by an operand (format/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_MEMORY_HPP
-#define LOOM_FORMAT_MEMORY_HPP
-
-
-#include <cstddef>
-#include <cstdint>
-#include <functional>
-#include <string>
-#include <type_traits>
-#include <utility>
-
-namespace loom::detail {
-
-// f(first, last): the bytes of one array, when it holds any.
-template <class Array, class F>
-void visit_array_bytes(const Array& a, F& f) {
-  if (a.size() == 0) return;
-  const auto* first = reinterpret_cast<const std::byte*>(a.data());
-  f(first, first + a.size() * sizeof(*a.data()));
-}
-
-/// Calls `f(first, last)` for the bytes of every array `t` reads: its values and its levels'
-/// position, coordinate, bound, bit and hash arrays. Two tensors, or a tensor and a view of
-/// someone's buffer, are the same data to a kernel exactly when these ranges meet.
-template <class Tensor, class F>
-void for_each_array(const Tensor& t, F&& f) {
-  if constexpr (requires { t.values().data(); }) visit_array_bytes(t.values(), f);
-  if constexpr (requires { Tensor::order; typename Tensor::level_storages; }) {
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (..., [&](const auto& s) {
-        if constexpr (requires { s.pos.data(); }) visit_array_bytes(s.pos, f);
-        if constexpr (requires { s.crd.data(); }) visit_array_bytes(s.crd, f);
-        if constexpr (requires { s.lo.data(); }) visit_array_bytes(s.lo, f);
-        if constexpr (requires { s.bits.data(); }) visit_array_bytes(s.bits, f);
-        if constexpr (requires { s.slot_pos.data(); }) visit_array_bytes(s.slot_pos, f);
-        if constexpr (requires { s.table.data(); }) visit_array_bytes(s.table, f);
-      }(t.template level<K>()));
-    }(std::make_index_sequence<Tensor::order>{});
-  }
-}
-
-/// Whether `a` and `b` share memory: the same object, or arrays that overlap by a byte or more
-/// (two views of one buffer, a view of a tensor's own values).
-template <class A, class B>
-bool shares_memory(const A& a, const B& b) {
-  if (static_cast<const void*>(&a) == static_cast<const void*>(&b)) return true;
-  const std::less<const std::byte*> before;
-  bool overlap = false;
-  for_each_array(a, [&](const std::byte* a0, const std::byte* a1) {
-    for_each_array(b, [&](const std::byte* b0, const std::byte* b1) {
-      overlap = overlap || (before(a0, b1) && before(b0, a1));
-    });
-  });
-  return overlap;
-}
-
-/// Whether an operand of `rhs` reads storage that the output `out` writes.
-template <class Out, class Rhs>
-bool aliases_output(const Out* out, const Rhs& rhs) {
-  bool aliased = false;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
-    aliased = aliased || shares_memory(*out, *a.tensor);
-  });
-  return aliased;
-}
-
-/// The operands of `rhs` that read the output's storage, named as explain() names tensors (the
-/// tensor's name, or T<k> for the k-th access when unnamed), comma-separated.
-template <class Out, class Rhs>
-std::string aliased_operands(const Out* out, const Rhs& rhs) {
-  std::string names;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    if (!shares_memory(*out, *a.tensor)) return;
-    std::string name;
-    if constexpr (requires { a.tensor->name(); }) name = std::string(a.tensor->name());
-    if (name.empty()) name = "T" + std::to_string(k);
-    names += (names.empty() ? "" : ", ") + name;
-  });
-  return names;
-}
-
-}  // namespace loom::detail
-
-#endif  // LOOM_FORMAT_MEMORY_HPP
-// ---- end <loom/format/memory.hpp>
-// ---- begin <loom/optimize/hoist_choice.hpp>
-// Defines the runtime choice whether to compute a hoistable sum first (rewrite/hoist.hpp): the
-// fused kernel's estimated cost against the sum's own kernel plus the rest with the sum as one
-// operand, from the same statistics and loop-order cost as the plan choice (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_HOIST_CHOICE_HPP
-#define LOOM_OPTIMIZE_HOIST_CHOICE_HPP
-
-// ---- begin <loom/optimize/plan_choice.hpp>
-// Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
-// cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
-// LOOM_DEBUG_PLAN log (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
-#define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
-
 // ---- begin <loom/optimize/chain_bound_estimator.hpp>
 // Defines loom::chain_bound_estimator, the degree-constraint bound (optimize/, notes 001 §5.4).
 // SPDX-License-Identifier: BSL-1.0
@@ -5405,6 +2827,65 @@ class chain_bound_estimator {
 
 #endif  // LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
 // ---- end <loom/optimize/chain_bound_estimator.hpp>
+// ---- begin <loom/optimize/plan_choice.hpp>
+// Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
+// cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
+// LOOM_DEBUG_PLAN log (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+#define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+
+// ---- begin <loom/expr/visit.hpp>
+// Defines loom::expr::for_each_access and for_each_node: runtime walks over an expression (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_VISIT_HPP
+#define LOOM_EXPR_VISIT_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <tuple>
+#include <utility>
+
+namespace loom::expr {
+
+/// Calls `f(node)` for every node of `e`, parents before children, left to right.
+template <class E, class F>
+constexpr void for_each_node(const E& e, F&& f) {
+  f(e);
+  if constexpr (requires { e.lhs; e.rhs; }) {
+    for_each_node(e.lhs, f);
+    for_each_node(e.rhs, f);
+  } else if constexpr (requires { e.pred; e.body; }) {
+    for_each_node(e.pred, f);
+    for_each_node(e.body, f);
+  } else if constexpr (requires { e.body; }) {
+    for_each_node(e.body, f);
+  } else if constexpr (requires { e.args; }) {
+    std::apply([&](const auto&... a) { (for_each_node(a, f), ...); }, e.args);
+  }
+}
+
+template <class X>
+struct is_access : std::false_type {};
+template <class T, class... Is>
+struct is_access<access<T, Is...>> : std::true_type {};
+
+/// Calls `f(access, std::integral_constant<size_t, ordinal>)` for every access of `e`, in
+/// `accesses_t<E>` order.
+template <class E, class F>
+constexpr void for_each_access(const E& e, F&& f) {
+  std::size_t ordinal = 0;
+  for_each_node(e, [&](const auto& node) {
+    if constexpr (is_access<std::remove_cvref_t<decltype(node)>>::value) f(node, ordinal++);
+  });
+}
+
+}  // namespace loom::expr
+
+#endif  // LOOM_EXPR_VISIT_HPP
+// ---- end <loom/expr/visit.hpp>
 // ---- begin <loom/optimize/statistics_cache.hpp>
 // Defines loom::statistics_cache: statistics per tensor, redone when storage changes (optimize/).
 // SPDX-License-Identifier: BSL-1.0
@@ -6612,6 +4093,743 @@ std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
 
 #endif  // LOOM_OPTIMIZE_PLAN_CHOICE_HPP
 // ---- end <loom/optimize/plan_choice.hpp>
+// ---- begin <loom/exec/evaluate.hpp>
+// Defines evaluation: `out(i...) = e`, `out(i...) += e` and loom::eval(e). Checks the kernel,
+// picks the plan, binds (transposed) operands, lowers to streams and runs them (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_EVALUATE_HPP
+#define LOOM_EXEC_EVALUATE_HPP
+
+// ---- begin <loom/expr/operators.hpp>
+// Defines the index-notation operators and functions that build expressions: + - * / unary -,
+// comparisons, loom::sum, loom::map, loom::where, loom::expand (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_OPERATORS_HPP
+#define LOOM_EXPR_OPERATORS_HPP
+
+
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace loom::expr {
+
+/// A scalar usable as an operand: any semiring value that is not an expression.
+template <class T>
+concept scalar_operand = !expression<T> && semiring<std::remove_cvref_t<T>>;
+template <class T>
+concept operand = expression<T> || scalar_operand<T>;
+
+/// Wraps scalars into `literal`; leaves expressions alone.
+template <operand T>
+constexpr auto as_expr(const T& x) {
+  if constexpr (expression<T>) return x;
+  else return literal<std::remove_cvref_t<T>>{x};
+}
+template <class T>
+using as_expr_t = decltype(as_expr(std::declval<const T&>()));
+
+template <operand L, operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto operator+(const L& l, const R& r) {
+  return add<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
+}
+template <operand L, operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto operator*(const L& l, const R& r) {
+  return mul<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
+}
+template <expression E>
+constexpr auto operator-(const E& e) {
+  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
+                "loom: unary - needs an arithmetic value type (a semiring has no negation)");
+  return map<fn::negate, E>{fn::negate{}, std::tuple<E>{e}};
+}
+template <operand L, operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto operator-(const L& l, const R& r) {
+  return as_expr(l) + (-as_expr(r));
+}
+template <expression E, scalar_operand S>
+constexpr auto operator/(const E& e, const S& s) {
+  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
+                "loom: / needs an arithmetic value type; only division by a scalar is supported");
+  using V = value_type_t<E>;
+  return map<fn::divide_by<V>, E>{fn::divide_by<V>{static_cast<V>(s)}, std::tuple<E>{e}};
+}
+
+#define LOOM_DEFINE_COMPARISON_OPERATOR(Op, Fn)                                    \
+  template <operand L, operand R>                                                  \
+    requires(expression<L> || expression<R>)                                       \
+  constexpr auto operator Op(const L& l, const R& r) {                             \
+    return map<fn::Fn, as_expr_t<L>, as_expr_t<R>>{fn::Fn{}, {as_expr(l), as_expr(r)}}; \
+  }
+LOOM_DEFINE_COMPARISON_OPERATOR(<, less)
+LOOM_DEFINE_COMPARISON_OPERATOR(>, greater)
+LOOM_DEFINE_COMPARISON_OPERATOR(<=, less_equal)
+LOOM_DEFINE_COMPARISON_OPERATOR(>=, greater_equal)
+LOOM_DEFINE_COMPARISON_OPERATOR(==, equal_to)
+LOOM_DEFINE_COMPARISON_OPERATOR(!=, not_equal_to)
+#undef LOOM_DEFINE_COMPARISON_OPERATOR
+
+}  // namespace loom::expr
+
+namespace loom {
+
+namespace detail {
+template <std::size_t K, class Tuple>
+constexpr auto nest_sums(const Tuple& args) {
+  constexpr std::size_t n = std::tuple_size_v<Tuple>;
+  if constexpr (K + 1 == n) {
+    return expr::as_expr(std::get<K>(args));
+  } else {
+    using index_t = std::remove_cvref_t<std::tuple_element_t<K, Tuple>>;
+    static_assert(index_variable<index_t>,
+                  "loom::sum: every argument but the last must be an index variable, as in "
+                  "sum(i, j, e)");
+    auto inner = nest_sums<K + 1>(args);
+    return expr::sum<index_t, decltype(inner)>{inner};
+  }
+}
+}  // namespace detail
+
+/// `sum(j, e)` reduces e over j; `sum(i, j, e)` over several indices.
+template <class... Args>
+  requires(sizeof...(Args) >= 2)
+constexpr auto sum(const Args&... args) {
+  using last_t = std::remove_cvref_t<std::tuple_element_t<sizeof...(Args) - 1, std::tuple<Args...>>>;
+  static_assert(expr::operand<last_t>, "loom::sum: the last argument must be an expression");
+  return detail::nest_sums<0>(std::tuple<const Args&...>(args...));
+}
+
+/// `map(f, e...)`: f applied pointwise to one or two expressions. When f(0, ...) != 0 the
+/// result is computed over the whole domain (checked at run time unless f declares
+/// `static constexpr bool zero_preserving`).
+template <class F, class... Es>
+  requires(sizeof...(Es) >= 1) && (expr::operand<Es> && ...)
+constexpr auto map(F f, const Es&... es) {
+  static_assert(sizeof...(Es) <= 2, "loom::map: more than two operands is not supported yet");
+  return expr::map<F, expr::as_expr_t<Es>...>{f, {expr::as_expr(es)...}};
+}
+
+/// `where(p, e)`: e where p is non-zero, zero elsewhere.
+template <expr::operand P, expr::operand E>
+constexpr auto where(const P& p, const E& e) {
+  return expr::where<expr::as_expr_t<P>, expr::as_expr_t<E>>{expr::as_expr(p), expr::as_expr(e)};
+}
+
+/// `expand(i, e)`: e broadcast along index i.
+template <index_variable I, expr::operand E>
+constexpr auto expand(I, const E& e) {
+  return expr::expand<I, expr::as_expr_t<E>>{expr::as_expr(e)};
+}
+
+}  // namespace loom
+
+#endif  // LOOM_EXPR_OPERATORS_HPP
+// ---- end <loom/expr/operators.hpp>
+// ---- begin <loom/expr/order.hpp>
+// Defines loom::order: the loop order of one assignment fixed by the user, as Etch allows
+// (`C(i, j) = loom::order<i, k, j>(e)`); the evaluator plans that order only (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_ORDER_HPP
+#define LOOM_EXPR_ORDER_HPP
+
+
+#include <boost/mp11/list.hpp>
+
+#include <type_traits>
+
+namespace loom {
+
+namespace expr {
+/// `expr` to be evaluated as one loop nest in `Order` (an MP11 list of index types, outermost
+/// first). Only the right-hand side of an assignment (or of `loom::explain`).
+template <class Order, class E>
+struct ordered {
+  E expr;
+};
+}  // namespace expr
+
+/// The function object behind `loom::order<...>`.
+template <class... Is>
+struct order_option {
+  template <expr::operand E>
+  auto operator()(const E& e) const {
+    const auto x = expr::as_expr(e);
+    return expr::ordered<boost::mp11::mp_list<Is...>, std::remove_cvref_t<decltype(x)>>{x};
+  }
+};
+
+/// Fixes the loop order of one assignment, outermost first, listing every index once:
+/// `C(i, j) = loom::order<i, k, j>(loom::sum(k, A(i, k) * B(k, j)));` (Gustavson's order, whatever
+/// the formats). An operand stored in another order is transposed (once, while it is unchanged)
+/// and `explain` says so; no candidate is costed and no sum is hoisted.
+template <auto... Is>
+  requires(index_variable<decltype(Is)> && ...)
+inline constexpr order_option<std::remove_cvref_t<decltype(Is)>...> order{};
+
+}  // namespace loom
+
+#endif  // LOOM_EXPR_ORDER_HPP
+// ---- end <loom/expr/order.hpp>
+// ---- begin <loom/format/appender.hpp>
+// Defines loom::detail::appender: builds a tensor's levels online from entries that arrive
+// sorted and unique in storage order (the sink of in-order sparse outputs) (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_APPENDER_HPP
+#define LOOM_FORMAT_APPENDER_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace loom::detail {
+
+// Levels the appender builds online; a format with any other level (hashed, bitmap, banded, a
+// user level) buffers its entries and assembles them through the levels' hooks at the end.
+template <class L>
+inline constexpr bool appends_online = false;
+template <std::size_t E>
+inline constexpr bool appends_online<dense_level<E>> = true;
+template <uniqueness U, class P, class C>
+inline constexpr bool appends_online<compressed_level<U, P, C>> = true;
+template <uniqueness U, class C>
+inline constexpr bool appends_online<singleton_level<U, C>> = true;
+template <class Levels>
+inline constexpr bool all_append_online = false;
+template <class... Ls>
+inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = (appends_online<Ls> && ...);
+
+/// Whether a format is one dense level over one compressed unique level (csr, csc), which the
+/// appender can fill by a counting sort on the row (`appender::fill_by_rows`).
+template <class Format>
+inline constexpr bool rows_of_columns = [] {
+  if constexpr (Format::order == 2 && all_append_online<typename Format::levels>) {
+    using outer = boost::mp11::mp_at_c<typename Format::levels, 0>;
+    using inner = boost::mp11::mp_at_c<typename Format::levels, 1>;
+    return outer::properties.full && !inner::properties.full && !inner::properties.segmented &&
+           inner::properties.unique;
+  } else {
+    return false;
+  }
+}();
+
+/// The position and coordinate types of a csr-like format's compressed level.
+template <class Format, bool = rows_of_columns<Format>>
+struct row_arrays {
+  using pos_type = std::int64_t;
+  using crd_type = std::int64_t;
+};
+template <class Format>
+struct row_arrays<Format, true> {
+  using pos_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::pos_type;
+  using crd_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::crd_type;
+};
+
+/// The end of a vector that a hot loop appends to: `push` is a compare and a store, inlined
+/// (std::vector::push_back stayed out of line in the kernels' loops: 19% of A∘B's samples). The
+/// vector's size runs ahead of the entries by at most one chunk, value-initialised just before
+/// it is written (the pages are touched once either way); `close` trims it. Capacity is kept,
+/// so a kernel that writes the same output again allocates nothing.
+template <class X>
+struct append_array {
+  std::vector<X>* v = nullptr;
+  X* cur = nullptr;
+  X* lim = nullptr;
+
+  /// Appends after the vector's current elements.
+  void attach(std::vector<X>& vec) {
+    v = &vec;
+    cur = vec.data() + vec.size();
+    lim = cur;
+  }
+  LOOM_FORCE_INLINE void push(const X& x) {
+    if (cur == lim) [[unlikely]] {
+      const auto [c, l] = grow(v, cur);
+      cur = c;
+      lim = l;
+    }
+    *cur++ = x;
+  }
+  std::size_t size() const { return static_cast<std::size_t>(cur - v->data()); }
+  /// The vector holds exactly the pushed elements.
+  void close() { v->resize(size()); }
+
+ private:
+  // out of line, and given values rather than `this`, so that a writer held in a kernel's
+  // local sink stays in registers
+  [[gnu::noinline]] static std::pair<X*, X*> grow(std::vector<X>* v, X* cur) {
+    constexpr std::size_t chunk = 4096;
+    const auto n = static_cast<std::size_t>(cur - v->data());  // == v->size(): the chunk is full
+    if (n == v->capacity()) v->reserve(std::max<std::size_t>(2 * n, chunk));
+    v->resize(std::min(v->capacity(), n + chunk));
+    return {v->data() + n, v->data() + v->size()};
+  }
+};
+
+/// Writes the values of an array whose length is known (an output on an operand's pattern): a
+/// compare and a store, and no call, since nothing grows, so the value written never has to
+/// survive a call (append_array's growth made SDDMM's values go through the stack). Pushes past
+/// the end are counted, not written: the caller compares the count with the length.
+template <class X>
+struct fill_array {
+  X* cur = nullptr;
+  X* lim = nullptr;
+  LOOM_FORCE_INLINE void push(const X& x) {
+    if (cur < lim) [[likely]]
+      *cur = x;
+    ++cur;
+  }
+};
+
+/// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
+/// into level arrays, as TACO's assembly does: no intermediate coordinate list. Given the
+/// output it replaces, it refills that output's arrays (cleared, capacity kept).
+template <class T, class Format>
+class appender {
+ public:
+  static constexpr std::size_t N = Format::order;
+  using tensor_type = basic_tensor<T, Format, true>;
+
+  static constexpr bool online = all_append_online<typename Format::levels>;
+  /// csr-like (one dense level over one compressed unique level): an entry is a count in its
+  /// row's `pos` slot and a store in `crd` and the values, like the hand-written loop.
+  static constexpr bool by_rows = loom::detail::rows_of_columns<Format>;
+
+  explicit appender(const std::array<std::int64_t, N>& shape, tensor_type* recycled = nullptr)
+      : shape_(shape) {
+    if constexpr (online) {
+      if (recycled != nullptr) {  // take the old arrays, keep their capacity
+        levels_ = std::move(recycled->levels_);
+        values_ = std::move(recycled->values_);
+        recycled->version_.bump();
+        [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+          (clear_level(std::get<Ks>(levels_)), ...);
+        }(std::make_index_sequence<N>{});
+        values_.clear();
+      }
+      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        ((level_extent_[Ks] = shape_[Format::modes[Ks]]), ...);
+        (init_level<Ks>(), ...);
+      }(std::make_index_sequence<N>{});
+      if constexpr (by_rows) attach_rows();
+    }
+  }
+
+  /// Reserves room for about `entries` entries (an estimate; capacity already held is kept).
+  void reserve(std::size_t entries) {
+    if constexpr (!online) {
+      buffer_.crd.reserve(entries);
+      buffer_.vals.reserve(entries);
+      return;
+    } else [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      (
+          [&] {
+            if constexpr (!level<Ks>::properties.full) std::get<Ks>(levels_).crd.reserve(entries);
+          }(),
+          ...);
+    }(std::make_index_sequence<N>{});
+    if constexpr (online && !Format::properties[N - 1].full) values_.reserve(entries);
+    if constexpr (by_rows) attach_rows();
+  }
+
+  /// Appends one entry; `c[k]` is the coordinate of level k.
+  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
+    if constexpr (!online) {
+      buffer_.crd.push_back(c);
+      buffer_.vals.push_back(v);
+    } else if constexpr (by_rows) {
+      ++row_counts_[c[0] + 1];
+      crd_out_.push(static_cast<typename level<1>::crd_type>(c[1]));
+      values_out_.push(v);
+    } else {
+      push_online(c, v);
+    }
+  }
+
+  /// The appends of a csr-like output as a value (`by_rows`): the row counts and the ends of
+  /// `crd` and the values. An in-order kernel's sink holds it from its first entry to its last
+  /// (`take_writer`, `return_writer`), so that the ends live in registers, not in the appender.
+  struct row_writer {
+    typename row_arrays<Format>::pos_type* counts;
+    append_array<typename row_arrays<Format>::crd_type> crd;
+    append_array<T> values;
+    std::int64_t row_start = 0;  // entries written before the current row
+    LOOM_FORCE_INLINE void push(std::int64_t column, const T& v) {
+      crd.push(static_cast<typename row_arrays<Format>::crd_type>(column));
+      values.push(v);
+    }
+    // a row's count, written once at its end (added: a row may arrive in several runs)
+    LOOM_FORCE_INLINE void end_row(std::int64_t row) {
+      const auto written = static_cast<std::int64_t>(crd.size());
+      counts[row + 1] += static_cast<typename row_arrays<Format>::pos_type>(written - row_start);
+      row_start = written;
+    }
+  };
+  row_writer take_writer()
+    requires by_rows
+  {
+    return {row_counts_, crd_out_, values_out_, static_cast<std::int64_t>(crd_out_.size())};
+  }
+  void return_writer(const row_writer& w)
+    requires by_rows
+  {
+    crd_out_ = w.crd;
+    values_out_ = w.values;
+  }
+
+  /// `out` takes `pattern`'s levels (copied into its own arrays, capacity kept) and its values
+  /// are refilled by `run(values)`, which pushes one value per entry of `pattern`, in order, to
+  /// the `fill_array<T>` it is given (sized once: a kernel run again touches no new memory).
+  /// False, with `out` to be rebuilt by the caller, when the count differs (a reduction that
+  /// emitted nothing).
+  template <class Run>
+  static bool fill_values_on_pattern(tensor_type& out, const tensor_type& pattern, Run&& run) {
+    out.version_.bump();
+    out.levels_ = pattern.levels_;
+    const std::size_t n = pattern.values_.size();
+    out.values_.resize(n);
+    fill_array<T> values{out.values_.data(), out.values_.data() + n};
+    run(values);
+    return values.cur == values.lim;
+  }
+
+  /// Whether `fill_by_rows` can fill the format.
+  static constexpr bool rows_of_columns = loom::detail::rows_of_columns<Format>;
+
+  /// Fills an appender that holds nothing yet with `n` entries: entry e is at `row(e)`,
+  /// `column(e)` with value `value(e)`. Rows come in any order; within a row, columns ascend
+  /// and repeat only next to each other (repeats are added). A counting sort on the row writes
+  /// straight into the level arrays, as a hand-written CSR transpose does: no sort and no
+  /// per-entry bookkeeping (a transpose's flush spent 5 ns per entry in `push`).
+  template <class Row, class Column, class Value>
+  void fill_by_rows(std::size_t n, Row row, Column column, Value value, bool may_repeat)
+    requires rows_of_columns
+  {
+    auto& st = std::get<1>(levels_);
+    const auto rows = static_cast<std::size_t>(level_extent_[0]);
+    st.pos.assign(rows + 1, 0);
+    for (std::size_t e = 0; e < n; ++e) ++st.pos[static_cast<std::size_t>(row(e)) + 1];
+    typename level<1>::pos_type start = 0;  // pos[r + 1]: where row r starts, then its end
+    for (std::size_t r = 1; r <= rows; ++r) start += std::exchange(st.pos[r], start);
+    st.crd.resize(n);
+    values_.resize(n);
+    for (std::size_t e = 0; e < n; ++e) {
+      const auto q = static_cast<std::size_t>(st.pos[static_cast<std::size_t>(row(e)) + 1]++);
+      st.crd[q] = static_cast<typename level<1>::crd_type>(column(e));
+      values_[q] = value(e);
+    }
+    // back to counts per row (finish_level sums them), merging repeats on the way
+    std::size_t kept = n;
+    if (!may_repeat) {
+      for (std::size_t r = rows; r >= 1; --r) st.pos[r] -= st.pos[r - 1];
+    } else {
+      kept = 0;
+      for (std::size_t r = 1, begin = 0; r <= rows; ++r) {
+        const auto end = static_cast<std::size_t>(st.pos[r]);
+        const std::size_t first = kept;
+        for (std::size_t q = begin; q < end; ++q) {
+          if (kept > first && st.crd[kept - 1] == st.crd[q]) {
+            values_[kept - 1] = semiring_traits<T>::add(values_[kept - 1], values_[q]);
+          } else {
+            st.crd[kept] = st.crd[q];
+            values_[kept++] = values_[q];
+          }
+        }
+        st.pos[r] = static_cast<typename level<1>::pos_type>(kept - first);
+        begin = end;
+      }
+      st.crd.resize(kept);
+      values_.resize(kept);
+    }
+    count_ = static_cast<std::int64_t>(kept);
+    attach_rows();
+  }
+
+  /// The finished tensor (dense levels padded, `pos` arrays completed).
+  tensor_type finish() && {
+    if constexpr (!online) {
+      return assemble_sorted<T, Format>(shape_, buffer_.crd, std::move(buffer_.vals));
+    } else {
+      return std::move(*this).finish_online();
+    }
+  }
+
+ private:
+  LOOM_FORCE_INLINE void push_online(const std::array<std::int64_t, N>& c, const T& v) {
+    std::size_t first = 0;  // first level whose coordinate differs from the previous entry
+    if (count_ > 0)
+      while (first < N && c[first] == last_[first]) ++first;
+    push_levels<0>(c, first);
+    last_ = c;
+    ++count_;
+    const std::int64_t p = position_[N - 1];
+    if constexpr (Format::properties[N - 1].full) {
+      if (static_cast<std::int64_t>(values_.size()) <= p)
+        values_.resize(static_cast<std::size_t>(p) + 1, semiring_traits<T>::zero());
+      values_[static_cast<std::size_t>(p)] = v;
+    } else {
+      values_.push_back(v);
+    }
+  }
+
+  tensor_type finish_online() && {
+    if constexpr (by_rows) {
+      crd_out_.close();
+      values_out_.close();
+    }
+    std::int64_t parents = 1;
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      (finish_level<Ks>(parents), ...);
+    }(std::make_index_sequence<N>{});
+    if (Format::properties[N - 1].full)
+      values_.resize(static_cast<std::size_t>(parents), semiring_traits<T>::zero());
+    return tensor_type(shape_, std::move(levels_), std::move(values_));
+  }
+
+  template <std::size_t K>
+  using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+
+  template <class Storage>
+  static void clear_level(Storage& st) {
+    if constexpr (requires { st.pos.clear(); }) st.pos.clear();
+    if constexpr (requires { st.crd.clear(); }) st.crd.clear();
+  }
+  // the row counts sized once (rows + 1), the appends aimed at the arrays' ends
+  void attach_rows() requires by_rows {
+    auto& st = std::get<1>(levels_);
+    const auto slots = static_cast<std::size_t>(level_extent_[0]) + 1;
+    if (st.pos.size() != slots) st.pos.assign(slots, 0);
+    row_counts_ = st.pos.data();
+    crd_out_.attach(st.crd);
+    values_out_.attach(values_);
+  }
+
+  template <std::size_t K>
+  void init_level() {
+    if constexpr (level<K>::properties.full) {
+      std::get<K>(levels_).extent = level_extent_[K];
+    } else if (level_extent_[K] > 0 && !fits_in<typename level<K>::crd_type>(level_extent_[K] - 1)) {
+      check_fits<typename level<K>::crd_type>(level_extent_[K] - 1,
+                                              "largest coordinate of mode " +
+                                                  std::to_string(Format::modes[K]));
+    }
+  }
+
+  template <std::size_t K>
+  LOOM_FORCE_INLINE void push_levels(const std::array<std::int64_t, N>& c, std::size_t first) {
+    if constexpr (K < N) {
+      const std::int64_t parent = K == 0 ? 0 : position_[K - 1];
+      auto& st = std::get<K>(levels_);
+      if constexpr (level<K>::properties.full) {
+        position_[K] = parent * level_extent_[K] + c[K];
+      } else if constexpr (level<K>::properties.segmented) {
+        st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
+        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
+      } else {
+        // a new position when this level or one above changed (non-unique: always)
+        if (K >= first || !level<K>::properties.unique || count_ == 0) {
+          st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
+          const auto slot = static_cast<std::size_t>(parent) + 1;
+          if (st.pos.size() <= slot) st.pos.resize(slot + 1, 0);
+          ++st.pos[slot];
+        }
+        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
+      }
+      push_levels<K + 1>(c, first);
+    }
+  }
+
+  template <std::size_t K>
+  void finish_level(std::int64_t& parents) {
+    auto& st = std::get<K>(levels_);
+    if constexpr (level<K>::properties.full) {
+      parents *= level_extent_[K];
+    } else if constexpr (level<K>::properties.segmented) {
+      parents = static_cast<std::int64_t>(st.crd.size());
+    } else {
+      check_fits<typename level<K>::pos_type>(static_cast<std::int64_t>(st.crd.size()),
+                                              "number of positions");
+      st.pos.resize(static_cast<std::size_t>(parents) + 1, 0);
+      for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
+      parents = static_cast<std::int64_t>(st.crd.size());
+    }
+  }
+
+  std::array<std::int64_t, N> shape_{};
+  std::array<std::int64_t, N> level_extent_{};
+  typename tensor_type::level_storages levels_{};
+  std::vector<T> values_;
+  std::array<std::int64_t, N> last_{};
+  std::array<std::int64_t, N> position_{};
+  std::int64_t count_ = 0;
+  // by_rows: the rows' counts (pos + 1) and the ends of crd and the values
+  struct no_cursor {};
+  typename row_arrays<Format>::pos_type* row_counts_ = nullptr;
+  [[no_unique_address]] std::conditional_t<by_rows, append_array<typename row_arrays<Format>::crd_type>,
+                                           no_cursor> crd_out_{};
+  [[no_unique_address]] std::conditional_t<by_rows, append_array<T>, no_cursor> values_out_{};
+  struct entries {
+    std::vector<std::array<std::int64_t, N>> crd;
+    std::vector<T> vals;
+  } buffer_;  // used when !online
+};
+
+}  // namespace loom::detail
+
+#endif  // LOOM_FORMAT_APPENDER_HPP
+// ---- end <loom/format/appender.hpp>
+// ---- begin <loom/format/format_name.hpp>
+// Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_FORMAT_NAME_HPP
+#define LOOM_FORMAT_FORMAT_NAME_HPP
+
+
+#include <string>
+#include <type_traits>
+
+namespace loom {
+
+/// "csr", "dcsc", ... for the standard aliases; otherwise "format<dense,compressed>::ordered<1,0>".
+template <storage_format F>
+std::string format_name() {
+  if constexpr (std::is_same_v<F, csr>) return "csr";
+  else if constexpr (std::is_same_v<F, csc>) return "csc";
+  else if constexpr (std::is_same_v<F, dcsr>) return "dcsr";
+  else if constexpr (std::is_same_v<F, dcsc>) return "dcsc";
+  else if constexpr (std::is_same_v<F, coo>) return "coo";
+  else if constexpr (std::is_same_v<F, dense_vector>) return "dense_vector";
+  else if constexpr (std::is_same_v<F, sparse_vector>) return "sparse_vector";
+  else if constexpr (std::is_same_v<F, dense_matrix>) return "dense_matrix";
+  else {
+    std::string s = "format<";
+    bool first = true;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
+        [&](auto level) {
+          s += (first ? "" : ",") + std::string(decltype(level)::type::name);
+          first = false;
+        });
+    s += ">";
+    bool identity = true;
+    for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
+    if (!identity) {
+      s += "::ordered<";
+      for (std::size_t k = 0; k < F::order; ++k) s += (k ? "," : "") + std::to_string(F::modes[k]);
+      s += ">";
+    }
+    return s;
+  }
+}
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_FORMAT_NAME_HPP
+// ---- end <loom/format/format_name.hpp>
+// ---- begin <loom/format/memory.hpp>
+// Defines the memory-overlap test of tensors and views: which arrays a tensor reads, and whether
+// an output's storage is also read by an operand (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MEMORY_HPP
+#define LOOM_FORMAT_MEMORY_HPP
+
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace loom::detail {
+
+// f(first, last): the bytes of one array, when it holds any.
+template <class Array, class F>
+void visit_array_bytes(const Array& a, F& f) {
+  if (a.size() == 0) return;
+  const auto* first = reinterpret_cast<const std::byte*>(a.data());
+  f(first, first + a.size() * sizeof(*a.data()));
+}
+
+/// Calls `f(first, last)` for the bytes of every array `t` reads: its values and its levels'
+/// position, coordinate, bound, bit and hash arrays. Two tensors, or a tensor and a view of
+/// someone's buffer, are the same data to a kernel exactly when these ranges meet.
+template <class Tensor, class F>
+void for_each_array(const Tensor& t, F&& f) {
+  if constexpr (requires { t.values().data(); }) visit_array_bytes(t.values(), f);
+  if constexpr (requires { Tensor::order; typename Tensor::level_storages; }) {
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (..., [&](const auto& s) {
+        if constexpr (requires { s.pos.data(); }) visit_array_bytes(s.pos, f);
+        if constexpr (requires { s.crd.data(); }) visit_array_bytes(s.crd, f);
+        if constexpr (requires { s.lo.data(); }) visit_array_bytes(s.lo, f);
+        if constexpr (requires { s.bits.data(); }) visit_array_bytes(s.bits, f);
+        if constexpr (requires { s.slot_pos.data(); }) visit_array_bytes(s.slot_pos, f);
+        if constexpr (requires { s.table.data(); }) visit_array_bytes(s.table, f);
+      }(t.template level<K>()));
+    }(std::make_index_sequence<Tensor::order>{});
+  }
+}
+
+/// Whether `a` and `b` share memory: the same object, or arrays that overlap by a byte or more
+/// (two views of one buffer, a view of a tensor's own values).
+template <class A, class B>
+bool shares_memory(const A& a, const B& b) {
+  if (static_cast<const void*>(&a) == static_cast<const void*>(&b)) return true;
+  const std::less<const std::byte*> before;
+  bool overlap = false;
+  for_each_array(a, [&](const std::byte* a0, const std::byte* a1) {
+    for_each_array(b, [&](const std::byte* b0, const std::byte* b1) {
+      overlap = overlap || (before(a0, b1) && before(b0, a1));
+    });
+  });
+  return overlap;
+}
+
+/// Whether an operand of `rhs` reads storage that the output `out` writes.
+template <class Out, class Rhs>
+bool aliases_output(const Out* out, const Rhs& rhs) {
+  bool aliased = false;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
+    aliased = aliased || shares_memory(*out, *a.tensor);
+  });
+  return aliased;
+}
+
+/// The operands of `rhs` that read the output's storage, named as explain() names tensors (the
+/// tensor's name, or T<k> for the k-th access when unnamed), comma-separated.
+template <class Out, class Rhs>
+std::string aliased_operands(const Out* out, const Rhs& rhs) {
+  std::string names;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    if (!shares_memory(*out, *a.tensor)) return;
+    std::string name;
+    if constexpr (requires { a.tensor->name(); }) name = std::string(a.tensor->name());
+    if (name.empty()) name = "T" + std::to_string(k);
+    names += (names.empty() ? "" : ", ") + name;
+  });
+  return names;
+}
+
+}  // namespace loom::detail
+
+#endif  // LOOM_FORMAT_MEMORY_HPP
+// ---- end <loom/format/memory.hpp>
+// ---- begin <loom/optimize/hoist_choice.hpp>
+// Defines the runtime choice whether to compute a hoistable sum first (rewrite/hoist.hpp): the
+// fused kernel's estimated cost against the sum's own kernel plus the rest with the sum as one
+// operand, from the same statistics and loop-order cost as the plan choice (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_HOIST_CHOICE_HPP
+#define LOOM_OPTIMIZE_HOIST_CHOICE_HPP
+
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -6720,7 +4938,7 @@ bool cached_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense_tempora
 // ---- begin <loom/plan/transposed_format.hpp>
 // Defines loom::plan::transposed_format<Order, A>: the format of the copy an operand is read
 // through when the loop order is not concordant with it (plan/). The evaluator binds it
-// (stream/evaluate.hpp), explain() names it and the skip costing reads its levels.
+// (exec/evaluate.hpp), explain() names it and the skip costing reads its levels.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_PLAN_TRANSPOSED_FORMAT_HPP
 #define LOOM_PLAN_TRANSPOSED_FORMAT_HPP
@@ -8126,1653 +6344,6 @@ workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
 
 #endif  // LOOM_OPTIMIZE_WORKSPACE_CHOICE_HPP
 // ---- end <loom/optimize/workspace_choice.hpp>
-// ---- begin <loom/plan/pattern.hpp>
-// Defines loom::plan::pattern_of: whether a kernel's sparse output has the pattern of one of its
-// operands (SDDMM, a scaling, a product with dense factors), so that the output copies that
-// operand's positions and coordinates and computes values only (plan/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PLAN_PATTERN_HPP
-#define LOOM_PLAN_PATTERN_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <cstddef>
-#include <type_traits>
-
-namespace loom::plan {
-
-namespace detail {
-struct pattern_walk {
-  bool ok = true;             // only products, sums over non-output indices, literals
-  std::size_t matches = 0;    // accesses that carry the output's pattern
-  std::size_t accesses = 0;   // accesses seen (the next one's ordinal)
-  std::size_t ordinal = 0;    // the matching access's ordinal
-};
-
-template <class Out, class OutIndices, class E>
-struct pattern_node {
-  static constexpr void walk(pattern_walk& w) { w.ok = false; }
-};
-template <class Out, class OutIndices, class V>
-struct pattern_node<Out, OutIndices, expr::literal<V>> {
-  static constexpr void walk(pattern_walk&) {}
-};
-// the output's tensor type read with the output's indices in order: the pattern's operand; an
-// all-dense operand: a factor located at each entry; any other operand may drop entries
-template <class Out, class OutIndices, class T, class... Is>
-struct pattern_node<Out, OutIndices, expr::access<T, Is...>> {
-  static constexpr void walk(pattern_walk& w) {
-    using tensor_t = std::remove_const_t<T>;
-    if constexpr (std::is_same_v<tensor_t, Out> &&
-                  std::is_same_v<boost::mp11::mp_list<Is...>, OutIndices>) {
-      ++w.matches;
-      w.ordinal = w.accesses;
-    } else if constexpr (!tensor_t::format_type::all_dense) {
-      w.ok = false;
-    }
-    ++w.accesses;
-  }
-};
-template <class Out, class OutIndices, class L, class R>
-struct pattern_node<Out, OutIndices, expr::mul<L, R>> {
-  static constexpr void walk(pattern_walk& w) {
-    pattern_node<Out, OutIndices, L>::walk(w);
-    pattern_node<Out, OutIndices, R>::walk(w);
-  }
-};
-template <class Out, class OutIndices, class I, class E>
-struct pattern_node<Out, OutIndices, expr::sum<I, E>> {
-  static constexpr void walk(pattern_walk& w) {
-    if constexpr (boost::mp11::mp_contains<OutIndices, I>::value) w.ok = false;
-    pattern_node<Out, OutIndices, E>::walk(w);
-  }
-};
-}  // namespace detail
-
-/// For `lhs = rhs` with a sparse owning output: whether the output's pattern is exactly that of
-/// one operand (`shares`), and that operand's ordinal among the accesses (`ordinal`). True when
-/// rhs is a product of that operand, read with the output's indices in order and stored in the
-/// output's very type, with all-dense operands and literals, summed over other indices only:
-/// every entry of the operand yields one output entry (the caller checks the count), in order.
-template <class Lhs, class Rhs>
-struct pattern_of {
- private:
-  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(std::declval<Lhs>().tensor)>>;
-  static constexpr detail::pattern_walk w = [] {
-    detail::pattern_walk x;
-    detail::pattern_node<out_t, expr::free_indices_t<Lhs>, Rhs>::walk(x);
-    return x;
-  }();
-
- public:
-  static constexpr bool shares = !out_t::format_type::all_dense && out_t::owning && w.ok && w.matches == 1;
-  static constexpr std::size_t ordinal = w.ordinal;
-};
-
-}  // namespace loom::plan
-
-#endif  // LOOM_PLAN_PATTERN_HPP
-// ---- end <loom/plan/pattern.hpp>
-// ---- begin <loom/rewrite/for_evaluation.hpp>
-// Defines loom::rewrite::for_evaluation(e): the always-profitable rules to a fixpoint, then the
-// static constants turned into literals; what the evaluator runs (rewrite/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_FOR_EVALUATION_HPP
-#define LOOM_REWRITE_FOR_EVALUATION_HPP
-
-// ---- begin <loom/rewrite/engine.hpp>
-// Defines the rewrite engine: loom::rewrite::rewrite<Rules>(e) applies a rule set bottom-up,
-// pass after pass, to a fixpoint (bounded), and records the rules that fired (rewrite/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_ENGINE_HPP
-#define LOOM_REWRITE_ENGINE_HPP
-
-// ---- begin <loom/rewrite/constants.hpp>
-// Defines loom::rewrite::zero and loom::rewrite::one, the statically known constants the rules
-// create and eliminate (rewrite/). They never reach the evaluator: finalize() turns them away.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_CONSTANTS_HPP
-#define LOOM_REWRITE_CONSTANTS_HPP
-
-
-#include <boost/mp11/list.hpp>
-
-namespace loom::rewrite {
-
-/// The semiring's 0, known at compile time (annihilates *, neutral for +).
-struct zero {};
-/// The semiring's 1, known at compile time (neutral for *).
-struct one {};
-
-}  // namespace loom::rewrite
-
-// The traits rules consult (free and summed indices, accesses): constants have none.
-namespace loom::expr::detail {
-template <>
-struct free_indices<rewrite::zero> {
-  using type = boost::mp11::mp_list<>;
-};
-template <>
-struct free_indices<rewrite::one> {
-  using type = boost::mp11::mp_list<>;
-};
-}  // namespace loom::expr::detail
-
-#endif  // LOOM_REWRITE_CONSTANTS_HPP
-// ---- end <loom/rewrite/constants.hpp>
-// ---- begin <loom/rewrite/rule.hpp>
-// Defines the rewrite_rule concept and rule_applies_to: a rule is a struct with a `name` and
-// `apply` overloads whose parameter is the pattern and whose result is the replacement (rewrite/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULE_HPP
-#define LOOM_REWRITE_RULE_HPP
-
-#include <concepts>
-#include <utility>
-#include <string_view>
-
-namespace loom {
-
-/// A rewrite rule: a named struct; its static `apply(const Node&)` overloads match node types
-/// (overload resolution is the matcher, `requires` the side condition).
-template <class R>
-concept rewrite_rule = requires {
-  { R::name } -> std::convertible_to<std::string_view>;
-};
-
-/// Whether rule R rewrites a node of type E (false, never a hard error, when it does not).
-template <class R, class E>
-concept rule_applies_to = rewrite_rule<R> && requires(const E& e) { R::apply(e); };
-
-/// The node R makes of an E.
-template <class R, class E>
-  requires rule_applies_to<R, E>
-using apply_rule_t = decltype(R::apply(std::declval<const E&>()));
-
-}  // namespace loom
-
-#endif  // LOOM_REWRITE_RULE_HPP
-// ---- end <loom/rewrite/rule.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/list.hpp>
-
-#include <cstddef>
-#include <string>
-#include <tuple>
-#include <type_traits>
-
-#ifndef LOOM_REWRITE_MAX_PASSES
-#  define LOOM_REWRITE_MAX_PASSES 64
-#endif
-
-namespace loom::diag {
-// Instantiated when a rule set does not reach a fixpoint: shows the expression it cycles on.
-// Do not define.
-template <class Expression>
-struct rewrite_rules_did_not_reach_a_fixpoint;
-}  // namespace loom::diag
-
-namespace loom::rewrite {
-
-using boost::mp11::mp_list;
-
-/// The most bottom-up passes the engine makes before it reports a cycle.
-inline constexpr std::size_t max_passes = LOOM_REWRITE_MAX_PASSES;
-
-/// An expression and the rules that fired to produce it (an MP11 list, in firing order).
-template <class E, class Fired>
-struct traced {
-  E expr;
-  using expression_type = E;
-  using fired = Fired;
-};
-
-namespace detail {
-
-template <class... Ts>
-using cat = boost::mp11::mp_append<mp_list<>, typename Ts::fired...>;
-
-template <class Rules, class E>
-constexpr auto pass(const E& e);
-
-// children(e): e with every operand rewritten by one pass
-template <class Rules, class E>
-constexpr auto children(const E& e) {  // leaves: access, literal, constants
-  return traced<E, mp_list<>>{e};
-}
-template <class Rules, class L, class R>
-constexpr auto children(const expr::add<L, R>& e) {
-  auto l = pass<Rules>(e.lhs);
-  auto r = pass<Rules>(e.rhs);
-  using N = expr::add<decltype(l.expr), decltype(r.expr)>;
-  return traced<N, cat<decltype(l), decltype(r)>>{N{l.expr, r.expr}};
-}
-template <class Rules, class L, class R>
-constexpr auto children(const expr::mul<L, R>& e) {
-  auto l = pass<Rules>(e.lhs);
-  auto r = pass<Rules>(e.rhs);
-  using N = expr::mul<decltype(l.expr), decltype(r.expr)>;
-  return traced<N, cat<decltype(l), decltype(r)>>{N{l.expr, r.expr}};
-}
-template <class Rules, class P, class B>
-constexpr auto children(const expr::where<P, B>& e) {
-  auto p = pass<Rules>(e.pred);
-  auto b = pass<Rules>(e.body);
-  using N = expr::where<decltype(p.expr), decltype(b.expr)>;
-  return traced<N, cat<decltype(p), decltype(b)>>{N{p.expr, b.expr}};
-}
-template <class Rules, class I, class B>
-constexpr auto children(const expr::sum<I, B>& e) {
-  auto b = pass<Rules>(e.body);
-  using N = expr::sum<I, decltype(b.expr)>;
-  return traced<N, cat<decltype(b)>>{N{b.expr}};
-}
-template <class Rules, class I, class B>
-constexpr auto children(const expr::expand<I, B>& e) {
-  auto b = pass<Rules>(e.body);
-  using N = expr::expand<I, decltype(b.expr)>;
-  return traced<N, cat<decltype(b)>>{N{b.expr}};
-}
-template <class Rules, class F, class A>
-constexpr auto children(const expr::map<F, A>& e) {
-  auto a = pass<Rules>(std::get<0>(e.args));
-  using N = expr::map<F, decltype(a.expr)>;
-  return traced<N, cat<decltype(a)>>{N{e.f, {a.expr}}};
-}
-template <class Rules, class F, class A, class B>
-constexpr auto children(const expr::map<F, A, B>& e) {
-  auto a = pass<Rules>(std::get<0>(e.args));
-  auto b = pass<Rules>(std::get<1>(e.args));
-  using N = expr::map<F, decltype(a.expr), decltype(b.expr)>;
-  return traced<N, cat<decltype(a), decltype(b)>>{N{e.f, {a.expr, b.expr}}};
-}
-
-template <class E>
-struct applies {
-  template <class R>
-  using fn = boost::mp11::mp_bool<rule_applies_to<R, E>>;
-};
-
-// The first rule of the list (list order is priority) that matches the node, applied once.
-template <class Rules, class E, class Fired>
-constexpr auto at_node(const traced<E, Fired>& t) {
-  using k = boost::mp11::mp_find_if_q<Rules, applies<E>>;
-  if constexpr (k::value == boost::mp11::mp_size<Rules>::value) {
-    return t;
-  } else {
-    using R = boost::mp11::mp_at<Rules, k>;
-    auto out = R::apply(t.expr);
-    return traced<decltype(out), boost::mp11::mp_push_back<Fired, R>>{out};
-  }
-}
-
-template <class Rules, class E>
-constexpr auto pass(const E& e) {
-  return at_node<Rules>(children<Rules>(e));
-}
-
-template <class Rules, std::size_t Left, class E, class Fired>
-constexpr auto fixpoint(const E& e, Fired) {
-  auto next = pass<Rules>(e);
-  using step_fired = typename decltype(next)::fired;
-  if constexpr (boost::mp11::mp_empty<step_fired>::value) {
-    return traced<E, Fired>{e};
-  } else if constexpr (Left == 0) {
-    static_assert(Left != 0,
-                  "loom::rewrite: the rule set did not reach a fixpoint within "
-                  "LOOM_REWRITE_MAX_PASSES passes; two of its rules undo each other");
-    diag::rewrite_rules_did_not_reach_a_fixpoint<E>{};
-    return traced<E, Fired>{e};
-  } else {
-    return fixpoint<Rules, Left - 1>(next.expr, boost::mp11::mp_append<Fired, step_fired>{});
-  }
-}
-
-}  // namespace detail
-
-/// `e` rewritten by `Rules` (an MP11 list of rules, first = highest priority) to a fixpoint:
-/// each pass visits the tree bottom-up and applies the first matching rule at every node.
-/// Returns a `traced` value: `.expr` is the result, `::fired` the rules in firing order.
-template <class Rules, std::size_t MaxPasses = max_passes, class E>
-constexpr auto rewrite(const E& e) {
-  return detail::fixpoint<Rules, MaxPasses>(e, mp_list<>{});
-}
-
-/// The type `rewrite<Rules>` makes of an E.
-template <class E, class Rules>
-using rewrite_t = typename decltype(rewrite<Rules>(std::declval<const E&>()))::expression_type;
-
-/// The rules that fired rewriting an E, in order (a rule fires once per match).
-template <class E, class Rules>
-using fired_t = typename decltype(rewrite<Rules>(std::declval<const E&>()))::fired;
-
-/// The names of the rules in `Fired`, comma separated ("" when none fired).
-template <class Fired>
-std::string fired_names() {
-  std::string s;
-  boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, Fired>>([&](auto r) {
-    s += (s.empty() ? "" : ", ") + std::string(decltype(r)::type::name);
-  });
-  return s;
-}
-
-}  // namespace loom::rewrite
-
-#endif  // LOOM_REWRITE_ENGINE_HPP
-// ---- end <loom/rewrite/engine.hpp>
-// ---- begin <loom/rewrite/rule_sets.hpp>
-// Defines the rule sets (MP11 lists; list order is priority): always_profitable, which the
-// evaluator applies to every kernel, and sum_product_normal_form (rewrite/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULE_SETS_HPP
-#define LOOM_REWRITE_RULE_SETS_HPP
-
-// ---- begin <loom/rewrite/rules/add_zero.hpp>
-// Defines loom::rules::add_zero: 0 is neutral for + (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_ADD_ZERO_HPP
-#define LOOM_REWRITE_RULES_ADD_ZERO_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// add_zero:  0 + x  ==>  x,   x + 0  ==>  x
-struct add_zero {
-  static constexpr std::string_view name = "add_zero";
-  template <class X>
-  static constexpr auto apply(const expr::add<rewrite::zero, X>& e) -> X { return e.rhs; }
-  template <class X>
-  static constexpr auto apply(const expr::add<X, rewrite::zero>& e) -> X { return e.lhs; }
-  static constexpr auto apply(const expr::add<rewrite::zero, rewrite::zero>&) -> rewrite::zero {
-    return {};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_ADD_ZERO_HPP
-// ---- end <loom/rewrite/rules/add_zero.hpp>
-// ---- begin <loom/rewrite/rules/distribute.hpp>
-// Defines loom::rules::distribute: * distributes over + (towards the sum-of-products form; not
-// always profitable, so only the normal-form rule set uses it) (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_DISTRIBUTE_HPP
-#define LOOM_REWRITE_RULES_DISTRIBUTE_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// distribute:  (a + b) * c  ==>  a * c + b * c,    c * (a + b)  ==>  c * a + c * b
-struct distribute {
-  static constexpr std::string_view name = "distribute";
-  template <class A, class B, class C>
-  static constexpr auto apply(const expr::mul<expr::add<A, B>, C>& e)
-      -> expr::add<expr::mul<A, C>, expr::mul<B, C>> {
-    return {{e.lhs.lhs, e.rhs}, {e.lhs.rhs, e.rhs}};
-  }
-  template <class A, class B, class C>
-  static constexpr auto apply(const expr::mul<C, expr::add<A, B>>& e)
-      -> expr::add<expr::mul<C, A>, expr::mul<C, B>> {
-    return {{e.lhs, e.rhs.lhs}, {e.lhs, e.rhs.rhs}};
-  }
-  template <class A, class B, class C, class D>  // both sides are sums: split the left first
-  static constexpr auto apply(const expr::mul<expr::add<A, B>, expr::add<C, D>>& e)
-      -> expr::add<expr::mul<A, expr::add<C, D>>, expr::mul<B, expr::add<C, D>>> {
-    return {{e.lhs.lhs, e.rhs}, {e.lhs.rhs, e.rhs}};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_DISTRIBUTE_HPP
-// ---- end <loom/rewrite/rules/distribute.hpp>
-// ---- begin <loom/rewrite/rules/double_negation.hpp>
-// Defines loom::rules::double_negation: -(-x) is x (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_DOUBLE_NEGATION_HPP
-#define LOOM_REWRITE_RULES_DOUBLE_NEGATION_HPP
-
-
-#include <string_view>
-#include <tuple>
-
-namespace loom::rules {
-
-// double_negation:  -(-x)  ==>  x
-struct double_negation {
-  static constexpr std::string_view name = "double_negation";
-  template <class X>
-  static constexpr auto apply(const expr::map<fn::negate, expr::map<fn::negate, X>>& e) -> X {
-    return std::get<0>(std::get<0>(e.args).args);
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_DOUBLE_NEGATION_HPP
-// ---- end <loom/rewrite/rules/double_negation.hpp>
-// ---- begin <loom/rewrite/rules/flatten_product.hpp>
-// Defines loom::rules::flatten_product: products and additions associate to the right, so a
-// chain of factors (or terms) has one shape (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_FLATTEN_PRODUCT_HPP
-#define LOOM_REWRITE_RULES_FLATTEN_PRODUCT_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// flatten_product:  (a * b) * c  ==>  a * (b * c),    (a + b) + c  ==>  a + (b + c)
-struct flatten_product {
-  static constexpr std::string_view name = "flatten_product";
-  template <class A, class B, class C>
-  static constexpr auto apply(const expr::mul<expr::mul<A, B>, C>& e)
-      -> expr::mul<A, expr::mul<B, C>> {
-    return {e.lhs.lhs, {e.lhs.rhs, e.rhs}};
-  }
-  template <class A, class B, class C>
-  static constexpr auto apply(const expr::add<expr::add<A, B>, C>& e)
-      -> expr::add<A, expr::add<B, C>> {
-    return {e.lhs.lhs, {e.lhs.rhs, e.rhs}};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_FLATTEN_PRODUCT_HPP
-// ---- end <loom/rewrite/rules/flatten_product.hpp>
-// ---- begin <loom/rewrite/rules/fold_constants.hpp>
-// Defines loom::rules::fold_constants: operations on literals computed once, at rewrite time
-// (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_FOLD_CONSTANTS_HPP
-#define LOOM_REWRITE_RULES_FOLD_CONSTANTS_HPP
-
-
-#include <string_view>
-#include <tuple>
-
-namespace loom::rules {
-
-// fold_constants:  a * b ==> (a×b),   a + b ==> (a+b),   f(a) ==> (f(a)),   f(a, b) ==> (f(a, b)),
-//                  a * (b * x) ==> (a×b) * x            for literals a, b (in the semiring)
-struct fold_constants {
-  static constexpr std::string_view name = "fold_constants";
-  template <class A, class B, class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
-  static constexpr auto apply(const expr::mul<expr::literal<A>, expr::literal<B>>& e)
-      -> expr::literal<V> {
-    return {semiring_traits<V>::mul(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.value))};
-  }
-  template <class A, class B, class V = expr::value_type_t<expr::add<expr::literal<A>, expr::literal<B>>>>
-  static constexpr auto apply(const expr::add<expr::literal<A>, expr::literal<B>>& e)
-      -> expr::literal<V> {
-    return {semiring_traits<V>::add(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.value))};
-  }
-  template <class A, class B, class X,
-            class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
-  static constexpr auto apply(const expr::mul<expr::literal<A>, expr::mul<expr::literal<B>, X>>& e)
-      -> expr::mul<expr::literal<V>, X> {
-    return {{semiring_traits<V>::mul(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.lhs.value))},
-            e.rhs.rhs};
-  }
-  template <class F, class T>
-    requires requires(const F& f, T v) { { f(v) } -> std::convertible_to<T>; }
-  static constexpr auto apply(const expr::map<F, expr::literal<T>>& e) -> expr::literal<T> {
-    return {static_cast<T>(e.f(std::get<0>(e.args).value))};
-  }
-  template <class F, class A, class B,
-            class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
-    requires requires(const F& f, V v) { { f(v, v) } -> std::convertible_to<V>; }
-  static constexpr auto apply(const expr::map<F, expr::literal<A>, expr::literal<B>>& e)
-      -> expr::literal<V> {
-    return {static_cast<V>(e.f(static_cast<V>(std::get<0>(e.args).value),
-                               static_cast<V>(std::get<1>(e.args).value)))};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_FOLD_CONSTANTS_HPP
-// ---- end <loom/rewrite/rules/fold_constants.hpp>
-// ---- begin <loom/rewrite/rules/lift_sum.hpp>
-// Defines loom::rules::lift_sum: a sum factor of a product is lifted over the whole product
-// (the direction of the sum-product normal form, Σ outermost) (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_LIFT_SUM_HPP
-#define LOOM_REWRITE_RULES_LIFT_SUM_HPP
-
-// ---- begin <loom/rewrite/patterns.hpp>
-// Defines the small predicates rule side conditions share: which indices a subexpression uses,
-// whether a node is a static constant (rewrite/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_PATTERNS_HPP
-#define LOOM_REWRITE_PATTERNS_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/set.hpp>
-
-#include <type_traits>
-
-namespace loom::rewrite {
-
-/// Whether index I is free in E.
-template <class E, class I>
-inline constexpr bool uses_v = boost::mp11::mp_contains<expr::free_indices_t<E>, I>::value;
-
-/// Whether index I occurs in E at all (free or bound by a sum inside it).
-template <class E, class I>
-inline constexpr bool mentions_v =
-    uses_v<E, I> || boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value;
-
-/// Whether E is one of the static constants.
-template <class E>
-inline constexpr bool is_constant_v = std::is_same_v<E, zero> || std::is_same_v<E, one>;
-
-template <class E>
-struct is_literal : std::false_type {};
-template <class T>
-struct is_literal<expr::literal<T>> : std::true_type {};
-
-/// Index variables ordered by name (the canonical order of a block of sums).
-template <class I, class J>
-inline constexpr bool index_before_v = I::name < J::name;
-
-}  // namespace loom::rewrite
-
-#endif  // LOOM_REWRITE_PATTERNS_HPP
-// ---- end <loom/rewrite/patterns.hpp>
-
-#include <string_view>
-
-namespace loom::rules {
-
-// lift_sum:  sum(i, a) * b  ==>  sum(i, a * b)     if i does not occur in b
-//            a * sum(i, b)  ==>  sum(i, a * b)     if i does not occur in a
-// (the side condition keeps bound names apart: rename first when both sides bind i)
-struct lift_sum {
-  static constexpr std::string_view name = "lift_sum";
-  template <class I, class A, class B>
-    requires(!rewrite::mentions_v<B, I>)
-  static constexpr auto apply(const expr::mul<expr::sum<I, A>, B>& e)
-      -> expr::sum<I, expr::mul<A, B>> {
-    return {{e.lhs.body, e.rhs}};
-  }
-  template <class I, class A, class B>
-    requires(!rewrite::mentions_v<A, I>)
-  static constexpr auto apply(const expr::mul<A, expr::sum<I, B>>& e)
-      -> expr::sum<I, expr::mul<A, B>> {
-    return {{e.lhs, e.rhs.body}};
-  }
-  template <class I, class A, class J, class B>  // both sides are sums: lift the left one first
-    requires(!rewrite::mentions_v<expr::sum<J, B>, I>)
-  static constexpr auto apply(const expr::mul<expr::sum<I, A>, expr::sum<J, B>>& e)
-      -> expr::sum<I, expr::mul<A, expr::sum<J, B>>> {
-    return {{e.lhs.body, e.rhs}};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_LIFT_SUM_HPP
-// ---- end <loom/rewrite/rules/lift_sum.hpp>
-// ---- begin <loom/rewrite/rules/merge_sums.hpp>
-// Defines loom::rules::merge_sums: nested sums form one block with its indices in canonical
-// (name) order, so equal blocks written in different orders meet (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_MERGE_SUMS_HPP
-#define LOOM_REWRITE_RULES_MERGE_SUMS_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// merge_sums:  sum(i, sum(j, x))  ==>  sum(j, sum(i, x))   if j sorts before i
-// (Σ_i Σ_j = Σ_{i,j} = Σ_j Σ_i: the block is one multi-index sum, kept sorted)
-struct merge_sums {
-  static constexpr std::string_view name = "merge_sums";
-  template <class I, class J, class X>
-    requires rewrite::index_before_v<J, I>
-  static constexpr auto apply(const expr::sum<I, expr::sum<J, X>>& e)
-      -> expr::sum<J, expr::sum<I, X>> {
-    return {{e.body.body}};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_MERGE_SUMS_HPP
-// ---- end <loom/rewrite/rules/merge_sums.hpp>
-// ---- begin <loom/rewrite/rules/mul_by_one.hpp>
-// Defines loom::rules::mul_by_one: 1 is neutral for * (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_MUL_BY_ONE_HPP
-#define LOOM_REWRITE_RULES_MUL_BY_ONE_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// mul_by_one:  1 * x  ==>  x,   x * 1  ==>  x
-struct mul_by_one {
-  static constexpr std::string_view name = "mul_by_one";
-  template <class X>
-  static constexpr auto apply(const expr::mul<rewrite::one, X>& e) -> X { return e.rhs; }
-  template <class X>
-  static constexpr auto apply(const expr::mul<X, rewrite::one>& e) -> X { return e.lhs; }
-  static constexpr auto apply(const expr::mul<rewrite::one, rewrite::one>&) -> rewrite::one {
-    return {};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_MUL_BY_ONE_HPP
-// ---- end <loom/rewrite/rules/mul_by_one.hpp>
-// ---- begin <loom/rewrite/rules/mul_by_zero.hpp>
-// Defines loom::rules::mul_by_zero: 0 annihilates * and where (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_MUL_BY_ZERO_HPP
-#define LOOM_REWRITE_RULES_MUL_BY_ZERO_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// mul_by_zero:  0 * x  ==>  0,   x * 0  ==>  0,   where(0, x) ==> 0,   where(p, 0) ==> 0
-// (0 annihilates × in every semiring loom supports)
-struct mul_by_zero {
-  static constexpr std::string_view name = "mul_by_zero";
-  template <class X>
-  static constexpr auto apply(const expr::mul<rewrite::zero, X>&) -> rewrite::zero { return {}; }
-  template <class X>
-  static constexpr auto apply(const expr::mul<X, rewrite::zero>&) -> rewrite::zero { return {}; }
-  template <class X>
-  static constexpr auto apply(const expr::where<rewrite::zero, X>&) -> rewrite::zero { return {}; }
-  template <class X>
-  static constexpr auto apply(const expr::where<X, rewrite::zero>&) -> rewrite::zero { return {}; }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_MUL_BY_ZERO_HPP
-// ---- end <loom/rewrite/rules/mul_by_zero.hpp>
-// ---- begin <loom/rewrite/rules/negation_outward.hpp>
-// Defines loom::rules::negation_outward: a negation moves out of products and sums and into
-// additions, so every term of a sum of products carries its sign at its root (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_NEGATION_OUTWARD_HPP
-#define LOOM_REWRITE_RULES_NEGATION_OUTWARD_HPP
-
-
-#include <string_view>
-#include <tuple>
-
-namespace loom::rules {
-
-namespace detail {
-template <class X>
-using neg = expr::map<fn::negate, X>;
-template <class X>
-constexpr neg<X> negate(const X& x) {
-  return {fn::negate{}, std::tuple<X>{x}};
-}
-template <class X>
-constexpr const X& operand(const neg<X>& n) {
-  return std::get<0>(n.args);
-}
-}  // namespace detail
-
-// negation_outward:  (-a) * b ==> -(a * b),   a * (-b) ==> -(a * b),   (-a) * (-b) ==> a * b,
-//                    sum(i, -a) ==> -sum(i, a),   -(a + b) ==> (-a) + (-b)
-struct negation_outward {
-  static constexpr std::string_view name = "negation_outward";
-  template <class A, class B>
-  static constexpr auto apply(const expr::mul<detail::neg<A>, B>& e)
-      -> detail::neg<expr::mul<A, B>> {
-    return detail::negate(expr::mul<A, B>{detail::operand(e.lhs), e.rhs});
-  }
-  template <class A, class B>
-  static constexpr auto apply(const expr::mul<A, detail::neg<B>>& e)
-      -> detail::neg<expr::mul<A, B>> {
-    return detail::negate(expr::mul<A, B>{e.lhs, detail::operand(e.rhs)});
-  }
-  template <class A, class B>
-  static constexpr auto apply(const expr::mul<detail::neg<A>, detail::neg<B>>& e)
-      -> expr::mul<A, B> {
-    return {detail::operand(e.lhs), detail::operand(e.rhs)};
-  }
-  template <class I, class A>
-  static constexpr auto apply(const expr::sum<I, detail::neg<A>>& e)
-      -> detail::neg<expr::sum<I, A>> {
-    return detail::negate(expr::sum<I, A>{detail::operand(e.body)});
-  }
-  template <class A, class B>
-  static constexpr auto apply(const detail::neg<expr::add<A, B>>& e)
-      -> expr::add<detail::neg<A>, detail::neg<B>> {
-    return {detail::negate(detail::operand(e).lhs), detail::negate(detail::operand(e).rhs)};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_NEGATION_OUTWARD_HPP
-// ---- end <loom/rewrite/rules/negation_outward.hpp>
-// ---- begin <loom/rewrite/rules/push_sum.hpp>
-// Defines loom::rules::push_sum: a sum moves past the factors of a product that do not use its
-// index (factorisation: fewer multiplications per reduced value) (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_PUSH_SUM_HPP
-#define LOOM_REWRITE_RULES_PUSH_SUM_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// push_sum:  sum(i, a * b)          ==>  a * sum(i, b)          if i not in a, i in b
-//            sum(i, a * b)          ==>  sum(i, a) * b          if i in a, i not in b
-//            sum(i, (a * b) * c)    ==>  a * sum(i, b * c)      if i not in a, i in b
-//            sum(i, (a * b) * c)    ==>  b * sum(i, a * c)      if i in a, i not in b
-//            sum(i, sum(j, a * b))  ==>  sum(j, a * sum(i, b))  if i not in a, i in b
-struct push_sum {
-  static constexpr std::string_view name = "push_sum";
-  template <class I, class A, class B>
-    requires(!rewrite::uses_v<A, I> && rewrite::uses_v<B, I>)
-  static constexpr auto apply(const expr::sum<I, expr::mul<A, B>>& e)
-      -> expr::mul<A, expr::sum<I, B>> {
-    return {e.body.lhs, {e.body.rhs}};
-  }
-  template <class I, class A, class B>
-    requires(rewrite::uses_v<A, I> && !rewrite::uses_v<B, I>)
-  static constexpr auto apply(const expr::sum<I, expr::mul<A, B>>& e)
-      -> expr::mul<expr::sum<I, A>, B> {
-    return {{e.body.lhs}, e.body.rhs};
-  }
-  template <class I, class A, class B, class C>  // a factor of a left-nested product
-    requires(!rewrite::uses_v<A, I> && rewrite::uses_v<B, I>)
-  static constexpr auto apply(const expr::sum<I, expr::mul<expr::mul<A, B>, C>>& e)
-      -> expr::mul<A, expr::sum<I, expr::mul<B, C>>> {
-    return {e.body.lhs.lhs, {{e.body.lhs.rhs, e.body.rhs}}};
-  }
-  template <class I, class A, class B, class C>
-    requires(rewrite::uses_v<A, I> && !rewrite::uses_v<B, I>)
-  static constexpr auto apply(const expr::sum<I, expr::mul<expr::mul<A, B>, C>>& e)
-      -> expr::mul<B, expr::sum<I, expr::mul<A, C>>> {
-    return {e.body.lhs.rhs, {{e.body.lhs.lhs, e.body.rhs}}};
-  }
-  template <class I, class J, class A, class B>
-    requires(!rewrite::uses_v<A, I> && rewrite::uses_v<B, I>)
-  static constexpr auto apply(const expr::sum<I, expr::sum<J, expr::mul<A, B>>>& e)
-      -> expr::sum<J, expr::mul<A, expr::sum<I, B>>> {
-    return {{e.body.body.lhs, {e.body.body.rhs}}};
-  }
-  template <class I, class J, class A, class B>
-    requires(rewrite::uses_v<A, I> && !rewrite::uses_v<B, I>)
-  static constexpr auto apply(const expr::sum<I, expr::sum<J, expr::mul<A, B>>>& e)
-      -> expr::sum<J, expr::mul<expr::sum<I, A>, B>> {
-    return {{{e.body.body.lhs}, e.body.body.rhs}};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_PUSH_SUM_HPP
-// ---- end <loom/rewrite/rules/push_sum.hpp>
-// ---- begin <loom/rewrite/rules/split_sum.hpp>
-// Defines loom::rules::split_sum: a sum distributes over + (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_SPLIT_SUM_HPP
-#define LOOM_REWRITE_RULES_SPLIT_SUM_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// split_sum:  sum(i, a + b)  ==>  sum(i, a) + sum(i, b)
-struct split_sum {
-  static constexpr std::string_view name = "split_sum";
-  template <class I, class A, class B>
-  static constexpr auto apply(const expr::sum<I, expr::add<A, B>>& e)
-      -> expr::add<expr::sum<I, A>, expr::sum<I, B>> {
-    return {{e.body.lhs}, {e.body.rhs}};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_SPLIT_SUM_HPP
-// ---- end <loom/rewrite/rules/split_sum.hpp>
-// ---- begin <loom/rewrite/rules/sum_absent.hpp>
-// Defines loom::rules::sum_absent: a sum over an index its body does not use is the body times
-// the index's extent, kept as the count factor sum(i, 1) (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_SUM_ABSENT_HPP
-#define LOOM_REWRITE_RULES_SUM_ABSENT_HPP
-
-
-#include <string_view>
-#include <type_traits>
-
-namespace loom::rules {
-
-// sum_absent:  sum(i, x)  ==>  sum(i, 1) * x     if i is not free in x
-// (the count sum(i, 1) = extent(i) is a scalar factor the later rules move freely; the evaluator
-// computes it from the extent of i)
-struct sum_absent {
-  static constexpr std::string_view name = "sum_absent";
-  template <class I, class X>
-    requires(!rewrite::uses_v<X, I> && !rewrite::is_constant_v<X>)
-  static constexpr auto apply(const expr::sum<I, X>& e)
-      -> expr::mul<expr::sum<I, rewrite::one>, X> {
-    return {{}, e.body};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_SUM_ABSENT_HPP
-// ---- end <loom/rewrite/rules/sum_absent.hpp>
-// ---- begin <loom/rewrite/rules/zero_propagation.hpp>
-// Defines loom::rules::zero_propagation: sums, broadcasts and zero-preserving maps of 0 are 0
-// (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_ZERO_PROPAGATION_HPP
-#define LOOM_REWRITE_RULES_ZERO_PROPAGATION_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// zero_propagation:  sum(i, 0) ==> 0,   expand(i, 0) ==> 0,   f(0) ==> 0  if f(0) = 0 statically
-struct zero_propagation {
-  static constexpr std::string_view name = "zero_propagation";
-  template <class I>
-  static constexpr auto apply(const expr::sum<I, rewrite::zero>&) -> rewrite::zero { return {}; }
-  template <class I>
-  static constexpr auto apply(const expr::expand<I, rewrite::zero>&) -> rewrite::zero {
-    return {};
-  }
-  template <class F>
-    requires fn::is_zero_preserving_v<F>
-  static constexpr auto apply(const expr::map<F, rewrite::zero>&) -> rewrite::zero { return {}; }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_ZERO_PROPAGATION_HPP
-// ---- end <loom/rewrite/rules/zero_propagation.hpp>
-
-#include <boost/mp11/list.hpp>
-
-namespace loom::rewrite {
-
-/// The zero and one laws and constant folding.
-using constant_laws = boost::mp11::mp_list<rules::mul_by_zero, rules::add_zero, rules::mul_by_one,
-                                           rules::zero_propagation, rules::fold_constants,
-                                           rules::double_negation>;
-
-/// Rules that never make a kernel slower; the evaluator applies them to every assignment.
-using always_profitable =
-    boost::mp11::mp_append<constant_laws,
-                           boost::mp11::mp_list<rules::sum_absent, rules::split_sum,
-                                                rules::push_sum, rules::merge_sums>>;
-
-/// Towards the sum-of-products normal form: a sum of signed terms, each a block of sums (in
-/// name order) over a right-associated product.
-using sum_product_normal_form = boost::mp11::mp_append<
-    constant_laws,
-    boost::mp11::mp_list<rules::negation_outward, rules::distribute, rules::split_sum,
-                         rules::lift_sum, rules::flatten_product, rules::merge_sums>>;
-
-}  // namespace loom::rewrite
-
-#endif  // LOOM_REWRITE_RULE_SETS_HPP
-// ---- end <loom/rewrite/rule_sets.hpp>
-// ---- begin <loom/rewrite/rules/constants_to_literals.hpp>
-// Defines loom::rules::constants_to_literals<V>: the static constants left after rewriting
-// become literals of the kernel's value type, which the evaluator understands (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_CONSTANTS_TO_LITERALS_HPP
-#define LOOM_REWRITE_RULES_CONSTANTS_TO_LITERALS_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// constants_to_literals<V>:  0 ==> literal<V>(zero),   1 ==> literal<V>(one)
-template <class V>
-struct constants_to_literals {
-  static constexpr std::string_view name = "constants_to_literals";
-  static constexpr auto apply(const rewrite::zero&) -> expr::literal<V> {
-    return {semiring_traits<V>::zero()};
-  }
-  static constexpr auto apply(const rewrite::one&) -> expr::literal<V> {
-    return {semiring_traits<V>::one()};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_CONSTANTS_TO_LITERALS_HPP
-// ---- end <loom/rewrite/rules/constants_to_literals.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/list.hpp>
-#include <boost/mp11/set.hpp>
-
-#include <type_traits>
-
-namespace loom::rewrite {
-
-/// `e` under `always_profitable`, ready for the evaluator; `::fired` lists the rules applied.
-template <class E>
-constexpr auto for_evaluation(const E& e) {
-  auto r = rewrite<always_profitable>(e);
-  auto f = rewrite<boost::mp11::mp_list<rules::constants_to_literals<expr::value_type_t<E>>>>(r.expr);
-  return traced<decltype(f.expr), typename decltype(r)::fired>{f.expr};
-}
-
-/// The expression type the evaluator runs for an E.
-template <class E>
-using for_evaluation_t = typename decltype(for_evaluation(std::declval<const E&>()))::expression_type;
-
-namespace detail {
-template <class A, class B>
-inline constexpr bool same_index_set_v =
-    boost::mp11::mp_size<A>::value == boost::mp11::mp_size<B>::value &&
-    boost::mp11::mp_empty<boost::mp11::mp_set_difference<A, B>>::value;
-template <class E, class R>
-inline constexpr bool kernel_preserved_v =
-    same_index_set_v<expr::free_indices_t<E>, expr::free_indices_t<R>> &&
-    boost::mp11::mp_empty<boost::mp11::mp_set_difference<expr::all_indices_t<R>,
-                                                         expr::all_indices_t<E>>>::value;
-}  // namespace detail
-
-/// The kernel the evaluator runs for a (valid) right-hand side e: e under the always-profitable
-/// rules, or e itself when the rewrite would change its free indices (a product by a static
-/// zero) or introduce an index; `::fired` lists the rules applied.
-template <class E>
-constexpr auto for_kernel(const E& e) {
-  if constexpr (detail::kernel_preserved_v<E, for_evaluation_t<E>>) return for_evaluation(e);
-  else return traced<E, mp_list<>>{e};
-}
-
-}  // namespace loom::rewrite
-
-#endif  // LOOM_REWRITE_FOR_EVALUATION_HPP
-// ---- end <loom/rewrite/for_evaluation.hpp>
-// ---- begin <loom/rewrite/hoist.hpp>
-// Defines hoisting: a sum that is a factor of a product whose other factor iterates indices the
-// sum does not depend on would be recomputed inside the fused loop nest for every value of those
-// indices; it is computed once instead (materialised by the evaluator). This file finds such sums
-// and rebuilds the expression around their replacement (rewrite/); it never runs a kernel.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_HOIST_HPP
-#define LOOM_REWRITE_HOIST_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/set.hpp>
-
-#include <tuple>
-#include <type_traits>
-
-namespace loom::rewrite {
-
-namespace detail {
-template <class E>
-struct is_sum : std::false_type {};
-template <class I, class E>
-struct is_sum<expr::sum<I, E>> : std::true_type {};
-template <class L, class R>
-using difference = boost::mp11::mp_set_difference<boost::mp11::mp_unique<L>, R>;
-template <class A>
-struct access_indices;
-template <class T, class... Is>
-struct access_indices<expr::access<T, Is...>> {
-  using type = boost::mp11::mp_list<Is...>;
-};
-template <class A>
-using access_indices_t = typename access_indices<A>::type;
-// the indices some access of E reads (their extents are known from the tensors)
-template <class E>
-using read_indices = boost::mp11::mp_unique<boost::mp11::mp_apply<
-    boost::mp11::mp_append, boost::mp11::mp_push_front<boost::mp11::mp_transform<access_indices_t, expr::accesses_t<E>>,
-                                                       boost::mp11::mp_list<>>>>;
-template <class L, class R>
-using intersection = boost::mp11::mp_set_intersection<boost::mp11::mp_unique<L>, boost::mp11::mp_unique<R>>;
-}  // namespace detail
-
-/// Whether the sum S, multiplied by Sibling, should be computed once: Sibling iterates an index
-/// S does not depend on, the two bind no index name in common (that case is the planner's
-/// lifting rule, with its own diagnostic), S reads a tensor (a count sum(i, 1) is a scaling, whose
-/// extent comes from the rest of the kernel), every free index of S is read by one of its
-/// accesses (not only broadcast), and S has at most two free indices.
-template <class S, class Sibling>
-inline constexpr bool hoistable_v = [] {
-  if constexpr (!detail::is_sum<S>::value) {
-    return false;
-  } else {
-    using extra = detail::difference<expr::all_indices_t<Sibling>, expr::free_indices_t<S>>;
-    using shared = detail::intersection<expr::summed_indices_t<S>, expr::summed_indices_t<Sibling>>;
-    return !boost::mp11::mp_empty<extra>::value && boost::mp11::mp_empty<shared>::value &&
-           !boost::mp11::mp_empty<expr::accesses_t<S>>::value &&  // counts sum(i, 1) are scalings
-           boost::mp11::mp_empty<detail::difference<expr::free_indices_t<S>, detail::read_indices<S>>>::value &&
-           boost::mp11::mp_size<expr::free_indices_t<S>>::value <= 2;  // materialised as a matrix at most
-  }
-}();
-
-/// Whether a hoisted S is computed into a dense temporary (a scalar, a vector, or a matrix that
-/// is not statically sparse) rather than a sparse one (`dcsr`).
-template <class S>
-inline constexpr bool hoisted_dense_v = boost::mp11::mp_size<expr::free_indices_t<S>>::value <= 1 ||
-                                        expr::sparsity_v<S> == expr::sparsity::dense;
-
-namespace detail {
-template <class E>
-struct has_hoistable : std::false_type {};
-template <class L, class R>
-struct has_hoistable<expr::mul<L, R>>
-    : std::bool_constant<hoistable_v<L, R> || hoistable_v<R, L> || has_hoistable<L>::value ||
-                         has_hoistable<R>::value> {};
-template <class L, class R>
-struct has_hoistable<expr::add<L, R>>
-    : std::bool_constant<has_hoistable<L>::value || has_hoistable<R>::value> {};
-template <class P, class B>
-struct has_hoistable<expr::where<P, B>>
-    : std::bool_constant<has_hoistable<P>::value || has_hoistable<B>::value> {};
-template <class I, class B>
-struct has_hoistable<expr::sum<I, B>> : has_hoistable<B> {};
-template <class I, class B>
-struct has_hoistable<expr::expand<I, B>> : has_hoistable<B> {};
-template <class F, class... Es>
-struct has_hoistable<expr::map<F, Es...>> : std::bool_constant<(has_hoistable<Es>::value || ...)> {};
-}  // namespace detail
-
-/// Whether E holds a sum to hoist.
-template <class E>
-inline constexpr bool has_hoistable_v = detail::has_hoistable<E>::value;
-
-/// Calls `k(s, rebuild)` for the first sum `s` of `e` to hoist (depth first, left to right);
-/// `rebuild(x)` is `e` with `s` replaced by `x`. Requires `has_hoistable_v<E>`.
-template <class E, class K>
-constexpr void hoist_first(const E& e, K&& k) {
-  if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); }) {
-    using L = std::remove_cvref_t<decltype(e.lhs)>;
-    using R = std::remove_cvref_t<decltype(e.rhs)>;
-    if constexpr (hoistable_v<L, R>) {
-      k(e.lhs, [&](const auto& x) { return expr::mul<std::remove_cvref_t<decltype(x)>, R>{x, e.rhs}; });
-    } else if constexpr (hoistable_v<R, L>) {
-      k(e.rhs, [&](const auto& x) { return expr::mul<L, std::remove_cvref_t<decltype(x)>>{e.lhs, x}; });
-    } else if constexpr (has_hoistable_v<L>) {
-      hoist_first(e.lhs, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto l = rebuild(x);
-          return expr::mul<decltype(l), R>{l, e.rhs};
-        });
-      });
-    } else {
-      hoist_first(e.rhs, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto r = rebuild(x);
-          return expr::mul<L, decltype(r)>{e.lhs, r};
-        });
-      });
-    }
-  } else if constexpr (requires { []<class L, class R>(const expr::add<L, R>&) {}(e); }) {
-    using L = std::remove_cvref_t<decltype(e.lhs)>;
-    using R = std::remove_cvref_t<decltype(e.rhs)>;
-    if constexpr (has_hoistable_v<L>) {
-      hoist_first(e.lhs, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto l = rebuild(x);
-          return expr::add<decltype(l), R>{l, e.rhs};
-        });
-      });
-    } else {
-      hoist_first(e.rhs, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto r = rebuild(x);
-          return expr::add<L, decltype(r)>{e.lhs, r};
-        });
-      });
-    }
-  } else if constexpr (requires { []<class P, class B>(const expr::where<P, B>&) {}(e); }) {
-    using P = std::remove_cvref_t<decltype(e.pred)>;
-    using B = std::remove_cvref_t<decltype(e.body)>;
-    if constexpr (has_hoistable_v<P>) {
-      hoist_first(e.pred, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto p = rebuild(x);
-          return expr::where<decltype(p), B>{p, e.body};
-        });
-      });
-    } else {
-      hoist_first(e.body, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto b = rebuild(x);
-          return expr::where<P, decltype(b)>{e.pred, b};
-        });
-      });
-    }
-  } else if constexpr (requires { []<class I, class B>(const expr::sum<I, B>&) {}(e); }) {
-    [&]<class I, class B>(const expr::sum<I, B>& n) {
-      hoist_first(n.body, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto b = rebuild(x);
-          return expr::sum<I, decltype(b)>{b};
-        });
-      });
-    }(e);
-  } else if constexpr (requires { []<class I, class B>(const expr::expand<I, B>&) {}(e); }) {
-    [&]<class I, class B>(const expr::expand<I, B>& n) {
-      hoist_first(n.body, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto b = rebuild(x);
-          return expr::expand<I, decltype(b)>{b};
-        });
-      });
-    }(e);
-  } else {  // map: one or two operands
-    [&]<class F, class... Es>(const expr::map<F, Es...>& n) {
-      if constexpr (sizeof...(Es) == 1) {
-        hoist_first(std::get<0>(n.args), [&](const auto& s, auto rebuild) {
-          k(s, [&, rebuild](const auto& x) {
-            auto a = rebuild(x);
-            return expr::map<F, decltype(a)>{n.f, {a}};
-          });
-        });
-      } else {
-        using A = std::tuple_element_t<0, std::tuple<Es...>>;
-        using B = std::tuple_element_t<1, std::tuple<Es...>>;
-        if constexpr (has_hoistable_v<A>) {
-          hoist_first(std::get<0>(n.args), [&](const auto& s, auto rebuild) {
-            k(s, [&, rebuild](const auto& x) {
-              auto a = rebuild(x);
-              return expr::map<F, decltype(a), B>{n.f, {a, std::get<1>(n.args)}};
-            });
-          });
-        } else {
-          hoist_first(std::get<1>(n.args), [&](const auto& s, auto rebuild) {
-            k(s, [&, rebuild](const auto& x) {
-              auto b = rebuild(x);
-              return expr::map<F, A, decltype(b)>{n.f, {std::get<0>(n.args), b}};
-            });
-          });
-        }
-      }
-    }(e);
-  }
-}
-
-}  // namespace loom::rewrite
-
-#endif  // LOOM_REWRITE_HOIST_HPP
-// ---- end <loom/rewrite/hoist.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <cstdint>
-#include <sstream>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-namespace loom::plan {
-
-namespace detail {
-
-template <class T>
-std::string tensor_label(const T& t, std::size_t ordinal) {
-  return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
-}
-
-// "aliasing: the output's storage is also read by x ...", when it is (format/memory.hpp).
-template <class Lhs, class Rhs>
-std::string aliasing_line(const Lhs& lhs, const Rhs& rhs) {
-  const std::string names = loom::detail::aliased_operands(lhs.tensor, rhs);
-  if (names.empty()) return "";
-  return "aliasing: the output's storage is also read by " + names +
-         ": the result is computed into a copy, which then replaces the output\n";
-}
-
-template <class... Is>
-std::string index_list() {
-  std::string s;
-  ((s += (s.empty() ? "" : ",") + std::string(Is::name)), ...);
-  return s;
-}
-
-/// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
-template <class E>
-std::string to_string(const E& e, std::size_t& ordinal) {
-  if constexpr (requires { e.tensor; }) {
-    return [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
-      return tensor_label(*a.tensor, ordinal++) + "(" + index_list<Is...>() + ")";
-    }(e);
-  } else if constexpr (requires { e.value; }) {
-    std::ostringstream s;
-    if constexpr (requires { s << e.value; }) s << e.value;
-    else if constexpr (requires { s << e.value.value; }) s << e.value.value;
-    else s << "literal";
-    return s.str();
-  } else if constexpr (requires { e.lhs; e.rhs; }) {
-    constexpr bool is_add = requires { []<class L, class R>(const expr::add<L, R>&) {}(e); };
-    std::string l = to_string(e.lhs, ordinal);
-    std::string r = to_string(e.rhs, ordinal);
-    return is_add ? "(" + l + " + " + r + ")" : l + " * " + r;
-  } else if constexpr (requires { e.pred; e.body; }) {
-    std::string p = to_string(e.pred, ordinal);
-    return "where(" + p + ", " + to_string(e.body, ordinal) + ")";
-  } else if constexpr (requires { e.args; }) {
-    using F = decltype(e.f);
-    std::string name = "f";
-    if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
-    std::vector<std::string> args;
-    std::apply([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); }, e.args);
-    if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
-    if (name == "-") return "-" + args[0];
-    if constexpr (requires { e.f.divisor; }) {
-      std::ostringstream d;
-      d << e.f.divisor;
-      return args[0] + " / " + d.str();
-    }
-    std::string s = "map(" + name;
-    for (auto& a : args) s += ", " + a;
-    return s + ")";
-  } else {
-    return [&]<template <class, class> class Node, class I, class B>(const Node<I, B>& n) {
-      const bool is_sum = std::is_same_v<Node<I, B>, expr::sum<I, B>>;
-      return std::string(is_sum ? "sum(" : "expand(") + std::string(I::name) + ", " +
-             to_string(n.body, ordinal) + ")";
-    }(e);
-  }
-}
-
-}  // namespace detail
-
-namespace detail {
-template <class P, class Lhs, class Rhs>
-std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& preamble) {
-  using order = typename P::order;
-  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  std::ostringstream s;
-  std::size_t ordinal = 0;
-  const std::string out_name = lhs.tensor->name().empty() ? "out" : lhs.tensor->name();
-  std::string kernel = detail::to_string(rhs, ordinal);
-  s << "kernel: " << out_name << "(" <<
-      [&]<class T, class... Is>(const expr::access<T, Is...>&) { return detail::index_list<Is...>(); }(lhs)
-    << ") = " << kernel << "\n" << preamble;
-
-  // operands
-  struct operand_info {
-    std::string label, format;
-    std::string copy_format;  // a transposed copy in general levels (a storage mapping's)
-    bool dense = false, transposed = false, view = false;
-    std::vector<std::size_t> level_depth;   // depth iterated by each stored level
-    std::vector<std::string> level_kind;
-    std::vector<char> level_probe;  // random access, not full (hashed, bitmap, banded, user)
-    std::vector<char> level_full;   // random access and full: located like a dense level
-    std::vector<char> level_role;   // 'i' iterated, 'm' co-iterated, 'l' located (per level)
-    std::vector<std::string> level_peers;  // the other operands at that level's loop
-    std::int64_t nnz = 0;
-    // a storage mapping's account of how its loops were fused (format/mapping/)
-    std::string (*mapping_explain)(const std::string&, const std::vector<char>&,
-                                   const std::vector<std::string>&,
-                                   const std::vector<std::string>&) = nullptr;
-  };
-  std::vector<operand_info> ops;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    using A = std::remove_cvref_t<decltype(a)>;
-    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-    using F = typename tensor_t::format_type;
-    operand_info info;
-    info.label = detail::tensor_label(*a.tensor, k);
-    info.format = format_name<F>();
-    info.dense = F::all_dense;
-    info.transposed = P::chosen.transposed[k];
-    info.view = !std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>::owning;
-    info.nnz = a.tensor->nnz();
-    [&]<class T, class... Is>(const expr::access<T, Is...>*) {
-      constexpr std::array<std::size_t, sizeof...(Is)> depth_by_mode{
-          boost::mp11::mp_find<order, Is>::value...};
-      std::array<std::size_t, sizeof...(Is)> modes{};
-      for (std::size_t k2 = 0; k2 < modes.size(); ++k2) modes[k2] = F::modes[k2];
-      if (F::all_dense || info.transposed)
-        std::sort(modes.begin(), modes.end(),
-                  [&](std::size_t x, std::size_t y) { return depth_by_mode[x] < depth_by_mode[y]; });
-      std::size_t level = 0;
-      auto add_levels = [&](auto levels) {
-        boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, decltype(levels)>>(
-            [&](auto l) {
-              using L = typename decltype(l)::type;
-              info.level_depth.push_back(depth_by_mode[modes[level]]);
-              info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
-              info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
-                                         !L::properties.full);
-              info.level_full.push_back(L::properties.random_access && L::properties.full);
-              if constexpr (requires { &L::definition::explain; })
-                info.mapping_explain = &L::definition::explain;
-              ++level;
-            });
-      };
-      using copy = transposed_format<order, A>;
-      if constexpr (copy::general) {
-        if (info.transposed) {  // the kernel reads the copy's levels
-          info.copy_format = format_name<typename copy::type>();
-          add_levels(typename copy::levels{});
-        } else {
-          add_levels(typename F::levels{});
-        }
-      } else {
-        add_levels(typename F::levels{});
-      }
-      info.level_role.assign(info.level_depth.size(), 'i');
-      info.level_peers.assign(info.level_depth.size(), "");
-    }(static_cast<const A*>(nullptr));
-    ops.push_back(std::move(info));
-  });
-
-  s << "operands:";
-  if (ops.empty()) s << " none";
-  for (const auto& o : ops) s << " " << o.label << " [" << o.format << ", " << o.nnz << " stored]";
-  s << "\n";
-
-  std::vector<std::string> names;
-  boost::mp11::mp_for_each<order>([&](auto i) { names.push_back(std::string(decltype(i)::name)); });
-  using out_indices = expr::free_indices_t<Lhs>;
-  s << "attribute order: ";
-  for (std::size_t d = 0; d < names.size(); ++d) s << (d ? ", " : "") << names[d];
-  s << "  (concordant with every sparse operand" << (P::any_transposed ? " after transposition" : "")
-    << ")\n";
-
-  for (std::size_t d = 0; d < names.size(); ++d) {
-    bool is_free = false;
-    boost::mp11::mp_for_each<out_indices>([&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
-    std::vector<std::string> iterate, locate, probe;
-    using slot = std::pair<std::size_t, std::size_t>;  // (operand, level)
-    std::vector<slot> iterate_at, locate_at, probe_at;
-    for (std::size_t q = 0; q < ops.size(); ++q) {
-      const auto& o = ops[q];
-      for (std::size_t l = 0; l < o.level_depth.size(); ++l) {
-        if (o.level_depth[l] != d) continue;
-        const bool random = o.level_kind[l].rfind("dense", 0) == 0 || o.level_full[l];
-        (random ? locate : o.level_probe[l] ? probe : iterate)
-            .push_back(o.label + " (" + o.level_kind[l] + ")");
-        (random ? locate_at : o.level_probe[l] ? probe_at : iterate_at).push_back({q, l});
-      }
-    }
-    // a product probes a random-access level while another operand is iterated (make_mul);
-    // with nothing else to iterate, the first one is iterated
-    if (iterate.empty() && !probe.empty()) {
-      iterate.push_back(probe.front());
-      probe.erase(probe.begin());
-      iterate_at.push_back(probe_at.front());
-      probe_at.erase(probe_at.begin());
-    }
-    if (iterate.empty() && !locate.empty() && !locate_at.empty()) {
-      const auto [q, l] = locate_at.front();  // a full mapped level with no one to iterate
-      if (ops[q].level_full[l] && ops[q].level_kind[l].rfind("dense", 0) != 0) {
-        iterate.push_back(locate.front());
-        locate.erase(locate.begin());
-        iterate_at.push_back(locate_at.front());
-        locate_at.erase(locate_at.begin());
-      }
-    }
-    locate.insert(locate.end(), probe.begin(), probe.end());
-    locate_at.insert(locate_at.end(), probe_at.begin(), probe_at.end());
-    for (const auto& [q, l] : iterate_at) {
-      ops[q].level_role[l] = iterate_at.size() > 1 ? 'm' : 'i';
-      for (const auto& [r, m] : iterate_at)
-        if (r != q) ops[q].level_peers[l] += (ops[q].level_peers[l].empty() ? "" : ", ") + ops[r].label;
-    }
-    for (const auto& [q, l] : locate_at) {
-      ops[q].level_role[l] = 'l';
-      for (const auto& [r, m] : iterate_at)
-        ops[q].level_peers[l] += (ops[q].level_peers[l].empty() ? "" : ", ") + ops[r].label;
-      if (ops[q].level_peers[l].empty()) ops[q].level_peers[l] = "the loop over its extent";
-    }
-    s << "  loop " << names[d] << (is_free ? " [free]" : " [summed]") << ": ";
-    if (iterate.empty() && locate.empty()) {
-      s << "no operand uses it: dense counted loop over its extent";
-    } else if (iterate.empty()) {
-      s << "dense counted loop; locate";
-      for (auto& x : locate) s << " " << x;
-    } else {
-      s << (iterate.size() == 1 ? "iterate "
-                                : "co-iterate (intersection by merge where multiplied, galloping "
-                                  "seek on fibers " + std::to_string(stream::skip::gallop_ratio) +
-                                      "x longer than the other, unless a skip policy is chosen "
-                                      "below; lexicographic union where added) ");
-      for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
-      if (!locate.empty()) {
-        s << "; locate";
-        for (auto& x : locate) s << " " << x;
-      }
-    }
-    if (!is_free) {
-      bool free_below = false;
-      for (std::size_t e = d + 1; e < names.size(); ++e)
-        boost::mp11::mp_for_each<out_indices>(
-            [&](auto i) { free_below = free_below || names[e] == decltype(i)::name; });
-      s << (free_below ? "; sum into the output" : "; accumulate in a register");
-    }
-    s << "\n";
-  }
-  for (const auto& o : ops) {
-    if (!o.mapping_explain || o.transposed) continue;
-    std::vector<std::string> loop_names;  // the program's index at each level
-    for (std::size_t depth : o.level_depth) loop_names.push_back(names[depth]);
-    s << o.mapping_explain(o.label, o.level_role, o.level_peers, loop_names);
-  }
-  for (const auto& o : ops) {
-    if (!o.transposed) continue;
-    s << "transpose: " << o.label << " is copied from " << o.format;
-    if (o.copy_format.empty())
-      s << " into a concordant mode order before the loops";
-    else  // a storage mapping holds one mode order: its copy is materialised in general levels
-      s << " into " << o.copy_format << " before the loops: the mapping is materialised in the "
-        << "loop order (its own levels cannot hold the entries in another mode order)";
-    s << (o.view ? "; a view is copied on every call\n"
-                 : "; the copy is kept for the next calls while " + o.label + " is unchanged\n");
-  }
-  using out_format = typename out_t::format_type;
-  s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
-  if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";
-  else if constexpr (out_format::dense_over_bitmap && out_t::owning)
-    s << "written in place (locate and accumulate, presence bit set per cell)";
-  else if constexpr (P::output_in_order && pattern_of<Lhs, Rhs>::shares &&
-                     loom::detail::rows_of_columns<out_format>)
-    s << "written on the pattern of " << ops[pattern_of<Lhs, Rhs>::ordinal].label
-      << " (its positions and coordinates copied, values computed in its order)";
-  else if constexpr (P::output_in_order) s << "assembled by in-order append";
-  else {
-    std::vector<std::string> out_names;  // the output's indices in storage order
-    boost::mp11::mp_for_each<expr::free_indices_t<Lhs>>(
-        [&](auto i) { out_names.emplace_back(decltype(i)::name); });
-    s << "assembled through a workspace, ";
-    if constexpr (P::output_prefix == 0) {
-      s << "one for the whole output";
-    } else {
-      s << "one row per (";
-      for (std::size_t k = 0; k < P::output_prefix; ++k)
-        s << (k ? "," : "") << out_names[out_format::modes[k]];
-      s << ")";
-    }
-    // csr-like, its columns in the outermost loop: a hashed or sorted workspace fills it by a
-    // counting sort on the row (stream/workspace.hpp)
-    constexpr bool by_rows = [] {
-      if constexpr (P::output_prefix == 0 && loom::detail::rows_of_columns<out_format>) {
-        using column = boost::mp11::mp_at_c<expr::free_indices_t<Lhs>, out_format::modes[1]>;
-        return boost::mp11::mp_find<typename P::order, column>::value == 0;
-      } else {
-        return false;
-      }
-    }();
-    if constexpr (by_rows) s << ", placed by row when it ends (a counting sort, unless dense)\n  ";
-    else s << ", appended in order when it ends\n  ";
-    if (loom::detail::forced_workspace) {
-      s << workspace_kind_name(*loom::detail::forced_workspace)
-        << " workspace, forced by loom::scoped_workspace";
-    } else {
-      loom::statistics_cache stats;
-      s << optimize::describe_workspace_choice(
-          optimize::choose_workspace(optimize::estimate_workspace<P>(lhs, rhs, stats)));
-    }
-  }
-  s << "\n";
-  return s.str();
-}
-}  // namespace detail
-
-namespace detail {
-// The skip policy per loop of plan P, as the evaluator chooses it (optimize/leader_choice.hpp):
-// among the instantiated candidates (LOOM_MAX_SKIP_CANDIDATES > 1) or as the runtime policy's
-// codes (LOOM_RUNTIME_SKIP_POLICY); empty otherwise.
-template <class P, class Lhs, class Rhs>
-std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
-#if LOOM_MAX_SKIP_CANDIDATES > 1
-  constexpr std::size_t cap = stream::skip::max_candidates;
-  if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
-    loom::statistics_cache stats;
-    return optimize::describe_skip_choice(optimize::choose_skip<P, cap>(lhs, rhs, stats), cap);
-  }
-#elif LOOM_RUNTIME_SKIP_POLICY
-  if constexpr (optimize::has_runtime_skip_loop<P>) {
-    loom::statistics_cache stats;
-    return optimize::describe_runtime_skips(optimize::choose_skip<P, 1>(lhs, rhs, stats));
-  }
-#else
-  (void)lhs, (void)rhs;
-#endif
-  return {};
-}
-}  // namespace detail
-
-/// A description of the plan loom compiles for `lhs = rhs`, e.g.
-/// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
-template <class Lhs, class R>
-std::string explain(const Lhs& lhs, const R& rhs_operand) {
-  const auto rewritten = rewrite::for_kernel(expr::as_expr(rhs_operand));  // as the evaluator does
-  const auto rhs = rewritten.expr;
-  using Rhs = std::remove_cvref_t<decltype(rhs)>;
-  using fired = typename decltype(rewritten)::fired;
-  std::string rules =
-      boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
-  rules += detail::aliasing_line(lhs, rhs);
-  if constexpr (rewrite::has_hoistable_v<Rhs>) {  // the evaluator decides as here (hoist_choice.hpp)
-    rewrite::hoist_first(rhs, [&](const auto& s, auto) {
-      std::size_t ordinal = 0;
-      loom::statistics_cache stats;
-      const auto c = optimize::choose_hoist(lhs, rhs, s, rewrite::hoisted_dense_v<std::remove_cvref_t<decltype(s)>>, stats);
-      rules += (c.hoist() ? "hoisted: " : "not hoisted: ") + detail::to_string(s, ordinal) +
-               (c.hoist() ? " is computed once, before the loops below (" : " stays in the fused loops (") +
-               c.describe() + ")\n";
-    });
-  }
-  using P0 = order_plan<Lhs, Rhs>;
-  constexpr std::size_t n = plan_candidates<Lhs, Rhs>::count;
-  if constexpr (n > 1) {
-    loom::statistics_cache stats;
-    const optimize::plan_choice choice = optimize::choose_plan(lhs, rhs, stats);
-    std::ostringstream pre;
-    pre << rules << "candidates (" << n << " instantiated, at most " << max_plan_candidates
-        << "; LOOM_MAX_PLAN_CANDIDATES), costed at run time from statistics:\n";
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
-      using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
-      std::string moved;
-      expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-        if (P::chosen.transposed[k]) moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, k);
-      });
-      std::string names;
-      boost::mp11::mp_for_each<typename P::order>(
-          [&](auto i) { names += (names.empty() ? "" : ",") + std::string(decltype(i)::name); });
-      pre << "  " << (c == choice.chosen ? "* " : "  ") << "#" << c << " order " << names;
-      if (!moved.empty()) pre << "; transpose " << moved;
-      pre << ": estimated cost " << static_cast<std::int64_t>(choice.cost[c] + 0.5) << "\n";
-    });
-    pre << "statistics:";
-    expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-      using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-      pre << " " << detail::tensor_label(*a.tensor, k);
-      if constexpr (tensor_t::format_type::all_dense) {
-        pre << " [dense]";
-      } else {
-        const auto& st = stats.get(*a.tensor);
-        pre << " [nnz " << st.nnz << ", max degree per mode";
-        for (auto d : st.max_degree) pre << " " << d;
-        pre << "]";
-      }
-    });
-    pre << "\nchosen: candidate #" << choice.chosen << ", the cheapest (*)\n";
-    std::string out;
-    boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
-      out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-          lhs, rhs, pre.str());
-      out += detail::skip_section<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(lhs,
-                                                                                             rhs);
-    });
-    return out;
-  }
-  return detail::explain_plan<P0>(lhs, rhs, rules) + detail::skip_section<P0>(lhs, rhs);
-}
-
-}  // namespace loom::plan
-
-namespace loom::plan {
-/// The plan of `lhs = loom::order<...>(e)`: that loop order only (no candidates, no hoisting).
-template <class Lhs, class Order, class E>
-std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed) {
-  const auto rewritten = rewrite::for_kernel(fixed.expr);
-  const auto rhs = rewritten.expr;
-  using Rhs = std::remove_cvref_t<decltype(rhs)>;
-  using fired = typename decltype(rewritten)::fired;
-  std::string rules =
-      boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
-  rules += detail::aliasing_line(lhs, rhs);
-  std::string names;
-  boost::mp11::mp_for_each<Order>([&](auto i) { names += (names.empty() ? "" : ", ") + std::string(decltype(i)::name); });
-  rules += "loop order fixed by loom::order<" + names + ">\n";
-  using P = order_plan<Lhs, Rhs, -1, Order>;
-  return detail::explain_plan<P>(lhs, rhs, rules) + detail::skip_section<P>(lhs, rhs);
-}
-}  // namespace loom::plan
-
-namespace loom {
-using plan::explain;
-
-/// An expression in index notation, with tensor names (T0, T1, ... for unnamed ones):
-/// `loom::to_string(sum(j, A(i, j) * x(j)))` gives "sum(j, A(i,j) * x(j))".
-template <expr::operand E>
-std::string to_string(const E& e) {
-  std::size_t ordinal = 0;
-  return plan::detail::to_string(expr::as_expr(e), ordinal);
-}
-}  // namespace loom
-
-#endif  // LOOM_PLAN_EXPLAIN_HPP
-// ---- end <loom/plan/explain.hpp>
-// ---- begin <loom/stream/evaluate.hpp>
-// Defines evaluation: `out(i...) = e`, `out(i...) += e` and loom::eval(e). Checks the kernel,
-// picks the plan, binds (transposed) operands, lowers to streams and runs them (stream/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_EVALUATE_HPP
-#define LOOM_STREAM_EVALUATE_HPP
-
 // ---- begin <loom/parallel/run.hpp>
 // Defines the parallel run loops: a kernel's outermost loop split into chunks of its index
 // range, each chunk driving its own copy of the stream tree into a slice of a dense output,
@@ -12231,6 +8802,1203 @@ void report_assignment_errors() {
 
 #endif  // LOOM_PLAN_CHECKS_HPP
 // ---- end <loom/plan/checks.hpp>
+// ---- begin <loom/plan/pattern.hpp>
+// Defines loom::plan::pattern_of: whether a kernel's sparse output has the pattern of one of its
+// operands (SDDMM, a scaling, a product with dense factors), so that the output copies that
+// operand's positions and coordinates and computes values only (plan/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_PATTERN_HPP
+#define LOOM_PLAN_PATTERN_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace loom::plan {
+
+namespace detail {
+struct pattern_walk {
+  bool ok = true;             // only products, sums over non-output indices, literals
+  std::size_t matches = 0;    // accesses that carry the output's pattern
+  std::size_t accesses = 0;   // accesses seen (the next one's ordinal)
+  std::size_t ordinal = 0;    // the matching access's ordinal
+};
+
+template <class Out, class OutIndices, class E>
+struct pattern_node {
+  static constexpr void walk(pattern_walk& w) { w.ok = false; }
+};
+template <class Out, class OutIndices, class V>
+struct pattern_node<Out, OutIndices, expr::literal<V>> {
+  static constexpr void walk(pattern_walk&) {}
+};
+// the output's tensor type read with the output's indices in order: the pattern's operand; an
+// all-dense operand: a factor located at each entry; any other operand may drop entries
+template <class Out, class OutIndices, class T, class... Is>
+struct pattern_node<Out, OutIndices, expr::access<T, Is...>> {
+  static constexpr void walk(pattern_walk& w) {
+    using tensor_t = std::remove_const_t<T>;
+    if constexpr (std::is_same_v<tensor_t, Out> &&
+                  std::is_same_v<boost::mp11::mp_list<Is...>, OutIndices>) {
+      ++w.matches;
+      w.ordinal = w.accesses;
+    } else if constexpr (!tensor_t::format_type::all_dense) {
+      w.ok = false;
+    }
+    ++w.accesses;
+  }
+};
+template <class Out, class OutIndices, class L, class R>
+struct pattern_node<Out, OutIndices, expr::mul<L, R>> {
+  static constexpr void walk(pattern_walk& w) {
+    pattern_node<Out, OutIndices, L>::walk(w);
+    pattern_node<Out, OutIndices, R>::walk(w);
+  }
+};
+template <class Out, class OutIndices, class I, class E>
+struct pattern_node<Out, OutIndices, expr::sum<I, E>> {
+  static constexpr void walk(pattern_walk& w) {
+    if constexpr (boost::mp11::mp_contains<OutIndices, I>::value) w.ok = false;
+    pattern_node<Out, OutIndices, E>::walk(w);
+  }
+};
+}  // namespace detail
+
+/// For `lhs = rhs` with a sparse owning output: whether the output's pattern is exactly that of
+/// one operand (`shares`), and that operand's ordinal among the accesses (`ordinal`). True when
+/// rhs is a product of that operand, read with the output's indices in order and stored in the
+/// output's very type, with all-dense operands and literals, summed over other indices only:
+/// every entry of the operand yields one output entry (the caller checks the count), in order.
+template <class Lhs, class Rhs>
+struct pattern_of {
+ private:
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(std::declval<Lhs>().tensor)>>;
+  static constexpr detail::pattern_walk w = [] {
+    detail::pattern_walk x;
+    detail::pattern_node<out_t, expr::free_indices_t<Lhs>, Rhs>::walk(x);
+    return x;
+  }();
+
+ public:
+  static constexpr bool shares = !out_t::format_type::all_dense && out_t::owning && w.ok && w.matches == 1;
+  static constexpr std::size_t ordinal = w.ordinal;
+};
+
+}  // namespace loom::plan
+
+#endif  // LOOM_PLAN_PATTERN_HPP
+// ---- end <loom/plan/pattern.hpp>
+// ---- begin <loom/rewrite/for_evaluation.hpp>
+// Defines loom::rewrite::for_evaluation(e): the always-profitable rules to a fixpoint, then the
+// static constants turned into literals; what the evaluator runs (rewrite/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_FOR_EVALUATION_HPP
+#define LOOM_REWRITE_FOR_EVALUATION_HPP
+
+// ---- begin <loom/rewrite/engine.hpp>
+// Defines the rewrite engine: loom::rewrite::rewrite<Rules>(e) applies a rule set bottom-up,
+// pass after pass, to a fixpoint (bounded), and records the rules that fired (rewrite/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_ENGINE_HPP
+#define LOOM_REWRITE_ENGINE_HPP
+
+// ---- begin <loom/rewrite/constants.hpp>
+// Defines loom::rewrite::zero and loom::rewrite::one, the statically known constants the rules
+// create and eliminate (rewrite/). They never reach the evaluator: finalize() turns them away.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_CONSTANTS_HPP
+#define LOOM_REWRITE_CONSTANTS_HPP
+
+
+#include <boost/mp11/list.hpp>
+
+namespace loom::rewrite {
+
+/// The semiring's 0, known at compile time (annihilates *, neutral for +).
+struct zero {};
+/// The semiring's 1, known at compile time (neutral for *).
+struct one {};
+
+}  // namespace loom::rewrite
+
+// The traits rules consult (free and summed indices, accesses): constants have none.
+namespace loom::expr::detail {
+template <>
+struct free_indices<rewrite::zero> {
+  using type = boost::mp11::mp_list<>;
+};
+template <>
+struct free_indices<rewrite::one> {
+  using type = boost::mp11::mp_list<>;
+};
+}  // namespace loom::expr::detail
+
+#endif  // LOOM_REWRITE_CONSTANTS_HPP
+// ---- end <loom/rewrite/constants.hpp>
+// ---- begin <loom/rewrite/rule.hpp>
+// Defines the rewrite_rule concept and rule_applies_to: a rule is a struct with a `name` and
+// `apply` overloads whose parameter is the pattern and whose result is the replacement (rewrite/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULE_HPP
+#define LOOM_REWRITE_RULE_HPP
+
+#include <concepts>
+#include <utility>
+#include <string_view>
+
+namespace loom {
+
+/// A rewrite rule: a named struct; its static `apply(const Node&)` overloads match node types
+/// (overload resolution is the matcher, `requires` the side condition).
+template <class R>
+concept rewrite_rule = requires {
+  { R::name } -> std::convertible_to<std::string_view>;
+};
+
+/// Whether rule R rewrites a node of type E (false, never a hard error, when it does not).
+template <class R, class E>
+concept rule_applies_to = rewrite_rule<R> && requires(const E& e) { R::apply(e); };
+
+/// The node R makes of an E.
+template <class R, class E>
+  requires rule_applies_to<R, E>
+using apply_rule_t = decltype(R::apply(std::declval<const E&>()));
+
+}  // namespace loom
+
+#endif  // LOOM_REWRITE_RULE_HPP
+// ---- end <loom/rewrite/rule.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+#ifndef LOOM_REWRITE_MAX_PASSES
+#  define LOOM_REWRITE_MAX_PASSES 64
+#endif
+
+namespace loom::diag {
+// Instantiated when a rule set does not reach a fixpoint: shows the expression it cycles on.
+// Do not define.
+template <class Expression>
+struct rewrite_rules_did_not_reach_a_fixpoint;
+}  // namespace loom::diag
+
+namespace loom::rewrite {
+
+using boost::mp11::mp_list;
+
+/// The most bottom-up passes the engine makes before it reports a cycle.
+inline constexpr std::size_t max_passes = LOOM_REWRITE_MAX_PASSES;
+
+/// An expression and the rules that fired to produce it (an MP11 list, in firing order).
+template <class E, class Fired>
+struct traced {
+  E expr;
+  using expression_type = E;
+  using fired = Fired;
+};
+
+namespace detail {
+
+template <class... Ts>
+using cat = boost::mp11::mp_append<mp_list<>, typename Ts::fired...>;
+
+template <class Rules, class E>
+constexpr auto pass(const E& e);
+
+// children(e): e with every operand rewritten by one pass
+template <class Rules, class E>
+constexpr auto children(const E& e) {  // leaves: access, literal, constants
+  return traced<E, mp_list<>>{e};
+}
+template <class Rules, class L, class R>
+constexpr auto children(const expr::add<L, R>& e) {
+  auto l = pass<Rules>(e.lhs);
+  auto r = pass<Rules>(e.rhs);
+  using N = expr::add<decltype(l.expr), decltype(r.expr)>;
+  return traced<N, cat<decltype(l), decltype(r)>>{N{l.expr, r.expr}};
+}
+template <class Rules, class L, class R>
+constexpr auto children(const expr::mul<L, R>& e) {
+  auto l = pass<Rules>(e.lhs);
+  auto r = pass<Rules>(e.rhs);
+  using N = expr::mul<decltype(l.expr), decltype(r.expr)>;
+  return traced<N, cat<decltype(l), decltype(r)>>{N{l.expr, r.expr}};
+}
+template <class Rules, class P, class B>
+constexpr auto children(const expr::where<P, B>& e) {
+  auto p = pass<Rules>(e.pred);
+  auto b = pass<Rules>(e.body);
+  using N = expr::where<decltype(p.expr), decltype(b.expr)>;
+  return traced<N, cat<decltype(p), decltype(b)>>{N{p.expr, b.expr}};
+}
+template <class Rules, class I, class B>
+constexpr auto children(const expr::sum<I, B>& e) {
+  auto b = pass<Rules>(e.body);
+  using N = expr::sum<I, decltype(b.expr)>;
+  return traced<N, cat<decltype(b)>>{N{b.expr}};
+}
+template <class Rules, class I, class B>
+constexpr auto children(const expr::expand<I, B>& e) {
+  auto b = pass<Rules>(e.body);
+  using N = expr::expand<I, decltype(b.expr)>;
+  return traced<N, cat<decltype(b)>>{N{b.expr}};
+}
+template <class Rules, class F, class A>
+constexpr auto children(const expr::map<F, A>& e) {
+  auto a = pass<Rules>(std::get<0>(e.args));
+  using N = expr::map<F, decltype(a.expr)>;
+  return traced<N, cat<decltype(a)>>{N{e.f, {a.expr}}};
+}
+template <class Rules, class F, class A, class B>
+constexpr auto children(const expr::map<F, A, B>& e) {
+  auto a = pass<Rules>(std::get<0>(e.args));
+  auto b = pass<Rules>(std::get<1>(e.args));
+  using N = expr::map<F, decltype(a.expr), decltype(b.expr)>;
+  return traced<N, cat<decltype(a), decltype(b)>>{N{e.f, {a.expr, b.expr}}};
+}
+
+template <class E>
+struct applies {
+  template <class R>
+  using fn = boost::mp11::mp_bool<rule_applies_to<R, E>>;
+};
+
+// The first rule of the list (list order is priority) that matches the node, applied once.
+template <class Rules, class E, class Fired>
+constexpr auto at_node(const traced<E, Fired>& t) {
+  using k = boost::mp11::mp_find_if_q<Rules, applies<E>>;
+  if constexpr (k::value == boost::mp11::mp_size<Rules>::value) {
+    return t;
+  } else {
+    using R = boost::mp11::mp_at<Rules, k>;
+    auto out = R::apply(t.expr);
+    return traced<decltype(out), boost::mp11::mp_push_back<Fired, R>>{out};
+  }
+}
+
+template <class Rules, class E>
+constexpr auto pass(const E& e) {
+  return at_node<Rules>(children<Rules>(e));
+}
+
+template <class Rules, std::size_t Left, class E, class Fired>
+constexpr auto fixpoint(const E& e, Fired) {
+  auto next = pass<Rules>(e);
+  using step_fired = typename decltype(next)::fired;
+  if constexpr (boost::mp11::mp_empty<step_fired>::value) {
+    return traced<E, Fired>{e};
+  } else if constexpr (Left == 0) {
+    static_assert(Left != 0,
+                  "loom::rewrite: the rule set did not reach a fixpoint within "
+                  "LOOM_REWRITE_MAX_PASSES passes; two of its rules undo each other");
+    diag::rewrite_rules_did_not_reach_a_fixpoint<E>{};
+    return traced<E, Fired>{e};
+  } else {
+    return fixpoint<Rules, Left - 1>(next.expr, boost::mp11::mp_append<Fired, step_fired>{});
+  }
+}
+
+}  // namespace detail
+
+/// `e` rewritten by `Rules` (an MP11 list of rules, first = highest priority) to a fixpoint:
+/// each pass visits the tree bottom-up and applies the first matching rule at every node.
+/// Returns a `traced` value: `.expr` is the result, `::fired` the rules in firing order.
+template <class Rules, std::size_t MaxPasses = max_passes, class E>
+constexpr auto rewrite(const E& e) {
+  return detail::fixpoint<Rules, MaxPasses>(e, mp_list<>{});
+}
+
+/// The type `rewrite<Rules>` makes of an E.
+template <class E, class Rules>
+using rewrite_t = typename decltype(rewrite<Rules>(std::declval<const E&>()))::expression_type;
+
+/// The rules that fired rewriting an E, in order (a rule fires once per match).
+template <class E, class Rules>
+using fired_t = typename decltype(rewrite<Rules>(std::declval<const E&>()))::fired;
+
+/// The names of the rules in `Fired`, comma separated ("" when none fired).
+template <class Fired>
+std::string fired_names() {
+  std::string s;
+  boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, Fired>>([&](auto r) {
+    s += (s.empty() ? "" : ", ") + std::string(decltype(r)::type::name);
+  });
+  return s;
+}
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_ENGINE_HPP
+// ---- end <loom/rewrite/engine.hpp>
+// ---- begin <loom/rewrite/rule_sets.hpp>
+// Defines the rule sets (MP11 lists; list order is priority): always_profitable, which the
+// evaluator applies to every kernel, and sum_product_normal_form (rewrite/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULE_SETS_HPP
+#define LOOM_REWRITE_RULE_SETS_HPP
+
+// ---- begin <loom/rewrite/rules/add_zero.hpp>
+// Defines loom::rules::add_zero: 0 is neutral for + (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_ADD_ZERO_HPP
+#define LOOM_REWRITE_RULES_ADD_ZERO_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// add_zero:  0 + x  ==>  x,   x + 0  ==>  x
+struct add_zero {
+  static constexpr std::string_view name = "add_zero";
+  template <class X>
+  static constexpr auto apply(const expr::add<rewrite::zero, X>& e) -> X { return e.rhs; }
+  template <class X>
+  static constexpr auto apply(const expr::add<X, rewrite::zero>& e) -> X { return e.lhs; }
+  static constexpr auto apply(const expr::add<rewrite::zero, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_ADD_ZERO_HPP
+// ---- end <loom/rewrite/rules/add_zero.hpp>
+// ---- begin <loom/rewrite/rules/distribute.hpp>
+// Defines loom::rules::distribute: * distributes over + (towards the sum-of-products form; not
+// always profitable, so only the normal-form rule set uses it) (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_DISTRIBUTE_HPP
+#define LOOM_REWRITE_RULES_DISTRIBUTE_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// distribute:  (a + b) * c  ==>  a * c + b * c,    c * (a + b)  ==>  c * a + c * b
+struct distribute {
+  static constexpr std::string_view name = "distribute";
+  template <class A, class B, class C>
+  static constexpr auto apply(const expr::mul<expr::add<A, B>, C>& e)
+      -> expr::add<expr::mul<A, C>, expr::mul<B, C>> {
+    return {{e.lhs.lhs, e.rhs}, {e.lhs.rhs, e.rhs}};
+  }
+  template <class A, class B, class C>
+  static constexpr auto apply(const expr::mul<C, expr::add<A, B>>& e)
+      -> expr::add<expr::mul<C, A>, expr::mul<C, B>> {
+    return {{e.lhs, e.rhs.lhs}, {e.lhs, e.rhs.rhs}};
+  }
+  template <class A, class B, class C, class D>  // both sides are sums: split the left first
+  static constexpr auto apply(const expr::mul<expr::add<A, B>, expr::add<C, D>>& e)
+      -> expr::add<expr::mul<A, expr::add<C, D>>, expr::mul<B, expr::add<C, D>>> {
+    return {{e.lhs.lhs, e.rhs}, {e.lhs.rhs, e.rhs}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_DISTRIBUTE_HPP
+// ---- end <loom/rewrite/rules/distribute.hpp>
+// ---- begin <loom/rewrite/rules/double_negation.hpp>
+// Defines loom::rules::double_negation: -(-x) is x (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_DOUBLE_NEGATION_HPP
+#define LOOM_REWRITE_RULES_DOUBLE_NEGATION_HPP
+
+
+#include <string_view>
+#include <tuple>
+
+namespace loom::rules {
+
+// double_negation:  -(-x)  ==>  x
+struct double_negation {
+  static constexpr std::string_view name = "double_negation";
+  template <class X>
+  static constexpr auto apply(const expr::map<fn::negate, expr::map<fn::negate, X>>& e) -> X {
+    return std::get<0>(std::get<0>(e.args).args);
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_DOUBLE_NEGATION_HPP
+// ---- end <loom/rewrite/rules/double_negation.hpp>
+// ---- begin <loom/rewrite/rules/flatten_product.hpp>
+// Defines loom::rules::flatten_product: products and additions associate to the right, so a
+// chain of factors (or terms) has one shape (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_FLATTEN_PRODUCT_HPP
+#define LOOM_REWRITE_RULES_FLATTEN_PRODUCT_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// flatten_product:  (a * b) * c  ==>  a * (b * c),    (a + b) + c  ==>  a + (b + c)
+struct flatten_product {
+  static constexpr std::string_view name = "flatten_product";
+  template <class A, class B, class C>
+  static constexpr auto apply(const expr::mul<expr::mul<A, B>, C>& e)
+      -> expr::mul<A, expr::mul<B, C>> {
+    return {e.lhs.lhs, {e.lhs.rhs, e.rhs}};
+  }
+  template <class A, class B, class C>
+  static constexpr auto apply(const expr::add<expr::add<A, B>, C>& e)
+      -> expr::add<A, expr::add<B, C>> {
+    return {e.lhs.lhs, {e.lhs.rhs, e.rhs}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_FLATTEN_PRODUCT_HPP
+// ---- end <loom/rewrite/rules/flatten_product.hpp>
+// ---- begin <loom/rewrite/rules/fold_constants.hpp>
+// Defines loom::rules::fold_constants: operations on literals computed once, at rewrite time
+// (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_FOLD_CONSTANTS_HPP
+#define LOOM_REWRITE_RULES_FOLD_CONSTANTS_HPP
+
+
+#include <string_view>
+#include <tuple>
+
+namespace loom::rules {
+
+// fold_constants:  a * b ==> (a×b),   a + b ==> (a+b),   f(a) ==> (f(a)),   f(a, b) ==> (f(a, b)),
+//                  a * (b * x) ==> (a×b) * x            for literals a, b (in the semiring)
+struct fold_constants {
+  static constexpr std::string_view name = "fold_constants";
+  template <class A, class B, class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
+  static constexpr auto apply(const expr::mul<expr::literal<A>, expr::literal<B>>& e)
+      -> expr::literal<V> {
+    return {semiring_traits<V>::mul(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.value))};
+  }
+  template <class A, class B, class V = expr::value_type_t<expr::add<expr::literal<A>, expr::literal<B>>>>
+  static constexpr auto apply(const expr::add<expr::literal<A>, expr::literal<B>>& e)
+      -> expr::literal<V> {
+    return {semiring_traits<V>::add(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.value))};
+  }
+  template <class A, class B, class X,
+            class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
+  static constexpr auto apply(const expr::mul<expr::literal<A>, expr::mul<expr::literal<B>, X>>& e)
+      -> expr::mul<expr::literal<V>, X> {
+    return {{semiring_traits<V>::mul(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.lhs.value))},
+            e.rhs.rhs};
+  }
+  template <class F, class T>
+    requires requires(const F& f, T v) { { f(v) } -> std::convertible_to<T>; }
+  static constexpr auto apply(const expr::map<F, expr::literal<T>>& e) -> expr::literal<T> {
+    return {static_cast<T>(e.f(std::get<0>(e.args).value))};
+  }
+  template <class F, class A, class B,
+            class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
+    requires requires(const F& f, V v) { { f(v, v) } -> std::convertible_to<V>; }
+  static constexpr auto apply(const expr::map<F, expr::literal<A>, expr::literal<B>>& e)
+      -> expr::literal<V> {
+    return {static_cast<V>(e.f(static_cast<V>(std::get<0>(e.args).value),
+                               static_cast<V>(std::get<1>(e.args).value)))};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_FOLD_CONSTANTS_HPP
+// ---- end <loom/rewrite/rules/fold_constants.hpp>
+// ---- begin <loom/rewrite/rules/lift_sum.hpp>
+// Defines loom::rules::lift_sum: a sum factor of a product is lifted over the whole product
+// (the direction of the sum-product normal form, Σ outermost) (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_LIFT_SUM_HPP
+#define LOOM_REWRITE_RULES_LIFT_SUM_HPP
+
+// ---- begin <loom/rewrite/patterns.hpp>
+// Defines the small predicates rule side conditions share: which indices a subexpression uses,
+// whether a node is a static constant (rewrite/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_PATTERNS_HPP
+#define LOOM_REWRITE_PATTERNS_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/set.hpp>
+
+#include <type_traits>
+
+namespace loom::rewrite {
+
+/// Whether index I is free in E.
+template <class E, class I>
+inline constexpr bool uses_v = boost::mp11::mp_contains<expr::free_indices_t<E>, I>::value;
+
+/// Whether index I occurs in E at all (free or bound by a sum inside it).
+template <class E, class I>
+inline constexpr bool mentions_v =
+    uses_v<E, I> || boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value;
+
+/// Whether E is one of the static constants.
+template <class E>
+inline constexpr bool is_constant_v = std::is_same_v<E, zero> || std::is_same_v<E, one>;
+
+template <class E>
+struct is_literal : std::false_type {};
+template <class T>
+struct is_literal<expr::literal<T>> : std::true_type {};
+
+/// Index variables ordered by name (the canonical order of a block of sums).
+template <class I, class J>
+inline constexpr bool index_before_v = I::name < J::name;
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_PATTERNS_HPP
+// ---- end <loom/rewrite/patterns.hpp>
+
+#include <string_view>
+
+namespace loom::rules {
+
+// lift_sum:  sum(i, a) * b  ==>  sum(i, a * b)     if i does not occur in b
+//            a * sum(i, b)  ==>  sum(i, a * b)     if i does not occur in a
+// (the side condition keeps bound names apart: rename first when both sides bind i)
+struct lift_sum {
+  static constexpr std::string_view name = "lift_sum";
+  template <class I, class A, class B>
+    requires(!rewrite::mentions_v<B, I>)
+  static constexpr auto apply(const expr::mul<expr::sum<I, A>, B>& e)
+      -> expr::sum<I, expr::mul<A, B>> {
+    return {{e.lhs.body, e.rhs}};
+  }
+  template <class I, class A, class B>
+    requires(!rewrite::mentions_v<A, I>)
+  static constexpr auto apply(const expr::mul<A, expr::sum<I, B>>& e)
+      -> expr::sum<I, expr::mul<A, B>> {
+    return {{e.lhs, e.rhs.body}};
+  }
+  template <class I, class A, class J, class B>  // both sides are sums: lift the left one first
+    requires(!rewrite::mentions_v<expr::sum<J, B>, I>)
+  static constexpr auto apply(const expr::mul<expr::sum<I, A>, expr::sum<J, B>>& e)
+      -> expr::sum<I, expr::mul<A, expr::sum<J, B>>> {
+    return {{e.lhs.body, e.rhs}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_LIFT_SUM_HPP
+// ---- end <loom/rewrite/rules/lift_sum.hpp>
+// ---- begin <loom/rewrite/rules/merge_sums.hpp>
+// Defines loom::rules::merge_sums: nested sums form one block with its indices in canonical
+// (name) order, so equal blocks written in different orders meet (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_MERGE_SUMS_HPP
+#define LOOM_REWRITE_RULES_MERGE_SUMS_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// merge_sums:  sum(i, sum(j, x))  ==>  sum(j, sum(i, x))   if j sorts before i
+// (Σ_i Σ_j = Σ_{i,j} = Σ_j Σ_i: the block is one multi-index sum, kept sorted)
+struct merge_sums {
+  static constexpr std::string_view name = "merge_sums";
+  template <class I, class J, class X>
+    requires rewrite::index_before_v<J, I>
+  static constexpr auto apply(const expr::sum<I, expr::sum<J, X>>& e)
+      -> expr::sum<J, expr::sum<I, X>> {
+    return {{e.body.body}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_MERGE_SUMS_HPP
+// ---- end <loom/rewrite/rules/merge_sums.hpp>
+// ---- begin <loom/rewrite/rules/mul_by_one.hpp>
+// Defines loom::rules::mul_by_one: 1 is neutral for * (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_MUL_BY_ONE_HPP
+#define LOOM_REWRITE_RULES_MUL_BY_ONE_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// mul_by_one:  1 * x  ==>  x,   x * 1  ==>  x
+struct mul_by_one {
+  static constexpr std::string_view name = "mul_by_one";
+  template <class X>
+  static constexpr auto apply(const expr::mul<rewrite::one, X>& e) -> X { return e.rhs; }
+  template <class X>
+  static constexpr auto apply(const expr::mul<X, rewrite::one>& e) -> X { return e.lhs; }
+  static constexpr auto apply(const expr::mul<rewrite::one, rewrite::one>&) -> rewrite::one {
+    return {};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_MUL_BY_ONE_HPP
+// ---- end <loom/rewrite/rules/mul_by_one.hpp>
+// ---- begin <loom/rewrite/rules/mul_by_zero.hpp>
+// Defines loom::rules::mul_by_zero: 0 annihilates * and where (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_MUL_BY_ZERO_HPP
+#define LOOM_REWRITE_RULES_MUL_BY_ZERO_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// mul_by_zero:  0 * x  ==>  0,   x * 0  ==>  0,   where(0, x) ==> 0,   where(p, 0) ==> 0
+// (0 annihilates × in every semiring loom supports)
+struct mul_by_zero {
+  static constexpr std::string_view name = "mul_by_zero";
+  template <class X>
+  static constexpr auto apply(const expr::mul<rewrite::zero, X>&) -> rewrite::zero { return {}; }
+  template <class X>
+  static constexpr auto apply(const expr::mul<X, rewrite::zero>&) -> rewrite::zero { return {}; }
+  template <class X>
+  static constexpr auto apply(const expr::where<rewrite::zero, X>&) -> rewrite::zero { return {}; }
+  template <class X>
+  static constexpr auto apply(const expr::where<X, rewrite::zero>&) -> rewrite::zero { return {}; }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_MUL_BY_ZERO_HPP
+// ---- end <loom/rewrite/rules/mul_by_zero.hpp>
+// ---- begin <loom/rewrite/rules/negation_outward.hpp>
+// Defines loom::rules::negation_outward: a negation moves out of products and sums and into
+// additions, so every term of a sum of products carries its sign at its root (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_NEGATION_OUTWARD_HPP
+#define LOOM_REWRITE_RULES_NEGATION_OUTWARD_HPP
+
+
+#include <string_view>
+#include <tuple>
+
+namespace loom::rules {
+
+namespace detail {
+template <class X>
+using neg = expr::map<fn::negate, X>;
+template <class X>
+constexpr neg<X> negate(const X& x) {
+  return {fn::negate{}, std::tuple<X>{x}};
+}
+template <class X>
+constexpr const X& operand(const neg<X>& n) {
+  return std::get<0>(n.args);
+}
+}  // namespace detail
+
+// negation_outward:  (-a) * b ==> -(a * b),   a * (-b) ==> -(a * b),   (-a) * (-b) ==> a * b,
+//                    sum(i, -a) ==> -sum(i, a),   -(a + b) ==> (-a) + (-b)
+struct negation_outward {
+  static constexpr std::string_view name = "negation_outward";
+  template <class A, class B>
+  static constexpr auto apply(const expr::mul<detail::neg<A>, B>& e)
+      -> detail::neg<expr::mul<A, B>> {
+    return detail::negate(expr::mul<A, B>{detail::operand(e.lhs), e.rhs});
+  }
+  template <class A, class B>
+  static constexpr auto apply(const expr::mul<A, detail::neg<B>>& e)
+      -> detail::neg<expr::mul<A, B>> {
+    return detail::negate(expr::mul<A, B>{e.lhs, detail::operand(e.rhs)});
+  }
+  template <class A, class B>
+  static constexpr auto apply(const expr::mul<detail::neg<A>, detail::neg<B>>& e)
+      -> expr::mul<A, B> {
+    return {detail::operand(e.lhs), detail::operand(e.rhs)};
+  }
+  template <class I, class A>
+  static constexpr auto apply(const expr::sum<I, detail::neg<A>>& e)
+      -> detail::neg<expr::sum<I, A>> {
+    return detail::negate(expr::sum<I, A>{detail::operand(e.body)});
+  }
+  template <class A, class B>
+  static constexpr auto apply(const detail::neg<expr::add<A, B>>& e)
+      -> expr::add<detail::neg<A>, detail::neg<B>> {
+    return {detail::negate(detail::operand(e).lhs), detail::negate(detail::operand(e).rhs)};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_NEGATION_OUTWARD_HPP
+// ---- end <loom/rewrite/rules/negation_outward.hpp>
+// ---- begin <loom/rewrite/rules/push_sum.hpp>
+// Defines loom::rules::push_sum: a sum moves past the factors of a product that do not use its
+// index (factorisation: fewer multiplications per reduced value) (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_PUSH_SUM_HPP
+#define LOOM_REWRITE_RULES_PUSH_SUM_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// push_sum:  sum(i, a * b)          ==>  a * sum(i, b)          if i not in a, i in b
+//            sum(i, a * b)          ==>  sum(i, a) * b          if i in a, i not in b
+//            sum(i, (a * b) * c)    ==>  a * sum(i, b * c)      if i not in a, i in b
+//            sum(i, (a * b) * c)    ==>  b * sum(i, a * c)      if i in a, i not in b
+//            sum(i, sum(j, a * b))  ==>  sum(j, a * sum(i, b))  if i not in a, i in b
+struct push_sum {
+  static constexpr std::string_view name = "push_sum";
+  template <class I, class A, class B>
+    requires(!rewrite::uses_v<A, I> && rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::mul<A, B>>& e)
+      -> expr::mul<A, expr::sum<I, B>> {
+    return {e.body.lhs, {e.body.rhs}};
+  }
+  template <class I, class A, class B>
+    requires(rewrite::uses_v<A, I> && !rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::mul<A, B>>& e)
+      -> expr::mul<expr::sum<I, A>, B> {
+    return {{e.body.lhs}, e.body.rhs};
+  }
+  template <class I, class A, class B, class C>  // a factor of a left-nested product
+    requires(!rewrite::uses_v<A, I> && rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::mul<expr::mul<A, B>, C>>& e)
+      -> expr::mul<A, expr::sum<I, expr::mul<B, C>>> {
+    return {e.body.lhs.lhs, {{e.body.lhs.rhs, e.body.rhs}}};
+  }
+  template <class I, class A, class B, class C>
+    requires(rewrite::uses_v<A, I> && !rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::mul<expr::mul<A, B>, C>>& e)
+      -> expr::mul<B, expr::sum<I, expr::mul<A, C>>> {
+    return {e.body.lhs.rhs, {{e.body.lhs.lhs, e.body.rhs}}};
+  }
+  template <class I, class J, class A, class B>
+    requires(!rewrite::uses_v<A, I> && rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::sum<J, expr::mul<A, B>>>& e)
+      -> expr::sum<J, expr::mul<A, expr::sum<I, B>>> {
+    return {{e.body.body.lhs, {e.body.body.rhs}}};
+  }
+  template <class I, class J, class A, class B>
+    requires(rewrite::uses_v<A, I> && !rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::sum<J, expr::mul<A, B>>>& e)
+      -> expr::sum<J, expr::mul<expr::sum<I, A>, B>> {
+    return {{{e.body.body.lhs}, e.body.body.rhs}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_PUSH_SUM_HPP
+// ---- end <loom/rewrite/rules/push_sum.hpp>
+// ---- begin <loom/rewrite/rules/split_sum.hpp>
+// Defines loom::rules::split_sum: a sum distributes over + (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_SPLIT_SUM_HPP
+#define LOOM_REWRITE_RULES_SPLIT_SUM_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// split_sum:  sum(i, a + b)  ==>  sum(i, a) + sum(i, b)
+struct split_sum {
+  static constexpr std::string_view name = "split_sum";
+  template <class I, class A, class B>
+  static constexpr auto apply(const expr::sum<I, expr::add<A, B>>& e)
+      -> expr::add<expr::sum<I, A>, expr::sum<I, B>> {
+    return {{e.body.lhs}, {e.body.rhs}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_SPLIT_SUM_HPP
+// ---- end <loom/rewrite/rules/split_sum.hpp>
+// ---- begin <loom/rewrite/rules/sum_absent.hpp>
+// Defines loom::rules::sum_absent: a sum over an index its body does not use is the body times
+// the index's extent, kept as the count factor sum(i, 1) (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_SUM_ABSENT_HPP
+#define LOOM_REWRITE_RULES_SUM_ABSENT_HPP
+
+
+#include <string_view>
+#include <type_traits>
+
+namespace loom::rules {
+
+// sum_absent:  sum(i, x)  ==>  sum(i, 1) * x     if i is not free in x
+// (the count sum(i, 1) = extent(i) is a scalar factor the later rules move freely; the evaluator
+// computes it from the extent of i)
+struct sum_absent {
+  static constexpr std::string_view name = "sum_absent";
+  template <class I, class X>
+    requires(!rewrite::uses_v<X, I> && !rewrite::is_constant_v<X>)
+  static constexpr auto apply(const expr::sum<I, X>& e)
+      -> expr::mul<expr::sum<I, rewrite::one>, X> {
+    return {{}, e.body};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_SUM_ABSENT_HPP
+// ---- end <loom/rewrite/rules/sum_absent.hpp>
+// ---- begin <loom/rewrite/rules/zero_propagation.hpp>
+// Defines loom::rules::zero_propagation: sums, broadcasts and zero-preserving maps of 0 are 0
+// (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_ZERO_PROPAGATION_HPP
+#define LOOM_REWRITE_RULES_ZERO_PROPAGATION_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// zero_propagation:  sum(i, 0) ==> 0,   expand(i, 0) ==> 0,   f(0) ==> 0  if f(0) = 0 statically
+struct zero_propagation {
+  static constexpr std::string_view name = "zero_propagation";
+  template <class I>
+  static constexpr auto apply(const expr::sum<I, rewrite::zero>&) -> rewrite::zero { return {}; }
+  template <class I>
+  static constexpr auto apply(const expr::expand<I, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
+  template <class F>
+    requires fn::is_zero_preserving_v<F>
+  static constexpr auto apply(const expr::map<F, rewrite::zero>&) -> rewrite::zero { return {}; }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_ZERO_PROPAGATION_HPP
+// ---- end <loom/rewrite/rules/zero_propagation.hpp>
+
+#include <boost/mp11/list.hpp>
+
+namespace loom::rewrite {
+
+/// The zero and one laws and constant folding.
+using constant_laws = boost::mp11::mp_list<rules::mul_by_zero, rules::add_zero, rules::mul_by_one,
+                                           rules::zero_propagation, rules::fold_constants,
+                                           rules::double_negation>;
+
+/// Rules that never make a kernel slower; the evaluator applies them to every assignment.
+using always_profitable =
+    boost::mp11::mp_append<constant_laws,
+                           boost::mp11::mp_list<rules::sum_absent, rules::split_sum,
+                                                rules::push_sum, rules::merge_sums>>;
+
+/// Towards the sum-of-products normal form: a sum of signed terms, each a block of sums (in
+/// name order) over a right-associated product.
+using sum_product_normal_form = boost::mp11::mp_append<
+    constant_laws,
+    boost::mp11::mp_list<rules::negation_outward, rules::distribute, rules::split_sum,
+                         rules::lift_sum, rules::flatten_product, rules::merge_sums>>;
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_RULE_SETS_HPP
+// ---- end <loom/rewrite/rule_sets.hpp>
+// ---- begin <loom/rewrite/rules/constants_to_literals.hpp>
+// Defines loom::rules::constants_to_literals<V>: the static constants left after rewriting
+// become literals of the kernel's value type, which the evaluator understands (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_CONSTANTS_TO_LITERALS_HPP
+#define LOOM_REWRITE_RULES_CONSTANTS_TO_LITERALS_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// constants_to_literals<V>:  0 ==> literal<V>(zero),   1 ==> literal<V>(one)
+template <class V>
+struct constants_to_literals {
+  static constexpr std::string_view name = "constants_to_literals";
+  static constexpr auto apply(const rewrite::zero&) -> expr::literal<V> {
+    return {semiring_traits<V>::zero()};
+  }
+  static constexpr auto apply(const rewrite::one&) -> expr::literal<V> {
+    return {semiring_traits<V>::one()};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_CONSTANTS_TO_LITERALS_HPP
+// ---- end <loom/rewrite/rules/constants_to_literals.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+#include <boost/mp11/set.hpp>
+
+#include <type_traits>
+
+namespace loom::rewrite {
+
+/// `e` under `always_profitable`, ready for the evaluator; `::fired` lists the rules applied.
+template <class E>
+constexpr auto for_evaluation(const E& e) {
+  auto r = rewrite<always_profitable>(e);
+  auto f = rewrite<boost::mp11::mp_list<rules::constants_to_literals<expr::value_type_t<E>>>>(r.expr);
+  return traced<decltype(f.expr), typename decltype(r)::fired>{f.expr};
+}
+
+/// The expression type the evaluator runs for an E.
+template <class E>
+using for_evaluation_t = typename decltype(for_evaluation(std::declval<const E&>()))::expression_type;
+
+namespace detail {
+template <class A, class B>
+inline constexpr bool same_index_set_v =
+    boost::mp11::mp_size<A>::value == boost::mp11::mp_size<B>::value &&
+    boost::mp11::mp_empty<boost::mp11::mp_set_difference<A, B>>::value;
+template <class E, class R>
+inline constexpr bool kernel_preserved_v =
+    same_index_set_v<expr::free_indices_t<E>, expr::free_indices_t<R>> &&
+    boost::mp11::mp_empty<boost::mp11::mp_set_difference<expr::all_indices_t<R>,
+                                                         expr::all_indices_t<E>>>::value;
+}  // namespace detail
+
+/// The kernel the evaluator runs for a (valid) right-hand side e: e under the always-profitable
+/// rules, or e itself when the rewrite would change its free indices (a product by a static
+/// zero) or introduce an index; `::fired` lists the rules applied.
+template <class E>
+constexpr auto for_kernel(const E& e) {
+  if constexpr (detail::kernel_preserved_v<E, for_evaluation_t<E>>) return for_evaluation(e);
+  else return traced<E, mp_list<>>{e};
+}
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_FOR_EVALUATION_HPP
+// ---- end <loom/rewrite/for_evaluation.hpp>
+// ---- begin <loom/rewrite/hoist.hpp>
+// Defines hoisting: a sum that is a factor of a product whose other factor iterates indices the
+// sum does not depend on would be recomputed inside the fused loop nest for every value of those
+// indices; it is computed once instead (materialised by the evaluator). This file finds such sums
+// and rebuilds the expression around their replacement (rewrite/); it never runs a kernel.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_HOIST_HPP
+#define LOOM_REWRITE_HOIST_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/set.hpp>
+
+#include <tuple>
+#include <type_traits>
+
+namespace loom::rewrite {
+
+namespace detail {
+template <class E>
+struct is_sum : std::false_type {};
+template <class I, class E>
+struct is_sum<expr::sum<I, E>> : std::true_type {};
+template <class L, class R>
+using difference = boost::mp11::mp_set_difference<boost::mp11::mp_unique<L>, R>;
+template <class A>
+struct access_indices;
+template <class T, class... Is>
+struct access_indices<expr::access<T, Is...>> {
+  using type = boost::mp11::mp_list<Is...>;
+};
+template <class A>
+using access_indices_t = typename access_indices<A>::type;
+// the indices some access of E reads (their extents are known from the tensors)
+template <class E>
+using read_indices = boost::mp11::mp_unique<boost::mp11::mp_apply<
+    boost::mp11::mp_append, boost::mp11::mp_push_front<boost::mp11::mp_transform<access_indices_t, expr::accesses_t<E>>,
+                                                       boost::mp11::mp_list<>>>>;
+template <class L, class R>
+using intersection = boost::mp11::mp_set_intersection<boost::mp11::mp_unique<L>, boost::mp11::mp_unique<R>>;
+}  // namespace detail
+
+/// Whether the sum S, multiplied by Sibling, should be computed once: Sibling iterates an index
+/// S does not depend on, the two bind no index name in common (that case is the planner's
+/// lifting rule, with its own diagnostic), S reads a tensor (a count sum(i, 1) is a scaling, whose
+/// extent comes from the rest of the kernel), every free index of S is read by one of its
+/// accesses (not only broadcast), and S has at most two free indices.
+template <class S, class Sibling>
+inline constexpr bool hoistable_v = [] {
+  if constexpr (!detail::is_sum<S>::value) {
+    return false;
+  } else {
+    using extra = detail::difference<expr::all_indices_t<Sibling>, expr::free_indices_t<S>>;
+    using shared = detail::intersection<expr::summed_indices_t<S>, expr::summed_indices_t<Sibling>>;
+    return !boost::mp11::mp_empty<extra>::value && boost::mp11::mp_empty<shared>::value &&
+           !boost::mp11::mp_empty<expr::accesses_t<S>>::value &&  // counts sum(i, 1) are scalings
+           boost::mp11::mp_empty<detail::difference<expr::free_indices_t<S>, detail::read_indices<S>>>::value &&
+           boost::mp11::mp_size<expr::free_indices_t<S>>::value <= 2;  // materialised as a matrix at most
+  }
+}();
+
+/// Whether a hoisted S is computed into a dense temporary (a scalar, a vector, or a matrix that
+/// is not statically sparse) rather than a sparse one (`dcsr`).
+template <class S>
+inline constexpr bool hoisted_dense_v = boost::mp11::mp_size<expr::free_indices_t<S>>::value <= 1 ||
+                                        expr::sparsity_v<S> == expr::sparsity::dense;
+
+namespace detail {
+template <class E>
+struct has_hoistable : std::false_type {};
+template <class L, class R>
+struct has_hoistable<expr::mul<L, R>>
+    : std::bool_constant<hoistable_v<L, R> || hoistable_v<R, L> || has_hoistable<L>::value ||
+                         has_hoistable<R>::value> {};
+template <class L, class R>
+struct has_hoistable<expr::add<L, R>>
+    : std::bool_constant<has_hoistable<L>::value || has_hoistable<R>::value> {};
+template <class P, class B>
+struct has_hoistable<expr::where<P, B>>
+    : std::bool_constant<has_hoistable<P>::value || has_hoistable<B>::value> {};
+template <class I, class B>
+struct has_hoistable<expr::sum<I, B>> : has_hoistable<B> {};
+template <class I, class B>
+struct has_hoistable<expr::expand<I, B>> : has_hoistable<B> {};
+template <class F, class... Es>
+struct has_hoistable<expr::map<F, Es...>> : std::bool_constant<(has_hoistable<Es>::value || ...)> {};
+}  // namespace detail
+
+/// Whether E holds a sum to hoist.
+template <class E>
+inline constexpr bool has_hoistable_v = detail::has_hoistable<E>::value;
+
+/// Calls `k(s, rebuild)` for the first sum `s` of `e` to hoist (depth first, left to right);
+/// `rebuild(x)` is `e` with `s` replaced by `x`. Requires `has_hoistable_v<E>`.
+template <class E, class K>
+constexpr void hoist_first(const E& e, K&& k) {
+  if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); }) {
+    using L = std::remove_cvref_t<decltype(e.lhs)>;
+    using R = std::remove_cvref_t<decltype(e.rhs)>;
+    if constexpr (hoistable_v<L, R>) {
+      k(e.lhs, [&](const auto& x) { return expr::mul<std::remove_cvref_t<decltype(x)>, R>{x, e.rhs}; });
+    } else if constexpr (hoistable_v<R, L>) {
+      k(e.rhs, [&](const auto& x) { return expr::mul<L, std::remove_cvref_t<decltype(x)>>{e.lhs, x}; });
+    } else if constexpr (has_hoistable_v<L>) {
+      hoist_first(e.lhs, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto l = rebuild(x);
+          return expr::mul<decltype(l), R>{l, e.rhs};
+        });
+      });
+    } else {
+      hoist_first(e.rhs, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto r = rebuild(x);
+          return expr::mul<L, decltype(r)>{e.lhs, r};
+        });
+      });
+    }
+  } else if constexpr (requires { []<class L, class R>(const expr::add<L, R>&) {}(e); }) {
+    using L = std::remove_cvref_t<decltype(e.lhs)>;
+    using R = std::remove_cvref_t<decltype(e.rhs)>;
+    if constexpr (has_hoistable_v<L>) {
+      hoist_first(e.lhs, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto l = rebuild(x);
+          return expr::add<decltype(l), R>{l, e.rhs};
+        });
+      });
+    } else {
+      hoist_first(e.rhs, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto r = rebuild(x);
+          return expr::add<L, decltype(r)>{e.lhs, r};
+        });
+      });
+    }
+  } else if constexpr (requires { []<class P, class B>(const expr::where<P, B>&) {}(e); }) {
+    using P = std::remove_cvref_t<decltype(e.pred)>;
+    using B = std::remove_cvref_t<decltype(e.body)>;
+    if constexpr (has_hoistable_v<P>) {
+      hoist_first(e.pred, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto p = rebuild(x);
+          return expr::where<decltype(p), B>{p, e.body};
+        });
+      });
+    } else {
+      hoist_first(e.body, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto b = rebuild(x);
+          return expr::where<P, decltype(b)>{e.pred, b};
+        });
+      });
+    }
+  } else if constexpr (requires { []<class I, class B>(const expr::sum<I, B>&) {}(e); }) {
+    [&]<class I, class B>(const expr::sum<I, B>& n) {
+      hoist_first(n.body, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto b = rebuild(x);
+          return expr::sum<I, decltype(b)>{b};
+        });
+      });
+    }(e);
+  } else if constexpr (requires { []<class I, class B>(const expr::expand<I, B>&) {}(e); }) {
+    [&]<class I, class B>(const expr::expand<I, B>& n) {
+      hoist_first(n.body, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto b = rebuild(x);
+          return expr::expand<I, decltype(b)>{b};
+        });
+      });
+    }(e);
+  } else {  // map: one or two operands
+    [&]<class F, class... Es>(const expr::map<F, Es...>& n) {
+      if constexpr (sizeof...(Es) == 1) {
+        hoist_first(std::get<0>(n.args), [&](const auto& s, auto rebuild) {
+          k(s, [&, rebuild](const auto& x) {
+            auto a = rebuild(x);
+            return expr::map<F, decltype(a)>{n.f, {a}};
+          });
+        });
+      } else {
+        using A = std::tuple_element_t<0, std::tuple<Es...>>;
+        using B = std::tuple_element_t<1, std::tuple<Es...>>;
+        if constexpr (has_hoistable_v<A>) {
+          hoist_first(std::get<0>(n.args), [&](const auto& s, auto rebuild) {
+            k(s, [&, rebuild](const auto& x) {
+              auto a = rebuild(x);
+              return expr::map<F, decltype(a), B>{n.f, {a, std::get<1>(n.args)}};
+            });
+          });
+        } else {
+          hoist_first(std::get<1>(n.args), [&](const auto& s, auto rebuild) {
+            k(s, [&, rebuild](const auto& x) {
+              auto b = rebuild(x);
+              return expr::map<F, A, decltype(b)>{n.f, {std::get<0>(n.args), b}};
+            });
+          });
+        }
+      }
+    }(e);
+  }
+}
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_HOIST_HPP
+// ---- end <loom/rewrite/hoist.hpp>
 // ---- begin <loom/stream/lower.hpp>
 // Defines lowering: an expression and a loop order become a tree of indexed streams (stream/).
 // SPDX-License-Identifier: BSL-1.0
@@ -13126,8 +10894,3221 @@ auto eval(const E& e) {
 
 }  // namespace loom
 
-#endif  // LOOM_STREAM_EVALUATE_HPP
-// ---- end <loom/stream/evaluate.hpp>
+#endif  // LOOM_EXEC_EVALUATE_HPP
+// ---- end <loom/exec/evaluate.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#ifndef LOOM_MAX_ELIMINATION_ORDERS
+#  define LOOM_MAX_ELIMINATION_ORDERS 8
+#endif
+#ifndef LOOM_MAX_DENSE_INTERMEDIATE_CELLS
+#  define LOOM_MAX_DENSE_INTERMEDIATE_CELLS (std::int64_t{1} << 26)
+#endif
+// Bitmap intermediates are a third variant of every candidate: +70% compile time on the decompose
+// tests, and on the 4-walk graphs never faster than the better of sorted and dense (docs/optimizer.md),
+// so they are opt-in. Define it the same way in every translation unit of a program.
+#ifndef LOOM_BITMAP_INTERMEDIATES
+#  define LOOM_BITMAP_INTERMEDIATES 0
+#endif
+// A format per intermediate instead of one per candidate: every combination of the formats of a
+// candidate's one- and two-index intermediates is a variant of it, each instantiating the
+// candidate's kernels again (docs/optimizer.md measures the compile time), so it is opt-in.
+// Define it the same way in every translation unit of a program.
+// Hashed intermediates (Galley's hash level: sorted coordinates plus a table that locates them in
+// O(1)) are a variant of every candidate too, for the same reason opt-in. Define it the same way
+// in every translation unit of a program.
+#ifndef LOOM_HASHED_INTERMEDIATES
+#  define LOOM_HASHED_INTERMEDIATES 0
+#endif
+#ifndef LOOM_INTERMEDIATE_FORMAT_PER_STEP
+#  define LOOM_INTERMEDIATE_FORMAT_PER_STEP 0
+#endif
+
+namespace loom {
+
+/// The most elimination prefixes `decompose` instantiates per program (plus the fused kernel).
+inline constexpr std::size_t max_elimination_orders = LOOM_MAX_ELIMINATION_ORDERS;
+/// The most cells `decompose` stores densely in one intermediate (a dense one- or two-index
+/// intermediate is chosen when cheaper than a sorted sparse one and not larger than this).
+inline constexpr std::int64_t max_dense_intermediate_cells = LOOM_MAX_DENSE_INTERMEDIATE_CELLS;
+
+/// How `decompose` stores a candidate's one- and two-index intermediates (Galley's output formats,
+/// notes 001 §4.4): sorted (csf, a sparse vector), dense, bitmap (Galley's bytemap: dense values
+/// with presence bits, written in place, read by their set bits) or hashed (sorted entries plus a
+/// hash table per fiber: readers locate an index in O(1) instead of intersecting with the list).
+/// Intermediates with three or more indices are sorted.
+enum class intermediate_format : std::uint8_t { sorted, dense, bitmap, hashed };
+/// Every intermediate format, in the order `decompose` costs them (bitmap only with
+/// LOOM_BITMAP_INTERMEDIATES=1, hashed only with LOOM_HASHED_INTERMEDIATES=1).
+inline constexpr std::array<intermediate_format, 4> intermediate_formats{
+    intermediate_format::sorted, intermediate_format::dense, intermediate_format::bitmap,
+    intermediate_format::hashed};
+/// "sorted", "dense", "bitmap" or "hashed".
+constexpr const char* intermediate_format_name(intermediate_format f) {
+  return f == intermediate_format::dense    ? "dense"
+         : f == intermediate_format::bitmap ? "bitmap"
+         : f == intermediate_format::hashed ? "hashed"
+                                            : "sorted";
+}
+/// Whether this translation unit instantiates intermediates of format `f` (sorted and dense
+/// always). The macros are template arguments, so units built with other values (a test program
+/// that links both) each call their own function, not one the linker picked.
+template <bool Bitmap = LOOM_BITMAP_INTERMEDIATES != 0, bool Hashed = LOOM_HASHED_INTERMEDIATES != 0>
+constexpr bool intermediate_format_compiled(intermediate_format f) {
+  return f == intermediate_format::bitmap ? Bitmap : f == intermediate_format::hashed ? Hashed : true;
+}
+
+namespace detail::ve {
+
+using namespace boost::mp11;
+
+// A candidate's format assignment, as one number: two bits per elimination step, step t's
+// intermediate_format in bits 2t and 2t + 1. `uniform_code` gives every step the same format.
+inline constexpr std::size_t max_coded_steps = 16;
+constexpr intermediate_format format_at(std::size_t code, std::size_t step) {
+  return static_cast<intermediate_format>(step < max_coded_steps ? code >> 2 * step & 3u : 0u);
+}
+constexpr std::size_t uniform_code(intermediate_format f) {
+  std::size_t code = 0;
+  for (std::size_t t = 0; t < max_coded_steps; ++t) code |= static_cast<std::size_t>(f) << 2 * t;
+  return code;
+}
+
+// A sum-product: sum(s1, sum(s2, ... A * B * ...)) flattened into summed indices and factors.
+template <class E>
+struct flatten {
+  static constexpr bool ok = false;
+  using summed = mp_list<>;
+  using factors = mp_list<>;
+};
+template <class T, class... Is>
+struct flatten<expr::access<T, Is...>> {
+  static constexpr bool ok = sizeof...(Is) > 0;
+  using summed = mp_list<>;
+  using factors = mp_list<expr::access<T, Is...>>;
+};
+template <class L, class R>
+struct flatten<expr::mul<L, R>> {
+  static constexpr bool ok = flatten<L>::ok && flatten<R>::ok && mp_empty<typename flatten<L>::summed>::value &&
+                             mp_empty<typename flatten<R>::summed>::value;
+  using summed = mp_list<>;
+  using factors = mp_append<typename flatten<L>::factors, typename flatten<R>::factors>;
+};
+template <class I, class E>
+struct flatten<expr::sum<I, E>> {
+  static constexpr bool ok = flatten<E>::ok && !mp_contains<typename flatten<E>::summed, I>::value;
+  using summed = mp_push_front<typename flatten<E>::summed, I>;
+  using factors = typename flatten<E>::factors;
+};
+
+// The accesses of a flattened product, left to right, as a tuple of access values.
+template <class T, class... Is>
+auto collect(const expr::access<T, Is...>& a) {
+  return std::tuple{a};
+}
+template <class L, class R>
+auto collect(const expr::mul<L, R>& e) {
+  return std::tuple_cat(collect(e.lhs), collect(e.rhs));
+}
+template <class I, class E>
+auto collect(const expr::sum<I, E>& e) {
+  return collect(e.body);
+}
+
+template <class A>
+struct tensor_of_access_impl;
+template <class T, class... Is>
+struct tensor_of_access_impl<expr::access<T, Is...>> {
+  using type = std::remove_const_t<T>;
+};
+template <class A>
+using tensor_of_access = typename tensor_of_access_impl<A>::type;
+
+template <class A>
+struct indices_of;
+template <class T, class... Is>
+struct indices_of<expr::access<T, Is...>> {
+  using type = mp_list<Is...>;
+};
+
+// The ordered selections of K distinct elements of a list (the permutations when K is its size).
+template <class L, std::size_t K>
+struct selections {
+  template <class X>
+  struct prepend {
+    template <class P>
+    using fn = mp_push_front<P, X>;
+  };
+  template <class X>
+  using starting_with = mp_transform_q<prepend<X>, typename selections<mp_remove<L, X>, K - 1>::type>;
+  using type = mp_apply<mp_append, mp_push_front<mp_transform<starting_with, L>, mp_list<>>>;
+};
+template <class L>
+struct selections<L, 0> {
+  using type = mp_list<mp_list<>>;
+};
+
+// The elimination prefixes of a sum-product over the summed indices L: one index eliminated, then
+// two, ... up to all (the indices after the prefix are summed in one fused kernel; the fused kernel
+// of all of L is candidate 0). Full orders stay candidates: their last kernel is pointwise over
+// intermediates, which may be shared. Shortest first, generated only up to Cap.
+template <class L, std::size_t Cap, std::size_t K = 1, class Acc = mp_list<>>
+struct elimination_prefixes {
+  using type = mp_take_c<Acc, std::min(Cap, mp_size<Acc>::value)>;
+};
+template <class L, std::size_t Cap, std::size_t K, class Acc>
+  requires(K <= mp_size<L>::value && mp_size<Acc>::value < Cap)
+struct elimination_prefixes<L, Cap, K, Acc> {
+  using type =
+      typename elimination_prefixes<L, Cap, K + 1, mp_append<Acc, typename selections<L, K>::type>>::type;
+};
+
+// A factor: mp_list<id, indices>; ids below the input count are inputs, the rest intermediates.
+template <class F>
+using factor_id = mp_first<F>;
+template <class F>
+using factor_indices = mp_second<F>;
+template <class S>
+struct uses {
+  template <class F>
+  using fn = mp_contains<factor_indices<F>, S>;
+};
+
+// Eliminating S: the factors using S become one intermediate over their other indices.
+template <class Factors, class S, class Id>
+struct eliminate {
+  using in = mp_copy_if_q<Factors, uses<S>>;
+  static_assert(!mp_empty<in>::value, "loom::decompose: a summed index is used by no factor");
+  using indices = mp_remove<mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, in>, mp_list<>>>>, S>;
+};
+
+// The indices of factor F in the order its storage nests them (inputs: their format's level
+// order; intermediates: as made).
+template <class Tensors, class F, bool Input = (factor_id<F>::value < mp_size<Tensors>::value)>
+struct stored_indices {
+  using type = factor_indices<F>;
+};
+template <class Tensors, class F>
+struct stored_indices<Tensors, F, true> {
+  using format = typename std::remove_cvref_t<mp_at<Tensors, factor_id<F>>>::format_type;
+  template <class K>
+  using at_level = mp_at_c<factor_indices<F>, format::modes[K::value]>;
+  using type = mp_transform<at_level, mp_iota_c<format::order>>;
+};
+
+// A loop order over the indices of All that keeps every list of Stored where it can (Kahn's
+// algorithm, ties and cycles broken by the order of All), and whether it keeps all of them.
+template <std::size_t N>
+struct loop_order {
+  std::array<std::size_t, N> positions{};
+  bool concordant = true;
+};
+// before[a][b]: index a of All comes right before b in one of the lists of Stored.
+template <class All, class... Stored>
+constexpr auto storage_precedence(mp_list<Stored...>) {
+  constexpr std::size_t n = mp_size<All>::value;
+  std::array<std::array<bool, n>, n> before{};
+  (..., [&]<class... Xs>(mp_list<Xs...>) {
+    constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<All, Xs>::value...};
+    for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
+  }(Stored{}));
+  return before;
+}
+template <class All, class... Stored>
+constexpr auto concordant_order(mp_list<Stored...> stored) {
+  constexpr std::size_t n = mp_size<All>::value;
+  const auto before = storage_precedence<All>(stored);  // before[a][b]: a must come before b
+  loop_order<n> result;
+  std::array<bool, n> placed{};
+  for (std::size_t t = 0; t < n; ++t) {
+    std::size_t pick = n;
+    for (std::size_t c = 0; c < n && pick == n; ++c) {
+      if (placed[c]) continue;
+      bool free = true;
+      for (std::size_t q = 0; q < n; ++q) free = free && (placed[q] || !before[q][c]);
+      if (free) pick = c;
+    }
+    if (pick == n) result.concordant = false;
+    for (std::size_t c = 0; c < n && pick == n; ++c)  // a cycle: the first one left
+      if (!placed[c]) pick = c;
+    placed[pick] = true;
+    result.positions[t] = pick;
+  }
+  return result;
+}
+// Whether one loop order keeps every list of Stored (no cycle in their precedences).
+template <class All, class... Stored>
+constexpr bool concordant_exists(mp_list<Stored...> stored) {
+  return concordant_order<All>(stored).concordant;
+}
+
+// The indices of the intermediate that eliminating S makes, in the order of a loop nest
+// concordant with the step's operands, so that the step writes it in order (appended, or one
+// workspace row at a time) instead of collecting and sorting its entries.
+template <class Tensors, class Factors, class S>
+struct concordant_made {
+  using e = eliminate<Factors, S, mp_size_t<0>>;
+  using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, typename e::in>, mp_list<>>>>;
+  template <class F>
+  using stored = typename stored_indices<Tensors, F>::type;
+  static constexpr auto positions = concordant_order<all>(mp_transform<stored, typename e::in>{}).positions;
+  template <class K>
+  using at = mp_at_c<all, positions[K::value]>;
+  using type = mp_remove<mp_transform<at, mp_iota<mp_size<all>>>, S>;
+};
+template <class Tensors, class Factors, class S>
+using concordant_made_t = typename concordant_made<Tensors, Factors, S>::type;
+
+// A greedy elimination order (the min-fill rule of variable elimination, on the program's
+// structure): each time, the summed index whose intermediate has the fewest indices (the first
+// such in the written order).
+template <class Factors, class Summed, class Order = mp_list<>>
+struct greedy_order {
+  template <class S>
+  using arity = mp_size<typename eliminate<Factors, S, mp_size_t<0>>::indices>;
+  using arities = mp_transform<arity, Summed>;
+  using best = mp_at<Summed, mp_find<arities, mp_min_element<arities, mp_less>>>;
+  using made = mp_list<mp_size_t<0>, typename eliminate<Factors, best, mp_size_t<0>>::indices>;
+  using type = typename greedy_order<mp_push_back<mp_remove_if_q<Factors, uses<best>>, made>,
+                                     mp_remove<Summed, best>, mp_push_back<Order, best>>::type;
+};
+template <class Factors, class Order>
+struct greedy_order<Factors, mp_list<>, Order> {
+  using type = Order;
+};
+
+// How many elimination prefixes n summed indices have: n + n(n-1) + ... + n!.
+constexpr std::size_t prefix_count(std::size_t n) {
+  std::size_t total = 0, term = 1;
+  for (std::size_t k = 0; k < n; ++k) total += term *= n - k;
+  return total;
+}
+
+// The candidates: every prefix when there are at most Cap (exact search, small programs); else the
+// prefixes of the greedy order first, then the shortest others, up to Cap.
+template <class Factors, class Summed, std::size_t Cap>
+struct candidate_prefixes {
+  static constexpr std::size_t n = mp_size<Summed>::value;
+  static constexpr bool exact = prefix_count(n) <= Cap;
+  using greedy = typename greedy_order<Factors, Summed>::type;
+  template <class K>
+  using greedy_prefix = mp_take<greedy, mp_size_t<K::value + 1>>;
+  using greedy_prefixes = mp_transform<greedy_prefix, mp_iota_c<n>>;
+  using shortest = typename elimination_prefixes<Summed, Cap + n>::type;
+  using merged = mp_unique<mp_append<greedy_prefixes, shortest>>;
+  using type = mp_if_c<exact, shortest, mp_take_c<merged, std::min(Cap, mp_size<merged>::value)>>;
+};
+
+// Common subexpressions (notes 001 §3.7): a step whose factors are all inputs and that computes,
+// up to a renaming of indices, what an earlier such step computed over the same tensors can reuse
+// that intermediate: as it is, or transposed when the renaming permutes its indices. The match is
+// structural (here, at compile time); that the tensors are the same objects is checked at run
+// time, and the cost model decides whether reusing beats recomputing.
+inline constexpr int max_step_factors = 8, max_step_indices = 16;
+
+struct step_shape {
+  int factors = 0;
+  bool leaf = true;  // every factor an input
+  int tensor[max_step_factors]{};
+  int arity[max_step_factors]{};
+  int index[max_step_factors][max_step_indices]{};
+  int summed = 0;
+  int made_count = 0;
+  int made[max_step_indices]{};
+};
+
+struct twin_match {
+  int twin = -1;                      // the earlier step, or -1
+  int made[max_step_indices]{};       // the twin's intermediate indices, renamed to this step's
+  int factor[max_step_factors]{};     // the twin's factor f is this step's factor factor[f]
+};
+
+// Tries every pairing of the factors (at most a few) for an index renaming t -> u.
+constexpr bool match_shapes(const step_shape& t, const step_shape& u, twin_match& m) {
+  if (!t.leaf || !u.leaf || t.factors != u.factors || t.made_count != u.made_count) return false;
+  int perm[max_step_factors]{};
+  for (int f = 0; f < u.factors; ++f) perm[f] = f;
+  do {
+    int to[max_step_indices], from[max_step_indices];
+    for (int x = 0; x < max_step_indices; ++x) to[x] = from[x] = -1;
+    bool ok = true;
+    auto bind = [&](int a, int b) {
+      if (to[a] == -1 && from[b] == -1) {
+        to[a] = b;
+        from[b] = a;
+      }
+      return to[a] == b;
+    };
+    for (int f = 0; f < t.factors && ok; ++f) {
+      const int g = perm[f];
+      ok = t.tensor[f] == u.tensor[g] && t.arity[f] == u.arity[g];
+      for (int p = 0; p < t.arity[f] && ok; ++p) ok = bind(t.index[f][p], u.index[g][p]);
+    }
+    ok = ok && bind(t.summed, u.summed);
+    if (ok) {
+      for (int x = 0; x < t.made_count; ++x) m.made[x] = to[t.made[x]];
+      for (int f = 0; f < t.factors; ++f) m.factor[f] = perm[f];
+      return true;
+    }
+  } while (std::next_permutation(perm, perm + u.factors));
+  return false;
+}
+
+template <class Universe, class Tensors, class S, class In, class Made>
+constexpr step_shape shape_of() {
+  step_shape s;
+  s.summed = static_cast<int>(mp_find<Universe, S>::value);
+  s.made_count = static_cast<int>(mp_size<Made>::value);
+  mp_for_each<mp_iota<mp_size<Made>>>([&](auto x) { s.made[x] = static_cast<int>(mp_find<Universe, mp_at<Made, decltype(x)>>::value); });
+  s.factors = static_cast<int>(mp_size<In>::value);
+  mp_for_each<mp_iota<mp_size<In>>>([&](auto f) {
+    using F = mp_at<In, decltype(f)>;
+    if constexpr (factor_id<F>::value >= mp_size<Tensors>::value) {
+      s.leaf = false;
+    } else {
+      using T = mp_at<Tensors, factor_id<F>>;
+      s.tensor[f] = static_cast<int>(mp_find<mp_unique<Tensors>, T>::value);
+      s.arity[f] = static_cast<int>(mp_size<factor_indices<F>>::value);
+      mp_for_each<mp_iota<mp_size<factor_indices<F>>>>([&](auto p) {
+        s.index[f][p] = static_cast<int>(mp_find<Universe, mp_at<factor_indices<F>, decltype(p)>>::value);
+      });
+    }
+  });
+  return s;
+}
+
+// A step: mp_list<summed index, factors in, made factor, twin step (mp_int, -1: none), the twin's
+// factor pairing (mp_list of mp_int), the twin's modes in this step's intermediate (a list)>.
+template <class Step>
+using step_index = mp_first<Step>;
+template <class Step>
+using step_inputs = mp_second<Step>;
+template <class Step>
+using step_made = mp_third<Step>;
+template <class Step>
+using step_twin = mp_at_c<Step, 3>;
+template <class Step>
+using step_pairing = mp_at_c<Step, 4>;
+template <class Step>
+using step_from_twin = mp_at_c<Step, 5>;
+template <class Step>
+using step_relaid = mp_bool<!std::is_same_v<step_from_twin<Step>, mp_iota<mp_size<step_from_twin<Step>>>>>;
+
+// `from` with its modes moved: mode p goes to mode FromTwin[p] (a transposition).
+template <class To, class From, class... Ps>
+void relayout(To& to, const From& from, mp_list<Ps...>) {
+  constexpr std::size_t N = sizeof...(Ps);
+  constexpr std::array<std::size_t, N> at{Ps::value...};
+  typename To::shape_type shape{};
+  for (std::size_t p = 0; p < N; ++p) shape[at[p]] = from.extent(p);
+  if constexpr (To::format_type::all_dense) {  // identity modes on both sides: row-major cells
+    To out(shape);
+    std::array<std::int64_t, N> stride{}, extent{}, to_stride{};
+    std::int64_t s = 1;
+    for (std::size_t m = N; m-- > 0;) to_stride[m] = s, s *= shape[m];
+    for (std::size_t p = 0; p < N; ++p) extent[p] = from.extent(p), stride[p] = to_stride[at[p]];
+    loom::detail::permute_dense(from.values().data(), out.values().data(), extent, stride);
+    to = std::move(out);
+  } else {
+    std::vector<std::array<std::int64_t, N>> crd;
+    std::vector<typename To::value_type> vals;
+    crd.reserve(static_cast<std::size_t>(from.nnz()));
+    vals.reserve(static_cast<std::size_t>(from.nnz()));
+    from.for_each_stored([&](const auto& c, const auto& v) {
+      std::array<std::int64_t, N> x{};
+      for (std::size_t p = 0; p < N; ++p) x[at[p]] = c[p];
+      crd.push_back(x);
+      vals.push_back(v);
+    });
+    to = from_coo<typename To::format_type>(shape, crd, vals);
+  }
+}
+
+template <class Universe, class Tensors, class Steps, class S, class In, class Made>
+constexpr twin_match find_twin() {
+  twin_match m;
+  if constexpr (mp_size<In>::value <= max_step_factors && mp_size<Universe>::value <= max_step_indices) {
+    constexpr step_shape u = shape_of<Universe, Tensors, S, In, Made>();
+    int t = 0;
+    mp_for_each<mp_transform<mp_identity, Steps>>([&](auto st) {
+      using P = typename decltype(st)::type;
+      if (m.twin < 0 && step_twin<P>::value < 0 &&
+          match_shapes(shape_of<Universe, Tensors, step_index<P>, step_inputs<P>, factor_indices<step_made<P>>>(), u, m))
+        m.twin = t;
+      ++t;
+    });
+  }
+  return m;
+}
+
+template <class Universe, class Tensors, class Steps, class S, class In, class Made, class Id>
+struct make_step {
+  static constexpr twin_match m = find_twin<Universe, Tensors, Steps, S, In, Made>();
+  // mode p of the twin's intermediate is mode from_twin[p] of this one
+  template <class X>
+  using from_twin_at = mp_find<Made, mp_at_c<Universe, static_cast<std::size_t>(m.made[X::value])>>;
+  template <class F>
+  using pairing_at = mp_int<m.factor[F::value]>;
+  using from_twin = mp_if_c<(m.twin >= 0), mp_transform<from_twin_at, mp_iota<mp_size<Made>>>, mp_iota<mp_size<Made>>>;
+  using type = mp_list<S, In, mp_list<Id, Made>, mp_int<m.twin>, mp_transform<pairing_at, mp_iota<mp_size<In>>>,
+                       from_twin>;
+};
+
+// Concordant: made indices in a concordant loop order (sparse intermediates, written in order),
+// else in order of appearance (dense ones, written in place, where that keeps a shared
+// intermediate in the layout its consumers read).
+template <std::size_t Code, class Universe, class Tensors, class Order, class Factors, std::size_t Next,
+          class Steps = mp_list<>>
+struct plan_of {
+  using steps = Steps;
+  using remaining = Factors;
+};
+template <std::size_t Code, class Universe, class Tensors, class S, class... Rest, class Factors, std::size_t Next,
+          class Steps>
+struct plan_of<Code, Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Steps> {
+  using e = eliminate<Factors, S, mp_size_t<Next>>;
+  static constexpr bool concordant = format_at(Code, mp_size<Steps>::value) != intermediate_format::dense;
+  using made = mp_eval_if_c<!concordant, typename e::indices, concordant_made_t, Tensors, Factors, S>;
+  using step = typename make_step<Universe, Tensors, Steps, S, typename e::in, made, mp_size_t<Next>>::type;
+  using next = plan_of<Code, Universe, Tensors, mp_list<Rest...>,
+                       mp_push_back<mp_remove_if_q<Factors, uses<S>>, step_made<step>>, Next + 1,
+                       mp_push_back<Steps, step>>;
+  using steps = typename next::steps;
+  using remaining = typename next::remaining;
+};
+
+// An intermediate: sorted (csf, a sparse vector, a scalar) or, with one or two indices, dense,
+// bitmap or hashed (dense rows over hashed columns when two): Galley's intermediate-format choice,
+// notes 001 §4.4. The choice is one per candidate order, so that each step's kernel is
+// instantiated once per format, not once per combination of its inputs' formats
+// (LOOM_INTERMEDIATE_FORMAT_PER_STEP: one per intermediate). A slot holds its own tensor or points
+// at a twin's.
+template <class V, class Indices, intermediate_format F>
+struct intermediate_slot {
+  static constexpr std::size_t order = mp_size<Indices>::value;
+  static constexpr bool may_be_dense = order >= 1 && order <= 2;
+  static constexpr intermediate_format kind = may_be_dense ? F : intermediate_format::sorted;
+  static constexpr bool dense = kind == intermediate_format::dense;
+  using bitmap_format = mp_if_c<order == 1, format<bitmap>, format<loom::dense, bitmap>>;
+  using hashed_format = mp_if_c<order == 1, format<hashed>, format<loom::dense, hashed>>;
+  using sorted_format = mp_if_c<order == 0, format<>, mp_if_c<order == 1, sparse_vector, csf<order>>>;
+  using type = tensor<V, mp_if_c<dense, dense_n<order>,
+                                 mp_if_c<kind == intermediate_format::bitmap, bitmap_format,
+                                         mp_if_c<kind == intermediate_format::hashed, hashed_format, sorted_format>>>>;
+  std::optional<type> own;
+  const type* made = nullptr;
+};
+
+/// Static facts of `lhs = rhs` decomposed.
+template <class Lhs, class Rhs>
+struct program {
+  using flat = flatten<Rhs>;
+  static constexpr bool ok = flat::ok;
+  using summed = typename flat::summed;
+  using inputs = typename flat::factors;
+  static constexpr std::size_t input_count = mp_size<inputs>::value;
+  template <class K>
+  using input_factor = mp_list<K, typename indices_of<mp_at<inputs, K>>::type>;
+  using initial = mp_transform<input_factor, mp_iota_c<input_count>>;
+  using orders = typename candidate_prefixes<initial, summed, max_elimination_orders>::type;
+  // the summed indices that candidate Order leaves to its last, fused kernel
+  template <class Order>
+  using fused_rest = mp_remove_if_q<summed, mp_bind_front<mp_contains, Order>>;
+  using tensors = mp_transform<tensor_of_access, inputs>;
+  using universe = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, initial>, mp_list<>>>>;
+  // sorted and bitmap intermediates take a loop order concordant with their step; dense ones
+  // are written in place in any order and keep the written order
+  // Code: the steps' formats (format_at); a dense step's made indices keep the written order
+  template <class Order, std::size_t Code = 0>
+  using plan = plan_of<Code, universe, tensors, Order, initial, input_count>;
+  using V = expr::value_type_t<Rhs>;
+};
+
+template <class I, class Tuple>
+std::int64_t extent_of(const Tuple& inputs) {
+  std::int64_t e = -1;
+  std::apply([&](const auto&... a) {
+    (..., [&]<class T, class... Is>(const expr::access<T, Is...>& x) {
+      std::size_t m = 0;
+      (..., [&] {
+        if (e < 0 && std::is_same_v<Is, I>) e = x.tensor->extent(m);
+        ++m;
+      }());
+    }(a));
+  }, inputs);
+  return e;
+}
+
+template <class... Is>
+std::string names(mp_list<Is...>) {
+  std::string s;
+  (..., (s += (s.empty() ? "" : ",") + std::string(Is::name)));
+  return s;
+}
+
+// sum(I1, sum(I2, ... e)) over the indices of Summed.
+template <class Summed>
+struct wrap_sums;
+template <>
+struct wrap_sums<mp_list<>> {
+  template <class E>
+  static E apply(const E& e) {
+    return e;
+  }
+};
+template <class I, class... Is>
+struct wrap_sums<mp_list<I, Is...>> {
+  template <class E>
+  static auto apply(const E& e) {
+    const auto inner = wrap_sums<mp_list<Is...>>::apply(e);
+    return expr::sum<I, std::remove_cvref_t<decltype(inner)>>{inner};
+  }
+};
+
+template <class A>
+auto product(const A& a) {
+  return a;
+}
+template <class A, class B, class... Rest>
+auto product(const A& a, const B& b, const Rest&... rest) {
+  return product(expr::mul<A, B>{a, b}, rest...);
+}
+
+}  // namespace detail::ve
+
+/// What `decompose` considered and chose: candidate 0 is the fused kernel (no intermediate),
+/// candidate c > 0 the elimination prefix c - 1 (its steps, then one fused kernel for the rest).
+struct decomposition_choice {
+  std::vector<std::string> description;  // per candidate, its kernels
+  std::vector<double> cost;              // Galley's logical cost per candidate
+  // per candidate: the format of its first one- or two-index intermediate (of all of them, unless
+  // LOOM_INTERMEDIATE_FORMAT_PER_STEP chose a mix); sorted when it has none
+  std::vector<intermediate_format> format;
+  std::vector<std::vector<intermediate_format>> step_formats;  // per candidate, per step
+  std::vector<std::size_t> variant;      // per candidate, which of its instantiated format assignments
+  std::vector<std::size_t> variants;     // per candidate, how many it has (costed, instantiated)
+  std::vector<std::uint32_t> reuse;      // per candidate, bit t: step t reuses its twin's intermediate
+  std::size_t chosen = 0;
+};
+
+namespace detail::ve {
+
+template <class Lhs, class Rhs>
+struct runner {
+  using P = program<Lhs, Rhs>;
+  using V = typename P::V;
+  using inputs_tuple = decltype(collect(std::declval<const Rhs&>()));
+  static constexpr std::size_t n_in = P::input_count;
+
+  template <class Order, std::size_t Code>
+  using steps_of = typename P::template plan<Order, Code>::steps;
+  // the format code gives step t (the intermediate with factor id n_in + t) its format
+  template <class Made>
+  static constexpr std::size_t step_of = factor_id<Made>::value - n_in;
+  template <std::size_t Code>
+  struct slot_fn {
+    template <class Step>
+    using fn = intermediate_slot<V, factor_indices<step_made<Step>>, format_at(Code, step_of<step_made<Step>>)>;
+  };
+  template <class Order, std::size_t Code>
+  using intermediates = mp_rename<mp_transform_q<slot_fn<Code>, steps_of<Order, Code>>, std::tuple>;
+  // write costs per sorted entry and per dense cell (dense pays when over a third full); a bitmap
+  // clears its cells (values and bits) and writes each entry in place, no sort (SpGEMM with 12% of
+  // cells set: 0.55x the time of a sorted output), but its readers walk bits: 30 per entry puts
+  // the choice near Galley's cut-offs (notes 001 §4.3: bytemap above 5% full, dense above 50%):
+  // bitmap above about 7% full, dense above about 60%
+  static constexpr double sparse_write = 60.0, dense_write = 20.0, bitmap_cell = 2.0, bitmap_write = 30.0;
+  // a hashed intermediate is written like a sorted one, then its tables are built (per entry) and,
+  // with two indices, its rows' offsets (per row); every read of it is a probe
+  static constexpr double hashed_write = 60.0, hashed_row = 2.0, hash_probe = 2.5;
+  // a dense one-index intermediate is cleared (like a bitmap's cells) and written in place
+  static constexpr double dense_vector_write = 2.0;
+
+  template <class Step>
+  using dense_capable =
+      mp_bool<intermediate_slot<V, factor_indices<step_made<Step>>, intermediate_format::dense>::dense>;
+
+  // Whether factor F fixes an order on its indices for the kernel reading it: a sparse input or a
+  // sparse intermediate with two or more indices (dense ones are located in any order).
+  template <std::size_t Code>
+  struct constrains {
+    template <class F>
+    using fn = mp_bool<(mp_size<factor_indices<F>>::value >= 2) &&
+                       (factor_id<F>::value < n_in
+                            ? !std::remove_cvref_t<mp_at_c<typename P::tensors, std::min(factor_id<F>::value, n_in - 1)>>::format_type::all_dense
+                            : !(format_at(Code, factor_id<F>::value - n_in) == intermediate_format::dense &&
+                                mp_size<factor_indices<F>>::value <= 2))>;
+  };
+  template <class F>
+  using stored_of = typename stored_indices<typename P::tensors, F>::type;
+  // Whether the kernel over Factors must transpose one of them (no loop order suits every sparse
+  // one): the planner then copies it, which the cost counts like writing a sparse intermediate.
+  template <std::size_t Code, class Factors>
+  static constexpr bool needs_transpose = [] {
+    using sparse = mp_copy_if_q<Factors, constrains<Code>>;
+    using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, Factors>, mp_list<>>>>;
+    return !concordant_exists<all>(mp_transform<stored_of, sparse>{});
+  }();
+  template <std::size_t Code, class Factors>
+  static double transpose_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
+    if constexpr (!needs_transpose<Code, Factors>) {
+      (void)est;
+      return 0.0;
+    } else {
+      double smallest = std::numeric_limits<double>::infinity();
+      bool bitmap_factor = false;
+      mp_for_each<mp_transform<factor_id, mp_copy_if_q<Factors, constrains<Code>>>>([&](auto id) {
+        constexpr std::size_t f = decltype(id)::value;
+        smallest = std::min(smallest, est[f]->estimate());
+        bitmap_factor = bitmap_factor || (f >= n_in && format_at(Code, f - n_in) == intermediate_format::bitmap);
+      });
+      // a bitmap is transposed through its entries, cell by cell (zenios 4-walks: 4x the sorted plan)
+      if (bitmap_factor) return std::numeric_limits<double>::infinity();
+      return sparse_write * smallest;
+    }
+  }
+  // Whether factor F is read by iteration: a sparse input whose innermost level cannot locate
+  // (hashed and bitmap ones are located), or a sorted intermediate.
+  template <std::size_t Code, class F>
+  static constexpr bool iterated = [] {
+    constexpr std::size_t id = factor_id<F>::value;
+    if constexpr (id < n_in) {
+      using format = typename std::remove_cvref_t<mp_at_c<typename P::tensors, id>>::format_type;
+      return !format::all_dense && !format::properties[format::order - 1].random_access;
+    } else {
+      return intermediate_slot<V, factor_indices<F>, format_at(Code, id - n_in)>::kind == intermediate_format::sorted;
+    }
+  }();
+  template <std::size_t Code>
+  struct iterated_q {
+    template <class F>
+    using fn = mp_bool<iterated<Code, F>>;
+  };
+  template <class F>
+  using one_index = mp_bool<mp_size<factor_indices<F>>::value == 1>;
+
+  // How often a kernel over Factors visits a fiber along x of another factor than T: once per
+  // binding of the indices that precede x in the storage orders of its iterated factors, joined
+  // over every factor but T. In the fused y(i) = sum(j, k, A(i,j) C(j,k) x(k)) the row of C is
+  // visited once per entry of A, which may be more or fewer times than C has rows. Nullopt when T
+  // has one other factor: then each of that factor's fibers is visited once (T1 = B T0: B's rows).
+  template <std::size_t Code, class Factors, class T, class x>
+  static std::optional<double> outer_bindings(const std::vector<std::optional<chain_bound_estimator>>& est) {
+    using others = mp_remove<Factors, T>;
+    if constexpr (mp_size<others>::value < 2) {
+      (void)est;
+      return std::nullopt;
+    } else {
+      using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, others>, mp_list<>>>>;
+      constexpr std::size_t n = mp_size<all>::value;
+      static constexpr auto outer = [] {
+        auto before = storage_precedence<all>(mp_transform<stored_of, mp_copy_if_q<others, iterated_q<Code>>>{});
+        for (std::size_t m = 0; m < n; ++m)  // transitive closure
+          for (std::size_t a = 0; a < n; ++a)
+            for (std::size_t b = 0; b < n; ++b) before[a][b] = before[a][b] || (before[a][m] && before[m][b]);
+        std::array<bool, n> o{};
+        for (std::size_t a = 0; a < n; ++a) o[a] = before[a][mp_find<all, x>::value];
+        return o;
+      }();
+      std::vector<std::string> inner;
+      mp_for_each<mp_iota_c<n>>([&](auto a) {
+        if (!outer[a]) inner.emplace_back(mp_at_c<all, a>::name);
+      });
+      std::vector<chain_bound_estimator> parts;
+      mp_for_each<mp_transform<factor_id, others>>([&](auto id) { parts.push_back(*est[id]); });
+      return std::max(1.0, chain_bound_estimator::conjunction(parts).aggregate(inner).estimate());
+    }
+  }
+  // F's fibers along x: how many the kernel visits (outer_bindings, else one visit each) and
+  // their mean length.
+  struct fiber_walk {
+    double visits, length;
+  };
+  template <class F, class x>
+  static fiber_walk walk_of(const std::vector<std::optional<chain_bound_estimator>>& est, std::optional<double> bindings) {
+    const chain_bound_estimator& e = *est[factor_id<F>::value];
+    const double fibers = std::max(1.0, e.aggregate({std::string(x::name)}).estimate());
+    return {bindings.value_or(fibers), std::max(1.0, e.estimate() / fibers)};
+  }
+
+  // The leapfrog a kernel over Factors runs against each sorted one-index factor T(x) (a sparse
+  // vector input or intermediate): every visit of a fiber along x of another iterated factor
+  // F(..., x) intersects it with T, galloping through the longer list, min(a, b) * (1 + log2(max /
+  // min)) steps. The join counts only the matches (three hops, T = C x of 88 entries against 100K
+  // rows of B: 149K products, but 9.4 ms against 1.2 ms when T is dense and located). Sorted
+  // factors with more indices are not charged.
+  template <std::size_t Code, class Factors>
+  static double intersection_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
+    double total = 0;
+    // most kernels read no one-index factor: nothing to instantiate for them
+    mp_for_each<mp_transform<mp_identity, mp_copy_if<Factors, one_index>>>([&](auto t) {
+      using T = typename decltype(t)::type;
+      if constexpr (iterated<Code, T>) {
+        using x = mp_first<factor_indices<T>>;
+        const double b = std::max(1.0, est[factor_id<T>::value]->estimate());
+        const std::optional<double> bindings = outer_bindings<Code, Factors, T, x>(est);
+        mp_for_each<mp_transform<mp_identity, Factors>>([&](auto f) {
+          using F = typename decltype(f)::type;
+          if constexpr (!std::is_same_v<F, T> && mp_size<factor_indices<F>>::value >= 2 &&
+                        mp_contains<factor_indices<F>, x>::value && iterated<Code, F>) {
+            const auto [visits, a] = walk_of<F, x>(est, bindings);
+            total += visits * std::min(a, b) * (1.0 + std::log2(std::max(a, b) / std::min(a, b)));
+          }
+        });
+      }
+    });
+    return total;
+  }
+
+  // The probes a kernel over Factors makes into each hashed intermediate T: another iterated factor
+  // F meeting T's last index leads there and T is located at each entry of each visit of F's
+  // fibers (the static table: a random-access operand is located while the other iterates).
+  template <class F>
+  using intermediate_factor = mp_bool<(factor_id<F>::value >= n_in)>;
+  template <std::size_t Code, class Factors>
+  static double probe_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
+    double total = 0;
+    mp_for_each<mp_transform<mp_identity, mp_copy_if<Factors, intermediate_factor>>>([&](auto t) {
+      using T = typename decltype(t)::type;
+      if constexpr (intermediate_slot<V, factor_indices<T>, format_at(Code, factor_id<T>::value - n_in)>::kind ==
+                    intermediate_format::hashed) {
+        using x = mp_back<factor_indices<T>>;
+        double probes = 0;
+        const std::optional<double> bindings = outer_bindings<Code, Factors, T, x>(est);
+        mp_for_each<mp_transform<mp_identity, Factors>>([&](auto f) {
+          using F = typename decltype(f)::type;
+          if constexpr (!std::is_same_v<F, T> && mp_contains<factor_indices<F>, x>::value && iterated<Code, F>) {
+            const auto [visits, length] = walk_of<F, x>(est, bindings);
+            probes = std::max(probes, visits * length);
+          }
+        });
+        total += hash_probe * probes;
+      }
+    });
+    return total;
+  }
+
+  // whether the dense and bitmap variants differ from the sorted one for this order
+  template <class Order>
+  static constexpr bool has_format_choice =
+      mp_any_of<steps_of<Order, uniform_code(intermediate_format::dense)>, dense_capable>::value;
+
+  // The format codes instantiated for Order, uniform ones first (sorted, dense, bitmap), then,
+  // with LOOM_INTERMEDIATE_FORMAT_PER_STEP, every mix over the steps whose intermediates may be
+  // dense (the others stay sorted).
+  // per step of Order, whether its intermediate may be dense (one or two indices)
+  template <class Order>
+  static constexpr auto capable_steps = [] {
+    using steps = steps_of<Order, 0>;
+    std::array<bool, mp_size<steps>::value + 1> capable{};
+    mp_for_each<mp_iota<mp_size<steps>>>([&](auto t) { capable[t] = dense_capable<mp_at_c<steps, t>>::value; });
+    return capable;
+  }();
+  // the formats compiled in, in the order they are costed (the first of equal costs wins)
+  static constexpr auto compiled_formats = [] {
+    struct list {
+      std::array<intermediate_format, intermediate_formats.size()> kind{};
+      std::size_t size = 0;
+    } out;
+    for (const intermediate_format f : intermediate_formats)
+      if (intermediate_format_compiled(f)) out.kind[out.size++] = f;
+    return out;
+  }();
+  template <class Order>
+  static constexpr auto format_code_array = [] {
+    constexpr std::size_t kinds = compiled_formats.size;
+    constexpr std::size_t n = mp_size<steps_of<Order, 0>>::value;
+    constexpr auto capable = capable_steps<Order>;
+    std::size_t k = 0;
+    for (std::size_t t = 0; t < n; ++t) k += capable[t] ? 1 : 0;
+    std::size_t combos = 1;
+    for (std::size_t t = 0; t < k; ++t) combos *= kinds;
+    // two to four capable steps, at most 81 mixes (4 steps of 3 formats, 3 of 4): a variant fits
+    // the plan cache's 8 bits
+    const bool mixed = LOOM_INTERMEDIATE_FORMAT_PER_STEP && k >= 2 && k <= 4 && combos <= 81 && n <= max_coded_steps;
+    struct codes {
+      std::array<std::size_t, intermediate_formats.size() + 81> code{};
+      std::size_t size = 0;
+    } out;
+    out.code[out.size++] = 0;
+    if (k == 0) return out;
+    for (std::size_t f = 1; f < kinds; ++f) out.code[out.size++] = uniform_code(compiled_formats.kind[f]);
+    for (std::size_t m = 0; mixed && m < combos; ++m) {
+      std::size_t code = 0, rest = m, first = m % kinds;
+      bool uniform = true;
+      for (std::size_t t = 0; t < n; ++t) {
+        if (!capable[t]) continue;
+        const std::size_t f = rest % kinds;
+        rest /= kinds;
+        uniform = uniform && f == first;
+        code |= static_cast<std::size_t>(compiled_formats.kind[f]) << 2 * t;
+      }
+      if (!uniform) out.code[out.size++] = code;
+    }
+    return out;
+  }();
+
+
+  // Whether `Step` has a twin over the very same tensors (so it shares the twin's intermediate).
+  template <class Order, std::size_t Code, class Step>
+  static bool shares(const inputs_tuple& in) {
+    if constexpr (step_twin<Step>::value < 0) {
+      (void)in;
+      return false;
+    } else {
+      using Twin = mp_at_c<steps_of<Order, Code>, static_cast<std::size_t>(step_twin<Step>::value)>;
+      bool same = true;
+      mp_for_each<mp_iota<mp_size<step_inputs<Twin>>>>([&](auto f) {
+        using F = decltype(f);
+        constexpr std::size_t a = factor_id<mp_at<step_inputs<Twin>, F>>::value;
+        constexpr std::size_t b = factor_id<mp_at<step_inputs<Step>, mp_at<step_pairing<Step>, F>>>::value;
+        same = same && static_cast<const void*>(std::get<a>(in).tensor) == static_cast<const void*>(std::get<b>(in).tensor);
+      });
+      return same;
+    }
+  }
+
+  // The logical cost of an elimination prefix: per step, the pointwise product's entries times its
+  // indices, plus writing the intermediate: 20 per cell when dense (2 for a vector), 60 per entry
+  // when sorted, 2 per cell and 30 per entry when bitmap, 120 per entry (2 per row) when hashed,
+  // and what its readers pay (leapfrog, probes); a shared step costs only its copy, if transposed. Then the last kernel: the product
+  // of the remaining factors, summed over the indices the prefix left, likewise. Dense intermediates larger than
+  // max_dense_intermediate_cells make the dense and bitmap variants infinitely costly.
+  // `kinds` receives each step's format (sorted where the code asks for dense or bitmap but the
+  // intermediate has three or more indices).
+  template <class Order, std::size_t Code>
+  static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in,
+                     std::string& text, std::uint32_t& reuse, std::vector<intermediate_format>& kinds) {
+    std::vector<std::optional<chain_bound_estimator>> est(input_est.begin(), input_est.end());
+    double total = 0;
+    std::ostringstream s;
+    reuse = 0;
+    kinds.clear();
+    std::size_t t = 0;
+    mp_for_each<mp_transform<mp_identity, steps_of<Order, Code>>>([&](auto st) {
+      using step = typename decltype(st)::type;
+      std::vector<chain_bound_estimator> parts;
+      mp_for_each<mp_transform<factor_id, step_inputs<step>>>([&](auto id) { parts.push_back(*est[id]); });
+      const chain_bound_estimator comp = parts.size() == 1 ? parts[0] : chain_bound_estimator::conjunction(parts);
+      const chain_bound_estimator mat = comp.aggregate({std::string(step_index<step>::name)});
+      double cells = 1;
+      index_set made;
+      mp_for_each<factor_indices<step_made<step>>>([&](auto i) {
+        const std::int64_t e = extent_of<decltype(i)>(in);
+        cells *= static_cast<double>(e);
+        made.push_back({std::string(decltype(i)::name), e});
+      });
+      const double out = mat.estimate();
+      constexpr intermediate_format kind =
+          intermediate_slot<V, factor_indices<step_made<step>>, format_at(Code, step_of<step_made<step>>)>::kind;
+      kinds.push_back(kind);
+      constexpr bool is_dense = kind == intermediate_format::dense;
+      const bool fits = cells <= static_cast<double>(max_dense_intermediate_cells);
+      const double rows = made.size() == 2 ? static_cast<double>(made[0].extent) : 0.0;
+      const double write = kind == intermediate_format::sorted   ? sparse_write * out
+                           : kind == intermediate_format::hashed ? (sparse_write + hashed_write) * out + hashed_row * rows
+                           : !fits                               ? std::numeric_limits<double>::infinity()
+                           : is_dense                            ? (made.size() == 1 ? dense_vector_write : dense_write) * cells
+                                                                 : bitmap_cell * cells + bitmap_write * out;
+      const double compute = comp.estimate() * static_cast<double>(comp.indices().size()) + write +
+                             transpose_cost<Code, step_inputs<step>>(est) +
+                             intersection_cost<Code, step_inputs<step>>(est) + probe_cost<Code, step_inputs<step>>(est);
+      // reusing a twin: free as it is; a transposed copy sorts its entries (sparse) or reads and
+      // writes every cell out of order (dense): measured at about twice the cost of writing it
+      const double copy = !step_relaid<step>::value ? 0.0 : 2.0 * write;
+      const bool shared = shares<Order, Code, step>(in) && copy < compute;
+      if (shared) reuse |= std::uint32_t{1} << t;
+      total += shared ? copy : compute;
+      ++t;
+      est.resize(std::max<std::size_t>(est.size(), factor_id<step_made<step>>::value + 1));
+      // a dense intermediate is read cell by cell by the kernels that use it
+      est[factor_id<step_made<step>>::value] = is_dense ? chain_bound_estimator::full(made) : mat;
+      s << "T" << factor_id<step_made<step>>::value - n_in << "(" << names(factor_indices<step_made<step>>{}) << ")";
+      if (shared) {
+        s << " = T" << step_twin<step>::value << (step_relaid<step>::value ? " transposed" : "")
+          << " (the same sum over the same tensors: computed once); ";
+      } else {
+        s << " = sum(" << step_index<step>::name << ", ...) [" << static_cast<std::int64_t>(comp.estimate())
+          << " products, " << static_cast<std::int64_t>(out) << " entries, " << (kind == intermediate_format::sorted ? "sparse" : intermediate_format_name(kind))
+          << "]; ";
+      }
+    });
+    // the last kernel: the remaining factors, summed over the indices the prefix left
+    std::vector<chain_bound_estimator> rest;
+    mp_for_each<mp_transform<factor_id, typename P::template plan<Order, Code>::remaining>>(
+        [&](auto id) { rest.push_back(*est[id]); });
+    const chain_bound_estimator last = rest.size() == 1 ? rest[0] : chain_bound_estimator::conjunction(rest);
+    const double transpose = transpose_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
+    total += last.estimate() * static_cast<double>(last.indices().size()) + transpose +
+             intersection_cost<Code, typename P::template plan<Order, Code>::remaining>(est) +
+             probe_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
+    using rest_summed = typename P::template fused_rest<Order>;
+    if constexpr (mp_empty<rest_summed>::value) s << "output = product of the rest [";
+    else s << "output = sum(" << names(rest_summed{}) << ", product of the rest) in one kernel [";
+    s << static_cast<std::int64_t>(last.estimate()) << " products" << (transpose > 0 ? ", one factor transposed" : "")
+      << "]";
+    text = s.str();
+    return total;
+  }
+
+  // The access of factor F: an input or an intermediate.
+  template <class F, class Inter>
+  static auto access_of(const inputs_tuple& in, const Inter& inter) {
+    constexpr std::size_t id = factor_id<F>::value;
+    if constexpr (id < n_in) {
+      return std::get<id>(in);
+    } else {
+      const auto& slot = std::get<id - n_in>(inter);
+      using tensor_t = typename std::remove_cvref_t<decltype(slot)>::type;
+      return [&]<class... Is>(mp_list<Is...>) { return expr::access<const tensor_t, Is...>{slot.made}; }(
+          factor_indices<F>{});
+    }
+  }
+
+  template <class Order, std::size_t Code>
+  static void run(const Lhs& lhs, const inputs_tuple& in, std::uint32_t reuse, bool accumulate) {
+    intermediates<Order, Code> inter;
+    std::size_t t = 0;
+    mp_for_each<mp_transform<mp_identity, steps_of<Order, Code>>>([&](auto st) {
+      using step = typename decltype(st)::type;
+      auto& slot = std::get<factor_id<step_made<step>>::value - n_in>(inter);
+      using tensor_t = typename std::remove_cvref_t<decltype(slot)>::type;
+      const bool reused = (reuse >> t++ & 1u) != 0;
+      if constexpr (step_twin<step>::value >= 0) {
+        if (reused && shares<Order, Code, step>(in)) {
+          const tensor_t& twin = *std::get<static_cast<std::size_t>(step_twin<step>::value)>(inter).made;
+          if constexpr (step_relaid<step>::value) {
+            relayout(slot.own.emplace(), twin, step_from_twin<step>{});
+            slot.made = &*slot.own;
+          } else {
+            slot.made = &twin;
+          }
+          return;
+        }
+      }
+      [&]<class... Fs>(mp_list<Fs...>) {
+        const auto body = product(access_of<Fs>(in, inter)...);
+        [&]<class... Is>(mp_list<Is...>) {
+          auto& t = slot.own.emplace(typename tensor_t::shape_type{extent_of<Is>(in)...});
+          slot.made = &t;
+          expr::access<tensor_t, Is...> target{&t};
+          target = expr::sum<step_index<step>, std::remove_cvref_t<decltype(body)>>{body};
+        }(factor_indices<step_made<step>>{});
+      }(step_inputs<step>{});
+    });
+    [&]<class... Fs>(mp_list<Fs...>) {
+      Lhs target = lhs;
+      const auto last = wrap_sums<typename P::template fused_rest<Order>>::apply(product(access_of<Fs>(in, inter)...));
+      if (accumulate) target += last;
+      else target = last;
+    }(typename P::template plan<Order, Code>::remaining{});
+  }
+};
+
+struct decompose_purpose {};  // plan_cache key: elimination orders, not loop orders
+
+template <class Lhs, class Rhs>
+decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache) {
+  using R = runner<Lhs, Rhs>;
+  using P = typename R::P;
+  const auto in = collect(rhs);
+  std::vector<chain_bound_estimator> est;
+  std::apply([&](const auto&... a) {
+    (..., [&]<class T, class... Is>(const expr::access<T, Is...>& x) {
+      std::vector<std::string> n{std::string(Is::name)...};
+      if constexpr (std::remove_const_t<T>::format_type::all_dense) {
+        index_set s;
+        std::size_t m = 0;
+        (..., s.push_back({std::string(Is::name), x.tensor->extent(m++)}));
+        est.push_back(chain_bound_estimator::full(std::move(s)));
+      } else {
+        est.push_back(chain_bound_estimator(cache.get(*x.tensor), n));
+      }
+    }(a));
+  }, in);
+  decomposition_choice out;
+  const chain_bound_estimator all = est.size() == 1 ? est[0] : chain_bound_estimator::conjunction(est);
+  // the fused kernel also runs the leapfrog of every sparse vector it intersects with fibers
+  const double fused_intersections =
+      R::template intersection_cost<0, typename P::initial>(std::vector<std::optional<chain_bound_estimator>>(est.begin(), est.end()));
+  out.cost.push_back(all.estimate() * static_cast<double>(all.indices().size()) + fused_intersections);
+  out.format.push_back(intermediate_format::sorted);
+  out.step_formats.emplace_back();
+  out.variant.push_back(0);
+  out.variants.push_back(1);
+  out.reuse.push_back(0);
+  out.description.push_back(
+      "one fused kernel [" + std::to_string(static_cast<std::int64_t>(all.estimate())) + " products" +
+      (fused_intersections > 0
+           ? ", " + std::to_string(static_cast<std::int64_t>(fused_intersections)) + " leapfrog steps against sparse vectors"
+           : std::string()) +
+      "]");
+  mp_for_each<typename P::orders>([&](auto order) {
+    using O = decltype(order);
+    std::string text;
+    std::uint32_t reuse = 0;
+    std::vector<intermediate_format> kinds;
+    double c = std::numeric_limits<double>::quiet_NaN();
+    std::size_t variant = 0;
+    constexpr auto codes = R::template format_code_array<O>;
+    mp_for_each<mp_iota_c<codes.size>>([&](auto v) {  // the first of equal costs wins
+      std::string other_text;
+      std::uint32_t other_reuse = 0;
+      std::vector<intermediate_format> other_kinds;
+      const double d = R::template cost<O, codes.code[v]>(est, in, other_text, other_reuse, other_kinds);
+      if (v == 0 || d < c)
+        c = d, variant = v, text = std::move(other_text), reuse = other_reuse, kinds = std::move(other_kinds);
+    });
+    intermediate_format first = intermediate_format::sorted;
+    constexpr auto capable = R::template capable_steps<O>;
+    for (std::size_t t = 0; t < kinds.size(); ++t)
+      if (capable[t]) {
+        first = kinds[t];
+        break;
+      }
+    out.cost.push_back(c);
+    out.format.push_back(first);
+    out.step_formats.push_back(std::move(kinds));
+    out.variant.push_back(variant);
+    out.variants.push_back(codes.size);
+    out.reuse.push_back(reuse);
+    using rest_summed = typename P::template fused_rest<O>;
+    out.description.push_back("eliminate " + names(O{}) +
+                              (mp_empty<rest_summed>::value ? "" : ", then " + names(rest_summed{}) + " fused") +
+                              ": " + text);
+    if (out.cost.back() < out.cost[out.chosen]) out.chosen = out.cost.size() - 1;
+  });
+  (void)lhs;
+  return out;
+}
+
+// The formats of candidate `which` (> 0) in its assignment `variant`, one per step ("sorted,dense").
+template <class Lhs, class Rhs>
+std::string variant_formats(std::size_t which, std::size_t variant) {
+  using R = runner<Lhs, Rhs>;
+  std::string s;
+  mp_with_index<mp_size<typename program<Lhs, Rhs>::orders>::value>(which - 1, [&](auto c) {
+    using O = mp_at_c<typename program<Lhs, Rhs>::orders, c>;
+    constexpr auto codes = R::template format_code_array<O>;
+    constexpr auto capable = R::template capable_steps<O>;
+    for (std::size_t t = 0; t < mp_size<typename R::template steps_of<O, 0>>::value; ++t)
+      s += std::string(t ? "," : "") +
+           intermediate_format_name(capable[t] ? format_at(codes.code[variant < codes.size ? variant : 0], t)
+                                               : intermediate_format::sorted);
+  });
+  return s;
+}
+
+// Runs candidate `which` (> 0) in its format assignment `variant` (decomposition_choice::variant),
+// or as `forced` says when not empty: one format for every one- and two-index intermediate, or
+// one per step (steps with other intermediates are sorted whatever they ask); reusing twins as
+// `reuse` says.
+template <class Lhs, class Rhs>
+void run_candidate(std::size_t which, std::size_t variant, const std::vector<intermediate_format>& forced,
+                   std::uint32_t reuse, const Lhs& lhs, const Rhs& rhs, bool accumulate = false) {
+  using P = program<Lhs, Rhs>;
+  using R = runner<Lhs, Rhs>;
+  for (const intermediate_format f : forced)
+    if (!intermediate_format_compiled(f))
+      throw error(std::string("loom::decompose_with: ") + intermediate_format_name(f) +
+                  " intermediates are not compiled in (define " +
+                  (f == intermediate_format::bitmap ? "LOOM_BITMAP_INTERMEDIATES" : "LOOM_HASHED_INTERMEDIATES") + "=1)");
+  const auto in = collect(rhs);
+  constexpr std::size_t n = mp_size<typename P::orders>::value;
+  mp_with_index<n>(which - 1, [&](auto c) {
+    using O = mp_at_c<typename P::orders, c>;
+    constexpr auto codes = R::template format_code_array<O>;
+    constexpr auto capable = R::template capable_steps<O>;
+    constexpr std::size_t steps = mp_size<typename R::template steps_of<O, 0>>::value;
+    std::size_t v = variant < codes.size ? variant : 0;
+    if (!forced.empty()) {
+      if (forced.size() != 1 && forced.size() != steps)
+        throw shape_error("loom::decompose_with: candidate " + std::to_string(which) + " has " +
+                          std::to_string(steps) + " steps, but " + std::to_string(forced.size()) +
+                          " intermediate formats were given");
+      // one format stands for every step; steps whose intermediates cannot be dense are sorted
+      auto matches = [&](std::size_t code) {
+        for (std::size_t t = 0; t < steps; ++t)
+          if (capable[t] && format_at(code, t) != forced[forced.size() == 1 ? 0 : t]) return false;
+        return true;
+      };
+      v = codes.size;
+      for (std::size_t k = 0; k < codes.size && v == codes.size; ++k)
+        if (matches(codes.code[k])) v = k;
+      if (v == codes.size)
+        throw error("loom::decompose_with: that mix of intermediate formats is not compiled in "
+                    "(define LOOM_INTERMEDIATE_FORMAT_PER_STEP=1)");
+    }
+    mp_with_index<codes.size>(v, [&](auto k) { R::template run<O, codes.code[k]>(lhs, in, reuse, accumulate); });
+  });
+}
+
+}  // namespace detail::ve
+
+/// The candidates `decompose(lhs, rhs)` would weigh, their costs and the choice.
+template <class Lhs, class R>
+decomposition_choice plan_decomposition(const Lhs& lhs, const R& rhs) {
+  statistics_cache cache;
+  return detail::ve::plan_decomposition(lhs, rhs, cache);
+}
+
+namespace detail::ve {
+
+// One sum-product into lhs (or added to it), by the plan chosen from statistics (cached).
+template <class Lhs, class Rhs>
+std::size_t decompose_product(Lhs lhs, const Rhs& rhs, bool accumulate) {
+  // cached: the candidate in bits 0-15, its format assignment in bits 16-23, the reuse mask above
+  const std::size_t packed = optimize::plan_cache<Lhs, Rhs, decompose_purpose>::local().find_or(
+      optimize::detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+        const decomposition_choice c = plan_decomposition(lhs, rhs, stats);
+        return c.chosen | c.variant[c.chosen] << 16 | std::size_t{c.reuse[c.chosen]} << 24;
+      });
+  const std::size_t chosen = packed & 0xffffu;
+  const std::size_t variant = packed >> 16 & 0xffu;
+  const auto reuse = static_cast<std::uint32_t>(packed >> 24);
+#ifdef LOOM_DEBUG_PLAN
+  std::clog << "loom::decompose: candidate " << chosen;
+  if (chosen != 0) std::clog << ", intermediates " << variant_formats<Lhs, Rhs>(chosen, variant);
+  std::clog << ", reuse mask " << reuse << "\n";
+#endif
+  if (chosen != 0) run_candidate(chosen, variant, {}, reuse, lhs, rhs, accumulate);
+  else if (accumulate) lhs += rhs;
+  else lhs = rhs;
+  return chosen;
+}
+
+// Sums over a body with + in it: products distributed over the sums, one sum-product per term
+// (Galley's distribution of * over +, notes 001 §3.8). Each term keeps the summed indices.
+template <class E>
+struct summed_of {
+  using type = mp_list<>;
+  static const E& body(const E& e) { return e; }
+};
+template <class I, class E>
+struct summed_of<expr::sum<I, E>> {
+  using type = mp_push_front<typename summed_of<E>::type, I>;
+  static const auto& body(const expr::sum<I, E>& e) { return summed_of<E>::body(e.body); }
+};
+
+template <class T, class... Is>
+auto terms_of(const expr::access<T, Is...>& a) {
+  return std::tuple{a};
+}
+template <class L, class R>
+auto terms_of(const expr::add<L, R>& e) {
+  return std::tuple_cat(terms_of(e.lhs), terms_of(e.rhs));
+}
+template <class L, class Rs>
+auto times_each(const L& l, const Rs& rs) {
+  return std::apply([&](const auto&... r) { return std::tuple{expr::mul<L, std::remove_cvref_t<decltype(r)>>{l, r}...}; },
+                    rs);
+}
+template <class L, class R>
+auto terms_of(const expr::mul<L, R>& e) {
+  const auto rs = terms_of(e.rhs);
+  return std::apply([&](const auto&... l) { return std::tuple_cat(times_each(l, rs)...); }, terms_of(e.lhs));
+}
+
+template <class Rhs>
+auto sum_product_terms(const Rhs& rhs) {
+  using S = typename summed_of<Rhs>::type;
+  return std::apply([](const auto&... t) { return std::tuple{wrap_sums<S>::apply(t)...}; },
+                    terms_of(summed_of<Rhs>::body(rhs)));
+}
+
+template <class Tuple>
+struct all_sum_products;
+template <class... Ts>
+struct all_sum_products<std::tuple<Ts...>> {
+  // every term a product of accesses that uses every summed index (no sum over an absent index)
+  static constexpr bool value = (... && flatten<Ts>::ok);
+};
+
+template <class Lhs, class Rhs>
+std::size_t decompose_any(Lhs lhs, const Rhs& rhs, bool accumulate) {
+  if constexpr (flatten<Rhs>::ok) {
+    return decompose_product(lhs, rhs, accumulate);
+  } else {
+    using terms_t = decltype(sum_product_terms(rhs));
+    static_assert(all_sum_products<terms_t>::value,
+                  "loom::decompose: the right-hand side must be sums over products of tensor accesses, "
+                  "possibly with + between them (e.g. sum(p, sum(j, S(i, p) * (P(p, j) + Q(p, j)) * w(j)))), "
+                  "with every summed index used by every term; or map(f, such an expression)");
+    const auto terms = sum_product_terms(rhs);
+    std::size_t first = 0;
+    std::size_t t = 0;
+    std::apply([&](const auto&... term) {
+      (..., [&] {
+        const std::size_t c = decompose_product(lhs, term, accumulate || t > 0);
+        if (t++ == 0) first = c;
+      }());
+    }, terms);
+    return first;
+  }
+}
+
+template <class Rhs>
+struct is_unary_map : std::false_type {};
+template <class F, class E>
+struct is_unary_map<expr::map<F, E>> : std::true_type {};
+
+}  // namespace detail::ve
+
+namespace detail::ve {
+// decompose() once the output is known not to be read by an operand.
+template <class Lhs, class R>
+std::size_t decompose_into(Lhs lhs, const R& rhs) {
+  using Rhs = std::remove_cvref_t<R>;
+  if constexpr (detail::ve::is_unary_map<Rhs>::value) {
+    return [&]<class T, class... Is>(const expr::access<T, Is...>&) {
+      using tensor_t = std::remove_const_t<T>;
+      tensor_t inner(lhs.tensor->shape());
+      const std::size_t c =
+          detail::ve::decompose_any(expr::access<tensor_t, Is...>{&inner}, std::get<0>(rhs.args), false);
+      using inner_access = expr::access<const tensor_t, Is...>;
+      lhs = expr::map<decltype(rhs.f), inner_access>{rhs.f, std::tuple<inner_access>{inner_access{&inner}}};
+      return c;
+    }(lhs);
+  } else {
+    return detail::ve::decompose_any(lhs, rhs, false);
+  }
+}
+}  // namespace detail::ve
+
+/// `lhs = rhs` for a sum-product `rhs` (sums over a product of tensor accesses), evaluated by the
+/// cheapest of: one fused kernel, or a prefix of a variable-elimination order that materialises
+/// one intermediate per index it eliminates (dense or sparse, by estimated fill; shared between
+/// steps that compute the same sum over the same tensors), then sums the other indices out in one
+/// fused kernel. Sums over products with `+` in them are distributed
+/// into one sum-product per term, and `map(f, e)` decomposes `e` then applies `f`. An operand that
+/// reads the output's storage sees its old values (the result is computed into a copy). Returns
+/// the candidate run for the (first) sum-product (0: fused).
+template <class Lhs, class R>
+std::size_t decompose(Lhs lhs, const R& rhs) {
+  std::size_t chosen = 0;
+  detail::run_unaliased(lhs, rhs, [&](auto& target, auto&) { chosen = detail::ve::decompose_into(target, rhs); });
+  return chosen;
+}
+
+/// Runs candidate `which` of `decompose` (0: fused; c: elimination prefix c - 1), for tests and
+/// benchmarks that compare plans. `formats` (how one- and two-index intermediates are stored: one
+/// format for all of them, or one per step of the candidate, which with more than one format needs
+/// LOOM_INTERMEDIATE_FORMAT_PER_STEP=1) and `reuse` (bit t: step t reuses an earlier step's
+/// intermediate where it computes the same sum over the same tensors) default to the planner's
+/// choice for that candidate.
+template <class Lhs, class R>
+void decompose_with(std::size_t which, Lhs lhs, const R& rhs, const std::vector<intermediate_format>& formats,
+                    std::optional<std::uint32_t> reuse = std::nullopt) {
+  using Rhs = std::remove_cvref_t<R>;
+  using P = detail::ve::program<Lhs, Rhs>;
+  static_assert(P::ok, "loom::decompose: the right-hand side must be sums over a product of tensor accesses");
+  constexpr std::size_t n = boost::mp11::mp_size<typename P::orders>::value;
+  if (which == 0) {
+    lhs = rhs;
+    return;
+  }
+  if (which > n) throw shape_error("loom::decompose_with: candidate " + std::to_string(which) +
+                                   " does not exist (there are " + std::to_string(n + 1) + ")");
+  std::size_t variant = 0;
+  if (formats.empty() || !reuse) {
+    const decomposition_choice c = plan_decomposition(lhs, rhs);
+    variant = c.variant[which];
+    if (!reuse) reuse = c.reuse[which];
+  }
+  detail::run_unaliased(lhs, rhs, [&](auto& target, auto&) {
+    detail::ve::run_candidate(which, variant, formats, *reuse, target, rhs);
+  });
+}
+template <class Lhs, class R>
+void decompose_with(std::size_t which, Lhs lhs, const R& rhs, std::optional<intermediate_format> format = std::nullopt,
+                    std::optional<std::uint32_t> reuse = std::nullopt) {
+  decompose_with(which, lhs, rhs, format ? std::vector<intermediate_format>{*format} : std::vector<intermediate_format>{},
+                 reuse);
+}
+
+/// The candidates of `decompose(lhs, rhs)` in words, with their logical costs and the choice.
+template <class Lhs, class R>
+std::string explain_decomposition(const Lhs& lhs, const R& rhs) {
+  using Rhs = std::remove_cvref_t<R>;
+  std::ostringstream s;
+  if constexpr (detail::ve::is_unary_map<Rhs>::value) {
+    s << "map(f, ...) applied to the result of:\n" << explain_decomposition(lhs, std::get<0>(rhs.args));
+  } else if constexpr (!detail::ve::flatten<Rhs>::ok) {
+    const auto terms = detail::ve::sum_product_terms(rhs);
+    std::size_t t = 0;
+    std::apply([&](const auto&... term) {
+      (..., (s << "term " << ++t << " of " << sizeof...(term) << " (* distributed over +):\n"
+               << explain_decomposition(lhs, term)));
+    }, terms);
+  } else {
+    const decomposition_choice c = plan_decomposition(lhs, rhs);
+    s << "decomposition candidates (Galley's logical cost; at most " << max_elimination_orders
+      << " elimination prefixes, LOOM_MAX_ELIMINATION_ORDERS):\n";
+    for (std::size_t k = 0; k < c.cost.size(); ++k)
+      s << "  " << (k == c.chosen ? "* " : "  ") << "#" << k << " cost "
+        << static_cast<std::int64_t>(c.cost[k] + 0.5) << ": " << c.description[k] << "\n";
+  }
+  return s.str();
+}
+
+}  // namespace loom
+
+#endif  // LOOM_EXEC_DECOMPOSE_HPP
+// ---- end <loom/exec/decompose.hpp>
+// ---- begin <loom/exec/distribute.hpp>
+// Defines loom::mapping::assign_distributed and explain_distributed: the distribution of a program
+// over a sum of mappings, STOREL's `sum(<k,v> in e1 + e2) e3 = sum(<k,v> in e1) e3 +
+// sum(<k,v> in e2) e3`: one fused kernel per term, each planned for its own term (exec/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_DISTRIBUTE_HPP
+#define LOOM_EXEC_DISTRIBUTE_HPP
+
+// ---- begin <loom/exec/explain.hpp>
+// Defines loom::explain(lhs, rhs): the chosen plan in words: the kernel, the loop order, the
+// strategy at each loop level, transpositions and the output strategy (plan/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_EXPLAIN_HPP
+#define LOOM_EXEC_EXPLAIN_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::plan {
+
+namespace detail {
+
+template <class T>
+std::string tensor_label(const T& t, std::size_t ordinal) {
+  return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
+}
+
+// "aliasing: the output's storage is also read by x ...", when it is (format/memory.hpp).
+template <class Lhs, class Rhs>
+std::string aliasing_line(const Lhs& lhs, const Rhs& rhs) {
+  const std::string names = loom::detail::aliased_operands(lhs.tensor, rhs);
+  if (names.empty()) return "";
+  return "aliasing: the output's storage is also read by " + names +
+         ": the result is computed into a copy, which then replaces the output\n";
+}
+
+template <class... Is>
+std::string index_list() {
+  std::string s;
+  ((s += (s.empty() ? "" : ",") + std::string(Is::name)), ...);
+  return s;
+}
+
+/// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
+template <class E>
+std::string to_string(const E& e, std::size_t& ordinal) {
+  if constexpr (requires { e.tensor; }) {
+    return [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
+      return tensor_label(*a.tensor, ordinal++) + "(" + index_list<Is...>() + ")";
+    }(e);
+  } else if constexpr (requires { e.value; }) {
+    std::ostringstream s;
+    if constexpr (requires { s << e.value; }) s << e.value;
+    else if constexpr (requires { s << e.value.value; }) s << e.value.value;
+    else s << "literal";
+    return s.str();
+  } else if constexpr (requires { e.lhs; e.rhs; }) {
+    constexpr bool is_add = requires { []<class L, class R>(const expr::add<L, R>&) {}(e); };
+    std::string l = to_string(e.lhs, ordinal);
+    std::string r = to_string(e.rhs, ordinal);
+    return is_add ? "(" + l + " + " + r + ")" : l + " * " + r;
+  } else if constexpr (requires { e.pred; e.body; }) {
+    std::string p = to_string(e.pred, ordinal);
+    return "where(" + p + ", " + to_string(e.body, ordinal) + ")";
+  } else if constexpr (requires { e.args; }) {
+    using F = decltype(e.f);
+    std::string name = "f";
+    if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
+    std::vector<std::string> args;
+    std::apply([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); }, e.args);
+    if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
+    if (name == "-") return "-" + args[0];
+    if constexpr (requires { e.f.divisor; }) {
+      std::ostringstream d;
+      d << e.f.divisor;
+      return args[0] + " / " + d.str();
+    }
+    std::string s = "map(" + name;
+    for (auto& a : args) s += ", " + a;
+    return s + ")";
+  } else {
+    return [&]<template <class, class> class Node, class I, class B>(const Node<I, B>& n) {
+      const bool is_sum = std::is_same_v<Node<I, B>, expr::sum<I, B>>;
+      return std::string(is_sum ? "sum(" : "expand(") + std::string(I::name) + ", " +
+             to_string(n.body, ordinal) + ")";
+    }(e);
+  }
+}
+
+}  // namespace detail
+
+namespace detail {
+template <class P, class Lhs, class Rhs>
+std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& preamble) {
+  using order = typename P::order;
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  std::ostringstream s;
+  std::size_t ordinal = 0;
+  const std::string out_name = lhs.tensor->name().empty() ? "out" : lhs.tensor->name();
+  std::string kernel = detail::to_string(rhs, ordinal);
+  s << "kernel: " << out_name << "(" <<
+      [&]<class T, class... Is>(const expr::access<T, Is...>&) { return detail::index_list<Is...>(); }(lhs)
+    << ") = " << kernel << "\n" << preamble;
+
+  // operands
+  struct operand_info {
+    std::string label, format;
+    std::string copy_format;  // a transposed copy in general levels (a storage mapping's)
+    bool dense = false, transposed = false, view = false;
+    std::vector<std::size_t> level_depth;   // depth iterated by each stored level
+    std::vector<std::string> level_kind;
+    std::vector<char> level_probe;  // random access, not full (hashed, bitmap, banded, user)
+    std::vector<char> level_full;   // random access and full: located like a dense level
+    std::vector<char> level_role;   // 'i' iterated, 'm' co-iterated, 'l' located (per level)
+    std::vector<std::string> level_peers;  // the other operands at that level's loop
+    std::int64_t nnz = 0;
+    // a storage mapping's account of how its loops were fused (format/mapping/)
+    std::string (*mapping_explain)(const std::string&, const std::vector<char>&,
+                                   const std::vector<std::string>&,
+                                   const std::vector<std::string>&) = nullptr;
+  };
+  std::vector<operand_info> ops;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    using A = std::remove_cvref_t<decltype(a)>;
+    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+    using F = typename tensor_t::format_type;
+    operand_info info;
+    info.label = detail::tensor_label(*a.tensor, k);
+    info.format = format_name<F>();
+    info.dense = F::all_dense;
+    info.transposed = P::chosen.transposed[k];
+    info.view = !std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>::owning;
+    info.nnz = a.tensor->nnz();
+    [&]<class T, class... Is>(const expr::access<T, Is...>*) {
+      constexpr std::array<std::size_t, sizeof...(Is)> depth_by_mode{
+          boost::mp11::mp_find<order, Is>::value...};
+      std::array<std::size_t, sizeof...(Is)> modes{};
+      for (std::size_t k2 = 0; k2 < modes.size(); ++k2) modes[k2] = F::modes[k2];
+      if (F::all_dense || info.transposed)
+        std::sort(modes.begin(), modes.end(),
+                  [&](std::size_t x, std::size_t y) { return depth_by_mode[x] < depth_by_mode[y]; });
+      std::size_t level = 0;
+      auto add_levels = [&](auto levels) {
+        boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, decltype(levels)>>(
+            [&](auto l) {
+              using L = typename decltype(l)::type;
+              info.level_depth.push_back(depth_by_mode[modes[level]]);
+              info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
+              info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
+                                         !L::properties.full);
+              info.level_full.push_back(L::properties.random_access && L::properties.full);
+              if constexpr (requires { &L::definition::explain; })
+                info.mapping_explain = &L::definition::explain;
+              ++level;
+            });
+      };
+      using copy = transposed_format<order, A>;
+      if constexpr (copy::general) {
+        if (info.transposed) {  // the kernel reads the copy's levels
+          info.copy_format = format_name<typename copy::type>();
+          add_levels(typename copy::levels{});
+        } else {
+          add_levels(typename F::levels{});
+        }
+      } else {
+        add_levels(typename F::levels{});
+      }
+      info.level_role.assign(info.level_depth.size(), 'i');
+      info.level_peers.assign(info.level_depth.size(), "");
+    }(static_cast<const A*>(nullptr));
+    ops.push_back(std::move(info));
+  });
+
+  s << "operands:";
+  if (ops.empty()) s << " none";
+  for (const auto& o : ops) s << " " << o.label << " [" << o.format << ", " << o.nnz << " stored]";
+  s << "\n";
+
+  std::vector<std::string> names;
+  boost::mp11::mp_for_each<order>([&](auto i) { names.push_back(std::string(decltype(i)::name)); });
+  using out_indices = expr::free_indices_t<Lhs>;
+  s << "attribute order: ";
+  for (std::size_t d = 0; d < names.size(); ++d) s << (d ? ", " : "") << names[d];
+  s << "  (concordant with every sparse operand" << (P::any_transposed ? " after transposition" : "")
+    << ")\n";
+
+  for (std::size_t d = 0; d < names.size(); ++d) {
+    bool is_free = false;
+    boost::mp11::mp_for_each<out_indices>([&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
+    std::vector<std::string> iterate, locate, probe;
+    using slot = std::pair<std::size_t, std::size_t>;  // (operand, level)
+    std::vector<slot> iterate_at, locate_at, probe_at;
+    for (std::size_t q = 0; q < ops.size(); ++q) {
+      const auto& o = ops[q];
+      for (std::size_t l = 0; l < o.level_depth.size(); ++l) {
+        if (o.level_depth[l] != d) continue;
+        const bool random = o.level_kind[l].rfind("dense", 0) == 0 || o.level_full[l];
+        (random ? locate : o.level_probe[l] ? probe : iterate)
+            .push_back(o.label + " (" + o.level_kind[l] + ")");
+        (random ? locate_at : o.level_probe[l] ? probe_at : iterate_at).push_back({q, l});
+      }
+    }
+    // a product probes a random-access level while another operand is iterated (make_mul);
+    // with nothing else to iterate, the first one is iterated
+    if (iterate.empty() && !probe.empty()) {
+      iterate.push_back(probe.front());
+      probe.erase(probe.begin());
+      iterate_at.push_back(probe_at.front());
+      probe_at.erase(probe_at.begin());
+    }
+    if (iterate.empty() && !locate.empty() && !locate_at.empty()) {
+      const auto [q, l] = locate_at.front();  // a full mapped level with no one to iterate
+      if (ops[q].level_full[l] && ops[q].level_kind[l].rfind("dense", 0) != 0) {
+        iterate.push_back(locate.front());
+        locate.erase(locate.begin());
+        iterate_at.push_back(locate_at.front());
+        locate_at.erase(locate_at.begin());
+      }
+    }
+    locate.insert(locate.end(), probe.begin(), probe.end());
+    locate_at.insert(locate_at.end(), probe_at.begin(), probe_at.end());
+    for (const auto& [q, l] : iterate_at) {
+      ops[q].level_role[l] = iterate_at.size() > 1 ? 'm' : 'i';
+      for (const auto& [r, m] : iterate_at)
+        if (r != q) ops[q].level_peers[l] += (ops[q].level_peers[l].empty() ? "" : ", ") + ops[r].label;
+    }
+    for (const auto& [q, l] : locate_at) {
+      ops[q].level_role[l] = 'l';
+      for (const auto& [r, m] : iterate_at)
+        ops[q].level_peers[l] += (ops[q].level_peers[l].empty() ? "" : ", ") + ops[r].label;
+      if (ops[q].level_peers[l].empty()) ops[q].level_peers[l] = "the loop over its extent";
+    }
+    s << "  loop " << names[d] << (is_free ? " [free]" : " [summed]") << ": ";
+    if (iterate.empty() && locate.empty()) {
+      s << "no operand uses it: dense counted loop over its extent";
+    } else if (iterate.empty()) {
+      s << "dense counted loop; locate";
+      for (auto& x : locate) s << " " << x;
+    } else {
+      s << (iterate.size() == 1 ? "iterate "
+                                : "co-iterate (intersection by merge where multiplied, galloping "
+                                  "seek on fibers " + std::to_string(stream::skip::gallop_ratio) +
+                                      "x longer than the other, unless a skip policy is chosen "
+                                      "below; lexicographic union where added) ");
+      for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
+      if (!locate.empty()) {
+        s << "; locate";
+        for (auto& x : locate) s << " " << x;
+      }
+    }
+    if (!is_free) {
+      bool free_below = false;
+      for (std::size_t e = d + 1; e < names.size(); ++e)
+        boost::mp11::mp_for_each<out_indices>(
+            [&](auto i) { free_below = free_below || names[e] == decltype(i)::name; });
+      s << (free_below ? "; sum into the output" : "; accumulate in a register");
+    }
+    s << "\n";
+  }
+  for (const auto& o : ops) {
+    if (!o.mapping_explain || o.transposed) continue;
+    std::vector<std::string> loop_names;  // the program's index at each level
+    for (std::size_t depth : o.level_depth) loop_names.push_back(names[depth]);
+    s << o.mapping_explain(o.label, o.level_role, o.level_peers, loop_names);
+  }
+  for (const auto& o : ops) {
+    if (!o.transposed) continue;
+    s << "transpose: " << o.label << " is copied from " << o.format;
+    if (o.copy_format.empty())
+      s << " into a concordant mode order before the loops";
+    else  // a storage mapping holds one mode order: its copy is materialised in general levels
+      s << " into " << o.copy_format << " before the loops: the mapping is materialised in the "
+        << "loop order (its own levels cannot hold the entries in another mode order)";
+    s << (o.view ? "; a view is copied on every call\n"
+                 : "; the copy is kept for the next calls while " + o.label + " is unchanged\n");
+  }
+  using out_format = typename out_t::format_type;
+  s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
+  if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";
+  else if constexpr (out_format::dense_over_bitmap && out_t::owning)
+    s << "written in place (locate and accumulate, presence bit set per cell)";
+  else if constexpr (P::output_in_order && pattern_of<Lhs, Rhs>::shares &&
+                     loom::detail::rows_of_columns<out_format>)
+    s << "written on the pattern of " << ops[pattern_of<Lhs, Rhs>::ordinal].label
+      << " (its positions and coordinates copied, values computed in its order)";
+  else if constexpr (P::output_in_order) s << "assembled by in-order append";
+  else {
+    std::vector<std::string> out_names;  // the output's indices in storage order
+    boost::mp11::mp_for_each<expr::free_indices_t<Lhs>>(
+        [&](auto i) { out_names.emplace_back(decltype(i)::name); });
+    s << "assembled through a workspace, ";
+    if constexpr (P::output_prefix == 0) {
+      s << "one for the whole output";
+    } else {
+      s << "one row per (";
+      for (std::size_t k = 0; k < P::output_prefix; ++k)
+        s << (k ? "," : "") << out_names[out_format::modes[k]];
+      s << ")";
+    }
+    // csr-like, its columns in the outermost loop: a hashed or sorted workspace fills it by a
+    // counting sort on the row (stream/workspace.hpp)
+    constexpr bool by_rows = [] {
+      if constexpr (P::output_prefix == 0 && loom::detail::rows_of_columns<out_format>) {
+        using column = boost::mp11::mp_at_c<expr::free_indices_t<Lhs>, out_format::modes[1]>;
+        return boost::mp11::mp_find<typename P::order, column>::value == 0;
+      } else {
+        return false;
+      }
+    }();
+    if constexpr (by_rows) s << ", placed by row when it ends (a counting sort, unless dense)\n  ";
+    else s << ", appended in order when it ends\n  ";
+    if (loom::detail::forced_workspace) {
+      s << workspace_kind_name(*loom::detail::forced_workspace)
+        << " workspace, forced by loom::scoped_workspace";
+    } else {
+      loom::statistics_cache stats;
+      s << optimize::describe_workspace_choice(
+          optimize::choose_workspace(optimize::estimate_workspace<P>(lhs, rhs, stats)));
+    }
+  }
+  s << "\n";
+  return s.str();
+}
+}  // namespace detail
+
+namespace detail {
+// The skip policy per loop of plan P, as the evaluator chooses it (optimize/leader_choice.hpp):
+// among the instantiated candidates (LOOM_MAX_SKIP_CANDIDATES > 1) or as the runtime policy's
+// codes (LOOM_RUNTIME_SKIP_POLICY); empty otherwise.
+template <class P, class Lhs, class Rhs>
+std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
+#if LOOM_MAX_SKIP_CANDIDATES > 1
+  constexpr std::size_t cap = stream::skip::max_candidates;
+  if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
+    loom::statistics_cache stats;
+    return optimize::describe_skip_choice(optimize::choose_skip<P, cap>(lhs, rhs, stats), cap);
+  }
+#elif LOOM_RUNTIME_SKIP_POLICY
+  if constexpr (optimize::has_runtime_skip_loop<P>) {
+    loom::statistics_cache stats;
+    return optimize::describe_runtime_skips(optimize::choose_skip<P, 1>(lhs, rhs, stats));
+  }
+#else
+  (void)lhs, (void)rhs;
+#endif
+  return {};
+}
+}  // namespace detail
+
+/// A description of the plan loom compiles for `lhs = rhs`, e.g.
+/// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
+template <class Lhs, class R>
+std::string explain(const Lhs& lhs, const R& rhs_operand) {
+  const auto rewritten = rewrite::for_kernel(expr::as_expr(rhs_operand));  // as the evaluator does
+  const auto rhs = rewritten.expr;
+  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using fired = typename decltype(rewritten)::fired;
+  std::string rules =
+      boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
+  rules += detail::aliasing_line(lhs, rhs);
+  if constexpr (rewrite::has_hoistable_v<Rhs>) {  // the evaluator decides as here (hoist_choice.hpp)
+    rewrite::hoist_first(rhs, [&](const auto& s, auto) {
+      std::size_t ordinal = 0;
+      loom::statistics_cache stats;
+      const auto c = optimize::choose_hoist(lhs, rhs, s, rewrite::hoisted_dense_v<std::remove_cvref_t<decltype(s)>>, stats);
+      rules += (c.hoist() ? "hoisted: " : "not hoisted: ") + detail::to_string(s, ordinal) +
+               (c.hoist() ? " is computed once, before the loops below (" : " stays in the fused loops (") +
+               c.describe() + ")\n";
+    });
+  }
+  using P0 = order_plan<Lhs, Rhs>;
+  constexpr std::size_t n = plan_candidates<Lhs, Rhs>::count;
+  if constexpr (n > 1) {
+    loom::statistics_cache stats;
+    const optimize::plan_choice choice = optimize::choose_plan(lhs, rhs, stats);
+    std::ostringstream pre;
+    pre << rules << "candidates (" << n << " instantiated, at most " << max_plan_candidates
+        << "; LOOM_MAX_PLAN_CANDIDATES), costed at run time from statistics:\n";
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
+      using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
+      std::string moved;
+      expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+        if (P::chosen.transposed[k]) moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, k);
+      });
+      std::string names;
+      boost::mp11::mp_for_each<typename P::order>(
+          [&](auto i) { names += (names.empty() ? "" : ",") + std::string(decltype(i)::name); });
+      pre << "  " << (c == choice.chosen ? "* " : "  ") << "#" << c << " order " << names;
+      if (!moved.empty()) pre << "; transpose " << moved;
+      pre << ": estimated cost " << static_cast<std::int64_t>(choice.cost[c] + 0.5) << "\n";
+    });
+    pre << "statistics:";
+    expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+      using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+      pre << " " << detail::tensor_label(*a.tensor, k);
+      if constexpr (tensor_t::format_type::all_dense) {
+        pre << " [dense]";
+      } else {
+        const auto& st = stats.get(*a.tensor);
+        pre << " [nnz " << st.nnz << ", max degree per mode";
+        for (auto d : st.max_degree) pre << " " << d;
+        pre << "]";
+      }
+    });
+    pre << "\nchosen: candidate #" << choice.chosen << ", the cheapest (*)\n";
+    std::string out;
+    boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
+      out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+          lhs, rhs, pre.str());
+      out += detail::skip_section<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(lhs,
+                                                                                             rhs);
+    });
+    return out;
+  }
+  return detail::explain_plan<P0>(lhs, rhs, rules) + detail::skip_section<P0>(lhs, rhs);
+}
+
+}  // namespace loom::plan
+
+namespace loom::plan {
+/// The plan of `lhs = loom::order<...>(e)`: that loop order only (no candidates, no hoisting).
+template <class Lhs, class Order, class E>
+std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed) {
+  const auto rewritten = rewrite::for_kernel(fixed.expr);
+  const auto rhs = rewritten.expr;
+  using Rhs = std::remove_cvref_t<decltype(rhs)>;
+  using fired = typename decltype(rewritten)::fired;
+  std::string rules =
+      boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
+  rules += detail::aliasing_line(lhs, rhs);
+  std::string names;
+  boost::mp11::mp_for_each<Order>([&](auto i) { names += (names.empty() ? "" : ", ") + std::string(decltype(i)::name); });
+  rules += "loop order fixed by loom::order<" + names + ">\n";
+  using P = order_plan<Lhs, Rhs, -1, Order>;
+  return detail::explain_plan<P>(lhs, rhs, rules) + detail::skip_section<P>(lhs, rhs);
+}
+}  // namespace loom::plan
+
+namespace loom {
+using plan::explain;
+
+/// An expression in index notation, with tensor names (T0, T1, ... for unnamed ones):
+/// `loom::to_string(sum(j, A(i, j) * x(j)))` gives "sum(j, A(i,j) * x(j))".
+template <expr::operand E>
+std::string to_string(const E& e) {
+  std::size_t ordinal = 0;
+  return plan::detail::to_string(expr::as_expr(e), ordinal);
+}
+}  // namespace loom
+
+#endif  // LOOM_EXEC_EXPLAIN_HPP
+// ---- end <loom/exec/explain.hpp>
+// ---- begin <loom/format/mapping/sum.hpp>
+// Defines loom::mapping::sum_of: a tensor stored as the sum of mapped tensors, each read with
+// its modes in place or permuted (S = L + SL^T); exec/distribute.hpp runs a program over it one
+// term at a time (format/mapping/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_SUM_HPP
+#define LOOM_FORMAT_MAPPING_SUM_HPP
+
+// ---- begin <loom/format/mapping/definition.hpp>
+// Defines loom::mapping::define<"name">(loops..., values(e)): a storage mapping, the logical
+// tensor as an index-notation expression over physical arrays (STOREL's TSM), and format_of,
+// the loom format it compiles to (format/mapping/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_DEFINITION_HPP
+#define LOOM_FORMAT_MAPPING_DEFINITION_HPP
+
+// ---- begin <loom/format/mapping/index_expr.hpp>
+// Defines the index arithmetic of storage mappings: index values, loop positions, constants,
+// array reads, + - * / min max interleave, and guards (format/mapping/). Nodes are empty types;
+// `eval` computes them inside one generated level, `show` prints them for explain.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_INDEX_EXPR_HPP
+#define LOOM_FORMAT_MAPPING_INDEX_EXPR_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+namespace loom::mapping {
+
+using boost::mp11::mp_list;
+
+/// Base of every index-arithmetic node (operators below apply to its descendants only).
+struct node_base {};
+template <class T>
+concept node = std::derived_from<std::remove_cvref_t<T>, node_base>;
+
+/// The value of index variable I (a `loom::index`).
+template <class I>
+struct var_node : node_base {};
+/// The position bound by I's loop: the stored position of a segment, the index of a range.
+template <class I>
+struct pos_node : node_base {};
+/// An integer constant.
+template <std::int64_t N>
+struct lit : node_base {};
+/// The extent of the mode the enclosing loop stores.
+struct extent_node : node_base {};
+/// Element E of physical array Arr.
+template <class Arr, class E>
+struct load : node_base {};
+/// a Op b, Op one of + - * / m (min) M (max) z (interleave bits: a even, b odd).
+template <char Op, class A, class B>
+struct bin : node_base {};
+
+/// A guard `a Op b` (Op one of < l(<=) > g(>=)); a loop folds it into its bounds.
+template <char Op, class A, class B>
+struct guard {};
+
+/// A physical array of `T` named `Name`: `arr(e)` reads one element, `arr.slice(lo, hi)` is the
+/// segment [lo, hi) of a loop over stored coordinates.
+template <fixed_string Name, class T = std::int64_t>
+struct array {
+  using value_type = T;
+  static constexpr std::string_view name = Name.view();
+  template <node E>
+  constexpr load<array, std::remove_cvref_t<E>> operator()(E) const {
+    return {};
+  }
+  template <node Lo, node Hi>
+  constexpr auto slice(Lo, Hi) const;
+};
+
+/// The segment [Lo, Hi) of array Arr: a loop over it binds each stored coordinate.
+template <class Arr, class Lo, class Hi>
+struct slice_of {
+  using array_type = Arr;
+  using lo = Lo;
+  using hi = Hi;
+};
+
+/// `var(i)`: index i inside a mapping; `pos(i)`: its loop's position; `extent`: the mode's extent.
+template <index_variable I>
+constexpr var_node<std::remove_cvref_t<I>> var(I) {
+  return {};
+}
+template <index_variable I>
+constexpr pos_node<std::remove_cvref_t<I>> pos(I) {
+  return {};
+}
+inline constexpr extent_node extent{};
+template <std::int64_t N>
+inline constexpr lit<N> c{};
+
+template <node A, node B>
+constexpr bin<'+', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator+(A, B) {
+  return {};
+}
+template <node A, node B>
+constexpr bin<'-', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator-(A, B) {
+  return {};
+}
+template <node A, node B>
+constexpr bin<'*', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator*(A, B) {
+  return {};
+}
+template <node A, node B>
+constexpr bin<'/', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator/(A, B) {
+  return {};
+}
+
+template <node A, node B>
+constexpr guard<'<', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator<(A, B) {
+  return {};
+}
+template <node A, node B>
+constexpr guard<'l', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator<=(A, B) {
+  return {};
+}
+template <node A, node B>
+constexpr guard<'>', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator>(A, B) {
+  return {};
+}
+template <node A, node B>
+constexpr guard<'g', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator>=(A, B) {
+  return {};
+}
+template <node A, node B>
+constexpr bin<'m', std::remove_cvref_t<A>, std::remove_cvref_t<B>> min(A, B) {
+  return {};
+}
+template <node A, node B>
+constexpr bin<'M', std::remove_cvref_t<A>, std::remove_cvref_t<B>> max(A, B) {
+  return {};
+}
+/// Z-order (Morton) code: a's bits at the even positions, b's at the odd ones.
+template <node A, node B>
+constexpr bin<'z', std::remove_cvref_t<A>, std::remove_cvref_t<B>> interleave(A, B) {
+  return {};
+}
+
+namespace literals {
+namespace parse_detail {
+template <char... Cs>
+constexpr std::int64_t parse() {
+  std::int64_t v = 0;
+  ((v = v * 10 + (Cs - '0')), ...);
+  return v;
+}
+}  // namespace parse_detail
+/// `2_c`: the constant 2 in index arithmetic.
+template <char... Cs>
+constexpr lit<parse_detail::parse<Cs...>()> operator""_c() {
+  return {};
+}
+}  // namespace literals
+
+namespace detail {
+
+/// Spreads the low 32 bits of x over the even bit positions.
+constexpr std::uint64_t spread_bits(std::uint64_t x) {
+  x &= 0xFFFFFFFFull;
+  x = (x | (x << 16)) & 0x0000FFFF0000FFFFull;
+  x = (x | (x << 8)) & 0x00FF00FF00FF00FFull;
+  x = (x | (x << 4)) & 0x0F0F0F0F0F0F0F0Full;
+  x = (x | (x << 2)) & 0x3333333333333333ull;
+  x = (x | (x << 1)) & 0x5555555555555555ull;
+  return x;
+}
+
+/// The runtime values a level's expressions read: the parent's position, the loop's index, its
+/// stored position (segments) and its mode's extent.
+struct eval_env {
+  std::int64_t up = 0, i = 0, q = 0, n = 0;
+};
+
+/// Where names resolve inside loop K: its own index `Self`; `Up`, the index of the loop above
+/// (void at the root), whose value is the parent position when `UpIsIndex`.
+template <class Self, class Up, bool SelfIsRange, bool UpIsIndex>
+struct scope {
+  using self = Self;
+  using up = Up;
+  static constexpr bool self_is_range = SelfIsRange, up_is_index = UpIsIndex;
+};
+
+template <class E>
+struct arrays_of {
+  using type = mp_list<>;
+};
+template <class Arr, class E>
+struct arrays_of<load<Arr, E>> {
+  using type = boost::mp11::mp_push_front<typename arrays_of<E>::type, Arr>;
+};
+template <char Op, class A, class B>
+struct arrays_of<bin<Op, A, B>> {
+  using type = boost::mp11::mp_append<typename arrays_of<A>::type, typename arrays_of<B>::type>;
+};
+template <char Op, class A, class B>
+struct arrays_of<guard<Op, A, B>> : arrays_of<bin<Op, A, B>> {};
+
+template <class Scope, class I>
+inline constexpr bool known_index_v =
+    std::is_same_v<I, typename Scope::self> ||
+    (std::is_same_v<I, typename Scope::up> && Scope::up_is_index);
+
+template <class Scope, class E>
+struct resolvable : std::true_type {};
+template <class Scope, class I>
+struct resolvable<Scope, var_node<I>> : std::bool_constant<known_index_v<Scope, I>> {};
+template <class Scope, class I>
+struct resolvable<Scope, pos_node<I>>
+    : std::bool_constant<std::is_same_v<I, typename Scope::self> ||
+                         std::is_same_v<I, typename Scope::up>> {};
+template <class Scope, class Arr, class E>
+struct resolvable<Scope, load<Arr, E>> : resolvable<Scope, E> {};
+template <class Scope, char Op, class A, class B>
+struct resolvable<Scope, bin<Op, A, B>>
+    : std::bool_constant<resolvable<Scope, A>::value && resolvable<Scope, B>::value> {};
+
+/// Computes E inside the loop described by Scope; arrays come from `st.arrays` (listed in
+/// `Arrays`).
+template <class Scope, class Arrays, class E>
+struct eval;
+template <class Scope, class Arrays, class I>
+struct eval<Scope, Arrays, var_node<I>> {
+  template <class St>
+  static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env& env) {
+    if constexpr (std::is_same_v<I, typename Scope::self>) return env.i;
+    else return env.up;  // the loop above is a range at the root: its position is its index
+  }
+};
+template <class Scope, class Arrays, class I>
+struct eval<Scope, Arrays, pos_node<I>> {
+  template <class St>
+  static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env& env) {
+    if constexpr (std::is_same_v<I, typename Scope::self>)
+      return Scope::self_is_range ? env.i : env.q;
+    else return env.up;
+  }
+};
+template <class Scope, class Arrays, std::int64_t N>
+struct eval<Scope, Arrays, lit<N>> {
+  template <class St>
+  static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env&) {
+    return N;
+  }
+};
+template <class Scope, class Arrays>
+struct eval<Scope, Arrays, extent_node> {
+  template <class St>
+  static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env& env) {
+    return env.n;
+  }
+};
+template <class Scope, class Arrays, class Arr, class E>
+struct eval<Scope, Arrays, load<Arr, E>> {
+  template <class St>
+  static LOOM_FORCE_INLINE std::int64_t run(const St& st, const eval_env& env) {
+    const auto& a = std::get<boost::mp11::mp_find<Arrays, Arr>::value>(st.arrays);
+    return static_cast<std::int64_t>(a[static_cast<std::size_t>(eval<Scope, Arrays, E>::run(st, env))]);
+  }
+};
+template <class Scope, class Arrays, char Op, class A, class B>
+struct eval<Scope, Arrays, bin<Op, A, B>> {
+  template <class St>
+  static LOOM_FORCE_INLINE std::int64_t run(const St& st, const eval_env& env) {
+    const std::int64_t a = eval<Scope, Arrays, A>::run(st, env);
+    const std::int64_t b = eval<Scope, Arrays, B>::run(st, env);
+    if constexpr (Op == '+') return a + b;
+    else if constexpr (Op == '-') return a - b;
+    else if constexpr (Op == '*') return a * b;
+    else if constexpr (Op == '/') return a / b;
+    else if constexpr (Op == 'm') return std::min(a, b);
+    else if constexpr (Op == 'M') return std::max(a, b);
+    else
+      return static_cast<std::int64_t>(spread_bits(static_cast<std::uint64_t>(a)) |
+                                       (spread_bits(static_cast<std::uint64_t>(b)) << 1));
+  }
+};
+
+/// Index notation of an expression, for explain (`i*(i+1)/2 + j`, `crd(pos(i_pos))`).
+template <class E>
+struct show;
+template <class I>
+struct show<var_node<I>> {
+  static std::string text() { return std::string(I::name); }
+};
+template <class I>
+struct show<pos_node<I>> {
+  static std::string text() { return std::string(I::name) + "_pos"; }
+};
+template <std::int64_t N>
+struct show<lit<N>> {
+  static std::string text() { return std::to_string(N); }
+};
+template <>
+struct show<extent_node> {
+  static std::string text() { return "N"; }
+};
+template <class Arr, class E>
+struct show<load<Arr, E>> {
+  static std::string text() { return std::string(Arr::name) + "(" + show<E>::text() + ")"; }
+};
+template <char Op, class A, class B>
+struct show<bin<Op, A, B>> {
+  template <class X>
+  static std::string operand() {
+    if constexpr (requires { []<char O, class P, class Q>(bin<O, P, Q>) {}(X{}); })
+      return "(" + show<X>::text() + ")";
+    else return show<X>::text();
+  }
+  static std::string text() {
+    if constexpr (Op == 'm') return "min(" + show<A>::text() + ", " + show<B>::text() + ")";
+    else if constexpr (Op == 'M') return "max(" + show<A>::text() + ", " + show<B>::text() + ")";
+    else if constexpr (Op == 'z')
+      return "interleave(" + show<A>::text() + ", " + show<B>::text() + ")";
+    else if constexpr (Op == '+' || Op == '-')
+      return show<A>::text() + " " + Op + " " + show<B>::text();
+    else return operand<A>() + Op + operand<B>();
+  }
+};
+template <char Op, class A, class B>
+struct show<guard<Op, A, B>> {
+  static std::string text() {
+    const char* op = Op == '<' ? " < " : Op == 'l' ? " <= " : Op == '>' ? " > " : " >= ";
+    return show<A>::text() + op + show<B>::text();
+  }
+};
+
+}  // namespace detail
+
+template <fixed_string Name, class T>
+template <node Lo, node Hi>
+constexpr auto array<Name, T>::slice(Lo, Hi) const {
+  return slice_of<array, std::remove_cvref_t<Lo>, std::remove_cvref_t<Hi>>{};
+}
+
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_INDEX_EXPR_HPP
+// ---- end <loom/format/mapping/index_expr.hpp>
+// ---- begin <loom/format/mapping/loops.hpp>
+// Defines the loops of a storage mapping: `range(i, lo, hi, guards...)` over integers,
+// `each(j, crd.slice(lo, hi)[, unique])` over a sorted index segment, `hashed(i, H)` over the
+// keys of a hash map, and `values(e)`, the value array's offset (format/mapping/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_LOOPS_HPP
+#define LOOM_FORMAT_MAPPING_LOOPS_HPP
+
+// ---- begin <loom/format/mapping/hash_map.hpp>
+// Defines the hash-map physical kind of storage mappings: loom::mapping::hash_map<"name"> (keys
+// to positions, open addressing), hash_table (its contents, built from key/position pairs) and
+// the sorted-order cache that lets an unordered map be iterated in key order on demand
+// (format/mapping/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_HASH_MAP_HPP
+#define LOOM_FORMAT_MAPPING_HASH_MAP_HPP
+
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace loom::mapping {
+
+namespace detail {
+/// The key of an empty slot.
+inline constexpr std::int64_t empty_key = -1;
+/// Where key i starts probing (multiplicative hashing; the table's mask takes the low bits).
+LOOM_FORCE_INLINE constexpr std::uint64_t hash_key(std::int64_t i) {
+  const std::uint64_t h = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 29);
+}
+/// The smallest power of two >= 2 * count (0 for no entries): load factor at most 1/2.
+constexpr std::int64_t table_capacity(std::int64_t count) {
+  if (count == 0) return 0;
+  std::int64_t cap = 2;
+  while (cap < 2 * count) cap *= 2;
+  return cap;
+}
+}  // namespace detail
+
+/// The contents of a hash map (or of a trie's hash maps, one table after another): open
+/// addressing with linear probing, each table's capacity a power of two, key -1 marking an
+/// empty slot. `vals[s]` is the position the key in slot s maps to.
+template <class Key = std::int64_t, class Val = std::int64_t>
+struct hash_table;
+
+/// A borrowed hash_table (what `bind` keeps, so a view reads the caller's table).
+template <class Key, class Val>
+struct hash_table_view {
+  std::span<const Key> keys;
+  std::span<const Val> vals;
+};
+
+template <class Key, class Val>
+struct hash_table {
+  std::vector<Key> keys;
+  std::vector<Val> vals;
+
+  hash_table_view<Key, Val> view() const { return {keys, vals}; }
+
+  /// Appends one table holding `entries` (key, position; keys distinct, in any order) and
+  /// returns its first slot; the table ends at `keys.size()` after the call.
+  std::int64_t append(const std::vector<std::pair<std::int64_t, std::int64_t>>& entries) {
+    const auto lo = static_cast<std::int64_t>(keys.size());
+    const std::int64_t cap = detail::table_capacity(static_cast<std::int64_t>(entries.size()));
+    keys.resize(static_cast<std::size_t>(lo + cap), static_cast<Key>(detail::empty_key));
+    vals.resize(static_cast<std::size_t>(lo + cap), Val(0));
+    const auto mask = static_cast<std::uint64_t>(cap - 1);
+    for (const auto& [k, v] : entries) {
+      std::uint64_t s = detail::hash_key(k) & mask;
+      while (keys[static_cast<std::size_t>(lo) + s] != static_cast<Key>(detail::empty_key)) {
+        if (keys[static_cast<std::size_t>(lo) + s] == static_cast<Key>(k))
+          throw duplicate_error("loom::mapping::hash_table: key " + std::to_string(k) +
+                                " appears twice in one table");
+        s = (s + 1) & mask;
+      }
+      keys[static_cast<std::size_t>(lo) + s] = static_cast<Key>(k);
+      vals[static_cast<std::size_t>(lo) + s] = static_cast<Val>(v);
+    }
+    return lo;
+  }
+  /// One table from (key, position) pairs.
+  static hash_table from(const std::vector<std::pair<std::int64_t, std::int64_t>>& entries) {
+    hash_table t;
+    t.append(entries);
+    return t;
+  }
+};
+
+namespace detail {
+/// The keys of every table of one hash map in ascending order, computed the first time a
+/// kernel iterates the map (never when it is only located). `tables` are recorded when the
+/// tensor is validated; the sorted run of table [lo, hi) sits at [lo, end[lo]).
+struct sorted_cache {
+  std::once_flag once;
+  std::vector<std::pair<std::int64_t, std::int64_t>> tables;
+  std::vector<std::int64_t> keys, vals, end;
+};
+
+template <class Key, class Val, bool Owning>
+struct hash_storage {
+  level_array<Key, Owning> keys;
+  level_array<Val, Owning> vals;
+  std::shared_ptr<sorted_cache> sorted = std::make_shared<sorted_cache>();
+
+  std::size_t size() const { return keys.size(); }
+
+  /// The sorted keys and positions of every recorded table (built once, thread-safe).
+  const sorted_cache& sorted_order() const {
+    std::call_once(sorted->once, [&] {
+      auto& c = *sorted;
+      const std::size_t n = keys.size();
+      c.keys.assign(n, 0);
+      c.vals.assign(n, 0);
+      c.end.assign(n + 1, 0);
+      std::vector<std::pair<std::int64_t, std::int64_t>> run;
+      for (const auto& [lo, hi] : c.tables) {
+        run.clear();
+        for (std::int64_t s = lo; s < hi; ++s)
+          if (static_cast<std::int64_t>(keys[static_cast<std::size_t>(s)]) != empty_key)
+            run.emplace_back(static_cast<std::int64_t>(keys[static_cast<std::size_t>(s)]),
+                             static_cast<std::int64_t>(vals[static_cast<std::size_t>(s)]));
+        std::sort(run.begin(), run.end());
+        for (std::size_t e = 0; e < run.size(); ++e) {
+          c.keys[static_cast<std::size_t>(lo) + e] = run[e].first;
+          c.vals[static_cast<std::size_t>(lo) + e] = run[e].second;
+        }
+        c.end[static_cast<std::size_t>(lo)] = lo + static_cast<std::int64_t>(run.size());
+      }
+    });
+    return *sorted;
+  }
+};
+}  // namespace detail
+
+/// A physical hash map named `Name` from keys to positions (STOREL's `CREATE HASHMAP`): a loop
+/// `hashed(i, H)` binds each key i and its position `pos(i)`; `H.table(lo, hi)` is the table in
+/// slots [lo, hi) (one per parent: a trie of hash maps). Bound with `bind(H, hash_table{...})`.
+template <fixed_string Name, class Key = std::int64_t, class Val = std::int64_t>
+struct hash_map {
+  static_assert(std::is_integral_v<Key> && std::is_signed_v<Key> && std::is_integral_v<Val>,
+                "loom::mapping::hash_map: keys must be signed integers (-1 marks an empty slot) "
+                "and positions integers");
+  using key_type = Key;
+  using mapped_type = Val;
+  using value_type = Key;  // for messages
+  static constexpr std::string_view name = Name.view();
+  static constexpr bool is_hash_map = true;
+  template <bool Owning>
+  using storage = detail::hash_storage<Key, Val, Owning>;
+
+  template <node Lo, node Hi>
+  constexpr auto table(Lo, Hi) const;
+};
+
+/// Slots [Lo, Hi) of hash map H: one parent's table. `whole_table` spans the map.
+struct whole_table : node_base {};
+template <class H, class Lo, class Hi>
+struct table_of {
+  using map_type = H;
+  using lo = Lo;
+  using hi = Hi;
+};
+
+template <fixed_string Name, class Key, class Val>
+template <node Lo, node Hi>
+constexpr auto hash_map<Name, Key, Val>::table(Lo, Hi) const {
+  return table_of<hash_map, std::remove_cvref_t<Lo>, std::remove_cvref_t<Hi>>{};
+}
+
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_HASH_MAP_HPP
+// ---- end <loom/format/mapping/hash_map.hpp>
+
+#include <boost/mp11/list.hpp>
+
+#include <string>
+#include <type_traits>
+
+namespace loom::mapping {
+
+/// `@unique`: no coordinate repeats within one segment (STOREL's annotation, a type property:
+/// it lets the program's loop be the segment's loop, rule F3).
+struct unique_t {};
+inline constexpr unique_t unique{};
+
+/// sum(<I, _> in Lo : Hi) with the guards Gs (`j <= i`), which are folded into the bounds.
+template <class I, class Lo, class Hi, class... Gs>
+struct range_loop {
+  using index = I;
+  using lo = Lo;
+  using hi = Hi;
+  using guards = boost::mp11::mp_list<Gs...>;
+  static constexpr bool is_range = true, is_hash = false, unique = true, ordered = true;
+};
+
+/// sum(<I_pos, I> in Arr(Lo : Hi)) { [@unique] I -> ... }: the stored coordinates, ascending.
+/// Unique: one iteration per stored position. Not unique (COO rows): a coordinate may repeat
+/// in a run of positions, which the loop emits once, handing the whole run to the loop below.
+template <class I, class Slice, bool Unique = true>
+struct each_loop {
+  using index = I;
+  using array_type = typename Slice::array_type;
+  using lo = typename Slice::lo;
+  using hi = typename Slice::hi;
+  using guards = boost::mp11::mp_list<>;
+  static constexpr bool is_range = false, is_hash = false, unique = Unique, ordered = true;
+};
+
+/// sum(<I, I_pos> in H) { @unique I -> ... }: the keys of a hash map, each once, in no order
+/// (`ordered` is false: iterating them in key order sorts them, once, on demand), located in
+/// O(1); I_pos is the position the key maps to.
+template <class I, class Table>
+struct hash_loop {
+  using index = I;
+  using array_type = typename Table::map_type;
+  using lo = typename Table::lo;
+  using hi = typename Table::hi;
+  using guards = boost::mp11::mp_list<>;
+  static constexpr bool is_range = false, is_hash = true, unique = true, ordered = false;
+};
+
+/// The value of an entry: `vals(E)`, E the offset into the tensor's value array.
+template <class E>
+struct values_at {
+  using offset = E;
+};
+
+/// `range(i, 0_c, extent, var(j) <= var(i))`: i ranges over [lo, hi) where every guard holds.
+template <index_variable I, node Lo, node Hi, class... Gs>
+constexpr range_loop<std::remove_cvref_t<I>, std::remove_cvref_t<Lo>, std::remove_cvref_t<Hi>, Gs...>
+range(I, Lo, Hi, Gs...) {
+  return {};
+}
+
+/// `each(j, crd.slice(pos(i), pos(i) + 1_c), unique)`: j is each stored coordinate of the
+/// sorted segment. Without `unique` the coordinates may repeat (COO's row array): F3 does not
+/// apply, so the loop emits each coordinate once and the loop below walks the whole run of
+/// positions holding it (their entries are accumulated into one row).
+template <index_variable I, class Slice, class... Annotations>
+constexpr each_loop<std::remove_cvref_t<I>, Slice, (std::is_same_v<Annotations, unique_t> || ...)>
+each(I, Slice, Annotations...) {
+  static_assert(((std::is_same_v<Annotations, unique_t>) && ...),
+                "loom::mapping::each: the only annotation of a segment is `unique`");
+  return {};
+}
+
+/// `hashed(i, H)`: i is each key of hash map H (a whole map, at the root); `hashed(j,
+/// H.table(slot(pos(i)), slot(pos(i) + 1_c)))`: each key of the parent's table (a trie).
+template <index_variable I, fixed_string Name, class Key, class Val>
+constexpr hash_loop<std::remove_cvref_t<I>, table_of<hash_map<Name, Key, Val>, lit<0>, whole_table>>
+hashed(I, hash_map<Name, Key, Val>) {
+  return {};
+}
+template <index_variable I, class H, class Lo, class Hi>
+constexpr hash_loop<std::remove_cvref_t<I>, table_of<H, Lo, Hi>> hashed(I, table_of<H, Lo, Hi>) {
+  return {};
+}
+
+/// `values(var(i) * (var(i) + 1_c) / 2_c + var(j))`: where the entry's value is stored.
+template <node E>
+constexpr values_at<std::remove_cvref_t<E>> values(E) {
+  return {};
+}
+
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_LOOPS_HPP
+// ---- end <loom/format/mapping/loops.hpp>
+// ---- begin <loom/format/mapping/mapped_level.hpp>
+// Defines loom::mapping::mapped_level<Def, K>: loop K of a storage mapping compiled into a loom
+// level, so that programs over a mapped tensor run through the ordinary planner and streams,
+// their loops fused with the mapping's (format/mapping/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_MAPPED_LEVEL_HPP
+#define LOOM_FORMAT_MAPPING_MAPPED_LEVEL_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace loom::mapping {
+
+namespace detail {
+
+// Folds a guard on the loop's own index into a lower (kind 'L') or upper ('H') bound.
+template <class Self, class G>
+struct fold_guard {
+  static_assert(sizeof(G) == 0,
+                "loom::mapping::range: a guard must compare the loop's own index with an "
+                "expression of outer indices, e.g. var(j) <= var(i)");
+};
+template <class Self, char Op, class X>
+  requires(!std::is_same_v<X, var_node<Self>>)
+struct fold_guard<Self, guard<Op, var_node<Self>, X>> {
+  static constexpr char kind = (Op == '<' || Op == 'l') ? 'H' : 'L';
+  using bound = std::conditional_t<Op == 'l' || Op == '>', bin<'+', X, lit<1>>, X>;
+};
+template <class Self, char Op, class X>
+  requires(!std::is_same_v<X, var_node<Self>>)
+struct fold_guard<Self, guard<Op, X, var_node<Self>>> {
+  // x < j is j > x, x <= j is j >= x, ...
+  static constexpr char kind = (Op == '<' || Op == 'l') ? 'L' : 'H';
+  using bound = std::conditional_t<Op == '<' || Op == 'g', bin<'+', X, lit<1>>, X>;
+};
+
+template <class Self, class Acc, class Guards, char Kind>
+struct fold_bounds {
+  using type = Acc;
+};
+template <class Self, class Acc, class G, class... Gs, char Kind>
+struct fold_bounds<Self, Acc, mp_list<G, Gs...>, Kind> {
+  using f = fold_guard<Self, G>;
+  using next = std::conditional_t<f::kind != Kind, Acc,
+                                  bin<Kind == 'L' ? 'M' : 'm', Acc, typename f::bound>>;
+  using type = typename fold_bounds<Self, next, mp_list<Gs...>, Kind>::type;
+};
+
+template <class E>
+using arrays_t = typename arrays_of<E>::type;
+
+// X of a canonical segment bound Pos(X) : Pos(X + 1); void otherwise.
+template <class Lo, class Hi>
+struct canonical_segment {
+  using pos_array = void;
+};
+template <class P, class X>
+struct canonical_segment<load<P, X>, load<P, bin<'+', X, lit<1>>>> {
+  using pos_array = P;
+  using parent = X;
+};
+template <class P>
+struct canonical_segment<load<P, lit<0>>, load<P, lit<1>>> {  // the root: pos(0) : pos(1)
+  using pos_array = P;
+  using parent = lit<0>;
+};
+
+struct no_loop {
+  using index = void;
+};
+template <class Loops, std::size_t K>
+struct loop_above {
+  using type = boost::mp11::mp_at_c<Loops, K - 1>;
+  using index = typename type::index;
+};
+template <class Loops>
+struct loop_above<Loops, 0> : no_loop {};
+
+template <class Loop>
+struct array_of_loop {
+  using type = void;
+};
+template <class I, class Slice, bool U>
+struct array_of_loop<each_loop<I, Slice, U>> {
+  using type = typename Slice::array_type;
+};
+template <class I, class Table>
+struct array_of_loop<hash_loop<I, Table>> {
+  using type = typename Table::map_type;
+};
+
+// X of a canonical singleton segment crd(pos(x) : pos(x) + 1) (COO's column below its rows)
+template <class Lo, class Hi>
+struct singleton_segment : std::false_type {};
+template <class X>
+struct singleton_segment<pos_node<X>, bin<'+', pos_node<X>, lit<1>>> : std::true_type {};
+
+template <class Arr>
+concept hash_map_kind = requires { Arr::is_hash_map; };
+
+template <class Loops, std::size_t K>
+inline constexpr bool above_is_non_unique = [] {
+  if constexpr (K == 0) return false;
+  else return !boost::mp11::mp_at_c<Loops, K - 1>::unique;
+}();
+
+/// The parents a level is walked under when a tensor is validated: positions 0..count-1, or
+/// explicit runs of positions below a non-unique loop.
+struct parent_runs {
+  std::int64_t count = 1;
+  std::vector<level_range> runs;
+  std::int64_t size() const { return runs.empty() ? count : static_cast<std::int64_t>(runs.size()); }
+  level_range at(std::int64_t k) const {
+    return runs.empty() ? level_range{k, k + 1} : runs[static_cast<std::size_t>(k)];
+  }
+};
+
+}  // namespace detail
+
+/// Loop K of mapping Def as a level. Its position (what the next loop, or the value array,
+/// receives) is the loop's index for a range at the root, `up * N + i` for a deeper range, the
+/// stored position for a segment, the mapped position for a hash map, and the `values(...)`
+/// offset at the innermost loop.
+template <class Def, std::size_t K>
+struct mapped_level {
+  // Part 1: the loop's static facts, properties and storage ---------------------------------------
+  using definition = Def;
+  static constexpr std::size_t loop_number = K;
+  using loops = typename Def::loops;
+  using loop = boost::mp11::mp_at_c<loops, K>;
+  using self = typename loop::index;
+  static constexpr bool is_range = loop::is_range;
+  static constexpr bool is_hash = loop::is_hash;
+  static constexpr bool is_last = K + 1 == boost::mp11::mp_size<loops>::value;
+  // a non-unique loop above hands this loop a run of positions [begin, end)
+  static constexpr bool under_runs = detail::above_is_non_unique<loops, K>;
+  using up = typename detail::loop_above<loops, K>::index;
+  // the loop above is a root range: its position is its index, so `var(i)` is readable here
+  static constexpr bool up_is_index = K == 1 && boost::mp11::mp_front<loops>::is_range;
+  using scope = detail::scope<self, up, is_range, up_is_index>;
+
+  static_assert(loop::unique || !is_last,
+                "loom::mapping::each: the innermost loop must be `unique` (an entry whose full "
+                "coordinate repeats would need its values summed); merge duplicate entries "
+                "before building the tensor");
+  static_assert(!under_runs || (!is_range && !is_hash),
+                "loom::mapping: the loop below a non-unique segment must be a segment over the "
+                "run of positions it receives, e.g. each(j, crd.slice(pos(i), pos(i) + 1_c))");
+
+  using position_expr = typename boost::mp11::mp_cond<
+      boost::mp11::mp_bool<is_last>, boost::mp11::mp_identity<typename Def::value_type::offset>,
+      boost::mp11::mp_bool<!is_range>, boost::mp11::mp_identity<pos_node<self>>,
+      boost::mp11::mp_bool<K == 0>, boost::mp11::mp_identity<var_node<self>>,
+      boost::mp11::mp_true,
+      boost::mp11::mp_identity<bin<'+', bin<'*', pos_node<up>, extent_node>, var_node<self>>>>::type;
+  /// bounds after folding the guards (G: guard into bound)
+  using lo_expr = typename detail::fold_bounds<self, typename loop::lo, typename loop::guards, 'L'>::type;
+  using hi_expr = typename detail::fold_bounds<self, typename loop::hi, typename loop::guards, 'H'>::type;
+  static constexpr bool whole_map = std::is_same_v<hi_expr, whole_table>;
+  using loop_array = typename detail::array_of_loop<loop>::type;
+
+  using array_list = boost::mp11::mp_unique<boost::mp11::mp_append<
+      detail::arrays_t<lo_expr>, detail::arrays_t<hi_expr>, detail::arrays_t<position_expr>,
+      boost::mp11::mp_if_c<is_range, mp_list<>, mp_list<loop_array>>>>;
+
+  static_assert(detail::resolvable<scope, lo_expr>::value && detail::resolvable<scope, hi_expr>::value &&
+                    detail::resolvable<scope, position_expr>::value,
+                "loom::mapping: a loop may use its own index and position, the position of the "
+                "loop directly above, and the index of that loop when it is a range at the root");
+
+  static constexpr bool plain_range = is_range && std::is_same_v<typename loop::lo, lit<0>> &&
+                                      std::is_same_v<typename loop::hi, extent_node> &&
+                                      boost::mp11::mp_empty<typename loop::guards>::value;
+  // a plain range holds every coordinate; all-plain mappings stay "sparse" for the planner,
+  // since loom walks all-full formats by row-major strides, which a mapping need not follow
+  static constexpr bool full = plain_range && !Def::all_plain;
+
+  static constexpr level_properties properties{.ordered = loop::ordered,
+                                               .unique = loop::unique,
+                                               .full = full,
+                                               .random_access = is_range || is_hash,
+                                               .segmented = under_runs,
+                                               .padded = is_range};
+  static constexpr std::size_t static_extent = dynamic_extent;
+  static constexpr std::string_view name = Def::name;
+  // a mapping stores one mode order: its guards and offsets cannot hold the entries permuted, so
+  // a program that reads it against that order reads a copy in general levels
+  // (plan/transposed_format.hpp)
+  static constexpr bool permutable = false;
+
+  template <bool Owning>
+  struct array_storage {
+    template <class Arr>
+    struct pick {
+      using type = level_array<typename Arr::value_type, Owning>;
+    };
+    template <detail::hash_map_kind Arr>
+    struct pick<Arr> {
+      using type = typename Arr::template storage<Owning>;
+    };
+    template <class Arr>
+    using fn = typename pick<Arr>::type;
+  };
+
+  template <bool Owning>
+  struct storage {
+    std::int64_t extent = 0;  // of the mode this loop stores
+    boost::mp11::mp_rename<boost::mp11::mp_transform_q<array_storage<Owning>, array_list>, std::tuple>
+        arrays;
+  };
+
+  template <class E, class St>
+  static LOOM_FORCE_INLINE std::int64_t eval(const St& st, const detail::eval_env& env) {
+    return detail::eval<scope, array_list, E>::template run(st, env);
+  }
+  template <class St>
+  static LOOM_FORCE_INLINE const auto& own_array(const St& st) {
+    return std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
+  }
+
+  // Part 2: the cursors (range, segment, hash map) ------------------------------------------------
+
+  /// Counted loop over [lo, hi) (guards folded); locate is the range test of rule T4.
+  template <bool Owning>
+  struct range_cursor {
+    const storage<Owning>* st = nullptr;
+    std::int64_t up = 0, lo = 0, i = 0, hi = 0;
+
+    LOOM_FORCE_INLINE bool valid() const { return i < hi; }
+    LOOM_FORCE_INLINE std::int64_t index() const { return i; }
+    LOOM_FORCE_INLINE std::int64_t position(std::int64_t j) const {
+      return eval<position_expr>(*st, {up, j, j, st->extent});
+    }
+    LOOM_FORCE_INLINE level_range children() const {
+      const std::int64_t p = position(i);
+      return {p, p + 1};
+    }
+    LOOM_FORCE_INLINE level_range locate(std::int64_t j) const {
+      if (j < lo || j >= hi) return {};
+      const std::int64_t p = position(j);
+      return {p, p + 1};
+    }
+    LOOM_FORCE_INLINE void seek(std::int64_t j) { i = std::max(i, j); }
+    LOOM_FORCE_INLINE void seek_past(std::int64_t j) { i = j >= hi ? hi : std::max(i, j + 1); }
+    LOOM_FORCE_INLINE void next() { ++i; }
+  };
+
+  /// The stored coordinates crd[lo, hi), ascending; skips search them by policy P. A
+  /// non-unique segment emits each run of equal coordinates once, its children the run.
+  template <skip_policy P, bool Owning>
+  struct segment_cursor {
+    using crd_type = typename loop_array::value_type;
+    const storage<Owning>* st = nullptr;
+    const crd_type* crd = nullptr;
+    std::int64_t up = 0, p = 0, end = 0;
+
+    LOOM_FORCE_INLINE bool valid() const { return p < end; }
+    LOOM_FORCE_INLINE std::int64_t index() const { return crd[p]; }
+    LOOM_FORCE_INLINE std::int64_t run_end() const {
+      if constexpr (loop::unique) {
+        return p + 1;
+      } else {
+        std::int64_t q = p + 1;
+        while (q < end && crd[q] == crd[p]) ++q;
+        return q;
+      }
+    }
+    LOOM_FORCE_INLINE level_range children() const {
+      if constexpr (std::is_same_v<position_expr, pos_node<self>>) {
+        return {p, run_end()};
+      } else {
+        const std::int64_t q = eval<position_expr>(*st, {up, crd[p], p, st->extent});
+        return {q, q + 1};
+      }
+    }
+    LOOM_FORCE_INLINE void next() { p = run_end(); }
+    LOOM_FORCE_INLINE void seek(std::int64_t i) { p = loom::detail::search_first<P>(crd, p, end, i); }
+    LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
+      if (i == loom::detail::top_coordinate) p = end;
+      else p = loom::detail::search_first<P>(crd, p, end, i + 1);
+    }
+  };
+
+  /// The keys of one hash table, slots [lo, hi): locate probes the table in O(1) (rule F1's
+  /// lookup); iteration walks the keys in ascending order, sorted the first time any kernel
+  /// iterates this map (a cursor only located never sorts).
+  template <skip_policy P, bool Owning>
+  struct hash_cursor {
+    using map_storage = typename loop_array::template storage<Owning>;
+    const storage<Owning>* st = nullptr;
+    const map_storage* map = nullptr;
+    std::int64_t up = 0, lo = 0, hi = 0;
+    // the sorted walk, started on first use (end < 0: not started)
+    mutable const std::int64_t* keys = nullptr;
+    mutable const std::int64_t* vals = nullptr;
+    mutable std::int64_t p = 0, end = 0;
+
+    LOOM_FORCE_INLINE void start() const {
+      if (end < 0) [[unlikely]] {
+        const auto& c = map->sorted_order();
+        keys = c.keys.data();
+        vals = c.vals.data();
+        p = lo;
+        end = c.end[static_cast<std::size_t>(lo)];
+      }
+    }
+    LOOM_FORCE_INLINE level_range at(std::int64_t key, std::int64_t v) const {
+      if constexpr (std::is_same_v<position_expr, pos_node<self>>) {
+        return {v, v + 1};
+      } else {
+        const std::int64_t q = eval<position_expr>(*st, {up, key, v, st->extent});
+        return {q, q + 1};
+      }
+    }
+    LOOM_FORCE_INLINE bool valid() const {
+      start();
+      return p < end;
+    }
+    LOOM_FORCE_INLINE std::int64_t index() const { return keys[p]; }
+    LOOM_FORCE_INLINE level_range children() const { return at(keys[p], vals[p]); }
+    LOOM_FORCE_INLINE void next() { ++p; }
+    LOOM_FORCE_INLINE void seek(std::int64_t i) {
+      start();
+      p = loom::detail::search_first<P>(keys, p, end, i);
+    }
+    LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
+      start();
+      if (i == loom::detail::top_coordinate) p = end;
+      else p = loom::detail::search_first<P>(keys, p, end, i + 1);
+    }
+    // locate(i) -> the slot holding key i, probed linearly from hash(i) (load <= 1/2)
+    LOOM_FORCE_INLINE level_range locate(std::int64_t i) const {
+      if (hi <= lo) return {};
+      const auto* k = map->keys.data() + lo;
+      const auto mask = static_cast<std::uint64_t>(hi - lo - 1);
+      for (std::uint64_t s = detail::hash_key(i) & mask;; s = (s + 1) & mask) {
+        const auto key = static_cast<std::int64_t>(k[s]);
+        if (key == i) return at(i, static_cast<std::int64_t>(map->vals[static_cast<std::size_t>(lo) + s]));
+        if (key == detail::empty_key) return {};
+      }
+    }
+  };
+
+  template <class St>
+  static LOOM_FORCE_INLINE std::pair<std::int64_t, std::int64_t> bounds(const St& st, std::int64_t up,
+                                                                        std::int64_t end) {
+    const detail::eval_env env{up, 0, 0, st.extent};
+    const std::int64_t lo = eval<lo_expr>(st, env);
+    if constexpr (whole_map) {
+      (void)end;
+      return {lo, static_cast<std::int64_t>(own_array(st).size())};
+    } else if constexpr (under_runs) {  // the segments of the run's positions, concatenated
+      return {lo, eval<hi_expr>(st, {end - 1, 0, 0, st.extent})};
+    } else {
+      (void)end;
+      return {lo, eval<hi_expr>(st, env)};
+    }
+  }
+
+  // iterate(up, end) -> the loop's coordinates under the parent position up (the run [up, end)
+  // below a non-unique loop)
+  template <skip_policy P, bool Owning>
+  static LOOM_FORCE_INLINE auto iterate(const storage<Owning>& st, std::int64_t up, std::int64_t end) {
+    const auto [lo, hi] = bounds(st, up, end);
+    if constexpr (is_range) {
+      return range_cursor<Owning>{&st, up, lo, lo, std::max(lo, hi)};
+    } else if constexpr (is_hash) {
+      hash_cursor<P, Owning> c;
+      c.st = &st;
+      c.map = &own_array(st);
+      c.up = up;
+      c.lo = lo;
+      c.hi = hi;
+      c.p = lo;
+      c.end = hi > lo ? -1 : lo;
+      return c;
+    } else {
+      // hi >= lo was checked when the tensor was built (walk), so no clamp in the row loop
+      return segment_cursor<P, Owning>{&st, own_array(st).data(), up, lo, hi};
+    }
+  }
+
+  // Part 3: validation of a tensor built from arrays (walk) -----------------------------------------
+
+  /// Walks every coordinate under every parent (run), calling f(up, index, position); throws
+  /// when a segment or table leaves its array, coordinates are out of order or outside the
+  /// extent, or a key is not where the hash function puts it. Returns the next level's parents.
+  template <bool Owning, class F>
+  static detail::parent_runs walk(const storage<Owning>& st, const detail::parent_runs& parents,
+                                  const std::string& who, std::size_t mode, F&& f) {
+    std::int64_t count = 0;
+    detail::parent_runs next;
+    const auto fail = [&](const std::string& what) { throw shape_error(who + ": " + what); };
+    for (std::int64_t k = 0; k < parents.size(); ++k) {
+      const level_range run = parents.at(k);
+      const std::int64_t up = run.begin;
+      if constexpr (!is_range) {
+        const auto size = static_cast<std::int64_t>(own_array(st).size());
+        const auto [lo, hi] = bounds(st, up, run.end);
+        if (lo < 0 || hi < lo || hi > size)
+          fail("the " + std::string(is_hash ? "table" : "segment") + " [" + std::to_string(lo) +
+               ", " + std::to_string(hi) + ") of mode " + std::to_string(mode) +
+               " under parent position " + std::to_string(up) + " is not a range inside its " +
+               (is_hash ? "hash map of " : "index array of ") + std::to_string(size) + " entries");
+        if constexpr (is_hash) {
+          const std::int64_t cap = hi - lo;
+          if ((cap & (cap - 1)) != 0)
+            fail("the table [" + std::to_string(lo) + ", " + std::to_string(hi) + ") of mode " +
+                 std::to_string(mode) + " under parent position " + std::to_string(up) +
+                 " has " + std::to_string(cap) +
+                 " slots, not a power of two (build it with loom::mapping::hash_table)");
+          own_array(st).sorted->tables.emplace_back(lo, hi);
+          const auto& map = own_array(st);
+          const auto cur = iterate<skip_policy::linear>(st, up, run.end);
+          for (std::int64_t s = lo; s < hi; ++s) {
+            const auto key = static_cast<std::int64_t>(map.keys[static_cast<std::size_t>(s)]);
+            if (key == detail::empty_key) continue;
+            if (key < 0 || key >= st.extent)
+              fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) + " (extent " +
+                   std::to_string(st.extent) + ") under parent position " + std::to_string(up) +
+                   " is outside the extent");
+            const level_range r = cur.locate(key);
+            const level_range mine =
+                cur.at(key, static_cast<std::int64_t>(map.vals[static_cast<std::size_t>(s)]));
+            if (r.begin != mine.begin || r.empty())
+              fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
+                   " under parent position " + std::to_string(up) +
+                   " is not found where the hash function puts it (a duplicate, or a table not "
+                   "built by loom::mapping::hash_table)");
+            if (mine.begin < 0)
+              fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
+                   " under parent position " + std::to_string(up) + " maps to the negative offset " +
+                   std::to_string(mine.begin));
+            f(up, key, mine.begin);
+            count = std::max(count, mine.begin + 1);
+          }
+          continue;
+        }
+      }
+      if constexpr (!is_hash) {
+        auto cur = iterate<skip_policy::linear>(st, up, run.end);
+        std::int64_t last = -1;
+        for (; cur.valid(); cur.next()) {
+          const std::int64_t i = cur.index();
+          const bool out_of_order = loop::unique ? i <= last : i < last;
+          if (i < 0 || i >= st.extent || out_of_order) {
+            fail("coordinate " + std::to_string(i) + " of mode " + std::to_string(mode) +
+                 " (extent " + std::to_string(st.extent) + ") under parent position " +
+                 std::to_string(up) +
+                 (out_of_order ? (loop::unique ? " is not strictly ascending (the loop is unique and sorted)"
+                                               : " is not ascending (the loop is sorted)")
+                               : " is outside the extent"));
+          }
+          last = i;
+          const level_range r = cur.children();
+          if (r.begin < 0)
+            fail("coordinate " + std::to_string(i) + " of mode " + std::to_string(mode) +
+                 " under parent position " + std::to_string(up) + " maps to the negative offset " +
+                 std::to_string(r.begin));
+          f(up, i, r.begin);
+          if constexpr (!loop::unique) next.runs.push_back(r);
+          count = std::max(count, r.end);
+        }
+      }
+    }
+    next.count = count;
+    return next;
+  }
+
+  // Part 4: assembly from sorted entries (conversions, outputs) ----------------------------------
+
+  // assemble: a range checks each entry lies in its bounds and places it at its offset; a
+  // canonical segment crd(pos(x) : pos(x + 1)) is built like a compressed level (one position
+  // per entry when not unique), a singleton crd(pos(x) : pos(x) + 1) holds one coordinate per
+  // parent position, and a hash map (whole, or canonical tables H.table(s(x), s(x + 1))) gets
+  // one table per parent with positions numbered in key order
+  static std::int64_t assemble(storage<true>& st, const level_build& in,
+                               std::span<std::int64_t> position) {
+    st.extent = in.extent;
+    const std::string who = "loom::mapping " + std::string(Def::name);
+    if constexpr (is_range) {
+      if constexpr (!boost::mp11::mp_empty<array_list>::value) {
+        throw shape_error(who + ": loop " + std::string(self::name) +
+                           " reads physical arrays; build the tensor from its arrays");
+      } else {
+        for (std::size_t e = 0; e < in.coord.size(); ++e) {
+          const auto cur = iterate<skip_policy::linear>(st, in.parent[e], in.parent[e] + 1);
+          const level_range r = cur.locate(in.coord[e]);
+          if (r.empty())
+            throw shape_error(who + ": an entry with coordinate " + std::to_string(in.coord[e]) +
+                              " in mode " + std::to_string(in.mode) + " (extent " +
+                              std::to_string(in.extent) + ") under parent position " +
+                              std::to_string(in.parent[e]) + " lies outside the stored region " +
+                              std::string(self::name) + " in " + bounds_text());
+          position[e] = r.begin;
+        }
+        return walk(st, detail::parent_runs{in.parents, {}}, who, in.mode, [](auto...) {}).count;
+      }
+    } else {
+      using canon = detail::canonical_segment<typename loop::lo, typename loop::hi>;
+      constexpr bool singleton = detail::singleton_segment<typename loop::lo, typename loop::hi>::value;
+      constexpr bool root = [] {
+        if constexpr (whole_map) return true;
+        else if constexpr (requires { typename canon::parent; })
+          return std::is_same_v<typename canon::parent, lit<0>>;
+        else return false;
+      }();
+      constexpr bool buildable =
+          std::is_same_v<position_expr, pos_node<self>> &&
+          (whole_map || singleton || !std::is_void_v<typename canon::pos_array>) &&
+          (!singleton || !is_hash);
+      if constexpr (!buildable) {
+        throw shape_error(who + ": loop " + std::string(self::name) +
+                           " is not of the form crd(pos(x) : pos(x + 1)), crd(pos(x) : pos(x) + 1) "
+                           "or a hash map's table with values at its position; build the tensor "
+                           "from its arrays");
+      } else {
+        if (in.extent > 0)
+          loom::detail::check_fits<typename loop_array::value_type>(
+              in.extent - 1, "largest coordinate of mode " + std::to_string(in.mode));
+        const std::int64_t segments = root ? 1 : in.parents;
+        // positions: per distinct (parent, coordinate), or per entry when not unique
+        std::vector<std::int64_t> first(static_cast<std::size_t>(segments) + 1, 0);
+        std::vector<std::int64_t> coords;
+        for (std::size_t e = 0; e < in.coord.size(); ++e) {
+          const bool fresh = !loop::unique || e == 0 || in.parent[e] != in.parent[e - 1] ||
+                             in.coord[e] != in.coord[e - 1];
+          if (fresh) {
+            coords.push_back(in.coord[e]);
+            ++first[root ? 1 : static_cast<std::size_t>(in.parent[e]) + 1];
+          }
+          position[e] = static_cast<std::int64_t>(coords.size()) - 1;
+        }
+        for (std::size_t p = 1; p < first.size(); ++p) first[p] += first[p - 1];
+        if constexpr (is_hash) {
+          auto& map = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
+          hash_table<typename loop_array::key_type, typename loop_array::mapped_type> h;
+          std::vector<std::int64_t> slot_starts;
+          std::vector<std::pair<std::int64_t, std::int64_t>> table;
+          for (std::int64_t p = 0; p < segments; ++p) {
+            table.clear();
+            for (std::int64_t q = first[static_cast<std::size_t>(p)]; q < first[static_cast<std::size_t>(p) + 1]; ++q)
+              table.emplace_back(coords[static_cast<std::size_t>(q)], q);
+            slot_starts.push_back(h.append(table));
+            map.sorted->tables.emplace_back(slot_starts.back(), static_cast<std::int64_t>(h.keys.size()));
+          }
+          slot_starts.push_back(static_cast<std::int64_t>(h.keys.size()));
+          map.keys = std::move(h.keys);
+          map.vals = std::move(h.vals);
+          if constexpr (!whole_map) {
+            using slot_array = typename canon::pos_array;
+            auto& slots = std::get<boost::mp11::mp_find<array_list, slot_array>::value>(st.arrays);
+            slots.assign(slot_starts.begin(), slot_starts.end());
+          }
+        } else {
+          auto& crd = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
+          using C = typename loop_array::value_type;
+          crd.assign(coords.size(), C(0));
+          for (std::size_t q = 0; q < coords.size(); ++q) crd[q] = static_cast<C>(coords[q]);
+          if constexpr (singleton) {
+            if (static_cast<std::int64_t>(coords.size()) != in.parents)
+              throw shape_error(who + ": loop " + std::string(self::name) +
+                                " holds one coordinate per parent position, but " +
+                                std::to_string(coords.size()) + " entries have " +
+                                std::to_string(in.parents) + " parents");
+          } else {
+            using pos_array = typename canon::pos_array;
+            using Pp = typename pos_array::value_type;
+            auto& pos = std::get<boost::mp11::mp_find<array_list, pos_array>::value>(st.arrays);
+            loom::detail::check_fits<Pp>(static_cast<std::int64_t>(coords.size()), "number of positions");
+            pos.assign(first.size(), Pp(0));
+            for (std::size_t p = 0; p < first.size(); ++p) pos[p] = static_cast<Pp>(first[p]);
+          }
+        }
+        return static_cast<std::int64_t>(coords.size());
+      }
+    }
+  }
+
+  // Part 5: text for explain ---------------------------------------------------------------------
+
+  /// "max(0, i - 1) : min(N, i + 2)" (after folding), "crd(pos(i) : pos(i + 1))" or "H".
+  static std::string bounds_text() {
+    if constexpr (is_range) {
+      return detail::show<lo_expr>::text() + " : " + detail::show<hi_expr>::text();
+    } else if constexpr (whole_map) {
+      return std::string(loop_array::name);
+    } else {
+      return std::string(loop_array::name) + (is_hash ? ".table(" : "(") +
+             detail::show<typename loop::lo>::text() + " : " +
+             detail::show<typename loop::hi>::text() + ")";
+    }
+  }
+  /// The loop as declared: "j in 0 : N where j <= i".
+  static std::string declared_text() {
+    std::string s = std::string(self::name) + " in ";
+    if constexpr (is_range) {
+      s += detail::show<typename loop::lo>::text() + " : " + detail::show<typename loop::hi>::text();
+      std::string g;
+      boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename loop::guards>>(
+          [&](auto x) { g += (g.empty() ? " where " : " && ") + detail::show<typename decltype(x)::type>::text(); });
+      return s + g;
+    } else if constexpr (is_hash) {
+      return s + "keys(" + bounds_text() + ") @unique @hash";
+    } else {
+      return s + bounds_text() + (loop::unique ? " @unique" : "");
+    }
+  }
+};
+
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_MAPPED_LEVEL_HPP
+// ---- end <loom/format/mapping/mapped_level.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom::mapping {
+
+namespace detail {
+template <class Loop>
+inline constexpr bool plain_range_v = Loop::is_range && std::is_same_v<typename Loop::lo, lit<0>> &&
+                                      std::is_same_v<typename Loop::hi, extent_node> &&
+                                      boost::mp11::mp_empty<typename Loop::guards>::value;
+}  // namespace detail
+
+/// A storage mapping: `sum(loops...) { (i, j, ...) -> vals(offset) }`, loop k storing mode k.
+template <fixed_string Name, class Loops, class Value>
+struct definition {
+  static constexpr std::string_view name = Name.view();
+  using loops = Loops;
+  using value_type = Value;
+  static constexpr std::size_t order = boost::mp11::mp_size<Loops>::value;
+  static constexpr bool all_plain = [] {
+    bool all = true;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, Loops>>(
+        [&](auto l) { all = all && detail::plain_range_v<typename decltype(l)::type>; });
+    return all;
+  }();
+
+  template <class Seq>
+  struct make_format;
+  template <std::size_t... Ks>
+  struct make_format<std::index_sequence<Ks...>> {
+    using type = format_spec<mp_list<mapped_level<definition, Ks>...>, Ks...>;
+  };
+  /// The loom format: one generated level per loop.
+  using format = typename make_format<std::make_index_sequence<order>>::type;
+
+  /// "L(i,j) = vals(i*(i + 1)/2 + j) for i in 0 : N, j in 0 : N where j <= i"
+  static std::string text(const std::string& label) {
+    std::string idx, loops_text;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<order>>([&](auto k) {
+      using L = mapped_level<definition, decltype(k)::value>;
+      idx += (k ? "," : "") + std::string(L::self::name);
+      loops_text += (k ? ", " : "") + L::declared_text();
+    });
+    return label + "(" + idx + ") = vals(" + detail::show<typename Value::offset>::text() +
+           ") for " + loops_text;
+  }
+
+  /// What explain prints for an operand in this mapping: the mapping, then per loop the rule
+  /// that fused it with the program. `role[k]`: 'i' iterated alone, 'm' co-iterated with
+  /// `peers[k]`, 'l' located while `peers[k]` is iterated.
+  static std::string explain(const std::string& label, const std::vector<char>& role,
+                             const std::vector<std::string>& peers,
+                             const std::vector<std::string>& program_index) {
+    std::string s = "mapping " + label + " = " + std::string(name) + ": " + text(label) + "\n";
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<order>>([&](auto k) {
+      using L = mapped_level<definition, decltype(k)::value>;
+      const std::string x(L::self::name);
+      const std::string y = k < program_index.size() ? program_index[k] : x;
+      const char r = k < role.size() ? role[k] : 'i';
+      s += "  fused " + x + " (program index " + y + "): ";
+      if (!boost::mp11::mp_empty<typename L::loop::guards>::value)
+        s += "G (guard into bound) gives " + x + " in " + L::bounds_text() + "; ";
+      if (r == 'l' && L::is_hash) {
+        s += "F1 (iteration -> lookup): " + y + " comes from " + peers[k] + "; the hash map " +
+             L::bounds_text() + " is probed for it in O(1) (never iterated, never sorted)";
+      } else if (r == 'l') {
+        s += "F1 (iteration -> lookup): " + y + " comes from " + peers[k] +
+             "; T4 turns the range into the test " + L::bounds_text() + " and a read at the offset";
+      } else if (L::is_hash) {
+        s += "F3 (@unique " + x + "): the program's loop over " + y + " is the loop over the keys of " +
+             L::bounds_text() + "; the map is unordered, so its keys are sorted on demand (once per "
+             "tensor)" + (r == 'm' ? " and merged with " + peers[k] : "");
+      } else if (!L::loop::unique) {
+        s += "no F3 (" + x + " not @unique): " + L::bounds_text() + " may repeat a coordinate; each "
+             "run of equal " + x + " is one iteration of the program's loop over " + y +
+             ", the loop below walks the whole run (its entries accumulate)" +
+             (r == 'm' ? "; merged with " + peers[k] : "");
+      } else if (L::is_range) {
+        s += "F2: the program's loop over " + y + " is the mapping's loop " + x + " in " +
+             L::bounds_text() + (r == 'm' ? " (co-iterated with " + peers[k] + ")" : " (a counted loop)");
+      } else if (r == 'm') {
+        s += "F3 (@unique " + x + ") and F4: sorted merge of " + L::bounds_text() + " with " +
+             peers[k] + " (leapfrog, galloping seek)";
+      } else {
+        s += "F3 (@unique " + x + "): the program's loop over " + y + " is the mapping's loop over " +
+             L::bounds_text() + ", one iteration per stored position";
+      }
+      s += "\n";
+    });
+    s += "  value: vals(" + detail::show<typename Value::offset>::text() +
+         ") read in the loop body (let-inlining: no logical tensor is built)\n";
+    return s;
+  }
+};
+
+/// `define<"lower_packed">(range(i, ...), range(j, ...), values(...))`.
+template <fixed_string Name, class... Parts>
+constexpr auto define(Parts...) {
+  using parts = mp_list<Parts...>;
+  using value = boost::mp11::mp_back<parts>;
+  using loops = boost::mp11::mp_pop_back<parts>;
+  static_assert(requires { typename value::offset; },
+                "loom::mapping::define: the last argument must be values(offset)");
+  static_assert(boost::mp11::mp_size<loops>::value >= 1,
+                "loom::mapping::define: give one loop per mode before values(...)");
+  return definition<Name, loops, value>{};
+}
+
+/// The loom format of a mapping (the type of a `define` call).
+template <class Definition>
+using format_of = typename std::remove_cvref_t<Definition>::format;
+
+namespace detail {
+template <class F>
+struct is_mapped_format : std::false_type {};
+template <class Def, std::size_t... Ks, std::size_t... Ms>
+struct is_mapped_format<format_spec<mp_list<mapped_level<Def, Ks>...>, Ms...>> : std::true_type {};
+}  // namespace detail
+
+/// Satisfied by the formats of storage mappings (and their mode re-orderings).
+template <class F>
+concept mapped_format = detail::is_mapped_format<F>::value;
+
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_DEFINITION_HPP
+// ---- end <loom/format/mapping/definition.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -13291,6 +14272,20 @@ sum_of<Terms...> make_sum(std::string name, Terms... ts) {
   return s;
 }
 
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_SUM_HPP
+// ---- end <loom/format/mapping/sum.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace loom::mapping {
+
 namespace detail {
 /// How often a program reads S (the distribution needs exactly once: linear in S).
 template <class Term>
@@ -13406,8 +14401,852 @@ std::string explain_distributed(Out out, Program&& program, const sum_of<Terms..
 
 }  // namespace loom::mapping
 
-#endif  // LOOM_FORMAT_MAPPING_SUM_HPP
-// ---- end <loom/format/mapping/sum.hpp>
+#endif  // LOOM_EXEC_DISTRIBUTE_HPP
+// ---- end <loom/exec/distribute.hpp>
+// ---- begin <loom/exec/leader_run.hpp>
+// Defines the explicit entry points of the skip-policy choice (optimize/): run a kernel with a
+// fixed policy per loop, or with the policy chosen at run time among Cap candidates, and explain
+// the choice. They work whatever LOOM_MAX_SKIP_CANDIDATES says (that macro only governs the
+// plain `out(...) = e`).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_LEADER_RUN_HPP
+#define LOOM_EXEC_LEADER_RUN_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <string>
+#include <type_traits>
+
+namespace loom::optimize {
+
+/// How many skip candidates the explicit entry points instantiate by default.
+inline constexpr std::size_t default_skip_cap = 4;
+
+namespace detail {
+
+// Calls f(plan) with the order plan the evaluator would run for `lhs = rhs` (rhs rewritten).
+template <class Lhs, class Rhs, class F>
+void with_order_plan(const Lhs& lhs, const Rhs& rhs, F&& f) {
+  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
+  if constexpr (n > 1) {
+    boost::mp11::mp_with_index<n>(cached_choice(lhs, rhs), [&](auto c) {
+      f(plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>{});
+    });
+  } else {
+    f(plan::order_plan<Lhs, Rhs>{});
+  }
+}
+
+template <class Lhs, class R, class F>
+void with_kernel(const Lhs& lhs, const R& rhs_operand, F&& f) {
+  const auto written = expr::as_expr(rhs_operand);
+  using Written = std::remove_cvref_t<decltype(written)>;
+  if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
+    plan::report_assignment_errors<Lhs, Written>();
+  } else {
+    const auto rhs = rewrite::for_kernel(written).expr;  // as the evaluator runs it
+    with_order_plan(lhs, rhs, [&](auto p) { f(p, rhs); });
+  }
+}
+
+}  // namespace detail
+
+/// Runs `lhs = rhs` with the skip policies `Skips` (a `loom::stream::skip::per_loop<...>`), e.g.
+/// `assign_with_skip<per_loop<skip::lead<1>>>(z(), sum(i, x(i) * y(i)))`. For comparisons and
+/// tests: no hoisting of inner sums, and the output must not be an operand.
+template <class Skips, class OT, class... Os, class R>
+void assign_with_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    loom::detail::execute_plan<decltype(p), Skips>(*lhs.tensor, lhs, k, false);
+  });
+}
+
+/// Runs `lhs = rhs` as one kernel whose intersections of ordered operands read their policy
+/// from `codes` (one per loop, outermost first: `skip::runtime`), e.g. to force merge at the
+/// second loop.
+template <class OT, class... Os, class R>
+void assign_with_runtime_skips(const stream::skip::codes& codes, const expr::access<OT, Os...>& lhs,
+                               const R& rhs) {
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    loom::detail::execute_plan<decltype(p), stream::skip::every_loop<stream::skip::runtime>>(
+        *lhs.tensor, lhs, k, false, codes);
+  });
+}
+
+/// Runs `lhs = rhs` as one `skip::runtime` kernel with the codes chosen from statistics (cached
+/// per kernel by the coarse signature): the one-kernel alternative to assign_choosing_skip, at a
+/// per-step cost (benchmarks/results/leader.md).
+template <class OT, class... Os, class R>
+void assign_choosing_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    using P = decltype(p);
+    loom::detail::execute_plan<P, stream::skip::every_loop<stream::skip::runtime>>(
+        *lhs.tensor, lhs, k, false, cached_runtime_skips<P>(lhs, k));
+  });
+}
+
+/// The codes assign_choosing_runtime_skips runs `lhs = rhs` with (uncached).
+template <class OT, class... Os, class R>
+stream::skip::codes plan_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  stream::skip::codes out = stream::skip::default_codes;
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    statistics_cache stats;
+    out = runtime_skip_codes(choose_skip<decltype(p), 1>(lhs, k, stats));
+  });
+  return out;
+}
+
+/// The runtime codes' table of `lhs = rhs` in words (see describe_runtime_skips).
+template <class OT, class... Os, class R>
+std::string explain_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  std::string out;
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    statistics_cache stats;
+    out = describe_runtime_skips(choose_skip<decltype(p), 1>(lhs, k, stats));
+  });
+  return out;
+}
+
+/// Runs skip candidate `c` (of `skip_candidates_t<plan, Cap>`; clamped) of `lhs = rhs`.
+template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
+void assign_with_skip_candidate(std::size_t c, const expr::access<OT, Os...>& lhs, const R& rhs) {
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    using P = decltype(p);
+    using candidates = skip_candidates_t<P, Cap>;
+    constexpr std::size_t n = boost::mp11::mp_size<candidates>::value;
+    boost::mp11::mp_with_index<n>(c < n ? c : n - 1, [&](auto s) {
+      loom::detail::execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(s)::value>>(
+          *lhs.tensor, lhs, k, false);
+    });
+  });
+}
+
+/// Runs `lhs = rhs` with the skip policy chosen at run time among at most Cap candidates
+/// (cached per kernel by the coarse statistics signature).
+template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
+void assign_choosing_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    using P = decltype(p);
+    using candidates = skip_candidates_t<P, Cap>;
+    constexpr std::size_t n = boost::mp11::mp_size<candidates>::value;
+    const std::size_t chosen = n > 1 ? cached_skip_choice<P, Cap>(lhs, k) : 0;
+    boost::mp11::mp_with_index<n>(chosen, [&](auto s) {
+      loom::detail::execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(s)::value>>(
+          *lhs.tensor, lhs, k, false);
+    });
+  });
+}
+
+/// The skip choice for `lhs = rhs` (every candidate's cost and the per-loop detail), uncached.
+template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
+skip_choice plan_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  skip_choice out;
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+    statistics_cache stats;
+    out = choose_skip<decltype(p), Cap>(lhs, k, stats);
+  });
+  return out;
+}
+
+/// The per-loop skip-policy table of `lhs = rhs` in words (see describe_skip_choice).
+template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
+std::string explain_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  return describe_skip_choice(plan_skip<Cap>(lhs, rhs), Cap);
+}
+
+}  // namespace loom::optimize
+
+#endif  // LOOM_EXEC_LEADER_RUN_HPP
+// ---- end <loom/exec/leader_run.hpp>
+// ---- begin <loom/exec/matrix_chain.hpp>
+// Defines loom::matrix_chain: a product of sparse matrices decomposed by variable elimination
+// into one SpGEMM kernel per step, the order chosen from sparsity estimates (Galley's logical
+// optimizer on chains, notes 001 §3.3-3.7), with materialised sparse intermediates (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_MATRIX_CHAIN_HPP
+#define LOOM_EXEC_MATRIX_CHAIN_HPP
+
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace loom {
+
+/// How `matrix_chain` orders its products.
+enum class chain_order {
+  optimized,      ///< exact search over every elimination order (interval DP) by estimated cost
+  greedy,         ///< eliminate the cheapest inner index first, repeatedly
+  left_to_right,  ///< (((A B) C) D): the fixed plan, for comparison
+};
+
+/// Galley's logical cost constants (notes 001 §3.3).
+struct logical_cost_constants {
+  double compute = 1.0;          // per pointwise product entry and index
+  double dense_allocate = 0.5;   // per entry of a dense intermediate
+  double sparse_allocate = 60.0; // per entry of a sparse intermediate
+};
+
+/// A decomposition of M0 M1 ... M(n-1): `steps[s]` multiplies the products of factor ranges
+/// [first, split] and [split + 1, last]; steps are in execution order.
+struct chain_plan {
+  struct step {
+    std::size_t first, split, last;
+    double compute, output;  // estimated pointwise entries and non-zeros of the result
+    double cost;
+  };
+  std::vector<step> steps;
+  double cost = 0;
+  std::string describe(const std::vector<std::string>& names) const;
+};
+
+namespace detail {
+
+inline std::string chain_index(std::size_t t) { return "x" + std::to_string(t); }
+
+struct chain_planner {
+  std::vector<chain_bound_estimator> factors;  // factor t over (x_t, x_{t+1})
+  std::vector<std::int64_t> extents;           // extent of x_t, t = 0..n
+  logical_cost_constants k;
+
+  // estimate of the product of two interval results over (x_a, x_b) and (x_b, x_c)
+  chain_plan::step cost_of(const chain_bound_estimator& left, const chain_bound_estimator& right,
+                           std::size_t a, std::size_t b, std::size_t c,
+                           chain_bound_estimator& result) const {
+    const chain_bound_estimator comp =
+        chain_bound_estimator::conjunction(std::vector{left, right});
+    result = comp.aggregate({chain_index(b)});
+    const double compute = comp.estimate();
+    const double out = result.estimate();
+    const double cells = static_cast<double>(extents[a]) * static_cast<double>(extents[c]);
+    const double density = cells > 0 ? out / cells : 0;
+    const double cost = compute * 3 * k.compute +
+                        out * (density > 0.5 ? k.dense_allocate : k.sparse_allocate);
+    return {a, b - 1, c - 1, compute, out, cost};
+  }
+
+  // Exact: interval dynamic programming over every parenthesisation (= elimination order).
+  chain_plan exact() const {
+    const std::size_t n = factors.size();
+    struct cell {
+      double cost = 0;
+      std::size_t split = 0;
+      chain_plan::step last{};
+      std::optional<chain_bound_estimator> est;
+    };
+    std::vector<std::vector<cell>> best(n, std::vector<cell>(n));
+    for (std::size_t t = 0; t < n; ++t) best[t][t].est = factors[t];
+    for (std::size_t len = 2; len <= n; ++len)
+      for (std::size_t a = 0; a + len <= n; ++a) {
+        const std::size_t z = a + len - 1;
+        cell& c = best[a][z];
+        c.cost = std::numeric_limits<double>::infinity();
+        for (std::size_t s = a; s < z; ++s) {
+          chain_bound_estimator result = factors[0];
+          const auto st = cost_of(*best[a][s].est, *best[s + 1][z].est, a, s + 1, z + 1, result);
+          const double total = best[a][s].cost + best[s + 1][z].cost + st.cost;
+          if (total < c.cost) {
+            c.cost = total;
+            c.split = s;
+            c.last = st;
+            c.est = result;
+          }
+        }
+      }
+    chain_plan plan;
+    plan.cost = best[0][n - 1].cost;
+    // post-order: children before parents
+    auto emit = [&](auto&& self, std::size_t a, std::size_t z) -> void {
+      if (a == z) return;
+      self(self, a, best[a][z].split);
+      self(self, best[a][z].split + 1, z);
+      plan.steps.push_back(best[a][z].last);
+    };
+    emit(emit, 0, n - 1);
+    return plan;
+  }
+
+  // Greedy (or fixed left-to-right): repeatedly multiply the cheapest adjacent pair.
+  chain_plan sequential(bool left_to_right) const {
+    struct range {
+      std::size_t first, last;
+      chain_bound_estimator est;
+    };
+    std::vector<range> live;
+    for (std::size_t t = 0; t < factors.size(); ++t) live.push_back({t, t, factors[t]});
+    chain_plan plan;
+    while (live.size() > 1) {
+      std::size_t pick = 0;
+      chain_plan::step best_step{};
+      chain_bound_estimator best_est = factors[0];
+      for (std::size_t p = 0; p + 1 < live.size(); ++p) {
+        chain_bound_estimator result = factors[0];
+        const auto st = cost_of(live[p].est, live[p + 1].est, live[p].first, live[p + 1].first,
+                                live[p + 1].last + 1, result);
+        if (p == 0 || (!left_to_right && st.cost < best_step.cost)) {
+          pick = p;
+          best_step = st;
+          best_est = result;
+        }
+      }
+      plan.steps.push_back(best_step);
+      plan.cost += best_step.cost;
+      live[pick] = {live[pick].first, live[pick + 1].last, best_est};
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(pick) + 1);
+    }
+    return plan;
+  }
+};
+
+// Statistics per factor, kept between calls (per thread) while the factor's arrays are unchanged:
+// a chain run again on the same matrices is planned without reading them.
+inline statistics_cache& chain_statistics() {
+  thread_local statistics_cache cache;
+  return cache;
+}
+
+inline chain_bound_estimator chain_factor(const statistics& s, std::size_t t) {
+  return chain_bound_estimator(s, {chain_index(t), chain_index(t + 1)});
+}
+
+// A factor as csr: itself when it is csr already, else a converted copy.
+template <class T, class F>
+struct csr_factor {
+  std::optional<tensor<T, csr>> copy;
+  const tensor<T, csr>* ptr;
+  explicit csr_factor(const tensor<T, F>& m) {
+    if constexpr (std::is_same_v<F, csr>) ptr = &m;
+    else ptr = &copy.emplace(m);
+  }
+  csr_factor(const csr_factor&) = delete;
+};
+
+}  // namespace detail
+
+inline std::string chain_plan::describe(const std::vector<std::string>& names) const {
+  std::vector<std::string> label(names);
+  std::ostringstream s;
+  auto range = [&](std::size_t a, std::size_t z) {
+    if (a == z) return label[a];
+    std::string r = "(";
+    for (std::size_t t = a; t <= z; ++t) r += label[t];
+    return r + ")";
+  };
+  for (std::size_t q = 0; q < steps.size(); ++q) {
+    const step& st = steps[q];
+    s << "  kernel " << q + 1 << ": " << range(st.first, st.split) << " * "
+      << range(st.split + 1, st.last) << ": estimated " << static_cast<std::int64_t>(st.compute)
+      << " products, " << static_cast<std::int64_t>(st.output) << " non-zeros, cost "
+      << static_cast<std::int64_t>(st.cost) << "\n";
+  }
+  s << "  estimated total cost " << static_cast<std::int64_t>(cost) << "\n";
+  return s.str();
+}
+
+/// The decomposition `matrix_chain` would run for these factors.
+template <class T, class... Fs>
+chain_plan plan_matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
+  static_assert(sizeof...(Fs) >= 2, "loom::matrix_chain: give at least two matrices");
+  // a plan is kept per (order, factors) while no factor's statistics were gathered again since
+  statistics_cache& stats = detail::chain_statistics();
+  const std::array<const statistics*, sizeof...(Fs)> factor_stats{&stats.get(ms)...};  // node-stable
+  std::vector<const void*> key{static_cast<const void*>(&ms)...};
+  key.push_back(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(order)));
+  thread_local std::map<std::vector<const void*>, std::pair<std::int64_t, chain_plan>> plans;
+  if (auto it = plans.find(key); it != plans.end() && it->second.first == stats.misses()) return it->second.second;
+  detail::chain_planner p;
+  std::size_t t = 0;
+  for (const statistics* s : factor_stats) p.factors.push_back(detail::chain_factor(*s, t++));
+  std::array<std::array<std::int64_t, 2>, sizeof...(Fs)> shapes{
+      std::array<std::int64_t, 2>{ms.extent(0), ms.extent(1)}...};
+  for (std::size_t q = 0; q + 1 < shapes.size(); ++q)
+    if (shapes[q][1] != shapes[q + 1][0])
+      throw shape_error("loom::matrix_chain: factor " + std::to_string(q) + " has " +
+                        std::to_string(shapes[q][1]) + " columns but factor " +
+                        std::to_string(q + 1) + " has " + std::to_string(shapes[q + 1][0]) +
+                        " rows");
+  p.extents.push_back(shapes[0][0]);
+  for (const auto& s : shapes) p.extents.push_back(s[1]);
+  chain_plan plan;
+  switch (order) {
+    case chain_order::optimized: plan = p.exact(); break;
+    case chain_order::greedy: plan = p.sequential(false); break;
+    case chain_order::left_to_right: plan = p.sequential(true); break;
+  }
+  if (plans.size() > 256) plans.clear();  // bounded: a plan is cheap to make again
+  plans[std::move(key)] = {stats.misses(), plan};
+  return plan;
+}
+
+/// M0 M1 ... M(n-1) for sparse matrices of any format: one fused SpGEMM kernel per step of the
+/// chosen decomposition, intermediates materialised as csr. Factors must be matrices.
+template <class T, class... Fs>
+tensor<T, csr> matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
+  static_assert(((tensor<T, Fs>::order == 2) && ...), "loom::matrix_chain: every factor must be a matrix");
+  const chain_plan plan = plan_matrix_chain(order, ms...);
+  constexpr std::size_t n = sizeof...(Fs);
+  const std::tuple<detail::csr_factor<T, Fs>...> held(ms...);
+  const std::array<const tensor<T, csr>*, n> factors =
+      std::apply([](const auto&... f) { return std::array<const tensor<T, csr>*, n>{f.ptr...}; }, held);
+  // products[a][z]: the product of factors a..z once computed
+  std::vector<std::vector<std::optional<tensor<T, csr>>>> done(n, std::vector<std::optional<tensor<T, csr>>>(n));
+  auto take = [&](std::size_t a, std::size_t z) -> const tensor<T, csr>& {
+    if (a == z) return *factors[a];
+    return *done[a][z];
+  };
+  constexpr loom::index<"i"> i;
+  constexpr loom::index<"k"> k;
+  constexpr loom::index<"j"> j;
+  for (const auto& st : plan.steps) {
+    const tensor<T, csr>& left = take(st.first, st.split);
+    const tensor<T, csr>& right = take(st.split + 1, st.last);
+    tensor<T, csr> out({left.extent(0), right.extent(1)});
+    out(i, j) = sum(k, left(i, k) * right(k, j));
+    done[st.first][st.last] = std::move(out);
+  }
+  return std::move(*done[0][n - 1]);
+}
+
+/// Same, with the optimized order.
+template <class T, class... Fs>
+tensor<T, csr> matrix_chain(const tensor<T, Fs>&... ms) {
+  return matrix_chain(chain_order::optimized, ms...);
+}
+
+}  // namespace loom
+
+#endif  // LOOM_EXEC_MATRIX_CHAIN_HPP
+// ---- end <loom/exec/matrix_chain.hpp>
+
+#endif  // LOOM_EXEC_HPP
+// ---- end <loom/exec.hpp>
+// ---- begin <loom/expr.hpp>
+// Umbrella header of expr/: expression nodes, operators and compile-time traits.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_HPP
+#define LOOM_EXPR_HPP
+
+
+#endif  // LOOM_EXPR_HPP
+// ---- end <loom/expr.hpp>
+// ---- begin <loom/format.hpp>
+// Umbrella header of format/: levels, formats, tensors, views and assembly.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_HPP
+#define LOOM_FORMAT_HPP
+
+// ---- begin <loom/format/view.hpp>
+// Defines the zero-copy view factories: csr_view, csc_view, dense_vector_view, dense_matrix_view
+// (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_VIEW_HPP
+#define LOOM_FORMAT_VIEW_HPP
+
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace loom {
+
+namespace detail {
+template <class Pos, class Crd, class T>
+void check_compressed_view(std::int64_t outer, std::int64_t inner, std::span<const Pos> pos,
+                           std::span<const Crd> crd, std::span<T> vals, const char* who) {
+  auto fail = [&](const std::string& what) {
+    throw shape_error(std::string("loom::") + who + ": " + what);
+  };
+  if (static_cast<std::int64_t>(pos.size()) != outer + 1)
+    fail("pos has " + std::to_string(pos.size()) + " entries, expected " +
+         std::to_string(outer + 1));
+  if (pos[0] != 0) fail("pos[0] must be 0");
+  for (std::int64_t p = 0; p < outer; ++p)
+    if (pos[p + 1] < pos[p]) fail("pos is not non-decreasing at " + std::to_string(p));
+  if (static_cast<std::int64_t>(crd.size()) != static_cast<std::int64_t>(pos[outer]) ||
+      crd.size() != vals.size())
+    fail("crd (" + std::to_string(crd.size()) + ") and values (" + std::to_string(vals.size()) +
+         ") must both have pos[last] = " + std::to_string(pos[outer]) + " entries");
+  for (std::int64_t p = 0; p < outer; ++p)
+    for (std::int64_t q = pos[p]; q < pos[p + 1]; ++q) {
+      if (crd[q] < 0 || crd[q] >= inner)
+        fail("coordinate " + std::to_string(crd[q]) + " at position " + std::to_string(q) +
+             " is outside the extent " + std::to_string(inner));
+      if (q > pos[p] && crd[q] <= crd[q - 1])
+        fail("coordinates of segment " + std::to_string(p) + " are not strictly ascending");
+    }
+}
+}  // namespace detail
+
+/// A CSR view over caller arrays (validated once, never copied).
+template <class T, class Pos = std::int64_t, class Crd = std::int32_t>
+auto csr_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<const Pos>> pos,
+              std::type_identity_t<std::span<const Crd>> crd, std::type_identity_t<std::span<T>> vals) {
+  using fmt = format<dense, compressed_level<uniqueness::unique, Pos, Crd>>;
+  detail::check_compressed_view(rows, cols, pos, crd, vals, "csr_view");
+  typename view<T, fmt>::level_storages levels{};
+  std::get<0>(levels).extent = rows;
+  std::get<1>(levels).pos = pos;
+  std::get<1>(levels).crd = crd;
+  return view<T, fmt>({rows, cols}, levels, vals);
+}
+
+/// A CSC view over caller arrays.
+template <class T, class Pos = std::int64_t, class Crd = std::int32_t>
+auto csc_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<const Pos>> pos,
+              std::type_identity_t<std::span<const Crd>> crd, std::type_identity_t<std::span<T>> vals) {
+  using fmt =
+      typename format<dense, compressed_level<uniqueness::unique, Pos, Crd>>::template ordered<1, 0>;
+  detail::check_compressed_view(cols, rows, pos, crd, vals, "csc_view");
+  typename view<T, fmt>::level_storages levels{};
+  std::get<0>(levels).extent = cols;
+  std::get<1>(levels).pos = pos;
+  std::get<1>(levels).crd = crd;
+  return view<T, fmt>({rows, cols}, levels, vals);
+}
+
+/// A dense vector view (writable when T is not const).
+template <class T>
+auto dense_vector_view(std::type_identity_t<std::span<T>> vals) {
+  typename view<T, dense_vector>::level_storages levels{};
+  std::get<0>(levels).extent = static_cast<std::int64_t>(vals.size());
+  return view<T, dense_vector>({static_cast<std::int64_t>(vals.size())}, levels, vals);
+}
+
+/// A row-major dense matrix view.
+template <class T>
+auto dense_matrix_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<T>> vals) {
+  if (rows * cols != static_cast<std::int64_t>(vals.size()))
+    throw shape_error("loom::dense_matrix_view: " + std::to_string(vals.size()) +
+                      " values for a " + std::to_string(rows) + "x" + std::to_string(cols) +
+                      " matrix");
+  typename view<T, dense_matrix>::level_storages levels{};
+  std::get<0>(levels).extent = rows;
+  std::get<1>(levels).extent = cols;
+  return view<T, dense_matrix>({rows, cols}, levels, vals);
+}
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_VIEW_HPP
+// ---- end <loom/format/view.hpp>
+
+#endif  // LOOM_FORMAT_HPP
+// ---- end <loom/format.hpp>
+// ---- begin <loom/format/mapping.hpp>
+// Umbrella header of format/mapping/: storage mappings (STOREL), the shipped library of
+// mappings and the factories over physical arrays.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_HPP
+#define LOOM_FORMAT_MAPPING_HPP
+
+// ---- begin <loom/format/mapping/library.hpp>
+// Defines the shipped storage mappings: lower- and upper-triangular packed, symmetric stored as
+// its lower triangle, band, Z-order (Morton) dense, CSR, DCSR and CSF written as mappings, COO
+// (non-unique rows), DCSR with hashed rows and a trie of hash maps (format/mapping/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_LIBRARY_HPP
+#define LOOM_FORMAT_MAPPING_LIBRARY_HPP
+
+
+#include <cstdint>
+
+namespace loom::mapping {
+
+/// The names the shipped mappings use: index variables and physical arrays (STOREL's).
+namespace names {
+inline constexpr loom::index<"i"> i{};
+inline constexpr loom::index<"j"> j{};
+inline constexpr loom::index<"k"> k{};
+inline constexpr auto I = var(i);
+inline constexpr auto J = var(j);
+inline constexpr array<"pos1", std::int64_t> pos1{};
+inline constexpr array<"idx1", std::int32_t> idx1{};
+inline constexpr array<"pos2", std::int64_t> pos2{};
+inline constexpr array<"idx2", std::int32_t> idx2{};
+inline constexpr array<"pos3", std::int64_t> pos3{};
+inline constexpr array<"idx3", std::int32_t> idx3{};
+/// a hash map from row to its segment number, and per-row tables of column -> position
+inline constexpr hash_map<"rows"> rows{};
+inline constexpr hash_map<"cols"> cols{};
+inline constexpr array<"slot2", std::int64_t> slot2{};
+}  // namespace names
+
+using literals::operator""_c;
+
+/// Lower-triangular, rows packed: A(i,j) = vals(i*(i+1)/2 + j) where j <= i (notes §3.3 (8),
+/// erratum fixed).
+inline constexpr auto lower_packed_mapping = define<"lower_packed">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J <= names::I),
+    values(names::I * (names::I + 1_c) / 2_c + names::J));
+using lower_packed = format_of<decltype(lower_packed_mapping)>;
+
+/// The strictly lower part of the same packed array (j < i): with lower_packed, two views of
+/// one array, e.g. symmetric y = L x + (strict L)^T x in two fused loop nests.
+inline constexpr auto strict_lower_packed_mapping = define<"strict_lower_packed">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J < names::I),
+    values(names::I * (names::I + 1_c) / 2_c + names::J));
+using strict_lower_packed = format_of<decltype(strict_lower_packed_mapping)>;
+
+/// The diagonal: A(i,i) = vals(i) (a one-entry range per row).
+inline constexpr auto diagonal_mapping = define<"diagonal">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J >= names::I, names::J <= names::I),
+    values(names::I));
+using diagonal = format_of<decltype(diagonal_mapping)>;
+
+/// Strictly lower-triangular, rows packed without the diagonal: A(i,j) = vals(i*(i-1)/2 + j)
+/// where j < i (the notes' erratum offset is right for this layout: N(N-1)/2 slots). With
+/// `diagonal`, the two terms of a lower-triangular matrix stored as a sum of mappings.
+inline constexpr auto strict_lower_compact_mapping = define<"strict_lower_compact">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J < names::I),
+    values(names::I * (names::I - 1_c) / 2_c + names::J));
+using strict_lower_compact = format_of<decltype(strict_lower_compact_mapping)>;
+
+/// Upper-triangular, rows packed: row i holds j in i..N-1 after the i*N - i*(i-1)/2 slots of
+/// the rows above.
+inline constexpr auto upper_packed_mapping = define<"upper_packed">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J >= names::I),
+    values(names::I * extent - names::I * (names::I - 1_c) / 2_c + names::J - names::I));
+using upper_packed = format_of<decltype(upper_packed_mapping)>;
+
+/// Symmetric, stored as its packed lower triangle: A(i,j) = A(j,i) = vals(tri(max, min)).
+inline constexpr auto symmetric_packed_mapping = define<"symmetric_packed">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent),
+    values(max(names::I, names::J) * (max(names::I, names::J) + 1_c) / 2_c +
+           min(names::I, names::J)));
+using symmetric_packed = format_of<decltype(symmetric_packed_mapping)>;
+
+/// Band of half-width W, row by row (LAPACK's band layout): A(i,j) = vals(i*(2W+1) + j - i + W)
+/// where i - W <= j <= i + W. Slots outside the matrix (first and last rows) are padding.
+template <std::int64_t W>
+inline constexpr auto band_mapping = define<"band">(
+    range(names::i, 0_c, extent),
+    range(names::j, 0_c, extent, names::J >= names::I - c<W>, names::J <= names::I + c<W>),
+    values(names::I * c<2 * W + 1> + names::J - names::I + c<W>));
+template <std::int64_t W>
+using band = format_of<decltype(band_mapping<W>)>;
+
+/// Tridiagonal, rows packed without padding (notes §3.3 (9), erratum fixed): row i starts at
+/// 2i - 1 and holds j in i-1..i+1, so A(i,j) = vals(2i + j); exactly 3N - 2 slots.
+inline constexpr auto tridiagonal_mapping = define<"tridiagonal">(
+    range(names::i, 0_c, extent),
+    range(names::j, 0_c, extent, names::I - 1_c <= names::J, names::J <= names::I + 1_c),
+    values(2_c * names::I + names::J));
+using tridiagonal = format_of<decltype(tridiagonal_mapping)>;
+
+/// Dense row-major (Example 4.1): A(i,j) = vals(i*N + j).
+inline constexpr auto dense_rowmajor_mapping = define<"dense_rowmajor">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent),
+    values(names::I * extent + names::J));
+using dense_rowmajor = format_of<decltype(dense_rowmajor_mapping)>;
+
+/// Dense in Z-order (Morton): A(i,j) = vals(interleave(i, j)), i in the even bits (notes §3.3
+/// (10), read as lookups). N a power of two gives exactly N*N slots.
+inline constexpr auto zorder_mapping = define<"zorder">(
+    range(names::i, 0_c, extent), range(names::j, 0_c, extent),
+    values(interleave(names::I, names::J)));
+using zorder = format_of<decltype(zorder_mapping)>;
+
+/// CSR as a mapping (Fig. 1(b)): sum(<i,_> in 0:N) { @unique i -> sum(<p, j> in
+/// idx2(pos2(i) : pos2(i+1))) { @unique j -> vals(p) } }.
+inline constexpr auto csr_mapping = define<"csr_mapping">(
+    range(names::i, 0_c, extent),
+    each(names::j, names::idx2.slice(names::pos2(pos(names::i)), names::pos2(pos(names::i) + 1_c)),
+         unique),
+    values(pos(names::j)));
+using csr = format_of<decltype(csr_mapping)>;
+
+/// DCSR as a mapping (Example 4.2): both levels are sorted unique segments.
+inline constexpr auto dcsr_mapping = define<"dcsr_mapping">(
+    each(names::i, names::idx1.slice(names::pos1(0_c), names::pos1(1_c)), unique),
+    each(names::j, names::idx2.slice(names::pos2(pos(names::i)), names::pos2(pos(names::i) + 1_c)),
+         unique),
+    values(pos(names::j)));
+using dcsr = format_of<decltype(dcsr_mapping)>;
+
+/// CSF of order 3 as a mapping (the B of Fig. 1(d)).
+inline constexpr auto csf3_mapping = define<"csf3_mapping">(
+    each(names::i, names::idx1.slice(names::pos1(0_c), names::pos1(1_c)), unique),
+    each(names::j, names::idx2.slice(names::pos2(pos(names::i)), names::pos2(pos(names::i) + 1_c)),
+         unique),
+    each(names::k, names::idx3.slice(names::pos3(pos(names::j)), names::pos3(pos(names::j) + 1_c)),
+         unique),
+    values(pos(names::k)));
+using csf3 = format_of<decltype(csf3_mapping)>;
+
+/// COO as a mapping (notes §3.4): rows repeat (no `unique`), one column per position:
+/// sum(<p, i> in idx1(pos1(0) : pos1(1))) { (i, idx2(p)) -> vals(p) }. A row's run of positions
+/// is one iteration of the program's loop over i.
+inline constexpr auto coo_mapping = define<"coo_mapping">(
+    each(names::i, names::idx1.slice(names::pos1(0_c), names::pos1(1_c))),
+    each(names::j, names::idx2.slice(pos(names::i), pos(names::i) + 1_c), unique),
+    values(pos(names::j)));
+using coo = format_of<decltype(coo_mapping)>;
+
+/// DCSR with hashed rows: a hash map from each non-empty row to its segment number r, then the
+/// sorted columns idx2(pos2(r) : pos2(r+1)). Rows are unordered (located in O(1), sorted on
+/// demand when a program iterates them).
+inline constexpr auto hashed_rows_mapping = define<"hashed_rows">(
+    hashed(names::i, names::rows),
+    each(names::j, names::idx2.slice(names::pos2(pos(names::i)), names::pos2(pos(names::i) + 1_c)),
+         unique),
+    values(pos(names::j)));
+using hashed_rows = format_of<decltype(hashed_rows_mapping)>;
+
+/// A trie of hash maps (STOREL's `CREATE TRIE T(M)(N)`, `sum(<i,row> in T, <j,v> in row)`):
+/// rows hashed to a table number r, each row's columns a hash table in slots
+/// slot2(r) : slot2(r+1) of `cols` mapping a column to its value's position.
+inline constexpr auto hash_trie_mapping = define<"hash_trie">(
+    hashed(names::i, names::rows),
+    hashed(names::j, names::cols.table(names::slot2(pos(names::i)), names::slot2(pos(names::i) + 1_c))),
+    values(pos(names::j)));
+using hash_trie = format_of<decltype(hash_trie_mapping)>;
+
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_LIBRARY_HPP
+// ---- end <loom/format/mapping/library.hpp>
+// ---- begin <loom/format/mapping/make.hpp>
+// Defines loom::mapping::make_tensor and make_view: a mapped tensor from its physical arrays
+// (owned, or borrowed with zero copies), validated once (format/mapping/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_MAKE_HPP
+#define LOOM_FORMAT_MAPPING_MAKE_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace loom::mapping {
+
+/// A physical array's contents for make_tensor (a container) or make_view (a span).
+template <class Arr, class Data>
+struct binding {
+  Data data;
+};
+/// `bind(crd, crd_vector)`: the contents of array `crd`.
+template <class Arr, class Data>
+  requires(!detail::hash_map_kind<Arr>)
+binding<Arr, std::remove_cvref_t<Data>> bind(Arr, Data&& d) {
+  return {std::forward<Data>(d)};
+}
+
+/// `bind(H, table)`: the contents of hash map H, borrowed (a view keeps reading `table`).
+template <fixed_string Name, class K, class V, class K2, class V2>
+binding<hash_map<Name, K, V>, hash_table_view<K2, V2>> bind(hash_map<Name, K, V>,
+                                                            const hash_table<K2, V2>& table) {
+  return {table.view()};
+}
+
+namespace detail {
+
+template <class Arr, class B>
+inline constexpr bool binds_v = false;
+template <class Arr, class D>
+inline constexpr bool binds_v<Arr, binding<Arr, D>> = true;
+
+// index of the binding of Arr among Bs (sizeof...(Bs) when absent)
+template <class Arr, class... Bs>
+constexpr std::size_t binding_index() {
+  constexpr bool match[] = {binds_v<Arr, Bs>..., false};
+  for (std::size_t k = 0; k < sizeof...(Bs); ++k)
+    if (match[k]) return k;
+  return sizeof...(Bs);
+}
+
+/// Fills every level's arrays from the bindings and checks the whole tensor, level by level.
+template <class T, class Format, bool Owning, class Values, class... Bs>
+basic_tensor<T, Format, Owning> build(const std::array<std::int64_t, Format::order>& shape,
+                                      Values&& values, const Bs&... bs) {
+  using tensor_t = basic_tensor<T, Format, Owning>;
+  const auto all = std::forward_as_tuple(bs...);
+  typename tensor_t::level_storages levels{};
+  std::string who;
+  [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    (
+        [&] {
+          using L = boost::mp11::mp_at_c<typename Format::levels, Ks>;
+          who = "loom::mapping " + std::string(L::definition::name);
+          auto& st = std::get<Ks>(levels);
+          st.extent = shape[Format::modes[Ks]];
+          boost::mp11::mp_for_each<boost::mp11::mp_iota<boost::mp11::mp_size<typename L::array_list>>>([&](auto a) {
+            using Arr = boost::mp11::mp_at_c<typename L::array_list, decltype(a)::value>;
+            constexpr std::size_t b = binding_index<Arr, Bs...>();
+            static_assert(b < sizeof...(Bs),
+                          "loom::mapping::make_tensor/make_view: a physical array the mapping "
+                          "reads has no bind(array, data) argument");
+            const auto& data = std::get<b>(all).data;
+            auto& dest = std::get<decltype(a)::value>(st.arrays);
+            if constexpr (detail::hash_map_kind<Arr>) {  // a hash_table: keys and positions
+              if (data.keys.size() != data.vals.size())
+                throw shape_error(who + ": hash map " + std::string(Arr::name) + " has " +
+                                  std::to_string(data.keys.size()) + " keys but " +
+                                  std::to_string(data.vals.size()) + " positions");
+              if constexpr (Owning) {
+                dest.keys.assign(data.keys.begin(), data.keys.end());
+                dest.vals.assign(data.vals.begin(), data.vals.end());
+              } else {
+                dest.keys = std::span<const typename Arr::key_type>(data.keys.data(), data.keys.size());
+                dest.vals = std::span<const typename Arr::mapped_type>(data.vals.data(), data.vals.size());
+              }
+            } else if constexpr (Owning) {
+              dest.assign(data.begin(), data.end());
+            } else {
+              dest = std::span<const typename Arr::value_type>(data.data(), data.size());
+            }
+          });
+        }(),
+        ...);
+    parent_runs parents;
+    (
+        [&] {
+          using L = boost::mp11::mp_at_c<typename Format::levels, Ks>;
+          parents = L::walk(std::get<Ks>(levels), parents, who, Format::modes[Ks], [](auto...) {});
+        }(),
+        ...);
+    if (static_cast<std::int64_t>(values.size()) < parents.count)  // more is fine: views may share an array
+      throw shape_error(who + ": the value array has " + std::to_string(values.size()) +
+                        " entries; the mapping's offsets need " + std::to_string(parents.count));
+  }(std::make_index_sequence<Format::order>{});
+  return tensor_t(shape, std::move(levels), std::forward<Values>(values));
+}
+
+}  // namespace detail
+
+/// An owning mapped tensor from its arrays: `make_tensor<F>({n, n}, vals, bind(crd, c), ...)`.
+template <mapped_format Format, class T, class... Arrs, class... Datas>
+tensor<T, Format> make_tensor(const std::array<std::int64_t, Format::order>& shape,
+                              std::vector<T> values, const binding<Arrs, Datas>&... arrays) {
+  return detail::build<T, Format, true>(shape, std::move(values), arrays...);
+}
+
+/// A zero-copy mapped view over caller arrays (spans or contiguous containers that outlive it).
+template <mapped_format Format, class T, class... Arrs, class... Datas>
+view<T, Format> make_view(const std::array<std::int64_t, Format::order>& shape,
+                          std::span<T> values, const binding<Arrs, Datas>&... arrays) {
+  return detail::build<T, Format, false>(shape, values, arrays...);
+}
+
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_MAKE_HPP
+// ---- end <loom/format/mapping/make.hpp>
 
 #endif  // LOOM_FORMAT_MAPPING_HPP
 // ---- end <loom/format/mapping.hpp>
@@ -15806,1390 +17645,6 @@ auto eval_naive(const E& e) {
 #ifndef LOOM_OPTIMIZE_HPP
 #define LOOM_OPTIMIZE_HPP
 
-// ---- begin <loom/optimize/decompose.hpp>
-// Defines loom::decompose(lhs, rhs): a sum-product program split by a prefix of a
-// variable-elimination order into kernels with materialised intermediates, the indices after the
-// prefix co-eliminated in one fused kernel (Galley's logical optimizer, notes 001 §3.3-3.7). The
-// candidate prefixes and their kernels are instantiated at compile time (bounded by
-// LOOM_MAX_ELIMINATION_ORDERS); the cheapest under the logical cost is chosen at run time from
-// statistics and cached by a coarse signature (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_DECOMPOSE_HPP
-#define LOOM_OPTIMIZE_DECOMPOSE_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <cstdint>
-#include <limits>
-#include <map>
-#include <optional>
-#include <sstream>
-#include <string>
-#include <tuple>
-#include <type_traits>
-#include <vector>
-
-#ifndef LOOM_MAX_ELIMINATION_ORDERS
-#  define LOOM_MAX_ELIMINATION_ORDERS 8
-#endif
-#ifndef LOOM_MAX_DENSE_INTERMEDIATE_CELLS
-#  define LOOM_MAX_DENSE_INTERMEDIATE_CELLS (std::int64_t{1} << 26)
-#endif
-// Bitmap intermediates are a third variant of every candidate: +70% compile time on the decompose
-// tests, and on the 4-walk graphs never faster than the better of sorted and dense (docs/optimizer.md),
-// so they are opt-in. Define it the same way in every translation unit of a program.
-#ifndef LOOM_BITMAP_INTERMEDIATES
-#  define LOOM_BITMAP_INTERMEDIATES 0
-#endif
-// A format per intermediate instead of one per candidate: every combination of the formats of a
-// candidate's one- and two-index intermediates is a variant of it, each instantiating the
-// candidate's kernels again (docs/optimizer.md measures the compile time), so it is opt-in.
-// Define it the same way in every translation unit of a program.
-// Hashed intermediates (Galley's hash level: sorted coordinates plus a table that locates them in
-// O(1)) are a variant of every candidate too, for the same reason opt-in. Define it the same way
-// in every translation unit of a program.
-#ifndef LOOM_HASHED_INTERMEDIATES
-#  define LOOM_HASHED_INTERMEDIATES 0
-#endif
-#ifndef LOOM_INTERMEDIATE_FORMAT_PER_STEP
-#  define LOOM_INTERMEDIATE_FORMAT_PER_STEP 0
-#endif
-
-namespace loom {
-
-/// The most elimination prefixes `decompose` instantiates per program (plus the fused kernel).
-inline constexpr std::size_t max_elimination_orders = LOOM_MAX_ELIMINATION_ORDERS;
-/// The most cells `decompose` stores densely in one intermediate (a dense one- or two-index
-/// intermediate is chosen when cheaper than a sorted sparse one and not larger than this).
-inline constexpr std::int64_t max_dense_intermediate_cells = LOOM_MAX_DENSE_INTERMEDIATE_CELLS;
-
-/// How `decompose` stores a candidate's one- and two-index intermediates (Galley's output formats,
-/// notes 001 §4.4): sorted (csf, a sparse vector), dense, bitmap (Galley's bytemap: dense values
-/// with presence bits, written in place, read by their set bits) or hashed (sorted entries plus a
-/// hash table per fiber: readers locate an index in O(1) instead of intersecting with the list).
-/// Intermediates with three or more indices are sorted.
-enum class intermediate_format : std::uint8_t { sorted, dense, bitmap, hashed };
-/// Every intermediate format, in the order `decompose` costs them (bitmap only with
-/// LOOM_BITMAP_INTERMEDIATES=1, hashed only with LOOM_HASHED_INTERMEDIATES=1).
-inline constexpr std::array<intermediate_format, 4> intermediate_formats{
-    intermediate_format::sorted, intermediate_format::dense, intermediate_format::bitmap,
-    intermediate_format::hashed};
-/// "sorted", "dense", "bitmap" or "hashed".
-constexpr const char* intermediate_format_name(intermediate_format f) {
-  return f == intermediate_format::dense    ? "dense"
-         : f == intermediate_format::bitmap ? "bitmap"
-         : f == intermediate_format::hashed ? "hashed"
-                                            : "sorted";
-}
-/// Whether this translation unit instantiates intermediates of format `f` (sorted and dense
-/// always). The macros are template arguments, so units built with other values (a test program
-/// that links both) each call their own function, not one the linker picked.
-template <bool Bitmap = LOOM_BITMAP_INTERMEDIATES != 0, bool Hashed = LOOM_HASHED_INTERMEDIATES != 0>
-constexpr bool intermediate_format_compiled(intermediate_format f) {
-  return f == intermediate_format::bitmap ? Bitmap : f == intermediate_format::hashed ? Hashed : true;
-}
-
-namespace detail::ve {
-
-using namespace boost::mp11;
-
-// A candidate's format assignment, as one number: two bits per elimination step, step t's
-// intermediate_format in bits 2t and 2t + 1. `uniform_code` gives every step the same format.
-inline constexpr std::size_t max_coded_steps = 16;
-constexpr intermediate_format format_at(std::size_t code, std::size_t step) {
-  return static_cast<intermediate_format>(step < max_coded_steps ? code >> 2 * step & 3u : 0u);
-}
-constexpr std::size_t uniform_code(intermediate_format f) {
-  std::size_t code = 0;
-  for (std::size_t t = 0; t < max_coded_steps; ++t) code |= static_cast<std::size_t>(f) << 2 * t;
-  return code;
-}
-
-// A sum-product: sum(s1, sum(s2, ... A * B * ...)) flattened into summed indices and factors.
-template <class E>
-struct flatten {
-  static constexpr bool ok = false;
-  using summed = mp_list<>;
-  using factors = mp_list<>;
-};
-template <class T, class... Is>
-struct flatten<expr::access<T, Is...>> {
-  static constexpr bool ok = sizeof...(Is) > 0;
-  using summed = mp_list<>;
-  using factors = mp_list<expr::access<T, Is...>>;
-};
-template <class L, class R>
-struct flatten<expr::mul<L, R>> {
-  static constexpr bool ok = flatten<L>::ok && flatten<R>::ok && mp_empty<typename flatten<L>::summed>::value &&
-                             mp_empty<typename flatten<R>::summed>::value;
-  using summed = mp_list<>;
-  using factors = mp_append<typename flatten<L>::factors, typename flatten<R>::factors>;
-};
-template <class I, class E>
-struct flatten<expr::sum<I, E>> {
-  static constexpr bool ok = flatten<E>::ok && !mp_contains<typename flatten<E>::summed, I>::value;
-  using summed = mp_push_front<typename flatten<E>::summed, I>;
-  using factors = typename flatten<E>::factors;
-};
-
-// The accesses of a flattened product, left to right, as a tuple of access values.
-template <class T, class... Is>
-auto collect(const expr::access<T, Is...>& a) {
-  return std::tuple{a};
-}
-template <class L, class R>
-auto collect(const expr::mul<L, R>& e) {
-  return std::tuple_cat(collect(e.lhs), collect(e.rhs));
-}
-template <class I, class E>
-auto collect(const expr::sum<I, E>& e) {
-  return collect(e.body);
-}
-
-template <class A>
-struct tensor_of_access_impl;
-template <class T, class... Is>
-struct tensor_of_access_impl<expr::access<T, Is...>> {
-  using type = std::remove_const_t<T>;
-};
-template <class A>
-using tensor_of_access = typename tensor_of_access_impl<A>::type;
-
-template <class A>
-struct indices_of;
-template <class T, class... Is>
-struct indices_of<expr::access<T, Is...>> {
-  using type = mp_list<Is...>;
-};
-
-// The ordered selections of K distinct elements of a list (the permutations when K is its size).
-template <class L, std::size_t K>
-struct selections {
-  template <class X>
-  struct prepend {
-    template <class P>
-    using fn = mp_push_front<P, X>;
-  };
-  template <class X>
-  using starting_with = mp_transform_q<prepend<X>, typename selections<mp_remove<L, X>, K - 1>::type>;
-  using type = mp_apply<mp_append, mp_push_front<mp_transform<starting_with, L>, mp_list<>>>;
-};
-template <class L>
-struct selections<L, 0> {
-  using type = mp_list<mp_list<>>;
-};
-
-// The elimination prefixes of a sum-product over the summed indices L: one index eliminated, then
-// two, ... up to all (the indices after the prefix are summed in one fused kernel; the fused kernel
-// of all of L is candidate 0). Full orders stay candidates: their last kernel is pointwise over
-// intermediates, which may be shared. Shortest first, generated only up to Cap.
-template <class L, std::size_t Cap, std::size_t K = 1, class Acc = mp_list<>>
-struct elimination_prefixes {
-  using type = mp_take_c<Acc, std::min(Cap, mp_size<Acc>::value)>;
-};
-template <class L, std::size_t Cap, std::size_t K, class Acc>
-  requires(K <= mp_size<L>::value && mp_size<Acc>::value < Cap)
-struct elimination_prefixes<L, Cap, K, Acc> {
-  using type =
-      typename elimination_prefixes<L, Cap, K + 1, mp_append<Acc, typename selections<L, K>::type>>::type;
-};
-
-// A factor: mp_list<id, indices>; ids below the input count are inputs, the rest intermediates.
-template <class F>
-using factor_id = mp_first<F>;
-template <class F>
-using factor_indices = mp_second<F>;
-template <class S>
-struct uses {
-  template <class F>
-  using fn = mp_contains<factor_indices<F>, S>;
-};
-
-// Eliminating S: the factors using S become one intermediate over their other indices.
-template <class Factors, class S, class Id>
-struct eliminate {
-  using in = mp_copy_if_q<Factors, uses<S>>;
-  static_assert(!mp_empty<in>::value, "loom::decompose: a summed index is used by no factor");
-  using indices = mp_remove<mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, in>, mp_list<>>>>, S>;
-};
-
-// The indices of factor F in the order its storage nests them (inputs: their format's level
-// order; intermediates: as made).
-template <class Tensors, class F, bool Input = (factor_id<F>::value < mp_size<Tensors>::value)>
-struct stored_indices {
-  using type = factor_indices<F>;
-};
-template <class Tensors, class F>
-struct stored_indices<Tensors, F, true> {
-  using format = typename std::remove_cvref_t<mp_at<Tensors, factor_id<F>>>::format_type;
-  template <class K>
-  using at_level = mp_at_c<factor_indices<F>, format::modes[K::value]>;
-  using type = mp_transform<at_level, mp_iota_c<format::order>>;
-};
-
-// A loop order over the indices of All that keeps every list of Stored where it can (Kahn's
-// algorithm, ties and cycles broken by the order of All), and whether it keeps all of them.
-template <std::size_t N>
-struct loop_order {
-  std::array<std::size_t, N> positions{};
-  bool concordant = true;
-};
-// before[a][b]: index a of All comes right before b in one of the lists of Stored.
-template <class All, class... Stored>
-constexpr auto storage_precedence(mp_list<Stored...>) {
-  constexpr std::size_t n = mp_size<All>::value;
-  std::array<std::array<bool, n>, n> before{};
-  (..., [&]<class... Xs>(mp_list<Xs...>) {
-    constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<All, Xs>::value...};
-    for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
-  }(Stored{}));
-  return before;
-}
-template <class All, class... Stored>
-constexpr auto concordant_order(mp_list<Stored...> stored) {
-  constexpr std::size_t n = mp_size<All>::value;
-  const auto before = storage_precedence<All>(stored);  // before[a][b]: a must come before b
-  loop_order<n> result;
-  std::array<bool, n> placed{};
-  for (std::size_t t = 0; t < n; ++t) {
-    std::size_t pick = n;
-    for (std::size_t c = 0; c < n && pick == n; ++c) {
-      if (placed[c]) continue;
-      bool free = true;
-      for (std::size_t q = 0; q < n; ++q) free = free && (placed[q] || !before[q][c]);
-      if (free) pick = c;
-    }
-    if (pick == n) result.concordant = false;
-    for (std::size_t c = 0; c < n && pick == n; ++c)  // a cycle: the first one left
-      if (!placed[c]) pick = c;
-    placed[pick] = true;
-    result.positions[t] = pick;
-  }
-  return result;
-}
-// Whether one loop order keeps every list of Stored (no cycle in their precedences).
-template <class All, class... Stored>
-constexpr bool concordant_exists(mp_list<Stored...> stored) {
-  return concordant_order<All>(stored).concordant;
-}
-
-// The indices of the intermediate that eliminating S makes, in the order of a loop nest
-// concordant with the step's operands, so that the step writes it in order (appended, or one
-// workspace row at a time) instead of collecting and sorting its entries.
-template <class Tensors, class Factors, class S>
-struct concordant_made {
-  using e = eliminate<Factors, S, mp_size_t<0>>;
-  using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, typename e::in>, mp_list<>>>>;
-  template <class F>
-  using stored = typename stored_indices<Tensors, F>::type;
-  static constexpr auto positions = concordant_order<all>(mp_transform<stored, typename e::in>{}).positions;
-  template <class K>
-  using at = mp_at_c<all, positions[K::value]>;
-  using type = mp_remove<mp_transform<at, mp_iota<mp_size<all>>>, S>;
-};
-template <class Tensors, class Factors, class S>
-using concordant_made_t = typename concordant_made<Tensors, Factors, S>::type;
-
-// A greedy elimination order (the min-fill rule of variable elimination, on the program's
-// structure): each time, the summed index whose intermediate has the fewest indices (the first
-// such in the written order).
-template <class Factors, class Summed, class Order = mp_list<>>
-struct greedy_order {
-  template <class S>
-  using arity = mp_size<typename eliminate<Factors, S, mp_size_t<0>>::indices>;
-  using arities = mp_transform<arity, Summed>;
-  using best = mp_at<Summed, mp_find<arities, mp_min_element<arities, mp_less>>>;
-  using made = mp_list<mp_size_t<0>, typename eliminate<Factors, best, mp_size_t<0>>::indices>;
-  using type = typename greedy_order<mp_push_back<mp_remove_if_q<Factors, uses<best>>, made>,
-                                     mp_remove<Summed, best>, mp_push_back<Order, best>>::type;
-};
-template <class Factors, class Order>
-struct greedy_order<Factors, mp_list<>, Order> {
-  using type = Order;
-};
-
-// How many elimination prefixes n summed indices have: n + n(n-1) + ... + n!.
-constexpr std::size_t prefix_count(std::size_t n) {
-  std::size_t total = 0, term = 1;
-  for (std::size_t k = 0; k < n; ++k) total += term *= n - k;
-  return total;
-}
-
-// The candidates: every prefix when there are at most Cap (exact search, small programs); else the
-// prefixes of the greedy order first, then the shortest others, up to Cap.
-template <class Factors, class Summed, std::size_t Cap>
-struct candidate_prefixes {
-  static constexpr std::size_t n = mp_size<Summed>::value;
-  static constexpr bool exact = prefix_count(n) <= Cap;
-  using greedy = typename greedy_order<Factors, Summed>::type;
-  template <class K>
-  using greedy_prefix = mp_take<greedy, mp_size_t<K::value + 1>>;
-  using greedy_prefixes = mp_transform<greedy_prefix, mp_iota_c<n>>;
-  using shortest = typename elimination_prefixes<Summed, Cap + n>::type;
-  using merged = mp_unique<mp_append<greedy_prefixes, shortest>>;
-  using type = mp_if_c<exact, shortest, mp_take_c<merged, std::min(Cap, mp_size<merged>::value)>>;
-};
-
-// Common subexpressions (notes 001 §3.7): a step whose factors are all inputs and that computes,
-// up to a renaming of indices, what an earlier such step computed over the same tensors can reuse
-// that intermediate: as it is, or transposed when the renaming permutes its indices. The match is
-// structural (here, at compile time); that the tensors are the same objects is checked at run
-// time, and the cost model decides whether reusing beats recomputing.
-inline constexpr int max_step_factors = 8, max_step_indices = 16;
-
-struct step_shape {
-  int factors = 0;
-  bool leaf = true;  // every factor an input
-  int tensor[max_step_factors]{};
-  int arity[max_step_factors]{};
-  int index[max_step_factors][max_step_indices]{};
-  int summed = 0;
-  int made_count = 0;
-  int made[max_step_indices]{};
-};
-
-struct twin_match {
-  int twin = -1;                      // the earlier step, or -1
-  int made[max_step_indices]{};       // the twin's intermediate indices, renamed to this step's
-  int factor[max_step_factors]{};     // the twin's factor f is this step's factor factor[f]
-};
-
-// Tries every pairing of the factors (at most a few) for an index renaming t -> u.
-constexpr bool match_shapes(const step_shape& t, const step_shape& u, twin_match& m) {
-  if (!t.leaf || !u.leaf || t.factors != u.factors || t.made_count != u.made_count) return false;
-  int perm[max_step_factors]{};
-  for (int f = 0; f < u.factors; ++f) perm[f] = f;
-  do {
-    int to[max_step_indices], from[max_step_indices];
-    for (int x = 0; x < max_step_indices; ++x) to[x] = from[x] = -1;
-    bool ok = true;
-    auto bind = [&](int a, int b) {
-      if (to[a] == -1 && from[b] == -1) {
-        to[a] = b;
-        from[b] = a;
-      }
-      return to[a] == b;
-    };
-    for (int f = 0; f < t.factors && ok; ++f) {
-      const int g = perm[f];
-      ok = t.tensor[f] == u.tensor[g] && t.arity[f] == u.arity[g];
-      for (int p = 0; p < t.arity[f] && ok; ++p) ok = bind(t.index[f][p], u.index[g][p]);
-    }
-    ok = ok && bind(t.summed, u.summed);
-    if (ok) {
-      for (int x = 0; x < t.made_count; ++x) m.made[x] = to[t.made[x]];
-      for (int f = 0; f < t.factors; ++f) m.factor[f] = perm[f];
-      return true;
-    }
-  } while (std::next_permutation(perm, perm + u.factors));
-  return false;
-}
-
-template <class Universe, class Tensors, class S, class In, class Made>
-constexpr step_shape shape_of() {
-  step_shape s;
-  s.summed = static_cast<int>(mp_find<Universe, S>::value);
-  s.made_count = static_cast<int>(mp_size<Made>::value);
-  mp_for_each<mp_iota<mp_size<Made>>>([&](auto x) { s.made[x] = static_cast<int>(mp_find<Universe, mp_at<Made, decltype(x)>>::value); });
-  s.factors = static_cast<int>(mp_size<In>::value);
-  mp_for_each<mp_iota<mp_size<In>>>([&](auto f) {
-    using F = mp_at<In, decltype(f)>;
-    if constexpr (factor_id<F>::value >= mp_size<Tensors>::value) {
-      s.leaf = false;
-    } else {
-      using T = mp_at<Tensors, factor_id<F>>;
-      s.tensor[f] = static_cast<int>(mp_find<mp_unique<Tensors>, T>::value);
-      s.arity[f] = static_cast<int>(mp_size<factor_indices<F>>::value);
-      mp_for_each<mp_iota<mp_size<factor_indices<F>>>>([&](auto p) {
-        s.index[f][p] = static_cast<int>(mp_find<Universe, mp_at<factor_indices<F>, decltype(p)>>::value);
-      });
-    }
-  });
-  return s;
-}
-
-// A step: mp_list<summed index, factors in, made factor, twin step (mp_int, -1: none), the twin's
-// factor pairing (mp_list of mp_int), the twin's modes in this step's intermediate (a list)>.
-template <class Step>
-using step_index = mp_first<Step>;
-template <class Step>
-using step_inputs = mp_second<Step>;
-template <class Step>
-using step_made = mp_third<Step>;
-template <class Step>
-using step_twin = mp_at_c<Step, 3>;
-template <class Step>
-using step_pairing = mp_at_c<Step, 4>;
-template <class Step>
-using step_from_twin = mp_at_c<Step, 5>;
-template <class Step>
-using step_relaid = mp_bool<!std::is_same_v<step_from_twin<Step>, mp_iota<mp_size<step_from_twin<Step>>>>>;
-
-// `from` with its modes moved: mode p goes to mode FromTwin[p] (a transposition).
-template <class To, class From, class... Ps>
-void relayout(To& to, const From& from, mp_list<Ps...>) {
-  constexpr std::size_t N = sizeof...(Ps);
-  constexpr std::array<std::size_t, N> at{Ps::value...};
-  typename To::shape_type shape{};
-  for (std::size_t p = 0; p < N; ++p) shape[at[p]] = from.extent(p);
-  if constexpr (To::format_type::all_dense) {  // identity modes on both sides: row-major cells
-    To out(shape);
-    std::array<std::int64_t, N> stride{}, extent{}, to_stride{};
-    std::int64_t s = 1;
-    for (std::size_t m = N; m-- > 0;) to_stride[m] = s, s *= shape[m];
-    for (std::size_t p = 0; p < N; ++p) extent[p] = from.extent(p), stride[p] = to_stride[at[p]];
-    loom::detail::permute_dense(from.values().data(), out.values().data(), extent, stride);
-    to = std::move(out);
-  } else {
-    std::vector<std::array<std::int64_t, N>> crd;
-    std::vector<typename To::value_type> vals;
-    crd.reserve(static_cast<std::size_t>(from.nnz()));
-    vals.reserve(static_cast<std::size_t>(from.nnz()));
-    from.for_each_stored([&](const auto& c, const auto& v) {
-      std::array<std::int64_t, N> x{};
-      for (std::size_t p = 0; p < N; ++p) x[at[p]] = c[p];
-      crd.push_back(x);
-      vals.push_back(v);
-    });
-    to = from_coo<typename To::format_type>(shape, crd, vals);
-  }
-}
-
-template <class Universe, class Tensors, class Steps, class S, class In, class Made>
-constexpr twin_match find_twin() {
-  twin_match m;
-  if constexpr (mp_size<In>::value <= max_step_factors && mp_size<Universe>::value <= max_step_indices) {
-    constexpr step_shape u = shape_of<Universe, Tensors, S, In, Made>();
-    int t = 0;
-    mp_for_each<mp_transform<mp_identity, Steps>>([&](auto st) {
-      using P = typename decltype(st)::type;
-      if (m.twin < 0 && step_twin<P>::value < 0 &&
-          match_shapes(shape_of<Universe, Tensors, step_index<P>, step_inputs<P>, factor_indices<step_made<P>>>(), u, m))
-        m.twin = t;
-      ++t;
-    });
-  }
-  return m;
-}
-
-template <class Universe, class Tensors, class Steps, class S, class In, class Made, class Id>
-struct make_step {
-  static constexpr twin_match m = find_twin<Universe, Tensors, Steps, S, In, Made>();
-  // mode p of the twin's intermediate is mode from_twin[p] of this one
-  template <class X>
-  using from_twin_at = mp_find<Made, mp_at_c<Universe, static_cast<std::size_t>(m.made[X::value])>>;
-  template <class F>
-  using pairing_at = mp_int<m.factor[F::value]>;
-  using from_twin = mp_if_c<(m.twin >= 0), mp_transform<from_twin_at, mp_iota<mp_size<Made>>>, mp_iota<mp_size<Made>>>;
-  using type = mp_list<S, In, mp_list<Id, Made>, mp_int<m.twin>, mp_transform<pairing_at, mp_iota<mp_size<In>>>,
-                       from_twin>;
-};
-
-// Concordant: made indices in a concordant loop order (sparse intermediates, written in order),
-// else in order of appearance (dense ones, written in place, where that keeps a shared
-// intermediate in the layout its consumers read).
-template <std::size_t Code, class Universe, class Tensors, class Order, class Factors, std::size_t Next,
-          class Steps = mp_list<>>
-struct plan_of {
-  using steps = Steps;
-  using remaining = Factors;
-};
-template <std::size_t Code, class Universe, class Tensors, class S, class... Rest, class Factors, std::size_t Next,
-          class Steps>
-struct plan_of<Code, Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Steps> {
-  using e = eliminate<Factors, S, mp_size_t<Next>>;
-  static constexpr bool concordant = format_at(Code, mp_size<Steps>::value) != intermediate_format::dense;
-  using made = mp_eval_if_c<!concordant, typename e::indices, concordant_made_t, Tensors, Factors, S>;
-  using step = typename make_step<Universe, Tensors, Steps, S, typename e::in, made, mp_size_t<Next>>::type;
-  using next = plan_of<Code, Universe, Tensors, mp_list<Rest...>,
-                       mp_push_back<mp_remove_if_q<Factors, uses<S>>, step_made<step>>, Next + 1,
-                       mp_push_back<Steps, step>>;
-  using steps = typename next::steps;
-  using remaining = typename next::remaining;
-};
-
-// An intermediate: sorted (csf, a sparse vector, a scalar) or, with one or two indices, dense,
-// bitmap or hashed (dense rows over hashed columns when two): Galley's intermediate-format choice,
-// notes 001 §4.4. The choice is one per candidate order, so that each step's kernel is
-// instantiated once per format, not once per combination of its inputs' formats
-// (LOOM_INTERMEDIATE_FORMAT_PER_STEP: one per intermediate). A slot holds its own tensor or points
-// at a twin's.
-template <class V, class Indices, intermediate_format F>
-struct intermediate_slot {
-  static constexpr std::size_t order = mp_size<Indices>::value;
-  static constexpr bool may_be_dense = order >= 1 && order <= 2;
-  static constexpr intermediate_format kind = may_be_dense ? F : intermediate_format::sorted;
-  static constexpr bool dense = kind == intermediate_format::dense;
-  using bitmap_format = mp_if_c<order == 1, format<bitmap>, format<loom::dense, bitmap>>;
-  using hashed_format = mp_if_c<order == 1, format<hashed>, format<loom::dense, hashed>>;
-  using sorted_format = mp_if_c<order == 0, format<>, mp_if_c<order == 1, sparse_vector, csf<order>>>;
-  using type = tensor<V, mp_if_c<dense, dense_n<order>,
-                                 mp_if_c<kind == intermediate_format::bitmap, bitmap_format,
-                                         mp_if_c<kind == intermediate_format::hashed, hashed_format, sorted_format>>>>;
-  std::optional<type> own;
-  const type* made = nullptr;
-};
-
-/// Static facts of `lhs = rhs` decomposed.
-template <class Lhs, class Rhs>
-struct program {
-  using flat = flatten<Rhs>;
-  static constexpr bool ok = flat::ok;
-  using summed = typename flat::summed;
-  using inputs = typename flat::factors;
-  static constexpr std::size_t input_count = mp_size<inputs>::value;
-  template <class K>
-  using input_factor = mp_list<K, typename indices_of<mp_at<inputs, K>>::type>;
-  using initial = mp_transform<input_factor, mp_iota_c<input_count>>;
-  using orders = typename candidate_prefixes<initial, summed, max_elimination_orders>::type;
-  // the summed indices that candidate Order leaves to its last, fused kernel
-  template <class Order>
-  using fused_rest = mp_remove_if_q<summed, mp_bind_front<mp_contains, Order>>;
-  using tensors = mp_transform<tensor_of_access, inputs>;
-  using universe = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, initial>, mp_list<>>>>;
-  // sorted and bitmap intermediates take a loop order concordant with their step; dense ones
-  // are written in place in any order and keep the written order
-  // Code: the steps' formats (format_at); a dense step's made indices keep the written order
-  template <class Order, std::size_t Code = 0>
-  using plan = plan_of<Code, universe, tensors, Order, initial, input_count>;
-  using V = expr::value_type_t<Rhs>;
-};
-
-template <class I, class Tuple>
-std::int64_t extent_of(const Tuple& inputs) {
-  std::int64_t e = -1;
-  std::apply([&](const auto&... a) {
-    (..., [&]<class T, class... Is>(const expr::access<T, Is...>& x) {
-      std::size_t m = 0;
-      (..., [&] {
-        if (e < 0 && std::is_same_v<Is, I>) e = x.tensor->extent(m);
-        ++m;
-      }());
-    }(a));
-  }, inputs);
-  return e;
-}
-
-template <class... Is>
-std::string names(mp_list<Is...>) {
-  std::string s;
-  (..., (s += (s.empty() ? "" : ",") + std::string(Is::name)));
-  return s;
-}
-
-// sum(I1, sum(I2, ... e)) over the indices of Summed.
-template <class Summed>
-struct wrap_sums;
-template <>
-struct wrap_sums<mp_list<>> {
-  template <class E>
-  static E apply(const E& e) {
-    return e;
-  }
-};
-template <class I, class... Is>
-struct wrap_sums<mp_list<I, Is...>> {
-  template <class E>
-  static auto apply(const E& e) {
-    const auto inner = wrap_sums<mp_list<Is...>>::apply(e);
-    return expr::sum<I, std::remove_cvref_t<decltype(inner)>>{inner};
-  }
-};
-
-template <class A>
-auto product(const A& a) {
-  return a;
-}
-template <class A, class B, class... Rest>
-auto product(const A& a, const B& b, const Rest&... rest) {
-  return product(expr::mul<A, B>{a, b}, rest...);
-}
-
-}  // namespace detail::ve
-
-/// What `decompose` considered and chose: candidate 0 is the fused kernel (no intermediate),
-/// candidate c > 0 the elimination prefix c - 1 (its steps, then one fused kernel for the rest).
-struct decomposition_choice {
-  std::vector<std::string> description;  // per candidate, its kernels
-  std::vector<double> cost;              // Galley's logical cost per candidate
-  // per candidate: the format of its first one- or two-index intermediate (of all of them, unless
-  // LOOM_INTERMEDIATE_FORMAT_PER_STEP chose a mix); sorted when it has none
-  std::vector<intermediate_format> format;
-  std::vector<std::vector<intermediate_format>> step_formats;  // per candidate, per step
-  std::vector<std::size_t> variant;      // per candidate, which of its instantiated format assignments
-  std::vector<std::size_t> variants;     // per candidate, how many it has (costed, instantiated)
-  std::vector<std::uint32_t> reuse;      // per candidate, bit t: step t reuses its twin's intermediate
-  std::size_t chosen = 0;
-};
-
-namespace detail::ve {
-
-template <class Lhs, class Rhs>
-struct runner {
-  using P = program<Lhs, Rhs>;
-  using V = typename P::V;
-  using inputs_tuple = decltype(collect(std::declval<const Rhs&>()));
-  static constexpr std::size_t n_in = P::input_count;
-
-  template <class Order, std::size_t Code>
-  using steps_of = typename P::template plan<Order, Code>::steps;
-  // the format code gives step t (the intermediate with factor id n_in + t) its format
-  template <class Made>
-  static constexpr std::size_t step_of = factor_id<Made>::value - n_in;
-  template <std::size_t Code>
-  struct slot_fn {
-    template <class Step>
-    using fn = intermediate_slot<V, factor_indices<step_made<Step>>, format_at(Code, step_of<step_made<Step>>)>;
-  };
-  template <class Order, std::size_t Code>
-  using intermediates = mp_rename<mp_transform_q<slot_fn<Code>, steps_of<Order, Code>>, std::tuple>;
-  // write costs per sorted entry and per dense cell (dense pays when over a third full); a bitmap
-  // clears its cells (values and bits) and writes each entry in place, no sort (SpGEMM with 12% of
-  // cells set: 0.55x the time of a sorted output), but its readers walk bits: 30 per entry puts
-  // the choice near Galley's cut-offs (notes 001 §4.3: bytemap above 5% full, dense above 50%):
-  // bitmap above about 7% full, dense above about 60%
-  static constexpr double sparse_write = 60.0, dense_write = 20.0, bitmap_cell = 2.0, bitmap_write = 30.0;
-  // a hashed intermediate is written like a sorted one, then its tables are built (per entry) and,
-  // with two indices, its rows' offsets (per row); every read of it is a probe
-  static constexpr double hashed_write = 60.0, hashed_row = 2.0, hash_probe = 2.5;
-  // a dense one-index intermediate is cleared (like a bitmap's cells) and written in place
-  static constexpr double dense_vector_write = 2.0;
-
-  template <class Step>
-  using dense_capable =
-      mp_bool<intermediate_slot<V, factor_indices<step_made<Step>>, intermediate_format::dense>::dense>;
-
-  // Whether factor F fixes an order on its indices for the kernel reading it: a sparse input or a
-  // sparse intermediate with two or more indices (dense ones are located in any order).
-  template <std::size_t Code>
-  struct constrains {
-    template <class F>
-    using fn = mp_bool<(mp_size<factor_indices<F>>::value >= 2) &&
-                       (factor_id<F>::value < n_in
-                            ? !std::remove_cvref_t<mp_at_c<typename P::tensors, std::min(factor_id<F>::value, n_in - 1)>>::format_type::all_dense
-                            : !(format_at(Code, factor_id<F>::value - n_in) == intermediate_format::dense &&
-                                mp_size<factor_indices<F>>::value <= 2))>;
-  };
-  template <class F>
-  using stored_of = typename stored_indices<typename P::tensors, F>::type;
-  // Whether the kernel over Factors must transpose one of them (no loop order suits every sparse
-  // one): the planner then copies it, which the cost counts like writing a sparse intermediate.
-  template <std::size_t Code, class Factors>
-  static constexpr bool needs_transpose = [] {
-    using sparse = mp_copy_if_q<Factors, constrains<Code>>;
-    using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, Factors>, mp_list<>>>>;
-    return !concordant_exists<all>(mp_transform<stored_of, sparse>{});
-  }();
-  template <std::size_t Code, class Factors>
-  static double transpose_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
-    if constexpr (!needs_transpose<Code, Factors>) {
-      (void)est;
-      return 0.0;
-    } else {
-      double smallest = std::numeric_limits<double>::infinity();
-      bool bitmap_factor = false;
-      mp_for_each<mp_transform<factor_id, mp_copy_if_q<Factors, constrains<Code>>>>([&](auto id) {
-        constexpr std::size_t f = decltype(id)::value;
-        smallest = std::min(smallest, est[f]->estimate());
-        bitmap_factor = bitmap_factor || (f >= n_in && format_at(Code, f - n_in) == intermediate_format::bitmap);
-      });
-      // a bitmap is transposed through its entries, cell by cell (zenios 4-walks: 4x the sorted plan)
-      if (bitmap_factor) return std::numeric_limits<double>::infinity();
-      return sparse_write * smallest;
-    }
-  }
-  // Whether factor F is read by iteration: a sparse input whose innermost level cannot locate
-  // (hashed and bitmap ones are located), or a sorted intermediate.
-  template <std::size_t Code, class F>
-  static constexpr bool iterated = [] {
-    constexpr std::size_t id = factor_id<F>::value;
-    if constexpr (id < n_in) {
-      using format = typename std::remove_cvref_t<mp_at_c<typename P::tensors, id>>::format_type;
-      return !format::all_dense && !format::properties[format::order - 1].random_access;
-    } else {
-      return intermediate_slot<V, factor_indices<F>, format_at(Code, id - n_in)>::kind == intermediate_format::sorted;
-    }
-  }();
-  template <std::size_t Code>
-  struct iterated_q {
-    template <class F>
-    using fn = mp_bool<iterated<Code, F>>;
-  };
-  template <class F>
-  using one_index = mp_bool<mp_size<factor_indices<F>>::value == 1>;
-
-  // How often a kernel over Factors visits a fiber along x of another factor than T: once per
-  // binding of the indices that precede x in the storage orders of its iterated factors, joined
-  // over every factor but T. In the fused y(i) = sum(j, k, A(i,j) C(j,k) x(k)) the row of C is
-  // visited once per entry of A, which may be more or fewer times than C has rows. Nullopt when T
-  // has one other factor: then each of that factor's fibers is visited once (T1 = B T0: B's rows).
-  template <std::size_t Code, class Factors, class T, class x>
-  static std::optional<double> outer_bindings(const std::vector<std::optional<chain_bound_estimator>>& est) {
-    using others = mp_remove<Factors, T>;
-    if constexpr (mp_size<others>::value < 2) {
-      (void)est;
-      return std::nullopt;
-    } else {
-      using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, others>, mp_list<>>>>;
-      constexpr std::size_t n = mp_size<all>::value;
-      static constexpr auto outer = [] {
-        auto before = storage_precedence<all>(mp_transform<stored_of, mp_copy_if_q<others, iterated_q<Code>>>{});
-        for (std::size_t m = 0; m < n; ++m)  // transitive closure
-          for (std::size_t a = 0; a < n; ++a)
-            for (std::size_t b = 0; b < n; ++b) before[a][b] = before[a][b] || (before[a][m] && before[m][b]);
-        std::array<bool, n> o{};
-        for (std::size_t a = 0; a < n; ++a) o[a] = before[a][mp_find<all, x>::value];
-        return o;
-      }();
-      std::vector<std::string> inner;
-      mp_for_each<mp_iota_c<n>>([&](auto a) {
-        if (!outer[a]) inner.emplace_back(mp_at_c<all, a>::name);
-      });
-      std::vector<chain_bound_estimator> parts;
-      mp_for_each<mp_transform<factor_id, others>>([&](auto id) { parts.push_back(*est[id]); });
-      return std::max(1.0, chain_bound_estimator::conjunction(parts).aggregate(inner).estimate());
-    }
-  }
-  // F's fibers along x: how many the kernel visits (outer_bindings, else one visit each) and
-  // their mean length.
-  struct fiber_walk {
-    double visits, length;
-  };
-  template <class F, class x>
-  static fiber_walk walk_of(const std::vector<std::optional<chain_bound_estimator>>& est, std::optional<double> bindings) {
-    const chain_bound_estimator& e = *est[factor_id<F>::value];
-    const double fibers = std::max(1.0, e.aggregate({std::string(x::name)}).estimate());
-    return {bindings.value_or(fibers), std::max(1.0, e.estimate() / fibers)};
-  }
-
-  // The leapfrog a kernel over Factors runs against each sorted one-index factor T(x) (a sparse
-  // vector input or intermediate): every visit of a fiber along x of another iterated factor
-  // F(..., x) intersects it with T, galloping through the longer list, min(a, b) * (1 + log2(max /
-  // min)) steps. The join counts only the matches (three hops, T = C x of 88 entries against 100K
-  // rows of B: 149K products, but 9.4 ms against 1.2 ms when T is dense and located). Sorted
-  // factors with more indices are not charged.
-  template <std::size_t Code, class Factors>
-  static double intersection_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
-    double total = 0;
-    // most kernels read no one-index factor: nothing to instantiate for them
-    mp_for_each<mp_transform<mp_identity, mp_copy_if<Factors, one_index>>>([&](auto t) {
-      using T = typename decltype(t)::type;
-      if constexpr (iterated<Code, T>) {
-        using x = mp_first<factor_indices<T>>;
-        const double b = std::max(1.0, est[factor_id<T>::value]->estimate());
-        const std::optional<double> bindings = outer_bindings<Code, Factors, T, x>(est);
-        mp_for_each<mp_transform<mp_identity, Factors>>([&](auto f) {
-          using F = typename decltype(f)::type;
-          if constexpr (!std::is_same_v<F, T> && mp_size<factor_indices<F>>::value >= 2 &&
-                        mp_contains<factor_indices<F>, x>::value && iterated<Code, F>) {
-            const auto [visits, a] = walk_of<F, x>(est, bindings);
-            total += visits * std::min(a, b) * (1.0 + std::log2(std::max(a, b) / std::min(a, b)));
-          }
-        });
-      }
-    });
-    return total;
-  }
-
-  // The probes a kernel over Factors makes into each hashed intermediate T: another iterated factor
-  // F meeting T's last index leads there and T is located at each entry of each visit of F's
-  // fibers (the static table: a random-access operand is located while the other iterates).
-  template <class F>
-  using intermediate_factor = mp_bool<(factor_id<F>::value >= n_in)>;
-  template <std::size_t Code, class Factors>
-  static double probe_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
-    double total = 0;
-    mp_for_each<mp_transform<mp_identity, mp_copy_if<Factors, intermediate_factor>>>([&](auto t) {
-      using T = typename decltype(t)::type;
-      if constexpr (intermediate_slot<V, factor_indices<T>, format_at(Code, factor_id<T>::value - n_in)>::kind ==
-                    intermediate_format::hashed) {
-        using x = mp_back<factor_indices<T>>;
-        double probes = 0;
-        const std::optional<double> bindings = outer_bindings<Code, Factors, T, x>(est);
-        mp_for_each<mp_transform<mp_identity, Factors>>([&](auto f) {
-          using F = typename decltype(f)::type;
-          if constexpr (!std::is_same_v<F, T> && mp_contains<factor_indices<F>, x>::value && iterated<Code, F>) {
-            const auto [visits, length] = walk_of<F, x>(est, bindings);
-            probes = std::max(probes, visits * length);
-          }
-        });
-        total += hash_probe * probes;
-      }
-    });
-    return total;
-  }
-
-  // whether the dense and bitmap variants differ from the sorted one for this order
-  template <class Order>
-  static constexpr bool has_format_choice =
-      mp_any_of<steps_of<Order, uniform_code(intermediate_format::dense)>, dense_capable>::value;
-
-  // The format codes instantiated for Order, uniform ones first (sorted, dense, bitmap), then,
-  // with LOOM_INTERMEDIATE_FORMAT_PER_STEP, every mix over the steps whose intermediates may be
-  // dense (the others stay sorted).
-  // per step of Order, whether its intermediate may be dense (one or two indices)
-  template <class Order>
-  static constexpr auto capable_steps = [] {
-    using steps = steps_of<Order, 0>;
-    std::array<bool, mp_size<steps>::value + 1> capable{};
-    mp_for_each<mp_iota<mp_size<steps>>>([&](auto t) { capable[t] = dense_capable<mp_at_c<steps, t>>::value; });
-    return capable;
-  }();
-  // the formats compiled in, in the order they are costed (the first of equal costs wins)
-  static constexpr auto compiled_formats = [] {
-    struct list {
-      std::array<intermediate_format, intermediate_formats.size()> kind{};
-      std::size_t size = 0;
-    } out;
-    for (const intermediate_format f : intermediate_formats)
-      if (intermediate_format_compiled(f)) out.kind[out.size++] = f;
-    return out;
-  }();
-  template <class Order>
-  static constexpr auto format_code_array = [] {
-    constexpr std::size_t kinds = compiled_formats.size;
-    constexpr std::size_t n = mp_size<steps_of<Order, 0>>::value;
-    constexpr auto capable = capable_steps<Order>;
-    std::size_t k = 0;
-    for (std::size_t t = 0; t < n; ++t) k += capable[t] ? 1 : 0;
-    std::size_t combos = 1;
-    for (std::size_t t = 0; t < k; ++t) combos *= kinds;
-    // two to four capable steps, at most 81 mixes (4 steps of 3 formats, 3 of 4): a variant fits
-    // the plan cache's 8 bits
-    const bool mixed = LOOM_INTERMEDIATE_FORMAT_PER_STEP && k >= 2 && k <= 4 && combos <= 81 && n <= max_coded_steps;
-    struct codes {
-      std::array<std::size_t, intermediate_formats.size() + 81> code{};
-      std::size_t size = 0;
-    } out;
-    out.code[out.size++] = 0;
-    if (k == 0) return out;
-    for (std::size_t f = 1; f < kinds; ++f) out.code[out.size++] = uniform_code(compiled_formats.kind[f]);
-    for (std::size_t m = 0; mixed && m < combos; ++m) {
-      std::size_t code = 0, rest = m, first = m % kinds;
-      bool uniform = true;
-      for (std::size_t t = 0; t < n; ++t) {
-        if (!capable[t]) continue;
-        const std::size_t f = rest % kinds;
-        rest /= kinds;
-        uniform = uniform && f == first;
-        code |= static_cast<std::size_t>(compiled_formats.kind[f]) << 2 * t;
-      }
-      if (!uniform) out.code[out.size++] = code;
-    }
-    return out;
-  }();
-
-
-  // Whether `Step` has a twin over the very same tensors (so it shares the twin's intermediate).
-  template <class Order, std::size_t Code, class Step>
-  static bool shares(const inputs_tuple& in) {
-    if constexpr (step_twin<Step>::value < 0) {
-      (void)in;
-      return false;
-    } else {
-      using Twin = mp_at_c<steps_of<Order, Code>, static_cast<std::size_t>(step_twin<Step>::value)>;
-      bool same = true;
-      mp_for_each<mp_iota<mp_size<step_inputs<Twin>>>>([&](auto f) {
-        using F = decltype(f);
-        constexpr std::size_t a = factor_id<mp_at<step_inputs<Twin>, F>>::value;
-        constexpr std::size_t b = factor_id<mp_at<step_inputs<Step>, mp_at<step_pairing<Step>, F>>>::value;
-        same = same && static_cast<const void*>(std::get<a>(in).tensor) == static_cast<const void*>(std::get<b>(in).tensor);
-      });
-      return same;
-    }
-  }
-
-  // The logical cost of an elimination prefix: per step, the pointwise product's entries times its
-  // indices, plus writing the intermediate: 20 per cell when dense (2 for a vector), 60 per entry
-  // when sorted, 2 per cell and 30 per entry when bitmap, 120 per entry (2 per row) when hashed,
-  // and what its readers pay (leapfrog, probes); a shared step costs only its copy, if transposed. Then the last kernel: the product
-  // of the remaining factors, summed over the indices the prefix left, likewise. Dense intermediates larger than
-  // max_dense_intermediate_cells make the dense and bitmap variants infinitely costly.
-  // `kinds` receives each step's format (sorted where the code asks for dense or bitmap but the
-  // intermediate has three or more indices).
-  template <class Order, std::size_t Code>
-  static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in,
-                     std::string& text, std::uint32_t& reuse, std::vector<intermediate_format>& kinds) {
-    std::vector<std::optional<chain_bound_estimator>> est(input_est.begin(), input_est.end());
-    double total = 0;
-    std::ostringstream s;
-    reuse = 0;
-    kinds.clear();
-    std::size_t t = 0;
-    mp_for_each<mp_transform<mp_identity, steps_of<Order, Code>>>([&](auto st) {
-      using step = typename decltype(st)::type;
-      std::vector<chain_bound_estimator> parts;
-      mp_for_each<mp_transform<factor_id, step_inputs<step>>>([&](auto id) { parts.push_back(*est[id]); });
-      const chain_bound_estimator comp = parts.size() == 1 ? parts[0] : chain_bound_estimator::conjunction(parts);
-      const chain_bound_estimator mat = comp.aggregate({std::string(step_index<step>::name)});
-      double cells = 1;
-      index_set made;
-      mp_for_each<factor_indices<step_made<step>>>([&](auto i) {
-        const std::int64_t e = extent_of<decltype(i)>(in);
-        cells *= static_cast<double>(e);
-        made.push_back({std::string(decltype(i)::name), e});
-      });
-      const double out = mat.estimate();
-      constexpr intermediate_format kind =
-          intermediate_slot<V, factor_indices<step_made<step>>, format_at(Code, step_of<step_made<step>>)>::kind;
-      kinds.push_back(kind);
-      constexpr bool is_dense = kind == intermediate_format::dense;
-      const bool fits = cells <= static_cast<double>(max_dense_intermediate_cells);
-      const double rows = made.size() == 2 ? static_cast<double>(made[0].extent) : 0.0;
-      const double write = kind == intermediate_format::sorted   ? sparse_write * out
-                           : kind == intermediate_format::hashed ? (sparse_write + hashed_write) * out + hashed_row * rows
-                           : !fits                               ? std::numeric_limits<double>::infinity()
-                           : is_dense                            ? (made.size() == 1 ? dense_vector_write : dense_write) * cells
-                                                                 : bitmap_cell * cells + bitmap_write * out;
-      const double compute = comp.estimate() * static_cast<double>(comp.indices().size()) + write +
-                             transpose_cost<Code, step_inputs<step>>(est) +
-                             intersection_cost<Code, step_inputs<step>>(est) + probe_cost<Code, step_inputs<step>>(est);
-      // reusing a twin: free as it is; a transposed copy sorts its entries (sparse) or reads and
-      // writes every cell out of order (dense): measured at about twice the cost of writing it
-      const double copy = !step_relaid<step>::value ? 0.0 : 2.0 * write;
-      const bool shared = shares<Order, Code, step>(in) && copy < compute;
-      if (shared) reuse |= std::uint32_t{1} << t;
-      total += shared ? copy : compute;
-      ++t;
-      est.resize(std::max<std::size_t>(est.size(), factor_id<step_made<step>>::value + 1));
-      // a dense intermediate is read cell by cell by the kernels that use it
-      est[factor_id<step_made<step>>::value] = is_dense ? chain_bound_estimator::full(made) : mat;
-      s << "T" << factor_id<step_made<step>>::value - n_in << "(" << names(factor_indices<step_made<step>>{}) << ")";
-      if (shared) {
-        s << " = T" << step_twin<step>::value << (step_relaid<step>::value ? " transposed" : "")
-          << " (the same sum over the same tensors: computed once); ";
-      } else {
-        s << " = sum(" << step_index<step>::name << ", ...) [" << static_cast<std::int64_t>(comp.estimate())
-          << " products, " << static_cast<std::int64_t>(out) << " entries, " << (kind == intermediate_format::sorted ? "sparse" : intermediate_format_name(kind))
-          << "]; ";
-      }
-    });
-    // the last kernel: the remaining factors, summed over the indices the prefix left
-    std::vector<chain_bound_estimator> rest;
-    mp_for_each<mp_transform<factor_id, typename P::template plan<Order, Code>::remaining>>(
-        [&](auto id) { rest.push_back(*est[id]); });
-    const chain_bound_estimator last = rest.size() == 1 ? rest[0] : chain_bound_estimator::conjunction(rest);
-    const double transpose = transpose_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
-    total += last.estimate() * static_cast<double>(last.indices().size()) + transpose +
-             intersection_cost<Code, typename P::template plan<Order, Code>::remaining>(est) +
-             probe_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
-    using rest_summed = typename P::template fused_rest<Order>;
-    if constexpr (mp_empty<rest_summed>::value) s << "output = product of the rest [";
-    else s << "output = sum(" << names(rest_summed{}) << ", product of the rest) in one kernel [";
-    s << static_cast<std::int64_t>(last.estimate()) << " products" << (transpose > 0 ? ", one factor transposed" : "")
-      << "]";
-    text = s.str();
-    return total;
-  }
-
-  // The access of factor F: an input or an intermediate.
-  template <class F, class Inter>
-  static auto access_of(const inputs_tuple& in, const Inter& inter) {
-    constexpr std::size_t id = factor_id<F>::value;
-    if constexpr (id < n_in) {
-      return std::get<id>(in);
-    } else {
-      const auto& slot = std::get<id - n_in>(inter);
-      using tensor_t = typename std::remove_cvref_t<decltype(slot)>::type;
-      return [&]<class... Is>(mp_list<Is...>) { return expr::access<const tensor_t, Is...>{slot.made}; }(
-          factor_indices<F>{});
-    }
-  }
-
-  template <class Order, std::size_t Code>
-  static void run(const Lhs& lhs, const inputs_tuple& in, std::uint32_t reuse, bool accumulate) {
-    intermediates<Order, Code> inter;
-    std::size_t t = 0;
-    mp_for_each<mp_transform<mp_identity, steps_of<Order, Code>>>([&](auto st) {
-      using step = typename decltype(st)::type;
-      auto& slot = std::get<factor_id<step_made<step>>::value - n_in>(inter);
-      using tensor_t = typename std::remove_cvref_t<decltype(slot)>::type;
-      const bool reused = (reuse >> t++ & 1u) != 0;
-      if constexpr (step_twin<step>::value >= 0) {
-        if (reused && shares<Order, Code, step>(in)) {
-          const tensor_t& twin = *std::get<static_cast<std::size_t>(step_twin<step>::value)>(inter).made;
-          if constexpr (step_relaid<step>::value) {
-            relayout(slot.own.emplace(), twin, step_from_twin<step>{});
-            slot.made = &*slot.own;
-          } else {
-            slot.made = &twin;
-          }
-          return;
-        }
-      }
-      [&]<class... Fs>(mp_list<Fs...>) {
-        const auto body = product(access_of<Fs>(in, inter)...);
-        [&]<class... Is>(mp_list<Is...>) {
-          auto& t = slot.own.emplace(typename tensor_t::shape_type{extent_of<Is>(in)...});
-          slot.made = &t;
-          expr::access<tensor_t, Is...> target{&t};
-          target = expr::sum<step_index<step>, std::remove_cvref_t<decltype(body)>>{body};
-        }(factor_indices<step_made<step>>{});
-      }(step_inputs<step>{});
-    });
-    [&]<class... Fs>(mp_list<Fs...>) {
-      Lhs target = lhs;
-      const auto last = wrap_sums<typename P::template fused_rest<Order>>::apply(product(access_of<Fs>(in, inter)...));
-      if (accumulate) target += last;
-      else target = last;
-    }(typename P::template plan<Order, Code>::remaining{});
-  }
-};
-
-struct decompose_purpose {};  // plan_cache key: elimination orders, not loop orders
-
-template <class Lhs, class Rhs>
-decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache) {
-  using R = runner<Lhs, Rhs>;
-  using P = typename R::P;
-  const auto in = collect(rhs);
-  std::vector<chain_bound_estimator> est;
-  std::apply([&](const auto&... a) {
-    (..., [&]<class T, class... Is>(const expr::access<T, Is...>& x) {
-      std::vector<std::string> n{std::string(Is::name)...};
-      if constexpr (std::remove_const_t<T>::format_type::all_dense) {
-        index_set s;
-        std::size_t m = 0;
-        (..., s.push_back({std::string(Is::name), x.tensor->extent(m++)}));
-        est.push_back(chain_bound_estimator::full(std::move(s)));
-      } else {
-        est.push_back(chain_bound_estimator(cache.get(*x.tensor), n));
-      }
-    }(a));
-  }, in);
-  decomposition_choice out;
-  const chain_bound_estimator all = est.size() == 1 ? est[0] : chain_bound_estimator::conjunction(est);
-  // the fused kernel also runs the leapfrog of every sparse vector it intersects with fibers
-  const double fused_intersections =
-      R::template intersection_cost<0, typename P::initial>(std::vector<std::optional<chain_bound_estimator>>(est.begin(), est.end()));
-  out.cost.push_back(all.estimate() * static_cast<double>(all.indices().size()) + fused_intersections);
-  out.format.push_back(intermediate_format::sorted);
-  out.step_formats.emplace_back();
-  out.variant.push_back(0);
-  out.variants.push_back(1);
-  out.reuse.push_back(0);
-  out.description.push_back(
-      "one fused kernel [" + std::to_string(static_cast<std::int64_t>(all.estimate())) + " products" +
-      (fused_intersections > 0
-           ? ", " + std::to_string(static_cast<std::int64_t>(fused_intersections)) + " leapfrog steps against sparse vectors"
-           : std::string()) +
-      "]");
-  mp_for_each<typename P::orders>([&](auto order) {
-    using O = decltype(order);
-    std::string text;
-    std::uint32_t reuse = 0;
-    std::vector<intermediate_format> kinds;
-    double c = std::numeric_limits<double>::quiet_NaN();
-    std::size_t variant = 0;
-    constexpr auto codes = R::template format_code_array<O>;
-    mp_for_each<mp_iota_c<codes.size>>([&](auto v) {  // the first of equal costs wins
-      std::string other_text;
-      std::uint32_t other_reuse = 0;
-      std::vector<intermediate_format> other_kinds;
-      const double d = R::template cost<O, codes.code[v]>(est, in, other_text, other_reuse, other_kinds);
-      if (v == 0 || d < c)
-        c = d, variant = v, text = std::move(other_text), reuse = other_reuse, kinds = std::move(other_kinds);
-    });
-    intermediate_format first = intermediate_format::sorted;
-    constexpr auto capable = R::template capable_steps<O>;
-    for (std::size_t t = 0; t < kinds.size(); ++t)
-      if (capable[t]) {
-        first = kinds[t];
-        break;
-      }
-    out.cost.push_back(c);
-    out.format.push_back(first);
-    out.step_formats.push_back(std::move(kinds));
-    out.variant.push_back(variant);
-    out.variants.push_back(codes.size);
-    out.reuse.push_back(reuse);
-    using rest_summed = typename P::template fused_rest<O>;
-    out.description.push_back("eliminate " + names(O{}) +
-                              (mp_empty<rest_summed>::value ? "" : ", then " + names(rest_summed{}) + " fused") +
-                              ": " + text);
-    if (out.cost.back() < out.cost[out.chosen]) out.chosen = out.cost.size() - 1;
-  });
-  (void)lhs;
-  return out;
-}
-
-// The formats of candidate `which` (> 0) in its assignment `variant`, one per step ("sorted,dense").
-template <class Lhs, class Rhs>
-std::string variant_formats(std::size_t which, std::size_t variant) {
-  using R = runner<Lhs, Rhs>;
-  std::string s;
-  mp_with_index<mp_size<typename program<Lhs, Rhs>::orders>::value>(which - 1, [&](auto c) {
-    using O = mp_at_c<typename program<Lhs, Rhs>::orders, c>;
-    constexpr auto codes = R::template format_code_array<O>;
-    constexpr auto capable = R::template capable_steps<O>;
-    for (std::size_t t = 0; t < mp_size<typename R::template steps_of<O, 0>>::value; ++t)
-      s += std::string(t ? "," : "") +
-           intermediate_format_name(capable[t] ? format_at(codes.code[variant < codes.size ? variant : 0], t)
-                                               : intermediate_format::sorted);
-  });
-  return s;
-}
-
-// Runs candidate `which` (> 0) in its format assignment `variant` (decomposition_choice::variant),
-// or as `forced` says when not empty: one format for every one- and two-index intermediate, or
-// one per step (steps with other intermediates are sorted whatever they ask); reusing twins as
-// `reuse` says.
-template <class Lhs, class Rhs>
-void run_candidate(std::size_t which, std::size_t variant, const std::vector<intermediate_format>& forced,
-                   std::uint32_t reuse, const Lhs& lhs, const Rhs& rhs, bool accumulate = false) {
-  using P = program<Lhs, Rhs>;
-  using R = runner<Lhs, Rhs>;
-  for (const intermediate_format f : forced)
-    if (!intermediate_format_compiled(f))
-      throw error(std::string("loom::decompose_with: ") + intermediate_format_name(f) +
-                  " intermediates are not compiled in (define " +
-                  (f == intermediate_format::bitmap ? "LOOM_BITMAP_INTERMEDIATES" : "LOOM_HASHED_INTERMEDIATES") + "=1)");
-  const auto in = collect(rhs);
-  constexpr std::size_t n = mp_size<typename P::orders>::value;
-  mp_with_index<n>(which - 1, [&](auto c) {
-    using O = mp_at_c<typename P::orders, c>;
-    constexpr auto codes = R::template format_code_array<O>;
-    constexpr auto capable = R::template capable_steps<O>;
-    constexpr std::size_t steps = mp_size<typename R::template steps_of<O, 0>>::value;
-    std::size_t v = variant < codes.size ? variant : 0;
-    if (!forced.empty()) {
-      if (forced.size() != 1 && forced.size() != steps)
-        throw shape_error("loom::decompose_with: candidate " + std::to_string(which) + " has " +
-                          std::to_string(steps) + " steps, but " + std::to_string(forced.size()) +
-                          " intermediate formats were given");
-      // one format stands for every step; steps whose intermediates cannot be dense are sorted
-      auto matches = [&](std::size_t code) {
-        for (std::size_t t = 0; t < steps; ++t)
-          if (capable[t] && format_at(code, t) != forced[forced.size() == 1 ? 0 : t]) return false;
-        return true;
-      };
-      v = codes.size;
-      for (std::size_t k = 0; k < codes.size && v == codes.size; ++k)
-        if (matches(codes.code[k])) v = k;
-      if (v == codes.size)
-        throw error("loom::decompose_with: that mix of intermediate formats is not compiled in "
-                    "(define LOOM_INTERMEDIATE_FORMAT_PER_STEP=1)");
-    }
-    mp_with_index<codes.size>(v, [&](auto k) { R::template run<O, codes.code[k]>(lhs, in, reuse, accumulate); });
-  });
-}
-
-}  // namespace detail::ve
-
-/// The candidates `decompose(lhs, rhs)` would weigh, their costs and the choice.
-template <class Lhs, class R>
-decomposition_choice plan_decomposition(const Lhs& lhs, const R& rhs) {
-  statistics_cache cache;
-  return detail::ve::plan_decomposition(lhs, rhs, cache);
-}
-
-namespace detail::ve {
-
-// One sum-product into lhs (or added to it), by the plan chosen from statistics (cached).
-template <class Lhs, class Rhs>
-std::size_t decompose_product(Lhs lhs, const Rhs& rhs, bool accumulate) {
-  // cached: the candidate in bits 0-15, its format assignment in bits 16-23, the reuse mask above
-  const std::size_t packed = optimize::plan_cache<Lhs, Rhs, decompose_purpose>::local().find_or(
-      optimize::detail::coarse_signature(rhs), [&](statistics_cache& stats) {
-        const decomposition_choice c = plan_decomposition(lhs, rhs, stats);
-        return c.chosen | c.variant[c.chosen] << 16 | std::size_t{c.reuse[c.chosen]} << 24;
-      });
-  const std::size_t chosen = packed & 0xffffu;
-  const std::size_t variant = packed >> 16 & 0xffu;
-  const auto reuse = static_cast<std::uint32_t>(packed >> 24);
-#ifdef LOOM_DEBUG_PLAN
-  std::clog << "loom::decompose: candidate " << chosen;
-  if (chosen != 0) std::clog << ", intermediates " << variant_formats<Lhs, Rhs>(chosen, variant);
-  std::clog << ", reuse mask " << reuse << "\n";
-#endif
-  if (chosen != 0) run_candidate(chosen, variant, {}, reuse, lhs, rhs, accumulate);
-  else if (accumulate) lhs += rhs;
-  else lhs = rhs;
-  return chosen;
-}
-
-// Sums over a body with + in it: products distributed over the sums, one sum-product per term
-// (Galley's distribution of * over +, notes 001 §3.8). Each term keeps the summed indices.
-template <class E>
-struct summed_of {
-  using type = mp_list<>;
-  static const E& body(const E& e) { return e; }
-};
-template <class I, class E>
-struct summed_of<expr::sum<I, E>> {
-  using type = mp_push_front<typename summed_of<E>::type, I>;
-  static const auto& body(const expr::sum<I, E>& e) { return summed_of<E>::body(e.body); }
-};
-
-template <class T, class... Is>
-auto terms_of(const expr::access<T, Is...>& a) {
-  return std::tuple{a};
-}
-template <class L, class R>
-auto terms_of(const expr::add<L, R>& e) {
-  return std::tuple_cat(terms_of(e.lhs), terms_of(e.rhs));
-}
-template <class L, class Rs>
-auto times_each(const L& l, const Rs& rs) {
-  return std::apply([&](const auto&... r) { return std::tuple{expr::mul<L, std::remove_cvref_t<decltype(r)>>{l, r}...}; },
-                    rs);
-}
-template <class L, class R>
-auto terms_of(const expr::mul<L, R>& e) {
-  const auto rs = terms_of(e.rhs);
-  return std::apply([&](const auto&... l) { return std::tuple_cat(times_each(l, rs)...); }, terms_of(e.lhs));
-}
-
-template <class Rhs>
-auto sum_product_terms(const Rhs& rhs) {
-  using S = typename summed_of<Rhs>::type;
-  return std::apply([](const auto&... t) { return std::tuple{wrap_sums<S>::apply(t)...}; },
-                    terms_of(summed_of<Rhs>::body(rhs)));
-}
-
-template <class Tuple>
-struct all_sum_products;
-template <class... Ts>
-struct all_sum_products<std::tuple<Ts...>> {
-  // every term a product of accesses that uses every summed index (no sum over an absent index)
-  static constexpr bool value = (... && flatten<Ts>::ok);
-};
-
-template <class Lhs, class Rhs>
-std::size_t decompose_any(Lhs lhs, const Rhs& rhs, bool accumulate) {
-  if constexpr (flatten<Rhs>::ok) {
-    return decompose_product(lhs, rhs, accumulate);
-  } else {
-    using terms_t = decltype(sum_product_terms(rhs));
-    static_assert(all_sum_products<terms_t>::value,
-                  "loom::decompose: the right-hand side must be sums over products of tensor accesses, "
-                  "possibly with + between them (e.g. sum(p, sum(j, S(i, p) * (P(p, j) + Q(p, j)) * w(j)))), "
-                  "with every summed index used by every term; or map(f, such an expression)");
-    const auto terms = sum_product_terms(rhs);
-    std::size_t first = 0;
-    std::size_t t = 0;
-    std::apply([&](const auto&... term) {
-      (..., [&] {
-        const std::size_t c = decompose_product(lhs, term, accumulate || t > 0);
-        if (t++ == 0) first = c;
-      }());
-    }, terms);
-    return first;
-  }
-}
-
-template <class Rhs>
-struct is_unary_map : std::false_type {};
-template <class F, class E>
-struct is_unary_map<expr::map<F, E>> : std::true_type {};
-
-}  // namespace detail::ve
-
-namespace detail::ve {
-// decompose() once the output is known not to be read by an operand.
-template <class Lhs, class R>
-std::size_t decompose_into(Lhs lhs, const R& rhs) {
-  using Rhs = std::remove_cvref_t<R>;
-  if constexpr (detail::ve::is_unary_map<Rhs>::value) {
-    return [&]<class T, class... Is>(const expr::access<T, Is...>&) {
-      using tensor_t = std::remove_const_t<T>;
-      tensor_t inner(lhs.tensor->shape());
-      const std::size_t c =
-          detail::ve::decompose_any(expr::access<tensor_t, Is...>{&inner}, std::get<0>(rhs.args), false);
-      using inner_access = expr::access<const tensor_t, Is...>;
-      lhs = expr::map<decltype(rhs.f), inner_access>{rhs.f, std::tuple<inner_access>{inner_access{&inner}}};
-      return c;
-    }(lhs);
-  } else {
-    return detail::ve::decompose_any(lhs, rhs, false);
-  }
-}
-}  // namespace detail::ve
-
-/// `lhs = rhs` for a sum-product `rhs` (sums over a product of tensor accesses), evaluated by the
-/// cheapest of: one fused kernel, or a prefix of a variable-elimination order that materialises
-/// one intermediate per index it eliminates (dense or sparse, by estimated fill; shared between
-/// steps that compute the same sum over the same tensors), then sums the other indices out in one
-/// fused kernel. Sums over products with `+` in them are distributed
-/// into one sum-product per term, and `map(f, e)` decomposes `e` then applies `f`. An operand that
-/// reads the output's storage sees its old values (the result is computed into a copy). Returns
-/// the candidate run for the (first) sum-product (0: fused).
-template <class Lhs, class R>
-std::size_t decompose(Lhs lhs, const R& rhs) {
-  std::size_t chosen = 0;
-  detail::run_unaliased(lhs, rhs, [&](auto& target, auto&) { chosen = detail::ve::decompose_into(target, rhs); });
-  return chosen;
-}
-
-/// Runs candidate `which` of `decompose` (0: fused; c: elimination prefix c - 1), for tests and
-/// benchmarks that compare plans. `formats` (how one- and two-index intermediates are stored: one
-/// format for all of them, or one per step of the candidate, which with more than one format needs
-/// LOOM_INTERMEDIATE_FORMAT_PER_STEP=1) and `reuse` (bit t: step t reuses an earlier step's
-/// intermediate where it computes the same sum over the same tensors) default to the planner's
-/// choice for that candidate.
-template <class Lhs, class R>
-void decompose_with(std::size_t which, Lhs lhs, const R& rhs, const std::vector<intermediate_format>& formats,
-                    std::optional<std::uint32_t> reuse = std::nullopt) {
-  using Rhs = std::remove_cvref_t<R>;
-  using P = detail::ve::program<Lhs, Rhs>;
-  static_assert(P::ok, "loom::decompose: the right-hand side must be sums over a product of tensor accesses");
-  constexpr std::size_t n = boost::mp11::mp_size<typename P::orders>::value;
-  if (which == 0) {
-    lhs = rhs;
-    return;
-  }
-  if (which > n) throw shape_error("loom::decompose_with: candidate " + std::to_string(which) +
-                                   " does not exist (there are " + std::to_string(n + 1) + ")");
-  std::size_t variant = 0;
-  if (formats.empty() || !reuse) {
-    const decomposition_choice c = plan_decomposition(lhs, rhs);
-    variant = c.variant[which];
-    if (!reuse) reuse = c.reuse[which];
-  }
-  detail::run_unaliased(lhs, rhs, [&](auto& target, auto&) {
-    detail::ve::run_candidate(which, variant, formats, *reuse, target, rhs);
-  });
-}
-template <class Lhs, class R>
-void decompose_with(std::size_t which, Lhs lhs, const R& rhs, std::optional<intermediate_format> format = std::nullopt,
-                    std::optional<std::uint32_t> reuse = std::nullopt) {
-  decompose_with(which, lhs, rhs, format ? std::vector<intermediate_format>{*format} : std::vector<intermediate_format>{},
-                 reuse);
-}
-
-/// The candidates of `decompose(lhs, rhs)` in words, with their logical costs and the choice.
-template <class Lhs, class R>
-std::string explain_decomposition(const Lhs& lhs, const R& rhs) {
-  using Rhs = std::remove_cvref_t<R>;
-  std::ostringstream s;
-  if constexpr (detail::ve::is_unary_map<Rhs>::value) {
-    s << "map(f, ...) applied to the result of:\n" << explain_decomposition(lhs, std::get<0>(rhs.args));
-  } else if constexpr (!detail::ve::flatten<Rhs>::ok) {
-    const auto terms = detail::ve::sum_product_terms(rhs);
-    std::size_t t = 0;
-    std::apply([&](const auto&... term) {
-      (..., (s << "term " << ++t << " of " << sizeof...(term) << " (* distributed over +):\n"
-               << explain_decomposition(lhs, term)));
-    }, terms);
-  } else {
-    const decomposition_choice c = plan_decomposition(lhs, rhs);
-    s << "decomposition candidates (Galley's logical cost; at most " << max_elimination_orders
-      << " elimination prefixes, LOOM_MAX_ELIMINATION_ORDERS):\n";
-    for (std::size_t k = 0; k < c.cost.size(); ++k)
-      s << "  " << (k == c.chosen ? "* " : "  ") << "#" << k << " cost "
-        << static_cast<std::int64_t>(c.cost[k] + 0.5) << ": " << c.description[k] << "\n";
-  }
-  return s.str();
-}
-
-}  // namespace loom
-
-#endif  // LOOM_OPTIMIZE_DECOMPOSE_HPP
-// ---- end <loom/optimize/decompose.hpp>
 // ---- begin <loom/optimize/estimate_map.hpp>
 // Defines loom::estimate_map: the join/union/mixed dispatch for a pointwise op (optimize/).
 // SPDX-License-Identifier: BSL-1.0
@@ -17280,429 +17735,6 @@ E estimate_map(std::span<const E> args, std::span<const bool> fill_annihilates) 
 
 #endif  // LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
 // ---- end <loom/optimize/estimate_map.hpp>
-// ---- begin <loom/optimize/leader_run.hpp>
-// Defines the explicit entry points of the skip-policy choice (optimize/): run a kernel with a
-// fixed policy per loop, or with the policy chosen at run time among Cap candidates, and explain
-// the choice. They work whatever LOOM_MAX_SKIP_CANDIDATES says (that macro only governs the
-// plain `out(...) = e`).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_LEADER_RUN_HPP
-#define LOOM_OPTIMIZE_LEADER_RUN_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <cstddef>
-#include <string>
-#include <type_traits>
-
-namespace loom::optimize {
-
-/// How many skip candidates the explicit entry points instantiate by default.
-inline constexpr std::size_t default_skip_cap = 4;
-
-namespace detail {
-
-// Calls f(plan) with the order plan the evaluator would run for `lhs = rhs` (rhs rewritten).
-template <class Lhs, class Rhs, class F>
-void with_order_plan(const Lhs& lhs, const Rhs& rhs, F&& f) {
-  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
-  if constexpr (n > 1) {
-    boost::mp11::mp_with_index<n>(cached_choice(lhs, rhs), [&](auto c) {
-      f(plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>{});
-    });
-  } else {
-    f(plan::order_plan<Lhs, Rhs>{});
-  }
-}
-
-template <class Lhs, class R, class F>
-void with_kernel(const Lhs& lhs, const R& rhs_operand, F&& f) {
-  const auto written = expr::as_expr(rhs_operand);
-  using Written = std::remove_cvref_t<decltype(written)>;
-  if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
-    plan::report_assignment_errors<Lhs, Written>();
-  } else {
-    const auto rhs = rewrite::for_kernel(written).expr;  // as the evaluator runs it
-    with_order_plan(lhs, rhs, [&](auto p) { f(p, rhs); });
-  }
-}
-
-}  // namespace detail
-
-/// Runs `lhs = rhs` with the skip policies `Skips` (a `loom::stream::skip::per_loop<...>`), e.g.
-/// `assign_with_skip<per_loop<skip::lead<1>>>(z(), sum(i, x(i) * y(i)))`. For comparisons and
-/// tests: no hoisting of inner sums, and the output must not be an operand.
-template <class Skips, class OT, class... Os, class R>
-void assign_with_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
-    loom::detail::execute_plan<decltype(p), Skips>(*lhs.tensor, lhs, k, false);
-  });
-}
-
-/// Runs `lhs = rhs` as one kernel whose intersections of ordered operands read their policy
-/// from `codes` (one per loop, outermost first: `skip::runtime`), e.g. to force merge at the
-/// second loop.
-template <class OT, class... Os, class R>
-void assign_with_runtime_skips(const stream::skip::codes& codes, const expr::access<OT, Os...>& lhs,
-                               const R& rhs) {
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
-    loom::detail::execute_plan<decltype(p), stream::skip::every_loop<stream::skip::runtime>>(
-        *lhs.tensor, lhs, k, false, codes);
-  });
-}
-
-/// Runs `lhs = rhs` as one `skip::runtime` kernel with the codes chosen from statistics (cached
-/// per kernel by the coarse signature): the one-kernel alternative to assign_choosing_skip, at a
-/// per-step cost (benchmarks/results/leader.md).
-template <class OT, class... Os, class R>
-void assign_choosing_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
-    using P = decltype(p);
-    loom::detail::execute_plan<P, stream::skip::every_loop<stream::skip::runtime>>(
-        *lhs.tensor, lhs, k, false, cached_runtime_skips<P>(lhs, k));
-  });
-}
-
-/// The codes assign_choosing_runtime_skips runs `lhs = rhs` with (uncached).
-template <class OT, class... Os, class R>
-stream::skip::codes plan_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
-  stream::skip::codes out = stream::skip::default_codes;
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
-    statistics_cache stats;
-    out = runtime_skip_codes(choose_skip<decltype(p), 1>(lhs, k, stats));
-  });
-  return out;
-}
-
-/// The runtime codes' table of `lhs = rhs` in words (see describe_runtime_skips).
-template <class OT, class... Os, class R>
-std::string explain_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
-  std::string out;
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
-    statistics_cache stats;
-    out = describe_runtime_skips(choose_skip<decltype(p), 1>(lhs, k, stats));
-  });
-  return out;
-}
-
-/// Runs skip candidate `c` (of `skip_candidates_t<plan, Cap>`; clamped) of `lhs = rhs`.
-template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
-void assign_with_skip_candidate(std::size_t c, const expr::access<OT, Os...>& lhs, const R& rhs) {
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
-    using P = decltype(p);
-    using candidates = skip_candidates_t<P, Cap>;
-    constexpr std::size_t n = boost::mp11::mp_size<candidates>::value;
-    boost::mp11::mp_with_index<n>(c < n ? c : n - 1, [&](auto s) {
-      loom::detail::execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(s)::value>>(
-          *lhs.tensor, lhs, k, false);
-    });
-  });
-}
-
-/// Runs `lhs = rhs` with the skip policy chosen at run time among at most Cap candidates
-/// (cached per kernel by the coarse statistics signature).
-template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
-void assign_choosing_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
-    using P = decltype(p);
-    using candidates = skip_candidates_t<P, Cap>;
-    constexpr std::size_t n = boost::mp11::mp_size<candidates>::value;
-    const std::size_t chosen = n > 1 ? cached_skip_choice<P, Cap>(lhs, k) : 0;
-    boost::mp11::mp_with_index<n>(chosen, [&](auto s) {
-      loom::detail::execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(s)::value>>(
-          *lhs.tensor, lhs, k, false);
-    });
-  });
-}
-
-/// The skip choice for `lhs = rhs` (every candidate's cost and the per-loop detail), uncached.
-template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
-skip_choice plan_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
-  skip_choice out;
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
-    statistics_cache stats;
-    out = choose_skip<decltype(p), Cap>(lhs, k, stats);
-  });
-  return out;
-}
-
-/// The per-loop skip-policy table of `lhs = rhs` in words (see describe_skip_choice).
-template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
-std::string explain_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
-  return describe_skip_choice(plan_skip<Cap>(lhs, rhs), Cap);
-}
-
-}  // namespace loom::optimize
-
-#endif  // LOOM_OPTIMIZE_LEADER_RUN_HPP
-// ---- end <loom/optimize/leader_run.hpp>
-// ---- begin <loom/optimize/matrix_chain.hpp>
-// Defines loom::matrix_chain: a product of sparse matrices decomposed by variable elimination
-// into one SpGEMM kernel per step, the order chosen from sparsity estimates (Galley's logical
-// optimizer on chains, notes 001 §3.3-3.7), with materialised sparse intermediates (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_MATRIX_CHAIN_HPP
-#define LOOM_OPTIMIZE_MATRIX_CHAIN_HPP
-
-
-#include <array>
-#include <cstdint>
-#include <limits>
-#include <map>
-#include <optional>
-#include <sstream>
-#include <string>
-#include <tuple>
-#include <type_traits>
-#include <vector>
-
-namespace loom {
-
-/// How `matrix_chain` orders its products.
-enum class chain_order {
-  optimized,      ///< exact search over every elimination order (interval DP) by estimated cost
-  greedy,         ///< eliminate the cheapest inner index first, repeatedly
-  left_to_right,  ///< (((A B) C) D): the fixed plan, for comparison
-};
-
-/// Galley's logical cost constants (notes 001 §3.3).
-struct logical_cost_constants {
-  double compute = 1.0;          // per pointwise product entry and index
-  double dense_allocate = 0.5;   // per entry of a dense intermediate
-  double sparse_allocate = 60.0; // per entry of a sparse intermediate
-};
-
-/// A decomposition of M0 M1 ... M(n-1): `steps[s]` multiplies the products of factor ranges
-/// [first, split] and [split + 1, last]; steps are in execution order.
-struct chain_plan {
-  struct step {
-    std::size_t first, split, last;
-    double compute, output;  // estimated pointwise entries and non-zeros of the result
-    double cost;
-  };
-  std::vector<step> steps;
-  double cost = 0;
-  std::string describe(const std::vector<std::string>& names) const;
-};
-
-namespace detail {
-
-inline std::string chain_index(std::size_t t) { return "x" + std::to_string(t); }
-
-struct chain_planner {
-  std::vector<chain_bound_estimator> factors;  // factor t over (x_t, x_{t+1})
-  std::vector<std::int64_t> extents;           // extent of x_t, t = 0..n
-  logical_cost_constants k;
-
-  // estimate of the product of two interval results over (x_a, x_b) and (x_b, x_c)
-  chain_plan::step cost_of(const chain_bound_estimator& left, const chain_bound_estimator& right,
-                           std::size_t a, std::size_t b, std::size_t c,
-                           chain_bound_estimator& result) const {
-    const chain_bound_estimator comp =
-        chain_bound_estimator::conjunction(std::vector{left, right});
-    result = comp.aggregate({chain_index(b)});
-    const double compute = comp.estimate();
-    const double out = result.estimate();
-    const double cells = static_cast<double>(extents[a]) * static_cast<double>(extents[c]);
-    const double density = cells > 0 ? out / cells : 0;
-    const double cost = compute * 3 * k.compute +
-                        out * (density > 0.5 ? k.dense_allocate : k.sparse_allocate);
-    return {a, b - 1, c - 1, compute, out, cost};
-  }
-
-  // Exact: interval dynamic programming over every parenthesisation (= elimination order).
-  chain_plan exact() const {
-    const std::size_t n = factors.size();
-    struct cell {
-      double cost = 0;
-      std::size_t split = 0;
-      chain_plan::step last{};
-      std::optional<chain_bound_estimator> est;
-    };
-    std::vector<std::vector<cell>> best(n, std::vector<cell>(n));
-    for (std::size_t t = 0; t < n; ++t) best[t][t].est = factors[t];
-    for (std::size_t len = 2; len <= n; ++len)
-      for (std::size_t a = 0; a + len <= n; ++a) {
-        const std::size_t z = a + len - 1;
-        cell& c = best[a][z];
-        c.cost = std::numeric_limits<double>::infinity();
-        for (std::size_t s = a; s < z; ++s) {
-          chain_bound_estimator result = factors[0];
-          const auto st = cost_of(*best[a][s].est, *best[s + 1][z].est, a, s + 1, z + 1, result);
-          const double total = best[a][s].cost + best[s + 1][z].cost + st.cost;
-          if (total < c.cost) {
-            c.cost = total;
-            c.split = s;
-            c.last = st;
-            c.est = result;
-          }
-        }
-      }
-    chain_plan plan;
-    plan.cost = best[0][n - 1].cost;
-    // post-order: children before parents
-    auto emit = [&](auto&& self, std::size_t a, std::size_t z) -> void {
-      if (a == z) return;
-      self(self, a, best[a][z].split);
-      self(self, best[a][z].split + 1, z);
-      plan.steps.push_back(best[a][z].last);
-    };
-    emit(emit, 0, n - 1);
-    return plan;
-  }
-
-  // Greedy (or fixed left-to-right): repeatedly multiply the cheapest adjacent pair.
-  chain_plan sequential(bool left_to_right) const {
-    struct range {
-      std::size_t first, last;
-      chain_bound_estimator est;
-    };
-    std::vector<range> live;
-    for (std::size_t t = 0; t < factors.size(); ++t) live.push_back({t, t, factors[t]});
-    chain_plan plan;
-    while (live.size() > 1) {
-      std::size_t pick = 0;
-      chain_plan::step best_step{};
-      chain_bound_estimator best_est = factors[0];
-      for (std::size_t p = 0; p + 1 < live.size(); ++p) {
-        chain_bound_estimator result = factors[0];
-        const auto st = cost_of(live[p].est, live[p + 1].est, live[p].first, live[p + 1].first,
-                                live[p + 1].last + 1, result);
-        if (p == 0 || (!left_to_right && st.cost < best_step.cost)) {
-          pick = p;
-          best_step = st;
-          best_est = result;
-        }
-      }
-      plan.steps.push_back(best_step);
-      plan.cost += best_step.cost;
-      live[pick] = {live[pick].first, live[pick + 1].last, best_est};
-      live.erase(live.begin() + static_cast<std::ptrdiff_t>(pick) + 1);
-    }
-    return plan;
-  }
-};
-
-// Statistics per factor, kept between calls (per thread) while the factor's arrays are unchanged:
-// a chain run again on the same matrices is planned without reading them.
-inline statistics_cache& chain_statistics() {
-  thread_local statistics_cache cache;
-  return cache;
-}
-
-inline chain_bound_estimator chain_factor(const statistics& s, std::size_t t) {
-  return chain_bound_estimator(s, {chain_index(t), chain_index(t + 1)});
-}
-
-// A factor as csr: itself when it is csr already, else a converted copy.
-template <class T, class F>
-struct csr_factor {
-  std::optional<tensor<T, csr>> copy;
-  const tensor<T, csr>* ptr;
-  explicit csr_factor(const tensor<T, F>& m) {
-    if constexpr (std::is_same_v<F, csr>) ptr = &m;
-    else ptr = &copy.emplace(m);
-  }
-  csr_factor(const csr_factor&) = delete;
-};
-
-}  // namespace detail
-
-inline std::string chain_plan::describe(const std::vector<std::string>& names) const {
-  std::vector<std::string> label(names);
-  std::ostringstream s;
-  auto range = [&](std::size_t a, std::size_t z) {
-    if (a == z) return label[a];
-    std::string r = "(";
-    for (std::size_t t = a; t <= z; ++t) r += label[t];
-    return r + ")";
-  };
-  for (std::size_t q = 0; q < steps.size(); ++q) {
-    const step& st = steps[q];
-    s << "  kernel " << q + 1 << ": " << range(st.first, st.split) << " * "
-      << range(st.split + 1, st.last) << ": estimated " << static_cast<std::int64_t>(st.compute)
-      << " products, " << static_cast<std::int64_t>(st.output) << " non-zeros, cost "
-      << static_cast<std::int64_t>(st.cost) << "\n";
-  }
-  s << "  estimated total cost " << static_cast<std::int64_t>(cost) << "\n";
-  return s.str();
-}
-
-/// The decomposition `matrix_chain` would run for these factors.
-template <class T, class... Fs>
-chain_plan plan_matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
-  static_assert(sizeof...(Fs) >= 2, "loom::matrix_chain: give at least two matrices");
-  // a plan is kept per (order, factors) while no factor's statistics were gathered again since
-  statistics_cache& stats = detail::chain_statistics();
-  const std::array<const statistics*, sizeof...(Fs)> factor_stats{&stats.get(ms)...};  // node-stable
-  std::vector<const void*> key{static_cast<const void*>(&ms)...};
-  key.push_back(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(order)));
-  thread_local std::map<std::vector<const void*>, std::pair<std::int64_t, chain_plan>> plans;
-  if (auto it = plans.find(key); it != plans.end() && it->second.first == stats.misses()) return it->second.second;
-  detail::chain_planner p;
-  std::size_t t = 0;
-  for (const statistics* s : factor_stats) p.factors.push_back(detail::chain_factor(*s, t++));
-  std::array<std::array<std::int64_t, 2>, sizeof...(Fs)> shapes{
-      std::array<std::int64_t, 2>{ms.extent(0), ms.extent(1)}...};
-  for (std::size_t q = 0; q + 1 < shapes.size(); ++q)
-    if (shapes[q][1] != shapes[q + 1][0])
-      throw shape_error("loom::matrix_chain: factor " + std::to_string(q) + " has " +
-                        std::to_string(shapes[q][1]) + " columns but factor " +
-                        std::to_string(q + 1) + " has " + std::to_string(shapes[q + 1][0]) +
-                        " rows");
-  p.extents.push_back(shapes[0][0]);
-  for (const auto& s : shapes) p.extents.push_back(s[1]);
-  chain_plan plan;
-  switch (order) {
-    case chain_order::optimized: plan = p.exact(); break;
-    case chain_order::greedy: plan = p.sequential(false); break;
-    case chain_order::left_to_right: plan = p.sequential(true); break;
-  }
-  if (plans.size() > 256) plans.clear();  // bounded: a plan is cheap to make again
-  plans[std::move(key)] = {stats.misses(), plan};
-  return plan;
-}
-
-/// M0 M1 ... M(n-1) for sparse matrices of any format: one fused SpGEMM kernel per step of the
-/// chosen decomposition, intermediates materialised as csr. Factors must be matrices.
-template <class T, class... Fs>
-tensor<T, csr> matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
-  static_assert(((tensor<T, Fs>::order == 2) && ...), "loom::matrix_chain: every factor must be a matrix");
-  const chain_plan plan = plan_matrix_chain(order, ms...);
-  constexpr std::size_t n = sizeof...(Fs);
-  const std::tuple<detail::csr_factor<T, Fs>...> held(ms...);
-  const std::array<const tensor<T, csr>*, n> factors =
-      std::apply([](const auto&... f) { return std::array<const tensor<T, csr>*, n>{f.ptr...}; }, held);
-  // products[a][z]: the product of factors a..z once computed
-  std::vector<std::vector<std::optional<tensor<T, csr>>>> done(n, std::vector<std::optional<tensor<T, csr>>>(n));
-  auto take = [&](std::size_t a, std::size_t z) -> const tensor<T, csr>& {
-    if (a == z) return *factors[a];
-    return *done[a][z];
-  };
-  constexpr loom::index<"i"> i;
-  constexpr loom::index<"k"> k;
-  constexpr loom::index<"j"> j;
-  for (const auto& st : plan.steps) {
-    const tensor<T, csr>& left = take(st.first, st.split);
-    const tensor<T, csr>& right = take(st.split + 1, st.last);
-    tensor<T, csr> out({left.extent(0), right.extent(1)});
-    out(i, j) = sum(k, left(i, k) * right(k, j));
-    done[st.first][st.last] = std::move(out);
-  }
-  return std::move(*done[0][n - 1]);
-}
-
-/// Same, with the optimized order.
-template <class T, class... Fs>
-tensor<T, csr> matrix_chain(const tensor<T, Fs>&... ms) {
-  return matrix_chain(chain_order::optimized, ms...);
-}
-
-}  // namespace loom
-
-#endif  // LOOM_OPTIMIZE_MATRIX_CHAIN_HPP
-// ---- end <loom/optimize/matrix_chain.hpp>
 // ---- begin <loom/optimize/uniform_estimator.hpp>
 // Defines loom::uniform_estimator, the System-R density estimate (optimize/, notes 001 §5.3).
 // SPDX-License-Identifier: BSL-1.0
@@ -17830,7 +17862,7 @@ class uniform_estimator {
 #endif  // LOOM_PARALLEL_HPP
 // ---- end <loom/parallel.hpp>
 // ---- begin <loom/plan.hpp>
-// Umbrella header of plan/: loop order, transposition, compile-time checks, explain().
+// Umbrella header of plan/: loop order, transposition, compile-time checks.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_PLAN_HPP
 #define LOOM_PLAN_HPP
@@ -22044,7 +22076,7 @@ std::string explain_saturation(const E&) {
 #endif  // LOOM_REWRITE_HPP
 // ---- end <loom/rewrite.hpp>
 // ---- begin <loom/stream.hpp>
-// Umbrella header of stream/: indexed streams, combinators, lowering, run loops, evaluation.
+// Umbrella header of stream/: indexed streams, combinators, lowering, run loops.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_STREAM_HPP
 #define LOOM_STREAM_HPP
