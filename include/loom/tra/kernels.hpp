@@ -5,6 +5,7 @@
 #define LOOM_TRA_KERNELS_HPP
 
 #include <loom/core.hpp>
+#include <loom/exec.hpp>
 #include <loom/expr.hpp>
 #include <loom/format.hpp>
 #include <loom/stream.hpp>
