@@ -4741,6 +4741,7 @@ std::string format_name() {
 #define LOOM_FORMAT_MEMORY_HPP
 
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -4778,19 +4779,50 @@ void for_each_array(const Tensor& t, F&& f) {
   }
 }
 
+// The byte ranges of a tensor's arrays, collected once (at most 1 + 4 per level).
+template <class Tensor>
+struct byte_ranges {
+  static constexpr std::size_t capacity = 1 + 4 * [] {
+    if constexpr (requires { Tensor::order; }) return Tensor::order;
+    else return std::size_t{0};
+  }();
+  std::array<const std::byte*, 2 * capacity> bounds{};
+  std::size_t count = 0;
+  explicit byte_ranges(const Tensor& t) {
+    for_each_array(t, [&](const std::byte* first, const std::byte* last) {
+      if (count == capacity) return;
+      bounds[2 * count] = first;
+      bounds[2 * count + 1] = last;
+      ++count;
+    });
+  }
+};
+
+// Two owning tensors never share an array (each holds its own vectors): only a view can alias.
+template <class T>
+inline constexpr bool owns_its_arrays = [] {
+  if constexpr (requires { T::owning; }) return static_cast<bool>(T::owning);
+  else return false;
+}();
+
 /// Whether `a` and `b` share memory: the same object, or arrays that overlap by a byte or more
 /// (two views of one buffer, a view of a tensor's own values).
 template <class A, class B>
 bool shares_memory(const A& a, const B& b) {
   if (static_cast<const void*>(&a) == static_cast<const void*>(&b)) return true;
-  const std::less<const std::byte*> before;
-  bool overlap = false;
-  for_each_array(a, [&](const std::byte* a0, const std::byte* a1) {
-    for_each_array(b, [&](const std::byte* b0, const std::byte* b1) {
-      overlap = overlap || (before(a0, b1) && before(b0, a1));
-    });
-  });
-  return overlap;
+  if constexpr (owns_its_arrays<A> && owns_its_arrays<B>) {
+    return false;
+  } else {
+    const std::less<const std::byte*> before;
+    const byte_ranges<A> ra(a);
+    const byte_ranges<B> rb(b);
+    for (std::size_t x = 0; x < ra.count; ++x)
+      for (std::size_t y = 0; y < rb.count; ++y)
+        if (before(ra.bounds[2 * x], rb.bounds[2 * y + 1]) &&
+            before(rb.bounds[2 * y], ra.bounds[2 * x + 1]))
+          return true;
+    return false;
+  }
 }
 
 /// Whether an operand of `rhs` reads storage that the output `out` writes.
