@@ -228,7 +228,7 @@ auto transform(const relation<T, K, R>& in, F f) {
 template <class T, std::size_t K, std::size_t R>
 relation<T, K + 1, R> tile_dim(const relation<T, K, R>& in, std::size_t dim, std::int64_t size) {
   const auto& s = in.tile_shape();
-  if (dim >= R || size <= 0 || s[dim] % size != 0)
+  if (dim >= R || size <= 0 || s[dim] == 0 || s[dim] % size != 0)  // 0 pieces lose the keys
     throw shape_error("loom::tra::tile_dim: dimension " + std::to_string(dim) + " of tiles " +
                       to_string(s) + " cannot be cut into pieces of " + std::to_string(size) +
                       " (the paper's relations have no ragged tiles)");
@@ -310,6 +310,8 @@ relation<T, K - 1, R> stack(const relation<T, K, R>& in, std::size_t key_dim, st
 template <std::size_t P, class T, std::size_t K, std::size_t R>
   requires(P <= K)
 relation<T, K + 1, R> duplicate(const relation<T, K, R>& in, std::int64_t n) {
+  if (n < 0)
+    throw shape_error("loom::tra::duplicate: " + std::to_string(n) + " copies of each tuple");
   relation<T, K + 1, R> out(insert_dim<P>::bounds(in.bounds(), n), in.tile_shape());
   for (const auto& [key, t] : in)
     for (std::int64_t c = 0; c < n; ++c) out.insert(insert_dim<P>::apply(key, c), t);

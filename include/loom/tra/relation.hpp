@@ -33,8 +33,18 @@ class relation {
   using map_type = std::map<key_type, tile_type>;
 
   relation() = default;
+  /// Throws shape_error for a negative key bound or tile extent.
   relation(const key_type& bounds, const shape_t<R>& tile_shape)
-      : bounds_(bounds), tile_shape_(tile_shape) {}
+      : bounds_(bounds), tile_shape_(tile_shape) {
+    for (std::size_t d = 0; d < K; ++d)
+      if (bounds_[d] < 0)
+        throw shape_error("loom::tra::relation: key bounds " + to_string(bounds_) +
+                          ": bound " + std::to_string(d) + " is negative");
+    for (std::size_t d = 0; d < R; ++d)
+      if (tile_shape_[d] < 0)
+        throw shape_error("loom::tra::relation: tile shape " + to_string(tile_shape_) +
+                          ": extent " + std::to_string(d) + " is negative");
+  }
 
   const key_type& bounds() const { return bounds_; }
   const shape_t<R>& tile_shape() const { return tile_shape_; }

@@ -14,6 +14,9 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <new>
+#include <stdexcept>
 #include <span>
 #include <string>
 #include <utility>
@@ -50,8 +53,7 @@ class tile {
   tile() = default;
   /// An all-zero tile.
   explicit tile(const shape_type& shape)
-      : shape_(shape), data_(static_cast<std::size_t>(checked_volume(shape)),
-                             semiring_traits<T>::zero()) {}
+      : shape_(shape), data_(zeros(shape)) {}
   tile(const shape_type& shape, std::vector<T> data) : shape_(shape), data_(std::move(data)) {
     if (static_cast<std::int64_t>(data_.size()) != checked_volume(shape))
       throw shape_error("loom::tra::tile: " + std::to_string(data_.size()) +
@@ -96,12 +98,34 @@ class tile {
   }
 
  private:
+  /// The number of values of a tile of shape `s`; throws shape_error for a negative extent or
+  /// a product past 64 bits (it would wrap, and the tile be made over too short a buffer).
   static std::int64_t checked_volume(const shape_type& s) {
     for (std::size_t d = 0; d < R; ++d)
       if (s[d] < 0)
         throw shape_error("loom::tra::tile: extent " + std::to_string(s[d]) + " of dimension " +
                           std::to_string(d) + " is negative");
-    return volume(s);
+    std::int64_t v = 1;
+    for (std::size_t d = 0; d < R; ++d) {
+      if (s[d] == 0) return 0;
+      if (v > std::numeric_limits<std::int64_t>::max() / s[d]) v = -1;  // a later 0 still wins
+      if (v > 0) v *= s[d];
+    }
+    if (v < 0)
+      throw shape_error("loom::tra::tile: the volume of a tile of shape " + to_string(s) +
+                        " overflows 64 bits");
+    return v;
+  }
+  /// The values of an all-zero tile; running out of memory is a loom::error naming the shape.
+  static std::vector<T> zeros(const shape_type& s) {
+    const std::int64_t n = checked_volume(s);
+    try {
+      return std::vector<T>(static_cast<std::size_t>(n), semiring_traits<T>::zero());
+    } catch (const std::bad_alloc&) {
+    } catch (const std::length_error&) {
+    }
+    throw error("loom::tra::tile: out of memory for a tile of shape " + to_string(s) + " (" +
+                std::to_string(n) + " values)");
   }
   std::size_t offset(const shape_type& c) const {
     std::int64_t o = 0;
