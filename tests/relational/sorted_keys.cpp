@@ -323,14 +323,16 @@ TEST_CASE("key_by edge cases: empty, one row, duplicates summed in row order, bo
     check_key_by<loom::csf<2>>(t, ab, rel::sum_of<double>("nope"), {0, -1});
     check_key_by<loom::csf<2>>(t, {"x", "b"}, rel::sum_of<double>("nope"), {1, 1});
   }
-  SUBCASE("duplicates::error names the smallest repeated key, as from_coo does") {
+  SUBCASE("duplicates::error names the table and the smallest repeated key in storage order") {
     const rel::table t = table_of({2, 1, 2, 1}, {0, 3, 0, 3}, {1, 2, 3, 4});
     const auto unique_x = rel::detail::make_aggregate<double, loom::duplicates::error>(
         [](const rel::table& tt) { return [x = tt.reals("x")](std::size_t r) { return x[r]; }; });
-    check_key_by<loom::csf<2>>(t, ab, unique_x, {0, 0});
-    check_key_by<loom::dcsc>(t, ab, unique_x, {0, 0});
-    CHECK(error_of([&] { (void)rel::key_by<2>(t, ab, unique_x); }).find("(1,3)") !=
-          std::string::npos);
+    CHECK(error_of([&] { (void)rel::key_by<2>(t, ab, unique_x); })
+              .find("loom::relational::key_by: edge.csv: the key a = 1, b = 3 occurs more than "
+                    "once") != std::string::npos);
+    CHECK(error_of([&] { (void)rel::key_by<loom::dcsc>(t, ab, unique_x); })
+              .find("edge.csv: the key a = 2, b = 0 occurs more than once") != std::string::npos);
+    CHECK_THROWS_AS(rel::key_by<2>(t, ab, unique_x), loom::duplicate_error);
   }
   SUBCASE("a level too narrow for the extent: the same overflow_error") {
     using narrow = loom::format<loom::compressed_level<loom::uniqueness::unique, std::int64_t,

@@ -52,10 +52,18 @@ struct column_values {
 };
 
 // A column read as T, or a user function of the row (called directly, no type erasure).
+// `summed` (sum_of) refuses string and date columns: codes and day numbers do not add up (their
+// minimum and maximum are meaningful: codes keep the strings' order).
 template <class T, class Source>
-auto row_values(const table& t, const Source& source) {
+auto row_values(const table& t, const Source& source, bool summed = false) {
   if constexpr (std::is_convertible_v<const Source&, std::string_view>) {
     const column& c = t[std::string_view(source)];
+    if (summed && (c.type() == column_type::string || c.type() == column_type::date))
+      throw column_error("loom::relational::sum_of: column " + c.name() + " of " +
+                         (t.name().empty() ? "(unnamed)" : t.name()) + " is " +
+                         std::string(to_string(c.type())) + "; " +
+                         (c.type() == column_type::string ? "its dictionary codes" : "day numbers") +
+                         " do not add up (sum a numeric column, or take min_of / max_of)");
     if (c.is_integer()) return column_values<T>{c.ints(), {}, true};
     return column_values<T>{{}, c.reals(), false};
   } else {
@@ -85,7 +93,7 @@ aggregate<V, P, Bind> make_aggregate(Bind b) {
 template <class T, class Source>
 auto sum_of(Source source) {
   return detail::make_aggregate<T, duplicates::sum>(
-      [source](const table& t) { return detail::row_values<T>(t, source); });
+      [source](const table& t) { return detail::row_values<T>(t, source, true); });
 }
 
 /// The minimum of a column or of `f(row)`: values in the (min, +) semiring, whose + is min.

@@ -34,9 +34,35 @@ inline std::int64_t extent_of(const column& c) {
   for (std::int64_t v : c.ints()) m = std::max(m, v + 1);
   return std::max<std::int64_t>(1, m);
 }
+namespace detail {
+/// Throws `column_error` unless columns `a` and `b` can be joined: the same key type (int64,
+/// date or string) and, for strings, the same dictionary (equal codes for equal strings).
+inline void check_joinable(const column& a, const column& b) {
+  const std::string both = a.name() + " (" + std::string(to_string(a.type())) + ") and " +
+                           b.name() + " (" + std::string(to_string(b.type())) + ")";
+  if (!a.is_integer() || !b.is_integer())
+    throw column_error("loom::relational::extent_of: cannot join " + both +
+                       ": a decimal column is not a key");
+  if (a.type() != b.type())
+    throw column_error("loom::relational::extent_of: cannot join " + both +
+                       ": key columns of different types");
+  if (a.type() == column_type::string && a.dict() != b.dict() && a.dict()->words() != b.dict()->words())
+    throw column_error("loom::relational::extent_of: cannot join " + both +
+                       ": their dictionaries differ, so equal codes are different strings; call "
+                       "share_dictionary first");
+}
+}  // namespace detail
+
+/// The extent shared by columns to be joined; throws `column_error` when two of them differ in
+/// type or (strings) in dictionary.
 template <class... Cs>
   requires(sizeof...(Cs) >= 2)
 std::int64_t extent_of(const Cs&... cs) {
+  const column* first = nullptr;
+  for (const column* c : {static_cast<const column*>(&cs)...}) {
+    if (first) detail::check_joinable(*first, *c);
+    first = c;
+  }
   return std::max({extent_of(static_cast<const column&>(cs))...});
 }
 
@@ -94,6 +120,13 @@ void check_key_range(const table& t, const std::array<std::string, N>& keys,
     }
 }
 
+/// Thrown by run_values for a repeated key under duplicates::error (logical order); key_by_all
+/// turns it into a duplicate_error naming the table and the key columns.
+template <std::size_t N>
+struct duplicate_key {
+  std::array<std::int64_t, N> key;
+};
+
 /// Aggregates whose every row counts one (count, exists): no per-row values to compute.
 template <class Agg>
 inline constexpr bool counts_rows_v = false;
@@ -117,9 +150,7 @@ std::vector<typename Agg::value_type> run_values(const ValueOf& value_of, const 
         std::array<std::int64_t, Format::order> logical{};
         for (std::size_t k = 0; k < Format::order; ++k)
           logical[Format::modes[k]] = rows.key(k, runs.runs[u]);
-        throw duplicate_error("loom::from_coo: duplicate coordinate " +
-                              loom::detail::coords_to_string(logical) +
-                              " (use loom::duplicates::sum or ::last to accept duplicates)");
+        throw duplicate_key<Format::order>{logical};
       }
   }
   if constexpr (counts_rows_v<Agg>) {
@@ -245,9 +276,22 @@ std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_all(
   const auto cols = key_columns(t, keys, shape);
   const std::tuple<decltype(aggs.bind(t))...> value_of{aggs.bind(t)...};  // before the key
   check_key_range(t, keys, cols, shape);                                   // range, as ever
-  if (t.rows() <= std::numeric_limits<std::uint32_t>::max())
-    return key_by_index<Format, std::uint32_t>(t, cols, shape, value_of, aggs...);
-  return key_by_index<Format, std::uint64_t>(t, cols, shape, value_of, aggs...);
+  for (std::size_t k = 0; k < Format::order; ++k)  // reached by a table of no rows
+    if (shape[k] < 0)
+      throw shape_error("loom::relational::key_by: " + t.name() + ": extent " +
+                        std::to_string(shape[k]) + " of key " + keys[k] + " is negative");
+  try {
+    if (t.rows() <= std::numeric_limits<std::uint32_t>::max())
+      return key_by_index<Format, std::uint32_t>(t, cols, shape, value_of, aggs...);
+    return key_by_index<Format, std::uint64_t>(t, cols, shape, value_of, aggs...);
+  } catch (const duplicate_key<Format::order>& d) {
+    std::string key;
+    for (std::size_t k = 0; k < Format::order; ++k)
+      key += (k ? ", " : "") + keys[k] + " = " + std::to_string(d.key[k]);
+    throw duplicate_error("loom::relational::key_by: " + t.name() + ": the key " + key +
+                          " occurs more than once, and the aggregate takes one row per key "
+                          "(duplicates::error); use count(), exists() or a summing aggregate");
+  }
 }
 
 }  // namespace detail

@@ -84,20 +84,23 @@ class table {
     return add(column(std::move(name), std::move(out), type));
   }
 
-  /// Writes a header line and one line per row; strings are quoted when needed.
+  /// Writes a header line and one line per row; strings are quoted when needed (and an empty
+  /// field of a one-column table, whose line would otherwise be blank and skipped by read_csv).
   void write_csv(std::ostream& out, char delimiter = ',') const {
+    const bool lone = columns_.size() == 1;
     for (std::size_t c = 0; c < columns_.size(); ++c)
-      out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].name(), delimiter);
+      out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].name(), delimiter, lone);
     out << '\n';
     for (std::size_t r = 0; r < rows(); ++r) {
       for (std::size_t c = 0; c < columns_.size(); ++c)
-        out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].text(r), delimiter);
+        out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].text(r), delimiter, lone);
       out << '\n';
     }
   }
 
  private:
-  static std::string quote(const std::string& s, char delimiter) {
+  static std::string quote(const std::string& s, char delimiter, bool lone) {
+    if (s.empty() && lone) return "\"\"";
     if (s.find_first_of(std::string{delimiter, '"', '\n', '\r'}) == std::string::npos) return s;
     std::string q = "\"";
     for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
