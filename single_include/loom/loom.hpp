@@ -998,6 +998,17 @@ struct level_build {
   std::int64_t parents = 1;               // positions of the level above (1 at the root)
   std::span<const std::int64_t> parent;   // parent position of each entry, ascending
   std::span<const std::int64_t> coord;    // this level's coordinate of each entry
+  /// The most positions a level that pads (dense, bitmap, banded) may create; the readers set
+  /// it from `read_options::max_dense_elements` so that a file's shape cannot exhaust memory.
+  std::int64_t max_positions = std::numeric_limits<std::int64_t>::max();
+};
+
+/// What a level's storage check is handed (a tensor or view made from its parts, and
+/// `loom::validate`): the level's place, and the positions of the level above.
+struct level_check {
+  std::size_t mode = 0;         // logical mode stored (for messages)
+  std::int64_t extent = 0;      // extent of that mode
+  std::int64_t parents = 1;     // positions of the level above (1 at the root)
 };
 
 /// A level's array: a `std::vector` in an owning tensor, a `std::span` in a view.
@@ -1022,6 +1033,87 @@ void check_fits(std::int64_t value, std::string_view what) {
                          " does not fit the level's " + std::to_string(sizeof(Int) * 8) +
                          "-bit integer type; choose a wider position/coordinate type");
   }
+}
+
+/// Throws `shape_error` "the <level> level of mode m: what" (storage checks).
+[[noreturn]] inline void bad_storage(std::string_view level, const level_check& in,
+                                     const std::string& what) {
+  throw shape_error("the " + std::string(level) + " level of mode " + std::to_string(in.mode) +
+                    " (extent " + std::to_string(in.extent) + ", " + std::to_string(in.parents) +
+                    " parent position(s)): " + what);
+}
+
+/// `parents * extent`, the positions of a level storing every coordinate of each parent; a
+/// `shape_error` when the product overflows.
+inline std::int64_t every_coordinate(std::string_view level, const level_check& in) {
+  if (in.extent < 0) bad_storage(level, in, "the extent is negative");
+  if (in.extent != 0 && in.parents > std::numeric_limits<std::int64_t>::max() / in.extent)
+    bad_storage(level, in, "parents x extent overflows 64 bits");
+  return in.parents * in.extent;
+}
+
+/// O(1): a `pos` array of parents + 1 entries starting at 0; returns its last entry. An empty
+/// `pos` (a moved-from tensor's) holds no entries under any parent.
+template <class Pos>
+std::int64_t check_pos(std::string_view level, const level_check& in, std::span<const Pos> pos) {
+  if (pos.empty()) return 0;
+  if (in.parents >= std::numeric_limits<std::int64_t>::max() ||
+      static_cast<std::int64_t>(pos.size()) != in.parents + 1)
+    bad_storage(level, in,
+                "pos has " + std::to_string(pos.size()) + " entries, expected " +
+                    (in.parents >= std::numeric_limits<std::int64_t>::max()
+                         ? std::string("more than 2^63")
+                         : std::to_string(in.parents + 1)));
+  if (pos[0] != 0) bad_storage(level, in, "pos[0] is " + std::to_string(pos[0]) + ", expected 0");
+  const auto last = static_cast<std::int64_t>(pos[pos.size() - 1]);
+  if (last < 0) bad_storage(level, in, "pos[last] is negative (" + std::to_string(last) + ")");
+  return last;
+}
+
+/// O(parents): `pos` does not decrease.
+template <class Pos>
+void check_pos_monotone(std::string_view level, const level_check& in, std::span<const Pos> pos) {
+  for (std::size_t p = 0; p + 1 < pos.size(); ++p)
+    if (pos[p + 1] < pos[p])
+      bad_storage(level, in,
+                  "pos decreases at parent " + std::to_string(p) + " (" + std::to_string(pos[p]) +
+                      " then " + std::to_string(pos[p + 1]) + ")");
+}
+
+/// O(nnz): the coordinates of each parent's segment are in [0, extent), ascending (strictly
+/// when unique).
+template <class Pos, class Crd>
+void check_segments(std::string_view level, const level_check& in, std::span<const Pos> pos,
+                    std::span<const Crd> crd, bool unique) {
+  for (std::size_t p = 0; p + 1 < pos.size(); ++p)
+    for (auto q = static_cast<std::int64_t>(pos[p]); q < static_cast<std::int64_t>(pos[p + 1]);
+         ++q) {
+      const auto c = static_cast<std::int64_t>(crd[static_cast<std::size_t>(q)]);
+      if (c < 0 || c >= in.extent)
+        bad_storage(level, in,
+                    "coordinate " + std::to_string(c) + " at position " + std::to_string(q) +
+                        " is outside [0, " + std::to_string(in.extent) + ")");
+      if (q > static_cast<std::int64_t>(pos[p])) {
+        const auto before = static_cast<std::int64_t>(crd[static_cast<std::size_t>(q) - 1]);
+        if (unique ? c <= before : c < before)
+          bad_storage(level, in,
+                      "the coordinates of parent " + std::to_string(p) + " are not " +
+                          (unique ? "strictly " : "") + "ascending at position " +
+                          std::to_string(q));
+      }
+    }
+}
+
+/// Throws `loom::error` when a padding level would create more positions than `in` allows.
+inline void check_padded_positions(std::string_view level, const level_build& in,
+                                   std::int64_t positions) {
+  if (positions > in.max_positions)
+    throw error("the " + std::string(level) + " level of mode " + std::to_string(in.mode) +
+                " (extent " + std::to_string(in.extent) + ") would hold " +
+                std::to_string(positions) + " positions for " + std::to_string(in.coord.size()) +
+                " entries, more than the " + std::to_string(in.max_positions) +
+                " allowed (loom::read_options::max_dense_elements plus the entries); choose a "
+                "sparser format, or raise the limit if the shape is right");
 }
 
 /// The largest index; cursors guard `seek_past(top_coordinate)` against overflow.
@@ -1104,9 +1196,36 @@ struct banded_level {
 
   template <skip_policy, bool Owning>
   static banded_cursor iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
+    if (st.pos.empty()) [[unlikely]]
+      return {};  // a moved-from tensor: no entries
     const auto base = static_cast<std::int64_t>(st.pos[begin]);
     const auto lo = static_cast<std::int64_t>(st.lo[begin]);
     return {base, lo, lo, lo + static_cast<std::int64_t>(st.pos[begin + 1]) - base};
+  }
+
+  // check (O(1)): pos has parents + 1 entries from 0, lo one per parent -> pos[last] positions
+  template <bool Owning>
+  static std::int64_t check_storage(const storage<Owning>& st, const level_check& in) {
+    const std::int64_t last = detail::check_pos(name, in, std::span<const Pos>(st.pos));
+    if (!st.pos.empty() && static_cast<std::int64_t>(st.lo.size()) != in.parents)
+      detail::bad_storage(name, in,
+                          "lo has " + std::to_string(st.lo.size()) + " entries, expected " +
+                              std::to_string(in.parents));
+    return last;
+  }
+  // validate (O(parents)): pos does not decrease; each band [lo, lo + width) lies in the extent
+  template <bool Owning>
+  static void validate_storage(const storage<Owning>& st, const level_check& in) {
+    detail::check_pos_monotone(name, in, std::span<const Pos>(st.pos));
+    for (std::size_t p = 0; p < st.lo.size(); ++p) {
+      const auto lo = static_cast<std::int64_t>(st.lo[p]);
+      const auto width = static_cast<std::int64_t>(st.pos[p + 1] - st.pos[p]);
+      if (width > 0 && (lo < 0 || lo > in.extent - width))
+        detail::bad_storage(name, in,
+                            "the band of parent " + std::to_string(p) + ", [" + std::to_string(lo) +
+                                ", " + std::to_string(lo) + " + " + std::to_string(width) +
+                                "), is outside [0, " + std::to_string(in.extent) + ")");
+    }
   }
 
   static std::int64_t assemble(storage<true>& st, const level_build& in,
@@ -1131,6 +1250,7 @@ struct banded_level {
       detail::check_fits<Pos>(total, "number of positions");
       st.pos[p + 1] = static_cast<Pos>(total);
     }
+    detail::check_padded_positions(name, in, total);  // before the values are allocated
     for (std::size_t e = 0; e < nnz; ++e) {
       const auto p = static_cast<std::size_t>(in.parent[e]);
       position[e] = static_cast<std::int64_t>(st.pos[p]) + in.coord[e] - st.lo[p];
@@ -1224,6 +1344,20 @@ struct bitmap_level {
     return c;
   }
 
+  // check (O(1)): the stored extent is the mode's, one bit per position
+  template <bool Owning>
+  static std::int64_t check_storage(const storage<Owning>& st, const level_check& in) {
+    if (st.extent != in.extent)
+      detail::bad_storage(name, in, "the level stores the extent " + std::to_string(st.extent));
+    const std::int64_t count = detail::every_coordinate(name, in);
+    const std::int64_t words = count / 64 + (count % 64 != 0);
+    if (static_cast<std::int64_t>(st.bits.size()) != words)
+      detail::bad_storage(name, in,
+                          "bits has " + std::to_string(st.bits.size()) + " words, expected " +
+                              std::to_string(words));
+    return count;
+  }
+
   static std::int64_t assemble(storage<true>& st, const level_build& in,
                                std::span<std::int64_t> position) {
     st.extent = in.extent;
@@ -1231,6 +1365,7 @@ struct bitmap_level {
       throw overflow_error("loom: the bitmap level of mode " + std::to_string(in.mode) +
                            " would hold more than 2^63 positions");
     const std::int64_t count = in.parents * in.extent;
+    detail::check_padded_positions(name, in, count);
     st.bits.assign(static_cast<std::size_t>((count + 63) / 64), 0);
     for (std::size_t e = 0; e < in.coord.size(); ++e) {
       const std::int64_t b = in.parent[e] * in.extent + in.coord[e];
@@ -1332,13 +1467,34 @@ struct compressed_level {
     level_array<Crd, Owning> crd;
   };
 
-  // iterate(p_{k-1}) -> crd[pos[p] .. pos[p+1]) ascending
+  // iterate(p_{k-1}) -> crd[pos[p] .. pos[p+1]) ascending; nothing when pos is empty (a
+  // moved-from tensor)
   template <skip_policy P, bool Owning>
   static coordinate_cursor<Crd, U == uniqueness::unique, P> iterate(const storage<Owning>& st,
                                                                      std::int64_t begin,
                                                                      std::int64_t) {
+    if (st.pos.empty()) [[unlikely]]
+      return {};
     return {st.crd.data(), static_cast<std::int64_t>(st.pos[begin]),
             static_cast<std::int64_t>(st.pos[begin + 1])};
+  }
+
+  // check (O(1)): pos has parents + 1 entries, from 0 to the length of crd -> that many positions
+  template <bool Owning>
+  static std::int64_t check_storage(const storage<Owning>& st, const level_check& in) {
+    const std::int64_t last = detail::check_pos(name, in, std::span<const Pos>(st.pos));
+    if (last != static_cast<std::int64_t>(st.crd.size()))
+      detail::bad_storage(name, in,
+                          "pos[last] is " + std::to_string(last) + " but crd has " +
+                              std::to_string(st.crd.size()) + " entries");
+    return last;
+  }
+  // validate (O(nnz)): pos does not decrease; each segment ascends (strictly when unique) in range
+  template <bool Owning>
+  static void validate_storage(const storage<Owning>& st, const level_check& in) {
+    detail::check_pos_monotone(name, in, std::span<const Pos>(st.pos));
+    detail::check_segments(name, in, std::span<const Pos>(st.pos), std::span<const Crd>(st.crd),
+                           U == uniqueness::unique);
   }
 
   // assemble: one position per distinct (parent, coordinate); per entry when non-unique
@@ -1423,12 +1579,21 @@ struct dense_level {
     return {begin * st.extent, 0, st.extent};
   }
 
+  // check (O(1)): the stored extent is the mode's -> parents * extent positions
+  template <bool Owning>
+  static std::int64_t check_storage(const storage<Owning>& st, const level_check& in) {
+    if (st.extent != in.extent)
+      detail::bad_storage(name, in, "the level stores the extent " + std::to_string(st.extent));
+    return detail::every_coordinate(name, in);
+  }
+
   static std::int64_t assemble(storage<true>& st, const level_build& in,
                                std::span<std::int64_t> position) {
     st.extent = in.extent;
     if (in.extent != 0 && in.parents > INT64_MAX / in.extent)
       throw overflow_error("loom: the dense level of mode " + std::to_string(in.mode) +
                            " would hold more than 2^63 positions");
+    detail::check_padded_positions(name, in, in.parents * in.extent);
     for (std::size_t e = 0; e < in.coord.size(); ++e)
       position[e] = in.parent[e] * in.extent + in.coord[e];
     return in.parents * in.extent;
@@ -1505,6 +1670,8 @@ struct hashed_level {
   static hashed_cursor<Pos, Crd, P> iterate(const storage<Owning>& st, std::int64_t begin,
                                             std::int64_t) {
     hashed_cursor<Pos, Crd, P> c;
+    if (st.pos.empty()) [[unlikely]]
+      return c;  // a moved-from tensor: no entries
     c.crd = st.crd.data();
     c.p = static_cast<std::int64_t>(st.pos[begin]);
     c.end = static_cast<std::int64_t>(st.pos[begin + 1]);
@@ -1515,6 +1682,50 @@ struct hashed_level {
       c.mask = static_cast<std::uint64_t>(s1 - s0 - 1);
     }
     return c;
+  }
+
+  // check (O(1)): pos and slot_pos have parents + 1 entries from 0; pos ends at crd's length,
+  // slot_pos at the table's
+  template <bool Owning>
+  static std::int64_t check_storage(const storage<Owning>& st, const level_check& in) {
+    const std::int64_t last = detail::check_pos(name, in, std::span<const Pos>(st.pos));
+    if (last != static_cast<std::int64_t>(st.crd.size()))
+      detail::bad_storage(name, in,
+                          "pos[last] is " + std::to_string(last) + " but crd has " +
+                              std::to_string(st.crd.size()) + " entries");
+    const std::int64_t slots = detail::check_pos(name, in, std::span<const Pos>(st.slot_pos));
+    if (slots != static_cast<std::int64_t>(st.table.size()))
+      detail::bad_storage(name, in,
+                          "slot_pos[last] is " + std::to_string(slots) + " but the table has " +
+                              std::to_string(st.table.size()) + " slots");
+    return last;
+  }
+  // validate (O(nnz + slots)): as a compressed level; each table is a power of two at least twice
+  // its parent's count, and its slots name positions of that parent
+  template <bool Owning>
+  static void validate_storage(const storage<Owning>& st, const level_check& in) {
+    detail::check_pos_monotone(name, in, std::span<const Pos>(st.pos));
+    detail::check_pos_monotone(name, in, std::span<const Pos>(st.slot_pos));
+    detail::check_segments(name, in, std::span<const Pos>(st.pos), std::span<const Crd>(st.crd),
+                           true);
+    for (std::size_t p = 0; p + 1 < st.pos.size(); ++p) {
+      const auto count = static_cast<std::int64_t>(st.pos[p + 1] - st.pos[p]);
+      const auto cap = static_cast<std::int64_t>(st.slot_pos[p + 1] - st.slot_pos[p]);
+      if ((count == 0) != (cap == 0) || (cap != 0 && ((cap & (cap - 1)) != 0 || cap < 2 * count)))
+        detail::bad_storage(name, in,
+                            "parent " + std::to_string(p) + " has " + std::to_string(count) +
+                                " coordinates but " + std::to_string(cap) +
+                                " hash slots (expected a power of two at least twice as many)");
+      for (auto s = static_cast<std::int64_t>(st.slot_pos[p]);
+           s < static_cast<std::int64_t>(st.slot_pos[p + 1]); ++s) {
+        const auto v = static_cast<std::int64_t>(st.table[static_cast<std::size_t>(s)]);
+        if (v != 0 && (v - 1 < static_cast<std::int64_t>(st.pos[p]) ||
+                       v - 1 >= static_cast<std::int64_t>(st.pos[p + 1])))
+          detail::bad_storage(name, in,
+                              "hash slot " + std::to_string(s) + " names position " +
+                                  std::to_string(v - 1) + ", outside parent " + std::to_string(p));
+      }
+    }
   }
 
   static std::int64_t assemble(storage<true>& st, const level_build& in,
@@ -1533,6 +1744,8 @@ struct hashed_level {
       }
       position[e] = static_cast<std::int64_t>(st.crd.size()) - 1;
     }
+    // checked before the counts are summed in the narrow type
+    detail::check_fits<Pos>(static_cast<std::int64_t>(st.crd.size()) + 1, "number of positions");
     for (std::size_t p = 1; p <= parents; ++p) st.pos[p] += st.pos[p - 1];
     // tables: capacity the next power of two >= 2 * count (0 for an empty parent)
     st.slot_pos.assign(parents + 1, Pos(0));
@@ -1545,7 +1758,6 @@ struct hashed_level {
       detail::check_fits<Pos>(slots, "number of hash slots");
       st.slot_pos[p + 1] = static_cast<Pos>(slots);
     }
-    detail::check_fits<Pos>(static_cast<std::int64_t>(st.crd.size()) + 1, "number of positions");
     st.table.assign(static_cast<std::size_t>(slots), Pos(0));
     for (std::size_t p = 0; p < parents; ++p) {
       const auto base = static_cast<std::size_t>(st.slot_pos[p]);
@@ -1681,6 +1893,26 @@ struct singleton_level {
                                                                      std::int64_t begin,
                                                                      std::int64_t end) {
     return {st.crd.data(), begin, end};
+  }
+
+  // check (O(1)): one coordinate per parent position
+  template <bool Owning>
+  static std::int64_t check_storage(const storage<Owning>& st, const level_check& in) {
+    if (static_cast<std::int64_t>(st.crd.size()) != in.parents)
+      detail::bad_storage(name, in,
+                          "crd has " + std::to_string(st.crd.size()) + " entries, expected " +
+                              std::to_string(in.parents));
+    return in.parents;
+  }
+  // validate (O(nnz)): every coordinate in range
+  template <bool Owning>
+  static void validate_storage(const storage<Owning>& st, const level_check& in) {
+    for (std::size_t q = 0; q < st.crd.size(); ++q)
+      if (st.crd[q] < 0 || static_cast<std::int64_t>(st.crd[q]) >= in.extent)
+        detail::bad_storage(name, in,
+                            "coordinate " + std::to_string(st.crd[q]) + " at position " +
+                                std::to_string(q) + " is outside [0, " +
+                                std::to_string(in.extent) + ")");
   }
 
   // assemble: the parent's position, one coordinate per entry
@@ -1880,14 +2112,63 @@ using dense_n = typename detail::format_from_list<
 #ifndef LOOM_FORMAT_TENSOR_HPP
 #define LOOM_FORMAT_TENSOR_HPP
 
+// ---- begin <loom/format/format_name.hpp>
+// Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_FORMAT_NAME_HPP
+#define LOOM_FORMAT_FORMAT_NAME_HPP
+
+
+#include <string>
+#include <type_traits>
+
+namespace loom {
+
+/// "csr", "dcsc", ... for the standard aliases; otherwise "format<dense,compressed>::ordered<1,0>".
+template <storage_format F>
+std::string format_name() {
+  if constexpr (std::is_same_v<F, csr>) return "csr";
+  else if constexpr (std::is_same_v<F, csc>) return "csc";
+  else if constexpr (std::is_same_v<F, dcsr>) return "dcsr";
+  else if constexpr (std::is_same_v<F, dcsc>) return "dcsc";
+  else if constexpr (std::is_same_v<F, coo>) return "coo";
+  else if constexpr (std::is_same_v<F, dense_vector>) return "dense_vector";
+  else if constexpr (std::is_same_v<F, sparse_vector>) return "sparse_vector";
+  else if constexpr (std::is_same_v<F, dense_matrix>) return "dense_matrix";
+  else {
+    std::string s = "format<";
+    bool first = true;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
+        [&](auto level) {
+          s += (first ? "" : ",") + std::string(decltype(level)::type::name);
+          first = false;
+        });
+    s += ">";
+    bool identity = true;
+    for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
+    if (!identity) {
+      s += "::ordered<";
+      for (std::size_t k = 0; k < F::order; ++k) s += (k ? "," : "") + std::to_string(F::modes[k]);
+      s += ">";
+    }
+    return s;
+  }
+}
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_FORMAT_NAME_HPP
+// ---- end <loom/format/format_name.hpp>
 
 #include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/integer_sequence.hpp>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <concepts>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <tuple>
@@ -1904,7 +2185,8 @@ namespace detail {
 template <class T, class Format>
 basic_tensor<T, Format, true> assemble_sorted(
     const std::array<std::int64_t, Format::order>& shape,
-    const std::vector<std::array<std::int64_t, Format::order>>& crd, std::vector<T>&& vals);
+    const std::vector<std::array<std::int64_t, Format::order>>& crd, std::vector<T>&& vals,
+    std::int64_t max_positions = std::numeric_limits<std::int64_t>::max());
 template <class To, class T, class From, bool FromOwning>
 basic_tensor<T, To, true> convert_entries(const basic_tensor<T, From, FromOwning>& from);
 // Defined in appender.hpp: refills an output's arrays in place, keeping their capacity.
@@ -1938,6 +2220,46 @@ class version_stamp {
   }
   std::uint64_t v_;
 };
+
+/// Checks the level arrays of a tensor against its shape, level by level from the root: each
+/// level's `check_storage` in O(1) (array lengths against the positions of the level above) and,
+/// when `deep`, its `validate_storage` in O(nnz) (monotone `pos`, sorted in-range coordinates);
+/// then the length of the values. A level without these hooks (a user level, a mapping) ends
+/// the checks. Throws `shape_error` saying what is wrong (the caller names the tensor).
+template <class Format, class Levels>
+void check_level_storages(const std::array<std::int64_t, Format::order>& shape,
+                          const Levels& levels, std::size_t values, bool deep) {
+  std::int64_t parents = 1;
+  bool known = true;
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto k) {
+    constexpr std::size_t K = decltype(k)::value;
+    using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+    const auto& st = std::get<K>(levels);
+    const level_check in{Format::modes[K], shape[Format::modes[K]], parents};
+    if constexpr (requires { level::check_storage(st, in); }) {
+      if (!known) return;
+      parents = level::check_storage(st, in);
+      if constexpr (requires { level::validate_storage(st, in); })
+        if (deep) level::validate_storage(st, in);
+    } else {
+      known = false;
+    }
+  });
+  if (known && Format::order > 0 && static_cast<std::int64_t>(values) != parents)
+    throw shape_error("values has " + std::to_string(values) + " entries, but the levels hold " +
+                      std::to_string(parents) + " positions");
+}
+
+/// `3 x 4 x 5`
+template <std::size_t N>
+std::string extents_to_string(const std::array<std::int64_t, N>& shape) {
+  std::string s;
+  for (std::size_t m = 0; m < N; ++m) {
+    if (m != 0) s.append(" x ");
+    s.append(std::to_string(shape[m]));
+  }
+  return s;
+}
 }  // namespace detail
 
 /// A tensor of `T` stored in `Format`; `Owning` tensors hold their arrays, views borrow them.
@@ -1962,18 +2284,49 @@ class basic_tensor {
       boost::mp11::mp_transform<storage_of, typename Format::levels>, std::tuple>;
   using values_array = std::conditional_t<Owning, std::vector<T>, std::span<T>>;
 
-  /// An empty tensor of shape 0 x ... x 0.
-  basic_tensor() requires Owning : basic_tensor(shape_type{}) {}
+  /// An empty tensor of shape 0 x ... x 0 (a mode stored by a level of static extent has that
+  /// extent).
+  basic_tensor() requires Owning : basic_tensor(empty_shape()) {}
 
   /// An all-zero tensor: dense levels are allocated and zero-filled, sparse levels are empty.
   explicit basic_tensor(const shape_type& shape) requires Owning : shape_(shape) {
     check_shape();
     build_empty();
   }
-  /// A view or tensor from its parts (used by assembly and the `*_view` factories).
+  /// A view or tensor from its parts (used by assembly and the `*_view` factories). Checked in
+  /// O(1) per level: extents not negative, each level's arrays as long as the positions of the
+  /// level above require, as many values as positions (`shape_error` otherwise). The O(nnz)
+  /// checks (sorted coordinates, monotone `pos`) are `loom::validate`'s.
   basic_tensor(const shape_type& shape, level_storages levels, values_array values)
       : shape_(shape), levels_(std::move(levels)), values_(std::move(values)) {
     check_shape();
+    check_parts();
+  }
+
+  basic_tensor(const basic_tensor&) = default;
+  basic_tensor& operator=(const basic_tensor&) = default;
+  /// Moving leaves an owning `other` a valid empty tensor: every extent 0 (or its level's static
+  /// extent), no entries, empty arrays (an empty `pos` holds no entries under any parent), so a
+  /// moved-from tensor may still be read, or used in a kernel. Nothing is allocated. A moved-from
+  /// view is unchanged.
+  basic_tensor(basic_tensor&& other) noexcept
+      : shape_(other.shape_),
+        levels_(std::move(other.levels_)),
+        values_(std::move(other.values_)),
+        name_(std::move(other.name_)),
+        version_(std::move(other.version_)) {
+    if constexpr (Owning) other.become_empty();
+  }
+  basic_tensor& operator=(basic_tensor&& other) noexcept {
+    if (this != &other) {
+      shape_ = other.shape_;
+      levels_ = std::move(other.levels_);
+      values_ = std::move(other.values_);
+      name_ = std::move(other.name_);
+      version_ = std::move(other.version_);
+      if constexpr (Owning) other.become_empty();
+    }
+    return *this;
   }
 
   /// Conversion from any other format (and from views): same entries, new storage.
@@ -1986,13 +2339,20 @@ class basic_tensor {
 
   const shape_type& shape() const { return shape_; }
   std::int64_t extent(std::size_t mode) const { return shape_[mode]; }
-  /// Number of stored values (explicit zeros included; for dense formats, the product of
-  /// extents; an innermost level that pads, such as a bitmap, may count its entries itself).
+  /// Number of stored entries: the stored values, explicit zeros included; for dense formats,
+  /// the product of extents. An innermost level that pads may count its entries itself (a
+  /// bitmap: its set bits); otherwise the padding of an innermost padded level (a band's gaps)
+  /// is not counted: its nonzero values are (an explicit zero inside a band is padding).
   std::int64_t nnz() const {
     if constexpr (order > 0) {
       using last = boost::mp11::mp_at_c<typename Format::levels, order - 1>;
-      if constexpr (requires { last::stored_count(std::get<order - 1>(levels_)); })
+      if constexpr (requires { last::stored_count(std::get<order - 1>(levels_)); }) {
         return last::stored_count(std::get<order - 1>(levels_));
+      } else if constexpr (last::properties.padded && !last::properties.full) {
+        return static_cast<std::int64_t>(std::count_if(
+            values_.begin(), values_.end(),
+            [](const T& v) { return !(v == semiring_traits<T>::zero()); }));
+      }
     }
     return static_cast<std::int64_t>(values_.size());
   }
@@ -2068,11 +2428,52 @@ class basic_tensor {
   }
 
  private:
+  // the arrays against the shape, O(1) per level (the O(nnz) checks: loom::validate)
+  void check_parts() const {
+    try {
+      detail::check_level_storages<Format>(shape_, levels_, values_.size(), false);
+    } catch (const shape_error& e) {
+      throw shape_error(std::string(Owning ? "loom::tensor" : "loom::view") + " of shape " +
+                        detail::extents_to_string(shape_) + " in " + format_name<Format>() +
+                        ": " + e.what());
+    }
+  }
   void check_shape() const {
     for (std::size_t m = 0; m < order; ++m)
       if (shape_[m] < 0)
-        throw shape_error("loom::tensor: extent of mode " + std::to_string(m) + " is negative (" +
-                          std::to_string(shape_[m]) + ")");
+        throw shape_error(std::string(Owning ? "loom::tensor" : "loom::view") + ": extent of mode " +
+                          std::to_string(m) + " is negative (" + std::to_string(shape_[m]) + ")");
+  }
+
+  // 0 for every mode, except a mode stored by a level of static extent
+  static shape_type empty_shape() {
+    shape_type shape{};
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      (
+          [&] {
+            using level = boost::mp11::mp_at_c<typename Format::levels, Ks>;
+            if constexpr (level::static_extent != dynamic_extent)
+              shape[Format::modes[Ks]] = static_cast<std::int64_t>(level::static_extent);
+          }(),
+          ...);
+    }(std::make_index_sequence<order>{});
+    return shape;
+  }
+  // the moved-from state: the empty shape, every array empty (nothing allocated: a kernel run
+  // again moves its result into its output and must not allocate), stored extents matching
+  void become_empty() noexcept {
+    shape_ = empty_shape();
+    levels_ = level_storages{};
+    values_ = values_array{};
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      (
+          [&] {
+            auto& st = std::get<Ks>(levels_);
+            if constexpr (requires { st.extent = std::int64_t{}; })
+              st.extent = shape_[Format::modes[Ks]];
+          }(),
+          ...);
+    }(std::make_index_sequence<order>{});
   }
 
   void build_empty() {
@@ -2185,11 +2586,16 @@ concept tensor_type = detail::is_basic_tensor<std::remove_cvref_t<X>>::value;
 #define LOOM_FORMAT_ASSEMBLE_HPP
 
 
+#include <boost/mp11/algorithm.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
+#include <new>
 #include <numeric>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -2217,11 +2623,64 @@ std::string coords_to_string(const std::array<std::int64_t, N>& c) {
   return s;
 }
 
-/// Builds every level from entries sorted and unique in storage order (coords in storage order).
+inline constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+
+/// a * b, or INT64_MAX when it overflows (a, b >= 0).
+constexpr std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a > int64_max / b ? int64_max : a * b;
+}
+/// a + b, or INT64_MAX when it overflows (a, b >= 0).
+constexpr std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  return a > int64_max - b ? int64_max : a + b;
+}
+
+/// `3 x 4 x 5`
+template <std::size_t N>
+std::string shape_to_string(const std::array<std::int64_t, N>& shape) {
+  return extents_to_string(shape);
+}
+
+/// An upper bound (saturating) of the positions and values `Format` allocates for `shape`
+/// holding `nnz` entries: `pos` arrays, dense and bitmap levels and values; coordinates are not
+/// counted, nor the padding of a banded level (it depends on the entries: the level checks it).
+template <class Format>
+std::int64_t format_storage_bound(const std::array<std::int64_t, Format::order>& shape,
+                                  std::int64_t nnz) {
+  std::int64_t total = 0;
+  std::int64_t count = 1;  // positions of the level above
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto k) {
+    using level = boost::mp11::mp_at_c<typename Format::levels, decltype(k)::value>;
+    const std::int64_t extent = shape[Format::modes[decltype(k)::value]];
+    if constexpr (level::properties.full || is_bitmap_level<level>) {
+      count = saturating_mul(count, extent);  // a position per coordinate of every parent
+    } else if constexpr (!level::properties.segmented) {
+      total = saturating_add(total, saturating_add(count, 1));  // pos
+      count = std::min(saturating_mul(count, extent), nnz);
+    }
+  });
+  return saturating_add(total, count);  // values
+}
+
+/// Throws `loom::error` for an allocation that failed while building a tensor: names the
+/// shape, the format and about how many positions and values it asked for.
 template <class T, class Format>
-basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, Format::order>& shape,
-                                  const std::vector<std::array<std::int64_t, Format::order>>& crd,
-                                  std::vector<T>&& vals) {
+[[noreturn]] void out_of_memory(const std::array<std::int64_t, Format::order>& shape,
+                                std::int64_t nnz, const char* who) {
+  const std::int64_t asked = format_storage_bound<Format>(shape, nnz);
+  throw error(std::string(who) + ": out of memory building a " + extents_to_string(shape) +
+              " tensor in " + format_name<Format>() + " with " + std::to_string(nnz) +
+              " entries (about " +
+              (asked == int64_max ? std::string("2^63") : std::to_string(asked)) +
+              " positions and values of " + std::to_string(sizeof(T)) + " bytes asked for)");
+}
+
+// assemble_sorted without the translation of allocation failures
+template <class T, class Format>
+basic_tensor<T, Format, true> assemble_sorted_unguarded(
+    const std::array<std::int64_t, Format::order>& shape,
+    const std::vector<std::array<std::int64_t, Format::order>>& crd, std::vector<T>&& vals,
+    std::int64_t max_positions) {
   constexpr std::size_t N = Format::order;
   using tensor_t = tensor<T, Format>;
   typename tensor_t::level_storages levels{};
@@ -2239,7 +2698,7 @@ basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, For
                           std::to_string(level::static_extent));
     }
     for (std::size_t e = 0; e < nnz; ++e) coord[e] = crd[e][K];
-    const level_build in{Format::modes[K], extent, parent_count, parent, coord};
+    const level_build in{Format::modes[K], extent, parent_count, parent, coord, max_positions};
     parent_count = level::assemble(std::get<K>(levels), in, std::span<std::int64_t>(current));
     std::swap(parent, current);
   };
@@ -2257,6 +2716,22 @@ basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, For
     for (std::size_t e = 0; e < nnz; ++e) values[static_cast<std::size_t>(parent[e])] = vals[e];
   }
   return tensor_t(shape, std::move(levels), std::move(values));
+}
+
+/// Builds every level from entries sorted and unique in storage order (coords in storage order).
+/// A level that pads may create at most `max_positions` positions (readers: their limit).
+/// Allocation failure is a `loom::error` naming the shape, the format and the size.
+template <class T, class Format>
+basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, Format::order>& shape,
+                                  const std::vector<std::array<std::int64_t, Format::order>>& crd,
+                                  std::vector<T>&& vals, std::int64_t max_positions) {
+  try {
+    return assemble_sorted_unguarded<T, Format>(shape, crd, std::move(vals), max_positions);
+  } catch (const std::bad_alloc&) {
+    out_of_memory<T, Format>(shape, static_cast<std::int64_t>(crd.size()), "loom::tensor");
+  } catch (const std::length_error&) {
+    out_of_memory<T, Format>(shape, static_cast<std::int64_t>(crd.size()), "loom::tensor");
+  }
 }
 
 /// Sorts entries (coords already permuted to storage order) and merges duplicates by `policy`.
@@ -2303,13 +2778,13 @@ void sort_and_merge(std::vector<std::array<std::int64_t, N>>& crd, std::vector<T
 
 }  // namespace detail
 
-/// Builds a tensor in `Format` from coordinates in any order; `coords[e]` are logical
-/// coordinates of `values[e]`. Throws `shape_error` for coordinates outside `shape`,
-/// `duplicate_error` under `duplicates::error`, `overflow_error` when a width is too small.
+namespace detail {
+/// from_coo, with at most `max_positions` positions in a level that pads (the readers' limit).
 template <storage_format Format, class T>
-tensor<T, Format> from_coo(const std::array<std::int64_t, Format::order>& shape,
-                           const std::vector<std::array<std::int64_t, Format::order>>& coords,
-                           const std::vector<T>& values, duplicates policy = duplicates::error) {
+tensor<T, Format> from_coo_limited(const std::array<std::int64_t, Format::order>& shape,
+                                   const std::vector<std::array<std::int64_t, Format::order>>& coords,
+                                   const std::vector<T>& values, duplicates policy,
+                                   std::int64_t max_positions) {
   constexpr std::size_t N = Format::order;
   if (coords.size() != values.size())
     throw shape_error("loom::from_coo: " + std::to_string(coords.size()) + " coordinates but " +
@@ -2320,15 +2795,27 @@ tensor<T, Format> from_coo(const std::array<std::int64_t, Format::order>& shape,
     for (std::size_t m = 0; m < N; ++m) {
       if (coords[e][m] < 0 || coords[e][m] >= shape[m])
         throw shape_error("loom::from_coo: entry " + std::to_string(e) + " has coordinate " +
-                          detail::coords_to_string(coords[e]) + " outside the shape " +
-                          detail::coords_to_string(shape) + " (mode " + std::to_string(m) + ")");
+                          coords_to_string(coords[e]) + " outside the shape " +
+                          coords_to_string(shape) + " (mode " + std::to_string(m) + ")");
     }
     for (std::size_t k = 0; k < N; ++k) crd[e][k] = coords[e][Format::modes[k]];
     if (e > 0 && !(crd[e - 1] < crd[e])) sorted = false;
   }
   std::vector<T> vals(values);
-  detail::sort_and_merge(crd, vals, policy, Format::modes, sorted);
-  return detail::assemble_sorted<T, Format>(shape, crd, std::move(vals));
+  sort_and_merge(crd, vals, policy, Format::modes, sorted);
+  return assemble_sorted<T, Format>(shape, crd, std::move(vals), max_positions);
+}
+}  // namespace detail
+
+/// Builds a tensor in `Format` from coordinates in any order; `coords[e]` are logical
+/// coordinates of `values[e]`. Throws `shape_error` for coordinates outside `shape`,
+/// `duplicate_error` under `duplicates::error`, `overflow_error` when a width is too small, and
+/// `loom::error` when memory runs out (naming the shape, the format and the size).
+template <storage_format Format, class T>
+tensor<T, Format> from_coo(const std::array<std::int64_t, Format::order>& shape,
+                           const std::vector<std::array<std::int64_t, Format::order>>& coords,
+                           const std::vector<T>& values, duplicates policy = duplicates::error) {
+  return detail::from_coo_limited<Format>(shape, coords, values, policy, detail::int64_max);
 }
 
 namespace detail {
@@ -2994,6 +3481,7 @@ struct array_statistics {
   std::int64_t child(std::int64_t b) const {
     const auto& st = t.template level<K>();
     if constexpr (is_dense_level<level_t<K>>) return b * st.extent;
+    else if (st.pos.empty()) return 0;  // a moved-from tensor: no entries
     else return static_cast<std::int64_t>(st.pos[static_cast<std::size_t>(b)]);
   }
   template <std::size_t K>
@@ -4513,27 +5001,49 @@ class appender {
   void fill_by_rows(std::size_t n, Row row, Column column, Value value, bool may_repeat)
     requires rows_of_columns
   {
+    using pos_type = typename level<1>::pos_type;
+    auto& st = std::get<1>(levels_);
+    // Positions are counted in the level's own type only when n entries fit it; else in 64 bits,
+    // and the entries kept (repeats merged) are checked before a narrow position is written.
+    if (fits_in<pos_type>(static_cast<std::int64_t>(n))) {
+      fill_rows(st.pos, n, row, column, value, may_repeat);
+    } else {
+      if (!may_repeat) check_fits<pos_type>(static_cast<std::int64_t>(n), "number of positions");
+      std::vector<std::int64_t> wide;
+      fill_rows(wide, n, row, column, value, may_repeat);
+      check_fits<pos_type>(count_, "number of positions");
+      st.pos.assign(wide.begin(), wide.end());  // per-row counts, each at most count_
+    }
+    attach_rows();
+  }
+
+ private:
+  // fill_by_rows into `pos` (rows + 1 counts of any integer type wide enough for n)
+  template <class PosArray, class Row, class Column, class Value>
+  void fill_rows(PosArray& pos, std::size_t n, Row row, Column column, Value value,
+                 bool may_repeat) {
+    using P = typename PosArray::value_type;
     auto& st = std::get<1>(levels_);
     const auto rows = static_cast<std::size_t>(level_extent_[0]);
-    st.pos.assign(rows + 1, 0);
-    for (std::size_t e = 0; e < n; ++e) ++st.pos[static_cast<std::size_t>(row(e)) + 1];
-    typename level<1>::pos_type start = 0;  // pos[r + 1]: where row r starts, then its end
-    for (std::size_t r = 1; r <= rows; ++r) start += std::exchange(st.pos[r], start);
+    pos.assign(rows + 1, 0);
+    for (std::size_t e = 0; e < n; ++e) ++pos[static_cast<std::size_t>(row(e)) + 1];
+    P start = 0;  // pos[r + 1]: where row r starts, then its end
+    for (std::size_t r = 1; r <= rows; ++r) start += std::exchange(pos[r], start);
     st.crd.resize(n);
     values_.resize(n);
     for (std::size_t e = 0; e < n; ++e) {
-      const auto q = static_cast<std::size_t>(st.pos[static_cast<std::size_t>(row(e)) + 1]++);
+      const auto q = static_cast<std::size_t>(pos[static_cast<std::size_t>(row(e)) + 1]++);
       st.crd[q] = static_cast<typename level<1>::crd_type>(column(e));
       values_[q] = value(e);
     }
     // back to counts per row (finish_level sums them), merging repeats on the way
     std::size_t kept = n;
     if (!may_repeat) {
-      for (std::size_t r = rows; r >= 1; --r) st.pos[r] -= st.pos[r - 1];
+      for (std::size_t r = rows; r >= 1; --r) pos[r] -= pos[r - 1];
     } else {
       kept = 0;
       for (std::size_t r = 1, begin = 0; r <= rows; ++r) {
-        const auto end = static_cast<std::size_t>(st.pos[r]);
+        const auto end = static_cast<std::size_t>(pos[r]);
         const std::size_t first = kept;
         for (std::size_t q = begin; q < end; ++q) {
           if (kept > first && st.crd[kept - 1] == st.crd[q]) {
@@ -4543,16 +5053,16 @@ class appender {
             values_[kept++] = values_[q];
           }
         }
-        st.pos[r] = static_cast<typename level<1>::pos_type>(kept - first);
+        pos[r] = static_cast<P>(kept - first);
         begin = end;
       }
       st.crd.resize(kept);
       values_.resize(kept);
     }
     count_ = static_cast<std::int64_t>(kept);
-    attach_rows();
   }
 
+ public:
   /// The finished tensor (dense levels padded, `pos` arrays completed).
   tensor_type finish() && {
     if constexpr (!online) {
@@ -4686,53 +5196,6 @@ class appender {
 
 #endif  // LOOM_FORMAT_APPENDER_HPP
 // ---- end <loom/format/appender.hpp>
-// ---- begin <loom/format/format_name.hpp>
-// Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_FORMAT_NAME_HPP
-#define LOOM_FORMAT_FORMAT_NAME_HPP
-
-
-#include <string>
-#include <type_traits>
-
-namespace loom {
-
-/// "csr", "dcsc", ... for the standard aliases; otherwise "format<dense,compressed>::ordered<1,0>".
-template <storage_format F>
-std::string format_name() {
-  if constexpr (std::is_same_v<F, csr>) return "csr";
-  else if constexpr (std::is_same_v<F, csc>) return "csc";
-  else if constexpr (std::is_same_v<F, dcsr>) return "dcsr";
-  else if constexpr (std::is_same_v<F, dcsc>) return "dcsc";
-  else if constexpr (std::is_same_v<F, coo>) return "coo";
-  else if constexpr (std::is_same_v<F, dense_vector>) return "dense_vector";
-  else if constexpr (std::is_same_v<F, sparse_vector>) return "sparse_vector";
-  else if constexpr (std::is_same_v<F, dense_matrix>) return "dense_matrix";
-  else {
-    std::string s = "format<";
-    bool first = true;
-    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
-        [&](auto level) {
-          s += (first ? "" : ",") + std::string(decltype(level)::type::name);
-          first = false;
-        });
-    s += ">";
-    bool identity = true;
-    for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
-    if (!identity) {
-      s += "::ordered<";
-      for (std::size_t k = 0; k < F::order; ++k) s += (k ? "," : "") + std::to_string(F::modes[k]);
-      s += ">";
-    }
-    return s;
-  }
-}
-
-}  // namespace loom
-
-#endif  // LOOM_FORMAT_FORMAT_NAME_HPP
-// ---- end <loom/format/format_name.hpp>
 // ---- begin <loom/format/memory.hpp>
 // Defines the memory-overlap test of tensors and views: which arrays a tensor reads, and whether
 // an output's storage is also read by an operand (format/).
@@ -14883,30 +15346,75 @@ tensor<T, csr> matrix_chain(const tensor<T, Fs>&... ms) {
 #ifndef LOOM_FORMAT_VIEW_HPP
 #define LOOM_FORMAT_VIEW_HPP
 
+// ---- begin <loom/format/validate.hpp>
+// Defines loom::validate: the O(nnz) check of a tensor's or view's arrays (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_VALIDATE_HPP
+#define LOOM_FORMAT_VALIDATE_HPP
+
+
+#include <string>
+
+namespace loom {
+
+/// Checks every array of `t` in O(nnz), beyond the O(1) checks its construction made: per level,
+/// `pos` starts at 0, does not decrease and ends at the length of `crd`; the coordinates of each
+/// segment are in range and ascending (strictly at a unique level); bands lie in their extent;
+/// as many values as positions. Throws `shape_error` naming the tensor (or view), its shape, the
+/// format, the level and what is wrong. Levels without storage checks (user levels, mappings)
+/// and the levels below them are not checked. Use it on views over arrays from elsewhere, before
+/// a kernel reads them: `loom::validate(loom::csr_view<const double>(m, n, pos, crd, vals));`
+template <class T, storage_format Format, bool Owning>
+void validate(const basic_tensor<T, Format, Owning>& t) {
+  try {
+    detail::check_level_storages<Format>(t.shape(), t.levels(), t.values().size(), true);
+  } catch (const shape_error& e) {
+    throw shape_error(std::string("loom::validate: ") + (Owning ? "tensor " : "view ") +
+                      (t.name().empty() ? "" : t.name() + " ") + "of shape " +
+                      detail::extents_to_string(t.shape()) + " in " + format_name<Format>() +
+                      ": " + e.what());
+  }
+}
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_VALIDATE_HPP
+// ---- end <loom/format/validate.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 
 namespace loom {
 
 namespace detail {
+/// The checks of csr_view and csc_view (`outer` x `inner` are the extents in storage order): in
+/// O(1) the extents (not negative), the lengths of the arrays against them, pos[0] and
+/// pos[last]; then in O(nnz) what `loom::validate` checks (monotone pos, sorted coordinates in
+/// range), so that a view made here is always safe to read.
 template <class Pos, class Crd, class T>
-void check_compressed_view(std::int64_t outer, std::int64_t inner, std::span<const Pos> pos,
-                           std::span<const Crd> crd, std::span<T> vals, const char* who) {
+void check_compressed_view(std::int64_t rows, std::int64_t cols, std::int64_t outer,
+                           std::int64_t inner, std::span<const Pos> pos, std::span<const Crd> crd,
+                           std::span<T> vals, const char* who) {
   auto fail = [&](const std::string& what) {
-    throw shape_error(std::string("loom::") + who + ": " + what);
+    throw shape_error(std::string("loom::") + who + " (" + std::to_string(rows) + " x " +
+                      std::to_string(cols) + "): " + what);
   };
-  if (static_cast<std::int64_t>(pos.size()) != outer + 1)
+  if (rows < 0 || cols < 0) fail("the extents must not be negative");
+  if (outer == std::numeric_limits<std::int64_t>::max() ||
+      static_cast<std::int64_t>(pos.size()) != outer + 1)
     fail("pos has " + std::to_string(pos.size()) + " entries, expected " +
-         std::to_string(outer + 1));
-  if (pos[0] != 0) fail("pos[0] must be 0");
-  for (std::int64_t p = 0; p < outer; ++p)
-    if (pos[p + 1] < pos[p]) fail("pos is not non-decreasing at " + std::to_string(p));
-  if (static_cast<std::int64_t>(crd.size()) != static_cast<std::int64_t>(pos[outer]) ||
-      crd.size() != vals.size())
+         std::to_string(outer) + " + 1");
+  if (crd.size() != vals.size())
+    fail("crd has " + std::to_string(crd.size()) + " entries but values has " +
+         std::to_string(vals.size()));
+  if (pos[0] != 0) fail("pos[0] must be 0, not " + std::to_string(pos[0]));
+  if (static_cast<std::int64_t>(pos[outer]) != static_cast<std::int64_t>(crd.size()))
     fail("crd (" + std::to_string(crd.size()) + ") and values (" + std::to_string(vals.size()) +
          ") must both have pos[last] = " + std::to_string(pos[outer]) + " entries");
+  for (std::int64_t p = 0; p < outer; ++p)
+    if (pos[p + 1] < pos[p]) fail("pos is not non-decreasing at " + std::to_string(p));
   for (std::int64_t p = 0; p < outer; ++p)
     for (std::int64_t q = pos[p]; q < pos[p + 1]; ++q) {
       if (crd[q] < 0 || crd[q] >= inner)
@@ -14918,12 +15426,12 @@ void check_compressed_view(std::int64_t outer, std::int64_t inner, std::span<con
 }
 }  // namespace detail
 
-/// A CSR view over caller arrays (validated once, never copied).
+/// A CSR view over caller arrays (validated once, never copied; see check_compressed_view).
 template <class T, class Pos = std::int64_t, class Crd = std::int32_t>
 auto csr_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<const Pos>> pos,
               std::type_identity_t<std::span<const Crd>> crd, std::type_identity_t<std::span<T>> vals) {
   using fmt = format<dense, compressed_level<uniqueness::unique, Pos, Crd>>;
-  detail::check_compressed_view(rows, cols, pos, crd, vals, "csr_view");
+  detail::check_compressed_view(rows, cols, rows, cols, pos, crd, vals, "csr_view");
   typename view<T, fmt>::level_storages levels{};
   std::get<0>(levels).extent = rows;
   std::get<1>(levels).pos = pos;
@@ -14937,7 +15445,7 @@ auto csc_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::sp
               std::type_identity_t<std::span<const Crd>> crd, std::type_identity_t<std::span<T>> vals) {
   using fmt =
       typename format<dense, compressed_level<uniqueness::unique, Pos, Crd>>::template ordered<1, 0>;
-  detail::check_compressed_view(cols, rows, pos, crd, vals, "csc_view");
+  detail::check_compressed_view(rows, cols, cols, rows, pos, crd, vals, "csc_view");
   typename view<T, fmt>::level_storages levels{};
   std::get<0>(levels).extent = cols;
   std::get<1>(levels).pos = pos;
@@ -14953,13 +15461,20 @@ auto dense_vector_view(std::type_identity_t<std::span<T>> vals) {
   return view<T, dense_vector>({static_cast<std::int64_t>(vals.size())}, levels, vals);
 }
 
-/// A row-major dense matrix view.
+/// A row-major dense matrix view: `rows` x `cols` (neither negative, the product within 64
+/// bits) over exactly rows * cols values.
 template <class T>
 auto dense_matrix_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<T>> vals) {
+  auto fail = [&](const std::string& what) {
+    throw shape_error("loom::dense_matrix_view (" + std::to_string(rows) + " x " +
+                      std::to_string(cols) + ", " + std::to_string(vals.size()) +
+                      " values): " + what);
+  };
+  if (rows < 0 || cols < 0) fail("the extents must not be negative");
+  if (cols != 0 && rows > std::numeric_limits<std::int64_t>::max() / cols)
+    fail("rows x cols overflows 64 bits");
   if (rows * cols != static_cast<std::int64_t>(vals.size()))
-    throw shape_error("loom::dense_matrix_view: " + std::to_string(vals.size()) +
-                      " values for a " + std::to_string(rows) + "x" + std::to_string(cols) +
-                      " matrix");
+    fail("expected rows x cols = " + std::to_string(rows * cols) + " values");
   typename view<T, dense_matrix>::level_storages levels{};
   std::get<0>(levels).extent = rows;
   std::get<1>(levels).extent = cols;
@@ -15345,46 +15860,6 @@ struct read_options {
 
 namespace loom::detail {
 
-inline constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
-
-/// a * b, or INT64_MAX when it overflows (a, b >= 0).
-constexpr std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
-  if (a == 0 || b == 0) return 0;
-  return a > int64_max / b ? int64_max : a * b;
-}
-/// a + b, or INT64_MAX when it overflows (a, b >= 0).
-constexpr std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
-  return a > int64_max - b ? int64_max : a + b;
-}
-
-/// `3 x 4 x 5`
-template <std::size_t N>
-std::string shape_to_string(const std::array<std::int64_t, N>& shape) {
-  std::string s;
-  for (std::size_t m = 0; m < N; ++m) s += (m ? " x " : "") + std::to_string(shape[m]);
-  return s;
-}
-
-/// An upper bound (saturating) of the positions and values `Format` allocates for `shape`
-/// holding `nnz` entries: `pos` arrays, dense levels and values; coordinates are not counted.
-template <class Format>
-std::int64_t format_storage_bound(const std::array<std::int64_t, Format::order>& shape,
-                                  std::int64_t nnz) {
-  std::int64_t total = 0;
-  std::int64_t count = 1;  // positions of the level above
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto k) {
-    using level = boost::mp11::mp_at_c<typename Format::levels, decltype(k)::value>;
-    const std::int64_t extent = shape[Format::modes[decltype(k)::value]];
-    if constexpr (level::properties.full) {
-      count = saturating_mul(count, extent);
-    } else if constexpr (!level::properties.segmented) {
-      total = saturating_add(total, saturating_add(count, 1));  // pos
-      count = std::min(saturating_mul(count, extent), nnz);
-    }
-  });
-  return saturating_add(total, count);  // values
-}
-
 /// Coordinates (0-based, logical order), values and source lines of the entries of a file.
 template <class T, std::size_t N>
 struct file_entries {
@@ -15456,7 +15931,11 @@ tensor<T, Format> entries_to_tensor(const std::string& file, const std::string& 
                                     const read_options& options) {
   if (options.policy == duplicates::error) reject_duplicates(file, e);
   try {
-    auto t = from_coo<Format>(shape, e.coords, e.values, options.policy);
+    // a level that pads (dense, bitmap, banded) may add max_dense_elements positions to the
+    // entries: a band's width depends on the entries, so it is checked as it is built
+    const std::int64_t max_positions =
+        saturating_add(std::max<std::int64_t>(options.max_dense_elements, 0), e.size());
+    auto t = from_coo_limited<Format>(shape, e.coords, e.values, options.policy, max_positions);
     e = {};
     t.set_name(file);
     return t;
@@ -15933,6 +16412,7 @@ inline void append_comment(std::string& text, std::string_view comment, char mar
 #ifndef LOOM_IO_MATRIX_MARKET_OPTIONS_HPP
 #define LOOM_IO_MATRIX_MARKET_OPTIONS_HPP
 
+#include <cstdint>
 #include <string>
 
 namespace loom {
@@ -15958,6 +16438,10 @@ struct matrix_market_options {
   matrix_market_layout layout = matrix_market_layout::coordinate;
   /// Written after the banner, each line prefixed with `%`.
   std::string comment = {};
+  /// The most values (rows * columns) the array layout may write: it buffers them all, so a
+  /// larger matrix is refused with a `loom::error` rather than exhausting memory. The default is
+  /// `read_options`'s, 2^28; raise it for genuinely larger dense files.
+  std::int64_t max_dense_elements = std::int64_t{1} << 28;
 };
 
 }  // namespace loom
@@ -15965,6 +16449,7 @@ struct matrix_market_options {
 #endif  // LOOM_IO_MATRIX_MARKET_OPTIONS_HPP
 // ---- end <loom/io/matrix_market_options.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <fstream>
@@ -16147,6 +16632,15 @@ tensor<T, Format> read_matrix_market_impl(line_reader& r, const read_options& op
   if (h.array && declared == int64_max)
     r.fail("the array holds " + std::to_string(m) + " x " + std::to_string(n) +
            " values, more than 2^63");
+  // an array lists every value, zeros included: its entries grow with the extents
+  if (h.array && declared > std::max<std::int64_t>(options.max_dense_elements, 0)) {
+    std::string why = std::string("the ") + shape_to_string(shape);  // appended: g++ 12's
+    why.append(" array holds ").append(std::to_string(declared));     // -Wrestrict (assemble.hpp)
+    why.append(" values, more than loom::read_options::max_dense_elements (");
+    why.append(std::to_string(options.max_dense_elements));
+    why.append("); raise the limit if the shape is right");
+    r.fail(why);
+  }
   const std::int64_t expanded = h.symmetry == sym::general ? declared : saturating_mul(declared, 2);
   if (const std::string why = check_storage<Format>(shape, expanded, options); !why.empty())
     r.fail(why);
@@ -16262,14 +16756,17 @@ tensor<T, Format> read_matrix_market(const std::string& path,
 // write_matrix_market -----------------------------------------------------------------------------
 
 /// Writes `A` as a Matrix Market `general` matrix: coordinate (one line per stored entry, in
-/// storage order; the zero padding of dense formats is skipped) or array. Floating values are
-/// written in the shortest form that reads back exactly. Throws `io_error` when `out` fails.
+/// storage order; the zero padding of dense, banded and bitmap levels is skipped) or array.
+/// Floating values are written in the shortest form that reads back exactly. Throws `io_error`
+/// when `out` fails.
 template <class T, storage_format Format, bool Owning>
 void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning>& A,
                          const matrix_market_options& options = {}) {
   if constexpr (detail::check_matrix_market_types<T, Format>()) {
     using text = detail::value_text<T>;
-    constexpr bool skip_zeros = Format::properties[Format::order - 1].full;
+    // the zero padding of a dense, banded or bitmap innermost level is not written (as convert)
+    constexpr bool skip_zeros = Format::properties[Format::order - 1].full ||
+                                Format::properties[Format::order - 1].padded;
     const bool array = options.layout == matrix_market_layout::array;
     std::int64_t count = 0;
     bool all_one = true;
@@ -16294,13 +16791,28 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
                              : field == matrix_market_field::integer ? "integer"
                                                                      : "pattern";
 
+    // the array layout buffers every value: refused before anything is written
+    const std::int64_t m = A.shape()[0], n = A.shape()[1];
+    const std::int64_t cells = detail::saturating_mul(m, n);
+    // messages are appended to one string: g++ 12's false -Wrestrict (see assemble.hpp)
+    std::string matrix = std::string("the ") + detail::shape_to_string(A.shape());
+    matrix.append(" matrix");
+    if (!A.name().empty()) matrix.append(" ").append(A.name());
+    if (array && cells > std::max<std::int64_t>(options.max_dense_elements, 0)) {
+      std::string why("loom::write_matrix_market: the array layout of ");
+      why.append(matrix).append(" needs ");
+      why.append(cells == detail::int64_max ? std::string("more than 2^63") : std::to_string(cells));
+      why.append(" values, more than loom::matrix_market_options::max_dense_elements (");
+      why.append(std::to_string(options.max_dense_elements));
+      why.append("); use the coordinate layout, or raise the limit");
+      throw error(why);
+    }
     detail::output_buffer buf(out, "loom::write_matrix_market");
     buf.text += "%%MatrixMarket matrix ";
     buf.text += array ? "array " : "coordinate ";
     buf.text += field_name;
     buf.text += " general\n";
     detail::append_comment(buf.text, options.comment, '%');
-    const std::int64_t m = A.shape()[0], n = A.shape()[1];
     if (!array) {
       buf.text += std::to_string(m) + " " + std::to_string(n) + " " + std::to_string(count) + "\n";
       const bool pattern = field == matrix_market_field::pattern;
@@ -16318,8 +16830,15 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
       });
     } else {
       buf.text += std::to_string(m) + " " + std::to_string(n) + "\n";
-      std::vector<T> dense(static_cast<std::size_t>(detail::saturating_mul(m, n)),
-                           semiring_traits<T>::zero());
+      std::vector<T> dense;
+      try {
+        dense.assign(static_cast<std::size_t>(cells), semiring_traits<T>::zero());
+      } catch (const std::bad_alloc&) {
+        std::string why("loom::write_matrix_market: out of memory buffering the ");
+        why.append(std::to_string(cells)).append(" values of ").append(matrix);
+        why.append(" (").append(std::to_string(sizeof(T))).append(" bytes each) for the array layout");
+        throw error(why);
+      }
       A.for_each_stored([&](const std::array<std::int64_t, 2>& c, const T& v) {
         T& slot = dense[static_cast<std::size_t>(c[1] * m + c[0])];
         slot = semiring_traits<T>::add(slot, v);
@@ -16503,13 +17022,14 @@ tensor<T, Format> read_tns(const std::string& path,
 // write_tns ---------------------------------------------------------------------------------------
 
 /// Writes every stored entry of `A` as `i_1 ... i_N value` (1-based, storage order; the zero
-/// padding of dense formats is skipped). The format has no header, so the shape is not kept:
-/// pass it to `read_tns` when trailing slices are empty. Throws `io_error` when `out` fails.
+/// padding of dense, banded and bitmap levels is skipped). The format has no header, so the
+/// shape is not kept: pass it to `read_tns` when trailing slices are empty. Throws `io_error`
+/// when `out` fails.
 template <class T, storage_format Format, bool Owning>
 void write_tns(std::ostream& out, const basic_tensor<T, Format, Owning>& A) {
   if constexpr (detail::check_tns_types<T, Format>()) {
     constexpr std::size_t N = Format::order;
-    constexpr bool skip_zeros = Format::properties[N - 1].full;
+    constexpr bool skip_zeros = Format::properties[N - 1].full || Format::properties[N - 1].padded;
     detail::output_buffer buf(out, "loom::write_tns");
     A.for_each_stored([&](const std::array<std::int64_t, N>& c, const T& v) {
       if (skip_zeros && v == semiring_traits<T>::zero()) return;
@@ -18401,20 +18921,23 @@ class table {
     return add(column(std::move(name), std::move(out), type));
   }
 
-  /// Writes a header line and one line per row; strings are quoted when needed.
+  /// Writes a header line and one line per row; strings are quoted when needed (and an empty
+  /// field of a one-column table, whose line would otherwise be blank and skipped by read_csv).
   void write_csv(std::ostream& out, char delimiter = ',') const {
+    const bool lone = columns_.size() == 1;
     for (std::size_t c = 0; c < columns_.size(); ++c)
-      out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].name(), delimiter);
+      out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].name(), delimiter, lone);
     out << '\n';
     for (std::size_t r = 0; r < rows(); ++r) {
       for (std::size_t c = 0; c < columns_.size(); ++c)
-        out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].text(r), delimiter);
+        out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].text(r), delimiter, lone);
       out << '\n';
     }
   }
 
  private:
-  static std::string quote(const std::string& s, char delimiter) {
+  static std::string quote(const std::string& s, char delimiter, bool lone) {
+    if (s.empty() && lone) return "\"\"";
     if (s.find_first_of(std::string{delimiter, '"', '\n', '\r'}) == std::string::npos) return s;
     std::string q = "\"";
     for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
@@ -18499,10 +19022,18 @@ struct column_values {
 };
 
 // A column read as T, or a user function of the row (called directly, no type erasure).
+// `summed` (sum_of) refuses string and date columns: codes and day numbers do not add up (their
+// minimum and maximum are meaningful: codes keep the strings' order).
 template <class T, class Source>
-auto row_values(const table& t, const Source& source) {
+auto row_values(const table& t, const Source& source, bool summed = false) {
   if constexpr (std::is_convertible_v<const Source&, std::string_view>) {
     const column& c = t[std::string_view(source)];
+    if (summed && (c.type() == column_type::string || c.type() == column_type::date))
+      throw column_error("loom::relational::sum_of: column " + c.name() + " of " +
+                         (t.name().empty() ? "(unnamed)" : t.name()) + " is " +
+                         std::string(to_string(c.type())) + "; " +
+                         (c.type() == column_type::string ? "its dictionary codes" : "day numbers") +
+                         " do not add up (sum a numeric column, or take min_of / max_of)");
     if (c.is_integer()) return column_values<T>{c.ints(), {}, true};
     return column_values<T>{{}, c.reals(), false};
   } else {
@@ -18532,7 +19063,7 @@ aggregate<V, P, Bind> make_aggregate(Bind b) {
 template <class T, class Source>
 auto sum_of(Source source) {
   return detail::make_aggregate<T, duplicates::sum>(
-      [source](const table& t) { return detail::row_values<T>(t, source); });
+      [source](const table& t) { return detail::row_values<T>(t, source, true); });
 }
 
 /// The minimum of a column or of `f(row)`: values in the (min, +) semiring, whose + is min.
@@ -19819,9 +20350,35 @@ inline std::int64_t extent_of(const column& c) {
   for (std::int64_t v : c.ints()) m = std::max(m, v + 1);
   return std::max<std::int64_t>(1, m);
 }
+namespace detail {
+/// Throws `column_error` unless columns `a` and `b` can be joined: the same key type (int64,
+/// date or string) and, for strings, the same dictionary (equal codes for equal strings).
+inline void check_joinable(const column& a, const column& b) {
+  const std::string both = a.name() + " (" + std::string(to_string(a.type())) + ") and " +
+                           b.name() + " (" + std::string(to_string(b.type())) + ")";
+  if (!a.is_integer() || !b.is_integer())
+    throw column_error("loom::relational::extent_of: cannot join " + both +
+                       ": a decimal column is not a key");
+  if (a.type() != b.type())
+    throw column_error("loom::relational::extent_of: cannot join " + both +
+                       ": key columns of different types");
+  if (a.type() == column_type::string && a.dict() != b.dict() && a.dict()->words() != b.dict()->words())
+    throw column_error("loom::relational::extent_of: cannot join " + both +
+                       ": their dictionaries differ, so equal codes are different strings; call "
+                       "share_dictionary first");
+}
+}  // namespace detail
+
+/// The extent shared by columns to be joined; throws `column_error` when two of them differ in
+/// type or (strings) in dictionary.
 template <class... Cs>
   requires(sizeof...(Cs) >= 2)
 std::int64_t extent_of(const Cs&... cs) {
+  const column* first = nullptr;
+  for (const column* c : {static_cast<const column*>(&cs)...}) {
+    if (first) detail::check_joinable(*first, *c);
+    first = c;
+  }
   return std::max({extent_of(static_cast<const column&>(cs))...});
 }
 
@@ -19879,6 +20436,13 @@ void check_key_range(const table& t, const std::array<std::string, N>& keys,
     }
 }
 
+/// Thrown by run_values for a repeated key under duplicates::error (logical order); key_by_all
+/// turns it into a duplicate_error naming the table and the key columns.
+template <std::size_t N>
+struct duplicate_key {
+  std::array<std::int64_t, N> key;
+};
+
 /// Aggregates whose every row counts one (count, exists): no per-row values to compute.
 template <class Agg>
 inline constexpr bool counts_rows_v = false;
@@ -19902,9 +20466,7 @@ std::vector<typename Agg::value_type> run_values(const ValueOf& value_of, const 
         std::array<std::int64_t, Format::order> logical{};
         for (std::size_t k = 0; k < Format::order; ++k)
           logical[Format::modes[k]] = rows.key(k, runs.runs[u]);
-        throw duplicate_error("loom::from_coo: duplicate coordinate " +
-                              loom::detail::coords_to_string(logical) +
-                              " (use loom::duplicates::sum or ::last to accept duplicates)");
+        throw duplicate_key<Format::order>{logical};
       }
   }
   if constexpr (counts_rows_v<Agg>) {
@@ -20030,9 +20592,22 @@ std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_all(
   const auto cols = key_columns(t, keys, shape);
   const std::tuple<decltype(aggs.bind(t))...> value_of{aggs.bind(t)...};  // before the key
   check_key_range(t, keys, cols, shape);                                   // range, as ever
-  if (t.rows() <= std::numeric_limits<std::uint32_t>::max())
-    return key_by_index<Format, std::uint32_t>(t, cols, shape, value_of, aggs...);
-  return key_by_index<Format, std::uint64_t>(t, cols, shape, value_of, aggs...);
+  for (std::size_t k = 0; k < Format::order; ++k)  // reached by a table of no rows
+    if (shape[k] < 0)
+      throw shape_error("loom::relational::key_by: " + t.name() + ": extent " +
+                        std::to_string(shape[k]) + " of key " + keys[k] + " is negative");
+  try {
+    if (t.rows() <= std::numeric_limits<std::uint32_t>::max())
+      return key_by_index<Format, std::uint32_t>(t, cols, shape, value_of, aggs...);
+    return key_by_index<Format, std::uint64_t>(t, cols, shape, value_of, aggs...);
+  } catch (const duplicate_key<Format::order>& d) {
+    std::string key;
+    for (std::size_t k = 0; k < Format::order; ++k)
+      key += (k ? ", " : "") + keys[k] + " = " + std::to_string(d.key[k]);
+    throw duplicate_error("loom::relational::key_by: " + t.name() + ": the key " + key +
+                          " occurs more than once, and the aggregate takes one row per key "
+                          "(duplicates::error); use count(), exists() or a summing aggregate");
+  }
 }
 
 }  // namespace detail
@@ -22150,6 +22725,9 @@ std::string explain_saturation(const E&) {
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <new>
+#include <stdexcept>
 #include <span>
 #include <string>
 #include <utility>
@@ -22186,8 +22764,7 @@ class tile {
   tile() = default;
   /// An all-zero tile.
   explicit tile(const shape_type& shape)
-      : shape_(shape), data_(static_cast<std::size_t>(checked_volume(shape)),
-                             semiring_traits<T>::zero()) {}
+      : shape_(shape), data_(zeros(shape)) {}
   tile(const shape_type& shape, std::vector<T> data) : shape_(shape), data_(std::move(data)) {
     if (static_cast<std::int64_t>(data_.size()) != checked_volume(shape))
       throw shape_error("loom::tra::tile: " + std::to_string(data_.size()) +
@@ -22232,12 +22809,34 @@ class tile {
   }
 
  private:
+  /// The number of values of a tile of shape `s`; throws shape_error for a negative extent or
+  /// a product past 64 bits (it would wrap, and the tile be made over too short a buffer).
   static std::int64_t checked_volume(const shape_type& s) {
     for (std::size_t d = 0; d < R; ++d)
       if (s[d] < 0)
         throw shape_error("loom::tra::tile: extent " + std::to_string(s[d]) + " of dimension " +
                           std::to_string(d) + " is negative");
-    return volume(s);
+    std::int64_t v = 1;
+    for (std::size_t d = 0; d < R; ++d) {
+      if (s[d] == 0) return 0;
+      if (v > std::numeric_limits<std::int64_t>::max() / s[d]) v = -1;  // a later 0 still wins
+      if (v > 0) v *= s[d];
+    }
+    if (v < 0)
+      throw shape_error("loom::tra::tile: the volume of a tile of shape " + to_string(s) +
+                        " overflows 64 bits");
+    return v;
+  }
+  /// The values of an all-zero tile; running out of memory is a loom::error naming the shape.
+  static std::vector<T> zeros(const shape_type& s) {
+    const std::int64_t n = checked_volume(s);
+    try {
+      return std::vector<T>(static_cast<std::size_t>(n), semiring_traits<T>::zero());
+    } catch (const std::bad_alloc&) {
+    } catch (const std::length_error&) {
+    }
+    throw error("loom::tra::tile: out of memory for a tile of shape " + to_string(s) + " (" +
+                std::to_string(n) + " values)");
   }
   std::size_t offset(const shape_type& c) const {
     std::int64_t o = 0;
@@ -22330,8 +22929,18 @@ class relation {
   using map_type = std::map<key_type, tile_type>;
 
   relation() = default;
+  /// Throws shape_error for a negative key bound or tile extent.
   relation(const key_type& bounds, const shape_t<R>& tile_shape)
-      : bounds_(bounds), tile_shape_(tile_shape) {}
+      : bounds_(bounds), tile_shape_(tile_shape) {
+    for (std::size_t d = 0; d < K; ++d)
+      if (bounds_[d] < 0)
+        throw shape_error("loom::tra::relation: key bounds " + to_string(bounds_) +
+                          ": bound " + std::to_string(d) + " is negative");
+    for (std::size_t d = 0; d < R; ++d)
+      if (tile_shape_[d] < 0)
+        throw shape_error("loom::tra::relation: tile shape " + to_string(tile_shape_) +
+                          ": extent " + std::to_string(d) + " is negative");
+  }
 
   const key_type& bounds() const { return bounds_; }
   const shape_t<R>& tile_shape() const { return tile_shape_; }
@@ -23716,7 +24325,7 @@ auto transform(const relation<T, K, R>& in, F f) {
 template <class T, std::size_t K, std::size_t R>
 relation<T, K + 1, R> tile_dim(const relation<T, K, R>& in, std::size_t dim, std::int64_t size) {
   const auto& s = in.tile_shape();
-  if (dim >= R || size <= 0 || s[dim] % size != 0)
+  if (dim >= R || size <= 0 || s[dim] == 0 || s[dim] % size != 0)  // 0 pieces lose the keys
     throw shape_error("loom::tra::tile_dim: dimension " + std::to_string(dim) + " of tiles " +
                       to_string(s) + " cannot be cut into pieces of " + std::to_string(size) +
                       " (the paper's relations have no ragged tiles)");
@@ -23798,6 +24407,8 @@ relation<T, K - 1, R> stack(const relation<T, K, R>& in, std::size_t key_dim, st
 template <std::size_t P, class T, std::size_t K, std::size_t R>
   requires(P <= K)
 relation<T, K + 1, R> duplicate(const relation<T, K, R>& in, std::int64_t n) {
+  if (n < 0)
+    throw shape_error("loom::tra::duplicate: " + std::to_string(n) + " copies of each tuple");
   relation<T, K + 1, R> out(insert_dim<P>::bounds(in.bounds(), n), in.tile_shape());
   for (const auto& [key, t] : in)
     for (std::int64_t c = 0; c < n; ++c) out.insert(insert_dim<P>::apply(key, c), t);

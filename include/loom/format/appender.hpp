@@ -240,27 +240,49 @@ class appender {
   void fill_by_rows(std::size_t n, Row row, Column column, Value value, bool may_repeat)
     requires rows_of_columns
   {
+    using pos_type = typename level<1>::pos_type;
+    auto& st = std::get<1>(levels_);
+    // Positions are counted in the level's own type only when n entries fit it; else in 64 bits,
+    // and the entries kept (repeats merged) are checked before a narrow position is written.
+    if (fits_in<pos_type>(static_cast<std::int64_t>(n))) {
+      fill_rows(st.pos, n, row, column, value, may_repeat);
+    } else {
+      if (!may_repeat) check_fits<pos_type>(static_cast<std::int64_t>(n), "number of positions");
+      std::vector<std::int64_t> wide;
+      fill_rows(wide, n, row, column, value, may_repeat);
+      check_fits<pos_type>(count_, "number of positions");
+      st.pos.assign(wide.begin(), wide.end());  // per-row counts, each at most count_
+    }
+    attach_rows();
+  }
+
+ private:
+  // fill_by_rows into `pos` (rows + 1 counts of any integer type wide enough for n)
+  template <class PosArray, class Row, class Column, class Value>
+  void fill_rows(PosArray& pos, std::size_t n, Row row, Column column, Value value,
+                 bool may_repeat) {
+    using P = typename PosArray::value_type;
     auto& st = std::get<1>(levels_);
     const auto rows = static_cast<std::size_t>(level_extent_[0]);
-    st.pos.assign(rows + 1, 0);
-    for (std::size_t e = 0; e < n; ++e) ++st.pos[static_cast<std::size_t>(row(e)) + 1];
-    typename level<1>::pos_type start = 0;  // pos[r + 1]: where row r starts, then its end
-    for (std::size_t r = 1; r <= rows; ++r) start += std::exchange(st.pos[r], start);
+    pos.assign(rows + 1, 0);
+    for (std::size_t e = 0; e < n; ++e) ++pos[static_cast<std::size_t>(row(e)) + 1];
+    P start = 0;  // pos[r + 1]: where row r starts, then its end
+    for (std::size_t r = 1; r <= rows; ++r) start += std::exchange(pos[r], start);
     st.crd.resize(n);
     values_.resize(n);
     for (std::size_t e = 0; e < n; ++e) {
-      const auto q = static_cast<std::size_t>(st.pos[static_cast<std::size_t>(row(e)) + 1]++);
+      const auto q = static_cast<std::size_t>(pos[static_cast<std::size_t>(row(e)) + 1]++);
       st.crd[q] = static_cast<typename level<1>::crd_type>(column(e));
       values_[q] = value(e);
     }
     // back to counts per row (finish_level sums them), merging repeats on the way
     std::size_t kept = n;
     if (!may_repeat) {
-      for (std::size_t r = rows; r >= 1; --r) st.pos[r] -= st.pos[r - 1];
+      for (std::size_t r = rows; r >= 1; --r) pos[r] -= pos[r - 1];
     } else {
       kept = 0;
       for (std::size_t r = 1, begin = 0; r <= rows; ++r) {
-        const auto end = static_cast<std::size_t>(st.pos[r]);
+        const auto end = static_cast<std::size_t>(pos[r]);
         const std::size_t first = kept;
         for (std::size_t q = begin; q < end; ++q) {
           if (kept > first && st.crd[kept - 1] == st.crd[q]) {
@@ -270,16 +292,16 @@ class appender {
             values_[kept++] = values_[q];
           }
         }
-        st.pos[r] = static_cast<typename level<1>::pos_type>(kept - first);
+        pos[r] = static_cast<P>(kept - first);
         begin = end;
       }
       st.crd.resize(kept);
       values_.resize(kept);
     }
     count_ = static_cast<std::int64_t>(kept);
-    attach_rows();
   }
 
+ public:
   /// The finished tensor (dense levels padded, `pos` arrays completed).
   tensor_type finish() && {
     if constexpr (!online) {

@@ -4,13 +4,19 @@
 #define LOOM_FORMAT_ASSEMBLE_HPP
 
 #include <loom/core/error.hpp>
+#include <loom/format/format_name.hpp>
 #include <loom/format/tensor.hpp>
+
+#include <boost/mp11/algorithm.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
+#include <new>
 #include <numeric>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,11 +44,64 @@ std::string coords_to_string(const std::array<std::int64_t, N>& c) {
   return s;
 }
 
-/// Builds every level from entries sorted and unique in storage order (coords in storage order).
+inline constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+
+/// a * b, or INT64_MAX when it overflows (a, b >= 0).
+constexpr std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a > int64_max / b ? int64_max : a * b;
+}
+/// a + b, or INT64_MAX when it overflows (a, b >= 0).
+constexpr std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  return a > int64_max - b ? int64_max : a + b;
+}
+
+/// `3 x 4 x 5`
+template <std::size_t N>
+std::string shape_to_string(const std::array<std::int64_t, N>& shape) {
+  return extents_to_string(shape);
+}
+
+/// An upper bound (saturating) of the positions and values `Format` allocates for `shape`
+/// holding `nnz` entries: `pos` arrays, dense and bitmap levels and values; coordinates are not
+/// counted, nor the padding of a banded level (it depends on the entries: the level checks it).
+template <class Format>
+std::int64_t format_storage_bound(const std::array<std::int64_t, Format::order>& shape,
+                                  std::int64_t nnz) {
+  std::int64_t total = 0;
+  std::int64_t count = 1;  // positions of the level above
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto k) {
+    using level = boost::mp11::mp_at_c<typename Format::levels, decltype(k)::value>;
+    const std::int64_t extent = shape[Format::modes[decltype(k)::value]];
+    if constexpr (level::properties.full || is_bitmap_level<level>) {
+      count = saturating_mul(count, extent);  // a position per coordinate of every parent
+    } else if constexpr (!level::properties.segmented) {
+      total = saturating_add(total, saturating_add(count, 1));  // pos
+      count = std::min(saturating_mul(count, extent), nnz);
+    }
+  });
+  return saturating_add(total, count);  // values
+}
+
+/// Throws `loom::error` for an allocation that failed while building a tensor: names the
+/// shape, the format and about how many positions and values it asked for.
 template <class T, class Format>
-basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, Format::order>& shape,
-                                  const std::vector<std::array<std::int64_t, Format::order>>& crd,
-                                  std::vector<T>&& vals) {
+[[noreturn]] void out_of_memory(const std::array<std::int64_t, Format::order>& shape,
+                                std::int64_t nnz, const char* who) {
+  const std::int64_t asked = format_storage_bound<Format>(shape, nnz);
+  throw error(std::string(who) + ": out of memory building a " + extents_to_string(shape) +
+              " tensor in " + format_name<Format>() + " with " + std::to_string(nnz) +
+              " entries (about " +
+              (asked == int64_max ? std::string("2^63") : std::to_string(asked)) +
+              " positions and values of " + std::to_string(sizeof(T)) + " bytes asked for)");
+}
+
+// assemble_sorted without the translation of allocation failures
+template <class T, class Format>
+basic_tensor<T, Format, true> assemble_sorted_unguarded(
+    const std::array<std::int64_t, Format::order>& shape,
+    const std::vector<std::array<std::int64_t, Format::order>>& crd, std::vector<T>&& vals,
+    std::int64_t max_positions) {
   constexpr std::size_t N = Format::order;
   using tensor_t = tensor<T, Format>;
   typename tensor_t::level_storages levels{};
@@ -60,7 +119,7 @@ basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, For
                           std::to_string(level::static_extent));
     }
     for (std::size_t e = 0; e < nnz; ++e) coord[e] = crd[e][K];
-    const level_build in{Format::modes[K], extent, parent_count, parent, coord};
+    const level_build in{Format::modes[K], extent, parent_count, parent, coord, max_positions};
     parent_count = level::assemble(std::get<K>(levels), in, std::span<std::int64_t>(current));
     std::swap(parent, current);
   };
@@ -78,6 +137,22 @@ basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, For
     for (std::size_t e = 0; e < nnz; ++e) values[static_cast<std::size_t>(parent[e])] = vals[e];
   }
   return tensor_t(shape, std::move(levels), std::move(values));
+}
+
+/// Builds every level from entries sorted and unique in storage order (coords in storage order).
+/// A level that pads may create at most `max_positions` positions (readers: their limit).
+/// Allocation failure is a `loom::error` naming the shape, the format and the size.
+template <class T, class Format>
+basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, Format::order>& shape,
+                                  const std::vector<std::array<std::int64_t, Format::order>>& crd,
+                                  std::vector<T>&& vals, std::int64_t max_positions) {
+  try {
+    return assemble_sorted_unguarded<T, Format>(shape, crd, std::move(vals), max_positions);
+  } catch (const std::bad_alloc&) {
+    out_of_memory<T, Format>(shape, static_cast<std::int64_t>(crd.size()), "loom::tensor");
+  } catch (const std::length_error&) {
+    out_of_memory<T, Format>(shape, static_cast<std::int64_t>(crd.size()), "loom::tensor");
+  }
 }
 
 /// Sorts entries (coords already permuted to storage order) and merges duplicates by `policy`.
@@ -124,13 +199,13 @@ void sort_and_merge(std::vector<std::array<std::int64_t, N>>& crd, std::vector<T
 
 }  // namespace detail
 
-/// Builds a tensor in `Format` from coordinates in any order; `coords[e]` are logical
-/// coordinates of `values[e]`. Throws `shape_error` for coordinates outside `shape`,
-/// `duplicate_error` under `duplicates::error`, `overflow_error` when a width is too small.
+namespace detail {
+/// from_coo, with at most `max_positions` positions in a level that pads (the readers' limit).
 template <storage_format Format, class T>
-tensor<T, Format> from_coo(const std::array<std::int64_t, Format::order>& shape,
-                           const std::vector<std::array<std::int64_t, Format::order>>& coords,
-                           const std::vector<T>& values, duplicates policy = duplicates::error) {
+tensor<T, Format> from_coo_limited(const std::array<std::int64_t, Format::order>& shape,
+                                   const std::vector<std::array<std::int64_t, Format::order>>& coords,
+                                   const std::vector<T>& values, duplicates policy,
+                                   std::int64_t max_positions) {
   constexpr std::size_t N = Format::order;
   if (coords.size() != values.size())
     throw shape_error("loom::from_coo: " + std::to_string(coords.size()) + " coordinates but " +
@@ -141,15 +216,27 @@ tensor<T, Format> from_coo(const std::array<std::int64_t, Format::order>& shape,
     for (std::size_t m = 0; m < N; ++m) {
       if (coords[e][m] < 0 || coords[e][m] >= shape[m])
         throw shape_error("loom::from_coo: entry " + std::to_string(e) + " has coordinate " +
-                          detail::coords_to_string(coords[e]) + " outside the shape " +
-                          detail::coords_to_string(shape) + " (mode " + std::to_string(m) + ")");
+                          coords_to_string(coords[e]) + " outside the shape " +
+                          coords_to_string(shape) + " (mode " + std::to_string(m) + ")");
     }
     for (std::size_t k = 0; k < N; ++k) crd[e][k] = coords[e][Format::modes[k]];
     if (e > 0 && !(crd[e - 1] < crd[e])) sorted = false;
   }
   std::vector<T> vals(values);
-  detail::sort_and_merge(crd, vals, policy, Format::modes, sorted);
-  return detail::assemble_sorted<T, Format>(shape, crd, std::move(vals));
+  sort_and_merge(crd, vals, policy, Format::modes, sorted);
+  return assemble_sorted<T, Format>(shape, crd, std::move(vals), max_positions);
+}
+}  // namespace detail
+
+/// Builds a tensor in `Format` from coordinates in any order; `coords[e]` are logical
+/// coordinates of `values[e]`. Throws `shape_error` for coordinates outside `shape`,
+/// `duplicate_error` under `duplicates::error`, `overflow_error` when a width is too small, and
+/// `loom::error` when memory runs out (naming the shape, the format and the size).
+template <storage_format Format, class T>
+tensor<T, Format> from_coo(const std::array<std::int64_t, Format::order>& shape,
+                           const std::vector<std::array<std::int64_t, Format::order>>& coords,
+                           const std::vector<T>& values, duplicates policy = duplicates::error) {
+  return detail::from_coo_limited<Format>(shape, coords, values, policy, detail::int64_max);
 }
 
 namespace detail {

@@ -6,14 +6,17 @@
 #include <loom/core/semiring.hpp>
 #include <loom/expr/access.hpp>
 #include <loom/format/format.hpp>
+#include <loom/format/format_name.hpp>
 
 #include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/integer_sequence.hpp>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <concepts>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <tuple>
@@ -30,7 +33,8 @@ namespace detail {
 template <class T, class Format>
 basic_tensor<T, Format, true> assemble_sorted(
     const std::array<std::int64_t, Format::order>& shape,
-    const std::vector<std::array<std::int64_t, Format::order>>& crd, std::vector<T>&& vals);
+    const std::vector<std::array<std::int64_t, Format::order>>& crd, std::vector<T>&& vals,
+    std::int64_t max_positions = std::numeric_limits<std::int64_t>::max());
 template <class To, class T, class From, bool FromOwning>
 basic_tensor<T, To, true> convert_entries(const basic_tensor<T, From, FromOwning>& from);
 // Defined in appender.hpp: refills an output's arrays in place, keeping their capacity.
@@ -64,6 +68,46 @@ class version_stamp {
   }
   std::uint64_t v_;
 };
+
+/// Checks the level arrays of a tensor against its shape, level by level from the root: each
+/// level's `check_storage` in O(1) (array lengths against the positions of the level above) and,
+/// when `deep`, its `validate_storage` in O(nnz) (monotone `pos`, sorted in-range coordinates);
+/// then the length of the values. A level without these hooks (a user level, a mapping) ends
+/// the checks. Throws `shape_error` saying what is wrong (the caller names the tensor).
+template <class Format, class Levels>
+void check_level_storages(const std::array<std::int64_t, Format::order>& shape,
+                          const Levels& levels, std::size_t values, bool deep) {
+  std::int64_t parents = 1;
+  bool known = true;
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto k) {
+    constexpr std::size_t K = decltype(k)::value;
+    using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+    const auto& st = std::get<K>(levels);
+    const level_check in{Format::modes[K], shape[Format::modes[K]], parents};
+    if constexpr (requires { level::check_storage(st, in); }) {
+      if (!known) return;
+      parents = level::check_storage(st, in);
+      if constexpr (requires { level::validate_storage(st, in); })
+        if (deep) level::validate_storage(st, in);
+    } else {
+      known = false;
+    }
+  });
+  if (known && Format::order > 0 && static_cast<std::int64_t>(values) != parents)
+    throw shape_error("values has " + std::to_string(values) + " entries, but the levels hold " +
+                      std::to_string(parents) + " positions");
+}
+
+/// `3 x 4 x 5`
+template <std::size_t N>
+std::string extents_to_string(const std::array<std::int64_t, N>& shape) {
+  std::string s;
+  for (std::size_t m = 0; m < N; ++m) {
+    if (m != 0) s.append(" x ");
+    s.append(std::to_string(shape[m]));
+  }
+  return s;
+}
 }  // namespace detail
 
 /// A tensor of `T` stored in `Format`; `Owning` tensors hold their arrays, views borrow them.
@@ -88,18 +132,49 @@ class basic_tensor {
       boost::mp11::mp_transform<storage_of, typename Format::levels>, std::tuple>;
   using values_array = std::conditional_t<Owning, std::vector<T>, std::span<T>>;
 
-  /// An empty tensor of shape 0 x ... x 0.
-  basic_tensor() requires Owning : basic_tensor(shape_type{}) {}
+  /// An empty tensor of shape 0 x ... x 0 (a mode stored by a level of static extent has that
+  /// extent).
+  basic_tensor() requires Owning : basic_tensor(empty_shape()) {}
 
   /// An all-zero tensor: dense levels are allocated and zero-filled, sparse levels are empty.
   explicit basic_tensor(const shape_type& shape) requires Owning : shape_(shape) {
     check_shape();
     build_empty();
   }
-  /// A view or tensor from its parts (used by assembly and the `*_view` factories).
+  /// A view or tensor from its parts (used by assembly and the `*_view` factories). Checked in
+  /// O(1) per level: extents not negative, each level's arrays as long as the positions of the
+  /// level above require, as many values as positions (`shape_error` otherwise). The O(nnz)
+  /// checks (sorted coordinates, monotone `pos`) are `loom::validate`'s.
   basic_tensor(const shape_type& shape, level_storages levels, values_array values)
       : shape_(shape), levels_(std::move(levels)), values_(std::move(values)) {
     check_shape();
+    check_parts();
+  }
+
+  basic_tensor(const basic_tensor&) = default;
+  basic_tensor& operator=(const basic_tensor&) = default;
+  /// Moving leaves an owning `other` a valid empty tensor: every extent 0 (or its level's static
+  /// extent), no entries, empty arrays (an empty `pos` holds no entries under any parent), so a
+  /// moved-from tensor may still be read, or used in a kernel. Nothing is allocated. A moved-from
+  /// view is unchanged.
+  basic_tensor(basic_tensor&& other) noexcept
+      : shape_(other.shape_),
+        levels_(std::move(other.levels_)),
+        values_(std::move(other.values_)),
+        name_(std::move(other.name_)),
+        version_(std::move(other.version_)) {
+    if constexpr (Owning) other.become_empty();
+  }
+  basic_tensor& operator=(basic_tensor&& other) noexcept {
+    if (this != &other) {
+      shape_ = other.shape_;
+      levels_ = std::move(other.levels_);
+      values_ = std::move(other.values_);
+      name_ = std::move(other.name_);
+      version_ = std::move(other.version_);
+      if constexpr (Owning) other.become_empty();
+    }
+    return *this;
   }
 
   /// Conversion from any other format (and from views): same entries, new storage.
@@ -112,13 +187,20 @@ class basic_tensor {
 
   const shape_type& shape() const { return shape_; }
   std::int64_t extent(std::size_t mode) const { return shape_[mode]; }
-  /// Number of stored values (explicit zeros included; for dense formats, the product of
-  /// extents; an innermost level that pads, such as a bitmap, may count its entries itself).
+  /// Number of stored entries: the stored values, explicit zeros included; for dense formats,
+  /// the product of extents. An innermost level that pads may count its entries itself (a
+  /// bitmap: its set bits); otherwise the padding of an innermost padded level (a band's gaps)
+  /// is not counted: its nonzero values are (an explicit zero inside a band is padding).
   std::int64_t nnz() const {
     if constexpr (order > 0) {
       using last = boost::mp11::mp_at_c<typename Format::levels, order - 1>;
-      if constexpr (requires { last::stored_count(std::get<order - 1>(levels_)); })
+      if constexpr (requires { last::stored_count(std::get<order - 1>(levels_)); }) {
         return last::stored_count(std::get<order - 1>(levels_));
+      } else if constexpr (last::properties.padded && !last::properties.full) {
+        return static_cast<std::int64_t>(std::count_if(
+            values_.begin(), values_.end(),
+            [](const T& v) { return !(v == semiring_traits<T>::zero()); }));
+      }
     }
     return static_cast<std::int64_t>(values_.size());
   }
@@ -194,11 +276,52 @@ class basic_tensor {
   }
 
  private:
+  // the arrays against the shape, O(1) per level (the O(nnz) checks: loom::validate)
+  void check_parts() const {
+    try {
+      detail::check_level_storages<Format>(shape_, levels_, values_.size(), false);
+    } catch (const shape_error& e) {
+      throw shape_error(std::string(Owning ? "loom::tensor" : "loom::view") + " of shape " +
+                        detail::extents_to_string(shape_) + " in " + format_name<Format>() +
+                        ": " + e.what());
+    }
+  }
   void check_shape() const {
     for (std::size_t m = 0; m < order; ++m)
       if (shape_[m] < 0)
-        throw shape_error("loom::tensor: extent of mode " + std::to_string(m) + " is negative (" +
-                          std::to_string(shape_[m]) + ")");
+        throw shape_error(std::string(Owning ? "loom::tensor" : "loom::view") + ": extent of mode " +
+                          std::to_string(m) + " is negative (" + std::to_string(shape_[m]) + ")");
+  }
+
+  // 0 for every mode, except a mode stored by a level of static extent
+  static shape_type empty_shape() {
+    shape_type shape{};
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      (
+          [&] {
+            using level = boost::mp11::mp_at_c<typename Format::levels, Ks>;
+            if constexpr (level::static_extent != dynamic_extent)
+              shape[Format::modes[Ks]] = static_cast<std::int64_t>(level::static_extent);
+          }(),
+          ...);
+    }(std::make_index_sequence<order>{});
+    return shape;
+  }
+  // the moved-from state: the empty shape, every array empty (nothing allocated: a kernel run
+  // again moves its result into its output and must not allocate), stored extents matching
+  void become_empty() noexcept {
+    shape_ = empty_shape();
+    levels_ = level_storages{};
+    values_ = values_array{};
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      (
+          [&] {
+            auto& st = std::get<Ks>(levels_);
+            if constexpr (requires { st.extent = std::int64_t{}; })
+              st.extent = shape_[Format::modes[Ks]];
+          }(),
+          ...);
+    }(std::make_index_sequence<order>{});
   }
 
   void build_empty() {

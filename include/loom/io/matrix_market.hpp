@@ -15,6 +15,7 @@
 #include <loom/io/matrix_market_options.hpp>
 #include <loom/io/read_options.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <fstream>
@@ -197,6 +198,15 @@ tensor<T, Format> read_matrix_market_impl(line_reader& r, const read_options& op
   if (h.array && declared == int64_max)
     r.fail("the array holds " + std::to_string(m) + " x " + std::to_string(n) +
            " values, more than 2^63");
+  // an array lists every value, zeros included: its entries grow with the extents
+  if (h.array && declared > std::max<std::int64_t>(options.max_dense_elements, 0)) {
+    std::string why = std::string("the ") + shape_to_string(shape);  // appended: g++ 12's
+    why.append(" array holds ").append(std::to_string(declared));     // -Wrestrict (assemble.hpp)
+    why.append(" values, more than loom::read_options::max_dense_elements (");
+    why.append(std::to_string(options.max_dense_elements));
+    why.append("); raise the limit if the shape is right");
+    r.fail(why);
+  }
   const std::int64_t expanded = h.symmetry == sym::general ? declared : saturating_mul(declared, 2);
   if (const std::string why = check_storage<Format>(shape, expanded, options); !why.empty())
     r.fail(why);
@@ -312,14 +322,17 @@ tensor<T, Format> read_matrix_market(const std::string& path,
 // write_matrix_market -----------------------------------------------------------------------------
 
 /// Writes `A` as a Matrix Market `general` matrix: coordinate (one line per stored entry, in
-/// storage order; the zero padding of dense formats is skipped) or array. Floating values are
-/// written in the shortest form that reads back exactly. Throws `io_error` when `out` fails.
+/// storage order; the zero padding of dense, banded and bitmap levels is skipped) or array.
+/// Floating values are written in the shortest form that reads back exactly. Throws `io_error`
+/// when `out` fails.
 template <class T, storage_format Format, bool Owning>
 void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning>& A,
                          const matrix_market_options& options = {}) {
   if constexpr (detail::check_matrix_market_types<T, Format>()) {
     using text = detail::value_text<T>;
-    constexpr bool skip_zeros = Format::properties[Format::order - 1].full;
+    // the zero padding of a dense, banded or bitmap innermost level is not written (as convert)
+    constexpr bool skip_zeros = Format::properties[Format::order - 1].full ||
+                                Format::properties[Format::order - 1].padded;
     const bool array = options.layout == matrix_market_layout::array;
     std::int64_t count = 0;
     bool all_one = true;
@@ -344,13 +357,28 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
                              : field == matrix_market_field::integer ? "integer"
                                                                      : "pattern";
 
+    // the array layout buffers every value: refused before anything is written
+    const std::int64_t m = A.shape()[0], n = A.shape()[1];
+    const std::int64_t cells = detail::saturating_mul(m, n);
+    // messages are appended to one string: g++ 12's false -Wrestrict (see assemble.hpp)
+    std::string matrix = std::string("the ") + detail::shape_to_string(A.shape());
+    matrix.append(" matrix");
+    if (!A.name().empty()) matrix.append(" ").append(A.name());
+    if (array && cells > std::max<std::int64_t>(options.max_dense_elements, 0)) {
+      std::string why("loom::write_matrix_market: the array layout of ");
+      why.append(matrix).append(" needs ");
+      why.append(cells == detail::int64_max ? std::string("more than 2^63") : std::to_string(cells));
+      why.append(" values, more than loom::matrix_market_options::max_dense_elements (");
+      why.append(std::to_string(options.max_dense_elements));
+      why.append("); use the coordinate layout, or raise the limit");
+      throw error(why);
+    }
     detail::output_buffer buf(out, "loom::write_matrix_market");
     buf.text += "%%MatrixMarket matrix ";
     buf.text += array ? "array " : "coordinate ";
     buf.text += field_name;
     buf.text += " general\n";
     detail::append_comment(buf.text, options.comment, '%');
-    const std::int64_t m = A.shape()[0], n = A.shape()[1];
     if (!array) {
       buf.text += std::to_string(m) + " " + std::to_string(n) + " " + std::to_string(count) + "\n";
       const bool pattern = field == matrix_market_field::pattern;
@@ -368,8 +396,15 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
       });
     } else {
       buf.text += std::to_string(m) + " " + std::to_string(n) + "\n";
-      std::vector<T> dense(static_cast<std::size_t>(detail::saturating_mul(m, n)),
-                           semiring_traits<T>::zero());
+      std::vector<T> dense;
+      try {
+        dense.assign(static_cast<std::size_t>(cells), semiring_traits<T>::zero());
+      } catch (const std::bad_alloc&) {
+        std::string why("loom::write_matrix_market: out of memory buffering the ");
+        why.append(std::to_string(cells)).append(" values of ").append(matrix);
+        why.append(" (").append(std::to_string(sizeof(T))).append(" bytes each) for the array layout");
+        throw error(why);
+      }
       A.for_each_stored([&](const std::array<std::int64_t, 2>& c, const T& v) {
         T& slot = dense[static_cast<std::size_t>(c[1] * m + c[0])];
         slot = semiring_traits<T>::add(slot, v);

@@ -3,6 +3,7 @@
 #ifndef LOOM_IO_MATRIX_MARKET_OPTIONS_HPP
 #define LOOM_IO_MATRIX_MARKET_OPTIONS_HPP
 
+#include <cstdint>
 #include <string>
 
 namespace loom {
@@ -28,6 +29,10 @@ struct matrix_market_options {
   matrix_market_layout layout = matrix_market_layout::coordinate;
   /// Written after the banner, each line prefixed with `%`.
   std::string comment = {};
+  /// The most values (rows * columns) the array layout may write: it buffers them all, so a
+  /// larger matrix is refused with a `loom::error` rather than exhausting memory. The default is
+  /// `read_options`'s, 2^28; raise it for genuinely larger dense files.
+  std::int64_t max_dense_elements = std::int64_t{1} << 28;
 };
 
 }  // namespace loom

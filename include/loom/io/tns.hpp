@@ -163,13 +163,14 @@ tensor<T, Format> read_tns(const std::string& path,
 // write_tns ---------------------------------------------------------------------------------------
 
 /// Writes every stored entry of `A` as `i_1 ... i_N value` (1-based, storage order; the zero
-/// padding of dense formats is skipped). The format has no header, so the shape is not kept:
-/// pass it to `read_tns` when trailing slices are empty. Throws `io_error` when `out` fails.
+/// padding of dense, banded and bitmap levels is skipped). The format has no header, so the
+/// shape is not kept: pass it to `read_tns` when trailing slices are empty. Throws `io_error`
+/// when `out` fails.
 template <class T, storage_format Format, bool Owning>
 void write_tns(std::ostream& out, const basic_tensor<T, Format, Owning>& A) {
   if constexpr (detail::check_tns_types<T, Format>()) {
     constexpr std::size_t N = Format::order;
-    constexpr bool skip_zeros = Format::properties[N - 1].full;
+    constexpr bool skip_zeros = Format::properties[N - 1].full || Format::properties[N - 1].padded;
     detail::output_buffer buf(out, "loom::write_tns");
     A.for_each_stored([&](const std::array<std::int64_t, N>& c, const T& v) {
       if (skip_zeros && v == semiring_traits<T>::zero()) return;

@@ -101,6 +101,7 @@ struct array_statistics {
   std::int64_t child(std::int64_t b) const {
     const auto& st = t.template level<K>();
     if constexpr (is_dense_level<level_t<K>>) return b * st.extent;
+    else if (st.pos.empty()) return 0;  // a moved-from tensor: no entries
     else return static_cast<std::int64_t>(st.pos[static_cast<std::size_t>(b)]);
   }
   template <std::size_t K>

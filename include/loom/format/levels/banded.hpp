@@ -51,9 +51,36 @@ struct banded_level {
 
   template <skip_policy, bool Owning>
   static banded_cursor iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
+    if (st.pos.empty()) [[unlikely]]
+      return {};  // a moved-from tensor: no entries
     const auto base = static_cast<std::int64_t>(st.pos[begin]);
     const auto lo = static_cast<std::int64_t>(st.lo[begin]);
     return {base, lo, lo, lo + static_cast<std::int64_t>(st.pos[begin + 1]) - base};
+  }
+
+  // check (O(1)): pos has parents + 1 entries from 0, lo one per parent -> pos[last] positions
+  template <bool Owning>
+  static std::int64_t check_storage(const storage<Owning>& st, const level_check& in) {
+    const std::int64_t last = detail::check_pos(name, in, std::span<const Pos>(st.pos));
+    if (!st.pos.empty() && static_cast<std::int64_t>(st.lo.size()) != in.parents)
+      detail::bad_storage(name, in,
+                          "lo has " + std::to_string(st.lo.size()) + " entries, expected " +
+                              std::to_string(in.parents));
+    return last;
+  }
+  // validate (O(parents)): pos does not decrease; each band [lo, lo + width) lies in the extent
+  template <bool Owning>
+  static void validate_storage(const storage<Owning>& st, const level_check& in) {
+    detail::check_pos_monotone(name, in, std::span<const Pos>(st.pos));
+    for (std::size_t p = 0; p < st.lo.size(); ++p) {
+      const auto lo = static_cast<std::int64_t>(st.lo[p]);
+      const auto width = static_cast<std::int64_t>(st.pos[p + 1] - st.pos[p]);
+      if (width > 0 && (lo < 0 || lo > in.extent - width))
+        detail::bad_storage(name, in,
+                            "the band of parent " + std::to_string(p) + ", [" + std::to_string(lo) +
+                                ", " + std::to_string(lo) + " + " + std::to_string(width) +
+                                "), is outside [0, " + std::to_string(in.extent) + ")");
+    }
   }
 
   static std::int64_t assemble(storage<true>& st, const level_build& in,
@@ -78,6 +105,7 @@ struct banded_level {
       detail::check_fits<Pos>(total, "number of positions");
       st.pos[p + 1] = static_cast<Pos>(total);
     }
+    detail::check_padded_positions(name, in, total);  // before the values are allocated
     for (std::size_t e = 0; e < nnz; ++e) {
       const auto p = static_cast<std::size_t>(in.parent[e]);
       position[e] = static_cast<std::int64_t>(st.pos[p]) + in.coord[e] - st.lo[p];

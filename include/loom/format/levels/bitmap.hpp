@@ -77,6 +77,20 @@ struct bitmap_level {
     return c;
   }
 
+  // check (O(1)): the stored extent is the mode's, one bit per position
+  template <bool Owning>
+  static std::int64_t check_storage(const storage<Owning>& st, const level_check& in) {
+    if (st.extent != in.extent)
+      detail::bad_storage(name, in, "the level stores the extent " + std::to_string(st.extent));
+    const std::int64_t count = detail::every_coordinate(name, in);
+    const std::int64_t words = count / 64 + (count % 64 != 0);
+    if (static_cast<std::int64_t>(st.bits.size()) != words)
+      detail::bad_storage(name, in,
+                          "bits has " + std::to_string(st.bits.size()) + " words, expected " +
+                              std::to_string(words));
+    return count;
+  }
+
   static std::int64_t assemble(storage<true>& st, const level_build& in,
                                std::span<std::int64_t> position) {
     st.extent = in.extent;
@@ -84,6 +98,7 @@ struct bitmap_level {
       throw overflow_error("loom: the bitmap level of mode " + std::to_string(in.mode) +
                            " would hold more than 2^63 positions");
     const std::int64_t count = in.parents * in.extent;
+    detail::check_padded_positions(name, in, count);
     st.bits.assign(static_cast<std::size_t>((count + 63) / 64), 0);
     for (std::size_t e = 0; e < in.coord.size(); ++e) {
       const std::int64_t b = in.parent[e] * in.extent + in.coord[e];

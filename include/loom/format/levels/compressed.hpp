@@ -32,13 +32,34 @@ struct compressed_level {
     level_array<Crd, Owning> crd;
   };
 
-  // iterate(p_{k-1}) -> crd[pos[p] .. pos[p+1]) ascending
+  // iterate(p_{k-1}) -> crd[pos[p] .. pos[p+1]) ascending; nothing when pos is empty (a
+  // moved-from tensor)
   template <skip_policy P, bool Owning>
   static coordinate_cursor<Crd, U == uniqueness::unique, P> iterate(const storage<Owning>& st,
                                                                      std::int64_t begin,
                                                                      std::int64_t) {
+    if (st.pos.empty()) [[unlikely]]
+      return {};
     return {st.crd.data(), static_cast<std::int64_t>(st.pos[begin]),
             static_cast<std::int64_t>(st.pos[begin + 1])};
+  }
+
+  // check (O(1)): pos has parents + 1 entries, from 0 to the length of crd -> that many positions
+  template <bool Owning>
+  static std::int64_t check_storage(const storage<Owning>& st, const level_check& in) {
+    const std::int64_t last = detail::check_pos(name, in, std::span<const Pos>(st.pos));
+    if (last != static_cast<std::int64_t>(st.crd.size()))
+      detail::bad_storage(name, in,
+                          "pos[last] is " + std::to_string(last) + " but crd has " +
+                              std::to_string(st.crd.size()) + " entries");
+    return last;
+  }
+  // validate (O(nnz)): pos does not decrease; each segment ascends (strictly when unique) in range
+  template <bool Owning>
+  static void validate_storage(const storage<Owning>& st, const level_check& in) {
+    detail::check_pos_monotone(name, in, std::span<const Pos>(st.pos));
+    detail::check_segments(name, in, std::span<const Pos>(st.pos), std::span<const Crd>(st.crd),
+                           U == uniqueness::unique);
   }
 
   // assemble: one position per distinct (parent, coordinate); per entry when non-unique

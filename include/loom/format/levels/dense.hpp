@@ -48,12 +48,21 @@ struct dense_level {
     return {begin * st.extent, 0, st.extent};
   }
 
+  // check (O(1)): the stored extent is the mode's -> parents * extent positions
+  template <bool Owning>
+  static std::int64_t check_storage(const storage<Owning>& st, const level_check& in) {
+    if (st.extent != in.extent)
+      detail::bad_storage(name, in, "the level stores the extent " + std::to_string(st.extent));
+    return detail::every_coordinate(name, in);
+  }
+
   static std::int64_t assemble(storage<true>& st, const level_build& in,
                                std::span<std::int64_t> position) {
     st.extent = in.extent;
     if (in.extent != 0 && in.parents > INT64_MAX / in.extent)
       throw overflow_error("loom: the dense level of mode " + std::to_string(in.mode) +
                            " would hold more than 2^63 positions");
+    detail::check_padded_positions(name, in, in.parents * in.extent);
     for (std::size_t e = 0; e < in.coord.size(); ++e)
       position[e] = in.parent[e] * in.extent + in.coord[e];
     return in.parents * in.extent;

@@ -63,6 +63,8 @@ struct hashed_level {
   static hashed_cursor<Pos, Crd, P> iterate(const storage<Owning>& st, std::int64_t begin,
                                             std::int64_t) {
     hashed_cursor<Pos, Crd, P> c;
+    if (st.pos.empty()) [[unlikely]]
+      return c;  // a moved-from tensor: no entries
     c.crd = st.crd.data();
     c.p = static_cast<std::int64_t>(st.pos[begin]);
     c.end = static_cast<std::int64_t>(st.pos[begin + 1]);
@@ -73,6 +75,50 @@ struct hashed_level {
       c.mask = static_cast<std::uint64_t>(s1 - s0 - 1);
     }
     return c;
+  }
+
+  // check (O(1)): pos and slot_pos have parents + 1 entries from 0; pos ends at crd's length,
+  // slot_pos at the table's
+  template <bool Owning>
+  static std::int64_t check_storage(const storage<Owning>& st, const level_check& in) {
+    const std::int64_t last = detail::check_pos(name, in, std::span<const Pos>(st.pos));
+    if (last != static_cast<std::int64_t>(st.crd.size()))
+      detail::bad_storage(name, in,
+                          "pos[last] is " + std::to_string(last) + " but crd has " +
+                              std::to_string(st.crd.size()) + " entries");
+    const std::int64_t slots = detail::check_pos(name, in, std::span<const Pos>(st.slot_pos));
+    if (slots != static_cast<std::int64_t>(st.table.size()))
+      detail::bad_storage(name, in,
+                          "slot_pos[last] is " + std::to_string(slots) + " but the table has " +
+                              std::to_string(st.table.size()) + " slots");
+    return last;
+  }
+  // validate (O(nnz + slots)): as a compressed level; each table is a power of two at least twice
+  // its parent's count, and its slots name positions of that parent
+  template <bool Owning>
+  static void validate_storage(const storage<Owning>& st, const level_check& in) {
+    detail::check_pos_monotone(name, in, std::span<const Pos>(st.pos));
+    detail::check_pos_monotone(name, in, std::span<const Pos>(st.slot_pos));
+    detail::check_segments(name, in, std::span<const Pos>(st.pos), std::span<const Crd>(st.crd),
+                           true);
+    for (std::size_t p = 0; p + 1 < st.pos.size(); ++p) {
+      const auto count = static_cast<std::int64_t>(st.pos[p + 1] - st.pos[p]);
+      const auto cap = static_cast<std::int64_t>(st.slot_pos[p + 1] - st.slot_pos[p]);
+      if ((count == 0) != (cap == 0) || (cap != 0 && ((cap & (cap - 1)) != 0 || cap < 2 * count)))
+        detail::bad_storage(name, in,
+                            "parent " + std::to_string(p) + " has " + std::to_string(count) +
+                                " coordinates but " + std::to_string(cap) +
+                                " hash slots (expected a power of two at least twice as many)");
+      for (auto s = static_cast<std::int64_t>(st.slot_pos[p]);
+           s < static_cast<std::int64_t>(st.slot_pos[p + 1]); ++s) {
+        const auto v = static_cast<std::int64_t>(st.table[static_cast<std::size_t>(s)]);
+        if (v != 0 && (v - 1 < static_cast<std::int64_t>(st.pos[p]) ||
+                       v - 1 >= static_cast<std::int64_t>(st.pos[p + 1])))
+          detail::bad_storage(name, in,
+                              "hash slot " + std::to_string(s) + " names position " +
+                                  std::to_string(v - 1) + ", outside parent " + std::to_string(p));
+      }
+    }
   }
 
   static std::int64_t assemble(storage<true>& st, const level_build& in,
@@ -91,6 +137,8 @@ struct hashed_level {
       }
       position[e] = static_cast<std::int64_t>(st.crd.size()) - 1;
     }
+    // checked before the counts are summed in the narrow type
+    detail::check_fits<Pos>(static_cast<std::int64_t>(st.crd.size()) + 1, "number of positions");
     for (std::size_t p = 1; p <= parents; ++p) st.pos[p] += st.pos[p - 1];
     // tables: capacity the next power of two >= 2 * count (0 for an empty parent)
     st.slot_pos.assign(parents + 1, Pos(0));
@@ -103,7 +151,6 @@ struct hashed_level {
       detail::check_fits<Pos>(slots, "number of hash slots");
       st.slot_pos[p + 1] = static_cast<Pos>(slots);
     }
-    detail::check_fits<Pos>(static_cast<std::int64_t>(st.crd.size()) + 1, "number of positions");
     st.table.assign(static_cast<std::size_t>(slots), Pos(0));
     for (std::size_t p = 0; p < parents; ++p) {
       const auto base = static_cast<std::size_t>(st.slot_pos[p]);

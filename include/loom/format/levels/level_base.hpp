@@ -56,6 +56,17 @@ struct level_build {
   std::int64_t parents = 1;               // positions of the level above (1 at the root)
   std::span<const std::int64_t> parent;   // parent position of each entry, ascending
   std::span<const std::int64_t> coord;    // this level's coordinate of each entry
+  /// The most positions a level that pads (dense, bitmap, banded) may create; the readers set
+  /// it from `read_options::max_dense_elements` so that a file's shape cannot exhaust memory.
+  std::int64_t max_positions = std::numeric_limits<std::int64_t>::max();
+};
+
+/// What a level's storage check is handed (a tensor or view made from its parts, and
+/// `loom::validate`): the level's place, and the positions of the level above.
+struct level_check {
+  std::size_t mode = 0;         // logical mode stored (for messages)
+  std::int64_t extent = 0;      // extent of that mode
+  std::int64_t parents = 1;     // positions of the level above (1 at the root)
 };
 
 /// A level's array: a `std::vector` in an owning tensor, a `std::span` in a view.
@@ -80,6 +91,87 @@ void check_fits(std::int64_t value, std::string_view what) {
                          " does not fit the level's " + std::to_string(sizeof(Int) * 8) +
                          "-bit integer type; choose a wider position/coordinate type");
   }
+}
+
+/// Throws `shape_error` "the <level> level of mode m: what" (storage checks).
+[[noreturn]] inline void bad_storage(std::string_view level, const level_check& in,
+                                     const std::string& what) {
+  throw shape_error("the " + std::string(level) + " level of mode " + std::to_string(in.mode) +
+                    " (extent " + std::to_string(in.extent) + ", " + std::to_string(in.parents) +
+                    " parent position(s)): " + what);
+}
+
+/// `parents * extent`, the positions of a level storing every coordinate of each parent; a
+/// `shape_error` when the product overflows.
+inline std::int64_t every_coordinate(std::string_view level, const level_check& in) {
+  if (in.extent < 0) bad_storage(level, in, "the extent is negative");
+  if (in.extent != 0 && in.parents > std::numeric_limits<std::int64_t>::max() / in.extent)
+    bad_storage(level, in, "parents x extent overflows 64 bits");
+  return in.parents * in.extent;
+}
+
+/// O(1): a `pos` array of parents + 1 entries starting at 0; returns its last entry. An empty
+/// `pos` (a moved-from tensor's) holds no entries under any parent.
+template <class Pos>
+std::int64_t check_pos(std::string_view level, const level_check& in, std::span<const Pos> pos) {
+  if (pos.empty()) return 0;
+  if (in.parents >= std::numeric_limits<std::int64_t>::max() ||
+      static_cast<std::int64_t>(pos.size()) != in.parents + 1)
+    bad_storage(level, in,
+                "pos has " + std::to_string(pos.size()) + " entries, expected " +
+                    (in.parents >= std::numeric_limits<std::int64_t>::max()
+                         ? std::string("more than 2^63")
+                         : std::to_string(in.parents + 1)));
+  if (pos[0] != 0) bad_storage(level, in, "pos[0] is " + std::to_string(pos[0]) + ", expected 0");
+  const auto last = static_cast<std::int64_t>(pos[pos.size() - 1]);
+  if (last < 0) bad_storage(level, in, "pos[last] is negative (" + std::to_string(last) + ")");
+  return last;
+}
+
+/// O(parents): `pos` does not decrease.
+template <class Pos>
+void check_pos_monotone(std::string_view level, const level_check& in, std::span<const Pos> pos) {
+  for (std::size_t p = 0; p + 1 < pos.size(); ++p)
+    if (pos[p + 1] < pos[p])
+      bad_storage(level, in,
+                  "pos decreases at parent " + std::to_string(p) + " (" + std::to_string(pos[p]) +
+                      " then " + std::to_string(pos[p + 1]) + ")");
+}
+
+/// O(nnz): the coordinates of each parent's segment are in [0, extent), ascending (strictly
+/// when unique).
+template <class Pos, class Crd>
+void check_segments(std::string_view level, const level_check& in, std::span<const Pos> pos,
+                    std::span<const Crd> crd, bool unique) {
+  for (std::size_t p = 0; p + 1 < pos.size(); ++p)
+    for (auto q = static_cast<std::int64_t>(pos[p]); q < static_cast<std::int64_t>(pos[p + 1]);
+         ++q) {
+      const auto c = static_cast<std::int64_t>(crd[static_cast<std::size_t>(q)]);
+      if (c < 0 || c >= in.extent)
+        bad_storage(level, in,
+                    "coordinate " + std::to_string(c) + " at position " + std::to_string(q) +
+                        " is outside [0, " + std::to_string(in.extent) + ")");
+      if (q > static_cast<std::int64_t>(pos[p])) {
+        const auto before = static_cast<std::int64_t>(crd[static_cast<std::size_t>(q) - 1]);
+        if (unique ? c <= before : c < before)
+          bad_storage(level, in,
+                      "the coordinates of parent " + std::to_string(p) + " are not " +
+                          (unique ? "strictly " : "") + "ascending at position " +
+                          std::to_string(q));
+      }
+    }
+}
+
+/// Throws `loom::error` when a padding level would create more positions than `in` allows.
+inline void check_padded_positions(std::string_view level, const level_build& in,
+                                   std::int64_t positions) {
+  if (positions > in.max_positions)
+    throw error("the " + std::string(level) + " level of mode " + std::to_string(in.mode) +
+                " (extent " + std::to_string(in.extent) + ") would hold " +
+                std::to_string(positions) + " positions for " + std::to_string(in.coord.size()) +
+                " entries, more than the " + std::to_string(in.max_positions) +
+                " allowed (loom::read_options::max_dense_elements plus the entries); choose a "
+                "sparser format, or raise the limit if the shape is right");
 }
 
 /// The largest index; cursors guard `seek_past(top_coordinate)` against overflow.

@@ -36,6 +36,26 @@ struct singleton_level {
     return {st.crd.data(), begin, end};
   }
 
+  // check (O(1)): one coordinate per parent position
+  template <bool Owning>
+  static std::int64_t check_storage(const storage<Owning>& st, const level_check& in) {
+    if (static_cast<std::int64_t>(st.crd.size()) != in.parents)
+      detail::bad_storage(name, in,
+                          "crd has " + std::to_string(st.crd.size()) + " entries, expected " +
+                              std::to_string(in.parents));
+    return in.parents;
+  }
+  // validate (O(nnz)): every coordinate in range
+  template <bool Owning>
+  static void validate_storage(const storage<Owning>& st, const level_check& in) {
+    for (std::size_t q = 0; q < st.crd.size(); ++q)
+      if (st.crd[q] < 0 || static_cast<std::int64_t>(st.crd[q]) >= in.extent)
+        detail::bad_storage(name, in,
+                            "coordinate " + std::to_string(st.crd[q]) + " at position " +
+                                std::to_string(q) + " is outside [0, " +
+                                std::to_string(in.extent) + ")");
+  }
+
   // assemble: the parent's position, one coordinate per entry
   static std::int64_t assemble(storage<true>& st, const level_build& in,
                                std::span<std::int64_t> position) {

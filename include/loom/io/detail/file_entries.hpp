@@ -25,46 +25,6 @@
 
 namespace loom::detail {
 
-inline constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
-
-/// a * b, or INT64_MAX when it overflows (a, b >= 0).
-constexpr std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
-  if (a == 0 || b == 0) return 0;
-  return a > int64_max / b ? int64_max : a * b;
-}
-/// a + b, or INT64_MAX when it overflows (a, b >= 0).
-constexpr std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
-  return a > int64_max - b ? int64_max : a + b;
-}
-
-/// `3 x 4 x 5`
-template <std::size_t N>
-std::string shape_to_string(const std::array<std::int64_t, N>& shape) {
-  std::string s;
-  for (std::size_t m = 0; m < N; ++m) s += (m ? " x " : "") + std::to_string(shape[m]);
-  return s;
-}
-
-/// An upper bound (saturating) of the positions and values `Format` allocates for `shape`
-/// holding `nnz` entries: `pos` arrays, dense levels and values; coordinates are not counted.
-template <class Format>
-std::int64_t format_storage_bound(const std::array<std::int64_t, Format::order>& shape,
-                                  std::int64_t nnz) {
-  std::int64_t total = 0;
-  std::int64_t count = 1;  // positions of the level above
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto k) {
-    using level = boost::mp11::mp_at_c<typename Format::levels, decltype(k)::value>;
-    const std::int64_t extent = shape[Format::modes[decltype(k)::value]];
-    if constexpr (level::properties.full) {
-      count = saturating_mul(count, extent);
-    } else if constexpr (!level::properties.segmented) {
-      total = saturating_add(total, saturating_add(count, 1));  // pos
-      count = std::min(saturating_mul(count, extent), nnz);
-    }
-  });
-  return saturating_add(total, count);  // values
-}
-
 /// Coordinates (0-based, logical order), values and source lines of the entries of a file.
 template <class T, std::size_t N>
 struct file_entries {
@@ -136,7 +96,11 @@ tensor<T, Format> entries_to_tensor(const std::string& file, const std::string& 
                                     const read_options& options) {
   if (options.policy == duplicates::error) reject_duplicates(file, e);
   try {
-    auto t = from_coo<Format>(shape, e.coords, e.values, options.policy);
+    // a level that pads (dense, bitmap, banded) may add max_dense_elements positions to the
+    // entries: a band's width depends on the entries, so it is checked as it is built
+    const std::int64_t max_positions =
+        saturating_add(std::max<std::int64_t>(options.max_dense_elements, 0), e.size());
+    auto t = from_coo_limited<Format>(shape, e.coords, e.values, options.policy, max_positions);
     e = {};
     t.set_name(file);
     return t;
