@@ -5,6 +5,7 @@
 #define LOOM_RELATIONAL_CSV_HPP
 
 #include <loom/core/error.hpp>
+#include <loom/io/detail/numbers.hpp>
 #include <loom/relational/column.hpp>
 #include <loom/relational/date.hpp>
 #include <loom/relational/dictionary.hpp>
@@ -12,7 +13,6 @@
 #include <loom/relational/file_bytes.hpp>
 #include <loom/relational/table.hpp>
 
-#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -23,7 +23,6 @@
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 namespace loom::relational {
@@ -194,20 +193,20 @@ inline const char* scan_decimal(const char* p, const char* end, double& out) {
   return p;
 }
 
-/// An int64 field (trimmed) as std::from_chars reads it; false when it does not parse.
-inline bool parse_int64(std::string_view v, std::int64_t& out) {
+/// An int64 field (trimmed) as the Matrix Market and FROSTT readers read integers (an optional
+/// `+` or `-`, decimal digits: loom::detail::parse_integer).
+inline loom::detail::parse_status parse_int64(std::string_view v, std::int64_t& out) {
   const char* const end = v.data() + v.size();
-  if (scan_int64(v.data(), end, out) == end) return true;
-  const auto r = std::from_chars(v.data(), end, out);
-  return !v.empty() && r.ec == std::errc{} && r.ptr == end;
+  if (scan_int64(v.data(), end, out) == end) return loom::detail::parse_status::ok;
+  return loom::detail::parse_integer(v, out);
 }
 
-/// A decimal field (trimmed) as std::from_chars reads it; false when it does not parse.
-inline bool parse_decimal(std::string_view v, double& out) {
+/// A decimal field (trimmed) as the Matrix Market and FROSTT readers read values (an optional
+/// `+`, an underflow rounded to zero or a subnormal: loom::detail::parse_floating).
+inline loom::detail::parse_status parse_decimal(std::string_view v, double& out) {
   const char* const end = v.data() + v.size();
-  if (scan_decimal(v.data(), end, out) == end) return true;
-  const auto r = std::from_chars(v.data(), end, out);
-  return !v.empty() && r.ec == std::errc{} && r.ptr == end;
+  if (scan_decimal(v.data(), end, out) == end) return loom::detail::parse_status::ok;
+  return loom::detail::parse_floating(v, out);
 }
 
 }  // namespace detail
@@ -223,6 +222,7 @@ inline table read_csv_text(std::string_view text, const std::string& name,
   std::size_t expected = schema.size();
   if (options.header) {
     if (!parser.next()) throw csv_error(name, 1, 0, "", "the file is empty; expected a header line");
+    const std::int64_t header_line = parser.line();  // after any blank lines
     for (std::string_view f : parser.fields()) field_names.emplace_back(detail::trim(f));
     expected = field_names.size();
     slot_of_field.assign(expected, -1);
@@ -231,14 +231,14 @@ inline table read_csv_text(std::string_view text, const std::string& name,
       for (std::size_t f = 0; f < expected; ++f)
         if (field_names[f] == schema[s].name) {
           if (found != expected)
-            throw csv_error(name, 1, static_cast<std::int64_t>(f) + 1, schema[s].name,
+            throw csv_error(name, header_line, static_cast<std::int64_t>(f) + 1, schema[s].name,
                             "the header names this column twice");
           found = f;
         }
       if (found == expected) {
         std::string known;
         for (const auto& n : field_names) known += (known.empty() ? "" : ", ") + n;
-        throw csv_error(name, 1, 0, schema[s].name,
+        throw csv_error(name, header_line, 0, schema[s].name,
                         "unknown column: not in the header (columns: " + known + ")");
       }
       slot_of_field[found] = static_cast<std::int64_t>(s);
@@ -281,19 +281,19 @@ inline table read_csv_text(std::string_view text, const std::string& name,
       };
       switch (c.type()) {
         case column_type::int64: {
-          const std::string_view v = detail::trim(raw);
           std::int64_t x = 0;
-          const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
-          if (v.empty() || r.ec != std::errc{} || r.ptr != v.data() + v.size())
-            fail(r.ec == std::errc::result_out_of_range ? "int64 (out of range)" : "int64");
+          const auto st = detail::parse_int64(detail::trim(raw), x);
+          if (st != loom::detail::parse_status::ok)
+            fail(st == loom::detail::parse_status::out_of_range ? "int64 (out of range)" : "int64");
           c.mutable_ints().push_back(x);
           break;
         }
         case column_type::decimal: {
-          const std::string_view v = detail::trim(raw);
           double x = 0;
-          const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
-          if (v.empty() || r.ec != std::errc{} || r.ptr != v.data() + v.size()) fail("decimal");
+          const auto st = detail::parse_decimal(detail::trim(raw), x);
+          if (st != loom::detail::parse_status::ok)
+            fail(st == loom::detail::parse_status::out_of_range ? "decimal (out of range)"
+                                                                : "decimal");
           c.mutable_reals().push_back(x);
           break;
         }
@@ -323,13 +323,14 @@ inline table read_csv_text(std::string_view text, const std::string& name,
     switch (c.type()) {
       case column_type::int64: {
         std::int64_t x = 0;
-        if (!detail::parse_int64(detail::trim(raw), x)) return false;
+        if (detail::parse_int64(detail::trim(raw), x) != loom::detail::parse_status::ok) return false;
         c.mutable_ints().push_back(x);
         return true;
       }
       case column_type::decimal: {
         double x = 0;
-        if (!detail::parse_decimal(detail::trim(raw), x)) return false;
+        if (detail::parse_decimal(detail::trim(raw), x) != loom::detail::parse_status::ok)
+          return false;
         c.mutable_reals().push_back(x);
         return true;
       }

@@ -7,6 +7,7 @@
 #include <loom/core/error.hpp>
 
 #include <fstream>
+#include <ios>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -32,7 +33,12 @@ class file_bytes {
     const int fd = ::open(path.c_str(), O_RDONLY);
     if (fd < 0) throw io_error(path + ": cannot open the file");
     struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    const bool stated = ::fstat(fd, &st) == 0;
+    if (stated && S_ISDIR(st.st_mode)) {
+      ::close(fd);
+      throw io_error(path + ": cannot read the file: it is a directory");
+    }
+    if (stated && S_ISREG(st.st_mode) && st.st_size > 0) {
       int flags = MAP_PRIVATE;
 #  ifdef MAP_POPULATE
       flags |= MAP_POPULATE;  // map every page now rather than one fault at a time
@@ -48,7 +54,11 @@ class file_bytes {
 #endif
     std::ifstream in(path, std::ios::binary);
     if (!in) throw io_error(path + ": cannot open the file");
-    read_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    try {  // libstdc++'s filebuf throws on a read error (EISDIR, EIO) rather than setting badbit
+      read_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } catch (const std::ios_base::failure& e) {
+      throw io_error(path + ": read error (" + e.what() + ")");
+    }
     if (in.bad()) throw io_error(path + ": read error");
     text_ = read_;
   }
