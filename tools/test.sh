@@ -10,7 +10,8 @@
 #   build/gcc (g++ -O1; tests/differential at -O0 over a covering sample of its format
 #   combinations), build/clang (clang++ -O0, every combination) and build/asan (clang++ -O0,
 #   address and undefined-behaviour sanitizers, over the covering sample; header and
-#   compile-fail checks, which need no sanitizer, are left to the clang build), and builds the
+#   compile-fail checks, which need no sanitizer, are left to the clang build; then the libFuzzer
+#   targets of tests/fuzz, 15 s each, tools/fuzz.sh), and builds the
 #   examples in Release (-O3) with g++ (build/release-gcc) and clang++ (build/release-clang), the
 #   way a user builds them; with an argument, only that configuration. Every build turns warnings
 #   into errors (-DLOOM_WERROR=ON) and compiles through ccache when it is installed, with the
@@ -188,6 +189,9 @@ if [ "$only" = all ] || [ "$only" = asan ]; then
     "-O0 -gline-tables-only -fsanitize=address,undefined -fno-sanitize=alignment,null,vptr,function -fno-sanitize-recover=undefined -fno-omit-frame-pointer -DLOOM_TEST_COVERING_SAMPLE=1" \
     -DLOOM_TEST_HEADERS=OFF -DLOOM_TEST_COMPILE_FAIL=OFF -DLOOM_TEST_PCH=OFF \
     -DLOOM_TEST_EXCLUDE="optimize/decompose_bitmap.cpp;optimize/decompose_per_step.cpp;optimize/decompose_hashed.cpp;work/kernels.cpp;work/rewrites.cpp;work/tpch.cpp"
+  # The libFuzzer targets of the readers and views (tests/fuzz, -O1, ASan + UBSan), built apart
+  # and each run 15 s from its seed corpus; a crash fails CI (docs/testing.md, "Fuzzing").
+  stage "asan: fuzz (4 x 15 s)" bash tools/fuzz.sh 15 build/fuzz
   total asan "$t0"
 fi
 
