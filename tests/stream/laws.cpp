@@ -177,6 +177,16 @@ TEST_CASE("combinators obey the stream laws over random inputs") {
     test::check_stream_laws(summed_prod, -1, 15);
     test::check_stream_laws(negated_prod, -1, 15);
     test::check_stream_laws(neg, -1, 15);
+    // two dense fibers hold every index: their union is a zip (no comparison), stepped or driven
+    auto dvec2 = vector_of<dense_vector>(14, sa, values_for(rng, sa.size()));
+    auto w = level0<decltype(dvec2), order_i>(dvec2, I{});
+    auto zipped = stream::make_union(stream::add_op<V>{}, z, w, &ctx);
+    static_assert(decltype(zipped)::zipped && stream::drives_itself_v<decltype(zipped)>);
+    test::check_stream_laws(zipped, -1, 15);
+    test::check_drives_like_steps(zipped);
+    std::map<test::path, double> want_zip = test::denote(z);
+    for (auto& [p, v] : test::denote(w)) want_zip[p] += v;
+    CHECK(test::denote(zipped) == want_zip);
     // denotations agree with the pointwise semantics
     auto va = test::denote(x), vb = test::denote(y), vz = test::denote(z);
     std::map<test::path, double> want_prod, want_look, want_uni;
