@@ -47,13 +47,22 @@ TEST_CASE_TEMPLATE("a moved-from tensor is a valid empty tensor", Format, loom::
   CHECK(B.at(0, 0) == 1);
 }
 
-TEST_CASE("a moved-from tensor with a static extent keeps it") {
+TEST_CASE("a moved-from tensor with a static extent above its positions stays valid") {
+  // its empty state would need a positions array under the 3 fixed rows: moving copies instead
+  // (the cursors keep no per-fiber test for an empty pos)
   using fixed = loom::format<loom::dense_level<3>, loom::compressed>;
+  static_assert(loom::tensor<double, fixed>::empty_needs_arrays &&
+                !loom::tensor<double, loom::csr>::empty_needs_arrays &&
+                !loom::tensor<double, loom::dcsr>::empty_needs_arrays);
   auto A = loom::from_coo<fixed>({3, 4}, {{2, 3}}, std::vector<double>{5});
   auto B = std::move(A);
-  CHECK(A.shape() == std::array<std::int64_t, 2>{3, 0});
-  CHECK(A.nnz() == 0);
+  CHECK(A.shape() == std::array<std::int64_t, 2>{3, 4});
+  CHECK(A.at(2, 3) == 5);
   CHECK(B.at(2, 3) == 5);
+  loom::tensor<double, loom::dense_vector> x({4}), y({3});
+  x.at(3) = 2;
+  y(i) = loom::sum(j, A(i, j) * x(j));
+  CHECK(y.at(2) == 10);
 }
 
 TEST_CASE("a csr tensor with a zero extent is an empty tensor, in kernels too") {

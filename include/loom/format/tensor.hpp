@@ -157,22 +157,25 @@ class basic_tensor {
   /// extent), no entries, empty arrays (an empty `pos` holds no entries under any parent), so a
   /// moved-from tensor may still be read, or used in a kernel. Nothing is allocated. A moved-from
   /// view is unchanged.
-  basic_tensor(basic_tensor&& other) noexcept
+  /// A format whose positions array sits below levels of static extent only (`dense_level<4>`
+  /// over `compressed`) keeps those extents when emptied, so its empty state would need arrays:
+  /// moving such a tensor copies it instead, leaving the source as it was.
+  basic_tensor(basic_tensor&& other) noexcept(!empty_needs_arrays)
       : shape_(other.shape_),
         levels_(std::move(other.levels_)),
         values_(std::move(other.values_)),
         name_(std::move(other.name_)),
         version_(std::move(other.version_)) {
-    if constexpr (Owning) other.become_empty();
+    if constexpr (Owning) other.left_after_move(*this);
   }
-  basic_tensor& operator=(basic_tensor&& other) noexcept {
+  basic_tensor& operator=(basic_tensor&& other) noexcept(!empty_needs_arrays) {
     if (this != &other) {
       shape_ = other.shape_;
       levels_ = std::move(other.levels_);
       values_ = std::move(other.values_);
       name_ = std::move(other.name_);
       version_ = std::move(other.version_);
-      if constexpr (Owning) other.become_empty();
+      if constexpr (Owning) other.left_after_move(*this);
     }
     return *this;
   }
@@ -307,6 +310,35 @@ class basic_tensor {
     }(std::make_index_sequence<order>{});
     return shape;
   }
+  // whether some level with a pos array has only levels of static extent above it
+  template <std::size_t K>
+  static constexpr bool has_pos_array =
+      requires(typename boost::mp11::mp_at_c<typename Format::levels, K>::template storage<true> st) {
+        st.pos;
+      };
+  template <std::size_t K>
+  static constexpr bool static_extent_at =
+      boost::mp11::mp_at_c<typename Format::levels, K>::static_extent != dynamic_extent;
+ public:
+  /// Whether moving copies (see the move constructor).
+  static constexpr bool empty_needs_arrays = []<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    bool needs = false, static_above = true;
+    ((needs = needs || (Ks > 0 && static_above && has_pos_array<Ks>),
+      static_above = static_above && static_extent_at<Ks>),
+     ...);
+    return needs;
+  }(std::make_index_sequence<order>{});
+
+ private:
+  void left_after_move(const basic_tensor& moved_to) {
+    if constexpr (empty_needs_arrays) {
+      levels_ = moved_to.levels_;
+      values_ = moved_to.values_;
+      name_ = moved_to.name_;
+    } else {
+      become_empty();
+    }
+  }
   // the moved-from state: the empty shape, every array empty (nothing allocated: a kernel run
   // again moves its result into its output and must not allocate), stored extents matching
   void become_empty() noexcept {
@@ -339,7 +371,7 @@ class basic_tensor {
   void walk(std::int64_t begin, std::int64_t end, coords_type& c, auto& f) const {
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
     constexpr std::size_t mode = Format::modes[K];
-    auto cur = level::template iterate<skip_policy::linear>(std::get<K>(levels_), begin, end);
+    auto cur = detail::iterate_or_empty<level, skip_policy::linear>(std::get<K>(levels_), begin, end);
     for (; cur.valid(); cur.next()) {
       if constexpr (requires { cur.ready(); })
         if (!cur.ready()) continue;
@@ -371,7 +403,7 @@ class basic_tensor {
   std::int64_t locate_level(std::int64_t begin, std::int64_t end, const coords_type& c) const {
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
     const std::int64_t i = c[Format::modes[K]];
-    auto cur = level::template iterate<skip_policy::binary>(std::get<K>(levels_), begin, end);
+    auto cur = detail::iterate_or_empty<level, skip_policy::binary>(std::get<K>(levels_), begin, end);
     level_range r{};
     if constexpr (level_with_locate<level>) {
       r = cur.locate(i);

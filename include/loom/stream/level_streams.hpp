@@ -61,8 +61,12 @@ LOOM_FORCE_INLINE auto make_level(const typename Layout::tensor_type* t, std::in
     return t->values()[static_cast<std::size_t>(begin)];
   } else {
     using level = typename Layout::template level<K>;
-    return level_stream<Layout, K, P>{
-        t, level::template iterate<P>(t->template level<K>(), begin, end)};
+    if constexpr (K == 0)  // the root: a moved-from tensor's empty pos is one test per kernel
+      return level_stream<Layout, K, P>{
+          t, loom::detail::iterate_or_empty<level, P>(t->template level<K>(), begin, end)};
+    else
+      return level_stream<Layout, K, P>{
+          t, level::template iterate<P>(t->template level<K>(), begin, end)};
   }
 }
 

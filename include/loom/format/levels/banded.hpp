@@ -51,8 +51,6 @@ struct banded_level {
 
   template <skip_policy, bool Owning>
   static banded_cursor iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
-    if (st.pos.empty()) [[unlikely]]
-      return {};  // a moved-from tensor: no entries
     const auto base = static_cast<std::int64_t>(st.pos[begin]);
     const auto lo = static_cast<std::int64_t>(st.lo[begin]);
     return {base, lo, lo, lo + static_cast<std::int64_t>(st.pos[begin + 1]) - base};

@@ -32,14 +32,12 @@ struct compressed_level {
     level_array<Crd, Owning> crd;
   };
 
-  // iterate(p_{k-1}) -> crd[pos[p] .. pos[p+1]) ascending; nothing when pos is empty (a
-  // moved-from tensor)
+  // iterate(p_{k-1}) -> crd[pos[p] .. pos[p+1]) ascending (an empty pos, a moved-from tensor's,
+  // is caught where the root is iterated: detail::iterate_or_empty, not once per fiber)
   template <skip_policy P, bool Owning>
   static coordinate_cursor<Crd, U == uniqueness::unique, P> iterate(const storage<Owning>& st,
                                                                      std::int64_t begin,
                                                                      std::int64_t) {
-    if (st.pos.empty()) [[unlikely]]
-      return {};
     return {st.crd.data(), static_cast<std::int64_t>(st.pos[begin]),
             static_cast<std::int64_t>(st.pos[begin + 1])};
   }

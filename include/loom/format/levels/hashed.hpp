@@ -63,8 +63,6 @@ struct hashed_level {
   static hashed_cursor<Pos, Crd, P> iterate(const storage<Owning>& st, std::int64_t begin,
                                             std::int64_t) {
     hashed_cursor<Pos, Crd, P> c;
-    if (st.pos.empty()) [[unlikely]]
-      return c;  // a moved-from tensor: no entries
     c.crd = st.crd.data();
     c.p = static_cast<std::int64_t>(st.pos[begin]);
     c.end = static_cast<std::int64_t>(st.pos[begin + 1]);

@@ -110,6 +110,20 @@ inline std::int64_t every_coordinate(std::string_view level, const level_check& 
   return in.parents * in.extent;
 }
 
+/// `Level::iterate<P>(st, begin, end)`, or an empty cursor when the level's `pos` is empty (a
+/// moved-from tensor's). Used where a level is iterated as the root, once per kernel: below the
+/// root an empty `pos` has no parent positions to iterate (the moved-from shape is 0), so the
+/// cursors themselves keep no test per fiber.
+template <class Level, skip_policy P, class Storage>
+LOOM_FORCE_INLINE auto iterate_or_empty(const Storage& st, std::int64_t begin, std::int64_t end) {
+  using cursor = decltype(Level::template iterate<P>(st, begin, end));
+  if constexpr (requires { st.pos.empty(); }) {
+    if (st.pos.empty()) [[unlikely]]
+      return cursor{};
+  }
+  return Level::template iterate<P>(st, begin, end);
+}
+
 /// O(1): a `pos` array of parents + 1 entries starting at 0; returns its last entry. An empty
 /// `pos` (a moved-from tensor's) holds no entries under any parent.
 template <class Pos>
