@@ -1052,6 +1052,20 @@ inline std::int64_t every_coordinate(std::string_view level, const level_check& 
   return in.parents * in.extent;
 }
 
+/// `Level::iterate<P>(st, begin, end)`, or an empty cursor when the level's `pos` is empty (a
+/// moved-from tensor's). Used where a level is iterated as the root, once per kernel: below the
+/// root an empty `pos` has no parent positions to iterate (the moved-from shape is 0), so the
+/// cursors themselves keep no test per fiber.
+template <class Level, skip_policy P, class Storage>
+LOOM_FORCE_INLINE auto iterate_or_empty(const Storage& st, std::int64_t begin, std::int64_t end) {
+  using cursor = decltype(Level::template iterate<P>(st, begin, end));
+  if constexpr (requires { st.pos.empty(); }) {
+    if (st.pos.empty()) [[unlikely]]
+      return cursor{};
+  }
+  return Level::template iterate<P>(st, begin, end);
+}
+
 /// O(1): a `pos` array of parents + 1 entries starting at 0; returns its last entry. An empty
 /// `pos` (a moved-from tensor's) holds no entries under any parent.
 template <class Pos>
@@ -1196,8 +1210,6 @@ struct banded_level {
 
   template <skip_policy, bool Owning>
   static banded_cursor iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
-    if (st.pos.empty()) [[unlikely]]
-      return {};  // a moved-from tensor: no entries
     const auto base = static_cast<std::int64_t>(st.pos[begin]);
     const auto lo = static_cast<std::int64_t>(st.lo[begin]);
     return {base, lo, lo, lo + static_cast<std::int64_t>(st.pos[begin + 1]) - base};
@@ -1467,14 +1479,12 @@ struct compressed_level {
     level_array<Crd, Owning> crd;
   };
 
-  // iterate(p_{k-1}) -> crd[pos[p] .. pos[p+1]) ascending; nothing when pos is empty (a
-  // moved-from tensor)
+  // iterate(p_{k-1}) -> crd[pos[p] .. pos[p+1]) ascending (an empty pos, a moved-from tensor's,
+  // is caught where the root is iterated: detail::iterate_or_empty, not once per fiber)
   template <skip_policy P, bool Owning>
   static coordinate_cursor<Crd, U == uniqueness::unique, P> iterate(const storage<Owning>& st,
                                                                      std::int64_t begin,
                                                                      std::int64_t) {
-    if (st.pos.empty()) [[unlikely]]
-      return {};
     return {st.crd.data(), static_cast<std::int64_t>(st.pos[begin]),
             static_cast<std::int64_t>(st.pos[begin + 1])};
   }
@@ -1670,8 +1680,6 @@ struct hashed_level {
   static hashed_cursor<Pos, Crd, P> iterate(const storage<Owning>& st, std::int64_t begin,
                                             std::int64_t) {
     hashed_cursor<Pos, Crd, P> c;
-    if (st.pos.empty()) [[unlikely]]
-      return c;  // a moved-from tensor: no entries
     c.crd = st.crd.data();
     c.p = static_cast<std::int64_t>(st.pos[begin]);
     c.end = static_cast<std::int64_t>(st.pos[begin + 1]);
@@ -2309,22 +2317,25 @@ class basic_tensor {
   /// extent), no entries, empty arrays (an empty `pos` holds no entries under any parent), so a
   /// moved-from tensor may still be read, or used in a kernel. Nothing is allocated. A moved-from
   /// view is unchanged.
-  basic_tensor(basic_tensor&& other) noexcept
+  /// A format whose positions array sits below levels of static extent only (`dense_level<4>`
+  /// over `compressed`) keeps those extents when emptied, so its empty state would need arrays:
+  /// moving such a tensor copies it instead, leaving the source as it was.
+  basic_tensor(basic_tensor&& other) noexcept(!empty_needs_arrays)
       : shape_(other.shape_),
         levels_(std::move(other.levels_)),
         values_(std::move(other.values_)),
         name_(std::move(other.name_)),
         version_(std::move(other.version_)) {
-    if constexpr (Owning) other.become_empty();
+    if constexpr (Owning) other.left_after_move(*this);
   }
-  basic_tensor& operator=(basic_tensor&& other) noexcept {
+  basic_tensor& operator=(basic_tensor&& other) noexcept(!empty_needs_arrays) {
     if (this != &other) {
       shape_ = other.shape_;
       levels_ = std::move(other.levels_);
       values_ = std::move(other.values_);
       name_ = std::move(other.name_);
       version_ = std::move(other.version_);
-      if constexpr (Owning) other.become_empty();
+      if constexpr (Owning) other.left_after_move(*this);
     }
     return *this;
   }
@@ -2459,6 +2470,35 @@ class basic_tensor {
     }(std::make_index_sequence<order>{});
     return shape;
   }
+  // whether some level with a pos array has only levels of static extent above it
+  template <std::size_t K>
+  static constexpr bool has_pos_array =
+      requires(typename boost::mp11::mp_at_c<typename Format::levels, K>::template storage<true> st) {
+        st.pos;
+      };
+  template <std::size_t K>
+  static constexpr bool static_extent_at =
+      boost::mp11::mp_at_c<typename Format::levels, K>::static_extent != dynamic_extent;
+ public:
+  /// Whether moving copies (see the move constructor).
+  static constexpr bool empty_needs_arrays = []<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    bool needs = false, static_above = true;
+    ((needs = needs || (Ks > 0 && static_above && has_pos_array<Ks>),
+      static_above = static_above && static_extent_at<Ks>),
+     ...);
+    return needs;
+  }(std::make_index_sequence<order>{});
+
+ private:
+  void left_after_move(const basic_tensor& moved_to) {
+    if constexpr (empty_needs_arrays) {
+      levels_ = moved_to.levels_;
+      values_ = moved_to.values_;
+      name_ = moved_to.name_;
+    } else {
+      become_empty();
+    }
+  }
   // the moved-from state: the empty shape, every array empty (nothing allocated: a kernel run
   // again moves its result into its output and must not allocate), stored extents matching
   void become_empty() noexcept {
@@ -2491,7 +2531,7 @@ class basic_tensor {
   void walk(std::int64_t begin, std::int64_t end, coords_type& c, auto& f) const {
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
     constexpr std::size_t mode = Format::modes[K];
-    auto cur = level::template iterate<skip_policy::linear>(std::get<K>(levels_), begin, end);
+    auto cur = detail::iterate_or_empty<level, skip_policy::linear>(std::get<K>(levels_), begin, end);
     for (; cur.valid(); cur.next()) {
       if constexpr (requires { cur.ready(); })
         if (!cur.ready()) continue;
@@ -2523,7 +2563,7 @@ class basic_tensor {
   std::int64_t locate_level(std::int64_t begin, std::int64_t end, const coords_type& c) const {
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
     const std::int64_t i = c[Format::modes[K]];
-    auto cur = level::template iterate<skip_policy::binary>(std::get<K>(levels_), begin, end);
+    auto cur = detail::iterate_or_empty<level, skip_policy::binary>(std::get<K>(levels_), begin, end);
     level_range r{};
     if constexpr (level_with_locate<level>) {
       r = cur.locate(i);
@@ -8397,8 +8437,12 @@ LOOM_FORCE_INLINE auto make_level(const typename Layout::tensor_type* t, std::in
     return t->values()[static_cast<std::size_t>(begin)];
   } else {
     using level = typename Layout::template level<K>;
-    return level_stream<Layout, K, P>{
-        t, level::template iterate<P>(t->template level<K>(), begin, end)};
+    if constexpr (K == 0)  // the root: a moved-from tensor's empty pos is one test per kernel
+      return level_stream<Layout, K, P>{
+          t, loom::detail::iterate_or_empty<level, P>(t->template level<K>(), begin, end)};
+    else
+      return level_stream<Layout, K, P>{
+          t, level::template iterate<P>(t->template level<K>(), begin, end)};
   }
 }
 
