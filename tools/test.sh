@@ -2,28 +2,27 @@
 # Builds and tests loom: the README's test command, and what CI runs (.ci/run).
 # SPDX-License-Identifier: BSL-1.0
 #
-# usage: bash tools/test.sh [gcc|clang|asan]
+# usage: bash tools/test.sh [gcc|clang]
 #   Installs the Debian packages it needs when some are missing (as root, or through sudo; with a
 #   message naming them otherwise, see tools/packages.sh), checks that single_include/ is current
 #   (and README.md's quick start, if tools/check_readme.py exists), then configures, builds and
-#   runs ctest in
-#   build/gcc (g++ -O1; tests/differential at -O0 over a covering sample of its format
-#   combinations), build/clang (clang++ -O0, every combination) and build/asan (clang++ -O0,
-#   address and undefined-behaviour sanitizers, over the covering sample; header and
-#   compile-fail checks, which need no sanitizer, are left to the clang build; then the libFuzzer
-#   targets of tests/fuzz, 15 s each, tools/fuzz.sh), and builds the
-#   examples in Release (-O3) with g++ (build/release-gcc) and clang++ (build/release-clang), the
-#   way a user builds them; with an argument, only that configuration. Every build turns warnings
-#   into errors (-DLOOM_WERROR=ON) and compiles through ccache when it is installed, with the
-#   cache outside the clone (docs/testing.md).
+#   runs ctest in two configurations:
+#   build/gcc (g++ -O0; tests/differential over a covering sample of its format combinations;
+#   header self-containment), then the examples in Release (-O3, build/release-gcc), built and run;
+#   build/clang (clang++ -O0 under ASan and UBSan, every test and every format combination), then
+#   the libFuzzer targets of tests/fuzz (15 s each, tools/fuzz.sh) and the examples built in
+#   Release (build/release-clang). With an argument, only that configuration (`asan` is `clang`).
+#   Every build turns warnings into errors (-DLOOM_WERROR=ON) and compiles through ccache when it
+#   is installed, with the cache outside the clone (docs/testing.md).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 only=${1:-all}
 case "$only" in
-  all | gcc | clang | asan) ;;
+  all | gcc | clang) ;;
+  asan) only=clang ;;  # the sanitizers are the clang build's (until 2026-11-26 a third build)
   *)
-    echo "usage: bash tools/test.sh [gcc|clang|asan]" >&2
+    echo "usage: bash tools/test.sh [gcc|clang]" >&2
     exit 2
     ;;
 esac
@@ -53,7 +52,7 @@ stage() {
     echo "" >&2
     echo "FAILED: $name (after $((SECONDS - t0)) s)" >&2
     echo "        command: $*" >&2
-    [ "$only" = all ] && echo "        rerun one configuration with: bash tools/test.sh <gcc|clang|asan>" >&2
+    [ "$only" = all ] && echo "        rerun one configuration with: bash tools/test.sh <gcc|clang>" >&2
     exit 1
   fi
   local line
@@ -103,14 +102,40 @@ run_config() {
   stage "$name: test" ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 600
 }
 
-# release_examples <name> <compiler>: the examples alone, built as a user builds them
-# (CMAKE_BUILD_TYPE=Release: -O3 -DNDEBUG), warnings as errors; not run (the test builds run them).
+# release_examples <name> <compiler> [run]: the examples and the headline benchmarks, built as a
+# user builds them (CMAKE_BUILD_TYPE=Release: -O3 -DNDEBUG; benchmarks -O2), warnings as errors; with `run`, each example is then
+# run once at its smoke size (LOOM_EXAMPLE_SMOKE=1), so optimised code runs too (the test builds
+# are -O0).
 release_examples() {
   local name=release-$1 cxx=$2 dir=build/release-$1
+  # the examples, and of the benchmarks the two that BENCHMARKS.md's headline tables come from
+  # (the hand-written loops and the peer libraries): all 36 benchmark TUs cost about 1 500 s of
+  # compile per compiler at -O2, more than CI can spend (tools/run_benchmarks.sh builds them all).
+  # Picking targets needs Ninja's per-folder targets; without Ninja, the examples alone.
+  local bench=OFF targets=(all)
+  if [ ${#generator[@]} -gt 0 ]; then
+    bench=ON
+    targets=(examples/all bench.hand_loop bench.peers)
+  fi
   stage "$name: configure" cmake -S . -B "$dir" "${generator[@]}" \
     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS= \
-    -DLOOM_TEST=OFF -DLOOM_EXAMPLES=ON -DLOOM_INSTALL=OFF -DLOOM_WERROR=ON
-  stage "$name: build" cmake --build "$dir" -j "$jobs"
+    -DLOOM_TEST=OFF -DLOOM_EXAMPLES=ON -DLOOM_BENCH=$bench -DLOOM_INSTALL=OFF -DLOOM_WERROR=ON
+  stage "$name: build" cmake --build "$dir" -j "$jobs" --target "${targets[@]}"
+  if [ "${3:-}" = run ]; then
+    stage "$name: run" run_examples "$dir"
+  fi
+}
+
+# run_examples <build dir>: every example.* executable of the build, from the repository root.
+run_examples() {
+  local exe found=0
+  while IFS= read -r exe; do
+    found=1
+    echo "--- $exe"
+    LOOM_EXAMPLE_SMOKE=1 "$exe" > "$exe.out" 2>&1 || { cat "$exe.out"; return 1; }
+    tail -n 3 "$exe.out"
+  done < <(find "$1/examples" -type f -name 'example.*' -perm -u+x | sort)
+  [ "$found" = 1 ] || { echo "no example executable under $1/examples" >&2; return 1; }
 }
 
 stage "packages" install_packages
@@ -135,65 +160,51 @@ fi
 if [ "$only" = all ] || [ "$only" = gcc ]; then
   t0=$SECONDS
   gxx=$(pick g++-12 g++)
-  # -O1: optimised code (and gcc's flow-sensitive warnings), 20% less compile time than -O2
-  # (spgemm.cpp: 23 s against 29 s); the benchmarks build at -O2. tests/differential, half of this
-  # build, compiles at -O0 over a covering sample of its format products (both measured: 23% and
-  # about 40% less): every kernel shape still meets the optimiser in the other folders, and
-  # every format combination is built by clang below.
+  # -O0: g++'s optimiser costs a third more compile time on loom's template-heavy tests
+  # (exec/assign.cpp 28 s at -O0 against 40 s at -O1, relational/relation.cpp 21 against 30);
+  # optimised code, and g++'s flow-sensitive warnings at -O3, are the Release stage's below, which
+  # builds and runs the examples. tests/differential: the covering sample of its format products
+  # (every format at every position); every combination runs in the clang build.
   # The --param pair delays gcc's garbage collector until the heap reaches 4 GB (loom's heaviest
   # test peaks at 3 GB then, 2.2 GB with the default): 10-15% less compile time
   # (optimize/decompose_shared.cpp 69 -> 60 s, differential/transpose.cpp 17 -> 15 s).
   # The tests of the opt-in decompose variants (bitmap and hashed intermediates, a format per
   # intermediate) are left to clang: the same templates, in their default variants, compile here
   # through decompose.cpp, and the first two cost 50 s of this build.
-  run_config gcc "$gxx" "-O1 --param ggc-min-expand=400 --param ggc-min-heapsize=4194304" \
-    -DLOOM_TEST_DIFFERENTIAL_OPTIONS="-O0;-DLOOM_TEST_COVERING_SAMPLE=1" \
+  run_config gcc "$gxx" "-O0 --param ggc-min-expand=400 --param ggc-min-heapsize=4194304" \
+    -DLOOM_TEST_DIFFERENTIAL_OPTIONS="-DLOOM_TEST_COVERING_SAMPLE=1" \
     -DLOOM_TEST_EXCLUDE="optimize/decompose_bitmap.cpp;optimize/decompose_per_step.cpp;optimize/decompose_hashed.cpp"
-  release_examples gcc "$gxx"
+  release_examples gcc "$gxx" run
   total gcc "$t0"
 fi
-if [ "$only" = all ] || [ "$only" = clang ]; then
-  t0=$SECONDS
-  clangxx=$(pick clang++-14 clang++)
-  # -O0: clang's optimiser triples the compile time of the template-heavy tests (differential
-  # spgemm.cpp: 23 s at -O1, 8 s at -O0); gcc covers optimised code at -O1. This build runs every
-  # format combination of tests/differential.
-  # headers compile alone with gcc already (the check depends on the headers, not the compiler)
-  # Precompiled headers as under gcc, but for the five TUs clang 14 crashes on with them
-  # (tests/CMakeLists.txt lists them; the whole build and its tests passed, docs/testing.md).
-  run_config clang "$clangxx" "-O0" -DLOOM_TEST_HEADERS=OFF
-  release_examples clang "$clangxx"
-  total clang "$t0"
-fi
-if [ "$only" = all ] || [ "$only" = asan ]; then
+if [ "$only" = all ] || [ "$only" = clang ] || [ "$only" = asan ]; then
   t0=$SECONDS
   clangxx=$(pick clang++-14 clang++)
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:detect_stack_use_after_return=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-  # -O0, not -O1: on loom's template-heavy tests -O1 plus instrumentation costs 2.5-4x the compile
-  # time of -O0 (tests/differential: ~40 s against ~15 s per file), far more than the slower runs
-  # cost; the sanitizers find the same errors. Header and compile-fail checks need no sanitizer and
-  # already ran with this clang: skip them. LOOM_TEST_COVERING_SAMPLE: a differential test over a
-  # product of formats runs the combinations that put every format at every position (inner
-  # products: 11 of 36) rather than all of them, which gcc and clang already ran; it halves the
-  # sanitizer build (inner_product.cpp: 13.5 s against 31.5 s).
+  # One clang build, under AddressSanitizer and UndefinedBehaviorSanitizer: every test, every
+  # format combination of tests/differential, the opt-in decompose variants, the work counters
+  # and the compile-fail tests (a plain clang build of the same tests, the third configuration
+  # until 2026-11-26, added nothing the sanitized one does not check, at 900 s of CI).
+  # -O0: clang's optimiser triples the compile time of the template-heavy tests (differential
+  # spgemm.cpp: 23 s at -O1, 8 s at -O0), and -O1 plus instrumentation costs 2.5-4x; the
+  # sanitizers find the same errors. Instrumentation adds about 45% to a TU
+  # (differential/inner_product.cpp: 24.4 s plain, 35.6 s instrumented).
   # UBSan's pointer checks are left out: a null dereference is reported by ASan itself, loom's
   # storage is std::vector (aligned), and no kernel dispatches virtually; the arithmetic, shift,
   # bounds, enum, bool and return checks stay. Without alignment, null, vptr and function the
   # build takes a third less (contractions.cpp: 19 s against 28.5 s).
-  # Precompiled headers as in the clang build (the same five TUs without them).
-  # The opt-in decompose variants' tests run in the clang build only: their kernels are the
-  # default ones over other intermediate formats (bitmap writes are sanitized through
-  # tests/differential/levels.cpp); they cost 37 s of this build. tests/work (complexity by work
-  # counters, a build option of its own) counts the same in every build: gcc and clang run it.
-  run_config asan "$clangxx" \
-    "-O0 -gline-tables-only -fsanitize=address,undefined -fno-sanitize=alignment,null,vptr,function -fno-sanitize-recover=undefined -fno-omit-frame-pointer -DLOOM_TEST_COVERING_SAMPLE=1" \
-    -DLOOM_TEST_HEADERS=OFF -DLOOM_TEST_COMPILE_FAIL=OFF \
-    -DLOOM_TEST_EXCLUDE="optimize/decompose_bitmap.cpp;optimize/decompose_per_step.cpp;optimize/decompose_hashed.cpp;work/kernels.cpp;work/rewrites.cpp;work/tpch.cpp"
+  # Header self-containment depends on the headers, not the compiler: the gcc build checks it.
+  # Precompiled headers as under gcc, but for the five TUs clang 14 crashes on with them
+  # (tests/CMakeLists.txt lists them; docs/testing.md).
+  run_config clang "$clangxx" \
+    "-O0 -gline-tables-only -fsanitize=address,undefined -fno-sanitize=alignment,null,vptr,function -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
+    -DLOOM_TEST_HEADERS=OFF
   # The libFuzzer targets of the readers and views (tests/fuzz, -O1, ASan + UBSan), built apart
   # and each run 15 s from its seed corpus; a crash fails CI (docs/testing.md, "Fuzzing").
-  stage "asan: fuzz (4 x 15 s)" bash tools/fuzz.sh 15 build/fuzz
-  total asan "$t0"
+  stage "clang: fuzz (4 x 15 s)" bash tools/fuzz.sh 15 build/fuzz
+  release_examples clang "$clangxx"
+  total clang "$t0"
 fi
 
 echo ""

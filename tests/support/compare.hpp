@@ -507,9 +507,9 @@ using covering_sample = boost::mp11::mp_first<
                          detail::cover_step_t>>;
 
 /// An MP11 list as the std::tuple that TEST_CASE_TEMPLATE_APPLY expects. Built with
-/// -DLOOM_TEST_COVERING_SAMPLE=1 (tools/test.sh: the sanitizer build and gcc's differential
-/// tests, to keep CI short), only the `covering_sample` of the list; the clang build
-/// instantiates every combination.
+/// -DLOOM_TEST_COVERING_SAMPLE=1 (tools/test.sh: gcc's differential tests, to keep CI short),
+/// only the `covering_sample` of the list; the clang build (under the sanitizers) instantiates
+/// every combination.
 #if defined(LOOM_TEST_COVERING_SAMPLE) && LOOM_TEST_COVERING_SAMPLE
 template <class List> using as_tuple = boost::mp11::mp_rename<covering_sample<List>, std::tuple>;
 #else

@@ -1,7 +1,7 @@
-// Counts the calls of the global operator new on the calling thread (test support). Replaces the
-// global allocation functions: include it in exactly one source file of a test executable. Not
-// inlined, so that the compiler does not pair malloc with a delete it can see (GCC's
-// -Wmismatched-new-delete).
+// Counts the heap allocations made on the calling thread (test support). Replaces the global
+// allocation functions (under ASan: installs ASan's allocation hook): include it in exactly one
+// source file of a test executable. Not inlined, so that the compiler does not pair malloc with a
+// delete it can see (GCC's -Wmismatched-new-delete).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TESTS_SUPPORT_COUNTING_NEW_HPP
 #define LOOM_TESTS_SUPPORT_COUNTING_NEW_HPP
@@ -11,22 +11,24 @@
 #include <new>
 
 // Under AddressSanitizer the replacement is left out: ASan's runtime brings its own operator new,
-// and memory from one freed through the other is reported as an alloc-dealloc mismatch. The
-// allocation counts are checked by the gcc and clang builds; the ASan build runs the same
-// kernels for memory errors only.
+// and memory from one freed through the other is reported as an alloc-dealloc mismatch. There the
+// allocations are counted by ASan's own allocator hook instead (every heap allocation, operator
+// new included), so the sanitized build checks the same counts.
 #if defined(__SANITIZE_ADDRESS__)
-#  define LOOM_TEST_COUNTS_ALLOCATIONS 0
+#  define LOOM_TEST_ASAN_ALLOCATOR 1
 #elif defined(__has_feature)
 #  if __has_feature(address_sanitizer)
-#    define LOOM_TEST_COUNTS_ALLOCATIONS 0
+#    define LOOM_TEST_ASAN_ALLOCATOR 1
 #  endif
 #endif
-#ifndef LOOM_TEST_COUNTS_ALLOCATIONS
-#  define LOOM_TEST_COUNTS_ALLOCATIONS 1
+#ifndef LOOM_TEST_ASAN_ALLOCATOR
+#  define LOOM_TEST_ASAN_ALLOCATOR 0
+#endif
+#if LOOM_TEST_ASAN_ALLOCATOR
+#  include <sanitizer/allocator_interface.h>
 #endif
 
 namespace loom_test {
-inline constexpr bool counts_allocations = LOOM_TEST_COUNTS_ALLOCATIONS != 0;
 inline thread_local long allocation_count = 0;
 
 /// The allocations `f()` makes on this thread.
@@ -38,7 +40,14 @@ long allocations_of(F&& f) {
 }
 }  // namespace loom_test
 
-#if LOOM_TEST_COUNTS_ALLOCATIONS
+#if LOOM_TEST_ASAN_ALLOCATOR
+namespace loom_test::detail {
+inline void count_allocation(const volatile void*, std::size_t) { ++allocation_count; }
+inline void ignore_free(const volatile void*) {}
+inline const int allocation_hooks =
+    __sanitizer_install_malloc_and_free_hooks(count_allocation, ignore_free);
+}  // namespace loom_test::detail
+#else
 [[gnu::noinline]] void* operator new(std::size_t n) {
   ++loom_test::allocation_count;
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
