@@ -156,7 +156,7 @@ class csv_writer {
   }
   void put_cents(std::int64_t cents) {
     if (!keep_next()) return;
-    char b[32];
+    char b[48];  // a sign, two 64-bit numbers and a point
     const std::int64_t a = cents < 0 ? -cents : cents;
     std::snprintf(b, sizeof b, "%s%lld.%02lld", cents < 0 ? "-" : "", (long long)(a / 100),
                   (long long)(a % 100));
@@ -209,7 +209,7 @@ inline std::string v_string(random_stream& rng, std::int64_t min_len, std::int64
   return s;
 }
 inline std::string phone(random_stream& rng, std::int64_t nation) {
-  char b[32];
+  char b[96];  // room for any four 64-bit numbers (g++ -O0 cannot see the ranges below)
   std::snprintf(b, sizeof b, "%lld-%03lld-%03lld-%04lld", (long long)(nation + 10),
                 (long long)rng.uniform(100, 999), (long long)rng.uniform(100, 999),
                 (long long)rng.uniform(1000, 9999));
