@@ -77,6 +77,14 @@ struct append_array {
     cur = vec.data() + vec.size();
     lim = cur;
   }
+  /// Writes from the vector's start over its current elements (an output written again): no
+  /// element is value-initialised before it is overwritten, unlike growing from an empty vector
+  /// (`grow` zero-fills each chunk, a second store per element). `close` drops what is left.
+  void attach_over(std::vector<X>& vec) {
+    v = &vec;
+    cur = vec.data();
+    lim = cur + vec.size();
+  }
   LOOM_FORCE_INLINE void push(const X& x) {
     if (cur == lim) [[unlikely]] {
       const auto [c, l] = grow(v, cur);
@@ -137,10 +145,16 @@ class appender {
         levels_ = std::move(recycled->levels_);
         values_ = std::move(recycled->values_);
         recycled->version_.bump();
-        [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-          (clear_level(std::get<Ks>(levels_)), ...);
-        }(std::make_index_sequence<N>{});
-        values_.clear();
+        if constexpr (by_rows) {  // crd and values are overwritten in place (attach_rows)
+          clear_level(std::get<0>(levels_));
+          std::get<1>(levels_).pos.clear();
+          overwrite_ = true;
+        } else {
+          [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+            (clear_level(std::get<Ks>(levels_)), ...);
+          }(std::make_index_sequence<N>{});
+          values_.clear();
+        }
       }
       [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
         ((level_extent_[Ks] = shape_[Format::modes[Ks]]), ...);
@@ -151,6 +165,7 @@ class appender {
   }
 
   /// Reserves room for about `entries` entries (an estimate; capacity already held is kept).
+  /// Called before the first entry is appended.
   void reserve(std::size_t entries) {
     if constexpr (!online) {
       buffer_.crd.reserve(entries);
@@ -253,6 +268,7 @@ class appender {
       check_fits<pos_type>(count_, "number of positions");
       st.pos.assign(wide.begin(), wide.end());  // per-row counts, each at most count_
     }
+    overwrite_ = false;  // the arrays now hold the entries: later appends go after them
     attach_rows();
   }
 
@@ -357,8 +373,13 @@ class appender {
     const auto slots = static_cast<std::size_t>(level_extent_[0]) + 1;
     if (st.pos.size() != slots) st.pos.assign(slots, 0);
     row_counts_ = st.pos.data();
-    crd_out_.attach(st.crd);
-    values_out_.attach(values_);
+    if (overwrite_) {  // nothing written yet: the old entries are overwritten from the start
+      crd_out_.attach_over(st.crd);
+      values_out_.attach_over(values_);
+    } else {
+      crd_out_.attach(st.crd);
+      values_out_.attach(values_);
+    }
   }
 
   template <std::size_t K>
@@ -422,6 +443,7 @@ class appender {
   // by_rows: the rows' counts (pos + 1) and the ends of crd and the values
   struct no_cursor {};
   typename row_arrays<Format>::pos_type* row_counts_ = nullptr;
+  bool overwrite_ = false;  // a recycled csr-like output whose entries are not yet overwritten
   [[no_unique_address]] std::conditional_t<by_rows, append_array<typename row_arrays<Format>::crd_type>,
                                            no_cursor> crd_out_{};
   [[no_unique_address]] std::conditional_t<by_rows, append_array<T>, no_cursor> values_out_{};
