@@ -4878,6 +4878,14 @@ struct append_array {
     cur = vec.data() + vec.size();
     lim = cur;
   }
+  /// Writes from the vector's start over its current elements (an output written again): no
+  /// element is value-initialised before it is overwritten, unlike growing from an empty vector
+  /// (`grow` zero-fills each chunk, a second store per element). `close` drops what is left.
+  void attach_over(std::vector<X>& vec) {
+    v = &vec;
+    cur = vec.data();
+    lim = cur + vec.size();
+  }
   LOOM_FORCE_INLINE void push(const X& x) {
     if (cur == lim) [[unlikely]] {
       const auto [c, l] = grow(v, cur);
@@ -4938,10 +4946,16 @@ class appender {
         levels_ = std::move(recycled->levels_);
         values_ = std::move(recycled->values_);
         recycled->version_.bump();
-        [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-          (clear_level(std::get<Ks>(levels_)), ...);
-        }(std::make_index_sequence<N>{});
-        values_.clear();
+        if constexpr (by_rows) {  // crd and values are overwritten in place (attach_rows)
+          clear_level(std::get<0>(levels_));
+          std::get<1>(levels_).pos.clear();
+          overwrite_ = true;
+        } else {
+          [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+            (clear_level(std::get<Ks>(levels_)), ...);
+          }(std::make_index_sequence<N>{});
+          values_.clear();
+        }
       }
       [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
         ((level_extent_[Ks] = shape_[Format::modes[Ks]]), ...);
@@ -4952,6 +4966,7 @@ class appender {
   }
 
   /// Reserves room for about `entries` entries (an estimate; capacity already held is kept).
+  /// Called before the first entry is appended.
   void reserve(std::size_t entries) {
     if constexpr (!online) {
       buffer_.crd.reserve(entries);
@@ -5054,6 +5069,7 @@ class appender {
       check_fits<pos_type>(count_, "number of positions");
       st.pos.assign(wide.begin(), wide.end());  // per-row counts, each at most count_
     }
+    overwrite_ = false;  // the arrays now hold the entries: later appends go after them
     attach_rows();
   }
 
@@ -5158,8 +5174,13 @@ class appender {
     const auto slots = static_cast<std::size_t>(level_extent_[0]) + 1;
     if (st.pos.size() != slots) st.pos.assign(slots, 0);
     row_counts_ = st.pos.data();
-    crd_out_.attach(st.crd);
-    values_out_.attach(values_);
+    if (overwrite_) {  // nothing written yet: the old entries are overwritten from the start
+      crd_out_.attach_over(st.crd);
+      values_out_.attach_over(values_);
+    } else {
+      crd_out_.attach(st.crd);
+      values_out_.attach(values_);
+    }
   }
 
   template <std::size_t K>
@@ -5223,6 +5244,7 @@ class appender {
   // by_rows: the rows' counts (pos + 1) and the ends of crd and the values
   struct no_cursor {};
   typename row_arrays<Format>::pos_type* row_counts_ = nullptr;
+  bool overwrite_ = false;  // a recycled csr-like output whose entries are not yet overwritten
   [[no_unique_address]] std::conditional_t<by_rows, append_array<typename row_arrays<Format>::crd_type>,
                                            no_cursor> crd_out_{};
   [[no_unique_address]] std::conditional_t<by_rows, append_array<T>, no_cursor> values_out_{};
@@ -8537,30 +8559,47 @@ LOOM_FORCE_INLINE auto make_strided(const typename Layout::tensor_type* t, std::
   if constexpr (R == Layout::order) {
     return t->values()[static_cast<std::size_t>(offset)];
   } else {
-    constexpr std::size_t mode = Layout::modes_by_depth[R];
-    constexpr std::size_t level = Layout::format::level_of_mode[mode];
-    std::int64_t stride = 1;
-    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      ((Ks > level ? (stride *= t->template level<Ks>().extent) : 0), ...);
-    }(std::make_index_sequence<Layout::order>{});
-    return strided_stream<Layout, R>{t, offset, stride, 0, t->extent(mode)};
+    // every depth's stride and extent computed once, here, and carried by value down the
+    // streams: an inner stream reads registers, not the tensor (SDDMM's U(i,k), V(j,k) rows)
+    constexpr std::size_t rest = Layout::order - R;
+    strided_stream<Layout, R> s{t->values().data(), offset, 0, 0, {}, {}};
+    [&]<std::size_t... Ds>(std::index_sequence<Ds...>) {
+      ((s.extent[Ds] = t->extent(Layout::modes_by_depth[R + Ds])), ...);
+      (
+          [&] {
+            constexpr std::size_t level = Layout::format::level_of_mode[Layout::modes_by_depth[R + Ds]];
+            std::int64_t stride = 1;
+            [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+              ((Ks > level ? (stride *= t->template level<Ks>().extent) : 0), ...);
+            }(std::make_index_sequence<Layout::order>{});
+            s.stride[Ds] = stride;
+          }(),
+          ...);
+    }(std::make_index_sequence<rest>{});
+    s.n = s.extent[0];
+    return s;
   }
 }
 
 template <class Layout, std::size_t R>
 struct strided_stream {
   static constexpr std::size_t depth = Layout::depth_of_mode[Layout::modes_by_depth[R]];
+  static constexpr std::size_t rest = Layout::order - R;  // this depth and the ones below
   static constexpr bool contracted = false, strict = true, full = true, locatable = true;
-  const typename Layout::tensor_type* t = nullptr;
-  std::int64_t offset = 0, stride = 0, i = 0, n = 0;
+  using value_pointer =
+      decltype(std::declval<const typename Layout::tensor_type&>().values().data());
+  value_pointer vals = nullptr;
+  std::int64_t offset = 0, i = 0, n = 0;
+  std::array<std::int64_t, rest> stride{};  // of this depth, then of each depth below
+  std::array<std::int64_t, rest> extent{};
 
   LOOM_FORCE_INLINE bool valid() const { return i < n; }
   LOOM_FORCE_INLINE std::int64_t index() const { return i; }
   LOOM_FORCE_INLINE bool ready() const { return true; }
-  LOOM_FORCE_INLINE auto value() const { return make_strided<Layout, R + 1>(t, offset + i * stride); }
+  LOOM_FORCE_INLINE auto value() const { return at(offset + i * stride[0]); }
   LOOM_FORCE_INLINE auto locate(std::int64_t j) const {
     LOOM_COUNT_WORK(probes);
-    return make_strided<Layout, R + 1>(t, offset + j * stride);
+    return at(offset + j * stride[0]);
   }
   LOOM_FORCE_INLINE void seek(std::int64_t j) {
     LOOM_COUNT_WORK(seeks);
@@ -8573,6 +8612,19 @@ struct strided_stream {
   LOOM_FORCE_INLINE void next() {
     LOOM_COUNT_WORK(steps);
     ++i;
+  }
+
+ private:
+  // the value (last depth) or the stream of the next depth at offset `off`
+  LOOM_FORCE_INLINE auto at(std::int64_t off) const {
+    if constexpr (rest == 1) {
+      return vals[off];
+    } else {
+      return [&]<std::size_t... Ds>(std::index_sequence<Ds...>) {
+        return strided_stream<Layout, R + 1>{vals, off, 0, extent[1], {stride[Ds + 1]...},
+                                             {extent[Ds + 1]...}};
+      }(std::make_index_sequence<rest - 1>{});
+    }
   }
 };
 
