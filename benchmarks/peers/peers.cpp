@@ -177,6 +177,7 @@ void add_group(const std::string& workload, const std::string& input, std::funct
   for (const int threads : g_thread_list)
   for (auto& [system, body] : systems) {
     const std::string name = "BM_" + workload + "/" + input + "/" + system + "/t" + std::to_string(threads);
+    const bool is_loom = system == "loom";  // clang 14 captures no structured binding
     auto* b = benchmark::RegisterBenchmark(name.c_str(), [=, body = body](benchmark::State& s) {
       In& in = data->get();
       set_threads(threads);
@@ -185,7 +186,7 @@ void add_group(const std::string& workload, const std::string& input, std::funct
         benchmark::ClobberMemory();
       }
       lb::label(s, nnz(in), what);
-      s.counters["threads"] = system == "loom" ? g_loom_threads : g_threads;
+      s.counters["threads"] = is_loom ? g_loom_threads : g_threads;
       // the bytes a kernel must move at least (each array once), for bandwidth = bytes / time
       if (bytes) s.counters["bytes"] = bytes(in);
     });
