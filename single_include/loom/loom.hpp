@@ -8559,47 +8559,30 @@ LOOM_FORCE_INLINE auto make_strided(const typename Layout::tensor_type* t, std::
   if constexpr (R == Layout::order) {
     return t->values()[static_cast<std::size_t>(offset)];
   } else {
-    // every depth's stride and extent computed once, here, and carried by value down the
-    // streams: an inner stream reads registers, not the tensor (SDDMM's U(i,k), V(j,k) rows)
-    constexpr std::size_t rest = Layout::order - R;
-    strided_stream<Layout, R> s{t->values().data(), offset, 0, 0, {}, {}};
-    [&]<std::size_t... Ds>(std::index_sequence<Ds...>) {
-      ((s.extent[Ds] = t->extent(Layout::modes_by_depth[R + Ds])), ...);
-      (
-          [&] {
-            constexpr std::size_t level = Layout::format::level_of_mode[Layout::modes_by_depth[R + Ds]];
-            std::int64_t stride = 1;
-            [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-              ((Ks > level ? (stride *= t->template level<Ks>().extent) : 0), ...);
-            }(std::make_index_sequence<Layout::order>{});
-            s.stride[Ds] = stride;
-          }(),
-          ...);
-    }(std::make_index_sequence<rest>{});
-    s.n = s.extent[0];
-    return s;
+    constexpr std::size_t mode = Layout::modes_by_depth[R];
+    constexpr std::size_t level = Layout::format::level_of_mode[mode];
+    std::int64_t stride = 1;
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      ((Ks > level ? (stride *= t->template level<Ks>().extent) : 0), ...);
+    }(std::make_index_sequence<Layout::order>{});
+    return strided_stream<Layout, R>{t, offset, stride, 0, t->extent(mode)};
   }
 }
 
 template <class Layout, std::size_t R>
 struct strided_stream {
   static constexpr std::size_t depth = Layout::depth_of_mode[Layout::modes_by_depth[R]];
-  static constexpr std::size_t rest = Layout::order - R;  // this depth and the ones below
   static constexpr bool contracted = false, strict = true, full = true, locatable = true;
-  using value_pointer =
-      decltype(std::declval<const typename Layout::tensor_type&>().values().data());
-  value_pointer vals = nullptr;
-  std::int64_t offset = 0, i = 0, n = 0;
-  std::array<std::int64_t, rest> stride{};  // of this depth, then of each depth below
-  std::array<std::int64_t, rest> extent{};
+  const typename Layout::tensor_type* t = nullptr;
+  std::int64_t offset = 0, stride = 0, i = 0, n = 0;
 
   LOOM_FORCE_INLINE bool valid() const { return i < n; }
   LOOM_FORCE_INLINE std::int64_t index() const { return i; }
   LOOM_FORCE_INLINE bool ready() const { return true; }
-  LOOM_FORCE_INLINE auto value() const { return at(offset + i * stride[0]); }
+  LOOM_FORCE_INLINE auto value() const { return make_strided<Layout, R + 1>(t, offset + i * stride); }
   LOOM_FORCE_INLINE auto locate(std::int64_t j) const {
     LOOM_COUNT_WORK(probes);
-    return at(offset + j * stride[0]);
+    return make_strided<Layout, R + 1>(t, offset + j * stride);
   }
   LOOM_FORCE_INLINE void seek(std::int64_t j) {
     LOOM_COUNT_WORK(seeks);
@@ -8612,19 +8595,6 @@ struct strided_stream {
   LOOM_FORCE_INLINE void next() {
     LOOM_COUNT_WORK(steps);
     ++i;
-  }
-
- private:
-  // the value (last depth) or the stream of the next depth at offset `off`
-  LOOM_FORCE_INLINE auto at(std::int64_t off) const {
-    if constexpr (rest == 1) {
-      return vals[off];
-    } else {
-      return [&]<std::size_t... Ds>(std::index_sequence<Ds...>) {
-        return strided_stream<Layout, R + 1>{vals, off, 0, extent[1], {stride[Ds + 1]...},
-                                             {extent[Ds + 1]...}};
-      }(std::make_index_sequence<rest - 1>{});
-    }
   }
 };
 
