@@ -8554,10 +8554,17 @@ using dense_level_stream = level_stream<Layout, K, skip_policy::galloping>;
 template <class Layout, std::size_t R>
 struct strided_stream;
 
+template <class Layout>
+using strided_values_t =
+    decltype(std::declval<const typename Layout::tensor_type&>().values().data());
+
+// `vals` is t's values array, read once at the root and carried down by value (a value read
+// through t would be a load of the tensor's array pointer per entry)
 template <class Layout, std::size_t R>
-LOOM_FORCE_INLINE auto make_strided(const typename Layout::tensor_type* t, std::int64_t offset) {
+LOOM_FORCE_INLINE auto make_strided(const typename Layout::tensor_type* t, std::int64_t offset,
+                                    strided_values_t<Layout> vals) {
   if constexpr (R == Layout::order) {
-    return t->values()[static_cast<std::size_t>(offset)];
+    return vals[offset];
   } else {
     constexpr std::size_t mode = Layout::modes_by_depth[R];
     constexpr std::size_t level = Layout::format::level_of_mode[mode];
@@ -8565,8 +8572,13 @@ LOOM_FORCE_INLINE auto make_strided(const typename Layout::tensor_type* t, std::
     [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
       ((Ks > level ? (stride *= t->template level<Ks>().extent) : 0), ...);
     }(std::make_index_sequence<Layout::order>{});
-    return strided_stream<Layout, R>{t, offset, stride, 0, t->extent(mode)};
+    return strided_stream<Layout, R>{t, vals, offset, stride, 0, t->extent(mode)};
   }
+}
+
+template <class Layout, std::size_t R>
+LOOM_FORCE_INLINE auto make_strided(const typename Layout::tensor_type* t, std::int64_t offset) {
+  return make_strided<Layout, R>(t, offset, t->values().data());
 }
 
 template <class Layout, std::size_t R>
@@ -8574,15 +8586,16 @@ struct strided_stream {
   static constexpr std::size_t depth = Layout::depth_of_mode[Layout::modes_by_depth[R]];
   static constexpr bool contracted = false, strict = true, full = true, locatable = true;
   const typename Layout::tensor_type* t = nullptr;
+  strided_values_t<Layout> vals = nullptr;
   std::int64_t offset = 0, stride = 0, i = 0, n = 0;
 
   LOOM_FORCE_INLINE bool valid() const { return i < n; }
   LOOM_FORCE_INLINE std::int64_t index() const { return i; }
   LOOM_FORCE_INLINE bool ready() const { return true; }
-  LOOM_FORCE_INLINE auto value() const { return make_strided<Layout, R + 1>(t, offset + i * stride); }
+  LOOM_FORCE_INLINE auto value() const { return make_strided<Layout, R + 1>(t, offset + i * stride, vals); }
   LOOM_FORCE_INLINE auto locate(std::int64_t j) const {
     LOOM_COUNT_WORK(probes);
-    return make_strided<Layout, R + 1>(t, offset + j * stride);
+    return make_strided<Layout, R + 1>(t, offset + j * stride, vals);
   }
   LOOM_FORCE_INLINE void seek(std::int64_t j) {
     LOOM_COUNT_WORK(seeks);
