@@ -5,8 +5,8 @@
 # SPDX-License-Identifier: BSL-1.0
 #
 # usage: bash tools/fuzz.sh [seconds per target, default 20] [build dir, default build/fuzz]
-#   FUZZ_JOBS: parallel build jobs (default: nproc). tools/test.sh runs it in its asan
-#   configuration; docs/testing.md "Fuzzing" says how to run a target longer and keep a crash.
+#   FUZZ_JOBS: parallel build jobs (default: nproc). tools/test.sh runs it in its clang
+#   (sanitized) configuration; docs/testing.md "Fuzzing" says how to run a target longer and keep a crash.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
