@@ -103,9 +103,9 @@ run_config() {
 }
 
 # release_examples <name> <compiler> [run]: the examples and the headline benchmarks, built as a
-# user builds them (CMAKE_BUILD_TYPE=Release: -O3 -DNDEBUG; benchmarks -O2), warnings as errors; with `run`, each example is then
-# run once at its smoke size (LOOM_EXAMPLE_SMOKE=1), so optimised code runs too (the test builds
-# are -O0).
+# user builds them (CMAKE_BUILD_TYPE=Release: -O3 -DNDEBUG; benchmarks -O2), warnings as errors;
+# with `run`, each example then runs once at its smoke size (LOOM_EXAMPLE_SMOKE=1), so optimised
+# code runs too (the test builds are -O0).
 release_examples() {
   local name=release-$1 cxx=$2 dir=build/release-$1
   # the examples, and of the benchmarks the two that BENCHMARKS.md's headline tables come from
@@ -177,7 +177,7 @@ if [ "$only" = all ] || [ "$only" = gcc ]; then
   release_examples gcc "$gxx" run
   total gcc "$t0"
 fi
-if [ "$only" = all ] || [ "$only" = clang ] || [ "$only" = asan ]; then
+if [ "$only" = all ] || [ "$only" = clang ]; then
   t0=$SECONDS
   clangxx=$(pick clang++-14 clang++)
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:detect_stack_use_after_return=1}
