@@ -4949,7 +4949,6 @@ class appender {
         if constexpr (by_rows) {  // crd and values are overwritten in place (attach_rows)
           clear_level(std::get<0>(levels_));
           std::get<1>(levels_).pos.clear();
-          overwrite_ = true;
         } else {
           [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
             (clear_level(std::get<Ks>(levels_)), ...);
@@ -5069,8 +5068,7 @@ class appender {
       check_fits<pos_type>(count_, "number of positions");
       st.pos.assign(wide.begin(), wide.end());  // per-row counts, each at most count_
     }
-    overwrite_ = false;  // the arrays now hold the entries: later appends go after them
-    attach_rows();
+    attach_rows(true);  // the arrays now hold the entries: later appends go after them
   }
 
  private:
@@ -5168,18 +5166,20 @@ class appender {
     if constexpr (requires { st.pos.clear(); }) st.pos.clear();
     if constexpr (requires { st.crd.clear(); }) st.crd.clear();
   }
-  // the row counts sized once (rows + 1), the appends aimed at the arrays' ends
-  void attach_rows() requires by_rows {
+  // the row counts sized once (rows + 1), the appends aimed at the arrays' starts (before the
+  // first entry: a recycled output's old entries are overwritten, an empty array is the same)
+  // or, with `append`, at their ends
+  void attach_rows(bool append = false) requires by_rows {
     auto& st = std::get<1>(levels_);
     const auto slots = static_cast<std::size_t>(level_extent_[0]) + 1;
     if (st.pos.size() != slots) st.pos.assign(slots, 0);
     row_counts_ = st.pos.data();
-    if (overwrite_) {  // nothing written yet: the old entries are overwritten from the start
-      crd_out_.attach_over(st.crd);
-      values_out_.attach_over(values_);
-    } else {
+    if (append) {
       crd_out_.attach(st.crd);
       values_out_.attach(values_);
+    } else {
+      crd_out_.attach_over(st.crd);
+      values_out_.attach_over(values_);
     }
   }
 
@@ -5244,7 +5244,6 @@ class appender {
   // by_rows: the rows' counts (pos + 1) and the ends of crd and the values
   struct no_cursor {};
   typename row_arrays<Format>::pos_type* row_counts_ = nullptr;
-  bool overwrite_ = false;  // a recycled csr-like output whose entries are not yet overwritten
   [[no_unique_address]] std::conditional_t<by_rows, append_array<typename row_arrays<Format>::crd_type>,
                                            no_cursor> crd_out_{};
   [[no_unique_address]] std::conditional_t<by_rows, append_array<T>, no_cursor> values_out_{};
