@@ -201,8 +201,8 @@ if [ "$only" = all ] || [ "$only" = clang ]; then
     "-O0 -gline-tables-only -fsanitize=address,undefined -fno-sanitize=alignment,null,vptr,function -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
     -DLOOM_TEST_HEADERS=OFF
   # The libFuzzer targets of the readers and views (tests/fuzz, -O1, ASan + UBSan), built apart
-  # and each run 15 s from its seed corpus; a crash fails CI (docs/testing.md, "Fuzzing").
-  stage "clang: fuzz (4 x 15 s)" bash tools/fuzz.sh 15 build/fuzz
+  # and each run 15 s from its seed corpus, two at a time; a crash fails CI (docs/testing.md, "Fuzzing").
+  stage "clang: fuzz (4 x 15 s, 2 at a time)" bash tools/fuzz.sh 15 build/fuzz
   release_examples clang "$clangxx"
   total clang "$t0"
 fi

@@ -3,7 +3,12 @@
 #ifndef LOOM_CORE_CONFIG_HPP
 #define LOOM_CORE_CONFIG_HPP
 
-#if defined(__GNUC__) || defined(__clang__)
+// clang at -O0 (the sanitizer builds): forced inlining only copies the loop code into every
+// caller, 12-14% of a kernel's compile time, and changes no behaviour; g++ -O0 compiles faster
+// with it (7%), and every optimised build keeps it.
+#if defined(__clang__) && !defined(__OPTIMIZE__)
+#  define LOOM_FORCE_INLINE inline
+#elif defined(__GNUC__) || defined(__clang__)
 #  define LOOM_FORCE_INLINE inline __attribute__((always_inline))
 #else
 #  define LOOM_FORCE_INLINE inline

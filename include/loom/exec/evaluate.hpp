@@ -145,19 +145,29 @@ struct extent_source {
   std::int64_t extent = -1;
 };
 
-/// The labels of the operands, by ordinal, then the output's: only built for an error message.
-template <class Lhs, class Rhs>
-[[gnu::cold]] std::vector<std::string> operand_labels(const Lhs& lhs, const Rhs& rhs) {
+/// What an error message says of an operand: its name and its format's (built only then).
+struct operand_label_source {
+  const std::string* name = nullptr;
+  std::string (*format)() = nullptr;
+};
+
+/// The labels of the operands, by ordinal, then the output's (the last source).
+[[gnu::cold]] inline std::vector<std::string> operand_labels(
+    const std::vector<operand_label_source>& sources) {
   std::vector<std::string> labels;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-    labels.push_back(operand_label(a.tensor->name(), k, format_name<typename tensor_t::format_type>()));
-  });
-  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  labels.push_back(lhs.tensor->name().empty()
-                       ? "the output (" + format_name<typename out_t::format_type>() + ")"
-                       : lhs.tensor->name());
+  for (std::size_t k = 0; k + 1 < sources.size(); ++k)
+    labels.push_back(operand_label(*sources[k].name, k, sources[k].format()));
+  const operand_label_source& out = sources.back();
+  labels.push_back(out.name->empty() ? "the output (" + out.format() + ")" : *out.name);
   return labels;
+}
+
+/// Notes operand `ordinal`'s extent `e` on mode `m` for index `id`: the first seen, or the
+/// first disagreement. Not a template: one definition for every kernel.
+inline void note_extent(extent_source* first, std::optional<std::pair<std::size_t, extent_source>>& bad,
+                        std::size_t id, std::size_t ordinal, std::size_t m, std::int64_t e) {
+  if (first[id].extent < 0) first[id] = {ordinal, m, e};
+  else if (first[id].extent != e && !bad) bad.emplace(id, extent_source{ordinal, m, e});
 }
 
 [[noreturn, gnu::cold]] inline void throw_extent_clash(std::string_view index,
@@ -187,24 +197,29 @@ auto gather_extents(const Lhs& lhs, const Rhs& rhs) {
   constexpr std::size_t n = boost::mp11::mp_size<universe>::value;
   std::array<extent_source, n> first{};
   std::optional<std::pair<std::size_t, extent_source>> bad;  // (index id, where it disagreed)
+  // one loop per operand type over its modes' index ids (not a lambda per mode: compile time)
   auto visit = [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t ordinal) {
-    std::size_t m = 0;
-    (
-        [&] {
-          constexpr std::size_t id = boost::mp11::mp_find<universe, Is>::value;
-          const std::int64_t e = a.tensor->extent(m);
-          if (first[id].extent < 0) first[id] = {ordinal, m, e};
-          else if (first[id].extent != e && !bad) bad.emplace(id, extent_source{ordinal, m, e});
-          ++m;
-        }(),
-        ...);
-    (void)a, (void)ordinal, (void)m;  // a scalar operand has no mode
+    if constexpr (sizeof...(Is) > 0) {
+      static constexpr std::size_t ids[] = {boost::mp11::mp_find<universe, Is>::value...};
+      for (std::size_t m = 0; m < sizeof...(Is); ++m)
+        note_extent(first.data(), bad, ids[m], ordinal, m, a.tensor->extent(m));
+    }
+    (void)a, (void)ordinal;  // a scalar operand has no mode
   };
   expr::for_each_access(rhs, [&](const auto& a, std::size_t k) { visit(a, k); });
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
   if constexpr (out_t::order > 0) visit(lhs, extent_source::output_ordinal);
   static constexpr auto names = index_names(universe{});
-  if (bad) throw_extent_clash(names[bad->first], operand_labels(lhs, rhs), first[bad->first], bad->second);
+  if (bad) {
+    std::vector<operand_label_source> sources;
+    auto source = [&](const auto& a) {
+      using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+      sources.push_back({&a.tensor->name(), &format_name<typename tensor_t::format_type>});
+    };
+    expr::for_each_access(rhs, [&](const auto& a, std::size_t) { source(a); });
+    source(lhs);
+    throw_extent_clash(names[bad->first], operand_labels(sources), first[bad->first], bad->second);
+  }
   std::array<std::int64_t, n> extent{};  // no allocation per call
   for (std::size_t id = 0; id < n; ++id) {
     if (first[id].extent < 0) throw_unknown_extent(names[id]);
@@ -320,18 +335,17 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
 
   typename B::pointers pointers{};
   typename B::temporaries temporaries{};
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    boost::mp11::mp_with_index<Plan::access_count>(k, [&](auto K) {
-      using bind = binding<Plan, K>;
-      if constexpr (std::is_same_v<std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>,
-                                   typename bind::original>) {
-        if constexpr (bind::transposed) {  // reformat to a concordant order, once per version
-          std::get<K>(pointers) = &transposed_copy<bind>(*a.tensor, std::get<K>(temporaries));
-        } else {
-          std::get<K>(pointers) = a.tensor;
-        }
-      }
-    });
+  // the operands by ordinal, then bound by their static ordinal (a lambda per access, not one
+  // per pair of access and ordinal: compile time)
+  std::array<const void*, Plan::access_count> operands{};
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) { operands[k] = a.tensor; });
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto K) {
+    using bind = binding<Plan, K>;
+    const auto* tensor = static_cast<const typename bind::original*>(operands[K]);
+    if constexpr (bind::transposed)  // reformat to a concordant order, once per version
+      std::get<K>(pointers) = &transposed_copy<bind>(*tensor, std::get<K>(temporaries));
+    else
+      std::get<K>(pointers) = tensor;
   });
 
   stream::lowerer<order, V, DenseMaps, typename B::pointers, Skips> lower{&ctx, &pointers};
@@ -467,14 +481,21 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       }
     };
     std::string name = out.name();
-    if (accumulate) {  // new entries merged with the stored ones
+    if (accumulate) {
+      // the new entries are computed by the same loops as `=` (one instantiation of the loop
+      // nest for both), then merged with the stored ones by code that depends on the output's
+      // type only
+      detail::appender<T, out_format> fresh(out.shape());
+      run_into(fresh);
+      const auto computed = std::move(fresh).finish();
       stream::entry_list<T, N> entries;
-      run_into(entries);
-      out.for_each_stored([&](const auto& c, const T& v) {
+      auto push = [&](const auto& c, const T& v) {
         std::array<std::int64_t, N> s{};
         for (std::size_t k = 0; k < N; ++k) s[k] = c[out_format::modes[k]];
         entries.push(s, v);
-      });
+      };
+      computed.for_each_stored(push);
+      out.for_each_stored(push);
       detail::sort_and_merge(entries.crd, entries.vals, duplicates::sum, out_format::modes, false);
       out = detail::assemble_sorted<T, out_format>(out.shape(), entries.crd, std::move(entries.vals));
     } else {  // entries arrive sorted and unique: build the levels directly

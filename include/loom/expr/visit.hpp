@@ -36,14 +36,35 @@ struct is_access : std::false_type {};
 template <class T, class... Is>
 struct is_access<access<T, Is...>> : std::true_type {};
 
-/// Calls `f(access, std::integral_constant<size_t, ordinal>)` for every access of `e`, in
-/// `accesses_t<E>` order.
+namespace detail {
+// Walks to the accesses only: one function per node type and `f`, none for a wrapper around `f`
+// (every kernel calls for_each_access several times: compile time).
+template <class E, class F>
+constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal) {
+  if constexpr (is_access<E>::value) {
+    f(e, ordinal++);
+  } else if constexpr (requires { e.lhs; e.rhs; }) {
+    for_each_access_from(e.lhs, f, ordinal);
+    for_each_access_from(e.rhs, f, ordinal);
+  } else if constexpr (requires { e.pred; e.body; }) {
+    for_each_access_from(e.pred, f, ordinal);
+    for_each_access_from(e.body, f, ordinal);
+  } else if constexpr (requires { e.body; }) {
+    for_each_access_from(e.body, f, ordinal);
+  } else if constexpr (requires { e.args; }) {
+    std::apply([&](const auto&... a) { (for_each_access_from(a, f, ordinal), ...); }, e.args);
+  } else {
+    (void)e, (void)f, (void)ordinal;  // a literal or another leaf
+  }
+}
+}  // namespace detail
+
+/// Calls `f(access, ordinal)` for every access of `e`, in `accesses_t<E>` order (the order of
+/// for_each_node: left to right).
 template <class E, class F>
 constexpr void for_each_access(const E& e, F&& f) {
   std::size_t ordinal = 0;
-  for_each_node(e, [&](const auto& node) {
-    if constexpr (is_access<std::remove_cvref_t<decltype(node)>>::value) f(node, ordinal++);
-  });
+  detail::for_each_access_from(e, f, ordinal);
 }
 
 }  // namespace loom::expr

@@ -16,6 +16,7 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <functional>
@@ -23,6 +24,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -172,7 +174,15 @@ std::vector<std::string> names_of(boost::mp11::mp_list<Is...>) {
   return {std::string(Is::name)...};
 }
 
-using extent_fn = std::function<std::int64_t(const std::string&)>;
+/// The extent of an index by name, 1 when unknown (a class, not a std::function of a lambda:
+/// one definition for every kernel rather than one instantiation each).
+struct extent_fn {
+  const std::map<std::string, std::int64_t>* extents;
+  std::int64_t operator()(const std::string& n) const {
+    const auto it = extents->find(n);
+    return it == extents->end() ? std::int64_t{1} : it->second;
+  }
+};
 
 inline chain_bound_estimator full_over(const std::vector<std::string>& names, const extent_fn& extent) {
   index_set s;
@@ -243,6 +253,18 @@ struct collector {
 
 }  // namespace detail
 
+namespace detail {
+/// Adds the read cost of `count` modes (`names`, `dense`) of one operand to `q`.
+inline void note_reads(loop_order_query& q, const std::string_view* names, const bool* dense,
+                       std::size_t count) {
+  for (std::size_t m = 0; m < count; ++m) {
+    const std::string name(names[m]);
+    q.factor[name] += dense[m] ? cost_constants{}.dense_read : cost_constants{}.sparse_read;
+    q.skips[name] = q.skips[name] || !dense[m];
+  }
+}
+}  // namespace detail
+
 template <class F>
 constexpr bool level_is_full(std::size_t level) {
   bool full = false;
@@ -262,15 +284,17 @@ loop_order_query describe_rhs(std::vector<std::string> output, bool dense_output
                               std::map<std::string, std::int64_t> extents, const Rhs& rhs,
                               statistics_cache& cache, const replaced_sum* replaced = nullptr) {
   std::map<std::string, std::int64_t> from_rhs;
+  // loops over constexpr tables of the modes rather than a lambda per mode: compile time
   expr::for_each_access(rhs, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
-    std::size_t m = 0;
-    (..., from_rhs.emplace(std::string(Is::name), a.tensor->extent(m++)));
+    if constexpr (sizeof...(Is) > 0) {
+      static constexpr std::string_view names[] = {Is::name...};
+      for (std::size_t m = 0; m < sizeof...(Is); ++m)
+        from_rhs.emplace(std::string(names[m]), a.tensor->extent(m));
+    }
+    (void)a;
   });
   from_rhs.merge(extents);
-  const detail::extent_fn extent = [&](const std::string& n) {
-    const auto it = from_rhs.find(n);
-    return it == from_rhs.end() ? std::int64_t{1} : it->second;
-  };
+  const detail::extent_fn extent{&from_rhs};
   loop_order_query q;
   q.output = std::move(output);
   q.dense_output = dense_output;
@@ -282,13 +306,15 @@ loop_order_query describe_rhs(std::vector<std::string> output, bool dense_output
         k < replaced->first_access + replaced->access_count)
       return;
     using F = typename std::remove_const_t<T>::format_type;
-    std::size_t m = 0;
-    (..., [&] {
-      const bool dense = F::all_dense || level_is_full<F>(F::level_of_mode[m++]);
-      q.factor[std::string(Is::name)] += dense ? cost_constants{}.dense_read
-                                               : cost_constants{}.sparse_read;
-      q.skips[std::string(Is::name)] = q.skips[std::string(Is::name)] || !dense;
-    }());
+    if constexpr (sizeof...(Is) > 0) {
+      static constexpr std::string_view names[] = {Is::name...};
+      static constexpr auto dense = [] {
+        std::array<bool, sizeof...(Is)> d{};
+        for (std::size_t m = 0; m < d.size(); ++m) d[m] = F::all_dense || level_is_full<F>(F::level_of_mode[m]);
+        return d;
+      }();
+      detail::note_reads(q, names, dense.data(), sizeof...(Is));
+    }
   });
   if (replaced != nullptr)
     for (const std::string& name : replaced->free) {

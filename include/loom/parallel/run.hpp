@@ -137,6 +137,21 @@ struct outer_split {
 /// (never on the thread count), so deterministic mode is thread-count independent.
 inline constexpr std::size_t max_chunks = 256;
 
+namespace detail {
+/// The chunks of a loop of `extent` iterations and `work` estimated steps (0 or 1: no split);
+/// deterministic reductions keep their partials (`partial_bytes` each) within 64 MiB.
+inline std::size_t chunk_count(const parallel_options& o, bool deterministic, std::int64_t extent,
+                               std::int64_t work, std::size_t partial_bytes) {
+  if (work < o.min_work) return 0;
+  std::size_t chunks = static_cast<std::size_t>(
+      std::clamp<std::int64_t>(work / o.chunk_work, 2, static_cast<std::int64_t>(max_chunks)));
+  chunks = std::min<std::size_t>(chunks, static_cast<std::size_t>(extent));
+  if (deterministic && partial_bytes > 0)
+    chunks = std::min(chunks, std::max<std::size_t>((std::size_t{64} << 20) / partial_bytes, 1));
+  return chunks;
+}
+}  // namespace detail
+
 /// Decides the split of a kernel's outer loop (extent `extent`): `Order` is the loop order,
 /// `Accesses` the plan's accesses and `pointers` the tensors the kernel reads (one per access).
 /// `reduction`: the outer index is summed (partials needed); `partial_size` is then the size of
@@ -165,14 +180,8 @@ outer_split decide_split(const Pointers& pointers, std::int64_t extent, bool red
         if (nnz > lead_nnz) lead_nnz = nnz, lead = k;
     }
   });
-  if (work < o.min_work) return d;
-  std::size_t chunks = static_cast<std::size_t>(
-      std::clamp<std::int64_t>(work / o.chunk_work, 2, static_cast<std::int64_t>(max_chunks)));
-  chunks = std::min<std::size_t>(chunks, static_cast<std::size_t>(extent));
-  if (d.deterministic && partial_size > 0) {
-    const std::size_t budget = (std::size_t{64} << 20) / sizeof(T) / partial_size;
-    chunks = std::min(chunks, std::max<std::size_t>(budget, 1));
-  }
+  const std::size_t chunks = detail::chunk_count(o, d.deterministic, extent, work,
+                                                 sizeof(T) * partial_size);
   if (chunks < 2) return d;
   d.parts = split_evenly(extent, chunks);
   boost::mp11::mp_for_each<boost::mp11::mp_iota_c<std::tuple_size_v<Pointers>>>([&](auto k) {

@@ -84,6 +84,19 @@ class thread_pool {
     };
     l.ctx = const_cast<void*>(static_cast<const void*>(&body));
     l.count = chunks;
+    run_loop(l, threads);
+  }
+
+  /// Worker threads started so far (the pool grows to the largest thread count asked for).
+  std::size_t workers() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return workers_.size();
+  }
+
+ private:
+  // Not a template: one copy of the locking and waiting for every kernel's loops.
+  void run_loop(detail::loop& l, unsigned threads) {
+    const std::size_t chunks = l.count;
     if (threads > chunks) threads = static_cast<unsigned>(chunks);
     std::unique_lock<std::mutex> busy(run_mutex_, std::defer_lock);
     if (threads <= 1 || detail::inside_parallel_loop || !busy.try_lock()) {
@@ -106,13 +119,6 @@ class thread_pool {
     if (l.error) std::rethrow_exception(l.error);
   }
 
-  /// Worker threads started so far (the pool grows to the largest thread count asked for).
-  std::size_t workers() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return workers_.size();
-  }
-
- private:
   void grow(unsigned count) {
     std::lock_guard<std::mutex> lock(mutex_);
     while (workers_.size() < count) {
