@@ -36,7 +36,12 @@
 #ifndef LOOM_CORE_CONFIG_HPP
 #define LOOM_CORE_CONFIG_HPP
 
-#if defined(__GNUC__) || defined(__clang__)
+// clang at -O0 (the sanitizer builds): forced inlining only copies the loop code into every
+// caller, 12-14% of a kernel's compile time, and changes no behaviour; g++ -O0 compiles faster
+// with it (7%), and every optimised build keeps it.
+#if defined(__clang__) && !defined(__OPTIMIZE__)
+#  define LOOM_FORCE_INLINE inline
+#elif defined(__GNUC__) || defined(__clang__)
 #  define LOOM_FORCE_INLINE inline __attribute__((always_inline))
 #else
 #  define LOOM_FORCE_INLINE inline
@@ -3399,14 +3404,35 @@ struct is_access : std::false_type {};
 template <class T, class... Is>
 struct is_access<access<T, Is...>> : std::true_type {};
 
-/// Calls `f(access, std::integral_constant<size_t, ordinal>)` for every access of `e`, in
-/// `accesses_t<E>` order.
+namespace detail {
+// Walks to the accesses only: one function per node type and `f`, none for a wrapper around `f`
+// (every kernel calls for_each_access several times: compile time).
+template <class E, class F>
+constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal) {
+  if constexpr (is_access<E>::value) {
+    f(e, ordinal++);
+  } else if constexpr (requires { e.lhs; e.rhs; }) {
+    for_each_access_from(e.lhs, f, ordinal);
+    for_each_access_from(e.rhs, f, ordinal);
+  } else if constexpr (requires { e.pred; e.body; }) {
+    for_each_access_from(e.pred, f, ordinal);
+    for_each_access_from(e.body, f, ordinal);
+  } else if constexpr (requires { e.body; }) {
+    for_each_access_from(e.body, f, ordinal);
+  } else if constexpr (requires { e.args; }) {
+    std::apply([&](const auto&... a) { (for_each_access_from(a, f, ordinal), ...); }, e.args);
+  } else {
+    (void)e, (void)f, (void)ordinal;  // a literal or another leaf
+  }
+}
+}  // namespace detail
+
+/// Calls `f(access, ordinal)` for every access of `e`, in `accesses_t<E>` order (the order of
+/// for_each_node: left to right).
 template <class E, class F>
 constexpr void for_each_access(const E& e, F&& f) {
   std::size_t ordinal = 0;
-  for_each_node(e, [&](const auto& node) {
-    if constexpr (is_access<std::remove_cvref_t<decltype(node)>>::value) f(node, ordinal++);
-  });
+  detail::for_each_access_from(e, f, ordinal);
 }
 
 }  // namespace loom::expr
@@ -4203,6 +4229,7 @@ struct plan_candidates {
 #include <boost/mp11/algorithm.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <functional>
@@ -4210,6 +4237,7 @@ struct plan_candidates {
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -4359,7 +4387,15 @@ std::vector<std::string> names_of(boost::mp11::mp_list<Is...>) {
   return {std::string(Is::name)...};
 }
 
-using extent_fn = std::function<std::int64_t(const std::string&)>;
+/// The extent of an index by name, 1 when unknown (a class, not a std::function of a lambda:
+/// one definition for every kernel rather than one instantiation each).
+struct extent_fn {
+  const std::map<std::string, std::int64_t>* extents;
+  std::int64_t operator()(const std::string& n) const {
+    const auto it = extents->find(n);
+    return it == extents->end() ? std::int64_t{1} : it->second;
+  }
+};
 
 inline chain_bound_estimator full_over(const std::vector<std::string>& names, const extent_fn& extent) {
   index_set s;
@@ -4430,6 +4466,18 @@ struct collector {
 
 }  // namespace detail
 
+namespace detail {
+/// Adds the read cost of `count` modes (`names`, `dense`) of one operand to `q`.
+inline void note_reads(loop_order_query& q, const std::string_view* names, const bool* dense,
+                       std::size_t count) {
+  for (std::size_t m = 0; m < count; ++m) {
+    const std::string name(names[m]);
+    q.factor[name] += dense[m] ? cost_constants{}.dense_read : cost_constants{}.sparse_read;
+    q.skips[name] = q.skips[name] || !dense[m];
+  }
+}
+}  // namespace detail
+
 template <class F>
 constexpr bool level_is_full(std::size_t level) {
   bool full = false;
@@ -4449,15 +4497,17 @@ loop_order_query describe_rhs(std::vector<std::string> output, bool dense_output
                               std::map<std::string, std::int64_t> extents, const Rhs& rhs,
                               statistics_cache& cache, const replaced_sum* replaced = nullptr) {
   std::map<std::string, std::int64_t> from_rhs;
+  // loops over constexpr tables of the modes rather than a lambda per mode: compile time
   expr::for_each_access(rhs, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
-    std::size_t m = 0;
-    (..., from_rhs.emplace(std::string(Is::name), a.tensor->extent(m++)));
+    if constexpr (sizeof...(Is) > 0) {
+      static constexpr std::string_view names[] = {Is::name...};
+      for (std::size_t m = 0; m < sizeof...(Is); ++m)
+        from_rhs.emplace(std::string(names[m]), a.tensor->extent(m));
+    }
+    (void)a;
   });
   from_rhs.merge(extents);
-  const detail::extent_fn extent = [&](const std::string& n) {
-    const auto it = from_rhs.find(n);
-    return it == from_rhs.end() ? std::int64_t{1} : it->second;
-  };
+  const detail::extent_fn extent{&from_rhs};
   loop_order_query q;
   q.output = std::move(output);
   q.dense_output = dense_output;
@@ -4469,13 +4519,15 @@ loop_order_query describe_rhs(std::vector<std::string> output, bool dense_output
         k < replaced->first_access + replaced->access_count)
       return;
     using F = typename std::remove_const_t<T>::format_type;
-    std::size_t m = 0;
-    (..., [&] {
-      const bool dense = F::all_dense || level_is_full<F>(F::level_of_mode[m++]);
-      q.factor[std::string(Is::name)] += dense ? cost_constants{}.dense_read
-                                               : cost_constants{}.sparse_read;
-      q.skips[std::string(Is::name)] = q.skips[std::string(Is::name)] || !dense;
-    }());
+    if constexpr (sizeof...(Is) > 0) {
+      static constexpr std::string_view names[] = {Is::name...};
+      static constexpr auto dense = [] {
+        std::array<bool, sizeof...(Is)> d{};
+        for (std::size_t m = 0; m < d.size(); ++m) d[m] = F::all_dense || level_is_full<F>(F::level_of_mode[m]);
+        return d;
+      }();
+      detail::note_reads(q, names, dense.data(), sizeof...(Is));
+    }
   });
   if (replaced != nullptr)
     for (const std::string& name : replaced->free) {
@@ -7276,6 +7328,19 @@ class thread_pool {
     };
     l.ctx = const_cast<void*>(static_cast<const void*>(&body));
     l.count = chunks;
+    run_loop(l, threads);
+  }
+
+  /// Worker threads started so far (the pool grows to the largest thread count asked for).
+  std::size_t workers() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return workers_.size();
+  }
+
+ private:
+  // Not a template: one copy of the locking and waiting for every kernel's loops.
+  void run_loop(detail::loop& l, unsigned threads) {
+    const std::size_t chunks = l.count;
     if (threads > chunks) threads = static_cast<unsigned>(chunks);
     std::unique_lock<std::mutex> busy(run_mutex_, std::defer_lock);
     if (threads <= 1 || detail::inside_parallel_loop || !busy.try_lock()) {
@@ -7298,13 +7363,6 @@ class thread_pool {
     if (l.error) std::rethrow_exception(l.error);
   }
 
-  /// Worker threads started so far (the pool grows to the largest thread count asked for).
-  std::size_t workers() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return workers_.size();
-  }
-
- private:
   void grow(unsigned count) {
     std::lock_guard<std::mutex> lock(mutex_);
     while (workers_.size() < count) {
@@ -8976,6 +9034,21 @@ struct outer_split {
 /// (never on the thread count), so deterministic mode is thread-count independent.
 inline constexpr std::size_t max_chunks = 256;
 
+namespace detail {
+/// The chunks of a loop of `extent` iterations and `work` estimated steps (0 or 1: no split);
+/// deterministic reductions keep their partials (`partial_bytes` each) within 64 MiB.
+inline std::size_t chunk_count(const parallel_options& o, bool deterministic, std::int64_t extent,
+                               std::int64_t work, std::size_t partial_bytes) {
+  if (work < o.min_work) return 0;
+  std::size_t chunks = static_cast<std::size_t>(
+      std::clamp<std::int64_t>(work / o.chunk_work, 2, static_cast<std::int64_t>(max_chunks)));
+  chunks = std::min<std::size_t>(chunks, static_cast<std::size_t>(extent));
+  if (deterministic && partial_bytes > 0)
+    chunks = std::min(chunks, std::max<std::size_t>((std::size_t{64} << 20) / partial_bytes, 1));
+  return chunks;
+}
+}  // namespace detail
+
 /// Decides the split of a kernel's outer loop (extent `extent`): `Order` is the loop order,
 /// `Accesses` the plan's accesses and `pointers` the tensors the kernel reads (one per access).
 /// `reduction`: the outer index is summed (partials needed); `partial_size` is then the size of
@@ -9004,14 +9077,8 @@ outer_split decide_split(const Pointers& pointers, std::int64_t extent, bool red
         if (nnz > lead_nnz) lead_nnz = nnz, lead = k;
     }
   });
-  if (work < o.min_work) return d;
-  std::size_t chunks = static_cast<std::size_t>(
-      std::clamp<std::int64_t>(work / o.chunk_work, 2, static_cast<std::int64_t>(max_chunks)));
-  chunks = std::min<std::size_t>(chunks, static_cast<std::size_t>(extent));
-  if (d.deterministic && partial_size > 0) {
-    const std::size_t budget = (std::size_t{64} << 20) / sizeof(T) / partial_size;
-    chunks = std::min(chunks, std::max<std::size_t>(budget, 1));
-  }
+  const std::size_t chunks = detail::chunk_count(o, d.deterministic, extent, work,
+                                                 sizeof(T) * partial_size);
   if (chunks < 2) return d;
   d.parts = split_evenly(extent, chunks);
   boost::mp11::mp_for_each<boost::mp11::mp_iota_c<std::tuple_size_v<Pointers>>>([&](auto k) {
@@ -10952,19 +11019,29 @@ struct extent_source {
   std::int64_t extent = -1;
 };
 
-/// The labels of the operands, by ordinal, then the output's: only built for an error message.
-template <class Lhs, class Rhs>
-[[gnu::cold]] std::vector<std::string> operand_labels(const Lhs& lhs, const Rhs& rhs) {
+/// What an error message says of an operand: its name and its format's (built only then).
+struct operand_label_source {
+  const std::string* name = nullptr;
+  std::string (*format)() = nullptr;
+};
+
+/// The labels of the operands, by ordinal, then the output's (the last source).
+[[gnu::cold]] inline std::vector<std::string> operand_labels(
+    const std::vector<operand_label_source>& sources) {
   std::vector<std::string> labels;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-    labels.push_back(operand_label(a.tensor->name(), k, format_name<typename tensor_t::format_type>()));
-  });
-  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  labels.push_back(lhs.tensor->name().empty()
-                       ? "the output (" + format_name<typename out_t::format_type>() + ")"
-                       : lhs.tensor->name());
+  for (std::size_t k = 0; k + 1 < sources.size(); ++k)
+    labels.push_back(operand_label(*sources[k].name, k, sources[k].format()));
+  const operand_label_source& out = sources.back();
+  labels.push_back(out.name->empty() ? "the output (" + out.format() + ")" : *out.name);
   return labels;
+}
+
+/// Notes operand `ordinal`'s extent `e` on mode `m` for index `id`: the first seen, or the
+/// first disagreement. Not a template: one definition for every kernel.
+inline void note_extent(extent_source* first, std::optional<std::pair<std::size_t, extent_source>>& bad,
+                        std::size_t id, std::size_t ordinal, std::size_t m, std::int64_t e) {
+  if (first[id].extent < 0) first[id] = {ordinal, m, e};
+  else if (first[id].extent != e && !bad) bad.emplace(id, extent_source{ordinal, m, e});
 }
 
 [[noreturn, gnu::cold]] inline void throw_extent_clash(std::string_view index,
@@ -10994,24 +11071,29 @@ auto gather_extents(const Lhs& lhs, const Rhs& rhs) {
   constexpr std::size_t n = boost::mp11::mp_size<universe>::value;
   std::array<extent_source, n> first{};
   std::optional<std::pair<std::size_t, extent_source>> bad;  // (index id, where it disagreed)
+  // one loop per operand type over its modes' index ids (not a lambda per mode: compile time)
   auto visit = [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t ordinal) {
-    std::size_t m = 0;
-    (
-        [&] {
-          constexpr std::size_t id = boost::mp11::mp_find<universe, Is>::value;
-          const std::int64_t e = a.tensor->extent(m);
-          if (first[id].extent < 0) first[id] = {ordinal, m, e};
-          else if (first[id].extent != e && !bad) bad.emplace(id, extent_source{ordinal, m, e});
-          ++m;
-        }(),
-        ...);
-    (void)a, (void)ordinal, (void)m;  // a scalar operand has no mode
+    if constexpr (sizeof...(Is) > 0) {
+      static constexpr std::size_t ids[] = {boost::mp11::mp_find<universe, Is>::value...};
+      for (std::size_t m = 0; m < sizeof...(Is); ++m)
+        note_extent(first.data(), bad, ids[m], ordinal, m, a.tensor->extent(m));
+    }
+    (void)a, (void)ordinal;  // a scalar operand has no mode
   };
   expr::for_each_access(rhs, [&](const auto& a, std::size_t k) { visit(a, k); });
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
   if constexpr (out_t::order > 0) visit(lhs, extent_source::output_ordinal);
   static constexpr auto names = index_names(universe{});
-  if (bad) throw_extent_clash(names[bad->first], operand_labels(lhs, rhs), first[bad->first], bad->second);
+  if (bad) {
+    std::vector<operand_label_source> sources;
+    auto source = [&](const auto& a) {
+      using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+      sources.push_back({&a.tensor->name(), &format_name<typename tensor_t::format_type>});
+    };
+    expr::for_each_access(rhs, [&](const auto& a, std::size_t) { source(a); });
+    source(lhs);
+    throw_extent_clash(names[bad->first], operand_labels(sources), first[bad->first], bad->second);
+  }
   std::array<std::int64_t, n> extent{};  // no allocation per call
   for (std::size_t id = 0; id < n; ++id) {
     if (first[id].extent < 0) throw_unknown_extent(names[id]);
@@ -11127,18 +11209,17 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
 
   typename B::pointers pointers{};
   typename B::temporaries temporaries{};
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    boost::mp11::mp_with_index<Plan::access_count>(k, [&](auto K) {
-      using bind = binding<Plan, K>;
-      if constexpr (std::is_same_v<std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>,
-                                   typename bind::original>) {
-        if constexpr (bind::transposed) {  // reformat to a concordant order, once per version
-          std::get<K>(pointers) = &transposed_copy<bind>(*a.tensor, std::get<K>(temporaries));
-        } else {
-          std::get<K>(pointers) = a.tensor;
-        }
-      }
-    });
+  // the operands by ordinal, then bound by their static ordinal (a lambda per access, not one
+  // per pair of access and ordinal: compile time)
+  std::array<const void*, Plan::access_count> operands{};
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) { operands[k] = a.tensor; });
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto K) {
+    using bind = binding<Plan, K>;
+    const auto* tensor = static_cast<const typename bind::original*>(operands[K]);
+    if constexpr (bind::transposed)  // reformat to a concordant order, once per version
+      std::get<K>(pointers) = &transposed_copy<bind>(*tensor, std::get<K>(temporaries));
+    else
+      std::get<K>(pointers) = tensor;
   });
 
   stream::lowerer<order, V, DenseMaps, typename B::pointers, Skips> lower{&ctx, &pointers};
@@ -11274,14 +11355,21 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       }
     };
     std::string name = out.name();
-    if (accumulate) {  // new entries merged with the stored ones
+    if (accumulate) {
+      // the new entries are computed by the same loops as `=` (one instantiation of the loop
+      // nest for both), then merged with the stored ones by code that depends on the output's
+      // type only
+      detail::appender<T, out_format> fresh(out.shape());
+      run_into(fresh);
+      const auto computed = std::move(fresh).finish();
       stream::entry_list<T, N> entries;
-      run_into(entries);
-      out.for_each_stored([&](const auto& c, const T& v) {
+      auto push = [&](const auto& c, const T& v) {
         std::array<std::int64_t, N> s{};
         for (std::size_t k = 0; k < N; ++k) s[k] = c[out_format::modes[k]];
         entries.push(s, v);
-      });
+      };
+      computed.for_each_stored(push);
+      out.for_each_stored(push);
       detail::sort_and_merge(entries.crd, entries.vals, duplicates::sum, out_format::modes, false);
       out = detail::assemble_sorted<T, out_format>(out.shape(), entries.crd, std::move(entries.vals));
     } else {  // entries arrive sorted and unique: build the levels directly
