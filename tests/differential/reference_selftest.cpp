@@ -74,6 +74,15 @@ TEST_CASE("reference: T7 matrix multiply gives {(0,1):18, (1,0):15, (1,1):18}") 
   CHECK(r.at({1, 1}) == 18);
 }
 
+TEST_CASE("reference: one operand read in two index orders, and a transposed storage order") {
+  // the interpreter reads each operand through a dense copy of its logical coordinates
+  auto X = make<double, loom::csc>({2, 2}, {{0, 1}, {1, 0}, {1, 1}}, {2, 3, 5});
+  loom::tensor<double, loom::dense_matrix> C({2, 2});
+  const auto r = reference_eval(C(i, j), X(i, j) * X(j, i));
+  CHECK(r.values == std::vector<double>{0, 6, 6, 25});
+  CHECK(reference_eval(loom::sum(i, j, X(i, j) * X(j, i))) == 37);
+}
+
 TEST_CASE("reference: T11 (min,+) two-hop") {
   auto W =
       make<mp, loom::csr>({3, 3}, {{0, 1}, {1, 2}, {0, 2}, {2, 0}}, {mp(1), mp(2), mp(5), mp(1)});
@@ -137,6 +146,11 @@ TEST_CASE("reference: expand broadcasts, += accumulates, (min,+) literals") {
   C.at(2, 1) = 7;
   r = loom::test::reference_eval_accumulate(C(i, j), loom::expand(j, x(i)));
   CHECK(r.values == std::vector<double>{0, 0, 4, 4, 0, 7});
+  // the same from the value of `=` (kernel_cases interprets the right-hand side once)
+  const auto assigned = reference_eval(C(i, j), loom::expand(j, x(i)));
+  CHECK(loom::test::reference_accumulate(C(i, j), assigned).values == r.values);
+  CHECK(loom::test::reads_tensor(C(i, j) * 2, &C));
+  CHECK_FALSE(loom::test::reads_tensor(loom::expand(j, x(i)), &C));
 
   auto W = make<mp, loom::csr>({1, 2}, {{0, 1}}, {mp(5)});
   loom::tensor<mp, loom::dense_matrix> D({1, 2});

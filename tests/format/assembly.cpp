@@ -5,9 +5,13 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
 #include <map>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace {
 using namespace loom;
@@ -102,6 +106,37 @@ TEST_CASE("duplicates policies: sum, last, error") {
   CHECK_THROWS_WITH_AS(from_coo<csr>({2, 3}, {{2, 0}}, std::vector<double>{1}),
                        doctest::Contains("outside the shape (2,3)"), loom::shape_error);
   CHECK_THROWS_AS(from_coo<csr>({2, 3}, {{0, 0}}, std::vector<double>{1, 2}), loom::shape_error);
+}
+
+TEST_CASE("the order of entries: sorted, two sorted runs, a keyed sort, and a comparison sort") {
+  // every path of detail::stable_order against std::stable_sort, ties in their input order
+  using crd2 = std::vector<std::array<std::int64_t, 2>>;
+  auto expected = [](const crd2& c) {
+    std::vector<std::size_t> p(c.size());
+    for (std::size_t e = 0; e < p.size(); ++e) p[e] = e;
+    std::stable_sort(p.begin(), p.end(), [&](std::size_t a, std::size_t b) { return c[a] < c[b]; });
+    return p;
+  };
+  const std::int64_t huge = std::int64_t{1} << 62;  // two of these overflow a 64-bit key
+  std::mt19937_64 rng(5);
+  for (const std::int64_t extent : {std::int64_t{4}, std::int64_t{1000}, huge}) {
+    std::uniform_int_distribution<std::int64_t> coord(0, extent - 1);
+    crd2 c(200);
+    for (auto& x : c) x = {coord(rng) % 4, coord(rng)};  // few rows: ties and repeats
+    CHECK(loom::detail::stable_order(c) == expected(c));  // unsorted: keyed or comparison sort
+    crd2 runs = c;
+    std::stable_sort(runs.begin(), runs.begin() + 120);
+    std::stable_sort(runs.begin() + 120, runs.end());
+    CHECK(loom::detail::stable_order(runs) == expected(runs));  // two runs: a merge
+    std::stable_sort(runs.begin(), runs.end());
+    CHECK(loom::detail::stable_order(runs) == expected(runs));  // sorted
+  }
+  CHECK(loom::detail::stable_order(crd2{}).empty());
+  // duplicates are summed and replaced in input order on the unsorted path too
+  std::vector<std::array<std::int64_t, 2>> c{{1, 1}, {0, 2}, {1, 1}, {0, 0}, {1, 1}};
+  std::vector<double> v{1, 2, 5, 3, 7};
+  CHECK(from_coo<csr>({2, 3}, c, v, duplicates::last).at(1, 1) == 7);
+  CHECK(from_coo<csc>({2, 3}, c, v, duplicates::sum).at(1, 1) == 13);
 }
 
 TEST_CASE("position and coordinate widths are checked at construction") {

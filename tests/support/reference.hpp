@@ -2,7 +2,8 @@
 //
 // It interprets an expression tree pointwise: every point of the output's index space is
 // enumerated with plain nested loops, and each node is evaluated at that binding (an access reads
-// `tensor->at_coords`, a `sum` folds the semiring's + over the index's full extent, ...). It uses
+// a dense copy of its operand made through `tensor->at_coords`, a `sum` folds the semiring's +
+// over the index's full extent, ...). It uses
 // nothing of loom but the expression node types, the semiring traits and `at_coords`, so it is
 // independent of the rewriter, the planner and the streams it checks.
 // SPDX-License-Identifier: BSL-1.0
@@ -17,9 +18,11 @@
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -140,6 +143,39 @@ template <class Slots> class interpreter {
   std::array<bool, n_slots> known{};
   std::array<std::int64_t, n_slots> at{};
 
+ private:
+  // Each operand is read through at_coords once per cell of its own shape, not once per point of
+  // the iteration space: a product summed over k otherwise searches each sparse fibre extent(k)
+  // times per output point (90% of tests/differential/larger.cpp's time under the sanitizers).
+  // Operands over max_copied_cells cells are read in place.
+  static constexpr std::size_t max_copied_cells = std::size_t{1} << 22;
+  struct copy {
+    const void* tensor;
+    std::shared_ptr<void> cells;  // a std::vector of the tensor's value type; null: read in place
+  };
+  std::vector<copy> copies_;
+
+  template <class T, class Tensor> const std::vector<T>* dense_copy(const Tensor& t) {
+    for (const copy& c : copies_)
+      if (c.tensor == &t) return static_cast<const std::vector<T>*>(c.cells.get());
+    constexpr std::size_t N = std::remove_cvref_t<Tensor>::order;
+    std::size_t total = 1;
+    for (const std::int64_t e : t.shape()) {
+      if (e > 0 && total > max_copied_cells / static_cast<std::size_t>(e)) total = max_copied_cells + 1;
+      else total *= static_cast<std::size_t>(std::max<std::int64_t>(e, 0));
+    }
+    std::shared_ptr<std::vector<T>> cells;
+    if (total <= max_copied_cells) {
+      cells = std::make_shared<std::vector<T>>();
+      cells->reserve(total);
+      for_each_point(t.shape(), [&](const std::array<std::int64_t, N>& c) { cells->push_back(T(t.at_coords(c))); });
+    }
+    copies_.push_back({&t, cells});
+    return cells.get();
+  }
+
+ public:
+
   void set_extent(std::size_t s, std::int64_t e, const std::string& from) {
     if (known[s] && extent[s] != e)
       throw std::logic_error(concat("loom::test::reference: index '", names[s], "' has extent ",
@@ -170,7 +206,15 @@ template <class Slots> class interpreter {
 
   template <class Tensor, class... Is> auto eval(const expr::access<Tensor, Is...>& a) {
     using T = std::remove_cv_t<typename std::remove_const_t<Tensor>::value_type>;
-    return T(a.tensor->at_coords({at[slot<Is>]...}));
+    const std::array<std::int64_t, sizeof...(Is)> c{at[slot<Is>]...};
+    if (const std::vector<T>* cells = dense_copy<T>(*a.tensor)) {
+      const auto& shape = a.tensor->shape();
+      std::size_t off = 0;
+      for (std::size_t m = 0; m < c.size(); ++m)
+        off = off * static_cast<std::size_t>(shape[m]) + static_cast<std::size_t>(c[m]);
+      return T((*cells)[off]);
+    }
+    return T(a.tensor->at_coords(c));
   }
   template <class T> T eval(const expr::literal<T>& l) { return l.value; }
   template <class L, class R> auto eval(const expr::add<L, R>& e) {
@@ -210,6 +254,15 @@ template <class Slots> class interpreter {
         e.args);
   }
 };
+
+// (the visitor is declared in this namespace, so that the overloads of for_each_access above
+// are found by argument-dependent lookup from the nodes' recursion)
+template <class E> bool reads_tensor(const E& e, const void* t) {
+  bool found = false;
+  auto visit = [&](const auto& a) { found = found || static_cast<const void*>(a.tensor) == t; };
+  for_each_access(e, visit);
+  return found;
+}
 
 template <class OutIndices, class E>
 using slots_t = mp::mp_unique<mp::mp_append<OutIndices, expr::all_indices_t<E>>>;
@@ -261,6 +314,26 @@ auto reference_eval(const expr::access<Tensor, Is...>& out, const E& e) {
 template <class Tensor, class... Is, class E>
 auto reference_eval_accumulate(const expr::access<Tensor, Is...>& out, const E& e) {
   return detail::reference_impl(out, e, true);
+}
+
+/// The value `out += e` must give, from the value of `out = e` computed beforehand (`assigned`, by
+/// reference_eval on an output of the same shape): `out`'s current contents plus it, point by
+/// point, as reference_eval_accumulate computes it, without interpreting `e` again.
+template <class Tensor, class... Is, class T, std::size_t N>
+dense_result<T, N> reference_accumulate(const expr::access<Tensor, Is...>& out,
+                                        dense_result<T, N> assigned) {
+  if (assigned.shape != out.tensor->shape())
+    throw std::logic_error("loom::test::reference_accumulate: the output's shape differs");
+  for_each_point(assigned.shape, [&](const std::array<std::int64_t, N>& c) {
+    assigned.at(c) = semiring_traits<T>::add(out.tensor->at_coords(c), assigned.at(c));
+  });
+  return assigned;
+}
+
+/// Whether `e` reads the tensor `t` (then a reference computed for one output cannot serve
+/// another).
+template <class E> bool reads_tensor(const E& e, const void* t) {
+  return detail::reads_tensor(e, t);
 }
 
 /// The scalar `loom::eval(e)` must give (e has no free index).
