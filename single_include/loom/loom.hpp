@@ -2642,6 +2642,7 @@ concept tensor_type = detail::is_basic_tensor<std::remove_cvref_t<X>>::value;
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace loom {
@@ -2779,6 +2780,56 @@ basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, For
   }
 }
 
+/// The stable order of entries (coords in storage order, non-negative) by their coordinates:
+/// none to find when they are sorted, a merge when they are two sorted runs (an output and the entries added to it), else a sort of
+/// one 64-bit key per entry (the coordinates in mixed radix) paired with the entry's number,
+/// where the coordinates' ranges multiply to under 2^64; else a comparison sort of the arrays.
+template <std::size_t N>
+std::vector<std::size_t> stable_order(const std::vector<std::array<std::int64_t, N>>& crd) {
+  const std::size_t nnz = crd.size();
+  std::vector<std::size_t> perm(nnz);
+  std::size_t descents = 0, run = 0;
+  for (std::size_t e = 1; e < nnz; ++e)
+    if (crd[e] < crd[e - 1]) ++descents, run = e;
+  if (descents == 0) {
+    std::iota(perm.begin(), perm.end(), std::size_t{0});
+    return perm;
+  }
+  if (descents == 1) {
+    auto first = perm.begin();
+    std::size_t a = 0, b = run;
+    while (a < run && b < nnz) *first++ = crd[b] < crd[a] ? b++ : a++;
+    while (a < run) *first++ = a++;
+    while (b < nnz) *first++ = b++;
+    return perm;
+  }
+  std::array<std::uint64_t, N> range{};
+  for (const auto& c : crd)
+    for (std::size_t k = 0; k < N; ++k)
+      range[k] = std::max(range[k], static_cast<std::uint64_t>(c[k]) + 1);
+  bool fits = true;
+  std::uint64_t cells = 1;
+  for (std::size_t k = 0; k < N && fits; ++k) {
+    if (range[k] > 1 && cells > std::numeric_limits<std::uint64_t>::max() / range[k]) fits = false;
+    else cells *= std::max<std::uint64_t>(range[k], 1);
+  }
+  if (fits) {
+    std::vector<std::pair<std::uint64_t, std::size_t>> keyed(nnz);
+    for (std::size_t e = 0; e < nnz; ++e) {
+      std::uint64_t key = 0;
+      for (std::size_t k = 0; k < N; ++k) key = key * range[k] + static_cast<std::uint64_t>(crd[e][k]);
+      keyed[e] = {key, e};
+    }
+    std::sort(keyed.begin(), keyed.end());  // the entry's number breaks ties: stable
+    for (std::size_t e = 0; e < nnz; ++e) perm[e] = keyed[e].second;
+    return perm;
+  }
+  std::iota(perm.begin(), perm.end(), std::size_t{0});
+  std::stable_sort(perm.begin(), perm.end(),
+                   [&](std::size_t a, std::size_t b) { return crd[a] < crd[b]; });
+  return perm;
+}
+
 /// Sorts entries (coords already permuted to storage order) and merges duplicates by `policy`.
 template <class T, std::size_t N>
 void sort_and_merge(std::vector<std::array<std::int64_t, N>>& crd, std::vector<T>& vals,
@@ -2786,10 +2837,7 @@ void sort_and_merge(std::vector<std::array<std::int64_t, N>>& crd, std::vector<T
                     bool already_sorted) {
   const std::size_t nnz = crd.size();
   if (!already_sorted) {
-    std::vector<std::size_t> perm(nnz);
-    std::iota(perm.begin(), perm.end(), std::size_t{0});
-    std::stable_sort(perm.begin(), perm.end(),
-                     [&](std::size_t a, std::size_t b) { return crd[a] < crd[b]; });
+    const std::vector<std::size_t> perm = stable_order(crd);
     std::vector<std::array<std::int64_t, N>> c2(nnz);
     std::vector<T> v2(nnz);
     for (std::size_t e = 0; e < nnz; ++e) {
