@@ -1083,10 +1083,15 @@ def cmd_report(args):
                    "TU, one thread, interleaved rounds, medians; the hand loops keep their output "
                    "vectors; loom is timed into a fresh output and into the same output again. "
                    "Real matrices against their transposes (values changed), `uniform_200K`: two "
-                   "random 200K x 200K matrices, 10 entries per row. The second table places "
-                   "`skip::gallop_ratio`. Regenerate with `build/.../hand_loop --out "
-                   "benchmarks/results/hand_loop.md` on a quiet machine.\n")
+                   "random 200K x 200K matrices, 10 entries per row; the triangle query runs on "
+                   "each real matrix's symmetric pattern (unit values); `uniform_3d`: a 400³ "
+                   "3-tensor with 2M uniform entries, MTTKRP at rank 16 into a dense matrix. The "
+                   "second table places `skip::gallop_ratio`. Regenerate with `build/.../hand_loop "
+                   "--out benchmarks/results/hand_loop.md` on a quiet machine.\n")
         out.append(hand_loop.read_text())
+        notes = results / "hand_loop_notes.md"  # what the measurements show, written by hand
+        if notes.exists():
+            out.append(notes.read_text())
 
     # targets
     out.append("## Targets\n")

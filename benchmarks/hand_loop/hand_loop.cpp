@@ -1,11 +1,14 @@
 // loom against the loop a careful engineer writes (issue 19): inner product, A∘B, add, SpGEMM,
-// SDDMM and SpMV, on a generated matrix pair and real matrices against their transposes. The hand
+// SDDMM, the triangle query (on each matrix's symmetric pattern) and SpMV, on a generated matrix
+// pair and real matrices against their transposes, and MTTKRP on a generated 3-tensor. The hand
 // loops live in this file, so they are compiled with loom's flags, and keep their output buffers
 // between calls; loom is timed writing into a fresh output ("fresh") and into the same output
 // again ("reused"). One process, interleaved rounds, medians, results checked equal first.
 // A second table sweeps the skew of two fibers to place skip::gallop_ratio.
 //
 // usage: hand_loop [--rounds N] [--only KERNEL] [--input NAME] [--out FILE.md]
+//   KERNEL: inner, emul, add, spgemm, sddmm, triangle, spmv, mttkrp, intersect (the skew sweep);
+//   NAME: uniform_200K, bcsstk13, cryg2500, pushpull, uniform_3d (MTTKRP's input)
 //   --out writes the tables as markdown, refused when the 1-minute load average exceeds 1.5
 //   (another build running makes the ratios noise).
 // SPDX-License-Identifier: BSL-1.0
@@ -32,6 +35,7 @@ namespace {
 constexpr loom::index<"i"> i;
 constexpr loom::index<"j"> j;
 constexpr loom::index<"k"> k;
+constexpr loom::index<"l"> l;
 using csr_t = loom::tensor<double, loom::csr>;
 using dense_t = loom::tensor<double, loom::dense_matrix>;
 using vec_t = loom::tensor<double, loom::dense_vector>;
@@ -221,6 +225,63 @@ void hand_spmv(const csr_t& A, const double* x, double* y) {
   }
 }
 
+// the triangle query over a symmetric pattern: for each stored (r, m), the merge of rows r and m
+double hand_triangles(const csr_t& A) {
+  const auto& pos = A.level<1>().pos;
+  const auto& crd = A.level<1>().crd;
+  const double* val = A.values().data();
+  double total = 0;
+  for (std::int64_t r = 0; r < A.shape()[0]; ++r)
+    for (std::int64_t p = pos[r]; p < pos[r + 1]; ++p) {
+      const std::int64_t m = crd[p];
+      std::int64_t x = pos[r], y = pos[m];
+      double row = 0;
+      while (x < pos[r + 1] && y < pos[m + 1]) {
+        if (crd[x] < crd[y]) ++x;
+        else if (crd[y] < crd[x]) ++y;
+        else row += val[y++] * val[x++];
+      }
+      total += val[p] * row;
+    }
+  return total;
+}
+
+// M(i,r) = sum(j, k, T(i,j,k) * B(j,r) * C(k,r)): the CSF loop nest with a unit-stride r loop
+void hand_mttkrp(const loom::tensor<double, loom::csf<3>>& T, const dense_t& B, const dense_t& C,
+                 std::vector<double>& M) {
+  const auto &l0 = T.level<0>(), &l1 = T.level<1>(), &l2 = T.level<2>();
+  const double* tv = T.values().data();
+  const std::int64_t R = B.shape()[1];
+  const double *b = B.values().data(), *c = C.values().data();
+  std::fill(M.begin(), M.end(), 0.0);
+  double* m = M.data();
+  for (std::int64_t p0 = l0.pos[0]; p0 < l0.pos[1]; ++p0) {
+    double* mi = m + std::int64_t{l0.crd[p0]} * R;
+    for (std::int64_t p1 = l1.pos[p0]; p1 < l1.pos[p0 + 1]; ++p1) {
+      const double* bj = b + std::int64_t{l1.crd[p1]} * R;
+      for (std::int64_t p2 = l2.pos[p1]; p2 < l2.pos[p1 + 1]; ++p2) {
+        const double* ck = c + std::int64_t{l2.crd[p2]} * R;
+        const double t = tv[p2];
+        for (std::int64_t q = 0; q < R; ++q) mi[q] += t * bj[q] * ck[q];
+      }
+    }
+  }
+}
+
+// The pattern of A + Aᵀ with unit values (a simple undirected graph for the triangle query).
+csr_t symmetric_pattern(const csr_t& A) {
+  std::vector<std::array<std::int64_t, 2>> c;
+  A.for_each_stored([&](const auto& x, double) {
+    if (x[0] == x[1]) return;
+    c.push_back({x[0], x[1]});
+    c.push_back({x[1], x[0]});
+  });
+  std::vector<double> v(c.size(), 1.0);
+  auto S = loom::from_coo<loom::csr>(A.shape(), c, v, loom::duplicates::sum);
+  for (double& x : S.values()) x = 1.0;
+  return S;
+}
+
 // ---- timing ----
 double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -383,6 +444,19 @@ int main(int argc, char** argv) {
                               {"hand", [&] { hand_sddmm(A, U, V, out); }}},
                              rounds));
     }
+    // (not on uniform_200K: a random graph's triangle query is a second of cache misses per call)
+    if (wanted("triangle") && A.shape()[0] == A.shape()[1] && name != "uniform_200K") {
+      const csr_t S = symmetric_pattern(A);
+      double sink = 0;
+      const double want = hand_triangles(S);
+      const double got = loom::eval(loom::sum(i, j, k, S(i, j) * S(j, k) * S(i, k)));
+      if (std::abs(want - got) > 1e-9 * std::abs(want)) fail(name + " triangle: loom differs");
+      rows.push_back(measure(name, "triangle",
+                             {{"reused", [&] { sink += loom::eval(loom::sum(i, j, k, S(i, j) * S(j, k) * S(i, k))); }},
+                              {"hand", [&] { sink += hand_triangles(S); }}},
+                             rounds));
+      if (sink == 0.123) std::printf("\n");
+    }
     if (wanted("spmv")) {
       vec_t x({n}), y({m});
       for (std::int64_t q = 0; q < n; ++q) x.values()[static_cast<std::size_t>(q)] = 1.0 + static_cast<double>(q % 7);
@@ -392,6 +466,40 @@ int main(int argc, char** argv) {
                               {"hand", [&] { hand_spmv(A, x.values().data(), yh.data()); }}},
                              rounds));
     }
+  }
+
+  // MTTKRP on a generated 3-tensor (uniform entries), rank 16, into a dense matrix kept between calls
+  if (wanted("mttkrp") && (only_input.empty() || only_input == "uniform_3d")) {
+    const std::int64_t n = 400, nnz = 2000000, R = 16;
+    std::mt19937_64 rng(11);
+    std::uniform_int_distribution<std::int64_t> coord(0, n - 1);
+    std::vector<std::array<std::int64_t, 3>> c(static_cast<std::size_t>(nnz));
+    std::vector<double> v(static_cast<std::size_t>(nnz));
+    for (std::size_t q = 0; q < c.size(); ++q) {
+      c[q] = {coord(rng), coord(rng), coord(rng)};
+      v[q] = 0.001 * static_cast<double>(q % 1000);
+    }
+    const auto T = loom::from_coo<loom::csf<3>>({n, n, n}, c, v, loom::duplicates::sum);
+    dense_t B({n, R}), C({n, R}), M({n, R});
+    for (std::int64_t q = 0; q < n * R; ++q) {
+      B.values()[static_cast<std::size_t>(q)] = 0.01 * static_cast<double>(q % 53);
+      C.values()[static_cast<std::size_t>(q)] = 0.02 * static_cast<double>(q % 59);
+    }
+    std::vector<double> hM(static_cast<std::size_t>(n * R));
+    M(i, k) = loom::sum(j, loom::sum(l, T(i, j, l) * B(j, k) * C(l, k)));
+    hand_mttkrp(T, B, C, hM);
+    for (std::size_t q = 0; q < hM.size(); ++q)
+      if (std::abs(hM[q] - M.values()[q]) > 1e-9 * (std::abs(hM[q]) + 1)) fail("mttkrp: loom differs");
+    rows.push_back(measure("uniform_3d", "mttkrp",
+                           {{"fresh", [&] {
+                              dense_t D({n, R});
+                              D(i, k) = loom::sum(j, loom::sum(l, T(i, j, l) * B(j, k) * C(l, k)));
+                            }},
+                            {"reused", [&] {
+                              M(i, k) = loom::sum(j, loom::sum(l, T(i, j, l) * B(j, k) * C(l, k)));
+                            }},
+                            {"hand", [&] { hand_mttkrp(T, B, C, hM); }}},
+                           rounds));
   }
 
   // skew sweep: rows of 64 entries against rows 64·R long, inner product, merge vs leapfrog
