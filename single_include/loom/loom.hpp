@@ -2635,6 +2635,7 @@ concept tensor_type = detail::is_basic_tensor<std::remove_cvref_t<X>>::value;
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <new>
@@ -2781,9 +2782,10 @@ basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, For
 }
 
 /// The stable order of entries (coords in storage order, non-negative) by their coordinates:
-/// none to find when they are sorted, a merge when they are two sorted runs (an output and the entries added to it), else a sort of
-/// one 64-bit key per entry (the coordinates in mixed radix) paired with the entry's number,
-/// where the coordinates' ranges multiply to under 2^64; else a comparison sort of the arrays.
+/// none to find when they are sorted, a merge when they are two sorted runs (an output and the
+/// entries `+=` adds to it), else an order by one 64-bit key per entry (the coordinates in mixed
+/// radix) where the coordinates' ranges multiply to under 2^64: a radix sort from 4096 entries,
+/// a sort below; else a comparison sort of the coordinate arrays.
 template <std::size_t N>
 std::vector<std::size_t> stable_order(const std::vector<std::array<std::int64_t, N>>& crd) {
   const std::size_t nnz = crd.size();
@@ -2814,13 +2816,32 @@ std::vector<std::size_t> stable_order(const std::vector<std::array<std::int64_t,
     else cells *= std::max<std::uint64_t>(range[k], 1);
   }
   if (fits) {
-    std::vector<std::pair<std::uint64_t, std::size_t>> keyed(nnz);
+    std::vector<std::pair<std::uint64_t, std::size_t>> keyed(nnz);  // (key, entry)
     for (std::size_t e = 0; e < nnz; ++e) {
-      std::uint64_t key = 0;
-      for (std::size_t k = 0; k < N; ++k) key = key * range[k] + static_cast<std::uint64_t>(crd[e][k]);
-      keyed[e] = {key, e};
+      std::uint64_t x = 0;
+      for (std::size_t k = 0; k < N; ++k) x = x * range[k] + static_cast<std::uint64_t>(crd[e][k]);
+      keyed[e] = {x, e};
     }
-    std::sort(keyed.begin(), keyed.end());  // the entry's number breaks ties: stable
+    constexpr std::size_t radix_from = 4096;  // below, the count arrays cost more than a sort
+    if (nnz < radix_from) {
+      std::sort(keyed.begin(), keyed.end());  // the entry breaks ties: stable
+    } else {
+      // least significant digit first, 11 bits a pass over the bits the keys use: stable, and
+      // linear in the entries (10M entries of a 1M x 1M matrix: 4 passes, not log n)
+      constexpr int digit = 11;
+      constexpr std::uint64_t mask = (std::uint64_t{1} << digit) - 1;
+      const int bits = std::bit_width(cells - 1);
+      std::vector<std::pair<std::uint64_t, std::size_t>> next(nnz);
+      std::vector<std::size_t> count(std::size_t{1} << digit);
+      for (int shift = 0; shift < bits; shift += digit) {
+        std::fill(count.begin(), count.end(), std::size_t{0});
+        for (const auto& x : keyed) ++count[(x.first >> shift) & mask];
+        std::size_t at = 0;
+        for (std::size_t& c : count) at += std::exchange(c, at);
+        for (const auto& x : keyed) next[count[(x.first >> shift) & mask]++] = x;
+        keyed.swap(next);
+      }
+    }
     for (std::size_t e = 0; e < nnz; ++e) perm[e] = keyed[e].second;
     return perm;
   }
