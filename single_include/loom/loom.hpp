@@ -11257,6 +11257,27 @@ std::int64_t output_entries_bound(const Rhs& rhs, const optimize::workspace_choi
   return sparse > 0 ? sparse : all;
 }
 
+/// `out += fresh` for a sparse output: both tensors' entries, sorted (two sorted runs: a merge)
+/// and summed where they meet. Depends on the output's type only, not on the kernel.
+template <class Out>
+void merge_into(Out& out, const Out& fresh) {
+  using T = typename Out::value_type;
+  using out_format = typename Out::format_type;
+  constexpr std::size_t N = Out::order;
+  stream::entry_list<T, N> entries;
+  auto push = [&](const auto& c, const T& v) {
+    std::array<std::int64_t, N> s{};
+    for (std::size_t k = 0; k < N; ++k) s[k] = c[out_format::modes[k]];
+    entries.push(s, v);
+  };
+  fresh.for_each_stored(push);
+  out.for_each_stored(push);
+  detail::sort_and_merge(entries.crd, entries.vals, duplicates::sum, out_format::modes, false);
+  std::string name = out.name();
+  out = detail::assemble_sorted<T, out_format>(out.shape(), entries.crd, std::move(entries.vals));
+  out.set_name(std::move(name));
+}
+
 /// Runs one instantiated plan into `out`, its intersections co-iterating as `Skips` says.
 template <class Plan, bool DenseMaps, class Skips = stream::skip::per_loop<>, class Out, class Lhs,
           class Rhs>
@@ -11271,6 +11292,17 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
 
   static_assert(stream::skip::max_loops >= plan::detail::max_indices,
                 "loom internal error: fewer skip codes than loops; please report");
+  if constexpr (!Out::format_type::all_dense && !Out::format_type::dense_over_bitmap && Out::owning) {
+    if (accumulate) {
+      // `+=` into a sparse output: this kernel's `=` into a fresh tensor (a call of this same
+      // function: no second loop nest to compile, and the loop of `=` keeps its registers),
+      // then merged with the stored entries. The output is untouched until the merge.
+      Out fresh(out.shape());
+      run_plan<Plan, DenseMaps, Skips>(fresh, lhs, rhs, false, extent_by_id, skips);
+      merge_into(out, fresh);
+      return;
+    }
+  }
   stream::kernel_context ctx;
   ctx.skip = skips;
   ctx.sequential_sums = loom::deterministic();
@@ -11368,6 +11400,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
     stream::run_located(stream::bitmap_cell<T>{out.values().data(), bits.data()}, strides.data(),
                         root, 0);
   } else {
+    static_assert(Out::owning, "loom internal error: a sparse output that owns no arrays; please report");
     // out of order: the workspace kind is chosen from estimates (optimize/workspace_choice.hpp)
     optimize::workspace_choice workspace;
     if constexpr (!Plan::output_in_order) workspace = optimize::cached_workspace_choice<Plan>(lhs, rhs);
@@ -11424,21 +11457,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       }
     };
     std::string name = out.name();
-    if (accumulate) {
-      // new entries merged with the stored ones. Its own loop nest, into an entry list: running
-      // the loops of `=` into a fresh appender instead (one nest for both, 2026-11-27) made GCC
-      // spill the appender's ends in the loop of `=` in large TUs (A∘B 0.85 -> 1.25x the hand
-      // loop, bench.hand_loop), for a few percent of compile time
-      stream::entry_list<T, N> entries;
-      run_into(entries);
-      out.for_each_stored([&](const auto& c, const T& v) {
-        std::array<std::int64_t, N> s{};
-        for (std::size_t k = 0; k < N; ++k) s[k] = c[out_format::modes[k]];
-        entries.push(s, v);
-      });
-      detail::sort_and_merge(entries.crd, entries.vals, duplicates::sum, out_format::modes, false);
-      out = detail::assemble_sorted<T, out_format>(out.shape(), entries.crd, std::move(entries.vals));
-    } else {  // entries arrive sorted and unique: build the levels directly
+    {  // entries arrive sorted and unique: build the levels directly (`+=` came as `=`, above)
       if constexpr (splittable && parallel::rows_format<out_format>) {
         if (split.active) {  // CSR-like: every chunk writes its part of the arrays
           out = parallel::run_sparse_rows<T, out_format>(out.shape(), static_cast<root_type>(root),
