@@ -11457,51 +11457,50 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       }
     };
     std::string name = out.name();
-    {  // entries arrive sorted and unique: build the levels directly (`+=` came as `=`, above)
-      if constexpr (splittable && parallel::rows_format<out_format>) {
-        if (split.active) {  // CSR-like: every chunk writes its part of the arrays
-          out = parallel::run_sparse_rows<T, out_format>(out.shape(), static_cast<root_type>(root),
-                                                         split, make_sink);
+    // entries arrive sorted and unique: build the levels directly (`+=` came as `=`, above)
+    if constexpr (splittable && parallel::rows_format<out_format>) {
+      if (split.active) {  // CSR-like: every chunk writes its part of the arrays
+        out = parallel::run_sparse_rows<T, out_format>(out.shape(), static_cast<root_type>(root),
+                                                       split, make_sink);
+        out.set_name(std::move(name));
+        return;
+      }
+    }
+    // the output's pattern is an operand's (SDDMM, a scaling): copy it, compute values only
+    if constexpr (Plan::output_in_order && plan::pattern_of<Lhs, Rhs>::shares &&
+                  detail::appender<T, out_format>::by_rows) {
+      const Out* pattern = nullptr;
+      expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(*a.tensor)>, Out>)
+          if (k == plan::pattern_of<Lhs, Rhs>::ordinal) pattern = a.tensor;
+      });
+      try {
+        if (pattern != nullptr &&
+            detail::appender<T, out_format>::fill_values_on_pattern(out, *pattern, [&](auto& values) {
+              stream::values_sink<T, std::remove_cvref_t<decltype(values)>> sink{values};
+              stream::run_sparse(sink, root);
+              values = sink.values;
+            })) {
           out.set_name(std::move(name));
           return;
         }
-      }
-      // the output's pattern is an operand's (SDDMM, a scaling): copy it, compute values only
-      if constexpr (Plan::output_in_order && plan::pattern_of<Lhs, Rhs>::shares &&
-                    detail::appender<T, out_format>::by_rows) {
-        const Out* pattern = nullptr;
-        expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-          if constexpr (std::is_same_v<std::remove_cvref_t<decltype(*a.tensor)>, Out>)
-            if (k == plan::pattern_of<Lhs, Rhs>::ordinal) pattern = a.tensor;
-        });
-        try {
-          if (pattern != nullptr &&
-              detail::appender<T, out_format>::fill_values_on_pattern(out, *pattern, [&](auto& values) {
-                stream::values_sink<T, std::remove_cvref_t<decltype(values)>> sink{values};
-                stream::run_sparse(sink, root);
-                values = sink.values;
-              })) {
-            out.set_name(std::move(name));
-            return;
-          }
-        } catch (...) {
-          out.clear();  // the pattern without all its values: leave a valid empty tensor
-          out.set_name(std::move(name));
-          throw;
-        }
-      }
-      // the output's own arrays are refilled: a kernel run again allocates nothing
-      try {
-        detail::appender<T, out_format> entries(out.shape(), &out);
-        entries.reserve(static_cast<std::size_t>(
-            std::min<std::int64_t>(output_entries_bound(rhs, workspace), std::int64_t{1} << 26)));
-        run_into(entries);
-        out = std::move(entries).finish();
       } catch (...) {
-        out.clear();  // its arrays went to the appender: leave a valid empty tensor
+        out.clear();  // the pattern without all its values: leave a valid empty tensor
         out.set_name(std::move(name));
         throw;
       }
+    }
+    // the output's own arrays are refilled: a kernel run again allocates nothing
+    try {
+      detail::appender<T, out_format> entries(out.shape(), &out);
+      entries.reserve(static_cast<std::size_t>(
+          std::min<std::int64_t>(output_entries_bound(rhs, workspace), std::int64_t{1} << 26)));
+      run_into(entries);
+      out = std::move(entries).finish();
+    } catch (...) {
+      out.clear();  // its arrays went to the appender: leave a valid empty tensor
+      out.set_name(std::move(name));
+      throw;
     }
     out.set_name(std::move(name));
   }
