@@ -44,8 +44,8 @@ namespace detail {
 
 template <class S>
 struct is_contract : std::false_type {};
-template <class S>
-struct is_contract<stream::contract_stream<S>> : std::true_type {};
+template <class S, bool Sequential>
+struct is_contract<stream::contract_stream<S, Sequential>> : std::true_type {};
 template <class S>
 struct is_union : std::false_type {};
 template <class A, class B, class Op>

@@ -114,18 +114,21 @@ inline constexpr bool lane_reducible = [] {
   }
 }();
 
-/// Whether the kernel asked for sequential sums (the context of the Σ under x's wrappers).
+/// Whether a dense range's sum keeps the sequential order (the Σ under X's wrappers says so):
+/// a type's property, so that a kernel's loops hold one way of summing, not both behind a
+/// branch (run_plan instantiates the sequential kernel only when loom::deterministic()).
 template <class X>
-LOOM_FORCE_INLINE bool sequential_sums(const X& x) {
-  if constexpr (requires { x.ctx; }) return x.ctx != nullptr && x.ctx->sequential_sums;
-  else if constexpr (requires { x.s; }) return sequential_sums(x.s);
+consteval bool sequential_sums() {
+  if constexpr (requires { X::sequential; }) return X::sequential;
+  else if constexpr (requires { std::declval<const X&>().s; }) return sequential_sums<decltype(X::s)>();
+  else if constexpr (requires { std::declval<const X&>().a; }) return sequential_sums<decltype(X::a)>();
   else return true;
 }
 
 /// The sum of a dense range in four interleaved partial sums ((s0 + s1) + (s2 + s3)): four
 /// independent chains of adds instead of one, as a hand-written dot product keeps. The result
-/// may differ from the sequential sum by rounding; loom::set_deterministic(true) (read once per
-/// kernel into its context) keeps the sequential order.
+/// may differ from the sequential sum by rounding; loom::set_deterministic(true) keeps the
+/// sequential order (run_plan then runs the kernel whose Σ is contract_stream<S, true>).
 template <class X>
 LOOM_FORCE_INLINE auto lane_sum(const X& x) {
   using leaf = std::remove_cvref_t<decltype(x.value())>;
@@ -176,8 +179,9 @@ LOOM_FORCE_INLINE auto reduce(const X& x) {
     return static_cast<leaf_t<X>>(x.combine(reduce(x.a)));
   } else if constexpr (!is_stream_v<X>) {
     return x;
+  } else if constexpr (lane_reducible<X> && !sequential_sums<X>()) {
+    return lane_sum(x);
   } else if constexpr (lane_reducible<X>) {
-    if (!sequential_sums(x)) return lane_sum(x);
     auto acc = semiring_traits<leaf_t<X>>::zero();
     for (X s = x; s.valid(); s.next()) acc += s.value();
     return acc;
@@ -740,14 +744,16 @@ struct union_stream {
   }
 };
 
-// contract_stream<S>: Σ over S's attribute: the same states, index *, values summed by the
-// consumer. Lawful but not strict: never an operand of an intersection.
-template <class S>
+// contract_stream<S, Sequential>: Σ over S's attribute: the same states, index *, values summed
+// by the consumer. Lawful but not strict: never an operand of an intersection. `Sequential`
+// (only ever true for a dense range of floating-point values): summed in order, no lanes.
+template <class S, bool Sequential = false>
 struct contract_stream {
   static constexpr std::size_t depth = S::depth;
   static constexpr bool contracted = true, strict = false, full = false, locatable = false;
   /// Σ over every index of a range: every state is ready (the partial sums of lane_sum)
   static constexpr bool dense_range = S::full && !reads_policy_v<S>;
+  static constexpr bool sequential = Sequential;
   S s{};
   const kernel_context* ctx = nullptr;
   LOOM_FORCE_INLINE std::int64_t remaining() const { return remaining_of(s); }
@@ -772,7 +778,7 @@ struct contract_stream {
   template <class P>
   LOOM_FORCE_INLINE auto compiled() const {
     using C = decltype(s.template compiled<P>());
-    return contract_stream<C>{s.template compiled<P>(), ctx};
+    return contract_stream<C, Sequential>{s.template compiled<P>(), ctx};
   }
 };
 
