@@ -113,8 +113,9 @@ function(loom_add_fail_twins target)
   file(CONFIGURE OUTPUT "${tu}" CONTENT "${content}" @ONLY)
   add_library(${target} OBJECT "${tu}")
   target_compile_definitions(${target} PRIVATE LOOM_EXPECT_OK)
-  # a renamed `int main() {}` returns nothing (allowed of main only); the twins are never called
-  target_compile_options(${target} PRIVATE -Wno-return-type)
+  # a renamed `int main() {}` returns nothing (allowed of main only); the twins are never called.
+  # A source's options come after the target's (and loom_warnings' -Wall) on the command line.
+  set_source_files_properties("${tu}" PROPERTIES COMPILE_OPTIONS -Wno-return-type)
   target_link_libraries(${target} PRIVATE loom::loom loom_warnings)
   target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/tests")
   if(ARGN MATCHES "interop\\.eigen" AND TARGET Eigen3::Eigen)
