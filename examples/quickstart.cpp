@@ -3,11 +3,11 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
-#include "support/hand_written.hpp"
-
 #include <cmath>
 #include <cstdio>
 #include <string>
+
+#include "support/hand_written.hpp"
 
 constexpr loom::index<"i"> i;
 constexpr loom::index<"j"> j;
@@ -27,7 +27,8 @@ void demo(const std::string& title, loom::tensor<double, loom::csr>& A) {
   std::printf("%s", loom::explain(y(i), loom::sum(j, A(i, j) * x(j))).c_str());
   const double loom_spmv = example::median_ms([&] { y(i) = loom::sum(j, A(i, j) * x(j)); });
   std::vector<double> y_hand(static_cast<std::size_t>(m));
-  const double hand_spmv = example::median_ms([&] { example::spmv(A, x.values().data(), y_hand.data()); });
+  const double hand_spmv =
+      example::median_ms([&] { example::spmv(A, x.values().data(), y_hand.data()); });
   double err = 0;
   for (std::int64_t r = 0; r < m; ++r) err = std::max(err, std::abs(y.at(r) - y_hand[r]));
   std::printf("SpMV   loom %8.3f ms   hand-written %8.3f ms   ratio %.2f   max |diff| %.1e\n",
@@ -38,21 +39,28 @@ void demo(const std::string& title, loom::tensor<double, loom::csr>& A) {
   C.set_name("C");
   std::printf("%s", loom::explain(C(i, j), loom::sum(k, A(i, k) * A(k, j))).c_str());
   // C keeps its arrays between calls, as the hand loop keeps its vectors; "fresh" builds a new C
-  const double loom_spgemm = example::median_ms([&] { C(i, j) = loom::sum(k, A(i, k) * A(k, j)); }, 5);
-  const double loom_fresh = example::median_ms([&] {
-    loom::tensor<double, loom::csr> D(C.shape());
-    D(i, j) = loom::sum(k, A(i, k) * A(k, j));
-  }, 5);
+  const double loom_spgemm =
+      example::median_ms([&] { C(i, j) = loom::sum(k, A(i, k) * A(k, j)); }, 5);
+  const double loom_fresh = example::median_ms(
+      [&] {
+        loom::tensor<double, loom::csr> D(C.shape());
+        D(i, j) = loom::sum(k, A(i, k) * A(k, j));
+      },
+      5);
   std::vector<std::int64_t> cpos;
   std::vector<std::int32_t> ccrd;
   std::vector<double> cval;
-  const double hand_spgemm = example::median_ms([&] { example::spgemm(A, A, cpos, ccrd, cval); }, 5);
+  const double hand_spgemm =
+      example::median_ms([&] { example::spgemm(A, A, cpos, ccrd, cval); }, 5);
   const bool same = C.nnz() == static_cast<std::int64_t>(cval.size()) &&
                     std::equal(ccrd.begin(), ccrd.end(), C.level<1>().crd.begin());
-  std::printf("SpGEMM loom %8.3f ms   hand-written %8.3f ms   ratio %.2f (fresh output %.2f)   nnz(C) %lld %s\n",
-              loom_spgemm, hand_spgemm, loom_spgemm / hand_spgemm, loom_fresh / hand_spgemm,
-              (long long)C.nnz(), same ? "(same pattern)" : "(PATTERN DIFFERS)");
-  if (!same || err > 1e-9) throw std::runtime_error("quickstart: loom and the hand-written loop disagree");
+  std::printf(
+      "SpGEMM loom %8.3f ms   hand-written %8.3f ms   ratio %.2f (fresh output %.2f)   nnz(C) %lld "
+      "%s\n",
+      loom_spgemm, hand_spgemm, loom_spgemm / hand_spgemm, loom_fresh / hand_spgemm,
+      (long long)C.nnz(), same ? "(same pattern)" : "(PATTERN DIFFERS)");
+  if (!same || err > 1e-9)
+    throw std::runtime_error("quickstart: loom and the hand-written loop disagree");
 }
 
 int main(int argc, char** argv) {

@@ -84,9 +84,12 @@ double hand_inner(const csr_t& A, const csr_t& B) {
     std::int64_t p = ap[r], pe = ap[r + 1], q = bp[r], qe = bp[r + 1];
     while (p < pe && q < qe) {
       const auto x = ac[p], y = bc[q];
-      if (x == y) s += av[p++] * bv[q++];
-      else if (x < y) ++p;
-      else ++q;
+      if (x == y)
+        s += av[p++] * bv[q++];
+      else if (x < y)
+        ++p;
+      else
+        ++q;
     }
   }
   return s;
@@ -237,9 +240,12 @@ double hand_triangles(const csr_t& A) {
       std::int64_t x = pos[r], y = pos[m];
       double row = 0;
       while (x < pos[r + 1] && y < pos[m + 1]) {
-        if (crd[x] < crd[y]) ++x;
-        else if (crd[y] < crd[x]) ++y;
-        else row += val[y++] * val[x++];
+        if (crd[x] < crd[y])
+          ++x;
+        else if (crd[y] < crd[x])
+          ++y;
+        else
+          row += val[y++] * val[x++];
       }
       total += val[p] * row;
     }
@@ -284,7 +290,9 @@ csr_t symmetric_pattern(const csr_t& A) {
 
 // ---- timing ----
 double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -359,11 +367,16 @@ int main(int argc, char** argv) {
       if (a + 1 >= argc) fail("missing value after " + arg);
       return std::string(argv[++a]);
     };
-    if (arg == "--rounds") rounds = std::max(1, std::atoi(value().c_str()));
-    else if (arg == "--only") only = value();
-    else if (arg == "--input") only_input = value();
-    else if (arg == "--out") out_path = value();
-    else fail("unknown option " + arg + " (--rounds N, --only KERNEL, --input NAME, --out FILE.md)");
+    if (arg == "--rounds")
+      rounds = std::max(1, std::atoi(value().c_str()));
+    else if (arg == "--only")
+      only = value();
+    else if (arg == "--input")
+      only_input = value();
+    else if (arg == "--out")
+      out_path = value();
+    else
+      fail("unknown option " + arg + " (--rounds N, --only KERNEL, --input NAME, --out FILE.md)");
   }
   const double load_at_start = load_average();
   loom::set_num_threads(1);  // the hand loops are serial
@@ -373,7 +386,8 @@ int main(int argc, char** argv) {
     inputs.push_back({"uniform_200K", {random_csr(200000, 10, 1), random_csr(200000, 10, 2)}});
   for (const std::string nm : {"bcsstk13", "cryg2500", "pushpull"}) {
     if (!only_input.empty() && only_input != nm) continue;
-    auto A = loom::read_matrix_market<double, loom::csr>(std::string(LOOM_BENCH_DATA_DIR) + "/" + nm + ".mtx");
+    auto A = loom::read_matrix_market<double, loom::csr>(std::string(LOOM_BENCH_DATA_DIR) + "/" +
+                                                         nm + ".mtx");
     auto B = transpose_of(A);
     inputs.push_back({nm, {std::move(A), std::move(B)}});
   }
@@ -390,10 +404,11 @@ int main(int argc, char** argv) {
       double sink = 0;
       const double want = hand_inner(A, B), got = loom::eval(loom::sum(i, j, A(i, j) * B(i, j)));
       if (std::abs(want - got) > 1e-9 * std::abs(want) + 1e-12) fail(name + " inner: loom differs");
-      rows.push_back(measure(name, "inner",
-                             {{"reused", [&] { sink += loom::eval(loom::sum(i, j, A(i, j) * B(i, j))); }},
-                              {"hand", [&] { sink += hand_inner(A, B); }}},
-                             rounds));
+      rows.push_back(
+          measure(name, "inner",
+                  {{"reused", [&] { sink += loom::eval(loom::sum(i, j, A(i, j) * B(i, j))); }},
+                   {"hand", [&] { sink += hand_inner(A, B); }}},
+                  rounds));
       if (sink == 0.123) std::printf("\n");
     }
     if (wanted("emul")) {
@@ -401,7 +416,11 @@ int main(int argc, char** argv) {
       hand_emul(A, B, H);
       check_csr(name + " emul", C, H);
       rows.push_back(measure(name, "emul",
-                             {{"fresh", [&] { csr_t D({m, n}); D(i, j) = A(i, j) * B(i, j); }},
+                             {{"fresh",
+                               [&] {
+                                 csr_t D({m, n});
+                                 D(i, j) = A(i, j) * B(i, j);
+                               }},
                               {"reused", [&] { C(i, j) = A(i, j) * B(i, j); }},
                               {"hand", [&] { hand_emul(A, B, H); }}},
                              rounds));
@@ -411,18 +430,27 @@ int main(int argc, char** argv) {
       hand_add(A, B, H);
       check_csr(name + " add", C, H);
       rows.push_back(measure(name, "add",
-                             {{"fresh", [&] { csr_t D({m, n}); D(i, j) = A(i, j) + B(i, j); }},
+                             {{"fresh",
+                               [&] {
+                                 csr_t D({m, n});
+                                 D(i, j) = A(i, j) + B(i, j);
+                               }},
                               {"reused", [&] { C(i, j) = A(i, j) + B(i, j); }},
                               {"hand", [&] { hand_add(A, B, H); }}},
                              rounds));
     }
-    if (wanted("spgemm") && name != "uniform_200K") {  // 20M output entries: minutes, not a kernel test
+    if (wanted("spgemm") &&
+        name != "uniform_200K") {  // 20M output entries: minutes, not a kernel test
       spgemm_workspace w;
       C(i, j) = loom::sum(k, A(i, k) * B(k, j));
       hand_spgemm(A, B, H, w);
       check_csr(name + " spgemm", C, H);
       rows.push_back(measure(name, "spgemm",
-                             {{"fresh", [&] { csr_t D({m, n}); D(i, j) = loom::sum(k, A(i, k) * B(k, j)); }},
+                             {{"fresh",
+                               [&] {
+                                 csr_t D({m, n});
+                                 D(i, j) = loom::sum(k, A(i, k) * B(k, j));
+                               }},
                               {"reused", [&] { C(i, j) = loom::sum(k, A(i, k) * B(k, j)); }},
                               {"hand", [&] { hand_spgemm(A, B, H, w); }}},
                              rounds));
@@ -430,19 +458,26 @@ int main(int argc, char** argv) {
     if (wanted("sddmm")) {
       const std::int64_t K = 32;
       dense_t U({m, K}), V({n, K});
-      for (std::int64_t q = 0; q < m * K; ++q) U.values()[static_cast<std::size_t>(q)] = 0.001 * static_cast<double>(q % 97);
-      for (std::int64_t q = 0; q < n * K; ++q) V.values()[static_cast<std::size_t>(q)] = 0.002 * static_cast<double>(q % 89);
+      for (std::int64_t q = 0; q < m * K; ++q)
+        U.values()[static_cast<std::size_t>(q)] = 0.001 * static_cast<double>(q % 97);
+      for (std::int64_t q = 0; q < n * K; ++q)
+        V.values()[static_cast<std::size_t>(q)] = 0.002 * static_cast<double>(q % 89);
       std::vector<double> out;
       C(i, j) = loom::sum(k, A(i, j) * U(i, k) * V(j, k));
       hand_sddmm(A, U, V, out);
       H.crd.assign(A.level<1>().crd.begin(), A.level<1>().crd.end());
       H.val = out;
       check_csr(name + " sddmm", C, H);
-      rows.push_back(measure(name, "sddmm",
-                             {{"fresh", [&] { csr_t D({m, n}); D(i, j) = loom::sum(k, A(i, j) * U(i, k) * V(j, k)); }},
-                              {"reused", [&] { C(i, j) = loom::sum(k, A(i, j) * U(i, k) * V(j, k)); }},
-                              {"hand", [&] { hand_sddmm(A, U, V, out); }}},
-                             rounds));
+      rows.push_back(
+          measure(name, "sddmm",
+                  {{"fresh",
+                    [&] {
+                      csr_t D({m, n});
+                      D(i, j) = loom::sum(k, A(i, j) * U(i, k) * V(j, k));
+                    }},
+                   {"reused", [&] { C(i, j) = loom::sum(k, A(i, j) * U(i, k) * V(j, k)); }},
+                   {"hand", [&] { hand_sddmm(A, U, V, out); }}},
+                  rounds));
     }
     // (not on uniform_200K: a random graph's triangle query is a second of cache misses per call)
     if (wanted("triangle") && A.shape()[0] == A.shape()[1] && name != "uniform_200K") {
@@ -451,15 +486,17 @@ int main(int argc, char** argv) {
       const double want = hand_triangles(S);
       const double got = loom::eval(loom::sum(i, j, k, S(i, j) * S(j, k) * S(i, k)));
       if (std::abs(want - got) > 1e-9 * std::abs(want)) fail(name + " triangle: loom differs");
-      rows.push_back(measure(name, "triangle",
-                             {{"reused", [&] { sink += loom::eval(loom::sum(i, j, k, S(i, j) * S(j, k) * S(i, k))); }},
-                              {"hand", [&] { sink += hand_triangles(S); }}},
-                             rounds));
+      rows.push_back(measure(
+          name, "triangle",
+          {{"reused", [&] { sink += loom::eval(loom::sum(i, j, k, S(i, j) * S(j, k) * S(i, k))); }},
+           {"hand", [&] { sink += hand_triangles(S); }}},
+          rounds));
       if (sink == 0.123) std::printf("\n");
     }
     if (wanted("spmv")) {
       vec_t x({n}), y({m});
-      for (std::int64_t q = 0; q < n; ++q) x.values()[static_cast<std::size_t>(q)] = 1.0 + static_cast<double>(q % 7);
+      for (std::int64_t q = 0; q < n; ++q)
+        x.values()[static_cast<std::size_t>(q)] = 1.0 + static_cast<double>(q % 7);
       std::vector<double> yh(static_cast<std::size_t>(m));
       rows.push_back(measure(name, "spmv",
                              {{"reused", [&] { y(i) = loom::sum(j, A(i, j) * x(j)); }},
@@ -468,7 +505,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  // MTTKRP on a generated 3-tensor (uniform entries), rank 16, into a dense matrix kept between calls
+  // MTTKRP on a generated 3-tensor (uniform entries), rank 16, into a dense matrix kept between
+  // calls
   if (wanted("mttkrp") && (only_input.empty() || only_input == "uniform_3d")) {
     const std::int64_t n = 400, nnz = 2000000, R = 16;
     std::mt19937_64 rng(11);
@@ -489,17 +527,18 @@ int main(int argc, char** argv) {
     M(i, k) = loom::sum(j, loom::sum(l, T(i, j, l) * B(j, k) * C(l, k)));
     hand_mttkrp(T, B, C, hM);
     for (std::size_t q = 0; q < hM.size(); ++q)
-      if (std::abs(hM[q] - M.values()[q]) > 1e-9 * (std::abs(hM[q]) + 1)) fail("mttkrp: loom differs");
-    rows.push_back(measure("uniform_3d", "mttkrp",
-                           {{"fresh", [&] {
-                              dense_t D({n, R});
-                              D(i, k) = loom::sum(j, loom::sum(l, T(i, j, l) * B(j, k) * C(l, k)));
-                            }},
-                            {"reused", [&] {
-                              M(i, k) = loom::sum(j, loom::sum(l, T(i, j, l) * B(j, k) * C(l, k)));
-                            }},
-                            {"hand", [&] { hand_mttkrp(T, B, C, hM); }}},
-                           rounds));
+      if (std::abs(hM[q] - M.values()[q]) > 1e-9 * (std::abs(hM[q]) + 1))
+        fail("mttkrp: loom differs");
+    rows.push_back(measure(
+        "uniform_3d", "mttkrp",
+        {{"fresh",
+          [&] {
+            dense_t D({n, R});
+            D(i, k) = loom::sum(j, loom::sum(l, T(i, j, l) * B(j, k) * C(l, k)));
+          }},
+         {"reused", [&] { M(i, k) = loom::sum(j, loom::sum(l, T(i, j, l) * B(j, k) * C(l, k))); }},
+         {"hand", [&] { hand_mttkrp(T, B, C, hM); }}},
+        rounds));
   }
 
   // skew sweep: rows of 64 entries against rows 64·R long, inner product, merge vs leapfrog
@@ -513,7 +552,8 @@ int main(int argc, char** argv) {
       for (std::int64_t r = 0; r < rows_n; ++r) {
         std::uniform_int_distribution<std::int64_t> col(0, n - 1);
         for (std::int64_t q = 0; q < short_len; ++q) ca.push_back({r, col(rng)}), va.push_back(1.0);
-        for (std::int64_t q = 0; q < short_len * ratio; ++q) cb.push_back({r, col(rng)}), vb.push_back(1.0);
+        for (std::int64_t q = 0; q < short_len * ratio; ++q)
+          cb.push_back({r, col(rng)}), vb.push_back(1.0);
       }
       const auto A = loom::from_coo<loom::csr>({rows_n, n}, ca, va, loom::duplicates::sum);
       const auto B = loom::from_coo<loom::csr>({rows_n, n}, cb, vb, loom::duplicates::sum);
@@ -521,9 +561,14 @@ int main(int argc, char** argv) {
       using loom::stream::skip::per_loop;
       using loom::stream::skip::standard;
       double sink = 0;
-      sweep.push_back(measure("skew " + std::to_string(ratio), "intersect",
+      sweep.push_back(measure(
+          "skew " + std::to_string(ratio), "intersect",
           {{"default", [&] { sink += loom::eval(loom::sum(i, j, A(i, j) * B(i, j))); }},
-           {"leapfrog", [&] { loom::optimize::assign_with_skip<per_loop<standard, loom::stream::skip::leapfrog>>(z(), loom::sum(i, j, A(i, j) * B(i, j))); }},
+           {"leapfrog",
+            [&] {
+              loom::optimize::assign_with_skip<per_loop<standard, loom::stream::skip::leapfrog>>(
+                  z(), loom::sum(i, j, A(i, j) * B(i, j)));
+            }},
            {"hand", [&] { sink += hand_inner(A, B); }}},
           rounds));
       if (sink == 0.5) std::printf("\n");
@@ -531,36 +576,42 @@ int main(int argc, char** argv) {
   }
 
   const double load_at_end = load_average();
-  std::printf("load average (1 min): %.2f at the start, %.2f at the end\n", load_at_start, load_at_end);
+  std::printf("load average (1 min): %.2f at the start, %.2f at the end\n", load_at_start,
+              load_at_end);
   if (!out_path.empty()) {
     if (std::max(load_at_start, load_at_end) > 1.5)
       fail("the 1-minute load average exceeded 1.5: not writing " + out_path +
            " (run with nothing else compiling)");
     std::ofstream f(out_path);
-    f << "| input | kernel | hand (ms) | loom fresh / hand | loom reused / hand |\n|---|---|---:|---:|---:|\n";
+    f << "| input | kernel | hand (ms) | loom fresh / hand | loom reused / hand "
+         "|\n|---|---|---:|---:|---:|\n";
     for (const row& r : rows) {
       double fresh = -1, reused = -1;
       for (const auto& [nm, x] : r.ratios) {
-        if (nm == "fresh") fresh = x;
-        else reused = x;  // "reused", or "loom" where no output is built (inner product, SpMV)
+        if (nm == "fresh")
+          fresh = x;
+        else
+          reused = x;  // "reused", or "loom" where no output is built (inner product, SpMV)
       }
       char fresh_text[32] = "—";
       if (fresh >= 0) std::snprintf(fresh_text, sizeof fresh_text, "%.2f×", fresh);
       char line[256];
-      std::snprintf(line, sizeof line, "| %s | %s | %.4f | %s | %.2f× |\n", r.input.c_str(), r.kernel.c_str(),
-                    r.hand_ms, fresh_text, reused);
+      std::snprintf(line, sizeof line, "| %s | %s | %.4f | %s | %.2f× |\n", r.input.c_str(),
+                    r.kernel.c_str(), r.hand_ms, fresh_text, reused);
       f << line;
     }
     if (!sweep.empty()) {
-      f << "\n| fibers (short × ratio) | hand merge (ms) | loom default / hand | leapfrog only / hand |\n|---|---:|---:|---:|\n";
+      f << "\n| fibers (short × ratio) | hand merge (ms) | loom default / hand | leapfrog only / "
+           "hand |\n|---|---:|---:|---:|\n";
       for (const row& r : sweep) {
         char line[256];
-        std::snprintf(line, sizeof line, "| 64 × %s | %.4f | %.2f× | %.2f× |\n", r.input.substr(5).c_str(),
-                      r.hand_ms, r.ratios[0].second, r.ratios[1].second);
+        std::snprintf(line, sizeof line, "| 64 × %s | %.4f | %.2f× | %.2f× |\n",
+                      r.input.substr(5).c_str(), r.hand_ms, r.ratios[0].second, r.ratios[1].second);
         f << line;
       }
     }
-    f << "\nload average (1 min): " << load_at_start << " at the start, " << load_at_end << " at the end\n";
+    f << "\nload average (1 min): " << load_at_start << " at the start, " << load_at_end
+      << " at the end\n";
     std::printf("wrote %s\n", out_path.c_str());
   }
 }

@@ -1,16 +1,15 @@
-// The SPORES and STOREL flagships: sum((X - U V^T)^2) with X sparse and U, V dense and thin (loom::la
-// rewritten plan vs the naive operation-at-a-time plan vs Eigen, plus the closed form written by
-// hand in Eigen); STOREL's BATAx y(j) = sum(i, k, b A(i,j) A(i,k) x(k)) and SigmaMMM
-// q = sum(i, j, k, A(i,k) B(k,j)), each with the rewrites (sums pushed in: factorised) and without
-// (the same kernel, unrewritten); ALS, PNMF and MLR from the SPORES evaluation (rewritten vs naive).
+// The SPORES and STOREL flagships: sum((X - U V^T)^2) with X sparse and U, V dense and thin
+// (loom::la rewritten plan vs the naive operation-at-a-time plan vs Eigen, plus the closed form
+// written by hand in Eigen); STOREL's BATAx y(j) = sum(i, k, b A(i,j) A(i,k) x(k)) and SigmaMMM q =
+// sum(i, j, k, A(i,k) B(k,j)), each with the rewrites (sums pushed in: factorised) and without (the
+// same kernel, unrewritten); ALS, PNMF and MLR from the SPORES evaluation (rewritten vs naive).
 // SPDX-License-Identifier: BSL-1.0
-#include "../runtime/support.hpp"
-
 #include <loom/la.hpp>
 
-#include <Eigen/Dense>
-
 #include <cstdlib>
+
+#include "../runtime/support.hpp"
+#include <Eigen/Dense>
 
 namespace {
 
@@ -30,7 +29,8 @@ dmat dense(std::int64_t m, std::int64_t n, std::uint64_t seed) {
 Eigen::MatrixXd to_eigen_dense(const dmat& t) {
   Eigen::MatrixXd M(t.extent(0), t.extent(1));
   for (std::int64_t r = 0; r < t.extent(0); ++r)
-    for (std::int64_t c = 0; c < t.extent(1); ++c) M(r, c) = t.values()[static_cast<std::size_t>(r * t.extent(1) + c)];
+    for (std::int64_t c = 0; c < t.extent(1); ++c)
+      M(r, c) = t.values()[static_cast<std::size_t>(r * t.extent(1) + c)];
   return M;
 }
 
@@ -39,8 +39,7 @@ template <class Out, class Lhs, class Rhs>
 void unrewritten(Out& out, const Lhs& lhs, const Rhs& rhs) {
   loom::detail::execute(out, lhs, rhs, false);
 }
-template <class Rhs>
-double unrewritten_scalar(const Rhs& rhs) {
+template <class Rhs> double unrewritten_scalar(const Rhs& rhs) {
   loom::tensor<double, loom::format<>> r;
   loom::expr::access<loom::tensor<double, loom::format<>>> target{&r};
   loom::detail::execute(r, target, rhs, false);
@@ -71,9 +70,12 @@ void register_flagship(std::int64_t m, std::int64_t n, std::int64_t r, std::int6
     const auto v = loom::la::mat(in->V);
     const double want = (Eigen::MatrixXd(in->eX) - in->eU * in->eV.transpose()).squaredNorm();
     lb::check_scalar("flagship: rewritten vs eigen",
-                     loom::la::eval(loom::la::sum(loom::la::pow2(x - u * loom::la::transpose(v)))), want, 1e-9);
-    lb::check_scalar("flagship: naive vs eigen",
-                     loom::la::eval_naive(loom::la::sum(loom::la::pow2(x - u * loom::la::transpose(v)))), want, 1e-9);
+                     loom::la::eval(loom::la::sum(loom::la::pow2(x - u * loom::la::transpose(v)))),
+                     want, 1e-9);
+    lb::check_scalar(
+        "flagship: naive vs eigen",
+        loom::la::eval_naive(loom::la::sum(loom::la::pow2(x - u * loom::la::transpose(v)))), want,
+        1e-9);
     return in;
   });
   const std::int64_t nnz = m * per_row;
@@ -82,7 +84,9 @@ void register_flagship(std::int64_t m, std::int64_t n, std::int64_t r, std::int6
     const auto x = loom::la::mat(in.X);
     const auto u = loom::la::mat(in.U);
     const auto v = loom::la::mat(in.V);
-    for (auto _ : s) benchmark::DoNotOptimize(loom::la::eval(loom::la::sum(loom::la::pow2(x - u * loom::la::transpose(v)))));
+    for (auto _ : s)
+      benchmark::DoNotOptimize(
+          loom::la::eval(loom::la::sum(loom::la::pow2(x - u * loom::la::transpose(v)))));
     lb::label(s, nnz, "sum(X^2) - 2 trace(U^T X V) + sum(U^T U o V^T V), found by the rewrites");
   });
   lb::add("sum_sq_x_minus_uvt", name, "loom_naive", [=](benchmark::State& s) {
@@ -90,7 +94,9 @@ void register_flagship(std::int64_t m, std::int64_t n, std::int64_t r, std::int6
     const auto x = loom::la::mat(in.X);
     const auto u = loom::la::mat(in.U);
     const auto v = loom::la::mat(in.V);
-    for (auto _ : s) benchmark::DoNotOptimize(loom::la::eval_naive(loom::la::sum(loom::la::pow2(x - u * loom::la::transpose(v)))));
+    for (auto _ : s)
+      benchmark::DoNotOptimize(
+          loom::la::eval_naive(loom::la::sum(loom::la::pow2(x - u * loom::la::transpose(v)))));
     lb::label(s, nnz, "operation at a time: dense U V^T, X - it, squared, summed");
   });
   lb::add("sum_sq_x_minus_uvt", name, "eigen", [=](benchmark::State& s) {
@@ -151,7 +157,8 @@ void register_batax(std::int64_t n, std::int64_t per_row) {
     auto& in = data->get();
     dvec y({n});
     const auto& A = in.A;
-    for (auto _ : s) unrewritten(y, y(j), loom::sum(i, loom::sum(k, 0.5 * A(i, j) * A(i, k) * in.x(k))));
+    for (auto _ : s)
+      unrewritten(y, y(j), loom::sum(i, loom::sum(k, 0.5 * A(i, j) * A(i, k) * in.x(k))));
     lb::label(s, nnz, "one loop nest over i, j, k");
   });
   lb::add("batax", name, "eigen", [=](benchmark::State& s) {
@@ -188,19 +195,23 @@ void register_smmm(std::int64_t n, std::int64_t per_row) {
     auto& in = data->get();
     const auto& A = in.A;
     const auto& B = in.B;
-    for (auto _ : s) benchmark::DoNotOptimize(loom::eval(loom::sum(i, j, loom::sum(k, A(i, k) * B(k, j)))));
+    for (auto _ : s)
+      benchmark::DoNotOptimize(loom::eval(loom::sum(i, j, loom::sum(k, A(i, k) * B(k, j)))));
     lb::label(s, nnz, "sum(k, sum(i, A(i,k)) sum(j, B(k,j)))");
   });
   lb::add("sigma_mmm", name, "loom_unrewritten", [=](benchmark::State& s) {
     auto& in = data->get();
     const auto& A = in.A;
     const auto& B = in.B;
-    for (auto _ : s) benchmark::DoNotOptimize(unrewritten_scalar(loom::sum(i, j, loom::sum(k, A(i, k) * B(k, j)))));
+    for (auto _ : s)
+      benchmark::DoNotOptimize(
+          unrewritten_scalar(loom::sum(i, j, loom::sum(k, A(i, k) * B(k, j)))));
     lb::label(s, nnz, "one loop nest over k, i, j");
   });
 }
 
-// ALS, PNMF, MLR (SPORES §5) ------------------------------------------------------------------------
+// ALS, PNMF, MLR (SPORES §5)
+// ------------------------------------------------------------------------
 struct spores_input {
   loom::tensor<double, loom::csr> X;
   dmat U, V, W, H;
@@ -236,13 +247,22 @@ void register_spores(std::int64_t m, std::int64_t n, std::int64_t r, std::int64_
     });
   };
   using namespace loom::la;
-  both("als", [](const spores_input& in) { return (mat(in.U) * transpose(mat(in.V)) - mat(in.X)) * mat(in.V); },
-       "(U V^T - X) V distributed: U (V^T V) - X V");
-  both("pnmf", [](const spores_input& in) { return loom::la::sum(mat(in.W) * mat(in.H)); },
-       "sum(W H) = colSums(W) . rowSums(H)");
-  both("mlr", [](const spores_input& in) {
-    return hadamard(mat(in.P), mat(in.X)) - hadamard(hadamard(mat(in.P), row_sums(mat(in.P))), mat(in.X));
-  }, "P*X - P*rowSums(P)*X");
+  both(
+      "als",
+      [](const spores_input& in) {
+        return (mat(in.U) * transpose(mat(in.V)) - mat(in.X)) * mat(in.V);
+      },
+      "(U V^T - X) V distributed: U (V^T V) - X V");
+  both(
+      "pnmf", [](const spores_input& in) { return loom::la::sum(mat(in.W) * mat(in.H)); },
+      "sum(W H) = colSums(W) . rowSums(H)");
+  both(
+      "mlr",
+      [](const spores_input& in) {
+        return hadamard(mat(in.P), mat(in.X)) -
+               hadamard(hadamard(mat(in.P), row_sums(mat(in.P))), mat(in.X));
+      },
+      "P*X - P*rowSums(P)*X");
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 // selfadjointView; band mat-vec vs dense, CSR and the built-in banded level.
 // SPDX-License-Identifier: BSL-1.0
 #include "../runtime/support.hpp"
-
 #include <Eigen/Dense>
 
 namespace {
@@ -63,7 +62,8 @@ void register_csr(const std::string& name, std::function<lb::entries<2>()> entri
   });
   lb::add("mapping_csr_spmv", name, "builtin_csr", [=](benchmark::State& s) {
     auto& in = data->get();
-    timed(s, in.A.nnz(), "built-in CSR", in.y, [&] { in.y(i) = loom::sum(j, in.A(i, j) * in.x(j)); });
+    timed(s, in.A.nnz(), "built-in CSR", in.y,
+          [&] { in.y(i) = loom::sum(j, in.A(i, j) * in.x(j)); });
   });
   lb::add("mapping_csr_spmv", name, "csr_mapping", [=](benchmark::State& s) {
     auto& in = data->get();
@@ -99,14 +99,15 @@ void register_hashed(const std::string& name, std::function<lb::entries<2>()> en
       }
     in->rows = lm::hash_table<>::from(keys);
     auto vals = in->A.values();
-    in->H = std::make_unique<hashed_view_t>(lm::make_view<lm::hashed_rows>(
-        in->A.shape(), vals, lm::bind(nm::rows, in->rows),
-        lm::bind(nm::pos2, std::span<const std::int64_t>(in->pos)),
-        lm::bind(nm::idx2, std::span<const std::int32_t>(lv.crd))));
+    in->H = std::make_unique<hashed_view_t>(
+        lm::make_view<lm::hashed_rows>(in->A.shape(), vals, lm::bind(nm::rows, in->rows),
+                                       lm::bind(nm::pos2, std::span<const std::int64_t>(in->pos)),
+                                       lm::bind(nm::idx2, std::span<const std::int32_t>(lv.crd))));
     const std::int64_t m = in->A.extent(0), n = in->A.extent(1);
     std::vector<std::array<std::int64_t, 1>> picked;
     for (std::int64_t r = 0; r < m; r += 100) picked.push_back({r});
-    in->xs = loom::from_coo<loom::sparse_vector>({m}, picked, std::vector<double>(picked.size(), 1.5));
+    in->xs =
+        loom::from_coo<loom::sparse_vector>({m}, picked, std::vector<double>(picked.size(), 1.5));
     in->x = dense_vec(n, 7);
     in->y = vec({m});
     in->w = vec({n});
@@ -122,7 +123,8 @@ void register_hashed(const std::string& name, std::function<lb::entries<2>()> en
   });
   lb::add("mapping_hashed_spmv", name, "builtin_csr", [=](benchmark::State& s) {
     auto& in = data->get();
-    timed(s, in.A.nnz(), "built-in CSR", in.y, [&] { in.y(i) = loom::sum(j, in.A(i, j) * in.x(j)); });
+    timed(s, in.A.nnz(), "built-in CSR", in.y,
+          [&] { in.y(i) = loom::sum(j, in.A(i, j) * in.x(j)); });
   });
   lb::add("mapping_hashed_spmv", name, "hashed_rows", [=](benchmark::State& s) {
     auto& in = data->get();
@@ -131,7 +133,8 @@ void register_hashed(const std::string& name, std::function<lb::entries<2>()> en
   });
   lb::add("mapping_hashed_spmv", name, "builtin_dcsr", [=](benchmark::State& s) {
     auto& in = data->get();
-    timed(s, in.A.nnz(), "built-in DCSR", in.y, [&] { in.y(i) = loom::sum(j, in.D(i, j) * in.x(j)); });
+    timed(s, in.A.nnz(), "built-in DCSR", in.y,
+          [&] { in.y(i) = loom::sum(j, in.D(i, j) * in.x(j)); });
   });
   // w = xs^T A, xs holding 1% of the rows: the row level is located (CSR: dense; hashed: probed)
   lb::add("mapping_hashed_probe", name, "builtin_csr", [=](benchmark::State& s) {
@@ -198,13 +201,17 @@ void register_triangular(std::int64_t n) {
     lb::check_values("lower/" + name + ": eigen vs full", in->ey, want.values(), 1e-10);
     want(i) = loom::sum(j, in->Sfull(i, j) * in->x(j));
     in->y(i) = loom::sum(j, in->S(i, j) * in->x(j));
-    lb::check_values("symmetric/" + name + ": packed vs full", in->y.values(), want.values(), 1e-10);
+    lb::check_values("symmetric/" + name + ": packed vs full", in->y.values(), want.values(),
+                     1e-10);
     in->y(i) = loom::sum(j, in->L(i, j) * in->x(j));
     in->y(j) += loom::sum(i, (*in->SL)(i, j) * in->x(i));
-    lb::check_values("symmetric/" + name + ": two kernels vs full", in->y.values(), want.values(), 1e-10);
+    lb::check_values("symmetric/" + name + ": two kernels vs full", in->y.values(), want.values(),
+                     1e-10);
     const auto S = lm::make_sum("S", lm::as_is(in->L), lm::transposed(*in->SL));
-    lm::assign_distributed(in->y(i), [&](const auto& A) { return loom::sum(j, A(i, j) * in->x(j)); }, S);
-    lb::check_values("symmetric/" + name + ": sum of mappings vs full", in->y.values(), want.values(), 1e-10);
+    lm::assign_distributed(
+        in->y(i), [&](const auto& A) { return loom::sum(j, A(i, j) * in->x(j)); }, S);
+    lb::check_values("symmetric/" + name + ": sum of mappings vs full", in->y.values(),
+                     want.values(), 1e-10);
     in->ey.noalias() = in->E.selfadjointView<Eigen::Lower>() * in->ex;
     lb::check_values("symmetric/" + name + ": eigen vs full", in->ey, want.values(), 1e-10);
     return in;
@@ -212,7 +219,8 @@ void register_triangular(std::int64_t n) {
   const std::int64_t tri = n * (n + 1) / 2, full = n * n;
   lb::add("mapping_lower_mv", name, "lower_packed", [=](benchmark::State& s) {
     auto& in = data->get();
-    timed(s, tri, "lower_packed mapping", in.y, [&] { in.y(i) = loom::sum(j, in.L(i, j) * in.x(j)); });
+    timed(s, tri, "lower_packed mapping", in.y,
+          [&] { in.y(i) = loom::sum(j, in.L(i, j) * in.x(j)); });
   });
   lb::add("mapping_lower_mv", name, "full_dense", [=](benchmark::State& s) {
     auto& in = data->get();
@@ -332,7 +340,8 @@ int main(int argc, char** argv) {
   register_csr("uniform_1Mx1M_10M", [] { return lb::random_matrix(1'000'000, 1'000'000, 10, 1); });
   for (const auto& [name, path] : lb::real_matrices())
     register_csr(name, [path = path] { return lb::load_matrix(path); });
-  register_hashed("uniform_1Mx1M_10M", [] { return lb::random_matrix(1'000'000, 1'000'000, 10, 1); });
+  register_hashed("uniform_1Mx1M_10M",
+                  [] { return lb::random_matrix(1'000'000, 1'000'000, 10, 1); });
   for (const auto& [name, path] : lb::real_matrices())
     register_hashed(name, [path = path] { return lb::load_matrix(path); });
   register_triangular(3000);

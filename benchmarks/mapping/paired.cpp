@@ -6,11 +6,11 @@
 // directly: g++-12 -std=c++20 -O2 -DNDEBUG -Iinclude -isystem /usr/include/eigen3
 // -DLOOM_BENCH_DATA_DIR=\"...\" benchmarks/mapping/paired.cpp -lbenchmark -lpthread
 // SPDX-License-Identifier: BSL-1.0
-#include "../runtime/support.hpp"
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+
+#include "../runtime/support.hpp"
 
 namespace {
 namespace lb = loom_bench;
@@ -20,8 +20,7 @@ constexpr loom::index<"i"> i;
 constexpr loom::index<"j"> j;
 using vec = loom::tensor<double, loom::dense_vector>;
 
-template <class F>
-double cpu_us(F&& f, int reps) {  // CPU time of the process per call
+template <class F> double cpu_us(F&& f, int reps) {  // CPU time of the process per call
   const std::clock_t t0 = std::clock();
   for (int r = 0; r < reps; ++r) f();
   return 1e6 * static_cast<double>(std::clock() - t0) / CLOCKS_PER_SEC / reps;
@@ -35,7 +34,8 @@ void run(const std::string& name, const lb::entries<2>& e, int rounds) {
   auto A = lb::to_loom<loom::csr>(e);
   const auto& lv = A.level<1>();
   auto vals = A.values();
-  auto M = lm::make_view<lm::csr>(A.shape(), vals, lm::bind(nm::pos2, std::span<const std::int64_t>(lv.pos)),
+  auto M = lm::make_view<lm::csr>(A.shape(), vals,
+                                  lm::bind(nm::pos2, std::span<const std::int64_t>(lv.pos)),
                                   lm::bind(nm::idx2, std::span<const std::int32_t>(lv.crd)));
   std::vector<std::pair<std::int64_t, std::int64_t>> keys;
   std::vector<std::int64_t> pos{0};
@@ -45,9 +45,10 @@ void run(const std::string& name, const lb::entries<2>& e, int rounds) {
       pos.push_back(lv.pos[r + 1]);
     }
   const auto rows = lm::hash_table<>::from(keys);
-  auto H = lm::make_view<lm::hashed_rows>(A.shape(), vals, lm::bind(nm::rows, rows),
-                                          lm::bind(nm::pos2, std::span<const std::int64_t>(pos)),
-                                          lm::bind(nm::idx2, std::span<const std::int32_t>(lv.crd)));
+  auto H =
+      lm::make_view<lm::hashed_rows>(A.shape(), vals, lm::bind(nm::rows, rows),
+                                     lm::bind(nm::pos2, std::span<const std::int64_t>(pos)),
+                                     lm::bind(nm::idx2, std::span<const std::int32_t>(lv.crd)));
   vec x({A.extent(1)}), y({A.extent(0)});
   for (auto& v : x.values()) v = 1.25;
   auto builtin = [&] { y(i) = loom::sum(j, A(i, j) * x(j)); };
@@ -68,15 +69,17 @@ void run(const std::string& name, const lb::entries<2>& e, int rounds) {
     rm.push_back(m / b);
     rh.push_back(h / b);
   }
-  std::printf("| %s | %lld | %.4g | %.3fx | %.3fx |\n", name.c_str(), static_cast<long long>(A.nnz()),
-              median(tb) / 1000.0, median(rm), median(rh));
+  std::printf("| %s | %lld | %.4g | %.3fx | %.3fx |\n", name.c_str(),
+              static_cast<long long>(A.nnz()), median(tb) / 1000.0, median(rm), median(rh));
 }
 }  // namespace
 
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 21;
   loom::set_num_threads(1);  // like bench.mapping: one loom thread, CPU time = the kernel's time
-  std::printf("| input | nnz | built-in CSR, CPU ms (median) | CSR mapping / built-in (median of paired ratios) | hashed_rows / built-in |\n|---|---|---|---|---|\n");
+  std::printf(
+      "| input | nnz | built-in CSR, CPU ms (median) | CSR mapping / built-in (median of paired "
+      "ratios) | hashed_rows / built-in |\n|---|---|---|---|---|\n");
   run("uniform_1Mx1M_10M", lb::random_matrix(1'000'000, 1'000'000, 10, 1), rounds);
   for (const auto& [name, path] : lb::real_matrices()) run(name, lb::load_matrix(path), rounds);
 }

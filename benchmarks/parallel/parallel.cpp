@@ -10,10 +10,10 @@
 // every array read once, every output array written once, no write-allocate traffic), `GBps` =
 // bytes / wall time.
 // SPDX-License-Identifier: BSL-1.0
-#include "../runtime/support.hpp"
-
 #include <memory>
 #include <string>
+
+#include "../runtime/support.hpp"
 
 namespace {
 
@@ -26,15 +26,15 @@ constexpr loom::index<"l"> l;
 constexpr int thread_counts[] = {1, 2};
 
 // Registers BM_<kernel>/<input>/threads:<t> for t = 1, 2; `body(state)` runs under the scope.
-template <class Body>
-void add(const std::string& kernel, const std::string& input, Body body) {
+template <class Body> void add(const std::string& kernel, const std::string& input, Body body) {
   for (int t : thread_counts) {
-    benchmark::RegisterBenchmark(("BM_" + kernel + "/" + input + "/threads:" + std::to_string(t)).c_str(),
-                                 [=](benchmark::State& s) {
-                                   loom::parallel_scope scope({.threads = t});
-                                   body(s);
-                                   s.counters["loom_threads"] = t;
-                                 })
+    benchmark::RegisterBenchmark(
+        ("BM_" + kernel + "/" + input + "/threads:" + std::to_string(t)).c_str(),
+        [=](benchmark::State& s) {
+          loom::parallel_scope scope({.threads = t});
+          body(s);
+          s.counters["loom_threads"] = t;
+        })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime()
         ->MeasureProcessCPUTime()
@@ -44,7 +44,8 @@ void add(const std::string& kernel, const std::string& input, Body body) {
 
 void set_bytes(benchmark::State& s, double bytes) {
   s.counters["bytes"] = bytes;
-  s.counters["GBps"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  s.counters["GBps"] =
+      benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // STREAM triad a = b + s c on loom's pool: 3 arrays of 20M doubles (160 MB each, 5x the L3).
@@ -172,26 +173,36 @@ int main(int argc, char** argv) {
     }
     set_bytes(s, spmv_bytes(in));
   });
-  benchmark::RegisterBenchmark("BM_spmv/banded_2Mx2M_32M/hand_serial", [banded, spmv_bytes](benchmark::State& s) {
-    spmv_input& in = banded->get();
-    for (auto _ : s) {
-      hand_spmv(in, in.hy);
-      benchmark::DoNotOptimize(in.hy.data());
-      benchmark::ClobberMemory();
-    }
-    set_bytes(s, spmv_bytes(in));
-    s.counters["loom_threads"] = 1;
-  })->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime()->MinTime(0.5);
-  benchmark::RegisterBenchmark("BM_spmv/uniform_1Mx1M_16M/hand_serial", [spmv, spmv_bytes](benchmark::State& s) {
-    spmv_input& in = spmv->get();
-    for (auto _ : s) {
-      hand_spmv(in, in.hy);
-      benchmark::DoNotOptimize(in.hy.data());
-      benchmark::ClobberMemory();
-    }
-    set_bytes(s, spmv_bytes(in));
-    s.counters["loom_threads"] = 1;
-  })->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime()->MinTime(0.5);
+  benchmark::RegisterBenchmark("BM_spmv/banded_2Mx2M_32M/hand_serial",
+                               [banded, spmv_bytes](benchmark::State& s) {
+                                 spmv_input& in = banded->get();
+                                 for (auto _ : s) {
+                                   hand_spmv(in, in.hy);
+                                   benchmark::DoNotOptimize(in.hy.data());
+                                   benchmark::ClobberMemory();
+                                 }
+                                 set_bytes(s, spmv_bytes(in));
+                                 s.counters["loom_threads"] = 1;
+                               })
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime()
+      ->MeasureProcessCPUTime()
+      ->MinTime(0.5);
+  benchmark::RegisterBenchmark("BM_spmv/uniform_1Mx1M_16M/hand_serial",
+                               [spmv, spmv_bytes](benchmark::State& s) {
+                                 spmv_input& in = spmv->get();
+                                 for (auto _ : s) {
+                                   hand_spmv(in, in.hy);
+                                   benchmark::DoNotOptimize(in.hy.data());
+                                   benchmark::ClobberMemory();
+                                 }
+                                 set_bytes(s, spmv_bytes(in));
+                                 s.counters["loom_threads"] = 1;
+                               })
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime()
+      ->MeasureProcessCPUTime()
+      ->MinTime(0.5);
 
   // SDDMM: C(i,j) = sum(k, S(i,j) U(i,k) V(j,k)), S 300K x 300K (~4.8M entries), K = 16 ----------
   struct sddmm_input {
@@ -216,8 +227,9 @@ int main(int argc, char** argv) {
     }
     loom::parallel_scope scope({.threads = 2});
     in->C(i, j) = loom::sum(k, in->S(i, j) * in->U(i, k) * in->V(j, k));
-    lb::check_csr("sddmm: 2 threads vs 1", in->C, {m, n, serial.level<1>().pos, serial.level<1>().crd,
-                                                    std::vector<double>(serial.values().begin(), serial.values().end())});
+    lb::check_csr("sddmm: 2 threads vs 1", in->C,
+                  {m, n, serial.level<1>().pos, serial.level<1>().crd,
+                   std::vector<double>(serial.values().begin(), serial.values().end())});
     return in;
   });
   add("sddmm", "uniform_300Kx300K_4.8M_K16", [sddmm](benchmark::State& s) {
@@ -272,7 +284,8 @@ int main(int argc, char** argv) {
     s.counters["nnz_C"] = static_cast<double>(in.C.nnz());
   });
 
-  // MTTKRP: A(i,j) = sum(k, l, B(i,k,l) C(k,j) D(l,j)), B 2000^3 with 8M entries (CSF), rank 16 ----
+  // MTTKRP: A(i,j) = sum(k, l, B(i,k,l) C(k,j) D(l,j)), B 2000^3 with 8M entries (CSF), rank 16
+  // ----
   struct mttkrp_input {
     loom::tensor<double, loom::csf<3>> B;
     loom::tensor<double, loom::dense_matrix> C, D, A;
@@ -297,7 +310,8 @@ int main(int argc, char** argv) {
     }
   });
 
-  // TTM: Y(i,j,k) = sum(l, T(i,j,l) M(k,l)), T 1000^3 with 2M entries (CSF), M 16 x 1000, Y dense --
+  // TTM: Y(i,j,k) = sum(l, T(i,j,l) M(k,l)), T 1000^3 with 2M entries (CSF), M 16 x 1000, Y dense
+  // --
   struct ttm_input {
     loom::tensor<double, loom::csf<3>> T;
     loom::tensor<double, loom::dense_matrix> M;

@@ -2,9 +2,9 @@
 // kernels/<name>.cpp) or none, so that the size of binsize.<name> minus binsize.none is what the
 // kernel adds to a program (tools/binary_size.py).
 // SPDX-License-Identifier: BSL-1.0
-#include "kernels.hpp"
-
 #include <cstdio>
+
+#include "kernels.hpp"
 
 int main(int argc, char**) {
   using namespace loom_peers;

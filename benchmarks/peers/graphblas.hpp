@@ -8,24 +8,25 @@
 
 #if LOOM_BENCH_HAVE_GRAPHBLAS
 
-#include "kernels.hpp"
-#include "../runtime/support.hpp"
+#  include "../runtime/support.hpp"
+#  include "kernels.hpp"
 
 // Debian's GraphBLAS.h (7.4) declares its C functions without extern "C"
 extern "C" {
-#include <GraphBLAS.h>
+#  include <GraphBLAS.h>
 }
 
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <vector>
+#  include <cstdlib>
+#  include <cstring>
+#  include <string>
+#  include <vector>
 
 namespace loom_peers::grb {
 
 inline void check(GrB_Info info, const char* what) {
   if (info != GrB_SUCCESS && info != GrB_NO_VALUE)
-    loom_bench::fail(std::string("GraphBLAS: ") + what + " failed with GrB_Info " + std::to_string(static_cast<int>(info)));
+    loom_bench::fail(std::string("GraphBLAS: ") + what + " failed with GrB_Info " +
+                     std::to_string(static_cast<int>(info)));
 }
 
 /// Starts GraphBLAS once and sets its thread count.
@@ -42,7 +43,9 @@ inline void init(int threads) {
 struct matrix {
   GrB_Matrix m = nullptr;
   matrix() = default;
-  explicit matrix(GrB_Index rows, GrB_Index cols) { check(GrB_Matrix_new(&m, GrB_FP64, rows, cols), "GrB_Matrix_new"); }
+  explicit matrix(GrB_Index rows, GrB_Index cols) {
+    check(GrB_Matrix_new(&m, GrB_FP64, rows, cols), "GrB_Matrix_new");
+  }
   matrix(const matrix&) = delete;
   matrix& operator=(const matrix&) = delete;
   matrix(matrix&& o) noexcept : m(o.m) { o.m = nullptr; }
@@ -78,7 +81,8 @@ inline matrix from_csr(const csr_t& A) {
       J[static_cast<std::size_t>(p)] = static_cast<GrB_Index>(lv.crd[static_cast<std::size_t>(p)]);
     }
   matrix M(static_cast<GrB_Index>(A.extent(0)), static_cast<GrB_Index>(A.extent(1)));
-  check(GrB_Matrix_build_FP64(M, I.data(), J.data(), A.values().data(), I.size(), GrB_PLUS_FP64), "GrB_Matrix_build");
+  check(GrB_Matrix_build_FP64(M, I.data(), J.data(), A.values().data(), I.size(), GrB_PLUS_FP64),
+        "GrB_Matrix_build");
   check(GrB_Matrix_wait(M, GrB_MATERIALIZE), "GrB_wait");
   return M;
 }
@@ -98,7 +102,8 @@ inline matrix from_dense(const mat_t& U) {
 inline void from_dense(vector& v, const double* data, std::size_t n) {
   void* x = std::malloc(n * sizeof(double));
   std::memcpy(x, data, n * sizeof(double));
-  check(GxB_Vector_import_Full(&v.v, GrB_FP64, n, &x, n * sizeof(double), false, nullptr), "GxB_Vector_import_Full");
+  check(GxB_Vector_import_Full(&v.v, GrB_FP64, n, &x, n * sizeof(double), false, nullptr),
+        "GxB_Vector_import_Full");
 }
 
 /// The entries of a GraphBLAS matrix as sorted CSR arrays (for the result checks).
@@ -109,10 +114,12 @@ inline loom_bench::csr_arrays to_csr(GrB_Matrix M) {
   check(GrB_Matrix_nvals(&nvals, M), "GrB_Matrix_nvals");
   std::vector<GrB_Index> I(nvals), J(nvals);
   std::vector<double> X(nvals);
-  check(GrB_Matrix_extractTuples_FP64(I.data(), J.data(), X.data(), &nvals, M), "GrB_Matrix_extractTuples");
+  check(GrB_Matrix_extractTuples_FP64(I.data(), J.data(), X.data(), &nvals, M),
+        "GrB_Matrix_extractTuples");
   std::vector<std::size_t> order(nvals);
   for (std::size_t k = 0; k < nvals; ++k) order[k] = k;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return I[a] != I[b] ? I[a] < I[b] : J[a] < J[b]; });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return I[a] != I[b] ? I[a] < I[b] : J[a] < J[b]; });
   loom_bench::csr_arrays c;
   c.rows = static_cast<std::int64_t>(rows);
   c.cols = static_cast<std::int64_t>(cols);

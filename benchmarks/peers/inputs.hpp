@@ -5,12 +5,12 @@
 #ifndef LOOM_BENCHMARKS_PEERS_INPUTS_HPP
 #define LOOM_BENCHMARKS_PEERS_INPUTS_HPP
 
-#include "../runtime/support.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
+
+#include "../runtime/support.hpp"
 
 namespace loom_peers {
 
@@ -20,7 +20,8 @@ namespace lb = loom_bench;
 inline void sort_unique(lb::entries<2>& e) {
   std::vector<std::size_t> order(e.crd.size());
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return e.crd[a] < e.crd[b]; });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return e.crd[a] < e.crd[b]; });
   lb::entries<2> s;
   s.shape = e.shape;
   s.crd.reserve(order.size());
@@ -63,11 +64,13 @@ inline lb::entries<2> power_law_matrix(std::int64_t n, std::int64_t nnz, std::ui
   // needed: a Fisher-Yates shuffle with the same generator)
   std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
   for (std::int64_t v = 0; v < n; ++v) perm[static_cast<std::size_t>(v)] = v;
-  for (std::int64_t v = n - 1; v > 0; --v) std::swap(perm[static_cast<std::size_t>(v)], perm[static_cast<std::size_t>(g.below(v + 1))]);
+  for (std::int64_t v = n - 1; v > 0; --v)
+    std::swap(perm[static_cast<std::size_t>(v)], perm[static_cast<std::size_t>(g.below(v + 1))]);
   // coordinates as one sortable key each; the values are drawn afterwards, in sorted order
   std::vector<std::uint64_t> keys(static_cast<std::size_t>(nnz));
   for (auto& k : keys)
-    k = static_cast<std::uint64_t>(perm[static_cast<std::size_t>(pick(g))]) * static_cast<std::uint64_t>(n) +
+    k = static_cast<std::uint64_t>(perm[static_cast<std::size_t>(pick(g))]) *
+            static_cast<std::uint64_t>(n) +
         static_cast<std::uint64_t>(perm[static_cast<std::size_t>(pick(g))]);
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());

@@ -7,9 +7,6 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
-#include "sqlite_db.hpp"
-#include "timing.hpp"
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +16,9 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "sqlite_db.hpp"
+#include "timing.hpp"
 
 namespace {
 namespace rel = loom::relational;
@@ -44,12 +44,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int k = 1; k < argc; ++k) files.push_back(argv[k]);
   if (files.empty()) {
-    const std::filesystem::path dir =
-        std::filesystem::path(LOOM_BENCH_RELATIONAL_DIR) / ".." / ".." / ".." / "shared" / "data" / "matrices";
-    for (const char* f : {"karate.mtx", "jagmesh7.mtx", "cryg2500.mtx", "bcsstk13.mtx", "pushpull.mtx"})
+    const std::filesystem::path dir = std::filesystem::path(LOOM_BENCH_RELATIONAL_DIR) / ".." /
+                                      ".." / ".." / "shared" / "data" / "matrices";
+    for (const char* f :
+         {"karate.mtx", "jagmesh7.mtx", "cryg2500.mtx", "bcsstk13.mtx", "pushpull.mtx"})
       files.push_back((dir / f).string());
   }
-  std::printf("| graph | nodes | edges | query | count | loom (ms) | SQLite (ms) | SQLite / loom |\n");
+  std::printf(
+      "| graph | nodes | edges | query | count | loom (ms) | SQLite (ms) | SQLite / loom |\n");
   std::printf("|---|---:|---:|---|---:|---:|---:|---:|\n");
   for (const auto& file : files) {
     const auto M = loom::read_matrix_market<double, loom::csr>(file);
@@ -69,8 +71,9 @@ int main(int argc, char** argv) {
     for (const auto& [x, y] : up) fu.push_back(x), fu.push_back(y);
     db.insert_ints("E", 2, fs);
     db.insert_ints("U", 2, fu);
-    db.exec("CREATE INDEX e_ab ON E(a, b); CREATE INDEX e_ba ON E(b, a);"
-            "CREATE INDEX u_ab ON U(a, b); CREATE INDEX u_ba ON U(b, a); ANALYZE;");
+    db.exec(
+        "CREATE INDEX e_ab ON E(a, b); CREATE INDEX e_ba ON E(b, a);"
+        "CREATE INDEX u_ab ON U(a, b); CREATE INDEX u_ba ON U(b, a); ANALYZE;");
     sqlite3_progress_handler(db.handle(), 100000, progress, nullptr);
 
     struct query {
@@ -90,7 +93,8 @@ int main(int argc, char** argv) {
            return loom::eval(
                loom::sum(a, b, c, d, U(a, b) * U(a, c) * U(a, d) * U(b, c) * U(b, d) * U(c, d)));
          },
-         "SELECT count(*) FROM U ab, U ac, U ad, U bc, U bd, U cd WHERE ab.a = ac.a AND ab.a = ad.a "
+         "SELECT count(*) FROM U ab, U ac, U ad, U bc, U bd, U cd WHERE ab.a = ac.a AND ab.a = "
+         "ad.a "
          "AND ab.b = bc.a AND ac.b = bc.b AND ab.b = bd.a AND ad.b = bd.b AND ac.b = cd.a AND "
          "ad.b = cd.b"},
     };

@@ -43,9 +43,12 @@ inline std::optional<duckdb_result> run_duckdb(const std::string& threads, int r
   while (std::fgets(line, sizeof line, p)) {
     std::string s(line);
     if (!s.empty() && s.back() == '\n') s.pop_back();
-    if (s.rfind("load_ms ", 0) == 0) r.load_ms = std::atof(s.c_str() + 8);
-    else if (s.rfind("query_ms ", 0) == 0) r.query_ms = std::atof(s.c_str() + 9);
-    else if (s.rfind("row ", 0) == 0) r.rows.push_back(s.substr(4));
+    if (s.rfind("load_ms ", 0) == 0)
+      r.load_ms = std::atof(s.c_str() + 8);
+    else if (s.rfind("query_ms ", 0) == 0)
+      r.query_ms = std::atof(s.c_str() + 9);
+    else if (s.rfind("row ", 0) == 0)
+      r.rows.push_back(s.substr(4));
   }
   if (pclose(p) != 0) return std::nullopt;
   return r;

@@ -10,13 +10,13 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
-#include "timing.hpp"
-
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <vector>
+
+#include "timing.hpp"
 
 namespace {
 namespace rel = loom::relational;
@@ -60,42 +60,42 @@ int main(int argc, char** argv) {
   std::printf("A: %lld x %lld, %lld nonzeros\n%s\n", (long long)rows, (long long)rows,
               (long long)A.nnz(), loom::explain(y(j), loom::sum(i, probe(i) * A(i, j))).c_str());
   for (const bool scattered : {true, false}) {
-  v = scores(scattered);
-  const auto vv = v.values();
-  std::printf("\n%s rows pass the filter:\n\n", scattered ? "Scattered" : "Clustered");
-  std::printf("| filtered out | fused loom (ms) | unfused: filter (ms) | unfused: SpMV (ms) | unfused total (ms) | loom where (ms) | hand-written fused (ms) | max diff |\n");
-  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-  for (const double selectivity : {0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 0.99, 1.0}) {
-    const double t = selectivity;  // v is uniform in (0, 1]: v > t keeps a 1 - t fraction
-    const auto vf_view = rel::value_filter<rel::greater>(v, t);
-    const double fused = bench::median_ms([&] { y(j) = loom::sum(i, vf_view(i) * A(i, j)); });
-    std::vector<double> fused_y(y.values().begin(), y.values().end());
-    const double with_where = bench::median_ms([&] {
-      y(j) = loom::sum(i, loom::where(v(i) > t, v(i)) * A(i, j));
-    });
-    std::vector<double> where_y(y.values().begin(), y.values().end());
-    loom::tensor<double, loom::sparse_vector> vf;
-    const double filter = bench::median_ms([&] {
-      vf = rel::filter_values(v, [t](double x) { return x > t; });
-    });
-    const double spmv = bench::median_ms([&] { y(j) = loom::sum(i, vf(i) * A(i, j)); });
-    const double hw = bench::median_ms([&] {
-      std::fill(hand.begin(), hand.end(), 0.0);
-      for (std::int64_t r = 0; r < rows; ++r) {
-        const double x = vv[static_cast<std::size_t>(r)];
-        if (!(x > t)) continue;
-        for (std::int64_t p = pos[r]; p < pos[r + 1]; ++p) hand[cols[p]] += x * av[p];
+    v = scores(scattered);
+    const auto vv = v.values();
+    std::printf("\n%s rows pass the filter:\n\n", scattered ? "Scattered" : "Clustered");
+    std::printf(
+        "| filtered out | fused loom (ms) | unfused: filter (ms) | unfused: SpMV (ms) | unfused "
+        "total (ms) | loom where (ms) | hand-written fused (ms) | max diff |\n");
+    std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (const double selectivity : {0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 0.99, 1.0}) {
+      const double t = selectivity;  // v is uniform in (0, 1]: v > t keeps a 1 - t fraction
+      const auto vf_view = rel::value_filter<rel::greater>(v, t);
+      const double fused = bench::median_ms([&] { y(j) = loom::sum(i, vf_view(i) * A(i, j)); });
+      std::vector<double> fused_y(y.values().begin(), y.values().end());
+      const double with_where =
+          bench::median_ms([&] { y(j) = loom::sum(i, loom::where(v(i) > t, v(i)) * A(i, j)); });
+      std::vector<double> where_y(y.values().begin(), y.values().end());
+      loom::tensor<double, loom::sparse_vector> vf;
+      const double filter =
+          bench::median_ms([&] { vf = rel::filter_values(v, [t](double x) { return x > t; }); });
+      const double spmv = bench::median_ms([&] { y(j) = loom::sum(i, vf(i) * A(i, j)); });
+      const double hw = bench::median_ms([&] {
+        std::fill(hand.begin(), hand.end(), 0.0);
+        for (std::int64_t r = 0; r < rows; ++r) {
+          const double x = vv[static_cast<std::size_t>(r)];
+          if (!(x > t)) continue;
+          for (std::int64_t p = pos[r]; p < pos[r + 1]; ++p) hand[cols[p]] += x * av[p];
+        }
+      });
+      double diff = 0;
+      for (std::int64_t c = 0; c < rows; ++c) {
+        diff = std::max(diff, std::abs(fused_y[c] - hand[c]));
+        diff = std::max(diff, std::abs(where_y[c] - hand[c]));
+        diff = std::max(diff, std::abs(y.at(c) - hand[c]));
       }
-    });
-    double diff = 0;
-    for (std::int64_t c = 0; c < rows; ++c) {
-      diff = std::max(diff, std::abs(fused_y[c] - hand[c]));
-      diff = std::max(diff, std::abs(where_y[c] - hand[c]));
-      diff = std::max(diff, std::abs(y.at(c) - hand[c]));
+      std::printf("| %.0f%% | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1e |\n",
+                  selectivity * 100, fused, filter, spmv, filter + spmv, with_where, hw, diff);
+      if (diff > 1e-9) return 1;
     }
-    std::printf("| %.0f%% | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1e |\n", selectivity * 100,
-                fused, filter, spmv, filter + spmv, with_where, hw, diff);
-    if (diff > 1e-9) return 1;
-  }
   }
 }

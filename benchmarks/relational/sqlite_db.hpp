@@ -4,22 +4,24 @@
 #ifndef LOOM_BENCHMARKS_RELATIONAL_SQLITE_DB_HPP
 #define LOOM_BENCHMARKS_RELATIONAL_SQLITE_DB_HPP
 
-#include <sqlite3.h>
-
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <sqlite3.h>
+
 namespace bench {
 
 class sqlite_db {
  public:
   sqlite_db() {
-    if (sqlite3_open(":memory:", &db_) != SQLITE_OK) throw std::runtime_error("sqlite3_open failed");
-    exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA temp_store=MEMORY;"
-         "PRAGMA threads=0;");
+    if (sqlite3_open(":memory:", &db_) != SQLITE_OK)
+      throw std::runtime_error("sqlite3_open failed");
+    exec(
+        "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA temp_store=MEMORY;"
+        "PRAGMA threads=0;");
   }
   ~sqlite_db() { sqlite3_close(db_); }
   sqlite_db(const sqlite_db&) = delete;

@@ -3,22 +3,21 @@
 // thread and with its default thread count. Load times are reported apart from query times.
 //   tpch [sf ...]        default: 0.1 1; data in $LOOM_TPCH_DATA/sf<sf> (default /tmp), reused
 // SPDX-License-Identifier: BSL-1.0
-#include "tpch/dbgen.hpp"
-#include "tpch/queries.hpp"
-
-#include "duckdb_runner.hpp"
-#include "sqlite_db.hpp"
-#include "timing.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
+
+#include "duckdb_runner.hpp"
+#include "sqlite_db.hpp"
+#include "timing.hpp"
+#include "tpch/dbgen.hpp"
+#include "tpch/queries.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -58,8 +57,10 @@ void load_sqlite(bench::sqlite_db& db, const tpch::database& data) {
       for (std::size_t k = 0; k < cols.size(); ++k) {
         const rel::column& c = *cols[k];
         const int at = static_cast<int>(k + 1);
-        if (c.type() == rel::column_type::int64) sqlite3_bind_int64(st, at, c.ints()[r]);
-        else if (c.type() == rel::column_type::decimal) sqlite3_bind_double(st, at, c.reals()[r]);
+        if (c.type() == rel::column_type::int64)
+          sqlite3_bind_int64(st, at, c.ints()[r]);
+        else if (c.type() == rel::column_type::decimal)
+          sqlite3_bind_double(st, at, c.reals()[r]);
         else {
           texts[k] = c.text(r);
           sqlite3_bind_text(st, at, texts[k].c_str(), -1, SQLITE_STATIC);
@@ -123,10 +124,12 @@ int main(int argc, char** argv) {
   }
   const fs::path root = std::getenv("LOOM_TPCH_DATA") ? fs::path(std::getenv("LOOM_TPCH_DATA"))
                                                       : fs::temp_directory_path();
-  const fs::path sql = fs::path(LOOM_BENCH_RELATIONAL_DIR) / ".." / ".." / "examples" / "tpch" / "sql";
+  const fs::path sql =
+      fs::path(LOOM_BENCH_RELATIONAL_DIR) / ".." / ".." / "examples" / "tpch" / "sql";
   const bool duck = bench::duckdb_dir().has_value();
-  std::printf("| SF | query | loom (ms) | SQLite (ms) | DuckDB 1 thread (ms) | DuckDB default (ms) | "
-              "SQLite / loom | DuckDB-1 / loom |\n|---:|---|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "| SF | query | loom (ms) | SQLite (ms) | DuckDB 1 thread (ms) | DuckDB default (ms) | "
+      "SQLite / loom | DuckDB-1 / loom |\n|---:|---|---:|---:|---:|---:|---:|---:|\n");
   std::vector<std::string> load_lines;
   for (const double sf : sfs) {
     char tag[32];
@@ -176,13 +179,13 @@ int main(int argc, char** argv) {
     std::map<std::string, double> duck_load;  // per thread setting: the fastest of its loads
     if (duck) {
       std::vector<std::string> tables;
-      for (const char* t : {"region", "nation", "supplier", "customer", "orders", "lineitem",
-                            "part", "partsupp"})
+      for (const char* t :
+           {"region", "nation", "supplier", "customer", "orders", "lineitem", "part", "partsupp"})
         tables.push_back(std::string(t) + "=" + (dir / (std::string(t) + ".csv")).string());
       for (const char* threads : {"1", "default"})
         for (const char* q : {"q5", "q9"}) {
-          const auto r = bench::run_duckdb(threads, 5, (sql / (std::string(q) + ".sql")).string(),
-                                           tables);
+          const auto r =
+              bench::run_duckdb(threads, 5, (sql / (std::string(q) + ".sql")).string(), tables);
           if (!r) continue;
           duck_ms[std::string(threads) + q] = r->query_ms;
           const auto [at, fresh] = duck_load.try_emplace(threads, r->load_ms);
@@ -197,11 +200,13 @@ int main(int argc, char** argv) {
       std::snprintf(buf, sizeof buf, "%.1fx", a / b);
       return std::string(buf);
     };
-    for (const auto& [q, lm, sm] : {std::tuple{"q5", loom5, sqlite5}, std::tuple{"q9", loom9, sqlite9}}) {
+    for (const auto& [q, lm, sm] :
+         {std::tuple{"q5", loom5, sqlite5}, std::tuple{"q9", loom9, sqlite9}}) {
       const std::string k1 = std::string("1") + q;
       std::printf("| %g | %s | %s | %s | %s | %s | %s | %s |\n", sf, q, cell(lm).c_str(),
-                  cell(sm).c_str(), duck_cell(k1).c_str(), duck_cell(std::string("default") + q).c_str(),
-                  ratio(sm, lm).c_str(), duck_ms.count(k1) ? ratio(duck_ms[k1], lm).c_str() : "");
+                  cell(sm).c_str(), duck_cell(k1).c_str(),
+                  duck_cell(std::string("default") + q).c_str(), ratio(sm, lm).c_str(),
+                  duck_ms.count(k1) ? ratio(duck_ms[k1], lm).c_str() : "");
     }
     std::fflush(stdout);
     char line[384];

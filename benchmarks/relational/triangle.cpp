@@ -6,10 +6,6 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
-#include "duckdb_runner.hpp"
-#include "sqlite_db.hpp"
-#include "timing.hpp"
-
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +13,10 @@
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include "duckdb_runner.hpp"
+#include "sqlite_db.hpp"
+#include "timing.hpp"
 
 namespace {
 namespace rel = loom::relational;
@@ -43,21 +43,26 @@ int main(int argc, char** argv) {
   const bool duck = bench::duckdb_dir().has_value();
   const auto tmp = std::filesystem::temp_directory_path();
   const std::string sql_path = (tmp / "loom_triangle.sql").string();
-  std::ofstream(sql_path) << "SELECT count(*) FROM R r, R s, R t WHERE r.b = s.a AND s.b = t.b AND r.a = t.a\n";
+  std::ofstream(sql_path)
+      << "SELECT count(*) FROM R r, R s, R t WHERE r.b = s.a AND s.b = t.b AND r.a = t.a\n";
   double last_duck_ms = 0;
   std::int64_t last_duck_n = 0;
   std::vector<std::int64_t> sizes{1000, 3000, 10000, 30000, 100000, 300000, 1000000};
   if (argc > 1) sizes = {std::atoll(argv[1])};
-  std::printf("| n | result | loom build (ms) | loom query (ms) | loom ns per n | SQLite (ms) | SQLite / loom | DuckDB 1 thread (ms) | DuckDB / loom |\n");
+  std::printf(
+      "| n | result | loom build (ms) | loom query (ms) | loom ns per n | SQLite (ms) | SQLite / "
+      "loom | DuckDB 1 thread (ms) | DuckDB / loom |\n");
   std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   double last_sqlite_ms = 0;
   std::int64_t last_sqlite_n = 0;
   for (const std::int64_t n : sizes) {
     const rel::table t = instance(n);
     loom::tensor<std::int64_t, loom::csf<2>> R;
-    const double build = bench::median_ms([&] {
-      R = rel::key_by<2>(t, {"a", "b"}, rel::exists(), {n + 1, n + 1});
-    }, 0, 1, 1);
+    const double build = bench::median_ms(
+        [&] {
+          R = rel::key_by<2>(t, {"a", "b"}, rel::exists(), {n + 1, n + 1});
+        },
+        0, 1, 1);
     std::int64_t result = 0;
     const double query = bench::median_ms(
         [&] { result = loom::eval(loom::sum(a, b, c, R(a, b) * R(b, c) * R(a, c))); });

@@ -22,7 +22,8 @@ struct input {
 // timed loop reuses one result's vectors, as loom reuses C's arrays; "loom_fresh" builds a new C).
 lb::csr_arrays hand(const input& in) { return lb::hand_add(in.A, in.B); }
 
-void register_input(const std::string& name, std::function<std::pair<lb::entries<2>, lb::entries<2>>()> make) {
+void register_input(const std::string& name,
+                    std::function<std::pair<lb::entries<2>, lb::entries<2>>()> make) {
   auto data = std::make_shared<lb::lazy<input>>([=] {
     auto in = std::make_unique<input>();
     {
@@ -37,12 +38,17 @@ void register_input(const std::string& name, std::function<std::pair<lb::entries
     in->C(i, j) = in->A(i, j) + in->B(i, j);
     lb::check_csr("add/" + name + ": loom vs hand", in->C, want);
     in->eC = in->eA + in->eB;
-    lb::check_exact("add/" + name + ": eigen vs hand (pos)",
-                    std::vector<std::int64_t>(in->eC.outerIndexPtr(), in->eC.outerIndexPtr() + want.rows + 1), want.pos);
+    lb::check_exact(
+        "add/" + name + ": eigen vs hand (pos)",
+        std::vector<std::int64_t>(in->eC.outerIndexPtr(), in->eC.outerIndexPtr() + want.rows + 1),
+        want.pos);
     lb::check_exact("add/" + name + ": eigen vs hand (crd)",
-                    std::vector<std::int32_t>(in->eC.innerIndexPtr(), in->eC.innerIndexPtr() + in->eC.nonZeros()), want.crd);
+                    std::vector<std::int32_t>(in->eC.innerIndexPtr(),
+                                              in->eC.innerIndexPtr() + in->eC.nonZeros()),
+                    want.crd);
     lb::check_values("add/" + name + ": eigen vs hand (values)",
-                     std::vector<double>(in->eC.valuePtr(), in->eC.valuePtr() + in->eC.nonZeros()), want.val);
+                     std::vector<double>(in->eC.valuePtr(), in->eC.valuePtr() + in->eC.nonZeros()),
+                     want.val);
     return in;
   });
   const std::string what = "CSR + CSR -> CSR";
@@ -91,7 +97,8 @@ void register_input(const std::string& name, std::function<std::pair<lb::entries
 int main(int argc, char** argv) {
   // two 1M x 1M matrices with 8 uniform entries per row each (~8M entries, ~100 MB each)
   register_input("uniform_1Mx1M_8M", [] {
-    return std::pair{lb::random_matrix(1'000'000, 1'000'000, 8, 31), lb::random_matrix(1'000'000, 1'000'000, 8, 32)};
+    return std::pair{lb::random_matrix(1'000'000, 1'000'000, 8, 31),
+                     lb::random_matrix(1'000'000, 1'000'000, 8, 32)};
   });
   // real matrices: A + A^T (the same pattern when A is symmetric)
   for (const auto& [name, path] : lb::real_matrices())

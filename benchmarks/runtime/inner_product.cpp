@@ -5,7 +5,6 @@
 // y dense (loom, a column-scatter loop, Eigen's SparseMatrix * SparseVector into a VectorXd).
 // SPDX-License-Identifier: BSL-1.0
 #include "support.hpp"
-
 #include <Eigen/Dense>
 
 namespace {
@@ -54,7 +53,8 @@ void register_dot(const std::string& name, std::int64_t n, std::int64_t nx, std:
     in->ex = lb::to_eigen_vector(ex);
     in->ez = lb::to_eigen_vector(ez);
     const double want = hand(*in);
-    lb::check_scalar("dot/" + name + ": loom vs hand", loom::eval(loom::sum(i, in->x(i) * in->z(i))), want);
+    lb::check_scalar("dot/" + name + ": loom vs hand",
+                     loom::eval(loom::sum(i, in->x(i) * in->z(i))), want);
     lb::check_scalar("dot/" + name + ": eigen vs hand", in->ex.dot(in->ez), want, 1e-10);
     return in;
   });
@@ -76,7 +76,8 @@ void register_dot(const std::string& name, std::int64_t n, std::int64_t nx, std:
   });
 }
 
-// CSR : CSR (Frobenius inner product) ----------------------------------------------------------------
+// CSR : CSR (Frobenius inner product)
+// ----------------------------------------------------------------
 struct frob_input {
   loom::tensor<double, loom::csr> A, B;
   Eigen::SparseMatrix<double, Eigen::RowMajor, int> eA, eB;
@@ -128,7 +129,8 @@ void register_frobenius(const std::string& name, const std::string& path) {
   });
 }
 
-// SpMSpV: CSC x sparse -> dense ---------------------------------------------------------------------
+// SpMSpV: CSC x sparse -> dense
+// ---------------------------------------------------------------------
 struct spmspv_input {
   loom::tensor<double, loom::csc> A;
   loom::tensor<double, loom::sparse_vector> x;
@@ -154,7 +156,8 @@ void hand(spmspv_input& in) {
   }
 }
 
-void register_spmspv(const std::string& name, std::int64_t n, std::int64_t per_col, std::int64_t nx) {
+void register_spmspv(const std::string& name, std::int64_t n, std::int64_t per_col,
+                     std::int64_t nx) {
   auto data = std::make_shared<lb::lazy<spmspv_input>>([=] {
     auto in = std::make_unique<spmspv_input>();
     in->A = lb::to_loom<loom::csc>(lb::random_matrix(n, n, per_col, 21, /*by_column=*/true));

@@ -34,7 +34,9 @@ std::vector<double> spmv_by_hand(const csr_t& M, const std::vector<double>& v) {
   const auto& crd = M.level<1>().crd;
   for (std::int64_t r = 0; r < n; ++r)
     for (auto p = pos[static_cast<std::size_t>(r)]; p < pos[static_cast<std::size_t>(r) + 1]; ++p)
-      out[static_cast<std::size_t>(r)] += M.values()[static_cast<std::size_t>(p)] * v[static_cast<std::size_t>(crd[static_cast<std::size_t>(p)])];
+      out[static_cast<std::size_t>(r)] +=
+          M.values()[static_cast<std::size_t>(p)] *
+          v[static_cast<std::size_t>(crd[static_cast<std::size_t>(p)])];
   return out;
 }
 
@@ -49,21 +51,26 @@ struct hops {
   csr_t A, B, C;
   vec_t x;
   std::vector<double> want;
-  auto program() const { return loom::sum(j, loom::sum(k, loom::sum(l, A(i, j) * B(j, k) * C(k, l) * x(l)))); }
+  auto program() const {
+    return loom::sum(j, loom::sum(k, loom::sum(l, A(i, j) * B(j, k) * C(k, l) * x(l))));
+  }
   std::int64_t counted() const { return B.nnz(); }
 };
 
 // n vertices; `hubs` columns of B; x has `seeds` entries, each row of C in a hub reaches them
-std::unique_ptr<hops> make_hops(std::int64_t n, std::int64_t per_row, std::int64_t hubs, std::int64_t seeds) {
+std::unique_ptr<hops> make_hops(std::int64_t n, std::int64_t per_row, std::int64_t hubs,
+                                std::int64_t seeds) {
   auto h = std::make_unique<hops>();
   h->A = lb::to_loom<loom::csr>(lb::random_matrix(n, n, per_row, 11));
   lb::entries<2> b = lb::random_matrix(n, n, per_row, 12);
   lb::rng g(13);
-  for (std::int64_t r = 0; r < n; ++r) b.crd.push_back({r, g.below(hubs)}), b.val.push_back(g.value());
+  for (std::int64_t r = 0; r < n; ++r)
+    b.crd.push_back({r, g.below(hubs)}), b.val.push_back(g.value());
   h->B = lb::to_loom<loom::csr>(b);  // duplicates summed
   const lb::entries<1> x = lb::random_vector(n, seeds, 14);
   lb::entries<2> c = lb::random_matrix(n, n, 2, 15);
-  for (std::int64_t r = 0; r < hubs; ++r) c.crd.push_back({r, x.crd[static_cast<std::size_t>(r % seeds)][0]}), c.val.push_back(g.value());
+  for (std::int64_t r = 0; r < hubs; ++r)
+    c.crd.push_back({r, x.crd[static_cast<std::size_t>(r % seeds)][0]}), c.val.push_back(g.value());
   h->C = lb::to_loom<loom::csr>(c);
   h->x = lb::to_loom<loom::sparse_vector>(x);
   h->want = spmv_by_hand(h->A, spmv_by_hand(h->B, spmv_by_hand(h->C, dense_of(h->x))));
@@ -96,7 +103,8 @@ void check(const std::string& what, const out_t& y, const std::vector<double>& w
 // `candidate` with each format assignment, and the fused kernel
 template <class Data>
 void register_plans(const std::string& name, std::int64_t n, std::shared_ptr<lb::lazy<Data>> data,
-                    const std::string& candidate, const std::vector<std::pair<std::string, formats_t>>& assignments) {
+                    const std::string& candidate,
+                    const std::vector<std::pair<std::string, formats_t>>& assignments) {
   lb::add("intermediates", name, "decompose", [=](benchmark::State& st) {
     Data& h = data->get();
     out_t y({n});
@@ -106,7 +114,8 @@ void register_plans(const std::string& name, std::int64_t n, std::shared_ptr<lb:
     }
     check(name + " decompose", y, h.want);
     const auto plan = loom::plan_decomposition(y(i), h.program());
-    lb::label(st, h.counted(), "chosen: #" + std::to_string(plan.chosen) + " " + plan.description[plan.chosen]);
+    lb::label(st, h.counted(),
+              "chosen: #" + std::to_string(plan.chosen) + " " + plan.description[plan.chosen]);
   });
   for (const auto& [impl, formats] : assignments)
     lb::add("intermediates", name, impl, [=, impl = impl, formats = formats](benchmark::State& st) {
@@ -128,7 +137,8 @@ void register_plans(const std::string& name, std::int64_t n, std::shared_ptr<lb:
       std::string text = "candidate #" + std::to_string(c);
       for (std::size_t t = 0; t < formats.size(); ++t)
         text += ", T" + std::to_string(t) + " " + loom::intermediate_format_name(formats[t]);
-      lb::label(st, h.counted(), text + (plan.step_formats[c] == formats ? " (chosen for this candidate)" : ""));
+      lb::label(st, h.counted(),
+                text + (plan.step_formats[c] == formats ? " (chosen for this candidate)" : ""));
     });
   lb::add("intermediates", name, "fused", [=](benchmark::State& st) {
     Data& h = data->get();
@@ -148,7 +158,8 @@ int main(int argc, char** argv) {
   using F = loom::intermediate_format;
   constexpr std::int64_t three = 100'000, two = 2'000'000;
   // the candidate that materialises T0(k) and T1(j), each format assignment
-  register_plans("three_hops_100K", three, std::make_shared<lb::lazy<hops>>([] { return make_hops(three, 8, 64, 4); }),
+  register_plans("three_hops_100K", three,
+                 std::make_shared<lb::lazy<hops>>([] { return make_hops(three, 8, 64, 4); }),
                  "eliminate l,k, then j fused",
                  {{"sorted", {F::sorted, F::sorted}},
                   {"dense", {F::dense, F::dense}},
@@ -157,7 +168,8 @@ int main(int argc, char** argv) {
                   {"hashed_dense", {F::hashed, F::dense}},
                   {"hashed", {F::hashed, F::hashed}}});
   // the candidate that materialises T0(j) alone, in each format
-  register_plans("two_hops_2M", two, std::make_shared<lb::lazy<two_hops>>([] { return make_two_hops(two, 3, 12); }),
+  register_plans("two_hops_2M", two,
+                 std::make_shared<lb::lazy<two_hops>>([] { return make_two_hops(two, 3, 12); }),
                  "eliminate k, then j fused",
                  {{"sorted", {F::sorted}}, {"dense", {F::dense}}, {"hashed", {F::hashed}}});
   return lb::run(argc, argv);

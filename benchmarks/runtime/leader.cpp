@@ -5,9 +5,9 @@
 // run time from statistics (optimize/leader_choice.hpp), and two hand-written loops (a
 // two-pointer merge; the smaller side leading with a galloping search in the larger).
 // SPDX-License-Identifier: BSL-1.0
-#include "support.hpp"
-
 #include <loom/exec/leader_run.hpp>
+
+#include "support.hpp"
 
 namespace {
 
@@ -19,17 +19,20 @@ constexpr loom::index<"j"> j;
 using scalar = loom::tensor<double, loom::format<>>;
 using svec = loom::tensor<double, loom::sparse_vector>;
 
-// Hand-written baselines over loom's arrays ---------------------------------------------------------
-// a two-pointer merge
+// Hand-written baselines over loom's arrays
+// --------------------------------------------------------- a two-pointer merge
 double merge_dot(const std::int32_t* xc, const double* xv, std::int64_t xn, const std::int32_t* zc,
                  const double* zv, std::int64_t zn) {
   double s = 0;
   std::int64_t p = 0, q = 0;
   while (p < xn && q < zn) {
     const std::int32_t a = xc[p], b = zc[q];
-    if (a == b) s += xv[p++] * zv[q++];
-    else if (a < b) ++p;
-    else ++q;
+    if (a == b)
+      s += xv[p++] * zv[q++];
+    else if (a < b)
+      ++p;
+    else
+      ++q;
   }
   return s;
 }
@@ -99,49 +102,81 @@ std::int64_t lead_mul(const svec& x, const svec& z, std::int32_t* oc, double* ov
   return k;
 }
 
-// Policies --------------------------------------------------------------------------------------------
-// 0-3: the static policies, one kernel each; 4: among instantiated candidates
-// (assign_choosing_skip); 5, 6: one kernel reading leapfrog / merge at run time (skip::runtime:
-// the per-step cost of reading the policy); 7: skip::runtime with the codes chosen from
-// statistics (assign_choosing_runtime_skips).
+// Policies
+// -------------------------------------------------------------------------------------------- 0-3:
+// the static policies, one kernel each; 4: among instantiated candidates (assign_choosing_skip); 5,
+// 6: one kernel reading leapfrog / merge at run time (skip::runtime: the per-step cost of reading
+// the policy); 7: skip::runtime with the codes chosen from statistics
+// (assign_choosing_runtime_skips).
 sk::codes codes_at(std::size_t depth, sk::code c) {
   sk::codes codes = sk::default_codes;
   codes[depth] = c;
   return codes;
 }
-template <class Lhs, class Rhs>
-void run_policy(int which, const Lhs& lhs, const Rhs& rhs) {
+template <class Lhs, class Rhs> void run_policy(int which, const Lhs& lhs, const Rhs& rhs) {
   switch (which) {
-    case 0: loom::optimize::assign_with_skip<sk::per_loop<>>(lhs, rhs); break;
-    case 1: loom::optimize::assign_with_skip<sk::per_loop<sk::merge>>(lhs, rhs); break;
-    case 2: loom::optimize::assign_with_skip<sk::per_loop<sk::lead<0>>>(lhs, rhs); break;
-    case 3: loom::optimize::assign_with_skip<sk::per_loop<sk::lead<1>>>(lhs, rhs); break;
-    case 4: loom::optimize::assign_choosing_skip(lhs, rhs); break;
-    case 5: loom::optimize::assign_with_runtime_skips(codes_at(0, sk::code::leapfrog), lhs, rhs); break;
-    case 6: loom::optimize::assign_with_runtime_skips(codes_at(0, sk::code::merge), lhs, rhs); break;
-    default: loom::optimize::assign_choosing_runtime_skips(lhs, rhs); break;
+    case 0:
+      loom::optimize::assign_with_skip<sk::per_loop<>>(lhs, rhs);
+      break;
+    case 1:
+      loom::optimize::assign_with_skip<sk::per_loop<sk::merge>>(lhs, rhs);
+      break;
+    case 2:
+      loom::optimize::assign_with_skip<sk::per_loop<sk::lead<0>>>(lhs, rhs);
+      break;
+    case 3:
+      loom::optimize::assign_with_skip<sk::per_loop<sk::lead<1>>>(lhs, rhs);
+      break;
+    case 4:
+      loom::optimize::assign_choosing_skip(lhs, rhs);
+      break;
+    case 5:
+      loom::optimize::assign_with_runtime_skips(codes_at(0, sk::code::leapfrog), lhs, rhs);
+      break;
+    case 6:
+      loom::optimize::assign_with_runtime_skips(codes_at(0, sk::code::merge), lhs, rhs);
+      break;
+    default:
+      loom::optimize::assign_choosing_runtime_skips(lhs, rhs);
+      break;
   }
 }
 // SpMSpV: the intersection is the inner loop j
-template <class Lhs, class Rhs>
-void run_policy_inner(int which, const Lhs& lhs, const Rhs& rhs) {
+template <class Lhs, class Rhs> void run_policy_inner(int which, const Lhs& lhs, const Rhs& rhs) {
   switch (which) {
-    case 0: loom::optimize::assign_with_skip<sk::per_loop<>>(lhs, rhs); break;
-    case 1: loom::optimize::assign_with_skip<sk::per_loop<sk::standard, sk::merge>>(lhs, rhs); break;
-    case 2: loom::optimize::assign_with_skip<sk::per_loop<sk::standard, sk::lead<0>>>(lhs, rhs); break;
-    case 3: loom::optimize::assign_with_skip<sk::per_loop<sk::standard, sk::lead<1>>>(lhs, rhs); break;
-    case 4: loom::optimize::assign_choosing_skip(lhs, rhs); break;
-    case 5: loom::optimize::assign_with_runtime_skips(codes_at(1, sk::code::leapfrog), lhs, rhs); break;
-    case 6: loom::optimize::assign_with_runtime_skips(codes_at(1, sk::code::merge), lhs, rhs); break;
-    default: loom::optimize::assign_choosing_runtime_skips(lhs, rhs); break;
+    case 0:
+      loom::optimize::assign_with_skip<sk::per_loop<>>(lhs, rhs);
+      break;
+    case 1:
+      loom::optimize::assign_with_skip<sk::per_loop<sk::standard, sk::merge>>(lhs, rhs);
+      break;
+    case 2:
+      loom::optimize::assign_with_skip<sk::per_loop<sk::standard, sk::lead<0>>>(lhs, rhs);
+      break;
+    case 3:
+      loom::optimize::assign_with_skip<sk::per_loop<sk::standard, sk::lead<1>>>(lhs, rhs);
+      break;
+    case 4:
+      loom::optimize::assign_choosing_skip(lhs, rhs);
+      break;
+    case 5:
+      loom::optimize::assign_with_runtime_skips(codes_at(1, sk::code::leapfrog), lhs, rhs);
+      break;
+    case 6:
+      loom::optimize::assign_with_runtime_skips(codes_at(1, sk::code::merge), lhs, rhs);
+      break;
+    default:
+      loom::optimize::assign_choosing_runtime_skips(lhs, rhs);
+      break;
   }
 }
 constexpr int policy_count = 8;
-const char* const policy_names[] = {"standard_leapfrog", "merge",           "lead_first",
-                                    "lead_last",         "chosen",          "runtime_leapfrog",
+const char* const policy_names[] = {"standard_leapfrog", "merge",         "lead_first",
+                                    "lead_last",         "chosen",        "runtime_leapfrog",
                                     "runtime_merge",     "runtime_chosen"};
 
-// dot and elementwise --------------------------------------------------------------------------------
+// dot and elementwise
+// --------------------------------------------------------------------------------
 struct vec_input {
   svec x, z, w;
   scalar s;
@@ -175,7 +210,8 @@ void register_vectors(const std::string& name, std::int64_t n, std::int64_t nx, 
       lb::check_values("leader mul/" + name + ": loom vs hand", in->w.values(),
                        std::vector<double>(in->ov.begin(), in->ov.begin() + k));
     }
-    std::fprintf(stderr, "%s", loom::optimize::explain_skip(out, loom::sum(i, in->x(i) * in->z(i))).c_str());
+    std::fprintf(stderr, "%s",
+                 loom::optimize::explain_skip(out, loom::sum(i, in->x(i) * in->z(i))).c_str());
     return in;
   });
   const std::string what = "sparse_vector . sparse_vector";
@@ -193,15 +229,17 @@ void register_vectors(const std::string& name, std::int64_t n, std::int64_t nx, 
   lb::add("leader_dot", name, "hand_merge", [=](benchmark::State& s) {
     vec_input& in = data->get();
     for (auto _ : s)
-      benchmark::DoNotOptimize(merge_dot(in.x.level<0>().crd.data(), in.x.values().data(), in.x.nnz(),
-                                         in.z.level<0>().crd.data(), in.z.values().data(), in.z.nnz()));
+      benchmark::DoNotOptimize(merge_dot(in.x.level<0>().crd.data(), in.x.values().data(),
+                                         in.x.nnz(), in.z.level<0>().crd.data(),
+                                         in.z.values().data(), in.z.nnz()));
     lb::label(s, in.x.nnz() + in.z.nnz(), what);
   });
   lb::add("leader_dot", name, "hand_lead", [=](benchmark::State& s) {
     vec_input& in = data->get();
     for (auto _ : s)
-      benchmark::DoNotOptimize(lead_dot(in.x.level<0>().crd.data(), in.x.values().data(), in.x.nnz(),
-                                        in.z.level<0>().crd.data(), in.z.values().data(), in.z.nnz()));
+      benchmark::DoNotOptimize(lead_dot(in.x.level<0>().crd.data(), in.x.values().data(),
+                                        in.x.nnz(), in.z.level<0>().crd.data(),
+                                        in.z.values().data(), in.z.nnz()));
     lb::label(s, in.x.nnz() + in.z.nnz(), what);
   });
   const std::string what_mul = "sparse_vector * sparse_vector -> sparse_vector";
@@ -229,7 +267,8 @@ void register_vectors(const std::string& name, std::int64_t n, std::int64_t nx, 
   });
 }
 
-// SpMSpV: CSR rows intersected with a sparse x ---------------------------------------------------------
+// SpMSpV: CSR rows intersected with a sparse x
+// ---------------------------------------------------------
 struct spmspv_input {
   loom::tensor<double, loom::csr> A;
   svec x;
@@ -237,8 +276,7 @@ struct spmspv_input {
   std::vector<double> hy;
 };
 
-template <bool Lead>
-void hand_spmspv(spmspv_input& in) {
+template <bool Lead> void hand_spmspv(spmspv_input& in) {
   const auto& row = in.A.level<1>();
   const double* av = in.A.values().data();
   const auto* xc = in.x.level<0>().crd.data();
@@ -268,7 +306,9 @@ void register_spmspv(const std::string& name, std::int64_t m, std::int64_t n, st
       lb::check_values("leader spmspv/" + name + ": loom " + policy_names[p] + " vs hand",
                        in->y.values(), want);
     }
-    std::fprintf(stderr, "%s", loom::optimize::explain_skip(in->y(i), loom::sum(j, in->A(i, j) * in->x(j))).c_str());
+    std::fprintf(
+        stderr, "%s",
+        loom::optimize::explain_skip(in->y(i), loom::sum(j, in->A(i, j) * in->x(j))).c_str());
     return in;
   });
   const std::string what = "CSR x sparse -> dense";

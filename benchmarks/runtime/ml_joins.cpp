@@ -1,13 +1,13 @@
 // Logistic-regression inference over a star join (issue 5; Galley's ML over joins, notes 001
-// §3.9, T11): y(i) = sigmoid(sum(p, c, j, S(i, p, c) * (P(p, j) + C(c, j)) * theta(j))), where sale i
-// is of product p to customer c, and each feature column j belongs to P or to C. Compared:
+// §3.9, T11): y(i) = sigmoid(sum(p, c, j, S(i, p, c) * (P(p, j) + C(c, j)) * theta(j))), where sale
+// i is of product p to customer c, and each feature column j belongs to P or to C. Compared:
 // loom::decompose (the plan chosen from statistics: theta pushed into each feature table), the plan
 // that materialises the feature matrix X(i, j) and then multiplies it by theta, the single fused
 // loom kernel, and a hand-written loop over the sales with both dot products precomputed.
 // SPDX-License-Identifier: BSL-1.0
-#include "support.hpp"
-
 #include <cmath>
+
+#include "support.hpp"
 
 namespace {
 
@@ -31,31 +31,38 @@ struct star {
 };
 
 std::vector<double> hand(const star& s) {
-  std::vector<double> wp(static_cast<std::size_t>(s.products)), wc(static_cast<std::size_t>(s.customers));
+  std::vector<double> wp(static_cast<std::size_t>(s.products)),
+      wc(static_cast<std::size_t>(s.customers));
   const auto pv = s.P.values(), cv = s.C.values(), th = s.theta.values();
   for (std::int64_t a = 0; a < s.products; ++a) {
     double d = 0;
-    for (std::int64_t f = 0; f < s.product_features; ++f) d += pv[static_cast<std::size_t>(a * s.features + f)] * th[static_cast<std::size_t>(f)];
+    for (std::int64_t f = 0; f < s.product_features; ++f)
+      d += pv[static_cast<std::size_t>(a * s.features + f)] * th[static_cast<std::size_t>(f)];
     wp[static_cast<std::size_t>(a)] = d;
   }
   for (std::int64_t a = 0; a < s.customers; ++a) {
     double d = 0;
-    for (std::int64_t f = s.product_features; f < s.features; ++f) d += cv[static_cast<std::size_t>(a * s.features + f)] * th[static_cast<std::size_t>(f)];
+    for (std::int64_t f = s.product_features; f < s.features; ++f)
+      d += cv[static_cast<std::size_t>(a * s.features + f)] * th[static_cast<std::size_t>(f)];
     wc[static_cast<std::size_t>(a)] = d;
   }
   std::vector<double> y(static_cast<std::size_t>(s.sales));
   for (std::int64_t r = 0; r < s.sales; ++r)
-    y[static_cast<std::size_t>(r)] = sigmoid{}(wp[static_cast<std::size_t>(s.sale_product[static_cast<std::size_t>(r)])] +
-                                               wc[static_cast<std::size_t>(s.sale_customer[static_cast<std::size_t>(r)])]);
+    y[static_cast<std::size_t>(r)] =
+        sigmoid{}(wp[static_cast<std::size_t>(s.sale_product[static_cast<std::size_t>(r)])] +
+                  wc[static_cast<std::size_t>(s.sale_customer[static_cast<std::size_t>(r)])]);
   return y;
 }
 
 auto program(const star& s) {
-  return loom::map(sigmoid{}, loom::sum(p, loom::sum(c, loom::sum(j, s.S(i, p, c) * (s.P(p, j) + s.C(c, j)) * s.theta(j)))));
+  return loom::map(sigmoid{},
+                   loom::sum(p, loom::sum(c, loom::sum(j, s.S(i, p, c) * (s.P(p, j) + s.C(c, j)) *
+                                                              s.theta(j)))));
 }
 
-void register_star(const std::string& name, std::int64_t sales, std::int64_t products, std::int64_t customers,
-                   std::int64_t product_features, std::int64_t customer_features) {
+void register_star(const std::string& name, std::int64_t sales, std::int64_t products,
+                   std::int64_t customers, std::int64_t product_features,
+                   std::int64_t customer_features) {
   auto data = std::make_shared<lb::lazy<star>>([=] {
     auto s = std::make_unique<star>();
     s->sales = sales, s->products = products, s->customers = customers;
@@ -67,11 +74,13 @@ void register_star(const std::string& name, std::int64_t sales, std::int64_t pro
       s->sale_customer.push_back(g.below(customers));
       crd.push_back({r, s->sale_product.back(), s->sale_customer.back()});
     }
-    s->S = loom::from_coo<loom::csf<3>>({sales, products, customers}, crd, std::vector<double>(crd.size(), 1.0));
+    s->S = loom::from_coo<loom::csf<3>>({sales, products, customers}, crd,
+                                        std::vector<double>(crd.size(), 1.0));
     s->P = loom::tensor<double, loom::dense_matrix>({products, s->features});
     s->C = loom::tensor<double, loom::dense_matrix>({customers, s->features});
     for (std::int64_t a = 0; a < products; ++a)
-      for (std::int64_t f = 0; f < product_features; ++f) s->P.values()[static_cast<std::size_t>(a * s->features + f)] = g.value() - 1.0;
+      for (std::int64_t f = 0; f < product_features; ++f)
+        s->P.values()[static_cast<std::size_t>(a * s->features + f)] = g.value() - 1.0;
     for (std::int64_t a = 0; a < customers; ++a)
       for (std::int64_t f = product_features; f < s->features; ++f)
         s->C.values()[static_cast<std::size_t>(a * s->features + f)] = g.value() - 1.0;
@@ -79,9 +88,9 @@ void register_star(const std::string& name, std::int64_t sales, std::int64_t pro
     for (auto& t : s->theta.values()) t = (g.value() - 1.0) / 4;
     s->want = hand(*s);
     loom::tensor<double, loom::dense_vector> y({sales});
-    std::printf("ml_joins/%s: %lld sales, %lld products, %lld customers, %lld features\n%s", name.c_str(),
-                (long long)sales, (long long)products, (long long)customers, (long long)s->features,
-                loom::explain_decomposition(y(i), program(*s)).c_str());
+    std::printf("ml_joins/%s: %lld sales, %lld products, %lld customers, %lld features\n%s",
+                name.c_str(), (long long)sales, (long long)products, (long long)customers,
+                (long long)s->features, loom::explain_decomposition(y(i), program(*s)).c_str());
     loom::decompose(y(i), program(*s));
     lb::check_values("ml_joins/" + name + ": decompose vs hand", y.values(), s->want);
     if (sales <= 100'000) {
@@ -112,15 +121,15 @@ void register_star(const std::string& name, std::int64_t sales, std::int64_t pro
     lb::label(st, s.sales, "feature matrix X materialised, then X * theta");
   });
   if (sales <= 100'000)  // the fused kernel takes seconds: once is enough
-  lb::add("ml_joins", name, "fused", [=](benchmark::State& st) {
-    const star& s = data->get();
-    loom::tensor<double, loom::dense_vector> y({s.sales});
-    for (auto _ : st) {
-      y(i) = program(s);
-      benchmark::DoNotOptimize(y.values()[0]);
-    }
-    lb::label(st, s.sales, "one fused kernel");
-  });
+    lb::add("ml_joins", name, "fused", [=](benchmark::State& st) {
+      const star& s = data->get();
+      loom::tensor<double, loom::dense_vector> y({s.sales});
+      for (auto _ : st) {
+        y(i) = program(s);
+        benchmark::DoNotOptimize(y.values()[0]);
+      }
+      lb::label(st, s.sales, "one fused kernel");
+    });
   lb::add("ml_joins", name, "hand", [=](benchmark::State& st) {
     const star& s = data->get();
     for (auto _ : st) benchmark::DoNotOptimize(hand(s).data());

@@ -47,7 +47,8 @@ void register_input(const std::string& name, std::array<std::int64_t, 3> shape, 
     in->B = loom::tensor<double, loom::dense_matrix>({shape[1], rank});
     in->C = loom::tensor<double, loom::dense_matrix>({shape[2], rank});
     in->M = loom::tensor<double, loom::dense_matrix>({shape[0], rank});
-    const auto bv = lb::dense_values(shape[1] * rank, 52), cv = lb::dense_values(shape[2] * rank, 53);
+    const auto bv = lb::dense_values(shape[1] * rank, 52),
+               cv = lb::dense_values(shape[2] * rank, 53);
     std::copy(bv.begin(), bv.end(), in->B.values().begin());
     std::copy(cv.begin(), cv.end(), in->C.values().begin());
     in->hM.assign(static_cast<std::size_t>(shape[0] * rank), 0.0);

@@ -19,7 +19,8 @@ struct chain_input {
 };
 
 // Non-zeros in a few columns only (every `step`-th row), a skewed right end of the chain.
-lb::entries<2> few_columns(std::int64_t n, std::int64_t columns, std::int64_t step, std::uint64_t seed) {
+lb::entries<2> few_columns(std::int64_t n, std::int64_t columns, std::int64_t step,
+                           std::uint64_t seed) {
   lb::rng g(seed);
   lb::entries<2> e;
   e.shape = {n, n};
@@ -30,7 +31,8 @@ lb::entries<2> few_columns(std::int64_t n, std::int64_t columns, std::int64_t st
     }
   return e;
 }
-lb::entries<2> few_rows(std::int64_t n, std::int64_t rows, std::int64_t per_row, std::uint64_t seed) {
+lb::entries<2> few_rows(std::int64_t n, std::int64_t rows, std::int64_t per_row,
+                        std::uint64_t seed) {
   lb::entries<2> all = lb::random_matrix(rows, n, per_row, seed);
   all.shape = {n, n};
   for (auto& c : all.crd) c[0] *= n / rows;
@@ -40,7 +42,8 @@ lb::entries<2> few_rows(std::int64_t n, std::int64_t rows, std::int64_t per_row,
 void register_chain(const std::string& name, std::function<std::unique_ptr<chain_input>()> make) {
   auto data = std::make_shared<lb::lazy<chain_input>>([=] {
     auto in = make();
-    const csr_t want = loom::matrix_chain(loom::chain_order::left_to_right, in->A, in->B, in->C, in->D);
+    const csr_t want =
+        loom::matrix_chain(loom::chain_order::left_to_right, in->A, in->B, in->C, in->D);
     const csr_t got = loom::matrix_chain(loom::chain_order::optimized, in->A, in->B, in->C, in->D);
     lb::check_exact("chain/" + name + ": shape of chosen vs left-to-right",
                     std::vector<std::int64_t>{got.nnz()}, std::vector<std::int64_t>{want.nnz()});
@@ -57,7 +60,8 @@ void register_chain(const std::string& name, std::function<std::unique_ptr<chain
   lb::add("chain", name, "chosen", [=](benchmark::State& s) {
     chain_input& in = data->get();
     std::int64_t nnz = 0;
-    for (auto _ : s) {  // planning included, as a repeated call pays it: signatures checked, plan reused
+    for (auto _ :
+         s) {  // planning included, as a repeated call pays it: signatures checked, plan reused
       const csr_t M = loom::matrix_chain(loom::chain_order::optimized, in.A, in.B, in.C, in.D);
       nnz = M.nnz();
       benchmark::DoNotOptimize(M.values().data());
@@ -145,7 +149,8 @@ int main(int argc, char** argv) {
     }
     lb::label(s, in.A.nnz() + in.B.nnz(), what);
   });
-  benchmark::RegisterBenchmark("BM_optimizer/add_transposed_1M/cached_choice", [=](benchmark::State& s) {
+  benchmark::RegisterBenchmark("BM_optimizer/add_transposed_1M/cached_choice", [=](benchmark::State&
+                                                                                       s) {
     add_input& in = data->get();
     const auto lhs = in.C(i, j);
     const auto rhs = in.A(i, j) + in.B(j, i);
@@ -165,8 +170,10 @@ int main(int argc, char** argv) {
     in->A = lb::to_loom<loom::csc>(lb::random_matrix(100'000, 100'000, 10, 95));
     in->x = loom::tensor<double, loom::dense_vector>({100'000});
     in->y = loom::tensor<double, loom::dense_vector>({100'000});
-    for (std::size_t q = 0; q < in->x.values().size(); ++q) in->x.values()[q] = 1.0 + static_cast<double>(q % 7);
-    std::printf("optimizer/spmv_csc_1M:\n%s", loom::explain(in->y(i), loom::sum(j, in->A(i, j) * in->x(j))).c_str());
+    for (std::size_t q = 0; q < in->x.values().size(); ++q)
+      in->x.values()[q] = 1.0 + static_cast<double>(q % 7);
+    std::printf("optimizer/spmv_csc_1M:\n%s",
+                loom::explain(in->y(i), loom::sum(j, in->A(i, j) * in->x(j))).c_str());
     return in;
   });
   const std::string spmv_what = "y(i) = sum(j, A(i,j) * x(j)), A csc, 1M entries";
@@ -182,7 +189,8 @@ int main(int argc, char** argv) {
     spmv_input& in = sp->get();
     for (auto _ : s) {
       loom::statistics_cache fresh;
-      const auto c = loom::optimize::choose_plan(in.y(i), loom::sum(j, in.A(i, j) * in.x(j)), fresh);
+      const auto c =
+          loom::optimize::choose_plan(in.y(i), loom::sum(j, in.A(i, j) * in.x(j)), fresh);
       benchmark::DoNotOptimize(c.chosen);
     }
     lb::label(s, in.A.nnz(), spmv_what);
@@ -192,7 +200,8 @@ int main(int argc, char** argv) {
     loom::statistics_cache known;  // statistics already gathered (e.g. kept since construction)
     (void)known.get(in.A);
     for (auto _ : s) {
-      const auto c = loom::optimize::choose_plan(in.y(i), loom::sum(j, in.A(i, j) * in.x(j)), known);
+      const auto c =
+          loom::optimize::choose_plan(in.y(i), loom::sum(j, in.A(i, j) * in.x(j)), known);
       benchmark::DoNotOptimize(c.chosen);
     }
     lb::label(s, in.A.nnz(), spmv_what);

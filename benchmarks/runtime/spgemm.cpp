@@ -38,10 +38,10 @@ void register_input(const std::string& name,
     in->C(i, j) = loom::sum(k, in->A(i, k) * in->B(k, j));
     lb::check_csr("spgemm/" + name + ": loom vs hand", in->C, want);
     in->eC = in->eA * in->eB;
-    lb::check_exact("spgemm/" + name + ": eigen vs hand (pos)",
-                    std::vector<std::int64_t>(in->eC.outerIndexPtr(),
-                                              in->eC.outerIndexPtr() + want.rows + 1),
-                    want.pos);
+    lb::check_exact(
+        "spgemm/" + name + ": eigen vs hand (pos)",
+        std::vector<std::int64_t>(in->eC.outerIndexPtr(), in->eC.outerIndexPtr() + want.rows + 1),
+        want.pos);
     lb::check_exact("spgemm/" + name + ": eigen vs hand (crd)",
                     std::vector<std::int32_t>(in->eC.innerIndexPtr(),
                                               in->eC.innerIndexPtr() + in->eC.nonZeros()),

@@ -2,7 +2,6 @@
 // the same pos/crd/values arrays, and Eigen (row-major SparseMatrix times VectorXd).
 // SPDX-License-Identifier: BSL-1.0
 #include "support.hpp"
-
 #include <Eigen/Dense>
 
 namespace {
@@ -92,7 +91,8 @@ void register_input(const std::string& name, std::function<lb::entries<2>()> ent
 
 int main(int argc, char** argv) {
   // 2M x 2M with 10 uniform entries per row on average (~20M entries, ~256 MB of CSR)
-  register_input("uniform_2Mx2M_20M", [] { return lb::random_matrix(2'000'000, 2'000'000, 10, 1); });
+  register_input("uniform_2Mx2M_20M",
+                 [] { return lb::random_matrix(2'000'000, 2'000'000, 10, 1); });
   for (const auto& [name, path] : lb::real_matrices())
     register_input(name, [path = path] { return lb::load_matrix(path); });
   return lb::run(argc, argv);

@@ -1,13 +1,13 @@
-// Subgraph counting (issue 5): closed 4-walks trace(A^4) = sum(i,j,k,l, A(i,j) A(j,k) A(k,l) A(l,i))
-// and ordered triangles sum(i,j,k, A(i,j) A(j,k) A(i,k)) on the symmetrised 0/1 patterns of the
-// real matrices and of a generated power-law graph: loom::decompose (the plan chosen from
+// Subgraph counting (issue 5): closed 4-walks trace(A^4) = sum(i,j,k,l, A(i,j) A(j,k) A(k,l)
+// A(l,i)) and ordered triangles sum(i,j,k, A(i,j) A(j,k) A(i,k)) on the symmetrised 0/1 patterns of
+// the real matrices and of a generated power-law graph: loom::decompose (the plan chosen from
 // statistics), the chosen elimination prefix with each intermediate format (sorted, dense, and
 // bitmap when built with -DLOOM_BITMAP_INTERMEDIATES=1), the fused single kernel, and a
 // hand-written kernel.
 // SPDX-License-Identifier: BSL-1.0
-#include "support.hpp"
-
 #include <cmath>
+
+#include "support.hpp"
 
 namespace {
 
@@ -41,7 +41,8 @@ lb::entries<2> power_law(std::int64_t n, std::int64_t edges, std::uint64_t seed)
   lb::rng g(seed);
   std::vector<double> cdf(static_cast<std::size_t>(n));
   double total = 0;
-  for (std::int64_t v = 0; v < n; ++v) cdf[static_cast<std::size_t>(v)] = total += 1.0 / std::sqrt(static_cast<double>(v + 1));
+  for (std::int64_t v = 0; v < n; ++v)
+    cdf[static_cast<std::size_t>(v)] = total += 1.0 / std::sqrt(static_cast<double>(v + 1));
   auto pick = [&] {
     const double x = (g.value() - 0.5) * total;
     return static_cast<std::int64_t>(std::lower_bound(cdf.begin(), cdf.end(), x) - cdf.begin());
@@ -90,9 +91,15 @@ double hand_triangles(const csr_t& A) {
       const std::int64_t m = a.crd[p];
       std::int64_t x = a.pos[r], y = a.pos[m];
       while (x < a.pos[r + 1] && y < a.pos[m + 1]) {
-        if (a.crd[x] < a.crd[y]) ++x;
-        else if (a.crd[y] < a.crd[x]) ++y;
-        else { total += 1; ++x; ++y; }
+        if (a.crd[x] < a.crd[y])
+          ++x;
+        else if (a.crd[y] < a.crd[x])
+          ++y;
+        else {
+          total += 1;
+          ++x;
+          ++y;
+        }
       }
     }
   return total;
@@ -111,15 +118,17 @@ void register_graph(const std::string& name, std::function<lb::entries<2>()> mak
     g->triangles = hand_triangles(g->A);
     const csr_t& A = g->A;
     scalar_t s;
-    const auto walks = loom::sum(i, loom::sum(j, loom::sum(k, loom::sum(l, A(i, j) * A(j, k) * A(k, l) * A(l, i)))));
-    std::printf("subgraphs/%s: %lld vertices, %lld edges; 4-walks %.0f, triangles %.0f\n%s", name.c_str(),
-                (long long)A.extent(0), (long long)A.nnz(), g->walks, g->triangles,
+    const auto walks = loom::sum(
+        i, loom::sum(j, loom::sum(k, loom::sum(l, A(i, j) * A(j, k) * A(k, l) * A(l, i)))));
+    std::printf("subgraphs/%s: %lld vertices, %lld edges; 4-walks %.0f, triangles %.0f\n%s",
+                name.c_str(), (long long)A.extent(0), (long long)A.nnz(), g->walks, g->triangles,
                 loom::explain_decomposition(s(), walks).c_str());
     loom::decompose(s(), walks);
     lb::check_scalar("subgraphs/" + name + ": 4-walks decompose vs hand", s.values()[0], g->walks);
     const auto tri = loom::sum(i, loom::sum(j, loom::sum(k, A(i, j) * A(j, k) * A(i, k))));
     loom::decompose(s(), tri);
-    lb::check_scalar("subgraphs/" + name + ": triangles decompose vs hand", s.values()[0], g->triangles);
+    lb::check_scalar("subgraphs/" + name + ": triangles decompose vs hand", s.values()[0],
+                     g->triangles);
     return g;
   });
   lb::add("four_walks", name, "decompose", [=](benchmark::State& st) {
@@ -127,7 +136,10 @@ void register_graph(const std::string& name, std::function<lb::entries<2>()> mak
     const csr_t& A = g.A;
     scalar_t s;
     for (auto _ : st) {
-      loom::decompose(s(), loom::sum(i, loom::sum(j, loom::sum(k, loom::sum(l, A(i, j) * A(j, k) * A(k, l) * A(l, i))))));
+      loom::decompose(
+          s(),
+          loom::sum(
+              i, loom::sum(j, loom::sum(k, loom::sum(l, A(i, j) * A(j, k) * A(k, l) * A(l, i))))));
       benchmark::DoNotOptimize(s.values()[0]);
     }
     lb::label(st, A.nnz(), "trace(A^4), chosen plan");
@@ -135,30 +147,34 @@ void register_graph(const std::string& name, std::function<lb::entries<2>()> mak
   // the chosen elimination prefix with each intermediate format (the planner picks one by cost)
   for (const loom::intermediate_format f : loom::intermediate_formats) {
     if (!loom::intermediate_format_compiled(f)) continue;
-    lb::add("four_walks", name, std::string("chosen_prefix_") + loom::intermediate_format_name(f),
-            [=](benchmark::State& st) {
-              graph& g = data->get();
-              const csr_t& A = g.A;
-              scalar_t s;
-              const auto walks = loom::sum(i, loom::sum(j, loom::sum(k, loom::sum(l, A(i, j) * A(j, k) * A(k, l) * A(l, i)))));
-              const loom::decomposition_choice plan = loom::plan_decomposition(s(), walks);
-              const std::size_t c = plan.chosen;
-              for (auto _ : st) {
-                loom::decompose_with(c, s(), walks, f);
-                benchmark::DoNotOptimize(s.values()[0]);
-              }
-              lb::check_scalar("subgraphs/" + name + ": 4-walks, " + loom::intermediate_format_name(f) +
-                                   " intermediates vs hand", s.values()[0], g.walks);
-              lb::label(st, A.nnz(), "candidate #" + std::to_string(c) + ", " +
-                                         loom::intermediate_format_name(f) + " intermediates" +
-                                         (plan.format[c] == f ? " (chosen)" : ""));
-            });
+    lb::add(
+        "four_walks", name, std::string("chosen_prefix_") + loom::intermediate_format_name(f),
+        [=](benchmark::State& st) {
+          graph& g = data->get();
+          const csr_t& A = g.A;
+          scalar_t s;
+          const auto walks = loom::sum(
+              i, loom::sum(j, loom::sum(k, loom::sum(l, A(i, j) * A(j, k) * A(k, l) * A(l, i)))));
+          const loom::decomposition_choice plan = loom::plan_decomposition(s(), walks);
+          const std::size_t c = plan.chosen;
+          for (auto _ : st) {
+            loom::decompose_with(c, s(), walks, f);
+            benchmark::DoNotOptimize(s.values()[0]);
+          }
+          lb::check_scalar("subgraphs/" + name + ": 4-walks, " + loom::intermediate_format_name(f) +
+                               " intermediates vs hand",
+                           s.values()[0], g.walks);
+          lb::label(st, A.nnz(),
+                    "candidate #" + std::to_string(c) + ", " + loom::intermediate_format_name(f) +
+                        " intermediates" + (plan.format[c] == f ? " (chosen)" : ""));
+        });
   }
   lb::add("four_walks", name, "fused", [=](benchmark::State& st) {
     graph& g = data->get();
     const csr_t& A = g.A;
     for (auto _ : st) {
-      double v = loom::eval(loom::sum(i, loom::sum(j, loom::sum(k, loom::sum(l, A(i, j) * A(j, k) * A(k, l) * A(l, i))))));
+      double v = loom::eval(loom::sum(
+          i, loom::sum(j, loom::sum(k, loom::sum(l, A(i, j) * A(j, k) * A(k, l) * A(l, i))))));
       benchmark::DoNotOptimize(v);
     }
     lb::label(st, A.nnz(), "trace(A^4), one fused kernel");

@@ -7,9 +7,6 @@
 
 #include <loom/loom.hpp>
 
-#include <Eigen/SparseCore>
-#include <benchmark/benchmark.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -24,6 +21,9 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <Eigen/SparseCore>
+#include <benchmark/benchmark.h>
 
 #ifndef LOOM_BENCH_DATA_DIR
 #  define LOOM_BENCH_DATA_DIR "../shared/data/matrices"
@@ -42,12 +42,11 @@ struct rng {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }
-  std::uint64_t next() {
-    return mix(state += 0x9E3779B97F4A7C15ull);
-  }
+  std::uint64_t next() { return mix(state += 0x9E3779B97F4A7C15ull); }
   /// uniform in [0, n)
   std::int64_t below(std::int64_t n) {
-    return static_cast<std::int64_t>((static_cast<unsigned __int128>(next()) * static_cast<std::uint64_t>(n)) >> 64);
+    return static_cast<std::int64_t>(
+        (static_cast<unsigned __int128>(next()) * static_cast<std::uint64_t>(n)) >> 64);
   }
   /// uniform in [0.5, 1.5): never zero, so no entry cancels
   double value() { return 0.5 + static_cast<double>(next() >> 11) * 0x1.0p-53; }
@@ -55,8 +54,7 @@ struct rng {
 
 // Coordinate lists -------------------------------------------------------------------------------
 /// Entries of an order-N tensor, coordinates in logical order.
-template <std::size_t N>
-struct entries {
+template <std::size_t N> struct entries {
   std::array<std::int64_t, N> shape{};
   std::vector<std::array<std::int64_t, N>> crd;
   std::vector<double> val;
@@ -99,7 +97,8 @@ inline entries<2> random_matrix(std::int64_t m, std::int64_t n, std::int64_t per
   for (std::int64_t o = 0; o < outer; ++o) {
     const std::int64_t count = std::min(inner, per_row / 2 + g.below(per_row + 1));
     for (std::int64_t c : distinct_sorted(g, inner, count)) {
-      e.crd.push_back(by_column ? std::array<std::int64_t, 2>{c, o} : std::array<std::int64_t, 2>{o, c});
+      e.crd.push_back(by_column ? std::array<std::int64_t, 2>{c, o}
+                                : std::array<std::int64_t, 2>{o, c});
       e.val.push_back(g.value());
     }
   }
@@ -159,8 +158,10 @@ inline entries<2> read_mtx(const std::string& path) {
   std::string mm, object, layout, field, symmetry;
   banner >> mm >> object >> layout >> field >> symmetry;
   for (std::string* s : {&layout, &field, &symmetry})
-    std::transform(s->begin(), s->end(), s->begin(), [](unsigned char c) { return std::tolower(c); });
-  if (layout != "coordinate" || field == "complex" || (symmetry != "general" && symmetry != "symmetric"))
+    std::transform(s->begin(), s->end(), s->begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+  if (layout != "coordinate" || field == "complex" ||
+      (symmetry != "general" && symmetry != "symmetric"))
     fail(path + ": only coordinate real/integer/pattern general/symmetric files are supported");
   const bool pattern = field == "pattern", symmetric = symmetry == "symmetric";
   while (std::getline(in, line) && (line.empty() || line[0] == '%')) {
@@ -207,15 +208,18 @@ inline std::vector<std::pair<std::string, std::string>> real_matrices() {
   std::vector<std::pair<std::string, std::string>> found;
   for (const char* name : {"bcsstk13", "cryg2500", "pushpull", "zenios"}) {
     const std::string path = data_dir() + "/" + name + ".mtx";
-    if (std::filesystem::exists(path)) found.emplace_back(name, path);
-    else std::fprintf(stderr, "loom benchmark: %s not found, its benchmarks are skipped\n", path.c_str());
+    if (std::filesystem::exists(path))
+      found.emplace_back(name, path);
+    else
+      std::fprintf(stderr, "loom benchmark: %s not found, its benchmarks are skipped\n",
+                   path.c_str());
   }
   return found;
 }
 
-// loom and Eigen copies of the same entries --------------------------------------------------------
-template <class Format, std::size_t N>
-loom::tensor<double, Format> to_loom(const entries<N>& e) {
+// loom and Eigen copies of the same entries
+// --------------------------------------------------------
+template <class Format, std::size_t N> loom::tensor<double, Format> to_loom(const entries<N>& e) {
   return loom::from_coo<Format>(e.shape, e.crd, e.val, loom::duplicates::sum);
 }
 
@@ -250,7 +254,8 @@ inline std::vector<double> dense_values(std::int64_t n, std::uint64_t seed) {
   return v;
 }
 
-// Checks -------------------------------------------------------------------------------------------
+// Checks
+// -------------------------------------------------------------------------------------------
 inline bool close(double a, double b, double rel = 1e-12) {
   return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)});
 }
@@ -258,7 +263,8 @@ inline bool close(double a, double b, double rel = 1e-12) {
 /// Aborts unless the two arrays agree entry by entry (relative tolerance `rel`).
 template <class A, class B>
 void check_values(const std::string& what, const A& got, const B& want, double rel = 1e-12) {
-  const auto n = static_cast<std::size_t>(got.size()), n_want = static_cast<std::size_t>(want.size());
+  const auto n = static_cast<std::size_t>(got.size()),
+             n_want = static_cast<std::size_t>(want.size());
   if (n != n_want)
     fail(what + ": " + std::to_string(n) + " values, expected " + std::to_string(n_want));
   for (std::size_t k = 0; k < n; ++k)
@@ -267,9 +273,9 @@ void check_values(const std::string& what, const A& got, const B& want, double r
            std::to_string(want[k]));
 }
 
-template <class A, class B>
-void check_exact(const std::string& what, const A& got, const B& want) {
-  const auto n = static_cast<std::size_t>(got.size()), n_want = static_cast<std::size_t>(want.size());
+template <class A, class B> void check_exact(const std::string& what, const A& got, const B& want) {
+  const auto n = static_cast<std::size_t>(got.size()),
+             n_want = static_cast<std::size_t>(want.size());
   if (n != n_want)
     fail(what + ": " + std::to_string(n) + " entries, expected " + std::to_string(n_want));
   for (std::size_t k = 0; k < n; ++k)
@@ -295,8 +301,7 @@ struct csr_arrays {
 /// C = A * B by Gustavson's algorithm (a dense accumulator, touched columns sorted per row).
 /// Writes into `c`, keeping its vectors' capacity (as a careful engineer's loop does, issue 19);
 /// the value-returning overload builds a new result.
-template <class Csr>
-void hand_spgemm(const Csr& A, const Csr& B, csr_arrays& c) {
+template <class Csr> void hand_spgemm(const Csr& A, const Csr& B, csr_arrays& c) {
   const auto &a = A.template level<1>(), &b = B.template level<1>();
   const double *av = A.values().data(), *bv = B.values().data();
   c.rows = A.extent(0);
@@ -334,8 +339,7 @@ void hand_spgemm(const Csr& A, const Csr& B, csr_arrays& c) {
     c.pos[static_cast<std::size_t>(r) + 1] = static_cast<std::int64_t>(c.crd.size());
   }
 }
-template <class Csr>
-csr_arrays hand_spgemm(const Csr& A, const Csr& B) {
+template <class Csr> csr_arrays hand_spgemm(const Csr& A, const Csr& B) {
   csr_arrays c;
   hand_spgemm(A, B, c);
   return c;
@@ -343,8 +347,7 @@ csr_arrays hand_spgemm(const Csr& A, const Csr& B) {
 
 /// C = A + B: one merge per row, appending to arrays reserved for nnz(A) + nnz(B) entries, into
 /// `c` (capacity kept between calls); the value-returning overload builds a new result.
-template <class Csr>
-void hand_add(const Csr& A, const Csr& B, csr_arrays& c) {
+template <class Csr> void hand_add(const Csr& A, const Csr& B, csr_arrays& c) {
   const auto &a = A.template level<1>(), &b = B.template level<1>();
   const double *av = A.values().data(), *bv = B.values().data();
   c.crd.clear();
@@ -383,8 +386,7 @@ void hand_add(const Csr& A, const Csr& B, csr_arrays& c) {
     c.pos[static_cast<std::size_t>(r) + 1] = static_cast<std::int64_t>(c.crd.size());
   }
 }
-template <class Csr>
-csr_arrays hand_add(const Csr& A, const Csr& B) {
+template <class Csr> csr_arrays hand_add(const Csr& A, const Csr& B) {
   csr_arrays c;
   hand_add(A, B, c);
   return c;
@@ -392,13 +394,15 @@ csr_arrays hand_add(const Csr& A, const Csr& B) {
 
 /// Aborts unless a loom CSR tensor holds exactly the hand-written CSR arrays (values to `rel`).
 template <class Tensor>
-void check_csr(const std::string& what, const Tensor& C, const csr_arrays& want, double rel = 1e-12) {
+void check_csr(const std::string& what, const Tensor& C, const csr_arrays& want,
+               double rel = 1e-12) {
   check_exact(what + " (pos)", C.template level<1>().pos, want.pos);
   check_exact(what + " (crd)", C.template level<1>().crd, want.crd);
   check_values(what + " (values)", C.values(), want.val, rel);
 }
 
-// Registration -------------------------------------------------------------------------------------
+// Registration
+// -------------------------------------------------------------------------------------
 /// Registers BM_<kernel>/<input>/<impl>; the caller registers the implementations of one input
 /// next to each other, so that they run close together in time.
 inline void add(const std::string& kernel, const std::string& input, const std::string& impl,
@@ -432,8 +436,7 @@ inline int run(int argc, char** argv) {
 
 /// A lazily built input shared by the implementations of one benchmark group; built (and
 /// checked) the first time a benchmark of the group runs, outside any timed loop.
-template <class T>
-class lazy {
+template <class T> class lazy {
  public:
   explicit lazy(std::function<std::unique_ptr<T>()> make) : make_(std::move(make)) {}
   T& get() {

@@ -8,9 +8,9 @@
 // (choice_cached, rewriting included). Before the choice, loom always used the dense workspace
 // up to 2^26 cells and the sorted one past it.
 // SPDX-License-Identifier: BSL-1.0
-#include "support.hpp"
-
 #include <bit>
+
+#include "support.hpp"
 
 namespace {
 
@@ -23,16 +23,14 @@ using csr_t = loom::tensor<double, loom::csr>;
 
 // the implementations: loom as the optimizer chooses, loom with each kind forced, hand-written
 const char* const impl_names[] = {"chosen", "dense", "hashed", "sorted"};
-template <class Run>
-void with_impl(int impl, Run&& run) {
+template <class Run> void with_impl(int impl, Run&& run) {
   if (impl == 0) return run();
   loom::scoped_workspace forced(loom::workspace_kinds[static_cast<std::size_t>(impl - 1)]);
   run();
 }
 
 // What the evaluator does per call to find the workspace kind once it is cached.
-template <class Lhs, class Rhs>
-loom::workspace_kind choice_cost(const Lhs& lhs, const Rhs& rhs) {
+template <class Lhs, class Rhs> loom::workspace_kind choice_cost(const Lhs& lhs, const Rhs& rhs) {
   const auto kernel = loom::rewrite::for_kernel(loom::expr::as_expr(rhs)).expr;
   using P = loom::plan::order_plan<Lhs, std::remove_cvref_t<decltype(kernel)>>;
   return loom::optimize::cached_workspace_choice<P>(lhs, kernel).kind;
@@ -72,7 +70,8 @@ keyed hand_group_by(const csr_t& A, const std::vector<double>& x) {
   std::size_t used = 0;
   auto slot_of = [&](std::int64_t key) {
     std::uint64_t s = (static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> 20;
-    for (s &= slot_key.size() - 1; slot_key[s] != -1 && slot_key[s] != key; s = (s + 1) & (slot_key.size() - 1)) {
+    for (s &= slot_key.size() - 1; slot_key[s] != -1 && slot_key[s] != key;
+         s = (s + 1) & (slot_key.size() - 1)) {
     }
     return s;
   };
@@ -107,7 +106,8 @@ keyed hand_group_by(const csr_t& A, const std::vector<double>& x) {
   entries.reserve(used);
   for (std::size_t t = 0; t < slot_key.size(); ++t)
     if (slot_key[t] != -1) entries.emplace_back(slot_key[t], slot_val[t]);
-  std::sort(entries.begin(), entries.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
   keyed out;
   for (const auto& [key, v] : entries) {
     out.key.push_back(key);
@@ -128,7 +128,8 @@ void register_transpose(const std::string& name, std::int64_t n, std::int64_t pe
     const lb::csr_arrays want = hand_transpose(in->A);
     for (int impl = 0; impl < 4; ++impl) {
       with_impl(impl, [&] { in->B(j, i) = in->A(i, j); });
-      lb::check_csr("workspace transpose/" + name + ": loom " + impl_names[impl] + " vs hand", in->B, want);
+      lb::check_csr("workspace transpose/" + name + ": loom " + impl_names[impl] + " vs hand",
+                    in->B, want);
     }
     std::fprintf(stderr, "%s", loom::explain(in->B(j, i), in->A(i, j)).c_str());
     return in;
@@ -177,12 +178,14 @@ void register_group_by(const std::string& name, std::int64_t keys, std::int64_t 
     const keyed want = hand_group_by(in->A, in->xv);
     for (int impl = 0; impl < 4; ++impl) {
       with_impl(impl, [&] { in->y(j) = loom::sum(i, in->A(i, j) * in->x(i)); });
-      const std::string what = "workspace group-by/" + name + ": loom " + impl_names[impl] + " vs hand";
+      const std::string what =
+          "workspace group-by/" + name + ": loom " + impl_names[impl] + " vs hand";
       std::vector<std::int64_t> got(in->y.level<0>().crd.begin(), in->y.level<0>().crd.end());
       lb::check_exact(what + " (keys)", got, want.key);
       lb::check_values(what + " (values)", in->y.values(), want.val, 1e-9);
     }
-    std::fprintf(stderr, "%s", loom::explain(in->y(j), loom::sum(i, in->A(i, j) * in->x(i))).c_str());
+    std::fprintf(stderr, "%s",
+                 loom::explain(in->y(j), loom::sum(i, in->A(i, j) * in->x(i))).c_str());
     return in;
   });
   const std::string what = "csr^T * dense_vector -> sparse_vector, 1M rows";
@@ -210,7 +213,8 @@ void register_group_by(const std::string& name, std::int64_t keys, std::int64_t 
   });
 }
 
-void register_spgemm(const std::string& name, std::int64_t rows, std::int64_t cols, std::int64_t per_row) {
+void register_spgemm(const std::string& name, std::int64_t rows, std::int64_t cols,
+                     std::int64_t per_row) {
   struct input {
     csr_t A, B, C;
   };
@@ -222,9 +226,11 @@ void register_spgemm(const std::string& name, std::int64_t rows, std::int64_t co
     const lb::csr_arrays want = lb::hand_spgemm(in->A, in->B);
     for (int impl = 0; impl < 4; ++impl) {
       with_impl(impl, [&] { in->C(i, j) = loom::sum(k, in->A(i, k) * in->B(k, j)); });
-      lb::check_csr("workspace spgemm/" + name + ": loom " + impl_names[impl] + " vs hand", in->C, want);
+      lb::check_csr("workspace spgemm/" + name + ": loom " + impl_names[impl] + " vs hand", in->C,
+                    want);
     }
-    std::fprintf(stderr, "%s", loom::explain(in->C(i, j), loom::sum(k, in->A(i, k) * in->B(k, j))).c_str());
+    std::fprintf(stderr, "%s",
+                 loom::explain(in->C(i, j), loom::sum(k, in->A(i, k) * in->B(k, j))).c_str());
     return in;
   });
   const std::string what = "csr x csr -> csr";

@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
     B[j] = 2.0;
     C[j] = 0.0;
   }
-  std::vector<result> results = {{"copy", 16, {}}, {"scale", 16, {}}, {"add", 24, {}}, {"triad", 24, {}}};
+  std::vector<result> results = {
+      {"copy", 16, {}}, {"scale", 16, {}}, {"add", 24, {}}, {"triad", 24, {}}};
   for (int t = 0; t < trials; ++t) {
     double t0 = now();
 #pragma omp parallel for schedule(static)
@@ -96,15 +97,17 @@ int main(int argc, char** argv) {
     ea = eb + scalar * ec;
   }
   for (long j = 0; j < n; j += std::max(1L, n / 1000))
-    if (std::abs(A[j] - ea) > 1e-8 * ea || std::abs(B[j] - eb) > 1e-8 * eb || std::abs(C[j] - ec) > 1e-8 * ec) {
+    if (std::abs(A[j] - ea) > 1e-8 * ea || std::abs(B[j] - eb) > 1e-8 * eb ||
+        std::abs(C[j] - ec) > 1e-8 * ec) {
       std::fprintf(stderr, "stream_triad: wrong result at %ld\n", j);
       return 1;
     }
-  std::string json = "{\n \"threads\": " + std::to_string(threads) + ",\n \"elements\": " + std::to_string(n) +
-                     ",\n \"array_bytes\": " + std::to_string(n * 8) + ",\n \"trials\": " + std::to_string(trials) +
-                     ",\n \"kernels\": {";
-  std::printf("STREAM-like, %d thread(s), %ld doubles per array (%.0f MB), %d trials\n", threads, n, n * 8 / 1e6,
-              trials);
+  std::string json = "{\n \"threads\": " + std::to_string(threads) +
+                     ",\n \"elements\": " + std::to_string(n) +
+                     ",\n \"array_bytes\": " + std::to_string(n * 8) +
+                     ",\n \"trials\": " + std::to_string(trials) + ",\n \"kernels\": {";
+  std::printf("STREAM-like, %d thread(s), %ld doubles per array (%.0f MB), %d trials\n", threads, n,
+              n * 8 / 1e6, trials);
   for (std::size_t k = 0; k < results.size(); ++k) {
     auto& r = results[k];
     std::vector<double> s(r.seconds.begin() + 1, r.seconds.end());  // the first trial warms up
@@ -113,7 +116,8 @@ int main(int argc, char** argv) {
     const double best = bytes / s.front() / 1e9, median = bytes / s[s.size() / 2] / 1e9;
     std::printf("  %-6s best %7.2f GB/s  median %7.2f GB/s\n", r.name, best, median);
     char buf[200];
-    std::snprintf(buf, sizeof buf, "%s\n  \"%s\": {\"best_GBps\": %.3f, \"median_GBps\": %.3f, \"min_s\": %.6f}",
+    std::snprintf(buf, sizeof buf,
+                  "%s\n  \"%s\": {\"best_GBps\": %.3f, \"median_GBps\": %.3f, \"min_s\": %.6f}",
                   k ? "," : "", r.name, best, median, s.front());
     json += buf;
   }

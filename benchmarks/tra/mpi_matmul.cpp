@@ -16,16 +16,18 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <malloc.h>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <malloc.h>
 
 using namespace loom::tra;
 namespace lm = loom::tra::mpi;
 
 namespace {
-relation<double, 2, 2> random_tiles(std::int64_t rows, std::int64_t cols, std::int64_t b, unsigned seed) {
+relation<double, 2, 2> random_tiles(std::int64_t rows, std::int64_t cols, std::int64_t b,
+                                    unsigned seed) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<double> v(-1, 1);
   relation<double, 2, 2> r({rows, cols}, {b, b});
@@ -41,8 +43,7 @@ relation<double, 2, 2> random_tiles(std::int64_t rows, std::int64_t cols, std::i
 double now() { return MPI_Wtime(); }
 
 // median over reps of the slowest rank's time
-template <class F>
-double timed(MPI_Comm comm, int reps, F&& f) {
+template <class F> double timed(MPI_Comm comm, int reps, F&& f) {
   std::vector<double> ts;
   for (int r = 0; r < reps; ++r) {
     MPI_Barrier(comm);
@@ -61,8 +62,8 @@ double calibrate_alpha(MPI_Comm comm) {
   const std::size_t bytes = 1 << 22;
   std::vector<char> mine(bytes), all(bytes * static_cast<std::size_t>(lm::size(comm)));
   const double t = timed(comm, 5, [&] {
-    MPI_Allgather(mine.data(), static_cast<int>(bytes), MPI_BYTE, all.data(), static_cast<int>(bytes),
-                  MPI_BYTE, comm);
+    MPI_Allgather(mine.data(), static_cast<int>(bytes), MPI_BYTE, all.data(),
+                  static_cast<int>(bytes), MPI_BYTE, comm);
   });
   return t / (static_cast<double>(bytes) * (lm::size(comm) - 1) * lm::size(comm));
 }
@@ -75,7 +76,8 @@ double calibrate_beta(std::int64_t b) {
   for (int r = 0; r < 5; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     matmul_into(x, y, z);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return best / (2.0 * static_cast<double>(b * b * b));
 }
@@ -88,9 +90,13 @@ struct scenario {
 
 std::string ranking(const std::array<double, 4>& v) {
   std::array<int, 4> idx{0, 1, 2, 3};
-  std::stable_sort(idx.begin(), idx.end(), [&](int a, int c) { return v[static_cast<std::size_t>(a)] < v[static_cast<std::size_t>(c)]; });
+  std::stable_sort(idx.begin(), idx.end(), [&](int a, int c) {
+    return v[static_cast<std::size_t>(a)] < v[static_cast<std::size_t>(c)];
+  });
   std::string out;
-  for (int i : idx) out += std::string(out.empty() ? "" : " < ") + std::string(name(all_matmul_strategies[static_cast<std::size_t>(i)]));
+  for (int i : idx)
+    out += std::string(out.empty() ? "" : " < ") +
+           std::string(name(all_matmul_strategies[static_cast<std::size_t>(i)]));
   return out;
 }
 }  // namespace
@@ -111,15 +117,19 @@ int main(int argc, char** argv) {
     const std::array<scenario, 3> scenarios{{
         {"square, unpartitioned", 4, 4, 4, 128, partitioning::none, partitioning::none},
         {"square, Y column-partitioned", 4, 4, 4, 128, partitioning::none, partitioning::cols},
-        {"skinny X (1 block-row), unpartitioned", 1, 8, 8, 128, partitioning::none, partitioning::none},
+        {"skinny X (1 block-row), unpartitioned", 1, 8, 8, 128, partitioning::none,
+         partitioning::none},
     }};
     if (root)
-      std::printf("ranks %lld, alpha %.3g s/byte (all-gather), reps %d (median of the slowest rank)\n",
-                  static_cast<long long>(world.sites()), alpha, reps);
+      std::printf(
+          "ranks %lld, alpha %.3g s/byte (all-gather), reps %d (median of the slowest rank)\n",
+          static_cast<long long>(world.sites()), alpha, reps);
     for (const auto& sc : scenarios) {
       const auto X = random_tiles(sc.I, sc.K, sc.b, 1), Y = random_tiles(sc.K, sc.J, sc.b, 2);
-      cost_model cm{.alpha = alpha, .beta = calibrate_beta(sc.b) / static_cast<double>(world.sites()),
-                    .sites = world.sites(), .policy = cost_policy::corrected};
+      cost_model cm{.alpha = alpha,
+                    .beta = calibrate_beta(sc.b) / static_cast<double>(world.sites()),
+                    .sites = world.sites(),
+                    .policy = cost_policy::corrected};
       matmul_shape sh{sc.I, sc.K, sc.J, sc.b, sc.b, sc.b, sc.x, sc.y};
       std::array<double, 4> predicted{}, measured{};
       for (std::size_t s = 0; s < 4; ++s) {
@@ -145,14 +155,16 @@ int main(int argc, char** argv) {
                     static_cast<long long>(sc.I), static_cast<long long>(sc.K),
                     static_cast<long long>(sc.K), static_cast<long long>(sc.J),
                     static_cast<long long>(sc.b),
-                    2.0 * static_cast<double>(sc.I * sc.K * sc.J) * std::pow(static_cast<double>(sc.b), 3) * 1e-6);
+                    2.0 * static_cast<double>(sc.I * sc.K * sc.J) *
+                        std::pow(static_cast<double>(sc.b), 3) * 1e-6);
         std::printf("%s", rep.explain.c_str());
         std::printf("  %-16s %14s %12s\n", "strategy", "predicted ms", "measured ms");
         for (std::size_t s = 0; s < 4; ++s)
-          std::printf("  %-16s %14.3f %12.3f\n", std::string(name(all_matmul_strategies[s])).c_str(),
-                      predicted[s] * 1e3, measured[s] * 1e3);
-        std::printf("  predicted ranking: %s\n  measured ranking:  %s\n", ranking(predicted).c_str(),
-                    ranking(measured).c_str());
+          std::printf("  %-16s %14.3f %12.3f\n",
+                      std::string(name(all_matmul_strategies[s])).c_str(), predicted[s] * 1e3,
+                      measured[s] * 1e3);
+        std::printf("  predicted ranking: %s\n  measured ranking:  %s\n",
+                    ranking(predicted).c_str(), ranking(measured).c_str());
         std::printf("  auto (%s): %.3f ms on %lld ranks; 1 rank: %.3f ms; speedup %.2f\n",
                     std::string(name(rep.chosen.strategy)).c_str(), t_auto * 1e3,
                     static_cast<long long>(world.sites()), t_one * 1e3, t_one / t_auto);

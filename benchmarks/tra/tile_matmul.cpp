@@ -5,21 +5,20 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/tra.hpp>
 
-#include <Eigen/Dense>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
+#include <Eigen/Dense>
+
 namespace {
 constexpr loom::index<"i"> i;
 constexpr loom::index<"j"> j;
 constexpr loom::index<"k"> k;
 
-template <class F>
-double best_seconds(F&& f, double budget) {
+template <class F> double best_seconds(F&& f, double budget) {
   double best = 1e30, spent = 0;
   int runs = 0;
   while (spent < budget || runs < 5) {

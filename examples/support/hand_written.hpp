@@ -22,14 +22,14 @@ inline bool smoke_run() {
 }
 
 /// Median wall time in milliseconds of `reps` runs of f (one in a smoke run).
-template <class F>
-double median_ms(F&& f, int reps = 7) {
+template <class F> double median_ms(F&& f, int reps = 7) {
   if (smoke_run()) reps = 1;
   std::vector<double> t;
   for (int r = 0; r < reps; ++r) {
     const auto start = std::chrono::steady_clock::now();
     f();
-    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count());
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
@@ -50,8 +50,9 @@ inline void spmv(const loom::tensor<double, loom::csr>& A, const double* x, doub
 
 /// C = A B, Gustavson's row-wise algorithm with a dense accumulator; returns nnz(C).
 inline std::int64_t spgemm(const loom::tensor<double, loom::csr>& A,
-                           const loom::tensor<double, loom::csr>& B, std::vector<std::int64_t>& cpos,
-                           std::vector<std::int32_t>& ccrd, std::vector<double>& cval) {
+                           const loom::tensor<double, loom::csr>& B,
+                           std::vector<std::int64_t>& cpos, std::vector<std::int32_t>& ccrd,
+                           std::vector<double>& cval) {
   const auto &ap = A.level<1>().pos, &bp = B.level<1>().pos;
   const auto &ac = A.level<1>().crd, &bc = B.level<1>().crd;
   const double *av = A.values().data(), *bv = B.values().data();

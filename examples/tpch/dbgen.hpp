@@ -43,45 +43,45 @@ class random_stream {
   std::uint64_t state_;
 };
 
-inline constexpr std::array<std::string_view, 5> region_names{"AFRICA", "AMERICA", "ASIA",
-                                                              "EUROPE", "MIDDLE EAST"};
+inline constexpr std::array<std::string_view, 5> region_names{"AFRICA", "AMERICA", "ASIA", "EUROPE",
+                                                              "MIDDLE EAST"};
 struct nation_row {
   std::string_view name;
   int region;
 };
 inline constexpr std::array<nation_row, 25> nations{{
-    {"ALGERIA", 0},      {"ARGENTINA", 1}, {"BRAZIL", 1},       {"CANADA", 1},
-    {"EGYPT", 4},        {"ETHIOPIA", 0},  {"FRANCE", 3},       {"GERMANY", 3},
-    {"INDIA", 2},        {"INDONESIA", 2}, {"IRAN", 4},         {"IRAQ", 4},
-    {"JAPAN", 2},        {"JORDAN", 4},    {"KENYA", 0},        {"MOROCCO", 0},
-    {"MOZAMBIQUE", 0},   {"PERU", 1},      {"CHINA", 2},        {"ROMANIA", 3},
-    {"SAUDI ARABIA", 4}, {"VIETNAM", 2},   {"RUSSIA", 3},       {"UNITED KINGDOM", 3},
+    {"ALGERIA", 0},       {"ARGENTINA", 1}, {"BRAZIL", 1}, {"CANADA", 1},
+    {"EGYPT", 4},         {"ETHIOPIA", 0},  {"FRANCE", 3}, {"GERMANY", 3},
+    {"INDIA", 2},         {"INDONESIA", 2}, {"IRAN", 4},   {"IRAQ", 4},
+    {"JAPAN", 2},         {"JORDAN", 4},    {"KENYA", 0},  {"MOROCCO", 0},
+    {"MOZAMBIQUE", 0},    {"PERU", 1},      {"CHINA", 2},  {"ROMANIA", 3},
+    {"SAUDI ARABIA", 4},  {"VIETNAM", 2},   {"RUSSIA", 3}, {"UNITED KINGDOM", 3},
     {"UNITED STATES", 1},
 }};
 /// The 92 words of P_NAME (clause 4.2.3).
 inline constexpr std::array<std::string_view, 92> part_name_words{
-    "almond",    "antique",   "aquamarine", "azure",     "beige",     "bisque",    "black",
-    "blanched",  "blue",      "blush",      "brown",     "burlywood", "burnished", "chartreuse",
-    "chiffon",   "chocolate", "coral",      "cornflower", "cornsilk", "cream",     "cyan",
-    "dark",      "deep",      "dim",        "dodger",    "drab",      "firebrick", "floral",
-    "forest",    "frosted",   "gainsboro",  "ghost",     "goldenrod", "green",     "grey",
-    "honeydew",  "hot",       "indian",     "ivory",     "khaki",     "lace",      "lavender",
-    "lawn",      "lemon",     "light",      "lime",      "linen",     "magenta",   "maroon",
-    "medium",    "metallic",  "midnight",   "mint",      "misty",     "moccasin",  "navajo",
-    "navy",      "olive",     "orange",     "orchid",    "pale",      "papaya",    "peach",
-    "peru",      "pink",      "plum",       "powder",    "puff",      "purple",    "red",
-    "rose",      "rosy",      "royal",      "saddle",    "salmon",    "sandy",     "seashell",
-    "sienna",    "sky",       "slate",      "smoke",     "snow",      "spring",    "steel",
-    "tan",       "thistle",   "tomato",     "turquoise", "violet",    "wheat",     "white",
+    "almond",   "antique",   "aquamarine", "azure",      "beige",     "bisque",    "black",
+    "blanched", "blue",      "blush",      "brown",      "burlywood", "burnished", "chartreuse",
+    "chiffon",  "chocolate", "coral",      "cornflower", "cornsilk",  "cream",     "cyan",
+    "dark",     "deep",      "dim",        "dodger",     "drab",      "firebrick", "floral",
+    "forest",   "frosted",   "gainsboro",  "ghost",      "goldenrod", "green",     "grey",
+    "honeydew", "hot",       "indian",     "ivory",      "khaki",     "lace",      "lavender",
+    "lawn",     "lemon",     "light",      "lime",       "linen",     "magenta",   "maroon",
+    "medium",   "metallic",  "midnight",   "mint",       "misty",     "moccasin",  "navajo",
+    "navy",     "olive",     "orange",     "orchid",     "pale",      "papaya",    "peach",
+    "peru",     "pink",      "plum",       "powder",     "puff",      "purple",    "red",
+    "rose",     "rosy",      "royal",      "saddle",     "salmon",    "sandy",     "seashell",
+    "sienna",   "sky",       "slate",      "smoke",      "snow",      "spring",    "steel",
+    "tan",      "thistle",   "tomato",     "turquoise",  "violet",    "wheat",     "white",
     "yellow"};
-inline constexpr std::array<std::string_view, 6> type_s1{"STANDARD", "SMALL", "MEDIUM",
-                                                         "LARGE", "ECONOMY", "PROMO"};
+inline constexpr std::array<std::string_view, 6> type_s1{"STANDARD", "SMALL",   "MEDIUM",
+                                                         "LARGE",    "ECONOMY", "PROMO"};
 inline constexpr std::array<std::string_view, 5> type_s2{"ANODIZED", "BURNISHED", "PLATED",
                                                          "POLISHED", "BRUSHED"};
 inline constexpr std::array<std::string_view, 5> type_s3{"TIN", "NICKEL", "BRASS", "STEEL",
                                                          "COPPER"};
 inline constexpr std::array<std::string_view, 5> container_s1{"SM", "LG", "MED", "JUMBO", "WRAP"};
-inline constexpr std::array<std::string_view, 8> container_s2{"CASE", "BOX", "BAG", "JAR",
+inline constexpr std::array<std::string_view, 8> container_s2{"CASE", "BOX",  "BAG", "JAR",
                                                               "PKG",  "PACK", "CAN", "DRUM"};
 inline constexpr std::array<std::string_view, 5> segments{"AUTOMOBILE", "BUILDING", "FURNITURE",
                                                           "MACHINERY", "HOUSEHOLD"};
@@ -92,9 +92,9 @@ inline constexpr std::array<std::string_view, 4> instructions{"DELIVER IN PERSON
 inline constexpr std::array<std::string_view, 7> ship_modes{"REG AIR", "AIR",  "RAIL", "SHIP",
                                                             "TRUCK",   "MAIL", "FOB"};
 inline constexpr std::array<std::string_view, 24> text_words{
-    "furiously", "quickly", "carefully", "blithely", "slyly",    "ironic",   "final",   "regular",
-    "express",   "bold",    "pending",   "special",  "unusual",  "even",     "silent",  "deposits",
-    "requests",  "packages", "accounts", "theodolites", "pinto", "beans",    "foxes",   "ideas"};
+    "furiously", "quickly",  "carefully", "blithely",    "slyly",   "ironic", "final",  "regular",
+    "express",   "bold",     "pending",   "special",     "unusual", "even",   "silent", "deposits",
+    "requests",  "packages", "accounts",  "theodolites", "pinto",   "beans",  "foxes",  "ideas"};
 
 inline constexpr std::int64_t start_date = loom::relational::date("1992-01-01");
 inline constexpr std::int64_t current_date = loom::relational::date("1995-06-17");
@@ -248,8 +248,9 @@ inline void generate(const std::filesystem::path& dir, double sf, bool all_colum
   {
     random_stream rng(2);
     random_stream txt(102);  // text columns: the other columns do not depend on them
-    csv_writer w(dir / "nation.csv", {{"n_nationkey", true}, {"n_name", true},
-                                      {"n_regionkey", true}, {"n_comment", all}});
+    csv_writer w(
+        dir / "nation.csv",
+        {{"n_nationkey", true}, {"n_name", true}, {"n_regionkey", true}, {"n_comment", all}});
     for (std::size_t k = 0; k < nations.size(); ++k) {
       w.put_int(static_cast<std::int64_t>(k));
       w.put(nations[k].name);
@@ -261,9 +262,13 @@ inline void generate(const std::filesystem::path& dir, double sf, bool all_colum
   {
     random_stream rng(3);
     random_stream txt(103);  // text columns: the other columns do not depend on them
-    csv_writer w(dir / "supplier.csv",
-                 {{"s_suppkey", true}, {"s_name", all}, {"s_address", all}, {"s_nationkey", true},
-                  {"s_phone", all}, {"s_acctbal", all}, {"s_comment", all}});
+    csv_writer w(dir / "supplier.csv", {{"s_suppkey", true},
+                                        {"s_name", all},
+                                        {"s_address", all},
+                                        {"s_nationkey", true},
+                                        {"s_phone", all},
+                                        {"s_acctbal", all},
+                                        {"s_comment", all}});
     for (std::int64_t s = 1; s <= n.suppliers; ++s) {
       const std::int64_t nation = rng.uniform(0, 24);
       w.put_int(s);
@@ -279,10 +284,14 @@ inline void generate(const std::filesystem::path& dir, double sf, bool all_colum
   {
     random_stream rng(4);
     random_stream txt(104);  // text columns: the other columns do not depend on them
-    csv_writer w(dir / "customer.csv",
-                 {{"c_custkey", true}, {"c_name", all}, {"c_address", all}, {"c_nationkey", true},
-                  {"c_phone", all}, {"c_acctbal", all}, {"c_mktsegment", all},
-                  {"c_comment", all}});
+    csv_writer w(dir / "customer.csv", {{"c_custkey", true},
+                                        {"c_name", all},
+                                        {"c_address", all},
+                                        {"c_nationkey", true},
+                                        {"c_phone", all},
+                                        {"c_acctbal", all},
+                                        {"c_mktsegment", all},
+                                        {"c_comment", all}});
     for (std::int64_t c = 1; c <= n.customers; ++c) {
       const std::int64_t nation = rng.uniform(0, 24);
       w.put_int(c);
@@ -299,12 +308,19 @@ inline void generate(const std::filesystem::path& dir, double sf, bool all_colum
   {
     random_stream rng(5);
     random_stream txt(105);  // text columns: the other columns do not depend on them
-    csv_writer wp(dir / "part.csv",
-                  {{"p_partkey", true}, {"p_name", true}, {"p_mfgr", all}, {"p_brand", all},
-                   {"p_type", all}, {"p_size", all}, {"p_container", all},
-                   {"p_retailprice", all}, {"p_comment", all}});
-    csv_writer ws(dir / "partsupp.csv", {{"ps_partkey", true}, {"ps_suppkey", true},
-                                         {"ps_availqty", all}, {"ps_supplycost", true},
+    csv_writer wp(dir / "part.csv", {{"p_partkey", true},
+                                     {"p_name", true},
+                                     {"p_mfgr", all},
+                                     {"p_brand", all},
+                                     {"p_type", all},
+                                     {"p_size", all},
+                                     {"p_container", all},
+                                     {"p_retailprice", all},
+                                     {"p_comment", all}});
+    csv_writer ws(dir / "partsupp.csv", {{"ps_partkey", true},
+                                         {"ps_suppkey", true},
+                                         {"ps_availqty", all},
+                                         {"ps_supplycost", true},
                                          {"ps_comment", all}});
     for (std::int64_t p = 1; p <= n.parts; ++p) {
       // five distinct words of the 92
@@ -346,17 +362,31 @@ inline void generate(const std::filesystem::path& dir, double sf, bool all_colum
   {
     random_stream rng(6);
     random_stream txt(106);  // text columns: the other columns do not depend on them
-    csv_writer wo(dir / "orders.csv",
-                  {{"o_orderkey", true}, {"o_custkey", true}, {"o_orderstatus", all},
-                   {"o_totalprice", all}, {"o_orderdate", true}, {"o_orderpriority", all},
-                   {"o_clerk", all}, {"o_shippriority", all}, {"o_comment", all}});
-    csv_writer wl(dir / "lineitem.csv",
-                  {{"l_orderkey", true}, {"l_partkey", true}, {"l_suppkey", true},
-                   {"l_linenumber", all}, {"l_quantity", true}, {"l_extendedprice", true},
-                   {"l_discount", true}, {"l_tax", all}, {"l_returnflag", all},
-                   {"l_linestatus", all}, {"l_shipdate", all}, {"l_commitdate", all},
-                   {"l_receiptdate", all}, {"l_shipinstruct", all}, {"l_shipmode", all},
-                   {"l_comment", all}});
+    csv_writer wo(dir / "orders.csv", {{"o_orderkey", true},
+                                       {"o_custkey", true},
+                                       {"o_orderstatus", all},
+                                       {"o_totalprice", all},
+                                       {"o_orderdate", true},
+                                       {"o_orderpriority", all},
+                                       {"o_clerk", all},
+                                       {"o_shippriority", all},
+                                       {"o_comment", all}});
+    csv_writer wl(dir / "lineitem.csv", {{"l_orderkey", true},
+                                         {"l_partkey", true},
+                                         {"l_suppkey", true},
+                                         {"l_linenumber", all},
+                                         {"l_quantity", true},
+                                         {"l_extendedprice", true},
+                                         {"l_discount", true},
+                                         {"l_tax", all},
+                                         {"l_returnflag", all},
+                                         {"l_linestatus", all},
+                                         {"l_shipdate", all},
+                                         {"l_commitdate", all},
+                                         {"l_receiptdate", all},
+                                         {"l_shipinstruct", all},
+                                         {"l_shipmode", all},
+                                         {"l_comment", all}});
     struct line {
       std::int64_t part, supp, qty, price, discount, tax, ship, commit, receipt;
     };
@@ -383,7 +413,9 @@ inline void generate(const std::filesystem::path& dir, double sf, bool all_colum
         total += l.price * (100 + l.tax) * (100 - l.discount);
         shipped += l.ship > current_date ? 0 : 1;
       }
-      const char* status = shipped == 0 ? "O" : shipped == static_cast<std::int64_t>(lines.size()) ? "F" : "P";
+      const char* status = shipped == 0                                         ? "O"
+                           : shipped == static_cast<std::int64_t>(lines.size()) ? "F"
+                                                                                : "P";
       wo.put_int(key);
       wo.put_int(cust);
       wo.put(status);

@@ -5,10 +5,6 @@
 //   tpch --verify              also run the standard SQL in sqlite3 on the same CSV files and
 //                              fail (exit 1) unless both answers agree (skipped without sqlite3)
 // SPDX-License-Identifier: BSL-1.0
-#include "dbgen.hpp"
-#include "queries.hpp"
-#include "verify.hpp"
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "dbgen.hpp"
+#include "queries.hpp"
+#include "verify.hpp"
 #include <unistd.h>  // getpid
 
 int main(int argc, char** argv) {
@@ -31,15 +30,24 @@ int main(int argc, char** argv) {
       if (k + 1 >= argc) throw std::runtime_error("tpch: " + a + " needs a value");
       return argv[++k];
     };
-    if (a == "--sf") sf = std::stod(value());
-    else if (a == "--dir") dir = value();
-    else if (a == "--no-generate") generate = false;
-    else if (a == "--query") query = std::stoi(value());
-    else if (a == "--explain") explain = true;
-    else if (a == "--all-columns") all_columns = true;
-    else if (a == "--verify") verify = true;
+    if (a == "--sf")
+      sf = std::stod(value());
+    else if (a == "--dir")
+      dir = value();
+    else if (a == "--no-generate")
+      generate = false;
+    else if (a == "--query")
+      query = std::stoi(value());
+    else if (a == "--explain")
+      explain = true;
+    else if (a == "--all-columns")
+      all_columns = true;
+    else if (a == "--verify")
+      verify = true;
     else {
-      std::fprintf(stderr, "usage: tpch [--sf F] [--dir D] [--no-generate] [--query 5|9] [--explain] [--all-columns] [--verify]\n");
+      std::fprintf(stderr,
+                   "usage: tpch [--sf F] [--dir D] [--no-generate] [--query 5|9] [--explain] "
+                   "[--all-columns] [--verify]\n");
       return 2;
     }
   }
@@ -58,8 +66,10 @@ int main(int argc, char** argv) {
                    const std::vector<loom::relational::column_spec>& schema) {
     if (!verify) return;
     const auto diffs = tpch::differences(result, tpch::sqlite_answer(sql_dir, dir, query), schema);
-    for (const auto& d : diffs) std::fprintf(stderr, "%s differs from SQLite: %s\n", query, d.c_str());
-    std::fprintf(stderr, "%s: %s SQLite\n", query, diffs.empty() ? "agrees with" : "DISAGREES with");
+    for (const auto& d : diffs)
+      std::fprintf(stderr, "%s differs from SQLite: %s\n", query, d.c_str());
+    std::fprintf(stderr, "%s: %s SQLite\n", query,
+                 diffs.empty() ? "agrees with" : "DISAGREES with");
     failures += diffs.empty() ? 0 : 1;
   };
   using loom::relational::column_type;
@@ -67,7 +77,8 @@ int main(int argc, char** argv) {
     auto t0 = std::chrono::steady_clock::now();
     if (generate) {
       tpch::generate(dir, sf, all_columns);
-      std::fprintf(stderr, "generated SF %g in %s (%.0f ms)\n", sf, dir.string().c_str(), ms_since(t0));
+      std::fprintf(stderr, "generated SF %g in %s (%.0f ms)\n", sf, dir.string().c_str(),
+                   ms_since(t0));
     }
     t0 = std::chrono::steady_clock::now();
     const tpch::database db = tpch::load(dir);
@@ -103,8 +114,10 @@ int main(int argc, char** argv) {
       }
       std::cout << "# Q9\n";
       result.write_csv(std::cout);
-      check(result, "q9", {{"nation", column_type::string}, {"o_year", column_type::int64},
-                           {"sum_profit", column_type::decimal}});
+      check(result, "q9",
+            {{"nation", column_type::string},
+             {"o_year", column_type::int64},
+             {"sum_profit", column_type::decimal}});
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tpch: %s\n", e.what());

@@ -26,14 +26,15 @@ inline database load(const std::filesystem::path& dir) {
     return rel::read_csv((dir / file).string(), schema);
   };
   database db;
-  db.region = read("region.csv", {{"r_regionkey", column_type::int64}, {"r_name", column_type::string}});
+  db.region =
+      read("region.csv", {{"r_regionkey", column_type::int64}, {"r_name", column_type::string}});
   db.nation = read("nation.csv", {{"n_nationkey", column_type::int64},
                                   {"n_name", column_type::string},
                                   {"n_regionkey", column_type::int64}});
-  db.supplier = read("supplier.csv", {{"s_suppkey", column_type::int64},
-                                      {"s_nationkey", column_type::int64}});
-  db.customer = read("customer.csv", {{"c_custkey", column_type::int64},
-                                      {"c_nationkey", column_type::int64}});
+  db.supplier = read("supplier.csv",
+                     {{"s_suppkey", column_type::int64}, {"s_nationkey", column_type::int64}});
+  db.customer = read("customer.csv",
+                     {{"c_custkey", column_type::int64}, {"c_nationkey", column_type::int64}});
   db.orders = read("orders.csv", {{"o_orderkey", column_type::int64},
                                   {"o_custkey", column_type::int64},
                                   {"o_orderdate", column_type::date}});
@@ -77,7 +78,8 @@ inline auto revenue_of(const rel::table& lineitem) {
 /// and supplier are in the same nation. Two kernels: the nations of ASIA (25 rows), then
 ///
 ///   asia_nations(n, nm) = Σ_{r,rn} N(n,r,nm) · R(r,rn) · [ASIA](rn)
-///   revenue(nm) = Σ_{d,o,c,n,s} [1994](d) · O(d,o,c) · C(c,n) · asia_nations(n,nm) · S(n,s) · L(o,s)
+///   revenue(nm) = Σ_{d,o,c,n,s} [1994](d) · O(d,o,c) · C(c,n) · asia_nations(n,nm) · S(n,s) ·
+///   L(o,s)
 ///
 /// Attribute order d, o, c, n, nm, s: orders are keyed by date first, so the date range selects
 /// the orders of 1994 by seeking; the customer's nation is checked against ASIA before any line
@@ -86,7 +88,8 @@ inline auto revenue_of(const rel::table& lineitem) {
 /// primary key get a dense first level (located in O(1), like Etch's `orderkey ↠ₐ`).
 struct q5 {
   using by_key2 = loom::tensor<double, loom::csr>;
-  using by_key3 = loom::tensor<double, loom::format<loom::dense, loom::compressed, loom::compressed>>;
+  using by_key3 =
+      loom::tensor<double, loom::format<loom::dense, loom::compressed, loom::compressed>>;
   using vec = loom::tensor<double, loom::sparse_vector>;
   const database& db;
   loom::tensor<double, loom::csf<3>> O;
@@ -168,8 +171,8 @@ struct q9 {
 
   explicit q9(const database& data) : db(data) {
     const auto no = rel::extent_of(db.orders["o_orderkey"], db.lineitem["l_orderkey"]);
-    const auto np = rel::extent_of(db.lineitem["l_partkey"], db.part["p_partkey"],
-                                   db.partsupp["ps_partkey"]);
+    const auto np =
+        rel::extent_of(db.lineitem["l_partkey"], db.part["p_partkey"], db.partsupp["ps_partkey"]);
     const auto ns = rel::extent_of(db.lineitem["l_suppkey"], db.supplier["s_suppkey"],
                                    db.partsupp["ps_suppkey"]);
     const auto nn = rel::extent_of(db.supplier["s_nationkey"], db.nation["n_nationkey"]);
@@ -185,10 +188,9 @@ struct q9 {
     std::tie(PS1, PScost) =
         rel::key_by<loom::csr>(db.partsupp, {"ps_partkey", "ps_suppkey"},
                                std::tuple{one, rel::sum_of<double>("ps_supplycost")}, {np, ns});
-    std::tie(Lrev, Lqty) =
-        rel::key_by<3>(db.lineitem, {"l_partkey", "l_suppkey", "l_orderkey"},
-                       std::tuple{revenue_of(db.lineitem), rel::sum_of<double>("l_quantity")},
-                       {np, ns, no});
+    std::tie(Lrev, Lqty) = rel::key_by<3>(
+        db.lineitem, {"l_partkey", "l_suppkey", "l_orderkey"},
+        std::tuple{revenue_of(db.lineitem), rel::sum_of<double>("l_quantity")}, {np, ns, no});
     green_names = rel::like<double>(db.part["p_name"], "%green%");
   }
 
@@ -219,9 +221,10 @@ struct q9 {
     auto profit = output();
     profit(idx::nm, idx::y) = expression(green, sn);
     return rel::sort_rows(
-        rel::to_table(profit, {rel::key_column("nation", column_type::string, db.nation["n_name"].dict()),
-                               "o_year"},
-                      "sum_profit"),
+        rel::to_table(
+            profit,
+            {rel::key_column("nation", column_type::string, db.nation["n_name"].dict()), "o_year"},
+            "sum_profit"),
         {"nation", "o_year"}, {false, true});
   }
 };

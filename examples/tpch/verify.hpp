@@ -54,9 +54,9 @@ inline std::string sqlite_answer(const std::filesystem::path& sql_dir,
 
 /// The differences between loom's result and SQLite's CSV (keys exactly, decimals to a
 /// relative 1e-9: both add the same doubles in different orders); empty when they agree.
-inline std::vector<std::string> differences(const loom::relational::table& loom_result,
-                                            const std::string& sqlite_csv,
-                                            const std::vector<loom::relational::column_spec>& schema) {
+inline std::vector<std::string> differences(
+    const loom::relational::table& loom_result, const std::string& sqlite_csv,
+    const std::vector<loom::relational::column_spec>& schema) {
   namespace rel = loom::relational;
   const rel::table expected = rel::read_csv_text(sqlite_csv, "sqlite", schema);
   std::vector<std::string> diffs;
@@ -67,12 +67,14 @@ inline std::vector<std::string> differences(const loom::relational::table& loom_
   for (const auto& spec : schema)
     for (std::size_t r = 0; r < std::min(expected.rows(), loom_result.rows()); ++r) {
       const std::string a = loom_result[spec.name].text(r), b = expected[spec.name].text(r);
-      const bool same = spec.type == rel::column_type::decimal
-                            ? std::abs(loom_result.reals(spec.name)[r] - expected.reals(spec.name)[r]) <=
-                                  1e-9 * std::abs(expected.reals(spec.name)[r])
-                            : a == b;
-      if (!same) diffs.push_back(spec.name + " row " + std::to_string(r + 1) + ": loom " + a +
-                                 ", SQLite " + b);
+      const bool same =
+          spec.type == rel::column_type::decimal
+              ? std::abs(loom_result.reals(spec.name)[r] - expected.reals(spec.name)[r]) <=
+                    1e-9 * std::abs(expected.reals(spec.name)[r])
+              : a == b;
+      if (!same)
+        diffs.push_back(spec.name + " row " + std::to_string(r + 1) + ": loom " + a + ", SQLite " +
+                        b);
     }
   return diffs;
 }

@@ -3,8 +3,6 @@
 #ifndef LOOM_LOOM_HPP
 #define LOOM_LOOM_HPP
 
-#include <loom/version.hpp>
-
 #include <loom/core.hpp>
 #include <loom/exec.hpp>
 #include <loom/expr.hpp>
@@ -19,5 +17,6 @@
 #include <loom/rewrite.hpp>
 #include <loom/stream.hpp>
 #include <loom/tra.hpp>
+#include <loom/version.hpp>
 
 #endif  // LOOM_LOOM_HPP

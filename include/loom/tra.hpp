@@ -14,8 +14,8 @@
 #include <loom/tra/ia/placement.hpp>
 #include <loom/tra/ia/rewrite.hpp>
 #include <loom/tra/ia/to_string.hpp>
-#include <loom/tra/key_functions.hpp>
 #include <loom/tra/kernels.hpp>
+#include <loom/tra/key_functions.hpp>
 #include <loom/tra/operators.hpp>
 #include <loom/tra/plans.hpp>
 #include <loom/tra/relation.hpp>

@@ -7,8 +7,7 @@
 #include <limits>
 
 namespace {
-template <class T>
-void check_laws(T a, T b, T c) {
+template <class T> void check_laws(T a, T b, T c) {
   using S = loom::semiring_traits<T>;
   CHECK(S::add(a, S::zero()) == a);
   CHECK(S::mul(a, S::one()) == a);
@@ -32,7 +31,8 @@ TEST_CASE("shipped semirings obey the semiring laws") {
   CHECK((loom::min_plus<double>(2) * loom::min_plus<double>(3)).value == 5);
   CHECK((loom::min_plus<double>(2) + loom::min_plus<double>(3)).value == 2);
   static_assert(loom::semiring<loom::boolean> && !loom::semiring<int*>);
-  static_assert(loom::is_arithmetic_semiring_v<double> && !loom::is_arithmetic_semiring_v<loom::boolean>);
+  static_assert(loom::is_arithmetic_semiring_v<double> &&
+                !loom::is_arithmetic_semiring_v<loom::boolean>);
 }
 
 TEST_CASE("index variables are empty types named by a string") {

@@ -38,14 +38,14 @@ using bitmap_vector = loom::format<loom::bitmap>;
 using mp = loom::min_plus<double>;
 
 // (T, y, A, x)
-using spmv_combos = std::tuple<
-    mp_list<double, loom::dense_vector, dense_hashed, loom::dense_vector>,
-    mp_list<mp, loom::sparse_vector, dense_bitmap, loom::dense_vector>,
-    mp_list<double, hashed_vector, dense_banded, loom::dense_vector>,
-    mp_list<double, bitmap_vector, hashed_hashed, loom::dense_vector>,
-    mp_list<mp, loom::dense_vector, gap_csr, loom::dense_vector>,
-    mp_list<double, loom::sparse_vector, loom::csr, hashed_vector>,
-    mp_list<double, loom::dense_vector, loom::csr, bitmap_vector>>;
+using spmv_combos =
+    std::tuple<mp_list<double, loom::dense_vector, dense_hashed, loom::dense_vector>,
+               mp_list<mp, loom::sparse_vector, dense_bitmap, loom::dense_vector>,
+               mp_list<double, hashed_vector, dense_banded, loom::dense_vector>,
+               mp_list<double, bitmap_vector, hashed_hashed, loom::dense_vector>,
+               mp_list<mp, loom::dense_vector, gap_csr, loom::dense_vector>,
+               mp_list<double, loom::sparse_vector, loom::csr, hashed_vector>,
+               mp_list<double, loom::dense_vector, loom::csr, bitmap_vector>>;
 
 // (T, C, A, B)
 using mul_combos = std::tuple<mp_list<double, loom::dcsr, dense_hashed, loom::csr>,
@@ -72,7 +72,8 @@ using spmtv_combos = std::tuple<mp_list<double, bitmap_vector, loom::csr, loom::
                                 mp_list<mp, bitmap_vector, loom::dcsr, loom::dense_vector>>;
 
 auto spgemm_shapes(const std::array<std::int64_t, 4>& e) {
-  return std::tuple{std::array<std::int64_t, 2>{e[0], e[2]}, std::array<std::int64_t, 2>{e[0], e[1]},
+  return std::tuple{std::array<std::int64_t, 2>{e[0], e[2]},
+                    std::array<std::int64_t, 2>{e[0], e[1]},
                     std::array<std::int64_t, 2>{e[1], e[2]}};
 }
 auto spmtv_shapes(const std::array<std::int64_t, 4>& e) {
@@ -141,8 +142,8 @@ TEST_CASE_TEMPLATE_DEFINE("differential levels: bitmap output C(i,j) = sum(k, A(
 }
 TEST_CASE_TEMPLATE_APPLY(levels_spgemm_bitmap, spgemm_combos);
 
-TEST_CASE_TEMPLATE_DEFINE("differential levels: bitmap output y(j) = sum(i, A(i,j) * x(i))",
-                          Combo, levels_spmtv_bitmap) {
+TEST_CASE_TEMPLATE_DEFINE("differential levels: bitmap output y(j) = sum(i, A(i,j) * x(i))", Combo,
+                          levels_spmtv_bitmap) {
   using T = mp11::mp_at_c<Combo, 0>;
   lt::kernel_cases<T, mp11::mp_at_c<Combo, 1>, mp11::mp_at_c<Combo, 2>, mp11::mp_at_c<Combo, 3>>(
       "y(j) = sum(i, A(i,j) * x(i))", {"y", "A", "x"}, spmtv_shapes,

@@ -33,12 +33,12 @@ struct a;
 struct b;
 struct c;
 using product = mp11::mp_product<mp11::mp_list, mp11::mp_list<a, b, c>, mp11::mp_list<a, b, c>>;
-static_assert(std::is_same_v<loom::test::covering_sample<product>,
-                             mp11::mp_list<mp11::mp_list<a, a>, mp11::mp_list<a, b>,
-                                           mp11::mp_list<a, c>, mp11::mp_list<b, a>,
-                                           mp11::mp_list<c, a>>>);
-static_assert(std::is_same_v<loom::test::covering_sample<mp11::mp_list<a, a, b>>,
-                             mp11::mp_list<a, b>>);
+static_assert(
+    std::is_same_v<loom::test::covering_sample<product>,
+                   mp11::mp_list<mp11::mp_list<a, a>, mp11::mp_list<a, b>, mp11::mp_list<a, c>,
+                                 mp11::mp_list<b, a>, mp11::mp_list<c, a>>>);
+static_assert(
+    std::is_same_v<loom::test::covering_sample<mp11::mp_list<a, a, b>>, mp11::mp_list<a, b>>);
 static_assert(mp11::mp_empty<loom::test::covering_sample<mp11::mp_list<>>>::value);
 }  // namespace sample_check
 using mp = loom::min_plus<double>;

@@ -31,8 +31,7 @@ using shape1 = std::array<std::int64_t, 1>;
 using shape2 = std::array<std::int64_t, 2>;
 
 // Element type of the read-only views: every semiring's values, read-only.
-template <class T>
-using view_element = const T;
+template <class T> using view_element = const T;
 
 // The arrays of a compressed level with positions converted to Pos.
 template <class Pos, class Tensor> std::vector<Pos> positions(const Tensor& t) {

@@ -36,8 +36,7 @@ using shape2 = std::array<std::int64_t, 2>;
 using shape3 = std::array<std::int64_t, 3>;
 
 // Runs `cases` as the optimizer chooses and then with each kind forced.
-template <class Cases>
-void for_each_workspace(Cases&& cases) {
+template <class Cases> void for_each_workspace(Cases&& cases) {
   std::optional<loom::workspace_kind> forced;
   for (int round = 0; round <= 3; ++round) {
     if (round > 0) forced = loom::workspace_kinds[static_cast<std::size_t>(round - 1)];
@@ -50,10 +49,9 @@ void for_each_workspace(Cases&& cases) {
 }
 
 // (T, C, A): C(i,j) = A(j,i), A concordant with (j,i) only through a workspace on C
-using transpose_combos = std::tuple<mp_list<double, loom::csr, loom::csr>,
-                                    mp_list<mp, loom::dcsr, loom::csr>,
-                                    mp_list<double, loom::csf<2>, loom::dcsr>,
-                                    mp_list<double, loom::csc, loom::csc>>;
+using transpose_combos =
+    std::tuple<mp_list<double, loom::csr, loom::csr>, mp_list<mp, loom::dcsr, loom::csr>,
+               mp_list<double, loom::csf<2>, loom::dcsr>, mp_list<double, loom::csc, loom::csc>>;
 // (T, C, A, B)
 using spgemm_combos = std::tuple<mp_list<double, loom::csr, loom::csr, loom::csr>,
                                  mp_list<mp, loom::dcsr, loom::dcsr, loom::csr>>;
@@ -76,8 +74,13 @@ TEST_CASE_TEMPLATE_DEFINE("differential workspaces: transpose C(i,j) = A(j,i)", 
   const auto cases = [](lt::case_options opt) {
     lt::kernel_cases<T, mp11::mp_at_c<Combo, 1>, mp11::mp_at_c<Combo, 2>>(
         "C(i,j) = A(j,i)", {"C", "A"},
-        [](const std::array<std::int64_t, 4>& e) { return std::tuple{shape2{e[0], e[1]}, shape2{e[1], e[0]}}; },
-        [](auto& C, const auto& A) { return std::pair{C(i, j), A(j, i)}; }, opt);
+        [](const std::array<std::int64_t, 4>& e) {
+          return std::tuple{shape2{e[0], e[1]}, shape2{e[1], e[0]}};
+        },
+        [](auto& C, const auto& A) {
+          return std::pair{C(i, j), A(j, i)};
+        },
+        opt);
   };
   for_each_workspace([&] {
     cases({});
@@ -87,8 +90,8 @@ TEST_CASE_TEMPLATE_DEFINE("differential workspaces: transpose C(i,j) = A(j,i)", 
 }
 TEST_CASE_TEMPLATE_APPLY(workspace_transpose, transpose_combos);
 
-TEST_CASE_TEMPLATE_DEFINE("differential workspaces: SpGEMM C(i,j) = sum(k, A(i,k) * B(k,j))",
-                          Combo, workspace_spgemm) {
+TEST_CASE_TEMPLATE_DEFINE("differential workspaces: SpGEMM C(i,j) = sum(k, A(i,k) * B(k,j))", Combo,
+                          workspace_spgemm) {
   using T = mp11::mp_at_c<Combo, 0>;
   for_each_workspace([] {
     lt::kernel_cases<T, mp11::mp_at_c<Combo, 1>, mp11::mp_at_c<Combo, 2>, mp11::mp_at_c<Combo, 3>>(
@@ -103,8 +106,9 @@ TEST_CASE_TEMPLATE_DEFINE("differential workspaces: SpGEMM C(i,j) = sum(k, A(i,k
 }
 TEST_CASE_TEMPLATE_APPLY(workspace_spgemm, spgemm_combos);
 
-TEST_CASE_TEMPLATE_DEFINE("differential workspaces: SpGEMM transposed C(j,i) = sum(k, A(i,k) * B(k,j))",
-                          Combo, workspace_spgemm_transposed) {
+TEST_CASE_TEMPLATE_DEFINE(
+    "differential workspaces: SpGEMM transposed C(j,i) = sum(k, A(i,k) * B(k,j))", Combo,
+    workspace_spgemm_transposed) {
   using T = mp11::mp_at_c<Combo, 0>;
   for_each_workspace([] {
     lt::kernel_cases<T, mp11::mp_at_c<Combo, 1>, mp11::mp_at_c<Combo, 2>, mp11::mp_at_c<Combo, 3>>(

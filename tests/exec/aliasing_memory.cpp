@@ -46,9 +46,9 @@ TEST_CASE("two views of one buffer: y(i) = sum(j, A(i,j) * x(j)) reads x's old v
   auto y = loom::dense_vector_view<double>(buffer);
   auto xv = loom::dense_vector_view<const double>(buffer);
   xv.set_name("x");
-  CHECK(loom::explain(y(i), loom::sum(j, A(i, j) * xv(j))).find(
-            "aliasing: the output's storage is also read by x: the result is computed into a "
-            "copy") != std::string::npos);
+  CHECK(loom::explain(y(i), loom::sum(j, A(i, j) * xv(j)))
+            .find("aliasing: the output's storage is also read by x: the result is computed into a "
+                  "copy") != std::string::npos);
   y(i) = loom::sum(j, A(i, j) * xv(j));
   CHECK(buffer == expected);
 
@@ -71,14 +71,16 @@ TEST_CASE("overlapping and touching views of one buffer") {
   std::vector<double> buffer{1, 2, 3, 4, 5, 6, 7, 8};
   SUBCASE("x = buffer[0, 4), y = buffer[1, 5): overlapping, the old x is read") {
     const std::vector<double> x_old(buffer.begin(), buffer.begin() + 4);
-    const auto xv = loom::dense_vector_view<const double>(std::span<const double>(buffer.data(), 4));
+    const auto xv =
+        loom::dense_vector_view<const double>(std::span<const double>(buffer.data(), 4));
     auto y = loom::dense_vector_view<double>(std::span<double>(buffer.data() + 1, 4));
     y(i) = loom::sum(j, A(i, j) * xv(j));
     CHECK(contents(std::span<const double>(buffer.data() + 1, 4)) == times(A, x_old));
     CHECK(buffer[0] == 1.0);
   }
   SUBCASE("x = buffer[0, 4), y = buffer[4, 8): adjacent, not aliases") {
-    const auto xv = loom::dense_vector_view<const double>(std::span<const double>(buffer.data(), 4));
+    const auto xv =
+        loom::dense_vector_view<const double>(std::span<const double>(buffer.data(), 4));
     auto y = loom::dense_vector_view<double>(std::span<double>(buffer.data() + 4, 4));
     CHECK(loom::explain(y(i), loom::sum(j, A(i, j) * xv(j))).find("aliasing") == std::string::npos);
     y(i) = loom::sum(j, A(i, j) * xv(j));
@@ -99,7 +101,8 @@ TEST_CASE("A(i,j) = V(j,i) where V views A's own arrays: the transpose of the ol
 
   SUBCASE("dense: M(i,j) = W(j,i), W a view of M's values") {
     loom::tensor<double, loom::dense_matrix> M({3, 3});
-    for (std::int64_t p = 0; p < 9; ++p) M.values()[static_cast<std::size_t>(p)] = static_cast<double>(p);
+    for (std::int64_t p = 0; p < 9; ++p)
+      M.values()[static_cast<std::size_t>(p)] = static_cast<double>(p);
     const auto W = loom::dense_matrix_view<const double>(3, 3, std::span<const double>(M.values()));
     M(i, j) = W(j, i);
     for (std::int64_t r = 0; r < 3; ++r)

@@ -4,13 +4,13 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
-#include <support/counting_new.hpp>
-#include <support/random.hpp>
-
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <string>
+
+#include <support/counting_new.hpp>
+#include <support/random.hpp>
 
 namespace {
 using namespace loom;
@@ -23,8 +23,7 @@ constexpr loom::index<"l"> l;
 
 // Runs the kernel twice (the first call may allocate: caches, the output's first arrays), then
 // a third time to check the second's count is not luck; returns the allocations of the last.
-template <class F>
-long allocations_on_repeat(F&& kernel) {
+template <class F> long allocations_on_repeat(F&& kernel) {
   kernel();
   kernel();
   return loom_test::allocations_of(kernel);
@@ -58,19 +57,21 @@ TEST_CASE("a kernel written again into the same output allocates nothing") {
           tensor<double, csr> fresh({40, 30});
           fresh(i, j) = A(i, j) + B(i, j);
         }) > 0);
-  CHECK(allocations_on_repeat([&] { y(i) = sum(j, A(i, j) * x(j)); }) == 0);                // SpMV
-  CHECK(allocations_on_repeat([&] { ys(i) = sum(j, A(i, j) * xs(j)); }) == 0);              // SpMSpV
-  CHECK(allocations_on_repeat([&] { C(i, j) = A(i, j) + B(i, j); }) == 0);                  // add
-  CHECK(allocations_on_repeat([&] { C(i, j) = A(i, j) * B(i, j); }) == 0);                  // A∘B
+  CHECK(allocations_on_repeat([&] { y(i) = sum(j, A(i, j) * x(j)); }) == 0);    // SpMV
+  CHECK(allocations_on_repeat([&] { ys(i) = sum(j, A(i, j) * xs(j)); }) == 0);  // SpMSpV
+  CHECK(allocations_on_repeat([&] { C(i, j) = A(i, j) + B(i, j); }) == 0);      // add
+  CHECK(allocations_on_repeat([&] { C(i, j) = A(i, j) * B(i, j); }) == 0);      // A∘B
   const tensor<double, csc> Bc(B);  // transposed once, the copy kept while Bc is unchanged
-  CHECK(allocations_on_repeat([&] { C(i, j) = A(i, j) * Bc(i, j); }) == 0);                 // csr∘csc
+  CHECK(allocations_on_repeat([&] { C(i, j) = A(i, j) * Bc(i, j); }) == 0);  // csr∘csc
   const tensor<double, csc> Btc(Bt);
-  CHECK(allocations_on_repeat([&] { G(i, j) = sum(k, A(i, k) * Btc(k, j)); }) == 0);        // csr × csc
-  CHECK(allocations_on_repeat([&] { G(i, j) = sum(k, A(i, k) * Bt(k, j)); }) == 0);         // SpGEMM
-  CHECK(allocations_on_repeat([&] { C(i, j) = sum(k, A(i, j) * U(i, k) * V(j, k)); }) == 0);  // SDDMM
-  CHECK(allocations_on_repeat([&] { s += eval(sum(i, j, A(i, j) * B(i, j))); }) == 0);       // inner
-  CHECK(allocations_on_repeat([&] { M(i, l) = sum(j, k, T3(i, j, k) * W(j, l) * Z(k, l)); }) == 0);  // MTTKRP
-  CHECK(allocations_on_repeat([&] { Tv(i, j) = sum(k, T3(i, j, k) * y14(k)); }) == 0);      // TTV
+  CHECK(allocations_on_repeat([&] { G(i, j) = sum(k, A(i, k) * Btc(k, j)); }) == 0);  // csr × csc
+  CHECK(allocations_on_repeat([&] { G(i, j) = sum(k, A(i, k) * Bt(k, j)); }) == 0);   // SpGEMM
+  CHECK(allocations_on_repeat([&] { C(i, j) = sum(k, A(i, j) * U(i, k) * V(j, k)); }) ==
+        0);                                                                             // SDDMM
+  CHECK(allocations_on_repeat([&] { s += eval(sum(i, j, A(i, j) * B(i, j))); }) == 0);  // inner
+  CHECK(allocations_on_repeat([&] { M(i, l) = sum(j, k, T3(i, j, k) * W(j, l) * Z(k, l)); }) ==
+        0);                                                                             // MTTKRP
+  CHECK(allocations_on_repeat([&] { Tv(i, j) = sum(k, T3(i, j, k) * y14(k)); }) == 0);  // TTV
   CHECK(s != 0);
 }
 

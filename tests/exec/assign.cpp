@@ -185,7 +185,8 @@ TEST_CASE("runtime errors name the tensor, the mode and the extents") {
     FAIL("no error");
   } catch (const loom::shape_error& e) {
     const std::string what = e.what();
-    CHECK(what.find("index i has extent 3 in A (mode 0) but 5 in the output (") != std::string::npos);
+    CHECK(what.find("index i has extent 3 in A (mode 0) but 5 in the output (") !=
+          std::string::npos);
   }
   CHECK_THROWS_AS(A.at(3, 0), loom::shape_error);
 }
@@ -227,8 +228,9 @@ TEST_CASE("without a concordant order, the operand with fewer stored entries is 
   CHECK(C.nnz() == 5);
 }
 
-TEST_CASE("a sum consumed by a non-linear function is reduced first: column-major operands are "
-          "transposed") {
+TEST_CASE(
+    "a sum consumed by a non-linear function is reduced first: column-major operands are "
+    "transposed") {
   const tensor<double, csc> A(small_csr());  // row sums 3, 0, 7
   auto y = dvec({0, 0, 0});
   const auto square = [](double v) { return v * v; };
@@ -241,8 +243,8 @@ TEST_CASE("a sum consumed by a non-linear function is reduced first: column-majo
   y(i) = loom::where(loom::sum(j, A(i, j)) > 2.5, x(i));
   CHECK(values_of(y) == std::vector<double>{10, 0, 30});
 
-  const tensor<std::int64_t, csc> Ai(from_coo<csr>(
-      {3, 3}, {{0, 0}, {0, 2}, {2, 1}, {2, 2}}, std::vector<std::int64_t>{1, 2, 3, 4}));
+  const tensor<std::int64_t, csc> Ai(from_coo<csr>({3, 3}, {{0, 0}, {0, 2}, {2, 1}, {2, 2}},
+                                                   std::vector<std::int64_t>{1, 2, 3, 4}));
   tensor<std::int64_t, dense_vector> q({3});
   q(i) = loom::sum(j, Ai(i, j)) / std::int64_t{2};  // integer division is not linear
   CHECK(q.at(0) == 1);

@@ -25,15 +25,18 @@ static_assert(std::same_as<expr::value_type_t<expr::mul<B_t, expr::literal<int>>
 static_assert(expr::sparsity_v<spmv> == expr::sparsity::sparse);
 static_assert(expr::sparsity_v<x_t> == expr::sparsity::dense);
 static_assert(expr::sparsity_v<expr::add<A_t, x_t>> == expr::sparsity::dense);
-static_assert(expr::annihilates_v<expr::mul<A_t, x_t>> && !expr::annihilates_v<expr::add<A_t, expr::literal<double>>>);
+static_assert(expr::annihilates_v<expr::mul<A_t, x_t>> &&
+              !expr::annihilates_v<expr::add<A_t, expr::literal<double>>>);
 static_assert(expr::sparsity_v<expr::map<fn::negate, A_t>> == expr::sparsity::sparse);
-static_assert(expr::sparsity_v<expr::map<fn::greater, A_t, expr::literal<double>>> == expr::sparsity::dense);
+static_assert(expr::sparsity_v<expr::map<fn::greater, A_t, expr::literal<double>>> ==
+              expr::sparsity::dense);
 using fixed = expr::access<tensor<double, format<dense_level<4>>>, I>;
-static_assert(std::same_as<expr::static_extents_t<fixed>, mp_list<mp_list<I, boost::mp11::mp_size_t<4>>>>);
+static_assert(
+    std::same_as<expr::static_extents_t<fixed>, mp_list<mp_list<I, boost::mp11::mp_size_t<4>>>>);
 static_assert(plan::assignment_is_valid<expr::access<tensor<double, dense_vector>, I>, spmv>);
 static_assert(!plan::assignment_is_valid<expr::access<tensor<double, dense_vector>, K>, spmv>);
-static_assert(!plan::assignment_is_valid<expr::access<tensor<double, dense_vector>, I>,
-                                         expr::mul<A_t, x_t>>);
+static_assert(
+    !plan::assignment_is_valid<expr::access<tensor<double, dense_vector>, I>, expr::mul<A_t, x_t>>);
 }  // namespace
 
 TEST_CASE("operators build the expected node types") {
@@ -44,8 +47,9 @@ TEST_CASE("operators build the expected node types") {
   auto e = loom::sum(j, A(i, j) * x(j));
   static_assert(std::same_as<decltype(e), spmv>);
   auto s = A(i, j) - 2.0 * A(i, j);
-  static_assert(std::same_as<decltype(s),
-                             expr::add<A_t, expr::map<fn::negate, expr::mul<expr::literal<double>, A_t>>>>);
+  static_assert(
+      std::same_as<decltype(s),
+                   expr::add<A_t, expr::map<fn::negate, expr::mul<expr::literal<double>, A_t>>>>);
   auto two = loom::sum(i, j, A(i, j));
   static_assert(std::same_as<decltype(two), expr::sum<I, expr::sum<J, A_t>>>);
   CHECK(e.body.lhs.tensor == &A);

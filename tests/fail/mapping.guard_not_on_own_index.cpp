@@ -14,9 +14,10 @@ int main() {
                                        lm::range(nm::j, 0_c, lm::extent, nm::J <= nm::I * 2_c),
                                        lm::values(nm::I * lm::extent + nm::J));
 #else
-  constexpr auto m = lm::define<"tri">(lm::range(nm::i, 0_c, lm::extent),
-                                       lm::range(nm::j, 0_c, lm::extent, nm::J + 1_c <= nm::I * 2_c),
-                                       lm::values(nm::I * lm::extent + nm::J));
+  constexpr auto m =
+      lm::define<"tri">(lm::range(nm::i, 0_c, lm::extent),
+                        lm::range(nm::j, 0_c, lm::extent, nm::J + 1_c <= nm::I * 2_c),
+                        lm::values(nm::I * lm::extent + nm::J));
 #endif
   loom::tensor<double, lm::format_of<decltype(m)>> A({3, 3});
   return static_cast<int>(A.nnz());

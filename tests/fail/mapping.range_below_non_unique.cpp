@@ -18,8 +18,7 @@ int main() {
 #else
   constexpr auto m = lm::define<"rows">(
       lm::each(nm::i, nm::idx1.slice(nm::pos1(0_c), nm::pos1(1_c))),
-      lm::range(nm::j, 0_c, lm::extent),
-      lm::values(lm::pos(nm::i) * lm::extent + nm::J));
+      lm::range(nm::j, 0_c, lm::extent), lm::values(lm::pos(nm::i) * lm::extent + nm::J));
 #endif
   loom::tensor<double, lm::format_of<decltype(m)>> A({3, 3});
   return static_cast<int>(A.nnz());

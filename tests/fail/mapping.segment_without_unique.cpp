@@ -14,7 +14,8 @@ int main() {
 #ifdef LOOM_EXPECT_OK
   constexpr auto m = lm::define<"rows">(
       lm::range(nm::i, 0_c, lm::extent),
-      lm::each(nm::j, nm::idx2.slice(nm::pos2(lm::pos(nm::i)), nm::pos2(lm::pos(nm::i) + 1_c)), lm::unique),
+      lm::each(nm::j, nm::idx2.slice(nm::pos2(lm::pos(nm::i)), nm::pos2(lm::pos(nm::i) + 1_c)),
+               lm::unique),
       lm::values(lm::pos(nm::j)));
 #else
   constexpr auto m = lm::define<"rows">(

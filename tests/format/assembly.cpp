@@ -110,7 +110,8 @@ TEST_CASE("duplicates policies: sum, last, error") {
 
 TEST_CASE("the order of entries: sorted, two sorted runs, a keyed sort, and a comparison sort") {
   // every path of detail::stable_order against std::stable_sort, ties in their input order: a
-  // keyed sort (extent 4), a radix sort (extent 1000), a comparison sort (2^62 x 4 overflows 64 bits)
+  // keyed sort (extent 4), a radix sort (extent 1000), a comparison sort (2^62 x 4 overflows 64
+  // bits)
   using crd2 = std::vector<std::array<std::int64_t, 2>>;
   auto expected = [](const crd2& c) {
     std::vector<std::size_t> p(c.size());
@@ -122,12 +123,12 @@ TEST_CASE("the order of entries: sorted, two sorted runs, a keyed sort, and a co
   std::mt19937_64 rng(5);
   for (const std::int64_t extent : {std::int64_t{4}, std::int64_t{1000}, huge}) {
     std::uniform_int_distribution<std::int64_t> coord(0, extent - 1);
-    crd2 c(extent == 1000 ? 9000 : 200);  // 9000: the radix sort (from 4096 entries)
+    crd2 c(extent == 1000 ? 9000 : 200);                 // 9000: the radix sort (from 4096 entries)
     for (auto& x : c) x = {coord(rng) % 4, coord(rng)};  // few rows: ties and repeats
     CHECK(loom::detail::stable_order(c) == expected(c));  // unsorted: keyed or comparison sort
     crd2 runs = c;
     std::stable_sort(runs.begin(), runs.begin() + 120);
-    std::stable_sort(runs.begin() + 120, runs.end());  // runs of 120 and the rest
+    std::stable_sort(runs.begin() + 120, runs.end());           // runs of 120 and the rest
     CHECK(loom::detail::stable_order(runs) == expected(runs));  // two runs: a merge
     std::stable_sort(runs.begin(), runs.end());
     CHECK(loom::detail::stable_order(runs) == expected(runs));  // sorted
@@ -175,7 +176,8 @@ TEST_CASE("third-order formats: csf, coo_n, dense_n and permuted csf") {
 
 TEST_CASE("format names and static properties") {
   CHECK(format_name<csr>() == "csr");
-  CHECK(format_name<csf<3>::ordered<2, 0, 1>>() == "format<compressed,compressed,compressed>::ordered<2,0,1>");
+  CHECK(format_name<csf<3>::ordered<2, 0, 1>>() ==
+        "format<compressed,compressed,compressed>::ordered<2,0,1>");
   static_assert(csc::modes[0] == 1 && csc::level_of_mode[0] == 1);
   static_assert(dense_matrix::all_dense && !csr::all_dense);
   static_assert(!compressed_nonunique::properties.unique && singleton::properties.segmented);

@@ -6,11 +6,11 @@
 
 #include <doctest/doctest.h>
 
-#include "support/models/minimal_level.hpp"
-
 #include <map>
 #include <random>
 #include <string>
+
+#include "support/models/minimal_level.hpp"
 
 namespace {
 using namespace loom;
@@ -27,8 +27,7 @@ using all_formats = std::tuple<csr, csc, dcsr, dcsc, coo, dense_matrix, format<d
 
 using entry_map = std::map<std::array<std::int64_t, 2>, double>;
 
-template <class Tensor>
-entry_map nonzeros(const Tensor& t) {
+template <class Tensor> entry_map nonzeros(const Tensor& t) {
   entry_map m;
   t.for_each_stored([&](const auto& c, double v) {
     if (v != 0) m[{c[0], c[1]}] += v;

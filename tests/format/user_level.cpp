@@ -6,12 +6,12 @@
 
 #include <doctest/doctest.h>
 
-#include "support/models/minimal_level.hpp"
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include "support/models/minimal_level.hpp"
 
 namespace {
 std::string slurp(const std::filesystem::path& p) {
@@ -43,8 +43,8 @@ TEST_CASE("a user-defined level: assembly, conversion and kernels") {
   constexpr loom::index<"i"> i;
   constexpr loom::index<"j"> j;
   // a 4 x 6 matrix in CSR with gap-encoded columns
-  auto A = loom::from_coo<example::gap_csr>(
-      {4, 6}, {{0, 1}, {0, 5}, {2, 0}, {2, 3}, {3, 2}}, std::vector<double>{1, 2, 3, 4, 5});
+  auto A = loom::from_coo<example::gap_csr>({4, 6}, {{0, 1}, {0, 5}, {2, 0}, {2, 3}, {3, 2}},
+                                            std::vector<double>{1, 2, 3, 4, 5});
   CHECK(A.level<1>().gap[1] == 4);  // column 5 is stored as 5 - 1
   CHECK(A.at(2, 3) == 4);
   CHECK(A.at(1, 3) == 0);

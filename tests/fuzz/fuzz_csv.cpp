@@ -16,8 +16,6 @@
 #include <loom/relational/csv.hpp>
 #include <loom/relational/table.hpp>
 
-#include "fuzz_support.hpp"
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -25,6 +23,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "fuzz_support.hpp"
 
 namespace {
 

@@ -15,14 +15,14 @@
 #include <loom/format.hpp>
 #include <loom/io/matrix_market.hpp>
 
-#include "fuzz_support.hpp"
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "fuzz_support.hpp"
 
 namespace {
 
@@ -32,8 +32,7 @@ using loom_fuzz::check_same_entries;
 constexpr loom::read_options options{.max_dense_elements = 1 << 16};  // fast, below malloc caps
 
 // Reads `text` as Matrix Market; when it loads, writing and reading again gives the same entries.
-template <class T, class Format>
-void read_matrix_market_as(const std::string& text) {
+template <class T, class Format> void read_matrix_market_as(const std::string& text) {
   std::istringstream in(text);
   try {
     const auto A = loom::read_matrix_market<T, Format>(in, "fuzz.mtx", options);

@@ -25,8 +25,7 @@
 namespace loom_fuzz {
 
 /// a == b, where two NaNs are the same (also inside a semiring wrapper such as min_plus).
-template <class T>
-bool same_value(const T& a, const T& b) {
+template <class T> bool same_value(const T& a, const T& b) {
   if constexpr (std::is_floating_point_v<T>) {
     if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
   } else if constexpr (requires { a.value; }) {
@@ -58,9 +57,9 @@ inline void check_message(const loom::error& e, const std::string& name) {
 }  // namespace loom_fuzz
 
 #ifdef LOOM_FUZZ_LIBFUZZER
-#  define LOOM_FUZZ_ENTRY(folder, fn)                                                       \
+#  define LOOM_FUZZ_ENTRY(folder, fn)                                                   \
     extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) { \
-      return fn(data, size);                                                             \
+      return fn(data, size);                                                            \
     }
 #else
 #  include <doctest/doctest.h>
@@ -92,7 +91,7 @@ inline std::filesystem::path corpus(const char* folder) {
 }
 }  // namespace loom_fuzz
 
-#  define LOOM_FUZZ_ENTRY(folder, fn)                                                  \
+#  define LOOM_FUZZ_ENTRY(folder, fn)                                                 \
     TEST_CASE("fuzz " folder ": every file of tests/fuzz/corpus/" folder " passes") { \
       CHECK(loom_fuzz::replay({loom_fuzz::corpus(folder)}, fn) > 0);                  \
     }

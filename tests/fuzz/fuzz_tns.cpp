@@ -15,13 +15,13 @@
 #include <loom/format.hpp>
 #include <loom/io/tns.hpp>
 
-#include "fuzz_support.hpp"
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <sstream>
 #include <string>
+
+#include "fuzz_support.hpp"
 
 namespace {
 

@@ -17,8 +17,6 @@
 // columns. Without LOOM_FUZZ_LIBFUZZER, a doctest of tests.fuzz replays tests/fuzz/corpus/view.
 #include <loom/loom.hpp>
 
-#include "fuzz_support.hpp"
-
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +25,8 @@
 #include <limits>
 #include <span>
 #include <vector>
+
+#include "fuzz_support.hpp"
 
 namespace {
 
@@ -44,9 +44,13 @@ class byte_reader {
     if (b < 0xf8) return std::int64_t{b} - 4;
     constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min();
     constexpr std::int64_t hi = std::numeric_limits<std::int64_t>::max();
-    constexpr std::array<std::int64_t, 7> edges = {lo, hi, std::int64_t{1} << 31,
-                                                   std::int64_t{1} << 32, -(std::int64_t{1} << 32),
-                                                   std::int64_t{1} << 62, 65536};
+    constexpr std::array<std::int64_t, 7> edges = {lo,
+                                                   hi,
+                                                   std::int64_t{1} << 31,
+                                                   std::int64_t{1} << 32,
+                                                   -(std::int64_t{1} << 32),
+                                                   std::int64_t{1} << 62,
+                                                   65536};
     if (b - 0xf8 < 7) return edges[b - 0xf8];
     std::uint64_t raw = 0;
     for (int k = 0; k < 8; ++k) raw = raw << 8 | byte();
@@ -55,8 +59,7 @@ class byte_reader {
     return v;
   }
   // `n` entries read as extents and cast to T.
-  template <class T>
-  std::vector<T> array(std::size_t n) {
+  template <class T> std::vector<T> array(std::size_t n) {
     std::vector<T> out;
     for (std::size_t k = 0; k < n && left() > 0; ++k) out.push_back(static_cast<T>(extent()));
     return out;
@@ -101,8 +104,7 @@ void check_view(const View& A, std::int64_t rows, std::int64_t cols, bool column
     std::abort();
 }
 
-template <class T, class Pos, class Crd>
-void compressed_view(byte_reader& in, bool csc) {
+template <class T, class Pos, class Crd> void compressed_view(byte_reader& in, bool csc) {
   const std::int64_t rows = in.extent(), cols = in.extent();
   const std::size_t n_pos = in.byte(), n_crd = in.byte(), n_vals = in.byte();
   const std::vector<Pos> pos = in.array<Pos>(n_pos);
@@ -126,8 +128,10 @@ void dense_views(byte_reader& in, bool matrix) {
       const auto A = loom::dense_matrix_view<const double>(rows, cols, vals);
       // rows x 0 (or 0 x cols) over no values is a valid view; walking 2^31 empty rows is not
       // what this target is for
-      if (rows <= max_spmv_extent) check_view(A, rows, cols, false);
-      else if (A.shape() != std::array<std::int64_t, 2>{rows, cols}) std::abort();
+      if (rows <= max_spmv_extent)
+        check_view(A, rows, cols, false);
+      else if (A.shape() != std::array<std::int64_t, 2>{rows, cols})
+        std::abort();
     } else {
       const auto v = loom::dense_vector_view<double>(vals);
       if (v.shape()[0] != static_cast<std::int64_t>(vals.size())) std::abort();

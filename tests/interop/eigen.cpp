@@ -26,8 +26,7 @@ constexpr loom::index<"k"> k;
 using shape2 = std::array<std::int64_t, 2>;
 
 // An Eigen sparse matrix holding the entries of a loom tensor.
-template <class Sparse, class Tensor>
-Sparse to_eigen(const Tensor& t) {
+template <class Sparse, class Tensor> Sparse to_eigen(const Tensor& t) {
   using index = typename Sparse::StorageIndex;
   std::vector<Eigen::Triplet<typename Sparse::Scalar, index>> triplets;
   t.for_each_stored([&](const auto& c, const auto& v) {
@@ -55,7 +54,8 @@ constexpr density densities[] = {density::empty, density::sparse, density::mediu
 TEST_CASE("eigen_view: SpMV over a column-major SparseMatrix, into an Eigen vector") {
   for (const std::uint64_t seed : seeds)
     for (const density d : densities) {
-      const std::int64_t m = 3 + static_cast<std::int64_t>(seed % 5), n = 4 + static_cast<std::int64_t>(seed % 3);
+      const std::int64_t m = 3 + static_cast<std::int64_t>(seed % 5),
+                         n = 4 + static_cast<std::int64_t>(seed % 3);
       const auto A = lt::random_tensor<double, loom::csr>(shape2{m, n}, d, seed);
       const auto x0 = lt::random_tensor<double, loom::dense_vector>({n}, density::full, seed + 1);
       const auto A_eigen = to_eigen<Eigen::SparseMatrix<double>>(A);  // column-major, int
@@ -64,10 +64,10 @@ TEST_CASE("eigen_view: SpMV over a column-major SparseMatrix, into an Eigen vect
 
       const auto Av = loom::eigen_view(A_eigen);
       static_assert(std::is_same_v<typename decltype(Av)::value_type, const double>);
-      static_assert(std::is_same_v<typename decltype(Av)::format_type,
-                                   loom::format<loom::dense, loom::compressed_level<
-                                                                 loom::uniqueness::unique, int,
-                                                                 int>>::ordered<1, 0>>);
+      static_assert(std::is_same_v<
+                    typename decltype(Av)::format_type,
+                    loom::format<loom::dense, loom::compressed_level<loom::uniqueness::unique, int,
+                                                                     int>>::ordered<1, 0>>);
       const auto xv = loom::eigen_view(x);
       auto yv = loom::eigen_view(y);
       CHECK(lt::check_assign(yv(i), loom::sum(j, Av(i, j) * xv(j)),
@@ -83,22 +83,23 @@ TEST_CASE("eigen_view: SpGEMM of row-major SparseMatrix views with 64-bit indice
   using sparse = Eigen::SparseMatrix<double, Eigen::RowMajor, std::int64_t>;
   for (const std::uint64_t seed : seeds)
     for (const density d : densities) {
-      const std::int64_t m = 2 + static_cast<std::int64_t>(seed % 4), n = 5, p = 3 + static_cast<std::int64_t>(seed % 2);
+      const std::int64_t m = 2 + static_cast<std::int64_t>(seed % 4), n = 5,
+                         p = 3 + static_cast<std::int64_t>(seed % 2);
       auto A_eigen = to_eigen<sparse>(lt::random_tensor<double, loom::csr>(shape2{m, n}, d, seed));
-      auto B_eigen =
-          to_eigen<sparse>(lt::random_tensor<double, loom::csr>(shape2{n, p}, density::medium, seed + 9));
+      auto B_eigen = to_eigen<sparse>(
+          lt::random_tensor<double, loom::csr>(shape2{n, p}, density::medium, seed + 9));
       auto Av = loom::eigen_view(A_eigen);  // writable values: non-const matrix
       static_assert(std::is_same_v<typename decltype(Av)::value_type, double>);
-      static_assert(std::is_same_v<typename decltype(Av)::format_type,
-                                   loom::format<loom::dense, loom::compressed_level<
-                                                                 loom::uniqueness::unique,
-                                                                 std::int64_t, std::int64_t>>>);
+      static_assert(std::is_same_v<
+                    typename decltype(Av)::format_type,
+                    loom::format<loom::dense, loom::compressed_level<loom::uniqueness::unique,
+                                                                     std::int64_t, std::int64_t>>>);
       const auto Bv = loom::eigen_view(B_eigen);
       loom::tensor<double, loom::dcsr> C(shape2{m, p});
-      CHECK(lt::check_assign(C(i, j), loom::sum(k, Av(i, k) * Bv(k, j)),
-                             context("C(i,j) = sum(k, A(i,k) * B(k,j))",
-                                     "A,B=Eigen::SparseMatrix<double, RowMajor, int64> C=dcsr",
-                                     seed)));
+      CHECK(lt::check_assign(
+          C(i, j), loom::sum(k, Av(i, k) * Bv(k, j)),
+          context("C(i,j) = sum(k, A(i,k) * B(k,j))",
+                  "A,B=Eigen::SparseMatrix<double, RowMajor, int64> C=dcsr", seed)));
 
       // into a column-major dense Eigen matrix, compared with Eigen's product
       Eigen::MatrixXd C_eigen = Eigen::MatrixXd::Constant(m, p, -1.0);
@@ -109,7 +110,8 @@ TEST_CASE("eigen_view: SpGEMM of row-major SparseMatrix views with 64-bit indice
       Cv(i, j) = loom::sum(k, Av(i, k) * Bv(k, j));
       const Eigen::MatrixXd expected = Eigen::MatrixXd(A_eigen) * Eigen::MatrixXd(B_eigen);
       for (std::int64_t r = 0; r < m; ++r)
-        for (std::int64_t c = 0; c < p; ++c) CHECK(C_eigen(r, c) == doctest::Approx(expected(r, c)));
+        for (std::int64_t c = 0; c < p; ++c)
+          CHECK(C_eigen(r, c) == doctest::Approx(expected(r, c)));
 
       // the view's values are Eigen's
       if (A_eigen.nonZeros() > 0) {
@@ -123,7 +125,8 @@ TEST_CASE("eigen_view: a row-major dense operand, a Map temporary, a column as o
   using row_major = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   for (const std::uint64_t seed : seeds) {
     const std::int64_t m = 4, n = 3 + static_cast<std::int64_t>(seed % 3);
-    const auto A = lt::random_tensor<double, loom::dense_matrix>(shape2{m, n}, density::medium, seed);
+    const auto A =
+        lt::random_tensor<double, loom::dense_matrix>(shape2{m, n}, density::medium, seed);
     row_major D(m, n);
     for (std::int64_t r = 0; r < m; ++r)
       for (std::int64_t c = 0; c < n; ++c) D(r, c) = A.at(r, c);
@@ -134,10 +137,10 @@ TEST_CASE("eigen_view: a row-major dense operand, a Map temporary, a column as o
     static_assert(std::is_same_v<typename decltype(Dv)::format_type, loom::dense_matrix>);
     const auto xv = loom::eigen_view(Eigen::Map<const Eigen::VectorXd>(x_buffer.data(), n));
     auto yv = loom::eigen_view(y);
-    CHECK(lt::check_assign(yv(i), loom::sum(j, Dv(i, j) * xv(j)),
-                           context("y(i) = sum(j, D(i,j) * x(j))",
-                                   "D=Eigen row-major Matrix x=Map<const VectorXd> y=VectorXd",
-                                   seed)));
+    CHECK(lt::check_assign(
+        yv(i), loom::sum(j, Dv(i, j) * xv(j)),
+        context("y(i) = sum(j, D(i,j) * x(j))",
+                "D=Eigen row-major Matrix x=Map<const VectorXd> y=VectorXd", seed)));
     yv(i) = loom::sum(j, Dv(i, j) * xv(j));
     const Eigen::VectorXd expected = D * Eigen::Map<const Eigen::VectorXd>(x_buffer.data(), n);
     CHECK(y.isApprox(expected));

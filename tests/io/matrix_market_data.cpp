@@ -20,8 +20,7 @@ namespace {
 // The value type a file is read as: mostly what its `%%GraphBLAS type` comment says.
 enum class kind { f64, f32, i8, i16, i32, i64, u8, u16, u32, u64, boolean };
 
-template <class F>
-void with_value_type(kind k, F&& f) {
+template <class F> void with_value_type(kind k, F&& f) {
   switch (k) {
     case kind::f64:
       return f(std::type_identity<double>{});
@@ -183,8 +182,7 @@ std::string data_path(const std::string& file) {
   return path;
 }
 
-template <class T, class Format>
-void check_loads(const expectation& x) {
+template <class T, class Format> void check_loads(const expectation& x) {
   const auto A = loom::read_matrix_market<T, Format>(data_path(x.file), x.policy);
   CHECK(A.shape()[0] == x.rows);
   CHECK(A.shape()[1] == x.cols);
@@ -195,8 +193,7 @@ void check_loads(const expectation& x) {
   CHECK(A.name() == data_path(x.file));
 }
 
-template <class T>
-void check_fails(const expectation& x) {
+template <class T> void check_fails(const expectation& x) {
   const std::string path = data_path(x.file);
   try {
     (void)loom::read_matrix_market<T, loom::csr>(path, x.policy);

@@ -29,8 +29,7 @@ void check_same_entries(const loom::basic_tensor<T, Format, O1>& a,
   CHECK(ea == eb);
 }
 
-template <class T>
-std::vector<T> sample_values() {
+template <class T> std::vector<T> sample_values() {
   if constexpr (std::is_same_v<T, loom::boolean>)
     return {true, true, true, true, true, true};
   else if constexpr (std::is_integral_v<T>)
@@ -40,8 +39,7 @@ std::vector<T> sample_values() {
             T(1) / T(3), std::numeric_limits<T>::infinity(), T(-2.5e-7)};
 }
 
-template <class T, class Format>
-loom::tensor<T, Format> sample_matrix() {
+template <class T, class Format> loom::tensor<T, Format> sample_matrix() {
   const std::vector<std::array<std::int64_t, 2>> coords = {{0, 0}, {4, 1}, {2, 3},
                                                            {3, 2}, {0, 5}, {2, 0}};
   return loom::from_coo<Format>({5, 6}, coords, sample_values<T>());

@@ -6,32 +6,35 @@
 #include <loom/format/tensor.hpp>
 #include <loom/la.hpp>
 
-#include "../support/random.hpp"
-
 #include <doctest/doctest.h>
 
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "../support/random.hpp"
+
 namespace {
 using namespace loom;
 
 template <class Format>
-tensor<double, Format> make(std::array<std::int64_t, Format::order> shape, const std::vector<double>& rowmajor) {
+tensor<double, Format> make(std::array<std::int64_t, Format::order> shape,
+                            const std::vector<double>& rowmajor) {
   std::vector<std::array<std::int64_t, Format::order>> c;
   std::vector<double> v;
   for (std::size_t p = 0; p < rowmajor.size(); ++p) {
     if (rowmajor[p] == 0) continue;
-    if constexpr (Format::order == 2) c.push_back({static_cast<std::int64_t>(p) / shape[1], static_cast<std::int64_t>(p) % shape[1]});
-    else c.push_back({static_cast<std::int64_t>(p)});
+    if constexpr (Format::order == 2)
+      c.push_back(
+          {static_cast<std::int64_t>(p) / shape[1], static_cast<std::int64_t>(p) % shape[1]});
+    else
+      c.push_back({static_cast<std::int64_t>(p)});
     v.push_back(rowmajor[p]);
   }
   return from_coo<Format>(shape, c, v, duplicates::error);
 }
 
-template <class T>
-std::vector<double> values_of(const T& t) {
+template <class T> std::vector<double> values_of(const T& t) {
   return std::vector<double>(t.values().begin(), t.values().end());
 }
 
@@ -47,7 +50,8 @@ TEST_CASE("sum((U V^T)^2) = sum((U^T U) o (V^T V)) (example 4)") {
   const auto V = make<dense_matrix>({2, 2}, {1, 0, 2, 1});
   const auto u = la::mat(U), v = la::mat(V);
   CHECK(la::eval(la::sum(la::pow2(u * la::transpose(v)))) == doctest::Approx(76));
-  CHECK(la::eval(la::sum(la::hadamard(la::transpose(u) * u, la::transpose(v) * v))) == doctest::Approx(76));
+  CHECK(la::eval(la::sum(la::hadamard(la::transpose(u) * u, la::transpose(v) * v))) ==
+        doctest::Approx(76));
 }
 
 TEST_CASE("ALS: (U V^T - X) V is distributed; X V runs over X's entries (example 6)") {
@@ -105,11 +109,13 @@ TEST_CASE("other operations against the naive plan") {
   const auto v = la::mat(y);
   auto same = [](const auto& l, const auto& r) {
     REQUIRE(l.values().size() == r.values().size());
-    for (std::size_t q = 0; q < l.values().size(); ++q) CHECK(l.values()[q] == doctest::Approx(r.values()[q]));
+    for (std::size_t q = 0; q < l.values().size(); ++q)
+      CHECK(l.values()[q] == doctest::Approx(r.values()[q]));
   };
   same(la::eval(a * v), la::eval_naive(a * v));
   same(la::eval(la::row_sums(a * b)), la::eval_naive(la::row_sums(a * b)));
-  same(la::eval(la::col_sums(2.0 * a + la::transpose(b))), la::eval_naive(la::col_sums(2.0 * a + la::transpose(b))));
+  same(la::eval(la::col_sums(2.0 * a + la::transpose(b))),
+       la::eval_naive(la::col_sums(2.0 * a + la::transpose(b))));
   same(la::eval(la::diag(a * b)), la::eval_naive(la::diag(a * b)));
   CHECK(la::eval(la::trace(a * b)) == doctest::Approx(la::eval_naive(la::trace(a * b))));
   CHECK(la::eval(la::sum(a - 1.0)) == doctest::Approx(la::eval_naive(la::sum(a - 1.0))));
@@ -125,6 +131,8 @@ TEST_CASE("constants and homomorphic terms (examples 10 and 14)") {
   const auto B = make<dense_matrix>({3, 3}, {1, 0, 2, 0, 1, 1, 2, 2, 0});
   const auto a = la::mat(A);
   const auto b = la::mat(B);
-  CHECK(values_of(la::eval(la::hadamard(la::row_sums(a * b), la::row_sums(a * b)))) == std::vector<double>{49, 225});
-  CHECK(values_of(la::eval(la::row_sums(la::pow2(a) * la::pow2(b)))) == std::vector<double>{13, 55});
+  CHECK(values_of(la::eval(la::hadamard(la::row_sums(a * b), la::row_sums(a * b)))) ==
+        std::vector<double>{49, 225});
+  CHECK(values_of(la::eval(la::row_sums(la::pow2(a) * la::pow2(b)))) ==
+        std::vector<double>{13, 55});
 }

@@ -13,15 +13,15 @@
 
 #include <doctest/doctest.h>
 
-#include <support/compare.hpp>
-#include <support/random.hpp>
-#include <support/reference.hpp>
-
 #include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <string>
+
+#include <support/compare.hpp>
+#include <support/random.hpp>
+#include <support/reference.hpp>
 
 namespace mapping_test {
 
@@ -72,21 +72,26 @@ int run_differential(const std::string& name, const region& inside, bool symmetr
       auto A = lt::build<Format>(data);
       const auto R = lt::build<loom::csr>(data);
       A.set_name("A");
-      lt::case_context ctx{"", name, "double", std::string(lt::density_name(d)), seed,
-                           std::to_string(n)};
+      lt::case_context ctx{
+          "", name, "double", std::string(lt::density_name(d)), seed, std::to_string(n)};
       // the stored contents, without at()
       {
         ctx.expression = "contents";
         lt::dense_result<double, 2> want;
         want.shape = {n, n};
         want.values.assign(static_cast<std::size_t>(n * n), 0.0);
-        for (std::size_t e = 0; e < data.coords.size(); ++e) want.at(data.coords[e]) += data.values[e];
+        for (std::size_t e = 0; e < data.coords.size(); ++e)
+          want.at(data.coords[e]) += data.values[e];
         CHECK(lt::check_tensor(A, want, ctx));
       }
-      const auto x = lt::random_tensor<double, loom::dense_vector>({n}, lt::density::full, seed + 11);
-      const auto xs = lt::random_tensor<double, loom::sparse_vector>({n}, lt::density::medium, seed + 12);
-      const auto B = lt::random_tensor<double, loom::csr>({n, n}, lt::rotated_density(2, seed), seed + 13);
-      const auto D = lt::random_tensor<double, loom::dense_matrix>({n, 3}, lt::density::full, seed + 14);
+      const auto x =
+          lt::random_tensor<double, loom::dense_vector>({n}, lt::density::full, seed + 11);
+      const auto xs =
+          lt::random_tensor<double, loom::sparse_vector>({n}, lt::density::medium, seed + 12);
+      const auto B =
+          lt::random_tensor<double, loom::csr>({n, n}, lt::rotated_density(2, seed), seed + 13);
+      const auto D =
+          lt::random_tensor<double, loom::dense_matrix>({n, 3}, lt::density::full, seed + 14);
       auto compare = [&](const std::string& what, auto out, auto&& with_mapping, auto&& with_csr) {
         ctx.expression = what;
         const auto want = lt::reference_eval(out, with_csr);
@@ -105,19 +110,19 @@ int run_differential(const std::string& name, const region& inside, bool symmetr
       loom::tensor<double, loom::dcsr> C({n, n});
       compare("C(i,j) = A(i,j) * B(i,j)", C(i, j), A(i, j) * B(i, j), R(i, j) * B(i, j));
       if constexpr (All) {
-      loom::tensor<double, loom::csr> E({n, n});
-      compare("E(i,j) = A(i,j) + B(i,j)", E(i, j), A(i, j) + B(i, j), R(i, j) + B(i, j));
-      loom::tensor<double, loom::dense_matrix> F({n, 3});
-      compare("F(i,k) = sum(j, A(i,j) * D(j,k))", F(i, k), loom::sum(j, A(i, j) * D(j, k)),
-              loom::sum(j, R(i, j) * D(j, k)));
-      loom::tensor<double, loom::dense_matrix> G({n, n});
-      compare("G(i,j) = A(i,j) * A(i,j)", G(i, j), A(i, j) * A(i, j), R(i, j) * R(i, j));
-      ctx.expression = "sum(i, sum(j, A(i,j)))";
-      const double want = lt::reference_eval(loom::sum(i, loom::sum(j, R(i, j))));
-      double got = 0;
-      CHECK(lt::run_guarded(ctx, [&] { got = loom::eval(loom::sum(i, loom::sum(j, A(i, j)))); }));
-      CHECK(lt::check_scalar(got, want, ctx));
-      ++cases;
+        loom::tensor<double, loom::csr> E({n, n});
+        compare("E(i,j) = A(i,j) + B(i,j)", E(i, j), A(i, j) + B(i, j), R(i, j) + B(i, j));
+        loom::tensor<double, loom::dense_matrix> F({n, 3});
+        compare("F(i,k) = sum(j, A(i,j) * D(j,k))", F(i, k), loom::sum(j, A(i, j) * D(j, k)),
+                loom::sum(j, R(i, j) * D(j, k)));
+        loom::tensor<double, loom::dense_matrix> G({n, n});
+        compare("G(i,j) = A(i,j) * A(i,j)", G(i, j), A(i, j) * A(i, j), R(i, j) * R(i, j));
+        ctx.expression = "sum(i, sum(j, A(i,j)))";
+        const double want = lt::reference_eval(loom::sum(i, loom::sum(j, R(i, j))));
+        double got = 0;
+        CHECK(lt::run_guarded(ctx, [&] { got = loom::eval(loom::sum(i, loom::sum(j, A(i, j)))); }));
+        CHECK(lt::check_scalar(got, want, ctx));
+        ++cases;
       }
     }
   return cases;

@@ -5,11 +5,13 @@
 
 TEST_CASE("differential mapping: band<2>") {
   CHECK(mapping_test::run_differential<loom::mapping::band<2>>(
-            "A=band<2>", [](std::int64_t r, std::int64_t c) { return std::abs(r - c) <= 2; }) == 192);
+            "A=band<2>", [](std::int64_t r, std::int64_t c) { return std::abs(r - c) <= 2; }) ==
+        192);
 }
 TEST_CASE("differential mapping: tridiagonal") {
   CHECK(mapping_test::run_differential<loom::mapping::tridiagonal, false>(
-            "A=tridiagonal", [](std::int64_t r, std::int64_t c) { return std::abs(r - c) <= 1; }) == 96);
+            "A=tridiagonal", [](std::int64_t r, std::int64_t c) { return std::abs(r - c) <= 1; }) ==
+        96);
 }
 TEST_CASE("differential mapping: zorder") {
   CHECK(mapping_test::run_differential<loom::mapping::zorder, false>(

@@ -1,5 +1,5 @@
-// Differential tests of a sum of mappings (differential_sum.hpp): a lower-triangular matrix as diagonal + strict_lower_compact.
-// SPDX-License-Identifier: BSL-1.0
+// Differential tests of a sum of mappings (differential_sum.hpp): a lower-triangular matrix as
+// diagonal + strict_lower_compact. SPDX-License-Identifier: BSL-1.0
 #include "differential_sum.hpp"
 
 using sum_test::run_sum;
@@ -11,8 +11,10 @@ TEST_CASE("sum of mappings: lower-triangular = diagonal + strict_lower_compact")
           std::vector<double> strict(static_cast<std::size_t>(n * (n - 1) / 2), 0.0);
           for (std::size_t e = 0; e < data.coords.size(); ++e) {
             const auto [r, c] = data.coords[e];
-            if (c == r) diag[static_cast<std::size_t>(r)] += data.values[e];
-            else strict[static_cast<std::size_t>(r * (r - 1) / 2 + c)] += data.values[e];
+            if (c == r)
+              diag[static_cast<std::size_t>(r)] += data.values[e];
+            else
+              strict[static_cast<std::size_t>(r * (r - 1) / 2 + c)] += data.values[e];
           }
           auto Dg = lm::make_view<lm::diagonal>({n, n}, std::span<double>(diag));
           auto SL = lm::make_view<lm::strict_lower_compact>({n, n}, std::span<double>(strict));

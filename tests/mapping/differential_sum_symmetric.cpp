@@ -1,11 +1,13 @@
-// Differential tests of a sum of mappings (differential_sum.hpp): a symmetric matrix as lower_packed + transposed(strict_lower_packed) over one packed array.
-// SPDX-License-Identifier: BSL-1.0
+// Differential tests of a sum of mappings (differential_sum.hpp): a symmetric matrix as
+// lower_packed + transposed(strict_lower_packed) over one packed array. SPDX-License-Identifier:
+// BSL-1.0
 #include "differential_sum.hpp"
 
 using sum_test::run_sum;
 namespace lm = loom::mapping;
 
-TEST_CASE("sum of mappings: symmetric = lower_packed + transposed(strict_lower_packed), one array") {
+TEST_CASE(
+    "sum of mappings: symmetric = lower_packed + transposed(strict_lower_packed), one array") {
   CHECK(run_sum("S=L+SL^T", true, [](std::int64_t n, const auto& data, auto&& body) {
           std::vector<double> packed(static_cast<std::size_t>(n * (n + 1) / 2), 0.0);
           for (std::size_t e = 0; e < data.coords.size(); ++e) {
@@ -17,4 +19,3 @@ TEST_CASE("sum of mappings: symmetric = lower_packed + transposed(strict_lower_p
           body(lm::make_sum("S", lm::as_is(L), lm::transposed(SL)));
         }) == 144);
 }
-

@@ -4,13 +4,13 @@
 // copy. No loop order follows every access of L, so one is read through a copy in general levels
 // (plan/transposed_format.hpp), built once per call and named by explain().
 // SPDX-License-Identifier: BSL-1.0
-#include "differential.hpp"
-
 #include <loom/exec/explain.hpp>
 
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include "differential.hpp"
 
 namespace {
 
@@ -32,8 +32,8 @@ int run_transposed(const std::string& name, const mapping_test::region& inside, 
       auto L = lt::build<Format>(data);
       const auto R = lt::build<loom::csr>(data);
       L.set_name("L");
-      lt::case_context ctx{"", name, "double", std::string(lt::density_name(d)), seed,
-                           std::to_string(n)};
+      lt::case_context ctx{
+          "", name, "double", std::string(lt::density_name(d)), seed, std::to_string(n)};
       auto compare = [&](const std::string& what, auto out, auto&& with_mapping, auto&& with_csr) {
         ctx.expression = what;
         const auto want = lt::reference_eval(out, with_csr);
@@ -73,20 +73,23 @@ TEST_CASE("differential mapping read against its order: band<2>") {
   CHECK(run_transposed<loom::mapping::band<2>>("L=band<2>", band2, false) == 144);
 }
 TEST_CASE("differential mapping read against its order: symmetric_packed") {
-  CHECK(run_transposed<loom::mapping::symmetric_packed>("L=symmetric_packed", everywhere, true) == 144);
+  CHECK(run_transposed<loom::mapping::symmetric_packed>("L=symmetric_packed", everywhere, true) ==
+        144);
 }
 
-TEST_CASE("mapping read against its order: explain names the copy; only the output's region can fail") {
+TEST_CASE(
+    "mapping read against its order: explain names the copy; only the output's region can fail") {
   // [1; 2 3; 0 4 5]
-  auto L = loom::from_coo<loom::mapping::lower_packed>({3, 3}, {{0, 0}, {1, 0}, {1, 1}, {2, 1}, {2, 2}},
-                                                       std::vector<double>{1, 2, 3, 4, 5});
+  auto L = loom::from_coo<loom::mapping::lower_packed>(
+      {3, 3}, {{0, 0}, {1, 0}, {1, 1}, {2, 1}, {2, 2}}, std::vector<double>{1, 2, 3, 4, 5});
   L.set_name("L");
   loom::tensor<double, loom::csr> S({3, 3});
   S.set_name("S");
   const std::string plan = loom::explain(S(i, j), L(i, j) + L(j, i));
   CAPTURE(plan);
-  CHECK(plan.find("transpose: L is copied from format<lower_packed,lower_packed> into csc before the "
-                  "loops: the mapping is materialised in the loop order") != std::string::npos);
+  CHECK(
+      plan.find("transpose: L is copied from format<lower_packed,lower_packed> into csc before the "
+                "loops: the mapping is materialised in the loop order") != std::string::npos);
   CHECK(plan.find("the copy is kept for the next calls while L is unchanged") != std::string::npos);
   S(i, j) = L(i, j) + L(j, i);
   CHECK(S.at(0, 1) == 2);

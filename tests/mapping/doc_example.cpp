@@ -24,10 +24,9 @@ constexpr auto R = lm::var(r);
 constexpr auto C = lm::var(c);
 
 // A(r, c) = vals(r*(r+1)/2 + c) for r in 0:N, c in 0:N where c <= r
-constexpr auto my_lower_mapping = lm::define<"my_lower">(
-    lm::range(r, 0_c, lm::extent),
-    lm::range(c, 0_c, lm::extent, C <= R),
-    lm::values(R * (R + 1_c) / 2_c + C));
+constexpr auto my_lower_mapping =
+    lm::define<"my_lower">(lm::range(r, 0_c, lm::extent), lm::range(c, 0_c, lm::extent, C <= R),
+                           lm::values(R*(R + 1_c) / 2_c + C));
 using my_lower = lm::format_of<decltype(my_lower_mapping)>;
 
 std::string lower_times_vector(std::vector<double>& result) {

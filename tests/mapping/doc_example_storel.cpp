@@ -58,10 +58,11 @@ std::vector<double> coo_row_sums() {
   constexpr loom::index<"i"> i;
   constexpr loom::index<"j"> j;
   // (0,1) (0,3) (1,0) (1,2) (1,3) (3,3): the row array repeats rows, so it is not `unique`
-  auto A = lm::make_tensor<lm::coo>({4, 4}, std::vector<double>{1, 2, 3, 4, 5, 6},
-                                    lm::bind(nm::pos1, std::vector<std::int64_t>{0, 6}),
-                                    lm::bind(nm::idx1, std::vector<std::int32_t>{0, 0, 1, 1, 1, 3}),
-                                    lm::bind(nm::idx2, std::vector<std::int32_t>{1, 3, 0, 2, 3, 3}));
+  auto A =
+      lm::make_tensor<lm::coo>({4, 4}, std::vector<double>{1, 2, 3, 4, 5, 6},
+                               lm::bind(nm::pos1, std::vector<std::int64_t>{0, 6}),
+                               lm::bind(nm::idx1, std::vector<std::int32_t>{0, 0, 1, 1, 1, 3}),
+                               lm::bind(nm::idx2, std::vector<std::int32_t>{1, 3, 0, 2, 3, 3}));
   loom::tensor<double, loom::dense_vector> s({4});
   s(i) = loom::sum(j, A(i, j));  // one iteration per run of a row: s = {3, 12, 0, 6}
   return {s.values().begin(), s.values().end()};

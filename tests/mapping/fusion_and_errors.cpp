@@ -27,8 +27,7 @@ constexpr loom::index<"l"> l;
 
 using entries2 = std::map<std::array<std::int64_t, 2>, double>;
 
-template <class Tensor>
-auto stored(const Tensor& t) {
+template <class Tensor> auto stored(const Tensor& t) {
   std::map<std::array<std::int64_t, Tensor::order>, double> out;
   t.for_each_stored([&](const auto& c, double v) {
     if (v != 0) out[c] = v;  // compared modulo zeros (notes §2.8.1)
@@ -44,14 +43,13 @@ auto c_as_csr() {
 }  // namespace
 
 TEST_CASE("mapping test 18: MTTKRP with B a CSF mapping, C and D CSR mappings") {
-  auto B = lm::make_tensor<lm::csf3>(
-      {2, 3, 2}, std::vector<double>{1, 2, 3, 4, 5},
-      lm::bind(nm::pos1, std::vector<std::int64_t>{0, 2}),
-      lm::bind(nm::idx1, std::vector<std::int32_t>{0, 1}),
-      lm::bind(nm::pos2, std::vector<std::int64_t>{0, 2, 4}),
-      lm::bind(nm::idx2, std::vector<std::int32_t>{0, 2, 1, 2}),
-      lm::bind(nm::pos3, std::vector<std::int64_t>{0, 2, 3, 4, 5}),
-      lm::bind(nm::idx3, std::vector<std::int32_t>{0, 1, 1, 0, 0}));
+  auto B = lm::make_tensor<lm::csf3>({2, 3, 2}, std::vector<double>{1, 2, 3, 4, 5},
+                                     lm::bind(nm::pos1, std::vector<std::int64_t>{0, 2}),
+                                     lm::bind(nm::idx1, std::vector<std::int32_t>{0, 1}),
+                                     lm::bind(nm::pos2, std::vector<std::int64_t>{0, 2, 4}),
+                                     lm::bind(nm::idx2, std::vector<std::int32_t>{0, 2, 1, 2}),
+                                     lm::bind(nm::pos3, std::vector<std::int64_t>{0, 2, 3, 4, 5}),
+                                     lm::bind(nm::idx3, std::vector<std::int32_t>{0, 1, 1, 0, 0}));
   auto C = c_as_csr();
   auto D = lm::make_tensor<lm::csr>({4, 2}, std::vector<double>{1, 2, 3, 4},
                                     lm::bind(nm::pos2, std::vector<std::int64_t>{0, 1, 2, 3, 4}),
@@ -71,7 +69,8 @@ TEST_CASE("mapping test 18: MTTKRP with B a CSF mapping, C and D CSR mappings") 
   CHECK(plan.find("fused i (program index k): F1 (iteration -> lookup): k comes from B") !=
         std::string::npos);
   // the l loop intersects B's and D's sorted segments: F4
-  CHECK(plan.find("F3 (@unique k) and F4: sorted merge of idx3(pos3(j_pos) : pos3(j_pos + 1)) with D") !=
+  CHECK(plan.find(
+            "F3 (@unique k) and F4: sorted merge of idx3(pos3(j_pos) : pos3(j_pos + 1)) with D") !=
         std::string::npos);
 }
 
@@ -147,7 +146,8 @@ TEST_CASE("mapping: mapped formats as outputs (assembled through the mapping's l
   auto C = c_as_csr();
   loom::tensor<double, lm::csr> squared({3, 4});
   squared(i, j) = C(i, j) * C(i, j);
-  CHECK(stored(squared) == entries2{{{0, 0}, 36}, {{0, 2}, 81}, {{0, 3}, 64}, {{2, 0}, 25}, {{2, 3}, 49}});
+  CHECK(stored(squared) ==
+        entries2{{{0, 0}, 36}, {{0, 2}, 81}, {{0, 3}, 64}, {{2, 0}, 25}, {{2, 3}, 49}});
 }
 
 TEST_CASE("mapping errors name the mapping, the mode and the extents") {
@@ -166,14 +166,16 @@ TEST_CASE("mapping errors name the mapping, the mode and the extents") {
       (lm::make_tensor<lm::csr>({3, 4}, std::vector<double>{6, 9, 8, 5, 7},
                                 lm::bind(nm::pos2, std::vector<std::int64_t>{0, 3, 3, 6}),
                                 lm::bind(nm::idx2, std::vector<std::int32_t>{0, 2, 3, 0, 3}))),
-      "loom::mapping csr_mapping: the segment [3, 6) of mode 1 under parent position 2 is not a range "
+      "loom::mapping csr_mapping: the segment [3, 6) of mode 1 under parent position 2 is not a "
+      "range "
       "inside its index array of 5 entries",
       loom::shape_error);
   CHECK_THROWS_WITH_AS(
       (lm::make_tensor<lm::csr>({3, 4}, std::vector<double>{6, 9, 8, 5, 7},
                                 lm::bind(nm::pos2, std::vector<std::int64_t>{0, 3, 2, 5}),
                                 lm::bind(nm::idx2, std::vector<std::int32_t>{0, 2, 3, 0, 3}))),
-      "loom::mapping csr_mapping: the segment [3, 2) of mode 1 under parent position 1 is not a range "
+      "loom::mapping csr_mapping: the segment [3, 2) of mode 1 under parent position 1 is not a "
+      "range "
       "inside its index array of 5 entries",
       loom::shape_error);
   // an entry outside the stored region cannot be placed

@@ -27,8 +27,7 @@ constexpr loom::index<"k"> k;
 
 using entries2 = std::map<std::array<std::int64_t, 2>, double>;
 
-template <class Tensor>
-auto stored(const Tensor& t) {
+template <class Tensor> auto stored(const Tensor& t) {
   std::map<std::array<std::int64_t, Tensor::order>, double> out;
   t.for_each_stored([&](const auto& c, double v) {
     if (v != 0) out[c] = v;
@@ -41,10 +40,11 @@ const entries2 expected_c{{{0, 0}, 6}, {{0, 2}, 9}, {{0, 3}, 8}, {{2, 0}, 5}, {{
 
 // rows 0 and 2 hashed to segments 0 and 1 (inserted in reverse: the map has no order)
 auto c_as_hashed_rows() {
-  return lm::make_tensor<lm::hashed_rows>({3, 4}, std::vector<double>{6, 9, 8, 5, 7},
-                                          lm::bind(nm::rows, lm::hash_table<>::from({{2, 1}, {0, 0}})),
-                                          lm::bind(nm::pos2, std::vector<std::int64_t>{0, 3, 5}),
-                                          lm::bind(nm::idx2, std::vector<std::int32_t>{0, 2, 3, 0, 3}));
+  return lm::make_tensor<lm::hashed_rows>(
+      {3, 4}, std::vector<double>{6, 9, 8, 5, 7},
+      lm::bind(nm::rows, lm::hash_table<>::from({{2, 1}, {0, 0}})),
+      lm::bind(nm::pos2, std::vector<std::int64_t>{0, 3, 5}),
+      lm::bind(nm::idx2, std::vector<std::int32_t>{0, 2, 3, 0, 3}));
 }
 // STOREL's TRIE T(M)(N): a table of rows, then one table of columns per row
 auto c_as_hash_trie() {
@@ -52,10 +52,10 @@ auto c_as_hash_trie() {
   const std::int64_t row0 = cols.append({{3, 2}, {0, 0}, {2, 1}});
   const std::int64_t row2 = cols.append({{0, 3}, {3, 4}});
   const auto end = static_cast<std::int64_t>(cols.keys.size());
-  return lm::make_tensor<lm::hash_trie>({3, 4}, std::vector<double>{6, 9, 8, 5, 7},
-                                        lm::bind(nm::rows, lm::hash_table<>::from({{0, 0}, {2, 1}})),
-                                        lm::bind(nm::cols, cols),
-                                        lm::bind(nm::slot2, std::vector<std::int64_t>{row0, row2, end}));
+  return lm::make_tensor<lm::hash_trie>(
+      {3, 4}, std::vector<double>{6, 9, 8, 5, 7},
+      lm::bind(nm::rows, lm::hash_table<>::from({{0, 0}, {2, 1}})), lm::bind(nm::cols, cols),
+      lm::bind(nm::slot2, std::vector<std::int64_t>{row0, row2, end}));
 }
 // COO: the row array repeats row 0 three times and row 2 twice
 auto c_as_coo() {
@@ -119,11 +119,15 @@ TEST_CASE("mapping: a hash map probed when another operand leads (F1), sorted on
   CHECK(!rows_sorted_yet(H));  // located only: never sorted
   const std::string probe = loom::explain(w(j), loom::sum(i, xs(i) * H(i, j)));
   CAPTURE(probe);
-  CHECK(probe.find("loop i [summed]: iterate xs (compressed); locate H (hashed_rows)") != std::string::npos);
-  CHECK(probe.find("fused i (program index i): F1 (iteration -> lookup): i comes from xs; the hash "
-                   "map rows is probed for it in O(1) (never iterated, never sorted)") != std::string::npos);
-  CHECK(probe.find("for i in keys(rows) @unique @hash, j in idx2(pos2(i_pos) : pos2(i_pos + 1)) @unique") !=
+  CHECK(probe.find("loop i [summed]: iterate xs (compressed); locate H (hashed_rows)") !=
         std::string::npos);
+  CHECK(probe.find("fused i (program index i): F1 (iteration -> lookup): i comes from xs; the hash "
+                   "map rows is probed for it in O(1) (never iterated, never sorted)") !=
+        std::string::npos);
+  CHECK(
+      probe.find(
+          "for i in keys(rows) @unique @hash, j in idx2(pos2(i_pos) : pos2(i_pos + 1)) @unique") !=
+      std::string::npos);
   for (int p = 0; p < 4; ++p) x.at(p) = p + 1;
   y(i) = loom::sum(j, H(i, j) * x(j));  // H leads: its rows are walked in order
   CHECK(y.at(0) == 65);
@@ -131,30 +135,36 @@ TEST_CASE("mapping: a hash map probed when another operand leads (F1), sorted on
   CHECK(rows_sorted_yet(H));
   const std::string walk = loom::explain(y(i), loom::sum(j, H(i, j) * x(j)));
   CAPTURE(walk);
-  CHECK(walk.find("F3 (@unique i): the program's loop over i is the loop over the keys of rows; the "
-                  "map is unordered, so its keys are sorted on demand (once per tensor)") != std::string::npos);
+  CHECK(
+      walk.find("F3 (@unique i): the program's loop over i is the loop over the keys of rows; the "
+                "map is unordered, so its keys are sorted on demand (once per tensor)") !=
+      std::string::npos);
   // both levels of the trie probed while a DCSR operand leads
   auto T = c_as_hash_trie();
   T.set_name("T");
-  auto B = loom::from_coo<loom::dcsr>({3, 4}, {{0, 2}, {2, 1}, {2, 3}}, std::vector<double>{1, 1, 2});
+  auto B =
+      loom::from_coo<loom::dcsr>({3, 4}, {{0, 2}, {2, 1}, {2, 3}}, std::vector<double>{1, 1, 2});
   B.set_name("B");
   loom::tensor<double, loom::dcsr> P({3, 4});
   P(i, j) = B(i, j) * T(i, j);
   CHECK(stored(P) == entries2{{{0, 2}, 9}, {{2, 3}, 14}});
   const std::string trie = loom::explain(P(i, j), B(i, j) * T(i, j));
   CAPTURE(trie);
-  CHECK(trie.find("fused i (program index i): F1 (iteration -> lookup): i comes from B; the hash map "
-                  "rows is probed") != std::string::npos);
-  CHECK(trie.find("fused j (program index j): F1 (iteration -> lookup): j comes from B; the hash map "
-                  "cols.table(slot2(i_pos) : slot2(i_pos + 1)) is probed") != std::string::npos);
+  CHECK(
+      trie.find("fused i (program index i): F1 (iteration -> lookup): i comes from B; the hash map "
+                "rows is probed") != std::string::npos);
+  CHECK(
+      trie.find("fused j (program index j): F1 (iteration -> lookup): j comes from B; the hash map "
+                "cols.table(slot2(i_pos) : slot2(i_pos + 1)) is probed") != std::string::npos);
 }
 
 TEST_CASE("mapping test 21: COO rows are not @unique, so no F3; repeated rows accumulate") {
   // (0,1) (0,3) (1,0) (1,2) (1,3) (3,3): row 1 is a run of three positions
-  auto A = lm::make_tensor<lm::coo>({4, 4}, std::vector<double>{1, 2, 3, 4, 5, 6},
-                                    lm::bind(nm::pos1, std::vector<std::int64_t>{0, 6}),
-                                    lm::bind(nm::idx1, std::vector<std::int32_t>{0, 0, 1, 1, 1, 3}),
-                                    lm::bind(nm::idx2, std::vector<std::int32_t>{1, 3, 0, 2, 3, 3}));
+  auto A =
+      lm::make_tensor<lm::coo>({4, 4}, std::vector<double>{1, 2, 3, 4, 5, 6},
+                               lm::bind(nm::pos1, std::vector<std::int64_t>{0, 6}),
+                               lm::bind(nm::idx1, std::vector<std::int32_t>{0, 0, 1, 1, 1, 3}),
+                               lm::bind(nm::idx2, std::vector<std::int32_t>{1, 3, 0, 2, 3, 3}));
   A.set_name("A");
   loom::tensor<double, loom::dense_vector> r({4});
   r(i) = loom::sum(j, A(i, j));
@@ -164,10 +174,11 @@ TEST_CASE("mapping test 21: COO rows are not @unique, so no F3; repeated rows ac
   CHECK(r.at(3) == 6);
   loom::tensor<double, loom::sparse_vector> rs({4});
   rs(i) = loom::sum(j, A(i, j) * A(i, j));
-  CHECK(stored(rs) == std::map<std::array<std::int64_t, 1>, double>{{{0}, 5}, {{1}, 50}, {{3}, 36}});
+  CHECK(stored(rs) ==
+        std::map<std::array<std::int64_t, 1>, double>{{{0}, 5}, {{1}, 50}, {{3}, 36}});
   const std::string plan = loom::explain(r(i), loom::sum(j, A(i, j)));
   CAPTURE(plan);
-  CHECK(plan.find("no F3 (i not @unique): idx1(pos1(0) : pos1(1)) may repeat a coordinate") != std::string::npos);
+  CHECK(plan.find("no F3 (i not @unique): idx1(pos1(0) : pos1(1)) may repeat a coordinate") !=
+        std::string::npos);
   CHECK(plan.find("j in idx2(i_pos : i_pos + 1) @unique") != std::string::npos);
 }
-

@@ -27,8 +27,7 @@ constexpr loom::index<"k"> k;
 
 using entries2 = std::map<std::array<std::int64_t, 2>, double>;
 
-template <class Tensor>
-auto stored(const Tensor& t) {
+template <class Tensor> auto stored(const Tensor& t) {
   std::map<std::array<std::int64_t, Tensor::order>, double> out;
   t.for_each_stored([&](const auto& c, double v) {
     if (v != 0) out[c] = v;  // compared modulo zeros (notes §2.8.1)
@@ -73,11 +72,16 @@ TEST_CASE("mapping test 2: C as CSR, DCSR and dense row-major mappings is one te
 
 TEST_CASE("mapping test 20: lower-triangular, tridiagonal and Z-order layouts") {
   auto L = lm::make_tensor<lm::lower_packed>({3, 3}, std::vector<double>{1, 2, 3, 4, 5, 6});
-  CHECK(stored(L) == entries2{{{0, 0}, 1}, {{1, 0}, 2}, {{1, 1}, 3},
-                              {{2, 0}, 4}, {{2, 1}, 5}, {{2, 2}, 6}});
+  CHECK(stored(L) ==
+        entries2{{{0, 0}, 1}, {{1, 0}, 2}, {{1, 1}, 3}, {{2, 0}, 4}, {{2, 1}, 5}, {{2, 2}, 6}});
   auto B = lm::make_tensor<lm::tridiagonal>({3, 3}, std::vector<double>{1, 2, 3, 4, 5, 6, 7});
-  CHECK(stored(B) == entries2{{{0, 0}, 1}, {{0, 1}, 2}, {{1, 0}, 3}, {{1, 1}, 4},
-                              {{1, 2}, 5}, {{2, 1}, 6}, {{2, 2}, 7}});
+  CHECK(stored(B) == entries2{{{0, 0}, 1},
+                              {{0, 1}, 2},
+                              {{1, 0}, 3},
+                              {{1, 1}, 4},
+                              {{1, 2}, 5},
+                              {{2, 1}, 6},
+                              {{2, 2}, 7}});
   auto Z = lm::make_tensor<lm::zorder>({2, 2}, std::vector<double>{1, 2, 3, 4});  // a b c d
   CHECK(stored(Z) == entries2{{{0, 0}, 1}, {{1, 0}, 2}, {{0, 1}, 3}, {{1, 1}, 4}});
   auto Z4 = lm::make_tensor<lm::zorder>({4, 4}, [] {
@@ -89,16 +93,21 @@ TEST_CASE("mapping test 20: lower-triangular, tridiagonal and Z-order layouts") 
   CHECK(Z4.at(2, 0) == 5);
   CHECK(Z4.at(1, 2) == 10);
   auto U = lm::make_tensor<lm::upper_packed>({3, 3}, std::vector<double>{1, 2, 3, 4, 5, 6});
-  CHECK(stored(U) == entries2{{{0, 0}, 1}, {{0, 1}, 2}, {{0, 2}, 3},
-                              {{1, 1}, 4}, {{1, 2}, 5}, {{2, 2}, 6}});
+  CHECK(stored(U) ==
+        entries2{{{0, 0}, 1}, {{0, 1}, 2}, {{0, 2}, 3}, {{1, 1}, 4}, {{1, 2}, 5}, {{2, 2}, 6}});
   auto S = lm::make_tensor<lm::symmetric_packed>({3, 3}, std::vector<double>{1, 2, 3, 4, 5, 6});
   CHECK(S.at(0, 2) == 4);
   CHECK(S.at(2, 0) == 4);
   CHECK(S.at(1, 2) == 5);
   CHECK(stored(S).size() == 9);
   auto W = lm::make_tensor<lm::band<1>>({3, 3}, std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7});
-  CHECK(stored(W) == entries2{{{0, 0}, 1}, {{0, 1}, 2}, {{1, 0}, 3}, {{1, 1}, 4},
-                              {{1, 2}, 5}, {{2, 1}, 6}, {{2, 2}, 7}});
+  CHECK(stored(W) == entries2{{{0, 0}, 1},
+                              {{0, 1}, 2},
+                              {{1, 0}, 3},
+                              {{1, 1}, 4},
+                              {{1, 2}, 5},
+                              {{2, 1}, 6},
+                              {{2, 2}, 7}});
 }
 
 TEST_CASE("mapping tests 2 and 16: Ax and BATAx over the CSR and DCSR mappings") {
@@ -138,4 +147,3 @@ TEST_CASE("mapping test 17: sum-MMM with A = C as a CSC mapping and B = C^T as a
   CHECK(colsum.at(3) == 15);
   CHECK(loom::eval(loom::sum(k, colsum(k) * rowsum(k))) == 427);
 }
-

@@ -23,12 +23,12 @@ namespace lm = loom::tra::mpi;
 
 namespace {
 int checks = 0;
-#define TRA_MPI_CHECK(...)                                                                  \
-  do {                                                                                      \
-    ++checks;                                                                               \
-    if (!(__VA_ARGS__))                                                                     \
+#define TRA_MPI_CHECK(...)                                                                   \
+  do {                                                                                       \
+    ++checks;                                                                                \
+    if (!(__VA_ARGS__))                                                                      \
       lm::abort_job(std::string("check failed at line ") + std::to_string(__LINE__) + ": " + \
-                    #__VA_ARGS__);                                                          \
+                    #__VA_ARGS__);                                                           \
   } while (0)
 
 relation<double, 2, 2> random_tiles(std::int64_t rows, std::int64_t cols, std::int64_t bm,
@@ -44,9 +44,11 @@ relation<double, 2, 2> random_tiles(std::int64_t rows, std::int64_t cols, std::i
     }
   return r;
 }
-relation<double, 2, 2> reference_matmul(const relation<double, 2, 2>& X, const relation<double, 2, 2>& Y) {
-  return aggregate(join(X, Y, std::array<std::size_t, 1>{1}, std::array<std::size_t, 1>{0}, mat_mul{}),
-                   std::array<std::size_t, 2>{0, 2}, mat_add{});
+relation<double, 2, 2> reference_matmul(const relation<double, 2, 2>& X,
+                                        const relation<double, 2, 2>& Y) {
+  return aggregate(
+      join(X, Y, std::array<std::size_t, 1>{1}, std::array<std::size_t, 1>{0}, mat_mul{}),
+      std::array<std::size_t, 2>{0, 2}, mat_add{});
 }
 
 void test_ia_operators(const lm::transport& tr) {
@@ -60,10 +62,12 @@ void test_ia_operators(const lm::transport& tr) {
   using sh0 = ia::shuf<ia::dims<0>, ia::leaf<0, 2>>;
   const auto part = ia::execute<sh0>(tr, R);
   for (const auto& [key, t] : part)
-    TRA_MPI_CHECK(ia::site_of(key, R.bounds(), std::array<std::size_t, 1>{0}, tr.sites()) == tr.rank());
+    TRA_MPI_CHECK(ia::site_of(key, R.bounds(), std::array<std::size_t, 1>{0}, tr.sites()) ==
+                  tr.rank());
   TRA_MPI_CHECK(ia::evaluate<sh0>(tr, R) == R);
   // local join (one side broadcast) and local aggregation after a shuffle on the group keys
-  using lj = ia::ljoin<ia::dims<1>, ia::dims<0>, mat_mul, ia::leaf<0, 2>, ia::bcast<ia::leaf<1, 2>>>;
+  using lj =
+      ia::ljoin<ia::dims<1>, ia::dims<0>, mat_mul, ia::leaf<0, 2>, ia::bcast<ia::leaf<1, 2>>>;
   const auto single = ia::evaluate<lj>(ia::local_sites(1), R, S);
   TRA_MPI_CHECK(ia::evaluate<lj>(tr, R, S) == single);
   using la = ia::lagg<ia::dims<1>, mat_add, ia::shuf<ia::dims<1>, ia::leaf<0, 2>>>;
@@ -75,8 +79,9 @@ void test_ia_operators(const lm::transport& tr) {
   // the UT-5 plan rewritten by R1-6 and R1-7
   using X = ia::leaf<0, 2, ia::partitioned<ia::dims<0, 1>>>;
   using Y = ia::leaf<1, 2, ia::partitioned<ia::dims<0, 1>>>;
-  using d = ia::lmap<project<0>, diag_extract,
-                     ia::lfilter<eq<0, 1>, ia::ljoin<ia::dims<0, 1>, ia::dims<0, 1>, mat_add, X, Y>>>;
+  using d =
+      ia::lmap<project<0>, diag_extract,
+               ia::lfilter<eq<0, 1>, ia::ljoin<ia::dims<0, 1>, ia::dims<0, 1>, mat_add, X, Y>>>;
   const auto A = random_tiles(4, 4, 3, 3, 9), B = random_tiles(4, 4, 3, 3, 10);
   TRA_MPI_CHECK(ia::evaluate<ia::rewrite_t<d, rules::all>>(tr, A, B) ==
                 ia::evaluate<d>(ia::local_sites(1), A, B));
@@ -98,7 +103,8 @@ void test_matmul(const lm::transport& tr) {
         if (tr.sites() == 1) TRA_MPI_CHECK(rep.bytes_sent == 0);
       }
   lm::matmul_report rep;
-  const auto C = lm::matmul(tr, X, Y, cm, partitioning::none, partitioning::cols, std::nullopt, &rep);
+  const auto C =
+      lm::matmul(tr, X, Y, cm, partitioning::none, partitioning::cols, std::nullopt, &rep);
   // kept where computed: the shares are disjoint and their union is the product
   const auto share = lm::matmul(tr, X, Y, cm, partitioning::none, partitioning::cols, std::nullopt,
                                 nullptr, lm::result_on::owner_rank);
@@ -113,13 +119,16 @@ void test_matmul(const lm::transport& tr) {
   const std::int64_t m = 32, k = 15, n = 30;
   std::vector<double> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n));
   for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t p = 0; p < k; ++p) a[static_cast<std::size_t>(i * k + p)] = X.at({i / 8, p / 5})(i % 8, p % 5);
+    for (std::int64_t p = 0; p < k; ++p)
+      a[static_cast<std::size_t>(i * k + p)] = X.at({i / 8, p / 5})(i % 8, p % 5);
   for (std::int64_t p = 0; p < k; ++p)
-    for (std::int64_t j = 0; j < n; ++j) b[static_cast<std::size_t>(p * n + j)] = Y.at({p / 5, j / 6})(p % 5, j % 6);
+    for (std::int64_t j = 0; j < n; ++j)
+      b[static_cast<std::size_t>(p * n + j)] = Y.at({p / 5, j / 6})(p % 5, j % 6);
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
       double s = 0;
-      for (std::int64_t p = 0; p < k; ++p) s += a[static_cast<std::size_t>(i * k + p)] * b[static_cast<std::size_t>(p * n + j)];
+      for (std::int64_t p = 0; p < k; ++p)
+        s += a[static_cast<std::size_t>(i * k + p)] * b[static_cast<std::size_t>(p * n + j)];
       TRA_MPI_CHECK(C.at({i / 8, j / 6})(i % 8, j % 6) == s);
     }
 }
@@ -139,7 +148,8 @@ void test_spmv(const lm::transport& tr) {
       }
   const auto A = loom::from_coo<loom::csr>({m, n}, coords, vals);
   std::vector<double> x(static_cast<std::size_t>(n));
-  for (std::int64_t c = 0; c < n; ++c) x[static_cast<std::size_t>(c)] = static_cast<double>(c % 5) - 2;
+  for (std::int64_t c = 0; c < n; ++c)
+    x[static_cast<std::size_t>(c)] = static_cast<double>(c % 5) - 2;
   const auto y = lm::spmv(tr, A, x);
   loom::tensor<double, loom::dense_vector> xv({n}), yv({m});
   for (std::int64_t c = 0; c < n; ++c) xv.at(c) = x[static_cast<std::size_t>(c)];

@@ -5,8 +5,6 @@
 
 #include <doctest/doctest.h>
 
-#include "random_sparse.hpp"
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -14,6 +12,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include "random_sparse.hpp"
 
 namespace {
 using coords2 = std::vector<std::array<std::int64_t, 2>>;
@@ -97,14 +97,16 @@ TEST_CASE("T8: a triangle is one fused kernel; its count on K4 is 24") {
 }
 
 TEST_CASE("decompose: every candidate with sorted and with dense intermediates") {
-  const auto A = random_sparse(14, 11, 0.3, 7), B = random_sparse(11, 16, 0.2, 8), C = random_sparse(16, 9, 0.4, 9);
+  const auto A = random_sparse(14, 11, 0.3, 7), B = random_sparse(11, 16, 0.2, 8),
+             C = random_sparse(16, 9, 0.4, 9);
   loom::tensor<double, loom::dense_matrix> want({14, 9}), got({14, 9});
   const auto rhs = loom::sum(j, loom::sum(k, A(i, j) * B(j, k) * C(k, l)));
   want(i, l) = rhs;
   const auto plan = loom::plan_decomposition(got(i, l), rhs);
   REQUIRE(plan.format.size() == plan.cost.size());
   for (std::size_t c = 1; c < plan.cost.size(); ++c)
-    for (const loom::intermediate_format format : {loom::intermediate_format::sorted, loom::intermediate_format::dense}) {
+    for (const loom::intermediate_format format :
+         {loom::intermediate_format::sorted, loom::intermediate_format::dense}) {
       CAPTURE(c);
       CAPTURE(loom::intermediate_format_name(format));
       std::fill(got.values().begin(), got.values().end(), -1.0);
@@ -116,20 +118,27 @@ TEST_CASE("decompose: every candidate with sorted and with dense intermediates")
   // LOOM_INTERMEDIATE_FORMAT_PER_STEP=1 (tests/optimize/decompose_per_step.cpp)
   const std::size_t both = candidate(plan, "eliminate j,k:");
   using loom::intermediate_format;
-  loom::decompose_with(both, got(i, l), rhs, {intermediate_format::dense, intermediate_format::dense});
+  loom::decompose_with(both, got(i, l), rhs,
+                       {intermediate_format::dense, intermediate_format::dense});
   for (std::int64_t r = 0; r < 14; ++r)
     for (std::int64_t q = 0; q < 9; ++q) CHECK(got.at(r, q) == doctest::Approx(want.at(r, q)));
-  CHECK_THROWS_WITH_AS(loom::decompose_with(both, got(i, l), rhs, {intermediate_format::sorted, intermediate_format::dense}),
-                       doctest::Contains("LOOM_INTERMEDIATE_FORMAT_PER_STEP"), loom::error);
+  CHECK_THROWS_WITH_AS(
+      loom::decompose_with(both, got(i, l), rhs,
+                           {intermediate_format::sorted, intermediate_format::dense}),
+      doctest::Contains("LOOM_INTERMEDIATE_FORMAT_PER_STEP"), loom::error);
 }
 
 TEST_CASE("decompose: an intermediate is dense when nearly full, sparse when nearly empty") {
   const auto full_a = random_sparse(60, 60, 0.5, 3), full_b = random_sparse(60, 60, 0.5, 4);
-  const auto thin_a = random_sparse(3000, 3000, 0.0003, 5), thin_b = random_sparse(3000, 3000, 0.0003, 6);
+  const auto thin_a = random_sparse(3000, 3000, 0.0003, 5),
+             thin_b = random_sparse(3000, 3000, 0.0003, 6);
   loom::tensor<double, loom::format<>> s;
-  // eliminating j first makes T0(i, k): A * B, about full for the first pair, about empty for the second
-  const auto fat = loom::plan_decomposition(s(), loom::sum(i, loom::sum(j, loom::sum(k, full_a(i, j) * full_b(j, k)))));
-  const auto thin = loom::plan_decomposition(s(), loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))));
+  // eliminating j first makes T0(i, k): A * B, about full for the first pair, about empty for the
+  // second
+  const auto fat = loom::plan_decomposition(
+      s(), loom::sum(i, loom::sum(j, loom::sum(k, full_a(i, j) * full_b(j, k)))));
+  const auto thin = loom::plan_decomposition(
+      s(), loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))));
   // the candidate that eliminates j alone: its intermediate is T0(i, k)
   const std::size_t c = candidate(fat, "eliminate j, then i,k fused");
   REQUIRE(c == candidate(thin, "eliminate j, then i,k fused"));
@@ -144,17 +153,22 @@ TEST_CASE("decompose: an intermediate is dense when nearly full, sparse when nea
   // without LOOM_BITMAP_INTERMEDIATES or LOOM_HASHED_INTERMEDIATES, asking for those formats is an
   // error, not a silent fallback
   loom::tensor<double, loom::format<>> none;
-  CHECK_THROWS_WITH_AS(loom::decompose_with(c, none(), loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))),
-                                            loom::intermediate_format::bitmap),
-                       doctest::Contains("LOOM_BITMAP_INTERMEDIATES"), loom::error);
-  CHECK_THROWS_WITH_AS(loom::decompose_with(c, none(), loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))),
-                                            loom::intermediate_format::hashed),
-                       doctest::Contains("hashed intermediates are not compiled in (define LOOM_HASHED_INTERMEDIATES=1)"),
-                       loom::error);
+  CHECK_THROWS_WITH_AS(
+      loom::decompose_with(c, none(),
+                           loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))),
+                           loom::intermediate_format::bitmap),
+      doctest::Contains("LOOM_BITMAP_INTERMEDIATES"), loom::error);
+  CHECK_THROWS_WITH_AS(
+      loom::decompose_with(c, none(),
+                           loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))),
+                           loom::intermediate_format::hashed),
+      doctest::Contains(
+          "hashed intermediates are not compiled in (define LOOM_HASHED_INTERMEDIATES=1)"),
+      loom::error);
 }
 
-
-TEST_CASE("decompose: a sparse intermediate's indices follow a loop order concordant with its step") {
+TEST_CASE(
+    "decompose: a sparse intermediate's indices follow a loop order concordant with its step") {
   // eliminating l from A(l,i) * B(k,l): with B csr the step loops k, l, i and writes T(k, i) in
   // order; with B csc (stored l-major) it loops l, i, k, and T(i, k) keeps the written order
   namespace ve = loom::detail::ve;
@@ -163,14 +177,19 @@ TEST_CASE("decompose: a sparse intermediate's indices follow a loop order concor
   using I = decltype(i);
   using K = decltype(k);
   using L = decltype(l);
-  using factors = mp_list<mp_list<mp_size_t<0>, mp_list<L, I>>, mp_list<mp_size_t<1>, mp_list<K, L>>>;
+  using factors =
+      mp_list<mp_list<mp_size_t<0>, mp_list<L, I>>, mp_list<mp_size_t<1>, mp_list<K, L>>>;
   using csr_t = const loom::tensor<double, loom::csr>;
   using csc_t = const loom::tensor<double, loom::csc>;
-  static_assert(std::is_same_v<ve::concordant_made_t<mp_list<csr_t, csr_t>, factors, L>, mp_list<K, I>>);
-  static_assert(std::is_same_v<ve::concordant_made_t<mp_list<csr_t, csc_t>, factors, L>, mp_list<I, K>>);
+  static_assert(
+      std::is_same_v<ve::concordant_made_t<mp_list<csr_t, csr_t>, factors, L>, mp_list<K, I>>);
+  static_assert(
+      std::is_same_v<ve::concordant_made_t<mp_list<csr_t, csc_t>, factors, L>, mp_list<I, K>>);
   // and the written order where the operands disagree (a cycle): i before l before i
-  using cyclic = mp_list<mp_list<mp_size_t<0>, mp_list<I, L>>, mp_list<mp_size_t<1>, mp_list<L, I>>, mp_list<mp_size_t<2>, mp_list<L, K>>>;
-  static_assert(std::is_same_v<ve::concordant_made_t<mp_list<csr_t, csr_t, csr_t>, cyclic, L>, mp_list<I, K>>);
+  using cyclic = mp_list<mp_list<mp_size_t<0>, mp_list<I, L>>, mp_list<mp_size_t<1>, mp_list<L, I>>,
+                         mp_list<mp_size_t<2>, mp_list<L, K>>>;
+  static_assert(std::is_same_v<ve::concordant_made_t<mp_list<csr_t, csr_t, csr_t>, cyclic, L>,
+                               mp_list<I, K>>);
   // a kernel whose sparse factors disagree must transpose one: the cost counts that copy
   static_assert(ve::concordant_exists<mp_list<I, L, K>>(mp_list<mp_list<I, L>, mp_list<L, K>>{}));
   static_assert(!ve::concordant_exists<mp_list<I, L, K>>(mp_list<mp_list<I, L>, mp_list<L, I>>{}));
@@ -178,7 +197,8 @@ TEST_CASE("decompose: a sparse intermediate's indices follow a loop order concor
   // the same tensor is computed once" (decompose_shared.cpp) checks their results
 }
 
-TEST_CASE("decompose: the fused kernel pays a leapfrog with a sparse vector at every visit of a fiber") {
+TEST_CASE(
+    "decompose: the fused kernel pays a leapfrog with a sparse vector at every visit of a fiber") {
   // y(i) = sum(j, k, A(i,j) C(j,k) x(k)), C one entry per row, x 8 entries of 20000. Fused, the
   // row of C is intersected with x at every entry of A; eliminating k first intersects each row of
   // C once (T0 = C x), then reads T0 at A's entries. Which wins depends on how many entries A has.

@@ -9,12 +9,12 @@
 
 #include <doctest/doctest.h>
 
-#include "random_sparse.hpp"
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include "random_sparse.hpp"
 
 namespace {
 
@@ -33,7 +33,8 @@ TEST_CASE("decompose, bitmap intermediates: sorted, bitmap or dense by the inter
     return loom::sum(p, loom::sum(q, loom::sum(r, A(p, q) * B(q, r))));
   };
   // eliminating q makes T0(p, r) = A * B: about empty, about a fifth full, about full
-  const auto thin_a = random_sparse(3000, 3000, 0.0003, 5), thin_b = random_sparse(3000, 3000, 0.0003, 6);
+  const auto thin_a = random_sparse(3000, 3000, 0.0003, 5),
+             thin_b = random_sparse(3000, 3000, 0.0003, 6);
   const auto mid_a = random_sparse(300, 300, 0.03, 7), mid_b = random_sparse(300, 300, 0.03, 8);
   const auto fat_a = random_sparse(60, 60, 0.5, 3), fat_b = random_sparse(60, 60, 0.5, 4);
   const auto thin = loom::plan_decomposition(out(), sum_of_product(thin_a, thin_b));
@@ -76,7 +77,8 @@ TEST_CASE("decompose, bitmap intermediates: none where a kernel would transpose 
   CHECK(plan.description[c].find("one factor transposed") != std::string::npos);
   CHECK(plan.format[c] != loom::intermediate_format::bitmap);
   // the same intermediate with nothing transposed after it is a bitmap (first test case)
-  const auto untransposed = loom::plan_decomposition(y(p), loom::sum(q, loom::sum(r, A(p, q) * B(q, r))));
+  const auto untransposed =
+      loom::plan_decomposition(y(p), loom::sum(q, loom::sum(r, A(p, q) * B(q, r))));
   CHECK(untransposed.format[candidate(untransposed, "eliminate q, then r fused")] ==
         loom::intermediate_format::bitmap);
   loom::decompose(y(p), rhs);

@@ -11,8 +11,6 @@
 
 #include <doctest/doctest.h>
 
-#include "random_sparse.hpp"
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -21,6 +19,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include "random_sparse.hpp"
 
 namespace {
 
@@ -35,9 +35,12 @@ using loom_test::random_sparse;
 using loom_test::spread_vector;
 
 // y(e) = sum(f, g, B(e,f) C(f,g) x(g)); eliminating g makes T0(f) = C x, then y = B T0 fused
-auto two_hops(const auto& B, const auto& C, const auto& x) { return loom::sum(f, loom::sum(g, B(e, f) * C(f, g) * x(g))); }
+auto two_hops(const auto& B, const auto& C, const auto& x) {
+  return loom::sum(f, loom::sum(g, B(e, f) * C(f, g) * x(g)));
+}
 
-double max_difference(const loom::tensor<double, loom::dense_vector>& a, const loom::tensor<double, loom::dense_vector>& b) {
+double max_difference(const loom::tensor<double, loom::dense_vector>& a,
+                      const loom::tensor<double, loom::dense_vector>& b) {
   double d = 0;
   for (std::int64_t r = 0; r < a.extent(0); ++r) d = std::max(d, std::abs(a.at(r) - b.at(r)));
   return d;
@@ -45,7 +48,8 @@ double max_difference(const loom::tensor<double, loom::dense_vector>& a, const l
 
 // The chosen format of T0 in "eliminate hg, then hf fused", after checking every format computes
 // the fused kernel's result.
-intermediate_format chosen_t0(const loom::tensor<double, loom::csr>& B, const loom::tensor<double, loom::csr>& C,
+intermediate_format chosen_t0(const loom::tensor<double, loom::csr>& B,
+                              const loom::tensor<double, loom::csr>& C,
                               const loom::tensor<double, loom::sparse_vector>& x) {
   const std::int64_t n = B.extent(0);
   loom::tensor<double, loom::dense_vector> y({n}), want({n});
@@ -55,7 +59,8 @@ intermediate_format chosen_t0(const loom::tensor<double, loom::csr>& B, const lo
   const std::size_t c = candidate(plan, "eliminate hg, then hf fused");
   CAPTURE(plan.description[c]);
   CHECK(plan.variants[c] == 3);  // sorted, dense, hashed
-  for (const intermediate_format fmt : {intermediate_format::sorted, intermediate_format::dense, intermediate_format::hashed}) {
+  for (const intermediate_format fmt :
+       {intermediate_format::sorted, intermediate_format::dense, intermediate_format::hashed}) {
     CAPTURE(loom::intermediate_format_name(fmt));
     std::fill(y.values().begin(), y.values().end(), -1.0);
     loom::decompose_with(c, y(e), rhs, fmt);
@@ -68,7 +73,8 @@ intermediate_format chosen_t0(const loom::tensor<double, loom::csr>& B, const lo
 
 }  // namespace
 
-TEST_CASE("decompose, hashed intermediates: sorted, hashed or dense by who reads the intermediate") {
+TEST_CASE(
+    "decompose, hashed intermediates: sorted, hashed or dense by who reads the intermediate") {
   constexpr std::int64_t n = 100000;
   // C: every row has one entry; x: 12 entries, so T0 = C x holds about 12
   const auto C = random_rows(n, n, 1, 41);
@@ -79,10 +85,12 @@ TEST_CASE("decompose, hashed intermediates: sorted, hashed or dense by who reads
   // B with 40 rows: 40 short intersections are cheaper than building the tables
   CHECK(chosen_t0(random_rows(n, 40, 3, 43), C, tiny_x) == intermediate_format::sorted);
   // x with half the vertices: T0 fills about 40% of its cells, dense
-  CHECK(chosen_t0(random_rows(n, n, 3, 42), C, spread_vector(n, n / 2)) == intermediate_format::dense);
+  CHECK(chosen_t0(random_rows(n, n, 3, 42), C, spread_vector(n, n / 2)) ==
+        intermediate_format::dense);
 }
 
-TEST_CASE("decompose, hashed intermediates: every candidate in every format, two-index ones included") {
+TEST_CASE(
+    "decompose, hashed intermediates: every candidate in every format, two-index ones included") {
   // y(e) = sum(f, g, A(e,f) B(f,g) C(g,e)): candidates materialise T(e,g) or T(f,e), some read
   // transposed by the last kernel
   const auto A = random_sparse(120, 120, 0.05, 51), B = random_sparse(120, 120, 0.05, 52),
@@ -100,7 +108,9 @@ TEST_CASE("decompose, hashed intermediates: every candidate in every format, two
       std::fill(y.values().begin(), y.values().end(), -1.0);
       loom::decompose_with(d, y(e), rhs, fmt);
       for (std::int64_t r = 0; r < 120; ++r) CHECK(y.at(r) == doctest::Approx(want.at(r)));
-      if (fmt == intermediate_format::hashed && plan.description[d].find("T0(he,hg)") != std::string::npos) ++hashed_two_index;
+      if (fmt == intermediate_format::hashed &&
+          plan.description[d].find("T0(he,hg)") != std::string::npos)
+        ++hashed_two_index;
     }
   CHECK(hashed_two_index > 0);
   // bitmap is not compiled in here: asking for it names the macro

@@ -10,16 +10,16 @@
 
 #include <doctest/doctest.h>
 
-#include "random_sparse.hpp"
-
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <array>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
+
+#include "random_sparse.hpp"
 
 namespace {
 
@@ -27,15 +27,18 @@ constexpr loom::index<"u"> u;
 constexpr loom::index<"v"> v;
 constexpr loom::index<"w"> w;
 
+using loom::intermediate_format;
 using loom_test::candidate;
 using loom_test::random_sparse;
-using loom::intermediate_format;
 
 // y(u) = sum(v, w, B(u,v) C(v,w) x(w)); eliminating w then v makes T0(v) = C x, then T1(u) = B T0
-auto program(const auto& B, const auto& C, const auto& x) { return loom::sum(v, loom::sum(w, B(u, v) * C(v, w) * x(w))); }
+auto program(const auto& B, const auto& C, const auto& x) {
+  return loom::sum(v, loom::sum(w, B(u, v) * C(v, w) * x(w)));
+}
 
 // x with entries at `at` only
-loom::tensor<double, loom::sparse_vector> sparse_x(std::int64_t n, const std::vector<std::int64_t>& at) {
+loom::tensor<double, loom::sparse_vector> sparse_x(std::int64_t n,
+                                                   const std::vector<std::int64_t>& at) {
   std::vector<std::array<std::int64_t, 1>> crd;
   std::vector<double> val;
   for (std::int64_t k : at) crd.push_back({k}), val.push_back(1.0 + static_cast<double>(k % 7));
@@ -44,7 +47,8 @@ loom::tensor<double, loom::sparse_vector> sparse_x(std::int64_t n, const std::ve
 
 }  // namespace
 
-TEST_CASE("decompose, a format per intermediate: sorted where nearly empty, dense where nearly full") {
+TEST_CASE(
+    "decompose, a format per intermediate: sorted where nearly empty, dense where nearly full") {
   // C about one entry per row, x three entries: T0(v) = C x holds a few entries of 600; B half
   // full: T1(u) = B T0 fills nearly every one of its 600 cells
   const auto B = random_sparse(600, 600, 0.5, 31), C = random_sparse(600, 600, 0.002, 32);
@@ -68,7 +72,8 @@ TEST_CASE("decompose, a format per intermediate: sorted where nearly empty, dens
   loom::tensor<double, loom::dense_vector> got({600});
   want(u) = rhs;
   for (const intermediate_format first : {intermediate_format::sorted, intermediate_format::dense})
-    for (const intermediate_format second : {intermediate_format::sorted, intermediate_format::dense}) {
+    for (const intermediate_format second :
+         {intermediate_format::sorted, intermediate_format::dense}) {
       CAPTURE(loom::intermediate_format_name(first));
       CAPTURE(loom::intermediate_format_name(second));
       std::fill(got.values().begin(), got.values().end(), -1.0);
@@ -76,8 +81,10 @@ TEST_CASE("decompose, a format per intermediate: sorted where nearly empty, dens
       for (std::int64_t k = 0; k < 600; ++k) CHECK(got.at(k) == doctest::Approx(want.at(k)));
     }
   // one format per step: two here
-  CHECK_THROWS_WITH_AS(loom::decompose_with(c, got(u), rhs, std::vector<intermediate_format>(3, intermediate_format::dense)),
-                       doctest::Contains("has 2 steps, but 3 intermediate formats were given"), loom::shape_error);
+  CHECK_THROWS_WITH_AS(
+      loom::decompose_with(c, got(u), rhs,
+                           std::vector<intermediate_format>(3, intermediate_format::dense)),
+      doctest::Contains("has 2 steps, but 3 intermediate formats were given"), loom::shape_error);
   loom::decompose(y(u), rhs);
   for (std::int64_t k = 0; k < 600; ++k) CHECK(y.at(k) == doctest::Approx(want.at(k)));
 }
@@ -88,12 +95,16 @@ loom::tensor<double, loom::csr> with_hubs(std::int64_t n, std::int64_t hubs, uns
   std::vector<std::array<std::int64_t, 2>> crd;
   for (std::int64_t r = 0; r < n; ++r) {
     crd.push_back({r, static_cast<std::int64_t>(rng() % static_cast<unsigned>(hubs))});
-    for (int e = 0; e < 8; ++e) crd.push_back({r, static_cast<std::int64_t>(rng() % static_cast<unsigned>(n))});
+    for (int e = 0; e < 8; ++e)
+      crd.push_back({r, static_cast<std::int64_t>(rng() % static_cast<unsigned>(n))});
   }
-  return loom::from_coo<loom::csr>({n, n}, crd, std::vector<double>(crd.size(), 1.0), loom::duplicates::sum);
+  return loom::from_coo<loom::csr>({n, n}, crd, std::vector<double>(crd.size(), 1.0),
+                                   loom::duplicates::sum);
 }
 
-TEST_CASE("decompose, a format per intermediate: a sorted T0(v) pays a leapfrog per row of B that meets it") {
+TEST_CASE(
+    "decompose, a format per intermediate: a sorted T0(v) pays a leapfrog per row of B that meets "
+    "it") {
   // T1(u) = sum(v, B(u,v) T0(v)) visits all 2000 rows of B (about 9 entries each) and, with T0
   // sorted, intersects each with T0: about 9 * (1 + log2(|T0| / 9)) steps a row, against 9 when
   // T0 is dense and located. C maps x onto the first `hubs` rows, so |T0| is about `hubs`.
@@ -103,7 +114,9 @@ TEST_CASE("decompose, a format per intermediate: a sorted T0(v) pays a leapfrog 
     CAPTURE(hubs);
     const auto B = with_hubs(n, hubs, 41);
     std::vector<std::array<std::int64_t, 2>> crd;
-    for (std::int64_t r = 0; r < hubs; ++r) crd.push_back({r, std::array<std::int64_t, 4>{3, 900, 1500, 1999}[static_cast<std::size_t>(r % 4)]});
+    for (std::int64_t r = 0; r < hubs; ++r)
+      crd.push_back(
+          {r, std::array<std::int64_t, 4>{3, 900, 1500, 1999}[static_cast<std::size_t>(r % 4)]});
     const auto C = loom::from_coo<loom::csr>({n, n}, crd, std::vector<double>(crd.size(), 1.0));
     loom::tensor<double, loom::dense_vector> y({n});
     const auto plan = loom::plan_decomposition(y(u), program(B, C, x));
@@ -111,7 +124,8 @@ TEST_CASE("decompose, a format per intermediate: a sorted T0(v) pays a leapfrog 
     CAPTURE(plan.description[c]);
     REQUIRE(plan.step_formats[c].size() == 2);
     // a few entries: intersecting is cheaper than clearing and writing 2000 cells; 512: not
-    CHECK(plan.step_formats[c][0] == (hubs == 4 ? intermediate_format::sorted : intermediate_format::dense));
+    CHECK(plan.step_formats[c][0] ==
+          (hubs == 4 ? intermediate_format::sorted : intermediate_format::dense));
   }
 }
 
@@ -119,7 +133,8 @@ TEST_CASE("decompose, a format per intermediate: every assignment of every candi
   for (unsigned seed = 1; seed <= 3; ++seed) {
     const auto B = random_sparse(40, 30, 0.2, seed), C = random_sparse(30, 25, 0.15, seed + 10);
     const auto x = sparse_x(25, {1, 7, 8, 20});
-    loom::tensor<double, loom::dense_vector> y({40}), want({40});  // the first case's types: no new kernels
+    loom::tensor<double, loom::dense_vector> y({40}),
+        want({40});  // the first case's types: no new kernels
     const auto rhs = program(B, C, x);
     want(u) = rhs;
     const auto plan = loom::plan_decomposition(y(u), rhs);

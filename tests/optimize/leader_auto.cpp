@@ -4,19 +4,19 @@
 // own, so that no kernel type is shared with TUs built without the macro.
 // SPDX-License-Identifier: BSL-1.0
 #define LOOM_MAX_SKIP_CANDIDATES 4
-#include <loom/loom.hpp>
 #include <loom/exec/leader_run.hpp>
+#include <loom/loom.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
 #include <doctest/doctest.h>
 
-#include "leader_random.hpp"
-
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "leader_random.hpp"
 
 namespace {
 
@@ -82,7 +82,8 @@ TEST_CASE("leader: the cached choice of a plain assignment is the cost model's c
   CHECK(total == ref);
 }
 
-TEST_CASE("leader: with LOOM_MAX_SKIP_CANDIDATES = 4, loom::explain lists the skip policy per loop") {
+TEST_CASE(
+    "leader: with LOOM_MAX_SKIP_CANDIDATES = 4, loom::explain lists the skip policy per loop") {
   std::vector<double> d;
   auto A = loom_test::random_tensor<loom::csr, 2>({8, 20000}, 0.1, 3, d);
   auto x = loom_test::random_tensor<loom::sparse_vector, 1>({20000}, 5.0 / 20000, 4, d);

@@ -4,20 +4,20 @@
 // dense reference, over csr, csc, dcsr, coo, dense and hashed/bitmap matrices
 // (optimize/leader_choice.hpp, stream/skip.hpp).
 // SPDX-License-Identifier: BSL-1.0
-#include <loom/loom.hpp>
 #include <loom/exec/leader_run.hpp>
+#include <loom/loom.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
 #include <doctest/doctest.h>
 
-#include "leader_random.hpp"
-
 #include <array>
 #include <cstdint>
 #include <random>
 #include <vector>
+
+#include "leader_random.hpp"
 
 namespace {
 
@@ -74,8 +74,8 @@ TEST_CASE("leader: every skip candidate gives the dense reference's elementwise 
     CAPTURE(loom::format_name<FA>());
     CAPTURE(loom::format_name<FB>());
     for (unsigned seed : {1u, 2u, 3u})
-      for (const auto& pa_pb : {std::pair{0.3, 0.3}, std::pair{0.02, 0.8}, std::pair{0.7, 0.05},
-                            std::pair{1.0, 0.0}}) {
+      for (const auto& pa_pb :
+           {std::pair{0.3, 0.3}, std::pair{0.02, 0.8}, std::pair{0.7, 0.05}, std::pair{1.0, 0.0}}) {
         const double pa = pa_pb.first, pb = pa_pb.second;
         CAPTURE(seed);
         CAPTURE(pa);

@@ -46,7 +46,8 @@ inline std::vector<double> dense_matvec(const std::vector<double>& a, const std:
   std::vector<double> y(static_cast<std::size_t>(m), 0.0);
   for (std::int64_t r = 0; r < m; ++r)
     for (std::int64_t q = 0; q < n; ++q)
-      y[static_cast<std::size_t>(r)] += a[static_cast<std::size_t>(r * n + q)] * x[static_cast<std::size_t>(q)];
+      y[static_cast<std::size_t>(r)] +=
+          a[static_cast<std::size_t>(r * n + q)] * x[static_cast<std::size_t>(q)];
   return y;
 }
 

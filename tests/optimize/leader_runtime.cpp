@@ -6,20 +6,20 @@
 // (stream/combinators.hpp mul_stream, optimize/leader_choice.hpp runtime_skip_codes.)
 // SPDX-License-Identifier: BSL-1.0
 #define LOOM_RUNTIME_SKIP_POLICY 1  // plain assignments in this file use the runtime policy
-#include <loom/loom.hpp>
 #include <loom/exec/leader_run.hpp>
+#include <loom/loom.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
 #include <doctest/doctest.h>
 
-#include "leader_random.hpp"
-
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "leader_random.hpp"
 
 namespace {
 
@@ -60,7 +60,8 @@ void check_elementwise(std::int64_t m, std::int64_t n, double pa, double pb, uns
       CAPTURE(name(outer));
       CAPTURE(name(inner));
       loom::tensor<double, loom::dcsr> C({m, n});
-      loom::optimize::assign_with_runtime_skips(codes_of(outer, inner), C(ri, rj), A(ri, rj) * B(ri, rj));
+      loom::optimize::assign_with_runtime_skips(codes_of(outer, inner), C(ri, rj),
+                                                A(ri, rj) * B(ri, rj));
       same(C);
     }
   loom::tensor<double, loom::dcsr> C({m, n});
@@ -94,8 +95,8 @@ void check_spmspv(std::int64_t m, std::int64_t n, double pa, double px, unsigned
 
 using elementwise_formats = mp_list<mp_list<loom::csr, loom::csr>, mp_list<loom::dcsr, loom::coo>,
                                     mp_list<loom::csc, loom::csc>, mp_list<loom::coo, loom::dcsr>>;
-using spmspv_formats = mp_list<mp_list<loom::csr, loom::sparse_vector>,
-                               mp_list<loom::dcsr, loom::sparse_vector>>;
+using spmspv_formats =
+    mp_list<mp_list<loom::csr, loom::sparse_vector>, mp_list<loom::dcsr, loom::sparse_vector>>;
 
 constexpr std::array<std::pair<double, double>, 4> densities{
     std::pair{0.3, 0.3}, std::pair{0.02, 0.8}, std::pair{0.7, 0.05}, std::pair{1.0, 0.0}};
@@ -187,12 +188,14 @@ TEST_CASE("runtime skip: the cost model's codes (worked values)") {
   CHECK(s.values()[0] == 10.0);
   big.set_name("big");
   small.set_name("small");
-  const std::string plan = loom::optimize::explain_runtime_skips(out, loom::sum(ri, big(ri) * small(ri)));
+  const std::string plan =
+      loom::optimize::explain_runtime_skips(out, loom::sum(ri, big(ri) * small(ri)));
   CHECK(loom::explain(out, loom::sum(ri, big(ri) * small(ri))).find(plan) != std::string::npos);
   MESSAGE(loom::explain(out, loom::sum(ri, big(ri) * small(ri))));
   CHECK(plan.find("skip policy per loop (chosen at run time from statistics, one kernel)") !=
         std::string::npos);
-  CHECK(plan.find("* lead last (small [sparse_vector] iterates): estimated cost 87") != std::string::npos);
+  CHECK(plan.find("* lead last (small [sparse_vector] iterates): estimated cost 87") !=
+        std::string::npos);
   CHECK(plan.find("  merge: estimated cost 1010") != std::string::npos);
 }
 
@@ -214,5 +217,6 @@ TEST_CASE("runtime skip: no choice where an operand is random-access") {
   }
   loom::tensor<double, loom::dense_vector> y({9});
   CHECK(loom::optimize::explain_runtime_skips(y(ri), loom::sum(rj, A(ri, rj) * x(rj))).empty());
-  CHECK(loom::explain(y(ri), loom::sum(rj, A(ri, rj) * x(rj))).find("skip policy") == std::string::npos);
+  CHECK(loom::explain(y(ri), loom::sum(rj, A(ri, rj) * x(rj))).find("skip policy") ==
+        std::string::npos);
 }

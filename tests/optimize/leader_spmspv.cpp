@@ -3,20 +3,20 @@
 // (csr, csc, dcsr, coo, dense), vector formats (sorted, hashed, bitmap), densities and seeds
 // (optimize/leader_choice.hpp, stream/skip.hpp).
 // SPDX-License-Identifier: BSL-1.0
-#include <loom/loom.hpp>
 #include <loom/exec/leader_run.hpp>
+#include <loom/loom.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
 #include <doctest/doctest.h>
 
-#include "leader_random.hpp"
-
 #include <array>
 #include <cstdint>
 #include <random>
 #include <vector>
+
+#include "leader_random.hpp"
 
 namespace {
 
@@ -32,9 +32,10 @@ using hashed_vector = loom::format<loom::hashed>;
 using bitmap_vector = loom::format<loom::bitmap>;
 
 // j is the inner loop of every concordant order: its policy is the second entry
-using policies = mp_list<sk::per_loop<>, sk::per_loop<sk::standard, sk::leapfrog>,
-                         sk::per_loop<sk::standard, sk::merge>, sk::per_loop<sk::standard, sk::lead<0>>,
-                         sk::per_loop<sk::standard, sk::lead<1>>, sk::per_loop<sk::merge, sk::merge>>;
+using policies =
+    mp_list<sk::per_loop<>, sk::per_loop<sk::standard, sk::leapfrog>,
+            sk::per_loop<sk::standard, sk::merge>, sk::per_loop<sk::standard, sk::lead<0>>,
+            sk::per_loop<sk::standard, sk::lead<1>>, sk::per_loop<sk::merge, sk::merge>>;
 
 template <class FA, class FX>
 void check_spmspv(std::int64_t m, std::int64_t n, double pa, double px, unsigned seed) {
@@ -63,10 +64,11 @@ void check_spmspv(std::int64_t m, std::int64_t n, double pa, double px, unsigned
   same(y);
 }
 
-using combos = mp_list<mp_list<loom::csr, loom::sparse_vector>, mp_list<loom::csc, loom::sparse_vector>,
-                       mp_list<loom::dcsr, loom::sparse_vector>, mp_list<loom::coo, loom::sparse_vector>,
-                       mp_list<loom::dense_matrix, loom::sparse_vector>,
-                       mp_list<loom::csr, hashed_vector>, mp_list<loom::dcsr, bitmap_vector>>;
+using combos =
+    mp_list<mp_list<loom::csr, loom::sparse_vector>, mp_list<loom::csc, loom::sparse_vector>,
+            mp_list<loom::dcsr, loom::sparse_vector>, mp_list<loom::coo, loom::sparse_vector>,
+            mp_list<loom::dense_matrix, loom::sparse_vector>, mp_list<loom::csr, hashed_vector>,
+            mp_list<loom::dcsr, bitmap_vector>>;
 
 }  // namespace
 
@@ -77,8 +79,8 @@ TEST_CASE("leader: every skip policy gives the dense reference's SpMSpV") {
     CAPTURE(loom::format_name<FA>());
     CAPTURE(loom::format_name<FX>());
     for (unsigned seed : {1u, 2u})
-      for (const auto& pa_px : {std::pair{0.3, 0.3}, std::pair{0.05, 0.9}, std::pair{0.9, 0.03},
-                            std::pair{0.0, 0.5}}) {
+      for (const auto& pa_px :
+           {std::pair{0.3, 0.3}, std::pair{0.05, 0.9}, std::pair{0.9, 0.03}, std::pair{0.0, 0.5}}) {
         const double pa = pa_px.first, px = pa_px.second;
         CAPTURE(seed);
         CAPTURE(pa);
@@ -88,7 +90,8 @@ TEST_CASE("leader: every skip policy gives the dense reference's SpMSpV") {
   });
 }
 
-TEST_CASE("leader: SpMSpV with a few-entry x lets the matrix rows lead only when they are shorter") {
+TEST_CASE(
+    "leader: SpMSpV with a few-entry x lets the matrix rows lead only when they are shorter") {
   std::vector<double> d;
   // long rows (about 2000 entries) against a 5-entry x: x leads
   const auto A = random_tensor<loom::csr, 2>({8, 20000}, 0.1, 3, d);

@@ -3,8 +3,8 @@
 // (sorted, hashed, bitmap, dense), densities and seeds; and the cost model's choice on skewed
 // and balanced inputs (optimize/leader_choice.hpp, stream/skip.hpp).
 // SPDX-License-Identifier: BSL-1.0
-#include <loom/loom.hpp>
 #include <loom/exec/leader_run.hpp>
+#include <loom/loom.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
@@ -65,7 +65,8 @@ void check_vectors(std::int64_t n, double px, double py, unsigned seed) {
     using P = decltype(p);
     CAPTURE(sk::describe(P{}));
     loom::tensor<double, loom::format<>> s;
-    loom::optimize::assign_with_skip<P>(loom::expr::access<decltype(s)>{&s}, loom::sum(i, x(i) * y(i)));
+    loom::optimize::assign_with_skip<P>(loom::expr::access<decltype(s)>{&s},
+                                        loom::sum(i, x(i) * y(i)));
     CHECK(s.values()[0] == dot);
     loom::tensor<double, loom::sparse_vector> z({n});
     loom::optimize::assign_with_skip<P>(z(i), x(i) * y(i));
@@ -75,7 +76,8 @@ void check_vectors(std::int64_t n, double px, double py, unsigned seed) {
     for (std::int64_t q = 0; q < n; ++q) CHECK(w.at(q) == prod[static_cast<std::size_t>(q)]);
   });
   loom::tensor<double, loom::format<>> s;
-  loom::optimize::assign_choosing_skip(loom::expr::access<decltype(s)>{&s}, loom::sum(i, x(i) * y(i)));
+  loom::optimize::assign_choosing_skip(loom::expr::access<decltype(s)>{&s},
+                                       loom::sum(i, x(i) * y(i)));
   CHECK(s.values()[0] == dot);
 }
 
@@ -92,7 +94,7 @@ TEST_CASE("leader: every skip policy gives the dense reference's dot and product
     using FY = mp11::mp_second<decltype(pair)>;
     for (unsigned seed : {1u, 2u, 3u})
       for (const auto& px_py : {std::pair{0.5, 0.5}, std::pair{0.01, 0.9}, std::pair{0.9, 0.02},
-                            std::pair{0.0, 0.3}, std::pair{1.0, 1.0}}) {
+                                std::pair{0.0, 0.3}, std::pair{1.0, 1.0}}) {
         const double px = px_py.first, py = px_py.second;
         CAPTURE(seed);
         CAPTURE(px);
@@ -114,8 +116,8 @@ TEST_CASE("leader: the cost model lets a 10-entry vector lead a 1M-entry one") {
     CAPTURE(loom::optimize::describe_skip_choice(c, 4));
     REQUIRE(c.loops.size() == 1);
     REQUIRE(c.chosen > 0);
-    const auto expected = side == 0 ? loom::optimize::skip_code::lead_first
-                                    : loom::optimize::skip_code::lead_last;
+    const auto expected =
+        side == 0 ? loom::optimize::skip_code::lead_first : loom::optimize::skip_code::lead_last;
     CHECK(c.candidates[c.chosen].code == expected);
   }
 }
@@ -125,10 +127,11 @@ TEST_CASE("leader: two equal-size uniform vectors merge or leapfrog") {
   const auto a = random_vector<loom::sparse_vector>(100'000, 0.3, 7, d);
   const auto b = random_vector<loom::sparse_vector>(100'000, 0.3, 8, d);
   loom::tensor<double, loom::format<>> s;
-  const auto c = loom::optimize::plan_skip(loom::expr::access<decltype(s)>{&s},
-                                           loom::sum(i, a(i) * b(i)));
+  const auto c =
+      loom::optimize::plan_skip(loom::expr::access<decltype(s)>{&s}, loom::sum(i, a(i) * b(i)));
   CAPTURE(loom::optimize::describe_skip_choice(c, 4));
-  const auto code = c.chosen == 0 ? loom::optimize::skip_code::leapfrog : c.candidates[c.chosen].code;
+  const auto code =
+      c.chosen == 0 ? loom::optimize::skip_code::leapfrog : c.candidates[c.chosen].code;
   const bool merge_or_leapfrog =
       code == loom::optimize::skip_code::merge || code == loom::optimize::skip_code::leapfrog;
   CHECK(merge_or_leapfrog);

@@ -5,13 +5,13 @@
 
 #include <doctest/doctest.h>
 
-#include "random_sparse.hpp"
-
 #include <array>
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
+
+#include "random_sparse.hpp"
 
 namespace {
 using coords2 = std::vector<std::array<std::int64_t, 2>>;
@@ -37,9 +37,9 @@ loom::tensor<double, loom::csr> one_column(std::int64_t rows, std::int64_t cols,
 }
 
 using dense = std::vector<std::vector<double>>;
-template <class M>
-dense to_dense(const M& m) {
-  dense d(static_cast<std::size_t>(m.extent(0)), std::vector<double>(static_cast<std::size_t>(m.extent(1))));
+template <class M> dense to_dense(const M& m) {
+  dense d(static_cast<std::size_t>(m.extent(0)),
+          std::vector<double>(static_cast<std::size_t>(m.extent(1))));
   for (std::int64_t r = 0; r < m.extent(0); ++r)
     for (std::int64_t q = 0; q < m.extent(1); ++q)
       d[static_cast<std::size_t>(r)][static_cast<std::size_t>(q)] = m.at(r, q);
@@ -108,7 +108,8 @@ TEST_CASE("matrix_chain names the factors whose extents disagree") {
 TEST_CASE("matrix_chain plans a repeated chain without reading its factors again") {
   auto A = random_sparse(40, 30, 0.2, 5);
   const auto B = random_sparse(30, 20, 0.2, 6);
-  const loom::tensor<double, loom::dcsr> C(random_sparse(20, 25, 0.2, 7));  // converted to csr per call
+  const loom::tensor<double, loom::dcsr> C(
+      random_sparse(20, 25, 0.2, 7));  // converted to csr per call
   auto& stats = loom::detail::chain_statistics();
   const loom::tensor<double, loom::csr> first = loom::matrix_chain(A, B, C);
   const std::int64_t hits = stats.hits(), misses = stats.misses();
@@ -120,7 +121,8 @@ TEST_CASE("matrix_chain plans a repeated chain without reading its factors again
   A = random_sparse(40, 30, 0.6, 8);
   const loom::tensor<double, loom::csr> changed = loom::matrix_chain(A, B, C);
   CHECK(stats.misses() == misses + 1);
-  const loom::tensor<double, loom::csr> want = loom::matrix_chain(loom::chain_order::left_to_right, A, B, C);
+  const loom::tensor<double, loom::csr> want =
+      loom::matrix_chain(loom::chain_order::left_to_right, A, B, C);
   REQUIRE(changed.nnz() == want.nnz());
   for (std::int64_t r = 0; r < 40; ++r)
     for (std::int64_t q = 0; q < 25; ++q) CHECK(changed.at(r, q) == doctest::Approx(want.at(r, q)));

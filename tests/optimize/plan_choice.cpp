@@ -35,8 +35,7 @@ std::vector<double> product(const std::vector<double>& a, const std::vector<doub
             a[static_cast<std::size_t>(r * n + m)] * b[static_cast<std::size_t>(m * n + q)];
   return c;
 }
-template <class Tensor>
-std::vector<double> dense_of(const Tensor& t, std::int64_t n) {
+template <class Tensor> std::vector<double> dense_of(const Tensor& t, std::int64_t n) {
   std::vector<double> d(static_cast<std::size_t>(n * n), 0.0);
   for (std::int64_t r = 0; r < n; ++r)
     for (std::int64_t q = 0; q < n; ++q) d[static_cast<std::size_t>(r * n + q)] = t.at(r, q);
@@ -92,7 +91,8 @@ TEST_CASE("the runtime optimizer picks the outer loop from the data, and both pl
         {n, n}, coords2{{5, 1}, {5, 9}, {5, 30}}, std::vector<double>{1, 2, 3}));
     const loom::tensor<double, loom::dcsc> full_dcsc(full);
     using Lhs = std::remove_cvref_t<decltype(C(i, j))>;
-    static_assert(loom::plan::plan_candidates<Lhs, decltype(rhs_of(one_row, full_dcsc))>::count == 2);
+    static_assert(loom::plan::plan_candidates<Lhs, decltype(rhs_of(one_row, full_dcsc))>::count ==
+                  2);
     const auto choice = loom::optimize::choose_plan(C(i, j), rhs_of(one_row, full_dcsc), stats);
     CHECK(choice.chosen == 0);
     CHECK(choice.cost[0] < choice.cost[1]);
@@ -129,7 +129,7 @@ TEST_CASE("plans are cached by a coarse statistics signature") {
   const auto misses = cache.stats.misses();
   C(i, j) = rhs;
   CHECK(cache.chosen.size() == 1);
-  CHECK(cache.stats.misses() == misses + 2);  // statistics of a and b gathered once
+  CHECK(cache.stats.misses() == misses + 2);   // statistics of a and b gathered once
   C(i, j) = loom::sum(k, a(i, k) * b2(k, j));  // within a factor of two: the cached plan
   CHECK(cache.chosen.size() == 1);
   CHECK(cache.stats.misses() == misses + 2);

@@ -17,7 +17,7 @@ namespace loom_test {
 
 /// rows x cols, each entry present with probability p, values in -4..4 (exact in double).
 inline loom::tensor<double, loom::csr> random_sparse(std::int64_t rows, std::int64_t cols, double p,
-                                              unsigned seed) {
+                                                     unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(0, 1);
   std::vector<std::array<std::int64_t, 2>> c;
@@ -33,8 +33,8 @@ inline loom::tensor<double, loom::csr> random_sparse(std::int64_t rows, std::int
 
 /// An n x n matrix with `rows` non-empty rows (spread evenly), each with `per_row` random columns
 /// (repeats summed): large graphs without the n^2 coin flips of `random_sparse`.
-inline loom::tensor<double, loom::csr> random_rows(std::int64_t n, std::int64_t rows, std::int64_t per_row,
-                                                   unsigned seed) {
+inline loom::tensor<double, loom::csr> random_rows(std::int64_t n, std::int64_t rows,
+                                                   std::int64_t per_row, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<std::int64_t> col(0, n - 1);
   std::vector<std::array<std::int64_t, 2>> crd;
@@ -49,13 +49,13 @@ inline loom::tensor<double, loom::csr> random_rows(std::int64_t n, std::int64_t 
 inline loom::tensor<double, loom::sparse_vector> spread_vector(std::int64_t n, std::int64_t count) {
   std::vector<std::array<std::int64_t, 1>> crd;
   std::vector<double> val;
-  for (std::int64_t q = 0; q < count; ++q) crd.push_back({q * (n / count) + 1}), val.push_back(1.0 + static_cast<double>(q % 3));
+  for (std::int64_t q = 0; q < count; ++q)
+    crd.push_back({q * (n / count) + 1}), val.push_back(1.0 + static_cast<double>(q % 3));
   return loom::from_coo<loom::sparse_vector>({n}, crd, val);
 }
 
 /// The values of a matrix, row by row, dense (zeros included).
-template <class M>
-std::vector<double> dense_of(const M& m) {
+template <class M> std::vector<double> dense_of(const M& m) {
   std::vector<double> d;
   for (std::int64_t r = 0; r < m.extent(0); ++r)
     for (std::int64_t q = 0; q < m.extent(1); ++q) d.push_back(m.at(r, q));

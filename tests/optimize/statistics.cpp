@@ -57,8 +57,7 @@ void check_matches_generic(const std::array<std::int64_t, Format::order>& shape,
   CHECK(loom::gather_statistics(t) == loom::detail::gather_statistics_generic(t));
 }
 
-template <class Format>
-void check_matches_generic_2d() {
+template <class Format> void check_matches_generic_2d() {
   const std::array<std::array<std::int64_t, 2>, 8> shapes{
       {{0, 0}, {0, 5}, {5, 0}, {1, 1}, {7, 13}, {40, 30}, {200, 3}, {3, 200}}};
   for (const auto& shape : shapes)
@@ -70,8 +69,7 @@ void check_matches_generic_2d() {
       }
 }
 
-template <class Format>
-void check_matches_generic_3d() {
+template <class Format> void check_matches_generic_3d() {
   const std::array<std::array<std::int64_t, 3>, 6> shapes{
       {{0, 0, 0}, {4, 0, 3}, {1, 1, 1}, {5, 6, 7}, {12, 3, 9}, {2, 20, 15}}};
   for (const auto& shape : shapes)
@@ -84,8 +82,9 @@ void check_matches_generic_3d() {
       }
 }
 
-using narrow_csr = loom::format<loom::dense, loom::compressed_level<loom::uniqueness::unique,
-                                                                    std::int32_t, std::uint16_t>>;
+using narrow_csr =
+    loom::format<loom::dense,
+                 loom::compressed_level<loom::uniqueness::unique, std::int32_t, std::uint16_t>>;
 
 }  // namespace
 

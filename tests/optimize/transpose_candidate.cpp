@@ -29,8 +29,7 @@ loom::tensor<double, loom::csr> random_rows(std::int64_t n, int per_row, std::ui
   return loom::from_coo<loom::csr>({n, n}, crd, v, loom::duplicates::sum);
 }
 
-template <class X, class Y>
-void check_equal(const X& x, const Y& y, std::int64_t n) {
+template <class X, class Y> void check_equal(const X& x, const Y& y, std::int64_t n) {
   for (std::int64_t r = 0; r < n; ++r)
     for (std::int64_t c = 0; c < n; ++c) REQUIRE(x.at(r, c) == y.at(r, c));
 }
@@ -47,7 +46,8 @@ TEST_CASE("csr x csc SpGEMM transposes the csc operand when the costs say so") {
     const std::string plan = loom::explain(C(i, j), e);
     CAPTURE(plan);
     CHECK(plan.find("* #2 order i,k,j; transpose T1") != std::string::npos);
-    CHECK(plan.find("the copy is kept for the next calls while T1 is unchanged") != std::string::npos);
+    CHECK(plan.find("the copy is kept for the next calls while T1 is unchanged") !=
+          std::string::npos);
     C(i, j) = e;
     check_equal(C, expected, n);
     C(i, j) = e;  // the cached copy

@@ -32,8 +32,8 @@ TEST_CASE("workspace choice: worked costs") {
   // 1, a table of 3.2 KB that stays in cache) + 100 appends 1.5 + 100 log2(100) pair compares 3
   // + 100 emits 3 = 6 002 443.16. Dense zeroes 151 MB of fresh pages at 0.4 ns a byte; sorted
   // radix-sorts 10^6 pairs (24-bit keys: 3 passes of 8 per pair).
-  const auto g = choose_workspace(workspace_estimate{.rows = 1, .writes = 1e6, .entries = 100,
-                                                     .cells = 16777216, .value_bytes = 8});
+  const auto g = choose_workspace(workspace_estimate{
+      .rows = 1, .writes = 1e6, .entries = 100, .cells = 16777216, .value_bytes = 8});
   CHECK(g.kind == loom::workspace_kind::hashed);
   CHECK(g.cost[1] == doctest::Approx(6002443.16));
   CHECK(g.cost[0] == doctest::Approx(61410232.5));
@@ -42,25 +42,26 @@ TEST_CASE("workspace choice: worked costs") {
 
   // The same writes into 100 of 16 384 keys: a 144 KB dense row, zeroed at 0.1 ns a byte
   // (14 745.6) + 10^6 writes + 100 log2(100) key compares 1.5 + 100 emits = 1 015 742.
-  const auto small = choose_workspace(workspace_estimate{.rows = 1, .writes = 1e6, .entries = 100,
-                                                         .cells = 16384, .value_bytes = 8});
+  const auto small = choose_workspace(workspace_estimate{
+      .rows = 1, .writes = 1e6, .entries = 100, .cells = 16384, .value_bytes = 8});
   CHECK(small.kind == loom::workspace_kind::dense);
-  CHECK(small.cost[0] == doctest::Approx(16384 * 9 * 0.1 + 1e6 + 100 * std::log2(100.0) * 1.5 + 300));
+  CHECK(small.cost[0] ==
+        doctest::Approx(16384 * 9 * 0.1 + 1e6 + 100 * std::log2(100.0) * 1.5 + 300));
 
   // A transpose: every write is a distinct entry, in one row of 6.4e7 cells: sorting the
   // writes beats zeroing the row and hashing each of them.
-  const auto t = choose_workspace(workspace_estimate{.rows = 1, .writes = 1e5, .entries = 1e5,
-                                                     .cells = 6.4e7, .value_bytes = 8});
+  const auto t = choose_workspace(workspace_estimate{
+      .rows = 1, .writes = 1e5, .entries = 1e5, .cells = 6.4e7, .value_bytes = 8});
   CHECK(t.kind == loom::workspace_kind::sorted);
   CHECK(t.cost[2] == doctest::Approx(1e5 * 1.5 + 1e5 * 3 * 8 + 1e5 * 3));
   // A row of 100 writes is sorted by comparisons: 1.5 + log2(100) * 3 + 3 per write.
-  const auto rows = choose_workspace(workspace_estimate{.rows = 1000, .writes = 1e5, .entries = 1e5,
-                                                        .cells = 1e6, .value_bytes = 8});
+  const auto rows = choose_workspace(workspace_estimate{
+      .rows = 1000, .writes = 1e5, .entries = 1e5, .cells = 1e6, .value_bytes = 8});
   CHECK(rows.cost[2] == doctest::Approx(1e5 * (1.5 + std::log2(100.0) * 3 + 3)));
 
   // Past 2^26 cells a dense row is never allocated.
-  const auto huge = choose_workspace(workspace_estimate{.rows = 10, .writes = 10, .entries = 10,
-                                                        .cells = 1e9, .value_bytes = 8});
+  const auto huge = choose_workspace(
+      workspace_estimate{.rows = 10, .writes = 10, .entries = 10, .cells = 1e9, .value_bytes = 8});
   CHECK(std::isinf(huge.cost[0]));
   CHECK(huge.kind != loom::workspace_kind::dense);
 }
@@ -108,8 +109,8 @@ TEST_CASE("workspace choice: scoped_workspace forces a kind, nests and restores"
     loom::scoped_workspace outer(loom::workspace_kind::hashed);
     CHECK(loom::optimize::cached_workspace_choice<P>(T(wj, wi), A(wi, wj)).kind ==
           loom::workspace_kind::hashed);
-    CHECK(loom::explain(T(wj, wi), A(wi, wj)).find("hashed workspace, forced by loom::scoped_workspace") !=
-          std::string::npos);
+    CHECK(loom::explain(T(wj, wi), A(wi, wj))
+              .find("hashed workspace, forced by loom::scoped_workspace") != std::string::npos);
     {
       loom::scoped_workspace inner(loom::workspace_kind::dense);
       CHECK(loom::optimize::cached_workspace_choice<P>(T(wj, wi), A(wi, wj)).kind ==
@@ -123,12 +124,13 @@ TEST_CASE("workspace choice: scoped_workspace forces a kind, nests and restores"
   }
   CHECK(loom::optimize::cached_workspace_choice<P>(T(wj, wi), A(wi, wj)).kind == chosen.kind);
   const std::string text = loom::explain(T(wj, wi), A(wi, wj));
-  CHECK(text.find("assembled through a workspace, one for the whole output, placed by row when it ends (a counting sort, unless dense)") !=
-        std::string::npos);
+  CHECK(text.find("assembled through a workspace, one for the whole output, placed by row when it "
+                  "ends (a counting sort, unless dense)") != std::string::npos);
   // a dcsr output is not filled by rows: its rows are compressed too
   loom::tensor<double, loom::dcsr> D({6, 4});
-  CHECK(loom::explain(D(wj, wi), A(wi, wj)).find("one for the whole output, appended in order when it ends") !=
-        std::string::npos);
-  CHECK(text.find(std::string(loom::workspace_kind_name(chosen.kind)) + " workspace (estimated 5 writes, 5 entries in 1 rows of 24 cells; cost dense") !=
+  CHECK(loom::explain(D(wj, wi), A(wi, wj))
+            .find("one for the whole output, appended in order when it ends") != std::string::npos);
+  CHECK(text.find(std::string(loom::workspace_kind_name(chosen.kind)) +
+                  " workspace (estimated 5 writes, 5 entries in 1 rows of 24 cells; cost dense") !=
         std::string::npos);
 }

@@ -2,11 +2,11 @@
 // once, exceptions, nested and concurrent loops), the partition by stored entries, the work
 // threshold, and a kernel whose user function throws inside a chunk.
 // SPDX-License-Identifier: BSL-1.0
-#include "support.hpp"
-
 #include <atomic>
 #include <stdexcept>
 #include <thread>
+
+#include "support.hpp"
 
 namespace {
 
@@ -91,10 +91,12 @@ TEST_CASE("parallel: exceptions, nested loops and concurrent callers") {
   // two user threads starting loops at once: both complete (one may run serially)
   std::atomic<int> a{0}, b{0};
   std::thread t1([&] {
-    for (int r = 0; r < 50; ++r) loom::parallel::parallel_for(20, 3, [&](std::size_t, unsigned) { ++a; });
+    for (int r = 0; r < 50; ++r)
+      loom::parallel::parallel_for(20, 3, [&](std::size_t, unsigned) { ++a; });
   });
   std::thread t2([&] {
-    for (int r = 0; r < 50; ++r) loom::parallel::parallel_for(20, 3, [&](std::size_t, unsigned) { ++b; });
+    for (int r = 0; r < 50; ++r)
+      loom::parallel::parallel_for(20, 3, [&](std::size_t, unsigned) { ++b; });
   });
   t1.join();
   t2.join();
@@ -132,7 +134,8 @@ TEST_CASE("parallel: partitions balance rows by stored entries") {
 }
 
 TEST_CASE("parallel: small kernels stay serial under the default work threshold") {
-  const auto A = loom::test::random_tensor<double, loom::csr>({20, 20}, loom::test::density::medium, 1);
+  const auto A =
+      loom::test::random_tensor<double, loom::csr>({20, 20}, loom::test::density::medium, 1);
   loom::tensor<double, loom::dense_vector> x({20}), y({20});
   loom::parallel_scope s({.threads = 4});
   const std::int64_t before = loom::parallel::split_loop_count();
@@ -141,7 +144,8 @@ TEST_CASE("parallel: small kernels stay serial under the default work threshold"
 }
 
 TEST_CASE("parallel: an exception thrown by a user function inside a chunk reaches the caller") {
-  const auto A = loom::test::random_tensor<double, loom::csr>({64, 64}, loom::test::density::full, 2);
+  const auto A =
+      loom::test::random_tensor<double, loom::csr>({64, 64}, loom::test::density::full, 2);
   loom::tensor<double, loom::dense_matrix> B({64, 64});
   loom::parallel_scope s({.threads = 4, .min_work = 0, .chunk_work = 1});
   auto f = [](double v) -> double {

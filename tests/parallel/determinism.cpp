@@ -4,10 +4,10 @@
 // the serial loop in both modes. Values have fractional parts of mixed magnitude, so that the
 // order of additions shows in the last bits.
 // SPDX-License-Identifier: BSL-1.0
-#include "support.hpp"
-
 #include <cmath>
 #include <random>
+
+#include "support.hpp"
 
 namespace {
 
@@ -91,12 +91,14 @@ TEST_CASE("parallel: deterministic y(j) = sum(i, A(i,j) * x(i)) over CSR (partia
       INFO("seed ", seed, ", threads ", t);
       CHECK(par::identical(y, first));
       bool near = true;
-      for (std::int64_t q = 0; q < 120; ++q) near = near && close(y.values()[q], serial.values()[q]);
+      for (std::int64_t q = 0; q < 120; ++q)
+        near = near && close(y.values()[q], serial.values()[q]);
       CHECK(near);
     }
     // without deterministic mode the result is still correct (per-thread partials)
     loom::tensor<double, loom::dense_vector> y({120});
-    loom::parallel_scope s({.threads = 3, .deterministic = false, .min_work = 0, .chunk_work = 256});
+    loom::parallel_scope s(
+        {.threads = 3, .deterministic = false, .min_work = 0, .chunk_work = 256});
     y(j) = loom::sum(i, A(i, j) * x(i));
     bool near = true;
     for (std::int64_t q = 0; q < 120; ++q) near = near && close(y.values()[q], serial.values()[q]);
@@ -104,7 +106,8 @@ TEST_CASE("parallel: deterministic y(j) = sum(i, A(i,j) * x(i)) over CSR (partia
   }
 }
 
-TEST_CASE("parallel: kernels over an output's outer index are bit-identical to serial in both modes") {
+TEST_CASE(
+    "parallel: kernels over an output's outer index are bit-identical to serial in both modes") {
   const auto A = random_real<loom::csr>(600, 400, 0.05, 7);
   const auto B = random_real<loom::csr>(400, 300, 0.05, 8);
   loom::tensor<double, loom::dense_vector> x({400});

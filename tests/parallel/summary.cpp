@@ -2,9 +2,9 @@
 // serial loops and how many of those runs split their outer loop (a doctest listener, so it runs
 // last whatever the test order or filter).
 // SPDX-License-Identifier: BSL-1.0
-#include "support.hpp"
-
 #include <ostream>
+
+#include "support.hpp"
 
 namespace {
 

@@ -41,16 +41,17 @@ inline counters& count() {
 }
 
 /// Whether two values are the same bits (or equal, for non-floating types).
-template <class T>
-bool same_bits(const T& a, const T& b) {
-  if constexpr (std::is_same_v<T, double>) return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-  else if constexpr (requires { a.value; }) return same_bits(a.value, b.value);
-  else return a == b;
+template <class T> bool same_bits(const T& a, const T& b) {
+  if constexpr (std::is_same_v<T, double>)
+    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+  else if constexpr (requires { a.value; })
+    return same_bits(a.value, b.value);
+  else
+    return a == b;
 }
 
 /// Whether two tensors store the same entries in the same order with the same bits.
-template <class Tensor>
-bool identical(const Tensor& a, const Tensor& b) {
+template <class Tensor> bool identical(const Tensor& a, const Tensor& b) {
   if (a.shape() != b.shape() || a.nnz() != b.nnz()) return false;
   std::vector<std::pair<typename Tensor::coords_type, typename Tensor::value_type>> ea, eb;
   a.for_each_stored([&](const auto& c, const auto& v) { ea.emplace_back(c, v); });
@@ -62,7 +63,8 @@ bool identical(const Tensor& a, const Tensor& b) {
 }
 
 inline parallel_options options(int threads, bool deterministic, std::int64_t chunk_work) {
-  return {.threads = threads, .deterministic = deterministic, .min_work = 0, .chunk_work = chunk_work};
+  return {
+      .threads = threads, .deterministic = deterministic, .min_work = 0, .chunk_work = chunk_work};
 }
 
 /// `make(out, inputs...)` returns {out access, expression}; the output starts as `prior`.
@@ -78,8 +80,10 @@ void check_kernel(const case_context& ctx, const Out& prior, const Make& make, c
       const auto expected = acc ? reference_eval_accumulate(lhs, rhs) : reference_eval(lhs, rhs);
       parallel_scope scope(options(1, false, -1));
       run_guarded(ctx, [&, &lhs = lhs, &rhs = rhs] {
-        if (acc) lhs += rhs;
-        else lhs = rhs;
+        if (acc)
+          lhs += rhs;
+        else
+          lhs = rhs;
       });
       check_tensor(serial, expected, ctx);
     }
@@ -91,13 +95,15 @@ void check_kernel(const case_context& ctx, const Out& prior, const Make& make, c
           parallel_scope scope(options(t, det, chunk));
           const std::int64_t before = parallel::split_loop_count();
           run_guarded(ctx, [&, &lhs = lhs, &rhs = rhs] {
-            if (acc) lhs += rhs;
-            else lhs = rhs;
+            if (acc)
+              lhs += rhs;
+            else
+              lhs = rhs;
           });
           ++count().runs;
           count().split += parallel::split_loop_count() - before;
-          INFO(ctx.describe(), "\n  threads: ", t, ", deterministic: ", det, ", chunk work: ",
-               chunk, acc ? ", +=" : ", =");
+          INFO(ctx.describe(), "\n  threads: ", t, ", deterministic: ", det,
+               ", chunk work: ", chunk, acc ? ", +=" : ", =");
           CHECK(identical(out, serial));
         }
   }

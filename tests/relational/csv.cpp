@@ -15,9 +15,9 @@ namespace rel = loom::relational;
 using rel::column_type;
 
 const std::vector<rel::column_spec> people_schema{{"id", column_type::int64},
-                                                 {"born", column_type::date},
-                                                 {"city", column_type::string},
-                                                 {"score", column_type::decimal}};
+                                                  {"born", column_type::date},
+                                                  {"city", column_type::string},
+                                                  {"score", column_type::decimal}};
 
 // Returns the csv_error thrown by reading `text`, or fails.
 rel::csv_error error_of(const std::string& text,
@@ -39,7 +39,11 @@ TEST_CASE("dates are days since 1970-01-01, checked against a day-by-day walk") 
   for (std::int64_t y = 1900; y <= 2100; ++y)
     for (int m = 1; m <= 12; ++m) {
       const int lengths[] = {31, (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 ? 29 : 28,
-                             31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+                             31, 30,
+                             31, 30,
+                             31, 31,
+                             30, 31,
+                             30, 31};
       for (int d = 1; d <= lengths[m - 1]; ++d, ++day) {
         REQUIRE(rel::days_from_civil(y, m, d) == day);
         const auto c = rel::civil_from_days(day);
@@ -162,7 +166,8 @@ TEST_CASE("read_csv reads a file from disk; no header means positional columns")
   rel::csv_options opts;
   opts.delimiter = '|';
   opts.header = false;
-  const rel::table t = rel::read_csv(path, {{"k", column_type::int64}, {"d", column_type::date}}, opts);
+  const rel::table t =
+      rel::read_csv(path, {{"k", column_type::int64}, {"d", column_type::date}}, opts);
   std::remove(path.c_str());
   REQUIRE(t.rows() == 2);
   CHECK(t.ints("k")[1] == 8);
@@ -183,11 +188,12 @@ TEST_CASE("LIKE matches SQL semantics (checked against a brute-force matcher)") 
       return !s.empty() && (p[0] == '_' || p[0] == s[0]) && match(s.substr(1), p.substr(1));
     }
   };
-  const std::vector<std::string> words{"",       "g",      "green",        "forest green",
-                                       "greens", "gren",   "ivory green lace", "agreeable",
-                                       "%",      "a_b",    "ggreen"};
-  const std::vector<std::string> patterns{"%green%", "green%", "%green", "g_een", "%", "",
-                                          "%_%",     "a\\_b", "%g%n%", "__", "%%green"};
+  const std::vector<std::string> words{
+      "",          "g", "green", "forest green", "greens", "gren", "ivory green lace",
+      "agreeable", "%", "a_b",   "ggreen"};
+  const std::vector<std::string> patterns{"%green%", "green%", "%green", "g_een", "%",      "",
+                                          "%_%",     "a\\_b",  "%g%n%",  "__",    "%%green"};
   for (const auto& w : words)
-    for (const auto& p : patterns) CHECK_MESSAGE(rel::like_match(w, p) == ref::match(w, p), w << " LIKE " << p);
+    for (const auto& p : patterns)
+      CHECK_MESSAGE(rel::like_match(w, p) == ref::match(w, p), w << " LIKE " << p);
 }

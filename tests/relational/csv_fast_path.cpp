@@ -40,17 +40,32 @@ std::string what_of(const std::string& text, const std::vector<rel::column_spec>
 }  // namespace
 
 TEST_CASE("numbers read as std::from_chars reads the trimmed field, bit for bit") {
-  const std::vector<std::string> decimals{
-      "0.07",   "19104.28", ".5",    "1.",    "-0",    "-0.0",   "1e5",  "1.5e-3", "2.50",
-      "123456789012345.6", "1234567890123456", "0.1234567890123456789", "999999999999999",
-      "0.000000000000001", "-.25", "7",      "1e-320", "0.30000000000000004", "4503599627370497.5"};
+  const std::vector<std::string> decimals{"0.07",
+                                          "19104.28",
+                                          ".5",
+                                          "1.",
+                                          "-0",
+                                          "-0.0",
+                                          "1e5",
+                                          "1.5e-3",
+                                          "2.50",
+                                          "123456789012345.6",
+                                          "1234567890123456",
+                                          "0.1234567890123456789",
+                                          "999999999999999",
+                                          "0.000000000000001",
+                                          "-.25",
+                                          "7",
+                                          "1e-320",
+                                          "0.30000000000000004",
+                                          "4503599627370497.5"};
   std::string text = "x,i\n";
   for (const auto& d : decimals) text += d + ",1\n";
   text += " 3.25\t, -9223372036854775808 \n";
   text += "1.0,0000000000000000000042\n";
   text += "2.0,9223372036854775807\r\n";
-  const rel::table t = rel::read_csv_text(
-      text, "n.csv", {{"x", column_type::decimal}, {"i", column_type::int64}});
+  const rel::table t =
+      rel::read_csv_text(text, "n.csv", {{"x", column_type::decimal}, {"i", column_type::int64}});
   REQUIRE(t.rows() == decimals.size() + 3);
   for (std::size_t r = 0; r < decimals.size(); ++r) {
     CAPTURE(decimals[r]);
@@ -106,14 +121,13 @@ TEST_CASE("records with quotes go to the parser; the records around them stay ex
   CHECK(t.ints("day")[4] == rel::date("1994-01-05"));
   std::vector<std::string> names;
   for (std::size_t r = 0; r < t.rows(); ++r) names.push_back(t["name"].text(r));
-  CHECK(names == std::vector<std::string>{"plain", "quoted, with comma", "two\nlines",
-                                          "say \"hi\"", " spaced ", "mid\"quote"});
+  CHECK(names == std::vector<std::string>{"plain", "quoted, with comma", "two\nlines", "say \"hi\"",
+                                          " spaced ", "mid\"quote"});
 }
 
 TEST_CASE("errors name the same line and column whichever path met the record") {
-  const std::vector<rel::column_spec> schema{{"a", column_type::int64},
-                                             {"s", column_type::string},
-                                             {"x", column_type::decimal}};
+  const std::vector<rel::column_spec> schema{
+      {"a", column_type::int64}, {"s", column_type::string}, {"x", column_type::decimal}};
   // line numbers count the newline inside a quoted field and blank lines
   CHECK(what_of("a,s,x\n1,\"x\ny\",2\n\n3,z,bad\n", schema) ==
         "t.csv:5: column 3 (x): cannot parse 'bad' as decimal");
@@ -126,8 +140,7 @@ TEST_CASE("errors name the same line and column whichever path met the record") 
         "t.csv:2: column 2: unexpected character after a closing quote");
   CHECK(what_of("a,s,x\n1,b,\"2\n", schema) == "t.csv:2: column 3: unterminated quoted field");
   // a record the fast path began (a, s parsed) and handed over: no value is taken twice
-  const rel::table t =
-      rel::read_csv_text("a,s,x\n1,p,1\n2,q,\"2\"\n3,r,3\n", "t.csv", schema);
+  const rel::table t = rel::read_csv_text("a,s,x\n1,p,1\n2,q,\"2\"\n3,r,3\n", "t.csv", schema);
   CHECK(t.rows() == 3);
   CHECK(t.ints("a")[1] == 2);
   CHECK(t.reals("x")[1] == 2.0);
@@ -136,9 +149,15 @@ TEST_CASE("errors name the same line and column whichever path met the record") 
 
 TEST_CASE("dictionaries sort as std::sort sorts the strings (shared prefixes, high bytes)") {
   std::mt19937_64 gen(5);
-  const std::vector<std::string> pieces{"same prefix of sixteen", "same prefix of sixteen!",
-                                        "a", "ab", "\xC3\xA9t\xC3\xA9", "Z", "same prefix",
-                                        "\x7F", "\xFF"};
+  const std::vector<std::string> pieces{"same prefix of sixteen",
+                                        "same prefix of sixteen!",
+                                        "a",
+                                        "ab",
+                                        "\xC3\xA9t\xC3\xA9",
+                                        "Z",
+                                        "same prefix",
+                                        "\x7F",
+                                        "\xFF"};
   std::vector<std::string> rows;
   std::string text = "s\n";
   for (int k = 0; k < 30000; ++k) {

@@ -20,8 +20,7 @@ using rel::column_type;
 constexpr loom::index<"a"> a;
 
 // The message of the loom::error that `f` throws ("" when it throws none).
-template <class F>
-std::string error_of(F f) {
+template <class F> std::string error_of(F f) {
   try {
     f();
   } catch (const loom::error& e) {
@@ -35,15 +34,18 @@ bool has(const std::string& text, const std::string& part) {
 
 // orders: (key, customer, day, city, price); customers: (key, city); with a repeated key 2
 rel::table orders() {
-  return rel::read_csv_text("o_key,o_cust,o_day,o_city,o_price\n"
-                            "1,0,1995-01-02,Lima,1.5\n"
-                            "2,2,1995-01-03,Oslo,2.25\n"
-                            "2,1,1995-01-03,Lima,4\n"
-                            "4,2,1995-01-09,Quito,8\n",
-                            "orders.csv",
-                            {{"o_key", column_type::int64}, {"o_cust", column_type::int64},
-                             {"o_day", column_type::date}, {"o_city", column_type::string},
-                             {"o_price", column_type::decimal}});
+  return rel::read_csv_text(
+      "o_key,o_cust,o_day,o_city,o_price\n"
+      "1,0,1995-01-02,Lima,1.5\n"
+      "2,2,1995-01-03,Oslo,2.25\n"
+      "2,1,1995-01-03,Lima,4\n"
+      "4,2,1995-01-09,Quito,8\n",
+      "orders.csv",
+      {{"o_key", column_type::int64},
+       {"o_cust", column_type::int64},
+       {"o_day", column_type::date},
+       {"o_city", column_type::string},
+       {"o_price", column_type::decimal}});
 }
 rel::table customers() {
   return rel::read_csv_text("c_key,c_city\n0,Oslo\n1,Lima\n2,Bern\n", "customers.csv",
@@ -68,16 +70,14 @@ TEST_CASE("relational misuse: keys of the wrong type or missing are column_error
             "key o_key = 4 is outside [0, 4)"));
   // a negative extent, even over no rows
   const rel::table none = rel::read_csv_text("k\n", "none.csv", {{"k", column_type::int64}});
-  CHECK(has(error_of([&] { (void)rel::key_by<1>(none, {"k"}, rel::count(), {-3}); }),
-            "extent -3"));
+  CHECK(has(error_of([&] { (void)rel::key_by<1>(none, {"k"}, rel::count(), {-3}); }), "extent -3"));
 }
 
 TEST_CASE("relational misuse: values of the wrong type are column_errors, not sums of codes") {
   const rel::table o = orders();
   // the sum of a string column's dictionary codes, or of dates as day numbers, means nothing
-  const std::string s = error_of([&] {
-    (void)rel::key_by<1>(o, {"o_key"}, rel::sum_of<double>(std::string("o_city")));
-  });
+  const std::string s = error_of(
+      [&] { (void)rel::key_by<1>(o, {"o_key"}, rel::sum_of<double>(std::string("o_city"))); });
   CHECK(has(s, "o_city"));
   CHECK(has(s, "string"));
   CHECK(has(s, "orders.csv"));
@@ -127,9 +127,9 @@ TEST_CASE("relational misuse: join columns must agree in type and dictionary") {
 }
 
 TEST_CASE("relational misuse: empty tables key to empty relations and empty results") {
-  const rel::table none = rel::read_csv_text("k,v,s\n", "none.csv",
-                                             {{"k", column_type::int64}, {"v", column_type::decimal},
-                                              {"s", column_type::string}});
+  const rel::table none = rel::read_csv_text(
+      "k,v,s\n", "none.csv",
+      {{"k", column_type::int64}, {"v", column_type::decimal}, {"s", column_type::string}});
   CHECK(none.rows() == 0);
   CHECK(rel::extent_of(none["k"]) == 1);
   CHECK(rel::extent_of(none["s"]) == 1);
@@ -147,7 +147,9 @@ TEST_CASE("relational misuse: empty tables key to empty relations and empty resu
   back.write_csv(out);
   CHECK(out.str() == "k,total\n");
   CHECK(rel::table().rows() == 0);
-  CHECK(has(error_of([] { (void)rel::read_csv_text("", "empty.csv", {{"k", column_type::int64}}); }),
+  CHECK(has(error_of([] {
+              (void)rel::read_csv_text("", "empty.csv", {{"k", column_type::int64}});
+            }),
             "empty.csv:1"));
 }
 
@@ -166,20 +168,18 @@ TEST_CASE("relational misuse: duplicate keys under exists() are one, under a val
   CHECK(S2.at(2) == 6.25);
   CHECK(E2.nnz() == 3);
   // an aggregate that refuses duplicates names key_by, the table and the key columns
-  const auto unique_price = rel::aggregate<double, loom::duplicates::error,
-                                           decltype([](const rel::table& t) {
-                                             return [p = t.reals("o_price")](std::size_t r) {
-                                               return p[r];
-                                             };
-                                           })>{};
+  const auto unique_price =
+      rel::aggregate<double, loom::duplicates::error, decltype([](const rel::table& t) {
+                       return [p = t.reals("o_price")](std::size_t r) { return p[r]; };
+                     })>{};
   const std::string dup = error_of([&] { (void)rel::key_by<1>(o, {"o_key"}, unique_price); });
   CHECK(has(dup, "key_by"));
   CHECK(has(dup, "orders.csv"));
   CHECK(has(dup, "o_key = 2"));
   CHECK_THROWS_AS((void)rel::key_by<1>(o, {"o_key"}, unique_price), loom::duplicate_error);
   // a one-column table of empty strings writes lines read_csv reads back (they were blank)
-  const rel::table blanks = rel::read_csv_text("s\n\"\"\n\"\"\n", "blanks.csv",
-                                               {{"s", column_type::string}});
+  const rel::table blanks =
+      rel::read_csv_text("s\n\"\"\n\"\"\n", "blanks.csv", {{"s", column_type::string}});
   CHECK(blanks.rows() == 2);
   std::ostringstream out;
   blanks.write_csv(out);

@@ -52,7 +52,8 @@ TEST_CASE("interval selects the keys in [lo, hi), iterated or located") {
     y3(b) = loom::sum(a, rg(a) * D(a, b));
     for (std::int64_t c = 0; c < n; ++c) {
       double ref = 0;
-      for (std::int64_t r = std::max<std::int64_t>(lo, 0); r < std::min(hi, n); ++r) ref += D.at(r, c);
+      for (std::int64_t r = std::max<std::int64_t>(lo, 0); r < std::min(hi, n); ++r)
+        ref += D.at(r, c);
       CHECK(y1.at(c) == ref);
       CHECK(y2.at(c) == ref);
       CHECK(y3.at(c) == ref);
@@ -76,8 +77,8 @@ TEST_CASE("an assembled interval level holds consecutive keys and rejects gaps")
 TEST_CASE("filtered SpMV of the notes (T12): 18, and filtered rows are never entered") {
   const auto A = loom::from_coo<loom::csr>({3, 2}, {{0, 0}, {0, 1}, {1, 1}, {2, 0}},
                                            std::vector<double>{1, 2, 3, 4});
-  const auto v = loom::from_coo<loom::sparse_vector>({3}, {{0}, {1}, {2}},
-                                                     std::vector<double>{0.5, 2, 3});
+  const auto v =
+      loom::from_coo<loom::sparse_vector>({3}, {{0}, {1}, {2}}, std::vector<double>{0.5, 2, 3});
   const auto vf = rel::value_filter<rel::greater>(v, 1.0);
   CHECK(loom::eval(loom::sum(i, j, vf(i) * A(i, j))) == 2 * 3 + 3 * 4);
   std::int64_t calls = 0;

@@ -32,8 +32,10 @@ rel::table sales(unsigned seed, int rows) {
     csv << gen() % 7 << "," << rel::format_date(rel::date("1994-12-20") + gen() % 20) << ","
         << items[gen() % 5] << "," << gen() % 5 << "," << (gen() % 1000) / 8.0 << "\n";
   return rel::read_csv_text(csv.str(), "sales.csv",
-                            {{"store", column_type::int64}, {"day", column_type::date},
-                             {"item", column_type::string}, {"qty", column_type::int64},
+                            {{"store", column_type::int64},
+                             {"day", column_type::date},
+                             {"item", column_type::string},
+                             {"qty", column_type::int64},
                              {"price", column_type::decimal}});
 }
 }  // namespace
@@ -114,9 +116,9 @@ TEST_CASE("group-by with key predicates (range, string LIKE) and value filters v
     if (day[r] >= lo && day[r] < hi && items.word(item[r]).find("green") != std::string::npos)
       expected[store[r]] += price[r] * static_cast<double>(qty[r]);
 
-  const auto V = rel::key_by<3>(t, {"store", "day", "item"}, rel::sum_of<double>([&](std::size_t r) {
-                                  return price[r] * static_cast<double>(qty[r]);
-                                }));
+  const auto V = rel::key_by<3>(
+      t, {"store", "day", "item"},
+      rel::sum_of<double>([&](std::size_t r) { return price[r] * static_cast<double>(qty[r]); }));
   const auto in_range = rel::range<double>(lo, hi, V.shape()[1]);
   const auto green = rel::like<double>(t["item"], "%green%");
   CHECK(green.nnz() == 3);  // "dark green lamp", "green", "greenish mug"
@@ -157,17 +159,18 @@ TEST_CASE("results back to rows: to_table decodes strings and dates, write_csv p
   REQUIRE(out.rows() == ref.size());
   for (std::size_t r = 0; r < out.rows(); ++r)
     CHECK(ref[{out["item"].text(r), out["day"].text(r)}] == out.ints("twice")[r]);
-  for (std::size_t r = 1; r < out.rows(); ++r) CHECK(out.ints("twice")[r - 1] >= out.ints("twice")[r]);
+  for (std::size_t r = 1; r < out.rows(); ++r)
+    CHECK(out.ints("twice")[r - 1] >= out.ints("twice")[r]);
   CHECK(csv.str().rfind("item,day,twice\n", 0) == 0);
 }
 
 TEST_CASE("a join on string keys through a shared dictionary") {
-  rel::table people = rel::read_csv_text("id,city\n1,Oslo\n2,Bergen\n3,Oslo\n4,Tromso\n",
-                                         "people.csv", {{"id", column_type::int64},
-                                                        {"city", column_type::string}});
-  rel::table stores = rel::read_csv_text("store,city\n10,Bergen\n11,Oslo\n12,Oslo\n13,Alta\n",
-                                         "stores.csv", {{"store", column_type::int64},
-                                                        {"city", column_type::string}});
+  rel::table people =
+      rel::read_csv_text("id,city\n1,Oslo\n2,Bergen\n3,Oslo\n4,Tromso\n", "people.csv",
+                         {{"id", column_type::int64}, {"city", column_type::string}});
+  rel::table stores =
+      rel::read_csv_text("store,city\n10,Bergen\n11,Oslo\n12,Oslo\n13,Alta\n", "stores.csv",
+                         {{"store", column_type::int64}, {"city", column_type::string}});
   // before: each table has its own codes (Oslo is 1 in people and 2 in stores)
   CHECK(people["city"].ints()[0] != stores["city"].ints()[1]);
   rel::share_dictionary(people, "city", stores, "city");

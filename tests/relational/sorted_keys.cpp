@@ -49,8 +49,7 @@ loom::tensor<typename Agg::value_type, Format> reference_key_by(
       if (v < 0 || v >= shape[k])
         throw rel::column_error("loom::relational::key_by: " + t.name() + " row " +
                                 std::to_string(r + 1) + ": key " + keys[k] + " = " +
-                                std::to_string(v) + " is outside [0, " +
-                                std::to_string(shape[k]) +
+                                std::to_string(v) + " is outside [0, " + std::to_string(shape[k]) +
                                 "); keys must be non-negative and below the extent");
       coords[r][k] = v;
     }
@@ -60,8 +59,7 @@ loom::tensor<typename Agg::value_type, Format> reference_key_by(
 }
 
 // Bitwise equality of two doubles (or of any trivially copyable value).
-template <class T>
-bool same_bits(const T& a, const T& b) {
+template <class T> bool same_bits(const T& a, const T& b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
@@ -87,8 +85,7 @@ void check_same(const loom::tensor<T, Format>& got, const loom::tensor<T, Format
 }
 
 // The error message of f(), or "" when it throws nothing.
-template <class F>
-std::string error_of(F f) {
+template <class F> std::string error_of(F f) {
   try {
     f();
   } catch (const loom::error& e) {
@@ -161,8 +158,8 @@ void check_all(const rel::table& t, std::array<std::int64_t, 3> extent) {
   check_key_by<loom::csf<3>>(t, abc, rel::min_of<double>("q"), extent);
   check_key_by<loom::csf<3>>(t, abc, rel::max_of<double>("x"), extent);
   check_key_by<loom::csf<3>::ordered<2, 0, 1>>(t, abc, sum_x, extent);  // storage order c, a, b
-  check_key_by<loom::csf<3>>(t, abc, sum_x, {0, 0, 0});                // extents of the columns
-  check_key_by<loom::coo_n<3>>(t, abc, sum_x, extent);                 // assemble hooks
+  check_key_by<loom::csf<3>>(t, abc, sum_x, {0, 0, 0});                 // extents of the columns
+  check_key_by<loom::coo_n<3>>(t, abc, sum_x, extent);                  // assemble hooks
   check_key_by<loom::dcsc>(t, ca, sum_f, {extent[2], extent[0]});
   if (std::max(extent[0], extent[1]) <= 1 << 20) {  // a dense first level: an array of extent
     check_key_by<loom::format<loom::dense, loom::compressed, loom::compressed>>(t, abc, sum_x,
@@ -172,8 +169,7 @@ void check_all(const rel::table& t, std::array<std::int64_t, 3> extent) {
   }
   if (extent[0] * extent[1] <= 1 << 16) {  // a dense last level: values placed by position
     check_key_by<loom::dense_matrix>(t, ab, sum_x, {extent[0], extent[1]});
-    check_key_by<loom::format<loom::compressed, loom::dense>>(t, ab, sum_x,
-                                                             {extent[0], extent[1]});
+    check_key_by<loom::format<loom::compressed, loom::dense>>(t, ab, sum_x, {extent[0], extent[1]});
     check_key_by<loom::format<loom::dense, loom::bitmap>>(t, ab, sum_x, {extent[0], extent[1]});
   }
 }
@@ -218,8 +214,8 @@ TEST_CASE("the packing follows the bits the keys need") {
 TEST_CASE("sorted_keys: the stable order and the first differing key, in each packing") {
   std::mt19937_64 gen(3);
   auto check = [&]<rel::detail::key_packing P>(std::integral_constant<rel::detail::key_packing, P>,
-                                                std::array<std::int64_t, 2> extent, std::size_t n,
-                                                bool group) {
+                                               std::array<std::int64_t, 2> extent, std::size_t n,
+                                               bool group) {
     std::vector<std::int64_t> a(n), b(n);
     for (std::size_t r = 0; r < n; ++r) {
       a[r] = static_cast<std::int64_t>(gen() % static_cast<std::uint64_t>(extent[0]));
@@ -330,14 +326,15 @@ TEST_CASE("key_by edge cases: empty, one row, duplicates summed in row order, bo
     CHECK(error_of([&] { (void)rel::key_by<2>(t, ab, unique_x); })
               .find("loom::relational::key_by: edge.csv: the key a = 1, b = 3 occurs more than "
                     "once") != std::string::npos);
-    CHECK(error_of([&] { (void)rel::key_by<loom::dcsc>(t, ab, unique_x); })
-              .find("edge.csv: the key a = 2, b = 0 occurs more than once") != std::string::npos);
+    CHECK(error_of([&] {
+            (void)rel::key_by<loom::dcsc>(t, ab, unique_x);
+          }).find("edge.csv: the key a = 2, b = 0 occurs more than once") != std::string::npos);
     CHECK_THROWS_AS(rel::key_by<2>(t, ab, unique_x), loom::duplicate_error);
   }
   SUBCASE("a level too narrow for the extent: the same overflow_error") {
-    using narrow = loom::format<loom::compressed_level<loom::uniqueness::unique, std::int64_t,
-                                                       std::int8_t>,
-                                loom::compressed>;
+    using narrow =
+        loom::format<loom::compressed_level<loom::uniqueness::unique, std::int64_t, std::int8_t>,
+                     loom::compressed>;
     const rel::table t = table_of({0, 1}, {0, 0}, {1, 2});
     check_key_by<narrow>(t, ab, sum_x, {200, 1});
     check_key_by<narrow>(t, ab, sum_x, {100, 1});
@@ -356,8 +353,8 @@ TEST_CASE("key_by with a tuple of aggregates equals one key_by per aggregate") {
     check_same(Q, reference_key_by<loom::csf<3>>(t, abc, rel::sum_of<double>("q"), {60, 40, 900}));
     check_same(C, reference_key_by<loom::csf<3>>(t, abc, rel::count(), {60, 40, 900}));
     loom::tensor<double, loom::csr> A, B;
-    std::tie(A, B) = rel::key_by<loom::csr>(t, {"b", "a"},
-                                            std::tuple{rel::exists<double>(), revenue}, {40, 60});
+    std::tie(A, B) =
+        rel::key_by<loom::csr>(t, {"b", "a"}, std::tuple{rel::exists<double>(), revenue}, {40, 60});
     check_same(A, reference_key_by<loom::csr>(t, {"b", "a"}, rel::exists<double>(), {40, 60}));
     check_same(B, reference_key_by<loom::csr>(t, {"b", "a"}, revenue, {40, 60}));
   }

@@ -3,8 +3,6 @@
 // tests.relational.tpch_vs_sqlite (`example.tpch --verify`, examples/tpch/CMakeLists.txt), so
 // the queries are compiled once.
 // SPDX-License-Identifier: BSL-1.0
-#include "../../examples/tpch/dbgen.hpp"
-
 #include <loom/relational.hpp>
 
 #include <doctest/doctest.h>
@@ -16,6 +14,8 @@
 #include <sstream>
 #include <string>
 #include <utility>
+
+#include "../../examples/tpch/dbgen.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -39,9 +39,10 @@ TEST_CASE("the TPC-H generator follows the specification's keys and distribution
                                               {"l_quantity", column_type::decimal},
                                               {"l_extendedprice", column_type::decimal},
                                               {"l_discount", column_type::decimal}});
-  const auto partsupp = read("partsupp.csv", {{"ps_partkey", column_type::int64},
-                                              {"ps_suppkey", column_type::int64}});
-  const auto part = read("part.csv", {{"p_partkey", column_type::int64}, {"p_name", column_type::string}});
+  const auto partsupp = read(
+      "partsupp.csv", {{"ps_partkey", column_type::int64}, {"ps_suppkey", column_type::int64}});
+  const auto part =
+      read("part.csv", {{"p_partkey", column_type::int64}, {"p_name", column_type::string}});
   const auto nation = read("nation.csv", {{"n_nationkey", column_type::int64},
                                           {"n_name", column_type::string},
                                           {"n_regionkey", column_type::int64}});

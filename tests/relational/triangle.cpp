@@ -29,9 +29,8 @@ loom::tensor<std::int64_t, loom::csf<2>> relation(const edges& e, std::int64_t e
   std::ostringstream csv;
   csv << "src,dst\n";
   for (const auto& [x, y] : e) csv << x << "," << y << "\n";
-  const rel::table t = rel::read_csv_text(csv.str(), "edges.csv",
-                                          {{"src", rel::column_type::int64},
-                                           {"dst", rel::column_type::int64}});
+  const rel::table t = rel::read_csv_text(
+      csv.str(), "edges.csv", {{"src", rel::column_type::int64}, {"dst", rel::column_type::int64}});
   return rel::key_by<2>(t, {"src", "dst"}, rel::exists(), {extent, extent});
 }
 
@@ -87,7 +86,8 @@ TEST_CASE("4-cycles and 4-cliques on random graphs against brute force") {
       if (x != y) up.insert({std::min(x, y), std::max(x, y)});
     }
     const auto E = relation(e, n), U = relation(up, n);
-    const std::int64_t cycles = loom::eval(loom::sum(a, b, c, d, E(a, b) * E(b, c) * E(c, d) * E(a, d)));
+    const std::int64_t cycles =
+        loom::eval(loom::sum(a, b, c, d, E(a, b) * E(b, c) * E(c, d) * E(a, d)));
     const std::int64_t cliques = loom::eval(
         loom::sum(a, b, c, d, U(a, b) * U(a, c) * U(a, d) * U(b, c) * U(b, d) * U(c, d)));
     std::int64_t cycles_ref = 0, cliques_ref = 0;

@@ -1,18 +1,18 @@
 // The rule engine: bottom-up passes to a fixpoint, the record of fired rules, the sum-product
 // normal form, and the evaluator running the always-profitable rules (results unchanged).
 // SPDX-License-Identifier: BSL-1.0
+#include <loom/exec/evaluate.hpp>
+#include <loom/exec/explain.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
-#include <loom/exec/explain.hpp>
 #include <loom/rewrite.hpp>
-#include <loom/exec/evaluate.hpp>
-
-#include "../support/random.hpp"
-#include "../support/reference.hpp"
 
 #include <doctest/doctest.h>
 
 #include <type_traits>
+
+#include "../support/random.hpp"
+#include "../support/reference.hpp"
 
 namespace {
 using namespace loom;
@@ -31,38 +31,40 @@ using A_ij = expr::access<tensor<double, csr>, I, J>;
 using B_jk = expr::access<tensor<double, csr>, J, K>;
 using x_j = expr::access<tensor<double, dense_vector>, J>;
 using y_i = expr::access<tensor<double, dense_vector>, I>;
-template <class X>
-using neg = map<fn::negate, X>;
+template <class X> using neg = map<fn::negate, X>;
 
 // bottom-up, several passes: the inner zero is found first, then the sum of it, then the add
 using nested = add<A_ij, sum<K, mul<B_jk, zero>>>;
 static_assert(std::is_same_v<rewrite::rewrite_t<nested, rewrite::always_profitable>, A_ij>);
-static_assert(std::is_same_v<rewrite::fired_t<nested, rewrite::always_profitable>,
-                             mp_list<rules::mul_by_zero, rules::zero_propagation, rules::add_zero>>);
+static_assert(
+    std::is_same_v<rewrite::fired_t<nested, rewrite::always_profitable>,
+                   mp_list<rules::mul_by_zero, rules::zero_propagation, rules::add_zero>>);
 // nothing to do: nothing fires, the type is kept
 static_assert(std::is_same_v<rewrite::rewrite_t<sum<J, mul<A_ij, x_j>>, rewrite::always_profitable>,
                              sum<J, mul<A_ij, x_j>>>);
-static_assert(boost::mp11::mp_empty<rewrite::fired_t<sum<J, mul<A_ij, x_j>>, rewrite::always_profitable>>::value);
+static_assert(boost::mp11::mp_empty<
+              rewrite::fired_t<sum<J, mul<A_ij, x_j>>, rewrite::always_profitable>>::value);
 // factorisation: sum(j, k, y(i) * A(i,j) * B(j,k)) pushes k to B and y out of the j sum
 using chain = sum<J, sum<K, mul<mul<y_i, A_ij>, B_jk>>>;
 static_assert(std::is_same_v<rewrite::rewrite_t<chain, rewrite::always_profitable>,
                              mul<y_i, sum<J, mul<A_ij, sum<K, B_jk>>>>>);
 // sum over an absent index: the count factor
-static_assert(std::is_same_v<rewrite::rewrite_t<sum<K, add<A_ij, B_jk>>, rewrite::always_profitable>,
-                             add<mul<sum<K, one>, A_ij>, sum<K, B_jk>>>);
+static_assert(
+    std::is_same_v<rewrite::rewrite_t<sum<K, add<A_ij, B_jk>>, rewrite::always_profitable>,
+                   add<mul<sum<K, one>, A_ij>, sum<K, B_jk>>>);
 // constant folding through the fixpoint
-static_assert(std::is_same_v<
-              rewrite::rewrite_t<mul<literal<double>, mul<literal<double>, neg<neg<A_ij>>>>,
-                                 rewrite::always_profitable>,
-              mul<literal<double>, A_ij>>);
+static_assert(
+    std::is_same_v<rewrite::rewrite_t<mul<literal<double>, mul<literal<double>, neg<neg<A_ij>>>>,
+                                      rewrite::always_profitable>,
+                   mul<literal<double>, A_ij>>);
 
 // the sum-product normal form: a sum of signed terms, sums outermost (sorted), products flat
 using square = mul<add<A_ij, neg<y_i>>, add<A_ij, neg<y_i>>>;
 using square_nf = rewrite::rewrite_t<square, rewrite::sum_product_normal_form>;
-static_assert(std::is_same_v<square_nf,
-                             add<mul<A_ij, A_ij>,
-                                 add<neg<mul<A_ij, y_i>>,
-                                     add<neg<mul<y_i, A_ij>>, mul<y_i, y_i>>>>>);
+static_assert(
+    std::is_same_v<
+        square_nf,
+        add<mul<A_ij, A_ij>, add<neg<mul<A_ij, y_i>>, add<neg<mul<y_i, A_ij>>, mul<y_i, y_i>>>>>);
 // equivalent expressions from the notes meet: Σ_j (Σ_k A B) x  ==  Σ_k Σ_j A B x
 using left = mul<sum<J, mul<A_ij, sum<K, B_jk>>>, y_i>;
 using right = sum<K, sum<J, mul<mul<A_ij, B_jk>, y_i>>>;
@@ -80,8 +82,9 @@ static_assert(std::is_same_v<rewrite::rewrite_t<dist1, rewrite::sum_product_norm
 // bound is asked for here (the compile-fail test rewrite.cycle checks the message).
 struct swap_add {
   static constexpr std::string_view name = "swap_add";
-  template <class L, class R>
-  static constexpr auto apply(const add<L, R>& e) -> add<R, L> { return {e.rhs, e.lhs}; }
+  template <class L, class R> static constexpr auto apply(const add<L, R>& e) -> add<R, L> {
+    return {e.rhs, e.lhs};
+  }
 };
 static_assert(rewrite_rule<swap_add> && !rewrite_rule<int>);
 static_assert(rule_applies_to<swap_add, add<A_ij, y_i>> && !rule_applies_to<swap_add, A_ij>);
@@ -121,7 +124,8 @@ TEST_CASE_TEMPLATE("rewritten kernels give the reference result", Format, csr, d
     }
     SUBCASE("push_sum through two sums, split_sum, sum_absent") {
       const double s = loom::eval(loom::sum(i, j, loom::sum(k, y(i) * A(i, j) * B(j, k))));
-      CHECK(s == doctest::Approx(test::reference_eval(loom::sum(i, j, loom::sum(k, y(i) * A(i, j) * B(j, k))))));
+      CHECK(s == doctest::Approx(test::reference_eval(
+                     loom::sum(i, j, loom::sum(k, y(i) * A(i, j) * B(j, k))))));
       const double t = loom::eval(loom::sum(i, loom::sum(j, A(i, j) + y(i))));
       CHECK(t == doctest::Approx(test::reference_eval(loom::sum(i, loom::sum(j, A(i, j) + y(i))))));
     }
@@ -134,12 +138,14 @@ using A_ik = expr::access<tensor<double, csr>, I, K>;
 using x_k = expr::access<tensor<double, dense_vector>, K>;
 static_assert(rewrite::hoistable_v<sum<K, mul<A_ik, x_k>>, A_ij>);
 static_assert(rewrite::has_hoistable_v<sum<I, mul<A_ij, sum<K, mul<A_ik, x_k>>>>>);
-static_assert(!rewrite::hoistable_v<sum<J, A_ij>, y_i>);          // the sibling needs only i
-static_assert(!rewrite::hoistable_v<A_ij, sum<K, B_jk>>);          // not a sum
-static_assert(!rewrite::hoistable_v<sum<J, A_ij>, sum<J, B_jk>>);  // same bound name: the planner's case
+static_assert(!rewrite::hoistable_v<sum<J, A_ij>, y_i>);   // the sibling needs only i
+static_assert(!rewrite::hoistable_v<A_ij, sum<K, B_jk>>);  // not a sum
+static_assert(
+    !rewrite::hoistable_v<sum<J, A_ij>, sum<J, B_jk>>);  // same bound name: the planner's case
 static_assert(!rewrite::has_hoistable_v<sum<J, mul<A_ij, x_j>>>);
 static_assert(!rewrite::hoistable_v<sum<K, literal<double>>, A_ij>);  // a count: a scaling
-static_assert(!rewrite::hoistable_v<sum<K, mul<x_k, expr::expand<I, x_k>>>, A_ij>);  // i only broadcast
+static_assert(
+    !rewrite::hoistable_v<sum<K, mul<x_k, expr::expand<I, x_k>>>, A_ij>);  // i only broadcast
 }  // namespace
 
 TEST_CASE_TEMPLATE("hoisted sums (BATAx, SigmaMMM) give the reference result", Format, csr, dcsr) {
@@ -157,7 +163,8 @@ TEST_CASE_TEMPLATE("hoisted sums (BATAx, SigmaMMM) give the reference result", F
     for (std::int64_t c = 0; c < 6; ++c) CHECK(y.values()[c] == doctest::Approx(ref.values[c]));
     CHECK(loom::explain(y(j), batax).find("hoisted: sum(k, ") != std::string::npos);
     CHECK(loom::eval(loom::sum(j, x(j)) * loom::sum(i, loom::sum(k, A(i, k)))) ==
-          doctest::Approx(test::reference_eval(loom::sum(j, x(j)) * loom::sum(i, loom::sum(k, A(i, k))))));
+          doctest::Approx(
+              test::reference_eval(loom::sum(j, x(j)) * loom::sum(i, loom::sum(k, A(i, k))))));
     const auto smmm = loom::sum(i, j, loom::sum(k, A(i, k) * B(k, j)));
     CHECK(loom::eval(smmm) == doctest::Approx(test::reference_eval(smmm)));
     tensor<double, dcsr> S({7, 6});  // a sparse output with a hoisted intermediate
@@ -190,6 +197,7 @@ TEST_CASE("a sum is hoisted only when the cost model says it is cheaper") {
     for (std::int64_t c = 0; c < 400; ++c) CHECK(y.values()[c] == doctest::Approx(ref.values[c]));
     const std::string plan = loom::explain(y(m), e);
     INFO(plan);
-    CHECK(plan.find(F == &filter ? "not hoisted: sum(k, " : "\nhoisted: sum(k, ") != std::string::npos);
+    CHECK(plan.find(F == &filter ? "not hoisted: sum(k, " : "\nhoisted: sum(k, ") !=
+          std::string::npos);
   }
 }

@@ -28,10 +28,8 @@ using B_jk = expr::access<tensor<double, csr>, J, K>;
 using C_ik = expr::access<tensor<double, dense_matrix>, I, K>;
 using x_j = expr::access<tensor<double, dense_vector>, J>;
 using y_i = expr::access<tensor<double, dense_vector>, I>;
-template <class X>
-using neg = map<fn::negate, X>;
-template <class R, class E>
-using once = apply_rule_t<R, E>;  // one application at the root
+template <class X> using neg = map<fn::negate, X>;
+template <class R, class E> using once = apply_rule_t<R, E>;  // one application at the root
 
 // mul_by_zero
 static_assert(std::is_same_v<once<rules::mul_by_zero, mul<A_ij, zero>>, zero>);
@@ -56,7 +54,8 @@ static_assert(std::is_same_v<once<rules::zero_propagation, sum<I, zero>>, zero>)
 static_assert(std::is_same_v<once<rules::zero_propagation, neg<zero>>, zero>);
 static_assert(std::is_same_v<once<rules::zero_propagation, expr::expand<I, zero>>, zero>);
 static_assert(!rule_applies_to<rules::zero_propagation, sum<I, A_ij>>);
-static_assert(!rule_applies_to<rules::zero_propagation, map<fn::less, zero, x_j>>);  // 0 < x is not 0
+static_assert(
+    !rule_applies_to<rules::zero_propagation, map<fn::less, zero, x_j>>);  // 0 < x is not 0
 
 // fold_constants
 static_assert(std::is_same_v<once<rules::fold_constants, mul<literal<double>, literal<double>>>,
@@ -64,9 +63,9 @@ static_assert(std::is_same_v<once<rules::fold_constants, mul<literal<double>, li
 static_assert(std::is_same_v<once<rules::fold_constants, add<literal<int>, literal<double>>>,
                              literal<double>>);
 static_assert(std::is_same_v<once<rules::fold_constants, neg<literal<double>>>, literal<double>>);
-static_assert(std::is_same_v<
-              once<rules::fold_constants, mul<literal<double>, mul<literal<double>, A_ij>>>,
-              mul<literal<double>, A_ij>>);
+static_assert(
+    std::is_same_v<once<rules::fold_constants, mul<literal<double>, mul<literal<double>, A_ij>>>,
+                   mul<literal<double>, A_ij>>);
 static_assert(!rule_applies_to<rules::fold_constants, mul<literal<double>, A_ij>>);
 static_assert(!rule_applies_to<rules::fold_constants, neg<A_ij>>);
 
@@ -81,15 +80,15 @@ static_assert(!rule_applies_to<rules::sum_absent, sum<J, A_ij>>);
 static_assert(!rule_applies_to<rules::sum_absent, sum<K, one>>);  // the count itself
 
 // split_sum
-static_assert(std::is_same_v<once<rules::split_sum, sum<J, add<A_ij, x_j>>>,
-                             add<sum<J, A_ij>, sum<J, x_j>>>);
+static_assert(
+    std::is_same_v<once<rules::split_sum, sum<J, add<A_ij, x_j>>>, add<sum<J, A_ij>, sum<J, x_j>>>);
 static_assert(!rule_applies_to<rules::split_sum, sum<J, mul<A_ij, x_j>>>);
 
 // push_sum
-static_assert(std::is_same_v<once<rules::push_sum, sum<J, mul<y_i, A_ij>>>,
-                             mul<y_i, sum<J, A_ij>>>);
-static_assert(std::is_same_v<once<rules::push_sum, sum<J, mul<A_ij, y_i>>>,
-                             mul<sum<J, A_ij>, y_i>>);
+static_assert(
+    std::is_same_v<once<rules::push_sum, sum<J, mul<y_i, A_ij>>>, mul<y_i, sum<J, A_ij>>>);
+static_assert(
+    std::is_same_v<once<rules::push_sum, sum<J, mul<A_ij, y_i>>>, mul<sum<J, A_ij>, y_i>>);
 static_assert(std::is_same_v<once<rules::push_sum, sum<K, sum<J, mul<A_ij, B_jk>>>>,
                              sum<J, mul<A_ij, sum<K, B_jk>>>>);
 static_assert(std::is_same_v<once<rules::push_sum, sum<J, mul<mul<y_i, A_ij>, x_j>>>,
@@ -104,14 +103,15 @@ static_assert(std::is_same_v<once<rules::merge_sums, sum<J, sum<I, A_ij>>>, sum<
 static_assert(!rule_applies_to<rules::merge_sums, sum<I, sum<J, A_ij>>>);  // already sorted
 
 // lift_sum
-static_assert(std::is_same_v<once<rules::lift_sum, mul<sum<J, A_ij>, y_i>>,
-                             sum<J, mul<A_ij, y_i>>>);
-static_assert(std::is_same_v<once<rules::lift_sum, mul<y_i, sum<J, A_ij>>>,
-                             sum<J, mul<y_i, A_ij>>>);
+static_assert(
+    std::is_same_v<once<rules::lift_sum, mul<sum<J, A_ij>, y_i>>, sum<J, mul<A_ij, y_i>>>);
+static_assert(
+    std::is_same_v<once<rules::lift_sum, mul<y_i, sum<J, A_ij>>>, sum<J, mul<y_i, A_ij>>>);
 static_assert(std::is_same_v<once<rules::lift_sum, mul<sum<J, A_ij>, sum<K, C_ik>>>,
                              sum<J, mul<A_ij, sum<K, C_ik>>>>);
-static_assert(std::is_same_v<once<rules::lift_sum, mul<sum<J, A_ij>, sum<K, B_jk>>>,  // only k lifts
-                             sum<K, mul<sum<J, A_ij>, B_jk>>>);
+static_assert(
+    std::is_same_v<once<rules::lift_sum, mul<sum<J, A_ij>, sum<K, B_jk>>>,  // only k lifts
+                   sum<K, mul<sum<J, A_ij>, B_jk>>>);
 static_assert(!rule_applies_to<rules::lift_sum, mul<sum<J, A_ij>, x_j>>);  // would capture x's j
 static_assert(!rule_applies_to<rules::lift_sum, mul<sum<J, A_ij>, sum<J, B_jk>>>);
 
@@ -125,14 +125,13 @@ static_assert(std::is_same_v<once<rules::distribute, mul<add<A_ij, y_i>, add<x_j
 static_assert(!rule_applies_to<rules::distribute, add<mul<A_ij, y_i>, x_j>>);
 
 // negation_outward
-static_assert(std::is_same_v<once<rules::negation_outward, mul<neg<A_ij>, x_j>>,
-                             neg<mul<A_ij, x_j>>>);
-static_assert(std::is_same_v<once<rules::negation_outward, mul<neg<A_ij>, neg<x_j>>>,
-                             mul<A_ij, x_j>>);
-static_assert(std::is_same_v<once<rules::negation_outward, sum<J, neg<A_ij>>>,
-                             neg<sum<J, A_ij>>>);
-static_assert(std::is_same_v<once<rules::negation_outward, neg<add<A_ij, x_j>>>,
-                             add<neg<A_ij>, neg<x_j>>>);
+static_assert(
+    std::is_same_v<once<rules::negation_outward, mul<neg<A_ij>, x_j>>, neg<mul<A_ij, x_j>>>);
+static_assert(
+    std::is_same_v<once<rules::negation_outward, mul<neg<A_ij>, neg<x_j>>>, mul<A_ij, x_j>>);
+static_assert(std::is_same_v<once<rules::negation_outward, sum<J, neg<A_ij>>>, neg<sum<J, A_ij>>>);
+static_assert(
+    std::is_same_v<once<rules::negation_outward, neg<add<A_ij, x_j>>>, add<neg<A_ij>, neg<x_j>>>);
 static_assert(!rule_applies_to<rules::negation_outward, neg<A_ij>>);
 
 // flatten_product
@@ -143,14 +142,13 @@ static_assert(std::is_same_v<once<rules::flatten_product, add<add<A_ij, x_j>, y_
 static_assert(!rule_applies_to<rules::flatten_product, mul<A_ij, mul<x_j, y_i>>>);
 
 // constants_to_literals
-static_assert(std::is_same_v<
-              rewrite::rewrite_t<mul<A_ij, one>, mp_list<rules::constants_to_literals<float>>>,
-              mul<A_ij, literal<float>>>);
+static_assert(
+    std::is_same_v<rewrite::rewrite_t<mul<A_ij, one>, mp_list<rules::constants_to_literals<float>>>,
+                   mul<A_ij, literal<float>>>);
 static_assert(!rule_applies_to<rules::constants_to_literals<float>, A_ij>);
 
 // every rule is a rewrite_rule
-static_assert(boost::mp11::mp_all_of<rewrite::sum_product_normal_form,
-                                     std::is_class>::value);
+static_assert(boost::mp11::mp_all_of<rewrite::sum_product_normal_form, std::is_class>::value);
 }  // namespace
 
 TEST_CASE("rules carry the values of the nodes they rebuild") {
@@ -163,14 +161,16 @@ TEST_CASE("rules carry the values of the nodes they rebuild") {
         mul<literal<double>, mul<literal<double>, A_ij>>{{2.5}, {{4.0}, a}});
     CHECK(r.expr.lhs.value == 10.0);
     CHECK(r.expr.rhs.tensor == &A);
-    const auto n = rewrite::rewrite<mp_list<rules::fold_constants>>(neg<literal<double>>{{}, {{3.0}}});
+    const auto n =
+        rewrite::rewrite<mp_list<rules::fold_constants>>(neg<literal<double>>{{}, {{3.0}}});
     CHECK(n.expr.value == -3.0);
     const auto c = rewrite::rewrite<mp_list<rules::fold_constants>>(
         expr::map<fn::less, literal<double>, literal<double>>{{}, {{1.0}, {2.0}}});
     CHECK(c.expr.value == 1.0);
   }
   SUBCASE("push_sum and distribute keep the tensors") {
-    const auto p = rewrite::rewrite<mp_list<rules::push_sum>>(expr::sum<J, mul<y_i, A_ij>>{{yy, a}});
+    const auto p =
+        rewrite::rewrite<mp_list<rules::push_sum>>(expr::sum<J, mul<y_i, A_ij>>{{yy, a}});
     CHECK(p.expr.lhs.tensor == &y);
     CHECK(p.expr.rhs.body.tensor == &A);
     const auto d = rewrite::rewrite<mp_list<rules::distribute>>(
@@ -180,8 +180,8 @@ TEST_CASE("rules carry the values of the nodes they rebuild") {
     CHECK(d.expr.rhs.rhs.value == 7.0);
   }
   SUBCASE("constants become literals of the value type") {
-    const auto f = rewrite::rewrite<mp_list<rules::constants_to_literals<double>>>(
-        add<A_ij, one>{a, {}});
+    const auto f =
+        rewrite::rewrite<mp_list<rules::constants_to_literals<double>>>(add<A_ij, one>{a, {}});
     CHECK(f.expr.rhs.value == 1.0);
     CHECK(f.expr.lhs.tensor == &A);
   }

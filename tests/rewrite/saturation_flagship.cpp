@@ -3,20 +3,20 @@
 // the data (dense X: the unexpanded plan; nearly empty X: the expanded one); explain_saturation
 // reports the e-graph.
 // SPDX-License-Identifier: BSL-1.0
+#include <loom/exec/evaluate.hpp>
 #include <loom/expr/operators.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/rewrite/saturation.hpp>
-#include <loom/exec/evaluate.hpp>
-
-#include "../support/random.hpp"
-#include "../support/reference.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cstddef>
 #include <string>
 #include <utility>
+
+#include "../support/random.hpp"
+#include "../support/reference.hpp"
 
 namespace {
 using namespace loom;
@@ -25,8 +25,7 @@ constexpr loom::index<"j"> j;
 constexpr loom::index<"k"> k;
 
 // every alternative of e, evaluated to a scalar
-template <class E>
-void check_every_alternative(const E& e, double expected) {
+template <class E> void check_every_alternative(const E& e, double expected) {
   using R = rewrite::saturation_result<E>;
   [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
     const double got[] = {loom::eval(rewrite::saturate_alternative<Ks>(e))...};
@@ -35,7 +34,8 @@ void check_every_alternative(const E& e, double expected) {
 }
 }  // namespace
 
-TEST_CASE_TEMPLATE("saturated sum((X - U V^T)^2) equals the reference", Format, csr, dcsr, dense_matrix) {
+TEST_CASE_TEMPLATE("saturated sum((X - U V^T)^2) equals the reference", Format, csr, dcsr,
+                   dense_matrix) {
   for (std::uint64_t seed : test::seeds) {
     const auto X = test::random_tensor<double, Format>({7, 6}, test::density::medium, seed);
     const auto U = test::random_tensor<double, dense_matrix>({7, 3}, test::density::full, seed + 1);
@@ -45,7 +45,8 @@ TEST_CASE_TEMPLATE("saturated sum((X - U V^T)^2) equals the reference", Format, 
     const double ref = test::reference_eval(e);
     CHECK(loom::eval(rewrite::saturate(e)) == doctest::Approx(ref));
     check_every_alternative(e, ref);
-    CHECK(rewrite::with_cheapest(e, [](const auto& x) { return loom::eval(x); }) == doctest::Approx(ref));
+    CHECK(rewrite::with_cheapest(e, [](const auto& x) { return loom::eval(x); }) ==
+          doctest::Approx(ref));
   }
 }
 
@@ -74,9 +75,11 @@ TEST_CASE("the run-time choice follows the sparsity of X") {
 TEST_CASE("explain_saturation reports the e-graph") {
   tensor<double, csr> X({3, 4});
   tensor<double, dense_matrix> U({3, 2}), V({4, 2});
-  const std::string s = rewrite::explain_saturation(loom::sum(i, j, X(i, j) * loom::sum(k, U(i, k) * V(j, k))));
+  const std::string s =
+      rewrite::explain_saturation(loom::sum(i, j, X(i, j) * loom::sum(k, U(i, k) * V(j, k))));
   CHECK(s.find("saturation: e-graph ") == 0);
   CHECK(s.find(" iterations, saturated, extracted cost ") != std::string::npos);
   const auto d = X(i, j) - loom::sum(k, U(i, k) * V(j, k));
-  CHECK(rewrite::explain_saturation(loom::sum(i, j, d * d)).find("node limit hit") != std::string::npos);
+  CHECK(rewrite::explain_saturation(loom::sum(i, j, d * d)).find("node limit hit") !=
+        std::string::npos);
 }

@@ -3,20 +3,20 @@
 // and inequivalent ones never do, congruence, and the node and iteration limits (whose results
 // are checked against the dense reference, as is every alternative of the vector flagship).
 // SPDX-License-Identifier: BSL-1.0
+#include <loom/exec/evaluate.hpp>
+#include <loom/expr/operators.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
-#include <loom/expr/operators.hpp>
 #include <loom/rewrite/saturation.hpp>
-#include <loom/exec/evaluate.hpp>
-
-#include "../support/random.hpp"
-#include "../support/reference.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cstddef>
 #include <string_view>
 #include <utility>
+
+#include "../support/random.hpp"
+#include "../support/reference.hpp"
 
 namespace {
 using namespace loom;
@@ -30,13 +30,10 @@ using I = loom::index<"i">;
 using J = loom::index<"j">;
 using K = loom::index<"k">;
 using L = loom::index<"l">;
-template <class X>
-using neg = map<fn::negate, X>;
-template <class Format, class... Is>
-using at = access<tensor<double, Format>, Is...>;
+template <class X> using neg = map<fn::negate, X>;
+template <class Format, class... Is> using at = access<tensor<double, Format>, Is...>;
 
-template <class E, std::size_t A = 0>
-constexpr bool prints_as(std::string_view expected) {
+template <class E, std::size_t A = 0> constexpr bool prints_as(std::string_view expected) {
   using R = rewrite::saturation_result<E>;
   const auto t = sat::print_alternative<R, A>();
   return t.view() == expected;
@@ -44,7 +41,8 @@ constexpr bool prints_as(std::string_view expected) {
 
 // sum(X ∘ U V^T) is trace(U^T X V) (the erratum of notes 004 §3.6): the sum over j is pushed to
 // X's entries, not U V^T formed
-using trace_form = sum<I, sum<J, mul<at<csr, I, J>, sum<K, mul<at<dense_matrix, I, K>, at<dense_matrix, J, K>>>>>>;
+using trace_form =
+    sum<I, sum<J, mul<at<csr, I, J>, sum<K, mul<at<dense_matrix, I, K>, at<dense_matrix, J, K>>>>>>;
 static_assert(prints_as<trace_form>("sum(k, sum(i, (#1(i,k) * sum(j, (#0(i,j) * #2(j,k))))))"));
 static_assert(rewrite::saturation_result<trace_form>::graph.saturated);
 
@@ -55,7 +53,8 @@ using d_vec = add<at<csr, I, J>, neg<mul<at<dense_vector, I>, at<dense_vector, J
 using flagship_vec = sum<I, sum<J, mul<d_vec, d_vec>>>;
 static_assert(prints_as<flagship_vec>(
     "((sum(i, sum(j, (#0(i,j) * #3(i,j)))) + (-1 * (sum(i, (#4(i) * sum(j, (#0(i,j) * #5(j))))) + "
-    "sum(i, (#1(i) * sum(j, (#2(j) * #3(i,j)))))))) + sum(i, ((#1(i) * #4(i)) * sum(j, (#2(j) * #5(j))))))"));
+    "sum(i, (#1(i) * sum(j, (#2(j) * #3(i,j)))))))) + sum(i, ((#1(i) * #4(i)) * sum(j, (#2(j) * "
+    "#5(j))))))"));
 
 // Worked example 2, matrices: with the default extents (rank unknown) the static choice keeps
 // U V^T; the alternative for thin U, V is the expanded form with trace(U^T X V) twice and the
@@ -64,10 +63,12 @@ using d_mat = add<at<csr, I, J>, neg<sum<K, mul<at<dense_matrix, I, K>, at<dense
 using flagship_mat = sum<I, sum<J, mul<d_mat, d_mat>>>;
 using flagship_result = rewrite::saturation_result<flagship_mat>;
 static_assert(flagship_result::alternative_count == 2);
-static_assert(prints_as<flagship_mat, 0>(
-    "sum(i, sum(j, ((#0(i,j) + (-1 * sum(k, (#1(i,k) * #2(j,k))))) * (#3(i,j) + (-1 * sum(k, (#4(i,k) * #5(j,k))))))))"));
+static_assert(
+    prints_as<flagship_mat, 0>("sum(i, sum(j, ((#0(i,j) + (-1 * sum(k, (#1(i,k) * #2(j,k))))) * "
+                               "(#3(i,j) + (-1 * sum(k, (#4(i,k) * #5(j,k))))))))"));
 static_assert(sat::print_alternative<flagship_result, 1>().view().starts_with(
-    "((sum(i, sum(j, (#0(i,j) * #3(i,j)))) + (-1 * (sum(k, sum(i, (#4(i,k) * sum(j, (#0(i,j) * #5(j,k)))))) + "));
+    "((sum(i, sum(j, (#0(i,j) * #3(i,j)))) + (-1 * (sum(k, sum(i, (#4(i,k) * sum(j, (#0(i,j) * "
+    "#5(j,k)))))) + "));
 
 // Equivalent expressions meet in one e-class; operands named across both by slot
 template <std::size_t N, class Format, class... Is>
@@ -80,7 +81,8 @@ using x_j = op<3, dense_vector, J>;
 static_assert(rewrite::equivalent_v<mul<sum<J, mul<A_ij, sum<K, B_jk>>>, y_i>,
                                     sum<K, sum<J, mul<mul<A_ij, B_jk>, y_i>>>>);
 // (a - b) * c  ==  a*c - b*c  (distributivity, the sign as a constant factor)
-static_assert(rewrite::equivalent_v<mul<add<A_ij, neg<y_i>>, x_j>, add<mul<A_ij, x_j>, neg<mul<y_i, x_j>>>>);
+static_assert(
+    rewrite::equivalent_v<mul<add<A_ij, neg<y_i>>, x_j>, add<mul<A_ij, x_j>, neg<mul<y_i, x_j>>>>);
 // Worked example 7 (PNMF): sum(W H) == colSums(W) · rowSums(H)
 using W_ik = op<0, dense_matrix, I, K>;
 using H_kj = op<1, dense_matrix, K, J>;
@@ -94,7 +96,8 @@ static_assert(rewrite::equivalent_v<neg<neg<A_ij>>, A_ij>);
 // worked example 11), and sum(X∘UV^T) vs sum(U^T X V) (the erratum, for rank > 1)
 using Y_ij = op<1, csr, I, J>;
 using Y_ji = op<1, csr, J, I>;
-static_assert(!rewrite::equivalent_v<sum<I, sum<J, mul<A_ij, Y_ij>>>, sum<I, sum<J, mul<A_ij, Y_ji>>>>);
+static_assert(
+    !rewrite::equivalent_v<sum<I, sum<J, mul<A_ij, Y_ij>>>, sum<I, sum<J, mul<A_ij, Y_ji>>>>);
 using X_ij = op<0, csr, I, J>;
 using U_ik = op<1, dense_matrix, I, K>;
 using V_jk = op<2, dense_matrix, J, K>;
@@ -131,9 +134,8 @@ static_assert(rewrite::saturation_result<trace_form, one_step>::graph.iterations
 static_assert(!rewrite::saturation_result<trace_form, one_step>::graph.saturated);
 }  // namespace
 
-
-TEST_CASE_TEMPLATE("sum((X - u v^T)^2): every alternative and every limit give the reference", Format,
-                   csr, dcsr) {
+TEST_CASE_TEMPLATE("sum((X - u v^T)^2): every alternative and every limit give the reference",
+                   Format, csr, dcsr) {
   constexpr loom::index<"i"> i;
   constexpr loom::index<"j"> j;
   for (std::uint64_t seed : test::seeds) {

@@ -34,7 +34,8 @@ TEST_CASE("header errors name the header's line, after blank lines") {
     FAIL("no error");
   } catch (const rel::csv_error& e) {
     CHECK(e.line() == 4);
-    CHECK(std::string(e.what()).starts_with("h.csv:4: column 2 (k): the header names this column twice"));
+    CHECK(std::string(e.what()).starts_with(
+        "h.csv:4: column 2 (k): the header names this column twice"));
   }
   try {
     (void)rel::read_csv_text(text, "h.csv", {{"w", column_type::int64}});
@@ -58,7 +59,7 @@ TEST_CASE("the CSV reader accepts +5 and 1e-400, as the Matrix Market reader doe
   // still refused: overflow, a doubled sign, a number and more
   for (const std::string bad : {"i,x\n1,1e400\n", "i,x\n++5,1\n", "i,x\n1,+-2\n", "i,x\n5x,1\n",
                                 "i,x\n99999999999999999999,1\n"})
-    CHECK_THROWS_AS(rel::read_csv_text(bad, "b.csv",
-                                       {{"i", column_type::int64}, {"x", column_type::decimal}}),
-                    rel::csv_error);
+    CHECK_THROWS_AS(
+        rel::read_csv_text(bad, "b.csv", {{"i", column_type::int64}, {"x", column_type::decimal}}),
+        rel::csv_error);
 }

@@ -14,8 +14,7 @@
 #include <vector>
 
 namespace {
-template <class F>
-std::string message_of(F&& f) {
+template <class F> std::string message_of(F&& f) {
   try {
     f();
   } catch (const loom::error& e) {
@@ -34,21 +33,25 @@ TEST_CASE("a bitmap file whose shape needs more than max_dense_elements is refus
   const std::string mm = "%%MatrixMarket matrix coordinate real general\n3 20000000 1\n1 1 2\n";
   const loom::read_options small{.max_dense_elements = 1000000};
   std::istringstream in(mm);
-  const auto what = message_of([&] { (void)loom::read_matrix_market<double, bitmap_rows>(in, "b.mtx", small); });
+  const auto what =
+      message_of([&] { (void)loom::read_matrix_market<double, bitmap_rows>(in, "b.mtx", small); });
   CHECK(contains(what, "b.mtx:2:"));
   CHECK(contains(what, "max_dense_elements (1000000)"));
   // the default limit, 2^28: 3 x 2e8 is refused, 3 x 2e7 (6e7 positions) is within it
   std::istringstream in2("%%MatrixMarket matrix coordinate real general\n3 200000000 1\n1 1 2\n");
-  CHECK_THROWS_AS(((void)loom::read_matrix_market<double, bitmap_rows>(in2, "b.mtx")), loom::parse_error);
+  CHECK_THROWS_AS(((void)loom::read_matrix_market<double, bitmap_rows>(in2, "b.mtx")),
+                  loom::parse_error);
   // FROSTT: the shape given or found
   std::istringstream tns("1 20000000 2.5\n");
-  CHECK_THROWS_AS(((void)loom::read_tns<double, bitmap_rows>(tns, "b.tns", small)), loom::parse_error);
+  CHECK_THROWS_AS(((void)loom::read_tns<double, bitmap_rows>(tns, "b.tns", small)),
+                  loom::parse_error);
 }
 
 TEST_CASE("a band that would pad more than max_dense_elements is refused as it is built") {
   // two entries per row at both ends: 2 x 200000 positions for 4 entries
   const std::string mm =
-      "%%MatrixMarket matrix coordinate real general\n2 200000 4\n1 1 1\n1 200000 2\n2 1 3\n2 200000 4\n";
+      "%%MatrixMarket matrix coordinate real general\n2 200000 4\n1 1 1\n1 200000 2\n2 1 3\n2 "
+      "200000 4\n";
   std::istringstream in(mm);
   const auto what = message_of([&] {
     (void)loom::read_matrix_market<double, band>(in, "band.mtx", {.max_dense_elements = 100000});
@@ -65,11 +68,13 @@ TEST_CASE("the Matrix Market array layout is guarded when written and read") {
   std::ostringstream out;
   const auto what = message_of(
       [&] { loom::write_matrix_market(out, A, {.layout = loom::matrix_market_layout::array}); });
-  CHECK(contains(what, "loom::write_matrix_market: the array layout of the 100000 x 100000 matrix"));
+  CHECK(
+      contains(what, "loom::write_matrix_market: the array layout of the 100000 x 100000 matrix"));
   CHECK(contains(what, "10000000000 values"));
   CHECK(out.str().empty());  // refused before anything is written
   std::ostringstream small;
-  loom::write_matrix_market(small, loom::from_coo<loom::csr>({2, 2}, {{1, 0}}, std::vector<double>{4}),
+  loom::write_matrix_market(small,
+                            loom::from_coo<loom::csr>({2, 2}, {{1, 0}}, std::vector<double>{4}),
                             {.layout = loom::matrix_market_layout::array});
   CHECK(small.str() == "%%MatrixMarket matrix array real general\n2 2\n0\n4\n0\n0\n");
 

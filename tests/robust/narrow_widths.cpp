@@ -16,8 +16,9 @@ constexpr loom::index<"j"> j;
 
 using pos16 = loom::compressed_level<loom::uniqueness::unique, std::int16_t, std::int32_t>;
 using csr16 = loom::format<loom::dense, pos16>;
-using crd8 = loom::format<loom::dense,
-                          loom::compressed_level<loom::uniqueness::unique, std::int64_t, std::int8_t>>;
+using crd8 =
+    loom::format<loom::dense,
+                 loom::compressed_level<loom::uniqueness::unique, std::int64_t, std::int8_t>>;
 
 // n x n with `per_row` entries per row (spread over the columns): n * per_row entries
 loom::tensor<double, loom::csr> spread(std::int64_t n, std::int64_t per_row) {
@@ -31,8 +32,7 @@ loom::tensor<double, loom::csr> spread(std::int64_t n, std::int64_t per_row) {
   return loom::from_coo<loom::csr>({n, n}, c, v, loom::duplicates::sum);
 }
 
-template <class Tensor>
-void check_valid_empty(const Tensor& T) {
+template <class Tensor> void check_valid_empty(const Tensor& T) {
   CHECK(T.nnz() == 0);
   CHECK(T.at(1, 1) == 0);
   loom::validate(T);

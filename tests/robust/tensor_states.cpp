@@ -13,8 +13,7 @@ namespace {
 constexpr loom::index<"i"> i;
 constexpr loom::index<"j"> j;
 
-template <class Format>
-loom::tensor<double, Format> two_entries() {
+template <class Format> loom::tensor<double, Format> two_entries() {
   return loom::from_coo<Format>({3, 3}, {{0, 0}, {1, 1}}, std::vector<double>{1, 2});
 }
 }  // namespace

@@ -11,8 +11,7 @@
 #include <vector>
 
 namespace {
-template <class F>
-std::string message_of(F&& f) {
+template <class F> std::string message_of(F&& f) {
   try {
     f();
   } catch (const loom::error& e) {
@@ -74,7 +73,9 @@ TEST_CASE("a view made from its parts is checked in O(1), and by loom::validate 
   auto short_pos = levels();
   std::get<1>(short_pos).pos = std::span<const std::int64_t>(pos1).first(2);
   CHECK(contains(message_of([&] { V({3, 4}, short_pos, vals); }), "pos has 2 entries, expected 3"));
-  CHECK(contains(message_of([&] { V({3, 4}, levels(), std::span<const double>(vals).first(2)); }),
+  CHECK(contains(message_of([&] {
+                   V({3, 4}, levels(), std::span<const double>(vals).first(2));
+                 }),
                  "values has 2 entries"));
   CHECK_THROWS_AS(V({-1, 4}, levels(), vals), loom::shape_error);
 
@@ -87,13 +88,17 @@ TEST_CASE("a view made from its parts is checked in O(1), and by loom::validate 
   CHECK(contains(what, "loom::validate: view of shape 3 x 4 in dcsr"));
   CHECK(contains(what, "not strictly ascending"));
   std::get<1>(l2).crd = outside;
-  CHECK(contains(message_of([&] { loom::validate(V({3, 4}, l2, vals)); }),
+  CHECK(contains(message_of([&] {
+                   loom::validate(V({3, 4}, l2, vals));
+                 }),
                  "coordinate 4 at position 2 is outside [0, 4)"));
   std::vector<std::int64_t> decreasing{0, 3, 3};
   std::vector<std::int64_t> pos1_bad{0, 2, 1};
   auto l3 = levels();
   std::get<1>(l3).pos = pos1_bad;
   std::get<1>(l3).crd = std::span<const std::int32_t>(crd1).first(1);
-  CHECK(contains(message_of([&] { loom::validate(V({3, 4}, l3, std::span<const double>(vals).first(1))); }),
+  CHECK(contains(message_of([&] {
+                   loom::validate(V({3, 4}, l3, std::span<const double>(vals).first(1)));
+                 }),
                  "pos decreases"));
 }

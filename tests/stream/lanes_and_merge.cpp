@@ -56,7 +56,7 @@ TEST_CASE("a dense reduction keeps partial sums; deterministic mode adds in orde
   CHECK(y.at(0) == in_order);
   loom::set_deterministic(false);
   const double lanes = c.loom_sddmm();
-  CHECK(lanes != in_order);  // the partial sums are in use (and this test can fail)
+  CHECK(lanes != in_order);                  // the partial sums are in use (and this test can fail)
   CHECK(std::abs(lanes - in_order) <= 4.0);  // within the rounding of the 1e16 terms
   // integer-valued data sum exactly in any order
   for (std::int64_t q = 0; q < 8; ++q) c.U.at(0, q) = static_cast<double>(q + 1);
@@ -105,7 +105,8 @@ TEST_CASE("an intersection merges fibers of similar length and gallops on skewed
 
 TEST_CASE("an output with an operand's pattern copies it and computes values only") {
   loom::set_num_threads(1);
-  const auto A = from_coo<csr>({3, 4}, {{0, 1}, {0, 3}, {2, 0}, {2, 2}}, std::vector<double>{1, 2, 3, 4});
+  const auto A =
+      from_coo<csr>({3, 4}, {{0, 1}, {0, 3}, {2, 0}, {2, 2}}, std::vector<double>{1, 2, 3, 4});
   tensor<double, dense_matrix> U({3, 2}), V({4, 2});
   for (std::int64_t r = 0; r < 3; ++r)
     for (std::int64_t c = 0; c < 2; ++c) U.at(r, c) = static_cast<double>(1 + r + c);
@@ -115,8 +116,8 @@ TEST_CASE("an output with an operand's pattern copies it and computes values onl
   C.set_name("C");
   auto& named_A = const_cast<tensor<double, csr>&>(A).set_name("A");
   (void)named_A;
-  CHECK(loom::explain(C(i, j), sum(k, A(i, j) * U(i, k) * V(j, k))).find("written on the pattern of A") !=
-        std::string::npos);
+  CHECK(loom::explain(C(i, j), sum(k, A(i, j) * U(i, k) * V(j, k)))
+            .find("written on the pattern of A") != std::string::npos);
   C(i, j) = sum(k, A(i, j) * U(i, k) * V(j, k));
   CHECK(C.nnz() == A.nnz());
   CHECK(std::equal(C.level<1>().crd.begin(), C.level<1>().crd.end(), A.level<1>().crd.begin()));

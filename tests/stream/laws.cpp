@@ -4,9 +4,9 @@
 
 #include <doctest/doctest.h>
 
-#include "support/laws/indexed_stream.hpp"
-
 #include <random>
+
+#include "support/laws/indexed_stream.hpp"
 
 namespace {
 
@@ -29,8 +29,10 @@ template <class Tensor, class Order, stream::skip_policy P = stream::skip_policy
           class... Is>
 auto level0(const Tensor& t, Is...) {
   using layout = stream::access_layout<Tensor, Order, Is...>;
-  if constexpr (Tensor::format_type::all_dense) return stream::make_strided<layout, 0>(&t, 0);
-  else return stream::make_level<layout, 0, P>(&t, 0, 1);
+  if constexpr (Tensor::format_type::all_dense)
+    return stream::make_strided<layout, 0>(&t, 0);
+  else
+    return stream::make_level<layout, 0, P>(&t, 0, 1);
 }
 
 std::vector<std::int64_t> random_support(std::mt19937_64& rng, std::int64_t n, double density) {
@@ -83,22 +85,27 @@ TEST_CASE("T1: primitive skips of dense and compressed levels") {
   check_sparse.template operator()<stream::skip_policy::binary>();
 }
 
-TEST_CASE_TEMPLATE("every level stream obeys the stream laws", Format, dense_vector, sparse_vector) {
+TEST_CASE_TEMPLATE("every level stream obeys the stream laws", Format, dense_vector,
+                   sparse_vector) {
   std::mt19937_64 rng(7);
   int checks = 0;
   for (double density : {0.0, 0.1, 0.5, 1.0}) {
     for (int seed = 0; seed < 3; ++seed) {
       auto supp = random_support(rng, 12, density);
       auto t = vector_of<Format>(12, supp, values_for(rng, supp.size()));
-      checks += test::check_stream_laws(level0<decltype(t), order_i, stream::skip_policy::linear>(t, I{}), -1, 13);
-      checks += test::check_stream_laws(level0<decltype(t), order_i, stream::skip_policy::galloping>(t, I{}), -1, 13);
-      checks += test::check_stream_laws(level0<decltype(t), order_i, stream::skip_policy::binary>(t, I{}), -1, 13);
+      checks += test::check_stream_laws(
+          level0<decltype(t), order_i, stream::skip_policy::linear>(t, I{}), -1, 13);
+      checks += test::check_stream_laws(
+          level0<decltype(t), order_i, stream::skip_policy::galloping>(t, I{}), -1, 13);
+      checks += test::check_stream_laws(
+          level0<decltype(t), order_i, stream::skip_policy::binary>(t, I{}), -1, 13);
     }
   }
   MESSAGE(checks << " law checks");
 }
 
-TEST_CASE("nested levels (csr, dcsr, coo, csc-as-ordered) obey the stream laws and denote the matrix") {
+TEST_CASE(
+    "nested levels (csr, dcsr, coo, csc-as-ordered) obey the stream laws and denote the matrix") {
   std::mt19937_64 rng(11);
   for (double density : {0.0, 0.2, 0.6}) {
     std::vector<std::array<std::int64_t, 2>> c;
@@ -139,9 +146,9 @@ TEST_CASE("combinators obey the stream laws over random inputs") {
     auto y = level0<decltype(b), order_i>(b, I{});
     auto z = level0<decltype(dvec), order_i>(dvec, I{});
     using V = double;
-    auto prod = stream::make_mul(stream::mul_op<V>{}, x, y, &ctx);       // intersection
-    auto look = stream::make_mul(stream::mul_op<V>{}, x, z, &ctx);       // lookup
-    auto uni = stream::make_union(stream::add_op<V>{}, x, y, &ctx);      // union
+    auto prod = stream::make_mul(stream::mul_op<V>{}, x, y, &ctx);   // intersection
+    auto look = stream::make_mul(stream::mul_op<V>{}, x, z, &ctx);   // lookup
+    auto uni = stream::make_union(stream::add_op<V>{}, x, y, &ctx);  // union
     auto uni_prod = stream::make_union(stream::add_op<V>{}, prod, x, &ctx);
     auto with_scalar = stream::make_union(stream::add_op<V>{}, x, 2.0, &ctx);  // expand
     auto scaled = stream::make_mul(stream::mul_op<V>{}, x, 3.0, &ctx);
@@ -169,7 +176,8 @@ TEST_CASE("combinators obey the stream laws over random inputs") {
     test::check_stream_laws(csum, -1, 15);
     test::check_stream_laws(once, -1, 15);
     // the merge and the union of two levels drive their own loop, also under Σ and a map
-    static_assert(stream::drives_itself_v<decltype(prod)> && stream::drives_itself_v<decltype(uni)>);
+    static_assert(stream::drives_itself_v<decltype(prod)> &&
+                  stream::drives_itself_v<decltype(uni)>);
     auto summed_prod = stream::contract_stream<decltype(prod)>{prod};
     auto negated_prod = stream::apply_linear<fn::negate>{}(prod);
     static_assert(stream::drives_itself_v<decltype(summed_prod)> &&
@@ -212,8 +220,7 @@ TEST_CASE("combinators obey the stream laws over random inputs") {
 namespace {
 // The artifact's index-only union (notes 002 §4.2), kept here as a counterexample: it compares
 // indices alone, so a non-ready product state loses to a ready operand at the same index.
-template <class A, class B>
-struct index_only_union {
+template <class A, class B> struct index_only_union {
   static constexpr std::size_t depth = A::depth;
   static constexpr bool contracted = false, strict = true, full = false, locatable = false;
   A a{};
@@ -222,14 +229,28 @@ struct index_only_union {
   bool b_first() const { return !a.valid() || (b.valid() && b.index() <= a.index()); }
   bool valid() const { return a.valid() || b.valid(); }
   std::int64_t index() const { return a_first() ? a.index() : b.index(); }
-  bool ready() const { return (a_first() && a.valid() && a.ready()) || (b_first() && b.valid() && b.ready()); }
+  bool ready() const {
+    return (a_first() && a.valid() && a.ready()) || (b_first() && b.valid() && b.ready());
+  }
   double value() const {
     return (a_first() && a.valid() && a.ready() ? a.value() : 0.0) +
            (b_first() && b.valid() && b.ready() ? b.value() : 0.0);
   }
-  void seek(std::int64_t i) { if (a.valid()) a.seek(i); if (b.valid()) b.seek(i); }
-  void seek_past(std::int64_t i) { if (a.valid()) a.seek_past(i); if (b.valid()) b.seek_past(i); }
-  void next() { const auto i = index(); if (ready()) seek_past(i); else seek(i); }
+  void seek(std::int64_t i) {
+    if (a.valid()) a.seek(i);
+    if (b.valid()) b.seek(i);
+  }
+  void seek_past(std::int64_t i) {
+    if (a.valid()) a.seek_past(i);
+    if (b.valid()) b.seek_past(i);
+  }
+  void next() {
+    const auto i = index();
+    if (ready())
+      seek_past(i);
+    else
+      seek(i);
+  }
 };
 }  // namespace
 

@@ -6,12 +6,12 @@
 
 #include <doctest/doctest.h>
 
-#include "support/laws/indexed_stream.hpp"
-#include "support/models/minimal_level.hpp"
-
 #include <map>
 #include <random>
 #include <type_traits>
+
+#include "support/laws/indexed_stream.hpp"
+#include "support/models/minimal_level.hpp"
 
 namespace {
 
@@ -60,8 +60,8 @@ tensor<double, Format> build(const std::array<std::int64_t, N>& shape,
   return from_coo<Format>(shape, c, v);
 }
 
-using vector_formats = std::tuple<format<hashed>, format<bitmap>, format<banded>,
-                                  format<example::gap_level>>;
+using vector_formats =
+    std::tuple<format<hashed>, format<bitmap>, format<banded>, format<example::gap_level>>;
 using matrix_formats =
     std::tuple<format<dense, hashed>, format<hashed, hashed>, format<dense, bitmap>,
                format<bitmap, bitmap>, format<dense, banded>, format<banded, banded>,
@@ -185,7 +185,7 @@ TEST_CASE("the planner's lookup probes a locatable level: laws and denotation") 
 
 TEST_CASE("bitmap cursor crosses 64-bit words and parents sharing a word") {
   // 3 x 50 matrix: bit positions 0..149 span three words; row 1 starts inside word 0
-  std::map<test::path, double> want{{{0, 0}, 1}, {{0, 49}, 2}, {{1, 14}, 3}, {{1, 13}, 4},
+  std::map<test::path, double> want{{{0, 0}, 1},  {{0, 49}, 2}, {{1, 14}, 3}, {{1, 13}, 4},
                                     {{1, 49}, 5}, {{2, 0}, 6},  {{2, 27}, 7}};
   auto t = build<format<dense, bitmap>, 2>({3, 50}, want);
   auto s = level0<decltype(t), order_ij>(t, I{}, J{});

@@ -37,12 +37,13 @@ tensor<T, Format> mat(std::int64_t m, std::int64_t n,
   return from_coo<Format>({m, n}, cs, vs);
 }
 
-template <class Tensor>
-std::map<std::vector<std::int64_t>, double> entries(const Tensor& t) {
+template <class Tensor> std::map<std::vector<std::int64_t>, double> entries(const Tensor& t) {
   std::map<std::vector<std::int64_t>, double> out;
   t.for_each_stored([&](const auto& co, const auto& v) {
-    if constexpr (requires { v.value; }) out[{co.begin(), co.end()}] = static_cast<double>(v.value);
-    else out[{co.begin(), co.end()}] = static_cast<double>(v);
+    if constexpr (requires { v.value; })
+      out[{co.begin(), co.end()}] = static_cast<double>(v.value);
+    else
+      out[{co.begin(), co.end()}] = static_cast<double>(v);
   });
   return out;
 }
@@ -63,8 +64,8 @@ TEST_CASE("T3: union trace") {
   auto y = vec(10, {{2, 10}, {4, 20}, {7, 30}});
   tensor<double, sparse_vector> out({10});
   out(i) = x(i) + y(i);
-  CHECK(entries(out) ==
-        std::map<std::vector<std::int64_t>, double>{{{1}, 1}, {{2}, 10}, {{4}, 22}, {{6}, 3}, {{7}, 30}});
+  CHECK(entries(out) == std::map<std::vector<std::int64_t>, double>{
+                            {{1}, 1}, {{2}, 10}, {{4}, 22}, {{6}, 3}, {{7}, 30}});
 }
 
 TEST_CASE("T4: the union compares (index, ready) lexicographically") {

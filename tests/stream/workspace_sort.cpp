@@ -22,16 +22,19 @@ std::vector<entry> random_entries(std::size_t n, std::int64_t bound, std::uint64
   std::mt19937_64 g(seed);
   std::vector<entry> v(n);
   for (std::size_t q = 0; q < n; ++q)
-    v[q] = {static_cast<std::int64_t>(g() % static_cast<std::uint64_t>(bound)), static_cast<int>(q)};
+    v[q] = {static_cast<std::int64_t>(g() % static_cast<std::uint64_t>(bound)),
+            static_cast<int>(q)};
   return v;
 }
 
 void check_sorted_like_stable_sort(std::vector<entry> v, std::int64_t bound) {
   std::vector<entry> want = v;
-  std::stable_sort(want.begin(), want.end(), [](const entry& a, const entry& b) { return a.first < b.first; });
+  std::stable_sort(want.begin(), want.end(),
+                   [](const entry& a, const entry& b) { return a.first < b.first; });
   std::vector<entry> scratch;
   std::vector<std::size_t> counts;
-  loom::stream::detail::sort_by_key(v, scratch, counts, bound, [](const entry& x) { return x.first; });
+  loom::stream::detail::sort_by_key(v, scratch, counts, bound,
+                                    [](const entry& x) { return x.first; });
   CHECK(v == want);  // same keys, and equal keys in arrival order
 }
 }  // namespace
@@ -49,10 +52,11 @@ TEST_CASE("workspace sort: radix passes by key width") {
 TEST_CASE("workspace sort: equals std::stable_sort") {
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
     CAPTURE(seed);
-    check_sorted_like_stable_sort(random_entries(5000, 100, seed), 100);               // many repeats, 1 pass
-    check_sorted_like_stable_sort(random_entries(5000, 1 << 20, seed), 1 << 20);       // 2 passes
+    check_sorted_like_stable_sort(random_entries(5000, 100, seed), 100);  // many repeats, 1 pass
+    check_sorted_like_stable_sort(random_entries(5000, 1 << 20, seed), 1 << 20);        // 2 passes
     check_sorted_like_stable_sort(random_entries(3000, 64'000'000, seed), 64'000'000);  // 3 passes
-    check_sorted_like_stable_sort(random_entries(600, std::int64_t{1} << 40, seed), std::int64_t{1} << 40);
+    check_sorted_like_stable_sort(random_entries(600, std::int64_t{1} << 40, seed),
+                                  std::int64_t{1} << 40);
     check_sorted_like_stable_sort(random_entries(100, 1000, seed), 1000);  // short: compared
     check_sorted_like_stable_sort(random_entries(4000, std::int64_t{1} << 50, seed),
                                   std::int64_t{1} << 50);  // too wide for four passes: compared
@@ -74,7 +78,8 @@ TEST_CASE("workspace sort: plain keys, as the dense workspace's touched list") {
   for (auto& k : keys) k = static_cast<std::int64_t>(g() % 1'000'000);
   std::vector<std::int64_t> want = keys;
   std::sort(want.begin(), want.end());
-  loom::stream::detail::sort_by_key(keys, scratch, counts, 1'000'000, [](std::int64_t x) { return x; });
+  loom::stream::detail::sort_by_key(keys, scratch, counts, 1'000'000,
+                                    [](std::int64_t x) { return x; });
   CHECK(keys == want);
 }
 
@@ -85,19 +90,26 @@ TEST_CASE("workspace sort: the high bits only, low bits left in arrival order") 
     std::mt19937_64 g(rows);
     std::vector<entry> v;
     for (std::int64_t column = 0; column < 6000; ++column)
-      if (g() % 3 == 0) v.push_back({static_cast<std::int64_t>(g() % rows) << 13 | column, static_cast<int>(v.size())});
+      if (g() % 3 == 0)
+        v.push_back(
+            {static_cast<std::int64_t>(g() % rows) << 13 | column, static_cast<int>(v.size())});
     std::vector<entry> want = v, scratch;
-    std::sort(want.begin(), want.end(), [](const entry& a, const entry& b) { return a.first < b.first; });
+    std::sort(want.begin(), want.end(),
+              [](const entry& a, const entry& b) { return a.first < b.first; });
     std::vector<std::size_t> counts;
-    loom::stream::detail::sort_bits(v, scratch, counts, 13, 13 + 12, [](const entry& x) { return x.first; });
+    loom::stream::detail::sort_bits(v, scratch, counts, 13, 13 + 12,
+                                    [](const entry& x) { return x.first; });
     CHECK(v == want);
   }
   // the short path compares the high bits only, stably
-  std::vector<entry> few{{(3 << 4) | 9, 0}, {(1 << 4) | 2, 1}, {(3 << 4) | 1, 2}, {(1 << 4) | 7, 3}};
+  std::vector<entry> few{
+      {(3 << 4) | 9, 0}, {(1 << 4) | 2, 1}, {(3 << 4) | 1, 2}, {(1 << 4) | 7, 3}};
   std::vector<entry> scratch;
   std::vector<std::size_t> counts;
-  loom::stream::detail::sort_bits(few, scratch, counts, 4, 8, [](const entry& x) { return x.first; });
-  CHECK(few == std::vector<entry>{{(1 << 4) | 2, 1}, {(1 << 4) | 7, 3}, {(3 << 4) | 9, 0}, {(3 << 4) | 1, 2}});
+  loom::stream::detail::sort_bits(few, scratch, counts, 4, 8,
+                                  [](const entry& x) { return x.first; });
+  CHECK(few == std::vector<entry>{
+                   {(1 << 4) | 2, 1}, {(1 << 4) | 7, 3}, {(3 << 4) | 9, 0}, {(3 << 4) | 1, 2}});
 }
 
 // A finished workspace leaves its arrays to the next one on the thread; one abandoned half-way
@@ -106,7 +118,8 @@ TEST_CASE("workspace buffers: reused when clean, dropped when a kernel stopped h
   using list = loom::stream::entry_list<double, 1>;
   using sink_t = loom::stream::workspace_sink<double, 1, list>;
   auto& spare = loom::stream::spare_workspace_buffers<double>();
-  for (auto kind : {loom::workspace_kind::dense, loom::workspace_kind::hashed, loom::workspace_kind::sorted}) {
+  for (auto kind :
+       {loom::workspace_kind::dense, loom::workspace_kind::hashed, loom::workspace_kind::sorted}) {
     CAPTURE(loom::workspace_kind_name(kind));
     auto configure = [&](sink_t& s) {
       s.depth_of_level[0] = 1;  // y(j) = sum(i, ...) with i outer: j arrives in any order

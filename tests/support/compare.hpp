@@ -287,8 +287,10 @@ bool check_tensor(const basic_tensor<T, Format, Owning>& actual, const dense_res
   // appends out of order leaves every value right but breaks lookups and merges
   constexpr bool ascending = [] {
     bool all = true;
-    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename Format::levels>>(
-        [&](auto l) { all = all && decltype(l)::type::properties.ordered && decltype(l)::type::properties.unique; });
+    boost::mp11::mp_for_each<
+        boost::mp11::mp_transform<boost::mp11::mp_identity, typename Format::levels>>([&](auto l) {
+      all = all && decltype(l)::type::properties.ordered && decltype(l)::type::properties.unique;
+    });
     return all;
   }();
   std::optional<std::array<std::int64_t, N>> previous;  // in storage order
@@ -488,9 +490,9 @@ template <class Combo> struct combo_slots {
   using type = boost::mp11::mp_list<boost::mp11::mp_list<boost::mp11::mp_size_t<0>, Combo>>;
 };
 template <template <class...> class L, class... Ts> struct combo_slots<L<Ts...>> {
-  using type = boost::mp11::mp_transform<boost::mp11::mp_list,
-                                         boost::mp11::mp_iota_c<sizeof...(Ts)>,
-                                         boost::mp11::mp_list<Ts...>>;
+  using type =
+      boost::mp11::mp_transform<boost::mp11::mp_list, boost::mp11::mp_iota_c<sizeof...(Ts)>,
+                                boost::mp11::mp_list<Ts...>>;
 };
 // State = (kept combinations, set of slots seen): keep a combination with an unseen slot
 template <class State, class Combo> struct cover_step {
@@ -509,9 +511,9 @@ template <class State, class Combo> using cover_step_t = typename cover_step<Sta
 /// The first combinations of `List` (in order) that together put every type at every position
 /// where the full list has it: each format of each operand is still run, in fewer pairings.
 template <class List>
-using covering_sample = boost::mp11::mp_first<
-    boost::mp11::mp_fold<List, boost::mp11::mp_list<boost::mp11::mp_clear<List>, boost::mp11::mp_list<>>,
-                         detail::cover_step_t>>;
+using covering_sample = boost::mp11::mp_first<boost::mp11::mp_fold<
+    List, boost::mp11::mp_list<boost::mp11::mp_clear<List>, boost::mp11::mp_list<>>,
+    detail::cover_step_t>>;
 
 /// An MP11 list as the std::tuple that TEST_CASE_TEMPLATE_APPLY expects. Built with
 /// -DLOOM_TEST_COVERING_SAMPLE=1 (tools/test.sh: gcc's differential tests, to keep CI short),
@@ -527,7 +529,8 @@ template <class List> using as_tuple = boost::mp11::mp_rename<List, std::tuple>;
 
 /// Options of a group of differential cases.
 struct case_options {
-  bool all_pairs = true;   ///< all 36 density pairs of the first two inputs (else 6; always 6 with LOOM_TEST_COVERING_SAMPLE)
+  bool all_pairs = true;   ///< all 36 density pairs of the first two inputs (else 6; always 6 with
+                           ///< LOOM_TEST_COVERING_SAMPLE)
   bool accumulate = true;  ///< also run `+=` into an output with random prior contents
   double tolerance = 0;    ///< relative tolerance (0 = exact)
   /// When not empty, every seed runs with each of these extents instead of
@@ -634,7 +637,8 @@ void kernel_cases(std::string_view text,
         const auto [lhs, rhs] =
             std::apply([&](const auto&... in) { return make(out, in...); }, inputs);
         if (assigned)
-          check_assign_against(lhs, rhs, ctx, true, reference_accumulate(lhs, std::move(*assigned)));
+          check_assign_against(lhs, rhs, ctx, true,
+                               reference_accumulate(lhs, std::move(*assigned)));
         else
           check_assign(lhs, rhs, ctx, true);
       }

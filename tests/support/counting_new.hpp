@@ -32,8 +32,7 @@ namespace loom_test {
 inline thread_local long allocation_count = 0;
 
 /// The allocations `f()` makes on this thread.
-template <class F>
-long allocations_of(F&& f) {
+template <class F> long allocations_of(F&& f) {
   const long before = allocation_count;
   f();
   return allocation_count - before;

@@ -77,7 +77,9 @@ inline std::int64_t draw(std::mt19937_64& rng, std::int64_t lo, std::int64_t hi)
 /// The small integers random values are drawn from, per semiring: arithmetic types get negative
 /// values too (so that sums cancel to computed zeros); (min, +) and (max, +) get [0, 9], where 0
 /// is the semiring's one; (max, x) gets [1, 9]; boolean gets true.
-template <class T> struct value_range { static constexpr std::int64_t lo = 1, hi = 9; };
+template <class T> struct value_range {
+  static constexpr std::int64_t lo = 1, hi = 9;
+};
 template <class T>
   requires std::is_arithmetic_v<T>
 struct value_range<T> {
@@ -89,7 +91,9 @@ template <class T> struct value_range<min_plus<T>> {
 template <class T> struct value_range<max_plus<T>> {
   static constexpr std::int64_t lo = 0, hi = 9;
 };
-template <> struct value_range<boolean> { static constexpr std::int64_t lo = 1, hi = 1; };
+template <> struct value_range<boolean> {
+  static constexpr std::int64_t lo = 1, hi = 1;
+};
 
 /// The small integer `k` as a value of T.
 template <class T> constexpr T make_value(std::int64_t k) {

@@ -161,21 +161,24 @@ template <class Slots> class interpreter {
     constexpr std::size_t N = std::remove_cvref_t<Tensor>::order;
     std::size_t total = 1;
     for (const std::int64_t e : t.shape()) {
-      if (e > 0 && total > max_copied_cells / static_cast<std::size_t>(e)) total = max_copied_cells + 1;
-      else total *= static_cast<std::size_t>(std::max<std::int64_t>(e, 0));
+      if (e > 0 && total > max_copied_cells / static_cast<std::size_t>(e))
+        total = max_copied_cells + 1;
+      else
+        total *= static_cast<std::size_t>(std::max<std::int64_t>(e, 0));
     }
     std::shared_ptr<std::vector<T>> cells;
     if (total <= max_copied_cells) {
       cells = std::make_shared<std::vector<T>>();
       cells->reserve(total);
-      for_each_point(t.shape(), [&](const std::array<std::int64_t, N>& c) { cells->push_back(T(t.at_coords(c))); });
+      for_each_point(t.shape(), [&](const std::array<std::int64_t, N>& c) {
+        cells->push_back(T(t.at_coords(c)));
+      });
     }
     copies_.push_back({&t, cells});
     return cells.get();
   }
 
  public:
-
   void set_extent(std::size_t s, std::int64_t e, const std::string& from) {
     if (known[s] && extent[s] != e)
       throw std::logic_error(concat("loom::test::reference: index '", names[s], "' has extent ",

@@ -1,12 +1,12 @@
 // Tiled tensors (tra/convert.hpp): from and to dense, CSR, COO and 3-D tensors, ragged edges.
 // SPDX-License-Identifier: BSL-1.0
-#include "support.hpp"
-
 #include <doctest/doctest.h>
 
 #include <array>
 #include <cstdint>
 #include <vector>
+
+#include "support.hpp"
 
 using namespace loom::tra;
 
@@ -16,8 +16,7 @@ loom::tensor<double, loom::csr> sample_csr() {
   return loom::from_coo<loom::csr>({5, 7}, {{0, 0}, {0, 6}, {1, 3}, {2, 2}, {4, 0}, {4, 6}},
                                    std::vector<double>{1, 2, 3, 4, 5, 6});
 }
-template <class A, class B>
-int differences(const A& a, const B& b) {
+template <class A, class B> int differences(const A& a, const B& b) {
   int n = 0;
   for (std::int64_t i = 0; i < a.shape()[0]; ++i)
     for (std::int64_t j = 0; j < a.shape()[1]; ++j) n += a.at(i, j) != b.at(i, j);

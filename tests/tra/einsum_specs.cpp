@@ -2,8 +2,6 @@
 // is either run and compared with a dense reference on ragged tiles, or rejected at compile time;
 // the same for specs with a batch letter b. Each spec is instantiated once (issue 20, item 2).
 // SPDX-License-Identifier: BSL-1.0
-#include "support.hpp"
-
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -18,6 +16,8 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "support.hpp"
 
 using namespace loom::tra;
 using loom::tra::detail::einsum_check;
@@ -82,8 +82,7 @@ constexpr spec_chars batch_spec(std::size_t id) {
 }
 
 /// The generated spec as a template argument (fixed_string of the exact length).
-template <spec_chars (*Make)(std::size_t), std::size_t Id>
-struct spec_of {
+template <spec_chars (*Make)(std::size_t), std::size_t Id> struct spec_of {
   static constexpr spec_chars chars = Make(Id);
   static constexpr auto value = [] {
     char text[chars.n + 1]{};
@@ -115,7 +114,8 @@ struct sizes {
   std::string text() const {
     std::string t;
     for (std::size_t d = 0; d < 4; ++d)
-      t += std::string(1, alphabet[d]) + "=" + std::to_string(n[d]) + "/" + std::to_string(tile[d]) + " ";
+      t += std::string(1, alphabet[d]) + "=" + std::to_string(n[d]) + "/" +
+           std::to_string(tile[d]) + " ";
     return t;
   }
 };
@@ -130,7 +130,8 @@ sizes sizes_for(std::uint64_t seed) {
   for (std::size_t d = 1; d < 4; ++d) {
     const auto t = 2 + static_cast<std::int64_t>(g() % 3);
     auto q = static_cast<std::int64_t>(g() % 3);
-    const std::int64_t rem = seed == 0 ? 0 : 1 + static_cast<std::int64_t>(g() % static_cast<std::uint64_t>(t - 1));
+    const std::int64_t rem =
+        seed == 0 ? 0 : 1 + static_cast<std::int64_t>(g() % static_cast<std::uint64_t>(t - 1));
     if (q == 0 && rem == 0) q = 1;
     s.n[d] = q * t + rem;
     s.tile[d] = t;
@@ -180,7 +181,8 @@ template <std::size_t K>
 relation<double, K, 2> tiled(std::string_view s, const sizes& z, const std::vector<double>& v) {
   const char r = s[K - 2], c = s[K - 1];
   if constexpr (K == 2) {  // through loom's own conversion
-    auto view = loom::dense_matrix_view<const double>(z.extent(r), z.extent(c), std::span<const double>(v));
+    auto view =
+        loom::dense_matrix_view<const double>(z.extent(r), z.extent(c), std::span<const double>(v));
     return to_tiled(view, {z.tile_of(r), z.tile_of(c)}).tiles;
   } else {
     static_assert(K == 3);
@@ -217,14 +219,15 @@ std::vector<double> untiled(const relation<double, K, 2>& rel, std::string_view 
     for (const auto& [key, t] : rel)
       for (std::int64_t x = 0; x < ts[0] && key[1] * ts[0] + x < nr; ++x)
         for (std::int64_t y = 0; y < ts[1] && key[2] * ts[1] + y < nc; ++y)
-          out[static_cast<std::size_t>((key[0] * nr + key[1] * ts[0] + x) * nc + key[2] * ts[1] + y)] = t(x, y);
+          out[static_cast<std::size_t>((key[0] * nr + key[1] * ts[0] + x) * nc + key[2] * ts[1] +
+                                       y)] = t(x, y);
     return out;
   }
 }
 
 template <std::size_t KL, std::size_t KR, std::size_t KO>
 using einsum_fn = relation<double, KO, 2> (*)(const relation<double, KL, 2>&,
-                                               const relation<double, KR, 2>&);
+                                              const relation<double, KR, 2>&);
 
 constexpr std::array<std::uint64_t, 5> seeds{0, 1, 2, 3, 4};
 
@@ -252,16 +255,16 @@ void check_spec(std::string_view spec, einsum_fn<KL, KR, KO> f) {
 }
 
 /// Instantiates einsum once for the generated spec and checks it.
-template <spec_chars (*Make)(std::size_t), std::size_t Id>
-void check_generated() {
+template <spec_chars (*Make)(std::size_t), std::size_t Id> void check_generated() {
   using S = spec_of<Make, Id>;
   constexpr std::string_view text = S::chars.view();
   static_assert(einsum_check(text) == einsum_problem::none);
   constexpr std::size_t kl = text.find(','), kr = text.find('-') - kl - 1;
   constexpr std::size_t ko = text.size() - text.find('>') - 1;
-  check_spec<kl, kr, ko>(text, [](const relation<double, kl, 2>& l, const relation<double, kr, 2>& r) {
-    return einsum<S::value>(l, r);
-  });
+  check_spec<kl, kr, ko>(text,
+                         [](const relation<double, kl, 2>& l, const relation<double, kr, 2>& r) {
+                           return einsum<S::value>(l, r);
+                         });
 }
 template <spec_chars (*Make)(std::size_t), std::size_t... Id>
 void check_all(std::index_sequence<Id...>) {
@@ -383,20 +386,22 @@ static_assert(einsum_check("ibj,bjk->bik") == einsum_problem::letter_with_two_ro
 static_assert(einsum_check("ij,jk->ik") == einsum_problem::none);
 
 // The IA plan transposes the same tiles, as λᴸ(_, transpose) nodes
-static_assert(std::is_same_v<einsum_plan_t<"ij,kj->ik">,
-                             ia::lagg<ia::dims<0, 2>, mat_add,
-                                      ia::ljoin<ia::dims<1>, ia::dims<1>, mat_mul, ia::leaf<0, 2>,
-                                                ia::lmap<ia::same_key, transpose_tile, ia::leaf<1, 2>>>>>);
-static_assert(std::is_same_v<einsum_plan_t<"ji,kj->ki">,
-                             ia::lmap<ia::same_key, transpose_tile,
-                                      ia::lagg<ia::dims<2, 0>, mat_add,
-                                               ia::ljoin<ia::dims<0>, ia::dims<1>, mat_mul,
-                                                         ia::lmap<ia::same_key, transpose_tile, ia::leaf<0, 2>>,
-                                                         ia::lmap<ia::same_key, transpose_tile, ia::leaf<1, 2>>>>>>);
+static_assert(
+    std::is_same_v<einsum_plan_t<"ij,kj->ik">,
+                   ia::lagg<ia::dims<0, 2>, mat_add,
+                            ia::ljoin<ia::dims<1>, ia::dims<1>, mat_mul, ia::leaf<0, 2>,
+                                      ia::lmap<ia::same_key, transpose_tile, ia::leaf<1, 2>>>>>);
+static_assert(
+    std::is_same_v<
+        einsum_plan_t<"ji,kj->ki">,
+        ia::lmap<ia::same_key, transpose_tile,
+                 ia::lagg<ia::dims<2, 0>, mat_add,
+                          ia::ljoin<ia::dims<0>, ia::dims<1>, mat_mul,
+                                    ia::lmap<ia::same_key, transpose_tile, ia::leaf<0, 2>>,
+                                    ia::lmap<ia::same_key, transpose_tile, ia::leaf<1, 2>>>>>>);
 
 namespace {
-template <std::size_t Id>
-void check_plan() {
+template <std::size_t Id> void check_plan() {
   using S = spec_of<product_spec, Id>;
   constexpr std::size_t x_at = Id & 1;  // the left operand's kept letter: partition on it
   using plan = einsum_plan_t<S::value, ia::partitioned<ia::dims<x_at>>, ia::replicated>;
@@ -410,6 +415,9 @@ void check_plan() {
 }  // namespace
 
 TEST_CASE("einsum_plan_t runs the same transposes as einsum, placed on 3 sites") {
-  CHECK(ia::to_string<einsum_plan_t<"ij,kj->ik">>() == "Σᴸ<0,2>(add, ⋈ᴸ<1>,<1>(matmul, R0, λᴸ(_, transpose, R1)))");
-  [&]<std::size_t... Id>(std::index_sequence<Id...>) { (check_plan<Id>(), ...); }(std::make_index_sequence<8>{});
+  CHECK(ia::to_string<einsum_plan_t<"ij,kj->ik">>() ==
+        "Σᴸ<0,2>(add, ⋈ᴸ<1>,<1>(matmul, R0, λᴸ(_, transpose, R1)))");
+  [&]<std::size_t... Id>(std::index_sequence<Id...>) {
+    (check_plan<Id>(), ...);
+  }(std::make_index_sequence<8>{});
 }

@@ -1,24 +1,22 @@
 // Tile kernels (tra/kernels.hpp): the strip matmul and the loom-loop kernels against plain loops.
 // SPDX-License-Identifier: BSL-1.0
-#include "support.hpp"
-
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <vector>
 
+#include "support.hpp"
+
 using namespace loom::tra;
 
 namespace {
-template <class T>
-tile<T, 2> filled(std::int64_t m, std::int64_t n, int seed) {
+template <class T> tile<T, 2> filled(std::int64_t m, std::int64_t n, int seed) {
   tile<T, 2> t({m, n});
   for (std::int64_t p = 0; p < t.size(); ++p)
     t.data()[static_cast<std::size_t>(p)] = static_cast<T>((p * 7 + seed) % 11) - static_cast<T>(5);
   return t;
 }
-template <class T>
-void check_matmul(std::int64_t m, std::int64_t k, std::int64_t n) {
+template <class T> void check_matmul(std::int64_t m, std::int64_t k, std::int64_t n) {
   const auto a = filled<T>(m, k, 1), b = filled<T>(k, n, 3);
   const auto c = matmul(a, b);
   REQUIRE(c.shape() == shape_t<2>{m, n});
@@ -40,7 +38,7 @@ TEST_CASE_TEMPLATE("tile matmul equals a triple loop (strip widths, ragged edges
                    float, std::int64_t) {
   check_matmul<T>(1, 1, 1);
   check_matmul<T>(3, 5, 7);
-  check_matmul<T>(17, 9, 33);   // not a multiple of the strip width
+  check_matmul<T>(17, 9, 33);  // not a multiple of the strip width
   check_matmul<T>(64, 64, 64);
   check_matmul<T>(40, 70, 130);
 }

@@ -2,8 +2,6 @@
 // ragged shapes, mismatched tilings and relations of impossible shape. Each is a loom::error
 // naming the values, or (ragged edges, empty extents) a right answer; never a crash.
 // SPDX-License-Identifier: BSL-1.0
-#include "support.hpp"
-
 #include <doctest/doctest.h>
 
 #include <array>
@@ -11,14 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "support.hpp"
+
 using namespace loom::tra;
 
 namespace {
 constexpr std::int64_t two32 = std::int64_t{1} << 32;
 
 // The message of the loom::error that `f` throws ("" when it throws none).
-template <class F>
-std::string error_of(F f) {
+template <class F> std::string error_of(F f) {
   try {
     f();
   } catch (const loom::error& e) {
@@ -31,7 +30,8 @@ bool has(const std::string& text, const std::string& part) {
 }
 }  // namespace
 
-TEST_CASE("tra misuse: a tile whose volume overflows 64 bits is a shape_error, not a short buffer") {
+TEST_CASE(
+    "tra misuse: a tile whose volume overflows 64 bits is a shape_error, not a short buffer") {
   // (2^32)^2 wrapped to 0 values: the tile was made over an empty buffer, and to_tiled wrote
   // the entries of a 3 x 3 matrix past its end (heap-buffer-overflow)
   const std::string e = error_of([] { tile<double, 2> t({two32, two32}); });
@@ -49,9 +49,13 @@ TEST_CASE("tra misuse: tile extents of 0 or below") {
   CHECK(has(error_of([&] { (void)to_tiled(A, {2, -1}); }), "tile extent -1 of dimension 1"));
   CHECK(has(error_of([] { tile<double, 2> t({2, -3}); }), "extent -3 of dimension 1"));
   // a relation of such tiles, or of negative key bounds, is refused when it is made
-  CHECK(has(error_of([] { relation<double, 2, 2> r({2, 2}, {2, -1}); }),
+  CHECK(has(error_of([] {
+              relation<double, 2, 2> r({2, 2}, {2, -1});
+            }),
             "loom::tra::relation: tile shape (2,-1)"));
-  CHECK(has(error_of([] { relation<double, 2, 2> r({-1, 2}, {2, 2}); }),
+  CHECK(has(error_of([] {
+              relation<double, 2, 2> r({-1, 2}, {2, 2});
+            }),
             "loom::tra::relation: key bounds (-1,2)"));
   // tile extents of 0 are a valid (empty) relation; cutting one into pieces is not
   relation<double, 1, 2> empty_tiles({2}, {0, 3});
@@ -97,8 +101,9 @@ TEST_CASE("tra misuse: mismatched tilings are a shape_error naming both tile sha
   CHECK(has(e, "(2,2)"));
   CHECK(has(e, "(3,3)"));
   // the same with the unfused operators, and with no matching tuples at all
-  const std::string j = error_of([&] { (void)join(A, B, std::array<std::size_t, 1>{1},
-                                                   std::array<std::size_t, 1>{0}, mat_mul{}); });
+  const std::string j = error_of([&] {
+    (void)join(A, B, std::array<std::size_t, 1>{1}, std::array<std::size_t, 1>{0}, mat_mul{});
+  });
   CHECK(has(j, "(2,2)"));
   const relation<double, 2, 2> none({2, 2}, {3, 3});
   CHECK(has(error_of([&] { (void)einsum<"ij,jk->ik">(A, none); }), "(3,3)"));
@@ -106,9 +111,13 @@ TEST_CASE("tra misuse: mismatched tilings are a shape_error naming both tile sha
   relation<double, 2, 2> wide({3, 2}, {2, 2});
   CHECK(has(error_of([&] { (void)einsum<"ij,jk->ik">(A, wide); }), "extended join integrity"));
   // inserting a tile of another shape
-  CHECK(has(error_of([&] { A.insert({1, 1}, tile<double, 2>({3, 3})); }),
+  CHECK(has(error_of([&] {
+              A.insert({1, 1}, tile<double, 2>({3, 3}));
+            }),
             "tile of shape (3,3) in a relation of tile shape (2,2)"));
   // adding tiles of different shapes
-  CHECK(has(error_of([] { (void)add(tile<double, 2>({2, 2}), tile<double, 2>({2, 3})); }),
+  CHECK(has(error_of([] {
+              (void)add(tile<double, 2>({2, 2}), tile<double, 2>({2, 3}));
+            }),
             "tile shapes differ"));
 }

@@ -1,7 +1,5 @@
 // The TRA operators against the worked tests of notes 003 §8.3 (UT-1..4, 6, 8, 9, 12, 13).
 // SPDX-License-Identifier: BSL-1.0
-#include "support.hpp"
-
 #include <doctest/doctest.h>
 
 #include <array>
@@ -10,13 +8,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "support.hpp"
+
 using namespace loom::tra;
 using tra_test::r_a;
 using tra_test::t2;
 using tra_test::t22;
 
-template <std::size_t... I>
-constexpr std::array<std::size_t, sizeof...(I)> pos{I...};
+template <std::size_t... I> constexpr std::array<std::size_t, sizeof...(I)> pos{I...};
 
 TEST_CASE("UT-1 aggregation: by key 1, by key 0, and into one tile") {
   const auto RA = r_a();
@@ -93,8 +92,9 @@ TEST_CASE("UT-9 the extended join integrity condition is checked") {
   static_assert(!project<0>::injective<2>() && project<1, 0>::injective<2>());
 }
 
-TEST_CASE("UT-3 TILE along the column axis (array dimension 1; the paper's 'dimension 0'), "
-          "REKEY and STACK") {
+TEST_CASE(
+    "UT-3 TILE along the column axis (array dimension 1; the paper's 'dimension 0'), "
+    "REKEY and STACK") {
   relation<double, 1, 2> RB({2}, {2, 4});
   RB.insert({0}, tile<double, 2>({2, 4}, {1, 2, 5, 6, 3, 4, 7, 8}));
   RB.insert({1}, tile<double, 2>({2, 4}, {9, 10, 13, 14, 11, 12, 15, 16}));
@@ -171,12 +171,15 @@ TEST_CASE("UT-12 continuity, full box and the dual REKEY") {
 }
 
 // UT-13: einsum lowering, as types
-static_assert(std::is_same_v<einsum_plan_t<"ij,jk->ik">,
-                             ia::lagg<ia::dims<0, 2>, mat_add,
-                                      ia::ljoin<ia::dims<1>, ia::dims<0>, mat_mul, ia::leaf<0, 2>, ia::leaf<1, 2>>>>);
+static_assert(
+    std::is_same_v<
+        einsum_plan_t<"ij,jk->ik">,
+        ia::lagg<ia::dims<0, 2>, mat_add,
+                 ia::ljoin<ia::dims<1>, ia::dims<0>, mat_mul, ia::leaf<0, 2>, ia::leaf<1, 2>>>>);
 static_assert(std::is_same_v<einsum_plan_t<"bij,bjk->bik">,
                              ia::lagg<ia::dims<1, 0, 3>, mat_add,
-                                      ia::ljoin<ia::dims<0, 2>, ia::dims<0, 1>, mat_mul, ia::leaf<0, 3>, ia::leaf<1, 3>>>>);
+                                      ia::ljoin<ia::dims<0, 2>, ia::dims<0, 1>, mat_mul,
+                                                ia::leaf<0, 3>, ia::leaf<1, 3>>>>);
 static_assert(!detail::einsum_spec<"ii,ij->j">::valid && !detail::einsum_spec<"ij,jk->iz">::valid);
 
 TEST_CASE("UT-13 einsum: a batched product bij,bjk->bik is a join on (b, j) keeping b") {

@@ -1,14 +1,14 @@
 // IA plans, the rules R1-x and R2-x (UT-10 type tests, UT-5 diag(X+Y) with flop counts) and the
 // matmul plans under the single-machine executor with 1, 2 and 4 sites (UT-7).
 // SPDX-License-Identifier: BSL-1.0
-#include "support.hpp"
-
 #include <doctest/doctest.h>
 
 #include <array>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
+
+#include "support.hpp"
 
 using namespace loom::tra;
 using namespace loom::tra::ia;
@@ -17,27 +17,28 @@ using tra_test::t2;
 
 namespace {
 struct opaque_map {  // declares no distributivity
-  template <class T>
-  tile<T, 1> operator()(const tile<T, 2>& a) const { return diagonal(a); }
+  template <class T> tile<T, 1> operator()(const tile<T, 2>& a) const { return diagonal(a); }
 };
 struct f1 {
-  template <class K>
-  bool operator()(const K& k) const { return k[0] == 0; }
+  template <class K> bool operator()(const K& k) const { return k[0] == 0; }
 };
 }  // namespace
 
 // UT-10: rule type tests, positive and negative -------------------------------------------------
 using R = leaf<0, 3, partitioned<dims<2>>>;
-static_assert(std::is_same_v<rewrite_t<lfilter<f1, lfilter<eq<0, 1>, R>>, boost::mp11::mp_list<rules::merge_filters>>,
+static_assert(std::is_same_v<rewrite_t<lfilter<f1, lfilter<eq<0, 1>, R>>,
+                                       boost::mp11::mp_list<rules::merge_filters>>,
                              lfilter<and_<f1, eq<0, 1>>, R>>);
-static_assert(std::is_same_v<rewrite_t<lmap<project<1, 0>, same_tile, lmap<same_key, diag_extract, R>>,
-                                       boost::mp11::mp_list<rules::merge_maps>>,
-                             lmap<project<1, 0>, diag_extract, R>>);
+static_assert(
+    std::is_same_v<rewrite_t<lmap<project<1, 0>, same_tile, lmap<same_key, diag_extract, R>>,
+                             boost::mp11::mp_list<rules::merge_maps>>,
+                   lmap<project<1, 0>, diag_extract, R>>);
 static_assert(std::is_same_v<rewrite_t<shuf<dims<0>, shuf<dims<1>, shuf<dims<2>, R>>>,
                                        boost::mp11::mp_list<rules::collapse_shuffles>>,
                              shuf<dims<0>, R>>);
-static_assert(std::is_same_v<rewrite_t<lagg<dims<0, 2>, mat_add, shuf<dims<0, 2>, R>>, rules::repartition>,
-                             lagg<dims<0, 2>, mat_add, R>>);
+static_assert(
+    std::is_same_v<rewrite_t<lagg<dims<0, 2>, mat_add, shuf<dims<0, 2>, R>>, rules::repartition>,
+                   lagg<dims<0, 2>, mat_add, R>>);
 // R2-4 must not fire when the input's partition is not inside the group-by keys
 static_assert(!rule_applies_to<rules::skip_shuffle_before_aggregation,
                                lagg<dims<0>, mat_add, shuf<dims<0>, R>>>);
@@ -60,10 +61,11 @@ static_assert(!rule_applies_to<rules::filter_into_join,
 // R2-5: a combiner for an associative, commutative op
 static_assert(std::is_same_v<rewrite_t<lagg<dims<0, 2>, mat_add, shuf<dims<0, 2>, leaf<0, 3>>>,
                                        boost::mp11::mp_list<rules::two_phase_aggregation>>,
-                             lagg<dims<0, 1>, mat_add, shuf<dims<0, 1>, lpartial<dims<0, 2>, mat_add, leaf<0, 3>>>>>);
+                             lagg<dims<0, 1>, mat_add,
+                                  shuf<dims<0, 1>, lpartial<dims<0, 2>, mat_add, leaf<0, 3>>>>>);
 // partition propagation through joins and aggregations
 static_assert(std::is_same_v<partition_t<ljoin<dims<1>, dims<0>, mat_mul, bcast<leaf<0, 2>>,
-                                                 leaf<1, 2, partitioned<dims<1>>>>>,
+                                               leaf<1, 2, partitioned<dims<1>>>>>,
                              partitioned<dims<2>>>);
 static_assert(arity_v<ljoin<dims<1>, dims<0>, mat_mul, leaf<0, 2>, leaf<1, 2>>> == 3);
 
@@ -82,8 +84,7 @@ using with_r16 = rewrite_t<diag_sum, boost::mp11::mp_list<rules::filter_into_joi
 using with_r17 = rewrite_t<diag_sum, rules::lambda_composition>;
 static_assert(!std::is_same_v<with_r16, diag_sum> && !std::is_same_v<with_r17, with_r16>);
 
-template <class Plan>
-std::int64_t adds_of(std::int64_t sites, relation<double, 1, 1>& out) {
+template <class Plan> std::int64_t adds_of(std::int64_t sites, relation<double, 1, 1>& out) {
   const auto X = x_rel(1), Y = x_rel(2);
   local_sites tr(sites);
   counters() = {};
@@ -149,7 +150,8 @@ TEST_CASE("IA plans print in the paper's notation") {
   CHECK(to_string<matmul_plans<>::cross_product>() ==
         "Σᴸ<0,2>(add, SHUF<0,2>(⋈ᴸ<1>,<0>(matmul, SHUF<1>(R0), SHUF<0>(R1))))");
   CHECK(to_string<with_r17>() ==
-        "λᴸ(project, _, ⋈ᴸ<0,1>,<0,1>(add, λᴸ(_, diag, σᴸ(checkEq, R0{0,1})), λᴸ(_, diag, σᴸ(checkEq, R1{0,1}))))");
+        "λᴸ(project, _, ⋈ᴸ<0,1>,<0,1>(add, λᴸ(_, diag, σᴸ(checkEq, R0{0,1})), λᴸ(_, diag, "
+        "σᴸ(checkEq, R1{0,1}))))");
 }
 
 TEST_CASE("broadcast left drops the final shuffle when Y is column-partitioned (R2-4)") {

@@ -6,9 +6,6 @@
 // written. SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
-#include "../support/random.hpp"
-#include "support.hpp"
-
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -17,20 +14,26 @@
 #include <string>
 #include <vector>
 
+#include "../support/random.hpp"
+#include "support.hpp"
+
 using namespace loom::test::work;
 
-static_assert(loom::counts_work, "tests/work is built with LOOM_WORK_COUNTERS (tests/CMakeLists.txt)");
+static_assert(loom::counts_work,
+              "tests/work is built with LOOM_WORK_COUNTERS (tests/CMakeLists.txt)");
 
 TEST_CASE("work: SpMV steps through exactly rows + nnz and probes x once per entry") {
   for (std::int64_t n : {100, 1000, 5000}) {
     const auto A = rows_of(n, n, 7, 1);
-    const auto x = loom::test::random_tensor<double, loom::dense_vector>({n}, loom::test::density::full, 2);
+    const auto x =
+        loom::test::random_tensor<double, loom::dense_vector>({n}, loom::test::density::full, 2);
     loom::tensor<double, loom::dense_vector> y({n});
     y(i) = loom::sum(j, A(i, j) * x(j));  // first call: the plan and statistics are cached
     const auto w = work_of([&] { y(i) = loom::sum(j, A(i, j) * x(j)); });
     CHECK(w.steps == static_cast<std::uint64_t>(n + A.nnz()));
     CHECK(w.probes == static_cast<std::uint64_t>(A.nnz()));
-    CHECK(w.seeks <= 2 * static_cast<std::uint64_t>(loom::current_parallel_options().threads));  // chunk starts
+    CHECK(w.seeks <= 2 * static_cast<std::uint64_t>(
+                             loom::current_parallel_options().threads));  // chunk starts
     loom::set_num_threads(1);
     CHECK(work_of([&] { y(i) = loom::sum(j, A(i, j) * x(j)); }).total() == w.total() - w.seeks);
     loom::set_num_threads(0);
@@ -48,7 +51,8 @@ TEST_CASE("work: SpGEMM within a constant of its flops, at every size") {
     for (auto c : a_crd) flops += static_cast<std::int64_t>(b_pos[c + 1] - b_pos[c]);
     loom::tensor<double, loom::csr> C({n, n});
     const auto w = work_of([&] { C(i, j) = loom::sum(k, A(i, k) * B(k, j)); });
-    const double per_flop = static_cast<double>(w.total()) / static_cast<double>(flops + A.nnz() + n);
+    const double per_flop =
+        static_cast<double>(w.total()) / static_cast<double>(flops + A.nnz() + n);
     INFO("n = " << n << ", work " << w.total() << ", flops " << flops);
     CHECK(per_flop <= 6.0);
     lowest = std::min(lowest, per_flop);
@@ -66,7 +70,8 @@ TEST_CASE("work: the triangle query on the skewed instance is linear in n") {
       crd.push_back({0, x});
       crd.push_back({x, 0});
     }
-    const auto R = loom::from_coo<loom::csf<2>>({n + 1, n + 1}, crd, std::vector<std::int64_t>(crd.size(), 1));
+    const auto R =
+        loom::from_coo<loom::csf<2>>({n + 1, n + 1}, crd, std::vector<std::int64_t>(crd.size(), 1));
     loom::reset_work_counters();
     const std::int64_t count = loom::eval(loom::sum(i, j, k, R(i, j) * R(j, k) * R(i, k)));
     const auto w = loom::work_counters();
@@ -78,13 +83,15 @@ TEST_CASE("work: the triangle query on the skewed instance is linear in n") {
   CHECK(per_n.back() <= 1.25 * per_n.front());
 }
 
-
 TEST_CASE("work: the kernel the evaluator runs never does more work than the one written") {
   const std::int64_t n = 300;
   const auto A = rows_of(n, n, 8, 5), B = rows_of(n, n, 8, 6), D = rows_of(n, n, 4, 7);
-  const auto x = loom::test::random_tensor<double, loom::dense_vector>({n}, loom::test::density::full, 8);
-  const auto U = loom::test::random_tensor<double, loom::dense_matrix>({n, 16}, loom::test::density::full, 9);
-  const auto V = loom::test::random_tensor<double, loom::dense_matrix>({n, 16}, loom::test::density::full, 10);
+  const auto x =
+      loom::test::random_tensor<double, loom::dense_vector>({n}, loom::test::density::full, 8);
+  const auto U =
+      loom::test::random_tensor<double, loom::dense_matrix>({n, 16}, loom::test::density::full, 9);
+  const auto V =
+      loom::test::random_tensor<double, loom::dense_matrix>({n, 16}, loom::test::density::full, 10);
   std::vector<std::array<std::int64_t, 2>> few{{0, 0}, {7, 1}, {14, 2}};  // a filter on rows
   const auto F = loom::from_coo<loom::csr>({n, n}, few, std::vector<double>(few.size(), 2.0));
   loom::tensor<double, loom::dense_vector> y({n});
@@ -95,7 +102,8 @@ TEST_CASE("work: the kernel the evaluator runs never does more work than the one
   loom::expr::access<decltype(scalar)> s{&scalar};
   rewritten_not_worse("SpMV", y, y(i), loom::sum(j, A(i, j) * x(j)));
   rewritten_not_worse("BATAx", y, y(j), loom::sum(i, loom::sum(k, 0.5 * A(i, j) * A(i, k) * x(k))));
-  rewritten_not_worse("filtered BATAx", y, y(j), loom::sum(i, F(i, j) * loom::sum(k, A(i, k) * x(k))));
+  rewritten_not_worse("filtered BATAx", y, y(j),
+                      loom::sum(i, F(i, j) * loom::sum(k, A(i, k) * x(k))));
   rewritten_not_worse("nested sum", y, y(i), loom::sum(j, A(i, j) * loom::sum(k, B(j, k))));
   rewritten_not_worse("two sums", y, y(i), loom::sum(j, A(i, j)) + loom::sum(j, B(i, j)));
   rewritten_not_worse("SigmaMMM", scalar, s, loom::sum(i, j, loom::sum(k, A(i, k) * B(k, j))));

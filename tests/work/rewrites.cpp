@@ -4,14 +4,14 @@
 // kernels over csr are in kernels.cpp. SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
-#include "../support/random.hpp"
-#include "support.hpp"
-
 #include <doctest/doctest.h>
 
 #include <array>
 #include <cstdint>
 #include <vector>
+
+#include "../support/random.hpp"
+#include "support.hpp"
 
 using namespace loom::test::work;
 
@@ -27,7 +27,8 @@ struct difference {
 TEST_CASE("work: maps, where, predicates and broadcasts run no more work than written") {
   const std::int64_t n = 300;
   const auto A = rows_of(n, n, 8, 21), B = rows_of(n, n, 8, 22);
-  const auto x = loom::test::random_tensor<double, loom::dense_vector>({n}, loom::test::density::full, 23);
+  const auto x =
+      loom::test::random_tensor<double, loom::dense_vector>({n}, loom::test::density::full, 23);
   loom::tensor<double, loom::dense_vector> y({n});
   loom::tensor<double, loom::csr> C({n, n});
   rewritten_not_worse("map in a sum", y, y(i), loom::sum(j, loom::map(plus_one{}, A(i, j)) * x(j)));
@@ -46,7 +47,8 @@ TEST_CASE("work: another semiring and other formats run no more work than writte
   using mp = loom::min_plus<double>;
   const auto Am = loom::test::random_tensor<mp, loom::csr>({n, n}, loom::test::density::sparse, 35);
   const auto Bm = loom::test::random_tensor<mp, loom::csr>({n, n}, loom::test::density::sparse, 36);
-  const auto xm = loom::test::random_tensor<mp, loom::dense_vector>({n}, loom::test::density::full, 33);
+  const auto xm =
+      loom::test::random_tensor<mp, loom::dense_vector>({n}, loom::test::density::full, 33);
   loom::tensor<mp, loom::dense_vector> ym({n});
   loom::tensor<mp, loom::csr> Cm({n, n});
   rewritten_not_worse("min-plus SpMV", ym, ym(i), loom::sum(j, Am(i, j) * xm(j)));
@@ -55,7 +57,8 @@ TEST_CASE("work: another semiring and other formats run no more work than writte
   const loom::tensor<double, loom::csc> Ac(A), Bc(B);
   const loom::tensor<double, loom::dcsr> Ad(A);
   const loom::tensor<double, loom::coo> Ao(A);
-  const auto x = loom::test::random_tensor<double, loom::dense_vector>({n}, loom::test::density::full, 34);
+  const auto x =
+      loom::test::random_tensor<double, loom::dense_vector>({n}, loom::test::density::full, 34);
   loom::tensor<double, loom::dense_vector> y({n});
   loom::tensor<double, loom::csc> Cc({n, n});
   rewritten_not_worse("csc add", Cc, Cc(i, j), Ac(i, j) + Bc(i, j));
@@ -67,10 +70,14 @@ TEST_CASE("work: another semiring and other formats run no more work than writte
 TEST_CASE("work: TTV, TTM and MTTKRP run no more work than written") {
   const std::int64_t n = 40, r = 8;
   using csf3 = loom::format<loom::dense, loom::compressed, loom::compressed>;
-  const auto T = loom::test::random_tensor<double, csf3>({n, n, n}, loom::test::density::sparse, 41);
-  const auto v = loom::test::random_tensor<double, loom::dense_vector>({n}, loom::test::density::full, 42);
-  const auto M = loom::test::random_tensor<double, loom::dense_matrix>({n, r}, loom::test::density::full, 43);
-  const auto P = loom::test::random_tensor<double, loom::dense_matrix>({n, r}, loom::test::density::full, 44);
+  const auto T =
+      loom::test::random_tensor<double, csf3>({n, n, n}, loom::test::density::sparse, 41);
+  const auto v =
+      loom::test::random_tensor<double, loom::dense_vector>({n}, loom::test::density::full, 42);
+  const auto M =
+      loom::test::random_tensor<double, loom::dense_matrix>({n, r}, loom::test::density::full, 43);
+  const auto P =
+      loom::test::random_tensor<double, loom::dense_matrix>({n, r}, loom::test::density::full, 44);
   loom::tensor<double, loom::csr> Y({n, n});
   loom::tensor<double, loom::format<loom::dense, loom::compressed, loom::dense>> Z({n, n, r});
   loom::tensor<double, loom::dense_matrix> W({n, r});
@@ -82,7 +89,8 @@ TEST_CASE("work: TTV, TTM and MTTKRP run no more work than written") {
 TEST_CASE("work: pointwise arithmetic, literals, transposed outputs and reductions") {
   const std::int64_t n = 300;
   const auto A = rows_of(n, n, 8, 51), B = rows_of(n, n, 8, 52), D = rows_of(n, n, 4, 53);
-  const auto xs = loom::test::random_tensor<double, loom::sparse_vector>({n}, loom::test::density::sparse, 54);
+  const auto xs =
+      loom::test::random_tensor<double, loom::sparse_vector>({n}, loom::test::density::sparse, 54);
   loom::tensor<double, loom::sparse_vector> ys({n});
   loom::tensor<double, loom::dense_vector> y({n});
   loom::tensor<double, loom::csr> C({n, n});

@@ -22,8 +22,8 @@ constexpr loom::index<"k"> k;
 constexpr loom::index<"l"> l;
 
 // An n x m csr with `per_row` distinct random columns in each row.
-inline loom::tensor<double, loom::csr> rows_of(std::int64_t n, std::int64_t m,
-                                               std::int64_t per_row, std::uint64_t seed) {
+inline loom::tensor<double, loom::csr> rows_of(std::int64_t n, std::int64_t m, std::int64_t per_row,
+                                               std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<std::array<std::int64_t, 2>> crd;
   for (std::int64_t r = 0; r < n; ++r) {
@@ -37,8 +37,7 @@ inline loom::tensor<double, loom::csr> rows_of(std::int64_t n, std::int64_t m,
   return loom::from_coo<loom::csr>({n, m}, crd, std::vector<double>(crd.size(), 1.5));
 }
 
-template <class F>
-loom::work_counts work_of(F&& run) {
+template <class F> loom::work_counts work_of(F&& run) {
   loom::reset_work_counters();
   run();
   return loom::work_counters();

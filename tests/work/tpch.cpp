@@ -3,13 +3,13 @@
 // hoisted its join over every nation into an (order, nation) matrix for a while, 190x slower;
 // that is 25x the work per input tuple, which fails here on any machine.
 // SPDX-License-Identifier: BSL-1.0
-#include "../../examples/tpch/dbgen.hpp"
-#include "../../examples/tpch/queries.hpp"
-
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <string>
+
+#include "../../examples/tpch/dbgen.hpp"
+#include "../../examples/tpch/queries.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -24,8 +24,9 @@ query_work measure(double sf) {
   tpch::generate(dir, sf);
   const tpch::database db = tpch::load(dir);
   fs::remove_all(dir);
-  const double tuples = static_cast<double>(db.orders.rows() + db.lineitem.rows() + db.customer.rows() +
-                                            db.supplier.rows() + db.part.rows() + db.partsupp.rows());
+  const double tuples =
+      static_cast<double>(db.orders.rows() + db.lineitem.rows() + db.customer.rows() +
+                          db.supplier.rows() + db.part.rows() + db.partsupp.rows());
   query_work w;
   const tpch::q5 q5(db);
   (void)q5.run();  // plans and statistics cached

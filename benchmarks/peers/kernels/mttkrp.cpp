@@ -1,8 +1,8 @@
 // loom's MTTKRP in its own translation unit (see kernels.hpp).
 // SPDX-License-Identifier: BSL-1.0
-#include "../kernels.hpp"
-
 #include <loom/loom.hpp>
+
+#include "../kernels.hpp"
 
 namespace loom_peers {
 void mttkrp(const csf3_t& T, const mat_t& B, const mat_t& C, mat_t& M) {

@@ -1,8 +1,8 @@
 // loom's SDDMM in its own translation unit (see kernels.hpp).
 // SPDX-License-Identifier: BSL-1.0
-#include "../kernels.hpp"
-
 #include <loom/loom.hpp>
+
+#include "../kernels.hpp"
 
 namespace loom_peers {
 void sddmm(const csr_t& S, const mat_t& U, const mat_t& V, csr_t& C) {

@@ -1,8 +1,8 @@
 // loom's SpGEMM (Gustavson's loop order i, k, j) in its own translation unit (see kernels.hpp).
 // SPDX-License-Identifier: BSL-1.0
-#include "../kernels.hpp"
-
 #include <loom/loom.hpp>
+
+#include "../kernels.hpp"
 
 namespace loom_peers {
 void spgemm(const csr_t& A, const csr_t& B, csr_t& C) {

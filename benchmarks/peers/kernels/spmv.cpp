@@ -1,8 +1,8 @@
 // loom's SpMV in its own translation unit (see kernels.hpp).
 // SPDX-License-Identifier: BSL-1.0
-#include "../kernels.hpp"
-
 #include <loom/loom.hpp>
+
+#include "../kernels.hpp"
 
 namespace loom_peers {
 void spmv(const csr_t& A, const vec_t& x, vec_t& y) {

@@ -1,9 +1,9 @@
 // loom's triangle query (one fused kernel, loop order i, j, k) in its own translation unit
 // (see kernels.hpp).
 // SPDX-License-Identifier: BSL-1.0
-#include "../kernels.hpp"
-
 #include <loom/loom.hpp>
+
+#include "../kernels.hpp"
 
 namespace loom_peers {
 double triangles(const csr_t& A) {

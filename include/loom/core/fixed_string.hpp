@@ -9,8 +9,7 @@
 namespace loom {
 
 /// A string literal usable as a non-type template argument: `loom::index<"i">`.
-template <std::size_t N>
-struct fixed_string {
+template <std::size_t N> struct fixed_string {
   char chars[N]{};
   constexpr fixed_string(const char (&text)[N]) {  // NOLINT: implicit by design
     for (std::size_t k = 0; k < N; ++k) chars[k] = text[k];

@@ -11,16 +11,13 @@
 namespace loom {
 
 /// An index variable: an empty type named by a string. `constexpr loom::index<"i"> i;`
-template <fixed_string Name>
-struct index {
+template <fixed_string Name> struct index {
   static constexpr std::string_view name = Name.view();
 };
 
 namespace detail {
-template <class T>
-struct is_index : std::false_type {};
-template <fixed_string Name>
-struct is_index<index<Name>> : std::true_type {};
+template <class T> struct is_index : std::false_type {};
+template <fixed_string Name> struct is_index<index<Name>> : std::true_type {};
 }  // namespace detail
 
 /// Satisfied by `loom::index<"...">` types.

@@ -30,31 +30,28 @@ struct semiring_traits<T> {
 };
 
 namespace detail {
-template <class T>
-constexpr T infinity_of() {
-  if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
-  else return std::numeric_limits<T>::max();
+template <class T> constexpr T infinity_of() {
+  if constexpr (std::numeric_limits<T>::has_infinity)
+    return std::numeric_limits<T>::infinity();
+  else
+    return std::numeric_limits<T>::max();
 }
 }  // namespace detail
 
 // The wrappers below hold one value; `==` compares it, `+` and `*` are the semiring's.
-#define LOOM_DEFINE_SEMIRING_WRAPPER(Name)                                                      \
-  template <class T>                                                                            \
-  struct Name {                                                                                 \
-    T value{semiring_traits<Name<T>>::zero().value};                                            \
-    constexpr Name() = default;                                                                 \
-    constexpr Name(T v) : value(v) {} /* NOLINT: implicit from the carrier */                   \
-    friend constexpr bool operator==(Name a, Name b) { return a.value == b.value; }             \
+#define LOOM_DEFINE_SEMIRING_WRAPPER(Name)                                                       \
+  template <class T> struct Name {                                                               \
+    T value{semiring_traits<Name<T>>::zero().value};                                             \
+    constexpr Name() = default;                                                                  \
+    constexpr Name(T v) : value(v) {} /* NOLINT: implicit from the carrier */                    \
+    friend constexpr bool operator==(Name a, Name b) { return a.value == b.value; }              \
     friend constexpr Name operator+(Name a, Name b) { return semiring_traits<Name>::add(a, b); } \
     friend constexpr Name operator*(Name a, Name b) { return semiring_traits<Name>::mul(a, b); } \
   };
 
-template <class T>
-struct min_plus;
-template <class T>
-struct max_plus;
-template <class T>
-struct max_times;
+template <class T> struct min_plus;
+template <class T> struct max_plus;
+template <class T> struct max_times;
 
 /// A view's const elements keep their semiring (arithmetic types already match above).
 template <class T>
@@ -62,8 +59,7 @@ template <class T>
 struct semiring_traits<const T> : semiring_traits<T> {};
 
 /// (min, +): zero = +inf, one = 0. Shortest paths.
-template <class T>
-struct semiring_traits<min_plus<T>> {
+template <class T> struct semiring_traits<min_plus<T>> {
   static constexpr std::string_view name = "min_plus";
   static constexpr bool idempotent = true;
   static constexpr min_plus<T> zero() { return min_plus<T>(detail::infinity_of<T>()); }
@@ -79,8 +75,7 @@ struct semiring_traits<min_plus<T>> {
 };
 
 /// (max, +): zero = -inf, one = 0. Longest paths, Viterbi in log space.
-template <class T>
-struct semiring_traits<max_plus<T>> {
+template <class T> struct semiring_traits<max_plus<T>> {
   static constexpr std::string_view name = "max_plus";
   static constexpr bool idempotent = true;
   static constexpr T neg_inf() { return -detail::infinity_of<T>(); }
@@ -97,8 +92,7 @@ struct semiring_traits<max_plus<T>> {
 };
 
 /// (max, ×) over non-negative values: zero = 0, one = 1. Most reliable path.
-template <class T>
-struct semiring_traits<max_times<T>> {
+template <class T> struct semiring_traits<max_times<T>> {
   static constexpr std::string_view name = "max_times";
   static constexpr bool idempotent = true;
   static constexpr max_times<T> zero() { return max_times<T>(T(0)); }
@@ -109,9 +103,7 @@ struct semiring_traits<max_times<T>> {
   static constexpr max_times<T> mul(max_times<T> a, max_times<T> b) {
     return max_times<T>(a.value * b.value);
   }
-  static constexpr max_times<T> scale(max_times<T> a, std::int64_t n) {
-    return n > 0 ? a : zero();
-  }
+  static constexpr max_times<T> scale(max_times<T> a, std::int64_t n) { return n > 0 ? a : zero(); }
 };
 
 LOOM_DEFINE_SEMIRING_WRAPPER(min_plus)
@@ -129,8 +121,7 @@ struct boolean {
   friend constexpr boolean operator*(boolean a, boolean b) { return a.value && b.value; }
 };
 
-template <>
-struct semiring_traits<boolean> {
+template <> struct semiring_traits<boolean> {
   static constexpr std::string_view name = "boolean";
   static constexpr bool idempotent = true;
   static constexpr boolean zero() { return false; }
@@ -154,8 +145,7 @@ template <class T>
 inline constexpr bool is_arithmetic_semiring_v = std::is_arithmetic_v<T> && !std::same_as<T, bool>;
 
 /// `x` added to itself `n` times in T's semiring.
-template <semiring T>
-constexpr T semiring_scale(T x, std::int64_t n) {
+template <semiring T> constexpr T semiring_scale(T x, std::int64_t n) {
   if constexpr (requires { semiring_traits<T>::scale(x, n); }) {
     return semiring_traits<T>::scale(x, n);
   } else {

@@ -41,7 +41,8 @@ inline void reset_work_counters() {
   detail::work.probes = 0;
   detail::work.writes = 0;
 }
-#  define LOOM_COUNT_WORK(field) (::loom::detail::work.field.fetch_add(1, std::memory_order_relaxed))
+#  define LOOM_COUNT_WORK(field) \
+    (::loom::detail::work.field.fetch_add(1, std::memory_order_relaxed))
 #  define LOOM_COUNT_WORK_N(field, n) \
     (::loom::detail::work.field.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed))
 #else

@@ -23,37 +23,37 @@ namespace loom::mapping {
 
 namespace detail {
 /// How often a program reads S (the distribution needs exactly once: linear in S).
-template <class Term>
-struct counting_term {
+template <class Term> struct counting_term {
   Term t;
   int* reads;
-  template <index_variable... Is>
-  auto operator()(Is... is) const {
+  template <index_variable... Is> auto operator()(Is... is) const {
     ++*reads;
     return t(is...);
   }
 };
 
-template <class A>
-struct is_mapped_access : std::false_type {};
+template <class A> struct is_mapped_access : std::false_type {};
 template <class T, class... Is>
 struct is_mapped_access<expr::access<T, Is...>>
     : std::bool_constant<mapped_format<typename std::remove_const_t<T>::format_type>> {};
 
 /// Whether some candidate plan of `out = e` transposes a mapped operand: a guarded mapping
 /// cannot hold its transpose in its own levels, so such a term is materialised instead.
-template <class Out, class E>
-constexpr bool transposes_a_mapping() {
-  using Rhs = std::remove_cvref_t<decltype(rewrite::for_kernel(expr::as_expr(std::declval<const E&>())).expr)>;
+template <class Out, class E> constexpr bool transposes_a_mapping() {
+  using Rhs = std::remove_cvref_t<
+      decltype(rewrite::for_kernel(expr::as_expr(std::declval<const E&>())).expr)>;
   bool any = false;
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<plan::plan_candidates<Out, Rhs>::count>>([&](auto c) {
-    using P = plan::order_plan<Out, Rhs, static_cast<int>(decltype(c)::value)>;
-    using accesses = typename P::accesses;
-    std::size_t k = 0;
-    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, accesses>>([&](auto a) {
-      if (P::chosen.transposed[k++] && is_mapped_access<typename decltype(a)::type>::value) any = true;
-    });
-  });
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<plan::plan_candidates<Out, Rhs>::count>>(
+      [&](auto c) {
+        using P = plan::order_plan<Out, Rhs, static_cast<int>(decltype(c)::value)>;
+        using accesses = typename P::accesses;
+        std::size_t k = 0;
+        boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, accesses>>(
+            [&](auto a) {
+              if (P::chosen.transposed[k++] && is_mapped_access<typename decltype(a)::type>::value)
+                any = true;
+            });
+      });
   return any;
 }
 
@@ -64,18 +64,24 @@ std::string run_term(Out out, Program& program, const Term& t, bool first) {
   if constexpr (transposes_a_mapping<Out, E>()) {
     const auto m = sum_of<Term, Term>::materialize_one(t);
     if constexpr (Explain) {
-      return "the loop order needs " + t.text() + " transposed, which its mapping cannot store: the "
-             "term is materialised (compressed levels) first\n" + loom::explain(out, program(as_is(m)));
+      return "the loop order needs " + t.text() +
+             " transposed, which its mapping cannot store: the "
+             "term is materialised (compressed levels) first\n" +
+             loom::explain(out, program(as_is(m)));
     } else {
-      if (first) out = program(as_is(m));
-      else out += program(as_is(m));
+      if (first)
+        out = program(as_is(m));
+      else
+        out += program(as_is(m));
       return {};
     }
   } else if constexpr (Explain) {
     return loom::explain(out, program(t));
   } else {
-    if (first) out = program(t);
-    else out += program(t);
+    if (first)
+      out = program(t);
+    else
+      out += program(t);
     return {};
   }
 }
@@ -91,7 +97,8 @@ std::string run_term(Out out, Program& program, const Term& t, bool first) {
 template <class Out, class Program, class... Terms>
 int assign_distributed(Out out, Program&& program, const sum_of<Terms...>& s) {
   int reads = 0;
-  (void)program(detail::counting_term<std::tuple_element_t<0, std::tuple<Terms...>>>{std::get<0>(s.terms), &reads});
+  (void)program(detail::counting_term<std::tuple_element_t<0, std::tuple<Terms...>>>{
+      std::get<0>(s.terms), &reads});
   if (reads != 1) {
     const auto m = s.materialize();
     out = program(m);
@@ -100,11 +107,7 @@ int assign_distributed(Out out, Program&& program, const sum_of<Terms...>& s) {
   int kernels = 0;
   std::apply(
       [&](const auto&... t) {
-        (
-            [&] {
-              detail::run_term<false>(out, program, t, kernels++ == 0);
-            }(),
-            ...);
+        ([&] { detail::run_term<false>(out, program, t, kernels++ == 0); }(), ...);
       },
       s.terms);
   return kernels;
@@ -114,19 +117,22 @@ int assign_distributed(Out out, Program&& program, const sum_of<Terms...>& s) {
 template <class Out, class Program, class... Terms>
 std::string explain_distributed(Out out, Program&& program, const sum_of<Terms...>& s) {
   int reads = 0;
-  (void)program(detail::counting_term<std::tuple_element_t<0, std::tuple<Terms...>>>{std::get<0>(s.terms), &reads});
+  (void)program(detail::counting_term<std::tuple_element_t<0, std::tuple<Terms...>>>{
+      std::get<0>(s.terms), &reads});
   std::string text = "sum of mappings: " + s.text() + "\n";
   if (reads != 1)
     return text + "not distributed: the program reads " + (s.name.empty() ? "S" : s.name) + " " +
-           std::to_string(reads) + " times (the rule needs it once, linearly); the sum is "
-           "materialised (compressed levels) and read by one kernel\n" + loom::explain(out, program(s.materialize()));
+           std::to_string(reads) +
+           " times (the rule needs it once, linearly); the sum is "
+           "materialised (compressed levels) and read by one kernel\n" +
+           loom::explain(out, program(s.materialize()));
   text += "distributed (STOREL: sum over e1 + e2 = sum over e1 + sum over e2): " +
           std::to_string(sizeof...(Terms)) + " kernels, each fused with its own term\n";
   int k = 0;
   std::apply(
       [&](const auto&... t) {
-        ((text += "kernel " + std::to_string(k) + (k == 0 ? " (=)" : " (+=)") + " over " + t.text() +
-                  ":\n" + detail::run_term<true>(out, program, t, k == 0),
+        ((text += "kernel " + std::to_string(k) + (k == 0 ? " (=)" : " (+=)") + " over " +
+                  t.text() + ":\n" + detail::run_term<true>(out, program, t, k == 0),
           ++k),
          ...);
       },

@@ -50,17 +50,15 @@ using boost::mp11::mp_list;
 
 // The format an operand is reformatted to when the loop order is not concordant with it: its
 // modes re-ordered by the depth of their index, in the same levels, or in general sorted levels
-// when its levels cannot hold the re-ordered entries (a storage mapping's, plan/transposed_format.hpp).
-template <class Order, class A>
-using transposed_format = plan::transposed_format<Order, A>;
+// when its levels cannot hold the re-ordered entries (a storage mapping's,
+// plan/transposed_format.hpp).
+template <class Order, class A> using transposed_format = plan::transposed_format<Order, A>;
 
 }  // namespace loom::detail
 
 namespace loom::expr::detail {
-template <class A>
-struct access_traits_tensor;
-template <class T, class... Is>
-struct access_traits_tensor<access<T, Is...>> {
+template <class A> struct access_traits_tensor;
+template <class T, class... Is> struct access_traits_tensor<access<T, Is...>> {
   using type = T;
 };
 }  // namespace loom::expr::detail
@@ -68,14 +66,15 @@ struct access_traits_tensor<access<T, Is...>> {
 namespace loom::detail {
 
 // Per access ordinal K: the tensor type the kernel reads (transposed copy or original).
-template <class Plan, std::size_t K>
-struct binding {
+template <class Plan, std::size_t K> struct binding {
   using access_type = boost::mp11::mp_at_c<typename Plan::accesses, K>;
-  using original = std::remove_const_t<typename expr::detail::access_traits_tensor<access_type>::type>;
+  using original =
+      std::remove_const_t<typename expr::detail::access_traits_tensor<access_type>::type>;
   static constexpr bool transposed = Plan::chosen.transposed[K];
   using tensor_type = std::conditional_t<
       transposed,
-      tensor<std::remove_const_t<typename original::value_type>, typename transposed_format<typename Plan::order, access_type>::type>,
+      tensor<std::remove_const_t<typename original::value_type>,
+             typename transposed_format<typename Plan::order, access_type>::type>,
       original>;
   using storage = std::conditional_t<transposed, std::optional<tensor_type>, std::monostate>;
 };
@@ -86,8 +85,8 @@ struct binding {
 /// buffers unseen, is converted on every call into `scratch`. One cached copy per binding of a
 /// plan and per thread, kept until another operand or version replaces it.
 template <class Bind, class Source>
-const typename Bind::tensor_type& transposed_copy(const Source& t,
-                                                  std::optional<typename Bind::tensor_type>& scratch) {
+const typename Bind::tensor_type& transposed_copy(
+    const Source& t, std::optional<typename Bind::tensor_type>& scratch) {
   if constexpr (Source::owning) {
     struct entry {
       const void* source = nullptr;
@@ -97,7 +96,7 @@ const typename Bind::tensor_type& transposed_copy(const Source& t,
     thread_local entry cached;
     if (cached.copy && cached.source == &t && cached.version == t.version()) return *cached.copy;
     LOOM_COUNT_WORK_N(writes, t.nnz());  // a copy's entries
-    cached.copy.reset();  // the old copy's memory first
+    cached.copy.reset();                 // the old copy's memory first
     cached.copy = std::make_unique<typename Bind::tensor_type>(t);
     cached.source = &t;
     cached.version = t.version();
@@ -118,10 +117,8 @@ const typename Bind::tensor_type& transposed_copy(const Source& t,
   }
 }
 
-template <class Plan, class Seq = std::make_index_sequence<Plan::access_count>>
-struct bindings_of;
-template <class Plan, std::size_t... Ks>
-struct bindings_of<Plan, std::index_sequence<Ks...>> {
+template <class Plan, class Seq = std::make_index_sequence<Plan::access_count>> struct bindings_of;
+template <class Plan, std::size_t... Ks> struct bindings_of<Plan, std::index_sequence<Ks...>> {
   using pointers = std::tuple<const typename binding<Plan, Ks>::tensor_type*...>;
   using temporaries = std::tuple<typename binding<Plan, Ks>::storage...>;
 };
@@ -164,10 +161,13 @@ struct operand_label_source {
 
 /// Notes operand `ordinal`'s extent `e` on mode `m` for index `id`: the first seen, or the
 /// first disagreement. Not a template: one definition for every kernel.
-inline void note_extent(extent_source* first, std::optional<std::pair<std::size_t, extent_source>>& bad,
-                        std::size_t id, std::size_t ordinal, std::size_t m, std::int64_t e) {
-  if (first[id].extent < 0) first[id] = {ordinal, m, e};
-  else if (first[id].extent != e && !bad) bad.emplace(id, extent_source{ordinal, m, e});
+inline void note_extent(extent_source* first,
+                        std::optional<std::pair<std::size_t, extent_source>>& bad, std::size_t id,
+                        std::size_t ordinal, std::size_t m, std::int64_t e) {
+  if (first[id].extent < 0)
+    first[id] = {ordinal, m, e};
+  else if (first[id].extent != e && !bad)
+    bad.emplace(id, extent_source{ordinal, m, e});
 }
 
 [[noreturn, gnu::cold]] inline void throw_extent_clash(std::string_view index,
@@ -178,8 +178,8 @@ inline void note_extent(extent_source* first, std::optional<std::pair<std::size_
   };
   throw shape_error("loom: index " + std::string(index) + " has extent " +
                     std::to_string(first.extent) + " in " + label(first.ordinal) + " (mode " +
-                    std::to_string(first.mode) + ") but " + std::to_string(second.extent) +
-                    " in " + label(second.ordinal) + " (mode " + std::to_string(second.mode) + ")");
+                    std::to_string(first.mode) + ") but " + std::to_string(second.extent) + " in " +
+                    label(second.ordinal) + " (mode " + std::to_string(second.mode) + ")");
 }
 
 [[noreturn, gnu::cold]] inline void throw_unknown_extent(std::string_view index) {
@@ -191,8 +191,7 @@ inline void note_extent(extent_source* first, std::optional<std::pair<std::size_
 /// It depends on the expression, not on the plan, so that the candidate plans of one expression
 /// share it; its messages are built out of line, only when something is wrong (this runs on
 /// every call).
-template <class Lhs, class Rhs>
-auto gather_extents(const Lhs& lhs, const Rhs& rhs) {
+template <class Lhs, class Rhs> auto gather_extents(const Lhs& lhs, const Rhs& rhs) {
   using universe = plan::assignment_universe<Lhs, Rhs>;
   constexpr std::size_t n = boost::mp11::mp_size<universe>::value;
   std::array<extent_source, n> first{};
@@ -229,12 +228,14 @@ auto gather_extents(const Lhs& lhs, const Rhs& rhs) {
 }
 
 /// Whether some map's f(0, ...) is non-zero, so that maps must cover their whole domain.
-template <class Rhs>
-bool maps_need_dense_domain(const Rhs& rhs) {
+template <class Rhs> bool maps_need_dense_domain(const Rhs& rhs) {
   bool dense = false;
   expr::for_each_node(rhs, [&](const auto& node) {
     using N = std::remove_cvref_t<decltype(node)>;
-    if constexpr (requires { node.f; node.args; }) {
+    if constexpr (requires {
+                    node.f;
+                    node.args;
+                  }) {
       using F = decltype(node.f);
       if constexpr (!fn::is_zero_preserving_v<F>) {
         using V = expr::value_type_t<N>;
@@ -242,9 +243,12 @@ bool maps_need_dense_domain(const Rhs& rhs) {
         constexpr std::size_t arity = std::tuple_size_v<decltype(node.args)>;
         auto value_or_zero = [&](const auto& arg) -> std::optional<V> {
           using A = std::remove_cvref_t<decltype(arg)>;
-          if constexpr (!boost::mp11::mp_empty<expr::free_indices_t<A>>::value) return zero;
-          else if constexpr (requires { arg.value; }) return static_cast<V>(arg.value);
-          else return std::nullopt;  // a computed scalar: assume the worst
+          if constexpr (!boost::mp11::mp_empty<expr::free_indices_t<A>>::value)
+            return zero;
+          else if constexpr (requires { arg.value; })
+            return static_cast<V>(arg.value);
+          else
+            return std::nullopt;  // a computed scalar: assume the worst
         };
         if constexpr (arity == 1) {
           dense = dense || !(static_cast<V>(node.f(zero)) == zero);
@@ -260,36 +264,32 @@ bool maps_need_dense_domain(const Rhs& rhs) {
 }
 
 // node types of an expression, as a list
-template <class E>
-struct node_list {
+template <class E> struct node_list {
   using type = mp_list<E>;
 };
-template <class L, class R>
-struct node_list<expr::add<L, R>> {
-  using type = boost::mp11::mp_append<mp_list<expr::add<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
+template <class L, class R> struct node_list<expr::add<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::add<L, R>>, typename node_list<L>::type,
+                                      typename node_list<R>::type>;
 };
-template <class L, class R>
-struct node_list<expr::mul<L, R>> {
-  using type = boost::mp11::mp_append<mp_list<expr::mul<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
+template <class L, class R> struct node_list<expr::mul<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::mul<L, R>>, typename node_list<L>::type,
+                                      typename node_list<R>::type>;
 };
-template <class L, class R>
-struct node_list<expr::where<L, R>> {
-  using type = boost::mp11::mp_append<mp_list<expr::where<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
+template <class L, class R> struct node_list<expr::where<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::where<L, R>>, typename node_list<L>::type,
+                                      typename node_list<R>::type>;
 };
-template <class I, class E>
-struct node_list<expr::sum<I, E>> {
+template <class I, class E> struct node_list<expr::sum<I, E>> {
   using type = boost::mp11::mp_push_front<typename node_list<E>::type, expr::sum<I, E>>;
 };
-template <class I, class E>
-struct node_list<expr::expand<I, E>> {
+template <class I, class E> struct node_list<expr::expand<I, E>> {
   using type = boost::mp11::mp_push_front<typename node_list<E>::type, expr::expand<I, E>>;
 };
-template <class F, class... Es>
-struct node_list<expr::map<F, Es...>> {
-  using type = boost::mp11::mp_append<mp_list<expr::map<F, Es...>>, typename node_list<Es>::type...>;
+template <class F, class... Es> struct node_list<expr::map<F, Es...>> {
+  using type =
+      boost::mp11::mp_append<mp_list<expr::map<F, Es...>>, typename node_list<Es>::type...>;
 };
-template <class N>
-struct is_runtime_map : std::false_type {};
+template <class N> struct is_runtime_map : std::false_type {};
 template <class F, class... Es>
 struct is_runtime_map<expr::map<F, Es...>> : std::bool_constant<!fn::is_zero_preserving_v<F>> {};
 
@@ -316,8 +316,7 @@ std::int64_t output_entries_bound(const Rhs& rhs, const optimize::workspace_choi
 
 /// `out += fresh` for a sparse output: both tensors' entries, sorted (two sorted runs: a merge)
 /// and summed where they meet. Depends on the output's type only, not on the kernel.
-template <class Out>
-void merge_into(Out& out, const Out& fresh) {
+template <class Out> void merge_into(Out& out, const Out& fresh) {
   using T = typename Out::value_type;
   using out_format = typename Out::format_type;
   constexpr std::size_t N = Out::order;
@@ -338,8 +337,8 @@ void merge_into(Out& out, const Out& fresh) {
 /// Runs one instantiated plan into `out`, its intersections co-iterating as `Skips` says.
 template <class Plan, bool DenseMaps, class Skips = stream::skip::per_loop<>,
           bool Sequential = false, class Out, class Lhs, class Rhs>
-void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
-              const auto& extent_by_id, const stream::skip::codes& skips) {
+void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const auto& extent_by_id,
+              const stream::skip::codes& skips) {
   using order = typename Plan::order;
   using universe = typename Plan::universe;
   using V = expr::value_type_t<Rhs>;
@@ -349,7 +348,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
 
   static_assert(stream::skip::max_loops >= plan::detail::max_indices,
                 "loom internal error: fewer skip codes than loops; please report");
-  if constexpr (!Out::format_type::all_dense && !Out::format_type::dense_over_bitmap && Out::owning) {
+  if constexpr (!Out::format_type::all_dense && !Out::format_type::dense_over_bitmap &&
+                Out::owning) {
     if (accumulate) {
       // `+=` into a sparse output: this kernel's `=` into a fresh tensor (a call of this same
       // function: no second loop nest to compile, and the loop of `=` keeps its registers),
@@ -379,7 +379,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   }
   stream::kernel_context ctx;
   ctx.skip = skips;
-  for (std::size_t d = 0; d < depth_count; ++d) ctx.extents[d] = extent_by_id[Plan::chosen.order[d]];
+  for (std::size_t d = 0; d < depth_count; ++d)
+    ctx.extents[d] = extent_by_id[Plan::chosen.order[d]];
 
   typename B::pointers pointers{};
   typename B::temporaries temporaries{};
@@ -419,8 +420,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   // The split loops get a copy of the stream tree: `root`'s address must not escape, or the
   // compiler keeps its fields (strides, offsets) in memory in the serial loops too.
   constexpr bool splittable =
-      parallel::splittable_root<root_type> &&
-      !out_format::dense_over_bitmap &&
+      parallel::splittable_root<root_type> && !out_format::dense_over_bitmap &&
       (out_format::all_dense || (!stream::is_contracted<root_type>() && Plan::output_prefix >= 1));
   parallel::outer_split split;
   if constexpr (splittable)
@@ -472,10 +472,12 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
     stream::run_located(stream::bitmap_cell<T>{out.values().data(), bits.data()}, strides.data(),
                         root, 0);
   } else {
-    static_assert(Out::owning, "loom internal error: a sparse output that owns no arrays; please report");
+    static_assert(Out::owning,
+                  "loom internal error: a sparse output that owns no arrays; please report");
     // out of order: the workspace kind is chosen from estimates (optimize/workspace_choice.hpp)
     optimize::workspace_choice workspace;
-    if constexpr (!Plan::output_in_order) workspace = optimize::cached_workspace_choice<Plan>(lhs, rhs);
+    if constexpr (!Plan::output_in_order)
+      workspace = optimize::cached_workspace_choice<Plan>(lhs, rhs);
     static constexpr std::array<std::size_t, N> depth_of_level = [] {
       std::array<std::size_t, N> d{};
       for (std::size_t k = 0; k < N; ++k) d[k] = out_depth[out_format::modes[k]];
@@ -504,9 +506,10 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
     };
     auto make_sink = [&](auto& target) {  // a thread's sink, configured by that thread
       using target_t = std::remove_cvref_t<decltype(target)>;
-      using sink_t = std::conditional_t<Plan::output_in_order,
-                                        stream::append_sink<T, N, target_t, depth_of_level>,
-                                        stream::workspace_sink<T, N, target_t, key_depth, row_depth>>;
+      using sink_t =
+          std::conditional_t<Plan::output_in_order,
+                             stream::append_sink<T, N, target_t, depth_of_level>,
+                             stream::workspace_sink<T, N, target_t, key_depth, row_depth>>;
       std::unique_ptr<sink_t> sink(new sink_t{target});
       configure(*sink);
       return sink;
@@ -520,7 +523,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
         }
       }
       if constexpr (Plan::output_in_order) {
-        stream::append_sink<T, N, std::remove_cvref_t<decltype(entries)>, depth_of_level> sink{entries};
+        stream::append_sink<T, N, std::remove_cvref_t<decltype(entries)>, depth_of_level> sink{
+            entries};
         drive(sink);
       } else {
         stream::workspace_sink<T, N, std::remove_cvref_t<decltype(entries)>, key_depth, row_depth>
@@ -548,11 +552,12 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       });
       try {
         if (pattern != nullptr &&
-            detail::appender<T, out_format>::fill_values_on_pattern(out, *pattern, [&](auto& values) {
-              stream::values_sink<T, std::remove_cvref_t<decltype(values)>> sink{values};
-              stream::run_sparse(sink, root);
-              values = sink.values;
-            })) {
+            detail::appender<T, out_format>::fill_values_on_pattern(
+                out, *pattern, [&](auto& values) {
+                  stream::values_sink<T, std::remove_cvref_t<decltype(values)>> sink{values};
+                  stream::run_sparse(sink, root);
+                  values = sink.values;
+                })) {
           out.set_name(std::move(name));
           return;
         }
@@ -604,7 +609,7 @@ void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool a
         optimize::cached_skip_choice<P, stream::skip::max_candidates>(lhs, rhs);
     boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
       execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(c)::value>>(out, lhs, rhs,
-                                                                             accumulate);
+                                                                            accumulate);
     });
     return;
   }
@@ -633,8 +638,7 @@ void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
 }
 
 // The extent of index I in the accesses of e.
-template <class I, class E>
-std::int64_t extent_in(const E& e) {
+template <class I, class E> std::int64_t extent_in(const E& e) {
   std::int64_t x = -1;
   expr::for_each_access(e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
     std::size_t m = 0;
@@ -649,10 +653,11 @@ std::int64_t extent_in(const E& e) {
 // A hoisted sum's storage: a dense vector (the size of one operand mode), a dense matrix unless
 // the sum is statically sparse (then DCSR).
 template <class V, class S, std::size_t N>
-using hoisted_tensor = tensor<
-    V, std::conditional_t<N == 0, format<>,
-                          std::conditional_t<N == 1, dense_vector,
-                                             std::conditional_t<rewrite::hoisted_dense_v<S>, dense_matrix, dcsr>>>>;
+using hoisted_tensor =
+    tensor<V, std::conditional_t<N == 0, format<>,
+                                 std::conditional_t<N == 1, dense_vector,
+                                                    std::conditional_t<rewrite::hoisted_dense_v<S>,
+                                                                       dense_matrix, dcsr>>>>;
 
 /// Runs `lhs = rhs`, first computing once a sum that the fused loop nest would recompute for
 /// each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
@@ -669,11 +674,14 @@ void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) 
         if (!optimize::cached_hoist(lhs, rhs, s, rewrite::hoisted_dense_v<S>)) return;
         hoisted = true;
         T t(typename T::shape_type{extent_in<Is>(s)...});
-        if constexpr (T::format_type::all_dense) LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
+        if constexpr (T::format_type::all_dense)
+          LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
         expr::access<T, Is...> target{&t};
         target = s;  // its own kernel (rewritten and hoisted in turn)
-        if constexpr (sizeof...(Is) == 0)  // a scalar: a literal (order-0 operands are not streamed)
-          execute_hoisted(out, lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}), accumulate);
+        if constexpr (sizeof...(Is) ==
+                      0)  // a scalar: a literal (order-0 operands are not streamed)
+          execute_hoisted(out, lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}),
+                          accumulate);
         else
           execute_hoisted(out, lhs, rebuild(expr::access<const T, Is...>{&t}), accumulate);
       }(expr::free_indices_t<S>{});
@@ -698,8 +706,10 @@ void run_unaliased(expr::access<OT, Os...>& lhs, const Rhs& rhs, Run&& run) {
   tensor<typename out_t::value_type, typename out_t::format_type> result(*lhs.tensor);
   expr::access<decltype(result), Os...> target{&result};
   run(target, result);
-  if constexpr (out_t::owning) *lhs.tensor = std::move(result);
-  else std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
+  if constexpr (out_t::owning)
+    *lhs.tensor = std::move(result);
+  else
+    std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
 }
 
 }  // namespace loom::detail
@@ -746,8 +756,8 @@ void evaluate_assignment(access<OT, Os...>& lhs, const ordered<Order, E>& fixed,
                   "caller buffers cannot grow");
     loom::detail::run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
       using T = std::remove_cvref_t<decltype(target)>;
-      loom::detail::execute_plan_choosing_skip<plan::order_plan<T, Rhs, -1, Order>>(out, target, rhs,
-                                                                                   accumulate);
+      loom::detail::execute_plan_choosing_skip<plan::order_plan<T, Rhs, -1, Order>>(
+          out, target, rhs, accumulate);
     });
   }
 }
@@ -757,8 +767,7 @@ void evaluate_assignment(access<OT, Os...>& lhs, const ordered<Order, E>& fixed,
 namespace loom {
 
 /// The value of an expression without free indices: `double s = loom::eval(sum(i, x(i)));`
-template <expr::operand E>
-auto eval(const E& e) {
+template <expr::operand E> auto eval(const E& e) {
   const auto written = expr::as_expr(e);
   using Written = std::remove_cvref_t<decltype(written)>;
   using V = expr::value_type_t<Written>;

@@ -7,8 +7,8 @@
 #include <loom/expr/functions.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/operators.hpp>
-#include <loom/expr/traits.hpp>
 #include <loom/expr/order.hpp>
+#include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
 #include <loom/format/appender.hpp>
 #include <loom/format/format_name.hpp>
@@ -36,46 +36,51 @@ namespace loom::plan {
 
 namespace detail {
 
-template <class T>
-std::string tensor_label(const T& t, std::size_t ordinal) {
+template <class T> std::string tensor_label(const T& t, std::size_t ordinal) {
   return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
 }
 
 // "aliasing: the output's storage is also read by x ...", when it is (format/memory.hpp).
-template <class Lhs, class Rhs>
-std::string aliasing_line(const Lhs& lhs, const Rhs& rhs) {
+template <class Lhs, class Rhs> std::string aliasing_line(const Lhs& lhs, const Rhs& rhs) {
   const std::string names = loom::detail::aliased_operands(lhs.tensor, rhs);
   if (names.empty()) return "";
   return "aliasing: the output's storage is also read by " + names +
          ": the result is computed into a copy, which then replaces the output\n";
 }
 
-template <class... Is>
-std::string index_list() {
+template <class... Is> std::string index_list() {
   std::string s;
   ((s += (s.empty() ? "" : ",") + std::string(Is::name)), ...);
   return s;
 }
 
 /// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
-template <class E>
-std::string to_string(const E& e, std::size_t& ordinal) {
+template <class E> std::string to_string(const E& e, std::size_t& ordinal) {
   if constexpr (requires { e.tensor; }) {
     return [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
       return tensor_label(*a.tensor, ordinal++) + "(" + index_list<Is...>() + ")";
     }(e);
   } else if constexpr (requires { e.value; }) {
     std::ostringstream s;
-    if constexpr (requires { s << e.value; }) s << e.value;
-    else if constexpr (requires { s << e.value.value; }) s << e.value.value;
-    else s << "literal";
+    if constexpr (requires { s << e.value; })
+      s << e.value;
+    else if constexpr (requires { s << e.value.value; })
+      s << e.value.value;
+    else
+      s << "literal";
     return s.str();
-  } else if constexpr (requires { e.lhs; e.rhs; }) {
+  } else if constexpr (requires {
+                         e.lhs;
+                         e.rhs;
+                       }) {
     constexpr bool is_add = requires { []<class L, class R>(const expr::add<L, R>&) {}(e); };
     std::string l = to_string(e.lhs, ordinal);
     std::string r = to_string(e.rhs, ordinal);
     return is_add ? "(" + l + " + " + r + ")" : l + " * " + r;
-  } else if constexpr (requires { e.pred; e.body; }) {
+  } else if constexpr (requires {
+                         e.pred;
+                         e.body;
+                       }) {
     std::string p = to_string(e.pred, ordinal);
     return "where(" + p + ", " + to_string(e.body, ordinal) + ")";
   } else if constexpr (requires { e.args; }) {
@@ -115,19 +120,22 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   const std::string out_name = lhs.tensor->name().empty() ? "out" : lhs.tensor->name();
   std::string kernel = detail::to_string(rhs, ordinal);
   s << "kernel: " << out_name << "(" <<
-      [&]<class T, class... Is>(const expr::access<T, Is...>&) { return detail::index_list<Is...>(); }(lhs)
-    << ") = " << kernel << "\n" << preamble;
+      [&]<class T, class... Is>(const expr::access<T, Is...>&) {
+        return detail::index_list<Is...>();
+      }(lhs)
+    << ") = " << kernel << "\n"
+    << preamble;
 
   // operands
   struct operand_info {
     std::string label, format;
     std::string copy_format;  // a transposed copy in general levels (a storage mapping's)
     bool dense = false, transposed = false, view = false;
-    std::vector<std::size_t> level_depth;   // depth iterated by each stored level
+    std::vector<std::size_t> level_depth;  // depth iterated by each stored level
     std::vector<std::string> level_kind;
-    std::vector<char> level_probe;  // random access, not full (hashed, bitmap, banded, user)
-    std::vector<char> level_full;   // random access and full: located like a dense level
-    std::vector<char> level_role;   // 'i' iterated, 'm' co-iterated, 'l' located (per level)
+    std::vector<char> level_probe;         // random access, not full (hashed, bitmap, banded, user)
+    std::vector<char> level_full;          // random access and full: located like a dense level
+    std::vector<char> level_role;          // 'i' iterated, 'm' co-iterated, 'l' located (per level)
     std::vector<std::string> level_peers;  // the other operands at that level's loop
     std::int64_t nnz = 0;
     // a storage mapping's account of how its loops were fused (format/mapping/)
@@ -153,22 +161,23 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
       std::array<std::size_t, sizeof...(Is)> modes{};
       for (std::size_t k2 = 0; k2 < modes.size(); ++k2) modes[k2] = F::modes[k2];
       if (F::all_dense || info.transposed)
-        std::sort(modes.begin(), modes.end(),
-                  [&](std::size_t x, std::size_t y) { return depth_by_mode[x] < depth_by_mode[y]; });
+        std::sort(modes.begin(), modes.end(), [&](std::size_t x, std::size_t y) {
+          return depth_by_mode[x] < depth_by_mode[y];
+        });
       std::size_t level = 0;
       auto add_levels = [&](auto levels) {
-        boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, decltype(levels)>>(
-            [&](auto l) {
-              using L = typename decltype(l)::type;
-              info.level_depth.push_back(depth_by_mode[modes[level]]);
-              info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
-              info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
-                                         !L::properties.full);
-              info.level_full.push_back(L::properties.random_access && L::properties.full);
-              if constexpr (requires { &L::definition::explain; })
-                info.mapping_explain = &L::definition::explain;
-              ++level;
-            });
+        boost::mp11::mp_for_each<
+            boost::mp11::mp_transform<boost::mp11::mp_identity, decltype(levels)>>([&](auto l) {
+          using L = typename decltype(l)::type;
+          info.level_depth.push_back(depth_by_mode[modes[level]]);
+          info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
+          info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
+                                     !L::properties.full);
+          info.level_full.push_back(L::properties.random_access && L::properties.full);
+          if constexpr (requires { &L::definition::explain; })
+            info.mapping_explain = &L::definition::explain;
+          ++level;
+        });
       };
       using copy = transposed_format<order, A>;
       if constexpr (copy::general) {
@@ -197,12 +206,13 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   using out_indices = expr::free_indices_t<Lhs>;
   s << "attribute order: ";
   for (std::size_t d = 0; d < names.size(); ++d) s << (d ? ", " : "") << names[d];
-  s << "  (concordant with every sparse operand" << (P::any_transposed ? " after transposition" : "")
-    << ")\n";
+  s << "  (concordant with every sparse operand"
+    << (P::any_transposed ? " after transposition" : "") << ")\n";
 
   for (std::size_t d = 0; d < names.size(); ++d) {
     bool is_free = false;
-    boost::mp11::mp_for_each<out_indices>([&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
+    boost::mp11::mp_for_each<out_indices>(
+        [&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
     std::vector<std::string> iterate, locate, probe;
     using slot = std::pair<std::size_t, std::size_t>;  // (operand, level)
     std::vector<slot> iterate_at, locate_at, probe_at;
@@ -211,7 +221,9 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
       for (std::size_t l = 0; l < o.level_depth.size(); ++l) {
         if (o.level_depth[l] != d) continue;
         const bool random = o.level_kind[l].rfind("dense", 0) == 0 || o.level_full[l];
-        (random ? locate : o.level_probe[l] ? probe : iterate)
+        (random             ? locate
+         : o.level_probe[l] ? probe
+                            : iterate)
             .push_back(o.label + " (" + o.level_kind[l] + ")");
         (random ? locate_at : o.level_probe[l] ? probe_at : iterate_at).push_back({q, l});
       }
@@ -238,7 +250,8 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     for (const auto& [q, l] : iterate_at) {
       ops[q].level_role[l] = iterate_at.size() > 1 ? 'm' : 'i';
       for (const auto& [r, m] : iterate_at)
-        if (r != q) ops[q].level_peers[l] += (ops[q].level_peers[l].empty() ? "" : ", ") + ops[r].label;
+        if (r != q)
+          ops[q].level_peers[l] += (ops[q].level_peers[l].empty() ? "" : ", ") + ops[r].label;
     }
     for (const auto& [q, l] : locate_at) {
       ops[q].level_role[l] = 'l';
@@ -255,7 +268,8 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     } else {
       s << (iterate.size() == 1 ? "iterate "
                                 : "co-iterate (intersection by merge where multiplied, galloping "
-                                  "seek on fibers " + std::to_string(stream::skip::gallop_ratio) +
+                                  "seek on fibers " +
+                                      std::to_string(stream::skip::gallop_ratio) +
                                       "x longer than the other, unless a skip policy is chosen "
                                       "below; lexicographic union where added) ");
       for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
@@ -292,14 +306,16 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   }
   using out_format = typename out_t::format_type;
   s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
-  if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";
+  if constexpr (out_format::all_dense)
+    s << "written in place (locate and accumulate)";
   else if constexpr (out_format::dense_over_bitmap && out_t::owning)
     s << "written in place (locate and accumulate, presence bit set per cell)";
   else if constexpr (P::output_in_order && pattern_of<Lhs, Rhs>::shares &&
                      loom::detail::rows_of_columns<out_format>)
     s << "written on the pattern of " << ops[pattern_of<Lhs, Rhs>::ordinal].label
       << " (its positions and coordinates copied, values computed in its order)";
-  else if constexpr (P::output_in_order) s << "assembled by in-order append";
+  else if constexpr (P::output_in_order)
+    s << "assembled by in-order append";
   else {
     std::vector<std::string> out_names;  // the output's indices in storage order
     boost::mp11::mp_for_each<expr::free_indices_t<Lhs>>(
@@ -323,8 +339,10 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
         return false;
       }
     }();
-    if constexpr (by_rows) s << ", placed by row when it ends (a counting sort, unless dense)\n  ";
-    else s << ", appended in order when it ends\n  ";
+    if constexpr (by_rows)
+      s << ", placed by row when it ends (a counting sort, unless dense)\n  ";
+    else
+      s << ", appended in order when it ends\n  ";
     if (loom::detail::forced_workspace) {
       s << workspace_kind_name(*loom::detail::forced_workspace)
         << " workspace, forced by loom::scoped_workspace";
@@ -343,8 +361,7 @@ namespace detail {
 // The skip policy per loop of plan P, as the evaluator chooses it (optimize/leader_choice.hpp):
 // among the instantiated candidates (LOOM_MAX_SKIP_CANDIDATES > 1) or as the runtime policy's
 // codes (LOOM_RUNTIME_SKIP_POLICY); empty otherwise.
-template <class P, class Lhs, class Rhs>
-std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
+template <class P, class Lhs, class Rhs> std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
 #if LOOM_MAX_SKIP_CANDIDATES > 1
   constexpr std::size_t cap = stream::skip::max_candidates;
   if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
@@ -365,22 +382,25 @@ std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
 
 /// A description of the plan loom compiles for `lhs = rhs`, e.g.
 /// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
-template <class Lhs, class R>
-std::string explain(const Lhs& lhs, const R& rhs_operand) {
+template <class Lhs, class R> std::string explain(const Lhs& lhs, const R& rhs_operand) {
   const auto rewritten = rewrite::for_kernel(expr::as_expr(rhs_operand));  // as the evaluator does
   const auto rhs = rewritten.expr;
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
   using fired = typename decltype(rewritten)::fired;
-  std::string rules =
-      boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
+  std::string rules = boost::mp11::mp_empty<fired>::value
+                          ? ""
+                          : "rules fired: " + rewrite::fired_names<fired>() + "\n";
   rules += detail::aliasing_line(lhs, rhs);
-  if constexpr (rewrite::has_hoistable_v<Rhs>) {  // the evaluator decides as here (hoist_choice.hpp)
+  if constexpr (rewrite::has_hoistable_v<Rhs>) {  // the evaluator decides as here
+                                                  // (hoist_choice.hpp)
     rewrite::hoist_first(rhs, [&](const auto& s, auto) {
       std::size_t ordinal = 0;
       loom::statistics_cache stats;
-      const auto c = optimize::choose_hoist(lhs, rhs, s, rewrite::hoisted_dense_v<std::remove_cvref_t<decltype(s)>>, stats);
+      const auto c = optimize::choose_hoist(
+          lhs, rhs, s, rewrite::hoisted_dense_v<std::remove_cvref_t<decltype(s)>>, stats);
       rules += (c.hoist() ? "hoisted: " : "not hoisted: ") + detail::to_string(s, ordinal) +
-               (c.hoist() ? " is computed once, before the loops below (" : " stays in the fused loops (") +
+               (c.hoist() ? " is computed once, before the loops below ("
+                          : " stays in the fused loops (") +
                c.describe() + ")\n";
     });
   }
@@ -396,7 +416,8 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
       using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
       std::string moved;
       expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-        if (P::chosen.transposed[k]) moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, k);
+        if (P::chosen.transposed[k])
+          moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, k);
       });
       std::string names;
       boost::mp11::mp_for_each<typename P::order>(
@@ -424,7 +445,7 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
       out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
           lhs, rhs, pre.str());
       out += detail::skip_section<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(lhs,
-                                                                                             rhs);
+                                                                                              rhs);
     });
     return out;
   }
@@ -441,11 +462,13 @@ std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed) {
   const auto rhs = rewritten.expr;
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
   using fired = typename decltype(rewritten)::fired;
-  std::string rules =
-      boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
+  std::string rules = boost::mp11::mp_empty<fired>::value
+                          ? ""
+                          : "rules fired: " + rewrite::fired_names<fired>() + "\n";
   rules += detail::aliasing_line(lhs, rhs);
   std::string names;
-  boost::mp11::mp_for_each<Order>([&](auto i) { names += (names.empty() ? "" : ", ") + std::string(decltype(i)::name); });
+  boost::mp11::mp_for_each<Order>(
+      [&](auto i) { names += (names.empty() ? "" : ", ") + std::string(decltype(i)::name); });
   rules += "loop order fixed by loom::order<" + names + ">\n";
   using P = order_plan<Lhs, Rhs, -1, Order>;
   return detail::explain_plan<P>(lhs, rhs, rules) + detail::skip_section<P>(lhs, rhs);
@@ -457,8 +480,7 @@ using plan::explain;
 
 /// An expression in index notation, with tensor names (T0, T1, ... for unnamed ones):
 /// `loom::to_string(sum(j, A(i, j) * x(j)))` gives "sum(j, A(i,j) * x(j))".
-template <expr::operand E>
-std::string to_string(const E& e) {
+template <expr::operand E> std::string to_string(const E& e) {
   std::size_t ordinal = 0;
   return plan::detail::to_string(expr::as_expr(e), ordinal);
 }

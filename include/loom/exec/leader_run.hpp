@@ -6,13 +6,13 @@
 #ifndef LOOM_EXEC_LEADER_RUN_HPP
 #define LOOM_EXEC_LEADER_RUN_HPP
 
+#include <loom/exec/evaluate.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/optimize/leader_choice.hpp>
 #include <loom/optimize/plan_choice.hpp>
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/rewrite/for_evaluation.hpp>
-#include <loom/exec/evaluate.hpp>
 #include <loom/stream/skip.hpp>
 
 #include <boost/mp11/algorithm.hpp>

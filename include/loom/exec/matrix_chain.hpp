@@ -7,13 +7,13 @@
 
 #include <loom/core/error.hpp>
 #include <loom/core/index.hpp>
+#include <loom/exec/evaluate.hpp>
 #include <loom/expr/operators.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/optimize/chain_bound_estimator.hpp>
 #include <loom/optimize/gather_statistics.hpp>
 #include <loom/optimize/statistics_cache.hpp>
-#include <loom/exec/evaluate.hpp>
 
 #include <array>
 #include <cstdint>
@@ -37,9 +37,9 @@ enum class chain_order {
 
 /// Galley's logical cost constants (notes 001 §3.3).
 struct logical_cost_constants {
-  double compute = 1.0;          // per pointwise product entry and index
-  double dense_allocate = 0.5;   // per entry of a dense intermediate
-  double sparse_allocate = 60.0; // per entry of a sparse intermediate
+  double compute = 1.0;           // per pointwise product entry and index
+  double dense_allocate = 0.5;    // per entry of a dense intermediate
+  double sparse_allocate = 60.0;  // per entry of a sparse intermediate
 };
 
 /// A decomposition of M0 M1 ... M(n-1): `steps[s]` multiplies the products of factor ranges
@@ -68,15 +68,14 @@ struct chain_planner {
   chain_plan::step cost_of(const chain_bound_estimator& left, const chain_bound_estimator& right,
                            std::size_t a, std::size_t b, std::size_t c,
                            chain_bound_estimator& result) const {
-    const chain_bound_estimator comp =
-        chain_bound_estimator::conjunction(std::vector{left, right});
+    const chain_bound_estimator comp = chain_bound_estimator::conjunction(std::vector{left, right});
     result = comp.aggregate({chain_index(b)});
     const double compute = comp.estimate();
     const double out = result.estimate();
     const double cells = static_cast<double>(extents[a]) * static_cast<double>(extents[c]);
     const double density = cells > 0 ? out / cells : 0;
-    const double cost = compute * 3 * k.compute +
-                        out * (density > 0.5 ? k.dense_allocate : k.sparse_allocate);
+    const double cost =
+        compute * 3 * k.compute + out * (density > 0.5 ? k.dense_allocate : k.sparse_allocate);
     return {a, b - 1, c - 1, compute, out, cost};
   }
 
@@ -165,13 +164,14 @@ inline chain_bound_estimator chain_factor(const statistics& s, std::size_t t) {
 }
 
 // A factor as csr: itself when it is csr already, else a converted copy.
-template <class T, class F>
-struct csr_factor {
+template <class T, class F> struct csr_factor {
   std::optional<tensor<T, csr>> copy;
   const tensor<T, csr>* ptr;
   explicit csr_factor(const tensor<T, F>& m) {
-    if constexpr (std::is_same_v<F, csr>) ptr = &m;
-    else ptr = &copy.emplace(m);
+    if constexpr (std::is_same_v<F, csr>)
+      ptr = &m;
+    else
+      ptr = &copy.emplace(m);
   }
   csr_factor(const csr_factor&) = delete;
 };
@@ -204,11 +204,13 @@ chain_plan plan_matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
   static_assert(sizeof...(Fs) >= 2, "loom::matrix_chain: give at least two matrices");
   // a plan is kept per (order, factors) while no factor's statistics were gathered again since
   statistics_cache& stats = detail::chain_statistics();
-  const std::array<const statistics*, sizeof...(Fs)> factor_stats{&stats.get(ms)...};  // node-stable
+  const std::array<const statistics*, sizeof...(Fs)> factor_stats{
+      &stats.get(ms)...};  // node-stable
   std::vector<const void*> key{static_cast<const void*>(&ms)...};
   key.push_back(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(order)));
   thread_local std::map<std::vector<const void*>, std::pair<std::int64_t, chain_plan>> plans;
-  if (auto it = plans.find(key); it != plans.end() && it->second.first == stats.misses()) return it->second.second;
+  if (auto it = plans.find(key); it != plans.end() && it->second.first == stats.misses())
+    return it->second.second;
   detail::chain_planner p;
   std::size_t t = 0;
   for (const statistics* s : factor_stats) p.factors.push_back(detail::chain_factor(*s, t++));
@@ -224,9 +226,15 @@ chain_plan plan_matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
   for (const auto& s : shapes) p.extents.push_back(s[1]);
   chain_plan plan;
   switch (order) {
-    case chain_order::optimized: plan = p.exact(); break;
-    case chain_order::greedy: plan = p.sequential(false); break;
-    case chain_order::left_to_right: plan = p.sequential(true); break;
+    case chain_order::optimized:
+      plan = p.exact();
+      break;
+    case chain_order::greedy:
+      plan = p.sequential(false);
+      break;
+    case chain_order::left_to_right:
+      plan = p.sequential(true);
+      break;
   }
   if (plans.size() > 256) plans.clear();  // bounded: a plan is cheap to make again
   plans[std::move(key)] = {stats.misses(), plan};
@@ -237,14 +245,16 @@ chain_plan plan_matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
 /// chosen decomposition, intermediates materialised as csr. Factors must be matrices.
 template <class T, class... Fs>
 tensor<T, csr> matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
-  static_assert(((tensor<T, Fs>::order == 2) && ...), "loom::matrix_chain: every factor must be a matrix");
+  static_assert(((tensor<T, Fs>::order == 2) && ...),
+                "loom::matrix_chain: every factor must be a matrix");
   const chain_plan plan = plan_matrix_chain(order, ms...);
   constexpr std::size_t n = sizeof...(Fs);
   const std::tuple<detail::csr_factor<T, Fs>...> held(ms...);
-  const std::array<const tensor<T, csr>*, n> factors =
-      std::apply([](const auto&... f) { return std::array<const tensor<T, csr>*, n>{f.ptr...}; }, held);
+  const std::array<const tensor<T, csr>*, n> factors = std::apply(
+      [](const auto&... f) { return std::array<const tensor<T, csr>*, n>{f.ptr...}; }, held);
   // products[a][z]: the product of factors a..z once computed
-  std::vector<std::vector<std::optional<tensor<T, csr>>>> done(n, std::vector<std::optional<tensor<T, csr>>>(n));
+  std::vector<std::vector<std::optional<tensor<T, csr>>>> done(
+      n, std::vector<std::optional<tensor<T, csr>>>(n));
   auto take = [&](std::size_t a, std::size_t z) -> const tensor<T, csr>& {
     if (a == z) return *factors[a];
     return *done[a][z];
@@ -263,8 +273,7 @@ tensor<T, csr> matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
 }
 
 /// Same, with the optimized order.
-template <class T, class... Fs>
-tensor<T, csr> matrix_chain(const tensor<T, Fs>&... ms) {
+template <class T, class... Fs> tensor<T, csr> matrix_chain(const tensor<T, Fs>&... ms) {
   return matrix_chain(chain_order::optimized, ms...);
 }
 

@@ -16,14 +16,12 @@ struct accumulate_tag {};
 // access<Tensor, Is...>: the tensor read (or written) at indices Is...; A(i, j).
 // Assigning an expression to an access evaluates it: `y(i) = sum(j, A(i, j) * x(j))`. The
 // evaluator (`evaluate_assignment`, found by argument-dependent lookup) lives in stream/.
-template <class Tensor, class... Is>
-struct access {
+template <class Tensor, class... Is> struct access {
   Tensor* tensor;
 
   constexpr access(Tensor* t) : tensor(t) {}  // NOLINT: built by Tensor::operator()
   constexpr access(const access&) = default;
-  template <class Rhs>
-  access& operator=(const Rhs& rhs) {
+  template <class Rhs> access& operator=(const Rhs& rhs) {
     static_assert(!std::is_const_v<Tensor>, "loom: cannot assign to an access of a const tensor");
     evaluate_assignment(*this, rhs, assign_tag{});
     return *this;
@@ -33,8 +31,7 @@ struct access {
     evaluate_assignment(*this, rhs, assign_tag{});
     return *this;
   }
-  template <class Rhs>
-  access& operator+=(const Rhs& rhs) {
+  template <class Rhs> access& operator+=(const Rhs& rhs) {
     static_assert(!std::is_const_v<Tensor>, "loom: cannot assign to an access of a const tensor");
     evaluate_assignment(*this, rhs, accumulate_tag{});
     return *this;

@@ -19,20 +19,17 @@ struct negate {
   static constexpr bool zero_preserving = true;
   static constexpr bool linear = true;
   static constexpr std::string_view symbol = "-";
-  template <class T>
-  constexpr T operator()(T x) const { return -x; }
+  template <class T> constexpr T operator()(T x) const { return -x; }
 };
 
 /// x / divisor (linear only for floating point: integer division truncates, so
 /// Σ(a / d) differs from (Σ a) / d)
-template <class D>
-struct divide_by {
+template <class D> struct divide_by {
   static constexpr bool zero_preserving = true;
   static constexpr bool linear = std::is_floating_point_v<D>;
   static constexpr std::string_view symbol = "/";
   D divisor;
-  template <class T>
-  constexpr T operator()(T x) const { return x / divisor; }
+  template <class T> constexpr T operator()(T x) const { return x / divisor; }
 };
 
 /// x scaled by an integer count in the semiring (x + x + ... n times).
@@ -41,19 +38,17 @@ struct scale_by {
   static constexpr bool linear = true;
   static constexpr std::string_view symbol = "scale";
   std::int64_t count;
-  template <class T>
-  constexpr T operator()(T x) const { return semiring_scale(x, count); }
+  template <class T> constexpr T operator()(T x) const { return semiring_scale(x, count); }
 };
 
-#define LOOM_DEFINE_COMPARISON(Name, Op)                                           \
-  struct Name {                                                                    \
-    static constexpr bool zero_preserving = false;                                 \
-    static constexpr bool linear = false;                                          \
-    static constexpr std::string_view symbol = #Op;                                \
-    template <class T>                                                             \
-    constexpr T operator()(T a, T b) const {                                       \
-      return (a Op b) ? semiring_traits<T>::one() : semiring_traits<T>::zero();   \
-    }                                                                              \
+#define LOOM_DEFINE_COMPARISON(Name, Op)                                        \
+  struct Name {                                                                 \
+    static constexpr bool zero_preserving = false;                              \
+    static constexpr bool linear = false;                                       \
+    static constexpr std::string_view symbol = #Op;                             \
+    template <class T> constexpr T operator()(T a, T b) const {                 \
+      return (a Op b) ? semiring_traits<T>::one() : semiring_traits<T>::zero(); \
+    }                                                                           \
   };
 LOOM_DEFINE_COMPARISON(less, <)
 LOOM_DEFINE_COMPARISON(greater, >)
@@ -66,13 +61,17 @@ LOOM_DEFINE_COMPARISON(not_equal_to, !=)
 /// Static knowledge about a user callable: none, unless it declares the members above.
 template <class F>
 inline constexpr bool is_zero_preserving_v = [] {
-  if constexpr (requires { F::zero_preserving; }) return F::zero_preserving;
-  else return false;
+  if constexpr (requires { F::zero_preserving; })
+    return F::zero_preserving;
+  else
+    return false;
 }();
 template <class F>
 inline constexpr bool is_linear_v = [] {
-  if constexpr (requires { F::linear; }) return F::linear;
-  else return false;
+  if constexpr (requires { F::linear; })
+    return F::linear;
+  else
+    return false;
 }();
 
 }  // namespace loom::fn

@@ -23,13 +23,13 @@ template <class T>
 concept operand = expression<T> || scalar_operand<T>;
 
 /// Wraps scalars into `literal`; leaves expressions alone.
-template <operand T>
-constexpr auto as_expr(const T& x) {
-  if constexpr (expression<T>) return x;
-  else return literal<std::remove_cvref_t<T>>{x};
+template <operand T> constexpr auto as_expr(const T& x) {
+  if constexpr (expression<T>)
+    return x;
+  else
+    return literal<std::remove_cvref_t<T>>{x};
 }
-template <class T>
-using as_expr_t = decltype(as_expr(std::declval<const T&>()));
+template <class T> using as_expr_t = decltype(as_expr(std::declval<const T&>()));
 
 template <operand L, operand R>
   requires(expression<L> || expression<R>)
@@ -41,8 +41,7 @@ template <operand L, operand R>
 constexpr auto operator*(const L& l, const R& r) {
   return mul<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
 }
-template <expression E>
-constexpr auto operator-(const E& e) {
+template <expression E> constexpr auto operator-(const E& e) {
   static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
                 "loom: unary - needs an arithmetic value type (a semiring has no negation)");
   return map<fn::negate, E>{fn::negate{}, std::tuple<E>{e}};
@@ -52,18 +51,17 @@ template <operand L, operand R>
 constexpr auto operator-(const L& l, const R& r) {
   return as_expr(l) + (-as_expr(r));
 }
-template <expression E, scalar_operand S>
-constexpr auto operator/(const E& e, const S& s) {
+template <expression E, scalar_operand S> constexpr auto operator/(const E& e, const S& s) {
   static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
                 "loom: / needs an arithmetic value type; only division by a scalar is supported");
   using V = value_type_t<E>;
   return map<fn::divide_by<V>, E>{fn::divide_by<V>{static_cast<V>(s)}, std::tuple<E>{e}};
 }
 
-#define LOOM_DEFINE_COMPARISON_OPERATOR(Op, Fn)                                    \
-  template <operand L, operand R>                                                  \
-    requires(expression<L> || expression<R>)                                       \
-  constexpr auto operator Op(const L& l, const R& r) {                             \
+#define LOOM_DEFINE_COMPARISON_OPERATOR(Op, Fn)                                         \
+  template <operand L, operand R>                                                       \
+    requires(expression<L> || expression<R>)                                            \
+  constexpr auto operator Op(const L& l, const R& r) {                                  \
     return map<fn::Fn, as_expr_t<L>, as_expr_t<R>>{fn::Fn{}, {as_expr(l), as_expr(r)}}; \
   }
 LOOM_DEFINE_COMPARISON_OPERATOR(<, less)
@@ -79,8 +77,7 @@ LOOM_DEFINE_COMPARISON_OPERATOR(!=, not_equal_to)
 namespace loom {
 
 namespace detail {
-template <std::size_t K, class Tuple>
-constexpr auto nest_sums(const Tuple& args) {
+template <std::size_t K, class Tuple> constexpr auto nest_sums(const Tuple& args) {
   constexpr std::size_t n = std::tuple_size_v<Tuple>;
   if constexpr (K + 1 == n) {
     return expr::as_expr(std::get<K>(args));
@@ -99,7 +96,8 @@ constexpr auto nest_sums(const Tuple& args) {
 template <class... Args>
   requires(sizeof...(Args) >= 2)
 constexpr auto sum(const Args&... args) {
-  using last_t = std::remove_cvref_t<std::tuple_element_t<sizeof...(Args) - 1, std::tuple<Args...>>>;
+  using last_t =
+      std::remove_cvref_t<std::tuple_element_t<sizeof...(Args) - 1, std::tuple<Args...>>>;
   static_assert(expr::operand<last_t>, "loom::sum: the last argument must be an expression");
   return detail::nest_sums<0>(std::tuple<const Args&...>(args...));
 }
@@ -115,14 +113,12 @@ constexpr auto map(F f, const Es&... es) {
 }
 
 /// `where(p, e)`: e where p is non-zero, zero elsewhere.
-template <expr::operand P, expr::operand E>
-constexpr auto where(const P& p, const E& e) {
+template <expr::operand P, expr::operand E> constexpr auto where(const P& p, const E& e) {
   return expr::where<expr::as_expr_t<P>, expr::as_expr_t<E>>{expr::as_expr(p), expr::as_expr(e)};
 }
 
 /// `expand(i, e)`: e broadcast along index i.
-template <index_variable I, expr::operand E>
-constexpr auto expand(I, const E& e) {
+template <index_variable I, expr::operand E> constexpr auto expand(I, const E& e) {
   return expr::expand<I, expr::as_expr_t<E>>{expr::as_expr(e)};
 }
 

@@ -16,17 +16,14 @@ namespace loom {
 namespace expr {
 /// `expr` to be evaluated as one loop nest in `Order` (an MP11 list of index types, outermost
 /// first). Only the right-hand side of an assignment (or of `loom::explain`).
-template <class Order, class E>
-struct ordered {
+template <class Order, class E> struct ordered {
   E expr;
 };
 }  // namespace expr
 
 /// The function object behind `loom::order<...>`.
-template <class... Is>
-struct order_option {
-  template <expr::operand E>
-  auto operator()(const E& e) const {
+template <class... Is> struct order_option {
+  template <expr::operand E> auto operator()(const E& e) const {
     const auto x = expr::as_expr(e);
     return expr::ordered<boost::mp11::mp_list<Is...>, std::remove_cvref_t<decltype(x)>>{x};
   }

@@ -15,13 +15,18 @@
 namespace loom::expr {
 
 /// Calls `f(node)` for every node of `e`, parents before children, left to right.
-template <class E, class F>
-constexpr void for_each_node(const E& e, F&& f) {
+template <class E, class F> constexpr void for_each_node(const E& e, F&& f) {
   f(e);
-  if constexpr (requires { e.lhs; e.rhs; }) {
+  if constexpr (requires {
+                  e.lhs;
+                  e.rhs;
+                }) {
     for_each_node(e.lhs, f);
     for_each_node(e.rhs, f);
-  } else if constexpr (requires { e.pred; e.body; }) {
+  } else if constexpr (requires {
+                         e.pred;
+                         e.body;
+                       }) {
     for_each_node(e.pred, f);
     for_each_node(e.body, f);
   } else if constexpr (requires { e.body; }) {
@@ -31,10 +36,8 @@ constexpr void for_each_node(const E& e, F&& f) {
   }
 }
 
-template <class X>
-struct is_access : std::false_type {};
-template <class T, class... Is>
-struct is_access<access<T, Is...>> : std::true_type {};
+template <class X> struct is_access : std::false_type {};
+template <class T, class... Is> struct is_access<access<T, Is...>> : std::true_type {};
 
 namespace detail {
 // Walks to the accesses only: one function per node type and `f`, none for a wrapper around `f`
@@ -43,10 +46,16 @@ template <class E, class F>
 constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal) {
   if constexpr (is_access<E>::value) {
     f(e, ordinal++);
-  } else if constexpr (requires { e.lhs; e.rhs; }) {
+  } else if constexpr (requires {
+                         e.lhs;
+                         e.rhs;
+                       }) {
     for_each_access_from(e.lhs, f, ordinal);
     for_each_access_from(e.rhs, f, ordinal);
-  } else if constexpr (requires { e.pred; e.body; }) {
+  } else if constexpr (requires {
+                         e.pred;
+                         e.body;
+                       }) {
     for_each_access_from(e.pred, f, ordinal);
     for_each_access_from(e.body, f, ordinal);
   } else if constexpr (requires { e.body; }) {
@@ -61,8 +70,7 @@ constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal) {
 
 /// Calls `f(access, ordinal)` for every access of `e`, in `accesses_t<E>` order (the order of
 /// for_each_node: left to right).
-template <class E, class F>
-constexpr void for_each_access(const E& e, F&& f) {
+template <class E, class F> constexpr void for_each_access(const E& e, F&& f) {
   std::size_t ordinal = 0;
   detail::for_each_access_from(e, f, ordinal);
 }

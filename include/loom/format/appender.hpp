@@ -21,16 +21,12 @@ namespace loom::detail {
 
 // Levels the appender builds online; a format with any other level (hashed, bitmap, banded, a
 // user level) buffers its entries and assembles them through the levels' hooks at the end.
-template <class L>
-inline constexpr bool appends_online = false;
-template <std::size_t E>
-inline constexpr bool appends_online<dense_level<E>> = true;
+template <class L> inline constexpr bool appends_online = false;
+template <std::size_t E> inline constexpr bool appends_online<dense_level<E>> = true;
 template <uniqueness U, class P, class C>
 inline constexpr bool appends_online<compressed_level<U, P, C>> = true;
-template <uniqueness U, class C>
-inline constexpr bool appends_online<singleton_level<U, C>> = true;
-template <class Levels>
-inline constexpr bool all_append_online = false;
+template <uniqueness U, class C> inline constexpr bool appends_online<singleton_level<U, C>> = true;
+template <class Levels> inline constexpr bool all_append_online = false;
 template <class... Ls>
 inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = (appends_online<Ls> && ...);
 
@@ -49,13 +45,11 @@ inline constexpr bool rows_of_columns = [] {
 }();
 
 /// The position and coordinate types of a csr-like format's compressed level.
-template <class Format, bool = rows_of_columns<Format>>
-struct row_arrays {
+template <class Format, bool = rows_of_columns<Format>> struct row_arrays {
   using pos_type = std::int64_t;
   using crd_type = std::int64_t;
 };
-template <class Format>
-struct row_arrays<Format, true> {
+template <class Format> struct row_arrays<Format, true> {
   using pos_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::pos_type;
   using crd_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::crd_type;
 };
@@ -65,8 +59,7 @@ struct row_arrays<Format, true> {
 /// vector's size runs ahead of the entries by at most one chunk, value-initialised just before
 /// it is written (the pages are touched once either way); `close` trims it. Capacity is kept,
 /// so a kernel that writes the same output again allocates nothing.
-template <class X>
-struct append_array {
+template <class X> struct append_array {
   std::vector<X>* v = nullptr;
   X* cur = nullptr;
   X* lim = nullptr;
@@ -113,8 +106,7 @@ struct append_array {
 /// compare and a store, and no call, since nothing grows, so the value written never has to
 /// survive a call (append_array's growth made SDDMM's values go through the stack). Pushes past
 /// the end are counted, not written: the caller compares the count with the length.
-template <class X>
-struct fill_array {
+template <class X> struct fill_array {
   X* cur = nullptr;
   X* lim = nullptr;
   LOOM_FORCE_INLINE void push(const X& x) {
@@ -127,8 +119,7 @@ struct fill_array {
 /// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
 /// into level arrays, as TACO's assembly does: no intermediate coordinate list. Given the
 /// output it replaces, it refills that output's arrays (cleared, capacity kept).
-template <class T, class Format>
-class appender {
+template <class T, class Format> class appender {
  public:
   static constexpr std::size_t N = Format::order;
   using tensor_type = basic_tensor<T, Format, true>;
@@ -170,13 +161,14 @@ class appender {
       buffer_.crd.reserve(entries);
       buffer_.vals.reserve(entries);
       return;
-    } else [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      (
-          [&] {
-            if constexpr (!level<Ks>::properties.full) std::get<Ks>(levels_).crd.reserve(entries);
-          }(),
-          ...);
-    }(std::make_index_sequence<N>{});
+    } else
+      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        (
+            [&] {
+              if constexpr (!level<Ks>::properties.full) std::get<Ks>(levels_).crd.reserve(entries);
+            }(),
+            ...);
+      }(std::make_index_sequence<N>{});
     if constexpr (online && !Format::properties[N - 1].full) values_.reserve(entries);
     if constexpr (by_rows) attach_rows();
   }
@@ -357,18 +349,18 @@ class appender {
     return tensor_type(shape_, std::move(levels_), std::move(values_));
   }
 
-  template <std::size_t K>
-  using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+  template <std::size_t K> using level = boost::mp11::mp_at_c<typename Format::levels, K>;
 
-  template <class Storage>
-  static void clear_level(Storage& st) {
+  template <class Storage> static void clear_level(Storage& st) {
     if constexpr (requires { st.pos.clear(); }) st.pos.clear();
     if constexpr (requires { st.crd.clear(); }) st.crd.clear();
   }
   // the row counts sized once (rows + 1), the appends aimed at the arrays' starts (before the
   // first entry: a recycled output's old entries are overwritten, an empty array is the same)
   // or, with `append`, at their ends
-  void attach_rows(bool append = false) requires by_rows {
+  void attach_rows(bool append = false)
+    requires by_rows
+  {
     auto& st = std::get<1>(levels_);
     const auto slots = static_cast<std::size_t>(level_extent_[0]) + 1;
     if (st.pos.size() != slots) st.pos.assign(slots, 0);
@@ -382,14 +374,13 @@ class appender {
     }
   }
 
-  template <std::size_t K>
-  void init_level() {
+  template <std::size_t K> void init_level() {
     if constexpr (level<K>::properties.full) {
       std::get<K>(levels_).extent = level_extent_[K];
-    } else if (level_extent_[K] > 0 && !fits_in<typename level<K>::crd_type>(level_extent_[K] - 1)) {
-      check_fits<typename level<K>::crd_type>(level_extent_[K] - 1,
-                                              "largest coordinate of mode " +
-                                                  std::to_string(Format::modes[K]));
+    } else if (level_extent_[K] > 0 &&
+               !fits_in<typename level<K>::crd_type>(level_extent_[K] - 1)) {
+      check_fits<typename level<K>::crd_type>(
+          level_extent_[K] - 1, "largest coordinate of mode " + std::to_string(Format::modes[K]));
     }
   }
 
@@ -417,8 +408,7 @@ class appender {
     }
   }
 
-  template <std::size_t K>
-  void finish_level(std::int64_t& parents) {
+  template <std::size_t K> void finish_level(std::int64_t& parents) {
     auto& st = std::get<K>(levels_);
     if constexpr (level<K>::properties.full) {
       parents *= level_extent_[K];
@@ -443,8 +433,9 @@ class appender {
   // by_rows: the rows' counts (pos + 1) and the ends of crd and the values
   struct no_cursor {};
   typename row_arrays<Format>::pos_type* row_counts_ = nullptr;
-  [[no_unique_address]] std::conditional_t<by_rows, append_array<typename row_arrays<Format>::crd_type>,
-                                           no_cursor> crd_out_{};
+  [[no_unique_address]] std::conditional_t<
+      by_rows, append_array<typename row_arrays<Format>::crd_type>, no_cursor>
+      crd_out_{};
   [[no_unique_address]] std::conditional_t<by_rows, append_array<T>, no_cursor> values_out_{};
   struct entries {
     std::vector<std::array<std::int64_t, N>> crd;

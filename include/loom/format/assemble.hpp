@@ -35,8 +35,7 @@ namespace detail {
 
 /// "(3,1,4)". Appends to one string: `"," + std::to_string(x)` (operator+(const char*, string&&),
 /// an insert at position 0) draws a false -Wrestrict from g++ 12 at -O2 and -O3.
-template <std::size_t N>
-std::string coords_to_string(const std::array<std::int64_t, N>& c) {
+template <std::size_t N> std::string coords_to_string(const std::array<std::int64_t, N>& c) {
   std::string s(1, '(');
   for (std::size_t m = 0; m < N; ++m) {
     if (m != 0) s.push_back(',');
@@ -59,8 +58,7 @@ constexpr std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
 }
 
 /// `3 x 4 x 5`
-template <std::size_t N>
-std::string shape_to_string(const std::array<std::int64_t, N>& shape) {
+template <std::size_t N> std::string shape_to_string(const std::array<std::int64_t, N>& shape) {
   return extents_to_string(shape);
 }
 
@@ -145,9 +143,10 @@ basic_tensor<T, Format, true> assemble_sorted_unguarded(
 /// A level that pads may create at most `max_positions` positions (readers: their limit).
 /// Allocation failure is a `loom::error` naming the shape, the format and the size.
 template <class T, class Format>
-basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, Format::order>& shape,
-                                  const std::vector<std::array<std::int64_t, Format::order>>& crd,
-                                  std::vector<T>&& vals, std::int64_t max_positions) {
+basic_tensor<T, Format, true> assemble_sorted(
+    const std::array<std::int64_t, Format::order>& shape,
+    const std::vector<std::array<std::int64_t, Format::order>>& crd, std::vector<T>&& vals,
+    std::int64_t max_positions) {
   try {
     return assemble_sorted_unguarded<T, Format>(shape, crd, std::move(vals), max_positions);
   } catch (const std::bad_alloc&) {
@@ -188,8 +187,10 @@ std::vector<std::size_t> stable_order(const std::vector<std::array<std::int64_t,
   bool fits = true;
   std::uint64_t cells = 1;
   for (std::size_t k = 0; k < N && fits; ++k) {
-    if (range[k] > 1 && cells > std::numeric_limits<std::uint64_t>::max() / range[k]) fits = false;
-    else cells *= std::max<std::uint64_t>(range[k], 1);
+    if (range[k] > 1 && cells > std::numeric_limits<std::uint64_t>::max() / range[k])
+      fits = false;
+    else
+      cells *= std::max<std::uint64_t>(range[k], 1);
   }
   if (fits) {
     std::vector<std::pair<std::uint64_t, std::size_t>> keyed(nnz);  // (key, entry)
@@ -250,12 +251,11 @@ void sort_and_merge(std::vector<std::array<std::int64_t, N>>& crd, std::vector<T
       if (policy == duplicates::error) {
         std::array<std::int64_t, N> logical{};
         for (std::size_t k = 0; k < N; ++k) logical[modes[k]] = crd[e][k];
-        throw duplicate_error("loom::from_coo: duplicate coordinate " +
-                              coords_to_string(logical) +
+        throw duplicate_error("loom::from_coo: duplicate coordinate " + coords_to_string(logical) +
                               " (use loom::duplicates::sum or ::last to accept duplicates)");
       }
-      vals[out - 1] = policy == duplicates::sum ? semiring_traits<T>::add(vals[out - 1], vals[e])
-                                                : vals[e];
+      vals[out - 1] =
+          policy == duplicates::sum ? semiring_traits<T>::add(vals[out - 1], vals[e]) : vals[e];
     } else {
       crd[out] = crd[e];
       vals[out] = vals[e];
@@ -271,10 +271,10 @@ void sort_and_merge(std::vector<std::array<std::int64_t, N>>& crd, std::vector<T
 namespace detail {
 /// from_coo, with at most `max_positions` positions in a level that pads (the readers' limit).
 template <storage_format Format, class T>
-tensor<T, Format> from_coo_limited(const std::array<std::int64_t, Format::order>& shape,
-                                   const std::vector<std::array<std::int64_t, Format::order>>& coords,
-                                   const std::vector<T>& values, duplicates policy,
-                                   std::int64_t max_positions) {
+tensor<T, Format> from_coo_limited(
+    const std::array<std::int64_t, Format::order>& shape,
+    const std::vector<std::array<std::int64_t, Format::order>>& coords,
+    const std::vector<T>& values, duplicates policy, std::int64_t max_positions) {
   constexpr std::size_t N = Format::order;
   if (coords.size() != values.size())
     throw shape_error("loom::from_coo: " + std::to_string(coords.size()) + " coordinates but " +

@@ -21,8 +21,7 @@
 namespace loom {
 
 namespace detail {
-template <class... Levels>
-constexpr bool levels_are_well_formed() {
+template <class... Levels> constexpr bool levels_are_well_formed() {
   constexpr std::array<level_properties, sizeof...(Levels)> props{Levels::properties...};
   for (std::size_t k = 0; k < props.size(); ++k) {
     // a segmented (singleton) level iterates a range handed out by a non-unique parent
@@ -33,22 +32,17 @@ constexpr bool levels_are_well_formed() {
   return true;
 }
 // level kinds, for code that depends on a level's layout (in-place outputs, statistics)
-template <class Level>
-inline constexpr bool is_dense_level = false;
-template <std::size_t E>
-inline constexpr bool is_dense_level<dense_level<E>> = true;
-template <class Level>
-inline constexpr bool is_unique_compressed_level = false;
+template <class Level> inline constexpr bool is_dense_level = false;
+template <std::size_t E> inline constexpr bool is_dense_level<dense_level<E>> = true;
+template <class Level> inline constexpr bool is_unique_compressed_level = false;
 template <class Pos, class Crd>
-inline constexpr bool is_unique_compressed_level<compressed_level<uniqueness::unique, Pos, Crd>> = true;
-template <class Level>
-inline constexpr bool is_bitmap_level = false;
-template <class Crd>
-inline constexpr bool is_bitmap_level<bitmap_level<Crd>> = true;
+inline constexpr bool is_unique_compressed_level<compressed_level<uniqueness::unique, Pos, Crd>> =
+    true;
+template <class Level> inline constexpr bool is_bitmap_level = false;
+template <class Crd> inline constexpr bool is_bitmap_level<bitmap_level<Crd>> = true;
 // dense levels over one innermost bitmap: every cell has its value slot and its presence bit
 // at the same row-major position
-template <class... Levels>
-constexpr bool dense_over_bitmap() {
+template <class... Levels> constexpr bool dense_over_bitmap() {
   constexpr std::size_t n = sizeof...(Levels);
   if constexpr (n == 0) {
     return false;
@@ -64,8 +58,7 @@ constexpr bool dense_over_bitmap() {
 
 /// A storage format: `Levels` from the outermost to the innermost, level k storing mode
 /// `Modes[k]`. Use `format<L...>` (identity order) and `format<L...>::ordered<M...>`.
-template <class LevelList, std::size_t... Modes>
-struct format_spec;
+template <class LevelList, std::size_t... Modes> struct format_spec;
 
 template <class... Levels, std::size_t... Modes>
 struct format_spec<boost::mp11::mp_list<Levels...>, Modes...> {
@@ -105,19 +98,16 @@ struct format_spec<boost::mp11::mp_list<Levels...>, Modes...> {
   /// Outputs in this format are located and accumulated in place (no entries collected).
   static constexpr bool written_in_place = all_dense || dense_over_bitmap;
 
-  template <std::size_t... NewModes>
-  using ordered = format_spec<levels, NewModes...>;
+  template <std::size_t... NewModes> using ordered = format_spec<levels, NewModes...>;
 };
 
 namespace detail {
-template <class List, class Seq>
-struct identity_format;
+template <class List, class Seq> struct identity_format;
 template <class... Levels, std::size_t... Is>
 struct identity_format<boost::mp11::mp_list<Levels...>, std::index_sequence<Is...>> {
   using type = format_spec<boost::mp11::mp_list<Levels...>, Is...>;
 };
-template <std::size_t N, class... Levels>
-struct repeat_levels {
+template <std::size_t N, class... Levels> struct repeat_levels {
   using type = boost::mp11::mp_repeat_c<boost::mp11::mp_list<Levels...>, N>;
 };
 }  // namespace detail
@@ -145,17 +135,14 @@ using dcsc = format<compressed, compressed>::ordered<1, 0>;
 using coo = format<compressed_nonunique, singleton>;
 
 namespace detail {
-template <std::size_t N>
-struct coo_levels {
+template <std::size_t N> struct coo_levels {
   using type = boost::mp11::mp_append<
       boost::mp11::mp_list<compressed_nonunique>,
       boost::mp11::mp_repeat_c<boost::mp11::mp_list<singleton_nonunique>, N - 2>,
       boost::mp11::mp_list<singleton>>;
 };
-template <class List>
-struct format_from_list;
-template <class... Levels>
-struct format_from_list<boost::mp11::mp_list<Levels...>> {
+template <class List> struct format_from_list;
+template <class... Levels> struct format_from_list<boost::mp11::mp_list<Levels...>> {
   using type = format<Levels...>;
 };
 }  // namespace detail

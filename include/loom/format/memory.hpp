@@ -17,8 +17,7 @@
 namespace loom::detail {
 
 // f(first, last): the bytes of one array, when it holds any.
-template <class Array, class F>
-void visit_array_bytes(const Array& a, F& f) {
+template <class Array, class F> void visit_array_bytes(const Array& a, F& f) {
   if (a.size() == 0) return;
   const auto* first = reinterpret_cast<const std::byte*>(a.data());
   f(first, first + a.size() * sizeof(*a.data()));
@@ -27,10 +26,12 @@ void visit_array_bytes(const Array& a, F& f) {
 /// Calls `f(first, last)` for the bytes of every array `t` reads: its values and its levels'
 /// position, coordinate, bound, bit and hash arrays. Two tensors, or a tensor and a view of
 /// someone's buffer, are the same data to a kernel exactly when these ranges meet.
-template <class Tensor, class F>
-void for_each_array(const Tensor& t, F&& f) {
+template <class Tensor, class F> void for_each_array(const Tensor& t, F&& f) {
   if constexpr (requires { t.values().data(); }) visit_array_bytes(t.values(), f);
-  if constexpr (requires { Tensor::order; typename Tensor::level_storages; }) {
+  if constexpr (requires {
+                  Tensor::order;
+                  typename Tensor::level_storages;
+                }) {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       (..., [&](const auto& s) {
         if constexpr (requires { s.pos.data(); }) visit_array_bytes(s.pos, f);
@@ -45,11 +46,12 @@ void for_each_array(const Tensor& t, F&& f) {
 }
 
 // The byte ranges of a tensor's arrays, collected once (at most 1 + 4 per level).
-template <class Tensor>
-struct byte_ranges {
+template <class Tensor> struct byte_ranges {
   static constexpr std::size_t capacity = 1 + 4 * [] {
-    if constexpr (requires { Tensor::order; }) return Tensor::order;
-    else return std::size_t{0};
+    if constexpr (requires { Tensor::order; })
+      return Tensor::order;
+    else
+      return std::size_t{0};
   }();
   std::array<const std::byte*, 2 * capacity> bounds{};
   std::size_t count = 0;
@@ -66,14 +68,15 @@ struct byte_ranges {
 // Two owning tensors never share an array (each holds its own vectors): only a view can alias.
 template <class T>
 inline constexpr bool owns_its_arrays = [] {
-  if constexpr (requires { T::owning; }) return static_cast<bool>(T::owning);
-  else return false;
+  if constexpr (requires { T::owning; })
+    return static_cast<bool>(T::owning);
+  else
+    return false;
 }();
 
 /// Whether `a` and `b` share memory: the same object, or arrays that overlap by a byte or more
 /// (two views of one buffer, a view of a tensor's own values).
-template <class A, class B>
-bool shares_memory(const A& a, const B& b) {
+template <class A, class B> bool shares_memory(const A& a, const B& b) {
   if (static_cast<const void*>(&a) == static_cast<const void*>(&b)) return true;
   if constexpr (owns_its_arrays<A> && owns_its_arrays<B>) {
     return false;
@@ -91,8 +94,7 @@ bool shares_memory(const A& a, const B& b) {
 }
 
 /// Whether an operand of `rhs` reads storage that the output `out` writes.
-template <class Out, class Rhs>
-bool aliases_output(const Out* out, const Rhs& rhs) {
+template <class Out, class Rhs> bool aliases_output(const Out* out, const Rhs& rhs) {
   bool aliased = false;
   expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
     aliased = aliased || shares_memory(*out, *a.tensor);
@@ -102,8 +104,7 @@ bool aliases_output(const Out* out, const Rhs& rhs) {
 
 /// The operands of `rhs` that read the output's storage, named as explain() names tensors (the
 /// tensor's name, or T<k> for the k-th access when unnamed), comma-separated.
-template <class Out, class Rhs>
-std::string aliased_operands(const Out* out, const Rhs& rhs) {
+template <class Out, class Rhs> std::string aliased_operands(const Out* out, const Rhs& rhs) {
   std::string names;
   expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
     if (!shares_memory(*out, *a.tensor)) return;

@@ -25,8 +25,7 @@
 
 namespace loom {
 
-template <class T, storage_format Format, bool Owning>
-class basic_tensor;
+template <class T, storage_format Format, bool Owning> class basic_tensor;
 
 namespace detail {
 // Defined in assemble.hpp.
@@ -38,8 +37,7 @@ basic_tensor<T, Format, true> assemble_sorted(
 template <class To, class T, class From, bool FromOwning>
 basic_tensor<T, To, true> convert_entries(const basic_tensor<T, From, FromOwning>& from);
 // Defined in appender.hpp: refills an output's arrays in place, keeping their capacity.
-template <class T, class Format>
-class appender;
+template <class T, class Format> class appender;
 
 // A number that changes whenever its tensor may have changed: fresh (process-wide) at
 // construction, on copy and on move (both sides), and on every non-const access to storage.
@@ -99,8 +97,7 @@ void check_level_storages(const std::array<std::int64_t, Format::order>& shape,
 }
 
 /// `3 x 4 x 5`
-template <std::size_t N>
-std::string extents_to_string(const std::array<std::int64_t, N>& shape) {
+template <std::size_t N> std::string extents_to_string(const std::array<std::int64_t, N>& shape) {
   std::string s;
   for (std::size_t m = 0; m < N; ++m) {
     if (m != 0) s.append(" x ");
@@ -112,12 +109,9 @@ std::string extents_to_string(const std::array<std::int64_t, N>& shape) {
 
 /// A tensor of `T` stored in `Format`; `Owning` tensors hold their arrays, views borrow them.
 /// Use the aliases `loom::tensor<T, Format>` and `loom::view<T, Format>`.
-template <class T, storage_format Format, bool Owning = true>
-class basic_tensor {
-  template <class, storage_format, bool>
-  friend class basic_tensor;
-  template <class, class>
-  friend class detail::appender;
+template <class T, storage_format Format, bool Owning = true> class basic_tensor {
+  template <class, storage_format, bool> friend class basic_tensor;
+  template <class, class> friend class detail::appender;
 
  public:
   using value_type = T;
@@ -126,18 +120,22 @@ class basic_tensor {
   static constexpr bool owning = Owning;
   using shape_type = std::array<std::int64_t, order>;
   using coords_type = std::array<std::int64_t, order>;
-  template <class Level>
-  using storage_of = typename Level::template storage<Owning>;
-  using level_storages = boost::mp11::mp_rename<
-      boost::mp11::mp_transform<storage_of, typename Format::levels>, std::tuple>;
+  template <class Level> using storage_of = typename Level::template storage<Owning>;
+  using level_storages =
+      boost::mp11::mp_rename<boost::mp11::mp_transform<storage_of, typename Format::levels>,
+                             std::tuple>;
   using values_array = std::conditional_t<Owning, std::vector<T>, std::span<T>>;
 
   /// An empty tensor of shape 0 x ... x 0 (a mode stored by a level of static extent has that
   /// extent).
-  basic_tensor() requires Owning : basic_tensor(empty_shape()) {}
+  basic_tensor()
+    requires Owning
+      : basic_tensor(empty_shape()) {}
 
   /// An all-zero tensor: dense levels are allocated and zero-filled, sparse levels are empty.
-  explicit basic_tensor(const shape_type& shape) requires Owning : shape_(shape) {
+  explicit basic_tensor(const shape_type& shape)
+    requires Owning
+      : shape_(shape) {
     check_shape();
     build_empty();
   }
@@ -200,24 +198,24 @@ class basic_tensor {
       if constexpr (requires { last::stored_count(std::get<order - 1>(levels_)); }) {
         return last::stored_count(std::get<order - 1>(levels_));
       } else if constexpr (last::properties.padded && !last::properties.full) {
-        return static_cast<std::int64_t>(std::count_if(
-            values_.begin(), values_.end(),
-            [](const T& v) { return !(v == semiring_traits<T>::zero()); }));
+        return static_cast<std::int64_t>(
+            std::count_if(values_.begin(), values_.end(),
+                          [](const T& v) { return !(v == semiring_traits<T>::zero()); }));
       }
     }
     return static_cast<std::int64_t>(values_.size());
   }
 
-  template <std::size_t K>
-  const auto& level() const { return std::get<K>(levels_); }
-  template <std::size_t K>
-  auto& level() {
+  template <std::size_t K> const auto& level() const { return std::get<K>(levels_); }
+  template <std::size_t K> auto& level() {
     version_.bump();
     return std::get<K>(levels_);
   }
   const level_storages& levels() const { return levels_; }
   std::span<const T> values() const { return {values_.data(), values_.size()}; }
-  std::span<T> values() requires(Owning || !std::is_const_v<T>) {
+  std::span<T> values()
+    requires(Owning || !std::is_const_v<T>)
+  {
     version_.bump();
     return {values_.data(), values_.size()};
   }
@@ -225,8 +223,7 @@ class basic_tensor {
   /// assignment, a move); with its address, identifies unchanged contents for caches.
   std::uint64_t version() const { return version_.value(); }
   /// Extent of the mode stored at level K.
-  template <std::size_t K>
-  std::int64_t level_extent() const { return shape_[Format::modes[K]]; }
+  template <std::size_t K> std::int64_t level_extent() const { return shape_[Format::modes[K]]; }
 
   /// A name used in error messages and `explain`; empty by default.
   const std::string& name() const { return name_; }
@@ -250,8 +247,7 @@ class basic_tensor {
   T at_coords(const coords_type& c) const { return const_cast<basic_tensor*>(this)->at_value(c); }
 
   /// Calls `f(coords, value)` for every stored entry, in storage order; coords are logical.
-  template <class F>
-  void for_each_stored(F&& f) const {
+  template <class F> void for_each_stored(F&& f) const {
     coords_type c{};
     if constexpr (order == 0) {
       if (!values_.empty()) f(c, values_[0]);
@@ -273,7 +269,9 @@ class basic_tensor {
   }
 
   /// Drops all entries (sparse) or zero-fills (dense), keeping the shape.
-  void clear() requires Owning {
+  void clear()
+    requires Owning
+  {
     version_.bump();
     build_empty();
   }
@@ -285,15 +283,16 @@ class basic_tensor {
       detail::check_level_storages<Format>(shape_, levels_, values_.size(), false);
     } catch (const shape_error& e) {
       throw shape_error(std::string(Owning ? "loom::tensor" : "loom::view") + " of shape " +
-                        detail::extents_to_string(shape_) + " in " + format_name<Format>() +
-                        ": " + e.what());
+                        detail::extents_to_string(shape_) + " in " + format_name<Format>() + ": " +
+                        e.what());
     }
   }
   void check_shape() const {
     for (std::size_t m = 0; m < order; ++m)
       if (shape_[m] < 0)
-        throw shape_error(std::string(Owning ? "loom::tensor" : "loom::view") + ": extent of mode " +
-                          std::to_string(m) + " is negative (" + std::to_string(shape_[m]) + ")");
+        throw shape_error(std::string(Owning ? "loom::tensor" : "loom::view") +
+                          ": extent of mode " + std::to_string(m) + " is negative (" +
+                          std::to_string(shape_[m]) + ")");
   }
 
   // 0 for every mode, except a mode stored by a level of static extent
@@ -312,13 +311,14 @@ class basic_tensor {
   }
   // whether some level with a pos array has only levels of static extent above it
   template <std::size_t K>
-  static constexpr bool has_pos_array =
-      requires(typename boost::mp11::mp_at_c<typename Format::levels, K>::template storage<true> st) {
-        st.pos;
-      };
+  static constexpr bool has_pos_array = requires(
+      typename boost::mp11::mp_at_c<typename Format::levels, K>::template storage<true> st) {
+    st.pos;
+  };
   template <std::size_t K>
   static constexpr bool static_extent_at =
       boost::mp11::mp_at_c<typename Format::levels, K>::static_extent != dynamic_extent;
+
  public:
   /// Whether moving copies (see the move constructor).
   static constexpr bool empty_needs_arrays = []<std::size_t... Ks>(std::index_sequence<Ks...>) {
@@ -371,7 +371,8 @@ class basic_tensor {
   void walk(std::int64_t begin, std::int64_t end, coords_type& c, auto& f) const {
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
     constexpr std::size_t mode = Format::modes[K];
-    auto cur = detail::iterate_or_empty<level, skip_policy::linear>(std::get<K>(levels_), begin, end);
+    auto cur =
+        detail::iterate_or_empty<level, skip_policy::linear>(std::get<K>(levels_), begin, end);
     for (; cur.valid(); cur.next()) {
       if constexpr (requires { cur.ready(); })
         if (!cur.ready()) continue;
@@ -403,7 +404,8 @@ class basic_tensor {
   std::int64_t locate_level(std::int64_t begin, std::int64_t end, const coords_type& c) const {
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
     const std::int64_t i = c[Format::modes[K]];
-    auto cur = detail::iterate_or_empty<level, skip_policy::binary>(std::get<K>(levels_), begin, end);
+    auto cur =
+        detail::iterate_or_empty<level, skip_policy::binary>(std::get<K>(levels_), begin, end);
     level_range r{};
     if constexpr (level_with_locate<level>) {
       r = cur.locate(i);
@@ -414,8 +416,10 @@ class basic_tensor {
       if (cur.valid() && cur.index() == i) r = cur.children();
     }
     if (r.empty()) return -1;
-    if constexpr (K + 1 == order) return r.begin;
-    else return locate_level<K + 1>(r.begin, r.end, c);
+    if constexpr (K + 1 == order)
+      return r.begin;
+    else
+      return locate_level<K + 1>(r.begin, r.end, c);
   }
 
   T at_value(const coords_type& c) {
@@ -438,16 +442,13 @@ class basic_tensor {
 };
 
 /// An owning tensor: `loom::tensor<double, loom::csr> A({m, n});`
-template <class T, storage_format Format>
-using tensor = basic_tensor<T, Format, true>;
+template <class T, storage_format Format> using tensor = basic_tensor<T, Format, true>;
 
 /// A zero-copy view over caller buffers: see `csr_view`, `dense_vector_view`.
-template <class T, storage_format Format>
-using view = basic_tensor<T, Format, false>;
+template <class T, storage_format Format> using view = basic_tensor<T, Format, false>;
 
 namespace detail {
-template <class X>
-struct is_basic_tensor : std::false_type {};
+template <class X> struct is_basic_tensor : std::false_type {};
 template <class T, class F, bool O>
 struct is_basic_tensor<basic_tensor<T, F, O>> : std::true_type {};
 }  // namespace detail

@@ -25,8 +25,8 @@ void validate(const basic_tensor<T, Format, Owning>& t) {
   } catch (const shape_error& e) {
     throw shape_error(std::string("loom::validate: ") + (Owning ? "tensor " : "view ") +
                       (t.name().empty() ? "" : t.name() + " ") + "of shape " +
-                      detail::extents_to_string(t.shape()) + " in " + format_name<Format>() +
-                      ": " + e.what());
+                      detail::extents_to_string(t.shape()) + " in " + format_name<Format>() + ": " +
+                      e.what());
   }
 }
 

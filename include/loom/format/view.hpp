@@ -31,8 +31,8 @@ void check_compressed_view(std::int64_t rows, std::int64_t cols, std::int64_t ou
   if (rows < 0 || cols < 0) fail("the extents must not be negative");
   if (outer == std::numeric_limits<std::int64_t>::max() ||
       static_cast<std::int64_t>(pos.size()) != outer + 1)
-    fail("pos has " + std::to_string(pos.size()) + " entries, expected " +
-         std::to_string(outer) + " + 1");
+    fail("pos has " + std::to_string(pos.size()) + " entries, expected " + std::to_string(outer) +
+         " + 1");
   if (crd.size() != vals.size())
     fail("crd has " + std::to_string(crd.size()) + " entries but values has " +
          std::to_string(vals.size()));
@@ -56,7 +56,8 @@ void check_compressed_view(std::int64_t rows, std::int64_t cols, std::int64_t ou
 /// A CSR view over caller arrays (validated once, never copied; see check_compressed_view).
 template <class T, class Pos = std::int64_t, class Crd = std::int32_t>
 auto csr_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<const Pos>> pos,
-              std::type_identity_t<std::span<const Crd>> crd, std::type_identity_t<std::span<T>> vals) {
+              std::type_identity_t<std::span<const Crd>> crd,
+              std::type_identity_t<std::span<T>> vals) {
   using fmt = format<dense, compressed_level<uniqueness::unique, Pos, Crd>>;
   detail::check_compressed_view(rows, cols, rows, cols, pos, crd, vals, "csr_view");
   typename view<T, fmt>::level_storages levels{};
@@ -69,9 +70,11 @@ auto csr_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::sp
 /// A CSC view over caller arrays.
 template <class T, class Pos = std::int64_t, class Crd = std::int32_t>
 auto csc_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<const Pos>> pos,
-              std::type_identity_t<std::span<const Crd>> crd, std::type_identity_t<std::span<T>> vals) {
+              std::type_identity_t<std::span<const Crd>> crd,
+              std::type_identity_t<std::span<T>> vals) {
   using fmt =
-      typename format<dense, compressed_level<uniqueness::unique, Pos, Crd>>::template ordered<1, 0>;
+      typename format<dense, compressed_level<uniqueness::unique, Pos, Crd>>::template ordered<1,
+                                                                                               0>;
   detail::check_compressed_view(rows, cols, cols, rows, pos, crd, vals, "csc_view");
   typename view<T, fmt>::level_storages levels{};
   std::get<0>(levels).extent = cols;
@@ -81,8 +84,7 @@ auto csc_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::sp
 }
 
 /// A dense vector view (writable when T is not const).
-template <class T>
-auto dense_vector_view(std::type_identity_t<std::span<T>> vals) {
+template <class T> auto dense_vector_view(std::type_identity_t<std::span<T>> vals) {
   typename view<T, dense_vector>::level_storages levels{};
   std::get<0>(levels).extent = static_cast<std::int64_t>(vals.size());
   return view<T, dense_vector>({static_cast<std::int64_t>(vals.size())}, levels, vals);
@@ -91,7 +93,8 @@ auto dense_vector_view(std::type_identity_t<std::span<T>> vals) {
 /// A row-major dense matrix view: `rows` x `cols` (neither negative, the product within 64
 /// bits) over exactly rows * cols values.
 template <class T>
-auto dense_matrix_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<T>> vals) {
+auto dense_matrix_view(std::int64_t rows, std::int64_t cols,
+                       std::type_identity_t<std::span<T>> vals) {
   auto fail = [&](const std::string& what) {
     throw shape_error("loom::dense_matrix_view (" + std::to_string(rows) + " x " +
                       std::to_string(cols) + ", " + std::to_string(vals.size()) +

@@ -9,21 +9,20 @@
 #include <loom/format/tensor.hpp>
 #include <loom/format/view.hpp>
 
-#include <Eigen/Core>
-#include <Eigen/SparseCore>
-
 #include <cstdint>
 #include <span>
 #include <string>
 #include <type_traits>
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
 
 namespace loom {
 
 namespace detail {
 // Objects that hold their arrays (a temporary one dies before its view is used); a Map, Ref or
 // Block only points into someone else's.
-template <class M>
-struct eigen_owns_storage : std::is_base_of<Eigen::PlainObjectBase<M>, M> {};
+template <class M> struct eigen_owns_storage : std::is_base_of<Eigen::PlainObjectBase<M>, M> {};
 template <class T, int Options, class Index>
 struct eigen_owns_storage<Eigen::SparseMatrix<T, Options, Index>> : std::true_type {};
 
@@ -51,8 +50,7 @@ auto eigen_view(M& m) {
   using index = typename plain::StorageIndex;
   using value = std::remove_reference_t<decltype(*m.valuePtr())>;
   if (!m.isCompressed())
-    throw shape_error("loom::eigen_view: the " +
-                      detail::eigen_shape_text(m.rows(), m.cols()) +
+    throw shape_error("loom::eigen_view: the " + detail::eigen_shape_text(m.rows(), m.cols()) +
                       " Eigen::SparseMatrix is not compressed; call makeCompressed() first");
   const auto outer = static_cast<std::size_t>(m.outerSize());
   const auto nnz = static_cast<std::size_t>(m.outerIndexPtr()[outer]);

@@ -28,8 +28,8 @@
 
 // The format (https://math.nist.gov/MatrixMarket/formats.html), as loom reads it:
 //
-//   %%MatrixMarket matrix <coordinate|array> <real|double|integer|pattern> <general|symmetric|skew-symmetric>
-//   % comment lines and blank lines, anywhere after the banner
+//   %%MatrixMarket matrix <coordinate|array> <real|double|integer|pattern>
+//   <general|symmetric|skew-symmetric> % comment lines and blank lines, anywhere after the banner
 //   rows columns entries        (array: rows columns)
 //   row column value            (1-based; pattern: row column; array: one value per line,
 //   ...                          column by column, the lower triangle when symmetric)
@@ -87,11 +87,13 @@ inline matrix_market_header read_matrix_market_banner(line_reader& r) {
   if (!iequals(w[1], "matrix"))
     r.fail("unknown object " + excerpt(w[1]) + " in the banner (expected 'matrix')");
 
-  if (iequals(w[2], "array")) h.array = true;
+  if (iequals(w[2], "array"))
+    h.array = true;
   else if (!iequals(w[2], "coordinate"))
     r.fail("unknown format " + excerpt(w[2]) + " in the banner (expected 'coordinate' or 'array')");
 
-  if (iequals(w[3], "pattern")) h.pattern = true;
+  if (iequals(w[3], "pattern"))
+    h.pattern = true;
   else if (iequals(w[3], "complex"))
     r.fail("the complex field is not supported yet; store the real part in a 'real' file");
   else if (!iequals(w[3], "real") && !iequals(w[3], "double") && !iequals(w[3], "integer"))
@@ -99,8 +101,10 @@ inline matrix_market_header read_matrix_market_banner(line_reader& r) {
            " in the banner (expected 'real', 'double', 'integer', 'pattern' or 'complex')");
 
   using sym = matrix_market_header::symmetry_kind;
-  if (iequals(w[4], "symmetric")) h.symmetry = sym::symmetric;
-  else if (iequals(w[4], "skew-symmetric")) h.symmetry = sym::skew;
+  if (iequals(w[4], "symmetric"))
+    h.symmetry = sym::symmetric;
+  else if (iequals(w[4], "skew-symmetric"))
+    h.symmetry = sym::skew;
   else if (iequals(w[4], "hermitian"))
     r.fail("the hermitian symmetry is not supported yet (it needs complex values)");
   else if (!iequals(w[4], "general"))
@@ -108,11 +112,13 @@ inline matrix_market_header read_matrix_market_banner(line_reader& r) {
            " in the banner (expected 'general', 'symmetric', 'skew-symmetric' or 'hermitian')");
 
   if (h.array && h.pattern)
-    r.fail("'array pattern' is not a valid combination: an array lists values; use "
-           "'coordinate pattern'");
+    r.fail(
+        "'array pattern' is not a valid combination: an array lists values; use "
+        "'coordinate pattern'");
   if (h.pattern && h.symmetry == sym::skew)
-    r.fail("'pattern skew-symmetric' is not a valid combination: a pattern has no values to "
-           "negate");
+    r.fail(
+        "'pattern skew-symmetric' is not a valid combination: a pattern has no values to "
+        "negate");
   return h;
 }
 
@@ -130,8 +136,7 @@ inline std::int64_t read_index(const line_reader& r, std::string_view token, std
   return v - 1;
 }
 
-template <class T>
-T read_value(const line_reader& r, std::string_view token) {
+template <class T> T read_value(const line_reader& r, std::string_view token) {
   T v = semiring_traits<T>::zero();
   const std::string why = value_text<T>::parse(token, v);
   if (!why.empty()) r.fail(why);
@@ -167,8 +172,7 @@ tensor<T, Format> read_matrix_market_impl(line_reader& r, const read_options& op
   using sym = matrix_market_header::symmetry_kind;
   const matrix_market_header h = read_matrix_market_banner(r);
   const std::string size_form = h.array ? "'rows columns'" : "'rows columns entries'";
-  if (!r.next_data("%"))
-    r.fail("unexpected end of input: expected the size line " + size_form);
+  if (!r.next_data("%")) r.fail("unexpected end of input: expected the size line " + size_form);
   const std::int64_t size_line = r.line_number();
   std::array<std::string_view, 4> w{};
   const std::size_t want = h.array ? 2 : 3;
@@ -201,7 +205,7 @@ tensor<T, Format> read_matrix_market_impl(line_reader& r, const read_options& op
   // an array lists every value, zeros included: its entries grow with the extents
   if (h.array && declared > std::max<std::int64_t>(options.max_dense_elements, 0)) {
     std::string why = std::string("the ") + shape_to_string(shape);  // appended: g++ 12's
-    why.append(" array holds ").append(std::to_string(declared));     // -Wrestrict (assemble.hpp)
+    why.append(" array holds ").append(std::to_string(declared));    // -Wrestrict (assemble.hpp)
     why.append(" values, more than loom::read_options::max_dense_elements (");
     why.append(std::to_string(options.max_dense_elements));
     why.append("); raise the limit if the shape is right");
@@ -221,8 +225,7 @@ tensor<T, Format> read_matrix_market_impl(line_reader& r, const read_options& op
     for (std::int64_t k = 0; k < declared; ++k) {
       if (!r.next_data("%"))
         r.fail("unexpected end of input: the size line" + declared_where + " declares " +
-               std::to_string(declared) + " entries, but the file holds only " +
-               std::to_string(k));
+               std::to_string(declared) + " entries, but the file holds only " + std::to_string(k));
       const std::size_t got = r.split(w);
       if (got < per_line)
         r.fail("expected an entry " + std::string(entry_form) + ", found " + excerpt(r.line()));
@@ -236,7 +239,7 @@ tensor<T, Format> read_matrix_market_impl(line_reader& r, const read_options& op
   } else {
     std::int64_t k = 0;
     for (std::int64_t j = 0; j < n; ++j) {
-      const std::int64_t first = h.symmetry == sym::general ? 0
+      const std::int64_t first = h.symmetry == sym::general     ? 0
                                  : h.symmetry == sym::symmetric ? j
                                                                 : j + 1;
       for (std::int64_t i = first; i < m; ++i, ++k) {
@@ -259,8 +262,7 @@ tensor<T, Format> read_matrix_market_impl(line_reader& r, const read_options& op
   return entries_to_tensor<Format>(r.name(), r.where(size_line), shape, std::move(e), options);
 }
 
-template <class T, class Format>
-constexpr bool check_matrix_market_types() {
+template <class T, class Format> constexpr bool check_matrix_market_types() {
   constexpr bool is_matrix = Format::order == 2;
   static_assert(is_matrix,
                 "loom::read_matrix_market/write_matrix_market: a Matrix Market file holds a "
@@ -314,8 +316,7 @@ tensor<T, Format> read_matrix_market(const std::string& path, const read_options
 
 /// Reads the Matrix Market file at `path`, combining repeated entries by `policy`.
 template <class T, storage_format Format = csr>
-tensor<T, Format> read_matrix_market(const std::string& path,
-                                     duplicates policy = duplicates::sum) {
+tensor<T, Format> read_matrix_market(const std::string& path, duplicates policy = duplicates::sum) {
   return read_matrix_market<T, Format>(path, read_options{.policy = policy});
 }
 
@@ -331,8 +332,8 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
   if constexpr (detail::check_matrix_market_types<T, Format>()) {
     using text = detail::value_text<T>;
     // the zero padding of a dense, banded or bitmap innermost level is not written (as convert)
-    constexpr bool skip_zeros = Format::properties[Format::order - 1].full ||
-                                Format::properties[Format::order - 1].padded;
+    constexpr bool skip_zeros =
+        Format::properties[Format::order - 1].full || Format::properties[Format::order - 1].padded;
     const bool array = options.layout == matrix_market_layout::array;
     std::int64_t count = 0;
     bool all_one = true;
@@ -345,14 +346,18 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
     if (field == matrix_market_field::automatic) {
       if constexpr (std::same_as<T, boolean>)
         field = all_one && !array ? matrix_market_field::pattern : matrix_market_field::integer;
-      else field = text::integral ? matrix_market_field::integer : matrix_market_field::real;
+      else
+        field = text::integral ? matrix_market_field::integer : matrix_market_field::real;
     }
     if (field == matrix_market_field::integer && !text::integral)
-      throw error("loom::write_matrix_market: the integer field needs an integral value type "
-                  "or loom::boolean, not " + text::type_name() + "; use the real field");
+      throw error(
+          "loom::write_matrix_market: the integer field needs an integral value type "
+          "or loom::boolean, not " +
+          text::type_name() + "; use the real field");
     if (field == matrix_market_field::pattern && array)
-      throw error("loom::write_matrix_market: a pattern cannot be written in the array layout; "
-                  "use the coordinate layout or a valued field");
+      throw error(
+          "loom::write_matrix_market: a pattern cannot be written in the array layout; "
+          "use the coordinate layout or a valued field");
     const char* field_name = field == matrix_market_field::real      ? "real"
                              : field == matrix_market_field::integer ? "integer"
                                                                      : "pattern";
@@ -367,7 +372,8 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
     if (array && cells > std::max<std::int64_t>(options.max_dense_elements, 0)) {
       std::string why("loom::write_matrix_market: the array layout of ");
       why.append(matrix).append(" needs ");
-      why.append(cells == detail::int64_max ? std::string("more than 2^63") : std::to_string(cells));
+      why.append(cells == detail::int64_max ? std::string("more than 2^63")
+                                            : std::to_string(cells));
       why.append(" values, more than loom::matrix_market_options::max_dense_elements (");
       why.append(std::to_string(options.max_dense_elements));
       why.append("); use the coordinate layout, or raise the limit");
@@ -402,7 +408,9 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
       } catch (const std::bad_alloc&) {
         std::string why("loom::write_matrix_market: out of memory buffering the ");
         why.append(std::to_string(cells)).append(" values of ").append(matrix);
-        why.append(" (").append(std::to_string(sizeof(T))).append(" bytes each) for the array layout");
+        why.append(" (")
+            .append(std::to_string(sizeof(T)))
+            .append(" bytes each) for the array layout");
         throw error(why);
       }
       A.for_each_stored([&](const std::array<std::int64_t, 2>& c, const T& v) {

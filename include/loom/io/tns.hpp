@@ -44,7 +44,7 @@ tensor<T, Format> read_tns_impl(line_reader& r,
       if ((*given)[m] < 0)
         throw shape_error("loom::read_tns: extent " + std::to_string((*given)[m]) + " of mode " +
                           std::to_string(m) + " of the given shape is negative");
-  std::array<std::int64_t, N> largest{};      // largest coordinate seen per mode (1-based)
+  std::array<std::int64_t, N> largest{};       // largest coordinate seen per mode (1-based)
   std::array<std::int64_t, N> largest_line{};  // where it was seen
   file_entries<T, N> e;
   e.keep_lines = options.policy == duplicates::error;
@@ -56,8 +56,7 @@ tensor<T, Format> read_tns_impl(line_reader& r,
     if (got < N + 1)
       r.fail("expected " + std::to_string(N + 1) + " tokens, found " + excerpt(r.line()) + ": " +
              form);
-    if (got > N + 1)
-      r.fail("unexpected token " + excerpt(w[N + 1]) + " after the value: " + form);
+    if (got > N + 1) r.fail("unexpected token " + excerpt(w[N + 1]) + " after the value: " + form);
     std::array<std::int64_t, N> c{};
     for (std::size_t m = 0; m < N; ++m) {
       std::int64_t v = 0;
@@ -92,8 +91,7 @@ tensor<T, Format> read_tns_impl(line_reader& r,
   return entries_to_tensor<Format>(r.name(), where, shape, std::move(e), options);
 }
 
-template <class T, class Format>
-constexpr bool check_tns_types() {
+template <class T, class Format> constexpr bool check_tns_types() {
   constexpr bool has_text = text_value<T>;
   static_assert(has_text,
                 "loom::read_tns/write_tns: the value type has no text form; use an arithmetic "

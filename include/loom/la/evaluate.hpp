@@ -5,6 +5,8 @@
 #ifndef LOOM_LA_EVALUATE_HPP
 #define LOOM_LA_EVALUATE_HPP
 
+#include <loom/exec/evaluate.hpp>
+#include <loom/exec/explain.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/operators.hpp>
 #include <loom/expr/traits.hpp>
@@ -13,10 +15,8 @@
 #include <loom/format/tensor.hpp>
 #include <loom/la/nodes.hpp>
 #include <loom/la/translate.hpp>
-#include <loom/exec/explain.hpp>
 #include <loom/rewrite/engine.hpp>
 #include <loom/rewrite/rule_sets.hpp>
-#include <loom/exec/evaluate.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -37,9 +37,8 @@ namespace loom::la {
 
 /// The result of evaluating an la expression of rank R with value type V.
 template <class V, std::size_t R>
-using result_t = std::conditional_t<R == 0, V,
-                                    std::conditional_t<R == 1, tensor<V, dense_vector>,
-                                                       tensor<V, dense_matrix>>>;
+using result_t = std::conditional_t<
+    R == 0, V, std::conditional_t<R == 1, tensor<V, dense_vector>, tensor<V, dense_matrix>>>;
 
 namespace detail {
 
@@ -53,8 +52,9 @@ struct extent_table {
     for (auto& [n, x] : entries)
       if (n == name) {
         if (x != e)
-          throw shape_error("loom::la: dimension " + std::string(name) + " is " + std::to_string(x) +
-                            " in one operand and " + std::to_string(e) + " in another");
+          throw shape_error("loom::la: dimension " + std::string(name) + " is " +
+                            std::to_string(x) + " in one operand and " + std::to_string(e) +
+                            " in another");
         return;
       }
     entries.emplace_back(name, e);
@@ -65,8 +65,7 @@ struct extent_table {
     throw shape_error("loom::la: the extent of " + std::string(name) + " is unknown");
   }
 };
-template <class E>
-extent_table extents_of(const E& e) {
+template <class E> extent_table extents_of(const E& e) {
   extent_table t;
   expr::for_each_access(e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
     std::size_t m = 0;
@@ -77,22 +76,19 @@ extent_table extents_of(const E& e) {
 
 // ---------------------------------------------------------------------------------------------
 // Part 2: the terms of a normal form: a sum of signed terms, each sums over a product
-template <class E>
-struct signed_term {
+template <class E> struct signed_term {
   static constexpr bool negative = false;
   using body = E;
   static constexpr const E& get(const E& e) { return e; }
 };
-template <class E>
-struct signed_term<expr::map<fn::negate, E>> {
+template <class E> struct signed_term<expr::map<fn::negate, E>> {
   static constexpr bool negative = !signed_term<E>::negative;
   using body = typename signed_term<E>::body;
   static constexpr const body& get(const expr::map<fn::negate, E>& e) {
     return signed_term<E>::get(std::get<0>(e.args));
   }
 };
-template <class E, class F>
-void for_each_term(const E& e, F&& f) {
+template <class E, class F> void for_each_term(const E& e, F&& f) {
   if constexpr (requires { []<class L, class R>(const expr::add<L, R>&) {}(e); }) {
     for_each_term(e.lhs, f);
     for_each_term(e.rhs, f);
@@ -102,20 +98,19 @@ void for_each_term(const E& e, F&& f) {
 }
 
 // sums over a product: the summed indices and the factors
-template <class E>
-struct sum_block {
+template <class E> struct sum_block {
   using summed = mp_list<>;
   using product = E;
   static constexpr const E& get(const E& e) { return e; }
 };
-template <class I, class E>
-struct sum_block<expr::sum<I, E>> {
+template <class I, class E> struct sum_block<expr::sum<I, E>> {
   using summed = boost::mp11::mp_push_front<typename sum_block<E>::summed, I>;
   using product = typename sum_block<E>::product;
-  static constexpr const product& get(const expr::sum<I, E>& e) { return sum_block<E>::get(e.body); }
+  static constexpr const product& get(const expr::sum<I, E>& e) {
+    return sum_block<E>::get(e.body);
+  }
 };
-template <class E>
-auto factors_of(const E& e) {
+template <class E> auto factors_of(const E& e) {
   if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); })
     return std::tuple_cat(factors_of(e.lhs), factors_of(e.rhs));
   else
@@ -125,18 +120,14 @@ template <class X>
 struct factor_kind {  // 0: dense access, 1: literal, 2: anything else (sparse access, map, ...)
   static constexpr int value = 2;
 };
-template <class T, class... Is>
-struct factor_kind<expr::access<T, Is...>> {
+template <class T, class... Is> struct factor_kind<expr::access<T, Is...>> {
   static constexpr int value = std::remove_const_t<T>::format_type::all_dense ? 0 : 2;
 };
-template <class T>
-struct factor_kind<expr::literal<T>> {
+template <class T> struct factor_kind<expr::literal<T>> {
   static constexpr int value = 1;
 };
-template <class Tuple>
-struct all_dense_factors;
-template <class... Xs>
-struct all_dense_factors<std::tuple<Xs...>> {
+template <class Tuple> struct all_dense_factors;
+template <class... Xs> struct all_dense_factors<std::tuple<Xs...>> {
   static constexpr bool value = ((factor_kind<Xs>::value < 2) && ...);
 };
 
@@ -149,34 +140,39 @@ struct factor_desc {
   std::vector<std::string_view> indices;
   std::string literal;
 };
-template <class Term>
-std::string signature(const Term& term, std::size_t ordinal) {
+template <class Term> std::string signature(const Term& term, std::size_t ordinal) {
   using block = sum_block<Term>;
   std::vector<std::string_view> bound;
-  boost::mp11::mp_for_each<typename block::summed>([&](auto i) { bound.push_back(decltype(i)::name); });
+  boost::mp11::mp_for_each<typename block::summed>(
+      [&](auto i) { bound.push_back(decltype(i)::name); });
   std::vector<factor_desc> fs;
   bool plain = true;
-  std::apply([&](const auto&... f) {
-    (..., [&](const auto& x) {
-      using X = std::remove_cvref_t<decltype(x)>;
-      factor_desc d;
-      if constexpr (factor_kind<X>::value == 1) {
-        std::ostringstream v;
-        if constexpr (std::is_floating_point_v<decltype(x.value)>) v << std::hexfloat;  // exact
-        v << x.value;
-        d.literal = v.str();
-      } else if constexpr (requires { x.tensor; }) {
-        d.tensor = x.tensor;
-        [&]<class T, class... Is>(const expr::access<T, Is...>&) { d.indices = {Is::name...}; }(x);
-      } else {
-        plain = false;
-      }
-      fs.push_back(std::move(d));
-    }(f));
-  }, factors_of(block::get(term)));
+  std::apply(
+      [&](const auto&... f) {
+        (..., [&](const auto& x) {
+          using X = std::remove_cvref_t<decltype(x)>;
+          factor_desc d;
+          if constexpr (factor_kind<X>::value == 1) {
+            std::ostringstream v;
+            if constexpr (std::is_floating_point_v<decltype(x.value)>) v << std::hexfloat;  // exact
+            v << x.value;
+            d.literal = v.str();
+          } else if constexpr (requires { x.tensor; }) {
+            d.tensor = x.tensor;
+            [&]<class T, class... Is>(const expr::access<T, Is...>&) {
+              d.indices = {Is::name...};
+            }(x);
+          } else {
+            plain = false;
+          }
+          fs.push_back(std::move(d));
+        }(f));
+      },
+      factors_of(block::get(term)));
   if (!plain || fs.size() > 8) return "#" + std::to_string(ordinal);
   std::sort(fs.begin(), fs.end(), [](const factor_desc& a, const factor_desc& b) {
-    return std::less<const void*>{}(a.tensor, b.tensor) || (a.tensor == b.tensor && a.literal < b.literal);
+    return std::less<const void*>{}(a.tensor, b.tensor) ||
+           (a.tensor == b.tensor && a.literal < b.literal);
   });
   auto text = [&](const std::vector<factor_desc>& order) {
     std::vector<std::string_view> seen;
@@ -216,14 +212,12 @@ std::string signature(const Term& term, std::size_t ordinal) {
 
 // ---------------------------------------------------------------------------------------------
 // Part 3: variable elimination over dense factors, in the order the run-time extents make cheapest
-template <class V>
-struct dense_factor {
+template <class V> struct dense_factor {
   std::vector<std::size_t> ids;  // index ids, row-major
   std::vector<V> data;
 };
 
-template <class V>
-struct eliminator {
+template <class V> struct eliminator {
   std::vector<std::int64_t> extent;  // by index id
 
   // Σ over `drop` of the product of `in`, as a factor over `keep` (in that order).
@@ -263,7 +257,8 @@ struct eliminator {
     std::int64_t ooff = 0;
     for (std::int64_t p = 0; p < points; ++p) {
       V prod = semiring_traits<V>::one();
-      for (std::size_t f = 0; f < in.size(); ++f) prod = prod * in[f]->data[static_cast<std::size_t>(off[f])];
+      for (std::size_t f = 0; f < in.size(); ++f)
+        prod = prod * in[f]->data[static_cast<std::size_t>(off[f])];
       out.data[static_cast<std::size_t>(ooff)] = out.data[static_cast<std::size_t>(ooff)] + prod;
       for (std::size_t d = n; d-- > 0;) {
         ++count[d];
@@ -312,8 +307,9 @@ struct eliminator {
         continue;
       }
       dense_factor<V> made = contract(in, keep, {s});
-      if (steps) steps->push_back("sum over " + std::to_string(s) + " of " + std::to_string(in.size()) +
-                                  " factors -> " + std::to_string(made.data.size()) + " entries");
+      if (steps)
+        steps->push_back("sum over " + std::to_string(s) + " of " + std::to_string(in.size()) +
+                         " factors -> " + std::to_string(made.data.size()) + " entries");
       for (auto& f : factors)
         if (std::find(f.ids.begin(), f.ids.end(), s) == f.ids.end()) rest.push_back(std::move(f));
       rest.push_back(std::move(made));
@@ -342,8 +338,7 @@ dense_factor<V> load(const expr::access<T, Is...>& a, const std::vector<std::int
 
 // ---------------------------------------------------------------------------------------------
 // Part 4: one term into the result (row-major over the result's free indices)
-template <class V, class Free>
-struct accumulator {
+template <class V, class Free> struct accumulator {
   std::vector<V> values;  // row-major over Free
   std::vector<std::int64_t> shape;
   std::vector<std::string>* log = nullptr;
@@ -368,8 +363,7 @@ struct accumulator {
   }
 };
 
-template <class Free, class TermFree>
-std::vector<std::size_t> positions() {
+template <class Free, class TermFree> std::vector<std::size_t> positions() {
   std::vector<std::size_t> p;
   boost::mp11::mp_for_each<Free>([&](auto i) {
     if constexpr (boost::mp11::mp_contains<TermFree, decltype(i)>::value)
@@ -398,26 +392,30 @@ void evaluate_term(const Term& term, V sign, const extent_table& ext, accumulato
       Free, boost::mp11::mp_bind_front<boost::mp11::mp_contains, expr::free_indices_t<Term>>>;
   if constexpr (all_dense_factors<factors_t>::value) {
     // dense factors only: variable elimination, cheapest step first for these extents
-    using universe = boost::mp11::mp_unique<boost::mp11::mp_append<Free, expr::all_indices_t<Term>>>;
+    using universe =
+        boost::mp11::mp_unique<boost::mp11::mp_append<Free, expr::all_indices_t<Term>>>;
     eliminator<V> el;
-    boost::mp11::mp_for_each<universe>([&](auto i) { el.extent.push_back(ext.of(decltype(i)::name)); });
+    boost::mp11::mp_for_each<universe>(
+        [&](auto i) { el.extent.push_back(ext.of(decltype(i)::name)); });
     std::vector<dense_factor<V>> dense;
     V coefficient = sign;
-    std::apply([&](const auto&... f) {
-      (..., [&](const auto& x) {
-        if constexpr (factor_kind<std::remove_cvref_t<decltype(x)>>::value == 1)
-          coefficient = coefficient * static_cast<V>(x.value);
-        else
-          dense.push_back(load<V, universe>(x, el.extent));
-      }(f));
-    }, factors);
+    std::apply(
+        [&](const auto&... f) {
+          (..., [&](const auto& x) {
+            if constexpr (factor_kind<std::remove_cvref_t<decltype(x)>>::value == 1)
+              coefficient = coefficient * static_cast<V>(x.value);
+            else
+              dense.push_back(load<V, universe>(x, el.extent));
+          }(f));
+        },
+        factors);
     std::vector<std::size_t> summed, keep;
     boost::mp11::mp_for_each<typename block::summed>(
         [&](auto i) { summed.push_back(boost::mp11::mp_find<universe, decltype(i)>::value); });
     boost::mp11::mp_for_each<term_free>(
         [&](auto i) { keep.push_back(boost::mp11::mp_find<universe, decltype(i)>::value); });
-    const dense_factor<V> r = el.run(std::move(dense), std::move(summed), keep, coefficient,
-                                     acc.log);
+    const dense_factor<V> r =
+        el.run(std::move(dense), std::move(summed), keep, coefficient, acc.log);
     if (acc.log) acc.log->push_back("term " + loom::to_string(term) + ": variable elimination");
     acc.add(r.data, positions<Free, term_free>(), coefficient);
   } else {
@@ -433,16 +431,15 @@ void evaluate_term(const Term& term, V sign, const extent_table& ext, accumulato
 }
 
 template <std::size_t Rank>
-using free_list = std::conditional_t<Rank == 0, mp_list<>,
-                                     std::conditional_t<Rank == 1, mp_list<row>, mp_list<row, col>>>;
+using free_list =
+    std::conditional_t<Rank == 0, mp_list<>,
+                       std::conditional_t<Rank == 1, mp_list<row>, mp_list<row, col>>>;
 
-template <class E>
-auto normal_form(const E& e) {
+template <class E> auto normal_form(const E& e) {
   return rewrite::rewrite<rewrite::sum_product_normal_form>(to_index_notation(e));
 }
 
-template <class E>
-auto evaluate(const E& e, std::vector<std::string>* log) {
+template <class E> auto evaluate(const E& e, std::vector<std::string>* log) {
   using V = typename E::value_type;
   using Free = free_list<E::rank>;
   const auto nf = normal_form(e);
@@ -490,23 +487,16 @@ auto evaluate(const E& e, std::vector<std::string>* log) {
 }  // namespace detail
 
 /// The sum-product normal form of `e` (index notation) and the rules that produced it.
-template <expression E>
-auto normal_form(const E& e) {
-  return detail::normal_form(e);
-}
+template <expression E> auto normal_form(const E& e) { return detail::normal_form(e); }
 
 /// Evaluates `e`: translated to index notation, rewritten to the sum-product normal form, and
 /// computed term by term (dense terms by variable elimination in the cheapest order for the
 /// run-time extents, terms with a sparse factor by one fused kernel). A scalar for rank 0, else
 /// a dense loom tensor.
-template <expression E>
-auto eval(const E& e) {
-  return detail::evaluate(e, nullptr);
-}
+template <expression E> auto eval(const E& e) { return detail::evaluate(e, nullptr); }
 
 /// What `eval(e)` does, in words: the normal form, the rules applied, and each term's plan.
-template <expression E>
-std::string explain(const E& e) {
+template <expression E> std::string explain(const E& e) {
   std::vector<std::string> log;
   const auto nf = detail::normal_form(e);
   (void)detail::evaluate(e, &log);

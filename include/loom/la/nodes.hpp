@@ -13,30 +13,26 @@
 namespace loom::la {
 
 // matrix<T>: a loom tensor of order 1 or 2 (any format), by pointer.
-template <class Tensor>
-struct matrix {
+template <class Tensor> struct matrix {
   static constexpr std::size_t rank = Tensor::order;
   using value_type = typename Tensor::value_type;
   const Tensor* tensor;
 };
 // scalar<V>: a constant.
-template <class V>
-struct scalar {
+template <class V> struct scalar {
   static constexpr std::size_t rank = 0;
   using value_type = V;
   V value;
 };
 // product<A, B>: the matrix product A B (matrix × matrix or matrix × vector).
-template <class A, class B>
-struct product {
+template <class A, class B> struct product {
   static constexpr std::size_t rank = A::rank + B::rank - 2;
   using value_type = typename A::value_type;
   A a;
   B b;
 };
 // transposed<A>: Aᵀ.
-template <class A>
-struct transposed {
+template <class A> struct transposed {
   static constexpr std::size_t rank = 2;
   using value_type = typename A::value_type;
   A a;
@@ -46,68 +42,51 @@ struct plus {};
 struct minus {};
 struct times {};
 struct divides {};
-template <class Op, class A, class B>
-struct elementwise {
+template <class Op, class A, class B> struct elementwise {
   static constexpr std::size_t rank = A::rank > B::rank ? A::rank : B::rank;
   using value_type = typename std::conditional_t<(A::rank >= B::rank), A, B>::value_type;
   A a;
   B b;
 };
 // Reductions: sum of all entries, per row, per column; trace; the diagonal as a vector.
-template <class A>
-struct total {
+template <class A> struct total {
   static constexpr std::size_t rank = 0;
   using value_type = typename A::value_type;
   A a;
 };
-template <class A>
-struct row_sums_of {
+template <class A> struct row_sums_of {
   static constexpr std::size_t rank = 1;
   using value_type = typename A::value_type;
   A a;
 };
-template <class A>
-struct col_sums_of {
+template <class A> struct col_sums_of {
   static constexpr std::size_t rank = 1;
   using value_type = typename A::value_type;
   A a;
 };
-template <class A>
-struct trace_of {
+template <class A> struct trace_of {
   static constexpr std::size_t rank = 0;
   using value_type = typename A::value_type;
   A a;
 };
-template <class A>
-struct diag_of {
+template <class A> struct diag_of {
   static constexpr std::size_t rank = 1;
   using value_type = typename A::value_type;
   A a;
 };
 
 namespace detail {
-template <class T>
-struct is_node : std::false_type {};
-template <class T>
-struct is_node<matrix<T>> : std::true_type {};
-template <class V>
-struct is_node<scalar<V>> : std::true_type {};
-template <class A, class B>
-struct is_node<product<A, B>> : std::true_type {};
-template <class A>
-struct is_node<transposed<A>> : std::true_type {};
-template <class Op, class A, class B>
-struct is_node<elementwise<Op, A, B>> : std::true_type {};
-template <class A>
-struct is_node<total<A>> : std::true_type {};
-template <class A>
-struct is_node<row_sums_of<A>> : std::true_type {};
-template <class A>
-struct is_node<col_sums_of<A>> : std::true_type {};
-template <class A>
-struct is_node<trace_of<A>> : std::true_type {};
-template <class A>
-struct is_node<diag_of<A>> : std::true_type {};
+template <class T> struct is_node : std::false_type {};
+template <class T> struct is_node<matrix<T>> : std::true_type {};
+template <class V> struct is_node<scalar<V>> : std::true_type {};
+template <class A, class B> struct is_node<product<A, B>> : std::true_type {};
+template <class A> struct is_node<transposed<A>> : std::true_type {};
+template <class Op, class A, class B> struct is_node<elementwise<Op, A, B>> : std::true_type {};
+template <class A> struct is_node<total<A>> : std::true_type {};
+template <class A> struct is_node<row_sums_of<A>> : std::true_type {};
+template <class A> struct is_node<col_sums_of<A>> : std::true_type {};
+template <class A> struct is_node<trace_of<A>> : std::true_type {};
+template <class A> struct is_node<diag_of<A>> : std::true_type {};
 }  // namespace detail
 
 /// Satisfied by loom::la expression types.
@@ -126,16 +105,16 @@ constexpr matrix<Tensor> mat(const Tensor& t) {
 }
 
 namespace detail {
-template <class T>
-constexpr auto wrap(const T& x) {
-  if constexpr (expression<T>) return x;
-  else return scalar<double>{static_cast<double>(x)};
+template <class T> constexpr auto wrap(const T& x) {
+  if constexpr (expression<T>)
+    return x;
+  else
+    return scalar<double>{static_cast<double>(x)};
 }
-template <class T>
-using wrap_t = decltype(wrap(std::declval<const T&>()));
+template <class T> using wrap_t = decltype(wrap(std::declval<const T&>()));
 template <class A, class B>
-concept operands = (expression<A> || number<A>) && (expression<B> || number<B>) &&
-                   (expression<A> || expression<B>);
+concept operands =
+    (expression<A> || number<A>)&&(expression<B> || number<B>)&&(expression<A> || expression<B>);
 }  // namespace detail
 
 /// A * B: the matrix product when both are matrices/vectors, scaling when one is a number or a
@@ -162,15 +141,14 @@ template <class A, class B>
 constexpr auto operator-(const A& a, const B& b) {
   return elementwise<minus, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a), detail::wrap(b)};
 }
-template <expression A>
-constexpr auto operator-(const A& a) {
+template <expression A> constexpr auto operator-(const A& a) {
   return elementwise<times, scalar<double>, A>{{-1.0}, a};
 }
 template <class A, class B>
   requires detail::operands<A, B>
 constexpr auto operator/(const A& a, const B& b) {
   return elementwise<divides, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
-                                                                     detail::wrap(b)};
+                                                                    detail::wrap(b)};
 }
 
 /// The element-wise (Hadamard) product A ∘ B.
@@ -180,41 +158,28 @@ constexpr auto hadamard(const A& a, const B& b) {
   return elementwise<times, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a), detail::wrap(b)};
 }
 /// A ∘ A.
-template <expression A>
-constexpr auto pow2(const A& a) {
-  return elementwise<times, A, A>{a, a};
-}
+template <expression A> constexpr auto pow2(const A& a) { return elementwise<times, A, A>{a, a}; }
 /// Aᵀ (a matrix).
-template <expression A>
-constexpr auto transpose(const A& a) {
+template <expression A> constexpr auto transpose(const A& a) {
   static_assert(A::rank == 2, "loom::la::transpose: the operand must be a matrix");
   return transposed<A>{a};
 }
 /// The sum of all entries.
-template <expression A>
-constexpr auto sum(const A& a) {
-  return total<A>{a};
-}
+template <expression A> constexpr auto sum(const A& a) { return total<A>{a}; }
 /// The vector of row sums (a vector is its own row sums).
-template <expression A>
-constexpr auto row_sums(const A& a) {
-  return row_sums_of<A>{a};
-}
+template <expression A> constexpr auto row_sums(const A& a) { return row_sums_of<A>{a}; }
 /// The vector of column sums of a matrix.
-template <expression A>
-constexpr auto col_sums(const A& a) {
+template <expression A> constexpr auto col_sums(const A& a) {
   static_assert(A::rank == 2, "loom::la::col_sums: the operand must be a matrix");
   return col_sums_of<A>{a};
 }
 /// The sum of the diagonal of a square matrix expression.
-template <expression A>
-constexpr auto trace(const A& a) {
+template <expression A> constexpr auto trace(const A& a) {
   static_assert(A::rank == 2, "loom::la::trace: the operand must be a matrix");
   return trace_of<A>{a};
 }
 /// The diagonal of a square matrix expression, as a vector.
-template <expression A>
-constexpr auto diag(const A& a) {
+template <expression A> constexpr auto diag(const A& a) {
   static_assert(A::rank == 2,
                 "loom::la::diag: the operand must be a matrix (diag of a vector is not supported "
                 "yet; multiply element-wise by an identity matrix instead)");

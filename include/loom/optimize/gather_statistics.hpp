@@ -78,44 +78,44 @@ statistics gather_statistics_generic(const basic_tensor<T, Format, Owning>& t) {
 
 /// Formats read from their arrays: every level dense or unique compressed (dense, csr, csc, dcsr,
 /// dcsc, csf, sparse_vector and their reorderings).
-template <class Levels>
-inline constexpr bool levels_read_from_arrays_v = false;
+template <class Levels> inline constexpr bool levels_read_from_arrays_v = false;
 template <class... Ls>
 inline constexpr bool levels_read_from_arrays_v<boost::mp11::mp_list<Ls...>> =
-    sizeof...(Ls) > 0 && ((is_dense_level<Ls> || is_unique_compressed_level<Ls>) && ...);
+    sizeof...(Ls) > 0 && ((is_dense_level<Ls> || is_unique_compressed_level<Ls>)&&...);
 
 // Every level's positions form one range, and the leaves (stored entries) below a position range
 // form one range too, so a position's entry count is a difference of two mapped boundaries.
-template <class T, class Format, bool Owning>
-struct array_statistics {
+template <class T, class Format, bool Owning> struct array_statistics {
   static constexpr std::size_t n = Format::order;
-  template <std::size_t K>
-  using level_t = boost::mp11::mp_at_c<typename Format::levels, K>;
+  template <std::size_t K> using level_t = boost::mp11::mp_at_c<typename Format::levels, K>;
 
   const basic_tensor<T, Format, Owning>& t;
   statistics& s;
   std::array<std::int64_t, n> lo{}, hi{};  // positions of each level: [lo[k], hi[k])
 
   // boundary b of level K-1's positions -> boundary of level K's
-  template <std::size_t K>
-  std::int64_t child(std::int64_t b) const {
+  template <std::size_t K> std::int64_t child(std::int64_t b) const {
     const auto& st = t.template level<K>();
-    if constexpr (is_dense_level<level_t<K>>) return b * st.extent;
-    else if (st.pos.empty()) return 0;  // a moved-from tensor: no entries
-    else return static_cast<std::int64_t>(st.pos[static_cast<std::size_t>(b)]);
+    if constexpr (is_dense_level<level_t<K>>)
+      return b * st.extent;
+    else if (st.pos.empty())
+      return 0;  // a moved-from tensor: no entries
+    else
+      return static_cast<std::int64_t>(st.pos[static_cast<std::size_t>(b)]);
   }
-  template <std::size_t K>
-  std::int64_t leaf(std::int64_t b) const {
-    if constexpr (K + 1 == n) return b;
-    else return leaf<K + 1>(child<K + 1>(b));
+  template <std::size_t K> std::int64_t leaf(std::int64_t b) const {
+    if constexpr (K + 1 == n)
+      return b;
+    else
+      return leaf<K + 1>(child<K + 1>(b));
   }
 
   void run() {
     std::int64_t plo = 0, phi = 1;  // the root: one parent position
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       // a level below an empty one may have no pos entries to read (views)
-      ((lo[K] = phi > plo ? child<K>(plo) : 0, hi[K] = phi > plo ? child<K>(phi) : 0,
-        plo = lo[K], phi = hi[K]),
+      ((lo[K] = phi > plo ? child<K>(plo) : 0, hi[K] = phi > plo ? child<K>(phi) : 0, plo = lo[K],
+        phi = hi[K]),
        ...);
       const std::int64_t leaves = hi[n - 1] - lo[n - 1];
       (level_pass<K>(leaves), ...);
@@ -123,8 +123,7 @@ struct array_statistics {
     set_mean_degrees(s);
   }
 
-  template <std::size_t K>
-  void level_pass(std::int64_t leaves) {
+  template <std::size_t K> void level_pass(std::int64_t leaves) {
     constexpr std::size_t mode = Format::modes[K];
     const auto& st = t.template level<K>();
     if constexpr (K + 1 == n) {
@@ -140,7 +139,8 @@ struct array_statistics {
         s.max_degree[mode] = any ? parents : 0;
       } else {
         count_inner<K>(leaves, [&](auto& counter) {
-          for (std::int64_t p = lo[K]; p < hi[K]; ++p) ++counter[static_cast<std::size_t>(st.crd[p])];
+          for (std::int64_t p = lo[K]; p < hi[K]; ++p)
+            ++counter[static_cast<std::size_t>(st.crd[p])];
         });
       }
     } else if constexpr (K == 0) {
@@ -178,8 +178,7 @@ struct array_statistics {
 
   // Fills a counter per coordinate of level K's mode with `fill`, then reads distinct and max.
   // int32 counters when every count fits: half the memory traffic of int64.
-  template <std::size_t K, class Fill>
-  void count_inner(std::int64_t leaves, Fill fill) {
+  template <std::size_t K, class Fill> void count_inner(std::int64_t leaves, Fill fill) {
     constexpr std::size_t mode = Format::modes[K];
     const auto extent = static_cast<std::size_t>(s.shape[mode]);
     auto finish = [&](auto& counter) {

@@ -30,8 +30,8 @@ struct hoist_choice {
   std::string describe() const {
     std::ostringstream o;
     o.precision(3);
-    o << "estimated cost " << (hoist() ? hoisted : fused) << " against " << (hoist() ? fused : hoisted)
-      << (hoist() ? " fused" : " computed first");
+    o << "estimated cost " << (hoist() ? hoisted : fused) << " against "
+      << (hoist() ? fused : hoisted) << (hoist() ? " fused" : " computed first");
     return o.str();
   }
 };
@@ -39,8 +39,7 @@ struct hoist_choice {
 namespace detail {
 struct hoist_purpose {};
 
-template <class S, class Rhs>
-std::size_t first_access_of(const S& s, const Rhs& rhs) {
+template <class S, class Rhs> std::size_t first_access_of(const S& s, const Rhs& rhs) {
   std::size_t ordinal = 0, first = 0;
   expr::for_each_node(rhs, [&](const auto& node) {
     if constexpr (std::is_same_v<std::remove_cvref_t<decltype(node)>, S>)
@@ -76,15 +75,20 @@ hoist_choice choose_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense
       out.fused = cost;
       order.clear();
       using P = plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
-      boost::mp11::mp_for_each<typename P::order>([&](auto i) { order.emplace_back(decltype(i)::name); });
+      boost::mp11::mp_for_each<typename P::order>(
+          [&](auto i) { order.emplace_back(decltype(i)::name); });
     }
   });
   const std::vector<std::string> free = detail::names_of(expr::free_indices_t<S>{});
   const std::vector<std::string> bound = detail::names_of(expr::summed_indices_t<S>{});
   const std::vector<std::string> own = detail::names_of(expr::all_indices_t<S>{});
   const loop_order_query first = describe_rhs(free, dense_temporary, {}, s, cache);
-  const replaced_sum r{&s, &node_type_tag<S>, free, detail::first_access_of(s, rhs),
-                       boost::mp11::mp_size<expr::accesses_t<S>>::value, dense_temporary};
+  const replaced_sum r{&s,
+                       &node_type_tag<S>,
+                       free,
+                       detail::first_access_of(s, rhs),
+                       boost::mp11::mp_size<expr::accesses_t<S>>::value,
+                       dense_temporary};
   const loop_order_query rest = describe(lhs, rhs, cache, &r);
   out.hoisted = loop_order_cost(first, detail::restricted(order, own, true)) +
                 loop_order_cost(rest, detail::restricted(order, bound, false));
@@ -96,9 +100,11 @@ template <class Lhs, class Rhs, class S>
 bool cached_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense_temporary) {
   thread_local std::vector<std::uint8_t> signature;
   detail::coarse_signature(rhs, signature);
-  return plan_cache<Lhs, Rhs, detail::hoist_purpose>::local().find_or(signature, [&](statistics_cache& stats) {
-    return static_cast<std::size_t>(choose_hoist(lhs, rhs, s, dense_temporary, stats).hoist());
-  }) != 0;
+  return plan_cache<Lhs, Rhs, detail::hoist_purpose>::local().find_or(
+             signature, [&](statistics_cache& stats) {
+               return static_cast<std::size_t>(
+                   choose_hoist(lhs, rhs, s, dense_temporary, stats).hoist());
+             }) != 0;
 }
 
 }  // namespace loom::optimize

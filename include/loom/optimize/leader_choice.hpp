@@ -35,10 +35,10 @@ namespace loom::optimize {
 /// Per-entry costs of co-iterating one fiber (Galley's constants, notes 001 §4.1, as ratios:
 /// a sequential step is the unit; a galloping seek over a gap g costs `seek * (1 + log2(1+g))`).
 struct skip_cost_constants {
-  double step = 1.0;      // advance one stored entry
-  double seek = 1.0;      // per comparison level of a galloping search
+  double step = 1.0;  // advance one stored entry
+  double seek = 1.0;  // per comparison level of a galloping search
   double hashed_locate = 2.0;
-  double other_locate = 1.0;  // bitmap bit test, banded range check
+  double other_locate = 1.0;      // bitmap bit test, banded range check
   double bitmap_word = 1.0 / 64;  // a bitmap leader scans its extent a word at a time
 };
 
@@ -48,11 +48,16 @@ using skip_code = stream::skip::code;
 
 inline const char* skip_code_name(skip_code c) {
   switch (c) {
-    case skip_code::leapfrog: return "leapfrog";
-    case skip_code::merge: return "merge";
-    case skip_code::lead_first: return "lead first";
-    case skip_code::lead_last: return "lead last";
-    default: return "standard";
+    case skip_code::leapfrog:
+      return "leapfrog";
+    case skip_code::merge:
+      return "merge";
+    case skip_code::lead_first:
+      return "lead first";
+    case skip_code::lead_last:
+      return "lead last";
+    default:
+      return "standard";
   }
 }
 
@@ -71,8 +76,7 @@ struct coiterated {
   bool transposed = false;
 };
 
-template <std::size_t Depths>
-struct loop_table {
+template <std::size_t Depths> struct loop_table {
   std::array<std::array<coiterated, max_coiterated>, Depths> at{};
   std::array<std::size_t, Depths> count{};
 };
@@ -83,44 +87,34 @@ inline constexpr std::size_t access_count_v = boost::mp11::mp_size<expr::accesse
 // The accesses reached from the root through products only (sum and expand are transparent):
 // the factors that the kernel's mul_op intersects, by ordinal. Operands under +, map or where
 // are co-iterated by other streams and are not costed here.
-template <class E, std::size_t K>
-struct factors {
+template <class E, std::size_t K> struct factors {
   using type = boost::mp11::mp_list<>;
 };
-template <class T, class... Is, std::size_t K>
-struct factors<expr::access<T, Is...>, K> {
+template <class T, class... Is, std::size_t K> struct factors<expr::access<T, Is...>, K> {
   using type = boost::mp11::mp_list<boost::mp11::mp_size_t<K>>;
 };
-template <class L, class R, std::size_t K>
-struct factors<expr::mul<L, R>, K> {
+template <class L, class R, std::size_t K> struct factors<expr::mul<L, R>, K> {
   using type = boost::mp11::mp_append<typename factors<L, K>::type,
                                       typename factors<R, K + access_count_v<L>>::type>;
 };
-template <class I, class E, std::size_t K>
-struct factors<expr::sum<I, E>, K> : factors<E, K> {};
-template <class I, class E, std::size_t K>
-struct factors<expr::expand<I, E>, K> : factors<E, K> {};
+template <class I, class E, std::size_t K> struct factors<expr::sum<I, E>, K> : factors<E, K> {};
+template <class I, class E, std::size_t K> struct factors<expr::expand<I, E>, K> : factors<E, K> {};
 
-template <class Plan, class A>
-struct access_info;
-template <class Plan, class T, class... Is>
-struct access_info<Plan, expr::access<T, Is...>> {
+template <class Plan, class A> struct access_info;
+template <class Plan, class T, class... Is> struct access_info<Plan, expr::access<T, Is...>> {
   using format = typename std::remove_const_t<T>::format_type;
   static constexpr std::size_t order = sizeof...(Is);
   static constexpr std::array<std::size_t, sizeof...(Is)> depth_of_mode{
       boost::mp11::mp_find<typename Plan::order, Is>::value...};
 };
 
-template <class Plan>
-struct plan_rhs;
-template <class Lhs, class Rhs, int C, class F>
-struct plan_rhs<plan::order_plan<Lhs, Rhs, C, F>> {
+template <class Plan> struct plan_rhs;
+template <class Lhs, class Rhs, int C, class F> struct plan_rhs<plan::order_plan<Lhs, Rhs, C, F>> {
   using type = Rhs;
 };
 
 /// The co-iterated operands of every loop of plan P.
-template <class Plan>
-constexpr auto analyse() {
+template <class Plan> constexpr auto analyse() {
   using rhs = typename plan_rhs<Plan>::type;
   loop_table<Plan::index_count> t{};
   boost::mp11::mp_for_each<typename factors<rhs, 0>::type>([&](auto k) {
@@ -131,8 +125,8 @@ constexpr auto analyse() {
     if constexpr (info::order > 0 && !F::all_dense) {
       constexpr bool transposed = Plan::chosen.transposed[K];
       // the copy stores modes by depth, in the levels plan/transposed_format.hpp gives it
-      using read = std::conditional_t<
-          transposed, plan::transposed_format<typename Plan::order, A>, std::type_identity<F>>;
+      using read = std::conditional_t<transposed, plan::transposed_format<typename Plan::order, A>,
+                                      std::type_identity<F>>;
       for (std::size_t m = 0; m < info::order; ++m) {
         std::size_t level = F::level_of_mode[m];
         if (transposed) {
@@ -144,8 +138,8 @@ constexpr auto analyse() {
         if (p.full) continue;
         const std::size_t d = info::depth_of_mode[m];
         if (t.count[d] == max_coiterated) continue;
-        t.at[d][t.count[d]++] = coiterated{K, m, level, p.random_access, p.random_access && p.padded,
-                                           transposed};
+        t.at[d][t.count[d]++] =
+            coiterated{K, m, level, p.random_access, p.random_access && p.padded, transposed};
       }
     }
   });
@@ -169,24 +163,22 @@ struct skip_alternative {
   skip_code code = skip_code::standard;
 };
 
-template <std::size_t Depths>
-struct alternative_list {
+template <std::size_t Depths> struct alternative_list {
   std::array<skip_alternative, 4 * Depths + 1> at{};
   std::size_t count = 0;  // including #0, the static policy
 };
 
 /// #0 the static policy; then, loop by loop (outermost first) wherever two or more operands
 /// are co-iterated, each other policy at that loop alone; cut at Cap.
-template <class Plan, std::size_t Cap>
-constexpr auto alternatives() {
+template <class Plan, std::size_t Cap> constexpr auto alternatives() {
   constexpr auto t = analyse<Plan>();
   alternative_list<Plan::index_count> l{};
   l.count = 1;
   for (std::size_t d = 0; d < Plan::index_count; ++d) {
     if (t.count[d] < 2) continue;
     const skip_code same = standard_equivalent(t, d);
-    for (skip_code c : {skip_code::merge, skip_code::lead_first, skip_code::lead_last,
-                        skip_code::leapfrog}) {
+    for (skip_code c :
+         {skip_code::merge, skip_code::lead_first, skip_code::lead_last, skip_code::leapfrog}) {
       if (c == same || l.count >= Cap) continue;
       l.at[l.count++] = {d, c};
     }
@@ -194,42 +186,33 @@ constexpr auto alternatives() {
   return l;
 }
 
-template <skip_code C>
-struct policy_type;
-template <>
-struct policy_type<skip_code::leapfrog> {
+template <skip_code C> struct policy_type;
+template <> struct policy_type<skip_code::leapfrog> {
   using type = stream::skip::leapfrog;
 };
-template <>
-struct policy_type<skip_code::merge> {
+template <> struct policy_type<skip_code::merge> {
   using type = stream::skip::merge;
 };
-template <>
-struct policy_type<skip_code::lead_first> {
+template <> struct policy_type<skip_code::lead_first> {
   using type = stream::skip::lead<0>;
 };
-template <>
-struct policy_type<skip_code::lead_last> {
+template <> struct policy_type<skip_code::lead_last> {
   using type = stream::skip::lead<1>;
 };
 
-template <class Plan, std::size_t Cap>
-struct candidate_at {
-  template <class C>
-  struct fn {
+template <class Plan, std::size_t Cap> struct candidate_at {
+  template <class C> struct fn {
     static constexpr auto alt = alternatives<Plan, Cap>().at[C::value];
     using type = boost::mp11::mp_push_back<
-        boost::mp11::mp_rename<boost::mp11::mp_repeat_c<boost::mp11::mp_list<stream::skip::standard>,
-                                                        alt.depth>,
-                               stream::skip::per_loop>,
+        boost::mp11::mp_rename<
+            boost::mp11::mp_repeat_c<boost::mp11::mp_list<stream::skip::standard>, alt.depth>,
+            stream::skip::per_loop>,
         typename policy_type<alt.code>::type>;
   };
-  template <class C>
-  using f = typename fn<C>::type;
+  template <class C> using f = typename fn<C>::type;
 };
 
-template <class Plan, std::size_t Cap>
-struct skip_candidates_impl {
+template <class Plan, std::size_t Cap> struct skip_candidates_impl {
   static constexpr std::size_t count = alternatives<Plan, Cap>().count;
   using type = boost::mp11::mp_push_front<
       boost::mp11::mp_transform_q<boost::mp11::mp_quote<candidate_at<Plan, Cap>::template f>,
@@ -248,7 +231,7 @@ using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type
 struct loop_skip_costs {
   std::size_t depth = 0;
   std::string index;
-  double outer = 1;  // estimated iterations of the loops outside
+  double outer = 1;                   // estimated iterations of the loops outside
   std::vector<std::string> operands;  // labels, in expression order
   std::vector<double> fiber;          // mean stored entries per fiber of each operand's level
   std::array<double, 5> per_fiber{};  // cost of one fiber's intersection, by skip_code
@@ -280,8 +263,10 @@ inline double fiber_cost(skip_code c, const std::vector<double>& n,
     double c = step_cost(leader);
     for (std::size_t o = 0; o < m; ++o) {
       if (o == leader) continue;
-      if (ops[o].locatable) c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
-      else c += gallop(n[o], n[leader]);
+      if (ops[o].locatable)
+        c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
+      else
+        c += gallop(n[o], n[leader]);
     }
     return c;
   };
@@ -298,8 +283,10 @@ inline double fiber_cost(skip_code c, const std::vector<double>& n,
       for (std::size_t o = 0; o < m; ++o) s += gallop(n[o], lo);
       return s;
     }
-    case skip_code::lead_first: return lead(0);
-    case skip_code::lead_last: return lead(m - 1);
+    case skip_code::lead_first:
+      return lead(0);
+    case skip_code::lead_last:
+      return lead(m - 1);
     default: {  // the static table: the first non-locatable operand leads, the rest probe
       bool any = false;
       for (const auto& o : ops) any = any || o.locatable;
@@ -311,8 +298,7 @@ inline double fiber_cost(skip_code c, const std::vector<double>& n,
   }
 }
 
-template <class Tensor>
-std::string skip_label(const Tensor& t, std::size_t k) {
+template <class Tensor> std::string skip_label(const Tensor& t, std::size_t k) {
   const std::string name = t.name().empty() ? "operand #" + std::to_string(k) : t.name();
   return name + " [" + format_name<typename Tensor::format_type>() + "]";
 }
@@ -350,7 +336,8 @@ skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
   skip_choice out;
   for (std::size_t c = 0; c < alts.count; ++c) out.candidates.push_back(alts.at[c]);
   std::vector<std::string> names;
-  boost::mp11::mp_for_each<typename Plan::order>([&](auto i) { names.emplace_back(decltype(i)::name); });
+  boost::mp11::mp_for_each<typename Plan::order>(
+      [&](auto i) { names.emplace_back(decltype(i)::name); });
 
   // per access ordinal: statistics, label, extents
   std::vector<const statistics*> stats(Plan::access_count, nullptr);
@@ -400,8 +387,7 @@ skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
 }
 
 namespace detail {
-template <class Plan>
-struct skip_purpose {};  // a plan_cache key of its own per order plan
+template <class Plan> struct skip_purpose {};  // a plan_cache key of its own per order plan
 }  // namespace detail
 
 /// The skip candidate to run for plan P of `lhs = rhs`: cached by the coarse signature (per
@@ -426,8 +412,8 @@ namespace detail {
 inline void describe_loop_operands(std::ostream& s, const loop_skip_costs& l) {
   s << "  loop " << l.index << ":";
   for (std::size_t o = 0; o < l.operands.size(); ++o)
-    s << (o ? "," : "") << " " << l.operands[o] << " " << static_cast<std::int64_t>(l.fiber[o] + 0.5)
-      << " per fiber";
+    s << (o ? "," : "") << " " << l.operands[o] << " "
+      << static_cast<std::int64_t>(l.fiber[o] + 0.5) << " per fiber";
   s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
 }
 }  // namespace detail
@@ -460,13 +446,13 @@ inline stream::skip::codes runtime_skip_codes(const skip_choice& c) {
 }
 
 namespace detail {
-template <class Plan>
-struct runtime_skip_purpose {};
+template <class Plan> struct runtime_skip_purpose {};
 
 // Two bits per loop: the plan cache stores one integer per choice.
 inline std::size_t pack_codes(const stream::skip::codes& c) {
   std::uint64_t v = 0;
-  for (std::size_t d = 0; d < c.size(); ++d) v |= std::uint64_t{static_cast<std::uint8_t>(c[d]) & 3u} << (2 * d);
+  for (std::size_t d = 0; d < c.size(); ++d)
+    v |= std::uint64_t{static_cast<std::uint8_t>(c[d]) & 3u} << (2 * d);
   return static_cast<std::size_t>(v);
 }
 inline stream::skip::codes unpack_codes(std::size_t v) {
@@ -487,7 +473,8 @@ stream::skip::codes cached_runtime_skips(const Lhs& lhs, const Rhs& rhs) {
         const stream::skip::codes codes = runtime_skip_codes(choose_skip<Plan, 1>(lhs, rhs, stats));
 #ifdef LOOM_DEBUG_PLAN
         std::clog << "loom: skip policy chosen at run time:";
-        for (std::size_t d = 0; d < Plan::index_count; ++d) std::clog << " " << skip_code_name(codes[d]);
+        for (std::size_t d = 0; d < Plan::index_count; ++d)
+          std::clog << " " << skip_code_name(codes[d]);
         std::clog << " (by loop)\n";
 #endif
         return detail::pack_codes(codes);
@@ -505,8 +492,8 @@ inline std::string describe_runtime_skips(const skip_choice& c) {
     if (!any) s << "skip policy per loop (chosen at run time from statistics, one kernel):\n";
     any = true;
     detail::describe_loop_operands(s, l);
-    for (skip_code code : {skip_code::leapfrog, skip_code::merge, skip_code::lead_first,
-                           skip_code::lead_last}) {
+    for (skip_code code :
+         {skip_code::leapfrog, skip_code::merge, skip_code::lead_first, skip_code::lead_last}) {
       s << "    " << (codes[l.depth] == code ? "* " : "  ") << skip_code_name(code);
       if (code == skip_code::lead_first) s << " (" << l.operands.front() << " iterates)";
       if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
@@ -546,8 +533,10 @@ inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
       if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
       s << ": estimated cost "
         << static_cast<std::int64_t>(l.outer * l.per_fiber[static_cast<std::size_t>(code)] + 0.5);
-      if (cand < 0) s << (code == l.standard_is ? " (same as standard)" : " (not instantiated)");
-      else s << " (candidate #" << cand << ")";
+      if (cand < 0)
+        s << (code == l.standard_is ? " (same as standard)" : " (not instantiated)");
+      else
+        s << " (candidate #" << cand << ")";
       s << "\n";
     }
   }

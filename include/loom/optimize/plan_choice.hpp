@@ -47,7 +47,7 @@ struct cost_constants {
 struct loop_order_query {
   std::vector<chain_bound_estimator> conjunctive;
   std::vector<chain_bound_estimator> disjunctive;
-  std::vector<std::string> output;        // free indices, in the output's storage order
+  std::vector<std::string> output;  // free indices, in the output's storage order
   /// per index name: the summed access factor of the operand levels iterating it
   std::map<std::string, double> factor;
   /// index names some operand iterates through a level that skips absent coordinates; a loop
@@ -71,7 +71,8 @@ struct loop_order_query {
     std::vector<chain_bound_estimator> any;
     for (const auto& e : disjunctive)
       if (touches(e)) any.push_back(e);
-    if (!any.empty()) join.push_back(any.size() == 1 ? any[0] : chain_bound_estimator::disjunction(any));
+    if (!any.empty())
+      join.push_back(any.size() == 1 ? any[0] : chain_bound_estimator::disjunction(any));
     index_set uncovered;  // counted loops
     for (const auto& name : v) {
       bool covered = false;
@@ -82,7 +83,8 @@ struct loop_order_query {
     }
     if (!uncovered.empty()) join.push_back(chain_bound_estimator::full(std::move(uncovered)));
     if (join.empty()) return 1;
-    const chain_bound_estimator all = join.size() == 1 ? join[0] : chain_bound_estimator::conjunction(join);
+    const chain_bound_estimator all =
+        join.size() == 1 ? join[0] : chain_bound_estimator::conjunction(join);
     std::vector<std::string> rest;
     for (const auto& x : all.indices())
       if (std::find(v.begin(), v.end(), x.name) == v.end()) rest.push_back(x.name);
@@ -106,8 +108,8 @@ inline double shortest_fiber(const loop_order_query& q, const std::vector<std::s
       if (!is_above) without_both.push_back(i.name);
     }
     const double child = e.aggregate(without_x).estimate();
-    const double parent = without_both.size() == e.indices().size() ? 1.0
-                                                                     : e.aggregate(without_both).estimate();
+    const double parent =
+        without_both.size() == e.indices().size() ? 1.0 : e.aggregate(without_both).estimate();
     const double fiber = child / std::max(1.0, parent);
     best = best < 0 ? fiber : std::min(best, fiber);
   }
@@ -147,18 +149,17 @@ inline double loop_order_cost(const loop_order_query& q, const std::vector<std::
   return cost;
 }
 
-template <class Node>
-inline constexpr char node_type_tag = 0;
+template <class Node> inline constexpr char node_type_tag = 0;
 
 /// A sum of the right-hand side that a query treats as one operand over its free indices, as if
 /// computed first into a temporary (rewrite/hoist.hpp): its own accesses are left out.
 struct replaced_sum {
-  const void* node = nullptr;           // the sum node inside the expression
-  const void* type = nullptr;           // &node_type_tag<its type> (a parent may share its address)
-  std::vector<std::string> free;        // its free indices
-  std::size_t first_access = 0;         // ordinal of its first access (for_each_access order)
+  const void* node = nullptr;     // the sum node inside the expression
+  const void* type = nullptr;     // &node_type_tag<its type> (a parent may share its address)
+  std::vector<std::string> free;  // its free indices
+  std::size_t first_access = 0;   // ordinal of its first access (for_each_access order)
   std::size_t access_count = 0;
-  bool dense = true;                    // the temporary is dense (located) or sparse (iterated)
+  bool dense = true;  // the temporary is dense (located) or sparse (iterated)
 };
 
 /// Costs of every candidate plan of a kernel and the chosen one.
@@ -169,8 +170,7 @@ struct plan_choice {
 
 namespace detail {
 
-template <class... Is>
-std::vector<std::string> names_of(boost::mp11::mp_list<Is...>) {
+template <class... Is> std::vector<std::string> names_of(boost::mp11::mp_list<Is...>) {
   return {std::string(Is::name)...};
 }
 
@@ -184,7 +184,8 @@ struct extent_fn {
   }
 };
 
-inline chain_bound_estimator full_over(const std::vector<std::string>& names, const extent_fn& extent) {
+inline chain_bound_estimator full_over(const std::vector<std::string>& names,
+                                       const extent_fn& extent) {
   index_set s;
   for (const std::string& n : names) s.push_back({n, extent(n)});
   return chain_bound_estimator::full(std::move(s));
@@ -212,25 +213,20 @@ struct collector {
         add(chain_bound_estimator(cache->get(*a.tensor), names), disjunctive);
     }
   }
-  template <class T>
-  void operator()(const expr::literal<T>&, bool) const {}
-  template <class L, class R>
-  void operator()(const expr::add<L, R>& e, bool) const {
+  template <class T> void operator()(const expr::literal<T>&, bool) const {}
+  template <class L, class R> void operator()(const expr::add<L, R>& e, bool) const {
     (*this)(e.lhs, true);
     (*this)(e.rhs, true);
   }
-  template <class L, class R>
-  void operator()(const expr::mul<L, R>& e, bool disjunctive) const {
+  template <class L, class R> void operator()(const expr::mul<L, R>& e, bool disjunctive) const {
     (*this)(e.lhs, disjunctive);
     (*this)(e.rhs, disjunctive);
   }
-  template <class P, class E>
-  void operator()(const expr::where<P, E>& e, bool disjunctive) const {
+  template <class P, class E> void operator()(const expr::where<P, E>& e, bool disjunctive) const {
     (*this)(e.pred, disjunctive);
     (*this)(e.body, disjunctive);
   }
-  template <class I, class E>
-  void operator()(const expr::sum<I, E>& e, bool disjunctive) const {
+  template <class I, class E> void operator()(const expr::sum<I, E>& e, bool disjunctive) const {
     if (replaced != nullptr && static_cast<const void*>(&e) == replaced->node &&
         static_cast<const void*>(&node_type_tag<expr::sum<I, E>>) == replaced->type) {
       add(full_over(replaced->free, *extent), disjunctive);  // an upper bound on its entries
@@ -238,8 +234,7 @@ struct collector {
     }
     (*this)(e.body, disjunctive);
   }
-  template <class I, class E>
-  void operator()(const expr::expand<I, E>& e, bool disjunctive) const {
+  template <class I, class E> void operator()(const expr::expand<I, E>& e, bool disjunctive) const {
     (*this)(e.body, disjunctive);
   }
   template <class F, class... Es>
@@ -265,8 +260,7 @@ inline void note_reads(loop_order_query& q, const std::string_view* names, const
 }
 }  // namespace detail
 
-template <class F>
-constexpr bool level_is_full(std::size_t level) {
+template <class F> constexpr bool level_is_full(std::size_t level) {
   bool full = false;
   std::size_t k = 0;
   boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
@@ -285,14 +279,15 @@ loop_order_query describe_rhs(std::vector<std::string> output, bool dense_output
                               statistics_cache& cache, const replaced_sum* replaced = nullptr) {
   std::map<std::string, std::int64_t> from_rhs;
   // loops over constexpr tables of the modes rather than a lambda per mode: compile time
-  expr::for_each_access(rhs, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
-    if constexpr (sizeof...(Is) > 0) {
-      static constexpr std::string_view names[] = {Is::name...};
-      for (std::size_t m = 0; m < sizeof...(Is); ++m)
-        from_rhs.emplace(std::string(names[m]), a.tensor->extent(m));
-    }
-    (void)a;
-  });
+  expr::for_each_access(rhs,
+                        [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
+                          if constexpr (sizeof...(Is) > 0) {
+                            static constexpr std::string_view names[] = {Is::name...};
+                            for (std::size_t m = 0; m < sizeof...(Is); ++m)
+                              from_rhs.emplace(std::string(names[m]), a.tensor->extent(m));
+                          }
+                          (void)a;
+                        });
   from_rhs.merge(extents);
   const detail::extent_fn extent{&from_rhs};
   loop_order_query q;
@@ -301,24 +296,27 @@ loop_order_query describe_rhs(std::vector<std::string> output, bool dense_output
   for (const auto& [name, e] : from_rhs) q.extents.push_back({name, e});
   detail::collector{&q, &extent, &cache, replaced}(rhs, false);
   // per level: a dense level is cheap to walk or locate, any other costs a read per entry
-  expr::for_each_access(rhs, [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t k) {
-    if (replaced != nullptr && k >= replaced->first_access &&
-        k < replaced->first_access + replaced->access_count)
-      return;
-    using F = typename std::remove_const_t<T>::format_type;
-    if constexpr (sizeof...(Is) > 0) {
-      static constexpr std::string_view names[] = {Is::name...};
-      static constexpr auto dense = [] {
-        std::array<bool, sizeof...(Is)> d{};
-        for (std::size_t m = 0; m < d.size(); ++m) d[m] = F::all_dense || level_is_full<F>(F::level_of_mode[m]);
-        return d;
-      }();
-      detail::note_reads(q, names, dense.data(), sizeof...(Is));
-    }
-  });
+  expr::for_each_access(rhs,
+                        [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t k) {
+                          if (replaced != nullptr && k >= replaced->first_access &&
+                              k < replaced->first_access + replaced->access_count)
+                            return;
+                          using F = typename std::remove_const_t<T>::format_type;
+                          if constexpr (sizeof...(Is) > 0) {
+                            static constexpr std::string_view names[] = {Is::name...};
+                            static constexpr auto dense = [] {
+                              std::array<bool, sizeof...(Is)> d{};
+                              for (std::size_t m = 0; m < d.size(); ++m)
+                                d[m] = F::all_dense || level_is_full<F>(F::level_of_mode[m]);
+                              return d;
+                            }();
+                            detail::note_reads(q, names, dense.data(), sizeof...(Is));
+                          }
+                        });
   if (replaced != nullptr)
     for (const std::string& name : replaced->free) {
-      q.factor[name] += replaced->dense ? cost_constants{}.dense_read : cost_constants{}.sparse_read;
+      q.factor[name] +=
+          replaced->dense ? cost_constants{}.dense_read : cost_constants{}.sparse_read;
       q.skips[name] = q.skips[name] || !replaced->dense;
     }
   return q;
@@ -332,12 +330,13 @@ loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cach
   std::map<std::string, std::int64_t> extents;
   const auto by_mode = detail::names_of(expr::free_indices_t<Lhs>{});
   if constexpr (out_t::order > 0)
-    for (std::size_t m = 0; m < by_mode.size(); ++m) extents.emplace(by_mode[m], lhs.tensor->extent(m));
+    for (std::size_t m = 0; m < by_mode.size(); ++m)
+      extents.emplace(by_mode[m], lhs.tensor->extent(m));
   std::vector<std::string> output;
   for (std::size_t level = 0; level < by_mode.size(); ++level)
     output.push_back(by_mode[out_t::format_type::modes[level]]);
-  return describe_rhs(std::move(output), out_t::format_type::written_in_place, std::move(extents), rhs,
-                      cache, replaced);
+  return describe_rhs(std::move(output), out_t::format_type::written_in_place, std::move(extents),
+                      rhs, cache, replaced);
 }
 
 /// Order (by name) and copy cost of candidate C of `lhs = rhs`.
@@ -346,10 +345,12 @@ double candidate_cost(const Lhs& lhs, const Rhs& rhs, const loop_order_query& q,
                       const cost_constants& k = {}) {
   using P = plan::order_plan<Lhs, Rhs, static_cast<int>(C)>;
   std::vector<std::string> order;
-  boost::mp11::mp_for_each<typename P::order>([&](auto i) { order.emplace_back(decltype(i)::name); });
+  boost::mp11::mp_for_each<typename P::order>(
+      [&](auto i) { order.emplace_back(decltype(i)::name); });
   double reformat = 0;
   expr::for_each_access(rhs, [&](const auto& a, std::size_t ordinal) {
-    if (P::chosen.transposed[ordinal]) reformat += static_cast<double>(a.tensor->nnz()) * k.sparse_reformat;
+    if (P::chosen.transposed[ordinal])
+      reformat += static_cast<double>(a.tensor->nnz()) * k.sparse_reformat;
   });
   (void)lhs;
   return loop_order_cost(q, order, reformat, k);
@@ -377,8 +378,7 @@ inline std::uint8_t magnitude(std::int64_t x) {
 
 // Coarse signature: magnitudes of every operand's extents, stored entries and stored
 // coordinates per level. O(operands x order), no pass over the data.
-template <class Rhs>
-void coarse_signature(const Rhs& rhs, std::vector<std::uint8_t>& sig) {
+template <class Rhs> void coarse_signature(const Rhs& rhs, std::vector<std::uint8_t>& sig) {
   sig.clear();
   expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
     const auto& t = *a.tensor;
@@ -392,8 +392,7 @@ void coarse_signature(const Rhs& rhs, std::vector<std::uint8_t>& sig) {
     });
   });
 }
-template <class Rhs>
-std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
+template <class Rhs> std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
   std::vector<std::uint8_t> sig;
   coarse_signature(rhs, sig);
   return sig;
@@ -416,8 +415,7 @@ struct signature_less {
 /// The plans chosen for one kernel type, per thread, by coarse signature, with the statistics
 /// gathered to choose them. `Purpose` separates choices of another kind over the same kernel
 /// (`decompose`). `LOOM_DEBUG_PLAN` logs every choice to stderr.
-template <class Lhs, class Rhs, class Purpose = void>
-struct plan_cache {
+template <class Lhs, class Rhs, class Purpose = void> struct plan_cache {
   std::map<std::vector<std::uint8_t>, std::size_t, detail::signature_less> chosen;
   statistics_cache stats;
   static plan_cache& local() {
@@ -440,8 +438,7 @@ struct plan_cache {
 };
 
 /// The candidate to run for `lhs = rhs`: cached by signature, else costed from statistics.
-template <class Lhs, class Rhs>
-std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
+template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
   thread_local std::vector<std::uint8_t> signature;  // reused: a cache hit allocates nothing
   detail::coarse_signature(rhs, signature);
   return plan_cache<Lhs, Rhs>::local().find_or(signature, [&](statistics_cache& stats) {

@@ -23,17 +23,18 @@ namespace loom {
 /// - `e.estimate()`: the estimated number of non-fill entries; `e.indices()` the index set.
 /// Models: `loom::uniform_estimator`, `loom::chain_bound_estimator`.
 template <class E>
-concept sparsity_estimator = std::copy_constructible<E> &&
+concept sparsity_estimator =
+    std::copy_constructible<E> &&
     requires(const E& e, std::span<const E> args, const std::vector<std::string>& names,
              const statistics& s, const index_set& indices) {
-  E(s, names);
-  { E::full(indices) } -> std::same_as<E>;
-  { E::conjunction(args) } -> std::same_as<E>;
-  { E::disjunction(args) } -> std::same_as<E>;
-  { e.aggregate(names) } -> std::same_as<E>;
-  { e.estimate() } -> std::convertible_to<double>;
-  { e.indices() } -> std::convertible_to<const index_set&>;
-};
+      E(s, names);
+      { E::full(indices) } -> std::same_as<E>;
+      { E::conjunction(args) } -> std::same_as<E>;
+      { E::disjunction(args) } -> std::same_as<E>;
+      { e.aggregate(names) } -> std::same_as<E>;
+      { e.estimate() } -> std::convertible_to<double>;
+      { e.indices() } -> std::convertible_to<const index_set&>;
+    };
 
 }  // namespace loom
 

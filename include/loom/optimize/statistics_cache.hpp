@@ -84,7 +84,8 @@ class statistics_cache {
   /// Appends `t`'s signature (nnz, shape, the address and size of every array) to `sig`: what
   /// `get` compares, for caches of other results derived from a tensor's structure.
   template <class T, storage_format Format, bool Owning>
-  static void append_signature(std::vector<std::uintptr_t>& sig, const basic_tensor<T, Format, Owning>& t) {
+  static void append_signature(std::vector<std::uintptr_t>& sig,
+                               const basic_tensor<T, Format, Owning>& t) {
     sig.push_back(static_cast<std::uintptr_t>(t.nnz()));
     for (std::int64_t e : t.shape()) sig.push_back(static_cast<std::uintptr_t>(e));
     add_array(sig, t.values());

@@ -27,10 +27,10 @@ namespace loom::optimize {
 
 /// What a workspace will hold, estimated from statistics for one loop order.
 struct workspace_estimate {
-  double rows = 1;        // workspace rows: distinct values of the output levels the outer loops fix
-  double writes = 0;      // values written into the workspace (before duplicates are added)
-  double entries = 0;     // distinct output entries
-  double cells = 0;       // cells of one row's space (product of the other levels' extents)
+  double rows = 1;     // workspace rows: distinct values of the output levels the outer loops fix
+  double writes = 0;   // values written into the workspace (before duplicates are added)
+  double entries = 0;  // distinct output entries
+  double cells = 0;    // cells of one row's space (product of the other levels' extents)
   double value_bytes = 8;
 };
 
@@ -55,7 +55,7 @@ struct workspace_constants {
   double append = 1.5;
   double compare_keys = 1.5;
   double compare_pairs = 3.0;
-  double radix_key = 5.0;   // per key and pass of a radix sort
+  double radix_key = 5.0;  // per key and pass of a radix sort
   double radix_pair = 8.0;
   double emit = 3.0;
 };
@@ -80,10 +80,11 @@ inline double miss_cost(double bytes, const workspace_constants& c) {
 }
 // sorting n keys (or pairs) spread over `rows` rows, keys below `bound`: an LSD radix sort per
 // row of stream::detail::radix_sort_min or more, a comparison sort below (workspace.hpp)
-inline double sort_cost(double n, double rows, double bound, bool pairs, const workspace_constants& c) {
+inline double sort_cost(double n, double rows, double bound, bool pairs,
+                        const workspace_constants& c) {
   const double per_row = std::max(2.0, n / std::max(1.0, rows));
-  const int passes = stream::detail::radix_passes(
-      static_cast<std::int64_t>(std::min(bound, double(std::numeric_limits<std::int64_t>::max() / 2))));
+  const int passes = stream::detail::radix_passes(static_cast<std::int64_t>(
+      std::min(bound, double(std::numeric_limits<std::int64_t>::max() / 2))));
   if (per_row >= double(stream::detail::radix_sort_min) && passes <= 4)
     return n * passes * (pairs ? c.radix_pair : c.radix_key);
   return n * std::log2(per_row) * (pairs ? c.compare_pairs : c.compare_keys);
@@ -98,7 +99,8 @@ inline double sort_cost(double n, double rows, double bound, bool pairs, const w
 ///   the row's entries are sorted as pairs.
 /// - sorted: every write is appended; the row's writes are sorted (stable) and merged.
 /// A row of 512 sorted items or more is radix sorted (linear), a shorter one compared.
-inline workspace_choice choose_workspace(const workspace_estimate& e, const workspace_constants& c = {}) {
+inline workspace_choice choose_workspace(const workspace_estimate& e,
+                                         const workspace_constants& c = {}) {
   using detail::miss_cost;
   workspace_choice out;
   out.estimate = e;
@@ -108,14 +110,16 @@ inline workspace_choice choose_workspace(const workspace_estimate& e, const work
   const double row_bytes = std::min(dense_bytes, per_row * 2 * c.line_bytes);  // a row's lines
   const double table_bytes = 2 * per_row * (e.value_bytes + 8);
   const double emit = e.entries * c.emit;
-  out.cost[0] = e.cells > static_cast<double>(stream::max_dense_workspace_cells)
-                    ? std::numeric_limits<double>::infinity()
-                    : dense_bytes * (dense_bytes > c.fresh_bytes ? c.zero_fresh_byte : c.zero_byte) +
-                          e.writes * c.write_hit + e.entries * 2 * miss_cost(dense_bytes, c) +
-                          repeats * 2 * miss_cost(row_bytes, c) +
-                          detail::sort_cost(e.entries, e.rows, e.cells, false, c) + emit;
+  out.cost[0] =
+      e.cells > static_cast<double>(stream::max_dense_workspace_cells)
+          ? std::numeric_limits<double>::infinity()
+          : dense_bytes * (dense_bytes > c.fresh_bytes ? c.zero_fresh_byte : c.zero_byte) +
+                e.writes * c.write_hit + e.entries * 2 * miss_cost(dense_bytes, c) +
+                repeats * 2 * miss_cost(row_bytes, c) +
+                detail::sort_cost(e.entries, e.rows, e.cells, false, c) + emit;
   out.cost[1] = e.writes * (c.hash + c.write_hit + 2 * miss_cost(table_bytes, c)) +
-                e.entries * c.append + detail::sort_cost(e.entries, e.rows, e.cells, true, c) + emit;
+                e.entries * c.append + detail::sort_cost(e.entries, e.rows, e.cells, true, c) +
+                emit;
   out.cost[2] = e.writes * c.append + detail::sort_cost(e.writes, e.rows, e.cells, true, c) + emit;
   std::size_t best = 0;
   for (std::size_t k = 1; k < 3; ++k)
@@ -130,16 +134,18 @@ workspace_estimate estimate_workspace(const Lhs& lhs, const Rhs& rhs, statistics
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
   const loop_order_query q = describe(lhs, rhs, stats);
   std::vector<std::string> order;
-  boost::mp11::mp_for_each<typename P::order>([&](auto i) { order.emplace_back(decltype(i)::name); });
+  boost::mp11::mp_for_each<typename P::order>(
+      [&](auto i) { order.emplace_back(decltype(i)::name); });
   std::size_t last_free = 0;  // the writes happen below the deepest output index
   for (std::size_t d = 0; d < order.size(); ++d)
     if (std::find(q.output.begin(), q.output.end(), order[d]) != q.output.end()) last_free = d;
   workspace_estimate e;
   e.value_bytes = sizeof(typename out_t::value_type);
-  e.writes = q.iterations({order.begin(), order.begin() + static_cast<std::ptrdiff_t>(last_free + 1)});
+  e.writes =
+      q.iterations({order.begin(), order.begin() + static_cast<std::ptrdiff_t>(last_free + 1)});
   e.entries = q.iterations(q.output);
-  const std::vector<std::string> fixed(q.output.begin(),
-                                       q.output.begin() + static_cast<std::ptrdiff_t>(P::output_prefix));
+  const std::vector<std::string> fixed(
+      q.output.begin(), q.output.begin() + static_cast<std::ptrdiff_t>(P::output_prefix));
   e.rows = fixed.empty() ? 1.0 : q.iterations(fixed);
   e.cells = 1;
   for (std::size_t level = P::output_prefix; level < out_t::order; ++level)
@@ -154,14 +160,14 @@ inline std::string describe_workspace_choice(const workspace_choice& w) {
   s << workspace_kind_name(w.kind) << " workspace (estimated " << w.estimate.writes << " writes, "
     << w.estimate.entries << " entries in " << w.estimate.rows << " rows of " << w.estimate.cells
     << " cells; cost";
-  for (std::size_t k = 0; k < 3; ++k) s << " " << workspace_kind_name(workspace_kinds[k]) << " " << w.cost[k];
+  for (std::size_t k = 0; k < 3; ++k)
+    s << " " << workspace_kind_name(workspace_kinds[k]) << " " << w.cost[k];
   s << ")";
   return s.str();
 }
 
 namespace detail {
-template <class P>
-struct workspace_purpose {};
+template <class P> struct workspace_purpose {};
 }  // namespace detail
 
 /// The workspace of plan P for `lhs = rhs`: remembered per version of the operands (the
@@ -184,9 +190,11 @@ workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
   thread_local cache c;
   thread_local std::vector<std::uintptr_t> key;  // reused: a cache hit allocates nothing
   key.clear();
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t) { statistics_cache::append_signature(key, *a.tensor); });
+  expr::for_each_access(
+      rhs, [&](const auto& a, std::size_t) { statistics_cache::append_signature(key, *a.tensor); });
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  for (std::size_t m = 0; m < out_t::order; ++m) key.push_back(static_cast<std::uintptr_t>(lhs.tensor->extent(m)));
+  for (std::size_t m = 0; m < out_t::order; ++m)
+    key.push_back(static_cast<std::uintptr_t>(lhs.tensor->extent(m)));
   if (const auto it = c.chosen.find(key); it != c.chosen.end()) return it->second;
   if (c.chosen.size() >= 256) {  // bounded: a choice is cheap to make again
     c.chosen.clear();

@@ -29,8 +29,10 @@ std::int64_t nearest(std::int64_t lo, std::int64_t hi, std::int64_t target, cons
   const std::int64_t first = lo;
   while (lo < hi) {  // first x with f(x) >= target, else hi
     const std::int64_t mid = lo + (hi - lo) / 2;
-    if (f(mid) < target) lo = mid + 1;
-    else hi = mid;
+    if (f(mid) < target)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   if (lo > first && target - f(lo - 1) <= f(lo) - target) return lo - 1;
   return lo;
@@ -77,7 +79,10 @@ partition split_by_entries(const Tensor& t, std::int64_t extent, std::size_t chu
     }
     return q;
   };
-  if constexpr (requires { l0.pos[0]; l0.crd[0]; }) {  // compressed level 0: rows are crd[q]
+  if constexpr (requires {
+                  l0.pos[0];
+                  l0.crd[0];
+                }) {  // compressed level 0: rows are crd[q]
     const std::int64_t first = l0.pos.empty() ? 0 : static_cast<std::int64_t>(l0.pos[0]);
     const std::int64_t last = l0.pos.empty() ? 0 : static_cast<std::int64_t>(l0.pos[1]);
     if (last <= first) return split_evenly(extent, chunks);
@@ -92,7 +97,8 @@ partition split_by_entries(const Tensor& t, std::int64_t extent, std::size_t chu
     if constexpr (Tensor::order >= 2) {
       const auto& l1 = t.template level<1>();
       if constexpr (requires { l1.pos[0]; }) {
-        if (static_cast<std::int64_t>(l1.pos.size()) < extent + 1) return split_evenly(extent, chunks);
+        if (static_cast<std::int64_t>(l1.pos.size()) < extent + 1)
+          return split_evenly(extent, chunks);
         auto cum = [&](std::int64_t r) { return below(r) + r; };
         const std::int64_t total = cum(extent);
         targets(total, [&](std::int64_t w) { return detail::nearest(0, extent, w, cum); });

@@ -42,39 +42,38 @@ namespace loom::parallel {
 
 namespace detail {
 
-template <class S>
-struct is_contract : std::false_type {};
+template <class S> struct is_contract : std::false_type {};
 template <class S, bool Sequential>
 struct is_contract<stream::contract_stream<S, Sequential>> : std::true_type {};
-template <class S>
-struct is_union : std::false_type {};
+template <class S> struct is_union : std::false_type {};
 template <class A, class B, class Op>
 struct is_union<stream::union_stream<A, B, Op>> : std::true_type {};
-template <class S>
-struct is_deep_map : std::false_type {};
-template <class S, class G>
-struct is_deep_map<stream::deep_map_stream<S, G>> : std::true_type {};
-template <class S>
-struct is_scaled : std::false_type {};
+template <class S> struct is_deep_map : std::false_type {};
+template <class S, class G> struct is_deep_map<stream::deep_map_stream<S, G>> : std::true_type {};
+template <class S> struct is_scaled : std::false_type {};
 template <class A, class X, class Op, bool F>
 struct is_scaled<stream::scaled_stream<A, X, Op, F>> : std::true_type {};
 
 // Whether a root stream's index() is the outer loop's real index, so that its states can be
 // split into index ranges. Every free stream's is; a sum's is when it wraps one (a union of
 // sums reports index 0 for every state: not splittable, runs serially).
-template <class S>
-constexpr bool outer_indexed() {
-  if constexpr (!stream::is_stream_v<S>) return false;
-  else if constexpr (!S::contracted) return true;
-  else if constexpr (is_contract<S>::value) return !std::remove_cvref_t<decltype(std::declval<S&>().s)>::contracted;
-  else if constexpr (is_deep_map<S>::value) return outer_indexed<std::remove_cvref_t<decltype(std::declval<S&>().s)>>();
-  else if constexpr (is_scaled<S>::value) return outer_indexed<std::remove_cvref_t<decltype(std::declval<S&>().a)>>();
-  else return false;
+template <class S> constexpr bool outer_indexed() {
+  if constexpr (!stream::is_stream_v<S>)
+    return false;
+  else if constexpr (!S::contracted)
+    return true;
+  else if constexpr (is_contract<S>::value)
+    return !std::remove_cvref_t<decltype(std::declval<S&>().s)>::contracted;
+  else if constexpr (is_deep_map<S>::value)
+    return outer_indexed<std::remove_cvref_t<decltype(std::declval<S&>().s)>>();
+  else if constexpr (is_scaled<S>::value)
+    return outer_indexed<std::remove_cvref_t<decltype(std::declval<S&>().a)>>();
+  else
+    return false;
 }
 
 // Whether the outer loop (depth 0) iterates level 0 of this access.
-template <class Tensor, class Order, class A>
-struct outer_first : std::false_type {};
+template <class Tensor, class Order, class A> struct outer_first : std::false_type {};
 template <class Tensor, class Order, class U, class... Is>
 struct outer_first<Tensor, Order, expr::access<U, Is...>>
     : std::bool_constant<stream::access_layout<Tensor, Order, Is...>::depth_of_level[0] == 0> {};
@@ -85,19 +84,22 @@ inline std::atomic<std::int64_t> split_loops{0};
 }  // namespace detail
 
 /// How many kernel calls have split their outer loop since the program started.
-inline std::int64_t split_loop_count() { return detail::split_loops.load(std::memory_order_relaxed); }
+inline std::int64_t split_loop_count() {
+  return detail::split_loops.load(std::memory_order_relaxed);
+}
 
 /// Whether the kernel whose stream tree is `S` may split its outermost loop.
 template <class S>
 inline constexpr bool splittable_root = [] {
-  if constexpr (!stream::is_stream_v<S>) return false;
-  else return S::depth == 0 && detail::outer_indexed<S>();
+  if constexpr (!stream::is_stream_v<S>)
+    return false;
+  else
+    return S::depth == 0 && detail::outer_indexed<S>();
 }();
 
 /// Moves a root stream to its first state that may hold an outer index >= lo: a sum forwards
 /// to the stream it sums (its own seek stays in place, the index being "*").
-template <class S>
-void seek_outer(S& s, std::int64_t lo) {
+template <class S> void seek_outer(S& s, std::int64_t lo) {
   if constexpr (detail::is_contract<S>::value || detail::is_deep_map<S>::value) {
     seek_outer(s.s, lo);
   } else if constexpr (detail::is_scaled<S>::value) {
@@ -180,8 +182,8 @@ outer_split decide_split(const Pointers& pointers, std::int64_t extent, bool red
         if (nnz > lead_nnz) lead_nnz = nnz, lead = k;
     }
   });
-  const std::size_t chunks = detail::chunk_count(o, d.deterministic, extent, work,
-                                                 sizeof(T) * partial_size);
+  const std::size_t chunks =
+      detail::chunk_count(o, d.deterministic, extent, work, sizeof(T) * partial_size);
   if (chunks < 2) return d;
   d.parts = split_evenly(extent, chunks);
   boost::mp11::mp_for_each<boost::mp11::mp_iota_c<std::tuple_size_v<Pointers>>>([&](auto k) {
@@ -193,8 +195,7 @@ outer_split decide_split(const Pointers& pointers, std::int64_t extent, bool red
 }
 
 /// Sets the first `n` values to `v` on the split's threads.
-template <class T>
-void fill(T* vals, std::size_t n, const T& v, unsigned threads) {
+template <class T> void fill(T* vals, std::size_t n, const T& v, unsigned threads) {
   constexpr std::size_t block = std::size_t{1} << 16;
   if (threads <= 1 || n < 2 * block) {
     std::fill(vals, vals + n, v);
@@ -221,7 +222,8 @@ void run_dense(T* vals, std::size_t size, const std::int64_t* strides, const S& 
       });
     });
   } else {
-    const std::size_t partials = d.deterministic ? p.chunks() : std::min<std::size_t>(d.threads, p.chunks());
+    const std::size_t partials =
+        d.deterministic ? p.chunks() : std::min<std::size_t>(d.threads, p.chunks());
     std::vector<std::unique_ptr<T[]>> part(partials);
     parallel_for(p.chunks(), d.threads, [&](std::size_t c, unsigned slot) {
       const std::size_t k = d.deterministic ? c : slot;
@@ -249,10 +251,11 @@ void run_dense(T* vals, std::size_t size, const std::int64_t* strides, const S& 
 
 /// Where a chunk's sink puts its entries: that chunk's list (a sink serving several chunks of
 /// one thread is pointed at each chunk's list in turn).
-template <class T, std::size_t N>
-struct chunk_target {
+template <class T, std::size_t N> struct chunk_target {
   stream::entry_list<T, N>* list = nullptr;
-  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) { list->push(c, v); }
+  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
+    list->push(c, v);
+  }
 };
 
 /// The sparse-output loop, split (the outer index is the output's first level): every chunk
@@ -287,14 +290,13 @@ void run_sparse(Entries& entries, const S& root, const outer_split& d, const Mak
 
 /// Whether a sparse output format is CSR-like (a dense level over a unique compressed level, in
 /// mode order): its chunks are then assembled straight into the final arrays, in parallel.
-template <class Format>
-inline constexpr bool rows_format = false;
+template <class Format> inline constexpr bool rows_format = false;
 template <std::size_t E, class P, class C>
-inline constexpr bool rows_format<format_spec<boost::mp11::mp_list<dense_level<E>, compressed_level<uniqueness::unique, P, C>>, 0, 1>> = true;
+inline constexpr bool rows_format<format_spec<
+    boost::mp11::mp_list<dense_level<E>, compressed_level<uniqueness::unique, P, C>>, 0, 1>> = true;
 
 /// A chunk's part of a CSR-like output: the entries of its rows [lo, hi) and the count per row.
-template <class T, class Crd>
-struct row_target {
+template <class T, class Crd> struct row_target {
   std::int64_t lo = 0;
   std::vector<std::int64_t> counts;
   std::vector<Crd> crd;
@@ -320,8 +322,7 @@ basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>&
   using sink_type = std::remove_cvref_t<decltype(*make_sink(std::declval<target&>()))>;
   const partition& p = d.parts;
   const std::size_t chunks = p.chunks();
-  if (shape[1] > 0)
-    loom::detail::check_fits<Crd>(shape[1] - 1, "largest coordinate of mode 1");
+  if (shape[1] > 0) loom::detail::check_fits<Crd>(shape[1] - 1, "largest coordinate of mode 1");
   std::vector<target> parts(chunks);
   const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(d.threads, chunks));
   std::vector<std::unique_ptr<target>> proxies(threads);  // what each thread's sink pushes to

@@ -140,8 +140,7 @@ inline void set_parallel_options(const parallel_options& o) {
 /// Fields left at their defaults (threads 0, min_work -1) keep the process-wide value.
 class parallel_scope {
  public:
-  explicit parallel_scope(const parallel_options& o)
-      : saved_(parallel::detail::scoped_override) {
+  explicit parallel_scope(const parallel_options& o) : saved_(parallel::detail::scoped_override) {
     parallel::detail::scoped_override = o;
   }
   parallel_scope(const parallel_scope&) = delete;

@@ -75,8 +75,7 @@ class thread_pool {
 
   /// Runs `body(chunk, slot)` for every chunk in [0, chunks) on up to `threads` threads, the
   /// caller being slot 0; returns when all chunks are done and rethrows the first exception.
-  template <class F>
-  void run(std::size_t chunks, unsigned threads, F&& body) {
+  template <class F> void run(std::size_t chunks, unsigned threads, F&& body) {
     using body_type = std::remove_reference_t<F>;
     detail::loop l;
     l.call = [](void* ctx, std::size_t c, unsigned slot) {
@@ -157,8 +156,7 @@ class thread_pool {
 };
 
 /// Runs `body(chunk, slot)` for chunk in [0, chunks) on up to `threads` threads of the pool.
-template <class F>
-void parallel_for(std::size_t chunks, unsigned threads, F&& body) {
+template <class F> void parallel_for(std::size_t chunks, unsigned threads, F&& body) {
   thread_pool::instance().run(chunks, threads, body);
 }
 

@@ -14,8 +14,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 namespace loom::plan {
@@ -32,19 +32,15 @@ static_assert(max_plan_candidates >= 1, "loom: LOOM_MAX_PLAN_CANDIDATES must be 
 /// The plan's static facts for `lhs = rhs` (an output access and an expression).
 /// `Candidate` >= 0 selects that entry of `plan_candidates<Lhs, Rhs>`; -1 is the static choice.
 /// `Forced` (an MP11 list of index types, `loom::order`) fixes the loop order instead.
-template <class Lhs, class Rhs, int Candidate = -1, class Forced = void>
-struct order_plan;
+template <class Lhs, class Rhs, int Candidate = -1, class Forced = void> struct order_plan;
 
 /// The bounded list of plans a runtime optimizer chooses among (the static choice first).
-template <class Lhs, class Rhs>
-struct plan_candidates;
+template <class Lhs, class Rhs> struct plan_candidates;
 
 namespace detail {
 
-template <class A>
-struct access_traits;
-template <class T, class... Is>
-struct access_traits<expr::access<T, Is...>> {
+template <class A> struct access_traits;
+template <class T, class... Is> struct access_traits<expr::access<T, Is...>> {
   using tensor_type = std::remove_const_t<T>;
   using format = typename tensor_type::format_type;
   using indices = mp_list<Is...>;
@@ -53,13 +49,14 @@ struct access_traits<expr::access<T, Is...>> {
 };
 
 // ids of an access's indices, in storage (level) order
-template <class Universe, class A>
-constexpr auto storage_ids() {
+template <class Universe, class A> constexpr auto storage_ids() {
   using tr = access_traits<A>;
   std::array<std::size_t, tr::order> by_mode{};
   std::size_t m = 0;
-  boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename tr::indices>>(
-      [&](auto i) { by_mode[m++] = boost::mp11::mp_find<Universe, typename decltype(i)::type>::value; });
+  boost::mp11::mp_for_each<
+      boost::mp11::mp_transform<boost::mp11::mp_identity, typename tr::indices>>([&](auto i) {
+    by_mode[m++] = boost::mp11::mp_find<Universe, typename decltype(i)::type>::value;
+  });
   std::array<std::size_t, tr::order> by_level{};
   for (std::size_t k = 0; k < tr::order; ++k) by_level[k] = by_mode[tr::format::modes[k]];
   return by_level;
@@ -69,21 +66,21 @@ inline constexpr std::size_t max_indices = 16;
 inline constexpr std::size_t max_accesses = 32;
 
 struct problem {
-  std::size_t n = 0;                                  // indices
+  std::size_t n = 0;  // indices
   std::size_t accesses = 0;
-  std::array<bool, max_accesses> sparse{};            // constrains the order
+  std::array<bool, max_accesses> sparse{};  // constrains the order
   std::array<std::array<std::size_t, max_indices>, max_accesses> ids{};
   std::array<std::size_t, max_accesses> length{};
   std::array<bool, max_indices> summed{};
-  std::array<std::size_t, max_indices> out_rank{};    // preferred position (free indices)
-  std::array<bool, max_indices> dense_only{};         // used by no sparse operand
-  std::array<std::array<bool, max_indices>, max_accesses> full{};  // full[a][k]: level k is dense
+  std::array<std::size_t, max_indices> out_rank{};  // preferred position (free indices)
+  std::array<bool, max_indices> dense_only{};       // used by no sparse operand
+  std::array<std::array<bool, max_indices>, max_accesses> full{};   // full[a][k]: level k is dense
   std::array<std::array<bool, max_indices>, max_indices> before{};  // before[a][b]: a above b
   bool dense_output = false;
 };
 
 struct result {
-  std::array<std::size_t, max_indices> order{};       // order[d] = index id at depth d
+  std::array<std::size_t, max_indices> order{};  // order[d] = index id at depth d
   std::array<bool, max_accesses> transposed{};
   bool ok = false;
 };
@@ -104,7 +101,7 @@ constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dr
         std::size_t at = p.length[a];  // c's level in a, if a uses c
         for (std::size_t k = 0; k < p.length[a]; ++k)
           if (p.ids[a][k] == c) at = k;
-        if (at == p.length[a]) continue;  // a does not use c
+        if (at == p.length[a]) continue;      // a does not use c
         for (std::size_t k = 0; k < at; ++k)  // every index stored above c must be placed
           if (!placed[p.ids[a][k]]) available = false;
       }
@@ -196,8 +193,7 @@ constexpr void add_transposing(const problem& q, const result& best, Add& add) {
 }
 
 /// The candidate plans of a kernel, best first by the static preference.
-template <std::size_t Cap>
-struct candidate_list {
+template <std::size_t Cap> struct candidate_list {
   std::array<result, Cap> plans{};
   std::size_t count = 0;
 };
@@ -214,8 +210,7 @@ constexpr bool same_plan(const problem& p, const result& a, const result& b) {
 // order exists, the greedy completion of every other admissible outermost loop over an index some
 // sparse operand stores (an index only dense operands use is never a better outer loop); when none
 // exists, the transposition of each sparse operand in turn (notes 001 §4.1–4.2).
-template <std::size_t Cap>
-constexpr candidate_list<Cap> enumerate(const problem& p) {
+template <std::size_t Cap> constexpr candidate_list<Cap> enumerate(const problem& p) {
   candidate_list<Cap> out{};
   auto add = [&](const result& r) {
     if (!r.ok || out.count == Cap) return;
@@ -249,12 +244,10 @@ constexpr candidate_list<Cap> enumerate(const problem& p) {
 // non-linear operation consumes it: such a sum is a scalar per value of the operation's free
 // indices, so those indices come before every index summed inside it (notes §4.10).
 // `Outer` holds the free indices of the enclosing non-linear operations.
-template <class E, class Outer>
-struct precedence {
+template <class E, class Outer> struct precedence {
   using type = mp_list<>;
 };
-template <class E, class Outer>
-using precedence_t = typename precedence<E, Outer>::type;
+template <class E, class Outer> using precedence_t = typename precedence<E, Outer>::type;
 
 template <class E>
 using has_sum = boost::mp11::mp_bool<!boost::mp11::mp_empty<expr::summed_indices_t<E>>::value>;
@@ -262,54 +255,45 @@ using has_sum = boost::mp11::mp_bool<!boost::mp11::mp_empty<expr::summed_indices
 template <class Outer, class Node>
 using widen = expr::detail::set_union<Outer, expr::free_indices_t<Node>>;
 
-template <class I, class E, class Outer>
-struct precedence<expr::sum<I, E>, Outer> {
-  template <class A>
-  using pair_with = mp_list<A, I>;
-  using type = boost::mp11::mp_append<
-      boost::mp11::mp_transform<pair_with, boost::mp11::mp_remove<Outer, I>>,
-      precedence_t<E, boost::mp11::mp_remove<Outer, I>>>;
+template <class I, class E, class Outer> struct precedence<expr::sum<I, E>, Outer> {
+  template <class A> using pair_with = mp_list<A, I>;
+  using type =
+      boost::mp11::mp_append<boost::mp11::mp_transform<pair_with, boost::mp11::mp_remove<Outer, I>>,
+                             precedence_t<E, boost::mp11::mp_remove<Outer, I>>>;
 };
-template <class L, class R, class Outer>
-struct precedence<expr::add<L, R>, Outer> {
+template <class L, class R, class Outer> struct precedence<expr::add<L, R>, Outer> {
   using type = boost::mp11::mp_append<precedence_t<L, Outer>, precedence_t<R, Outer>>;
 };
 // sums over the same index on both sides of a product are each reduced (the lifting rule)
-template <class L, class R, class Outer>
-struct precedence<expr::mul<L, R>, Outer> {
-  static constexpr bool shared = !boost::mp11::mp_empty<boost::mp11::mp_set_intersection<
-      boost::mp11::mp_unique<expr::summed_indices_t<L>>,
-      boost::mp11::mp_unique<expr::summed_indices_t<R>>>>::value;
+template <class L, class R, class Outer> struct precedence<expr::mul<L, R>, Outer> {
+  static constexpr bool shared = !boost::mp11::mp_empty<
+      boost::mp11::mp_set_intersection<boost::mp11::mp_unique<expr::summed_indices_t<L>>,
+                                       boost::mp11::mp_unique<expr::summed_indices_t<R>>>>::value;
   using inner = boost::mp11::mp_if_c<shared, widen<Outer, expr::mul<L, R>>, Outer>;
   using type = boost::mp11::mp_append<precedence_t<L, inner>, precedence_t<R, inner>>;
 };
-template <class P, class E, class Outer>
-struct precedence<expr::where<P, E>, Outer> {
+template <class P, class E, class Outer> struct precedence<expr::where<P, E>, Outer> {
   using type = boost::mp11::mp_append<precedence_t<P, widen<Outer, expr::where<P, E>>>,
                                       precedence_t<E, Outer>>;
 };
-template <class I, class E, class Outer>
-struct precedence<expr::expand<I, E>, Outer> {
+template <class I, class E, class Outer> struct precedence<expr::expand<I, E>, Outer> {
   using type = precedence_t<E, Outer>;
 };
-template <class F, class E, class Outer>
-struct precedence<expr::map<F, E>, Outer> {
-  using type = precedence_t<E, boost::mp11::mp_if_c<fn::is_linear_v<F>, Outer,
-                                                    widen<Outer, expr::map<F, E>>>>;
+template <class F, class E, class Outer> struct precedence<expr::map<F, E>, Outer> {
+  using type =
+      precedence_t<E,
+                   boost::mp11::mp_if_c<fn::is_linear_v<F>, Outer, widen<Outer, expr::map<F, E>>>>;
 };
 // a constant operand of a binary map has no free index to order
-template <class F, class A, class B, class Outer>
-struct precedence<expr::map<F, A, B>, Outer> {
+template <class F, class A, class B, class Outer> struct precedence<expr::map<F, A, B>, Outer> {
   template <class X>
   using scope = boost::mp11::mp_if_c<boost::mp11::mp_empty<expr::free_indices_t<X>>::value, Outer,
                                      widen<Outer, expr::map<F, A, B>>>;
   using type = boost::mp11::mp_append<precedence_t<A, scope<A>>, precedence_t<B, scope<B>>>;
 };
 
-template <class Lhs>
-struct output_indices;
-template <class T, class... Is>
-struct output_indices<expr::access<T, Is...>> {
+template <class Lhs> struct output_indices;
+template <class T, class... Is> struct output_indices<expr::access<T, Is...>> {
   using type = mp_list<Is...>;
 };
 
@@ -364,8 +348,8 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
           for (std::size_t k = 0; k < ids.size(); ++k) p.ids[a][k] = ids[k];
           p.length[a] = ids.size();
           std::size_t k = 0;
-          boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity,
-                                                             typename tr::format::levels>>(
+          boost::mp11::mp_for_each<
+              boost::mp11::mp_transform<boost::mp11::mp_identity, typename tr::format::levels>>(
               [&](auto l) { p.full[a][k++] = decltype(l)::type::properties.full; });
           ++a;
         });
@@ -394,18 +378,20 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
   }();
   static constexpr detail::result chosen = [] {
     if constexpr (!std::is_void_v<Forced>) {
-      static_assert(boost::mp11::mp_size<Forced>::value == index_count &&
-                        boost::mp11::mp_is_set<Forced>::value &&
-                        boost::mp11::mp_empty<boost::mp11::mp_set_difference<universe, Forced>>::value,
-                    "loom::order: list every index of the assignment exactly once (the output's "
-                    "and the summed ones)");
+      static_assert(
+          boost::mp11::mp_size<Forced>::value == index_count &&
+              boost::mp11::mp_is_set<Forced>::value &&
+              boost::mp11::mp_empty<boost::mp11::mp_set_difference<universe, Forced>>::value,
+          "loom::order: list every index of the assignment exactly once (the output's "
+          "and the summed ones)");
       constexpr auto ids = []<class... Is>(mp_list<Is...>) {
         return std::array<std::size_t, sizeof...(Is)>{boost::mp11::mp_find<universe, Is>::value...};
       }(Forced{});
       constexpr detail::result r = detail::forced(problem, ids);
-      static_assert(r.ok, "loom::order: this order iterates an index summed inside a non-linear "
-                          "operation (map, integer /, where, a product of two sums over one index) "
-                          "outside that operation's free indices; the sum cannot be reduced there");
+      static_assert(r.ok,
+                    "loom::order: this order iterates an index summed inside a non-linear "
+                    "operation (map, integer /, where, a product of two sums over one index) "
+                    "outside that operation's free indices; the sum cannot be reduced there");
       return r;
     } else if constexpr (Candidate < 0) {
       return detail::choose(problem, -1);
@@ -415,8 +401,7 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
   }();
   static_assert(chosen.ok, "loom internal error: no loop order found; please report");
 
-  template <class D>
-  using index_at = boost::mp11::mp_at_c<universe, chosen.order[D::value]>;
+  template <class D> using index_at = boost::mp11::mp_at_c<universe, chosen.order[D::value]>;
   /// the loop order, outermost first
   using order = boost::mp11::mp_transform<index_at, boost::mp11::mp_iota_c<index_count>>;
   static constexpr std::size_t free_count = sizeof...(Os);
@@ -443,9 +428,7 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
   }();
 };
 
-
-template <class Lhs, class Rhs>
-struct plan_candidates {
+template <class Lhs, class Rhs> struct plan_candidates {
   static constexpr auto list =
       detail::enumerate<max_plan_candidates>(order_plan<Lhs, Rhs>::problem);
   static constexpr std::size_t count = list.count;

@@ -18,14 +18,13 @@ namespace loom::plan {
 
 namespace detail {
 struct pattern_walk {
-  bool ok = true;             // only products, sums over non-output indices, literals
-  std::size_t matches = 0;    // accesses that carry the output's pattern
-  std::size_t accesses = 0;   // accesses seen (the next one's ordinal)
-  std::size_t ordinal = 0;    // the matching access's ordinal
+  bool ok = true;            // only products, sums over non-output indices, literals
+  std::size_t matches = 0;   // accesses that carry the output's pattern
+  std::size_t accesses = 0;  // accesses seen (the next one's ordinal)
+  std::size_t ordinal = 0;   // the matching access's ordinal
 };
 
-template <class Out, class OutIndices, class E>
-struct pattern_node {
+template <class Out, class OutIndices, class E> struct pattern_node {
   static constexpr void walk(pattern_walk& w) { w.ok = false; }
 };
 template <class Out, class OutIndices, class V>
@@ -69,8 +68,7 @@ struct pattern_node<Out, OutIndices, expr::sum<I, E>> {
 /// rhs is a product of that operand, read with the output's indices in order and stored in the
 /// output's very type, with all-dense operands and literals, summed over other indices only:
 /// every entry of the operand yields one output entry (the caller checks the count), in order.
-template <class Lhs, class Rhs>
-struct pattern_of {
+template <class Lhs, class Rhs> struct pattern_of {
  private:
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(std::declval<Lhs>().tensor)>>;
   static constexpr detail::pattern_walk w = [] {
@@ -80,7 +78,8 @@ struct pattern_of {
   }();
 
  public:
-  static constexpr bool shares = !out_t::format_type::all_dense && out_t::owning && w.ok && w.matches == 1;
+  static constexpr bool shares =
+      !out_t::format_type::all_dense && out_t::owning && w.ok && w.matches == 1;
   static constexpr std::size_t ordinal = w.ordinal;
 };
 

@@ -22,8 +22,7 @@ namespace detail {
 // F's levels when every one of them can hold the entries in another mode order; else general
 // sorted levels: dense first where F's first level is full (a row per coordinate, as F had),
 // compressed below.
-template <class Levels>
-struct permuted_levels {
+template <class Levels> struct permuted_levels {
   using type = Levels;
 };
 template <class L0, class... Ls>
@@ -38,8 +37,7 @@ struct permuted_levels<boost::mp11::mp_list<L0, Ls...>> {
 /// re-ordered by the depth of their index; the same levels, unless one of them is not
 /// permutable (`level_is_permutable_v`: a storage mapping's loops), then general sorted levels
 /// (`general`), the mapping materialised once per call in the loop order.
-template <class Order, class A>
-struct transposed_format;
+template <class Order, class A> struct transposed_format;
 template <class Order, class T, class... Is>
 struct transposed_format<Order, expr::access<T, Is...>> {
   using original = typename std::remove_const_t<T>::format_type;
@@ -50,13 +48,12 @@ struct transposed_format<Order, expr::access<T, Is...>> {
     std::array<std::size_t, sizeof...(Is)> depth{boost::mp11::mp_find<Order, Is>::value...};
     std::array<std::size_t, sizeof...(Is)> m{};
     for (std::size_t k = 0; k < m.size(); ++k) m[k] = k;
-    std::sort(m.begin(), m.end(), [&](std::size_t a, std::size_t b) { return depth[a] < depth[b]; });
+    std::sort(m.begin(), m.end(),
+              [&](std::size_t a, std::size_t b) { return depth[a] < depth[b]; });
     return m;
   }();
-  template <class Seq>
-  struct make;
-  template <std::size_t... Ks>
-  struct make<std::index_sequence<Ks...>> {
+  template <class Seq> struct make;
+  template <std::size_t... Ks> struct make<std::index_sequence<Ks...>> {
     using type = format_spec<levels, modes[Ks]...>;
   };
   using type = typename make<std::make_index_sequence<sizeof...(Is)>>::type;

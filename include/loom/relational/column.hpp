@@ -25,10 +25,14 @@ enum class column_type { int64, decimal, date, string };
 
 constexpr std::string_view to_string(column_type t) {
   switch (t) {
-    case column_type::int64: return "int64";
-    case column_type::decimal: return "decimal";
-    case column_type::date: return "date";
-    case column_type::string: return "string";
+    case column_type::int64:
+      return "int64";
+    case column_type::decimal:
+      return "decimal";
+    case column_type::date:
+      return "date";
+    case column_type::string:
+      return "string";
   }
   return "?";
 }
@@ -46,7 +50,8 @@ class column {
       throw column_error("loom::relational::column " + name_ +
                          ": a decimal column holds doubles; pass a std::vector<double>");
     if (type_ == column_type::string && !dict_)
-      throw column_error("loom::relational::column " + name_ + ": a string column needs a dictionary");
+      throw column_error("loom::relational::column " + name_ +
+                         ": a string column needs a dictionary");
   }
   column(std::string name, std::vector<double> reals)
       : name_(std::move(name)), type_(column_type::decimal), reals_(std::move(reals)) {}
@@ -105,10 +110,14 @@ inline std::string format_decimal(double v) {
 
 inline std::string column::text(std::size_t row) const {
   switch (type_) {
-    case column_type::int64: return std::to_string(ints_[row]);
-    case column_type::decimal: return detail::format_decimal(reals_[row]);
-    case column_type::date: return format_date(ints_[row]);
-    case column_type::string: return dict_->word(ints_[row]);
+    case column_type::int64:
+      return std::to_string(ints_[row]);
+    case column_type::decimal:
+      return detail::format_decimal(reals_[row]);
+    case column_type::date:
+      return format_date(ints_[row]);
+    case column_type::string:
+      return dict_->word(ints_[row]);
   }
   return {};
 }

@@ -215,13 +215,15 @@ inline loom::detail::parse_status parse_decimal(std::string_view v, double& out)
 /// Throws `csv_error` (`file:line: column k (name): what`) for a wrong field count, a value that
 /// does not parse as its column's type, or a schema column missing from the header.
 inline table read_csv_text(std::string_view text, const std::string& name,
-                           const std::vector<column_spec>& schema, const csv_options& options = {}) {
+                           const std::vector<column_spec>& schema,
+                           const csv_options& options = {}) {
   detail::csv_parser parser(text, name, options.delimiter);
   std::vector<std::int64_t> slot_of_field;  // field index -> schema slot, or -1 (skipped)
   std::vector<std::string> field_names;
   std::size_t expected = schema.size();
   if (options.header) {
-    if (!parser.next()) throw csv_error(name, 1, 0, "", "the file is empty; expected a header line");
+    if (!parser.next())
+      throw csv_error(name, 1, 0, "", "the file is empty; expected a header line");
     const std::int64_t header_line = parser.line();  // after any blank lines
     for (std::string_view f : parser.fields()) field_names.emplace_back(detail::trim(f));
     expected = field_names.size();
@@ -255,7 +257,7 @@ inline table read_csv_text(std::string_view text, const std::string& name,
   for (const auto& spec : schema) cols.emplace_back(spec.name, spec.type);
   {  // at most one record per remaining line
     std::size_t lines = 1;
-    for (const char* p = text.data() + parser.position(), *end = text.data() + text.size();
+    for (const char *p = text.data() + parser.position(), *end = text.data() + text.size();
          (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p))));
          ++p)
       ++lines;
@@ -323,7 +325,8 @@ inline table read_csv_text(std::string_view text, const std::string& name,
     switch (c.type()) {
       case column_type::int64: {
         std::int64_t x = 0;
-        if (detail::parse_int64(detail::trim(raw), x) != loom::detail::parse_status::ok) return false;
+        if (detail::parse_int64(detail::trim(raw), x) != loom::detail::parse_status::ok)
+          return false;
         c.mutable_ints().push_back(x);
         return true;
       }

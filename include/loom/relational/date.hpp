@@ -1,5 +1,5 @@
-// Defines dates as day numbers: parsing `YYYY-MM-DD`, formatting, and the year of a day (relational/).
-// SPDX-License-Identifier: BSL-1.0
+// Defines dates as day numbers: parsing `YYYY-MM-DD`, formatting, and the year of a day
+// (relational/). SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_RELATIONAL_DATE_HPP
 #define LOOM_RELATIONAL_DATE_HPP
 
@@ -82,7 +82,9 @@ inline std::string format_date(std::int64_t days) {
 /// compile error in a constant expression and a `loom::parse_error` at run time.
 constexpr std::int64_t date(std::string_view s) {
   const auto d = parse_date(s);
-  if (!d) throw parse_error("loom::relational::date: '" + std::string(s) + "' is not a valid YYYY-MM-DD date");
+  if (!d)
+    throw parse_error("loom::relational::date: '" + std::string(s) +
+                      "' is not a valid YYYY-MM-DD date");
   return *d;
 }
 

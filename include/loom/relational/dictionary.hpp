@@ -30,7 +30,9 @@ class dictionary {
   }
 
   std::int64_t size() const { return static_cast<std::int64_t>(words_.size()); }
-  const std::string& word(std::int64_t code) const { return words_[static_cast<std::size_t>(code)]; }
+  const std::string& word(std::int64_t code) const {
+    return words_[static_cast<std::size_t>(code)];
+  }
   const std::vector<std::string>& words() const { return words_; }
 
   /// The code of `s`, or nullopt when `s` does not occur.

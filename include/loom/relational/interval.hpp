@@ -29,8 +29,7 @@ struct interval_level {
   static constexpr std::size_t static_extent = dynamic_extent;
   static constexpr std::string_view name = "interval";
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     std::int64_t lo = 0, hi = 0;
     bool shared_value = false;  // every coordinate at position 0
   };
@@ -71,8 +70,8 @@ struct interval_level {
       if (e > 0 && in.coord[e] != in.coord[e - 1] && in.coord[e] != in.coord[e - 1] + 1)
         throw shape_error("loom::relational::interval_level: the keys of mode " +
                           std::to_string(in.mode) + " are not consecutive (" +
-                          std::to_string(in.coord[e - 1]) + " then " +
-                          std::to_string(in.coord[e]) + ")");
+                          std::to_string(in.coord[e - 1]) + " then " + std::to_string(in.coord[e]) +
+                          ")");
       position[e] = in.coord[e] - st.lo;
     }
     return st.hi - st.lo;
@@ -81,8 +80,7 @@ struct interval_level {
 static_assert(level_type<interval_level> && level_with_locate<interval_level>);
 
 namespace detail {
-template <class T>
-inline const T semiring_one = semiring_traits<T>::one();
+template <class T> inline const T semiring_one = semiring_traits<T>::one();
 }  // namespace detail
 
 /// `[lo <= key < hi]` over keys `0 .. extent-1` as a level with no storage: merged with a

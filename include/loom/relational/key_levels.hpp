@@ -25,13 +25,11 @@ namespace loom::relational::detail {
 
 /// The distinct keys of the sorted rows: distinct key u is the sorted rows [runs[u], runs[u+1]),
 /// and differs from key u - 1 first at level first_level[u] (0 for u = 0).
-template <class Index>
-struct key_runs {
+template <class Index> struct key_runs {
   std::vector<Index> runs;
   std::vector<std::uint8_t> first_level;
 
-  template <class Sorted>
-  key_runs(const Sorted& rows, std::size_t order) {
+  template <class Sorted> key_runs(const Sorted& rows, std::size_t order) {
     const std::size_t n = rows.size();
     runs.reserve(n + 1);
     first_level.reserve(n);
@@ -56,9 +54,8 @@ struct key_runs {
 template <class Format>
 inline constexpr bool dense_or_compressed_v = [] {
   return []<class... Ls>(boost::mp11::mp_list<Ls...>) {
-    return sizeof...(Ls) > 0 &&
-           ((loom::detail::is_dense_level<Ls> || loom::detail::is_unique_compressed_level<Ls>) &&
-            ...);
+    return sizeof...(Ls) > 0 && ((loom::detail::is_dense_level<Ls> ||
+                                  loom::detail::is_unique_compressed_level<Ls>)&&...);
   }(typename Format::levels{});
 }();
 
@@ -66,9 +63,9 @@ inline constexpr bool dense_or_compressed_v = [] {
 /// the same errors in the same order); `position[u]` is the value position of distinct key u,
 /// left empty when the positions are 0, 1, 2, ... (a compressed last level).
 template <class Format, class LevelStorages, class Sorted, class Index>
-LevelStorages key_levels(const std::array<std::int64_t, Format::order>& shape,
-                         const Sorted& rows, const key_runs<Index>& runs,
-                         std::vector<std::int64_t>& position, std::int64_t& positions) {
+LevelStorages key_levels(const std::array<std::int64_t, Format::order>& shape, const Sorted& rows,
+                         const key_runs<Index>& runs, std::vector<std::int64_t>& position,
+                         std::int64_t& positions) {
   constexpr std::size_t N = Format::order;
   LevelStorages levels{};
   const std::size_t distinct = runs.distinct();

@@ -32,7 +32,8 @@ tensor<T, sparse_vector> ones_at(std::int64_t extent, std::vector<std::int64_t> 
   using level = compressed;
   typename tensor<T, sparse_vector>::level_storages levels{};
   auto& st = std::get<0>(levels);
-  if (extent > 0) loom::detail::check_fits<level::crd_type>(extent - 1, "largest key of a predicate");
+  if (extent > 0)
+    loom::detail::check_fits<level::crd_type>(extent - 1, "largest key of a predicate");
   st.pos = {0, static_cast<level::pos_type>(keys.size())};
   st.crd.reserve(keys.size());
   for (std::int64_t k : keys) st.crd.push_back(static_cast<level::crd_type>(k));
@@ -80,7 +81,8 @@ inline const dictionary& dictionary_of(const column& c, std::string_view who) {
 template <class T = std::int64_t, class F>
 tensor<T, sparse_vector> string_predicate(const column& c, F f) {
   const dictionary& d = detail::dictionary_of(c, "string_predicate");
-  return predicate<T>(d.size(), [&](std::int64_t code) { return f(std::string_view(d.word(code))); });
+  return predicate<T>(d.size(),
+                      [&](std::int64_t code) { return f(std::string_view(d.word(code))); });
 }
 
 /// `[string == s]` over the codes of string column `c` (no entry when s does not occur).

@@ -46,7 +46,8 @@ inline void check_joinable(const column& a, const column& b) {
   if (a.type() != b.type())
     throw column_error("loom::relational::extent_of: cannot join " + both +
                        ": key columns of different types");
-  if (a.type() == column_type::string && a.dict() != b.dict() && a.dict()->words() != b.dict()->words())
+  if (a.type() == column_type::string && a.dict() != b.dict() &&
+      a.dict()->words() != b.dict()->words())
     throw column_error("loom::relational::extent_of: cannot join " + both +
                        ": their dictionaries differ, so equal codes are different strings; call "
                        "share_dictionary first");
@@ -81,8 +82,8 @@ concept row_aggregate = requires(const Agg& agg, const table& t) {
 /// throws `column_error` for a decimal key.
 template <std::size_t N>
 std::array<std::span<const std::int64_t>, N> key_columns(const table& t,
-                                                          const std::array<std::string, N>& keys,
-                                                          std::array<std::int64_t, N>& shape) {
+                                                         const std::array<std::string, N>& keys,
+                                                         std::array<std::int64_t, N>& shape) {
   std::array<std::span<const std::int64_t>, N> key_values;
   for (std::size_t k = 0; k < N; ++k) {
     const column& c = t[keys[k]];
@@ -114,26 +115,22 @@ void check_key_range(const table& t, const std::array<std::string, N>& keys,
       const std::int64_t v = key_values[k][r];
       if (v < 0 || v >= shape[k])
         throw column_error("loom::relational::key_by: " + t.name() + " row " +
-                           std::to_string(r + 1) + ": key " + keys[k] + " = " +
-                           std::to_string(v) + " is outside [0, " + std::to_string(shape[k]) +
+                           std::to_string(r + 1) + ": key " + keys[k] + " = " + std::to_string(v) +
+                           " is outside [0, " + std::to_string(shape[k]) +
                            "); keys must be non-negative and below the extent");
     }
 }
 
 /// Thrown by run_values for a repeated key under duplicates::error (logical order); key_by_all
 /// turns it into a duplicate_error naming the table and the key columns.
-template <std::size_t N>
-struct duplicate_key {
+template <std::size_t N> struct duplicate_key {
   std::array<std::int64_t, N> key;
 };
 
 /// Aggregates whose every row counts one (count, exists): no per-row values to compute.
-template <class Agg>
-inline constexpr bool counts_rows_v = false;
-template <class T>
-inline constexpr bool counts_rows_v<count<T>> = true;
-template <class T>
-inline constexpr bool counts_rows_v<exists<T>> = true;
+template <class Agg> inline constexpr bool counts_rows_v = false;
+template <class T> inline constexpr bool counts_rows_v<count<T>> = true;
+template <class T> inline constexpr bool counts_rows_v<exists<T>> = true;
 
 /// One value per distinct key: each row's value `value_of(row)` (`agg.bind(table)`), the rows of
 /// a run combined by `Agg::policy` in row order. `sorted_at[r]` is the sorted place of row r when
@@ -221,9 +218,8 @@ std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_sorted(
     for (std::size_t e = 0; e < rows.size(); ++e) sorted_at[rows.row(e)] = static_cast<Index>(e);
   }
   // duplicates are merged (and rejected under duplicates::error) before the levels are built
-  std::tuple<std::vector<typename Aggs::value_type>...> values{
-      run_values<Format, Aggs>(std::get<Is>(value_of), rows, runs,
-                               std::span<const Index>(sorted_at))...};
+  std::tuple<std::vector<typename Aggs::value_type>...> values{run_values<Format, Aggs>(
+      std::get<Is>(value_of), rows, runs, std::span<const Index>(sorted_at))...};
   using level_storages = typename tensor<double, Format>::level_storages;
   std::vector<std::int64_t> position;
   std::int64_t positions = 0;
@@ -255,13 +251,14 @@ std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_index(
   switch (packing_for(level_extent, n)) {
     case key_packing::with_row:
       return key_by_sorted<Format, Index>(
-          sorted_keys<N, Index, key_packing::with_row>(by_level, level_extent, n), shape,
-          value_of, seq{}, aggs...);
+          sorted_keys<N, Index, key_packing::with_row>(by_level, level_extent, n), shape, value_of,
+          seq{}, aggs...);
     case key_packing::apart:
       return key_by_sorted<Format, Index>(
           sorted_keys<N, Index, key_packing::apart>(by_level, level_extent, n), shape, value_of,
           seq{}, aggs...);
-    case key_packing::none: break;
+    case key_packing::none:
+      break;
   }
   return key_by_sorted<Format, Index>(
       sorted_keys<N, Index, key_packing::none>(by_level, level_extent, n), shape, value_of, seq{},
@@ -275,7 +272,7 @@ std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_all(
     std::array<std::int64_t, Format::order> shape, const Aggs&... aggs) {
   const auto cols = key_columns(t, keys, shape);
   const std::tuple<decltype(aggs.bind(t))...> value_of{aggs.bind(t)...};  // before the key
-  check_key_range(t, keys, cols, shape);                                   // range, as ever
+  check_key_range(t, keys, cols, shape);                                  // range, as ever
   for (std::size_t k = 0; k < Format::order; ++k)  // reached by a table of no rows
     if (shape[k] < 0)
       throw shape_error("loom::relational::key_by: " + t.name() + ": extent " +

@@ -20,8 +20,7 @@
 namespace loom::relational {
 
 /// One result row: the key of each mode (logical order) and the value.
-template <class T, std::size_t N>
-struct row {
+template <class T, std::size_t N> struct row {
   std::array<std::int64_t, N> keys;
   T value;
   friend bool operator==(const row&, const row&) = default;
@@ -53,10 +52,11 @@ struct key_column {
 };
 
 namespace detail {
-template <class T>
-auto plain_value(const T& v) {
-  if constexpr (requires { v.value; }) return v.value;  // min_plus, max_plus, boolean, ...
-  else return v;
+template <class T> auto plain_value(const T& v) {
+  if constexpr (requires { v.value; })
+    return v.value;  // min_plus, max_plus, boolean, ...
+  else
+    return v;
 }
 }  // namespace detail
 
@@ -81,8 +81,9 @@ table to_table(const basic_tensor<T, Format, Owning>& a,
         if (code >= kc.dict->size())
           throw column_error("loom::relational::to_table: key " + kc.name + " = " +
                              std::to_string(code) + " is not a code of its dictionary");
-    t.add(column(kc.name, std::move(v), kc.type == column_type::string && !kc.dict
-                                            ? column_type::int64 : kc.type, kc.dict));
+    t.add(column(kc.name, std::move(v),
+                 kc.type == column_type::string && !kc.dict ? column_type::int64 : kc.type,
+                 kc.dict));
   }
   using plain = decltype(detail::plain_value(std::declval<T>()));
   if constexpr (std::is_integral_v<plain>) {

@@ -94,8 +94,7 @@ bool radix_sort_bits(Elem* a, Elem* tmp, std::size_t n, int shift, int bits,
 }
 
 /// The rows 0..n-1 stably sorted by N integer keys, with each sorted row's keys.
-template <std::size_t N, class Index, key_packing Packing>
-class sorted_keys {
+template <std::size_t N, class Index, key_packing Packing> class sorted_keys {
   static_assert(N < 256, "loom::relational::key_by: at most 255 key columns");
 
  public:
@@ -174,15 +173,18 @@ class sorted_keys {
     std::uint64_t key;
     Index row;
   };
-  using elem = std::conditional_t<Packing == key_packing::with_row, std::uint64_t,
-                                  std::conditional_t<Packing == key_packing::apart, keyed_row,
-                                                     Index>>;
+  using elem =
+      std::conditional_t<Packing == key_packing::with_row, std::uint64_t,
+                         std::conditional_t<Packing == key_packing::apart, keyed_row, Index>>;
 
   std::uint64_t packed(std::size_t e) const { return packed_of(elems_[e]); }
   std::uint64_t packed_of(const elem& x) const {
-    if constexpr (Packing == key_packing::with_row) return x >> row_bits_;
-    else if constexpr (Packing == key_packing::apart) return x.key;
-    else return 0;
+    if constexpr (Packing == key_packing::with_row)
+      return x >> row_bits_;
+    else if constexpr (Packing == key_packing::apart)
+      return x.key;
+    else
+      return 0;
   }
 
   /// Whether row r sorts before row s on the keys [lo, hi), read from the columns.

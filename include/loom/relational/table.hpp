@@ -128,7 +128,8 @@ inline void share_dictionary(table& a, std::string_view col_a, table& b, std::st
     for (std::int64_t k = 0; k < c.dict()->size(); ++k)
       remap[static_cast<std::size_t>(k)] = *merged->code(c.dict()->word(k));
     std::vector<std::int64_t> codes(c.size());
-    for (std::size_t r = 0; r < c.size(); ++r) codes[r] = remap[static_cast<std::size_t>(c.ints()[r])];
+    for (std::size_t r = 0; r < c.size(); ++r)
+      codes[r] = remap[static_cast<std::size_t>(c.ints()[r])];
     return column(c.name(), std::move(codes), column_type::string, merged);
   };
   column na = recode(ca), nb = recode(cb);

@@ -26,23 +26,19 @@ namespace loom::relational {
 // Comparisons `value <op> bound` of a value filter.
 struct greater {
   static constexpr std::string_view symbol = ">";
-  template <class T>
-  static constexpr bool test(const T& v, const T& b) { return b < v; }
+  template <class T> static constexpr bool test(const T& v, const T& b) { return b < v; }
 };
 struct greater_equal {
   static constexpr std::string_view symbol = ">=";
-  template <class T>
-  static constexpr bool test(const T& v, const T& b) { return !(v < b); }
+  template <class T> static constexpr bool test(const T& v, const T& b) { return !(v < b); }
 };
 struct less {
   static constexpr std::string_view symbol = "<";
-  template <class T>
-  static constexpr bool test(const T& v, const T& b) { return v < b; }
+  template <class T> static constexpr bool test(const T& v, const T& b) { return v < b; }
 };
 struct less_equal {
   static constexpr std::string_view symbol = "<=";
-  template <class T>
-  static constexpr bool test(const T& v, const T& b) { return !(b < v); }
+  template <class T> static constexpr bool test(const T& v, const T& b) { return !(b < v); }
 };
 
 /// A compressed level whose positions carry values (it is the last level) and whose cursor is
@@ -57,16 +53,14 @@ struct value_filter_level {
   using pos_type = Pos;
   using crd_type = Crd;
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     level_array<Pos, Owning> pos;
     level_array<Crd, Owning> crd;
     std::span<const T> values;  // the values at this level's positions; empty: no filter
     T bound{};
   };
 
-  template <skip_policy P>
-  struct cursor : coordinate_cursor<Crd, true, P> {
+  template <skip_policy P> struct cursor : coordinate_cursor<Crd, true, P> {
     const T* values = nullptr;
     T bound{};
     // valFilter: a position whose value fails the test emits nothing; skips are unchanged
@@ -102,8 +96,9 @@ struct value_filter_level {
 /// of A whose v(i) <= t. `v` must outlive the view.
 template <class Cmp, class T, class Pos, class Crd, bool Owning>
 auto value_filter(
-    const basic_tensor<T, format_spec<boost::mp11::mp_list<compressed_level<uniqueness::unique, Pos, Crd>>, 0>,
-                       Owning>& v,
+    const basic_tensor<
+        T, format_spec<boost::mp11::mp_list<compressed_level<uniqueness::unique, Pos, Crd>>, 0>,
+        Owning>& v,
     std::type_identity_t<T> bound) {
   using level = value_filter_level<Cmp, T, Pos, Crd>;
   using fmt = format<level>;
@@ -114,7 +109,8 @@ auto value_filter(
   std::get<0>(levels).values = v.values();
   std::get<0>(levels).bound = bound;
   view<const T, fmt> out(v.shape(), levels, v.values());
-  out.set_name(v.name().empty() ? "filtered" : v.name() + " " + std::string(Cmp::symbol) + " bound");
+  out.set_name(v.name().empty() ? "filtered"
+                                : v.name() + " " + std::string(Cmp::symbol) + " bound");
   return out;
 }
 

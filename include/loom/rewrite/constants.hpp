@@ -20,12 +20,10 @@ struct one {};
 
 // The traits rules consult (free and summed indices, accesses): constants have none.
 namespace loom::expr::detail {
-template <>
-struct free_indices<rewrite::zero> {
+template <> struct free_indices<rewrite::zero> {
   using type = boost::mp11::mp_list<>;
 };
-template <>
-struct free_indices<rewrite::one> {
+template <> struct free_indices<rewrite::one> {
   using type = boost::mp11::mp_list<>;
 };
 }  // namespace loom::expr::detail

@@ -23,8 +23,7 @@
 namespace loom::diag {
 // Instantiated when a rule set does not reach a fixpoint: shows the expression it cycles on.
 // Do not define.
-template <class Expression>
-struct rewrite_rules_did_not_reach_a_fixpoint;
+template <class Expression> struct rewrite_rules_did_not_reach_a_fixpoint;
 }  // namespace loom::diag
 
 namespace loom::rewrite {
@@ -35,8 +34,7 @@ using boost::mp11::mp_list;
 inline constexpr std::size_t max_passes = LOOM_REWRITE_MAX_PASSES;
 
 /// An expression and the rules that fired to produce it (an MP11 list, in firing order).
-template <class E, class Fired>
-struct traced {
+template <class E, class Fired> struct traced {
   E expr;
   using expression_type = E;
   using fired = Fired;
@@ -44,52 +42,44 @@ struct traced {
 
 namespace detail {
 
-template <class... Ts>
-using cat = boost::mp11::mp_append<mp_list<>, typename Ts::fired...>;
+template <class... Ts> using cat = boost::mp11::mp_append<mp_list<>, typename Ts::fired...>;
 
-template <class Rules, class E>
-constexpr auto pass(const E& e);
+template <class Rules, class E> constexpr auto pass(const E& e);
 
 // children(e): e with every operand rewritten by one pass
 template <class Rules, class E>
 constexpr auto children(const E& e) {  // leaves: access, literal, constants
   return traced<E, mp_list<>>{e};
 }
-template <class Rules, class L, class R>
-constexpr auto children(const expr::add<L, R>& e) {
+template <class Rules, class L, class R> constexpr auto children(const expr::add<L, R>& e) {
   auto l = pass<Rules>(e.lhs);
   auto r = pass<Rules>(e.rhs);
   using N = expr::add<decltype(l.expr), decltype(r.expr)>;
   return traced<N, cat<decltype(l), decltype(r)>>{N{l.expr, r.expr}};
 }
-template <class Rules, class L, class R>
-constexpr auto children(const expr::mul<L, R>& e) {
+template <class Rules, class L, class R> constexpr auto children(const expr::mul<L, R>& e) {
   auto l = pass<Rules>(e.lhs);
   auto r = pass<Rules>(e.rhs);
   using N = expr::mul<decltype(l.expr), decltype(r.expr)>;
   return traced<N, cat<decltype(l), decltype(r)>>{N{l.expr, r.expr}};
 }
-template <class Rules, class P, class B>
-constexpr auto children(const expr::where<P, B>& e) {
+template <class Rules, class P, class B> constexpr auto children(const expr::where<P, B>& e) {
   auto p = pass<Rules>(e.pred);
   auto b = pass<Rules>(e.body);
   using N = expr::where<decltype(p.expr), decltype(b.expr)>;
   return traced<N, cat<decltype(p), decltype(b)>>{N{p.expr, b.expr}};
 }
-template <class Rules, class I, class B>
-constexpr auto children(const expr::sum<I, B>& e) {
+template <class Rules, class I, class B> constexpr auto children(const expr::sum<I, B>& e) {
   auto b = pass<Rules>(e.body);
   using N = expr::sum<I, decltype(b.expr)>;
   return traced<N, cat<decltype(b)>>{N{b.expr}};
 }
-template <class Rules, class I, class B>
-constexpr auto children(const expr::expand<I, B>& e) {
+template <class Rules, class I, class B> constexpr auto children(const expr::expand<I, B>& e) {
   auto b = pass<Rules>(e.body);
   using N = expr::expand<I, decltype(b.expr)>;
   return traced<N, cat<decltype(b)>>{N{b.expr}};
 }
-template <class Rules, class F, class A>
-constexpr auto children(const expr::map<F, A>& e) {
+template <class Rules, class F, class A> constexpr auto children(const expr::map<F, A>& e) {
   auto a = pass<Rules>(std::get<0>(e.args));
   using N = expr::map<F, decltype(a.expr)>;
   return traced<N, cat<decltype(a)>>{N{e.f, {a.expr}}};
@@ -102,15 +92,12 @@ constexpr auto children(const expr::map<F, A, B>& e) {
   return traced<N, cat<decltype(a), decltype(b)>>{N{e.f, {a.expr, b.expr}}};
 }
 
-template <class E>
-struct applies {
-  template <class R>
-  using fn = boost::mp11::mp_bool<rule_applies_to<R, E>>;
+template <class E> struct applies {
+  template <class R> using fn = boost::mp11::mp_bool<rule_applies_to<R, E>>;
 };
 
 // The first rule of the list (list order is priority) that matches the node, applied once.
-template <class Rules, class E, class Fired>
-constexpr auto at_node(const traced<E, Fired>& t) {
+template <class Rules, class E, class Fired> constexpr auto at_node(const traced<E, Fired>& t) {
   using k = boost::mp11::mp_find_if_q<Rules, applies<E>>;
   if constexpr (k::value == boost::mp11::mp_size<Rules>::value) {
     return t;
@@ -121,8 +108,7 @@ constexpr auto at_node(const traced<E, Fired>& t) {
   }
 }
 
-template <class Rules, class E>
-constexpr auto pass(const E& e) {
+template <class Rules, class E> constexpr auto pass(const E& e) {
   return at_node<Rules>(children<Rules>(e));
 }
 
@@ -162,12 +148,10 @@ template <class E, class Rules>
 using fired_t = typename decltype(rewrite<Rules>(std::declval<const E&>()))::fired;
 
 /// The names of the rules in `Fired`, comma separated ("" when none fired).
-template <class Fired>
-std::string fired_names() {
+template <class Fired> std::string fired_names() {
   std::string s;
-  boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, Fired>>([&](auto r) {
-    s += (s.empty() ? "" : ", ") + std::string(decltype(r)::type::name);
-  });
+  boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, Fired>>(
+      [&](auto r) { s += (s.empty() ? "" : ", ") + std::string(decltype(r)::type::name); });
   return s;
 }
 

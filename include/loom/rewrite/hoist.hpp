@@ -18,27 +18,24 @@
 namespace loom::rewrite {
 
 namespace detail {
-template <class E>
-struct is_sum : std::false_type {};
-template <class I, class E>
-struct is_sum<expr::sum<I, E>> : std::true_type {};
+template <class E> struct is_sum : std::false_type {};
+template <class I, class E> struct is_sum<expr::sum<I, E>> : std::true_type {};
 template <class L, class R>
 using difference = boost::mp11::mp_set_difference<boost::mp11::mp_unique<L>, R>;
-template <class A>
-struct access_indices;
-template <class T, class... Is>
-struct access_indices<expr::access<T, Is...>> {
+template <class A> struct access_indices;
+template <class T, class... Is> struct access_indices<expr::access<T, Is...>> {
   using type = boost::mp11::mp_list<Is...>;
 };
-template <class A>
-using access_indices_t = typename access_indices<A>::type;
+template <class A> using access_indices_t = typename access_indices<A>::type;
 // the indices some access of E reads (their extents are known from the tensors)
 template <class E>
 using read_indices = boost::mp11::mp_unique<boost::mp11::mp_apply<
-    boost::mp11::mp_append, boost::mp11::mp_push_front<boost::mp11::mp_transform<access_indices_t, expr::accesses_t<E>>,
-                                                       boost::mp11::mp_list<>>>>;
+    boost::mp11::mp_append,
+    boost::mp11::mp_push_front<boost::mp11::mp_transform<access_indices_t, expr::accesses_t<E>>,
+                               boost::mp11::mp_list<>>>>;
 template <class L, class R>
-using intersection = boost::mp11::mp_set_intersection<boost::mp11::mp_unique<L>, boost::mp11::mp_unique<R>>;
+using intersection =
+    boost::mp11::mp_set_intersection<boost::mp11::mp_unique<L>, boost::mp11::mp_unique<R>>;
 }  // namespace detail
 
 /// Whether the sum S, multiplied by Sibling, should be computed once: Sibling iterates an index
@@ -55,8 +52,10 @@ inline constexpr bool hoistable_v = [] {
     using shared = detail::intersection<expr::summed_indices_t<S>, expr::summed_indices_t<Sibling>>;
     return !boost::mp11::mp_empty<extra>::value && boost::mp11::mp_empty<shared>::value &&
            !boost::mp11::mp_empty<expr::accesses_t<S>>::value &&  // counts sum(i, 1) are scalings
-           boost::mp11::mp_empty<detail::difference<expr::free_indices_t<S>, detail::read_indices<S>>>::value &&
-           boost::mp11::mp_size<expr::free_indices_t<S>>::value <= 2;  // materialised as a matrix at most
+           boost::mp11::mp_empty<
+               detail::difference<expr::free_indices_t<S>, detail::read_indices<S>>>::value &&
+           boost::mp11::mp_size<expr::free_indices_t<S>>::value <=
+               2;  // materialised as a matrix at most
   }
 }();
 
@@ -67,8 +66,7 @@ inline constexpr bool hoisted_dense_v = boost::mp11::mp_size<expr::free_indices_
                                         expr::sparsity_v<S> == expr::sparsity::dense;
 
 namespace detail {
-template <class E>
-struct has_hoistable : std::false_type {};
+template <class E> struct has_hoistable : std::false_type {};
 template <class L, class R>
 struct has_hoistable<expr::mul<L, R>>
     : std::bool_constant<hoistable_v<L, R> || hoistable_v<R, L> || has_hoistable<L>::value ||
@@ -79,29 +77,30 @@ struct has_hoistable<expr::add<L, R>>
 template <class P, class B>
 struct has_hoistable<expr::where<P, B>>
     : std::bool_constant<has_hoistable<P>::value || has_hoistable<B>::value> {};
-template <class I, class B>
-struct has_hoistable<expr::sum<I, B>> : has_hoistable<B> {};
-template <class I, class B>
-struct has_hoistable<expr::expand<I, B>> : has_hoistable<B> {};
+template <class I, class B> struct has_hoistable<expr::sum<I, B>> : has_hoistable<B> {};
+template <class I, class B> struct has_hoistable<expr::expand<I, B>> : has_hoistable<B> {};
 template <class F, class... Es>
-struct has_hoistable<expr::map<F, Es...>> : std::bool_constant<(has_hoistable<Es>::value || ...)> {};
+struct has_hoistable<expr::map<F, Es...>> : std::bool_constant<(has_hoistable<Es>::value || ...)> {
+};
 }  // namespace detail
 
 /// Whether E holds a sum to hoist.
-template <class E>
-inline constexpr bool has_hoistable_v = detail::has_hoistable<E>::value;
+template <class E> inline constexpr bool has_hoistable_v = detail::has_hoistable<E>::value;
 
 /// Calls `k(s, rebuild)` for the first sum `s` of `e` to hoist (depth first, left to right);
 /// `rebuild(x)` is `e` with `s` replaced by `x`. Requires `has_hoistable_v<E>`.
-template <class E, class K>
-constexpr void hoist_first(const E& e, K&& k) {
+template <class E, class K> constexpr void hoist_first(const E& e, K&& k) {
   if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); }) {
     using L = std::remove_cvref_t<decltype(e.lhs)>;
     using R = std::remove_cvref_t<decltype(e.rhs)>;
     if constexpr (hoistable_v<L, R>) {
-      k(e.lhs, [&](const auto& x) { return expr::mul<std::remove_cvref_t<decltype(x)>, R>{x, e.rhs}; });
+      k(e.lhs, [&](const auto& x) {
+        return expr::mul<std::remove_cvref_t<decltype(x)>, R>{x, e.rhs};
+      });
     } else if constexpr (hoistable_v<R, L>) {
-      k(e.rhs, [&](const auto& x) { return expr::mul<L, std::remove_cvref_t<decltype(x)>>{e.lhs, x}; });
+      k(e.rhs, [&](const auto& x) {
+        return expr::mul<L, std::remove_cvref_t<decltype(x)>>{e.lhs, x};
+      });
     } else if constexpr (has_hoistable_v<L>) {
       hoist_first(e.lhs, [&](const auto& s, auto rebuild) {
         k(s, [&, rebuild](const auto& x) {

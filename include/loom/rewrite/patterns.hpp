@@ -28,14 +28,11 @@ inline constexpr bool mentions_v =
 template <class E>
 inline constexpr bool is_constant_v = std::is_same_v<E, zero> || std::is_same_v<E, one>;
 
-template <class E>
-struct is_literal : std::false_type {};
-template <class T>
-struct is_literal<expr::literal<T>> : std::true_type {};
+template <class E> struct is_literal : std::false_type {};
+template <class T> struct is_literal<expr::literal<T>> : std::true_type {};
 
 /// Index variables ordered by name (the canonical order of a block of sums).
-template <class I, class J>
-inline constexpr bool index_before_v = I::name < J::name;
+template <class I, class J> inline constexpr bool index_before_v = I::name < J::name;
 
 }  // namespace loom::rewrite
 

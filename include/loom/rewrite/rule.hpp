@@ -5,8 +5,8 @@
 #define LOOM_REWRITE_RULE_HPP
 
 #include <concepts>
-#include <utility>
 #include <string_view>
+#include <utility>
 
 namespace loom {
 

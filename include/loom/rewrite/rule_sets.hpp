@@ -24,15 +24,14 @@
 namespace loom::rewrite {
 
 /// The zero and one laws and constant folding.
-using constant_laws = boost::mp11::mp_list<rules::mul_by_zero, rules::add_zero, rules::mul_by_one,
-                                           rules::zero_propagation, rules::fold_constants,
-                                           rules::double_negation>;
+using constant_laws =
+    boost::mp11::mp_list<rules::mul_by_zero, rules::add_zero, rules::mul_by_one,
+                         rules::zero_propagation, rules::fold_constants, rules::double_negation>;
 
 /// Rules that never make a kernel slower; the evaluator applies them to every assignment.
 using always_profitable =
-    boost::mp11::mp_append<constant_laws,
-                           boost::mp11::mp_list<rules::sum_absent, rules::split_sum,
-                                                rules::push_sum, rules::merge_sums>>;
+    boost::mp11::mp_append<constant_laws, boost::mp11::mp_list<rules::sum_absent, rules::split_sum,
+                                                               rules::push_sum, rules::merge_sums>>;
 
 /// Towards the sum-of-products normal form: a sum of signed terms, each a block of sums (in
 /// name order) over a right-associated product.

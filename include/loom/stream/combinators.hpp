@@ -38,44 +38,40 @@ inline constexpr std::int64_t top_index = std::numeric_limits<std::int64_t>::max
 // Scalar operations with their linearity (may a reduction be pushed through them?). A product
 // also carries the skip policy of every loop (skip.hpp), so that nested products built from its
 // values (value(), lookup, scaled) co-iterate as the plan says at their own depth.
-template <class T, class Skips = skip::per_loop<>>
-struct mul_op {
+template <class T, class Skips = skip::per_loop<>> struct mul_op {
   using skips = Skips;
   static constexpr bool linear_left = true, linear_right = true;
-  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return semiring_traits<T>::mul(a, b); }
+  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const {
+    return semiring_traits<T>::mul(a, b);
+  }
 };
-template <class T>
-struct add_op {
+template <class T> struct add_op {
   static constexpr bool linear = true;
-  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return semiring_traits<T>::add(a, b); }
+  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const {
+    return semiring_traits<T>::add(a, b);
+  }
 };
-template <class Op>
-struct is_add_op : std::false_type {};
-template <class T>
-struct is_add_op<add_op<T>> : std::true_type {};
-template <class T>
-struct where_op {  // where(p, e): linear in e only
+template <class Op> struct is_add_op : std::false_type {};
+template <class T> struct is_add_op<add_op<T>> : std::true_type {};
+template <class T> struct where_op {  // where(p, e): linear in e only
   static constexpr bool linear_left = false, linear_right = true;
   LOOM_FORCE_INLINE T operator()(const T& p, const T& e) const {
     return p == semiring_traits<T>::zero() ? semiring_traits<T>::zero() : e;
   }
 };
-template <class T, class F>
-struct binary_fn_op {  // a user function or comparison: not linear
+template <class T, class F> struct binary_fn_op {  // a user function or comparison: not linear
   static constexpr bool linear = false;
   F f;
   LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return static_cast<T>(f(a, b)); }
 };
 
 /// Whether S is an intersection that reads its skip policy at run time (skip::runtime).
-template <class S>
-inline constexpr bool reads_policy_v = requires { requires S::reads_policy; };
+template <class S> inline constexpr bool reads_policy_v = requires { requires S::reads_policy; };
 
 /// Whether S drives its own loop: `s.for_each_ready(f)` calls f(index, value) at each ready
 /// state, in order, in one loop whose cursors are locals (the hand-written merge), which the
 /// run loops prefer to stepping S from outside through valid, ready and next.
-template <class S>
-inline constexpr bool drives_itself_v = requires { requires S::drives; };
+template <class S> inline constexpr bool drives_itself_v = requires { requires S::drives; };
 
 /// f(s) with the policy of the intersection s compiled in. The loops that iterate such a stream
 /// (reduce, run_located, run_sparse) call this first, so the policy is branched on once per
@@ -83,32 +79,39 @@ inline constexpr bool drives_itself_v = requires { requires S::drives; };
 template <class S, class F>
 LOOM_FORCE_INLINE decltype(auto) with_compiled_policy(const S& s, F&& f) {
   switch (s.runtime_code()) {
-    case skip::code::merge: return f(s.template compiled<skip::merge>());
-    case skip::code::lead_first: return f(s.template compiled<skip::lead<0>>());
-    case skip::code::lead_last: return f(s.template compiled<skip::lead<1>>());
-    default: return f(s.template compiled<skip::leapfrog>());
+    case skip::code::merge:
+      return f(s.template compiled<skip::merge>());
+    case skip::code::lead_first:
+      return f(s.template compiled<skip::lead<0>>());
+    case skip::code::lead_last:
+      return f(s.template compiled<skip::lead<1>>());
+    default:
+      return f(s.template compiled<skip::leapfrog>());
   }
 }
 
 /// Whether reduce(x) may keep partial sums: a sum over a dense (full) range of floating-point
 /// scalars, whose in-order chain of adds is latency-bound (SDDMM's dense k reduction).
-template <class X>
-inline constexpr bool dense_range_v = requires { requires X::dense_range; };
+template <class X> inline constexpr bool dense_range_v = requires { requires X::dense_range; };
 
 /// The states left in a full stream (every index to its end), or -1 when it does not say.
-template <class S>
-LOOM_FORCE_INLINE std::int64_t remaining_of(const S& s) {
-  if constexpr (requires { s.remaining(); }) return s.remaining();
-  else if constexpr (requires { s.n - s.i; }) return static_cast<std::int64_t>(s.n - s.i);
-  else return -1;
+template <class S> LOOM_FORCE_INLINE std::int64_t remaining_of(const S& s) {
+  if constexpr (requires { s.remaining(); })
+    return s.remaining();
+  else if constexpr (requires { s.n - s.i; })
+    return static_cast<std::int64_t>(s.n - s.i);
+  else
+    return -1;
 }
 
 template <class X>
 inline constexpr bool lane_reducible = [] {
   if constexpr (dense_range_v<X>) {
     using V = std::remove_cvref_t<decltype(std::declval<const X&>().value())>;
-    if constexpr (!is_stream_v<V>) return std::is_floating_point_v<V>;
-    else return false;
+    if constexpr (!is_stream_v<V>)
+      return std::is_floating_point_v<V>;
+    else
+      return false;
   } else {
     return false;
   }
@@ -117,20 +120,22 @@ inline constexpr bool lane_reducible = [] {
 /// Whether a dense range's sum keeps the sequential order (the Σ under X's wrappers says so):
 /// a type's property, so that a kernel's loops hold one way of summing, not both behind a
 /// branch (run_plan instantiates the sequential kernel only when loom::deterministic()).
-template <class X>
-consteval bool sequential_sums() {
-  if constexpr (requires { X::sequential; }) return X::sequential;
-  else if constexpr (requires { std::declval<const X&>().s; }) return sequential_sums<decltype(X::s)>();
-  else if constexpr (requires { std::declval<const X&>().a; }) return sequential_sums<decltype(X::a)>();
-  else return true;
+template <class X> consteval bool sequential_sums() {
+  if constexpr (requires { X::sequential; })
+    return X::sequential;
+  else if constexpr (requires { std::declval<const X&>().s; })
+    return sequential_sums<decltype(X::s)>();
+  else if constexpr (requires { std::declval<const X&>().a; })
+    return sequential_sums<decltype(X::a)>();
+  else
+    return true;
 }
 
 /// The sum of a dense range in four interleaved partial sums ((s0 + s1) + (s2 + s3)): four
 /// independent chains of adds instead of one, as a hand-written dot product keeps. The result
 /// may differ from the sequential sum by rounding; loom::set_deterministic(true) keeps the
 /// sequential order (run_plan then runs the kernel whose Σ is contract_stream<S, true>).
-template <class X>
-LOOM_FORCE_INLINE auto lane_sum(const X& x) {
+template <class X> LOOM_FORCE_INLINE auto lane_sum(const X& x) {
   using leaf = std::remove_cvref_t<decltype(x.value())>;
   const leaf zero = semiring_traits<leaf>::zero();
   leaf s0 = zero, s1 = zero, s2 = zero, s3 = zero;
@@ -169,12 +174,10 @@ LOOM_FORCE_INLINE auto lane_sum(const X& x) {
 }
 
 /// Whether x is a scaled sum reduced as x·Σ (scaled_stream::scale_factors).
-template <class X>
-inline constexpr bool factors_scale_v = requires { requires X::scale_factors; };
+template <class X> inline constexpr bool factors_scale_v = requires { requires X::scale_factors; };
 
 // reduce(x): the sum of every value of a fully contracted stream (a materialised Σ).
-template <class X>
-LOOM_FORCE_INLINE auto reduce(const X& x) {
+template <class X> LOOM_FORCE_INLINE auto reduce(const X& x) {
   if constexpr (factors_scale_v<X>) {
     return static_cast<leaf_t<X>>(x.combine(reduce(x.a)));
   } else if constexpr (!is_stream_v<X>) {
@@ -191,7 +194,8 @@ LOOM_FORCE_INLINE auto reduce(const X& x) {
     static_assert(X::contracted, "loom internal error: reduce of a free stream; please report");
     using leaf = leaf_t<X>;
     leaf acc = semiring_traits<leaf>::zero();
-    x.for_each_ready([&](std::int64_t, const auto& v) { acc = semiring_traits<leaf>::add(acc, reduce(v)); });
+    x.for_each_ready(
+        [&](std::int64_t, const auto& v) { acc = semiring_traits<leaf>::add(acc, reduce(v)); });
     return acc;
   } else {
     static_assert(X::contracted, "loom internal error: reduce of a free stream; please report");
@@ -207,8 +211,7 @@ LOOM_FORCE_INLINE auto reduce(const X& x) {
 }
 
 /// Named condition behind the "cannot be lifted" diagnostic (notes §4.10).
-template <class X>
-inline constexpr bool contracted_operand_reduces_to_a_scalar = reducible<X>();
+template <class X> inline constexpr bool contracted_operand_reduces_to_a_scalar = reducible<X>();
 
 // A contracted operand that must be reduced to a scalar here (a product of two sums over the
 // same index, or a non-linear function of a sum) but whose remainder still depends on a later
@@ -216,8 +219,7 @@ inline constexpr bool contracted_operand_reduces_to_a_scalar = reducible<X>();
 template <std::size_t Depth>
 struct sum_cannot_be_reduced_here_it_depends_on_a_later_index;  // do not define: names the depth
 
-template <class X>
-LOOM_FORCE_INLINE auto reduce_checked(const X& x) {
+template <class X> LOOM_FORCE_INLINE auto reduce_checked(const X& x) {
   if constexpr (!contracted_operand_reduces_to_a_scalar<X>) {
     static_assert(contracted_operand_reduces_to_a_scalar<X>,
                   "loom: a sum must be reduced to a scalar here (it is multiplied by another sum "
@@ -238,8 +240,7 @@ template <class Op, class A, class B>
 LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const kernel_context* ctx);
 
 // zero_stream<Depth, V>: never valid; the 0 of nested stream types.
-template <std::size_t Depth, class V>
-struct zero_stream {
+template <std::size_t Depth, class V> struct zero_stream {
   static constexpr std::size_t depth = Depth;
   static constexpr bool contracted = false, strict = true, full = false, locatable = false;
   bool valid() const { return false; }
@@ -262,16 +263,14 @@ struct zero_stream {
 // index the other holds, so no common index is skipped and index() = max never decreases.
 // skip::runtime reads its code from the context once, when the stream is built; the static
 // policies are constants, so their branches below fold away.
-template <class Skip>
-struct intersection_policy {
+template <class Skip> struct intersection_policy {
   static constexpr skip::code code = std::is_same_v<Skip, skip::merge>     ? skip::code::merge
                                      : std::is_same_v<Skip, skip::lead<0>> ? skip::code::lead_first
                                      : std::is_same_v<Skip, skip::lead<1>> ? skip::code::lead_last
                                                                            : skip::code::leapfrog;
   static constexpr intersection_policy at(const kernel_context*, std::size_t) { return {}; }
 };
-template <>
-struct intersection_policy<skip::runtime> {
+template <> struct intersection_policy<skip::runtime> {
   skip::code code = skip::code::leapfrog;
   static intersection_policy at(const kernel_context* ctx, std::size_t depth) {
     return {ctx != nullptr ? ctx->skip[depth] : skip::code::leapfrog};
@@ -282,30 +281,32 @@ struct intersection_policy<skip::runtime> {
 /// ready (not a composite stream).
 template <class S>
 inline constexpr bool has_fiber_length = [] {
-  if constexpr (requires(const S& s) { s.end - s.p; typename S::cursor; })  // nested: clang 14
+  if constexpr (requires(const S& s) {
+                  s.end - s.p;
+                  typename S::cursor;
+                })                                                 // nested: clang 14
     return !requires(const typename S::cursor& c) { c.ready(); };  // would not see S::cursor fail
   else
     return false;
 }();
 
 /// The entries left in a stream's fiber, or -1 when it does not say.
-template <class S>
-LOOM_FORCE_INLINE std::int64_t fiber_length(const S& s) {
-  if constexpr (has_fiber_length<S>) return static_cast<std::int64_t>(s.end - s.p);
-  else return -1;
+template <class S> LOOM_FORCE_INLINE std::int64_t fiber_length(const S& s) {
+  if constexpr (has_fiber_length<S>)
+    return static_cast<std::int64_t>(s.end - s.p);
+  else
+    return -1;
 }
 
 /// skip::adaptive's choice for a pair of fibers: step (merge) unless their lengths are unknown or
 /// differ by `skip::gallop_ratio` or more.
-template <class A, class B>
-LOOM_FORCE_INLINE bool merge_fibers(const A& a, const B& b) {
+template <class A, class B> LOOM_FORCE_INLINE bool merge_fibers(const A& a, const B& b) {
   const std::int64_t la = fiber_length(a), lb = fiber_length(b);
   if (la < 0 || lb < 0) return false;
   return la < skip::gallop_ratio * (lb + 1) && lb < skip::gallop_ratio * (la + 1);
 }
 
-template <class A, class B, class Op, class Skip = skip::adaptive>
-struct mul_stream {
+template <class A, class B, class Op, class Skip = skip::adaptive> struct mul_stream {
   static_assert(A::depth == B::depth);
   static constexpr std::size_t depth = A::depth;
   static constexpr bool contracted = false, strict = true, full = A::full && B::full,
@@ -314,7 +315,8 @@ struct mul_stream {
   B b{};
   Op op{};
   const kernel_context* ctx = nullptr;
-  [[no_unique_address]] intersection_policy<Skip> policy = intersection_policy<Skip>::at(ctx, depth);
+  [[no_unique_address]] intersection_policy<Skip> policy =
+      intersection_policy<Skip>::at(ctx, depth);
   static constexpr bool adaptive = std::is_same_v<Skip, skip::adaptive>;
   // adaptive over two fibers of known length (every state ready): the stream always rests on a
   // match (or is exhausted), settled here and kept by next, seek and seek_past; the operand
@@ -327,11 +329,12 @@ struct mul_stream {
   LOOM_FORCE_INLINE skip::code runtime_code() const { return policy.code; }
 
   /// This intersection, and those it is made of at the same loop, with policy P compiled in.
-  template <class P>
-  LOOM_FORCE_INLINE auto compiled() const {
+  template <class P> LOOM_FORCE_INLINE auto compiled() const {
     auto operand = [](const auto& x) {
-      if constexpr (reads_policy_v<std::remove_cvref_t<decltype(x)>>) return x.template compiled<P>();
-      else return x;
+      if constexpr (reads_policy_v<std::remove_cvref_t<decltype(x)>>)
+        return x.template compiled<P>();
+      else
+        return x;
     };
     using CA = decltype(operand(a));
     using CB = decltype(operand(b));
@@ -339,8 +342,7 @@ struct mul_stream {
   }
 
   /// The matches, in one loop: the operand behind steps (or gallops) to the other's index.
-  template <class F>
-  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+  template <class F> LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
     static_assert(stepwise);
     A x = a;
     B y = b;
@@ -352,23 +354,31 @@ struct mul_stream {
         x.next();
         y.next();
       } else if (ix < iy) {
-        if (g) x.seek(iy);
-        else x.next();
+        if (g)
+          x.seek(iy);
+        else
+          x.next();
       } else {
-        if (g) y.seek(ix);
-        else y.next();
+        if (g)
+          y.seek(ix);
+        else
+          y.next();
       }
     }
   }
 
   LOOM_FORCE_INLINE bool valid() const { return a.valid() && b.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const {
-    if constexpr (stepwise) return a.index();  // a match
-    else return std::max<std::int64_t>(a.index(), b.index());
+    if constexpr (stepwise)
+      return a.index();  // a match
+    else
+      return std::max<std::int64_t>(a.index(), b.index());
   }
   LOOM_FORCE_INLINE bool ready() const {
-    if constexpr (stepwise) return true;  // a match (when valid)
-    else return a.ready() && b.ready() && a.index() == b.index();
+    if constexpr (stepwise)
+      return true;  // a match (when valid)
+    else
+      return a.ready() && b.ready() && a.index() == b.index();
   }
   LOOM_FORCE_INLINE auto value() const { return make_mul(op, a.value(), b.value(), ctx); }
   LOOM_FORCE_INLINE void seek(std::int64_t i) {
@@ -438,11 +448,15 @@ struct mul_stream {
       const std::int64_t ia = a.index(), ib = b.index();
       if (ia == ib) return;
       if (ia < ib) {
-        if (g) a.seek(ib);
-        else a.next();
+        if (g)
+          a.seek(ib);
+        else
+          a.next();
       } else {
-        if (g) b.seek(ia);
-        else b.next();
+        if (g)
+          b.seek(ia);
+        else
+          b.next();
       }
     }
   }
@@ -450,18 +464,19 @@ struct mul_stream {
 
 /// Whether a locatable stream holds index i: always for a full one; else its `contains`, when
 /// it has one (a stream without it locates absent indices to zero, harmless in a product).
-template <class S>
-LOOM_FORCE_INLINE bool contains(const S& s, std::int64_t i) {
-  if constexpr (S::full) return true;
-  else if constexpr (requires { s.contains(i); }) return s.contains(i);
-  else return true;
+template <class S> LOOM_FORCE_INLINE bool contains(const S& s, std::int64_t i) {
+  if constexpr (S::full)
+    return true;
+  else if constexpr (requires { s.contains(i); })
+    return s.contains(i);
+  else
+    return true;
 }
 
 // lookup_stream<A, B, Op, Flip>: iterate A, locate B at A's index (B locatable). Where B is not
 // full (hashed, bitmap, banded), A's states whose index B lacks are stepped over as soon as A
 // reaches them, so the product emits no zeros and stays strict, and every skip progresses.
-template <class A, class B, class Op, bool Flip>
-struct lookup_stream {
+template <class A, class B, class Op, bool Flip> struct lookup_stream {
   static constexpr std::size_t depth = A::depth;
   static constexpr bool contracted = false, strict = A::strict, full = A::full && B::full,
                         locatable = A::locatable;
@@ -471,8 +486,7 @@ struct lookup_stream {
   const kernel_context* ctx = nullptr;
 
   lookup_stream() = default;
-  LOOM_FORCE_INLINE lookup_stream(const A& a_, const B& b_, const Op& op_,
-                                  const kernel_context* c)
+  LOOM_FORCE_INLINE lookup_stream(const A& a_, const B& b_, const Op& op_, const kernel_context* c)
       : a(a_), b(b_), op(op_), ctx(c) {
     settle();
   }
@@ -507,16 +521,16 @@ struct lookup_stream {
     if constexpr (!B::full)
       while (a.valid() && a.ready() && !stream::contains(b, a.index())) a.next();
   }
-  template <class X, class Y>
-  LOOM_FORCE_INLINE auto combine(const X& x, const Y& y) const {
-    if constexpr (Flip) return make_mul(op, y, x, ctx);
-    else return make_mul(op, x, y, ctx);
+  template <class X, class Y> LOOM_FORCE_INLINE auto combine(const X& x, const Y& y) const {
+    if constexpr (Flip)
+      return make_mul(op, y, x, ctx);
+    else
+      return make_mul(op, x, y, ctx);
   }
 };
 
 // scaled_stream<A, X, Op, Flip>: A's levels, each value combined with X (X deeper than A).
-template <class A, class X, class Op, bool Flip>
-struct scaled_stream {
+template <class A, class X, class Op, bool Flip> struct scaled_stream {
   static constexpr std::size_t depth = A::depth;
   static constexpr bool contracted = A::contracted, strict = A::strict, full = A::full,
                         locatable = A::locatable, dense_range = dense_range_v<A>;
@@ -526,8 +540,7 @@ struct scaled_stream {
   const kernel_context* ctx = nullptr;
 
   static constexpr bool drives = drives_itself_v<A>;
-  template <class F>
-  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+  template <class F> LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
     a.for_each_ready([&](std::int64_t i, const auto& v) { f(i, combine(v)); });
   }
   /// A sum times a scalar, linear in the sum: reduced as x·Σa, one product after the sum
@@ -546,18 +559,18 @@ struct scaled_stream {
   LOOM_FORCE_INLINE void seek_past(std::int64_t i) { a.seek_past(i); }
   LOOM_FORCE_INLINE void next() { a.next(); }
 
-  template <class V>
-  LOOM_FORCE_INLINE auto combine(const V& v) const {
-    if constexpr (Flip) return make_mul(op, x, v, ctx);
-    else return make_mul(op, v, x, ctx);
+  template <class V> LOOM_FORCE_INLINE auto combine(const V& v) const {
+    if constexpr (Flip)
+      return make_mul(op, x, v, ctx);
+    else
+      return make_mul(op, v, x, ctx);
   }
 };
 
 // union_stream<A, B, Op>: Lean's Stream.add; ready and value decided by comparing
 // (index, ready) lexicographically, never by index alone (notes §4.2, T4). Each child's
 // (index, ready) is read once per move and cached, so chains of unions stay linear.
-template <class A, class B, class Op>
-struct union_stream {
+template <class A, class B, class Op> struct union_stream {
   static_assert(A::depth == B::depth && A::contracted == B::contracted);
   static constexpr std::size_t depth = A::depth;
   static constexpr bool contracted = A::contracted, strict = A::strict && B::strict,
@@ -585,8 +598,7 @@ struct union_stream {
 
   /// The union in one loop, as the hand-written merge: both while both remain, then the rest.
   /// An entry of one side alone is that side's value (0 is the identity of +: no add).
-  template <class F>
-  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+  template <class F> LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
     static_assert(drives);
     A x = a;
     B y = b;
@@ -614,26 +626,38 @@ struct union_stream {
   }
 
   LOOM_FORCE_INLINE bool valid() const {
-    if constexpr (zipped) return a.valid();
-    else return ka != top_index || kb != top_index;
+    if constexpr (zipped)
+      return a.valid();
+    else
+      return ka != top_index || kb != top_index;
   }
   LOOM_FORCE_INLINE std::int64_t index() const {
-    if constexpr (zipped) return a.index();
-    else return std::min(ka, kb);
+    if constexpr (zipped)
+      return a.index();
+    else
+      return std::min(ka, kb);
   }
   LOOM_FORCE_INLINE bool take_a() const {
-    if constexpr (zipped) return true;
-    else if constexpr (always_ready) return ka <= kb;
-    else return ra && lex_le(ka, ra, kb, rb);
+    if constexpr (zipped)
+      return true;
+    else if constexpr (always_ready)
+      return ka <= kb;
+    else
+      return ra && lex_le(ka, ra, kb, rb);
   }
   LOOM_FORCE_INLINE bool take_b() const {
-    if constexpr (zipped) return true;
-    else if constexpr (always_ready) return kb <= ka;
-    else return rb && lex_le(kb, rb, ka, ra);
+    if constexpr (zipped)
+      return true;
+    else if constexpr (always_ready)
+      return kb <= ka;
+    else
+      return rb && lex_le(kb, rb, ka, ra);
   }
   LOOM_FORCE_INLINE bool ready() const {
-    if constexpr (zipped || always_ready) return true;
-    else return take_a() || take_b();
+    if constexpr (zipped || always_ready)
+      return true;
+    else
+      return take_a() || take_b();
   }
   LOOM_FORCE_INLINE auto value() const {
     if constexpr (zipped) {
@@ -641,8 +665,8 @@ struct union_stream {
     } else {
       using va = std::remove_cvref_t<decltype(a.value())>;
       using vb = std::remove_cvref_t<decltype(b.value())>;
-      return make_union(op, take_a() ? a.value() : zero_of<va>(), take_b() ? b.value() : zero_of<vb>(),
-                        ctx);
+      return make_union(op, take_a() ? a.value() : zero_of<va>(),
+                        take_b() ? b.value() : zero_of<vb>(), ctx);
     }
   }
   LOOM_FORCE_INLINE auto locate(std::int64_t i) const
@@ -701,42 +725,44 @@ struct union_stream {
  private:
   // The union's value where only one side has an entry: that value itself when the op is the
   // semiring's + over scalars (a + 0 = a; spares an add per entry), else op(value, 0).
-  template <class V>
-  LOOM_FORCE_INLINE auto left_alone(const V& v) const {
+  template <class V> LOOM_FORCE_INLINE auto left_alone(const V& v) const {
     using vb = std::remove_cvref_t<decltype(b.value())>;
-    if constexpr (adds_scalars<V, vb>) return v;
-    else return make_union(op, v, zero_of<vb>(), ctx);
+    if constexpr (adds_scalars<V, vb>)
+      return v;
+    else
+      return make_union(op, v, zero_of<vb>(), ctx);
   }
-  template <class V>
-  LOOM_FORCE_INLINE auto right_alone(const V& v) const {
+  template <class V> LOOM_FORCE_INLINE auto right_alone(const V& v) const {
     using va = std::remove_cvref_t<decltype(a.value())>;
-    if constexpr (adds_scalars<va, V>) return v;
-    else return make_union(op, zero_of<va>(), v, ctx);
+    if constexpr (adds_scalars<va, V>)
+      return v;
+    else
+      return make_union(op, zero_of<va>(), v, ctx);
   }
-  template <class X, class Y>
-  static constexpr bool adds_scalars_of() {
-    if constexpr (is_add_op<Op>::value && !is_stream_v<X> && !is_stream_v<Y> && std::is_same_v<X, Y>)
+  template <class X, class Y> static constexpr bool adds_scalars_of() {
+    if constexpr (is_add_op<Op>::value && !is_stream_v<X> && !is_stream_v<Y> &&
+                  std::is_same_v<X, Y>)
       return std::is_same_v<decltype(std::declval<const Op&>()(std::declval<const X&>(),
                                                                std::declval<const Y&>())),
                             X>;
     else
       return false;
   }
-  template <class X, class Y>
-  static constexpr bool adds_scalars = adds_scalars_of<X, Y>();
+  template <class X, class Y> static constexpr bool adds_scalars = adds_scalars_of<X, Y>();
   LOOM_FORCE_INLINE void refresh() {
     read(a, ka, ra);
     read(b, kb, rb);
   }
-  template <class S>
-  static LOOM_FORCE_INLINE void read(const S& s, std::int64_t& k, bool& r) {
+  template <class S> static LOOM_FORCE_INLINE void read(const S& s, std::int64_t& k, bool& r) {
     if (!s.valid()) {
       k = top_index;
       r = false;
       return;
     }
-    if constexpr (contracted) k = 0;  // every state of a contracted stream has index *
-    else k = s.index();
+    if constexpr (contracted)
+      k = 0;  // every state of a contracted stream has index *
+    else
+      k = s.index();
     r = s.ready();
   }
   static LOOM_FORCE_INLINE bool lex_le(std::int64_t i, bool r, std::int64_t j, bool q) {
@@ -747,8 +773,7 @@ struct union_stream {
 // contract_stream<S, Sequential>: Σ over S's attribute: the same states, index *, values summed
 // by the consumer. Lawful but not strict: never an operand of an intersection. `Sequential`
 // (only ever true for a dense range of floating-point values): summed in order, no lanes.
-template <class S, bool Sequential = false>
-struct contract_stream {
+template <class S, bool Sequential = false> struct contract_stream {
   static constexpr std::size_t depth = S::depth;
   static constexpr bool contracted = true, strict = false, full = false, locatable = false;
   /// Σ over every index of a range: every state is ready (the partial sums of lane_sum)
@@ -758,10 +783,7 @@ struct contract_stream {
   const kernel_context* ctx = nullptr;
   LOOM_FORCE_INLINE std::int64_t remaining() const { return remaining_of(s); }
   static constexpr bool drives = drives_itself_v<S>;
-  template <class F>
-  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
-    s.for_each_ready(f);
-  }
+  template <class F> LOOM_FORCE_INLINE void for_each_ready(F&& f) const { s.for_each_ready(f); }
 
   LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return s.index(); }
@@ -775,16 +797,14 @@ struct contract_stream {
   // a sum over an intersection that reads its policy: compiled in by the loop that reduces it
   static constexpr bool reads_policy = reads_policy_v<S>;
   LOOM_FORCE_INLINE skip::code runtime_code() const { return s.runtime_code(); }
-  template <class P>
-  LOOM_FORCE_INLINE auto compiled() const {
+  template <class P> LOOM_FORCE_INLINE auto compiled() const {
     using C = decltype(s.template compiled<P>());
     return contract_stream<C, Sequential>{s.template compiled<P>(), ctx};
   }
 };
 
 // expand_stream<Depth, X>: X repeated at every index of [0, n); full and locatable.
-template <std::size_t Depth, class X>
-struct expand_stream {
+template <std::size_t Depth, class X> struct expand_stream {
   static constexpr std::size_t depth = Depth;
   static constexpr bool contracted = false, strict = true, full = true, locatable = true;
   X x{};
@@ -804,8 +824,7 @@ struct expand_stream {
 };
 
 // once_stream<Depth, X>: a contracted stream emitting X exactly once (X added to a sum).
-template <std::size_t Depth, class X>
-struct once_stream {
+template <std::size_t Depth, class X> struct once_stream {
   static constexpr std::size_t depth = Depth;
   static constexpr bool contracted = true, strict = true, full = false, locatable = false;
   X x{};
@@ -821,16 +840,14 @@ struct once_stream {
 };
 
 // deep_map_stream<S, G>: S with g applied to each value (g places Σ, expand or f deeper).
-template <class S, class G>
-struct deep_map_stream {
+template <class S, class G> struct deep_map_stream {
   static constexpr std::size_t depth = S::depth;
   static constexpr bool contracted = S::contracted, strict = S::strict, full = S::full,
                         locatable = S::locatable, dense_range = dense_range_v<S>;
   S s{};
   G g{};
   static constexpr bool drives = drives_itself_v<S>;
-  template <class F>
-  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+  template <class F> LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
     s.for_each_ready([&](std::int64_t i, const auto& v) { f(i, g(v)); });
   }
 
@@ -850,25 +867,26 @@ struct deep_map_stream {
 };
 
 // apply_linear: a linear scalar function (negate, divide, scale) at every leaf, through sums.
-template <class F>
-struct apply_linear {
+template <class F> struct apply_linear {
   F f{};
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (is_stream_v<X>) return deep_map_stream<X, apply_linear>{x, *this};
-    else return static_cast<X>(f(x));
+  template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (is_stream_v<X>)
+      return deep_map_stream<X, apply_linear>{x, *this};
+    else
+      return static_cast<X>(f(x));
   }
 };
 
 // apply_nonlinear: f(v) at every leaf, after reducing any contracted level (f(Σ) ≠ Σ f).
-template <class F>
-struct apply_nonlinear {
+template <class F> struct apply_nonlinear {
   F f{};
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (!is_stream_v<X>) return static_cast<X>(f(x));
-    else if constexpr (X::contracted) return (*this)(reduce_checked(x));
-    else return deep_map_stream<X, apply_nonlinear>{x, *this};
+  template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (!is_stream_v<X>)
+      return static_cast<X>(f(x));
+    else if constexpr (X::contracted)
+      return (*this)(reduce_checked(x));
+    else
+      return deep_map_stream<X, apply_nonlinear>{x, *this};
   }
 };
 
@@ -885,10 +903,14 @@ LOOM_FORCE_INLINE auto make_intersection(const Op& op, const A& a, const B& b,
                                          const kernel_context* ctx) {
   if constexpr (std::is_same_v<Skip, skip::runtime> && !A::locatable && !B::locatable) {
     return mul_stream<A, B, Op, skip::runtime>{a, b, op, ctx};
-  } else if constexpr (std::is_same_v<Skip, skip::standard> || std::is_same_v<Skip, skip::runtime>) {
-    if constexpr (B::locatable) return lookup_stream<A, B, Op, false>{a, b, op, ctx};
-    else if constexpr (A::locatable) return lookup_stream<B, A, Op, true>{b, a, op, ctx};
-    else return mul_stream<A, B, Op>{a, b, op, ctx};
+  } else if constexpr (std::is_same_v<Skip, skip::standard> ||
+                       std::is_same_v<Skip, skip::runtime>) {
+    if constexpr (B::locatable)
+      return lookup_stream<A, B, Op, false>{a, b, op, ctx};
+    else if constexpr (A::locatable)
+      return lookup_stream<B, A, Op, true>{b, a, op, ctx};
+    else
+      return mul_stream<A, B, Op>{a, b, op, ctx};
   } else if constexpr (std::is_same_v<Skip, skip::lead<0>> && B::locatable) {
     return lookup_stream<A, B, Op, false>{a, b, op, ctx};
   } else if constexpr (std::is_same_v<Skip, skip::lead<1>> && A::locatable) {
@@ -915,11 +937,15 @@ LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kern
       return make_intersection<skip::of_op_at<Op, da>>(op, a, b, ctx);
     }
   } else if constexpr (da < db) {
-    if constexpr (A::contracted && !Op::linear_left) return make_mul(op, reduce_checked(a), b, ctx);
-    else return scaled_stream<A, B, Op, false>{a, b, op, ctx};
+    if constexpr (A::contracted && !Op::linear_left)
+      return make_mul(op, reduce_checked(a), b, ctx);
+    else
+      return scaled_stream<A, B, Op, false>{a, b, op, ctx};
   } else {
-    if constexpr (B::contracted && !Op::linear_right) return make_mul(op, a, reduce_checked(b), ctx);
-    else return scaled_stream<B, A, Op, true>{b, a, op, ctx};
+    if constexpr (B::contracted && !Op::linear_right)
+      return make_mul(op, a, reduce_checked(b), ctx);
+    else
+      return scaled_stream<B, A, Op, true>{b, a, op, ctx};
   }
 }
 
@@ -927,8 +953,10 @@ template <class Op, class A, class B>
 LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const kernel_context* ctx) {
   constexpr std::size_t da = depth_of<A>(), db = depth_of<B>();
   if constexpr (!Op::linear && (is_contracted<A>() || is_contracted<B>())) {
-    if constexpr (is_contracted<A>()) return make_union(op, reduce_checked(a), b, ctx);
-    else return make_union(op, a, reduce_checked(b), ctx);
+    if constexpr (is_contracted<A>())
+      return make_union(op, reduce_checked(a), b, ctx);
+    else
+      return make_union(op, a, reduce_checked(b), ctx);
   } else if constexpr (!is_stream_v<A> && !is_stream_v<B>) {
     return op(a, b);
   } else if constexpr (da == db) {

@@ -21,8 +21,7 @@
 namespace loom::stream {
 
 /// Static description of one access under a loop order: which depth each level iterates.
-template <class Tensor, class Order, class... Is>
-struct access_layout {
+template <class Tensor, class Order, class... Is> struct access_layout {
   using tensor_type = std::remove_const_t<Tensor>;
   using format = typename tensor_type::format_type;
   using value_type = typename tensor_type::value_type;
@@ -43,12 +42,10 @@ struct access_layout {
               [](std::size_t a, std::size_t b) { return depth_of_mode[a] < depth_of_mode[b]; });
     return m;
   }();
-  template <std::size_t K>
-  using level = boost::mp11::mp_at_c<typename format::levels, K>;
+  template <std::size_t K> using level = boost::mp11::mp_at_c<typename format::levels, K>;
 };
 
-template <class Layout, std::size_t K, skip_policy P>
-struct level_stream;
+template <class Layout, std::size_t K, skip_policy P> struct level_stream;
 
 /// The stream of level K of a tensor below the parent position range [begin, end), or the value
 /// at position `begin` past the last level. Every level, built-in or user-defined, goes through
@@ -96,8 +93,10 @@ struct level_stream : level_cursor_t<Layout, K, P> {
       : cursor(c), base_(base_of(t)) {}
 
   LOOM_FORCE_INLINE bool ready() const {
-    if constexpr (requires(const cursor& c) { c.ready(); }) return cursor::ready();
-    else return true;
+    if constexpr (requires(const cursor& c) { c.ready(); })
+      return cursor::ready();
+    else
+      return true;
   }
 #ifdef LOOM_WORK_COUNTERS  // the cursor's moves, counted (core/work_counters.hpp)
   LOOM_FORCE_INLINE void next() {
@@ -119,8 +118,10 @@ struct level_stream : level_cursor_t<Layout, K, P> {
     requires(locatable)
   {
     LOOM_COUNT_WORK(probes);
-    if constexpr (full) return true;
-    else return !cursor::locate(j).empty();
+    if constexpr (full)
+      return true;
+    else
+      return !cursor::locate(j).empty();
   }
   // the value at coordinate j: the next level, or zero (an empty stream) when j is absent
   LOOM_FORCE_INLINE auto locate(std::int64_t j) const
@@ -136,12 +137,16 @@ struct level_stream : level_cursor_t<Layout, K, P> {
 
  private:
   static LOOM_FORCE_INLINE base_type base_of(const typename Layout::tensor_type* t) {
-    if constexpr (last) return t->values().data();
-    else return t;
+    if constexpr (last)
+      return t->values().data();
+    else
+      return t;
   }
   LOOM_FORCE_INLINE auto child(const level_range& r) const {
-    if constexpr (last) return base_[r.begin];
-    else return make_level<Layout, K + 1, P>(base_, r.begin, r.end);
+    if constexpr (last)
+      return base_[r.begin];
+    else
+      return make_level<Layout, K + 1, P>(base_, r.begin, r.end);
   }
 };
 
@@ -153,8 +158,7 @@ using dense_level_stream = level_stream<Layout, K, skip_policy::galloping>;
 
 // strided_stream<Layout, R>: the R-th mode (by depth) of an all-dense tensor, walked in any
 // order by offset arithmetic, so dense operands never force a loop order (locate, not iterate).
-template <class Layout, std::size_t R>
-struct strided_stream;
+template <class Layout, std::size_t R> struct strided_stream;
 
 template <class Layout>
 using strided_values_t =
@@ -183,8 +187,7 @@ LOOM_FORCE_INLINE auto make_strided(const typename Layout::tensor_type* t, std::
   return make_strided<Layout, R>(t, offset, t->values().data());
 }
 
-template <class Layout, std::size_t R>
-struct strided_stream {
+template <class Layout, std::size_t R> struct strided_stream {
   static constexpr std::size_t depth = Layout::depth_of_mode[Layout::modes_by_depth[R]];
   static constexpr bool contracted = false, strict = true, full = true, locatable = true;
   const typename Layout::tensor_type* t = nullptr;
@@ -194,7 +197,9 @@ struct strided_stream {
   LOOM_FORCE_INLINE bool valid() const { return i < n; }
   LOOM_FORCE_INLINE std::int64_t index() const { return i; }
   LOOM_FORCE_INLINE bool ready() const { return true; }
-  LOOM_FORCE_INLINE auto value() const { return make_strided<Layout, R + 1>(t, offset + i * stride, vals); }
+  LOOM_FORCE_INLINE auto value() const {
+    return make_strided<Layout, R + 1>(t, offset + i * stride, vals);
+  }
   LOOM_FORCE_INLINE auto locate(std::int64_t j) const {
     LOOM_COUNT_WORK(probes);
     return make_strided<Layout, R + 1>(t, offset + j * stride, vals);

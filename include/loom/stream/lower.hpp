@@ -22,14 +22,12 @@ namespace loom::stream {
 
 // apply_sum<D, Sequential>: Σ over the attribute at depth D, placed where that attribute is
 // iterated; with `Sequential`, a dense range of floating-point values is summed in order.
-template <std::size_t D, bool Sequential = false>
-struct apply_sum {
+template <std::size_t D, bool Sequential = false> struct apply_sum {
   const kernel_context* ctx = nullptr;
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+  template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
     if constexpr (depth_of<X>() == D) {
       static_assert(!is_contracted<X>(), "loom internal error: index summed twice; please report");
-      return contract_stream<X, Sequential && lane_reducible<contract_stream<X>>>{x, ctx};
+      return contract_stream < X, Sequential && lane_reducible < contract_stream < X >>> {x, ctx};
     } else if constexpr (depth_of<X>() < D) {
       return deep_map_stream<X, apply_sum>{x, *this};
     } else {  // the index does not occur: Σ_k e = extent(k) · e
@@ -39,11 +37,9 @@ struct apply_sum {
 };
 
 // place_expand<D>: broadcast along the attribute at depth D.
-template <std::size_t D>
-struct place_expand {
+template <std::size_t D> struct place_expand {
   const kernel_context* ctx = nullptr;
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+  template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
     if constexpr (depth_of<X>() < D) {
       return deep_map_stream<X, place_expand>{x, *this};
     } else {
@@ -54,15 +50,15 @@ struct place_expand {
 };
 
 // A scalar function with one operand fixed: f(x, c) or f(c, x).
-template <class F, class C, bool ConstantFirst>
-struct bind_constant {
+template <class F, class C, bool ConstantFirst> struct bind_constant {
   static constexpr bool zero_preserving = false;
   F f;
   C c;
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (ConstantFirst) return f(static_cast<X>(c), x);
-    else return f(x, static_cast<X>(c));
+  template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (ConstantFirst)
+      return f(static_cast<X>(c), x);
+    else
+      return f(x, static_cast<X>(c));
   }
 };
 
@@ -80,8 +76,7 @@ struct lowerer {
 
   template <class E>
   static constexpr std::size_t access_count = boost::mp11::mp_size<expr::accesses_t<E>>::value;
-  template <class I>
-  static constexpr std::size_t depth = boost::mp11::mp_find<Order, I>::value;
+  template <class I> static constexpr std::size_t depth = boost::mp11::mp_find<Order, I>::value;
 
   // access
   template <std::size_t K, class T, class... Is>
@@ -98,8 +93,7 @@ struct lowerer {
       return make_level<layout, 0>(t, 0, 1);
     }
   }
-  template <std::size_t K, class T>
-  LOOM_FORCE_INLINE auto lower(const expr::literal<T>& e) const {
+  template <std::size_t K, class T> LOOM_FORCE_INLINE auto lower(const expr::literal<T>& e) const {
     return static_cast<V>(e.value);
   }
   template <std::size_t K, class L, class R>
@@ -150,8 +144,7 @@ struct lowerer {
     }
   }
 
-  template <std::size_t K, class E>
-  LOOM_FORCE_INLINE auto lower_root(const E& e) const {
+  template <std::size_t K, class E> LOOM_FORCE_INLINE auto lower_root(const E& e) const {
     return lower<K>(e);
   }
 
@@ -160,8 +153,8 @@ struct lowerer {
   // error naming the index otherwise (notes §4.10).
   template <class Op, class A, class B>
   LOOM_FORCE_INLINE auto checked_mul(const Op& op, const A& a, const B& b) const {
-    constexpr bool same_sum = is_contracted<A>() && is_contracted<B>() &&
-                              depth_of<A>() == depth_of<B>();
+    constexpr bool same_sum =
+        is_contracted<A>() && is_contracted<B>() && depth_of<A>() == depth_of<B>();
     constexpr bool liftable = !same_sum || (reducible<A>() && reducible<B>());
     if constexpr (!liftable) {
       static_assert(liftable,
@@ -177,16 +170,14 @@ struct lowerer {
   }
 
   // x unioned with a zero over every free index of E, when f(0) may be non-zero
-  template <class F, class E, class X>
-  LOOM_FORCE_INLINE auto densify(const X& x) const {
+  template <class F, class E, class X> LOOM_FORCE_INLINE auto densify(const X& x) const {
     if constexpr (DenseMaps && !fn::is_zero_preserving_v<F>) {
       return make_union(add_op<V>{}, x, dense_zero<expr::free_indices_t<E>>(), ctx);
     } else {
       return x;
     }
   }
-  template <class Indices>
-  LOOM_FORCE_INLINE auto dense_zero() const {
+  template <class Indices> LOOM_FORCE_INLINE auto dense_zero() const {
     constexpr auto depths = [] {
       std::array<std::size_t, boost::mp11::mp_size<Indices>::value> d{};
       std::size_t k = 0;
@@ -196,8 +187,7 @@ struct lowerer {
     }();
     return expand_levels<depths, 0>();
   }
-  template <auto Depths, std::size_t R>
-  LOOM_FORCE_INLINE auto expand_levels() const {
+  template <auto Depths, std::size_t R> LOOM_FORCE_INLINE auto expand_levels() const {
     if constexpr (R == Depths.size()) {
       return semiring_traits<V>::zero();
     } else {

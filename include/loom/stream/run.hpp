@@ -24,8 +24,7 @@ namespace loom::stream {
 // counted loop and a dense level a `for`.
 
 /// reduce with a flag telling whether any value was emitted (sparse outputs skip empty sums).
-template <class X>
-LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
+template <class X> LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
   using leaf = leaf_t<X>;
   if constexpr (factors_scale_v<X>) {
     const auto [v, touched] = reduce_touched(x.a);
@@ -97,15 +96,19 @@ LOOM_FORCE_INLINE void run_located(const Cell& cell, const std::int64_t* strides
     with_compiled_policy(s, [&](const auto& y) { run_located(cell, strides, y, off); });
   } else if constexpr (drives_itself_v<S>) {
     s.for_each_ready([&](std::int64_t i, const auto& v) {
-      if constexpr (S::contracted) run_located(cell, strides, v, off);
-      else run_located(cell, strides, v, off + i * strides[S::depth]);
+      if constexpr (S::contracted)
+        run_located(cell, strides, v, off);
+      else
+        run_located(cell, strides, v, off + i * strides[S::depth]);
     });
   } else {
     S st = s;
     while (st.valid()) {
       if (st.ready()) {
-        if constexpr (S::contracted) run_located(cell, strides, st.value(), off);
-        else run_located(cell, strides, st.value(), off + st.index() * strides[S::depth]);
+        if constexpr (S::contracted)
+          run_located(cell, strides, st.value(), off);
+        else
+          run_located(cell, strides, st.value(), off + st.index() * strides[S::depth]);
       }
       st.next();
     }
@@ -113,8 +116,7 @@ LOOM_FORCE_INLINE void run_located(const Cell& cell, const std::int64_t* strides
 }
 
 /// A dense output's cell: `vals[off] += value`.
-template <class T>
-struct dense_cell {
+template <class T> struct dense_cell {
   static constexpr bool presence = false;
   T* vals;
   LOOM_FORCE_INLINE void operator()(std::int64_t off, const auto& v) const {
@@ -124,8 +126,7 @@ struct dense_cell {
 
 /// A `format<dense..., bitmap>` output's cell (Galley's bytemap): the value accumulated like a
 /// dense one, and the presence bit at the same position set.
-template <class T>
-struct bitmap_cell {
+template <class T> struct bitmap_cell {
   static constexpr bool presence = true;
   T* vals;
   std::uint64_t* bits;
@@ -145,8 +146,7 @@ LOOM_FORCE_INLINE void run_dense(T* vals, const std::int64_t* strides, const S& 
 /// Collects the entries of a sparse output in order (coordinates in the output's storage
 /// order): the loop order emits each output coordinate once, ascending.
 /// Where sinks put finished entries: a plain list (merged later with existing entries).
-template <class T, std::size_t N>
-struct entry_list {
+template <class T, std::size_t N> struct entry_list {
   std::vector<std::array<std::int64_t, N>> crd;
   std::vector<T> vals;
   LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
@@ -158,8 +158,7 @@ struct entry_list {
 /// What an append sink writes through: the output's row writer, held by value, when it has one
 /// (a csr-like appender), else nothing (entries go to `out.push`).
 struct no_writer {};
-template <class Out>
-struct writer_of {
+template <class Out> struct writer_of {
   using type = no_writer;
 };
 template <class Out>
@@ -167,10 +166,11 @@ template <class Out>
 struct writer_of<Out> {
   using type = decltype(std::declval<Out&>().take_writer());
 };
-template <class Out>
-typename writer_of<Out>::type take_writer(Out& out) {
-  if constexpr (std::is_same_v<typename writer_of<Out>::type, no_writer>) return {};
-  else return out.take_writer();
+template <class Out> typename writer_of<Out>::type take_writer(Out& out) {
+  if constexpr (std::is_same_v<typename writer_of<Out>::type, no_writer>)
+    return {};
+  else
+    return out.take_writer();
 }
 
 /// `DepthOfLevel[k]`: the loop depth that iterates output level k, a constant, so that the
@@ -204,8 +204,7 @@ struct append_sink {
 
 /// A sink that writes values only, in order: the output's pattern is an operand's
 /// (plan::pattern_of), copied beforehand. The value array is held by value (in registers).
-template <class T, class Values>
-struct values_sink {
+template <class T, class Values> struct values_sink {
   using value_type = T;
   Values values;
   std::array<std::int64_t, 32> at_depth{};
@@ -215,8 +214,7 @@ struct values_sink {
 };
 
 /// Drives a stream into a sink (append or workspace).
-template <class Sink, class S>
-LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
+template <class Sink, class S> LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
   using T = typename Sink::value_type;
   if constexpr (!is_stream_v<S>) {
     LOOM_COUNT_WORK(writes);

@@ -63,8 +63,7 @@ struct merge {
 };
 /// Side K of every intersection at the loop iterates (0: the first operand of the product, 1:
 /// the last); the others are probed at its index: located when random-access, else sought.
-template <std::size_t K>
-struct lead {
+template <std::size_t K> struct lead {
   static_assert(K <= 1, "loom::stream::skip::lead: the leader is side 0 (first) or 1 (last)");
   static constexpr const char* name = K == 0 ? "lead first" : "lead last";
 };
@@ -90,16 +89,13 @@ inline constexpr codes default_codes = [] {
 }();
 
 /// Policies by loop depth (outermost first); depths past the list use `standard`.
-template <class... Ps>
-struct per_loop {};
+template <class... Ps> struct per_loop {};
 
 /// One policy at every loop.
-template <class P>
-struct every_loop {};
+template <class P> struct every_loop {};
 
 namespace detail {
-template <class L, std::size_t D>
-struct at_impl {
+template <class L, std::size_t D> struct at_impl {
   using type = standard;
 };
 template <class... Ps, std::size_t D>
@@ -107,12 +103,10 @@ template <class... Ps, std::size_t D>
 struct at_impl<per_loop<Ps...>, D> {
   using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
 };
-template <class P, std::size_t D>
-struct at_impl<every_loop<P>, D> {
+template <class P, std::size_t D> struct at_impl<every_loop<P>, D> {
   using type = P;
 };
-template <class Op>
-struct skips_of {
+template <class Op> struct skips_of {
   using type = per_loop<>;
 };
 template <class Op>
@@ -123,21 +117,17 @@ struct skips_of<Op> {
 }  // namespace detail
 
 /// The policy of loop D in the list L.
-template <class L, std::size_t D>
-using at = typename detail::at_impl<L, D>::type;
+template <class L, std::size_t D> using at = typename detail::at_impl<L, D>::type;
 
 /// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
-template <class Op, std::size_t D>
-using of_op_at = at<typename detail::skips_of<Op>::type, D>;
+template <class Op, std::size_t D> using of_op_at = at<typename detail::skips_of<Op>::type, D>;
 
-template <class P>
-std::string describe(every_loop<P>) {
+template <class P> std::string describe(every_loop<P>) {
   return std::string("every loop: ") + P::name;
 }
 
 /// "leapfrog, merge at j": the list in words, depth by depth.
-template <class... Ps>
-std::string describe(per_loop<Ps...>) {
+template <class... Ps> std::string describe(per_loop<Ps...>) {
   std::string s;
   [[maybe_unused]] std::size_t d = 0;
   (..., [&] {

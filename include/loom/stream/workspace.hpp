@@ -32,9 +32,12 @@ inline constexpr std::array<workspace_kind, 3> workspace_kinds{
 
 constexpr std::string_view workspace_kind_name(workspace_kind k) {
   switch (k) {
-    case workspace_kind::dense: return "dense";
-    case workspace_kind::hashed: return "hashed";
-    case workspace_kind::sorted: return "sorted";
+    case workspace_kind::dense:
+      return "dense";
+    case workspace_kind::hashed:
+      return "hashed";
+    case workspace_kind::sorted:
+      return "sorted";
   }
   return "?";
 }
@@ -65,7 +68,8 @@ namespace loom::stream {
 
 /// The cells a dense workspace may allocate; a larger row space is held in a hash table.
 inline constexpr std::int64_t max_dense_workspace_cells = std::int64_t{1} << 26;
-static_assert(max_dense_workspace_cells <= (std::int64_t{1} << 32), "dense workspace cells are kept as 32-bit keys");
+static_assert(max_dense_workspace_cells <= (std::int64_t{1} << 32),
+              "dense workspace cells are kept as 32-bit keys");
 
 namespace detail {
 /// The rows a radix sort is used for, and its digit in the optimizer's estimate: below this, a
@@ -75,7 +79,8 @@ inline constexpr int radix_bits = 11;
 
 /// Passes of an LSD radix sort with 11-bit digits over keys in [0, bound) (the cost model's).
 constexpr int radix_passes(std::int64_t bound) {
-  const int bits = bound <= 1 ? 1 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
+  const int bits =
+      bound <= 1 ? 1 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
   return (bits + radix_bits - 1) / radix_bits;
 }
 
@@ -94,8 +99,10 @@ void sort_bits(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size
   const int passes = (bits + width - 1) / width;
   if (v.size() < radix_sort_min || passes > 4) {
     const auto less = [&](const X& a, const X& b) { return digits_of(a) < digits_of(b); };
-    if (Unique && lo == 0) std::sort(v.begin(), v.end(), less);
-    else std::stable_sort(v.begin(), v.end(), less);
+    if (Unique && lo == 0)
+      std::sort(v.begin(), v.end(), less);
+    else
+      std::stable_sort(v.begin(), v.end(), less);
     return;
   }
   const int digit = (bits + passes - 1) / passes;
@@ -119,15 +126,15 @@ struct key_identity {
   constexpr std::int64_t operator()(std::int64_t x) const { return x; }
 };
 struct key_first {
-  template <class Pair>
-  constexpr std::int64_t operator()(const Pair& x) const { return x.first; }
+  template <class Pair> constexpr std::int64_t operator()(const Pair& x) const { return x.first; }
 };
 
 /// Sorts `v` stably by `key(x)` in [0, bound).
 template <bool Unique = false, class X, class Key>
 void sort_by_key(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count,
                  std::int64_t bound, Key key) {
-  const int bits = bound <= 1 ? 0 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
+  const int bits =
+      bound <= 1 ? 0 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
   sort_bits<Unique>(v, scratch, count, 0, bits, key);
 }
 }  // namespace detail
@@ -136,8 +143,7 @@ void sort_by_key(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::si
 /// workspace leaves them clean (accumulators zero, slots empty, no entries), so the next one on
 /// the thread reuses their pages instead of faulting fresh ones in (a transpose of 96K entries
 /// spent a third of its time in page faults). At most `max_spare_workspace_bytes` are kept.
-template <class T>
-struct workspace_buffers {
+template <class T> struct workspace_buffers {
   std::vector<T> acc{};
   std::vector<unsigned char> seen{};
   std::vector<std::int64_t> touched{};
@@ -152,8 +158,8 @@ struct workspace_buffers {
 
   std::size_t bytes() const {
     return acc.capacity() * sizeof(T) + seen.capacity() + touched.capacity() * 8 +
-           (cells.capacity() + scratch_cells.capacity()) * 4 +
-           slot_key.capacity() * 8 + slot_val.capacity() * sizeof(T) +
+           (cells.capacity() + scratch_cells.capacity()) * 4 + slot_key.capacity() * 8 +
+           slot_val.capacity() * sizeof(T) +
            (pairs.capacity() + scratch_pairs.capacity()) * sizeof(std::pair<std::int64_t, T>) +
            scratch_keys.capacity() * 8 + counts.capacity() * sizeof(std::size_t);
   }
@@ -174,16 +180,14 @@ struct workspace_buffers {
 
 inline constexpr std::size_t max_spare_workspace_bytes = std::size_t{64} << 20;
 
-template <class T>
-workspace_buffers<T>& spare_workspace_buffers() {
+template <class T> workspace_buffers<T>& spare_workspace_buffers() {
   thread_local workspace_buffers<T> spare;
   return spare;
 }
 
 /// Frees the arrays this thread keeps for the workspaces of value type T (at most
 /// `max_spare_workspace_bytes`), e.g. after a burst of large sparse products.
-template <class T = double>
-void release_workspace_buffers() {
+template <class T = double> void release_workspace_buffers() {
   workspace_buffers<T>{}.swap(spare_workspace_buffers<T>());
 }
 
@@ -212,15 +216,15 @@ struct workspace_sink {
   // slots; sorted (and the hashed row's entries, sorted before they are appended): pairs
   workspace_buffers<T> buf{};
   std::uint64_t mask = 0;
-  bool clean = false;  // finished: the buffers may go back to the thread's spare ones
+  bool clean = false;      // finished: the buffers may go back to the thread's spare ones
   std::int64_t space = 0;  // cells of a row: dense keys are below it
   // hashed and sorted keys pack the row's levels into bit fields when they fit in 62 bits (no
   // divisions to unpack them, and a sort can skip fields); otherwise they are mixed-radix
   bool packed = false;
   std::array<int, N> shift{};
   std::array<std::int64_t, N> field{};  // (1 << bits of the level) - 1
-  int key_bits = 0;    // bits of a packed key
-  int sorted_bits = 0; // low bits already in order as the entries arrive
+  int key_bits = 0;                     // bits of a packed key
+  int sorted_bits = 0;                  // low bits already in order as the entries arrive
 
   ~workspace_sink() {
     if (!clean) return;  // an exception left them dirty
@@ -241,8 +245,10 @@ struct workspace_sink {
     if (space < 0) space = std::numeric_limits<std::int64_t>::max();
     key_bits = 0;
     for (std::size_t k = N; k-- > prefix;) {
-      const int bits = level_extent[k] <= 1 ? 0 : static_cast<int>(std::bit_width(
-                                                       static_cast<std::uint64_t>(level_extent[k] - 1)));
+      const int bits =
+          level_extent[k] <= 1
+              ? 0
+              : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(level_extent[k] - 1)));
       shift[k] = key_bits;
       field[k] = (std::int64_t{1} << bits) - 1;
       key_bits += bits;
@@ -253,12 +259,16 @@ struct workspace_sink {
     // sort of the key's other bits is enough.
     sorted_bits = 0;
     if (packed) {
-      const std::int64_t first = prefix == 0 ? 0 : static_cast<std::int64_t>(depth_of_level[prefix - 1]) + 1;
+      const std::int64_t first =
+          prefix == 0 ? 0 : static_cast<std::int64_t>(depth_of_level[prefix - 1]) + 1;
       for (std::size_t k = prefix; k < N && sorted_bits == 0; ++k) {
         bool in_order = true;
         for (std::size_t q = k; q < N; ++q)
-          in_order = in_order && static_cast<std::int64_t>(depth_of_level[q]) == first + static_cast<std::int64_t>(q - k);
-        if (in_order) sorted_bits = shift[k] + static_cast<int>(std::bit_width(static_cast<std::uint64_t>(field[k])));
+          in_order = in_order && static_cast<std::int64_t>(depth_of_level[q]) ==
+                                     first + static_cast<std::int64_t>(q - k);
+        if (in_order)
+          sorted_bits =
+              shift[k] + static_cast<int>(std::bit_width(static_cast<std::uint64_t>(field[k])));
       }
     }
     if (kind == workspace_kind::dense) {
@@ -268,10 +278,13 @@ struct workspace_sink {
       }
     } else if (kind == workspace_kind::hashed) {
       // an overestimate costs a table too large to stay in cache: start at most at 2^16 slots
-      const auto want = std::clamp<std::int64_t>(2 * expected_row_entries, 16, std::int64_t{1} << 16);
+      const auto want =
+          std::clamp<std::int64_t>(2 * expected_row_entries, 16, std::int64_t{1} << 16);
       const std::uint64_t slots = std::bit_ceil(static_cast<std::uint64_t>(want));
-      if (buf.slot_key.size() == slots) mask = slots - 1;  // reused, empty
-      else resize_table(slots);
+      if (buf.slot_key.size() == slots)
+        mask = slots - 1;  // reused, empty
+      else
+        resize_table(slots);
     }
   }
   LOOM_FORCE_INLINE std::int64_t key() const {
@@ -281,7 +294,8 @@ struct workspace_sink {
     if (packed) {
       for (std::size_t k = prefix; k < N; ++k) key |= at_depth[depth_of_level[k]] << shift[k];
     } else {
-      for (std::size_t k = prefix; k < N; ++k) key = key * level_extent[k] + at_depth[depth_of_level[k]];
+      for (std::size_t k = prefix; k < N; ++k)
+        key = key * level_extent[k] + at_depth[depth_of_level[k]];
     }
     return key;
   }
@@ -330,9 +344,12 @@ struct workspace_sink {
     clean = true;
   }
   void flush() {
-    if (kind == workspace_kind::dense) flush_dense();
-    else if (packed) flush_pairs<true>();
-    else flush_pairs<false>();
+    if (kind == workspace_kind::dense)
+      flush_dense();
+    else if (packed)
+      flush_pairs<true>();
+    else
+      flush_pairs<false>();
   }
 
  private:
@@ -356,8 +373,11 @@ struct workspace_sink {
     }
   }
   void flush_dense() {
-    if (buf.cells.size() < detail::radix_sort_min) std::sort(buf.cells.begin(), buf.cells.end());  // most rows
-    else detail::sort_by_key<true>(buf.cells, buf.scratch_cells, buf.counts, space, detail::key_identity{});
+    if (buf.cells.size() < detail::radix_sort_min)
+      std::sort(buf.cells.begin(), buf.cells.end());  // most rows
+    else
+      detail::sort_by_key<true>(buf.cells, buf.scratch_cells, buf.counts, space,
+                                detail::key_identity{});
     std::array<std::int64_t, N> c = row_coordinates();
     for (const std::int64_t kk : buf.cells) {
       unpack<false>(c, kk);
@@ -367,8 +387,7 @@ struct workspace_sink {
     }
     buf.cells.clear();
   }
-  template <bool Packed>
-  void flush_pairs() {
+  template <bool Packed> void flush_pairs() {
     constexpr detail::key_first by_key{};
     const bool unique = kind == workspace_kind::hashed;
     if (unique) {  // the table's slots were taken in arrival order
@@ -385,19 +404,24 @@ struct workspace_sink {
         const auto& p = buf.pairs;
         out.fill_by_rows(
             p.size(), [&](std::size_t e) { return p[e].first >> shift[0]; },
-            [&](std::size_t e) { return p[e].first & field[1]; }, [&](std::size_t e) { return p[e].second; },
-            !unique);
+            [&](std::size_t e) { return p[e].first & field[1]; },
+            [&](std::size_t e) { return p[e].second; }, !unique);
         buf.pairs.clear();
         return;
       }
     }
     // stable: a sorted row's duplicates are added in the order they were written
     if constexpr (Packed) {
-      if (unique) detail::sort_bits<true>(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits, by_key);
-      else detail::sort_bits(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits, by_key);
+      if (unique)
+        detail::sort_bits<true>(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits,
+                                by_key);
+      else
+        detail::sort_bits(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits, by_key);
     } else {
-      if (unique) detail::sort_by_key<true>(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
-      else detail::sort_by_key(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
+      if (unique)
+        detail::sort_by_key<true>(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
+      else
+        detail::sort_by_key(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
     }
     std::array<std::int64_t, N> c = row_coordinates();
     for (std::size_t q = 0; q < buf.pairs.size();) {

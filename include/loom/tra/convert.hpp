@@ -24,8 +24,7 @@ namespace loom::tra {
 /// A tiled tensor of order R: key <t_0, ..., t_{R-1}> holds the tile starting at coordinate
 /// t_d * tile_shape_d. Edge tiles are padded with zeros (an explicit extension: the paper has no
 /// ragged tiles); `shape` remembers the logical extents.
-template <class T, std::size_t R>
-struct tiled_tensor {
+template <class T, std::size_t R> struct tiled_tensor {
   relation<T, R, R> tiles;
   shape_t<R> shape{};
 };
@@ -81,7 +80,8 @@ auto to_tiled(const Tensor& t, const shape_t<Tensor::order>& tile_shape,
 /// formats, zeros are not stored).
 template <storage_format Format, class T, std::size_t R>
 tensor<T, Format> from_tiled(const tiled_tensor<T, R>& tt) {
-  static_assert(Format::order == R, "loom::tra::from_tiled: the format's order must be the tensor's");
+  static_assert(Format::order == R,
+                "loom::tra::from_tiled: the format's order must be the tensor's");
   std::vector<std::array<std::int64_t, R>> coords;
   std::vector<T> values;
   const auto& ts = tt.tiles.tile_shape();

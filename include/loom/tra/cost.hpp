@@ -58,10 +58,14 @@ inline constexpr std::array<matmul_strategy, 4> all_matmul_strategies{
 
 inline std::string_view name(matmul_strategy s) {
   switch (s) {
-    case matmul_strategy::broadcast_left: return "broadcast left";
-    case matmul_strategy::broadcast_right: return "broadcast right";
-    case matmul_strategy::cross_product: return "cross product";
-    case matmul_strategy::replicated_3d: return "replicated 3-D";
+    case matmul_strategy::broadcast_left:
+      return "broadcast left";
+    case matmul_strategy::broadcast_right:
+      return "broadcast right";
+    case matmul_strategy::cross_product:
+      return "cross product";
+    case matmul_strategy::replicated_3d:
+      return "replicated 3-D";
   }
   return "?";
 }

@@ -30,7 +30,8 @@ struct einsum_text {
 };
 constexpr einsum_text split_einsum(std::string_view s) {
   const std::size_t comma = s.find(','), arrow = s.find("->");
-  if (comma == std::string_view::npos || arrow == std::string_view::npos || comma > arrow) return {};
+  if (comma == std::string_view::npos || arrow == std::string_view::npos || comma > arrow)
+    return {};
   return {s.substr(0, comma), s.substr(comma + 1, arrow - comma - 1), s.substr(arrow + 2), true};
 }
 
@@ -107,8 +108,7 @@ constexpr einsum_transposes einsum_orientation(std::string_view spec) {
 }
 
 /// The parsed spec "<left>,<right>-><out>": one letter per key position.
-template <fixed_string S>
-struct einsum_spec {
+template <fixed_string S> struct einsum_spec {
   static constexpr std::string_view text = S.view();
   static constexpr einsum_problem problem = einsum_check(text);
   static constexpr bool valid = problem == einsum_problem::none;
@@ -157,8 +157,7 @@ struct einsum_spec {
 };
 
 // One static_assert per problem: only the spec's own problem fires (no cascade).
-template <einsum_problem P>
-struct einsum_diagnostic {
+template <einsum_problem P> struct einsum_diagnostic {
   static_assert(P != einsum_problem::malformed,
                 "loom::tra::einsum: the spec is not \"<left>,<right>-><out>\" with one letter "
                 "(a-z, A-Z) per key position; write it like \"ij,jk->ik\"");
@@ -188,10 +187,8 @@ struct einsum_diagnostic {
   static constexpr bool ok = P == einsum_problem::none;
 };
 
-template <class Seq, const auto& A>
-struct dims_of;
-template <std::size_t... I, const auto& A>
-struct dims_of<std::index_sequence<I...>, A> {
+template <class Seq, const auto& A> struct dims_of;
+template <std::size_t... I, const auto& A> struct dims_of<std::index_sequence<I...>, A> {
   using type = ia::dims<A[I]...>;
 };
 template <const auto& A>

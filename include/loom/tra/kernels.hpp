@@ -30,8 +30,7 @@ inline constexpr loom::index<"j"> kj;
 inline constexpr loom::index<"k"> kk;
 
 // Strip width: 128 bytes of T (8 SSE2 registers of accumulators in the inner loop).
-template <class T>
-inline constexpr std::size_t strip_width = 128 / sizeof(T);
+template <class T> inline constexpr std::size_t strip_width = 128 / sizeof(T);
 
 template <class T>
 inline constexpr bool has_strip_kernel = std::is_same_v<T, double> || std::is_same_v<T, float>;
@@ -46,7 +45,8 @@ void matmul_strips(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, c
                    bool accumulate) {
   constexpr std::size_t W = strip_width<T>;
   using S = strip<T, W>;
-  static_assert(sizeof(S) == W * sizeof(T), "loom internal error: strips must be unpadded; please report");
+  static_assert(sizeof(S) == W * sizeof(T),
+                "loom internal error: strips must be unpadded; please report");
   constexpr auto w = static_cast<std::int64_t>(W);
   const std::int64_t nb = (n + w - 1) / w;
   const bool whole = n % w == 0;
@@ -55,7 +55,8 @@ void matmul_strips(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, c
   cs.resize(static_cast<std::size_t>(m * nb));
   auto to_strips = [&](const T* src, std::int64_t rows, std::vector<S>& dst) {
     if (whole) {
-      std::memcpy(static_cast<void*>(dst.data()), src, static_cast<std::size_t>(rows * n) * sizeof(T));
+      std::memcpy(static_cast<void*>(dst.data()), src,
+                  static_cast<std::size_t>(rows * n) * sizeof(T));
       return;
     }
     for (std::int64_t r = 0; r < rows; ++r)
@@ -63,28 +64,35 @@ void matmul_strips(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, c
         S& d = dst[static_cast<std::size_t>(r * nb + s)];
         const std::int64_t c0 = s * w, len = std::min<std::int64_t>(w, n - c0);
         d = S(T(0));
-        for (std::int64_t l = 0; l < len; ++l) d.part[l / S::lanes][l % S::lanes] = src[r * n + c0 + l];
+        for (std::int64_t l = 0; l < len; ++l)
+          d.part[l / S::lanes][l % S::lanes] = src[r * n + c0 + l];
       }
   };
   to_strips(b, k, bs);
   if (accumulate) to_strips(c, m, cs);
-  auto A = loom::dense_matrix_view<const T>(m, k, std::span<const T>(a, static_cast<std::size_t>(m * k)));
+  auto A = loom::dense_matrix_view<const T>(m, k,
+                                            std::span<const T>(a, static_cast<std::size_t>(m * k)));
   auto B = loom::dense_matrix_view<const S>(k, nb, std::span<const S>(bs));
   auto C = loom::dense_matrix_view<S>(m, nb, std::span<S>(cs));
   auto product = loom::sum(kk, B(kk, kj) * A(ki, kk));
-  static_assert(std::is_same_v<std::remove_const_t<loom::expr::value_type_t<decltype(product)>>, S>,
-                "loom internal error: the strip product must have the strip value type; please report");
-  if (accumulate) C(ki, kj) += product;
-  else C(ki, kj) = product;
+  static_assert(
+      std::is_same_v<std::remove_const_t<loom::expr::value_type_t<decltype(product)>>, S>,
+      "loom internal error: the strip product must have the strip value type; please report");
+  if (accumulate)
+    C(ki, kj) += product;
+  else
+    C(ki, kj) = product;
   if (whole) {
-    std::memcpy(c, static_cast<const void*>(cs.data()), static_cast<std::size_t>(m * n) * sizeof(T));
+    std::memcpy(c, static_cast<const void*>(cs.data()),
+                static_cast<std::size_t>(m * n) * sizeof(T));
     return;
   }
   for (std::int64_t r = 0; r < m; ++r)
     for (std::int64_t s = 0; s < nb; ++s) {
       const S& src = cs[static_cast<std::size_t>(r * nb + s)];
       const std::int64_t c0 = s * w, len = std::min<std::int64_t>(w, n - c0);
-      for (std::int64_t l = 0; l < len; ++l) c[r * n + c0 + l] = src.lane(static_cast<std::size_t>(l));
+      for (std::int64_t l = 0; l < len; ++l)
+        c[r * n + c0 + l] = src.lane(static_cast<std::size_t>(l));
     }
 }
 }  // namespace detail
@@ -105,13 +113,16 @@ void matmul_into(const tile<T, 2>& a, const tile<T, 2>& b, tile<T, 2>& c, bool a
     auto A = a.view();
     auto B = b.view();
     auto C = c.view();
-    if (accumulate) C(detail::ki, detail::kj) += loom::sum(detail::kk, A(detail::ki, detail::kk) * B(detail::kk, detail::kj));
-    else C(detail::ki, detail::kj) = loom::sum(detail::kk, A(detail::ki, detail::kk) * B(detail::kk, detail::kj));
+    if (accumulate)
+      C(detail::ki, detail::kj) +=
+          loom::sum(detail::kk, A(detail::ki, detail::kk) * B(detail::kk, detail::kj));
+    else
+      C(detail::ki, detail::kj) =
+          loom::sum(detail::kk, A(detail::ki, detail::kk) * B(detail::kk, detail::kj));
   }
 }
 
-template <class T>
-tile<T, 2> matmul(const tile<T, 2>& a, const tile<T, 2>& b) {
+template <class T> tile<T, 2> matmul(const tile<T, 2>& a, const tile<T, 2>& b) {
   tile<T, 2> c({a.extent(0), b.extent(1)});
   matmul_into(a, b, c);
   return c;
@@ -126,8 +137,7 @@ static_tile<T, M, N> matmul(const static_tile<T, M, K>& a, const static_tile<T, 
 }
 
 /// Element-wise a + b (tiles of equal shape), a loom loop over the flattened buffers.
-template <class T, std::size_t R>
-tile<T, R> add(const tile<T, R>& a, const tile<T, R>& b) {
+template <class T, std::size_t R> tile<T, R> add(const tile<T, R>& a, const tile<T, R>& b) {
   if (a.shape() != b.shape())
     throw shape_error("loom::tra::add: tile shapes differ: " + to_string(a.shape()) + " and " +
                       to_string(b.shape()));
@@ -141,8 +151,7 @@ tile<T, R> add(const tile<T, R>& a, const tile<T, R>& b) {
 }
 
 /// a += b in place (the aggregation kernel; no allocation).
-template <class T, std::size_t R>
-void add_into(tile<T, R>& a, const tile<T, R>& b) {
+template <class T, std::size_t R> void add_into(tile<T, R>& a, const tile<T, R>& b) {
   if (a.shape() != b.shape())
     throw shape_error("loom::tra::add: tile shapes differ: " + to_string(a.shape()) + " and " +
                       to_string(b.shape()));
@@ -153,8 +162,7 @@ void add_into(tile<T, R>& a, const tile<T, R>& b) {
 }
 
 /// The transpose of a matrix tile.
-template <class T>
-tile<T, 2> transpose(const tile<T, 2>& a) {
+template <class T> tile<T, 2> transpose(const tile<T, 2>& a) {
   tile<T, 2> c({a.extent(1), a.extent(0)});
   auto A = a.view();
   auto C = c.view();
@@ -163,8 +171,7 @@ tile<T, 2> transpose(const tile<T, 2>& a) {
 }
 
 /// The diagonal of a square matrix tile, as a vector (the paper's `diag`, extraction form).
-template <class T>
-tile<T, 1> diagonal(const tile<T, 2>& a) {
+template <class T> tile<T, 1> diagonal(const tile<T, 2>& a) {
   const std::int64_t n = std::min(a.extent(0), a.extent(1));
   tile<T, 1> d({n});
   for (std::int64_t p = 0; p < n; ++p) d(p) = a(p, p);  // loom has no diagonal access A(i,i) yet
@@ -172,8 +179,7 @@ tile<T, 1> diagonal(const tile<T, 2>& a) {
 }
 
 /// The diagonal kept as a matrix with zeros elsewhere (the other reading of `diag`).
-template <class T>
-tile<T, 2> diagonal_matrix(const tile<T, 2>& a) {
+template <class T> tile<T, 2> diagonal_matrix(const tile<T, 2>& a) {
   tile<T, 2> d(a.shape());
   const std::int64_t n = std::min(a.extent(0), a.extent(1));
   for (std::int64_t p = 0; p < n; ++p) d(p, p) = a(p, p);
@@ -181,8 +187,7 @@ tile<T, 2> diagonal_matrix(const tile<T, 2>& a) {
 }
 
 /// Element-wise a + b on the diagonal only: diag(a + b) = diag(a) + diag(b), fused (R1-7).
-template <class T>
-tile<T, 1> add_diagonals(const tile<T, 2>& a, const tile<T, 2>& b) {
+template <class T> tile<T, 1> add_diagonals(const tile<T, 2>& a, const tile<T, 2>& b) {
   const std::int64_t n = std::min(a.extent(0), a.extent(1));
   tile<T, 1> d({n});
   for (std::int64_t p = 0; p < n; ++p) d(p) = semiring_traits<T>::add(a(p, p), b(p, p));
@@ -195,15 +200,19 @@ struct mat_add {
   static constexpr std::string_view name = "add";
   static constexpr bool associative = true, commutative = true;
   template <class T, std::size_t R>
-  tile<T, R> operator()(const tile<T, R>& a, const tile<T, R>& b) const { return add(a, b); }
+  tile<T, R> operator()(const tile<T, R>& a, const tile<T, R>& b) const {
+    return add(a, b);
+  }
   /// a = a + b in place (aggregation folds with it: no tile allocated per step)
-  template <class T, std::size_t R>
-  void accumulate(tile<T, R>& a, const tile<T, R>& b) const { add_into(a, b); }
+  template <class T, std::size_t R> void accumulate(tile<T, R>& a, const tile<T, R>& b) const {
+    add_into(a, b);
+  }
 };
 struct mat_mul {
   static constexpr std::string_view name = "matmul";
-  template <class T>
-  tile<T, 2> operator()(const tile<T, 2>& a, const tile<T, 2>& b) const { return matmul(a, b); }
+  template <class T> tile<T, 2> operator()(const tile<T, 2>& a, const tile<T, 2>& b) const {
+    return matmul(a, b);
+  }
   /// out += a b: lets join_aggregate fuse Σ(mat_add) into the join (notes §8.2 item 16)
   using accumulates_with = mat_add;
   template <class T>
@@ -213,19 +222,15 @@ struct mat_mul {
 };
 struct diag_extract {
   static constexpr std::string_view name = "diag";
-  template <class T>
-  tile<T, 1> operator()(const tile<T, 2>& a) const { return diagonal(a); }
+  template <class T> tile<T, 1> operator()(const tile<T, 2>& a) const { return diagonal(a); }
 };
 struct transpose_tile {
   static constexpr std::string_view name = "transpose";
-  template <class T>
-  tile<T, 2> operator()(const tile<T, 2>& a) const { return transpose(a); }
+  template <class T> tile<T, 2> operator()(const tile<T, 2>& a) const { return transpose(a); }
 };
 /// diag distributes over mat_add: diag(a + b) = diag(a) + diag(b) (the R1-7 special case).
-template <class Map, class Op>
-inline constexpr bool distributes_over = false;
-template <>
-inline constexpr bool distributes_over<diag_extract, mat_add> = true;
+template <class Map, class Op> inline constexpr bool distributes_over = false;
+template <> inline constexpr bool distributes_over<diag_extract, mat_add> = true;
 
 }  // namespace loom::tra
 

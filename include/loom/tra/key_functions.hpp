@@ -13,23 +13,24 @@
 
 namespace loom::tra {
 
-// A key function maps key_array<In> to key_array<out_arity>, gives its output bounds, says whether it is
-// injective and which input positions it reads (rewrite conditions test these).
+// A key function maps key_array<In> to key_array<out_arity>, gives its output bounds, says whether
+// it is injective and which input positions it reads (rewrite conditions test these).
 
 /// project<I...>: keeps positions I... in that order (a permutation when it names every position).
-template <std::size_t... I>
-struct project {
+template <std::size_t... I> struct project {
   static constexpr std::string_view name = "project";
   static constexpr std::size_t out_arity = sizeof...(I);
   static constexpr std::array<std::size_t, out_arity> positions{I...};
-  template <std::size_t K>
-  static constexpr key_array<out_arity> apply(const key_array<K>& k) { return {k[I]...}; }
-  template <std::size_t K>
-  key_array<out_arity> operator()(const key_array<K>& k) const { return apply(k); }
-  template <std::size_t K>
-  static constexpr key_array<out_arity> bounds(const key_array<K>& b) { return {b[I]...}; }
-  template <std::size_t K>
-  static constexpr bool injective() {
+  template <std::size_t K> static constexpr key_array<out_arity> apply(const key_array<K>& k) {
+    return {k[I]...};
+  }
+  template <std::size_t K> key_array<out_arity> operator()(const key_array<K>& k) const {
+    return apply(k);
+  }
+  template <std::size_t K> static constexpr key_array<out_arity> bounds(const key_array<K>& b) {
+    return {b[I]...};
+  }
+  template <std::size_t K> static constexpr bool injective() {
     if (sizeof...(I) != K) return false;
     std::array<bool, K> seen{};
     for (std::size_t p : positions) {
@@ -46,40 +47,35 @@ struct project {
     return true;
   }();
 };
-template <std::size_t... I>
-using permute = project<I...>;
+template <std::size_t... I> using permute = project<I...>;
 
 /// linearize<C...>: <k0, k1, ...> -> <sum C_d k_d> (the paper's <2k1 + k2>); the caller gives
 /// the output bound.
-template <std::int64_t... C>
-struct linearize {
+template <std::int64_t... C> struct linearize {
   static constexpr std::string_view name = "linearize";
   static constexpr std::size_t out_arity = 1;
-  template <std::size_t K>
-  static constexpr key_array<1> apply(const key_array<K>& k) {
+  template <std::size_t K> static constexpr key_array<1> apply(const key_array<K>& k) {
     static_assert(K == sizeof...(C), "loom::tra::linearize: give one coefficient per key position");
     std::int64_t s = 0;
     std::size_t d = 0;
     ((s += C * k[d++]), ...);
     return {s};
   }
-  template <std::size_t K>
-  key_array<1> operator()(const key_array<K>& k) const { return apply(k); }
-  template <std::size_t K>
-  static constexpr key_array<1> bounds(const key_array<K>& b) {
+  template <std::size_t K> key_array<1> operator()(const key_array<K>& k) const { return apply(k); }
+  template <std::size_t K> static constexpr key_array<1> bounds(const key_array<K>& b) {
     std::int64_t top = 0;
     std::size_t d = 0;
     ((top += C * (b[d++] - 1)), ...);
     return {top + 1};
   }
-  template <std::size_t K>
-  static constexpr bool injective() { return false; }  // not in general; rekey checks at run time
+  template <std::size_t K> static constexpr bool injective() {
+    return false;
+  }  // not in general; rekey checks at run time
 };
 
 /// insert_dim<P>: a one-to-many key map used with `duplicate(n)`: <k...> -> <k..., c, ...> with
 /// the new position P taking every c in [0, n) (notes §4.3, corrected in UT-6).
-template <std::size_t P>
-struct insert_dim {
+template <std::size_t P> struct insert_dim {
   template <std::size_t K>
   static constexpr key_array<K + 1> apply(const key_array<K>& k, std::int64_t c) {
     key_array<K + 1> out{};
@@ -87,41 +83,37 @@ struct insert_dim {
     return out;
   }
   template <std::size_t K>
-  static constexpr key_array<K + 1> bounds(const key_array<K>& b, std::int64_t n) { return apply(b, n); }
+  static constexpr key_array<K + 1> bounds(const key_array<K>& b, std::int64_t n) {
+    return apply(b, n);
+  }
 };
 
 // Predicates over keys: `test(key)` and the positions they read (R1-5, R1-6 conditions).
 
 /// Key positions I and J are equal (the paper's checkEq on two positions).
-template <std::size_t I, std::size_t J>
-struct eq {
+template <std::size_t I, std::size_t J> struct eq {
   static constexpr std::string_view name = "checkEq";
   static constexpr std::array<std::size_t, 2> reads{I, J};
-  template <std::size_t K>
-  bool operator()(const key_array<K>& k) const { return k[I] == k[J]; }
+  template <std::size_t K> bool operator()(const key_array<K>& k) const { return k[I] == k[J]; }
 };
 /// key[I] <= key[J] (UT-12's upper triangle).
-template <std::size_t I, std::size_t J>
-struct lt_eq {
+template <std::size_t I, std::size_t J> struct lt_eq {
   static constexpr std::string_view name = "lt_eq";
   static constexpr std::array<std::size_t, 2> reads{I, J};
-  template <std::size_t K>
-  bool operator()(const key_array<K>& k) const { return k[I] <= k[J]; }
+  template <std::size_t K> bool operator()(const key_array<K>& k) const { return k[I] <= k[J]; }
 };
 /// lo <= key[I] < hi.
-template <std::size_t I, std::int64_t Lo, std::int64_t Hi>
-struct in_range {
+template <std::size_t I, std::int64_t Lo, std::int64_t Hi> struct in_range {
   static constexpr std::array<std::size_t, 1> reads{I};
-  template <std::size_t K>
-  bool operator()(const key_array<K>& k) const { return Lo <= k[I] && k[I] < Hi; }
+  template <std::size_t K> bool operator()(const key_array<K>& k) const {
+    return Lo <= k[I] && k[I] < Hi;
+  }
 };
 /// f and g (R1-1 merges two filters into one).
-template <class F, class G>
-struct and_ {
+template <class F, class G> struct and_ {
   F f{};
   G g{};
-  template <std::size_t K>
-  bool operator()(const key_array<K>& k) const { return f(k) && g(k); }
+  template <std::size_t K> bool operator()(const key_array<K>& k) const { return f(k) && g(k); }
 };
 
 /// Does predicate P read only positions listed in `allowed`? (false for opaque callables)

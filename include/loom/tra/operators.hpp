@@ -23,15 +23,12 @@
 namespace loom::tra {
 
 namespace detail {
-template <class X>
-struct tile_traits;
-template <class T, std::size_t R>
-struct tile_traits<tile<T, R>> {
+template <class X> struct tile_traits;
+template <class T, std::size_t R> struct tile_traits<tile<T, R>> {
   using value_type = T;
   static constexpr std::size_t rank = R;
 };
-template <class X>
-using tile_value_t = typename tile_traits<std::remove_cvref_t<X>>::value_type;
+template <class X> using tile_value_t = typename tile_traits<std::remove_cvref_t<X>>::value_type;
 template <class X>
 inline constexpr std::size_t tile_rank_v = tile_traits<std::remove_cvref_t<X>>::rank;
 
@@ -263,7 +260,8 @@ relation<T, K + 1, R> tile_dim(const relation<T, K, R>& in, std::size_t dim, std
 /// Every group must hold all bound(key_dim) pieces.
 template <class T, std::size_t K, std::size_t R>
   requires(K >= 1)
-relation<T, K - 1, R> stack(const relation<T, K, R>& in, std::size_t key_dim, std::size_t array_dim) {
+relation<T, K - 1, R> stack(const relation<T, K, R>& in, std::size_t key_dim,
+                            std::size_t array_dim) {
   if (key_dim >= K || array_dim >= R)
     throw shape_error("loom::tra::stack: key dimension " + std::to_string(key_dim) +
                       " or array dimension " + std::to_string(array_dim) + " is out of range");
@@ -297,7 +295,8 @@ relation<T, K - 1, R> stack(const relation<T, K, R>& in, std::size_t key_dim, st
       for (std::int64_t o = 0; o < outer; ++o)
         for (std::int64_t x = 0; x < s[array_dim]; ++x)
           for (std::int64_t i = 0; i < inner; ++i)
-            whole.data()[static_cast<std::size_t>((o * big[array_dim] + p * s[array_dim] + x) * inner + i)] =
+            whole.data()[static_cast<std::size_t>(
+                (o * big[array_dim] + p * s[array_dim] + x) * inner + i)] =
                 t->data()[static_cast<std::size_t>((o * s[array_dim] + x) * inner + i)];
     }
     out.insert(g, std::move(whole));

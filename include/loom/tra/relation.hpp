@@ -16,14 +16,12 @@
 
 namespace loom::tra {
 
-template <std::size_t K>
-using key_array = std::array<std::int64_t, K>;
+template <std::size_t K> using key_array = std::array<std::int64_t, K>;
 
 /// A tensor relation R^(k, r, b): keys of arity K below `bounds()` (0 <= key_d < bound_d), each
 /// with one tile of rank R and the relation's common shape (notes §2.1: no ragged tiles).
 /// Tuples are kept ordered by key; uniqueness (one tile per key) is enforced on insert.
-template <class T, std::size_t K, std::size_t R>
-class relation {
+template <class T, std::size_t K, std::size_t R> class relation {
  public:
   using value_type = T;
   static constexpr std::size_t key_arity = K;
@@ -38,8 +36,8 @@ class relation {
       : bounds_(bounds), tile_shape_(tile_shape) {
     for (std::size_t d = 0; d < K; ++d)
       if (bounds_[d] < 0)
-        throw shape_error("loom::tra::relation: key bounds " + to_string(bounds_) +
-                          ": bound " + std::to_string(d) + " is negative");
+        throw shape_error("loom::tra::relation: key bounds " + to_string(bounds_) + ": bound " +
+                          std::to_string(d) + " is negative");
     for (std::size_t d = 0; d < R; ++d)
       if (tile_shape_[d] < 0)
         throw shape_error("loom::tra::relation: tile shape " + to_string(tile_shape_) +
@@ -80,8 +78,7 @@ class relation {
   }
   /// Folds `t` into the tile of `key` with `op(existing, t)` (in place when op has
   /// `accumulate(existing, t)`), or inserts it when the key is new.
-  template <class Op>
-  void merge(const key_type& key, const tile_type& t, Op&& op) {
+  template <class Op> void merge(const key_type& key, const tile_type& t, Op&& op) {
     check_key(key, "merge");
     auto it = tuples_.find(key);
     if (it == tuples_.end()) {

@@ -34,8 +34,7 @@ struct strip {
   }
   LOOM_FORCE_INLINE T lane(std::size_t w) const { return part[w / lanes][w % lanes]; }
 
-  template <class F>
-  LOOM_FORCE_INLINE static strip zip(const strip& a, const strip& b, F f) {
+  template <class F> LOOM_FORCE_INLINE static strip zip(const strip& a, const strip& b, F f) {
     strip r;
     [&]<std::size_t... P>(std::index_sequence<P...>) {
       ((r.part[P] = f(a.part[P], b.part[P])), ...);
@@ -53,8 +52,7 @@ struct strip {
 
 namespace loom {
 /// T^W with componentwise + and x: a semiring whenever T is one.
-template <class T, std::size_t W>
-struct semiring_traits<tra::strip<T, W>> {
+template <class T, std::size_t W> struct semiring_traits<tra::strip<T, W>> {
   using S = tra::strip<T, W>;
   static constexpr std::string_view name = "strip";
   static constexpr bool idempotent = false;

@@ -16,26 +16,23 @@
 #include <cstdint>
 #include <limits>
 #include <new>
-#include <stdexcept>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace loom::tra {
 
-template <std::size_t R>
-using shape_t = std::array<std::int64_t, R>;
+template <std::size_t R> using shape_t = std::array<std::int64_t, R>;
 
-template <std::size_t R>
-constexpr std::int64_t volume(const shape_t<R>& s) {
+template <std::size_t R> constexpr std::int64_t volume(const shape_t<R>& s) {
   std::int64_t v = 1;
   for (auto e : s) v *= e;
   return v;
 }
 
-template <std::size_t R>
-std::string to_string(const shape_t<R>& s) {
+template <std::size_t R> std::string to_string(const shape_t<R>& s) {
   std::string out = "(";
   for (std::size_t d = 0; d < R; ++d) out += (d ? "," : "") + std::to_string(s[d]);
   return out + ")";
@@ -43,8 +40,7 @@ std::string to_string(const shape_t<R>& s) {
 
 /// A dense tile of rank R (the paper's array of type T^(r,b)), row-major: dimension 0 is the
 /// outermost (rows of a matrix tile), dimension R-1 is contiguous.
-template <class T, std::size_t R>
-class tile {
+template <class T, std::size_t R> class tile {
  public:
   using value_type = T;
   static constexpr std::size_t rank = R;
@@ -52,8 +48,7 @@ class tile {
 
   tile() = default;
   /// An all-zero tile.
-  explicit tile(const shape_type& shape)
-      : shape_(shape), data_(zeros(shape)) {}
+  explicit tile(const shape_type& shape) : shape_(shape), data_(zeros(shape)) {}
   tile(const shape_type& shape, std::vector<T> data) : shape_(shape), data_(std::move(data)) {
     if (static_cast<std::int64_t>(data_.size()) != checked_volume(shape))
       throw shape_error("loom::tra::tile: " + std::to_string(data_.size()) +
@@ -132,8 +127,7 @@ class tile {
     for (std::size_t d = 0; d < R; ++d) o = o * shape_[d] + c[d];
     return static_cast<std::size_t>(o);
   }
-  template <class U>
-  auto make_view(U* p) const {
+  template <class U> auto make_view(U* p) const {
     using fmt = dense_n<R>;
     typename loom::view<U, fmt>::level_storages levels{};
     [&]<std::size_t... D>(std::index_sequence<D...>) {
@@ -142,8 +136,7 @@ class tile {
     return loom::view<U, fmt>(shape_, levels, std::span<U>(p, data_.size()));
   }
 
-  template <class U, std::size_t... B>
-  auto make_static_view(U* p) const {
+  template <class U, std::size_t... B> auto make_static_view(U* p) const {
     using fmt = format<dense_level<B>...>;
     if (shape_ != shape_type{static_cast<std::int64_t>(B)...})
       throw shape_error("loom::tra::tile::static_view: the tile has shape " + to_string(shape_) +
@@ -161,8 +154,7 @@ class tile {
 
 /// A tile whose shape is part of its type (B...): products and sums of mismatched shapes do not
 /// compile. Converts to and from `tile<T, R>` (the run-time shaped tile relations hold).
-template <class T, std::size_t... B>
-class static_tile {
+template <class T, std::size_t... B> class static_tile {
  public:
   static constexpr std::size_t rank = sizeof...(B);
   static constexpr shape_t<rank> shape{static_cast<std::int64_t>(B)...};
@@ -175,10 +167,8 @@ class static_tile {
   }
   const tile<T, rank>& dynamic() const { return t_; }
   tile<T, rank>& dynamic() { return t_; }
-  template <std::integral... Is>
-  T& operator()(Is... is) { return t_(is...); }
-  template <std::integral... Is>
-  const T& operator()(Is... is) const { return t_(is...); }
+  template <std::integral... Is> T& operator()(Is... is) { return t_(is...); }
+  template <std::integral... Is> const T& operator()(Is... is) const { return t_(is...); }
   auto view() { return t_.template static_view<B...>(); }
   auto view() const { return t_.template static_view<B...>(); }
   friend bool operator==(const static_tile& a, const static_tile& b) { return a.t_ == b.t_; }

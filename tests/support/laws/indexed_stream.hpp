@@ -38,24 +38,22 @@ void denote(const S& s0, path prefix, std::map<path, double>& out, int budget = 
   }
 }
 
-template <class S>
-std::map<path, double> denote(const S& s) {
+template <class S> std::map<path, double> denote(const S& s) {
   std::map<path, double> out;
   denote(s, {}, out);
-  for (auto it = out.begin(); it != out.end();) it = it->second == 0 ? out.erase(it) : std::next(it);
+  for (auto it = out.begin(); it != out.end();)
+    it = it->second == 0 ? out.erase(it) : std::next(it);
   return out;
 }
 
-template <class S>
-std::int64_t index_or_top(const S& s) {
+template <class S> std::int64_t index_or_top(const S& s) {
   if (!s.valid()) return std::numeric_limits<std::int64_t>::max();
   return S::contracted ? 0 : s.index();
 }
 
 /// A stream that drives its own loop (`for_each_ready`) visits exactly the ready states that
 /// stepping it through valid, ready and next visits, with the same values.
-template <class S>
-void check_drives_like_steps(const S& s0) {
+template <class S> void check_drives_like_steps(const S& s0) {
   if constexpr (stream::drives_itself_v<S>) {
     using visit = std::pair<std::int64_t, std::map<path, double>>;
     std::vector<visit> inside, outside;
@@ -76,8 +74,7 @@ void check_drives_like_steps(const S& s0) {
 
 /// Checks P5 (monotone), P7 (lawful), strictness (when S::strict) and termination on every
 /// reachable state of `s` and every target in [lo, hi] x {seek, seek_past}.
-template <class S>
-int check_stream_laws(const S& s0, std::int64_t lo, std::int64_t hi) {
+template <class S> int check_stream_laws(const S& s0, std::int64_t lo, std::int64_t hi) {
   int checks = 0;
   S q = s0;
   std::int64_t last_ready = std::numeric_limits<std::int64_t>::min();
@@ -88,8 +85,10 @@ int check_stream_laws(const S& s0, std::int64_t lo, std::int64_t hi) {
       for (int strict = 0; strict < 2; ++strict) {
         S moved = q;
         if (moved.valid()) {
-          if (strict) moved.seek_past(i);
-          else moved.seek(i);
+          if (strict)
+            moved.seek_past(i);
+          else
+            moved.seek(i);
         }
         CAPTURE(i);
         CAPTURE(strict);

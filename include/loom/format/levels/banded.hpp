@@ -32,8 +32,7 @@ struct banded_cursor {
 /// Parent p stores the coordinates [lo[p], lo[p] + pos[p+1] - pos[p]) at positions
 /// [pos[p], pos[p+1]): the band from its first to its last entry, gaps inside it padded with
 /// zeros. No coordinate array: a band matrix costs its values plus two integers per row.
-template <class Pos = std::int64_t, class Crd = std::int32_t>
-struct banded_level {
+template <class Pos = std::int64_t, class Crd = std::int32_t> struct banded_level {
   static_assert(std::is_integral_v<Pos> && std::is_integral_v<Crd>,
                 "loom::banded_level: position and coordinate types must be integers");
   static constexpr level_properties properties{.random_access = true, .padded = true};
@@ -42,8 +41,7 @@ struct banded_level {
   using pos_type = Pos;
   using crd_type = Crd;
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     // pos_bounds(p_{k-1}) -> [pos[p], pos[p+1]); pos_access(q) -> lo[p] + q - pos[p]
     level_array<Pos, Owning> pos;
     level_array<Crd, Owning> lo;

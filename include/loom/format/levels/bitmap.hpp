@@ -33,8 +33,10 @@ struct bitmap_cursor {
     if (j > i) i = first_set(j);
   }
   LOOM_FORCE_INLINE void seek_past(std::int64_t j) {
-    if (j >= n) i = n;
-    else if (j >= i) i = first_set(j + 1);
+    if (j >= n)
+      i = n;
+    else if (j >= i)
+      i = first_set(j + 1);
   }
   LOOM_FORCE_INLINE void next() { i = first_set(i + 1); }
   // first set bit at an offset >= j (j <= n), or n: a word at a time
@@ -56,15 +58,13 @@ struct bitmap_cursor {
 /// Coordinate i of parent p is present when bit `p * extent + i` is set; values sit at that
 /// position as in a dense level (absent ones are zero padding), so locate is one bit test and
 /// iteration skips 64 absent coordinates per word.
-template <class Crd = std::int32_t>
-struct bitmap_level {
+template <class Crd = std::int32_t> struct bitmap_level {
   static constexpr level_properties properties{.random_access = true, .padded = true};
   static constexpr std::size_t static_extent = dynamic_extent;
   static constexpr std::string_view name = "bitmap";
   using crd_type = Crd;
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     // locate(p_{k-1}, i) -> p * extent + i when bits[p * extent + i]
     std::int64_t extent = 0;
     level_array<std::uint64_t, Owning> bits;
@@ -109,8 +109,7 @@ struct bitmap_level {
   }
 
   /// Stored entries (set bits): `nnz()` of a tensor whose innermost level is a bitmap.
-  template <bool Owning>
-  static std::int64_t stored_count(const storage<Owning>& st) {
+  template <bool Owning> static std::int64_t stored_count(const storage<Owning>& st) {
     std::int64_t c = 0;
     for (std::uint64_t w : st.bits) c += std::popcount(w);
     return c;

@@ -24,8 +24,7 @@ struct compressed_level {
   using pos_type = Pos;
   using crd_type = Crd;
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     // pos_bounds(p_{k-1}) -> [pos[p_{k-1}], pos[p_{k-1}+1])
     // pos_access(p_k)     -> crd[p_k]
     level_array<Pos, Owning> pos;
@@ -36,8 +35,8 @@ struct compressed_level {
   // is caught where the root is iterated: detail::iterate_or_empty, not once per fiber)
   template <skip_policy P, bool Owning>
   static coordinate_cursor<Crd, U == uniqueness::unique, P> iterate(const storage<Owning>& st,
-                                                                     std::int64_t begin,
-                                                                     std::int64_t) {
+                                                                    std::int64_t begin,
+                                                                    std::int64_t) {
     return {st.crd.data(), static_cast<std::int64_t>(st.pos[begin]),
             static_cast<std::int64_t>(st.pos[begin + 1])};
   }

@@ -13,8 +13,7 @@ namespace loom {
 
 /// Positions [p, end) of `crd`, ascending. A non-unique segment emits each run of equal
 /// coordinates once, its children spanning the run, so the stream stays strictly monotone.
-template <class Crd, bool Unique, skip_policy P>
-struct coordinate_cursor {
+template <class Crd, bool Unique, skip_policy P> struct coordinate_cursor {
   const Crd* crd = nullptr;
   std::int64_t p = 0, end = 0;
 
@@ -33,8 +32,10 @@ struct coordinate_cursor {
   LOOM_FORCE_INLINE void next() { p = run_end(); }
   LOOM_FORCE_INLINE void seek(std::int64_t i) { p = detail::search_first<P>(crd, p, end, i); }
   LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
-    if (i == detail::top_coordinate) p = end;
-    else p = detail::search_first<P>(crd, p, end, i + 1);
+    if (i == detail::top_coordinate)
+      p = end;
+    else
+      p = detail::search_first<P>(crd, p, end, i + 1);
   }
 };
 

@@ -30,15 +30,12 @@ struct dense_cursor {
 /// Every coordinate in [0, extent) is present; positions are `parent * extent + i`.
 /// `Extent` is static when given (it takes part in compile-time extent checks).
 /// A format made only of full levels is addressed by strides, in any loop order.
-template <std::size_t Extent = dynamic_extent>
-struct dense_level {
-  static constexpr level_properties properties{
-      .full = true, .random_access = true, .padded = true};
+template <std::size_t Extent = dynamic_extent> struct dense_level {
+  static constexpr level_properties properties{.full = true, .random_access = true, .padded = true};
   static constexpr std::size_t static_extent = Extent;
   static constexpr std::string_view name = "dense";
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     // locate(p_{k-1}, i) -> p_{k-1} * extent + i
     std::int64_t extent = 0;
   };

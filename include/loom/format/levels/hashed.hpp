@@ -16,8 +16,8 @@ namespace loom {
 /// The hashed cursor: iterates like a coordinate segment, locates through the table.
 template <class Pos, class Crd, skip_policy P>
 struct hashed_cursor : coordinate_cursor<Crd, true, P> {
-  const Pos* table = nullptr;    // slots of this parent: position + 1, or 0 when empty
-  std::uint64_t mask = 0;        // capacity - 1; capacity 0 means no entries
+  const Pos* table = nullptr;  // slots of this parent: position + 1, or 0 when empty
+  std::uint64_t mask = 0;      // capacity - 1; capacity 0 means no entries
 
   static LOOM_FORCE_INLINE std::uint64_t hash(std::int64_t i) {
     std::uint64_t h = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
@@ -39,8 +39,7 @@ struct hashed_cursor : coordinate_cursor<Crd, true, P> {
 /// coordinates in ascending order, the sorted order that iteration needs. Assembly receives
 /// entries sorted, so that order costs no sort; the table answers `locate`, so the planner
 /// iterates the other operand and probes this one.
-template <class Pos = std::int64_t, class Crd = std::int32_t>
-struct hashed_level {
+template <class Pos = std::int64_t, class Crd = std::int32_t> struct hashed_level {
   static_assert(std::is_integral_v<Pos> && std::is_integral_v<Crd>,
                 "loom::hashed_level: position and coordinate types must be integers");
   static constexpr level_properties properties{.random_access = true};
@@ -49,8 +48,7 @@ struct hashed_level {
   using pos_type = Pos;
   using crd_type = Crd;
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     // pos_bounds(p_{k-1}) -> [pos[p], pos[p+1]); crd ascending within
     // locate(p_{k-1}, i)  -> table[slot_pos[p] ..  slot_pos[p+1]) probed from hash(i)
     level_array<Pos, Owning> pos;

@@ -18,15 +18,15 @@ namespace loom {
 /// coordinate >= i, never backwards), `seek_past(i)` (> i) and `next()`. A default-constructed
 /// cursor is empty. Optional: `ready()` (false on a state that emits nothing; default true).
 template <class C>
-concept level_cursor = std::default_initializable<C> && std::copyable<C> &&
-                       requires(C c, const C cc, std::int64_t i) {
-                         { cc.valid() } -> std::same_as<bool>;
-                         { cc.index() } -> std::convertible_to<std::int64_t>;
-                         { cc.children() } -> std::same_as<level_range>;
-                         c.seek(i);
-                         c.seek_past(i);
-                         c.next();
-                       };
+concept level_cursor =
+    std::default_initializable<C> && std::copyable<C> && requires(C c, const C cc, std::int64_t i) {
+      { cc.valid() } -> std::same_as<bool>;
+      { cc.index() } -> std::convertible_to<std::int64_t>;
+      { cc.children() } -> std::same_as<level_range>;
+      c.seek(i);
+      c.seek_past(i);
+      c.next();
+    };
 
 /// A storage level (DESIGN §5, docs/levels.md). Minimal complete definition:
 /// - `properties` (a `level_properties`), `name`, `static_extent` (usually `dynamic_extent`);
@@ -39,19 +39,21 @@ concept level_cursor = std::default_initializable<C> && std::copyable<C> &&
 /// absent) in O(1), and the planner may locate the level instead of iterating it. Optional:
 /// `permutable = false` when the level cannot hold a copy with re-ordered modes (below).
 template <class L>
-concept level_type = requires(typename L::template storage<true>& st,
-                              const typename L::template storage<true>& cst,
-                              const level_build& in, std::span<std::int64_t> position) {
-  { L::properties } -> std::convertible_to<level_properties>;
-  { L::name } -> std::convertible_to<std::string_view>;
-  { L::static_extent } -> std::convertible_to<std::size_t>;
-  typename L::template storage<false>;
-  { L::assemble(st, in, position) } -> std::same_as<std::int64_t>;
-  { L::template iterate<skip_policy::linear>(cst, std::int64_t{}, std::int64_t{}) }
-      -> level_cursor;
-  { L::template iterate<skip_policy::galloping>(cst, std::int64_t{}, std::int64_t{}) }
-      -> level_cursor;
-};
+concept level_type =
+    requires(typename L::template storage<true>& st, const typename L::template storage<true>& cst,
+             const level_build& in, std::span<std::int64_t> position) {
+      { L::properties } -> std::convertible_to<level_properties>;
+      { L::name } -> std::convertible_to<std::string_view>;
+      { L::static_extent } -> std::convertible_to<std::size_t>;
+      typename L::template storage<false>;
+      { L::assemble(st, in, position) } -> std::same_as<std::int64_t>;
+      {
+        L::template iterate<skip_policy::linear>(cst, std::int64_t{}, std::int64_t{})
+      } -> level_cursor;
+      {
+        L::template iterate<skip_policy::galloping>(cst, std::int64_t{}, std::int64_t{})
+      } -> level_cursor;
+    };
 
 /// Whether a level can store the entries of any tensor in whichever mode it is given, so that a
 /// copy with the modes re-ordered (an operand transposed for the loop order) may keep it. True
@@ -60,17 +62,20 @@ concept level_type = requires(typename L::template storage<true>& st,
 /// offset formula is written for one mode order (format/mapping/mapped_level.hpp).
 template <class L>
 inline constexpr bool level_is_permutable_v = [] {
-  if constexpr (requires { L::permutable; }) return static_cast<bool>(L::permutable);
-  else return true;
+  if constexpr (requires { L::permutable; })
+    return static_cast<bool>(L::permutable);
+  else
+    return true;
 }();
 
 /// A level whose cursor can locate a coordinate in O(1).
 template <class L>
-concept level_with_locate =
-    level_type<L> && L::properties.random_access &&
-    requires(const typename L::template storage<true>& st, std::int64_t i) {
-      { L::template iterate<skip_policy::linear>(st, i, i).locate(i) } -> std::same_as<level_range>;
-    };
+concept level_with_locate = level_type<L> && L::properties.random_access &&
+                            requires(const typename L::template storage<true>& st, std::int64_t i) {
+                              {
+                                L::template iterate<skip_policy::linear>(st, i, i).locate(i)
+                              } -> std::same_as<level_range>;
+                            };
 
 }  // namespace loom
 

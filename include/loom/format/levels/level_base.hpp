@@ -25,12 +25,12 @@ enum class uniqueness { unique, non_unique };
 
 /// What a level guarantees; streams and the planner branch on these (TACO's level properties).
 struct level_properties {
-  bool ordered = true;        // coordinates ascend within a parent
-  bool unique = true;         // no coordinate repeats within a parent
-  bool full = false;          // every coordinate of the extent is present
-  bool random_access = false; // locate(parent, i) in O(1)
-  bool segmented = false;     // a parent is a range of positions, not one position
-  bool padded = false;        // some positions hold no entry (their values are zero padding)
+  bool ordered = true;         // coordinates ascend within a parent
+  bool unique = true;          // no coordinate repeats within a parent
+  bool full = false;           // every coordinate of the extent is present
+  bool random_access = false;  // locate(parent, i) in O(1)
+  bool segmented = false;      // a parent is a range of positions, not one position
+  bool padded = false;         // some positions hold no entry (their values are zero padding)
 };
 
 /// How a cursor moves to a target coordinate (a per-level choice of the planner).
@@ -51,11 +51,11 @@ struct level_range {
 /// `position[e]` (its position of entry e) and returns how many positions it has; entries with
 /// the same parent and coordinate share a position at a unique level.
 struct level_build {
-  std::size_t mode = 0;                   // logical mode stored (for messages)
-  std::int64_t extent = 0;                // extent of that mode
-  std::int64_t parents = 1;               // positions of the level above (1 at the root)
-  std::span<const std::int64_t> parent;   // parent position of each entry, ascending
-  std::span<const std::int64_t> coord;    // this level's coordinate of each entry
+  std::size_t mode = 0;                  // logical mode stored (for messages)
+  std::int64_t extent = 0;               // extent of that mode
+  std::int64_t parents = 1;              // positions of the level above (1 at the root)
+  std::span<const std::int64_t> parent;  // parent position of each entry, ascending
+  std::span<const std::int64_t> coord;   // this level's coordinate of each entry
   /// The most positions a level that pads (dense, bitmap, banded) may create; the readers set
   /// it from `read_options::max_dense_elements` so that a file's shape cannot exhaust memory.
   std::int64_t max_positions = std::numeric_limits<std::int64_t>::max();
@@ -64,9 +64,9 @@ struct level_build {
 /// What a level's storage check is handed (a tensor or view made from its parts, and
 /// `loom::validate`): the level's place, and the positions of the level above.
 struct level_check {
-  std::size_t mode = 0;         // logical mode stored (for messages)
-  std::int64_t extent = 0;      // extent of that mode
-  std::int64_t parents = 1;     // positions of the level above (1 at the root)
+  std::size_t mode = 0;      // logical mode stored (for messages)
+  std::int64_t extent = 0;   // extent of that mode
+  std::int64_t parents = 1;  // positions of the level above (1 at the root)
 };
 
 /// A level's array: a `std::vector` in an owning tensor, a `std::span` in a view.
@@ -76,15 +76,13 @@ using level_array = std::conditional_t<Owning, std::vector<T>, std::span<const T
 namespace detail {
 
 /// Whether `value` fits `Int` (and is not negative).
-template <class Int>
-constexpr bool fits_in(std::int64_t value) {
+template <class Int> constexpr bool fits_in(std::int64_t value) {
   return value >= 0 && static_cast<std::uint64_t>(value) <=
                            static_cast<std::uint64_t>(std::numeric_limits<Int>::max());
 }
 
 /// Throws `overflow_error` when `value` does not fit `Int`; `what` names the quantity.
-template <class Int>
-void check_fits(std::int64_t value, std::string_view what) {
+template <class Int> void check_fits(std::int64_t value, std::string_view what) {
   if (value < 0 || static_cast<std::uint64_t>(value) >
                        static_cast<std::uint64_t>(std::numeric_limits<Int>::max())) {
     throw overflow_error("loom: " + std::string(what) + " = " + std::to_string(value) +
@@ -211,8 +209,10 @@ constexpr std::int64_t search_first(const Crd* crd, std::int64_t q, std::int64_t
     }
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo) / 2;
-      if (crd[mid] < i) lo = mid + 1;
-      else hi = mid;
+      if (crd[mid] < i)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     return lo;
   }

@@ -12,8 +12,7 @@ namespace loom {
 
 /// Position p holds exactly one coordinate `crd[p]`; it follows a non-unique level, whose
 /// segment [begin, end) it iterates (COO). Non-unique when more singleton levels follow.
-template <uniqueness U = uniqueness::unique, class Crd = std::int32_t>
-struct singleton_level {
+template <uniqueness U = uniqueness::unique, class Crd = std::int32_t> struct singleton_level {
   static_assert(std::is_integral_v<Crd>, "loom::singleton_level: coordinates must be integers");
   static constexpr level_properties properties{.unique = U == uniqueness::unique,
                                                .segmented = true};
@@ -22,8 +21,7 @@ struct singleton_level {
       U == uniqueness::unique ? "singleton" : "singleton(non-unique)";
   using crd_type = Crd;
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     // pos_access(p_k) -> crd[p_k], with p_k = p_{k-1}
     level_array<Crd, Owning> crd;
   };
@@ -31,8 +29,8 @@ struct singleton_level {
   // iterate([begin, end)) -> crd[begin .. end), the run handed out by the non-unique parent
   template <skip_policy P, bool Owning>
   static coordinate_cursor<Crd, U == uniqueness::unique, P> iterate(const storage<Owning>& st,
-                                                                     std::int64_t begin,
-                                                                     std::int64_t end) {
+                                                                    std::int64_t begin,
+                                                                    std::int64_t end) {
     return {st.crd.data(), begin, end};
   }
 
@@ -52,8 +50,8 @@ struct singleton_level {
       if (st.crd[q] < 0 || static_cast<std::int64_t>(st.crd[q]) >= in.extent)
         detail::bad_storage(name, in,
                             "coordinate " + std::to_string(st.crd[q]) + " at position " +
-                                std::to_string(q) + " is outside [0, " +
-                                std::to_string(in.extent) + ")");
+                                std::to_string(q) + " is outside [0, " + std::to_string(in.extent) +
+                                ")");
   }
 
   // assemble: the parent's position, one coordinate per entry

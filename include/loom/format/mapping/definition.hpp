@@ -29,8 +29,7 @@ inline constexpr bool plain_range_v = Loop::is_range && std::is_same_v<typename 
 }  // namespace detail
 
 /// A storage mapping: `sum(loops...) { (i, j, ...) -> vals(offset) }`, loop k storing mode k.
-template <fixed_string Name, class Loops, class Value>
-struct definition {
+template <fixed_string Name, class Loops, class Value> struct definition {
   static constexpr std::string_view name = Name.view();
   using loops = Loops;
   using value_type = Value;
@@ -42,10 +41,8 @@ struct definition {
     return all;
   }();
 
-  template <class Seq>
-  struct make_format;
-  template <std::size_t... Ks>
-  struct make_format<std::index_sequence<Ks...>> {
+  template <class Seq> struct make_format;
+  template <std::size_t... Ks> struct make_format<std::index_sequence<Ks...>> {
     using type = format_spec<mp_list<mapped_level<definition, Ks>...>, Ks...>;
   };
   /// The loom format: one generated level per loop.
@@ -85,23 +82,29 @@ struct definition {
         s += "F1 (iteration -> lookup): " + y + " comes from " + peers[k] +
              "; T4 turns the range into the test " + L::bounds_text() + " and a read at the offset";
       } else if (L::is_hash) {
-        s += "F3 (@unique " + x + "): the program's loop over " + y + " is the loop over the keys of " +
-             L::bounds_text() + "; the map is unordered, so its keys are sorted on demand (once per "
-             "tensor)" + (r == 'm' ? " and merged with " + peers[k] : "");
+        s += "F3 (@unique " + x + "): the program's loop over " + y +
+             " is the loop over the keys of " + L::bounds_text() +
+             "; the map is unordered, so its keys are sorted on demand (once per "
+             "tensor)" +
+             (r == 'm' ? " and merged with " + peers[k] : "");
       } else if (!L::loop::unique) {
-        s += "no F3 (" + x + " not @unique): " + L::bounds_text() + " may repeat a coordinate; each "
-             "run of equal " + x + " is one iteration of the program's loop over " + y +
+        s += "no F3 (" + x + " not @unique): " + L::bounds_text() +
+             " may repeat a coordinate; each "
+             "run of equal " +
+             x + " is one iteration of the program's loop over " + y +
              ", the loop below walks the whole run (its entries accumulate)" +
              (r == 'm' ? "; merged with " + peers[k] : "");
       } else if (L::is_range) {
         s += "F2: the program's loop over " + y + " is the mapping's loop " + x + " in " +
-             L::bounds_text() + (r == 'm' ? " (co-iterated with " + peers[k] + ")" : " (a counted loop)");
+             L::bounds_text() +
+             (r == 'm' ? " (co-iterated with " + peers[k] + ")" : " (a counted loop)");
       } else if (r == 'm') {
         s += "F3 (@unique " + x + ") and F4: sorted merge of " + L::bounds_text() + " with " +
              peers[k] + " (leapfrog, galloping seek)";
       } else {
-        s += "F3 (@unique " + x + "): the program's loop over " + y + " is the mapping's loop over " +
-             L::bounds_text() + ", one iteration per stored position";
+        s += "F3 (@unique " + x + "): the program's loop over " + y +
+             " is the mapping's loop over " + L::bounds_text() +
+             ", one iteration per stored position";
       }
       s += "\n";
     });
@@ -112,25 +115,23 @@ struct definition {
 };
 
 /// `define<"lower_packed">(range(i, ...), range(j, ...), values(...))`.
-template <fixed_string Name, class... Parts>
-constexpr auto define(Parts...) {
+template <fixed_string Name, class... Parts> constexpr auto define(Parts...) {
   using parts = mp_list<Parts...>;
   using value = boost::mp11::mp_back<parts>;
   using loops = boost::mp11::mp_pop_back<parts>;
-  static_assert(requires { typename value::offset; },
-                "loom::mapping::define: the last argument must be values(offset)");
+  static_assert(
+      requires { typename value::offset; },
+      "loom::mapping::define: the last argument must be values(offset)");
   static_assert(boost::mp11::mp_size<loops>::value >= 1,
                 "loom::mapping::define: give one loop per mode before values(...)");
   return definition<Name, loops, value>{};
 }
 
 /// The loom format of a mapping (the type of a `define` call).
-template <class Definition>
-using format_of = typename std::remove_cvref_t<Definition>::format;
+template <class Definition> using format_of = typename std::remove_cvref_t<Definition>::format;
 
 namespace detail {
-template <class F>
-struct is_mapped_format : std::false_type {};
+template <class F> struct is_mapped_format : std::false_type {};
 template <class Def, std::size_t... Ks, std::size_t... Ms>
 struct is_mapped_format<format_spec<mp_list<mapped_level<Def, Ks>...>, Ms...>> : std::true_type {};
 }  // namespace detail

@@ -45,18 +45,15 @@ constexpr std::int64_t table_capacity(std::int64_t count) {
 /// The contents of a hash map (or of a trie's hash maps, one table after another): open
 /// addressing with linear probing, each table's capacity a power of two, key -1 marking an
 /// empty slot. `vals[s]` is the position the key in slot s maps to.
-template <class Key = std::int64_t, class Val = std::int64_t>
-struct hash_table;
+template <class Key = std::int64_t, class Val = std::int64_t> struct hash_table;
 
 /// A borrowed hash_table (what `bind` keeps, so a view reads the caller's table).
-template <class Key, class Val>
-struct hash_table_view {
+template <class Key, class Val> struct hash_table_view {
   std::span<const Key> keys;
   std::span<const Val> vals;
 };
 
-template <class Key, class Val>
-struct hash_table {
+template <class Key, class Val> struct hash_table {
   std::vector<Key> keys;
   std::vector<Val> vals;
 
@@ -101,8 +98,7 @@ struct sorted_cache {
   std::vector<std::int64_t> keys, vals, end;
 };
 
-template <class Key, class Val, bool Owning>
-struct hash_storage {
+template <class Key, class Val, bool Owning> struct hash_storage {
   level_array<Key, Owning> keys;
   level_array<Val, Owning> vals;
   std::shared_ptr<sorted_cache> sorted = std::make_shared<sorted_cache>();
@@ -140,8 +136,7 @@ struct hash_storage {
 /// A physical hash map named `Name` from keys to positions (STOREL's `CREATE HASHMAP`): a loop
 /// `hashed(i, H)` binds each key i and its position `pos(i)`; `H.table(lo, hi)` is the table in
 /// slots [lo, hi) (one per parent: a trie of hash maps). Bound with `bind(H, hash_table{...})`.
-template <fixed_string Name, class Key = std::int64_t, class Val = std::int64_t>
-struct hash_map {
+template <fixed_string Name, class Key = std::int64_t, class Val = std::int64_t> struct hash_map {
   static_assert(std::is_integral_v<Key> && std::is_signed_v<Key> && std::is_integral_v<Val>,
                 "loom::mapping::hash_map: keys must be signed integers (-1 marks an empty slot) "
                 "and positions integers");
@@ -150,17 +145,14 @@ struct hash_map {
   using value_type = Key;  // for messages
   static constexpr std::string_view name = Name.view();
   static constexpr bool is_hash_map = true;
-  template <bool Owning>
-  using storage = detail::hash_storage<Key, Val, Owning>;
+  template <bool Owning> using storage = detail::hash_storage<Key, Val, Owning>;
 
-  template <node Lo, node Hi>
-  constexpr auto table(Lo, Hi) const;
+  template <node Lo, node Hi> constexpr auto table(Lo, Hi) const;
 };
 
 /// Slots [Lo, Hi) of hash map H: one parent's table. `whole_table` spans the map.
 struct whole_table : node_base {};
-template <class H, class Lo, class Hi>
-struct table_of {
+template <class H, class Lo, class Hi> struct table_of {
   using map_type = H;
   using lo = Lo;
   using hi = Hi;

@@ -39,20 +39,20 @@ using literals::operator""_c;
 /// erratum fixed).
 inline constexpr auto lower_packed_mapping = define<"lower_packed">(
     range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J <= names::I),
-    values(names::I * (names::I + 1_c) / 2_c + names::J));
+    values(names::I*(names::I + 1_c) / 2_c + names::J));
 using lower_packed = format_of<decltype(lower_packed_mapping)>;
 
 /// The strictly lower part of the same packed array (j < i): with lower_packed, two views of
 /// one array, e.g. symmetric y = L x + (strict L)^T x in two fused loop nests.
 inline constexpr auto strict_lower_packed_mapping = define<"strict_lower_packed">(
     range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J < names::I),
-    values(names::I * (names::I + 1_c) / 2_c + names::J));
+    values(names::I*(names::I + 1_c) / 2_c + names::J));
 using strict_lower_packed = format_of<decltype(strict_lower_packed_mapping)>;
 
 /// The diagonal: A(i,i) = vals(i) (a one-entry range per row).
 inline constexpr auto diagonal_mapping = define<"diagonal">(
-    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J >= names::I, names::J <= names::I),
-    values(names::I));
+    range(names::i, 0_c, extent),
+    range(names::j, 0_c, extent, names::J >= names::I, names::J <= names::I), values(names::I));
 using diagonal = format_of<decltype(diagonal_mapping)>;
 
 /// Strictly lower-triangular, rows packed without the diagonal: A(i,j) = vals(i*(i-1)/2 + j)
@@ -60,14 +60,14 @@ using diagonal = format_of<decltype(diagonal_mapping)>;
 /// `diagonal`, the two terms of a lower-triangular matrix stored as a sum of mappings.
 inline constexpr auto strict_lower_compact_mapping = define<"strict_lower_compact">(
     range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J < names::I),
-    values(names::I * (names::I - 1_c) / 2_c + names::J));
+    values(names::I*(names::I - 1_c) / 2_c + names::J));
 using strict_lower_compact = format_of<decltype(strict_lower_compact_mapping)>;
 
 /// Upper-triangular, rows packed: row i holds j in i..N-1 after the i*N - i*(i-1)/2 slots of
 /// the rows above.
 inline constexpr auto upper_packed_mapping = define<"upper_packed">(
     range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J >= names::I),
-    values(names::I * extent - names::I * (names::I - 1_c) / 2_c + names::J - names::I));
+    values(names::I* extent - names::I * (names::I - 1_c) / 2_c + names::J - names::I));
 using upper_packed = format_of<decltype(upper_packed_mapping)>;
 
 /// Symmetric, stored as its packed lower triangle: A(i,j) = A(j,i) = vals(tri(max, min)).
@@ -83,9 +83,8 @@ template <std::int64_t W>
 inline constexpr auto band_mapping = define<"band">(
     range(names::i, 0_c, extent),
     range(names::j, 0_c, extent, names::J >= names::I - c<W>, names::J <= names::I + c<W>),
-    values(names::I * c<2 * W + 1> + names::J - names::I + c<W>));
-template <std::int64_t W>
-using band = format_of<decltype(band_mapping<W>)>;
+    values(names::I* c<2 * W + 1> + names::J - names::I + c<W>));
+template <std::int64_t W> using band = format_of<decltype(band_mapping<W>)>;
 
 /// Tridiagonal, rows packed without padding (notes §3.3 (9), erratum fixed): row i starts at
 /// 2i - 1 and holds j in i-1..i+1, so A(i,j) = vals(2i + j); exactly 3N - 2 slots.
@@ -96,16 +95,16 @@ inline constexpr auto tridiagonal_mapping = define<"tridiagonal">(
 using tridiagonal = format_of<decltype(tridiagonal_mapping)>;
 
 /// Dense row-major (Example 4.1): A(i,j) = vals(i*N + j).
-inline constexpr auto dense_rowmajor_mapping = define<"dense_rowmajor">(
-    range(names::i, 0_c, extent), range(names::j, 0_c, extent),
-    values(names::I * extent + names::J));
+inline constexpr auto dense_rowmajor_mapping =
+    define<"dense_rowmajor">(range(names::i, 0_c, extent), range(names::j, 0_c, extent),
+                             values(names::I* extent + names::J));
 using dense_rowmajor = format_of<decltype(dense_rowmajor_mapping)>;
 
 /// Dense in Z-order (Morton): A(i,j) = vals(interleave(i, j)), i in the even bits (notes §3.3
 /// (10), read as lookups). N a power of two gives exactly N*N slots.
-inline constexpr auto zorder_mapping = define<"zorder">(
-    range(names::i, 0_c, extent), range(names::j, 0_c, extent),
-    values(interleave(names::I, names::J)));
+inline constexpr auto zorder_mapping =
+    define<"zorder">(range(names::i, 0_c, extent), range(names::j, 0_c, extent),
+                     values(interleave(names::I, names::J)));
 using zorder = format_of<decltype(zorder_mapping)>;
 
 /// CSR as a mapping (Fig. 1(b)): sum(<i,_> in 0:N) { @unique i -> sum(<p, j> in
@@ -159,7 +158,8 @@ using hashed_rows = format_of<decltype(hashed_rows_mapping)>;
 /// slot2(r) : slot2(r+1) of `cols` mapping a column to its value's position.
 inline constexpr auto hash_trie_mapping = define<"hash_trie">(
     hashed(names::i, names::rows),
-    hashed(names::j, names::cols.table(names::slot2(pos(names::i)), names::slot2(pos(names::i) + 1_c))),
+    hashed(names::j,
+           names::cols.table(names::slot2(pos(names::i)), names::slot2(pos(names::i) + 1_c))),
     values(pos(names::j)));
 using hash_trie = format_of<decltype(hash_trie_mapping)>;
 

@@ -22,8 +22,7 @@ struct unique_t {};
 inline constexpr unique_t unique{};
 
 /// sum(<I, _> in Lo : Hi) with the guards Gs (`j <= i`), which are folded into the bounds.
-template <class I, class Lo, class Hi, class... Gs>
-struct range_loop {
+template <class I, class Lo, class Hi, class... Gs> struct range_loop {
   using index = I;
   using lo = Lo;
   using hi = Hi;
@@ -34,8 +33,7 @@ struct range_loop {
 /// sum(<I_pos, I> in Arr(Lo : Hi)) { [@unique] I -> ... }: the stored coordinates, ascending.
 /// Unique: one iteration per stored position. Not unique (COO rows): a coordinate may repeat
 /// in a run of positions, which the loop emits once, handing the whole run to the loop below.
-template <class I, class Slice, bool Unique = true>
-struct each_loop {
+template <class I, class Slice, bool Unique = true> struct each_loop {
   using index = I;
   using array_type = typename Slice::array_type;
   using lo = typename Slice::lo;
@@ -47,8 +45,7 @@ struct each_loop {
 /// sum(<I, I_pos> in H) { @unique I -> ... }: the keys of a hash map, each once, in no order
 /// (`ordered` is false: iterating them in key order sorts them, once, on demand), located in
 /// O(1); I_pos is the position the key maps to.
-template <class I, class Table>
-struct hash_loop {
+template <class I, class Table> struct hash_loop {
   using index = I;
   using array_type = typename Table::map_type;
   using lo = typename Table::lo;
@@ -58,14 +55,14 @@ struct hash_loop {
 };
 
 /// The value of an entry: `vals(E)`, E the offset into the tensor's value array.
-template <class E>
-struct values_at {
+template <class E> struct values_at {
   using offset = E;
 };
 
 /// `range(i, 0_c, extent, var(j) <= var(i))`: i ranges over [lo, hi) where every guard holds.
 template <index_variable I, node Lo, node Hi, class... Gs>
-constexpr range_loop<std::remove_cvref_t<I>, std::remove_cvref_t<Lo>, std::remove_cvref_t<Hi>, Gs...>
+constexpr range_loop<std::remove_cvref_t<I>, std::remove_cvref_t<Lo>, std::remove_cvref_t<Hi>,
+                     Gs...>
 range(I, Lo, Hi, Gs...) {
   return {};
 }
@@ -77,7 +74,7 @@ range(I, Lo, Hi, Gs...) {
 template <index_variable I, class Slice, class... Annotations>
 constexpr each_loop<std::remove_cvref_t<I>, Slice, (std::is_same_v<Annotations, unique_t> || ...)>
 each(I, Slice, Annotations...) {
-  static_assert(((std::is_same_v<Annotations, unique_t>) && ...),
+  static_assert(((std::is_same_v<Annotations, unique_t>)&&...),
                 "loom::mapping::each: the only annotation of a segment is `unique`");
   return {};
 }
@@ -95,10 +92,7 @@ constexpr hash_loop<std::remove_cvref_t<I>, table_of<H, Lo, Hi>> hashed(I, table
 }
 
 /// `values(var(i) * (var(i) + 1_c) / 2_c + var(j))`: where the entry's value is stored.
-template <node E>
-constexpr values_at<std::remove_cvref_t<E>> values(E) {
-  return {};
-}
+template <node E> constexpr values_at<std::remove_cvref_t<E>> values(E) { return {}; }
 
 }  // namespace loom::mapping
 

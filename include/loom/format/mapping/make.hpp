@@ -23,8 +23,7 @@
 namespace loom::mapping {
 
 /// A physical array's contents for make_tensor (a container) or make_view (a span).
-template <class Arr, class Data>
-struct binding {
+template <class Arr, class Data> struct binding {
   Data data;
 };
 /// `bind(crd, crd_vector)`: the contents of array `crd`.
@@ -43,14 +42,11 @@ binding<hash_map<Name, K, V>, hash_table_view<K2, V2>> bind(hash_map<Name, K, V>
 
 namespace detail {
 
-template <class Arr, class B>
-inline constexpr bool binds_v = false;
-template <class Arr, class D>
-inline constexpr bool binds_v<Arr, binding<Arr, D>> = true;
+template <class Arr, class B> inline constexpr bool binds_v = false;
+template <class Arr, class D> inline constexpr bool binds_v<Arr, binding<Arr, D>> = true;
 
 // index of the binding of Arr among Bs (sizeof...(Bs) when absent)
-template <class Arr, class... Bs>
-constexpr std::size_t binding_index() {
+template <class Arr, class... Bs> constexpr std::size_t binding_index() {
   constexpr bool match[] = {binds_v<Arr, Bs>..., false};
   for (std::size_t k = 0; k < sizeof...(Bs); ++k)
     if (match[k]) return k;
@@ -72,7 +68,8 @@ basic_tensor<T, Format, Owning> build(const std::array<std::int64_t, Format::ord
           who = "loom::mapping " + std::string(L::definition::name);
           auto& st = std::get<Ks>(levels);
           st.extent = shape[Format::modes[Ks]];
-          boost::mp11::mp_for_each<boost::mp11::mp_iota<boost::mp11::mp_size<typename L::array_list>>>([&](auto a) {
+          boost::mp11::mp_for_each<
+              boost::mp11::mp_iota<boost::mp11::mp_size<typename L::array_list>>>([&](auto a) {
             using Arr = boost::mp11::mp_at_c<typename L::array_list, decltype(a)::value>;
             constexpr std::size_t b = binding_index<Arr, Bs...>();
             static_assert(b < sizeof...(Bs),
@@ -89,8 +86,10 @@ basic_tensor<T, Format, Owning> build(const std::array<std::int64_t, Format::ord
                 dest.keys.assign(data.keys.begin(), data.keys.end());
                 dest.vals.assign(data.vals.begin(), data.vals.end());
               } else {
-                dest.keys = std::span<const typename Arr::key_type>(data.keys.data(), data.keys.size());
-                dest.vals = std::span<const typename Arr::mapped_type>(data.vals.data(), data.vals.size());
+                dest.keys =
+                    std::span<const typename Arr::key_type>(data.keys.data(), data.keys.size());
+                dest.vals =
+                    std::span<const typename Arr::mapped_type>(data.vals.data(), data.vals.size());
               }
             } else if constexpr (Owning) {
               dest.assign(data.begin(), data.end());
@@ -107,7 +106,8 @@ basic_tensor<T, Format, Owning> build(const std::array<std::int64_t, Format::ord
           parents = L::walk(std::get<Ks>(levels), parents, who, Format::modes[Ks], [](auto...) {});
         }(),
         ...);
-    if (static_cast<std::int64_t>(values.size()) < parents.count)  // more is fine: views may share an array
+    if (static_cast<std::int64_t>(values.size()) <
+        parents.count)  // more is fine: views may share an array
       throw shape_error(who + ": the value array has " + std::to_string(values.size()) +
                         " entries; the mapping's offsets need " + std::to_string(parents.count));
   }(std::make_index_sequence<Format::order>{});
@@ -125,8 +125,8 @@ tensor<T, Format> make_tensor(const std::array<std::int64_t, Format::order>& sha
 
 /// A zero-copy mapped view over caller arrays (spans or contiguous containers that outlive it).
 template <mapped_format Format, class T, class... Arrs, class... Datas>
-view<T, Format> make_view(const std::array<std::int64_t, Format::order>& shape,
-                          std::span<T> values, const binding<Arrs, Datas>&... arrays) {
+view<T, Format> make_view(const std::array<std::int64_t, Format::order>& shape, std::span<T> values,
+                          const binding<Arrs, Datas>&... arrays) {
   return detail::build<T, Format, false>(shape, values, arrays...);
 }
 

@@ -28,8 +28,7 @@ namespace loom::mapping {
 namespace detail {
 
 // Folds a guard on the loop's own index into a lower (kind 'L') or upper ('H') bound.
-template <class Self, class G>
-struct fold_guard {
+template <class Self, class G> struct fold_guard {
   static_assert(sizeof(G) == 0,
                 "loom::mapping::range: a guard must compare the loop's own index with an "
                 "expression of outer indices, e.g. var(j) <= var(i)");
@@ -48,8 +47,7 @@ struct fold_guard<Self, guard<Op, X, var_node<Self>>> {
   using bound = std::conditional_t<Op == '<' || Op == 'g', bin<'+', X, lit<1>>, X>;
 };
 
-template <class Self, class Acc, class Guards, char Kind>
-struct fold_bounds {
+template <class Self, class Acc, class Guards, char Kind> struct fold_bounds {
   using type = Acc;
 };
 template <class Self, class Acc, class G, class... Gs, char Kind>
@@ -60,16 +58,13 @@ struct fold_bounds<Self, Acc, mp_list<G, Gs...>, Kind> {
   using type = typename fold_bounds<Self, next, mp_list<Gs...>, Kind>::type;
 };
 
-template <class E>
-using arrays_t = typename arrays_of<E>::type;
+template <class E> using arrays_t = typename arrays_of<E>::type;
 
 // X of a canonical segment bound Pos(X) : Pos(X + 1); void otherwise.
-template <class Lo, class Hi>
-struct canonical_segment {
+template <class Lo, class Hi> struct canonical_segment {
   using pos_array = void;
 };
-template <class P, class X>
-struct canonical_segment<load<P, X>, load<P, bin<'+', X, lit<1>>>> {
+template <class P, class X> struct canonical_segment<load<P, X>, load<P, bin<'+', X, lit<1>>>> {
   using pos_array = P;
   using parent = X;
 };
@@ -82,30 +77,24 @@ struct canonical_segment<load<P, lit<0>>, load<P, lit<1>>> {  // the root: pos(0
 struct no_loop {
   using index = void;
 };
-template <class Loops, std::size_t K>
-struct loop_above {
+template <class Loops, std::size_t K> struct loop_above {
   using type = boost::mp11::mp_at_c<Loops, K - 1>;
   using index = typename type::index;
 };
-template <class Loops>
-struct loop_above<Loops, 0> : no_loop {};
+template <class Loops> struct loop_above<Loops, 0> : no_loop {};
 
-template <class Loop>
-struct array_of_loop {
+template <class Loop> struct array_of_loop {
   using type = void;
 };
-template <class I, class Slice, bool U>
-struct array_of_loop<each_loop<I, Slice, U>> {
+template <class I, class Slice, bool U> struct array_of_loop<each_loop<I, Slice, U>> {
   using type = typename Slice::array_type;
 };
-template <class I, class Table>
-struct array_of_loop<hash_loop<I, Table>> {
+template <class I, class Table> struct array_of_loop<hash_loop<I, Table>> {
   using type = typename Table::map_type;
 };
 
 // X of a canonical singleton segment crd(pos(x) : pos(x) + 1) (COO's column below its rows)
-template <class Lo, class Hi>
-struct singleton_segment : std::false_type {};
+template <class Lo, class Hi> struct singleton_segment : std::false_type {};
 template <class X>
 struct singleton_segment<pos_node<X>, bin<'+', pos_node<X>, lit<1>>> : std::true_type {};
 
@@ -114,8 +103,10 @@ concept hash_map_kind = requires { Arr::is_hash_map; };
 
 template <class Loops, std::size_t K>
 inline constexpr bool above_is_non_unique = [] {
-  if constexpr (K == 0) return false;
-  else return !boost::mp11::mp_at_c<Loops, K - 1>::unique;
+  if constexpr (K == 0)
+    return false;
+  else
+    return !boost::mp11::mp_at_c<Loops, K - 1>::unique;
 }();
 
 /// The parents a level is walked under when a tensor is validated: positions 0..count-1, or
@@ -123,7 +114,9 @@ inline constexpr bool above_is_non_unique = [] {
 struct parent_runs {
   std::int64_t count = 1;
   std::vector<level_range> runs;
-  std::int64_t size() const { return runs.empty() ? count : static_cast<std::int64_t>(runs.size()); }
+  std::int64_t size() const {
+    return runs.empty() ? count : static_cast<std::int64_t>(runs.size());
+  }
   level_range at(std::int64_t k) const {
     return runs.empty() ? level_range{k, k + 1} : runs[static_cast<std::size_t>(k)];
   }
@@ -135,8 +128,7 @@ struct parent_runs {
 /// receives) is the loop's index for a range at the root, `up * N + i` for a deeper range, the
 /// stored position for a segment, the mapped position for a hash map, and the `values(...)`
 /// offset at the innermost loop.
-template <class Def, std::size_t K>
-struct mapped_level {
+template <class Def, std::size_t K> struct mapped_level {
   // Part 1: the loop's static facts, properties and storage ---------------------------------------
   using definition = Def;
   static constexpr std::size_t loop_number = K;
@@ -164,12 +156,14 @@ struct mapped_level {
   using position_expr = typename boost::mp11::mp_cond<
       boost::mp11::mp_bool<is_last>, boost::mp11::mp_identity<typename Def::value_type::offset>,
       boost::mp11::mp_bool<!is_range>, boost::mp11::mp_identity<pos_node<self>>,
-      boost::mp11::mp_bool<K == 0>, boost::mp11::mp_identity<var_node<self>>,
-      boost::mp11::mp_true,
-      boost::mp11::mp_identity<bin<'+', bin<'*', pos_node<up>, extent_node>, var_node<self>>>>::type;
+      boost::mp11::mp_bool<K == 0>, boost::mp11::mp_identity<var_node<self>>, boost::mp11::mp_true,
+      boost::mp11::mp_identity<bin<'+', bin<'*', pos_node<up>, extent_node>, var_node<self>>>>::
+      type;
   /// bounds after folding the guards (G: guard into bound)
-  using lo_expr = typename detail::fold_bounds<self, typename loop::lo, typename loop::guards, 'L'>::type;
-  using hi_expr = typename detail::fold_bounds<self, typename loop::hi, typename loop::guards, 'H'>::type;
+  using lo_expr =
+      typename detail::fold_bounds<self, typename loop::lo, typename loop::guards, 'L'>::type;
+  using hi_expr =
+      typename detail::fold_bounds<self, typename loop::hi, typename loop::guards, 'H'>::type;
   static constexpr bool whole_map = std::is_same_v<hi_expr, whole_table>;
   using loop_array = typename detail::array_of_loop<loop>::type;
 
@@ -177,7 +171,8 @@ struct mapped_level {
       detail::arrays_t<lo_expr>, detail::arrays_t<hi_expr>, detail::arrays_t<position_expr>,
       boost::mp11::mp_if_c<is_range, mp_list<>, mp_list<loop_array>>>>;
 
-  static_assert(detail::resolvable<scope, lo_expr>::value && detail::resolvable<scope, hi_expr>::value &&
+  static_assert(detail::resolvable<scope, lo_expr>::value &&
+                    detail::resolvable<scope, hi_expr>::value &&
                     detail::resolvable<scope, position_expr>::value,
                 "loom::mapping: a loop may use its own index and position, the position of the "
                 "loop directly above, and the index of that loop when it is a range at the root");
@@ -202,24 +197,20 @@ struct mapped_level {
   // (plan/transposed_format.hpp)
   static constexpr bool permutable = false;
 
-  template <bool Owning>
-  struct array_storage {
-    template <class Arr>
-    struct pick {
+  template <bool Owning> struct array_storage {
+    template <class Arr> struct pick {
       using type = level_array<typename Arr::value_type, Owning>;
     };
-    template <detail::hash_map_kind Arr>
-    struct pick<Arr> {
+    template <detail::hash_map_kind Arr> struct pick<Arr> {
       using type = typename Arr::template storage<Owning>;
     };
-    template <class Arr>
-    using fn = typename pick<Arr>::type;
+    template <class Arr> using fn = typename pick<Arr>::type;
   };
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     std::int64_t extent = 0;  // of the mode this loop stores
-    boost::mp11::mp_rename<boost::mp11::mp_transform_q<array_storage<Owning>, array_list>, std::tuple>
+    boost::mp11::mp_rename<boost::mp11::mp_transform_q<array_storage<Owning>, array_list>,
+                           std::tuple>
         arrays;
   };
 
@@ -227,16 +218,14 @@ struct mapped_level {
   static LOOM_FORCE_INLINE std::int64_t eval(const St& st, const detail::eval_env& env) {
     return detail::eval<scope, array_list, E>::template run(st, env);
   }
-  template <class St>
-  static LOOM_FORCE_INLINE const auto& own_array(const St& st) {
+  template <class St> static LOOM_FORCE_INLINE const auto& own_array(const St& st) {
     return std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
   }
 
   // Part 2: the cursors (range, segment, hash map) ------------------------------------------------
 
   /// Counted loop over [lo, hi) (guards folded); locate is the range test of rule T4.
-  template <bool Owning>
-  struct range_cursor {
+  template <bool Owning> struct range_cursor {
     const storage<Owning>* st = nullptr;
     std::int64_t up = 0, lo = 0, i = 0, hi = 0;
 
@@ -261,8 +250,7 @@ struct mapped_level {
 
   /// The stored coordinates crd[lo, hi), ascending; skips search them by policy P. A
   /// non-unique segment emits each run of equal coordinates once, its children the run.
-  template <skip_policy P, bool Owning>
-  struct segment_cursor {
+  template <skip_policy P, bool Owning> struct segment_cursor {
     using crd_type = typename loop_array::value_type;
     const storage<Owning>* st = nullptr;
     const crd_type* crd = nullptr;
@@ -288,18 +276,21 @@ struct mapped_level {
       }
     }
     LOOM_FORCE_INLINE void next() { p = run_end(); }
-    LOOM_FORCE_INLINE void seek(std::int64_t i) { p = loom::detail::search_first<P>(crd, p, end, i); }
+    LOOM_FORCE_INLINE void seek(std::int64_t i) {
+      p = loom::detail::search_first<P>(crd, p, end, i);
+    }
     LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
-      if (i == loom::detail::top_coordinate) p = end;
-      else p = loom::detail::search_first<P>(crd, p, end, i + 1);
+      if (i == loom::detail::top_coordinate)
+        p = end;
+      else
+        p = loom::detail::search_first<P>(crd, p, end, i + 1);
     }
   };
 
   /// The keys of one hash table, slots [lo, hi): locate probes the table in O(1) (rule F1's
   /// lookup); iteration walks the keys in ascending order, sorted the first time any kernel
   /// iterates this map (a cursor only located never sorts).
-  template <skip_policy P, bool Owning>
-  struct hash_cursor {
+  template <skip_policy P, bool Owning> struct hash_cursor {
     using map_storage = typename loop_array::template storage<Owning>;
     const storage<Owning>* st = nullptr;
     const map_storage* map = nullptr;
@@ -339,8 +330,10 @@ struct mapped_level {
     }
     LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
       start();
-      if (i == loom::detail::top_coordinate) p = end;
-      else p = loom::detail::search_first<P>(keys, p, end, i + 1);
+      if (i == loom::detail::top_coordinate)
+        p = end;
+      else
+        p = loom::detail::search_first<P>(keys, p, end, i + 1);
     }
     // locate(i) -> the slot holding key i, probed linearly from hash(i) (load <= 1/2)
     LOOM_FORCE_INLINE level_range locate(std::int64_t i) const {
@@ -349,14 +342,16 @@ struct mapped_level {
       const auto mask = static_cast<std::uint64_t>(hi - lo - 1);
       for (std::uint64_t s = detail::hash_key(i) & mask;; s = (s + 1) & mask) {
         const auto key = static_cast<std::int64_t>(k[s]);
-        if (key == i) return at(i, static_cast<std::int64_t>(map->vals[static_cast<std::size_t>(lo) + s]));
+        if (key == i)
+          return at(i, static_cast<std::int64_t>(map->vals[static_cast<std::size_t>(lo) + s]));
         if (key == detail::empty_key) return {};
       }
     }
   };
 
   template <class St>
-  static LOOM_FORCE_INLINE std::pair<std::int64_t, std::int64_t> bounds(const St& st, std::int64_t up,
+  static LOOM_FORCE_INLINE std::pair<std::int64_t, std::int64_t> bounds(const St& st,
+                                                                        std::int64_t up,
                                                                         std::int64_t end) {
     const detail::eval_env env{up, 0, 0, st.extent};
     const std::int64_t lo = eval<lo_expr>(st, env);
@@ -374,7 +369,8 @@ struct mapped_level {
   // iterate(up, end) -> the loop's coordinates under the parent position up (the run [up, end)
   // below a non-unique loop)
   template <skip_policy P, bool Owning>
-  static LOOM_FORCE_INLINE auto iterate(const storage<Owning>& st, std::int64_t up, std::int64_t end) {
+  static LOOM_FORCE_INLINE auto iterate(const storage<Owning>& st, std::int64_t up,
+                                        std::int64_t end) {
     const auto [lo, hi] = bounds(st, up, end);
     if constexpr (is_range) {
       return range_cursor<Owning>{&st, up, lo, lo, std::max(lo, hi)};
@@ -394,7 +390,8 @@ struct mapped_level {
     }
   }
 
-  // Part 3: validation of a tensor built from arrays (walk) -----------------------------------------
+  // Part 3: validation of a tensor built from arrays (walk)
+  // -----------------------------------------
 
   /// Walks every coordinate under every parent (run), calling f(up, index, position); throws
   /// when a segment or table leaves its array, coordinates are out of order or outside the
@@ -420,8 +417,8 @@ struct mapped_level {
           const std::int64_t cap = hi - lo;
           if ((cap & (cap - 1)) != 0)
             fail("the table [" + std::to_string(lo) + ", " + std::to_string(hi) + ") of mode " +
-                 std::to_string(mode) + " under parent position " + std::to_string(up) +
-                 " has " + std::to_string(cap) +
+                 std::to_string(mode) + " under parent position " + std::to_string(up) + " has " +
+                 std::to_string(cap) +
                  " slots, not a power of two (build it with loom::mapping::hash_table)");
           own_array(st).sorted->tables.emplace_back(lo, hi);
           const auto& map = own_array(st);
@@ -443,8 +440,8 @@ struct mapped_level {
                    "built by loom::mapping::hash_table)");
             if (mine.begin < 0)
               fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
-                   " under parent position " + std::to_string(up) + " maps to the negative offset " +
-                   std::to_string(mine.begin));
+                   " under parent position " + std::to_string(up) +
+                   " maps to the negative offset " + std::to_string(mine.begin));
             f(up, key, mine.begin);
             count = std::max(count, mine.begin + 1);
           }
@@ -461,9 +458,10 @@ struct mapped_level {
             fail("coordinate " + std::to_string(i) + " of mode " + std::to_string(mode) +
                  " (extent " + std::to_string(st.extent) + ") under parent position " +
                  std::to_string(up) +
-                 (out_of_order ? (loop::unique ? " is not strictly ascending (the loop is unique and sorted)"
-                                               : " is not ascending (the loop is sorted)")
-                               : " is outside the extent"));
+                 (out_of_order
+                      ? (loop::unique ? " is not strictly ascending (the loop is unique and sorted)"
+                                      : " is not ascending (the loop is sorted)")
+                      : " is outside the extent"));
           }
           last = i;
           const level_range r = cur.children();
@@ -495,7 +493,7 @@ struct mapped_level {
     if constexpr (is_range) {
       if constexpr (!boost::mp11::mp_empty<array_list>::value) {
         throw shape_error(who + ": loop " + std::string(self::name) +
-                           " reads physical arrays; build the tensor from its arrays");
+                          " reads physical arrays; build the tensor from its arrays");
       } else {
         for (std::size_t e = 0; e < in.coord.size(); ++e) {
           const auto cur = iterate<skip_policy::linear>(st, in.parent[e], in.parent[e] + 1);
@@ -512,22 +510,25 @@ struct mapped_level {
       }
     } else {
       using canon = detail::canonical_segment<typename loop::lo, typename loop::hi>;
-      constexpr bool singleton = detail::singleton_segment<typename loop::lo, typename loop::hi>::value;
+      constexpr bool singleton =
+          detail::singleton_segment<typename loop::lo, typename loop::hi>::value;
       constexpr bool root = [] {
-        if constexpr (whole_map) return true;
+        if constexpr (whole_map)
+          return true;
         else if constexpr (requires { typename canon::parent; })
           return std::is_same_v<typename canon::parent, lit<0>>;
-        else return false;
+        else
+          return false;
       }();
       constexpr bool buildable =
           std::is_same_v<position_expr, pos_node<self>> &&
-          (whole_map || singleton || !std::is_void_v<typename canon::pos_array>) &&
-          (!singleton || !is_hash);
+          (whole_map || singleton || !std::is_void_v<typename canon::pos_array>)&&(!singleton ||
+                                                                                   !is_hash);
       if constexpr (!buildable) {
         throw shape_error(who + ": loop " + std::string(self::name) +
-                           " is not of the form crd(pos(x) : pos(x + 1)), crd(pos(x) : pos(x) + 1) "
-                           "or a hash map's table with values at its position; build the tensor "
-                           "from its arrays");
+                          " is not of the form crd(pos(x) : pos(x + 1)), crd(pos(x) : pos(x) + 1) "
+                          "or a hash map's table with values at its position; build the tensor "
+                          "from its arrays");
       } else {
         if (in.extent > 0)
           loom::detail::check_fits<typename loop_array::value_type>(
@@ -553,10 +554,12 @@ struct mapped_level {
           std::vector<std::pair<std::int64_t, std::int64_t>> table;
           for (std::int64_t p = 0; p < segments; ++p) {
             table.clear();
-            for (std::int64_t q = first[static_cast<std::size_t>(p)]; q < first[static_cast<std::size_t>(p) + 1]; ++q)
+            for (std::int64_t q = first[static_cast<std::size_t>(p)];
+                 q < first[static_cast<std::size_t>(p) + 1]; ++q)
               table.emplace_back(coords[static_cast<std::size_t>(q)], q);
             slot_starts.push_back(h.append(table));
-            map.sorted->tables.emplace_back(slot_starts.back(), static_cast<std::int64_t>(h.keys.size()));
+            map.sorted->tables.emplace_back(slot_starts.back(),
+                                            static_cast<std::int64_t>(h.keys.size()));
           }
           slot_starts.push_back(static_cast<std::int64_t>(h.keys.size()));
           map.keys = std::move(h.keys);
@@ -581,7 +584,8 @@ struct mapped_level {
             using pos_array = typename canon::pos_array;
             using Pp = typename pos_array::value_type;
             auto& pos = std::get<boost::mp11::mp_find<array_list, pos_array>::value>(st.arrays);
-            loom::detail::check_fits<Pp>(static_cast<std::int64_t>(coords.size()), "number of positions");
+            loom::detail::check_fits<Pp>(static_cast<std::int64_t>(coords.size()),
+                                         "number of positions");
             pos.assign(first.size(), Pp(0));
             for (std::size_t p = 0; p < first.size(); ++p) pos[p] = static_cast<Pp>(first[p]);
           }
@@ -609,10 +613,13 @@ struct mapped_level {
   static std::string declared_text() {
     std::string s = std::string(self::name) + " in ";
     if constexpr (is_range) {
-      s += detail::show<typename loop::lo>::text() + " : " + detail::show<typename loop::hi>::text();
+      s +=
+          detail::show<typename loop::lo>::text() + " : " + detail::show<typename loop::hi>::text();
       std::string g;
-      boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename loop::guards>>(
-          [&](auto x) { g += (g.empty() ? " where " : " && ") + detail::show<typename decltype(x)::type>::text(); });
+      boost::mp11::mp_for_each<
+          boost::mp11::mp_transform<boost::mp11::mp_identity, typename loop::guards>>([&](auto x) {
+        g += (g.empty() ? " where " : " && ") + detail::show<typename decltype(x)::type>::text();
+      });
       return s + g;
     } else if constexpr (is_hash) {
       return s + "keys(" + bounds_text() + ") @unique @hash";

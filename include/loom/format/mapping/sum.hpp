@@ -27,8 +27,7 @@
 namespace loom::mapping {
 
 /// One term of a sum of mappings: tensor T read as `S(i_0, ..., i_{d-1}) = T(i_{Perm_0}, ...)`.
-template <class T, std::size_t... Perm>
-struct term {
+template <class T, std::size_t... Perm> struct term {
   static constexpr std::size_t order = sizeof...(Perm);
   const T* tensor = nullptr;
 
@@ -41,7 +40,8 @@ struct term {
   }
   /// Appends the term's stored entries in S's coordinates.
   template <class V>
-  void append_entries(std::vector<std::array<std::int64_t, order>>& crd, std::vector<V>& val) const {
+  void append_entries(std::vector<std::array<std::int64_t, order>>& crd,
+                      std::vector<V>& val) const {
     constexpr std::array<std::size_t, order> perm{Perm...};
     tensor->for_each_stored([&](const auto& c, const auto& v) {
       std::array<std::int64_t, order> x{};
@@ -78,8 +78,7 @@ struct term {
 };
 
 /// The term T as stored: S(i, j, ...) = T(i, j, ...).
-template <class T>
-auto as_is(const T& t) {
+template <class T> auto as_is(const T& t) {
   return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
     return term<T, Ks...>{&t};
   }(std::make_index_sequence<T::order>{});
@@ -96,8 +95,7 @@ term<T, 1, 0> transposed(const T& t) {
 /// `S(i, j)` is the expression `L(i,j) + SL(j,i)` (one kernel; a term read against its storage
 /// order is copied into general levels per call, plan/transposed_format.hpp: prefer the next two);
 /// `assign_distributed` runs a program linear in S once per term; `materialize()` builds S.
-template <class... Terms>
-struct sum_of {
+template <class... Terms> struct sum_of {
   static_assert(sizeof...(Terms) >= 2, "loom::mapping::sum_of: give at least two terms");
   static constexpr std::size_t order = std::tuple_element_t<0, std::tuple<Terms...>>::order;
   static_assert(((Terms::order == order) && ...),
@@ -109,8 +107,9 @@ struct sum_of {
   template <index_variable... Is>
     requires(sizeof...(Is) == order)
   auto operator()(Is... is) const {
-    return std::apply([&](const auto& first, const auto&... rest) { return (first(is...) + ... + rest(is...)); },
-                      terms);
+    return std::apply(
+        [&](const auto& first, const auto&... rest) { return (first(is...) + ... + rest(is...)); },
+        terms);
   }
   std::array<std::int64_t, order> shape() const { return std::get<0>(terms).shape(); }
 
@@ -121,7 +120,8 @@ struct sum_of {
         decltype(std::get<0>(std::declval<const std::tuple<Terms...>&>()).tensor)>>;
     using V = std::remove_const_t<typename first_tensor::value_type>;
     using F = typename decltype([]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      return std::type_identity<loom::format<std::conditional_t<Ks < order, loom::compressed, void>...>>{};
+      return std::type_identity <
+             loom::format<std::conditional_t<Ks<order, loom::compressed, void>...>>{};
     }(std::make_index_sequence<order>{}))::type;
     std::vector<std::array<std::int64_t, order>> crd;
     std::vector<V> val;
@@ -129,12 +129,12 @@ struct sum_of {
     return loom::from_coo<F>(shape(), crd, val, loom::duplicates::sum);
   }
   /// One term alone, materialised in S's coordinates like `materialize`.
-  template <class Term>
-  static auto materialize_one(const Term& t) {
+  template <class Term> static auto materialize_one(const Term& t) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(t.tensor)>>;
     using V = std::remove_const_t<typename T::value_type>;
     using F = typename decltype([]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      return std::type_identity<loom::format<std::conditional_t<Ks < order, loom::compressed, void>...>>{};
+      return std::type_identity <
+             loom::format<std::conditional_t<Ks<order, loom::compressed, void>...>>{};
     }(std::make_index_sequence<order>{}))::type;
     std::vector<std::array<std::int64_t, order>> crd;
     std::vector<V> val;
@@ -151,8 +151,7 @@ struct sum_of {
 };
 
 /// `make_sum(as_is(L), transposed(SL))`: checks that the terms' logical shapes agree.
-template <class... Terms>
-sum_of<Terms...> make_sum(std::string name, Terms... ts) {
+template <class... Terms> sum_of<Terms...> make_sum(std::string name, Terms... ts) {
   sum_of<Terms...> s{std::tuple<Terms...>{ts...}, std::move(name)};
   const auto want = std::get<0>(s.terms).shape();
   std::size_t k = 0;
@@ -163,10 +162,10 @@ sum_of<Terms...> make_sum(std::string name, Terms... ts) {
               const auto got = t.shape();
               for (std::size_t m = 0; m < want.size(); ++m)
                 if (got[m] != want[m])
-                  throw shape_error("loom::mapping::make_sum " + s.name + ": term " + std::to_string(k) +
-                                    " (" + t.text() + ") has extent " + std::to_string(got[m]) +
-                                    " in mode " + std::to_string(m) + " but term 0 has " +
-                                    std::to_string(want[m]));
+                  throw shape_error("loom::mapping::make_sum " + s.name + ": term " +
+                                    std::to_string(k) + " (" + t.text() + ") has extent " +
+                                    std::to_string(got[m]) + " in mode " + std::to_string(m) +
+                                    " but term 0 has " + std::to_string(want[m]));
               ++k;
             }(),
             ...);

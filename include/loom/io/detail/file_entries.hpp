@@ -26,8 +26,7 @@
 namespace loom::detail {
 
 /// Coordinates (0-based, logical order), values and source lines of the entries of a file.
-template <class T, std::size_t N>
-struct file_entries {
+template <class T, std::size_t N> struct file_entries {
   std::vector<std::array<std::int64_t, N>> coords;
   std::vector<T> values;
   std::vector<std::int64_t> lines;  // kept only when duplicates are errors
@@ -55,10 +54,10 @@ std::string check_storage(const std::array<std::int64_t, Format::order>& shape, 
                           const read_options& options) {
   constexpr auto N = static_cast<std::int64_t>(Format::order);
   const std::int64_t needed = format_storage_bound<Format>(shape, nnz);
-  const std::int64_t allowed = saturating_add(
-      saturating_add(std::max<std::int64_t>(options.max_dense_elements, 0),
-                     saturating_mul(N + 1, nnz)),
-      N + 1);
+  const std::int64_t allowed =
+      saturating_add(saturating_add(std::max<std::int64_t>(options.max_dense_elements, 0),
+                                    saturating_mul(N + 1, nnz)),
+                     N + 1);
   if (needed <= allowed) return {};
   return "the shape " + shape_to_string(shape) + " needs " +
          (needed == int64_max ? "more than 2^63" : std::to_string(needed)) +

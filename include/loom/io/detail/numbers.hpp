@@ -1,5 +1,5 @@
-// Defines the readers' number text: integer tokens, value parsing and printing per value type (io/).
-// SPDX-License-Identifier: BSL-1.0
+// Defines the readers' number text: integer tokens, value parsing and printing per value type
+// (io/). SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_IO_DETAIL_NUMBERS_HPP
 #define LOOM_IO_DETAIL_NUMBERS_HPP
 
@@ -51,8 +51,7 @@ inline bool is_integer_literal(std::string_view s) {
 enum class parse_status { ok, not_a_number, out_of_range };
 
 /// Parses a decimal integer literal (optional `+` or `-`) into any integer type.
-template <std::integral Int>
-parse_status parse_integer(std::string_view s, Int& out) {
+template <std::integral Int> parse_status parse_integer(std::string_view s, Int& out) {
   if (!is_integer_literal(s)) return parse_status::not_a_number;
   if (s[0] == '+') s.remove_prefix(1);
   if constexpr (std::is_unsigned_v<Int>) {
@@ -70,8 +69,7 @@ parse_status parse_integer(std::string_view s, Int& out) {
 
 /// Parses a decimal floating literal, `nan` or `inf`; an underflow rounds to zero or a
 /// subnormal, an overflow is out of range.
-template <std::floating_point F>
-parse_status parse_floating(std::string_view s, F& out) {
+template <std::floating_point F> parse_status parse_floating(std::string_view s, F& out) {
   if (s.size() > 1 && s[0] == '+' && s[1] != '+' && s[1] != '-') s.remove_prefix(1);
   if (s.empty()) return parse_status::not_a_number;
 #if defined(__cpp_lib_to_chars)
@@ -104,16 +102,14 @@ parse_status parse_floating(std::string_view s, F& out) {
 }
 
 /// Appends the shortest text that reads back as exactly `v`.
-template <class Number>
-void append_number(std::string& out, Number v) {
+template <class Number> void append_number(std::string& out, Number v) {
   char buf[64];
   if constexpr (std::floating_point<Number>) {
 #if defined(__cpp_lib_to_chars)
     const auto r = std::to_chars(buf, buf + sizeof buf, v);
     out.append(buf, r.ptr);
 #else
-    const int n = std::snprintf(buf, sizeof buf, "%.*Lg",
-                                std::numeric_limits<Number>::max_digits10,
+    const int n = std::snprintf(buf, sizeof buf, "%.*Lg", std::numeric_limits<Number>::max_digits10,
                                 static_cast<long double>(v));
     out.append(buf, static_cast<std::size_t>(n));
 #endif
@@ -124,12 +120,15 @@ void append_number(std::string& out, Number v) {
 }
 
 /// `int8`, `uint64`, `float`, `double`: the name of an arithmetic type in messages.
-template <class A>
-std::string arithmetic_type_name() {
-  if constexpr (std::same_as<A, float>) return "float";
-  else if constexpr (std::same_as<A, double>) return "double";
-  else if constexpr (std::same_as<A, long double>) return "long double";
-  else return (std::is_signed_v<A> ? "int" : "uint") + std::to_string(sizeof(A) * 8);
+template <class A> std::string arithmetic_type_name() {
+  if constexpr (std::same_as<A, float>)
+    return "float";
+  else if constexpr (std::same_as<A, double>)
+    return "double";
+  else if constexpr (std::same_as<A, long double>)
+    return "long double";
+  else
+    return (std::is_signed_v<A> ? "int" : "uint") + std::to_string(sizeof(A) * 8);
 }
 
 /// How the readers parse, negate (skew-symmetric mirror) and print values of type `T`.
@@ -147,8 +146,10 @@ struct value_text<T> {
   /// Empty when `token` is a valid value, else what is wrong with it.
   static std::string parse(std::string_view token, T& out) {
     parse_status st;
-    if constexpr (std::is_integral_v<T>) st = parse_integer(token, out);
-    else st = parse_floating(token, out);
+    if constexpr (std::is_integral_v<T>)
+      st = parse_integer(token, out);
+    else
+      st = parse_floating(token, out);
     if (st == parse_status::ok) return {};
     if (st == parse_status::out_of_range)
       return "value " + excerpt(token) + " does not fit the value type " + type_name();
@@ -177,16 +178,15 @@ struct value_text<T> {
   static void append(std::string& out, const T& v) { append_number(out, v); }
 };
 
-template <>
-struct value_text<boolean> {
+template <> struct value_text<boolean> {
   using carrier = bool;
   static constexpr bool integral = true;
   static std::string type_name() { return "boolean"; }
   static std::string parse(std::string_view token, boolean& out) {
     double v = 0;
-    if (parse_floating(token, v) != parse_status::ok) return "value " + excerpt(token) + " is not a number";
-    if (v != 0 && v != 1)
-      return "value " + excerpt(token) + " is not a boolean (0 or 1)";
+    if (parse_floating(token, v) != parse_status::ok)
+      return "value " + excerpt(token) + " is not a number";
+    if (v != 0 && v != 1) return "value " + excerpt(token) + " is not a boolean (0 or 1)";
     out = boolean(v == 1);
     return {};
   }
@@ -212,7 +212,8 @@ struct value_text<T> {
   static std::string type_name() {
     if constexpr (requires { semiring_traits<T>::name; })
       return std::string(semiring_traits<T>::name) + "<" + inner::type_name() + ">";
-    else return inner::type_name();
+    else
+      return inner::type_name();
   }
   static std::string parse(std::string_view token, T& out) {
     carrier v{};

@@ -13,10 +13,12 @@ namespace loom::rules {
 // add_zero:  0 + x  ==>  x,   x + 0  ==>  x
 struct add_zero {
   static constexpr std::string_view name = "add_zero";
-  template <class X>
-  static constexpr auto apply(const expr::add<rewrite::zero, X>& e) -> X { return e.rhs; }
-  template <class X>
-  static constexpr auto apply(const expr::add<X, rewrite::zero>& e) -> X { return e.lhs; }
+  template <class X> static constexpr auto apply(const expr::add<rewrite::zero, X>& e) -> X {
+    return e.rhs;
+  }
+  template <class X> static constexpr auto apply(const expr::add<X, rewrite::zero>& e) -> X {
+    return e.lhs;
+  }
   static constexpr auto apply(const expr::add<rewrite::zero, rewrite::zero>&) -> rewrite::zero {
     return {};
   }

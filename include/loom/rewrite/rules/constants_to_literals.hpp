@@ -13,8 +13,7 @@
 namespace loom::rules {
 
 // constants_to_literals<V>:  0 ==> literal<V>(zero),   1 ==> literal<V>(one)
-template <class V>
-struct constants_to_literals {
+template <class V> struct constants_to_literals {
   static constexpr std::string_view name = "constants_to_literals";
   static constexpr auto apply(const rewrite::zero&) -> expr::literal<V> {
     return {semiring_traits<V>::zero()};

@@ -13,10 +13,12 @@ namespace loom::rules {
 // mul_by_one:  1 * x  ==>  x,   x * 1  ==>  x
 struct mul_by_one {
   static constexpr std::string_view name = "mul_by_one";
-  template <class X>
-  static constexpr auto apply(const expr::mul<rewrite::one, X>& e) -> X { return e.rhs; }
-  template <class X>
-  static constexpr auto apply(const expr::mul<X, rewrite::one>& e) -> X { return e.lhs; }
+  template <class X> static constexpr auto apply(const expr::mul<rewrite::one, X>& e) -> X {
+    return e.rhs;
+  }
+  template <class X> static constexpr auto apply(const expr::mul<X, rewrite::one>& e) -> X {
+    return e.lhs;
+  }
   static constexpr auto apply(const expr::mul<rewrite::one, rewrite::one>&) -> rewrite::one {
     return {};
   }

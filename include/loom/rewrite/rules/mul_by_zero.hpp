@@ -15,13 +15,21 @@ namespace loom::rules {
 struct mul_by_zero {
   static constexpr std::string_view name = "mul_by_zero";
   template <class X>
-  static constexpr auto apply(const expr::mul<rewrite::zero, X>&) -> rewrite::zero { return {}; }
+  static constexpr auto apply(const expr::mul<rewrite::zero, X>&) -> rewrite::zero {
+    return {};
+  }
   template <class X>
-  static constexpr auto apply(const expr::mul<X, rewrite::zero>&) -> rewrite::zero { return {}; }
+  static constexpr auto apply(const expr::mul<X, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
   template <class X>
-  static constexpr auto apply(const expr::where<rewrite::zero, X>&) -> rewrite::zero { return {}; }
+  static constexpr auto apply(const expr::where<rewrite::zero, X>&) -> rewrite::zero {
+    return {};
+  }
   template <class X>
-  static constexpr auto apply(const expr::where<X, rewrite::zero>&) -> rewrite::zero { return {}; }
+  static constexpr auto apply(const expr::where<X, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
 };
 
 }  // namespace loom::rules

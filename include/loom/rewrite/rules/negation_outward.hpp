@@ -13,16 +13,9 @@
 namespace loom::rules {
 
 namespace detail {
-template <class X>
-using neg = expr::map<fn::negate, X>;
-template <class X>
-constexpr neg<X> negate(const X& x) {
-  return {fn::negate{}, std::tuple<X>{x}};
-}
-template <class X>
-constexpr const X& operand(const neg<X>& n) {
-  return std::get<0>(n.args);
-}
+template <class X> using neg = expr::map<fn::negate, X>;
+template <class X> constexpr neg<X> negate(const X& x) { return {fn::negate{}, std::tuple<X>{x}}; }
+template <class X> constexpr const X& operand(const neg<X>& n) { return std::get<0>(n.args); }
 }  // namespace detail
 
 // negation_outward:  (-a) * b ==> -(a * b),   a * (-b) ==> -(a * b),   (-a) * (-b) ==> a * b,

@@ -16,14 +16,18 @@ namespace loom::rules {
 struct zero_propagation {
   static constexpr std::string_view name = "zero_propagation";
   template <class I>
-  static constexpr auto apply(const expr::sum<I, rewrite::zero>&) -> rewrite::zero { return {}; }
+  static constexpr auto apply(const expr::sum<I, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
   template <class I>
   static constexpr auto apply(const expr::expand<I, rewrite::zero>&) -> rewrite::zero {
     return {};
   }
   template <class F>
     requires fn::is_zero_preserving_v<F>
-  static constexpr auto apply(const expr::map<F, rewrite::zero>&) -> rewrite::zero { return {}; }
+  static constexpr auto apply(const expr::map<F, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
 };
 
 }  // namespace loom::rules

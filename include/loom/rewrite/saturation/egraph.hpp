@@ -26,7 +26,7 @@ enum class kind : std::uint8_t { leaf, constant, add, mul, sum, opaque1, opaque2
 
 using id_t = std::uint16_t;
 inline constexpr id_t no_id = 0xffff;
-inline constexpr std::size_t max_leaves = 48;  // leaf occurrences: operand and index ids
+inline constexpr std::size_t max_leaves = 48;   // leaf occurrences: operand and index ids
 inline constexpr std::size_t max_indices = 64;  // original indices plus one per sum (a bit mask)
 
 /// One operator: its kind, its sum index, its operand classes, its leaf slot, its constant.
@@ -54,8 +54,7 @@ struct leaf_info {
 
 /// An e-graph of at most Max nodes. Class ids are node ids (a class is named by its first node);
 /// `find` gives the representative.
-template <std::size_t Max>
-struct egraph {
+template <std::size_t Max> struct egraph {
   static constexpr std::size_t capacity = Max;
   static constexpr std::size_t table_size = 2 * Max + 1;
 
@@ -70,8 +69,8 @@ struct egraph {
   std::size_t size = 0;
 
   std::array<leaf_info, max_leaves> leaves{};
-  std::size_t leaf_count = 0;    // occurrences
-  std::size_t source_count = 0;  // operands
+  std::size_t leaf_count = 0;                        // occurrences
+  std::size_t source_count = 0;                      // operands
   std::array<std::uint8_t, max_indices> original{};  // index id -> original index id
   std::array<double, max_indices> static_extent{};   // 0: known only at run time
   std::array<std::uint8_t, max_indices> base{};      // original id -> first original of its name
@@ -79,13 +78,13 @@ struct egraph {
   std::size_t index_count = 0;
 
   id_t root = no_id;
-  id_t other = no_id;  // a second root, when two expressions are compared
+  id_t other = no_id;          // a second root, when two expressions are compared
   bool other_pending = false;  // encoding a pair: sums keep their names
   std::size_t iterations = 0;
-  std::size_t cursor = 0;     // where the next iteration starts matching (see rules.hpp)
+  std::size_t cursor = 0;  // where the next iteration starts matching (see rules.hpp)
   std::size_t ac_cursor = 0;
-  std::size_t max_work = 0;   // the most matching work one iteration did
-  bool matched = false;       // between the two halves of an iteration (see rules.hpp)
+  std::size_t max_work = 0;  // the most matching work one iteration did
+  bool matched = false;      // between the two halves of an iteration (see rules.hpp)
   bool changed = false;
   bool node_limit_hit = false;
   bool saturated = false;
@@ -125,20 +124,29 @@ struct egraph {
 
   constexpr std::uint64_t free_of(const enode& n) const {
     switch (n.k) {
-      case kind::leaf: return leaves[n.slot].mask;
-      case kind::constant: return 0;
-      case kind::sum: return free[n.a] & ~(std::uint64_t{1} << n.index);
-      case kind::opaque1: return free[n.a];
-      default: return free[n.a] | free[n.b];
+      case kind::leaf:
+        return leaves[n.slot].mask;
+      case kind::constant:
+        return 0;
+      case kind::sum:
+        return free[n.a] & ~(std::uint64_t{1} << n.index);
+      case kind::opaque1:
+        return free[n.a];
+      default:
+        return free[n.a] | free[n.b];
     }
   }
   constexpr std::uint64_t bound_of(const enode& n) const {
     switch (n.k) {
       case kind::leaf:
-      case kind::constant: return 0;
-      case kind::sum: return bound[n.a] | (std::uint64_t{1} << n.index);
-      case kind::opaque1: return bound[n.a];
-      default: return bound[n.a] | bound[n.b];
+      case kind::constant:
+        return 0;
+      case kind::sum:
+        return bound[n.a] | (std::uint64_t{1} << n.index);
+      case kind::opaque1:
+        return bound[n.a];
+      default:
+        return bound[n.a] | bound[n.b];
     }
   }
 

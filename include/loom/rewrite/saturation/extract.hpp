@@ -65,15 +65,15 @@ struct term {
   }
 };
 
-template <std::size_t Max>
-constexpr signature signature_of(const egraph<Max>& g) {
+template <std::size_t Max> constexpr signature signature_of(const egraph<Max>& g) {
   return {g.leaves, g.leaf_count, g.original, g.static_extent, g.original_count, g.base};
 }
 
 /// The scenario the static choice uses: static extents where the formats give them, otherwise
 /// LOOM_SATURATION_DEFAULT_EXTENT; dense leaves density 1, sparse leaves
 /// LOOM_SATURATION_DEFAULT_DENSITY. `sparse_density` and `extent_of` vary it for alternatives.
-constexpr scenario default_scenario(const signature& s, double sparse_density = LOOM_SATURATION_DEFAULT_DENSITY,
+constexpr scenario default_scenario(const signature& s,
+                                    double sparse_density = LOOM_SATURATION_DEFAULT_DENSITY,
                                     double dense_only_extent = 0, double sparse_extent = 0) {
   scenario sc;
   std::uint64_t in_sparse = 0;
@@ -99,12 +99,18 @@ constexpr double min(double x, double y) { return x < y ? x : y; }
 constexpr double density(const enode& n, double da, double db, const scenario& sc,
                          const signature& s) {
   switch (n.k) {
-    case kind::leaf: return sc.density[n.slot];
-    case kind::constant: return 1;
-    case kind::mul: return min(da, db);
-    case kind::add: return min(1, da + db);
-    case kind::sum: return min(1, sc.extent[s.original[n.index]] * da);
-    default: return 1;
+    case kind::leaf:
+      return sc.density[n.slot];
+    case kind::constant:
+      return 1;
+    case kind::mul:
+      return min(da, db);
+    case kind::add:
+      return min(1, da + db);
+    case kind::sum:
+      return min(1, sc.extent[s.original[n.index]] * da);
+    default:
+      return 1;
   }
 }
 constexpr double size(std::uint64_t free, double d, const scenario& sc, const signature& s) {
@@ -134,8 +140,7 @@ constexpr double cost(const term& t, const scenario& sc) {
 }
 
 namespace detail {
-template <std::size_t Max>
-struct extractor {
+template <std::size_t Max> struct extractor {
   const egraph<Max>& g;
   const scenario& sc;
   signature sig;
@@ -211,8 +216,7 @@ struct extractor {
 }  // namespace detail
 
 /// The cheapest term of the root class under `sc` (greedy: the cheapest node of each class).
-template <std::size_t Max>
-constexpr term extract(const egraph<Max>& g, const scenario& sc) {
+template <std::size_t Max> constexpr term extract(const egraph<Max>& g, const scenario& sc) {
   term t;
   t.sig = signature_of(g);
   if (!g.supported) return t;

@@ -18,13 +18,11 @@ namespace loom::rewrite::saturation {
 
 /// An operand renamed by its slot, so that a rewritten copy of an expression (whose operands
 /// move and repeat) still names them: the type of a tensor or literal, never dereferenced.
-template <std::size_t Slot, class T>
-struct slot_tag {
+template <std::size_t Slot, class T> struct slot_tag {
   using value_type = typename std::remove_const_t<T>::value_type;
   using format_type = typename std::remove_const_t<T>::format_type;
 };
-template <std::size_t Slot, class T>
-struct slot_tag<Slot, expr::literal<T>> {
+template <std::size_t Slot, class T> struct slot_tag<Slot, expr::literal<T>> {
   using value_type = T;
   struct format_type {
     static constexpr bool all_dense = true;
@@ -34,26 +32,22 @@ struct slot_tag<Slot, expr::literal<T>> {
 namespace detail {
 // tagged<E, Next>: E with operand number Next + k renamed slot_tag<Next + k, ...>; `ok` is false
 // when E holds an opaque map (a rewritten copy could not name it)
-template <class E, std::size_t Next>
-struct tagged {
+template <class E, std::size_t Next> struct tagged {
   static constexpr bool ok = false;
   static constexpr std::size_t next = Next;
   using type = E;
 };
-template <class T, class... Is, std::size_t Next>
-struct tagged<expr::access<T, Is...>, Next> {
+template <class T, class... Is, std::size_t Next> struct tagged<expr::access<T, Is...>, Next> {
   static constexpr bool ok = true;
   static constexpr std::size_t next = Next + 1;
   using type = expr::access<slot_tag<Next, T>, Is...>;
 };
-template <class T, std::size_t Next>
-struct tagged<expr::literal<T>, Next> {
+template <class T, std::size_t Next> struct tagged<expr::literal<T>, Next> {
   static constexpr bool ok = true;
   static constexpr std::size_t next = Next + 1;
   using type = expr::access<slot_tag<Next, expr::literal<T>>>;
 };
-template <class L, class R, std::size_t Next>
-struct tagged<expr::add<L, R>, Next> {
+template <class L, class R, std::size_t Next> struct tagged<expr::add<L, R>, Next> {
   using l = tagged<L, Next>;
   using r = tagged<R, l::next>;
   static constexpr bool ok = l::ok && r::ok;
@@ -77,8 +71,7 @@ struct tagged<expr::map<fn::negate, X>, Next> : tagged<X, Next> {
 
 namespace detail {
 // A name made of an index's name, a separator and a number: bound names renamed apart.
-template <class Original, std::size_t Id, char Separator>
-constexpr auto numbered_name() {
+template <class Original, std::size_t Id, char Separator> constexpr auto numbered_name() {
   constexpr std::size_t n = Original::name.size();
   char text[n + 4]{};
   for (std::size_t k = 0; k < n; ++k) text[k] = Original::name[k];
@@ -90,53 +83,44 @@ constexpr auto numbered_name() {
 
 // The name an index was renamed apart from: its name up to '~'.
 template <class I>
-constexpr std::size_t base_length = I::name.find('~') == std::string_view::npos ? I::name.size()
-                                                                                 : I::name.find('~');
-template <class I>
-constexpr auto base_name() {
+constexpr std::size_t base_length =
+    I::name.find('~') == std::string_view::npos ? I::name.size() : I::name.find('~');
+template <class I> constexpr auto base_name() {
   char text[base_length<I> + 1]{};
   for (std::size_t k = 0; k < base_length<I>; ++k) text[k] = I::name[k];
   return fixed_string<base_length<I> + 1>(text);
 }
-template <class I>
-using base_index_t = loom::index<base_name<I>()>;
+template <class I> using base_index_t = loom::index<base_name<I>()>;
 
 // subst<E, From, To>: index From replaced by To where it is free
-template <class E, class From, class To>
-struct subst {
+template <class E, class From, class To> struct subst {
   using type = E;
 };
 template <class T, class... Is, class From, class To>
 struct subst<expr::access<T, Is...>, From, To> {
   using type = expr::access<T, std::conditional_t<std::is_same_v<Is, From>, To, Is>...>;
 };
-template <class L, class R, class From, class To>
-struct subst<expr::add<L, R>, From, To> {
+template <class L, class R, class From, class To> struct subst<expr::add<L, R>, From, To> {
   using type = expr::add<typename subst<L, From, To>::type, typename subst<R, From, To>::type>;
 };
-template <class L, class R, class From, class To>
-struct subst<expr::mul<L, R>, From, To> {
+template <class L, class R, class From, class To> struct subst<expr::mul<L, R>, From, To> {
   using type = expr::mul<typename subst<L, From, To>::type, typename subst<R, From, To>::type>;
 };
-template <class X, class From, class To>
-struct subst<expr::map<fn::negate, X>, From, To> {
+template <class X, class From, class To> struct subst<expr::map<fn::negate, X>, From, To> {
   using type = expr::map<fn::negate, typename subst<X, From, To>::type>;
 };
-template <class I, class B, class From, class To>
-struct subst<expr::sum<I, B>, From, To> {
+template <class I, class B, class From, class To> struct subst<expr::sum<I, B>, From, To> {
   using type = std::conditional_t<std::is_same_v<I, From>, expr::sum<I, B>,
                                   expr::sum<I, typename subst<B, From, To>::type>>;
 };
 
 // apart<E, N>: every sum of E binds a name of its own (numbered from N), so the normal form's
 // lift_sum can pull every sum out (it will not capture a name)
-template <class E, std::size_t N>
-struct apart {
+template <class E, std::size_t N> struct apart {
   using type = E;
   static constexpr std::size_t next = N;
 };
-template <class L, class R, std::size_t N>
-struct apart<expr::add<L, R>, N> {
+template <class L, class R, std::size_t N> struct apart<expr::add<L, R>, N> {
   using l = apart<L, N>;
   using r = apart<R, l::next>;
   using type = expr::add<typename l::type, typename r::type>;
@@ -147,12 +131,10 @@ struct apart<expr::mul<L, R>, N> : apart<expr::add<L, R>, N> {
   using base = apart<expr::add<L, R>, N>;
   using type = expr::mul<typename base::l::type, typename base::r::type>;
 };
-template <class X, std::size_t N>
-struct apart<expr::map<fn::negate, X>, N> : apart<X, N> {
+template <class X, std::size_t N> struct apart<expr::map<fn::negate, X>, N> : apart<X, N> {
   using type = expr::map<fn::negate, typename apart<X, N>::type>;
 };
-template <class I, class B, std::size_t N>
-struct apart<expr::sum<I, B>, N> {
+template <class I, class B, std::size_t N> struct apart<expr::sum<I, B>, N> {
   using b = apart<B, N>;
   using renamed = loom::index<numbered_name<I, b::next, '~'>()>;
   using type = expr::sum<renamed, typename subst<typename b::type, I, renamed>::type>;
@@ -161,12 +143,12 @@ struct apart<expr::sum<I, B>, N> {
 }  // namespace detail
 
 /// E with every bound name renamed apart (an alpha-equivalent expression).
-template <class E>
-using renamed_apart_t = typename detail::apart<E, 0>::type;
+template <class E> using renamed_apart_t = typename detail::apart<E, 0>::type;
 
 /// E with its operands named by slot (see slot_tag); `void` when E holds an opaque map.
 template <class E>
-using tagged_t = std::conditional_t<detail::tagged<E, 0>::ok, typename detail::tagged<E, 0>::type, void>;
+using tagged_t =
+    std::conditional_t<detail::tagged<E, 0>::ok, typename detail::tagged<E, 0>::type, void>;
 
 }  // namespace loom::rewrite::saturation
 

@@ -67,8 +67,10 @@ struct printer {
         return;
       }
       case kind::constant:
-        if (n.value == static_cast<double>(static_cast<long long>(n.value))) out.put(static_cast<long long>(n.value));
-        else out.put("c");
+        if (n.value == static_cast<double>(static_cast<long long>(n.value)))
+          out.put(static_cast<long long>(n.value));
+        else
+          out.put("c");
         return;
       case kind::add:
       case kind::mul:
@@ -102,8 +104,7 @@ struct printer {
 }  // namespace detail
 
 /// The text of `t`, index names taken from Indices (original index id -> type).
-template <class Indices>
-constexpr text print(const term& t) {
+template <class Indices> constexpr text print(const term& t) {
   detail::printer p{t};
   std::size_t k = 0;
   boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, Indices>>(
@@ -114,8 +115,7 @@ constexpr text print(const term& t) {
 }
 
 /// The text of alternative K of a saturation_result R.
-template <class R, std::size_t K = 0>
-constexpr text print_alternative() {
+template <class R, std::size_t K = 0> constexpr text print_alternative() {
   return print<typename R::indices>(R::template candidate<R::pick.first[K]>);
 }
 

@@ -61,32 +61,30 @@ constexpr bool keeps_name(const term& t, std::uint8_t id) {
 
 // Source: a type with `static constexpr term value`, `using expression = E` and
 // `using indices` (original index id -> type).
-template <class Source, std::size_t Id>
-constexpr auto index_type() {
+template <class Source, std::size_t Id> constexpr auto index_type() {
   using orig = typename Source::indices;
   constexpr const term& t = Source::value;
   using O = boost::mp11::mp_at_c<orig, t.sig.original[Id]>;
-  if constexpr (Id < t.sig.original_count) return O{};
-  else if constexpr (keeps_name(t, Id)) return base_index_t<O>{};
-  else return loom::index<numbered_name<base_index_t<O>, Id, '_'>()>{};
+  if constexpr (Id < t.sig.original_count)
+    return O{};
+  else if constexpr (keeps_name(t, Id))
+    return base_index_t<O>{};
+  else
+    return loom::index<numbered_name<base_index_t<O>, Id, '_'>()>{};
 }
-template <class Source, std::size_t Id>
-using index_t = decltype(index_type<Source, Id>());
+template <class Source, std::size_t Id> using index_t = decltype(index_type<Source, Id>());
 
-template <class Source, class Leaf, class Seq>
-struct renamed_access;
+template <class Source, class Leaf, class Seq> struct renamed_access;
 template <class Source, class T, class... Is, std::size_t... Ms>
 struct renamed_access<Source, expr::access<T, Is...>, std::index_sequence<Ms...>> {
   using type = expr::access<T, index_t<Source, Source::value.sig.leaves[Source::slot_].ids[Ms]>...>;
 };
 
-template <class Source, std::size_t Slot>
-struct at_slot : Source {
+template <class Source, std::size_t Slot> struct at_slot : Source {
   static constexpr std::size_t slot_ = Slot;
 };
 
-template <class Source, std::size_t Node, class Leaves>
-constexpr auto build(const Leaves& leaves) {
+template <class Source, std::size_t Node, class Leaves> constexpr auto build(const Leaves& leaves) {
   constexpr const term& t = Source::value;
   constexpr enode n = t.nodes[Node];
   using V = expr::value_type_t<typename Source::expression>;
@@ -135,8 +133,7 @@ constexpr auto build(const Leaves& leaves) {
 
 /// The expression of the term `Source::value` (Source: `static constexpr term value`,
 /// `using expression = E`) over the leaves of `e` (an E).
-template <class Source, class E>
-constexpr auto rebuild(const E& e) {
+template <class Source, class E> constexpr auto rebuild(const E& e) {
   return detail::build<Source, Source::value.root>(collect_leaves(e));
 }
 

@@ -32,12 +32,11 @@ namespace loom::rewrite::saturation {
 
 namespace detail {
 
-template <std::size_t Max>
-struct matcher {
+template <std::size_t Max> struct matcher {
   egraph<Max>& g;
   std::array<id_t, Max> head{};  // first node of each class (by representative)
   std::array<id_t, Max> next{};
-  std::size_t limit = 0;         // nodes present when the iteration started
+  std::size_t limit = 0;  // nodes present when the iteration started
   std::size_t ac_budget = Max / 8;
   std::size_t work_budget = LOOM_SATURATION_MAX_WORK;
   std::size_t work = 0;  // member visits and rule applications: bounds one constant evaluation
@@ -73,8 +72,7 @@ struct matcher {
   constexpr bool has_free(id_t c, std::uint8_t i) const { return (g.free[g.find(c)] >> i) & 1u; }
 
   // the members of class c (as it was indexed) of kind k
-  template <class F>
-  constexpr void each(id_t c, kind k, F&& f) {
+  template <class F> constexpr void each(id_t c, kind k, F&& f) {
     c = g.find(c);
     if (c >= limit) return;
     for (id_t m = head[c]; m != no_id; m = next[m]) {
@@ -157,9 +155,12 @@ struct matcher {
       if (g.dead[c]) continue;
       const enode n = g.nodes[c];
       const id_t self = static_cast<id_t>(c);
-      if (n.k == kind::mul) at_mul(self, n);
-      else if (n.k == kind::add) at_add(self, n);
-      else if (n.k == kind::sum) at_sum(self, n);
+      if (n.k == kind::mul)
+        at_mul(self, n);
+      else if (n.k == kind::add)
+        at_add(self, n);
+      else if (n.k == kind::sum)
+        at_sum(self, n);
     }
     partial = t < limit;
     g.cursor = (start + t) % limit;
@@ -171,8 +172,10 @@ struct matcher {
       const std::size_t c = (ac_start + u) % limit;
       if (g.dead[c]) continue;
       const enode n = g.nodes[c];
-      if (n.k == kind::mul) ac_mul(static_cast<id_t>(c), n);
-      else if (n.k == kind::add) ac_add(static_cast<id_t>(c), n);
+      if (n.k == kind::mul)
+        ac_mul(static_cast<id_t>(c), n);
+      else if (n.k == kind::add)
+        ac_add(static_cast<id_t>(c), n);
     }
     partial = partial || u < limit;
     g.ac_cursor = (ac_start + u) % limit;
@@ -186,8 +189,7 @@ struct matcher {
 /// Half an iteration, alternately: every rule at the nodes present (`matched`), then the
 /// congruence rebuild, which marks `saturated` when the matching changed nothing. Two constants
 /// per iteration, so each has the compiler's whole evaluation budget.
-template <std::size_t Max>
-constexpr egraph<Max> step(egraph<Max> g) {
+template <std::size_t Max> constexpr egraph<Max> step(egraph<Max> g) {
   if (g.saturated || !g.supported) return g;
   if (!g.matched) {
     if (g.node_limit_hit) return g;
@@ -198,8 +200,10 @@ constexpr egraph<Max> step(egraph<Max> g) {
   } else {
     g.rebuild();
     g.matched = false;
-    if (g.changed) ++g.iterations;
-    else g.saturated = true;
+    if (g.changed)
+      ++g.iterations;
+    else
+      g.saturated = true;
   }
   return g;
 }

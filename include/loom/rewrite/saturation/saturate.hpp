@@ -46,8 +46,7 @@ namespace saturation {
 // The seed: E's sum-product normal form (the rule engine's, over E's operands named by slot),
 // put in E's class before the first iteration, so the expanded terms are there from the start
 // and the node budget goes to factorising them. None when E holds an opaque map.
-template <class E, class Tagged = tagged_t<E>>
-struct seed {
+template <class E, class Tagged = tagged_t<E>> struct seed {
   using type = void;
 };
 template <class E, class Tagged>
@@ -55,13 +54,12 @@ template <class E, class Tagged>
 struct seed<E, Tagged> {
   using apart = renamed_apart_t<Tagged>;
   using normal = rewrite_t<apart, sum_product_normal_form>;
-  using type = std::conditional_t<
-      boost::mp11::mp_empty<boost::mp11::mp_set_difference<expr::all_indices_t<normal>,
-                                                          expr::all_indices_t<apart>>>::value,
-      normal, void>;
+  using type =
+      std::conditional_t<boost::mp11::mp_empty<boost::mp11::mp_set_difference<
+                             expr::all_indices_t<normal>, expr::all_indices_t<apart>>>::value,
+                         normal, void>;
 };
-template <class E>
-using seed_t = typename seed<E>::type;
+template <class E> using seed_t = typename seed<E>::type;
 
 // Each iteration is its own constant (own evaluation budget: clang's -fconstexpr-steps counts
 // per constant), and a saturated graph is copied unchanged.
@@ -80,26 +78,29 @@ inline constexpr egraph<Max> pair_v<E, F, Max, 0> = encode_pair<E, F, Max>();
 inline constexpr std::size_t scenario_count = 4;
 constexpr scenario scenario_at(const signature& s, std::size_t k) {
   switch (k) {
-    case 0: return default_scenario(s);
-    case 1: return default_scenario(s, 1.0);
-    case 2: return default_scenario(s, 1e-4, 16, 1e5);
-    default: return default_scenario(s, 1.0, 16, 1e4);
+    case 0:
+      return default_scenario(s);
+    case 1:
+      return default_scenario(s, 1.0);
+    case 2:
+      return default_scenario(s, 1e-4, 16, 1e5);
+    default:
+      return default_scenario(s, 1.0, 16, 1e4);
   }
 }
 
-template <class E, class Limits>
-struct result {
+template <class E, class Limits> struct result {
   using expression = E;
   using indices = seeded_indices_t<E, seed_t<E>>;
   static constexpr const egraph<Limits::max_nodes>& graph =
       graph_v<E, Limits::max_nodes, 2 * Limits::max_iterations>;
   static constexpr signature sig = signature_of(graph);
-  template <std::size_t K>
-  static constexpr term candidate = extract(graph, scenario_at(sig, K));
+  template <std::size_t K> static constexpr term candidate = extract(graph, scenario_at(sig, K));
 
   // distinct candidates, the default first, at most max_alternatives
   static constexpr auto pick = [] {
-    const std::array<term, scenario_count> all{candidate<0>, candidate<1>, candidate<2>, candidate<3>};
+    const std::array<term, scenario_count> all{candidate<0>, candidate<1>, candidate<2>,
+                                               candidate<3>};
     std::array<std::size_t, scenario_count> which{};
     std::size_t n = 0;
     for (std::size_t k = 0; k < scenario_count && n < Limits::max_alternatives; ++k) {
@@ -115,8 +116,7 @@ struct result {
 };
 
 // the term of alternative K as a rebuild source
-template <class R, std::size_t K>
-struct alternative_source {
+template <class R, std::size_t K> struct alternative_source {
   using expression = typename R::expression;
   using indices = typename R::indices;
   static constexpr const term& value = R::template candidate<R::pick.first[K]>;
@@ -140,11 +140,12 @@ inline constexpr bool equivalent_v = [] {
 /// `e` rewritten by equality saturation: the cheapest term under the static cost, as an
 /// expression over e's tensors. `e` itself when it holds nodes the e-graph does not model
 /// (where, expand) or exceeds its capacities.
-template <class Limits = saturation_limits<>, class E>
-constexpr auto saturate(const E& e) {
+template <class Limits = saturation_limits<>, class E> constexpr auto saturate(const E& e) {
   using R = saturation_result<E, Limits>;
-  if constexpr (!R::usable) return e;
-  else return saturation::rebuild<saturation::alternative_source<R, 0>>(e);
+  if constexpr (!R::usable)
+    return e;
+  else
+    return saturation::rebuild<saturation::alternative_source<R, 0>>(e);
 }
 
 /// Alternative K (K < saturation_result<E>::alternative_count) as an expression over e's tensors.
@@ -162,7 +163,10 @@ template <class Leaves, std::size_t... Ss>
 scenario measured(const signature& sig, const Leaves& leaves, std::index_sequence<Ss...>) {
   scenario sc = scenario_at(sig, 0);
   auto one = [&](std::size_t source, const auto& leaf) {
-    if constexpr (requires { leaf.tensor->shape(); leaf.tensor->nnz(); }) {
+    if constexpr (requires {
+                    leaf.tensor->shape();
+                    leaf.tensor->nnz();
+                  }) {
       const auto& t = *leaf.tensor;
       for (std::size_t s = 0; s < sig.leaf_count; ++s) {
         if (sig.leaves[s].source != source) continue;
@@ -234,8 +238,7 @@ decltype(auto) with_cheapest(const E& e, F&& f) {
 }
 
 /// The saturation line of `explain`: e-graph size, iterations, limits hit, extracted cost.
-template <class Limits = saturation_limits<>, class E>
-std::string explain_saturation(const E&) {
+template <class Limits = saturation_limits<>, class E> std::string explain_saturation(const E&) {
   using R = saturation_result<E, Limits>;
   if constexpr (!R::graph.supported) {
     return "saturation: not applied (a node the e-graph does not model)";

@@ -25,8 +25,7 @@ namespace loom::tra::ia {
 /// elements (tuples x tile volume) that changed site, for comparison with the cost model.
 class local_sites {
  public:
-  template <class Rel>
-  using phys = std::vector<Rel>;
+  template <class Rel> using phys = std::vector<Rel>;
 
   explicit local_sites(std::int64_t sites) : sites_(sites < 1 ? 1 : sites) {}
   std::int64_t sites() const { return sites_; }
@@ -41,7 +40,9 @@ class local_sites {
         case placement_kind::replicated:
           for (auto& site : out) site.insert(key, t);
           break;
-        case placement_kind::single: out[0].insert(key, t); break;
+        case placement_kind::single:
+          out[0].insert(key, t);
+          break;
         case placement_kind::partitioned:
           out[static_cast<std::size_t>(site_of(key, r.bounds(), d, sites_))].insert(key, t);
           break;
@@ -53,8 +54,7 @@ class local_sites {
     }
     return out;
   }
-  template <class Rel>
-  phys<Rel> broadcast(const phys<Rel>& p) const {
+  template <class Rel> phys<Rel> broadcast(const phys<Rel>& p) const {
     Rel all = union_of(p, false);
     phys<Rel> out(static_cast<std::size_t>(sites_), all);
     for (std::size_t s = 0; s < p.size(); ++s)
@@ -62,8 +62,7 @@ class local_sites {
     return out;
   }
   /// SHUF(d); an empty d gathers everything on site 0.
-  template <class Rel>
-  phys<Rel> shuffle(const phys<Rel>& p, std::span<const std::size_t> d) const {
+  template <class Rel> phys<Rel> shuffle(const phys<Rel>& p, std::span<const std::size_t> d) const {
     phys<Rel> out(static_cast<std::size_t>(sites_), Rel(p[0].bounds(), p[0].tile_shape()));
     for (std::size_t s = 0; s < p.size(); ++s)
       for (const auto& [key, t] : p[s]) {
@@ -75,23 +74,20 @@ class local_sites {
       }
     return out;
   }
-  template <class Rel, class F>
-  auto local(const phys<Rel>& p, F f) const {
+  template <class Rel, class F> auto local(const phys<Rel>& p, F f) const {
     using Out = std::remove_cvref_t<decltype(f(p[0]))>;
     phys<Out> out;
     for (const auto& site : p) out.push_back(f(site));
     return out;
   }
   /// f(site, rel) on every site.
-  template <class Rel, class F>
-  auto local_site(const phys<Rel>& p, F f) const {
+  template <class Rel, class F> auto local_site(const phys<Rel>& p, F f) const {
     using Out = std::remove_cvref_t<decltype(f(std::int64_t{0}, p[0]))>;
     phys<Out> out;
     for (std::size_t s = 0; s < p.size(); ++s) out.push_back(f(static_cast<std::int64_t>(s), p[s]));
     return out;
   }
-  template <class A, class B, class F>
-  auto local2(const phys<A>& a, const phys<B>& b, F f) const {
+  template <class A, class B, class F> auto local2(const phys<A>& a, const phys<B>& b, F f) const {
     using Out = std::remove_cvref_t<decltype(f(a[0], b[0]))>;
     phys<Out> out;
     for (std::size_t s = 0; s < a.size(); ++s) out.push_back(f(a[s], b[s]));
@@ -99,14 +95,10 @@ class local_sites {
   }
   /// Π_{key,array} of every site: replicas collapse; two different tiles under one key mean a
   /// local join or aggregation ran on incomplete data, which is reported, never hidden.
-  template <class Rel>
-  Rel collect(const phys<Rel>& p) const {
-    return union_of(p, true);
-  }
+  template <class Rel> Rel collect(const phys<Rel>& p) const { return union_of(p, true); }
 
  private:
-  template <class Rel>
-  static Rel union_of(const phys<Rel>& p, bool check) {
+  template <class Rel> static Rel union_of(const phys<Rel>& p, bool check) {
     Rel all(p[0].bounds(), p[0].tile_shape());
     for (std::size_t s = 0; s < p.size(); ++s)
       for (const auto& [key, t] : p[s]) {
@@ -126,45 +118,40 @@ class local_sites {
 };
 
 namespace detail {
-template <class P>
-struct placement_of {
+template <class P> struct placement_of {
   static constexpr placement_kind kind = placement_kind::arbitrary;
   static constexpr std::array<std::size_t, 0> dims{};
 };
-template <>
-struct placement_of<replicated> {
+template <> struct placement_of<replicated> {
   static constexpr placement_kind kind = placement_kind::replicated;
   static constexpr std::array<std::size_t, 0> dims{};
 };
-template <>
-struct placement_of<single> {
+template <> struct placement_of<single> {
   static constexpr placement_kind kind = placement_kind::single;
   static constexpr std::array<std::size_t, 0> dims{};
 };
-template <class D>
-struct placement_of<partitioned<D>> {
+template <class D> struct placement_of<partitioned<D>> {
   static constexpr placement_kind kind = placement_kind::partitioned;
   static constexpr auto dims = D::values;
 };
 
-template <class KM, class Rel>
-auto apply_key_map(const Rel& r) {
-  if constexpr (std::is_same_v<KM, same_key>) return r;
-  else return rekey<KM>(r);
+template <class KM, class Rel> auto apply_key_map(const Rel& r) {
+  if constexpr (std::is_same_v<KM, same_key>)
+    return r;
+  else
+    return rekey<KM>(r);
 }
-template <class A, class Rel>
-auto apply_tile_map(const Rel& r) {
-  if constexpr (std::is_same_v<A, same_tile>) return r;
-  else return transform(r, A{});
+template <class A, class Rel> auto apply_tile_map(const Rel& r) {
+  if constexpr (std::is_same_v<A, same_tile>)
+    return r;
+  else
+    return transform(r, A{});
 }
 
-template <class Plan>
-struct exec;
+template <class Plan> struct exec;
 
-template <std::size_t I, std::size_t K, class P>
-struct exec<leaf<I, K, P>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+template <std::size_t I, std::size_t K, class P> struct exec<leaf<I, K, P>> {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     const auto& r = std::get<I>(in);
     static_assert(std::remove_cvref_t<decltype(r)>::key_arity == K,
                   "loom::tra::ia::execute: a leaf's key-arity differs from its input's");
@@ -172,46 +159,35 @@ struct exec<leaf<I, K, P>> {
     return tr.place(r, pl::kind, std::span<const std::size_t>(pl::dims));
   }
 };
-template <class C>
-struct exec<bcast<C>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+template <class C> struct exec<bcast<C>> {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     return tr.broadcast(exec<C>::run(tr, in));
   }
 };
-template <class D, class C>
-struct exec<shuf<D, C>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+template <class D, class C> struct exec<shuf<D, C>> {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     return tr.shuffle(exec<C>::run(tr, in), std::span<const std::size_t>(D::values));
   }
 };
-template <class F, class C>
-struct exec<lfilter<F, C>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+template <class F, class C> struct exec<lfilter<F, C>> {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     return tr.local(exec<C>::run(tr, in), [](const auto& r) { return filter(r, F{}); });
   }
 };
-template <class KM, class A, class C>
-struct exec<lmap<KM, A, C>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+template <class KM, class A, class C> struct exec<lmap<KM, A, C>> {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     return tr.local(exec<C>::run(tr, in),
                     [](const auto& r) { return apply_tile_map<A>(apply_key_map<KM>(r)); });
   }
 };
-template <class G, class Op, class C>
-struct exec<lagg<G, Op, C>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
-    return tr.local(exec<C>::run(tr, in), [](const auto& r) { return aggregate(r, G::values, Op{}); });
+template <class G, class Op, class C> struct exec<lagg<G, Op, C>> {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
+    return tr.local(exec<C>::run(tr, in),
+                    [](const auto& r) { return aggregate(r, G::values, Op{}); });
   }
 };
-template <class G, class Op, class C>
-struct exec<lpartial<G, Op, C>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+template <class G, class Op, class C> struct exec<lpartial<G, Op, C>> {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     const std::int64_t sites = tr.sites();
     return tr.local_site(exec<C>::run(tr, in), [sites](std::int64_t site, const auto& r) {
       const auto a = aggregate(r, G::values, Op{});
@@ -231,11 +207,9 @@ struct exec<lpartial<G, Op, C>> {
     });
   }
 };
-template <class JL, class JR, class Op, class L, class R>
-struct exec<ljoin<JL, JR, Op, L, R>> {
+template <class JL, class JR, class Op, class L, class R> struct exec<ljoin<JL, JR, Op, L, R>> {
   static constexpr bool complete = join_complete<partition_t<L>, partition_t<R>, JL, JR>::value;
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     static_assert(complete,
                   "loom::tra::ia::execute: a local join whose inputs are not co-located would "
                   "lose pairs; broadcast one side, or shuffle both on matching join keys");
@@ -247,8 +221,7 @@ struct exec<ljoin<JL, JR, Op, L, R>> {
 // Σᴸ directly over ⋈ᴸ: one fused local operator (join_aggregate decides whether it can fuse).
 template <class G, class Op, class JL, class JR, class P, class L, class R>
 struct exec<lagg<G, Op, ljoin<JL, JR, P, L, R>>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     static_assert(exec<ljoin<JL, JR, P, L, R>>::complete,
                   "loom::tra::ia::execute: a local join whose inputs are not co-located would "
                   "lose pairs; broadcast one side, or shuffle both on matching join keys");
@@ -263,8 +236,7 @@ struct exec<lagg<G, Op, ljoin<JL, JR, P, L, R>>> {
 };
 template <std::size_t P, std::size_t From, std::size_t Dim, class C>
 struct exec<ldup<P, From, Dim, C>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     const std::int64_t n = std::get<From>(in).bounds()[Dim];
     return tr.local(exec<C>::run(tr, in), [n](const auto& r) { return duplicate<P>(r, n); });
   }

@@ -16,8 +16,8 @@ namespace loom::tra::ia {
 /// modulo the number of sites (a block-cyclic spread, balanced on full boxes). Tuples equal on
 /// D land together, and two relations with equal bounds on D use the same function.
 template <std::size_t K>
-std::int64_t site_of(const key_array<K>& key, const key_array<K>& bounds, std::span<const std::size_t> d,
-                     std::int64_t sites) {
+std::int64_t site_of(const key_array<K>& key, const key_array<K>& bounds,
+                     std::span<const std::size_t> d, std::int64_t sites) {
   std::int64_t lin = 0;
   for (std::size_t p : d) lin = lin * bounds[p] + key[p];
   return sites <= 0 ? 0 : lin % sites;

@@ -18,12 +18,10 @@ namespace loom::tra::ia {
 template <class R, class E>
 concept rule_applies_to = requires(E e) { R::apply(e); };
 
-template <class R, class E>
-using apply_rule_t = decltype(R::apply(std::declval<E>()));
+template <class R, class E> using apply_rule_t = decltype(R::apply(std::declval<E>()));
 
 namespace detail {
-template <class E, class Rules>
-struct rewrite_once_impl {
+template <class E, class Rules> struct rewrite_once_impl {
   using type = E;
   static constexpr bool changed = false;
 };
@@ -37,16 +35,13 @@ struct rewrite_once_impl<E, boost::mp11::mp_list<R, Rs...>> {
   static constexpr bool changed = true;
 };
 
-template <class E, class Rules, std::size_t Fuel>
-struct rewrite_impl;
+template <class E, class Rules, std::size_t Fuel> struct rewrite_impl;
 
 // children first, then the root, then again on a changed root (Fuel bounds the depth)
-template <class E, class Rules, std::size_t Fuel>
-struct rewrite_children {
+template <class E, class Rules, std::size_t Fuel> struct rewrite_children {
   using type = E;
 };
-template <class C, class Rules, std::size_t Fuel>
-struct rewrite_children<bcast<C>, Rules, Fuel> {
+template <class C, class Rules, std::size_t Fuel> struct rewrite_children<bcast<C>, Rules, Fuel> {
   using type = bcast<typename rewrite_impl<C, Rules, Fuel>::type>;
 };
 template <class D, class C, class Rules, std::size_t Fuel>
@@ -79,8 +74,7 @@ struct rewrite_children<ldup<P, From, Dim, C>, Rules, Fuel> {
   using type = ldup<P, From, Dim, typename rewrite_impl<C, Rules, Fuel>::type>;
 };
 
-template <class E, class Rules>
-struct rewrite_impl<E, Rules, 0> {
+template <class E, class Rules> struct rewrite_impl<E, Rules, 0> {
   using type = E;  // out of fuel: stop (a rule set that cycles is cut here)
 };
 template <bool Changed, class Next, class Inner, class Rules, std::size_t Fuel>
@@ -91,8 +85,7 @@ template <class Next, class Inner, class Rules, std::size_t Fuel>
 struct continue_if<true, Next, Inner, Rules, Fuel> {
   using type = typename rewrite_impl<Next, Rules, Fuel>::type;
 };
-template <class E, class Rules, std::size_t Fuel>
-struct rewrite_impl {
+template <class E, class Rules, std::size_t Fuel> struct rewrite_impl {
   using inner = typename rewrite_children<E, Rules, Fuel - 1>::type;
   using once = rewrite_once_impl<inner, Rules>;
   using type =

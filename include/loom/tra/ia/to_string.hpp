@@ -13,71 +13,64 @@
 namespace loom::tra::ia {
 
 namespace detail {
-template <class D>
-std::string dims_text() {
+template <class D> std::string dims_text() {
   std::string out = "<";
   for (std::size_t n = 0; n < D::size; ++n) out += (n ? "," : "") + std::to_string(D::values[n]);
   return out + ">";
 }
-template <class F>
-std::string fn_name() {
-  if constexpr (requires { F::name; }) return std::string(F::name);
-  else return "f";
+template <class F> std::string fn_name() {
+  if constexpr (requires { F::name; })
+    return std::string(F::name);
+  else
+    return "f";
 }
-template <class D>
-std::string partition_dims_text(partitioned<D>) {
+template <class D> std::string partition_dims_text(partitioned<D>) {
   std::string out;
   for (std::size_t n = 0; n < D::size; ++n) out += (n ? "," : "") + std::to_string(D::values[n]);
   return out;
 }
-template <class P>
-std::string placement_text() {
-  if constexpr (std::is_same_v<P, replicated>) return "{*}";
-  else if constexpr (std::is_same_v<P, single>) return "{site 0}";
-  else if constexpr (std::is_same_v<P, arbitrary>) return "";
-  else return "{" + partition_dims_text(P{}) + "}";
+template <class P> std::string placement_text() {
+  if constexpr (std::is_same_v<P, replicated>)
+    return "{*}";
+  else if constexpr (std::is_same_v<P, single>)
+    return "{site 0}";
+  else if constexpr (std::is_same_v<P, arbitrary>)
+    return "";
+  else
+    return "{" + partition_dims_text(P{}) + "}";
 }
 
-template <class Plan>
-struct printer;
-template <std::size_t I, std::size_t K, class P>
-struct printer<leaf<I, K, P>> {
+template <class Plan> struct printer;
+template <std::size_t I, std::size_t K, class P> struct printer<leaf<I, K, P>> {
   static std::string text() { return "R" + std::to_string(I) + placement_text<P>(); }
 };
-template <class C>
-struct printer<bcast<C>> {
+template <class C> struct printer<bcast<C>> {
   static std::string text() { return "BCAST(" + printer<C>::text() + ")"; }
 };
-template <class D, class C>
-struct printer<shuf<D, C>> {
+template <class D, class C> struct printer<shuf<D, C>> {
   static std::string text() { return "SHUF" + dims_text<D>() + "(" + printer<C>::text() + ")"; }
 };
-template <class F, class C>
-struct printer<lfilter<F, C>> {
+template <class F, class C> struct printer<lfilter<F, C>> {
   static std::string text() { return "σᴸ(" + fn_name<F>() + ", " + printer<C>::text() + ")"; }
 };
-template <class KM, class A, class C>
-struct printer<lmap<KM, A, C>> {
+template <class KM, class A, class C> struct printer<lmap<KM, A, C>> {
   static std::string text() {
     const std::string k = std::is_same_v<KM, same_key> ? "_" : fn_name<KM>();
     const std::string a = std::is_same_v<A, same_tile> ? "_" : fn_name<A>();
     return "λᴸ(" + k + ", " + a + ", " + printer<C>::text() + ")";
   }
 };
-template <class G, class Op, class C>
-struct printer<lagg<G, Op, C>> {
+template <class G, class Op, class C> struct printer<lagg<G, Op, C>> {
   static std::string text() {
     return "Σᴸ" + dims_text<G>() + "(" + fn_name<Op>() + ", " + printer<C>::text() + ")";
   }
 };
-template <class G, class Op, class C>
-struct printer<lpartial<G, Op, C>> {
+template <class G, class Op, class C> struct printer<lpartial<G, Op, C>> {
   static std::string text() {
     return "Σᴸ⁺" + dims_text<G>() + "(" + fn_name<Op>() + ", " + printer<C>::text() + ")";
   }
 };
-template <class JL, class JR, class Op, class L, class R>
-struct printer<ljoin<JL, JR, Op, L, R>> {
+template <class JL, class JR, class Op, class L, class R> struct printer<ljoin<JL, JR, Op, L, R>> {
   static std::string text() {
     return "⋈ᴸ" + dims_text<JL>() + "," + dims_text<JR>() + "(" + fn_name<Op>() + ", " +
            printer<L>::text() + ", " + printer<R>::text() + ")";
@@ -93,10 +86,7 @@ struct printer<ldup<P, From, Dim, C>> {
 }  // namespace detail
 
 /// The plan in the paper's notation (R<i>{D} is input i placed on positions D; {*} replicated).
-template <class Plan>
-std::string to_string() {
-  return detail::printer<Plan>::text();
-}
+template <class Plan> std::string to_string() { return detail::printer<Plan>::text(); }
 
 }  // namespace loom::tra::ia
 

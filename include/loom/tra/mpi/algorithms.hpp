@@ -18,14 +18,14 @@
 #  include <loom/tra/mpi/transport.hpp>
 #  include <loom/tra/plans.hpp>
 
-#  include <mpi.h>
-
 #  include <algorithm>
 #  include <array>
 #  include <cstdint>
 #  include <optional>
 #  include <string>
 #  include <vector>
+
+#  include <mpi.h>
 
 namespace loom::tra::mpi {
 
@@ -37,13 +37,16 @@ struct matmul_report {
 };
 
 namespace detail {
-template <class F>
-decltype(auto) with_partition(partitioning p, bool left, F&& f) {
+template <class F> decltype(auto) with_partition(partitioning p, bool left, F&& f) {
   switch (p) {
-    case partitioning::rows: return f(ia::partitioned<ia::dims<0>>{});
-    case partitioning::cols: return f(ia::partitioned<ia::dims<1>>{});
-    case partitioning::replicated: return f(ia::replicated{});
-    case partitioning::none: break;
+    case partitioning::rows:
+      return f(ia::partitioned<ia::dims<0>>{});
+    case partitioning::cols:
+      return f(ia::partitioned<ia::dims<1>>{});
+    case partitioning::replicated:
+      return f(ia::replicated{});
+    case partitioning::none:
+      break;
   }
   (void)left;
   return f(ia::arbitrary{});
@@ -60,14 +63,20 @@ enum class result_on {
 /// every rank and placed as `xp` / `yp` say; the strategy is the cost model's choice unless
 /// `force` names one.
 template <class T>
-relation<T, 2, 2> matmul(const transport& tr, const relation<T, 2, 2>& X, const relation<T, 2, 2>& Y,
-                         cost_model cm, partitioning xp = partitioning::none,
-                         partitioning yp = partitioning::none,
+relation<T, 2, 2> matmul(const transport& tr, const relation<T, 2, 2>& X,
+                         const relation<T, 2, 2>& Y, cost_model cm,
+                         partitioning xp = partitioning::none, partitioning yp = partitioning::none,
                          std::optional<matmul_strategy> force = std::nullopt,
                          matmul_report* report = nullptr, result_on where = result_on::every_rank) {
   cm.sites = tr.sites();
-  matmul_shape sh{X.bounds()[0], X.bounds()[1], Y.bounds()[1], X.tile_shape()[0],
-                  X.tile_shape()[1], Y.tile_shape()[1], xp, yp};
+  matmul_shape sh{X.bounds()[0],
+                  X.bounds()[1],
+                  Y.bounds()[1],
+                  X.tile_shape()[0],
+                  X.tile_shape()[1],
+                  Y.tile_shape()[1],
+                  xp,
+                  yp};
   strategy_cost c = force ? estimate(cm, sh, *force) : choose(cm, sh);
   const double before = tr.moved();
   std::string plan_text;
@@ -88,7 +97,8 @@ relation<T, 2, 2> matmul(const transport& tr, const relation<T, 2, 2>& X, const 
 /// loom CSR view over A's arrays, zero copies) by x (the broadcast side) and the blocks are
 /// all-gathered, so every rank returns the whole y.
 template <class T>
-std::vector<T> spmv(const transport& tr, const loom::tensor<T, loom::csr>& A, const std::vector<T>& x) {
+std::vector<T> spmv(const transport& tr, const loom::tensor<T, loom::csr>& A,
+                    const std::vector<T>& x) {
   constexpr loom::index<"i"> i;
   constexpr loom::index<"j"> j;
   const std::int64_t m = A.shape()[0], n = A.shape()[1];
@@ -102,7 +112,8 @@ std::vector<T> spmv(const transport& tr, const loom::tensor<T, loom::csr>& A, co
   using Pos = std::remove_cvref_t<decltype(pos[0])>;
   std::vector<Pos> block_pos(static_cast<std::size_t>(hi - lo + 1));
   for (std::int64_t q = lo; q <= hi; ++q)
-    block_pos[static_cast<std::size_t>(q - lo)] = pos[static_cast<std::size_t>(q)] - pos[static_cast<std::size_t>(lo)];
+    block_pos[static_cast<std::size_t>(q - lo)] =
+        pos[static_cast<std::size_t>(q)] - pos[static_cast<std::size_t>(lo)];
   const auto first = static_cast<std::size_t>(pos[static_cast<std::size_t>(lo)]);
   const auto count = static_cast<std::size_t>(pos[static_cast<std::size_t>(hi)]) - first;
   auto vals = A.values();
@@ -116,8 +127,10 @@ std::vector<T> spmv(const transport& tr, const loom::tensor<T, loom::csr>& A, co
   // gather the blocks in rank order
   std::vector<int> counts(static_cast<std::size_t>(s)), displs(static_cast<std::size_t>(s));
   for (std::int64_t q = 0; q < s; ++q) {
-    counts[static_cast<std::size_t>(q)] = detail::as_count(static_cast<std::size_t>(m * (q + 1) / s - m * q / s) * sizeof(T), "y");
-    displs[static_cast<std::size_t>(q)] = detail::as_count(static_cast<std::size_t>(m * q / s) * sizeof(T), "y");
+    counts[static_cast<std::size_t>(q)] =
+        detail::as_count(static_cast<std::size_t>(m * (q + 1) / s - m * q / s) * sizeof(T), "y");
+    displs[static_cast<std::size_t>(q)] =
+        detail::as_count(static_cast<std::size_t>(m * q / s) * sizeof(T), "y");
   }
   std::vector<T> y(static_cast<std::size_t>(m));
   check(MPI_Allgatherv(y_block.data(), counts[static_cast<std::size_t>(r)], MPI_BYTE, y.data(),

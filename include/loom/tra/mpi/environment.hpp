@@ -15,8 +15,6 @@
 #  ifndef MPICH_SKIP_MPICXX
 #    define MPICH_SKIP_MPICXX 1
 #  endif
-#  include <mpi.h>
-
 #  include <atomic>
 #  include <chrono>
 #  include <condition_variable>
@@ -27,6 +25,8 @@
 #  include <string>
 #  include <thread>
 
+#  include <mpi.h>
+
 namespace loom::tra::mpi {
 
 /// Throws loom::error naming the MPI call when it does not return MPI_SUCCESS.
@@ -35,7 +35,8 @@ inline void check(int rc, const char* call) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   MPI_Error_string(rc, text, &len);
-  throw error(std::string("loom::tra::mpi: ") + call + " failed: " + std::string(text, static_cast<std::size_t>(len)));
+  throw error(std::string("loom::tra::mpi: ") + call +
+              " failed: " + std::string(text, static_cast<std::size_t>(len)));
 }
 
 inline int rank(MPI_Comm comm = MPI_COMM_WORLD) {
@@ -59,8 +60,7 @@ inline int size(MPI_Comm comm = MPI_COMM_WORLD) {
 }
 
 /// Runs `f` and turns any exception into abort_job: the clear error of a failing rank.
-template <class F>
-int run_or_abort(F&& f) {
+template <class F> int run_or_abort(F&& f) {
   try {
     return f();
   } catch (const std::exception& e) {
@@ -81,8 +81,9 @@ class environment {
     watchdog_ = std::thread([this, timeout, r] {
       std::unique_lock<std::mutex> lock(mutex_);
       if (!done_cv_.wait_for(lock, timeout, [this] { return done_; })) {
-        std::fprintf(stderr, "loom::tra::mpi: rank %d timed out after %lld s (a rank failed or a "
-                             "collective does not match); ending the job\n",
+        std::fprintf(stderr,
+                     "loom::tra::mpi: rank %d timed out after %lld s (a rank failed or a "
+                     "collective does not match); ending the job\n",
                      r, static_cast<long long>(timeout.count()));
         std::fflush(stderr);
         std::_Exit(124);

@@ -11,8 +11,6 @@
 #  include <loom/tra/mpi/environment.hpp>
 #  include <loom/tra/relation.hpp>
 
-#  include <mpi.h>
-
 #  include <climits>
 #  include <cstddef>
 #  include <cstdint>
@@ -22,17 +20,19 @@
 #  include <type_traits>
 #  include <vector>
 
+#  include <mpi.h>
+
 namespace loom::tra::mpi {
 
 namespace detail {
 // A tuple travels as K int64 keys then the tile's values (every tile of a relation has one shape).
-template <class Rel>
-std::size_t record_bytes(const Rel& r) {
+template <class Rel> std::size_t record_bytes(const Rel& r) {
   return Rel::key_arity * sizeof(std::int64_t) +
          static_cast<std::size_t>(volume(r.tile_shape())) * sizeof(typename Rel::value_type);
 }
 template <class Rel>
-void append(std::vector<char>& buf, const typename Rel::key_type& key, const typename Rel::tile_type& t) {
+void append(std::vector<char>& buf, const typename Rel::key_type& key,
+            const typename Rel::tile_type& t) {
   static_assert(std::is_trivially_copyable_v<typename Rel::value_type>,
                 "loom::tra::mpi: tiles must hold trivially copyable values to be sent");
   const std::size_t at = buf.size();
@@ -44,14 +44,13 @@ void append(std::vector<char>& buf, const typename Rel::key_type& key, const typ
 }
 // Adds every record of `buf` to `out`; a key already present must hold the same tile when
 // `check` (collect), else the replica is skipped (broadcast of replicated data).
-template <class Rel>
-void read_into(Rel& out, std::span<const char> buf, bool check, int from) {
+template <class Rel> void read_into(Rel& out, std::span<const char> buf, bool check, int from) {
   const std::size_t rb = record_bytes(out);
   const std::size_t kb = Rel::key_arity * sizeof(std::int64_t);
   if (rb == 0 || buf.size() % rb != 0)
-    throw error("loom::tra::mpi: received " + std::to_string(buf.size()) +
-                " bytes from rank " + std::to_string(from) + ", not a whole number of " +
-                std::to_string(rb) + "-byte tuples (ranks disagree on the relation's shape)");
+    throw error("loom::tra::mpi: received " + std::to_string(buf.size()) + " bytes from rank " +
+                std::to_string(from) + ", not a whole number of " + std::to_string(rb) +
+                "-byte tuples (ranks disagree on the relation's shape)");
   for (std::size_t at = 0; at < buf.size(); at += rb) {
     typename Rel::key_type key{};
     if (kb) std::memcpy(key.data(), buf.data() + at, kb);
@@ -60,7 +59,8 @@ void read_into(Rel& out, std::span<const char> buf, bool check, int from) {
     if (const auto* have = out.find(key)) {
       if (check && !(*have == t))
         throw error("loom::tra::mpi: key " + to_string(key) + " holds different tiles on rank " +
-                    std::to_string(from) + " and another rank (a local join or aggregation ran "
+                    std::to_string(from) +
+                    " and another rank (a local join or aggregation ran "
                     "on incomplete data)");
       continue;
     }
@@ -87,8 +87,8 @@ inline std::vector<char> allgather_bytes(const std::vector<char>& mine, std::vec
     total += static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]);
   }
   std::vector<char> all(total);
-  check(MPI_Allgatherv(mine.data(), n, MPI_BYTE, all.data(), counts.data(), displs.data(),
-                       MPI_BYTE, comm),
+  check(MPI_Allgatherv(mine.data(), n, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE,
+                       comm),
         "MPI_Allgatherv");
   return all;
 }
@@ -97,8 +97,7 @@ inline std::vector<char> allgather_bytes(const std::vector<char>& mine, std::vec
 /// The MPI transport: site = rank. Inputs are given whole to every rank (each keeps its share).
 class transport {
  public:
-  template <class Rel>
-  using phys = Rel;
+  template <class Rel> using phys = Rel;
 
   explicit transport(MPI_Comm comm = MPI_COMM_WORLD)
       : comm_(comm), size_(mpi::size(comm)), rank_(mpi::rank(comm)) {}
@@ -115,18 +114,25 @@ class transport {
     for (const auto& [key, t] : r) {
       std::int64_t site = 0;
       switch (kind) {
-        case ia::placement_kind::replicated: site = rank_; break;
-        case ia::placement_kind::single: site = 0; break;
-        case ia::placement_kind::partitioned: site = ia::site_of(key, r.bounds(), d, size_); break;
-        case ia::placement_kind::arbitrary: site = ordinal % size_; break;
+        case ia::placement_kind::replicated:
+          site = rank_;
+          break;
+        case ia::placement_kind::single:
+          site = 0;
+          break;
+        case ia::placement_kind::partitioned:
+          site = ia::site_of(key, r.bounds(), d, size_);
+          break;
+        case ia::placement_kind::arbitrary:
+          site = ordinal % size_;
+          break;
       }
       if (site == rank_) out.insert(key, t);
       ++ordinal;
     }
     return out;
   }
-  template <class Rel>
-  Rel broadcast(const Rel& mine) const {
+  template <class Rel> Rel broadcast(const Rel& mine) const {
     if (size_ == 1) return mine;  // one site: nothing to move
     std::vector<char> buf;
     for (const auto& [key, t] : mine) detail::append<Rel>(buf, key, t);
@@ -135,14 +141,15 @@ class transport {
     const auto all = detail::allgather_bytes(buf, counts, displs, comm_);
     Rel out(mine.bounds(), mine.tile_shape());
     for (int r = 0; r < size_; ++r)
-      detail::read_into(out, std::span<const char>(all.data() + displs[static_cast<std::size_t>(r)],
-                                                   static_cast<std::size_t>(counts[static_cast<std::size_t>(r)])),
-                        false, r);
+      detail::read_into(
+          out,
+          std::span<const char>(all.data() + displs[static_cast<std::size_t>(r)],
+                                static_cast<std::size_t>(counts[static_cast<std::size_t>(r)])),
+          false, r);
     return out;
   }
   /// SHUF(d); an empty d gathers everything on rank 0.
-  template <class Rel>
-  Rel shuffle(const Rel& mine, std::span<const std::size_t> d) const {
+  template <class Rel> Rel shuffle(const Rel& mine, std::span<const std::size_t> d) const {
     if (size_ == 1) return mine;
     std::vector<std::vector<char>> out_bufs(static_cast<std::size_t>(size_));
     for (const auto& [key, t] : mine) {
@@ -172,26 +179,22 @@ class transport {
           "MPI_Alltoallv");
     Rel out(mine.bounds(), mine.tile_shape());
     for (int r = 0; r < size_; ++r)
-      detail::read_into(out, std::span<const char>(recv.data() + rdispls[static_cast<std::size_t>(r)],
-                                                   static_cast<std::size_t>(rcounts[static_cast<std::size_t>(r)])),
-                        false, r);  // a replicated input sends each tuple from every rank
+      detail::read_into(
+          out,
+          std::span<const char>(recv.data() + rdispls[static_cast<std::size_t>(r)],
+                                static_cast<std::size_t>(rcounts[static_cast<std::size_t>(r)])),
+          false, r);  // a replicated input sends each tuple from every rank
     return out;
   }
-  template <class Rel, class F>
-  auto local(const Rel& mine, F f) const {
-    return f(mine);
-  }
-  template <class Rel, class F>
-  auto local_site(const Rel& mine, F f) const {
+  template <class Rel, class F> auto local(const Rel& mine, F f) const { return f(mine); }
+  template <class Rel, class F> auto local_site(const Rel& mine, F f) const {
     return f(static_cast<std::int64_t>(rank_), mine);
   }
-  template <class A, class B, class F>
-  auto local2(const A& a, const B& b, F f) const {
+  template <class A, class B, class F> auto local2(const A& a, const B& b, F f) const {
     return f(a, b);
   }
   /// The logical result on every rank (all-gather; replicas collapse, conflicts throw).
-  template <class Rel>
-  Rel collect(const Rel& mine) const {
+  template <class Rel> Rel collect(const Rel& mine) const {
     if (size_ == 1) return mine;
     std::vector<char> buf;
     for (const auto& [key, t] : mine) detail::append<Rel>(buf, key, t);
@@ -199,9 +202,11 @@ class transport {
     const auto all = detail::allgather_bytes(buf, counts, displs, comm_);
     Rel out(mine.bounds(), mine.tile_shape());
     for (int r = 0; r < size_; ++r)
-      detail::read_into(out, std::span<const char>(all.data() + displs[static_cast<std::size_t>(r)],
-                                                   static_cast<std::size_t>(counts[static_cast<std::size_t>(r)])),
-                        true, r);
+      detail::read_into(
+          out,
+          std::span<const char>(all.data() + displs[static_cast<std::size_t>(r)],
+                                static_cast<std::size_t>(counts[static_cast<std::size_t>(r)])),
+          true, r);
     return out;
   }
 
@@ -213,8 +218,7 @@ class transport {
 };
 
 /// A checksum of a relation (bounds, keys, tile values), equal on equal relations.
-template <class Rel>
-std::uint64_t checksum(const Rel& r) {
+template <class Rel> std::uint64_t checksum(const Rel& r) {
   std::uint64_t h = 1469598103934665603ull;
   auto mix = [&](const void* p, std::size_t n) {
     const auto* c = static_cast<const unsigned char*>(p);

@@ -27,12 +27,12 @@ struct merge_filters {
 struct merge_maps {
   static constexpr std::string_view name = "R1-2 merge_maps";
   template <class K1, class A1, class K2, class A2, class C>
-  static auto apply(lmap<K1, A1, lmap<K2, A2, C>>)
-      -> lmap<std::conditional_t<std::is_same_v<K1, same_key>, K2,
-                                 std::conditional_t<std::is_same_v<K2, same_key>, K1, compose<K1, K2>>>,
-              std::conditional_t<std::is_same_v<A1, same_tile>, A2,
-                                 std::conditional_t<std::is_same_v<A2, same_tile>, A1, compose<A1, A2>>>,
-              C>;
+  static auto apply(lmap<K1, A1, lmap<K2, A2, C>>) -> lmap<
+      std::conditional_t<std::is_same_v<K1, same_key>, K2,
+                         std::conditional_t<std::is_same_v<K2, same_key>, K1, compose<K1, K2>>>,
+      std::conditional_t<std::is_same_v<A1, same_tile>, A2,
+                         std::conditional_t<std::is_same_v<A2, same_tile>, A1, compose<A1, A2>>>,
+      C>;
 };
 
 /// R1-3  σᴸ(f, λᴸ(id, a, R))  ==>  λᴸ(id, a, σᴸ(f, R))   if the key map is the identity
@@ -55,10 +55,8 @@ struct map_into_aggregation {
 
 namespace detail {
 // Rebuilds the aggregated key from an input key: the projection onto gbk.
-template <class G>
-struct project_gbk {
-  template <class K>
-  auto operator()(const K& k) const {
+template <class G> struct project_gbk {
+  template <class K> auto operator()(const K& k) const {
     std::array<std::int64_t, G::size> o{};
     for (std::size_t n = 0; n < G::size; ++n) o[n] = k[G::values[n]];
     return o;
@@ -67,17 +65,14 @@ struct project_gbk {
 // Rebuilds the join-key segment of a join's output key from one side's key: positions JSide go
 // to output positions [Skip, Skip + |J|); other positions are left 0 (the predicate must not
 // read them: checked by the rule's condition).
-template <class JSide, std::size_t Skip, std::size_t KO>
-struct join_key_as_output {
-  template <class K>
-  auto operator()(const K& k) const {
+template <class JSide, std::size_t Skip, std::size_t KO> struct join_key_as_output {
+  template <class K> auto operator()(const K& k) const {
     std::array<std::int64_t, KO> o{};
     for (std::size_t n = 0; n < JSide::size; ++n) o[Skip + n] = k[JSide::values[n]];
     return o;
   }
 };
-template <std::size_t Skip, std::size_t G>
-constexpr std::array<std::size_t, G> segment() {
+template <std::size_t Skip, std::size_t G> constexpr std::array<std::size_t, G> segment() {
   std::array<std::size_t, G> a{};
   for (std::size_t n = 0; n < G; ++n) a[n] = Skip + n;
   return a;

@@ -18,16 +18,14 @@ using namespace loom::tra::ia;
 /// R2-1  SHUF(p2, SHUF(p1, R))  ==>  SHUF(p2, R)   (and a BCAST under a SHUF is dropped too)
 struct collapse_shuffles {
   static constexpr std::string_view name = "R2-1 collapse_shuffles";
-  template <class D2, class D1, class C>
-  static auto apply(shuf<D2, shuf<D1, C>>) -> shuf<D2, C>;
+  template <class D2, class D1, class C> static auto apply(shuf<D2, shuf<D1, C>>) -> shuf<D2, C>;
 };
 
 /// R2-2  σᴸ(f, BCAST(R)) ==> BCAST(σᴸ(f, R));  σᴸ(f, SHUF(p, R)) ==> SHUF(p, σᴸ(f, R))
 /// (filter before moving data)
 struct filter_before_move {
   static constexpr std::string_view name = "R2-2 filter_before_move";
-  template <class F, class C>
-  static auto apply(lfilter<F, bcast<C>>) -> bcast<lfilter<F, C>>;
+  template <class F, class C> static auto apply(lfilter<F, bcast<C>>) -> bcast<lfilter<F, C>>;
   template <class F, class D, class C>
   static auto apply(lfilter<F, shuf<D, C>>) -> shuf<D, lfilter<F, C>>;
 };
@@ -47,8 +45,7 @@ struct map_before_move {
 /// λᴸ(id, id, R) ==> R (what R1-2 and R1-7 leave behind).
 struct drop_identity_map {
   static constexpr std::string_view name = "drop_identity_map";
-  template <class C>
-  static auto apply(lmap<same_key, same_tile, C>) -> C;
+  template <class C> static auto apply(lmap<same_key, same_tile, C>) -> C;
 };
 
 /// R2-4  Σᴸ(g, op, SHUF(p, R))  ==>  Σᴸ(g, op, R)   if R is already partitioned on a non-empty
@@ -62,20 +59,15 @@ struct skip_shuffle_before_aggregation {
 };
 
 namespace detail {
-template <class Seq>
-struct iota_dims_impl;
-template <std::size_t... I>
-struct iota_dims_impl<std::index_sequence<I...>> {
+template <class Seq> struct iota_dims_impl;
+template <std::size_t... I> struct iota_dims_impl<std::index_sequence<I...>> {
   using type = dims<I...>;
 };
 template <std::size_t N>
 using iota_dims = typename iota_dims_impl<std::make_index_sequence<N>>::type;
-template <class C>
-inline constexpr bool is_lagg = false;
-template <class G, class Op, class C>
-inline constexpr bool is_lagg<lagg<G, Op, C>> = true;
-template <class G, class Op, class C>
-inline constexpr bool is_lagg<lpartial<G, Op, C>> = true;
+template <class C> inline constexpr bool is_lagg = false;
+template <class G, class Op, class C> inline constexpr bool is_lagg<lagg<G, Op, C>> = true;
+template <class G, class Op, class C> inline constexpr bool is_lagg<lpartial<G, Op, C>> = true;
 }  // namespace detail
 
 /// R2-5  Σᴸ(g, op, SHUF(p, R))  ==>  Σᴸ(0..|g|-1, op, SHUF(p', Σᴸ⁺(g, op, R)))   (a combiner;
@@ -110,8 +102,8 @@ struct shuffle_join {
 struct co_partitioned_join {
   static constexpr std::string_view name = "R2-7 co_partitioned_join";
   template <class D, class JL, class JR, class Op, class L, class R>
-    requires std::is_same_v<D, typename ia::detail::join_positions<
-                                   arity_v<bcast<L>>, arity_v<R>, JL, JR, true, JL>::type>
+    requires std::is_same_v<D, typename ia::detail::join_positions<arity_v<bcast<L>>, arity_v<R>,
+                                                                   JL, JR, true, JL>::type>
   static auto apply(shuf<D, ljoin<JL, JR, Op, bcast<L>, R>>)
       -> ljoin<JL, JR, Op, shuf<JL, L>, shuf<JR, R>>;
 };

@@ -12,10 +12,9 @@
 namespace loom::tra::rules {
 
 /// R1-x: fewer flops and less memory inside a site.
-using lambda_composition =
-    boost::mp11::mp_list<merge_filters, merge_maps, filter_before_map, map_into_aggregation,
-                         filter_into_aggregation, filter_into_join, map_into_join,
-                         drop_identity_map>;
+using lambda_composition = boost::mp11::mp_list<merge_filters, merge_maps, filter_before_map,
+                                                map_into_aggregation, filter_into_aggregation,
+                                                filter_into_join, map_into_join, drop_identity_map>;
 /// R2-x that always reduce communication (R2-6 alternatives are enumerated, not applied here;
 /// R2-5 and R2-7 change the plan's shape and are offered by the strategy generator).
 using repartition = boost::mp11::mp_list<collapse_shuffles, filter_before_move, map_before_move,
