@@ -4,8 +4,9 @@
 #
 # usage: bash tools/test.sh [gcc|clang]
 #   Installs the Debian packages it needs when some are missing (as root, or through sudo; with a
-#   message naming them otherwise, see tools/packages.sh), checks that single_include/ is current
-#   (and README.md's quick start, if tools/check_readme.py exists), then configures, builds and
+#   message naming them otherwise, see tools/packages.sh), checks the formatting (clang-format-16,
+#   tools/check_format.sh), that single_include/ is current (and README.md's quick start, if
+#   tools/check_readme.py exists), then configures, builds and
 #   runs ctest in two configurations:
 #   build/gcc (g++ -O0; tests/differential over a covering sample of its format combinations;
 #   header self-containment), then the examples in Release (-O3, build/release-gcc), built and run;
@@ -31,7 +32,7 @@ esac
 # framework, and what optional tests use (Eigen, SQLite, MPI, Google Benchmark, scipy).
 packages=(cmake ninja-build g++ g++-12 clang-14 libclang-rt-14-dev libboost-dev doctest-dev ccache
           python3 python3-numpy python3-scipy libbenchmark-dev libeigen3-dev sqlite3
-          libopenmpi-dev openmpi-bin)
+          libopenmpi-dev openmpi-bin clang-format-16)
 
 jobs=$(nproc 2>/dev/null || echo 2)
 generator=()
@@ -151,6 +152,7 @@ if command -v ccache > /dev/null 2>&1; then
   export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
 fi
 
+stage "format check" bash tools/check_format.sh
 stage "single_include check" bash tools/check_single_include.sh
 stage "layering check" python3 tools/check_layers.py
 if [ -f tools/check_readme.py ]; then
