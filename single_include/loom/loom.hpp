@@ -10,20 +10,6 @@
 #ifndef LOOM_LOOM_HPP
 #define LOOM_LOOM_HPP
 
-// ---- begin <loom/version.hpp>
-// Defines loom's version macros (core vocabulary).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_VERSION_HPP
-#define LOOM_VERSION_HPP
-
-#define LOOM_VERSION_MAJOR 0
-#define LOOM_VERSION_MINOR 1
-#define LOOM_VERSION_PATCH 0
-#define LOOM_VERSION (LOOM_VERSION_MAJOR * 10000 + LOOM_VERSION_MINOR * 100 + LOOM_VERSION_PATCH)
-
-#endif  // LOOM_VERSION_HPP
-// ---- end <loom/version.hpp>
-
 // ---- begin <loom/core.hpp>
 // Umbrella header of core/: index names, semirings, errors, configuration.
 // SPDX-License-Identifier: BSL-1.0
@@ -120,8 +106,7 @@ class duplicate_error : public error {
 namespace loom {
 
 /// A string literal usable as a non-type template argument: `loom::index<"i">`.
-template <std::size_t N>
-struct fixed_string {
+template <std::size_t N> struct fixed_string {
   char chars[N]{};
   constexpr fixed_string(const char (&text)[N]) {  // NOLINT: implicit by design
     for (std::size_t k = 0; k < N; ++k) chars[k] = text[k];
@@ -146,16 +131,13 @@ struct fixed_string {
 namespace loom {
 
 /// An index variable: an empty type named by a string. `constexpr loom::index<"i"> i;`
-template <fixed_string Name>
-struct index {
+template <fixed_string Name> struct index {
   static constexpr std::string_view name = Name.view();
 };
 
 namespace detail {
-template <class T>
-struct is_index : std::false_type {};
-template <fixed_string Name>
-struct is_index<index<Name>> : std::true_type {};
+template <class T> struct is_index : std::false_type {};
+template <fixed_string Name> struct is_index<index<Name>> : std::true_type {};
 }  // namespace detail
 
 /// Satisfied by `loom::index<"...">` types.
@@ -199,31 +181,28 @@ struct semiring_traits<T> {
 };
 
 namespace detail {
-template <class T>
-constexpr T infinity_of() {
-  if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
-  else return std::numeric_limits<T>::max();
+template <class T> constexpr T infinity_of() {
+  if constexpr (std::numeric_limits<T>::has_infinity)
+    return std::numeric_limits<T>::infinity();
+  else
+    return std::numeric_limits<T>::max();
 }
 }  // namespace detail
 
 // The wrappers below hold one value; `==` compares it, `+` and `*` are the semiring's.
-#define LOOM_DEFINE_SEMIRING_WRAPPER(Name)                                                      \
-  template <class T>                                                                            \
-  struct Name {                                                                                 \
-    T value{semiring_traits<Name<T>>::zero().value};                                            \
-    constexpr Name() = default;                                                                 \
-    constexpr Name(T v) : value(v) {} /* NOLINT: implicit from the carrier */                   \
-    friend constexpr bool operator==(Name a, Name b) { return a.value == b.value; }             \
+#define LOOM_DEFINE_SEMIRING_WRAPPER(Name)                                                       \
+  template <class T> struct Name {                                                               \
+    T value{semiring_traits<Name<T>>::zero().value};                                             \
+    constexpr Name() = default;                                                                  \
+    constexpr Name(T v) : value(v) {} /* NOLINT: implicit from the carrier */                    \
+    friend constexpr bool operator==(Name a, Name b) { return a.value == b.value; }              \
     friend constexpr Name operator+(Name a, Name b) { return semiring_traits<Name>::add(a, b); } \
     friend constexpr Name operator*(Name a, Name b) { return semiring_traits<Name>::mul(a, b); } \
   };
 
-template <class T>
-struct min_plus;
-template <class T>
-struct max_plus;
-template <class T>
-struct max_times;
+template <class T> struct min_plus;
+template <class T> struct max_plus;
+template <class T> struct max_times;
 
 /// A view's const elements keep their semiring (arithmetic types already match above).
 template <class T>
@@ -231,8 +210,7 @@ template <class T>
 struct semiring_traits<const T> : semiring_traits<T> {};
 
 /// (min, +): zero = +inf, one = 0. Shortest paths.
-template <class T>
-struct semiring_traits<min_plus<T>> {
+template <class T> struct semiring_traits<min_plus<T>> {
   static constexpr std::string_view name = "min_plus";
   static constexpr bool idempotent = true;
   static constexpr min_plus<T> zero() { return min_plus<T>(detail::infinity_of<T>()); }
@@ -248,8 +226,7 @@ struct semiring_traits<min_plus<T>> {
 };
 
 /// (max, +): zero = -inf, one = 0. Longest paths, Viterbi in log space.
-template <class T>
-struct semiring_traits<max_plus<T>> {
+template <class T> struct semiring_traits<max_plus<T>> {
   static constexpr std::string_view name = "max_plus";
   static constexpr bool idempotent = true;
   static constexpr T neg_inf() { return -detail::infinity_of<T>(); }
@@ -266,8 +243,7 @@ struct semiring_traits<max_plus<T>> {
 };
 
 /// (max, ×) over non-negative values: zero = 0, one = 1. Most reliable path.
-template <class T>
-struct semiring_traits<max_times<T>> {
+template <class T> struct semiring_traits<max_times<T>> {
   static constexpr std::string_view name = "max_times";
   static constexpr bool idempotent = true;
   static constexpr max_times<T> zero() { return max_times<T>(T(0)); }
@@ -278,9 +254,7 @@ struct semiring_traits<max_times<T>> {
   static constexpr max_times<T> mul(max_times<T> a, max_times<T> b) {
     return max_times<T>(a.value * b.value);
   }
-  static constexpr max_times<T> scale(max_times<T> a, std::int64_t n) {
-    return n > 0 ? a : zero();
-  }
+  static constexpr max_times<T> scale(max_times<T> a, std::int64_t n) { return n > 0 ? a : zero(); }
 };
 
 LOOM_DEFINE_SEMIRING_WRAPPER(min_plus)
@@ -298,8 +272,7 @@ struct boolean {
   friend constexpr boolean operator*(boolean a, boolean b) { return a.value && b.value; }
 };
 
-template <>
-struct semiring_traits<boolean> {
+template <> struct semiring_traits<boolean> {
   static constexpr std::string_view name = "boolean";
   static constexpr bool idempotent = true;
   static constexpr boolean zero() { return false; }
@@ -323,8 +296,7 @@ template <class T>
 inline constexpr bool is_arithmetic_semiring_v = std::is_arithmetic_v<T> && !std::same_as<T, bool>;
 
 /// `x` added to itself `n` times in T's semiring.
-template <semiring T>
-constexpr T semiring_scale(T x, std::int64_t n) {
+template <semiring T> constexpr T semiring_scale(T x, std::int64_t n) {
   if constexpr (requires { semiring_traits<T>::scale(x, n); }) {
     return semiring_traits<T>::scale(x, n);
   } else {
@@ -387,7 +359,8 @@ inline void reset_work_counters() {
   detail::work.probes = 0;
   detail::work.writes = 0;
 }
-#  define LOOM_COUNT_WORK(field) (::loom::detail::work.field.fetch_add(1, std::memory_order_relaxed))
+#  define LOOM_COUNT_WORK(field) \
+    (::loom::detail::work.field.fetch_add(1, std::memory_order_relaxed))
 #  define LOOM_COUNT_WORK_N(field, n) \
     (::loom::detail::work.field.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed))
 #else
@@ -424,6 +397,100 @@ inline void reset_work_counters() {}
 #ifndef LOOM_EXEC_DECOMPOSE_HPP
 #define LOOM_EXEC_DECOMPOSE_HPP
 
+// ---- begin <loom/exec/evaluate.hpp>
+// Defines evaluation: `out(i...) = e`, `out(i...) += e` and loom::eval(e). Checks the kernel,
+// picks the plan, binds (transposed) operands, lowers to streams and runs them (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_EVALUATE_HPP
+#define LOOM_EXEC_EVALUATE_HPP
+
+// ---- begin <loom/expr/operators.hpp>
+// Defines the index-notation operators and functions that build expressions: + - * / unary -,
+// comparisons, loom::sum, loom::map, loom::where, loom::expand (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_OPERATORS_HPP
+#define LOOM_EXPR_OPERATORS_HPP
+
+// ---- begin <loom/expr/functions.hpp>
+// Defines the pointwise function objects behind -, / and comparisons (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_FUNCTIONS_HPP
+#define LOOM_EXPR_FUNCTIONS_HPP
+
+
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+namespace loom::fn {
+
+// Each function object says whether f(0) == 0 is known statically (`zero_preserving`) and
+// whether it commutes with sums (`linear`): linear ones may be pushed through a reduction.
+
+/// -x
+struct negate {
+  static constexpr bool zero_preserving = true;
+  static constexpr bool linear = true;
+  static constexpr std::string_view symbol = "-";
+  template <class T> constexpr T operator()(T x) const { return -x; }
+};
+
+/// x / divisor (linear only for floating point: integer division truncates, so
+/// Σ(a / d) differs from (Σ a) / d)
+template <class D> struct divide_by {
+  static constexpr bool zero_preserving = true;
+  static constexpr bool linear = std::is_floating_point_v<D>;
+  static constexpr std::string_view symbol = "/";
+  D divisor;
+  template <class T> constexpr T operator()(T x) const { return x / divisor; }
+};
+
+/// x scaled by an integer count in the semiring (x + x + ... n times).
+struct scale_by {
+  static constexpr bool zero_preserving = true;
+  static constexpr bool linear = true;
+  static constexpr std::string_view symbol = "scale";
+  std::int64_t count;
+  template <class T> constexpr T operator()(T x) const { return semiring_scale(x, count); }
+};
+
+#define LOOM_DEFINE_COMPARISON(Name, Op)                                        \
+  struct Name {                                                                 \
+    static constexpr bool zero_preserving = false;                              \
+    static constexpr bool linear = false;                                       \
+    static constexpr std::string_view symbol = #Op;                             \
+    template <class T> constexpr T operator()(T a, T b) const {                 \
+      return (a Op b) ? semiring_traits<T>::one() : semiring_traits<T>::zero(); \
+    }                                                                           \
+  };
+LOOM_DEFINE_COMPARISON(less, <)
+LOOM_DEFINE_COMPARISON(greater, >)
+LOOM_DEFINE_COMPARISON(less_equal, <=)
+LOOM_DEFINE_COMPARISON(greater_equal, >=)
+LOOM_DEFINE_COMPARISON(equal_to, ==)
+LOOM_DEFINE_COMPARISON(not_equal_to, !=)
+#undef LOOM_DEFINE_COMPARISON
+
+/// Static knowledge about a user callable: none, unless it declares the members above.
+template <class F>
+inline constexpr bool is_zero_preserving_v = [] {
+  if constexpr (requires { F::zero_preserving; })
+    return F::zero_preserving;
+  else
+    return false;
+}();
+template <class F>
+inline constexpr bool is_linear_v = [] {
+  if constexpr (requires { F::linear; })
+    return F::linear;
+  else
+    return false;
+}();
+
+}  // namespace loom::fn
+
+#endif  // LOOM_EXPR_FUNCTIONS_HPP
+// ---- end <loom/expr/functions.hpp>
 // ---- begin <loom/expr/nodes.hpp>
 // Defines the expression nodes of index notation: access, literal, add, mul, sum, map, where,
 // expand (expr/). Nodes only hold operands; their meaning lives in stream/ and plan/.
@@ -449,14 +516,12 @@ struct accumulate_tag {};
 // access<Tensor, Is...>: the tensor read (or written) at indices Is...; A(i, j).
 // Assigning an expression to an access evaluates it: `y(i) = sum(j, A(i, j) * x(j))`. The
 // evaluator (`evaluate_assignment`, found by argument-dependent lookup) lives in stream/.
-template <class Tensor, class... Is>
-struct access {
+template <class Tensor, class... Is> struct access {
   Tensor* tensor;
 
   constexpr access(Tensor* t) : tensor(t) {}  // NOLINT: built by Tensor::operator()
   constexpr access(const access&) = default;
-  template <class Rhs>
-  access& operator=(const Rhs& rhs) {
+  template <class Rhs> access& operator=(const Rhs& rhs) {
     static_assert(!std::is_const_v<Tensor>, "loom: cannot assign to an access of a const tensor");
     evaluate_assignment(*this, rhs, assign_tag{});
     return *this;
@@ -466,8 +531,7 @@ struct access {
     evaluate_assignment(*this, rhs, assign_tag{});
     return *this;
   }
-  template <class Rhs>
-  access& operator+=(const Rhs& rhs) {
+  template <class Rhs> access& operator+=(const Rhs& rhs) {
     static_assert(!std::is_const_v<Tensor>, "loom: cannot assign to an access of a const tensor");
     evaluate_assignment(*this, rhs, accumulate_tag{});
     return *this;
@@ -484,48 +548,41 @@ struct access {
 namespace loom::expr {
 
 // literal<T>: a scalar constant, broadcast over every index.
-template <class T>
-struct literal {
+template <class T> struct literal {
   T value;
 };
 
 // add<L, R>: pointwise sum (the semiring's +); union of supports.
-template <class L, class R>
-struct add {
+template <class L, class R> struct add {
   L lhs;
   R rhs;
 };
 
 // mul<L, R>: pointwise product (the semiring's ×); intersection of supports.
-template <class L, class R>
-struct mul {
+template <class L, class R> struct mul {
   L lhs;
   R rhs;
 };
 
 // sum<I, E>: reduction of E over index I with the semiring's +.
-template <class I, class E>
-struct sum {
+template <class I, class E> struct sum {
   E body;
 };
 
 // map<F, Es...>: f applied pointwise; where f(0, ...) may differ from 0 the result is dense.
-template <class F, class... Es>
-struct map {
+template <class F, class... Es> struct map {
   F f;
   std::tuple<Es...> args;
 };
 
 // where<P, E>: E where P is non-zero, zero elsewhere.
-template <class P, class E>
-struct where {
+template <class P, class E> struct where {
   P pred;
   E body;
 };
 
 // expand<I, E>: E broadcast along index I (E does not use I).
-template <class I, class E>
-struct expand {
+template <class I, class E> struct expand {
   E body;
 };
 
@@ -540,87 +597,6 @@ struct expand {
 #ifndef LOOM_EXPR_TRAITS_HPP
 #define LOOM_EXPR_TRAITS_HPP
 
-// ---- begin <loom/expr/functions.hpp>
-// Defines the pointwise function objects behind -, / and comparisons (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_FUNCTIONS_HPP
-#define LOOM_EXPR_FUNCTIONS_HPP
-
-
-#include <cstdint>
-#include <string_view>
-#include <type_traits>
-
-namespace loom::fn {
-
-// Each function object says whether f(0) == 0 is known statically (`zero_preserving`) and
-// whether it commutes with sums (`linear`): linear ones may be pushed through a reduction.
-
-/// -x
-struct negate {
-  static constexpr bool zero_preserving = true;
-  static constexpr bool linear = true;
-  static constexpr std::string_view symbol = "-";
-  template <class T>
-  constexpr T operator()(T x) const { return -x; }
-};
-
-/// x / divisor (linear only for floating point: integer division truncates, so
-/// Σ(a / d) differs from (Σ a) / d)
-template <class D>
-struct divide_by {
-  static constexpr bool zero_preserving = true;
-  static constexpr bool linear = std::is_floating_point_v<D>;
-  static constexpr std::string_view symbol = "/";
-  D divisor;
-  template <class T>
-  constexpr T operator()(T x) const { return x / divisor; }
-};
-
-/// x scaled by an integer count in the semiring (x + x + ... n times).
-struct scale_by {
-  static constexpr bool zero_preserving = true;
-  static constexpr bool linear = true;
-  static constexpr std::string_view symbol = "scale";
-  std::int64_t count;
-  template <class T>
-  constexpr T operator()(T x) const { return semiring_scale(x, count); }
-};
-
-#define LOOM_DEFINE_COMPARISON(Name, Op)                                           \
-  struct Name {                                                                    \
-    static constexpr bool zero_preserving = false;                                 \
-    static constexpr bool linear = false;                                          \
-    static constexpr std::string_view symbol = #Op;                                \
-    template <class T>                                                             \
-    constexpr T operator()(T a, T b) const {                                       \
-      return (a Op b) ? semiring_traits<T>::one() : semiring_traits<T>::zero();   \
-    }                                                                              \
-  };
-LOOM_DEFINE_COMPARISON(less, <)
-LOOM_DEFINE_COMPARISON(greater, >)
-LOOM_DEFINE_COMPARISON(less_equal, <=)
-LOOM_DEFINE_COMPARISON(greater_equal, >=)
-LOOM_DEFINE_COMPARISON(equal_to, ==)
-LOOM_DEFINE_COMPARISON(not_equal_to, !=)
-#undef LOOM_DEFINE_COMPARISON
-
-/// Static knowledge about a user callable: none, unless it declares the members above.
-template <class F>
-inline constexpr bool is_zero_preserving_v = [] {
-  if constexpr (requires { F::zero_preserving; }) return F::zero_preserving;
-  else return false;
-}();
-template <class F>
-inline constexpr bool is_linear_v = [] {
-  if constexpr (requires { F::linear; }) return F::linear;
-  else return false;
-}();
-
-}  // namespace loom::fn
-
-#endif  // LOOM_EXPR_FUNCTIONS_HPP
-// ---- end <loom/expr/functions.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
@@ -634,24 +610,15 @@ namespace loom::expr {
 using boost::mp11::mp_list;
 
 // is_node<E>
-template <class E>
-struct is_node : std::false_type {};
-template <class T, class... Is>
-struct is_node<access<T, Is...>> : std::true_type {};
-template <class T>
-struct is_node<literal<T>> : std::true_type {};
-template <class L, class R>
-struct is_node<add<L, R>> : std::true_type {};
-template <class L, class R>
-struct is_node<mul<L, R>> : std::true_type {};
-template <class I, class E>
-struct is_node<sum<I, E>> : std::true_type {};
-template <class F, class... Es>
-struct is_node<map<F, Es...>> : std::true_type {};
-template <class P, class E>
-struct is_node<where<P, E>> : std::true_type {};
-template <class I, class E>
-struct is_node<expand<I, E>> : std::true_type {};
+template <class E> struct is_node : std::false_type {};
+template <class T, class... Is> struct is_node<access<T, Is...>> : std::true_type {};
+template <class T> struct is_node<literal<T>> : std::true_type {};
+template <class L, class R> struct is_node<add<L, R>> : std::true_type {};
+template <class L, class R> struct is_node<mul<L, R>> : std::true_type {};
+template <class I, class E> struct is_node<sum<I, E>> : std::true_type {};
+template <class F, class... Es> struct is_node<map<F, Es...>> : std::true_type {};
+template <class P, class E> struct is_node<where<P, E>> : std::true_type {};
+template <class I, class E> struct is_node<expand<I, E>> : std::true_type {};
 
 }  // namespace loom::expr
 
@@ -669,105 +636,81 @@ namespace detail {
 template <class... Ls>
 using set_union = boost::mp11::mp_unique<boost::mp11::mp_append<mp_list<>, Ls...>>;
 
-template <class E>
-struct free_indices;
-template <class T, class... Is>
-struct free_indices<access<T, Is...>> {
+template <class E> struct free_indices;
+template <class T, class... Is> struct free_indices<access<T, Is...>> {
   using type = boost::mp11::mp_unique<mp_list<Is...>>;
 };
-template <class T>
-struct free_indices<literal<T>> {
+template <class T> struct free_indices<literal<T>> {
   using type = mp_list<>;
 };
-template <class L, class R>
-struct free_indices<add<L, R>> {
+template <class L, class R> struct free_indices<add<L, R>> {
   using type = set_union<typename free_indices<L>::type, typename free_indices<R>::type>;
 };
-template <class L, class R>
-struct free_indices<mul<L, R>> {
+template <class L, class R> struct free_indices<mul<L, R>> {
   using type = set_union<typename free_indices<L>::type, typename free_indices<R>::type>;
 };
-template <class P, class E>
-struct free_indices<where<P, E>> {
+template <class P, class E> struct free_indices<where<P, E>> {
   using type = set_union<typename free_indices<P>::type, typename free_indices<E>::type>;
 };
-template <class F, class... Es>
-struct free_indices<map<F, Es...>> {
+template <class F, class... Es> struct free_indices<map<F, Es...>> {
   using type = set_union<typename free_indices<Es>::type...>;
 };
-template <class I, class E>
-struct free_indices<sum<I, E>> {
+template <class I, class E> struct free_indices<sum<I, E>> {
   using type = boost::mp11::mp_remove<typename free_indices<E>::type, I>;
 };
-template <class I, class E>
-struct free_indices<expand<I, E>> {
+template <class I, class E> struct free_indices<expand<I, E>> {
   using type = set_union<typename free_indices<E>::type, mp_list<I>>;
 };
 
 // Every index bound by a sum inside E (with repetitions: a repeated entry is a reuse).
-template <class E>
-struct summed_indices {
+template <class E> struct summed_indices {
   using type = mp_list<>;
 };
-template <class L, class R>
-struct summed_indices<add<L, R>> {
-  using type = boost::mp11::mp_append<typename summed_indices<L>::type,
-                                      typename summed_indices<R>::type>;
+template <class L, class R> struct summed_indices<add<L, R>> {
+  using type =
+      boost::mp11::mp_append<typename summed_indices<L>::type, typename summed_indices<R>::type>;
 };
-template <class L, class R>
-struct summed_indices<mul<L, R>> {
-  using type = boost::mp11::mp_append<typename summed_indices<L>::type,
-                                      typename summed_indices<R>::type>;
+template <class L, class R> struct summed_indices<mul<L, R>> {
+  using type =
+      boost::mp11::mp_append<typename summed_indices<L>::type, typename summed_indices<R>::type>;
 };
-template <class P, class E>
-struct summed_indices<where<P, E>> {
-  using type = boost::mp11::mp_append<typename summed_indices<P>::type,
-                                      typename summed_indices<E>::type>;
+template <class P, class E> struct summed_indices<where<P, E>> {
+  using type =
+      boost::mp11::mp_append<typename summed_indices<P>::type, typename summed_indices<E>::type>;
 };
-template <class F, class... Es>
-struct summed_indices<map<F, Es...>> {
+template <class F, class... Es> struct summed_indices<map<F, Es...>> {
   using type = boost::mp11::mp_append<mp_list<>, typename summed_indices<Es>::type...>;
 };
-template <class I, class E>
-struct summed_indices<sum<I, E>> {
+template <class I, class E> struct summed_indices<sum<I, E>> {
   using type = boost::mp11::mp_push_front<typename summed_indices<E>::type, I>;
 };
-template <class I, class E>
-struct summed_indices<expand<I, E>> {
+template <class I, class E> struct summed_indices<expand<I, E>> {
   using type = typename summed_indices<E>::type;
 };
 
 // Every access node in E, depth first, left to right.
-template <class E>
-struct accesses {
+template <class E> struct accesses {
   using type = mp_list<>;
 };
-template <class T, class... Is>
-struct accesses<access<T, Is...>> {
+template <class T, class... Is> struct accesses<access<T, Is...>> {
   using type = mp_list<access<T, Is...>>;
 };
-template <class L, class R>
-struct accesses<add<L, R>> {
+template <class L, class R> struct accesses<add<L, R>> {
   using type = boost::mp11::mp_append<typename accesses<L>::type, typename accesses<R>::type>;
 };
-template <class L, class R>
-struct accesses<mul<L, R>> {
+template <class L, class R> struct accesses<mul<L, R>> {
   using type = boost::mp11::mp_append<typename accesses<L>::type, typename accesses<R>::type>;
 };
-template <class P, class E>
-struct accesses<where<P, E>> {
+template <class P, class E> struct accesses<where<P, E>> {
   using type = boost::mp11::mp_append<typename accesses<P>::type, typename accesses<E>::type>;
 };
-template <class F, class... Es>
-struct accesses<map<F, Es...>> {
+template <class F, class... Es> struct accesses<map<F, Es...>> {
   using type = boost::mp11::mp_append<mp_list<>, typename accesses<Es>::type...>;
 };
-template <class I, class E>
-struct accesses<sum<I, E>> {
+template <class I, class E> struct accesses<sum<I, E>> {
   using type = typename accesses<E>::type;
 };
-template <class I, class E>
-struct accesses<expand<I, E>> {
+template <class I, class E> struct accesses<expand<I, E>> {
   using type = typename accesses<E>::type;
 };
 }  // namespace detail
@@ -779,8 +722,7 @@ using free_indices_t = typename detail::free_indices<std::remove_cvref_t<E>>::ty
 template <class E>
 using summed_indices_t = typename detail::summed_indices<std::remove_cvref_t<E>>::type;
 /// The access nodes of E, depth first.
-template <class E>
-using accesses_t = typename detail::accesses<std::remove_cvref_t<E>>::type;
+template <class E> using accesses_t = typename detail::accesses<std::remove_cvref_t<E>>::type;
 /// Every index of E, free or bound, each once.
 template <class E>
 using all_indices_t =
@@ -788,98 +730,73 @@ using all_indices_t =
 
 // value_type_t<E>
 namespace detail {
-template <class E>
-struct value_type;
-template <class T, class... Is>
-struct value_type<access<T, Is...>> {
+template <class E> struct value_type;
+template <class T, class... Is> struct value_type<access<T, Is...>> {
   using type = typename std::remove_const_t<T>::value_type;
 };
-template <class T>
-struct value_type<literal<T>> {
+template <class T> struct value_type<literal<T>> {
   using type = T;
 };
-template <class A, class B>
-struct combine_value {
+template <class A, class B> struct combine_value {
   using type = typename std::conditional_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>,
-                                  std::common_type<A, B>, std::type_identity<A>>::type;
+                                           std::common_type<A, B>, std::type_identity<A>>::type;
 };
-template <class A, class B>
-struct binary_value {
-  using type = typename combine_value<typename value_type<A>::type,
-                                      typename value_type<B>::type>::type;
+template <class A, class B> struct binary_value {
+  using type =
+      typename combine_value<typename value_type<A>::type, typename value_type<B>::type>::type;
 };
 template <class T, class B>  // a literal adopts the other side's type
 struct binary_value<literal<T>, B> {
   using type = typename value_type<B>::type;
 };
-template <class A, class T>
-struct binary_value<A, literal<T>> {
+template <class A, class T> struct binary_value<A, literal<T>> {
   using type = typename value_type<A>::type;
 };
-template <class T, class U>
-struct binary_value<literal<T>, literal<U>> {
+template <class T, class U> struct binary_value<literal<T>, literal<U>> {
   using type = typename combine_value<T, U>::type;
 };
-template <class L, class R>
-struct value_type<add<L, R>> : binary_value<L, R> {};
-template <class L, class R>
-struct value_type<mul<L, R>> : binary_value<L, R> {};
-template <class P, class E>
-struct value_type<where<P, E>> : value_type<E> {};
-template <class I, class E>
-struct value_type<sum<I, E>> : value_type<E> {};
-template <class I, class E>
-struct value_type<expand<I, E>> : value_type<E> {};
-template <class F, class E>
-struct value_type<map<F, E>> : value_type<E> {};
-template <class F, class A, class B>
-struct value_type<map<F, A, B>> : binary_value<A, B> {};
+template <class L, class R> struct value_type<add<L, R>> : binary_value<L, R> {};
+template <class L, class R> struct value_type<mul<L, R>> : binary_value<L, R> {};
+template <class P, class E> struct value_type<where<P, E>> : value_type<E> {};
+template <class I, class E> struct value_type<sum<I, E>> : value_type<E> {};
+template <class I, class E> struct value_type<expand<I, E>> : value_type<E> {};
+template <class F, class E> struct value_type<map<F, E>> : value_type<E> {};
+template <class F, class A, class B> struct value_type<map<F, A, B>> : binary_value<A, B> {};
 }  // namespace detail
 
 /// The value type (semiring) of E.
-template <class E>
-using value_type_t = typename detail::value_type<std::remove_cvref_t<E>>::type;
+template <class E> using value_type_t = typename detail::value_type<std::remove_cvref_t<E>>::type;
 
 /// Static sparsity class of a subexpression.
 enum class sparsity { dense, sparse };
 
 namespace detail {
-template <class E>
-struct sparsity_of;
-template <class T, class... Is>
-struct sparsity_of<access<T, Is...>> {
+template <class E> struct sparsity_of;
+template <class T, class... Is> struct sparsity_of<access<T, Is...>> {
   static constexpr sparsity value =
       std::remove_const_t<T>::format_type::all_dense ? sparsity::dense : sparsity::sparse;
 };
-template <class T>
-struct sparsity_of<literal<T>> {
+template <class T> struct sparsity_of<literal<T>> {
   static constexpr sparsity value = sparsity::dense;
 };
-template <class L, class R>
-struct sparsity_of<add<L, R>> {
+template <class L, class R> struct sparsity_of<add<L, R>> {
   static constexpr sparsity value =
       (sparsity_of<L>::value == sparsity::dense || sparsity_of<R>::value == sparsity::dense)
           ? sparsity::dense
           : sparsity::sparse;
 };
-template <class L, class R>
-struct sparsity_of<mul<L, R>> {
+template <class L, class R> struct sparsity_of<mul<L, R>> {
   static constexpr sparsity value =
       (sparsity_of<L>::value == sparsity::sparse || sparsity_of<R>::value == sparsity::sparse)
           ? sparsity::sparse
           : sparsity::dense;
 };
-template <class P, class E>
-struct sparsity_of<where<P, E>> : sparsity_of<mul<P, E>> {};
-template <class I, class E>
-struct sparsity_of<sum<I, E>> : sparsity_of<E> {};
-template <class I, class E>
-struct sparsity_of<expand<I, E>> : sparsity_of<E> {};
-template <class F, class... Es>
-struct sparsity_of<map<F, Es...>> {
+template <class P, class E> struct sparsity_of<where<P, E>> : sparsity_of<mul<P, E>> {};
+template <class I, class E> struct sparsity_of<sum<I, E>> : sparsity_of<E> {};
+template <class I, class E> struct sparsity_of<expand<I, E>> : sparsity_of<E> {};
+template <class F, class... Es> struct sparsity_of<map<F, Es...>> {
   static constexpr sparsity value =
-      (fn::is_zero_preserving_v<F> &&
-       ((sparsity_of<Es>::value == sparsity::sparse) && ...))
+      (fn::is_zero_preserving_v<F> && ((sparsity_of<Es>::value == sparsity::sparse) && ...))
           ? sparsity::sparse
           : sparsity::dense;
 };
@@ -891,36 +808,29 @@ inline constexpr sparsity sparsity_v = detail::sparsity_of<std::remove_cvref_t<E
 
 /// True when E is zero wherever all its accessed tensors are zero (E(0) = 0): products,
 /// sums and zero-preserving maps of accesses, without additive literals.
-template <class E>
-inline constexpr bool annihilates_v = sparsity_v<E> == sparsity::sparse;
+template <class E> inline constexpr bool annihilates_v = sparsity_v<E> == sparsity::sparse;
 
 // Static extents: mp_list of mp_list<Index, mp_size_t<N>> for dense levels with a fixed extent.
 namespace detail {
-template <class Tensor, class IndexList, class Levels>
-struct access_static_extents;
+template <class Tensor, class IndexList, class Levels> struct access_static_extents;
 template <class Tensor, class... Is, std::size_t... Ks>
 struct access_static_extents<Tensor, mp_list<Is...>, std::index_sequence<Ks...>> {
   using format = typename std::remove_const_t<Tensor>::format_type;
+  template <std::size_t K> using level = boost::mp11::mp_at_c<typename format::levels, K>;
   template <std::size_t K>
-  using level = boost::mp11::mp_at_c<typename format::levels, K>;
-  template <std::size_t K>
-  using entry = std::conditional_t<
-      level<K>::static_extent == dynamic_extent, mp_list<>,
-      mp_list<mp_list<boost::mp11::mp_at_c<mp_list<Is...>, format::modes[K]>,
-                      boost::mp11::mp_size_t<level<K>::static_extent>>>>;
+  using entry =
+      std::conditional_t<level<K>::static_extent == dynamic_extent, mp_list<>,
+                         mp_list<mp_list<boost::mp11::mp_at_c<mp_list<Is...>, format::modes[K]>,
+                                         boost::mp11::mp_size_t<level<K>::static_extent>>>>;
   using type = boost::mp11::mp_append<mp_list<>, entry<Ks>...>;
 };
-template <class A>
-struct static_extents_of_access;
-template <class T, class... Is>
-struct static_extents_of_access<access<T, Is...>> {
+template <class A> struct static_extents_of_access;
+template <class T, class... Is> struct static_extents_of_access<access<T, Is...>> {
   using type = typename access_static_extents<T, mp_list<Is...>,
                                               std::make_index_sequence<sizeof...(Is)>>::type;
 };
-template <class List>
-struct static_extents_of_list;
-template <class... As>
-struct static_extents_of_list<mp_list<As...>> {
+template <class List> struct static_extents_of_list;
+template <class... As> struct static_extents_of_list<mp_list<As...>> {
   using type = boost::mp11::mp_append<mp_list<>, typename static_extents_of_access<As>::type...>;
 };
 }  // namespace detail
@@ -933,6 +843,258 @@ using static_extents_t = typename detail::static_extents_of_list<accesses_t<E>>:
 
 #endif  // LOOM_EXPR_TRAITS_HPP
 // ---- end <loom/expr/traits.hpp>
+
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace loom::expr {
+
+/// A scalar usable as an operand: any semiring value that is not an expression.
+template <class T>
+concept scalar_operand = !expression<T> && semiring<std::remove_cvref_t<T>>;
+template <class T>
+concept operand = expression<T> || scalar_operand<T>;
+
+/// Wraps scalars into `literal`; leaves expressions alone.
+template <operand T> constexpr auto as_expr(const T& x) {
+  if constexpr (expression<T>)
+    return x;
+  else
+    return literal<std::remove_cvref_t<T>>{x};
+}
+template <class T> using as_expr_t = decltype(as_expr(std::declval<const T&>()));
+
+template <operand L, operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto operator+(const L& l, const R& r) {
+  return add<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
+}
+template <operand L, operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto operator*(const L& l, const R& r) {
+  return mul<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
+}
+template <expression E> constexpr auto operator-(const E& e) {
+  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
+                "loom: unary - needs an arithmetic value type (a semiring has no negation)");
+  return map<fn::negate, E>{fn::negate{}, std::tuple<E>{e}};
+}
+template <operand L, operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto operator-(const L& l, const R& r) {
+  return as_expr(l) + (-as_expr(r));
+}
+template <expression E, scalar_operand S> constexpr auto operator/(const E& e, const S& s) {
+  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
+                "loom: / needs an arithmetic value type; only division by a scalar is supported");
+  using V = value_type_t<E>;
+  return map<fn::divide_by<V>, E>{fn::divide_by<V>{static_cast<V>(s)}, std::tuple<E>{e}};
+}
+
+#define LOOM_DEFINE_COMPARISON_OPERATOR(Op, Fn)                                         \
+  template <operand L, operand R>                                                       \
+    requires(expression<L> || expression<R>)                                            \
+  constexpr auto operator Op(const L& l, const R& r) {                                  \
+    return map<fn::Fn, as_expr_t<L>, as_expr_t<R>>{fn::Fn{}, {as_expr(l), as_expr(r)}}; \
+  }
+LOOM_DEFINE_COMPARISON_OPERATOR(<, less)
+LOOM_DEFINE_COMPARISON_OPERATOR(>, greater)
+LOOM_DEFINE_COMPARISON_OPERATOR(<=, less_equal)
+LOOM_DEFINE_COMPARISON_OPERATOR(>=, greater_equal)
+LOOM_DEFINE_COMPARISON_OPERATOR(==, equal_to)
+LOOM_DEFINE_COMPARISON_OPERATOR(!=, not_equal_to)
+#undef LOOM_DEFINE_COMPARISON_OPERATOR
+
+}  // namespace loom::expr
+
+namespace loom {
+
+namespace detail {
+template <std::size_t K, class Tuple> constexpr auto nest_sums(const Tuple& args) {
+  constexpr std::size_t n = std::tuple_size_v<Tuple>;
+  if constexpr (K + 1 == n) {
+    return expr::as_expr(std::get<K>(args));
+  } else {
+    using index_t = std::remove_cvref_t<std::tuple_element_t<K, Tuple>>;
+    static_assert(index_variable<index_t>,
+                  "loom::sum: every argument but the last must be an index variable, as in "
+                  "sum(i, j, e)");
+    auto inner = nest_sums<K + 1>(args);
+    return expr::sum<index_t, decltype(inner)>{inner};
+  }
+}
+}  // namespace detail
+
+/// `sum(j, e)` reduces e over j; `sum(i, j, e)` over several indices.
+template <class... Args>
+  requires(sizeof...(Args) >= 2)
+constexpr auto sum(const Args&... args) {
+  using last_t =
+      std::remove_cvref_t<std::tuple_element_t<sizeof...(Args) - 1, std::tuple<Args...>>>;
+  static_assert(expr::operand<last_t>, "loom::sum: the last argument must be an expression");
+  return detail::nest_sums<0>(std::tuple<const Args&...>(args...));
+}
+
+/// `map(f, e...)`: f applied pointwise to one or two expressions. When f(0, ...) != 0 the
+/// result is computed over the whole domain (checked at run time unless f declares
+/// `static constexpr bool zero_preserving`).
+template <class F, class... Es>
+  requires(sizeof...(Es) >= 1) && (expr::operand<Es> && ...)
+constexpr auto map(F f, const Es&... es) {
+  static_assert(sizeof...(Es) <= 2, "loom::map: more than two operands is not supported yet");
+  return expr::map<F, expr::as_expr_t<Es>...>{f, {expr::as_expr(es)...}};
+}
+
+/// `where(p, e)`: e where p is non-zero, zero elsewhere.
+template <expr::operand P, expr::operand E> constexpr auto where(const P& p, const E& e) {
+  return expr::where<expr::as_expr_t<P>, expr::as_expr_t<E>>{expr::as_expr(p), expr::as_expr(e)};
+}
+
+/// `expand(i, e)`: e broadcast along index i.
+template <index_variable I, expr::operand E> constexpr auto expand(I, const E& e) {
+  return expr::expand<I, expr::as_expr_t<E>>{expr::as_expr(e)};
+}
+
+}  // namespace loom
+
+#endif  // LOOM_EXPR_OPERATORS_HPP
+// ---- end <loom/expr/operators.hpp>
+// ---- begin <loom/expr/order.hpp>
+// Defines loom::order: the loop order of one assignment fixed by the user, as Etch allows
+// (`C(i, j) = loom::order<i, k, j>(e)`); the evaluator plans that order only (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_ORDER_HPP
+#define LOOM_EXPR_ORDER_HPP
+
+
+#include <boost/mp11/list.hpp>
+
+#include <type_traits>
+
+namespace loom {
+
+namespace expr {
+/// `expr` to be evaluated as one loop nest in `Order` (an MP11 list of index types, outermost
+/// first). Only the right-hand side of an assignment (or of `loom::explain`).
+template <class Order, class E> struct ordered {
+  E expr;
+};
+}  // namespace expr
+
+/// The function object behind `loom::order<...>`.
+template <class... Is> struct order_option {
+  template <expr::operand E> auto operator()(const E& e) const {
+    const auto x = expr::as_expr(e);
+    return expr::ordered<boost::mp11::mp_list<Is...>, std::remove_cvref_t<decltype(x)>>{x};
+  }
+};
+
+/// Fixes the loop order of one assignment, outermost first, listing every index once:
+/// `C(i, j) = loom::order<i, k, j>(loom::sum(k, A(i, k) * B(k, j)));` (Gustavson's order, whatever
+/// the formats). An operand stored in another order is transposed (once, while it is unchanged)
+/// and `explain` says so; no candidate is costed and no sum is hoisted.
+template <auto... Is>
+  requires(index_variable<decltype(Is)> && ...)
+inline constexpr order_option<std::remove_cvref_t<decltype(Is)>...> order{};
+
+}  // namespace loom
+
+#endif  // LOOM_EXPR_ORDER_HPP
+// ---- end <loom/expr/order.hpp>
+// ---- begin <loom/expr/visit.hpp>
+// Defines loom::expr::for_each_access and for_each_node: runtime walks over an expression (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_VISIT_HPP
+#define LOOM_EXPR_VISIT_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <tuple>
+#include <utility>
+
+namespace loom::expr {
+
+/// Calls `f(node)` for every node of `e`, parents before children, left to right.
+template <class E, class F> constexpr void for_each_node(const E& e, F&& f) {
+  f(e);
+  if constexpr (requires {
+                  e.lhs;
+                  e.rhs;
+                }) {
+    for_each_node(e.lhs, f);
+    for_each_node(e.rhs, f);
+  } else if constexpr (requires {
+                         e.pred;
+                         e.body;
+                       }) {
+    for_each_node(e.pred, f);
+    for_each_node(e.body, f);
+  } else if constexpr (requires { e.body; }) {
+    for_each_node(e.body, f);
+  } else if constexpr (requires { e.args; }) {
+    std::apply([&](const auto&... a) { (for_each_node(a, f), ...); }, e.args);
+  }
+}
+
+template <class X> struct is_access : std::false_type {};
+template <class T, class... Is> struct is_access<access<T, Is...>> : std::true_type {};
+
+namespace detail {
+// Walks to the accesses only: one function per node type and `f`, none for a wrapper around `f`
+// (every kernel calls for_each_access several times: compile time).
+template <class E, class F>
+constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal) {
+  if constexpr (is_access<E>::value) {
+    f(e, ordinal++);
+  } else if constexpr (requires {
+                         e.lhs;
+                         e.rhs;
+                       }) {
+    for_each_access_from(e.lhs, f, ordinal);
+    for_each_access_from(e.rhs, f, ordinal);
+  } else if constexpr (requires {
+                         e.pred;
+                         e.body;
+                       }) {
+    for_each_access_from(e.pred, f, ordinal);
+    for_each_access_from(e.body, f, ordinal);
+  } else if constexpr (requires { e.body; }) {
+    for_each_access_from(e.body, f, ordinal);
+  } else if constexpr (requires { e.args; }) {
+    std::apply([&](const auto&... a) { (for_each_access_from(a, f, ordinal), ...); }, e.args);
+  } else {
+    (void)e, (void)f, (void)ordinal;  // a literal or another leaf
+  }
+}
+}  // namespace detail
+
+/// Calls `f(access, ordinal)` for every access of `e`, in `accesses_t<E>` order (the order of
+/// for_each_node: left to right).
+template <class E, class F> constexpr void for_each_access(const E& e, F&& f) {
+  std::size_t ordinal = 0;
+  detail::for_each_access_from(e, f, ordinal);
+}
+
+}  // namespace loom::expr
+
+#endif  // LOOM_EXPR_VISIT_HPP
+// ---- end <loom/expr/visit.hpp>
+// ---- begin <loom/format/appender.hpp>
+// Defines loom::detail::appender: builds a tensor's levels online from entries that arrive
+// sorted and unique in storage order (the sink of in-order sparse outputs) (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_APPENDER_HPP
+#define LOOM_FORMAT_APPENDER_HPP
+
+// ---- begin <loom/format/tensor.hpp>
+// Defines loom::basic_tensor, loom::tensor and loom::view: level arrays plus values (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_TENSOR_HPP
+#define LOOM_FORMAT_TENSOR_HPP
+
 // ---- begin <loom/format/format.hpp>
 // Defines loom::format, a list of levels plus a mode order, and the standard aliases (format/).
 // SPDX-License-Identifier: BSL-1.0
@@ -972,12 +1134,12 @@ enum class uniqueness { unique, non_unique };
 
 /// What a level guarantees; streams and the planner branch on these (TACO's level properties).
 struct level_properties {
-  bool ordered = true;        // coordinates ascend within a parent
-  bool unique = true;         // no coordinate repeats within a parent
-  bool full = false;          // every coordinate of the extent is present
-  bool random_access = false; // locate(parent, i) in O(1)
-  bool segmented = false;     // a parent is a range of positions, not one position
-  bool padded = false;        // some positions hold no entry (their values are zero padding)
+  bool ordered = true;         // coordinates ascend within a parent
+  bool unique = true;          // no coordinate repeats within a parent
+  bool full = false;           // every coordinate of the extent is present
+  bool random_access = false;  // locate(parent, i) in O(1)
+  bool segmented = false;      // a parent is a range of positions, not one position
+  bool padded = false;         // some positions hold no entry (their values are zero padding)
 };
 
 /// How a cursor moves to a target coordinate (a per-level choice of the planner).
@@ -998,11 +1160,11 @@ struct level_range {
 /// `position[e]` (its position of entry e) and returns how many positions it has; entries with
 /// the same parent and coordinate share a position at a unique level.
 struct level_build {
-  std::size_t mode = 0;                   // logical mode stored (for messages)
-  std::int64_t extent = 0;                // extent of that mode
-  std::int64_t parents = 1;               // positions of the level above (1 at the root)
-  std::span<const std::int64_t> parent;   // parent position of each entry, ascending
-  std::span<const std::int64_t> coord;    // this level's coordinate of each entry
+  std::size_t mode = 0;                  // logical mode stored (for messages)
+  std::int64_t extent = 0;               // extent of that mode
+  std::int64_t parents = 1;              // positions of the level above (1 at the root)
+  std::span<const std::int64_t> parent;  // parent position of each entry, ascending
+  std::span<const std::int64_t> coord;   // this level's coordinate of each entry
   /// The most positions a level that pads (dense, bitmap, banded) may create; the readers set
   /// it from `read_options::max_dense_elements` so that a file's shape cannot exhaust memory.
   std::int64_t max_positions = std::numeric_limits<std::int64_t>::max();
@@ -1011,9 +1173,9 @@ struct level_build {
 /// What a level's storage check is handed (a tensor or view made from its parts, and
 /// `loom::validate`): the level's place, and the positions of the level above.
 struct level_check {
-  std::size_t mode = 0;         // logical mode stored (for messages)
-  std::int64_t extent = 0;      // extent of that mode
-  std::int64_t parents = 1;     // positions of the level above (1 at the root)
+  std::size_t mode = 0;      // logical mode stored (for messages)
+  std::int64_t extent = 0;   // extent of that mode
+  std::int64_t parents = 1;  // positions of the level above (1 at the root)
 };
 
 /// A level's array: a `std::vector` in an owning tensor, a `std::span` in a view.
@@ -1023,15 +1185,13 @@ using level_array = std::conditional_t<Owning, std::vector<T>, std::span<const T
 namespace detail {
 
 /// Whether `value` fits `Int` (and is not negative).
-template <class Int>
-constexpr bool fits_in(std::int64_t value) {
+template <class Int> constexpr bool fits_in(std::int64_t value) {
   return value >= 0 && static_cast<std::uint64_t>(value) <=
                            static_cast<std::uint64_t>(std::numeric_limits<Int>::max());
 }
 
 /// Throws `overflow_error` when `value` does not fit `Int`; `what` names the quantity.
-template <class Int>
-void check_fits(std::int64_t value, std::string_view what) {
+template <class Int> void check_fits(std::int64_t value, std::string_view what) {
   if (value < 0 || static_cast<std::uint64_t>(value) >
                        static_cast<std::uint64_t>(std::numeric_limits<Int>::max())) {
     throw overflow_error("loom: " + std::string(what) + " = " + std::to_string(value) +
@@ -1158,8 +1318,10 @@ constexpr std::int64_t search_first(const Crd* crd, std::int64_t q, std::int64_t
     }
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo) / 2;
-      if (crd[mid] < i) lo = mid + 1;
-      else hi = mid;
+      if (crd[mid] < i)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     return lo;
   }
@@ -1196,8 +1358,7 @@ struct banded_cursor {
 /// Parent p stores the coordinates [lo[p], lo[p] + pos[p+1] - pos[p]) at positions
 /// [pos[p], pos[p+1]): the band from its first to its last entry, gaps inside it padded with
 /// zeros. No coordinate array: a band matrix costs its values plus two integers per row.
-template <class Pos = std::int64_t, class Crd = std::int32_t>
-struct banded_level {
+template <class Pos = std::int64_t, class Crd = std::int32_t> struct banded_level {
   static_assert(std::is_integral_v<Pos> && std::is_integral_v<Crd>,
                 "loom::banded_level: position and coordinate types must be integers");
   static constexpr level_properties properties{.random_access = true, .padded = true};
@@ -1206,8 +1367,7 @@ struct banded_level {
   using pos_type = Pos;
   using crd_type = Crd;
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     // pos_bounds(p_{k-1}) -> [pos[p], pos[p+1]); pos_access(q) -> lo[p] + q - pos[p]
     level_array<Pos, Owning> pos;
     level_array<Crd, Owning> lo;
@@ -1317,8 +1477,10 @@ struct bitmap_cursor {
     if (j > i) i = first_set(j);
   }
   LOOM_FORCE_INLINE void seek_past(std::int64_t j) {
-    if (j >= n) i = n;
-    else if (j >= i) i = first_set(j + 1);
+    if (j >= n)
+      i = n;
+    else if (j >= i)
+      i = first_set(j + 1);
   }
   LOOM_FORCE_INLINE void next() { i = first_set(i + 1); }
   // first set bit at an offset >= j (j <= n), or n: a word at a time
@@ -1340,15 +1502,13 @@ struct bitmap_cursor {
 /// Coordinate i of parent p is present when bit `p * extent + i` is set; values sit at that
 /// position as in a dense level (absent ones are zero padding), so locate is one bit test and
 /// iteration skips 64 absent coordinates per word.
-template <class Crd = std::int32_t>
-struct bitmap_level {
+template <class Crd = std::int32_t> struct bitmap_level {
   static constexpr level_properties properties{.random_access = true, .padded = true};
   static constexpr std::size_t static_extent = dynamic_extent;
   static constexpr std::string_view name = "bitmap";
   using crd_type = Crd;
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     // locate(p_{k-1}, i) -> p * extent + i when bits[p * extent + i]
     std::int64_t extent = 0;
     level_array<std::uint64_t, Owning> bits;
@@ -1393,8 +1553,7 @@ struct bitmap_level {
   }
 
   /// Stored entries (set bits): `nnz()` of a tensor whose innermost level is a bitmap.
-  template <bool Owning>
-  static std::int64_t stored_count(const storage<Owning>& st) {
+  template <bool Owning> static std::int64_t stored_count(const storage<Owning>& st) {
     std::int64_t c = 0;
     for (std::uint64_t w : st.bits) c += std::popcount(w);
     return c;
@@ -1428,8 +1587,7 @@ namespace loom {
 
 /// Positions [p, end) of `crd`, ascending. A non-unique segment emits each run of equal
 /// coordinates once, its children spanning the run, so the stream stays strictly monotone.
-template <class Crd, bool Unique, skip_policy P>
-struct coordinate_cursor {
+template <class Crd, bool Unique, skip_policy P> struct coordinate_cursor {
   const Crd* crd = nullptr;
   std::int64_t p = 0, end = 0;
 
@@ -1448,8 +1606,10 @@ struct coordinate_cursor {
   LOOM_FORCE_INLINE void next() { p = run_end(); }
   LOOM_FORCE_INLINE void seek(std::int64_t i) { p = detail::search_first<P>(crd, p, end, i); }
   LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
-    if (i == detail::top_coordinate) p = end;
-    else p = detail::search_first<P>(crd, p, end, i + 1);
+    if (i == detail::top_coordinate)
+      p = end;
+    else
+      p = detail::search_first<P>(crd, p, end, i + 1);
   }
 };
 
@@ -1476,8 +1636,7 @@ struct compressed_level {
   using pos_type = Pos;
   using crd_type = Crd;
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     // pos_bounds(p_{k-1}) -> [pos[p_{k-1}], pos[p_{k-1}+1])
     // pos_access(p_k)     -> crd[p_k]
     level_array<Pos, Owning> pos;
@@ -1488,8 +1647,8 @@ struct compressed_level {
   // is caught where the root is iterated: detail::iterate_or_empty, not once per fiber)
   template <skip_policy P, bool Owning>
   static coordinate_cursor<Crd, U == uniqueness::unique, P> iterate(const storage<Owning>& st,
-                                                                     std::int64_t begin,
-                                                                     std::int64_t) {
+                                                                    std::int64_t begin,
+                                                                    std::int64_t) {
     return {st.crd.data(), static_cast<std::int64_t>(st.pos[begin]),
             static_cast<std::int64_t>(st.pos[begin + 1])};
   }
@@ -1576,15 +1735,12 @@ struct dense_cursor {
 /// Every coordinate in [0, extent) is present; positions are `parent * extent + i`.
 /// `Extent` is static when given (it takes part in compile-time extent checks).
 /// A format made only of full levels is addressed by strides, in any loop order.
-template <std::size_t Extent = dynamic_extent>
-struct dense_level {
-  static constexpr level_properties properties{
-      .full = true, .random_access = true, .padded = true};
+template <std::size_t Extent = dynamic_extent> struct dense_level {
+  static constexpr level_properties properties{.full = true, .random_access = true, .padded = true};
   static constexpr std::size_t static_extent = Extent;
   static constexpr std::string_view name = "dense";
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     // locate(p_{k-1}, i) -> p_{k-1} * extent + i
     std::int64_t extent = 0;
   };
@@ -1638,8 +1794,8 @@ namespace loom {
 /// The hashed cursor: iterates like a coordinate segment, locates through the table.
 template <class Pos, class Crd, skip_policy P>
 struct hashed_cursor : coordinate_cursor<Crd, true, P> {
-  const Pos* table = nullptr;    // slots of this parent: position + 1, or 0 when empty
-  std::uint64_t mask = 0;        // capacity - 1; capacity 0 means no entries
+  const Pos* table = nullptr;  // slots of this parent: position + 1, or 0 when empty
+  std::uint64_t mask = 0;      // capacity - 1; capacity 0 means no entries
 
   static LOOM_FORCE_INLINE std::uint64_t hash(std::int64_t i) {
     std::uint64_t h = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
@@ -1661,8 +1817,7 @@ struct hashed_cursor : coordinate_cursor<Crd, true, P> {
 /// coordinates in ascending order, the sorted order that iteration needs. Assembly receives
 /// entries sorted, so that order costs no sort; the table answers `locate`, so the planner
 /// iterates the other operand and probes this one.
-template <class Pos = std::int64_t, class Crd = std::int32_t>
-struct hashed_level {
+template <class Pos = std::int64_t, class Crd = std::int32_t> struct hashed_level {
   static_assert(std::is_integral_v<Pos> && std::is_integral_v<Crd>,
                 "loom::hashed_level: position and coordinate types must be integers");
   static constexpr level_properties properties{.random_access = true};
@@ -1671,8 +1826,7 @@ struct hashed_level {
   using pos_type = Pos;
   using crd_type = Crd;
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     // pos_bounds(p_{k-1}) -> [pos[p], pos[p+1]); crd ascending within
     // locate(p_{k-1}, i)  -> table[slot_pos[p] ..  slot_pos[p+1]) probed from hash(i)
     level_array<Pos, Owning> pos;
@@ -1813,15 +1967,15 @@ namespace loom {
 /// coordinate >= i, never backwards), `seek_past(i)` (> i) and `next()`. A default-constructed
 /// cursor is empty. Optional: `ready()` (false on a state that emits nothing; default true).
 template <class C>
-concept level_cursor = std::default_initializable<C> && std::copyable<C> &&
-                       requires(C c, const C cc, std::int64_t i) {
-                         { cc.valid() } -> std::same_as<bool>;
-                         { cc.index() } -> std::convertible_to<std::int64_t>;
-                         { cc.children() } -> std::same_as<level_range>;
-                         c.seek(i);
-                         c.seek_past(i);
-                         c.next();
-                       };
+concept level_cursor =
+    std::default_initializable<C> && std::copyable<C> && requires(C c, const C cc, std::int64_t i) {
+      { cc.valid() } -> std::same_as<bool>;
+      { cc.index() } -> std::convertible_to<std::int64_t>;
+      { cc.children() } -> std::same_as<level_range>;
+      c.seek(i);
+      c.seek_past(i);
+      c.next();
+    };
 
 /// A storage level (DESIGN §5, docs/levels.md). Minimal complete definition:
 /// - `properties` (a `level_properties`), `name`, `static_extent` (usually `dynamic_extent`);
@@ -1834,19 +1988,21 @@ concept level_cursor = std::default_initializable<C> && std::copyable<C> &&
 /// absent) in O(1), and the planner may locate the level instead of iterating it. Optional:
 /// `permutable = false` when the level cannot hold a copy with re-ordered modes (below).
 template <class L>
-concept level_type = requires(typename L::template storage<true>& st,
-                              const typename L::template storage<true>& cst,
-                              const level_build& in, std::span<std::int64_t> position) {
-  { L::properties } -> std::convertible_to<level_properties>;
-  { L::name } -> std::convertible_to<std::string_view>;
-  { L::static_extent } -> std::convertible_to<std::size_t>;
-  typename L::template storage<false>;
-  { L::assemble(st, in, position) } -> std::same_as<std::int64_t>;
-  { L::template iterate<skip_policy::linear>(cst, std::int64_t{}, std::int64_t{}) }
-      -> level_cursor;
-  { L::template iterate<skip_policy::galloping>(cst, std::int64_t{}, std::int64_t{}) }
-      -> level_cursor;
-};
+concept level_type =
+    requires(typename L::template storage<true>& st, const typename L::template storage<true>& cst,
+             const level_build& in, std::span<std::int64_t> position) {
+      { L::properties } -> std::convertible_to<level_properties>;
+      { L::name } -> std::convertible_to<std::string_view>;
+      { L::static_extent } -> std::convertible_to<std::size_t>;
+      typename L::template storage<false>;
+      { L::assemble(st, in, position) } -> std::same_as<std::int64_t>;
+      {
+        L::template iterate<skip_policy::linear>(cst, std::int64_t{}, std::int64_t{})
+      } -> level_cursor;
+      {
+        L::template iterate<skip_policy::galloping>(cst, std::int64_t{}, std::int64_t{})
+      } -> level_cursor;
+    };
 
 /// Whether a level can store the entries of any tensor in whichever mode it is given, so that a
 /// copy with the modes re-ordered (an operand transposed for the loop order) may keep it. True
@@ -1855,17 +2011,20 @@ concept level_type = requires(typename L::template storage<true>& st,
 /// offset formula is written for one mode order (format/mapping/mapped_level.hpp).
 template <class L>
 inline constexpr bool level_is_permutable_v = [] {
-  if constexpr (requires { L::permutable; }) return static_cast<bool>(L::permutable);
-  else return true;
+  if constexpr (requires { L::permutable; })
+    return static_cast<bool>(L::permutable);
+  else
+    return true;
 }();
 
 /// A level whose cursor can locate a coordinate in O(1).
 template <class L>
-concept level_with_locate =
-    level_type<L> && L::properties.random_access &&
-    requires(const typename L::template storage<true>& st, std::int64_t i) {
-      { L::template iterate<skip_policy::linear>(st, i, i).locate(i) } -> std::same_as<level_range>;
-    };
+concept level_with_locate = level_type<L> && L::properties.random_access &&
+                            requires(const typename L::template storage<true>& st, std::int64_t i) {
+                              {
+                                L::template iterate<skip_policy::linear>(st, i, i).locate(i)
+                              } -> std::same_as<level_range>;
+                            };
 
 }  // namespace loom
 
@@ -1884,8 +2043,7 @@ namespace loom {
 
 /// Position p holds exactly one coordinate `crd[p]`; it follows a non-unique level, whose
 /// segment [begin, end) it iterates (COO). Non-unique when more singleton levels follow.
-template <uniqueness U = uniqueness::unique, class Crd = std::int32_t>
-struct singleton_level {
+template <uniqueness U = uniqueness::unique, class Crd = std::int32_t> struct singleton_level {
   static_assert(std::is_integral_v<Crd>, "loom::singleton_level: coordinates must be integers");
   static constexpr level_properties properties{.unique = U == uniqueness::unique,
                                                .segmented = true};
@@ -1894,8 +2052,7 @@ struct singleton_level {
       U == uniqueness::unique ? "singleton" : "singleton(non-unique)";
   using crd_type = Crd;
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     // pos_access(p_k) -> crd[p_k], with p_k = p_{k-1}
     level_array<Crd, Owning> crd;
   };
@@ -1903,8 +2060,8 @@ struct singleton_level {
   // iterate([begin, end)) -> crd[begin .. end), the run handed out by the non-unique parent
   template <skip_policy P, bool Owning>
   static coordinate_cursor<Crd, U == uniqueness::unique, P> iterate(const storage<Owning>& st,
-                                                                     std::int64_t begin,
-                                                                     std::int64_t end) {
+                                                                    std::int64_t begin,
+                                                                    std::int64_t end) {
     return {st.crd.data(), begin, end};
   }
 
@@ -1924,8 +2081,8 @@ struct singleton_level {
       if (st.crd[q] < 0 || static_cast<std::int64_t>(st.crd[q]) >= in.extent)
         detail::bad_storage(name, in,
                             "coordinate " + std::to_string(st.crd[q]) + " at position " +
-                                std::to_string(q) + " is outside [0, " +
-                                std::to_string(in.extent) + ")");
+                                std::to_string(q) + " is outside [0, " + std::to_string(in.extent) +
+                                ")");
   }
 
   // assemble: the parent's position, one coordinate per entry
@@ -1961,8 +2118,7 @@ using singleton_nonunique = singleton_level<uniqueness::non_unique>;
 namespace loom {
 
 namespace detail {
-template <class... Levels>
-constexpr bool levels_are_well_formed() {
+template <class... Levels> constexpr bool levels_are_well_formed() {
   constexpr std::array<level_properties, sizeof...(Levels)> props{Levels::properties...};
   for (std::size_t k = 0; k < props.size(); ++k) {
     // a segmented (singleton) level iterates a range handed out by a non-unique parent
@@ -1973,22 +2129,17 @@ constexpr bool levels_are_well_formed() {
   return true;
 }
 // level kinds, for code that depends on a level's layout (in-place outputs, statistics)
-template <class Level>
-inline constexpr bool is_dense_level = false;
-template <std::size_t E>
-inline constexpr bool is_dense_level<dense_level<E>> = true;
-template <class Level>
-inline constexpr bool is_unique_compressed_level = false;
+template <class Level> inline constexpr bool is_dense_level = false;
+template <std::size_t E> inline constexpr bool is_dense_level<dense_level<E>> = true;
+template <class Level> inline constexpr bool is_unique_compressed_level = false;
 template <class Pos, class Crd>
-inline constexpr bool is_unique_compressed_level<compressed_level<uniqueness::unique, Pos, Crd>> = true;
-template <class Level>
-inline constexpr bool is_bitmap_level = false;
-template <class Crd>
-inline constexpr bool is_bitmap_level<bitmap_level<Crd>> = true;
+inline constexpr bool is_unique_compressed_level<compressed_level<uniqueness::unique, Pos, Crd>> =
+    true;
+template <class Level> inline constexpr bool is_bitmap_level = false;
+template <class Crd> inline constexpr bool is_bitmap_level<bitmap_level<Crd>> = true;
 // dense levels over one innermost bitmap: every cell has its value slot and its presence bit
 // at the same row-major position
-template <class... Levels>
-constexpr bool dense_over_bitmap() {
+template <class... Levels> constexpr bool dense_over_bitmap() {
   constexpr std::size_t n = sizeof...(Levels);
   if constexpr (n == 0) {
     return false;
@@ -2004,8 +2155,7 @@ constexpr bool dense_over_bitmap() {
 
 /// A storage format: `Levels` from the outermost to the innermost, level k storing mode
 /// `Modes[k]`. Use `format<L...>` (identity order) and `format<L...>::ordered<M...>`.
-template <class LevelList, std::size_t... Modes>
-struct format_spec;
+template <class LevelList, std::size_t... Modes> struct format_spec;
 
 template <class... Levels, std::size_t... Modes>
 struct format_spec<boost::mp11::mp_list<Levels...>, Modes...> {
@@ -2045,19 +2195,16 @@ struct format_spec<boost::mp11::mp_list<Levels...>, Modes...> {
   /// Outputs in this format are located and accumulated in place (no entries collected).
   static constexpr bool written_in_place = all_dense || dense_over_bitmap;
 
-  template <std::size_t... NewModes>
-  using ordered = format_spec<levels, NewModes...>;
+  template <std::size_t... NewModes> using ordered = format_spec<levels, NewModes...>;
 };
 
 namespace detail {
-template <class List, class Seq>
-struct identity_format;
+template <class List, class Seq> struct identity_format;
 template <class... Levels, std::size_t... Is>
 struct identity_format<boost::mp11::mp_list<Levels...>, std::index_sequence<Is...>> {
   using type = format_spec<boost::mp11::mp_list<Levels...>, Is...>;
 };
-template <std::size_t N, class... Levels>
-struct repeat_levels {
+template <std::size_t N, class... Levels> struct repeat_levels {
   using type = boost::mp11::mp_repeat_c<boost::mp11::mp_list<Levels...>, N>;
 };
 }  // namespace detail
@@ -2085,17 +2232,14 @@ using dcsc = format<compressed, compressed>::ordered<1, 0>;
 using coo = format<compressed_nonunique, singleton>;
 
 namespace detail {
-template <std::size_t N>
-struct coo_levels {
+template <std::size_t N> struct coo_levels {
   using type = boost::mp11::mp_append<
       boost::mp11::mp_list<compressed_nonunique>,
       boost::mp11::mp_repeat_c<boost::mp11::mp_list<singleton_nonunique>, N - 2>,
       boost::mp11::mp_list<singleton>>;
 };
-template <class List>
-struct format_from_list;
-template <class... Levels>
-struct format_from_list<boost::mp11::mp_list<Levels...>> {
+template <class List> struct format_from_list;
+template <class... Levels> struct format_from_list<boost::mp11::mp_list<Levels...>> {
   using type = format<Levels...>;
 };
 }  // namespace detail
@@ -2119,12 +2263,6 @@ using dense_n = typename detail::format_from_list<
 
 #endif  // LOOM_FORMAT_FORMAT_HPP
 // ---- end <loom/format/format.hpp>
-// ---- begin <loom/format/tensor.hpp>
-// Defines loom::basic_tensor, loom::tensor and loom::view: level arrays plus values (format/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_TENSOR_HPP
-#define LOOM_FORMAT_TENSOR_HPP
-
 // ---- begin <loom/format/format_name.hpp>
 // Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
 // SPDX-License-Identifier: BSL-1.0
@@ -2138,24 +2276,31 @@ using dense_n = typename detail::format_from_list<
 namespace loom {
 
 /// "csr", "dcsc", ... for the standard aliases; otherwise "format<dense,compressed>::ordered<1,0>".
-template <storage_format F>
-std::string format_name() {
-  if constexpr (std::is_same_v<F, csr>) return "csr";
-  else if constexpr (std::is_same_v<F, csc>) return "csc";
-  else if constexpr (std::is_same_v<F, dcsr>) return "dcsr";
-  else if constexpr (std::is_same_v<F, dcsc>) return "dcsc";
-  else if constexpr (std::is_same_v<F, coo>) return "coo";
-  else if constexpr (std::is_same_v<F, dense_vector>) return "dense_vector";
-  else if constexpr (std::is_same_v<F, sparse_vector>) return "sparse_vector";
-  else if constexpr (std::is_same_v<F, dense_matrix>) return "dense_matrix";
+template <storage_format F> std::string format_name() {
+  if constexpr (std::is_same_v<F, csr>)
+    return "csr";
+  else if constexpr (std::is_same_v<F, csc>)
+    return "csc";
+  else if constexpr (std::is_same_v<F, dcsr>)
+    return "dcsr";
+  else if constexpr (std::is_same_v<F, dcsc>)
+    return "dcsc";
+  else if constexpr (std::is_same_v<F, coo>)
+    return "coo";
+  else if constexpr (std::is_same_v<F, dense_vector>)
+    return "dense_vector";
+  else if constexpr (std::is_same_v<F, sparse_vector>)
+    return "sparse_vector";
+  else if constexpr (std::is_same_v<F, dense_matrix>)
+    return "dense_matrix";
   else {
     std::string s = "format<";
     bool first = true;
-    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
-        [&](auto level) {
-          s += (first ? "" : ",") + std::string(decltype(level)::type::name);
-          first = false;
-        });
+    boost::mp11::mp_for_each<
+        boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>([&](auto level) {
+      s += (first ? "" : ",") + std::string(decltype(level)::type::name);
+      first = false;
+    });
     s += ">";
     bool identity = true;
     for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
@@ -2190,8 +2335,7 @@ std::string format_name() {
 
 namespace loom {
 
-template <class T, storage_format Format, bool Owning>
-class basic_tensor;
+template <class T, storage_format Format, bool Owning> class basic_tensor;
 
 namespace detail {
 // Defined in assemble.hpp.
@@ -2203,8 +2347,7 @@ basic_tensor<T, Format, true> assemble_sorted(
 template <class To, class T, class From, bool FromOwning>
 basic_tensor<T, To, true> convert_entries(const basic_tensor<T, From, FromOwning>& from);
 // Defined in appender.hpp: refills an output's arrays in place, keeping their capacity.
-template <class T, class Format>
-class appender;
+template <class T, class Format> class appender;
 
 // A number that changes whenever its tensor may have changed: fresh (process-wide) at
 // construction, on copy and on move (both sides), and on every non-const access to storage.
@@ -2264,8 +2407,7 @@ void check_level_storages(const std::array<std::int64_t, Format::order>& shape,
 }
 
 /// `3 x 4 x 5`
-template <std::size_t N>
-std::string extents_to_string(const std::array<std::int64_t, N>& shape) {
+template <std::size_t N> std::string extents_to_string(const std::array<std::int64_t, N>& shape) {
   std::string s;
   for (std::size_t m = 0; m < N; ++m) {
     if (m != 0) s.append(" x ");
@@ -2277,12 +2419,9 @@ std::string extents_to_string(const std::array<std::int64_t, N>& shape) {
 
 /// A tensor of `T` stored in `Format`; `Owning` tensors hold their arrays, views borrow them.
 /// Use the aliases `loom::tensor<T, Format>` and `loom::view<T, Format>`.
-template <class T, storage_format Format, bool Owning = true>
-class basic_tensor {
-  template <class, storage_format, bool>
-  friend class basic_tensor;
-  template <class, class>
-  friend class detail::appender;
+template <class T, storage_format Format, bool Owning = true> class basic_tensor {
+  template <class, storage_format, bool> friend class basic_tensor;
+  template <class, class> friend class detail::appender;
 
  public:
   using value_type = T;
@@ -2291,18 +2430,22 @@ class basic_tensor {
   static constexpr bool owning = Owning;
   using shape_type = std::array<std::int64_t, order>;
   using coords_type = std::array<std::int64_t, order>;
-  template <class Level>
-  using storage_of = typename Level::template storage<Owning>;
-  using level_storages = boost::mp11::mp_rename<
-      boost::mp11::mp_transform<storage_of, typename Format::levels>, std::tuple>;
+  template <class Level> using storage_of = typename Level::template storage<Owning>;
+  using level_storages =
+      boost::mp11::mp_rename<boost::mp11::mp_transform<storage_of, typename Format::levels>,
+                             std::tuple>;
   using values_array = std::conditional_t<Owning, std::vector<T>, std::span<T>>;
 
   /// An empty tensor of shape 0 x ... x 0 (a mode stored by a level of static extent has that
   /// extent).
-  basic_tensor() requires Owning : basic_tensor(empty_shape()) {}
+  basic_tensor()
+    requires Owning
+      : basic_tensor(empty_shape()) {}
 
   /// An all-zero tensor: dense levels are allocated and zero-filled, sparse levels are empty.
-  explicit basic_tensor(const shape_type& shape) requires Owning : shape_(shape) {
+  explicit basic_tensor(const shape_type& shape)
+    requires Owning
+      : shape_(shape) {
     check_shape();
     build_empty();
   }
@@ -2365,24 +2508,24 @@ class basic_tensor {
       if constexpr (requires { last::stored_count(std::get<order - 1>(levels_)); }) {
         return last::stored_count(std::get<order - 1>(levels_));
       } else if constexpr (last::properties.padded && !last::properties.full) {
-        return static_cast<std::int64_t>(std::count_if(
-            values_.begin(), values_.end(),
-            [](const T& v) { return !(v == semiring_traits<T>::zero()); }));
+        return static_cast<std::int64_t>(
+            std::count_if(values_.begin(), values_.end(),
+                          [](const T& v) { return !(v == semiring_traits<T>::zero()); }));
       }
     }
     return static_cast<std::int64_t>(values_.size());
   }
 
-  template <std::size_t K>
-  const auto& level() const { return std::get<K>(levels_); }
-  template <std::size_t K>
-  auto& level() {
+  template <std::size_t K> const auto& level() const { return std::get<K>(levels_); }
+  template <std::size_t K> auto& level() {
     version_.bump();
     return std::get<K>(levels_);
   }
   const level_storages& levels() const { return levels_; }
   std::span<const T> values() const { return {values_.data(), values_.size()}; }
-  std::span<T> values() requires(Owning || !std::is_const_v<T>) {
+  std::span<T> values()
+    requires(Owning || !std::is_const_v<T>)
+  {
     version_.bump();
     return {values_.data(), values_.size()};
   }
@@ -2390,8 +2533,7 @@ class basic_tensor {
   /// assignment, a move); with its address, identifies unchanged contents for caches.
   std::uint64_t version() const { return version_.value(); }
   /// Extent of the mode stored at level K.
-  template <std::size_t K>
-  std::int64_t level_extent() const { return shape_[Format::modes[K]]; }
+  template <std::size_t K> std::int64_t level_extent() const { return shape_[Format::modes[K]]; }
 
   /// A name used in error messages and `explain`; empty by default.
   const std::string& name() const { return name_; }
@@ -2415,8 +2557,7 @@ class basic_tensor {
   T at_coords(const coords_type& c) const { return const_cast<basic_tensor*>(this)->at_value(c); }
 
   /// Calls `f(coords, value)` for every stored entry, in storage order; coords are logical.
-  template <class F>
-  void for_each_stored(F&& f) const {
+  template <class F> void for_each_stored(F&& f) const {
     coords_type c{};
     if constexpr (order == 0) {
       if (!values_.empty()) f(c, values_[0]);
@@ -2438,7 +2579,9 @@ class basic_tensor {
   }
 
   /// Drops all entries (sparse) or zero-fills (dense), keeping the shape.
-  void clear() requires Owning {
+  void clear()
+    requires Owning
+  {
     version_.bump();
     build_empty();
   }
@@ -2450,15 +2593,16 @@ class basic_tensor {
       detail::check_level_storages<Format>(shape_, levels_, values_.size(), false);
     } catch (const shape_error& e) {
       throw shape_error(std::string(Owning ? "loom::tensor" : "loom::view") + " of shape " +
-                        detail::extents_to_string(shape_) + " in " + format_name<Format>() +
-                        ": " + e.what());
+                        detail::extents_to_string(shape_) + " in " + format_name<Format>() + ": " +
+                        e.what());
     }
   }
   void check_shape() const {
     for (std::size_t m = 0; m < order; ++m)
       if (shape_[m] < 0)
-        throw shape_error(std::string(Owning ? "loom::tensor" : "loom::view") + ": extent of mode " +
-                          std::to_string(m) + " is negative (" + std::to_string(shape_[m]) + ")");
+        throw shape_error(std::string(Owning ? "loom::tensor" : "loom::view") +
+                          ": extent of mode " + std::to_string(m) + " is negative (" +
+                          std::to_string(shape_[m]) + ")");
   }
 
   // 0 for every mode, except a mode stored by a level of static extent
@@ -2477,13 +2621,14 @@ class basic_tensor {
   }
   // whether some level with a pos array has only levels of static extent above it
   template <std::size_t K>
-  static constexpr bool has_pos_array =
-      requires(typename boost::mp11::mp_at_c<typename Format::levels, K>::template storage<true> st) {
-        st.pos;
-      };
+  static constexpr bool has_pos_array = requires(
+      typename boost::mp11::mp_at_c<typename Format::levels, K>::template storage<true> st) {
+    st.pos;
+  };
   template <std::size_t K>
   static constexpr bool static_extent_at =
       boost::mp11::mp_at_c<typename Format::levels, K>::static_extent != dynamic_extent;
+
  public:
   /// Whether moving copies (see the move constructor).
   static constexpr bool empty_needs_arrays = []<std::size_t... Ks>(std::index_sequence<Ks...>) {
@@ -2536,7 +2681,8 @@ class basic_tensor {
   void walk(std::int64_t begin, std::int64_t end, coords_type& c, auto& f) const {
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
     constexpr std::size_t mode = Format::modes[K];
-    auto cur = detail::iterate_or_empty<level, skip_policy::linear>(std::get<K>(levels_), begin, end);
+    auto cur =
+        detail::iterate_or_empty<level, skip_policy::linear>(std::get<K>(levels_), begin, end);
     for (; cur.valid(); cur.next()) {
       if constexpr (requires { cur.ready(); })
         if (!cur.ready()) continue;
@@ -2568,7 +2714,8 @@ class basic_tensor {
   std::int64_t locate_level(std::int64_t begin, std::int64_t end, const coords_type& c) const {
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
     const std::int64_t i = c[Format::modes[K]];
-    auto cur = detail::iterate_or_empty<level, skip_policy::binary>(std::get<K>(levels_), begin, end);
+    auto cur =
+        detail::iterate_or_empty<level, skip_policy::binary>(std::get<K>(levels_), begin, end);
     level_range r{};
     if constexpr (level_with_locate<level>) {
       r = cur.locate(i);
@@ -2579,8 +2726,10 @@ class basic_tensor {
       if (cur.valid() && cur.index() == i) r = cur.children();
     }
     if (r.empty()) return -1;
-    if constexpr (K + 1 == order) return r.begin;
-    else return locate_level<K + 1>(r.begin, r.end, c);
+    if constexpr (K + 1 == order)
+      return r.begin;
+    else
+      return locate_level<K + 1>(r.begin, r.end, c);
   }
 
   T at_value(const coords_type& c) {
@@ -2603,16 +2752,13 @@ class basic_tensor {
 };
 
 /// An owning tensor: `loom::tensor<double, loom::csr> A({m, n});`
-template <class T, storage_format Format>
-using tensor = basic_tensor<T, Format, true>;
+template <class T, storage_format Format> using tensor = basic_tensor<T, Format, true>;
 
 /// A zero-copy view over caller buffers: see `csr_view`, `dense_vector_view`.
-template <class T, storage_format Format>
-using view = basic_tensor<T, Format, false>;
+template <class T, storage_format Format> using view = basic_tensor<T, Format, false>;
 
 namespace detail {
-template <class X>
-struct is_basic_tensor : std::false_type {};
+template <class X> struct is_basic_tensor : std::false_type {};
 template <class T, class F, bool O>
 struct is_basic_tensor<basic_tensor<T, F, O>> : std::true_type {};
 }  // namespace detail
@@ -2659,8 +2805,7 @@ namespace detail {
 
 /// "(3,1,4)". Appends to one string: `"," + std::to_string(x)` (operator+(const char*, string&&),
 /// an insert at position 0) draws a false -Wrestrict from g++ 12 at -O2 and -O3.
-template <std::size_t N>
-std::string coords_to_string(const std::array<std::int64_t, N>& c) {
+template <std::size_t N> std::string coords_to_string(const std::array<std::int64_t, N>& c) {
   std::string s(1, '(');
   for (std::size_t m = 0; m < N; ++m) {
     if (m != 0) s.push_back(',');
@@ -2683,8 +2828,7 @@ constexpr std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
 }
 
 /// `3 x 4 x 5`
-template <std::size_t N>
-std::string shape_to_string(const std::array<std::int64_t, N>& shape) {
+template <std::size_t N> std::string shape_to_string(const std::array<std::int64_t, N>& shape) {
   return extents_to_string(shape);
 }
 
@@ -2769,9 +2913,10 @@ basic_tensor<T, Format, true> assemble_sorted_unguarded(
 /// A level that pads may create at most `max_positions` positions (readers: their limit).
 /// Allocation failure is a `loom::error` naming the shape, the format and the size.
 template <class T, class Format>
-basic_tensor<T, Format, true> assemble_sorted(const std::array<std::int64_t, Format::order>& shape,
-                                  const std::vector<std::array<std::int64_t, Format::order>>& crd,
-                                  std::vector<T>&& vals, std::int64_t max_positions) {
+basic_tensor<T, Format, true> assemble_sorted(
+    const std::array<std::int64_t, Format::order>& shape,
+    const std::vector<std::array<std::int64_t, Format::order>>& crd, std::vector<T>&& vals,
+    std::int64_t max_positions) {
   try {
     return assemble_sorted_unguarded<T, Format>(shape, crd, std::move(vals), max_positions);
   } catch (const std::bad_alloc&) {
@@ -2812,8 +2957,10 @@ std::vector<std::size_t> stable_order(const std::vector<std::array<std::int64_t,
   bool fits = true;
   std::uint64_t cells = 1;
   for (std::size_t k = 0; k < N && fits; ++k) {
-    if (range[k] > 1 && cells > std::numeric_limits<std::uint64_t>::max() / range[k]) fits = false;
-    else cells *= std::max<std::uint64_t>(range[k], 1);
+    if (range[k] > 1 && cells > std::numeric_limits<std::uint64_t>::max() / range[k])
+      fits = false;
+    else
+      cells *= std::max<std::uint64_t>(range[k], 1);
   }
   if (fits) {
     std::vector<std::pair<std::uint64_t, std::size_t>> keyed(nnz);  // (key, entry)
@@ -2874,12 +3021,11 @@ void sort_and_merge(std::vector<std::array<std::int64_t, N>>& crd, std::vector<T
       if (policy == duplicates::error) {
         std::array<std::int64_t, N> logical{};
         for (std::size_t k = 0; k < N; ++k) logical[modes[k]] = crd[e][k];
-        throw duplicate_error("loom::from_coo: duplicate coordinate " +
-                              coords_to_string(logical) +
+        throw duplicate_error("loom::from_coo: duplicate coordinate " + coords_to_string(logical) +
                               " (use loom::duplicates::sum or ::last to accept duplicates)");
       }
-      vals[out - 1] = policy == duplicates::sum ? semiring_traits<T>::add(vals[out - 1], vals[e])
-                                                : vals[e];
+      vals[out - 1] =
+          policy == duplicates::sum ? semiring_traits<T>::add(vals[out - 1], vals[e]) : vals[e];
     } else {
       crd[out] = crd[e];
       vals[out] = vals[e];
@@ -2895,10 +3041,10 @@ void sort_and_merge(std::vector<std::array<std::int64_t, N>>& crd, std::vector<T
 namespace detail {
 /// from_coo, with at most `max_positions` positions in a level that pads (the readers' limit).
 template <storage_format Format, class T>
-tensor<T, Format> from_coo_limited(const std::array<std::int64_t, Format::order>& shape,
-                                   const std::vector<std::array<std::int64_t, Format::order>>& coords,
-                                   const std::vector<T>& values, duplicates policy,
-                                   std::int64_t max_positions) {
+tensor<T, Format> from_coo_limited(
+    const std::array<std::int64_t, Format::order>& shape,
+    const std::vector<std::array<std::int64_t, Format::order>>& coords,
+    const std::vector<T>& values, duplicates policy, std::int64_t max_positions) {
   constexpr std::size_t N = Format::order;
   if (coords.size() != values.size())
     throw shape_error("loom::from_coo: " + std::to_string(coords.size()) + " coordinates but " +
@@ -3013,6 +3159,584 @@ tensor<T, To> convert(const basic_tensor<T, From, Owning>& from) {
 
 #endif  // LOOM_FORMAT_TENSOR_HPP
 // ---- end <loom/format/tensor.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace loom::detail {
+
+// Levels the appender builds online; a format with any other level (hashed, bitmap, banded, a
+// user level) buffers its entries and assembles them through the levels' hooks at the end.
+template <class L> inline constexpr bool appends_online = false;
+template <std::size_t E> inline constexpr bool appends_online<dense_level<E>> = true;
+template <uniqueness U, class P, class C>
+inline constexpr bool appends_online<compressed_level<U, P, C>> = true;
+template <uniqueness U, class C> inline constexpr bool appends_online<singleton_level<U, C>> = true;
+template <class Levels> inline constexpr bool all_append_online = false;
+template <class... Ls>
+inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = (appends_online<Ls> && ...);
+
+/// Whether a format is one dense level over one compressed unique level (csr, csc), which the
+/// appender can fill by a counting sort on the row (`appender::fill_by_rows`).
+template <class Format>
+inline constexpr bool rows_of_columns = [] {
+  if constexpr (Format::order == 2 && all_append_online<typename Format::levels>) {
+    using outer = boost::mp11::mp_at_c<typename Format::levels, 0>;
+    using inner = boost::mp11::mp_at_c<typename Format::levels, 1>;
+    return outer::properties.full && !inner::properties.full && !inner::properties.segmented &&
+           inner::properties.unique;
+  } else {
+    return false;
+  }
+}();
+
+/// The position and coordinate types of a csr-like format's compressed level.
+template <class Format, bool = rows_of_columns<Format>> struct row_arrays {
+  using pos_type = std::int64_t;
+  using crd_type = std::int64_t;
+};
+template <class Format> struct row_arrays<Format, true> {
+  using pos_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::pos_type;
+  using crd_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::crd_type;
+};
+
+/// The end of a vector that a hot loop appends to: `push` is a compare and a store, inlined
+/// (std::vector::push_back stayed out of line in the kernels' loops: 19% of A∘B's samples). The
+/// vector's size runs ahead of the entries by at most one chunk, value-initialised just before
+/// it is written (the pages are touched once either way); `close` trims it. Capacity is kept,
+/// so a kernel that writes the same output again allocates nothing.
+template <class X> struct append_array {
+  std::vector<X>* v = nullptr;
+  X* cur = nullptr;
+  X* lim = nullptr;
+
+  /// Appends after the vector's current elements.
+  void attach(std::vector<X>& vec) {
+    v = &vec;
+    cur = vec.data() + vec.size();
+    lim = cur;
+  }
+  /// Writes from the vector's start over its current elements (an output written again): no
+  /// element is value-initialised before it is overwritten, unlike growing from an empty vector
+  /// (`grow` zero-fills each chunk, a second store per element). `close` drops what is left.
+  void attach_over(std::vector<X>& vec) {
+    v = &vec;
+    cur = vec.data();
+    lim = cur + vec.size();
+  }
+  LOOM_FORCE_INLINE void push(const X& x) {
+    if (cur == lim) [[unlikely]] {
+      const auto [c, l] = grow(v, cur);
+      cur = c;
+      lim = l;
+    }
+    *cur++ = x;
+  }
+  std::size_t size() const { return static_cast<std::size_t>(cur - v->data()); }
+  /// The vector holds exactly the pushed elements.
+  void close() { v->resize(size()); }
+
+ private:
+  // out of line, and given values rather than `this`, so that a writer held in a kernel's
+  // local sink stays in registers
+  [[gnu::noinline]] static std::pair<X*, X*> grow(std::vector<X>* v, X* cur) {
+    constexpr std::size_t chunk = 4096;
+    const auto n = static_cast<std::size_t>(cur - v->data());  // == v->size(): the chunk is full
+    if (n == v->capacity()) v->reserve(std::max<std::size_t>(2 * n, chunk));
+    v->resize(std::min(v->capacity(), n + chunk));
+    return {v->data() + n, v->data() + v->size()};
+  }
+};
+
+/// Writes the values of an array whose length is known (an output on an operand's pattern): a
+/// compare and a store, and no call, since nothing grows, so the value written never has to
+/// survive a call (append_array's growth made SDDMM's values go through the stack). Pushes past
+/// the end are counted, not written: the caller compares the count with the length.
+template <class X> struct fill_array {
+  X* cur = nullptr;
+  X* lim = nullptr;
+  LOOM_FORCE_INLINE void push(const X& x) {
+    if (cur < lim) [[likely]]
+      *cur = x;
+    ++cur;
+  }
+};
+
+/// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
+/// into level arrays, as TACO's assembly does: no intermediate coordinate list. Given the
+/// output it replaces, it refills that output's arrays (cleared, capacity kept).
+template <class T, class Format> class appender {
+ public:
+  static constexpr std::size_t N = Format::order;
+  using tensor_type = basic_tensor<T, Format, true>;
+
+  static constexpr bool online = all_append_online<typename Format::levels>;
+  /// csr-like (one dense level over one compressed unique level): an entry is a count in its
+  /// row's `pos` slot and a store in `crd` and the values, like the hand-written loop.
+  static constexpr bool by_rows = loom::detail::rows_of_columns<Format>;
+
+  explicit appender(const std::array<std::int64_t, N>& shape, tensor_type* recycled = nullptr)
+      : shape_(shape) {
+    if constexpr (online) {
+      if (recycled != nullptr) {  // take the old arrays, keep their capacity
+        levels_ = std::move(recycled->levels_);
+        values_ = std::move(recycled->values_);
+        recycled->version_.bump();
+        if constexpr (by_rows) {  // crd and values are overwritten in place (attach_rows)
+          clear_level(std::get<0>(levels_));
+          std::get<1>(levels_).pos.clear();
+        } else {
+          [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+            (clear_level(std::get<Ks>(levels_)), ...);
+          }(std::make_index_sequence<N>{});
+          values_.clear();
+        }
+      }
+      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        ((level_extent_[Ks] = shape_[Format::modes[Ks]]), ...);
+        (init_level<Ks>(), ...);
+      }(std::make_index_sequence<N>{});
+      if constexpr (by_rows) attach_rows();
+    }
+  }
+
+  /// Reserves room for about `entries` entries (an estimate; capacity already held is kept).
+  /// Called before the first entry is appended.
+  void reserve(std::size_t entries) {
+    if constexpr (!online) {
+      buffer_.crd.reserve(entries);
+      buffer_.vals.reserve(entries);
+      return;
+    } else
+      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        (
+            [&] {
+              if constexpr (!level<Ks>::properties.full) std::get<Ks>(levels_).crd.reserve(entries);
+            }(),
+            ...);
+      }(std::make_index_sequence<N>{});
+    if constexpr (online && !Format::properties[N - 1].full) values_.reserve(entries);
+    if constexpr (by_rows) attach_rows();
+  }
+
+  /// Appends one entry; `c[k]` is the coordinate of level k.
+  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
+    if constexpr (!online) {
+      buffer_.crd.push_back(c);
+      buffer_.vals.push_back(v);
+    } else if constexpr (by_rows) {
+      ++row_counts_[c[0] + 1];
+      crd_out_.push(static_cast<typename level<1>::crd_type>(c[1]));
+      values_out_.push(v);
+    } else {
+      push_online(c, v);
+    }
+  }
+
+  /// The appends of a csr-like output as a value (`by_rows`): the row counts and the ends of
+  /// `crd` and the values. An in-order kernel's sink holds it from its first entry to its last
+  /// (`take_writer`, `return_writer`), so that the ends live in registers, not in the appender.
+  struct row_writer {
+    typename row_arrays<Format>::pos_type* counts;
+    append_array<typename row_arrays<Format>::crd_type> crd;
+    append_array<T> values;
+    std::int64_t row_start = 0;  // entries written before the current row
+    LOOM_FORCE_INLINE void push(std::int64_t column, const T& v) {
+      crd.push(static_cast<typename row_arrays<Format>::crd_type>(column));
+      values.push(v);
+    }
+    // a row's count, written once at its end (added: a row may arrive in several runs)
+    LOOM_FORCE_INLINE void end_row(std::int64_t row) {
+      const auto written = static_cast<std::int64_t>(crd.size());
+      counts[row + 1] += static_cast<typename row_arrays<Format>::pos_type>(written - row_start);
+      row_start = written;
+    }
+  };
+  row_writer take_writer()
+    requires by_rows
+  {
+    return {row_counts_, crd_out_, values_out_, static_cast<std::int64_t>(crd_out_.size())};
+  }
+  void return_writer(const row_writer& w)
+    requires by_rows
+  {
+    crd_out_ = w.crd;
+    values_out_ = w.values;
+  }
+
+  /// `out` takes `pattern`'s levels (copied into its own arrays, capacity kept) and its values
+  /// are refilled by `run(values)`, which pushes one value per entry of `pattern`, in order, to
+  /// the `fill_array<T>` it is given (sized once: a kernel run again touches no new memory).
+  /// False, with `out` to be rebuilt by the caller, when the count differs (a reduction that
+  /// emitted nothing).
+  template <class Run>
+  static bool fill_values_on_pattern(tensor_type& out, const tensor_type& pattern, Run&& run) {
+    out.version_.bump();
+    out.levels_ = pattern.levels_;
+    const std::size_t n = pattern.values_.size();
+    out.values_.resize(n);
+    fill_array<T> values{out.values_.data(), out.values_.data() + n};
+    run(values);
+    return values.cur == values.lim;
+  }
+
+  /// Whether `fill_by_rows` can fill the format.
+  static constexpr bool rows_of_columns = loom::detail::rows_of_columns<Format>;
+
+  /// Fills an appender that holds nothing yet with `n` entries: entry e is at `row(e)`,
+  /// `column(e)` with value `value(e)`. Rows come in any order; within a row, columns ascend
+  /// and repeat only next to each other (repeats are added). A counting sort on the row writes
+  /// straight into the level arrays, as a hand-written CSR transpose does: no sort and no
+  /// per-entry bookkeeping (a transpose's flush spent 5 ns per entry in `push`).
+  template <class Row, class Column, class Value>
+  void fill_by_rows(std::size_t n, Row row, Column column, Value value, bool may_repeat)
+    requires rows_of_columns
+  {
+    using pos_type = typename level<1>::pos_type;
+    auto& st = std::get<1>(levels_);
+    // Positions are counted in the level's own type only when n entries fit it; else in 64 bits,
+    // and the entries kept (repeats merged) are checked before a narrow position is written.
+    if (fits_in<pos_type>(static_cast<std::int64_t>(n))) {
+      fill_rows(st.pos, n, row, column, value, may_repeat);
+    } else {
+      if (!may_repeat) check_fits<pos_type>(static_cast<std::int64_t>(n), "number of positions");
+      std::vector<std::int64_t> wide;
+      fill_rows(wide, n, row, column, value, may_repeat);
+      check_fits<pos_type>(count_, "number of positions");
+      st.pos.assign(wide.begin(), wide.end());  // per-row counts, each at most count_
+    }
+    attach_rows(true);  // the arrays now hold the entries: later appends go after them
+  }
+
+ private:
+  // fill_by_rows into `pos` (rows + 1 counts of any integer type wide enough for n)
+  template <class PosArray, class Row, class Column, class Value>
+  void fill_rows(PosArray& pos, std::size_t n, Row row, Column column, Value value,
+                 bool may_repeat) {
+    using P = typename PosArray::value_type;
+    auto& st = std::get<1>(levels_);
+    const auto rows = static_cast<std::size_t>(level_extent_[0]);
+    pos.assign(rows + 1, 0);
+    for (std::size_t e = 0; e < n; ++e) ++pos[static_cast<std::size_t>(row(e)) + 1];
+    P start = 0;  // pos[r + 1]: where row r starts, then its end
+    for (std::size_t r = 1; r <= rows; ++r) start += std::exchange(pos[r], start);
+    st.crd.resize(n);
+    values_.resize(n);
+    for (std::size_t e = 0; e < n; ++e) {
+      const auto q = static_cast<std::size_t>(pos[static_cast<std::size_t>(row(e)) + 1]++);
+      st.crd[q] = static_cast<typename level<1>::crd_type>(column(e));
+      values_[q] = value(e);
+    }
+    // back to counts per row (finish_level sums them), merging repeats on the way
+    std::size_t kept = n;
+    if (!may_repeat) {
+      for (std::size_t r = rows; r >= 1; --r) pos[r] -= pos[r - 1];
+    } else {
+      kept = 0;
+      for (std::size_t r = 1, begin = 0; r <= rows; ++r) {
+        const auto end = static_cast<std::size_t>(pos[r]);
+        const std::size_t first = kept;
+        for (std::size_t q = begin; q < end; ++q) {
+          if (kept > first && st.crd[kept - 1] == st.crd[q]) {
+            values_[kept - 1] = semiring_traits<T>::add(values_[kept - 1], values_[q]);
+          } else {
+            st.crd[kept] = st.crd[q];
+            values_[kept++] = values_[q];
+          }
+        }
+        pos[r] = static_cast<P>(kept - first);
+        begin = end;
+      }
+      st.crd.resize(kept);
+      values_.resize(kept);
+    }
+    count_ = static_cast<std::int64_t>(kept);
+  }
+
+ public:
+  /// The finished tensor (dense levels padded, `pos` arrays completed).
+  tensor_type finish() && {
+    if constexpr (!online) {
+      return assemble_sorted<T, Format>(shape_, buffer_.crd, std::move(buffer_.vals));
+    } else {
+      return std::move(*this).finish_online();
+    }
+  }
+
+ private:
+  LOOM_FORCE_INLINE void push_online(const std::array<std::int64_t, N>& c, const T& v) {
+    std::size_t first = 0;  // first level whose coordinate differs from the previous entry
+    if (count_ > 0)
+      while (first < N && c[first] == last_[first]) ++first;
+    push_levels<0>(c, first);
+    last_ = c;
+    ++count_;
+    const std::int64_t p = position_[N - 1];
+    if constexpr (Format::properties[N - 1].full) {
+      if (static_cast<std::int64_t>(values_.size()) <= p)
+        values_.resize(static_cast<std::size_t>(p) + 1, semiring_traits<T>::zero());
+      values_[static_cast<std::size_t>(p)] = v;
+    } else {
+      values_.push_back(v);
+    }
+  }
+
+  tensor_type finish_online() && {
+    if constexpr (by_rows) {
+      crd_out_.close();
+      values_out_.close();
+    }
+    std::int64_t parents = 1;
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      (finish_level<Ks>(parents), ...);
+    }(std::make_index_sequence<N>{});
+    if (Format::properties[N - 1].full)
+      values_.resize(static_cast<std::size_t>(parents), semiring_traits<T>::zero());
+    return tensor_type(shape_, std::move(levels_), std::move(values_));
+  }
+
+  template <std::size_t K> using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+
+  template <class Storage> static void clear_level(Storage& st) {
+    if constexpr (requires { st.pos.clear(); }) st.pos.clear();
+    if constexpr (requires { st.crd.clear(); }) st.crd.clear();
+  }
+  // the row counts sized once (rows + 1), the appends aimed at the arrays' starts (before the
+  // first entry: a recycled output's old entries are overwritten, an empty array is the same)
+  // or, with `append`, at their ends
+  void attach_rows(bool append = false)
+    requires by_rows
+  {
+    auto& st = std::get<1>(levels_);
+    const auto slots = static_cast<std::size_t>(level_extent_[0]) + 1;
+    if (st.pos.size() != slots) st.pos.assign(slots, 0);
+    row_counts_ = st.pos.data();
+    if (append) {
+      crd_out_.attach(st.crd);
+      values_out_.attach(values_);
+    } else {
+      crd_out_.attach_over(st.crd);
+      values_out_.attach_over(values_);
+    }
+  }
+
+  template <std::size_t K> void init_level() {
+    if constexpr (level<K>::properties.full) {
+      std::get<K>(levels_).extent = level_extent_[K];
+    } else if (level_extent_[K] > 0 &&
+               !fits_in<typename level<K>::crd_type>(level_extent_[K] - 1)) {
+      check_fits<typename level<K>::crd_type>(
+          level_extent_[K] - 1, "largest coordinate of mode " + std::to_string(Format::modes[K]));
+    }
+  }
+
+  template <std::size_t K>
+  LOOM_FORCE_INLINE void push_levels(const std::array<std::int64_t, N>& c, std::size_t first) {
+    if constexpr (K < N) {
+      const std::int64_t parent = K == 0 ? 0 : position_[K - 1];
+      auto& st = std::get<K>(levels_);
+      if constexpr (level<K>::properties.full) {
+        position_[K] = parent * level_extent_[K] + c[K];
+      } else if constexpr (level<K>::properties.segmented) {
+        st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
+        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
+      } else {
+        // a new position when this level or one above changed (non-unique: always)
+        if (K >= first || !level<K>::properties.unique || count_ == 0) {
+          st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
+          const auto slot = static_cast<std::size_t>(parent) + 1;
+          if (st.pos.size() <= slot) st.pos.resize(slot + 1, 0);
+          ++st.pos[slot];
+        }
+        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
+      }
+      push_levels<K + 1>(c, first);
+    }
+  }
+
+  template <std::size_t K> void finish_level(std::int64_t& parents) {
+    auto& st = std::get<K>(levels_);
+    if constexpr (level<K>::properties.full) {
+      parents *= level_extent_[K];
+    } else if constexpr (level<K>::properties.segmented) {
+      parents = static_cast<std::int64_t>(st.crd.size());
+    } else {
+      check_fits<typename level<K>::pos_type>(static_cast<std::int64_t>(st.crd.size()),
+                                              "number of positions");
+      st.pos.resize(static_cast<std::size_t>(parents) + 1, 0);
+      for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
+      parents = static_cast<std::int64_t>(st.crd.size());
+    }
+  }
+
+  std::array<std::int64_t, N> shape_{};
+  std::array<std::int64_t, N> level_extent_{};
+  typename tensor_type::level_storages levels_{};
+  std::vector<T> values_;
+  std::array<std::int64_t, N> last_{};
+  std::array<std::int64_t, N> position_{};
+  std::int64_t count_ = 0;
+  // by_rows: the rows' counts (pos + 1) and the ends of crd and the values
+  struct no_cursor {};
+  typename row_arrays<Format>::pos_type* row_counts_ = nullptr;
+  [[no_unique_address]] std::conditional_t<
+      by_rows, append_array<typename row_arrays<Format>::crd_type>, no_cursor>
+      crd_out_{};
+  [[no_unique_address]] std::conditional_t<by_rows, append_array<T>, no_cursor> values_out_{};
+  struct entries {
+    std::vector<std::array<std::int64_t, N>> crd;
+    std::vector<T> vals;
+  } buffer_;  // used when !online
+};
+
+}  // namespace loom::detail
+
+#endif  // LOOM_FORMAT_APPENDER_HPP
+// ---- end <loom/format/appender.hpp>
+// ---- begin <loom/format/memory.hpp>
+// Defines the memory-overlap test of tensors and views: which arrays a tensor reads, and whether
+// an output's storage is also read by an operand (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MEMORY_HPP
+#define LOOM_FORMAT_MEMORY_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace loom::detail {
+
+// f(first, last): the bytes of one array, when it holds any.
+template <class Array, class F> void visit_array_bytes(const Array& a, F& f) {
+  if (a.size() == 0) return;
+  const auto* first = reinterpret_cast<const std::byte*>(a.data());
+  f(first, first + a.size() * sizeof(*a.data()));
+}
+
+/// Calls `f(first, last)` for the bytes of every array `t` reads: its values and its levels'
+/// position, coordinate, bound, bit and hash arrays. Two tensors, or a tensor and a view of
+/// someone's buffer, are the same data to a kernel exactly when these ranges meet.
+template <class Tensor, class F> void for_each_array(const Tensor& t, F&& f) {
+  if constexpr (requires { t.values().data(); }) visit_array_bytes(t.values(), f);
+  if constexpr (requires {
+                  Tensor::order;
+                  typename Tensor::level_storages;
+                }) {
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (..., [&](const auto& s) {
+        if constexpr (requires { s.pos.data(); }) visit_array_bytes(s.pos, f);
+        if constexpr (requires { s.crd.data(); }) visit_array_bytes(s.crd, f);
+        if constexpr (requires { s.lo.data(); }) visit_array_bytes(s.lo, f);
+        if constexpr (requires { s.bits.data(); }) visit_array_bytes(s.bits, f);
+        if constexpr (requires { s.slot_pos.data(); }) visit_array_bytes(s.slot_pos, f);
+        if constexpr (requires { s.table.data(); }) visit_array_bytes(s.table, f);
+      }(t.template level<K>()));
+    }(std::make_index_sequence<Tensor::order>{});
+  }
+}
+
+// The byte ranges of a tensor's arrays, collected once (at most 1 + 4 per level).
+template <class Tensor> struct byte_ranges {
+  static constexpr std::size_t capacity = 1 + 4 * [] {
+    if constexpr (requires { Tensor::order; })
+      return Tensor::order;
+    else
+      return std::size_t{0};
+  }();
+  std::array<const std::byte*, 2 * capacity> bounds{};
+  std::size_t count = 0;
+  explicit byte_ranges(const Tensor& t) {
+    for_each_array(t, [&](const std::byte* first, const std::byte* last) {
+      if (count == capacity) return;
+      bounds[2 * count] = first;
+      bounds[2 * count + 1] = last;
+      ++count;
+    });
+  }
+};
+
+// Two owning tensors never share an array (each holds its own vectors): only a view can alias.
+template <class T>
+inline constexpr bool owns_its_arrays = [] {
+  if constexpr (requires { T::owning; })
+    return static_cast<bool>(T::owning);
+  else
+    return false;
+}();
+
+/// Whether `a` and `b` share memory: the same object, or arrays that overlap by a byte or more
+/// (two views of one buffer, a view of a tensor's own values).
+template <class A, class B> bool shares_memory(const A& a, const B& b) {
+  if (static_cast<const void*>(&a) == static_cast<const void*>(&b)) return true;
+  if constexpr (owns_its_arrays<A> && owns_its_arrays<B>) {
+    return false;
+  } else {
+    const std::less<const std::byte*> before;
+    const byte_ranges<A> ra(a);
+    const byte_ranges<B> rb(b);
+    for (std::size_t x = 0; x < ra.count; ++x)
+      for (std::size_t y = 0; y < rb.count; ++y)
+        if (before(ra.bounds[2 * x], rb.bounds[2 * y + 1]) &&
+            before(rb.bounds[2 * y], ra.bounds[2 * x + 1]))
+          return true;
+    return false;
+  }
+}
+
+/// Whether an operand of `rhs` reads storage that the output `out` writes.
+template <class Out, class Rhs> bool aliases_output(const Out* out, const Rhs& rhs) {
+  bool aliased = false;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
+    aliased = aliased || shares_memory(*out, *a.tensor);
+  });
+  return aliased;
+}
+
+/// The operands of `rhs` that read the output's storage, named as explain() names tensors (the
+/// tensor's name, or T<k> for the k-th access when unnamed), comma-separated.
+template <class Out, class Rhs> std::string aliased_operands(const Out* out, const Rhs& rhs) {
+  std::string names;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    if (!shares_memory(*out, *a.tensor)) return;
+    std::string name;
+    if constexpr (requires { a.tensor->name(); }) name = std::string(a.tensor->name());
+    if (name.empty()) name = "T" + std::to_string(k);
+    names += (names.empty() ? "" : ", ") + name;
+  });
+  return names;
+}
+
+}  // namespace loom::detail
+
+#endif  // LOOM_FORMAT_MEMORY_HPP
+// ---- end <loom/format/memory.hpp>
+// ---- begin <loom/optimize/hoist_choice.hpp>
+// Defines the runtime choice whether to compute a hoistable sum first (rewrite/hoist.hpp): the
+// fused kernel's estimated cost against the sum's own kernel plus the rest with the sum as one
+// operand, from the same statistics and loop-order cost as the plan choice (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_HOIST_CHOICE_HPP
+#define LOOM_OPTIMIZE_HOIST_CHOICE_HPP
+
+// ---- begin <loom/optimize/plan_choice.hpp>
+// Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
+// cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
+// LOOM_DEBUG_PLAN log (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+#define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+
 // ---- begin <loom/optimize/chain_bound_estimator.hpp>
 // Defines loom::chain_bound_estimator, the degree-constraint bound (optimize/, notes 001 §5.4).
 // SPDX-License-Identifier: BSL-1.0
@@ -3428,86 +4152,6 @@ class chain_bound_estimator {
 
 #endif  // LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
 // ---- end <loom/optimize/chain_bound_estimator.hpp>
-// ---- begin <loom/optimize/plan_choice.hpp>
-// Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
-// cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
-// LOOM_DEBUG_PLAN log (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
-#define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
-
-// ---- begin <loom/expr/visit.hpp>
-// Defines loom::expr::for_each_access and for_each_node: runtime walks over an expression (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_VISIT_HPP
-#define LOOM_EXPR_VISIT_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <cstddef>
-#include <tuple>
-#include <utility>
-
-namespace loom::expr {
-
-/// Calls `f(node)` for every node of `e`, parents before children, left to right.
-template <class E, class F>
-constexpr void for_each_node(const E& e, F&& f) {
-  f(e);
-  if constexpr (requires { e.lhs; e.rhs; }) {
-    for_each_node(e.lhs, f);
-    for_each_node(e.rhs, f);
-  } else if constexpr (requires { e.pred; e.body; }) {
-    for_each_node(e.pred, f);
-    for_each_node(e.body, f);
-  } else if constexpr (requires { e.body; }) {
-    for_each_node(e.body, f);
-  } else if constexpr (requires { e.args; }) {
-    std::apply([&](const auto&... a) { (for_each_node(a, f), ...); }, e.args);
-  }
-}
-
-template <class X>
-struct is_access : std::false_type {};
-template <class T, class... Is>
-struct is_access<access<T, Is...>> : std::true_type {};
-
-namespace detail {
-// Walks to the accesses only: one function per node type and `f`, none for a wrapper around `f`
-// (every kernel calls for_each_access several times: compile time).
-template <class E, class F>
-constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal) {
-  if constexpr (is_access<E>::value) {
-    f(e, ordinal++);
-  } else if constexpr (requires { e.lhs; e.rhs; }) {
-    for_each_access_from(e.lhs, f, ordinal);
-    for_each_access_from(e.rhs, f, ordinal);
-  } else if constexpr (requires { e.pred; e.body; }) {
-    for_each_access_from(e.pred, f, ordinal);
-    for_each_access_from(e.body, f, ordinal);
-  } else if constexpr (requires { e.body; }) {
-    for_each_access_from(e.body, f, ordinal);
-  } else if constexpr (requires { e.args; }) {
-    std::apply([&](const auto&... a) { (for_each_access_from(a, f, ordinal), ...); }, e.args);
-  } else {
-    (void)e, (void)f, (void)ordinal;  // a literal or another leaf
-  }
-}
-}  // namespace detail
-
-/// Calls `f(access, ordinal)` for every access of `e`, in `accesses_t<E>` order (the order of
-/// for_each_node: left to right).
-template <class E, class F>
-constexpr void for_each_access(const E& e, F&& f) {
-  std::size_t ordinal = 0;
-  detail::for_each_access_from(e, f, ordinal);
-}
-
-}  // namespace loom::expr
-
-#endif  // LOOM_EXPR_VISIT_HPP
-// ---- end <loom/expr/visit.hpp>
 // ---- begin <loom/optimize/statistics_cache.hpp>
 // Defines loom::statistics_cache: statistics per tensor, redone when storage changes (optimize/).
 // SPDX-License-Identifier: BSL-1.0
@@ -3593,44 +4237,44 @@ statistics gather_statistics_generic(const basic_tensor<T, Format, Owning>& t) {
 
 /// Formats read from their arrays: every level dense or unique compressed (dense, csr, csc, dcsr,
 /// dcsc, csf, sparse_vector and their reorderings).
-template <class Levels>
-inline constexpr bool levels_read_from_arrays_v = false;
+template <class Levels> inline constexpr bool levels_read_from_arrays_v = false;
 template <class... Ls>
 inline constexpr bool levels_read_from_arrays_v<boost::mp11::mp_list<Ls...>> =
-    sizeof...(Ls) > 0 && ((is_dense_level<Ls> || is_unique_compressed_level<Ls>) && ...);
+    sizeof...(Ls) > 0 && ((is_dense_level<Ls> || is_unique_compressed_level<Ls>)&&...);
 
 // Every level's positions form one range, and the leaves (stored entries) below a position range
 // form one range too, so a position's entry count is a difference of two mapped boundaries.
-template <class T, class Format, bool Owning>
-struct array_statistics {
+template <class T, class Format, bool Owning> struct array_statistics {
   static constexpr std::size_t n = Format::order;
-  template <std::size_t K>
-  using level_t = boost::mp11::mp_at_c<typename Format::levels, K>;
+  template <std::size_t K> using level_t = boost::mp11::mp_at_c<typename Format::levels, K>;
 
   const basic_tensor<T, Format, Owning>& t;
   statistics& s;
   std::array<std::int64_t, n> lo{}, hi{};  // positions of each level: [lo[k], hi[k])
 
   // boundary b of level K-1's positions -> boundary of level K's
-  template <std::size_t K>
-  std::int64_t child(std::int64_t b) const {
+  template <std::size_t K> std::int64_t child(std::int64_t b) const {
     const auto& st = t.template level<K>();
-    if constexpr (is_dense_level<level_t<K>>) return b * st.extent;
-    else if (st.pos.empty()) return 0;  // a moved-from tensor: no entries
-    else return static_cast<std::int64_t>(st.pos[static_cast<std::size_t>(b)]);
+    if constexpr (is_dense_level<level_t<K>>)
+      return b * st.extent;
+    else if (st.pos.empty())
+      return 0;  // a moved-from tensor: no entries
+    else
+      return static_cast<std::int64_t>(st.pos[static_cast<std::size_t>(b)]);
   }
-  template <std::size_t K>
-  std::int64_t leaf(std::int64_t b) const {
-    if constexpr (K + 1 == n) return b;
-    else return leaf<K + 1>(child<K + 1>(b));
+  template <std::size_t K> std::int64_t leaf(std::int64_t b) const {
+    if constexpr (K + 1 == n)
+      return b;
+    else
+      return leaf<K + 1>(child<K + 1>(b));
   }
 
   void run() {
     std::int64_t plo = 0, phi = 1;  // the root: one parent position
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       // a level below an empty one may have no pos entries to read (views)
-      ((lo[K] = phi > plo ? child<K>(plo) : 0, hi[K] = phi > plo ? child<K>(phi) : 0,
-        plo = lo[K], phi = hi[K]),
+      ((lo[K] = phi > plo ? child<K>(plo) : 0, hi[K] = phi > plo ? child<K>(phi) : 0, plo = lo[K],
+        phi = hi[K]),
        ...);
       const std::int64_t leaves = hi[n - 1] - lo[n - 1];
       (level_pass<K>(leaves), ...);
@@ -3638,8 +4282,7 @@ struct array_statistics {
     set_mean_degrees(s);
   }
 
-  template <std::size_t K>
-  void level_pass(std::int64_t leaves) {
+  template <std::size_t K> void level_pass(std::int64_t leaves) {
     constexpr std::size_t mode = Format::modes[K];
     const auto& st = t.template level<K>();
     if constexpr (K + 1 == n) {
@@ -3655,7 +4298,8 @@ struct array_statistics {
         s.max_degree[mode] = any ? parents : 0;
       } else {
         count_inner<K>(leaves, [&](auto& counter) {
-          for (std::int64_t p = lo[K]; p < hi[K]; ++p) ++counter[static_cast<std::size_t>(st.crd[p])];
+          for (std::int64_t p = lo[K]; p < hi[K]; ++p)
+            ++counter[static_cast<std::size_t>(st.crd[p])];
         });
       }
     } else if constexpr (K == 0) {
@@ -3693,8 +4337,7 @@ struct array_statistics {
 
   // Fills a counter per coordinate of level K's mode with `fill`, then reads distinct and max.
   // int32 counters when every count fits: half the memory traffic of int64.
-  template <std::size_t K, class Fill>
-  void count_inner(std::int64_t leaves, Fill fill) {
+  template <std::size_t K, class Fill> void count_inner(std::int64_t leaves, Fill fill) {
     constexpr std::size_t mode = Format::modes[K];
     const auto extent = static_cast<std::size_t>(s.shape[mode]);
     auto finish = [&](auto& counter) {
@@ -3817,7 +4460,8 @@ class statistics_cache {
   /// Appends `t`'s signature (nnz, shape, the address and size of every array) to `sig`: what
   /// `get` compares, for caches of other results derived from a tensor's structure.
   template <class T, storage_format Format, bool Owning>
-  static void append_signature(std::vector<std::uintptr_t>& sig, const basic_tensor<T, Format, Owning>& t) {
+  static void append_signature(std::vector<std::uintptr_t>& sig,
+                               const basic_tensor<T, Format, Owning>& t) {
     sig.push_back(static_cast<std::uintptr_t>(t.nnz()));
     for (std::int64_t e : t.shape()) sig.push_back(static_cast<std::uintptr_t>(e));
     add_array(sig, t.values());
@@ -3853,8 +4497,8 @@ class statistics_cache {
 
 #include <algorithm>
 #include <array>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 namespace loom::plan {
@@ -3871,19 +4515,15 @@ static_assert(max_plan_candidates >= 1, "loom: LOOM_MAX_PLAN_CANDIDATES must be 
 /// The plan's static facts for `lhs = rhs` (an output access and an expression).
 /// `Candidate` >= 0 selects that entry of `plan_candidates<Lhs, Rhs>`; -1 is the static choice.
 /// `Forced` (an MP11 list of index types, `loom::order`) fixes the loop order instead.
-template <class Lhs, class Rhs, int Candidate = -1, class Forced = void>
-struct order_plan;
+template <class Lhs, class Rhs, int Candidate = -1, class Forced = void> struct order_plan;
 
 /// The bounded list of plans a runtime optimizer chooses among (the static choice first).
-template <class Lhs, class Rhs>
-struct plan_candidates;
+template <class Lhs, class Rhs> struct plan_candidates;
 
 namespace detail {
 
-template <class A>
-struct access_traits;
-template <class T, class... Is>
-struct access_traits<expr::access<T, Is...>> {
+template <class A> struct access_traits;
+template <class T, class... Is> struct access_traits<expr::access<T, Is...>> {
   using tensor_type = std::remove_const_t<T>;
   using format = typename tensor_type::format_type;
   using indices = mp_list<Is...>;
@@ -3892,13 +4532,14 @@ struct access_traits<expr::access<T, Is...>> {
 };
 
 // ids of an access's indices, in storage (level) order
-template <class Universe, class A>
-constexpr auto storage_ids() {
+template <class Universe, class A> constexpr auto storage_ids() {
   using tr = access_traits<A>;
   std::array<std::size_t, tr::order> by_mode{};
   std::size_t m = 0;
-  boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename tr::indices>>(
-      [&](auto i) { by_mode[m++] = boost::mp11::mp_find<Universe, typename decltype(i)::type>::value; });
+  boost::mp11::mp_for_each<
+      boost::mp11::mp_transform<boost::mp11::mp_identity, typename tr::indices>>([&](auto i) {
+    by_mode[m++] = boost::mp11::mp_find<Universe, typename decltype(i)::type>::value;
+  });
   std::array<std::size_t, tr::order> by_level{};
   for (std::size_t k = 0; k < tr::order; ++k) by_level[k] = by_mode[tr::format::modes[k]];
   return by_level;
@@ -3908,21 +4549,21 @@ inline constexpr std::size_t max_indices = 16;
 inline constexpr std::size_t max_accesses = 32;
 
 struct problem {
-  std::size_t n = 0;                                  // indices
+  std::size_t n = 0;  // indices
   std::size_t accesses = 0;
-  std::array<bool, max_accesses> sparse{};            // constrains the order
+  std::array<bool, max_accesses> sparse{};  // constrains the order
   std::array<std::array<std::size_t, max_indices>, max_accesses> ids{};
   std::array<std::size_t, max_accesses> length{};
   std::array<bool, max_indices> summed{};
-  std::array<std::size_t, max_indices> out_rank{};    // preferred position (free indices)
-  std::array<bool, max_indices> dense_only{};         // used by no sparse operand
-  std::array<std::array<bool, max_indices>, max_accesses> full{};  // full[a][k]: level k is dense
+  std::array<std::size_t, max_indices> out_rank{};  // preferred position (free indices)
+  std::array<bool, max_indices> dense_only{};       // used by no sparse operand
+  std::array<std::array<bool, max_indices>, max_accesses> full{};   // full[a][k]: level k is dense
   std::array<std::array<bool, max_indices>, max_indices> before{};  // before[a][b]: a above b
   bool dense_output = false;
 };
 
 struct result {
-  std::array<std::size_t, max_indices> order{};       // order[d] = index id at depth d
+  std::array<std::size_t, max_indices> order{};  // order[d] = index id at depth d
   std::array<bool, max_accesses> transposed{};
   bool ok = false;
 };
@@ -3943,7 +4584,7 @@ constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dr
         std::size_t at = p.length[a];  // c's level in a, if a uses c
         for (std::size_t k = 0; k < p.length[a]; ++k)
           if (p.ids[a][k] == c) at = k;
-        if (at == p.length[a]) continue;  // a does not use c
+        if (at == p.length[a]) continue;      // a does not use c
         for (std::size_t k = 0; k < at; ++k)  // every index stored above c must be placed
           if (!placed[p.ids[a][k]]) available = false;
       }
@@ -4035,8 +4676,7 @@ constexpr void add_transposing(const problem& q, const result& best, Add& add) {
 }
 
 /// The candidate plans of a kernel, best first by the static preference.
-template <std::size_t Cap>
-struct candidate_list {
+template <std::size_t Cap> struct candidate_list {
   std::array<result, Cap> plans{};
   std::size_t count = 0;
 };
@@ -4053,8 +4693,7 @@ constexpr bool same_plan(const problem& p, const result& a, const result& b) {
 // order exists, the greedy completion of every other admissible outermost loop over an index some
 // sparse operand stores (an index only dense operands use is never a better outer loop); when none
 // exists, the transposition of each sparse operand in turn (notes 001 §4.1–4.2).
-template <std::size_t Cap>
-constexpr candidate_list<Cap> enumerate(const problem& p) {
+template <std::size_t Cap> constexpr candidate_list<Cap> enumerate(const problem& p) {
   candidate_list<Cap> out{};
   auto add = [&](const result& r) {
     if (!r.ok || out.count == Cap) return;
@@ -4088,12 +4727,10 @@ constexpr candidate_list<Cap> enumerate(const problem& p) {
 // non-linear operation consumes it: such a sum is a scalar per value of the operation's free
 // indices, so those indices come before every index summed inside it (notes §4.10).
 // `Outer` holds the free indices of the enclosing non-linear operations.
-template <class E, class Outer>
-struct precedence {
+template <class E, class Outer> struct precedence {
   using type = mp_list<>;
 };
-template <class E, class Outer>
-using precedence_t = typename precedence<E, Outer>::type;
+template <class E, class Outer> using precedence_t = typename precedence<E, Outer>::type;
 
 template <class E>
 using has_sum = boost::mp11::mp_bool<!boost::mp11::mp_empty<expr::summed_indices_t<E>>::value>;
@@ -4101,54 +4738,45 @@ using has_sum = boost::mp11::mp_bool<!boost::mp11::mp_empty<expr::summed_indices
 template <class Outer, class Node>
 using widen = expr::detail::set_union<Outer, expr::free_indices_t<Node>>;
 
-template <class I, class E, class Outer>
-struct precedence<expr::sum<I, E>, Outer> {
-  template <class A>
-  using pair_with = mp_list<A, I>;
-  using type = boost::mp11::mp_append<
-      boost::mp11::mp_transform<pair_with, boost::mp11::mp_remove<Outer, I>>,
-      precedence_t<E, boost::mp11::mp_remove<Outer, I>>>;
+template <class I, class E, class Outer> struct precedence<expr::sum<I, E>, Outer> {
+  template <class A> using pair_with = mp_list<A, I>;
+  using type =
+      boost::mp11::mp_append<boost::mp11::mp_transform<pair_with, boost::mp11::mp_remove<Outer, I>>,
+                             precedence_t<E, boost::mp11::mp_remove<Outer, I>>>;
 };
-template <class L, class R, class Outer>
-struct precedence<expr::add<L, R>, Outer> {
+template <class L, class R, class Outer> struct precedence<expr::add<L, R>, Outer> {
   using type = boost::mp11::mp_append<precedence_t<L, Outer>, precedence_t<R, Outer>>;
 };
 // sums over the same index on both sides of a product are each reduced (the lifting rule)
-template <class L, class R, class Outer>
-struct precedence<expr::mul<L, R>, Outer> {
-  static constexpr bool shared = !boost::mp11::mp_empty<boost::mp11::mp_set_intersection<
-      boost::mp11::mp_unique<expr::summed_indices_t<L>>,
-      boost::mp11::mp_unique<expr::summed_indices_t<R>>>>::value;
+template <class L, class R, class Outer> struct precedence<expr::mul<L, R>, Outer> {
+  static constexpr bool shared = !boost::mp11::mp_empty<
+      boost::mp11::mp_set_intersection<boost::mp11::mp_unique<expr::summed_indices_t<L>>,
+                                       boost::mp11::mp_unique<expr::summed_indices_t<R>>>>::value;
   using inner = boost::mp11::mp_if_c<shared, widen<Outer, expr::mul<L, R>>, Outer>;
   using type = boost::mp11::mp_append<precedence_t<L, inner>, precedence_t<R, inner>>;
 };
-template <class P, class E, class Outer>
-struct precedence<expr::where<P, E>, Outer> {
+template <class P, class E, class Outer> struct precedence<expr::where<P, E>, Outer> {
   using type = boost::mp11::mp_append<precedence_t<P, widen<Outer, expr::where<P, E>>>,
                                       precedence_t<E, Outer>>;
 };
-template <class I, class E, class Outer>
-struct precedence<expr::expand<I, E>, Outer> {
+template <class I, class E, class Outer> struct precedence<expr::expand<I, E>, Outer> {
   using type = precedence_t<E, Outer>;
 };
-template <class F, class E, class Outer>
-struct precedence<expr::map<F, E>, Outer> {
-  using type = precedence_t<E, boost::mp11::mp_if_c<fn::is_linear_v<F>, Outer,
-                                                    widen<Outer, expr::map<F, E>>>>;
+template <class F, class E, class Outer> struct precedence<expr::map<F, E>, Outer> {
+  using type =
+      precedence_t<E,
+                   boost::mp11::mp_if_c<fn::is_linear_v<F>, Outer, widen<Outer, expr::map<F, E>>>>;
 };
 // a constant operand of a binary map has no free index to order
-template <class F, class A, class B, class Outer>
-struct precedence<expr::map<F, A, B>, Outer> {
+template <class F, class A, class B, class Outer> struct precedence<expr::map<F, A, B>, Outer> {
   template <class X>
   using scope = boost::mp11::mp_if_c<boost::mp11::mp_empty<expr::free_indices_t<X>>::value, Outer,
                                      widen<Outer, expr::map<F, A, B>>>;
   using type = boost::mp11::mp_append<precedence_t<A, scope<A>>, precedence_t<B, scope<B>>>;
 };
 
-template <class Lhs>
-struct output_indices;
-template <class T, class... Is>
-struct output_indices<expr::access<T, Is...>> {
+template <class Lhs> struct output_indices;
+template <class T, class... Is> struct output_indices<expr::access<T, Is...>> {
   using type = mp_list<Is...>;
 };
 
@@ -4203,8 +4831,8 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
           for (std::size_t k = 0; k < ids.size(); ++k) p.ids[a][k] = ids[k];
           p.length[a] = ids.size();
           std::size_t k = 0;
-          boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity,
-                                                             typename tr::format::levels>>(
+          boost::mp11::mp_for_each<
+              boost::mp11::mp_transform<boost::mp11::mp_identity, typename tr::format::levels>>(
               [&](auto l) { p.full[a][k++] = decltype(l)::type::properties.full; });
           ++a;
         });
@@ -4233,18 +4861,20 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
   }();
   static constexpr detail::result chosen = [] {
     if constexpr (!std::is_void_v<Forced>) {
-      static_assert(boost::mp11::mp_size<Forced>::value == index_count &&
-                        boost::mp11::mp_is_set<Forced>::value &&
-                        boost::mp11::mp_empty<boost::mp11::mp_set_difference<universe, Forced>>::value,
-                    "loom::order: list every index of the assignment exactly once (the output's "
-                    "and the summed ones)");
+      static_assert(
+          boost::mp11::mp_size<Forced>::value == index_count &&
+              boost::mp11::mp_is_set<Forced>::value &&
+              boost::mp11::mp_empty<boost::mp11::mp_set_difference<universe, Forced>>::value,
+          "loom::order: list every index of the assignment exactly once (the output's "
+          "and the summed ones)");
       constexpr auto ids = []<class... Is>(mp_list<Is...>) {
         return std::array<std::size_t, sizeof...(Is)>{boost::mp11::mp_find<universe, Is>::value...};
       }(Forced{});
       constexpr detail::result r = detail::forced(problem, ids);
-      static_assert(r.ok, "loom::order: this order iterates an index summed inside a non-linear "
-                          "operation (map, integer /, where, a product of two sums over one index) "
-                          "outside that operation's free indices; the sum cannot be reduced there");
+      static_assert(r.ok,
+                    "loom::order: this order iterates an index summed inside a non-linear "
+                    "operation (map, integer /, where, a product of two sums over one index) "
+                    "outside that operation's free indices; the sum cannot be reduced there");
       return r;
     } else if constexpr (Candidate < 0) {
       return detail::choose(problem, -1);
@@ -4254,8 +4884,7 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
   }();
   static_assert(chosen.ok, "loom internal error: no loop order found; please report");
 
-  template <class D>
-  using index_at = boost::mp11::mp_at_c<universe, chosen.order[D::value]>;
+  template <class D> using index_at = boost::mp11::mp_at_c<universe, chosen.order[D::value]>;
   /// the loop order, outermost first
   using order = boost::mp11::mp_transform<index_at, boost::mp11::mp_iota_c<index_count>>;
   static constexpr std::size_t free_count = sizeof...(Os);
@@ -4282,9 +4911,7 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
   }();
 };
 
-
-template <class Lhs, class Rhs>
-struct plan_candidates {
+template <class Lhs, class Rhs> struct plan_candidates {
   static constexpr auto list =
       detail::enumerate<max_plan_candidates>(order_plan<Lhs, Rhs>::problem);
   static constexpr std::size_t count = list.count;
@@ -4329,7 +4956,7 @@ struct cost_constants {
 struct loop_order_query {
   std::vector<chain_bound_estimator> conjunctive;
   std::vector<chain_bound_estimator> disjunctive;
-  std::vector<std::string> output;        // free indices, in the output's storage order
+  std::vector<std::string> output;  // free indices, in the output's storage order
   /// per index name: the summed access factor of the operand levels iterating it
   std::map<std::string, double> factor;
   /// index names some operand iterates through a level that skips absent coordinates; a loop
@@ -4353,7 +4980,8 @@ struct loop_order_query {
     std::vector<chain_bound_estimator> any;
     for (const auto& e : disjunctive)
       if (touches(e)) any.push_back(e);
-    if (!any.empty()) join.push_back(any.size() == 1 ? any[0] : chain_bound_estimator::disjunction(any));
+    if (!any.empty())
+      join.push_back(any.size() == 1 ? any[0] : chain_bound_estimator::disjunction(any));
     index_set uncovered;  // counted loops
     for (const auto& name : v) {
       bool covered = false;
@@ -4364,7 +4992,8 @@ struct loop_order_query {
     }
     if (!uncovered.empty()) join.push_back(chain_bound_estimator::full(std::move(uncovered)));
     if (join.empty()) return 1;
-    const chain_bound_estimator all = join.size() == 1 ? join[0] : chain_bound_estimator::conjunction(join);
+    const chain_bound_estimator all =
+        join.size() == 1 ? join[0] : chain_bound_estimator::conjunction(join);
     std::vector<std::string> rest;
     for (const auto& x : all.indices())
       if (std::find(v.begin(), v.end(), x.name) == v.end()) rest.push_back(x.name);
@@ -4388,8 +5017,8 @@ inline double shortest_fiber(const loop_order_query& q, const std::vector<std::s
       if (!is_above) without_both.push_back(i.name);
     }
     const double child = e.aggregate(without_x).estimate();
-    const double parent = without_both.size() == e.indices().size() ? 1.0
-                                                                     : e.aggregate(without_both).estimate();
+    const double parent =
+        without_both.size() == e.indices().size() ? 1.0 : e.aggregate(without_both).estimate();
     const double fiber = child / std::max(1.0, parent);
     best = best < 0 ? fiber : std::min(best, fiber);
   }
@@ -4429,18 +5058,17 @@ inline double loop_order_cost(const loop_order_query& q, const std::vector<std::
   return cost;
 }
 
-template <class Node>
-inline constexpr char node_type_tag = 0;
+template <class Node> inline constexpr char node_type_tag = 0;
 
 /// A sum of the right-hand side that a query treats as one operand over its free indices, as if
 /// computed first into a temporary (rewrite/hoist.hpp): its own accesses are left out.
 struct replaced_sum {
-  const void* node = nullptr;           // the sum node inside the expression
-  const void* type = nullptr;           // &node_type_tag<its type> (a parent may share its address)
-  std::vector<std::string> free;        // its free indices
-  std::size_t first_access = 0;         // ordinal of its first access (for_each_access order)
+  const void* node = nullptr;     // the sum node inside the expression
+  const void* type = nullptr;     // &node_type_tag<its type> (a parent may share its address)
+  std::vector<std::string> free;  // its free indices
+  std::size_t first_access = 0;   // ordinal of its first access (for_each_access order)
   std::size_t access_count = 0;
-  bool dense = true;                    // the temporary is dense (located) or sparse (iterated)
+  bool dense = true;  // the temporary is dense (located) or sparse (iterated)
 };
 
 /// Costs of every candidate plan of a kernel and the chosen one.
@@ -4451,8 +5079,7 @@ struct plan_choice {
 
 namespace detail {
 
-template <class... Is>
-std::vector<std::string> names_of(boost::mp11::mp_list<Is...>) {
+template <class... Is> std::vector<std::string> names_of(boost::mp11::mp_list<Is...>) {
   return {std::string(Is::name)...};
 }
 
@@ -4466,7 +5093,8 @@ struct extent_fn {
   }
 };
 
-inline chain_bound_estimator full_over(const std::vector<std::string>& names, const extent_fn& extent) {
+inline chain_bound_estimator full_over(const std::vector<std::string>& names,
+                                       const extent_fn& extent) {
   index_set s;
   for (const std::string& n : names) s.push_back({n, extent(n)});
   return chain_bound_estimator::full(std::move(s));
@@ -4494,25 +5122,20 @@ struct collector {
         add(chain_bound_estimator(cache->get(*a.tensor), names), disjunctive);
     }
   }
-  template <class T>
-  void operator()(const expr::literal<T>&, bool) const {}
-  template <class L, class R>
-  void operator()(const expr::add<L, R>& e, bool) const {
+  template <class T> void operator()(const expr::literal<T>&, bool) const {}
+  template <class L, class R> void operator()(const expr::add<L, R>& e, bool) const {
     (*this)(e.lhs, true);
     (*this)(e.rhs, true);
   }
-  template <class L, class R>
-  void operator()(const expr::mul<L, R>& e, bool disjunctive) const {
+  template <class L, class R> void operator()(const expr::mul<L, R>& e, bool disjunctive) const {
     (*this)(e.lhs, disjunctive);
     (*this)(e.rhs, disjunctive);
   }
-  template <class P, class E>
-  void operator()(const expr::where<P, E>& e, bool disjunctive) const {
+  template <class P, class E> void operator()(const expr::where<P, E>& e, bool disjunctive) const {
     (*this)(e.pred, disjunctive);
     (*this)(e.body, disjunctive);
   }
-  template <class I, class E>
-  void operator()(const expr::sum<I, E>& e, bool disjunctive) const {
+  template <class I, class E> void operator()(const expr::sum<I, E>& e, bool disjunctive) const {
     if (replaced != nullptr && static_cast<const void*>(&e) == replaced->node &&
         static_cast<const void*>(&node_type_tag<expr::sum<I, E>>) == replaced->type) {
       add(full_over(replaced->free, *extent), disjunctive);  // an upper bound on its entries
@@ -4520,8 +5143,7 @@ struct collector {
     }
     (*this)(e.body, disjunctive);
   }
-  template <class I, class E>
-  void operator()(const expr::expand<I, E>& e, bool disjunctive) const {
+  template <class I, class E> void operator()(const expr::expand<I, E>& e, bool disjunctive) const {
     (*this)(e.body, disjunctive);
   }
   template <class F, class... Es>
@@ -4547,8 +5169,7 @@ inline void note_reads(loop_order_query& q, const std::string_view* names, const
 }
 }  // namespace detail
 
-template <class F>
-constexpr bool level_is_full(std::size_t level) {
+template <class F> constexpr bool level_is_full(std::size_t level) {
   bool full = false;
   std::size_t k = 0;
   boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
@@ -4567,14 +5188,15 @@ loop_order_query describe_rhs(std::vector<std::string> output, bool dense_output
                               statistics_cache& cache, const replaced_sum* replaced = nullptr) {
   std::map<std::string, std::int64_t> from_rhs;
   // loops over constexpr tables of the modes rather than a lambda per mode: compile time
-  expr::for_each_access(rhs, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
-    if constexpr (sizeof...(Is) > 0) {
-      static constexpr std::string_view names[] = {Is::name...};
-      for (std::size_t m = 0; m < sizeof...(Is); ++m)
-        from_rhs.emplace(std::string(names[m]), a.tensor->extent(m));
-    }
-    (void)a;
-  });
+  expr::for_each_access(rhs,
+                        [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
+                          if constexpr (sizeof...(Is) > 0) {
+                            static constexpr std::string_view names[] = {Is::name...};
+                            for (std::size_t m = 0; m < sizeof...(Is); ++m)
+                              from_rhs.emplace(std::string(names[m]), a.tensor->extent(m));
+                          }
+                          (void)a;
+                        });
   from_rhs.merge(extents);
   const detail::extent_fn extent{&from_rhs};
   loop_order_query q;
@@ -4583,24 +5205,27 @@ loop_order_query describe_rhs(std::vector<std::string> output, bool dense_output
   for (const auto& [name, e] : from_rhs) q.extents.push_back({name, e});
   detail::collector{&q, &extent, &cache, replaced}(rhs, false);
   // per level: a dense level is cheap to walk or locate, any other costs a read per entry
-  expr::for_each_access(rhs, [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t k) {
-    if (replaced != nullptr && k >= replaced->first_access &&
-        k < replaced->first_access + replaced->access_count)
-      return;
-    using F = typename std::remove_const_t<T>::format_type;
-    if constexpr (sizeof...(Is) > 0) {
-      static constexpr std::string_view names[] = {Is::name...};
-      static constexpr auto dense = [] {
-        std::array<bool, sizeof...(Is)> d{};
-        for (std::size_t m = 0; m < d.size(); ++m) d[m] = F::all_dense || level_is_full<F>(F::level_of_mode[m]);
-        return d;
-      }();
-      detail::note_reads(q, names, dense.data(), sizeof...(Is));
-    }
-  });
+  expr::for_each_access(rhs,
+                        [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t k) {
+                          if (replaced != nullptr && k >= replaced->first_access &&
+                              k < replaced->first_access + replaced->access_count)
+                            return;
+                          using F = typename std::remove_const_t<T>::format_type;
+                          if constexpr (sizeof...(Is) > 0) {
+                            static constexpr std::string_view names[] = {Is::name...};
+                            static constexpr auto dense = [] {
+                              std::array<bool, sizeof...(Is)> d{};
+                              for (std::size_t m = 0; m < d.size(); ++m)
+                                d[m] = F::all_dense || level_is_full<F>(F::level_of_mode[m]);
+                              return d;
+                            }();
+                            detail::note_reads(q, names, dense.data(), sizeof...(Is));
+                          }
+                        });
   if (replaced != nullptr)
     for (const std::string& name : replaced->free) {
-      q.factor[name] += replaced->dense ? cost_constants{}.dense_read : cost_constants{}.sparse_read;
+      q.factor[name] +=
+          replaced->dense ? cost_constants{}.dense_read : cost_constants{}.sparse_read;
       q.skips[name] = q.skips[name] || !replaced->dense;
     }
   return q;
@@ -4614,12 +5239,13 @@ loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cach
   std::map<std::string, std::int64_t> extents;
   const auto by_mode = detail::names_of(expr::free_indices_t<Lhs>{});
   if constexpr (out_t::order > 0)
-    for (std::size_t m = 0; m < by_mode.size(); ++m) extents.emplace(by_mode[m], lhs.tensor->extent(m));
+    for (std::size_t m = 0; m < by_mode.size(); ++m)
+      extents.emplace(by_mode[m], lhs.tensor->extent(m));
   std::vector<std::string> output;
   for (std::size_t level = 0; level < by_mode.size(); ++level)
     output.push_back(by_mode[out_t::format_type::modes[level]]);
-  return describe_rhs(std::move(output), out_t::format_type::written_in_place, std::move(extents), rhs,
-                      cache, replaced);
+  return describe_rhs(std::move(output), out_t::format_type::written_in_place, std::move(extents),
+                      rhs, cache, replaced);
 }
 
 /// Order (by name) and copy cost of candidate C of `lhs = rhs`.
@@ -4628,10 +5254,12 @@ double candidate_cost(const Lhs& lhs, const Rhs& rhs, const loop_order_query& q,
                       const cost_constants& k = {}) {
   using P = plan::order_plan<Lhs, Rhs, static_cast<int>(C)>;
   std::vector<std::string> order;
-  boost::mp11::mp_for_each<typename P::order>([&](auto i) { order.emplace_back(decltype(i)::name); });
+  boost::mp11::mp_for_each<typename P::order>(
+      [&](auto i) { order.emplace_back(decltype(i)::name); });
   double reformat = 0;
   expr::for_each_access(rhs, [&](const auto& a, std::size_t ordinal) {
-    if (P::chosen.transposed[ordinal]) reformat += static_cast<double>(a.tensor->nnz()) * k.sparse_reformat;
+    if (P::chosen.transposed[ordinal])
+      reformat += static_cast<double>(a.tensor->nnz()) * k.sparse_reformat;
   });
   (void)lhs;
   return loop_order_cost(q, order, reformat, k);
@@ -4659,8 +5287,7 @@ inline std::uint8_t magnitude(std::int64_t x) {
 
 // Coarse signature: magnitudes of every operand's extents, stored entries and stored
 // coordinates per level. O(operands x order), no pass over the data.
-template <class Rhs>
-void coarse_signature(const Rhs& rhs, std::vector<std::uint8_t>& sig) {
+template <class Rhs> void coarse_signature(const Rhs& rhs, std::vector<std::uint8_t>& sig) {
   sig.clear();
   expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
     const auto& t = *a.tensor;
@@ -4674,8 +5301,7 @@ void coarse_signature(const Rhs& rhs, std::vector<std::uint8_t>& sig) {
     });
   });
 }
-template <class Rhs>
-std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
+template <class Rhs> std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
   std::vector<std::uint8_t> sig;
   coarse_signature(rhs, sig);
   return sig;
@@ -4698,8 +5324,7 @@ struct signature_less {
 /// The plans chosen for one kernel type, per thread, by coarse signature, with the statistics
 /// gathered to choose them. `Purpose` separates choices of another kind over the same kernel
 /// (`decompose`). `LOOM_DEBUG_PLAN` logs every choice to stderr.
-template <class Lhs, class Rhs, class Purpose = void>
-struct plan_cache {
+template <class Lhs, class Rhs, class Purpose = void> struct plan_cache {
   std::map<std::vector<std::uint8_t>, std::size_t, detail::signature_less> chosen;
   statistics_cache stats;
   static plan_cache& local() {
@@ -4722,8 +5347,7 @@ struct plan_cache {
 };
 
 /// The candidate to run for `lhs = rhs`: cached by signature, else costed from statistics.
-template <class Lhs, class Rhs>
-std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
+template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
   thread_local std::vector<std::uint8_t> signature;  // reused: a cache hit allocates nothing
   detail::coarse_signature(rhs, signature);
   return plan_cache<Lhs, Rhs>::local().find_or(signature, [&](statistics_cache& stats) {
@@ -4742,771 +5366,6 @@ std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
 
 #endif  // LOOM_OPTIMIZE_PLAN_CHOICE_HPP
 // ---- end <loom/optimize/plan_choice.hpp>
-// ---- begin <loom/exec/evaluate.hpp>
-// Defines evaluation: `out(i...) = e`, `out(i...) += e` and loom::eval(e). Checks the kernel,
-// picks the plan, binds (transposed) operands, lowers to streams and runs them (stream/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_EVALUATE_HPP
-#define LOOM_EXEC_EVALUATE_HPP
-
-// ---- begin <loom/expr/operators.hpp>
-// Defines the index-notation operators and functions that build expressions: + - * / unary -,
-// comparisons, loom::sum, loom::map, loom::where, loom::expand (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_OPERATORS_HPP
-#define LOOM_EXPR_OPERATORS_HPP
-
-
-#include <tuple>
-#include <type_traits>
-#include <utility>
-
-namespace loom::expr {
-
-/// A scalar usable as an operand: any semiring value that is not an expression.
-template <class T>
-concept scalar_operand = !expression<T> && semiring<std::remove_cvref_t<T>>;
-template <class T>
-concept operand = expression<T> || scalar_operand<T>;
-
-/// Wraps scalars into `literal`; leaves expressions alone.
-template <operand T>
-constexpr auto as_expr(const T& x) {
-  if constexpr (expression<T>) return x;
-  else return literal<std::remove_cvref_t<T>>{x};
-}
-template <class T>
-using as_expr_t = decltype(as_expr(std::declval<const T&>()));
-
-template <operand L, operand R>
-  requires(expression<L> || expression<R>)
-constexpr auto operator+(const L& l, const R& r) {
-  return add<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
-}
-template <operand L, operand R>
-  requires(expression<L> || expression<R>)
-constexpr auto operator*(const L& l, const R& r) {
-  return mul<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
-}
-template <expression E>
-constexpr auto operator-(const E& e) {
-  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
-                "loom: unary - needs an arithmetic value type (a semiring has no negation)");
-  return map<fn::negate, E>{fn::negate{}, std::tuple<E>{e}};
-}
-template <operand L, operand R>
-  requires(expression<L> || expression<R>)
-constexpr auto operator-(const L& l, const R& r) {
-  return as_expr(l) + (-as_expr(r));
-}
-template <expression E, scalar_operand S>
-constexpr auto operator/(const E& e, const S& s) {
-  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
-                "loom: / needs an arithmetic value type; only division by a scalar is supported");
-  using V = value_type_t<E>;
-  return map<fn::divide_by<V>, E>{fn::divide_by<V>{static_cast<V>(s)}, std::tuple<E>{e}};
-}
-
-#define LOOM_DEFINE_COMPARISON_OPERATOR(Op, Fn)                                    \
-  template <operand L, operand R>                                                  \
-    requires(expression<L> || expression<R>)                                       \
-  constexpr auto operator Op(const L& l, const R& r) {                             \
-    return map<fn::Fn, as_expr_t<L>, as_expr_t<R>>{fn::Fn{}, {as_expr(l), as_expr(r)}}; \
-  }
-LOOM_DEFINE_COMPARISON_OPERATOR(<, less)
-LOOM_DEFINE_COMPARISON_OPERATOR(>, greater)
-LOOM_DEFINE_COMPARISON_OPERATOR(<=, less_equal)
-LOOM_DEFINE_COMPARISON_OPERATOR(>=, greater_equal)
-LOOM_DEFINE_COMPARISON_OPERATOR(==, equal_to)
-LOOM_DEFINE_COMPARISON_OPERATOR(!=, not_equal_to)
-#undef LOOM_DEFINE_COMPARISON_OPERATOR
-
-}  // namespace loom::expr
-
-namespace loom {
-
-namespace detail {
-template <std::size_t K, class Tuple>
-constexpr auto nest_sums(const Tuple& args) {
-  constexpr std::size_t n = std::tuple_size_v<Tuple>;
-  if constexpr (K + 1 == n) {
-    return expr::as_expr(std::get<K>(args));
-  } else {
-    using index_t = std::remove_cvref_t<std::tuple_element_t<K, Tuple>>;
-    static_assert(index_variable<index_t>,
-                  "loom::sum: every argument but the last must be an index variable, as in "
-                  "sum(i, j, e)");
-    auto inner = nest_sums<K + 1>(args);
-    return expr::sum<index_t, decltype(inner)>{inner};
-  }
-}
-}  // namespace detail
-
-/// `sum(j, e)` reduces e over j; `sum(i, j, e)` over several indices.
-template <class... Args>
-  requires(sizeof...(Args) >= 2)
-constexpr auto sum(const Args&... args) {
-  using last_t = std::remove_cvref_t<std::tuple_element_t<sizeof...(Args) - 1, std::tuple<Args...>>>;
-  static_assert(expr::operand<last_t>, "loom::sum: the last argument must be an expression");
-  return detail::nest_sums<0>(std::tuple<const Args&...>(args...));
-}
-
-/// `map(f, e...)`: f applied pointwise to one or two expressions. When f(0, ...) != 0 the
-/// result is computed over the whole domain (checked at run time unless f declares
-/// `static constexpr bool zero_preserving`).
-template <class F, class... Es>
-  requires(sizeof...(Es) >= 1) && (expr::operand<Es> && ...)
-constexpr auto map(F f, const Es&... es) {
-  static_assert(sizeof...(Es) <= 2, "loom::map: more than two operands is not supported yet");
-  return expr::map<F, expr::as_expr_t<Es>...>{f, {expr::as_expr(es)...}};
-}
-
-/// `where(p, e)`: e where p is non-zero, zero elsewhere.
-template <expr::operand P, expr::operand E>
-constexpr auto where(const P& p, const E& e) {
-  return expr::where<expr::as_expr_t<P>, expr::as_expr_t<E>>{expr::as_expr(p), expr::as_expr(e)};
-}
-
-/// `expand(i, e)`: e broadcast along index i.
-template <index_variable I, expr::operand E>
-constexpr auto expand(I, const E& e) {
-  return expr::expand<I, expr::as_expr_t<E>>{expr::as_expr(e)};
-}
-
-}  // namespace loom
-
-#endif  // LOOM_EXPR_OPERATORS_HPP
-// ---- end <loom/expr/operators.hpp>
-// ---- begin <loom/expr/order.hpp>
-// Defines loom::order: the loop order of one assignment fixed by the user, as Etch allows
-// (`C(i, j) = loom::order<i, k, j>(e)`); the evaluator plans that order only (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_ORDER_HPP
-#define LOOM_EXPR_ORDER_HPP
-
-
-#include <boost/mp11/list.hpp>
-
-#include <type_traits>
-
-namespace loom {
-
-namespace expr {
-/// `expr` to be evaluated as one loop nest in `Order` (an MP11 list of index types, outermost
-/// first). Only the right-hand side of an assignment (or of `loom::explain`).
-template <class Order, class E>
-struct ordered {
-  E expr;
-};
-}  // namespace expr
-
-/// The function object behind `loom::order<...>`.
-template <class... Is>
-struct order_option {
-  template <expr::operand E>
-  auto operator()(const E& e) const {
-    const auto x = expr::as_expr(e);
-    return expr::ordered<boost::mp11::mp_list<Is...>, std::remove_cvref_t<decltype(x)>>{x};
-  }
-};
-
-/// Fixes the loop order of one assignment, outermost first, listing every index once:
-/// `C(i, j) = loom::order<i, k, j>(loom::sum(k, A(i, k) * B(k, j)));` (Gustavson's order, whatever
-/// the formats). An operand stored in another order is transposed (once, while it is unchanged)
-/// and `explain` says so; no candidate is costed and no sum is hoisted.
-template <auto... Is>
-  requires(index_variable<decltype(Is)> && ...)
-inline constexpr order_option<std::remove_cvref_t<decltype(Is)>...> order{};
-
-}  // namespace loom
-
-#endif  // LOOM_EXPR_ORDER_HPP
-// ---- end <loom/expr/order.hpp>
-// ---- begin <loom/format/appender.hpp>
-// Defines loom::detail::appender: builds a tensor's levels online from entries that arrive
-// sorted and unique in storage order (the sink of in-order sparse outputs) (format/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_APPENDER_HPP
-#define LOOM_FORMAT_APPENDER_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <utility>
-#include <vector>
-
-namespace loom::detail {
-
-// Levels the appender builds online; a format with any other level (hashed, bitmap, banded, a
-// user level) buffers its entries and assembles them through the levels' hooks at the end.
-template <class L>
-inline constexpr bool appends_online = false;
-template <std::size_t E>
-inline constexpr bool appends_online<dense_level<E>> = true;
-template <uniqueness U, class P, class C>
-inline constexpr bool appends_online<compressed_level<U, P, C>> = true;
-template <uniqueness U, class C>
-inline constexpr bool appends_online<singleton_level<U, C>> = true;
-template <class Levels>
-inline constexpr bool all_append_online = false;
-template <class... Ls>
-inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = (appends_online<Ls> && ...);
-
-/// Whether a format is one dense level over one compressed unique level (csr, csc), which the
-/// appender can fill by a counting sort on the row (`appender::fill_by_rows`).
-template <class Format>
-inline constexpr bool rows_of_columns = [] {
-  if constexpr (Format::order == 2 && all_append_online<typename Format::levels>) {
-    using outer = boost::mp11::mp_at_c<typename Format::levels, 0>;
-    using inner = boost::mp11::mp_at_c<typename Format::levels, 1>;
-    return outer::properties.full && !inner::properties.full && !inner::properties.segmented &&
-           inner::properties.unique;
-  } else {
-    return false;
-  }
-}();
-
-/// The position and coordinate types of a csr-like format's compressed level.
-template <class Format, bool = rows_of_columns<Format>>
-struct row_arrays {
-  using pos_type = std::int64_t;
-  using crd_type = std::int64_t;
-};
-template <class Format>
-struct row_arrays<Format, true> {
-  using pos_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::pos_type;
-  using crd_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::crd_type;
-};
-
-/// The end of a vector that a hot loop appends to: `push` is a compare and a store, inlined
-/// (std::vector::push_back stayed out of line in the kernels' loops: 19% of A∘B's samples). The
-/// vector's size runs ahead of the entries by at most one chunk, value-initialised just before
-/// it is written (the pages are touched once either way); `close` trims it. Capacity is kept,
-/// so a kernel that writes the same output again allocates nothing.
-template <class X>
-struct append_array {
-  std::vector<X>* v = nullptr;
-  X* cur = nullptr;
-  X* lim = nullptr;
-
-  /// Appends after the vector's current elements.
-  void attach(std::vector<X>& vec) {
-    v = &vec;
-    cur = vec.data() + vec.size();
-    lim = cur;
-  }
-  /// Writes from the vector's start over its current elements (an output written again): no
-  /// element is value-initialised before it is overwritten, unlike growing from an empty vector
-  /// (`grow` zero-fills each chunk, a second store per element). `close` drops what is left.
-  void attach_over(std::vector<X>& vec) {
-    v = &vec;
-    cur = vec.data();
-    lim = cur + vec.size();
-  }
-  LOOM_FORCE_INLINE void push(const X& x) {
-    if (cur == lim) [[unlikely]] {
-      const auto [c, l] = grow(v, cur);
-      cur = c;
-      lim = l;
-    }
-    *cur++ = x;
-  }
-  std::size_t size() const { return static_cast<std::size_t>(cur - v->data()); }
-  /// The vector holds exactly the pushed elements.
-  void close() { v->resize(size()); }
-
- private:
-  // out of line, and given values rather than `this`, so that a writer held in a kernel's
-  // local sink stays in registers
-  [[gnu::noinline]] static std::pair<X*, X*> grow(std::vector<X>* v, X* cur) {
-    constexpr std::size_t chunk = 4096;
-    const auto n = static_cast<std::size_t>(cur - v->data());  // == v->size(): the chunk is full
-    if (n == v->capacity()) v->reserve(std::max<std::size_t>(2 * n, chunk));
-    v->resize(std::min(v->capacity(), n + chunk));
-    return {v->data() + n, v->data() + v->size()};
-  }
-};
-
-/// Writes the values of an array whose length is known (an output on an operand's pattern): a
-/// compare and a store, and no call, since nothing grows, so the value written never has to
-/// survive a call (append_array's growth made SDDMM's values go through the stack). Pushes past
-/// the end are counted, not written: the caller compares the count with the length.
-template <class X>
-struct fill_array {
-  X* cur = nullptr;
-  X* lim = nullptr;
-  LOOM_FORCE_INLINE void push(const X& x) {
-    if (cur < lim) [[likely]]
-      *cur = x;
-    ++cur;
-  }
-};
-
-/// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
-/// into level arrays, as TACO's assembly does: no intermediate coordinate list. Given the
-/// output it replaces, it refills that output's arrays (cleared, capacity kept).
-template <class T, class Format>
-class appender {
- public:
-  static constexpr std::size_t N = Format::order;
-  using tensor_type = basic_tensor<T, Format, true>;
-
-  static constexpr bool online = all_append_online<typename Format::levels>;
-  /// csr-like (one dense level over one compressed unique level): an entry is a count in its
-  /// row's `pos` slot and a store in `crd` and the values, like the hand-written loop.
-  static constexpr bool by_rows = loom::detail::rows_of_columns<Format>;
-
-  explicit appender(const std::array<std::int64_t, N>& shape, tensor_type* recycled = nullptr)
-      : shape_(shape) {
-    if constexpr (online) {
-      if (recycled != nullptr) {  // take the old arrays, keep their capacity
-        levels_ = std::move(recycled->levels_);
-        values_ = std::move(recycled->values_);
-        recycled->version_.bump();
-        if constexpr (by_rows) {  // crd and values are overwritten in place (attach_rows)
-          clear_level(std::get<0>(levels_));
-          std::get<1>(levels_).pos.clear();
-        } else {
-          [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-            (clear_level(std::get<Ks>(levels_)), ...);
-          }(std::make_index_sequence<N>{});
-          values_.clear();
-        }
-      }
-      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-        ((level_extent_[Ks] = shape_[Format::modes[Ks]]), ...);
-        (init_level<Ks>(), ...);
-      }(std::make_index_sequence<N>{});
-      if constexpr (by_rows) attach_rows();
-    }
-  }
-
-  /// Reserves room for about `entries` entries (an estimate; capacity already held is kept).
-  /// Called before the first entry is appended.
-  void reserve(std::size_t entries) {
-    if constexpr (!online) {
-      buffer_.crd.reserve(entries);
-      buffer_.vals.reserve(entries);
-      return;
-    } else [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      (
-          [&] {
-            if constexpr (!level<Ks>::properties.full) std::get<Ks>(levels_).crd.reserve(entries);
-          }(),
-          ...);
-    }(std::make_index_sequence<N>{});
-    if constexpr (online && !Format::properties[N - 1].full) values_.reserve(entries);
-    if constexpr (by_rows) attach_rows();
-  }
-
-  /// Appends one entry; `c[k]` is the coordinate of level k.
-  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
-    if constexpr (!online) {
-      buffer_.crd.push_back(c);
-      buffer_.vals.push_back(v);
-    } else if constexpr (by_rows) {
-      ++row_counts_[c[0] + 1];
-      crd_out_.push(static_cast<typename level<1>::crd_type>(c[1]));
-      values_out_.push(v);
-    } else {
-      push_online(c, v);
-    }
-  }
-
-  /// The appends of a csr-like output as a value (`by_rows`): the row counts and the ends of
-  /// `crd` and the values. An in-order kernel's sink holds it from its first entry to its last
-  /// (`take_writer`, `return_writer`), so that the ends live in registers, not in the appender.
-  struct row_writer {
-    typename row_arrays<Format>::pos_type* counts;
-    append_array<typename row_arrays<Format>::crd_type> crd;
-    append_array<T> values;
-    std::int64_t row_start = 0;  // entries written before the current row
-    LOOM_FORCE_INLINE void push(std::int64_t column, const T& v) {
-      crd.push(static_cast<typename row_arrays<Format>::crd_type>(column));
-      values.push(v);
-    }
-    // a row's count, written once at its end (added: a row may arrive in several runs)
-    LOOM_FORCE_INLINE void end_row(std::int64_t row) {
-      const auto written = static_cast<std::int64_t>(crd.size());
-      counts[row + 1] += static_cast<typename row_arrays<Format>::pos_type>(written - row_start);
-      row_start = written;
-    }
-  };
-  row_writer take_writer()
-    requires by_rows
-  {
-    return {row_counts_, crd_out_, values_out_, static_cast<std::int64_t>(crd_out_.size())};
-  }
-  void return_writer(const row_writer& w)
-    requires by_rows
-  {
-    crd_out_ = w.crd;
-    values_out_ = w.values;
-  }
-
-  /// `out` takes `pattern`'s levels (copied into its own arrays, capacity kept) and its values
-  /// are refilled by `run(values)`, which pushes one value per entry of `pattern`, in order, to
-  /// the `fill_array<T>` it is given (sized once: a kernel run again touches no new memory).
-  /// False, with `out` to be rebuilt by the caller, when the count differs (a reduction that
-  /// emitted nothing).
-  template <class Run>
-  static bool fill_values_on_pattern(tensor_type& out, const tensor_type& pattern, Run&& run) {
-    out.version_.bump();
-    out.levels_ = pattern.levels_;
-    const std::size_t n = pattern.values_.size();
-    out.values_.resize(n);
-    fill_array<T> values{out.values_.data(), out.values_.data() + n};
-    run(values);
-    return values.cur == values.lim;
-  }
-
-  /// Whether `fill_by_rows` can fill the format.
-  static constexpr bool rows_of_columns = loom::detail::rows_of_columns<Format>;
-
-  /// Fills an appender that holds nothing yet with `n` entries: entry e is at `row(e)`,
-  /// `column(e)` with value `value(e)`. Rows come in any order; within a row, columns ascend
-  /// and repeat only next to each other (repeats are added). A counting sort on the row writes
-  /// straight into the level arrays, as a hand-written CSR transpose does: no sort and no
-  /// per-entry bookkeeping (a transpose's flush spent 5 ns per entry in `push`).
-  template <class Row, class Column, class Value>
-  void fill_by_rows(std::size_t n, Row row, Column column, Value value, bool may_repeat)
-    requires rows_of_columns
-  {
-    using pos_type = typename level<1>::pos_type;
-    auto& st = std::get<1>(levels_);
-    // Positions are counted in the level's own type only when n entries fit it; else in 64 bits,
-    // and the entries kept (repeats merged) are checked before a narrow position is written.
-    if (fits_in<pos_type>(static_cast<std::int64_t>(n))) {
-      fill_rows(st.pos, n, row, column, value, may_repeat);
-    } else {
-      if (!may_repeat) check_fits<pos_type>(static_cast<std::int64_t>(n), "number of positions");
-      std::vector<std::int64_t> wide;
-      fill_rows(wide, n, row, column, value, may_repeat);
-      check_fits<pos_type>(count_, "number of positions");
-      st.pos.assign(wide.begin(), wide.end());  // per-row counts, each at most count_
-    }
-    attach_rows(true);  // the arrays now hold the entries: later appends go after them
-  }
-
- private:
-  // fill_by_rows into `pos` (rows + 1 counts of any integer type wide enough for n)
-  template <class PosArray, class Row, class Column, class Value>
-  void fill_rows(PosArray& pos, std::size_t n, Row row, Column column, Value value,
-                 bool may_repeat) {
-    using P = typename PosArray::value_type;
-    auto& st = std::get<1>(levels_);
-    const auto rows = static_cast<std::size_t>(level_extent_[0]);
-    pos.assign(rows + 1, 0);
-    for (std::size_t e = 0; e < n; ++e) ++pos[static_cast<std::size_t>(row(e)) + 1];
-    P start = 0;  // pos[r + 1]: where row r starts, then its end
-    for (std::size_t r = 1; r <= rows; ++r) start += std::exchange(pos[r], start);
-    st.crd.resize(n);
-    values_.resize(n);
-    for (std::size_t e = 0; e < n; ++e) {
-      const auto q = static_cast<std::size_t>(pos[static_cast<std::size_t>(row(e)) + 1]++);
-      st.crd[q] = static_cast<typename level<1>::crd_type>(column(e));
-      values_[q] = value(e);
-    }
-    // back to counts per row (finish_level sums them), merging repeats on the way
-    std::size_t kept = n;
-    if (!may_repeat) {
-      for (std::size_t r = rows; r >= 1; --r) pos[r] -= pos[r - 1];
-    } else {
-      kept = 0;
-      for (std::size_t r = 1, begin = 0; r <= rows; ++r) {
-        const auto end = static_cast<std::size_t>(pos[r]);
-        const std::size_t first = kept;
-        for (std::size_t q = begin; q < end; ++q) {
-          if (kept > first && st.crd[kept - 1] == st.crd[q]) {
-            values_[kept - 1] = semiring_traits<T>::add(values_[kept - 1], values_[q]);
-          } else {
-            st.crd[kept] = st.crd[q];
-            values_[kept++] = values_[q];
-          }
-        }
-        pos[r] = static_cast<P>(kept - first);
-        begin = end;
-      }
-      st.crd.resize(kept);
-      values_.resize(kept);
-    }
-    count_ = static_cast<std::int64_t>(kept);
-  }
-
- public:
-  /// The finished tensor (dense levels padded, `pos` arrays completed).
-  tensor_type finish() && {
-    if constexpr (!online) {
-      return assemble_sorted<T, Format>(shape_, buffer_.crd, std::move(buffer_.vals));
-    } else {
-      return std::move(*this).finish_online();
-    }
-  }
-
- private:
-  LOOM_FORCE_INLINE void push_online(const std::array<std::int64_t, N>& c, const T& v) {
-    std::size_t first = 0;  // first level whose coordinate differs from the previous entry
-    if (count_ > 0)
-      while (first < N && c[first] == last_[first]) ++first;
-    push_levels<0>(c, first);
-    last_ = c;
-    ++count_;
-    const std::int64_t p = position_[N - 1];
-    if constexpr (Format::properties[N - 1].full) {
-      if (static_cast<std::int64_t>(values_.size()) <= p)
-        values_.resize(static_cast<std::size_t>(p) + 1, semiring_traits<T>::zero());
-      values_[static_cast<std::size_t>(p)] = v;
-    } else {
-      values_.push_back(v);
-    }
-  }
-
-  tensor_type finish_online() && {
-    if constexpr (by_rows) {
-      crd_out_.close();
-      values_out_.close();
-    }
-    std::int64_t parents = 1;
-    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      (finish_level<Ks>(parents), ...);
-    }(std::make_index_sequence<N>{});
-    if (Format::properties[N - 1].full)
-      values_.resize(static_cast<std::size_t>(parents), semiring_traits<T>::zero());
-    return tensor_type(shape_, std::move(levels_), std::move(values_));
-  }
-
-  template <std::size_t K>
-  using level = boost::mp11::mp_at_c<typename Format::levels, K>;
-
-  template <class Storage>
-  static void clear_level(Storage& st) {
-    if constexpr (requires { st.pos.clear(); }) st.pos.clear();
-    if constexpr (requires { st.crd.clear(); }) st.crd.clear();
-  }
-  // the row counts sized once (rows + 1), the appends aimed at the arrays' starts (before the
-  // first entry: a recycled output's old entries are overwritten, an empty array is the same)
-  // or, with `append`, at their ends
-  void attach_rows(bool append = false) requires by_rows {
-    auto& st = std::get<1>(levels_);
-    const auto slots = static_cast<std::size_t>(level_extent_[0]) + 1;
-    if (st.pos.size() != slots) st.pos.assign(slots, 0);
-    row_counts_ = st.pos.data();
-    if (append) {
-      crd_out_.attach(st.crd);
-      values_out_.attach(values_);
-    } else {
-      crd_out_.attach_over(st.crd);
-      values_out_.attach_over(values_);
-    }
-  }
-
-  template <std::size_t K>
-  void init_level() {
-    if constexpr (level<K>::properties.full) {
-      std::get<K>(levels_).extent = level_extent_[K];
-    } else if (level_extent_[K] > 0 && !fits_in<typename level<K>::crd_type>(level_extent_[K] - 1)) {
-      check_fits<typename level<K>::crd_type>(level_extent_[K] - 1,
-                                              "largest coordinate of mode " +
-                                                  std::to_string(Format::modes[K]));
-    }
-  }
-
-  template <std::size_t K>
-  LOOM_FORCE_INLINE void push_levels(const std::array<std::int64_t, N>& c, std::size_t first) {
-    if constexpr (K < N) {
-      const std::int64_t parent = K == 0 ? 0 : position_[K - 1];
-      auto& st = std::get<K>(levels_);
-      if constexpr (level<K>::properties.full) {
-        position_[K] = parent * level_extent_[K] + c[K];
-      } else if constexpr (level<K>::properties.segmented) {
-        st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
-        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
-      } else {
-        // a new position when this level or one above changed (non-unique: always)
-        if (K >= first || !level<K>::properties.unique || count_ == 0) {
-          st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
-          const auto slot = static_cast<std::size_t>(parent) + 1;
-          if (st.pos.size() <= slot) st.pos.resize(slot + 1, 0);
-          ++st.pos[slot];
-        }
-        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
-      }
-      push_levels<K + 1>(c, first);
-    }
-  }
-
-  template <std::size_t K>
-  void finish_level(std::int64_t& parents) {
-    auto& st = std::get<K>(levels_);
-    if constexpr (level<K>::properties.full) {
-      parents *= level_extent_[K];
-    } else if constexpr (level<K>::properties.segmented) {
-      parents = static_cast<std::int64_t>(st.crd.size());
-    } else {
-      check_fits<typename level<K>::pos_type>(static_cast<std::int64_t>(st.crd.size()),
-                                              "number of positions");
-      st.pos.resize(static_cast<std::size_t>(parents) + 1, 0);
-      for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
-      parents = static_cast<std::int64_t>(st.crd.size());
-    }
-  }
-
-  std::array<std::int64_t, N> shape_{};
-  std::array<std::int64_t, N> level_extent_{};
-  typename tensor_type::level_storages levels_{};
-  std::vector<T> values_;
-  std::array<std::int64_t, N> last_{};
-  std::array<std::int64_t, N> position_{};
-  std::int64_t count_ = 0;
-  // by_rows: the rows' counts (pos + 1) and the ends of crd and the values
-  struct no_cursor {};
-  typename row_arrays<Format>::pos_type* row_counts_ = nullptr;
-  [[no_unique_address]] std::conditional_t<by_rows, append_array<typename row_arrays<Format>::crd_type>,
-                                           no_cursor> crd_out_{};
-  [[no_unique_address]] std::conditional_t<by_rows, append_array<T>, no_cursor> values_out_{};
-  struct entries {
-    std::vector<std::array<std::int64_t, N>> crd;
-    std::vector<T> vals;
-  } buffer_;  // used when !online
-};
-
-}  // namespace loom::detail
-
-#endif  // LOOM_FORMAT_APPENDER_HPP
-// ---- end <loom/format/appender.hpp>
-// ---- begin <loom/format/memory.hpp>
-// Defines the memory-overlap test of tensors and views: which arrays a tensor reads, and whether
-// an output's storage is also read by an operand (format/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_MEMORY_HPP
-#define LOOM_FORMAT_MEMORY_HPP
-
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <functional>
-#include <string>
-#include <type_traits>
-#include <utility>
-
-namespace loom::detail {
-
-// f(first, last): the bytes of one array, when it holds any.
-template <class Array, class F>
-void visit_array_bytes(const Array& a, F& f) {
-  if (a.size() == 0) return;
-  const auto* first = reinterpret_cast<const std::byte*>(a.data());
-  f(first, first + a.size() * sizeof(*a.data()));
-}
-
-/// Calls `f(first, last)` for the bytes of every array `t` reads: its values and its levels'
-/// position, coordinate, bound, bit and hash arrays. Two tensors, or a tensor and a view of
-/// someone's buffer, are the same data to a kernel exactly when these ranges meet.
-template <class Tensor, class F>
-void for_each_array(const Tensor& t, F&& f) {
-  if constexpr (requires { t.values().data(); }) visit_array_bytes(t.values(), f);
-  if constexpr (requires { Tensor::order; typename Tensor::level_storages; }) {
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (..., [&](const auto& s) {
-        if constexpr (requires { s.pos.data(); }) visit_array_bytes(s.pos, f);
-        if constexpr (requires { s.crd.data(); }) visit_array_bytes(s.crd, f);
-        if constexpr (requires { s.lo.data(); }) visit_array_bytes(s.lo, f);
-        if constexpr (requires { s.bits.data(); }) visit_array_bytes(s.bits, f);
-        if constexpr (requires { s.slot_pos.data(); }) visit_array_bytes(s.slot_pos, f);
-        if constexpr (requires { s.table.data(); }) visit_array_bytes(s.table, f);
-      }(t.template level<K>()));
-    }(std::make_index_sequence<Tensor::order>{});
-  }
-}
-
-// The byte ranges of a tensor's arrays, collected once (at most 1 + 4 per level).
-template <class Tensor>
-struct byte_ranges {
-  static constexpr std::size_t capacity = 1 + 4 * [] {
-    if constexpr (requires { Tensor::order; }) return Tensor::order;
-    else return std::size_t{0};
-  }();
-  std::array<const std::byte*, 2 * capacity> bounds{};
-  std::size_t count = 0;
-  explicit byte_ranges(const Tensor& t) {
-    for_each_array(t, [&](const std::byte* first, const std::byte* last) {
-      if (count == capacity) return;
-      bounds[2 * count] = first;
-      bounds[2 * count + 1] = last;
-      ++count;
-    });
-  }
-};
-
-// Two owning tensors never share an array (each holds its own vectors): only a view can alias.
-template <class T>
-inline constexpr bool owns_its_arrays = [] {
-  if constexpr (requires { T::owning; }) return static_cast<bool>(T::owning);
-  else return false;
-}();
-
-/// Whether `a` and `b` share memory: the same object, or arrays that overlap by a byte or more
-/// (two views of one buffer, a view of a tensor's own values).
-template <class A, class B>
-bool shares_memory(const A& a, const B& b) {
-  if (static_cast<const void*>(&a) == static_cast<const void*>(&b)) return true;
-  if constexpr (owns_its_arrays<A> && owns_its_arrays<B>) {
-    return false;
-  } else {
-    const std::less<const std::byte*> before;
-    const byte_ranges<A> ra(a);
-    const byte_ranges<B> rb(b);
-    for (std::size_t x = 0; x < ra.count; ++x)
-      for (std::size_t y = 0; y < rb.count; ++y)
-        if (before(ra.bounds[2 * x], rb.bounds[2 * y + 1]) &&
-            before(rb.bounds[2 * y], ra.bounds[2 * x + 1]))
-          return true;
-    return false;
-  }
-}
-
-/// Whether an operand of `rhs` reads storage that the output `out` writes.
-template <class Out, class Rhs>
-bool aliases_output(const Out* out, const Rhs& rhs) {
-  bool aliased = false;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
-    aliased = aliased || shares_memory(*out, *a.tensor);
-  });
-  return aliased;
-}
-
-/// The operands of `rhs` that read the output's storage, named as explain() names tensors (the
-/// tensor's name, or T<k> for the k-th access when unnamed), comma-separated.
-template <class Out, class Rhs>
-std::string aliased_operands(const Out* out, const Rhs& rhs) {
-  std::string names;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    if (!shares_memory(*out, *a.tensor)) return;
-    std::string name;
-    if constexpr (requires { a.tensor->name(); }) name = std::string(a.tensor->name());
-    if (name.empty()) name = "T" + std::to_string(k);
-    names += (names.empty() ? "" : ", ") + name;
-  });
-  return names;
-}
-
-}  // namespace loom::detail
-
-#endif  // LOOM_FORMAT_MEMORY_HPP
-// ---- end <loom/format/memory.hpp>
-// ---- begin <loom/optimize/hoist_choice.hpp>
-// Defines the runtime choice whether to compute a hoistable sum first (rewrite/hoist.hpp): the
-// fused kernel's estimated cost against the sum's own kernel plus the rest with the sum as one
-// operand, from the same statistics and loop-order cost as the plan choice (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_HOIST_CHOICE_HPP
-#define LOOM_OPTIMIZE_HOIST_CHOICE_HPP
-
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -5528,8 +5387,8 @@ struct hoist_choice {
   std::string describe() const {
     std::ostringstream o;
     o.precision(3);
-    o << "estimated cost " << (hoist() ? hoisted : fused) << " against " << (hoist() ? fused : hoisted)
-      << (hoist() ? " fused" : " computed first");
+    o << "estimated cost " << (hoist() ? hoisted : fused) << " against "
+      << (hoist() ? fused : hoisted) << (hoist() ? " fused" : " computed first");
     return o.str();
   }
 };
@@ -5537,8 +5396,7 @@ struct hoist_choice {
 namespace detail {
 struct hoist_purpose {};
 
-template <class S, class Rhs>
-std::size_t first_access_of(const S& s, const Rhs& rhs) {
+template <class S, class Rhs> std::size_t first_access_of(const S& s, const Rhs& rhs) {
   std::size_t ordinal = 0, first = 0;
   expr::for_each_node(rhs, [&](const auto& node) {
     if constexpr (std::is_same_v<std::remove_cvref_t<decltype(node)>, S>)
@@ -5574,15 +5432,20 @@ hoist_choice choose_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense
       out.fused = cost;
       order.clear();
       using P = plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
-      boost::mp11::mp_for_each<typename P::order>([&](auto i) { order.emplace_back(decltype(i)::name); });
+      boost::mp11::mp_for_each<typename P::order>(
+          [&](auto i) { order.emplace_back(decltype(i)::name); });
     }
   });
   const std::vector<std::string> free = detail::names_of(expr::free_indices_t<S>{});
   const std::vector<std::string> bound = detail::names_of(expr::summed_indices_t<S>{});
   const std::vector<std::string> own = detail::names_of(expr::all_indices_t<S>{});
   const loop_order_query first = describe_rhs(free, dense_temporary, {}, s, cache);
-  const replaced_sum r{&s, &node_type_tag<S>, free, detail::first_access_of(s, rhs),
-                       boost::mp11::mp_size<expr::accesses_t<S>>::value, dense_temporary};
+  const replaced_sum r{&s,
+                       &node_type_tag<S>,
+                       free,
+                       detail::first_access_of(s, rhs),
+                       boost::mp11::mp_size<expr::accesses_t<S>>::value,
+                       dense_temporary};
   const loop_order_query rest = describe(lhs, rhs, cache, &r);
   out.hoisted = loop_order_cost(first, detail::restricted(order, own, true)) +
                 loop_order_cost(rest, detail::restricted(order, bound, false));
@@ -5594,9 +5457,11 @@ template <class Lhs, class Rhs, class S>
 bool cached_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense_temporary) {
   thread_local std::vector<std::uint8_t> signature;
   detail::coarse_signature(rhs, signature);
-  return plan_cache<Lhs, Rhs, detail::hoist_purpose>::local().find_or(signature, [&](statistics_cache& stats) {
-    return static_cast<std::size_t>(choose_hoist(lhs, rhs, s, dense_temporary, stats).hoist());
-  }) != 0;
+  return plan_cache<Lhs, Rhs, detail::hoist_purpose>::local().find_or(
+             signature, [&](statistics_cache& stats) {
+               return static_cast<std::size_t>(
+                   choose_hoist(lhs, rhs, s, dense_temporary, stats).hoist());
+             }) != 0;
 }
 
 }  // namespace loom::optimize
@@ -5635,8 +5500,7 @@ namespace detail {
 // F's levels when every one of them can hold the entries in another mode order; else general
 // sorted levels: dense first where F's first level is full (a row per coordinate, as F had),
 // compressed below.
-template <class Levels>
-struct permuted_levels {
+template <class Levels> struct permuted_levels {
   using type = Levels;
 };
 template <class L0, class... Ls>
@@ -5651,8 +5515,7 @@ struct permuted_levels<boost::mp11::mp_list<L0, Ls...>> {
 /// re-ordered by the depth of their index; the same levels, unless one of them is not
 /// permutable (`level_is_permutable_v`: a storage mapping's loops), then general sorted levels
 /// (`general`), the mapping materialised once per call in the loop order.
-template <class Order, class A>
-struct transposed_format;
+template <class Order, class A> struct transposed_format;
 template <class Order, class T, class... Is>
 struct transposed_format<Order, expr::access<T, Is...>> {
   using original = typename std::remove_const_t<T>::format_type;
@@ -5663,13 +5526,12 @@ struct transposed_format<Order, expr::access<T, Is...>> {
     std::array<std::size_t, sizeof...(Is)> depth{boost::mp11::mp_find<Order, Is>::value...};
     std::array<std::size_t, sizeof...(Is)> m{};
     for (std::size_t k = 0; k < m.size(); ++k) m[k] = k;
-    std::sort(m.begin(), m.end(), [&](std::size_t a, std::size_t b) { return depth[a] < depth[b]; });
+    std::sort(m.begin(), m.end(),
+              [&](std::size_t a, std::size_t b) { return depth[a] < depth[b]; });
     return m;
   }();
-  template <class Seq>
-  struct make;
-  template <std::size_t... Ks>
-  struct make<std::index_sequence<Ks...>> {
+  template <class Seq> struct make;
+  template <std::size_t... Ks> struct make<std::index_sequence<Ks...>> {
     using type = format_spec<levels, modes[Ks]...>;
   };
   using type = typename make<std::make_index_sequence<sizeof...(Is)>>::type;
@@ -5745,8 +5607,7 @@ struct merge {
 };
 /// Side K of every intersection at the loop iterates (0: the first operand of the product, 1:
 /// the last); the others are probed at its index: located when random-access, else sought.
-template <std::size_t K>
-struct lead {
+template <std::size_t K> struct lead {
   static_assert(K <= 1, "loom::stream::skip::lead: the leader is side 0 (first) or 1 (last)");
   static constexpr const char* name = K == 0 ? "lead first" : "lead last";
 };
@@ -5772,16 +5633,13 @@ inline constexpr codes default_codes = [] {
 }();
 
 /// Policies by loop depth (outermost first); depths past the list use `standard`.
-template <class... Ps>
-struct per_loop {};
+template <class... Ps> struct per_loop {};
 
 /// One policy at every loop.
-template <class P>
-struct every_loop {};
+template <class P> struct every_loop {};
 
 namespace detail {
-template <class L, std::size_t D>
-struct at_impl {
+template <class L, std::size_t D> struct at_impl {
   using type = standard;
 };
 template <class... Ps, std::size_t D>
@@ -5789,12 +5647,10 @@ template <class... Ps, std::size_t D>
 struct at_impl<per_loop<Ps...>, D> {
   using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
 };
-template <class P, std::size_t D>
-struct at_impl<every_loop<P>, D> {
+template <class P, std::size_t D> struct at_impl<every_loop<P>, D> {
   using type = P;
 };
-template <class Op>
-struct skips_of {
+template <class Op> struct skips_of {
   using type = per_loop<>;
 };
 template <class Op>
@@ -5805,21 +5661,17 @@ struct skips_of<Op> {
 }  // namespace detail
 
 /// The policy of loop D in the list L.
-template <class L, std::size_t D>
-using at = typename detail::at_impl<L, D>::type;
+template <class L, std::size_t D> using at = typename detail::at_impl<L, D>::type;
 
 /// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
-template <class Op, std::size_t D>
-using of_op_at = at<typename detail::skips_of<Op>::type, D>;
+template <class Op, std::size_t D> using of_op_at = at<typename detail::skips_of<Op>::type, D>;
 
-template <class P>
-std::string describe(every_loop<P>) {
+template <class P> std::string describe(every_loop<P>) {
   return std::string("every loop: ") + P::name;
 }
 
 /// "leapfrog, merge at j": the list in words, depth by depth.
-template <class... Ps>
-std::string describe(per_loop<Ps...>) {
+template <class... Ps> std::string describe(per_loop<Ps...>) {
   std::string s;
   [[maybe_unused]] std::size_t d = 0;
   (..., [&] {
@@ -5853,10 +5705,10 @@ namespace loom::optimize {
 /// Per-entry costs of co-iterating one fiber (Galley's constants, notes 001 §4.1, as ratios:
 /// a sequential step is the unit; a galloping seek over a gap g costs `seek * (1 + log2(1+g))`).
 struct skip_cost_constants {
-  double step = 1.0;      // advance one stored entry
-  double seek = 1.0;      // per comparison level of a galloping search
+  double step = 1.0;  // advance one stored entry
+  double seek = 1.0;  // per comparison level of a galloping search
   double hashed_locate = 2.0;
-  double other_locate = 1.0;  // bitmap bit test, banded range check
+  double other_locate = 1.0;      // bitmap bit test, banded range check
   double bitmap_word = 1.0 / 64;  // a bitmap leader scans its extent a word at a time
 };
 
@@ -5866,11 +5718,16 @@ using skip_code = stream::skip::code;
 
 inline const char* skip_code_name(skip_code c) {
   switch (c) {
-    case skip_code::leapfrog: return "leapfrog";
-    case skip_code::merge: return "merge";
-    case skip_code::lead_first: return "lead first";
-    case skip_code::lead_last: return "lead last";
-    default: return "standard";
+    case skip_code::leapfrog:
+      return "leapfrog";
+    case skip_code::merge:
+      return "merge";
+    case skip_code::lead_first:
+      return "lead first";
+    case skip_code::lead_last:
+      return "lead last";
+    default:
+      return "standard";
   }
 }
 
@@ -5889,8 +5746,7 @@ struct coiterated {
   bool transposed = false;
 };
 
-template <std::size_t Depths>
-struct loop_table {
+template <std::size_t Depths> struct loop_table {
   std::array<std::array<coiterated, max_coiterated>, Depths> at{};
   std::array<std::size_t, Depths> count{};
 };
@@ -5901,44 +5757,34 @@ inline constexpr std::size_t access_count_v = boost::mp11::mp_size<expr::accesse
 // The accesses reached from the root through products only (sum and expand are transparent):
 // the factors that the kernel's mul_op intersects, by ordinal. Operands under +, map or where
 // are co-iterated by other streams and are not costed here.
-template <class E, std::size_t K>
-struct factors {
+template <class E, std::size_t K> struct factors {
   using type = boost::mp11::mp_list<>;
 };
-template <class T, class... Is, std::size_t K>
-struct factors<expr::access<T, Is...>, K> {
+template <class T, class... Is, std::size_t K> struct factors<expr::access<T, Is...>, K> {
   using type = boost::mp11::mp_list<boost::mp11::mp_size_t<K>>;
 };
-template <class L, class R, std::size_t K>
-struct factors<expr::mul<L, R>, K> {
+template <class L, class R, std::size_t K> struct factors<expr::mul<L, R>, K> {
   using type = boost::mp11::mp_append<typename factors<L, K>::type,
                                       typename factors<R, K + access_count_v<L>>::type>;
 };
-template <class I, class E, std::size_t K>
-struct factors<expr::sum<I, E>, K> : factors<E, K> {};
-template <class I, class E, std::size_t K>
-struct factors<expr::expand<I, E>, K> : factors<E, K> {};
+template <class I, class E, std::size_t K> struct factors<expr::sum<I, E>, K> : factors<E, K> {};
+template <class I, class E, std::size_t K> struct factors<expr::expand<I, E>, K> : factors<E, K> {};
 
-template <class Plan, class A>
-struct access_info;
-template <class Plan, class T, class... Is>
-struct access_info<Plan, expr::access<T, Is...>> {
+template <class Plan, class A> struct access_info;
+template <class Plan, class T, class... Is> struct access_info<Plan, expr::access<T, Is...>> {
   using format = typename std::remove_const_t<T>::format_type;
   static constexpr std::size_t order = sizeof...(Is);
   static constexpr std::array<std::size_t, sizeof...(Is)> depth_of_mode{
       boost::mp11::mp_find<typename Plan::order, Is>::value...};
 };
 
-template <class Plan>
-struct plan_rhs;
-template <class Lhs, class Rhs, int C, class F>
-struct plan_rhs<plan::order_plan<Lhs, Rhs, C, F>> {
+template <class Plan> struct plan_rhs;
+template <class Lhs, class Rhs, int C, class F> struct plan_rhs<plan::order_plan<Lhs, Rhs, C, F>> {
   using type = Rhs;
 };
 
 /// The co-iterated operands of every loop of plan P.
-template <class Plan>
-constexpr auto analyse() {
+template <class Plan> constexpr auto analyse() {
   using rhs = typename plan_rhs<Plan>::type;
   loop_table<Plan::index_count> t{};
   boost::mp11::mp_for_each<typename factors<rhs, 0>::type>([&](auto k) {
@@ -5949,8 +5795,8 @@ constexpr auto analyse() {
     if constexpr (info::order > 0 && !F::all_dense) {
       constexpr bool transposed = Plan::chosen.transposed[K];
       // the copy stores modes by depth, in the levels plan/transposed_format.hpp gives it
-      using read = std::conditional_t<
-          transposed, plan::transposed_format<typename Plan::order, A>, std::type_identity<F>>;
+      using read = std::conditional_t<transposed, plan::transposed_format<typename Plan::order, A>,
+                                      std::type_identity<F>>;
       for (std::size_t m = 0; m < info::order; ++m) {
         std::size_t level = F::level_of_mode[m];
         if (transposed) {
@@ -5962,8 +5808,8 @@ constexpr auto analyse() {
         if (p.full) continue;
         const std::size_t d = info::depth_of_mode[m];
         if (t.count[d] == max_coiterated) continue;
-        t.at[d][t.count[d]++] = coiterated{K, m, level, p.random_access, p.random_access && p.padded,
-                                           transposed};
+        t.at[d][t.count[d]++] =
+            coiterated{K, m, level, p.random_access, p.random_access && p.padded, transposed};
       }
     }
   });
@@ -5987,24 +5833,22 @@ struct skip_alternative {
   skip_code code = skip_code::standard;
 };
 
-template <std::size_t Depths>
-struct alternative_list {
+template <std::size_t Depths> struct alternative_list {
   std::array<skip_alternative, 4 * Depths + 1> at{};
   std::size_t count = 0;  // including #0, the static policy
 };
 
 /// #0 the static policy; then, loop by loop (outermost first) wherever two or more operands
 /// are co-iterated, each other policy at that loop alone; cut at Cap.
-template <class Plan, std::size_t Cap>
-constexpr auto alternatives() {
+template <class Plan, std::size_t Cap> constexpr auto alternatives() {
   constexpr auto t = analyse<Plan>();
   alternative_list<Plan::index_count> l{};
   l.count = 1;
   for (std::size_t d = 0; d < Plan::index_count; ++d) {
     if (t.count[d] < 2) continue;
     const skip_code same = standard_equivalent(t, d);
-    for (skip_code c : {skip_code::merge, skip_code::lead_first, skip_code::lead_last,
-                        skip_code::leapfrog}) {
+    for (skip_code c :
+         {skip_code::merge, skip_code::lead_first, skip_code::lead_last, skip_code::leapfrog}) {
       if (c == same || l.count >= Cap) continue;
       l.at[l.count++] = {d, c};
     }
@@ -6012,42 +5856,33 @@ constexpr auto alternatives() {
   return l;
 }
 
-template <skip_code C>
-struct policy_type;
-template <>
-struct policy_type<skip_code::leapfrog> {
+template <skip_code C> struct policy_type;
+template <> struct policy_type<skip_code::leapfrog> {
   using type = stream::skip::leapfrog;
 };
-template <>
-struct policy_type<skip_code::merge> {
+template <> struct policy_type<skip_code::merge> {
   using type = stream::skip::merge;
 };
-template <>
-struct policy_type<skip_code::lead_first> {
+template <> struct policy_type<skip_code::lead_first> {
   using type = stream::skip::lead<0>;
 };
-template <>
-struct policy_type<skip_code::lead_last> {
+template <> struct policy_type<skip_code::lead_last> {
   using type = stream::skip::lead<1>;
 };
 
-template <class Plan, std::size_t Cap>
-struct candidate_at {
-  template <class C>
-  struct fn {
+template <class Plan, std::size_t Cap> struct candidate_at {
+  template <class C> struct fn {
     static constexpr auto alt = alternatives<Plan, Cap>().at[C::value];
     using type = boost::mp11::mp_push_back<
-        boost::mp11::mp_rename<boost::mp11::mp_repeat_c<boost::mp11::mp_list<stream::skip::standard>,
-                                                        alt.depth>,
-                               stream::skip::per_loop>,
+        boost::mp11::mp_rename<
+            boost::mp11::mp_repeat_c<boost::mp11::mp_list<stream::skip::standard>, alt.depth>,
+            stream::skip::per_loop>,
         typename policy_type<alt.code>::type>;
   };
-  template <class C>
-  using f = typename fn<C>::type;
+  template <class C> using f = typename fn<C>::type;
 };
 
-template <class Plan, std::size_t Cap>
-struct skip_candidates_impl {
+template <class Plan, std::size_t Cap> struct skip_candidates_impl {
   static constexpr std::size_t count = alternatives<Plan, Cap>().count;
   using type = boost::mp11::mp_push_front<
       boost::mp11::mp_transform_q<boost::mp11::mp_quote<candidate_at<Plan, Cap>::template f>,
@@ -6066,7 +5901,7 @@ using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type
 struct loop_skip_costs {
   std::size_t depth = 0;
   std::string index;
-  double outer = 1;  // estimated iterations of the loops outside
+  double outer = 1;                   // estimated iterations of the loops outside
   std::vector<std::string> operands;  // labels, in expression order
   std::vector<double> fiber;          // mean stored entries per fiber of each operand's level
   std::array<double, 5> per_fiber{};  // cost of one fiber's intersection, by skip_code
@@ -6098,8 +5933,10 @@ inline double fiber_cost(skip_code c, const std::vector<double>& n,
     double c = step_cost(leader);
     for (std::size_t o = 0; o < m; ++o) {
       if (o == leader) continue;
-      if (ops[o].locatable) c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
-      else c += gallop(n[o], n[leader]);
+      if (ops[o].locatable)
+        c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
+      else
+        c += gallop(n[o], n[leader]);
     }
     return c;
   };
@@ -6116,8 +5953,10 @@ inline double fiber_cost(skip_code c, const std::vector<double>& n,
       for (std::size_t o = 0; o < m; ++o) s += gallop(n[o], lo);
       return s;
     }
-    case skip_code::lead_first: return lead(0);
-    case skip_code::lead_last: return lead(m - 1);
+    case skip_code::lead_first:
+      return lead(0);
+    case skip_code::lead_last:
+      return lead(m - 1);
     default: {  // the static table: the first non-locatable operand leads, the rest probe
       bool any = false;
       for (const auto& o : ops) any = any || o.locatable;
@@ -6129,8 +5968,7 @@ inline double fiber_cost(skip_code c, const std::vector<double>& n,
   }
 }
 
-template <class Tensor>
-std::string skip_label(const Tensor& t, std::size_t k) {
+template <class Tensor> std::string skip_label(const Tensor& t, std::size_t k) {
   const std::string name = t.name().empty() ? "operand #" + std::to_string(k) : t.name();
   return name + " [" + format_name<typename Tensor::format_type>() + "]";
 }
@@ -6168,7 +6006,8 @@ skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
   skip_choice out;
   for (std::size_t c = 0; c < alts.count; ++c) out.candidates.push_back(alts.at[c]);
   std::vector<std::string> names;
-  boost::mp11::mp_for_each<typename Plan::order>([&](auto i) { names.emplace_back(decltype(i)::name); });
+  boost::mp11::mp_for_each<typename Plan::order>(
+      [&](auto i) { names.emplace_back(decltype(i)::name); });
 
   // per access ordinal: statistics, label, extents
   std::vector<const statistics*> stats(Plan::access_count, nullptr);
@@ -6218,8 +6057,7 @@ skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
 }
 
 namespace detail {
-template <class Plan>
-struct skip_purpose {};  // a plan_cache key of its own per order plan
+template <class Plan> struct skip_purpose {};  // a plan_cache key of its own per order plan
 }  // namespace detail
 
 /// The skip candidate to run for plan P of `lhs = rhs`: cached by the coarse signature (per
@@ -6244,8 +6082,8 @@ namespace detail {
 inline void describe_loop_operands(std::ostream& s, const loop_skip_costs& l) {
   s << "  loop " << l.index << ":";
   for (std::size_t o = 0; o < l.operands.size(); ++o)
-    s << (o ? "," : "") << " " << l.operands[o] << " " << static_cast<std::int64_t>(l.fiber[o] + 0.5)
-      << " per fiber";
+    s << (o ? "," : "") << " " << l.operands[o] << " "
+      << static_cast<std::int64_t>(l.fiber[o] + 0.5) << " per fiber";
   s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
 }
 }  // namespace detail
@@ -6278,13 +6116,13 @@ inline stream::skip::codes runtime_skip_codes(const skip_choice& c) {
 }
 
 namespace detail {
-template <class Plan>
-struct runtime_skip_purpose {};
+template <class Plan> struct runtime_skip_purpose {};
 
 // Two bits per loop: the plan cache stores one integer per choice.
 inline std::size_t pack_codes(const stream::skip::codes& c) {
   std::uint64_t v = 0;
-  for (std::size_t d = 0; d < c.size(); ++d) v |= std::uint64_t{static_cast<std::uint8_t>(c[d]) & 3u} << (2 * d);
+  for (std::size_t d = 0; d < c.size(); ++d)
+    v |= std::uint64_t{static_cast<std::uint8_t>(c[d]) & 3u} << (2 * d);
   return static_cast<std::size_t>(v);
 }
 inline stream::skip::codes unpack_codes(std::size_t v) {
@@ -6305,7 +6143,8 @@ stream::skip::codes cached_runtime_skips(const Lhs& lhs, const Rhs& rhs) {
         const stream::skip::codes codes = runtime_skip_codes(choose_skip<Plan, 1>(lhs, rhs, stats));
 #ifdef LOOM_DEBUG_PLAN
         std::clog << "loom: skip policy chosen at run time:";
-        for (std::size_t d = 0; d < Plan::index_count; ++d) std::clog << " " << skip_code_name(codes[d]);
+        for (std::size_t d = 0; d < Plan::index_count; ++d)
+          std::clog << " " << skip_code_name(codes[d]);
         std::clog << " (by loop)\n";
 #endif
         return detail::pack_codes(codes);
@@ -6323,8 +6162,8 @@ inline std::string describe_runtime_skips(const skip_choice& c) {
     if (!any) s << "skip policy per loop (chosen at run time from statistics, one kernel):\n";
     any = true;
     detail::describe_loop_operands(s, l);
-    for (skip_code code : {skip_code::leapfrog, skip_code::merge, skip_code::lead_first,
-                           skip_code::lead_last}) {
+    for (skip_code code :
+         {skip_code::leapfrog, skip_code::merge, skip_code::lead_first, skip_code::lead_last}) {
       s << "    " << (codes[l.depth] == code ? "* " : "  ") << skip_code_name(code);
       if (code == skip_code::lead_first) s << " (" << l.operands.front() << " iterates)";
       if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
@@ -6364,8 +6203,10 @@ inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
       if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
       s << ": estimated cost "
         << static_cast<std::int64_t>(l.outer * l.per_fiber[static_cast<std::size_t>(code)] + 0.5);
-      if (cand < 0) s << (code == l.standard_is ? " (same as standard)" : " (not instantiated)");
-      else s << " (candidate #" << cand << ")";
+      if (cand < 0)
+        s << (code == l.standard_is ? " (same as standard)" : " (not instantiated)");
+      else
+        s << " (candidate #" << cand << ")";
       s << "\n";
     }
   }
@@ -6423,9 +6264,12 @@ inline constexpr std::array<workspace_kind, 3> workspace_kinds{
 
 constexpr std::string_view workspace_kind_name(workspace_kind k) {
   switch (k) {
-    case workspace_kind::dense: return "dense";
-    case workspace_kind::hashed: return "hashed";
-    case workspace_kind::sorted: return "sorted";
+    case workspace_kind::dense:
+      return "dense";
+    case workspace_kind::hashed:
+      return "hashed";
+    case workspace_kind::sorted:
+      return "sorted";
   }
   return "?";
 }
@@ -6456,7 +6300,8 @@ namespace loom::stream {
 
 /// The cells a dense workspace may allocate; a larger row space is held in a hash table.
 inline constexpr std::int64_t max_dense_workspace_cells = std::int64_t{1} << 26;
-static_assert(max_dense_workspace_cells <= (std::int64_t{1} << 32), "dense workspace cells are kept as 32-bit keys");
+static_assert(max_dense_workspace_cells <= (std::int64_t{1} << 32),
+              "dense workspace cells are kept as 32-bit keys");
 
 namespace detail {
 /// The rows a radix sort is used for, and its digit in the optimizer's estimate: below this, a
@@ -6466,7 +6311,8 @@ inline constexpr int radix_bits = 11;
 
 /// Passes of an LSD radix sort with 11-bit digits over keys in [0, bound) (the cost model's).
 constexpr int radix_passes(std::int64_t bound) {
-  const int bits = bound <= 1 ? 1 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
+  const int bits =
+      bound <= 1 ? 1 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
   return (bits + radix_bits - 1) / radix_bits;
 }
 
@@ -6485,8 +6331,10 @@ void sort_bits(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size
   const int passes = (bits + width - 1) / width;
   if (v.size() < radix_sort_min || passes > 4) {
     const auto less = [&](const X& a, const X& b) { return digits_of(a) < digits_of(b); };
-    if (Unique && lo == 0) std::sort(v.begin(), v.end(), less);
-    else std::stable_sort(v.begin(), v.end(), less);
+    if (Unique && lo == 0)
+      std::sort(v.begin(), v.end(), less);
+    else
+      std::stable_sort(v.begin(), v.end(), less);
     return;
   }
   const int digit = (bits + passes - 1) / passes;
@@ -6510,15 +6358,15 @@ struct key_identity {
   constexpr std::int64_t operator()(std::int64_t x) const { return x; }
 };
 struct key_first {
-  template <class Pair>
-  constexpr std::int64_t operator()(const Pair& x) const { return x.first; }
+  template <class Pair> constexpr std::int64_t operator()(const Pair& x) const { return x.first; }
 };
 
 /// Sorts `v` stably by `key(x)` in [0, bound).
 template <bool Unique = false, class X, class Key>
 void sort_by_key(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count,
                  std::int64_t bound, Key key) {
-  const int bits = bound <= 1 ? 0 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
+  const int bits =
+      bound <= 1 ? 0 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
   sort_bits<Unique>(v, scratch, count, 0, bits, key);
 }
 }  // namespace detail
@@ -6527,8 +6375,7 @@ void sort_by_key(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::si
 /// workspace leaves them clean (accumulators zero, slots empty, no entries), so the next one on
 /// the thread reuses their pages instead of faulting fresh ones in (a transpose of 96K entries
 /// spent a third of its time in page faults). At most `max_spare_workspace_bytes` are kept.
-template <class T>
-struct workspace_buffers {
+template <class T> struct workspace_buffers {
   std::vector<T> acc{};
   std::vector<unsigned char> seen{};
   std::vector<std::int64_t> touched{};
@@ -6543,8 +6390,8 @@ struct workspace_buffers {
 
   std::size_t bytes() const {
     return acc.capacity() * sizeof(T) + seen.capacity() + touched.capacity() * 8 +
-           (cells.capacity() + scratch_cells.capacity()) * 4 +
-           slot_key.capacity() * 8 + slot_val.capacity() * sizeof(T) +
+           (cells.capacity() + scratch_cells.capacity()) * 4 + slot_key.capacity() * 8 +
+           slot_val.capacity() * sizeof(T) +
            (pairs.capacity() + scratch_pairs.capacity()) * sizeof(std::pair<std::int64_t, T>) +
            scratch_keys.capacity() * 8 + counts.capacity() * sizeof(std::size_t);
   }
@@ -6565,16 +6412,14 @@ struct workspace_buffers {
 
 inline constexpr std::size_t max_spare_workspace_bytes = std::size_t{64} << 20;
 
-template <class T>
-workspace_buffers<T>& spare_workspace_buffers() {
+template <class T> workspace_buffers<T>& spare_workspace_buffers() {
   thread_local workspace_buffers<T> spare;
   return spare;
 }
 
 /// Frees the arrays this thread keeps for the workspaces of value type T (at most
 /// `max_spare_workspace_bytes`), e.g. after a burst of large sparse products.
-template <class T = double>
-void release_workspace_buffers() {
+template <class T = double> void release_workspace_buffers() {
   workspace_buffers<T>{}.swap(spare_workspace_buffers<T>());
 }
 
@@ -6603,15 +6448,15 @@ struct workspace_sink {
   // slots; sorted (and the hashed row's entries, sorted before they are appended): pairs
   workspace_buffers<T> buf{};
   std::uint64_t mask = 0;
-  bool clean = false;  // finished: the buffers may go back to the thread's spare ones
+  bool clean = false;      // finished: the buffers may go back to the thread's spare ones
   std::int64_t space = 0;  // cells of a row: dense keys are below it
   // hashed and sorted keys pack the row's levels into bit fields when they fit in 62 bits (no
   // divisions to unpack them, and a sort can skip fields); otherwise they are mixed-radix
   bool packed = false;
   std::array<int, N> shift{};
   std::array<std::int64_t, N> field{};  // (1 << bits of the level) - 1
-  int key_bits = 0;    // bits of a packed key
-  int sorted_bits = 0; // low bits already in order as the entries arrive
+  int key_bits = 0;                     // bits of a packed key
+  int sorted_bits = 0;                  // low bits already in order as the entries arrive
 
   ~workspace_sink() {
     if (!clean) return;  // an exception left them dirty
@@ -6632,8 +6477,10 @@ struct workspace_sink {
     if (space < 0) space = std::numeric_limits<std::int64_t>::max();
     key_bits = 0;
     for (std::size_t k = N; k-- > prefix;) {
-      const int bits = level_extent[k] <= 1 ? 0 : static_cast<int>(std::bit_width(
-                                                       static_cast<std::uint64_t>(level_extent[k] - 1)));
+      const int bits =
+          level_extent[k] <= 1
+              ? 0
+              : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(level_extent[k] - 1)));
       shift[k] = key_bits;
       field[k] = (std::int64_t{1} << bits) - 1;
       key_bits += bits;
@@ -6644,12 +6491,16 @@ struct workspace_sink {
     // sort of the key's other bits is enough.
     sorted_bits = 0;
     if (packed) {
-      const std::int64_t first = prefix == 0 ? 0 : static_cast<std::int64_t>(depth_of_level[prefix - 1]) + 1;
+      const std::int64_t first =
+          prefix == 0 ? 0 : static_cast<std::int64_t>(depth_of_level[prefix - 1]) + 1;
       for (std::size_t k = prefix; k < N && sorted_bits == 0; ++k) {
         bool in_order = true;
         for (std::size_t q = k; q < N; ++q)
-          in_order = in_order && static_cast<std::int64_t>(depth_of_level[q]) == first + static_cast<std::int64_t>(q - k);
-        if (in_order) sorted_bits = shift[k] + static_cast<int>(std::bit_width(static_cast<std::uint64_t>(field[k])));
+          in_order = in_order && static_cast<std::int64_t>(depth_of_level[q]) ==
+                                     first + static_cast<std::int64_t>(q - k);
+        if (in_order)
+          sorted_bits =
+              shift[k] + static_cast<int>(std::bit_width(static_cast<std::uint64_t>(field[k])));
       }
     }
     if (kind == workspace_kind::dense) {
@@ -6659,10 +6510,13 @@ struct workspace_sink {
       }
     } else if (kind == workspace_kind::hashed) {
       // an overestimate costs a table too large to stay in cache: start at most at 2^16 slots
-      const auto want = std::clamp<std::int64_t>(2 * expected_row_entries, 16, std::int64_t{1} << 16);
+      const auto want =
+          std::clamp<std::int64_t>(2 * expected_row_entries, 16, std::int64_t{1} << 16);
       const std::uint64_t slots = std::bit_ceil(static_cast<std::uint64_t>(want));
-      if (buf.slot_key.size() == slots) mask = slots - 1;  // reused, empty
-      else resize_table(slots);
+      if (buf.slot_key.size() == slots)
+        mask = slots - 1;  // reused, empty
+      else
+        resize_table(slots);
     }
   }
   LOOM_FORCE_INLINE std::int64_t key() const {
@@ -6672,7 +6526,8 @@ struct workspace_sink {
     if (packed) {
       for (std::size_t k = prefix; k < N; ++k) key |= at_depth[depth_of_level[k]] << shift[k];
     } else {
-      for (std::size_t k = prefix; k < N; ++k) key = key * level_extent[k] + at_depth[depth_of_level[k]];
+      for (std::size_t k = prefix; k < N; ++k)
+        key = key * level_extent[k] + at_depth[depth_of_level[k]];
     }
     return key;
   }
@@ -6721,9 +6576,12 @@ struct workspace_sink {
     clean = true;
   }
   void flush() {
-    if (kind == workspace_kind::dense) flush_dense();
-    else if (packed) flush_pairs<true>();
-    else flush_pairs<false>();
+    if (kind == workspace_kind::dense)
+      flush_dense();
+    else if (packed)
+      flush_pairs<true>();
+    else
+      flush_pairs<false>();
   }
 
  private:
@@ -6747,8 +6605,11 @@ struct workspace_sink {
     }
   }
   void flush_dense() {
-    if (buf.cells.size() < detail::radix_sort_min) std::sort(buf.cells.begin(), buf.cells.end());  // most rows
-    else detail::sort_by_key<true>(buf.cells, buf.scratch_cells, buf.counts, space, detail::key_identity{});
+    if (buf.cells.size() < detail::radix_sort_min)
+      std::sort(buf.cells.begin(), buf.cells.end());  // most rows
+    else
+      detail::sort_by_key<true>(buf.cells, buf.scratch_cells, buf.counts, space,
+                                detail::key_identity{});
     std::array<std::int64_t, N> c = row_coordinates();
     for (const std::int64_t kk : buf.cells) {
       unpack<false>(c, kk);
@@ -6758,8 +6619,7 @@ struct workspace_sink {
     }
     buf.cells.clear();
   }
-  template <bool Packed>
-  void flush_pairs() {
+  template <bool Packed> void flush_pairs() {
     constexpr detail::key_first by_key{};
     const bool unique = kind == workspace_kind::hashed;
     if (unique) {  // the table's slots were taken in arrival order
@@ -6776,19 +6636,24 @@ struct workspace_sink {
         const auto& p = buf.pairs;
         out.fill_by_rows(
             p.size(), [&](std::size_t e) { return p[e].first >> shift[0]; },
-            [&](std::size_t e) { return p[e].first & field[1]; }, [&](std::size_t e) { return p[e].second; },
-            !unique);
+            [&](std::size_t e) { return p[e].first & field[1]; },
+            [&](std::size_t e) { return p[e].second; }, !unique);
         buf.pairs.clear();
         return;
       }
     }
     // stable: a sorted row's duplicates are added in the order they were written
     if constexpr (Packed) {
-      if (unique) detail::sort_bits<true>(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits, by_key);
-      else detail::sort_bits(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits, by_key);
+      if (unique)
+        detail::sort_bits<true>(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits,
+                                by_key);
+      else
+        detail::sort_bits(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits, by_key);
     } else {
-      if (unique) detail::sort_by_key<true>(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
-      else detail::sort_by_key(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
+      if (unique)
+        detail::sort_by_key<true>(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
+      else
+        detail::sort_by_key(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
     }
     std::array<std::int64_t, N> c = row_coordinates();
     for (std::size_t q = 0; q < buf.pairs.size();) {
@@ -6844,10 +6709,10 @@ namespace loom::optimize {
 
 /// What a workspace will hold, estimated from statistics for one loop order.
 struct workspace_estimate {
-  double rows = 1;        // workspace rows: distinct values of the output levels the outer loops fix
-  double writes = 0;      // values written into the workspace (before duplicates are added)
-  double entries = 0;     // distinct output entries
-  double cells = 0;       // cells of one row's space (product of the other levels' extents)
+  double rows = 1;     // workspace rows: distinct values of the output levels the outer loops fix
+  double writes = 0;   // values written into the workspace (before duplicates are added)
+  double entries = 0;  // distinct output entries
+  double cells = 0;    // cells of one row's space (product of the other levels' extents)
   double value_bytes = 8;
 };
 
@@ -6872,7 +6737,7 @@ struct workspace_constants {
   double append = 1.5;
   double compare_keys = 1.5;
   double compare_pairs = 3.0;
-  double radix_key = 5.0;   // per key and pass of a radix sort
+  double radix_key = 5.0;  // per key and pass of a radix sort
   double radix_pair = 8.0;
   double emit = 3.0;
 };
@@ -6897,10 +6762,11 @@ inline double miss_cost(double bytes, const workspace_constants& c) {
 }
 // sorting n keys (or pairs) spread over `rows` rows, keys below `bound`: an LSD radix sort per
 // row of stream::detail::radix_sort_min or more, a comparison sort below (workspace.hpp)
-inline double sort_cost(double n, double rows, double bound, bool pairs, const workspace_constants& c) {
+inline double sort_cost(double n, double rows, double bound, bool pairs,
+                        const workspace_constants& c) {
   const double per_row = std::max(2.0, n / std::max(1.0, rows));
-  const int passes = stream::detail::radix_passes(
-      static_cast<std::int64_t>(std::min(bound, double(std::numeric_limits<std::int64_t>::max() / 2))));
+  const int passes = stream::detail::radix_passes(static_cast<std::int64_t>(
+      std::min(bound, double(std::numeric_limits<std::int64_t>::max() / 2))));
   if (per_row >= double(stream::detail::radix_sort_min) && passes <= 4)
     return n * passes * (pairs ? c.radix_pair : c.radix_key);
   return n * std::log2(per_row) * (pairs ? c.compare_pairs : c.compare_keys);
@@ -6915,7 +6781,8 @@ inline double sort_cost(double n, double rows, double bound, bool pairs, const w
 ///   the row's entries are sorted as pairs.
 /// - sorted: every write is appended; the row's writes are sorted (stable) and merged.
 /// A row of 512 sorted items or more is radix sorted (linear), a shorter one compared.
-inline workspace_choice choose_workspace(const workspace_estimate& e, const workspace_constants& c = {}) {
+inline workspace_choice choose_workspace(const workspace_estimate& e,
+                                         const workspace_constants& c = {}) {
   using detail::miss_cost;
   workspace_choice out;
   out.estimate = e;
@@ -6925,14 +6792,16 @@ inline workspace_choice choose_workspace(const workspace_estimate& e, const work
   const double row_bytes = std::min(dense_bytes, per_row * 2 * c.line_bytes);  // a row's lines
   const double table_bytes = 2 * per_row * (e.value_bytes + 8);
   const double emit = e.entries * c.emit;
-  out.cost[0] = e.cells > static_cast<double>(stream::max_dense_workspace_cells)
-                    ? std::numeric_limits<double>::infinity()
-                    : dense_bytes * (dense_bytes > c.fresh_bytes ? c.zero_fresh_byte : c.zero_byte) +
-                          e.writes * c.write_hit + e.entries * 2 * miss_cost(dense_bytes, c) +
-                          repeats * 2 * miss_cost(row_bytes, c) +
-                          detail::sort_cost(e.entries, e.rows, e.cells, false, c) + emit;
+  out.cost[0] =
+      e.cells > static_cast<double>(stream::max_dense_workspace_cells)
+          ? std::numeric_limits<double>::infinity()
+          : dense_bytes * (dense_bytes > c.fresh_bytes ? c.zero_fresh_byte : c.zero_byte) +
+                e.writes * c.write_hit + e.entries * 2 * miss_cost(dense_bytes, c) +
+                repeats * 2 * miss_cost(row_bytes, c) +
+                detail::sort_cost(e.entries, e.rows, e.cells, false, c) + emit;
   out.cost[1] = e.writes * (c.hash + c.write_hit + 2 * miss_cost(table_bytes, c)) +
-                e.entries * c.append + detail::sort_cost(e.entries, e.rows, e.cells, true, c) + emit;
+                e.entries * c.append + detail::sort_cost(e.entries, e.rows, e.cells, true, c) +
+                emit;
   out.cost[2] = e.writes * c.append + detail::sort_cost(e.writes, e.rows, e.cells, true, c) + emit;
   std::size_t best = 0;
   for (std::size_t k = 1; k < 3; ++k)
@@ -6947,16 +6816,18 @@ workspace_estimate estimate_workspace(const Lhs& lhs, const Rhs& rhs, statistics
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
   const loop_order_query q = describe(lhs, rhs, stats);
   std::vector<std::string> order;
-  boost::mp11::mp_for_each<typename P::order>([&](auto i) { order.emplace_back(decltype(i)::name); });
+  boost::mp11::mp_for_each<typename P::order>(
+      [&](auto i) { order.emplace_back(decltype(i)::name); });
   std::size_t last_free = 0;  // the writes happen below the deepest output index
   for (std::size_t d = 0; d < order.size(); ++d)
     if (std::find(q.output.begin(), q.output.end(), order[d]) != q.output.end()) last_free = d;
   workspace_estimate e;
   e.value_bytes = sizeof(typename out_t::value_type);
-  e.writes = q.iterations({order.begin(), order.begin() + static_cast<std::ptrdiff_t>(last_free + 1)});
+  e.writes =
+      q.iterations({order.begin(), order.begin() + static_cast<std::ptrdiff_t>(last_free + 1)});
   e.entries = q.iterations(q.output);
-  const std::vector<std::string> fixed(q.output.begin(),
-                                       q.output.begin() + static_cast<std::ptrdiff_t>(P::output_prefix));
+  const std::vector<std::string> fixed(
+      q.output.begin(), q.output.begin() + static_cast<std::ptrdiff_t>(P::output_prefix));
   e.rows = fixed.empty() ? 1.0 : q.iterations(fixed);
   e.cells = 1;
   for (std::size_t level = P::output_prefix; level < out_t::order; ++level)
@@ -6971,14 +6842,14 @@ inline std::string describe_workspace_choice(const workspace_choice& w) {
   s << workspace_kind_name(w.kind) << " workspace (estimated " << w.estimate.writes << " writes, "
     << w.estimate.entries << " entries in " << w.estimate.rows << " rows of " << w.estimate.cells
     << " cells; cost";
-  for (std::size_t k = 0; k < 3; ++k) s << " " << workspace_kind_name(workspace_kinds[k]) << " " << w.cost[k];
+  for (std::size_t k = 0; k < 3; ++k)
+    s << " " << workspace_kind_name(workspace_kinds[k]) << " " << w.cost[k];
   s << ")";
   return s.str();
 }
 
 namespace detail {
-template <class P>
-struct workspace_purpose {};
+template <class P> struct workspace_purpose {};
 }  // namespace detail
 
 /// The workspace of plan P for `lhs = rhs`: remembered per version of the operands (the
@@ -7001,9 +6872,11 @@ workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
   thread_local cache c;
   thread_local std::vector<std::uintptr_t> key;  // reused: a cache hit allocates nothing
   key.clear();
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t) { statistics_cache::append_signature(key, *a.tensor); });
+  expr::for_each_access(
+      rhs, [&](const auto& a, std::size_t) { statistics_cache::append_signature(key, *a.tensor); });
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  for (std::size_t m = 0; m < out_t::order; ++m) key.push_back(static_cast<std::uintptr_t>(lhs.tensor->extent(m)));
+  for (std::size_t m = 0; m < out_t::order; ++m)
+    key.push_back(static_cast<std::uintptr_t>(lhs.tensor->extent(m)));
   if (const auto it = c.chosen.find(key); it != c.chosen.end()) return it->second;
   if (c.chosen.size() >= 256) {  // bounded: a choice is cheap to make again
     c.chosen.clear();
@@ -7071,8 +6944,10 @@ std::int64_t nearest(std::int64_t lo, std::int64_t hi, std::int64_t target, cons
   const std::int64_t first = lo;
   while (lo < hi) {  // first x with f(x) >= target, else hi
     const std::int64_t mid = lo + (hi - lo) / 2;
-    if (f(mid) < target) lo = mid + 1;
-    else hi = mid;
+    if (f(mid) < target)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   if (lo > first && target - f(lo - 1) <= f(lo) - target) return lo - 1;
   return lo;
@@ -7119,7 +6994,10 @@ partition split_by_entries(const Tensor& t, std::int64_t extent, std::size_t chu
     }
     return q;
   };
-  if constexpr (requires { l0.pos[0]; l0.crd[0]; }) {  // compressed level 0: rows are crd[q]
+  if constexpr (requires {
+                  l0.pos[0];
+                  l0.crd[0];
+                }) {  // compressed level 0: rows are crd[q]
     const std::int64_t first = l0.pos.empty() ? 0 : static_cast<std::int64_t>(l0.pos[0]);
     const std::int64_t last = l0.pos.empty() ? 0 : static_cast<std::int64_t>(l0.pos[1]);
     if (last <= first) return split_evenly(extent, chunks);
@@ -7134,7 +7012,8 @@ partition split_by_entries(const Tensor& t, std::int64_t extent, std::size_t chu
     if constexpr (Tensor::order >= 2) {
       const auto& l1 = t.template level<1>();
       if constexpr (requires { l1.pos[0]; }) {
-        if (static_cast<std::int64_t>(l1.pos.size()) < extent + 1) return split_evenly(extent, chunks);
+        if (static_cast<std::int64_t>(l1.pos.size()) < extent + 1)
+          return split_evenly(extent, chunks);
         auto cum = [&](std::int64_t r) { return below(r) + r; };
         const std::int64_t total = cum(extent);
         targets(total, [&](std::int64_t w) { return detail::nearest(0, extent, w, cum); });
@@ -7294,8 +7173,7 @@ inline void set_parallel_options(const parallel_options& o) {
 /// Fields left at their defaults (threads 0, min_work -1) keep the process-wide value.
 class parallel_scope {
  public:
-  explicit parallel_scope(const parallel_options& o)
-      : saved_(parallel::detail::scoped_override) {
+  explicit parallel_scope(const parallel_options& o) : saved_(parallel::detail::scoped_override) {
     parallel::detail::scoped_override = o;
   }
   parallel_scope(const parallel_scope&) = delete;
@@ -7388,8 +7266,7 @@ class thread_pool {
 
   /// Runs `body(chunk, slot)` for every chunk in [0, chunks) on up to `threads` threads, the
   /// caller being slot 0; returns when all chunks are done and rethrows the first exception.
-  template <class F>
-  void run(std::size_t chunks, unsigned threads, F&& body) {
+  template <class F> void run(std::size_t chunks, unsigned threads, F&& body) {
     using body_type = std::remove_reference_t<F>;
     detail::loop l;
     l.call = [](void* ctx, std::size_t c, unsigned slot) {
@@ -7470,8 +7347,7 @@ class thread_pool {
 };
 
 /// Runs `body(chunk, slot)` for chunk in [0, chunks) on up to `threads` threads of the pool.
-template <class F>
-void parallel_for(std::size_t chunks, unsigned threads, F&& body) {
+template <class F> void parallel_for(std::size_t chunks, unsigned threads, F&& body) {
   thread_pool::instance().run(chunks, threads, body);
 }
 
@@ -7529,64 +7405,68 @@ namespace loom::stream {
 /// **Laws**: index never decreases; a skip never overshoots a value it must keep; a skip to a
 /// target at or beyond (index, ready) makes progress. A default-constructed stream is empty.
 template <class S>
-concept indexed_stream = std::default_initializable<S> && requires(S s, const S cs, std::int64_t i) {
-  { S::depth } -> std::convertible_to<std::size_t>;
-  { S::contracted } -> std::convertible_to<bool>;
-  { cs.valid() } -> std::same_as<bool>;
-  { cs.index() } -> std::convertible_to<std::int64_t>;
-  { cs.ready() } -> std::same_as<bool>;
-  cs.value();
-  s.seek(i);
-  s.seek_past(i);
-  s.next();
-};
+concept indexed_stream =
+    std::default_initializable<S> && requires(S s, const S cs, std::int64_t i) {
+      { S::depth } -> std::convertible_to<std::size_t>;
+      { S::contracted } -> std::convertible_to<bool>;
+      { cs.valid() } -> std::same_as<bool>;
+      { cs.index() } -> std::convertible_to<std::int64_t>;
+      { cs.ready() } -> std::same_as<bool>;
+      cs.value();
+      s.seek(i);
+      s.seek_past(i);
+      s.next();
+    };
 
-template <class X>
-inline constexpr bool is_stream_v = requires { std::remove_cvref_t<X>::depth; };
+template <class X> inline constexpr bool is_stream_v = requires { std::remove_cvref_t<X>::depth; };
 
 /// Depth of a value: its attribute's position, or "deeper than any attribute" for scalars.
 inline constexpr std::size_t scalar_depth = std::numeric_limits<std::size_t>::max();
-template <class X>
-constexpr std::size_t depth_of() {
-  if constexpr (is_stream_v<X>) return std::remove_cvref_t<X>::depth;
-  else return scalar_depth;
+template <class X> constexpr std::size_t depth_of() {
+  if constexpr (is_stream_v<X>)
+    return std::remove_cvref_t<X>::depth;
+  else
+    return scalar_depth;
 }
-template <class X>
-constexpr bool is_contracted() {
-  if constexpr (is_stream_v<X>) return std::remove_cvref_t<X>::contracted;
-  else return false;
+template <class X> constexpr bool is_contracted() {
+  if constexpr (is_stream_v<X>)
+    return std::remove_cvref_t<X>::contracted;
+  else
+    return false;
 }
-template <class X>
-constexpr bool is_full() {
-  if constexpr (is_stream_v<X>) return std::remove_cvref_t<X>::full;
-  else return false;
+template <class X> constexpr bool is_full() {
+  if constexpr (is_stream_v<X>)
+    return std::remove_cvref_t<X>::full;
+  else
+    return false;
 }
 
 /// The scalar type at the leaves of a (nested) stream.
-template <class X, bool = is_stream_v<X>>
-struct leaf_type {
+template <class X, bool = is_stream_v<X>> struct leaf_type {
   using type = X;
 };
-template <class X>
-struct leaf_type<X, true> {
-  using type = typename leaf_type<std::remove_cvref_t<decltype(std::declval<const X&>().value())>>::type;
+template <class X> struct leaf_type<X, true> {
+  using type =
+      typename leaf_type<std::remove_cvref_t<decltype(std::declval<const X&>().value())>>::type;
 };
-template <class X>
-using leaf_t = typename leaf_type<std::remove_cvref_t<X>>::type;
+template <class X> using leaf_t = typename leaf_type<std::remove_cvref_t<X>>::type;
 
 /// True when every level below (and including) X is contracted: it reduces to one scalar.
-template <class X>
-constexpr bool reducible() {
-  if constexpr (!is_stream_v<X>) return true;
-  else if constexpr (!std::remove_cvref_t<X>::contracted) return false;
-  else return reducible<decltype(std::declval<const X&>().value())>();
+template <class X> constexpr bool reducible() {
+  if constexpr (!is_stream_v<X>)
+    return true;
+  else if constexpr (!std::remove_cvref_t<X>::contracted)
+    return false;
+  else
+    return reducible<decltype(std::declval<const X&>().value())>();
 }
 
 /// The additive identity of a value type: the empty stream, or the semiring's zero.
-template <class X>
-constexpr X zero_of() {
-  if constexpr (is_stream_v<X>) return X{};
-  else return semiring_traits<X>::zero();
+template <class X> constexpr X zero_of() {
+  if constexpr (is_stream_v<X>)
+    return X{};
+  else
+    return semiring_traits<X>::zero();
 }
 
 /// How a coordinate level moves to a target index (defined with the levels, format/).
@@ -7596,7 +7476,6 @@ using loom::skip_policy;
 struct kernel_context {
   std::array<std::int64_t, skip::max_loops> extents{};  // by position in the loop order
   skip::codes skip = skip::default_codes;  // by loop: what skip::runtime intersections do
-  bool sequential_sums = false;  // loom::deterministic(): no partial sums (lane_sum)
 };
 
 }  // namespace loom::stream
@@ -7617,44 +7496,40 @@ inline constexpr std::int64_t top_index = std::numeric_limits<std::int64_t>::max
 // Scalar operations with their linearity (may a reduction be pushed through them?). A product
 // also carries the skip policy of every loop (skip.hpp), so that nested products built from its
 // values (value(), lookup, scaled) co-iterate as the plan says at their own depth.
-template <class T, class Skips = skip::per_loop<>>
-struct mul_op {
+template <class T, class Skips = skip::per_loop<>> struct mul_op {
   using skips = Skips;
   static constexpr bool linear_left = true, linear_right = true;
-  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return semiring_traits<T>::mul(a, b); }
+  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const {
+    return semiring_traits<T>::mul(a, b);
+  }
 };
-template <class T>
-struct add_op {
+template <class T> struct add_op {
   static constexpr bool linear = true;
-  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return semiring_traits<T>::add(a, b); }
+  LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const {
+    return semiring_traits<T>::add(a, b);
+  }
 };
-template <class Op>
-struct is_add_op : std::false_type {};
-template <class T>
-struct is_add_op<add_op<T>> : std::true_type {};
-template <class T>
-struct where_op {  // where(p, e): linear in e only
+template <class Op> struct is_add_op : std::false_type {};
+template <class T> struct is_add_op<add_op<T>> : std::true_type {};
+template <class T> struct where_op {  // where(p, e): linear in e only
   static constexpr bool linear_left = false, linear_right = true;
   LOOM_FORCE_INLINE T operator()(const T& p, const T& e) const {
     return p == semiring_traits<T>::zero() ? semiring_traits<T>::zero() : e;
   }
 };
-template <class T, class F>
-struct binary_fn_op {  // a user function or comparison: not linear
+template <class T, class F> struct binary_fn_op {  // a user function or comparison: not linear
   static constexpr bool linear = false;
   F f;
   LOOM_FORCE_INLINE T operator()(const T& a, const T& b) const { return static_cast<T>(f(a, b)); }
 };
 
 /// Whether S is an intersection that reads its skip policy at run time (skip::runtime).
-template <class S>
-inline constexpr bool reads_policy_v = requires { requires S::reads_policy; };
+template <class S> inline constexpr bool reads_policy_v = requires { requires S::reads_policy; };
 
 /// Whether S drives its own loop: `s.for_each_ready(f)` calls f(index, value) at each ready
 /// state, in order, in one loop whose cursors are locals (the hand-written merge), which the
 /// run loops prefer to stepping S from outside through valid, ready and next.
-template <class S>
-inline constexpr bool drives_itself_v = requires { requires S::drives; };
+template <class S> inline constexpr bool drives_itself_v = requires { requires S::drives; };
 
 /// f(s) with the policy of the intersection s compiled in. The loops that iterate such a stream
 /// (reduce, run_located, run_sparse) call this first, so the policy is branched on once per
@@ -7662,51 +7537,63 @@ inline constexpr bool drives_itself_v = requires { requires S::drives; };
 template <class S, class F>
 LOOM_FORCE_INLINE decltype(auto) with_compiled_policy(const S& s, F&& f) {
   switch (s.runtime_code()) {
-    case skip::code::merge: return f(s.template compiled<skip::merge>());
-    case skip::code::lead_first: return f(s.template compiled<skip::lead<0>>());
-    case skip::code::lead_last: return f(s.template compiled<skip::lead<1>>());
-    default: return f(s.template compiled<skip::leapfrog>());
+    case skip::code::merge:
+      return f(s.template compiled<skip::merge>());
+    case skip::code::lead_first:
+      return f(s.template compiled<skip::lead<0>>());
+    case skip::code::lead_last:
+      return f(s.template compiled<skip::lead<1>>());
+    default:
+      return f(s.template compiled<skip::leapfrog>());
   }
 }
 
 /// Whether reduce(x) may keep partial sums: a sum over a dense (full) range of floating-point
 /// scalars, whose in-order chain of adds is latency-bound (SDDMM's dense k reduction).
-template <class X>
-inline constexpr bool dense_range_v = requires { requires X::dense_range; };
+template <class X> inline constexpr bool dense_range_v = requires { requires X::dense_range; };
 
 /// The states left in a full stream (every index to its end), or -1 when it does not say.
-template <class S>
-LOOM_FORCE_INLINE std::int64_t remaining_of(const S& s) {
-  if constexpr (requires { s.remaining(); }) return s.remaining();
-  else if constexpr (requires { s.n - s.i; }) return static_cast<std::int64_t>(s.n - s.i);
-  else return -1;
+template <class S> LOOM_FORCE_INLINE std::int64_t remaining_of(const S& s) {
+  if constexpr (requires { s.remaining(); })
+    return s.remaining();
+  else if constexpr (requires { s.n - s.i; })
+    return static_cast<std::int64_t>(s.n - s.i);
+  else
+    return -1;
 }
 
 template <class X>
 inline constexpr bool lane_reducible = [] {
   if constexpr (dense_range_v<X>) {
     using V = std::remove_cvref_t<decltype(std::declval<const X&>().value())>;
-    if constexpr (!is_stream_v<V>) return std::is_floating_point_v<V>;
-    else return false;
+    if constexpr (!is_stream_v<V>)
+      return std::is_floating_point_v<V>;
+    else
+      return false;
   } else {
     return false;
   }
 }();
 
-/// Whether the kernel asked for sequential sums (the context of the Σ under x's wrappers).
-template <class X>
-LOOM_FORCE_INLINE bool sequential_sums(const X& x) {
-  if constexpr (requires { x.ctx; }) return x.ctx != nullptr && x.ctx->sequential_sums;
-  else if constexpr (requires { x.s; }) return sequential_sums(x.s);
-  else return true;
+/// Whether a dense range's sum keeps the sequential order (the Σ under X's wrappers says so):
+/// a type's property, so that a kernel's loops hold one way of summing, not both behind a
+/// branch (run_plan instantiates the sequential kernel only when loom::deterministic()).
+template <class X> consteval bool sequential_sums() {
+  if constexpr (requires { X::sequential; })
+    return X::sequential;
+  else if constexpr (requires { std::declval<const X&>().s; })
+    return sequential_sums<decltype(X::s)>();
+  else if constexpr (requires { std::declval<const X&>().a; })
+    return sequential_sums<decltype(X::a)>();
+  else
+    return true;
 }
 
 /// The sum of a dense range in four interleaved partial sums ((s0 + s1) + (s2 + s3)): four
 /// independent chains of adds instead of one, as a hand-written dot product keeps. The result
-/// may differ from the sequential sum by rounding; loom::set_deterministic(true) (read once per
-/// kernel into its context) keeps the sequential order.
-template <class X>
-LOOM_FORCE_INLINE auto lane_sum(const X& x) {
+/// may differ from the sequential sum by rounding; loom::set_deterministic(true) keeps the
+/// sequential order (run_plan then runs the kernel whose Σ is contract_stream<S, true>).
+template <class X> LOOM_FORCE_INLINE auto lane_sum(const X& x) {
   using leaf = std::remove_cvref_t<decltype(x.value())>;
   const leaf zero = semiring_traits<leaf>::zero();
   leaf s0 = zero, s1 = zero, s2 = zero, s3 = zero;
@@ -7745,18 +7632,17 @@ LOOM_FORCE_INLINE auto lane_sum(const X& x) {
 }
 
 /// Whether x is a scaled sum reduced as x·Σ (scaled_stream::scale_factors).
-template <class X>
-inline constexpr bool factors_scale_v = requires { requires X::scale_factors; };
+template <class X> inline constexpr bool factors_scale_v = requires { requires X::scale_factors; };
 
 // reduce(x): the sum of every value of a fully contracted stream (a materialised Σ).
-template <class X>
-LOOM_FORCE_INLINE auto reduce(const X& x) {
+template <class X> LOOM_FORCE_INLINE auto reduce(const X& x) {
   if constexpr (factors_scale_v<X>) {
     return static_cast<leaf_t<X>>(x.combine(reduce(x.a)));
   } else if constexpr (!is_stream_v<X>) {
     return x;
+  } else if constexpr (lane_reducible<X> && !sequential_sums<X>()) {
+    return lane_sum(x);
   } else if constexpr (lane_reducible<X>) {
-    if (!sequential_sums(x)) return lane_sum(x);
     auto acc = semiring_traits<leaf_t<X>>::zero();
     for (X s = x; s.valid(); s.next()) acc += s.value();
     return acc;
@@ -7766,7 +7652,8 @@ LOOM_FORCE_INLINE auto reduce(const X& x) {
     static_assert(X::contracted, "loom internal error: reduce of a free stream; please report");
     using leaf = leaf_t<X>;
     leaf acc = semiring_traits<leaf>::zero();
-    x.for_each_ready([&](std::int64_t, const auto& v) { acc = semiring_traits<leaf>::add(acc, reduce(v)); });
+    x.for_each_ready(
+        [&](std::int64_t, const auto& v) { acc = semiring_traits<leaf>::add(acc, reduce(v)); });
     return acc;
   } else {
     static_assert(X::contracted, "loom internal error: reduce of a free stream; please report");
@@ -7782,8 +7669,7 @@ LOOM_FORCE_INLINE auto reduce(const X& x) {
 }
 
 /// Named condition behind the "cannot be lifted" diagnostic (notes §4.10).
-template <class X>
-inline constexpr bool contracted_operand_reduces_to_a_scalar = reducible<X>();
+template <class X> inline constexpr bool contracted_operand_reduces_to_a_scalar = reducible<X>();
 
 // A contracted operand that must be reduced to a scalar here (a product of two sums over the
 // same index, or a non-linear function of a sum) but whose remainder still depends on a later
@@ -7791,8 +7677,7 @@ inline constexpr bool contracted_operand_reduces_to_a_scalar = reducible<X>();
 template <std::size_t Depth>
 struct sum_cannot_be_reduced_here_it_depends_on_a_later_index;  // do not define: names the depth
 
-template <class X>
-LOOM_FORCE_INLINE auto reduce_checked(const X& x) {
+template <class X> LOOM_FORCE_INLINE auto reduce_checked(const X& x) {
   if constexpr (!contracted_operand_reduces_to_a_scalar<X>) {
     static_assert(contracted_operand_reduces_to_a_scalar<X>,
                   "loom: a sum must be reduced to a scalar here (it is multiplied by another sum "
@@ -7813,8 +7698,7 @@ template <class Op, class A, class B>
 LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const kernel_context* ctx);
 
 // zero_stream<Depth, V>: never valid; the 0 of nested stream types.
-template <std::size_t Depth, class V>
-struct zero_stream {
+template <std::size_t Depth, class V> struct zero_stream {
   static constexpr std::size_t depth = Depth;
   static constexpr bool contracted = false, strict = true, full = false, locatable = false;
   bool valid() const { return false; }
@@ -7837,16 +7721,14 @@ struct zero_stream {
 // index the other holds, so no common index is skipped and index() = max never decreases.
 // skip::runtime reads its code from the context once, when the stream is built; the static
 // policies are constants, so their branches below fold away.
-template <class Skip>
-struct intersection_policy {
+template <class Skip> struct intersection_policy {
   static constexpr skip::code code = std::is_same_v<Skip, skip::merge>     ? skip::code::merge
                                      : std::is_same_v<Skip, skip::lead<0>> ? skip::code::lead_first
                                      : std::is_same_v<Skip, skip::lead<1>> ? skip::code::lead_last
                                                                            : skip::code::leapfrog;
   static constexpr intersection_policy at(const kernel_context*, std::size_t) { return {}; }
 };
-template <>
-struct intersection_policy<skip::runtime> {
+template <> struct intersection_policy<skip::runtime> {
   skip::code code = skip::code::leapfrog;
   static intersection_policy at(const kernel_context* ctx, std::size_t depth) {
     return {ctx != nullptr ? ctx->skip[depth] : skip::code::leapfrog};
@@ -7857,30 +7739,32 @@ struct intersection_policy<skip::runtime> {
 /// ready (not a composite stream).
 template <class S>
 inline constexpr bool has_fiber_length = [] {
-  if constexpr (requires(const S& s) { s.end - s.p; typename S::cursor; })  // nested: clang 14
+  if constexpr (requires(const S& s) {
+                  s.end - s.p;
+                  typename S::cursor;
+                })                                                 // nested: clang 14
     return !requires(const typename S::cursor& c) { c.ready(); };  // would not see S::cursor fail
   else
     return false;
 }();
 
 /// The entries left in a stream's fiber, or -1 when it does not say.
-template <class S>
-LOOM_FORCE_INLINE std::int64_t fiber_length(const S& s) {
-  if constexpr (has_fiber_length<S>) return static_cast<std::int64_t>(s.end - s.p);
-  else return -1;
+template <class S> LOOM_FORCE_INLINE std::int64_t fiber_length(const S& s) {
+  if constexpr (has_fiber_length<S>)
+    return static_cast<std::int64_t>(s.end - s.p);
+  else
+    return -1;
 }
 
 /// skip::adaptive's choice for a pair of fibers: step (merge) unless their lengths are unknown or
 /// differ by `skip::gallop_ratio` or more.
-template <class A, class B>
-LOOM_FORCE_INLINE bool merge_fibers(const A& a, const B& b) {
+template <class A, class B> LOOM_FORCE_INLINE bool merge_fibers(const A& a, const B& b) {
   const std::int64_t la = fiber_length(a), lb = fiber_length(b);
   if (la < 0 || lb < 0) return false;
   return la < skip::gallop_ratio * (lb + 1) && lb < skip::gallop_ratio * (la + 1);
 }
 
-template <class A, class B, class Op, class Skip = skip::adaptive>
-struct mul_stream {
+template <class A, class B, class Op, class Skip = skip::adaptive> struct mul_stream {
   static_assert(A::depth == B::depth);
   static constexpr std::size_t depth = A::depth;
   static constexpr bool contracted = false, strict = true, full = A::full && B::full,
@@ -7889,7 +7773,8 @@ struct mul_stream {
   B b{};
   Op op{};
   const kernel_context* ctx = nullptr;
-  [[no_unique_address]] intersection_policy<Skip> policy = intersection_policy<Skip>::at(ctx, depth);
+  [[no_unique_address]] intersection_policy<Skip> policy =
+      intersection_policy<Skip>::at(ctx, depth);
   static constexpr bool adaptive = std::is_same_v<Skip, skip::adaptive>;
   // adaptive over two fibers of known length (every state ready): the stream always rests on a
   // match (or is exhausted), settled here and kept by next, seek and seek_past; the operand
@@ -7902,11 +7787,12 @@ struct mul_stream {
   LOOM_FORCE_INLINE skip::code runtime_code() const { return policy.code; }
 
   /// This intersection, and those it is made of at the same loop, with policy P compiled in.
-  template <class P>
-  LOOM_FORCE_INLINE auto compiled() const {
+  template <class P> LOOM_FORCE_INLINE auto compiled() const {
     auto operand = [](const auto& x) {
-      if constexpr (reads_policy_v<std::remove_cvref_t<decltype(x)>>) return x.template compiled<P>();
-      else return x;
+      if constexpr (reads_policy_v<std::remove_cvref_t<decltype(x)>>)
+        return x.template compiled<P>();
+      else
+        return x;
     };
     using CA = decltype(operand(a));
     using CB = decltype(operand(b));
@@ -7914,8 +7800,7 @@ struct mul_stream {
   }
 
   /// The matches, in one loop: the operand behind steps (or gallops) to the other's index.
-  template <class F>
-  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+  template <class F> LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
     static_assert(stepwise);
     A x = a;
     B y = b;
@@ -7927,23 +7812,31 @@ struct mul_stream {
         x.next();
         y.next();
       } else if (ix < iy) {
-        if (g) x.seek(iy);
-        else x.next();
+        if (g)
+          x.seek(iy);
+        else
+          x.next();
       } else {
-        if (g) y.seek(ix);
-        else y.next();
+        if (g)
+          y.seek(ix);
+        else
+          y.next();
       }
     }
   }
 
   LOOM_FORCE_INLINE bool valid() const { return a.valid() && b.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const {
-    if constexpr (stepwise) return a.index();  // a match
-    else return std::max<std::int64_t>(a.index(), b.index());
+    if constexpr (stepwise)
+      return a.index();  // a match
+    else
+      return std::max<std::int64_t>(a.index(), b.index());
   }
   LOOM_FORCE_INLINE bool ready() const {
-    if constexpr (stepwise) return true;  // a match (when valid)
-    else return a.ready() && b.ready() && a.index() == b.index();
+    if constexpr (stepwise)
+      return true;  // a match (when valid)
+    else
+      return a.ready() && b.ready() && a.index() == b.index();
   }
   LOOM_FORCE_INLINE auto value() const { return make_mul(op, a.value(), b.value(), ctx); }
   LOOM_FORCE_INLINE void seek(std::int64_t i) {
@@ -8013,11 +7906,15 @@ struct mul_stream {
       const std::int64_t ia = a.index(), ib = b.index();
       if (ia == ib) return;
       if (ia < ib) {
-        if (g) a.seek(ib);
-        else a.next();
+        if (g)
+          a.seek(ib);
+        else
+          a.next();
       } else {
-        if (g) b.seek(ia);
-        else b.next();
+        if (g)
+          b.seek(ia);
+        else
+          b.next();
       }
     }
   }
@@ -8025,18 +7922,19 @@ struct mul_stream {
 
 /// Whether a locatable stream holds index i: always for a full one; else its `contains`, when
 /// it has one (a stream without it locates absent indices to zero, harmless in a product).
-template <class S>
-LOOM_FORCE_INLINE bool contains(const S& s, std::int64_t i) {
-  if constexpr (S::full) return true;
-  else if constexpr (requires { s.contains(i); }) return s.contains(i);
-  else return true;
+template <class S> LOOM_FORCE_INLINE bool contains(const S& s, std::int64_t i) {
+  if constexpr (S::full)
+    return true;
+  else if constexpr (requires { s.contains(i); })
+    return s.contains(i);
+  else
+    return true;
 }
 
 // lookup_stream<A, B, Op, Flip>: iterate A, locate B at A's index (B locatable). Where B is not
 // full (hashed, bitmap, banded), A's states whose index B lacks are stepped over as soon as A
 // reaches them, so the product emits no zeros and stays strict, and every skip progresses.
-template <class A, class B, class Op, bool Flip>
-struct lookup_stream {
+template <class A, class B, class Op, bool Flip> struct lookup_stream {
   static constexpr std::size_t depth = A::depth;
   static constexpr bool contracted = false, strict = A::strict, full = A::full && B::full,
                         locatable = A::locatable;
@@ -8046,8 +7944,7 @@ struct lookup_stream {
   const kernel_context* ctx = nullptr;
 
   lookup_stream() = default;
-  LOOM_FORCE_INLINE lookup_stream(const A& a_, const B& b_, const Op& op_,
-                                  const kernel_context* c)
+  LOOM_FORCE_INLINE lookup_stream(const A& a_, const B& b_, const Op& op_, const kernel_context* c)
       : a(a_), b(b_), op(op_), ctx(c) {
     settle();
   }
@@ -8082,16 +7979,16 @@ struct lookup_stream {
     if constexpr (!B::full)
       while (a.valid() && a.ready() && !stream::contains(b, a.index())) a.next();
   }
-  template <class X, class Y>
-  LOOM_FORCE_INLINE auto combine(const X& x, const Y& y) const {
-    if constexpr (Flip) return make_mul(op, y, x, ctx);
-    else return make_mul(op, x, y, ctx);
+  template <class X, class Y> LOOM_FORCE_INLINE auto combine(const X& x, const Y& y) const {
+    if constexpr (Flip)
+      return make_mul(op, y, x, ctx);
+    else
+      return make_mul(op, x, y, ctx);
   }
 };
 
 // scaled_stream<A, X, Op, Flip>: A's levels, each value combined with X (X deeper than A).
-template <class A, class X, class Op, bool Flip>
-struct scaled_stream {
+template <class A, class X, class Op, bool Flip> struct scaled_stream {
   static constexpr std::size_t depth = A::depth;
   static constexpr bool contracted = A::contracted, strict = A::strict, full = A::full,
                         locatable = A::locatable, dense_range = dense_range_v<A>;
@@ -8101,8 +7998,7 @@ struct scaled_stream {
   const kernel_context* ctx = nullptr;
 
   static constexpr bool drives = drives_itself_v<A>;
-  template <class F>
-  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+  template <class F> LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
     a.for_each_ready([&](std::int64_t i, const auto& v) { f(i, combine(v)); });
   }
   /// A sum times a scalar, linear in the sum: reduced as x·Σa, one product after the sum
@@ -8121,18 +8017,18 @@ struct scaled_stream {
   LOOM_FORCE_INLINE void seek_past(std::int64_t i) { a.seek_past(i); }
   LOOM_FORCE_INLINE void next() { a.next(); }
 
-  template <class V>
-  LOOM_FORCE_INLINE auto combine(const V& v) const {
-    if constexpr (Flip) return make_mul(op, x, v, ctx);
-    else return make_mul(op, v, x, ctx);
+  template <class V> LOOM_FORCE_INLINE auto combine(const V& v) const {
+    if constexpr (Flip)
+      return make_mul(op, x, v, ctx);
+    else
+      return make_mul(op, v, x, ctx);
   }
 };
 
 // union_stream<A, B, Op>: Lean's Stream.add; ready and value decided by comparing
 // (index, ready) lexicographically, never by index alone (notes §4.2, T4). Each child's
 // (index, ready) is read once per move and cached, so chains of unions stay linear.
-template <class A, class B, class Op>
-struct union_stream {
+template <class A, class B, class Op> struct union_stream {
   static_assert(A::depth == B::depth && A::contracted == B::contracted);
   static constexpr std::size_t depth = A::depth;
   static constexpr bool contracted = A::contracted, strict = A::strict && B::strict,
@@ -8160,8 +8056,7 @@ struct union_stream {
 
   /// The union in one loop, as the hand-written merge: both while both remain, then the rest.
   /// An entry of one side alone is that side's value (0 is the identity of +: no add).
-  template <class F>
-  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+  template <class F> LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
     static_assert(drives);
     A x = a;
     B y = b;
@@ -8189,26 +8084,38 @@ struct union_stream {
   }
 
   LOOM_FORCE_INLINE bool valid() const {
-    if constexpr (zipped) return a.valid();
-    else return ka != top_index || kb != top_index;
+    if constexpr (zipped)
+      return a.valid();
+    else
+      return ka != top_index || kb != top_index;
   }
   LOOM_FORCE_INLINE std::int64_t index() const {
-    if constexpr (zipped) return a.index();
-    else return std::min(ka, kb);
+    if constexpr (zipped)
+      return a.index();
+    else
+      return std::min(ka, kb);
   }
   LOOM_FORCE_INLINE bool take_a() const {
-    if constexpr (zipped) return true;
-    else if constexpr (always_ready) return ka <= kb;
-    else return ra && lex_le(ka, ra, kb, rb);
+    if constexpr (zipped)
+      return true;
+    else if constexpr (always_ready)
+      return ka <= kb;
+    else
+      return ra && lex_le(ka, ra, kb, rb);
   }
   LOOM_FORCE_INLINE bool take_b() const {
-    if constexpr (zipped) return true;
-    else if constexpr (always_ready) return kb <= ka;
-    else return rb && lex_le(kb, rb, ka, ra);
+    if constexpr (zipped)
+      return true;
+    else if constexpr (always_ready)
+      return kb <= ka;
+    else
+      return rb && lex_le(kb, rb, ka, ra);
   }
   LOOM_FORCE_INLINE bool ready() const {
-    if constexpr (zipped || always_ready) return true;
-    else return take_a() || take_b();
+    if constexpr (zipped || always_ready)
+      return true;
+    else
+      return take_a() || take_b();
   }
   LOOM_FORCE_INLINE auto value() const {
     if constexpr (zipped) {
@@ -8216,8 +8123,8 @@ struct union_stream {
     } else {
       using va = std::remove_cvref_t<decltype(a.value())>;
       using vb = std::remove_cvref_t<decltype(b.value())>;
-      return make_union(op, take_a() ? a.value() : zero_of<va>(), take_b() ? b.value() : zero_of<vb>(),
-                        ctx);
+      return make_union(op, take_a() ? a.value() : zero_of<va>(),
+                        take_b() ? b.value() : zero_of<vb>(), ctx);
     }
   }
   LOOM_FORCE_INLINE auto locate(std::int64_t i) const
@@ -8276,42 +8183,44 @@ struct union_stream {
  private:
   // The union's value where only one side has an entry: that value itself when the op is the
   // semiring's + over scalars (a + 0 = a; spares an add per entry), else op(value, 0).
-  template <class V>
-  LOOM_FORCE_INLINE auto left_alone(const V& v) const {
+  template <class V> LOOM_FORCE_INLINE auto left_alone(const V& v) const {
     using vb = std::remove_cvref_t<decltype(b.value())>;
-    if constexpr (adds_scalars<V, vb>) return v;
-    else return make_union(op, v, zero_of<vb>(), ctx);
+    if constexpr (adds_scalars<V, vb>)
+      return v;
+    else
+      return make_union(op, v, zero_of<vb>(), ctx);
   }
-  template <class V>
-  LOOM_FORCE_INLINE auto right_alone(const V& v) const {
+  template <class V> LOOM_FORCE_INLINE auto right_alone(const V& v) const {
     using va = std::remove_cvref_t<decltype(a.value())>;
-    if constexpr (adds_scalars<va, V>) return v;
-    else return make_union(op, zero_of<va>(), v, ctx);
+    if constexpr (adds_scalars<va, V>)
+      return v;
+    else
+      return make_union(op, zero_of<va>(), v, ctx);
   }
-  template <class X, class Y>
-  static constexpr bool adds_scalars_of() {
-    if constexpr (is_add_op<Op>::value && !is_stream_v<X> && !is_stream_v<Y> && std::is_same_v<X, Y>)
+  template <class X, class Y> static constexpr bool adds_scalars_of() {
+    if constexpr (is_add_op<Op>::value && !is_stream_v<X> && !is_stream_v<Y> &&
+                  std::is_same_v<X, Y>)
       return std::is_same_v<decltype(std::declval<const Op&>()(std::declval<const X&>(),
                                                                std::declval<const Y&>())),
                             X>;
     else
       return false;
   }
-  template <class X, class Y>
-  static constexpr bool adds_scalars = adds_scalars_of<X, Y>();
+  template <class X, class Y> static constexpr bool adds_scalars = adds_scalars_of<X, Y>();
   LOOM_FORCE_INLINE void refresh() {
     read(a, ka, ra);
     read(b, kb, rb);
   }
-  template <class S>
-  static LOOM_FORCE_INLINE void read(const S& s, std::int64_t& k, bool& r) {
+  template <class S> static LOOM_FORCE_INLINE void read(const S& s, std::int64_t& k, bool& r) {
     if (!s.valid()) {
       k = top_index;
       r = false;
       return;
     }
-    if constexpr (contracted) k = 0;  // every state of a contracted stream has index *
-    else k = s.index();
+    if constexpr (contracted)
+      k = 0;  // every state of a contracted stream has index *
+    else
+      k = s.index();
     r = s.ready();
   }
   static LOOM_FORCE_INLINE bool lex_le(std::int64_t i, bool r, std::int64_t j, bool q) {
@@ -8319,22 +8228,20 @@ struct union_stream {
   }
 };
 
-// contract_stream<S>: Σ over S's attribute: the same states, index *, values summed by the
-// consumer. Lawful but not strict: never an operand of an intersection.
-template <class S>
-struct contract_stream {
+// contract_stream<S, Sequential>: Σ over S's attribute: the same states, index *, values summed
+// by the consumer. Lawful but not strict: never an operand of an intersection. `Sequential`
+// (only ever true for a dense range of floating-point values): summed in order, no lanes.
+template <class S, bool Sequential = false> struct contract_stream {
   static constexpr std::size_t depth = S::depth;
   static constexpr bool contracted = true, strict = false, full = false, locatable = false;
   /// Σ over every index of a range: every state is ready (the partial sums of lane_sum)
   static constexpr bool dense_range = S::full && !reads_policy_v<S>;
+  static constexpr bool sequential = Sequential;
   S s{};
   const kernel_context* ctx = nullptr;
   LOOM_FORCE_INLINE std::int64_t remaining() const { return remaining_of(s); }
   static constexpr bool drives = drives_itself_v<S>;
-  template <class F>
-  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
-    s.for_each_ready(f);
-  }
+  template <class F> LOOM_FORCE_INLINE void for_each_ready(F&& f) const { s.for_each_ready(f); }
 
   LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
   LOOM_FORCE_INLINE std::int64_t index() const { return s.index(); }
@@ -8348,16 +8255,14 @@ struct contract_stream {
   // a sum over an intersection that reads its policy: compiled in by the loop that reduces it
   static constexpr bool reads_policy = reads_policy_v<S>;
   LOOM_FORCE_INLINE skip::code runtime_code() const { return s.runtime_code(); }
-  template <class P>
-  LOOM_FORCE_INLINE auto compiled() const {
+  template <class P> LOOM_FORCE_INLINE auto compiled() const {
     using C = decltype(s.template compiled<P>());
-    return contract_stream<C>{s.template compiled<P>(), ctx};
+    return contract_stream<C, Sequential>{s.template compiled<P>(), ctx};
   }
 };
 
 // expand_stream<Depth, X>: X repeated at every index of [0, n); full and locatable.
-template <std::size_t Depth, class X>
-struct expand_stream {
+template <std::size_t Depth, class X> struct expand_stream {
   static constexpr std::size_t depth = Depth;
   static constexpr bool contracted = false, strict = true, full = true, locatable = true;
   X x{};
@@ -8377,8 +8282,7 @@ struct expand_stream {
 };
 
 // once_stream<Depth, X>: a contracted stream emitting X exactly once (X added to a sum).
-template <std::size_t Depth, class X>
-struct once_stream {
+template <std::size_t Depth, class X> struct once_stream {
   static constexpr std::size_t depth = Depth;
   static constexpr bool contracted = true, strict = true, full = false, locatable = false;
   X x{};
@@ -8394,16 +8298,14 @@ struct once_stream {
 };
 
 // deep_map_stream<S, G>: S with g applied to each value (g places Σ, expand or f deeper).
-template <class S, class G>
-struct deep_map_stream {
+template <class S, class G> struct deep_map_stream {
   static constexpr std::size_t depth = S::depth;
   static constexpr bool contracted = S::contracted, strict = S::strict, full = S::full,
                         locatable = S::locatable, dense_range = dense_range_v<S>;
   S s{};
   G g{};
   static constexpr bool drives = drives_itself_v<S>;
-  template <class F>
-  LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
+  template <class F> LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
     s.for_each_ready([&](std::int64_t i, const auto& v) { f(i, g(v)); });
   }
 
@@ -8423,25 +8325,26 @@ struct deep_map_stream {
 };
 
 // apply_linear: a linear scalar function (negate, divide, scale) at every leaf, through sums.
-template <class F>
-struct apply_linear {
+template <class F> struct apply_linear {
   F f{};
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (is_stream_v<X>) return deep_map_stream<X, apply_linear>{x, *this};
-    else return static_cast<X>(f(x));
+  template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (is_stream_v<X>)
+      return deep_map_stream<X, apply_linear>{x, *this};
+    else
+      return static_cast<X>(f(x));
   }
 };
 
 // apply_nonlinear: f(v) at every leaf, after reducing any contracted level (f(Σ) ≠ Σ f).
-template <class F>
-struct apply_nonlinear {
+template <class F> struct apply_nonlinear {
   F f{};
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (!is_stream_v<X>) return static_cast<X>(f(x));
-    else if constexpr (X::contracted) return (*this)(reduce_checked(x));
-    else return deep_map_stream<X, apply_nonlinear>{x, *this};
+  template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (!is_stream_v<X>)
+      return static_cast<X>(f(x));
+    else if constexpr (X::contracted)
+      return (*this)(reduce_checked(x));
+    else
+      return deep_map_stream<X, apply_nonlinear>{x, *this};
   }
 };
 
@@ -8458,10 +8361,14 @@ LOOM_FORCE_INLINE auto make_intersection(const Op& op, const A& a, const B& b,
                                          const kernel_context* ctx) {
   if constexpr (std::is_same_v<Skip, skip::runtime> && !A::locatable && !B::locatable) {
     return mul_stream<A, B, Op, skip::runtime>{a, b, op, ctx};
-  } else if constexpr (std::is_same_v<Skip, skip::standard> || std::is_same_v<Skip, skip::runtime>) {
-    if constexpr (B::locatable) return lookup_stream<A, B, Op, false>{a, b, op, ctx};
-    else if constexpr (A::locatable) return lookup_stream<B, A, Op, true>{b, a, op, ctx};
-    else return mul_stream<A, B, Op>{a, b, op, ctx};
+  } else if constexpr (std::is_same_v<Skip, skip::standard> ||
+                       std::is_same_v<Skip, skip::runtime>) {
+    if constexpr (B::locatable)
+      return lookup_stream<A, B, Op, false>{a, b, op, ctx};
+    else if constexpr (A::locatable)
+      return lookup_stream<B, A, Op, true>{b, a, op, ctx};
+    else
+      return mul_stream<A, B, Op>{a, b, op, ctx};
   } else if constexpr (std::is_same_v<Skip, skip::lead<0>> && B::locatable) {
     return lookup_stream<A, B, Op, false>{a, b, op, ctx};
   } else if constexpr (std::is_same_v<Skip, skip::lead<1>> && A::locatable) {
@@ -8488,11 +8395,15 @@ LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kern
       return make_intersection<skip::of_op_at<Op, da>>(op, a, b, ctx);
     }
   } else if constexpr (da < db) {
-    if constexpr (A::contracted && !Op::linear_left) return make_mul(op, reduce_checked(a), b, ctx);
-    else return scaled_stream<A, B, Op, false>{a, b, op, ctx};
+    if constexpr (A::contracted && !Op::linear_left)
+      return make_mul(op, reduce_checked(a), b, ctx);
+    else
+      return scaled_stream<A, B, Op, false>{a, b, op, ctx};
   } else {
-    if constexpr (B::contracted && !Op::linear_right) return make_mul(op, a, reduce_checked(b), ctx);
-    else return scaled_stream<B, A, Op, true>{b, a, op, ctx};
+    if constexpr (B::contracted && !Op::linear_right)
+      return make_mul(op, a, reduce_checked(b), ctx);
+    else
+      return scaled_stream<B, A, Op, true>{b, a, op, ctx};
   }
 }
 
@@ -8500,8 +8411,10 @@ template <class Op, class A, class B>
 LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const kernel_context* ctx) {
   constexpr std::size_t da = depth_of<A>(), db = depth_of<B>();
   if constexpr (!Op::linear && (is_contracted<A>() || is_contracted<B>())) {
-    if constexpr (is_contracted<A>()) return make_union(op, reduce_checked(a), b, ctx);
-    else return make_union(op, a, reduce_checked(b), ctx);
+    if constexpr (is_contracted<A>())
+      return make_union(op, reduce_checked(a), b, ctx);
+    else
+      return make_union(op, a, reduce_checked(b), ctx);
   } else if constexpr (!is_stream_v<A> && !is_stream_v<B>) {
     return op(a, b);
   } else if constexpr (da == db) {
@@ -8545,8 +8458,7 @@ LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const ke
 namespace loom::stream {
 
 /// Static description of one access under a loop order: which depth each level iterates.
-template <class Tensor, class Order, class... Is>
-struct access_layout {
+template <class Tensor, class Order, class... Is> struct access_layout {
   using tensor_type = std::remove_const_t<Tensor>;
   using format = typename tensor_type::format_type;
   using value_type = typename tensor_type::value_type;
@@ -8567,12 +8479,10 @@ struct access_layout {
               [](std::size_t a, std::size_t b) { return depth_of_mode[a] < depth_of_mode[b]; });
     return m;
   }();
-  template <std::size_t K>
-  using level = boost::mp11::mp_at_c<typename format::levels, K>;
+  template <std::size_t K> using level = boost::mp11::mp_at_c<typename format::levels, K>;
 };
 
-template <class Layout, std::size_t K, skip_policy P>
-struct level_stream;
+template <class Layout, std::size_t K, skip_policy P> struct level_stream;
 
 /// The stream of level K of a tensor below the parent position range [begin, end), or the value
 /// at position `begin` past the last level. Every level, built-in or user-defined, goes through
@@ -8620,8 +8530,10 @@ struct level_stream : level_cursor_t<Layout, K, P> {
       : cursor(c), base_(base_of(t)) {}
 
   LOOM_FORCE_INLINE bool ready() const {
-    if constexpr (requires(const cursor& c) { c.ready(); }) return cursor::ready();
-    else return true;
+    if constexpr (requires(const cursor& c) { c.ready(); })
+      return cursor::ready();
+    else
+      return true;
   }
 #ifdef LOOM_WORK_COUNTERS  // the cursor's moves, counted (core/work_counters.hpp)
   LOOM_FORCE_INLINE void next() {
@@ -8643,8 +8555,10 @@ struct level_stream : level_cursor_t<Layout, K, P> {
     requires(locatable)
   {
     LOOM_COUNT_WORK(probes);
-    if constexpr (full) return true;
-    else return !cursor::locate(j).empty();
+    if constexpr (full)
+      return true;
+    else
+      return !cursor::locate(j).empty();
   }
   // the value at coordinate j: the next level, or zero (an empty stream) when j is absent
   LOOM_FORCE_INLINE auto locate(std::int64_t j) const
@@ -8660,12 +8574,16 @@ struct level_stream : level_cursor_t<Layout, K, P> {
 
  private:
   static LOOM_FORCE_INLINE base_type base_of(const typename Layout::tensor_type* t) {
-    if constexpr (last) return t->values().data();
-    else return t;
+    if constexpr (last)
+      return t->values().data();
+    else
+      return t;
   }
   LOOM_FORCE_INLINE auto child(const level_range& r) const {
-    if constexpr (last) return base_[r.begin];
-    else return make_level<Layout, K + 1, P>(base_, r.begin, r.end);
+    if constexpr (last)
+      return base_[r.begin];
+    else
+      return make_level<Layout, K + 1, P>(base_, r.begin, r.end);
   }
 };
 
@@ -8677,8 +8595,7 @@ using dense_level_stream = level_stream<Layout, K, skip_policy::galloping>;
 
 // strided_stream<Layout, R>: the R-th mode (by depth) of an all-dense tensor, walked in any
 // order by offset arithmetic, so dense operands never force a loop order (locate, not iterate).
-template <class Layout, std::size_t R>
-struct strided_stream;
+template <class Layout, std::size_t R> struct strided_stream;
 
 template <class Layout>
 using strided_values_t =
@@ -8707,8 +8624,7 @@ LOOM_FORCE_INLINE auto make_strided(const typename Layout::tensor_type* t, std::
   return make_strided<Layout, R>(t, offset, t->values().data());
 }
 
-template <class Layout, std::size_t R>
-struct strided_stream {
+template <class Layout, std::size_t R> struct strided_stream {
   static constexpr std::size_t depth = Layout::depth_of_mode[Layout::modes_by_depth[R]];
   static constexpr bool contracted = false, strict = true, full = true, locatable = true;
   const typename Layout::tensor_type* t = nullptr;
@@ -8718,7 +8634,9 @@ struct strided_stream {
   LOOM_FORCE_INLINE bool valid() const { return i < n; }
   LOOM_FORCE_INLINE std::int64_t index() const { return i; }
   LOOM_FORCE_INLINE bool ready() const { return true; }
-  LOOM_FORCE_INLINE auto value() const { return make_strided<Layout, R + 1>(t, offset + i * stride, vals); }
+  LOOM_FORCE_INLINE auto value() const {
+    return make_strided<Layout, R + 1>(t, offset + i * stride, vals);
+  }
   LOOM_FORCE_INLINE auto locate(std::int64_t j) const {
     LOOM_COUNT_WORK(probes);
     return make_strided<Layout, R + 1>(t, offset + j * stride, vals);
@@ -8763,8 +8681,7 @@ namespace loom::stream {
 // counted loop and a dense level a `for`.
 
 /// reduce with a flag telling whether any value was emitted (sparse outputs skip empty sums).
-template <class X>
-LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
+template <class X> LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
   using leaf = leaf_t<X>;
   if constexpr (factors_scale_v<X>) {
     const auto [v, touched] = reduce_touched(x.a);
@@ -8836,15 +8753,19 @@ LOOM_FORCE_INLINE void run_located(const Cell& cell, const std::int64_t* strides
     with_compiled_policy(s, [&](const auto& y) { run_located(cell, strides, y, off); });
   } else if constexpr (drives_itself_v<S>) {
     s.for_each_ready([&](std::int64_t i, const auto& v) {
-      if constexpr (S::contracted) run_located(cell, strides, v, off);
-      else run_located(cell, strides, v, off + i * strides[S::depth]);
+      if constexpr (S::contracted)
+        run_located(cell, strides, v, off);
+      else
+        run_located(cell, strides, v, off + i * strides[S::depth]);
     });
   } else {
     S st = s;
     while (st.valid()) {
       if (st.ready()) {
-        if constexpr (S::contracted) run_located(cell, strides, st.value(), off);
-        else run_located(cell, strides, st.value(), off + st.index() * strides[S::depth]);
+        if constexpr (S::contracted)
+          run_located(cell, strides, st.value(), off);
+        else
+          run_located(cell, strides, st.value(), off + st.index() * strides[S::depth]);
       }
       st.next();
     }
@@ -8852,8 +8773,7 @@ LOOM_FORCE_INLINE void run_located(const Cell& cell, const std::int64_t* strides
 }
 
 /// A dense output's cell: `vals[off] += value`.
-template <class T>
-struct dense_cell {
+template <class T> struct dense_cell {
   static constexpr bool presence = false;
   T* vals;
   LOOM_FORCE_INLINE void operator()(std::int64_t off, const auto& v) const {
@@ -8863,8 +8783,7 @@ struct dense_cell {
 
 /// A `format<dense..., bitmap>` output's cell (Galley's bytemap): the value accumulated like a
 /// dense one, and the presence bit at the same position set.
-template <class T>
-struct bitmap_cell {
+template <class T> struct bitmap_cell {
   static constexpr bool presence = true;
   T* vals;
   std::uint64_t* bits;
@@ -8884,8 +8803,7 @@ LOOM_FORCE_INLINE void run_dense(T* vals, const std::int64_t* strides, const S& 
 /// Collects the entries of a sparse output in order (coordinates in the output's storage
 /// order): the loop order emits each output coordinate once, ascending.
 /// Where sinks put finished entries: a plain list (merged later with existing entries).
-template <class T, std::size_t N>
-struct entry_list {
+template <class T, std::size_t N> struct entry_list {
   std::vector<std::array<std::int64_t, N>> crd;
   std::vector<T> vals;
   LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
@@ -8897,8 +8815,7 @@ struct entry_list {
 /// What an append sink writes through: the output's row writer, held by value, when it has one
 /// (a csr-like appender), else nothing (entries go to `out.push`).
 struct no_writer {};
-template <class Out>
-struct writer_of {
+template <class Out> struct writer_of {
   using type = no_writer;
 };
 template <class Out>
@@ -8906,10 +8823,11 @@ template <class Out>
 struct writer_of<Out> {
   using type = decltype(std::declval<Out&>().take_writer());
 };
-template <class Out>
-typename writer_of<Out>::type take_writer(Out& out) {
-  if constexpr (std::is_same_v<typename writer_of<Out>::type, no_writer>) return {};
-  else return out.take_writer();
+template <class Out> typename writer_of<Out>::type take_writer(Out& out) {
+  if constexpr (std::is_same_v<typename writer_of<Out>::type, no_writer>)
+    return {};
+  else
+    return out.take_writer();
 }
 
 /// `DepthOfLevel[k]`: the loop depth that iterates output level k, a constant, so that the
@@ -8943,8 +8861,7 @@ struct append_sink {
 
 /// A sink that writes values only, in order: the output's pattern is an operand's
 /// (plan::pattern_of), copied beforehand. The value array is held by value (in registers).
-template <class T, class Values>
-struct values_sink {
+template <class T, class Values> struct values_sink {
   using value_type = T;
   Values values;
   std::array<std::int64_t, 32> at_depth{};
@@ -8954,8 +8871,7 @@ struct values_sink {
 };
 
 /// Drives a stream into a sink (append or workspace).
-template <class Sink, class S>
-LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
+template <class Sink, class S> LOOM_FORCE_INLINE void run_sparse(Sink& sink, const S& s) {
   using T = typename Sink::value_type;
   if constexpr (!is_stream_v<S>) {
     LOOM_COUNT_WORK(writes);
@@ -9008,39 +8924,38 @@ namespace loom::parallel {
 
 namespace detail {
 
-template <class S>
-struct is_contract : std::false_type {};
-template <class S>
-struct is_contract<stream::contract_stream<S>> : std::true_type {};
-template <class S>
-struct is_union : std::false_type {};
+template <class S> struct is_contract : std::false_type {};
+template <class S, bool Sequential>
+struct is_contract<stream::contract_stream<S, Sequential>> : std::true_type {};
+template <class S> struct is_union : std::false_type {};
 template <class A, class B, class Op>
 struct is_union<stream::union_stream<A, B, Op>> : std::true_type {};
-template <class S>
-struct is_deep_map : std::false_type {};
-template <class S, class G>
-struct is_deep_map<stream::deep_map_stream<S, G>> : std::true_type {};
-template <class S>
-struct is_scaled : std::false_type {};
+template <class S> struct is_deep_map : std::false_type {};
+template <class S, class G> struct is_deep_map<stream::deep_map_stream<S, G>> : std::true_type {};
+template <class S> struct is_scaled : std::false_type {};
 template <class A, class X, class Op, bool F>
 struct is_scaled<stream::scaled_stream<A, X, Op, F>> : std::true_type {};
 
 // Whether a root stream's index() is the outer loop's real index, so that its states can be
 // split into index ranges. Every free stream's is; a sum's is when it wraps one (a union of
 // sums reports index 0 for every state: not splittable, runs serially).
-template <class S>
-constexpr bool outer_indexed() {
-  if constexpr (!stream::is_stream_v<S>) return false;
-  else if constexpr (!S::contracted) return true;
-  else if constexpr (is_contract<S>::value) return !std::remove_cvref_t<decltype(std::declval<S&>().s)>::contracted;
-  else if constexpr (is_deep_map<S>::value) return outer_indexed<std::remove_cvref_t<decltype(std::declval<S&>().s)>>();
-  else if constexpr (is_scaled<S>::value) return outer_indexed<std::remove_cvref_t<decltype(std::declval<S&>().a)>>();
-  else return false;
+template <class S> constexpr bool outer_indexed() {
+  if constexpr (!stream::is_stream_v<S>)
+    return false;
+  else if constexpr (!S::contracted)
+    return true;
+  else if constexpr (is_contract<S>::value)
+    return !std::remove_cvref_t<decltype(std::declval<S&>().s)>::contracted;
+  else if constexpr (is_deep_map<S>::value)
+    return outer_indexed<std::remove_cvref_t<decltype(std::declval<S&>().s)>>();
+  else if constexpr (is_scaled<S>::value)
+    return outer_indexed<std::remove_cvref_t<decltype(std::declval<S&>().a)>>();
+  else
+    return false;
 }
 
 // Whether the outer loop (depth 0) iterates level 0 of this access.
-template <class Tensor, class Order, class A>
-struct outer_first : std::false_type {};
+template <class Tensor, class Order, class A> struct outer_first : std::false_type {};
 template <class Tensor, class Order, class U, class... Is>
 struct outer_first<Tensor, Order, expr::access<U, Is...>>
     : std::bool_constant<stream::access_layout<Tensor, Order, Is...>::depth_of_level[0] == 0> {};
@@ -9051,19 +8966,22 @@ inline std::atomic<std::int64_t> split_loops{0};
 }  // namespace detail
 
 /// How many kernel calls have split their outer loop since the program started.
-inline std::int64_t split_loop_count() { return detail::split_loops.load(std::memory_order_relaxed); }
+inline std::int64_t split_loop_count() {
+  return detail::split_loops.load(std::memory_order_relaxed);
+}
 
 /// Whether the kernel whose stream tree is `S` may split its outermost loop.
 template <class S>
 inline constexpr bool splittable_root = [] {
-  if constexpr (!stream::is_stream_v<S>) return false;
-  else return S::depth == 0 && detail::outer_indexed<S>();
+  if constexpr (!stream::is_stream_v<S>)
+    return false;
+  else
+    return S::depth == 0 && detail::outer_indexed<S>();
 }();
 
 /// Moves a root stream to its first state that may hold an outer index >= lo: a sum forwards
 /// to the stream it sums (its own seek stays in place, the index being "*").
-template <class S>
-void seek_outer(S& s, std::int64_t lo) {
+template <class S> void seek_outer(S& s, std::int64_t lo) {
   if constexpr (detail::is_contract<S>::value || detail::is_deep_map<S>::value) {
     seek_outer(s.s, lo);
   } else if constexpr (detail::is_scaled<S>::value) {
@@ -9146,8 +9064,8 @@ outer_split decide_split(const Pointers& pointers, std::int64_t extent, bool red
         if (nnz > lead_nnz) lead_nnz = nnz, lead = k;
     }
   });
-  const std::size_t chunks = detail::chunk_count(o, d.deterministic, extent, work,
-                                                 sizeof(T) * partial_size);
+  const std::size_t chunks =
+      detail::chunk_count(o, d.deterministic, extent, work, sizeof(T) * partial_size);
   if (chunks < 2) return d;
   d.parts = split_evenly(extent, chunks);
   boost::mp11::mp_for_each<boost::mp11::mp_iota_c<std::tuple_size_v<Pointers>>>([&](auto k) {
@@ -9159,8 +9077,7 @@ outer_split decide_split(const Pointers& pointers, std::int64_t extent, bool red
 }
 
 /// Sets the first `n` values to `v` on the split's threads.
-template <class T>
-void fill(T* vals, std::size_t n, const T& v, unsigned threads) {
+template <class T> void fill(T* vals, std::size_t n, const T& v, unsigned threads) {
   constexpr std::size_t block = std::size_t{1} << 16;
   if (threads <= 1 || n < 2 * block) {
     std::fill(vals, vals + n, v);
@@ -9187,7 +9104,8 @@ void run_dense(T* vals, std::size_t size, const std::int64_t* strides, const S& 
       });
     });
   } else {
-    const std::size_t partials = d.deterministic ? p.chunks() : std::min<std::size_t>(d.threads, p.chunks());
+    const std::size_t partials =
+        d.deterministic ? p.chunks() : std::min<std::size_t>(d.threads, p.chunks());
     std::vector<std::unique_ptr<T[]>> part(partials);
     parallel_for(p.chunks(), d.threads, [&](std::size_t c, unsigned slot) {
       const std::size_t k = d.deterministic ? c : slot;
@@ -9215,10 +9133,11 @@ void run_dense(T* vals, std::size_t size, const std::int64_t* strides, const S& 
 
 /// Where a chunk's sink puts its entries: that chunk's list (a sink serving several chunks of
 /// one thread is pointed at each chunk's list in turn).
-template <class T, std::size_t N>
-struct chunk_target {
+template <class T, std::size_t N> struct chunk_target {
   stream::entry_list<T, N>* list = nullptr;
-  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) { list->push(c, v); }
+  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
+    list->push(c, v);
+  }
 };
 
 /// The sparse-output loop, split (the outer index is the output's first level): every chunk
@@ -9253,14 +9172,13 @@ void run_sparse(Entries& entries, const S& root, const outer_split& d, const Mak
 
 /// Whether a sparse output format is CSR-like (a dense level over a unique compressed level, in
 /// mode order): its chunks are then assembled straight into the final arrays, in parallel.
-template <class Format>
-inline constexpr bool rows_format = false;
+template <class Format> inline constexpr bool rows_format = false;
 template <std::size_t E, class P, class C>
-inline constexpr bool rows_format<format_spec<boost::mp11::mp_list<dense_level<E>, compressed_level<uniqueness::unique, P, C>>, 0, 1>> = true;
+inline constexpr bool rows_format<format_spec<
+    boost::mp11::mp_list<dense_level<E>, compressed_level<uniqueness::unique, P, C>>, 0, 1>> = true;
 
 /// A chunk's part of a CSR-like output: the entries of its rows [lo, hi) and the count per row.
-template <class T, class Crd>
-struct row_target {
+template <class T, class Crd> struct row_target {
   std::int64_t lo = 0;
   std::vector<std::int64_t> counts;
   std::vector<Crd> crd;
@@ -9286,8 +9204,7 @@ basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>&
   using sink_type = std::remove_cvref_t<decltype(*make_sink(std::declval<target&>()))>;
   const partition& p = d.parts;
   const std::size_t chunks = p.chunks();
-  if (shape[1] > 0)
-    loom::detail::check_fits<Crd>(shape[1] - 1, "largest coordinate of mode 1");
+  if (shape[1] > 0) loom::detail::check_fits<Crd>(shape[1] - 1, "largest coordinate of mode 1");
   std::vector<target> parts(chunks);
   const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(d.threads, chunks));
   std::vector<std::unique_ptr<target>> proxies(threads);  // what each thread's sink pushes to
@@ -9356,21 +9273,19 @@ basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>&
 
 
 #include <boost/mp11/algorithm.hpp>
-#include <cstddef>
-#include <utility>
 #include <boost/mp11/bind.hpp>
 #include <boost/mp11/set.hpp>
+
+#include <cstddef>
+#include <utility>
 
 namespace loom::diag {
 /// An index name as a character pack, so that both GCC and Clang print it readably
 /// (`name<'j'>`) inside the diagnostics below.
-template <char... Cs>
-struct name {};
+template <char... Cs> struct name {};
 namespace detail {
-template <class I, class Seq>
-struct name_of_impl;
-template <class I, std::size_t... Ks>
-struct name_of_impl<I, std::index_sequence<Ks...>> {
+template <class I, class Seq> struct name_of_impl;
+template <class I, std::size_t... Ks> struct name_of_impl<I, std::index_sequence<Ks...>> {
   using type = name<I::name[Ks]...>;
 };
 }  // namespace detail
@@ -9379,20 +9294,13 @@ using name_of = typename detail::name_of_impl<I, std::make_index_sequence<I::nam
 
 // Undefined templates named as sentences: instantiating one prints the offending index
 // (STYLE H13). Do not define them.
-template <class Index>
-struct output_index_not_bound_by_any_input;
-template <class Index>
-struct product_of_sums_over_the_same_index_cannot_be_lifted;
-template <class Index>
-struct index_is_free_on_the_right_but_not_on_the_left_sum_over_it;
-template <class Index>
-struct output_index_repeated;
-template <class Index>
-struct index_repeated_within_one_access;
-template <class Index>
-struct index_both_summed_and_free_in_one_scope;
-template <class Index>
-struct index_summed_twice;
+template <class Index> struct output_index_not_bound_by_any_input;
+template <class Index> struct product_of_sums_over_the_same_index_cannot_be_lifted;
+template <class Index> struct index_is_free_on_the_right_but_not_on_the_left_sum_over_it;
+template <class Index> struct output_index_repeated;
+template <class Index> struct index_repeated_within_one_access;
+template <class Index> struct index_both_summed_and_free_in_one_scope;
+template <class Index> struct index_summed_twice;
 template <class Index, class ExtentA, class ExtentB>
 struct index_used_with_two_different_static_extents;
 }  // namespace loom::diag
@@ -9403,102 +9311,86 @@ using boost::mp11::mp_list;
 
 namespace detail {
 template <class L, class R>
-using intersect = boost::mp11::mp_copy_if_q<L, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, R>>;
+using intersect =
+    boost::mp11::mp_copy_if_q<L, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, R>>;
 
 // first index bound in one operand of a node and free in the other, or void
-template <class E>
-struct scope_clash {
+template <class E> struct scope_clash {
   using type = mp_list<>;
 };
-template <class L, class R>
-struct pair_clash {
+template <class L, class R> struct pair_clash {
   using here = boost::mp11::mp_append<
       intersect<boost::mp11::mp_unique<expr::summed_indices_t<L>>, expr::free_indices_t<R>>,
       intersect<expr::free_indices_t<L>, boost::mp11::mp_unique<expr::summed_indices_t<R>>>>;
-  using type = boost::mp11::mp_append<here, typename scope_clash<L>::type,
-                                      typename scope_clash<R>::type>;
+  using type =
+      boost::mp11::mp_append<here, typename scope_clash<L>::type, typename scope_clash<R>::type>;
 };
-template <class L, class R>
-struct scope_clash<expr::add<L, R>> : pair_clash<L, R> {};
-template <class L, class R>
-struct scope_clash<expr::mul<L, R>> : pair_clash<L, R> {};
-template <class L, class R>
-struct scope_clash<expr::where<L, R>> : pair_clash<L, R> {};
-template <class F, class A, class B>
-struct scope_clash<expr::map<F, A, B>> : pair_clash<A, B> {};
-template <class F, class A>
-struct scope_clash<expr::map<F, A>> : scope_clash<A> {};
-template <class I, class E>
-struct scope_clash<expr::sum<I, E>> : scope_clash<E> {};
-template <class I, class E>
-struct scope_clash<expr::expand<I, E>> : scope_clash<E> {};
+template <class L, class R> struct scope_clash<expr::add<L, R>> : pair_clash<L, R> {};
+template <class L, class R> struct scope_clash<expr::mul<L, R>> : pair_clash<L, R> {};
+template <class L, class R> struct scope_clash<expr::where<L, R>> : pair_clash<L, R> {};
+template <class F, class A, class B> struct scope_clash<expr::map<F, A, B>> : pair_clash<A, B> {};
+template <class F, class A> struct scope_clash<expr::map<F, A>> : scope_clash<A> {};
+template <class I, class E> struct scope_clash<expr::sum<I, E>> : scope_clash<E> {};
+template <class I, class E> struct scope_clash<expr::expand<I, E>> : scope_clash<E> {};
 
-template <class E>
-struct double_sum {
+template <class E> struct double_sum {
   using type = mp_list<>;
 };
-template <class L, class R>
-struct double_sum<expr::add<L, R>> {
+template <class L, class R> struct double_sum<expr::add<L, R>> {
   using type = boost::mp11::mp_append<typename double_sum<L>::type, typename double_sum<R>::type>;
 };
-template <class L, class R>
-struct double_sum<expr::mul<L, R>> : double_sum<expr::add<L, R>> {};
-template <class L, class R>
-struct double_sum<expr::where<L, R>> : double_sum<expr::add<L, R>> {};
-template <class F, class... Es>
-struct double_sum<expr::map<F, Es...>> {
+template <class L, class R> struct double_sum<expr::mul<L, R>> : double_sum<expr::add<L, R>> {};
+template <class L, class R> struct double_sum<expr::where<L, R>> : double_sum<expr::add<L, R>> {};
+template <class F, class... Es> struct double_sum<expr::map<F, Es...>> {
   using type = boost::mp11::mp_append<mp_list<>, typename double_sum<Es>::type...>;
 };
-template <class I, class E>
-struct double_sum<expr::sum<I, E>> {
+template <class I, class E> struct double_sum<expr::sum<I, E>> {
   using here = std::conditional_t<boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value,
                                   mp_list<I>, mp_list<>>;
   using type = boost::mp11::mp_append<here, typename double_sum<E>::type>;
 };
-template <class I, class E>
-struct double_sum<expr::expand<I, E>> : double_sum<E> {};
+template <class I, class E> struct double_sum<expr::expand<I, E>> : double_sum<E> {};
 
-template <class A>
-struct repeated_in_access {
+template <class A> struct repeated_in_access {
   using type = mp_list<>;
 };
-template <class T, class... Is>
-struct repeated_in_access<expr::access<T, Is...>> {
+template <class T, class... Is> struct repeated_in_access<expr::access<T, Is...>> {
   using all = mp_list<Is...>;
   template <class I>
   using repeated = boost::mp11::mp_bool<(boost::mp11::mp_count<all, I>::value > 1)>;
   using type = boost::mp11::mp_copy_if<all, repeated>;
 };
-template <class List>
-struct repeated_in_list;
-template <class... As>
-struct repeated_in_list<mp_list<As...>> {
+template <class List> struct repeated_in_list;
+template <class... As> struct repeated_in_list<mp_list<As...>> {
   using type = boost::mp11::mp_append<mp_list<>, typename repeated_in_access<As>::type...>;
 };
 
 // static extents that disagree: mp_list<I, N1, N2> or empty
-template <class Pairs>
-struct extent_clash {
+template <class Pairs> struct extent_clash {
   template <class P, class Q>
-  using clash = boost::mp11::mp_bool<std::is_same_v<boost::mp11::mp_first<P>, boost::mp11::mp_first<Q>> &&
-                                     !std::is_same_v<boost::mp11::mp_second<P>, boost::mp11::mp_second<Q>>>;
+  using clash =
+      boost::mp11::mp_bool<std::is_same_v<boost::mp11::mp_first<P>, boost::mp11::mp_first<Q>> &&
+                           !std::is_same_v<boost::mp11::mp_second<P>, boost::mp11::mp_second<Q>>>;
   template <class P>
   using clashes_with_any = boost::mp11::mp_any_of_q<Pairs, boost::mp11::mp_bind_front<clash, P>>;
   using bad = boost::mp11::mp_copy_if<Pairs, clashes_with_any>;
 };
 
 template <class List, class Default = void>
-using first_or = boost::mp11::mp_eval_if<boost::mp11::mp_empty<List>, Default, boost::mp11::mp_front, List>;
+using first_or =
+    boost::mp11::mp_eval_if<boost::mp11::mp_empty<List>, Default, boost::mp11::mp_front, List>;
 }  // namespace detail
 
 /// The facts behind every check of `lhs = rhs` (no diagnostics here).
-template <class Lhs, class Rhs>
-struct assignment_facts {
+template <class Lhs, class Rhs> struct assignment_facts {
   using out = expr::free_indices_t<Lhs>;
   using out_all = typename detail::repeated_in_access<Lhs>::type;
   using rhs_free = expr::free_indices_t<Rhs>;
-  using unbound = boost::mp11::mp_remove_if_q<out, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, rhs_free>>;
-  using unsummed = boost::mp11::mp_remove_if_q<rhs_free, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, out>>;
+  using unbound = boost::mp11::mp_remove_if_q<
+      out, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, rhs_free>>;
+  using unsummed =
+      boost::mp11::mp_remove_if_q<rhs_free,
+                                  boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, out>>;
   using clash = typename detail::scope_clash<Rhs>::type;
   using twice = typename detail::double_sum<Rhs>::type;
   using repeated = typename detail::repeated_in_list<expr::accesses_t<Rhs>>::type;
@@ -9523,8 +9415,7 @@ inline constexpr bool assignment_is_valid = assignment_facts<Lhs, Rhs>::valid;
 
 /// Reports the first mistake of `lhs = rhs`: a static_assert with the fix, then an undefined
 /// template naming the index (STYLE H13). Instantiate only when `assignment_is_valid` is false.
-template <class Lhs, class Rhs>
-void report_assignment_errors() {
+template <class Lhs, class Rhs> void report_assignment_errors() {
   using F = assignment_facts<Lhs, Rhs>;
   if constexpr (!F::output_indices_are_distinct) {
     static_assert(F::output_indices_are_distinct,
@@ -9535,7 +9426,8 @@ void report_assignment_errors() {
     static_assert(F::every_output_index_is_bound,
                   "loom::assign: an output index does not appear on the right-hand side; add it "
                   "to an input access or use loom::expand");
-    diag::output_index_not_bound_by_any_input<diag::name_of<boost::mp11::mp_front<typename F::unbound>>>{};
+    diag::output_index_not_bound_by_any_input<
+        diag::name_of<boost::mp11::mp_front<typename F::unbound>>>{};
   } else if constexpr (!F::every_free_index_is_an_output) {
     static_assert(F::every_free_index_is_an_output,
                   "loom::assign: an index is free on the right-hand side but not on the left; "
@@ -9546,12 +9438,14 @@ void report_assignment_errors() {
     static_assert(F::no_repeated_access_index,
                   "loom: an access uses the same index for two modes (a diagonal); this is not "
                   "supported yet");
-    diag::index_repeated_within_one_access<diag::name_of<boost::mp11::mp_front<typename F::repeated>>>{};
+    diag::index_repeated_within_one_access<
+        diag::name_of<boost::mp11::mp_front<typename F::repeated>>>{};
   } else if constexpr (!F::scopes_are_clean) {
     static_assert(F::scopes_are_clean,
                   "loom::sum: an index is summed in one operand and free in the other; rename "
                   "the summation index");
-    diag::index_both_summed_and_free_in_one_scope<diag::name_of<boost::mp11::mp_front<typename F::clash>>>{};
+    diag::index_both_summed_and_free_in_one_scope<
+        diag::name_of<boost::mp11::mp_front<typename F::clash>>>{};
   } else if constexpr (!F::no_index_summed_twice) {
     static_assert(F::no_index_summed_twice,
                   "loom::sum: an index is summed inside a sum over the same index; rename one");
@@ -9592,14 +9486,13 @@ namespace loom::plan {
 
 namespace detail {
 struct pattern_walk {
-  bool ok = true;             // only products, sums over non-output indices, literals
-  std::size_t matches = 0;    // accesses that carry the output's pattern
-  std::size_t accesses = 0;   // accesses seen (the next one's ordinal)
-  std::size_t ordinal = 0;    // the matching access's ordinal
+  bool ok = true;            // only products, sums over non-output indices, literals
+  std::size_t matches = 0;   // accesses that carry the output's pattern
+  std::size_t accesses = 0;  // accesses seen (the next one's ordinal)
+  std::size_t ordinal = 0;   // the matching access's ordinal
 };
 
-template <class Out, class OutIndices, class E>
-struct pattern_node {
+template <class Out, class OutIndices, class E> struct pattern_node {
   static constexpr void walk(pattern_walk& w) { w.ok = false; }
 };
 template <class Out, class OutIndices, class V>
@@ -9643,8 +9536,7 @@ struct pattern_node<Out, OutIndices, expr::sum<I, E>> {
 /// rhs is a product of that operand, read with the output's indices in order and stored in the
 /// output's very type, with all-dense operands and literals, summed over other indices only:
 /// every entry of the operand yields one output entry (the caller checks the count), in order.
-template <class Lhs, class Rhs>
-struct pattern_of {
+template <class Lhs, class Rhs> struct pattern_of {
  private:
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(std::declval<Lhs>().tensor)>>;
   static constexpr detail::pattern_walk w = [] {
@@ -9654,7 +9546,8 @@ struct pattern_of {
   }();
 
  public:
-  static constexpr bool shares = !out_t::format_type::all_dense && out_t::owning && w.ok && w.matches == 1;
+  static constexpr bool shares =
+      !out_t::format_type::all_dense && out_t::owning && w.ok && w.matches == 1;
   static constexpr std::size_t ordinal = w.ordinal;
 };
 
@@ -9697,12 +9590,10 @@ struct one {};
 
 // The traits rules consult (free and summed indices, accesses): constants have none.
 namespace loom::expr::detail {
-template <>
-struct free_indices<rewrite::zero> {
+template <> struct free_indices<rewrite::zero> {
   using type = boost::mp11::mp_list<>;
 };
-template <>
-struct free_indices<rewrite::one> {
+template <> struct free_indices<rewrite::one> {
   using type = boost::mp11::mp_list<>;
 };
 }  // namespace loom::expr::detail
@@ -9717,8 +9608,8 @@ struct free_indices<rewrite::one> {
 #define LOOM_REWRITE_RULE_HPP
 
 #include <concepts>
-#include <utility>
 #include <string_view>
+#include <utility>
 
 namespace loom {
 
@@ -9758,8 +9649,7 @@ using apply_rule_t = decltype(R::apply(std::declval<const E&>()));
 namespace loom::diag {
 // Instantiated when a rule set does not reach a fixpoint: shows the expression it cycles on.
 // Do not define.
-template <class Expression>
-struct rewrite_rules_did_not_reach_a_fixpoint;
+template <class Expression> struct rewrite_rules_did_not_reach_a_fixpoint;
 }  // namespace loom::diag
 
 namespace loom::rewrite {
@@ -9770,8 +9660,7 @@ using boost::mp11::mp_list;
 inline constexpr std::size_t max_passes = LOOM_REWRITE_MAX_PASSES;
 
 /// An expression and the rules that fired to produce it (an MP11 list, in firing order).
-template <class E, class Fired>
-struct traced {
+template <class E, class Fired> struct traced {
   E expr;
   using expression_type = E;
   using fired = Fired;
@@ -9779,52 +9668,44 @@ struct traced {
 
 namespace detail {
 
-template <class... Ts>
-using cat = boost::mp11::mp_append<mp_list<>, typename Ts::fired...>;
+template <class... Ts> using cat = boost::mp11::mp_append<mp_list<>, typename Ts::fired...>;
 
-template <class Rules, class E>
-constexpr auto pass(const E& e);
+template <class Rules, class E> constexpr auto pass(const E& e);
 
 // children(e): e with every operand rewritten by one pass
 template <class Rules, class E>
 constexpr auto children(const E& e) {  // leaves: access, literal, constants
   return traced<E, mp_list<>>{e};
 }
-template <class Rules, class L, class R>
-constexpr auto children(const expr::add<L, R>& e) {
+template <class Rules, class L, class R> constexpr auto children(const expr::add<L, R>& e) {
   auto l = pass<Rules>(e.lhs);
   auto r = pass<Rules>(e.rhs);
   using N = expr::add<decltype(l.expr), decltype(r.expr)>;
   return traced<N, cat<decltype(l), decltype(r)>>{N{l.expr, r.expr}};
 }
-template <class Rules, class L, class R>
-constexpr auto children(const expr::mul<L, R>& e) {
+template <class Rules, class L, class R> constexpr auto children(const expr::mul<L, R>& e) {
   auto l = pass<Rules>(e.lhs);
   auto r = pass<Rules>(e.rhs);
   using N = expr::mul<decltype(l.expr), decltype(r.expr)>;
   return traced<N, cat<decltype(l), decltype(r)>>{N{l.expr, r.expr}};
 }
-template <class Rules, class P, class B>
-constexpr auto children(const expr::where<P, B>& e) {
+template <class Rules, class P, class B> constexpr auto children(const expr::where<P, B>& e) {
   auto p = pass<Rules>(e.pred);
   auto b = pass<Rules>(e.body);
   using N = expr::where<decltype(p.expr), decltype(b.expr)>;
   return traced<N, cat<decltype(p), decltype(b)>>{N{p.expr, b.expr}};
 }
-template <class Rules, class I, class B>
-constexpr auto children(const expr::sum<I, B>& e) {
+template <class Rules, class I, class B> constexpr auto children(const expr::sum<I, B>& e) {
   auto b = pass<Rules>(e.body);
   using N = expr::sum<I, decltype(b.expr)>;
   return traced<N, cat<decltype(b)>>{N{b.expr}};
 }
-template <class Rules, class I, class B>
-constexpr auto children(const expr::expand<I, B>& e) {
+template <class Rules, class I, class B> constexpr auto children(const expr::expand<I, B>& e) {
   auto b = pass<Rules>(e.body);
   using N = expr::expand<I, decltype(b.expr)>;
   return traced<N, cat<decltype(b)>>{N{b.expr}};
 }
-template <class Rules, class F, class A>
-constexpr auto children(const expr::map<F, A>& e) {
+template <class Rules, class F, class A> constexpr auto children(const expr::map<F, A>& e) {
   auto a = pass<Rules>(std::get<0>(e.args));
   using N = expr::map<F, decltype(a.expr)>;
   return traced<N, cat<decltype(a)>>{N{e.f, {a.expr}}};
@@ -9837,15 +9718,12 @@ constexpr auto children(const expr::map<F, A, B>& e) {
   return traced<N, cat<decltype(a), decltype(b)>>{N{e.f, {a.expr, b.expr}}};
 }
 
-template <class E>
-struct applies {
-  template <class R>
-  using fn = boost::mp11::mp_bool<rule_applies_to<R, E>>;
+template <class E> struct applies {
+  template <class R> using fn = boost::mp11::mp_bool<rule_applies_to<R, E>>;
 };
 
 // The first rule of the list (list order is priority) that matches the node, applied once.
-template <class Rules, class E, class Fired>
-constexpr auto at_node(const traced<E, Fired>& t) {
+template <class Rules, class E, class Fired> constexpr auto at_node(const traced<E, Fired>& t) {
   using k = boost::mp11::mp_find_if_q<Rules, applies<E>>;
   if constexpr (k::value == boost::mp11::mp_size<Rules>::value) {
     return t;
@@ -9856,8 +9734,7 @@ constexpr auto at_node(const traced<E, Fired>& t) {
   }
 }
 
-template <class Rules, class E>
-constexpr auto pass(const E& e) {
+template <class Rules, class E> constexpr auto pass(const E& e) {
   return at_node<Rules>(children<Rules>(e));
 }
 
@@ -9897,12 +9774,10 @@ template <class E, class Rules>
 using fired_t = typename decltype(rewrite<Rules>(std::declval<const E&>()))::fired;
 
 /// The names of the rules in `Fired`, comma separated ("" when none fired).
-template <class Fired>
-std::string fired_names() {
+template <class Fired> std::string fired_names() {
   std::string s;
-  boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, Fired>>([&](auto r) {
-    s += (s.empty() ? "" : ", ") + std::string(decltype(r)::type::name);
-  });
+  boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, Fired>>(
+      [&](auto r) { s += (s.empty() ? "" : ", ") + std::string(decltype(r)::type::name); });
   return s;
 }
 
@@ -9931,10 +9806,12 @@ namespace loom::rules {
 // add_zero:  0 + x  ==>  x,   x + 0  ==>  x
 struct add_zero {
   static constexpr std::string_view name = "add_zero";
-  template <class X>
-  static constexpr auto apply(const expr::add<rewrite::zero, X>& e) -> X { return e.rhs; }
-  template <class X>
-  static constexpr auto apply(const expr::add<X, rewrite::zero>& e) -> X { return e.lhs; }
+  template <class X> static constexpr auto apply(const expr::add<rewrite::zero, X>& e) -> X {
+    return e.rhs;
+  }
+  template <class X> static constexpr auto apply(const expr::add<X, rewrite::zero>& e) -> X {
+    return e.lhs;
+  }
   static constexpr auto apply(const expr::add<rewrite::zero, rewrite::zero>&) -> rewrite::zero {
     return {};
   }
@@ -10053,12 +9930,14 @@ namespace loom::rules {
 //                  a * (b * x) ==> (a×b) * x            for literals a, b (in the semiring)
 struct fold_constants {
   static constexpr std::string_view name = "fold_constants";
-  template <class A, class B, class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
+  template <class A, class B,
+            class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
   static constexpr auto apply(const expr::mul<expr::literal<A>, expr::literal<B>>& e)
       -> expr::literal<V> {
     return {semiring_traits<V>::mul(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.value))};
   }
-  template <class A, class B, class V = expr::value_type_t<expr::add<expr::literal<A>, expr::literal<B>>>>
+  template <class A, class B,
+            class V = expr::value_type_t<expr::add<expr::literal<A>, expr::literal<B>>>>
   static constexpr auto apply(const expr::add<expr::literal<A>, expr::literal<B>>& e)
       -> expr::literal<V> {
     return {semiring_traits<V>::add(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.value))};
@@ -10071,17 +9950,21 @@ struct fold_constants {
             e.rhs.rhs};
   }
   template <class F, class T>
-    requires requires(const F& f, T v) { { f(v) } -> std::convertible_to<T>; }
+    requires requires(const F& f, T v) {
+      { f(v) } -> std::convertible_to<T>;
+    }
   static constexpr auto apply(const expr::map<F, expr::literal<T>>& e) -> expr::literal<T> {
     return {static_cast<T>(e.f(std::get<0>(e.args).value))};
   }
   template <class F, class A, class B,
             class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
-    requires requires(const F& f, V v) { { f(v, v) } -> std::convertible_to<V>; }
+    requires requires(const F& f, V v) {
+      { f(v, v) } -> std::convertible_to<V>;
+    }
   static constexpr auto apply(const expr::map<F, expr::literal<A>, expr::literal<B>>& e)
       -> expr::literal<V> {
-    return {static_cast<V>(e.f(static_cast<V>(std::get<0>(e.args).value),
-                               static_cast<V>(std::get<1>(e.args).value)))};
+    return {static_cast<V>(
+        e.f(static_cast<V>(std::get<0>(e.args).value), static_cast<V>(std::get<1>(e.args).value)))};
   }
 };
 
@@ -10124,14 +10007,11 @@ inline constexpr bool mentions_v =
 template <class E>
 inline constexpr bool is_constant_v = std::is_same_v<E, zero> || std::is_same_v<E, one>;
 
-template <class E>
-struct is_literal : std::false_type {};
-template <class T>
-struct is_literal<expr::literal<T>> : std::true_type {};
+template <class E> struct is_literal : std::false_type {};
+template <class T> struct is_literal<expr::literal<T>> : std::true_type {};
 
 /// Index variables ordered by name (the canonical order of a block of sums).
-template <class I, class J>
-inline constexpr bool index_before_v = I::name < J::name;
+template <class I, class J> inline constexpr bool index_before_v = I::name < J::name;
 
 }  // namespace loom::rewrite
 
@@ -10213,10 +10093,12 @@ namespace loom::rules {
 // mul_by_one:  1 * x  ==>  x,   x * 1  ==>  x
 struct mul_by_one {
   static constexpr std::string_view name = "mul_by_one";
-  template <class X>
-  static constexpr auto apply(const expr::mul<rewrite::one, X>& e) -> X { return e.rhs; }
-  template <class X>
-  static constexpr auto apply(const expr::mul<X, rewrite::one>& e) -> X { return e.lhs; }
+  template <class X> static constexpr auto apply(const expr::mul<rewrite::one, X>& e) -> X {
+    return e.rhs;
+  }
+  template <class X> static constexpr auto apply(const expr::mul<X, rewrite::one>& e) -> X {
+    return e.lhs;
+  }
   static constexpr auto apply(const expr::mul<rewrite::one, rewrite::one>&) -> rewrite::one {
     return {};
   }
@@ -10242,13 +10124,21 @@ namespace loom::rules {
 struct mul_by_zero {
   static constexpr std::string_view name = "mul_by_zero";
   template <class X>
-  static constexpr auto apply(const expr::mul<rewrite::zero, X>&) -> rewrite::zero { return {}; }
+  static constexpr auto apply(const expr::mul<rewrite::zero, X>&) -> rewrite::zero {
+    return {};
+  }
   template <class X>
-  static constexpr auto apply(const expr::mul<X, rewrite::zero>&) -> rewrite::zero { return {}; }
+  static constexpr auto apply(const expr::mul<X, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
   template <class X>
-  static constexpr auto apply(const expr::where<rewrite::zero, X>&) -> rewrite::zero { return {}; }
+  static constexpr auto apply(const expr::where<rewrite::zero, X>&) -> rewrite::zero {
+    return {};
+  }
   template <class X>
-  static constexpr auto apply(const expr::where<X, rewrite::zero>&) -> rewrite::zero { return {}; }
+  static constexpr auto apply(const expr::where<X, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
 };
 
 }  // namespace loom::rules
@@ -10269,16 +10159,9 @@ struct mul_by_zero {
 namespace loom::rules {
 
 namespace detail {
-template <class X>
-using neg = expr::map<fn::negate, X>;
-template <class X>
-constexpr neg<X> negate(const X& x) {
-  return {fn::negate{}, std::tuple<X>{x}};
-}
-template <class X>
-constexpr const X& operand(const neg<X>& n) {
-  return std::get<0>(n.args);
-}
+template <class X> using neg = expr::map<fn::negate, X>;
+template <class X> constexpr neg<X> negate(const X& x) { return {fn::negate{}, std::tuple<X>{x}}; }
+template <class X> constexpr const X& operand(const neg<X>& n) { return std::get<0>(n.args); }
 }  // namespace detail
 
 // negation_outward:  (-a) * b ==> -(a * b),   a * (-b) ==> -(a * b),   (-a) * (-b) ==> a * b,
@@ -10448,14 +10331,18 @@ namespace loom::rules {
 struct zero_propagation {
   static constexpr std::string_view name = "zero_propagation";
   template <class I>
-  static constexpr auto apply(const expr::sum<I, rewrite::zero>&) -> rewrite::zero { return {}; }
+  static constexpr auto apply(const expr::sum<I, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
   template <class I>
   static constexpr auto apply(const expr::expand<I, rewrite::zero>&) -> rewrite::zero {
     return {};
   }
   template <class F>
     requires fn::is_zero_preserving_v<F>
-  static constexpr auto apply(const expr::map<F, rewrite::zero>&) -> rewrite::zero { return {}; }
+  static constexpr auto apply(const expr::map<F, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
 };
 
 }  // namespace loom::rules
@@ -10468,15 +10355,14 @@ struct zero_propagation {
 namespace loom::rewrite {
 
 /// The zero and one laws and constant folding.
-using constant_laws = boost::mp11::mp_list<rules::mul_by_zero, rules::add_zero, rules::mul_by_one,
-                                           rules::zero_propagation, rules::fold_constants,
-                                           rules::double_negation>;
+using constant_laws =
+    boost::mp11::mp_list<rules::mul_by_zero, rules::add_zero, rules::mul_by_one,
+                         rules::zero_propagation, rules::fold_constants, rules::double_negation>;
 
 /// Rules that never make a kernel slower; the evaluator applies them to every assignment.
 using always_profitable =
-    boost::mp11::mp_append<constant_laws,
-                           boost::mp11::mp_list<rules::sum_absent, rules::split_sum,
-                                                rules::push_sum, rules::merge_sums>>;
+    boost::mp11::mp_append<constant_laws, boost::mp11::mp_list<rules::sum_absent, rules::split_sum,
+                                                               rules::push_sum, rules::merge_sums>>;
 
 /// Towards the sum-of-products normal form: a sum of signed terms, each a block of sums (in
 /// name order) over a right-associated product.
@@ -10502,8 +10388,7 @@ using sum_product_normal_form = boost::mp11::mp_append<
 namespace loom::rules {
 
 // constants_to_literals<V>:  0 ==> literal<V>(zero),   1 ==> literal<V>(one)
-template <class V>
-struct constants_to_literals {
+template <class V> struct constants_to_literals {
   static constexpr std::string_view name = "constants_to_literals";
   static constexpr auto apply(const rewrite::zero&) -> expr::literal<V> {
     return {semiring_traits<V>::zero()};
@@ -10527,16 +10412,17 @@ struct constants_to_literals {
 namespace loom::rewrite {
 
 /// `e` under `always_profitable`, ready for the evaluator; `::fired` lists the rules applied.
-template <class E>
-constexpr auto for_evaluation(const E& e) {
+template <class E> constexpr auto for_evaluation(const E& e) {
   auto r = rewrite<always_profitable>(e);
-  auto f = rewrite<boost::mp11::mp_list<rules::constants_to_literals<expr::value_type_t<E>>>>(r.expr);
+  auto f =
+      rewrite<boost::mp11::mp_list<rules::constants_to_literals<expr::value_type_t<E>>>>(r.expr);
   return traced<decltype(f.expr), typename decltype(r)::fired>{f.expr};
 }
 
 /// The expression type the evaluator runs for an E.
 template <class E>
-using for_evaluation_t = typename decltype(for_evaluation(std::declval<const E&>()))::expression_type;
+using for_evaluation_t =
+    typename decltype(for_evaluation(std::declval<const E&>()))::expression_type;
 
 namespace detail {
 template <class A, class B>
@@ -10546,17 +10432,18 @@ inline constexpr bool same_index_set_v =
 template <class E, class R>
 inline constexpr bool kernel_preserved_v =
     same_index_set_v<expr::free_indices_t<E>, expr::free_indices_t<R>> &&
-    boost::mp11::mp_empty<boost::mp11::mp_set_difference<expr::all_indices_t<R>,
-                                                         expr::all_indices_t<E>>>::value;
+    boost::mp11::mp_empty<
+        boost::mp11::mp_set_difference<expr::all_indices_t<R>, expr::all_indices_t<E>>>::value;
 }  // namespace detail
 
 /// The kernel the evaluator runs for a (valid) right-hand side e: e under the always-profitable
 /// rules, or e itself when the rewrite would change its free indices (a product by a static
 /// zero) or introduce an index; `::fired` lists the rules applied.
-template <class E>
-constexpr auto for_kernel(const E& e) {
-  if constexpr (detail::kernel_preserved_v<E, for_evaluation_t<E>>) return for_evaluation(e);
-  else return traced<E, mp_list<>>{e};
+template <class E> constexpr auto for_kernel(const E& e) {
+  if constexpr (detail::kernel_preserved_v<E, for_evaluation_t<E>>)
+    return for_evaluation(e);
+  else
+    return traced<E, mp_list<>>{e};
 }
 
 }  // namespace loom::rewrite
@@ -10582,27 +10469,24 @@ constexpr auto for_kernel(const E& e) {
 namespace loom::rewrite {
 
 namespace detail {
-template <class E>
-struct is_sum : std::false_type {};
-template <class I, class E>
-struct is_sum<expr::sum<I, E>> : std::true_type {};
+template <class E> struct is_sum : std::false_type {};
+template <class I, class E> struct is_sum<expr::sum<I, E>> : std::true_type {};
 template <class L, class R>
 using difference = boost::mp11::mp_set_difference<boost::mp11::mp_unique<L>, R>;
-template <class A>
-struct access_indices;
-template <class T, class... Is>
-struct access_indices<expr::access<T, Is...>> {
+template <class A> struct access_indices;
+template <class T, class... Is> struct access_indices<expr::access<T, Is...>> {
   using type = boost::mp11::mp_list<Is...>;
 };
-template <class A>
-using access_indices_t = typename access_indices<A>::type;
+template <class A> using access_indices_t = typename access_indices<A>::type;
 // the indices some access of E reads (their extents are known from the tensors)
 template <class E>
 using read_indices = boost::mp11::mp_unique<boost::mp11::mp_apply<
-    boost::mp11::mp_append, boost::mp11::mp_push_front<boost::mp11::mp_transform<access_indices_t, expr::accesses_t<E>>,
-                                                       boost::mp11::mp_list<>>>>;
+    boost::mp11::mp_append,
+    boost::mp11::mp_push_front<boost::mp11::mp_transform<access_indices_t, expr::accesses_t<E>>,
+                               boost::mp11::mp_list<>>>>;
 template <class L, class R>
-using intersection = boost::mp11::mp_set_intersection<boost::mp11::mp_unique<L>, boost::mp11::mp_unique<R>>;
+using intersection =
+    boost::mp11::mp_set_intersection<boost::mp11::mp_unique<L>, boost::mp11::mp_unique<R>>;
 }  // namespace detail
 
 /// Whether the sum S, multiplied by Sibling, should be computed once: Sibling iterates an index
@@ -10619,8 +10503,10 @@ inline constexpr bool hoistable_v = [] {
     using shared = detail::intersection<expr::summed_indices_t<S>, expr::summed_indices_t<Sibling>>;
     return !boost::mp11::mp_empty<extra>::value && boost::mp11::mp_empty<shared>::value &&
            !boost::mp11::mp_empty<expr::accesses_t<S>>::value &&  // counts sum(i, 1) are scalings
-           boost::mp11::mp_empty<detail::difference<expr::free_indices_t<S>, detail::read_indices<S>>>::value &&
-           boost::mp11::mp_size<expr::free_indices_t<S>>::value <= 2;  // materialised as a matrix at most
+           boost::mp11::mp_empty<
+               detail::difference<expr::free_indices_t<S>, detail::read_indices<S>>>::value &&
+           boost::mp11::mp_size<expr::free_indices_t<S>>::value <=
+               2;  // materialised as a matrix at most
   }
 }();
 
@@ -10631,8 +10517,7 @@ inline constexpr bool hoisted_dense_v = boost::mp11::mp_size<expr::free_indices_
                                         expr::sparsity_v<S> == expr::sparsity::dense;
 
 namespace detail {
-template <class E>
-struct has_hoistable : std::false_type {};
+template <class E> struct has_hoistable : std::false_type {};
 template <class L, class R>
 struct has_hoistable<expr::mul<L, R>>
     : std::bool_constant<hoistable_v<L, R> || hoistable_v<R, L> || has_hoistable<L>::value ||
@@ -10643,29 +10528,30 @@ struct has_hoistable<expr::add<L, R>>
 template <class P, class B>
 struct has_hoistable<expr::where<P, B>>
     : std::bool_constant<has_hoistable<P>::value || has_hoistable<B>::value> {};
-template <class I, class B>
-struct has_hoistable<expr::sum<I, B>> : has_hoistable<B> {};
-template <class I, class B>
-struct has_hoistable<expr::expand<I, B>> : has_hoistable<B> {};
+template <class I, class B> struct has_hoistable<expr::sum<I, B>> : has_hoistable<B> {};
+template <class I, class B> struct has_hoistable<expr::expand<I, B>> : has_hoistable<B> {};
 template <class F, class... Es>
-struct has_hoistable<expr::map<F, Es...>> : std::bool_constant<(has_hoistable<Es>::value || ...)> {};
+struct has_hoistable<expr::map<F, Es...>> : std::bool_constant<(has_hoistable<Es>::value || ...)> {
+};
 }  // namespace detail
 
 /// Whether E holds a sum to hoist.
-template <class E>
-inline constexpr bool has_hoistable_v = detail::has_hoistable<E>::value;
+template <class E> inline constexpr bool has_hoistable_v = detail::has_hoistable<E>::value;
 
 /// Calls `k(s, rebuild)` for the first sum `s` of `e` to hoist (depth first, left to right);
 /// `rebuild(x)` is `e` with `s` replaced by `x`. Requires `has_hoistable_v<E>`.
-template <class E, class K>
-constexpr void hoist_first(const E& e, K&& k) {
+template <class E, class K> constexpr void hoist_first(const E& e, K&& k) {
   if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); }) {
     using L = std::remove_cvref_t<decltype(e.lhs)>;
     using R = std::remove_cvref_t<decltype(e.rhs)>;
     if constexpr (hoistable_v<L, R>) {
-      k(e.lhs, [&](const auto& x) { return expr::mul<std::remove_cvref_t<decltype(x)>, R>{x, e.rhs}; });
+      k(e.lhs, [&](const auto& x) {
+        return expr::mul<std::remove_cvref_t<decltype(x)>, R>{x, e.rhs};
+      });
     } else if constexpr (hoistable_v<R, L>) {
-      k(e.rhs, [&](const auto& x) { return expr::mul<L, std::remove_cvref_t<decltype(x)>>{e.lhs, x}; });
+      k(e.rhs, [&](const auto& x) {
+        return expr::mul<L, std::remove_cvref_t<decltype(x)>>{e.lhs, x};
+      });
     } else if constexpr (has_hoistable_v<L>) {
       hoist_first(e.lhs, [&](const auto& s, auto rebuild) {
         k(s, [&, rebuild](const auto& x) {
@@ -10786,15 +10672,14 @@ constexpr void hoist_first(const E& e, K&& k) {
 
 namespace loom::stream {
 
-// apply_sum<D>: Σ over the attribute at depth D, placed where that attribute is iterated.
-template <std::size_t D>
-struct apply_sum {
+// apply_sum<D, Sequential>: Σ over the attribute at depth D, placed where that attribute is
+// iterated; with `Sequential`, a dense range of floating-point values is summed in order.
+template <std::size_t D, bool Sequential = false> struct apply_sum {
   const kernel_context* ctx = nullptr;
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+  template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
     if constexpr (depth_of<X>() == D) {
       static_assert(!is_contracted<X>(), "loom internal error: index summed twice; please report");
-      return contract_stream<X>{x, ctx};
+      return contract_stream < X, Sequential && lane_reducible < contract_stream < X >>> {x, ctx};
     } else if constexpr (depth_of<X>() < D) {
       return deep_map_stream<X, apply_sum>{x, *this};
     } else {  // the index does not occur: Σ_k e = extent(k) · e
@@ -10804,11 +10689,9 @@ struct apply_sum {
 };
 
 // place_expand<D>: broadcast along the attribute at depth D.
-template <std::size_t D>
-struct place_expand {
+template <std::size_t D> struct place_expand {
   const kernel_context* ctx = nullptr;
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
+  template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
     if constexpr (depth_of<X>() < D) {
       return deep_map_stream<X, place_expand>{x, *this};
     } else {
@@ -10819,31 +10702,33 @@ struct place_expand {
 };
 
 // A scalar function with one operand fixed: f(x, c) or f(c, x).
-template <class F, class C, bool ConstantFirst>
-struct bind_constant {
+template <class F, class C, bool ConstantFirst> struct bind_constant {
   static constexpr bool zero_preserving = false;
   F f;
   C c;
-  template <class X>
-  LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (ConstantFirst) return f(static_cast<X>(c), x);
-    else return f(x, static_cast<X>(c));
+  template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (ConstantFirst)
+      return f(static_cast<X>(c), x);
+    else
+      return f(x, static_cast<X>(c));
   }
 };
 
 /// Lowers expressions under the loop order `Order`; `Bindings` is a tuple of the tensor
 /// pointer of every access (in `accesses_t` order; a transposed copy where the plan says so).
 /// With `DenseMaps`, maps whose f(0) may be non-zero are computed over their whole domain.
-/// `Skips` (skip.hpp) is the skip policy of every loop's intersections.
-template <class Order, class V, bool DenseMaps, class Bindings, class Skips = skip::per_loop<>>
+/// `Skips` (skip.hpp) is the skip policy of every loop's intersections. With `Sequential`, sums
+/// of dense ranges keep the sequential order (loom::deterministic()); the streams are the same
+/// types as without it when the expression has no such sum.
+template <class Order, class V, bool DenseMaps, class Bindings, class Skips = skip::per_loop<>,
+          bool Sequential = false>
 struct lowerer {
   const kernel_context* ctx;
   const Bindings* bindings;
 
   template <class E>
   static constexpr std::size_t access_count = boost::mp11::mp_size<expr::accesses_t<E>>::value;
-  template <class I>
-  static constexpr std::size_t depth = boost::mp11::mp_find<Order, I>::value;
+  template <class I> static constexpr std::size_t depth = boost::mp11::mp_find<Order, I>::value;
 
   // access
   template <std::size_t K, class T, class... Is>
@@ -10860,8 +10745,7 @@ struct lowerer {
       return make_level<layout, 0>(t, 0, 1);
     }
   }
-  template <std::size_t K, class T>
-  LOOM_FORCE_INLINE auto lower(const expr::literal<T>& e) const {
+  template <std::size_t K, class T> LOOM_FORCE_INLINE auto lower(const expr::literal<T>& e) const {
     return static_cast<V>(e.value);
   }
   template <std::size_t K, class L, class R>
@@ -10878,7 +10762,7 @@ struct lowerer {
   }
   template <std::size_t K, class I, class E>
   LOOM_FORCE_INLINE auto lower(const expr::sum<I, E>& e) const {
-    return apply_sum<depth<I>>{ctx}(lower<K>(e.body));
+    return apply_sum<depth<I>, Sequential>{ctx}(lower<K>(e.body));
   }
   template <std::size_t K, class I, class E>
   LOOM_FORCE_INLINE auto lower(const expr::expand<I, E>& e) const {
@@ -10912,8 +10796,7 @@ struct lowerer {
     }
   }
 
-  template <std::size_t K, class E>
-  LOOM_FORCE_INLINE auto lower_root(const E& e) const {
+  template <std::size_t K, class E> LOOM_FORCE_INLINE auto lower_root(const E& e) const {
     return lower<K>(e);
   }
 
@@ -10922,8 +10805,8 @@ struct lowerer {
   // error naming the index otherwise (notes §4.10).
   template <class Op, class A, class B>
   LOOM_FORCE_INLINE auto checked_mul(const Op& op, const A& a, const B& b) const {
-    constexpr bool same_sum = is_contracted<A>() && is_contracted<B>() &&
-                              depth_of<A>() == depth_of<B>();
+    constexpr bool same_sum =
+        is_contracted<A>() && is_contracted<B>() && depth_of<A>() == depth_of<B>();
     constexpr bool liftable = !same_sum || (reducible<A>() && reducible<B>());
     if constexpr (!liftable) {
       static_assert(liftable,
@@ -10939,16 +10822,14 @@ struct lowerer {
   }
 
   // x unioned with a zero over every free index of E, when f(0) may be non-zero
-  template <class F, class E, class X>
-  LOOM_FORCE_INLINE auto densify(const X& x) const {
+  template <class F, class E, class X> LOOM_FORCE_INLINE auto densify(const X& x) const {
     if constexpr (DenseMaps && !fn::is_zero_preserving_v<F>) {
       return make_union(add_op<V>{}, x, dense_zero<expr::free_indices_t<E>>(), ctx);
     } else {
       return x;
     }
   }
-  template <class Indices>
-  LOOM_FORCE_INLINE auto dense_zero() const {
+  template <class Indices> LOOM_FORCE_INLINE auto dense_zero() const {
     constexpr auto depths = [] {
       std::array<std::size_t, boost::mp11::mp_size<Indices>::value> d{};
       std::size_t k = 0;
@@ -10958,8 +10839,7 @@ struct lowerer {
     }();
     return expand_levels<depths, 0>();
   }
-  template <auto Depths, std::size_t R>
-  LOOM_FORCE_INLINE auto expand_levels() const {
+  template <auto Depths, std::size_t R> LOOM_FORCE_INLINE auto expand_levels() const {
     if constexpr (R == Depths.size()) {
       return semiring_traits<V>::zero();
     } else {
@@ -10993,17 +10873,15 @@ using boost::mp11::mp_list;
 
 // The format an operand is reformatted to when the loop order is not concordant with it: its
 // modes re-ordered by the depth of their index, in the same levels, or in general sorted levels
-// when its levels cannot hold the re-ordered entries (a storage mapping's, plan/transposed_format.hpp).
-template <class Order, class A>
-using transposed_format = plan::transposed_format<Order, A>;
+// when its levels cannot hold the re-ordered entries (a storage mapping's,
+// plan/transposed_format.hpp).
+template <class Order, class A> using transposed_format = plan::transposed_format<Order, A>;
 
 }  // namespace loom::detail
 
 namespace loom::expr::detail {
-template <class A>
-struct access_traits_tensor;
-template <class T, class... Is>
-struct access_traits_tensor<access<T, Is...>> {
+template <class A> struct access_traits_tensor;
+template <class T, class... Is> struct access_traits_tensor<access<T, Is...>> {
   using type = T;
 };
 }  // namespace loom::expr::detail
@@ -11011,14 +10889,15 @@ struct access_traits_tensor<access<T, Is...>> {
 namespace loom::detail {
 
 // Per access ordinal K: the tensor type the kernel reads (transposed copy or original).
-template <class Plan, std::size_t K>
-struct binding {
+template <class Plan, std::size_t K> struct binding {
   using access_type = boost::mp11::mp_at_c<typename Plan::accesses, K>;
-  using original = std::remove_const_t<typename expr::detail::access_traits_tensor<access_type>::type>;
+  using original =
+      std::remove_const_t<typename expr::detail::access_traits_tensor<access_type>::type>;
   static constexpr bool transposed = Plan::chosen.transposed[K];
   using tensor_type = std::conditional_t<
       transposed,
-      tensor<std::remove_const_t<typename original::value_type>, typename transposed_format<typename Plan::order, access_type>::type>,
+      tensor<std::remove_const_t<typename original::value_type>,
+             typename transposed_format<typename Plan::order, access_type>::type>,
       original>;
   using storage = std::conditional_t<transposed, std::optional<tensor_type>, std::monostate>;
 };
@@ -11029,8 +10908,8 @@ struct binding {
 /// buffers unseen, is converted on every call into `scratch`. One cached copy per binding of a
 /// plan and per thread, kept until another operand or version replaces it.
 template <class Bind, class Source>
-const typename Bind::tensor_type& transposed_copy(const Source& t,
-                                                  std::optional<typename Bind::tensor_type>& scratch) {
+const typename Bind::tensor_type& transposed_copy(
+    const Source& t, std::optional<typename Bind::tensor_type>& scratch) {
   if constexpr (Source::owning) {
     struct entry {
       const void* source = nullptr;
@@ -11040,7 +10919,7 @@ const typename Bind::tensor_type& transposed_copy(const Source& t,
     thread_local entry cached;
     if (cached.copy && cached.source == &t && cached.version == t.version()) return *cached.copy;
     LOOM_COUNT_WORK_N(writes, t.nnz());  // a copy's entries
-    cached.copy.reset();  // the old copy's memory first
+    cached.copy.reset();                 // the old copy's memory first
     cached.copy = std::make_unique<typename Bind::tensor_type>(t);
     cached.source = &t;
     cached.version = t.version();
@@ -11061,10 +10940,8 @@ const typename Bind::tensor_type& transposed_copy(const Source& t,
   }
 }
 
-template <class Plan, class Seq = std::make_index_sequence<Plan::access_count>>
-struct bindings_of;
-template <class Plan, std::size_t... Ks>
-struct bindings_of<Plan, std::index_sequence<Ks...>> {
+template <class Plan, class Seq = std::make_index_sequence<Plan::access_count>> struct bindings_of;
+template <class Plan, std::size_t... Ks> struct bindings_of<Plan, std::index_sequence<Ks...>> {
   using pointers = std::tuple<const typename binding<Plan, Ks>::tensor_type*...>;
   using temporaries = std::tuple<typename binding<Plan, Ks>::storage...>;
 };
@@ -11107,10 +10984,13 @@ struct operand_label_source {
 
 /// Notes operand `ordinal`'s extent `e` on mode `m` for index `id`: the first seen, or the
 /// first disagreement. Not a template: one definition for every kernel.
-inline void note_extent(extent_source* first, std::optional<std::pair<std::size_t, extent_source>>& bad,
-                        std::size_t id, std::size_t ordinal, std::size_t m, std::int64_t e) {
-  if (first[id].extent < 0) first[id] = {ordinal, m, e};
-  else if (first[id].extent != e && !bad) bad.emplace(id, extent_source{ordinal, m, e});
+inline void note_extent(extent_source* first,
+                        std::optional<std::pair<std::size_t, extent_source>>& bad, std::size_t id,
+                        std::size_t ordinal, std::size_t m, std::int64_t e) {
+  if (first[id].extent < 0)
+    first[id] = {ordinal, m, e};
+  else if (first[id].extent != e && !bad)
+    bad.emplace(id, extent_source{ordinal, m, e});
 }
 
 [[noreturn, gnu::cold]] inline void throw_extent_clash(std::string_view index,
@@ -11121,8 +11001,8 @@ inline void note_extent(extent_source* first, std::optional<std::pair<std::size_
   };
   throw shape_error("loom: index " + std::string(index) + " has extent " +
                     std::to_string(first.extent) + " in " + label(first.ordinal) + " (mode " +
-                    std::to_string(first.mode) + ") but " + std::to_string(second.extent) +
-                    " in " + label(second.ordinal) + " (mode " + std::to_string(second.mode) + ")");
+                    std::to_string(first.mode) + ") but " + std::to_string(second.extent) + " in " +
+                    label(second.ordinal) + " (mode " + std::to_string(second.mode) + ")");
 }
 
 [[noreturn, gnu::cold]] inline void throw_unknown_extent(std::string_view index) {
@@ -11134,8 +11014,7 @@ inline void note_extent(extent_source* first, std::optional<std::pair<std::size_
 /// It depends on the expression, not on the plan, so that the candidate plans of one expression
 /// share it; its messages are built out of line, only when something is wrong (this runs on
 /// every call).
-template <class Lhs, class Rhs>
-auto gather_extents(const Lhs& lhs, const Rhs& rhs) {
+template <class Lhs, class Rhs> auto gather_extents(const Lhs& lhs, const Rhs& rhs) {
   using universe = plan::assignment_universe<Lhs, Rhs>;
   constexpr std::size_t n = boost::mp11::mp_size<universe>::value;
   std::array<extent_source, n> first{};
@@ -11172,12 +11051,14 @@ auto gather_extents(const Lhs& lhs, const Rhs& rhs) {
 }
 
 /// Whether some map's f(0, ...) is non-zero, so that maps must cover their whole domain.
-template <class Rhs>
-bool maps_need_dense_domain(const Rhs& rhs) {
+template <class Rhs> bool maps_need_dense_domain(const Rhs& rhs) {
   bool dense = false;
   expr::for_each_node(rhs, [&](const auto& node) {
     using N = std::remove_cvref_t<decltype(node)>;
-    if constexpr (requires { node.f; node.args; }) {
+    if constexpr (requires {
+                    node.f;
+                    node.args;
+                  }) {
       using F = decltype(node.f);
       if constexpr (!fn::is_zero_preserving_v<F>) {
         using V = expr::value_type_t<N>;
@@ -11185,9 +11066,12 @@ bool maps_need_dense_domain(const Rhs& rhs) {
         constexpr std::size_t arity = std::tuple_size_v<decltype(node.args)>;
         auto value_or_zero = [&](const auto& arg) -> std::optional<V> {
           using A = std::remove_cvref_t<decltype(arg)>;
-          if constexpr (!boost::mp11::mp_empty<expr::free_indices_t<A>>::value) return zero;
-          else if constexpr (requires { arg.value; }) return static_cast<V>(arg.value);
-          else return std::nullopt;  // a computed scalar: assume the worst
+          if constexpr (!boost::mp11::mp_empty<expr::free_indices_t<A>>::value)
+            return zero;
+          else if constexpr (requires { arg.value; })
+            return static_cast<V>(arg.value);
+          else
+            return std::nullopt;  // a computed scalar: assume the worst
         };
         if constexpr (arity == 1) {
           dense = dense || !(static_cast<V>(node.f(zero)) == zero);
@@ -11203,36 +11087,32 @@ bool maps_need_dense_domain(const Rhs& rhs) {
 }
 
 // node types of an expression, as a list
-template <class E>
-struct node_list {
+template <class E> struct node_list {
   using type = mp_list<E>;
 };
-template <class L, class R>
-struct node_list<expr::add<L, R>> {
-  using type = boost::mp11::mp_append<mp_list<expr::add<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
+template <class L, class R> struct node_list<expr::add<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::add<L, R>>, typename node_list<L>::type,
+                                      typename node_list<R>::type>;
 };
-template <class L, class R>
-struct node_list<expr::mul<L, R>> {
-  using type = boost::mp11::mp_append<mp_list<expr::mul<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
+template <class L, class R> struct node_list<expr::mul<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::mul<L, R>>, typename node_list<L>::type,
+                                      typename node_list<R>::type>;
 };
-template <class L, class R>
-struct node_list<expr::where<L, R>> {
-  using type = boost::mp11::mp_append<mp_list<expr::where<L, R>>, typename node_list<L>::type, typename node_list<R>::type>;
+template <class L, class R> struct node_list<expr::where<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::where<L, R>>, typename node_list<L>::type,
+                                      typename node_list<R>::type>;
 };
-template <class I, class E>
-struct node_list<expr::sum<I, E>> {
+template <class I, class E> struct node_list<expr::sum<I, E>> {
   using type = boost::mp11::mp_push_front<typename node_list<E>::type, expr::sum<I, E>>;
 };
-template <class I, class E>
-struct node_list<expr::expand<I, E>> {
+template <class I, class E> struct node_list<expr::expand<I, E>> {
   using type = boost::mp11::mp_push_front<typename node_list<E>::type, expr::expand<I, E>>;
 };
-template <class F, class... Es>
-struct node_list<expr::map<F, Es...>> {
-  using type = boost::mp11::mp_append<mp_list<expr::map<F, Es...>>, typename node_list<Es>::type...>;
+template <class F, class... Es> struct node_list<expr::map<F, Es...>> {
+  using type =
+      boost::mp11::mp_append<mp_list<expr::map<F, Es...>>, typename node_list<Es>::type...>;
 };
-template <class N>
-struct is_runtime_map : std::false_type {};
+template <class N> struct is_runtime_map : std::false_type {};
 template <class F, class... Es>
 struct is_runtime_map<expr::map<F, Es...>> : std::bool_constant<!fn::is_zero_preserving_v<F>> {};
 
@@ -11259,8 +11139,7 @@ std::int64_t output_entries_bound(const Rhs& rhs, const optimize::workspace_choi
 
 /// `out += fresh` for a sparse output: both tensors' entries, sorted (two sorted runs: a merge)
 /// and summed where they meet. Depends on the output's type only, not on the kernel.
-template <class Out>
-void merge_into(Out& out, const Out& fresh) {
+template <class Out> void merge_into(Out& out, const Out& fresh) {
   using T = typename Out::value_type;
   using out_format = typename Out::format_type;
   constexpr std::size_t N = Out::order;
@@ -11279,10 +11158,10 @@ void merge_into(Out& out, const Out& fresh) {
 }
 
 /// Runs one instantiated plan into `out`, its intersections co-iterating as `Skips` says.
-template <class Plan, bool DenseMaps, class Skips = stream::skip::per_loop<>, class Out, class Lhs,
-          class Rhs>
-void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
-              const auto& extent_by_id, const stream::skip::codes& skips) {
+template <class Plan, bool DenseMaps, class Skips = stream::skip::per_loop<>,
+          bool Sequential = false, class Out, class Lhs, class Rhs>
+void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const auto& extent_by_id,
+              const stream::skip::codes& skips) {
   using order = typename Plan::order;
   using universe = typename Plan::universe;
   using V = expr::value_type_t<Rhs>;
@@ -11292,21 +11171,39 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
 
   static_assert(stream::skip::max_loops >= plan::detail::max_indices,
                 "loom internal error: fewer skip codes than loops; please report");
-  if constexpr (!Out::format_type::all_dense && !Out::format_type::dense_over_bitmap && Out::owning) {
+  if constexpr (!Out::format_type::all_dense && !Out::format_type::dense_over_bitmap &&
+                Out::owning) {
     if (accumulate) {
       // `+=` into a sparse output: this kernel's `=` into a fresh tensor (a call of this same
       // function: no second loop nest to compile, and the loop of `=` keeps its registers),
       // then merged with the stored entries. The output is untouched until the merge.
       Out fresh(out.shape());
-      run_plan<Plan, DenseMaps, Skips>(fresh, lhs, rhs, false, extent_by_id, skips);
+      run_plan<Plan, DenseMaps, Skips, Sequential>(fresh, lhs, rhs, false, extent_by_id, skips);
       merge_into(out, fresh);
       return;
     }
   }
+  using lowerer = stream::lowerer<order, V, DenseMaps, typename B::pointers, Skips, Sequential>;
+  using root_type = decltype(std::declval<const lowerer&>().template lower_root<0>(rhs));
+  if constexpr (!Sequential) {
+    // A sum of a dense range is added in four lanes unless loom::deterministic() asks for the
+    // sequential order: then a second kernel whose streams say so, instantiated only when the
+    // expression has such a sum (a test per sum in one kernel cost SDDMM 15% of its run time).
+    using sequential_lowerer =
+        stream::lowerer<order, V, DenseMaps, typename B::pointers, Skips, true>;
+    using sequential_root =
+        decltype(std::declval<const sequential_lowerer&>().template lower_root<0>(rhs));
+    if constexpr (!std::is_same_v<sequential_root, root_type>) {
+      if (loom::deterministic()) {
+        run_plan<Plan, DenseMaps, Skips, true>(out, lhs, rhs, accumulate, extent_by_id, skips);
+        return;
+      }
+    }
+  }
   stream::kernel_context ctx;
   ctx.skip = skips;
-  ctx.sequential_sums = loom::deterministic();
-  for (std::size_t d = 0; d < depth_count; ++d) ctx.extents[d] = extent_by_id[Plan::chosen.order[d]];
+  for (std::size_t d = 0; d < depth_count; ++d)
+    ctx.extents[d] = extent_by_id[Plan::chosen.order[d]];
 
   typename B::pointers pointers{};
   typename B::temporaries temporaries{};
@@ -11323,8 +11220,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       std::get<K>(pointers) = tensor;
   });
 
-  stream::lowerer<order, V, DenseMaps, typename B::pointers, Skips> lower{&ctx, &pointers};
-  const auto root = lower.template lower_root<0>(rhs);
+  const lowerer lower{&ctx, &pointers};
+  const root_type root = lower.template lower_root<0>(rhs);
   (void)lhs;
 
   using out_format = typename Out::format_type;
@@ -11345,10 +11242,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   // the data allow it; otherwise (always with one thread) the serial loops below run unchanged.
   // The split loops get a copy of the stream tree: `root`'s address must not escape, or the
   // compiler keeps its fields (strides, offsets) in memory in the serial loops too.
-  using root_type = std::remove_cvref_t<decltype(root)>;
   constexpr bool splittable =
-      parallel::splittable_root<root_type> &&
-      !out_format::dense_over_bitmap &&
+      parallel::splittable_root<root_type> && !out_format::dense_over_bitmap &&
       (out_format::all_dense || (!stream::is_contracted<root_type>() && Plan::output_prefix >= 1));
   parallel::outer_split split;
   if constexpr (splittable)
@@ -11400,10 +11295,12 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
     stream::run_located(stream::bitmap_cell<T>{out.values().data(), bits.data()}, strides.data(),
                         root, 0);
   } else {
-    static_assert(Out::owning, "loom internal error: a sparse output that owns no arrays; please report");
+    static_assert(Out::owning,
+                  "loom internal error: a sparse output that owns no arrays; please report");
     // out of order: the workspace kind is chosen from estimates (optimize/workspace_choice.hpp)
     optimize::workspace_choice workspace;
-    if constexpr (!Plan::output_in_order) workspace = optimize::cached_workspace_choice<Plan>(lhs, rhs);
+    if constexpr (!Plan::output_in_order)
+      workspace = optimize::cached_workspace_choice<Plan>(lhs, rhs);
     static constexpr std::array<std::size_t, N> depth_of_level = [] {
       std::array<std::size_t, N> d{};
       for (std::size_t k = 0; k < N; ++k) d[k] = out_depth[out_format::modes[k]];
@@ -11432,9 +11329,10 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
     };
     auto make_sink = [&](auto& target) {  // a thread's sink, configured by that thread
       using target_t = std::remove_cvref_t<decltype(target)>;
-      using sink_t = std::conditional_t<Plan::output_in_order,
-                                        stream::append_sink<T, N, target_t, depth_of_level>,
-                                        stream::workspace_sink<T, N, target_t, key_depth, row_depth>>;
+      using sink_t =
+          std::conditional_t<Plan::output_in_order,
+                             stream::append_sink<T, N, target_t, depth_of_level>,
+                             stream::workspace_sink<T, N, target_t, key_depth, row_depth>>;
       std::unique_ptr<sink_t> sink(new sink_t{target});
       configure(*sink);
       return sink;
@@ -11448,7 +11346,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
         }
       }
       if constexpr (Plan::output_in_order) {
-        stream::append_sink<T, N, std::remove_cvref_t<decltype(entries)>, depth_of_level> sink{entries};
+        stream::append_sink<T, N, std::remove_cvref_t<decltype(entries)>, depth_of_level> sink{
+            entries};
         drive(sink);
       } else {
         stream::workspace_sink<T, N, std::remove_cvref_t<decltype(entries)>, key_depth, row_depth>
@@ -11476,11 +11375,12 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
       });
       try {
         if (pattern != nullptr &&
-            detail::appender<T, out_format>::fill_values_on_pattern(out, *pattern, [&](auto& values) {
-              stream::values_sink<T, std::remove_cvref_t<decltype(values)>> sink{values};
-              stream::run_sparse(sink, root);
-              values = sink.values;
-            })) {
+            detail::appender<T, out_format>::fill_values_on_pattern(
+                out, *pattern, [&](auto& values) {
+                  stream::values_sink<T, std::remove_cvref_t<decltype(values)>> sink{values};
+                  stream::run_sparse(sink, root);
+                  values = sink.values;
+                })) {
           out.set_name(std::move(name));
           return;
         }
@@ -11532,7 +11432,7 @@ void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool a
         optimize::cached_skip_choice<P, stream::skip::max_candidates>(lhs, rhs);
     boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
       execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(c)::value>>(out, lhs, rhs,
-                                                                             accumulate);
+                                                                            accumulate);
     });
     return;
   }
@@ -11561,8 +11461,7 @@ void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
 }
 
 // The extent of index I in the accesses of e.
-template <class I, class E>
-std::int64_t extent_in(const E& e) {
+template <class I, class E> std::int64_t extent_in(const E& e) {
   std::int64_t x = -1;
   expr::for_each_access(e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
     std::size_t m = 0;
@@ -11577,10 +11476,11 @@ std::int64_t extent_in(const E& e) {
 // A hoisted sum's storage: a dense vector (the size of one operand mode), a dense matrix unless
 // the sum is statically sparse (then DCSR).
 template <class V, class S, std::size_t N>
-using hoisted_tensor = tensor<
-    V, std::conditional_t<N == 0, format<>,
-                          std::conditional_t<N == 1, dense_vector,
-                                             std::conditional_t<rewrite::hoisted_dense_v<S>, dense_matrix, dcsr>>>>;
+using hoisted_tensor =
+    tensor<V, std::conditional_t<N == 0, format<>,
+                                 std::conditional_t<N == 1, dense_vector,
+                                                    std::conditional_t<rewrite::hoisted_dense_v<S>,
+                                                                       dense_matrix, dcsr>>>>;
 
 /// Runs `lhs = rhs`, first computing once a sum that the fused loop nest would recompute for
 /// each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
@@ -11597,11 +11497,14 @@ void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) 
         if (!optimize::cached_hoist(lhs, rhs, s, rewrite::hoisted_dense_v<S>)) return;
         hoisted = true;
         T t(typename T::shape_type{extent_in<Is>(s)...});
-        if constexpr (T::format_type::all_dense) LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
+        if constexpr (T::format_type::all_dense)
+          LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
         expr::access<T, Is...> target{&t};
         target = s;  // its own kernel (rewritten and hoisted in turn)
-        if constexpr (sizeof...(Is) == 0)  // a scalar: a literal (order-0 operands are not streamed)
-          execute_hoisted(out, lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}), accumulate);
+        if constexpr (sizeof...(Is) ==
+                      0)  // a scalar: a literal (order-0 operands are not streamed)
+          execute_hoisted(out, lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}),
+                          accumulate);
         else
           execute_hoisted(out, lhs, rebuild(expr::access<const T, Is...>{&t}), accumulate);
       }(expr::free_indices_t<S>{});
@@ -11626,8 +11529,10 @@ void run_unaliased(expr::access<OT, Os...>& lhs, const Rhs& rhs, Run&& run) {
   tensor<typename out_t::value_type, typename out_t::format_type> result(*lhs.tensor);
   expr::access<decltype(result), Os...> target{&result};
   run(target, result);
-  if constexpr (out_t::owning) *lhs.tensor = std::move(result);
-  else std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
+  if constexpr (out_t::owning)
+    *lhs.tensor = std::move(result);
+  else
+    std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
 }
 
 }  // namespace loom::detail
@@ -11674,8 +11579,8 @@ void evaluate_assignment(access<OT, Os...>& lhs, const ordered<Order, E>& fixed,
                   "caller buffers cannot grow");
     loom::detail::run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
       using T = std::remove_cvref_t<decltype(target)>;
-      loom::detail::execute_plan_choosing_skip<plan::order_plan<T, Rhs, -1, Order>>(out, target, rhs,
-                                                                                   accumulate);
+      loom::detail::execute_plan_choosing_skip<plan::order_plan<T, Rhs, -1, Order>>(
+          out, target, rhs, accumulate);
     });
   }
 }
@@ -11685,8 +11590,7 @@ void evaluate_assignment(access<OT, Os...>& lhs, const ordered<Order, E>& fixed,
 namespace loom {
 
 /// The value of an expression without free indices: `double s = loom::eval(sum(i, x(i)));`
-template <expr::operand E>
-auto eval(const E& e) {
+template <expr::operand E> auto eval(const E& e) {
   const auto written = expr::as_expr(e);
   using Written = std::remove_cvref_t<decltype(written)>;
   using V = expr::value_type_t<Written>;
@@ -11727,8 +11631,9 @@ auto eval(const E& e) {
 #  define LOOM_MAX_DENSE_INTERMEDIATE_CELLS (std::int64_t{1} << 26)
 #endif
 // Bitmap intermediates are a third variant of every candidate: +70% compile time on the decompose
-// tests, and on the 4-walk graphs never faster than the better of sorted and dense (docs/optimizer.md),
-// so they are opt-in. Define it the same way in every translation unit of a program.
+// tests, and on the 4-walk graphs never faster than the better of sorted and dense
+// (docs/optimizer.md), so they are opt-in. Define it the same way in every translation unit of a
+// program.
 #ifndef LOOM_BITMAP_INTERMEDIATES
 #  define LOOM_BITMAP_INTERMEDIATES 0
 #endif
@@ -11775,9 +11680,12 @@ constexpr const char* intermediate_format_name(intermediate_format f) {
 /// Whether this translation unit instantiates intermediates of format `f` (sorted and dense
 /// always). The macros are template arguments, so units built with other values (a test program
 /// that links both) each call their own function, not one the linker picked.
-template <bool Bitmap = LOOM_BITMAP_INTERMEDIATES != 0, bool Hashed = LOOM_HASHED_INTERMEDIATES != 0>
+template <bool Bitmap = LOOM_BITMAP_INTERMEDIATES != 0,
+          bool Hashed = LOOM_HASHED_INTERMEDIATES != 0>
 constexpr bool intermediate_format_compiled(intermediate_format f) {
-  return f == intermediate_format::bitmap ? Bitmap : f == intermediate_format::hashed ? Hashed : true;
+  return f == intermediate_format::bitmap   ? Bitmap
+         : f == intermediate_format::hashed ? Hashed
+                                            : true;
 }
 
 namespace detail::ve {
@@ -11797,76 +11705,60 @@ constexpr std::size_t uniform_code(intermediate_format f) {
 }
 
 // A sum-product: sum(s1, sum(s2, ... A * B * ...)) flattened into summed indices and factors.
-template <class E>
-struct flatten {
+template <class E> struct flatten {
   static constexpr bool ok = false;
   using summed = mp_list<>;
   using factors = mp_list<>;
 };
-template <class T, class... Is>
-struct flatten<expr::access<T, Is...>> {
+template <class T, class... Is> struct flatten<expr::access<T, Is...>> {
   static constexpr bool ok = sizeof...(Is) > 0;
   using summed = mp_list<>;
   using factors = mp_list<expr::access<T, Is...>>;
 };
-template <class L, class R>
-struct flatten<expr::mul<L, R>> {
-  static constexpr bool ok = flatten<L>::ok && flatten<R>::ok && mp_empty<typename flatten<L>::summed>::value &&
+template <class L, class R> struct flatten<expr::mul<L, R>> {
+  static constexpr bool ok = flatten<L>::ok && flatten<R>::ok &&
+                             mp_empty<typename flatten<L>::summed>::value &&
                              mp_empty<typename flatten<R>::summed>::value;
   using summed = mp_list<>;
   using factors = mp_append<typename flatten<L>::factors, typename flatten<R>::factors>;
 };
-template <class I, class E>
-struct flatten<expr::sum<I, E>> {
+template <class I, class E> struct flatten<expr::sum<I, E>> {
   static constexpr bool ok = flatten<E>::ok && !mp_contains<typename flatten<E>::summed, I>::value;
   using summed = mp_push_front<typename flatten<E>::summed, I>;
   using factors = typename flatten<E>::factors;
 };
 
 // The accesses of a flattened product, left to right, as a tuple of access values.
-template <class T, class... Is>
-auto collect(const expr::access<T, Is...>& a) {
+template <class T, class... Is> auto collect(const expr::access<T, Is...>& a) {
   return std::tuple{a};
 }
-template <class L, class R>
-auto collect(const expr::mul<L, R>& e) {
+template <class L, class R> auto collect(const expr::mul<L, R>& e) {
   return std::tuple_cat(collect(e.lhs), collect(e.rhs));
 }
-template <class I, class E>
-auto collect(const expr::sum<I, E>& e) {
-  return collect(e.body);
-}
+template <class I, class E> auto collect(const expr::sum<I, E>& e) { return collect(e.body); }
 
-template <class A>
-struct tensor_of_access_impl;
-template <class T, class... Is>
-struct tensor_of_access_impl<expr::access<T, Is...>> {
+template <class A> struct tensor_of_access_impl;
+template <class T, class... Is> struct tensor_of_access_impl<expr::access<T, Is...>> {
   using type = std::remove_const_t<T>;
 };
-template <class A>
-using tensor_of_access = typename tensor_of_access_impl<A>::type;
+template <class A> using tensor_of_access = typename tensor_of_access_impl<A>::type;
 
-template <class A>
-struct indices_of;
-template <class T, class... Is>
-struct indices_of<expr::access<T, Is...>> {
+template <class A> struct indices_of;
+template <class T, class... Is> struct indices_of<expr::access<T, Is...>> {
   using type = mp_list<Is...>;
 };
 
 // The ordered selections of K distinct elements of a list (the permutations when K is its size).
-template <class L, std::size_t K>
-struct selections {
-  template <class X>
-  struct prepend {
-    template <class P>
-    using fn = mp_push_front<P, X>;
+template <class L, std::size_t K> struct selections {
+  template <class X> struct prepend {
+    template <class P> using fn = mp_push_front<P, X>;
   };
   template <class X>
-  using starting_with = mp_transform_q<prepend<X>, typename selections<mp_remove<L, X>, K - 1>::type>;
+  using starting_with =
+      mp_transform_q<prepend<X>, typename selections<mp_remove<L, X>, K - 1>::type>;
   using type = mp_apply<mp_append, mp_push_front<mp_transform<starting_with, L>, mp_list<>>>;
 };
-template <class L>
-struct selections<L, 0> {
+template <class L> struct selections<L, 0> {
   using type = mp_list<mp_list<>>;
 };
 
@@ -11881,27 +11773,24 @@ struct elimination_prefixes {
 template <class L, std::size_t Cap, std::size_t K, class Acc>
   requires(K <= mp_size<L>::value && mp_size<Acc>::value < Cap)
 struct elimination_prefixes<L, Cap, K, Acc> {
-  using type =
-      typename elimination_prefixes<L, Cap, K + 1, mp_append<Acc, typename selections<L, K>::type>>::type;
+  using type = typename elimination_prefixes<L, Cap, K + 1,
+                                             mp_append<Acc, typename selections<L, K>::type>>::type;
 };
 
 // A factor: mp_list<id, indices>; ids below the input count are inputs, the rest intermediates.
-template <class F>
-using factor_id = mp_first<F>;
-template <class F>
-using factor_indices = mp_second<F>;
-template <class S>
-struct uses {
-  template <class F>
-  using fn = mp_contains<factor_indices<F>, S>;
+template <class F> using factor_id = mp_first<F>;
+template <class F> using factor_indices = mp_second<F>;
+template <class S> struct uses {
+  template <class F> using fn = mp_contains<factor_indices<F>, S>;
 };
 
 // Eliminating S: the factors using S become one intermediate over their other indices.
-template <class Factors, class S, class Id>
-struct eliminate {
+template <class Factors, class S, class Id> struct eliminate {
   using in = mp_copy_if_q<Factors, uses<S>>;
   static_assert(!mp_empty<in>::value, "loom::decompose: a summed index is used by no factor");
-  using indices = mp_remove<mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, in>, mp_list<>>>>, S>;
+  using indices = mp_remove<
+      mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, in>, mp_list<>>>>,
+      S>;
 };
 
 // The indices of factor F in the order its storage nests them (inputs: their format's level
@@ -11910,24 +11799,20 @@ template <class Tensors, class F, bool Input = (factor_id<F>::value < mp_size<Te
 struct stored_indices {
   using type = factor_indices<F>;
 };
-template <class Tensors, class F>
-struct stored_indices<Tensors, F, true> {
+template <class Tensors, class F> struct stored_indices<Tensors, F, true> {
   using format = typename std::remove_cvref_t<mp_at<Tensors, factor_id<F>>>::format_type;
-  template <class K>
-  using at_level = mp_at_c<factor_indices<F>, format::modes[K::value]>;
+  template <class K> using at_level = mp_at_c<factor_indices<F>, format::modes[K::value]>;
   using type = mp_transform<at_level, mp_iota_c<format::order>>;
 };
 
 // A loop order over the indices of All that keeps every list of Stored where it can (Kahn's
 // algorithm, ties and cycles broken by the order of All), and whether it keeps all of them.
-template <std::size_t N>
-struct loop_order {
+template <std::size_t N> struct loop_order {
   std::array<std::size_t, N> positions{};
   bool concordant = true;
 };
 // before[a][b]: index a of All comes right before b in one of the lists of Stored.
-template <class All, class... Stored>
-constexpr auto storage_precedence(mp_list<Stored...>) {
+template <class All, class... Stored> constexpr auto storage_precedence(mp_list<Stored...>) {
   constexpr std::size_t n = mp_size<All>::value;
   std::array<std::array<bool, n>, n> before{};
   (..., [&]<class... Xs>(mp_list<Xs...>) {
@@ -11936,8 +11821,7 @@ constexpr auto storage_precedence(mp_list<Stored...>) {
   }(Stored{}));
   return before;
 }
-template <class All, class... Stored>
-constexpr auto concordant_order(mp_list<Stored...> stored) {
+template <class All, class... Stored> constexpr auto concordant_order(mp_list<Stored...> stored) {
   constexpr std::size_t n = mp_size<All>::value;
   const auto before = storage_precedence<All>(stored);  // before[a][b]: a must come before b
   loop_order<n> result;
@@ -11959,23 +11843,21 @@ constexpr auto concordant_order(mp_list<Stored...> stored) {
   return result;
 }
 // Whether one loop order keeps every list of Stored (no cycle in their precedences).
-template <class All, class... Stored>
-constexpr bool concordant_exists(mp_list<Stored...> stored) {
+template <class All, class... Stored> constexpr bool concordant_exists(mp_list<Stored...> stored) {
   return concordant_order<All>(stored).concordant;
 }
 
 // The indices of the intermediate that eliminating S makes, in the order of a loop nest
 // concordant with the step's operands, so that the step writes it in order (appended, or one
 // workspace row at a time) instead of collecting and sorting its entries.
-template <class Tensors, class Factors, class S>
-struct concordant_made {
+template <class Tensors, class Factors, class S> struct concordant_made {
   using e = eliminate<Factors, S, mp_size_t<0>>;
-  using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, typename e::in>, mp_list<>>>>;
-  template <class F>
-  using stored = typename stored_indices<Tensors, F>::type;
-  static constexpr auto positions = concordant_order<all>(mp_transform<stored, typename e::in>{}).positions;
-  template <class K>
-  using at = mp_at_c<all, positions[K::value]>;
+  using all = mp_unique<
+      mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, typename e::in>, mp_list<>>>>;
+  template <class F> using stored = typename stored_indices<Tensors, F>::type;
+  static constexpr auto positions =
+      concordant_order<all>(mp_transform<stored, typename e::in>{}).positions;
+  template <class K> using at = mp_at_c<all, positions[K::value]>;
   using type = mp_remove<mp_transform<at, mp_iota<mp_size<all>>>, S>;
 };
 template <class Tensors, class Factors, class S>
@@ -11984,18 +11866,15 @@ using concordant_made_t = typename concordant_made<Tensors, Factors, S>::type;
 // A greedy elimination order (the min-fill rule of variable elimination, on the program's
 // structure): each time, the summed index whose intermediate has the fewest indices (the first
 // such in the written order).
-template <class Factors, class Summed, class Order = mp_list<>>
-struct greedy_order {
-  template <class S>
-  using arity = mp_size<typename eliminate<Factors, S, mp_size_t<0>>::indices>;
+template <class Factors, class Summed, class Order = mp_list<>> struct greedy_order {
+  template <class S> using arity = mp_size<typename eliminate<Factors, S, mp_size_t<0>>::indices>;
   using arities = mp_transform<arity, Summed>;
   using best = mp_at<Summed, mp_find<arities, mp_min_element<arities, mp_less>>>;
   using made = mp_list<mp_size_t<0>, typename eliminate<Factors, best, mp_size_t<0>>::indices>;
   using type = typename greedy_order<mp_push_back<mp_remove_if_q<Factors, uses<best>>, made>,
                                      mp_remove<Summed, best>, mp_push_back<Order, best>>::type;
 };
-template <class Factors, class Order>
-struct greedy_order<Factors, mp_list<>, Order> {
+template <class Factors, class Order> struct greedy_order<Factors, mp_list<>, Order> {
   using type = Order;
 };
 
@@ -12008,13 +11887,11 @@ constexpr std::size_t prefix_count(std::size_t n) {
 
 // The candidates: every prefix when there are at most Cap (exact search, small programs); else the
 // prefixes of the greedy order first, then the shortest others, up to Cap.
-template <class Factors, class Summed, std::size_t Cap>
-struct candidate_prefixes {
+template <class Factors, class Summed, std::size_t Cap> struct candidate_prefixes {
   static constexpr std::size_t n = mp_size<Summed>::value;
   static constexpr bool exact = prefix_count(n) <= Cap;
   using greedy = typename greedy_order<Factors, Summed>::type;
-  template <class K>
-  using greedy_prefix = mp_take<greedy, mp_size_t<K::value + 1>>;
+  template <class K> using greedy_prefix = mp_take<greedy, mp_size_t<K::value + 1>>;
   using greedy_prefixes = mp_transform<greedy_prefix, mp_iota_c<n>>;
   using shortest = typename elimination_prefixes<Summed, Cap + n>::type;
   using merged = mp_unique<mp_append<greedy_prefixes, shortest>>;
@@ -12040,9 +11917,9 @@ struct step_shape {
 };
 
 struct twin_match {
-  int twin = -1;                      // the earlier step, or -1
-  int made[max_step_indices]{};       // the twin's intermediate indices, renamed to this step's
-  int factor[max_step_factors]{};     // the twin's factor f is this step's factor factor[f]
+  int twin = -1;                   // the earlier step, or -1
+  int made[max_step_indices]{};    // the twin's intermediate indices, renamed to this step's
+  int factor[max_step_factors]{};  // the twin's factor f is this step's factor factor[f]
 };
 
 // Tries every pairing of the factors (at most a few) for an index renaming t -> u.
@@ -12081,7 +11958,9 @@ constexpr step_shape shape_of() {
   step_shape s;
   s.summed = static_cast<int>(mp_find<Universe, S>::value);
   s.made_count = static_cast<int>(mp_size<Made>::value);
-  mp_for_each<mp_iota<mp_size<Made>>>([&](auto x) { s.made[x] = static_cast<int>(mp_find<Universe, mp_at<Made, decltype(x)>>::value); });
+  mp_for_each<mp_iota<mp_size<Made>>>([&](auto x) {
+    s.made[x] = static_cast<int>(mp_find<Universe, mp_at<Made, decltype(x)>>::value);
+  });
   s.factors = static_cast<int>(mp_size<In>::value);
   mp_for_each<mp_iota<mp_size<In>>>([&](auto f) {
     using F = mp_at<In, decltype(f)>;
@@ -12092,7 +11971,8 @@ constexpr step_shape shape_of() {
       s.tensor[f] = static_cast<int>(mp_find<mp_unique<Tensors>, T>::value);
       s.arity[f] = static_cast<int>(mp_size<factor_indices<F>>::value);
       mp_for_each<mp_iota<mp_size<factor_indices<F>>>>([&](auto p) {
-        s.index[f][p] = static_cast<int>(mp_find<Universe, mp_at<factor_indices<F>, decltype(p)>>::value);
+        s.index[f][p] =
+            static_cast<int>(mp_find<Universe, mp_at<factor_indices<F>, decltype(p)>>::value);
       });
     }
   });
@@ -12101,20 +11981,15 @@ constexpr step_shape shape_of() {
 
 // A step: mp_list<summed index, factors in, made factor, twin step (mp_int, -1: none), the twin's
 // factor pairing (mp_list of mp_int), the twin's modes in this step's intermediate (a list)>.
+template <class Step> using step_index = mp_first<Step>;
+template <class Step> using step_inputs = mp_second<Step>;
+template <class Step> using step_made = mp_third<Step>;
+template <class Step> using step_twin = mp_at_c<Step, 3>;
+template <class Step> using step_pairing = mp_at_c<Step, 4>;
+template <class Step> using step_from_twin = mp_at_c<Step, 5>;
 template <class Step>
-using step_index = mp_first<Step>;
-template <class Step>
-using step_inputs = mp_second<Step>;
-template <class Step>
-using step_made = mp_third<Step>;
-template <class Step>
-using step_twin = mp_at_c<Step, 3>;
-template <class Step>
-using step_pairing = mp_at_c<Step, 4>;
-template <class Step>
-using step_from_twin = mp_at_c<Step, 5>;
-template <class Step>
-using step_relaid = mp_bool<!std::is_same_v<step_from_twin<Step>, mp_iota<mp_size<step_from_twin<Step>>>>>;
+using step_relaid =
+    mp_bool<!std::is_same_v<step_from_twin<Step>, mp_iota<mp_size<step_from_twin<Step>>>>>;
 
 // `from` with its modes moved: mode p goes to mode FromTwin[p] (a transposition).
 template <class To, class From, class... Ps>
@@ -12149,13 +12024,16 @@ void relayout(To& to, const From& from, mp_list<Ps...>) {
 template <class Universe, class Tensors, class Steps, class S, class In, class Made>
 constexpr twin_match find_twin() {
   twin_match m;
-  if constexpr (mp_size<In>::value <= max_step_factors && mp_size<Universe>::value <= max_step_indices) {
+  if constexpr (mp_size<In>::value <= max_step_factors &&
+                mp_size<Universe>::value <= max_step_indices) {
     constexpr step_shape u = shape_of<Universe, Tensors, S, In, Made>();
     int t = 0;
     mp_for_each<mp_transform<mp_identity, Steps>>([&](auto st) {
       using P = typename decltype(st)::type;
       if (m.twin < 0 && step_twin<P>::value < 0 &&
-          match_shapes(shape_of<Universe, Tensors, step_index<P>, step_inputs<P>, factor_indices<step_made<P>>>(), u, m))
+          match_shapes(shape_of<Universe, Tensors, step_index<P>, step_inputs<P>,
+                                factor_indices<step_made<P>>>(),
+                       u, m))
         m.twin = t;
       ++t;
     });
@@ -12169,29 +12047,32 @@ struct make_step {
   // mode p of the twin's intermediate is mode from_twin[p] of this one
   template <class X>
   using from_twin_at = mp_find<Made, mp_at_c<Universe, static_cast<std::size_t>(m.made[X::value])>>;
-  template <class F>
-  using pairing_at = mp_int<m.factor[F::value]>;
-  using from_twin = mp_if_c<(m.twin >= 0), mp_transform<from_twin_at, mp_iota<mp_size<Made>>>, mp_iota<mp_size<Made>>>;
-  using type = mp_list<S, In, mp_list<Id, Made>, mp_int<m.twin>, mp_transform<pairing_at, mp_iota<mp_size<In>>>,
-                       from_twin>;
+  template <class F> using pairing_at = mp_int<m.factor[F::value]>;
+  using from_twin = mp_if_c<(m.twin >= 0), mp_transform<from_twin_at, mp_iota<mp_size<Made>>>,
+                            mp_iota<mp_size<Made>>>;
+  using type = mp_list<S, In, mp_list<Id, Made>, mp_int<m.twin>,
+                       mp_transform<pairing_at, mp_iota<mp_size<In>>>, from_twin>;
 };
 
 // Concordant: made indices in a concordant loop order (sparse intermediates, written in order),
 // else in order of appearance (dense ones, written in place, where that keeps a shared
 // intermediate in the layout its consumers read).
-template <std::size_t Code, class Universe, class Tensors, class Order, class Factors, std::size_t Next,
-          class Steps = mp_list<>>
+template <std::size_t Code, class Universe, class Tensors, class Order, class Factors,
+          std::size_t Next, class Steps = mp_list<>>
 struct plan_of {
   using steps = Steps;
   using remaining = Factors;
 };
-template <std::size_t Code, class Universe, class Tensors, class S, class... Rest, class Factors, std::size_t Next,
-          class Steps>
+template <std::size_t Code, class Universe, class Tensors, class S, class... Rest, class Factors,
+          std::size_t Next, class Steps>
 struct plan_of<Code, Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Steps> {
   using e = eliminate<Factors, S, mp_size_t<Next>>;
-  static constexpr bool concordant = format_at(Code, mp_size<Steps>::value) != intermediate_format::dense;
-  using made = mp_eval_if_c<!concordant, typename e::indices, concordant_made_t, Tensors, Factors, S>;
-  using step = typename make_step<Universe, Tensors, Steps, S, typename e::in, made, mp_size_t<Next>>::type;
+  static constexpr bool concordant =
+      format_at(Code, mp_size<Steps>::value) != intermediate_format::dense;
+  using made =
+      mp_eval_if_c<!concordant, typename e::indices, concordant_made_t, Tensors, Factors, S>;
+  using step =
+      typename make_step<Universe, Tensors, Steps, S, typename e::in, made, mp_size_t<Next>>::type;
   using next = plan_of<Code, Universe, Tensors, mp_list<Rest...>,
                        mp_push_back<mp_remove_if_q<Factors, uses<S>>, step_made<step>>, Next + 1,
                        mp_push_back<Steps, step>>;
@@ -12205,39 +12086,40 @@ struct plan_of<Code, Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Step
 // instantiated once per format, not once per combination of its inputs' formats
 // (LOOM_INTERMEDIATE_FORMAT_PER_STEP: one per intermediate). A slot holds its own tensor or points
 // at a twin's.
-template <class V, class Indices, intermediate_format F>
-struct intermediate_slot {
+template <class V, class Indices, intermediate_format F> struct intermediate_slot {
   static constexpr std::size_t order = mp_size<Indices>::value;
   static constexpr bool may_be_dense = order >= 1 && order <= 2;
   static constexpr intermediate_format kind = may_be_dense ? F : intermediate_format::sorted;
   static constexpr bool dense = kind == intermediate_format::dense;
   using bitmap_format = mp_if_c<order == 1, format<bitmap>, format<loom::dense, bitmap>>;
   using hashed_format = mp_if_c<order == 1, format<hashed>, format<loom::dense, hashed>>;
-  using sorted_format = mp_if_c<order == 0, format<>, mp_if_c<order == 1, sparse_vector, csf<order>>>;
-  using type = tensor<V, mp_if_c<dense, dense_n<order>,
-                                 mp_if_c<kind == intermediate_format::bitmap, bitmap_format,
-                                         mp_if_c<kind == intermediate_format::hashed, hashed_format, sorted_format>>>>;
+  using sorted_format =
+      mp_if_c<order == 0, format<>, mp_if_c<order == 1, sparse_vector, csf<order>>>;
+  using type = tensor<
+      V,
+      mp_if_c<dense, dense_n<order>,
+              mp_if_c<kind == intermediate_format::bitmap, bitmap_format,
+                      mp_if_c<kind == intermediate_format::hashed, hashed_format, sorted_format>>>>;
   std::optional<type> own;
   const type* made = nullptr;
 };
 
 /// Static facts of `lhs = rhs` decomposed.
-template <class Lhs, class Rhs>
-struct program {
+template <class Lhs, class Rhs> struct program {
   using flat = flatten<Rhs>;
   static constexpr bool ok = flat::ok;
   using summed = typename flat::summed;
   using inputs = typename flat::factors;
   static constexpr std::size_t input_count = mp_size<inputs>::value;
-  template <class K>
-  using input_factor = mp_list<K, typename indices_of<mp_at<inputs, K>>::type>;
+  template <class K> using input_factor = mp_list<K, typename indices_of<mp_at<inputs, K>>::type>;
   using initial = mp_transform<input_factor, mp_iota_c<input_count>>;
   using orders = typename candidate_prefixes<initial, summed, max_elimination_orders>::type;
   // the summed indices that candidate Order leaves to its last, fused kernel
   template <class Order>
   using fused_rest = mp_remove_if_q<summed, mp_bind_front<mp_contains, Order>>;
   using tensors = mp_transform<tensor_of_access, inputs>;
-  using universe = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, initial>, mp_list<>>>>;
+  using universe = mp_unique<
+      mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, initial>, mp_list<>>>>;
   // sorted and bitmap intermediates take a loop order concordant with their step; dense ones
   // are written in place in any order and keep the written order
   // Code: the steps' formats (format_at); a dense step's made indices keep the written order
@@ -12246,51 +12128,41 @@ struct program {
   using V = expr::value_type_t<Rhs>;
 };
 
-template <class I, class Tuple>
-std::int64_t extent_of(const Tuple& inputs) {
+template <class I, class Tuple> std::int64_t extent_of(const Tuple& inputs) {
   std::int64_t e = -1;
-  std::apply([&](const auto&... a) {
-    (..., [&]<class T, class... Is>(const expr::access<T, Is...>& x) {
-      std::size_t m = 0;
-      (..., [&] {
-        if (e < 0 && std::is_same_v<Is, I>) e = x.tensor->extent(m);
-        ++m;
-      }());
-    }(a));
-  }, inputs);
+  std::apply(
+      [&](const auto&... a) {
+        (..., [&]<class T, class... Is>(const expr::access<T, Is...>& x) {
+          std::size_t m = 0;
+          (..., [&] {
+            if (e < 0 && std::is_same_v<Is, I>) e = x.tensor->extent(m);
+            ++m;
+          }());
+        }(a));
+      },
+      inputs);
   return e;
 }
 
-template <class... Is>
-std::string names(mp_list<Is...>) {
+template <class... Is> std::string names(mp_list<Is...>) {
   std::string s;
   (..., (s += (s.empty() ? "" : ",") + std::string(Is::name)));
   return s;
 }
 
 // sum(I1, sum(I2, ... e)) over the indices of Summed.
-template <class Summed>
-struct wrap_sums;
-template <>
-struct wrap_sums<mp_list<>> {
-  template <class E>
-  static E apply(const E& e) {
-    return e;
-  }
+template <class Summed> struct wrap_sums;
+template <> struct wrap_sums<mp_list<>> {
+  template <class E> static E apply(const E& e) { return e; }
 };
-template <class I, class... Is>
-struct wrap_sums<mp_list<I, Is...>> {
-  template <class E>
-  static auto apply(const E& e) {
+template <class I, class... Is> struct wrap_sums<mp_list<I, Is...>> {
+  template <class E> static auto apply(const E& e) {
     const auto inner = wrap_sums<mp_list<Is...>>::apply(e);
     return expr::sum<I, std::remove_cvref_t<decltype(inner)>>{inner};
   }
 };
 
-template <class A>
-auto product(const A& a) {
-  return a;
-}
+template <class A> auto product(const A& a) { return a; }
 template <class A, class B, class... Rest>
 auto product(const A& a, const B& b, const Rest&... rest) {
   return product(expr::mul<A, B>{a, b}, rest...);
@@ -12307,16 +12179,15 @@ struct decomposition_choice {
   // LOOM_INTERMEDIATE_FORMAT_PER_STEP chose a mix); sorted when it has none
   std::vector<intermediate_format> format;
   std::vector<std::vector<intermediate_format>> step_formats;  // per candidate, per step
-  std::vector<std::size_t> variant;      // per candidate, which of its instantiated format assignments
-  std::vector<std::size_t> variants;     // per candidate, how many it has (costed, instantiated)
-  std::vector<std::uint32_t> reuse;      // per candidate, bit t: step t reuses its twin's intermediate
+  std::vector<std::size_t> variant;   // per candidate, which of its instantiated format assignments
+  std::vector<std::size_t> variants;  // per candidate, how many it has (costed, instantiated)
+  std::vector<std::uint32_t> reuse;   // per candidate, bit t: step t reuses its twin's intermediate
   std::size_t chosen = 0;
 };
 
 namespace detail::ve {
 
-template <class Lhs, class Rhs>
-struct runner {
+template <class Lhs, class Rhs> struct runner {
   using P = program<Lhs, Rhs>;
   using V = typename P::V;
   using inputs_tuple = decltype(collect(std::declval<const Rhs&>()));
@@ -12325,12 +12196,11 @@ struct runner {
   template <class Order, std::size_t Code>
   using steps_of = typename P::template plan<Order, Code>::steps;
   // the format code gives step t (the intermediate with factor id n_in + t) its format
-  template <class Made>
-  static constexpr std::size_t step_of = factor_id<Made>::value - n_in;
-  template <std::size_t Code>
-  struct slot_fn {
+  template <class Made> static constexpr std::size_t step_of = factor_id<Made>::value - n_in;
+  template <std::size_t Code> struct slot_fn {
     template <class Step>
-    using fn = intermediate_slot<V, factor_indices<step_made<Step>>, format_at(Code, step_of<step_made<Step>>)>;
+    using fn = intermediate_slot<V, factor_indices<step_made<Step>>,
+                                 format_at(Code, step_of<step_made<Step>>)>;
   };
   template <class Order, std::size_t Code>
   using intermediates = mp_rename<mp_transform_q<slot_fn<Code>, steps_of<Order, Code>>, std::tuple>;
@@ -12339,7 +12209,8 @@ struct runner {
   // cells set: 0.55x the time of a sorted output), but its readers walk bits: 30 per entry puts
   // the choice near Galley's cut-offs (notes 001 §4.3: bytemap above 5% full, dense above 50%):
   // bitmap above about 7% full, dense above about 60%
-  static constexpr double sparse_write = 60.0, dense_write = 20.0, bitmap_cell = 2.0, bitmap_write = 30.0;
+  static constexpr double sparse_write = 60.0, dense_write = 20.0, bitmap_cell = 2.0,
+                          bitmap_write = 30.0;
   // a hashed intermediate is written like a sorted one, then its tables are built (per entry) and,
   // with two indices, its rows' offsets (per row); every read of it is a probe
   static constexpr double hashed_write = 60.0, hashed_row = 2.0, hash_probe = 2.5;
@@ -12347,28 +12218,31 @@ struct runner {
   static constexpr double dense_vector_write = 2.0;
 
   template <class Step>
-  using dense_capable =
-      mp_bool<intermediate_slot<V, factor_indices<step_made<Step>>, intermediate_format::dense>::dense>;
+  using dense_capable = mp_bool<
+      intermediate_slot<V, factor_indices<step_made<Step>>, intermediate_format::dense>::dense>;
 
   // Whether factor F fixes an order on its indices for the kernel reading it: a sparse input or a
   // sparse intermediate with two or more indices (dense ones are located in any order).
-  template <std::size_t Code>
-  struct constrains {
+  template <std::size_t Code> struct constrains {
     template <class F>
-    using fn = mp_bool<(mp_size<factor_indices<F>>::value >= 2) &&
-                       (factor_id<F>::value < n_in
-                            ? !std::remove_cvref_t<mp_at_c<typename P::tensors, std::min(factor_id<F>::value, n_in - 1)>>::format_type::all_dense
-                            : !(format_at(Code, factor_id<F>::value - n_in) == intermediate_format::dense &&
-                                mp_size<factor_indices<F>>::value <= 2))>;
+    using fn =
+        mp_bool<(mp_size<factor_indices<F>>::value >= 2) &&
+                (factor_id<F>::value < n_in
+                     ? !std::remove_cvref_t<
+                           mp_at_c<typename P::tensors,
+                                   std::min(factor_id<F>::value, n_in - 1)>>::format_type::all_dense
+                     : !(format_at(Code, factor_id<F>::value - n_in) ==
+                             intermediate_format::dense &&
+                         mp_size<factor_indices<F>>::value <= 2))>;
   };
-  template <class F>
-  using stored_of = typename stored_indices<typename P::tensors, F>::type;
+  template <class F> using stored_of = typename stored_indices<typename P::tensors, F>::type;
   // Whether the kernel over Factors must transpose one of them (no loop order suits every sparse
   // one): the planner then copies it, which the cost counts like writing a sparse intermediate.
   template <std::size_t Code, class Factors>
   static constexpr bool needs_transpose = [] {
     using sparse = mp_copy_if_q<Factors, constrains<Code>>;
-    using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, Factors>, mp_list<>>>>;
+    using all = mp_unique<
+        mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, Factors>, mp_list<>>>>;
     return !concordant_exists<all>(mp_transform<stored_of, sparse>{});
   }();
   template <std::size_t Code, class Factors>
@@ -12382,9 +12256,11 @@ struct runner {
       mp_for_each<mp_transform<factor_id, mp_copy_if_q<Factors, constrains<Code>>>>([&](auto id) {
         constexpr std::size_t f = decltype(id)::value;
         smallest = std::min(smallest, est[f]->estimate());
-        bitmap_factor = bitmap_factor || (f >= n_in && format_at(Code, f - n_in) == intermediate_format::bitmap);
+        bitmap_factor = bitmap_factor ||
+                        (f >= n_in && format_at(Code, f - n_in) == intermediate_format::bitmap);
       });
-      // a bitmap is transposed through its entries, cell by cell (zenios 4-walks: 4x the sorted plan)
+      // a bitmap is transposed through its entries, cell by cell (zenios 4-walks: 4x the sorted
+      // plan)
       if (bitmap_factor) return std::numeric_limits<double>::infinity();
       return sparse_write * smallest;
     }
@@ -12398,16 +12274,14 @@ struct runner {
       using format = typename std::remove_cvref_t<mp_at_c<typename P::tensors, id>>::format_type;
       return !format::all_dense && !format::properties[format::order - 1].random_access;
     } else {
-      return intermediate_slot<V, factor_indices<F>, format_at(Code, id - n_in)>::kind == intermediate_format::sorted;
+      return intermediate_slot<V, factor_indices<F>, format_at(Code, id - n_in)>::kind ==
+             intermediate_format::sorted;
     }
   }();
-  template <std::size_t Code>
-  struct iterated_q {
-    template <class F>
-    using fn = mp_bool<iterated<Code, F>>;
+  template <std::size_t Code> struct iterated_q {
+    template <class F> using fn = mp_bool<iterated<Code, F>>;
   };
-  template <class F>
-  using one_index = mp_bool<mp_size<factor_indices<F>>::value == 1>;
+  template <class F> using one_index = mp_bool<mp_size<factor_indices<F>>::value == 1>;
 
   // How often a kernel over Factors visits a fiber along x of another factor than T: once per
   // binding of the indices that precede x in the storage orders of its iterated factors, joined
@@ -12415,19 +12289,23 @@ struct runner {
   // visited once per entry of A, which may be more or fewer times than C has rows. Nullopt when T
   // has one other factor: then each of that factor's fibers is visited once (T1 = B T0: B's rows).
   template <std::size_t Code, class Factors, class T, class x>
-  static std::optional<double> outer_bindings(const std::vector<std::optional<chain_bound_estimator>>& est) {
+  static std::optional<double> outer_bindings(
+      const std::vector<std::optional<chain_bound_estimator>>& est) {
     using others = mp_remove<Factors, T>;
     if constexpr (mp_size<others>::value < 2) {
       (void)est;
       return std::nullopt;
     } else {
-      using all = mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, others>, mp_list<>>>>;
+      using all = mp_unique<
+          mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, others>, mp_list<>>>>;
       constexpr std::size_t n = mp_size<all>::value;
       static constexpr auto outer = [] {
-        auto before = storage_precedence<all>(mp_transform<stored_of, mp_copy_if_q<others, iterated_q<Code>>>{});
+        auto before = storage_precedence<all>(
+            mp_transform<stored_of, mp_copy_if_q<others, iterated_q<Code>>>{});
         for (std::size_t m = 0; m < n; ++m)  // transitive closure
           for (std::size_t a = 0; a < n; ++a)
-            for (std::size_t b = 0; b < n; ++b) before[a][b] = before[a][b] || (before[a][m] && before[m][b]);
+            for (std::size_t b = 0; b < n; ++b)
+              before[a][b] = before[a][b] || (before[a][m] && before[m][b]);
         std::array<bool, n> o{};
         for (std::size_t a = 0; a < n; ++a) o[a] = before[a][mp_find<all, x>::value];
         return o;
@@ -12447,7 +12325,8 @@ struct runner {
     double visits, length;
   };
   template <class F, class x>
-  static fiber_walk walk_of(const std::vector<std::optional<chain_bound_estimator>>& est, std::optional<double> bindings) {
+  static fiber_walk walk_of(const std::vector<std::optional<chain_bound_estimator>>& est,
+                            std::optional<double> bindings) {
     const chain_bound_estimator& e = *est[factor_id<F>::value];
     const double fibers = std::max(1.0, e.aggregate({std::string(x::name)}).estimate());
     return {bindings.value_or(fibers), std::max(1.0, e.estimate() / fibers)};
@@ -12485,21 +12364,22 @@ struct runner {
   // The probes a kernel over Factors makes into each hashed intermediate T: another iterated factor
   // F meeting T's last index leads there and T is located at each entry of each visit of F's
   // fibers (the static table: a random-access operand is located while the other iterates).
-  template <class F>
-  using intermediate_factor = mp_bool<(factor_id<F>::value >= n_in)>;
+  template <class F> using intermediate_factor = mp_bool<(factor_id<F>::value >= n_in)>;
   template <std::size_t Code, class Factors>
   static double probe_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
     double total = 0;
     mp_for_each<mp_transform<mp_identity, mp_copy_if<Factors, intermediate_factor>>>([&](auto t) {
       using T = typename decltype(t)::type;
-      if constexpr (intermediate_slot<V, factor_indices<T>, format_at(Code, factor_id<T>::value - n_in)>::kind ==
+      if constexpr (intermediate_slot<V, factor_indices<T>,
+                                      format_at(Code, factor_id<T>::value - n_in)>::kind ==
                     intermediate_format::hashed) {
         using x = mp_back<factor_indices<T>>;
         double probes = 0;
         const std::optional<double> bindings = outer_bindings<Code, Factors, T, x>(est);
         mp_for_each<mp_transform<mp_identity, Factors>>([&](auto f) {
           using F = typename decltype(f)::type;
-          if constexpr (!std::is_same_v<F, T> && mp_contains<factor_indices<F>, x>::value && iterated<Code, F>) {
+          if constexpr (!std::is_same_v<F, T> && mp_contains<factor_indices<F>, x>::value &&
+                        iterated<Code, F>) {
             const auto [visits, length] = walk_of<F, x>(est, bindings);
             probes = std::max(probes, visits * length);
           }
@@ -12523,7 +12403,8 @@ struct runner {
   static constexpr auto capable_steps = [] {
     using steps = steps_of<Order, 0>;
     std::array<bool, mp_size<steps>::value + 1> capable{};
-    mp_for_each<mp_iota<mp_size<steps>>>([&](auto t) { capable[t] = dense_capable<mp_at_c<steps, t>>::value; });
+    mp_for_each<mp_iota<mp_size<steps>>>(
+        [&](auto t) { capable[t] = dense_capable<mp_at_c<steps, t>>::value; });
     return capable;
   }();
   // the formats compiled in, in the order they are costed (the first of equal costs wins)
@@ -12547,14 +12428,16 @@ struct runner {
     for (std::size_t t = 0; t < k; ++t) combos *= kinds;
     // two to four capable steps, at most 81 mixes (4 steps of 3 formats, 3 of 4): a variant fits
     // the plan cache's 8 bits
-    const bool mixed = LOOM_INTERMEDIATE_FORMAT_PER_STEP && k >= 2 && k <= 4 && combos <= 81 && n <= max_coded_steps;
+    const bool mixed = LOOM_INTERMEDIATE_FORMAT_PER_STEP && k >= 2 && k <= 4 && combos <= 81 &&
+                       n <= max_coded_steps;
     struct codes {
       std::array<std::size_t, intermediate_formats.size() + 81> code{};
       std::size_t size = 0;
     } out;
     out.code[out.size++] = 0;
     if (k == 0) return out;
-    for (std::size_t f = 1; f < kinds; ++f) out.code[out.size++] = uniform_code(compiled_formats.kind[f]);
+    for (std::size_t f = 1; f < kinds; ++f)
+      out.code[out.size++] = uniform_code(compiled_formats.kind[f]);
     for (std::size_t m = 0; mixed && m < combos; ++m) {
       std::size_t code = 0, rest = m, first = m % kinds;
       bool uniform = true;
@@ -12570,10 +12453,8 @@ struct runner {
     return out;
   }();
 
-
   // Whether `Step` has a twin over the very same tensors (so it shares the twin's intermediate).
-  template <class Order, std::size_t Code, class Step>
-  static bool shares(const inputs_tuple& in) {
+  template <class Order, std::size_t Code, class Step> static bool shares(const inputs_tuple& in) {
     if constexpr (step_twin<Step>::value < 0) {
       (void)in;
       return false;
@@ -12583,8 +12464,10 @@ struct runner {
       mp_for_each<mp_iota<mp_size<step_inputs<Twin>>>>([&](auto f) {
         using F = decltype(f);
         constexpr std::size_t a = factor_id<mp_at<step_inputs<Twin>, F>>::value;
-        constexpr std::size_t b = factor_id<mp_at<step_inputs<Step>, mp_at<step_pairing<Step>, F>>>::value;
-        same = same && static_cast<const void*>(std::get<a>(in).tensor) == static_cast<const void*>(std::get<b>(in).tensor);
+        constexpr std::size_t b =
+            factor_id<mp_at<step_inputs<Step>, mp_at<step_pairing<Step>, F>>>::value;
+        same = same && static_cast<const void*>(std::get<a>(in).tensor) ==
+                           static_cast<const void*>(std::get<b>(in).tensor);
       });
       return same;
     }
@@ -12593,14 +12476,15 @@ struct runner {
   // The logical cost of an elimination prefix: per step, the pointwise product's entries times its
   // indices, plus writing the intermediate: 20 per cell when dense (2 for a vector), 60 per entry
   // when sorted, 2 per cell and 30 per entry when bitmap, 120 per entry (2 per row) when hashed,
-  // and what its readers pay (leapfrog, probes); a shared step costs only its copy, if transposed. Then the last kernel: the product
-  // of the remaining factors, summed over the indices the prefix left, likewise. Dense intermediates larger than
-  // max_dense_intermediate_cells make the dense and bitmap variants infinitely costly.
-  // `kinds` receives each step's format (sorted where the code asks for dense or bitmap but the
-  // intermediate has three or more indices).
+  // and what its readers pay (leapfrog, probes); a shared step costs only its copy, if transposed.
+  // Then the last kernel: the product of the remaining factors, summed over the indices the prefix
+  // left, likewise. Dense intermediates larger than max_dense_intermediate_cells make the dense and
+  // bitmap variants infinitely costly. `kinds` receives each step's format (sorted where the code
+  // asks for dense or bitmap but the intermediate has three or more indices).
   template <class Order, std::size_t Code>
   static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in,
-                     std::string& text, std::uint32_t& reuse, std::vector<intermediate_format>& kinds) {
+                     std::string& text, std::uint32_t& reuse,
+                     std::vector<intermediate_format>& kinds) {
     std::vector<std::optional<chain_bound_estimator>> est(input_est.begin(), input_est.end());
     double total = 0;
     std::ostringstream s;
@@ -12610,8 +12494,10 @@ struct runner {
     mp_for_each<mp_transform<mp_identity, steps_of<Order, Code>>>([&](auto st) {
       using step = typename decltype(st)::type;
       std::vector<chain_bound_estimator> parts;
-      mp_for_each<mp_transform<factor_id, step_inputs<step>>>([&](auto id) { parts.push_back(*est[id]); });
-      const chain_bound_estimator comp = parts.size() == 1 ? parts[0] : chain_bound_estimator::conjunction(parts);
+      mp_for_each<mp_transform<factor_id, step_inputs<step>>>(
+          [&](auto id) { parts.push_back(*est[id]); });
+      const chain_bound_estimator comp =
+          parts.size() == 1 ? parts[0] : chain_bound_estimator::conjunction(parts);
       const chain_bound_estimator mat = comp.aggregate({std::string(step_index<step>::name)});
       double cells = 1;
       index_set made;
@@ -12622,19 +12508,23 @@ struct runner {
       });
       const double out = mat.estimate();
       constexpr intermediate_format kind =
-          intermediate_slot<V, factor_indices<step_made<step>>, format_at(Code, step_of<step_made<step>>)>::kind;
+          intermediate_slot<V, factor_indices<step_made<step>>,
+                            format_at(Code, step_of<step_made<step>>)>::kind;
       kinds.push_back(kind);
       constexpr bool is_dense = kind == intermediate_format::dense;
       const bool fits = cells <= static_cast<double>(max_dense_intermediate_cells);
       const double rows = made.size() == 2 ? static_cast<double>(made[0].extent) : 0.0;
-      const double write = kind == intermediate_format::sorted   ? sparse_write * out
-                           : kind == intermediate_format::hashed ? (sparse_write + hashed_write) * out + hashed_row * rows
-                           : !fits                               ? std::numeric_limits<double>::infinity()
-                           : is_dense                            ? (made.size() == 1 ? dense_vector_write : dense_write) * cells
-                                                                 : bitmap_cell * cells + bitmap_write * out;
+      const double write = kind == intermediate_format::sorted ? sparse_write * out
+                           : kind == intermediate_format::hashed
+                               ? (sparse_write + hashed_write) * out + hashed_row * rows
+                           : !fits ? std::numeric_limits<double>::infinity()
+                           : is_dense
+                               ? (made.size() == 1 ? dense_vector_write : dense_write) * cells
+                               : bitmap_cell * cells + bitmap_write * out;
       const double compute = comp.estimate() * static_cast<double>(comp.indices().size()) + write +
                              transpose_cost<Code, step_inputs<step>>(est) +
-                             intersection_cost<Code, step_inputs<step>>(est) + probe_cost<Code, step_inputs<step>>(est);
+                             intersection_cost<Code, step_inputs<step>>(est) +
+                             probe_cost<Code, step_inputs<step>>(est);
       // reusing a twin: free as it is; a transposed copy sorts its entries (sparse) or reads and
       // writes every cell out of order (dense): measured at about twice the cost of writing it
       const double copy = !step_relaid<step>::value ? 0.0 : 2.0 * write;
@@ -12645,13 +12535,16 @@ struct runner {
       est.resize(std::max<std::size_t>(est.size(), factor_id<step_made<step>>::value + 1));
       // a dense intermediate is read cell by cell by the kernels that use it
       est[factor_id<step_made<step>>::value] = is_dense ? chain_bound_estimator::full(made) : mat;
-      s << "T" << factor_id<step_made<step>>::value - n_in << "(" << names(factor_indices<step_made<step>>{}) << ")";
+      s << "T" << factor_id<step_made<step>>::value - n_in << "("
+        << names(factor_indices<step_made<step>>{}) << ")";
       if (shared) {
         s << " = T" << step_twin<step>::value << (step_relaid<step>::value ? " transposed" : "")
           << " (the same sum over the same tensors: computed once); ";
       } else {
-        s << " = sum(" << step_index<step>::name << ", ...) [" << static_cast<std::int64_t>(comp.estimate())
-          << " products, " << static_cast<std::int64_t>(out) << " entries, " << (kind == intermediate_format::sorted ? "sparse" : intermediate_format_name(kind))
+        s << " = sum(" << step_index<step>::name << ", ...) ["
+          << static_cast<std::int64_t>(comp.estimate()) << " products, "
+          << static_cast<std::int64_t>(out) << " entries, "
+          << (kind == intermediate_format::sorted ? "sparse" : intermediate_format_name(kind))
           << "]; ";
       }
     });
@@ -12659,16 +12552,20 @@ struct runner {
     std::vector<chain_bound_estimator> rest;
     mp_for_each<mp_transform<factor_id, typename P::template plan<Order, Code>::remaining>>(
         [&](auto id) { rest.push_back(*est[id]); });
-    const chain_bound_estimator last = rest.size() == 1 ? rest[0] : chain_bound_estimator::conjunction(rest);
-    const double transpose = transpose_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
+    const chain_bound_estimator last =
+        rest.size() == 1 ? rest[0] : chain_bound_estimator::conjunction(rest);
+    const double transpose =
+        transpose_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
     total += last.estimate() * static_cast<double>(last.indices().size()) + transpose +
              intersection_cost<Code, typename P::template plan<Order, Code>::remaining>(est) +
              probe_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
     using rest_summed = typename P::template fused_rest<Order>;
-    if constexpr (mp_empty<rest_summed>::value) s << "output = product of the rest [";
-    else s << "output = sum(" << names(rest_summed{}) << ", product of the rest) in one kernel [";
-    s << static_cast<std::int64_t>(last.estimate()) << " products" << (transpose > 0 ? ", one factor transposed" : "")
-      << "]";
+    if constexpr (mp_empty<rest_summed>::value)
+      s << "output = product of the rest [";
+    else
+      s << "output = sum(" << names(rest_summed{}) << ", product of the rest) in one kernel [";
+    s << static_cast<std::int64_t>(last.estimate()) << " products"
+      << (transpose > 0 ? ", one factor transposed" : "") << "]";
     text = s.str();
     return total;
   }
@@ -12682,8 +12579,9 @@ struct runner {
     } else {
       const auto& slot = std::get<id - n_in>(inter);
       using tensor_t = typename std::remove_cvref_t<decltype(slot)>::type;
-      return [&]<class... Is>(mp_list<Is...>) { return expr::access<const tensor_t, Is...>{slot.made}; }(
-          factor_indices<F>{});
+      return [&]<class... Is>(mp_list<Is...>) {
+        return expr::access<const tensor_t, Is...>{slot.made};
+      }(factor_indices<F>{});
     }
   }
 
@@ -12698,7 +12596,8 @@ struct runner {
       const bool reused = (reuse >> t++ & 1u) != 0;
       if constexpr (step_twin<step>::value >= 0) {
         if (reused && shares<Order, Code, step>(in)) {
-          const tensor_t& twin = *std::get<static_cast<std::size_t>(step_twin<step>::value)>(inter).made;
+          const tensor_t& twin =
+              *std::get<static_cast<std::size_t>(step_twin<step>::value)>(inter).made;
           if constexpr (step_relaid<step>::value) {
             relayout(slot.own.emplace(), twin, step_from_twin<step>{});
             slot.made = &*slot.own;
@@ -12720,9 +12619,12 @@ struct runner {
     });
     [&]<class... Fs>(mp_list<Fs...>) {
       Lhs target = lhs;
-      const auto last = wrap_sums<typename P::template fused_rest<Order>>::apply(product(access_of<Fs>(in, inter)...));
-      if (accumulate) target += last;
-      else target = last;
+      const auto last = wrap_sums<typename P::template fused_rest<Order>>::apply(
+          product(access_of<Fs>(in, inter)...));
+      if (accumulate)
+        target += last;
+      else
+        target = last;
     }(typename P::template plan<Order, Code>::remaining{});
   }
 };
@@ -12735,34 +12637,40 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
   using P = typename R::P;
   const auto in = collect(rhs);
   std::vector<chain_bound_estimator> est;
-  std::apply([&](const auto&... a) {
-    (..., [&]<class T, class... Is>(const expr::access<T, Is...>& x) {
-      std::vector<std::string> n{std::string(Is::name)...};
-      if constexpr (std::remove_const_t<T>::format_type::all_dense) {
-        index_set s;
-        std::size_t m = 0;
-        (..., s.push_back({std::string(Is::name), x.tensor->extent(m++)}));
-        est.push_back(chain_bound_estimator::full(std::move(s)));
-      } else {
-        est.push_back(chain_bound_estimator(cache.get(*x.tensor), n));
-      }
-    }(a));
-  }, in);
+  std::apply(
+      [&](const auto&... a) {
+        (..., [&]<class T, class... Is>(const expr::access<T, Is...>& x) {
+          std::vector<std::string> n{std::string(Is::name)...};
+          if constexpr (std::remove_const_t<T>::format_type::all_dense) {
+            index_set s;
+            std::size_t m = 0;
+            (..., s.push_back({std::string(Is::name), x.tensor->extent(m++)}));
+            est.push_back(chain_bound_estimator::full(std::move(s)));
+          } else {
+            est.push_back(chain_bound_estimator(cache.get(*x.tensor), n));
+          }
+        }(a));
+      },
+      in);
   decomposition_choice out;
-  const chain_bound_estimator all = est.size() == 1 ? est[0] : chain_bound_estimator::conjunction(est);
+  const chain_bound_estimator all =
+      est.size() == 1 ? est[0] : chain_bound_estimator::conjunction(est);
   // the fused kernel also runs the leapfrog of every sparse vector it intersects with fibers
-  const double fused_intersections =
-      R::template intersection_cost<0, typename P::initial>(std::vector<std::optional<chain_bound_estimator>>(est.begin(), est.end()));
-  out.cost.push_back(all.estimate() * static_cast<double>(all.indices().size()) + fused_intersections);
+  const double fused_intersections = R::template intersection_cost<0, typename P::initial>(
+      std::vector<std::optional<chain_bound_estimator>>(est.begin(), est.end()));
+  out.cost.push_back(all.estimate() * static_cast<double>(all.indices().size()) +
+                     fused_intersections);
   out.format.push_back(intermediate_format::sorted);
   out.step_formats.emplace_back();
   out.variant.push_back(0);
   out.variants.push_back(1);
   out.reuse.push_back(0);
   out.description.push_back(
-      "one fused kernel [" + std::to_string(static_cast<std::int64_t>(all.estimate())) + " products" +
+      "one fused kernel [" + std::to_string(static_cast<std::int64_t>(all.estimate())) +
+      " products" +
       (fused_intersections > 0
-           ? ", " + std::to_string(static_cast<std::int64_t>(fused_intersections)) + " leapfrog steps against sparse vectors"
+           ? ", " + std::to_string(static_cast<std::int64_t>(fused_intersections)) +
+                 " leapfrog steps against sparse vectors"
            : std::string()) +
       "]");
   mp_for_each<typename P::orders>([&](auto order) {
@@ -12777,9 +12685,11 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
       std::string other_text;
       std::uint32_t other_reuse = 0;
       std::vector<intermediate_format> other_kinds;
-      const double d = R::template cost<O, codes.code[v]>(est, in, other_text, other_reuse, other_kinds);
+      const double d =
+          R::template cost<O, codes.code[v]>(est, in, other_text, other_reuse, other_kinds);
       if (v == 0 || d < c)
-        c = d, variant = v, text = std::move(other_text), reuse = other_reuse, kinds = std::move(other_kinds);
+        c = d, variant = v, text = std::move(other_text), reuse = other_reuse,
+        kinds = std::move(other_kinds);
     });
     intermediate_format first = intermediate_format::sorted;
     constexpr auto capable = R::template capable_steps<O>;
@@ -12795,16 +12705,18 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
     out.variants.push_back(codes.size);
     out.reuse.push_back(reuse);
     using rest_summed = typename P::template fused_rest<O>;
-    out.description.push_back("eliminate " + names(O{}) +
-                              (mp_empty<rest_summed>::value ? "" : ", then " + names(rest_summed{}) + " fused") +
-                              ": " + text);
+    out.description.push_back(
+        "eliminate " + names(O{}) +
+        (mp_empty<rest_summed>::value ? "" : ", then " + names(rest_summed{}) + " fused") + ": " +
+        text);
     if (out.cost.back() < out.cost[out.chosen]) out.chosen = out.cost.size() - 1;
   });
   (void)lhs;
   return out;
 }
 
-// The formats of candidate `which` (> 0) in its assignment `variant`, one per step ("sorted,dense").
+// The formats of candidate `which` (> 0) in its assignment `variant`, one per step
+// ("sorted,dense").
 template <class Lhs, class Rhs>
 std::string variant_formats(std::size_t which, std::size_t variant) {
   using R = runner<Lhs, Rhs>;
@@ -12815,8 +12727,9 @@ std::string variant_formats(std::size_t which, std::size_t variant) {
     constexpr auto capable = R::template capable_steps<O>;
     for (std::size_t t = 0; t < mp_size<typename R::template steps_of<O, 0>>::value; ++t)
       s += std::string(t ? "," : "") +
-           intermediate_format_name(capable[t] ? format_at(codes.code[variant < codes.size ? variant : 0], t)
-                                               : intermediate_format::sorted);
+           intermediate_format_name(
+               capable[t] ? format_at(codes.code[variant < codes.size ? variant : 0], t)
+                          : intermediate_format::sorted);
   });
   return s;
 }
@@ -12826,15 +12739,18 @@ std::string variant_formats(std::size_t which, std::size_t variant) {
 // one per step (steps with other intermediates are sorted whatever they ask); reusing twins as
 // `reuse` says.
 template <class Lhs, class Rhs>
-void run_candidate(std::size_t which, std::size_t variant, const std::vector<intermediate_format>& forced,
-                   std::uint32_t reuse, const Lhs& lhs, const Rhs& rhs, bool accumulate = false) {
+void run_candidate(std::size_t which, std::size_t variant,
+                   const std::vector<intermediate_format>& forced, std::uint32_t reuse,
+                   const Lhs& lhs, const Rhs& rhs, bool accumulate = false) {
   using P = program<Lhs, Rhs>;
   using R = runner<Lhs, Rhs>;
   for (const intermediate_format f : forced)
     if (!intermediate_format_compiled(f))
       throw error(std::string("loom::decompose_with: ") + intermediate_format_name(f) +
                   " intermediates are not compiled in (define " +
-                  (f == intermediate_format::bitmap ? "LOOM_BITMAP_INTERMEDIATES" : "LOOM_HASHED_INTERMEDIATES") + "=1)");
+                  (f == intermediate_format::bitmap ? "LOOM_BITMAP_INTERMEDIATES"
+                                                    : "LOOM_HASHED_INTERMEDIATES") +
+                  "=1)");
   const auto in = collect(rhs);
   constexpr std::size_t n = mp_size<typename P::orders>::value;
   mp_with_index<n>(which - 1, [&](auto c) {
@@ -12858,10 +12774,12 @@ void run_candidate(std::size_t which, std::size_t variant, const std::vector<int
       for (std::size_t k = 0; k < codes.size && v == codes.size; ++k)
         if (matches(codes.code[k])) v = k;
       if (v == codes.size)
-        throw error("loom::decompose_with: that mix of intermediate formats is not compiled in "
-                    "(define LOOM_INTERMEDIATE_FORMAT_PER_STEP=1)");
+        throw error(
+            "loom::decompose_with: that mix of intermediate formats is not compiled in "
+            "(define LOOM_INTERMEDIATE_FORMAT_PER_STEP=1)");
     }
-    mp_with_index<codes.size>(v, [&](auto k) { R::template run<O, codes.code[k]>(lhs, in, reuse, accumulate); });
+    mp_with_index<codes.size>(
+        v, [&](auto k) { R::template run<O, codes.code[k]>(lhs, in, reuse, accumulate); });
   });
 }
 
@@ -12893,55 +12811,53 @@ std::size_t decompose_product(Lhs lhs, const Rhs& rhs, bool accumulate) {
   if (chosen != 0) std::clog << ", intermediates " << variant_formats<Lhs, Rhs>(chosen, variant);
   std::clog << ", reuse mask " << reuse << "\n";
 #endif
-  if (chosen != 0) run_candidate(chosen, variant, {}, reuse, lhs, rhs, accumulate);
-  else if (accumulate) lhs += rhs;
-  else lhs = rhs;
+  if (chosen != 0)
+    run_candidate(chosen, variant, {}, reuse, lhs, rhs, accumulate);
+  else if (accumulate)
+    lhs += rhs;
+  else
+    lhs = rhs;
   return chosen;
 }
 
 // Sums over a body with + in it: products distributed over the sums, one sum-product per term
 // (Galley's distribution of * over +, notes 001 §3.8). Each term keeps the summed indices.
-template <class E>
-struct summed_of {
+template <class E> struct summed_of {
   using type = mp_list<>;
   static const E& body(const E& e) { return e; }
 };
-template <class I, class E>
-struct summed_of<expr::sum<I, E>> {
+template <class I, class E> struct summed_of<expr::sum<I, E>> {
   using type = mp_push_front<typename summed_of<E>::type, I>;
   static const auto& body(const expr::sum<I, E>& e) { return summed_of<E>::body(e.body); }
 };
 
-template <class T, class... Is>
-auto terms_of(const expr::access<T, Is...>& a) {
+template <class T, class... Is> auto terms_of(const expr::access<T, Is...>& a) {
   return std::tuple{a};
 }
-template <class L, class R>
-auto terms_of(const expr::add<L, R>& e) {
+template <class L, class R> auto terms_of(const expr::add<L, R>& e) {
   return std::tuple_cat(terms_of(e.lhs), terms_of(e.rhs));
 }
-template <class L, class Rs>
-auto times_each(const L& l, const Rs& rs) {
-  return std::apply([&](const auto&... r) { return std::tuple{expr::mul<L, std::remove_cvref_t<decltype(r)>>{l, r}...}; },
-                    rs);
+template <class L, class Rs> auto times_each(const L& l, const Rs& rs) {
+  return std::apply(
+      [&](const auto&... r) {
+        return std::tuple{expr::mul<L, std::remove_cvref_t<decltype(r)>>{l, r}...};
+      },
+      rs);
 }
-template <class L, class R>
-auto terms_of(const expr::mul<L, R>& e) {
+template <class L, class R> auto terms_of(const expr::mul<L, R>& e) {
   const auto rs = terms_of(e.rhs);
-  return std::apply([&](const auto&... l) { return std::tuple_cat(times_each(l, rs)...); }, terms_of(e.lhs));
+  return std::apply([&](const auto&... l) { return std::tuple_cat(times_each(l, rs)...); },
+                    terms_of(e.lhs));
 }
 
-template <class Rhs>
-auto sum_product_terms(const Rhs& rhs) {
+template <class Rhs> auto sum_product_terms(const Rhs& rhs) {
   using S = typename summed_of<Rhs>::type;
   return std::apply([](const auto&... t) { return std::tuple{wrap_sums<S>::apply(t)...}; },
                     terms_of(summed_of<Rhs>::body(rhs)));
 }
 
-template <class Tuple>
-struct all_sum_products;
-template <class... Ts>
-struct all_sum_products<std::tuple<Ts...>> {
+template <class Tuple> struct all_sum_products;
+template <class... Ts> struct all_sum_products<std::tuple<Ts...>> {
   // every term a product of accesses that uses every summed index (no sum over an absent index)
   static constexpr bool value = (... && flatten<Ts>::ok);
 };
@@ -12952,43 +12868,44 @@ std::size_t decompose_any(Lhs lhs, const Rhs& rhs, bool accumulate) {
     return decompose_product(lhs, rhs, accumulate);
   } else {
     using terms_t = decltype(sum_product_terms(rhs));
-    static_assert(all_sum_products<terms_t>::value,
-                  "loom::decompose: the right-hand side must be sums over products of tensor accesses, "
-                  "possibly with + between them (e.g. sum(p, sum(j, S(i, p) * (P(p, j) + Q(p, j)) * w(j)))), "
-                  "with every summed index used by every term; or map(f, such an expression)");
+    static_assert(
+        all_sum_products<terms_t>::value,
+        "loom::decompose: the right-hand side must be sums over products of tensor accesses, "
+        "possibly with + between them (e.g. sum(p, sum(j, S(i, p) * (P(p, j) + Q(p, j)) * w(j)))), "
+        "with every summed index used by every term; or map(f, such an expression)");
     const auto terms = sum_product_terms(rhs);
     std::size_t first = 0;
     std::size_t t = 0;
-    std::apply([&](const auto&... term) {
-      (..., [&] {
-        const std::size_t c = decompose_product(lhs, term, accumulate || t > 0);
-        if (t++ == 0) first = c;
-      }());
-    }, terms);
+    std::apply(
+        [&](const auto&... term) {
+          (..., [&] {
+            const std::size_t c = decompose_product(lhs, term, accumulate || t > 0);
+            if (t++ == 0) first = c;
+          }());
+        },
+        terms);
     return first;
   }
 }
 
-template <class Rhs>
-struct is_unary_map : std::false_type {};
-template <class F, class E>
-struct is_unary_map<expr::map<F, E>> : std::true_type {};
+template <class Rhs> struct is_unary_map : std::false_type {};
+template <class F, class E> struct is_unary_map<expr::map<F, E>> : std::true_type {};
 
 }  // namespace detail::ve
 
 namespace detail::ve {
 // decompose() once the output is known not to be read by an operand.
-template <class Lhs, class R>
-std::size_t decompose_into(Lhs lhs, const R& rhs) {
+template <class Lhs, class R> std::size_t decompose_into(Lhs lhs, const R& rhs) {
   using Rhs = std::remove_cvref_t<R>;
   if constexpr (detail::ve::is_unary_map<Rhs>::value) {
     return [&]<class T, class... Is>(const expr::access<T, Is...>&) {
       using tensor_t = std::remove_const_t<T>;
       tensor_t inner(lhs.tensor->shape());
-      const std::size_t c =
-          detail::ve::decompose_any(expr::access<tensor_t, Is...>{&inner}, std::get<0>(rhs.args), false);
+      const std::size_t c = detail::ve::decompose_any(expr::access<tensor_t, Is...>{&inner},
+                                                      std::get<0>(rhs.args), false);
       using inner_access = expr::access<const tensor_t, Is...>;
-      lhs = expr::map<decltype(rhs.f), inner_access>{rhs.f, std::tuple<inner_access>{inner_access{&inner}}};
+      lhs = expr::map<decltype(rhs.f), inner_access>{
+          rhs.f, std::tuple<inner_access>{inner_access{&inner}}};
       return c;
     }(lhs);
   } else {
@@ -13005,10 +12922,10 @@ std::size_t decompose_into(Lhs lhs, const R& rhs) {
 /// into one sum-product per term, and `map(f, e)` decomposes `e` then applies `f`. An operand that
 /// reads the output's storage sees its old values (the result is computed into a copy). Returns
 /// the candidate run for the (first) sum-product (0: fused).
-template <class Lhs, class R>
-std::size_t decompose(Lhs lhs, const R& rhs) {
+template <class Lhs, class R> std::size_t decompose(Lhs lhs, const R& rhs) {
   std::size_t chosen = 0;
-  detail::run_unaliased(lhs, rhs, [&](auto& target, auto&) { chosen = detail::ve::decompose_into(target, rhs); });
+  detail::run_unaliased(
+      lhs, rhs, [&](auto& target, auto&) { chosen = detail::ve::decompose_into(target, rhs); });
   return chosen;
 }
 
@@ -13019,18 +12936,21 @@ std::size_t decompose(Lhs lhs, const R& rhs) {
 /// intermediate where it computes the same sum over the same tensors) default to the planner's
 /// choice for that candidate.
 template <class Lhs, class R>
-void decompose_with(std::size_t which, Lhs lhs, const R& rhs, const std::vector<intermediate_format>& formats,
+void decompose_with(std::size_t which, Lhs lhs, const R& rhs,
+                    const std::vector<intermediate_format>& formats,
                     std::optional<std::uint32_t> reuse = std::nullopt) {
   using Rhs = std::remove_cvref_t<R>;
   using P = detail::ve::program<Lhs, Rhs>;
-  static_assert(P::ok, "loom::decompose: the right-hand side must be sums over a product of tensor accesses");
+  static_assert(
+      P::ok, "loom::decompose: the right-hand side must be sums over a product of tensor accesses");
   constexpr std::size_t n = boost::mp11::mp_size<typename P::orders>::value;
   if (which == 0) {
     lhs = rhs;
     return;
   }
-  if (which > n) throw shape_error("loom::decompose_with: candidate " + std::to_string(which) +
-                                   " does not exist (there are " + std::to_string(n + 1) + ")");
+  if (which > n)
+    throw shape_error("loom::decompose_with: candidate " + std::to_string(which) +
+                      " does not exist (there are " + std::to_string(n + 1) + ")");
   std::size_t variant = 0;
   if (formats.empty() || !reuse) {
     const decomposition_choice c = plan_decomposition(lhs, rhs);
@@ -13042,26 +12962,31 @@ void decompose_with(std::size_t which, Lhs lhs, const R& rhs, const std::vector<
   });
 }
 template <class Lhs, class R>
-void decompose_with(std::size_t which, Lhs lhs, const R& rhs, std::optional<intermediate_format> format = std::nullopt,
+void decompose_with(std::size_t which, Lhs lhs, const R& rhs,
+                    std::optional<intermediate_format> format = std::nullopt,
                     std::optional<std::uint32_t> reuse = std::nullopt) {
-  decompose_with(which, lhs, rhs, format ? std::vector<intermediate_format>{*format} : std::vector<intermediate_format>{},
-                 reuse);
+  decompose_with(
+      which, lhs, rhs,
+      format ? std::vector<intermediate_format>{*format} : std::vector<intermediate_format>{},
+      reuse);
 }
 
 /// The candidates of `decompose(lhs, rhs)` in words, with their logical costs and the choice.
-template <class Lhs, class R>
-std::string explain_decomposition(const Lhs& lhs, const R& rhs) {
+template <class Lhs, class R> std::string explain_decomposition(const Lhs& lhs, const R& rhs) {
   using Rhs = std::remove_cvref_t<R>;
   std::ostringstream s;
   if constexpr (detail::ve::is_unary_map<Rhs>::value) {
-    s << "map(f, ...) applied to the result of:\n" << explain_decomposition(lhs, std::get<0>(rhs.args));
+    s << "map(f, ...) applied to the result of:\n"
+      << explain_decomposition(lhs, std::get<0>(rhs.args));
   } else if constexpr (!detail::ve::flatten<Rhs>::ok) {
     const auto terms = detail::ve::sum_product_terms(rhs);
     std::size_t t = 0;
-    std::apply([&](const auto&... term) {
-      (..., (s << "term " << ++t << " of " << sizeof...(term) << " (* distributed over +):\n"
-               << explain_decomposition(lhs, term)));
-    }, terms);
+    std::apply(
+        [&](const auto&... term) {
+          (..., (s << "term " << ++t << " of " << sizeof...(term) << " (* distributed over +):\n"
+                   << explain_decomposition(lhs, term)));
+        },
+        terms);
   } else {
     const decomposition_choice c = plan_decomposition(lhs, rhs);
     s << "decomposition candidates (Galley's logical cost; at most " << max_elimination_orders
@@ -13105,46 +13030,51 @@ namespace loom::plan {
 
 namespace detail {
 
-template <class T>
-std::string tensor_label(const T& t, std::size_t ordinal) {
+template <class T> std::string tensor_label(const T& t, std::size_t ordinal) {
   return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
 }
 
 // "aliasing: the output's storage is also read by x ...", when it is (format/memory.hpp).
-template <class Lhs, class Rhs>
-std::string aliasing_line(const Lhs& lhs, const Rhs& rhs) {
+template <class Lhs, class Rhs> std::string aliasing_line(const Lhs& lhs, const Rhs& rhs) {
   const std::string names = loom::detail::aliased_operands(lhs.tensor, rhs);
   if (names.empty()) return "";
   return "aliasing: the output's storage is also read by " + names +
          ": the result is computed into a copy, which then replaces the output\n";
 }
 
-template <class... Is>
-std::string index_list() {
+template <class... Is> std::string index_list() {
   std::string s;
   ((s += (s.empty() ? "" : ",") + std::string(Is::name)), ...);
   return s;
 }
 
 /// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
-template <class E>
-std::string to_string(const E& e, std::size_t& ordinal) {
+template <class E> std::string to_string(const E& e, std::size_t& ordinal) {
   if constexpr (requires { e.tensor; }) {
     return [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
       return tensor_label(*a.tensor, ordinal++) + "(" + index_list<Is...>() + ")";
     }(e);
   } else if constexpr (requires { e.value; }) {
     std::ostringstream s;
-    if constexpr (requires { s << e.value; }) s << e.value;
-    else if constexpr (requires { s << e.value.value; }) s << e.value.value;
-    else s << "literal";
+    if constexpr (requires { s << e.value; })
+      s << e.value;
+    else if constexpr (requires { s << e.value.value; })
+      s << e.value.value;
+    else
+      s << "literal";
     return s.str();
-  } else if constexpr (requires { e.lhs; e.rhs; }) {
+  } else if constexpr (requires {
+                         e.lhs;
+                         e.rhs;
+                       }) {
     constexpr bool is_add = requires { []<class L, class R>(const expr::add<L, R>&) {}(e); };
     std::string l = to_string(e.lhs, ordinal);
     std::string r = to_string(e.rhs, ordinal);
     return is_add ? "(" + l + " + " + r + ")" : l + " * " + r;
-  } else if constexpr (requires { e.pred; e.body; }) {
+  } else if constexpr (requires {
+                         e.pred;
+                         e.body;
+                       }) {
     std::string p = to_string(e.pred, ordinal);
     return "where(" + p + ", " + to_string(e.body, ordinal) + ")";
   } else if constexpr (requires { e.args; }) {
@@ -13184,19 +13114,22 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   const std::string out_name = lhs.tensor->name().empty() ? "out" : lhs.tensor->name();
   std::string kernel = detail::to_string(rhs, ordinal);
   s << "kernel: " << out_name << "(" <<
-      [&]<class T, class... Is>(const expr::access<T, Is...>&) { return detail::index_list<Is...>(); }(lhs)
-    << ") = " << kernel << "\n" << preamble;
+      [&]<class T, class... Is>(const expr::access<T, Is...>&) {
+        return detail::index_list<Is...>();
+      }(lhs)
+    << ") = " << kernel << "\n"
+    << preamble;
 
   // operands
   struct operand_info {
     std::string label, format;
     std::string copy_format;  // a transposed copy in general levels (a storage mapping's)
     bool dense = false, transposed = false, view = false;
-    std::vector<std::size_t> level_depth;   // depth iterated by each stored level
+    std::vector<std::size_t> level_depth;  // depth iterated by each stored level
     std::vector<std::string> level_kind;
-    std::vector<char> level_probe;  // random access, not full (hashed, bitmap, banded, user)
-    std::vector<char> level_full;   // random access and full: located like a dense level
-    std::vector<char> level_role;   // 'i' iterated, 'm' co-iterated, 'l' located (per level)
+    std::vector<char> level_probe;         // random access, not full (hashed, bitmap, banded, user)
+    std::vector<char> level_full;          // random access and full: located like a dense level
+    std::vector<char> level_role;          // 'i' iterated, 'm' co-iterated, 'l' located (per level)
     std::vector<std::string> level_peers;  // the other operands at that level's loop
     std::int64_t nnz = 0;
     // a storage mapping's account of how its loops were fused (format/mapping/)
@@ -13222,22 +13155,23 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
       std::array<std::size_t, sizeof...(Is)> modes{};
       for (std::size_t k2 = 0; k2 < modes.size(); ++k2) modes[k2] = F::modes[k2];
       if (F::all_dense || info.transposed)
-        std::sort(modes.begin(), modes.end(),
-                  [&](std::size_t x, std::size_t y) { return depth_by_mode[x] < depth_by_mode[y]; });
+        std::sort(modes.begin(), modes.end(), [&](std::size_t x, std::size_t y) {
+          return depth_by_mode[x] < depth_by_mode[y];
+        });
       std::size_t level = 0;
       auto add_levels = [&](auto levels) {
-        boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, decltype(levels)>>(
-            [&](auto l) {
-              using L = typename decltype(l)::type;
-              info.level_depth.push_back(depth_by_mode[modes[level]]);
-              info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
-              info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
-                                         !L::properties.full);
-              info.level_full.push_back(L::properties.random_access && L::properties.full);
-              if constexpr (requires { &L::definition::explain; })
-                info.mapping_explain = &L::definition::explain;
-              ++level;
-            });
+        boost::mp11::mp_for_each<
+            boost::mp11::mp_transform<boost::mp11::mp_identity, decltype(levels)>>([&](auto l) {
+          using L = typename decltype(l)::type;
+          info.level_depth.push_back(depth_by_mode[modes[level]]);
+          info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
+          info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
+                                     !L::properties.full);
+          info.level_full.push_back(L::properties.random_access && L::properties.full);
+          if constexpr (requires { &L::definition::explain; })
+            info.mapping_explain = &L::definition::explain;
+          ++level;
+        });
       };
       using copy = transposed_format<order, A>;
       if constexpr (copy::general) {
@@ -13266,12 +13200,13 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   using out_indices = expr::free_indices_t<Lhs>;
   s << "attribute order: ";
   for (std::size_t d = 0; d < names.size(); ++d) s << (d ? ", " : "") << names[d];
-  s << "  (concordant with every sparse operand" << (P::any_transposed ? " after transposition" : "")
-    << ")\n";
+  s << "  (concordant with every sparse operand"
+    << (P::any_transposed ? " after transposition" : "") << ")\n";
 
   for (std::size_t d = 0; d < names.size(); ++d) {
     bool is_free = false;
-    boost::mp11::mp_for_each<out_indices>([&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
+    boost::mp11::mp_for_each<out_indices>(
+        [&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
     std::vector<std::string> iterate, locate, probe;
     using slot = std::pair<std::size_t, std::size_t>;  // (operand, level)
     std::vector<slot> iterate_at, locate_at, probe_at;
@@ -13280,7 +13215,9 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
       for (std::size_t l = 0; l < o.level_depth.size(); ++l) {
         if (o.level_depth[l] != d) continue;
         const bool random = o.level_kind[l].rfind("dense", 0) == 0 || o.level_full[l];
-        (random ? locate : o.level_probe[l] ? probe : iterate)
+        (random             ? locate
+         : o.level_probe[l] ? probe
+                            : iterate)
             .push_back(o.label + " (" + o.level_kind[l] + ")");
         (random ? locate_at : o.level_probe[l] ? probe_at : iterate_at).push_back({q, l});
       }
@@ -13307,7 +13244,8 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     for (const auto& [q, l] : iterate_at) {
       ops[q].level_role[l] = iterate_at.size() > 1 ? 'm' : 'i';
       for (const auto& [r, m] : iterate_at)
-        if (r != q) ops[q].level_peers[l] += (ops[q].level_peers[l].empty() ? "" : ", ") + ops[r].label;
+        if (r != q)
+          ops[q].level_peers[l] += (ops[q].level_peers[l].empty() ? "" : ", ") + ops[r].label;
     }
     for (const auto& [q, l] : locate_at) {
       ops[q].level_role[l] = 'l';
@@ -13324,7 +13262,8 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     } else {
       s << (iterate.size() == 1 ? "iterate "
                                 : "co-iterate (intersection by merge where multiplied, galloping "
-                                  "seek on fibers " + std::to_string(stream::skip::gallop_ratio) +
+                                  "seek on fibers " +
+                                      std::to_string(stream::skip::gallop_ratio) +
                                       "x longer than the other, unless a skip policy is chosen "
                                       "below; lexicographic union where added) ");
       for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
@@ -13361,14 +13300,16 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   }
   using out_format = typename out_t::format_type;
   s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
-  if constexpr (out_format::all_dense) s << "written in place (locate and accumulate)";
+  if constexpr (out_format::all_dense)
+    s << "written in place (locate and accumulate)";
   else if constexpr (out_format::dense_over_bitmap && out_t::owning)
     s << "written in place (locate and accumulate, presence bit set per cell)";
   else if constexpr (P::output_in_order && pattern_of<Lhs, Rhs>::shares &&
                      loom::detail::rows_of_columns<out_format>)
     s << "written on the pattern of " << ops[pattern_of<Lhs, Rhs>::ordinal].label
       << " (its positions and coordinates copied, values computed in its order)";
-  else if constexpr (P::output_in_order) s << "assembled by in-order append";
+  else if constexpr (P::output_in_order)
+    s << "assembled by in-order append";
   else {
     std::vector<std::string> out_names;  // the output's indices in storage order
     boost::mp11::mp_for_each<expr::free_indices_t<Lhs>>(
@@ -13392,8 +13333,10 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
         return false;
       }
     }();
-    if constexpr (by_rows) s << ", placed by row when it ends (a counting sort, unless dense)\n  ";
-    else s << ", appended in order when it ends\n  ";
+    if constexpr (by_rows)
+      s << ", placed by row when it ends (a counting sort, unless dense)\n  ";
+    else
+      s << ", appended in order when it ends\n  ";
     if (loom::detail::forced_workspace) {
       s << workspace_kind_name(*loom::detail::forced_workspace)
         << " workspace, forced by loom::scoped_workspace";
@@ -13412,8 +13355,7 @@ namespace detail {
 // The skip policy per loop of plan P, as the evaluator chooses it (optimize/leader_choice.hpp):
 // among the instantiated candidates (LOOM_MAX_SKIP_CANDIDATES > 1) or as the runtime policy's
 // codes (LOOM_RUNTIME_SKIP_POLICY); empty otherwise.
-template <class P, class Lhs, class Rhs>
-std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
+template <class P, class Lhs, class Rhs> std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
 #if LOOM_MAX_SKIP_CANDIDATES > 1
   constexpr std::size_t cap = stream::skip::max_candidates;
   if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
@@ -13434,22 +13376,25 @@ std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
 
 /// A description of the plan loom compiles for `lhs = rhs`, e.g.
 /// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
-template <class Lhs, class R>
-std::string explain(const Lhs& lhs, const R& rhs_operand) {
+template <class Lhs, class R> std::string explain(const Lhs& lhs, const R& rhs_operand) {
   const auto rewritten = rewrite::for_kernel(expr::as_expr(rhs_operand));  // as the evaluator does
   const auto rhs = rewritten.expr;
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
   using fired = typename decltype(rewritten)::fired;
-  std::string rules =
-      boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
+  std::string rules = boost::mp11::mp_empty<fired>::value
+                          ? ""
+                          : "rules fired: " + rewrite::fired_names<fired>() + "\n";
   rules += detail::aliasing_line(lhs, rhs);
-  if constexpr (rewrite::has_hoistable_v<Rhs>) {  // the evaluator decides as here (hoist_choice.hpp)
+  if constexpr (rewrite::has_hoistable_v<Rhs>) {  // the evaluator decides as here
+                                                  // (hoist_choice.hpp)
     rewrite::hoist_first(rhs, [&](const auto& s, auto) {
       std::size_t ordinal = 0;
       loom::statistics_cache stats;
-      const auto c = optimize::choose_hoist(lhs, rhs, s, rewrite::hoisted_dense_v<std::remove_cvref_t<decltype(s)>>, stats);
+      const auto c = optimize::choose_hoist(
+          lhs, rhs, s, rewrite::hoisted_dense_v<std::remove_cvref_t<decltype(s)>>, stats);
       rules += (c.hoist() ? "hoisted: " : "not hoisted: ") + detail::to_string(s, ordinal) +
-               (c.hoist() ? " is computed once, before the loops below (" : " stays in the fused loops (") +
+               (c.hoist() ? " is computed once, before the loops below ("
+                          : " stays in the fused loops (") +
                c.describe() + ")\n";
     });
   }
@@ -13465,7 +13410,8 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
       using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
       std::string moved;
       expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-        if (P::chosen.transposed[k]) moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, k);
+        if (P::chosen.transposed[k])
+          moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, k);
       });
       std::string names;
       boost::mp11::mp_for_each<typename P::order>(
@@ -13493,7 +13439,7 @@ std::string explain(const Lhs& lhs, const R& rhs_operand) {
       out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
           lhs, rhs, pre.str());
       out += detail::skip_section<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(lhs,
-                                                                                             rhs);
+                                                                                              rhs);
     });
     return out;
   }
@@ -13510,11 +13456,13 @@ std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed) {
   const auto rhs = rewritten.expr;
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
   using fired = typename decltype(rewritten)::fired;
-  std::string rules =
-      boost::mp11::mp_empty<fired>::value ? "" : "rules fired: " + rewrite::fired_names<fired>() + "\n";
+  std::string rules = boost::mp11::mp_empty<fired>::value
+                          ? ""
+                          : "rules fired: " + rewrite::fired_names<fired>() + "\n";
   rules += detail::aliasing_line(lhs, rhs);
   std::string names;
-  boost::mp11::mp_for_each<Order>([&](auto i) { names += (names.empty() ? "" : ", ") + std::string(decltype(i)::name); });
+  boost::mp11::mp_for_each<Order>(
+      [&](auto i) { names += (names.empty() ? "" : ", ") + std::string(decltype(i)::name); });
   rules += "loop order fixed by loom::order<" + names + ">\n";
   using P = order_plan<Lhs, Rhs, -1, Order>;
   return detail::explain_plan<P>(lhs, rhs, rules) + detail::skip_section<P>(lhs, rhs);
@@ -13526,8 +13474,7 @@ using plan::explain;
 
 /// An expression in index notation, with tensor names (T0, T1, ... for unnamed ones):
 /// `loom::to_string(sum(j, A(i, j) * x(j)))` gives "sum(j, A(i,j) * x(j))".
-template <expr::operand E>
-std::string to_string(const E& e) {
+template <expr::operand E> std::string to_string(const E& e) {
   std::size_t ordinal = 0;
   return plan::detail::to_string(expr::as_expr(e), ordinal);
 }
@@ -13580,61 +13527,42 @@ template <class T>
 concept node = std::derived_from<std::remove_cvref_t<T>, node_base>;
 
 /// The value of index variable I (a `loom::index`).
-template <class I>
-struct var_node : node_base {};
+template <class I> struct var_node : node_base {};
 /// The position bound by I's loop: the stored position of a segment, the index of a range.
-template <class I>
-struct pos_node : node_base {};
+template <class I> struct pos_node : node_base {};
 /// An integer constant.
-template <std::int64_t N>
-struct lit : node_base {};
+template <std::int64_t N> struct lit : node_base {};
 /// The extent of the mode the enclosing loop stores.
 struct extent_node : node_base {};
 /// Element E of physical array Arr.
-template <class Arr, class E>
-struct load : node_base {};
+template <class Arr, class E> struct load : node_base {};
 /// a Op b, Op one of + - * / m (min) M (max) z (interleave bits: a even, b odd).
-template <char Op, class A, class B>
-struct bin : node_base {};
+template <char Op, class A, class B> struct bin : node_base {};
 
 /// A guard `a Op b` (Op one of < l(<=) > g(>=)); a loop folds it into its bounds.
-template <char Op, class A, class B>
-struct guard {};
+template <char Op, class A, class B> struct guard {};
 
 /// A physical array of `T` named `Name`: `arr(e)` reads one element, `arr.slice(lo, hi)` is the
 /// segment [lo, hi) of a loop over stored coordinates.
-template <fixed_string Name, class T = std::int64_t>
-struct array {
+template <fixed_string Name, class T = std::int64_t> struct array {
   using value_type = T;
   static constexpr std::string_view name = Name.view();
-  template <node E>
-  constexpr load<array, std::remove_cvref_t<E>> operator()(E) const {
-    return {};
-  }
-  template <node Lo, node Hi>
-  constexpr auto slice(Lo, Hi) const;
+  template <node E> constexpr load<array, std::remove_cvref_t<E>> operator()(E) const { return {}; }
+  template <node Lo, node Hi> constexpr auto slice(Lo, Hi) const;
 };
 
 /// The segment [Lo, Hi) of array Arr: a loop over it binds each stored coordinate.
-template <class Arr, class Lo, class Hi>
-struct slice_of {
+template <class Arr, class Lo, class Hi> struct slice_of {
   using array_type = Arr;
   using lo = Lo;
   using hi = Hi;
 };
 
 /// `var(i)`: index i inside a mapping; `pos(i)`: its loop's position; `extent`: the mode's extent.
-template <index_variable I>
-constexpr var_node<std::remove_cvref_t<I>> var(I) {
-  return {};
-}
-template <index_variable I>
-constexpr pos_node<std::remove_cvref_t<I>> pos(I) {
-  return {};
-}
+template <index_variable I> constexpr var_node<std::remove_cvref_t<I>> var(I) { return {}; }
+template <index_variable I> constexpr pos_node<std::remove_cvref_t<I>> pos(I) { return {}; }
 inline constexpr extent_node extent{};
-template <std::int64_t N>
-inline constexpr lit<N> c{};
+template <std::int64_t N> inline constexpr lit<N> c{};
 
 template <node A, node B>
 constexpr bin<'+', std::remove_cvref_t<A>, std::remove_cvref_t<B>> operator+(A, B) {
@@ -13685,18 +13613,14 @@ constexpr bin<'z', std::remove_cvref_t<A>, std::remove_cvref_t<B>> interleave(A,
 
 namespace literals {
 namespace parse_detail {
-template <char... Cs>
-constexpr std::int64_t parse() {
+template <char... Cs> constexpr std::int64_t parse() {
   std::int64_t v = 0;
   ((v = v * 10 + (Cs - '0')), ...);
   return v;
 }
 }  // namespace parse_detail
 /// `2_c`: the constant 2 in index arithmetic.
-template <char... Cs>
-constexpr lit<parse_detail::parse<Cs...>()> operator""_c() {
-  return {};
-}
+template <char... Cs> constexpr lit<parse_detail::parse<Cs...>()> operator""_c() { return {}; }
 }  // namespace literals
 
 namespace detail {
@@ -13720,35 +13644,29 @@ struct eval_env {
 
 /// Where names resolve inside loop K: its own index `Self`; `Up`, the index of the loop above
 /// (void at the root), whose value is the parent position when `UpIsIndex`.
-template <class Self, class Up, bool SelfIsRange, bool UpIsIndex>
-struct scope {
+template <class Self, class Up, bool SelfIsRange, bool UpIsIndex> struct scope {
   using self = Self;
   using up = Up;
   static constexpr bool self_is_range = SelfIsRange, up_is_index = UpIsIndex;
 };
 
-template <class E>
-struct arrays_of {
+template <class E> struct arrays_of {
   using type = mp_list<>;
 };
-template <class Arr, class E>
-struct arrays_of<load<Arr, E>> {
+template <class Arr, class E> struct arrays_of<load<Arr, E>> {
   using type = boost::mp11::mp_push_front<typename arrays_of<E>::type, Arr>;
 };
-template <char Op, class A, class B>
-struct arrays_of<bin<Op, A, B>> {
+template <char Op, class A, class B> struct arrays_of<bin<Op, A, B>> {
   using type = boost::mp11::mp_append<typename arrays_of<A>::type, typename arrays_of<B>::type>;
 };
 template <char Op, class A, class B>
 struct arrays_of<guard<Op, A, B>> : arrays_of<bin<Op, A, B>> {};
 
 template <class Scope, class I>
-inline constexpr bool known_index_v =
-    std::is_same_v<I, typename Scope::self> ||
-    (std::is_same_v<I, typename Scope::up> && Scope::up_is_index);
+inline constexpr bool known_index_v = std::is_same_v<I, typename Scope::self> ||
+                                      (std::is_same_v<I, typename Scope::up> && Scope::up_is_index);
 
-template <class Scope, class E>
-struct resolvable : std::true_type {};
+template <class Scope, class E> struct resolvable : std::true_type {};
 template <class Scope, class I>
 struct resolvable<Scope, var_node<I>> : std::bool_constant<known_index_v<Scope, I>> {};
 template <class Scope, class I>
@@ -13763,59 +13681,57 @@ struct resolvable<Scope, bin<Op, A, B>>
 
 /// Computes E inside the loop described by Scope; arrays come from `st.arrays` (listed in
 /// `Arrays`).
-template <class Scope, class Arrays, class E>
-struct eval;
-template <class Scope, class Arrays, class I>
-struct eval<Scope, Arrays, var_node<I>> {
-  template <class St>
-  static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env& env) {
-    if constexpr (std::is_same_v<I, typename Scope::self>) return env.i;
-    else return env.up;  // the loop above is a range at the root: its position is its index
+template <class Scope, class Arrays, class E> struct eval;
+template <class Scope, class Arrays, class I> struct eval<Scope, Arrays, var_node<I>> {
+  template <class St> static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env& env) {
+    if constexpr (std::is_same_v<I, typename Scope::self>)
+      return env.i;
+    else
+      return env.up;  // the loop above is a range at the root: its position is its index
   }
 };
-template <class Scope, class Arrays, class I>
-struct eval<Scope, Arrays, pos_node<I>> {
-  template <class St>
-  static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env& env) {
+template <class Scope, class Arrays, class I> struct eval<Scope, Arrays, pos_node<I>> {
+  template <class St> static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env& env) {
     if constexpr (std::is_same_v<I, typename Scope::self>)
       return Scope::self_is_range ? env.i : env.q;
-    else return env.up;
+    else
+      return env.up;
   }
 };
-template <class Scope, class Arrays, std::int64_t N>
-struct eval<Scope, Arrays, lit<N>> {
-  template <class St>
-  static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env&) {
+template <class Scope, class Arrays, std::int64_t N> struct eval<Scope, Arrays, lit<N>> {
+  template <class St> static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env&) {
     return N;
   }
 };
-template <class Scope, class Arrays>
-struct eval<Scope, Arrays, extent_node> {
-  template <class St>
-  static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env& env) {
+template <class Scope, class Arrays> struct eval<Scope, Arrays, extent_node> {
+  template <class St> static LOOM_FORCE_INLINE std::int64_t run(const St&, const eval_env& env) {
     return env.n;
   }
 };
-template <class Scope, class Arrays, class Arr, class E>
-struct eval<Scope, Arrays, load<Arr, E>> {
-  template <class St>
-  static LOOM_FORCE_INLINE std::int64_t run(const St& st, const eval_env& env) {
+template <class Scope, class Arrays, class Arr, class E> struct eval<Scope, Arrays, load<Arr, E>> {
+  template <class St> static LOOM_FORCE_INLINE std::int64_t run(const St& st, const eval_env& env) {
     const auto& a = std::get<boost::mp11::mp_find<Arrays, Arr>::value>(st.arrays);
-    return static_cast<std::int64_t>(a[static_cast<std::size_t>(eval<Scope, Arrays, E>::run(st, env))]);
+    return static_cast<std::int64_t>(
+        a[static_cast<std::size_t>(eval<Scope, Arrays, E>::run(st, env))]);
   }
 };
 template <class Scope, class Arrays, char Op, class A, class B>
 struct eval<Scope, Arrays, bin<Op, A, B>> {
-  template <class St>
-  static LOOM_FORCE_INLINE std::int64_t run(const St& st, const eval_env& env) {
+  template <class St> static LOOM_FORCE_INLINE std::int64_t run(const St& st, const eval_env& env) {
     const std::int64_t a = eval<Scope, Arrays, A>::run(st, env);
     const std::int64_t b = eval<Scope, Arrays, B>::run(st, env);
-    if constexpr (Op == '+') return a + b;
-    else if constexpr (Op == '-') return a - b;
-    else if constexpr (Op == '*') return a * b;
-    else if constexpr (Op == '/') return a / b;
-    else if constexpr (Op == 'm') return std::min(a, b);
-    else if constexpr (Op == 'M') return std::max(a, b);
+    if constexpr (Op == '+')
+      return a + b;
+    else if constexpr (Op == '-')
+      return a - b;
+    else if constexpr (Op == '*')
+      return a * b;
+    else if constexpr (Op == '/')
+      return a / b;
+    else if constexpr (Op == 'm')
+      return std::min(a, b);
+    else if constexpr (Op == 'M')
+      return std::max(a, b);
     else
       return static_cast<std::int64_t>(spread_bits(static_cast<std::uint64_t>(a)) |
                                        (spread_bits(static_cast<std::uint64_t>(b)) << 1));
@@ -13823,48 +13739,43 @@ struct eval<Scope, Arrays, bin<Op, A, B>> {
 };
 
 /// Index notation of an expression, for explain (`i*(i+1)/2 + j`, `crd(pos(i_pos))`).
-template <class E>
-struct show;
-template <class I>
-struct show<var_node<I>> {
+template <class E> struct show;
+template <class I> struct show<var_node<I>> {
   static std::string text() { return std::string(I::name); }
 };
-template <class I>
-struct show<pos_node<I>> {
+template <class I> struct show<pos_node<I>> {
   static std::string text() { return std::string(I::name) + "_pos"; }
 };
-template <std::int64_t N>
-struct show<lit<N>> {
+template <std::int64_t N> struct show<lit<N>> {
   static std::string text() { return std::to_string(N); }
 };
-template <>
-struct show<extent_node> {
+template <> struct show<extent_node> {
   static std::string text() { return "N"; }
 };
-template <class Arr, class E>
-struct show<load<Arr, E>> {
+template <class Arr, class E> struct show<load<Arr, E>> {
   static std::string text() { return std::string(Arr::name) + "(" + show<E>::text() + ")"; }
 };
-template <char Op, class A, class B>
-struct show<bin<Op, A, B>> {
-  template <class X>
-  static std::string operand() {
+template <char Op, class A, class B> struct show<bin<Op, A, B>> {
+  template <class X> static std::string operand() {
     if constexpr (requires { []<char O, class P, class Q>(bin<O, P, Q>) {}(X{}); })
       return "(" + show<X>::text() + ")";
-    else return show<X>::text();
+    else
+      return show<X>::text();
   }
   static std::string text() {
-    if constexpr (Op == 'm') return "min(" + show<A>::text() + ", " + show<B>::text() + ")";
-    else if constexpr (Op == 'M') return "max(" + show<A>::text() + ", " + show<B>::text() + ")";
+    if constexpr (Op == 'm')
+      return "min(" + show<A>::text() + ", " + show<B>::text() + ")";
+    else if constexpr (Op == 'M')
+      return "max(" + show<A>::text() + ", " + show<B>::text() + ")";
     else if constexpr (Op == 'z')
       return "interleave(" + show<A>::text() + ", " + show<B>::text() + ")";
     else if constexpr (Op == '+' || Op == '-')
       return show<A>::text() + " " + Op + " " + show<B>::text();
-    else return operand<A>() + Op + operand<B>();
+    else
+      return operand<A>() + Op + operand<B>();
   }
 };
-template <char Op, class A, class B>
-struct show<guard<Op, A, B>> {
+template <char Op, class A, class B> struct show<guard<Op, A, B>> {
   static std::string text() {
     const char* op = Op == '<' ? " < " : Op == 'l' ? " <= " : Op == '>' ? " > " : " >= ";
     return show<A>::text() + op + show<B>::text();
@@ -13934,18 +13845,15 @@ constexpr std::int64_t table_capacity(std::int64_t count) {
 /// The contents of a hash map (or of a trie's hash maps, one table after another): open
 /// addressing with linear probing, each table's capacity a power of two, key -1 marking an
 /// empty slot. `vals[s]` is the position the key in slot s maps to.
-template <class Key = std::int64_t, class Val = std::int64_t>
-struct hash_table;
+template <class Key = std::int64_t, class Val = std::int64_t> struct hash_table;
 
 /// A borrowed hash_table (what `bind` keeps, so a view reads the caller's table).
-template <class Key, class Val>
-struct hash_table_view {
+template <class Key, class Val> struct hash_table_view {
   std::span<const Key> keys;
   std::span<const Val> vals;
 };
 
-template <class Key, class Val>
-struct hash_table {
+template <class Key, class Val> struct hash_table {
   std::vector<Key> keys;
   std::vector<Val> vals;
 
@@ -13990,8 +13898,7 @@ struct sorted_cache {
   std::vector<std::int64_t> keys, vals, end;
 };
 
-template <class Key, class Val, bool Owning>
-struct hash_storage {
+template <class Key, class Val, bool Owning> struct hash_storage {
   level_array<Key, Owning> keys;
   level_array<Val, Owning> vals;
   std::shared_ptr<sorted_cache> sorted = std::make_shared<sorted_cache>();
@@ -14029,8 +13936,7 @@ struct hash_storage {
 /// A physical hash map named `Name` from keys to positions (STOREL's `CREATE HASHMAP`): a loop
 /// `hashed(i, H)` binds each key i and its position `pos(i)`; `H.table(lo, hi)` is the table in
 /// slots [lo, hi) (one per parent: a trie of hash maps). Bound with `bind(H, hash_table{...})`.
-template <fixed_string Name, class Key = std::int64_t, class Val = std::int64_t>
-struct hash_map {
+template <fixed_string Name, class Key = std::int64_t, class Val = std::int64_t> struct hash_map {
   static_assert(std::is_integral_v<Key> && std::is_signed_v<Key> && std::is_integral_v<Val>,
                 "loom::mapping::hash_map: keys must be signed integers (-1 marks an empty slot) "
                 "and positions integers");
@@ -14039,17 +13945,14 @@ struct hash_map {
   using value_type = Key;  // for messages
   static constexpr std::string_view name = Name.view();
   static constexpr bool is_hash_map = true;
-  template <bool Owning>
-  using storage = detail::hash_storage<Key, Val, Owning>;
+  template <bool Owning> using storage = detail::hash_storage<Key, Val, Owning>;
 
-  template <node Lo, node Hi>
-  constexpr auto table(Lo, Hi) const;
+  template <node Lo, node Hi> constexpr auto table(Lo, Hi) const;
 };
 
 /// Slots [Lo, Hi) of hash map H: one parent's table. `whole_table` spans the map.
 struct whole_table : node_base {};
-template <class H, class Lo, class Hi>
-struct table_of {
+template <class H, class Lo, class Hi> struct table_of {
   using map_type = H;
   using lo = Lo;
   using hi = Hi;
@@ -14079,8 +13982,7 @@ struct unique_t {};
 inline constexpr unique_t unique{};
 
 /// sum(<I, _> in Lo : Hi) with the guards Gs (`j <= i`), which are folded into the bounds.
-template <class I, class Lo, class Hi, class... Gs>
-struct range_loop {
+template <class I, class Lo, class Hi, class... Gs> struct range_loop {
   using index = I;
   using lo = Lo;
   using hi = Hi;
@@ -14091,8 +13993,7 @@ struct range_loop {
 /// sum(<I_pos, I> in Arr(Lo : Hi)) { [@unique] I -> ... }: the stored coordinates, ascending.
 /// Unique: one iteration per stored position. Not unique (COO rows): a coordinate may repeat
 /// in a run of positions, which the loop emits once, handing the whole run to the loop below.
-template <class I, class Slice, bool Unique = true>
-struct each_loop {
+template <class I, class Slice, bool Unique = true> struct each_loop {
   using index = I;
   using array_type = typename Slice::array_type;
   using lo = typename Slice::lo;
@@ -14104,8 +14005,7 @@ struct each_loop {
 /// sum(<I, I_pos> in H) { @unique I -> ... }: the keys of a hash map, each once, in no order
 /// (`ordered` is false: iterating them in key order sorts them, once, on demand), located in
 /// O(1); I_pos is the position the key maps to.
-template <class I, class Table>
-struct hash_loop {
+template <class I, class Table> struct hash_loop {
   using index = I;
   using array_type = typename Table::map_type;
   using lo = typename Table::lo;
@@ -14115,14 +14015,14 @@ struct hash_loop {
 };
 
 /// The value of an entry: `vals(E)`, E the offset into the tensor's value array.
-template <class E>
-struct values_at {
+template <class E> struct values_at {
   using offset = E;
 };
 
 /// `range(i, 0_c, extent, var(j) <= var(i))`: i ranges over [lo, hi) where every guard holds.
 template <index_variable I, node Lo, node Hi, class... Gs>
-constexpr range_loop<std::remove_cvref_t<I>, std::remove_cvref_t<Lo>, std::remove_cvref_t<Hi>, Gs...>
+constexpr range_loop<std::remove_cvref_t<I>, std::remove_cvref_t<Lo>, std::remove_cvref_t<Hi>,
+                     Gs...>
 range(I, Lo, Hi, Gs...) {
   return {};
 }
@@ -14134,7 +14034,7 @@ range(I, Lo, Hi, Gs...) {
 template <index_variable I, class Slice, class... Annotations>
 constexpr each_loop<std::remove_cvref_t<I>, Slice, (std::is_same_v<Annotations, unique_t> || ...)>
 each(I, Slice, Annotations...) {
-  static_assert(((std::is_same_v<Annotations, unique_t>) && ...),
+  static_assert(((std::is_same_v<Annotations, unique_t>)&&...),
                 "loom::mapping::each: the only annotation of a segment is `unique`");
   return {};
 }
@@ -14152,10 +14052,7 @@ constexpr hash_loop<std::remove_cvref_t<I>, table_of<H, Lo, Hi>> hashed(I, table
 }
 
 /// `values(var(i) * (var(i) + 1_c) / 2_c + var(j))`: where the entry's value is stored.
-template <node E>
-constexpr values_at<std::remove_cvref_t<E>> values(E) {
-  return {};
-}
+template <node E> constexpr values_at<std::remove_cvref_t<E>> values(E) { return {}; }
 
 }  // namespace loom::mapping
 
@@ -14186,8 +14083,7 @@ namespace loom::mapping {
 namespace detail {
 
 // Folds a guard on the loop's own index into a lower (kind 'L') or upper ('H') bound.
-template <class Self, class G>
-struct fold_guard {
+template <class Self, class G> struct fold_guard {
   static_assert(sizeof(G) == 0,
                 "loom::mapping::range: a guard must compare the loop's own index with an "
                 "expression of outer indices, e.g. var(j) <= var(i)");
@@ -14206,8 +14102,7 @@ struct fold_guard<Self, guard<Op, X, var_node<Self>>> {
   using bound = std::conditional_t<Op == '<' || Op == 'g', bin<'+', X, lit<1>>, X>;
 };
 
-template <class Self, class Acc, class Guards, char Kind>
-struct fold_bounds {
+template <class Self, class Acc, class Guards, char Kind> struct fold_bounds {
   using type = Acc;
 };
 template <class Self, class Acc, class G, class... Gs, char Kind>
@@ -14218,16 +14113,13 @@ struct fold_bounds<Self, Acc, mp_list<G, Gs...>, Kind> {
   using type = typename fold_bounds<Self, next, mp_list<Gs...>, Kind>::type;
 };
 
-template <class E>
-using arrays_t = typename arrays_of<E>::type;
+template <class E> using arrays_t = typename arrays_of<E>::type;
 
 // X of a canonical segment bound Pos(X) : Pos(X + 1); void otherwise.
-template <class Lo, class Hi>
-struct canonical_segment {
+template <class Lo, class Hi> struct canonical_segment {
   using pos_array = void;
 };
-template <class P, class X>
-struct canonical_segment<load<P, X>, load<P, bin<'+', X, lit<1>>>> {
+template <class P, class X> struct canonical_segment<load<P, X>, load<P, bin<'+', X, lit<1>>>> {
   using pos_array = P;
   using parent = X;
 };
@@ -14240,30 +14132,24 @@ struct canonical_segment<load<P, lit<0>>, load<P, lit<1>>> {  // the root: pos(0
 struct no_loop {
   using index = void;
 };
-template <class Loops, std::size_t K>
-struct loop_above {
+template <class Loops, std::size_t K> struct loop_above {
   using type = boost::mp11::mp_at_c<Loops, K - 1>;
   using index = typename type::index;
 };
-template <class Loops>
-struct loop_above<Loops, 0> : no_loop {};
+template <class Loops> struct loop_above<Loops, 0> : no_loop {};
 
-template <class Loop>
-struct array_of_loop {
+template <class Loop> struct array_of_loop {
   using type = void;
 };
-template <class I, class Slice, bool U>
-struct array_of_loop<each_loop<I, Slice, U>> {
+template <class I, class Slice, bool U> struct array_of_loop<each_loop<I, Slice, U>> {
   using type = typename Slice::array_type;
 };
-template <class I, class Table>
-struct array_of_loop<hash_loop<I, Table>> {
+template <class I, class Table> struct array_of_loop<hash_loop<I, Table>> {
   using type = typename Table::map_type;
 };
 
 // X of a canonical singleton segment crd(pos(x) : pos(x) + 1) (COO's column below its rows)
-template <class Lo, class Hi>
-struct singleton_segment : std::false_type {};
+template <class Lo, class Hi> struct singleton_segment : std::false_type {};
 template <class X>
 struct singleton_segment<pos_node<X>, bin<'+', pos_node<X>, lit<1>>> : std::true_type {};
 
@@ -14272,8 +14158,10 @@ concept hash_map_kind = requires { Arr::is_hash_map; };
 
 template <class Loops, std::size_t K>
 inline constexpr bool above_is_non_unique = [] {
-  if constexpr (K == 0) return false;
-  else return !boost::mp11::mp_at_c<Loops, K - 1>::unique;
+  if constexpr (K == 0)
+    return false;
+  else
+    return !boost::mp11::mp_at_c<Loops, K - 1>::unique;
 }();
 
 /// The parents a level is walked under when a tensor is validated: positions 0..count-1, or
@@ -14281,7 +14169,9 @@ inline constexpr bool above_is_non_unique = [] {
 struct parent_runs {
   std::int64_t count = 1;
   std::vector<level_range> runs;
-  std::int64_t size() const { return runs.empty() ? count : static_cast<std::int64_t>(runs.size()); }
+  std::int64_t size() const {
+    return runs.empty() ? count : static_cast<std::int64_t>(runs.size());
+  }
   level_range at(std::int64_t k) const {
     return runs.empty() ? level_range{k, k + 1} : runs[static_cast<std::size_t>(k)];
   }
@@ -14293,8 +14183,7 @@ struct parent_runs {
 /// receives) is the loop's index for a range at the root, `up * N + i` for a deeper range, the
 /// stored position for a segment, the mapped position for a hash map, and the `values(...)`
 /// offset at the innermost loop.
-template <class Def, std::size_t K>
-struct mapped_level {
+template <class Def, std::size_t K> struct mapped_level {
   // Part 1: the loop's static facts, properties and storage ---------------------------------------
   using definition = Def;
   static constexpr std::size_t loop_number = K;
@@ -14322,12 +14211,14 @@ struct mapped_level {
   using position_expr = typename boost::mp11::mp_cond<
       boost::mp11::mp_bool<is_last>, boost::mp11::mp_identity<typename Def::value_type::offset>,
       boost::mp11::mp_bool<!is_range>, boost::mp11::mp_identity<pos_node<self>>,
-      boost::mp11::mp_bool<K == 0>, boost::mp11::mp_identity<var_node<self>>,
-      boost::mp11::mp_true,
-      boost::mp11::mp_identity<bin<'+', bin<'*', pos_node<up>, extent_node>, var_node<self>>>>::type;
+      boost::mp11::mp_bool<K == 0>, boost::mp11::mp_identity<var_node<self>>, boost::mp11::mp_true,
+      boost::mp11::mp_identity<bin<'+', bin<'*', pos_node<up>, extent_node>, var_node<self>>>>::
+      type;
   /// bounds after folding the guards (G: guard into bound)
-  using lo_expr = typename detail::fold_bounds<self, typename loop::lo, typename loop::guards, 'L'>::type;
-  using hi_expr = typename detail::fold_bounds<self, typename loop::hi, typename loop::guards, 'H'>::type;
+  using lo_expr =
+      typename detail::fold_bounds<self, typename loop::lo, typename loop::guards, 'L'>::type;
+  using hi_expr =
+      typename detail::fold_bounds<self, typename loop::hi, typename loop::guards, 'H'>::type;
   static constexpr bool whole_map = std::is_same_v<hi_expr, whole_table>;
   using loop_array = typename detail::array_of_loop<loop>::type;
 
@@ -14335,7 +14226,8 @@ struct mapped_level {
       detail::arrays_t<lo_expr>, detail::arrays_t<hi_expr>, detail::arrays_t<position_expr>,
       boost::mp11::mp_if_c<is_range, mp_list<>, mp_list<loop_array>>>>;
 
-  static_assert(detail::resolvable<scope, lo_expr>::value && detail::resolvable<scope, hi_expr>::value &&
+  static_assert(detail::resolvable<scope, lo_expr>::value &&
+                    detail::resolvable<scope, hi_expr>::value &&
                     detail::resolvable<scope, position_expr>::value,
                 "loom::mapping: a loop may use its own index and position, the position of the "
                 "loop directly above, and the index of that loop when it is a range at the root");
@@ -14360,24 +14252,20 @@ struct mapped_level {
   // (plan/transposed_format.hpp)
   static constexpr bool permutable = false;
 
-  template <bool Owning>
-  struct array_storage {
-    template <class Arr>
-    struct pick {
+  template <bool Owning> struct array_storage {
+    template <class Arr> struct pick {
       using type = level_array<typename Arr::value_type, Owning>;
     };
-    template <detail::hash_map_kind Arr>
-    struct pick<Arr> {
+    template <detail::hash_map_kind Arr> struct pick<Arr> {
       using type = typename Arr::template storage<Owning>;
     };
-    template <class Arr>
-    using fn = typename pick<Arr>::type;
+    template <class Arr> using fn = typename pick<Arr>::type;
   };
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     std::int64_t extent = 0;  // of the mode this loop stores
-    boost::mp11::mp_rename<boost::mp11::mp_transform_q<array_storage<Owning>, array_list>, std::tuple>
+    boost::mp11::mp_rename<boost::mp11::mp_transform_q<array_storage<Owning>, array_list>,
+                           std::tuple>
         arrays;
   };
 
@@ -14385,16 +14273,14 @@ struct mapped_level {
   static LOOM_FORCE_INLINE std::int64_t eval(const St& st, const detail::eval_env& env) {
     return detail::eval<scope, array_list, E>::template run(st, env);
   }
-  template <class St>
-  static LOOM_FORCE_INLINE const auto& own_array(const St& st) {
+  template <class St> static LOOM_FORCE_INLINE const auto& own_array(const St& st) {
     return std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
   }
 
   // Part 2: the cursors (range, segment, hash map) ------------------------------------------------
 
   /// Counted loop over [lo, hi) (guards folded); locate is the range test of rule T4.
-  template <bool Owning>
-  struct range_cursor {
+  template <bool Owning> struct range_cursor {
     const storage<Owning>* st = nullptr;
     std::int64_t up = 0, lo = 0, i = 0, hi = 0;
 
@@ -14419,8 +14305,7 @@ struct mapped_level {
 
   /// The stored coordinates crd[lo, hi), ascending; skips search them by policy P. A
   /// non-unique segment emits each run of equal coordinates once, its children the run.
-  template <skip_policy P, bool Owning>
-  struct segment_cursor {
+  template <skip_policy P, bool Owning> struct segment_cursor {
     using crd_type = typename loop_array::value_type;
     const storage<Owning>* st = nullptr;
     const crd_type* crd = nullptr;
@@ -14446,18 +14331,21 @@ struct mapped_level {
       }
     }
     LOOM_FORCE_INLINE void next() { p = run_end(); }
-    LOOM_FORCE_INLINE void seek(std::int64_t i) { p = loom::detail::search_first<P>(crd, p, end, i); }
+    LOOM_FORCE_INLINE void seek(std::int64_t i) {
+      p = loom::detail::search_first<P>(crd, p, end, i);
+    }
     LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
-      if (i == loom::detail::top_coordinate) p = end;
-      else p = loom::detail::search_first<P>(crd, p, end, i + 1);
+      if (i == loom::detail::top_coordinate)
+        p = end;
+      else
+        p = loom::detail::search_first<P>(crd, p, end, i + 1);
     }
   };
 
   /// The keys of one hash table, slots [lo, hi): locate probes the table in O(1) (rule F1's
   /// lookup); iteration walks the keys in ascending order, sorted the first time any kernel
   /// iterates this map (a cursor only located never sorts).
-  template <skip_policy P, bool Owning>
-  struct hash_cursor {
+  template <skip_policy P, bool Owning> struct hash_cursor {
     using map_storage = typename loop_array::template storage<Owning>;
     const storage<Owning>* st = nullptr;
     const map_storage* map = nullptr;
@@ -14497,8 +14385,10 @@ struct mapped_level {
     }
     LOOM_FORCE_INLINE void seek_past(std::int64_t i) {
       start();
-      if (i == loom::detail::top_coordinate) p = end;
-      else p = loom::detail::search_first<P>(keys, p, end, i + 1);
+      if (i == loom::detail::top_coordinate)
+        p = end;
+      else
+        p = loom::detail::search_first<P>(keys, p, end, i + 1);
     }
     // locate(i) -> the slot holding key i, probed linearly from hash(i) (load <= 1/2)
     LOOM_FORCE_INLINE level_range locate(std::int64_t i) const {
@@ -14507,14 +14397,16 @@ struct mapped_level {
       const auto mask = static_cast<std::uint64_t>(hi - lo - 1);
       for (std::uint64_t s = detail::hash_key(i) & mask;; s = (s + 1) & mask) {
         const auto key = static_cast<std::int64_t>(k[s]);
-        if (key == i) return at(i, static_cast<std::int64_t>(map->vals[static_cast<std::size_t>(lo) + s]));
+        if (key == i)
+          return at(i, static_cast<std::int64_t>(map->vals[static_cast<std::size_t>(lo) + s]));
         if (key == detail::empty_key) return {};
       }
     }
   };
 
   template <class St>
-  static LOOM_FORCE_INLINE std::pair<std::int64_t, std::int64_t> bounds(const St& st, std::int64_t up,
+  static LOOM_FORCE_INLINE std::pair<std::int64_t, std::int64_t> bounds(const St& st,
+                                                                        std::int64_t up,
                                                                         std::int64_t end) {
     const detail::eval_env env{up, 0, 0, st.extent};
     const std::int64_t lo = eval<lo_expr>(st, env);
@@ -14532,7 +14424,8 @@ struct mapped_level {
   // iterate(up, end) -> the loop's coordinates under the parent position up (the run [up, end)
   // below a non-unique loop)
   template <skip_policy P, bool Owning>
-  static LOOM_FORCE_INLINE auto iterate(const storage<Owning>& st, std::int64_t up, std::int64_t end) {
+  static LOOM_FORCE_INLINE auto iterate(const storage<Owning>& st, std::int64_t up,
+                                        std::int64_t end) {
     const auto [lo, hi] = bounds(st, up, end);
     if constexpr (is_range) {
       return range_cursor<Owning>{&st, up, lo, lo, std::max(lo, hi)};
@@ -14552,7 +14445,8 @@ struct mapped_level {
     }
   }
 
-  // Part 3: validation of a tensor built from arrays (walk) -----------------------------------------
+  // Part 3: validation of a tensor built from arrays (walk)
+  // -----------------------------------------
 
   /// Walks every coordinate under every parent (run), calling f(up, index, position); throws
   /// when a segment or table leaves its array, coordinates are out of order or outside the
@@ -14578,8 +14472,8 @@ struct mapped_level {
           const std::int64_t cap = hi - lo;
           if ((cap & (cap - 1)) != 0)
             fail("the table [" + std::to_string(lo) + ", " + std::to_string(hi) + ") of mode " +
-                 std::to_string(mode) + " under parent position " + std::to_string(up) +
-                 " has " + std::to_string(cap) +
+                 std::to_string(mode) + " under parent position " + std::to_string(up) + " has " +
+                 std::to_string(cap) +
                  " slots, not a power of two (build it with loom::mapping::hash_table)");
           own_array(st).sorted->tables.emplace_back(lo, hi);
           const auto& map = own_array(st);
@@ -14601,8 +14495,8 @@ struct mapped_level {
                    "built by loom::mapping::hash_table)");
             if (mine.begin < 0)
               fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
-                   " under parent position " + std::to_string(up) + " maps to the negative offset " +
-                   std::to_string(mine.begin));
+                   " under parent position " + std::to_string(up) +
+                   " maps to the negative offset " + std::to_string(mine.begin));
             f(up, key, mine.begin);
             count = std::max(count, mine.begin + 1);
           }
@@ -14619,9 +14513,10 @@ struct mapped_level {
             fail("coordinate " + std::to_string(i) + " of mode " + std::to_string(mode) +
                  " (extent " + std::to_string(st.extent) + ") under parent position " +
                  std::to_string(up) +
-                 (out_of_order ? (loop::unique ? " is not strictly ascending (the loop is unique and sorted)"
-                                               : " is not ascending (the loop is sorted)")
-                               : " is outside the extent"));
+                 (out_of_order
+                      ? (loop::unique ? " is not strictly ascending (the loop is unique and sorted)"
+                                      : " is not ascending (the loop is sorted)")
+                      : " is outside the extent"));
           }
           last = i;
           const level_range r = cur.children();
@@ -14653,7 +14548,7 @@ struct mapped_level {
     if constexpr (is_range) {
       if constexpr (!boost::mp11::mp_empty<array_list>::value) {
         throw shape_error(who + ": loop " + std::string(self::name) +
-                           " reads physical arrays; build the tensor from its arrays");
+                          " reads physical arrays; build the tensor from its arrays");
       } else {
         for (std::size_t e = 0; e < in.coord.size(); ++e) {
           const auto cur = iterate<skip_policy::linear>(st, in.parent[e], in.parent[e] + 1);
@@ -14670,22 +14565,25 @@ struct mapped_level {
       }
     } else {
       using canon = detail::canonical_segment<typename loop::lo, typename loop::hi>;
-      constexpr bool singleton = detail::singleton_segment<typename loop::lo, typename loop::hi>::value;
+      constexpr bool singleton =
+          detail::singleton_segment<typename loop::lo, typename loop::hi>::value;
       constexpr bool root = [] {
-        if constexpr (whole_map) return true;
+        if constexpr (whole_map)
+          return true;
         else if constexpr (requires { typename canon::parent; })
           return std::is_same_v<typename canon::parent, lit<0>>;
-        else return false;
+        else
+          return false;
       }();
       constexpr bool buildable =
           std::is_same_v<position_expr, pos_node<self>> &&
-          (whole_map || singleton || !std::is_void_v<typename canon::pos_array>) &&
-          (!singleton || !is_hash);
+          (whole_map || singleton || !std::is_void_v<typename canon::pos_array>)&&(!singleton ||
+                                                                                   !is_hash);
       if constexpr (!buildable) {
         throw shape_error(who + ": loop " + std::string(self::name) +
-                           " is not of the form crd(pos(x) : pos(x + 1)), crd(pos(x) : pos(x) + 1) "
-                           "or a hash map's table with values at its position; build the tensor "
-                           "from its arrays");
+                          " is not of the form crd(pos(x) : pos(x + 1)), crd(pos(x) : pos(x) + 1) "
+                          "or a hash map's table with values at its position; build the tensor "
+                          "from its arrays");
       } else {
         if (in.extent > 0)
           loom::detail::check_fits<typename loop_array::value_type>(
@@ -14711,10 +14609,12 @@ struct mapped_level {
           std::vector<std::pair<std::int64_t, std::int64_t>> table;
           for (std::int64_t p = 0; p < segments; ++p) {
             table.clear();
-            for (std::int64_t q = first[static_cast<std::size_t>(p)]; q < first[static_cast<std::size_t>(p) + 1]; ++q)
+            for (std::int64_t q = first[static_cast<std::size_t>(p)];
+                 q < first[static_cast<std::size_t>(p) + 1]; ++q)
               table.emplace_back(coords[static_cast<std::size_t>(q)], q);
             slot_starts.push_back(h.append(table));
-            map.sorted->tables.emplace_back(slot_starts.back(), static_cast<std::int64_t>(h.keys.size()));
+            map.sorted->tables.emplace_back(slot_starts.back(),
+                                            static_cast<std::int64_t>(h.keys.size()));
           }
           slot_starts.push_back(static_cast<std::int64_t>(h.keys.size()));
           map.keys = std::move(h.keys);
@@ -14739,7 +14639,8 @@ struct mapped_level {
             using pos_array = typename canon::pos_array;
             using Pp = typename pos_array::value_type;
             auto& pos = std::get<boost::mp11::mp_find<array_list, pos_array>::value>(st.arrays);
-            loom::detail::check_fits<Pp>(static_cast<std::int64_t>(coords.size()), "number of positions");
+            loom::detail::check_fits<Pp>(static_cast<std::int64_t>(coords.size()),
+                                         "number of positions");
             pos.assign(first.size(), Pp(0));
             for (std::size_t p = 0; p < first.size(); ++p) pos[p] = static_cast<Pp>(first[p]);
           }
@@ -14767,10 +14668,13 @@ struct mapped_level {
   static std::string declared_text() {
     std::string s = std::string(self::name) + " in ";
     if constexpr (is_range) {
-      s += detail::show<typename loop::lo>::text() + " : " + detail::show<typename loop::hi>::text();
+      s +=
+          detail::show<typename loop::lo>::text() + " : " + detail::show<typename loop::hi>::text();
       std::string g;
-      boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename loop::guards>>(
-          [&](auto x) { g += (g.empty() ? " where " : " && ") + detail::show<typename decltype(x)::type>::text(); });
+      boost::mp11::mp_for_each<
+          boost::mp11::mp_transform<boost::mp11::mp_identity, typename loop::guards>>([&](auto x) {
+        g += (g.empty() ? " where " : " && ") + detail::show<typename decltype(x)::type>::text();
+      });
       return s + g;
     } else if constexpr (is_hash) {
       return s + "keys(" + bounds_text() + ") @unique @hash";
@@ -14803,8 +14707,7 @@ inline constexpr bool plain_range_v = Loop::is_range && std::is_same_v<typename 
 }  // namespace detail
 
 /// A storage mapping: `sum(loops...) { (i, j, ...) -> vals(offset) }`, loop k storing mode k.
-template <fixed_string Name, class Loops, class Value>
-struct definition {
+template <fixed_string Name, class Loops, class Value> struct definition {
   static constexpr std::string_view name = Name.view();
   using loops = Loops;
   using value_type = Value;
@@ -14816,10 +14719,8 @@ struct definition {
     return all;
   }();
 
-  template <class Seq>
-  struct make_format;
-  template <std::size_t... Ks>
-  struct make_format<std::index_sequence<Ks...>> {
+  template <class Seq> struct make_format;
+  template <std::size_t... Ks> struct make_format<std::index_sequence<Ks...>> {
     using type = format_spec<mp_list<mapped_level<definition, Ks>...>, Ks...>;
   };
   /// The loom format: one generated level per loop.
@@ -14859,23 +14760,29 @@ struct definition {
         s += "F1 (iteration -> lookup): " + y + " comes from " + peers[k] +
              "; T4 turns the range into the test " + L::bounds_text() + " and a read at the offset";
       } else if (L::is_hash) {
-        s += "F3 (@unique " + x + "): the program's loop over " + y + " is the loop over the keys of " +
-             L::bounds_text() + "; the map is unordered, so its keys are sorted on demand (once per "
-             "tensor)" + (r == 'm' ? " and merged with " + peers[k] : "");
+        s += "F3 (@unique " + x + "): the program's loop over " + y +
+             " is the loop over the keys of " + L::bounds_text() +
+             "; the map is unordered, so its keys are sorted on demand (once per "
+             "tensor)" +
+             (r == 'm' ? " and merged with " + peers[k] : "");
       } else if (!L::loop::unique) {
-        s += "no F3 (" + x + " not @unique): " + L::bounds_text() + " may repeat a coordinate; each "
-             "run of equal " + x + " is one iteration of the program's loop over " + y +
+        s += "no F3 (" + x + " not @unique): " + L::bounds_text() +
+             " may repeat a coordinate; each "
+             "run of equal " +
+             x + " is one iteration of the program's loop over " + y +
              ", the loop below walks the whole run (its entries accumulate)" +
              (r == 'm' ? "; merged with " + peers[k] : "");
       } else if (L::is_range) {
         s += "F2: the program's loop over " + y + " is the mapping's loop " + x + " in " +
-             L::bounds_text() + (r == 'm' ? " (co-iterated with " + peers[k] + ")" : " (a counted loop)");
+             L::bounds_text() +
+             (r == 'm' ? " (co-iterated with " + peers[k] + ")" : " (a counted loop)");
       } else if (r == 'm') {
         s += "F3 (@unique " + x + ") and F4: sorted merge of " + L::bounds_text() + " with " +
              peers[k] + " (leapfrog, galloping seek)";
       } else {
-        s += "F3 (@unique " + x + "): the program's loop over " + y + " is the mapping's loop over " +
-             L::bounds_text() + ", one iteration per stored position";
+        s += "F3 (@unique " + x + "): the program's loop over " + y +
+             " is the mapping's loop over " + L::bounds_text() +
+             ", one iteration per stored position";
       }
       s += "\n";
     });
@@ -14886,25 +14793,23 @@ struct definition {
 };
 
 /// `define<"lower_packed">(range(i, ...), range(j, ...), values(...))`.
-template <fixed_string Name, class... Parts>
-constexpr auto define(Parts...) {
+template <fixed_string Name, class... Parts> constexpr auto define(Parts...) {
   using parts = mp_list<Parts...>;
   using value = boost::mp11::mp_back<parts>;
   using loops = boost::mp11::mp_pop_back<parts>;
-  static_assert(requires { typename value::offset; },
-                "loom::mapping::define: the last argument must be values(offset)");
+  static_assert(
+      requires { typename value::offset; },
+      "loom::mapping::define: the last argument must be values(offset)");
   static_assert(boost::mp11::mp_size<loops>::value >= 1,
                 "loom::mapping::define: give one loop per mode before values(...)");
   return definition<Name, loops, value>{};
 }
 
 /// The loom format of a mapping (the type of a `define` call).
-template <class Definition>
-using format_of = typename std::remove_cvref_t<Definition>::format;
+template <class Definition> using format_of = typename std::remove_cvref_t<Definition>::format;
 
 namespace detail {
-template <class F>
-struct is_mapped_format : std::false_type {};
+template <class F> struct is_mapped_format : std::false_type {};
 template <class Def, std::size_t... Ks, std::size_t... Ms>
 struct is_mapped_format<format_spec<mp_list<mapped_level<Def, Ks>...>, Ms...>> : std::true_type {};
 }  // namespace detail
@@ -14932,8 +14837,7 @@ concept mapped_format = detail::is_mapped_format<F>::value;
 namespace loom::mapping {
 
 /// One term of a sum of mappings: tensor T read as `S(i_0, ..., i_{d-1}) = T(i_{Perm_0}, ...)`.
-template <class T, std::size_t... Perm>
-struct term {
+template <class T, std::size_t... Perm> struct term {
   static constexpr std::size_t order = sizeof...(Perm);
   const T* tensor = nullptr;
 
@@ -14946,7 +14850,8 @@ struct term {
   }
   /// Appends the term's stored entries in S's coordinates.
   template <class V>
-  void append_entries(std::vector<std::array<std::int64_t, order>>& crd, std::vector<V>& val) const {
+  void append_entries(std::vector<std::array<std::int64_t, order>>& crd,
+                      std::vector<V>& val) const {
     constexpr std::array<std::size_t, order> perm{Perm...};
     tensor->for_each_stored([&](const auto& c, const auto& v) {
       std::array<std::int64_t, order> x{};
@@ -14983,8 +14888,7 @@ struct term {
 };
 
 /// The term T as stored: S(i, j, ...) = T(i, j, ...).
-template <class T>
-auto as_is(const T& t) {
+template <class T> auto as_is(const T& t) {
   return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
     return term<T, Ks...>{&t};
   }(std::make_index_sequence<T::order>{});
@@ -15001,8 +14905,7 @@ term<T, 1, 0> transposed(const T& t) {
 /// `S(i, j)` is the expression `L(i,j) + SL(j,i)` (one kernel; a term read against its storage
 /// order is copied into general levels per call, plan/transposed_format.hpp: prefer the next two);
 /// `assign_distributed` runs a program linear in S once per term; `materialize()` builds S.
-template <class... Terms>
-struct sum_of {
+template <class... Terms> struct sum_of {
   static_assert(sizeof...(Terms) >= 2, "loom::mapping::sum_of: give at least two terms");
   static constexpr std::size_t order = std::tuple_element_t<0, std::tuple<Terms...>>::order;
   static_assert(((Terms::order == order) && ...),
@@ -15014,8 +14917,9 @@ struct sum_of {
   template <index_variable... Is>
     requires(sizeof...(Is) == order)
   auto operator()(Is... is) const {
-    return std::apply([&](const auto& first, const auto&... rest) { return (first(is...) + ... + rest(is...)); },
-                      terms);
+    return std::apply(
+        [&](const auto& first, const auto&... rest) { return (first(is...) + ... + rest(is...)); },
+        terms);
   }
   std::array<std::int64_t, order> shape() const { return std::get<0>(terms).shape(); }
 
@@ -15026,7 +14930,8 @@ struct sum_of {
         decltype(std::get<0>(std::declval<const std::tuple<Terms...>&>()).tensor)>>;
     using V = std::remove_const_t<typename first_tensor::value_type>;
     using F = typename decltype([]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      return std::type_identity<loom::format<std::conditional_t<Ks < order, loom::compressed, void>...>>{};
+      return std::type_identity <
+             loom::format<std::conditional_t<Ks<order, loom::compressed, void>...>>{};
     }(std::make_index_sequence<order>{}))::type;
     std::vector<std::array<std::int64_t, order>> crd;
     std::vector<V> val;
@@ -15034,12 +14939,12 @@ struct sum_of {
     return loom::from_coo<F>(shape(), crd, val, loom::duplicates::sum);
   }
   /// One term alone, materialised in S's coordinates like `materialize`.
-  template <class Term>
-  static auto materialize_one(const Term& t) {
+  template <class Term> static auto materialize_one(const Term& t) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(t.tensor)>>;
     using V = std::remove_const_t<typename T::value_type>;
     using F = typename decltype([]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      return std::type_identity<loom::format<std::conditional_t<Ks < order, loom::compressed, void>...>>{};
+      return std::type_identity <
+             loom::format<std::conditional_t<Ks<order, loom::compressed, void>...>>{};
     }(std::make_index_sequence<order>{}))::type;
     std::vector<std::array<std::int64_t, order>> crd;
     std::vector<V> val;
@@ -15056,8 +14961,7 @@ struct sum_of {
 };
 
 /// `make_sum(as_is(L), transposed(SL))`: checks that the terms' logical shapes agree.
-template <class... Terms>
-sum_of<Terms...> make_sum(std::string name, Terms... ts) {
+template <class... Terms> sum_of<Terms...> make_sum(std::string name, Terms... ts) {
   sum_of<Terms...> s{std::tuple<Terms...>{ts...}, std::move(name)};
   const auto want = std::get<0>(s.terms).shape();
   std::size_t k = 0;
@@ -15068,10 +14972,10 @@ sum_of<Terms...> make_sum(std::string name, Terms... ts) {
               const auto got = t.shape();
               for (std::size_t m = 0; m < want.size(); ++m)
                 if (got[m] != want[m])
-                  throw shape_error("loom::mapping::make_sum " + s.name + ": term " + std::to_string(k) +
-                                    " (" + t.text() + ") has extent " + std::to_string(got[m]) +
-                                    " in mode " + std::to_string(m) + " but term 0 has " +
-                                    std::to_string(want[m]));
+                  throw shape_error("loom::mapping::make_sum " + s.name + ": term " +
+                                    std::to_string(k) + " (" + t.text() + ") has extent " +
+                                    std::to_string(got[m]) + " in mode " + std::to_string(m) +
+                                    " but term 0 has " + std::to_string(want[m]));
               ++k;
             }(),
             ...);
@@ -15096,37 +15000,37 @@ namespace loom::mapping {
 
 namespace detail {
 /// How often a program reads S (the distribution needs exactly once: linear in S).
-template <class Term>
-struct counting_term {
+template <class Term> struct counting_term {
   Term t;
   int* reads;
-  template <index_variable... Is>
-  auto operator()(Is... is) const {
+  template <index_variable... Is> auto operator()(Is... is) const {
     ++*reads;
     return t(is...);
   }
 };
 
-template <class A>
-struct is_mapped_access : std::false_type {};
+template <class A> struct is_mapped_access : std::false_type {};
 template <class T, class... Is>
 struct is_mapped_access<expr::access<T, Is...>>
     : std::bool_constant<mapped_format<typename std::remove_const_t<T>::format_type>> {};
 
 /// Whether some candidate plan of `out = e` transposes a mapped operand: a guarded mapping
 /// cannot hold its transpose in its own levels, so such a term is materialised instead.
-template <class Out, class E>
-constexpr bool transposes_a_mapping() {
-  using Rhs = std::remove_cvref_t<decltype(rewrite::for_kernel(expr::as_expr(std::declval<const E&>())).expr)>;
+template <class Out, class E> constexpr bool transposes_a_mapping() {
+  using Rhs = std::remove_cvref_t<
+      decltype(rewrite::for_kernel(expr::as_expr(std::declval<const E&>())).expr)>;
   bool any = false;
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<plan::plan_candidates<Out, Rhs>::count>>([&](auto c) {
-    using P = plan::order_plan<Out, Rhs, static_cast<int>(decltype(c)::value)>;
-    using accesses = typename P::accesses;
-    std::size_t k = 0;
-    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, accesses>>([&](auto a) {
-      if (P::chosen.transposed[k++] && is_mapped_access<typename decltype(a)::type>::value) any = true;
-    });
-  });
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<plan::plan_candidates<Out, Rhs>::count>>(
+      [&](auto c) {
+        using P = plan::order_plan<Out, Rhs, static_cast<int>(decltype(c)::value)>;
+        using accesses = typename P::accesses;
+        std::size_t k = 0;
+        boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, accesses>>(
+            [&](auto a) {
+              if (P::chosen.transposed[k++] && is_mapped_access<typename decltype(a)::type>::value)
+                any = true;
+            });
+      });
   return any;
 }
 
@@ -15137,18 +15041,24 @@ std::string run_term(Out out, Program& program, const Term& t, bool first) {
   if constexpr (transposes_a_mapping<Out, E>()) {
     const auto m = sum_of<Term, Term>::materialize_one(t);
     if constexpr (Explain) {
-      return "the loop order needs " + t.text() + " transposed, which its mapping cannot store: the "
-             "term is materialised (compressed levels) first\n" + loom::explain(out, program(as_is(m)));
+      return "the loop order needs " + t.text() +
+             " transposed, which its mapping cannot store: the "
+             "term is materialised (compressed levels) first\n" +
+             loom::explain(out, program(as_is(m)));
     } else {
-      if (first) out = program(as_is(m));
-      else out += program(as_is(m));
+      if (first)
+        out = program(as_is(m));
+      else
+        out += program(as_is(m));
       return {};
     }
   } else if constexpr (Explain) {
     return loom::explain(out, program(t));
   } else {
-    if (first) out = program(t);
-    else out += program(t);
+    if (first)
+      out = program(t);
+    else
+      out += program(t);
     return {};
   }
 }
@@ -15164,7 +15074,8 @@ std::string run_term(Out out, Program& program, const Term& t, bool first) {
 template <class Out, class Program, class... Terms>
 int assign_distributed(Out out, Program&& program, const sum_of<Terms...>& s) {
   int reads = 0;
-  (void)program(detail::counting_term<std::tuple_element_t<0, std::tuple<Terms...>>>{std::get<0>(s.terms), &reads});
+  (void)program(detail::counting_term<std::tuple_element_t<0, std::tuple<Terms...>>>{
+      std::get<0>(s.terms), &reads});
   if (reads != 1) {
     const auto m = s.materialize();
     out = program(m);
@@ -15173,11 +15084,7 @@ int assign_distributed(Out out, Program&& program, const sum_of<Terms...>& s) {
   int kernels = 0;
   std::apply(
       [&](const auto&... t) {
-        (
-            [&] {
-              detail::run_term<false>(out, program, t, kernels++ == 0);
-            }(),
-            ...);
+        ([&] { detail::run_term<false>(out, program, t, kernels++ == 0); }(), ...);
       },
       s.terms);
   return kernels;
@@ -15187,19 +15094,22 @@ int assign_distributed(Out out, Program&& program, const sum_of<Terms...>& s) {
 template <class Out, class Program, class... Terms>
 std::string explain_distributed(Out out, Program&& program, const sum_of<Terms...>& s) {
   int reads = 0;
-  (void)program(detail::counting_term<std::tuple_element_t<0, std::tuple<Terms...>>>{std::get<0>(s.terms), &reads});
+  (void)program(detail::counting_term<std::tuple_element_t<0, std::tuple<Terms...>>>{
+      std::get<0>(s.terms), &reads});
   std::string text = "sum of mappings: " + s.text() + "\n";
   if (reads != 1)
     return text + "not distributed: the program reads " + (s.name.empty() ? "S" : s.name) + " " +
-           std::to_string(reads) + " times (the rule needs it once, linearly); the sum is "
-           "materialised (compressed levels) and read by one kernel\n" + loom::explain(out, program(s.materialize()));
+           std::to_string(reads) +
+           " times (the rule needs it once, linearly); the sum is "
+           "materialised (compressed levels) and read by one kernel\n" +
+           loom::explain(out, program(s.materialize()));
   text += "distributed (STOREL: sum over e1 + e2 = sum over e1 + sum over e2): " +
           std::to_string(sizeof...(Terms)) + " kernels, each fused with its own term\n";
   int k = 0;
   std::apply(
       [&](const auto&... t) {
-        ((text += "kernel " + std::to_string(k) + (k == 0 ? " (=)" : " (+=)") + " over " + t.text() +
-                  ":\n" + detail::run_term<true>(out, program, t, k == 0),
+        ((text += "kernel " + std::to_string(k) + (k == 0 ? " (=)" : " (+=)") + " over " +
+                  t.text() + ":\n" + detail::run_term<true>(out, program, t, k == 0),
           ++k),
          ...);
       },
@@ -15399,9 +15309,9 @@ enum class chain_order {
 
 /// Galley's logical cost constants (notes 001 §3.3).
 struct logical_cost_constants {
-  double compute = 1.0;          // per pointwise product entry and index
-  double dense_allocate = 0.5;   // per entry of a dense intermediate
-  double sparse_allocate = 60.0; // per entry of a sparse intermediate
+  double compute = 1.0;           // per pointwise product entry and index
+  double dense_allocate = 0.5;    // per entry of a dense intermediate
+  double sparse_allocate = 60.0;  // per entry of a sparse intermediate
 };
 
 /// A decomposition of M0 M1 ... M(n-1): `steps[s]` multiplies the products of factor ranges
@@ -15430,15 +15340,14 @@ struct chain_planner {
   chain_plan::step cost_of(const chain_bound_estimator& left, const chain_bound_estimator& right,
                            std::size_t a, std::size_t b, std::size_t c,
                            chain_bound_estimator& result) const {
-    const chain_bound_estimator comp =
-        chain_bound_estimator::conjunction(std::vector{left, right});
+    const chain_bound_estimator comp = chain_bound_estimator::conjunction(std::vector{left, right});
     result = comp.aggregate({chain_index(b)});
     const double compute = comp.estimate();
     const double out = result.estimate();
     const double cells = static_cast<double>(extents[a]) * static_cast<double>(extents[c]);
     const double density = cells > 0 ? out / cells : 0;
-    const double cost = compute * 3 * k.compute +
-                        out * (density > 0.5 ? k.dense_allocate : k.sparse_allocate);
+    const double cost =
+        compute * 3 * k.compute + out * (density > 0.5 ? k.dense_allocate : k.sparse_allocate);
     return {a, b - 1, c - 1, compute, out, cost};
   }
 
@@ -15527,13 +15436,14 @@ inline chain_bound_estimator chain_factor(const statistics& s, std::size_t t) {
 }
 
 // A factor as csr: itself when it is csr already, else a converted copy.
-template <class T, class F>
-struct csr_factor {
+template <class T, class F> struct csr_factor {
   std::optional<tensor<T, csr>> copy;
   const tensor<T, csr>* ptr;
   explicit csr_factor(const tensor<T, F>& m) {
-    if constexpr (std::is_same_v<F, csr>) ptr = &m;
-    else ptr = &copy.emplace(m);
+    if constexpr (std::is_same_v<F, csr>)
+      ptr = &m;
+    else
+      ptr = &copy.emplace(m);
   }
   csr_factor(const csr_factor&) = delete;
 };
@@ -15566,11 +15476,13 @@ chain_plan plan_matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
   static_assert(sizeof...(Fs) >= 2, "loom::matrix_chain: give at least two matrices");
   // a plan is kept per (order, factors) while no factor's statistics were gathered again since
   statistics_cache& stats = detail::chain_statistics();
-  const std::array<const statistics*, sizeof...(Fs)> factor_stats{&stats.get(ms)...};  // node-stable
+  const std::array<const statistics*, sizeof...(Fs)> factor_stats{
+      &stats.get(ms)...};  // node-stable
   std::vector<const void*> key{static_cast<const void*>(&ms)...};
   key.push_back(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(order)));
   thread_local std::map<std::vector<const void*>, std::pair<std::int64_t, chain_plan>> plans;
-  if (auto it = plans.find(key); it != plans.end() && it->second.first == stats.misses()) return it->second.second;
+  if (auto it = plans.find(key); it != plans.end() && it->second.first == stats.misses())
+    return it->second.second;
   detail::chain_planner p;
   std::size_t t = 0;
   for (const statistics* s : factor_stats) p.factors.push_back(detail::chain_factor(*s, t++));
@@ -15586,9 +15498,15 @@ chain_plan plan_matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
   for (const auto& s : shapes) p.extents.push_back(s[1]);
   chain_plan plan;
   switch (order) {
-    case chain_order::optimized: plan = p.exact(); break;
-    case chain_order::greedy: plan = p.sequential(false); break;
-    case chain_order::left_to_right: plan = p.sequential(true); break;
+    case chain_order::optimized:
+      plan = p.exact();
+      break;
+    case chain_order::greedy:
+      plan = p.sequential(false);
+      break;
+    case chain_order::left_to_right:
+      plan = p.sequential(true);
+      break;
   }
   if (plans.size() > 256) plans.clear();  // bounded: a plan is cheap to make again
   plans[std::move(key)] = {stats.misses(), plan};
@@ -15599,14 +15517,16 @@ chain_plan plan_matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
 /// chosen decomposition, intermediates materialised as csr. Factors must be matrices.
 template <class T, class... Fs>
 tensor<T, csr> matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
-  static_assert(((tensor<T, Fs>::order == 2) && ...), "loom::matrix_chain: every factor must be a matrix");
+  static_assert(((tensor<T, Fs>::order == 2) && ...),
+                "loom::matrix_chain: every factor must be a matrix");
   const chain_plan plan = plan_matrix_chain(order, ms...);
   constexpr std::size_t n = sizeof...(Fs);
   const std::tuple<detail::csr_factor<T, Fs>...> held(ms...);
-  const std::array<const tensor<T, csr>*, n> factors =
-      std::apply([](const auto&... f) { return std::array<const tensor<T, csr>*, n>{f.ptr...}; }, held);
+  const std::array<const tensor<T, csr>*, n> factors = std::apply(
+      [](const auto&... f) { return std::array<const tensor<T, csr>*, n>{f.ptr...}; }, held);
   // products[a][z]: the product of factors a..z once computed
-  std::vector<std::vector<std::optional<tensor<T, csr>>>> done(n, std::vector<std::optional<tensor<T, csr>>>(n));
+  std::vector<std::vector<std::optional<tensor<T, csr>>>> done(
+      n, std::vector<std::optional<tensor<T, csr>>>(n));
   auto take = [&](std::size_t a, std::size_t z) -> const tensor<T, csr>& {
     if (a == z) return *factors[a];
     return *done[a][z];
@@ -15625,8 +15545,7 @@ tensor<T, csr> matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
 }
 
 /// Same, with the optimized order.
-template <class T, class... Fs>
-tensor<T, csr> matrix_chain(const tensor<T, Fs>&... ms) {
+template <class T, class... Fs> tensor<T, csr> matrix_chain(const tensor<T, Fs>&... ms) {
   return matrix_chain(chain_order::optimized, ms...);
 }
 
@@ -15684,8 +15603,8 @@ void validate(const basic_tensor<T, Format, Owning>& t) {
   } catch (const shape_error& e) {
     throw shape_error(std::string("loom::validate: ") + (Owning ? "tensor " : "view ") +
                       (t.name().empty() ? "" : t.name() + " ") + "of shape " +
-                      detail::extents_to_string(t.shape()) + " in " + format_name<Format>() +
-                      ": " + e.what());
+                      detail::extents_to_string(t.shape()) + " in " + format_name<Format>() + ": " +
+                      e.what());
   }
 }
 
@@ -15717,8 +15636,8 @@ void check_compressed_view(std::int64_t rows, std::int64_t cols, std::int64_t ou
   if (rows < 0 || cols < 0) fail("the extents must not be negative");
   if (outer == std::numeric_limits<std::int64_t>::max() ||
       static_cast<std::int64_t>(pos.size()) != outer + 1)
-    fail("pos has " + std::to_string(pos.size()) + " entries, expected " +
-         std::to_string(outer) + " + 1");
+    fail("pos has " + std::to_string(pos.size()) + " entries, expected " + std::to_string(outer) +
+         " + 1");
   if (crd.size() != vals.size())
     fail("crd has " + std::to_string(crd.size()) + " entries but values has " +
          std::to_string(vals.size()));
@@ -15742,7 +15661,8 @@ void check_compressed_view(std::int64_t rows, std::int64_t cols, std::int64_t ou
 /// A CSR view over caller arrays (validated once, never copied; see check_compressed_view).
 template <class T, class Pos = std::int64_t, class Crd = std::int32_t>
 auto csr_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<const Pos>> pos,
-              std::type_identity_t<std::span<const Crd>> crd, std::type_identity_t<std::span<T>> vals) {
+              std::type_identity_t<std::span<const Crd>> crd,
+              std::type_identity_t<std::span<T>> vals) {
   using fmt = format<dense, compressed_level<uniqueness::unique, Pos, Crd>>;
   detail::check_compressed_view(rows, cols, rows, cols, pos, crd, vals, "csr_view");
   typename view<T, fmt>::level_storages levels{};
@@ -15755,9 +15675,11 @@ auto csr_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::sp
 /// A CSC view over caller arrays.
 template <class T, class Pos = std::int64_t, class Crd = std::int32_t>
 auto csc_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<const Pos>> pos,
-              std::type_identity_t<std::span<const Crd>> crd, std::type_identity_t<std::span<T>> vals) {
+              std::type_identity_t<std::span<const Crd>> crd,
+              std::type_identity_t<std::span<T>> vals) {
   using fmt =
-      typename format<dense, compressed_level<uniqueness::unique, Pos, Crd>>::template ordered<1, 0>;
+      typename format<dense, compressed_level<uniqueness::unique, Pos, Crd>>::template ordered<1,
+                                                                                               0>;
   detail::check_compressed_view(rows, cols, cols, rows, pos, crd, vals, "csc_view");
   typename view<T, fmt>::level_storages levels{};
   std::get<0>(levels).extent = cols;
@@ -15767,8 +15689,7 @@ auto csc_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::sp
 }
 
 /// A dense vector view (writable when T is not const).
-template <class T>
-auto dense_vector_view(std::type_identity_t<std::span<T>> vals) {
+template <class T> auto dense_vector_view(std::type_identity_t<std::span<T>> vals) {
   typename view<T, dense_vector>::level_storages levels{};
   std::get<0>(levels).extent = static_cast<std::int64_t>(vals.size());
   return view<T, dense_vector>({static_cast<std::int64_t>(vals.size())}, levels, vals);
@@ -15777,7 +15698,8 @@ auto dense_vector_view(std::type_identity_t<std::span<T>> vals) {
 /// A row-major dense matrix view: `rows` x `cols` (neither negative, the product within 64
 /// bits) over exactly rows * cols values.
 template <class T>
-auto dense_matrix_view(std::int64_t rows, std::int64_t cols, std::type_identity_t<std::span<T>> vals) {
+auto dense_matrix_view(std::int64_t rows, std::int64_t cols,
+                       std::type_identity_t<std::span<T>> vals) {
   auto fail = [&](const std::string& what) {
     throw shape_error("loom::dense_matrix_view (" + std::to_string(rows) + " x " +
                       std::to_string(cols) + ", " + std::to_string(vals.size()) +
@@ -15846,20 +15768,20 @@ using literals::operator""_c;
 /// erratum fixed).
 inline constexpr auto lower_packed_mapping = define<"lower_packed">(
     range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J <= names::I),
-    values(names::I * (names::I + 1_c) / 2_c + names::J));
+    values(names::I*(names::I + 1_c) / 2_c + names::J));
 using lower_packed = format_of<decltype(lower_packed_mapping)>;
 
 /// The strictly lower part of the same packed array (j < i): with lower_packed, two views of
 /// one array, e.g. symmetric y = L x + (strict L)^T x in two fused loop nests.
 inline constexpr auto strict_lower_packed_mapping = define<"strict_lower_packed">(
     range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J < names::I),
-    values(names::I * (names::I + 1_c) / 2_c + names::J));
+    values(names::I*(names::I + 1_c) / 2_c + names::J));
 using strict_lower_packed = format_of<decltype(strict_lower_packed_mapping)>;
 
 /// The diagonal: A(i,i) = vals(i) (a one-entry range per row).
 inline constexpr auto diagonal_mapping = define<"diagonal">(
-    range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J >= names::I, names::J <= names::I),
-    values(names::I));
+    range(names::i, 0_c, extent),
+    range(names::j, 0_c, extent, names::J >= names::I, names::J <= names::I), values(names::I));
 using diagonal = format_of<decltype(diagonal_mapping)>;
 
 /// Strictly lower-triangular, rows packed without the diagonal: A(i,j) = vals(i*(i-1)/2 + j)
@@ -15867,14 +15789,14 @@ using diagonal = format_of<decltype(diagonal_mapping)>;
 /// `diagonal`, the two terms of a lower-triangular matrix stored as a sum of mappings.
 inline constexpr auto strict_lower_compact_mapping = define<"strict_lower_compact">(
     range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J < names::I),
-    values(names::I * (names::I - 1_c) / 2_c + names::J));
+    values(names::I*(names::I - 1_c) / 2_c + names::J));
 using strict_lower_compact = format_of<decltype(strict_lower_compact_mapping)>;
 
 /// Upper-triangular, rows packed: row i holds j in i..N-1 after the i*N - i*(i-1)/2 slots of
 /// the rows above.
 inline constexpr auto upper_packed_mapping = define<"upper_packed">(
     range(names::i, 0_c, extent), range(names::j, 0_c, extent, names::J >= names::I),
-    values(names::I * extent - names::I * (names::I - 1_c) / 2_c + names::J - names::I));
+    values(names::I* extent - names::I * (names::I - 1_c) / 2_c + names::J - names::I));
 using upper_packed = format_of<decltype(upper_packed_mapping)>;
 
 /// Symmetric, stored as its packed lower triangle: A(i,j) = A(j,i) = vals(tri(max, min)).
@@ -15890,9 +15812,8 @@ template <std::int64_t W>
 inline constexpr auto band_mapping = define<"band">(
     range(names::i, 0_c, extent),
     range(names::j, 0_c, extent, names::J >= names::I - c<W>, names::J <= names::I + c<W>),
-    values(names::I * c<2 * W + 1> + names::J - names::I + c<W>));
-template <std::int64_t W>
-using band = format_of<decltype(band_mapping<W>)>;
+    values(names::I* c<2 * W + 1> + names::J - names::I + c<W>));
+template <std::int64_t W> using band = format_of<decltype(band_mapping<W>)>;
 
 /// Tridiagonal, rows packed without padding (notes §3.3 (9), erratum fixed): row i starts at
 /// 2i - 1 and holds j in i-1..i+1, so A(i,j) = vals(2i + j); exactly 3N - 2 slots.
@@ -15903,16 +15824,16 @@ inline constexpr auto tridiagonal_mapping = define<"tridiagonal">(
 using tridiagonal = format_of<decltype(tridiagonal_mapping)>;
 
 /// Dense row-major (Example 4.1): A(i,j) = vals(i*N + j).
-inline constexpr auto dense_rowmajor_mapping = define<"dense_rowmajor">(
-    range(names::i, 0_c, extent), range(names::j, 0_c, extent),
-    values(names::I * extent + names::J));
+inline constexpr auto dense_rowmajor_mapping =
+    define<"dense_rowmajor">(range(names::i, 0_c, extent), range(names::j, 0_c, extent),
+                             values(names::I* extent + names::J));
 using dense_rowmajor = format_of<decltype(dense_rowmajor_mapping)>;
 
 /// Dense in Z-order (Morton): A(i,j) = vals(interleave(i, j)), i in the even bits (notes §3.3
 /// (10), read as lookups). N a power of two gives exactly N*N slots.
-inline constexpr auto zorder_mapping = define<"zorder">(
-    range(names::i, 0_c, extent), range(names::j, 0_c, extent),
-    values(interleave(names::I, names::J)));
+inline constexpr auto zorder_mapping =
+    define<"zorder">(range(names::i, 0_c, extent), range(names::j, 0_c, extent),
+                     values(interleave(names::I, names::J)));
 using zorder = format_of<decltype(zorder_mapping)>;
 
 /// CSR as a mapping (Fig. 1(b)): sum(<i,_> in 0:N) { @unique i -> sum(<p, j> in
@@ -15966,7 +15887,8 @@ using hashed_rows = format_of<decltype(hashed_rows_mapping)>;
 /// slot2(r) : slot2(r+1) of `cols` mapping a column to its value's position.
 inline constexpr auto hash_trie_mapping = define<"hash_trie">(
     hashed(names::i, names::rows),
-    hashed(names::j, names::cols.table(names::slot2(pos(names::i)), names::slot2(pos(names::i) + 1_c))),
+    hashed(names::j,
+           names::cols.table(names::slot2(pos(names::i)), names::slot2(pos(names::i) + 1_c))),
     values(pos(names::j)));
 using hash_trie = format_of<decltype(hash_trie_mapping)>;
 
@@ -15996,8 +15918,7 @@ using hash_trie = format_of<decltype(hash_trie_mapping)>;
 namespace loom::mapping {
 
 /// A physical array's contents for make_tensor (a container) or make_view (a span).
-template <class Arr, class Data>
-struct binding {
+template <class Arr, class Data> struct binding {
   Data data;
 };
 /// `bind(crd, crd_vector)`: the contents of array `crd`.
@@ -16016,14 +15937,11 @@ binding<hash_map<Name, K, V>, hash_table_view<K2, V2>> bind(hash_map<Name, K, V>
 
 namespace detail {
 
-template <class Arr, class B>
-inline constexpr bool binds_v = false;
-template <class Arr, class D>
-inline constexpr bool binds_v<Arr, binding<Arr, D>> = true;
+template <class Arr, class B> inline constexpr bool binds_v = false;
+template <class Arr, class D> inline constexpr bool binds_v<Arr, binding<Arr, D>> = true;
 
 // index of the binding of Arr among Bs (sizeof...(Bs) when absent)
-template <class Arr, class... Bs>
-constexpr std::size_t binding_index() {
+template <class Arr, class... Bs> constexpr std::size_t binding_index() {
   constexpr bool match[] = {binds_v<Arr, Bs>..., false};
   for (std::size_t k = 0; k < sizeof...(Bs); ++k)
     if (match[k]) return k;
@@ -16045,7 +15963,8 @@ basic_tensor<T, Format, Owning> build(const std::array<std::int64_t, Format::ord
           who = "loom::mapping " + std::string(L::definition::name);
           auto& st = std::get<Ks>(levels);
           st.extent = shape[Format::modes[Ks]];
-          boost::mp11::mp_for_each<boost::mp11::mp_iota<boost::mp11::mp_size<typename L::array_list>>>([&](auto a) {
+          boost::mp11::mp_for_each<
+              boost::mp11::mp_iota<boost::mp11::mp_size<typename L::array_list>>>([&](auto a) {
             using Arr = boost::mp11::mp_at_c<typename L::array_list, decltype(a)::value>;
             constexpr std::size_t b = binding_index<Arr, Bs...>();
             static_assert(b < sizeof...(Bs),
@@ -16062,8 +15981,10 @@ basic_tensor<T, Format, Owning> build(const std::array<std::int64_t, Format::ord
                 dest.keys.assign(data.keys.begin(), data.keys.end());
                 dest.vals.assign(data.vals.begin(), data.vals.end());
               } else {
-                dest.keys = std::span<const typename Arr::key_type>(data.keys.data(), data.keys.size());
-                dest.vals = std::span<const typename Arr::mapped_type>(data.vals.data(), data.vals.size());
+                dest.keys =
+                    std::span<const typename Arr::key_type>(data.keys.data(), data.keys.size());
+                dest.vals =
+                    std::span<const typename Arr::mapped_type>(data.vals.data(), data.vals.size());
               }
             } else if constexpr (Owning) {
               dest.assign(data.begin(), data.end());
@@ -16080,7 +16001,8 @@ basic_tensor<T, Format, Owning> build(const std::array<std::int64_t, Format::ord
           parents = L::walk(std::get<Ks>(levels), parents, who, Format::modes[Ks], [](auto...) {});
         }(),
         ...);
-    if (static_cast<std::int64_t>(values.size()) < parents.count)  // more is fine: views may share an array
+    if (static_cast<std::int64_t>(values.size()) <
+        parents.count)  // more is fine: views may share an array
       throw shape_error(who + ": the value array has " + std::to_string(values.size()) +
                         " entries; the mapping's offsets need " + std::to_string(parents.count));
   }(std::make_index_sequence<Format::order>{});
@@ -16098,8 +16020,8 @@ tensor<T, Format> make_tensor(const std::array<std::int64_t, Format::order>& sha
 
 /// A zero-copy mapped view over caller arrays (spans or contiguous containers that outlive it).
 template <mapped_format Format, class T, class... Arrs, class... Datas>
-view<T, Format> make_view(const std::array<std::int64_t, Format::order>& shape,
-                          std::span<T> values, const binding<Arrs, Datas>&... arrays) {
+view<T, Format> make_view(const std::array<std::int64_t, Format::order>& shape, std::span<T> values,
+                          const binding<Arrs, Datas>&... arrays) {
   return detail::build<T, Format, false>(shape, values, arrays...);
 }
 
@@ -16174,8 +16096,7 @@ struct read_options {
 namespace loom::detail {
 
 /// Coordinates (0-based, logical order), values and source lines of the entries of a file.
-template <class T, std::size_t N>
-struct file_entries {
+template <class T, std::size_t N> struct file_entries {
   std::vector<std::array<std::int64_t, N>> coords;
   std::vector<T> values;
   std::vector<std::int64_t> lines;  // kept only when duplicates are errors
@@ -16203,10 +16124,10 @@ std::string check_storage(const std::array<std::int64_t, Format::order>& shape, 
                           const read_options& options) {
   constexpr auto N = static_cast<std::int64_t>(Format::order);
   const std::int64_t needed = format_storage_bound<Format>(shape, nnz);
-  const std::int64_t allowed = saturating_add(
-      saturating_add(std::max<std::int64_t>(options.max_dense_elements, 0),
-                     saturating_mul(N + 1, nnz)),
-      N + 1);
+  const std::int64_t allowed =
+      saturating_add(saturating_add(std::max<std::int64_t>(options.max_dense_elements, 0),
+                                    saturating_mul(N + 1, nnz)),
+                     N + 1);
   if (needed <= allowed) return {};
   return "the shape " + shape_to_string(shape) + " needs " +
          (needed == int64_max ? "more than 2^63" : std::to_string(needed)) +
@@ -16278,8 +16199,8 @@ tensor<T, Format> entries_to_tensor(const std::string& file, const std::string& 
 #define LOOM_IO_DETAIL_LINE_READER_HPP
 
 // ---- begin <loom/io/detail/numbers.hpp>
-// Defines the readers' number text: integer tokens, value parsing and printing per value type (io/).
-// SPDX-License-Identifier: BSL-1.0
+// Defines the readers' number text: integer tokens, value parsing and printing per value type
+// (io/). SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_IO_DETAIL_NUMBERS_HPP
 #define LOOM_IO_DETAIL_NUMBERS_HPP
 
@@ -16330,8 +16251,7 @@ inline bool is_integer_literal(std::string_view s) {
 enum class parse_status { ok, not_a_number, out_of_range };
 
 /// Parses a decimal integer literal (optional `+` or `-`) into any integer type.
-template <std::integral Int>
-parse_status parse_integer(std::string_view s, Int& out) {
+template <std::integral Int> parse_status parse_integer(std::string_view s, Int& out) {
   if (!is_integer_literal(s)) return parse_status::not_a_number;
   if (s[0] == '+') s.remove_prefix(1);
   if constexpr (std::is_unsigned_v<Int>) {
@@ -16349,8 +16269,7 @@ parse_status parse_integer(std::string_view s, Int& out) {
 
 /// Parses a decimal floating literal, `nan` or `inf`; an underflow rounds to zero or a
 /// subnormal, an overflow is out of range.
-template <std::floating_point F>
-parse_status parse_floating(std::string_view s, F& out) {
+template <std::floating_point F> parse_status parse_floating(std::string_view s, F& out) {
   if (s.size() > 1 && s[0] == '+' && s[1] != '+' && s[1] != '-') s.remove_prefix(1);
   if (s.empty()) return parse_status::not_a_number;
 #if defined(__cpp_lib_to_chars)
@@ -16383,16 +16302,14 @@ parse_status parse_floating(std::string_view s, F& out) {
 }
 
 /// Appends the shortest text that reads back as exactly `v`.
-template <class Number>
-void append_number(std::string& out, Number v) {
+template <class Number> void append_number(std::string& out, Number v) {
   char buf[64];
   if constexpr (std::floating_point<Number>) {
 #if defined(__cpp_lib_to_chars)
     const auto r = std::to_chars(buf, buf + sizeof buf, v);
     out.append(buf, r.ptr);
 #else
-    const int n = std::snprintf(buf, sizeof buf, "%.*Lg",
-                                std::numeric_limits<Number>::max_digits10,
+    const int n = std::snprintf(buf, sizeof buf, "%.*Lg", std::numeric_limits<Number>::max_digits10,
                                 static_cast<long double>(v));
     out.append(buf, static_cast<std::size_t>(n));
 #endif
@@ -16403,12 +16320,15 @@ void append_number(std::string& out, Number v) {
 }
 
 /// `int8`, `uint64`, `float`, `double`: the name of an arithmetic type in messages.
-template <class A>
-std::string arithmetic_type_name() {
-  if constexpr (std::same_as<A, float>) return "float";
-  else if constexpr (std::same_as<A, double>) return "double";
-  else if constexpr (std::same_as<A, long double>) return "long double";
-  else return (std::is_signed_v<A> ? "int" : "uint") + std::to_string(sizeof(A) * 8);
+template <class A> std::string arithmetic_type_name() {
+  if constexpr (std::same_as<A, float>)
+    return "float";
+  else if constexpr (std::same_as<A, double>)
+    return "double";
+  else if constexpr (std::same_as<A, long double>)
+    return "long double";
+  else
+    return (std::is_signed_v<A> ? "int" : "uint") + std::to_string(sizeof(A) * 8);
 }
 
 /// How the readers parse, negate (skew-symmetric mirror) and print values of type `T`.
@@ -16426,8 +16346,10 @@ struct value_text<T> {
   /// Empty when `token` is a valid value, else what is wrong with it.
   static std::string parse(std::string_view token, T& out) {
     parse_status st;
-    if constexpr (std::is_integral_v<T>) st = parse_integer(token, out);
-    else st = parse_floating(token, out);
+    if constexpr (std::is_integral_v<T>)
+      st = parse_integer(token, out);
+    else
+      st = parse_floating(token, out);
     if (st == parse_status::ok) return {};
     if (st == parse_status::out_of_range)
       return "value " + excerpt(token) + " does not fit the value type " + type_name();
@@ -16456,16 +16378,15 @@ struct value_text<T> {
   static void append(std::string& out, const T& v) { append_number(out, v); }
 };
 
-template <>
-struct value_text<boolean> {
+template <> struct value_text<boolean> {
   using carrier = bool;
   static constexpr bool integral = true;
   static std::string type_name() { return "boolean"; }
   static std::string parse(std::string_view token, boolean& out) {
     double v = 0;
-    if (parse_floating(token, v) != parse_status::ok) return "value " + excerpt(token) + " is not a number";
-    if (v != 0 && v != 1)
-      return "value " + excerpt(token) + " is not a boolean (0 or 1)";
+    if (parse_floating(token, v) != parse_status::ok)
+      return "value " + excerpt(token) + " is not a number";
+    if (v != 0 && v != 1) return "value " + excerpt(token) + " is not a boolean (0 or 1)";
     out = boolean(v == 1);
     return {};
   }
@@ -16491,7 +16412,8 @@ struct value_text<T> {
   static std::string type_name() {
     if constexpr (requires { semiring_traits<T>::name; })
       return std::string(semiring_traits<T>::name) + "<" + inner::type_name() + ">";
-    else return inner::type_name();
+    else
+      return inner::type_name();
   }
   static std::string parse(std::string_view token, T& out) {
     carrier v{};
@@ -16775,8 +16697,8 @@ struct matrix_market_options {
 
 // The format (https://math.nist.gov/MatrixMarket/formats.html), as loom reads it:
 //
-//   %%MatrixMarket matrix <coordinate|array> <real|double|integer|pattern> <general|symmetric|skew-symmetric>
-//   % comment lines and blank lines, anywhere after the banner
+//   %%MatrixMarket matrix <coordinate|array> <real|double|integer|pattern>
+//   <general|symmetric|skew-symmetric> % comment lines and blank lines, anywhere after the banner
 //   rows columns entries        (array: rows columns)
 //   row column value            (1-based; pattern: row column; array: one value per line,
 //   ...                          column by column, the lower triangle when symmetric)
@@ -16834,11 +16756,13 @@ inline matrix_market_header read_matrix_market_banner(line_reader& r) {
   if (!iequals(w[1], "matrix"))
     r.fail("unknown object " + excerpt(w[1]) + " in the banner (expected 'matrix')");
 
-  if (iequals(w[2], "array")) h.array = true;
+  if (iequals(w[2], "array"))
+    h.array = true;
   else if (!iequals(w[2], "coordinate"))
     r.fail("unknown format " + excerpt(w[2]) + " in the banner (expected 'coordinate' or 'array')");
 
-  if (iequals(w[3], "pattern")) h.pattern = true;
+  if (iequals(w[3], "pattern"))
+    h.pattern = true;
   else if (iequals(w[3], "complex"))
     r.fail("the complex field is not supported yet; store the real part in a 'real' file");
   else if (!iequals(w[3], "real") && !iequals(w[3], "double") && !iequals(w[3], "integer"))
@@ -16846,8 +16770,10 @@ inline matrix_market_header read_matrix_market_banner(line_reader& r) {
            " in the banner (expected 'real', 'double', 'integer', 'pattern' or 'complex')");
 
   using sym = matrix_market_header::symmetry_kind;
-  if (iequals(w[4], "symmetric")) h.symmetry = sym::symmetric;
-  else if (iequals(w[4], "skew-symmetric")) h.symmetry = sym::skew;
+  if (iequals(w[4], "symmetric"))
+    h.symmetry = sym::symmetric;
+  else if (iequals(w[4], "skew-symmetric"))
+    h.symmetry = sym::skew;
   else if (iequals(w[4], "hermitian"))
     r.fail("the hermitian symmetry is not supported yet (it needs complex values)");
   else if (!iequals(w[4], "general"))
@@ -16855,11 +16781,13 @@ inline matrix_market_header read_matrix_market_banner(line_reader& r) {
            " in the banner (expected 'general', 'symmetric', 'skew-symmetric' or 'hermitian')");
 
   if (h.array && h.pattern)
-    r.fail("'array pattern' is not a valid combination: an array lists values; use "
-           "'coordinate pattern'");
+    r.fail(
+        "'array pattern' is not a valid combination: an array lists values; use "
+        "'coordinate pattern'");
   if (h.pattern && h.symmetry == sym::skew)
-    r.fail("'pattern skew-symmetric' is not a valid combination: a pattern has no values to "
-           "negate");
+    r.fail(
+        "'pattern skew-symmetric' is not a valid combination: a pattern has no values to "
+        "negate");
   return h;
 }
 
@@ -16877,8 +16805,7 @@ inline std::int64_t read_index(const line_reader& r, std::string_view token, std
   return v - 1;
 }
 
-template <class T>
-T read_value(const line_reader& r, std::string_view token) {
+template <class T> T read_value(const line_reader& r, std::string_view token) {
   T v = semiring_traits<T>::zero();
   const std::string why = value_text<T>::parse(token, v);
   if (!why.empty()) r.fail(why);
@@ -16914,8 +16841,7 @@ tensor<T, Format> read_matrix_market_impl(line_reader& r, const read_options& op
   using sym = matrix_market_header::symmetry_kind;
   const matrix_market_header h = read_matrix_market_banner(r);
   const std::string size_form = h.array ? "'rows columns'" : "'rows columns entries'";
-  if (!r.next_data("%"))
-    r.fail("unexpected end of input: expected the size line " + size_form);
+  if (!r.next_data("%")) r.fail("unexpected end of input: expected the size line " + size_form);
   const std::int64_t size_line = r.line_number();
   std::array<std::string_view, 4> w{};
   const std::size_t want = h.array ? 2 : 3;
@@ -16948,7 +16874,7 @@ tensor<T, Format> read_matrix_market_impl(line_reader& r, const read_options& op
   // an array lists every value, zeros included: its entries grow with the extents
   if (h.array && declared > std::max<std::int64_t>(options.max_dense_elements, 0)) {
     std::string why = std::string("the ") + shape_to_string(shape);  // appended: g++ 12's
-    why.append(" array holds ").append(std::to_string(declared));     // -Wrestrict (assemble.hpp)
+    why.append(" array holds ").append(std::to_string(declared));    // -Wrestrict (assemble.hpp)
     why.append(" values, more than loom::read_options::max_dense_elements (");
     why.append(std::to_string(options.max_dense_elements));
     why.append("); raise the limit if the shape is right");
@@ -16968,8 +16894,7 @@ tensor<T, Format> read_matrix_market_impl(line_reader& r, const read_options& op
     for (std::int64_t k = 0; k < declared; ++k) {
       if (!r.next_data("%"))
         r.fail("unexpected end of input: the size line" + declared_where + " declares " +
-               std::to_string(declared) + " entries, but the file holds only " +
-               std::to_string(k));
+               std::to_string(declared) + " entries, but the file holds only " + std::to_string(k));
       const std::size_t got = r.split(w);
       if (got < per_line)
         r.fail("expected an entry " + std::string(entry_form) + ", found " + excerpt(r.line()));
@@ -16983,7 +16908,7 @@ tensor<T, Format> read_matrix_market_impl(line_reader& r, const read_options& op
   } else {
     std::int64_t k = 0;
     for (std::int64_t j = 0; j < n; ++j) {
-      const std::int64_t first = h.symmetry == sym::general ? 0
+      const std::int64_t first = h.symmetry == sym::general     ? 0
                                  : h.symmetry == sym::symmetric ? j
                                                                 : j + 1;
       for (std::int64_t i = first; i < m; ++i, ++k) {
@@ -17006,8 +16931,7 @@ tensor<T, Format> read_matrix_market_impl(line_reader& r, const read_options& op
   return entries_to_tensor<Format>(r.name(), r.where(size_line), shape, std::move(e), options);
 }
 
-template <class T, class Format>
-constexpr bool check_matrix_market_types() {
+template <class T, class Format> constexpr bool check_matrix_market_types() {
   constexpr bool is_matrix = Format::order == 2;
   static_assert(is_matrix,
                 "loom::read_matrix_market/write_matrix_market: a Matrix Market file holds a "
@@ -17061,8 +16985,7 @@ tensor<T, Format> read_matrix_market(const std::string& path, const read_options
 
 /// Reads the Matrix Market file at `path`, combining repeated entries by `policy`.
 template <class T, storage_format Format = csr>
-tensor<T, Format> read_matrix_market(const std::string& path,
-                                     duplicates policy = duplicates::sum) {
+tensor<T, Format> read_matrix_market(const std::string& path, duplicates policy = duplicates::sum) {
   return read_matrix_market<T, Format>(path, read_options{.policy = policy});
 }
 
@@ -17078,8 +17001,8 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
   if constexpr (detail::check_matrix_market_types<T, Format>()) {
     using text = detail::value_text<T>;
     // the zero padding of a dense, banded or bitmap innermost level is not written (as convert)
-    constexpr bool skip_zeros = Format::properties[Format::order - 1].full ||
-                                Format::properties[Format::order - 1].padded;
+    constexpr bool skip_zeros =
+        Format::properties[Format::order - 1].full || Format::properties[Format::order - 1].padded;
     const bool array = options.layout == matrix_market_layout::array;
     std::int64_t count = 0;
     bool all_one = true;
@@ -17092,14 +17015,18 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
     if (field == matrix_market_field::automatic) {
       if constexpr (std::same_as<T, boolean>)
         field = all_one && !array ? matrix_market_field::pattern : matrix_market_field::integer;
-      else field = text::integral ? matrix_market_field::integer : matrix_market_field::real;
+      else
+        field = text::integral ? matrix_market_field::integer : matrix_market_field::real;
     }
     if (field == matrix_market_field::integer && !text::integral)
-      throw error("loom::write_matrix_market: the integer field needs an integral value type "
-                  "or loom::boolean, not " + text::type_name() + "; use the real field");
+      throw error(
+          "loom::write_matrix_market: the integer field needs an integral value type "
+          "or loom::boolean, not " +
+          text::type_name() + "; use the real field");
     if (field == matrix_market_field::pattern && array)
-      throw error("loom::write_matrix_market: a pattern cannot be written in the array layout; "
-                  "use the coordinate layout or a valued field");
+      throw error(
+          "loom::write_matrix_market: a pattern cannot be written in the array layout; "
+          "use the coordinate layout or a valued field");
     const char* field_name = field == matrix_market_field::real      ? "real"
                              : field == matrix_market_field::integer ? "integer"
                                                                      : "pattern";
@@ -17114,7 +17041,8 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
     if (array && cells > std::max<std::int64_t>(options.max_dense_elements, 0)) {
       std::string why("loom::write_matrix_market: the array layout of ");
       why.append(matrix).append(" needs ");
-      why.append(cells == detail::int64_max ? std::string("more than 2^63") : std::to_string(cells));
+      why.append(cells == detail::int64_max ? std::string("more than 2^63")
+                                            : std::to_string(cells));
       why.append(" values, more than loom::matrix_market_options::max_dense_elements (");
       why.append(std::to_string(options.max_dense_elements));
       why.append("); use the coordinate layout, or raise the limit");
@@ -17149,7 +17077,9 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
       } catch (const std::bad_alloc&) {
         std::string why("loom::write_matrix_market: out of memory buffering the ");
         why.append(std::to_string(cells)).append(" values of ").append(matrix);
-        why.append(" (").append(std::to_string(sizeof(T))).append(" bytes each) for the array layout");
+        why.append(" (")
+            .append(std::to_string(sizeof(T)))
+            .append(" bytes each) for the array layout");
         throw error(why);
       }
       A.for_each_stored([&](const std::array<std::int64_t, 2>& c, const T& v) {
@@ -17216,7 +17146,7 @@ tensor<T, Format> read_tns_impl(line_reader& r,
       if ((*given)[m] < 0)
         throw shape_error("loom::read_tns: extent " + std::to_string((*given)[m]) + " of mode " +
                           std::to_string(m) + " of the given shape is negative");
-  std::array<std::int64_t, N> largest{};      // largest coordinate seen per mode (1-based)
+  std::array<std::int64_t, N> largest{};       // largest coordinate seen per mode (1-based)
   std::array<std::int64_t, N> largest_line{};  // where it was seen
   file_entries<T, N> e;
   e.keep_lines = options.policy == duplicates::error;
@@ -17228,8 +17158,7 @@ tensor<T, Format> read_tns_impl(line_reader& r,
     if (got < N + 1)
       r.fail("expected " + std::to_string(N + 1) + " tokens, found " + excerpt(r.line()) + ": " +
              form);
-    if (got > N + 1)
-      r.fail("unexpected token " + excerpt(w[N + 1]) + " after the value: " + form);
+    if (got > N + 1) r.fail("unexpected token " + excerpt(w[N + 1]) + " after the value: " + form);
     std::array<std::int64_t, N> c{};
     for (std::size_t m = 0; m < N; ++m) {
       std::int64_t v = 0;
@@ -17264,8 +17193,7 @@ tensor<T, Format> read_tns_impl(line_reader& r,
   return entries_to_tensor<Format>(r.name(), where, shape, std::move(e), options);
 }
 
-template <class T, class Format>
-constexpr bool check_tns_types() {
+template <class T, class Format> constexpr bool check_tns_types() {
   constexpr bool has_text = text_value<T>;
   static_assert(has_text,
                 "loom::read_tns/write_tns: the value type has no text form; use an arithmetic "
@@ -17402,30 +17330,26 @@ void write_tns(const std::string& path, const basic_tensor<T, Format, Owning>& A
 namespace loom::la {
 
 // matrix<T>: a loom tensor of order 1 or 2 (any format), by pointer.
-template <class Tensor>
-struct matrix {
+template <class Tensor> struct matrix {
   static constexpr std::size_t rank = Tensor::order;
   using value_type = typename Tensor::value_type;
   const Tensor* tensor;
 };
 // scalar<V>: a constant.
-template <class V>
-struct scalar {
+template <class V> struct scalar {
   static constexpr std::size_t rank = 0;
   using value_type = V;
   V value;
 };
 // product<A, B>: the matrix product A B (matrix × matrix or matrix × vector).
-template <class A, class B>
-struct product {
+template <class A, class B> struct product {
   static constexpr std::size_t rank = A::rank + B::rank - 2;
   using value_type = typename A::value_type;
   A a;
   B b;
 };
 // transposed<A>: Aᵀ.
-template <class A>
-struct transposed {
+template <class A> struct transposed {
   static constexpr std::size_t rank = 2;
   using value_type = typename A::value_type;
   A a;
@@ -17435,68 +17359,51 @@ struct plus {};
 struct minus {};
 struct times {};
 struct divides {};
-template <class Op, class A, class B>
-struct elementwise {
+template <class Op, class A, class B> struct elementwise {
   static constexpr std::size_t rank = A::rank > B::rank ? A::rank : B::rank;
   using value_type = typename std::conditional_t<(A::rank >= B::rank), A, B>::value_type;
   A a;
   B b;
 };
 // Reductions: sum of all entries, per row, per column; trace; the diagonal as a vector.
-template <class A>
-struct total {
+template <class A> struct total {
   static constexpr std::size_t rank = 0;
   using value_type = typename A::value_type;
   A a;
 };
-template <class A>
-struct row_sums_of {
+template <class A> struct row_sums_of {
   static constexpr std::size_t rank = 1;
   using value_type = typename A::value_type;
   A a;
 };
-template <class A>
-struct col_sums_of {
+template <class A> struct col_sums_of {
   static constexpr std::size_t rank = 1;
   using value_type = typename A::value_type;
   A a;
 };
-template <class A>
-struct trace_of {
+template <class A> struct trace_of {
   static constexpr std::size_t rank = 0;
   using value_type = typename A::value_type;
   A a;
 };
-template <class A>
-struct diag_of {
+template <class A> struct diag_of {
   static constexpr std::size_t rank = 1;
   using value_type = typename A::value_type;
   A a;
 };
 
 namespace detail {
-template <class T>
-struct is_node : std::false_type {};
-template <class T>
-struct is_node<matrix<T>> : std::true_type {};
-template <class V>
-struct is_node<scalar<V>> : std::true_type {};
-template <class A, class B>
-struct is_node<product<A, B>> : std::true_type {};
-template <class A>
-struct is_node<transposed<A>> : std::true_type {};
-template <class Op, class A, class B>
-struct is_node<elementwise<Op, A, B>> : std::true_type {};
-template <class A>
-struct is_node<total<A>> : std::true_type {};
-template <class A>
-struct is_node<row_sums_of<A>> : std::true_type {};
-template <class A>
-struct is_node<col_sums_of<A>> : std::true_type {};
-template <class A>
-struct is_node<trace_of<A>> : std::true_type {};
-template <class A>
-struct is_node<diag_of<A>> : std::true_type {};
+template <class T> struct is_node : std::false_type {};
+template <class T> struct is_node<matrix<T>> : std::true_type {};
+template <class V> struct is_node<scalar<V>> : std::true_type {};
+template <class A, class B> struct is_node<product<A, B>> : std::true_type {};
+template <class A> struct is_node<transposed<A>> : std::true_type {};
+template <class Op, class A, class B> struct is_node<elementwise<Op, A, B>> : std::true_type {};
+template <class A> struct is_node<total<A>> : std::true_type {};
+template <class A> struct is_node<row_sums_of<A>> : std::true_type {};
+template <class A> struct is_node<col_sums_of<A>> : std::true_type {};
+template <class A> struct is_node<trace_of<A>> : std::true_type {};
+template <class A> struct is_node<diag_of<A>> : std::true_type {};
 }  // namespace detail
 
 /// Satisfied by loom::la expression types.
@@ -17515,16 +17422,16 @@ constexpr matrix<Tensor> mat(const Tensor& t) {
 }
 
 namespace detail {
-template <class T>
-constexpr auto wrap(const T& x) {
-  if constexpr (expression<T>) return x;
-  else return scalar<double>{static_cast<double>(x)};
+template <class T> constexpr auto wrap(const T& x) {
+  if constexpr (expression<T>)
+    return x;
+  else
+    return scalar<double>{static_cast<double>(x)};
 }
-template <class T>
-using wrap_t = decltype(wrap(std::declval<const T&>()));
+template <class T> using wrap_t = decltype(wrap(std::declval<const T&>()));
 template <class A, class B>
-concept operands = (expression<A> || number<A>) && (expression<B> || number<B>) &&
-                   (expression<A> || expression<B>);
+concept operands =
+    (expression<A> || number<A>)&&(expression<B> || number<B>)&&(expression<A> || expression<B>);
 }  // namespace detail
 
 /// A * B: the matrix product when both are matrices/vectors, scaling when one is a number or a
@@ -17551,15 +17458,14 @@ template <class A, class B>
 constexpr auto operator-(const A& a, const B& b) {
   return elementwise<minus, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a), detail::wrap(b)};
 }
-template <expression A>
-constexpr auto operator-(const A& a) {
+template <expression A> constexpr auto operator-(const A& a) {
   return elementwise<times, scalar<double>, A>{{-1.0}, a};
 }
 template <class A, class B>
   requires detail::operands<A, B>
 constexpr auto operator/(const A& a, const B& b) {
   return elementwise<divides, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
-                                                                     detail::wrap(b)};
+                                                                    detail::wrap(b)};
 }
 
 /// The element-wise (Hadamard) product A ∘ B.
@@ -17569,41 +17475,28 @@ constexpr auto hadamard(const A& a, const B& b) {
   return elementwise<times, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a), detail::wrap(b)};
 }
 /// A ∘ A.
-template <expression A>
-constexpr auto pow2(const A& a) {
-  return elementwise<times, A, A>{a, a};
-}
+template <expression A> constexpr auto pow2(const A& a) { return elementwise<times, A, A>{a, a}; }
 /// Aᵀ (a matrix).
-template <expression A>
-constexpr auto transpose(const A& a) {
+template <expression A> constexpr auto transpose(const A& a) {
   static_assert(A::rank == 2, "loom::la::transpose: the operand must be a matrix");
   return transposed<A>{a};
 }
 /// The sum of all entries.
-template <expression A>
-constexpr auto sum(const A& a) {
-  return total<A>{a};
-}
+template <expression A> constexpr auto sum(const A& a) { return total<A>{a}; }
 /// The vector of row sums (a vector is its own row sums).
-template <expression A>
-constexpr auto row_sums(const A& a) {
-  return row_sums_of<A>{a};
-}
+template <expression A> constexpr auto row_sums(const A& a) { return row_sums_of<A>{a}; }
 /// The vector of column sums of a matrix.
-template <expression A>
-constexpr auto col_sums(const A& a) {
+template <expression A> constexpr auto col_sums(const A& a) {
   static_assert(A::rank == 2, "loom::la::col_sums: the operand must be a matrix");
   return col_sums_of<A>{a};
 }
 /// The sum of the diagonal of a square matrix expression.
-template <expression A>
-constexpr auto trace(const A& a) {
+template <expression A> constexpr auto trace(const A& a) {
   static_assert(A::rank == 2, "loom::la::trace: the operand must be a matrix");
   return trace_of<A>{a};
 }
 /// The diagonal of a square matrix expression, as a vector.
-template <expression A>
-constexpr auto diag(const A& a) {
+template <expression A> constexpr auto diag(const A& a) {
   static_assert(A::rank == 2,
                 "loom::la::diag: the operand must be a matrix (diag of a vector is not supported "
                 "yet; multiply element-wise by an identity matrix instead)");
@@ -17632,18 +17525,20 @@ constexpr auto diag(const A& a) {
 namespace loom::la {
 
 namespace detail {
-template <std::size_t N>
-constexpr fixed_string<6> fresh_text() {
+template <std::size_t N> constexpr fixed_string<6> fresh_text() {
   static_assert(N < 1000, "loom::la: more than 1000 index variables in one expression");
-  const char text[6] = {'l', 'a', static_cast<char>('0' + N / 100), static_cast<char>('0' + N / 10 % 10),
-                        static_cast<char>('0' + N % 10), '\0'};
+  const char text[6] = {'l',
+                        'a',
+                        static_cast<char>('0' + N / 100),
+                        static_cast<char>('0' + N / 10 % 10),
+                        static_cast<char>('0' + N % 10),
+                        '\0'};
   return fixed_string<6>(text);
 }
 }  // namespace detail
 
 /// The N-th fresh index variable of a translation ("la000", "la001", ...; they sort by N).
-template <std::size_t N>
-using fresh = loom::index<detail::fresh_text<N>()>;
+template <std::size_t N> using fresh = loom::index<detail::fresh_text<N>()>;
 /// The free indices of a translated matrix (row, column) or vector (row).
 using row = loom::index<"row">;
 using col = loom::index<"col">;
@@ -17652,168 +17547,162 @@ using col = loom::index<"col">;
 struct divides_fn {
   static constexpr bool zero_preserving = false;
   static constexpr bool linear = false;
-  template <class T>
-  constexpr T operator()(T x, T y) const {
-    return x / y;
-  }
+  template <class T> constexpr T operator()(T x, T y) const { return x / y; }
 };
 
 // fresh_count<E>: how many fresh indices translating E uses
-template <class E>
-struct fresh_count : std::integral_constant<std::size_t, 0> {};
+template <class E> struct fresh_count : std::integral_constant<std::size_t, 0> {};
 template <class A, class B>
 struct fresh_count<product<A, B>>
     : std::integral_constant<std::size_t, 1 + fresh_count<A>::value + fresh_count<B>::value> {};
-template <class A>
-struct fresh_count<transposed<A>> : fresh_count<A> {};
+template <class A> struct fresh_count<transposed<A>> : fresh_count<A> {};
 template <class Op, class A, class B>
 struct fresh_count<elementwise<Op, A, B>>
     : std::integral_constant<std::size_t, fresh_count<A>::value + fresh_count<B>::value> {};
 template <class A>
-struct fresh_count<total<A>> : std::integral_constant<std::size_t, A::rank + fresh_count<A>::value> {};
+struct fresh_count<total<A>>
+    : std::integral_constant<std::size_t, A::rank + fresh_count<A>::value> {};
 template <class A>
-struct fresh_count<row_sums_of<A>> : std::integral_constant<std::size_t, 1 + fresh_count<A>::value> {};
+struct fresh_count<row_sums_of<A>>
+    : std::integral_constant<std::size_t, 1 + fresh_count<A>::value> {};
 template <class A>
-struct fresh_count<col_sums_of<A>> : std::integral_constant<std::size_t, 1 + fresh_count<A>::value> {};
+struct fresh_count<col_sums_of<A>>
+    : std::integral_constant<std::size_t, 1 + fresh_count<A>::value> {};
 template <class A>
 struct fresh_count<trace_of<A>> : std::integral_constant<std::size_t, 1 + fresh_count<A>::value> {};
-template <class A>
-struct fresh_count<diag_of<A>> : fresh_count<A> {};
+template <class A> struct fresh_count<diag_of<A>> : fresh_count<A> {};
 
 namespace detail {
 
 using boost::mp11::mp_list;
 
-template <class X>
-constexpr auto negate(const X& x) {
+template <class X> constexpr auto negate(const X& x) {
   return expr::map<fn::negate, X>{fn::negate{}, std::tuple<X>{x}};
 }
 
 // translate<N>(mp_list<Is...>{}, e): e with its free dimensions named Is..., fresh names from N on.
 // Static members of one struct, so that every overload sees the others.
 struct tr {
-template <std::size_t N, class... Is, class T>
-static constexpr auto translate(mp_list<Is...>, const matrix<T>& m) {
-  static_assert(sizeof...(Is) == T::order, "loom internal error: la rank mismatch; please report");
-  if constexpr (sizeof...(Is) == 2) {
-    static_assert(!std::is_same_v<boost::mp11::mp_first<boost::mp11::mp_list<Is...>>,
-                                  boost::mp11::mp_second<boost::mp11::mp_list<Is...>>>,
-                  "loom::la: trace/diag of a stored matrix reads A(i, i), which loom does not "
-                  "support yet; use trace/diag of a product (e.g. trace(transpose(U) * X * V))");
+  template <std::size_t N, class... Is, class T>
+  static constexpr auto translate(mp_list<Is...>, const matrix<T>& m) {
+    static_assert(sizeof...(Is) == T::order,
+                  "loom internal error: la rank mismatch; please report");
+    if constexpr (sizeof...(Is) == 2) {
+      static_assert(!std::is_same_v<boost::mp11::mp_first<boost::mp11::mp_list<Is...>>,
+                                    boost::mp11::mp_second<boost::mp11::mp_list<Is...>>>,
+                    "loom::la: trace/diag of a stored matrix reads A(i, i), which loom does not "
+                    "support yet; use trace/diag of a product (e.g. trace(transpose(U) * X * V))");
+    }
+    return expr::access<const T, Is...>{m.tensor};
   }
-  return expr::access<const T, Is...>{m.tensor};
-}
-template <std::size_t N, class... Is, class V>
-static constexpr auto translate(mp_list<Is...>, const scalar<V>& s) {
-  return expr::literal<V>{s.value};
-}
-template <std::size_t N, class I, class J, class A>
-static constexpr auto translate(mp_list<I, J>, const transposed<A>& t) {
-  return translate<N>(mp_list<J, I>{}, t.a);
-}
-template <std::size_t N, class I, class J, class A, class B>
-static constexpr auto translate(mp_list<I, J>, const product<A, B>& p) {  // matrix × matrix
-  using K = fresh<N>;
-  auto a = translate<N + 1>(mp_list<I, K>{}, p.a);
-  auto b = translate<N + 1 + fresh_count<A>::value>(mp_list<K, J>{}, p.b);
-  return expr::sum<K, expr::mul<decltype(a), decltype(b)>>{{a, b}};
-}
-template <std::size_t N, class I, class A, class B>
-static constexpr auto translate(mp_list<I>, const product<A, B>& p) {  // matrix × vector
-  using K = fresh<N>;
-  auto a = translate<N + 1>(mp_list<I, K>{}, p.a);
-  auto b = translate<N + 1 + fresh_count<A>::value>(mp_list<K>{}, p.b);
-  return expr::sum<K, expr::mul<decltype(a), decltype(b)>>{{a, b}};
-}
+  template <std::size_t N, class... Is, class V>
+  static constexpr auto translate(mp_list<Is...>, const scalar<V>& s) {
+    return expr::literal<V>{s.value};
+  }
+  template <std::size_t N, class I, class J, class A>
+  static constexpr auto translate(mp_list<I, J>, const transposed<A>& t) {
+    return translate<N>(mp_list<J, I>{}, t.a);
+  }
+  template <std::size_t N, class I, class J, class A, class B>
+  static constexpr auto translate(mp_list<I, J>, const product<A, B>& p) {  // matrix × matrix
+    using K = fresh<N>;
+    auto a = translate<N + 1>(mp_list<I, K>{}, p.a);
+    auto b = translate<N + 1 + fresh_count<A>::value>(mp_list<K, J>{}, p.b);
+    return expr::sum<K, expr::mul<decltype(a), decltype(b)>>{{a, b}};
+  }
+  template <std::size_t N, class I, class A, class B>
+  static constexpr auto translate(mp_list<I>, const product<A, B>& p) {  // matrix × vector
+    using K = fresh<N>;
+    auto a = translate<N + 1>(mp_list<I, K>{}, p.a);
+    auto b = translate<N + 1 + fresh_count<A>::value>(mp_list<K>{}, p.b);
+    return expr::sum<K, expr::mul<decltype(a), decltype(b)>>{{a, b}};
+  }
 
-// An operand of an element-wise operation under the indices Is... of the result: a scalar
-// takes none, a vector beside a matrix takes the row only.
-template <std::size_t N, class... Is, class X>
-static constexpr auto operand(mp_list<Is...>, const X& x) {
-  if constexpr (X::rank == 0) {
-    return translate<N>(mp_list<>{}, x);
-  } else if constexpr (X::rank == 1 && sizeof...(Is) == 2) {
-    return translate<N>(mp_list<boost::mp11::mp_first<mp_list<Is...>>>{}, x);
-  } else {
-    return translate<N>(mp_list<Is...>{}, x);
+  // An operand of an element-wise operation under the indices Is... of the result: a scalar
+  // takes none, a vector beside a matrix takes the row only.
+  template <std::size_t N, class... Is, class X>
+  static constexpr auto operand(mp_list<Is...>, const X& x) {
+    if constexpr (X::rank == 0) {
+      return translate<N>(mp_list<>{}, x);
+    } else if constexpr (X::rank == 1 && sizeof...(Is) == 2) {
+      return translate<N>(mp_list<boost::mp11::mp_first<mp_list<Is...>>>{}, x);
+    } else {
+      return translate<N>(mp_list<Is...>{}, x);
+    }
   }
-}
-template <std::size_t N, class... Is, class Op, class A, class B>
-static constexpr auto translate(mp_list<Is...>, const elementwise<Op, A, B>& e) {
-  auto a = operand<N>(mp_list<Is...>{}, e.a);
-  auto b = operand<N + fresh_count<A>::value>(mp_list<Is...>{}, e.b);
-  using L = decltype(a);
-  using R = decltype(b);
-  if constexpr (std::is_same_v<Op, plus>) {
-    return expr::add<L, R>{a, b};
-  } else if constexpr (std::is_same_v<Op, minus>) {
-    auto nb = negate(b);
-    return expr::add<L, decltype(nb)>{a, nb};
-  } else if constexpr (std::is_same_v<Op, times>) {
-    return expr::mul<L, R>{a, b};
-  } else {
-    return expr::map<divides_fn, L, R>{divides_fn{}, {a, b}};
+  template <std::size_t N, class... Is, class Op, class A, class B>
+  static constexpr auto translate(mp_list<Is...>, const elementwise<Op, A, B>& e) {
+    auto a = operand<N>(mp_list<Is...>{}, e.a);
+    auto b = operand<N + fresh_count<A>::value>(mp_list<Is...>{}, e.b);
+    using L = decltype(a);
+    using R = decltype(b);
+    if constexpr (std::is_same_v<Op, plus>) {
+      return expr::add<L, R>{a, b};
+    } else if constexpr (std::is_same_v<Op, minus>) {
+      auto nb = negate(b);
+      return expr::add<L, decltype(nb)>{a, nb};
+    } else if constexpr (std::is_same_v<Op, times>) {
+      return expr::mul<L, R>{a, b};
+    } else {
+      return expr::map<divides_fn, L, R>{divides_fn{}, {a, b}};
+    }
   }
-}
-template <std::size_t N, class A>
-static constexpr auto translate(mp_list<>, const total<A>& t) {
-  if constexpr (A::rank == 2) {
-    auto body = translate<N + 2>(mp_list<fresh<N>, fresh<N + 1>>{}, t.a);
-    return expr::sum<fresh<N>, expr::sum<fresh<N + 1>, decltype(body)>>{{body}};
-  } else if constexpr (A::rank == 1) {
-    auto body = translate<N + 1>(mp_list<fresh<N>>{}, t.a);
+  template <std::size_t N, class A> static constexpr auto translate(mp_list<>, const total<A>& t) {
+    if constexpr (A::rank == 2) {
+      auto body = translate<N + 2>(mp_list<fresh<N>, fresh<N + 1>>{}, t.a);
+      return expr::sum<fresh<N>, expr::sum<fresh<N + 1>, decltype(body)>>{{body}};
+    } else if constexpr (A::rank == 1) {
+      auto body = translate<N + 1>(mp_list<fresh<N>>{}, t.a);
+      return expr::sum<fresh<N>, decltype(body)>{body};
+    } else {
+      return translate<N>(mp_list<>{}, t.a);
+    }
+  }
+  template <std::size_t N, class I, class A>
+  static constexpr auto translate(mp_list<I>, const row_sums_of<A>& r) {
+    if constexpr (A::rank == 1) {
+      return translate<N + 1>(mp_list<I>{}, r.a);
+    } else {
+      auto body = translate<N + 1>(mp_list<I, fresh<N>>{}, r.a);
+      return expr::sum<fresh<N>, decltype(body)>{body};
+    }
+  }
+  template <std::size_t N, class J, class A>
+  static constexpr auto translate(mp_list<J>, const col_sums_of<A>& c) {
+    auto body = translate<N + 1>(mp_list<fresh<N>, J>{}, c.a);
     return expr::sum<fresh<N>, decltype(body)>{body};
-  } else {
-    return translate<N>(mp_list<>{}, t.a);
   }
-}
-template <std::size_t N, class I, class A>
-static constexpr auto translate(mp_list<I>, const row_sums_of<A>& r) {
-  if constexpr (A::rank == 1) {
-    return translate<N + 1>(mp_list<I>{}, r.a);
-  } else {
-    auto body = translate<N + 1>(mp_list<I, fresh<N>>{}, r.a);
+  template <std::size_t N, class A>
+  static constexpr auto translate(mp_list<>, const trace_of<A>& t) {
+    auto body = translate<N + 1>(mp_list<fresh<N>, fresh<N>>{}, t.a);
     return expr::sum<fresh<N>, decltype(body)>{body};
   }
-}
-template <std::size_t N, class J, class A>
-static constexpr auto translate(mp_list<J>, const col_sums_of<A>& c) {
-  auto body = translate<N + 1>(mp_list<fresh<N>, J>{}, c.a);
-  return expr::sum<fresh<N>, decltype(body)>{body};
-}
-template <std::size_t N, class A>
-static constexpr auto translate(mp_list<>, const trace_of<A>& t) {
-  auto body = translate<N + 1>(mp_list<fresh<N>, fresh<N>>{}, t.a);
-  return expr::sum<fresh<N>, decltype(body)>{body};
-}
-template <std::size_t N, class I, class A>
-static constexpr auto translate(mp_list<I>, const diag_of<A>& d) {
-  return translate<N>(mp_list<I, I>{}, d.a);
-}
+  template <std::size_t N, class I, class A>
+  static constexpr auto translate(mp_list<I>, const diag_of<A>& d) {
+    return translate<N>(mp_list<I, I>{}, d.a);
+  }
 };  // struct tr
 
-template <std::size_t Rank>
-struct free_of;
-template <>
-struct free_of<0> {
-  template <class E>
-  static constexpr auto run(const E& e) { return tr::translate<0>(mp_list<>{}, e); }
+template <std::size_t Rank> struct free_of;
+template <> struct free_of<0> {
+  template <class E> static constexpr auto run(const E& e) {
+    return tr::translate<0>(mp_list<>{}, e);
+  }
 };
-template <>
-struct free_of<1> {
-  template <class E>
-  static constexpr auto run(const E& e) { return tr::translate<0>(mp_list<row>{}, e); }
+template <> struct free_of<1> {
+  template <class E> static constexpr auto run(const E& e) {
+    return tr::translate<0>(mp_list<row>{}, e);
+  }
 };
-template <>
-struct free_of<2> {
-  template <class E>
-  static constexpr auto run(const E& e) { return tr::translate<0>(mp_list<row, col>{}, e); }
+template <> struct free_of<2> {
+  template <class E> static constexpr auto run(const E& e) {
+    return tr::translate<0>(mp_list<row, col>{}, e);
+  }
 };
 }  // namespace detail
 
 /// `e` in index notation: free indices `la::row` (and `la::col`), bound ones fresh.
-template <expression E>
-constexpr auto to_index_notation(const E& e) {
+template <expression E> constexpr auto to_index_notation(const E& e) {
   return detail::free_of<E::rank>::run(e);
 }
 
@@ -17841,9 +17730,8 @@ namespace loom::la {
 
 /// The result of evaluating an la expression of rank R with value type V.
 template <class V, std::size_t R>
-using result_t = std::conditional_t<R == 0, V,
-                                    std::conditional_t<R == 1, tensor<V, dense_vector>,
-                                                       tensor<V, dense_matrix>>>;
+using result_t = std::conditional_t<
+    R == 0, V, std::conditional_t<R == 1, tensor<V, dense_vector>, tensor<V, dense_matrix>>>;
 
 namespace detail {
 
@@ -17857,8 +17745,9 @@ struct extent_table {
     for (auto& [n, x] : entries)
       if (n == name) {
         if (x != e)
-          throw shape_error("loom::la: dimension " + std::string(name) + " is " + std::to_string(x) +
-                            " in one operand and " + std::to_string(e) + " in another");
+          throw shape_error("loom::la: dimension " + std::string(name) + " is " +
+                            std::to_string(x) + " in one operand and " + std::to_string(e) +
+                            " in another");
         return;
       }
     entries.emplace_back(name, e);
@@ -17869,8 +17758,7 @@ struct extent_table {
     throw shape_error("loom::la: the extent of " + std::string(name) + " is unknown");
   }
 };
-template <class E>
-extent_table extents_of(const E& e) {
+template <class E> extent_table extents_of(const E& e) {
   extent_table t;
   expr::for_each_access(e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
     std::size_t m = 0;
@@ -17881,22 +17769,19 @@ extent_table extents_of(const E& e) {
 
 // ---------------------------------------------------------------------------------------------
 // Part 2: the terms of a normal form: a sum of signed terms, each sums over a product
-template <class E>
-struct signed_term {
+template <class E> struct signed_term {
   static constexpr bool negative = false;
   using body = E;
   static constexpr const E& get(const E& e) { return e; }
 };
-template <class E>
-struct signed_term<expr::map<fn::negate, E>> {
+template <class E> struct signed_term<expr::map<fn::negate, E>> {
   static constexpr bool negative = !signed_term<E>::negative;
   using body = typename signed_term<E>::body;
   static constexpr const body& get(const expr::map<fn::negate, E>& e) {
     return signed_term<E>::get(std::get<0>(e.args));
   }
 };
-template <class E, class F>
-void for_each_term(const E& e, F&& f) {
+template <class E, class F> void for_each_term(const E& e, F&& f) {
   if constexpr (requires { []<class L, class R>(const expr::add<L, R>&) {}(e); }) {
     for_each_term(e.lhs, f);
     for_each_term(e.rhs, f);
@@ -17906,20 +17791,19 @@ void for_each_term(const E& e, F&& f) {
 }
 
 // sums over a product: the summed indices and the factors
-template <class E>
-struct sum_block {
+template <class E> struct sum_block {
   using summed = mp_list<>;
   using product = E;
   static constexpr const E& get(const E& e) { return e; }
 };
-template <class I, class E>
-struct sum_block<expr::sum<I, E>> {
+template <class I, class E> struct sum_block<expr::sum<I, E>> {
   using summed = boost::mp11::mp_push_front<typename sum_block<E>::summed, I>;
   using product = typename sum_block<E>::product;
-  static constexpr const product& get(const expr::sum<I, E>& e) { return sum_block<E>::get(e.body); }
+  static constexpr const product& get(const expr::sum<I, E>& e) {
+    return sum_block<E>::get(e.body);
+  }
 };
-template <class E>
-auto factors_of(const E& e) {
+template <class E> auto factors_of(const E& e) {
   if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); })
     return std::tuple_cat(factors_of(e.lhs), factors_of(e.rhs));
   else
@@ -17929,18 +17813,14 @@ template <class X>
 struct factor_kind {  // 0: dense access, 1: literal, 2: anything else (sparse access, map, ...)
   static constexpr int value = 2;
 };
-template <class T, class... Is>
-struct factor_kind<expr::access<T, Is...>> {
+template <class T, class... Is> struct factor_kind<expr::access<T, Is...>> {
   static constexpr int value = std::remove_const_t<T>::format_type::all_dense ? 0 : 2;
 };
-template <class T>
-struct factor_kind<expr::literal<T>> {
+template <class T> struct factor_kind<expr::literal<T>> {
   static constexpr int value = 1;
 };
-template <class Tuple>
-struct all_dense_factors;
-template <class... Xs>
-struct all_dense_factors<std::tuple<Xs...>> {
+template <class Tuple> struct all_dense_factors;
+template <class... Xs> struct all_dense_factors<std::tuple<Xs...>> {
   static constexpr bool value = ((factor_kind<Xs>::value < 2) && ...);
 };
 
@@ -17953,34 +17833,39 @@ struct factor_desc {
   std::vector<std::string_view> indices;
   std::string literal;
 };
-template <class Term>
-std::string signature(const Term& term, std::size_t ordinal) {
+template <class Term> std::string signature(const Term& term, std::size_t ordinal) {
   using block = sum_block<Term>;
   std::vector<std::string_view> bound;
-  boost::mp11::mp_for_each<typename block::summed>([&](auto i) { bound.push_back(decltype(i)::name); });
+  boost::mp11::mp_for_each<typename block::summed>(
+      [&](auto i) { bound.push_back(decltype(i)::name); });
   std::vector<factor_desc> fs;
   bool plain = true;
-  std::apply([&](const auto&... f) {
-    (..., [&](const auto& x) {
-      using X = std::remove_cvref_t<decltype(x)>;
-      factor_desc d;
-      if constexpr (factor_kind<X>::value == 1) {
-        std::ostringstream v;
-        if constexpr (std::is_floating_point_v<decltype(x.value)>) v << std::hexfloat;  // exact
-        v << x.value;
-        d.literal = v.str();
-      } else if constexpr (requires { x.tensor; }) {
-        d.tensor = x.tensor;
-        [&]<class T, class... Is>(const expr::access<T, Is...>&) { d.indices = {Is::name...}; }(x);
-      } else {
-        plain = false;
-      }
-      fs.push_back(std::move(d));
-    }(f));
-  }, factors_of(block::get(term)));
+  std::apply(
+      [&](const auto&... f) {
+        (..., [&](const auto& x) {
+          using X = std::remove_cvref_t<decltype(x)>;
+          factor_desc d;
+          if constexpr (factor_kind<X>::value == 1) {
+            std::ostringstream v;
+            if constexpr (std::is_floating_point_v<decltype(x.value)>) v << std::hexfloat;  // exact
+            v << x.value;
+            d.literal = v.str();
+          } else if constexpr (requires { x.tensor; }) {
+            d.tensor = x.tensor;
+            [&]<class T, class... Is>(const expr::access<T, Is...>&) {
+              d.indices = {Is::name...};
+            }(x);
+          } else {
+            plain = false;
+          }
+          fs.push_back(std::move(d));
+        }(f));
+      },
+      factors_of(block::get(term)));
   if (!plain || fs.size() > 8) return "#" + std::to_string(ordinal);
   std::sort(fs.begin(), fs.end(), [](const factor_desc& a, const factor_desc& b) {
-    return std::less<const void*>{}(a.tensor, b.tensor) || (a.tensor == b.tensor && a.literal < b.literal);
+    return std::less<const void*>{}(a.tensor, b.tensor) ||
+           (a.tensor == b.tensor && a.literal < b.literal);
   });
   auto text = [&](const std::vector<factor_desc>& order) {
     std::vector<std::string_view> seen;
@@ -18020,14 +17905,12 @@ std::string signature(const Term& term, std::size_t ordinal) {
 
 // ---------------------------------------------------------------------------------------------
 // Part 3: variable elimination over dense factors, in the order the run-time extents make cheapest
-template <class V>
-struct dense_factor {
+template <class V> struct dense_factor {
   std::vector<std::size_t> ids;  // index ids, row-major
   std::vector<V> data;
 };
 
-template <class V>
-struct eliminator {
+template <class V> struct eliminator {
   std::vector<std::int64_t> extent;  // by index id
 
   // Σ over `drop` of the product of `in`, as a factor over `keep` (in that order).
@@ -18067,7 +17950,8 @@ struct eliminator {
     std::int64_t ooff = 0;
     for (std::int64_t p = 0; p < points; ++p) {
       V prod = semiring_traits<V>::one();
-      for (std::size_t f = 0; f < in.size(); ++f) prod = prod * in[f]->data[static_cast<std::size_t>(off[f])];
+      for (std::size_t f = 0; f < in.size(); ++f)
+        prod = prod * in[f]->data[static_cast<std::size_t>(off[f])];
       out.data[static_cast<std::size_t>(ooff)] = out.data[static_cast<std::size_t>(ooff)] + prod;
       for (std::size_t d = n; d-- > 0;) {
         ++count[d];
@@ -18116,8 +18000,9 @@ struct eliminator {
         continue;
       }
       dense_factor<V> made = contract(in, keep, {s});
-      if (steps) steps->push_back("sum over " + std::to_string(s) + " of " + std::to_string(in.size()) +
-                                  " factors -> " + std::to_string(made.data.size()) + " entries");
+      if (steps)
+        steps->push_back("sum over " + std::to_string(s) + " of " + std::to_string(in.size()) +
+                         " factors -> " + std::to_string(made.data.size()) + " entries");
       for (auto& f : factors)
         if (std::find(f.ids.begin(), f.ids.end(), s) == f.ids.end()) rest.push_back(std::move(f));
       rest.push_back(std::move(made));
@@ -18146,8 +18031,7 @@ dense_factor<V> load(const expr::access<T, Is...>& a, const std::vector<std::int
 
 // ---------------------------------------------------------------------------------------------
 // Part 4: one term into the result (row-major over the result's free indices)
-template <class V, class Free>
-struct accumulator {
+template <class V, class Free> struct accumulator {
   std::vector<V> values;  // row-major over Free
   std::vector<std::int64_t> shape;
   std::vector<std::string>* log = nullptr;
@@ -18172,8 +18056,7 @@ struct accumulator {
   }
 };
 
-template <class Free, class TermFree>
-std::vector<std::size_t> positions() {
+template <class Free, class TermFree> std::vector<std::size_t> positions() {
   std::vector<std::size_t> p;
   boost::mp11::mp_for_each<Free>([&](auto i) {
     if constexpr (boost::mp11::mp_contains<TermFree, decltype(i)>::value)
@@ -18202,26 +18085,30 @@ void evaluate_term(const Term& term, V sign, const extent_table& ext, accumulato
       Free, boost::mp11::mp_bind_front<boost::mp11::mp_contains, expr::free_indices_t<Term>>>;
   if constexpr (all_dense_factors<factors_t>::value) {
     // dense factors only: variable elimination, cheapest step first for these extents
-    using universe = boost::mp11::mp_unique<boost::mp11::mp_append<Free, expr::all_indices_t<Term>>>;
+    using universe =
+        boost::mp11::mp_unique<boost::mp11::mp_append<Free, expr::all_indices_t<Term>>>;
     eliminator<V> el;
-    boost::mp11::mp_for_each<universe>([&](auto i) { el.extent.push_back(ext.of(decltype(i)::name)); });
+    boost::mp11::mp_for_each<universe>(
+        [&](auto i) { el.extent.push_back(ext.of(decltype(i)::name)); });
     std::vector<dense_factor<V>> dense;
     V coefficient = sign;
-    std::apply([&](const auto&... f) {
-      (..., [&](const auto& x) {
-        if constexpr (factor_kind<std::remove_cvref_t<decltype(x)>>::value == 1)
-          coefficient = coefficient * static_cast<V>(x.value);
-        else
-          dense.push_back(load<V, universe>(x, el.extent));
-      }(f));
-    }, factors);
+    std::apply(
+        [&](const auto&... f) {
+          (..., [&](const auto& x) {
+            if constexpr (factor_kind<std::remove_cvref_t<decltype(x)>>::value == 1)
+              coefficient = coefficient * static_cast<V>(x.value);
+            else
+              dense.push_back(load<V, universe>(x, el.extent));
+          }(f));
+        },
+        factors);
     std::vector<std::size_t> summed, keep;
     boost::mp11::mp_for_each<typename block::summed>(
         [&](auto i) { summed.push_back(boost::mp11::mp_find<universe, decltype(i)>::value); });
     boost::mp11::mp_for_each<term_free>(
         [&](auto i) { keep.push_back(boost::mp11::mp_find<universe, decltype(i)>::value); });
-    const dense_factor<V> r = el.run(std::move(dense), std::move(summed), keep, coefficient,
-                                     acc.log);
+    const dense_factor<V> r =
+        el.run(std::move(dense), std::move(summed), keep, coefficient, acc.log);
     if (acc.log) acc.log->push_back("term " + loom::to_string(term) + ": variable elimination");
     acc.add(r.data, positions<Free, term_free>(), coefficient);
   } else {
@@ -18237,16 +18124,15 @@ void evaluate_term(const Term& term, V sign, const extent_table& ext, accumulato
 }
 
 template <std::size_t Rank>
-using free_list = std::conditional_t<Rank == 0, mp_list<>,
-                                     std::conditional_t<Rank == 1, mp_list<row>, mp_list<row, col>>>;
+using free_list =
+    std::conditional_t<Rank == 0, mp_list<>,
+                       std::conditional_t<Rank == 1, mp_list<row>, mp_list<row, col>>>;
 
-template <class E>
-auto normal_form(const E& e) {
+template <class E> auto normal_form(const E& e) {
   return rewrite::rewrite<rewrite::sum_product_normal_form>(to_index_notation(e));
 }
 
-template <class E>
-auto evaluate(const E& e, std::vector<std::string>* log) {
+template <class E> auto evaluate(const E& e, std::vector<std::string>* log) {
   using V = typename E::value_type;
   using Free = free_list<E::rank>;
   const auto nf = normal_form(e);
@@ -18294,23 +18180,16 @@ auto evaluate(const E& e, std::vector<std::string>* log) {
 }  // namespace detail
 
 /// The sum-product normal form of `e` (index notation) and the rules that produced it.
-template <expression E>
-auto normal_form(const E& e) {
-  return detail::normal_form(e);
-}
+template <expression E> auto normal_form(const E& e) { return detail::normal_form(e); }
 
 /// Evaluates `e`: translated to index notation, rewritten to the sum-product normal form, and
 /// computed term by term (dense terms by variable elimination in the cheapest order for the
 /// run-time extents, terms with a sparse factor by one fused kernel). A scalar for rank 0, else
 /// a dense loom tensor.
-template <expression E>
-auto eval(const E& e) {
-  return detail::evaluate(e, nullptr);
-}
+template <expression E> auto eval(const E& e) { return detail::evaluate(e, nullptr); }
 
 /// What `eval(e)` does, in words: the normal form, the rules applied, and each term's plan.
-template <expression E>
-std::string explain(const E& e) {
+template <expression E> std::string explain(const E& e) {
   std::vector<std::string> log;
   const auto nf = detail::normal_form(e);
   (void)detail::evaluate(e, &log);
@@ -18346,135 +18225,142 @@ inline constexpr loom::index<"i"> i{};
 inline constexpr loom::index<"j"> j{};
 inline constexpr loom::index<"k"> k{};
 
-template <class V>
-using dmat = tensor<V, dense_matrix>;
-template <class V>
-using dvec = tensor<V, dense_vector>;
+template <class V> using dmat = tensor<V, dense_matrix>;
+template <class V> using dvec = tensor<V, dense_vector>;
 
 // A materialised operand: a tensor (shared, or the caller's) or a scalar.
-template <class T>
-std::shared_ptr<const T> borrow(const T* t) {
+template <class T> std::shared_ptr<const T> borrow(const T* t) {
   return std::shared_ptr<const T>(t, [](const T*) {});
 }
 
 // Static members of one struct, so that every overload sees the others.
 struct ops {
-template <class T>
-static auto run(const matrix<T>& m) {
-  return borrow(m.tensor);
-}
-template <class V>
-static V run(const scalar<V>& s) {
-  return s.value;
-}
-template <class A, class B>
-static auto run(const product<A, B>& p) {
-  using V = typename product<A, B>::value_type;
-  auto a = run(p.a);
-  auto b = run(p.b);
-  if constexpr (B::rank == 2) {
-    auto c = std::make_shared<dmat<V>>(typename dmat<V>::shape_type{a->extent(0), b->extent(1)});
-    (*c)(i, j) = loom::sum(k, (*a)(i, k) * (*b)(k, j));
-    return std::shared_ptr<const dmat<V>>(c);
-  } else {
-    auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{a->extent(0)});
-    (*c)(i) = loom::sum(k, (*a)(i, k) * (*b)(k));
-    return std::shared_ptr<const dvec<V>>(c);
-  }
-}
-template <class A>
-static auto run(const transposed<A>& t) {
-  using V = typename A::value_type;
-  auto a = run(t.a);
-  auto c = std::make_shared<dmat<V>>(typename dmat<V>::shape_type{a->extent(1), a->extent(0)});
-  (*c)(j, i) = (*a)(i, j);
-  return std::shared_ptr<const dmat<V>>(c);
-}
-template <class Op, class X, class Y>
-static auto combine(const X& x, const Y& y) {
-  if constexpr (std::is_same_v<Op, plus>) return x + y;
-  else if constexpr (std::is_same_v<Op, minus>) return x - y;
-  else if constexpr (std::is_same_v<Op, times>) return x * y;
-  else return loom::map(divides_fn{}, x, y);
-}
-template <class Op, class A, class B>
-static auto run(const elementwise<Op, A, B>& e) {
-  using V = typename elementwise<Op, A, B>::value_type;
-  auto a = run(e.a);
-  auto b = run(e.b);
-  constexpr std::size_t r = elementwise<Op, A, B>::rank;
-  if constexpr (r == 0) {
-    if constexpr (std::is_same_v<Op, plus>) return static_cast<V>(a + b);
-    else if constexpr (std::is_same_v<Op, minus>) return static_cast<V>(a - b);
-    else if constexpr (std::is_same_v<Op, times>) return static_cast<V>(a * b);
-    else return static_cast<V>(a / b);
-  } else {
-    auto at = [&](const auto& x, auto... is) {  // an operand under the result's indices
-      using X = std::remove_cvref_t<decltype(x)>;
-      if constexpr (std::is_arithmetic_v<X>) return x;
-      else if constexpr (std::remove_cvref_t<decltype(*x)>::order == 1) return (*x)(std::get<0>(std::tuple{is...}));
-      else return (*x)(is...);
-    };
-    if constexpr (r == 2) {
-      const auto& big = [&]() -> const auto& { if constexpr (A::rank == 2) return a; else return b; }();
-      auto c = std::make_shared<dmat<V>>(typename dmat<V>::shape_type{big->extent(0), big->extent(1)});
-      (*c)(i, j) = combine<Op>(at(a, i, j), at(b, i, j));
+  template <class T> static auto run(const matrix<T>& m) { return borrow(m.tensor); }
+  template <class V> static V run(const scalar<V>& s) { return s.value; }
+  template <class A, class B> static auto run(const product<A, B>& p) {
+    using V = typename product<A, B>::value_type;
+    auto a = run(p.a);
+    auto b = run(p.b);
+    if constexpr (B::rank == 2) {
+      auto c = std::make_shared<dmat<V>>(typename dmat<V>::shape_type{a->extent(0), b->extent(1)});
+      (*c)(i, j) = loom::sum(k, (*a)(i, k) * (*b)(k, j));
       return std::shared_ptr<const dmat<V>>(c);
     } else {
-      const auto& big = [&]() -> const auto& { if constexpr (A::rank == 1) return a; else return b; }();
-      auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{big->extent(0)});
-      (*c)(i) = combine<Op>(at(a, i), at(b, i));
+      auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{a->extent(0)});
+      (*c)(i) = loom::sum(k, (*a)(i, k) * (*b)(k));
       return std::shared_ptr<const dvec<V>>(c);
     }
   }
-}
-template <class A>
-static auto run(const total<A>& t) {
-  auto a = run(t.a);
-  if constexpr (A::rank == 0) return a;
-  else if constexpr (A::rank == 1) return loom::eval(loom::sum(i, (*a)(i)));
-  else return loom::eval(loom::sum(i, j, (*a)(i, j)));
-}
-template <class A>
-static auto run(const row_sums_of<A>& r) {
-  using V = typename A::value_type;
-  auto a = run(r.a);
-  if constexpr (A::rank == 1) {
-    return a;
-  } else {
-    auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{a->extent(0)});
-    (*c)(i) = loom::sum(j, (*a)(i, j));
+  template <class A> static auto run(const transposed<A>& t) {
+    using V = typename A::value_type;
+    auto a = run(t.a);
+    auto c = std::make_shared<dmat<V>>(typename dmat<V>::shape_type{a->extent(1), a->extent(0)});
+    (*c)(j, i) = (*a)(i, j);
+    return std::shared_ptr<const dmat<V>>(c);
+  }
+  template <class Op, class X, class Y> static auto combine(const X& x, const Y& y) {
+    if constexpr (std::is_same_v<Op, plus>)
+      return x + y;
+    else if constexpr (std::is_same_v<Op, minus>)
+      return x - y;
+    else if constexpr (std::is_same_v<Op, times>)
+      return x * y;
+    else
+      return loom::map(divides_fn{}, x, y);
+  }
+  template <class Op, class A, class B> static auto run(const elementwise<Op, A, B>& e) {
+    using V = typename elementwise<Op, A, B>::value_type;
+    auto a = run(e.a);
+    auto b = run(e.b);
+    constexpr std::size_t r = elementwise<Op, A, B>::rank;
+    if constexpr (r == 0) {
+      if constexpr (std::is_same_v<Op, plus>)
+        return static_cast<V>(a + b);
+      else if constexpr (std::is_same_v<Op, minus>)
+        return static_cast<V>(a - b);
+      else if constexpr (std::is_same_v<Op, times>)
+        return static_cast<V>(a * b);
+      else
+        return static_cast<V>(a / b);
+    } else {
+      auto at = [&](const auto& x, auto... is) {  // an operand under the result's indices
+        using X = std::remove_cvref_t<decltype(x)>;
+        if constexpr (std::is_arithmetic_v<X>)
+          return x;
+        else if constexpr (std::remove_cvref_t<decltype(*x)>::order == 1)
+          return (*x)(std::get<0>(std::tuple{is...}));
+        else
+          return (*x)(is...);
+      };
+      if constexpr (r == 2) {
+        const auto& big = [&]() -> const auto& {
+          if constexpr (A::rank == 2)
+            return a;
+          else
+            return b;
+        }();
+        auto c =
+            std::make_shared<dmat<V>>(typename dmat<V>::shape_type{big->extent(0), big->extent(1)});
+        (*c)(i, j) = combine<Op>(at(a, i, j), at(b, i, j));
+        return std::shared_ptr<const dmat<V>>(c);
+      } else {
+        const auto& big = [&]() -> const auto& {
+          if constexpr (A::rank == 1)
+            return a;
+          else
+            return b;
+        }();
+        auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{big->extent(0)});
+        (*c)(i) = combine<Op>(at(a, i), at(b, i));
+        return std::shared_ptr<const dvec<V>>(c);
+      }
+    }
+  }
+  template <class A> static auto run(const total<A>& t) {
+    auto a = run(t.a);
+    if constexpr (A::rank == 0)
+      return a;
+    else if constexpr (A::rank == 1)
+      return loom::eval(loom::sum(i, (*a)(i)));
+    else
+      return loom::eval(loom::sum(i, j, (*a)(i, j)));
+  }
+  template <class A> static auto run(const row_sums_of<A>& r) {
+    using V = typename A::value_type;
+    auto a = run(r.a);
+    if constexpr (A::rank == 1) {
+      return a;
+    } else {
+      auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{a->extent(0)});
+      (*c)(i) = loom::sum(j, (*a)(i, j));
+      return std::shared_ptr<const dvec<V>>(c);
+    }
+  }
+  template <class A> static auto run(const col_sums_of<A>& r) {
+    using V = typename A::value_type;
+    auto a = run(r.a);
+    auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{a->extent(1)});
+    (*c)(j) = loom::sum(i, (*a)(i, j));
     return std::shared_ptr<const dvec<V>>(c);
   }
-}
-template <class A>
-static auto run(const col_sums_of<A>& r) {
-  using V = typename A::value_type;
-  auto a = run(r.a);
-  auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{a->extent(1)});
-  (*c)(j) = loom::sum(i, (*a)(i, j));
-  return std::shared_ptr<const dvec<V>>(c);
-}
-template <class A>
-static auto run(const trace_of<A>& t) {
-  using V = typename A::value_type;
-  auto a = run(t.a);
-  V s = semiring_traits<V>::zero();
-  a->for_each_stored([&](const auto& c, const auto& v) {
-    if (c[0] == c[1]) s = s + static_cast<V>(v);
-  });
-  return s;
-}
-template <class A>
-static auto run(const diag_of<A>& d) {
-  using V = typename A::value_type;
-  auto a = run(d.a);
-  auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{a->extent(0)});
-  a->for_each_stored([&](const auto& x, const auto& v) {
-    if (x[0] == x[1]) c->values()[static_cast<std::size_t>(x[0])] = static_cast<V>(v);
-  });
-  return std::shared_ptr<const dvec<V>>(c);
-}
+  template <class A> static auto run(const trace_of<A>& t) {
+    using V = typename A::value_type;
+    auto a = run(t.a);
+    V s = semiring_traits<V>::zero();
+    a->for_each_stored([&](const auto& c, const auto& v) {
+      if (c[0] == c[1]) s = s + static_cast<V>(v);
+    });
+    return s;
+  }
+  template <class A> static auto run(const diag_of<A>& d) {
+    using V = typename A::value_type;
+    auto a = run(d.a);
+    auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{a->extent(0)});
+    a->for_each_stored([&](const auto& x, const auto& v) {
+      if (x[0] == x[1]) c->values()[static_cast<std::size_t>(x[0])] = static_cast<V>(v);
+    });
+    return std::shared_ptr<const dvec<V>>(c);
+  }
 
 };  // struct ops
 
@@ -18482,17 +18368,19 @@ static auto run(const diag_of<A>& d) {
 
 /// `e` evaluated one operation at a time, each result materialised (dense for every operation
 /// but the stored operands): the plan without rewrites. Same result types as `eval`.
-template <expression E>
-auto eval_naive(const E& e) {
+template <expression E> auto eval_naive(const E& e) {
   auto r = detail::naive::ops::run(e);
   if constexpr (E::rank == 0) {
     return r;
   } else {
     using V = typename E::value_type;
-    using out_t = std::conditional_t<E::rank == 1, tensor<V, dense_vector>, tensor<V, dense_matrix>>;
+    using out_t =
+        std::conditional_t<E::rank == 1, tensor<V, dense_vector>, tensor<V, dense_matrix>>;
     out_t out(r->shape());
-    if constexpr (E::rank == 1) out(detail::naive::i) = (*r)(detail::naive::i);
-    else out(detail::naive::i, detail::naive::j) = (*r)(detail::naive::i, detail::naive::j);
+    if constexpr (E::rank == 1)
+      out(detail::naive::i) = (*r)(detail::naive::i);
+    else
+      out(detail::naive::i, detail::naive::j) = (*r)(detail::naive::i, detail::naive::j);
     return out;
   }
 }
@@ -18540,17 +18428,18 @@ namespace loom {
 /// - `e.estimate()`: the estimated number of non-fill entries; `e.indices()` the index set.
 /// Models: `loom::uniform_estimator`, `loom::chain_bound_estimator`.
 template <class E>
-concept sparsity_estimator = std::copy_constructible<E> &&
+concept sparsity_estimator =
+    std::copy_constructible<E> &&
     requires(const E& e, std::span<const E> args, const std::vector<std::string>& names,
              const statistics& s, const index_set& indices) {
-  E(s, names);
-  { E::full(indices) } -> std::same_as<E>;
-  { E::conjunction(args) } -> std::same_as<E>;
-  { E::disjunction(args) } -> std::same_as<E>;
-  { e.aggregate(names) } -> std::same_as<E>;
-  { e.estimate() } -> std::convertible_to<double>;
-  { e.indices() } -> std::convertible_to<const index_set&>;
-};
+      E(s, names);
+      { E::full(indices) } -> std::same_as<E>;
+      { E::conjunction(args) } -> std::same_as<E>;
+      { E::disjunction(args) } -> std::same_as<E>;
+      { e.aggregate(names) } -> std::same_as<E>;
+      { e.estimate() } -> std::convertible_to<double>;
+      { e.indices() } -> std::convertible_to<const index_set&>;
+    };
 
 }  // namespace loom
 
@@ -18764,8 +18653,8 @@ class uniform_estimator {
 #define LOOM_RELATIONAL_COLUMN_HPP
 
 // ---- begin <loom/relational/date.hpp>
-// Defines dates as day numbers: parsing `YYYY-MM-DD`, formatting, and the year of a day (relational/).
-// SPDX-License-Identifier: BSL-1.0
+// Defines dates as day numbers: parsing `YYYY-MM-DD`, formatting, and the year of a day
+// (relational/). SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_RELATIONAL_DATE_HPP
 #define LOOM_RELATIONAL_DATE_HPP
 
@@ -18847,7 +18736,9 @@ inline std::string format_date(std::int64_t days) {
 /// compile error in a constant expression and a `loom::parse_error` at run time.
 constexpr std::int64_t date(std::string_view s) {
   const auto d = parse_date(s);
-  if (!d) throw parse_error("loom::relational::date: '" + std::string(s) + "' is not a valid YYYY-MM-DD date");
+  if (!d)
+    throw parse_error("loom::relational::date: '" + std::string(s) +
+                      "' is not a valid YYYY-MM-DD date");
   return *d;
 }
 
@@ -18888,7 +18779,9 @@ class dictionary {
   }
 
   std::int64_t size() const { return static_cast<std::int64_t>(words_.size()); }
-  const std::string& word(std::int64_t code) const { return words_[static_cast<std::size_t>(code)]; }
+  const std::string& word(std::int64_t code) const {
+    return words_[static_cast<std::size_t>(code)];
+  }
   const std::vector<std::string>& words() const { return words_; }
 
   /// The code of `s`, or nullopt when `s` does not occur.
@@ -19064,10 +18957,14 @@ enum class column_type { int64, decimal, date, string };
 
 constexpr std::string_view to_string(column_type t) {
   switch (t) {
-    case column_type::int64: return "int64";
-    case column_type::decimal: return "decimal";
-    case column_type::date: return "date";
-    case column_type::string: return "string";
+    case column_type::int64:
+      return "int64";
+    case column_type::decimal:
+      return "decimal";
+    case column_type::date:
+      return "date";
+    case column_type::string:
+      return "string";
   }
   return "?";
 }
@@ -19085,7 +18982,8 @@ class column {
       throw column_error("loom::relational::column " + name_ +
                          ": a decimal column holds doubles; pass a std::vector<double>");
     if (type_ == column_type::string && !dict_)
-      throw column_error("loom::relational::column " + name_ + ": a string column needs a dictionary");
+      throw column_error("loom::relational::column " + name_ +
+                         ": a string column needs a dictionary");
   }
   column(std::string name, std::vector<double> reals)
       : name_(std::move(name)), type_(column_type::decimal), reals_(std::move(reals)) {}
@@ -19144,10 +19042,14 @@ inline std::string format_decimal(double v) {
 
 inline std::string column::text(std::size_t row) const {
   switch (type_) {
-    case column_type::int64: return std::to_string(ints_[row]);
-    case column_type::decimal: return detail::format_decimal(reals_[row]);
-    case column_type::date: return format_date(ints_[row]);
-    case column_type::string: return dict_->word(ints_[row]);
+    case column_type::int64:
+      return std::to_string(ints_[row]);
+    case column_type::decimal:
+      return detail::format_decimal(reals_[row]);
+    case column_type::date:
+      return format_date(ints_[row]);
+    case column_type::string:
+      return dict_->word(ints_[row]);
   }
   return {};
 }
@@ -19278,7 +19180,8 @@ inline void share_dictionary(table& a, std::string_view col_a, table& b, std::st
     for (std::int64_t k = 0; k < c.dict()->size(); ++k)
       remap[static_cast<std::size_t>(k)] = *merged->code(c.dict()->word(k));
     std::vector<std::int64_t> codes(c.size());
-    for (std::size_t r = 0; r < c.size(); ++r) codes[r] = remap[static_cast<std::size_t>(c.ints()[r])];
+    for (std::size_t r = 0; r < c.size(); ++r)
+      codes[r] = remap[static_cast<std::size_t>(c.ints()[r])];
     return column(c.name(), std::move(codes), column_type::string, merged);
   };
   column na = recode(ca), nb = recode(cb);
@@ -19303,8 +19206,7 @@ namespace loom::relational {
 // `bind(table)`, which returns the per-row value function `(std::size_t row) -> value_type`.
 
 /// Each row counts 1; equal keys add up (bag semantics, K = N).
-template <class T = std::int64_t>
-struct count {
+template <class T = std::int64_t> struct count {
   using value_type = T;
   static constexpr duplicates policy = duplicates::sum;
   auto bind(const table&) const {
@@ -19313,8 +19215,7 @@ struct count {
 };
 
 /// Each key is present once with the value one (set semantics).
-template <class T = std::int64_t>
-struct exists {
+template <class T = std::int64_t> struct exists {
   using value_type = T;
   static constexpr duplicates policy = duplicates::last;
   auto bind(const table&) const {
@@ -19324,8 +19225,7 @@ struct exists {
 
 namespace detail {
 /// A column's values read as T (codes and days as numbers), row by row.
-template <class T>
-struct column_values {
+template <class T> struct column_values {
   std::span<const std::int64_t> ints;  // an integer column, or
   std::span<const double> reals;       // a decimal one
   bool integer = false;
@@ -19342,11 +19242,11 @@ auto row_values(const table& t, const Source& source, bool summed = false) {
   if constexpr (std::is_convertible_v<const Source&, std::string_view>) {
     const column& c = t[std::string_view(source)];
     if (summed && (c.type() == column_type::string || c.type() == column_type::date))
-      throw column_error("loom::relational::sum_of: column " + c.name() + " of " +
-                         (t.name().empty() ? "(unnamed)" : t.name()) + " is " +
-                         std::string(to_string(c.type())) + "; " +
-                         (c.type() == column_type::string ? "its dictionary codes" : "day numbers") +
-                         " do not add up (sum a numeric column, or take min_of / max_of)");
+      throw column_error(
+          "loom::relational::sum_of: column " + c.name() + " of " +
+          (t.name().empty() ? "(unnamed)" : t.name()) + " is " + std::string(to_string(c.type())) +
+          "; " + (c.type() == column_type::string ? "its dictionary codes" : "day numbers") +
+          " do not add up (sum a numeric column, or take min_of / max_of)");
     if (c.is_integer()) return column_values<T>{c.ints(), {}, true};
     return column_values<T>{{}, c.reals(), false};
   } else {
@@ -19356,8 +19256,7 @@ auto row_values(const table& t, const Source& source, bool summed = false) {
 }  // namespace detail
 
 /// An aggregate: `bind(table)` gives the per-row value function; equal keys combine by `Policy`.
-template <class V, duplicates Policy, class Bind>
-struct aggregate {
+template <class V, duplicates Policy, class Bind> struct aggregate {
   using value_type = V;
   static constexpr duplicates policy = Policy;
   Bind binder;
@@ -19365,31 +19264,27 @@ struct aggregate {
 };
 
 namespace detail {
-template <class V, duplicates P, class Bind>
-aggregate<V, P, Bind> make_aggregate(Bind b) {
+template <class V, duplicates P, class Bind> aggregate<V, P, Bind> make_aggregate(Bind b) {
   return {std::move(b)};
 }
 }  // namespace detail
 
 /// The sum of a column (by name) or of `f(row)` over rows with equal keys (K = T, +, ×).
 /// **Example**: `sum_of<double>([&](std::size_t r) { return price[r] * (1 - disc[r]); })`
-template <class T, class Source>
-auto sum_of(Source source) {
+template <class T, class Source> auto sum_of(Source source) {
   return detail::make_aggregate<T, duplicates::sum>(
       [source](const table& t) { return detail::row_values<T>(t, source, true); });
 }
 
 /// The minimum of a column or of `f(row)`: values in the (min, +) semiring, whose + is min.
-template <class T, class Source>
-auto min_of(Source source) {
+template <class T, class Source> auto min_of(Source source) {
   return detail::make_aggregate<min_plus<T>, duplicates::sum>([source](const table& t) {
     return [f = detail::row_values<T>(t, source)](std::size_t r) { return min_plus<T>(f(r)); };
   });
 }
 
 /// The maximum of a column or of `f(row)`: values in the (max, +) semiring, whose + is max.
-template <class T, class Source>
-auto max_of(Source source) {
+template <class T, class Source> auto max_of(Source source) {
   return detail::make_aggregate<max_plus<T>, duplicates::sum>([source](const table& t) {
     return [f = detail::row_values<T>(t, source)](std::size_t r) { return max_plus<T>(f(r)); };
   });
@@ -19693,13 +19588,15 @@ inline loom::detail::parse_status parse_decimal(std::string_view v, double& out)
 /// Throws `csv_error` (`file:line: column k (name): what`) for a wrong field count, a value that
 /// does not parse as its column's type, or a schema column missing from the header.
 inline table read_csv_text(std::string_view text, const std::string& name,
-                           const std::vector<column_spec>& schema, const csv_options& options = {}) {
+                           const std::vector<column_spec>& schema,
+                           const csv_options& options = {}) {
   detail::csv_parser parser(text, name, options.delimiter);
   std::vector<std::int64_t> slot_of_field;  // field index -> schema slot, or -1 (skipped)
   std::vector<std::string> field_names;
   std::size_t expected = schema.size();
   if (options.header) {
-    if (!parser.next()) throw csv_error(name, 1, 0, "", "the file is empty; expected a header line");
+    if (!parser.next())
+      throw csv_error(name, 1, 0, "", "the file is empty; expected a header line");
     const std::int64_t header_line = parser.line();  // after any blank lines
     for (std::string_view f : parser.fields()) field_names.emplace_back(detail::trim(f));
     expected = field_names.size();
@@ -19733,7 +19630,7 @@ inline table read_csv_text(std::string_view text, const std::string& name,
   for (const auto& spec : schema) cols.emplace_back(spec.name, spec.type);
   {  // at most one record per remaining line
     std::size_t lines = 1;
-    for (const char* p = text.data() + parser.position(), *end = text.data() + text.size();
+    for (const char *p = text.data() + parser.position(), *end = text.data() + text.size();
          (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p))));
          ++p)
       ++lines;
@@ -19801,7 +19698,8 @@ inline table read_csv_text(std::string_view text, const std::string& name,
     switch (c.type()) {
       case column_type::int64: {
         std::int64_t x = 0;
-        if (detail::parse_int64(detail::trim(raw), x) != loom::detail::parse_status::ok) return false;
+        if (detail::parse_int64(detail::trim(raw), x) != loom::detail::parse_status::ok)
+          return false;
         c.mutable_ints().push_back(x);
         return true;
       }
@@ -19943,8 +19841,7 @@ struct interval_level {
   static constexpr std::size_t static_extent = dynamic_extent;
   static constexpr std::string_view name = "interval";
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     std::int64_t lo = 0, hi = 0;
     bool shared_value = false;  // every coordinate at position 0
   };
@@ -19985,8 +19882,8 @@ struct interval_level {
       if (e > 0 && in.coord[e] != in.coord[e - 1] && in.coord[e] != in.coord[e - 1] + 1)
         throw shape_error("loom::relational::interval_level: the keys of mode " +
                           std::to_string(in.mode) + " are not consecutive (" +
-                          std::to_string(in.coord[e - 1]) + " then " +
-                          std::to_string(in.coord[e]) + ")");
+                          std::to_string(in.coord[e - 1]) + " then " + std::to_string(in.coord[e]) +
+                          ")");
       position[e] = in.coord[e] - st.lo;
     }
     return st.hi - st.lo;
@@ -19995,8 +19892,7 @@ struct interval_level {
 static_assert(level_type<interval_level> && level_with_locate<interval_level>);
 
 namespace detail {
-template <class T>
-inline const T semiring_one = semiring_traits<T>::one();
+template <class T> inline const T semiring_one = semiring_traits<T>::one();
 }  // namespace detail
 
 /// `[lo <= key < hi]` over keys `0 .. extent-1` as a level with no storage: merged with a
@@ -20049,7 +19945,8 @@ tensor<T, sparse_vector> ones_at(std::int64_t extent, std::vector<std::int64_t> 
   using level = compressed;
   typename tensor<T, sparse_vector>::level_storages levels{};
   auto& st = std::get<0>(levels);
-  if (extent > 0) loom::detail::check_fits<level::crd_type>(extent - 1, "largest key of a predicate");
+  if (extent > 0)
+    loom::detail::check_fits<level::crd_type>(extent - 1, "largest key of a predicate");
   st.pos = {0, static_cast<level::pos_type>(keys.size())};
   st.crd.reserve(keys.size());
   for (std::int64_t k : keys) st.crd.push_back(static_cast<level::crd_type>(k));
@@ -20097,7 +19994,8 @@ inline const dictionary& dictionary_of(const column& c, std::string_view who) {
 template <class T = std::int64_t, class F>
 tensor<T, sparse_vector> string_predicate(const column& c, F f) {
   const dictionary& d = detail::dictionary_of(c, "string_predicate");
-  return predicate<T>(d.size(), [&](std::int64_t code) { return f(std::string_view(d.word(code))); });
+  return predicate<T>(d.size(),
+                      [&](std::int64_t code) { return f(std::string_view(d.word(code))); });
 }
 
 /// `[string == s]` over the codes of string column `c` (no entry when s does not occur).
@@ -20187,13 +20085,11 @@ namespace loom::relational::detail {
 
 /// The distinct keys of the sorted rows: distinct key u is the sorted rows [runs[u], runs[u+1]),
 /// and differs from key u - 1 first at level first_level[u] (0 for u = 0).
-template <class Index>
-struct key_runs {
+template <class Index> struct key_runs {
   std::vector<Index> runs;
   std::vector<std::uint8_t> first_level;
 
-  template <class Sorted>
-  key_runs(const Sorted& rows, std::size_t order) {
+  template <class Sorted> key_runs(const Sorted& rows, std::size_t order) {
     const std::size_t n = rows.size();
     runs.reserve(n + 1);
     first_level.reserve(n);
@@ -20218,9 +20114,8 @@ struct key_runs {
 template <class Format>
 inline constexpr bool dense_or_compressed_v = [] {
   return []<class... Ls>(boost::mp11::mp_list<Ls...>) {
-    return sizeof...(Ls) > 0 &&
-           ((loom::detail::is_dense_level<Ls> || loom::detail::is_unique_compressed_level<Ls>) &&
-            ...);
+    return sizeof...(Ls) > 0 && ((loom::detail::is_dense_level<Ls> ||
+                                  loom::detail::is_unique_compressed_level<Ls>)&&...);
   }(typename Format::levels{});
 }();
 
@@ -20228,9 +20123,9 @@ inline constexpr bool dense_or_compressed_v = [] {
 /// the same errors in the same order); `position[u]` is the value position of distinct key u,
 /// left empty when the positions are 0, 1, 2, ... (a compressed last level).
 template <class Format, class LevelStorages, class Sorted, class Index>
-LevelStorages key_levels(const std::array<std::int64_t, Format::order>& shape,
-                         const Sorted& rows, const key_runs<Index>& runs,
-                         std::vector<std::int64_t>& position, std::int64_t& positions) {
+LevelStorages key_levels(const std::array<std::int64_t, Format::order>& shape, const Sorted& rows,
+                         const key_runs<Index>& runs, std::vector<std::int64_t>& position,
+                         std::int64_t& positions) {
   constexpr std::size_t N = Format::order;
   LevelStorages levels{};
   const std::size_t distinct = runs.distinct();
@@ -20427,8 +20322,7 @@ bool radix_sort_bits(Elem* a, Elem* tmp, std::size_t n, int shift, int bits,
 }
 
 /// The rows 0..n-1 stably sorted by N integer keys, with each sorted row's keys.
-template <std::size_t N, class Index, key_packing Packing>
-class sorted_keys {
+template <std::size_t N, class Index, key_packing Packing> class sorted_keys {
   static_assert(N < 256, "loom::relational::key_by: at most 255 key columns");
 
  public:
@@ -20507,15 +20401,18 @@ class sorted_keys {
     std::uint64_t key;
     Index row;
   };
-  using elem = std::conditional_t<Packing == key_packing::with_row, std::uint64_t,
-                                  std::conditional_t<Packing == key_packing::apart, keyed_row,
-                                                     Index>>;
+  using elem =
+      std::conditional_t<Packing == key_packing::with_row, std::uint64_t,
+                         std::conditional_t<Packing == key_packing::apart, keyed_row, Index>>;
 
   std::uint64_t packed(std::size_t e) const { return packed_of(elems_[e]); }
   std::uint64_t packed_of(const elem& x) const {
-    if constexpr (Packing == key_packing::with_row) return x >> row_bits_;
-    else if constexpr (Packing == key_packing::apart) return x.key;
-    else return 0;
+    if constexpr (Packing == key_packing::with_row)
+      return x >> row_bits_;
+    else if constexpr (Packing == key_packing::apart)
+      return x.key;
+    else
+      return 0;
   }
 
   /// Whether row r sorts before row s on the keys [lo, hi), read from the columns.
@@ -20685,7 +20582,8 @@ inline void check_joinable(const column& a, const column& b) {
   if (a.type() != b.type())
     throw column_error("loom::relational::extent_of: cannot join " + both +
                        ": key columns of different types");
-  if (a.type() == column_type::string && a.dict() != b.dict() && a.dict()->words() != b.dict()->words())
+  if (a.type() == column_type::string && a.dict() != b.dict() &&
+      a.dict()->words() != b.dict()->words())
     throw column_error("loom::relational::extent_of: cannot join " + both +
                        ": their dictionaries differ, so equal codes are different strings; call "
                        "share_dictionary first");
@@ -20720,8 +20618,8 @@ concept row_aggregate = requires(const Agg& agg, const table& t) {
 /// throws `column_error` for a decimal key.
 template <std::size_t N>
 std::array<std::span<const std::int64_t>, N> key_columns(const table& t,
-                                                          const std::array<std::string, N>& keys,
-                                                          std::array<std::int64_t, N>& shape) {
+                                                         const std::array<std::string, N>& keys,
+                                                         std::array<std::int64_t, N>& shape) {
   std::array<std::span<const std::int64_t>, N> key_values;
   for (std::size_t k = 0; k < N; ++k) {
     const column& c = t[keys[k]];
@@ -20753,26 +20651,22 @@ void check_key_range(const table& t, const std::array<std::string, N>& keys,
       const std::int64_t v = key_values[k][r];
       if (v < 0 || v >= shape[k])
         throw column_error("loom::relational::key_by: " + t.name() + " row " +
-                           std::to_string(r + 1) + ": key " + keys[k] + " = " +
-                           std::to_string(v) + " is outside [0, " + std::to_string(shape[k]) +
+                           std::to_string(r + 1) + ": key " + keys[k] + " = " + std::to_string(v) +
+                           " is outside [0, " + std::to_string(shape[k]) +
                            "); keys must be non-negative and below the extent");
     }
 }
 
 /// Thrown by run_values for a repeated key under duplicates::error (logical order); key_by_all
 /// turns it into a duplicate_error naming the table and the key columns.
-template <std::size_t N>
-struct duplicate_key {
+template <std::size_t N> struct duplicate_key {
   std::array<std::int64_t, N> key;
 };
 
 /// Aggregates whose every row counts one (count, exists): no per-row values to compute.
-template <class Agg>
-inline constexpr bool counts_rows_v = false;
-template <class T>
-inline constexpr bool counts_rows_v<count<T>> = true;
-template <class T>
-inline constexpr bool counts_rows_v<exists<T>> = true;
+template <class Agg> inline constexpr bool counts_rows_v = false;
+template <class T> inline constexpr bool counts_rows_v<count<T>> = true;
+template <class T> inline constexpr bool counts_rows_v<exists<T>> = true;
 
 /// One value per distinct key: each row's value `value_of(row)` (`agg.bind(table)`), the rows of
 /// a run combined by `Agg::policy` in row order. `sorted_at[r]` is the sorted place of row r when
@@ -20860,9 +20754,8 @@ std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_sorted(
     for (std::size_t e = 0; e < rows.size(); ++e) sorted_at[rows.row(e)] = static_cast<Index>(e);
   }
   // duplicates are merged (and rejected under duplicates::error) before the levels are built
-  std::tuple<std::vector<typename Aggs::value_type>...> values{
-      run_values<Format, Aggs>(std::get<Is>(value_of), rows, runs,
-                               std::span<const Index>(sorted_at))...};
+  std::tuple<std::vector<typename Aggs::value_type>...> values{run_values<Format, Aggs>(
+      std::get<Is>(value_of), rows, runs, std::span<const Index>(sorted_at))...};
   using level_storages = typename tensor<double, Format>::level_storages;
   std::vector<std::int64_t> position;
   std::int64_t positions = 0;
@@ -20894,13 +20787,14 @@ std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_index(
   switch (packing_for(level_extent, n)) {
     case key_packing::with_row:
       return key_by_sorted<Format, Index>(
-          sorted_keys<N, Index, key_packing::with_row>(by_level, level_extent, n), shape,
-          value_of, seq{}, aggs...);
+          sorted_keys<N, Index, key_packing::with_row>(by_level, level_extent, n), shape, value_of,
+          seq{}, aggs...);
     case key_packing::apart:
       return key_by_sorted<Format, Index>(
           sorted_keys<N, Index, key_packing::apart>(by_level, level_extent, n), shape, value_of,
           seq{}, aggs...);
-    case key_packing::none: break;
+    case key_packing::none:
+      break;
   }
   return key_by_sorted<Format, Index>(
       sorted_keys<N, Index, key_packing::none>(by_level, level_extent, n), shape, value_of, seq{},
@@ -20914,7 +20808,7 @@ std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_all(
     std::array<std::int64_t, Format::order> shape, const Aggs&... aggs) {
   const auto cols = key_columns(t, keys, shape);
   const std::tuple<decltype(aggs.bind(t))...> value_of{aggs.bind(t)...};  // before the key
-  check_key_range(t, keys, cols, shape);                                   // range, as ever
+  check_key_range(t, keys, cols, shape);                                  // range, as ever
   for (std::size_t k = 0; k < Format::order; ++k)  // reached by a table of no rows
     if (shape[k] < 0)
       throw shape_error("loom::relational::key_by: " + t.name() + ": extent " +
@@ -21001,8 +20895,7 @@ std::tuple<tensor<typename Aggs::value_type, csf<N>>...> key_by(
 namespace loom::relational {
 
 /// One result row: the key of each mode (logical order) and the value.
-template <class T, std::size_t N>
-struct row {
+template <class T, std::size_t N> struct row {
   std::array<std::int64_t, N> keys;
   T value;
   friend bool operator==(const row&, const row&) = default;
@@ -21034,10 +20927,11 @@ struct key_column {
 };
 
 namespace detail {
-template <class T>
-auto plain_value(const T& v) {
-  if constexpr (requires { v.value; }) return v.value;  // min_plus, max_plus, boolean, ...
-  else return v;
+template <class T> auto plain_value(const T& v) {
+  if constexpr (requires { v.value; })
+    return v.value;  // min_plus, max_plus, boolean, ...
+  else
+    return v;
 }
 }  // namespace detail
 
@@ -21062,8 +20956,9 @@ table to_table(const basic_tensor<T, Format, Owning>& a,
         if (code >= kc.dict->size())
           throw column_error("loom::relational::to_table: key " + kc.name + " = " +
                              std::to_string(code) + " is not a code of its dictionary");
-    t.add(column(kc.name, std::move(v), kc.type == column_type::string && !kc.dict
-                                            ? column_type::int64 : kc.type, kc.dict));
+    t.add(column(kc.name, std::move(v),
+                 kc.type == column_type::string && !kc.dict ? column_type::int64 : kc.type,
+                 kc.dict));
   }
   using plain = decltype(detail::plain_value(std::declval<T>()));
   if constexpr (std::is_integral_v<plain>) {
@@ -21137,23 +21032,19 @@ namespace loom::relational {
 // Comparisons `value <op> bound` of a value filter.
 struct greater {
   static constexpr std::string_view symbol = ">";
-  template <class T>
-  static constexpr bool test(const T& v, const T& b) { return b < v; }
+  template <class T> static constexpr bool test(const T& v, const T& b) { return b < v; }
 };
 struct greater_equal {
   static constexpr std::string_view symbol = ">=";
-  template <class T>
-  static constexpr bool test(const T& v, const T& b) { return !(v < b); }
+  template <class T> static constexpr bool test(const T& v, const T& b) { return !(v < b); }
 };
 struct less {
   static constexpr std::string_view symbol = "<";
-  template <class T>
-  static constexpr bool test(const T& v, const T& b) { return v < b; }
+  template <class T> static constexpr bool test(const T& v, const T& b) { return v < b; }
 };
 struct less_equal {
   static constexpr std::string_view symbol = "<=";
-  template <class T>
-  static constexpr bool test(const T& v, const T& b) { return !(b < v); }
+  template <class T> static constexpr bool test(const T& v, const T& b) { return !(b < v); }
 };
 
 /// A compressed level whose positions carry values (it is the last level) and whose cursor is
@@ -21168,16 +21059,14 @@ struct value_filter_level {
   using pos_type = Pos;
   using crd_type = Crd;
 
-  template <bool Owning>
-  struct storage {
+  template <bool Owning> struct storage {
     level_array<Pos, Owning> pos;
     level_array<Crd, Owning> crd;
     std::span<const T> values;  // the values at this level's positions; empty: no filter
     T bound{};
   };
 
-  template <skip_policy P>
-  struct cursor : coordinate_cursor<Crd, true, P> {
+  template <skip_policy P> struct cursor : coordinate_cursor<Crd, true, P> {
     const T* values = nullptr;
     T bound{};
     // valFilter: a position whose value fails the test emits nothing; skips are unchanged
@@ -21213,8 +21102,9 @@ struct value_filter_level {
 /// of A whose v(i) <= t. `v` must outlive the view.
 template <class Cmp, class T, class Pos, class Crd, bool Owning>
 auto value_filter(
-    const basic_tensor<T, format_spec<boost::mp11::mp_list<compressed_level<uniqueness::unique, Pos, Crd>>, 0>,
-                       Owning>& v,
+    const basic_tensor<
+        T, format_spec<boost::mp11::mp_list<compressed_level<uniqueness::unique, Pos, Crd>>, 0>,
+        Owning>& v,
     std::type_identity_t<T> bound) {
   using level = value_filter_level<Cmp, T, Pos, Crd>;
   using fmt = format<level>;
@@ -21225,7 +21115,8 @@ auto value_filter(
   std::get<0>(levels).values = v.values();
   std::get<0>(levels).bound = bound;
   view<const T, fmt> out(v.shape(), levels, v.values());
-  out.set_name(v.name().empty() ? "filtered" : v.name() + " " + std::string(Cmp::symbol) + " bound");
+  out.set_name(v.name().empty() ? "filtered"
+                                : v.name() + " " + std::string(Cmp::symbol) + " bound");
   return out;
 }
 
@@ -21282,7 +21173,7 @@ enum class kind : std::uint8_t { leaf, constant, add, mul, sum, opaque1, opaque2
 
 using id_t = std::uint16_t;
 inline constexpr id_t no_id = 0xffff;
-inline constexpr std::size_t max_leaves = 48;  // leaf occurrences: operand and index ids
+inline constexpr std::size_t max_leaves = 48;   // leaf occurrences: operand and index ids
 inline constexpr std::size_t max_indices = 64;  // original indices plus one per sum (a bit mask)
 
 /// One operator: its kind, its sum index, its operand classes, its leaf slot, its constant.
@@ -21310,8 +21201,7 @@ struct leaf_info {
 
 /// An e-graph of at most Max nodes. Class ids are node ids (a class is named by its first node);
 /// `find` gives the representative.
-template <std::size_t Max>
-struct egraph {
+template <std::size_t Max> struct egraph {
   static constexpr std::size_t capacity = Max;
   static constexpr std::size_t table_size = 2 * Max + 1;
 
@@ -21326,8 +21216,8 @@ struct egraph {
   std::size_t size = 0;
 
   std::array<leaf_info, max_leaves> leaves{};
-  std::size_t leaf_count = 0;    // occurrences
-  std::size_t source_count = 0;  // operands
+  std::size_t leaf_count = 0;                        // occurrences
+  std::size_t source_count = 0;                      // operands
   std::array<std::uint8_t, max_indices> original{};  // index id -> original index id
   std::array<double, max_indices> static_extent{};   // 0: known only at run time
   std::array<std::uint8_t, max_indices> base{};      // original id -> first original of its name
@@ -21335,13 +21225,13 @@ struct egraph {
   std::size_t index_count = 0;
 
   id_t root = no_id;
-  id_t other = no_id;  // a second root, when two expressions are compared
+  id_t other = no_id;          // a second root, when two expressions are compared
   bool other_pending = false;  // encoding a pair: sums keep their names
   std::size_t iterations = 0;
-  std::size_t cursor = 0;     // where the next iteration starts matching (see rules.hpp)
+  std::size_t cursor = 0;  // where the next iteration starts matching (see rules.hpp)
   std::size_t ac_cursor = 0;
-  std::size_t max_work = 0;   // the most matching work one iteration did
-  bool matched = false;       // between the two halves of an iteration (see rules.hpp)
+  std::size_t max_work = 0;  // the most matching work one iteration did
+  bool matched = false;      // between the two halves of an iteration (see rules.hpp)
   bool changed = false;
   bool node_limit_hit = false;
   bool saturated = false;
@@ -21381,20 +21271,29 @@ struct egraph {
 
   constexpr std::uint64_t free_of(const enode& n) const {
     switch (n.k) {
-      case kind::leaf: return leaves[n.slot].mask;
-      case kind::constant: return 0;
-      case kind::sum: return free[n.a] & ~(std::uint64_t{1} << n.index);
-      case kind::opaque1: return free[n.a];
-      default: return free[n.a] | free[n.b];
+      case kind::leaf:
+        return leaves[n.slot].mask;
+      case kind::constant:
+        return 0;
+      case kind::sum:
+        return free[n.a] & ~(std::uint64_t{1} << n.index);
+      case kind::opaque1:
+        return free[n.a];
+      default:
+        return free[n.a] | free[n.b];
     }
   }
   constexpr std::uint64_t bound_of(const enode& n) const {
     switch (n.k) {
       case kind::leaf:
-      case kind::constant: return 0;
-      case kind::sum: return bound[n.a] | (std::uint64_t{1} << n.index);
-      case kind::opaque1: return bound[n.a];
-      default: return bound[n.a] | bound[n.b];
+      case kind::constant:
+        return 0;
+      case kind::sum:
+        return bound[n.a] | (std::uint64_t{1} << n.index);
+      case kind::opaque1:
+        return bound[n.a];
+      default:
+        return bound[n.a] | bound[n.b];
     }
   }
 
@@ -21502,13 +21401,11 @@ namespace loom::rewrite::saturation {
 
 /// An operand renamed by its slot, so that a rewritten copy of an expression (whose operands
 /// move and repeat) still names them: the type of a tensor or literal, never dereferenced.
-template <std::size_t Slot, class T>
-struct slot_tag {
+template <std::size_t Slot, class T> struct slot_tag {
   using value_type = typename std::remove_const_t<T>::value_type;
   using format_type = typename std::remove_const_t<T>::format_type;
 };
-template <std::size_t Slot, class T>
-struct slot_tag<Slot, expr::literal<T>> {
+template <std::size_t Slot, class T> struct slot_tag<Slot, expr::literal<T>> {
   using value_type = T;
   struct format_type {
     static constexpr bool all_dense = true;
@@ -21518,26 +21415,22 @@ struct slot_tag<Slot, expr::literal<T>> {
 namespace detail {
 // tagged<E, Next>: E with operand number Next + k renamed slot_tag<Next + k, ...>; `ok` is false
 // when E holds an opaque map (a rewritten copy could not name it)
-template <class E, std::size_t Next>
-struct tagged {
+template <class E, std::size_t Next> struct tagged {
   static constexpr bool ok = false;
   static constexpr std::size_t next = Next;
   using type = E;
 };
-template <class T, class... Is, std::size_t Next>
-struct tagged<expr::access<T, Is...>, Next> {
+template <class T, class... Is, std::size_t Next> struct tagged<expr::access<T, Is...>, Next> {
   static constexpr bool ok = true;
   static constexpr std::size_t next = Next + 1;
   using type = expr::access<slot_tag<Next, T>, Is...>;
 };
-template <class T, std::size_t Next>
-struct tagged<expr::literal<T>, Next> {
+template <class T, std::size_t Next> struct tagged<expr::literal<T>, Next> {
   static constexpr bool ok = true;
   static constexpr std::size_t next = Next + 1;
   using type = expr::access<slot_tag<Next, expr::literal<T>>>;
 };
-template <class L, class R, std::size_t Next>
-struct tagged<expr::add<L, R>, Next> {
+template <class L, class R, std::size_t Next> struct tagged<expr::add<L, R>, Next> {
   using l = tagged<L, Next>;
   using r = tagged<R, l::next>;
   static constexpr bool ok = l::ok && r::ok;
@@ -21561,8 +21454,7 @@ struct tagged<expr::map<fn::negate, X>, Next> : tagged<X, Next> {
 
 namespace detail {
 // A name made of an index's name, a separator and a number: bound names renamed apart.
-template <class Original, std::size_t Id, char Separator>
-constexpr auto numbered_name() {
+template <class Original, std::size_t Id, char Separator> constexpr auto numbered_name() {
   constexpr std::size_t n = Original::name.size();
   char text[n + 4]{};
   for (std::size_t k = 0; k < n; ++k) text[k] = Original::name[k];
@@ -21574,53 +21466,44 @@ constexpr auto numbered_name() {
 
 // The name an index was renamed apart from: its name up to '~'.
 template <class I>
-constexpr std::size_t base_length = I::name.find('~') == std::string_view::npos ? I::name.size()
-                                                                                 : I::name.find('~');
-template <class I>
-constexpr auto base_name() {
+constexpr std::size_t base_length =
+    I::name.find('~') == std::string_view::npos ? I::name.size() : I::name.find('~');
+template <class I> constexpr auto base_name() {
   char text[base_length<I> + 1]{};
   for (std::size_t k = 0; k < base_length<I>; ++k) text[k] = I::name[k];
   return fixed_string<base_length<I> + 1>(text);
 }
-template <class I>
-using base_index_t = loom::index<base_name<I>()>;
+template <class I> using base_index_t = loom::index<base_name<I>()>;
 
 // subst<E, From, To>: index From replaced by To where it is free
-template <class E, class From, class To>
-struct subst {
+template <class E, class From, class To> struct subst {
   using type = E;
 };
 template <class T, class... Is, class From, class To>
 struct subst<expr::access<T, Is...>, From, To> {
   using type = expr::access<T, std::conditional_t<std::is_same_v<Is, From>, To, Is>...>;
 };
-template <class L, class R, class From, class To>
-struct subst<expr::add<L, R>, From, To> {
+template <class L, class R, class From, class To> struct subst<expr::add<L, R>, From, To> {
   using type = expr::add<typename subst<L, From, To>::type, typename subst<R, From, To>::type>;
 };
-template <class L, class R, class From, class To>
-struct subst<expr::mul<L, R>, From, To> {
+template <class L, class R, class From, class To> struct subst<expr::mul<L, R>, From, To> {
   using type = expr::mul<typename subst<L, From, To>::type, typename subst<R, From, To>::type>;
 };
-template <class X, class From, class To>
-struct subst<expr::map<fn::negate, X>, From, To> {
+template <class X, class From, class To> struct subst<expr::map<fn::negate, X>, From, To> {
   using type = expr::map<fn::negate, typename subst<X, From, To>::type>;
 };
-template <class I, class B, class From, class To>
-struct subst<expr::sum<I, B>, From, To> {
+template <class I, class B, class From, class To> struct subst<expr::sum<I, B>, From, To> {
   using type = std::conditional_t<std::is_same_v<I, From>, expr::sum<I, B>,
                                   expr::sum<I, typename subst<B, From, To>::type>>;
 };
 
 // apart<E, N>: every sum of E binds a name of its own (numbered from N), so the normal form's
 // lift_sum can pull every sum out (it will not capture a name)
-template <class E, std::size_t N>
-struct apart {
+template <class E, std::size_t N> struct apart {
   using type = E;
   static constexpr std::size_t next = N;
 };
-template <class L, class R, std::size_t N>
-struct apart<expr::add<L, R>, N> {
+template <class L, class R, std::size_t N> struct apart<expr::add<L, R>, N> {
   using l = apart<L, N>;
   using r = apart<R, l::next>;
   using type = expr::add<typename l::type, typename r::type>;
@@ -21631,12 +21514,10 @@ struct apart<expr::mul<L, R>, N> : apart<expr::add<L, R>, N> {
   using base = apart<expr::add<L, R>, N>;
   using type = expr::mul<typename base::l::type, typename base::r::type>;
 };
-template <class X, std::size_t N>
-struct apart<expr::map<fn::negate, X>, N> : apart<X, N> {
+template <class X, std::size_t N> struct apart<expr::map<fn::negate, X>, N> : apart<X, N> {
   using type = expr::map<fn::negate, typename apart<X, N>::type>;
 };
-template <class I, class B, std::size_t N>
-struct apart<expr::sum<I, B>, N> {
+template <class I, class B, std::size_t N> struct apart<expr::sum<I, B>, N> {
   using b = apart<B, N>;
   using renamed = loom::index<numbered_name<I, b::next, '~'>()>;
   using type = expr::sum<renamed, typename subst<typename b::type, I, renamed>::type>;
@@ -21645,12 +21526,12 @@ struct apart<expr::sum<I, B>, N> {
 }  // namespace detail
 
 /// E with every bound name renamed apart (an alpha-equivalent expression).
-template <class E>
-using renamed_apart_t = typename detail::apart<E, 0>::type;
+template <class E> using renamed_apart_t = typename detail::apart<E, 0>::type;
 
 /// E with its operands named by slot (see slot_tag); `void` when E holds an opaque map.
 template <class E>
-using tagged_t = std::conditional_t<detail::tagged<E, 0>::ok, typename detail::tagged<E, 0>::type, void>;
+using tagged_t =
+    std::conditional_t<detail::tagged<E, 0>::ok, typename detail::tagged<E, 0>::type, void>;
 
 }  // namespace loom::rewrite::saturation
 
@@ -21676,67 +21557,52 @@ namespace detail {
 
 // leaves<E>: the operands the e-graph names by slot, depth first: accesses, literals, and the
 // maps it treats as opaque (their operands follow them).
-template <class E>
-struct leaves {
+template <class E> struct leaves {
   using type = mp_list<E>;
 };
-template <>
-struct leaves<zero> {
+template <> struct leaves<zero> {
   using type = mp_list<>;
 };
-template <>
-struct leaves<one> {
+template <> struct leaves<one> {
   using type = mp_list<>;
 };
-template <class L, class R>
-struct leaves<expr::add<L, R>> {
+template <class L, class R> struct leaves<expr::add<L, R>> {
   using type = boost::mp11::mp_append<typename leaves<L>::type, typename leaves<R>::type>;
 };
-template <class L, class R>
-struct leaves<expr::mul<L, R>> : leaves<expr::add<L, R>> {};
-template <class I, class B>
-struct leaves<expr::sum<I, B>> : leaves<B> {};
-template <class X>
-struct leaves<expr::map<fn::negate, X>> : leaves<X> {};
-template <class F, class... Xs>
-struct leaves<expr::map<F, Xs...>> {
+template <class L, class R> struct leaves<expr::mul<L, R>> : leaves<expr::add<L, R>> {};
+template <class I, class B> struct leaves<expr::sum<I, B>> : leaves<B> {};
+template <class X> struct leaves<expr::map<fn::negate, X>> : leaves<X> {};
+template <class F, class... Xs> struct leaves<expr::map<F, Xs...>> {
   using type = boost::mp11::mp_append<mp_list<expr::map<F, Xs...>>, typename leaves<Xs>::type...>;
 };
 
 // modelled<E>: whether every node of E is one the e-graph models (where and expand are not)
-template <class E>
-struct modelled : std::false_type {};
+template <class E> struct modelled : std::false_type {};
 template <class T, class... Is>
 struct modelled<expr::access<T, Is...>> : std::bool_constant<(sizeof...(Is) <= 8)> {};
-template <class T>
-struct modelled<expr::literal<T>> : std::true_type {};
-template <>
-struct modelled<zero> : std::true_type {};
-template <>
-struct modelled<one> : std::true_type {};
+template <class T> struct modelled<expr::literal<T>> : std::true_type {};
+template <> struct modelled<zero> : std::true_type {};
+template <> struct modelled<one> : std::true_type {};
 template <class L, class R>
 struct modelled<expr::add<L, R>> : std::bool_constant<modelled<L>::value && modelled<R>::value> {};
-template <class L, class R>
-struct modelled<expr::mul<L, R>> : modelled<expr::add<L, R>> {};
-template <class I, class B>
-struct modelled<expr::sum<I, B>> : modelled<B> {};
-template <class F, class X>
-struct modelled<expr::map<F, X>> : modelled<X> {};
+template <class L, class R> struct modelled<expr::mul<L, R>> : modelled<expr::add<L, R>> {};
+template <class I, class B> struct modelled<expr::sum<I, B>> : modelled<B> {};
+template <class F, class X> struct modelled<expr::map<F, X>> : modelled<X> {};
 template <class F, class X, class Y>
 struct modelled<expr::map<F, X, Y>> : modelled<expr::add<X, Y>> {};
 
 template <class Orig, class I>
-inline constexpr std::uint8_t id_of = static_cast<std::uint8_t>(boost::mp11::mp_find<Orig, I>::value);
+inline constexpr std::uint8_t id_of =
+    static_cast<std::uint8_t>(boost::mp11::mp_find<Orig, I>::value);
 
 using environment = std::array<std::uint8_t, max_indices>;  // original index id -> current id
 
-template <class Orig, class E>
-struct encoder;
+template <class Orig, class E> struct encoder;
 
 // The occurrence of operand `source` read at index ids `ids`: found, or added.
 template <std::size_t Max, std::size_t N>
-constexpr id_t occurrence(egraph<Max>& g, std::size_t source, const std::array<std::uint8_t, N>& ids,
-                          bool sparse, bool scalar) {
+constexpr id_t occurrence(egraph<Max>& g, std::size_t source,
+                          const std::array<std::uint8_t, N>& ids, bool sparse, bool scalar) {
   leaf_info l;
   l.source = static_cast<std::uint16_t>(source);
   l.order = static_cast<std::uint8_t>(N);
@@ -21758,37 +21624,32 @@ constexpr id_t occurrence(egraph<Max>& g, std::size_t source, const std::array<s
   return g.add({kind::leaf, 0, no_id, no_id, static_cast<std::uint16_t>(k), 0});
 }
 
-template <class Orig, class Tensor, class... Is>
-struct access_encoder {
+template <class Orig, class Tensor, class... Is> struct access_encoder {
   template <std::size_t Max>
   static constexpr id_t run(egraph<Max>& g, const environment& env, std::size_t source) {
     using format = typename std::remove_const_t<Tensor>::format_type;
     const std::array<std::uint8_t, sizeof...(Is)> ids{env[id_of<Orig, Is>]...};
     // a dense level with a static extent fixes the extent of the index on its mode
     std::size_t k = 0;
-    boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, typename format::levels>>(
-        [&](auto level) {
-          constexpr std::size_t e = decltype(level)::type::static_extent;
-          if constexpr (e != dynamic_extent)
-            g.static_extent[g.original[ids[format::modes[k]]]] = static_cast<double>(e);
-          ++k;
-        });
+    boost::mp11::mp_for_each<
+        boost::mp11::mp_transform<std::type_identity, typename format::levels>>([&](auto level) {
+      constexpr std::size_t e = decltype(level)::type::static_extent;
+      if constexpr (e != dynamic_extent)
+        g.static_extent[g.original[ids[format::modes[k]]]] = static_cast<double>(e);
+      ++k;
+    });
     return occurrence(g, source, ids, !format::all_dense, false);
   }
 };
 
-template <class Orig, class T, class... Is>
-struct encoder<Orig, expr::access<T, Is...>> {
-  template <std::size_t Max>
-  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+template <class Orig, class T, class... Is> struct encoder<Orig, expr::access<T, Is...>> {
+  template <std::size_t Max> static constexpr id_t run(egraph<Max>& g, const environment& env) {
     return access_encoder<Orig, T, Is...>::run(g, env, g.source_count++);
   }
 };
 
-template <class Orig, class T>
-struct encoder<Orig, expr::literal<T>> {
-  template <std::size_t Max>
-  static constexpr id_t run(egraph<Max>& g, const environment&) {
+template <class Orig, class T> struct encoder<Orig, expr::literal<T>> {
+  template <std::size_t Max> static constexpr id_t run(egraph<Max>& g, const environment&) {
     return occurrence(g, g.source_count++, std::array<std::uint8_t, 0>{}, false, true);
   }
 };
@@ -21796,44 +21657,38 @@ struct encoder<Orig, expr::literal<T>> {
 // The seed (the sum-product normal form, see saturate.hpp) names its operands by slot.
 template <class Orig, std::size_t Slot, class T, class... Is>
 struct encoder<Orig, expr::access<slot_tag<Slot, T>, Is...>> {
-  template <std::size_t Max>
-  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+  template <std::size_t Max> static constexpr id_t run(egraph<Max>& g, const environment& env) {
     return access_encoder<Orig, T, Is...>::run(g, env, Slot);
   }
 };
 template <class Orig, std::size_t Slot, class T>
 struct encoder<Orig, expr::access<slot_tag<Slot, expr::literal<T>>>> {
-  template <std::size_t Max>
-  static constexpr id_t run(egraph<Max>& g, const environment&) {
+  template <std::size_t Max> static constexpr id_t run(egraph<Max>& g, const environment&) {
     return occurrence(g, Slot, std::array<std::uint8_t, 0>{}, false, true);
   }
 };
 
-template <class Orig>
-struct encoder<Orig, zero> {
-  template <std::size_t Max>
-  static constexpr id_t run(egraph<Max>& g, const environment&) { return g.add_constant(0); }
+template <class Orig> struct encoder<Orig, zero> {
+  template <std::size_t Max> static constexpr id_t run(egraph<Max>& g, const environment&) {
+    return g.add_constant(0);
+  }
 };
-template <class Orig>
-struct encoder<Orig, one> {
-  template <std::size_t Max>
-  static constexpr id_t run(egraph<Max>& g, const environment&) { return g.add_constant(1); }
+template <class Orig> struct encoder<Orig, one> {
+  template <std::size_t Max> static constexpr id_t run(egraph<Max>& g, const environment&) {
+    return g.add_constant(1);
+  }
 };
 
-template <class Orig, class L, class R>
-struct encoder<Orig, expr::add<L, R>> {
-  template <std::size_t Max>
-  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+template <class Orig, class L, class R> struct encoder<Orig, expr::add<L, R>> {
+  template <std::size_t Max> static constexpr id_t run(egraph<Max>& g, const environment& env) {
     const id_t a = encoder<Orig, L>::run(g, env);
     const id_t b = encoder<Orig, R>::run(g, env);
     return g.add({kind::add, 0, a, b, 0, 0});
   }
 };
 
-template <class Orig, class L, class R>
-struct encoder<Orig, expr::mul<L, R>> {
-  template <std::size_t Max>
-  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+template <class Orig, class L, class R> struct encoder<Orig, expr::mul<L, R>> {
+  template <std::size_t Max> static constexpr id_t run(egraph<Max>& g, const environment& env) {
     const id_t a = encoder<Orig, L>::run(g, env);
     const id_t b = encoder<Orig, R>::run(g, env);
     return g.add({kind::mul, 0, a, b, 0, 0});
@@ -21842,16 +21697,15 @@ struct encoder<Orig, expr::mul<L, R>> {
 
 // Every sum binds a fresh index id (the bound name is renamed apart), so moving sums never
 // captures a name, even in e * e with the same bound names on both sides.
-template <class Orig, class I, class B>
-struct encoder<Orig, expr::sum<I, B>> {
-  template <std::size_t Max>
-  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+template <class Orig, class I, class B> struct encoder<Orig, expr::sum<I, B>> {
+  template <std::size_t Max> static constexpr id_t run(egraph<Max>& g, const environment& env) {
     if (!g.other_pending && g.index_count == max_indices) {  // no id left: not modelled
       g.supported = false;
       return no_id;
     }
     // comparing two expressions: bound names are kept, so that alike names meet
-    const auto fresh = g.other_pending ? id_of<Orig, I> : static_cast<std::uint8_t>(g.index_count++);
+    const auto fresh =
+        g.other_pending ? id_of<Orig, I> : static_cast<std::uint8_t>(g.index_count++);
     g.original[fresh] = id_of<Orig, I>;
     environment inner = env;
     inner[id_of<Orig, I>] = fresh;
@@ -21860,29 +21714,23 @@ struct encoder<Orig, expr::sum<I, B>> {
   }
 };
 
-template <class Orig, class X>
-struct encoder<Orig, expr::map<fn::negate, X>> {  // -x is (-1) * x
-  template <std::size_t Max>
-  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+template <class Orig, class X> struct encoder<Orig, expr::map<fn::negate, X>> {  // -x is (-1) * x
+  template <std::size_t Max> static constexpr id_t run(egraph<Max>& g, const environment& env) {
     const id_t a = encoder<Orig, X>::run(g, env);
     return g.add({kind::mul, 0, g.add_constant(-1), a, 0, 0});
   }
 };
 
-template <class Orig, class F, class X>
-struct encoder<Orig, expr::map<F, X>> {
-  template <std::size_t Max>
-  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+template <class Orig, class F, class X> struct encoder<Orig, expr::map<F, X>> {
+  template <std::size_t Max> static constexpr id_t run(egraph<Max>& g, const environment& env) {
     const auto slot = static_cast<std::uint16_t>(g.source_count++);
     const id_t a = encoder<Orig, X>::run(g, env);
     return g.add({kind::opaque1, 0, a, no_id, slot, 0});
   }
 };
 
-template <class Orig, class F, class X, class Y>
-struct encoder<Orig, expr::map<F, X, Y>> {
-  template <std::size_t Max>
-  static constexpr id_t run(egraph<Max>& g, const environment& env) {
+template <class Orig, class F, class X, class Y> struct encoder<Orig, expr::map<F, X, Y>> {
+  template <std::size_t Max> static constexpr id_t run(egraph<Max>& g, const environment& env) {
     const auto slot = static_cast<std::uint16_t>(g.source_count++);
     const id_t a = encoder<Orig, X>::run(g, env);
     const id_t b = encoder<Orig, Y>::run(g, env);
@@ -21892,14 +21740,11 @@ struct encoder<Orig, expr::map<F, X, Y>> {
 
 }  // namespace detail
 
-
 /// The leaf operands of E (see detail::leaves), an MP11 list.
-template <class E>
-using leaves_t = typename detail::leaves<E>::type;
+template <class E> using leaves_t = typename detail::leaves<E>::type;
 
 /// The indices of E, free or bound, each once: original index id -> type.
-template <class E>
-using original_indices_t = expr::all_indices_t<E>;
+template <class E> using original_indices_t = expr::all_indices_t<E>;
 
 /// The original indices of the e-graph of E seeded with Seed: E's, then the seed's own.
 template <class E, class Seed>
@@ -21912,18 +21757,19 @@ template <class E>
 inline constexpr bool encodable_v =
     detail::modelled<E>::value && boost::mp11::mp_size<leaves_t<E>>::value <= max_leaves &&
     boost::mp11::mp_size<original_indices_t<E>>::value +
-            boost::mp11::mp_size<expr::summed_indices_t<E>>::value <= max_indices;
+            boost::mp11::mp_size<expr::summed_indices_t<E>>::value <=
+        max_indices;
 
 /// The e-graph of E before any rule: E inserted post-order (shared subterms hash-consed), and,
 /// when given, `Seed` (an equivalent expression over tagged_t<E>'s operands) in E's class.
-template <class E, std::size_t Max, class Seed = void>
-constexpr egraph<Max> encode() {
+template <class E, std::size_t Max, class Seed = void> constexpr egraph<Max> encode() {
   egraph<Max> g;
   if constexpr (!encodable_v<E>) {
     g.supported = false;
   } else if constexpr (!std::is_void_v<Seed> &&
                        boost::mp11::mp_size<seeded_indices_t<E, Seed>>::value +
-                               boost::mp11::mp_size<expr::summed_indices_t<E>>::value > max_indices) {
+                               boost::mp11::mp_size<expr::summed_indices_t<E>>::value >
+                           max_indices) {
     return encode<E, Max, void>();  // the seed's renamed indices would not fit: no seed
   } else {
     using orig = seeded_indices_t<E, Seed>;
@@ -21961,13 +21807,13 @@ constexpr egraph<Max> encode() {
 
 /// The e-graph of two expressions over the same operands (accesses of slot_tag tensors name
 /// operands across both): `root` is E's class, `other` F's.
-template <class E, class F, std::size_t Max>
-constexpr egraph<Max> encode_pair() {
+template <class E, class F, std::size_t Max> constexpr egraph<Max> encode_pair() {
   egraph<Max> g;
   if constexpr (!encodable_v<E> || !encodable_v<F>) {
     g.supported = false;
   } else {
-    using orig = boost::mp11::mp_unique<boost::mp11::mp_append<original_indices_t<E>, original_indices_t<F>>>;
+    using orig = boost::mp11::mp_unique<
+        boost::mp11::mp_append<original_indices_t<E>, original_indices_t<F>>>;
     g.original_count = g.index_count = boost::mp11::mp_size<orig>::value;
     detail::environment env{};
     for (std::size_t k = 0; k < g.original_count; ++k) {
@@ -21984,42 +21830,30 @@ constexpr egraph<Max> encode_pair() {
 
 namespace detail {
 // declared first: each overload calls the others (no ADL into this namespace)
-template <class E>
-constexpr auto collect(const E& e);
+template <class E> constexpr auto collect(const E& e);
 constexpr auto collect(const zero&);
 constexpr auto collect(const one&);
-template <class L, class R>
-constexpr auto collect(const expr::add<L, R>& e);
-template <class L, class R>
-constexpr auto collect(const expr::mul<L, R>& e);
-template <class I, class B>
-constexpr auto collect(const expr::sum<I, B>& e);
-template <class X>
-constexpr auto collect(const expr::map<fn::negate, X>& e);
+template <class L, class R> constexpr auto collect(const expr::add<L, R>& e);
+template <class L, class R> constexpr auto collect(const expr::mul<L, R>& e);
+template <class I, class B> constexpr auto collect(const expr::sum<I, B>& e);
+template <class X> constexpr auto collect(const expr::map<fn::negate, X>& e);
 template <class F, class... Xs>
   requires(!std::is_same_v<F, fn::negate> || sizeof...(Xs) != 1)
 constexpr auto collect(const expr::map<F, Xs...>& e);
 
-template <class E>
-constexpr auto collect(const E& e) {
-  return std::tuple<E>{e};
-}
+template <class E> constexpr auto collect(const E& e) { return std::tuple<E>{e}; }
 constexpr auto collect(const zero&) { return std::tuple<>{}; }
 constexpr auto collect(const one&) { return std::tuple<>{}; }
-template <class L, class R>
-constexpr auto collect(const expr::add<L, R>& e) {
+template <class L, class R> constexpr auto collect(const expr::add<L, R>& e) {
   return std::tuple_cat(collect(e.lhs), collect(e.rhs));
 }
-template <class L, class R>
-constexpr auto collect(const expr::mul<L, R>& e) {
+template <class L, class R> constexpr auto collect(const expr::mul<L, R>& e) {
   return std::tuple_cat(collect(e.lhs), collect(e.rhs));
 }
-template <class I, class B>
-constexpr auto collect(const expr::sum<I, B>& e) {
+template <class I, class B> constexpr auto collect(const expr::sum<I, B>& e) {
   return collect(e.body);
 }
-template <class X>
-constexpr auto collect(const expr::map<fn::negate, X>& e) {
+template <class X> constexpr auto collect(const expr::map<fn::negate, X>& e) {
   return collect(std::get<0>(e.args));
 }
 template <class F, class... Xs>
@@ -22031,10 +21865,7 @@ constexpr auto collect(const expr::map<F, Xs...>& e) {
 }  // namespace detail
 
 /// The leaves of `e` (values: tensor pointers, literal values, map functions) in slot order.
-template <class E>
-constexpr auto collect_leaves(const E& e) {
-  return detail::collect(e);
-}
+template <class E> constexpr auto collect_leaves(const E& e) { return detail::collect(e); }
 
 }  // namespace loom::rewrite::saturation
 
@@ -22107,15 +21938,15 @@ struct term {
   }
 };
 
-template <std::size_t Max>
-constexpr signature signature_of(const egraph<Max>& g) {
+template <std::size_t Max> constexpr signature signature_of(const egraph<Max>& g) {
   return {g.leaves, g.leaf_count, g.original, g.static_extent, g.original_count, g.base};
 }
 
 /// The scenario the static choice uses: static extents where the formats give them, otherwise
 /// LOOM_SATURATION_DEFAULT_EXTENT; dense leaves density 1, sparse leaves
 /// LOOM_SATURATION_DEFAULT_DENSITY. `sparse_density` and `extent_of` vary it for alternatives.
-constexpr scenario default_scenario(const signature& s, double sparse_density = LOOM_SATURATION_DEFAULT_DENSITY,
+constexpr scenario default_scenario(const signature& s,
+                                    double sparse_density = LOOM_SATURATION_DEFAULT_DENSITY,
                                     double dense_only_extent = 0, double sparse_extent = 0) {
   scenario sc;
   std::uint64_t in_sparse = 0;
@@ -22141,12 +21972,18 @@ constexpr double min(double x, double y) { return x < y ? x : y; }
 constexpr double density(const enode& n, double da, double db, const scenario& sc,
                          const signature& s) {
   switch (n.k) {
-    case kind::leaf: return sc.density[n.slot];
-    case kind::constant: return 1;
-    case kind::mul: return min(da, db);
-    case kind::add: return min(1, da + db);
-    case kind::sum: return min(1, sc.extent[s.original[n.index]] * da);
-    default: return 1;
+    case kind::leaf:
+      return sc.density[n.slot];
+    case kind::constant:
+      return 1;
+    case kind::mul:
+      return min(da, db);
+    case kind::add:
+      return min(1, da + db);
+    case kind::sum:
+      return min(1, sc.extent[s.original[n.index]] * da);
+    default:
+      return 1;
   }
 }
 constexpr double size(std::uint64_t free, double d, const scenario& sc, const signature& s) {
@@ -22176,8 +22013,7 @@ constexpr double cost(const term& t, const scenario& sc) {
 }
 
 namespace detail {
-template <std::size_t Max>
-struct extractor {
+template <std::size_t Max> struct extractor {
   const egraph<Max>& g;
   const scenario& sc;
   signature sig;
@@ -22253,8 +22089,7 @@ struct extractor {
 }  // namespace detail
 
 /// The cheapest term of the root class under `sc` (greedy: the cheapest node of each class).
-template <std::size_t Max>
-constexpr term extract(const egraph<Max>& g, const scenario& sc) {
+template <std::size_t Max> constexpr term extract(const egraph<Max>& g, const scenario& sc) {
   term t;
   t.sig = signature_of(g);
   if (!g.supported) return t;
@@ -22337,32 +22172,30 @@ constexpr bool keeps_name(const term& t, std::uint8_t id) {
 
 // Source: a type with `static constexpr term value`, `using expression = E` and
 // `using indices` (original index id -> type).
-template <class Source, std::size_t Id>
-constexpr auto index_type() {
+template <class Source, std::size_t Id> constexpr auto index_type() {
   using orig = typename Source::indices;
   constexpr const term& t = Source::value;
   using O = boost::mp11::mp_at_c<orig, t.sig.original[Id]>;
-  if constexpr (Id < t.sig.original_count) return O{};
-  else if constexpr (keeps_name(t, Id)) return base_index_t<O>{};
-  else return loom::index<numbered_name<base_index_t<O>, Id, '_'>()>{};
+  if constexpr (Id < t.sig.original_count)
+    return O{};
+  else if constexpr (keeps_name(t, Id))
+    return base_index_t<O>{};
+  else
+    return loom::index<numbered_name<base_index_t<O>, Id, '_'>()>{};
 }
-template <class Source, std::size_t Id>
-using index_t = decltype(index_type<Source, Id>());
+template <class Source, std::size_t Id> using index_t = decltype(index_type<Source, Id>());
 
-template <class Source, class Leaf, class Seq>
-struct renamed_access;
+template <class Source, class Leaf, class Seq> struct renamed_access;
 template <class Source, class T, class... Is, std::size_t... Ms>
 struct renamed_access<Source, expr::access<T, Is...>, std::index_sequence<Ms...>> {
   using type = expr::access<T, index_t<Source, Source::value.sig.leaves[Source::slot_].ids[Ms]>...>;
 };
 
-template <class Source, std::size_t Slot>
-struct at_slot : Source {
+template <class Source, std::size_t Slot> struct at_slot : Source {
   static constexpr std::size_t slot_ = Slot;
 };
 
-template <class Source, std::size_t Node, class Leaves>
-constexpr auto build(const Leaves& leaves) {
+template <class Source, std::size_t Node, class Leaves> constexpr auto build(const Leaves& leaves) {
   constexpr const term& t = Source::value;
   constexpr enode n = t.nodes[Node];
   using V = expr::value_type_t<typename Source::expression>;
@@ -22411,8 +22244,7 @@ constexpr auto build(const Leaves& leaves) {
 
 /// The expression of the term `Source::value` (Source: `static constexpr term value`,
 /// `using expression = E`) over the leaves of `e` (an E).
-template <class Source, class E>
-constexpr auto rebuild(const E& e) {
+template <class Source, class E> constexpr auto rebuild(const E& e) {
   return detail::build<Source, Source::value.root>(collect_leaves(e));
 }
 
@@ -22480,8 +22312,10 @@ struct printer {
         return;
       }
       case kind::constant:
-        if (n.value == static_cast<double>(static_cast<long long>(n.value))) out.put(static_cast<long long>(n.value));
-        else out.put("c");
+        if (n.value == static_cast<double>(static_cast<long long>(n.value)))
+          out.put(static_cast<long long>(n.value));
+        else
+          out.put("c");
         return;
       case kind::add:
       case kind::mul:
@@ -22515,8 +22349,7 @@ struct printer {
 }  // namespace detail
 
 /// The text of `t`, index names taken from Indices (original index id -> type).
-template <class Indices>
-constexpr text print(const term& t) {
+template <class Indices> constexpr text print(const term& t) {
   detail::printer p{t};
   std::size_t k = 0;
   boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, Indices>>(
@@ -22527,8 +22360,7 @@ constexpr text print(const term& t) {
 }
 
 /// The text of alternative K of a saturation_result R.
-template <class R, std::size_t K = 0>
-constexpr text print_alternative() {
+template <class R, std::size_t K = 0> constexpr text print_alternative() {
   return print<typename R::indices>(R::template candidate<R::pick.first[K]>);
 }
 
@@ -22570,12 +22402,11 @@ namespace loom::rewrite::saturation {
 
 namespace detail {
 
-template <std::size_t Max>
-struct matcher {
+template <std::size_t Max> struct matcher {
   egraph<Max>& g;
   std::array<id_t, Max> head{};  // first node of each class (by representative)
   std::array<id_t, Max> next{};
-  std::size_t limit = 0;         // nodes present when the iteration started
+  std::size_t limit = 0;  // nodes present when the iteration started
   std::size_t ac_budget = Max / 8;
   std::size_t work_budget = LOOM_SATURATION_MAX_WORK;
   std::size_t work = 0;  // member visits and rule applications: bounds one constant evaluation
@@ -22611,8 +22442,7 @@ struct matcher {
   constexpr bool has_free(id_t c, std::uint8_t i) const { return (g.free[g.find(c)] >> i) & 1u; }
 
   // the members of class c (as it was indexed) of kind k
-  template <class F>
-  constexpr void each(id_t c, kind k, F&& f) {
+  template <class F> constexpr void each(id_t c, kind k, F&& f) {
     c = g.find(c);
     if (c >= limit) return;
     for (id_t m = head[c]; m != no_id; m = next[m]) {
@@ -22695,9 +22525,12 @@ struct matcher {
       if (g.dead[c]) continue;
       const enode n = g.nodes[c];
       const id_t self = static_cast<id_t>(c);
-      if (n.k == kind::mul) at_mul(self, n);
-      else if (n.k == kind::add) at_add(self, n);
-      else if (n.k == kind::sum) at_sum(self, n);
+      if (n.k == kind::mul)
+        at_mul(self, n);
+      else if (n.k == kind::add)
+        at_add(self, n);
+      else if (n.k == kind::sum)
+        at_sum(self, n);
     }
     partial = t < limit;
     g.cursor = (start + t) % limit;
@@ -22709,8 +22542,10 @@ struct matcher {
       const std::size_t c = (ac_start + u) % limit;
       if (g.dead[c]) continue;
       const enode n = g.nodes[c];
-      if (n.k == kind::mul) ac_mul(static_cast<id_t>(c), n);
-      else if (n.k == kind::add) ac_add(static_cast<id_t>(c), n);
+      if (n.k == kind::mul)
+        ac_mul(static_cast<id_t>(c), n);
+      else if (n.k == kind::add)
+        ac_add(static_cast<id_t>(c), n);
     }
     partial = partial || u < limit;
     g.ac_cursor = (ac_start + u) % limit;
@@ -22724,8 +22559,7 @@ struct matcher {
 /// Half an iteration, alternately: every rule at the nodes present (`matched`), then the
 /// congruence rebuild, which marks `saturated` when the matching changed nothing. Two constants
 /// per iteration, so each has the compiler's whole evaluation budget.
-template <std::size_t Max>
-constexpr egraph<Max> step(egraph<Max> g) {
+template <std::size_t Max> constexpr egraph<Max> step(egraph<Max> g) {
   if (g.saturated || !g.supported) return g;
   if (!g.matched) {
     if (g.node_limit_hit) return g;
@@ -22736,8 +22570,10 @@ constexpr egraph<Max> step(egraph<Max> g) {
   } else {
     g.rebuild();
     g.matched = false;
-    if (g.changed) ++g.iterations;
-    else g.saturated = true;
+    if (g.changed)
+      ++g.iterations;
+    else
+      g.saturated = true;
   }
   return g;
 }
@@ -22788,8 +22624,7 @@ namespace saturation {
 // The seed: E's sum-product normal form (the rule engine's, over E's operands named by slot),
 // put in E's class before the first iteration, so the expanded terms are there from the start
 // and the node budget goes to factorising them. None when E holds an opaque map.
-template <class E, class Tagged = tagged_t<E>>
-struct seed {
+template <class E, class Tagged = tagged_t<E>> struct seed {
   using type = void;
 };
 template <class E, class Tagged>
@@ -22797,13 +22632,12 @@ template <class E, class Tagged>
 struct seed<E, Tagged> {
   using apart = renamed_apart_t<Tagged>;
   using normal = rewrite_t<apart, sum_product_normal_form>;
-  using type = std::conditional_t<
-      boost::mp11::mp_empty<boost::mp11::mp_set_difference<expr::all_indices_t<normal>,
-                                                          expr::all_indices_t<apart>>>::value,
-      normal, void>;
+  using type =
+      std::conditional_t<boost::mp11::mp_empty<boost::mp11::mp_set_difference<
+                             expr::all_indices_t<normal>, expr::all_indices_t<apart>>>::value,
+                         normal, void>;
 };
-template <class E>
-using seed_t = typename seed<E>::type;
+template <class E> using seed_t = typename seed<E>::type;
 
 // Each iteration is its own constant (own evaluation budget: clang's -fconstexpr-steps counts
 // per constant), and a saturated graph is copied unchanged.
@@ -22822,26 +22656,29 @@ inline constexpr egraph<Max> pair_v<E, F, Max, 0> = encode_pair<E, F, Max>();
 inline constexpr std::size_t scenario_count = 4;
 constexpr scenario scenario_at(const signature& s, std::size_t k) {
   switch (k) {
-    case 0: return default_scenario(s);
-    case 1: return default_scenario(s, 1.0);
-    case 2: return default_scenario(s, 1e-4, 16, 1e5);
-    default: return default_scenario(s, 1.0, 16, 1e4);
+    case 0:
+      return default_scenario(s);
+    case 1:
+      return default_scenario(s, 1.0);
+    case 2:
+      return default_scenario(s, 1e-4, 16, 1e5);
+    default:
+      return default_scenario(s, 1.0, 16, 1e4);
   }
 }
 
-template <class E, class Limits>
-struct result {
+template <class E, class Limits> struct result {
   using expression = E;
   using indices = seeded_indices_t<E, seed_t<E>>;
   static constexpr const egraph<Limits::max_nodes>& graph =
       graph_v<E, Limits::max_nodes, 2 * Limits::max_iterations>;
   static constexpr signature sig = signature_of(graph);
-  template <std::size_t K>
-  static constexpr term candidate = extract(graph, scenario_at(sig, K));
+  template <std::size_t K> static constexpr term candidate = extract(graph, scenario_at(sig, K));
 
   // distinct candidates, the default first, at most max_alternatives
   static constexpr auto pick = [] {
-    const std::array<term, scenario_count> all{candidate<0>, candidate<1>, candidate<2>, candidate<3>};
+    const std::array<term, scenario_count> all{candidate<0>, candidate<1>, candidate<2>,
+                                               candidate<3>};
     std::array<std::size_t, scenario_count> which{};
     std::size_t n = 0;
     for (std::size_t k = 0; k < scenario_count && n < Limits::max_alternatives; ++k) {
@@ -22857,8 +22694,7 @@ struct result {
 };
 
 // the term of alternative K as a rebuild source
-template <class R, std::size_t K>
-struct alternative_source {
+template <class R, std::size_t K> struct alternative_source {
   using expression = typename R::expression;
   using indices = typename R::indices;
   static constexpr const term& value = R::template candidate<R::pick.first[K]>;
@@ -22882,11 +22718,12 @@ inline constexpr bool equivalent_v = [] {
 /// `e` rewritten by equality saturation: the cheapest term under the static cost, as an
 /// expression over e's tensors. `e` itself when it holds nodes the e-graph does not model
 /// (where, expand) or exceeds its capacities.
-template <class Limits = saturation_limits<>, class E>
-constexpr auto saturate(const E& e) {
+template <class Limits = saturation_limits<>, class E> constexpr auto saturate(const E& e) {
   using R = saturation_result<E, Limits>;
-  if constexpr (!R::usable) return e;
-  else return saturation::rebuild<saturation::alternative_source<R, 0>>(e);
+  if constexpr (!R::usable)
+    return e;
+  else
+    return saturation::rebuild<saturation::alternative_source<R, 0>>(e);
 }
 
 /// Alternative K (K < saturation_result<E>::alternative_count) as an expression over e's tensors.
@@ -22904,7 +22741,10 @@ template <class Leaves, std::size_t... Ss>
 scenario measured(const signature& sig, const Leaves& leaves, std::index_sequence<Ss...>) {
   scenario sc = scenario_at(sig, 0);
   auto one = [&](std::size_t source, const auto& leaf) {
-    if constexpr (requires { leaf.tensor->shape(); leaf.tensor->nnz(); }) {
+    if constexpr (requires {
+                    leaf.tensor->shape();
+                    leaf.tensor->nnz();
+                  }) {
       const auto& t = *leaf.tensor;
       for (std::size_t s = 0; s < sig.leaf_count; ++s) {
         if (sig.leaves[s].source != source) continue;
@@ -22976,8 +22816,7 @@ decltype(auto) with_cheapest(const E& e, F&& f) {
 }
 
 /// The saturation line of `explain`: e-graph size, iterations, limits hit, extracted cost.
-template <class Limits = saturation_limits<>, class E>
-std::string explain_saturation(const E&) {
+template <class Limits = saturation_limits<>, class E> std::string explain_saturation(const E&) {
   using R = saturation_result<E, Limits>;
   if constexpr (!R::graph.supported) {
     return "saturation: not applied (a node the e-graph does not model)";
@@ -23050,26 +22889,23 @@ std::string explain_saturation(const E&) {
 #include <cstdint>
 #include <limits>
 #include <new>
-#include <stdexcept>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace loom::tra {
 
-template <std::size_t R>
-using shape_t = std::array<std::int64_t, R>;
+template <std::size_t R> using shape_t = std::array<std::int64_t, R>;
 
-template <std::size_t R>
-constexpr std::int64_t volume(const shape_t<R>& s) {
+template <std::size_t R> constexpr std::int64_t volume(const shape_t<R>& s) {
   std::int64_t v = 1;
   for (auto e : s) v *= e;
   return v;
 }
 
-template <std::size_t R>
-std::string to_string(const shape_t<R>& s) {
+template <std::size_t R> std::string to_string(const shape_t<R>& s) {
   std::string out = "(";
   for (std::size_t d = 0; d < R; ++d) out += (d ? "," : "") + std::to_string(s[d]);
   return out + ")";
@@ -23077,8 +22913,7 @@ std::string to_string(const shape_t<R>& s) {
 
 /// A dense tile of rank R (the paper's array of type T^(r,b)), row-major: dimension 0 is the
 /// outermost (rows of a matrix tile), dimension R-1 is contiguous.
-template <class T, std::size_t R>
-class tile {
+template <class T, std::size_t R> class tile {
  public:
   using value_type = T;
   static constexpr std::size_t rank = R;
@@ -23086,8 +22921,7 @@ class tile {
 
   tile() = default;
   /// An all-zero tile.
-  explicit tile(const shape_type& shape)
-      : shape_(shape), data_(zeros(shape)) {}
+  explicit tile(const shape_type& shape) : shape_(shape), data_(zeros(shape)) {}
   tile(const shape_type& shape, std::vector<T> data) : shape_(shape), data_(std::move(data)) {
     if (static_cast<std::int64_t>(data_.size()) != checked_volume(shape))
       throw shape_error("loom::tra::tile: " + std::to_string(data_.size()) +
@@ -23166,8 +23000,7 @@ class tile {
     for (std::size_t d = 0; d < R; ++d) o = o * shape_[d] + c[d];
     return static_cast<std::size_t>(o);
   }
-  template <class U>
-  auto make_view(U* p) const {
+  template <class U> auto make_view(U* p) const {
     using fmt = dense_n<R>;
     typename loom::view<U, fmt>::level_storages levels{};
     [&]<std::size_t... D>(std::index_sequence<D...>) {
@@ -23176,8 +23009,7 @@ class tile {
     return loom::view<U, fmt>(shape_, levels, std::span<U>(p, data_.size()));
   }
 
-  template <class U, std::size_t... B>
-  auto make_static_view(U* p) const {
+  template <class U, std::size_t... B> auto make_static_view(U* p) const {
     using fmt = format<dense_level<B>...>;
     if (shape_ != shape_type{static_cast<std::int64_t>(B)...})
       throw shape_error("loom::tra::tile::static_view: the tile has shape " + to_string(shape_) +
@@ -23195,8 +23027,7 @@ class tile {
 
 /// A tile whose shape is part of its type (B...): products and sums of mismatched shapes do not
 /// compile. Converts to and from `tile<T, R>` (the run-time shaped tile relations hold).
-template <class T, std::size_t... B>
-class static_tile {
+template <class T, std::size_t... B> class static_tile {
  public:
   static constexpr std::size_t rank = sizeof...(B);
   static constexpr shape_t<rank> shape{static_cast<std::int64_t>(B)...};
@@ -23209,10 +23040,8 @@ class static_tile {
   }
   const tile<T, rank>& dynamic() const { return t_; }
   tile<T, rank>& dynamic() { return t_; }
-  template <std::integral... Is>
-  T& operator()(Is... is) { return t_(is...); }
-  template <std::integral... Is>
-  const T& operator()(Is... is) const { return t_(is...); }
+  template <std::integral... Is> T& operator()(Is... is) { return t_(is...); }
+  template <std::integral... Is> const T& operator()(Is... is) const { return t_(is...); }
   auto view() { return t_.template static_view<B...>(); }
   auto view() const { return t_.template static_view<B...>(); }
   friend bool operator==(const static_tile& a, const static_tile& b) { return a.t_ == b.t_; }
@@ -23235,14 +23064,12 @@ class static_tile {
 
 namespace loom::tra {
 
-template <std::size_t K>
-using key_array = std::array<std::int64_t, K>;
+template <std::size_t K> using key_array = std::array<std::int64_t, K>;
 
 /// A tensor relation R^(k, r, b): keys of arity K below `bounds()` (0 <= key_d < bound_d), each
 /// with one tile of rank R and the relation's common shape (notes §2.1: no ragged tiles).
 /// Tuples are kept ordered by key; uniqueness (one tile per key) is enforced on insert.
-template <class T, std::size_t K, std::size_t R>
-class relation {
+template <class T, std::size_t K, std::size_t R> class relation {
  public:
   using value_type = T;
   static constexpr std::size_t key_arity = K;
@@ -23257,8 +23084,8 @@ class relation {
       : bounds_(bounds), tile_shape_(tile_shape) {
     for (std::size_t d = 0; d < K; ++d)
       if (bounds_[d] < 0)
-        throw shape_error("loom::tra::relation: key bounds " + to_string(bounds_) +
-                          ": bound " + std::to_string(d) + " is negative");
+        throw shape_error("loom::tra::relation: key bounds " + to_string(bounds_) + ": bound " +
+                          std::to_string(d) + " is negative");
     for (std::size_t d = 0; d < R; ++d)
       if (tile_shape_[d] < 0)
         throw shape_error("loom::tra::relation: tile shape " + to_string(tile_shape_) +
@@ -23299,8 +23126,7 @@ class relation {
   }
   /// Folds `t` into the tile of `key` with `op(existing, t)` (in place when op has
   /// `accumulate(existing, t)`), or inserts it when the key is new.
-  template <class Op>
-  void merge(const key_type& key, const tile_type& t, Op&& op) {
+  template <class Op> void merge(const key_type& key, const tile_type& t, Op&& op) {
     check_key(key, "merge");
     auto it = tuples_.find(key);
     if (it == tuples_.end()) {
@@ -23376,8 +23202,7 @@ namespace loom::tra {
 /// A tiled tensor of order R: key <t_0, ..., t_{R-1}> holds the tile starting at coordinate
 /// t_d * tile_shape_d. Edge tiles are padded with zeros (an explicit extension: the paper has no
 /// ragged tiles); `shape` remembers the logical extents.
-template <class T, std::size_t R>
-struct tiled_tensor {
+template <class T, std::size_t R> struct tiled_tensor {
   relation<T, R, R> tiles;
   shape_t<R> shape{};
 };
@@ -23433,7 +23258,8 @@ auto to_tiled(const Tensor& t, const shape_t<Tensor::order>& tile_shape,
 /// formats, zeros are not stored).
 template <storage_format Format, class T, std::size_t R>
 tensor<T, Format> from_tiled(const tiled_tensor<T, R>& tt) {
-  static_assert(Format::order == R, "loom::tra::from_tiled: the format's order must be the tensor's");
+  static_assert(Format::order == R,
+                "loom::tra::from_tiled: the format's order must be the tensor's");
   std::vector<std::array<std::int64_t, R>> coords;
   std::vector<T> values;
   const auto& ts = tt.tiles.tile_shape();
@@ -23522,10 +23348,14 @@ inline constexpr std::array<matmul_strategy, 4> all_matmul_strategies{
 
 inline std::string_view name(matmul_strategy s) {
   switch (s) {
-    case matmul_strategy::broadcast_left: return "broadcast left";
-    case matmul_strategy::broadcast_right: return "broadcast right";
-    case matmul_strategy::cross_product: return "cross product";
-    case matmul_strategy::replicated_3d: return "replicated 3-D";
+    case matmul_strategy::broadcast_left:
+      return "broadcast left";
+    case matmul_strategy::broadcast_right:
+      return "broadcast right";
+    case matmul_strategy::cross_product:
+      return "cross product";
+    case matmul_strategy::replicated_3d:
+      return "replicated 3-D";
   }
   return "?";
 }
@@ -23682,23 +23512,24 @@ struct uncounted {
 
 namespace loom::tra {
 
-// A key function maps key_array<In> to key_array<out_arity>, gives its output bounds, says whether it is
-// injective and which input positions it reads (rewrite conditions test these).
+// A key function maps key_array<In> to key_array<out_arity>, gives its output bounds, says whether
+// it is injective and which input positions it reads (rewrite conditions test these).
 
 /// project<I...>: keeps positions I... in that order (a permutation when it names every position).
-template <std::size_t... I>
-struct project {
+template <std::size_t... I> struct project {
   static constexpr std::string_view name = "project";
   static constexpr std::size_t out_arity = sizeof...(I);
   static constexpr std::array<std::size_t, out_arity> positions{I...};
-  template <std::size_t K>
-  static constexpr key_array<out_arity> apply(const key_array<K>& k) { return {k[I]...}; }
-  template <std::size_t K>
-  key_array<out_arity> operator()(const key_array<K>& k) const { return apply(k); }
-  template <std::size_t K>
-  static constexpr key_array<out_arity> bounds(const key_array<K>& b) { return {b[I]...}; }
-  template <std::size_t K>
-  static constexpr bool injective() {
+  template <std::size_t K> static constexpr key_array<out_arity> apply(const key_array<K>& k) {
+    return {k[I]...};
+  }
+  template <std::size_t K> key_array<out_arity> operator()(const key_array<K>& k) const {
+    return apply(k);
+  }
+  template <std::size_t K> static constexpr key_array<out_arity> bounds(const key_array<K>& b) {
+    return {b[I]...};
+  }
+  template <std::size_t K> static constexpr bool injective() {
     if (sizeof...(I) != K) return false;
     std::array<bool, K> seen{};
     for (std::size_t p : positions) {
@@ -23715,40 +23546,35 @@ struct project {
     return true;
   }();
 };
-template <std::size_t... I>
-using permute = project<I...>;
+template <std::size_t... I> using permute = project<I...>;
 
 /// linearize<C...>: <k0, k1, ...> -> <sum C_d k_d> (the paper's <2k1 + k2>); the caller gives
 /// the output bound.
-template <std::int64_t... C>
-struct linearize {
+template <std::int64_t... C> struct linearize {
   static constexpr std::string_view name = "linearize";
   static constexpr std::size_t out_arity = 1;
-  template <std::size_t K>
-  static constexpr key_array<1> apply(const key_array<K>& k) {
+  template <std::size_t K> static constexpr key_array<1> apply(const key_array<K>& k) {
     static_assert(K == sizeof...(C), "loom::tra::linearize: give one coefficient per key position");
     std::int64_t s = 0;
     std::size_t d = 0;
     ((s += C * k[d++]), ...);
     return {s};
   }
-  template <std::size_t K>
-  key_array<1> operator()(const key_array<K>& k) const { return apply(k); }
-  template <std::size_t K>
-  static constexpr key_array<1> bounds(const key_array<K>& b) {
+  template <std::size_t K> key_array<1> operator()(const key_array<K>& k) const { return apply(k); }
+  template <std::size_t K> static constexpr key_array<1> bounds(const key_array<K>& b) {
     std::int64_t top = 0;
     std::size_t d = 0;
     ((top += C * (b[d++] - 1)), ...);
     return {top + 1};
   }
-  template <std::size_t K>
-  static constexpr bool injective() { return false; }  // not in general; rekey checks at run time
+  template <std::size_t K> static constexpr bool injective() {
+    return false;
+  }  // not in general; rekey checks at run time
 };
 
 /// insert_dim<P>: a one-to-many key map used with `duplicate(n)`: <k...> -> <k..., c, ...> with
 /// the new position P taking every c in [0, n) (notes §4.3, corrected in UT-6).
-template <std::size_t P>
-struct insert_dim {
+template <std::size_t P> struct insert_dim {
   template <std::size_t K>
   static constexpr key_array<K + 1> apply(const key_array<K>& k, std::int64_t c) {
     key_array<K + 1> out{};
@@ -23756,41 +23582,37 @@ struct insert_dim {
     return out;
   }
   template <std::size_t K>
-  static constexpr key_array<K + 1> bounds(const key_array<K>& b, std::int64_t n) { return apply(b, n); }
+  static constexpr key_array<K + 1> bounds(const key_array<K>& b, std::int64_t n) {
+    return apply(b, n);
+  }
 };
 
 // Predicates over keys: `test(key)` and the positions they read (R1-5, R1-6 conditions).
 
 /// Key positions I and J are equal (the paper's checkEq on two positions).
-template <std::size_t I, std::size_t J>
-struct eq {
+template <std::size_t I, std::size_t J> struct eq {
   static constexpr std::string_view name = "checkEq";
   static constexpr std::array<std::size_t, 2> reads{I, J};
-  template <std::size_t K>
-  bool operator()(const key_array<K>& k) const { return k[I] == k[J]; }
+  template <std::size_t K> bool operator()(const key_array<K>& k) const { return k[I] == k[J]; }
 };
 /// key[I] <= key[J] (UT-12's upper triangle).
-template <std::size_t I, std::size_t J>
-struct lt_eq {
+template <std::size_t I, std::size_t J> struct lt_eq {
   static constexpr std::string_view name = "lt_eq";
   static constexpr std::array<std::size_t, 2> reads{I, J};
-  template <std::size_t K>
-  bool operator()(const key_array<K>& k) const { return k[I] <= k[J]; }
+  template <std::size_t K> bool operator()(const key_array<K>& k) const { return k[I] <= k[J]; }
 };
 /// lo <= key[I] < hi.
-template <std::size_t I, std::int64_t Lo, std::int64_t Hi>
-struct in_range {
+template <std::size_t I, std::int64_t Lo, std::int64_t Hi> struct in_range {
   static constexpr std::array<std::size_t, 1> reads{I};
-  template <std::size_t K>
-  bool operator()(const key_array<K>& k) const { return Lo <= k[I] && k[I] < Hi; }
+  template <std::size_t K> bool operator()(const key_array<K>& k) const {
+    return Lo <= k[I] && k[I] < Hi;
+  }
 };
 /// f and g (R1-1 merges two filters into one).
-template <class F, class G>
-struct and_ {
+template <class F, class G> struct and_ {
   F f{};
   G g{};
-  template <std::size_t K>
-  bool operator()(const key_array<K>& k) const { return f(k) && g(k); }
+  template <std::size_t K> bool operator()(const key_array<K>& k) const { return f(k) && g(k); }
 };
 
 /// Does predicate P read only positions listed in `allowed`? (false for opaque callables)
@@ -23823,16 +23645,14 @@ constexpr bool reads_only(const std::array<std::size_t, N>& allowed) {
 namespace loom::tra::ia {
 
 /// A list of key positions (join keys, group-by keys, partition dimensions).
-template <std::size_t... D>
-struct dims {
+template <std::size_t... D> struct dims {
   static constexpr std::array<std::size_t, sizeof...(D)> values{D...};
   static constexpr std::size_t size = sizeof...(D);
 };
 
 // Partition tags: the paper's D, with its ∅ split in two (notes §3.1).
 /// Tuples placed by a hash of the key positions D (D non-empty).
-template <class D>
-struct partitioned {};
+template <class D> struct partitioned {};
 /// Every site holds every tuple (the paper's D = ∅ after BCAST).
 struct replicated {};
 /// All tuples on site 0 (what Σ<> needs; the paper has no symbol for it).
@@ -23842,91 +23662,71 @@ struct arbitrary {};
 
 /// Identity key map and identity tile map (the paper's "_").
 struct same_key {
-  template <class K>
-  K operator()(const K& k) const { return k; }
+  template <class K> K operator()(const K& k) const { return k; }
 };
 struct same_tile {
-  template <class X>
-  X operator()(const X& t) const { return t; }
+  template <class X> X operator()(const X& t) const { return t; }
 };
 
 /// f ∘ g for key maps or tile maps (R1-2).
-template <class F, class G>
-struct compose {
-  template <class X>
-  auto operator()(const X& x) const { return F{}(G{}(x)); }
+template <class F, class G> struct compose {
+  template <class X> auto operator()(const X& x) const { return F{}(G{}(x)); }
 };
 template <class F, class G>
   requires requires { F::out_arity; }
 struct compose<F, G> {
   static constexpr std::size_t out_arity = F::out_arity;
-  template <class X>
-  auto operator()(const X& x) const { return F{}(G{}(x)); }
-  template <class B>
-  static constexpr auto bounds(const B& b) { return F::bounds(G::bounds(b)); }
+  template <class X> auto operator()(const X& x) const { return F{}(G{}(x)); }
+  template <class B> static constexpr auto bounds(const B& b) { return F::bounds(G::bounds(b)); }
 };
 
 /// A predicate over another key shape: P applied to `Adapt(key)` (R1-5, R1-6 push predicates
 /// through aggregation and join by rebuilding the key P expects).
-template <class F>
-constexpr std::string_view name_or_f() {
-  if constexpr (requires { F::name; }) return F::name;
-  else return "f";
+template <class F> constexpr std::string_view name_or_f() {
+  if constexpr (requires { F::name; })
+    return F::name;
+  else
+    return "f";
 }
-template <class P, class Adapt>
-struct pred_on {
+template <class P, class Adapt> struct pred_on {
   static constexpr std::string_view name = name_or_f<P>();
-  template <class K>
-  bool operator()(const K& k) const { return P{}(Adapt{}(k)); }
+  template <class K> bool operator()(const K& k) const { return P{}(Adapt{}(k)); }
 };
 
 /// The I-th input of the plan, of key-arity K, placed as Partition.
-template <std::size_t I, std::size_t K, class Partition = arbitrary>
-struct leaf {};
+template <std::size_t I, std::size_t K, class Partition = arbitrary> struct leaf {};
 /// BCAST: every tuple to every site.
-template <class C>
-struct bcast {};
+template <class C> struct bcast {};
 /// SHUF<D>: repartition by the positions D (dims<> gathers on one site).
-template <class D, class C>
-struct shuf {};
+template <class D, class C> struct shuf {};
 /// σᴸ: per-site filter on keys.
-template <class F, class C>
-struct lfilter {};
+template <class F, class C> struct lfilter {};
 /// λᴸ(keyMap, tileMap): per-site map (one-to-one here; ldup is the one-to-many case).
-template <class KeyMap, class TileMap, class C>
-struct lmap {};
+template <class KeyMap, class TileMap, class C> struct lmap {};
 /// Σᴸ(gbk, op): per-site aggregation.
-template <class Gbk, class Op, class C>
-struct lagg {};
+template <class Gbk, class Op, class C> struct lagg {};
 /// Σᴸ(gbk, op) keeping the site as a last key position: the pre-aggregation of a combiner
 /// (R2-5). Partial sums of one group from different sites stay distinct tuples, so a later SHUF
 /// and Σᴸ merge them; the paper's relations are sets and could not hold them otherwise.
-template <class Gbk, class Op, class C>
-struct lpartial {};
+template <class Gbk, class Op, class C> struct lpartial {};
 /// ⋈ᴸ(jkL, jkR, op): per-site join of tuples on the same site.
-template <class JL, class JR, class Op, class L, class R>
-struct ljoin {};
+template <class JL, class JR, class Op, class L, class R> struct ljoin {};
 /// λᴸ(insert_dim<P>, duplicate(n)) with n = bound `Dim` of input `From` (notes §4.3, UT-6).
-template <std::size_t P, std::size_t From, std::size_t Dim, class C>
-struct ldup {};
+template <std::size_t P, std::size_t From, std::size_t Dim, class C> struct ldup {};
 
 // partition_t<Node>: where the output of Node lives ------------------------------------------
 namespace detail {
 
-template <class Node>
-struct partition_of {
+template <class Node> struct partition_of {
   using type = arbitrary;
 };
-template <std::size_t I, std::size_t K, class P>
-struct partition_of<leaf<I, K, P>> {
+template <std::size_t I, std::size_t K, class P> struct partition_of<leaf<I, K, P>> {
   using type = P;
 };
-template <class C>
-struct partition_of<bcast<C>> {
+template <class C> struct partition_of<bcast<C>> {
   using type = replicated;
 };
-template <class C>
-struct partition_of<shuf<dims<>, C>> {
+template <class C> struct partition_of<shuf<dims<>, C>> {
   using type = single;
 };
 template <std::size_t... D, class C>
@@ -23934,15 +23734,12 @@ template <std::size_t... D, class C>
 struct partition_of<shuf<dims<D...>, C>> {
   using type = partitioned<dims<D...>>;
 };
-template <class F, class C>
-struct partition_of<lfilter<F, C>> : partition_of<C> {};
-template <class A, class C>
-struct partition_of<lmap<same_key, A, C>> : partition_of<C> {};
+template <class F, class C> struct partition_of<lfilter<F, C>> : partition_of<C> {};
+template <class A, class C> struct partition_of<lmap<same_key, A, C>> : partition_of<C> {};
 
 // Renumber D through a projection: position d of the input becomes the index of d in Gbk, or
 // the partition is lost when some d is projected away.
-template <class D, class Gbk>
-struct renumber {
+template <class D, class Gbk> struct renumber {
   static constexpr bool ok = [] {
     for (std::size_t d : D::values) {
       bool found = false;
@@ -23951,8 +23748,7 @@ struct renumber {
     }
     return D::size > 0;
   }();
-  template <std::size_t N>
-  static constexpr std::size_t at() {
+  template <std::size_t N> static constexpr std::size_t at() {
     for (std::size_t g = 0; g < Gbk::size; ++g)
       if (Gbk::values[g] == D::values[N]) return g;
     return 0;
@@ -23962,16 +23758,13 @@ struct renumber {
   }(std::make_index_sequence<D::size>{}));
 };
 
-template <class P, class Gbk>
-struct through_projection {
+template <class P, class Gbk> struct through_projection {
   using type = arbitrary;
 };
-template <class Gbk>
-struct through_projection<replicated, Gbk> {
+template <class Gbk> struct through_projection<replicated, Gbk> {
   using type = replicated;
 };
-template <class Gbk>
-struct through_projection<single, Gbk> {
+template <class Gbk> struct through_projection<single, Gbk> {
   using type = single;
 };
 template <class D, class Gbk>
@@ -23979,26 +23772,20 @@ template <class D, class Gbk>
 struct through_projection<partitioned<D>, Gbk> {
   using type = partitioned<typename renumber<D, Gbk>::type>;
 };
-template <class Gbk, class Op, class C>
-struct partition_of<lagg<Gbk, Op, C>> {
+template <class Gbk, class Op, class C> struct partition_of<lagg<Gbk, Op, C>> {
   using type = typename through_projection<typename partition_of<C>::type, Gbk>::type;
 };
 template <class Gbk, class Op, class C>
 struct partition_of<lpartial<Gbk, Op, C>> : partition_of<lagg<Gbk, Op, C>> {};
 
 // arity_v<Node>: the key-arity of a node's output (all static, notes §8.2 item 2).
-template <class Node>
-struct arity;
+template <class Node> struct arity;
 template <std::size_t I, std::size_t K, class P>
 struct arity<leaf<I, K, P>> : std::integral_constant<std::size_t, K> {};
-template <class C>
-struct arity<bcast<C>> : arity<C> {};
-template <class D, class C>
-struct arity<shuf<D, C>> : arity<C> {};
-template <class F, class C>
-struct arity<lfilter<F, C>> : arity<C> {};
-template <class A, class C>
-struct arity<lmap<same_key, A, C>> : arity<C> {};
+template <class C> struct arity<bcast<C>> : arity<C> {};
+template <class D, class C> struct arity<shuf<D, C>> : arity<C> {};
+template <class F, class C> struct arity<lfilter<F, C>> : arity<C> {};
+template <class A, class C> struct arity<lmap<same_key, A, C>> : arity<C> {};
 template <class KM, class A, class C>
   requires requires { KM::out_arity; }
 struct arity<lmap<KM, A, C>> : std::integral_constant<std::size_t, KM::out_arity> {};
@@ -24013,8 +23800,7 @@ template <std::size_t P, std::size_t From, std::size_t Dim, class C>
 struct arity<ldup<P, From, Dim, C>> : std::integral_constant<std::size_t, arity<C>::value + 1> {};
 
 // ⋈ᴸ output key [L∖JL, JL, R∖JR]: the output position of left position p / right position q.
-template <std::size_t K, class J>
-constexpr bool in_dims(std::size_t p) {
+template <std::size_t K, class J> constexpr bool in_dims(std::size_t p) {
   for (std::size_t d : J::values)
     if (d == p) return true;
   return false;
@@ -24025,8 +23811,7 @@ constexpr std::size_t rest_rank(std::size_t p) {  // rank of p among the positio
   for (std::size_t d = 0; d < p; ++d) r += in_dims<K, J>(d) ? 0 : 1;
   return r;
 }
-template <std::size_t K, class J>
-constexpr std::size_t join_rank(std::size_t p) {
+template <std::size_t K, class J> constexpr std::size_t join_rank(std::size_t p) {
   for (std::size_t j = 0; j < J::size; ++j)
     if (J::values[j] == p) return j;
   return 0;
@@ -24070,8 +23855,7 @@ struct join_partition<JL, JR, replicated, replicated, KL, KR> {
 };
 // Both sides partitioned on matched join positions: DL ⊆ JL and DR is DL's image in JR (the
 // same partition function then sends matching tuples to the same site).
-template <class JL, class JR, class DL, class DR>
-constexpr bool co_partitioned() {
+template <class JL, class JR, class DL, class DR> constexpr bool co_partitioned() {
   if (DL::size != DR::size || DL::size == 0) return false;
   for (std::size_t n = 0; n < DL::size; ++n) {
     bool found = false;
@@ -24102,22 +23886,17 @@ template <class DL, class DR, class JL, class JR>
 struct join_complete<partitioned<DL>, partitioned<DR>, JL, JR>
     : std::bool_constant<co_partitioned<JL, JR, DL, DR>()> {};
 /// Is a local aggregation complete (each group on one site)? ∅ != D ⊆ gbk, single, or replicated.
-template <class P, class Gbk>
-struct agg_complete : std::false_type {};
-template <class Gbk>
-struct agg_complete<single, Gbk> : std::true_type {};
-template <class Gbk>
-struct agg_complete<replicated, Gbk> : std::true_type {};
+template <class P, class Gbk> struct agg_complete : std::false_type {};
+template <class Gbk> struct agg_complete<single, Gbk> : std::true_type {};
+template <class Gbk> struct agg_complete<replicated, Gbk> : std::true_type {};
 template <class D, class Gbk>
 struct agg_complete<partitioned<D>, Gbk> : std::bool_constant<renumber<D, Gbk>::ok> {};
 }  // namespace detail
 
 /// Where the output of plan node `Node` lives.
-template <class Node>
-using partition_t = typename detail::partition_of<Node>::type;
+template <class Node> using partition_t = typename detail::partition_of<Node>::type;
 /// The key-arity of the output of plan node `Node`.
-template <class Node>
-inline constexpr std::size_t arity_v = detail::arity<Node>::value;
+template <class Node> inline constexpr std::size_t arity_v = detail::arity<Node>::value;
 
 }  // namespace loom::tra::ia
 
@@ -24165,8 +23944,7 @@ struct strip {
   }
   LOOM_FORCE_INLINE T lane(std::size_t w) const { return part[w / lanes][w % lanes]; }
 
-  template <class F>
-  LOOM_FORCE_INLINE static strip zip(const strip& a, const strip& b, F f) {
+  template <class F> LOOM_FORCE_INLINE static strip zip(const strip& a, const strip& b, F f) {
     strip r;
     [&]<std::size_t... P>(std::index_sequence<P...>) {
       ((r.part[P] = f(a.part[P], b.part[P])), ...);
@@ -24184,8 +23962,7 @@ struct strip {
 
 namespace loom {
 /// T^W with componentwise + and x: a semiring whenever T is one.
-template <class T, std::size_t W>
-struct semiring_traits<tra::strip<T, W>> {
+template <class T, std::size_t W> struct semiring_traits<tra::strip<T, W>> {
   using S = tra::strip<T, W>;
   static constexpr std::string_view name = "strip";
   static constexpr bool idempotent = false;
@@ -24221,8 +23998,7 @@ inline constexpr loom::index<"j"> kj;
 inline constexpr loom::index<"k"> kk;
 
 // Strip width: 128 bytes of T (8 SSE2 registers of accumulators in the inner loop).
-template <class T>
-inline constexpr std::size_t strip_width = 128 / sizeof(T);
+template <class T> inline constexpr std::size_t strip_width = 128 / sizeof(T);
 
 template <class T>
 inline constexpr bool has_strip_kernel = std::is_same_v<T, double> || std::is_same_v<T, float>;
@@ -24237,7 +24013,8 @@ void matmul_strips(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, c
                    bool accumulate) {
   constexpr std::size_t W = strip_width<T>;
   using S = strip<T, W>;
-  static_assert(sizeof(S) == W * sizeof(T), "loom internal error: strips must be unpadded; please report");
+  static_assert(sizeof(S) == W * sizeof(T),
+                "loom internal error: strips must be unpadded; please report");
   constexpr auto w = static_cast<std::int64_t>(W);
   const std::int64_t nb = (n + w - 1) / w;
   const bool whole = n % w == 0;
@@ -24246,7 +24023,8 @@ void matmul_strips(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, c
   cs.resize(static_cast<std::size_t>(m * nb));
   auto to_strips = [&](const T* src, std::int64_t rows, std::vector<S>& dst) {
     if (whole) {
-      std::memcpy(static_cast<void*>(dst.data()), src, static_cast<std::size_t>(rows * n) * sizeof(T));
+      std::memcpy(static_cast<void*>(dst.data()), src,
+                  static_cast<std::size_t>(rows * n) * sizeof(T));
       return;
     }
     for (std::int64_t r = 0; r < rows; ++r)
@@ -24254,28 +24032,35 @@ void matmul_strips(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, c
         S& d = dst[static_cast<std::size_t>(r * nb + s)];
         const std::int64_t c0 = s * w, len = std::min<std::int64_t>(w, n - c0);
         d = S(T(0));
-        for (std::int64_t l = 0; l < len; ++l) d.part[l / S::lanes][l % S::lanes] = src[r * n + c0 + l];
+        for (std::int64_t l = 0; l < len; ++l)
+          d.part[l / S::lanes][l % S::lanes] = src[r * n + c0 + l];
       }
   };
   to_strips(b, k, bs);
   if (accumulate) to_strips(c, m, cs);
-  auto A = loom::dense_matrix_view<const T>(m, k, std::span<const T>(a, static_cast<std::size_t>(m * k)));
+  auto A = loom::dense_matrix_view<const T>(m, k,
+                                            std::span<const T>(a, static_cast<std::size_t>(m * k)));
   auto B = loom::dense_matrix_view<const S>(k, nb, std::span<const S>(bs));
   auto C = loom::dense_matrix_view<S>(m, nb, std::span<S>(cs));
   auto product = loom::sum(kk, B(kk, kj) * A(ki, kk));
-  static_assert(std::is_same_v<std::remove_const_t<loom::expr::value_type_t<decltype(product)>>, S>,
-                "loom internal error: the strip product must have the strip value type; please report");
-  if (accumulate) C(ki, kj) += product;
-  else C(ki, kj) = product;
+  static_assert(
+      std::is_same_v<std::remove_const_t<loom::expr::value_type_t<decltype(product)>>, S>,
+      "loom internal error: the strip product must have the strip value type; please report");
+  if (accumulate)
+    C(ki, kj) += product;
+  else
+    C(ki, kj) = product;
   if (whole) {
-    std::memcpy(c, static_cast<const void*>(cs.data()), static_cast<std::size_t>(m * n) * sizeof(T));
+    std::memcpy(c, static_cast<const void*>(cs.data()),
+                static_cast<std::size_t>(m * n) * sizeof(T));
     return;
   }
   for (std::int64_t r = 0; r < m; ++r)
     for (std::int64_t s = 0; s < nb; ++s) {
       const S& src = cs[static_cast<std::size_t>(r * nb + s)];
       const std::int64_t c0 = s * w, len = std::min<std::int64_t>(w, n - c0);
-      for (std::int64_t l = 0; l < len; ++l) c[r * n + c0 + l] = src.lane(static_cast<std::size_t>(l));
+      for (std::int64_t l = 0; l < len; ++l)
+        c[r * n + c0 + l] = src.lane(static_cast<std::size_t>(l));
     }
 }
 }  // namespace detail
@@ -24296,13 +24081,16 @@ void matmul_into(const tile<T, 2>& a, const tile<T, 2>& b, tile<T, 2>& c, bool a
     auto A = a.view();
     auto B = b.view();
     auto C = c.view();
-    if (accumulate) C(detail::ki, detail::kj) += loom::sum(detail::kk, A(detail::ki, detail::kk) * B(detail::kk, detail::kj));
-    else C(detail::ki, detail::kj) = loom::sum(detail::kk, A(detail::ki, detail::kk) * B(detail::kk, detail::kj));
+    if (accumulate)
+      C(detail::ki, detail::kj) +=
+          loom::sum(detail::kk, A(detail::ki, detail::kk) * B(detail::kk, detail::kj));
+    else
+      C(detail::ki, detail::kj) =
+          loom::sum(detail::kk, A(detail::ki, detail::kk) * B(detail::kk, detail::kj));
   }
 }
 
-template <class T>
-tile<T, 2> matmul(const tile<T, 2>& a, const tile<T, 2>& b) {
+template <class T> tile<T, 2> matmul(const tile<T, 2>& a, const tile<T, 2>& b) {
   tile<T, 2> c({a.extent(0), b.extent(1)});
   matmul_into(a, b, c);
   return c;
@@ -24317,8 +24105,7 @@ static_tile<T, M, N> matmul(const static_tile<T, M, K>& a, const static_tile<T, 
 }
 
 /// Element-wise a + b (tiles of equal shape), a loom loop over the flattened buffers.
-template <class T, std::size_t R>
-tile<T, R> add(const tile<T, R>& a, const tile<T, R>& b) {
+template <class T, std::size_t R> tile<T, R> add(const tile<T, R>& a, const tile<T, R>& b) {
   if (a.shape() != b.shape())
     throw shape_error("loom::tra::add: tile shapes differ: " + to_string(a.shape()) + " and " +
                       to_string(b.shape()));
@@ -24332,8 +24119,7 @@ tile<T, R> add(const tile<T, R>& a, const tile<T, R>& b) {
 }
 
 /// a += b in place (the aggregation kernel; no allocation).
-template <class T, std::size_t R>
-void add_into(tile<T, R>& a, const tile<T, R>& b) {
+template <class T, std::size_t R> void add_into(tile<T, R>& a, const tile<T, R>& b) {
   if (a.shape() != b.shape())
     throw shape_error("loom::tra::add: tile shapes differ: " + to_string(a.shape()) + " and " +
                       to_string(b.shape()));
@@ -24344,8 +24130,7 @@ void add_into(tile<T, R>& a, const tile<T, R>& b) {
 }
 
 /// The transpose of a matrix tile.
-template <class T>
-tile<T, 2> transpose(const tile<T, 2>& a) {
+template <class T> tile<T, 2> transpose(const tile<T, 2>& a) {
   tile<T, 2> c({a.extent(1), a.extent(0)});
   auto A = a.view();
   auto C = c.view();
@@ -24354,8 +24139,7 @@ tile<T, 2> transpose(const tile<T, 2>& a) {
 }
 
 /// The diagonal of a square matrix tile, as a vector (the paper's `diag`, extraction form).
-template <class T>
-tile<T, 1> diagonal(const tile<T, 2>& a) {
+template <class T> tile<T, 1> diagonal(const tile<T, 2>& a) {
   const std::int64_t n = std::min(a.extent(0), a.extent(1));
   tile<T, 1> d({n});
   for (std::int64_t p = 0; p < n; ++p) d(p) = a(p, p);  // loom has no diagonal access A(i,i) yet
@@ -24363,8 +24147,7 @@ tile<T, 1> diagonal(const tile<T, 2>& a) {
 }
 
 /// The diagonal kept as a matrix with zeros elsewhere (the other reading of `diag`).
-template <class T>
-tile<T, 2> diagonal_matrix(const tile<T, 2>& a) {
+template <class T> tile<T, 2> diagonal_matrix(const tile<T, 2>& a) {
   tile<T, 2> d(a.shape());
   const std::int64_t n = std::min(a.extent(0), a.extent(1));
   for (std::int64_t p = 0; p < n; ++p) d(p, p) = a(p, p);
@@ -24372,8 +24155,7 @@ tile<T, 2> diagonal_matrix(const tile<T, 2>& a) {
 }
 
 /// Element-wise a + b on the diagonal only: diag(a + b) = diag(a) + diag(b), fused (R1-7).
-template <class T>
-tile<T, 1> add_diagonals(const tile<T, 2>& a, const tile<T, 2>& b) {
+template <class T> tile<T, 1> add_diagonals(const tile<T, 2>& a, const tile<T, 2>& b) {
   const std::int64_t n = std::min(a.extent(0), a.extent(1));
   tile<T, 1> d({n});
   for (std::int64_t p = 0; p < n; ++p) d(p) = semiring_traits<T>::add(a(p, p), b(p, p));
@@ -24386,15 +24168,19 @@ struct mat_add {
   static constexpr std::string_view name = "add";
   static constexpr bool associative = true, commutative = true;
   template <class T, std::size_t R>
-  tile<T, R> operator()(const tile<T, R>& a, const tile<T, R>& b) const { return add(a, b); }
+  tile<T, R> operator()(const tile<T, R>& a, const tile<T, R>& b) const {
+    return add(a, b);
+  }
   /// a = a + b in place (aggregation folds with it: no tile allocated per step)
-  template <class T, std::size_t R>
-  void accumulate(tile<T, R>& a, const tile<T, R>& b) const { add_into(a, b); }
+  template <class T, std::size_t R> void accumulate(tile<T, R>& a, const tile<T, R>& b) const {
+    add_into(a, b);
+  }
 };
 struct mat_mul {
   static constexpr std::string_view name = "matmul";
-  template <class T>
-  tile<T, 2> operator()(const tile<T, 2>& a, const tile<T, 2>& b) const { return matmul(a, b); }
+  template <class T> tile<T, 2> operator()(const tile<T, 2>& a, const tile<T, 2>& b) const {
+    return matmul(a, b);
+  }
   /// out += a b: lets join_aggregate fuse Σ(mat_add) into the join (notes §8.2 item 16)
   using accumulates_with = mat_add;
   template <class T>
@@ -24404,19 +24190,15 @@ struct mat_mul {
 };
 struct diag_extract {
   static constexpr std::string_view name = "diag";
-  template <class T>
-  tile<T, 1> operator()(const tile<T, 2>& a) const { return diagonal(a); }
+  template <class T> tile<T, 1> operator()(const tile<T, 2>& a) const { return diagonal(a); }
 };
 struct transpose_tile {
   static constexpr std::string_view name = "transpose";
-  template <class T>
-  tile<T, 2> operator()(const tile<T, 2>& a) const { return transpose(a); }
+  template <class T> tile<T, 2> operator()(const tile<T, 2>& a) const { return transpose(a); }
 };
 /// diag distributes over mat_add: diag(a + b) = diag(a) + diag(b) (the R1-7 special case).
-template <class Map, class Op>
-inline constexpr bool distributes_over = false;
-template <>
-inline constexpr bool distributes_over<diag_extract, mat_add> = true;
+template <class Map, class Op> inline constexpr bool distributes_over = false;
+template <> inline constexpr bool distributes_over<diag_extract, mat_add> = true;
 
 }  // namespace loom::tra
 
@@ -24443,15 +24225,12 @@ inline constexpr bool distributes_over<diag_extract, mat_add> = true;
 namespace loom::tra {
 
 namespace detail {
-template <class X>
-struct tile_traits;
-template <class T, std::size_t R>
-struct tile_traits<tile<T, R>> {
+template <class X> struct tile_traits;
+template <class T, std::size_t R> struct tile_traits<tile<T, R>> {
   using value_type = T;
   static constexpr std::size_t rank = R;
 };
-template <class X>
-using tile_value_t = typename tile_traits<std::remove_cvref_t<X>>::value_type;
+template <class X> using tile_value_t = typename tile_traits<std::remove_cvref_t<X>>::value_type;
 template <class X>
 inline constexpr std::size_t tile_rank_v = tile_traits<std::remove_cvref_t<X>>::rank;
 
@@ -24683,7 +24462,8 @@ relation<T, K + 1, R> tile_dim(const relation<T, K, R>& in, std::size_t dim, std
 /// Every group must hold all bound(key_dim) pieces.
 template <class T, std::size_t K, std::size_t R>
   requires(K >= 1)
-relation<T, K - 1, R> stack(const relation<T, K, R>& in, std::size_t key_dim, std::size_t array_dim) {
+relation<T, K - 1, R> stack(const relation<T, K, R>& in, std::size_t key_dim,
+                            std::size_t array_dim) {
   if (key_dim >= K || array_dim >= R)
     throw shape_error("loom::tra::stack: key dimension " + std::to_string(key_dim) +
                       " or array dimension " + std::to_string(array_dim) + " is out of range");
@@ -24717,7 +24497,8 @@ relation<T, K - 1, R> stack(const relation<T, K, R>& in, std::size_t key_dim, st
       for (std::int64_t o = 0; o < outer; ++o)
         for (std::int64_t x = 0; x < s[array_dim]; ++x)
           for (std::int64_t i = 0; i < inner; ++i)
-            whole.data()[static_cast<std::size_t>((o * big[array_dim] + p * s[array_dim] + x) * inner + i)] =
+            whole.data()[static_cast<std::size_t>(
+                (o * big[array_dim] + p * s[array_dim] + x) * inner + i)] =
                 t->data()[static_cast<std::size_t>((o * s[array_dim] + x) * inner + i)];
     }
     out.insert(g, std::move(whole));
@@ -24771,7 +24552,8 @@ struct einsum_text {
 };
 constexpr einsum_text split_einsum(std::string_view s) {
   const std::size_t comma = s.find(','), arrow = s.find("->");
-  if (comma == std::string_view::npos || arrow == std::string_view::npos || comma > arrow) return {};
+  if (comma == std::string_view::npos || arrow == std::string_view::npos || comma > arrow)
+    return {};
   return {s.substr(0, comma), s.substr(comma + 1, arrow - comma - 1), s.substr(arrow + 2), true};
 }
 
@@ -24848,8 +24630,7 @@ constexpr einsum_transposes einsum_orientation(std::string_view spec) {
 }
 
 /// The parsed spec "<left>,<right>-><out>": one letter per key position.
-template <fixed_string S>
-struct einsum_spec {
+template <fixed_string S> struct einsum_spec {
   static constexpr std::string_view text = S.view();
   static constexpr einsum_problem problem = einsum_check(text);
   static constexpr bool valid = problem == einsum_problem::none;
@@ -24898,8 +24679,7 @@ struct einsum_spec {
 };
 
 // One static_assert per problem: only the spec's own problem fires (no cascade).
-template <einsum_problem P>
-struct einsum_diagnostic {
+template <einsum_problem P> struct einsum_diagnostic {
   static_assert(P != einsum_problem::malformed,
                 "loom::tra::einsum: the spec is not \"<left>,<right>-><out>\" with one letter "
                 "(a-z, A-Z) per key position; write it like \"ij,jk->ik\"");
@@ -24929,10 +24709,8 @@ struct einsum_diagnostic {
   static constexpr bool ok = P == einsum_problem::none;
 };
 
-template <class Seq, const auto& A>
-struct dims_of;
-template <std::size_t... I, const auto& A>
-struct dims_of<std::index_sequence<I...>, A> {
+template <class Seq, const auto& A> struct dims_of;
+template <std::size_t... I, const auto& A> struct dims_of<std::index_sequence<I...>, A> {
   using type = ia::dims<A[I]...>;
 };
 template <const auto& A>
@@ -25027,8 +24805,8 @@ namespace loom::tra::ia {
 /// modulo the number of sites (a block-cyclic spread, balanced on full boxes). Tuples equal on
 /// D land together, and two relations with equal bounds on D use the same function.
 template <std::size_t K>
-std::int64_t site_of(const key_array<K>& key, const key_array<K>& bounds, std::span<const std::size_t> d,
-                     std::int64_t sites) {
+std::int64_t site_of(const key_array<K>& key, const key_array<K>& bounds,
+                     std::span<const std::size_t> d, std::int64_t sites) {
   std::int64_t lin = 0;
   for (std::size_t p : d) lin = lin * bounds[p] + key[p];
   return sites <= 0 ? 0 : lin % sites;
@@ -25057,8 +24835,7 @@ namespace loom::tra::ia {
 /// elements (tuples x tile volume) that changed site, for comparison with the cost model.
 class local_sites {
  public:
-  template <class Rel>
-  using phys = std::vector<Rel>;
+  template <class Rel> using phys = std::vector<Rel>;
 
   explicit local_sites(std::int64_t sites) : sites_(sites < 1 ? 1 : sites) {}
   std::int64_t sites() const { return sites_; }
@@ -25073,7 +24850,9 @@ class local_sites {
         case placement_kind::replicated:
           for (auto& site : out) site.insert(key, t);
           break;
-        case placement_kind::single: out[0].insert(key, t); break;
+        case placement_kind::single:
+          out[0].insert(key, t);
+          break;
         case placement_kind::partitioned:
           out[static_cast<std::size_t>(site_of(key, r.bounds(), d, sites_))].insert(key, t);
           break;
@@ -25085,8 +24864,7 @@ class local_sites {
     }
     return out;
   }
-  template <class Rel>
-  phys<Rel> broadcast(const phys<Rel>& p) const {
+  template <class Rel> phys<Rel> broadcast(const phys<Rel>& p) const {
     Rel all = union_of(p, false);
     phys<Rel> out(static_cast<std::size_t>(sites_), all);
     for (std::size_t s = 0; s < p.size(); ++s)
@@ -25094,8 +24872,7 @@ class local_sites {
     return out;
   }
   /// SHUF(d); an empty d gathers everything on site 0.
-  template <class Rel>
-  phys<Rel> shuffle(const phys<Rel>& p, std::span<const std::size_t> d) const {
+  template <class Rel> phys<Rel> shuffle(const phys<Rel>& p, std::span<const std::size_t> d) const {
     phys<Rel> out(static_cast<std::size_t>(sites_), Rel(p[0].bounds(), p[0].tile_shape()));
     for (std::size_t s = 0; s < p.size(); ++s)
       for (const auto& [key, t] : p[s]) {
@@ -25107,23 +24884,20 @@ class local_sites {
       }
     return out;
   }
-  template <class Rel, class F>
-  auto local(const phys<Rel>& p, F f) const {
+  template <class Rel, class F> auto local(const phys<Rel>& p, F f) const {
     using Out = std::remove_cvref_t<decltype(f(p[0]))>;
     phys<Out> out;
     for (const auto& site : p) out.push_back(f(site));
     return out;
   }
   /// f(site, rel) on every site.
-  template <class Rel, class F>
-  auto local_site(const phys<Rel>& p, F f) const {
+  template <class Rel, class F> auto local_site(const phys<Rel>& p, F f) const {
     using Out = std::remove_cvref_t<decltype(f(std::int64_t{0}, p[0]))>;
     phys<Out> out;
     for (std::size_t s = 0; s < p.size(); ++s) out.push_back(f(static_cast<std::int64_t>(s), p[s]));
     return out;
   }
-  template <class A, class B, class F>
-  auto local2(const phys<A>& a, const phys<B>& b, F f) const {
+  template <class A, class B, class F> auto local2(const phys<A>& a, const phys<B>& b, F f) const {
     using Out = std::remove_cvref_t<decltype(f(a[0], b[0]))>;
     phys<Out> out;
     for (std::size_t s = 0; s < a.size(); ++s) out.push_back(f(a[s], b[s]));
@@ -25131,14 +24905,10 @@ class local_sites {
   }
   /// Π_{key,array} of every site: replicas collapse; two different tiles under one key mean a
   /// local join or aggregation ran on incomplete data, which is reported, never hidden.
-  template <class Rel>
-  Rel collect(const phys<Rel>& p) const {
-    return union_of(p, true);
-  }
+  template <class Rel> Rel collect(const phys<Rel>& p) const { return union_of(p, true); }
 
  private:
-  template <class Rel>
-  static Rel union_of(const phys<Rel>& p, bool check) {
+  template <class Rel> static Rel union_of(const phys<Rel>& p, bool check) {
     Rel all(p[0].bounds(), p[0].tile_shape());
     for (std::size_t s = 0; s < p.size(); ++s)
       for (const auto& [key, t] : p[s]) {
@@ -25158,45 +24928,40 @@ class local_sites {
 };
 
 namespace detail {
-template <class P>
-struct placement_of {
+template <class P> struct placement_of {
   static constexpr placement_kind kind = placement_kind::arbitrary;
   static constexpr std::array<std::size_t, 0> dims{};
 };
-template <>
-struct placement_of<replicated> {
+template <> struct placement_of<replicated> {
   static constexpr placement_kind kind = placement_kind::replicated;
   static constexpr std::array<std::size_t, 0> dims{};
 };
-template <>
-struct placement_of<single> {
+template <> struct placement_of<single> {
   static constexpr placement_kind kind = placement_kind::single;
   static constexpr std::array<std::size_t, 0> dims{};
 };
-template <class D>
-struct placement_of<partitioned<D>> {
+template <class D> struct placement_of<partitioned<D>> {
   static constexpr placement_kind kind = placement_kind::partitioned;
   static constexpr auto dims = D::values;
 };
 
-template <class KM, class Rel>
-auto apply_key_map(const Rel& r) {
-  if constexpr (std::is_same_v<KM, same_key>) return r;
-  else return rekey<KM>(r);
+template <class KM, class Rel> auto apply_key_map(const Rel& r) {
+  if constexpr (std::is_same_v<KM, same_key>)
+    return r;
+  else
+    return rekey<KM>(r);
 }
-template <class A, class Rel>
-auto apply_tile_map(const Rel& r) {
-  if constexpr (std::is_same_v<A, same_tile>) return r;
-  else return transform(r, A{});
+template <class A, class Rel> auto apply_tile_map(const Rel& r) {
+  if constexpr (std::is_same_v<A, same_tile>)
+    return r;
+  else
+    return transform(r, A{});
 }
 
-template <class Plan>
-struct exec;
+template <class Plan> struct exec;
 
-template <std::size_t I, std::size_t K, class P>
-struct exec<leaf<I, K, P>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+template <std::size_t I, std::size_t K, class P> struct exec<leaf<I, K, P>> {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     const auto& r = std::get<I>(in);
     static_assert(std::remove_cvref_t<decltype(r)>::key_arity == K,
                   "loom::tra::ia::execute: a leaf's key-arity differs from its input's");
@@ -25204,46 +24969,35 @@ struct exec<leaf<I, K, P>> {
     return tr.place(r, pl::kind, std::span<const std::size_t>(pl::dims));
   }
 };
-template <class C>
-struct exec<bcast<C>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+template <class C> struct exec<bcast<C>> {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     return tr.broadcast(exec<C>::run(tr, in));
   }
 };
-template <class D, class C>
-struct exec<shuf<D, C>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+template <class D, class C> struct exec<shuf<D, C>> {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     return tr.shuffle(exec<C>::run(tr, in), std::span<const std::size_t>(D::values));
   }
 };
-template <class F, class C>
-struct exec<lfilter<F, C>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+template <class F, class C> struct exec<lfilter<F, C>> {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     return tr.local(exec<C>::run(tr, in), [](const auto& r) { return filter(r, F{}); });
   }
 };
-template <class KM, class A, class C>
-struct exec<lmap<KM, A, C>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+template <class KM, class A, class C> struct exec<lmap<KM, A, C>> {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     return tr.local(exec<C>::run(tr, in),
                     [](const auto& r) { return apply_tile_map<A>(apply_key_map<KM>(r)); });
   }
 };
-template <class G, class Op, class C>
-struct exec<lagg<G, Op, C>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
-    return tr.local(exec<C>::run(tr, in), [](const auto& r) { return aggregate(r, G::values, Op{}); });
+template <class G, class Op, class C> struct exec<lagg<G, Op, C>> {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
+    return tr.local(exec<C>::run(tr, in),
+                    [](const auto& r) { return aggregate(r, G::values, Op{}); });
   }
 };
-template <class G, class Op, class C>
-struct exec<lpartial<G, Op, C>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+template <class G, class Op, class C> struct exec<lpartial<G, Op, C>> {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     const std::int64_t sites = tr.sites();
     return tr.local_site(exec<C>::run(tr, in), [sites](std::int64_t site, const auto& r) {
       const auto a = aggregate(r, G::values, Op{});
@@ -25263,11 +25017,9 @@ struct exec<lpartial<G, Op, C>> {
     });
   }
 };
-template <class JL, class JR, class Op, class L, class R>
-struct exec<ljoin<JL, JR, Op, L, R>> {
+template <class JL, class JR, class Op, class L, class R> struct exec<ljoin<JL, JR, Op, L, R>> {
   static constexpr bool complete = join_complete<partition_t<L>, partition_t<R>, JL, JR>::value;
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     static_assert(complete,
                   "loom::tra::ia::execute: a local join whose inputs are not co-located would "
                   "lose pairs; broadcast one side, or shuffle both on matching join keys");
@@ -25279,8 +25031,7 @@ struct exec<ljoin<JL, JR, Op, L, R>> {
 // Σᴸ directly over ⋈ᴸ: one fused local operator (join_aggregate decides whether it can fuse).
 template <class G, class Op, class JL, class JR, class P, class L, class R>
 struct exec<lagg<G, Op, ljoin<JL, JR, P, L, R>>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     static_assert(exec<ljoin<JL, JR, P, L, R>>::complete,
                   "loom::tra::ia::execute: a local join whose inputs are not co-located would "
                   "lose pairs; broadcast one side, or shuffle both on matching join keys");
@@ -25295,8 +25046,7 @@ struct exec<lagg<G, Op, ljoin<JL, JR, P, L, R>>> {
 };
 template <std::size_t P, std::size_t From, std::size_t Dim, class C>
 struct exec<ldup<P, From, Dim, C>> {
-  template <class Tr, class In>
-  static auto run(const Tr& tr, const In& in) {
+  template <class Tr, class In> static auto run(const Tr& tr, const In& in) {
     const std::int64_t n = std::get<From>(in).bounds()[Dim];
     return tr.local(exec<C>::run(tr, in), [n](const auto& r) { return duplicate<P>(r, n); });
   }
@@ -25339,12 +25089,10 @@ namespace loom::tra::ia {
 template <class R, class E>
 concept rule_applies_to = requires(E e) { R::apply(e); };
 
-template <class R, class E>
-using apply_rule_t = decltype(R::apply(std::declval<E>()));
+template <class R, class E> using apply_rule_t = decltype(R::apply(std::declval<E>()));
 
 namespace detail {
-template <class E, class Rules>
-struct rewrite_once_impl {
+template <class E, class Rules> struct rewrite_once_impl {
   using type = E;
   static constexpr bool changed = false;
 };
@@ -25358,16 +25106,13 @@ struct rewrite_once_impl<E, boost::mp11::mp_list<R, Rs...>> {
   static constexpr bool changed = true;
 };
 
-template <class E, class Rules, std::size_t Fuel>
-struct rewrite_impl;
+template <class E, class Rules, std::size_t Fuel> struct rewrite_impl;
 
 // children first, then the root, then again on a changed root (Fuel bounds the depth)
-template <class E, class Rules, std::size_t Fuel>
-struct rewrite_children {
+template <class E, class Rules, std::size_t Fuel> struct rewrite_children {
   using type = E;
 };
-template <class C, class Rules, std::size_t Fuel>
-struct rewrite_children<bcast<C>, Rules, Fuel> {
+template <class C, class Rules, std::size_t Fuel> struct rewrite_children<bcast<C>, Rules, Fuel> {
   using type = bcast<typename rewrite_impl<C, Rules, Fuel>::type>;
 };
 template <class D, class C, class Rules, std::size_t Fuel>
@@ -25400,8 +25145,7 @@ struct rewrite_children<ldup<P, From, Dim, C>, Rules, Fuel> {
   using type = ldup<P, From, Dim, typename rewrite_impl<C, Rules, Fuel>::type>;
 };
 
-template <class E, class Rules>
-struct rewrite_impl<E, Rules, 0> {
+template <class E, class Rules> struct rewrite_impl<E, Rules, 0> {
   using type = E;  // out of fuel: stop (a rule set that cycles is cut here)
 };
 template <bool Changed, class Next, class Inner, class Rules, std::size_t Fuel>
@@ -25412,8 +25156,7 @@ template <class Next, class Inner, class Rules, std::size_t Fuel>
 struct continue_if<true, Next, Inner, Rules, Fuel> {
   using type = typename rewrite_impl<Next, Rules, Fuel>::type;
 };
-template <class E, class Rules, std::size_t Fuel>
-struct rewrite_impl {
+template <class E, class Rules, std::size_t Fuel> struct rewrite_impl {
   using inner = typename rewrite_children<E, Rules, Fuel - 1>::type;
   using once = rewrite_once_impl<inner, Rules>;
   using type =
@@ -25444,71 +25187,64 @@ using rewrite_t = typename detail::rewrite_impl<Plan, Rules, Fuel>::type;
 namespace loom::tra::ia {
 
 namespace detail {
-template <class D>
-std::string dims_text() {
+template <class D> std::string dims_text() {
   std::string out = "<";
   for (std::size_t n = 0; n < D::size; ++n) out += (n ? "," : "") + std::to_string(D::values[n]);
   return out + ">";
 }
-template <class F>
-std::string fn_name() {
-  if constexpr (requires { F::name; }) return std::string(F::name);
-  else return "f";
+template <class F> std::string fn_name() {
+  if constexpr (requires { F::name; })
+    return std::string(F::name);
+  else
+    return "f";
 }
-template <class D>
-std::string partition_dims_text(partitioned<D>) {
+template <class D> std::string partition_dims_text(partitioned<D>) {
   std::string out;
   for (std::size_t n = 0; n < D::size; ++n) out += (n ? "," : "") + std::to_string(D::values[n]);
   return out;
 }
-template <class P>
-std::string placement_text() {
-  if constexpr (std::is_same_v<P, replicated>) return "{*}";
-  else if constexpr (std::is_same_v<P, single>) return "{site 0}";
-  else if constexpr (std::is_same_v<P, arbitrary>) return "";
-  else return "{" + partition_dims_text(P{}) + "}";
+template <class P> std::string placement_text() {
+  if constexpr (std::is_same_v<P, replicated>)
+    return "{*}";
+  else if constexpr (std::is_same_v<P, single>)
+    return "{site 0}";
+  else if constexpr (std::is_same_v<P, arbitrary>)
+    return "";
+  else
+    return "{" + partition_dims_text(P{}) + "}";
 }
 
-template <class Plan>
-struct printer;
-template <std::size_t I, std::size_t K, class P>
-struct printer<leaf<I, K, P>> {
+template <class Plan> struct printer;
+template <std::size_t I, std::size_t K, class P> struct printer<leaf<I, K, P>> {
   static std::string text() { return "R" + std::to_string(I) + placement_text<P>(); }
 };
-template <class C>
-struct printer<bcast<C>> {
+template <class C> struct printer<bcast<C>> {
   static std::string text() { return "BCAST(" + printer<C>::text() + ")"; }
 };
-template <class D, class C>
-struct printer<shuf<D, C>> {
+template <class D, class C> struct printer<shuf<D, C>> {
   static std::string text() { return "SHUF" + dims_text<D>() + "(" + printer<C>::text() + ")"; }
 };
-template <class F, class C>
-struct printer<lfilter<F, C>> {
+template <class F, class C> struct printer<lfilter<F, C>> {
   static std::string text() { return "σᴸ(" + fn_name<F>() + ", " + printer<C>::text() + ")"; }
 };
-template <class KM, class A, class C>
-struct printer<lmap<KM, A, C>> {
+template <class KM, class A, class C> struct printer<lmap<KM, A, C>> {
   static std::string text() {
     const std::string k = std::is_same_v<KM, same_key> ? "_" : fn_name<KM>();
     const std::string a = std::is_same_v<A, same_tile> ? "_" : fn_name<A>();
     return "λᴸ(" + k + ", " + a + ", " + printer<C>::text() + ")";
   }
 };
-template <class G, class Op, class C>
-struct printer<lagg<G, Op, C>> {
+template <class G, class Op, class C> struct printer<lagg<G, Op, C>> {
   static std::string text() {
     return "Σᴸ" + dims_text<G>() + "(" + fn_name<Op>() + ", " + printer<C>::text() + ")";
   }
 };
-template <class G, class Op, class C>
-struct printer<lpartial<G, Op, C>> {
+template <class G, class Op, class C> struct printer<lpartial<G, Op, C>> {
   static std::string text() {
     return "Σᴸ⁺" + dims_text<G>() + "(" + fn_name<Op>() + ", " + printer<C>::text() + ")";
   }
 };
-template <class JL, class JR, class Op, class L, class R>
-struct printer<ljoin<JL, JR, Op, L, R>> {
+template <class JL, class JR, class Op, class L, class R> struct printer<ljoin<JL, JR, Op, L, R>> {
   static std::string text() {
     return "⋈ᴸ" + dims_text<JL>() + "," + dims_text<JR>() + "(" + fn_name<Op>() + ", " +
            printer<L>::text() + ", " + printer<R>::text() + ")";
@@ -25524,10 +25260,7 @@ struct printer<ldup<P, From, Dim, C>> {
 }  // namespace detail
 
 /// The plan in the paper's notation (R<i>{D} is input i placed on positions D; {*} replicated).
-template <class Plan>
-std::string to_string() {
-  return detail::printer<Plan>::text();
-}
+template <class Plan> std::string to_string() { return detail::printer<Plan>::text(); }
 
 }  // namespace loom::tra::ia
 
@@ -25576,12 +25309,12 @@ struct merge_filters {
 struct merge_maps {
   static constexpr std::string_view name = "R1-2 merge_maps";
   template <class K1, class A1, class K2, class A2, class C>
-  static auto apply(lmap<K1, A1, lmap<K2, A2, C>>)
-      -> lmap<std::conditional_t<std::is_same_v<K1, same_key>, K2,
-                                 std::conditional_t<std::is_same_v<K2, same_key>, K1, compose<K1, K2>>>,
-              std::conditional_t<std::is_same_v<A1, same_tile>, A2,
-                                 std::conditional_t<std::is_same_v<A2, same_tile>, A1, compose<A1, A2>>>,
-              C>;
+  static auto apply(lmap<K1, A1, lmap<K2, A2, C>>) -> lmap<
+      std::conditional_t<std::is_same_v<K1, same_key>, K2,
+                         std::conditional_t<std::is_same_v<K2, same_key>, K1, compose<K1, K2>>>,
+      std::conditional_t<std::is_same_v<A1, same_tile>, A2,
+                         std::conditional_t<std::is_same_v<A2, same_tile>, A1, compose<A1, A2>>>,
+      C>;
 };
 
 /// R1-3  σᴸ(f, λᴸ(id, a, R))  ==>  λᴸ(id, a, σᴸ(f, R))   if the key map is the identity
@@ -25604,10 +25337,8 @@ struct map_into_aggregation {
 
 namespace detail {
 // Rebuilds the aggregated key from an input key: the projection onto gbk.
-template <class G>
-struct project_gbk {
-  template <class K>
-  auto operator()(const K& k) const {
+template <class G> struct project_gbk {
+  template <class K> auto operator()(const K& k) const {
     std::array<std::int64_t, G::size> o{};
     for (std::size_t n = 0; n < G::size; ++n) o[n] = k[G::values[n]];
     return o;
@@ -25616,17 +25347,14 @@ struct project_gbk {
 // Rebuilds the join-key segment of a join's output key from one side's key: positions JSide go
 // to output positions [Skip, Skip + |J|); other positions are left 0 (the predicate must not
 // read them: checked by the rule's condition).
-template <class JSide, std::size_t Skip, std::size_t KO>
-struct join_key_as_output {
-  template <class K>
-  auto operator()(const K& k) const {
+template <class JSide, std::size_t Skip, std::size_t KO> struct join_key_as_output {
+  template <class K> auto operator()(const K& k) const {
     std::array<std::int64_t, KO> o{};
     for (std::size_t n = 0; n < JSide::size; ++n) o[Skip + n] = k[JSide::values[n]];
     return o;
   }
 };
-template <std::size_t Skip, std::size_t G>
-constexpr std::array<std::size_t, G> segment() {
+template <std::size_t Skip, std::size_t G> constexpr std::array<std::size_t, G> segment() {
   std::array<std::size_t, G> a{};
   for (std::size_t n = 0; n < G; ++n) a[n] = Skip + n;
   return a;
@@ -25689,16 +25417,14 @@ using namespace loom::tra::ia;
 /// R2-1  SHUF(p2, SHUF(p1, R))  ==>  SHUF(p2, R)   (and a BCAST under a SHUF is dropped too)
 struct collapse_shuffles {
   static constexpr std::string_view name = "R2-1 collapse_shuffles";
-  template <class D2, class D1, class C>
-  static auto apply(shuf<D2, shuf<D1, C>>) -> shuf<D2, C>;
+  template <class D2, class D1, class C> static auto apply(shuf<D2, shuf<D1, C>>) -> shuf<D2, C>;
 };
 
 /// R2-2  σᴸ(f, BCAST(R)) ==> BCAST(σᴸ(f, R));  σᴸ(f, SHUF(p, R)) ==> SHUF(p, σᴸ(f, R))
 /// (filter before moving data)
 struct filter_before_move {
   static constexpr std::string_view name = "R2-2 filter_before_move";
-  template <class F, class C>
-  static auto apply(lfilter<F, bcast<C>>) -> bcast<lfilter<F, C>>;
+  template <class F, class C> static auto apply(lfilter<F, bcast<C>>) -> bcast<lfilter<F, C>>;
   template <class F, class D, class C>
   static auto apply(lfilter<F, shuf<D, C>>) -> shuf<D, lfilter<F, C>>;
 };
@@ -25718,8 +25444,7 @@ struct map_before_move {
 /// λᴸ(id, id, R) ==> R (what R1-2 and R1-7 leave behind).
 struct drop_identity_map {
   static constexpr std::string_view name = "drop_identity_map";
-  template <class C>
-  static auto apply(lmap<same_key, same_tile, C>) -> C;
+  template <class C> static auto apply(lmap<same_key, same_tile, C>) -> C;
 };
 
 /// R2-4  Σᴸ(g, op, SHUF(p, R))  ==>  Σᴸ(g, op, R)   if R is already partitioned on a non-empty
@@ -25733,20 +25458,15 @@ struct skip_shuffle_before_aggregation {
 };
 
 namespace detail {
-template <class Seq>
-struct iota_dims_impl;
-template <std::size_t... I>
-struct iota_dims_impl<std::index_sequence<I...>> {
+template <class Seq> struct iota_dims_impl;
+template <std::size_t... I> struct iota_dims_impl<std::index_sequence<I...>> {
   using type = dims<I...>;
 };
 template <std::size_t N>
 using iota_dims = typename iota_dims_impl<std::make_index_sequence<N>>::type;
-template <class C>
-inline constexpr bool is_lagg = false;
-template <class G, class Op, class C>
-inline constexpr bool is_lagg<lagg<G, Op, C>> = true;
-template <class G, class Op, class C>
-inline constexpr bool is_lagg<lpartial<G, Op, C>> = true;
+template <class C> inline constexpr bool is_lagg = false;
+template <class G, class Op, class C> inline constexpr bool is_lagg<lagg<G, Op, C>> = true;
+template <class G, class Op, class C> inline constexpr bool is_lagg<lpartial<G, Op, C>> = true;
 }  // namespace detail
 
 /// R2-5  Σᴸ(g, op, SHUF(p, R))  ==>  Σᴸ(0..|g|-1, op, SHUF(p', Σᴸ⁺(g, op, R)))   (a combiner;
@@ -25781,8 +25501,8 @@ struct shuffle_join {
 struct co_partitioned_join {
   static constexpr std::string_view name = "R2-7 co_partitioned_join";
   template <class D, class JL, class JR, class Op, class L, class R>
-    requires std::is_same_v<D, typename ia::detail::join_positions<
-                                   arity_v<bcast<L>>, arity_v<R>, JL, JR, true, JL>::type>
+    requires std::is_same_v<D, typename ia::detail::join_positions<arity_v<bcast<L>>, arity_v<R>,
+                                                                   JL, JR, true, JL>::type>
   static auto apply(shuf<D, ljoin<JL, JR, Op, bcast<L>, R>>)
       -> ljoin<JL, JR, Op, shuf<JL, L>, shuf<JR, R>>;
 };
@@ -25797,10 +25517,9 @@ struct co_partitioned_join {
 namespace loom::tra::rules {
 
 /// R1-x: fewer flops and less memory inside a site.
-using lambda_composition =
-    boost::mp11::mp_list<merge_filters, merge_maps, filter_before_map, map_into_aggregation,
-                         filter_into_aggregation, filter_into_join, map_into_join,
-                         drop_identity_map>;
+using lambda_composition = boost::mp11::mp_list<merge_filters, merge_maps, filter_before_map,
+                                                map_into_aggregation, filter_into_aggregation,
+                                                filter_into_join, map_into_join, drop_identity_map>;
 /// R2-x that always reduce communication (R2-6 alternatives are enumerated, not applied here;
 /// R2-5 and R2-7 change the plan's shape and are offered by the strategy generator).
 using repartition = boost::mp11::mp_list<collapse_shuffles, filter_before_move, map_before_move,
@@ -25815,26 +25534,23 @@ using all = boost::mp11::mp_append<lambda_composition, repartition>;
 namespace loom::tra {
 
 /// X (key <i,k>) times Y (key <k,j>): Σ<0,2>(⋈(<1>,<0>, matmul)) in four physical forms.
-template <class XPart = ia::arbitrary, class YPart = ia::arbitrary>
-struct matmul_plans {
+template <class XPart = ia::arbitrary, class YPart = ia::arbitrary> struct matmul_plans {
   using X = ia::leaf<0, 2, XPart>;
   using Y = ia::leaf<1, 2, YPart>;
-  template <class L, class R>
-  using mm_join = ia::ljoin<ia::dims<1>, ia::dims<0>, mat_mul, L, R>;
-  template <class J>
-  using sum_out = ia::lagg<ia::dims<0, 2>, mat_add, ia::shuf<ia::dims<0, 2>, J>>;
+  template <class L, class R> using mm_join = ia::ljoin<ia::dims<1>, ia::dims<0>, mat_mul, L, R>;
+  template <class J> using sum_out = ia::lagg<ia::dims<0, 2>, mat_add, ia::shuf<ia::dims<0, 2>, J>>;
 
   using broadcast_left = ia::rewrite_t<sum_out<mm_join<ia::bcast<X>, Y>>, rules::repartition>;
   using broadcast_right = ia::rewrite_t<sum_out<mm_join<X, ia::bcast<Y>>>, rules::repartition>;
-  using cross_product = ia::rewrite_t<
-      sum_out<mm_join<ia::shuf<ia::dims<1>, X>, ia::shuf<ia::dims<0>, Y>>>, rules::repartition>;
+  using cross_product =
+      ia::rewrite_t<sum_out<mm_join<ia::shuf<ia::dims<1>, X>, ia::shuf<ia::dims<0>, Y>>>,
+                    rules::repartition>;
   // X's blocks copied J times (new last key), Y's I times (new first key), both shuffled by
   // <i, j>: the join on all three positions is local, and so is the sum (notes §4.3, corrected).
-  using replicated_3d = ia::lagg<
-      ia::dims<0, 2>, mat_add,
-      ia::ljoin<ia::dims<0, 1, 2>, ia::dims<0, 1, 2>, mat_mul,
-                ia::shuf<ia::dims<0, 2>, ia::ldup<2, 1, 1, X>>,
-                ia::shuf<ia::dims<0, 2>, ia::ldup<0, 0, 0, Y>>>>;
+  using replicated_3d = ia::lagg<ia::dims<0, 2>, mat_add,
+                                 ia::ljoin<ia::dims<0, 1, 2>, ia::dims<0, 1, 2>, mat_mul,
+                                           ia::shuf<ia::dims<0, 2>, ia::ldup<2, 1, 1, X>>,
+                                           ia::shuf<ia::dims<0, 2>, ia::ldup<0, 0, 0, Y>>>>;
 };
 
 /// Runs `f(plan_type)` for the plan of strategy `s` (a runtime choice over the four types).
@@ -25842,10 +25558,14 @@ template <class XPart, class YPart, class F>
 decltype(auto) with_matmul_plan(matmul_strategy s, F&& f) {
   using P = matmul_plans<XPart, YPart>;
   switch (s) {
-    case matmul_strategy::broadcast_left: return f(typename P::broadcast_left{});
-    case matmul_strategy::broadcast_right: return f(typename P::broadcast_right{});
-    case matmul_strategy::cross_product: return f(typename P::cross_product{});
-    case matmul_strategy::replicated_3d: break;
+    case matmul_strategy::broadcast_left:
+      return f(typename P::broadcast_left{});
+    case matmul_strategy::broadcast_right:
+      return f(typename P::broadcast_right{});
+    case matmul_strategy::cross_product:
+      return f(typename P::cross_product{});
+    case matmul_strategy::replicated_3d:
+      break;
   }
   return f(typename P::replicated_3d{});
 }
@@ -25857,6 +25577,19 @@ decltype(auto) with_matmul_plan(matmul_strategy s, F&& f) {
 
 #endif  // LOOM_TRA_HPP
 // ---- end <loom/tra.hpp>
+// ---- begin <loom/version.hpp>
+// Defines loom's version macros (core vocabulary).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_VERSION_HPP
+#define LOOM_VERSION_HPP
+
+#define LOOM_VERSION_MAJOR 0
+#define LOOM_VERSION_MINOR 1
+#define LOOM_VERSION_PATCH 0
+#define LOOM_VERSION (LOOM_VERSION_MAJOR * 10000 + LOOM_VERSION_MINOR * 100 + LOOM_VERSION_PATCH)
+
+#endif  // LOOM_VERSION_HPP
+// ---- end <loom/version.hpp>
 
 #endif  // LOOM_LOOM_HPP
 // ---- end <loom/loom.hpp>
