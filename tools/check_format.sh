@@ -40,12 +40,14 @@ if [ "$fix" = 1 ]; then
   exit 0
 fi
 
-unformatted=()
-for f in "${files[@]}"; do
-  if ! "$format" --dry-run -Werror "$f" > /dev/null 2>&1; then
-    unformatted+=("$f")
-  fi
-done
+# one process for every file (one per file took 25 s); each difference is reported as
+# `<file>:<line>:<column>: error: code should be clang-formatted`
+report=$("$format" --dry-run -Werror "${files[@]}" 2>&1 || true)
+mapfile -t unformatted < <(printf '%s\n' "$report" | sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: error: .*/\1/p' | sort -u)
+if [ ${#unformatted[@]} -eq 0 ] && [ -n "$report" ]; then
+  printf '%s\n' "$report" >&2  # not a formatting difference: say what clang-format said
+  exit 1
+fi
 if [ ${#unformatted[@]} -gt 0 ]; then
   echo "tools/check_format.sh: ${#unformatted[@]} of ${#files[@]} files are not formatted by $format:" >&2
   printf '  %s\n' "${unformatted[@]}" >&2
