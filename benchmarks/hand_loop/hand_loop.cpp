@@ -505,8 +505,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  // MTTKRP on a generated 3-tensor (uniform entries), rank 16, into a dense matrix kept between
-  // calls
+  // MTTKRP on a generated 3-tensor (uniform entries), rank 16, into a dense matrix kept between calls
   if (wanted("mttkrp") && (only_input.empty() || only_input == "uniform_3d")) {
     const std::int64_t n = 400, nnz = 2000000, R = 16;
     std::mt19937_64 rng(11);

@@ -1,8 +1,8 @@
-// The SPORES and STOREL flagships: sum((X - U V^T)^2) with X sparse and U, V dense and thin
-// (loom::la rewritten plan vs the naive operation-at-a-time plan vs Eigen, plus the closed form
-// written by hand in Eigen); STOREL's BATAx y(j) = sum(i, k, b A(i,j) A(i,k) x(k)) and SigmaMMM q =
-// sum(i, j, k, A(i,k) B(k,j)), each with the rewrites (sums pushed in: factorised) and without (the
-// same kernel, unrewritten); ALS, PNMF and MLR from the SPORES evaluation (rewritten vs naive).
+// The SPORES and STOREL flagships: sum((X - U V^T)^2) with X sparse and U, V dense and thin (loom::la
+// rewritten plan vs the naive operation-at-a-time plan vs Eigen, plus the closed form written by
+// hand in Eigen); STOREL's BATAx y(j) = sum(i, k, b A(i,j) A(i,k) x(k)) and SigmaMMM
+// q = sum(i, j, k, A(i,k) B(k,j)), each with the rewrites (sums pushed in: factorised) and without
+// (the same kernel, unrewritten); ALS, PNMF and MLR from the SPORES evaluation (rewritten vs naive).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/la.hpp>
 
@@ -210,8 +210,7 @@ void register_smmm(std::int64_t n, std::int64_t per_row) {
   });
 }
 
-// ALS, PNMF, MLR (SPORES §5)
-// ------------------------------------------------------------------------
+// ALS, PNMF, MLR (SPORES §5) ------------------------------------------------------------------------
 struct spores_input {
   loom::tensor<double, loom::csr> X;
   dmat U, V, W, H;

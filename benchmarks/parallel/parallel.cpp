@@ -284,8 +284,7 @@ int main(int argc, char** argv) {
     s.counters["nnz_C"] = static_cast<double>(in.C.nnz());
   });
 
-  // MTTKRP: A(i,j) = sum(k, l, B(i,k,l) C(k,j) D(l,j)), B 2000^3 with 8M entries (CSF), rank 16
-  // ----
+  // MTTKRP: A(i,j) = sum(k, l, B(i,k,l) C(k,j) D(l,j)), B 2000^3 with 8M entries (CSF), rank 16 ----
   struct mttkrp_input {
     loom::tensor<double, loom::csf<3>> B;
     loom::tensor<double, loom::dense_matrix> C, D, A;
@@ -310,8 +309,7 @@ int main(int argc, char** argv) {
     }
   });
 
-  // TTM: Y(i,j,k) = sum(l, T(i,j,l) M(k,l)), T 1000^3 with 2M entries (CSF), M 16 x 1000, Y dense
-  // --
+  // TTM: Y(i,j,k) = sum(l, T(i,j,l) M(k,l)), T 1000^3 with 2M entries (CSF), M 16 x 1000, Y dense --
   struct ttm_input {
     loom::tensor<double, loom::csf<3>> T;
     loom::tensor<double, loom::dense_matrix> M;

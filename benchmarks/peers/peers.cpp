@@ -79,10 +79,9 @@ void set_threads(int n) {
 #endif
 }
 
-// Export for scipy_runner.py
-// ------------------------------------------------------------------------ DIR/manifest.jsonl: one
-// JSON object per input; arrays as raw little-endian files next to it (pos int64, crd int32, values
-// float64, dense arrays row-major float64).
+// Export for scipy_runner.py ------------------------------------------------------------------------
+// DIR/manifest.jsonl: one JSON object per input; arrays as raw little-endian files next to it
+// (pos int64, crd int32, values float64, dense arrays row-major float64).
 class exporter {
  public:
   explicit exporter(std::filesystem::path dir) : dir_(std::move(dir)) {
@@ -151,8 +150,7 @@ class exporter {
 
 exporter* g_exporter = nullptr;
 
-// Registration
-// -----------------------------------------------------------------------------------------
+// Registration -----------------------------------------------------------------------------------------
 struct group {
   std::string workload, input;
   std::function<void(exporter&)> export_fn;
@@ -208,8 +206,7 @@ void add_group(
                       }});
 }
 
-// Checks shared by the workloads
-// ------------------------------------------------------------------------
+// Checks shared by the workloads ------------------------------------------------------------------------
 void check_eigen_csr(const std::string& what, const eigen_csr& M, const lb::csr_arrays& want,
                      double rel = 1e-10) {
   lb::check_exact(what + " (pos)",
@@ -231,8 +228,7 @@ void check_same_csr(const std::string& what, const lb::csr_arrays& got, const lb
 }
 #endif
 
-// SpMV
-// ----------------------------------------------------------------------------------------------------
+// SpMV ----------------------------------------------------------------------------------------------------
 struct spmv_in {
   csr_t A;
   vec_t x, y;
@@ -333,8 +329,7 @@ void register_spmv(const std::string& workload, const std::string& name,
       });
 }
 
-// SpGEMM and add: CSR x CSR -> CSR, CSR + CSR -> CSR
-// ------------------------------------------------------
+// SpGEMM and add: CSR x CSR -> CSR, CSR + CSR -> CSR ------------------------------------------------------
 struct binary_in {
   csr_t A, B, C;
   eigen_csr eA, eB, eC;
@@ -458,8 +453,7 @@ void register_binary(const std::string& workload, const std::string& name,
       });
 }
 
-// SDDMM
-// ----------------------------------------------------------------------------------------------------
+// SDDMM ----------------------------------------------------------------------------------------------------
 struct sddmm_in {
   csr_t S, C;
   mat_t U, V;
@@ -576,8 +570,7 @@ void register_sddmm(const std::string& name, std::int64_t rank,
       });
 }
 
-// MTTKRP (no peer has it)
-// -----------------------------------------------------------------------------------
+// MTTKRP (no peer has it) -----------------------------------------------------------------------------------
 struct mttkrp_in {
   csf3_t T;
   mat_t B, C, M;
@@ -642,8 +635,7 @@ void register_mttkrp(const std::string& name, std::array<std::int64_t, 3> shape,
       [](mttkrp_in&, exporter&, const std::string&, const std::string&) {});
 }
 
-// Triangles
-// ---------------------------------------------------------------------------------------------------
+// Triangles ---------------------------------------------------------------------------------------------------
 struct triangles_in {
   csr_t A;
   eigen_csr eA;
@@ -734,8 +726,7 @@ void register_triangles(const std::string& name, std::function<lb::entries<2>()>
       });
 }
 
-// The inputs
-// -----------------------------------------------------------------------------------------------
+// The inputs -----------------------------------------------------------------------------------------------
 void register_all() {
   // the two largest of the shared real matrices (84K and 198K stored entries; cryg2500 and zenios,
   // 12K and 15K, measure little but call overhead, which the runtime suite covers)
@@ -751,8 +742,7 @@ void register_all() {
   for (const auto& [name, path] : real)
     register_spmv("spmv", name, [path = path] { return lb::load_matrix(path); });
 
-  // SpGEMM: A * B with 8 entries per row (uniform, banded) or A * A (power-law: hubs make rows
-  // long)
+  // SpGEMM: A * B with 8 entries per row (uniform, banded) or A * A (power-law: hubs make rows long)
   register_binary("spgemm", "uniform_200K", [] {
     return std::pair{lb::random_matrix(200'000, 200'000, 8, 111),
                      lb::random_matrix(200'000, 200'000, 8, 112)};

@@ -76,8 +76,7 @@ void register_dot(const std::string& name, std::int64_t n, std::int64_t nx, std:
   });
 }
 
-// CSR : CSR (Frobenius inner product)
-// ----------------------------------------------------------------
+// CSR : CSR (Frobenius inner product) ----------------------------------------------------------------
 struct frob_input {
   loom::tensor<double, loom::csr> A, B;
   Eigen::SparseMatrix<double, Eigen::RowMajor, int> eA, eB;
@@ -129,8 +128,7 @@ void register_frobenius(const std::string& name, const std::string& path) {
   });
 }
 
-// SpMSpV: CSC x sparse -> dense
-// ---------------------------------------------------------------------
+// SpMSpV: CSC x sparse -> dense ---------------------------------------------------------------------
 struct spmspv_input {
   loom::tensor<double, loom::csc> A;
   loom::tensor<double, loom::sparse_vector> x;

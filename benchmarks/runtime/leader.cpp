@@ -19,8 +19,8 @@ constexpr loom::index<"j"> j;
 using scalar = loom::tensor<double, loom::format<>>;
 using svec = loom::tensor<double, loom::sparse_vector>;
 
-// Hand-written baselines over loom's arrays
-// --------------------------------------------------------- a two-pointer merge
+// Hand-written baselines over loom's arrays ---------------------------------------------------------
+// a two-pointer merge
 double merge_dot(const std::int32_t* xc, const double* xv, std::int64_t xn, const std::int32_t* zc,
                  const double* zv, std::int64_t zn) {
   double s = 0;
@@ -102,12 +102,11 @@ std::int64_t lead_mul(const svec& x, const svec& z, std::int32_t* oc, double* ov
   return k;
 }
 
-// Policies
-// -------------------------------------------------------------------------------------------- 0-3:
-// the static policies, one kernel each; 4: among instantiated candidates (assign_choosing_skip); 5,
-// 6: one kernel reading leapfrog / merge at run time (skip::runtime: the per-step cost of reading
-// the policy); 7: skip::runtime with the codes chosen from statistics
-// (assign_choosing_runtime_skips).
+// Policies --------------------------------------------------------------------------------------------
+// 0-3: the static policies, one kernel each; 4: among instantiated candidates
+// (assign_choosing_skip); 5, 6: one kernel reading leapfrog / merge at run time (skip::runtime:
+// the per-step cost of reading the policy); 7: skip::runtime with the codes chosen from
+// statistics (assign_choosing_runtime_skips).
 sk::codes codes_at(std::size_t depth, sk::code c) {
   sk::codes codes = sk::default_codes;
   codes[depth] = c;
@@ -175,8 +174,7 @@ const char* const policy_names[] = {"standard_leapfrog", "merge",         "lead_
                                     "lead_last",         "chosen",        "runtime_leapfrog",
                                     "runtime_merge",     "runtime_chosen"};
 
-// dot and elementwise
-// --------------------------------------------------------------------------------
+// dot and elementwise --------------------------------------------------------------------------------
 struct vec_input {
   svec x, z, w;
   scalar s;
@@ -267,8 +265,7 @@ void register_vectors(const std::string& name, std::int64_t n, std::int64_t nx, 
   });
 }
 
-// SpMSpV: CSR rows intersected with a sparse x
-// ---------------------------------------------------------
+// SpMSpV: CSR rows intersected with a sparse x ---------------------------------------------------------
 struct spmspv_input {
   loom::tensor<double, loom::csr> A;
   svec x;

@@ -217,8 +217,7 @@ inline std::vector<std::pair<std::string, std::string>> real_matrices() {
   return found;
 }
 
-// loom and Eigen copies of the same entries
-// --------------------------------------------------------
+// loom and Eigen copies of the same entries --------------------------------------------------------
 template <class Format, std::size_t N> loom::tensor<double, Format> to_loom(const entries<N>& e) {
   return loom::from_coo<Format>(e.shape, e.crd, e.val, loom::duplicates::sum);
 }
@@ -254,8 +253,7 @@ inline std::vector<double> dense_values(std::int64_t n, std::uint64_t seed) {
   return v;
 }
 
-// Checks
-// -------------------------------------------------------------------------------------------
+// Checks -------------------------------------------------------------------------------------------
 inline bool close(double a, double b, double rel = 1e-12) {
   return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)});
 }
@@ -401,8 +399,7 @@ void check_csr(const std::string& what, const Tensor& C, const csr_arrays& want,
   check_values(what + " (values)", C.values(), want.val, rel);
 }
 
-// Registration
-// -------------------------------------------------------------------------------------
+// Registration -------------------------------------------------------------------------------------
 /// Registers BM_<kernel>/<input>/<impl>; the caller registers the implementations of one input
 /// next to each other, so that they run close together in time.
 inline void add(const std::string& kernel, const std::string& input, const std::string& impl,

@@ -78,8 +78,7 @@ inline auto revenue_of(const rel::table& lineitem) {
 /// and supplier are in the same nation. Two kernels: the nations of ASIA (25 rows), then
 ///
 ///   asia_nations(n, nm) = Σ_{r,rn} N(n,r,nm) · R(r,rn) · [ASIA](rn)
-///   revenue(nm) = Σ_{d,o,c,n,s} [1994](d) · O(d,o,c) · C(c,n) · asia_nations(n,nm) · S(n,s) ·
-///   L(o,s)
+///   revenue(nm) = Σ_{d,o,c,n,s} [1994](d) · O(d,o,c) · C(c,n) · asia_nations(n,nm) · S(n,s) · L(o,s)
 ///
 /// Attribute order d, o, c, n, nm, s: orders are keyed by date first, so the date range selects
 /// the orders of 1994 by seeking; the customer's nation is checked against ASIA before any line

@@ -110,8 +110,7 @@ TEST_CASE("duplicates policies: sum, last, error") {
 
 TEST_CASE("the order of entries: sorted, two sorted runs, a keyed sort, and a comparison sort") {
   // every path of detail::stable_order against std::stable_sort, ties in their input order: a
-  // keyed sort (extent 4), a radix sort (extent 1000), a comparison sort (2^62 x 4 overflows 64
-  // bits)
+  // keyed sort (extent 4), a radix sort (extent 1000), a comparison sort (2^62 x 4 overflows 64 bits)
   using crd2 = std::vector<std::array<std::int64_t, 2>>;
   auto expected = [](const crd2& c) {
     std::vector<std::size_t> p(c.size());

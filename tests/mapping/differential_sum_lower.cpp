@@ -1,5 +1,5 @@
-// Differential tests of a sum of mappings (differential_sum.hpp): a lower-triangular matrix as
-// diagonal + strict_lower_compact. SPDX-License-Identifier: BSL-1.0
+// Differential tests of a sum of mappings (differential_sum.hpp): a lower-triangular matrix as diagonal + strict_lower_compact.
+// SPDX-License-Identifier: BSL-1.0
 #include "differential_sum.hpp"
 
 using sum_test::run_sum;

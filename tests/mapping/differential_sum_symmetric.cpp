@@ -1,6 +1,5 @@
-// Differential tests of a sum of mappings (differential_sum.hpp): a symmetric matrix as
-// lower_packed + transposed(strict_lower_packed) over one packed array. SPDX-License-Identifier:
-// BSL-1.0
+// Differential tests of a sum of mappings (differential_sum.hpp): a symmetric matrix as lower_packed + transposed(strict_lower_packed) over one packed array.
+// SPDX-License-Identifier: BSL-1.0
 #include "differential_sum.hpp"
 
 using sum_test::run_sum;

@@ -133,8 +133,7 @@ TEST_CASE("decompose: an intermediate is dense when nearly full, sparse when nea
   const auto thin_a = random_sparse(3000, 3000, 0.0003, 5),
              thin_b = random_sparse(3000, 3000, 0.0003, 6);
   loom::tensor<double, loom::format<>> s;
-  // eliminating j first makes T0(i, k): A * B, about full for the first pair, about empty for the
-  // second
+  // eliminating j first makes T0(i, k): A * B, about full for the first pair, about empty for the second
   const auto fat = loom::plan_decomposition(
       s(), loom::sum(i, loom::sum(j, loom::sum(k, full_a(i, j) * full_b(j, k)))));
   const auto thin = loom::plan_decomposition(

@@ -1,6 +1,7 @@
-// Tests loom::decompose on programs with more elimination prefixes than
-// LOOM_MAX_ELIMINATION_ORDERS: the prefixes of the greedy (min-fill) order come first, then the
-// shortest others; every candidate computes the same result. SPDX-License-Identifier: BSL-1.0
+// Tests loom::decompose on programs with more elimination prefixes than LOOM_MAX_ELIMINATION_ORDERS:
+// the prefixes of the greedy (min-fill) order come first, then the shortest others; every
+// candidate computes the same result.
+// SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
 #include <doctest/doctest.h>

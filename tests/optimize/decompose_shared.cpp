@@ -1,6 +1,6 @@
-// Tests loom::decompose on shared work: a step that repeats an earlier one (up to an index
-// renaming) reuses its result, and sums over + are distributed (T11, logistic regression over a
-// star join). SPDX-License-Identifier: BSL-1.0
+// Tests loom::decompose on shared work: a step that repeats an earlier one (up to an index renaming)
+// reuses its result, and sums over + are distributed (T11, logistic regression over a star join).
+// SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
 #include <doctest/doctest.h>

@@ -529,8 +529,8 @@ template <class List> using as_tuple = boost::mp11::mp_rename<List, std::tuple>;
 
 /// Options of a group of differential cases.
 struct case_options {
-  bool all_pairs = true;   ///< all 36 density pairs of the first two inputs (else 6; always 6 with
-                           ///< LOOM_TEST_COVERING_SAMPLE)
+  bool all_pairs =
+      true;  ///< all 36 density pairs of the first two inputs (else 6; always 6 with LOOM_TEST_COVERING_SAMPLE)
   bool accumulate = true;  ///< also run `+=` into an output with random prior contents
   double tolerance = 0;    ///< relative tolerance (0 = exact)
   /// When not empty, every seed runs with each of these extents instead of

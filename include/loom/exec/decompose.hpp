@@ -39,9 +39,8 @@
 #  define LOOM_MAX_DENSE_INTERMEDIATE_CELLS (std::int64_t{1} << 26)
 #endif
 // Bitmap intermediates are a third variant of every candidate: +70% compile time on the decompose
-// tests, and on the 4-walk graphs never faster than the better of sorted and dense
-// (docs/optimizer.md), so they are opt-in. Define it the same way in every translation unit of a
-// program.
+// tests, and on the 4-walk graphs never faster than the better of sorted and dense (docs/optimizer.md),
+// so they are opt-in. Define it the same way in every translation unit of a program.
 #ifndef LOOM_BITMAP_INTERMEDIATES
 #  define LOOM_BITMAP_INTERMEDIATES 0
 #endif
@@ -667,8 +666,7 @@ template <class Lhs, class Rhs> struct runner {
         bitmap_factor = bitmap_factor ||
                         (f >= n_in && format_at(Code, f - n_in) == intermediate_format::bitmap);
       });
-      // a bitmap is transposed through its entries, cell by cell (zenios 4-walks: 4x the sorted
-      // plan)
+      // a bitmap is transposed through its entries, cell by cell (zenios 4-walks: 4x the sorted plan)
       if (bitmap_factor) return std::numeric_limits<double>::infinity();
       return sparse_write * smallest;
     }
@@ -884,11 +882,11 @@ template <class Lhs, class Rhs> struct runner {
   // The logical cost of an elimination prefix: per step, the pointwise product's entries times its
   // indices, plus writing the intermediate: 20 per cell when dense (2 for a vector), 60 per entry
   // when sorted, 2 per cell and 30 per entry when bitmap, 120 per entry (2 per row) when hashed,
-  // and what its readers pay (leapfrog, probes); a shared step costs only its copy, if transposed.
-  // Then the last kernel: the product of the remaining factors, summed over the indices the prefix
-  // left, likewise. Dense intermediates larger than max_dense_intermediate_cells make the dense and
-  // bitmap variants infinitely costly. `kinds` receives each step's format (sorted where the code
-  // asks for dense or bitmap but the intermediate has three or more indices).
+  // and what its readers pay (leapfrog, probes); a shared step costs only its copy, if transposed. Then the last kernel: the product
+  // of the remaining factors, summed over the indices the prefix left, likewise. Dense intermediates larger than
+  // max_dense_intermediate_cells make the dense and bitmap variants infinitely costly.
+  // `kinds` receives each step's format (sorted where the code asks for dense or bitmap but the
+  // intermediate has three or more indices).
   template <class Order, std::size_t Code>
   static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in,
                      std::string& text, std::uint32_t& reuse,
@@ -1123,8 +1121,7 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
   return out;
 }
 
-// The formats of candidate `which` (> 0) in its assignment `variant`, one per step
-// ("sorted,dense").
+// The formats of candidate `which` (> 0) in its assignment `variant`, one per step ("sorted,dense").
 template <class Lhs, class Rhs>
 std::string variant_formats(std::size_t which, std::size_t variant) {
   using R = runner<Lhs, Rhs>;

@@ -50,8 +50,7 @@ using boost::mp11::mp_list;
 
 // The format an operand is reformatted to when the loop order is not concordant with it: its
 // modes re-ordered by the depth of their index, in the same levels, or in general sorted levels
-// when its levels cannot hold the re-ordered entries (a storage mapping's,
-// plan/transposed_format.hpp).
+// when its levels cannot hold the re-ordered entries (a storage mapping's, plan/transposed_format.hpp).
 template <class Order, class A> using transposed_format = plan::transposed_format<Order, A>;
 
 }  // namespace loom::detail

@@ -391,8 +391,8 @@ template <class Lhs, class R> std::string explain(const Lhs& lhs, const R& rhs_o
                           ? ""
                           : "rules fired: " + rewrite::fired_names<fired>() + "\n";
   rules += detail::aliasing_line(lhs, rhs);
-  if constexpr (rewrite::has_hoistable_v<Rhs>) {  // the evaluator decides as here
-                                                  // (hoist_choice.hpp)
+  if constexpr (rewrite::has_hoistable_v<
+                    Rhs>) {  // the evaluator decides as here (hoist_choice.hpp)
     rewrite::hoist_first(rhs, [&](const auto& s, auto) {
       std::size_t ordinal = 0;
       loom::statistics_cache stats;

@@ -28,8 +28,8 @@
 
 // The format (https://math.nist.gov/MatrixMarket/formats.html), as loom reads it:
 //
-//   %%MatrixMarket matrix <coordinate|array> <real|double|integer|pattern>
-//   <general|symmetric|skew-symmetric> % comment lines and blank lines, anywhere after the banner
+//   %%MatrixMarket matrix <coordinate|array> <real|double|integer|pattern> <general|symmetric|skew-symmetric>
+//   % comment lines and blank lines, anywhere after the banner
 //   rows columns entries        (array: rows columns)
 //   row column value            (1-based; pattern: row column; array: one value per line,
 //   ...                          column by column, the lower triangle when symmetric)

@@ -1,5 +1,5 @@
-// Defines dates as day numbers: parsing `YYYY-MM-DD`, formatting, and the year of a day
-// (relational/). SPDX-License-Identifier: BSL-1.0
+// Defines dates as day numbers: parsing `YYYY-MM-DD`, formatting, and the year of a day (relational/).
+// SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_RELATIONAL_DATE_HPP
 #define LOOM_RELATIONAL_DATE_HPP
 

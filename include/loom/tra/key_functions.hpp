@@ -13,8 +13,8 @@
 
 namespace loom::tra {
 
-// A key function maps key_array<In> to key_array<out_arity>, gives its output bounds, says whether
-// it is injective and which input positions it reads (rewrite conditions test these).
+// A key function maps key_array<In> to key_array<out_arity>, gives its output bounds, says whether it is
+// injective and which input positions it reads (rewrite conditions test these).
 
 /// project<I...>: keeps positions I... in that order (a permutation when it names every position).
 template <std::size_t... I> struct project {

@@ -390,8 +390,7 @@ template <class Def, std::size_t K> struct mapped_level {
     }
   }
 
-  // Part 3: validation of a tensor built from arrays (walk)
-  // -----------------------------------------
+  // Part 3: validation of a tensor built from arrays (walk) -----------------------------------------
 
   /// Walks every coordinate under every parent (run), calling f(up, index, position); throws
   /// when a segment or table leaves its array, coordinates are out of order or outside the

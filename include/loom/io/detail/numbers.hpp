@@ -1,5 +1,5 @@
-// Defines the readers' number text: integer tokens, value parsing and printing per value type
-// (io/). SPDX-License-Identifier: BSL-1.0
+// Defines the readers' number text: integer tokens, value parsing and printing per value type (io/).
+// SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_IO_DETAIL_NUMBERS_HPP
 #define LOOM_IO_DETAIL_NUMBERS_HPP
 
