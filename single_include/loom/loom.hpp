@@ -10873,8 +10873,7 @@ using boost::mp11::mp_list;
 
 // The format an operand is reformatted to when the loop order is not concordant with it: its
 // modes re-ordered by the depth of their index, in the same levels, or in general sorted levels
-// when its levels cannot hold the re-ordered entries (a storage mapping's,
-// plan/transposed_format.hpp).
+// when its levels cannot hold the re-ordered entries (a storage mapping's, plan/transposed_format.hpp).
 template <class Order, class A> using transposed_format = plan::transposed_format<Order, A>;
 
 }  // namespace loom::detail
@@ -11631,9 +11630,8 @@ template <expr::operand E> auto eval(const E& e) {
 #  define LOOM_MAX_DENSE_INTERMEDIATE_CELLS (std::int64_t{1} << 26)
 #endif
 // Bitmap intermediates are a third variant of every candidate: +70% compile time on the decompose
-// tests, and on the 4-walk graphs never faster than the better of sorted and dense
-// (docs/optimizer.md), so they are opt-in. Define it the same way in every translation unit of a
-// program.
+// tests, and on the 4-walk graphs never faster than the better of sorted and dense (docs/optimizer.md),
+// so they are opt-in. Define it the same way in every translation unit of a program.
 #ifndef LOOM_BITMAP_INTERMEDIATES
 #  define LOOM_BITMAP_INTERMEDIATES 0
 #endif
@@ -12259,8 +12257,7 @@ template <class Lhs, class Rhs> struct runner {
         bitmap_factor = bitmap_factor ||
                         (f >= n_in && format_at(Code, f - n_in) == intermediate_format::bitmap);
       });
-      // a bitmap is transposed through its entries, cell by cell (zenios 4-walks: 4x the sorted
-      // plan)
+      // a bitmap is transposed through its entries, cell by cell (zenios 4-walks: 4x the sorted plan)
       if (bitmap_factor) return std::numeric_limits<double>::infinity();
       return sparse_write * smallest;
     }
@@ -12476,11 +12473,11 @@ template <class Lhs, class Rhs> struct runner {
   // The logical cost of an elimination prefix: per step, the pointwise product's entries times its
   // indices, plus writing the intermediate: 20 per cell when dense (2 for a vector), 60 per entry
   // when sorted, 2 per cell and 30 per entry when bitmap, 120 per entry (2 per row) when hashed,
-  // and what its readers pay (leapfrog, probes); a shared step costs only its copy, if transposed.
-  // Then the last kernel: the product of the remaining factors, summed over the indices the prefix
-  // left, likewise. Dense intermediates larger than max_dense_intermediate_cells make the dense and
-  // bitmap variants infinitely costly. `kinds` receives each step's format (sorted where the code
-  // asks for dense or bitmap but the intermediate has three or more indices).
+  // and what its readers pay (leapfrog, probes); a shared step costs only its copy, if transposed. Then the last kernel: the product
+  // of the remaining factors, summed over the indices the prefix left, likewise. Dense intermediates larger than
+  // max_dense_intermediate_cells make the dense and bitmap variants infinitely costly.
+  // `kinds` receives each step's format (sorted where the code asks for dense or bitmap but the
+  // intermediate has three or more indices).
   template <class Order, std::size_t Code>
   static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in,
                      std::string& text, std::uint32_t& reuse,
@@ -12715,8 +12712,7 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
   return out;
 }
 
-// The formats of candidate `which` (> 0) in its assignment `variant`, one per step
-// ("sorted,dense").
+// The formats of candidate `which` (> 0) in its assignment `variant`, one per step ("sorted,dense").
 template <class Lhs, class Rhs>
 std::string variant_formats(std::size_t which, std::size_t variant) {
   using R = runner<Lhs, Rhs>;
@@ -13385,8 +13381,8 @@ template <class Lhs, class R> std::string explain(const Lhs& lhs, const R& rhs_o
                           ? ""
                           : "rules fired: " + rewrite::fired_names<fired>() + "\n";
   rules += detail::aliasing_line(lhs, rhs);
-  if constexpr (rewrite::has_hoistable_v<Rhs>) {  // the evaluator decides as here
-                                                  // (hoist_choice.hpp)
+  if constexpr (rewrite::has_hoistable_v<
+                    Rhs>) {  // the evaluator decides as here (hoist_choice.hpp)
     rewrite::hoist_first(rhs, [&](const auto& s, auto) {
       std::size_t ordinal = 0;
       loom::statistics_cache stats;
@@ -14445,8 +14441,7 @@ template <class Def, std::size_t K> struct mapped_level {
     }
   }
 
-  // Part 3: validation of a tensor built from arrays (walk)
-  // -----------------------------------------
+  // Part 3: validation of a tensor built from arrays (walk) -----------------------------------------
 
   /// Walks every coordinate under every parent (run), calling f(up, index, position); throws
   /// when a segment or table leaves its array, coordinates are out of order or outside the
@@ -16199,8 +16194,8 @@ tensor<T, Format> entries_to_tensor(const std::string& file, const std::string& 
 #define LOOM_IO_DETAIL_LINE_READER_HPP
 
 // ---- begin <loom/io/detail/numbers.hpp>
-// Defines the readers' number text: integer tokens, value parsing and printing per value type
-// (io/). SPDX-License-Identifier: BSL-1.0
+// Defines the readers' number text: integer tokens, value parsing and printing per value type (io/).
+// SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_IO_DETAIL_NUMBERS_HPP
 #define LOOM_IO_DETAIL_NUMBERS_HPP
 
@@ -16697,8 +16692,8 @@ struct matrix_market_options {
 
 // The format (https://math.nist.gov/MatrixMarket/formats.html), as loom reads it:
 //
-//   %%MatrixMarket matrix <coordinate|array> <real|double|integer|pattern>
-//   <general|symmetric|skew-symmetric> % comment lines and blank lines, anywhere after the banner
+//   %%MatrixMarket matrix <coordinate|array> <real|double|integer|pattern> <general|symmetric|skew-symmetric>
+//   % comment lines and blank lines, anywhere after the banner
 //   rows columns entries        (array: rows columns)
 //   row column value            (1-based; pattern: row column; array: one value per line,
 //   ...                          column by column, the lower triangle when symmetric)
@@ -18653,8 +18648,8 @@ class uniform_estimator {
 #define LOOM_RELATIONAL_COLUMN_HPP
 
 // ---- begin <loom/relational/date.hpp>
-// Defines dates as day numbers: parsing `YYYY-MM-DD`, formatting, and the year of a day
-// (relational/). SPDX-License-Identifier: BSL-1.0
+// Defines dates as day numbers: parsing `YYYY-MM-DD`, formatting, and the year of a day (relational/).
+// SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_RELATIONAL_DATE_HPP
 #define LOOM_RELATIONAL_DATE_HPP
 
@@ -23512,8 +23507,8 @@ struct uncounted {
 
 namespace loom::tra {
 
-// A key function maps key_array<In> to key_array<out_arity>, gives its output bounds, says whether
-// it is injective and which input positions it reads (rewrite conditions test these).
+// A key function maps key_array<In> to key_array<out_arity>, gives its output bounds, says whether it is
+// injective and which input positions it reads (rewrite conditions test these).
 
 /// project<I...>: keeps positions I... in that order (a permutation when it names every position).
 template <std::size_t... I> struct project {
