@@ -1,7 +1,6 @@
-// LOOM_EXPECT_ERROR:
-// index_is_free_on_the_right_but_not_on_the_left_sum_over_it<loom::diag::name<'j', 'j'> A free
-// index on the right must appear on the left, or be summed with loom::sum. SPDX-License-Identifier:
-// BSL-1.0
+// LOOM_EXPECT_ERROR: index_is_free_on_the_right_but_not_on_the_left_sum_over_it<loom::diag::name<'j', 'j'>
+// A free index on the right must appear on the left, or be summed with loom::sum.
+// SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
 int main() {

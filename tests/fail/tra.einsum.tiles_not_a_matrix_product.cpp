@@ -1,6 +1,6 @@
-// LOOM_EXPECT_ERROR: loom::tra::einsum: the operands' tile letters \(the last two of each\) must
-// share exactly one letter An element-wise einsum ("ij,ij->ij") is not a product of matrix tiles;
-// the error names the problem. The same operands in a transposed product compile (LOOM_EXPECT_OK).
+// LOOM_EXPECT_ERROR: loom::tra::einsum: the operands' tile letters \(the last two of each\) must share exactly one letter
+// An element-wise einsum ("ij,ij->ij") is not a product of matrix tiles; the error names the
+// problem. The same operands in a transposed product compile (LOOM_EXPECT_OK).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/tra/einsum.hpp>
 
