@@ -334,8 +334,8 @@ template <class Out> void merge_into(Out& out, const Out& fresh) {
 }
 
 /// Runs one instantiated plan into `out`, its intersections co-iterating as `Skips` says.
-template <class Plan, bool DenseMaps, class Skips = stream::skip::per_loop<>,
-          bool Sequential = false, class Out, class Lhs, class Rhs>
+template <class Plan, bool DenseMaps, class Skips = stream::skip::per_loop<>, class Out, class Lhs,
+          class Rhs>
 void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const auto& extent_by_id,
               const stream::skip::codes& skips) {
   using order = typename Plan::order;
@@ -354,30 +354,14 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
       // function: no second loop nest to compile, and the loop of `=` keeps its registers),
       // then merged with the stored entries. The output is untouched until the merge.
       Out fresh(out.shape());
-      run_plan<Plan, DenseMaps, Skips, Sequential>(fresh, lhs, rhs, false, extent_by_id, skips);
+      run_plan<Plan, DenseMaps, Skips>(fresh, lhs, rhs, false, extent_by_id, skips);
       merge_into(out, fresh);
       return;
     }
   }
-  using lowerer = stream::lowerer<order, V, DenseMaps, typename B::pointers, Skips, Sequential>;
-  using root_type = decltype(std::declval<const lowerer&>().template lower_root<0>(rhs));
-  if constexpr (!Sequential) {
-    // A sum of a dense range is added in four lanes unless loom::deterministic() asks for the
-    // sequential order: then a second kernel whose streams say so, instantiated only when the
-    // expression has such a sum (a test per sum in one kernel cost SDDMM 15% of its run time).
-    using sequential_lowerer =
-        stream::lowerer<order, V, DenseMaps, typename B::pointers, Skips, true>;
-    using sequential_root =
-        decltype(std::declval<const sequential_lowerer&>().template lower_root<0>(rhs));
-    if constexpr (!std::is_same_v<sequential_root, root_type>) {
-      if (loom::deterministic()) {
-        run_plan<Plan, DenseMaps, Skips, true>(out, lhs, rhs, accumulate, extent_by_id, skips);
-        return;
-      }
-    }
-  }
   stream::kernel_context ctx;
   ctx.skip = skips;
+  ctx.sequential_sums = loom::deterministic();
   for (std::size_t d = 0; d < depth_count; ++d)
     ctx.extents[d] = extent_by_id[Plan::chosen.order[d]];
 
@@ -396,8 +380,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
       std::get<K>(pointers) = tensor;
   });
 
-  const lowerer lower{&ctx, &pointers};
-  const root_type root = lower.template lower_root<0>(rhs);
+  stream::lowerer<order, V, DenseMaps, typename B::pointers, Skips> lower{&ctx, &pointers};
+  const auto root = lower.template lower_root<0>(rhs);
   (void)lhs;
 
   using out_format = typename Out::format_type;
@@ -418,6 +402,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
   // the data allow it; otherwise (always with one thread) the serial loops below run unchanged.
   // The split loops get a copy of the stream tree: `root`'s address must not escape, or the
   // compiler keeps its fields (strides, offsets) in memory in the serial loops too.
+  using root_type = std::remove_cvref_t<decltype(root)>;
   constexpr bool splittable =
       parallel::splittable_root<root_type> && !out_format::dense_over_bitmap &&
       (out_format::all_dense || (!stream::is_contracted<root_type>() && Plan::output_prefix >= 1));

@@ -43,8 +43,7 @@ namespace loom::parallel {
 namespace detail {
 
 template <class S> struct is_contract : std::false_type {};
-template <class S, bool Sequential>
-struct is_contract<stream::contract_stream<S, Sequential>> : std::true_type {};
+template <class S> struct is_contract<stream::contract_stream<S>> : std::true_type {};
 template <class S> struct is_union : std::false_type {};
 template <class A, class B, class Op>
 struct is_union<stream::union_stream<A, B, Op>> : std::true_type {};

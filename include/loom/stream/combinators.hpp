@@ -117,24 +117,20 @@ inline constexpr bool lane_reducible = [] {
   }
 }();
 
-/// Whether a dense range's sum keeps the sequential order (the Σ under X's wrappers says so):
-/// a type's property, so that a kernel's loops hold one way of summing, not both behind a
-/// branch (run_plan instantiates the sequential kernel only when loom::deterministic()).
-template <class X> consteval bool sequential_sums() {
-  if constexpr (requires { X::sequential; })
-    return X::sequential;
-  else if constexpr (requires { std::declval<const X&>().s; })
-    return sequential_sums<decltype(X::s)>();
-  else if constexpr (requires { std::declval<const X&>().a; })
-    return sequential_sums<decltype(X::a)>();
+/// Whether the kernel asked for sequential sums (the context of the Σ under x's wrappers).
+template <class X> LOOM_FORCE_INLINE bool sequential_sums(const X& x) {
+  if constexpr (requires { x.ctx; })
+    return x.ctx != nullptr && x.ctx->sequential_sums;
+  else if constexpr (requires { x.s; })
+    return sequential_sums(x.s);
   else
     return true;
 }
 
 /// The sum of a dense range in four interleaved partial sums ((s0 + s1) + (s2 + s3)): four
 /// independent chains of adds instead of one, as a hand-written dot product keeps. The result
-/// may differ from the sequential sum by rounding; loom::set_deterministic(true) keeps the
-/// sequential order (run_plan then runs the kernel whose Σ is contract_stream<S, true>).
+/// may differ from the sequential sum by rounding; loom::set_deterministic(true) (read once per
+/// kernel into its context) keeps the sequential order.
 template <class X> LOOM_FORCE_INLINE auto lane_sum(const X& x) {
   using leaf = std::remove_cvref_t<decltype(x.value())>;
   const leaf zero = semiring_traits<leaf>::zero();
@@ -182,9 +178,8 @@ template <class X> LOOM_FORCE_INLINE auto reduce(const X& x) {
     return static_cast<leaf_t<X>>(x.combine(reduce(x.a)));
   } else if constexpr (!is_stream_v<X>) {
     return x;
-  } else if constexpr (lane_reducible<X> && !sequential_sums<X>()) {
-    return lane_sum(x);
   } else if constexpr (lane_reducible<X>) {
+    if (!sequential_sums(x)) return lane_sum(x);
     auto acc = semiring_traits<leaf_t<X>>::zero();
     for (X s = x; s.valid(); s.next()) acc += s.value();
     return acc;
@@ -770,15 +765,13 @@ template <class A, class B, class Op> struct union_stream {
   }
 };
 
-// contract_stream<S, Sequential>: Σ over S's attribute: the same states, index *, values summed
-// by the consumer. Lawful but not strict: never an operand of an intersection. `Sequential`
-// (only ever true for a dense range of floating-point values): summed in order, no lanes.
-template <class S, bool Sequential = false> struct contract_stream {
+// contract_stream<S>: Σ over S's attribute: the same states, index *, values summed by the
+// consumer. Lawful but not strict: never an operand of an intersection.
+template <class S> struct contract_stream {
   static constexpr std::size_t depth = S::depth;
   static constexpr bool contracted = true, strict = false, full = false, locatable = false;
   /// Σ over every index of a range: every state is ready (the partial sums of lane_sum)
   static constexpr bool dense_range = S::full && !reads_policy_v<S>;
-  static constexpr bool sequential = Sequential;
   S s{};
   const kernel_context* ctx = nullptr;
   LOOM_FORCE_INLINE std::int64_t remaining() const { return remaining_of(s); }
@@ -799,7 +792,7 @@ template <class S, bool Sequential = false> struct contract_stream {
   LOOM_FORCE_INLINE skip::code runtime_code() const { return s.runtime_code(); }
   template <class P> LOOM_FORCE_INLINE auto compiled() const {
     using C = decltype(s.template compiled<P>());
-    return contract_stream<C, Sequential>{s.template compiled<P>(), ctx};
+    return contract_stream<C>{s.template compiled<P>(), ctx};
   }
 };
 

@@ -99,6 +99,7 @@ using loom::skip_policy;
 struct kernel_context {
   std::array<std::int64_t, skip::max_loops> extents{};  // by position in the loop order
   skip::codes skip = skip::default_codes;  // by loop: what skip::runtime intersections do
+  bool sequential_sums = false;            // loom::deterministic(): no partial sums (lane_sum)
 };
 
 }  // namespace loom::stream

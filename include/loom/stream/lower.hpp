@@ -20,14 +20,13 @@
 
 namespace loom::stream {
 
-// apply_sum<D, Sequential>: Σ over the attribute at depth D, placed where that attribute is
-// iterated; with `Sequential`, a dense range of floating-point values is summed in order.
-template <std::size_t D, bool Sequential = false> struct apply_sum {
+// apply_sum<D>: Σ over the attribute at depth D, placed where that attribute is iterated.
+template <std::size_t D> struct apply_sum {
   const kernel_context* ctx = nullptr;
   template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
     if constexpr (depth_of<X>() == D) {
       static_assert(!is_contracted<X>(), "loom internal error: index summed twice; please report");
-      return contract_stream < X, Sequential && lane_reducible < contract_stream < X >>> {x, ctx};
+      return contract_stream<X>{x, ctx};
     } else if constexpr (depth_of<X>() < D) {
       return deep_map_stream<X, apply_sum>{x, *this};
     } else {  // the index does not occur: Σ_k e = extent(k) · e
@@ -65,11 +64,8 @@ template <class F, class C, bool ConstantFirst> struct bind_constant {
 /// Lowers expressions under the loop order `Order`; `Bindings` is a tuple of the tensor
 /// pointer of every access (in `accesses_t` order; a transposed copy where the plan says so).
 /// With `DenseMaps`, maps whose f(0) may be non-zero are computed over their whole domain.
-/// `Skips` (skip.hpp) is the skip policy of every loop's intersections. With `Sequential`, sums
-/// of dense ranges keep the sequential order (loom::deterministic()); the streams are the same
-/// types as without it when the expression has no such sum.
-template <class Order, class V, bool DenseMaps, class Bindings, class Skips = skip::per_loop<>,
-          bool Sequential = false>
+/// `Skips` (skip.hpp) is the skip policy of every loop's intersections.
+template <class Order, class V, bool DenseMaps, class Bindings, class Skips = skip::per_loop<>>
 struct lowerer {
   const kernel_context* ctx;
   const Bindings* bindings;
@@ -110,7 +106,7 @@ struct lowerer {
   }
   template <std::size_t K, class I, class E>
   LOOM_FORCE_INLINE auto lower(const expr::sum<I, E>& e) const {
-    return apply_sum<depth<I>, Sequential>{ctx}(lower<K>(e.body));
+    return apply_sum<depth<I>>{ctx}(lower<K>(e.body));
   }
   template <std::size_t K, class I, class E>
   LOOM_FORCE_INLINE auto lower(const expr::expand<I, E>& e) const {
