@@ -7476,6 +7476,7 @@ using loom::skip_policy;
 struct kernel_context {
   std::array<std::int64_t, skip::max_loops> extents{};  // by position in the loop order
   skip::codes skip = skip::default_codes;  // by loop: what skip::runtime intersections do
+  bool sequential_sums = false;            // loom::deterministic(): no partial sums (lane_sum)
 };
 
 }  // namespace loom::stream
@@ -7575,24 +7576,20 @@ inline constexpr bool lane_reducible = [] {
   }
 }();
 
-/// Whether a dense range's sum keeps the sequential order (the Σ under X's wrappers says so):
-/// a type's property, so that a kernel's loops hold one way of summing, not both behind a
-/// branch (run_plan instantiates the sequential kernel only when loom::deterministic()).
-template <class X> consteval bool sequential_sums() {
-  if constexpr (requires { X::sequential; })
-    return X::sequential;
-  else if constexpr (requires { std::declval<const X&>().s; })
-    return sequential_sums<decltype(X::s)>();
-  else if constexpr (requires { std::declval<const X&>().a; })
-    return sequential_sums<decltype(X::a)>();
+/// Whether the kernel asked for sequential sums (the context of the Σ under x's wrappers).
+template <class X> LOOM_FORCE_INLINE bool sequential_sums(const X& x) {
+  if constexpr (requires { x.ctx; })
+    return x.ctx != nullptr && x.ctx->sequential_sums;
+  else if constexpr (requires { x.s; })
+    return sequential_sums(x.s);
   else
     return true;
 }
 
 /// The sum of a dense range in four interleaved partial sums ((s0 + s1) + (s2 + s3)): four
 /// independent chains of adds instead of one, as a hand-written dot product keeps. The result
-/// may differ from the sequential sum by rounding; loom::set_deterministic(true) keeps the
-/// sequential order (run_plan then runs the kernel whose Σ is contract_stream<S, true>).
+/// may differ from the sequential sum by rounding; loom::set_deterministic(true) (read once per
+/// kernel into its context) keeps the sequential order.
 template <class X> LOOM_FORCE_INLINE auto lane_sum(const X& x) {
   using leaf = std::remove_cvref_t<decltype(x.value())>;
   const leaf zero = semiring_traits<leaf>::zero();
@@ -7640,9 +7637,8 @@ template <class X> LOOM_FORCE_INLINE auto reduce(const X& x) {
     return static_cast<leaf_t<X>>(x.combine(reduce(x.a)));
   } else if constexpr (!is_stream_v<X>) {
     return x;
-  } else if constexpr (lane_reducible<X> && !sequential_sums<X>()) {
-    return lane_sum(x);
   } else if constexpr (lane_reducible<X>) {
+    if (!sequential_sums(x)) return lane_sum(x);
     auto acc = semiring_traits<leaf_t<X>>::zero();
     for (X s = x; s.valid(); s.next()) acc += s.value();
     return acc;
@@ -8228,15 +8224,13 @@ template <class A, class B, class Op> struct union_stream {
   }
 };
 
-// contract_stream<S, Sequential>: Σ over S's attribute: the same states, index *, values summed
-// by the consumer. Lawful but not strict: never an operand of an intersection. `Sequential`
-// (only ever true for a dense range of floating-point values): summed in order, no lanes.
-template <class S, bool Sequential = false> struct contract_stream {
+// contract_stream<S>: Σ over S's attribute: the same states, index *, values summed by the
+// consumer. Lawful but not strict: never an operand of an intersection.
+template <class S> struct contract_stream {
   static constexpr std::size_t depth = S::depth;
   static constexpr bool contracted = true, strict = false, full = false, locatable = false;
   /// Σ over every index of a range: every state is ready (the partial sums of lane_sum)
   static constexpr bool dense_range = S::full && !reads_policy_v<S>;
-  static constexpr bool sequential = Sequential;
   S s{};
   const kernel_context* ctx = nullptr;
   LOOM_FORCE_INLINE std::int64_t remaining() const { return remaining_of(s); }
@@ -8257,7 +8251,7 @@ template <class S, bool Sequential = false> struct contract_stream {
   LOOM_FORCE_INLINE skip::code runtime_code() const { return s.runtime_code(); }
   template <class P> LOOM_FORCE_INLINE auto compiled() const {
     using C = decltype(s.template compiled<P>());
-    return contract_stream<C, Sequential>{s.template compiled<P>(), ctx};
+    return contract_stream<C>{s.template compiled<P>(), ctx};
   }
 };
 
@@ -8925,8 +8919,7 @@ namespace loom::parallel {
 namespace detail {
 
 template <class S> struct is_contract : std::false_type {};
-template <class S, bool Sequential>
-struct is_contract<stream::contract_stream<S, Sequential>> : std::true_type {};
+template <class S> struct is_contract<stream::contract_stream<S>> : std::true_type {};
 template <class S> struct is_union : std::false_type {};
 template <class A, class B, class Op>
 struct is_union<stream::union_stream<A, B, Op>> : std::true_type {};
@@ -10672,14 +10665,13 @@ template <class E, class K> constexpr void hoist_first(const E& e, K&& k) {
 
 namespace loom::stream {
 
-// apply_sum<D, Sequential>: Σ over the attribute at depth D, placed where that attribute is
-// iterated; with `Sequential`, a dense range of floating-point values is summed in order.
-template <std::size_t D, bool Sequential = false> struct apply_sum {
+// apply_sum<D>: Σ over the attribute at depth D, placed where that attribute is iterated.
+template <std::size_t D> struct apply_sum {
   const kernel_context* ctx = nullptr;
   template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
     if constexpr (depth_of<X>() == D) {
       static_assert(!is_contracted<X>(), "loom internal error: index summed twice; please report");
-      return contract_stream < X, Sequential && lane_reducible < contract_stream < X >>> {x, ctx};
+      return contract_stream<X>{x, ctx};
     } else if constexpr (depth_of<X>() < D) {
       return deep_map_stream<X, apply_sum>{x, *this};
     } else {  // the index does not occur: Σ_k e = extent(k) · e
@@ -10717,11 +10709,8 @@ template <class F, class C, bool ConstantFirst> struct bind_constant {
 /// Lowers expressions under the loop order `Order`; `Bindings` is a tuple of the tensor
 /// pointer of every access (in `accesses_t` order; a transposed copy where the plan says so).
 /// With `DenseMaps`, maps whose f(0) may be non-zero are computed over their whole domain.
-/// `Skips` (skip.hpp) is the skip policy of every loop's intersections. With `Sequential`, sums
-/// of dense ranges keep the sequential order (loom::deterministic()); the streams are the same
-/// types as without it when the expression has no such sum.
-template <class Order, class V, bool DenseMaps, class Bindings, class Skips = skip::per_loop<>,
-          bool Sequential = false>
+/// `Skips` (skip.hpp) is the skip policy of every loop's intersections.
+template <class Order, class V, bool DenseMaps, class Bindings, class Skips = skip::per_loop<>>
 struct lowerer {
   const kernel_context* ctx;
   const Bindings* bindings;
@@ -10762,7 +10751,7 @@ struct lowerer {
   }
   template <std::size_t K, class I, class E>
   LOOM_FORCE_INLINE auto lower(const expr::sum<I, E>& e) const {
-    return apply_sum<depth<I>, Sequential>{ctx}(lower<K>(e.body));
+    return apply_sum<depth<I>>{ctx}(lower<K>(e.body));
   }
   template <std::size_t K, class I, class E>
   LOOM_FORCE_INLINE auto lower(const expr::expand<I, E>& e) const {
@@ -11157,8 +11146,8 @@ template <class Out> void merge_into(Out& out, const Out& fresh) {
 }
 
 /// Runs one instantiated plan into `out`, its intersections co-iterating as `Skips` says.
-template <class Plan, bool DenseMaps, class Skips = stream::skip::per_loop<>,
-          bool Sequential = false, class Out, class Lhs, class Rhs>
+template <class Plan, bool DenseMaps, class Skips = stream::skip::per_loop<>, class Out, class Lhs,
+          class Rhs>
 void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const auto& extent_by_id,
               const stream::skip::codes& skips) {
   using order = typename Plan::order;
@@ -11177,30 +11166,14 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
       // function: no second loop nest to compile, and the loop of `=` keeps its registers),
       // then merged with the stored entries. The output is untouched until the merge.
       Out fresh(out.shape());
-      run_plan<Plan, DenseMaps, Skips, Sequential>(fresh, lhs, rhs, false, extent_by_id, skips);
+      run_plan<Plan, DenseMaps, Skips>(fresh, lhs, rhs, false, extent_by_id, skips);
       merge_into(out, fresh);
       return;
     }
   }
-  using lowerer = stream::lowerer<order, V, DenseMaps, typename B::pointers, Skips, Sequential>;
-  using root_type = decltype(std::declval<const lowerer&>().template lower_root<0>(rhs));
-  if constexpr (!Sequential) {
-    // A sum of a dense range is added in four lanes unless loom::deterministic() asks for the
-    // sequential order: then a second kernel whose streams say so, instantiated only when the
-    // expression has such a sum (a test per sum in one kernel cost SDDMM 15% of its run time).
-    using sequential_lowerer =
-        stream::lowerer<order, V, DenseMaps, typename B::pointers, Skips, true>;
-    using sequential_root =
-        decltype(std::declval<const sequential_lowerer&>().template lower_root<0>(rhs));
-    if constexpr (!std::is_same_v<sequential_root, root_type>) {
-      if (loom::deterministic()) {
-        run_plan<Plan, DenseMaps, Skips, true>(out, lhs, rhs, accumulate, extent_by_id, skips);
-        return;
-      }
-    }
-  }
   stream::kernel_context ctx;
   ctx.skip = skips;
+  ctx.sequential_sums = loom::deterministic();
   for (std::size_t d = 0; d < depth_count; ++d)
     ctx.extents[d] = extent_by_id[Plan::chosen.order[d]];
 
@@ -11219,8 +11192,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
       std::get<K>(pointers) = tensor;
   });
 
-  const lowerer lower{&ctx, &pointers};
-  const root_type root = lower.template lower_root<0>(rhs);
+  stream::lowerer<order, V, DenseMaps, typename B::pointers, Skips> lower{&ctx, &pointers};
+  const auto root = lower.template lower_root<0>(rhs);
   (void)lhs;
 
   using out_format = typename Out::format_type;
@@ -11241,6 +11214,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
   // the data allow it; otherwise (always with one thread) the serial loops below run unchanged.
   // The split loops get a copy of the stream tree: `root`'s address must not escape, or the
   // compiler keeps its fields (strides, offsets) in memory in the serial loops too.
+  using root_type = std::remove_cvref_t<decltype(root)>;
   constexpr bool splittable =
       parallel::splittable_root<root_type> && !out_format::dense_over_bitmap &&
       (out_format::all_dense || (!stream::is_contracted<root_type>() && Plan::output_prefix >= 1));
