@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -145,4 +146,44 @@ TEST_CASE("an output with an operand's pattern copies it and computes values onl
   C(i, j) = A(i, j) * B(i, j);
   CHECK(C.nnz() == 1);
   CHECK(C.at(0, 3) == 10.0);
+}
+
+TEST_CASE("an output on an operand's pattern copies it again only when either has changed") {
+  loom::set_num_threads(1);
+  auto A = from_coo<csr>({3, 4}, {{0, 1}, {0, 3}, {2, 0}, {2, 2}}, std::vector<double>{1, 2, 3, 4});
+  tensor<double, csr> C({3, 4});
+  const auto same_pattern = [&] {
+    return C.nnz() == A.nnz() &&
+           std::equal(C.level<1>().crd.begin(), C.level<1>().crd.end(),
+                      A.level<1>().crd.begin()) &&
+           std::equal(C.level<1>().pos.begin(), C.level<1>().pos.end(), A.level<1>().pos.begin());
+  };
+  C(i, j) = A(i, j) * 2.0;
+  const auto* crd = std::as_const(C).level<1>().crd.data();
+  C(i, j) = A(i, j) * 3.0;  // neither changed: the copy C holds is kept, values rewritten
+  CHECK(std::as_const(C).level<1>().crd.data() == crd);
+  CHECK(C.at(2, 2) == 12.0);
+  CHECK(same_pattern());
+  // A replaced at the same address by another pattern: copied again
+  A = from_coo<csr>({3, 4}, {{1, 1}, {1, 2}, {2, 3}}, std::vector<double>{5, 6, 7});
+  C(i, j) = A(i, j) * 2.0;
+  CHECK(same_pattern());
+  CHECK(C.at(1, 2) == 12.0);
+  CHECK(C.at(0, 1) == 0.0);
+  // A's coordinates edited in place (a non-const level access): copied again
+  A.level<1>().crd[0] = 0;
+  C(i, j) = A(i, j) * 2.0;
+  CHECK(same_pattern());
+  CHECK(C.at(1, 0) == 10.0);
+  // C written by another kernel in between: C's pattern is then B's, and A's is copied again
+  const auto B = from_coo<csr>({3, 4}, {{0, 0}}, std::vector<double>{1});
+  C(i, j) = B(i, j) * 1.0;
+  CHECK(C.nnz() == 1);
+  C(i, j) = A(i, j) * 2.0;
+  CHECK(same_pattern());
+  // C's coordinates edited by the user: copied again
+  C.level<1>().crd[1] = 3;
+  C(i, j) = A(i, j) * 2.0;
+  CHECK(same_pattern());
+  CHECK(C.at(1, 2) == 12.0);
 }

@@ -218,20 +218,28 @@ template <class T, class Format> class appender {
     values_out_ = w.values;
   }
 
-  /// `out` takes `pattern`'s levels (copied into its own arrays, capacity kept) and its values
+  /// `out` takes `pattern`'s levels (copied into its own arrays, capacity kept; not copied again
+  /// while neither tensor has changed since, pattern_memo) and its values
   /// are refilled by `run(values)`, which pushes one value per entry of `pattern`, in order, to
   /// the `fill_array<T>` it is given (sized once: a kernel run again touches no new memory).
   /// False, with `out` to be rebuilt by the caller, when the count differs (a reduction that
   /// emitted nothing).
   template <class Run>
   static bool fill_values_on_pattern(tensor_type& out, const tensor_type& pattern, Run&& run) {
+    const detail::pattern_memo same{&pattern, pattern.version(), out.version()};
+    const auto& memo = out.pattern_memo_;
+    const bool copied = memo.from == same.from && memo.from_version == same.from_version &&
+                        memo.own_version == same.own_version;
     out.version_.bump();
-    out.levels_ = pattern.levels_;
+    out.pattern_memo_ = {};
+    if (!copied) out.levels_ = pattern.levels_;  // else unchanged since the last call: equal
     const std::size_t n = pattern.values_.size();
     out.values_.resize(n);
     fill_array<T> values{out.values_.data(), out.values_.data() + n};
     run(values);
-    return values.cur == values.lim;
+    if (values.cur != values.lim) return false;
+    out.pattern_memo_ = {&pattern, pattern.version(), out.version()};
+    return true;
   }
 
   /// Whether `fill_by_rows` can fill the format.

@@ -67,6 +67,14 @@ class version_stamp {
   std::uint64_t v_;
 };
 
+// The operand a tensor's levels were last copied from (its address and version) and the
+// tensor's own version right after: while both versions hold, the levels are still equal, and
+// an output with an operand's pattern is written again without copying it (appender.hpp).
+struct pattern_memo {
+  const void* from = nullptr;
+  std::uint64_t from_version = 0, own_version = 0;
+};
+
 /// Checks the level arrays of a tensor against its shape, level by level from the root: each
 /// level's `check_storage` in O(1) (array lengths against the positions of the level above) and,
 /// when `deep`, its `validate_storage` in O(nnz) (monotone `pos`, sorted in-range coordinates);
@@ -439,6 +447,7 @@ template <class T, storage_format Format, bool Owning = true> class basic_tensor
   values_array values_{};
   std::string name_{};
   detail::version_stamp version_{};
+  detail::pattern_memo pattern_memo_{};
 };
 
 /// An owning tensor: `loom::tensor<double, loom::csr> A({m, n});`
