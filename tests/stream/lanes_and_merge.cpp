@@ -154,8 +154,7 @@ TEST_CASE("an output on an operand's pattern copies it again only when either ha
   tensor<double, csr> C({3, 4});
   const auto same_pattern = [&] {
     return C.nnz() == A.nnz() &&
-           std::equal(C.level<1>().crd.begin(), C.level<1>().crd.end(),
-                      A.level<1>().crd.begin()) &&
+           std::equal(C.level<1>().crd.begin(), C.level<1>().crd.end(), A.level<1>().crd.begin()) &&
            std::equal(C.level<1>().pos.begin(), C.level<1>().pos.end(), A.level<1>().pos.begin());
   };
   C(i, j) = A(i, j) * 2.0;
