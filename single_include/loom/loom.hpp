@@ -7771,8 +7771,8 @@ template <class S> LOOM_FORCE_INLINE std::int64_t fiber_length(const S& s) {
 
 /// skip::adaptive's choice for a pair of fibers: step (merge) unless their lengths are unknown or
 /// differ by `skip::gallop_ratio` or more. Made once per pair of fibers, so it is kept short: two
-/// fibers both shorter than the ratio cannot differ by it (one test, where rows are short; the
-/// full test cost an inner product on cryg2500, 5 entries per row, 15 instructions per row).
+/// fibers both shorter than the ratio cannot differ by it (one test where rows are short; the
+/// measurement is in docs/optimizer.md).
 template <class A, class B> LOOM_FORCE_INLINE bool merge_fibers(const A& a, const B& b) {
   if constexpr (!has_fiber_length<A> || !has_fiber_length<B>) {
     return false;
