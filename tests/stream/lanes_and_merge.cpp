@@ -74,7 +74,7 @@ TEST_CASE("an intersection merges fibers of similar length and gallops on skewed
   CHECK_FALSE(stream::merge_fibers(fiber{0, 1}, fiber{0, 1000}));
   CHECK_FALSE(stream::merge_fibers(fiber{0, 5000}, fiber{5, 10}));
   CHECK(stream::merge_fibers(fiber{0, 0}, fiber{0, 0}));
-  // the short-fiber test agrees with the ratio at its edge (gallop_ratio is 24)
+  // the choice at the ratio's edge (gallop_ratio is 24)
   static_assert(stream::skip::gallop_ratio == 24);
   CHECK(stream::merge_fibers(fiber{0, 23}, fiber{0, 0}));
   CHECK_FALSE(stream::merge_fibers(fiber{0, 24}, fiber{0, 0}));
