@@ -18,20 +18,14 @@
 #include <vector>
 
 #include <support/compare.hpp>
+#include <support/sanitized.hpp>
 
 namespace loom::test::par {
 
 // Under AddressSanitizer (the clang build) three thread counts, the gcc build all five: the
 // sanitizers look for the same errors at 3 threads as at 2 and 4 (an uneven split), and the
 // parallel tests were 45 s of that build's ctest.
-#if defined(__SANITIZE_ADDRESS__)
-#  define LOOM_TEST_PAR_SANITIZED 1
-#elif defined(__has_feature)
-#  if __has_feature(address_sanitizer)
-#    define LOOM_TEST_PAR_SANITIZED 1
-#  endif
-#endif
-#ifdef LOOM_TEST_PAR_SANITIZED
+#if LOOM_TEST_SANITIZED
 inline constexpr std::array<int, 3> thread_counts{1, 3, 7};
 #else
 inline constexpr std::array<int, 5> thread_counts{1, 2, 3, 4, 7};

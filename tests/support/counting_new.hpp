@@ -10,21 +10,13 @@
 #include <cstdlib>
 #include <new>
 
+#include <support/sanitized.hpp>
+
 // Under AddressSanitizer the replacement is left out: ASan's runtime brings its own operator new,
 // and memory from one freed through the other is reported as an alloc-dealloc mismatch. There the
 // allocations are counted by ASan's own allocator hook instead (every heap allocation, operator
 // new included), so the sanitized build checks the same counts.
-#if defined(__SANITIZE_ADDRESS__)
-#  define LOOM_TEST_ASAN_ALLOCATOR 1
-#elif defined(__has_feature)
-#  if __has_feature(address_sanitizer)
-#    define LOOM_TEST_ASAN_ALLOCATOR 1
-#  endif
-#endif
-#ifndef LOOM_TEST_ASAN_ALLOCATOR
-#  define LOOM_TEST_ASAN_ALLOCATOR 0
-#endif
-#if LOOM_TEST_ASAN_ALLOCATOR
+#if LOOM_TEST_SANITIZED
 #  include <sanitizer/allocator_interface.h>
 #endif
 
@@ -39,7 +31,7 @@ template <class F> long allocations_of(F&& f) {
 }
 }  // namespace loom_test
 
-#if LOOM_TEST_ASAN_ALLOCATOR
+#if LOOM_TEST_SANITIZED
 namespace loom_test::detail {
 inline void count_allocation(const volatile void*, std::size_t) { ++allocation_count; }
 inline void ignore_free(const volatile void*) {}

@@ -226,10 +226,8 @@ template <class T, class Format> class appender {
   /// emitted nothing).
   template <class Run>
   static bool fill_values_on_pattern(tensor_type& out, const tensor_type& pattern, Run&& run) {
-    const detail::pattern_memo same{&pattern, pattern.version(), out.version()};
-    const auto& memo = out.pattern_memo_;
-    const bool copied = memo.from == same.from && memo.from_version == same.from_version &&
-                        memo.own_version == same.own_version;
+    const bool copied =
+        out.pattern_memo_ == detail::pattern_memo{&pattern, pattern.version(), out.version()};
     out.version_.bump();
     out.pattern_memo_ = {};
     if (!copied) out.levels_ = pattern.levels_;  // else unchanged since the last call: equal

@@ -73,6 +73,7 @@ class version_stamp {
 struct pattern_memo {
   const void* from = nullptr;
   std::uint64_t from_version = 0, own_version = 0;
+  bool operator==(const pattern_memo&) const = default;
 };
 
 /// Checks the level arrays of a tensor against its shape, level by level from the root: each
