@@ -2383,6 +2383,7 @@ class version_stamp {
 struct pattern_memo {
   const void* from = nullptr;
   std::uint64_t from_version = 0, own_version = 0;
+  bool operator==(const pattern_memo&) const = default;
 };
 
 /// Checks the level arrays of a tensor against its shape, level by level from the root: each
@@ -3387,10 +3388,8 @@ template <class T, class Format> class appender {
   /// emitted nothing).
   template <class Run>
   static bool fill_values_on_pattern(tensor_type& out, const tensor_type& pattern, Run&& run) {
-    const detail::pattern_memo same{&pattern, pattern.version(), out.version()};
-    const auto& memo = out.pattern_memo_;
-    const bool copied = memo.from == same.from && memo.from_version == same.from_version &&
-                        memo.own_version == same.own_version;
+    const bool copied =
+        out.pattern_memo_ == detail::pattern_memo{&pattern, pattern.version(), out.version()};
     out.version_.bump();
     out.pattern_memo_ = {};
     if (!copied) out.levels_ = pattern.levels_;  // else unchanged since the last call: equal
@@ -7770,16 +7769,17 @@ template <class S> LOOM_FORCE_INLINE std::int64_t fiber_length(const S& s) {
 }
 
 /// skip::adaptive's choice for a pair of fibers: step (merge) unless their lengths are unknown or
-/// differ by `skip::gallop_ratio` or more. Made once per pair of fibers, so it is kept short: two
-/// fibers both shorter than the ratio cannot differ by it (one test where rows are short; the
-/// measurement is in docs/optimizer.md).
+/// differ by `skip::gallop_ratio` or more. Made once per pair of fibers: no run-time test of a
+/// length known to exist, and the two comparisons combined without a branch (a short-fiber
+/// shortcut's branch mispredicted where rows straddle the ratio; docs/optimizer.md).
 template <class A, class B> LOOM_FORCE_INLINE bool merge_fibers(const A& a, const B& b) {
   if constexpr (!has_fiber_length<A> || !has_fiber_length<B>) {
     return false;
   } else {
     const std::int64_t la = fiber_length(a), lb = fiber_length(b);
-    if (static_cast<std::uint64_t>(la | lb) < std::uint64_t{skip::gallop_ratio}) return true;
-    return la < skip::gallop_ratio * (lb + 1) && lb < skip::gallop_ratio * (la + 1);
+    const unsigned a_not_longer = la < skip::gallop_ratio * (lb + 1);
+    const unsigned b_not_longer = lb < skip::gallop_ratio * (la + 1);
+    return (a_not_longer & b_not_longer) != 0;
   }
 }
 
