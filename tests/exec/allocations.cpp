@@ -96,3 +96,27 @@ TEST_CASE("an output's arrays are reused, and a failed kernel leaves it a valid 
   CHECK(N.name() == "N");
   CHECK(N.at(1, 299) == 0.0);
 }
+
+// The row writer has room for the output's previous length; a row that does not fit is
+// counted, the arrays grow, and the row is written again from its start (format/appender.hpp).
+TEST_CASE("rows that outgrow an output's arrays are written again, whole") {
+  loom::set_num_threads(1);
+  const auto A = random_tensor<double, csr>({3, 20000}, density::medium, 31);
+  const auto B = random_tensor<double, csr>({3, 20000}, density::full, 32);  // rows of 20000
+  const auto mismatches = [&](const tensor<double, csr>& C, auto op) {
+    long bad = 0;
+    for (std::int64_t r = 0; r < 3; ++r)
+      for (std::int64_t c = 0; c < 20000; ++c) bad += C.at(r, c) != op(A.at(r, c), B.at(r, c));
+    return bad;
+  };
+  tensor<double, csr> C({3, 20000});
+  C(i, j) = A(i, j) * B(i, j);  // fresh: every row grows the arrays
+  CHECK(C.nnz() == A.nnz());
+  CHECK(mismatches(C, [](double a, double b) { return a * b; }) == 0);
+  C(i, j) = A(i, j) + B(i, j);  // a larger pattern into the arrays of a smaller one
+  CHECK(C.nnz() == 60000);
+  CHECK(mismatches(C, [](double a, double b) { return a + b; }) == 0);
+  C(i, j) = A(i, j) * B(i, j);  // smaller again: the same arrays
+  CHECK(C.nnz() == A.nnz());
+  CHECK(mismatches(C, [](double a, double b) { return a * b; }) == 0);
+}

@@ -297,13 +297,52 @@ template <class Rhs>
 inline constexpr bool needs_map_variants =
     boost::mp11::mp_any_of<typename node_list<Rhs>::type, is_runtime_map>::value;
 
+/// An upper bound on the entries of E's support over the output's indices `Out`, -1 where none
+/// is known: a sparse access whose indices cover the output's holds at most its stored
+/// entries, a product (or a masked expression) at most its least factor's, a sum of terms at
+/// most their total, a reduction at most its body's.
+template <class Out, class E> std::int64_t support_bound(const E& e) {
+  using boost::mp11::mp_all_of_q;
+  using boost::mp11::mp_bind_front;
+  using boost::mp11::mp_contains;
+  using boost::mp11::mp_similar;
+  if constexpr (expr::is_access<E>::value) {
+    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(e.tensor)>>;
+    if constexpr (!tensor_t::format_type::all_dense &&
+                  mp_all_of_q<Out, mp_bind_front<mp_contains, expr::free_indices_t<E>>>::value)
+      return e.tensor->nnz();
+    else
+      return -1;
+  } else if constexpr (requires {
+                         e.lhs;
+                         e.rhs;
+                       }) {
+    const std::int64_t a = support_bound<Out>(e.lhs), b = support_bound<Out>(e.rhs);
+    if constexpr (mp_similar<E, expr::add<void, void>>::value)
+      return a < 0 || b < 0 ? -1 : a + b;
+    else
+      return a < 0 ? b : b < 0 ? a : std::min(a, b);
+  } else if constexpr (requires {
+                         e.pred;
+                         e.body;
+                       }) {
+    const std::int64_t a = support_bound<Out>(e.pred), b = support_bound<Out>(e.body);
+    return a < 0 ? b : b < 0 ? a : std::min(a, b);
+  } else if constexpr (mp_similar<E, expr::sum<void, void>>::value) {
+    return support_bound<Out>(e.body);
+  } else {
+    return -1;
+  }
+}
+
 /// The entries to reserve for a sparse output: the workspace's estimate of its writes (the
-/// flops of a SpGEMM: an upper bound) where one was made, else the operands' stored entries
-/// (an upper bound for unions and products of sparse operands, dense ones left out).
-template <class Rhs>
+/// flops of a SpGEMM: an upper bound) where one was made, else the bound of the expression's
+/// support (support_bound), else the operands' stored entries (dense ones left out).
+template <class Lhs, class Rhs>
 std::int64_t output_entries_bound(const Rhs& rhs, const optimize::workspace_choice& workspace) {
   if (workspace.estimate.writes > 0)
     return static_cast<std::int64_t>(std::min(workspace.estimate.writes, 0x1p62));
+  if (const std::int64_t b = support_bound<expr::free_indices_t<Lhs>>(rhs); b >= 0) return b;
   std::int64_t sparse = 0, all = 0;  // dense operands (a scaling, SDDMM's factors) add no entries
   expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
     using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
@@ -554,8 +593,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
     // the output's own arrays are refilled: a kernel run again allocates nothing
     try {
       detail::appender<T, out_format> entries(out.shape(), &out);
-      entries.reserve(static_cast<std::size_t>(
-          std::min<std::int64_t>(output_entries_bound(rhs, workspace), std::int64_t{1} << 26)));
+      entries.reserve(static_cast<std::size_t>(std::min<std::int64_t>(
+          output_entries_bound<Lhs>(rhs, workspace), std::int64_t{1} << 26)));
       run_into(entries);
       out = std::move(entries).finish();
     } catch (...) {

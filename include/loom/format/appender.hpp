@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -69,6 +70,12 @@ template <class X> struct append_array {
     v = &vec;
     cur = vec.data() + vec.size();
     lim = cur;
+  }
+  /// Appends after the vector's first `n` elements, over the rest of its current elements.
+  void attach_at(std::vector<X>& vec, std::size_t n) {
+    v = &vec;
+    cur = vec.data() + n;
+    lim = vec.data() + vec.size();
   }
   /// Writes from the vector's start over its current elements (an output written again): no
   /// element is value-initialised before it is overwritten, unlike growing from an empty vector
@@ -187,35 +194,83 @@ template <class T, class Format> class appender {
     }
   }
 
-  /// The appends of a csr-like output as a value (`by_rows`): the row counts and the ends of
-  /// `crd` and the values. An in-order kernel's sink holds it from its first entry to its last
-  /// (`take_writer`, `return_writer`), so that the ends live in registers, not in the appender.
+  /// The appends of a csr-like output as a value (`by_rows`): the row counts, the starts of
+  /// `crd` and the values, the room they have, and the entries written. An in-order kernel's
+  /// sink holds it from its first entry to its last (`take_writer`, `return_writer`), so that
+  /// it lives in registers. An append is a compare and two stores, never a call: with a growth
+  /// call in the loop the compilers kept the ends and the value on the stack (A∘B and add
+  /// 1.2-1.4x the hand loop on cryg2500). A row that did not fit is counted, not written: at its
+  /// end the arrays grow and `end_row` asks for the row again (stream::run_sparse).
   struct row_writer {
-    typename row_arrays<Format>::pos_type* counts;
-    append_array<typename row_arrays<Format>::crd_type> crd;
-    append_array<T> values;
-    std::int64_t row_start = 0;  // entries written before the current row
+    using pos_type = typename row_arrays<Format>::pos_type;
+    using crd_type = typename row_arrays<Format>::crd_type;
+    pos_type* counts;
+    crd_type* crd;
+    T* values;
+    std::int64_t written;    // entries pushed, those past `room` included
+    std::int64_t room;       // entries the arrays hold
+    std::int64_t row_start;  // entries written before the current row
+    std::vector<crd_type>* crd_array;
+    std::vector<T>* value_array;
     LOOM_FORCE_INLINE void push(std::int64_t column, const T& v) {
-      crd.push(static_cast<typename row_arrays<Format>::crd_type>(column));
-      values.push(v);
+      if (written < room) [[likely]] {
+        crd[written] = static_cast<crd_type>(column);
+        values[written] = v;
+      }
+      ++written;
     }
-    // a row's count, written once at its end (added: a row may arrive in several runs)
-    LOOM_FORCE_INLINE void end_row(std::int64_t row) {
-      const auto written = static_cast<std::int64_t>(crd.size());
-      counts[row + 1] += static_cast<typename row_arrays<Format>::pos_type>(written - row_start);
+    /// Ends a row's run; true when it did not fit and must be written again (the arrays have
+    /// grown). A row's count is added once at its end (a row may arrive in several runs).
+    LOOM_FORCE_INLINE bool end_row(std::int64_t row) {
+      if (written > room) [[unlikely]] {
+        const auto [c, v, r] = grow(crd_array, value_array, written);
+        crd = c;
+        values = v;
+        room = r;
+        written = row_start;
+        return true;
+      }
+      counts[row + 1] += static_cast<pos_type>(written - row_start);
       row_start = written;
+      return false;
+    }
+
+   private:
+    struct grown {
+      crd_type* crd;
+      T* values;
+      std::int64_t room;
+    };
+    // out of line, and given values rather than `this`, so that the writer stays in registers
+    [[gnu::noinline]] static grown grow(std::vector<crd_type>* c, std::vector<T>* v,
+                                        std::int64_t needed) {
+      constexpr std::size_t chunk = 4096;  // value-initialised just before it is written
+      const std::size_t room = static_cast<std::size_t>(needed) + chunk;
+      c->resize(room);
+      v->resize(room);
+      return {c->data(), v->data(), static_cast<std::int64_t>(room)};
     }
   };
+  /// The writer starts where the appends stopped (the start, unless `fill_by_rows` ran) and
+  /// has the arrays' current length as room: an output written again with the same pattern
+  /// value-initialises nothing.
   row_writer take_writer()
     requires by_rows
   {
-    return {row_counts_, crd_out_, values_out_, static_cast<std::int64_t>(crd_out_.size())};
+    auto& crd = *crd_out_.v;
+    const auto n = static_cast<std::int64_t>(crd_out_.size());
+    const auto room = static_cast<std::int64_t>(std::min(crd.size(), values_.size()));
+    return {row_counts_, crd.data(), values_.data(), n, room, n, &crd, &values_};
   }
   void return_writer(const row_writer& w)
     requires by_rows
   {
-    crd_out_ = w.crd;
-    values_out_ = w.values;
+    if (w.written > w.room)
+      throw std::logic_error(
+          "loom internal error: a row writer left a row unwritten; please report");
+    const auto kept = static_cast<std::size_t>(w.written);
+    crd_out_.attach_at(*crd_out_.v, kept);
+    values_out_.attach_at(values_, kept);
   }
 
   /// `out` takes `pattern`'s levels (copied into its own arrays, capacity kept; not copied again

@@ -276,8 +276,8 @@ void run_sparse(Entries& entries, const S& root, const outer_split& d, const Mak
     sink_type& sink = *sinks[slot];
     for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t i, const auto& v) {
       sink.at_depth[S::depth] = i;
-      stream::run_sparse(sink, v);
-      sink.end_of(S::depth);
+      do stream::run_sparse(sink, v);
+      while (sink.end_of(S::depth));
     });
     sink.finish();
   });
@@ -340,8 +340,8 @@ basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>&
     sink_type& sink = *sinks[slot];
     for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t i, const auto& v) {
       sink.at_depth[S::depth] = i;
-      stream::run_sparse(sink, v);
-      sink.end_of(S::depth);
+      do stream::run_sparse(sink, v);
+      while (sink.end_of(S::depth));
     });
     sink.finish();
     parts[c].lo = t.lo;

@@ -193,9 +193,12 @@ struct append_sink {
       }(std::make_index_sequence<N>{});
     }
   }
-  LOOM_FORCE_INLINE void end_of(std::size_t depth) {
+  /// Ends the loop at `depth` for the current index; true when that index's entries did not
+  /// fit and must be pushed again (the row writer has grown its arrays).
+  LOOM_FORCE_INLINE bool end_of(std::size_t depth) {
     if constexpr (writes_rows)
-      if (depth == DepthOfLevel[0]) writer.end_row(at_depth[DepthOfLevel[0]]);
+      if (depth == DepthOfLevel[0]) return writer.end_row(at_depth[DepthOfLevel[0]]);
+    return false;
   }
   void finish() {
     if constexpr (writes_rows) out.return_writer(writer);
@@ -209,7 +212,7 @@ template <class T, class Values> struct values_sink {
   Values values;
   std::array<std::int64_t, 32> at_depth{};
   LOOM_FORCE_INLINE void push(const T& v) { values.push(v); }
-  LOOM_FORCE_INLINE void end_of(std::size_t) {}
+  LOOM_FORCE_INLINE bool end_of(std::size_t) { return false; }
   void finish() {}
 };
 
@@ -229,17 +232,25 @@ template <class Sink, class S> LOOM_FORCE_INLINE void run_sparse(Sink& sink, con
     with_compiled_policy(s, [&](const auto& y) { run_sparse(sink, y); });
   } else if constexpr (drives_itself_v<S>) {
     s.for_each_ready([&](std::int64_t i, const auto& v) {
-      if constexpr (!S::contracted) sink.at_depth[S::depth] = i;
-      run_sparse(sink, v);
-      if constexpr (!S::contracted) sink.end_of(S::depth);
+      if constexpr (!S::contracted) {
+        sink.at_depth[S::depth] = i;
+        do run_sparse(sink, v);
+        while (sink.end_of(S::depth));  // again when its entries did not fit
+      } else {
+        run_sparse(sink, v);
+      }
     });
   } else {
     S st = s;
     while (st.valid()) {
       if (st.ready()) {
-        if constexpr (!S::contracted) sink.at_depth[S::depth] = st.index();
-        run_sparse(sink, st.value());
-        if constexpr (!S::contracted) sink.end_of(S::depth);
+        if constexpr (!S::contracted) {
+          sink.at_depth[S::depth] = st.index();
+          do run_sparse(sink, st.value());
+          while (sink.end_of(S::depth));  // again when its entries did not fit
+        } else {
+          run_sparse(sink, st.value());
+        }
       }
       st.next();
     }

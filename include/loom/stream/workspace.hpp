@@ -332,12 +332,13 @@ struct workspace_sink {
     }
   }
   // the loop at depth d finished one index: flush when d fixes the last prefix level
-  LOOM_FORCE_INLINE void end_of(std::size_t d) {
+  LOOM_FORCE_INLINE bool end_of(std::size_t d) {
     if constexpr (RowDepth != no_key_depth) {
       if (d == RowDepth) flush();
     } else if (prefix > 0 && d == depth_of_level[prefix - 1]) {
       flush();
     }
+    return false;  // a row's entries always fit (the workspace grows)
   }
   void finish() {
     if (prefix == 0) flush();
