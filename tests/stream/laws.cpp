@@ -25,7 +25,7 @@ tensor<double, Format> vector_of(std::int64_t n, const std::vector<std::int64_t>
   return from_coo<Format>({n}, c, val);
 }
 
-template <class Tensor, class Order, stream::skip_policy P = stream::skip_policy::galloping,
+template <class Tensor, class Order, stream::search_strategy P = stream::search_strategy::galloping,
           class... Is>
 auto level0(const Tensor& t, Is...) {
   using layout = stream::access_layout<Tensor, Order, Is...>;
@@ -66,7 +66,7 @@ TEST_CASE("T1: primitive skips of dense and compressed levels") {
   CHECK(at(4, 2, true) == 4);  // never backwards
 
   auto sp = vector_of<sparse_vector>(10, {2, 4, 7, 9}, {1, 1, 1, 1});
-  auto check_sparse = [&]<stream::skip_policy P>() {
+  auto check_sparse = [&]<stream::search_strategy P>() {
     auto c0 = level0<decltype(sp), order_i, P>(sp, I{});
     auto from = [&](std::int64_t pos, std::int64_t target, bool strict) {
       auto c = c0;
@@ -80,9 +80,9 @@ TEST_CASE("T1: primitive skips of dense and compressed levels") {
     CHECK(from(0, 0, true) == 0);
     CHECK(from(2, 3, false) == 2);
   };
-  check_sparse.template operator()<stream::skip_policy::linear>();
-  check_sparse.template operator()<stream::skip_policy::galloping>();
-  check_sparse.template operator()<stream::skip_policy::binary>();
+  check_sparse.template operator()<stream::search_strategy::linear>();
+  check_sparse.template operator()<stream::search_strategy::galloping>();
+  check_sparse.template operator()<stream::search_strategy::binary>();
 }
 
 TEST_CASE_TEMPLATE("every level stream obeys the stream laws", Format, dense_vector,
@@ -94,11 +94,11 @@ TEST_CASE_TEMPLATE("every level stream obeys the stream laws", Format, dense_vec
       auto supp = random_support(rng, 12, density);
       auto t = vector_of<Format>(12, supp, values_for(rng, supp.size()));
       checks += test::check_stream_laws(
-          level0<decltype(t), order_i, stream::skip_policy::linear>(t, I{}), -1, 13);
+          level0<decltype(t), order_i, stream::search_strategy::linear>(t, I{}), -1, 13);
       checks += test::check_stream_laws(
-          level0<decltype(t), order_i, stream::skip_policy::galloping>(t, I{}), -1, 13);
+          level0<decltype(t), order_i, stream::search_strategy::galloping>(t, I{}), -1, 13);
       checks += test::check_stream_laws(
-          level0<decltype(t), order_i, stream::skip_policy::binary>(t, I{}), -1, 13);
+          level0<decltype(t), order_i, stream::search_strategy::binary>(t, I{}), -1, 13);
     }
   }
   MESSAGE(checks << " law checks");

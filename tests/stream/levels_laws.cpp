@@ -22,7 +22,7 @@ using J = loom::index<"j">;
 using order_i = mp_list<I>;
 using order_ij = mp_list<I, J>;
 
-template <class Tensor, class Order, skip_policy P = skip_policy::galloping, class... Is>
+template <class Tensor, class Order, search_strategy P = search_strategy::galloping, class... Is>
 auto level0(const Tensor& t, Is...) {
   using layout = stream::access_layout<Tensor, Order, Is...>;
   return stream::make_level<layout, 0, P>(&t, 0, 1);
@@ -78,7 +78,7 @@ TEST_CASE_TEMPLATE_DEFINE("new level streams obey the stream laws and denote the
     for (int seed = 0; seed < 3; ++seed) {
       auto want = random_entries(rng, {13}, density);
       auto t = build<Format, 1>({13}, want);
-      auto run = [&]<skip_policy P>() {
+      auto run = [&]<search_strategy P>() {
         auto s = level0<decltype(t), order_i, P>(t, I{});
         checks += test::check_stream_laws(s, -1, 14);
         CHECK(test::denote(s) == want);
@@ -89,9 +89,9 @@ TEST_CASE_TEMPLATE_DEFINE("new level streams obey the stream laws and denote the
           }
         }
       };
-      run.template operator()<skip_policy::linear>();
-      run.template operator()<skip_policy::galloping>();
-      run.template operator()<skip_policy::binary>();
+      run.template operator()<search_strategy::linear>();
+      run.template operator()<search_strategy::galloping>();
+      run.template operator()<search_strategy::binary>();
     }
   }
   MESSAGE(checks << " law checks");

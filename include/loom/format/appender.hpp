@@ -20,13 +20,13 @@
 
 namespace loom::detail {
 
-// Levels the appender builds online; a format with any other level (hashed, bitmap, banded, a
-// user level) buffers its entries and assembles them through the levels' hooks at the end.
-template <class L> inline constexpr bool appends_online = false;
-template <std::size_t E> inline constexpr bool appends_online<dense_level<E>> = true;
-template <uniqueness U, class P, class C>
-inline constexpr bool appends_online<compressed_level<U, P, C>> = true;
-template <uniqueness U, class C> inline constexpr bool appends_online<singleton_level<U, C>> = true;
+// Levels the appender builds online (by their declared layout: docs/levels.md); a format with
+// any other level (hashed, bitmap, banded, a user level of no layout) buffers its entries and
+// assembles them through the levels' hooks at the end.
+template <class L>
+inline constexpr bool appends_online =
+    layout_of<L> == level_layout::dense || layout_of<L> == level_layout::compressed ||
+    layout_of<L> == level_layout::singleton;
 template <class Levels> inline constexpr bool all_append_online = false;
 template <class... Ls>
 inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = (appends_online<Ls> && ...);

@@ -31,15 +31,16 @@ template <class... Levels> constexpr bool levels_are_well_formed() {
   }
   return true;
 }
-// level kinds, for code that depends on a level's layout (in-place outputs, statistics)
-template <class Level> inline constexpr bool is_dense_level = false;
-template <std::size_t E> inline constexpr bool is_dense_level<dense_level<E>> = true;
-template <class Level> inline constexpr bool is_unique_compressed_level = false;
-template <class Pos, class Crd>
-inline constexpr bool is_unique_compressed_level<compressed_level<uniqueness::unique, Pos, Crd>> =
-    true;
-template <class Level> inline constexpr bool is_bitmap_level = false;
-template <class Crd> inline constexpr bool is_bitmap_level<bitmap_level<Crd>> = true;
+// level kinds, for code that depends on a level's layout (in-place outputs, statistics): keyed
+// by the declared layout, so that a user-defined level declaring one is read the same way
+template <class Level>
+inline constexpr bool is_dense_level =
+    layout_of<Level> == level_layout::dense && Level::properties.full;
+template <class Level>
+inline constexpr bool is_unique_compressed_level =
+    layout_of<Level> == level_layout::compressed && Level::properties.unique;
+template <class Level>
+inline constexpr bool is_bitmap_level = layout_of<Level> == level_layout::bitmap;
 // dense levels over one innermost bitmap: every cell has its value slot and its presence bit
 // at the same row-major position
 template <class... Levels> constexpr bool dense_over_bitmap() {

@@ -381,7 +381,7 @@ template <class T, storage_format Format, bool Owning = true> class basic_tensor
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
     constexpr std::size_t mode = Format::modes[K];
     auto cur =
-        detail::iterate_or_empty<level, skip_policy::linear>(std::get<K>(levels_), begin, end);
+        detail::iterate_or_empty<level, search_strategy::linear>(std::get<K>(levels_), begin, end);
     for (; cur.valid(); cur.next()) {
       if constexpr (requires { cur.ready(); })
         if (!cur.ready()) continue;
@@ -414,7 +414,7 @@ template <class T, storage_format Format, bool Owning = true> class basic_tensor
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
     const std::int64_t i = c[Format::modes[K]];
     auto cur =
-        detail::iterate_or_empty<level, skip_policy::binary>(std::get<K>(levels_), begin, end);
+        detail::iterate_or_empty<level, search_strategy::binary>(std::get<K>(levels_), begin, end);
     level_range r{};
     if constexpr (level_with_locate<level>) {
       r = cur.locate(i);

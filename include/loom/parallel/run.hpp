@@ -288,11 +288,12 @@ void run_sparse(Entries& entries, const S& root, const outer_split& d, const Mak
 }
 
 /// Whether a sparse output format is CSR-like (a dense level over a unique compressed level, in
-/// mode order): its chunks are then assembled straight into the final arrays, in parallel.
+/// mode order, by their declared layouts): its chunks are then assembled straight into the
+/// final arrays, in parallel.
 template <class Format> inline constexpr bool rows_format = false;
-template <std::size_t E, class P, class C>
-inline constexpr bool rows_format<format_spec<
-    boost::mp11::mp_list<dense_level<E>, compressed_level<uniqueness::unique, P, C>>, 0, 1>> = true;
+template <class Outer, class Inner>
+inline constexpr bool rows_format<format_spec<boost::mp11::mp_list<Outer, Inner>, 0, 1>> =
+    loom::detail::is_dense_level<Outer> && loom::detail::is_unique_compressed_level<Inner>;
 
 /// A chunk's part of a CSR-like output: the entries of its rows [lo, hi) and the count per row.
 template <class T, class Crd> struct row_target {

@@ -53,7 +53,7 @@ struct interval_level {
     LOOM_FORCE_INLINE void next() { ++i; }
   };
 
-  template <skip_policy, bool Owning>
+  template <search_strategy, bool Owning>
   static cursor iterate(const storage<Owning>& st, std::int64_t, std::int64_t) {
     return {st.lo, st.lo, st.hi, st.shared_value};
   }

@@ -60,7 +60,7 @@ struct value_filter_level {
     T bound{};
   };
 
-  template <skip_policy P> struct cursor : coordinate_cursor<Crd, true, P> {
+  template <search_strategy P> struct cursor : coordinate_cursor<Crd, true, P> {
     const T* values = nullptr;
     T bound{};
     // valFilter: a position whose value fails the test emits nothing; skips are unchanged
@@ -69,7 +69,7 @@ struct value_filter_level {
     }
   };
 
-  template <skip_policy P, bool Owning>
+  template <search_strategy P, bool Owning>
   static cursor<P> iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
     cursor<P> c;
     c.crd = st.crd.data();

@@ -93,7 +93,7 @@ template <class X> constexpr X zero_of() {
 }
 
 /// How a coordinate level moves to a target index (defined with the levels, format/).
-using loom::skip_policy;
+using loom::search_strategy;
 
 /// Runtime facts shared by the streams of one kernel: the extent of every attribute.
 struct kernel_context {

@@ -45,12 +45,12 @@ template <class Tensor, class Order, class... Is> struct access_layout {
   template <std::size_t K> using level = boost::mp11::mp_at_c<typename format::levels, K>;
 };
 
-template <class Layout, std::size_t K, skip_policy P> struct level_stream;
+template <class Layout, std::size_t K, search_strategy P> struct level_stream;
 
 /// The stream of level K of a tensor below the parent position range [begin, end), or the value
 /// at position `begin` past the last level. Every level, built-in or user-defined, goes through
 /// its own customisation point `Level::iterate<P>(storage, begin, end)`, which yields a cursor.
-template <class Layout, std::size_t K, skip_policy P = skip_policy::galloping>
+template <class Layout, std::size_t K, search_strategy P = search_strategy::galloping>
 LOOM_FORCE_INLINE auto make_level(const typename Layout::tensor_type* t, std::int64_t begin,
                                   std::int64_t end) {
   if constexpr (K == Layout::order) {
@@ -67,7 +67,7 @@ LOOM_FORCE_INLINE auto make_level(const typename Layout::tensor_type* t, std::in
   }
 }
 
-template <class Layout, std::size_t K, skip_policy P>
+template <class Layout, std::size_t K, search_strategy P>
 using level_cursor_t = decltype(Layout::template level<K>::template iterate<P>(
     std::declval<const typename Layout::tensor_type&>().template level<K>(), std::int64_t{},
     std::int64_t{}));
@@ -75,7 +75,7 @@ using level_cursor_t = decltype(Layout::template level<K>::template iterate<P>(
 // level_stream<Layout, K, P>: a level's cursor as an indexed stream. The cursor moves; this
 // adds the stream's static facts (depth, strict, full, locatable) and builds the next level's
 // stream from the cursor's child positions. Strict: a cursor emits each coordinate once.
-template <class Layout, std::size_t K, skip_policy P>
+template <class Layout, std::size_t K, search_strategy P>
 struct level_stream : level_cursor_t<Layout, K, P> {
   using level = typename Layout::template level<K>;
   using cursor = level_cursor_t<Layout, K, P>;
@@ -151,10 +151,10 @@ struct level_stream : level_cursor_t<Layout, K, P> {
 };
 
 /// The streams of the built-in levels, by their historical names.
-template <class Layout, std::size_t K, skip_policy P = skip_policy::galloping>
+template <class Layout, std::size_t K, search_strategy P = search_strategy::galloping>
 using coordinate_stream = level_stream<Layout, K, P>;
 template <class Layout, std::size_t K>
-using dense_level_stream = level_stream<Layout, K, skip_policy::galloping>;
+using dense_level_stream = level_stream<Layout, K, search_strategy::galloping>;
 
 // strided_stream<Layout, R>: the R-th mode (by depth) of an all-dense tensor, walked in any
 // order by offset arithmetic, so dense operands never force a loop order (locate, not iterate).

@@ -46,7 +46,7 @@ struct gap_level {
     }
   };
 
-  template <loom::skip_policy, bool Owning>
+  template <loom::search_strategy, bool Owning>
   static cursor iterate(const storage<Owning>& st, std::int64_t parent, std::int64_t) {
     cursor c{st.gap.data(), st.pos[parent], st.pos[parent + 1], 0};
     if (c.q < c.end) c.i = c.gap[c.q];

@@ -47,7 +47,7 @@ template <class Pos = std::int64_t, class Crd = std::int32_t> struct banded_leve
     level_array<Crd, Owning> lo;
   };
 
-  template <skip_policy, bool Owning>
+  template <search_strategy, bool Owning>
   static banded_cursor iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
     const auto base = static_cast<std::int64_t>(st.pos[begin]);
     const auto lo = static_cast<std::int64_t>(st.lo[begin]);

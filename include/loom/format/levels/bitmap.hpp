@@ -60,6 +60,7 @@ struct bitmap_cursor {
 /// iteration skips 64 absent coordinates per word.
 template <class Crd = std::int32_t> struct bitmap_level {
   static constexpr level_properties properties{.random_access = true, .padded = true};
+  static constexpr level_layout layout = level_layout::bitmap;
   static constexpr std::size_t static_extent = dynamic_extent;
   static constexpr std::string_view name = "bitmap";
   using crd_type = Crd;
@@ -70,7 +71,7 @@ template <class Crd = std::int32_t> struct bitmap_level {
     level_array<std::uint64_t, Owning> bits;
   };
 
-  template <skip_policy, bool Owning>
+  template <search_strategy, bool Owning>
   static bitmap_cursor iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
     bitmap_cursor c{st.bits.data(), begin * st.extent, 0, st.extent};
     if (c.n > 0 && !c.test(0)) c.i = c.first_set(1);

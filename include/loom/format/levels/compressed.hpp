@@ -18,6 +18,7 @@ struct compressed_level {
   static_assert(std::is_integral_v<Pos> && std::is_integral_v<Crd>,
                 "loom::compressed_level: position and coordinate types must be integers");
   static constexpr level_properties properties{.unique = U == uniqueness::unique};
+  static constexpr level_layout layout = level_layout::compressed;
   static constexpr std::size_t static_extent = dynamic_extent;
   static constexpr std::string_view name =
       U == uniqueness::unique ? "compressed" : "compressed(non-unique)";
@@ -33,7 +34,7 @@ struct compressed_level {
 
   // iterate(p_{k-1}) -> crd[pos[p] .. pos[p+1]) ascending (an empty pos, a moved-from tensor's,
   // is caught where the root is iterated: detail::iterate_or_empty, not once per fiber)
-  template <skip_policy P, bool Owning>
+  template <search_strategy P, bool Owning>
   static coordinate_cursor<Crd, U == uniqueness::unique, P> iterate(const storage<Owning>& st,
                                                                     std::int64_t begin,
                                                                     std::int64_t) {

@@ -13,7 +13,7 @@ namespace loom {
 
 /// Positions [p, end) of `crd`, ascending. A non-unique segment emits each run of equal
 /// coordinates once, its children spanning the run, so the stream stays strictly monotone.
-template <class Crd, bool Unique, skip_policy P> struct coordinate_cursor {
+template <class Crd, bool Unique, search_strategy P> struct coordinate_cursor {
   const Crd* crd = nullptr;
   std::int64_t p = 0, end = 0;
 

@@ -32,6 +32,7 @@ struct dense_cursor {
 /// A format made only of full levels is addressed by strides, in any loop order.
 template <std::size_t Extent = dynamic_extent> struct dense_level {
   static constexpr level_properties properties{.full = true, .random_access = true, .padded = true};
+  static constexpr level_layout layout = level_layout::dense;
   static constexpr std::size_t static_extent = Extent;
   static constexpr std::string_view name = "dense";
 
@@ -40,7 +41,7 @@ template <std::size_t Extent = dynamic_extent> struct dense_level {
     std::int64_t extent = 0;
   };
 
-  template <skip_policy, bool Owning>
+  template <search_strategy, bool Owning>
   static dense_cursor iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
     return {begin * st.extent, 0, st.extent};
   }

@@ -14,7 +14,7 @@
 namespace loom {
 
 /// The hashed cursor: iterates like a coordinate segment, locates through the table.
-template <class Pos, class Crd, skip_policy P>
+template <class Pos, class Crd, search_strategy P>
 struct hashed_cursor : coordinate_cursor<Crd, true, P> {
   const Pos* table = nullptr;  // slots of this parent: position + 1, or 0 when empty
   std::uint64_t mask = 0;      // capacity - 1; capacity 0 means no entries
@@ -57,7 +57,7 @@ template <class Pos = std::int64_t, class Crd = std::int32_t> struct hashed_leve
     level_array<Pos, Owning> table;
   };
 
-  template <skip_policy P, bool Owning>
+  template <search_strategy P, bool Owning>
   static hashed_cursor<Pos, Crd, P> iterate(const storage<Owning>& st, std::int64_t begin,
                                             std::int64_t) {
     hashed_cursor<Pos, Crd, P> c;
@@ -153,7 +153,7 @@ template <class Pos = std::int64_t, class Crd = std::int32_t> struct hashed_leve
       const auto mask = static_cast<std::uint64_t>(st.slot_pos[p + 1] - st.slot_pos[p]) - 1;
       const auto end = static_cast<std::int64_t>(st.pos[p + 1]);
       for (auto q = static_cast<std::int64_t>(st.pos[p]); q < end; ++q) {
-        std::uint64_t s = hashed_cursor<Pos, Crd, skip_policy::linear>::hash(st.crd[q]) & mask;
+        std::uint64_t s = hashed_cursor<Pos, Crd, search_strategy::linear>::hash(st.crd[q]) & mask;
         while (st.table[base + s] != 0) s = (s + 1) & mask;
         st.table[base + s] = static_cast<Pos>(q + 1);
       }

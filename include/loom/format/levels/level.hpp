@@ -48,10 +48,10 @@ concept level_type =
       typename L::template storage<false>;
       { L::assemble(st, in, position) } -> std::same_as<std::int64_t>;
       {
-        L::template iterate<skip_policy::linear>(cst, std::int64_t{}, std::int64_t{})
+        L::template iterate<search_strategy::linear>(cst, std::int64_t{}, std::int64_t{})
       } -> level_cursor;
       {
-        L::template iterate<skip_policy::galloping>(cst, std::int64_t{}, std::int64_t{})
+        L::template iterate<search_strategy::galloping>(cst, std::int64_t{}, std::int64_t{})
       } -> level_cursor;
     };
 
@@ -73,7 +73,7 @@ template <class L>
 concept level_with_locate = level_type<L> && L::properties.random_access &&
                             requires(const typename L::template storage<true>& st, std::int64_t i) {
                               {
-                                L::template iterate<skip_policy::linear>(st, i, i).locate(i)
+                                L::template iterate<search_strategy::linear>(st, i, i).locate(i)
                               } -> std::same_as<level_range>;
                             };
 

@@ -33,12 +33,38 @@ struct level_properties {
   bool padded = false;         // some positions hold no entry (their values are zero padding)
 };
 
-/// How a cursor moves to a target coordinate (a per-level choice of the planner).
-enum class skip_policy {
+/// The arrays a level keeps, when they follow one of the built-in layouts. loom's fast paths
+/// (sparse outputs appended online, csr rows written in parallel, statistics read from the
+/// arrays) key on the layout, not on the level's type: a user-defined level that declares one
+/// (`static constexpr loom::level_layout layout = ...;`) gets them (docs/levels.md).
+enum class level_layout {
+  other,       ///< none of these (the default): assembled and read through the level's hooks
+  dense,       ///< `storage::extent`; coordinate i of parent p at position p * extent + i
+  compressed,  ///< `storage::pos`, `storage::crd` (`pos_type`, `crd_type`): parent p's
+               ///< coordinates at crd[pos[p] .. pos[p + 1]), ascending
+  singleton,   ///< `storage::crd` (`crd_type`): one coordinate per position, below a
+               ///< non-unique level (`segmented`)
+  bitmap,      ///< `storage::bits`: bit p * extent + i marks coordinate i of parent p, whose
+               ///< value sits at that position
+};
+
+/// A level's declared layout, `level_layout::other` when it declares none.
+template <class Level> inline constexpr level_layout layout_of = level_layout::other;
+template <class Level>
+  requires std::same_as<std::remove_cv_t<decltype(Level::layout)>, level_layout>
+inline constexpr level_layout layout_of<Level> = Level::layout;
+
+/// How a level's cursor searches its coordinates for a target (`seek`): a per-level choice of
+/// the planner, given to `iterate`. Not to be confused with a *skip policy*
+/// (`stream::skip`), which says which operand of an intersection leads.
+enum class search_strategy {
   linear,     ///< one position at a time
   galloping,  ///< doubling steps, then binary search (good for skewed intersections)
   binary      ///< binary search over the rest of the segment
 };
+/// The former name of `search_strategy` (until 2026-11-27).
+using skip_policy [[deprecated("loom::skip_policy is now loom::search_strategy")]] =
+    search_strategy;
 
 /// Child positions [begin, end) of one coordinate; empty when the coordinate is absent.
 /// Below a unique level end = begin + 1; a non-unique level hands a run to its singleton child.
@@ -112,7 +138,7 @@ inline std::int64_t every_coordinate(std::string_view level, const level_check& 
 /// moved-from tensor's). Used where a level is iterated as the root, once per kernel: below the
 /// root an empty `pos` has no parent positions to iterate (the moved-from shape is 0), so the
 /// cursors themselves keep no test per fiber.
-template <class Level, skip_policy P, class Storage>
+template <class Level, search_strategy P, class Storage>
 LOOM_FORCE_INLINE auto iterate_or_empty(const Storage& st, std::int64_t begin, std::int64_t end) {
   using cursor = decltype(Level::template iterate<P>(st, begin, end));
   if constexpr (requires { st.pos.empty(); }) {
@@ -190,16 +216,16 @@ inline void check_padded_positions(std::string_view level, const level_build& in
 inline constexpr std::int64_t top_coordinate = std::numeric_limits<std::int64_t>::max();
 
 /// First q in [q, end) with crd[q] >= i (or end), searched by policy P; crd ascending.
-template <skip_policy P, class Crd>
+template <search_strategy P, class Crd>
 constexpr std::int64_t search_first(const Crd* crd, std::int64_t q, std::int64_t end,
                                     std::int64_t i) {
   if (q >= end || crd[q] >= i) return q;
-  if constexpr (P == skip_policy::linear) {
+  if constexpr (P == search_strategy::linear) {
     while (q < end && crd[q] < i) ++q;
     return q;
   } else {
     std::int64_t lo = q + 1, hi = end;  // crd[q] < i; answer in [lo, hi]
-    if constexpr (P == skip_policy::galloping) {
+    if constexpr (P == search_strategy::galloping) {
       std::int64_t step = 1;
       while (lo + step - 1 < end && crd[lo + step - 1] < i) {
         lo += step;

@@ -16,6 +16,7 @@ template <uniqueness U = uniqueness::unique, class Crd = std::int32_t> struct si
   static_assert(std::is_integral_v<Crd>, "loom::singleton_level: coordinates must be integers");
   static constexpr level_properties properties{.unique = U == uniqueness::unique,
                                                .segmented = true};
+  static constexpr level_layout layout = level_layout::singleton;
   static constexpr std::size_t static_extent = dynamic_extent;
   static constexpr std::string_view name =
       U == uniqueness::unique ? "singleton" : "singleton(non-unique)";
@@ -27,7 +28,7 @@ template <uniqueness U = uniqueness::unique, class Crd = std::int32_t> struct si
   };
 
   // iterate([begin, end)) -> crd[begin .. end), the run handed out by the non-unique parent
-  template <skip_policy P, bool Owning>
+  template <search_strategy P, bool Owning>
   static coordinate_cursor<Crd, U == uniqueness::unique, P> iterate(const storage<Owning>& st,
                                                                     std::int64_t begin,
                                                                     std::int64_t end) {

@@ -250,7 +250,7 @@ template <class Def, std::size_t K> struct mapped_level {
 
   /// The stored coordinates crd[lo, hi), ascending; skips search them by policy P. A
   /// non-unique segment emits each run of equal coordinates once, its children the run.
-  template <skip_policy P, bool Owning> struct segment_cursor {
+  template <search_strategy P, bool Owning> struct segment_cursor {
     using crd_type = typename loop_array::value_type;
     const storage<Owning>* st = nullptr;
     const crd_type* crd = nullptr;
@@ -290,7 +290,7 @@ template <class Def, std::size_t K> struct mapped_level {
   /// The keys of one hash table, slots [lo, hi): locate probes the table in O(1) (rule F1's
   /// lookup); iteration walks the keys in ascending order, sorted the first time any kernel
   /// iterates this map (a cursor only located never sorts).
-  template <skip_policy P, bool Owning> struct hash_cursor {
+  template <search_strategy P, bool Owning> struct hash_cursor {
     using map_storage = typename loop_array::template storage<Owning>;
     const storage<Owning>* st = nullptr;
     const map_storage* map = nullptr;
@@ -368,7 +368,7 @@ template <class Def, std::size_t K> struct mapped_level {
 
   // iterate(up, end) -> the loop's coordinates under the parent position up (the run [up, end)
   // below a non-unique loop)
-  template <skip_policy P, bool Owning>
+  template <search_strategy P, bool Owning>
   static LOOM_FORCE_INLINE auto iterate(const storage<Owning>& st, std::int64_t up,
                                         std::int64_t end) {
     const auto [lo, hi] = bounds(st, up, end);
@@ -421,7 +421,7 @@ template <class Def, std::size_t K> struct mapped_level {
                  " slots, not a power of two (build it with loom::mapping::hash_table)");
           own_array(st).sorted->tables.emplace_back(lo, hi);
           const auto& map = own_array(st);
-          const auto cur = iterate<skip_policy::linear>(st, up, run.end);
+          const auto cur = iterate<search_strategy::linear>(st, up, run.end);
           for (std::int64_t s = lo; s < hi; ++s) {
             const auto key = static_cast<std::int64_t>(map.keys[static_cast<std::size_t>(s)]);
             if (key == detail::empty_key) continue;
@@ -448,7 +448,7 @@ template <class Def, std::size_t K> struct mapped_level {
         }
       }
       if constexpr (!is_hash) {
-        auto cur = iterate<skip_policy::linear>(st, up, run.end);
+        auto cur = iterate<search_strategy::linear>(st, up, run.end);
         std::int64_t last = -1;
         for (; cur.valid(); cur.next()) {
           const std::int64_t i = cur.index();
@@ -495,7 +495,7 @@ template <class Def, std::size_t K> struct mapped_level {
                           " reads physical arrays; build the tensor from its arrays");
       } else {
         for (std::size_t e = 0; e < in.coord.size(); ++e) {
-          const auto cur = iterate<skip_policy::linear>(st, in.parent[e], in.parent[e] + 1);
+          const auto cur = iterate<search_strategy::linear>(st, in.parent[e], in.parent[e] + 1);
           const level_range r = cur.locate(in.coord[e]);
           if (r.empty())
             throw shape_error(who + ": an entry with coordinate " + std::to_string(in.coord[e]) +
