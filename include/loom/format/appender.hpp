@@ -245,7 +245,15 @@ template <class T, class Format> class appender {
     [[gnu::noinline]] static grown grow(std::vector<crd_type>* c, std::vector<T>* v,
                                         std::int64_t needed) {
       constexpr std::size_t chunk = 4096;  // value-initialised just before it is written
-      const std::size_t room = static_cast<std::size_t>(needed) + chunk;
+      const auto n = static_cast<std::size_t>(needed);
+      const std::size_t reserved = std::min(c->capacity(), v->capacity());
+      std::size_t room = n + chunk;
+      if (n <= reserved) {
+        room = std::min(room, reserved);  // within the reservation: no copy
+      } else {
+        c->reserve(std::max(2 * reserved, room));
+        v->reserve(std::max(2 * reserved, room));
+      }
       c->resize(room);
       v->resize(room);
       return {c->data(), v->data(), static_cast<std::int64_t>(room)};
