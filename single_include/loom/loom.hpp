@@ -1142,12 +1142,38 @@ struct level_properties {
   bool padded = false;         // some positions hold no entry (their values are zero padding)
 };
 
-/// How a cursor moves to a target coordinate (a per-level choice of the planner).
-enum class skip_policy {
+/// The arrays a level keeps, when they follow one of the built-in layouts. loom's fast paths
+/// (sparse outputs appended online, csr rows written in parallel, statistics read from the
+/// arrays) key on the layout, not on the level's type: a user-defined level that declares one
+/// (`static constexpr loom::level_layout layout = ...;`) gets them (docs/levels.md).
+enum class level_layout {
+  other,       ///< none of these (the default): assembled and read through the level's hooks
+  dense,       ///< `storage::extent`; coordinate i of parent p at position p * extent + i
+  compressed,  ///< `storage::pos`, `storage::crd` (`pos_type`, `crd_type`): parent p's
+               ///< coordinates at crd[pos[p] .. pos[p + 1]), ascending
+  singleton,   ///< `storage::crd` (`crd_type`): one coordinate per position, below a
+               ///< non-unique level (`segmented`)
+  bitmap,      ///< `storage::bits`: bit p * extent + i marks coordinate i of parent p, whose
+               ///< value sits at that position
+};
+
+/// A level's declared layout, `level_layout::other` when it declares none.
+template <class Level> inline constexpr level_layout layout_of = level_layout::other;
+template <class Level>
+  requires std::same_as<std::remove_cv_t<decltype(Level::layout)>, level_layout>
+inline constexpr level_layout layout_of<Level> = Level::layout;
+
+/// How a level's cursor searches its coordinates for a target (`seek`): a per-level choice of
+/// the planner, given to `iterate`. Not to be confused with a *skip policy*
+/// (`stream::skip`), which says which operand of an intersection leads.
+enum class search_strategy {
   linear,     ///< one position at a time
   galloping,  ///< doubling steps, then binary search (good for skewed intersections)
   binary      ///< binary search over the rest of the segment
 };
+/// The former name of `search_strategy` (until 2026-11-27).
+using skip_policy [[deprecated("loom::skip_policy is now loom::search_strategy")]] =
+    search_strategy;
 
 /// Child positions [begin, end) of one coordinate; empty when the coordinate is absent.
 /// Below a unique level end = begin + 1; a non-unique level hands a run to its singleton child.
@@ -1221,7 +1247,7 @@ inline std::int64_t every_coordinate(std::string_view level, const level_check& 
 /// moved-from tensor's). Used where a level is iterated as the root, once per kernel: below the
 /// root an empty `pos` has no parent positions to iterate (the moved-from shape is 0), so the
 /// cursors themselves keep no test per fiber.
-template <class Level, skip_policy P, class Storage>
+template <class Level, search_strategy P, class Storage>
 LOOM_FORCE_INLINE auto iterate_or_empty(const Storage& st, std::int64_t begin, std::int64_t end) {
   using cursor = decltype(Level::template iterate<P>(st, begin, end));
   if constexpr (requires { st.pos.empty(); }) {
@@ -1299,16 +1325,16 @@ inline void check_padded_positions(std::string_view level, const level_build& in
 inline constexpr std::int64_t top_coordinate = std::numeric_limits<std::int64_t>::max();
 
 /// First q in [q, end) with crd[q] >= i (or end), searched by policy P; crd ascending.
-template <skip_policy P, class Crd>
+template <search_strategy P, class Crd>
 constexpr std::int64_t search_first(const Crd* crd, std::int64_t q, std::int64_t end,
                                     std::int64_t i) {
   if (q >= end || crd[q] >= i) return q;
-  if constexpr (P == skip_policy::linear) {
+  if constexpr (P == search_strategy::linear) {
     while (q < end && crd[q] < i) ++q;
     return q;
   } else {
     std::int64_t lo = q + 1, hi = end;  // crd[q] < i; answer in [lo, hi]
-    if constexpr (P == skip_policy::galloping) {
+    if constexpr (P == search_strategy::galloping) {
       std::int64_t step = 1;
       while (lo + step - 1 < end && crd[lo + step - 1] < i) {
         lo += step;
@@ -1373,7 +1399,7 @@ template <class Pos = std::int64_t, class Crd = std::int32_t> struct banded_leve
     level_array<Crd, Owning> lo;
   };
 
-  template <skip_policy, bool Owning>
+  template <search_strategy, bool Owning>
   static banded_cursor iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
     const auto base = static_cast<std::int64_t>(st.pos[begin]);
     const auto lo = static_cast<std::int64_t>(st.lo[begin]);
@@ -1504,6 +1530,7 @@ struct bitmap_cursor {
 /// iteration skips 64 absent coordinates per word.
 template <class Crd = std::int32_t> struct bitmap_level {
   static constexpr level_properties properties{.random_access = true, .padded = true};
+  static constexpr level_layout layout = level_layout::bitmap;
   static constexpr std::size_t static_extent = dynamic_extent;
   static constexpr std::string_view name = "bitmap";
   using crd_type = Crd;
@@ -1514,7 +1541,7 @@ template <class Crd = std::int32_t> struct bitmap_level {
     level_array<std::uint64_t, Owning> bits;
   };
 
-  template <skip_policy, bool Owning>
+  template <search_strategy, bool Owning>
   static bitmap_cursor iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
     bitmap_cursor c{st.bits.data(), begin * st.extent, 0, st.extent};
     if (c.n > 0 && !c.test(0)) c.i = c.first_set(1);
@@ -1587,7 +1614,7 @@ namespace loom {
 
 /// Positions [p, end) of `crd`, ascending. A non-unique segment emits each run of equal
 /// coordinates once, its children spanning the run, so the stream stays strictly monotone.
-template <class Crd, bool Unique, skip_policy P> struct coordinate_cursor {
+template <class Crd, bool Unique, search_strategy P> struct coordinate_cursor {
   const Crd* crd = nullptr;
   std::int64_t p = 0, end = 0;
 
@@ -1630,6 +1657,7 @@ struct compressed_level {
   static_assert(std::is_integral_v<Pos> && std::is_integral_v<Crd>,
                 "loom::compressed_level: position and coordinate types must be integers");
   static constexpr level_properties properties{.unique = U == uniqueness::unique};
+  static constexpr level_layout layout = level_layout::compressed;
   static constexpr std::size_t static_extent = dynamic_extent;
   static constexpr std::string_view name =
       U == uniqueness::unique ? "compressed" : "compressed(non-unique)";
@@ -1645,7 +1673,7 @@ struct compressed_level {
 
   // iterate(p_{k-1}) -> crd[pos[p] .. pos[p+1]) ascending (an empty pos, a moved-from tensor's,
   // is caught where the root is iterated: detail::iterate_or_empty, not once per fiber)
-  template <skip_policy P, bool Owning>
+  template <search_strategy P, bool Owning>
   static coordinate_cursor<Crd, U == uniqueness::unique, P> iterate(const storage<Owning>& st,
                                                                     std::int64_t begin,
                                                                     std::int64_t) {
@@ -1737,6 +1765,7 @@ struct dense_cursor {
 /// A format made only of full levels is addressed by strides, in any loop order.
 template <std::size_t Extent = dynamic_extent> struct dense_level {
   static constexpr level_properties properties{.full = true, .random_access = true, .padded = true};
+  static constexpr level_layout layout = level_layout::dense;
   static constexpr std::size_t static_extent = Extent;
   static constexpr std::string_view name = "dense";
 
@@ -1745,7 +1774,7 @@ template <std::size_t Extent = dynamic_extent> struct dense_level {
     std::int64_t extent = 0;
   };
 
-  template <skip_policy, bool Owning>
+  template <search_strategy, bool Owning>
   static dense_cursor iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
     return {begin * st.extent, 0, st.extent};
   }
@@ -1792,7 +1821,7 @@ using dense = dense_level<>;
 namespace loom {
 
 /// The hashed cursor: iterates like a coordinate segment, locates through the table.
-template <class Pos, class Crd, skip_policy P>
+template <class Pos, class Crd, search_strategy P>
 struct hashed_cursor : coordinate_cursor<Crd, true, P> {
   const Pos* table = nullptr;  // slots of this parent: position + 1, or 0 when empty
   std::uint64_t mask = 0;      // capacity - 1; capacity 0 means no entries
@@ -1835,7 +1864,7 @@ template <class Pos = std::int64_t, class Crd = std::int32_t> struct hashed_leve
     level_array<Pos, Owning> table;
   };
 
-  template <skip_policy P, bool Owning>
+  template <search_strategy P, bool Owning>
   static hashed_cursor<Pos, Crd, P> iterate(const storage<Owning>& st, std::int64_t begin,
                                             std::int64_t) {
     hashed_cursor<Pos, Crd, P> c;
@@ -1931,7 +1960,7 @@ template <class Pos = std::int64_t, class Crd = std::int32_t> struct hashed_leve
       const auto mask = static_cast<std::uint64_t>(st.slot_pos[p + 1] - st.slot_pos[p]) - 1;
       const auto end = static_cast<std::int64_t>(st.pos[p + 1]);
       for (auto q = static_cast<std::int64_t>(st.pos[p]); q < end; ++q) {
-        std::uint64_t s = hashed_cursor<Pos, Crd, skip_policy::linear>::hash(st.crd[q]) & mask;
+        std::uint64_t s = hashed_cursor<Pos, Crd, search_strategy::linear>::hash(st.crd[q]) & mask;
         while (st.table[base + s] != 0) s = (s + 1) & mask;
         st.table[base + s] = static_cast<Pos>(q + 1);
       }
@@ -1997,10 +2026,10 @@ concept level_type =
       typename L::template storage<false>;
       { L::assemble(st, in, position) } -> std::same_as<std::int64_t>;
       {
-        L::template iterate<skip_policy::linear>(cst, std::int64_t{}, std::int64_t{})
+        L::template iterate<search_strategy::linear>(cst, std::int64_t{}, std::int64_t{})
       } -> level_cursor;
       {
-        L::template iterate<skip_policy::galloping>(cst, std::int64_t{}, std::int64_t{})
+        L::template iterate<search_strategy::galloping>(cst, std::int64_t{}, std::int64_t{})
       } -> level_cursor;
     };
 
@@ -2022,7 +2051,7 @@ template <class L>
 concept level_with_locate = level_type<L> && L::properties.random_access &&
                             requires(const typename L::template storage<true>& st, std::int64_t i) {
                               {
-                                L::template iterate<skip_policy::linear>(st, i, i).locate(i)
+                                L::template iterate<search_strategy::linear>(st, i, i).locate(i)
                               } -> std::same_as<level_range>;
                             };
 
@@ -2047,6 +2076,7 @@ template <uniqueness U = uniqueness::unique, class Crd = std::int32_t> struct si
   static_assert(std::is_integral_v<Crd>, "loom::singleton_level: coordinates must be integers");
   static constexpr level_properties properties{.unique = U == uniqueness::unique,
                                                .segmented = true};
+  static constexpr level_layout layout = level_layout::singleton;
   static constexpr std::size_t static_extent = dynamic_extent;
   static constexpr std::string_view name =
       U == uniqueness::unique ? "singleton" : "singleton(non-unique)";
@@ -2058,7 +2088,7 @@ template <uniqueness U = uniqueness::unique, class Crd = std::int32_t> struct si
   };
 
   // iterate([begin, end)) -> crd[begin .. end), the run handed out by the non-unique parent
-  template <skip_policy P, bool Owning>
+  template <search_strategy P, bool Owning>
   static coordinate_cursor<Crd, U == uniqueness::unique, P> iterate(const storage<Owning>& st,
                                                                     std::int64_t begin,
                                                                     std::int64_t end) {
@@ -2128,15 +2158,16 @@ template <class... Levels> constexpr bool levels_are_well_formed() {
   }
   return true;
 }
-// level kinds, for code that depends on a level's layout (in-place outputs, statistics)
-template <class Level> inline constexpr bool is_dense_level = false;
-template <std::size_t E> inline constexpr bool is_dense_level<dense_level<E>> = true;
-template <class Level> inline constexpr bool is_unique_compressed_level = false;
-template <class Pos, class Crd>
-inline constexpr bool is_unique_compressed_level<compressed_level<uniqueness::unique, Pos, Crd>> =
-    true;
-template <class Level> inline constexpr bool is_bitmap_level = false;
-template <class Crd> inline constexpr bool is_bitmap_level<bitmap_level<Crd>> = true;
+// level kinds, for code that depends on a level's layout (in-place outputs, statistics): keyed
+// by the declared layout, so that a user-defined level declaring one is read the same way
+template <class Level>
+inline constexpr bool is_dense_level =
+    layout_of<Level> == level_layout::dense && Level::properties.full;
+template <class Level>
+inline constexpr bool is_unique_compressed_level =
+    layout_of<Level> == level_layout::compressed && Level::properties.unique;
+template <class Level>
+inline constexpr bool is_bitmap_level = layout_of<Level> == level_layout::bitmap;
 // dense levels over one innermost bitmap: every cell has its value slot and its presence bit
 // at the same row-major position
 template <class... Levels> constexpr bool dense_over_bitmap() {
@@ -2691,7 +2722,7 @@ template <class T, storage_format Format, bool Owning = true> class basic_tensor
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
     constexpr std::size_t mode = Format::modes[K];
     auto cur =
-        detail::iterate_or_empty<level, skip_policy::linear>(std::get<K>(levels_), begin, end);
+        detail::iterate_or_empty<level, search_strategy::linear>(std::get<K>(levels_), begin, end);
     for (; cur.valid(); cur.next()) {
       if constexpr (requires { cur.ready(); })
         if (!cur.ready()) continue;
@@ -2724,7 +2755,7 @@ template <class T, storage_format Format, bool Owning = true> class basic_tensor
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
     const std::int64_t i = c[Format::modes[K]];
     auto cur =
-        detail::iterate_or_empty<level, skip_policy::binary>(std::get<K>(levels_), begin, end);
+        detail::iterate_or_empty<level, search_strategy::binary>(std::get<K>(levels_), begin, end);
     level_range r{};
     if constexpr (level_with_locate<level>) {
       r = cur.locate(i);
@@ -3182,13 +3213,13 @@ tensor<T, To> convert(const basic_tensor<T, From, Owning>& from) {
 
 namespace loom::detail {
 
-// Levels the appender builds online; a format with any other level (hashed, bitmap, banded, a
-// user level) buffers its entries and assembles them through the levels' hooks at the end.
-template <class L> inline constexpr bool appends_online = false;
-template <std::size_t E> inline constexpr bool appends_online<dense_level<E>> = true;
-template <uniqueness U, class P, class C>
-inline constexpr bool appends_online<compressed_level<U, P, C>> = true;
-template <uniqueness U, class C> inline constexpr bool appends_online<singleton_level<U, C>> = true;
+// Levels the appender builds online (by their declared layout: docs/levels.md); a format with
+// any other level (hashed, bitmap, banded, a user level of no layout) buffers its entries and
+// assembles them through the levels' hooks at the end.
+template <class L>
+inline constexpr bool appends_online =
+    layout_of<L> == level_layout::dense || layout_of<L> == level_layout::compressed ||
+    layout_of<L> == level_layout::singleton;
 template <class Levels> inline constexpr bool all_append_online = false;
 template <class... Ls>
 inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = (appends_online<Ls> && ...);
@@ -3407,7 +3438,15 @@ template <class T, class Format> class appender {
     [[gnu::noinline]] static grown grow(std::vector<crd_type>* c, std::vector<T>* v,
                                         std::int64_t needed) {
       constexpr std::size_t chunk = 4096;  // value-initialised just before it is written
-      const std::size_t room = static_cast<std::size_t>(needed) + chunk;
+      const auto n = static_cast<std::size_t>(needed);
+      const std::size_t reserved = std::min(c->capacity(), v->capacity());
+      std::size_t room = n + chunk;
+      if (n <= reserved) {
+        room = std::min(room, reserved);  // within the reservation: no copy
+      } else {
+        c->reserve(std::max(2 * reserved, room));
+        v->reserve(std::max(2 * reserved, room));
+      }
       c->resize(room);
       v->resize(room);
       return {c->data(), v->data(), static_cast<std::int64_t>(room)};
@@ -7542,7 +7581,7 @@ template <class X> constexpr X zero_of() {
 }
 
 /// How a coordinate level moves to a target index (defined with the levels, format/).
-using loom::skip_policy;
+using loom::search_strategy;
 
 /// Runtime facts shared by the streams of one kernel: the extent of every attribute.
 struct kernel_context {
@@ -8555,12 +8594,12 @@ template <class Tensor, class Order, class... Is> struct access_layout {
   template <std::size_t K> using level = boost::mp11::mp_at_c<typename format::levels, K>;
 };
 
-template <class Layout, std::size_t K, skip_policy P> struct level_stream;
+template <class Layout, std::size_t K, search_strategy P> struct level_stream;
 
 /// The stream of level K of a tensor below the parent position range [begin, end), or the value
 /// at position `begin` past the last level. Every level, built-in or user-defined, goes through
 /// its own customisation point `Level::iterate<P>(storage, begin, end)`, which yields a cursor.
-template <class Layout, std::size_t K, skip_policy P = skip_policy::galloping>
+template <class Layout, std::size_t K, search_strategy P = search_strategy::galloping>
 LOOM_FORCE_INLINE auto make_level(const typename Layout::tensor_type* t, std::int64_t begin,
                                   std::int64_t end) {
   if constexpr (K == Layout::order) {
@@ -8577,7 +8616,7 @@ LOOM_FORCE_INLINE auto make_level(const typename Layout::tensor_type* t, std::in
   }
 }
 
-template <class Layout, std::size_t K, skip_policy P>
+template <class Layout, std::size_t K, search_strategy P>
 using level_cursor_t = decltype(Layout::template level<K>::template iterate<P>(
     std::declval<const typename Layout::tensor_type&>().template level<K>(), std::int64_t{},
     std::int64_t{}));
@@ -8585,7 +8624,7 @@ using level_cursor_t = decltype(Layout::template level<K>::template iterate<P>(
 // level_stream<Layout, K, P>: a level's cursor as an indexed stream. The cursor moves; this
 // adds the stream's static facts (depth, strict, full, locatable) and builds the next level's
 // stream from the cursor's child positions. Strict: a cursor emits each coordinate once.
-template <class Layout, std::size_t K, skip_policy P>
+template <class Layout, std::size_t K, search_strategy P>
 struct level_stream : level_cursor_t<Layout, K, P> {
   using level = typename Layout::template level<K>;
   using cursor = level_cursor_t<Layout, K, P>;
@@ -8661,10 +8700,10 @@ struct level_stream : level_cursor_t<Layout, K, P> {
 };
 
 /// The streams of the built-in levels, by their historical names.
-template <class Layout, std::size_t K, skip_policy P = skip_policy::galloping>
+template <class Layout, std::size_t K, search_strategy P = search_strategy::galloping>
 using coordinate_stream = level_stream<Layout, K, P>;
 template <class Layout, std::size_t K>
-using dense_level_stream = level_stream<Layout, K, skip_policy::galloping>;
+using dense_level_stream = level_stream<Layout, K, search_strategy::galloping>;
 
 // strided_stream<Layout, R>: the R-th mode (by depth) of an all-dense tensor, walked in any
 // order by offset arithmetic, so dense operands never force a loop order (locate, not iterate).
@@ -9254,11 +9293,12 @@ void run_sparse(Entries& entries, const S& root, const outer_split& d, const Mak
 }
 
 /// Whether a sparse output format is CSR-like (a dense level over a unique compressed level, in
-/// mode order): its chunks are then assembled straight into the final arrays, in parallel.
+/// mode order, by their declared layouts): its chunks are then assembled straight into the
+/// final arrays, in parallel.
 template <class Format> inline constexpr bool rows_format = false;
-template <std::size_t E, class P, class C>
-inline constexpr bool rows_format<format_spec<
-    boost::mp11::mp_list<dense_level<E>, compressed_level<uniqueness::unique, P, C>>, 0, 1>> = true;
+template <class Outer, class Inner>
+inline constexpr bool rows_format<format_spec<boost::mp11::mp_list<Outer, Inner>, 0, 1>> =
+    loom::detail::is_dense_level<Outer> && loom::detail::is_unique_compressed_level<Inner>;
 
 /// A chunk's part of a CSR-like output: the entries of its rows [lo, hi) and the count per row.
 template <class T, class Crd> struct row_target {
@@ -14404,7 +14444,7 @@ template <class Def, std::size_t K> struct mapped_level {
 
   /// The stored coordinates crd[lo, hi), ascending; skips search them by policy P. A
   /// non-unique segment emits each run of equal coordinates once, its children the run.
-  template <skip_policy P, bool Owning> struct segment_cursor {
+  template <search_strategy P, bool Owning> struct segment_cursor {
     using crd_type = typename loop_array::value_type;
     const storage<Owning>* st = nullptr;
     const crd_type* crd = nullptr;
@@ -14444,7 +14484,7 @@ template <class Def, std::size_t K> struct mapped_level {
   /// The keys of one hash table, slots [lo, hi): locate probes the table in O(1) (rule F1's
   /// lookup); iteration walks the keys in ascending order, sorted the first time any kernel
   /// iterates this map (a cursor only located never sorts).
-  template <skip_policy P, bool Owning> struct hash_cursor {
+  template <search_strategy P, bool Owning> struct hash_cursor {
     using map_storage = typename loop_array::template storage<Owning>;
     const storage<Owning>* st = nullptr;
     const map_storage* map = nullptr;
@@ -14522,7 +14562,7 @@ template <class Def, std::size_t K> struct mapped_level {
 
   // iterate(up, end) -> the loop's coordinates under the parent position up (the run [up, end)
   // below a non-unique loop)
-  template <skip_policy P, bool Owning>
+  template <search_strategy P, bool Owning>
   static LOOM_FORCE_INLINE auto iterate(const storage<Owning>& st, std::int64_t up,
                                         std::int64_t end) {
     const auto [lo, hi] = bounds(st, up, end);
@@ -14575,7 +14615,7 @@ template <class Def, std::size_t K> struct mapped_level {
                  " slots, not a power of two (build it with loom::mapping::hash_table)");
           own_array(st).sorted->tables.emplace_back(lo, hi);
           const auto& map = own_array(st);
-          const auto cur = iterate<skip_policy::linear>(st, up, run.end);
+          const auto cur = iterate<search_strategy::linear>(st, up, run.end);
           for (std::int64_t s = lo; s < hi; ++s) {
             const auto key = static_cast<std::int64_t>(map.keys[static_cast<std::size_t>(s)]);
             if (key == detail::empty_key) continue;
@@ -14602,7 +14642,7 @@ template <class Def, std::size_t K> struct mapped_level {
         }
       }
       if constexpr (!is_hash) {
-        auto cur = iterate<skip_policy::linear>(st, up, run.end);
+        auto cur = iterate<search_strategy::linear>(st, up, run.end);
         std::int64_t last = -1;
         for (; cur.valid(); cur.next()) {
           const std::int64_t i = cur.index();
@@ -14649,7 +14689,7 @@ template <class Def, std::size_t K> struct mapped_level {
                           " reads physical arrays; build the tensor from its arrays");
       } else {
         for (std::size_t e = 0; e < in.coord.size(); ++e) {
-          const auto cur = iterate<skip_policy::linear>(st, in.parent[e], in.parent[e] + 1);
+          const auto cur = iterate<search_strategy::linear>(st, in.parent[e], in.parent[e] + 1);
           const level_range r = cur.locate(in.coord[e]);
           if (r.empty())
             throw shape_error(who + ": an entry with coordinate " + std::to_string(in.coord[e]) +
@@ -19963,7 +20003,7 @@ struct interval_level {
     LOOM_FORCE_INLINE void next() { ++i; }
   };
 
-  template <skip_policy, bool Owning>
+  template <search_strategy, bool Owning>
   static cursor iterate(const storage<Owning>& st, std::int64_t, std::int64_t) {
     return {st.lo, st.lo, st.hi, st.shared_value};
   }
@@ -21164,7 +21204,7 @@ struct value_filter_level {
     T bound{};
   };
 
-  template <skip_policy P> struct cursor : coordinate_cursor<Crd, true, P> {
+  template <search_strategy P> struct cursor : coordinate_cursor<Crd, true, P> {
     const T* values = nullptr;
     T bound{};
     // valFilter: a position whose value fails the test emits nothing; skips are unchanged
@@ -21173,7 +21213,7 @@ struct value_filter_level {
     }
   };
 
-  template <skip_policy P, bool Owning>
+  template <search_strategy P, bool Owning>
   static cursor<P> iterate(const storage<Owning>& st, std::int64_t begin, std::int64_t) {
     cursor<P> c;
     c.crd = st.crd.data();
