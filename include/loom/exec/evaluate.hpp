@@ -559,8 +559,14 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
     // entries arrive sorted and unique: build the levels directly (`+=` came as `=`, above)
     if constexpr (splittable && parallel::rows_format<out_format>) {
       if (split.active) {  // CSR-like: every chunk writes its part of the arrays
-        out = parallel::run_sparse_rows<T, out_format>(out.shape(), static_cast<root_type>(root),
-                                                       split, make_sink);
+        try {              // the output's arrays are refilled, capacity kept
+          out = parallel::run_sparse_rows<T, out_format>(out.shape(), static_cast<root_type>(root),
+                                                         split, make_sink, &out);
+        } catch (...) {
+          out.clear();  // its arrays may have gone: leave a valid empty tensor
+          out.set_name(std::move(name));
+          throw;
+        }
         out.set_name(std::move(name));
         return;
       }

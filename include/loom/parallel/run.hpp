@@ -17,6 +17,7 @@
 
 #include <loom/core/semiring.hpp>
 #include <loom/expr/access.hpp>
+#include <loom/format/appender.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/parallel/partition.hpp>
@@ -306,6 +307,18 @@ template <class T, class Crd> struct row_target {
     crd.push_back(static_cast<Crd>(c[1]));
     vals.push_back(v);
   }
+  // an in-order chunk appends as the serial appender does (format/appender.hpp): the writer
+  // is taken when the chunk starts (stream::append_sink::restart) and returned at its end
+  using writer = loom::detail::row_writer<T, std::int64_t, Crd>;
+  writer take_writer() {
+    const auto n = static_cast<std::int64_t>(crd.size());
+    const auto room = static_cast<std::int64_t>(std::min(crd.size(), vals.size()));
+    return {counts.data(), lo, crd.data(), vals.data(), n, room, n, &crd, &vals};
+  }
+  void return_writer(const writer& w) {
+    crd.resize(static_cast<std::size_t>(std::min(w.written, w.room)));
+    vals.resize(crd.size());
+  }
 };
 
 /// The sparse-output loop, split, for a CSR-like output: each chunk collects its rows through
@@ -314,7 +327,8 @@ template <class T, class Crd> struct row_target {
 template <class T, class Format, class S, class MakeSink>
 basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>& shape,
                                               const S& root, const outer_split& d,
-                                              const MakeSink& make_sink) {
+                                              const MakeSink& make_sink,
+                                              basic_tensor<T, Format, true>* recycled = nullptr) {
   using level1 = boost::mp11::mp_at_c<typename Format::levels, 1>;
   using Pos = typename level1::pos_type;
   using Crd = typename level1::crd_type;
@@ -339,6 +353,7 @@ basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>&
     t.crd.clear();
     t.vals.clear();
     sink_type& sink = *sinks[slot];
+    sink.restart();  // the chunk's rows, into t's arrays as they are now
     for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t i, const auto& v) {
       sink.at_depth[S::depth] = i;
       do stream::run_sparse(sink, v);
@@ -358,11 +373,15 @@ basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>&
     offset[c + 1] = offset[c] + static_cast<std::int64_t>(parts[c].vals.size());
   loom::detail::check_fits<Pos>(offset[chunks], "number of positions");
   typename basic_tensor<T, Format, true>::level_storages levels{};
+  std::vector<T> values;
+  if (recycled != nullptr) {  // the output's own arrays, capacity kept: no fresh pages to fault
+    std::tie(levels, values) = loom::detail::appender<T, Format>::take_arrays(*recycled);
+  }
   std::get<0>(levels).extent = shape[0];
   auto& l1 = std::get<1>(levels);
   l1.pos.resize(static_cast<std::size_t>(shape[0]) + 1);
   l1.crd.resize(static_cast<std::size_t>(offset[chunks]));
-  std::vector<T> values(static_cast<std::size_t>(offset[chunks]));
+  values.resize(static_cast<std::size_t>(offset[chunks]));
   l1.pos[0] = 0;
   parallel_for(chunks, threads, [&](std::size_t c, unsigned) {
     target& t = parts[c];

@@ -203,6 +203,10 @@ struct append_sink {
   void finish() {
     if constexpr (writes_rows) out.return_writer(writer);
   }
+  /// Takes the writer again, from `out` as it is now (a sink serving several chunks in turn).
+  void restart() {
+    if constexpr (writes_rows) writer = out.take_writer();
+  }
 };
 
 /// A sink that writes values only, in order: the output's pattern is an operand's

@@ -344,6 +344,7 @@ struct workspace_sink {
     if (prefix == 0) flush();
     clean = true;
   }
+  void restart() {}  // entries go to `out.push`: nothing to take again per chunk
   void flush() {
     if (kind == workspace_kind::dense)
       flush_dense();
