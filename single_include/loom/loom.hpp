@@ -3316,6 +3316,71 @@ template <class X> struct fill_array {
   }
 };
 
+/// The appends of a csr-like output, held by value: the count of entries per row, the starts of
+/// `crd` and the values, the room they have, and the entries written. An in-order kernel's sink
+/// holds it from its first entry to its last (`take_writer`, `return_writer` of the appender and
+/// of parallel::row_target), so that it lives in registers. An append is a compare and two
+/// stores, never a call: with a growth call in the loop the compilers kept the ends and the
+/// value on the stack (A∘B and add 1.2-1.4x the hand loop on cryg2500). A row that did not fit
+/// is counted, not written: at its end the arrays grow and `end_row` asks for the row again
+/// (stream::run_sparse).
+template <class T, class Pos, class Crd> struct row_writer {
+  Pos* counts;  // row r's count at counts[r - first_row]
+  std::int64_t first_row;
+  Crd* crd;
+  T* values;
+  std::int64_t written;    // entries pushed, those past `room` included
+  std::int64_t room;       // entries the arrays hold
+  std::int64_t row_start;  // entries written before the current row
+  std::vector<Crd>* crd_array;
+  std::vector<T>* value_array;
+  LOOM_FORCE_INLINE void push(std::int64_t column, const T& v) {
+    if (written < room) [[likely]] {
+      crd[written] = static_cast<Crd>(column);
+      values[written] = v;
+    }
+    ++written;
+  }
+  /// Ends a row's run; true when it did not fit and must be written again (the arrays have
+  /// grown). A row's count is added once at its end (a row may arrive in several runs).
+  LOOM_FORCE_INLINE bool end_row(std::int64_t row) {
+    if (written > room) [[unlikely]] {
+      const auto [c, v, r] = grow(crd_array, value_array, written);
+      crd = c;
+      values = v;
+      room = r;
+      written = row_start;
+      return true;
+    }
+    counts[row - first_row] += static_cast<Pos>(written - row_start);
+    row_start = written;
+    return false;
+  }
+
+ private:
+  struct grown {
+    Crd* crd;
+    T* values;
+    std::int64_t room;
+  };
+  // out of line, and given values rather than `this`, so that the writer stays in registers
+  [[gnu::noinline]] static grown grow(std::vector<Crd>* c, std::vector<T>* v, std::int64_t needed) {
+    constexpr std::size_t chunk = 4096;  // value-initialised just before it is written
+    const auto n = static_cast<std::size_t>(needed);
+    const std::size_t reserved = std::min(c->capacity(), v->capacity());
+    std::size_t room = n + chunk;
+    if (n <= reserved) {
+      room = std::min(room, reserved);  // within the reservation: no copy
+    } else {
+      c->reserve(std::max(2 * reserved, room));
+      v->reserve(std::max(2 * reserved, room));
+    }
+    c->resize(room);
+    v->resize(room);
+    return {c->data(), v->data(), static_cast<std::int64_t>(room)};
+  }
+};
+
 /// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
 /// into level arrays, as TACO's assembly does: no intermediate coordinate list. Given the
 /// output it replaces, it refills that output's arrays (cleared, capacity kept).
@@ -3387,71 +3452,8 @@ template <class T, class Format> class appender {
     }
   }
 
-  /// The appends of a csr-like output as a value (`by_rows`): the row counts, the starts of
-  /// `crd` and the values, the room they have, and the entries written. An in-order kernel's
-  /// sink holds it from its first entry to its last (`take_writer`, `return_writer`), so that
-  /// it lives in registers. An append is a compare and two stores, never a call: with a growth
-  /// call in the loop the compilers kept the ends and the value on the stack (A∘B and add
-  /// 1.2-1.4x the hand loop on cryg2500). A row that did not fit is counted, not written: at its
-  /// end the arrays grow and `end_row` asks for the row again (stream::run_sparse).
-  struct row_writer {
-    using pos_type = typename row_arrays<Format>::pos_type;
-    using crd_type = typename row_arrays<Format>::crd_type;
-    pos_type* counts;
-    crd_type* crd;
-    T* values;
-    std::int64_t written;    // entries pushed, those past `room` included
-    std::int64_t room;       // entries the arrays hold
-    std::int64_t row_start;  // entries written before the current row
-    std::vector<crd_type>* crd_array;
-    std::vector<T>* value_array;
-    LOOM_FORCE_INLINE void push(std::int64_t column, const T& v) {
-      if (written < room) [[likely]] {
-        crd[written] = static_cast<crd_type>(column);
-        values[written] = v;
-      }
-      ++written;
-    }
-    /// Ends a row's run; true when it did not fit and must be written again (the arrays have
-    /// grown). A row's count is added once at its end (a row may arrive in several runs).
-    LOOM_FORCE_INLINE bool end_row(std::int64_t row) {
-      if (written > room) [[unlikely]] {
-        const auto [c, v, r] = grow(crd_array, value_array, written);
-        crd = c;
-        values = v;
-        room = r;
-        written = row_start;
-        return true;
-      }
-      counts[row + 1] += static_cast<pos_type>(written - row_start);
-      row_start = written;
-      return false;
-    }
-
-   private:
-    struct grown {
-      crd_type* crd;
-      T* values;
-      std::int64_t room;
-    };
-    // out of line, and given values rather than `this`, so that the writer stays in registers
-    [[gnu::noinline]] static grown grow(std::vector<crd_type>* c, std::vector<T>* v,
-                                        std::int64_t needed) {
-      constexpr std::size_t chunk = 4096;  // value-initialised just before it is written
-      const auto n = static_cast<std::size_t>(needed);
-      const std::size_t reserved = std::min(c->capacity(), v->capacity());
-      std::size_t room = n + chunk;
-      if (n <= reserved) {
-        room = std::min(room, reserved);  // within the reservation: no copy
-      } else {
-        c->reserve(std::max(2 * reserved, room));
-        v->reserve(std::max(2 * reserved, room));
-      }
-      c->resize(room);
-      v->resize(room);
-      return {c->data(), v->data(), static_cast<std::int64_t>(room)};
-    }
-  };
+  using row_writer = loom::detail::row_writer<T, typename row_arrays<Format>::pos_type,
+                                              typename row_arrays<Format>::crd_type>;
   /// The writer starts where the appends stopped (the start, unless `fill_by_rows` ran) and
   /// has the arrays' current length as room: an output written again with the same pattern
   /// value-initialises nothing.
@@ -3461,7 +3463,7 @@ template <class T, class Format> class appender {
     auto& crd = *crd_out_.v;
     const auto n = static_cast<std::int64_t>(crd_out_.size());
     const auto room = static_cast<std::int64_t>(std::min(crd.size(), values_.size()));
-    return {row_counts_, crd.data(), values_.data(), n, room, n, &crd, &values_};
+    return {row_counts_, -1, crd.data(), values_.data(), n, room, n, &crd, &values_};  // pos[r + 1]
   }
   void return_writer(const row_writer& w)
     requires by_rows
@@ -3494,6 +3496,14 @@ template <class T, class Format> class appender {
     if (values.cur != values.lim) return false;
     out.pattern_memo_ = {&pattern, pattern.version(), out.version()};
     return true;
+  }
+
+  /// Moves `t`'s level arrays and values out (capacity kept) for a writer that refills them;
+  /// `t` is left to be assigned.
+  static std::pair<typename tensor_type::level_storages, std::vector<T>> take_arrays(
+      tensor_type& t) {
+    t.version_.bump();
+    return {std::move(t.levels_), std::move(t.values_)};
   }
 
   /// Whether `fill_by_rows` can fill the format.
@@ -6686,6 +6696,7 @@ struct workspace_sink {
     if (prefix == 0) flush();
     clean = true;
   }
+  void restart() {}  // entries go to `out.push`: nothing to take again per chunk
   void flush() {
     if (kind == workspace_kind::dense)
       flush_dense();
@@ -8972,6 +8983,10 @@ struct append_sink {
   void finish() {
     if constexpr (writes_rows) out.return_writer(writer);
   }
+  /// Takes the writer again, from `out` as it is now (a sink serving several chunks in turn).
+  void restart() {
+    if constexpr (writes_rows) writer = out.take_writer();
+  }
 };
 
 /// A sink that writes values only, in order: the output's pattern is an operand's
@@ -9311,6 +9326,18 @@ template <class T, class Crd> struct row_target {
     crd.push_back(static_cast<Crd>(c[1]));
     vals.push_back(v);
   }
+  // an in-order chunk appends as the serial appender does (format/appender.hpp): the writer
+  // is taken when the chunk starts (stream::append_sink::restart) and returned at its end
+  using writer = loom::detail::row_writer<T, std::int64_t, Crd>;
+  writer take_writer() {
+    const auto n = static_cast<std::int64_t>(crd.size());
+    const auto room = static_cast<std::int64_t>(std::min(crd.size(), vals.size()));
+    return {counts.data(), lo, crd.data(), vals.data(), n, room, n, &crd, &vals};
+  }
+  void return_writer(const writer& w) {
+    crd.resize(static_cast<std::size_t>(std::min(w.written, w.room)));
+    vals.resize(crd.size());
+  }
 };
 
 /// The sparse-output loop, split, for a CSR-like output: each chunk collects its rows through
@@ -9319,7 +9346,8 @@ template <class T, class Crd> struct row_target {
 template <class T, class Format, class S, class MakeSink>
 basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>& shape,
                                               const S& root, const outer_split& d,
-                                              const MakeSink& make_sink) {
+                                              const MakeSink& make_sink,
+                                              basic_tensor<T, Format, true>* recycled = nullptr) {
   using level1 = boost::mp11::mp_at_c<typename Format::levels, 1>;
   using Pos = typename level1::pos_type;
   using Crd = typename level1::crd_type;
@@ -9344,6 +9372,7 @@ basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>&
     t.crd.clear();
     t.vals.clear();
     sink_type& sink = *sinks[slot];
+    sink.restart();  // the chunk's rows, into t's arrays as they are now
     for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t i, const auto& v) {
       sink.at_depth[S::depth] = i;
       do stream::run_sparse(sink, v);
@@ -9363,11 +9392,15 @@ basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>&
     offset[c + 1] = offset[c] + static_cast<std::int64_t>(parts[c].vals.size());
   loom::detail::check_fits<Pos>(offset[chunks], "number of positions");
   typename basic_tensor<T, Format, true>::level_storages levels{};
+  std::vector<T> values;
+  if (recycled != nullptr) {  // the output's own arrays, capacity kept: no fresh pages to fault
+    std::tie(levels, values) = loom::detail::appender<T, Format>::take_arrays(*recycled);
+  }
   std::get<0>(levels).extent = shape[0];
   auto& l1 = std::get<1>(levels);
   l1.pos.resize(static_cast<std::size_t>(shape[0]) + 1);
   l1.crd.resize(static_cast<std::size_t>(offset[chunks]));
-  std::vector<T> values(static_cast<std::size_t>(offset[chunks]));
+  values.resize(static_cast<std::size_t>(offset[chunks]));
   l1.pos[0] = 0;
   parallel_for(chunks, threads, [&](std::size_t c, unsigned) {
     target& t = parts[c];
@@ -11501,8 +11534,14 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
     // entries arrive sorted and unique: build the levels directly (`+=` came as `=`, above)
     if constexpr (splittable && parallel::rows_format<out_format>) {
       if (split.active) {  // CSR-like: every chunk writes its part of the arrays
-        out = parallel::run_sparse_rows<T, out_format>(out.shape(), static_cast<root_type>(root),
-                                                       split, make_sink);
+        try {              // the output's arrays are refilled, capacity kept
+          out = parallel::run_sparse_rows<T, out_format>(out.shape(), static_cast<root_type>(root),
+                                                         split, make_sink, &out);
+        } catch (...) {
+          out.clear();  // its arrays may have gone: leave a valid empty tensor
+          out.set_name(std::move(name));
+          throw;
+        }
         out.set_name(std::move(name));
         return;
       }
