@@ -1023,7 +1023,8 @@ def cmd_report(args):
         sc = peer_contexts.get("peers_scipy.json")
         if sc:
             versions.append(f"scipy {sc.get('scipy')} (numpy {sc.get('numpy')}, Python {sc.get('python')})")
-        out.append("- peers: " + ", ".join(v for v in versions if v) + "; load average at the start "
+        when = f" (measured {ctx['date']})" if ctx.get("date") else ""
+        out.append(f"- peers{when}: " + ", ".join(v for v in versions if v) + "; load average at the start "
                    "of each peer run: " + ", ".join(
                        f"{n.removeprefix('peers_').removesuffix('.json')}: "
                        + "/".join(f"{x:.1f}" for x in c.get("load_avg", [])) for n, c in peer_contexts.items()))

@@ -528,6 +528,16 @@ int main(int argc, char** argv) {
     for (std::size_t q = 0; q < hM.size(); ++q)
       if (std::abs(hM[q] - M.values()[q]) > 1e-9 * (std::abs(hM[q]) + 1))
         fail("mttkrp: loom differs");
+    // the outputs' offsets from a 64-byte line: a zmm store across two lines costs a second
+    // access, and malloc aligns to 16 (hand_loop_notes.md)
+    const auto line_offset = [](const double* p) {
+      return reinterpret_cast<std::uintptr_t>(p) % 64;
+    };
+    std::printf("mttkrp: output offset from a 64-byte line: loom %zu, hand %zu; factors %zu, %zu\n",
+                static_cast<std::size_t>(line_offset(M.values().data())),
+                static_cast<std::size_t>(line_offset(hM.data())),
+                static_cast<std::size_t>(line_offset(B.values().data())),
+                static_cast<std::size_t>(line_offset(C.values().data())));
     rows.push_back(measure(
         "uniform_3d", "mttkrp",
         {{"fresh",
