@@ -528,8 +528,8 @@ int main(int argc, char** argv) {
     for (std::size_t q = 0; q < hM.size(); ++q)
       if (std::abs(hM[q] - M.values()[q]) > 1e-9 * (std::abs(hM[q]) + 1))
         fail("mttkrp: loom differs");
-    // the outputs' offsets from a 64-byte line: a zmm store across two lines costs a second
-    // access, and malloc aligns to 16 (hand_loop_notes.md)
+    // the outputs' offsets from a 64-byte line (malloc aligns to 16): the same machine code takes
+    // 9.5 or 16 ms from one binary to the next (hand_loop_notes.md)
     const auto line_offset = [](const double* p) {
       return reinterpret_cast<std::uintptr_t>(p) % 64;
     };
