@@ -306,6 +306,9 @@ template <class Out, class E> std::int64_t support_bound(const E& e) {
   using boost::mp11::mp_bind_front;
   using boost::mp11::mp_contains;
   using boost::mp11::mp_similar;
+  const auto least = [](std::int64_t a, std::int64_t b) {
+    return a < 0 ? b : b < 0 ? a : std::min(a, b);
+  };
   if constexpr (expr::is_access<E>::value) {
     using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(e.tensor)>>;
     if constexpr (!tensor_t::format_type::all_dense &&
@@ -313,21 +316,13 @@ template <class Out, class E> std::int64_t support_bound(const E& e) {
       return e.tensor->nnz();
     else
       return -1;
-  } else if constexpr (requires {
-                         e.lhs;
-                         e.rhs;
-                       }) {
+  } else if constexpr (mp_similar<E, expr::add<void, void>>::value) {
     const std::int64_t a = support_bound<Out>(e.lhs), b = support_bound<Out>(e.rhs);
-    if constexpr (mp_similar<E, expr::add<void, void>>::value)
-      return a < 0 || b < 0 ? -1 : a + b;
-    else
-      return a < 0 ? b : b < 0 ? a : std::min(a, b);
-  } else if constexpr (requires {
-                         e.pred;
-                         e.body;
-                       }) {
-    const std::int64_t a = support_bound<Out>(e.pred), b = support_bound<Out>(e.body);
-    return a < 0 ? b : b < 0 ? a : std::min(a, b);
+    return a < 0 || b < 0 ? -1 : a + b;
+  } else if constexpr (mp_similar<E, expr::mul<void, void>>::value) {
+    return least(support_bound<Out>(e.lhs), support_bound<Out>(e.rhs));
+  } else if constexpr (mp_similar<E, expr::where<void, void>>::value) {
+    return least(support_bound<Out>(e.pred), support_bound<Out>(e.body));
   } else if constexpr (mp_similar<E, expr::sum<void, void>>::value) {
     return support_bound<Out>(e.body);
   } else {

@@ -60,6 +60,10 @@ template <class Format> struct row_arrays<Format, true> {
 /// vector's size runs ahead of the entries by at most one chunk, value-initialised just before
 /// it is written (the pages are touched once either way); `close` trims it. Capacity is kept,
 /// so a kernel that writes the same output again allocates nothing.
+/// Entries an append grows its arrays by when they are full, value-initialised just before they
+/// are written (the pages are touched once either way).
+inline constexpr std::size_t append_chunk = 4096;
+
 template <class X> struct append_array {
   std::vector<X>* v = nullptr;
   X* cur = nullptr;
@@ -101,7 +105,7 @@ template <class X> struct append_array {
   // out of line, and given values rather than `this`, so that a writer held in a kernel's
   // local sink stays in registers
   [[gnu::noinline]] static std::pair<X*, X*> grow(std::vector<X>* v, X* cur) {
-    constexpr std::size_t chunk = 4096;
+    constexpr std::size_t chunk = append_chunk;
     const auto n = static_cast<std::size_t>(cur - v->data());  // == v->size(): the chunk is full
     if (n == v->capacity()) v->reserve(std::max<std::size_t>(2 * n, chunk));
     v->resize(std::min(v->capacity(), n + chunk));
@@ -172,7 +176,7 @@ template <class T, class Pos, class Crd> struct row_writer {
   };
   // out of line, and given values rather than `this`, so that the writer stays in registers
   [[gnu::noinline]] static grown grow(std::vector<Crd>* c, std::vector<T>* v, std::int64_t needed) {
-    constexpr std::size_t chunk = 4096;  // value-initialised just before it is written
+    constexpr std::size_t chunk = append_chunk;
     const auto n = static_cast<std::size_t>(needed);
     const std::size_t reserved = std::min(c->capacity(), v->capacity());
     std::size_t room = n + chunk;
