@@ -3253,6 +3253,10 @@ template <class Format> struct row_arrays<Format, true> {
 /// vector's size runs ahead of the entries by at most one chunk, value-initialised just before
 /// it is written (the pages are touched once either way); `close` trims it. Capacity is kept,
 /// so a kernel that writes the same output again allocates nothing.
+/// Entries an append grows its arrays by when they are full, value-initialised just before they
+/// are written (the pages are touched once either way).
+inline constexpr std::size_t append_chunk = 4096;
+
 template <class X> struct append_array {
   std::vector<X>* v = nullptr;
   X* cur = nullptr;
@@ -3294,7 +3298,7 @@ template <class X> struct append_array {
   // out of line, and given values rather than `this`, so that a writer held in a kernel's
   // local sink stays in registers
   [[gnu::noinline]] static std::pair<X*, X*> grow(std::vector<X>* v, X* cur) {
-    constexpr std::size_t chunk = 4096;
+    constexpr std::size_t chunk = append_chunk;
     const auto n = static_cast<std::size_t>(cur - v->data());  // == v->size(): the chunk is full
     if (n == v->capacity()) v->reserve(std::max<std::size_t>(2 * n, chunk));
     v->resize(std::min(v->capacity(), n + chunk));
@@ -3365,7 +3369,7 @@ template <class T, class Pos, class Crd> struct row_writer {
   };
   // out of line, and given values rather than `this`, so that the writer stays in registers
   [[gnu::noinline]] static grown grow(std::vector<Crd>* c, std::vector<T>* v, std::int64_t needed) {
-    constexpr std::size_t chunk = 4096;  // value-initialised just before it is written
+    constexpr std::size_t chunk = append_chunk;
     const auto n = static_cast<std::size_t>(needed);
     const std::size_t reserved = std::min(c->capacity(), v->capacity());
     std::size_t room = n + chunk;
@@ -11281,6 +11285,9 @@ template <class Out, class E> std::int64_t support_bound(const E& e) {
   using boost::mp11::mp_bind_front;
   using boost::mp11::mp_contains;
   using boost::mp11::mp_similar;
+  const auto least = [](std::int64_t a, std::int64_t b) {
+    return a < 0 ? b : b < 0 ? a : std::min(a, b);
+  };
   if constexpr (expr::is_access<E>::value) {
     using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(e.tensor)>>;
     if constexpr (!tensor_t::format_type::all_dense &&
@@ -11288,21 +11295,13 @@ template <class Out, class E> std::int64_t support_bound(const E& e) {
       return e.tensor->nnz();
     else
       return -1;
-  } else if constexpr (requires {
-                         e.lhs;
-                         e.rhs;
-                       }) {
+  } else if constexpr (mp_similar<E, expr::add<void, void>>::value) {
     const std::int64_t a = support_bound<Out>(e.lhs), b = support_bound<Out>(e.rhs);
-    if constexpr (mp_similar<E, expr::add<void, void>>::value)
-      return a < 0 || b < 0 ? -1 : a + b;
-    else
-      return a < 0 ? b : b < 0 ? a : std::min(a, b);
-  } else if constexpr (requires {
-                         e.pred;
-                         e.body;
-                       }) {
-    const std::int64_t a = support_bound<Out>(e.pred), b = support_bound<Out>(e.body);
-    return a < 0 ? b : b < 0 ? a : std::min(a, b);
+    return a < 0 || b < 0 ? -1 : a + b;
+  } else if constexpr (mp_similar<E, expr::mul<void, void>>::value) {
+    return least(support_bound<Out>(e.lhs), support_bound<Out>(e.rhs));
+  } else if constexpr (mp_similar<E, expr::where<void, void>>::value) {
+    return least(support_bound<Out>(e.pred), support_bound<Out>(e.body));
   } else if constexpr (mp_similar<E, expr::sum<void, void>>::value) {
     return support_bound<Out>(e.body);
   } else {
