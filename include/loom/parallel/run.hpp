@@ -309,7 +309,7 @@ template <class T, class Crd> struct row_target {
   }
   // an in-order chunk appends as the serial appender does (format/appender.hpp): the writer
   // is taken when the chunk starts (stream::append_sink::restart) and returned at its end
-  using writer = loom::detail::row_writer<T, std::int64_t, Crd>;
+  using writer = loom::detail::row_writer<T, std::int64_t, Crd, true>;
   writer take_writer() {
     const auto n = static_cast<std::int64_t>(crd.size());
     const auto room = static_cast<std::int64_t>(std::min(crd.size(), vals.size()));
