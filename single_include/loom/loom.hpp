@@ -3328,8 +3328,11 @@ template <class X> struct fill_array {
 /// value on the stack (A∘B and add 1.2-1.4x the hand loop on cryg2500). A row that did not fit
 /// is counted, not written: at its end the arrays grow and `end_row` asks for the row again
 /// (stream::run_sparse).
-template <class T, class Pos, class Crd> struct row_writer {
-  Pos* counts;  // row r's count at counts[r - first_row]
+/// `Relative`: row r's count is at counts[r - first_row] (a chunk's rows); otherwise at
+/// counts[r], and `first_row` is unused (the serial loop: one subtraction and one live value
+/// fewer per row took A∘B on cryg2500 from 1.15x to 1.0x the hand loop).
+template <class T, class Pos, class Crd, bool Relative = false> struct row_writer {
+  Pos* counts;
   std::int64_t first_row;
   Crd* crd;
   T* values;
@@ -3356,7 +3359,10 @@ template <class T, class Pos, class Crd> struct row_writer {
       written = row_start;
       return true;
     }
-    counts[row - first_row] += static_cast<Pos>(written - row_start);
+    if constexpr (Relative)
+      counts[row - first_row] += static_cast<Pos>(written - row_start);
+    else
+      counts[row] += static_cast<Pos>(written - row_start);
     row_start = written;
     return false;
   }
@@ -3467,7 +3473,8 @@ template <class T, class Format> class appender {
     auto& crd = *crd_out_.v;
     const auto n = static_cast<std::int64_t>(crd_out_.size());
     const auto room = static_cast<std::int64_t>(std::min(crd.size(), values_.size()));
-    return {row_counts_, -1, crd.data(), values_.data(), n, room, n, &crd, &values_};  // pos[r + 1]
+    return {row_counts_ + 1, 0, crd.data(), values_.data(), n, room, n, &crd,
+            &values_};  // pos[r + 1]
   }
   void return_writer(const row_writer& w)
     requires by_rows
@@ -9332,7 +9339,7 @@ template <class T, class Crd> struct row_target {
   }
   // an in-order chunk appends as the serial appender does (format/appender.hpp): the writer
   // is taken when the chunk starts (stream::append_sink::restart) and returned at its end
-  using writer = loom::detail::row_writer<T, std::int64_t, Crd>;
+  using writer = loom::detail::row_writer<T, std::int64_t, Crd, true>;
   writer take_writer() {
     const auto n = static_cast<std::int64_t>(crd.size());
     const auto room = static_cast<std::int64_t>(std::min(crd.size(), vals.size()));
