@@ -75,7 +75,7 @@ PLAN_SUITES = {
                   "hand: a merge of the two rows of every edge",
                   ["hand", "decompose"], "hand"),
     "intermediates": ("Intermediate formats: three hops and two hops from a sparse x (loom::decompose, "
-                      "LOOM_INTERMEDIATE_FORMAT_PER_STEP=1, LOOM_HASHED_INTERMEDIATES=1)",
+                      "opt::format_per_step, opt::hashed_intermediates)",
                       "decompose: the plan chosen from statistics; sorted, dense, hashed: the candidate "
                       "that materialises T0 = C x (and, in the three hops, T1 = B T0) with every "
                       "intermediate in that format; sorted_dense, dense_sorted, hashed_dense: T0 in "

@@ -575,8 +575,10 @@ int main(int argc, char** argv) {
           {{"default", [&] { sink += loom::eval(loom::sum(i, j, A(i, j) * B(i, j))); }},
            {"leapfrog",
             [&] {
-              loom::optimize::assign_with_skip<per_loop<standard, loom::stream::skip::leapfrog>>(
-                  z(), loom::sum(i, j, A(i, j) * B(i, j)));
+              loom::assign(
+                  z(), loom::sum(i, j, A(i, j) * B(i, j)),
+                  loom::options<
+                      loom::opt::fixed_skips<per_loop<standard, loom::stream::skip::leapfrog>>>{});
             }},
            {"hand", [&] { sink += hand_inner(A, B); }}},
           rounds));

@@ -1,5 +1,5 @@
-// A format per intermediate (issue 5, LOOM_INTERMEDIATE_FORMAT_PER_STEP=1) and hashed
-// intermediates (LOOM_HASHED_INTERMEDIATES=1).
+// A format per intermediate (issue 5, opt::format_per_step) and hashed intermediates
+// (opt::hashed_intermediates).
 // - The three-hop y(i) = sum(j, k, l, A(i,j) B(j,k) C(k,l) x(l)) from a sparse x, whose first
 //   intermediate T0(k) = C x holds a few dozen entries and whose second, T1(j) = B T0, nearly every
 //   cell (every row of B has an entry in a hub column that T0 reaches).
@@ -9,11 +9,13 @@
 // loom::decompose (the plan chosen from statistics), the candidate that materialises the
 // intermediates with each assignment of their formats, and the fused kernel.
 // SPDX-License-Identifier: BSL-1.0
-#define LOOM_INTERMEDIATE_FORMAT_PER_STEP 1
-#define LOOM_HASHED_INTERMEDIATES 1
 #include "support.hpp"
 
 namespace {
+
+// a format per intermediate, hashed among them
+using per_step_hashed = loom::options<loom::opt::eliminate, loom::opt::format_per_step,
+                                      loom::opt::hashed_intermediates>;
 
 namespace lb = loom_bench;
 constexpr loom::index<"i"> i;
@@ -109,11 +111,11 @@ void register_plans(const std::string& name, std::int64_t n, std::shared_ptr<lb:
     Data& h = data->get();
     out_t y({n});
     for (auto _ : st) {
-      loom::decompose(y(i), h.program());
+      loom::decompose(y(i), h.program(), per_step_hashed{});
       benchmark::DoNotOptimize(y.values().data());
     }
     check(name + " decompose", y, h.want);
-    const auto plan = loom::plan_decomposition(y(i), h.program());
+    const auto plan = loom::plan_decomposition(y(i), h.program(), per_step_hashed{});
     lb::label(st, h.counted(),
               "chosen: #" + std::to_string(plan.chosen) + " " + plan.description[plan.chosen]);
   });
@@ -121,7 +123,7 @@ void register_plans(const std::string& name, std::int64_t n, std::shared_ptr<lb:
     lb::add("intermediates", name, impl, [=, impl = impl, formats = formats](benchmark::State& st) {
       Data& h = data->get();
       out_t y({n});
-      const auto plan = loom::plan_decomposition(y(i), h.program());
+      const auto plan = loom::plan_decomposition(y(i), h.program(), per_step_hashed{});
       std::size_t c = 0;
       for (std::size_t d = 1; d < plan.description.size(); ++d)
         if (plan.description[d].rfind(candidate, 0) == 0) c = d;
@@ -130,7 +132,10 @@ void register_plans(const std::string& name, std::int64_t n, std::shared_ptr<lb:
         return;
       }
       for (auto _ : st) {
-        loom::decompose_with(c, y(i), h.program(), formats, plan.reuse[c]);  // no planning per call
+        loom::decompose(y(i), h.program(),
+                        per_step_hashed{.candidate = c,
+                                        .intermediates = formats,
+                                        .reuse = plan.reuse[c]});  // no planning per call
         benchmark::DoNotOptimize(y.values().data());
       }
       check(name + " " + impl, y, h.want);

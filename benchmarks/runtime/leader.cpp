@@ -104,9 +104,9 @@ std::int64_t lead_mul(const svec& x, const svec& z, std::int32_t* oc, double* ov
 
 // Policies --------------------------------------------------------------------------------------------
 // 0-3: the static policies, one kernel each; 4: among instantiated candidates
-// (assign_choosing_skip); 5, 6: one kernel reading leapfrog / merge at run time (skip::runtime:
+// (opt::skip_candidates); 5, 6: one kernel reading leapfrog / merge at run time (skip::runtime:
 // the per-step cost of reading the policy); 7: skip::runtime with the codes chosen from
-// statistics (assign_choosing_runtime_skips).
+// statistics (opt::runtime_skips).
 sk::codes codes_at(std::size_t depth, sk::code c) {
   sk::codes codes = sk::default_codes;
   codes[depth] = c;
@@ -115,28 +115,32 @@ sk::codes codes_at(std::size_t depth, sk::code c) {
 template <class Lhs, class Rhs> void run_policy(int which, const Lhs& lhs, const Rhs& rhs) {
   switch (which) {
     case 0:
-      loom::optimize::assign_with_skip<sk::per_loop<>>(lhs, rhs);
+      loom::assign(lhs, rhs, loom::options<loom::opt::fixed_skips<sk::per_loop<>>>{});
       break;
     case 1:
-      loom::optimize::assign_with_skip<sk::per_loop<sk::merge>>(lhs, rhs);
+      loom::assign(lhs, rhs, loom::options<loom::opt::fixed_skips<sk::per_loop<sk::merge>>>{});
       break;
     case 2:
-      loom::optimize::assign_with_skip<sk::per_loop<sk::lead<0>>>(lhs, rhs);
+      loom::assign(lhs, rhs, loom::options<loom::opt::fixed_skips<sk::per_loop<sk::lead<0>>>>{});
       break;
     case 3:
-      loom::optimize::assign_with_skip<sk::per_loop<sk::lead<1>>>(lhs, rhs);
+      loom::assign(lhs, rhs, loom::options<loom::opt::fixed_skips<sk::per_loop<sk::lead<1>>>>{});
       break;
     case 4:
-      loom::optimize::assign_choosing_skip(lhs, rhs);
+      loom::assign(lhs, rhs, loom::options<loom::opt::skip_candidates<>>{});
       break;
     case 5:
-      loom::optimize::assign_with_runtime_skips(codes_at(0, sk::code::leapfrog), lhs, rhs);
+      loom::assign(
+          lhs, rhs,
+          loom::options<loom::opt::runtime_skips>{.skip_codes = codes_at(0, sk::code::leapfrog)});
       break;
     case 6:
-      loom::optimize::assign_with_runtime_skips(codes_at(0, sk::code::merge), lhs, rhs);
+      loom::assign(
+          lhs, rhs,
+          loom::options<loom::opt::runtime_skips>{.skip_codes = codes_at(0, sk::code::merge)});
       break;
     default:
-      loom::optimize::assign_choosing_runtime_skips(lhs, rhs);
+      loom::assign(lhs, rhs, loom::options<loom::opt::runtime_skips>{});
       break;
   }
 }
@@ -144,28 +148,37 @@ template <class Lhs, class Rhs> void run_policy(int which, const Lhs& lhs, const
 template <class Lhs, class Rhs> void run_policy_inner(int which, const Lhs& lhs, const Rhs& rhs) {
   switch (which) {
     case 0:
-      loom::optimize::assign_with_skip<sk::per_loop<>>(lhs, rhs);
+      loom::assign(lhs, rhs, loom::options<loom::opt::fixed_skips<sk::per_loop<>>>{});
       break;
     case 1:
-      loom::optimize::assign_with_skip<sk::per_loop<sk::standard, sk::merge>>(lhs, rhs);
+      loom::assign(lhs, rhs,
+                   loom::options<loom::opt::fixed_skips<sk::per_loop<sk::standard, sk::merge>>>{});
       break;
     case 2:
-      loom::optimize::assign_with_skip<sk::per_loop<sk::standard, sk::lead<0>>>(lhs, rhs);
+      loom::assign(
+          lhs, rhs,
+          loom::options<loom::opt::fixed_skips<sk::per_loop<sk::standard, sk::lead<0>>>>{});
       break;
     case 3:
-      loom::optimize::assign_with_skip<sk::per_loop<sk::standard, sk::lead<1>>>(lhs, rhs);
+      loom::assign(
+          lhs, rhs,
+          loom::options<loom::opt::fixed_skips<sk::per_loop<sk::standard, sk::lead<1>>>>{});
       break;
     case 4:
-      loom::optimize::assign_choosing_skip(lhs, rhs);
+      loom::assign(lhs, rhs, loom::options<loom::opt::skip_candidates<>>{});
       break;
     case 5:
-      loom::optimize::assign_with_runtime_skips(codes_at(1, sk::code::leapfrog), lhs, rhs);
+      loom::assign(
+          lhs, rhs,
+          loom::options<loom::opt::runtime_skips>{.skip_codes = codes_at(1, sk::code::leapfrog)});
       break;
     case 6:
-      loom::optimize::assign_with_runtime_skips(codes_at(1, sk::code::merge), lhs, rhs);
+      loom::assign(
+          lhs, rhs,
+          loom::options<loom::opt::runtime_skips>{.skip_codes = codes_at(1, sk::code::merge)});
       break;
     default:
-      loom::optimize::assign_choosing_runtime_skips(lhs, rhs);
+      loom::assign(lhs, rhs, loom::options<loom::opt::runtime_skips>{});
       break;
   }
 }
@@ -209,7 +222,9 @@ void register_vectors(const std::string& name, std::int64_t n, std::int64_t nx, 
                        std::vector<double>(in->ov.begin(), in->ov.begin() + k));
     }
     std::fprintf(stderr, "%s",
-                 loom::optimize::explain_skip(out, loom::sum(i, in->x(i) * in->z(i))).c_str());
+                 loom::explain(out, loom::sum(i, in->x(i) * in->z(i)),
+                               loom::options<loom::opt::skip_candidates<>>{})
+                     .c_str());
     return in;
   });
   const std::string what = "sparse_vector . sparse_vector";
@@ -303,9 +318,10 @@ void register_spmspv(const std::string& name, std::int64_t m, std::int64_t n, st
       lb::check_values("leader spmspv/" + name + ": loom " + policy_names[p] + " vs hand",
                        in->y.values(), want);
     }
-    std::fprintf(
-        stderr, "%s",
-        loom::optimize::explain_skip(in->y(i), loom::sum(j, in->A(i, j) * in->x(j))).c_str());
+    std::fprintf(stderr, "%s",
+                 loom::explain(in->y(i), loom::sum(j, in->A(i, j) * in->x(j)),
+                               loom::options<loom::opt::skip_candidates<>>{})
+                     .c_str());
     return in;
   });
   const std::string what = "CSR x sparse -> dense";

@@ -2,7 +2,7 @@
 // and ordered triangles sum(i,j,k, A(i,j) A(j,k) A(i,k)) on the symmetrised 0/1 patterns of the
 // real matrices and of a generated power-law graph: loom::decompose (the plan chosen from
 // statistics), the chosen elimination prefix with each intermediate format (sorted, dense, and
-// bitmap when built with -DLOOM_BITMAP_INTERMEDIATES=1), the fused single kernel, and a
+// bitmap, opt::bitmap_intermediates), the fused single kernel, and a
 // hand-written kernel.
 // SPDX-License-Identifier: BSL-1.0
 #include <cmath>
@@ -10,6 +10,9 @@
 #include "support.hpp"
 
 namespace {
+
+// decompose may store intermediates as bitmaps
+using with_bitmaps = loom::options<loom::opt::eliminate, loom::opt::bitmap_intermediates>;
 
 namespace lb = loom_bench;
 constexpr loom::index<"i"> i;
@@ -122,11 +125,11 @@ void register_graph(const std::string& name, std::function<lb::entries<2>()> mak
         i, loom::sum(j, loom::sum(k, loom::sum(l, A(i, j) * A(j, k) * A(k, l) * A(l, i)))));
     std::printf("subgraphs/%s: %lld vertices, %lld edges; 4-walks %.0f, triangles %.0f\n%s",
                 name.c_str(), (long long)A.extent(0), (long long)A.nnz(), g->walks, g->triangles,
-                loom::explain_decomposition(s(), walks).c_str());
-    loom::decompose(s(), walks);
+                loom::explain(s(), walks, with_bitmaps{}).c_str());
+    loom::decompose(s(), walks, with_bitmaps{});
     lb::check_scalar("subgraphs/" + name + ": 4-walks decompose vs hand", s.values()[0], g->walks);
     const auto tri = loom::sum(i, loom::sum(j, loom::sum(k, A(i, j) * A(j, k) * A(i, k))));
-    loom::decompose(s(), tri);
+    loom::decompose(s(), tri, with_bitmaps{});
     lb::check_scalar("subgraphs/" + name + ": triangles decompose vs hand", s.values()[0],
                      g->triangles);
     return g;
@@ -139,14 +142,15 @@ void register_graph(const std::string& name, std::function<lb::entries<2>()> mak
       loom::decompose(
           s(),
           loom::sum(
-              i, loom::sum(j, loom::sum(k, loom::sum(l, A(i, j) * A(j, k) * A(k, l) * A(l, i))))));
+              i, loom::sum(j, loom::sum(k, loom::sum(l, A(i, j) * A(j, k) * A(k, l) * A(l, i))))),
+          with_bitmaps{});
       benchmark::DoNotOptimize(s.values()[0]);
     }
     lb::label(st, A.nnz(), "trace(A^4), chosen plan");
   });
   // the chosen elimination prefix with each intermediate format (the planner picks one by cost)
   for (const loom::intermediate_format f : loom::intermediate_formats) {
-    if (!loom::intermediate_format_compiled(f)) continue;
+    if (!with_bitmaps::compiles(f)) continue;
     lb::add(
         "four_walks", name, std::string("chosen_prefix_") + loom::intermediate_format_name(f),
         [=](benchmark::State& st) {
@@ -155,10 +159,11 @@ void register_graph(const std::string& name, std::function<lb::entries<2>()> mak
           scalar_t s;
           const auto walks = loom::sum(
               i, loom::sum(j, loom::sum(k, loom::sum(l, A(i, j) * A(j, k) * A(k, l) * A(l, i)))));
-          const loom::decomposition_choice plan = loom::plan_decomposition(s(), walks);
+          const loom::decomposition_choice plan =
+              loom::plan_decomposition(s(), walks, with_bitmaps{});
           const std::size_t c = plan.chosen;
           for (auto _ : st) {
-            loom::decompose_with(c, s(), walks, f);
+            loom::decompose(s(), walks, with_bitmaps{.candidate = c, .intermediates = {f}});
             benchmark::DoNotOptimize(s.values()[0]);
           }
           lb::check_scalar("subgraphs/" + name + ": 4-walks, " + loom::intermediate_format_name(f) +
@@ -189,7 +194,8 @@ void register_graph(const std::string& name, std::function<lb::entries<2>()> mak
     const csr_t& A = g.A;
     scalar_t s;
     for (auto _ : st) {
-      loom::decompose(s(), loom::sum(i, loom::sum(j, loom::sum(k, A(i, j) * A(j, k) * A(i, k)))));
+      loom::decompose(s(), loom::sum(i, loom::sum(j, loom::sum(k, A(i, j) * A(j, k) * A(i, k)))),
+                      with_bitmaps{});
       benchmark::DoNotOptimize(s.values()[0]);
     }
     lb::label(st, A.nnz(), "ordered triangles, chosen plan");

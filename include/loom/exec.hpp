@@ -11,5 +11,6 @@
 #include <loom/exec/explain.hpp>
 #include <loom/exec/leader_run.hpp>
 #include <loom/exec/matrix_chain.hpp>
+#include <loom/exec/options.hpp>
 
 #endif  // LOOM_EXEC_HPP

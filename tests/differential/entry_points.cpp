@@ -1,5 +1,5 @@
 // Differential tests of loom's entry points other than `=` and loom::eval (issue 20, item 6):
-// loom::la expressions, loom::decompose / decompose_with and loom::matrix_chain against the dense
+// loom::la expressions, loom::decompose (and its forced candidates) and loom::matrix_chain against the dense
 // reference (support/reference.hpp, on index notation written here by hand, not la's translation
 // or the planner's), and small relational queries (key_by, join, selection, group-by, MIN, a
 // triangle) against SQLite's sqlite3 shell, skipped with a message when it is not installed.
@@ -83,7 +83,7 @@ using la_combos = std::tuple<mp_list<loom::csr, loom::dense_matrix>, mp_list<loo
 
 // Decompose --------------------------------------------------------------------------------------
 
-// `decompose(lhs, rhs)` (the planner's choice) and, when `every_candidate`, `decompose_with` of
+// `decompose(lhs, rhs)` (the planner's choice) and, when `every_candidate`, each forced candidate of
 // every candidate with sorted and with dense intermediates, each from the output's prior
 // contents, against the reference.
 template <bool every_candidate, class Lhs, class Rhs>
@@ -104,11 +104,15 @@ void check_decompose(const Lhs& lhs, const Rhs& rhs, lt::case_context ctx) {
       for (const auto f : {loom::intermediate_format::sorted, loom::intermediate_format::dense}) {
         if (c == 0 && f == loom::intermediate_format::dense) continue;  // no intermediate
         out = prior;
-        ctx.expression = lt::concat(text, "   [loom::decompose_with candidate ", std::to_string(c),
-                                    ": ", plan.description[c], "; ",
+        ctx.expression = lt::concat(text, "   [loom::decompose, forced candidate ",
+                                    std::to_string(c), ": ", plan.description[c], "; ",
                                     loom::intermediate_format_name(f), " intermediates]");
-        // the plan's reuse mask given: decompose_with does not plan again (slow at -O0)
-        if (lt::run_guarded(ctx, [&] { loom::decompose_with(c, lhs, rhs, f, plan.reuse[c]); }))
+        // the plan's reuse mask given: decompose does not plan again (slow at -O0)
+        if (lt::run_guarded(ctx, [&] {
+              loom::decompose(lhs, rhs,
+                              loom::options<loom::opt::eliminate>{
+                                  .candidate = c, .intermediates = {f}, .reuse = plan.reuse[c]});
+            }))
           lt::check_tensor(out, expected, ctx);
       }
   }
@@ -303,7 +307,7 @@ TEST_CASE("entry points: loom::decompose of a chain, every candidate, and of a m
 }
 
 TEST_CASE("entry points: loom::decompose of a triangle, every candidate") {
-  // three summed indices: more elimination prefixes (15) than LOOM_MAX_ELIMINATION_ORDERS
+  // three summed indices: more elimination prefixes (15) than loom::limits::elimination_orders
   const lt::case_group group;
   lt::for_each_case(false, [&](std::uint64_t seed, lt::density da, lt::density db, lt::density dc) {
     const auto e = lt::extents_for_seed(seed);

@@ -47,7 +47,7 @@ TEST_CASE("decompose: every candidate of a 3-matrix chain equals the fused kerne
     // fused; j eliminated, k summed in the last kernel; k, then j; the full orders (j,k) and (k,j)
     REQUIRE(plan.cost.size() == 5);
     for (std::size_t c = 0; c < plan.cost.size(); ++c) {
-      loom::decompose_with(c, got(i, l), rhs);
+      loom::decompose(got(i, l), rhs, loom::options<loom::opt::eliminate>{.candidate = c});
       CHECK(dense_of(got) == ref);
     }
     const std::size_t ran = loom::decompose(got(i, l), rhs);
@@ -74,7 +74,7 @@ TEST_CASE("T9: the dense chain 10x100 * 100x5 * 5x50 eliminates j first") {
   CHECK(plan.description[2].find("[50000 products") != std::string::npos);
   loom::decompose(E(i, l), rhs);
   CHECK(E.at(3, 7) == doctest::Approx(500));  // every product term is 1: 100 * 5 paths
-  const std::string text = loom::explain_decomposition(E(i, l), rhs);
+  const std::string text = loom::explain(E(i, l), rhs, loom::options<loom::opt::eliminate>{});
   CHECK(text.find("* #1 cost") != std::string::npos);
 }
 
@@ -91,7 +91,7 @@ TEST_CASE("T8: a triangle is one fused kernel; its count on K4 is 24") {
   loom::decompose(count(), rhs);
   CHECK(count.values()[0] == 24);
   for (std::size_t which = 1; which < plan.cost.size(); ++which) {
-    loom::decompose_with(which, count(), rhs);
+    loom::decompose(count(), rhs, loom::options<loom::opt::eliminate>{.candidate = which});
     CHECK(count.values()[0] == 24);
   }
 }
@@ -110,22 +110,28 @@ TEST_CASE("decompose: every candidate with sorted and with dense intermediates")
       CAPTURE(c);
       CAPTURE(loom::intermediate_format_name(format));
       std::fill(got.values().begin(), got.values().end(), -1.0);
-      loom::decompose_with(c, got(i, l), rhs, format);
+      loom::decompose(
+          got(i, l), rhs,
+          loom::options<loom::opt::eliminate>{.candidate = c, .intermediates = {format}});
       for (std::int64_t r = 0; r < 14; ++r)
         for (std::int64_t q = 0; q < 9; ++q) CHECK(got.at(r, q) == doctest::Approx(want.at(r, q)));
     }
   // formats given per step: one format for both is compiled in, a mix only with
-  // LOOM_INTERMEDIATE_FORMAT_PER_STEP=1 (tests/optimize/decompose_per_step.cpp)
+  // opt::format_per_step (tests/optimize/decompose_per_step.cpp)
   const std::size_t both = candidate(plan, "eliminate j,k:");
   using loom::intermediate_format;
-  loom::decompose_with(both, got(i, l), rhs,
-                       {intermediate_format::dense, intermediate_format::dense});
+  loom::decompose(got(i, l), rhs,
+                  loom::options<loom::opt::eliminate>{
+                      .candidate = both,
+                      .intermediates = {intermediate_format::dense, intermediate_format::dense}});
   for (std::int64_t r = 0; r < 14; ++r)
     for (std::int64_t q = 0; q < 9; ++q) CHECK(got.at(r, q) == doctest::Approx(want.at(r, q)));
-  CHECK_THROWS_WITH_AS(
-      loom::decompose_with(both, got(i, l), rhs,
-                           {intermediate_format::sorted, intermediate_format::dense}),
-      doctest::Contains("LOOM_INTERMEDIATE_FORMAT_PER_STEP"), loom::error);
+  CHECK_THROWS_WITH_AS(loom::decompose(got(i, l), rhs,
+                                       loom::options<loom::opt::eliminate>{
+                                           .candidate = both,
+                                           .intermediates = {intermediate_format::sorted,
+                                                             intermediate_format::dense}}),
+                       doctest::Contains("loom::opt::format_per_step"), loom::error);
 }
 
 TEST_CASE("decompose: an intermediate is dense when nearly full, sparse when nearly empty") {
@@ -149,20 +155,21 @@ TEST_CASE("decompose: an intermediate is dense when nearly full, sparse when nea
   CHECK(thin.format[c] != loom::intermediate_format::dense);
   CHECK(fat.format[c] == loom::intermediate_format::dense);
   CHECK(thin.format[c] == loom::intermediate_format::sorted);
-  // without LOOM_BITMAP_INTERMEDIATES or LOOM_HASHED_INTERMEDIATES, asking for those formats is an
+  // without opt::bitmap_intermediates or opt::hashed_intermediates, asking for those formats is an
   // error, not a silent fallback
   loom::tensor<double, loom::format<>> none;
   CHECK_THROWS_WITH_AS(
-      loom::decompose_with(c, none(),
-                           loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))),
-                           loom::intermediate_format::bitmap),
-      doctest::Contains("LOOM_BITMAP_INTERMEDIATES"), loom::error);
+      loom::decompose(none(), loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))),
+                      loom::options<loom::opt::eliminate>{
+                          .candidate = c, .intermediates = {loom::intermediate_format::bitmap}}),
+      doctest::Contains("loom::opt::bitmap_intermediates"), loom::error);
   CHECK_THROWS_WITH_AS(
-      loom::decompose_with(c, none(),
-                           loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))),
-                           loom::intermediate_format::hashed),
+      loom::decompose(none(), loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))),
+                      loom::options<loom::opt::eliminate>{
+                          .candidate = c, .intermediates = {loom::intermediate_format::hashed}}),
       doctest::Contains(
-          "hashed intermediates are not compiled in (define LOOM_HASHED_INTERMEDIATES=1)"),
+          "hashed intermediates are not compiled in (add loom::opt::hashed_intermediates to the "
+          "options)"),
       loom::error);
 }
 

@@ -1,10 +1,7 @@
-// Tests loom::decompose with bitmap intermediates compiled in (LOOM_BITMAP_INTERMEDIATES=1):
+// Tests loom::decompose with bitmap intermediates compiled in (opt::bitmap_intermediates):
 // the choice between sorted, dense and bitmap by estimated fill, no bitmap where the next kernel
 // would have to transpose it, and every candidate's result in each format.
-// Its own index names keep every program here distinct from the other translation units, which
-// build without bitmap intermediates.
 // SPDX-License-Identifier: BSL-1.0
-#define LOOM_BITMAP_INTERMEDIATES 1
 #include <loom/loom.hpp>
 
 #include <doctest/doctest.h>
@@ -17,6 +14,9 @@
 #include "random_sparse.hpp"
 
 namespace {
+
+// decompose may store intermediates as bitmaps
+using with_bitmaps = loom::options<loom::opt::eliminate, loom::opt::bitmap_intermediates>;
 
 constexpr loom::index<"p"> p;
 constexpr loom::index<"q"> q;
@@ -37,9 +37,9 @@ TEST_CASE("decompose, bitmap intermediates: sorted, bitmap or dense by the inter
              thin_b = random_sparse(3000, 3000, 0.0003, 6);
   const auto mid_a = random_sparse(300, 300, 0.03, 7), mid_b = random_sparse(300, 300, 0.03, 8);
   const auto fat_a = random_sparse(60, 60, 0.5, 3), fat_b = random_sparse(60, 60, 0.5, 4);
-  const auto thin = loom::plan_decomposition(out(), sum_of_product(thin_a, thin_b));
-  const auto mid = loom::plan_decomposition(out(), sum_of_product(mid_a, mid_b));
-  const auto fat = loom::plan_decomposition(out(), sum_of_product(fat_a, fat_b));
+  const auto thin = loom::plan_decomposition(out(), sum_of_product(thin_a, thin_b), with_bitmaps{});
+  const auto mid = loom::plan_decomposition(out(), sum_of_product(mid_a, mid_b), with_bitmaps{});
+  const auto fat = loom::plan_decomposition(out(), sum_of_product(fat_a, fat_b), with_bitmaps{});
   const std::size_t c = candidate(mid, "eliminate q, then p,r fused");
   REQUIRE(c == candidate(thin, "eliminate q, then p,r fused"));
   REQUIRE(c == candidate(fat, "eliminate q, then p,r fused"));
@@ -55,9 +55,10 @@ TEST_CASE("decompose, bitmap intermediates: sorted, bitmap or dense by the inter
   loom::tensor<double, loom::format<>> fused, got;
   fused() = sum_of_product(mid_a, mid_b);
   for (const loom::intermediate_format f : loom::intermediate_formats) {
-    if (!loom::intermediate_format_compiled(f)) continue;
+    if (!with_bitmaps::compiles(f)) continue;
     CAPTURE(loom::intermediate_format_name(f));
-    loom::decompose_with(c, got(), sum_of_product(mid_a, mid_b), f);
+    loom::decompose(got(), sum_of_product(mid_a, mid_b),
+                    with_bitmaps{.candidate = c, .intermediates = {f}});
     CHECK(got.values()[0] == doctest::Approx(fused.values()[0]));
   }
 }
@@ -71,27 +72,27 @@ TEST_CASE("decompose, bitmap intermediates: none where a kernel would transpose 
              C = random_sparse(300, 300, 0.05, 23);
   const auto rhs = loom::sum(q, loom::sum(r, A(p, q) * B(q, r) * C(r, p)));
   loom::tensor<double, loom::dense_vector> y({300}), want({300});
-  const auto plan = loom::plan_decomposition(y(p), rhs);
+  const auto plan = loom::plan_decomposition(y(p), rhs, with_bitmaps{});
   const std::size_t c = candidate(plan, "eliminate q, then r fused");
   CAPTURE(plan.description[c]);
   CHECK(plan.description[c].find("one factor transposed") != std::string::npos);
   CHECK(plan.format[c] != loom::intermediate_format::bitmap);
   // the same intermediate with nothing transposed after it is a bitmap (first test case)
   const auto untransposed =
-      loom::plan_decomposition(y(p), loom::sum(q, loom::sum(r, A(p, q) * B(q, r))));
+      loom::plan_decomposition(y(p), loom::sum(q, loom::sum(r, A(p, q) * B(q, r))), with_bitmaps{});
   CHECK(untransposed.format[candidate(untransposed, "eliminate q, then r fused")] ==
         loom::intermediate_format::bitmap);
-  loom::decompose(y(p), rhs);
+  loom::decompose(y(p), rhs, with_bitmaps{});
   want(p) = rhs;
   for (std::int64_t k = 0; k < 300; ++k) CHECK(y.at(k) == doctest::Approx(want.at(k)));
   // every candidate in every format computes the fused kernel's result
   for (std::size_t d = 1; d < plan.cost.size(); ++d)
     for (const loom::intermediate_format f : loom::intermediate_formats) {
-      if (!loom::intermediate_format_compiled(f)) continue;
+      if (!with_bitmaps::compiles(f)) continue;
       CAPTURE(d);
       CAPTURE(loom::intermediate_format_name(f));
       std::fill(y.values().begin(), y.values().end(), -1.0);
-      loom::decompose_with(d, y(p), rhs, f);
+      loom::decompose(y(p), rhs, with_bitmaps{.candidate = d, .intermediates = {f}});
       for (std::int64_t k = 0; k < 300; ++k) CHECK(y.at(k) == doctest::Approx(want.at(k)));
     }
 }

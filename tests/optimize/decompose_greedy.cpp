@@ -1,4 +1,4 @@
-// Tests loom::decompose on programs with more elimination prefixes than LOOM_MAX_ELIMINATION_ORDERS:
+// Tests loom::decompose on programs with more elimination prefixes than loom::limits::elimination_orders:
 // the prefixes of the greedy (min-fill) order come first, then the shortest others; every
 // candidate computes the same result.
 // SPDX-License-Identifier: BSL-1.0
@@ -49,7 +49,9 @@ TEST_CASE(
         CAPTURE(c);
         CAPTURE(loom::intermediate_format_name(format));
         std::fill(y.values().begin(), y.values().end(), -1.0);
-        loom::decompose_with(c, y(i), rhs, format);
+        loom::decompose(
+            y(i), rhs,
+            loom::options<loom::opt::eliminate>{.candidate = c, .intermediates = {format}});
         for (std::int64_t a = 0; a < 30; ++a) CHECK(y.at(a) == doctest::Approx(want.at(a)));
       }
     loom::decompose(y(i), rhs);

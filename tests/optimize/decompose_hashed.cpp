@@ -1,12 +1,9 @@
-// Tests loom::decompose with hashed intermediates compiled in (LOOM_HASHED_INTERMEDIATES=1): a
+// Tests loom::decompose with hashed intermediates compiled in (opt::hashed_intermediates): a
 // nearly empty one-index intermediate read by a kernel that visits many rows is hashed (located at
 // each row's entries instead of intersected with every row); it stays sorted when few rows meet
 // it and becomes dense when it fills; every candidate's result in each format, a two-index hashed
 // intermediate included.
-// Its own index names keep every program here distinct from the other translation units, which
-// build without hashed intermediates.
 // SPDX-License-Identifier: BSL-1.0
-#define LOOM_HASHED_INTERMEDIATES 1
 #include <loom/loom.hpp>
 
 #include <doctest/doctest.h>
@@ -23,6 +20,9 @@
 #include "random_sparse.hpp"
 
 namespace {
+
+// decompose may store intermediates hashed
+using with_hashed = loom::options<loom::opt::eliminate, loom::opt::hashed_intermediates>;
 
 constexpr loom::index<"he"> e;
 constexpr loom::index<"hf"> f;
@@ -55,7 +55,7 @@ intermediate_format chosen_t0(const loom::tensor<double, loom::csr>& B,
   loom::tensor<double, loom::dense_vector> y({n}), want({n});
   const auto rhs = two_hops(B, C, x);
   want(e) = rhs;
-  const auto plan = loom::plan_decomposition(y(e), rhs);
+  const auto plan = loom::plan_decomposition(y(e), rhs, with_hashed{});
   const std::size_t c = candidate(plan, "eliminate hg, then hf fused");
   CAPTURE(plan.description[c]);
   CHECK(plan.variants[c] == 3);  // sorted, dense, hashed
@@ -63,10 +63,10 @@ intermediate_format chosen_t0(const loom::tensor<double, loom::csr>& B,
        {intermediate_format::sorted, intermediate_format::dense, intermediate_format::hashed}) {
     CAPTURE(loom::intermediate_format_name(fmt));
     std::fill(y.values().begin(), y.values().end(), -1.0);
-    loom::decompose_with(c, y(e), rhs, fmt);
+    loom::decompose(y(e), rhs, with_hashed{.candidate = c, .intermediates = {fmt}});
     CHECK(max_difference(y, want) < 1e-9);
   }
-  loom::decompose(y(e), rhs);
+  loom::decompose(y(e), rhs, with_hashed{});
   CHECK(max_difference(y, want) < 1e-9);
   return plan.format[c];
 }
@@ -98,15 +98,15 @@ TEST_CASE(
   const auto rhs = loom::sum(f, loom::sum(g, A(e, f) * B(f, g) * C(g, e)));
   loom::tensor<double, loom::dense_vector> y({120}), want({120});
   want(e) = rhs;
-  const auto plan = loom::plan_decomposition(y(e), rhs);
+  const auto plan = loom::plan_decomposition(y(e), rhs, with_hashed{});
   std::size_t hashed_two_index = 0;
   for (std::size_t d = 1; d < plan.cost.size(); ++d)
     for (const intermediate_format fmt : loom::intermediate_formats) {
-      if (!loom::intermediate_format_compiled(fmt)) continue;
+      if (!with_hashed::compiles(fmt)) continue;
       CAPTURE(plan.description[d]);
       CAPTURE(loom::intermediate_format_name(fmt));
       std::fill(y.values().begin(), y.values().end(), -1.0);
-      loom::decompose_with(d, y(e), rhs, fmt);
+      loom::decompose(y(e), rhs, with_hashed{.candidate = d, .intermediates = {fmt}});
       for (std::int64_t r = 0; r < 120; ++r) CHECK(y.at(r) == doctest::Approx(want.at(r)));
       if (fmt == intermediate_format::hashed &&
           plan.description[d].find("T0(he,hg)") != std::string::npos)
@@ -114,6 +114,8 @@ TEST_CASE(
     }
   CHECK(hashed_two_index > 0);
   // bitmap is not compiled in here: asking for it names the macro
-  CHECK_THROWS_WITH_AS(loom::decompose_with(1, y(e), rhs, intermediate_format::bitmap),
-                       doctest::Contains("LOOM_BITMAP_INTERMEDIATES"), loom::error);
+  CHECK_THROWS_WITH_AS(
+      loom::decompose(y(e), rhs,
+                      with_hashed{.candidate = 1, .intermediates = {intermediate_format::bitmap}}),
+      doctest::Contains("loom::opt::bitmap_intermediates"), loom::error);
 }

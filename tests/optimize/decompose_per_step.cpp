@@ -1,11 +1,8 @@
-// Tests loom::decompose with a format per intermediate (LOOM_INTERMEDIATE_FORMAT_PER_STEP=1): a
+// Tests loom::decompose with a format per intermediate (opt::format_per_step): a
 // candidate whose first intermediate is nearly empty and whose second is nearly full keeps the
 // first sorted and makes the second dense, which neither uniform assignment does; every format
 // assignment of every candidate computes the fused kernel's result.
-// Its own index names keep every program here distinct from the other translation units, which
-// build with one format per candidate.
 // SPDX-License-Identifier: BSL-1.0
-#define LOOM_INTERMEDIATE_FORMAT_PER_STEP 1
 #include <loom/loom.hpp>
 
 #include <doctest/doctest.h>
@@ -22,6 +19,9 @@
 #include "random_sparse.hpp"
 
 namespace {
+
+// decompose chooses a format per intermediate
+using per_step = loom::options<loom::opt::eliminate, loom::opt::format_per_step>;
 
 constexpr loom::index<"u"> u;
 constexpr loom::index<"v"> v;
@@ -55,7 +55,7 @@ TEST_CASE(
   const auto x = sparse_x(600, {5, 250, 480});
   loom::tensor<double, loom::dense_vector> y({600}), want({600});
   const auto rhs = program(B, C, x);
-  const auto plan = loom::plan_decomposition(y(u), rhs);
+  const auto plan = loom::plan_decomposition(y(u), rhs, per_step{});
   const std::size_t c = candidate(plan, "eliminate w,v:");
   CAPTURE(plan.description[c]);
   // sorted, dense, and the two mixes; a mix is chosen only when strictly cheaper than the uniform
@@ -77,15 +77,17 @@ TEST_CASE(
       CAPTURE(loom::intermediate_format_name(first));
       CAPTURE(loom::intermediate_format_name(second));
       std::fill(got.values().begin(), got.values().end(), -1.0);
-      loom::decompose_with(c, got(u), rhs, {first, second});
+      loom::decompose(got(u), rhs, per_step{.candidate = c, .intermediates = {first, second}});
       for (std::int64_t k = 0; k < 600; ++k) CHECK(got.at(k) == doctest::Approx(want.at(k)));
     }
   // one format per step: two here
-  CHECK_THROWS_WITH_AS(
-      loom::decompose_with(c, got(u), rhs,
-                           std::vector<intermediate_format>(3, intermediate_format::dense)),
-      doctest::Contains("has 2 steps, but 3 intermediate formats were given"), loom::shape_error);
-  loom::decompose(y(u), rhs);
+  CHECK_THROWS_WITH_AS(loom::decompose(got(u), rhs,
+                                       per_step{.candidate = c,
+                                                .intermediates = std::vector<intermediate_format>(
+                                                    3, intermediate_format::dense)}),
+                       doctest::Contains("has 2 steps, but 3 intermediate formats were given"),
+                       loom::shape_error);
+  loom::decompose(y(u), rhs, per_step{});
   for (std::int64_t k = 0; k < 600; ++k) CHECK(y.at(k) == doctest::Approx(want.at(k)));
 }
 
@@ -119,7 +121,7 @@ TEST_CASE(
           {r, std::array<std::int64_t, 4>{3, 900, 1500, 1999}[static_cast<std::size_t>(r % 4)]});
     const auto C = loom::from_coo<loom::csr>({n, n}, crd, std::vector<double>(crd.size(), 1.0));
     loom::tensor<double, loom::dense_vector> y({n});
-    const auto plan = loom::plan_decomposition(y(u), program(B, C, x));
+    const auto plan = loom::plan_decomposition(y(u), program(B, C, x), per_step{});
     const std::size_t c = candidate(plan, "eliminate w,v:");
     CAPTURE(plan.description[c]);
     REQUIRE(plan.step_formats[c].size() == 2);
@@ -137,7 +139,7 @@ TEST_CASE("decompose, a format per intermediate: every assignment of every candi
         want({40});  // the first case's types: no new kernels
     const auto rhs = program(B, C, x);
     want(u) = rhs;
-    const auto plan = loom::plan_decomposition(y(u), rhs);
+    const auto plan = loom::plan_decomposition(y(u), rhs, per_step{});
     std::size_t mixed = 0;
     for (std::size_t c = 1; c < plan.cost.size(); ++c)
       for (std::size_t variant = 0; variant < plan.variants[c]; ++variant) {
@@ -145,7 +147,8 @@ TEST_CASE("decompose, a format per intermediate: every assignment of every candi
         CAPTURE(plan.description[c]);
         CAPTURE(variant);
         mixed += variant >= 2 ? 1 : 0;
-        loom::detail::ve::run_candidate(c, variant, {}, plan.reuse[c], y(u), rhs);
+        loom::detail::ve::run_candidate<loom::detail::ve::flags_of<per_step>>(
+            c, variant, {}, plan.reuse[c], y(u), rhs);
         for (std::int64_t k = 0; k < 40; ++k) CHECK(y.at(k) == doctest::Approx(want.at(k)));
       }
     CHECK(mixed == 4);  // two candidates eliminate both indices, each with two mixes

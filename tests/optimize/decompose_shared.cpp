@@ -64,9 +64,15 @@ TEST_CASE("decompose: a sum computed twice over the same tensor is computed once
         for (const std::uint32_t reuse : {0u, ~0u}) {
           CAPTURE(loom::intermediate_format_name(format));
           CAPTURE(reuse);
-          loom::decompose_with(cand, s(), same, format, reuse);
+          loom::decompose(s(), same,
+                          loom::options<loom::opt::eliminate>{
+                              .candidate = cand, .intermediates = {format}, .reuse = reuse});
           CHECK(s.values()[0] == doctest::Approx(want));
-          loom::decompose_with(cand, s(), other, format, reuse);  // nothing to reuse: B is not A
+          loom::decompose(
+              s(), other,
+              loom::options<loom::opt::eliminate>{.candidate = cand,
+                                                  .intermediates = {format},
+                                                  .reuse = reuse});  // nothing to reuse: B is not A
           CHECK(s.values()[0] == doctest::Approx(want));
         }
     }
@@ -97,7 +103,9 @@ TEST_CASE("decompose: a twin with its indices the other way round is reused tran
           CAPTURE(cand);
           CAPTURE(loom::intermediate_format_name(format));
           CAPTURE(reuse);
-          loom::decompose_with(cand, M(i, k), rhs, format, reuse);
+          loom::decompose(M(i, k), rhs,
+                          loom::options<loom::opt::eliminate>{
+                              .candidate = cand, .intermediates = {format}, .reuse = reuse});
           for (std::int64_t a = 0; a < n; ++a)
             for (std::int64_t b = 0; b < n; ++b)
               CHECK(M.at(a, b) == doctest::Approx(sq[static_cast<std::size_t>(a * n + b)] *
@@ -147,7 +155,7 @@ TEST_CASE("T11: logistic regression over a star join pushes theta into each feat
   // in each term theta meets its feature table in a vector over p (or c), and no intermediate over
   // j and a sale is made
   // (fused, each term costs sales x features products; at 10 features fusing would win)
-  const std::string text = loom::explain_decomposition(y(i), rhs);
+  const std::string text = loom::explain(y(i), rhs, loom::options<loom::opt::eliminate>{});
   CHECK(text.find("map(f, ...) applied to the result of:") != std::string::npos);
   CHECK(text.find("term 1 of 2") != std::string::npos);
   CHECK(text.find("term 2 of 2") != std::string::npos);

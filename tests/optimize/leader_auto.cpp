@@ -1,9 +1,7 @@
-// The ordinary `out(...) = e` with LOOM_MAX_SKIP_CANDIDATES defined: every kernel with two or
-// more co-iterated sparse operands at a loop runs the skip policy chosen at run time. Results
-// against a dense reference over formats, densities and seeds; the index names are this file's
-// own, so that no kernel type is shared with TUs built without the macro.
+// loom::assign with `opt::skip_candidates<4>`: every kernel with two or more co-iterated sparse
+// operands at a loop runs the skip policy chosen at run time. Results against a dense reference
+// over formats, densities and seeds.
 // SPDX-License-Identifier: BSL-1.0
-#define LOOM_MAX_SKIP_CANDIDATES 4
 #include <loom/exec/leader_run.hpp>
 #include <loom/loom.hpp>
 
@@ -28,13 +26,16 @@ constexpr loom::index<"lead_auto_j"> j;
 
 using hashed_vector = loom::format<loom::hashed>;
 
+// up to four skip-policy kernels per plan, the cheapest chosen from statistics
+constexpr loom::options<loom::opt::skip_candidates<4>> choosing{};
+
 template <class FA, class FX>
 void check(std::int64_t m, std::int64_t n, double pa, double px, unsigned seed) {
   std::vector<double> da, dx;
   const auto A = loom_test::random_tensor<FA, 2>({m, n}, pa, seed, da);
   const auto x = loom_test::random_tensor<FX, 1>({n}, px, seed + 100, dx);
   loom::tensor<double, loom::dense_vector> y({m});
-  y(i) = loom::sum(j, A(i, j) * x(j));
+  loom::assign(y(i), loom::sum(j, A(i, j) * x(j)), choosing);
   for (std::int64_t r = 0; r < m; ++r) {
     double ref = 0;
     for (std::int64_t q = 0; q < n; ++q)
@@ -43,7 +44,7 @@ void check(std::int64_t m, std::int64_t n, double pa, double px, unsigned seed) 
   }
   loom::tensor<double, loom::dcsr> C({m, n});
   const auto B = loom_test::random_tensor<FA, 2>({m, n}, px, seed + 200, dx);
-  C(i, j) = A(i, j) * B(i, j);
+  loom::assign(C(i, j), A(i, j) * B(i, j), choosing);
   for (std::int64_t r = 0; r < m; ++r)
     for (std::int64_t q = 0; q < n; ++q) {
       const auto k = static_cast<std::size_t>(r * n + q);
@@ -53,8 +54,8 @@ void check(std::int64_t m, std::int64_t n, double pa, double px, unsigned seed) 
 
 }  // namespace
 
-TEST_CASE("leader: with LOOM_MAX_SKIP_CANDIDATES = 4, plain assignments choose a skip policy") {
-  static_assert(loom::stream::skip::max_candidates == 4);
+TEST_CASE("leader: with opt::skip_candidates<4>, assignments choose a skip policy") {
+  static_assert(decltype(choosing)::skip_cap == 4);
   for (unsigned seed : {1u, 2u})
     for (const auto& pa_px : {std::pair{0.3, 0.3}, std::pair{0.01, 0.9}, std::pair{0.9, 0.01}}) {
       const double pa = pa_px.first, px = pa_px.second;
@@ -66,7 +67,7 @@ TEST_CASE("leader: with LOOM_MAX_SKIP_CANDIDATES = 4, plain assignments choose a
     }
 }
 
-TEST_CASE("leader: the cached choice of a plain assignment is the cost model's choice") {
+TEST_CASE("leader: the cached choice of an assignment is the cost model's choice") {
   std::vector<double> d;
   const auto A = loom_test::random_tensor<loom::csr, 2>({8, 20000}, 0.1, 3, d);
   const auto x = loom_test::random_tensor<loom::sparse_vector, 1>({20000}, 5.0 / 20000, 4, d);
@@ -74,7 +75,7 @@ TEST_CASE("leader: the cached choice of a plain assignment is the cost model's c
   const auto c = loom::optimize::plan_skip<4>(y(i), loom::sum(j, A(i, j) * x(j)));
   REQUIRE(c.chosen > 0);
   CHECK(c.candidates[c.chosen].code == loom::optimize::skip_code::lead_last);
-  y(i) = loom::sum(j, A(i, j) * x(j));  // runs the same choice, now cached
+  loom::assign(y(i), loom::sum(j, A(i, j) * x(j)), choosing);  // the same choice, now cached
   double total = 0, ref = 0;
   for (std::int64_t r = 0; r < 8; ++r) total += y.at(r);
   for (std::int64_t r = 0; r < 8; ++r)
@@ -82,19 +83,22 @@ TEST_CASE("leader: the cached choice of a plain assignment is the cost model's c
   CHECK(total == ref);
 }
 
-TEST_CASE(
-    "leader: with LOOM_MAX_SKIP_CANDIDATES = 4, loom::explain lists the skip policy per loop") {
+TEST_CASE("leader: with opt::skip_candidates<4>, loom::explain lists the skip policy per loop") {
   std::vector<double> d;
   auto A = loom_test::random_tensor<loom::csr, 2>({8, 20000}, 0.1, 3, d);
   auto x = loom_test::random_tensor<loom::sparse_vector, 1>({20000}, 5.0 / 20000, 4, d);
   A.set_name("A");
   x.set_name("x");
   loom::tensor<double, loom::dense_vector> y({8});
-  const std::string text = loom::explain(y(i), loom::sum(j, A(i, j) * x(j)));
+  const std::string text = loom::explain(y(i), loom::sum(j, A(i, j) * x(j)), choosing);
   CAPTURE(text);
   CHECK(text.find("skip policy per loop") != std::string::npos);
   CHECK(text.find("* lead last (x [sparse_vector] iterates)") != std::string::npos);
   // a kernel with nothing to choose adds no table
   loom::tensor<double, loom::dense_vector> z({20000});
-  CHECK(loom::explain(y(i), loom::sum(j, A(i, j) * z(j))).find("skip policy") == std::string::npos);
+  CHECK(loom::explain(y(i), loom::sum(j, A(i, j) * z(j)), choosing).find("skip policy") ==
+        std::string::npos);
+  // the default options keep the static table and say nothing about it
+  CHECK(loom::explain(y(i), loom::sum(j, A(i, j) * x(j))).find("skip policy per loop") ==
+        std::string::npos);
 }

@@ -44,7 +44,8 @@ void check_elementwise(std::int64_t m, std::int64_t n, double pa, double pb, uns
   for (std::size_t c = 0; c < 8; ++c) {  // clamped past the last candidate
     CAPTURE(c);
     loom::tensor<double, loom::dcsr> C({m, n});
-    loom::optimize::assign_with_skip_candidate<8>(c, C(i, j), A(i, j) * B(i, j));
+    loom::assign(C(i, j), A(i, j) * B(i, j),
+                 loom::options<loom::opt::skip_candidates<8>>{.skip_candidate = c});
     for (std::int64_t r = 0; r < m; ++r)
       for (std::int64_t q = 0; q < n; ++q) {
         const auto k = static_cast<std::size_t>(r * n + q);
@@ -52,7 +53,7 @@ void check_elementwise(std::int64_t m, std::int64_t n, double pa, double pb, uns
       }
   }
   loom::tensor<double, loom::dcsr> C({m, n});
-  loom::optimize::assign_choosing_skip<8>(C(i, j), A(i, j) * B(i, j));
+  loom::assign(C(i, j), A(i, j) * B(i, j), loom::options<loom::opt::skip_candidates<8>>{});
   for (std::int64_t r = 0; r < m; ++r)
     for (std::int64_t q = 0; q < n; ++q) {
       const auto k = static_cast<std::size_t>(r * n + q);

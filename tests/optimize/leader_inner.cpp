@@ -38,10 +38,12 @@ void check_inner(std::int64_t m, std::int64_t n, double pa, double pb, unsigned 
   const loom::expr::access<decltype(s)> out{&s};
   for (std::size_t c = 0; c < 8; ++c) {  // clamped past the last candidate
     CAPTURE(c);
-    loom::optimize::assign_with_skip_candidate<8>(c, out, loom::sum(i, j, A(i, j) * B(i, j)));
+    loom::assign(out, loom::sum(i, j, A(i, j) * B(i, j)),
+                 loom::options<loom::opt::skip_candidates<8>>{.skip_candidate = c});
     CHECK(s.values()[0] == dot);
   }
-  loom::optimize::assign_choosing_skip(out, loom::sum(i, j, A(i, j) * B(i, j)));
+  loom::assign(out, loom::sum(i, j, A(i, j) * B(i, j)),
+               loom::options<loom::opt::skip_candidates<>>{});
   CHECK(s.values()[0] == dot);
 }
 

@@ -2,10 +2,9 @@
 // ordered operands read their policy from the kernel context, compiled into one copy of the loop
 // per policy. Every code at every loop against a dense reference (elementwise product, SpMSpV, a
 // three-way product at one loop), over formats, densities and seeds; the codes the cost model
-// picks (worked values); plain assignments and explain with LOOM_RUNTIME_SKIP_POLICY.
+// picks (worked values); loom::assign and loom::explain with `opt::runtime_skips`.
 // (stream/combinators.hpp mul_stream, optimize/leader_choice.hpp runtime_skip_codes.)
 // SPDX-License-Identifier: BSL-1.0
-#define LOOM_RUNTIME_SKIP_POLICY 1  // plain assignments in this file use the runtime policy
 #include <loom/exec/leader_run.hpp>
 #include <loom/loom.hpp>
 
@@ -27,6 +26,8 @@ namespace mp11 = boost::mp11;
 namespace sk = loom::stream::skip;
 using loom_test::random_tensor;
 using mp11::mp_list;
+// one kernel per plan, its intersections' codes chosen from statistics or forced (skip_codes)
+using runtime = loom::options<loom::opt::runtime_skips>;
 
 constexpr loom::index<"ri"> ri;
 constexpr loom::index<"rj"> rj;
@@ -60,15 +61,14 @@ void check_elementwise(std::int64_t m, std::int64_t n, double pa, double pb, uns
       CAPTURE(name(outer));
       CAPTURE(name(inner));
       loom::tensor<double, loom::dcsr> C({m, n});
-      loom::optimize::assign_with_runtime_skips(codes_of(outer, inner), C(ri, rj),
-                                                A(ri, rj) * B(ri, rj));
+      loom::assign(C(ri, rj), A(ri, rj) * B(ri, rj), runtime{.skip_codes = codes_of(outer, inner)});
       same(C);
     }
   loom::tensor<double, loom::dcsr> C({m, n});
-  loom::optimize::assign_choosing_runtime_skips(C(ri, rj), A(ri, rj) * B(ri, rj));  // chosen codes
+  loom::assign(C(ri, rj), A(ri, rj) * B(ri, rj), runtime{});  // chosen codes
   same(C);
   loom::tensor<double, loom::csr> D({m, n});
-  D(ri, rj) = A(ri, rj) * B(ri, rj);  // the plain assignment, with LOOM_RUNTIME_SKIP_POLICY
+  loom::assign(D(ri, rj), A(ri, rj) * B(ri, rj), runtime{});  // the codes chosen, into csr
   same(D);
 }
 
@@ -84,12 +84,12 @@ void check_spmspv(std::int64_t m, std::int64_t n, double pa, double px, unsigned
   for (sk::code inner : all_codes) {
     CAPTURE(name(inner));
     loom::tensor<double, loom::sparse_vector> y({m});
-    loom::optimize::assign_with_runtime_skips(codes_of(sk::code::leapfrog, inner), y(ri),
-                                              loom::sum(rj, A(ri, rj) * x(rj)));
+    loom::assign(y(ri), loom::sum(rj, A(ri, rj) * x(rj)),
+                 runtime{.skip_codes = codes_of(sk::code::leapfrog, inner)});
     same(y);
   }
   loom::tensor<double, loom::dense_vector> y({m});
-  loom::optimize::assign_choosing_runtime_skips(y(ri), loom::sum(rj, A(ri, rj) * x(rj)));
+  loom::assign(y(ri), loom::sum(rj, A(ri, rj) * x(rj)), runtime{});
   same(y);
 }
 
@@ -148,13 +148,13 @@ TEST_CASE("runtime skip: a three-way product at one loop, every code") {
       sk::codes codes = sk::default_codes;
       codes[0] = c;
       loom::tensor<double, loom::format<>> s;
-      loom::optimize::assign_with_runtime_skips(codes, loom::expr::access<decltype(s)>{&s},
-                                                loom::sum(ri, x(ri) * y(ri) * z(ri)));
+      loom::assign(loom::expr::access<decltype(s)>{&s}, loom::sum(ri, x(ri) * y(ri) * z(ri)),
+                   runtime{.skip_codes = codes});
       CHECK(s.values()[0] == ref);
     }
     loom::tensor<double, loom::format<>> s;
-    loom::optimize::assign_choosing_runtime_skips(loom::expr::access<decltype(s)>{&s},
-                                                  loom::sum(ri, x(ri) * y(ri) * z(ri)));
+    loom::assign(loom::expr::access<decltype(s)>{&s}, loom::sum(ri, x(ri) * y(ri) * z(ri)),
+                 runtime{});
     CHECK(s.values()[0] == ref);
   }
 }
@@ -184,14 +184,18 @@ TEST_CASE("runtime skip: the cost model's codes (worked values)") {
   CHECK(name(chosen[0]) == std::string("lead first"));
 
   // the kernel runs with them, and the table shows the choice starred
-  loom::optimize::assign_choosing_runtime_skips(out, loom::sum(ri, big(ri) * small(ri)));
+  loom::assign(out, loom::sum(ri, big(ri) * small(ri)), runtime{});
   CHECK(s.values()[0] == 10.0);
   big.set_name("big");
   small.set_name("small");
-  const std::string plan =
-      loom::optimize::explain_runtime_skips(out, loom::sum(ri, big(ri) * small(ri)));
-  CHECK(loom::explain(out, loom::sum(ri, big(ri) * small(ri))).find(plan) != std::string::npos);
-  MESSAGE(loom::explain(out, loom::sum(ri, big(ri) * small(ri))));
+  const std::string plan = loom::explain(out, loom::sum(ri, big(ri) * small(ri)), runtime{});
+  MESSAGE(plan);
+  // the default options run the static table, and explain says nothing of a choice
+  CHECK(loom::explain(out, loom::sum(ri, big(ri) * small(ri))).find("skip policy per loop") ==
+        std::string::npos);
+  // forced codes are said to be
+  CHECK(loom::explain(out, loom::sum(ri, big(ri) * small(ri)), runtime{.skip_codes = chosen})
+            .find("codes forced by the options") != std::string::npos);
   CHECK(plan.find("skip policy per loop (chosen at run time from statistics, one kernel)") !=
         std::string::npos);
   CHECK(plan.find("* lead last (small [sparse_vector] iterates): estimated cost 87") !=
@@ -206,8 +210,8 @@ TEST_CASE("runtime skip: no choice where an operand is random-access") {
   const auto x = random_tensor<loom::sparse_vector, 1>({31}, 0.5, 5, dx);
   for (sk::code c : all_codes) {  // hashed rows are located whatever the code says
     loom::tensor<double, loom::dense_vector> y({9});
-    loom::optimize::assign_with_runtime_skips(codes_of(sk::code::leapfrog, c), y(ri),
-                                              loom::sum(rj, A(ri, rj) * x(rj)));
+    loom::assign(y(ri), loom::sum(rj, A(ri, rj) * x(rj)),
+                 runtime{.skip_codes = codes_of(sk::code::leapfrog, c)});
     for (std::int64_t r = 0; r < 9; ++r) {
       double ref = 0;
       for (std::int64_t q = 0; q < 31; ++q)
@@ -216,7 +220,8 @@ TEST_CASE("runtime skip: no choice where an operand is random-access") {
     }
   }
   loom::tensor<double, loom::dense_vector> y({9});
-  CHECK(loom::optimize::explain_runtime_skips(y(ri), loom::sum(rj, A(ri, rj) * x(rj))).empty());
+  CHECK(loom::explain(y(ri), loom::sum(rj, A(ri, rj) * x(rj)), runtime{}).find("skip policy") ==
+        std::string::npos);
   CHECK(loom::explain(y(ri), loom::sum(rj, A(ri, rj) * x(rj))).find("skip policy") ==
         std::string::npos);
 }

@@ -50,17 +50,18 @@ void check_spmspv(std::int64_t m, std::int64_t n, double pa, double px, unsigned
     using P = decltype(p);
     CAPTURE(sk::describe(P{}));
     loom::tensor<double, loom::dense_vector> y({m});
-    loom::optimize::assign_with_skip<P>(y(i), loom::sum(j, A(i, j) * x(j)));
+    loom::assign(y(i), loom::sum(j, A(i, j) * x(j)), loom::options<loom::opt::fixed_skips<P>>{});
     same(y);
   });
   for (std::size_t c = 0; c < 8; ++c) {  // every instantiated candidate (clamped past the last)
     CAPTURE(c);
     loom::tensor<double, loom::sparse_vector> y({m});
-    loom::optimize::assign_with_skip_candidate<8>(c, y(i), loom::sum(j, A(i, j) * x(j)));
+    loom::assign(y(i), loom::sum(j, A(i, j) * x(j)),
+                 loom::options<loom::opt::skip_candidates<8>>{.skip_candidate = c});
     same(y);
   }
   loom::tensor<double, loom::dense_vector> y({m});
-  loom::optimize::assign_choosing_skip(y(i), loom::sum(j, A(i, j) * x(j)));
+  loom::assign(y(i), loom::sum(j, A(i, j) * x(j)), loom::options<loom::opt::skip_candidates<>>{});
   same(y);
 }
 

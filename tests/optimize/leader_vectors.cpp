@@ -65,19 +65,19 @@ void check_vectors(std::int64_t n, double px, double py, unsigned seed) {
     using P = decltype(p);
     CAPTURE(sk::describe(P{}));
     loom::tensor<double, loom::format<>> s;
-    loom::optimize::assign_with_skip<P>(loom::expr::access<decltype(s)>{&s},
-                                        loom::sum(i, x(i) * y(i)));
+    loom::assign(loom::expr::access<decltype(s)>{&s}, loom::sum(i, x(i) * y(i)),
+                 loom::options<loom::opt::fixed_skips<P>>{});
     CHECK(s.values()[0] == dot);
     loom::tensor<double, loom::sparse_vector> z({n});
-    loom::optimize::assign_with_skip<P>(z(i), x(i) * y(i));
+    loom::assign(z(i), x(i) * y(i), loom::options<loom::opt::fixed_skips<P>>{});
     for (std::int64_t q = 0; q < n; ++q) CHECK(z.at(q) == prod[static_cast<std::size_t>(q)]);
     loom::tensor<double, loom::dense_vector> w({n});
-    loom::optimize::assign_with_skip<P>(w(i), y(i) * x(i));
+    loom::assign(w(i), y(i) * x(i), loom::options<loom::opt::fixed_skips<P>>{});
     for (std::int64_t q = 0; q < n; ++q) CHECK(w.at(q) == prod[static_cast<std::size_t>(q)]);
   });
   loom::tensor<double, loom::format<>> s;
-  loom::optimize::assign_choosing_skip(loom::expr::access<decltype(s)>{&s},
-                                       loom::sum(i, x(i) * y(i)));
+  loom::assign(loom::expr::access<decltype(s)>{&s}, loom::sum(i, x(i) * y(i)),
+               loom::options<loom::opt::skip_candidates<>>{});
   CHECK(s.values()[0] == dot);
 }
 

@@ -48,7 +48,8 @@ template <class F> loom::work_counts work_of(F&& run) {
 template <class Out, class Lhs, class E>
 void rewritten_not_worse(const char* what, Out& out, Lhs lhs, const E& e) {
   const auto written = loom::expr::as_expr(e);
-  const auto as_written = work_of([&] { loom::detail::execute(out, lhs, written, false); });
+  const auto as_written =
+      work_of([&] { loom::detail::execute(out, lhs, written, false, loom::default_options{}); });
   const auto as_run = work_of([&] { lhs = e; });
   INFO(std::string(what) << ": as written " << as_written.total() << ", as run " << as_run.total());
   CHECK(as_run.total() <= as_written.total());

@@ -1,4 +1,6 @@
-// Defines loom's configuration macros (core vocabulary).
+// Defines loom's compile-time limits (one place, `loom::limits`) and the forced-inlining macro
+// (core vocabulary). No macro changes what a template means: the optimizer's choices are
+// options (exec/options.hpp), these limits are constants.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_CORE_CONFIG_HPP
 #define LOOM_CORE_CONFIG_HPP
@@ -15,10 +17,49 @@
 #endif
 
 #include <cstddef>
+#include <cstdint>
+#include <cstdlib>
 
 namespace loom {
 /// Extent value meaning "known only at run time".
 inline constexpr std::size_t dynamic_extent = static_cast<std::size_t>(-1);
+
+/// Bounds on what the compiler instantiates and on the work of a compile-time search. Each is the
+/// default of a template argument or an options field where one exists (`saturation_limits`,
+/// `options::max_dense_intermediate_cells`, `opt::skip_candidates<N>`).
+namespace limits {
+/// Candidate loop orders instantiated per kernel, among which statistics choose at run time.
+inline constexpr std::size_t plan_candidates = 4;
+/// Skip-policy variants of a kernel under `opt::skip_candidates<>` with no count given.
+inline constexpr std::size_t skip_candidates = 4;
+/// Elimination prefixes `decompose` instantiates per sum-product (plus the fused kernel).
+inline constexpr std::size_t elimination_orders = 8;
+/// The most cells `decompose` stores densely in one intermediate.
+inline constexpr std::int64_t dense_intermediate_cells = std::int64_t{1} << 26;
+/// Bottom-up passes of the rewrite engine before it reports a cycle.
+inline constexpr std::size_t rewrite_passes = 64;
+/// Equality saturation: e-graph nodes, rule iterations, run-time alternatives kept.
+inline constexpr std::size_t saturation_nodes = 640;
+inline constexpr std::size_t saturation_iterations = 12;
+inline constexpr std::size_t saturation_alternatives = 4;
+/// Rule matches per saturation iteration: one iteration is one constant evaluation, and clang
+/// allows 2^20 steps per constant without -fconstexpr-steps.
+inline constexpr std::size_t saturation_work = 8000;
+/// Nodes of the largest term extraction rebuilds.
+inline constexpr std::size_t saturation_term = 160;
+/// What static extraction assumes for sizes it cannot know: extent of an index, density of a
+/// sparse operand.
+inline constexpr double saturation_extent = 1000.0;
+inline constexpr double saturation_density = 0.01;
+}  // namespace limits
+
+/// Whether the optimizer logs its run-time choices to stderr: the environment variable
+/// LOOM_DEBUG_PLAN is set (read once). A run-time switch, so every translation unit compiles the
+/// same code.
+inline bool debug_plan() {
+  static const bool on = std::getenv("LOOM_DEBUG_PLAN") != nullptr;
+  return on;
+}
 }  // namespace loom
 
 #endif  // LOOM_CORE_CONFIG_HPP

@@ -6,6 +6,7 @@
 
 #include <loom/core/error.hpp>
 #include <loom/core/work_counters.hpp>
+#include <loom/exec/options.hpp>
 #include <loom/expr/operators.hpp>
 #include <loom/expr/order.hpp>
 #include <loom/expr/traits.hpp>
@@ -619,45 +620,53 @@ void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   run_plan<P, false, Skips>(out, lhs, rhs, accumulate, extents, skips);
 }
 
-/// Runs plan P with the skip policy of each loop chosen at run time from statistics, when asked
-/// (optimize/leader_choice.hpp): with LOOM_MAX_SKIP_CANDIDATES > 1 among that many instantiated
-/// variants of the kernel; with LOOM_RUNTIME_SKIP_POLICY, as one kernel whose intersections read
-/// their policy (`skip::runtime`). Otherwise, or with nothing to choose, the static table.
-template <class P, class Out, class Lhs, class Rhs>
-void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
-#if LOOM_MAX_SKIP_CANDIDATES > 1
-  using candidates = optimize::skip_candidates_t<P, stream::skip::max_candidates>;
-  constexpr std::size_t n = boost::mp11::mp_size<candidates>::value;
-  if constexpr (n > 1) {
-    const std::size_t chosen =
-        optimize::cached_skip_choice<P, stream::skip::max_candidates>(lhs, rhs);
-    boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
-      execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(c)::value>>(out, lhs, rhs,
-                                                                            accumulate);
-    });
+/// Runs plan P with the skip policy of each loop as the options say (optimize/leader_choice.hpp):
+/// the static table; chosen from statistics among `skip_candidates<N>` instantiated variants of
+/// the kernel; one kernel whose intersections read their policy (`runtime_skips`); or fixed.
+/// The options' forced fields override the statistics.
+template <class P, class Options, class Out, class Lhs, class Rhs>
+void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
+                                const Options& opts) {
+  using skips = typename Options::skips;
+  if constexpr (!std::is_void_v<typename fixed_skips_of<skips>::type>) {
+    execute_plan<P, typename fixed_skips_of<skips>::type>(out, lhs, rhs, accumulate);
     return;
+  } else if constexpr (Options::skip_cap > 1) {
+    using candidates = optimize::skip_candidates_t<P, Options::skip_cap>;
+    constexpr std::size_t n = boost::mp11::mp_size<candidates>::value;
+    if constexpr (n > 1) {
+      const std::size_t chosen = opts.skip_candidate
+                                     ? std::min(*opts.skip_candidate, n - 1)
+                                     : optimize::cached_skip_choice<P, Options::skip_cap>(lhs, rhs);
+      boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
+        execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(c)::value>>(out, lhs, rhs,
+                                                                              accumulate);
+      });
+      return;
+    }
+  } else if constexpr (std::is_same_v<skips, opt::runtime_skips>) {
+    if constexpr (optimize::has_runtime_skip_loop<P>) {
+      execute_plan<P, stream::skip::every_loop<stream::skip::runtime>>(
+          out, lhs, rhs, accumulate,
+          opts.skip_codes ? *opts.skip_codes : optimize::cached_runtime_skips<P>(lhs, rhs));
+      return;
+    }
   }
-#elif LOOM_RUNTIME_SKIP_POLICY
-  if constexpr (optimize::has_runtime_skip_loop<P>) {
-    execute_plan<P, stream::skip::every_loop<stream::skip::runtime>>(
-        out, lhs, rhs, accumulate, optimize::cached_runtime_skips<P>(lhs, rhs));
-    return;
-  }
-#endif
+  (void)opts;
   execute_plan<P>(out, lhs, rhs, accumulate);
 }
 
-template <class Out, class Lhs, class Rhs>
-void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
+template <class Options, class Out, class Lhs, class Rhs>
+void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
   constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
   if constexpr (n > 1) {  // the best plan depends on the data: the runtime optimizer picks
     const std::size_t chosen = optimize::cached_choice(lhs, rhs);
     boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
       execute_plan_choosing_skip<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-          out, lhs, rhs, accumulate);
+          out, lhs, rhs, accumulate, opts);
     });
   } else {
-    execute_plan_choosing_skip<plan::order_plan<Lhs, Rhs>>(out, lhs, rhs, accumulate);
+    execute_plan_choosing_skip<plan::order_plan<Lhs, Rhs>>(out, lhs, rhs, accumulate, opts);
   }
 }
 
@@ -683,13 +692,20 @@ using hoisted_tensor =
                                                     std::conditional_t<rewrite::hoisted_dense_v<S>,
                                                                        dense_matrix, dcsr>>>>;
 
+template <class Options, class OT, class... Os, class R>
+void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool accumulate,
+                    const Options& opts);
+
 /// Runs `lhs = rhs`, first computing once a sum that the fused loop nest would recompute for
 /// each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
 /// sum(i, A(i,j) * sum(k, A(i,k) * x(k))), when the cost model says that is cheaper
 /// (optimize/hoist_choice.hpp; a filter the sum would lose, as in TPC-H Q5, keeps it fused).
-template <class Out, class Lhs, class Rhs>
-void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
-  if constexpr (rewrite::has_hoistable_v<Rhs>) {
+/// Fixed skip policies name the loops of one plan, so they hoist nothing.
+template <class Options, class Out, class Lhs, class Rhs>
+void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
+                     const Options& opts) {
+  constexpr bool fixed = !std::is_void_v<typename fixed_skips_of<typename Options::skips>::type>;
+  if constexpr (rewrite::has_hoistable_v<Rhs> && !fixed) {
     bool hoisted = false;
     rewrite::hoist_first(rhs, [&](const auto& s, auto rebuild) {
       using S = std::remove_cvref_t<decltype(s)>;
@@ -701,18 +717,18 @@ void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) 
         if constexpr (T::format_type::all_dense)
           LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
         expr::access<T, Is...> target{&t};
-        target = s;  // its own kernel (rewritten and hoisted in turn)
+        assign_checked(target, s, false, opts);  // its own kernel (rewritten and hoisted in turn)
         if constexpr (sizeof...(Is) ==
                       0)  // a scalar: a literal (order-0 operands are not streamed)
           execute_hoisted(out, lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}),
-                          accumulate);
+                          accumulate, opts);
         else
-          execute_hoisted(out, lhs, rebuild(expr::access<const T, Is...>{&t}), accumulate);
+          execute_hoisted(out, lhs, rebuild(expr::access<const T, Is...>{&t}), accumulate, opts);
       }(expr::free_indices_t<S>{});
     });
-    if (!hoisted) execute(out, lhs, rhs, accumulate);
+    if (!hoisted) execute(out, lhs, rhs, accumulate, opts);
   } else {
-    execute(out, lhs, rhs, accumulate);
+    execute(out, lhs, rhs, accumulate, opts);
   }
 }
 
@@ -738,60 +754,92 @@ void run_unaliased(expr::access<OT, Os...>& lhs, const Rhs& rhs, Run&& run) {
 
 }  // namespace loom::detail
 
-namespace loom::expr {
+namespace loom::detail {
 
-/// `out(i...) = rhs` and `out(i...) += rhs`: checks the kernel (compile time), then evaluates
-/// it as one fused loop nest. Found by argument-dependent lookup from `access::operator=`.
-template <class OT, class... Os, class R, class Tag>
-void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs_operand, Tag) {
-  static_assert(operand<R>, "loom::assign: the right-hand side must be an expression or a scalar");
-  const auto written = as_expr(rhs_operand);
+/// `lhs = rhs` (or `+=`) under `opts`: checks the kernel (compile time), applies the
+/// always-profitable rewrites (rewrite/), then runs it as fused loop nests (the plan and the skip
+/// policies chosen as the options allow), into a copy when an operand reads the output.
+template <class Options, class OT, class... Os, class R>
+void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool accumulate,
+                    const Options& opts) {
+  static_assert(expr::operand<R>,
+                "loom::assign: the right-hand side must be an expression or a scalar");
+  const auto written = expr::as_expr(rhs_operand);
   using Written = std::remove_cvref_t<decltype(written)>;
-  using Lhs = access<OT, Os...>;
+  using Lhs = expr::access<OT, Os...>;
+  using out_t = std::remove_const_t<OT>;
+  static_assert(out_t::owning || out_t::format_type::all_dense,
+                "loom::assign: a sparse output must be an owning loom::tensor; a view over "
+                "caller buffers cannot grow");
   if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
     plan::report_assignment_errors<Lhs, Written>();
   } else {
-    const auto rhs = rewrite::for_kernel(written).expr;  // the always-profitable rules (rewrite/)
-    constexpr bool accumulate = std::is_same_v<Tag, accumulate_tag>;
-    using out_t = std::remove_const_t<OT>;
-    static_assert(out_t::owning || out_t::format_type::all_dense,
-                  "loom::assign: a sparse output must be an owning loom::tensor; a view over "
-                  "caller buffers cannot grow");
-    loom::detail::run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
-      loom::detail::execute_hoisted(out, target, rhs, accumulate);
+    const auto rhs = rewrite::for_kernel(written).expr;
+    run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
+      execute_hoisted(out, target, rhs, accumulate, opts);
     });
   }
 }
 
-/// `out(i...) = loom::order<...>(e)`: e checked and rewritten as above, then run as one loop nest
-/// in the order given (operands transposed where they disagree; no candidates, no hoisting).
-template <class OT, class... Os, class Order, class E, class Tag>
-void evaluate_assignment(access<OT, Os...>& lhs, const ordered<Order, E>& fixed, Tag) {
-  using Lhs = access<OT, Os...>;
+/// `lhs = loom::order<...>(e)` under `opts`: e checked and rewritten as above, then run as one
+/// loop nest in the order given (operands transposed where they disagree; no candidates, no
+/// hoisting).
+template <class Options, class OT, class... Os, class Order, class E>
+void assign_checked(expr::access<OT, Os...>& lhs, const expr::ordered<Order, E>& fixed,
+                    bool accumulate, const Options& opts) {
+  using Lhs = expr::access<OT, Os...>;
+  using out_t = std::remove_const_t<OT>;
+  static_assert(out_t::owning || out_t::format_type::all_dense,
+                "loom::assign: a sparse output must be an owning loom::tensor; a view over "
+                "caller buffers cannot grow");
   if constexpr (!plan::assignment_is_valid<Lhs, E>) {
     plan::report_assignment_errors<Lhs, E>();
   } else {
     const auto rhs = rewrite::for_kernel(fixed.expr).expr;
     using Rhs = std::remove_cvref_t<decltype(rhs)>;
-    constexpr bool accumulate = std::is_same_v<Tag, accumulate_tag>;
-    using out_t = std::remove_const_t<OT>;
-    static_assert(out_t::owning || out_t::format_type::all_dense,
-                  "loom::assign: a sparse output must be an owning loom::tensor; a view over "
-                  "caller buffers cannot grow");
-    loom::detail::run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
+    run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
       using T = std::remove_cvref_t<decltype(target)>;
-      loom::detail::execute_plan_choosing_skip<plan::order_plan<T, Rhs, -1, Order>>(
-          out, target, rhs, accumulate);
+      execute_plan_choosing_skip<plan::order_plan<T, Rhs, -1, Order>>(out, target, rhs, accumulate,
+                                                                      opts);
     });
   }
+}
+
+}  // namespace loom::detail
+
+namespace loom::expr {
+
+/// `out(i...) = rhs` and `out(i...) += rhs`, with the default options. Found by
+/// argument-dependent lookup from `access::operator=`.
+template <class OT, class... Os, class R, class Tag>
+void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs, Tag) {
+  loom::detail::assign_checked(lhs, rhs, std::is_same_v<Tag, accumulate_tag>, default_options{});
 }
 
 }  // namespace loom::expr
 
 namespace loom {
 
-/// The value of an expression without free indices: `double s = loom::eval(sum(i, x(i)));`
-template <expr::operand E> auto eval(const E& e) {
+/// `lhs = rhs` under `opts`, e.g.
+/// `loom::assign(y(i), sum(j, A(i, j) * x(j)), loom::options<loom::opt::runtime_skips>{})`;
+/// `y(i) = e` is `loom::assign(y(i), e)`. With `opt::eliminate`, see loom::decompose.
+template <class OT, class... Os, class R, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate)
+void assign(expr::access<OT, Os...> lhs, const R& rhs, const O& opts = {}) {
+  detail::assign_checked(lhs, rhs, false, opts);
+}
+
+/// `lhs += rhs` under `opts`.
+template <class OT, class... Os, class R, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate)
+void accumulate(expr::access<OT, Os...> lhs, const R& rhs, const O& opts = {}) {
+  detail::assign_checked(lhs, rhs, true, opts);
+}
+
+/// The value of an expression without free indices under `opts`:
+/// `double s = loom::eval(sum(i, x(i)));`
+template <expr::operand E, options_type O = default_options>
+auto eval(const E& e, const O& opts = {}) {
   const auto written = expr::as_expr(e);
   using Written = std::remove_cvref_t<decltype(written)>;
   using V = expr::value_type_t<Written>;
@@ -801,7 +849,7 @@ template <expr::operand E> auto eval(const E& e) {
   if constexpr (!plan::assignment_is_valid<decltype(target), Written>)
     plan::report_assignment_errors<decltype(target), Written>();
   else
-    loom::detail::execute_hoisted(result, target, rewrite::for_kernel(written).expr, false);
+    loom::detail::execute_hoisted(result, target, rewrite::for_kernel(written).expr, false, opts);
   return value;
 }
 

@@ -4,6 +4,7 @@
 #ifndef LOOM_EXEC_EXPLAIN_HPP
 #define LOOM_EXEC_EXPLAIN_HPP
 
+#include <loom/exec/options.hpp>
 #include <loom/expr/functions.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/operators.hpp>
@@ -358,31 +359,46 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
 }  // namespace detail
 
 namespace detail {
-// The skip policy per loop of plan P, as the evaluator chooses it (optimize/leader_choice.hpp):
-// among the instantiated candidates (LOOM_MAX_SKIP_CANDIDATES > 1) or as the runtime policy's
-// codes (LOOM_RUNTIME_SKIP_POLICY); empty otherwise.
-template <class P, class Lhs, class Rhs> std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
-#if LOOM_MAX_SKIP_CANDIDATES > 1
-  constexpr std::size_t cap = stream::skip::max_candidates;
-  if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
-    loom::statistics_cache stats;
-    return optimize::describe_skip_choice(optimize::choose_skip<P, cap>(lhs, rhs, stats), cap);
+// The skip policy per loop of plan P, as the evaluator chooses it under the options
+// (optimize/leader_choice.hpp): among the instantiated candidates (`opt::skip_candidates<N>`),
+// as the runtime policy's codes (`opt::runtime_skips`) or fixed (`opt::fixed_skips`); empty for
+// the static table.
+template <class P, class Options, class Lhs, class Rhs>
+std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
+  using skips = typename Options::skips;
+  if constexpr (!std::is_void_v<typename loom::detail::fixed_skips_of<skips>::type>) {
+    return "skip policies fixed by the options (by loop): " +
+           loom::detail::skip_list_name<typename loom::detail::fixed_skips_of<skips>::type>::get() +
+           "\n";
+  } else if constexpr (Options::skip_cap > 1) {
+    constexpr std::size_t cap = Options::skip_cap;
+    if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
+      loom::statistics_cache stats;
+      auto c = optimize::choose_skip<P, cap>(lhs, rhs, stats);
+      std::string forced;
+      if (opts.skip_candidate) {
+        c.chosen = std::min(*opts.skip_candidate, c.cost.size() - 1);
+        forced = "skip candidate #" + std::to_string(c.chosen) + " forced by the options\n";
+      }
+      return optimize::describe_skip_choice(c, cap) + forced;
+    }
+  } else if constexpr (std::is_same_v<skips, opt::runtime_skips>) {
+    if constexpr (optimize::has_runtime_skip_loop<P>) {
+      loom::statistics_cache stats;
+      return optimize::describe_runtime_skips(optimize::choose_skip<P, 1>(lhs, rhs, stats)) +
+             (opts.skip_codes ? "codes forced by the options\n" : "");
+    }
   }
-#elif LOOM_RUNTIME_SKIP_POLICY
-  if constexpr (optimize::has_runtime_skip_loop<P>) {
-    loom::statistics_cache stats;
-    return optimize::describe_runtime_skips(optimize::choose_skip<P, 1>(lhs, rhs, stats));
-  }
-#else
-  (void)lhs, (void)rhs;
-#endif
+  (void)lhs, (void)rhs, (void)opts;
   return {};
 }
 }  // namespace detail
 
 /// A description of the plan loom compiles for `lhs = rhs`, e.g.
-/// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
-template <class Lhs, class R> std::string explain(const Lhs& lhs, const R& rhs_operand) {
+/// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`, under `opts` as loom::assign runs it.
+template <class Lhs, class R, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate)
+std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {}) {
   const auto rewritten = rewrite::for_kernel(expr::as_expr(rhs_operand));  // as the evaluator does
   const auto rhs = rewritten.expr;
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
@@ -391,8 +407,9 @@ template <class Lhs, class R> std::string explain(const Lhs& lhs, const R& rhs_o
                           ? ""
                           : "rules fired: " + rewrite::fired_names<fired>() + "\n";
   rules += detail::aliasing_line(lhs, rhs);
-  if constexpr (rewrite::has_hoistable_v<
-                    Rhs>) {  // the evaluator decides as here (hoist_choice.hpp)
+  constexpr bool fixed =
+      !std::is_void_v<typename loom::detail::fixed_skips_of<typename O::skips>::type>;
+  if constexpr (rewrite::has_hoistable_v<Rhs> && !fixed) {  // as the evaluator (hoist_choice.hpp)
     rewrite::hoist_first(rhs, [&](const auto& s, auto) {
       std::size_t ordinal = 0;
       loom::statistics_cache stats;
@@ -411,7 +428,7 @@ template <class Lhs, class R> std::string explain(const Lhs& lhs, const R& rhs_o
     const optimize::plan_choice choice = optimize::choose_plan(lhs, rhs, stats);
     std::ostringstream pre;
     pre << rules << "candidates (" << n << " instantiated, at most " << max_plan_candidates
-        << "; LOOM_MAX_PLAN_CANDIDATES), costed at run time from statistics:\n";
+        << "; loom::limits::plan_candidates), costed at run time from statistics:\n";
     boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
       using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
       std::string moved;
@@ -444,20 +461,21 @@ template <class Lhs, class R> std::string explain(const Lhs& lhs, const R& rhs_o
     boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
       out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
           lhs, rhs, pre.str());
-      out += detail::skip_section<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(lhs,
-                                                                                              rhs);
+      out += detail::skip_section<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+          lhs, rhs, opts);
     });
     return out;
   }
-  return detail::explain_plan<P0>(lhs, rhs, rules) + detail::skip_section<P0>(lhs, rhs);
+  return detail::explain_plan<P0>(lhs, rhs, rules) + detail::skip_section<P0>(lhs, rhs, opts);
 }
 
 }  // namespace loom::plan
 
 namespace loom::plan {
 /// The plan of `lhs = loom::order<...>(e)`: that loop order only (no candidates, no hoisting).
-template <class Lhs, class Order, class E>
-std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed) {
+template <class Lhs, class Order, class E, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate)
+std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed, const O& opts = {}) {
   const auto rewritten = rewrite::for_kernel(fixed.expr);
   const auto rhs = rewritten.expr;
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
@@ -471,7 +489,7 @@ std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed) {
       [&](auto i) { names += (names.empty() ? "" : ", ") + std::string(decltype(i)::name); });
   rules += "loop order fixed by loom::order<" + names + ">\n";
   using P = order_plan<Lhs, Rhs, -1, Order>;
-  return detail::explain_plan<P>(lhs, rhs, rules) + detail::skip_section<P>(lhs, rhs);
+  return detail::explain_plan<P>(lhs, rhs, rules) + detail::skip_section<P>(lhs, rhs, opts);
 }
 }  // namespace loom::plan
 

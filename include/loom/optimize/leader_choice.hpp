@@ -6,6 +6,7 @@
 #ifndef LOOM_OPTIMIZE_LEADER_CHOICE_HPP
 #define LOOM_OPTIMIZE_LEADER_CHOICE_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
@@ -224,7 +225,7 @@ template <class Plan, std::size_t Cap> struct skip_candidates_impl {
 
 /// The skip-policy variants instantiated for plan P (a `loom::plan::order_plan`): #0 the static
 /// policy (`per_loop<>`), then one other policy at one loop each, at most Cap in all.
-template <class Plan, std::size_t Cap = stream::skip::max_candidates>
+template <class Plan, std::size_t Cap>
 using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type;
 
 /// One loop's policy costs (indexed by skip_code, standard last) and what they were made of.
@@ -326,7 +327,7 @@ inline double mean_fiber(const statistics& s, const coiterated& o, std::size_t o
 
 /// Costs every skip candidate of plan P for `lhs = rhs` (rhs already rewritten, as the
 /// evaluator runs it) and picks the cheapest; ties keep the static policy.
-template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
+template <class Plan, std::size_t Cap, class Lhs, class Rhs>
 skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
                         const skip_cost_constants& k = {}) {
   static_assert(std::is_same_v<typename detail::plan_rhs<Plan>::type, Rhs>,
@@ -391,18 +392,18 @@ template <class Plan> struct skip_purpose {};  // a plan_cache key of its own pe
 }  // namespace detail
 
 /// The skip candidate to run for plan P of `lhs = rhs`: cached by the coarse signature (per
-/// thread, per plan), else costed from statistics. `LOOM_DEBUG_PLAN` logs the choice.
-template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
+/// thread, per plan), else costed from statistics. The environment variable LOOM_DEBUG_PLAN logs the choice.
+template <class Plan, std::size_t Cap, class Lhs, class Rhs>
 std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
   using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan>>;
   return cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
     const skip_choice c = choose_skip<Plan, Cap>(lhs, rhs, stats);
-#ifdef LOOM_DEBUG_PLAN
-    std::clog << "loom: skip policy chosen at run time: candidate " << c.chosen << " of "
-              << c.cost.size() << " (estimated costs:";
-    for (double x : c.cost) std::clog << " " << x;
-    std::clog << ")\n";
-#endif
+    if (loom::debug_plan()) {
+      std::clog << "loom: skip policy chosen at run time: candidate " << c.chosen << " of "
+                << c.cost.size() << " (estimated costs:";
+      for (double x : c.cost) std::clog << " " << x;
+      std::clog << ")\n";
+    }
     return c.chosen;
   });
 }
@@ -463,7 +464,7 @@ inline stream::skip::codes unpack_codes(std::size_t v) {
 }  // namespace detail
 
 /// The codes that plan P's `skip::runtime` intersections run with for `lhs = rhs`: cached by
-/// the coarse signature (per thread, per plan), else costed from statistics. `LOOM_DEBUG_PLAN`
+/// the coarse signature (per thread, per plan), else costed from statistics. LOOM_DEBUG_PLAN
 /// logs the choice.
 template <class Plan, class Lhs, class Rhs>
 stream::skip::codes cached_runtime_skips(const Lhs& lhs, const Rhs& rhs) {
@@ -471,12 +472,12 @@ stream::skip::codes cached_runtime_skips(const Lhs& lhs, const Rhs& rhs) {
   return detail::unpack_codes(
       cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
         const stream::skip::codes codes = runtime_skip_codes(choose_skip<Plan, 1>(lhs, rhs, stats));
-#ifdef LOOM_DEBUG_PLAN
-        std::clog << "loom: skip policy chosen at run time:";
-        for (std::size_t d = 0; d < Plan::index_count; ++d)
-          std::clog << " " << skip_code_name(codes[d]);
-        std::clog << " (by loop)\n";
-#endif
+        if (loom::debug_plan()) {
+          std::clog << "loom: skip policy chosen at run time:";
+          for (std::size_t d = 0; d < Plan::index_count; ++d)
+            std::clog << " " << skip_code_name(codes[d]);
+          std::clog << " (by loop)\n";
+        }
         return detail::pack_codes(codes);
       }));
 }
@@ -515,7 +516,7 @@ inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
     return s.str();
   }
   s << "skip policy per loop (" << c.candidates.size() << " candidates instantiated, at most "
-    << cap << "; LOOM_MAX_SKIP_CANDIDATES):\n";
+    << cap << "; loom::opt::skip_candidates<N>):\n";
   for (const auto& l : c.loops) {
     detail::describe_loop_operands(s, l);
     for (skip_code code : {skip_code::standard, skip_code::leapfrog, skip_code::merge,

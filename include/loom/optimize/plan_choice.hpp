@@ -1,10 +1,11 @@
 // Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
 // cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
-// LOOM_DEBUG_PLAN log (optimize/).
+// LOOM_DEBUG_PLAN (environment) log (optimize/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
 #define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/expr/functions.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
@@ -414,7 +415,7 @@ struct signature_less {
 
 /// The plans chosen for one kernel type, per thread, by coarse signature, with the statistics
 /// gathered to choose them. `Purpose` separates choices of another kind over the same kernel
-/// (`decompose`). `LOOM_DEBUG_PLAN` logs every choice to stderr.
+/// (`decompose`). The environment variable LOOM_DEBUG_PLAN logs every choice to stderr.
 template <class Lhs, class Rhs, class Purpose = void> struct plan_cache {
   std::map<std::vector<std::uint8_t>, std::size_t, detail::signature_less> chosen;
   statistics_cache stats;
@@ -426,9 +427,9 @@ template <class Lhs, class Rhs, class Purpose = void> struct plan_cache {
   template <class Choose>
   std::size_t find_or(const std::vector<std::uint8_t>& signature, Choose&& choose) {
     if (const auto it = chosen.find(signature); it != chosen.end()) {
-#ifdef LOOM_DEBUG_PLAN
-      std::clog << "loom: plan cache hit: candidate " << it->second << "\n";
-#endif
+      if (loom::debug_plan()) {
+        std::clog << "loom: plan cache hit: candidate " << it->second << "\n";
+      }
       return it->second;
     }
     const std::size_t c = choose(stats);
@@ -443,12 +444,12 @@ template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const 
   detail::coarse_signature(rhs, signature);
   return plan_cache<Lhs, Rhs>::local().find_or(signature, [&](statistics_cache& stats) {
     const plan_choice c = choose_plan(lhs, rhs, stats);
-#ifdef LOOM_DEBUG_PLAN
-    std::clog << "loom: plan chosen at run time: candidate " << c.chosen << " of " << c.cost.size()
-              << " (estimated costs:";
-    for (double x : c.cost) std::clog << " " << x;
-    std::clog << ")\n";
-#endif
+    if (loom::debug_plan()) {
+      std::clog << "loom: plan chosen at run time: candidate " << c.chosen << " of "
+                << c.cost.size() << " (estimated costs:";
+      for (double x : c.cost) std::clog << " " << x;
+      std::clog << ")\n";
+    }
     return c.chosen;
   });
 }

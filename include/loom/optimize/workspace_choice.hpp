@@ -5,6 +5,7 @@
 #ifndef LOOM_OPTIMIZE_WORKSPACE_CHOICE_HPP
 #define LOOM_OPTIMIZE_WORKSPACE_CHOICE_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/expr/visit.hpp>
 #include <loom/optimize/plan_choice.hpp>
 #include <loom/optimize/statistics_cache.hpp>
@@ -201,9 +202,9 @@ workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
     c.stats.clear();
   }
   const workspace_choice w = choose_workspace(estimate_workspace<P>(lhs, rhs, c.stats));
-#ifdef LOOM_DEBUG_PLAN
-  std::clog << "loom: output written through a " << describe_workspace_choice(w) << "\n";
-#endif
+  if (loom::debug_plan()) {
+    std::clog << "loom: output written through a " << describe_workspace_choice(w) << "\n";
+  }
   c.chosen.emplace(key, w);
   return w;
 }

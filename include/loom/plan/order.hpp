@@ -4,6 +4,7 @@
 #ifndef LOOM_PLAN_ORDER_HPP
 #define LOOM_PLAN_ORDER_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/expr/functions.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
@@ -23,11 +24,7 @@ namespace loom::plan {
 using boost::mp11::mp_list;
 
 /// The most candidate plans instantiated per kernel (a runtime optimizer picks among them).
-#ifndef LOOM_MAX_PLAN_CANDIDATES
-#  define LOOM_MAX_PLAN_CANDIDATES 4
-#endif
-inline constexpr std::size_t max_plan_candidates = LOOM_MAX_PLAN_CANDIDATES;
-static_assert(max_plan_candidates >= 1, "loom: LOOM_MAX_PLAN_CANDIDATES must be at least 1");
+inline constexpr std::size_t max_plan_candidates = limits::plan_candidates;
 
 /// The plan's static facts for `lhs = rhs` (an output access and an expression).
 /// `Candidate` >= 0 selects that entry of `plan_candidates<Lhs, Rhs>`; -1 is the static choice.

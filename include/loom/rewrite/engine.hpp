@@ -4,6 +4,7 @@
 #ifndef LOOM_REWRITE_ENGINE_HPP
 #define LOOM_REWRITE_ENGINE_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/rewrite/constants.hpp>
 #include <loom/rewrite/rule.hpp>
@@ -16,10 +17,6 @@
 #include <tuple>
 #include <type_traits>
 
-#ifndef LOOM_REWRITE_MAX_PASSES
-#  define LOOM_REWRITE_MAX_PASSES 64
-#endif
-
 namespace loom::diag {
 // Instantiated when a rule set does not reach a fixpoint: shows the expression it cycles on.
 // Do not define.
@@ -31,7 +28,7 @@ namespace loom::rewrite {
 using boost::mp11::mp_list;
 
 /// The most bottom-up passes the engine makes before it reports a cycle.
-inline constexpr std::size_t max_passes = LOOM_REWRITE_MAX_PASSES;
+inline constexpr std::size_t max_passes = limits::rewrite_passes;
 
 /// An expression and the rules that fired to produce it (an MP11 list, in firing order).
 template <class E, class Fired> struct traced {
@@ -121,7 +118,7 @@ constexpr auto fixpoint(const E& e, Fired) {
   } else if constexpr (Left == 0) {
     static_assert(Left != 0,
                   "loom::rewrite: the rule set did not reach a fixpoint within "
-                  "LOOM_REWRITE_MAX_PASSES passes; two of its rules undo each other");
+                  "loom::limits::rewrite_passes passes; two of its rules undo each other");
     diag::rewrite_rules_did_not_reach_a_fixpoint<E>{};
     return traced<E, Fired>{e};
   } else {

@@ -12,27 +12,7 @@
 #include <cstdint>
 #include <string>
 
-/// How many skip-policy variants of a kernel `out(...) = e` may be instantiated and chosen among
-/// at run time (optimize/leader_choice.hpp). 1 (the default) keeps one kernel per plan, with the
-/// static policy of the case table in combinators.hpp; define it (e.g. 4) before including loom
-/// to let the optimizer pick a policy per loop from statistics.
-#ifndef LOOM_MAX_SKIP_CANDIDATES
-#  define LOOM_MAX_SKIP_CANDIDATES 1
-#endif
-
-/// Define LOOM_RUNTIME_SKIP_POLICY as 1 before including loom to make every plain `out(...) = e`
-/// with an intersection of ordered operands one kernel that chooses its policy per loop at run
-/// time from statistics (`runtime` below): no cost per step, but one copy of each such loop per
-/// policy (+30-55 % compile time on intersection-heavy code). Off by default, like
-/// LOOM_MAX_SKIP_CANDIDATES; LOOM_MAX_SKIP_CANDIDATES > 1 takes precedence.
-#ifndef LOOM_RUNTIME_SKIP_POLICY
-#  define LOOM_RUNTIME_SKIP_POLICY 0
-#endif
-
 namespace loom::stream::skip {
-
-inline constexpr std::size_t max_candidates = LOOM_MAX_SKIP_CANDIDATES;
-static_assert(max_candidates >= 1, "loom: LOOM_MAX_SKIP_CANDIDATES must be at least 1");
 
 /// The static policy (combinators.hpp case table): leapfrog between ordered operands, iterate
 /// the other operand and locate a random-access one.

@@ -10,13 +10,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#ifndef LOOM_SATURATION_MAX_NODES
-#  define LOOM_SATURATION_MAX_NODES 640
-#endif
-#ifndef LOOM_SATURATION_MAX_ITERATIONS
-#  define LOOM_SATURATION_MAX_ITERATIONS 12
-#endif
-
 namespace loom::rewrite::saturation {
 
 /// Node kinds of the sum-product form: a leaf (tensor access or literal, by slot), a constant

@@ -5,22 +5,13 @@
 #ifndef LOOM_REWRITE_SATURATION_EXTRACT_HPP
 #define LOOM_REWRITE_SATURATION_EXTRACT_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/rewrite/saturation/egraph.hpp>
 
 #include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-
-#ifndef LOOM_SATURATION_DEFAULT_EXTENT
-#  define LOOM_SATURATION_DEFAULT_EXTENT 1000.0
-#endif
-#ifndef LOOM_SATURATION_DEFAULT_DENSITY
-#  define LOOM_SATURATION_DEFAULT_DENSITY 0.01
-#endif
-#ifndef LOOM_SATURATION_MAX_TERM
-#  define LOOM_SATURATION_MAX_TERM 160
-#endif
 
 namespace loom::rewrite::saturation {
 
@@ -46,7 +37,7 @@ struct signature {
 
 /// An extracted expression: a tree of operators in post-order (children before parents).
 struct term {
-  std::array<enode, LOOM_SATURATION_MAX_TERM> nodes{};
+  std::array<enode, limits::saturation_term> nodes{};
   std::size_t size = 0;
   id_t root = no_id;
   bool overflow = false;
@@ -70,10 +61,10 @@ template <std::size_t Max> constexpr signature signature_of(const egraph<Max>& g
 }
 
 /// The scenario the static choice uses: static extents where the formats give them, otherwise
-/// LOOM_SATURATION_DEFAULT_EXTENT; dense leaves density 1, sparse leaves
-/// LOOM_SATURATION_DEFAULT_DENSITY. `sparse_density` and `extent_of` vary it for alternatives.
+/// limits::saturation_extent; dense leaves density 1, sparse leaves
+/// limits::saturation_density. `sparse_density` and `extent_of` vary it for alternatives.
 constexpr scenario default_scenario(const signature& s,
-                                    double sparse_density = LOOM_SATURATION_DEFAULT_DENSITY,
+                                    double sparse_density = limits::saturation_density,
                                     double dense_only_extent = 0, double sparse_extent = 0) {
   scenario sc;
   std::uint64_t in_sparse = 0;
@@ -82,7 +73,7 @@ constexpr scenario default_scenario(const signature& s,
       for (std::size_t m = 0; m < s.leaves[l].order; ++m)
         in_sparse |= std::uint64_t{1} << s.original[s.leaves[l].ids[m]];
   for (std::size_t k = 0; k < s.original_count; ++k) {
-    double e = LOOM_SATURATION_DEFAULT_EXTENT;
+    double e = limits::saturation_extent;
     if (dense_only_extent > 0) e = ((in_sparse >> k) & 1u) ? sparse_extent : dense_only_extent;
     sc.extent[k] = s.static_extent[k] > 0 ? s.static_extent[k] : e;
   }
@@ -123,8 +114,8 @@ constexpr double own_cost(const enode& n, double size) { return n.k == kind::con
 
 /// The cost of a term under a scenario: the summed estimated output sizes of its operators.
 constexpr double cost(const term& t, const scenario& sc) {
-  std::array<double, LOOM_SATURATION_MAX_TERM> d{};
-  std::array<std::uint64_t, LOOM_SATURATION_MAX_TERM> free{};
+  std::array<double, limits::saturation_term> d{};
+  std::array<std::uint64_t, limits::saturation_term> free{};
   double total = 0;
   for (std::size_t k = 0; k < t.size; ++k) {  // post-order: operands first
     const enode& n = t.nodes[k];

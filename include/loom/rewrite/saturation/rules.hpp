@@ -5,17 +5,12 @@
 #ifndef LOOM_REWRITE_SATURATION_RULES_HPP
 #define LOOM_REWRITE_SATURATION_RULES_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/rewrite/saturation/egraph.hpp>
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
-
-#ifndef LOOM_SATURATION_MAX_WORK
-// Rule matches per iteration (member visits and applications): one iteration is one constant
-// evaluation, and clang allows 2^20 steps per constant without -fconstexpr-steps.
-#  define LOOM_SATURATION_MAX_WORK 8000
-#endif
 
 namespace loom::rewrite::saturation {
 
@@ -38,7 +33,7 @@ template <std::size_t Max> struct matcher {
   std::array<id_t, Max> next{};
   std::size_t limit = 0;  // nodes present when the iteration started
   std::size_t ac_budget = Max / 8;
-  std::size_t work_budget = LOOM_SATURATION_MAX_WORK;
+  std::size_t work_budget = limits::saturation_work;
   std::size_t work = 0;  // member visits and rule applications: bounds one constant evaluation
   bool changed = false;
   bool partial = false;  // the work bound stopped the iteration before every node was matched

@@ -6,6 +6,7 @@
 #ifndef LOOM_REWRITE_SATURATION_SATURATE_HPP
 #define LOOM_REWRITE_SATURATION_SATURATE_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/rewrite/engine.hpp>
 #include <loom/rewrite/rule_sets.hpp>
 #include <loom/rewrite/saturation/egraph.hpp>
@@ -25,16 +26,12 @@
 #include <utility>
 #include <vector>
 
-#ifndef LOOM_SATURATION_MAX_ALTERNATIVES
-#  define LOOM_SATURATION_MAX_ALTERNATIVES 4
-#endif
-
 namespace loom::rewrite {
 
 /// Bounds of one saturation: nodes of the e-graph, rule iterations, alternatives kept.
-template <std::size_t MaxNodes = LOOM_SATURATION_MAX_NODES,
-          std::size_t MaxIterations = LOOM_SATURATION_MAX_ITERATIONS,
-          std::size_t MaxAlternatives = LOOM_SATURATION_MAX_ALTERNATIVES>
+template <std::size_t MaxNodes = limits::saturation_nodes,
+          std::size_t MaxIterations = limits::saturation_iterations,
+          std::size_t MaxAlternatives = limits::saturation_alternatives>
 struct saturation_limits {
   static constexpr std::size_t max_nodes = MaxNodes;
   static constexpr std::size_t max_iterations = MaxIterations;
@@ -219,11 +216,12 @@ decltype(auto) with_cheapest(const E& e, F&& f) {
   } else {
     const saturation_choice choice = choose_alternative<Limits>(e);
     const std::size_t k = choice.chosen;
-#ifdef LOOM_DEBUG_PLAN
-    std::clog << "loom saturation: alternative " << k << " of " << choice.costs.size() << ", costs";
-    for (double c : choice.costs) std::clog << ' ' << c;
-    std::clog << '\n';
-#endif
+    if (loom::debug_plan()) {
+      std::clog << "loom saturation: alternative " << k << " of " << choice.costs.size()
+                << ", costs";
+      for (double c : choice.costs) std::clog << ' ' << c;
+      std::clog << '\n';
+    }
     return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) -> decltype(auto) {
       using out = decltype(f(saturate<Limits>(e)));
       if constexpr (std::is_void_v<out>) {

@@ -1,0 +1,559 @@
+// Defines the static side of loom::decompose (exec/decompose.hpp): a sum-product flattened into
+// summed indices and factors, its candidate elimination prefixes (exact or greedy), the steps of
+// each with their intermediates' indices and storage, shared subexpressions, and what the
+// planner reports (`decomposition_choice`).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
+#define LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
+
+#include <loom/core/config.hpp>
+#include <loom/exec/evaluate.hpp>
+#include <loom/exec/options.hpp>
+#include <loom/expr/nodes.hpp>
+#include <loom/expr/traits.hpp>
+#include <loom/format/format.hpp>
+#include <loom/format/tensor.hpp>
+#include <loom/optimize/chain_bound_estimator.hpp>
+#include <loom/optimize/plan_choice.hpp>
+#include <loom/optimize/statistics_cache.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace loom {
+
+/// The most elimination prefixes `decompose` instantiates per program (plus the fused kernel).
+inline constexpr std::size_t max_elimination_orders = limits::elimination_orders;
+/// The most cells `decompose` stores densely in one intermediate (a dense one- or two-index
+/// intermediate is chosen when cheaper than a sorted sparse one and not larger than this).
+inline constexpr std::int64_t max_dense_intermediate_cells = limits::dense_intermediate_cells;
+
+namespace detail::ve {
+
+using namespace boost::mp11;
+
+// The options that change which kernels `decompose` instantiates: bitmap and hashed
+// intermediates are a variant of every candidate (+70% compile time on the decompose tests for
+// bitmap, docs/optimizer.md), a format per step a variant per mix of formats; so they are tags
+// (opt::bitmap_intermediates, ...), off unless given.
+template <bool Bitmap, bool Hashed, bool PerStep> struct intermediate_flags {
+  static constexpr bool per_step = PerStep;
+  static constexpr bool compiles(intermediate_format f) {
+    return f == intermediate_format::bitmap   ? Bitmap
+           : f == intermediate_format::hashed ? Hashed
+                                              : true;
+  }
+};
+template <class O>
+using flags_of =
+    intermediate_flags<O::bitmap_intermediates, O::hashed_intermediates, O::format_per_step>;
+
+// A candidate's format assignment, as one number: two bits per elimination step, step t's
+// intermediate_format in bits 2t and 2t + 1. `uniform_code` gives every step the same format.
+inline constexpr std::size_t max_coded_steps = 16;
+constexpr intermediate_format format_at(std::size_t code, std::size_t step) {
+  return static_cast<intermediate_format>(step < max_coded_steps ? code >> 2 * step & 3u : 0u);
+}
+constexpr std::size_t uniform_code(intermediate_format f) {
+  std::size_t code = 0;
+  for (std::size_t t = 0; t < max_coded_steps; ++t) code |= static_cast<std::size_t>(f) << 2 * t;
+  return code;
+}
+
+// A sum-product: sum(s1, sum(s2, ... A * B * ...)) flattened into summed indices and factors.
+template <class E> struct flatten {
+  static constexpr bool ok = false;
+  using summed = mp_list<>;
+  using factors = mp_list<>;
+};
+template <class T, class... Is> struct flatten<expr::access<T, Is...>> {
+  static constexpr bool ok = sizeof...(Is) > 0;
+  using summed = mp_list<>;
+  using factors = mp_list<expr::access<T, Is...>>;
+};
+template <class L, class R> struct flatten<expr::mul<L, R>> {
+  static constexpr bool ok = flatten<L>::ok && flatten<R>::ok &&
+                             mp_empty<typename flatten<L>::summed>::value &&
+                             mp_empty<typename flatten<R>::summed>::value;
+  using summed = mp_list<>;
+  using factors = mp_append<typename flatten<L>::factors, typename flatten<R>::factors>;
+};
+template <class I, class E> struct flatten<expr::sum<I, E>> {
+  static constexpr bool ok = flatten<E>::ok && !mp_contains<typename flatten<E>::summed, I>::value;
+  using summed = mp_push_front<typename flatten<E>::summed, I>;
+  using factors = typename flatten<E>::factors;
+};
+
+// The accesses of a flattened product, left to right, as a tuple of access values.
+template <class T, class... Is> auto collect(const expr::access<T, Is...>& a) {
+  return std::tuple{a};
+}
+template <class L, class R> auto collect(const expr::mul<L, R>& e) {
+  return std::tuple_cat(collect(e.lhs), collect(e.rhs));
+}
+template <class I, class E> auto collect(const expr::sum<I, E>& e) { return collect(e.body); }
+
+template <class A> struct tensor_of_access_impl;
+template <class T, class... Is> struct tensor_of_access_impl<expr::access<T, Is...>> {
+  using type = std::remove_const_t<T>;
+};
+template <class A> using tensor_of_access = typename tensor_of_access_impl<A>::type;
+
+template <class A> struct indices_of;
+template <class T, class... Is> struct indices_of<expr::access<T, Is...>> {
+  using type = mp_list<Is...>;
+};
+
+// The ordered selections of K distinct elements of a list (the permutations when K is its size).
+template <class L, std::size_t K> struct selections {
+  template <class X> struct prepend {
+    template <class P> using fn = mp_push_front<P, X>;
+  };
+  template <class X>
+  using starting_with =
+      mp_transform_q<prepend<X>, typename selections<mp_remove<L, X>, K - 1>::type>;
+  using type = mp_apply<mp_append, mp_push_front<mp_transform<starting_with, L>, mp_list<>>>;
+};
+template <class L> struct selections<L, 0> {
+  using type = mp_list<mp_list<>>;
+};
+
+// The elimination prefixes of a sum-product over the summed indices L: one index eliminated, then
+// two, ... up to all (the indices after the prefix are summed in one fused kernel; the fused kernel
+// of all of L is candidate 0). Full orders stay candidates: their last kernel is pointwise over
+// intermediates, which may be shared. Shortest first, generated only up to Cap.
+template <class L, std::size_t Cap, std::size_t K = 1, class Acc = mp_list<>>
+struct elimination_prefixes {
+  using type = mp_take_c<Acc, std::min(Cap, mp_size<Acc>::value)>;
+};
+template <class L, std::size_t Cap, std::size_t K, class Acc>
+  requires(K <= mp_size<L>::value && mp_size<Acc>::value < Cap)
+struct elimination_prefixes<L, Cap, K, Acc> {
+  using type = typename elimination_prefixes<L, Cap, K + 1,
+                                             mp_append<Acc, typename selections<L, K>::type>>::type;
+};
+
+// A factor: mp_list<id, indices>; ids below the input count are inputs, the rest intermediates.
+template <class F> using factor_id = mp_first<F>;
+template <class F> using factor_indices = mp_second<F>;
+template <class S> struct uses {
+  template <class F> using fn = mp_contains<factor_indices<F>, S>;
+};
+
+// Eliminating S: the factors using S become one intermediate over their other indices.
+template <class Factors, class S, class Id> struct eliminate {
+  using in = mp_copy_if_q<Factors, uses<S>>;
+  static_assert(!mp_empty<in>::value, "loom::decompose: a summed index is used by no factor");
+  using indices = mp_remove<
+      mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, in>, mp_list<>>>>,
+      S>;
+};
+
+// The indices of factor F in the order its storage nests them (inputs: their format's level
+// order; intermediates: as made).
+template <class Tensors, class F, bool Input = (factor_id<F>::value < mp_size<Tensors>::value)>
+struct stored_indices {
+  using type = factor_indices<F>;
+};
+template <class Tensors, class F> struct stored_indices<Tensors, F, true> {
+  using format = typename std::remove_cvref_t<mp_at<Tensors, factor_id<F>>>::format_type;
+  template <class K> using at_level = mp_at_c<factor_indices<F>, format::modes[K::value]>;
+  using type = mp_transform<at_level, mp_iota_c<format::order>>;
+};
+
+// A loop order over the indices of All that keeps every list of Stored where it can (Kahn's
+// algorithm, ties and cycles broken by the order of All), and whether it keeps all of them.
+template <std::size_t N> struct loop_order {
+  std::array<std::size_t, N> positions{};
+  bool concordant = true;
+};
+// before[a][b]: index a of All comes right before b in one of the lists of Stored.
+template <class All, class... Stored> constexpr auto storage_precedence(mp_list<Stored...>) {
+  constexpr std::size_t n = mp_size<All>::value;
+  std::array<std::array<bool, n>, n> before{};
+  (..., [&]<class... Xs>(mp_list<Xs...>) {
+    constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<All, Xs>::value...};
+    for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
+  }(Stored{}));
+  return before;
+}
+template <class All, class... Stored> constexpr auto concordant_order(mp_list<Stored...> stored) {
+  constexpr std::size_t n = mp_size<All>::value;
+  const auto before = storage_precedence<All>(stored);  // before[a][b]: a must come before b
+  loop_order<n> result;
+  std::array<bool, n> placed{};
+  for (std::size_t t = 0; t < n; ++t) {
+    std::size_t pick = n;
+    for (std::size_t c = 0; c < n && pick == n; ++c) {
+      if (placed[c]) continue;
+      bool free = true;
+      for (std::size_t q = 0; q < n; ++q) free = free && (placed[q] || !before[q][c]);
+      if (free) pick = c;
+    }
+    if (pick == n) result.concordant = false;
+    for (std::size_t c = 0; c < n && pick == n; ++c)  // a cycle: the first one left
+      if (!placed[c]) pick = c;
+    placed[pick] = true;
+    result.positions[t] = pick;
+  }
+  return result;
+}
+// Whether one loop order keeps every list of Stored (no cycle in their precedences).
+template <class All, class... Stored> constexpr bool concordant_exists(mp_list<Stored...> stored) {
+  return concordant_order<All>(stored).concordant;
+}
+
+// The indices of the intermediate that eliminating S makes, in the order of a loop nest
+// concordant with the step's operands, so that the step writes it in order (appended, or one
+// workspace row at a time) instead of collecting and sorting its entries.
+template <class Tensors, class Factors, class S> struct concordant_made {
+  using e = eliminate<Factors, S, mp_size_t<0>>;
+  using all = mp_unique<
+      mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, typename e::in>, mp_list<>>>>;
+  template <class F> using stored = typename stored_indices<Tensors, F>::type;
+  static constexpr auto positions =
+      concordant_order<all>(mp_transform<stored, typename e::in>{}).positions;
+  template <class K> using at = mp_at_c<all, positions[K::value]>;
+  using type = mp_remove<mp_transform<at, mp_iota<mp_size<all>>>, S>;
+};
+template <class Tensors, class Factors, class S>
+using concordant_made_t = typename concordant_made<Tensors, Factors, S>::type;
+
+// A greedy elimination order (the min-fill rule of variable elimination, on the program's
+// structure): each time, the summed index whose intermediate has the fewest indices (the first
+// such in the written order).
+template <class Factors, class Summed, class Order = mp_list<>> struct greedy_order {
+  template <class S> using arity = mp_size<typename eliminate<Factors, S, mp_size_t<0>>::indices>;
+  using arities = mp_transform<arity, Summed>;
+  using best = mp_at<Summed, mp_find<arities, mp_min_element<arities, mp_less>>>;
+  using made = mp_list<mp_size_t<0>, typename eliminate<Factors, best, mp_size_t<0>>::indices>;
+  using type = typename greedy_order<mp_push_back<mp_remove_if_q<Factors, uses<best>>, made>,
+                                     mp_remove<Summed, best>, mp_push_back<Order, best>>::type;
+};
+template <class Factors, class Order> struct greedy_order<Factors, mp_list<>, Order> {
+  using type = Order;
+};
+
+// How many elimination prefixes n summed indices have: n + n(n-1) + ... + n!.
+constexpr std::size_t prefix_count(std::size_t n) {
+  std::size_t total = 0, term = 1;
+  for (std::size_t k = 0; k < n; ++k) total += term *= n - k;
+  return total;
+}
+
+// The candidates: every prefix when there are at most Cap (exact search, small programs); else the
+// prefixes of the greedy order first, then the shortest others, up to Cap.
+template <class Factors, class Summed, std::size_t Cap> struct candidate_prefixes {
+  static constexpr std::size_t n = mp_size<Summed>::value;
+  static constexpr bool exact = prefix_count(n) <= Cap;
+  using greedy = typename greedy_order<Factors, Summed>::type;
+  template <class K> using greedy_prefix = mp_take<greedy, mp_size_t<K::value + 1>>;
+  using greedy_prefixes = mp_transform<greedy_prefix, mp_iota_c<n>>;
+  using shortest = typename elimination_prefixes<Summed, Cap + n>::type;
+  using merged = mp_unique<mp_append<greedy_prefixes, shortest>>;
+  using type = mp_if_c<exact, shortest, mp_take_c<merged, std::min(Cap, mp_size<merged>::value)>>;
+};
+
+// Common subexpressions (notes 001 §3.7): a step whose factors are all inputs and that computes,
+// up to a renaming of indices, what an earlier such step computed over the same tensors can reuse
+// that intermediate: as it is, or transposed when the renaming permutes its indices. The match is
+// structural (here, at compile time); that the tensors are the same objects is checked at run
+// time, and the cost model decides whether reusing beats recomputing.
+inline constexpr int max_step_factors = 8, max_step_indices = 16;
+
+struct step_shape {
+  int factors = 0;
+  bool leaf = true;  // every factor an input
+  int tensor[max_step_factors]{};
+  int arity[max_step_factors]{};
+  int index[max_step_factors][max_step_indices]{};
+  int summed = 0;
+  int made_count = 0;
+  int made[max_step_indices]{};
+};
+
+struct twin_match {
+  int twin = -1;                   // the earlier step, or -1
+  int made[max_step_indices]{};    // the twin's intermediate indices, renamed to this step's
+  int factor[max_step_factors]{};  // the twin's factor f is this step's factor factor[f]
+};
+
+// Tries every pairing of the factors (at most a few) for an index renaming t -> u.
+constexpr bool match_shapes(const step_shape& t, const step_shape& u, twin_match& m) {
+  if (!t.leaf || !u.leaf || t.factors != u.factors || t.made_count != u.made_count) return false;
+  int perm[max_step_factors]{};
+  for (int f = 0; f < u.factors; ++f) perm[f] = f;
+  do {
+    int to[max_step_indices], from[max_step_indices];
+    for (int x = 0; x < max_step_indices; ++x) to[x] = from[x] = -1;
+    bool ok = true;
+    auto bind = [&](int a, int b) {
+      if (to[a] == -1 && from[b] == -1) {
+        to[a] = b;
+        from[b] = a;
+      }
+      return to[a] == b;
+    };
+    for (int f = 0; f < t.factors && ok; ++f) {
+      const int g = perm[f];
+      ok = t.tensor[f] == u.tensor[g] && t.arity[f] == u.arity[g];
+      for (int p = 0; p < t.arity[f] && ok; ++p) ok = bind(t.index[f][p], u.index[g][p]);
+    }
+    ok = ok && bind(t.summed, u.summed);
+    if (ok) {
+      for (int x = 0; x < t.made_count; ++x) m.made[x] = to[t.made[x]];
+      for (int f = 0; f < t.factors; ++f) m.factor[f] = perm[f];
+      return true;
+    }
+  } while (std::next_permutation(perm, perm + u.factors));
+  return false;
+}
+
+template <class Universe, class Tensors, class S, class In, class Made>
+constexpr step_shape shape_of() {
+  step_shape s;
+  s.summed = static_cast<int>(mp_find<Universe, S>::value);
+  s.made_count = static_cast<int>(mp_size<Made>::value);
+  mp_for_each<mp_iota<mp_size<Made>>>([&](auto x) {
+    s.made[x] = static_cast<int>(mp_find<Universe, mp_at<Made, decltype(x)>>::value);
+  });
+  s.factors = static_cast<int>(mp_size<In>::value);
+  mp_for_each<mp_iota<mp_size<In>>>([&](auto f) {
+    using F = mp_at<In, decltype(f)>;
+    if constexpr (factor_id<F>::value >= mp_size<Tensors>::value) {
+      s.leaf = false;
+    } else {
+      using T = mp_at<Tensors, factor_id<F>>;
+      s.tensor[f] = static_cast<int>(mp_find<mp_unique<Tensors>, T>::value);
+      s.arity[f] = static_cast<int>(mp_size<factor_indices<F>>::value);
+      mp_for_each<mp_iota<mp_size<factor_indices<F>>>>([&](auto p) {
+        s.index[f][p] =
+            static_cast<int>(mp_find<Universe, mp_at<factor_indices<F>, decltype(p)>>::value);
+      });
+    }
+  });
+  return s;
+}
+
+// A step: mp_list<summed index, factors in, made factor, twin step (mp_int, -1: none), the twin's
+// factor pairing (mp_list of mp_int), the twin's modes in this step's intermediate (a list)>.
+template <class Step> using step_index = mp_first<Step>;
+template <class Step> using step_inputs = mp_second<Step>;
+template <class Step> using step_made = mp_third<Step>;
+template <class Step> using step_twin = mp_at_c<Step, 3>;
+template <class Step> using step_pairing = mp_at_c<Step, 4>;
+template <class Step> using step_from_twin = mp_at_c<Step, 5>;
+template <class Step>
+using step_relaid =
+    mp_bool<!std::is_same_v<step_from_twin<Step>, mp_iota<mp_size<step_from_twin<Step>>>>>;
+
+// `from` with its modes moved: mode p goes to mode FromTwin[p] (a transposition).
+template <class To, class From, class... Ps>
+void relayout(To& to, const From& from, mp_list<Ps...>) {
+  constexpr std::size_t N = sizeof...(Ps);
+  constexpr std::array<std::size_t, N> at{Ps::value...};
+  typename To::shape_type shape{};
+  for (std::size_t p = 0; p < N; ++p) shape[at[p]] = from.extent(p);
+  if constexpr (To::format_type::all_dense) {  // identity modes on both sides: row-major cells
+    To out(shape);
+    std::array<std::int64_t, N> stride{}, extent{}, to_stride{};
+    std::int64_t s = 1;
+    for (std::size_t m = N; m-- > 0;) to_stride[m] = s, s *= shape[m];
+    for (std::size_t p = 0; p < N; ++p) extent[p] = from.extent(p), stride[p] = to_stride[at[p]];
+    loom::detail::permute_dense(from.values().data(), out.values().data(), extent, stride);
+    to = std::move(out);
+  } else {
+    std::vector<std::array<std::int64_t, N>> crd;
+    std::vector<typename To::value_type> vals;
+    crd.reserve(static_cast<std::size_t>(from.nnz()));
+    vals.reserve(static_cast<std::size_t>(from.nnz()));
+    from.for_each_stored([&](const auto& c, const auto& v) {
+      std::array<std::int64_t, N> x{};
+      for (std::size_t p = 0; p < N; ++p) x[at[p]] = c[p];
+      crd.push_back(x);
+      vals.push_back(v);
+    });
+    to = from_coo<typename To::format_type>(shape, crd, vals);
+  }
+}
+
+template <class Universe, class Tensors, class Steps, class S, class In, class Made>
+constexpr twin_match find_twin() {
+  twin_match m;
+  if constexpr (mp_size<In>::value <= max_step_factors &&
+                mp_size<Universe>::value <= max_step_indices) {
+    constexpr step_shape u = shape_of<Universe, Tensors, S, In, Made>();
+    int t = 0;
+    mp_for_each<mp_transform<mp_identity, Steps>>([&](auto st) {
+      using P = typename decltype(st)::type;
+      if (m.twin < 0 && step_twin<P>::value < 0 &&
+          match_shapes(shape_of<Universe, Tensors, step_index<P>, step_inputs<P>,
+                                factor_indices<step_made<P>>>(),
+                       u, m))
+        m.twin = t;
+      ++t;
+    });
+  }
+  return m;
+}
+
+template <class Universe, class Tensors, class Steps, class S, class In, class Made, class Id>
+struct make_step {
+  static constexpr twin_match m = find_twin<Universe, Tensors, Steps, S, In, Made>();
+  // mode p of the twin's intermediate is mode from_twin[p] of this one
+  template <class X>
+  using from_twin_at = mp_find<Made, mp_at_c<Universe, static_cast<std::size_t>(m.made[X::value])>>;
+  template <class F> using pairing_at = mp_int<m.factor[F::value]>;
+  using from_twin = mp_if_c<(m.twin >= 0), mp_transform<from_twin_at, mp_iota<mp_size<Made>>>,
+                            mp_iota<mp_size<Made>>>;
+  using type = mp_list<S, In, mp_list<Id, Made>, mp_int<m.twin>,
+                       mp_transform<pairing_at, mp_iota<mp_size<In>>>, from_twin>;
+};
+
+// Concordant: made indices in a concordant loop order (sparse intermediates, written in order),
+// else in order of appearance (dense ones, written in place, where that keeps a shared
+// intermediate in the layout its consumers read).
+template <std::size_t Code, class Universe, class Tensors, class Order, class Factors,
+          std::size_t Next, class Steps = mp_list<>>
+struct plan_of {
+  using steps = Steps;
+  using remaining = Factors;
+};
+template <std::size_t Code, class Universe, class Tensors, class S, class... Rest, class Factors,
+          std::size_t Next, class Steps>
+struct plan_of<Code, Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Steps> {
+  using e = eliminate<Factors, S, mp_size_t<Next>>;
+  static constexpr bool concordant =
+      format_at(Code, mp_size<Steps>::value) != intermediate_format::dense;
+  using made =
+      mp_eval_if_c<!concordant, typename e::indices, concordant_made_t, Tensors, Factors, S>;
+  using step =
+      typename make_step<Universe, Tensors, Steps, S, typename e::in, made, mp_size_t<Next>>::type;
+  using next = plan_of<Code, Universe, Tensors, mp_list<Rest...>,
+                       mp_push_back<mp_remove_if_q<Factors, uses<S>>, step_made<step>>, Next + 1,
+                       mp_push_back<Steps, step>>;
+  using steps = typename next::steps;
+  using remaining = typename next::remaining;
+};
+
+// An intermediate: sorted (csf, a sparse vector, a scalar) or, with one or two indices, dense,
+// bitmap or hashed (dense rows over hashed columns when two): Galley's intermediate-format choice,
+// notes 001 §4.4. The choice is one per candidate order, so that each step's kernel is
+// instantiated once per format, not once per combination of its inputs' formats
+// (opt::format_per_step: one per intermediate). A slot holds its own tensor or points
+// at a twin's.
+template <class V, class Indices, intermediate_format F> struct intermediate_slot {
+  static constexpr std::size_t order = mp_size<Indices>::value;
+  static constexpr bool may_be_dense = order >= 1 && order <= 2;
+  static constexpr intermediate_format kind = may_be_dense ? F : intermediate_format::sorted;
+  static constexpr bool dense = kind == intermediate_format::dense;
+  using bitmap_format = mp_if_c<order == 1, format<bitmap>, format<loom::dense, bitmap>>;
+  using hashed_format = mp_if_c<order == 1, format<hashed>, format<loom::dense, hashed>>;
+  using sorted_format =
+      mp_if_c<order == 0, format<>, mp_if_c<order == 1, sparse_vector, csf<order>>>;
+  using type = tensor<
+      V,
+      mp_if_c<dense, dense_n<order>,
+              mp_if_c<kind == intermediate_format::bitmap, bitmap_format,
+                      mp_if_c<kind == intermediate_format::hashed, hashed_format, sorted_format>>>>;
+  std::optional<type> own;
+  const type* made = nullptr;
+};
+
+/// Static facts of `lhs = rhs` decomposed.
+template <class Lhs, class Rhs> struct program {
+  using flat = flatten<Rhs>;
+  static constexpr bool ok = flat::ok;
+  using summed = typename flat::summed;
+  using inputs = typename flat::factors;
+  static constexpr std::size_t input_count = mp_size<inputs>::value;
+  template <class K> using input_factor = mp_list<K, typename indices_of<mp_at<inputs, K>>::type>;
+  using initial = mp_transform<input_factor, mp_iota_c<input_count>>;
+  using orders = typename candidate_prefixes<initial, summed, max_elimination_orders>::type;
+  // the summed indices that candidate Order leaves to its last, fused kernel
+  template <class Order>
+  using fused_rest = mp_remove_if_q<summed, mp_bind_front<mp_contains, Order>>;
+  using tensors = mp_transform<tensor_of_access, inputs>;
+  using universe = mp_unique<
+      mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, initial>, mp_list<>>>>;
+  // sorted and bitmap intermediates take a loop order concordant with their step; dense ones
+  // are written in place in any order and keep the written order
+  // Code: the steps' formats (format_at); a dense step's made indices keep the written order
+  template <class Order, std::size_t Code = 0>
+  using plan = plan_of<Code, universe, tensors, Order, initial, input_count>;
+  using V = expr::value_type_t<Rhs>;
+};
+
+template <class I, class Tuple> std::int64_t extent_of(const Tuple& inputs) {
+  std::int64_t e = -1;
+  std::apply(
+      [&](const auto&... a) {
+        (..., [&]<class T, class... Is>(const expr::access<T, Is...>& x) {
+          std::size_t m = 0;
+          (..., [&] {
+            if (e < 0 && std::is_same_v<Is, I>) e = x.tensor->extent(m);
+            ++m;
+          }());
+        }(a));
+      },
+      inputs);
+  return e;
+}
+
+template <class... Is> std::string names(mp_list<Is...>) {
+  std::string s;
+  (..., (s += (s.empty() ? "" : ",") + std::string(Is::name)));
+  return s;
+}
+
+// sum(I1, sum(I2, ... e)) over the indices of Summed.
+template <class Summed> struct wrap_sums;
+template <> struct wrap_sums<mp_list<>> {
+  template <class E> static E apply(const E& e) { return e; }
+};
+template <class I, class... Is> struct wrap_sums<mp_list<I, Is...>> {
+  template <class E> static auto apply(const E& e) {
+    const auto inner = wrap_sums<mp_list<Is...>>::apply(e);
+    return expr::sum<I, std::remove_cvref_t<decltype(inner)>>{inner};
+  }
+};
+
+template <class A> auto product(const A& a) { return a; }
+template <class A, class B, class... Rest>
+auto product(const A& a, const B& b, const Rest&... rest) {
+  return product(expr::mul<A, B>{a, b}, rest...);
+}
+
+}  // namespace detail::ve
+
+/// What `decompose` considered and chose: candidate 0 is the fused kernel (no intermediate),
+/// candidate c > 0 the elimination prefix c - 1 (its steps, then one fused kernel for the rest).
+struct decomposition_choice {
+  std::vector<std::string> description;  // per candidate, its kernels
+  std::vector<double> cost;              // Galley's logical cost per candidate
+  // per candidate: the format of its first one- or two-index intermediate (of all of them, unless
+  // opt::format_per_step chose a mix); sorted when it has none
+  std::vector<intermediate_format> format;
+  std::vector<std::vector<intermediate_format>> step_formats;  // per candidate, per step
+  std::vector<std::size_t> variant;   // per candidate, which of its instantiated format assignments
+  std::vector<std::size_t> variants;  // per candidate, how many it has (costed, instantiated)
+  std::vector<std::uint32_t> reuse;   // per candidate, bit t: step t reuses its twin's intermediate
+  std::size_t chosen = 0;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
