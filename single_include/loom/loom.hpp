@@ -17,7 +17,9 @@
 #define LOOM_CORE_HPP
 
 // ---- begin <loom/core/config.hpp>
-// Defines loom's configuration macros (core vocabulary).
+// Defines loom's compile-time limits (one place, `loom::limits`) and the forced-inlining macro
+// (core vocabulary). No macro changes what a template means: the optimizer's choices are
+// options (exec/options.hpp), these limits are constants.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_CORE_CONFIG_HPP
 #define LOOM_CORE_CONFIG_HPP
@@ -34,10 +36,49 @@
 #endif
 
 #include <cstddef>
+#include <cstdint>
+#include <cstdlib>
 
 namespace loom {
 /// Extent value meaning "known only at run time".
 inline constexpr std::size_t dynamic_extent = static_cast<std::size_t>(-1);
+
+/// Bounds on what the compiler instantiates and on the work of a compile-time search. Each is the
+/// default of a template argument or an options field where one exists (`saturation_limits`,
+/// `options::max_dense_intermediate_cells`, `opt::skip_candidates<N>`).
+namespace limits {
+/// Candidate loop orders instantiated per kernel, among which statistics choose at run time.
+inline constexpr std::size_t plan_candidates = 4;
+/// Skip-policy variants of a kernel under `opt::skip_candidates<>` with no count given.
+inline constexpr std::size_t skip_candidates = 4;
+/// Elimination prefixes `decompose` instantiates per sum-product (plus the fused kernel).
+inline constexpr std::size_t elimination_orders = 8;
+/// The most cells `decompose` stores densely in one intermediate.
+inline constexpr std::int64_t dense_intermediate_cells = std::int64_t{1} << 26;
+/// Bottom-up passes of the rewrite engine before it reports a cycle.
+inline constexpr std::size_t rewrite_passes = 64;
+/// Equality saturation: e-graph nodes, rule iterations, run-time alternatives kept.
+inline constexpr std::size_t saturation_nodes = 640;
+inline constexpr std::size_t saturation_iterations = 12;
+inline constexpr std::size_t saturation_alternatives = 4;
+/// Rule matches per saturation iteration: one iteration is one constant evaluation, and clang
+/// allows 2^20 steps per constant without -fconstexpr-steps.
+inline constexpr std::size_t saturation_work = 8000;
+/// Nodes of the largest term extraction rebuilds.
+inline constexpr std::size_t saturation_term = 160;
+/// What static extraction assumes for sizes it cannot know: extent of an index, density of a
+/// sparse operand.
+inline constexpr double saturation_extent = 1000.0;
+inline constexpr double saturation_density = 0.01;
+}  // namespace limits
+
+/// Whether the optimizer logs its run-time choices to stderr: the environment variable
+/// LOOM_DEBUG_PLAN is set (read once). A run-time switch, so every translation unit compiles the
+/// same code.
+inline bool debug_plan() {
+  static const bool on = std::getenv("LOOM_DEBUG_PLAN") != nullptr;
+  return on;
+}
 }  // namespace loom
 
 #endif  // LOOM_CORE_CONFIG_HPP
@@ -391,11 +432,20 @@ inline void reset_work_counters() {}
 // variable-elimination order into kernels with materialised intermediates, the indices after the
 // prefix co-eliminated in one fused kernel (Galley's logical optimizer, notes 001 §3.3-3.7). The
 // candidate prefixes and their kernels are instantiated at compile time (bounded by
-// LOOM_MAX_ELIMINATION_ORDERS); the cheapest under the logical cost is chosen at run time from
+// loom::limits::elimination_orders); the cheapest under the logical cost is chosen at run time from
 // statistics and cached by a coarse signature (optimize/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXEC_DECOMPOSE_HPP
 #define LOOM_EXEC_DECOMPOSE_HPP
+
+// ---- begin <loom/exec/decompose/program.hpp>
+// Defines the static side of loom::decompose (exec/decompose.hpp): a sum-product flattened into
+// summed indices and factors, its candidate elimination prefixes (exact or greedy), the steps of
+// each with their intermediates' indices and storage, shared subexpressions, and what the
+// planner reports (`decomposition_choice`).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
+#define LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
 
 // ---- begin <loom/exec/evaluate.hpp>
 // Defines evaluation: `out(i...) = e`, `out(i...) += e` and loom::eval(e). Checks the kernel,
@@ -404,6 +454,305 @@ inline void reset_work_counters() {}
 #ifndef LOOM_EXEC_EVALUATE_HPP
 #define LOOM_EXEC_EVALUATE_HPP
 
+// ---- begin <loom/exec/options.hpp>
+// Defines loom::options<...>: what the optimizer may choose for one assignment, as a type (the
+// choices that instantiate kernels) with run-time fields (the choices forced for comparisons).
+// Passed to loom::assign, loom::eval, loom::explain and loom::decompose; never a macro, so two
+// translation units with different options instantiate different templates (exec/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_OPTIONS_HPP
+#define LOOM_EXEC_OPTIONS_HPP
+
+// ---- begin <loom/stream/skip.hpp>
+// Defines the skip policies of an intersection, one per loop (stream/): how `mul` co-iterates
+// its operands at a depth (leapfrog, linear merge, or one leader iterating while the others are
+// probed), carried as a type by the product's scalar operation.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_SKIP_HPP
+#define LOOM_STREAM_SKIP_HPP
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace loom::stream::skip {
+
+/// The static policy (combinators.hpp case table): leapfrog between ordered operands, iterate
+/// the other operand and locate a random-access one.
+struct standard {
+  static constexpr const char* name = "standard";
+};
+/// The default between two ordered operands (`standard`): a merge that steps the operand
+/// behind one entry, like the hand-written two-pointer loop, unless one fiber is at least
+/// `gallop_ratio` times longer than the other, which then seeks with a galloping search
+/// (leapfrog). Decided once per pair of fibers from their lengths: one branch per fiber, one
+/// copy of the loop.
+struct adaptive {
+  static constexpr const char* name = "merge, or leapfrog on skewed fibers";
+};
+/// The length ratio from which `adaptive` gallops. Measured on rows of 64 entries against rows
+/// 64·R long (benchmarks/hand_loop/hand_loop.cpp, `intersect`; time / hand merge): at R = 16 the
+/// merge takes 0.80x, galloping 0.92x; at R = 32, 0.79x against 0.72x. The crossover lies
+/// between: 24.
+inline constexpr std::int64_t gallop_ratio = 24;
+
+/// Every operand behind seeks the other's index with a galloping search.
+struct leapfrog {
+  static constexpr const char* name = "leapfrog";
+};
+/// The operand behind steps one entry at a time (a sorted merge, no search).
+struct merge {
+  static constexpr const char* name = "merge";
+};
+/// Side K of every intersection at the loop iterates (0: the first operand of the product, 1:
+/// the last); the others are probed at its index: located when random-access, else sought.
+template <std::size_t K> struct lead {
+  static_assert(K <= 1, "loom::stream::skip::lead: the leader is side 0 (first) or 1 (last)");
+  static constexpr const char* name = K == 0 ? "lead first" : "lead last";
+};
+
+/// The policy of an intersection of two ordered operands, as a value: what `runtime` reads from
+/// the kernel context (and the optimizer's cost table indexes; `standard` is the static table).
+enum class code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
+
+/// Where neither operand is random-access, the policy is read at run time from the kernel's
+/// context (`kernel_context::skip`, one code per loop, chosen by optimize/leader_choice.hpp from
+/// statistics): one kernel serves leapfrog, merge and either leader. Elsewhere it is `standard`.
+struct runtime {
+  static constexpr const char* name = "chosen at run time";
+};
+
+/// The codes of a kernel's loops (outermost first), as `runtime` reads them.
+inline constexpr std::size_t max_loops = 16;
+using codes = std::array<code, max_loops>;
+inline constexpr codes default_codes = [] {
+  codes c{};
+  c.fill(code::leapfrog);  // what `standard` does between two ordered operands
+  return c;
+}();
+
+/// Policies by loop depth (outermost first); depths past the list use `standard`.
+template <class... Ps> struct per_loop {};
+
+/// One policy at every loop.
+template <class P> struct every_loop {};
+
+namespace detail {
+template <class L, std::size_t D> struct at_impl {
+  using type = standard;
+};
+template <class... Ps, std::size_t D>
+  requires(D < sizeof...(Ps))
+struct at_impl<per_loop<Ps...>, D> {
+  using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
+};
+template <class P, std::size_t D> struct at_impl<every_loop<P>, D> {
+  using type = P;
+};
+template <class Op> struct skips_of {
+  using type = per_loop<>;
+};
+template <class Op>
+  requires requires { typename Op::skips; }
+struct skips_of<Op> {
+  using type = typename Op::skips;
+};
+}  // namespace detail
+
+/// The policy of loop D in the list L.
+template <class L, std::size_t D> using at = typename detail::at_impl<L, D>::type;
+
+/// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
+template <class Op, std::size_t D> using of_op_at = at<typename detail::skips_of<Op>::type, D>;
+
+template <class P> std::string describe(every_loop<P>) {
+  return std::string("every loop: ") + P::name;
+}
+
+/// "leapfrog, merge at j": the list in words, depth by depth.
+template <class... Ps> std::string describe(per_loop<Ps...>) {
+  std::string s;
+  [[maybe_unused]] std::size_t d = 0;
+  (..., [&] {
+    if (!s.empty()) s += ", ";
+    s += "loop " + std::to_string(d++) + ": " + Ps::name;
+  }());
+  return s.empty() ? std::string("standard") : s;
+}
+
+}  // namespace loom::stream::skip
+
+#endif  // LOOM_STREAM_SKIP_HPP
+// ---- end <loom/stream/skip.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom {
+
+/// How `decompose` stores a candidate's one- and two-index intermediates (Galley's output formats,
+/// notes 001 §4.4): sorted (csf, a sparse vector), dense, bitmap (Galley's bytemap: dense values
+/// with presence bits, written in place, read by their set bits) or hashed (sorted entries plus a
+/// hash table per fiber: readers locate an index in O(1) instead of intersecting with the list).
+/// Intermediates with three or more indices are sorted.
+enum class intermediate_format : std::uint8_t { sorted, dense, bitmap, hashed };
+/// Every intermediate format, in the order `decompose` costs them (bitmap only with
+/// `opt::bitmap_intermediates`, hashed only with `opt::hashed_intermediates`).
+inline constexpr std::array<intermediate_format, 4> intermediate_formats{
+    intermediate_format::sorted, intermediate_format::dense, intermediate_format::bitmap,
+    intermediate_format::hashed};
+/// "sorted", "dense", "bitmap" or "hashed".
+constexpr const char* intermediate_format_name(intermediate_format f) {
+  return f == intermediate_format::dense    ? "dense"
+         : f == intermediate_format::bitmap ? "bitmap"
+         : f == intermediate_format::hashed ? "hashed"
+                                            : "sorted";
+}
+
+/// The options' tags: each names one choice the optimizer may make, at the cost of the kernels it
+/// instantiates (docs/optimizer.md measures them).
+namespace opt {
+/// Intersections of ordered operands keep the static policy: a merge, galloping where one fiber
+/// is `skip::gallop_ratio` times longer (decided per pair of fibers). The default.
+struct static_skips {};
+/// One kernel per plan whose intersections read their policy per loop (leapfrog, merge, lead
+/// first, lead last), chosen from statistics at run time; `options::skip_codes` forces it.
+struct runtime_skips {};
+/// Up to N kernels per plan, one per skip-policy candidate; the cheapest is chosen from
+/// statistics at run time; `options::skip_candidate` forces one.
+template <std::size_t N = limits::skip_candidates> struct skip_candidates {
+  static_assert(N >= 1, "loom::opt::skip_candidates<N>: N must be at least 1");
+};
+/// The given policies (a `loom::stream::skip::per_loop<...>`), one per loop of the plan run; no
+/// hoisting of inner sums, so the loops are the plan's. For comparisons and tests.
+template <class PerLoop> struct fixed_skips {};
+/// Run the assignment through `decompose` (variable elimination with materialised
+/// intermediates), for sums over products; `options::candidate`, `intermediates` and `reuse`
+/// force its choices.
+struct eliminate {};
+/// `decompose` may store intermediates as bitmaps (another variant of every candidate).
+struct bitmap_intermediates {};
+/// `decompose` may store intermediates hashed (another variant of every candidate).
+struct hashed_intermediates {};
+/// `decompose` chooses a format per intermediate rather than one per candidate (every mix of the
+/// one- and two-index intermediates' formats is a variant).
+struct format_per_step {};
+}  // namespace opt
+
+namespace detail {
+template <class T> struct is_skip_tag : std::false_type {};
+template <> struct is_skip_tag<opt::static_skips> : std::true_type {};
+template <> struct is_skip_tag<opt::runtime_skips> : std::true_type {};
+template <std::size_t N> struct is_skip_tag<opt::skip_candidates<N>> : std::true_type {};
+template <class P> struct is_skip_tag<opt::fixed_skips<P>> : std::true_type {};
+
+template <class T> struct is_option_tag : is_skip_tag<T> {};
+template <> struct is_option_tag<opt::eliminate> : std::true_type {};
+template <> struct is_option_tag<opt::bitmap_intermediates> : std::true_type {};
+template <> struct is_option_tag<opt::hashed_intermediates> : std::true_type {};
+template <> struct is_option_tag<opt::format_per_step> : std::true_type {};
+
+template <class L> struct first_or_static {
+  using type = opt::static_skips;
+};
+template <class T, class... Ts> struct first_or_static<boost::mp11::mp_list<T, Ts...>> {
+  using type = T;
+};
+
+template <class T> struct fixed_skips_of {
+  using type = void;
+};
+template <class PerLoop> struct fixed_skips_of<opt::fixed_skips<PerLoop>> {
+  using type = PerLoop;
+};
+
+// "lead first, merge" for per_loop<lead<0>, merge>; "merge at every loop" for every_loop<merge>.
+template <class L> struct skip_list_name;
+template <class... Ps> struct skip_list_name<stream::skip::per_loop<Ps...>> {
+  static std::string get() {
+    std::string s;
+    (..., (s += (s.empty() ? "" : ", ") + std::string(Ps::name)));
+    return s.empty() ? std::string(stream::skip::standard::name) : s;
+  }
+};
+template <class P> struct skip_list_name<stream::skip::every_loop<P>> {
+  static std::string get() { return std::string(P::name) + " at every loop"; }
+};
+
+template <class T> struct skip_cap : std::integral_constant<std::size_t, 1> {};
+template <std::size_t N>
+struct skip_cap<opt::skip_candidates<N>> : std::integral_constant<std::size_t, N> {};
+}  // namespace detail
+
+/// What the optimizer may choose for one assignment: `Tags` from `loom::opt` (at most one skip
+/// tag; none means `opt::static_skips`), plus run-time fields that force a choice, e.g.
+/// `loom::assign(y(i), sum(j, A(i, j) * x(j)), loom::options<loom::opt::runtime_skips>{})`.
+/// The tags are part of every kernel's type, so units with different options never share a
+/// definition.
+template <class... Tags> struct options {
+  static_assert((... && detail::is_option_tag<Tags>::value),
+                "loom::options<...>: every argument must be a tag from loom::opt");
+  using skip_tags = boost::mp11::mp_copy_if<boost::mp11::mp_list<Tags...>, detail::is_skip_tag>;
+  static_assert(boost::mp11::mp_size<skip_tags>::value <= 1,
+                "loom::options<...>: give at most one skip tag (static_skips, runtime_skips, "
+                "skip_candidates<N>, fixed_skips<...>)");
+  /// The skip tag.
+  using skips = typename detail::first_or_static<skip_tags>::type;
+  /// How many skip-policy kernels per plan (skip_candidates<N>: N; otherwise 1).
+  static constexpr std::size_t skip_cap = detail::skip_cap<skips>::value;
+  static constexpr bool eliminate = (... || std::is_same_v<Tags, opt::eliminate>);
+  static constexpr bool bitmap_intermediates =
+      (... || std::is_same_v<Tags, opt::bitmap_intermediates>);
+  static constexpr bool hashed_intermediates =
+      (... || std::is_same_v<Tags, opt::hashed_intermediates>);
+  static constexpr bool format_per_step = (... || std::is_same_v<Tags, opt::format_per_step>);
+
+  /// Whether intermediates of format `f` are compiled in (sorted and dense always).
+  static constexpr bool compiles(intermediate_format f) {
+    return f == intermediate_format::bitmap   ? bitmap_intermediates
+           : f == intermediate_format::hashed ? hashed_intermediates
+                                              : true;
+  }
+
+  /// runtime_skips: run these codes (one per loop, outermost first) instead of the chosen ones.
+  std::optional<stream::skip::codes> skip_codes{};
+  /// skip_candidates<N>: run this candidate (clamped to the last) instead of the chosen one.
+  std::optional<std::size_t> skip_candidate{};
+  /// eliminate: run this candidate of `decompose` (0: the fused kernel; c: elimination prefix
+  /// c - 1) instead of the cheapest.
+  std::optional<std::size_t> candidate{};
+  /// eliminate with `candidate`: one format for every one- and two-index intermediate, or one per
+  /// step (several need opt::format_per_step); empty: the planner's for that candidate.
+  std::vector<intermediate_format> intermediates{};
+  /// eliminate with `candidate`: bit t, step t reuses an earlier step's equal intermediate;
+  /// empty: the planner's.
+  std::optional<std::uint32_t> reuse{};
+};
+
+/// The options of a plain `out(...) = e`.
+using default_options = options<>;
+
+template <class T> struct is_options : std::false_type {};
+template <class... Tags> struct is_options<options<Tags...>> : std::true_type {};
+/// A `loom::options<...>`.
+template <class T>
+concept options_type = is_options<std::remove_cvref_t<T>>::value;
+
+}  // namespace loom
+
+#endif  // LOOM_EXEC_OPTIONS_HPP
+// ---- end <loom/exec/options.hpp>
 // ---- begin <loom/expr/operators.hpp>
 // Defines the index-notation operators and functions that build expressions: + - * / unary -,
 // comparisons, loom::sum, loom::map, loom::where, loom::expand (expr/).
@@ -3863,7 +4212,7 @@ template <class Out, class Rhs> std::string aliased_operands(const Out* out, con
 // ---- begin <loom/optimize/plan_choice.hpp>
 // Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
 // cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
-// LOOM_DEBUG_PLAN log (optimize/).
+// LOOM_DEBUG_PLAN (environment) log (optimize/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
 #define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
@@ -4637,11 +4986,7 @@ namespace loom::plan {
 using boost::mp11::mp_list;
 
 /// The most candidate plans instantiated per kernel (a runtime optimizer picks among them).
-#ifndef LOOM_MAX_PLAN_CANDIDATES
-#  define LOOM_MAX_PLAN_CANDIDATES 4
-#endif
-inline constexpr std::size_t max_plan_candidates = LOOM_MAX_PLAN_CANDIDATES;
-static_assert(max_plan_candidates >= 1, "loom: LOOM_MAX_PLAN_CANDIDATES must be at least 1");
+inline constexpr std::size_t max_plan_candidates = limits::plan_candidates;
 
 /// The plan's static facts for `lhs = rhs` (an output access and an expression).
 /// `Candidate` >= 0 selects that entry of `plan_candidates<Lhs, Rhs>`; -1 is the static choice.
@@ -5454,7 +5799,7 @@ struct signature_less {
 
 /// The plans chosen for one kernel type, per thread, by coarse signature, with the statistics
 /// gathered to choose them. `Purpose` separates choices of another kind over the same kernel
-/// (`decompose`). `LOOM_DEBUG_PLAN` logs every choice to stderr.
+/// (`decompose`). The environment variable LOOM_DEBUG_PLAN logs every choice to stderr.
 template <class Lhs, class Rhs, class Purpose = void> struct plan_cache {
   std::map<std::vector<std::uint8_t>, std::size_t, detail::signature_less> chosen;
   statistics_cache stats;
@@ -5466,9 +5811,9 @@ template <class Lhs, class Rhs, class Purpose = void> struct plan_cache {
   template <class Choose>
   std::size_t find_or(const std::vector<std::uint8_t>& signature, Choose&& choose) {
     if (const auto it = chosen.find(signature); it != chosen.end()) {
-#ifdef LOOM_DEBUG_PLAN
-      std::clog << "loom: plan cache hit: candidate " << it->second << "\n";
-#endif
+      if (loom::debug_plan()) {
+        std::clog << "loom: plan cache hit: candidate " << it->second << "\n";
+      }
       return it->second;
     }
     const std::size_t c = choose(stats);
@@ -5483,12 +5828,12 @@ template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const 
   detail::coarse_signature(rhs, signature);
   return plan_cache<Lhs, Rhs>::local().find_or(signature, [&](statistics_cache& stats) {
     const plan_choice c = choose_plan(lhs, rhs, stats);
-#ifdef LOOM_DEBUG_PLAN
-    std::clog << "loom: plan chosen at run time: candidate " << c.chosen << " of " << c.cost.size()
-              << " (estimated costs:";
-    for (double x : c.cost) std::clog << " " << x;
-    std::clog << ")\n";
-#endif
+    if (loom::debug_plan()) {
+      std::clog << "loom: plan chosen at run time: candidate " << c.chosen << " of "
+                << c.cost.size() << " (estimated costs:";
+      for (double x : c.cost) std::clog << " " << x;
+      std::clog << ")\n";
+    }
     return c.chosen;
   });
 }
@@ -5672,150 +6017,6 @@ struct transposed_format<Order, expr::access<T, Is...>> {
 
 #endif  // LOOM_PLAN_TRANSPOSED_FORMAT_HPP
 // ---- end <loom/plan/transposed_format.hpp>
-// ---- begin <loom/stream/skip.hpp>
-// Defines the skip policies of an intersection, one per loop (stream/): how `mul` co-iterates
-// its operands at a depth (leapfrog, linear merge, or one leader iterating while the others are
-// probed), carried as a type by the product's scalar operation.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_SKIP_HPP
-#define LOOM_STREAM_SKIP_HPP
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-
-/// How many skip-policy variants of a kernel `out(...) = e` may be instantiated and chosen among
-/// at run time (optimize/leader_choice.hpp). 1 (the default) keeps one kernel per plan, with the
-/// static policy of the case table in combinators.hpp; define it (e.g. 4) before including loom
-/// to let the optimizer pick a policy per loop from statistics.
-#ifndef LOOM_MAX_SKIP_CANDIDATES
-#  define LOOM_MAX_SKIP_CANDIDATES 1
-#endif
-
-/// Define LOOM_RUNTIME_SKIP_POLICY as 1 before including loom to make every plain `out(...) = e`
-/// with an intersection of ordered operands one kernel that chooses its policy per loop at run
-/// time from statistics (`runtime` below): no cost per step, but one copy of each such loop per
-/// policy (+30-55 % compile time on intersection-heavy code). Off by default, like
-/// LOOM_MAX_SKIP_CANDIDATES; LOOM_MAX_SKIP_CANDIDATES > 1 takes precedence.
-#ifndef LOOM_RUNTIME_SKIP_POLICY
-#  define LOOM_RUNTIME_SKIP_POLICY 0
-#endif
-
-namespace loom::stream::skip {
-
-inline constexpr std::size_t max_candidates = LOOM_MAX_SKIP_CANDIDATES;
-static_assert(max_candidates >= 1, "loom: LOOM_MAX_SKIP_CANDIDATES must be at least 1");
-
-/// The static policy (combinators.hpp case table): leapfrog between ordered operands, iterate
-/// the other operand and locate a random-access one.
-struct standard {
-  static constexpr const char* name = "standard";
-};
-/// The default between two ordered operands (`standard`): a merge that steps the operand
-/// behind one entry, like the hand-written two-pointer loop, unless one fiber is at least
-/// `gallop_ratio` times longer than the other, which then seeks with a galloping search
-/// (leapfrog). Decided once per pair of fibers from their lengths: one branch per fiber, one
-/// copy of the loop.
-struct adaptive {
-  static constexpr const char* name = "merge, or leapfrog on skewed fibers";
-};
-/// The length ratio from which `adaptive` gallops. Measured on rows of 64 entries against rows
-/// 64·R long (benchmarks/hand_loop/hand_loop.cpp, `intersect`; time / hand merge): at R = 16 the
-/// merge takes 0.80x, galloping 0.92x; at R = 32, 0.79x against 0.72x. The crossover lies
-/// between: 24.
-inline constexpr std::int64_t gallop_ratio = 24;
-
-/// Every operand behind seeks the other's index with a galloping search.
-struct leapfrog {
-  static constexpr const char* name = "leapfrog";
-};
-/// The operand behind steps one entry at a time (a sorted merge, no search).
-struct merge {
-  static constexpr const char* name = "merge";
-};
-/// Side K of every intersection at the loop iterates (0: the first operand of the product, 1:
-/// the last); the others are probed at its index: located when random-access, else sought.
-template <std::size_t K> struct lead {
-  static_assert(K <= 1, "loom::stream::skip::lead: the leader is side 0 (first) or 1 (last)");
-  static constexpr const char* name = K == 0 ? "lead first" : "lead last";
-};
-
-/// The policy of an intersection of two ordered operands, as a value: what `runtime` reads from
-/// the kernel context (and the optimizer's cost table indexes; `standard` is the static table).
-enum class code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
-
-/// Where neither operand is random-access, the policy is read at run time from the kernel's
-/// context (`kernel_context::skip`, one code per loop, chosen by optimize/leader_choice.hpp from
-/// statistics): one kernel serves leapfrog, merge and either leader. Elsewhere it is `standard`.
-struct runtime {
-  static constexpr const char* name = "chosen at run time";
-};
-
-/// The codes of a kernel's loops (outermost first), as `runtime` reads them.
-inline constexpr std::size_t max_loops = 16;
-using codes = std::array<code, max_loops>;
-inline constexpr codes default_codes = [] {
-  codes c{};
-  c.fill(code::leapfrog);  // what `standard` does between two ordered operands
-  return c;
-}();
-
-/// Policies by loop depth (outermost first); depths past the list use `standard`.
-template <class... Ps> struct per_loop {};
-
-/// One policy at every loop.
-template <class P> struct every_loop {};
-
-namespace detail {
-template <class L, std::size_t D> struct at_impl {
-  using type = standard;
-};
-template <class... Ps, std::size_t D>
-  requires(D < sizeof...(Ps))
-struct at_impl<per_loop<Ps...>, D> {
-  using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
-};
-template <class P, std::size_t D> struct at_impl<every_loop<P>, D> {
-  using type = P;
-};
-template <class Op> struct skips_of {
-  using type = per_loop<>;
-};
-template <class Op>
-  requires requires { typename Op::skips; }
-struct skips_of<Op> {
-  using type = typename Op::skips;
-};
-}  // namespace detail
-
-/// The policy of loop D in the list L.
-template <class L, std::size_t D> using at = typename detail::at_impl<L, D>::type;
-
-/// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
-template <class Op, std::size_t D> using of_op_at = at<typename detail::skips_of<Op>::type, D>;
-
-template <class P> std::string describe(every_loop<P>) {
-  return std::string("every loop: ") + P::name;
-}
-
-/// "leapfrog, merge at j": the list in words, depth by depth.
-template <class... Ps> std::string describe(per_loop<Ps...>) {
-  std::string s;
-  [[maybe_unused]] std::size_t d = 0;
-  (..., [&] {
-    if (!s.empty()) s += ", ";
-    s += "loop " + std::to_string(d++) + ": " + Ps::name;
-  }());
-  return s.empty() ? std::string("standard") : s;
-}
-
-}  // namespace loom::stream::skip
-
-#endif  // LOOM_STREAM_SKIP_HPP
-// ---- end <loom/stream/skip.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -6025,7 +6226,7 @@ template <class Plan, std::size_t Cap> struct skip_candidates_impl {
 
 /// The skip-policy variants instantiated for plan P (a `loom::plan::order_plan`): #0 the static
 /// policy (`per_loop<>`), then one other policy at one loop each, at most Cap in all.
-template <class Plan, std::size_t Cap = stream::skip::max_candidates>
+template <class Plan, std::size_t Cap>
 using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type;
 
 /// One loop's policy costs (indexed by skip_code, standard last) and what they were made of.
@@ -6127,7 +6328,7 @@ inline double mean_fiber(const statistics& s, const coiterated& o, std::size_t o
 
 /// Costs every skip candidate of plan P for `lhs = rhs` (rhs already rewritten, as the
 /// evaluator runs it) and picks the cheapest; ties keep the static policy.
-template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
+template <class Plan, std::size_t Cap, class Lhs, class Rhs>
 skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
                         const skip_cost_constants& k = {}) {
   static_assert(std::is_same_v<typename detail::plan_rhs<Plan>::type, Rhs>,
@@ -6192,18 +6393,18 @@ template <class Plan> struct skip_purpose {};  // a plan_cache key of its own pe
 }  // namespace detail
 
 /// The skip candidate to run for plan P of `lhs = rhs`: cached by the coarse signature (per
-/// thread, per plan), else costed from statistics. `LOOM_DEBUG_PLAN` logs the choice.
-template <class Plan, std::size_t Cap = stream::skip::max_candidates, class Lhs, class Rhs>
+/// thread, per plan), else costed from statistics. The environment variable LOOM_DEBUG_PLAN logs the choice.
+template <class Plan, std::size_t Cap, class Lhs, class Rhs>
 std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
   using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan>>;
   return cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
     const skip_choice c = choose_skip<Plan, Cap>(lhs, rhs, stats);
-#ifdef LOOM_DEBUG_PLAN
-    std::clog << "loom: skip policy chosen at run time: candidate " << c.chosen << " of "
-              << c.cost.size() << " (estimated costs:";
-    for (double x : c.cost) std::clog << " " << x;
-    std::clog << ")\n";
-#endif
+    if (loom::debug_plan()) {
+      std::clog << "loom: skip policy chosen at run time: candidate " << c.chosen << " of "
+                << c.cost.size() << " (estimated costs:";
+      for (double x : c.cost) std::clog << " " << x;
+      std::clog << ")\n";
+    }
     return c.chosen;
   });
 }
@@ -6264,7 +6465,7 @@ inline stream::skip::codes unpack_codes(std::size_t v) {
 }  // namespace detail
 
 /// The codes that plan P's `skip::runtime` intersections run with for `lhs = rhs`: cached by
-/// the coarse signature (per thread, per plan), else costed from statistics. `LOOM_DEBUG_PLAN`
+/// the coarse signature (per thread, per plan), else costed from statistics. LOOM_DEBUG_PLAN
 /// logs the choice.
 template <class Plan, class Lhs, class Rhs>
 stream::skip::codes cached_runtime_skips(const Lhs& lhs, const Rhs& rhs) {
@@ -6272,12 +6473,12 @@ stream::skip::codes cached_runtime_skips(const Lhs& lhs, const Rhs& rhs) {
   return detail::unpack_codes(
       cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
         const stream::skip::codes codes = runtime_skip_codes(choose_skip<Plan, 1>(lhs, rhs, stats));
-#ifdef LOOM_DEBUG_PLAN
-        std::clog << "loom: skip policy chosen at run time:";
-        for (std::size_t d = 0; d < Plan::index_count; ++d)
-          std::clog << " " << skip_code_name(codes[d]);
-        std::clog << " (by loop)\n";
-#endif
+        if (loom::debug_plan()) {
+          std::clog << "loom: skip policy chosen at run time:";
+          for (std::size_t d = 0; d < Plan::index_count; ++d)
+            std::clog << " " << skip_code_name(codes[d]);
+          std::clog << " (by loop)\n";
+        }
         return detail::pack_codes(codes);
       }));
 }
@@ -6316,7 +6517,7 @@ inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
     return s.str();
   }
   s << "skip policy per loop (" << c.candidates.size() << " candidates instantiated, at most "
-    << cap << "; LOOM_MAX_SKIP_CANDIDATES):\n";
+    << cap << "; loom::opt::skip_candidates<N>):\n";
   for (const auto& l : c.loops) {
     detail::describe_loop_operands(s, l);
     for (skip_code code : {skip_code::standard, skip_code::leapfrog, skip_code::merge,
@@ -7016,9 +7217,9 @@ workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
     c.stats.clear();
   }
   const workspace_choice w = choose_workspace(estimate_workspace<P>(lhs, rhs, c.stats));
-#ifdef LOOM_DEBUG_PLAN
-  std::clog << "loom: output written through a " << describe_workspace_choice(w) << "\n";
-#endif
+  if (loom::debug_plan()) {
+    std::clog << "loom: output written through a " << describe_workspace_choice(w) << "\n";
+  }
   c.chosen.emplace(key, w);
   return w;
 }
@@ -9809,10 +10010,6 @@ using apply_rule_t = decltype(R::apply(std::declval<const E&>()));
 #include <tuple>
 #include <type_traits>
 
-#ifndef LOOM_REWRITE_MAX_PASSES
-#  define LOOM_REWRITE_MAX_PASSES 64
-#endif
-
 namespace loom::diag {
 // Instantiated when a rule set does not reach a fixpoint: shows the expression it cycles on.
 // Do not define.
@@ -9824,7 +10021,7 @@ namespace loom::rewrite {
 using boost::mp11::mp_list;
 
 /// The most bottom-up passes the engine makes before it reports a cycle.
-inline constexpr std::size_t max_passes = LOOM_REWRITE_MAX_PASSES;
+inline constexpr std::size_t max_passes = limits::rewrite_passes;
 
 /// An expression and the rules that fired to produce it (an MP11 list, in firing order).
 template <class E, class Fired> struct traced {
@@ -9914,7 +10111,7 @@ constexpr auto fixpoint(const E& e, Fired) {
   } else if constexpr (Left == 0) {
     static_assert(Left != 0,
                   "loom::rewrite: the rule set did not reach a fixpoint within "
-                  "LOOM_REWRITE_MAX_PASSES passes; two of its rules undo each other");
+                  "loom::limits::rewrite_passes passes; two of its rules undo each other");
     diag::rewrite_rules_did_not_reach_a_fixpoint<E>{};
     return traced<E, Fired>{e};
   } else {
@@ -11605,45 +11802,53 @@ void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   run_plan<P, false, Skips>(out, lhs, rhs, accumulate, extents, skips);
 }
 
-/// Runs plan P with the skip policy of each loop chosen at run time from statistics, when asked
-/// (optimize/leader_choice.hpp): with LOOM_MAX_SKIP_CANDIDATES > 1 among that many instantiated
-/// variants of the kernel; with LOOM_RUNTIME_SKIP_POLICY, as one kernel whose intersections read
-/// their policy (`skip::runtime`). Otherwise, or with nothing to choose, the static table.
-template <class P, class Out, class Lhs, class Rhs>
-void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
-#if LOOM_MAX_SKIP_CANDIDATES > 1
-  using candidates = optimize::skip_candidates_t<P, stream::skip::max_candidates>;
-  constexpr std::size_t n = boost::mp11::mp_size<candidates>::value;
-  if constexpr (n > 1) {
-    const std::size_t chosen =
-        optimize::cached_skip_choice<P, stream::skip::max_candidates>(lhs, rhs);
-    boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
-      execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(c)::value>>(out, lhs, rhs,
-                                                                            accumulate);
-    });
+/// Runs plan P with the skip policy of each loop as the options say (optimize/leader_choice.hpp):
+/// the static table; chosen from statistics among `skip_candidates<N>` instantiated variants of
+/// the kernel; one kernel whose intersections read their policy (`runtime_skips`); or fixed.
+/// The options' forced fields override the statistics.
+template <class P, class Options, class Out, class Lhs, class Rhs>
+void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
+                                const Options& opts) {
+  using skips = typename Options::skips;
+  if constexpr (!std::is_void_v<typename fixed_skips_of<skips>::type>) {
+    execute_plan<P, typename fixed_skips_of<skips>::type>(out, lhs, rhs, accumulate);
     return;
+  } else if constexpr (Options::skip_cap > 1) {
+    using candidates = optimize::skip_candidates_t<P, Options::skip_cap>;
+    constexpr std::size_t n = boost::mp11::mp_size<candidates>::value;
+    if constexpr (n > 1) {
+      const std::size_t chosen = opts.skip_candidate
+                                     ? std::min(*opts.skip_candidate, n - 1)
+                                     : optimize::cached_skip_choice<P, Options::skip_cap>(lhs, rhs);
+      boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
+        execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(c)::value>>(out, lhs, rhs,
+                                                                              accumulate);
+      });
+      return;
+    }
+  } else if constexpr (std::is_same_v<skips, opt::runtime_skips>) {
+    if constexpr (optimize::has_runtime_skip_loop<P>) {
+      execute_plan<P, stream::skip::every_loop<stream::skip::runtime>>(
+          out, lhs, rhs, accumulate,
+          opts.skip_codes ? *opts.skip_codes : optimize::cached_runtime_skips<P>(lhs, rhs));
+      return;
+    }
   }
-#elif LOOM_RUNTIME_SKIP_POLICY
-  if constexpr (optimize::has_runtime_skip_loop<P>) {
-    execute_plan<P, stream::skip::every_loop<stream::skip::runtime>>(
-        out, lhs, rhs, accumulate, optimize::cached_runtime_skips<P>(lhs, rhs));
-    return;
-  }
-#endif
+  (void)opts;
   execute_plan<P>(out, lhs, rhs, accumulate);
 }
 
-template <class Out, class Lhs, class Rhs>
-void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
+template <class Options, class Out, class Lhs, class Rhs>
+void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
   constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
   if constexpr (n > 1) {  // the best plan depends on the data: the runtime optimizer picks
     const std::size_t chosen = optimize::cached_choice(lhs, rhs);
     boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
       execute_plan_choosing_skip<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-          out, lhs, rhs, accumulate);
+          out, lhs, rhs, accumulate, opts);
     });
   } else {
-    execute_plan_choosing_skip<plan::order_plan<Lhs, Rhs>>(out, lhs, rhs, accumulate);
+    execute_plan_choosing_skip<plan::order_plan<Lhs, Rhs>>(out, lhs, rhs, accumulate, opts);
   }
 }
 
@@ -11669,13 +11874,20 @@ using hoisted_tensor =
                                                     std::conditional_t<rewrite::hoisted_dense_v<S>,
                                                                        dense_matrix, dcsr>>>>;
 
+template <class Options, class OT, class... Os, class R>
+void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool accumulate,
+                    const Options& opts);
+
 /// Runs `lhs = rhs`, first computing once a sum that the fused loop nest would recompute for
 /// each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
 /// sum(i, A(i,j) * sum(k, A(i,k) * x(k))), when the cost model says that is cheaper
 /// (optimize/hoist_choice.hpp; a filter the sum would lose, as in TPC-H Q5, keeps it fused).
-template <class Out, class Lhs, class Rhs>
-void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) {
-  if constexpr (rewrite::has_hoistable_v<Rhs>) {
+/// Fixed skip policies name the loops of one plan, so they hoist nothing.
+template <class Options, class Out, class Lhs, class Rhs>
+void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
+                     const Options& opts) {
+  constexpr bool fixed = !std::is_void_v<typename fixed_skips_of<typename Options::skips>::type>;
+  if constexpr (rewrite::has_hoistable_v<Rhs> && !fixed) {
     bool hoisted = false;
     rewrite::hoist_first(rhs, [&](const auto& s, auto rebuild) {
       using S = std::remove_cvref_t<decltype(s)>;
@@ -11687,18 +11899,18 @@ void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate) 
         if constexpr (T::format_type::all_dense)
           LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
         expr::access<T, Is...> target{&t};
-        target = s;  // its own kernel (rewritten and hoisted in turn)
+        assign_checked(target, s, false, opts);  // its own kernel (rewritten and hoisted in turn)
         if constexpr (sizeof...(Is) ==
                       0)  // a scalar: a literal (order-0 operands are not streamed)
           execute_hoisted(out, lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}),
-                          accumulate);
+                          accumulate, opts);
         else
-          execute_hoisted(out, lhs, rebuild(expr::access<const T, Is...>{&t}), accumulate);
+          execute_hoisted(out, lhs, rebuild(expr::access<const T, Is...>{&t}), accumulate, opts);
       }(expr::free_indices_t<S>{});
     });
-    if (!hoisted) execute(out, lhs, rhs, accumulate);
+    if (!hoisted) execute(out, lhs, rhs, accumulate, opts);
   } else {
-    execute(out, lhs, rhs, accumulate);
+    execute(out, lhs, rhs, accumulate, opts);
   }
 }
 
@@ -11724,60 +11936,92 @@ void run_unaliased(expr::access<OT, Os...>& lhs, const Rhs& rhs, Run&& run) {
 
 }  // namespace loom::detail
 
-namespace loom::expr {
+namespace loom::detail {
 
-/// `out(i...) = rhs` and `out(i...) += rhs`: checks the kernel (compile time), then evaluates
-/// it as one fused loop nest. Found by argument-dependent lookup from `access::operator=`.
-template <class OT, class... Os, class R, class Tag>
-void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs_operand, Tag) {
-  static_assert(operand<R>, "loom::assign: the right-hand side must be an expression or a scalar");
-  const auto written = as_expr(rhs_operand);
+/// `lhs = rhs` (or `+=`) under `opts`: checks the kernel (compile time), applies the
+/// always-profitable rewrites (rewrite/), then runs it as fused loop nests (the plan and the skip
+/// policies chosen as the options allow), into a copy when an operand reads the output.
+template <class Options, class OT, class... Os, class R>
+void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool accumulate,
+                    const Options& opts) {
+  static_assert(expr::operand<R>,
+                "loom::assign: the right-hand side must be an expression or a scalar");
+  const auto written = expr::as_expr(rhs_operand);
   using Written = std::remove_cvref_t<decltype(written)>;
-  using Lhs = access<OT, Os...>;
+  using Lhs = expr::access<OT, Os...>;
+  using out_t = std::remove_const_t<OT>;
+  static_assert(out_t::owning || out_t::format_type::all_dense,
+                "loom::assign: a sparse output must be an owning loom::tensor; a view over "
+                "caller buffers cannot grow");
   if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
     plan::report_assignment_errors<Lhs, Written>();
   } else {
-    const auto rhs = rewrite::for_kernel(written).expr;  // the always-profitable rules (rewrite/)
-    constexpr bool accumulate = std::is_same_v<Tag, accumulate_tag>;
-    using out_t = std::remove_const_t<OT>;
-    static_assert(out_t::owning || out_t::format_type::all_dense,
-                  "loom::assign: a sparse output must be an owning loom::tensor; a view over "
-                  "caller buffers cannot grow");
-    loom::detail::run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
-      loom::detail::execute_hoisted(out, target, rhs, accumulate);
+    const auto rhs = rewrite::for_kernel(written).expr;
+    run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
+      execute_hoisted(out, target, rhs, accumulate, opts);
     });
   }
 }
 
-/// `out(i...) = loom::order<...>(e)`: e checked and rewritten as above, then run as one loop nest
-/// in the order given (operands transposed where they disagree; no candidates, no hoisting).
-template <class OT, class... Os, class Order, class E, class Tag>
-void evaluate_assignment(access<OT, Os...>& lhs, const ordered<Order, E>& fixed, Tag) {
-  using Lhs = access<OT, Os...>;
+/// `lhs = loom::order<...>(e)` under `opts`: e checked and rewritten as above, then run as one
+/// loop nest in the order given (operands transposed where they disagree; no candidates, no
+/// hoisting).
+template <class Options, class OT, class... Os, class Order, class E>
+void assign_checked(expr::access<OT, Os...>& lhs, const expr::ordered<Order, E>& fixed,
+                    bool accumulate, const Options& opts) {
+  using Lhs = expr::access<OT, Os...>;
+  using out_t = std::remove_const_t<OT>;
+  static_assert(out_t::owning || out_t::format_type::all_dense,
+                "loom::assign: a sparse output must be an owning loom::tensor; a view over "
+                "caller buffers cannot grow");
   if constexpr (!plan::assignment_is_valid<Lhs, E>) {
     plan::report_assignment_errors<Lhs, E>();
   } else {
     const auto rhs = rewrite::for_kernel(fixed.expr).expr;
     using Rhs = std::remove_cvref_t<decltype(rhs)>;
-    constexpr bool accumulate = std::is_same_v<Tag, accumulate_tag>;
-    using out_t = std::remove_const_t<OT>;
-    static_assert(out_t::owning || out_t::format_type::all_dense,
-                  "loom::assign: a sparse output must be an owning loom::tensor; a view over "
-                  "caller buffers cannot grow");
-    loom::detail::run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
+    run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
       using T = std::remove_cvref_t<decltype(target)>;
-      loom::detail::execute_plan_choosing_skip<plan::order_plan<T, Rhs, -1, Order>>(
-          out, target, rhs, accumulate);
+      execute_plan_choosing_skip<plan::order_plan<T, Rhs, -1, Order>>(out, target, rhs, accumulate,
+                                                                      opts);
     });
   }
+}
+
+}  // namespace loom::detail
+
+namespace loom::expr {
+
+/// `out(i...) = rhs` and `out(i...) += rhs`, with the default options. Found by
+/// argument-dependent lookup from `access::operator=`.
+template <class OT, class... Os, class R, class Tag>
+void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs, Tag) {
+  loom::detail::assign_checked(lhs, rhs, std::is_same_v<Tag, accumulate_tag>, default_options{});
 }
 
 }  // namespace loom::expr
 
 namespace loom {
 
-/// The value of an expression without free indices: `double s = loom::eval(sum(i, x(i)));`
-template <expr::operand E> auto eval(const E& e) {
+/// `lhs = rhs` under `opts`, e.g.
+/// `loom::assign(y(i), sum(j, A(i, j) * x(j)), loom::options<loom::opt::runtime_skips>{})`;
+/// `y(i) = e` is `loom::assign(y(i), e)`. With `opt::eliminate`, see loom::decompose.
+template <class OT, class... Os, class R, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate)
+void assign(expr::access<OT, Os...> lhs, const R& rhs, const O& opts = {}) {
+  detail::assign_checked(lhs, rhs, false, opts);
+}
+
+/// `lhs += rhs` under `opts`.
+template <class OT, class... Os, class R, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate)
+void accumulate(expr::access<OT, Os...> lhs, const R& rhs, const O& opts = {}) {
+  detail::assign_checked(lhs, rhs, true, opts);
+}
+
+/// The value of an expression without free indices under `opts`:
+/// `double s = loom::eval(sum(i, x(i)));`
+template <expr::operand E, options_type O = default_options>
+auto eval(const E& e, const O& opts = {}) {
   const auto written = expr::as_expr(e);
   using Written = std::remove_cvref_t<decltype(written)>;
   using V = expr::value_type_t<Written>;
@@ -11787,7 +12031,7 @@ template <expr::operand E> auto eval(const E& e) {
   if constexpr (!plan::assignment_is_valid<decltype(target), Written>)
     plan::report_assignment_errors<decltype(target), Written>();
   else
-    loom::detail::execute_hoisted(result, target, rewrite::for_kernel(written).expr, false);
+    loom::detail::execute_hoisted(result, target, rewrite::for_kernel(written).expr, false, opts);
   return value;
 }
 
@@ -11802,6 +12046,7 @@ template <expr::operand E> auto eval(const E& e) {
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <optional>
@@ -11811,72 +12056,33 @@ template <expr::operand E> auto eval(const E& e) {
 #include <type_traits>
 #include <vector>
 
-#ifndef LOOM_MAX_ELIMINATION_ORDERS
-#  define LOOM_MAX_ELIMINATION_ORDERS 8
-#endif
-#ifndef LOOM_MAX_DENSE_INTERMEDIATE_CELLS
-#  define LOOM_MAX_DENSE_INTERMEDIATE_CELLS (std::int64_t{1} << 26)
-#endif
-// Bitmap intermediates are a third variant of every candidate: +70% compile time on the decompose
-// tests, and on the 4-walk graphs never faster than the better of sorted and dense (docs/optimizer.md),
-// so they are opt-in. Define it the same way in every translation unit of a program.
-#ifndef LOOM_BITMAP_INTERMEDIATES
-#  define LOOM_BITMAP_INTERMEDIATES 0
-#endif
-// A format per intermediate instead of one per candidate: every combination of the formats of a
-// candidate's one- and two-index intermediates is a variant of it, each instantiating the
-// candidate's kernels again (docs/optimizer.md measures the compile time), so it is opt-in.
-// Define it the same way in every translation unit of a program.
-// Hashed intermediates (Galley's hash level: sorted coordinates plus a table that locates them in
-// O(1)) are a variant of every candidate too, for the same reason opt-in. Define it the same way
-// in every translation unit of a program.
-#ifndef LOOM_HASHED_INTERMEDIATES
-#  define LOOM_HASHED_INTERMEDIATES 0
-#endif
-#ifndef LOOM_INTERMEDIATE_FORMAT_PER_STEP
-#  define LOOM_INTERMEDIATE_FORMAT_PER_STEP 0
-#endif
-
 namespace loom {
 
 /// The most elimination prefixes `decompose` instantiates per program (plus the fused kernel).
-inline constexpr std::size_t max_elimination_orders = LOOM_MAX_ELIMINATION_ORDERS;
+inline constexpr std::size_t max_elimination_orders = limits::elimination_orders;
 /// The most cells `decompose` stores densely in one intermediate (a dense one- or two-index
 /// intermediate is chosen when cheaper than a sorted sparse one and not larger than this).
-inline constexpr std::int64_t max_dense_intermediate_cells = LOOM_MAX_DENSE_INTERMEDIATE_CELLS;
-
-/// How `decompose` stores a candidate's one- and two-index intermediates (Galley's output formats,
-/// notes 001 §4.4): sorted (csf, a sparse vector), dense, bitmap (Galley's bytemap: dense values
-/// with presence bits, written in place, read by their set bits) or hashed (sorted entries plus a
-/// hash table per fiber: readers locate an index in O(1) instead of intersecting with the list).
-/// Intermediates with three or more indices are sorted.
-enum class intermediate_format : std::uint8_t { sorted, dense, bitmap, hashed };
-/// Every intermediate format, in the order `decompose` costs them (bitmap only with
-/// LOOM_BITMAP_INTERMEDIATES=1, hashed only with LOOM_HASHED_INTERMEDIATES=1).
-inline constexpr std::array<intermediate_format, 4> intermediate_formats{
-    intermediate_format::sorted, intermediate_format::dense, intermediate_format::bitmap,
-    intermediate_format::hashed};
-/// "sorted", "dense", "bitmap" or "hashed".
-constexpr const char* intermediate_format_name(intermediate_format f) {
-  return f == intermediate_format::dense    ? "dense"
-         : f == intermediate_format::bitmap ? "bitmap"
-         : f == intermediate_format::hashed ? "hashed"
-                                            : "sorted";
-}
-/// Whether this translation unit instantiates intermediates of format `f` (sorted and dense
-/// always). The macros are template arguments, so units built with other values (a test program
-/// that links both) each call their own function, not one the linker picked.
-template <bool Bitmap = LOOM_BITMAP_INTERMEDIATES != 0,
-          bool Hashed = LOOM_HASHED_INTERMEDIATES != 0>
-constexpr bool intermediate_format_compiled(intermediate_format f) {
-  return f == intermediate_format::bitmap   ? Bitmap
-         : f == intermediate_format::hashed ? Hashed
-                                            : true;
-}
+inline constexpr std::int64_t max_dense_intermediate_cells = limits::dense_intermediate_cells;
 
 namespace detail::ve {
 
 using namespace boost::mp11;
+
+// The options that change which kernels `decompose` instantiates: bitmap and hashed
+// intermediates are a variant of every candidate (+70% compile time on the decompose tests for
+// bitmap, docs/optimizer.md), a format per step a variant per mix of formats; so they are tags
+// (opt::bitmap_intermediates, ...), off unless given.
+template <bool Bitmap, bool Hashed, bool PerStep> struct intermediate_flags {
+  static constexpr bool per_step = PerStep;
+  static constexpr bool compiles(intermediate_format f) {
+    return f == intermediate_format::bitmap   ? Bitmap
+           : f == intermediate_format::hashed ? Hashed
+                                              : true;
+  }
+};
+template <class O>
+using flags_of =
+    intermediate_flags<O::bitmap_intermediates, O::hashed_intermediates, O::format_per_step>;
 
 // A candidate's format assignment, as one number: two bits per elimination step, step t's
 // intermediate_format in bits 2t and 2t + 1. `uniform_code` gives every step the same format.
@@ -12270,7 +12476,7 @@ struct plan_of<Code, Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Step
 // bitmap or hashed (dense rows over hashed columns when two): Galley's intermediate-format choice,
 // notes 001 §4.4. The choice is one per candidate order, so that each step's kernel is
 // instantiated once per format, not once per combination of its inputs' formats
-// (LOOM_INTERMEDIATE_FORMAT_PER_STEP: one per intermediate). A slot holds its own tensor or points
+// (opt::format_per_step: one per intermediate). A slot holds its own tensor or points
 // at a twin's.
 template <class V, class Indices, intermediate_format F> struct intermediate_slot {
   static constexpr std::size_t order = mp_size<Indices>::value;
@@ -12362,7 +12568,7 @@ struct decomposition_choice {
   std::vector<std::string> description;  // per candidate, its kernels
   std::vector<double> cost;              // Galley's logical cost per candidate
   // per candidate: the format of its first one- or two-index intermediate (of all of them, unless
-  // LOOM_INTERMEDIATE_FORMAT_PER_STEP chose a mix); sorted when it has none
+  // opt::format_per_step chose a mix); sorted when it has none
   std::vector<intermediate_format> format;
   std::vector<std::vector<intermediate_format>> step_formats;  // per candidate, per step
   std::vector<std::size_t> variant;   // per candidate, which of its instantiated format assignments
@@ -12371,9 +12577,41 @@ struct decomposition_choice {
   std::size_t chosen = 0;
 };
 
+}  // namespace loom
+
+#endif  // LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
+// ---- end <loom/exec/decompose/program.hpp>
+// ---- begin <loom/exec/decompose/runner.hpp>
+// Defines the run-time side of one decomposition candidate (exec/decompose.hpp): its kernels
+// run step by step into intermediates (sorted, dense, bitmap, hashed; shared where a twin step
+// computed the same sum), and Galley's logical cost of each candidate and format assignment.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_DECOMPOSE_RUNNER_HPP
+#define LOOM_EXEC_DECOMPOSE_RUNNER_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace loom {
+
+
 namespace detail::ve {
 
-template <class Lhs, class Rhs> struct runner {
+template <class Lhs, class Rhs, class Flags> struct runner {
   using P = program<Lhs, Rhs>;
   using V = typename P::V;
   using inputs_tuple = decltype(collect(std::declval<const Rhs&>()));
@@ -12581,7 +12819,7 @@ template <class Lhs, class Rhs> struct runner {
       mp_any_of<steps_of<Order, uniform_code(intermediate_format::dense)>, dense_capable>::value;
 
   // The format codes instantiated for Order, uniform ones first (sorted, dense, bitmap), then,
-  // with LOOM_INTERMEDIATE_FORMAT_PER_STEP, every mix over the steps whose intermediates may be
+  // with opt::format_per_step, every mix over the steps whose intermediates may be
   // dense (the others stay sorted).
   // per step of Order, whether its intermediate may be dense (one or two indices)
   template <class Order>
@@ -12599,7 +12837,7 @@ template <class Lhs, class Rhs> struct runner {
       std::size_t size = 0;
     } out;
     for (const intermediate_format f : intermediate_formats)
-      if (intermediate_format_compiled(f)) out.kind[out.size++] = f;
+      if (Flags::compiles(f)) out.kind[out.size++] = f;
     return out;
   }();
   template <class Order>
@@ -12613,8 +12851,7 @@ template <class Lhs, class Rhs> struct runner {
     for (std::size_t t = 0; t < k; ++t) combos *= kinds;
     // two to four capable steps, at most 81 mixes (4 steps of 3 formats, 3 of 4): a variant fits
     // the plan cache's 8 bits
-    const bool mixed = LOOM_INTERMEDIATE_FORMAT_PER_STEP && k >= 2 && k <= 4 && combos <= 81 &&
-                       n <= max_coded_steps;
+    const bool mixed = Flags::per_step && k >= 2 && k <= 4 && combos <= 81 && n <= max_coded_steps;
     struct codes {
       std::array<std::size_t, intermediate_formats.size() + 81> code{};
       std::size_t size = 0;
@@ -12814,11 +13051,40 @@ template <class Lhs, class Rhs> struct runner {
   }
 };
 
-struct decompose_purpose {};  // plan_cache key: elimination orders, not loop orders
 
-template <class Lhs, class Rhs>
+}  // namespace detail::ve
+
+}  // namespace loom
+
+#endif  // LOOM_EXEC_DECOMPOSE_RUNNER_HPP
+// ---- end <loom/exec/decompose/runner.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace loom {
+
+namespace detail::ve {
+
+// plan_cache key: elimination orders (not loop orders) under one set of intermediate options
+template <class Flags> struct decompose_purpose {};
+
+template <class Flags, class Lhs, class Rhs>
 decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache) {
-  using R = runner<Lhs, Rhs>;
+  using R = runner<Lhs, Rhs, Flags>;
   using P = typename R::P;
   const auto in = collect(rhs);
   std::vector<chain_bound_estimator> est;
@@ -12901,9 +13167,9 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
 }
 
 // The formats of candidate `which` (> 0) in its assignment `variant`, one per step ("sorted,dense").
-template <class Lhs, class Rhs>
+template <class Flags, class Lhs, class Rhs>
 std::string variant_formats(std::size_t which, std::size_t variant) {
-  using R = runner<Lhs, Rhs>;
+  using R = runner<Lhs, Rhs, Flags>;
   std::string s;
   mp_with_index<mp_size<typename program<Lhs, Rhs>::orders>::value>(which - 1, [&](auto c) {
     using O = mp_at_c<typename program<Lhs, Rhs>::orders, c>;
@@ -12922,19 +13188,17 @@ std::string variant_formats(std::size_t which, std::size_t variant) {
 // or as `forced` says when not empty: one format for every one- and two-index intermediate, or
 // one per step (steps with other intermediates are sorted whatever they ask); reusing twins as
 // `reuse` says.
-template <class Lhs, class Rhs>
+template <class Flags, class Lhs, class Rhs>
 void run_candidate(std::size_t which, std::size_t variant,
                    const std::vector<intermediate_format>& forced, std::uint32_t reuse,
                    const Lhs& lhs, const Rhs& rhs, bool accumulate = false) {
   using P = program<Lhs, Rhs>;
-  using R = runner<Lhs, Rhs>;
+  using R = runner<Lhs, Rhs, Flags>;
   for (const intermediate_format f : forced)
-    if (!intermediate_format_compiled(f))
-      throw error(std::string("loom::decompose_with: ") + intermediate_format_name(f) +
-                  " intermediates are not compiled in (define " +
-                  (f == intermediate_format::bitmap ? "LOOM_BITMAP_INTERMEDIATES"
-                                                    : "LOOM_HASHED_INTERMEDIATES") +
-                  "=1)");
+    if (!Flags::compiles(f))
+      throw error(std::string("loom::decompose: ") + intermediate_format_name(f) +
+                  " intermediates are not compiled in (add loom::opt::" +
+                  intermediate_format_name(f) + "_intermediates to the options)");
   const auto in = collect(rhs);
   constexpr std::size_t n = mp_size<typename P::orders>::value;
   mp_with_index<n>(which - 1, [&](auto c) {
@@ -12945,7 +13209,7 @@ void run_candidate(std::size_t which, std::size_t variant,
     std::size_t v = variant < codes.size ? variant : 0;
     if (!forced.empty()) {
       if (forced.size() != 1 && forced.size() != steps)
-        throw shape_error("loom::decompose_with: candidate " + std::to_string(which) + " has " +
+        throw shape_error("loom::decompose: candidate " + std::to_string(which) + " has " +
                           std::to_string(steps) + " steps, but " + std::to_string(forced.size()) +
                           " intermediate formats were given");
       // one format stands for every step; steps whose intermediates cannot be dense are sorted
@@ -12959,8 +13223,8 @@ void run_candidate(std::size_t which, std::size_t variant,
         if (matches(codes.code[k])) v = k;
       if (v == codes.size)
         throw error(
-            "loom::decompose_with: that mix of intermediate formats is not compiled in "
-            "(define LOOM_INTERMEDIATE_FORMAT_PER_STEP=1)");
+            "loom::decompose: that mix of intermediate formats is not compiled in "
+            "(add loom::opt::format_per_step to the options)");
     }
     mp_with_index<codes.size>(
         v, [&](auto k) { R::template run<O, codes.code[k]>(lhs, in, reuse, accumulate); });
@@ -12969,39 +13233,63 @@ void run_candidate(std::size_t which, std::size_t variant,
 
 }  // namespace detail::ve
 
-/// The candidates `decompose(lhs, rhs)` would weigh, their costs and the choice.
-template <class Lhs, class R>
-decomposition_choice plan_decomposition(const Lhs& lhs, const R& rhs) {
+/// The candidates `decompose(lhs, rhs, opts)` would weigh, their costs and the choice.
+template <class Lhs, class R, options_type O = options<opt::eliminate>>
+decomposition_choice plan_decomposition(const Lhs& lhs, const R& rhs, const O& = {}) {
   statistics_cache cache;
-  return detail::ve::plan_decomposition(lhs, rhs, cache);
+  return detail::ve::plan_decomposition<detail::ve::flags_of<O>>(lhs, rhs, cache);
 }
 
 namespace detail::ve {
 
-// One sum-product into lhs (or added to it), by the plan chosen from statistics (cached).
-template <class Lhs, class Rhs>
-std::size_t decompose_product(Lhs lhs, const Rhs& rhs, bool accumulate) {
-  // cached: the candidate in bits 0-15, its format assignment in bits 16-23, the reuse mask above
-  const std::size_t packed = optimize::plan_cache<Lhs, Rhs, decompose_purpose>::local().find_or(
-      optimize::detail::coarse_signature(rhs), [&](statistics_cache& stats) {
-        const decomposition_choice c = plan_decomposition(lhs, rhs, stats);
-        return c.chosen | c.variant[c.chosen] << 16 | std::size_t{c.reuse[c.chosen]} << 24;
-      });
-  const std::size_t chosen = packed & 0xffffu;
-  const std::size_t variant = packed >> 16 & 0xffu;
-  const auto reuse = static_cast<std::uint32_t>(packed >> 24);
-#ifdef LOOM_DEBUG_PLAN
-  std::clog << "loom::decompose: candidate " << chosen;
-  if (chosen != 0) std::clog << ", intermediates " << variant_formats<Lhs, Rhs>(chosen, variant);
-  std::clog << ", reuse mask " << reuse << "\n";
-#endif
-  if (chosen != 0)
-    run_candidate(chosen, variant, {}, reuse, lhs, rhs, accumulate);
-  else if (accumulate)
-    lhs += rhs;
-  else
-    lhs = rhs;
-  return chosen;
+// One sum-product into lhs (or added to it): the candidate the options force, else the plan
+// chosen from statistics (cached).
+template <class Options, class Lhs, class Rhs>
+std::size_t decompose_product(Lhs lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
+  using flags = flags_of<Options>;
+  using P = program<Lhs, Rhs>;
+  constexpr std::size_t n = mp_size<typename P::orders>::value;
+  if (opts.candidate) {
+    const std::size_t which = *opts.candidate;
+    if (which > n)
+      throw shape_error("loom::decompose: candidate " + std::to_string(which) +
+                        " does not exist (there are " + std::to_string(n + 1) + ")");
+    if (which != 0) {
+      std::size_t variant = 0;
+      std::uint32_t reuse = opts.reuse.value_or(0);
+      if (opts.intermediates.empty() || !opts.reuse) {
+        statistics_cache stats;
+        const decomposition_choice c = plan_decomposition<flags>(lhs, rhs, stats);
+        variant = c.variant[which];
+        if (!opts.reuse) reuse = c.reuse[which];
+      }
+      run_candidate<flags>(which, variant, opts.intermediates, reuse, lhs, rhs, accumulate);
+      return which;
+    }
+  } else {
+    // cached: the candidate in bits 0-15, its format assignment in bits 16-23, the reuse mask above
+    const std::size_t packed =
+        optimize::plan_cache<Lhs, Rhs, decompose_purpose<flags>>::local().find_or(
+            optimize::detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+              const decomposition_choice c = plan_decomposition<flags>(lhs, rhs, stats);
+              return c.chosen | c.variant[c.chosen] << 16 | std::size_t{c.reuse[c.chosen]} << 24;
+            });
+    const std::size_t chosen = packed & 0xffffu;
+    const std::size_t variant = packed >> 16 & 0xffu;
+    const auto reuse = static_cast<std::uint32_t>(packed >> 24);
+    if (loom::debug_plan()) {
+      std::clog << "loom::decompose: candidate " << chosen;
+      if (chosen != 0)
+        std::clog << ", intermediates " << variant_formats<flags, Lhs, Rhs>(chosen, variant);
+      std::clog << ", reuse mask " << reuse << "\n";
+    }
+    if (chosen != 0) {
+      run_candidate<flags>(chosen, variant, {}, reuse, lhs, rhs, accumulate);
+      return chosen;
+    }
+  }
+  loom::detail::assign_checked(lhs, rhs, accumulate, opts);  // the fused kernel
+  return 0;
 }
 
 // Sums over a body with + in it: products distributed over the sums, one sum-product per term
@@ -13046,10 +13334,10 @@ template <class... Ts> struct all_sum_products<std::tuple<Ts...>> {
   static constexpr bool value = (... && flatten<Ts>::ok);
 };
 
-template <class Lhs, class Rhs>
-std::size_t decompose_any(Lhs lhs, const Rhs& rhs, bool accumulate) {
+template <class Options, class Lhs, class Rhs>
+std::size_t decompose_any(Lhs lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
   if constexpr (flatten<Rhs>::ok) {
-    return decompose_product(lhs, rhs, accumulate);
+    return decompose_product(lhs, rhs, accumulate, opts);
   } else {
     using terms_t = decltype(sum_product_terms(rhs));
     static_assert(
@@ -13063,7 +13351,7 @@ std::size_t decompose_any(Lhs lhs, const Rhs& rhs, bool accumulate) {
     std::apply(
         [&](const auto&... term) {
           (..., [&] {
-            const std::size_t c = decompose_product(lhs, term, accumulate || t > 0);
+            const std::size_t c = decompose_product(lhs, term, accumulate || t > 0, opts);
             if (t++ == 0) first = c;
           }());
         },
@@ -13079,21 +13367,22 @@ template <class F, class E> struct is_unary_map<expr::map<F, E>> : std::true_typ
 
 namespace detail::ve {
 // decompose() once the output is known not to be read by an operand.
-template <class Lhs, class R> std::size_t decompose_into(Lhs lhs, const R& rhs) {
+template <class Options, class Lhs, class R>
+std::size_t decompose_into(Lhs lhs, const R& rhs, bool accumulate, const Options& opts) {
   using Rhs = std::remove_cvref_t<R>;
   if constexpr (detail::ve::is_unary_map<Rhs>::value) {
     return [&]<class T, class... Is>(const expr::access<T, Is...>&) {
       using tensor_t = std::remove_const_t<T>;
       tensor_t inner(lhs.tensor->shape());
       const std::size_t c = detail::ve::decompose_any(expr::access<tensor_t, Is...>{&inner},
-                                                      std::get<0>(rhs.args), false);
+                                                      std::get<0>(rhs.args), false, opts);
       using inner_access = expr::access<const tensor_t, Is...>;
       lhs = expr::map<decltype(rhs.f), inner_access>{
           rhs.f, std::tuple<inner_access>{inner_access{&inner}}};
       return c;
     }(lhs);
   } else {
-    return detail::ve::decompose_any(lhs, rhs, false);
+    return detail::ve::decompose_any(lhs, rhs, accumulate, opts);
   }
 }
 }  // namespace detail::ve
@@ -13106,75 +13395,56 @@ template <class Lhs, class R> std::size_t decompose_into(Lhs lhs, const R& rhs) 
 /// into one sum-product per term, and `map(f, e)` decomposes `e` then applies `f`. An operand that
 /// reads the output's storage sees its old values (the result is computed into a copy). Returns
 /// the candidate run for the (first) sum-product (0: fused).
-template <class Lhs, class R> std::size_t decompose(Lhs lhs, const R& rhs) {
+/// `opts` (a `loom::options` with `opt::eliminate`) may add intermediate formats and force a
+/// candidate (0: fused; c: elimination prefix c - 1), its intermediates' formats (one for all
+/// one- and two-index intermediates, or one per step) and its reuse mask (bit t: step t reuses an
+/// earlier step's intermediate that computes the same sum over the same tensors), for tests and
+/// benchmarks that compare plans; `loom::assign(lhs, rhs, opts)` calls this.
+template <class Lhs, class R, options_type O = options<opt::eliminate>>
+std::size_t decompose(Lhs lhs, const R& rhs, const O& opts = {}) {
+  using Rhs = std::remove_cvref_t<R>;
+  if constexpr (!detail::ve::is_unary_map<Rhs>::value && detail::ve::flatten<Rhs>::ok)
+    static_assert(detail::ve::program<Lhs, Rhs>::ok,
+                  "loom::decompose: the right-hand side must be sums over a product of tensor "
+                  "accesses");
+  if (opts.candidate && !detail::ve::flatten<Rhs>::ok)
+    throw error("loom::decompose: a candidate can be forced only for one sum over a product");
   std::size_t chosen = 0;
-  detail::run_unaliased(
-      lhs, rhs, [&](auto& target, auto&) { chosen = detail::ve::decompose_into(target, rhs); });
+  detail::run_unaliased(lhs, rhs, [&](auto& target, auto&) {
+    chosen = detail::ve::decompose_into(target, rhs, false, opts);
+  });
   return chosen;
 }
 
-/// Runs candidate `which` of `decompose` (0: fused; c: elimination prefix c - 1), for tests and
-/// benchmarks that compare plans. `formats` (how one- and two-index intermediates are stored: one
-/// format for all of them, or one per step of the candidate, which with more than one format needs
-/// LOOM_INTERMEDIATE_FORMAT_PER_STEP=1) and `reuse` (bit t: step t reuses an earlier step's
-/// intermediate where it computes the same sum over the same tensors) default to the planner's
-/// choice for that candidate.
-template <class Lhs, class R>
-void decompose_with(std::size_t which, Lhs lhs, const R& rhs,
-                    const std::vector<intermediate_format>& formats,
-                    std::optional<std::uint32_t> reuse = std::nullopt) {
-  using Rhs = std::remove_cvref_t<R>;
-  using P = detail::ve::program<Lhs, Rhs>;
-  static_assert(
-      P::ok, "loom::decompose: the right-hand side must be sums over a product of tensor accesses");
-  constexpr std::size_t n = boost::mp11::mp_size<typename P::orders>::value;
-  if (which == 0) {
-    lhs = rhs;
-    return;
-  }
-  if (which > n)
-    throw shape_error("loom::decompose_with: candidate " + std::to_string(which) +
-                      " does not exist (there are " + std::to_string(n + 1) + ")");
-  std::size_t variant = 0;
-  if (formats.empty() || !reuse) {
-    const decomposition_choice c = plan_decomposition(lhs, rhs);
-    variant = c.variant[which];
-    if (!reuse) reuse = c.reuse[which];
-  }
-  detail::run_unaliased(lhs, rhs, [&](auto& target, auto&) {
-    detail::ve::run_candidate(which, variant, formats, *reuse, target, rhs);
-  });
-}
-template <class Lhs, class R>
-void decompose_with(std::size_t which, Lhs lhs, const R& rhs,
-                    std::optional<intermediate_format> format = std::nullopt,
-                    std::optional<std::uint32_t> reuse = std::nullopt) {
-  decompose_with(
-      which, lhs, rhs,
-      format ? std::vector<intermediate_format>{*format} : std::vector<intermediate_format>{},
-      reuse);
+/// `lhs = rhs` with `opt::eliminate` in the options: loom::decompose.
+template <class OT, class... Os, class R, options_type O>
+  requires(std::remove_cvref_t<O>::eliminate)
+void assign(expr::access<OT, Os...> lhs, const R& rhs, const O& opts) {
+  decompose(lhs, rhs, opts);
 }
 
-/// The candidates of `decompose(lhs, rhs)` in words, with their logical costs and the choice.
-template <class Lhs, class R> std::string explain_decomposition(const Lhs& lhs, const R& rhs) {
+/// The candidates of `decompose(lhs, rhs, opts)` in words, with their logical costs and the
+/// choice: `loom::explain(lhs, rhs, loom::options<loom::opt::eliminate>{})`.
+template <class Lhs, class R, options_type O>
+  requires(std::remove_cvref_t<O>::eliminate)
+std::string explain(const Lhs& lhs, const R& rhs, const O& opts) {
   using Rhs = std::remove_cvref_t<R>;
   std::ostringstream s;
   if constexpr (detail::ve::is_unary_map<Rhs>::value) {
-    s << "map(f, ...) applied to the result of:\n"
-      << explain_decomposition(lhs, std::get<0>(rhs.args));
+    s << "map(f, ...) applied to the result of:\n" << explain(lhs, std::get<0>(rhs.args), opts);
   } else if constexpr (!detail::ve::flatten<Rhs>::ok) {
     const auto terms = detail::ve::sum_product_terms(rhs);
     std::size_t t = 0;
     std::apply(
         [&](const auto&... term) {
           (..., (s << "term " << ++t << " of " << sizeof...(term) << " (* distributed over +):\n"
-                   << explain_decomposition(lhs, term)));
+                   << explain(lhs, term, opts)));
         },
         terms);
   } else {
-    const decomposition_choice c = plan_decomposition(lhs, rhs);
+    const decomposition_choice c = plan_decomposition(lhs, rhs, opts);
     s << "decomposition candidates (Galley's logical cost; at most " << max_elimination_orders
-      << " elimination prefixes, LOOM_MAX_ELIMINATION_ORDERS):\n";
+      << " elimination prefixes, loom::limits::elimination_orders):\n";
     for (std::size_t k = 0; k < c.cost.size(); ++k)
       s << "  " << (k == c.chosen ? "* " : "  ") << "#" << k << " cost "
         << static_cast<std::int64_t>(c.cost[k] + 0.5) << ": " << c.description[k] << "\n";
@@ -13536,31 +13806,46 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
 }  // namespace detail
 
 namespace detail {
-// The skip policy per loop of plan P, as the evaluator chooses it (optimize/leader_choice.hpp):
-// among the instantiated candidates (LOOM_MAX_SKIP_CANDIDATES > 1) or as the runtime policy's
-// codes (LOOM_RUNTIME_SKIP_POLICY); empty otherwise.
-template <class P, class Lhs, class Rhs> std::string skip_section(const Lhs& lhs, const Rhs& rhs) {
-#if LOOM_MAX_SKIP_CANDIDATES > 1
-  constexpr std::size_t cap = stream::skip::max_candidates;
-  if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
-    loom::statistics_cache stats;
-    return optimize::describe_skip_choice(optimize::choose_skip<P, cap>(lhs, rhs, stats), cap);
+// The skip policy per loop of plan P, as the evaluator chooses it under the options
+// (optimize/leader_choice.hpp): among the instantiated candidates (`opt::skip_candidates<N>`),
+// as the runtime policy's codes (`opt::runtime_skips`) or fixed (`opt::fixed_skips`); empty for
+// the static table.
+template <class P, class Options, class Lhs, class Rhs>
+std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
+  using skips = typename Options::skips;
+  if constexpr (!std::is_void_v<typename loom::detail::fixed_skips_of<skips>::type>) {
+    return "skip policies fixed by the options (by loop): " +
+           loom::detail::skip_list_name<typename loom::detail::fixed_skips_of<skips>::type>::get() +
+           "\n";
+  } else if constexpr (Options::skip_cap > 1) {
+    constexpr std::size_t cap = Options::skip_cap;
+    if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
+      loom::statistics_cache stats;
+      auto c = optimize::choose_skip<P, cap>(lhs, rhs, stats);
+      std::string forced;
+      if (opts.skip_candidate) {
+        c.chosen = std::min(*opts.skip_candidate, c.cost.size() - 1);
+        forced = "skip candidate #" + std::to_string(c.chosen) + " forced by the options\n";
+      }
+      return optimize::describe_skip_choice(c, cap) + forced;
+    }
+  } else if constexpr (std::is_same_v<skips, opt::runtime_skips>) {
+    if constexpr (optimize::has_runtime_skip_loop<P>) {
+      loom::statistics_cache stats;
+      return optimize::describe_runtime_skips(optimize::choose_skip<P, 1>(lhs, rhs, stats)) +
+             (opts.skip_codes ? "codes forced by the options\n" : "");
+    }
   }
-#elif LOOM_RUNTIME_SKIP_POLICY
-  if constexpr (optimize::has_runtime_skip_loop<P>) {
-    loom::statistics_cache stats;
-    return optimize::describe_runtime_skips(optimize::choose_skip<P, 1>(lhs, rhs, stats));
-  }
-#else
-  (void)lhs, (void)rhs;
-#endif
+  (void)lhs, (void)rhs, (void)opts;
   return {};
 }
 }  // namespace detail
 
 /// A description of the plan loom compiles for `lhs = rhs`, e.g.
-/// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`.
-template <class Lhs, class R> std::string explain(const Lhs& lhs, const R& rhs_operand) {
+/// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`, under `opts` as loom::assign runs it.
+template <class Lhs, class R, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate)
+std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {}) {
   const auto rewritten = rewrite::for_kernel(expr::as_expr(rhs_operand));  // as the evaluator does
   const auto rhs = rewritten.expr;
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
@@ -13569,8 +13854,9 @@ template <class Lhs, class R> std::string explain(const Lhs& lhs, const R& rhs_o
                           ? ""
                           : "rules fired: " + rewrite::fired_names<fired>() + "\n";
   rules += detail::aliasing_line(lhs, rhs);
-  if constexpr (rewrite::has_hoistable_v<
-                    Rhs>) {  // the evaluator decides as here (hoist_choice.hpp)
+  constexpr bool fixed =
+      !std::is_void_v<typename loom::detail::fixed_skips_of<typename O::skips>::type>;
+  if constexpr (rewrite::has_hoistable_v<Rhs> && !fixed) {  // as the evaluator (hoist_choice.hpp)
     rewrite::hoist_first(rhs, [&](const auto& s, auto) {
       std::size_t ordinal = 0;
       loom::statistics_cache stats;
@@ -13589,7 +13875,7 @@ template <class Lhs, class R> std::string explain(const Lhs& lhs, const R& rhs_o
     const optimize::plan_choice choice = optimize::choose_plan(lhs, rhs, stats);
     std::ostringstream pre;
     pre << rules << "candidates (" << n << " instantiated, at most " << max_plan_candidates
-        << "; LOOM_MAX_PLAN_CANDIDATES), costed at run time from statistics:\n";
+        << "; loom::limits::plan_candidates), costed at run time from statistics:\n";
     boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
       using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
       std::string moved;
@@ -13622,20 +13908,21 @@ template <class Lhs, class R> std::string explain(const Lhs& lhs, const R& rhs_o
     boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
       out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
           lhs, rhs, pre.str());
-      out += detail::skip_section<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(lhs,
-                                                                                              rhs);
+      out += detail::skip_section<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
+          lhs, rhs, opts);
     });
     return out;
   }
-  return detail::explain_plan<P0>(lhs, rhs, rules) + detail::skip_section<P0>(lhs, rhs);
+  return detail::explain_plan<P0>(lhs, rhs, rules) + detail::skip_section<P0>(lhs, rhs, opts);
 }
 
 }  // namespace loom::plan
 
 namespace loom::plan {
 /// The plan of `lhs = loom::order<...>(e)`: that loop order only (no candidates, no hoisting).
-template <class Lhs, class Order, class E>
-std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed) {
+template <class Lhs, class Order, class E, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate)
+std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed, const O& opts = {}) {
   const auto rewritten = rewrite::for_kernel(fixed.expr);
   const auto rhs = rewritten.expr;
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
@@ -13649,7 +13936,7 @@ std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed) {
       [&](auto i) { names += (names.empty() ? "" : ", ") + std::string(decltype(i)::name); });
   rules += "loop order fixed by loom::order<" + names + ">\n";
   using P = order_plan<Lhs, Rhs, -1, Order>;
-  return detail::explain_plan<P>(lhs, rhs, rules) + detail::skip_section<P>(lhs, rhs);
+  return detail::explain_plan<P>(lhs, rhs, rules) + detail::skip_section<P>(lhs, rhs, opts);
 }
 }  // namespace loom::plan
 
@@ -15305,10 +15592,9 @@ std::string explain_distributed(Out out, Program&& program, const sum_of<Terms..
 #endif  // LOOM_EXEC_DISTRIBUTE_HPP
 // ---- end <loom/exec/distribute.hpp>
 // ---- begin <loom/exec/leader_run.hpp>
-// Defines the explicit entry points of the skip-policy choice (optimize/): run a kernel with a
-// fixed policy per loop, or with the policy chosen at run time among Cap candidates, and explain
-// the choice. They work whatever LOOM_MAX_SKIP_CANDIDATES says (that macro only governs the
-// plain `out(...) = e`).
+// Defines the queries of the skip-policy choice (optimize/): what `loom::assign` would choose
+// under `opt::skip_candidates<Cap>` or `opt::runtime_skips`, as data for tests and tools.
+// Running and explaining go through loom::assign and loom::explain with those options.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXEC_LEADER_RUN_HPP
 #define LOOM_EXEC_LEADER_RUN_HPP
@@ -15321,9 +15607,6 @@ std::string explain_distributed(Out out, Program&& program, const sum_of<Terms..
 #include <type_traits>
 
 namespace loom::optimize {
-
-/// How many skip candidates the explicit entry points instantiate by default.
-inline constexpr std::size_t default_skip_cap = 4;
 
 namespace detail {
 
@@ -15354,41 +15637,8 @@ void with_kernel(const Lhs& lhs, const R& rhs_operand, F&& f) {
 
 }  // namespace detail
 
-/// Runs `lhs = rhs` with the skip policies `Skips` (a `loom::stream::skip::per_loop<...>`), e.g.
-/// `assign_with_skip<per_loop<skip::lead<1>>>(z(), sum(i, x(i) * y(i)))`. For comparisons and
-/// tests: no hoisting of inner sums, and the output must not be an operand.
-template <class Skips, class OT, class... Os, class R>
-void assign_with_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
-    loom::detail::execute_plan<decltype(p), Skips>(*lhs.tensor, lhs, k, false);
-  });
-}
-
-/// Runs `lhs = rhs` as one kernel whose intersections of ordered operands read their policy
-/// from `codes` (one per loop, outermost first: `skip::runtime`), e.g. to force merge at the
-/// second loop.
-template <class OT, class... Os, class R>
-void assign_with_runtime_skips(const stream::skip::codes& codes, const expr::access<OT, Os...>& lhs,
-                               const R& rhs) {
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
-    loom::detail::execute_plan<decltype(p), stream::skip::every_loop<stream::skip::runtime>>(
-        *lhs.tensor, lhs, k, false, codes);
-  });
-}
-
-/// Runs `lhs = rhs` as one `skip::runtime` kernel with the codes chosen from statistics (cached
-/// per kernel by the coarse signature): the one-kernel alternative to assign_choosing_skip, at a
-/// per-step cost (benchmarks/results/leader.md).
-template <class OT, class... Os, class R>
-void assign_choosing_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
-    using P = decltype(p);
-    loom::detail::execute_plan<P, stream::skip::every_loop<stream::skip::runtime>>(
-        *lhs.tensor, lhs, k, false, cached_runtime_skips<P>(lhs, k));
-  });
-}
-
-/// The codes assign_choosing_runtime_skips runs `lhs = rhs` with (uncached).
+/// The codes `loom::assign(lhs, rhs, loom::options<loom::opt::runtime_skips>{})` runs with
+/// (uncached).
 template <class OT, class... Os, class R>
 stream::skip::codes plan_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
   stream::skip::codes out = stream::skip::default_codes;
@@ -15399,49 +15649,9 @@ stream::skip::codes plan_runtime_skips(const expr::access<OT, Os...>& lhs, const
   return out;
 }
 
-/// The runtime codes' table of `lhs = rhs` in words (see describe_runtime_skips).
-template <class OT, class... Os, class R>
-std::string explain_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
-  std::string out;
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
-    statistics_cache stats;
-    out = describe_runtime_skips(choose_skip<decltype(p), 1>(lhs, k, stats));
-  });
-  return out;
-}
-
-/// Runs skip candidate `c` (of `skip_candidates_t<plan, Cap>`; clamped) of `lhs = rhs`.
-template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
-void assign_with_skip_candidate(std::size_t c, const expr::access<OT, Os...>& lhs, const R& rhs) {
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
-    using P = decltype(p);
-    using candidates = skip_candidates_t<P, Cap>;
-    constexpr std::size_t n = boost::mp11::mp_size<candidates>::value;
-    boost::mp11::mp_with_index<n>(c < n ? c : n - 1, [&](auto s) {
-      loom::detail::execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(s)::value>>(
-          *lhs.tensor, lhs, k, false);
-    });
-  });
-}
-
-/// Runs `lhs = rhs` with the skip policy chosen at run time among at most Cap candidates
-/// (cached per kernel by the coarse statistics signature).
-template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
-void assign_choosing_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
-    using P = decltype(p);
-    using candidates = skip_candidates_t<P, Cap>;
-    constexpr std::size_t n = boost::mp11::mp_size<candidates>::value;
-    const std::size_t chosen = n > 1 ? cached_skip_choice<P, Cap>(lhs, k) : 0;
-    boost::mp11::mp_with_index<n>(chosen, [&](auto s) {
-      loom::detail::execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(s)::value>>(
-          *lhs.tensor, lhs, k, false);
-    });
-  });
-}
-
-/// The skip choice for `lhs = rhs` (every candidate's cost and the per-loop detail), uncached.
-template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
+/// The skip choice of `loom::assign(lhs, rhs, loom::options<loom::opt::skip_candidates<Cap>>{})`
+/// (every candidate's cost and the per-loop detail), uncached.
+template <std::size_t Cap = limits::skip_candidates, class OT, class... Os, class R>
 skip_choice plan_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
   skip_choice out;
   detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
@@ -15449,12 +15659,6 @@ skip_choice plan_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
     out = choose_skip<decltype(p), Cap>(lhs, k, stats);
   });
   return out;
-}
-
-/// The per-loop skip-policy table of `lhs = rhs` in words (see describe_skip_choice).
-template <std::size_t Cap = default_skip_cap, class OT, class... Os, class R>
-std::string explain_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
-  return describe_skip_choice(plan_skip<Cap>(lhs, rhs), Cap);
 }
 
 }  // namespace loom::optimize
@@ -21340,13 +21544,6 @@ namespace rel = relational;
 #include <cstddef>
 #include <cstdint>
 
-#ifndef LOOM_SATURATION_MAX_NODES
-#  define LOOM_SATURATION_MAX_NODES 640
-#endif
-#ifndef LOOM_SATURATION_MAX_ITERATIONS
-#  define LOOM_SATURATION_MAX_ITERATIONS 12
-#endif
-
 namespace loom::rewrite::saturation {
 
 /// Node kinds of the sum-product form: a leaf (tensor access or literal, by slot), a constant
@@ -22068,16 +22265,6 @@ template <class E> constexpr auto collect_leaves(const E& e) { return detail::co
 #include <cstddef>
 #include <cstdint>
 
-#ifndef LOOM_SATURATION_DEFAULT_EXTENT
-#  define LOOM_SATURATION_DEFAULT_EXTENT 1000.0
-#endif
-#ifndef LOOM_SATURATION_DEFAULT_DENSITY
-#  define LOOM_SATURATION_DEFAULT_DENSITY 0.01
-#endif
-#ifndef LOOM_SATURATION_MAX_TERM
-#  define LOOM_SATURATION_MAX_TERM 160
-#endif
-
 namespace loom::rewrite::saturation {
 
 inline constexpr double infinite_cost = 1e300;
@@ -22102,7 +22289,7 @@ struct signature {
 
 /// An extracted expression: a tree of operators in post-order (children before parents).
 struct term {
-  std::array<enode, LOOM_SATURATION_MAX_TERM> nodes{};
+  std::array<enode, limits::saturation_term> nodes{};
   std::size_t size = 0;
   id_t root = no_id;
   bool overflow = false;
@@ -22126,10 +22313,10 @@ template <std::size_t Max> constexpr signature signature_of(const egraph<Max>& g
 }
 
 /// The scenario the static choice uses: static extents where the formats give them, otherwise
-/// LOOM_SATURATION_DEFAULT_EXTENT; dense leaves density 1, sparse leaves
-/// LOOM_SATURATION_DEFAULT_DENSITY. `sparse_density` and `extent_of` vary it for alternatives.
+/// limits::saturation_extent; dense leaves density 1, sparse leaves
+/// limits::saturation_density. `sparse_density` and `extent_of` vary it for alternatives.
 constexpr scenario default_scenario(const signature& s,
-                                    double sparse_density = LOOM_SATURATION_DEFAULT_DENSITY,
+                                    double sparse_density = limits::saturation_density,
                                     double dense_only_extent = 0, double sparse_extent = 0) {
   scenario sc;
   std::uint64_t in_sparse = 0;
@@ -22138,7 +22325,7 @@ constexpr scenario default_scenario(const signature& s,
       for (std::size_t m = 0; m < s.leaves[l].order; ++m)
         in_sparse |= std::uint64_t{1} << s.original[s.leaves[l].ids[m]];
   for (std::size_t k = 0; k < s.original_count; ++k) {
-    double e = LOOM_SATURATION_DEFAULT_EXTENT;
+    double e = limits::saturation_extent;
     if (dense_only_extent > 0) e = ((in_sparse >> k) & 1u) ? sparse_extent : dense_only_extent;
     sc.extent[k] = s.static_extent[k] > 0 ? s.static_extent[k] : e;
   }
@@ -22179,8 +22366,8 @@ constexpr double own_cost(const enode& n, double size) { return n.k == kind::con
 
 /// The cost of a term under a scenario: the summed estimated output sizes of its operators.
 constexpr double cost(const term& t, const scenario& sc) {
-  std::array<double, LOOM_SATURATION_MAX_TERM> d{};
-  std::array<std::uint64_t, LOOM_SATURATION_MAX_TERM> free{};
+  std::array<double, limits::saturation_term> d{};
+  std::array<std::uint64_t, limits::saturation_term> free{};
   double total = 0;
   for (std::size_t k = 0; k < t.size; ++k) {  // post-order: operands first
     const enode& n = t.nodes[k];
@@ -22564,12 +22751,6 @@ template <class R, std::size_t K = 0> constexpr text print_alternative() {
 #include <cstddef>
 #include <cstdint>
 
-#ifndef LOOM_SATURATION_MAX_WORK
-// Rule matches per iteration (member visits and applications): one iteration is one constant
-// evaluation, and clang allows 2^20 steps per constant without -fconstexpr-steps.
-#  define LOOM_SATURATION_MAX_WORK 8000
-#endif
-
 namespace loom::rewrite::saturation {
 
 // The rules, as equations between classes (a, b, c classes; i an index):
@@ -22591,7 +22772,7 @@ template <std::size_t Max> struct matcher {
   std::array<id_t, Max> next{};
   std::size_t limit = 0;  // nodes present when the iteration started
   std::size_t ac_budget = Max / 8;
-  std::size_t work_budget = LOOM_SATURATION_MAX_WORK;
+  std::size_t work_budget = limits::saturation_work;
   std::size_t work = 0;  // member visits and rule applications: bounds one constant evaluation
   bool changed = false;
   bool partial = false;  // the work bound stopped the iteration before every node was matched
@@ -22786,16 +22967,12 @@ template <std::size_t Max> constexpr egraph<Max> step(egraph<Max> g) {
 #include <utility>
 #include <vector>
 
-#ifndef LOOM_SATURATION_MAX_ALTERNATIVES
-#  define LOOM_SATURATION_MAX_ALTERNATIVES 4
-#endif
-
 namespace loom::rewrite {
 
 /// Bounds of one saturation: nodes of the e-graph, rule iterations, alternatives kept.
-template <std::size_t MaxNodes = LOOM_SATURATION_MAX_NODES,
-          std::size_t MaxIterations = LOOM_SATURATION_MAX_ITERATIONS,
-          std::size_t MaxAlternatives = LOOM_SATURATION_MAX_ALTERNATIVES>
+template <std::size_t MaxNodes = limits::saturation_nodes,
+          std::size_t MaxIterations = limits::saturation_iterations,
+          std::size_t MaxAlternatives = limits::saturation_alternatives>
 struct saturation_limits {
   static constexpr std::size_t max_nodes = MaxNodes;
   static constexpr std::size_t max_iterations = MaxIterations;
@@ -22980,11 +23157,12 @@ decltype(auto) with_cheapest(const E& e, F&& f) {
   } else {
     const saturation_choice choice = choose_alternative<Limits>(e);
     const std::size_t k = choice.chosen;
-#ifdef LOOM_DEBUG_PLAN
-    std::clog << "loom saturation: alternative " << k << " of " << choice.costs.size() << ", costs";
-    for (double c : choice.costs) std::clog << ' ' << c;
-    std::clog << '\n';
-#endif
+    if (loom::debug_plan()) {
+      std::clog << "loom saturation: alternative " << k << " of " << choice.costs.size()
+                << ", costs";
+      for (double c : choice.costs) std::clog << ' ' << c;
+      std::clog << '\n';
+    }
     return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) -> decltype(auto) {
       using out = decltype(f(saturate<Limits>(e)));
       if constexpr (std::is_void_v<out>) {
