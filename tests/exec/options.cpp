@@ -109,8 +109,9 @@ TEST_CASE("options: explain says what the options choose") {
             .find("skip candidate #1 forced by the options") != std::string::npos);
   CHECK(loom::explain(y(i), e, runtime_opts{}).find("chosen at run time from statistics") !=
         std::string::npos);
-  CHECK(loom::explain(y(i), e, fixed_opts{}).find(
-            "skip policies fixed by the options (by loop): standard, merge") != std::string::npos);
+  CHECK(loom::explain(y(i), e, fixed_opts{})
+            .find("skip policies fixed by the options (by loop): standard, merge") !=
+        std::string::npos);
   CHECK(loom::explain(y(i), e, eliminate_opts{}).find("decomposition candidates") !=
         std::string::npos);
 }
@@ -131,13 +132,11 @@ TEST_CASE("options: opt::eliminate runs loom::decompose, its forced fields check
       for (const loom::intermediate_format f : loom::intermediate_formats) {
         CAPTURE(c);
         CAPTURE(loom::intermediate_format_name(f));
-        loom::assign(out(i, l), rhs,
-                     eliminate_opts{.candidate = c, .intermediates = {f}});
+        loom::assign(out(i, l), rhs, eliminate_opts{.candidate = c, .intermediates = {f}});
         check_close(lt::to_dense(out), want);
       }
     CHECK_THROWS_WITH_AS(
-        loom::assign(out(i, l), rhs,
-                     eliminate_opts{.candidate = plan.cost.size()}),
+        loom::assign(out(i, l), rhs, eliminate_opts{.candidate = plan.cost.size()}),
         doctest::Contains("does not exist"), loom::shape_error);
   }
 }

@@ -35,7 +35,6 @@
 
 namespace loom {
 
-
 namespace detail::ve {
 
 template <class Lhs, class Rhs, class Flags> struct runner {
@@ -477,7 +476,6 @@ template <class Lhs, class Rhs, class Flags> struct runner {
     }(typename P::template plan<Order, Code>::remaining{});
   }
 };
-
 
 }  // namespace detail::ve
 
