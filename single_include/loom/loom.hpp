@@ -448,11 +448,20 @@ inline void reset_work_counters() {}
 #define LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
 
 // ---- begin <loom/exec/evaluate.hpp>
-// Defines evaluation: `out(i...) = e`, `out(i...) += e` and loom::eval(e). Checks the kernel,
-// picks the plan, binds (transposed) operands, lowers to streams and runs them (stream/).
+// Defines the driver (exec/): `out(i...) = e`, `out(i...) += e`, loom::assign, loom::accumulate
+// and loom::eval under a loom::options. Checks the kernel, rewrites it, hoists what the loops
+// would recompute, picks the plan and the skip policies, and runs the plan (exec/run_plan.hpp).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXEC_EVALUATE_HPP
 #define LOOM_EXEC_EVALUATE_HPP
+
+// ---- begin <loom/exec/bind.hpp>
+// Defines what the driver binds before a plan runs (exec/): each operand's tensor under the plan
+// (transposed copies where the loop order disagrees with its storage), the extents of every index
+// checked across operands, and whether a map needs a dense-domain variant of the kernel.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_BIND_HPP
+#define LOOM_EXEC_BIND_HPP
 
 // ---- begin <loom/exec/options.hpp>
 // Defines loom::options<...>: what the optimizer may choose for one assignment, as a type (the
@@ -11480,6 +11489,34 @@ template <class Rhs>
 inline constexpr bool needs_map_variants =
     boost::mp11::mp_any_of<typename node_list<Rhs>::type, is_runtime_map>::value;
 
+}  // namespace loom::detail
+
+#endif  // LOOM_EXEC_BIND_HPP
+// ---- end <loom/exec/bind.hpp>
+// ---- begin <loom/exec/run_plan.hpp>
+// Defines run_plan (exec/): one instantiated plan run into its output: operands bound, the output
+// prepared (its storage kept, entries reserved from a bound of the expression's support), the
+// outer loop split over threads when it pays, the streams lowered and run into the output's sink.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_RUN_PLAN_HPP
+#define LOOM_EXEC_RUN_PLAN_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace loom::detail {
+
 /// An upper bound on the entries of E's support over the output's indices `Out`, -1 where none
 /// is known: a sparse access whose indices cover the output's holds at most its stored
 /// entries, a product (or a masked expression) at most its least factor's, a sum of terms at
@@ -11801,6 +11838,26 @@ void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
   }
   run_plan<P, false, Skips>(out, lhs, rhs, accumulate, extents, skips);
 }
+
+}  // namespace loom::detail
+
+#endif  // LOOM_EXEC_RUN_PLAN_HPP
+// ---- end <loom/exec/run_plan.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace loom::detail {
 
 /// Runs plan P with the skip policy of each loop as the options say (optimize/leader_choice.hpp):
 /// the static table; chosen from statistics among `skip_candidates<N>` instantiated variants of
@@ -12608,7 +12665,6 @@ struct decomposition_choice {
 
 namespace loom {
 
-
 namespace detail::ve {
 
 template <class Lhs, class Rhs, class Flags> struct runner {
@@ -13050,7 +13106,6 @@ template <class Lhs, class Rhs, class Flags> struct runner {
     }(typename P::template plan<Order, Code>::remaining{});
   }
 };
-
 
 }  // namespace detail::ve
 
