@@ -132,12 +132,12 @@ template <class X> struct fill_array {
 /// holds it from its first entry to its last (`take_writer`, `return_writer` of the appender and
 /// of parallel::row_target), so that it lives in registers. An append is a compare and two
 /// stores, never a call: with a growth call in the loop the compilers kept the ends and the
-/// value on the stack (A∘B and add 1.2-1.4x the hand loop on cryg2500). A row that did not fit
+/// value on the stack (measured in docs/optimizer.md, "Outputs"). A row that did not fit
 /// is counted, not written: at its end the arrays grow and `end_row` asks for the row again
 /// (stream::run_sparse).
 /// `Relative`: row r's count is at counts[r - first_row] (a chunk's rows); otherwise at
 /// counts[r], and `first_row` is unused (the serial loop: one subtraction and one live value
-/// fewer per row took A∘B on cryg2500 from 1.15x to 1.0x the hand loop).
+/// fewer per row, which the hand-loop benchmark sees on short rows).
 template <class T, class Pos, class Crd, bool Relative = false> struct row_writer {
   Pos* counts;
   std::int64_t first_row;

@@ -174,9 +174,9 @@ template <class P> struct workspace_purpose {};
 /// The workspace of plan P for `lhs = rhs`: remembered per version of the operands (the
 /// signature `statistics_cache` checks: every array's address and size) and output extents,
 /// else estimated from their statistics. Not the plans' coarse signature: two inputs of the same
-/// magnitudes can want different kinds (100 or 600 000 distinct keys among a million writes: a
-/// hash table 10x faster than a sort, or a sort 1.6x faster than the table), and telling them
-/// apart needs their statistics. `loom::scoped_workspace` overrides it.
+/// magnitudes can want different kinds (few or many distinct keys among the same writes: a hash
+/// table or a sort, each much faster than the other; docs/optimizer.md), and telling them apart
+/// needs their statistics. `loom::scoped_workspace` overrides it.
 template <class P, class Lhs, class Rhs>
 workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
   if (loom::detail::forced_workspace) {

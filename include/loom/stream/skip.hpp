@@ -27,10 +27,9 @@ struct standard {
 struct adaptive {
   static constexpr const char* name = "merge, or leapfrog on skewed fibers";
 };
-/// The length ratio from which `adaptive` gallops. Measured on rows of 64 entries against rows
-/// 64·R long (benchmarks/hand_loop/hand_loop.cpp, `intersect`; time / hand merge): at R = 16 the
-/// merge takes 0.80x, galloping 0.92x; at R = 32, 0.79x against 0.72x. The crossover lies
-/// between: 24.
+/// The length ratio from which `adaptive` gallops: the measured crossover between merging and
+/// galloping (benchmarks/hand_loop/hand_loop.cpp, `intersect`; the table in docs/optimizer.md,
+/// "Skip policy").
 inline constexpr std::int64_t gallop_ratio = 24;
 
 /// Every operand behind seeks the other's index with a galloping search.

@@ -55,8 +55,8 @@ template <class Lhs, class Rhs, class Flags> struct runner {
   template <class Order, std::size_t Code>
   using intermediates = mp_rename<mp_transform_q<slot_fn<Code>, steps_of<Order, Code>>, std::tuple>;
   // write costs per sorted entry and per dense cell (dense pays when over a third full); a bitmap
-  // clears its cells (values and bits) and writes each entry in place, no sort (SpGEMM with 12% of
-  // cells set: 0.55x the time of a sorted output), but its readers walk bits: 30 per entry puts
+  // clears its cells (values and bits) and writes each entry in place, no sort (faster to write than
+  // a sorted output, docs/optimizer.md), but its readers walk bits: 30 per entry puts
   // the choice near Galley's cut-offs (notes 001 §4.3: bytemap above 5% full, dense above 50%):
   // bitmap above about 7% full, dense above about 60%
   static constexpr double sparse_write = 60.0, dense_write = 20.0, bitmap_cell = 2.0,
@@ -184,8 +184,8 @@ template <class Lhs, class Rhs, class Flags> struct runner {
   // The leapfrog a kernel over Factors runs against each sorted one-index factor T(x) (a sparse
   // vector input or intermediate): every visit of a fiber along x of another iterated factor
   // F(..., x) intersects it with T, galloping through the longer list, min(a, b) * (1 + log2(max /
-  // min)) steps. The join counts only the matches (three hops, T = C x of 88 entries against 100K
-  // rows of B: 149K products, but 9.4 ms against 1.2 ms when T is dense and located). Sorted
+  // min)) steps. The join counts only the matches, which undercounts these
+  // intersections (docs/optimizer.md, "The leapfrog against a sorted vector"). Sorted
   // factors with more indices are not charged.
   template <std::size_t Code, class Factors>
   static double intersection_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
