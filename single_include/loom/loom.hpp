@@ -502,10 +502,9 @@ struct standard {
 struct adaptive {
   static constexpr const char* name = "merge, or leapfrog on skewed fibers";
 };
-/// The length ratio from which `adaptive` gallops. Measured on rows of 64 entries against rows
-/// 64·R long (benchmarks/hand_loop/hand_loop.cpp, `intersect`; time / hand merge): at R = 16 the
-/// merge takes 0.80x, galloping 0.92x; at R = 32, 0.79x against 0.72x. The crossover lies
-/// between: 24.
+/// The length ratio from which `adaptive` gallops: the measured crossover between merging and
+/// galloping (benchmarks/hand_loop/hand_loop.cpp, `intersect`; the table in docs/optimizer.md,
+/// "Skip policy").
 inline constexpr std::int64_t gallop_ratio = 24;
 
 /// Every operand behind seeks the other's index with a galloping search.
@@ -3683,12 +3682,12 @@ template <class X> struct fill_array {
 /// holds it from its first entry to its last (`take_writer`, `return_writer` of the appender and
 /// of parallel::row_target), so that it lives in registers. An append is a compare and two
 /// stores, never a call: with a growth call in the loop the compilers kept the ends and the
-/// value on the stack (A∘B and add 1.2-1.4x the hand loop on cryg2500). A row that did not fit
+/// value on the stack (measured in docs/optimizer.md, "Outputs"). A row that did not fit
 /// is counted, not written: at its end the arrays grow and `end_row` asks for the row again
 /// (stream::run_sparse).
 /// `Relative`: row r's count is at counts[r - first_row] (a chunk's rows); otherwise at
 /// counts[r], and `first_row` is unused (the serial loop: one subtraction and one live value
-/// fewer per row took A∘B on cryg2500 from 1.15x to 1.0x the hand loop).
+/// fewer per row, which the hand-loop benchmark sees on short rows).
 template <class T, class Pos, class Crd, bool Relative = false> struct row_writer {
   Pos* counts;
   std::int64_t first_row;
@@ -7198,9 +7197,9 @@ template <class P> struct workspace_purpose {};
 /// The workspace of plan P for `lhs = rhs`: remembered per version of the operands (the
 /// signature `statistics_cache` checks: every array's address and size) and output extents,
 /// else estimated from their statistics. Not the plans' coarse signature: two inputs of the same
-/// magnitudes can want different kinds (100 or 600 000 distinct keys among a million writes: a
-/// hash table 10x faster than a sort, or a sort 1.6x faster than the table), and telling them
-/// apart needs their statistics. `loom::scoped_workspace` overrides it.
+/// magnitudes can want different kinds (few or many distinct keys among the same writes: a hash
+/// table or a sort, each much faster than the other; docs/optimizer.md), and telling them apart
+/// needs their statistics. `loom::scoped_workspace` overrides it.
 template <class P, class Lhs, class Rhs>
 workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
   if (loom::detail::forced_workspace) {
@@ -12685,8 +12684,8 @@ template <class Lhs, class Rhs, class Flags> struct runner {
   template <class Order, std::size_t Code>
   using intermediates = mp_rename<mp_transform_q<slot_fn<Code>, steps_of<Order, Code>>, std::tuple>;
   // write costs per sorted entry and per dense cell (dense pays when over a third full); a bitmap
-  // clears its cells (values and bits) and writes each entry in place, no sort (SpGEMM with 12% of
-  // cells set: 0.55x the time of a sorted output), but its readers walk bits: 30 per entry puts
+  // clears its cells (values and bits) and writes each entry in place, no sort (faster to write than
+  // a sorted output, docs/optimizer.md), but its readers walk bits: 30 per entry puts
   // the choice near Galley's cut-offs (notes 001 §4.3: bytemap above 5% full, dense above 50%):
   // bitmap above about 7% full, dense above about 60%
   static constexpr double sparse_write = 60.0, dense_write = 20.0, bitmap_cell = 2.0,
@@ -12814,8 +12813,8 @@ template <class Lhs, class Rhs, class Flags> struct runner {
   // The leapfrog a kernel over Factors runs against each sorted one-index factor T(x) (a sparse
   // vector input or intermediate): every visit of a fiber along x of another iterated factor
   // F(..., x) intersects it with T, galloping through the longer list, min(a, b) * (1 + log2(max /
-  // min)) steps. The join counts only the matches (three hops, T = C x of 88 entries against 100K
-  // rows of B: 149K products, but 9.4 ms against 1.2 ms when T is dense and located). Sorted
+  // min)) steps. The join counts only the matches, which undercounts these
+  // intersections (docs/optimizer.md, "The leapfrog against a sorted vector"). Sorted
   // factors with more indices are not charged.
   template <std::size_t Code, class Factors>
   static double intersection_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
