@@ -162,7 +162,7 @@ stage "packages" install_packages
 # ccache: the cache in ccache's default place outside the clone, the build directory not hashed,
 # and the sloppiness ccache's manual asks for with the tests' precompiled headers. Not
 # CCACHE_BASEDIR: it would make __FILE__ relative to the build directory, and five TUs find their
-# data beside __FILE__ (tests/format/user_level.cpp, tests/mapping/doc_example*.cpp,
+# data beside __FILE__ (tests/format/user_level.cpp, tests/format/mapping/doc_example*.cpp,
 # tests/fuzz, examples/tpch); so a clone hits the cache of an earlier clone at the same path
 # (docs/testing.md).
 if command -v ccache > /dev/null 2>&1; then

@@ -66,7 +66,7 @@ TEST_CASE("docs/mappings.md: the example compiles, runs, and the doc quotes it a
   CHECK(y == std::vector<double>{1, 8, 32});
   const auto here = std::filesystem::path(__FILE__).parent_path();
   const std::string code = marked(slurp(here / "doc_example.cpp"));
-  const std::string doc = slurp(here / "../../docs/mappings.md");
+  const std::string doc = slurp(here / "../../../docs/mappings.md");
   REQUIRE(!code.empty());
   CHECK(doc.find(code) != std::string::npos);
   CAPTURE(plan);

@@ -107,7 +107,7 @@ std::string marked(const std::string& text, const std::string& tag) {
 TEST_CASE("docs/mappings.md: the hash-map, COO and sum examples compile, run, and are quoted") {
   const auto here = std::filesystem::path(__FILE__).parent_path();
   const std::string source = slurp(here / "doc_example_storel.cpp");
-  const std::string doc = slurp(here / "../../docs/mappings.md");
+  const std::string doc = slurp(here / "../../../docs/mappings.md");
   for (const char* tag : {"doc-hash", "doc-coo", "doc-sum"}) {
     CAPTURE(tag);
     const std::string code = marked(source, tag);

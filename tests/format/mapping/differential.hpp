@@ -3,8 +3,8 @@
 // with the dense reference evaluated on the CSR copy (so a wrong offset in the mapping cannot
 // hide in the reference, which reads operands through at()).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_TESTS_MAPPING_DIFFERENTIAL_HPP
-#define LOOM_TESTS_MAPPING_DIFFERENTIAL_HPP
+#ifndef LOOM_TESTS_FORMAT_MAPPING_DIFFERENTIAL_HPP
+#define LOOM_TESTS_FORMAT_MAPPING_DIFFERENTIAL_HPP
 
 #include <loom/exec.hpp>
 #include <loom/format/mapping.hpp>
@@ -130,4 +130,4 @@ int run_differential(const std::string& name, const region& inside, bool symmetr
 
 }  // namespace mapping_test
 
-#endif  // LOOM_TESTS_MAPPING_DIFFERENTIAL_HPP
+#endif  // LOOM_TESTS_FORMAT_MAPPING_DIFFERENTIAL_HPP

@@ -3,8 +3,8 @@
 // array, and a lower-triangular one as diagonal + strict_lower_compact; programs distributed
 // over the sum (STOREL: sum over e1 + e2 = sum over e1 + sum over e2), one kernel per term.
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_TESTS_MAPPING_DIFFERENTIAL_SUM_HPP
-#define LOOM_TESTS_MAPPING_DIFFERENTIAL_SUM_HPP
+#ifndef LOOM_TESTS_FORMAT_MAPPING_DIFFERENTIAL_SUM_HPP
+#define LOOM_TESTS_FORMAT_MAPPING_DIFFERENTIAL_SUM_HPP
 
 #include <span>
 #include <vector>
@@ -81,4 +81,4 @@ template <class Make> inline int run_sum(const std::string& name, bool symmetric
 
 }  // namespace sum_test
 
-#endif  // LOOM_TESTS_MAPPING_DIFFERENTIAL_SUM_HPP
+#endif  // LOOM_TESTS_FORMAT_MAPPING_DIFFERENTIAL_SUM_HPP
