@@ -14,6 +14,7 @@
 #include <tuple>
 #include <utility>
 
+#include "elementwise_formats.hpp"
 #include <support/compare.hpp>
 
 namespace {
@@ -25,31 +26,7 @@ using mp11::mp_list;
 constexpr loom::index<"i"> i;
 constexpr loom::index<"j"> j;
 
-using matrices = mp_list<loom::csr, loom::csc, loom::dcsr, loom::coo, loom::dense_matrix>;
-using b_matrices = mp11::mp_rotate_left_c<matrices, 2>;  // so that B's format differs from A's
-using outputs = mp_list<loom::dense_matrix, loom::csr, loom::dcsr, loom::coo>;
-using vector_outputs = mp_list<loom::dense_vector, loom::sparse_vector>;
-
-// (A, T, C): every A format once, value type and output in rotation
-template <class Ts>
-using unary_combos =
-    lt::as_tuple<lt::with_rotating<lt::with_rotating<lt::singletons<matrices>, Ts>, outputs>>;
-// (A, B, T, C)
-template <class Ts>
-using binary_combos = lt::as_tuple<lt::with_rotating<
-    lt::with_rotating<lt::with_rotating<lt::singletons<matrices>, b_matrices>, Ts>, outputs>>;
-// (A, T, y)
-template <class Ts>
-using row_combos = lt::as_tuple<
-    lt::with_rotating<lt::with_rotating<lt::singletons<matrices>, Ts>, vector_outputs>>;
-
-using shape1 = std::array<std::int64_t, 1>;
-using shape2 = std::array<std::int64_t, 2>;
-
-// y has e0 entries, A is e0 x e1
-[[maybe_unused]] auto row_shapes(const std::array<std::int64_t, 4>& e) {
-  return std::tuple{shape1{e[0]}, shape2{e[0], e[1]}};
-}
+using namespace loom_test::elementwise;  // the format lists (elementwise_formats.hpp)
 
 using reals = mp_list<double>;
 
