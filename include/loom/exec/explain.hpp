@@ -90,6 +90,9 @@ template <class E> std::string to_string(const E& e, std::size_t& ordinal) {
     if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
     std::vector<std::string> args;
     std::apply([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); }, e.args);
+    const bool word = name != "f" && name != "scale" && !name.empty() && name[0] >= 'a' &&
+                      name[0] <= 'z';  // exp, log, max: a call
+    if (word) return name + "(" + args[0] + (args.size() == 2 ? ", " + args[1] : "") + ")";
     if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
     if (name == "-") return "-" + args[0];
     if constexpr (requires { e.f.divisor; }) {

@@ -31,6 +31,9 @@ template <class T> std::shared_ptr<const T> borrow(const T* t) {
   return std::shared_ptr<const T>(t, [](const T*) {});
 }
 
+// where(c, a) run as an element-wise operation of the naive evaluator
+struct select_op {};
+
 // Static members of one struct, so that every overload sees the others.
 struct ops {
   template <class T> static auto run(const matrix<T>& m) { return borrow(m.tensor); }
@@ -63,8 +66,12 @@ struct ops {
       return x - y;
     else if constexpr (std::is_same_v<Op, times>)
       return x * y;
-    else
+    else if constexpr (std::is_same_v<Op, divides>)
       return loom::map(divides_fn{}, x, y);
+    else if constexpr (std::is_same_v<Op, select_op>)
+      return loom::where(x, y);
+    else
+      return loom::map(Op{}, x, y);
   }
   template <class Op, class A, class B> static auto run(const elementwise<Op, A, B>& e) {
     using V = typename elementwise<Op, A, B>::value_type;
@@ -78,8 +85,12 @@ struct ops {
         return static_cast<V>(a - b);
       else if constexpr (std::is_same_v<Op, times>)
         return static_cast<V>(a * b);
-      else
+      else if constexpr (std::is_same_v<Op, divides>)
         return static_cast<V>(a / b);
+      else if constexpr (std::is_same_v<Op, select_op>)
+        return a != 0 ? static_cast<V>(b) : V{};
+      else
+        return static_cast<V>(Op{}(static_cast<V>(a), static_cast<V>(b)));
     } else {
       auto at = [&](const auto& x, auto... is) {  // an operand under the result's indices
         using X = std::remove_cvref_t<decltype(x)>;
@@ -112,6 +123,24 @@ struct ops {
         (*c)(i) = combine<Op>(at(a, i), at(b, i));
         return std::shared_ptr<const dvec<V>>(c);
       }
+    }
+  }
+  template <class C, class A> static auto run(const selected<C, A>& s) {
+    return run(elementwise<select_op, C, A>{s.c, s.a});
+  }
+  template <class F, class A> static auto run(const apply<F, A>& e) {
+    using V = typename A::value_type;
+    auto a = run(e.a);
+    if constexpr (A::rank == 0) {
+      return static_cast<V>(e.f(static_cast<V>(a)));
+    } else if constexpr (A::rank == 1) {
+      auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{a->extent(0)});
+      (*c)(i) = loom::map(e.f, (*a)(i));
+      return std::shared_ptr<const dvec<V>>(c);
+    } else {
+      auto c = std::make_shared<dmat<V>>(typename dmat<V>::shape_type{a->extent(0), a->extent(1)});
+      (*c)(i, j) = loom::map(e.f, (*a)(i, j));
+      return std::shared_ptr<const dmat<V>>(c);
     }
   }
   template <class A> static auto run(const total<A>& t) {

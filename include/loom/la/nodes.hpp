@@ -6,6 +6,7 @@
 #define LOOM_LA_NODES_HPP
 
 #include <loom/core/semiring.hpp>
+#include <loom/expr/functions.hpp>
 
 #include <cstddef>
 #include <type_traits>
@@ -38,6 +39,7 @@ template <class A> struct transposed {
   A a;
 };
 // Element-wise operations; a rank-0 operand is broadcast, a vector is broadcast along columns.
+// `Op` is one of these tags or a binary function object of loom::fn (maximum, less, ...).
 struct plus {};
 struct minus {};
 struct times {};
@@ -47,6 +49,20 @@ template <class Op, class A, class B> struct elementwise {
   using value_type = typename std::conditional_t<(A::rank >= B::rank), A, B>::value_type;
   A a;
   B b;
+};
+// apply<F, A>: the function object F (loom::fn::exp, log, sigmoid, abs) on every entry of A.
+template <class F, class A> struct apply {
+  static constexpr std::size_t rank = A::rank;
+  using value_type = typename A::value_type;
+  F f;
+  A a;
+};
+// selected<C, A>: A where C is non-zero, zero elsewhere (broadcast as an element-wise operation).
+template <class C, class A> struct selected {
+  static constexpr std::size_t rank = C::rank > A::rank ? C::rank : A::rank;
+  using value_type = typename std::conditional_t<(A::rank >= C::rank), A, C>::value_type;
+  C c;
+  A a;
 };
 // Reductions: sum of all entries, per row, per column; trace; the diagonal as a vector.
 template <class A> struct total {
@@ -82,6 +98,8 @@ template <class V> struct is_node<scalar<V>> : std::true_type {};
 template <class A, class B> struct is_node<product<A, B>> : std::true_type {};
 template <class A> struct is_node<transposed<A>> : std::true_type {};
 template <class Op, class A, class B> struct is_node<elementwise<Op, A, B>> : std::true_type {};
+template <class F, class A> struct is_node<apply<F, A>> : std::true_type {};
+template <class C, class A> struct is_node<selected<C, A>> : std::true_type {};
 template <class A> struct is_node<total<A>> : std::true_type {};
 template <class A> struct is_node<row_sums_of<A>> : std::true_type {};
 template <class A> struct is_node<col_sums_of<A>> : std::true_type {};
@@ -157,6 +175,63 @@ template <class A, class B>
 constexpr auto hadamard(const A& a, const B& b) {
   return elementwise<times, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a), detail::wrap(b)};
 }
+/// e^A, ln A, 1 / (1 + e^-A) and |A|, entry by entry. exp, log and sigmoid make a dense result
+/// (f(0) is not 0); abs keeps A's sparsity.
+template <expression A> constexpr auto exp(const A& a) { return apply<fn::exp, A>{{}, a}; }
+template <expression A> constexpr auto log(const A& a) { return apply<fn::log, A>{{}, a}; }
+template <expression A> constexpr auto sigmoid(const A& a) { return apply<fn::sigmoid, A>{{}, a}; }
+template <expression A> constexpr auto abs(const A& a) { return apply<fn::abs, A>{{}, a}; }
+
+/// The larger and the smaller of A and B, entry by entry (a number is broadcast): stored where
+/// either operand is, or everywhere when a constant c makes max(0, c) non-zero (decided at run
+/// time).
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto max(const A& a, const B& b) {
+  return elementwise<fn::maximum, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
+                                                                        detail::wrap(b)};
+}
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto min(const A& a, const B& b) {
+  return elementwise<fn::minimum, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
+                                                                        detail::wrap(b)};
+}
+
+/// Comparisons, entry by entry: 1 where true, 0 elsewhere (dense: 0 < 0 is false but 0 <= 0 is
+/// true, so the evaluator decides from f(0, 0)).
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto operator<(const A& a, const B& b) {
+  return elementwise<fn::less, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
+                                                                     detail::wrap(b)};
+}
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto operator>(const A& a, const B& b) {
+  return elementwise<fn::greater, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
+                                                                        detail::wrap(b)};
+}
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto operator<=(const A& a, const B& b) {
+  return elementwise<fn::less_equal, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
+                                                                           detail::wrap(b)};
+}
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto operator>=(const A& a, const B& b) {
+  return elementwise<fn::greater_equal, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
+                                                                              detail::wrap(b)};
+}
+
+/// A where C is non-zero, zero elsewhere: `where(X * w > 0, X * w)`. Stored only where C is.
+template <class C, class A>
+  requires detail::operands<C, A>
+constexpr auto where(const C& c, const A& a) {
+  return selected<detail::wrap_t<C>, detail::wrap_t<A>>{detail::wrap(c), detail::wrap(a)};
+}
+
 /// A ∘ A.
 template <expression A> constexpr auto pow2(const A& a) { return elementwise<times, A, A>{a, a}; }
 /// Aᵀ (a matrix).

@@ -66,6 +66,10 @@ struct fresh_count<col_sums_of<A>>
 template <class A>
 struct fresh_count<trace_of<A>> : std::integral_constant<std::size_t, 1 + fresh_count<A>::value> {};
 template <class A> struct fresh_count<diag_of<A>> : fresh_count<A> {};
+template <class F, class A> struct fresh_count<apply<F, A>> : fresh_count<A> {};
+template <class C, class A>
+struct fresh_count<selected<C, A>>
+    : std::integral_constant<std::size_t, fresh_count<C>::value + fresh_count<A>::value> {};
 
 namespace detail {
 
@@ -138,9 +142,22 @@ struct tr {
       return expr::add<L, decltype(nb)>{a, nb};
     } else if constexpr (std::is_same_v<Op, times>) {
       return expr::mul<L, R>{a, b};
-    } else {
+    } else if constexpr (std::is_same_v<Op, divides>) {
       return expr::map<divides_fn, L, R>{divides_fn{}, {a, b}};
+    } else {  // a binary function object of loom::fn
+      return expr::map<Op, L, R>{Op{}, {a, b}};
     }
+  }
+  template <std::size_t N, class... Is, class F, class A>
+  static constexpr auto translate(mp_list<Is...>, const apply<F, A>& e) {
+    auto a = translate<N>(mp_list<Is...>{}, e.a);
+    return expr::map<F, decltype(a)>{e.f, std::tuple<decltype(a)>{a}};
+  }
+  template <std::size_t N, class... Is, class C, class A>
+  static constexpr auto translate(mp_list<Is...>, const selected<C, A>& e) {
+    auto c = operand<N>(mp_list<Is...>{}, e.c);
+    auto a = operand<N + fresh_count<C>::value>(mp_list<Is...>{}, e.a);
+    return expr::where<decltype(c), decltype(a)>{c, a};
   }
   template <std::size_t N, class A> static constexpr auto translate(mp_list<>, const total<A>& t) {
     if constexpr (A::rank == 2) {
