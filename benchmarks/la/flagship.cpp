@@ -2,7 +2,9 @@
 // rewritten plan vs the naive operation-at-a-time plan vs Eigen, plus the closed form written by
 // hand in Eigen); STOREL's BATAx y(j) = sum(i, k, b A(i,j) A(i,k) x(k)) and SigmaMMM
 // q = sum(i, j, k, A(i,k) B(k,j)), each with the rewrites (sums pushed in: factorised) and without
-// (the same kernel, unrewritten); ALS, PNMF and MLR from the SPORES evaluation (rewritten vs naive).
+// (the same kernel, unrewritten); ALS, PNMF and MLR from the SPORES evaluation (rewritten vs naive);
+// the GLM (logistic-regression gradient) and SVM (hinge loss) programs with element-wise functions
+// (rewritten vs naive vs Eigen).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/la.hpp>
 
@@ -264,6 +266,87 @@ void register_spores(std::int64_t m, std::int64_t n, std::int64_t r, std::int64_
       "P*X - P*rowSums(P)*X");
 }
 
+// GLM and SVM (SPORES §5, element-wise functions) --------------------------------------------------
+struct glm_input {
+  loom::tensor<double, loom::csr> X;
+  dvec w, y;
+  Eigen::SparseMatrix<double, Eigen::RowMajor, int> eX;
+  Eigen::VectorXd ew, ey;
+};
+void register_glm(std::int64_t m, std::int64_t n, std::int64_t per_row) {
+  const std::string name =
+      std::to_string(m) + "x" + std::to_string(n) + "_nnz" + std::to_string(m * per_row);
+  auto data = std::make_shared<lb::lazy<glm_input>>([=] {
+    auto in = std::make_unique<glm_input>();
+    in->X = lb::to_loom<loom::csr>(lb::random_matrix(m, n, per_row, 15));
+    in->w = dvec({n});
+    in->y = dvec({m});
+    const auto w = lb::dense_values(n, 16), y = lb::dense_values(m, 17);
+    std::copy(w.begin(), w.end(), in->w.values().begin());
+    std::copy(y.begin(), y.end(), in->y.values().begin());
+    in->eX = lb::to_eigen<Eigen::RowMajor>(in->X);
+    in->ew = Eigen::Map<const Eigen::VectorXd>(w.data(), n);
+    in->ey = Eigen::Map<const Eigen::VectorXd>(y.data(), m);
+    using namespace loom::la;
+    const Eigen::VectorXd z = in->eX * in->ew;
+    const Eigen::VectorXd g =
+        in->eX.transpose() *
+        (z.unaryExpr([](double v) { return 1 / (1 + std::exp(-v)); }) - in->ey);
+    const auto got = eval(transpose(mat(in->X)) * (sigmoid(mat(in->X) * mat(in->w)) - mat(in->y)));
+    for (std::int64_t c = 0; c < n; ++c)
+      lb::check_scalar("glm: rewritten vs eigen", got.at(c), g(c), 1e-9);
+    const double hinge = (1.0 - in->ey.cwiseProduct(z).array()).max(0.0).sum();
+    lb::check_scalar(
+        "svm: rewritten vs eigen",
+        eval(loom::la::sum(max(0.0, 1.0 - hadamard(mat(in->y), mat(in->X) * mat(in->w))))), hinge,
+        1e-9);
+    return in;
+  });
+  const std::int64_t nnz = m * per_row;
+  auto three = [&](const std::string& kernel, auto make, auto eigen, const std::string& what) {
+    lb::add(kernel, name, "loom_rewritten", [=](benchmark::State& s) {
+      auto& in = data->get();
+      const auto e = make(in);
+      for (auto _ : s) benchmark::DoNotOptimize(loom::la::eval(e));
+      lb::label(s, nnz, what);
+    });
+    lb::add(kernel, name, "loom_naive", [=](benchmark::State& s) {
+      auto& in = data->get();
+      const auto e = make(in);
+      for (auto _ : s) benchmark::DoNotOptimize(loom::la::eval_naive(e));
+      lb::label(s, nnz, "operation at a time");
+    });
+    lb::add(kernel, name, "eigen", [=](benchmark::State& s) {
+      auto& in = data->get();
+      for (auto _ : s) benchmark::DoNotOptimize(eigen(in));
+      lb::label(s, nnz, "the same expression in Eigen");
+    });
+  };
+  using namespace loom::la;
+  three(
+      "glm_gradient",
+      [](const glm_input& in) {
+        return transpose(mat(in.X)) * (sigmoid(mat(in.X) * mat(in.w)) - mat(in.y));
+      },
+      [](const glm_input& in) {
+        const Eigen::VectorXd z = in.eX * in.ew;
+        return Eigen::VectorXd(in.eX.transpose() * (z.unaryExpr([](double v) {
+                                 return 1 / (1 + std::exp(-v));
+                               }) - in.ey));
+      },
+      "X^T (sigmoid(X w) - y)");
+  three(
+      "svm_hinge",
+      [](const glm_input& in) {
+        return loom::la::sum(max(0.0, 1.0 - hadamard(mat(in.y), mat(in.X) * mat(in.w))));
+      },
+      [](const glm_input& in) {
+        const Eigen::VectorXd z = in.eX * in.ew;
+        return (1.0 - in.ey.cwiseProduct(z).array()).max(0.0).sum();
+      },
+      "sum(max(0, 1 - y o (X w)))");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -274,5 +357,7 @@ int main(int argc, char** argv) {
   register_smmm(100000, 10);
   register_smmm(20000, 50);
   register_spores(2000, 2000, 10, 10);
+  register_glm(100000, 100, 10);
+  register_glm(20000, 1000, 50);
   return lb::run(argc, argv);
 }
