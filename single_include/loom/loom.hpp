@@ -769,12 +769,14 @@ concept options_type = is_options<std::remove_cvref_t<T>>::value;
 #define LOOM_EXPR_OPERATORS_HPP
 
 // ---- begin <loom/expr/functions.hpp>
-// Defines the pointwise function objects behind -, / and comparisons (expr/).
+// Defines the pointwise function objects behind -, / and comparisons, and the element-wise
+// functions of loom::la (exp, log, sigmoid, abs, max, min) (expr/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXPR_FUNCTIONS_HPP
 #define LOOM_EXPR_FUNCTIONS_HPP
 
 
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 #include <type_traits>
@@ -827,6 +829,52 @@ LOOM_DEFINE_COMPARISON(greater_equal, >=)
 LOOM_DEFINE_COMPARISON(equal_to, ==)
 LOOM_DEFINE_COMPARISON(not_equal_to, !=)
 #undef LOOM_DEFINE_COMPARISON
+
+/// e^x (f(0) = 1: the result is dense)
+struct exp {
+  static constexpr bool zero_preserving = false;
+  static constexpr bool linear = false;
+  static constexpr std::string_view symbol = "exp";
+  template <class T> T operator()(T x) const { return static_cast<T>(std::exp(x)); }
+};
+/// ln x (f(0) = -inf: the result is dense, -inf where x is 0)
+struct log {
+  static constexpr bool zero_preserving = false;
+  static constexpr bool linear = false;
+  static constexpr std::string_view symbol = "log";
+  template <class T> T operator()(T x) const { return static_cast<T>(std::log(x)); }
+};
+/// 1 / (1 + e^-x) (f(0) = 1/2: the result is dense)
+struct sigmoid {
+  static constexpr bool zero_preserving = false;
+  static constexpr bool linear = false;
+  static constexpr std::string_view symbol = "sigmoid";
+  template <class T> T operator()(T x) const {
+    return static_cast<T>(T(1) / (T(1) + std::exp(-x)));
+  }
+};
+/// |x| (f(0) = 0: keeps the operand's sparsity)
+struct abs {
+  static constexpr bool zero_preserving = true;
+  static constexpr bool linear = false;
+  static constexpr std::string_view symbol = "abs";
+  template <class T> constexpr T operator()(T x) const { return x < T(0) ? -x : x; }
+};
+/// max(x, y). Not zero-preserving as a type: with a constant c, max(0, c) may not be 0, so the
+/// evaluator decides at run time from f(0, c) (two tensors: f(0, 0) = 0, stored where either is).
+struct maximum {
+  static constexpr bool zero_preserving = false;
+  static constexpr bool linear = false;
+  static constexpr std::string_view symbol = "max";
+  template <class T> constexpr T operator()(T x, T y) const { return x < y ? y : x; }
+};
+/// min(x, y), as `maximum`
+struct minimum {
+  static constexpr bool zero_preserving = false;
+  static constexpr bool linear = false;
+  static constexpr std::string_view symbol = "min";
+  template <class T> constexpr T operator()(T x, T y) const { return y < x ? y : x; }
+};
 
 /// Static knowledge about a user callable: none, unless it declares the members above.
 template <class F>
@@ -13591,6 +13639,9 @@ template <class E> std::string to_string(const E& e, std::size_t& ordinal) {
     if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
     std::vector<std::string> args;
     std::apply([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); }, e.args);
+    const bool word = name != "f" && name != "scale" && !name.empty() && name[0] >= 'a' &&
+                      name[0] <= 'z';  // exp, log, max: a call
+    if (word) return name + "(" + args[0] + (args.size() == 2 ? ", " + args[1] : "") + ")";
     if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
     if (name == "-") return "-" + args[0];
     if constexpr (requires { e.f.divisor; }) {
@@ -17796,6 +17847,7 @@ template <class A> struct transposed {
   A a;
 };
 // Element-wise operations; a rank-0 operand is broadcast, a vector is broadcast along columns.
+// `Op` is one of these tags or a binary function object of loom::fn (maximum, less, ...).
 struct plus {};
 struct minus {};
 struct times {};
@@ -17805,6 +17857,20 @@ template <class Op, class A, class B> struct elementwise {
   using value_type = typename std::conditional_t<(A::rank >= B::rank), A, B>::value_type;
   A a;
   B b;
+};
+// apply<F, A>: the function object F (loom::fn::exp, log, sigmoid, abs) on every entry of A.
+template <class F, class A> struct apply {
+  static constexpr std::size_t rank = A::rank;
+  using value_type = typename A::value_type;
+  F f;
+  A a;
+};
+// selected<C, A>: A where C is non-zero, zero elsewhere (broadcast as an element-wise operation).
+template <class C, class A> struct selected {
+  static constexpr std::size_t rank = C::rank > A::rank ? C::rank : A::rank;
+  using value_type = typename std::conditional_t<(A::rank >= C::rank), A, C>::value_type;
+  C c;
+  A a;
 };
 // Reductions: sum of all entries, per row, per column; trace; the diagonal as a vector.
 template <class A> struct total {
@@ -17840,6 +17906,8 @@ template <class V> struct is_node<scalar<V>> : std::true_type {};
 template <class A, class B> struct is_node<product<A, B>> : std::true_type {};
 template <class A> struct is_node<transposed<A>> : std::true_type {};
 template <class Op, class A, class B> struct is_node<elementwise<Op, A, B>> : std::true_type {};
+template <class F, class A> struct is_node<apply<F, A>> : std::true_type {};
+template <class C, class A> struct is_node<selected<C, A>> : std::true_type {};
 template <class A> struct is_node<total<A>> : std::true_type {};
 template <class A> struct is_node<row_sums_of<A>> : std::true_type {};
 template <class A> struct is_node<col_sums_of<A>> : std::true_type {};
@@ -17915,6 +17983,63 @@ template <class A, class B>
 constexpr auto hadamard(const A& a, const B& b) {
   return elementwise<times, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a), detail::wrap(b)};
 }
+/// e^A, ln A, 1 / (1 + e^-A) and |A|, entry by entry. exp, log and sigmoid make a dense result
+/// (f(0) is not 0); abs keeps A's sparsity.
+template <expression A> constexpr auto exp(const A& a) { return apply<fn::exp, A>{{}, a}; }
+template <expression A> constexpr auto log(const A& a) { return apply<fn::log, A>{{}, a}; }
+template <expression A> constexpr auto sigmoid(const A& a) { return apply<fn::sigmoid, A>{{}, a}; }
+template <expression A> constexpr auto abs(const A& a) { return apply<fn::abs, A>{{}, a}; }
+
+/// The larger and the smaller of A and B, entry by entry (a number is broadcast): stored where
+/// either operand is, or everywhere when a constant c makes max(0, c) non-zero (decided at run
+/// time).
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto max(const A& a, const B& b) {
+  return elementwise<fn::maximum, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
+                                                                        detail::wrap(b)};
+}
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto min(const A& a, const B& b) {
+  return elementwise<fn::minimum, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
+                                                                        detail::wrap(b)};
+}
+
+/// Comparisons, entry by entry: 1 where true, 0 elsewhere (dense: 0 < 0 is false but 0 <= 0 is
+/// true, so the evaluator decides from f(0, 0)).
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto operator<(const A& a, const B& b) {
+  return elementwise<fn::less, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
+                                                                     detail::wrap(b)};
+}
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto operator>(const A& a, const B& b) {
+  return elementwise<fn::greater, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
+                                                                        detail::wrap(b)};
+}
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto operator<=(const A& a, const B& b) {
+  return elementwise<fn::less_equal, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
+                                                                           detail::wrap(b)};
+}
+template <class A, class B>
+  requires detail::operands<A, B>
+constexpr auto operator>=(const A& a, const B& b) {
+  return elementwise<fn::greater_equal, detail::wrap_t<A>, detail::wrap_t<B>>{detail::wrap(a),
+                                                                              detail::wrap(b)};
+}
+
+/// A where C is non-zero, zero elsewhere: `where(X * w > 0, X * w)`. Stored only where C is.
+template <class C, class A>
+  requires detail::operands<C, A>
+constexpr auto where(const C& c, const A& a) {
+  return selected<detail::wrap_t<C>, detail::wrap_t<A>>{detail::wrap(c), detail::wrap(a)};
+}
+
 /// A ∘ A.
 template <expression A> constexpr auto pow2(const A& a) { return elementwise<times, A, A>{a, a}; }
 /// Aᵀ (a matrix).
@@ -18012,6 +18137,10 @@ struct fresh_count<col_sums_of<A>>
 template <class A>
 struct fresh_count<trace_of<A>> : std::integral_constant<std::size_t, 1 + fresh_count<A>::value> {};
 template <class A> struct fresh_count<diag_of<A>> : fresh_count<A> {};
+template <class F, class A> struct fresh_count<apply<F, A>> : fresh_count<A> {};
+template <class C, class A>
+struct fresh_count<selected<C, A>>
+    : std::integral_constant<std::size_t, fresh_count<C>::value + fresh_count<A>::value> {};
 
 namespace detail {
 
@@ -18084,9 +18213,22 @@ struct tr {
       return expr::add<L, decltype(nb)>{a, nb};
     } else if constexpr (std::is_same_v<Op, times>) {
       return expr::mul<L, R>{a, b};
-    } else {
+    } else if constexpr (std::is_same_v<Op, divides>) {
       return expr::map<divides_fn, L, R>{divides_fn{}, {a, b}};
+    } else {  // a binary function object of loom::fn
+      return expr::map<Op, L, R>{Op{}, {a, b}};
     }
+  }
+  template <std::size_t N, class... Is, class F, class A>
+  static constexpr auto translate(mp_list<Is...>, const apply<F, A>& e) {
+    auto a = translate<N>(mp_list<Is...>{}, e.a);
+    return expr::map<F, decltype(a)>{e.f, std::tuple<decltype(a)>{a}};
+  }
+  template <std::size_t N, class... Is, class C, class A>
+  static constexpr auto translate(mp_list<Is...>, const selected<C, A>& e) {
+    auto c = operand<N>(mp_list<Is...>{}, e.c);
+    auto a = operand<N + fresh_count<C>::value>(mp_list<Is...>{}, e.a);
+    return expr::where<decltype(c), decltype(a)>{c, a};
   }
   template <std::size_t N, class A> static constexpr auto translate(mp_list<>, const total<A>& t) {
     if constexpr (A::rank == 2) {
@@ -18674,6 +18816,9 @@ template <class T> std::shared_ptr<const T> borrow(const T* t) {
   return std::shared_ptr<const T>(t, [](const T*) {});
 }
 
+// where(c, a) run as an element-wise operation of the naive evaluator
+struct select_op {};
+
 // Static members of one struct, so that every overload sees the others.
 struct ops {
   template <class T> static auto run(const matrix<T>& m) { return borrow(m.tensor); }
@@ -18706,8 +18851,12 @@ struct ops {
       return x - y;
     else if constexpr (std::is_same_v<Op, times>)
       return x * y;
-    else
+    else if constexpr (std::is_same_v<Op, divides>)
       return loom::map(divides_fn{}, x, y);
+    else if constexpr (std::is_same_v<Op, select_op>)
+      return loom::where(x, y);
+    else
+      return loom::map(Op{}, x, y);
   }
   template <class Op, class A, class B> static auto run(const elementwise<Op, A, B>& e) {
     using V = typename elementwise<Op, A, B>::value_type;
@@ -18721,8 +18870,12 @@ struct ops {
         return static_cast<V>(a - b);
       else if constexpr (std::is_same_v<Op, times>)
         return static_cast<V>(a * b);
-      else
+      else if constexpr (std::is_same_v<Op, divides>)
         return static_cast<V>(a / b);
+      else if constexpr (std::is_same_v<Op, select_op>)
+        return a != 0 ? static_cast<V>(b) : V{};
+      else
+        return static_cast<V>(Op{}(static_cast<V>(a), static_cast<V>(b)));
     } else {
       auto at = [&](const auto& x, auto... is) {  // an operand under the result's indices
         using X = std::remove_cvref_t<decltype(x)>;
@@ -18755,6 +18908,24 @@ struct ops {
         (*c)(i) = combine<Op>(at(a, i), at(b, i));
         return std::shared_ptr<const dvec<V>>(c);
       }
+    }
+  }
+  template <class C, class A> static auto run(const selected<C, A>& s) {
+    return run(elementwise<select_op, C, A>{s.c, s.a});
+  }
+  template <class F, class A> static auto run(const apply<F, A>& e) {
+    using V = typename A::value_type;
+    auto a = run(e.a);
+    if constexpr (A::rank == 0) {
+      return static_cast<V>(e.f(static_cast<V>(a)));
+    } else if constexpr (A::rank == 1) {
+      auto c = std::make_shared<dvec<V>>(typename dvec<V>::shape_type{a->extent(0)});
+      (*c)(i) = loom::map(e.f, (*a)(i));
+      return std::shared_ptr<const dvec<V>>(c);
+    } else {
+      auto c = std::make_shared<dmat<V>>(typename dmat<V>::shape_type{a->extent(0), a->extent(1)});
+      (*c)(i, j) = loom::map(e.f, (*a)(i, j));
+      return std::shared_ptr<const dmat<V>>(c);
     }
   }
   template <class A> static auto run(const total<A>& t) {
