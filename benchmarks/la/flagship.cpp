@@ -270,9 +270,16 @@ void register_spores(std::int64_t m, std::int64_t n, std::int64_t r, std::int64_
 struct glm_input {
   loom::tensor<double, loom::csr> X;
   dvec w, y;
+  dmat W, Y;  // MLR: weights and one-hot labels over 4 classes
   Eigen::SparseMatrix<double, Eigen::RowMajor, int> eX;
   Eigen::VectorXd ew, ey;
+  Eigen::MatrixXd eW, eY;
 };
+Eigen::MatrixXd eigen_mlr(const glm_input& in) {
+  const Eigen::MatrixXd E = (in.eX * in.eW).array().exp().matrix();
+  const Eigen::VectorXd total = E.rowwise().sum();
+  return in.eX.transpose() * (total.cwiseInverse().asDiagonal() * E - in.eY);
+}
 void register_glm(std::int64_t m, std::int64_t n, std::int64_t per_row) {
   const std::string name =
       std::to_string(m) + "x" + std::to_string(n) + "_nnz" + std::to_string(m * per_row);
@@ -287,7 +294,21 @@ void register_glm(std::int64_t m, std::int64_t n, std::int64_t per_row) {
     in->eX = lb::to_eigen<Eigen::RowMajor>(in->X);
     in->ew = Eigen::Map<const Eigen::VectorXd>(w.data(), n);
     in->ey = Eigen::Map<const Eigen::VectorXd>(y.data(), m);
+    in->W = dense(n, 4, 18);
+    for (double& v : in->W.values()) v /= static_cast<double>(per_row);  // exp stays in range
+    in->Y = dmat({m, 4});
+    for (std::int64_t r = 0; r < m; ++r) in->Y.at(r, r % 4) = 1;
+    in->eW = to_eigen_dense(in->W);
+    in->eY = to_eigen_dense(in->Y);
     using namespace loom::la;
+    {
+      const Eigen::MatrixXd want = eigen_mlr(*in);
+      const auto scores = loom::la::exp(mat(in->X) * mat(in->W));
+      const auto got = eval(transpose(mat(in->X)) * (scores / row_sums(scores) - mat(in->Y)));
+      for (std::int64_t c = 0; c < n; ++c)
+        for (std::int64_t k = 0; k < 4; ++k)
+          lb::check_scalar("mlr: rewritten vs eigen", got.at(c, k), want(c, k), 1e-9);
+    }
     const Eigen::VectorXd z = in->eX * in->ew;
     const Eigen::VectorXd g =
         in->eX.transpose() *
@@ -345,6 +366,13 @@ void register_glm(std::int64_t m, std::int64_t n, std::int64_t per_row) {
         return (1.0 - in.ey.cwiseProduct(z).array()).max(0.0).sum();
       },
       "sum(max(0, 1 - y o (X w)))");
+  three(
+      "mlr_gradient",
+      [](const glm_input& in) {
+        const auto scores = loom::la::exp(mat(in.X) * mat(in.W));
+        return transpose(mat(in.X)) * (scores / row_sums(scores) - mat(in.Y));
+      },
+      [](const glm_input& in) { return eigen_mlr(in); }, "X^T (softmax(X W) - Y), 4 classes");
 }
 
 }  // namespace

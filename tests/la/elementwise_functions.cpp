@@ -146,3 +146,40 @@ TEST_CASE("la: the logistic-regression gradient of SPORES' GLM, X^T (sigmoid(X w
     CHECK(loom::la::eval_naive(hinge) == doctest::Approx(want_hinge));
   }
 }
+
+TEST_CASE(
+    "la: the multinomial logistic regression gradient of SPORES' MLR, X^T (softmax(X W) - Y)") {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    CAPTURE(seed);
+    const auto X = lt::random_tensor<double, loom::csr>({30, 8}, lt::density::medium, seed);
+    auto W = lt::random_tensor<double, loom::dense_matrix>({8, 3}, lt::density::full, seed + 1);
+    for (double& v : W.values()) v /= 8;  // keep exp in range
+    loom::tensor<double, loom::dense_matrix> Y({30, 3});
+    for (std::int64_t r = 0; r < 30; ++r) Y.at(r, r % 3) = 1;  // one-hot classes
+    const auto x = loom::la::mat(X);
+    const auto w = loom::la::mat(W), y = loom::la::mat(Y);
+    const auto scores = loom::la::exp(x * w);
+    const auto gradient = loom::la::transpose(x) * (scores / loom::la::row_sums(scores) - y);
+    std::vector<double> want(8 * 3, 0.0);
+    for (std::int64_t r = 0; r < 30; ++r) {
+      double e[3], total = 0;
+      for (std::int64_t k = 0; k < 3; ++k) {
+        double z = 0;
+        for (std::int64_t c = 0; c < 8; ++c) z += X.at(r, c) * W.at(c, k);
+        e[k] = std::exp(z);
+        total += e[k];
+      }
+      for (std::int64_t c = 0; c < 8; ++c)
+        for (std::int64_t k = 0; k < 3; ++k)
+          want[static_cast<std::size_t>(c * 3 + k)] += X.at(r, c) * (e[k] / total - Y.at(r, k));
+    }
+    check_matrix(loom::la::eval(gradient), want);
+    check_matrix(loom::la::eval_naive(gradient), want);
+    // exp(X W) is computed once for both of its uses, the softmax once, then two sparse products
+    const std::string plan = loom::la::explain(gradient);
+    CAPTURE(plan);
+    CHECK(plan.find("computed once: exp(") != std::string::npos);
+    CHECK(plan.find("reused: exp(") != std::string::npos);
+    CHECK(plan.find("computed once: (") != std::string::npos);  // the division
+  }
+}

@@ -14,6 +14,7 @@
 #include <boost/mp11/list.hpp>
 
 #include <cstddef>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 
@@ -42,6 +43,7 @@ using col = loom::index<"col">;
 struct divides_fn {
   static constexpr bool zero_preserving = false;
   static constexpr bool linear = false;
+  static constexpr std::string_view symbol = "/";
   template <class T> constexpr T operator()(T x, T y) const { return x / y; }
 };
 
