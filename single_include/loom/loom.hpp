@@ -18085,6 +18085,7 @@ template <expression A> constexpr auto diag(const A& a) {
 #include <boost/mp11/list.hpp>
 
 #include <cstddef>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 
@@ -18113,6 +18114,7 @@ using col = loom::index<"col">;
 struct divides_fn {
   static constexpr bool zero_preserving = false;
   static constexpr bool linear = false;
+  static constexpr std::string_view symbol = "/";
   template <class T> constexpr T operator()(T x, T y) const { return x / y; }
 };
 
@@ -18298,6 +18300,7 @@ template <expression E> constexpr auto to_index_notation(const E& e) {
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <ios>
 #include <memory>
@@ -18306,6 +18309,7 @@ template <expression E> constexpr auto to_index_notation(const E& e) {
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -18715,6 +18719,150 @@ template <class E> auto normal_form(const E& e) {
   return rewrite::rewrite<rewrite::sum_product_normal_form>(to_index_notation(e));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Part 5: non-linear nodes over sums, computed once. A function of a product or a reduction
+// (exp(X W), A / row_sums(A)) is opaque to the rewrites, so in one fused kernel its inner sum
+// would be recomputed for every entry of the factors around it; such a node is evaluated first
+// into a dense tensor, once per distinct node (two copies of `scores` in
+// X^T (scores / row_sums(scores) - Y) share one), and read as a stored operand.
+
+template <class E> auto evaluate(const E& e, std::vector<std::string>* log);
+
+template <class E> struct is_nonlinear : std::false_type {};
+template <class F, class A> struct is_nonlinear<apply<F, A>> : std::true_type {};
+template <class C, class A> struct is_nonlinear<selected<C, A>> : std::true_type {};
+template <class Op, class A, class B>
+struct is_nonlinear<elementwise<Op, A, B>>
+    : std::bool_constant<!std::is_same_v<Op, plus> && !std::is_same_v<Op, minus> &&
+                         !std::is_same_v<Op, times>> {};
+
+// whether E holds a product or a reduction (a sum in index notation)
+template <class E> struct has_sum : std::false_type {};
+template <class A, class B> struct has_sum<product<A, B>> : std::true_type {};
+template <class A> struct has_sum<total<A>> : std::true_type {};
+template <class A> struct has_sum<row_sums_of<A>> : std::bool_constant<(A::rank == 2)> {};
+template <class A> struct has_sum<col_sums_of<A>> : std::true_type {};
+template <class A> struct has_sum<trace_of<A>> : std::true_type {};
+template <class A> struct has_sum<diag_of<A>> : has_sum<A> {};
+template <class A> struct has_sum<transposed<A>> : has_sum<A> {};
+template <class F, class A> struct has_sum<apply<F, A>> : has_sum<A> {};
+template <class C, class A>
+struct has_sum<selected<C, A>> : std::bool_constant<has_sum<C>::value || has_sum<A>::value> {};
+template <class Op, class A, class B>
+struct has_sum<elementwise<Op, A, B>> : std::bool_constant<has_sum<A>::value || has_sum<B>::value> {
+};
+
+// The run-time identity of a node: its type and its leaves (tensor addresses, constants).
+struct node_key {
+  static void leaves(std::string&) {}
+  template <class T> static void leaves(std::string& k, const matrix<T>& m) {
+    k += std::to_string(reinterpret_cast<std::uintptr_t>(m.tensor)) + ",";
+  }
+  template <class V> static void leaves(std::string& k, const scalar<V>& s) {
+    std::ostringstream o;
+    o.precision(17);
+    o << s.value << ",";
+    k += o.str();
+  }
+  template <class N> static void leaves(std::string& k, const N& n) {
+    if constexpr (requires { n.c; }) leaves(k, n.c);
+    if constexpr (requires { n.a; }) leaves(k, n.a);
+    if constexpr (requires { n.b; }) leaves(k, n.b);
+  }
+  template <class N> static std::string of(const N& n) {
+    std::string k = typeid(N).name();
+    k += ":";
+    leaves(k, n);
+    return k;
+  }
+};
+
+template <class V> struct materialised {
+  std::deque<tensor<V, dense_matrix>> matrices;
+  std::deque<tensor<V, dense_vector>> vectors;
+  std::vector<std::pair<std::string, const void*>> seen;  // node key -> its tensor (or scalar)
+  std::deque<V> scalars;
+  std::vector<std::string>* log = nullptr;
+};
+
+template <class V> struct materialiser {
+  materialised<V>& store;
+
+  template <class T> auto run(const matrix<T>& m) { return m; }
+  template <class S> auto run(const scalar<S>& s) { return s; }
+  template <class A, class B> auto run(const product<A, B>& p) {
+    return rebuild2<product>(run(p.a), run(p.b));
+  }
+  template <class A> auto run(const transposed<A>& t) {
+    auto a = run(t.a);
+    return transposed<decltype(a)>{a};
+  }
+  template <class A> auto run(const total<A>& t) { return rebuild1<total>(run(t.a)); }
+  template <class A> auto run(const row_sums_of<A>& t) { return rebuild1<row_sums_of>(run(t.a)); }
+  template <class A> auto run(const col_sums_of<A>& t) { return rebuild1<col_sums_of>(run(t.a)); }
+  template <class A> auto run(const trace_of<A>& t) { return rebuild1<trace_of>(run(t.a)); }
+  template <class A> auto run(const diag_of<A>& t) { return rebuild1<diag_of>(run(t.a)); }
+  template <class Op, class A, class B> auto run(const elementwise<Op, A, B>& e) {
+    auto a = run(e.a);
+    auto b = run(e.b);
+    return once(elementwise<Op, decltype(a), decltype(b)>{a, b});
+  }
+  template <class F, class A> auto run(const apply<F, A>& e) {
+    auto a = run(e.a);
+    return once(apply<F, decltype(a)>{e.f, a});
+  }
+  template <class C, class A> auto run(const selected<C, A>& e) {
+    auto c = run(e.c);
+    auto a = run(e.a);
+    return once(selected<decltype(c), decltype(a)>{c, a});
+  }
+
+  template <template <class> class N, class A> static auto rebuild1(const A& a) { return N<A>{a}; }
+  template <template <class, class> class N, class A, class B>
+  static auto rebuild2(const A& a, const B& b) {
+    return N<A, B>{a, b};
+  }
+
+  // a non-linear node over a sum: evaluated now (its children already are), else kept
+  template <class N> auto once(const N& n) {
+    if constexpr (!is_nonlinear<N>::value || !has_sum<N>::value) {
+      return n;
+    } else {
+      using W = typename N::value_type;
+      const std::string key = node_key::of(n);
+      const void* found = nullptr;
+      for (const auto& [k, t] : store.seen)
+        if (k == key) found = t;
+      if (store.log)
+        store.log->push_back(std::string(found ? "reused: " : "computed once: ") +
+                             loom::to_string(to_index_notation(n)));
+      if constexpr (N::rank == 0) {
+        if (!found) {
+          store.scalars.push_back(static_cast<V>(evaluate(n, nullptr)));
+          found = &store.scalars.back();
+          store.seen.emplace_back(key, found);
+        }
+        return scalar<W>{static_cast<W>(*static_cast<const V*>(found))};
+      } else {
+        using T =
+            std::conditional_t<N::rank == 1, tensor<V, dense_vector>, tensor<V, dense_matrix>>;
+        if (!found) {
+          auto& q = [&]() -> auto& {
+            if constexpr (N::rank == 1)
+              return store.vectors;
+            else
+              return store.matrices;
+          }();
+          q.push_back(evaluate(n, nullptr));
+          found = &q.back();
+          store.seen.emplace_back(key, found);
+        }
+        return matrix<T>{static_cast<const T*>(found)};
+      }
+    }
+  }
+};
+
 template <class E> auto evaluate(const E& e, std::vector<std::string>* log) {
   using V = typename E::value_type;
   using Free = free_list<E::rank>;
@@ -18768,14 +18916,24 @@ template <expression E> auto normal_form(const E& e) { return detail::normal_for
 /// Evaluates `e`: translated to index notation, rewritten to the sum-product normal form, and
 /// computed term by term (dense terms by variable elimination in the cheapest order for the
 /// run-time extents, terms with a sparse factor by one fused kernel). A scalar for rank 0, else
-/// a dense loom tensor.
-template <expression E> auto eval(const E& e) { return detail::evaluate(e, nullptr); }
+/// a dense loom tensor. A non-linear function of a sum (exp(X W), A / row_sums(A)) is computed
+/// once into a dense tensor first, each distinct one once.
+template <expression E> auto eval(const E& e) {
+  using V = typename E::value_type;
+  detail::materialised<V> store;
+  const auto m = detail::materialiser<V>{store}.run(e);
+  return detail::evaluate(m, nullptr);
+}
 
 /// What `eval(e)` does, in words: the normal form, the rules applied, and each term's plan.
 template <expression E> std::string explain(const E& e) {
+  using V = typename E::value_type;
   std::vector<std::string> log;
-  const auto nf = detail::normal_form(e);
-  (void)detail::evaluate(e, &log);
+  detail::materialised<V> store;
+  store.log = &log;
+  const auto m = detail::materialiser<V>{store}.run(e);
+  const auto nf = detail::normal_form(m);
+  (void)detail::evaluate(m, &log);
   std::ostringstream s;
   s << "index notation: " << loom::to_string(to_index_notation(e)) << "\n";
   s << "normal form: " << loom::to_string(nf.expr) << "\n";
