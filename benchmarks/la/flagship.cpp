@@ -212,6 +212,25 @@ void register_smmm(std::int64_t n, std::int64_t per_row) {
   });
 }
 
+// `make(input)` timed as la::eval (rewritten) and la::eval_naive (operation at a time).
+template <class Data, class Make>
+void add_rewritten_and_naive(const std::string& kernel, const std::string& name, std::int64_t nnz,
+                             const std::shared_ptr<Data>& data, Make make,
+                             const std::string& what) {
+  lb::add(kernel, name, "loom_rewritten", [=](benchmark::State& s) {
+    auto& in = data->get();
+    const auto e = make(in);
+    for (auto _ : s) benchmark::DoNotOptimize(loom::la::eval(e));
+    lb::label(s, nnz, what);
+  });
+  lb::add(kernel, name, "loom_naive", [=](benchmark::State& s) {
+    auto& in = data->get();
+    const auto e = make(in);
+    for (auto _ : s) benchmark::DoNotOptimize(loom::la::eval_naive(e));
+    lb::label(s, nnz, "operation at a time");
+  });
+}
+
 // ALS, PNMF, MLR (SPORES §5) ------------------------------------------------------------------------
 struct spores_input {
   loom::tensor<double, loom::csr> X;
@@ -234,18 +253,7 @@ void register_spores(std::int64_t m, std::int64_t n, std::int64_t r, std::int64_
   });
   const std::int64_t nnz = m * per_row;
   auto both = [&](const std::string& kernel, auto make, const std::string& what) {
-    lb::add(kernel, name, "loom_rewritten", [=](benchmark::State& s) {
-      auto& in = data->get();
-      const auto e = make(in);
-      for (auto _ : s) benchmark::DoNotOptimize(loom::la::eval(e));
-      lb::label(s, nnz, what);
-    });
-    lb::add(kernel, name, "loom_naive", [=](benchmark::State& s) {
-      auto& in = data->get();
-      const auto e = make(in);
-      for (auto _ : s) benchmark::DoNotOptimize(loom::la::eval_naive(e));
-      lb::label(s, nnz, "operation at a time");
-    });
+    add_rewritten_and_naive(kernel, name, nnz, data, make, what);
   };
   using namespace loom::la;
   both(
@@ -325,18 +333,7 @@ void register_glm(std::int64_t m, std::int64_t n, std::int64_t per_row) {
   });
   const std::int64_t nnz = m * per_row;
   auto three = [&](const std::string& kernel, auto make, auto eigen, const std::string& what) {
-    lb::add(kernel, name, "loom_rewritten", [=](benchmark::State& s) {
-      auto& in = data->get();
-      const auto e = make(in);
-      for (auto _ : s) benchmark::DoNotOptimize(loom::la::eval(e));
-      lb::label(s, nnz, what);
-    });
-    lb::add(kernel, name, "loom_naive", [=](benchmark::State& s) {
-      auto& in = data->get();
-      const auto e = make(in);
-      for (auto _ : s) benchmark::DoNotOptimize(loom::la::eval_naive(e));
-      lb::label(s, nnz, "operation at a time");
-    });
+    add_rewritten_and_naive(kernel, name, nnz, data, make, what);
     lb::add(kernel, name, "eigen", [=](benchmark::State& s) {
       auto& in = data->get();
       for (auto _ : s) benchmark::DoNotOptimize(eigen(in));
