@@ -6445,14 +6445,16 @@ skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
 }
 
 namespace detail {
-template <class Plan> struct skip_purpose {};  // a plan_cache key of its own per order plan
+// a plan_cache key of its own per order plan and candidate count (the index means another
+// candidate under another count)
+template <class Plan, std::size_t Cap> struct skip_purpose {};
 }  // namespace detail
 
 /// The skip candidate to run for plan P of `lhs = rhs`: cached by the coarse signature (per
 /// thread, per plan), else costed from statistics. The environment variable LOOM_DEBUG_PLAN logs the choice.
 template <class Plan, std::size_t Cap, class Lhs, class Rhs>
 std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
-  using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan>>;
+  using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan, Cap>>;
   return cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
     const skip_choice c = choose_skip<Plan, Cap>(lhs, rhs, stats);
     if (loom::debug_plan()) {
