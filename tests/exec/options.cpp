@@ -161,3 +161,17 @@ TEST_CASE("options: one kernel under other options in another translation unit r
     check_close(lt::to_dense(other), lt::to_dense(y));
   }
 }
+
+TEST_CASE("options: the cached skip choice of one candidate count is not read under another") {
+  // lead last (#3 of 4) is the cheapest here; under two candidates there is no #3
+  const auto A = lt::random_tensor<double, loom::csr>({8, 20000}, lt::density::medium, 21);
+  const auto x = lt::random_tensor<double, loom::sparse_vector>({20000}, lt::density::sparse, 22);
+  loom::tensor<double, loom::dense_vector> y({8}), z({8});
+  const auto want = lt::reference_eval(y(i), loom::sum(j, A(i, j) * x(j)));
+  const auto four = loom::optimize::plan_skip<4>(y(i), loom::sum(j, A(i, j) * x(j)));
+  CHECK(four.chosen >= 2);
+  loom::assign(y(i), loom::sum(j, A(i, j) * x(j)), loom::options<skip_candidates<4>>{});
+  check_close(lt::to_dense(y), want);
+  loom::assign(z(i), loom::sum(j, A(i, j) * x(j)), loom::options<skip_candidates<2>>{});
+  check_close(lt::to_dense(z), want);
+}
