@@ -18826,41 +18826,75 @@ template <class V> struct materialiser {
   }
 
   // a non-linear node over a sum: evaluated now (its children already are), else kept
+  // a non-linear node over a sum: its sums computed first (the fused kernel of a function of a
+  // sum keeps the inner loop's cursors in memory: hinge loss 2.6 ms against 0.8 ms for the SpMV
+  // alone), then the node itself, once; other nodes are kept
   template <class N> auto once(const N& n) {
-    if constexpr (!is_nonlinear<N>::value || !has_sum<N>::value) {
+    if constexpr (!is_nonlinear<N>::value || !has_sum<N>::value)
       return n;
-    } else {
-      using W = typename N::value_type;
-      const std::string key = node_key::of(n);
-      const void* found = nullptr;
-      for (const auto& [k, t] : store.seen)
-        if (k == key) found = t;
-      if (store.log)
-        store.log->push_back(std::string(found ? "reused: " : "computed once: ") +
-                             loom::to_string(to_index_notation(n)));
-      if constexpr (N::rank == 0) {
-        if (!found) {
-          store.scalars.push_back(static_cast<V>(evaluate(n, nullptr)));
-          found = &store.scalars.back();
-          store.seen.emplace_back(key, found);
-        }
-        return scalar<W>{static_cast<W>(*static_cast<const V*>(found))};
-      } else {
-        using T =
-            std::conditional_t<N::rank == 1, tensor<V, dense_vector>, tensor<V, dense_matrix>>;
-        if (!found) {
-          auto& q = [&]() -> auto& {
-            if constexpr (N::rank == 1)
-              return store.vectors;
-            else
-              return store.matrices;
-          }();
-          q.push_back(evaluate(n, nullptr));
-          found = &q.back();
-          store.seen.emplace_back(key, found);
-        }
-        return matrix<T>{static_cast<const T*>(found)};
+    else
+      return stored(sums_first(n));
+  }
+
+  // N with every product or reduction below it evaluated into a stored leaf
+  template <class T> auto sums_first(const matrix<T>& m) { return m; }
+  template <class S> auto sums_first(const scalar<S>& s) { return s; }
+  template <class A> auto sums_first(const transposed<A>& t) {
+    auto a = sums_first(t.a);
+    return transposed<decltype(a)>{a};
+  }
+  template <class Op, class A, class B> auto sums_first(const elementwise<Op, A, B>& e) {
+    auto a = sums_first(e.a);
+    auto b = sums_first(e.b);
+    return elementwise<Op, decltype(a), decltype(b)>{a, b};
+  }
+  template <class F, class A> auto sums_first(const apply<F, A>& e) {
+    auto a = sums_first(e.a);
+    return apply<F, decltype(a)>{e.f, a};
+  }
+  template <class C, class A> auto sums_first(const selected<C, A>& e) {
+    auto c = sums_first(e.c);
+    auto a = sums_first(e.a);
+    return selected<decltype(c), decltype(a)>{c, a};
+  }
+  template <class N> auto sums_first(const N& n) {  // a product or a reduction
+    if constexpr (has_sum<N>::value)
+      return stored(n);
+    else
+      return n;
+  }
+
+  // n evaluated into a dense tensor (or a scalar) kept in the store, once per distinct node
+  template <class N> auto stored(const N& n) {
+    using W = typename N::value_type;
+    const std::string key = node_key::of(n);
+    const void* found = nullptr;
+    for (const auto& [k, t] : store.seen)
+      if (k == key) found = t;
+    if (store.log)
+      store.log->push_back(std::string(found ? "reused: " : "computed once: ") +
+                           loom::to_string(to_index_notation(n)));
+    if constexpr (N::rank == 0) {
+      if (!found) {
+        store.scalars.push_back(static_cast<V>(evaluate(n, nullptr)));
+        found = &store.scalars.back();
+        store.seen.emplace_back(key, found);
       }
+      return scalar<W>{static_cast<W>(*static_cast<const V*>(found))};
+    } else {
+      using T = std::conditional_t<N::rank == 1, tensor<V, dense_vector>, tensor<V, dense_matrix>>;
+      if (!found) {
+        auto& q = [&]() -> auto& {
+          if constexpr (N::rank == 1)
+            return store.vectors;
+          else
+            return store.matrices;
+        }();
+        q.push_back(evaluate(n, nullptr));
+        found = &q.back();
+        store.seen.emplace_back(key, found);
+      }
+      return matrix<T>{static_cast<const T*>(found)};
     }
   }
 };
