@@ -183,3 +183,20 @@ TEST_CASE(
     CHECK(plan.find("computed once: (") != std::string::npos);  // the division
   }
 }
+
+TEST_CASE("la element-wise functions of scalars: exp(sum(A)), max(sum(A), 1) + sum(A)") {
+  const auto A = lt::random_tensor<double, loom::csr>({6, 5}, lt::density::medium, 4);
+  const auto a = loom::la::mat(A);
+  double total = 0;
+  for (std::int64_t r = 0; r < 6; ++r)
+    for (std::int64_t c = 0; c < 5; ++c) total += A.at(r, c);
+  // a function of a sum that is a scalar is computed once into a scalar, then folded
+  CHECK(loom::la::eval(loom::la::exp(loom::la::sum(a) / 100.0)) ==
+        doctest::Approx(std::exp(total / 100)));
+  CHECK(loom::la::eval(loom::la::max(loom::la::sum(a), 1.0) + loom::la::sum(a)) ==
+        doctest::Approx(std::max(total, 1.0) + total));
+  CHECK(loom::la::eval_naive(loom::la::max(loom::la::sum(a), 1.0) + loom::la::sum(a)) ==
+        doctest::Approx(std::max(total, 1.0) + total));
+  CHECK(loom::la::explain(loom::la::exp(loom::la::sum(a) / 100.0)).find("computed once: sum(") !=
+        std::string::npos);
+}
