@@ -18768,6 +18768,15 @@ struct is_nonlinear<elementwise<Op, A, B>>
     : std::bool_constant<!std::is_same_v<Op, plus> && !std::is_same_v<Op, minus> &&
                          !std::is_same_v<Op, times>> {};
 
+// a product or a reduction: a node that sums in index notation (when has_sum says so)
+template <class E> struct is_sum_node : std::false_type {};
+template <class A, class B> struct is_sum_node<product<A, B>> : std::true_type {};
+template <class A> struct is_sum_node<total<A>> : std::true_type {};
+template <class A> struct is_sum_node<row_sums_of<A>> : std::true_type {};
+template <class A> struct is_sum_node<col_sums_of<A>> : std::true_type {};
+template <class A> struct is_sum_node<trace_of<A>> : std::true_type {};
+template <class A> struct is_sum_node<diag_of<A>> : std::true_type {};
+
 // whether E holds a product or a reduction (a sum in index notation)
 template <class E> struct has_sum : std::false_type {};
 template <class A, class B> struct has_sum<product<A, B>> : std::true_type {};
@@ -18817,81 +18826,56 @@ template <class V> struct materialised {
   std::vector<std::string>* log = nullptr;
 };
 
+// n with f applied to each child (a leaf has none): the one rebuild both passes below use
+template <class T, class F> auto with_children(const matrix<T>& m, F&&) { return m; }
+template <class S, class F> auto with_children(const scalar<S>& s, F&&) { return s; }
+template <class A, class B, class F> auto with_children(const product<A, B>& p, F&& f) {
+  auto a = f(p.a);
+  auto b = f(p.b);
+  return product<decltype(a), decltype(b)>{a, b};
+}
+template <template <class> class N, class A, class F>
+auto with_children(const N<A>& n, F&& f) {  // transposed and the reductions
+  auto a = f(n.a);
+  return N<decltype(a)>{a};
+}
+template <class Op, class A, class B, class F>
+auto with_children(const elementwise<Op, A, B>& e, F&& f) {
+  auto a = f(e.a);
+  auto b = f(e.b);
+  return elementwise<Op, decltype(a), decltype(b)>{a, b};
+}
+template <class Fn, class A, class F> auto with_children(const apply<Fn, A>& e, F&& f) {
+  auto a = f(e.a);
+  return apply<Fn, decltype(a)>{e.f, a};
+}
+template <class C, class A, class F> auto with_children(const selected<C, A>& e, F&& f) {
+  auto c = f(e.c);
+  auto a = f(e.a);
+  return selected<decltype(c), decltype(a)>{c, a};
+}
+
 template <class V> struct materialiser {
   materialised<V>& store;
 
-  template <class T> auto run(const matrix<T>& m) { return m; }
-  template <class S> auto run(const scalar<S>& s) { return s; }
-  template <class A, class B> auto run(const product<A, B>& p) {
-    return rebuild2<product>(run(p.a), run(p.b));
-  }
-  template <class A> auto run(const transposed<A>& t) {
-    auto a = run(t.a);
-    return transposed<decltype(a)>{a};
-  }
-  template <class A> auto run(const total<A>& t) { return rebuild1<total>(run(t.a)); }
-  template <class A> auto run(const row_sums_of<A>& t) { return rebuild1<row_sums_of>(run(t.a)); }
-  template <class A> auto run(const col_sums_of<A>& t) { return rebuild1<col_sums_of>(run(t.a)); }
-  template <class A> auto run(const trace_of<A>& t) { return rebuild1<trace_of>(run(t.a)); }
-  template <class A> auto run(const diag_of<A>& t) { return rebuild1<diag_of>(run(t.a)); }
-  template <class Op, class A, class B> auto run(const elementwise<Op, A, B>& e) {
-    auto a = run(e.a);
-    auto b = run(e.b);
-    return once(elementwise<Op, decltype(a), decltype(b)>{a, b});
-  }
-  template <class F, class A> auto run(const apply<F, A>& e) {
-    auto a = run(e.a);
-    return once(apply<F, decltype(a)>{e.f, a});
-  }
-  template <class C, class A> auto run(const selected<C, A>& e) {
-    auto c = run(e.c);
-    auto a = run(e.a);
-    return once(selected<decltype(c), decltype(a)>{c, a});
-  }
-
-  template <template <class> class N, class A> static auto rebuild1(const A& a) { return N<A>{a}; }
-  template <template <class, class> class N, class A, class B>
-  static auto rebuild2(const A& a, const B& b) {
-    return N<A, B>{a, b};
-  }
-
-  // a non-linear node over a sum: evaluated now (its children already are), else kept
-  // a non-linear node over a sum: its sums computed first (the fused kernel of a function of a
-  // sum keeps the inner loop's cursors in memory: hinge loss 2.6 ms against 0.8 ms for the SpMV
-  // alone), then the node itself, once; other nodes are kept
-  template <class N> auto once(const N& n) {
-    if constexpr (!is_nonlinear<N>::value || !has_sum<N>::value)
-      return n;
+  // bottom up: a non-linear node over a sum has its sums computed first (the fused kernel of a
+  // function of a sum keeps the inner loop's cursors in memory: hinge loss 2.6 ms against
+  // 0.8 ms for the SpMV alone), then is computed itself, once; other nodes are kept
+  template <class N> auto run(const N& n) {
+    auto m = with_children(n, [&](const auto& c) { return run(c); });
+    using M = decltype(m);
+    if constexpr (!is_nonlinear<M>::value || !has_sum<M>::value)
+      return m;
     else
-      return stored(sums_first(n));
+      return stored(sums_first(m));
   }
 
-  // N with every product or reduction below it evaluated into a stored leaf
-  template <class T> auto sums_first(const matrix<T>& m) { return m; }
-  template <class S> auto sums_first(const scalar<S>& s) { return s; }
-  template <class A> auto sums_first(const transposed<A>& t) {
-    auto a = sums_first(t.a);
-    return transposed<decltype(a)>{a};
-  }
-  template <class Op, class A, class B> auto sums_first(const elementwise<Op, A, B>& e) {
-    auto a = sums_first(e.a);
-    auto b = sums_first(e.b);
-    return elementwise<Op, decltype(a), decltype(b)>{a, b};
-  }
-  template <class F, class A> auto sums_first(const apply<F, A>& e) {
-    auto a = sums_first(e.a);
-    return apply<F, decltype(a)>{e.f, a};
-  }
-  template <class C, class A> auto sums_first(const selected<C, A>& e) {
-    auto c = sums_first(e.c);
-    auto a = sums_first(e.a);
-    return selected<decltype(c), decltype(a)>{c, a};
-  }
-  template <class N> auto sums_first(const N& n) {  // a product or a reduction
-    if constexpr (has_sum<N>::value)
+  // n with every product or reduction below it evaluated into a stored leaf
+  template <class N> auto sums_first(const N& n) {
+    if constexpr (is_sum_node<N>::value && has_sum<N>::value)
       return stored(n);
     else
-      return n;
+      return with_children(n, [&](const auto& c) { return sums_first(c); });
   }
 
   // n evaluated into a dense tensor (or a scalar) kept in the store, once per distinct node
