@@ -1,6 +1,6 @@
 // Hash-map loops and non-unique segments on the notes' matrix C (000-storel.md §8.2 tests 2, 4,
-// 16, 21): DCSR with hashed rows, a trie of hash maps and COO as mappings give the same tensor,
-// Ax and BATAx; explain names F1 when a hash map is probed and the sorted walk when it is
+// 16, 21): DCSR with hashed rows, a trie of hash maps, a dictionary of keys and COO as mappings
+// give the same tensor, Ax and BATAx; explain names F1 when a hash map is probed and the sorted walk when it is
 // iterated (sorted once, on demand); COO's repeated rows accumulate. Part 2: sum_and_errors.cpp.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/exec.hpp>
@@ -57,6 +57,13 @@ auto c_as_hash_trie() {
       lm::bind(nm::rows, lm::hash_table<>::from({{0, 0}, {2, 1}})), lm::bind(nm::cols, cols),
       lm::bind(nm::slot2, std::vector<std::int64_t>{row0, row2, end}));
 }
+// STOREL's HASHMAP H(M,N) (DOK): one flat map from the pair (i, j), key i * 4 + j, to the
+// value's position, inserted in no order
+auto c_as_dok() {
+  return lm::make_tensor<lm::dok>(
+      {3, 4}, std::vector<double>{6, 9, 8, 5, 7},
+      lm::bind(nm::entries, lm::hash_table<>::from({{11, 4}, {0, 0}, {8, 3}, {3, 2}, {2, 1}})));
+}
 // COO: the row array repeats row 0 three times and row 2 twice
 auto c_as_coo() {
   return lm::make_tensor<lm::coo>({3, 4}, std::vector<double>{6, 9, 8, 5, 7},
@@ -75,7 +82,10 @@ bool rows_sorted_yet(const T& t) {  // whether the hash map of rows has been sor
 TEST_CASE("mapping tests 2 and 4: C as hashed rows, a trie of hash maps and COO is one tensor") {
   CHECK(stored(c_as_hashed_rows()) == expected_c);
   CHECK(stored(c_as_hash_trie()) == expected_c);
+  CHECK(stored(c_as_dok()) == expected_c);
   CHECK(stored(c_as_coo()) == expected_c);
+  CHECK(c_as_dok().at(0, 3) == 8);
+  CHECK(c_as_dok().at(1, 0) == 0);
   CHECK(c_as_hashed_rows().at(2, 3) == 7);
   CHECK(c_as_hashed_rows().at(1, 3) == 0);
   CHECK(c_as_hash_trie().at(0, 2) == 9);
@@ -85,6 +95,8 @@ TEST_CASE("mapping tests 2 and 4: C as hashed rows, a trie of hash maps and COO 
   CHECK(stored(builtin) == expected_c);
   CHECK(stored(loom::tensor<double, lm::hashed_rows>(builtin)) == expected_c);
   CHECK(stored(loom::tensor<double, lm::hash_trie>(builtin)) == expected_c);
+  CHECK(stored(loom::tensor<double, lm::dok>(builtin)) == expected_c);
+  CHECK(stored(loom::tensor<double, loom::csr>(c_as_dok())) == expected_c);
   CHECK(stored(loom::tensor<double, lm::coo>(builtin)) == expected_c);
 }
 
@@ -104,6 +116,7 @@ TEST_CASE("mapping test 16: Ax and BATAx over hashed rows, the hash trie and COO
   };
   check(c_as_hashed_rows());
   check(c_as_hash_trie());
+  check(c_as_dok());
   check(c_as_coo());
 }
 
@@ -181,4 +194,61 @@ TEST_CASE("mapping test 21: COO rows are not @unique, so no F3; repeated rows ac
   CHECK(plan.find("no F3 (i not @unique): idx1(pos1(0) : pos1(1)) may repeat a coordinate") !=
         std::string::npos);
   CHECK(plan.find("j in idx2(i_pos : i_pos + 1) @unique") != std::string::npos);
+}
+
+TEST_CASE(
+    "mapping: a dictionary of keys is probed in O(1) when another operand leads, and "
+    "sorted once, row by row, when it leads") {
+  auto D = c_as_dok();
+  D.set_name("D");
+  auto pairs_sorted_yet = [&] {
+    return !std::get<0>(D.template level<1>().arrays).sorted->run_start.empty();
+  };
+  auto B =
+      loom::from_coo<loom::dcsr>({3, 4}, {{0, 2}, {2, 1}, {2, 3}}, std::vector<double>{1, 1, 2});
+  B.set_name("B");
+  loom::tensor<double, loom::dcsr> P({3, 4});
+  P(i, j) = B(i, j) * D(i, j);
+  CHECK(stored(P) == entries2{{{0, 2}, 9}, {{2, 3}, 14}});
+  CHECK(!pairs_sorted_yet());  // located only
+  const std::string probe = loom::explain(P(i, j), B(i, j) * D(i, j));
+  CAPTURE(probe);
+  CHECK(probe.find("for i in 0 : N, j in keys(entries) paired with i @unique @hash") !=
+        std::string::npos);
+  CHECK(probe.find("fused j (program index j): F1 (iteration -> lookup): j comes from B; the hash "
+                   "map entries is probed for it in O(1) (never iterated, never sorted)") !=
+        std::string::npos);
+  loom::tensor<double, loom::dense_vector> x({4}), y({3});
+  for (int p = 0; p < 4; ++p) x.at(p) = p + 1;
+  y(i) = loom::sum(j, D(i, j) * x(j));  // D leads: its pairs are sorted once, then walked by row
+  CHECK(pairs_sorted_yet());
+  CHECK(y.at(0) == 65);
+  CHECK(y.at(1) == 0);
+  CHECK(y.at(2) == 33);
+  // a wider matrix than its row count, every row but one empty, rows past the last stored one
+  auto W = loom::from_coo<lm::dok>({5, 1000}, {{3, 999}, {3, 0}}, std::vector<double>{2, 3});
+  loom::tensor<double, loom::dense_vector> z({1000}), w({5});
+  for (int p = 0; p < 1000; ++p) z.at(p) = 1;
+  w(i) = loom::sum(j, W(i, j) * z(j));
+  CHECK(w.at(3) == 5);
+  CHECK(w.at(4) == 0);
+  CHECK(W.at(3, 999) == 2);
+}
+
+TEST_CASE("mapping: a dictionary of keys built from arrays is checked, and errors name the pair") {
+  auto make = [](std::vector<std::pair<std::int64_t, std::int64_t>> keys, std::size_t values) {
+    return lm::make_tensor<lm::dok>({3, 4}, std::vector<double>(values, 1.0),
+                                    lm::bind(nm::entries, lm::hash_table<>::from(keys)));
+  };
+  CHECK_THROWS_WITH_AS(make({{12, 0}}, 1),
+                       doctest::Contains("key 12 of mode 1 names the pair (3, 0), outside the 3 "
+                                         "parent positions x extent 4"),
+                       loom::shape_error);
+  CHECK_THROWS_AS(make({{5, 0}, {5, 1}}, 2), loom::duplicate_error);
+  lm::hash_table<> odd;
+  odd.keys = {1, -1, -1};  // three slots: not a table hash_table builds
+  odd.vals = {0, 0, 0};
+  CHECK_THROWS_WITH_AS(
+      lm::make_tensor<lm::dok>({3, 4}, std::vector<double>{1.0}, lm::bind(nm::entries, odd)),
+      doctest::Contains("not a power of two"), loom::shape_error);
 }

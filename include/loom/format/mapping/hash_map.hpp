@@ -96,6 +96,10 @@ struct sorted_cache {
   std::once_flag once;
   std::vector<std::pair<std::int64_t, std::int64_t>> tables;
   std::vector<std::int64_t> keys, vals, end;
+  // a map keyed by pairs (parent * extent + coordinate, DOK): the coordinates and positions in
+  // key order, and where each parent's run starts (computed on first iteration, like the above)
+  std::once_flag pairs_once;
+  std::vector<std::int64_t> minor, minor_vals, run_start;
 };
 
 template <class Key, class Val, bool Owning> struct hash_storage {
@@ -130,6 +134,32 @@ template <class Key, class Val, bool Owning> struct hash_storage {
     });
     return *sorted;
   }
+
+  /// For keys `parent * extent + coordinate` (a DOK): the coordinates and positions in key
+  /// order and each parent's run [run_start[p], run_start[p + 1]) (built once, thread-safe).
+  const sorted_cache& pair_order(std::int64_t extent) const {
+    std::call_once(sorted->pairs_once, [&] {
+      auto& c = *sorted;
+      std::vector<std::pair<std::int64_t, std::int64_t>> run;
+      run.reserve(keys.size() / 2);
+      for (std::size_t s = 0; s < keys.size(); ++s)
+        if (static_cast<std::int64_t>(keys[s]) != empty_key)
+          run.emplace_back(static_cast<std::int64_t>(keys[s]), static_cast<std::int64_t>(vals[s]));
+      std::sort(run.begin(), run.end());
+      const std::int64_t e = std::max<std::int64_t>(extent, 1);
+      const std::int64_t parents = run.empty() ? 0 : run.back().first / e + 1;
+      c.minor.resize(run.size());
+      c.minor_vals.resize(run.size());
+      c.run_start.assign(static_cast<std::size_t>(parents) + 1, 0);
+      for (std::size_t q = 0; q < run.size(); ++q) {
+        c.minor[q] = run[q].first % e;
+        c.minor_vals[q] = run[q].second;
+        ++c.run_start[static_cast<std::size_t>(run[q].first / e) + 1];
+      }
+      for (std::size_t p = 1; p < c.run_start.size(); ++p) c.run_start[p] += c.run_start[p - 1];
+    });
+    return *sorted;
+  }
 };
 }  // namespace detail
 
@@ -148,6 +178,9 @@ template <fixed_string Name, class Key = std::int64_t, class Val = std::int64_t>
   template <bool Owning> using storage = detail::hash_storage<Key, Val, Owning>;
 
   template <node Lo, node Hi> constexpr auto table(Lo, Hi) const;
+  /// The whole map keyed by pairs: key `parent * extent + coordinate`, so that one flat table
+  /// holds a matrix (STOREL's `sum(<<i,j>,v> in H)`, SciPy's DOK): `hashed(j, H.pairs())`.
+  constexpr auto pairs() const;
 };
 
 /// Slots [Lo, Hi) of hash map H: one parent's table. `whole_table` spans the map.
@@ -158,10 +191,25 @@ template <class H, class Lo, class Hi> struct table_of {
   using hi = Hi;
 };
 
+/// Hash map H keyed by (parent position, coordinate) pairs, `parent * extent + coordinate`.
+template <class H> struct pair_table {
+  using map_type = H;
+  using lo = lit<0>;
+  using hi = whole_table;
+  static constexpr bool pair_keys = true;
+};
+
 template <fixed_string Name, class Key, class Val>
 template <node Lo, node Hi>
 constexpr auto hash_map<Name, Key, Val>::table(Lo, Hi) const {
   return table_of<hash_map, std::remove_cvref_t<Lo>, std::remove_cvref_t<Hi>>{};
+}
+template <fixed_string Name, class Key, class Val>
+constexpr auto hash_map<Name, Key, Val>::pairs() const {
+  static_assert(sizeof(Key) == 8,
+                "loom::mapping::hash_map::pairs: a pair key (parent * extent + "
+                "coordinate) needs 64-bit keys");
+  return pair_table<hash_map>{};
 }
 
 }  // namespace loom::mapping

@@ -1,6 +1,7 @@
 // Defines the shipped storage mappings: lower- and upper-triangular packed, symmetric stored as
 // its lower triangle, band, Z-order (Morton) dense, CSR, DCSR and CSF written as mappings, COO
-// (non-unique rows), DCSR with hashed rows and a trie of hash maps (format/mapping/).
+// (non-unique rows), DCSR with hashed rows, a trie of hash maps and a dictionary of keys
+// (format/mapping/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_FORMAT_MAPPING_LIBRARY_HPP
 #define LOOM_FORMAT_MAPPING_LIBRARY_HPP
@@ -30,6 +31,8 @@ inline constexpr array<"idx3", std::int32_t> idx3{};
 /// a hash map from row to its segment number, and per-row tables of column -> position
 inline constexpr hash_map<"rows"> rows{};
 inline constexpr hash_map<"cols"> cols{};
+/// one flat map from (row, column) pairs, `i * N + j`, to the value's position (DOK)
+inline constexpr hash_map<"entries"> entries{};
 inline constexpr array<"slot2", std::int64_t> slot2{};
 }  // namespace names
 
@@ -162,6 +165,14 @@ inline constexpr auto hash_trie_mapping = define<"hash_trie">(
            names::cols.table(names::slot2(pos(names::i)), names::slot2(pos(names::i) + 1_c))),
     values(pos(names::j)));
 using hash_trie = format_of<decltype(hash_trie_mapping)>;
+
+/// A dictionary of keys (STOREL's `CREATE HASHMAP H(M,N)`, `sum(<<i,j>,v> in H) {(i,j) -> v}`;
+/// SciPy's DOK): one flat hash map from the pair (i, j), stored as the key `i * N + j`, to the
+/// value's position. Located in O(1) at (i, j); iterated row by row, in column order, after one
+/// sort of the whole map on first use (never when only located).
+inline constexpr auto dok_mapping = define<"dok">(
+    range(names::i, 0_c, extent), hashed(names::j, names::entries.pairs()), values(pos(names::j)));
+using dok = format_of<decltype(dok_mapping)>;
 
 }  // namespace loom::mapping
 

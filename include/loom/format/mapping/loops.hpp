@@ -45,6 +45,7 @@ template <class I, class Slice, bool Unique = true> struct each_loop {
 /// sum(<I, I_pos> in H) { @unique I -> ... }: the keys of a hash map, each once, in no order
 /// (`ordered` is false: iterating them in key order sorts them, once, on demand), located in
 /// O(1); I_pos is the position the key maps to.
+/// With `H.pairs()`, one flat map keyed by (parent position, I) for the whole tensor (a DOK).
 template <class I, class Table> struct hash_loop {
   using index = I;
   using array_type = typename Table::map_type;
@@ -52,6 +53,7 @@ template <class I, class Table> struct hash_loop {
   using hi = typename Table::hi;
   using guards = boost::mp11::mp_list<>;
   static constexpr bool is_range = false, is_hash = true, unique = true, ordered = false;
+  static constexpr bool pair_keys = requires { Table::pair_keys; };
 };
 
 /// The value of an entry: `vals(E)`, E the offset into the tensor's value array.
@@ -88,6 +90,12 @@ hashed(I, hash_map<Name, Key, Val>) {
 }
 template <index_variable I, class H, class Lo, class Hi>
 constexpr hash_loop<std::remove_cvref_t<I>, table_of<H, Lo, Hi>> hashed(I, table_of<H, Lo, Hi>) {
+  return {};
+}
+/// `hashed(j, H.pairs())`: each j stored with the parent position in one flat map keyed by
+/// `parent * extent + j` (STOREL's `sum(<<i,j>,v> in H)`, a dictionary of keys).
+template <index_variable I, class H>
+constexpr hash_loop<std::remove_cvref_t<I>, pair_table<H>> hashed(I, pair_table<H>) {
   return {};
 }
 

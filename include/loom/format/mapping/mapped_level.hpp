@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <tuple>
@@ -137,6 +138,13 @@ template <class Def, std::size_t K> struct mapped_level {
   using self = typename loop::index;
   static constexpr bool is_range = loop::is_range;
   static constexpr bool is_hash = loop::is_hash;
+  // one flat map keyed by parent position * extent + coordinate (a DOK), not a table per parent
+  static constexpr bool pair_keys = [] {
+    if constexpr (is_hash)
+      return loop::pair_keys;
+    else
+      return false;
+  }();
   static constexpr bool is_last = K + 1 == boost::mp11::mp_size<loops>::value;
   // a non-unique loop above hands this loop a run of positions [begin, end)
   static constexpr bool under_runs = detail::above_is_non_unique<loops, K>;
@@ -149,6 +157,9 @@ template <class Def, std::size_t K> struct mapped_level {
                 "loom::mapping::each: the innermost loop must be `unique` (an entry whose full "
                 "coordinate repeats would need its values summed); merge duplicate entries "
                 "before building the tensor");
+  static_assert(!pair_keys || K > 0,
+                "loom::mapping::hashed(j, H.pairs()): a map keyed by (parent, coordinate) pairs "
+                "needs a loop above it, e.g. range(i, 0_c, extent)");
   static_assert(!under_runs || (!is_range && !is_hash),
                 "loom::mapping: the loop below a non-unique segment must be a segment over the "
                 "run of positions it receives, e.g. each(j, crd.slice(pos(i), pos(i) + 1_c))");
@@ -302,11 +313,20 @@ template <class Def, std::size_t K> struct mapped_level {
 
     LOOM_FORCE_INLINE void start() const {
       if (end < 0) [[unlikely]] {
-        const auto& c = map->sorted_order();
-        keys = c.keys.data();
-        vals = c.vals.data();
-        p = lo;
-        end = c.end[static_cast<std::size_t>(lo)];
+        if constexpr (pair_keys) {  // this parent's run of the pairs in key order
+          const auto& c = map->pair_order(st->extent);
+          keys = c.minor.data();
+          vals = c.minor_vals.data();
+          const auto runs = static_cast<std::int64_t>(c.run_start.size()) - 1;
+          p = up < runs ? c.run_start[static_cast<std::size_t>(up)] : 0;
+          end = up < runs ? c.run_start[static_cast<std::size_t>(up) + 1] : 0;
+        } else {
+          const auto& c = map->sorted_order();
+          keys = c.keys.data();
+          vals = c.vals.data();
+          p = lo;
+          end = c.end[static_cast<std::size_t>(lo)];
+        }
       }
     }
     LOOM_FORCE_INLINE level_range at(std::int64_t key, std::int64_t v) const {
@@ -340,9 +360,10 @@ template <class Def, std::size_t K> struct mapped_level {
       if (hi <= lo) return {};
       const auto* k = map->keys.data() + lo;
       const auto mask = static_cast<std::uint64_t>(hi - lo - 1);
-      for (std::uint64_t s = detail::hash_key(i) & mask;; s = (s + 1) & mask) {
+      const std::int64_t wanted = pair_keys ? up * st->extent + i : i;
+      for (std::uint64_t s = detail::hash_key(wanted) & mask;; s = (s + 1) & mask) {
         const auto key = static_cast<std::int64_t>(k[s]);
-        if (key == i)
+        if (key == wanted)
           return at(i, static_cast<std::int64_t>(map->vals[static_cast<std::size_t>(lo) + s]));
         if (key == detail::empty_key) return {};
       }
@@ -401,6 +422,41 @@ template <class Def, std::size_t K> struct mapped_level {
     std::int64_t count = 0;
     detail::parent_runs next;
     const auto fail = [&](const std::string& what) { throw shape_error(who + ": " + what); };
+    if constexpr (pair_keys) {  // one pass over the flat map: each key names its parent
+      const auto& map = own_array(st);
+      const auto size = static_cast<std::int64_t>(map.size());
+      if ((size & (size - 1)) != 0)
+        fail("the hash map of mode " + std::to_string(mode) + " has " + std::to_string(size) +
+             " slots, not a power of two (build it with loom::mapping::hash_table)");
+      if (!parents.runs.empty()) fail("a map keyed by pairs cannot sit below a non-unique loop");
+      const std::int64_t e = std::max<std::int64_t>(st.extent, 1);
+      map.sorted->tables.emplace_back(0, size);
+      for (std::int64_t s = 0; s < size; ++s) {
+        const auto key = static_cast<std::int64_t>(map.keys[static_cast<std::size_t>(s)]);
+        if (key == detail::empty_key) continue;
+        const std::int64_t up = key / e, i = key % e;
+        if (key < 0 || st.extent == 0 || up >= parents.count)
+          fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
+               " names the pair (" + std::to_string(up) + ", " + std::to_string(i) +
+               "), outside the " + std::to_string(parents.count) + " parent positions x extent " +
+               std::to_string(st.extent) + " (a pair is stored as parent * extent + coordinate)");
+        const auto cur = iterate<search_strategy::linear>(st, up, up + 1);
+        const level_range r = cur.locate(i);
+        const level_range mine =
+            cur.at(i, static_cast<std::int64_t>(map.vals[static_cast<std::size_t>(s)]));
+        if (r.begin != mine.begin || r.empty())
+          fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
+               " is not found where the hash function puts it (a duplicate, or a table not "
+               "built by loom::mapping::hash_table)");
+        if (mine.begin < 0)
+          fail("the pair (" + std::to_string(up) + ", " + std::to_string(i) + ") of mode " +
+               std::to_string(mode) + " maps to the negative offset " + std::to_string(mine.begin));
+        f(up, i, mine.begin);
+        count = std::max(count, mine.begin + 1);
+      }
+      next.count = count;
+      return next;
+    }
     for (std::int64_t k = 0; k < parents.size(); ++k) {
       const level_range run = parents.at(k);
       const std::int64_t up = run.begin;
@@ -546,7 +602,23 @@ template <class Def, std::size_t K> struct mapped_level {
           position[e] = static_cast<std::int64_t>(coords.size()) - 1;
         }
         for (std::size_t p = 1; p < first.size(); ++p) first[p] += first[p - 1];
-        if constexpr (is_hash) {
+        if constexpr (pair_keys) {  // one flat table: key parent * extent + coordinate
+          auto& map = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
+          if (in.extent > 0 && in.parents > std::numeric_limits<std::int64_t>::max() / in.extent)
+            throw shape_error(who + ": " + std::to_string(in.parents) + " parent positions x " +
+                              "extent " + std::to_string(in.extent) + " of mode " +
+                              std::to_string(in.mode) + " overflow a 64-bit pair key");
+          std::vector<std::pair<std::int64_t, std::int64_t>> table;
+          table.reserve(in.coord.size());
+          for (std::size_t e = 0; e < in.coord.size(); ++e)
+            table.emplace_back(in.parent[e] * in.extent + in.coord[e], position[e]);
+          auto h =
+              hash_table<typename loop_array::key_type, typename loop_array::mapped_type>::from(
+                  table);
+          map.sorted->tables.emplace_back(0, static_cast<std::int64_t>(h.keys.size()));
+          map.keys = std::move(h.keys);
+          map.vals = std::move(h.vals);
+        } else if constexpr (is_hash) {
           auto& map = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
           hash_table<typename loop_array::key_type, typename loop_array::mapped_type> h;
           std::vector<std::int64_t> slot_starts;
@@ -620,6 +692,9 @@ template <class Def, std::size_t K> struct mapped_level {
         g += (g.empty() ? " where " : " && ") + detail::show<typename decltype(x)::type>::text();
       });
       return s + g;
+    } else if constexpr (pair_keys) {
+      return s + "keys(" + bounds_text() + ") paired with " +
+             std::string(detail::loop_above<loops, K>::index::name) + " @unique @hash";
     } else if constexpr (is_hash) {
       return s + "keys(" + bounds_text() + ") @unique @hash";
     } else {
