@@ -5,6 +5,7 @@
 #ifndef LOOM_EXEC_HPP
 #define LOOM_EXEC_HPP
 
+#include <loom/exec/alternatives.hpp>
 #include <loom/exec/decompose.hpp>
 #include <loom/exec/distribute.hpp>
 #include <loom/exec/evaluate.hpp>

@@ -3,6 +3,7 @@
 #ifndef LOOM_FORMAT_HPP
 #define LOOM_FORMAT_HPP
 
+#include <loom/format/alternatives.hpp>
 #include <loom/format/appender.hpp>
 #include <loom/format/assemble.hpp>
 #include <loom/format/format.hpp>

@@ -7,6 +7,7 @@
 
 #include <loom/core/error.hpp>
 #include <loom/core/work_counters.hpp>
+#include <loom/exec/alternatives.hpp>
 #include <loom/exec/bind.hpp>
 #include <loom/exec/options.hpp>
 #include <loom/exec/run_plan.hpp>
@@ -201,7 +202,11 @@ void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool acc
   static_assert(out_t::owning || out_t::format_type::all_dense,
                 "loom::assign: a sparse output must be an owning loom::tensor; a view over "
                 "caller buffers cannot grow");
-  if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
+  if constexpr (alt::has_alternatives_v<Written>) {  // one format per alternatives, costed
+    alt::run_variant(written,
+                     opts.alternative ? *opts.alternative : alt::cached_variant(lhs, written),
+                     [&](const auto& v) { assign_checked(lhs, v, accumulate, opts); });
+  } else if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
     plan::report_assignment_errors<Lhs, Written>();
   } else {
     const auto rhs = rewrite::for_kernel(written).expr;
@@ -222,6 +227,9 @@ void assign_checked(expr::access<OT, Os...>& lhs, const expr::ordered<Order, E>&
   static_assert(out_t::owning || out_t::format_type::all_dense,
                 "loom::assign: a sparse output must be an owning loom::tensor; a view over "
                 "caller buffers cannot grow");
+  static_assert(!alt::has_alternatives_v<E>,
+                "loom::order<...>: the formats of a loom::alternatives are chosen with the loop "
+                "order; under a fixed order, read one of its tensors");
   if constexpr (!plan::assignment_is_valid<Lhs, E>) {
     plan::report_assignment_errors<Lhs, E>();
   } else {
@@ -276,7 +284,12 @@ auto eval(const E& e, const O& opts = {}) {
   V value = semiring_traits<V>::zero();  // the kernel writes through a view: no allocation
   view<V, format<>> result({}, {}, std::span<V>(&value, 1));
   expr::access<view<V, format<>>> target{&result};
-  if constexpr (!plan::assignment_is_valid<decltype(target), Written>)
+  if constexpr (detail::alt::has_alternatives_v<Written>)
+    detail::alt::run_variant(
+        written,
+        opts.alternative ? *opts.alternative : detail::alt::cached_variant(target, written),
+        [&](const auto& v) { value = loom::eval(v, opts); });
+  else if constexpr (!plan::assignment_is_valid<decltype(target), Written>)
     plan::report_assignment_errors<decltype(target), Written>();
   else
     loom::detail::execute_hoisted(result, target, rewrite::for_kernel(written).expr, false, opts);

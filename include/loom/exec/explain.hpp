@@ -4,6 +4,7 @@
 #ifndef LOOM_EXEC_EXPLAIN_HPP
 #define LOOM_EXEC_EXPLAIN_HPP
 
+#include <loom/exec/alternatives.hpp>
 #include <loom/exec/options.hpp>
 #include <loom/expr/functions.hpp>
 #include <loom/expr/nodes.hpp>
@@ -397,11 +398,46 @@ std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
 }
 }  // namespace detail
 
+template <class Lhs, class R, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate &&
+           !loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
+std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {});
+
+/// The plan of `lhs = rhs` where rhs reads a loom::alternatives: every variant's estimated cost
+/// (one format per alternatives), then the plan of the variant that runs.
+template <class Lhs, class R, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate &&
+           loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
+std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {}) {
+  {
+    const auto written = expr::as_expr(rhs_operand);
+    loom::statistics_cache stats;
+    const auto c = loom::detail::alt::cost_variants(lhs, written, stats);
+    std::ostringstream pre;
+    pre << "alternatives: " << c.cost.size() << " variants, one per format held:\n";
+    for (std::size_t k = 0; k < c.cost.size(); ++k)
+      pre << "  " << (k == c.chosen ? "* " : "  ") << "#" << k << " " << c.label[k]
+          << ": estimated cost " << static_cast<std::int64_t>(c.cost[k] + 0.5) << "\n";
+    std::size_t chosen = c.chosen;
+    if (opts.alternative) {
+      chosen = std::min(*opts.alternative, c.cost.size() - 1);
+      pre << "variant #" << chosen << " forced by the options\n";
+    } else {
+      pre << "chosen: variant #" << chosen << ", the cheapest (*)\n";
+    }
+    std::string out;
+    loom::detail::alt::run_variant(written, chosen,
+                                   [&](const auto& v) { out = pre.str() + explain(lhs, v, opts); });
+    return out;
+  }
+}
+
 /// A description of the plan loom compiles for `lhs = rhs`, e.g.
 /// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`, under `opts` as loom::assign runs it.
-template <class Lhs, class R, options_type O = default_options>
-  requires(!std::remove_cvref_t<O>::eliminate)
-std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {}) {
+template <class Lhs, class R, options_type O>
+  requires(!std::remove_cvref_t<O>::eliminate &&
+           !loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
+std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts) {
   const auto rewritten = rewrite::for_kernel(expr::as_expr(rhs_operand));  // as the evaluator does
   const auto rhs = rewritten.expr;
   using Rhs = std::remove_cvref_t<decltype(rhs)>;

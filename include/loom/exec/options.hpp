@@ -159,6 +159,9 @@ template <class... Tags> struct options {
   /// eliminate with `candidate`: bit t, step t reuses an earlier step's equal intermediate;
   /// empty: the planner's.
   std::optional<std::uint32_t> reuse{};
+  /// An expression over loom::alternatives: run this variant (numbered as `explain` lists them,
+  /// clamped to the last) instead of the cheapest.
+  std::optional<std::size_t> alternative{};
 };
 
 /// The options of a plain `out(...) = e`.

@@ -40,6 +40,12 @@ struct cost_constants {
   double sequential_write = 5.0;
   double random_write = 10.0;
   double sparse_reformat = 60.0;
+  /// per iteration that adds into a dense output's memory (a summed loop above the output's
+  /// deepest loop), where a summed loop below it adds in a register (loom's, not Galley's)
+  double dense_accumulate = 0.3;
+  /// per entry of a level iterated in no stored order (a hash map, sorted on demand): two reads,
+  /// the coordinate and the position (loom's, not Galley's)
+  double unordered_read = 2.0;
 };
 
 /// What the cost of one loop order needs to know, by runtime index names. Operands are split as
@@ -127,8 +133,11 @@ inline double loop_order_cost(const loop_order_query& q, const std::vector<std::
                               double reformat = 0, const cost_constants& c = {}) {
   double cost = reformat;
   std::vector<std::string> prefix;
-  double visited = 1;  // iterations of the loops so far
+  double visited = 1;         // iterations of the loops so far
+  bool summed_above = false;  // a summed loop encloses the current one
+  double scattered = 0;       // iterations of the deepest output loop with a summed loop above
   for (const std::string& name : order) {
+    const bool is_free = std::find(q.output.begin(), q.output.end(), name) != q.output.end();
     prefix.push_back(name);
     double extent = 1;
     for (const auto& x : q.extents)
@@ -140,7 +149,10 @@ inline double loop_order_cost(const loop_order_query& q, const std::vector<std::
                                                     : visited * extent;
     const auto f = q.factor.find(name);
     cost += visited * (f == q.factor.end() ? c.dense_read : f->second);
+    if (is_free && summed_above) scattered = visited;
+    summed_above = summed_above || !is_free;
   }
+  if (q.dense_output) cost += scattered * c.dense_accumulate;
   if (!q.dense_output) {
     bool in_order = true;  // free indices first, in the output's storage order
     for (std::size_t d = 0; d < q.output.size() && d < order.size(); ++d)
@@ -252,23 +264,28 @@ struct collector {
 namespace detail {
 /// Adds the read cost of `count` modes (`names`, `dense`) of one operand to `q`.
 inline void note_reads(loop_order_query& q, const std::string_view* names, const bool* dense,
-                       std::size_t count) {
+                       const bool* unordered, std::size_t count) {
   for (std::size_t m = 0; m < count; ++m) {
     const std::string name(names[m]);
-    q.factor[name] += dense[m] ? cost_constants{}.dense_read : cost_constants{}.sparse_read;
+    q.factor[name] += dense[m]       ? cost_constants{}.dense_read
+                      : unordered[m] ? cost_constants{}.unordered_read
+                                     : cost_constants{}.sparse_read;
     q.skips[name] = q.skips[name] || !dense[m];
   }
 }
 }  // namespace detail
 
-template <class F> constexpr bool level_is_full(std::size_t level) {
-  bool full = false;
+template <class F> constexpr level_properties properties_of_level(std::size_t level) {
+  level_properties p{};
   std::size_t k = 0;
   boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
       [&](auto l) {
-        if (k++ == level) full = decltype(l)::type::properties.full;
+        if (k++ == level) p = decltype(l)::type::properties;
       });
-  return full;
+  return p;
+}
+template <class F> constexpr bool level_is_full(std::size_t level) {
+  return properties_of_level<F>(level).full;
 }
 
 /// The loop-order query of a kernel writing `output` (its free indices in storage order) from
@@ -297,23 +314,29 @@ loop_order_query describe_rhs(std::vector<std::string> output, bool dense_output
   for (const auto& [name, e] : from_rhs) q.extents.push_back({name, e});
   detail::collector{&q, &extent, &cache, replaced}(rhs, false);
   // per level: a dense level is cheap to walk or locate, any other costs a read per entry
-  expr::for_each_access(rhs,
-                        [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t k) {
-                          if (replaced != nullptr && k >= replaced->first_access &&
-                              k < replaced->first_access + replaced->access_count)
-                            return;
-                          using F = typename std::remove_const_t<T>::format_type;
-                          if constexpr (sizeof...(Is) > 0) {
-                            static constexpr std::string_view names[] = {Is::name...};
-                            static constexpr auto dense = [] {
-                              std::array<bool, sizeof...(Is)> d{};
-                              for (std::size_t m = 0; m < d.size(); ++m)
-                                d[m] = F::all_dense || level_is_full<F>(F::level_of_mode[m]);
-                              return d;
-                            }();
-                            detail::note_reads(q, names, dense.data(), sizeof...(Is));
-                          }
-                        });
+  expr::for_each_access(
+      rhs, [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t k) {
+        if (replaced != nullptr && k >= replaced->first_access &&
+            k < replaced->first_access + replaced->access_count)
+          return;
+        using F = typename std::remove_const_t<T>::format_type;
+        if constexpr (sizeof...(Is) > 0) {
+          static constexpr std::string_view names[] = {Is::name...};
+          static constexpr auto dense = [] {
+            std::array<bool, sizeof...(Is)> d{};
+            for (std::size_t m = 0; m < d.size(); ++m)
+              d[m] = F::all_dense || level_is_full<F>(F::level_of_mode[m]);
+            return d;
+          }();
+          static constexpr auto unordered = [] {
+            std::array<bool, sizeof...(Is)> u{};
+            for (std::size_t m = 0; m < u.size(); ++m)
+              u[m] = !properties_of_level<F>(F::level_of_mode[m]).ordered;
+            return u;
+          }();
+          detail::note_reads(q, names, dense.data(), unordered.data(), sizeof...(Is));
+        }
+      });
   if (replaced != nullptr)
     for (const std::string& name : replaced->free) {
       q.factor[name] +=
