@@ -427,346 +427,119 @@ inline void reset_work_counters() {}
 #ifndef LOOM_EXEC_HPP
 #define LOOM_EXEC_HPP
 
-// ---- begin <loom/exec/decompose.hpp>
-// Defines loom::decompose(lhs, rhs): a sum-product program split by a prefix of a
-// variable-elimination order into kernels with materialised intermediates, the indices after the
-// prefix co-eliminated in one fused kernel (Galley's logical optimizer, notes 001 §3.3-3.7). The
-// candidate prefixes and their kernels are instantiated at compile time (bounded by
-// loom::limits::elimination_orders); the cheapest under the logical cost is chosen at run time from
-// statistics and cached by a coarse signature (optimize/).
+// ---- begin <loom/exec/alternatives.hpp>
+// Defines the driver's choice among the formats a tensor is held in (loom::alternatives): every
+// variant of the expression, one per combination of alternatives, is costed by the plan cost
+// model (loop order, transposed copies, dense walks) and the cheapest runs (exec/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_DECOMPOSE_HPP
-#define LOOM_EXEC_DECOMPOSE_HPP
+#ifndef LOOM_EXEC_ALTERNATIVES_HPP
+#define LOOM_EXEC_ALTERNATIVES_HPP
 
-// ---- begin <loom/exec/decompose/program.hpp>
-// Defines the static side of loom::decompose (exec/decompose.hpp): a sum-product flattened into
-// summed indices and factors, its candidate elimination prefixes (exact or greedy), the steps of
-// each with their intermediates' indices and storage, shared subexpressions, and what the
-// planner reports (`decomposition_choice`).
+// ---- begin <loom/expr/nodes.hpp>
+// Defines the expression nodes of index notation: access, literal, add, mul, sum, map, where,
+// expand (expr/). Nodes only hold operands; their meaning lives in stream/ and plan/.
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
-#define LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
+#ifndef LOOM_EXPR_NODES_HPP
+#define LOOM_EXPR_NODES_HPP
 
-// ---- begin <loom/exec/evaluate.hpp>
-// Defines the driver (exec/): `out(i...) = e`, `out(i...) += e`, loom::assign, loom::accumulate
-// and loom::eval under a loom::options. Checks the kernel, rewrites it, hoists what the loops
-// would recompute, picks the plan and the skip policies, and runs the plan (exec/run_plan.hpp).
+// ---- begin <loom/expr/access.hpp>
+// Defines loom::expr::access, a tensor indexed by index variables: A(i, j) (expr/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_EVALUATE_HPP
-#define LOOM_EXEC_EVALUATE_HPP
+#ifndef LOOM_EXPR_ACCESS_HPP
+#define LOOM_EXPR_ACCESS_HPP
 
-// ---- begin <loom/exec/bind.hpp>
-// Defines what the driver binds before a plan runs (exec/): each operand's tensor under the plan
-// (transposed copies where the loop order disagrees with its storage), the extents of every index
-// checked across operands, and whether a map needs a dense-domain variant of the kernel.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_BIND_HPP
-#define LOOM_EXEC_BIND_HPP
 
-// ---- begin <loom/exec/options.hpp>
-// Defines loom::options<...>: what the optimizer may choose for one assignment, as a type (the
-// choices that instantiate kernels) with run-time fields (the choices forced for comparisons).
-// Passed to loom::assign, loom::eval, loom::explain and loom::decompose; never a macro, so two
-// translation units with different options instantiate different templates (exec/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_OPTIONS_HPP
-#define LOOM_EXEC_OPTIONS_HPP
-
-// ---- begin <loom/stream/skip.hpp>
-// Defines the skip policies of an intersection, one per loop (stream/): how `mul` co-iterates
-// its operands at a depth (leapfrog, linear merge, or one leader iterating while the others are
-// probed), carried as a type by the product's scalar operation.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_SKIP_HPP
-#define LOOM_STREAM_SKIP_HPP
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-
-namespace loom::stream::skip {
-
-/// The static policy (combinators.hpp case table): leapfrog between ordered operands, iterate
-/// the other operand and locate a random-access one.
-struct standard {
-  static constexpr const char* name = "standard";
-};
-/// The default between two ordered operands (`standard`): a merge that steps the operand
-/// behind one entry, like the hand-written two-pointer loop, unless one fiber is at least
-/// `gallop_ratio` times longer than the other, which then seeks with a galloping search
-/// (leapfrog). Decided once per pair of fibers from their lengths: one branch per fiber, one
-/// copy of the loop.
-struct adaptive {
-  static constexpr const char* name = "merge, or leapfrog on skewed fibers";
-};
-/// The length ratio from which `adaptive` gallops: the measured crossover between merging and
-/// galloping (benchmarks/hand_loop/hand_loop.cpp, `intersect`; the table in docs/optimizer.md,
-/// "Skip policy").
-inline constexpr std::int64_t gallop_ratio = 24;
-
-/// Every operand behind seeks the other's index with a galloping search.
-struct leapfrog {
-  static constexpr const char* name = "leapfrog";
-};
-/// The operand behind steps one entry at a time (a sorted merge, no search).
-struct merge {
-  static constexpr const char* name = "merge";
-};
-/// Side K of every intersection at the loop iterates (0: the first operand of the product, 1:
-/// the last); the others are probed at its index: located when random-access, else sought.
-template <std::size_t K> struct lead {
-  static_assert(K <= 1, "loom::stream::skip::lead: the leader is side 0 (first) or 1 (last)");
-  static constexpr const char* name = K == 0 ? "lead first" : "lead last";
-};
-
-/// The policy of an intersection of two ordered operands, as a value: what `runtime` reads from
-/// the kernel context (and the optimizer's cost table indexes; `standard` is the static table).
-enum class code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
-
-/// Where neither operand is random-access, the policy is read at run time from the kernel's
-/// context (`kernel_context::skip`, one code per loop, chosen by optimize/leader_choice.hpp from
-/// statistics): one kernel serves leapfrog, merge and either leader. Elsewhere it is `standard`.
-struct runtime {
-  static constexpr const char* name = "chosen at run time";
-};
-
-/// The codes of a kernel's loops (outermost first), as `runtime` reads them.
-inline constexpr std::size_t max_loops = 16;
-using codes = std::array<code, max_loops>;
-inline constexpr codes default_codes = [] {
-  codes c{};
-  c.fill(code::leapfrog);  // what `standard` does between two ordered operands
-  return c;
-}();
-
-/// Policies by loop depth (outermost first); depths past the list use `standard`.
-template <class... Ps> struct per_loop {};
-
-/// One policy at every loop.
-template <class P> struct every_loop {};
-
-namespace detail {
-template <class L, std::size_t D> struct at_impl {
-  using type = standard;
-};
-template <class... Ps, std::size_t D>
-  requires(D < sizeof...(Ps))
-struct at_impl<per_loop<Ps...>, D> {
-  using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
-};
-template <class P, std::size_t D> struct at_impl<every_loop<P>, D> {
-  using type = P;
-};
-template <class Op> struct skips_of {
-  using type = per_loop<>;
-};
-template <class Op>
-  requires requires { typename Op::skips; }
-struct skips_of<Op> {
-  using type = typename Op::skips;
-};
-}  // namespace detail
-
-/// The policy of loop D in the list L.
-template <class L, std::size_t D> using at = typename detail::at_impl<L, D>::type;
-
-/// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
-template <class Op, std::size_t D> using of_op_at = at<typename detail::skips_of<Op>::type, D>;
-
-template <class P> std::string describe(every_loop<P>) {
-  return std::string("every loop: ") + P::name;
-}
-
-/// "leapfrog, merge at j": the list in words, depth by depth.
-template <class... Ps> std::string describe(per_loop<Ps...>) {
-  std::string s;
-  [[maybe_unused]] std::size_t d = 0;
-  (..., [&] {
-    if (!s.empty()) s += ", ";
-    s += "loop " + std::to_string(d++) + ": " + Ps::name;
-  }());
-  return s.empty() ? std::string("standard") : s;
-}
-
-}  // namespace loom::stream::skip
-
-#endif  // LOOM_STREAM_SKIP_HPP
-// ---- end <loom/stream/skip.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/list.hpp>
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <optional>
-#include <string>
 #include <type_traits>
-#include <vector>
 
-namespace loom {
+namespace loom::expr {
 
-/// How `decompose` stores a candidate's one- and two-index intermediates (Galley's output formats,
-/// notes 001 §4.4): sorted (csf, a sparse vector), dense, bitmap (Galley's bytemap: dense values
-/// with presence bits, written in place, read by their set bits) or hashed (sorted entries plus a
-/// hash table per fiber: readers locate an index in O(1) instead of intersecting with the list).
-/// Intermediates with three or more indices are sorted.
-enum class intermediate_format : std::uint8_t { sorted, dense, bitmap, hashed };
-/// Every intermediate format, in the order `decompose` costs them (bitmap only with
-/// `opt::bitmap_intermediates`, hashed only with `opt::hashed_intermediates`).
-inline constexpr std::array<intermediate_format, 4> intermediate_formats{
-    intermediate_format::sorted, intermediate_format::dense, intermediate_format::bitmap,
-    intermediate_format::hashed};
-/// "sorted", "dense", "bitmap" or "hashed".
-constexpr const char* intermediate_format_name(intermediate_format f) {
-  return f == intermediate_format::dense    ? "dense"
-         : f == intermediate_format::bitmap ? "bitmap"
-         : f == intermediate_format::hashed ? "hashed"
-                                            : "sorted";
-}
+/// Tags telling the evaluator whether `=` or `+=` was written.
+struct assign_tag {};
+struct accumulate_tag {};
 
-/// The options' tags: each names one choice the optimizer may make, at the cost of the kernels it
-/// instantiates (docs/optimizer.md measures them).
-namespace opt {
-/// Intersections of ordered operands keep the static policy: a merge, galloping where one fiber
-/// is `skip::gallop_ratio` times longer (decided per pair of fibers). The default.
-struct static_skips {};
-/// One kernel per plan whose intersections read their policy per loop (leapfrog, merge, lead
-/// first, lead last), chosen from statistics at run time; `options::skip_codes` forces it.
-struct runtime_skips {};
-/// Up to N kernels per plan, one per skip-policy candidate; the cheapest is chosen from
-/// statistics at run time; `options::skip_candidate` forces one.
-template <std::size_t N = limits::skip_candidates> struct skip_candidates {
-  static_assert(N >= 1, "loom::opt::skip_candidates<N>: N must be at least 1");
-};
-/// The given policies (a `loom::stream::skip::per_loop<...>`), one per loop of the plan run; no
-/// hoisting of inner sums, so the loops are the plan's. For comparisons and tests.
-template <class PerLoop> struct fixed_skips {};
-/// Run the assignment through `decompose` (variable elimination with materialised
-/// intermediates), for sums over products; `options::candidate`, `intermediates` and `reuse`
-/// force its choices.
-struct eliminate {};
-/// `decompose` may store intermediates as bitmaps (another variant of every candidate).
-struct bitmap_intermediates {};
-/// `decompose` may store intermediates hashed (another variant of every candidate).
-struct hashed_intermediates {};
-/// `decompose` chooses a format per intermediate rather than one per candidate (every mix of the
-/// one- and two-index intermediates' formats is a variant).
-struct format_per_step {};
-}  // namespace opt
+// access<Tensor, Is...>: the tensor read (or written) at indices Is...; A(i, j).
+// Assigning an expression to an access evaluates it: `y(i) = sum(j, A(i, j) * x(j))`. The
+// evaluator (`evaluate_assignment`, found by argument-dependent lookup) lives in stream/.
+template <class Tensor, class... Is> struct access {
+  Tensor* tensor;
 
-namespace detail {
-template <class T> struct is_skip_tag : std::false_type {};
-template <> struct is_skip_tag<opt::static_skips> : std::true_type {};
-template <> struct is_skip_tag<opt::runtime_skips> : std::true_type {};
-template <std::size_t N> struct is_skip_tag<opt::skip_candidates<N>> : std::true_type {};
-template <class P> struct is_skip_tag<opt::fixed_skips<P>> : std::true_type {};
-
-template <class T> struct is_option_tag : is_skip_tag<T> {};
-template <> struct is_option_tag<opt::eliminate> : std::true_type {};
-template <> struct is_option_tag<opt::bitmap_intermediates> : std::true_type {};
-template <> struct is_option_tag<opt::hashed_intermediates> : std::true_type {};
-template <> struct is_option_tag<opt::format_per_step> : std::true_type {};
-
-template <class L> struct first_or_static {
-  using type = opt::static_skips;
-};
-template <class T, class... Ts> struct first_or_static<boost::mp11::mp_list<T, Ts...>> {
-  using type = T;
-};
-
-template <class T> struct fixed_skips_of {
-  using type = void;
-};
-template <class PerLoop> struct fixed_skips_of<opt::fixed_skips<PerLoop>> {
-  using type = PerLoop;
-};
-
-// "lead first, merge" for per_loop<lead<0>, merge>; "merge at every loop" for every_loop<merge>.
-template <class L> struct skip_list_name;
-template <class... Ps> struct skip_list_name<stream::skip::per_loop<Ps...>> {
-  static std::string get() {
-    std::string s;
-    (..., (s += (s.empty() ? "" : ", ") + std::string(Ps::name)));
-    return s.empty() ? std::string(stream::skip::standard::name) : s;
+  constexpr access(Tensor* t) : tensor(t) {}  // NOLINT: built by Tensor::operator()
+  constexpr access(const access&) = default;
+  template <class Rhs> access& operator=(const Rhs& rhs) {
+    static_assert(!std::is_const_v<Tensor>, "loom: cannot assign to an access of a const tensor");
+    evaluate_assignment(*this, rhs, assign_tag{});
+    return *this;
+  }
+  access& operator=(const access& rhs) {  // y(i) = x(i) evaluates, it does not rebind
+    static_assert(!std::is_const_v<Tensor>, "loom: cannot assign to an access of a const tensor");
+    evaluate_assignment(*this, rhs, assign_tag{});
+    return *this;
+  }
+  template <class Rhs> access& operator+=(const Rhs& rhs) {
+    static_assert(!std::is_const_v<Tensor>, "loom: cannot assign to an access of a const tensor");
+    evaluate_assignment(*this, rhs, accumulate_tag{});
+    return *this;
   }
 };
-template <class P> struct skip_list_name<stream::skip::every_loop<P>> {
-  static std::string get() { return std::string(P::name) + " at every loop"; }
+
+}  // namespace loom::expr
+
+#endif  // LOOM_EXPR_ACCESS_HPP
+// ---- end <loom/expr/access.hpp>
+
+#include <tuple>
+
+namespace loom::expr {
+
+// literal<T>: a scalar constant, broadcast over every index.
+template <class T> struct literal {
+  T value;
 };
 
-template <class T> struct skip_cap : std::integral_constant<std::size_t, 1> {};
-template <std::size_t N>
-struct skip_cap<opt::skip_candidates<N>> : std::integral_constant<std::size_t, N> {};
-}  // namespace detail
-
-/// What the optimizer may choose for one assignment: `Tags` from `loom::opt` (at most one skip
-/// tag; none means `opt::static_skips`), plus run-time fields that force a choice, e.g.
-/// `loom::assign(y(i), sum(j, A(i, j) * x(j)), loom::options<loom::opt::runtime_skips>{})`.
-/// The tags are part of every kernel's type, so units with different options never share a
-/// definition.
-template <class... Tags> struct options {
-  static_assert((... && detail::is_option_tag<Tags>::value),
-                "loom::options<...>: every argument must be a tag from loom::opt");
-  using skip_tags = boost::mp11::mp_copy_if<boost::mp11::mp_list<Tags...>, detail::is_skip_tag>;
-  static_assert(boost::mp11::mp_size<skip_tags>::value <= 1,
-                "loom::options<...>: give at most one skip tag (static_skips, runtime_skips, "
-                "skip_candidates<N>, fixed_skips<...>)");
-  /// The skip tag.
-  using skips = typename detail::first_or_static<skip_tags>::type;
-  /// How many skip-policy kernels per plan (skip_candidates<N>: N; otherwise 1).
-  static constexpr std::size_t skip_cap = detail::skip_cap<skips>::value;
-  static constexpr bool eliminate = (... || std::is_same_v<Tags, opt::eliminate>);
-  static constexpr bool bitmap_intermediates =
-      (... || std::is_same_v<Tags, opt::bitmap_intermediates>);
-  static constexpr bool hashed_intermediates =
-      (... || std::is_same_v<Tags, opt::hashed_intermediates>);
-  static constexpr bool format_per_step = (... || std::is_same_v<Tags, opt::format_per_step>);
-
-  /// Whether intermediates of format `f` are compiled in (sorted and dense always).
-  static constexpr bool compiles(intermediate_format f) {
-    return f == intermediate_format::bitmap   ? bitmap_intermediates
-           : f == intermediate_format::hashed ? hashed_intermediates
-                                              : true;
-  }
-
-  /// runtime_skips: run these codes (one per loop, outermost first) instead of the chosen ones.
-  std::optional<stream::skip::codes> skip_codes{};
-  /// skip_candidates<N>: run this candidate (clamped to the last) instead of the chosen one.
-  std::optional<std::size_t> skip_candidate{};
-  /// eliminate: run this candidate of `decompose` (0: the fused kernel; c: elimination prefix
-  /// c - 1) instead of the cheapest.
-  std::optional<std::size_t> candidate{};
-  /// eliminate with `candidate`: one format for every one- and two-index intermediate, or one per
-  /// step (several need opt::format_per_step); empty: the planner's for that candidate.
-  std::vector<intermediate_format> intermediates{};
-  /// eliminate with `candidate`: bit t, step t reuses an earlier step's equal intermediate;
-  /// empty: the planner's.
-  std::optional<std::uint32_t> reuse{};
+// add<L, R>: pointwise sum (the semiring's +); union of supports.
+template <class L, class R> struct add {
+  L lhs;
+  R rhs;
 };
 
-/// The options of a plain `out(...) = e`.
-using default_options = options<>;
+// mul<L, R>: pointwise product (the semiring's ×); intersection of supports.
+template <class L, class R> struct mul {
+  L lhs;
+  R rhs;
+};
 
-template <class T> struct is_options : std::false_type {};
-template <class... Tags> struct is_options<options<Tags...>> : std::true_type {};
-/// A `loom::options<...>`.
-template <class T>
-concept options_type = is_options<std::remove_cvref_t<T>>::value;
+// sum<I, E>: reduction of E over index I with the semiring's +.
+template <class I, class E> struct sum {
+  E body;
+};
 
-}  // namespace loom
+// map<F, Es...>: f applied pointwise; where f(0, ...) may differ from 0 the result is dense.
+template <class F, class... Es> struct map {
+  F f;
+  std::tuple<Es...> args;
+};
 
-#endif  // LOOM_EXEC_OPTIONS_HPP
-// ---- end <loom/exec/options.hpp>
-// ---- begin <loom/expr/operators.hpp>
-// Defines the index-notation operators and functions that build expressions: + - * / unary -,
-// comparisons, loom::sum, loom::map, loom::where, loom::expand (expr/).
+// where<P, E>: E where P is non-zero, zero elsewhere.
+template <class P, class E> struct where {
+  P pred;
+  E body;
+};
+
+// expand<I, E>: E broadcast along index I (E does not use I).
+template <class I, class E> struct expand {
+  E body;
+};
+
+}  // namespace loom::expr
+
+#endif  // LOOM_EXPR_NODES_HPP
+// ---- end <loom/expr/nodes.hpp>
+// ---- begin <loom/expr/traits.hpp>
+// Defines compile-time traits of expressions: free and summed indices, accesses, value type,
+// static sparsity class, static extents (expr/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_OPERATORS_HPP
-#define LOOM_EXPR_OPERATORS_HPP
+#ifndef LOOM_EXPR_TRAITS_HPP
+#define LOOM_EXPR_TRAITS_HPP
 
 // ---- begin <loom/expr/functions.hpp>
 // Defines the pointwise function objects behind -, / and comparisons, and the element-wise
@@ -896,112 +669,6 @@ inline constexpr bool is_linear_v = [] {
 
 #endif  // LOOM_EXPR_FUNCTIONS_HPP
 // ---- end <loom/expr/functions.hpp>
-// ---- begin <loom/expr/nodes.hpp>
-// Defines the expression nodes of index notation: access, literal, add, mul, sum, map, where,
-// expand (expr/). Nodes only hold operands; their meaning lives in stream/ and plan/.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_NODES_HPP
-#define LOOM_EXPR_NODES_HPP
-
-// ---- begin <loom/expr/access.hpp>
-// Defines loom::expr::access, a tensor indexed by index variables: A(i, j) (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_ACCESS_HPP
-#define LOOM_EXPR_ACCESS_HPP
-
-
-#include <type_traits>
-
-namespace loom::expr {
-
-/// Tags telling the evaluator whether `=` or `+=` was written.
-struct assign_tag {};
-struct accumulate_tag {};
-
-// access<Tensor, Is...>: the tensor read (or written) at indices Is...; A(i, j).
-// Assigning an expression to an access evaluates it: `y(i) = sum(j, A(i, j) * x(j))`. The
-// evaluator (`evaluate_assignment`, found by argument-dependent lookup) lives in stream/.
-template <class Tensor, class... Is> struct access {
-  Tensor* tensor;
-
-  constexpr access(Tensor* t) : tensor(t) {}  // NOLINT: built by Tensor::operator()
-  constexpr access(const access&) = default;
-  template <class Rhs> access& operator=(const Rhs& rhs) {
-    static_assert(!std::is_const_v<Tensor>, "loom: cannot assign to an access of a const tensor");
-    evaluate_assignment(*this, rhs, assign_tag{});
-    return *this;
-  }
-  access& operator=(const access& rhs) {  // y(i) = x(i) evaluates, it does not rebind
-    static_assert(!std::is_const_v<Tensor>, "loom: cannot assign to an access of a const tensor");
-    evaluate_assignment(*this, rhs, assign_tag{});
-    return *this;
-  }
-  template <class Rhs> access& operator+=(const Rhs& rhs) {
-    static_assert(!std::is_const_v<Tensor>, "loom: cannot assign to an access of a const tensor");
-    evaluate_assignment(*this, rhs, accumulate_tag{});
-    return *this;
-  }
-};
-
-}  // namespace loom::expr
-
-#endif  // LOOM_EXPR_ACCESS_HPP
-// ---- end <loom/expr/access.hpp>
-
-#include <tuple>
-
-namespace loom::expr {
-
-// literal<T>: a scalar constant, broadcast over every index.
-template <class T> struct literal {
-  T value;
-};
-
-// add<L, R>: pointwise sum (the semiring's +); union of supports.
-template <class L, class R> struct add {
-  L lhs;
-  R rhs;
-};
-
-// mul<L, R>: pointwise product (the semiring's ×); intersection of supports.
-template <class L, class R> struct mul {
-  L lhs;
-  R rhs;
-};
-
-// sum<I, E>: reduction of E over index I with the semiring's +.
-template <class I, class E> struct sum {
-  E body;
-};
-
-// map<F, Es...>: f applied pointwise; where f(0, ...) may differ from 0 the result is dense.
-template <class F, class... Es> struct map {
-  F f;
-  std::tuple<Es...> args;
-};
-
-// where<P, E>: E where P is non-zero, zero elsewhere.
-template <class P, class E> struct where {
-  P pred;
-  E body;
-};
-
-// expand<I, E>: E broadcast along index I (E does not use I).
-template <class I, class E> struct expand {
-  E body;
-};
-
-}  // namespace loom::expr
-
-#endif  // LOOM_EXPR_NODES_HPP
-// ---- end <loom/expr/nodes.hpp>
-// ---- begin <loom/expr/traits.hpp>
-// Defines compile-time traits of expressions: free and summed indices, accesses, value type,
-// static sparsity class, static extents (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_TRAITS_HPP
-#define LOOM_EXPR_TRAITS_HPP
-
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
@@ -1248,165 +915,6 @@ using static_extents_t = typename detail::static_extents_of_list<accesses_t<E>>:
 
 #endif  // LOOM_EXPR_TRAITS_HPP
 // ---- end <loom/expr/traits.hpp>
-
-#include <tuple>
-#include <type_traits>
-#include <utility>
-
-namespace loom::expr {
-
-/// A scalar usable as an operand: any semiring value that is not an expression.
-template <class T>
-concept scalar_operand = !expression<T> && semiring<std::remove_cvref_t<T>>;
-template <class T>
-concept operand = expression<T> || scalar_operand<T>;
-
-/// Wraps scalars into `literal`; leaves expressions alone.
-template <operand T> constexpr auto as_expr(const T& x) {
-  if constexpr (expression<T>)
-    return x;
-  else
-    return literal<std::remove_cvref_t<T>>{x};
-}
-template <class T> using as_expr_t = decltype(as_expr(std::declval<const T&>()));
-
-template <operand L, operand R>
-  requires(expression<L> || expression<R>)
-constexpr auto operator+(const L& l, const R& r) {
-  return add<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
-}
-template <operand L, operand R>
-  requires(expression<L> || expression<R>)
-constexpr auto operator*(const L& l, const R& r) {
-  return mul<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
-}
-template <expression E> constexpr auto operator-(const E& e) {
-  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
-                "loom: unary - needs an arithmetic value type (a semiring has no negation)");
-  return map<fn::negate, E>{fn::negate{}, std::tuple<E>{e}};
-}
-template <operand L, operand R>
-  requires(expression<L> || expression<R>)
-constexpr auto operator-(const L& l, const R& r) {
-  return as_expr(l) + (-as_expr(r));
-}
-template <expression E, scalar_operand S> constexpr auto operator/(const E& e, const S& s) {
-  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
-                "loom: / needs an arithmetic value type; only division by a scalar is supported");
-  using V = value_type_t<E>;
-  return map<fn::divide_by<V>, E>{fn::divide_by<V>{static_cast<V>(s)}, std::tuple<E>{e}};
-}
-
-#define LOOM_DEFINE_COMPARISON_OPERATOR(Op, Fn)                                         \
-  template <operand L, operand R>                                                       \
-    requires(expression<L> || expression<R>)                                            \
-  constexpr auto operator Op(const L& l, const R& r) {                                  \
-    return map<fn::Fn, as_expr_t<L>, as_expr_t<R>>{fn::Fn{}, {as_expr(l), as_expr(r)}}; \
-  }
-LOOM_DEFINE_COMPARISON_OPERATOR(<, less)
-LOOM_DEFINE_COMPARISON_OPERATOR(>, greater)
-LOOM_DEFINE_COMPARISON_OPERATOR(<=, less_equal)
-LOOM_DEFINE_COMPARISON_OPERATOR(>=, greater_equal)
-LOOM_DEFINE_COMPARISON_OPERATOR(==, equal_to)
-LOOM_DEFINE_COMPARISON_OPERATOR(!=, not_equal_to)
-#undef LOOM_DEFINE_COMPARISON_OPERATOR
-
-}  // namespace loom::expr
-
-namespace loom {
-
-namespace detail {
-template <std::size_t K, class Tuple> constexpr auto nest_sums(const Tuple& args) {
-  constexpr std::size_t n = std::tuple_size_v<Tuple>;
-  if constexpr (K + 1 == n) {
-    return expr::as_expr(std::get<K>(args));
-  } else {
-    using index_t = std::remove_cvref_t<std::tuple_element_t<K, Tuple>>;
-    static_assert(index_variable<index_t>,
-                  "loom::sum: every argument but the last must be an index variable, as in "
-                  "sum(i, j, e)");
-    auto inner = nest_sums<K + 1>(args);
-    return expr::sum<index_t, decltype(inner)>{inner};
-  }
-}
-}  // namespace detail
-
-/// `sum(j, e)` reduces e over j; `sum(i, j, e)` over several indices.
-template <class... Args>
-  requires(sizeof...(Args) >= 2)
-constexpr auto sum(const Args&... args) {
-  using last_t =
-      std::remove_cvref_t<std::tuple_element_t<sizeof...(Args) - 1, std::tuple<Args...>>>;
-  static_assert(expr::operand<last_t>, "loom::sum: the last argument must be an expression");
-  return detail::nest_sums<0>(std::tuple<const Args&...>(args...));
-}
-
-/// `map(f, e...)`: f applied pointwise to one or two expressions. When f(0, ...) != 0 the
-/// result is computed over the whole domain (checked at run time unless f declares
-/// `static constexpr bool zero_preserving`).
-template <class F, class... Es>
-  requires(sizeof...(Es) >= 1) && (expr::operand<Es> && ...)
-constexpr auto map(F f, const Es&... es) {
-  static_assert(sizeof...(Es) <= 2, "loom::map: more than two operands is not supported yet");
-  return expr::map<F, expr::as_expr_t<Es>...>{f, {expr::as_expr(es)...}};
-}
-
-/// `where(p, e)`: e where p is non-zero, zero elsewhere.
-template <expr::operand P, expr::operand E> constexpr auto where(const P& p, const E& e) {
-  return expr::where<expr::as_expr_t<P>, expr::as_expr_t<E>>{expr::as_expr(p), expr::as_expr(e)};
-}
-
-/// `expand(i, e)`: e broadcast along index i.
-template <index_variable I, expr::operand E> constexpr auto expand(I, const E& e) {
-  return expr::expand<I, expr::as_expr_t<E>>{expr::as_expr(e)};
-}
-
-}  // namespace loom
-
-#endif  // LOOM_EXPR_OPERATORS_HPP
-// ---- end <loom/expr/operators.hpp>
-// ---- begin <loom/expr/order.hpp>
-// Defines loom::order: the loop order of one assignment fixed by the user, as Etch allows
-// (`C(i, j) = loom::order<i, k, j>(e)`); the evaluator plans that order only (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_ORDER_HPP
-#define LOOM_EXPR_ORDER_HPP
-
-
-#include <boost/mp11/list.hpp>
-
-#include <type_traits>
-
-namespace loom {
-
-namespace expr {
-/// `expr` to be evaluated as one loop nest in `Order` (an MP11 list of index types, outermost
-/// first). Only the right-hand side of an assignment (or of `loom::explain`).
-template <class Order, class E> struct ordered {
-  E expr;
-};
-}  // namespace expr
-
-/// The function object behind `loom::order<...>`.
-template <class... Is> struct order_option {
-  template <expr::operand E> auto operator()(const E& e) const {
-    const auto x = expr::as_expr(e);
-    return expr::ordered<boost::mp11::mp_list<Is...>, std::remove_cvref_t<decltype(x)>>{x};
-  }
-};
-
-/// Fixes the loop order of one assignment, outermost first, listing every index once:
-/// `C(i, j) = loom::order<i, k, j>(loom::sum(k, A(i, k) * B(k, j)));` (Gustavson's order, whatever
-/// the formats). An operand stored in another order is transposed (once, while it is unchanged)
-/// and `explain` says so; no candidate is costed and no sum is hoisted.
-template <auto... Is>
-  requires(index_variable<decltype(Is)> && ...)
-inline constexpr order_option<std::remove_cvref_t<decltype(Is)>...> order{};
-
-}  // namespace loom
-
-#endif  // LOOM_EXPR_ORDER_HPP
-// ---- end <loom/expr/order.hpp>
 // ---- begin <loom/expr/visit.hpp>
 // Defines loom::expr::for_each_access and for_each_node: runtime walks over an expression (expr/).
 // SPDX-License-Identifier: BSL-1.0
@@ -1487,18 +995,103 @@ template <class E, class F> constexpr void for_each_access(const E& e, F&& f) {
 
 #endif  // LOOM_EXPR_VISIT_HPP
 // ---- end <loom/expr/visit.hpp>
-// ---- begin <loom/format/appender.hpp>
-// Defines loom::detail::appender: builds a tensor's levels online from entries that arrive
-// sorted and unique in storage order (the sink of in-order sparse outputs) (format/).
+// ---- begin <loom/format/alternatives.hpp>
+// Defines loom::alternatives: one tensor held in several formats (a matrix as csr and as csc),
+// which each kernel reads in the format the cost model prefers (STOREL's choice among storage
+// layouts; the choice itself is exec/alternatives.hpp) (format/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_APPENDER_HPP
-#define LOOM_FORMAT_APPENDER_HPP
+#ifndef LOOM_FORMAT_ALTERNATIVES_HPP
+#define LOOM_FORMAT_ALTERNATIVES_HPP
 
-// ---- begin <loom/format/tensor.hpp>
-// Defines loom::basic_tensor, loom::tensor and loom::view: level arrays plus values (format/).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+namespace loom {
+
+/// The same tensor held in the formats of `Ts...`, e.g.
+/// `loom::alternatives A2(A_csr, A_csc); C(i, j) = sum(k, A2(i, k) * B(k, j));`: the kernel is
+/// compiled once per alternative, and each assignment runs the one whose plan the cost model
+/// estimates cheapest (a transposed copy, a dense walk and the loop order all count), remembered
+/// per kernel while the operands' sizes stay within a factor of two. `loom::explain` shows the
+/// costs. Holds references: the tensors must outlive it and hold the same entries (loom cannot
+/// check that cheaply; the shapes are checked).
+template <class... Ts> class alternatives {
+  using first = std::tuple_element_t<0, std::tuple<Ts...>>;
+
+ public:
+  static_assert(sizeof...(Ts) >= 2, "loom::alternatives: hold the tensor in two formats or more");
+  static_assert((std::is_same_v<typename Ts::value_type, typename first::value_type> && ...),
+                "loom::alternatives: every format must hold the same value type");
+  static_assert(((Ts::order == first::order) && ...),
+                "loom::alternatives: every alternative must have the same order");
+  using value_type = typename first::value_type;
+  /// The first alternative's format, for the expression's static traits before the choice; the
+  /// kernels read each alternative in its own format.
+  using format_type = typename first::format_type;
+  static constexpr std::size_t order = first::order;
+  static constexpr std::size_t count = sizeof...(Ts);
+  using held_types = std::tuple<Ts...>;
+
+  /// Holds `ts...` (lvalues that outlive this object); throws shape_error when shapes differ.
+  template <class... Us>
+    requires(sizeof...(Us) == sizeof...(Ts))
+  alternatives(Us&&... ts) : held_{&ts...} {  // NOLINT: implicit, as CTAD builds it
+    static_assert((std::is_lvalue_reference_v<Us> && ...),
+                  "loom::alternatives holds references: pass tensors that outlive it, not "
+                  "temporaries");
+    check_shapes(std::make_index_sequence<sizeof...(Ts)>{});
+  }
+
+  /// Alternative K.
+  template <std::size_t K> const auto& get() const { return *std::get<K>(held_); }
+  /// The first alternative's name (what `explain` prints).
+  const std::string& name() const { return get<0>().name(); }
+  std::int64_t extent(std::size_t mode) const { return get<0>().extent(mode); }
+
+  /// `A2(i, j)`: an access to use in index notation; the kernel reads one alternative.
+  template <index_variable... Is>
+    requires(sizeof...(Is) == order)
+  auto operator()(Is...) const {
+    return expr::access<const alternatives, std::remove_cvref_t<Is>...>{this};
+  }
+
+ private:
+  template <std::size_t... Ks> void check_shapes(std::index_sequence<Ks...>) const {
+    (..., [&] {
+      for (std::size_t m = 0; m < order; ++m)
+        if (get<Ks>().extent(m) != get<0>().extent(m))
+          throw shape_error(
+              "loom::alternatives: alternative " + std::to_string(Ks) +
+              (get<Ks>().name().empty() ? "" : " (" + get<Ks>().name() + ")") + " has extent " +
+              std::to_string(get<Ks>().extent(m)) + " in mode " + std::to_string(m) +
+              ", alternative 0" + (name().empty() ? "" : " (" + name() + ")") + " has " +
+              std::to_string(get<0>().extent(m)) + "; every alternative holds the same tensor");
+    }());
+  }
+  std::tuple<const Ts*...> held_;
+};
+
+template <class... Us> alternatives(Us&&...) -> alternatives<std::remove_cvref_t<Us>...>;
+
+/// Whether T is a loom::alternatives.
+template <class T> inline constexpr bool is_alternatives_v = false;
+template <class... Ts> inline constexpr bool is_alternatives_v<alternatives<Ts...>> = true;
+template <class... Ts> inline constexpr bool is_alternatives_v<const alternatives<Ts...>> = true;
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_ALTERNATIVES_HPP
+// ---- end <loom/format/alternatives.hpp>
+// ---- begin <loom/format/format_name.hpp>
+// Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_TENSOR_HPP
-#define LOOM_FORMAT_TENSOR_HPP
+#ifndef LOOM_FORMAT_FORMAT_NAME_HPP
+#define LOOM_FORMAT_FORMAT_NAME_HPP
 
 // ---- begin <loom/format/format.hpp>
 // Defines loom::format, a list of levels plus a mode order, and the standard aliases (format/).
@@ -2699,12 +2292,6 @@ using dense_n = typename detail::format_from_list<
 
 #endif  // LOOM_FORMAT_FORMAT_HPP
 // ---- end <loom/format/format.hpp>
-// ---- begin <loom/format/format_name.hpp>
-// Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_FORMAT_NAME_HPP
-#define LOOM_FORMAT_FORMAT_NAME_HPP
-
 
 #include <string>
 #include <type_traits>
@@ -2753,6 +2340,441 @@ template <storage_format F> std::string format_name() {
 
 #endif  // LOOM_FORMAT_FORMAT_NAME_HPP
 // ---- end <loom/format/format_name.hpp>
+// ---- begin <loom/optimize/plan_choice.hpp>
+// Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
+// cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
+// LOOM_DEBUG_PLAN (environment) log (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+#define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+
+// ---- begin <loom/optimize/chain_bound_estimator.hpp>
+// Defines loom::chain_bound_estimator, the degree-constraint bound (optimize/, notes 001 §5.4).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
+#define LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
+
+// ---- begin <loom/optimize/degree_constraint.hpp>
+// Defines loom::degree_constraint, one DC(X, Y, d) bound of the chain-bound estimator (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
+#define LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
+
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// `DC(X, Y, d)`: for any fixed value of the indices `given` (X), at most `degree` (d) distinct
+/// values of the indices `bound` (Y) occur among the non-fill entries (notes 001 §5.4).
+/// For a matrix `A[i,j]`: `{{"i"}, {"j"}, max row degree}`, `{{}, {"i", "j"}, nnz}`.
+struct degree_constraint {
+  std::vector<std::string> given;
+  std::vector<std::string> bound;
+  double degree = 0;
+  friend bool operator==(const degree_constraint&, const degree_constraint&) = default;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
+// ---- end <loom/optimize/degree_constraint.hpp>
+// ---- begin <loom/optimize/index_extent.hpp>
+// Defines loom::index_extent and loom::index_set, runtime index names with extents (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_INDEX_EXTENT_HPP
+#define LOOM_OPTIMIZE_INDEX_EXTENT_HPP
+
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// One named index of an estimate and its extent (`{"i", 1000}`).
+struct index_extent {
+  std::string name;
+  std::int64_t extent = 0;
+  friend bool operator==(const index_extent&, const index_extent&) = default;
+};
+
+/// The indices a sparsity estimate ranges over, in first-appearance order; names are unique.
+using index_set = std::vector<index_extent>;
+
+namespace detail {
+
+inline bool has_index(const index_set& s, const std::string& name) {
+  return std::any_of(s.begin(), s.end(), [&](const index_extent& x) { return x.name == name; });
+}
+
+inline double dense_size(const index_set& s) {
+  double p = 1;
+  for (const index_extent& x : s) p *= static_cast<double>(x.extent);
+  return p;
+}
+
+/// Throws `shape_error` on a repeated name or a negative extent.
+inline void check_index_set(const index_set& s, const char* who) {
+  for (std::size_t a = 0; a < s.size(); ++a) {
+    if (s[a].extent < 0)
+      throw shape_error(std::string(who) + ": index '" + s[a].name + "' has negative extent");
+    for (std::size_t b = a + 1; b < s.size(); ++b)
+      if (s[a].name == s[b].name)
+        throw shape_error(std::string(who) + ": index '" + s[a].name +
+                          "' appears twice; give every mode its own index name");
+  }
+}
+
+/// `a` followed by the indices of `b` not in `a`; throws `shape_error` when a shared name has
+/// different extents.
+inline index_set index_union(const index_set& a, const index_set& b, const char* who) {
+  index_set out = a;
+  for (const index_extent& x : b) {
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const index_extent& y) { return y.name == x.name; });
+    if (it == out.end()) {
+      out.push_back(x);
+    } else if (it->extent != x.extent) {
+      throw shape_error(std::string(who) + ": index '" + x.name + "' has extent " +
+                        std::to_string(it->extent) + " in one operand and " +
+                        std::to_string(x.extent) + " in another; use one extent per index name");
+    }
+  }
+  return out;
+}
+
+/// The indices of `s` named in `names` (`keep = true`) or not named there (`keep = false`).
+inline index_set index_filter(const index_set& s, const std::vector<std::string>& names,
+                              bool keep) {
+  index_set out;
+  for (const index_extent& x : s)
+    if ((std::find(names.begin(), names.end(), x.name) != names.end()) == keep) out.push_back(x);
+  return out;
+}
+
+}  // namespace detail
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_INDEX_EXTENT_HPP
+// ---- end <loom/optimize/index_extent.hpp>
+// ---- begin <loom/optimize/statistics.hpp>
+// Defines loom::statistics, the per-tensor summary the runtime optimizer reads (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_STATISTICS_HPP
+#define LOOM_OPTIMIZE_STATISTICS_HPP
+
+#include <cstdint>
+#include <vector>
+
+namespace loom {
+
+/// What the optimizer knows about one tensor: a plain value, gathered by
+/// `loom::gather_statistics` and never updated in place (a changed tensor needs new statistics;
+/// `loom::statistics_cache` recomputes them when the tensor's storage signature changes).
+///
+/// Counts are *structural*: every stored entry counts, explicit zeros included (so a dense
+/// tensor has `nnz == product of extents`). Vectors indexed by *mode* use logical mode order;
+/// `nonempty_fibers` is indexed by *level* (storage order).
+struct statistics {
+  /// Extents, in logical mode order.
+  std::vector<std::int64_t> shape;
+  /// Number of stored entries.
+  std::int64_t nnz = 0;
+  /// `nonempty_fibers[k]`: distinct coordinate prefixes (levels 0..k, storage order) holding at
+  /// least one stored entry. `nonempty_fibers[0]` counts the non-empty top-level slices; the last
+  /// entry counts distinct stored coordinates (below `nnz` only with duplicate coordinates).
+  std::vector<std::int64_t> nonempty_fibers;
+  /// `distinct[m]`: number of coordinates of mode m that appear in at least one stored entry.
+  std::vector<std::int64_t> distinct;
+  /// `max_degree[m]`: largest number of stored entries sharing one coordinate of mode m
+  /// (for a matrix, mode 0 gives the largest row and mode 1 the largest column).
+  std::vector<std::int64_t> max_degree;
+  /// `mean_degree[m]`: `nnz / distinct[m]`, the mean over the coordinates that occur (0 if none).
+  std::vector<double> mean_degree;
+
+  /// Number of modes.
+  std::size_t order() const { return shape.size(); }
+  /// Product of the extents, as a double (it may exceed int64 for large sparse tensors).
+  double dense_size() const {
+    double s = 1;
+    for (std::int64_t e : shape) s *= static_cast<double>(e);
+    return s;
+  }
+  /// `nnz / dense_size()` (0 for an empty shape).
+  double density() const {
+    const double s = dense_size();
+    return s > 0 ? static_cast<double>(nnz) / s : 0.0;
+  }
+  /// For a matrix: the largest number of stored entries in one row (mode 0).
+  std::int64_t max_row_degree() const { return max_degree.empty() ? 0 : max_degree[0]; }
+  /// For a matrix: the largest number of stored entries in one column (mode 1).
+  std::int64_t max_column_degree() const { return max_degree.size() < 2 ? 0 : max_degree[1]; }
+
+  friend bool operator==(const statistics&, const statistics&) = default;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_STATISTICS_HPP
+// ---- end <loom/optimize/statistics.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <map>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom {
+
+/// Sparsity as a set of degree constraints, estimated with the chain bound (Galley's default
+/// "DCStats"; notes 001 §5.4). Every estimate is an upper bound on the number of structurally
+/// possible non-fills (cancellation ignored):
+/// - constructor: `(∅,{x}, distinct x)` and `({x}, others, max degree of x)` per mode, plus
+///   `(∅, all, nnz)`; a vector keeps `(∅,{i}, distinct i)`;
+/// - conjunction: union of the operands' DCs, keeping the minimum per (X, Y);
+/// - disjunction: extend each operand's DCs to the output indices Z it lacks,
+///   `(X, Y ∪ Z, d * |Z|)`; keep the (X, Y) present in every operand, summed; cap at `|Y|`;
+/// - aggregate: keep every DC, shrink the index set (the estimate takes the minimum over
+///   supersets of the target, which is sound because projection never adds tuples);
+/// - estimate: the cheapest product of degrees along a path of DCs from ∅ to a superset of the
+///   index set (breadth-first search), capped at the product of extents.
+///
+/// Index names must be unique across an expression: an aggregated index keeps its DCs, so
+/// reusing its name for a different index afterwards would mix two indices (rename first, as
+/// Galley's `unique_indices` pass does). Tensors of order >= 5 get the single-mode DCs only (Galley
+/// enumerates every subset there); the bound stays sound, only looser.
+class chain_bound_estimator {
+ public:
+  /// An estimate from explicit constraints over `indices`; the names in `dcs` may also include
+  /// indices outside `indices` if their extents appear in `extra_extents`.
+  chain_bound_estimator(index_set indices, std::vector<degree_constraint> dcs,
+                        index_set extra_extents = {})
+      : indices_(std::move(indices)) {
+    detail::check_index_set(indices_, "loom::chain_bound_estimator");
+    known_ = detail::index_union(indices_, extra_extents, "loom::chain_bound_estimator");
+    for (degree_constraint& dc : dcs) {
+      for (const std::vector<std::string>* side : {&dc.given, &dc.bound})
+        for (const std::string& n : *side)
+          if (!detail::has_index(known_, n))
+            throw shape_error("loom::chain_bound_estimator: a degree constraint names index '" + n +
+                              "', which has no extent; add it to the index set");
+      add_min(key_of(dc.given, dc.bound), dc.degree);
+    }
+  }
+  /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
+  chain_bound_estimator(const statistics& s, const std::vector<std::string>& names)
+      : chain_bound_estimator(named(s, names), constraints_of(s, names)) {}
+
+  /// A tensor with no fill entry over `indices` (used to broadcast).
+  static chain_bound_estimator full(index_set indices) {
+    std::vector<degree_constraint> dcs;
+    std::vector<std::string> all;
+    for (const index_extent& x : indices) all.push_back(x.name);
+    dcs.push_back({{}, all, detail::dense_size(indices)});
+    for (const index_extent& x : indices) {
+      dcs.push_back({{}, {x.name}, static_cast<double>(x.extent)});
+      index_set rest = detail::index_filter(indices, {x.name}, false);
+      if (!rest.empty()) dcs.push_back({{x.name}, names_of(rest), detail::dense_size(rest)});
+    }
+    return chain_bound_estimator(std::move(indices), std::move(dcs));
+  }
+
+  /// Pointwise op whose fill annihilates it: every operand's constraint still holds.
+  static chain_bound_estimator conjunction(std::span<const chain_bound_estimator> args) {
+    chain_bound_estimator out;
+    for (const chain_bound_estimator& a : args) {
+      out.indices_ =
+          detail::index_union(out.indices_, a.indices_, "loom::chain_bound_estimator::conjunction");
+      out.known_ =
+          detail::index_union(out.known_, a.known_, "loom::chain_bound_estimator::conjunction");
+      for (const auto& [key, d] : a.dcs_) out.add_min(key, d);
+    }
+    return out;
+  }
+  /// Pointwise op whose fill does not annihilate it: degrees add up over the operands.
+  static chain_bound_estimator disjunction(std::span<const chain_bound_estimator> args) {
+    chain_bound_estimator out;
+    for (const chain_bound_estimator& a : args) {
+      out.indices_ =
+          detail::index_union(out.indices_, a.indices_, "loom::chain_bound_estimator::disjunction");
+      out.known_ =
+          detail::index_union(out.known_, a.known_, "loom::chain_bound_estimator::disjunction");
+    }
+    std::vector<std::map<dc_key, double>> extended;
+    for (const chain_bound_estimator& a : args) {
+      const index_set z = detail::index_filter(out.indices_, names_of(a.indices_), false);
+      const std::vector<std::string> zn = names_of(z);
+      const double zs = detail::dense_size(z);
+      std::map<dc_key, double> e;
+      auto put = [&](const dc_key& k, double d) {
+        auto [it, inserted] = e.try_emplace(k, d);
+        if (!inserted) it->second = std::min(it->second, d);
+      };
+      for (const auto& [key, d] : a.dcs_) {
+        put(key, d);
+        if (!z.empty()) put(key_of(key.first, set_union(key.second, zn)), d * zs);
+      }
+      extended.push_back(std::move(e));
+    }
+    if (!extended.empty()) {
+      for (const auto& [key, d0] : extended.front()) {
+        double sum = d0;
+        bool everywhere = true;
+        for (std::size_t k = 1; k < extended.size() && everywhere; ++k) {
+          auto it = extended[k].find(key);
+          if (it == extended[k].end())
+            everywhere = false;
+          else
+            sum += it->second;
+        }
+        if (everywhere) out.dcs_[key] = std::min(sum, out.size_of(key.second));
+      }
+    }
+    return out;
+  }
+  /// Aggregate over the named indices: the index set shrinks and every constraint is kept.
+  chain_bound_estimator aggregate(const std::vector<std::string>& names) const {
+    chain_bound_estimator out = *this;
+    out.indices_ = detail::index_filter(indices_, names, false);
+    return out;
+  }
+
+  /// Upper bound on the number of non-fill entries.
+  double estimate() const { return estimate_given({}); }
+  /// Upper bound on the number of non-fill entries per fixed value of the `given` indices.
+  double estimate_given(const std::vector<std::string>& given) const {
+    const std::vector<std::string> target = sorted(names_of(indices_));
+    const std::vector<std::string> w = sorted(given);
+    const double cap = detail::dense_size(detail::index_filter(indices_, given, false));
+    if (target.empty()) return 1;
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    std::map<std::vector<std::string>, double> best{{{}, 1.0}, {w, 1.0}};
+    std::vector<std::vector<std::string>> frontier{{}, w};
+    auto weight = [&](const std::vector<std::string>& s) {
+      auto it = best.find(s);
+      return it == best.end() ? inf : it->second;
+    };
+    while (!frontier.empty()) {
+      std::vector<std::vector<std::string>> next;
+      for (const std::vector<std::string>& x : frontier) {
+        const double wx = best[x];
+        for (const auto& [key, d] : dcs_) {
+          if (!includes(x, key.first) || includes(x, key.second)) continue;  // no progress
+          std::vector<std::string> y = set_union(x, key.second);
+          const double wy = wx * d;
+          if (wy < std::min(weight(y), weight(target))) {
+            best[y] = wy;
+            next.push_back(std::move(y));
+          }
+        }
+      }
+      frontier = std::move(next);
+    }
+    double result = cap;
+    for (const auto& [x, wx] : best)
+      if (includes(x, target)) result = std::min(result, wx);
+    return result;
+  }
+  const index_set& indices() const { return indices_; }
+  /// Every constraint (sorted names, one per (X, Y), the tightest kept).
+  std::vector<degree_constraint> constraints() const {
+    std::vector<degree_constraint> out;
+    for (const auto& [key, d] : dcs_) out.push_back({key.first, key.second, d});
+    return out;
+  }
+
+ private:
+  using dc_key = std::pair<std::vector<std::string>, std::vector<std::string>>;
+
+  chain_bound_estimator() = default;
+
+  static std::vector<std::string> sorted(std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  }
+  static std::vector<std::string> set_union(const std::vector<std::string>& a,
+                                            const std::vector<std::string>& b) {
+    std::vector<std::string> out;
+    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+    return out;
+  }
+  static bool includes(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    return std::includes(a.begin(), a.end(), b.begin(), b.end());
+  }
+  static std::vector<std::string> names_of(const index_set& s) {
+    std::vector<std::string> out;
+    for (const index_extent& x : s) out.push_back(x.name);
+    return out;
+  }
+  /// (sorted X, sorted Y \ X)
+  static dc_key key_of(std::vector<std::string> x, std::vector<std::string> y) {
+    x = sorted(std::move(x));
+    y = sorted(std::move(y));
+    std::vector<std::string> y_minus_x;
+    std::set_difference(y.begin(), y.end(), x.begin(), x.end(), std::back_inserter(y_minus_x));
+    return {std::move(x), std::move(y_minus_x)};
+  }
+  double size_of(const std::vector<std::string>& names) const {
+    return detail::dense_size(detail::index_filter(known_, names, true));
+  }
+  void add_min(const dc_key& key, double d) {
+    auto [it, inserted] = dcs_.try_emplace(key, d);
+    if (!inserted) it->second = std::min(it->second, d);
+  }
+  static index_set named(const statistics& s, const std::vector<std::string>& names) {
+    if (names.size() != s.shape.size())
+      throw shape_error("loom::chain_bound_estimator: " + std::to_string(names.size()) +
+                        " index names for a tensor of order " + std::to_string(s.shape.size()));
+    index_set out;
+    for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
+    return out;
+  }
+  static std::vector<degree_constraint> constraints_of(const statistics& s,
+                                                       const std::vector<std::string>& names) {
+    std::vector<degree_constraint> dcs;
+    if (names.size() != s.shape.size()) return dcs;  // `named` throws first
+    if (names.size() == 1) {
+      dcs.push_back({{}, names, static_cast<double>(s.distinct[0])});
+      return dcs;
+    }
+    for (std::size_t m = 0; m < names.size(); ++m) {
+      std::vector<std::string> rest;
+      for (std::size_t o = 0; o < names.size(); ++o)
+        if (o != m) rest.push_back(names[o]);
+      dcs.push_back({{}, {names[m]}, static_cast<double>(s.distinct[m])});
+      dcs.push_back({{names[m]}, rest, static_cast<double>(s.max_degree[m])});
+    }
+    if (!names.empty()) dcs.push_back({{}, names, static_cast<double>(s.nnz)});
+    return dcs;
+  }
+
+  index_set indices_;
+  index_set known_;  // indices_ plus aggregated ones still named by constraints
+  std::map<dc_key, double> dcs_;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
+// ---- end <loom/optimize/chain_bound_estimator.hpp>
+// ---- begin <loom/optimize/statistics_cache.hpp>
+// Defines loom::statistics_cache: statistics per tensor, redone when storage changes (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
+#define LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
+
+// ---- begin <loom/format/tensor.hpp>
+// Defines loom::basic_tensor, loom::tensor and loom::view: level arrays plus values (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_TENSOR_HPP
+#define LOOM_FORMAT_TENSOR_HPP
+
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/integer_sequence.hpp>
@@ -3605,1095 +3627,6 @@ tensor<T, To> convert(const basic_tensor<T, From, Owning>& from) {
 
 #endif  // LOOM_FORMAT_TENSOR_HPP
 // ---- end <loom/format/tensor.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <stdexcept>
-#include <utility>
-#include <vector>
-
-namespace loom::detail {
-
-// Levels the appender builds online (by their declared layout: docs/levels.md); a format with
-// any other level (hashed, bitmap, banded, a user level of no layout) buffers its entries and
-// assembles them through the levels' hooks at the end.
-template <class L>
-inline constexpr bool appends_online =
-    layout_of<L> == level_layout::dense || layout_of<L> == level_layout::compressed ||
-    layout_of<L> == level_layout::singleton;
-template <class Levels> inline constexpr bool all_append_online = false;
-template <class... Ls>
-inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = (appends_online<Ls> && ...);
-
-/// Whether a format is one dense level over one compressed unique level (csr, csc), which the
-/// appender can fill by a counting sort on the row (`appender::fill_by_rows`).
-template <class Format>
-inline constexpr bool rows_of_columns = [] {
-  if constexpr (Format::order == 2 && all_append_online<typename Format::levels>) {
-    using outer = boost::mp11::mp_at_c<typename Format::levels, 0>;
-    using inner = boost::mp11::mp_at_c<typename Format::levels, 1>;
-    return outer::properties.full && !inner::properties.full && !inner::properties.segmented &&
-           inner::properties.unique;
-  } else {
-    return false;
-  }
-}();
-
-/// The position and coordinate types of a csr-like format's compressed level.
-template <class Format, bool = rows_of_columns<Format>> struct row_arrays {
-  using pos_type = std::int64_t;
-  using crd_type = std::int64_t;
-};
-template <class Format> struct row_arrays<Format, true> {
-  using pos_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::pos_type;
-  using crd_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::crd_type;
-};
-
-/// The end of a vector that a hot loop appends to: `push` is a compare and a store, inlined
-/// (std::vector::push_back stayed out of line in the kernels' loops: 19% of A∘B's samples). The
-/// vector's size runs ahead of the entries by at most one chunk, value-initialised just before
-/// it is written (the pages are touched once either way); `close` trims it. Capacity is kept,
-/// so a kernel that writes the same output again allocates nothing.
-/// Entries an append grows its arrays by when they are full, value-initialised just before they
-/// are written (the pages are touched once either way).
-inline constexpr std::size_t append_chunk = 4096;
-
-template <class X> struct append_array {
-  std::vector<X>* v = nullptr;
-  X* cur = nullptr;
-  X* lim = nullptr;
-
-  /// Appends after the vector's current elements.
-  void attach(std::vector<X>& vec) {
-    v = &vec;
-    cur = vec.data() + vec.size();
-    lim = cur;
-  }
-  /// Appends after the vector's first `n` elements, over the rest of its current elements.
-  void attach_at(std::vector<X>& vec, std::size_t n) {
-    v = &vec;
-    cur = vec.data() + n;
-    lim = vec.data() + vec.size();
-  }
-  /// Writes from the vector's start over its current elements (an output written again): no
-  /// element is value-initialised before it is overwritten, unlike growing from an empty vector
-  /// (`grow` zero-fills each chunk, a second store per element). `close` drops what is left.
-  void attach_over(std::vector<X>& vec) {
-    v = &vec;
-    cur = vec.data();
-    lim = cur + vec.size();
-  }
-  LOOM_FORCE_INLINE void push(const X& x) {
-    if (cur == lim) [[unlikely]] {
-      const auto [c, l] = grow(v, cur);
-      cur = c;
-      lim = l;
-    }
-    *cur++ = x;
-  }
-  std::size_t size() const { return static_cast<std::size_t>(cur - v->data()); }
-  /// The vector holds exactly the pushed elements.
-  void close() { v->resize(size()); }
-
- private:
-  // out of line, and given values rather than `this`, so that a writer held in a kernel's
-  // local sink stays in registers
-  [[gnu::noinline]] static std::pair<X*, X*> grow(std::vector<X>* v, X* cur) {
-    constexpr std::size_t chunk = append_chunk;
-    const auto n = static_cast<std::size_t>(cur - v->data());  // == v->size(): the chunk is full
-    if (n == v->capacity()) v->reserve(std::max<std::size_t>(2 * n, chunk));
-    v->resize(std::min(v->capacity(), n + chunk));
-    return {v->data() + n, v->data() + v->size()};
-  }
-};
-
-/// Writes the values of an array whose length is known (an output on an operand's pattern): a
-/// compare and a store, and no call, since nothing grows, so the value written never has to
-/// survive a call (append_array's growth made SDDMM's values go through the stack). Pushes past
-/// the end are counted, not written: the caller compares the count with the length.
-template <class X> struct fill_array {
-  X* cur = nullptr;
-  X* lim = nullptr;
-  LOOM_FORCE_INLINE void push(const X& x) {
-    if (cur < lim) [[likely]]
-      *cur = x;
-    ++cur;
-  }
-};
-
-/// The appends of a csr-like output, held by value: the count of entries per row, the starts of
-/// `crd` and the values, the room they have, and the entries written. An in-order kernel's sink
-/// holds it from its first entry to its last (`take_writer`, `return_writer` of the appender and
-/// of parallel::row_target), so that it lives in registers. An append is a compare and two
-/// stores, never a call: with a growth call in the loop the compilers kept the ends and the
-/// value on the stack (measured in docs/optimizer.md, "Outputs"). A row that did not fit
-/// is counted, not written: at its end the arrays grow and `end_row` asks for the row again
-/// (stream::run_sparse).
-/// `Relative`: row r's count is at counts[r - first_row] (a chunk's rows); otherwise at
-/// counts[r], and `first_row` is unused (the serial loop: one subtraction and one live value
-/// fewer per row, which the hand-loop benchmark sees on short rows).
-template <class T, class Pos, class Crd, bool Relative = false> struct row_writer {
-  Pos* counts;
-  std::int64_t first_row;
-  Crd* crd;
-  T* values;
-  std::int64_t written;    // entries pushed, those past `room` included
-  std::int64_t room;       // entries the arrays hold
-  std::int64_t row_start;  // entries written before the current row
-  std::vector<Crd>* crd_array;
-  std::vector<T>* value_array;
-  LOOM_FORCE_INLINE void push(std::int64_t column, const T& v) {
-    if (written < room) [[likely]] {
-      crd[written] = static_cast<Crd>(column);
-      values[written] = v;
-    }
-    ++written;
-  }
-  /// Ends a row's run; true when it did not fit and must be written again (the arrays have
-  /// grown). A row's count is added once at its end (a row may arrive in several runs).
-  LOOM_FORCE_INLINE bool end_row(std::int64_t row) {
-    if (written > room) [[unlikely]] {
-      const auto [c, v, r] = grow(crd_array, value_array, written);
-      crd = c;
-      values = v;
-      room = r;
-      written = row_start;
-      return true;
-    }
-    if constexpr (Relative)
-      counts[row - first_row] += static_cast<Pos>(written - row_start);
-    else
-      counts[row] += static_cast<Pos>(written - row_start);
-    row_start = written;
-    return false;
-  }
-
- private:
-  struct grown {
-    Crd* crd;
-    T* values;
-    std::int64_t room;
-  };
-  // out of line, and given values rather than `this`, so that the writer stays in registers
-  [[gnu::noinline]] static grown grow(std::vector<Crd>* c, std::vector<T>* v, std::int64_t needed) {
-    constexpr std::size_t chunk = append_chunk;
-    const auto n = static_cast<std::size_t>(needed);
-    const std::size_t reserved = std::min(c->capacity(), v->capacity());
-    std::size_t room = n + chunk;
-    if (n <= reserved) {
-      room = std::min(room, reserved);  // within the reservation: no copy
-    } else {
-      c->reserve(std::max(2 * reserved, room));
-      v->reserve(std::max(2 * reserved, room));
-    }
-    c->resize(room);
-    v->resize(room);
-    return {c->data(), v->data(), static_cast<std::int64_t>(room)};
-  }
-};
-
-/// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
-/// into level arrays, as TACO's assembly does: no intermediate coordinate list. Given the
-/// output it replaces, it refills that output's arrays (cleared, capacity kept).
-template <class T, class Format> class appender {
- public:
-  static constexpr std::size_t N = Format::order;
-  using tensor_type = basic_tensor<T, Format, true>;
-
-  static constexpr bool online = all_append_online<typename Format::levels>;
-  /// csr-like (one dense level over one compressed unique level): an entry is a count in its
-  /// row's `pos` slot and a store in `crd` and the values, like the hand-written loop.
-  static constexpr bool by_rows = loom::detail::rows_of_columns<Format>;
-
-  explicit appender(const std::array<std::int64_t, N>& shape, tensor_type* recycled = nullptr)
-      : shape_(shape) {
-    if constexpr (online) {
-      if (recycled != nullptr) {  // take the old arrays, keep their capacity
-        levels_ = std::move(recycled->levels_);
-        values_ = std::move(recycled->values_);
-        recycled->version_.bump();
-        if constexpr (by_rows) {  // crd and values are overwritten in place (attach_rows)
-          clear_level(std::get<0>(levels_));
-          std::get<1>(levels_).pos.clear();
-        } else {
-          [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-            (clear_level(std::get<Ks>(levels_)), ...);
-          }(std::make_index_sequence<N>{});
-          values_.clear();
-        }
-      }
-      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-        ((level_extent_[Ks] = shape_[Format::modes[Ks]]), ...);
-        (init_level<Ks>(), ...);
-      }(std::make_index_sequence<N>{});
-      if constexpr (by_rows) attach_rows();
-    }
-  }
-
-  /// Reserves room for about `entries` entries (an estimate; capacity already held is kept).
-  /// Called before the first entry is appended.
-  void reserve(std::size_t entries) {
-    if constexpr (!online) {
-      buffer_.crd.reserve(entries);
-      buffer_.vals.reserve(entries);
-      return;
-    } else
-      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-        (
-            [&] {
-              if constexpr (!level<Ks>::properties.full) std::get<Ks>(levels_).crd.reserve(entries);
-            }(),
-            ...);
-      }(std::make_index_sequence<N>{});
-    if constexpr (online && !Format::properties[N - 1].full) values_.reserve(entries);
-    if constexpr (by_rows) attach_rows();
-  }
-
-  /// Appends one entry; `c[k]` is the coordinate of level k.
-  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
-    if constexpr (!online) {
-      buffer_.crd.push_back(c);
-      buffer_.vals.push_back(v);
-    } else if constexpr (by_rows) {
-      ++row_counts_[c[0] + 1];
-      crd_out_.push(static_cast<typename level<1>::crd_type>(c[1]));
-      values_out_.push(v);
-    } else {
-      push_online(c, v);
-    }
-  }
-
-  using row_writer = loom::detail::row_writer<T, typename row_arrays<Format>::pos_type,
-                                              typename row_arrays<Format>::crd_type>;
-  /// The writer starts where the appends stopped (the start, unless `fill_by_rows` ran) and
-  /// has the arrays' current length as room: an output written again with the same pattern
-  /// value-initialises nothing.
-  row_writer take_writer()
-    requires by_rows
-  {
-    auto& crd = *crd_out_.v;
-    const auto n = static_cast<std::int64_t>(crd_out_.size());
-    const auto room = static_cast<std::int64_t>(std::min(crd.size(), values_.size()));
-    return {row_counts_ + 1, 0, crd.data(), values_.data(), n, room, n, &crd,
-            &values_};  // pos[r + 1]
-  }
-  void return_writer(const row_writer& w)
-    requires by_rows
-  {
-    if (w.written > w.room)
-      throw std::logic_error(
-          "loom internal error: a row writer left a row unwritten; please report");
-    const auto kept = static_cast<std::size_t>(w.written);
-    crd_out_.attach_at(*crd_out_.v, kept);
-    values_out_.attach_at(values_, kept);
-  }
-
-  /// `out` takes `pattern`'s levels (copied into its own arrays, capacity kept; not copied again
-  /// while neither tensor has changed since, pattern_memo) and its values
-  /// are refilled by `run(values)`, which pushes one value per entry of `pattern`, in order, to
-  /// the `fill_array<T>` it is given (sized once: a kernel run again touches no new memory).
-  /// False, with `out` to be rebuilt by the caller, when the count differs (a reduction that
-  /// emitted nothing).
-  template <class Run>
-  static bool fill_values_on_pattern(tensor_type& out, const tensor_type& pattern, Run&& run) {
-    const bool copied =
-        out.pattern_memo_ == detail::pattern_memo{&pattern, pattern.version(), out.version()};
-    out.version_.bump();
-    out.pattern_memo_ = {};
-    if (!copied) out.levels_ = pattern.levels_;  // else unchanged since the last call: equal
-    const std::size_t n = pattern.values_.size();
-    out.values_.resize(n);
-    fill_array<T> values{out.values_.data(), out.values_.data() + n};
-    run(values);
-    if (values.cur != values.lim) return false;
-    out.pattern_memo_ = {&pattern, pattern.version(), out.version()};
-    return true;
-  }
-
-  /// Moves `t`'s level arrays and values out (capacity kept) for a writer that refills them;
-  /// `t` is left to be assigned.
-  static std::pair<typename tensor_type::level_storages, std::vector<T>> take_arrays(
-      tensor_type& t) {
-    t.version_.bump();
-    return {std::move(t.levels_), std::move(t.values_)};
-  }
-
-  /// Whether `fill_by_rows` can fill the format.
-  static constexpr bool rows_of_columns = loom::detail::rows_of_columns<Format>;
-
-  /// Fills an appender that holds nothing yet with `n` entries: entry e is at `row(e)`,
-  /// `column(e)` with value `value(e)`. Rows come in any order; within a row, columns ascend
-  /// and repeat only next to each other (repeats are added). A counting sort on the row writes
-  /// straight into the level arrays, as a hand-written CSR transpose does: no sort and no
-  /// per-entry bookkeeping (a transpose's flush spent 5 ns per entry in `push`).
-  template <class Row, class Column, class Value>
-  void fill_by_rows(std::size_t n, Row row, Column column, Value value, bool may_repeat)
-    requires rows_of_columns
-  {
-    using pos_type = typename level<1>::pos_type;
-    auto& st = std::get<1>(levels_);
-    // Positions are counted in the level's own type only when n entries fit it; else in 64 bits,
-    // and the entries kept (repeats merged) are checked before a narrow position is written.
-    if (fits_in<pos_type>(static_cast<std::int64_t>(n))) {
-      fill_rows(st.pos, n, row, column, value, may_repeat);
-    } else {
-      if (!may_repeat) check_fits<pos_type>(static_cast<std::int64_t>(n), "number of positions");
-      std::vector<std::int64_t> wide;
-      fill_rows(wide, n, row, column, value, may_repeat);
-      check_fits<pos_type>(count_, "number of positions");
-      st.pos.assign(wide.begin(), wide.end());  // per-row counts, each at most count_
-    }
-    attach_rows(true);  // the arrays now hold the entries: later appends go after them
-  }
-
- private:
-  // fill_by_rows into `pos` (rows + 1 counts of any integer type wide enough for n)
-  template <class PosArray, class Row, class Column, class Value>
-  void fill_rows(PosArray& pos, std::size_t n, Row row, Column column, Value value,
-                 bool may_repeat) {
-    using P = typename PosArray::value_type;
-    auto& st = std::get<1>(levels_);
-    const auto rows = static_cast<std::size_t>(level_extent_[0]);
-    pos.assign(rows + 1, 0);
-    for (std::size_t e = 0; e < n; ++e) ++pos[static_cast<std::size_t>(row(e)) + 1];
-    P start = 0;  // pos[r + 1]: where row r starts, then its end
-    for (std::size_t r = 1; r <= rows; ++r) start += std::exchange(pos[r], start);
-    st.crd.resize(n);
-    values_.resize(n);
-    for (std::size_t e = 0; e < n; ++e) {
-      const auto q = static_cast<std::size_t>(pos[static_cast<std::size_t>(row(e)) + 1]++);
-      st.crd[q] = static_cast<typename level<1>::crd_type>(column(e));
-      values_[q] = value(e);
-    }
-    // back to counts per row (finish_level sums them), merging repeats on the way
-    std::size_t kept = n;
-    if (!may_repeat) {
-      for (std::size_t r = rows; r >= 1; --r) pos[r] -= pos[r - 1];
-    } else {
-      kept = 0;
-      for (std::size_t r = 1, begin = 0; r <= rows; ++r) {
-        const auto end = static_cast<std::size_t>(pos[r]);
-        const std::size_t first = kept;
-        for (std::size_t q = begin; q < end; ++q) {
-          if (kept > first && st.crd[kept - 1] == st.crd[q]) {
-            values_[kept - 1] = semiring_traits<T>::add(values_[kept - 1], values_[q]);
-          } else {
-            st.crd[kept] = st.crd[q];
-            values_[kept++] = values_[q];
-          }
-        }
-        pos[r] = static_cast<P>(kept - first);
-        begin = end;
-      }
-      st.crd.resize(kept);
-      values_.resize(kept);
-    }
-    count_ = static_cast<std::int64_t>(kept);
-  }
-
- public:
-  /// The finished tensor (dense levels padded, `pos` arrays completed).
-  tensor_type finish() && {
-    if constexpr (!online) {
-      return assemble_sorted<T, Format>(shape_, buffer_.crd, std::move(buffer_.vals));
-    } else {
-      return std::move(*this).finish_online();
-    }
-  }
-
- private:
-  LOOM_FORCE_INLINE void push_online(const std::array<std::int64_t, N>& c, const T& v) {
-    std::size_t first = 0;  // first level whose coordinate differs from the previous entry
-    if (count_ > 0)
-      while (first < N && c[first] == last_[first]) ++first;
-    push_levels<0>(c, first);
-    last_ = c;
-    ++count_;
-    const std::int64_t p = position_[N - 1];
-    if constexpr (Format::properties[N - 1].full) {
-      if (static_cast<std::int64_t>(values_.size()) <= p)
-        values_.resize(static_cast<std::size_t>(p) + 1, semiring_traits<T>::zero());
-      values_[static_cast<std::size_t>(p)] = v;
-    } else {
-      values_.push_back(v);
-    }
-  }
-
-  tensor_type finish_online() && {
-    if constexpr (by_rows) {
-      crd_out_.close();
-      values_out_.close();
-    }
-    std::int64_t parents = 1;
-    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      (finish_level<Ks>(parents), ...);
-    }(std::make_index_sequence<N>{});
-    if (Format::properties[N - 1].full)
-      values_.resize(static_cast<std::size_t>(parents), semiring_traits<T>::zero());
-    return tensor_type(shape_, std::move(levels_), std::move(values_));
-  }
-
-  template <std::size_t K> using level = boost::mp11::mp_at_c<typename Format::levels, K>;
-
-  template <class Storage> static void clear_level(Storage& st) {
-    if constexpr (requires { st.pos.clear(); }) st.pos.clear();
-    if constexpr (requires { st.crd.clear(); }) st.crd.clear();
-  }
-  // the row counts sized once (rows + 1), the appends aimed at the arrays' starts (before the
-  // first entry: a recycled output's old entries are overwritten, an empty array is the same)
-  // or, with `append`, at their ends
-  void attach_rows(bool append = false)
-    requires by_rows
-  {
-    auto& st = std::get<1>(levels_);
-    const auto slots = static_cast<std::size_t>(level_extent_[0]) + 1;
-    if (st.pos.size() != slots) st.pos.assign(slots, 0);
-    row_counts_ = st.pos.data();
-    if (append) {
-      crd_out_.attach(st.crd);
-      values_out_.attach(values_);
-    } else {
-      crd_out_.attach_over(st.crd);
-      values_out_.attach_over(values_);
-    }
-  }
-
-  template <std::size_t K> void init_level() {
-    if constexpr (level<K>::properties.full) {
-      std::get<K>(levels_).extent = level_extent_[K];
-    } else if (level_extent_[K] > 0 &&
-               !fits_in<typename level<K>::crd_type>(level_extent_[K] - 1)) {
-      check_fits<typename level<K>::crd_type>(
-          level_extent_[K] - 1, "largest coordinate of mode " + std::to_string(Format::modes[K]));
-    }
-  }
-
-  template <std::size_t K>
-  LOOM_FORCE_INLINE void push_levels(const std::array<std::int64_t, N>& c, std::size_t first) {
-    if constexpr (K < N) {
-      const std::int64_t parent = K == 0 ? 0 : position_[K - 1];
-      auto& st = std::get<K>(levels_);
-      if constexpr (level<K>::properties.full) {
-        position_[K] = parent * level_extent_[K] + c[K];
-      } else if constexpr (level<K>::properties.segmented) {
-        st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
-        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
-      } else {
-        // a new position when this level or one above changed (non-unique: always)
-        if (K >= first || !level<K>::properties.unique || count_ == 0) {
-          st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
-          const auto slot = static_cast<std::size_t>(parent) + 1;
-          if (st.pos.size() <= slot) st.pos.resize(slot + 1, 0);
-          ++st.pos[slot];
-        }
-        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
-      }
-      push_levels<K + 1>(c, first);
-    }
-  }
-
-  template <std::size_t K> void finish_level(std::int64_t& parents) {
-    auto& st = std::get<K>(levels_);
-    if constexpr (level<K>::properties.full) {
-      parents *= level_extent_[K];
-    } else if constexpr (level<K>::properties.segmented) {
-      parents = static_cast<std::int64_t>(st.crd.size());
-    } else {
-      check_fits<typename level<K>::pos_type>(static_cast<std::int64_t>(st.crd.size()),
-                                              "number of positions");
-      st.pos.resize(static_cast<std::size_t>(parents) + 1, 0);
-      for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
-      parents = static_cast<std::int64_t>(st.crd.size());
-    }
-  }
-
-  std::array<std::int64_t, N> shape_{};
-  std::array<std::int64_t, N> level_extent_{};
-  typename tensor_type::level_storages levels_{};
-  std::vector<T> values_;
-  std::array<std::int64_t, N> last_{};
-  std::array<std::int64_t, N> position_{};
-  std::int64_t count_ = 0;
-  // by_rows: the rows' counts (pos + 1) and the ends of crd and the values
-  struct no_cursor {};
-  typename row_arrays<Format>::pos_type* row_counts_ = nullptr;
-  [[no_unique_address]] std::conditional_t<
-      by_rows, append_array<typename row_arrays<Format>::crd_type>, no_cursor>
-      crd_out_{};
-  [[no_unique_address]] std::conditional_t<by_rows, append_array<T>, no_cursor> values_out_{};
-  struct entries {
-    std::vector<std::array<std::int64_t, N>> crd;
-    std::vector<T> vals;
-  } buffer_;  // used when !online
-};
-
-}  // namespace loom::detail
-
-#endif  // LOOM_FORMAT_APPENDER_HPP
-// ---- end <loom/format/appender.hpp>
-// ---- begin <loom/format/memory.hpp>
-// Defines the memory-overlap test of tensors and views: which arrays a tensor reads, and whether
-// an output's storage is also read by an operand (format/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_MEMORY_HPP
-#define LOOM_FORMAT_MEMORY_HPP
-
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <functional>
-#include <string>
-#include <type_traits>
-#include <utility>
-
-namespace loom::detail {
-
-// f(first, last): the bytes of one array, when it holds any.
-template <class Array, class F> void visit_array_bytes(const Array& a, F& f) {
-  if (a.size() == 0) return;
-  const auto* first = reinterpret_cast<const std::byte*>(a.data());
-  f(first, first + a.size() * sizeof(*a.data()));
-}
-
-/// Calls `f(first, last)` for the bytes of every array `t` reads: its values and its levels'
-/// position, coordinate, bound, bit and hash arrays. Two tensors, or a tensor and a view of
-/// someone's buffer, are the same data to a kernel exactly when these ranges meet.
-template <class Tensor, class F> void for_each_array(const Tensor& t, F&& f) {
-  if constexpr (requires { t.values().data(); }) visit_array_bytes(t.values(), f);
-  if constexpr (requires {
-                  Tensor::order;
-                  typename Tensor::level_storages;
-                }) {
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (..., [&](const auto& s) {
-        if constexpr (requires { s.pos.data(); }) visit_array_bytes(s.pos, f);
-        if constexpr (requires { s.crd.data(); }) visit_array_bytes(s.crd, f);
-        if constexpr (requires { s.lo.data(); }) visit_array_bytes(s.lo, f);
-        if constexpr (requires { s.bits.data(); }) visit_array_bytes(s.bits, f);
-        if constexpr (requires { s.slot_pos.data(); }) visit_array_bytes(s.slot_pos, f);
-        if constexpr (requires { s.table.data(); }) visit_array_bytes(s.table, f);
-      }(t.template level<K>()));
-    }(std::make_index_sequence<Tensor::order>{});
-  }
-}
-
-// The byte ranges of a tensor's arrays, collected once (at most 1 + 4 per level).
-template <class Tensor> struct byte_ranges {
-  static constexpr std::size_t capacity = 1 + 4 * [] {
-    if constexpr (requires { Tensor::order; })
-      return Tensor::order;
-    else
-      return std::size_t{0};
-  }();
-  std::array<const std::byte*, 2 * capacity> bounds{};
-  std::size_t count = 0;
-  explicit byte_ranges(const Tensor& t) {
-    for_each_array(t, [&](const std::byte* first, const std::byte* last) {
-      if (count == capacity) return;
-      bounds[2 * count] = first;
-      bounds[2 * count + 1] = last;
-      ++count;
-    });
-  }
-};
-
-// Two owning tensors never share an array (each holds its own vectors): only a view can alias.
-template <class T>
-inline constexpr bool owns_its_arrays = [] {
-  if constexpr (requires { T::owning; })
-    return static_cast<bool>(T::owning);
-  else
-    return false;
-}();
-
-/// Whether `a` and `b` share memory: the same object, or arrays that overlap by a byte or more
-/// (two views of one buffer, a view of a tensor's own values).
-template <class A, class B> bool shares_memory(const A& a, const B& b) {
-  if (static_cast<const void*>(&a) == static_cast<const void*>(&b)) return true;
-  if constexpr (owns_its_arrays<A> && owns_its_arrays<B>) {
-    return false;
-  } else {
-    const std::less<const std::byte*> before;
-    const byte_ranges<A> ra(a);
-    const byte_ranges<B> rb(b);
-    for (std::size_t x = 0; x < ra.count; ++x)
-      for (std::size_t y = 0; y < rb.count; ++y)
-        if (before(ra.bounds[2 * x], rb.bounds[2 * y + 1]) &&
-            before(rb.bounds[2 * y], ra.bounds[2 * x + 1]))
-          return true;
-    return false;
-  }
-}
-
-/// Whether an operand of `rhs` reads storage that the output `out` writes.
-template <class Out, class Rhs> bool aliases_output(const Out* out, const Rhs& rhs) {
-  bool aliased = false;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
-    aliased = aliased || shares_memory(*out, *a.tensor);
-  });
-  return aliased;
-}
-
-/// The operands of `rhs` that read the output's storage, named as explain() names tensors (the
-/// tensor's name, or T<k> for the k-th access when unnamed), comma-separated.
-template <class Out, class Rhs> std::string aliased_operands(const Out* out, const Rhs& rhs) {
-  std::string names;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-    if (!shares_memory(*out, *a.tensor)) return;
-    std::string name;
-    if constexpr (requires { a.tensor->name(); }) name = std::string(a.tensor->name());
-    if (name.empty()) name = "T" + std::to_string(k);
-    names += (names.empty() ? "" : ", ") + name;
-  });
-  return names;
-}
-
-}  // namespace loom::detail
-
-#endif  // LOOM_FORMAT_MEMORY_HPP
-// ---- end <loom/format/memory.hpp>
-// ---- begin <loom/optimize/hoist_choice.hpp>
-// Defines the runtime choice whether to compute a hoistable sum first (rewrite/hoist.hpp): the
-// fused kernel's estimated cost against the sum's own kernel plus the rest with the sum as one
-// operand, from the same statistics and loop-order cost as the plan choice (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_HOIST_CHOICE_HPP
-#define LOOM_OPTIMIZE_HOIST_CHOICE_HPP
-
-// ---- begin <loom/optimize/plan_choice.hpp>
-// Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
-// cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
-// LOOM_DEBUG_PLAN (environment) log (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
-#define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
-
-// ---- begin <loom/optimize/chain_bound_estimator.hpp>
-// Defines loom::chain_bound_estimator, the degree-constraint bound (optimize/, notes 001 §5.4).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
-#define LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
-
-// ---- begin <loom/optimize/degree_constraint.hpp>
-// Defines loom::degree_constraint, one DC(X, Y, d) bound of the chain-bound estimator (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
-#define LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
-
-#include <string>
-#include <vector>
-
-namespace loom {
-
-/// `DC(X, Y, d)`: for any fixed value of the indices `given` (X), at most `degree` (d) distinct
-/// values of the indices `bound` (Y) occur among the non-fill entries (notes 001 §5.4).
-/// For a matrix `A[i,j]`: `{{"i"}, {"j"}, max row degree}`, `{{}, {"i", "j"}, nnz}`.
-struct degree_constraint {
-  std::vector<std::string> given;
-  std::vector<std::string> bound;
-  double degree = 0;
-  friend bool operator==(const degree_constraint&, const degree_constraint&) = default;
-};
-
-}  // namespace loom
-
-#endif  // LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
-// ---- end <loom/optimize/degree_constraint.hpp>
-// ---- begin <loom/optimize/index_extent.hpp>
-// Defines loom::index_extent and loom::index_set, runtime index names with extents (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_INDEX_EXTENT_HPP
-#define LOOM_OPTIMIZE_INDEX_EXTENT_HPP
-
-
-#include <algorithm>
-#include <cstdint>
-#include <string>
-#include <vector>
-
-namespace loom {
-
-/// One named index of an estimate and its extent (`{"i", 1000}`).
-struct index_extent {
-  std::string name;
-  std::int64_t extent = 0;
-  friend bool operator==(const index_extent&, const index_extent&) = default;
-};
-
-/// The indices a sparsity estimate ranges over, in first-appearance order; names are unique.
-using index_set = std::vector<index_extent>;
-
-namespace detail {
-
-inline bool has_index(const index_set& s, const std::string& name) {
-  return std::any_of(s.begin(), s.end(), [&](const index_extent& x) { return x.name == name; });
-}
-
-inline double dense_size(const index_set& s) {
-  double p = 1;
-  for (const index_extent& x : s) p *= static_cast<double>(x.extent);
-  return p;
-}
-
-/// Throws `shape_error` on a repeated name or a negative extent.
-inline void check_index_set(const index_set& s, const char* who) {
-  for (std::size_t a = 0; a < s.size(); ++a) {
-    if (s[a].extent < 0)
-      throw shape_error(std::string(who) + ": index '" + s[a].name + "' has negative extent");
-    for (std::size_t b = a + 1; b < s.size(); ++b)
-      if (s[a].name == s[b].name)
-        throw shape_error(std::string(who) + ": index '" + s[a].name +
-                          "' appears twice; give every mode its own index name");
-  }
-}
-
-/// `a` followed by the indices of `b` not in `a`; throws `shape_error` when a shared name has
-/// different extents.
-inline index_set index_union(const index_set& a, const index_set& b, const char* who) {
-  index_set out = a;
-  for (const index_extent& x : b) {
-    auto it = std::find_if(out.begin(), out.end(),
-                           [&](const index_extent& y) { return y.name == x.name; });
-    if (it == out.end()) {
-      out.push_back(x);
-    } else if (it->extent != x.extent) {
-      throw shape_error(std::string(who) + ": index '" + x.name + "' has extent " +
-                        std::to_string(it->extent) + " in one operand and " +
-                        std::to_string(x.extent) + " in another; use one extent per index name");
-    }
-  }
-  return out;
-}
-
-/// The indices of `s` named in `names` (`keep = true`) or not named there (`keep = false`).
-inline index_set index_filter(const index_set& s, const std::vector<std::string>& names,
-                              bool keep) {
-  index_set out;
-  for (const index_extent& x : s)
-    if ((std::find(names.begin(), names.end(), x.name) != names.end()) == keep) out.push_back(x);
-  return out;
-}
-
-}  // namespace detail
-}  // namespace loom
-
-#endif  // LOOM_OPTIMIZE_INDEX_EXTENT_HPP
-// ---- end <loom/optimize/index_extent.hpp>
-// ---- begin <loom/optimize/statistics.hpp>
-// Defines loom::statistics, the per-tensor summary the runtime optimizer reads (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_STATISTICS_HPP
-#define LOOM_OPTIMIZE_STATISTICS_HPP
-
-#include <cstdint>
-#include <vector>
-
-namespace loom {
-
-/// What the optimizer knows about one tensor: a plain value, gathered by
-/// `loom::gather_statistics` and never updated in place (a changed tensor needs new statistics;
-/// `loom::statistics_cache` recomputes them when the tensor's storage signature changes).
-///
-/// Counts are *structural*: every stored entry counts, explicit zeros included (so a dense
-/// tensor has `nnz == product of extents`). Vectors indexed by *mode* use logical mode order;
-/// `nonempty_fibers` is indexed by *level* (storage order).
-struct statistics {
-  /// Extents, in logical mode order.
-  std::vector<std::int64_t> shape;
-  /// Number of stored entries.
-  std::int64_t nnz = 0;
-  /// `nonempty_fibers[k]`: distinct coordinate prefixes (levels 0..k, storage order) holding at
-  /// least one stored entry. `nonempty_fibers[0]` counts the non-empty top-level slices; the last
-  /// entry counts distinct stored coordinates (below `nnz` only with duplicate coordinates).
-  std::vector<std::int64_t> nonempty_fibers;
-  /// `distinct[m]`: number of coordinates of mode m that appear in at least one stored entry.
-  std::vector<std::int64_t> distinct;
-  /// `max_degree[m]`: largest number of stored entries sharing one coordinate of mode m
-  /// (for a matrix, mode 0 gives the largest row and mode 1 the largest column).
-  std::vector<std::int64_t> max_degree;
-  /// `mean_degree[m]`: `nnz / distinct[m]`, the mean over the coordinates that occur (0 if none).
-  std::vector<double> mean_degree;
-
-  /// Number of modes.
-  std::size_t order() const { return shape.size(); }
-  /// Product of the extents, as a double (it may exceed int64 for large sparse tensors).
-  double dense_size() const {
-    double s = 1;
-    for (std::int64_t e : shape) s *= static_cast<double>(e);
-    return s;
-  }
-  /// `nnz / dense_size()` (0 for an empty shape).
-  double density() const {
-    const double s = dense_size();
-    return s > 0 ? static_cast<double>(nnz) / s : 0.0;
-  }
-  /// For a matrix: the largest number of stored entries in one row (mode 0).
-  std::int64_t max_row_degree() const { return max_degree.empty() ? 0 : max_degree[0]; }
-  /// For a matrix: the largest number of stored entries in one column (mode 1).
-  std::int64_t max_column_degree() const { return max_degree.size() < 2 ? 0 : max_degree[1]; }
-
-  friend bool operator==(const statistics&, const statistics&) = default;
-};
-
-}  // namespace loom
-
-#endif  // LOOM_OPTIMIZE_STATISTICS_HPP
-// ---- end <loom/optimize/statistics.hpp>
-
-#include <algorithm>
-#include <cstddef>
-#include <limits>
-#include <map>
-#include <span>
-#include <string>
-#include <utility>
-#include <vector>
-
-namespace loom {
-
-/// Sparsity as a set of degree constraints, estimated with the chain bound (Galley's default
-/// "DCStats"; notes 001 §5.4). Every estimate is an upper bound on the number of structurally
-/// possible non-fills (cancellation ignored):
-/// - constructor: `(∅,{x}, distinct x)` and `({x}, others, max degree of x)` per mode, plus
-///   `(∅, all, nnz)`; a vector keeps `(∅,{i}, distinct i)`;
-/// - conjunction: union of the operands' DCs, keeping the minimum per (X, Y);
-/// - disjunction: extend each operand's DCs to the output indices Z it lacks,
-///   `(X, Y ∪ Z, d * |Z|)`; keep the (X, Y) present in every operand, summed; cap at `|Y|`;
-/// - aggregate: keep every DC, shrink the index set (the estimate takes the minimum over
-///   supersets of the target, which is sound because projection never adds tuples);
-/// - estimate: the cheapest product of degrees along a path of DCs from ∅ to a superset of the
-///   index set (breadth-first search), capped at the product of extents.
-///
-/// Index names must be unique across an expression: an aggregated index keeps its DCs, so
-/// reusing its name for a different index afterwards would mix two indices (rename first, as
-/// Galley's `unique_indices` pass does). Tensors of order >= 5 get the single-mode DCs only (Galley
-/// enumerates every subset there); the bound stays sound, only looser.
-class chain_bound_estimator {
- public:
-  /// An estimate from explicit constraints over `indices`; the names in `dcs` may also include
-  /// indices outside `indices` if their extents appear in `extra_extents`.
-  chain_bound_estimator(index_set indices, std::vector<degree_constraint> dcs,
-                        index_set extra_extents = {})
-      : indices_(std::move(indices)) {
-    detail::check_index_set(indices_, "loom::chain_bound_estimator");
-    known_ = detail::index_union(indices_, extra_extents, "loom::chain_bound_estimator");
-    for (degree_constraint& dc : dcs) {
-      for (const std::vector<std::string>* side : {&dc.given, &dc.bound})
-        for (const std::string& n : *side)
-          if (!detail::has_index(known_, n))
-            throw shape_error("loom::chain_bound_estimator: a degree constraint names index '" + n +
-                              "', which has no extent; add it to the index set");
-      add_min(key_of(dc.given, dc.bound), dc.degree);
-    }
-  }
-  /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
-  chain_bound_estimator(const statistics& s, const std::vector<std::string>& names)
-      : chain_bound_estimator(named(s, names), constraints_of(s, names)) {}
-
-  /// A tensor with no fill entry over `indices` (used to broadcast).
-  static chain_bound_estimator full(index_set indices) {
-    std::vector<degree_constraint> dcs;
-    std::vector<std::string> all;
-    for (const index_extent& x : indices) all.push_back(x.name);
-    dcs.push_back({{}, all, detail::dense_size(indices)});
-    for (const index_extent& x : indices) {
-      dcs.push_back({{}, {x.name}, static_cast<double>(x.extent)});
-      index_set rest = detail::index_filter(indices, {x.name}, false);
-      if (!rest.empty()) dcs.push_back({{x.name}, names_of(rest), detail::dense_size(rest)});
-    }
-    return chain_bound_estimator(std::move(indices), std::move(dcs));
-  }
-
-  /// Pointwise op whose fill annihilates it: every operand's constraint still holds.
-  static chain_bound_estimator conjunction(std::span<const chain_bound_estimator> args) {
-    chain_bound_estimator out;
-    for (const chain_bound_estimator& a : args) {
-      out.indices_ =
-          detail::index_union(out.indices_, a.indices_, "loom::chain_bound_estimator::conjunction");
-      out.known_ =
-          detail::index_union(out.known_, a.known_, "loom::chain_bound_estimator::conjunction");
-      for (const auto& [key, d] : a.dcs_) out.add_min(key, d);
-    }
-    return out;
-  }
-  /// Pointwise op whose fill does not annihilate it: degrees add up over the operands.
-  static chain_bound_estimator disjunction(std::span<const chain_bound_estimator> args) {
-    chain_bound_estimator out;
-    for (const chain_bound_estimator& a : args) {
-      out.indices_ =
-          detail::index_union(out.indices_, a.indices_, "loom::chain_bound_estimator::disjunction");
-      out.known_ =
-          detail::index_union(out.known_, a.known_, "loom::chain_bound_estimator::disjunction");
-    }
-    std::vector<std::map<dc_key, double>> extended;
-    for (const chain_bound_estimator& a : args) {
-      const index_set z = detail::index_filter(out.indices_, names_of(a.indices_), false);
-      const std::vector<std::string> zn = names_of(z);
-      const double zs = detail::dense_size(z);
-      std::map<dc_key, double> e;
-      auto put = [&](const dc_key& k, double d) {
-        auto [it, inserted] = e.try_emplace(k, d);
-        if (!inserted) it->second = std::min(it->second, d);
-      };
-      for (const auto& [key, d] : a.dcs_) {
-        put(key, d);
-        if (!z.empty()) put(key_of(key.first, set_union(key.second, zn)), d * zs);
-      }
-      extended.push_back(std::move(e));
-    }
-    if (!extended.empty()) {
-      for (const auto& [key, d0] : extended.front()) {
-        double sum = d0;
-        bool everywhere = true;
-        for (std::size_t k = 1; k < extended.size() && everywhere; ++k) {
-          auto it = extended[k].find(key);
-          if (it == extended[k].end())
-            everywhere = false;
-          else
-            sum += it->second;
-        }
-        if (everywhere) out.dcs_[key] = std::min(sum, out.size_of(key.second));
-      }
-    }
-    return out;
-  }
-  /// Aggregate over the named indices: the index set shrinks and every constraint is kept.
-  chain_bound_estimator aggregate(const std::vector<std::string>& names) const {
-    chain_bound_estimator out = *this;
-    out.indices_ = detail::index_filter(indices_, names, false);
-    return out;
-  }
-
-  /// Upper bound on the number of non-fill entries.
-  double estimate() const { return estimate_given({}); }
-  /// Upper bound on the number of non-fill entries per fixed value of the `given` indices.
-  double estimate_given(const std::vector<std::string>& given) const {
-    const std::vector<std::string> target = sorted(names_of(indices_));
-    const std::vector<std::string> w = sorted(given);
-    const double cap = detail::dense_size(detail::index_filter(indices_, given, false));
-    if (target.empty()) return 1;
-    constexpr double inf = std::numeric_limits<double>::infinity();
-    std::map<std::vector<std::string>, double> best{{{}, 1.0}, {w, 1.0}};
-    std::vector<std::vector<std::string>> frontier{{}, w};
-    auto weight = [&](const std::vector<std::string>& s) {
-      auto it = best.find(s);
-      return it == best.end() ? inf : it->second;
-    };
-    while (!frontier.empty()) {
-      std::vector<std::vector<std::string>> next;
-      for (const std::vector<std::string>& x : frontier) {
-        const double wx = best[x];
-        for (const auto& [key, d] : dcs_) {
-          if (!includes(x, key.first) || includes(x, key.second)) continue;  // no progress
-          std::vector<std::string> y = set_union(x, key.second);
-          const double wy = wx * d;
-          if (wy < std::min(weight(y), weight(target))) {
-            best[y] = wy;
-            next.push_back(std::move(y));
-          }
-        }
-      }
-      frontier = std::move(next);
-    }
-    double result = cap;
-    for (const auto& [x, wx] : best)
-      if (includes(x, target)) result = std::min(result, wx);
-    return result;
-  }
-  const index_set& indices() const { return indices_; }
-  /// Every constraint (sorted names, one per (X, Y), the tightest kept).
-  std::vector<degree_constraint> constraints() const {
-    std::vector<degree_constraint> out;
-    for (const auto& [key, d] : dcs_) out.push_back({key.first, key.second, d});
-    return out;
-  }
-
- private:
-  using dc_key = std::pair<std::vector<std::string>, std::vector<std::string>>;
-
-  chain_bound_estimator() = default;
-
-  static std::vector<std::string> sorted(std::vector<std::string> v) {
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-    return v;
-  }
-  static std::vector<std::string> set_union(const std::vector<std::string>& a,
-                                            const std::vector<std::string>& b) {
-    std::vector<std::string> out;
-    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
-    return out;
-  }
-  static bool includes(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-    return std::includes(a.begin(), a.end(), b.begin(), b.end());
-  }
-  static std::vector<std::string> names_of(const index_set& s) {
-    std::vector<std::string> out;
-    for (const index_extent& x : s) out.push_back(x.name);
-    return out;
-  }
-  /// (sorted X, sorted Y \ X)
-  static dc_key key_of(std::vector<std::string> x, std::vector<std::string> y) {
-    x = sorted(std::move(x));
-    y = sorted(std::move(y));
-    std::vector<std::string> y_minus_x;
-    std::set_difference(y.begin(), y.end(), x.begin(), x.end(), std::back_inserter(y_minus_x));
-    return {std::move(x), std::move(y_minus_x)};
-  }
-  double size_of(const std::vector<std::string>& names) const {
-    return detail::dense_size(detail::index_filter(known_, names, true));
-  }
-  void add_min(const dc_key& key, double d) {
-    auto [it, inserted] = dcs_.try_emplace(key, d);
-    if (!inserted) it->second = std::min(it->second, d);
-  }
-  static index_set named(const statistics& s, const std::vector<std::string>& names) {
-    if (names.size() != s.shape.size())
-      throw shape_error("loom::chain_bound_estimator: " + std::to_string(names.size()) +
-                        " index names for a tensor of order " + std::to_string(s.shape.size()));
-    index_set out;
-    for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
-    return out;
-  }
-  static std::vector<degree_constraint> constraints_of(const statistics& s,
-                                                       const std::vector<std::string>& names) {
-    std::vector<degree_constraint> dcs;
-    if (names.size() != s.shape.size()) return dcs;  // `named` throws first
-    if (names.size() == 1) {
-      dcs.push_back({{}, names, static_cast<double>(s.distinct[0])});
-      return dcs;
-    }
-    for (std::size_t m = 0; m < names.size(); ++m) {
-      std::vector<std::string> rest;
-      for (std::size_t o = 0; o < names.size(); ++o)
-        if (o != m) rest.push_back(names[o]);
-      dcs.push_back({{}, {names[m]}, static_cast<double>(s.distinct[m])});
-      dcs.push_back({{names[m]}, rest, static_cast<double>(s.max_degree[m])});
-    }
-    if (!names.empty()) dcs.push_back({{}, names, static_cast<double>(s.nnz)});
-    return dcs;
-  }
-
-  index_set indices_;
-  index_set known_;  // indices_ plus aggregated ones still named by constraints
-  std::map<dc_key, double> dcs_;
-};
-
-}  // namespace loom
-
-#endif  // LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
-// ---- end <loom/optimize/chain_bound_estimator.hpp>
-// ---- begin <loom/optimize/statistics_cache.hpp>
-// Defines loom::statistics_cache: statistics per tensor, redone when storage changes (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
-#define LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
-
 // ---- begin <loom/optimize/gather_statistics.hpp>
 // Defines loom::gather_statistics: loom::statistics of a tensor, read from its level arrays where
 // the format allows and by one pass over its entries otherwise (optimize/).
@@ -5480,6 +4413,12 @@ struct cost_constants {
   double sequential_write = 5.0;
   double random_write = 10.0;
   double sparse_reformat = 60.0;
+  /// per iteration that adds into a dense output's memory (a summed loop above the output's
+  /// deepest loop), where a summed loop below it adds in a register (loom's, not Galley's)
+  double dense_accumulate = 0.3;
+  /// per entry of a level iterated in no stored order (a hash map, sorted on demand): two reads,
+  /// the coordinate and the position (loom's, not Galley's)
+  double unordered_read = 2.0;
 };
 
 /// What the cost of one loop order needs to know, by runtime index names. Operands are split as
@@ -5567,8 +4506,11 @@ inline double loop_order_cost(const loop_order_query& q, const std::vector<std::
                               double reformat = 0, const cost_constants& c = {}) {
   double cost = reformat;
   std::vector<std::string> prefix;
-  double visited = 1;  // iterations of the loops so far
+  double visited = 1;         // iterations of the loops so far
+  bool summed_above = false;  // a summed loop encloses the current one
+  double scattered = 0;       // iterations of the deepest output loop with a summed loop above
   for (const std::string& name : order) {
+    const bool is_free = std::find(q.output.begin(), q.output.end(), name) != q.output.end();
     prefix.push_back(name);
     double extent = 1;
     for (const auto& x : q.extents)
@@ -5580,7 +4522,10 @@ inline double loop_order_cost(const loop_order_query& q, const std::vector<std::
                                                     : visited * extent;
     const auto f = q.factor.find(name);
     cost += visited * (f == q.factor.end() ? c.dense_read : f->second);
+    if (is_free && summed_above) scattered = visited;
+    summed_above = summed_above || !is_free;
   }
+  if (q.dense_output) cost += scattered * c.dense_accumulate;
   if (!q.dense_output) {
     bool in_order = true;  // free indices first, in the output's storage order
     for (std::size_t d = 0; d < q.output.size() && d < order.size(); ++d)
@@ -5692,23 +4637,28 @@ struct collector {
 namespace detail {
 /// Adds the read cost of `count` modes (`names`, `dense`) of one operand to `q`.
 inline void note_reads(loop_order_query& q, const std::string_view* names, const bool* dense,
-                       std::size_t count) {
+                       const bool* unordered, std::size_t count) {
   for (std::size_t m = 0; m < count; ++m) {
     const std::string name(names[m]);
-    q.factor[name] += dense[m] ? cost_constants{}.dense_read : cost_constants{}.sparse_read;
+    q.factor[name] += dense[m]       ? cost_constants{}.dense_read
+                      : unordered[m] ? cost_constants{}.unordered_read
+                                     : cost_constants{}.sparse_read;
     q.skips[name] = q.skips[name] || !dense[m];
   }
 }
 }  // namespace detail
 
-template <class F> constexpr bool level_is_full(std::size_t level) {
-  bool full = false;
+template <class F> constexpr level_properties properties_of_level(std::size_t level) {
+  level_properties p{};
   std::size_t k = 0;
   boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>(
       [&](auto l) {
-        if (k++ == level) full = decltype(l)::type::properties.full;
+        if (k++ == level) p = decltype(l)::type::properties;
       });
-  return full;
+  return p;
+}
+template <class F> constexpr bool level_is_full(std::size_t level) {
+  return properties_of_level<F>(level).full;
 }
 
 /// The loop-order query of a kernel writing `output` (its free indices in storage order) from
@@ -5737,23 +4687,29 @@ loop_order_query describe_rhs(std::vector<std::string> output, bool dense_output
   for (const auto& [name, e] : from_rhs) q.extents.push_back({name, e});
   detail::collector{&q, &extent, &cache, replaced}(rhs, false);
   // per level: a dense level is cheap to walk or locate, any other costs a read per entry
-  expr::for_each_access(rhs,
-                        [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t k) {
-                          if (replaced != nullptr && k >= replaced->first_access &&
-                              k < replaced->first_access + replaced->access_count)
-                            return;
-                          using F = typename std::remove_const_t<T>::format_type;
-                          if constexpr (sizeof...(Is) > 0) {
-                            static constexpr std::string_view names[] = {Is::name...};
-                            static constexpr auto dense = [] {
-                              std::array<bool, sizeof...(Is)> d{};
-                              for (std::size_t m = 0; m < d.size(); ++m)
-                                d[m] = F::all_dense || level_is_full<F>(F::level_of_mode[m]);
-                              return d;
-                            }();
-                            detail::note_reads(q, names, dense.data(), sizeof...(Is));
-                          }
-                        });
+  expr::for_each_access(
+      rhs, [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t k) {
+        if (replaced != nullptr && k >= replaced->first_access &&
+            k < replaced->first_access + replaced->access_count)
+          return;
+        using F = typename std::remove_const_t<T>::format_type;
+        if constexpr (sizeof...(Is) > 0) {
+          static constexpr std::string_view names[] = {Is::name...};
+          static constexpr auto dense = [] {
+            std::array<bool, sizeof...(Is)> d{};
+            for (std::size_t m = 0; m < d.size(); ++m)
+              d[m] = F::all_dense || level_is_full<F>(F::level_of_mode[m]);
+            return d;
+          }();
+          static constexpr auto unordered = [] {
+            std::array<bool, sizeof...(Is)> u{};
+            for (std::size_t m = 0; m < u.size(); ++m)
+              u[m] = !properties_of_level<F>(F::level_of_mode[m]).ordered;
+            return u;
+          }();
+          detail::note_reads(q, names, dense.data(), unordered.data(), sizeof...(Is));
+        }
+      });
   if (replaced != nullptr)
     for (const std::string& name : replaced->free) {
       q.factor[name] +=
@@ -5898,6 +4854,2478 @@ template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const 
 
 #endif  // LOOM_OPTIMIZE_PLAN_CHOICE_HPP
 // ---- end <loom/optimize/plan_choice.hpp>
+// ---- begin <loom/plan/checks.hpp>
+// Defines the compile-time checks of an assignment `lhs = rhs`; each failing check names the
+// index variable involved (plan/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PLAN_CHECKS_HPP
+#define LOOM_PLAN_CHECKS_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/bind.hpp>
+#include <boost/mp11/set.hpp>
+
+#include <cstddef>
+#include <utility>
+
+namespace loom::diag {
+/// An index name as a character pack, so that both GCC and Clang print it readably
+/// (`name<'j'>`) inside the diagnostics below.
+template <char... Cs> struct name {};
+namespace detail {
+template <class I, class Seq> struct name_of_impl;
+template <class I, std::size_t... Ks> struct name_of_impl<I, std::index_sequence<Ks...>> {
+  using type = name<I::name[Ks]...>;
+};
+}  // namespace detail
+template <class I>
+using name_of = typename detail::name_of_impl<I, std::make_index_sequence<I::name.size()>>::type;
+
+// Undefined templates named as sentences: instantiating one prints the offending index
+// (STYLE H13). Do not define them.
+template <class Index> struct output_index_not_bound_by_any_input;
+template <class Index> struct product_of_sums_over_the_same_index_cannot_be_lifted;
+template <class Index> struct index_is_free_on_the_right_but_not_on_the_left_sum_over_it;
+template <class Index> struct output_index_repeated;
+template <class Index> struct index_repeated_within_one_access;
+template <class Index> struct index_both_summed_and_free_in_one_scope;
+template <class Index> struct index_summed_twice;
+template <class Index, class ExtentA, class ExtentB>
+struct index_used_with_two_different_static_extents;
+}  // namespace loom::diag
+
+namespace loom::plan {
+
+using boost::mp11::mp_list;
+
+namespace detail {
+template <class L, class R>
+using intersect =
+    boost::mp11::mp_copy_if_q<L, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, R>>;
+
+// first index bound in one operand of a node and free in the other, or void
+template <class E> struct scope_clash {
+  using type = mp_list<>;
+};
+template <class L, class R> struct pair_clash {
+  using here = boost::mp11::mp_append<
+      intersect<boost::mp11::mp_unique<expr::summed_indices_t<L>>, expr::free_indices_t<R>>,
+      intersect<expr::free_indices_t<L>, boost::mp11::mp_unique<expr::summed_indices_t<R>>>>;
+  using type =
+      boost::mp11::mp_append<here, typename scope_clash<L>::type, typename scope_clash<R>::type>;
+};
+template <class L, class R> struct scope_clash<expr::add<L, R>> : pair_clash<L, R> {};
+template <class L, class R> struct scope_clash<expr::mul<L, R>> : pair_clash<L, R> {};
+template <class L, class R> struct scope_clash<expr::where<L, R>> : pair_clash<L, R> {};
+template <class F, class A, class B> struct scope_clash<expr::map<F, A, B>> : pair_clash<A, B> {};
+template <class F, class A> struct scope_clash<expr::map<F, A>> : scope_clash<A> {};
+template <class I, class E> struct scope_clash<expr::sum<I, E>> : scope_clash<E> {};
+template <class I, class E> struct scope_clash<expr::expand<I, E>> : scope_clash<E> {};
+
+template <class E> struct double_sum {
+  using type = mp_list<>;
+};
+template <class L, class R> struct double_sum<expr::add<L, R>> {
+  using type = boost::mp11::mp_append<typename double_sum<L>::type, typename double_sum<R>::type>;
+};
+template <class L, class R> struct double_sum<expr::mul<L, R>> : double_sum<expr::add<L, R>> {};
+template <class L, class R> struct double_sum<expr::where<L, R>> : double_sum<expr::add<L, R>> {};
+template <class F, class... Es> struct double_sum<expr::map<F, Es...>> {
+  using type = boost::mp11::mp_append<mp_list<>, typename double_sum<Es>::type...>;
+};
+template <class I, class E> struct double_sum<expr::sum<I, E>> {
+  using here = std::conditional_t<boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value,
+                                  mp_list<I>, mp_list<>>;
+  using type = boost::mp11::mp_append<here, typename double_sum<E>::type>;
+};
+template <class I, class E> struct double_sum<expr::expand<I, E>> : double_sum<E> {};
+
+template <class A> struct repeated_in_access {
+  using type = mp_list<>;
+};
+template <class T, class... Is> struct repeated_in_access<expr::access<T, Is...>> {
+  using all = mp_list<Is...>;
+  template <class I>
+  using repeated = boost::mp11::mp_bool<(boost::mp11::mp_count<all, I>::value > 1)>;
+  using type = boost::mp11::mp_copy_if<all, repeated>;
+};
+template <class List> struct repeated_in_list;
+template <class... As> struct repeated_in_list<mp_list<As...>> {
+  using type = boost::mp11::mp_append<mp_list<>, typename repeated_in_access<As>::type...>;
+};
+
+// static extents that disagree: mp_list<I, N1, N2> or empty
+template <class Pairs> struct extent_clash {
+  template <class P, class Q>
+  using clash =
+      boost::mp11::mp_bool<std::is_same_v<boost::mp11::mp_first<P>, boost::mp11::mp_first<Q>> &&
+                           !std::is_same_v<boost::mp11::mp_second<P>, boost::mp11::mp_second<Q>>>;
+  template <class P>
+  using clashes_with_any = boost::mp11::mp_any_of_q<Pairs, boost::mp11::mp_bind_front<clash, P>>;
+  using bad = boost::mp11::mp_copy_if<Pairs, clashes_with_any>;
+};
+
+template <class List, class Default = void>
+using first_or =
+    boost::mp11::mp_eval_if<boost::mp11::mp_empty<List>, Default, boost::mp11::mp_front, List>;
+}  // namespace detail
+
+/// The facts behind every check of `lhs = rhs` (no diagnostics here).
+template <class Lhs, class Rhs> struct assignment_facts {
+  using out = expr::free_indices_t<Lhs>;
+  using out_all = typename detail::repeated_in_access<Lhs>::type;
+  using rhs_free = expr::free_indices_t<Rhs>;
+  using unbound = boost::mp11::mp_remove_if_q<
+      out, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, rhs_free>>;
+  using unsummed =
+      boost::mp11::mp_remove_if_q<rhs_free,
+                                  boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, out>>;
+  using clash = typename detail::scope_clash<Rhs>::type;
+  using twice = typename detail::double_sum<Rhs>::type;
+  using repeated = typename detail::repeated_in_list<expr::accesses_t<Rhs>>::type;
+  using extents = boost::mp11::mp_append<expr::static_extents_t<Rhs>, expr::static_extents_t<Lhs>>;
+  using extent_bad = typename detail::extent_clash<extents>::bad;
+
+  static constexpr bool output_indices_are_distinct = boost::mp11::mp_empty<out_all>::value;
+  static constexpr bool every_output_index_is_bound = boost::mp11::mp_empty<unbound>::value;
+  static constexpr bool every_free_index_is_an_output = boost::mp11::mp_empty<unsummed>::value;
+  static constexpr bool no_repeated_access_index = boost::mp11::mp_empty<repeated>::value;
+  static constexpr bool scopes_are_clean = boost::mp11::mp_empty<clash>::value;
+  static constexpr bool no_index_summed_twice = boost::mp11::mp_empty<twice>::value;
+  static constexpr bool static_extents_agree = boost::mp11::mp_empty<extent_bad>::value;
+  static constexpr bool valid = output_indices_are_distinct && every_output_index_is_bound &&
+                                every_free_index_is_an_output && no_repeated_access_index &&
+                                scopes_are_clean && no_index_summed_twice && static_extents_agree;
+};
+
+/// Whether `lhs = rhs` may be compiled.
+template <class Lhs, class Rhs>
+inline constexpr bool assignment_is_valid = assignment_facts<Lhs, Rhs>::valid;
+
+/// Reports the first mistake of `lhs = rhs`: a static_assert with the fix, then an undefined
+/// template naming the index (STYLE H13). Instantiate only when `assignment_is_valid` is false.
+template <class Lhs, class Rhs> void report_assignment_errors() {
+  using F = assignment_facts<Lhs, Rhs>;
+  if constexpr (!F::output_indices_are_distinct) {
+    static_assert(F::output_indices_are_distinct,
+                  "loom::assign: an index appears twice on the left-hand side; use distinct "
+                  "indices for the output's modes");
+    diag::output_index_repeated<diag::name_of<boost::mp11::mp_front<typename F::out_all>>>{};
+  } else if constexpr (!F::every_output_index_is_bound) {
+    static_assert(F::every_output_index_is_bound,
+                  "loom::assign: an output index does not appear on the right-hand side; add it "
+                  "to an input access or use loom::expand");
+    diag::output_index_not_bound_by_any_input<
+        diag::name_of<boost::mp11::mp_front<typename F::unbound>>>{};
+  } else if constexpr (!F::every_free_index_is_an_output) {
+    static_assert(F::every_free_index_is_an_output,
+                  "loom::assign: an index is free on the right-hand side but not on the left; "
+                  "sum over it with loom::sum(index, ...) or add it to the output");
+    diag::index_is_free_on_the_right_but_not_on_the_left_sum_over_it<
+        diag::name_of<boost::mp11::mp_front<typename F::unsummed>>>{};
+  } else if constexpr (!F::no_repeated_access_index) {
+    static_assert(F::no_repeated_access_index,
+                  "loom: an access uses the same index for two modes (a diagonal); this is not "
+                  "supported yet");
+    diag::index_repeated_within_one_access<
+        diag::name_of<boost::mp11::mp_front<typename F::repeated>>>{};
+  } else if constexpr (!F::scopes_are_clean) {
+    static_assert(F::scopes_are_clean,
+                  "loom::sum: an index is summed in one operand and free in the other; rename "
+                  "the summation index");
+    diag::index_both_summed_and_free_in_one_scope<
+        diag::name_of<boost::mp11::mp_front<typename F::clash>>>{};
+  } else if constexpr (!F::no_index_summed_twice) {
+    static_assert(F::no_index_summed_twice,
+                  "loom::sum: an index is summed inside a sum over the same index; rename one");
+    diag::index_summed_twice<diag::name_of<boost::mp11::mp_front<typename F::twice>>>{};
+  } else if constexpr (!F::static_extents_agree) {
+    static_assert(F::static_extents_agree,
+                  "loom: an index is used with two different static extents; make the fixed "
+                  "extents of the dense levels agree");
+    using extents = typename F::extents;
+    using first = boost::mp11::mp_front<typename F::extent_bad>;
+    using other = boost::mp11::mp_front<boost::mp11::mp_copy_if_q<
+        extents, boost::mp11::mp_bind_front<detail::extent_clash<extents>::template clash, first>>>;
+    diag::index_used_with_two_different_static_extents<diag::name_of<boost::mp11::mp_first<first>>,
+                                                       boost::mp11::mp_second<first>,
+                                                       boost::mp11::mp_second<other>>{};
+  }
+}
+
+}  // namespace loom::plan
+
+#endif  // LOOM_PLAN_CHECKS_HPP
+// ---- end <loom/plan/checks.hpp>
+// ---- begin <loom/rewrite/for_evaluation.hpp>
+// Defines loom::rewrite::for_evaluation(e): the always-profitable rules to a fixpoint, then the
+// static constants turned into literals; what the evaluator runs (rewrite/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_FOR_EVALUATION_HPP
+#define LOOM_REWRITE_FOR_EVALUATION_HPP
+
+// ---- begin <loom/rewrite/engine.hpp>
+// Defines the rewrite engine: loom::rewrite::rewrite<Rules>(e) applies a rule set bottom-up,
+// pass after pass, to a fixpoint (bounded), and records the rules that fired (rewrite/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_ENGINE_HPP
+#define LOOM_REWRITE_ENGINE_HPP
+
+// ---- begin <loom/rewrite/constants.hpp>
+// Defines loom::rewrite::zero and loom::rewrite::one, the statically known constants the rules
+// create and eliminate (rewrite/). They never reach the evaluator: finalize() turns them away.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_CONSTANTS_HPP
+#define LOOM_REWRITE_CONSTANTS_HPP
+
+
+#include <boost/mp11/list.hpp>
+
+namespace loom::rewrite {
+
+/// The semiring's 0, known at compile time (annihilates *, neutral for +).
+struct zero {};
+/// The semiring's 1, known at compile time (neutral for *).
+struct one {};
+
+}  // namespace loom::rewrite
+
+// The traits rules consult (free and summed indices, accesses): constants have none.
+namespace loom::expr::detail {
+template <> struct free_indices<rewrite::zero> {
+  using type = boost::mp11::mp_list<>;
+};
+template <> struct free_indices<rewrite::one> {
+  using type = boost::mp11::mp_list<>;
+};
+}  // namespace loom::expr::detail
+
+#endif  // LOOM_REWRITE_CONSTANTS_HPP
+// ---- end <loom/rewrite/constants.hpp>
+// ---- begin <loom/rewrite/rule.hpp>
+// Defines the rewrite_rule concept and rule_applies_to: a rule is a struct with a `name` and
+// `apply` overloads whose parameter is the pattern and whose result is the replacement (rewrite/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULE_HPP
+#define LOOM_REWRITE_RULE_HPP
+
+#include <concepts>
+#include <string_view>
+#include <utility>
+
+namespace loom {
+
+/// A rewrite rule: a named struct; its static `apply(const Node&)` overloads match node types
+/// (overload resolution is the matcher, `requires` the side condition).
+template <class R>
+concept rewrite_rule = requires {
+  { R::name } -> std::convertible_to<std::string_view>;
+};
+
+/// Whether rule R rewrites a node of type E (false, never a hard error, when it does not).
+template <class R, class E>
+concept rule_applies_to = rewrite_rule<R> && requires(const E& e) { R::apply(e); };
+
+/// The node R makes of an E.
+template <class R, class E>
+  requires rule_applies_to<R, E>
+using apply_rule_t = decltype(R::apply(std::declval<const E&>()));
+
+}  // namespace loom
+
+#endif  // LOOM_REWRITE_RULE_HPP
+// ---- end <loom/rewrite/rule.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+namespace loom::diag {
+// Instantiated when a rule set does not reach a fixpoint: shows the expression it cycles on.
+// Do not define.
+template <class Expression> struct rewrite_rules_did_not_reach_a_fixpoint;
+}  // namespace loom::diag
+
+namespace loom::rewrite {
+
+using boost::mp11::mp_list;
+
+/// The most bottom-up passes the engine makes before it reports a cycle.
+inline constexpr std::size_t max_passes = limits::rewrite_passes;
+
+/// An expression and the rules that fired to produce it (an MP11 list, in firing order).
+template <class E, class Fired> struct traced {
+  E expr;
+  using expression_type = E;
+  using fired = Fired;
+};
+
+namespace detail {
+
+template <class... Ts> using cat = boost::mp11::mp_append<mp_list<>, typename Ts::fired...>;
+
+template <class Rules, class E> constexpr auto pass(const E& e);
+
+// children(e): e with every operand rewritten by one pass
+template <class Rules, class E>
+constexpr auto children(const E& e) {  // leaves: access, literal, constants
+  return traced<E, mp_list<>>{e};
+}
+template <class Rules, class L, class R> constexpr auto children(const expr::add<L, R>& e) {
+  auto l = pass<Rules>(e.lhs);
+  auto r = pass<Rules>(e.rhs);
+  using N = expr::add<decltype(l.expr), decltype(r.expr)>;
+  return traced<N, cat<decltype(l), decltype(r)>>{N{l.expr, r.expr}};
+}
+template <class Rules, class L, class R> constexpr auto children(const expr::mul<L, R>& e) {
+  auto l = pass<Rules>(e.lhs);
+  auto r = pass<Rules>(e.rhs);
+  using N = expr::mul<decltype(l.expr), decltype(r.expr)>;
+  return traced<N, cat<decltype(l), decltype(r)>>{N{l.expr, r.expr}};
+}
+template <class Rules, class P, class B> constexpr auto children(const expr::where<P, B>& e) {
+  auto p = pass<Rules>(e.pred);
+  auto b = pass<Rules>(e.body);
+  using N = expr::where<decltype(p.expr), decltype(b.expr)>;
+  return traced<N, cat<decltype(p), decltype(b)>>{N{p.expr, b.expr}};
+}
+template <class Rules, class I, class B> constexpr auto children(const expr::sum<I, B>& e) {
+  auto b = pass<Rules>(e.body);
+  using N = expr::sum<I, decltype(b.expr)>;
+  return traced<N, cat<decltype(b)>>{N{b.expr}};
+}
+template <class Rules, class I, class B> constexpr auto children(const expr::expand<I, B>& e) {
+  auto b = pass<Rules>(e.body);
+  using N = expr::expand<I, decltype(b.expr)>;
+  return traced<N, cat<decltype(b)>>{N{b.expr}};
+}
+template <class Rules, class F, class A> constexpr auto children(const expr::map<F, A>& e) {
+  auto a = pass<Rules>(std::get<0>(e.args));
+  using N = expr::map<F, decltype(a.expr)>;
+  return traced<N, cat<decltype(a)>>{N{e.f, {a.expr}}};
+}
+template <class Rules, class F, class A, class B>
+constexpr auto children(const expr::map<F, A, B>& e) {
+  auto a = pass<Rules>(std::get<0>(e.args));
+  auto b = pass<Rules>(std::get<1>(e.args));
+  using N = expr::map<F, decltype(a.expr), decltype(b.expr)>;
+  return traced<N, cat<decltype(a), decltype(b)>>{N{e.f, {a.expr, b.expr}}};
+}
+
+template <class E> struct applies {
+  template <class R> using fn = boost::mp11::mp_bool<rule_applies_to<R, E>>;
+};
+
+// The first rule of the list (list order is priority) that matches the node, applied once.
+template <class Rules, class E, class Fired> constexpr auto at_node(const traced<E, Fired>& t) {
+  using k = boost::mp11::mp_find_if_q<Rules, applies<E>>;
+  if constexpr (k::value == boost::mp11::mp_size<Rules>::value) {
+    return t;
+  } else {
+    using R = boost::mp11::mp_at<Rules, k>;
+    auto out = R::apply(t.expr);
+    return traced<decltype(out), boost::mp11::mp_push_back<Fired, R>>{out};
+  }
+}
+
+template <class Rules, class E> constexpr auto pass(const E& e) {
+  return at_node<Rules>(children<Rules>(e));
+}
+
+template <class Rules, std::size_t Left, class E, class Fired>
+constexpr auto fixpoint(const E& e, Fired) {
+  auto next = pass<Rules>(e);
+  using step_fired = typename decltype(next)::fired;
+  if constexpr (boost::mp11::mp_empty<step_fired>::value) {
+    return traced<E, Fired>{e};
+  } else if constexpr (Left == 0) {
+    static_assert(Left != 0,
+                  "loom::rewrite: the rule set did not reach a fixpoint within "
+                  "loom::limits::rewrite_passes passes; two of its rules undo each other");
+    diag::rewrite_rules_did_not_reach_a_fixpoint<E>{};
+    return traced<E, Fired>{e};
+  } else {
+    return fixpoint<Rules, Left - 1>(next.expr, boost::mp11::mp_append<Fired, step_fired>{});
+  }
+}
+
+}  // namespace detail
+
+/// `e` rewritten by `Rules` (an MP11 list of rules, first = highest priority) to a fixpoint:
+/// each pass visits the tree bottom-up and applies the first matching rule at every node.
+/// Returns a `traced` value: `.expr` is the result, `::fired` the rules in firing order.
+template <class Rules, std::size_t MaxPasses = max_passes, class E>
+constexpr auto rewrite(const E& e) {
+  return detail::fixpoint<Rules, MaxPasses>(e, mp_list<>{});
+}
+
+/// The type `rewrite<Rules>` makes of an E.
+template <class E, class Rules>
+using rewrite_t = typename decltype(rewrite<Rules>(std::declval<const E&>()))::expression_type;
+
+/// The rules that fired rewriting an E, in order (a rule fires once per match).
+template <class E, class Rules>
+using fired_t = typename decltype(rewrite<Rules>(std::declval<const E&>()))::fired;
+
+/// The names of the rules in `Fired`, comma separated ("" when none fired).
+template <class Fired> std::string fired_names() {
+  std::string s;
+  boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, Fired>>(
+      [&](auto r) { s += (s.empty() ? "" : ", ") + std::string(decltype(r)::type::name); });
+  return s;
+}
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_ENGINE_HPP
+// ---- end <loom/rewrite/engine.hpp>
+// ---- begin <loom/rewrite/rule_sets.hpp>
+// Defines the rule sets (MP11 lists; list order is priority): always_profitable, which the
+// evaluator applies to every kernel, and sum_product_normal_form (rewrite/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULE_SETS_HPP
+#define LOOM_REWRITE_RULE_SETS_HPP
+
+// ---- begin <loom/rewrite/rules/add_zero.hpp>
+// Defines loom::rules::add_zero: 0 is neutral for + (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_ADD_ZERO_HPP
+#define LOOM_REWRITE_RULES_ADD_ZERO_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// add_zero:  0 + x  ==>  x,   x + 0  ==>  x
+struct add_zero {
+  static constexpr std::string_view name = "add_zero";
+  template <class X> static constexpr auto apply(const expr::add<rewrite::zero, X>& e) -> X {
+    return e.rhs;
+  }
+  template <class X> static constexpr auto apply(const expr::add<X, rewrite::zero>& e) -> X {
+    return e.lhs;
+  }
+  static constexpr auto apply(const expr::add<rewrite::zero, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_ADD_ZERO_HPP
+// ---- end <loom/rewrite/rules/add_zero.hpp>
+// ---- begin <loom/rewrite/rules/distribute.hpp>
+// Defines loom::rules::distribute: * distributes over + (towards the sum-of-products form; not
+// always profitable, so only the normal-form rule set uses it) (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_DISTRIBUTE_HPP
+#define LOOM_REWRITE_RULES_DISTRIBUTE_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// distribute:  (a + b) * c  ==>  a * c + b * c,    c * (a + b)  ==>  c * a + c * b
+struct distribute {
+  static constexpr std::string_view name = "distribute";
+  template <class A, class B, class C>
+  static constexpr auto apply(const expr::mul<expr::add<A, B>, C>& e)
+      -> expr::add<expr::mul<A, C>, expr::mul<B, C>> {
+    return {{e.lhs.lhs, e.rhs}, {e.lhs.rhs, e.rhs}};
+  }
+  template <class A, class B, class C>
+  static constexpr auto apply(const expr::mul<C, expr::add<A, B>>& e)
+      -> expr::add<expr::mul<C, A>, expr::mul<C, B>> {
+    return {{e.lhs, e.rhs.lhs}, {e.lhs, e.rhs.rhs}};
+  }
+  template <class A, class B, class C, class D>  // both sides are sums: split the left first
+  static constexpr auto apply(const expr::mul<expr::add<A, B>, expr::add<C, D>>& e)
+      -> expr::add<expr::mul<A, expr::add<C, D>>, expr::mul<B, expr::add<C, D>>> {
+    return {{e.lhs.lhs, e.rhs}, {e.lhs.rhs, e.rhs}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_DISTRIBUTE_HPP
+// ---- end <loom/rewrite/rules/distribute.hpp>
+// ---- begin <loom/rewrite/rules/double_negation.hpp>
+// Defines loom::rules::double_negation: -(-x) is x (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_DOUBLE_NEGATION_HPP
+#define LOOM_REWRITE_RULES_DOUBLE_NEGATION_HPP
+
+
+#include <string_view>
+#include <tuple>
+
+namespace loom::rules {
+
+// double_negation:  -(-x)  ==>  x
+struct double_negation {
+  static constexpr std::string_view name = "double_negation";
+  template <class X>
+  static constexpr auto apply(const expr::map<fn::negate, expr::map<fn::negate, X>>& e) -> X {
+    return std::get<0>(std::get<0>(e.args).args);
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_DOUBLE_NEGATION_HPP
+// ---- end <loom/rewrite/rules/double_negation.hpp>
+// ---- begin <loom/rewrite/rules/flatten_product.hpp>
+// Defines loom::rules::flatten_product: products and additions associate to the right, so a
+// chain of factors (or terms) has one shape (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_FLATTEN_PRODUCT_HPP
+#define LOOM_REWRITE_RULES_FLATTEN_PRODUCT_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// flatten_product:  (a * b) * c  ==>  a * (b * c),    (a + b) + c  ==>  a + (b + c)
+struct flatten_product {
+  static constexpr std::string_view name = "flatten_product";
+  template <class A, class B, class C>
+  static constexpr auto apply(const expr::mul<expr::mul<A, B>, C>& e)
+      -> expr::mul<A, expr::mul<B, C>> {
+    return {e.lhs.lhs, {e.lhs.rhs, e.rhs}};
+  }
+  template <class A, class B, class C>
+  static constexpr auto apply(const expr::add<expr::add<A, B>, C>& e)
+      -> expr::add<A, expr::add<B, C>> {
+    return {e.lhs.lhs, {e.lhs.rhs, e.rhs}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_FLATTEN_PRODUCT_HPP
+// ---- end <loom/rewrite/rules/flatten_product.hpp>
+// ---- begin <loom/rewrite/rules/fold_constants.hpp>
+// Defines loom::rules::fold_constants: operations on literals computed once, at rewrite time
+// (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_FOLD_CONSTANTS_HPP
+#define LOOM_REWRITE_RULES_FOLD_CONSTANTS_HPP
+
+
+#include <string_view>
+#include <tuple>
+
+namespace loom::rules {
+
+// fold_constants:  a * b ==> (a×b),   a + b ==> (a+b),   f(a) ==> (f(a)),   f(a, b) ==> (f(a, b)),
+//                  a * (b * x) ==> (a×b) * x            for literals a, b (in the semiring)
+struct fold_constants {
+  static constexpr std::string_view name = "fold_constants";
+  template <class A, class B,
+            class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
+  static constexpr auto apply(const expr::mul<expr::literal<A>, expr::literal<B>>& e)
+      -> expr::literal<V> {
+    return {semiring_traits<V>::mul(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.value))};
+  }
+  template <class A, class B,
+            class V = expr::value_type_t<expr::add<expr::literal<A>, expr::literal<B>>>>
+  static constexpr auto apply(const expr::add<expr::literal<A>, expr::literal<B>>& e)
+      -> expr::literal<V> {
+    return {semiring_traits<V>::add(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.value))};
+  }
+  template <class A, class B, class X,
+            class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
+  static constexpr auto apply(const expr::mul<expr::literal<A>, expr::mul<expr::literal<B>, X>>& e)
+      -> expr::mul<expr::literal<V>, X> {
+    return {{semiring_traits<V>::mul(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.lhs.value))},
+            e.rhs.rhs};
+  }
+  template <class F, class T>
+    requires requires(const F& f, T v) {
+      { f(v) } -> std::convertible_to<T>;
+    }
+  static constexpr auto apply(const expr::map<F, expr::literal<T>>& e) -> expr::literal<T> {
+    return {static_cast<T>(e.f(std::get<0>(e.args).value))};
+  }
+  template <class F, class A, class B,
+            class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
+    requires requires(const F& f, V v) {
+      { f(v, v) } -> std::convertible_to<V>;
+    }
+  static constexpr auto apply(const expr::map<F, expr::literal<A>, expr::literal<B>>& e)
+      -> expr::literal<V> {
+    return {static_cast<V>(
+        e.f(static_cast<V>(std::get<0>(e.args).value), static_cast<V>(std::get<1>(e.args).value)))};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_FOLD_CONSTANTS_HPP
+// ---- end <loom/rewrite/rules/fold_constants.hpp>
+// ---- begin <loom/rewrite/rules/lift_sum.hpp>
+// Defines loom::rules::lift_sum: a sum factor of a product is lifted over the whole product
+// (the direction of the sum-product normal form, Σ outermost) (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_LIFT_SUM_HPP
+#define LOOM_REWRITE_RULES_LIFT_SUM_HPP
+
+// ---- begin <loom/rewrite/patterns.hpp>
+// Defines the small predicates rule side conditions share: which indices a subexpression uses,
+// whether a node is a static constant (rewrite/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_PATTERNS_HPP
+#define LOOM_REWRITE_PATTERNS_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/set.hpp>
+
+#include <type_traits>
+
+namespace loom::rewrite {
+
+/// Whether index I is free in E.
+template <class E, class I>
+inline constexpr bool uses_v = boost::mp11::mp_contains<expr::free_indices_t<E>, I>::value;
+
+/// Whether index I occurs in E at all (free or bound by a sum inside it).
+template <class E, class I>
+inline constexpr bool mentions_v =
+    uses_v<E, I> || boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value;
+
+/// Whether E is one of the static constants.
+template <class E>
+inline constexpr bool is_constant_v = std::is_same_v<E, zero> || std::is_same_v<E, one>;
+
+template <class E> struct is_literal : std::false_type {};
+template <class T> struct is_literal<expr::literal<T>> : std::true_type {};
+
+/// Index variables ordered by name (the canonical order of a block of sums).
+template <class I, class J> inline constexpr bool index_before_v = I::name < J::name;
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_PATTERNS_HPP
+// ---- end <loom/rewrite/patterns.hpp>
+
+#include <string_view>
+
+namespace loom::rules {
+
+// lift_sum:  sum(i, a) * b  ==>  sum(i, a * b)     if i does not occur in b
+//            a * sum(i, b)  ==>  sum(i, a * b)     if i does not occur in a
+// (the side condition keeps bound names apart: rename first when both sides bind i)
+struct lift_sum {
+  static constexpr std::string_view name = "lift_sum";
+  template <class I, class A, class B>
+    requires(!rewrite::mentions_v<B, I>)
+  static constexpr auto apply(const expr::mul<expr::sum<I, A>, B>& e)
+      -> expr::sum<I, expr::mul<A, B>> {
+    return {{e.lhs.body, e.rhs}};
+  }
+  template <class I, class A, class B>
+    requires(!rewrite::mentions_v<A, I>)
+  static constexpr auto apply(const expr::mul<A, expr::sum<I, B>>& e)
+      -> expr::sum<I, expr::mul<A, B>> {
+    return {{e.lhs, e.rhs.body}};
+  }
+  template <class I, class A, class J, class B>  // both sides are sums: lift the left one first
+    requires(!rewrite::mentions_v<expr::sum<J, B>, I>)
+  static constexpr auto apply(const expr::mul<expr::sum<I, A>, expr::sum<J, B>>& e)
+      -> expr::sum<I, expr::mul<A, expr::sum<J, B>>> {
+    return {{e.lhs.body, e.rhs}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_LIFT_SUM_HPP
+// ---- end <loom/rewrite/rules/lift_sum.hpp>
+// ---- begin <loom/rewrite/rules/merge_sums.hpp>
+// Defines loom::rules::merge_sums: nested sums form one block with its indices in canonical
+// (name) order, so equal blocks written in different orders meet (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_MERGE_SUMS_HPP
+#define LOOM_REWRITE_RULES_MERGE_SUMS_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// merge_sums:  sum(i, sum(j, x))  ==>  sum(j, sum(i, x))   if j sorts before i
+// (Σ_i Σ_j = Σ_{i,j} = Σ_j Σ_i: the block is one multi-index sum, kept sorted)
+struct merge_sums {
+  static constexpr std::string_view name = "merge_sums";
+  template <class I, class J, class X>
+    requires rewrite::index_before_v<J, I>
+  static constexpr auto apply(const expr::sum<I, expr::sum<J, X>>& e)
+      -> expr::sum<J, expr::sum<I, X>> {
+    return {{e.body.body}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_MERGE_SUMS_HPP
+// ---- end <loom/rewrite/rules/merge_sums.hpp>
+// ---- begin <loom/rewrite/rules/mul_by_one.hpp>
+// Defines loom::rules::mul_by_one: 1 is neutral for * (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_MUL_BY_ONE_HPP
+#define LOOM_REWRITE_RULES_MUL_BY_ONE_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// mul_by_one:  1 * x  ==>  x,   x * 1  ==>  x
+struct mul_by_one {
+  static constexpr std::string_view name = "mul_by_one";
+  template <class X> static constexpr auto apply(const expr::mul<rewrite::one, X>& e) -> X {
+    return e.rhs;
+  }
+  template <class X> static constexpr auto apply(const expr::mul<X, rewrite::one>& e) -> X {
+    return e.lhs;
+  }
+  static constexpr auto apply(const expr::mul<rewrite::one, rewrite::one>&) -> rewrite::one {
+    return {};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_MUL_BY_ONE_HPP
+// ---- end <loom/rewrite/rules/mul_by_one.hpp>
+// ---- begin <loom/rewrite/rules/mul_by_zero.hpp>
+// Defines loom::rules::mul_by_zero: 0 annihilates * and where (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_MUL_BY_ZERO_HPP
+#define LOOM_REWRITE_RULES_MUL_BY_ZERO_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// mul_by_zero:  0 * x  ==>  0,   x * 0  ==>  0,   where(0, x) ==> 0,   where(p, 0) ==> 0
+// (0 annihilates × in every semiring loom supports)
+struct mul_by_zero {
+  static constexpr std::string_view name = "mul_by_zero";
+  template <class X>
+  static constexpr auto apply(const expr::mul<rewrite::zero, X>&) -> rewrite::zero {
+    return {};
+  }
+  template <class X>
+  static constexpr auto apply(const expr::mul<X, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
+  template <class X>
+  static constexpr auto apply(const expr::where<rewrite::zero, X>&) -> rewrite::zero {
+    return {};
+  }
+  template <class X>
+  static constexpr auto apply(const expr::where<X, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_MUL_BY_ZERO_HPP
+// ---- end <loom/rewrite/rules/mul_by_zero.hpp>
+// ---- begin <loom/rewrite/rules/negation_outward.hpp>
+// Defines loom::rules::negation_outward: a negation moves out of products and sums and into
+// additions, so every term of a sum of products carries its sign at its root (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_NEGATION_OUTWARD_HPP
+#define LOOM_REWRITE_RULES_NEGATION_OUTWARD_HPP
+
+
+#include <string_view>
+#include <tuple>
+
+namespace loom::rules {
+
+namespace detail {
+template <class X> using neg = expr::map<fn::negate, X>;
+template <class X> constexpr neg<X> negate(const X& x) { return {fn::negate{}, std::tuple<X>{x}}; }
+template <class X> constexpr const X& operand(const neg<X>& n) { return std::get<0>(n.args); }
+}  // namespace detail
+
+// negation_outward:  (-a) * b ==> -(a * b),   a * (-b) ==> -(a * b),   (-a) * (-b) ==> a * b,
+//                    sum(i, -a) ==> -sum(i, a),   -(a + b) ==> (-a) + (-b)
+struct negation_outward {
+  static constexpr std::string_view name = "negation_outward";
+  template <class A, class B>
+  static constexpr auto apply(const expr::mul<detail::neg<A>, B>& e)
+      -> detail::neg<expr::mul<A, B>> {
+    return detail::negate(expr::mul<A, B>{detail::operand(e.lhs), e.rhs});
+  }
+  template <class A, class B>
+  static constexpr auto apply(const expr::mul<A, detail::neg<B>>& e)
+      -> detail::neg<expr::mul<A, B>> {
+    return detail::negate(expr::mul<A, B>{e.lhs, detail::operand(e.rhs)});
+  }
+  template <class A, class B>
+  static constexpr auto apply(const expr::mul<detail::neg<A>, detail::neg<B>>& e)
+      -> expr::mul<A, B> {
+    return {detail::operand(e.lhs), detail::operand(e.rhs)};
+  }
+  template <class I, class A>
+  static constexpr auto apply(const expr::sum<I, detail::neg<A>>& e)
+      -> detail::neg<expr::sum<I, A>> {
+    return detail::negate(expr::sum<I, A>{detail::operand(e.body)});
+  }
+  template <class A, class B>
+  static constexpr auto apply(const detail::neg<expr::add<A, B>>& e)
+      -> expr::add<detail::neg<A>, detail::neg<B>> {
+    return {detail::negate(detail::operand(e).lhs), detail::negate(detail::operand(e).rhs)};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_NEGATION_OUTWARD_HPP
+// ---- end <loom/rewrite/rules/negation_outward.hpp>
+// ---- begin <loom/rewrite/rules/push_sum.hpp>
+// Defines loom::rules::push_sum: a sum moves past the factors of a product that do not use its
+// index (factorisation: fewer multiplications per reduced value) (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_PUSH_SUM_HPP
+#define LOOM_REWRITE_RULES_PUSH_SUM_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// push_sum:  sum(i, a * b)          ==>  a * sum(i, b)          if i not in a, i in b
+//            sum(i, a * b)          ==>  sum(i, a) * b          if i in a, i not in b
+//            sum(i, (a * b) * c)    ==>  a * sum(i, b * c)      if i not in a, i in b
+//            sum(i, (a * b) * c)    ==>  b * sum(i, a * c)      if i in a, i not in b
+//            sum(i, sum(j, a * b))  ==>  sum(j, a * sum(i, b))  if i not in a, i in b
+struct push_sum {
+  static constexpr std::string_view name = "push_sum";
+  template <class I, class A, class B>
+    requires(!rewrite::uses_v<A, I> && rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::mul<A, B>>& e)
+      -> expr::mul<A, expr::sum<I, B>> {
+    return {e.body.lhs, {e.body.rhs}};
+  }
+  template <class I, class A, class B>
+    requires(rewrite::uses_v<A, I> && !rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::mul<A, B>>& e)
+      -> expr::mul<expr::sum<I, A>, B> {
+    return {{e.body.lhs}, e.body.rhs};
+  }
+  template <class I, class A, class B, class C>  // a factor of a left-nested product
+    requires(!rewrite::uses_v<A, I> && rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::mul<expr::mul<A, B>, C>>& e)
+      -> expr::mul<A, expr::sum<I, expr::mul<B, C>>> {
+    return {e.body.lhs.lhs, {{e.body.lhs.rhs, e.body.rhs}}};
+  }
+  template <class I, class A, class B, class C>
+    requires(rewrite::uses_v<A, I> && !rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::mul<expr::mul<A, B>, C>>& e)
+      -> expr::mul<B, expr::sum<I, expr::mul<A, C>>> {
+    return {e.body.lhs.rhs, {{e.body.lhs.lhs, e.body.rhs}}};
+  }
+  template <class I, class J, class A, class B>
+    requires(!rewrite::uses_v<A, I> && rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::sum<J, expr::mul<A, B>>>& e)
+      -> expr::sum<J, expr::mul<A, expr::sum<I, B>>> {
+    return {{e.body.body.lhs, {e.body.body.rhs}}};
+  }
+  template <class I, class J, class A, class B>
+    requires(rewrite::uses_v<A, I> && !rewrite::uses_v<B, I>)
+  static constexpr auto apply(const expr::sum<I, expr::sum<J, expr::mul<A, B>>>& e)
+      -> expr::sum<J, expr::mul<expr::sum<I, A>, B>> {
+    return {{{e.body.body.lhs}, e.body.body.rhs}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_PUSH_SUM_HPP
+// ---- end <loom/rewrite/rules/push_sum.hpp>
+// ---- begin <loom/rewrite/rules/split_sum.hpp>
+// Defines loom::rules::split_sum: a sum distributes over + (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_SPLIT_SUM_HPP
+#define LOOM_REWRITE_RULES_SPLIT_SUM_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// split_sum:  sum(i, a + b)  ==>  sum(i, a) + sum(i, b)
+struct split_sum {
+  static constexpr std::string_view name = "split_sum";
+  template <class I, class A, class B>
+  static constexpr auto apply(const expr::sum<I, expr::add<A, B>>& e)
+      -> expr::add<expr::sum<I, A>, expr::sum<I, B>> {
+    return {{e.body.lhs}, {e.body.rhs}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_SPLIT_SUM_HPP
+// ---- end <loom/rewrite/rules/split_sum.hpp>
+// ---- begin <loom/rewrite/rules/sum_absent.hpp>
+// Defines loom::rules::sum_absent: a sum over an index its body does not use is the body times
+// the index's extent, kept as the count factor sum(i, 1) (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_SUM_ABSENT_HPP
+#define LOOM_REWRITE_RULES_SUM_ABSENT_HPP
+
+
+#include <string_view>
+#include <type_traits>
+
+namespace loom::rules {
+
+// sum_absent:  sum(i, x)  ==>  sum(i, 1) * x     if i is not free in x
+// (the count sum(i, 1) = extent(i) is a scalar factor the later rules move freely; the evaluator
+// computes it from the extent of i)
+struct sum_absent {
+  static constexpr std::string_view name = "sum_absent";
+  template <class I, class X>
+    requires(!rewrite::uses_v<X, I> && !rewrite::is_constant_v<X>)
+  static constexpr auto apply(const expr::sum<I, X>& e)
+      -> expr::mul<expr::sum<I, rewrite::one>, X> {
+    return {{}, e.body};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_SUM_ABSENT_HPP
+// ---- end <loom/rewrite/rules/sum_absent.hpp>
+// ---- begin <loom/rewrite/rules/zero_propagation.hpp>
+// Defines loom::rules::zero_propagation: sums, broadcasts and zero-preserving maps of 0 are 0
+// (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_ZERO_PROPAGATION_HPP
+#define LOOM_REWRITE_RULES_ZERO_PROPAGATION_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// zero_propagation:  sum(i, 0) ==> 0,   expand(i, 0) ==> 0,   f(0) ==> 0  if f(0) = 0 statically
+struct zero_propagation {
+  static constexpr std::string_view name = "zero_propagation";
+  template <class I>
+  static constexpr auto apply(const expr::sum<I, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
+  template <class I>
+  static constexpr auto apply(const expr::expand<I, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
+  template <class F>
+    requires fn::is_zero_preserving_v<F>
+  static constexpr auto apply(const expr::map<F, rewrite::zero>&) -> rewrite::zero {
+    return {};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_ZERO_PROPAGATION_HPP
+// ---- end <loom/rewrite/rules/zero_propagation.hpp>
+
+#include <boost/mp11/list.hpp>
+
+namespace loom::rewrite {
+
+/// The zero and one laws and constant folding.
+using constant_laws =
+    boost::mp11::mp_list<rules::mul_by_zero, rules::add_zero, rules::mul_by_one,
+                         rules::zero_propagation, rules::fold_constants, rules::double_negation>;
+
+/// Rules that never make a kernel slower; the evaluator applies them to every assignment.
+using always_profitable =
+    boost::mp11::mp_append<constant_laws, boost::mp11::mp_list<rules::sum_absent, rules::split_sum,
+                                                               rules::push_sum, rules::merge_sums>>;
+
+/// Towards the sum-of-products normal form: a sum of signed terms, each a block of sums (in
+/// name order) over a right-associated product.
+using sum_product_normal_form = boost::mp11::mp_append<
+    constant_laws,
+    boost::mp11::mp_list<rules::negation_outward, rules::distribute, rules::split_sum,
+                         rules::lift_sum, rules::flatten_product, rules::merge_sums>>;
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_RULE_SETS_HPP
+// ---- end <loom/rewrite/rule_sets.hpp>
+// ---- begin <loom/rewrite/rules/constants_to_literals.hpp>
+// Defines loom::rules::constants_to_literals<V>: the static constants left after rewriting
+// become literals of the kernel's value type, which the evaluator understands (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_CONSTANTS_TO_LITERALS_HPP
+#define LOOM_REWRITE_RULES_CONSTANTS_TO_LITERALS_HPP
+
+
+#include <string_view>
+
+namespace loom::rules {
+
+// constants_to_literals<V>:  0 ==> literal<V>(zero),   1 ==> literal<V>(one)
+template <class V> struct constants_to_literals {
+  static constexpr std::string_view name = "constants_to_literals";
+  static constexpr auto apply(const rewrite::zero&) -> expr::literal<V> {
+    return {semiring_traits<V>::zero()};
+  }
+  static constexpr auto apply(const rewrite::one&) -> expr::literal<V> {
+    return {semiring_traits<V>::one()};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_CONSTANTS_TO_LITERALS_HPP
+// ---- end <loom/rewrite/rules/constants_to_literals.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+#include <boost/mp11/set.hpp>
+
+#include <type_traits>
+
+namespace loom::rewrite {
+
+/// `e` under `always_profitable`, ready for the evaluator; `::fired` lists the rules applied.
+template <class E> constexpr auto for_evaluation(const E& e) {
+  auto r = rewrite<always_profitable>(e);
+  auto f =
+      rewrite<boost::mp11::mp_list<rules::constants_to_literals<expr::value_type_t<E>>>>(r.expr);
+  return traced<decltype(f.expr), typename decltype(r)::fired>{f.expr};
+}
+
+/// The expression type the evaluator runs for an E.
+template <class E>
+using for_evaluation_t =
+    typename decltype(for_evaluation(std::declval<const E&>()))::expression_type;
+
+namespace detail {
+template <class A, class B>
+inline constexpr bool same_index_set_v =
+    boost::mp11::mp_size<A>::value == boost::mp11::mp_size<B>::value &&
+    boost::mp11::mp_empty<boost::mp11::mp_set_difference<A, B>>::value;
+template <class E, class R>
+inline constexpr bool kernel_preserved_v =
+    same_index_set_v<expr::free_indices_t<E>, expr::free_indices_t<R>> &&
+    boost::mp11::mp_empty<
+        boost::mp11::mp_set_difference<expr::all_indices_t<R>, expr::all_indices_t<E>>>::value;
+}  // namespace detail
+
+/// The kernel the evaluator runs for a (valid) right-hand side e: e under the always-profitable
+/// rules, or e itself when the rewrite would change its free indices (a product by a static
+/// zero) or introduce an index; `::fired` lists the rules applied.
+template <class E> constexpr auto for_kernel(const E& e) {
+  if constexpr (detail::kernel_preserved_v<E, for_evaluation_t<E>>)
+    return for_evaluation(e);
+  else
+    return traced<E, mp_list<>>{e};
+}
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_FOR_EVALUATION_HPP
+// ---- end <loom/rewrite/for_evaluation.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <iostream>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace loom::detail::alt {
+
+template <class A> struct reads_alternatives : std::false_type {};
+template <class T, class... Is>
+struct reads_alternatives<expr::access<T, Is...>>
+    : std::bool_constant<is_alternatives_v<std::remove_const_t<T>>> {};
+
+/// Whether expression E reads a loom::alternatives.
+template <class E>
+inline constexpr bool has_alternatives_v =
+    boost::mp11::mp_any_of<expr::accesses_t<E>, reads_alternatives>::value;
+
+template <class A> struct holder_of;
+template <class T, class... Is> struct holder_of<expr::access<T, Is...>> {
+  using type = std::remove_const_t<T>;
+};
+/// The first loom::alternatives type E reads (left to right).
+template <class E>
+using first_holder = typename holder_of<boost::mp11::mp_at<
+    expr::accesses_t<E>, boost::mp11::mp_find_if<expr::accesses_t<E>, reads_alternatives>>>::type;
+
+template <std::size_t K, class E> auto replace_first(const E& e);
+
+// replace_node<K>(e): e with its first read of alternatives reading alternative K instead
+template <std::size_t K, class T, class... Is> auto replace_node(const expr::access<T, Is...>& a) {
+  const auto& held = a.tensor->template get<K>();
+  return expr::access<std::remove_reference_t<decltype(held)>, Is...>{&held};
+}
+template <std::size_t K, template <class, class> class Node, class L, class R>
+  requires(std::is_same_v<Node<L, R>, expr::add<L, R>> ||
+           std::is_same_v<Node<L, R>, expr::mul<L, R>>)
+auto replace_node(const Node<L, R>& e) {
+  if constexpr (has_alternatives_v<L>) {
+    auto l = replace_first<K>(e.lhs);
+    return Node<decltype(l), R>{l, e.rhs};
+  } else {
+    auto r = replace_first<K>(e.rhs);
+    return Node<L, decltype(r)>{e.lhs, r};
+  }
+}
+template <std::size_t K, class P, class E> auto replace_node(const expr::where<P, E>& e) {
+  if constexpr (has_alternatives_v<P>) {
+    auto p = replace_first<K>(e.pred);
+    return expr::where<decltype(p), E>{p, e.body};
+  } else {
+    auto b = replace_first<K>(e.body);
+    return expr::where<P, decltype(b)>{e.pred, b};
+  }
+}
+template <std::size_t K, class I, class E> auto replace_node(const expr::sum<I, E>& e) {
+  auto b = replace_first<K>(e.body);
+  return expr::sum<I, decltype(b)>{b};
+}
+template <std::size_t K, class I, class E> auto replace_node(const expr::expand<I, E>& e) {
+  auto b = replace_first<K>(e.body);
+  return expr::expand<I, decltype(b)>{b};
+}
+template <std::size_t K, class F, class... Es> auto replace_node(const expr::map<F, Es...>& e) {
+  return [&]<std::size_t... Ns>(std::index_sequence<Ns...>) {
+    constexpr std::size_t at = [] {
+      std::size_t n = 0;
+      const bool has[] = {has_alternatives_v<Es>...};
+      while (!has[n]) ++n;
+      return n;
+    }();
+    auto args = std::make_tuple([&] {
+      if constexpr (Ns == at)
+        return replace_first<K>(std::get<Ns>(e.args));
+      else
+        return std::get<Ns>(e.args);
+    }()...);
+    return std::apply(
+        [&](const auto&... a) {
+          return expr::map<F, std::remove_cvref_t<decltype(a)>...>{e.f, std::tuple(a...)};
+        },
+        args);
+  }(std::index_sequence_for<Es...>{});
+}
+
+/// `e` with its first read of a loom::alternatives (left to right) reading alternative K.
+template <std::size_t K, class E> auto replace_first(const E& e) {
+  if constexpr (!has_alternatives_v<E>)
+    return e;
+  else
+    return replace_node<K>(e);
+}
+
+/// The number of variants of E: the product of its alternatives' counts.
+template <class E> constexpr std::size_t variant_count() {
+  if constexpr (!has_alternatives_v<E>)
+    return 1;
+  else
+    return first_holder<E>::count *
+           variant_count<decltype(replace_first<0>(std::declval<const E&>()))>();
+}
+
+/// Calls `f(variant, number)` for every variant of `e` (the expression reading one format of each
+/// loom::alternatives), numbered from 0, the first alternatives read varying slowest.
+template <class E, class F> void for_each_variant(const E& e, F& f, std::size_t& number) {
+  if constexpr (!has_alternatives_v<E>) {
+    f(e, number++);
+  } else {
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<first_holder<E>::count>>(
+        [&](auto k) { for_each_variant(replace_first<decltype(k)::value>(e), f, number); });
+  }
+}
+
+/// "A2 as csr, B2 as csc" for every variant of `e`, in for_each_variant's order.
+template <class E>
+void variant_labels(const E& e, std::vector<std::string>& out, const std::string& prefix = {}) {
+  if constexpr (!has_alternatives_v<E>) {
+    out.push_back(prefix);
+  } else {
+    std::string name;
+    expr::for_each_access(
+        e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t ordinal) {
+          if constexpr (is_alternatives_v<std::remove_const_t<T>>)
+            if (name.empty())
+              name = a.tensor->name().empty() ? "T" + std::to_string(ordinal) : a.tensor->name();
+        });
+    using holder = first_holder<E>;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<holder::count>>([&](auto k) {
+      using held = std::tuple_element_t<decltype(k)::value, typename holder::held_types>;
+      variant_labels(replace_first<decltype(k)::value>(e), out,
+                     prefix + (prefix.empty() ? "" : ", ") + name + " as " +
+                         format_name<typename held::format_type>());
+    });
+  }
+}
+
+struct purpose;  // separates this choice's plan cache from the loop-order choice's
+
+/// Every variant's estimated cost (its cheapest loop order's) and labels, and the cheapest.
+struct variant_costs {
+  std::vector<double> cost;
+  std::vector<std::string> label;
+  std::size_t chosen = 0;
+};
+
+template <class Lhs, class E>
+variant_costs cost_variants(const Lhs& lhs, const E& written, statistics_cache& stats) {
+  variant_costs out;
+  variant_labels(written, out.label);
+  auto cost = [&](const auto& v, std::size_t number) {
+    using V = std::remove_cvref_t<decltype(v)>;
+    double c = std::numeric_limits<double>::infinity();
+    if constexpr (plan::assignment_is_valid<Lhs, V>) {
+      const auto rhs = rewrite::for_kernel(v).expr;
+      const optimize::plan_choice p = optimize::choose_plan(lhs, rhs, stats);
+      c = p.cost[p.chosen];
+    }
+    out.cost.push_back(c);
+    if (c < out.cost[out.chosen]) out.chosen = number;
+  };
+  std::size_t number = 0;
+  for_each_variant(written, cost, number);
+  return out;
+}
+
+/// The variant to run for `lhs = written`: cached per kernel by the coarse signature of every
+/// variant's operands, else costed from statistics.
+template <class Lhs, class E> std::size_t cached_variant(const Lhs& lhs, const E& written) {
+  thread_local std::vector<std::uint8_t> signature, part;  // reused: a hit allocates nothing
+  signature.clear();
+  auto sign = [&](const auto& v, std::size_t) {
+    optimize::detail::coarse_signature(v, part);
+    signature.insert(signature.end(), part.begin(), part.end());
+  };
+  std::size_t number = 0;
+  for_each_variant(written, sign, number);
+  return optimize::plan_cache<Lhs, E, purpose>::local().find_or(
+      signature, [&](statistics_cache& stats) {
+        const variant_costs c = cost_variants(lhs, written, stats);
+        if (loom::debug_plan()) {
+          std::clog << "loom: format chosen among alternatives: " << c.label[c.chosen] << "\n";
+        }
+        return c.chosen;
+      });
+}
+
+/// Runs `run(variant)` for variant `chosen` of `written` (clamped to the last).
+template <class E, class Run> void run_variant(const E& written, std::size_t chosen, Run&& run) {
+  chosen = std::min(chosen, variant_count<E>() - 1);
+  auto pick = [&](const auto& v, std::size_t number) {
+    if (number == chosen) run(v);
+  };
+  std::size_t number = 0;
+  for_each_variant(written, pick, number);
+}
+
+}  // namespace loom::detail::alt
+
+#endif  // LOOM_EXEC_ALTERNATIVES_HPP
+// ---- end <loom/exec/alternatives.hpp>
+// ---- begin <loom/exec/decompose.hpp>
+// Defines loom::decompose(lhs, rhs): a sum-product program split by a prefix of a
+// variable-elimination order into kernels with materialised intermediates, the indices after the
+// prefix co-eliminated in one fused kernel (Galley's logical optimizer, notes 001 §3.3-3.7). The
+// candidate prefixes and their kernels are instantiated at compile time (bounded by
+// loom::limits::elimination_orders); the cheapest under the logical cost is chosen at run time from
+// statistics and cached by a coarse signature (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_DECOMPOSE_HPP
+#define LOOM_EXEC_DECOMPOSE_HPP
+
+// ---- begin <loom/exec/decompose/program.hpp>
+// Defines the static side of loom::decompose (exec/decompose.hpp): a sum-product flattened into
+// summed indices and factors, its candidate elimination prefixes (exact or greedy), the steps of
+// each with their intermediates' indices and storage, shared subexpressions, and what the
+// planner reports (`decomposition_choice`).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
+#define LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
+
+// ---- begin <loom/exec/evaluate.hpp>
+// Defines the driver (exec/): `out(i...) = e`, `out(i...) += e`, loom::assign, loom::accumulate
+// and loom::eval under a loom::options. Checks the kernel, rewrites it, hoists what the loops
+// would recompute, picks the plan and the skip policies, and runs the plan (exec/run_plan.hpp).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_EVALUATE_HPP
+#define LOOM_EXEC_EVALUATE_HPP
+
+// ---- begin <loom/exec/bind.hpp>
+// Defines what the driver binds before a plan runs (exec/): each operand's tensor under the plan
+// (transposed copies where the loop order disagrees with its storage), the extents of every index
+// checked across operands, and whether a map needs a dense-domain variant of the kernel.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_BIND_HPP
+#define LOOM_EXEC_BIND_HPP
+
+// ---- begin <loom/exec/options.hpp>
+// Defines loom::options<...>: what the optimizer may choose for one assignment, as a type (the
+// choices that instantiate kernels) with run-time fields (the choices forced for comparisons).
+// Passed to loom::assign, loom::eval, loom::explain and loom::decompose; never a macro, so two
+// translation units with different options instantiate different templates (exec/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_OPTIONS_HPP
+#define LOOM_EXEC_OPTIONS_HPP
+
+// ---- begin <loom/stream/skip.hpp>
+// Defines the skip policies of an intersection, one per loop (stream/): how `mul` co-iterates
+// its operands at a depth (leapfrog, linear merge, or one leader iterating while the others are
+// probed), carried as a type by the product's scalar operation.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_SKIP_HPP
+#define LOOM_STREAM_SKIP_HPP
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace loom::stream::skip {
+
+/// The static policy (combinators.hpp case table): leapfrog between ordered operands, iterate
+/// the other operand and locate a random-access one.
+struct standard {
+  static constexpr const char* name = "standard";
+};
+/// The default between two ordered operands (`standard`): a merge that steps the operand
+/// behind one entry, like the hand-written two-pointer loop, unless one fiber is at least
+/// `gallop_ratio` times longer than the other, which then seeks with a galloping search
+/// (leapfrog). Decided once per pair of fibers from their lengths: one branch per fiber, one
+/// copy of the loop.
+struct adaptive {
+  static constexpr const char* name = "merge, or leapfrog on skewed fibers";
+};
+/// The length ratio from which `adaptive` gallops: the measured crossover between merging and
+/// galloping (benchmarks/hand_loop/hand_loop.cpp, `intersect`; the table in docs/optimizer.md,
+/// "Skip policy").
+inline constexpr std::int64_t gallop_ratio = 24;
+
+/// Every operand behind seeks the other's index with a galloping search.
+struct leapfrog {
+  static constexpr const char* name = "leapfrog";
+};
+/// The operand behind steps one entry at a time (a sorted merge, no search).
+struct merge {
+  static constexpr const char* name = "merge";
+};
+/// Side K of every intersection at the loop iterates (0: the first operand of the product, 1:
+/// the last); the others are probed at its index: located when random-access, else sought.
+template <std::size_t K> struct lead {
+  static_assert(K <= 1, "loom::stream::skip::lead: the leader is side 0 (first) or 1 (last)");
+  static constexpr const char* name = K == 0 ? "lead first" : "lead last";
+};
+
+/// The policy of an intersection of two ordered operands, as a value: what `runtime` reads from
+/// the kernel context (and the optimizer's cost table indexes; `standard` is the static table).
+enum class code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
+
+/// Where neither operand is random-access, the policy is read at run time from the kernel's
+/// context (`kernel_context::skip`, one code per loop, chosen by optimize/leader_choice.hpp from
+/// statistics): one kernel serves leapfrog, merge and either leader. Elsewhere it is `standard`.
+struct runtime {
+  static constexpr const char* name = "chosen at run time";
+};
+
+/// The codes of a kernel's loops (outermost first), as `runtime` reads them.
+inline constexpr std::size_t max_loops = 16;
+using codes = std::array<code, max_loops>;
+inline constexpr codes default_codes = [] {
+  codes c{};
+  c.fill(code::leapfrog);  // what `standard` does between two ordered operands
+  return c;
+}();
+
+/// Policies by loop depth (outermost first); depths past the list use `standard`.
+template <class... Ps> struct per_loop {};
+
+/// One policy at every loop.
+template <class P> struct every_loop {};
+
+namespace detail {
+template <class L, std::size_t D> struct at_impl {
+  using type = standard;
+};
+template <class... Ps, std::size_t D>
+  requires(D < sizeof...(Ps))
+struct at_impl<per_loop<Ps...>, D> {
+  using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
+};
+template <class P, std::size_t D> struct at_impl<every_loop<P>, D> {
+  using type = P;
+};
+template <class Op> struct skips_of {
+  using type = per_loop<>;
+};
+template <class Op>
+  requires requires { typename Op::skips; }
+struct skips_of<Op> {
+  using type = typename Op::skips;
+};
+}  // namespace detail
+
+/// The policy of loop D in the list L.
+template <class L, std::size_t D> using at = typename detail::at_impl<L, D>::type;
+
+/// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
+template <class Op, std::size_t D> using of_op_at = at<typename detail::skips_of<Op>::type, D>;
+
+template <class P> std::string describe(every_loop<P>) {
+  return std::string("every loop: ") + P::name;
+}
+
+/// "leapfrog, merge at j": the list in words, depth by depth.
+template <class... Ps> std::string describe(per_loop<Ps...>) {
+  std::string s;
+  [[maybe_unused]] std::size_t d = 0;
+  (..., [&] {
+    if (!s.empty()) s += ", ";
+    s += "loop " + std::to_string(d++) + ": " + Ps::name;
+  }());
+  return s.empty() ? std::string("standard") : s;
+}
+
+}  // namespace loom::stream::skip
+
+#endif  // LOOM_STREAM_SKIP_HPP
+// ---- end <loom/stream/skip.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom {
+
+/// How `decompose` stores a candidate's one- and two-index intermediates (Galley's output formats,
+/// notes 001 §4.4): sorted (csf, a sparse vector), dense, bitmap (Galley's bytemap: dense values
+/// with presence bits, written in place, read by their set bits) or hashed (sorted entries plus a
+/// hash table per fiber: readers locate an index in O(1) instead of intersecting with the list).
+/// Intermediates with three or more indices are sorted.
+enum class intermediate_format : std::uint8_t { sorted, dense, bitmap, hashed };
+/// Every intermediate format, in the order `decompose` costs them (bitmap only with
+/// `opt::bitmap_intermediates`, hashed only with `opt::hashed_intermediates`).
+inline constexpr std::array<intermediate_format, 4> intermediate_formats{
+    intermediate_format::sorted, intermediate_format::dense, intermediate_format::bitmap,
+    intermediate_format::hashed};
+/// "sorted", "dense", "bitmap" or "hashed".
+constexpr const char* intermediate_format_name(intermediate_format f) {
+  return f == intermediate_format::dense    ? "dense"
+         : f == intermediate_format::bitmap ? "bitmap"
+         : f == intermediate_format::hashed ? "hashed"
+                                            : "sorted";
+}
+
+/// The options' tags: each names one choice the optimizer may make, at the cost of the kernels it
+/// instantiates (docs/optimizer.md measures them).
+namespace opt {
+/// Intersections of ordered operands keep the static policy: a merge, galloping where one fiber
+/// is `skip::gallop_ratio` times longer (decided per pair of fibers). The default.
+struct static_skips {};
+/// One kernel per plan whose intersections read their policy per loop (leapfrog, merge, lead
+/// first, lead last), chosen from statistics at run time; `options::skip_codes` forces it.
+struct runtime_skips {};
+/// Up to N kernels per plan, one per skip-policy candidate; the cheapest is chosen from
+/// statistics at run time; `options::skip_candidate` forces one.
+template <std::size_t N = limits::skip_candidates> struct skip_candidates {
+  static_assert(N >= 1, "loom::opt::skip_candidates<N>: N must be at least 1");
+};
+/// The given policies (a `loom::stream::skip::per_loop<...>`), one per loop of the plan run; no
+/// hoisting of inner sums, so the loops are the plan's. For comparisons and tests.
+template <class PerLoop> struct fixed_skips {};
+/// Run the assignment through `decompose` (variable elimination with materialised
+/// intermediates), for sums over products; `options::candidate`, `intermediates` and `reuse`
+/// force its choices.
+struct eliminate {};
+/// `decompose` may store intermediates as bitmaps (another variant of every candidate).
+struct bitmap_intermediates {};
+/// `decompose` may store intermediates hashed (another variant of every candidate).
+struct hashed_intermediates {};
+/// `decompose` chooses a format per intermediate rather than one per candidate (every mix of the
+/// one- and two-index intermediates' formats is a variant).
+struct format_per_step {};
+}  // namespace opt
+
+namespace detail {
+template <class T> struct is_skip_tag : std::false_type {};
+template <> struct is_skip_tag<opt::static_skips> : std::true_type {};
+template <> struct is_skip_tag<opt::runtime_skips> : std::true_type {};
+template <std::size_t N> struct is_skip_tag<opt::skip_candidates<N>> : std::true_type {};
+template <class P> struct is_skip_tag<opt::fixed_skips<P>> : std::true_type {};
+
+template <class T> struct is_option_tag : is_skip_tag<T> {};
+template <> struct is_option_tag<opt::eliminate> : std::true_type {};
+template <> struct is_option_tag<opt::bitmap_intermediates> : std::true_type {};
+template <> struct is_option_tag<opt::hashed_intermediates> : std::true_type {};
+template <> struct is_option_tag<opt::format_per_step> : std::true_type {};
+
+template <class L> struct first_or_static {
+  using type = opt::static_skips;
+};
+template <class T, class... Ts> struct first_or_static<boost::mp11::mp_list<T, Ts...>> {
+  using type = T;
+};
+
+template <class T> struct fixed_skips_of {
+  using type = void;
+};
+template <class PerLoop> struct fixed_skips_of<opt::fixed_skips<PerLoop>> {
+  using type = PerLoop;
+};
+
+// "lead first, merge" for per_loop<lead<0>, merge>; "merge at every loop" for every_loop<merge>.
+template <class L> struct skip_list_name;
+template <class... Ps> struct skip_list_name<stream::skip::per_loop<Ps...>> {
+  static std::string get() {
+    std::string s;
+    (..., (s += (s.empty() ? "" : ", ") + std::string(Ps::name)));
+    return s.empty() ? std::string(stream::skip::standard::name) : s;
+  }
+};
+template <class P> struct skip_list_name<stream::skip::every_loop<P>> {
+  static std::string get() { return std::string(P::name) + " at every loop"; }
+};
+
+template <class T> struct skip_cap : std::integral_constant<std::size_t, 1> {};
+template <std::size_t N>
+struct skip_cap<opt::skip_candidates<N>> : std::integral_constant<std::size_t, N> {};
+}  // namespace detail
+
+/// What the optimizer may choose for one assignment: `Tags` from `loom::opt` (at most one skip
+/// tag; none means `opt::static_skips`), plus run-time fields that force a choice, e.g.
+/// `loom::assign(y(i), sum(j, A(i, j) * x(j)), loom::options<loom::opt::runtime_skips>{})`.
+/// The tags are part of every kernel's type, so units with different options never share a
+/// definition.
+template <class... Tags> struct options {
+  static_assert((... && detail::is_option_tag<Tags>::value),
+                "loom::options<...>: every argument must be a tag from loom::opt");
+  using skip_tags = boost::mp11::mp_copy_if<boost::mp11::mp_list<Tags...>, detail::is_skip_tag>;
+  static_assert(boost::mp11::mp_size<skip_tags>::value <= 1,
+                "loom::options<...>: give at most one skip tag (static_skips, runtime_skips, "
+                "skip_candidates<N>, fixed_skips<...>)");
+  /// The skip tag.
+  using skips = typename detail::first_or_static<skip_tags>::type;
+  /// How many skip-policy kernels per plan (skip_candidates<N>: N; otherwise 1).
+  static constexpr std::size_t skip_cap = detail::skip_cap<skips>::value;
+  static constexpr bool eliminate = (... || std::is_same_v<Tags, opt::eliminate>);
+  static constexpr bool bitmap_intermediates =
+      (... || std::is_same_v<Tags, opt::bitmap_intermediates>);
+  static constexpr bool hashed_intermediates =
+      (... || std::is_same_v<Tags, opt::hashed_intermediates>);
+  static constexpr bool format_per_step = (... || std::is_same_v<Tags, opt::format_per_step>);
+
+  /// Whether intermediates of format `f` are compiled in (sorted and dense always).
+  static constexpr bool compiles(intermediate_format f) {
+    return f == intermediate_format::bitmap   ? bitmap_intermediates
+           : f == intermediate_format::hashed ? hashed_intermediates
+                                              : true;
+  }
+
+  /// runtime_skips: run these codes (one per loop, outermost first) instead of the chosen ones.
+  std::optional<stream::skip::codes> skip_codes{};
+  /// skip_candidates<N>: run this candidate (clamped to the last) instead of the chosen one.
+  std::optional<std::size_t> skip_candidate{};
+  /// eliminate: run this candidate of `decompose` (0: the fused kernel; c: elimination prefix
+  /// c - 1) instead of the cheapest.
+  std::optional<std::size_t> candidate{};
+  /// eliminate with `candidate`: one format for every one- and two-index intermediate, or one per
+  /// step (several need opt::format_per_step); empty: the planner's for that candidate.
+  std::vector<intermediate_format> intermediates{};
+  /// eliminate with `candidate`: bit t, step t reuses an earlier step's equal intermediate;
+  /// empty: the planner's.
+  std::optional<std::uint32_t> reuse{};
+  /// An expression over loom::alternatives: run this variant (numbered as `explain` lists them,
+  /// clamped to the last) instead of the cheapest.
+  std::optional<std::size_t> alternative{};
+};
+
+/// The options of a plain `out(...) = e`.
+using default_options = options<>;
+
+template <class T> struct is_options : std::false_type {};
+template <class... Tags> struct is_options<options<Tags...>> : std::true_type {};
+/// A `loom::options<...>`.
+template <class T>
+concept options_type = is_options<std::remove_cvref_t<T>>::value;
+
+}  // namespace loom
+
+#endif  // LOOM_EXEC_OPTIONS_HPP
+// ---- end <loom/exec/options.hpp>
+// ---- begin <loom/expr/operators.hpp>
+// Defines the index-notation operators and functions that build expressions: + - * / unary -,
+// comparisons, loom::sum, loom::map, loom::where, loom::expand (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_OPERATORS_HPP
+#define LOOM_EXPR_OPERATORS_HPP
+
+
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace loom::expr {
+
+/// A scalar usable as an operand: any semiring value that is not an expression.
+template <class T>
+concept scalar_operand = !expression<T> && semiring<std::remove_cvref_t<T>>;
+template <class T>
+concept operand = expression<T> || scalar_operand<T>;
+
+/// Wraps scalars into `literal`; leaves expressions alone.
+template <operand T> constexpr auto as_expr(const T& x) {
+  if constexpr (expression<T>)
+    return x;
+  else
+    return literal<std::remove_cvref_t<T>>{x};
+}
+template <class T> using as_expr_t = decltype(as_expr(std::declval<const T&>()));
+
+template <operand L, operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto operator+(const L& l, const R& r) {
+  return add<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
+}
+template <operand L, operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto operator*(const L& l, const R& r) {
+  return mul<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
+}
+template <expression E> constexpr auto operator-(const E& e) {
+  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
+                "loom: unary - needs an arithmetic value type (a semiring has no negation)");
+  return map<fn::negate, E>{fn::negate{}, std::tuple<E>{e}};
+}
+template <operand L, operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto operator-(const L& l, const R& r) {
+  return as_expr(l) + (-as_expr(r));
+}
+template <expression E, scalar_operand S> constexpr auto operator/(const E& e, const S& s) {
+  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
+                "loom: / needs an arithmetic value type; only division by a scalar is supported");
+  using V = value_type_t<E>;
+  return map<fn::divide_by<V>, E>{fn::divide_by<V>{static_cast<V>(s)}, std::tuple<E>{e}};
+}
+
+#define LOOM_DEFINE_COMPARISON_OPERATOR(Op, Fn)                                         \
+  template <operand L, operand R>                                                       \
+    requires(expression<L> || expression<R>)                                            \
+  constexpr auto operator Op(const L& l, const R& r) {                                  \
+    return map<fn::Fn, as_expr_t<L>, as_expr_t<R>>{fn::Fn{}, {as_expr(l), as_expr(r)}}; \
+  }
+LOOM_DEFINE_COMPARISON_OPERATOR(<, less)
+LOOM_DEFINE_COMPARISON_OPERATOR(>, greater)
+LOOM_DEFINE_COMPARISON_OPERATOR(<=, less_equal)
+LOOM_DEFINE_COMPARISON_OPERATOR(>=, greater_equal)
+LOOM_DEFINE_COMPARISON_OPERATOR(==, equal_to)
+LOOM_DEFINE_COMPARISON_OPERATOR(!=, not_equal_to)
+#undef LOOM_DEFINE_COMPARISON_OPERATOR
+
+}  // namespace loom::expr
+
+namespace loom {
+
+namespace detail {
+template <std::size_t K, class Tuple> constexpr auto nest_sums(const Tuple& args) {
+  constexpr std::size_t n = std::tuple_size_v<Tuple>;
+  if constexpr (K + 1 == n) {
+    return expr::as_expr(std::get<K>(args));
+  } else {
+    using index_t = std::remove_cvref_t<std::tuple_element_t<K, Tuple>>;
+    static_assert(index_variable<index_t>,
+                  "loom::sum: every argument but the last must be an index variable, as in "
+                  "sum(i, j, e)");
+    auto inner = nest_sums<K + 1>(args);
+    return expr::sum<index_t, decltype(inner)>{inner};
+  }
+}
+}  // namespace detail
+
+/// `sum(j, e)` reduces e over j; `sum(i, j, e)` over several indices.
+template <class... Args>
+  requires(sizeof...(Args) >= 2)
+constexpr auto sum(const Args&... args) {
+  using last_t =
+      std::remove_cvref_t<std::tuple_element_t<sizeof...(Args) - 1, std::tuple<Args...>>>;
+  static_assert(expr::operand<last_t>, "loom::sum: the last argument must be an expression");
+  return detail::nest_sums<0>(std::tuple<const Args&...>(args...));
+}
+
+/// `map(f, e...)`: f applied pointwise to one or two expressions. When f(0, ...) != 0 the
+/// result is computed over the whole domain (checked at run time unless f declares
+/// `static constexpr bool zero_preserving`).
+template <class F, class... Es>
+  requires(sizeof...(Es) >= 1) && (expr::operand<Es> && ...)
+constexpr auto map(F f, const Es&... es) {
+  static_assert(sizeof...(Es) <= 2, "loom::map: more than two operands is not supported yet");
+  return expr::map<F, expr::as_expr_t<Es>...>{f, {expr::as_expr(es)...}};
+}
+
+/// `where(p, e)`: e where p is non-zero, zero elsewhere.
+template <expr::operand P, expr::operand E> constexpr auto where(const P& p, const E& e) {
+  return expr::where<expr::as_expr_t<P>, expr::as_expr_t<E>>{expr::as_expr(p), expr::as_expr(e)};
+}
+
+/// `expand(i, e)`: e broadcast along index i.
+template <index_variable I, expr::operand E> constexpr auto expand(I, const E& e) {
+  return expr::expand<I, expr::as_expr_t<E>>{expr::as_expr(e)};
+}
+
+}  // namespace loom
+
+#endif  // LOOM_EXPR_OPERATORS_HPP
+// ---- end <loom/expr/operators.hpp>
+// ---- begin <loom/expr/order.hpp>
+// Defines loom::order: the loop order of one assignment fixed by the user, as Etch allows
+// (`C(i, j) = loom::order<i, k, j>(e)`); the evaluator plans that order only (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_ORDER_HPP
+#define LOOM_EXPR_ORDER_HPP
+
+
+#include <boost/mp11/list.hpp>
+
+#include <type_traits>
+
+namespace loom {
+
+namespace expr {
+/// `expr` to be evaluated as one loop nest in `Order` (an MP11 list of index types, outermost
+/// first). Only the right-hand side of an assignment (or of `loom::explain`).
+template <class Order, class E> struct ordered {
+  E expr;
+};
+}  // namespace expr
+
+/// The function object behind `loom::order<...>`.
+template <class... Is> struct order_option {
+  template <expr::operand E> auto operator()(const E& e) const {
+    const auto x = expr::as_expr(e);
+    return expr::ordered<boost::mp11::mp_list<Is...>, std::remove_cvref_t<decltype(x)>>{x};
+  }
+};
+
+/// Fixes the loop order of one assignment, outermost first, listing every index once:
+/// `C(i, j) = loom::order<i, k, j>(loom::sum(k, A(i, k) * B(k, j)));` (Gustavson's order, whatever
+/// the formats). An operand stored in another order is transposed (once, while it is unchanged)
+/// and `explain` says so; no candidate is costed and no sum is hoisted.
+template <auto... Is>
+  requires(index_variable<decltype(Is)> && ...)
+inline constexpr order_option<std::remove_cvref_t<decltype(Is)>...> order{};
+
+}  // namespace loom
+
+#endif  // LOOM_EXPR_ORDER_HPP
+// ---- end <loom/expr/order.hpp>
+// ---- begin <loom/format/appender.hpp>
+// Defines loom::detail::appender: builds a tensor's levels online from entries that arrive
+// sorted and unique in storage order (the sink of in-order sparse outputs) (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_APPENDER_HPP
+#define LOOM_FORMAT_APPENDER_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace loom::detail {
+
+// Levels the appender builds online (by their declared layout: docs/levels.md); a format with
+// any other level (hashed, bitmap, banded, a user level of no layout) buffers its entries and
+// assembles them through the levels' hooks at the end.
+template <class L>
+inline constexpr bool appends_online =
+    layout_of<L> == level_layout::dense || layout_of<L> == level_layout::compressed ||
+    layout_of<L> == level_layout::singleton;
+template <class Levels> inline constexpr bool all_append_online = false;
+template <class... Ls>
+inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = (appends_online<Ls> && ...);
+
+/// Whether a format is one dense level over one compressed unique level (csr, csc), which the
+/// appender can fill by a counting sort on the row (`appender::fill_by_rows`).
+template <class Format>
+inline constexpr bool rows_of_columns = [] {
+  if constexpr (Format::order == 2 && all_append_online<typename Format::levels>) {
+    using outer = boost::mp11::mp_at_c<typename Format::levels, 0>;
+    using inner = boost::mp11::mp_at_c<typename Format::levels, 1>;
+    return outer::properties.full && !inner::properties.full && !inner::properties.segmented &&
+           inner::properties.unique;
+  } else {
+    return false;
+  }
+}();
+
+/// The position and coordinate types of a csr-like format's compressed level.
+template <class Format, bool = rows_of_columns<Format>> struct row_arrays {
+  using pos_type = std::int64_t;
+  using crd_type = std::int64_t;
+};
+template <class Format> struct row_arrays<Format, true> {
+  using pos_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::pos_type;
+  using crd_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::crd_type;
+};
+
+/// The end of a vector that a hot loop appends to: `push` is a compare and a store, inlined
+/// (std::vector::push_back stayed out of line in the kernels' loops: 19% of A∘B's samples). The
+/// vector's size runs ahead of the entries by at most one chunk, value-initialised just before
+/// it is written (the pages are touched once either way); `close` trims it. Capacity is kept,
+/// so a kernel that writes the same output again allocates nothing.
+/// Entries an append grows its arrays by when they are full, value-initialised just before they
+/// are written (the pages are touched once either way).
+inline constexpr std::size_t append_chunk = 4096;
+
+template <class X> struct append_array {
+  std::vector<X>* v = nullptr;
+  X* cur = nullptr;
+  X* lim = nullptr;
+
+  /// Appends after the vector's current elements.
+  void attach(std::vector<X>& vec) {
+    v = &vec;
+    cur = vec.data() + vec.size();
+    lim = cur;
+  }
+  /// Appends after the vector's first `n` elements, over the rest of its current elements.
+  void attach_at(std::vector<X>& vec, std::size_t n) {
+    v = &vec;
+    cur = vec.data() + n;
+    lim = vec.data() + vec.size();
+  }
+  /// Writes from the vector's start over its current elements (an output written again): no
+  /// element is value-initialised before it is overwritten, unlike growing from an empty vector
+  /// (`grow` zero-fills each chunk, a second store per element). `close` drops what is left.
+  void attach_over(std::vector<X>& vec) {
+    v = &vec;
+    cur = vec.data();
+    lim = cur + vec.size();
+  }
+  LOOM_FORCE_INLINE void push(const X& x) {
+    if (cur == lim) [[unlikely]] {
+      const auto [c, l] = grow(v, cur);
+      cur = c;
+      lim = l;
+    }
+    *cur++ = x;
+  }
+  std::size_t size() const { return static_cast<std::size_t>(cur - v->data()); }
+  /// The vector holds exactly the pushed elements.
+  void close() { v->resize(size()); }
+
+ private:
+  // out of line, and given values rather than `this`, so that a writer held in a kernel's
+  // local sink stays in registers
+  [[gnu::noinline]] static std::pair<X*, X*> grow(std::vector<X>* v, X* cur) {
+    constexpr std::size_t chunk = append_chunk;
+    const auto n = static_cast<std::size_t>(cur - v->data());  // == v->size(): the chunk is full
+    if (n == v->capacity()) v->reserve(std::max<std::size_t>(2 * n, chunk));
+    v->resize(std::min(v->capacity(), n + chunk));
+    return {v->data() + n, v->data() + v->size()};
+  }
+};
+
+/// Writes the values of an array whose length is known (an output on an operand's pattern): a
+/// compare and a store, and no call, since nothing grows, so the value written never has to
+/// survive a call (append_array's growth made SDDMM's values go through the stack). Pushes past
+/// the end are counted, not written: the caller compares the count with the length.
+template <class X> struct fill_array {
+  X* cur = nullptr;
+  X* lim = nullptr;
+  LOOM_FORCE_INLINE void push(const X& x) {
+    if (cur < lim) [[likely]]
+      *cur = x;
+    ++cur;
+  }
+};
+
+/// The appends of a csr-like output, held by value: the count of entries per row, the starts of
+/// `crd` and the values, the room they have, and the entries written. An in-order kernel's sink
+/// holds it from its first entry to its last (`take_writer`, `return_writer` of the appender and
+/// of parallel::row_target), so that it lives in registers. An append is a compare and two
+/// stores, never a call: with a growth call in the loop the compilers kept the ends and the
+/// value on the stack (measured in docs/optimizer.md, "Outputs"). A row that did not fit
+/// is counted, not written: at its end the arrays grow and `end_row` asks for the row again
+/// (stream::run_sparse).
+/// `Relative`: row r's count is at counts[r - first_row] (a chunk's rows); otherwise at
+/// counts[r], and `first_row` is unused (the serial loop: one subtraction and one live value
+/// fewer per row, which the hand-loop benchmark sees on short rows).
+template <class T, class Pos, class Crd, bool Relative = false> struct row_writer {
+  Pos* counts;
+  std::int64_t first_row;
+  Crd* crd;
+  T* values;
+  std::int64_t written;    // entries pushed, those past `room` included
+  std::int64_t room;       // entries the arrays hold
+  std::int64_t row_start;  // entries written before the current row
+  std::vector<Crd>* crd_array;
+  std::vector<T>* value_array;
+  LOOM_FORCE_INLINE void push(std::int64_t column, const T& v) {
+    if (written < room) [[likely]] {
+      crd[written] = static_cast<Crd>(column);
+      values[written] = v;
+    }
+    ++written;
+  }
+  /// Ends a row's run; true when it did not fit and must be written again (the arrays have
+  /// grown). A row's count is added once at its end (a row may arrive in several runs).
+  LOOM_FORCE_INLINE bool end_row(std::int64_t row) {
+    if (written > room) [[unlikely]] {
+      const auto [c, v, r] = grow(crd_array, value_array, written);
+      crd = c;
+      values = v;
+      room = r;
+      written = row_start;
+      return true;
+    }
+    if constexpr (Relative)
+      counts[row - first_row] += static_cast<Pos>(written - row_start);
+    else
+      counts[row] += static_cast<Pos>(written - row_start);
+    row_start = written;
+    return false;
+  }
+
+ private:
+  struct grown {
+    Crd* crd;
+    T* values;
+    std::int64_t room;
+  };
+  // out of line, and given values rather than `this`, so that the writer stays in registers
+  [[gnu::noinline]] static grown grow(std::vector<Crd>* c, std::vector<T>* v, std::int64_t needed) {
+    constexpr std::size_t chunk = append_chunk;
+    const auto n = static_cast<std::size_t>(needed);
+    const std::size_t reserved = std::min(c->capacity(), v->capacity());
+    std::size_t room = n + chunk;
+    if (n <= reserved) {
+      room = std::min(room, reserved);  // within the reservation: no copy
+    } else {
+      c->reserve(std::max(2 * reserved, room));
+      v->reserve(std::max(2 * reserved, room));
+    }
+    c->resize(room);
+    v->resize(room);
+    return {c->data(), v->data(), static_cast<std::int64_t>(room)};
+  }
+};
+
+/// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
+/// into level arrays, as TACO's assembly does: no intermediate coordinate list. Given the
+/// output it replaces, it refills that output's arrays (cleared, capacity kept).
+template <class T, class Format> class appender {
+ public:
+  static constexpr std::size_t N = Format::order;
+  using tensor_type = basic_tensor<T, Format, true>;
+
+  static constexpr bool online = all_append_online<typename Format::levels>;
+  /// csr-like (one dense level over one compressed unique level): an entry is a count in its
+  /// row's `pos` slot and a store in `crd` and the values, like the hand-written loop.
+  static constexpr bool by_rows = loom::detail::rows_of_columns<Format>;
+
+  explicit appender(const std::array<std::int64_t, N>& shape, tensor_type* recycled = nullptr)
+      : shape_(shape) {
+    if constexpr (online) {
+      if (recycled != nullptr) {  // take the old arrays, keep their capacity
+        levels_ = std::move(recycled->levels_);
+        values_ = std::move(recycled->values_);
+        recycled->version_.bump();
+        if constexpr (by_rows) {  // crd and values are overwritten in place (attach_rows)
+          clear_level(std::get<0>(levels_));
+          std::get<1>(levels_).pos.clear();
+        } else {
+          [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+            (clear_level(std::get<Ks>(levels_)), ...);
+          }(std::make_index_sequence<N>{});
+          values_.clear();
+        }
+      }
+      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        ((level_extent_[Ks] = shape_[Format::modes[Ks]]), ...);
+        (init_level<Ks>(), ...);
+      }(std::make_index_sequence<N>{});
+      if constexpr (by_rows) attach_rows();
+    }
+  }
+
+  /// Reserves room for about `entries` entries (an estimate; capacity already held is kept).
+  /// Called before the first entry is appended.
+  void reserve(std::size_t entries) {
+    if constexpr (!online) {
+      buffer_.crd.reserve(entries);
+      buffer_.vals.reserve(entries);
+      return;
+    } else
+      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        (
+            [&] {
+              if constexpr (!level<Ks>::properties.full) std::get<Ks>(levels_).crd.reserve(entries);
+            }(),
+            ...);
+      }(std::make_index_sequence<N>{});
+    if constexpr (online && !Format::properties[N - 1].full) values_.reserve(entries);
+    if constexpr (by_rows) attach_rows();
+  }
+
+  /// Appends one entry; `c[k]` is the coordinate of level k.
+  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
+    if constexpr (!online) {
+      buffer_.crd.push_back(c);
+      buffer_.vals.push_back(v);
+    } else if constexpr (by_rows) {
+      ++row_counts_[c[0] + 1];
+      crd_out_.push(static_cast<typename level<1>::crd_type>(c[1]));
+      values_out_.push(v);
+    } else {
+      push_online(c, v);
+    }
+  }
+
+  using row_writer = loom::detail::row_writer<T, typename row_arrays<Format>::pos_type,
+                                              typename row_arrays<Format>::crd_type>;
+  /// The writer starts where the appends stopped (the start, unless `fill_by_rows` ran) and
+  /// has the arrays' current length as room: an output written again with the same pattern
+  /// value-initialises nothing.
+  row_writer take_writer()
+    requires by_rows
+  {
+    auto& crd = *crd_out_.v;
+    const auto n = static_cast<std::int64_t>(crd_out_.size());
+    const auto room = static_cast<std::int64_t>(std::min(crd.size(), values_.size()));
+    return {row_counts_ + 1, 0, crd.data(), values_.data(), n, room, n, &crd,
+            &values_};  // pos[r + 1]
+  }
+  void return_writer(const row_writer& w)
+    requires by_rows
+  {
+    if (w.written > w.room)
+      throw std::logic_error(
+          "loom internal error: a row writer left a row unwritten; please report");
+    const auto kept = static_cast<std::size_t>(w.written);
+    crd_out_.attach_at(*crd_out_.v, kept);
+    values_out_.attach_at(values_, kept);
+  }
+
+  /// `out` takes `pattern`'s levels (copied into its own arrays, capacity kept; not copied again
+  /// while neither tensor has changed since, pattern_memo) and its values
+  /// are refilled by `run(values)`, which pushes one value per entry of `pattern`, in order, to
+  /// the `fill_array<T>` it is given (sized once: a kernel run again touches no new memory).
+  /// False, with `out` to be rebuilt by the caller, when the count differs (a reduction that
+  /// emitted nothing).
+  template <class Run>
+  static bool fill_values_on_pattern(tensor_type& out, const tensor_type& pattern, Run&& run) {
+    const bool copied =
+        out.pattern_memo_ == detail::pattern_memo{&pattern, pattern.version(), out.version()};
+    out.version_.bump();
+    out.pattern_memo_ = {};
+    if (!copied) out.levels_ = pattern.levels_;  // else unchanged since the last call: equal
+    const std::size_t n = pattern.values_.size();
+    out.values_.resize(n);
+    fill_array<T> values{out.values_.data(), out.values_.data() + n};
+    run(values);
+    if (values.cur != values.lim) return false;
+    out.pattern_memo_ = {&pattern, pattern.version(), out.version()};
+    return true;
+  }
+
+  /// Moves `t`'s level arrays and values out (capacity kept) for a writer that refills them;
+  /// `t` is left to be assigned.
+  static std::pair<typename tensor_type::level_storages, std::vector<T>> take_arrays(
+      tensor_type& t) {
+    t.version_.bump();
+    return {std::move(t.levels_), std::move(t.values_)};
+  }
+
+  /// Whether `fill_by_rows` can fill the format.
+  static constexpr bool rows_of_columns = loom::detail::rows_of_columns<Format>;
+
+  /// Fills an appender that holds nothing yet with `n` entries: entry e is at `row(e)`,
+  /// `column(e)` with value `value(e)`. Rows come in any order; within a row, columns ascend
+  /// and repeat only next to each other (repeats are added). A counting sort on the row writes
+  /// straight into the level arrays, as a hand-written CSR transpose does: no sort and no
+  /// per-entry bookkeeping (a transpose's flush spent 5 ns per entry in `push`).
+  template <class Row, class Column, class Value>
+  void fill_by_rows(std::size_t n, Row row, Column column, Value value, bool may_repeat)
+    requires rows_of_columns
+  {
+    using pos_type = typename level<1>::pos_type;
+    auto& st = std::get<1>(levels_);
+    // Positions are counted in the level's own type only when n entries fit it; else in 64 bits,
+    // and the entries kept (repeats merged) are checked before a narrow position is written.
+    if (fits_in<pos_type>(static_cast<std::int64_t>(n))) {
+      fill_rows(st.pos, n, row, column, value, may_repeat);
+    } else {
+      if (!may_repeat) check_fits<pos_type>(static_cast<std::int64_t>(n), "number of positions");
+      std::vector<std::int64_t> wide;
+      fill_rows(wide, n, row, column, value, may_repeat);
+      check_fits<pos_type>(count_, "number of positions");
+      st.pos.assign(wide.begin(), wide.end());  // per-row counts, each at most count_
+    }
+    attach_rows(true);  // the arrays now hold the entries: later appends go after them
+  }
+
+ private:
+  // fill_by_rows into `pos` (rows + 1 counts of any integer type wide enough for n)
+  template <class PosArray, class Row, class Column, class Value>
+  void fill_rows(PosArray& pos, std::size_t n, Row row, Column column, Value value,
+                 bool may_repeat) {
+    using P = typename PosArray::value_type;
+    auto& st = std::get<1>(levels_);
+    const auto rows = static_cast<std::size_t>(level_extent_[0]);
+    pos.assign(rows + 1, 0);
+    for (std::size_t e = 0; e < n; ++e) ++pos[static_cast<std::size_t>(row(e)) + 1];
+    P start = 0;  // pos[r + 1]: where row r starts, then its end
+    for (std::size_t r = 1; r <= rows; ++r) start += std::exchange(pos[r], start);
+    st.crd.resize(n);
+    values_.resize(n);
+    for (std::size_t e = 0; e < n; ++e) {
+      const auto q = static_cast<std::size_t>(pos[static_cast<std::size_t>(row(e)) + 1]++);
+      st.crd[q] = static_cast<typename level<1>::crd_type>(column(e));
+      values_[q] = value(e);
+    }
+    // back to counts per row (finish_level sums them), merging repeats on the way
+    std::size_t kept = n;
+    if (!may_repeat) {
+      for (std::size_t r = rows; r >= 1; --r) pos[r] -= pos[r - 1];
+    } else {
+      kept = 0;
+      for (std::size_t r = 1, begin = 0; r <= rows; ++r) {
+        const auto end = static_cast<std::size_t>(pos[r]);
+        const std::size_t first = kept;
+        for (std::size_t q = begin; q < end; ++q) {
+          if (kept > first && st.crd[kept - 1] == st.crd[q]) {
+            values_[kept - 1] = semiring_traits<T>::add(values_[kept - 1], values_[q]);
+          } else {
+            st.crd[kept] = st.crd[q];
+            values_[kept++] = values_[q];
+          }
+        }
+        pos[r] = static_cast<P>(kept - first);
+        begin = end;
+      }
+      st.crd.resize(kept);
+      values_.resize(kept);
+    }
+    count_ = static_cast<std::int64_t>(kept);
+  }
+
+ public:
+  /// The finished tensor (dense levels padded, `pos` arrays completed).
+  tensor_type finish() && {
+    if constexpr (!online) {
+      return assemble_sorted<T, Format>(shape_, buffer_.crd, std::move(buffer_.vals));
+    } else {
+      return std::move(*this).finish_online();
+    }
+  }
+
+ private:
+  LOOM_FORCE_INLINE void push_online(const std::array<std::int64_t, N>& c, const T& v) {
+    std::size_t first = 0;  // first level whose coordinate differs from the previous entry
+    if (count_ > 0)
+      while (first < N && c[first] == last_[first]) ++first;
+    push_levels<0>(c, first);
+    last_ = c;
+    ++count_;
+    const std::int64_t p = position_[N - 1];
+    if constexpr (Format::properties[N - 1].full) {
+      if (static_cast<std::int64_t>(values_.size()) <= p)
+        values_.resize(static_cast<std::size_t>(p) + 1, semiring_traits<T>::zero());
+      values_[static_cast<std::size_t>(p)] = v;
+    } else {
+      values_.push_back(v);
+    }
+  }
+
+  tensor_type finish_online() && {
+    if constexpr (by_rows) {
+      crd_out_.close();
+      values_out_.close();
+    }
+    std::int64_t parents = 1;
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      (finish_level<Ks>(parents), ...);
+    }(std::make_index_sequence<N>{});
+    if (Format::properties[N - 1].full)
+      values_.resize(static_cast<std::size_t>(parents), semiring_traits<T>::zero());
+    return tensor_type(shape_, std::move(levels_), std::move(values_));
+  }
+
+  template <std::size_t K> using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+
+  template <class Storage> static void clear_level(Storage& st) {
+    if constexpr (requires { st.pos.clear(); }) st.pos.clear();
+    if constexpr (requires { st.crd.clear(); }) st.crd.clear();
+  }
+  // the row counts sized once (rows + 1), the appends aimed at the arrays' starts (before the
+  // first entry: a recycled output's old entries are overwritten, an empty array is the same)
+  // or, with `append`, at their ends
+  void attach_rows(bool append = false)
+    requires by_rows
+  {
+    auto& st = std::get<1>(levels_);
+    const auto slots = static_cast<std::size_t>(level_extent_[0]) + 1;
+    if (st.pos.size() != slots) st.pos.assign(slots, 0);
+    row_counts_ = st.pos.data();
+    if (append) {
+      crd_out_.attach(st.crd);
+      values_out_.attach(values_);
+    } else {
+      crd_out_.attach_over(st.crd);
+      values_out_.attach_over(values_);
+    }
+  }
+
+  template <std::size_t K> void init_level() {
+    if constexpr (level<K>::properties.full) {
+      std::get<K>(levels_).extent = level_extent_[K];
+    } else if (level_extent_[K] > 0 &&
+               !fits_in<typename level<K>::crd_type>(level_extent_[K] - 1)) {
+      check_fits<typename level<K>::crd_type>(
+          level_extent_[K] - 1, "largest coordinate of mode " + std::to_string(Format::modes[K]));
+    }
+  }
+
+  template <std::size_t K>
+  LOOM_FORCE_INLINE void push_levels(const std::array<std::int64_t, N>& c, std::size_t first) {
+    if constexpr (K < N) {
+      const std::int64_t parent = K == 0 ? 0 : position_[K - 1];
+      auto& st = std::get<K>(levels_);
+      if constexpr (level<K>::properties.full) {
+        position_[K] = parent * level_extent_[K] + c[K];
+      } else if constexpr (level<K>::properties.segmented) {
+        st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
+        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
+      } else {
+        // a new position when this level or one above changed (non-unique: always)
+        if (K >= first || !level<K>::properties.unique || count_ == 0) {
+          st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
+          const auto slot = static_cast<std::size_t>(parent) + 1;
+          if (st.pos.size() <= slot) st.pos.resize(slot + 1, 0);
+          ++st.pos[slot];
+        }
+        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
+      }
+      push_levels<K + 1>(c, first);
+    }
+  }
+
+  template <std::size_t K> void finish_level(std::int64_t& parents) {
+    auto& st = std::get<K>(levels_);
+    if constexpr (level<K>::properties.full) {
+      parents *= level_extent_[K];
+    } else if constexpr (level<K>::properties.segmented) {
+      parents = static_cast<std::int64_t>(st.crd.size());
+    } else {
+      check_fits<typename level<K>::pos_type>(static_cast<std::int64_t>(st.crd.size()),
+                                              "number of positions");
+      st.pos.resize(static_cast<std::size_t>(parents) + 1, 0);
+      for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
+      parents = static_cast<std::int64_t>(st.crd.size());
+    }
+  }
+
+  std::array<std::int64_t, N> shape_{};
+  std::array<std::int64_t, N> level_extent_{};
+  typename tensor_type::level_storages levels_{};
+  std::vector<T> values_;
+  std::array<std::int64_t, N> last_{};
+  std::array<std::int64_t, N> position_{};
+  std::int64_t count_ = 0;
+  // by_rows: the rows' counts (pos + 1) and the ends of crd and the values
+  struct no_cursor {};
+  typename row_arrays<Format>::pos_type* row_counts_ = nullptr;
+  [[no_unique_address]] std::conditional_t<
+      by_rows, append_array<typename row_arrays<Format>::crd_type>, no_cursor>
+      crd_out_{};
+  [[no_unique_address]] std::conditional_t<by_rows, append_array<T>, no_cursor> values_out_{};
+  struct entries {
+    std::vector<std::array<std::int64_t, N>> crd;
+    std::vector<T> vals;
+  } buffer_;  // used when !online
+};
+
+}  // namespace loom::detail
+
+#endif  // LOOM_FORMAT_APPENDER_HPP
+// ---- end <loom/format/appender.hpp>
+// ---- begin <loom/format/memory.hpp>
+// Defines the memory-overlap test of tensors and views: which arrays a tensor reads, and whether
+// an output's storage is also read by an operand (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MEMORY_HPP
+#define LOOM_FORMAT_MEMORY_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace loom::detail {
+
+// f(first, last): the bytes of one array, when it holds any.
+template <class Array, class F> void visit_array_bytes(const Array& a, F& f) {
+  if (a.size() == 0) return;
+  const auto* first = reinterpret_cast<const std::byte*>(a.data());
+  f(first, first + a.size() * sizeof(*a.data()));
+}
+
+/// Calls `f(first, last)` for the bytes of every array `t` reads: its values and its levels'
+/// position, coordinate, bound, bit and hash arrays. Two tensors, or a tensor and a view of
+/// someone's buffer, are the same data to a kernel exactly when these ranges meet.
+template <class Tensor, class F> void for_each_array(const Tensor& t, F&& f) {
+  if constexpr (requires { t.values().data(); }) visit_array_bytes(t.values(), f);
+  if constexpr (requires {
+                  Tensor::order;
+                  typename Tensor::level_storages;
+                }) {
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (..., [&](const auto& s) {
+        if constexpr (requires { s.pos.data(); }) visit_array_bytes(s.pos, f);
+        if constexpr (requires { s.crd.data(); }) visit_array_bytes(s.crd, f);
+        if constexpr (requires { s.lo.data(); }) visit_array_bytes(s.lo, f);
+        if constexpr (requires { s.bits.data(); }) visit_array_bytes(s.bits, f);
+        if constexpr (requires { s.slot_pos.data(); }) visit_array_bytes(s.slot_pos, f);
+        if constexpr (requires { s.table.data(); }) visit_array_bytes(s.table, f);
+      }(t.template level<K>()));
+    }(std::make_index_sequence<Tensor::order>{});
+  }
+}
+
+// The byte ranges of a tensor's arrays, collected once (at most 1 + 4 per level).
+template <class Tensor> struct byte_ranges {
+  static constexpr std::size_t capacity = 1 + 4 * [] {
+    if constexpr (requires { Tensor::order; })
+      return Tensor::order;
+    else
+      return std::size_t{0};
+  }();
+  std::array<const std::byte*, 2 * capacity> bounds{};
+  std::size_t count = 0;
+  explicit byte_ranges(const Tensor& t) {
+    for_each_array(t, [&](const std::byte* first, const std::byte* last) {
+      if (count == capacity) return;
+      bounds[2 * count] = first;
+      bounds[2 * count + 1] = last;
+      ++count;
+    });
+  }
+};
+
+// Two owning tensors never share an array (each holds its own vectors): only a view can alias.
+template <class T>
+inline constexpr bool owns_its_arrays = [] {
+  if constexpr (requires { T::owning; })
+    return static_cast<bool>(T::owning);
+  else
+    return false;
+}();
+
+/// Whether `a` and `b` share memory: the same object, or arrays that overlap by a byte or more
+/// (two views of one buffer, a view of a tensor's own values).
+template <class A, class B> bool shares_memory(const A& a, const B& b) {
+  if (static_cast<const void*>(&a) == static_cast<const void*>(&b)) return true;
+  if constexpr (owns_its_arrays<A> && owns_its_arrays<B>) {
+    return false;
+  } else {
+    const std::less<const std::byte*> before;
+    const byte_ranges<A> ra(a);
+    const byte_ranges<B> rb(b);
+    for (std::size_t x = 0; x < ra.count; ++x)
+      for (std::size_t y = 0; y < rb.count; ++y)
+        if (before(ra.bounds[2 * x], rb.bounds[2 * y + 1]) &&
+            before(rb.bounds[2 * y], ra.bounds[2 * x + 1]))
+          return true;
+    return false;
+  }
+}
+
+/// Whether an operand of `rhs` reads storage that the output `out` writes.
+template <class Out, class Rhs> bool aliases_output(const Out* out, const Rhs& rhs) {
+  bool aliased = false;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
+    aliased = aliased || shares_memory(*out, *a.tensor);
+  });
+  return aliased;
+}
+
+/// The operands of `rhs` that read the output's storage, named as explain() names tensors (the
+/// tensor's name, or T<k> for the k-th access when unnamed), comma-separated.
+template <class Out, class Rhs> std::string aliased_operands(const Out* out, const Rhs& rhs) {
+  std::string names;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    if (!shares_memory(*out, *a.tensor)) return;
+    std::string name;
+    if constexpr (requires { a.tensor->name(); }) name = std::string(a.tensor->name());
+    if (name.empty()) name = "T" + std::to_string(k);
+    names += (names.empty() ? "" : ", ") + name;
+  });
+  return names;
+}
+
+}  // namespace loom::detail
+
+#endif  // LOOM_FORMAT_MEMORY_HPP
+// ---- end <loom/format/memory.hpp>
+// ---- begin <loom/optimize/hoist_choice.hpp>
+// Defines the runtime choice whether to compute a hoistable sum first (rewrite/hoist.hpp): the
+// fused kernel's estimated cost against the sum's own kernel plus the rest with the sum as one
+// operand, from the same statistics and loop-order cost as the plan choice (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_HOIST_CHOICE_HPP
+#define LOOM_OPTIMIZE_HOIST_CHOICE_HPP
+
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -9690,210 +11118,6 @@ basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>&
 
 #endif  // LOOM_PARALLEL_RUN_HPP
 // ---- end <loom/parallel/run.hpp>
-// ---- begin <loom/plan/checks.hpp>
-// Defines the compile-time checks of an assignment `lhs = rhs`; each failing check names the
-// index variable involved (plan/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PLAN_CHECKS_HPP
-#define LOOM_PLAN_CHECKS_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/bind.hpp>
-#include <boost/mp11/set.hpp>
-
-#include <cstddef>
-#include <utility>
-
-namespace loom::diag {
-/// An index name as a character pack, so that both GCC and Clang print it readably
-/// (`name<'j'>`) inside the diagnostics below.
-template <char... Cs> struct name {};
-namespace detail {
-template <class I, class Seq> struct name_of_impl;
-template <class I, std::size_t... Ks> struct name_of_impl<I, std::index_sequence<Ks...>> {
-  using type = name<I::name[Ks]...>;
-};
-}  // namespace detail
-template <class I>
-using name_of = typename detail::name_of_impl<I, std::make_index_sequence<I::name.size()>>::type;
-
-// Undefined templates named as sentences: instantiating one prints the offending index
-// (STYLE H13). Do not define them.
-template <class Index> struct output_index_not_bound_by_any_input;
-template <class Index> struct product_of_sums_over_the_same_index_cannot_be_lifted;
-template <class Index> struct index_is_free_on_the_right_but_not_on_the_left_sum_over_it;
-template <class Index> struct output_index_repeated;
-template <class Index> struct index_repeated_within_one_access;
-template <class Index> struct index_both_summed_and_free_in_one_scope;
-template <class Index> struct index_summed_twice;
-template <class Index, class ExtentA, class ExtentB>
-struct index_used_with_two_different_static_extents;
-}  // namespace loom::diag
-
-namespace loom::plan {
-
-using boost::mp11::mp_list;
-
-namespace detail {
-template <class L, class R>
-using intersect =
-    boost::mp11::mp_copy_if_q<L, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, R>>;
-
-// first index bound in one operand of a node and free in the other, or void
-template <class E> struct scope_clash {
-  using type = mp_list<>;
-};
-template <class L, class R> struct pair_clash {
-  using here = boost::mp11::mp_append<
-      intersect<boost::mp11::mp_unique<expr::summed_indices_t<L>>, expr::free_indices_t<R>>,
-      intersect<expr::free_indices_t<L>, boost::mp11::mp_unique<expr::summed_indices_t<R>>>>;
-  using type =
-      boost::mp11::mp_append<here, typename scope_clash<L>::type, typename scope_clash<R>::type>;
-};
-template <class L, class R> struct scope_clash<expr::add<L, R>> : pair_clash<L, R> {};
-template <class L, class R> struct scope_clash<expr::mul<L, R>> : pair_clash<L, R> {};
-template <class L, class R> struct scope_clash<expr::where<L, R>> : pair_clash<L, R> {};
-template <class F, class A, class B> struct scope_clash<expr::map<F, A, B>> : pair_clash<A, B> {};
-template <class F, class A> struct scope_clash<expr::map<F, A>> : scope_clash<A> {};
-template <class I, class E> struct scope_clash<expr::sum<I, E>> : scope_clash<E> {};
-template <class I, class E> struct scope_clash<expr::expand<I, E>> : scope_clash<E> {};
-
-template <class E> struct double_sum {
-  using type = mp_list<>;
-};
-template <class L, class R> struct double_sum<expr::add<L, R>> {
-  using type = boost::mp11::mp_append<typename double_sum<L>::type, typename double_sum<R>::type>;
-};
-template <class L, class R> struct double_sum<expr::mul<L, R>> : double_sum<expr::add<L, R>> {};
-template <class L, class R> struct double_sum<expr::where<L, R>> : double_sum<expr::add<L, R>> {};
-template <class F, class... Es> struct double_sum<expr::map<F, Es...>> {
-  using type = boost::mp11::mp_append<mp_list<>, typename double_sum<Es>::type...>;
-};
-template <class I, class E> struct double_sum<expr::sum<I, E>> {
-  using here = std::conditional_t<boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value,
-                                  mp_list<I>, mp_list<>>;
-  using type = boost::mp11::mp_append<here, typename double_sum<E>::type>;
-};
-template <class I, class E> struct double_sum<expr::expand<I, E>> : double_sum<E> {};
-
-template <class A> struct repeated_in_access {
-  using type = mp_list<>;
-};
-template <class T, class... Is> struct repeated_in_access<expr::access<T, Is...>> {
-  using all = mp_list<Is...>;
-  template <class I>
-  using repeated = boost::mp11::mp_bool<(boost::mp11::mp_count<all, I>::value > 1)>;
-  using type = boost::mp11::mp_copy_if<all, repeated>;
-};
-template <class List> struct repeated_in_list;
-template <class... As> struct repeated_in_list<mp_list<As...>> {
-  using type = boost::mp11::mp_append<mp_list<>, typename repeated_in_access<As>::type...>;
-};
-
-// static extents that disagree: mp_list<I, N1, N2> or empty
-template <class Pairs> struct extent_clash {
-  template <class P, class Q>
-  using clash =
-      boost::mp11::mp_bool<std::is_same_v<boost::mp11::mp_first<P>, boost::mp11::mp_first<Q>> &&
-                           !std::is_same_v<boost::mp11::mp_second<P>, boost::mp11::mp_second<Q>>>;
-  template <class P>
-  using clashes_with_any = boost::mp11::mp_any_of_q<Pairs, boost::mp11::mp_bind_front<clash, P>>;
-  using bad = boost::mp11::mp_copy_if<Pairs, clashes_with_any>;
-};
-
-template <class List, class Default = void>
-using first_or =
-    boost::mp11::mp_eval_if<boost::mp11::mp_empty<List>, Default, boost::mp11::mp_front, List>;
-}  // namespace detail
-
-/// The facts behind every check of `lhs = rhs` (no diagnostics here).
-template <class Lhs, class Rhs> struct assignment_facts {
-  using out = expr::free_indices_t<Lhs>;
-  using out_all = typename detail::repeated_in_access<Lhs>::type;
-  using rhs_free = expr::free_indices_t<Rhs>;
-  using unbound = boost::mp11::mp_remove_if_q<
-      out, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, rhs_free>>;
-  using unsummed =
-      boost::mp11::mp_remove_if_q<rhs_free,
-                                  boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, out>>;
-  using clash = typename detail::scope_clash<Rhs>::type;
-  using twice = typename detail::double_sum<Rhs>::type;
-  using repeated = typename detail::repeated_in_list<expr::accesses_t<Rhs>>::type;
-  using extents = boost::mp11::mp_append<expr::static_extents_t<Rhs>, expr::static_extents_t<Lhs>>;
-  using extent_bad = typename detail::extent_clash<extents>::bad;
-
-  static constexpr bool output_indices_are_distinct = boost::mp11::mp_empty<out_all>::value;
-  static constexpr bool every_output_index_is_bound = boost::mp11::mp_empty<unbound>::value;
-  static constexpr bool every_free_index_is_an_output = boost::mp11::mp_empty<unsummed>::value;
-  static constexpr bool no_repeated_access_index = boost::mp11::mp_empty<repeated>::value;
-  static constexpr bool scopes_are_clean = boost::mp11::mp_empty<clash>::value;
-  static constexpr bool no_index_summed_twice = boost::mp11::mp_empty<twice>::value;
-  static constexpr bool static_extents_agree = boost::mp11::mp_empty<extent_bad>::value;
-  static constexpr bool valid = output_indices_are_distinct && every_output_index_is_bound &&
-                                every_free_index_is_an_output && no_repeated_access_index &&
-                                scopes_are_clean && no_index_summed_twice && static_extents_agree;
-};
-
-/// Whether `lhs = rhs` may be compiled.
-template <class Lhs, class Rhs>
-inline constexpr bool assignment_is_valid = assignment_facts<Lhs, Rhs>::valid;
-
-/// Reports the first mistake of `lhs = rhs`: a static_assert with the fix, then an undefined
-/// template naming the index (STYLE H13). Instantiate only when `assignment_is_valid` is false.
-template <class Lhs, class Rhs> void report_assignment_errors() {
-  using F = assignment_facts<Lhs, Rhs>;
-  if constexpr (!F::output_indices_are_distinct) {
-    static_assert(F::output_indices_are_distinct,
-                  "loom::assign: an index appears twice on the left-hand side; use distinct "
-                  "indices for the output's modes");
-    diag::output_index_repeated<diag::name_of<boost::mp11::mp_front<typename F::out_all>>>{};
-  } else if constexpr (!F::every_output_index_is_bound) {
-    static_assert(F::every_output_index_is_bound,
-                  "loom::assign: an output index does not appear on the right-hand side; add it "
-                  "to an input access or use loom::expand");
-    diag::output_index_not_bound_by_any_input<
-        diag::name_of<boost::mp11::mp_front<typename F::unbound>>>{};
-  } else if constexpr (!F::every_free_index_is_an_output) {
-    static_assert(F::every_free_index_is_an_output,
-                  "loom::assign: an index is free on the right-hand side but not on the left; "
-                  "sum over it with loom::sum(index, ...) or add it to the output");
-    diag::index_is_free_on_the_right_but_not_on_the_left_sum_over_it<
-        diag::name_of<boost::mp11::mp_front<typename F::unsummed>>>{};
-  } else if constexpr (!F::no_repeated_access_index) {
-    static_assert(F::no_repeated_access_index,
-                  "loom: an access uses the same index for two modes (a diagonal); this is not "
-                  "supported yet");
-    diag::index_repeated_within_one_access<
-        diag::name_of<boost::mp11::mp_front<typename F::repeated>>>{};
-  } else if constexpr (!F::scopes_are_clean) {
-    static_assert(F::scopes_are_clean,
-                  "loom::sum: an index is summed in one operand and free in the other; rename "
-                  "the summation index");
-    diag::index_both_summed_and_free_in_one_scope<
-        diag::name_of<boost::mp11::mp_front<typename F::clash>>>{};
-  } else if constexpr (!F::no_index_summed_twice) {
-    static_assert(F::no_index_summed_twice,
-                  "loom::sum: an index is summed inside a sum over the same index; rename one");
-    diag::index_summed_twice<diag::name_of<boost::mp11::mp_front<typename F::twice>>>{};
-  } else if constexpr (!F::static_extents_agree) {
-    static_assert(F::static_extents_agree,
-                  "loom: an index is used with two different static extents; make the fixed "
-                  "extents of the dense levels agree");
-    using extents = typename F::extents;
-    using first = boost::mp11::mp_front<typename F::extent_bad>;
-    using other = boost::mp11::mp_front<boost::mp11::mp_copy_if_q<
-        extents, boost::mp11::mp_bind_front<detail::extent_clash<extents>::template clash, first>>>;
-    diag::index_used_with_two_different_static_extents<diag::name_of<boost::mp11::mp_first<first>>,
-                                                       boost::mp11::mp_second<first>,
-                                                       boost::mp11::mp_second<other>>{};
-  }
-}
-
-}  // namespace loom::plan
-
-#endif  // LOOM_PLAN_CHECKS_HPP
-// ---- end <loom/plan/checks.hpp>
 // ---- begin <loom/plan/pattern.hpp>
 // Defines loom::plan::pattern_of: whether a kernel's sparse output has the pattern of one of its
 // operands (SDDMM, a scaling, a product with dense factors), so that the output copies that
@@ -9981,897 +11205,6 @@ template <class Lhs, class Rhs> struct pattern_of {
 
 #endif  // LOOM_PLAN_PATTERN_HPP
 // ---- end <loom/plan/pattern.hpp>
-// ---- begin <loom/rewrite/for_evaluation.hpp>
-// Defines loom::rewrite::for_evaluation(e): the always-profitable rules to a fixpoint, then the
-// static constants turned into literals; what the evaluator runs (rewrite/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_FOR_EVALUATION_HPP
-#define LOOM_REWRITE_FOR_EVALUATION_HPP
-
-// ---- begin <loom/rewrite/engine.hpp>
-// Defines the rewrite engine: loom::rewrite::rewrite<Rules>(e) applies a rule set bottom-up,
-// pass after pass, to a fixpoint (bounded), and records the rules that fired (rewrite/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_ENGINE_HPP
-#define LOOM_REWRITE_ENGINE_HPP
-
-// ---- begin <loom/rewrite/constants.hpp>
-// Defines loom::rewrite::zero and loom::rewrite::one, the statically known constants the rules
-// create and eliminate (rewrite/). They never reach the evaluator: finalize() turns them away.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_CONSTANTS_HPP
-#define LOOM_REWRITE_CONSTANTS_HPP
-
-
-#include <boost/mp11/list.hpp>
-
-namespace loom::rewrite {
-
-/// The semiring's 0, known at compile time (annihilates *, neutral for +).
-struct zero {};
-/// The semiring's 1, known at compile time (neutral for *).
-struct one {};
-
-}  // namespace loom::rewrite
-
-// The traits rules consult (free and summed indices, accesses): constants have none.
-namespace loom::expr::detail {
-template <> struct free_indices<rewrite::zero> {
-  using type = boost::mp11::mp_list<>;
-};
-template <> struct free_indices<rewrite::one> {
-  using type = boost::mp11::mp_list<>;
-};
-}  // namespace loom::expr::detail
-
-#endif  // LOOM_REWRITE_CONSTANTS_HPP
-// ---- end <loom/rewrite/constants.hpp>
-// ---- begin <loom/rewrite/rule.hpp>
-// Defines the rewrite_rule concept and rule_applies_to: a rule is a struct with a `name` and
-// `apply` overloads whose parameter is the pattern and whose result is the replacement (rewrite/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULE_HPP
-#define LOOM_REWRITE_RULE_HPP
-
-#include <concepts>
-#include <string_view>
-#include <utility>
-
-namespace loom {
-
-/// A rewrite rule: a named struct; its static `apply(const Node&)` overloads match node types
-/// (overload resolution is the matcher, `requires` the side condition).
-template <class R>
-concept rewrite_rule = requires {
-  { R::name } -> std::convertible_to<std::string_view>;
-};
-
-/// Whether rule R rewrites a node of type E (false, never a hard error, when it does not).
-template <class R, class E>
-concept rule_applies_to = rewrite_rule<R> && requires(const E& e) { R::apply(e); };
-
-/// The node R makes of an E.
-template <class R, class E>
-  requires rule_applies_to<R, E>
-using apply_rule_t = decltype(R::apply(std::declval<const E&>()));
-
-}  // namespace loom
-
-#endif  // LOOM_REWRITE_RULE_HPP
-// ---- end <loom/rewrite/rule.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/list.hpp>
-
-#include <cstddef>
-#include <string>
-#include <tuple>
-#include <type_traits>
-
-namespace loom::diag {
-// Instantiated when a rule set does not reach a fixpoint: shows the expression it cycles on.
-// Do not define.
-template <class Expression> struct rewrite_rules_did_not_reach_a_fixpoint;
-}  // namespace loom::diag
-
-namespace loom::rewrite {
-
-using boost::mp11::mp_list;
-
-/// The most bottom-up passes the engine makes before it reports a cycle.
-inline constexpr std::size_t max_passes = limits::rewrite_passes;
-
-/// An expression and the rules that fired to produce it (an MP11 list, in firing order).
-template <class E, class Fired> struct traced {
-  E expr;
-  using expression_type = E;
-  using fired = Fired;
-};
-
-namespace detail {
-
-template <class... Ts> using cat = boost::mp11::mp_append<mp_list<>, typename Ts::fired...>;
-
-template <class Rules, class E> constexpr auto pass(const E& e);
-
-// children(e): e with every operand rewritten by one pass
-template <class Rules, class E>
-constexpr auto children(const E& e) {  // leaves: access, literal, constants
-  return traced<E, mp_list<>>{e};
-}
-template <class Rules, class L, class R> constexpr auto children(const expr::add<L, R>& e) {
-  auto l = pass<Rules>(e.lhs);
-  auto r = pass<Rules>(e.rhs);
-  using N = expr::add<decltype(l.expr), decltype(r.expr)>;
-  return traced<N, cat<decltype(l), decltype(r)>>{N{l.expr, r.expr}};
-}
-template <class Rules, class L, class R> constexpr auto children(const expr::mul<L, R>& e) {
-  auto l = pass<Rules>(e.lhs);
-  auto r = pass<Rules>(e.rhs);
-  using N = expr::mul<decltype(l.expr), decltype(r.expr)>;
-  return traced<N, cat<decltype(l), decltype(r)>>{N{l.expr, r.expr}};
-}
-template <class Rules, class P, class B> constexpr auto children(const expr::where<P, B>& e) {
-  auto p = pass<Rules>(e.pred);
-  auto b = pass<Rules>(e.body);
-  using N = expr::where<decltype(p.expr), decltype(b.expr)>;
-  return traced<N, cat<decltype(p), decltype(b)>>{N{p.expr, b.expr}};
-}
-template <class Rules, class I, class B> constexpr auto children(const expr::sum<I, B>& e) {
-  auto b = pass<Rules>(e.body);
-  using N = expr::sum<I, decltype(b.expr)>;
-  return traced<N, cat<decltype(b)>>{N{b.expr}};
-}
-template <class Rules, class I, class B> constexpr auto children(const expr::expand<I, B>& e) {
-  auto b = pass<Rules>(e.body);
-  using N = expr::expand<I, decltype(b.expr)>;
-  return traced<N, cat<decltype(b)>>{N{b.expr}};
-}
-template <class Rules, class F, class A> constexpr auto children(const expr::map<F, A>& e) {
-  auto a = pass<Rules>(std::get<0>(e.args));
-  using N = expr::map<F, decltype(a.expr)>;
-  return traced<N, cat<decltype(a)>>{N{e.f, {a.expr}}};
-}
-template <class Rules, class F, class A, class B>
-constexpr auto children(const expr::map<F, A, B>& e) {
-  auto a = pass<Rules>(std::get<0>(e.args));
-  auto b = pass<Rules>(std::get<1>(e.args));
-  using N = expr::map<F, decltype(a.expr), decltype(b.expr)>;
-  return traced<N, cat<decltype(a), decltype(b)>>{N{e.f, {a.expr, b.expr}}};
-}
-
-template <class E> struct applies {
-  template <class R> using fn = boost::mp11::mp_bool<rule_applies_to<R, E>>;
-};
-
-// The first rule of the list (list order is priority) that matches the node, applied once.
-template <class Rules, class E, class Fired> constexpr auto at_node(const traced<E, Fired>& t) {
-  using k = boost::mp11::mp_find_if_q<Rules, applies<E>>;
-  if constexpr (k::value == boost::mp11::mp_size<Rules>::value) {
-    return t;
-  } else {
-    using R = boost::mp11::mp_at<Rules, k>;
-    auto out = R::apply(t.expr);
-    return traced<decltype(out), boost::mp11::mp_push_back<Fired, R>>{out};
-  }
-}
-
-template <class Rules, class E> constexpr auto pass(const E& e) {
-  return at_node<Rules>(children<Rules>(e));
-}
-
-template <class Rules, std::size_t Left, class E, class Fired>
-constexpr auto fixpoint(const E& e, Fired) {
-  auto next = pass<Rules>(e);
-  using step_fired = typename decltype(next)::fired;
-  if constexpr (boost::mp11::mp_empty<step_fired>::value) {
-    return traced<E, Fired>{e};
-  } else if constexpr (Left == 0) {
-    static_assert(Left != 0,
-                  "loom::rewrite: the rule set did not reach a fixpoint within "
-                  "loom::limits::rewrite_passes passes; two of its rules undo each other");
-    diag::rewrite_rules_did_not_reach_a_fixpoint<E>{};
-    return traced<E, Fired>{e};
-  } else {
-    return fixpoint<Rules, Left - 1>(next.expr, boost::mp11::mp_append<Fired, step_fired>{});
-  }
-}
-
-}  // namespace detail
-
-/// `e` rewritten by `Rules` (an MP11 list of rules, first = highest priority) to a fixpoint:
-/// each pass visits the tree bottom-up and applies the first matching rule at every node.
-/// Returns a `traced` value: `.expr` is the result, `::fired` the rules in firing order.
-template <class Rules, std::size_t MaxPasses = max_passes, class E>
-constexpr auto rewrite(const E& e) {
-  return detail::fixpoint<Rules, MaxPasses>(e, mp_list<>{});
-}
-
-/// The type `rewrite<Rules>` makes of an E.
-template <class E, class Rules>
-using rewrite_t = typename decltype(rewrite<Rules>(std::declval<const E&>()))::expression_type;
-
-/// The rules that fired rewriting an E, in order (a rule fires once per match).
-template <class E, class Rules>
-using fired_t = typename decltype(rewrite<Rules>(std::declval<const E&>()))::fired;
-
-/// The names of the rules in `Fired`, comma separated ("" when none fired).
-template <class Fired> std::string fired_names() {
-  std::string s;
-  boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, Fired>>(
-      [&](auto r) { s += (s.empty() ? "" : ", ") + std::string(decltype(r)::type::name); });
-  return s;
-}
-
-}  // namespace loom::rewrite
-
-#endif  // LOOM_REWRITE_ENGINE_HPP
-// ---- end <loom/rewrite/engine.hpp>
-// ---- begin <loom/rewrite/rule_sets.hpp>
-// Defines the rule sets (MP11 lists; list order is priority): always_profitable, which the
-// evaluator applies to every kernel, and sum_product_normal_form (rewrite/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULE_SETS_HPP
-#define LOOM_REWRITE_RULE_SETS_HPP
-
-// ---- begin <loom/rewrite/rules/add_zero.hpp>
-// Defines loom::rules::add_zero: 0 is neutral for + (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_ADD_ZERO_HPP
-#define LOOM_REWRITE_RULES_ADD_ZERO_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// add_zero:  0 + x  ==>  x,   x + 0  ==>  x
-struct add_zero {
-  static constexpr std::string_view name = "add_zero";
-  template <class X> static constexpr auto apply(const expr::add<rewrite::zero, X>& e) -> X {
-    return e.rhs;
-  }
-  template <class X> static constexpr auto apply(const expr::add<X, rewrite::zero>& e) -> X {
-    return e.lhs;
-  }
-  static constexpr auto apply(const expr::add<rewrite::zero, rewrite::zero>&) -> rewrite::zero {
-    return {};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_ADD_ZERO_HPP
-// ---- end <loom/rewrite/rules/add_zero.hpp>
-// ---- begin <loom/rewrite/rules/distribute.hpp>
-// Defines loom::rules::distribute: * distributes over + (towards the sum-of-products form; not
-// always profitable, so only the normal-form rule set uses it) (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_DISTRIBUTE_HPP
-#define LOOM_REWRITE_RULES_DISTRIBUTE_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// distribute:  (a + b) * c  ==>  a * c + b * c,    c * (a + b)  ==>  c * a + c * b
-struct distribute {
-  static constexpr std::string_view name = "distribute";
-  template <class A, class B, class C>
-  static constexpr auto apply(const expr::mul<expr::add<A, B>, C>& e)
-      -> expr::add<expr::mul<A, C>, expr::mul<B, C>> {
-    return {{e.lhs.lhs, e.rhs}, {e.lhs.rhs, e.rhs}};
-  }
-  template <class A, class B, class C>
-  static constexpr auto apply(const expr::mul<C, expr::add<A, B>>& e)
-      -> expr::add<expr::mul<C, A>, expr::mul<C, B>> {
-    return {{e.lhs, e.rhs.lhs}, {e.lhs, e.rhs.rhs}};
-  }
-  template <class A, class B, class C, class D>  // both sides are sums: split the left first
-  static constexpr auto apply(const expr::mul<expr::add<A, B>, expr::add<C, D>>& e)
-      -> expr::add<expr::mul<A, expr::add<C, D>>, expr::mul<B, expr::add<C, D>>> {
-    return {{e.lhs.lhs, e.rhs}, {e.lhs.rhs, e.rhs}};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_DISTRIBUTE_HPP
-// ---- end <loom/rewrite/rules/distribute.hpp>
-// ---- begin <loom/rewrite/rules/double_negation.hpp>
-// Defines loom::rules::double_negation: -(-x) is x (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_DOUBLE_NEGATION_HPP
-#define LOOM_REWRITE_RULES_DOUBLE_NEGATION_HPP
-
-
-#include <string_view>
-#include <tuple>
-
-namespace loom::rules {
-
-// double_negation:  -(-x)  ==>  x
-struct double_negation {
-  static constexpr std::string_view name = "double_negation";
-  template <class X>
-  static constexpr auto apply(const expr::map<fn::negate, expr::map<fn::negate, X>>& e) -> X {
-    return std::get<0>(std::get<0>(e.args).args);
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_DOUBLE_NEGATION_HPP
-// ---- end <loom/rewrite/rules/double_negation.hpp>
-// ---- begin <loom/rewrite/rules/flatten_product.hpp>
-// Defines loom::rules::flatten_product: products and additions associate to the right, so a
-// chain of factors (or terms) has one shape (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_FLATTEN_PRODUCT_HPP
-#define LOOM_REWRITE_RULES_FLATTEN_PRODUCT_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// flatten_product:  (a * b) * c  ==>  a * (b * c),    (a + b) + c  ==>  a + (b + c)
-struct flatten_product {
-  static constexpr std::string_view name = "flatten_product";
-  template <class A, class B, class C>
-  static constexpr auto apply(const expr::mul<expr::mul<A, B>, C>& e)
-      -> expr::mul<A, expr::mul<B, C>> {
-    return {e.lhs.lhs, {e.lhs.rhs, e.rhs}};
-  }
-  template <class A, class B, class C>
-  static constexpr auto apply(const expr::add<expr::add<A, B>, C>& e)
-      -> expr::add<A, expr::add<B, C>> {
-    return {e.lhs.lhs, {e.lhs.rhs, e.rhs}};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_FLATTEN_PRODUCT_HPP
-// ---- end <loom/rewrite/rules/flatten_product.hpp>
-// ---- begin <loom/rewrite/rules/fold_constants.hpp>
-// Defines loom::rules::fold_constants: operations on literals computed once, at rewrite time
-// (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_FOLD_CONSTANTS_HPP
-#define LOOM_REWRITE_RULES_FOLD_CONSTANTS_HPP
-
-
-#include <string_view>
-#include <tuple>
-
-namespace loom::rules {
-
-// fold_constants:  a * b ==> (a×b),   a + b ==> (a+b),   f(a) ==> (f(a)),   f(a, b) ==> (f(a, b)),
-//                  a * (b * x) ==> (a×b) * x            for literals a, b (in the semiring)
-struct fold_constants {
-  static constexpr std::string_view name = "fold_constants";
-  template <class A, class B,
-            class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
-  static constexpr auto apply(const expr::mul<expr::literal<A>, expr::literal<B>>& e)
-      -> expr::literal<V> {
-    return {semiring_traits<V>::mul(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.value))};
-  }
-  template <class A, class B,
-            class V = expr::value_type_t<expr::add<expr::literal<A>, expr::literal<B>>>>
-  static constexpr auto apply(const expr::add<expr::literal<A>, expr::literal<B>>& e)
-      -> expr::literal<V> {
-    return {semiring_traits<V>::add(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.value))};
-  }
-  template <class A, class B, class X,
-            class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
-  static constexpr auto apply(const expr::mul<expr::literal<A>, expr::mul<expr::literal<B>, X>>& e)
-      -> expr::mul<expr::literal<V>, X> {
-    return {{semiring_traits<V>::mul(static_cast<V>(e.lhs.value), static_cast<V>(e.rhs.lhs.value))},
-            e.rhs.rhs};
-  }
-  template <class F, class T>
-    requires requires(const F& f, T v) {
-      { f(v) } -> std::convertible_to<T>;
-    }
-  static constexpr auto apply(const expr::map<F, expr::literal<T>>& e) -> expr::literal<T> {
-    return {static_cast<T>(e.f(std::get<0>(e.args).value))};
-  }
-  template <class F, class A, class B,
-            class V = expr::value_type_t<expr::mul<expr::literal<A>, expr::literal<B>>>>
-    requires requires(const F& f, V v) {
-      { f(v, v) } -> std::convertible_to<V>;
-    }
-  static constexpr auto apply(const expr::map<F, expr::literal<A>, expr::literal<B>>& e)
-      -> expr::literal<V> {
-    return {static_cast<V>(
-        e.f(static_cast<V>(std::get<0>(e.args).value), static_cast<V>(std::get<1>(e.args).value)))};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_FOLD_CONSTANTS_HPP
-// ---- end <loom/rewrite/rules/fold_constants.hpp>
-// ---- begin <loom/rewrite/rules/lift_sum.hpp>
-// Defines loom::rules::lift_sum: a sum factor of a product is lifted over the whole product
-// (the direction of the sum-product normal form, Σ outermost) (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_LIFT_SUM_HPP
-#define LOOM_REWRITE_RULES_LIFT_SUM_HPP
-
-// ---- begin <loom/rewrite/patterns.hpp>
-// Defines the small predicates rule side conditions share: which indices a subexpression uses,
-// whether a node is a static constant (rewrite/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_PATTERNS_HPP
-#define LOOM_REWRITE_PATTERNS_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/set.hpp>
-
-#include <type_traits>
-
-namespace loom::rewrite {
-
-/// Whether index I is free in E.
-template <class E, class I>
-inline constexpr bool uses_v = boost::mp11::mp_contains<expr::free_indices_t<E>, I>::value;
-
-/// Whether index I occurs in E at all (free or bound by a sum inside it).
-template <class E, class I>
-inline constexpr bool mentions_v =
-    uses_v<E, I> || boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value;
-
-/// Whether E is one of the static constants.
-template <class E>
-inline constexpr bool is_constant_v = std::is_same_v<E, zero> || std::is_same_v<E, one>;
-
-template <class E> struct is_literal : std::false_type {};
-template <class T> struct is_literal<expr::literal<T>> : std::true_type {};
-
-/// Index variables ordered by name (the canonical order of a block of sums).
-template <class I, class J> inline constexpr bool index_before_v = I::name < J::name;
-
-}  // namespace loom::rewrite
-
-#endif  // LOOM_REWRITE_PATTERNS_HPP
-// ---- end <loom/rewrite/patterns.hpp>
-
-#include <string_view>
-
-namespace loom::rules {
-
-// lift_sum:  sum(i, a) * b  ==>  sum(i, a * b)     if i does not occur in b
-//            a * sum(i, b)  ==>  sum(i, a * b)     if i does not occur in a
-// (the side condition keeps bound names apart: rename first when both sides bind i)
-struct lift_sum {
-  static constexpr std::string_view name = "lift_sum";
-  template <class I, class A, class B>
-    requires(!rewrite::mentions_v<B, I>)
-  static constexpr auto apply(const expr::mul<expr::sum<I, A>, B>& e)
-      -> expr::sum<I, expr::mul<A, B>> {
-    return {{e.lhs.body, e.rhs}};
-  }
-  template <class I, class A, class B>
-    requires(!rewrite::mentions_v<A, I>)
-  static constexpr auto apply(const expr::mul<A, expr::sum<I, B>>& e)
-      -> expr::sum<I, expr::mul<A, B>> {
-    return {{e.lhs, e.rhs.body}};
-  }
-  template <class I, class A, class J, class B>  // both sides are sums: lift the left one first
-    requires(!rewrite::mentions_v<expr::sum<J, B>, I>)
-  static constexpr auto apply(const expr::mul<expr::sum<I, A>, expr::sum<J, B>>& e)
-      -> expr::sum<I, expr::mul<A, expr::sum<J, B>>> {
-    return {{e.lhs.body, e.rhs}};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_LIFT_SUM_HPP
-// ---- end <loom/rewrite/rules/lift_sum.hpp>
-// ---- begin <loom/rewrite/rules/merge_sums.hpp>
-// Defines loom::rules::merge_sums: nested sums form one block with its indices in canonical
-// (name) order, so equal blocks written in different orders meet (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_MERGE_SUMS_HPP
-#define LOOM_REWRITE_RULES_MERGE_SUMS_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// merge_sums:  sum(i, sum(j, x))  ==>  sum(j, sum(i, x))   if j sorts before i
-// (Σ_i Σ_j = Σ_{i,j} = Σ_j Σ_i: the block is one multi-index sum, kept sorted)
-struct merge_sums {
-  static constexpr std::string_view name = "merge_sums";
-  template <class I, class J, class X>
-    requires rewrite::index_before_v<J, I>
-  static constexpr auto apply(const expr::sum<I, expr::sum<J, X>>& e)
-      -> expr::sum<J, expr::sum<I, X>> {
-    return {{e.body.body}};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_MERGE_SUMS_HPP
-// ---- end <loom/rewrite/rules/merge_sums.hpp>
-// ---- begin <loom/rewrite/rules/mul_by_one.hpp>
-// Defines loom::rules::mul_by_one: 1 is neutral for * (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_MUL_BY_ONE_HPP
-#define LOOM_REWRITE_RULES_MUL_BY_ONE_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// mul_by_one:  1 * x  ==>  x,   x * 1  ==>  x
-struct mul_by_one {
-  static constexpr std::string_view name = "mul_by_one";
-  template <class X> static constexpr auto apply(const expr::mul<rewrite::one, X>& e) -> X {
-    return e.rhs;
-  }
-  template <class X> static constexpr auto apply(const expr::mul<X, rewrite::one>& e) -> X {
-    return e.lhs;
-  }
-  static constexpr auto apply(const expr::mul<rewrite::one, rewrite::one>&) -> rewrite::one {
-    return {};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_MUL_BY_ONE_HPP
-// ---- end <loom/rewrite/rules/mul_by_one.hpp>
-// ---- begin <loom/rewrite/rules/mul_by_zero.hpp>
-// Defines loom::rules::mul_by_zero: 0 annihilates * and where (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_MUL_BY_ZERO_HPP
-#define LOOM_REWRITE_RULES_MUL_BY_ZERO_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// mul_by_zero:  0 * x  ==>  0,   x * 0  ==>  0,   where(0, x) ==> 0,   where(p, 0) ==> 0
-// (0 annihilates × in every semiring loom supports)
-struct mul_by_zero {
-  static constexpr std::string_view name = "mul_by_zero";
-  template <class X>
-  static constexpr auto apply(const expr::mul<rewrite::zero, X>&) -> rewrite::zero {
-    return {};
-  }
-  template <class X>
-  static constexpr auto apply(const expr::mul<X, rewrite::zero>&) -> rewrite::zero {
-    return {};
-  }
-  template <class X>
-  static constexpr auto apply(const expr::where<rewrite::zero, X>&) -> rewrite::zero {
-    return {};
-  }
-  template <class X>
-  static constexpr auto apply(const expr::where<X, rewrite::zero>&) -> rewrite::zero {
-    return {};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_MUL_BY_ZERO_HPP
-// ---- end <loom/rewrite/rules/mul_by_zero.hpp>
-// ---- begin <loom/rewrite/rules/negation_outward.hpp>
-// Defines loom::rules::negation_outward: a negation moves out of products and sums and into
-// additions, so every term of a sum of products carries its sign at its root (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_NEGATION_OUTWARD_HPP
-#define LOOM_REWRITE_RULES_NEGATION_OUTWARD_HPP
-
-
-#include <string_view>
-#include <tuple>
-
-namespace loom::rules {
-
-namespace detail {
-template <class X> using neg = expr::map<fn::negate, X>;
-template <class X> constexpr neg<X> negate(const X& x) { return {fn::negate{}, std::tuple<X>{x}}; }
-template <class X> constexpr const X& operand(const neg<X>& n) { return std::get<0>(n.args); }
-}  // namespace detail
-
-// negation_outward:  (-a) * b ==> -(a * b),   a * (-b) ==> -(a * b),   (-a) * (-b) ==> a * b,
-//                    sum(i, -a) ==> -sum(i, a),   -(a + b) ==> (-a) + (-b)
-struct negation_outward {
-  static constexpr std::string_view name = "negation_outward";
-  template <class A, class B>
-  static constexpr auto apply(const expr::mul<detail::neg<A>, B>& e)
-      -> detail::neg<expr::mul<A, B>> {
-    return detail::negate(expr::mul<A, B>{detail::operand(e.lhs), e.rhs});
-  }
-  template <class A, class B>
-  static constexpr auto apply(const expr::mul<A, detail::neg<B>>& e)
-      -> detail::neg<expr::mul<A, B>> {
-    return detail::negate(expr::mul<A, B>{e.lhs, detail::operand(e.rhs)});
-  }
-  template <class A, class B>
-  static constexpr auto apply(const expr::mul<detail::neg<A>, detail::neg<B>>& e)
-      -> expr::mul<A, B> {
-    return {detail::operand(e.lhs), detail::operand(e.rhs)};
-  }
-  template <class I, class A>
-  static constexpr auto apply(const expr::sum<I, detail::neg<A>>& e)
-      -> detail::neg<expr::sum<I, A>> {
-    return detail::negate(expr::sum<I, A>{detail::operand(e.body)});
-  }
-  template <class A, class B>
-  static constexpr auto apply(const detail::neg<expr::add<A, B>>& e)
-      -> expr::add<detail::neg<A>, detail::neg<B>> {
-    return {detail::negate(detail::operand(e).lhs), detail::negate(detail::operand(e).rhs)};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_NEGATION_OUTWARD_HPP
-// ---- end <loom/rewrite/rules/negation_outward.hpp>
-// ---- begin <loom/rewrite/rules/push_sum.hpp>
-// Defines loom::rules::push_sum: a sum moves past the factors of a product that do not use its
-// index (factorisation: fewer multiplications per reduced value) (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_PUSH_SUM_HPP
-#define LOOM_REWRITE_RULES_PUSH_SUM_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// push_sum:  sum(i, a * b)          ==>  a * sum(i, b)          if i not in a, i in b
-//            sum(i, a * b)          ==>  sum(i, a) * b          if i in a, i not in b
-//            sum(i, (a * b) * c)    ==>  a * sum(i, b * c)      if i not in a, i in b
-//            sum(i, (a * b) * c)    ==>  b * sum(i, a * c)      if i in a, i not in b
-//            sum(i, sum(j, a * b))  ==>  sum(j, a * sum(i, b))  if i not in a, i in b
-struct push_sum {
-  static constexpr std::string_view name = "push_sum";
-  template <class I, class A, class B>
-    requires(!rewrite::uses_v<A, I> && rewrite::uses_v<B, I>)
-  static constexpr auto apply(const expr::sum<I, expr::mul<A, B>>& e)
-      -> expr::mul<A, expr::sum<I, B>> {
-    return {e.body.lhs, {e.body.rhs}};
-  }
-  template <class I, class A, class B>
-    requires(rewrite::uses_v<A, I> && !rewrite::uses_v<B, I>)
-  static constexpr auto apply(const expr::sum<I, expr::mul<A, B>>& e)
-      -> expr::mul<expr::sum<I, A>, B> {
-    return {{e.body.lhs}, e.body.rhs};
-  }
-  template <class I, class A, class B, class C>  // a factor of a left-nested product
-    requires(!rewrite::uses_v<A, I> && rewrite::uses_v<B, I>)
-  static constexpr auto apply(const expr::sum<I, expr::mul<expr::mul<A, B>, C>>& e)
-      -> expr::mul<A, expr::sum<I, expr::mul<B, C>>> {
-    return {e.body.lhs.lhs, {{e.body.lhs.rhs, e.body.rhs}}};
-  }
-  template <class I, class A, class B, class C>
-    requires(rewrite::uses_v<A, I> && !rewrite::uses_v<B, I>)
-  static constexpr auto apply(const expr::sum<I, expr::mul<expr::mul<A, B>, C>>& e)
-      -> expr::mul<B, expr::sum<I, expr::mul<A, C>>> {
-    return {e.body.lhs.rhs, {{e.body.lhs.lhs, e.body.rhs}}};
-  }
-  template <class I, class J, class A, class B>
-    requires(!rewrite::uses_v<A, I> && rewrite::uses_v<B, I>)
-  static constexpr auto apply(const expr::sum<I, expr::sum<J, expr::mul<A, B>>>& e)
-      -> expr::sum<J, expr::mul<A, expr::sum<I, B>>> {
-    return {{e.body.body.lhs, {e.body.body.rhs}}};
-  }
-  template <class I, class J, class A, class B>
-    requires(rewrite::uses_v<A, I> && !rewrite::uses_v<B, I>)
-  static constexpr auto apply(const expr::sum<I, expr::sum<J, expr::mul<A, B>>>& e)
-      -> expr::sum<J, expr::mul<expr::sum<I, A>, B>> {
-    return {{{e.body.body.lhs}, e.body.body.rhs}};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_PUSH_SUM_HPP
-// ---- end <loom/rewrite/rules/push_sum.hpp>
-// ---- begin <loom/rewrite/rules/split_sum.hpp>
-// Defines loom::rules::split_sum: a sum distributes over + (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_SPLIT_SUM_HPP
-#define LOOM_REWRITE_RULES_SPLIT_SUM_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// split_sum:  sum(i, a + b)  ==>  sum(i, a) + sum(i, b)
-struct split_sum {
-  static constexpr std::string_view name = "split_sum";
-  template <class I, class A, class B>
-  static constexpr auto apply(const expr::sum<I, expr::add<A, B>>& e)
-      -> expr::add<expr::sum<I, A>, expr::sum<I, B>> {
-    return {{e.body.lhs}, {e.body.rhs}};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_SPLIT_SUM_HPP
-// ---- end <loom/rewrite/rules/split_sum.hpp>
-// ---- begin <loom/rewrite/rules/sum_absent.hpp>
-// Defines loom::rules::sum_absent: a sum over an index its body does not use is the body times
-// the index's extent, kept as the count factor sum(i, 1) (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_SUM_ABSENT_HPP
-#define LOOM_REWRITE_RULES_SUM_ABSENT_HPP
-
-
-#include <string_view>
-#include <type_traits>
-
-namespace loom::rules {
-
-// sum_absent:  sum(i, x)  ==>  sum(i, 1) * x     if i is not free in x
-// (the count sum(i, 1) = extent(i) is a scalar factor the later rules move freely; the evaluator
-// computes it from the extent of i)
-struct sum_absent {
-  static constexpr std::string_view name = "sum_absent";
-  template <class I, class X>
-    requires(!rewrite::uses_v<X, I> && !rewrite::is_constant_v<X>)
-  static constexpr auto apply(const expr::sum<I, X>& e)
-      -> expr::mul<expr::sum<I, rewrite::one>, X> {
-    return {{}, e.body};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_SUM_ABSENT_HPP
-// ---- end <loom/rewrite/rules/sum_absent.hpp>
-// ---- begin <loom/rewrite/rules/zero_propagation.hpp>
-// Defines loom::rules::zero_propagation: sums, broadcasts and zero-preserving maps of 0 are 0
-// (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_ZERO_PROPAGATION_HPP
-#define LOOM_REWRITE_RULES_ZERO_PROPAGATION_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// zero_propagation:  sum(i, 0) ==> 0,   expand(i, 0) ==> 0,   f(0) ==> 0  if f(0) = 0 statically
-struct zero_propagation {
-  static constexpr std::string_view name = "zero_propagation";
-  template <class I>
-  static constexpr auto apply(const expr::sum<I, rewrite::zero>&) -> rewrite::zero {
-    return {};
-  }
-  template <class I>
-  static constexpr auto apply(const expr::expand<I, rewrite::zero>&) -> rewrite::zero {
-    return {};
-  }
-  template <class F>
-    requires fn::is_zero_preserving_v<F>
-  static constexpr auto apply(const expr::map<F, rewrite::zero>&) -> rewrite::zero {
-    return {};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_ZERO_PROPAGATION_HPP
-// ---- end <loom/rewrite/rules/zero_propagation.hpp>
-
-#include <boost/mp11/list.hpp>
-
-namespace loom::rewrite {
-
-/// The zero and one laws and constant folding.
-using constant_laws =
-    boost::mp11::mp_list<rules::mul_by_zero, rules::add_zero, rules::mul_by_one,
-                         rules::zero_propagation, rules::fold_constants, rules::double_negation>;
-
-/// Rules that never make a kernel slower; the evaluator applies them to every assignment.
-using always_profitable =
-    boost::mp11::mp_append<constant_laws, boost::mp11::mp_list<rules::sum_absent, rules::split_sum,
-                                                               rules::push_sum, rules::merge_sums>>;
-
-/// Towards the sum-of-products normal form: a sum of signed terms, each a block of sums (in
-/// name order) over a right-associated product.
-using sum_product_normal_form = boost::mp11::mp_append<
-    constant_laws,
-    boost::mp11::mp_list<rules::negation_outward, rules::distribute, rules::split_sum,
-                         rules::lift_sum, rules::flatten_product, rules::merge_sums>>;
-
-}  // namespace loom::rewrite
-
-#endif  // LOOM_REWRITE_RULE_SETS_HPP
-// ---- end <loom/rewrite/rule_sets.hpp>
-// ---- begin <loom/rewrite/rules/constants_to_literals.hpp>
-// Defines loom::rules::constants_to_literals<V>: the static constants left after rewriting
-// become literals of the kernel's value type, which the evaluator understands (rewrite/rules/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_RULES_CONSTANTS_TO_LITERALS_HPP
-#define LOOM_REWRITE_RULES_CONSTANTS_TO_LITERALS_HPP
-
-
-#include <string_view>
-
-namespace loom::rules {
-
-// constants_to_literals<V>:  0 ==> literal<V>(zero),   1 ==> literal<V>(one)
-template <class V> struct constants_to_literals {
-  static constexpr std::string_view name = "constants_to_literals";
-  static constexpr auto apply(const rewrite::zero&) -> expr::literal<V> {
-    return {semiring_traits<V>::zero()};
-  }
-  static constexpr auto apply(const rewrite::one&) -> expr::literal<V> {
-    return {semiring_traits<V>::one()};
-  }
-};
-
-}  // namespace loom::rules
-
-#endif  // LOOM_REWRITE_RULES_CONSTANTS_TO_LITERALS_HPP
-// ---- end <loom/rewrite/rules/constants_to_literals.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/list.hpp>
-#include <boost/mp11/set.hpp>
-
-#include <type_traits>
-
-namespace loom::rewrite {
-
-/// `e` under `always_profitable`, ready for the evaluator; `::fired` lists the rules applied.
-template <class E> constexpr auto for_evaluation(const E& e) {
-  auto r = rewrite<always_profitable>(e);
-  auto f =
-      rewrite<boost::mp11::mp_list<rules::constants_to_literals<expr::value_type_t<E>>>>(r.expr);
-  return traced<decltype(f.expr), typename decltype(r)::fired>{f.expr};
-}
-
-/// The expression type the evaluator runs for an E.
-template <class E>
-using for_evaluation_t =
-    typename decltype(for_evaluation(std::declval<const E&>()))::expression_type;
-
-namespace detail {
-template <class A, class B>
-inline constexpr bool same_index_set_v =
-    boost::mp11::mp_size<A>::value == boost::mp11::mp_size<B>::value &&
-    boost::mp11::mp_empty<boost::mp11::mp_set_difference<A, B>>::value;
-template <class E, class R>
-inline constexpr bool kernel_preserved_v =
-    same_index_set_v<expr::free_indices_t<E>, expr::free_indices_t<R>> &&
-    boost::mp11::mp_empty<
-        boost::mp11::mp_set_difference<expr::all_indices_t<R>, expr::all_indices_t<E>>>::value;
-}  // namespace detail
-
-/// The kernel the evaluator runs for a (valid) right-hand side e: e under the always-profitable
-/// rules, or e itself when the rewrite would change its free indices (a product by a static
-/// zero) or introduce an index; `::fired` lists the rules applied.
-template <class E> constexpr auto for_kernel(const E& e) {
-  if constexpr (detail::kernel_preserved_v<E, for_evaluation_t<E>>)
-    return for_evaluation(e);
-  else
-    return traced<E, mp_list<>>{e};
-}
-
-}  // namespace loom::rewrite
-
-#endif  // LOOM_REWRITE_FOR_EVALUATION_HPP
-// ---- end <loom/rewrite/for_evaluation.hpp>
 // ---- begin <loom/rewrite/hoist.hpp>
 // Defines hoisting: a sum that is a factor of a product whose other factor iterates indices the
 // sum does not depend on would be recomputed inside the fused loop nest for every value of those
@@ -12059,7 +12392,11 @@ void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool acc
   static_assert(out_t::owning || out_t::format_type::all_dense,
                 "loom::assign: a sparse output must be an owning loom::tensor; a view over "
                 "caller buffers cannot grow");
-  if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
+  if constexpr (alt::has_alternatives_v<Written>) {  // one format per alternatives, costed
+    alt::run_variant(written,
+                     opts.alternative ? *opts.alternative : alt::cached_variant(lhs, written),
+                     [&](const auto& v) { assign_checked(lhs, v, accumulate, opts); });
+  } else if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
     plan::report_assignment_errors<Lhs, Written>();
   } else {
     const auto rhs = rewrite::for_kernel(written).expr;
@@ -12080,6 +12417,9 @@ void assign_checked(expr::access<OT, Os...>& lhs, const expr::ordered<Order, E>&
   static_assert(out_t::owning || out_t::format_type::all_dense,
                 "loom::assign: a sparse output must be an owning loom::tensor; a view over "
                 "caller buffers cannot grow");
+  static_assert(!alt::has_alternatives_v<E>,
+                "loom::order<...>: the formats of a loom::alternatives are chosen with the loop "
+                "order; under a fixed order, read one of its tensors");
   if constexpr (!plan::assignment_is_valid<Lhs, E>) {
     plan::report_assignment_errors<Lhs, E>();
   } else {
@@ -12134,7 +12474,12 @@ auto eval(const E& e, const O& opts = {}) {
   V value = semiring_traits<V>::zero();  // the kernel writes through a view: no allocation
   view<V, format<>> result({}, {}, std::span<V>(&value, 1));
   expr::access<view<V, format<>>> target{&result};
-  if constexpr (!plan::assignment_is_valid<decltype(target), Written>)
+  if constexpr (detail::alt::has_alternatives_v<Written>)
+    detail::alt::run_variant(
+        written,
+        opts.alternative ? *opts.alternative : detail::alt::cached_variant(target, written),
+        [&](const auto& v) { value = loom::eval(v, opts); });
+  else if constexpr (!plan::assignment_is_valid<decltype(target), Written>)
     plan::report_assignment_errors<decltype(target), Written>();
   else
     loom::detail::execute_hoisted(result, target, rewrite::for_kernel(written).expr, false, opts);
@@ -13948,11 +14293,46 @@ std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
 }
 }  // namespace detail
 
+template <class Lhs, class R, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate &&
+           !loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
+std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {});
+
+/// The plan of `lhs = rhs` where rhs reads a loom::alternatives: every variant's estimated cost
+/// (one format per alternatives), then the plan of the variant that runs.
+template <class Lhs, class R, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate &&
+           loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
+std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {}) {
+  {
+    const auto written = expr::as_expr(rhs_operand);
+    loom::statistics_cache stats;
+    const auto c = loom::detail::alt::cost_variants(lhs, written, stats);
+    std::ostringstream pre;
+    pre << "alternatives: " << c.cost.size() << " variants, one per format held:\n";
+    for (std::size_t k = 0; k < c.cost.size(); ++k)
+      pre << "  " << (k == c.chosen ? "* " : "  ") << "#" << k << " " << c.label[k]
+          << ": estimated cost " << static_cast<std::int64_t>(c.cost[k] + 0.5) << "\n";
+    std::size_t chosen = c.chosen;
+    if (opts.alternative) {
+      chosen = std::min(*opts.alternative, c.cost.size() - 1);
+      pre << "variant #" << chosen << " forced by the options\n";
+    } else {
+      pre << "chosen: variant #" << chosen << ", the cheapest (*)\n";
+    }
+    std::string out;
+    loom::detail::alt::run_variant(written, chosen,
+                                   [&](const auto& v) { out = pre.str() + explain(lhs, v, opts); });
+    return out;
+  }
+}
+
 /// A description of the plan loom compiles for `lhs = rhs`, e.g.
 /// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`, under `opts` as loom::assign runs it.
-template <class Lhs, class R, options_type O = default_options>
-  requires(!std::remove_cvref_t<O>::eliminate)
-std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {}) {
+template <class Lhs, class R, options_type O>
+  requires(!std::remove_cvref_t<O>::eliminate &&
+           !loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
+std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts) {
   const auto rewritten = rewrite::for_kernel(expr::as_expr(rhs_operand));  // as the evaluator does
   const auto rhs = rewritten.expr;
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
@@ -14474,6 +14854,10 @@ struct sorted_cache {
   std::once_flag once;
   std::vector<std::pair<std::int64_t, std::int64_t>> tables;
   std::vector<std::int64_t> keys, vals, end;
+  // a map keyed by pairs (parent * extent + coordinate, DOK): the coordinates and positions in
+  // key order, and where each parent's run starts (computed on first iteration, like the above)
+  std::once_flag pairs_once;
+  std::vector<std::int64_t> minor, minor_vals, run_start;
 };
 
 template <class Key, class Val, bool Owning> struct hash_storage {
@@ -14508,6 +14892,32 @@ template <class Key, class Val, bool Owning> struct hash_storage {
     });
     return *sorted;
   }
+
+  /// For keys `parent * extent + coordinate` (a DOK): the coordinates and positions in key
+  /// order and each parent's run [run_start[p], run_start[p + 1]) (built once, thread-safe).
+  const sorted_cache& pair_order(std::int64_t extent) const {
+    std::call_once(sorted->pairs_once, [&] {
+      auto& c = *sorted;
+      std::vector<std::pair<std::int64_t, std::int64_t>> run;
+      run.reserve(keys.size() / 2);
+      for (std::size_t s = 0; s < keys.size(); ++s)
+        if (static_cast<std::int64_t>(keys[s]) != empty_key)
+          run.emplace_back(static_cast<std::int64_t>(keys[s]), static_cast<std::int64_t>(vals[s]));
+      std::sort(run.begin(), run.end());
+      const std::int64_t e = std::max<std::int64_t>(extent, 1);
+      const std::int64_t parents = run.empty() ? 0 : run.back().first / e + 1;
+      c.minor.resize(run.size());
+      c.minor_vals.resize(run.size());
+      c.run_start.assign(static_cast<std::size_t>(parents) + 1, 0);
+      for (std::size_t q = 0; q < run.size(); ++q) {
+        c.minor[q] = run[q].first % e;
+        c.minor_vals[q] = run[q].second;
+        ++c.run_start[static_cast<std::size_t>(run[q].first / e) + 1];
+      }
+      for (std::size_t p = 1; p < c.run_start.size(); ++p) c.run_start[p] += c.run_start[p - 1];
+    });
+    return *sorted;
+  }
 };
 }  // namespace detail
 
@@ -14526,6 +14936,9 @@ template <fixed_string Name, class Key = std::int64_t, class Val = std::int64_t>
   template <bool Owning> using storage = detail::hash_storage<Key, Val, Owning>;
 
   template <node Lo, node Hi> constexpr auto table(Lo, Hi) const;
+  /// The whole map keyed by pairs: key `parent * extent + coordinate`, so that one flat table
+  /// holds a matrix (STOREL's `sum(<<i,j>,v> in H)`, SciPy's DOK): `hashed(j, H.pairs())`.
+  constexpr auto pairs() const;
 };
 
 /// Slots [Lo, Hi) of hash map H: one parent's table. `whole_table` spans the map.
@@ -14536,10 +14949,25 @@ template <class H, class Lo, class Hi> struct table_of {
   using hi = Hi;
 };
 
+/// Hash map H keyed by (parent position, coordinate) pairs, `parent * extent + coordinate`.
+template <class H> struct pair_table {
+  using map_type = H;
+  using lo = lit<0>;
+  using hi = whole_table;
+  static constexpr bool pair_keys = true;
+};
+
 template <fixed_string Name, class Key, class Val>
 template <node Lo, node Hi>
 constexpr auto hash_map<Name, Key, Val>::table(Lo, Hi) const {
   return table_of<hash_map, std::remove_cvref_t<Lo>, std::remove_cvref_t<Hi>>{};
+}
+template <fixed_string Name, class Key, class Val>
+constexpr auto hash_map<Name, Key, Val>::pairs() const {
+  static_assert(sizeof(Key) == 8,
+                "loom::mapping::hash_map::pairs: a pair key (parent * extent + "
+                "coordinate) needs 64-bit keys");
+  return pair_table<hash_map>{};
 }
 
 }  // namespace loom::mapping
@@ -14583,6 +15011,7 @@ template <class I, class Slice, bool Unique = true> struct each_loop {
 /// sum(<I, I_pos> in H) { @unique I -> ... }: the keys of a hash map, each once, in no order
 /// (`ordered` is false: iterating them in key order sorts them, once, on demand), located in
 /// O(1); I_pos is the position the key maps to.
+/// With `H.pairs()`, one flat map keyed by (parent position, I) for the whole tensor (a DOK).
 template <class I, class Table> struct hash_loop {
   using index = I;
   using array_type = typename Table::map_type;
@@ -14590,6 +15019,7 @@ template <class I, class Table> struct hash_loop {
   using hi = typename Table::hi;
   using guards = boost::mp11::mp_list<>;
   static constexpr bool is_range = false, is_hash = true, unique = true, ordered = false;
+  static constexpr bool pair_keys = requires { Table::pair_keys; };
 };
 
 /// The value of an entry: `vals(E)`, E the offset into the tensor's value array.
@@ -14628,6 +15058,12 @@ template <index_variable I, class H, class Lo, class Hi>
 constexpr hash_loop<std::remove_cvref_t<I>, table_of<H, Lo, Hi>> hashed(I, table_of<H, Lo, Hi>) {
   return {};
 }
+/// `hashed(j, H.pairs())`: each j stored with the parent position in one flat map keyed by
+/// `parent * extent + j` (STOREL's `sum(<<i,j>,v> in H)`, a dictionary of keys).
+template <index_variable I, class H>
+constexpr hash_loop<std::remove_cvref_t<I>, pair_table<H>> hashed(I, pair_table<H>) {
+  return {};
+}
 
 /// `values(var(i) * (var(i) + 1_c) / 2_c + var(j))`: where the entry's value is stored.
 template <node E> constexpr values_at<std::remove_cvref_t<E>> values(E) { return {}; }
@@ -14650,6 +15086,7 @@ template <node E> constexpr values_at<std::remove_cvref_t<E>> values(E) { return
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <tuple>
@@ -14770,6 +15207,13 @@ template <class Def, std::size_t K> struct mapped_level {
   using self = typename loop::index;
   static constexpr bool is_range = loop::is_range;
   static constexpr bool is_hash = loop::is_hash;
+  // one flat map keyed by parent position * extent + coordinate (a DOK), not a table per parent
+  static constexpr bool pair_keys = [] {
+    if constexpr (is_hash)
+      return loop::pair_keys;
+    else
+      return false;
+  }();
   static constexpr bool is_last = K + 1 == boost::mp11::mp_size<loops>::value;
   // a non-unique loop above hands this loop a run of positions [begin, end)
   static constexpr bool under_runs = detail::above_is_non_unique<loops, K>;
@@ -14782,6 +15226,9 @@ template <class Def, std::size_t K> struct mapped_level {
                 "loom::mapping::each: the innermost loop must be `unique` (an entry whose full "
                 "coordinate repeats would need its values summed); merge duplicate entries "
                 "before building the tensor");
+  static_assert(!pair_keys || K > 0,
+                "loom::mapping::hashed(j, H.pairs()): a map keyed by (parent, coordinate) pairs "
+                "needs a loop above it, e.g. range(i, 0_c, extent)");
   static_assert(!under_runs || (!is_range && !is_hash),
                 "loom::mapping: the loop below a non-unique segment must be a segment over the "
                 "run of positions it receives, e.g. each(j, crd.slice(pos(i), pos(i) + 1_c))");
@@ -14935,11 +15382,20 @@ template <class Def, std::size_t K> struct mapped_level {
 
     LOOM_FORCE_INLINE void start() const {
       if (end < 0) [[unlikely]] {
-        const auto& c = map->sorted_order();
-        keys = c.keys.data();
-        vals = c.vals.data();
-        p = lo;
-        end = c.end[static_cast<std::size_t>(lo)];
+        if constexpr (pair_keys) {  // this parent's run of the pairs in key order
+          const auto& c = map->pair_order(st->extent);
+          keys = c.minor.data();
+          vals = c.minor_vals.data();
+          const auto runs = static_cast<std::int64_t>(c.run_start.size()) - 1;
+          p = up < runs ? c.run_start[static_cast<std::size_t>(up)] : 0;
+          end = up < runs ? c.run_start[static_cast<std::size_t>(up) + 1] : 0;
+        } else {
+          const auto& c = map->sorted_order();
+          keys = c.keys.data();
+          vals = c.vals.data();
+          p = lo;
+          end = c.end[static_cast<std::size_t>(lo)];
+        }
       }
     }
     LOOM_FORCE_INLINE level_range at(std::int64_t key, std::int64_t v) const {
@@ -14973,9 +15429,10 @@ template <class Def, std::size_t K> struct mapped_level {
       if (hi <= lo) return {};
       const auto* k = map->keys.data() + lo;
       const auto mask = static_cast<std::uint64_t>(hi - lo - 1);
-      for (std::uint64_t s = detail::hash_key(i) & mask;; s = (s + 1) & mask) {
+      const std::int64_t wanted = pair_keys ? up * st->extent + i : i;
+      for (std::uint64_t s = detail::hash_key(wanted) & mask;; s = (s + 1) & mask) {
         const auto key = static_cast<std::int64_t>(k[s]);
-        if (key == i)
+        if (key == wanted)
           return at(i, static_cast<std::int64_t>(map->vals[static_cast<std::size_t>(lo) + s]));
         if (key == detail::empty_key) return {};
       }
@@ -15034,6 +15491,41 @@ template <class Def, std::size_t K> struct mapped_level {
     std::int64_t count = 0;
     detail::parent_runs next;
     const auto fail = [&](const std::string& what) { throw shape_error(who + ": " + what); };
+    if constexpr (pair_keys) {  // one pass over the flat map: each key names its parent
+      const auto& map = own_array(st);
+      const auto size = static_cast<std::int64_t>(map.size());
+      if ((size & (size - 1)) != 0)
+        fail("the hash map of mode " + std::to_string(mode) + " has " + std::to_string(size) +
+             " slots, not a power of two (build it with loom::mapping::hash_table)");
+      if (!parents.runs.empty()) fail("a map keyed by pairs cannot sit below a non-unique loop");
+      const std::int64_t e = std::max<std::int64_t>(st.extent, 1);
+      map.sorted->tables.emplace_back(0, size);
+      for (std::int64_t s = 0; s < size; ++s) {
+        const auto key = static_cast<std::int64_t>(map.keys[static_cast<std::size_t>(s)]);
+        if (key == detail::empty_key) continue;
+        const std::int64_t up = key / e, i = key % e;
+        if (key < 0 || st.extent == 0 || up >= parents.count)
+          fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
+               " names the pair (" + std::to_string(up) + ", " + std::to_string(i) +
+               "), outside the " + std::to_string(parents.count) + " parent positions x extent " +
+               std::to_string(st.extent) + " (a pair is stored as parent * extent + coordinate)");
+        const auto cur = iterate<search_strategy::linear>(st, up, up + 1);
+        const level_range r = cur.locate(i);
+        const level_range mine =
+            cur.at(i, static_cast<std::int64_t>(map.vals[static_cast<std::size_t>(s)]));
+        if (r.begin != mine.begin || r.empty())
+          fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
+               " is not found where the hash function puts it (a duplicate, or a table not "
+               "built by loom::mapping::hash_table)");
+        if (mine.begin < 0)
+          fail("the pair (" + std::to_string(up) + ", " + std::to_string(i) + ") of mode " +
+               std::to_string(mode) + " maps to the negative offset " + std::to_string(mine.begin));
+        f(up, i, mine.begin);
+        count = std::max(count, mine.begin + 1);
+      }
+      next.count = count;
+      return next;
+    }
     for (std::int64_t k = 0; k < parents.size(); ++k) {
       const level_range run = parents.at(k);
       const std::int64_t up = run.begin;
@@ -15179,7 +15671,23 @@ template <class Def, std::size_t K> struct mapped_level {
           position[e] = static_cast<std::int64_t>(coords.size()) - 1;
         }
         for (std::size_t p = 1; p < first.size(); ++p) first[p] += first[p - 1];
-        if constexpr (is_hash) {
+        if constexpr (pair_keys) {  // one flat table: key parent * extent + coordinate
+          auto& map = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
+          if (in.extent > 0 && in.parents > std::numeric_limits<std::int64_t>::max() / in.extent)
+            throw shape_error(who + ": " + std::to_string(in.parents) + " parent positions x " +
+                              "extent " + std::to_string(in.extent) + " of mode " +
+                              std::to_string(in.mode) + " overflow a 64-bit pair key");
+          std::vector<std::pair<std::int64_t, std::int64_t>> table;
+          table.reserve(in.coord.size());
+          for (std::size_t e = 0; e < in.coord.size(); ++e)
+            table.emplace_back(in.parent[e] * in.extent + in.coord[e], position[e]);
+          auto h =
+              hash_table<typename loop_array::key_type, typename loop_array::mapped_type>::from(
+                  table);
+          map.sorted->tables.emplace_back(0, static_cast<std::int64_t>(h.keys.size()));
+          map.keys = std::move(h.keys);
+          map.vals = std::move(h.vals);
+        } else if constexpr (is_hash) {
           auto& map = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
           hash_table<typename loop_array::key_type, typename loop_array::mapped_type> h;
           std::vector<std::int64_t> slot_starts;
@@ -15253,6 +15761,9 @@ template <class Def, std::size_t K> struct mapped_level {
         g += (g.empty() ? " where " : " && ") + detail::show<typename decltype(x)::type>::text();
       });
       return s + g;
+    } else if constexpr (pair_keys) {
+      return s + "keys(" + bounds_text() + ") paired with " +
+             std::string(detail::loop_above<loops, K>::index::name) + " @unique @hash";
     } else if constexpr (is_hash) {
       return s + "keys(" + bounds_text() + ") @unique @hash";
     } else {
@@ -16227,7 +16738,8 @@ auto dense_matrix_view(std::int64_t rows, std::int64_t cols,
 // ---- begin <loom/format/mapping/library.hpp>
 // Defines the shipped storage mappings: lower- and upper-triangular packed, symmetric stored as
 // its lower triangle, band, Z-order (Morton) dense, CSR, DCSR and CSF written as mappings, COO
-// (non-unique rows), DCSR with hashed rows and a trie of hash maps (format/mapping/).
+// (non-unique rows), DCSR with hashed rows, a trie of hash maps and a dictionary of keys
+// (format/mapping/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_FORMAT_MAPPING_LIBRARY_HPP
 #define LOOM_FORMAT_MAPPING_LIBRARY_HPP
@@ -16253,6 +16765,8 @@ inline constexpr array<"idx3", std::int32_t> idx3{};
 /// a hash map from row to its segment number, and per-row tables of column -> position
 inline constexpr hash_map<"rows"> rows{};
 inline constexpr hash_map<"cols"> cols{};
+/// one flat map from (row, column) pairs, `i * N + j`, to the value's position (DOK)
+inline constexpr hash_map<"entries"> entries{};
 inline constexpr array<"slot2", std::int64_t> slot2{};
 }  // namespace names
 
@@ -16385,6 +16899,14 @@ inline constexpr auto hash_trie_mapping = define<"hash_trie">(
            names::cols.table(names::slot2(pos(names::i)), names::slot2(pos(names::i) + 1_c))),
     values(pos(names::j)));
 using hash_trie = format_of<decltype(hash_trie_mapping)>;
+
+/// A dictionary of keys (STOREL's `CREATE HASHMAP H(M,N)`, `sum(<<i,j>,v> in H) {(i,j) -> v}`;
+/// SciPy's DOK): one flat hash map from the pair (i, j), stored as the key `i * N + j`, to the
+/// value's position. Located in O(1) at (i, j); iterated row by row, in column order, after one
+/// sort of the whole map on first use (never when only located).
+inline constexpr auto dok_mapping = define<"dok">(
+    range(names::i, 0_c, extent), hashed(names::j, names::entries.pairs()), values(pos(names::j)));
+using dok = format_of<decltype(dok_mapping)>;
 
 }  // namespace loom::mapping
 
