@@ -6,6 +6,7 @@
 #include <loom/format/alternatives.hpp>
 #include <loom/format/appender.hpp>
 #include <loom/format/assemble.hpp>
+#include <loom/format/auto_tensor.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/levels/banded.hpp>
 #include <loom/format/levels/bitmap.hpp>

@@ -9,6 +9,7 @@
 #include <loom/optimize/gather_statistics.hpp>
 #include <loom/optimize/index_extent.hpp>
 #include <loom/optimize/leader_choice.hpp>
+#include <loom/optimize/output_format_choice.hpp>
 #include <loom/optimize/plan_choice.hpp>
 #include <loom/optimize/sparsity_estimator.hpp>
 #include <loom/optimize/statistics.hpp>

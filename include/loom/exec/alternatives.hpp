@@ -1,6 +1,7 @@
-// Defines the driver's choice among the formats a tensor is held in (loom::alternatives): every
-// variant of the expression, one per combination of alternatives, is costed by the plan cost
-// model (loop order, transposed copies, dense walks) and the cheapest runs (exec/).
+// Defines the driver's run-time format choices: among the formats a tensor is held in
+// (loom::alternatives; every variant of the expression, one per combination, is costed by the plan
+// cost model and the cheapest runs), and the format of a loom::auto_tensor output (from its
+// estimated fill) (exec/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXEC_ALTERNATIVES_HPP
 #define LOOM_EXEC_ALTERNATIVES_HPP
@@ -9,10 +10,13 @@
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
 #include <loom/format/alternatives.hpp>
+#include <loom/format/auto_tensor.hpp>
 #include <loom/format/format_name.hpp>
+#include <loom/optimize/output_format_choice.hpp>
 #include <loom/optimize/plan_choice.hpp>
 #include <loom/optimize/statistics_cache.hpp>
 #include <loom/plan/checks.hpp>
+#include <loom/plan/order.hpp>
 #include <loom/rewrite/for_evaluation.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -21,6 +25,7 @@
 #include <cstdint>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -123,43 +128,65 @@ template <class E> constexpr std::size_t variant_count() {
            variant_count<decltype(replace_first<0>(std::declval<const E&>()))>();
 }
 
-/// Calls `f(variant, number)` for every variant of `e` (the expression reading one format of each
-/// loom::alternatives), numbered from 0, the first alternatives read varying slowest.
-template <class E, class F> void for_each_variant(const E& e, F& f, std::size_t& number) {
+/// Variant N of `e`: its alternatives read, left to right, each replaced by one of its tensors,
+/// the first varying slowest (N = d0 * (variants of the rest) + ...).
+template <std::size_t N, class E> auto build_variant(const E& e) {
   if constexpr (!has_alternatives_v<E>) {
-    f(e, number++);
+    static_assert(N == 0);
+    return e;
   } else {
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<first_holder<E>::count>>(
-        [&](auto k) { for_each_variant(replace_first<decltype(k)::value>(e), f, number); });
+    constexpr std::size_t rest =
+        variant_count<decltype(replace_first<0>(std::declval<const E&>()))>();
+    return build_variant<N % rest>(replace_first<N / rest>(e));
   }
 }
 
-/// "A2 as csr, B2 as csc" for every variant of `e`, in for_each_variant's order.
-template <class E>
-void variant_labels(const E& e, std::vector<std::string>& out, const std::string& prefix = {}) {
-  if constexpr (!has_alternatives_v<E>) {
-    out.push_back(prefix);
-  } else {
-    std::string name;
-    expr::for_each_access(
-        e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t ordinal) {
-          if constexpr (is_alternatives_v<std::remove_const_t<T>>)
-            if (name.empty())
-              name = a.tensor->name().empty() ? "T" + std::to_string(ordinal) : a.tensor->name();
-        });
-    using holder = first_holder<E>;
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<holder::count>>([&](auto k) {
-      using held = std::tuple_element_t<decltype(k)::value, typename holder::held_types>;
-      variant_labels(replace_first<decltype(k)::value>(e), out,
-                     prefix + (prefix.empty() ? "" : ", ") + name + " as " +
-                         format_name<typename held::format_type>());
-    });
-  }
+/// Calls `f(holder, digit)` for each alternatives read by `e`, left to right, with the tensor
+/// variant `number` reads from it.
+template <class E, class F> void for_each_digit(const E& e, std::size_t number, F&& f) {
+  std::size_t rest = variant_count<E>();
+  expr::for_each_access(e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
+    if constexpr (is_alternatives_v<std::remove_const_t<T>>) {
+      rest /= std::remove_const_t<T>::count;
+      f(*a.tensor, number / rest);
+      number %= rest;
+    }
+  });
+}
+
+/// Whether every tensor variant `number` reads is there (an auto_tensor holds one of its formats).
+template <class E> bool variant_available(const E& e, std::size_t number) {
+  bool ok = true;
+  for_each_digit(e, number,
+                 [&](const auto& holder, std::size_t k) { ok = ok && holder.available(k); });
+  return ok;
+}
+
+/// "A2 as csr, B2 as csc": what variant `number` reads.
+template <class E> std::string variant_label(const E& e, std::size_t number) {
+  std::string label;
+  std::size_t ordinal = 0;
+  for_each_digit(e, number, [&](const auto& holder, std::size_t k) {
+    label += (label.empty() ? "" : ", ") +
+             (holder.name().empty() ? "T" + std::to_string(ordinal) : holder.name()) + " as " +
+             holder.format_name(k);
+    ++ordinal;
+  });
+  return label;
+}
+
+/// Calls `f(variant, number)` for every variant of `e` that can run (all of them, unless it
+/// reads an auto_tensor, which holds one format at a time).
+template <class E, class F> void for_each_variant(const E& e, F&& f) {
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<variant_count<E>()>>([&](auto n) {
+    if (variant_available(e, decltype(n)::value)) f(build_variant<decltype(n)::value>(e), n);
+  });
 }
 
 struct purpose;  // separates this choice's plan cache from the loop-order choice's
 
-/// Every variant's estimated cost (its cheapest loop order's) and labels, and the cheapest.
+/// Every variant's estimated cost (its cheapest loop order's; infinite when it cannot run) and
+/// label, and the cheapest.
 struct variant_costs {
   std::vector<double> cost;
   std::vector<std::string> label;
@@ -169,34 +196,39 @@ struct variant_costs {
 template <class Lhs, class E>
 variant_costs cost_variants(const Lhs& lhs, const E& written, statistics_cache& stats) {
   variant_costs out;
-  variant_labels(written, out.label);
-  auto cost = [&](const auto& v, std::size_t number) {
+  constexpr std::size_t n = variant_count<E>();
+  out.cost.assign(n, std::numeric_limits<double>::infinity());
+  for (std::size_t v = 0; v < n; ++v) out.label.push_back(variant_label(written, v));
+  bool first = true;
+  for_each_variant(written, [&](const auto& v, std::size_t number) {
     using V = std::remove_cvref_t<decltype(v)>;
-    double c = std::numeric_limits<double>::infinity();
     if constexpr (plan::assignment_is_valid<Lhs, V>) {
       const auto rhs = rewrite::for_kernel(v).expr;
       const optimize::plan_choice p = optimize::choose_plan(lhs, rhs, stats);
-      c = p.cost[p.chosen];
+      out.cost[number] = p.cost[p.chosen];
     }
-    out.cost.push_back(c);
-    if (c < out.cost[out.chosen]) out.chosen = number;
-  };
-  std::size_t number = 0;
-  for_each_variant(written, cost, number);
+    if (first || out.cost[number] < out.cost[out.chosen]) out.chosen = number;
+    first = false;
+  });
   return out;
 }
 
-/// The variant to run for `lhs = written`: cached per kernel by the coarse signature of every
-/// variant's operands, else costed from statistics.
+/// The variant to run for `lhs = written`: the only one that can run, else cached per kernel by
+/// the coarse signature of every variant's operands (and which can run), else costed.
 template <class Lhs, class E> std::size_t cached_variant(const Lhs& lhs, const E& written) {
+  constexpr std::size_t n = variant_count<E>();
+  std::size_t available = 0, last = 0;
+  for (std::size_t v = 0; v < n; ++v)
+    if (variant_available(written, v)) ++available, last = v;
+  if (available == 1) return last;
   thread_local std::vector<std::uint8_t> signature, part;  // reused: a hit allocates nothing
   signature.clear();
-  auto sign = [&](const auto& v, std::size_t) {
+  for (std::size_t v = 0; v < n; ++v)
+    signature.push_back(static_cast<std::uint8_t>(variant_available(written, v)));
+  for_each_variant(written, [&](const auto& v, std::size_t) {
     optimize::detail::coarse_signature(v, part);
     signature.insert(signature.end(), part.begin(), part.end());
-  };
-  std::size_t number = 0;
-  for_each_variant(written, sign, number);
+  });
   return optimize::plan_cache<Lhs, E, purpose>::local().find_or(
       signature, [&](statistics_cache& stats) {
         const variant_costs c = cost_variants(lhs, written, stats);
@@ -207,14 +239,97 @@ template <class Lhs, class E> std::size_t cached_variant(const Lhs& lhs, const E
       });
 }
 
-/// Runs `run(variant)` for variant `chosen` of `written` (clamped to the last).
+/// Runs `run(variant)` for variant `chosen` of `written` (clamped to the last); throws
+/// shape_error when it reads a format an auto_tensor does not hold now.
 template <class E, class Run> void run_variant(const E& written, std::size_t chosen, Run&& run) {
-  chosen = std::min(chosen, variant_count<E>() - 1);
-  auto pick = [&](const auto& v, std::size_t number) {
-    if (number == chosen) run(v);
-  };
-  std::size_t number = 0;
-  for_each_variant(written, pick, number);
+  constexpr std::size_t n = variant_count<E>();
+  chosen = std::min(chosen, n - 1);
+  if (!variant_available(written, chosen))
+    throw shape_error("loom: variant #" + std::to_string(chosen) + " (" +
+                      variant_label(written, chosen) +
+                      ") reads a format its auto_tensor does not hold now");
+  boost::mp11::mp_with_index<n>(chosen,
+                                [&](auto c) { run(build_variant<decltype(c)::value>(written)); });
+}
+
+template <class Lhs> struct auto_output : std::false_type {};
+template <class OT, class... Os>
+struct auto_output<expr::access<OT, Os...>> : std::bool_constant<is_auto_tensor_v<OT>> {};
+/// Whether Lhs writes a loom::auto_tensor.
+template <class Lhs>
+inline constexpr bool auto_output_v = auto_output<std::remove_cvref_t<Lhs>>::value;
+
+/// The format of `lhs`'s auto_tensor for `rhs` (one runnable variant, rewritten): the estimated
+/// entries of the output (the plan cost model's join estimate, Galley's), and whether the plan a
+/// sorted output would get writes it in order.
+template <class OT, class... Os, class Rhs>
+optimize::output_format_choice estimate_output_format(const expr::access<OT, Os...>& lhs,
+                                                      const Rhs& rhs, statistics_cache& stats) {
+  using auto_t = std::remove_const_t<OT>;
+  using sorted_t = typename auto_t::sorted_type;
+  double cells = 1;
+  for (std::size_t m = 0; m < auto_t::order; ++m)
+    cells *= static_cast<double>(lhs.tensor->extent(m));
+  using Lhs = expr::access<const sorted_t, Os...>;
+  if constexpr (!plan::assignment_is_valid<Lhs, Rhs>) {
+    return optimize::choose_output_format(0, cells, true);  // the assignment reports the error
+  } else {
+    const sorted_t probe(lhs.tensor->shape());
+    const Lhs target{&probe};
+    const optimize::loop_order_query q = optimize::describe(target, rhs, stats);
+    const optimize::plan_choice p = optimize::choose_plan(target, rhs, stats);
+    bool in_order = true;
+    boost::mp11::mp_with_index<plan::plan_candidates<Lhs, Rhs>::count>(p.chosen, [&](auto c) {
+      using P = plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
+      std::size_t d = 0;
+      boost::mp11::mp_for_each<typename P::order>([&](auto i) {
+        if (d < q.output.size()) in_order = in_order && q.output[d] == decltype(i)::name;
+        ++d;
+      });
+    });
+    return optimize::choose_output_format(q.iterations(q.output), cells, in_order);
+  }
+}
+
+struct auto_purpose;
+
+/// The choices made for one kernel writing an auto_tensor, per thread, by coarse signature.
+template <class Lhs, class W> struct output_format_cache {
+  std::map<std::vector<std::uint8_t>, optimize::output_format_choice,
+           optimize::detail::signature_less>
+      chosen;
+  statistics_cache stats;
+  static output_format_cache& local() {
+    thread_local output_format_cache cache;
+    return cache;
+  }
+};
+
+/// The format of `lhs`'s auto_tensor for `lhs = written`: cached per kernel by the coarse
+/// signature of the operands and the output's extents, else estimated from statistics.
+template <class OT, class... Os, class W>
+optimize::output_format_choice cached_output_format(const expr::access<OT, Os...>& lhs,
+                                                    const W& written) {
+  optimize::output_format_choice out;
+  bool done = false;
+  for_each_variant(written, [&](const auto& v, std::size_t) {
+    if (done) return;
+    done = true;
+    const auto rhs = rewrite::for_kernel(v).expr;
+    thread_local std::vector<std::uint8_t> signature;  // reused: a hit allocates nothing
+    optimize::detail::coarse_signature(rhs, signature);
+    for (std::size_t m = 0; m < std::remove_const_t<OT>::order; ++m)
+      signature.push_back(optimize::detail::magnitude(lhs.tensor->extent(m)));
+    auto& cache = output_format_cache<expr::access<OT, Os...>, W>::local();
+    if (const auto it = cache.chosen.find(signature); it != cache.chosen.end()) {
+      out = it->second;
+      return;
+    }
+    out = estimate_output_format(lhs, rhs, cache.stats);
+    cache.chosen.emplace(signature, out);
+    if (loom::debug_plan()) std::clog << "loom: output format chosen: " << out.describe() << "\n";
+  });
+  return out;
 }
 
 }  // namespace loom::detail::alt

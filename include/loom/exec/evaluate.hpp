@@ -187,6 +187,38 @@ void run_unaliased(expr::access<OT, Os...>& lhs, const Rhs& rhs, Run&& run) {
 
 namespace loom::detail {
 
+template <class Options, class OT, class... Os, class R>
+void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool accumulate,
+                    const Options& opts);
+
+/// `lhs = written` (or `+=`) into a loom::auto_tensor: the format chosen from the estimated fill
+/// (exec/alternatives.hpp), made unless held, then written as any output. `+=`, and a right-hand
+/// side that reads the output, keep the format held.
+template <class Options, class OT, class... Os, class W>
+void assign_auto(expr::access<OT, Os...>& lhs, const W& written, bool accumulate,
+                 const Options& opts) {
+  auto& out = *lhs.tensor;
+  auto into = [&](auto k) {
+    auto& t = out.template hold<static_cast<auto_format>(decltype(k)::value)>();
+    expr::access<std::remove_reference_t<decltype(t)>, Os...> target{&t};
+    assign_checked(target, written, accumulate, opts);
+  };
+  bool reads_output = false;
+  expr::for_each_access(written, [&](const auto& a, std::size_t) {
+    reads_output = reads_output || static_cast<const void*>(a.tensor) == &out;
+  });
+  if (accumulate || reads_output) {
+    out.set_reason(
+        std::string(auto_format_name(out.held_format())) + ": kept, " +
+        (accumulate ? "+= adds to the format held" : "the right-hand side reads the output"));
+    boost::mp11::mp_with_index<4>(static_cast<std::size_t>(out.held_format()), into);
+    return;
+  }
+  const optimize::output_format_choice c = alt::cached_output_format(lhs, written);
+  out.set_reason(c.describe());
+  boost::mp11::mp_with_index<4>(static_cast<std::size_t>(c.format), into);
+}
+
 /// `lhs = rhs` (or `+=`) under `opts`: checks the kernel (compile time), applies the
 /// always-profitable rewrites (rewrite/), then runs it as fused loop nests (the plan and the skip
 /// policies chosen as the options allow), into a copy when an operand reads the output.
@@ -199,10 +231,13 @@ void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool acc
   using Written = std::remove_cvref_t<decltype(written)>;
   using Lhs = expr::access<OT, Os...>;
   using out_t = std::remove_const_t<OT>;
-  static_assert(out_t::owning || out_t::format_type::all_dense,
-                "loom::assign: a sparse output must be an owning loom::tensor; a view over "
-                "caller buffers cannot grow");
-  if constexpr (alt::has_alternatives_v<Written>) {  // one format per alternatives, costed
+  if constexpr (is_auto_tensor_v<out_t>) {  // the output's format chosen from its fill
+    assign_auto(lhs, written, accumulate, opts);
+  } else if constexpr (!out_t::owning && !out_t::format_type::all_dense) {
+    static_assert(out_t::owning,
+                  "loom::assign: a sparse output must be an owning loom::tensor; "
+                  "a view over caller buffers cannot grow");
+  } else if constexpr (alt::has_alternatives_v<Written>) {  // one format per alternatives, costed
     alt::run_variant(written,
                      opts.alternative ? *opts.alternative : alt::cached_variant(lhs, written),
                      [&](const auto& v) { assign_checked(lhs, v, accumulate, opts); });

@@ -399,14 +399,40 @@ std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
 }  // namespace detail
 
 template <class Lhs, class R, options_type O = default_options>
-  requires(!std::remove_cvref_t<O>::eliminate &&
+  requires(!std::remove_cvref_t<O>::eliminate && !loom::detail::alt::auto_output_v<Lhs> &&
            !loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
 std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {});
+
+/// The plan of `lhs = rhs` into a loom::auto_tensor: the format chosen and why, then the plan of
+/// the assignment into that format.
+template <class OT, class... Os, class R, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate && is_auto_tensor_v<OT>)
+std::string explain(const expr::access<OT, Os...>& lhs, const R& rhs_operand, const O& opts = {}) {
+  const auto written = expr::as_expr(rhs_operand);
+  loom::statistics_cache stats;
+  optimize::output_format_choice c;
+  bool done = false;
+  loom::detail::alt::for_each_variant(written, [&](const auto& v, std::size_t) {
+    if (!done)
+      c = loom::detail::alt::estimate_output_format(lhs, rewrite::for_kernel(v).expr, stats);
+    done = true;
+  });
+  std::string out;
+  boost::mp11::mp_with_index<4>(static_cast<std::size_t>(c.format), [&](auto k) {
+    using held =
+        std::tuple_element_t<decltype(k)::value, typename std::remove_const_t<OT>::held_types>;
+    held probe(lhs.tensor->shape());
+    probe.set_name(lhs.tensor->name());
+    out = "output format chosen: " + c.describe() + "\n" +
+          explain(expr::access<held, Os...>{&probe}, rhs_operand, opts);
+  });
+  return out;
+}
 
 /// The plan of `lhs = rhs` where rhs reads a loom::alternatives: every variant's estimated cost
 /// (one format per alternatives), then the plan of the variant that runs.
 template <class Lhs, class R, options_type O = default_options>
-  requires(!std::remove_cvref_t<O>::eliminate &&
+  requires(!std::remove_cvref_t<O>::eliminate && !loom::detail::alt::auto_output_v<Lhs> &&
            loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
 std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {}) {
   {
@@ -435,7 +461,7 @@ std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {}) {
 /// A description of the plan loom compiles for `lhs = rhs`, e.g.
 /// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`, under `opts` as loom::assign runs it.
 template <class Lhs, class R, options_type O>
-  requires(!std::remove_cvref_t<O>::eliminate &&
+  requires(!std::remove_cvref_t<O>::eliminate && !loom::detail::alt::auto_output_v<Lhs> &&
            !loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
 std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts) {
   const auto rewritten = rewrite::for_kernel(expr::as_expr(rhs_operand));  // as the evaluator does

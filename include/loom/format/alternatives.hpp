@@ -8,6 +8,7 @@
 #include <loom/core/error.hpp>
 #include <loom/core/index.hpp>
 #include <loom/expr/access.hpp>
+#include <loom/format/format_name.hpp>
 
 #include <array>
 #include <cstddef>
@@ -56,6 +57,13 @@ template <class... Ts> class alternatives {
   template <std::size_t K> const auto& get() const { return *std::get<K>(held_); }
   /// The first alternative's name (what `explain` prints).
   const std::string& name() const { return get<0>().name(); }
+  /// Every alternative is there to read.
+  static constexpr bool available(std::size_t) { return true; }
+  /// The format of alternative k ("csr").
+  static std::string format_name(std::size_t k) {
+    static const std::string names[] = {loom::format_name<typename Ts::format_type>()...};
+    return names[k];
+  }
   std::int64_t extent(std::size_t mode) const { return get<0>().extent(mode); }
 
   /// `A2(i, j)`: an access to use in index notation; the kernel reads one alternative.
