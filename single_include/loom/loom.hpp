@@ -428,9 +428,10 @@ inline void reset_work_counters() {}
 #define LOOM_EXEC_HPP
 
 // ---- begin <loom/exec/alternatives.hpp>
-// Defines the driver's choice among the formats a tensor is held in (loom::alternatives): every
-// variant of the expression, one per combination of alternatives, is costed by the plan cost
-// model (loop order, transposed copies, dense walks) and the cheapest runs (exec/).
+// Defines the driver's run-time format choices: among the formats a tensor is held in
+// (loom::alternatives; every variant of the expression, one per combination, is costed by the plan
+// cost model and the cheapest runs), and the format of a loom::auto_tensor output (from its
+// estimated fill) (exec/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXEC_ALTERNATIVES_HPP
 #define LOOM_EXEC_ALTERNATIVES_HPP
@@ -1003,90 +1004,6 @@ template <class E, class F> constexpr void for_each_access(const E& e, F&& f) {
 #ifndef LOOM_FORMAT_ALTERNATIVES_HPP
 #define LOOM_FORMAT_ALTERNATIVES_HPP
 
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <tuple>
-#include <type_traits>
-
-namespace loom {
-
-/// The same tensor held in the formats of `Ts...`, e.g.
-/// `loom::alternatives A2(A_csr, A_csc); C(i, j) = sum(k, A2(i, k) * B(k, j));`: the kernel is
-/// compiled once per alternative, and each assignment runs the one whose plan the cost model
-/// estimates cheapest (a transposed copy, a dense walk and the loop order all count), remembered
-/// per kernel while the operands' sizes stay within a factor of two. `loom::explain` shows the
-/// costs. Holds references: the tensors must outlive it and hold the same entries (loom cannot
-/// check that cheaply; the shapes are checked).
-template <class... Ts> class alternatives {
-  using first = std::tuple_element_t<0, std::tuple<Ts...>>;
-
- public:
-  static_assert(sizeof...(Ts) >= 2, "loom::alternatives: hold the tensor in two formats or more");
-  static_assert((std::is_same_v<typename Ts::value_type, typename first::value_type> && ...),
-                "loom::alternatives: every format must hold the same value type");
-  static_assert(((Ts::order == first::order) && ...),
-                "loom::alternatives: every alternative must have the same order");
-  using value_type = typename first::value_type;
-  /// The first alternative's format, for the expression's static traits before the choice; the
-  /// kernels read each alternative in its own format.
-  using format_type = typename first::format_type;
-  static constexpr std::size_t order = first::order;
-  static constexpr std::size_t count = sizeof...(Ts);
-  using held_types = std::tuple<Ts...>;
-
-  /// Holds `ts...` (lvalues that outlive this object); throws shape_error when shapes differ.
-  template <class... Us>
-    requires(sizeof...(Us) == sizeof...(Ts))
-  alternatives(Us&&... ts) : held_{&ts...} {  // NOLINT: implicit, as CTAD builds it
-    static_assert((std::is_lvalue_reference_v<Us> && ...),
-                  "loom::alternatives holds references: pass tensors that outlive it, not "
-                  "temporaries");
-    check_shapes(std::make_index_sequence<sizeof...(Ts)>{});
-  }
-
-  /// Alternative K.
-  template <std::size_t K> const auto& get() const { return *std::get<K>(held_); }
-  /// The first alternative's name (what `explain` prints).
-  const std::string& name() const { return get<0>().name(); }
-  std::int64_t extent(std::size_t mode) const { return get<0>().extent(mode); }
-
-  /// `A2(i, j)`: an access to use in index notation; the kernel reads one alternative.
-  template <index_variable... Is>
-    requires(sizeof...(Is) == order)
-  auto operator()(Is...) const {
-    return expr::access<const alternatives, std::remove_cvref_t<Is>...>{this};
-  }
-
- private:
-  template <std::size_t... Ks> void check_shapes(std::index_sequence<Ks...>) const {
-    (..., [&] {
-      for (std::size_t m = 0; m < order; ++m)
-        if (get<Ks>().extent(m) != get<0>().extent(m))
-          throw shape_error(
-              "loom::alternatives: alternative " + std::to_string(Ks) +
-              (get<Ks>().name().empty() ? "" : " (" + get<Ks>().name() + ")") + " has extent " +
-              std::to_string(get<Ks>().extent(m)) + " in mode " + std::to_string(m) +
-              ", alternative 0" + (name().empty() ? "" : " (" + name() + ")") + " has " +
-              std::to_string(get<0>().extent(m)) + "; every alternative holds the same tensor");
-    }());
-  }
-  std::tuple<const Ts*...> held_;
-};
-
-template <class... Us> alternatives(Us&&...) -> alternatives<std::remove_cvref_t<Us>...>;
-
-/// Whether T is a loom::alternatives.
-template <class T> inline constexpr bool is_alternatives_v = false;
-template <class... Ts> inline constexpr bool is_alternatives_v<alternatives<Ts...>> = true;
-template <class... Ts> inline constexpr bool is_alternatives_v<const alternatives<Ts...>> = true;
-
-}  // namespace loom
-
-#endif  // LOOM_FORMAT_ALTERNATIVES_HPP
-// ---- end <loom/format/alternatives.hpp>
 // ---- begin <loom/format/format_name.hpp>
 // Defines loom::format_name<F>(): the name of a format for messages and explain() (format/).
 // SPDX-License-Identifier: BSL-1.0
@@ -2340,434 +2257,104 @@ template <storage_format F> std::string format_name() {
 
 #endif  // LOOM_FORMAT_FORMAT_NAME_HPP
 // ---- end <loom/format/format_name.hpp>
-// ---- begin <loom/optimize/plan_choice.hpp>
-// Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
-// cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
-// LOOM_DEBUG_PLAN (environment) log (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
-#define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
 
-// ---- begin <loom/optimize/chain_bound_estimator.hpp>
-// Defines loom::chain_bound_estimator, the degree-constraint bound (optimize/, notes 001 §5.4).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
-#define LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
-
-// ---- begin <loom/optimize/degree_constraint.hpp>
-// Defines loom::degree_constraint, one DC(X, Y, d) bound of the chain-bound estimator (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
-#define LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
-
-#include <string>
-#include <vector>
-
-namespace loom {
-
-/// `DC(X, Y, d)`: for any fixed value of the indices `given` (X), at most `degree` (d) distinct
-/// values of the indices `bound` (Y) occur among the non-fill entries (notes 001 §5.4).
-/// For a matrix `A[i,j]`: `{{"i"}, {"j"}, max row degree}`, `{{}, {"i", "j"}, nnz}`.
-struct degree_constraint {
-  std::vector<std::string> given;
-  std::vector<std::string> bound;
-  double degree = 0;
-  friend bool operator==(const degree_constraint&, const degree_constraint&) = default;
-};
-
-}  // namespace loom
-
-#endif  // LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
-// ---- end <loom/optimize/degree_constraint.hpp>
-// ---- begin <loom/optimize/index_extent.hpp>
-// Defines loom::index_extent and loom::index_set, runtime index names with extents (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_INDEX_EXTENT_HPP
-#define LOOM_OPTIMIZE_INDEX_EXTENT_HPP
-
-
-#include <algorithm>
-#include <cstdint>
-#include <string>
-#include <vector>
-
-namespace loom {
-
-/// One named index of an estimate and its extent (`{"i", 1000}`).
-struct index_extent {
-  std::string name;
-  std::int64_t extent = 0;
-  friend bool operator==(const index_extent&, const index_extent&) = default;
-};
-
-/// The indices a sparsity estimate ranges over, in first-appearance order; names are unique.
-using index_set = std::vector<index_extent>;
-
-namespace detail {
-
-inline bool has_index(const index_set& s, const std::string& name) {
-  return std::any_of(s.begin(), s.end(), [&](const index_extent& x) { return x.name == name; });
-}
-
-inline double dense_size(const index_set& s) {
-  double p = 1;
-  for (const index_extent& x : s) p *= static_cast<double>(x.extent);
-  return p;
-}
-
-/// Throws `shape_error` on a repeated name or a negative extent.
-inline void check_index_set(const index_set& s, const char* who) {
-  for (std::size_t a = 0; a < s.size(); ++a) {
-    if (s[a].extent < 0)
-      throw shape_error(std::string(who) + ": index '" + s[a].name + "' has negative extent");
-    for (std::size_t b = a + 1; b < s.size(); ++b)
-      if (s[a].name == s[b].name)
-        throw shape_error(std::string(who) + ": index '" + s[a].name +
-                          "' appears twice; give every mode its own index name");
-  }
-}
-
-/// `a` followed by the indices of `b` not in `a`; throws `shape_error` when a shared name has
-/// different extents.
-inline index_set index_union(const index_set& a, const index_set& b, const char* who) {
-  index_set out = a;
-  for (const index_extent& x : b) {
-    auto it = std::find_if(out.begin(), out.end(),
-                           [&](const index_extent& y) { return y.name == x.name; });
-    if (it == out.end()) {
-      out.push_back(x);
-    } else if (it->extent != x.extent) {
-      throw shape_error(std::string(who) + ": index '" + x.name + "' has extent " +
-                        std::to_string(it->extent) + " in one operand and " +
-                        std::to_string(x.extent) + " in another; use one extent per index name");
-    }
-  }
-  return out;
-}
-
-/// The indices of `s` named in `names` (`keep = true`) or not named there (`keep = false`).
-inline index_set index_filter(const index_set& s, const std::vector<std::string>& names,
-                              bool keep) {
-  index_set out;
-  for (const index_extent& x : s)
-    if ((std::find(names.begin(), names.end(), x.name) != names.end()) == keep) out.push_back(x);
-  return out;
-}
-
-}  // namespace detail
-}  // namespace loom
-
-#endif  // LOOM_OPTIMIZE_INDEX_EXTENT_HPP
-// ---- end <loom/optimize/index_extent.hpp>
-// ---- begin <loom/optimize/statistics.hpp>
-// Defines loom::statistics, the per-tensor summary the runtime optimizer reads (optimize/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_STATISTICS_HPP
-#define LOOM_OPTIMIZE_STATISTICS_HPP
-
-#include <cstdint>
-#include <vector>
-
-namespace loom {
-
-/// What the optimizer knows about one tensor: a plain value, gathered by
-/// `loom::gather_statistics` and never updated in place (a changed tensor needs new statistics;
-/// `loom::statistics_cache` recomputes them when the tensor's storage signature changes).
-///
-/// Counts are *structural*: every stored entry counts, explicit zeros included (so a dense
-/// tensor has `nnz == product of extents`). Vectors indexed by *mode* use logical mode order;
-/// `nonempty_fibers` is indexed by *level* (storage order).
-struct statistics {
-  /// Extents, in logical mode order.
-  std::vector<std::int64_t> shape;
-  /// Number of stored entries.
-  std::int64_t nnz = 0;
-  /// `nonempty_fibers[k]`: distinct coordinate prefixes (levels 0..k, storage order) holding at
-  /// least one stored entry. `nonempty_fibers[0]` counts the non-empty top-level slices; the last
-  /// entry counts distinct stored coordinates (below `nnz` only with duplicate coordinates).
-  std::vector<std::int64_t> nonempty_fibers;
-  /// `distinct[m]`: number of coordinates of mode m that appear in at least one stored entry.
-  std::vector<std::int64_t> distinct;
-  /// `max_degree[m]`: largest number of stored entries sharing one coordinate of mode m
-  /// (for a matrix, mode 0 gives the largest row and mode 1 the largest column).
-  std::vector<std::int64_t> max_degree;
-  /// `mean_degree[m]`: `nnz / distinct[m]`, the mean over the coordinates that occur (0 if none).
-  std::vector<double> mean_degree;
-
-  /// Number of modes.
-  std::size_t order() const { return shape.size(); }
-  /// Product of the extents, as a double (it may exceed int64 for large sparse tensors).
-  double dense_size() const {
-    double s = 1;
-    for (std::int64_t e : shape) s *= static_cast<double>(e);
-    return s;
-  }
-  /// `nnz / dense_size()` (0 for an empty shape).
-  double density() const {
-    const double s = dense_size();
-    return s > 0 ? static_cast<double>(nnz) / s : 0.0;
-  }
-  /// For a matrix: the largest number of stored entries in one row (mode 0).
-  std::int64_t max_row_degree() const { return max_degree.empty() ? 0 : max_degree[0]; }
-  /// For a matrix: the largest number of stored entries in one column (mode 1).
-  std::int64_t max_column_degree() const { return max_degree.size() < 2 ? 0 : max_degree[1]; }
-
-  friend bool operator==(const statistics&, const statistics&) = default;
-};
-
-}  // namespace loom
-
-#endif  // LOOM_OPTIMIZE_STATISTICS_HPP
-// ---- end <loom/optimize/statistics.hpp>
-
-#include <algorithm>
+#include <array>
 #include <cstddef>
-#include <limits>
-#include <map>
-#include <span>
+#include <cstdint>
 #include <string>
-#include <utility>
-#include <vector>
+#include <tuple>
+#include <type_traits>
 
 namespace loom {
 
-/// Sparsity as a set of degree constraints, estimated with the chain bound (Galley's default
-/// "DCStats"; notes 001 §5.4). Every estimate is an upper bound on the number of structurally
-/// possible non-fills (cancellation ignored):
-/// - constructor: `(∅,{x}, distinct x)` and `({x}, others, max degree of x)` per mode, plus
-///   `(∅, all, nnz)`; a vector keeps `(∅,{i}, distinct i)`;
-/// - conjunction: union of the operands' DCs, keeping the minimum per (X, Y);
-/// - disjunction: extend each operand's DCs to the output indices Z it lacks,
-///   `(X, Y ∪ Z, d * |Z|)`; keep the (X, Y) present in every operand, summed; cap at `|Y|`;
-/// - aggregate: keep every DC, shrink the index set (the estimate takes the minimum over
-///   supersets of the target, which is sound because projection never adds tuples);
-/// - estimate: the cheapest product of degrees along a path of DCs from ∅ to a superset of the
-///   index set (breadth-first search), capped at the product of extents.
-///
-/// Index names must be unique across an expression: an aggregated index keeps its DCs, so
-/// reusing its name for a different index afterwards would mix two indices (rename first, as
-/// Galley's `unique_indices` pass does). Tensors of order >= 5 get the single-mode DCs only (Galley
-/// enumerates every subset there); the bound stays sound, only looser.
-class chain_bound_estimator {
+/// The same tensor held in the formats of `Ts...`, e.g.
+/// `loom::alternatives A2(A_csr, A_csc); C(i, j) = sum(k, A2(i, k) * B(k, j));`: the kernel is
+/// compiled once per alternative, and each assignment runs the one whose plan the cost model
+/// estimates cheapest (a transposed copy, a dense walk and the loop order all count), remembered
+/// per kernel while the operands' sizes stay within a factor of two. `loom::explain` shows the
+/// costs. Holds references: the tensors must outlive it and hold the same entries (loom cannot
+/// check that cheaply; the shapes are checked).
+template <class... Ts> class alternatives {
+  using first = std::tuple_element_t<0, std::tuple<Ts...>>;
+
  public:
-  /// An estimate from explicit constraints over `indices`; the names in `dcs` may also include
-  /// indices outside `indices` if their extents appear in `extra_extents`.
-  chain_bound_estimator(index_set indices, std::vector<degree_constraint> dcs,
-                        index_set extra_extents = {})
-      : indices_(std::move(indices)) {
-    detail::check_index_set(indices_, "loom::chain_bound_estimator");
-    known_ = detail::index_union(indices_, extra_extents, "loom::chain_bound_estimator");
-    for (degree_constraint& dc : dcs) {
-      for (const std::vector<std::string>* side : {&dc.given, &dc.bound})
-        for (const std::string& n : *side)
-          if (!detail::has_index(known_, n))
-            throw shape_error("loom::chain_bound_estimator: a degree constraint names index '" + n +
-                              "', which has no extent; add it to the index set");
-      add_min(key_of(dc.given, dc.bound), dc.degree);
-    }
-  }
-  /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
-  chain_bound_estimator(const statistics& s, const std::vector<std::string>& names)
-      : chain_bound_estimator(named(s, names), constraints_of(s, names)) {}
+  static_assert(sizeof...(Ts) >= 2, "loom::alternatives: hold the tensor in two formats or more");
+  static_assert((std::is_same_v<typename Ts::value_type, typename first::value_type> && ...),
+                "loom::alternatives: every format must hold the same value type");
+  static_assert(((Ts::order == first::order) && ...),
+                "loom::alternatives: every alternative must have the same order");
+  using value_type = typename first::value_type;
+  /// The first alternative's format, for the expression's static traits before the choice; the
+  /// kernels read each alternative in its own format.
+  using format_type = typename first::format_type;
+  static constexpr std::size_t order = first::order;
+  static constexpr std::size_t count = sizeof...(Ts);
+  using held_types = std::tuple<Ts...>;
 
-  /// A tensor with no fill entry over `indices` (used to broadcast).
-  static chain_bound_estimator full(index_set indices) {
-    std::vector<degree_constraint> dcs;
-    std::vector<std::string> all;
-    for (const index_extent& x : indices) all.push_back(x.name);
-    dcs.push_back({{}, all, detail::dense_size(indices)});
-    for (const index_extent& x : indices) {
-      dcs.push_back({{}, {x.name}, static_cast<double>(x.extent)});
-      index_set rest = detail::index_filter(indices, {x.name}, false);
-      if (!rest.empty()) dcs.push_back({{x.name}, names_of(rest), detail::dense_size(rest)});
-    }
-    return chain_bound_estimator(std::move(indices), std::move(dcs));
+  /// Holds `ts...` (lvalues that outlive this object); throws shape_error when shapes differ.
+  template <class... Us>
+    requires(sizeof...(Us) == sizeof...(Ts))
+  alternatives(Us&&... ts) : held_{&ts...} {  // NOLINT: implicit, as CTAD builds it
+    static_assert((std::is_lvalue_reference_v<Us> && ...),
+                  "loom::alternatives holds references: pass tensors that outlive it, not "
+                  "temporaries");
+    check_shapes(std::make_index_sequence<sizeof...(Ts)>{});
   }
 
-  /// Pointwise op whose fill annihilates it: every operand's constraint still holds.
-  static chain_bound_estimator conjunction(std::span<const chain_bound_estimator> args) {
-    chain_bound_estimator out;
-    for (const chain_bound_estimator& a : args) {
-      out.indices_ =
-          detail::index_union(out.indices_, a.indices_, "loom::chain_bound_estimator::conjunction");
-      out.known_ =
-          detail::index_union(out.known_, a.known_, "loom::chain_bound_estimator::conjunction");
-      for (const auto& [key, d] : a.dcs_) out.add_min(key, d);
-    }
-    return out;
+  /// Alternative K.
+  template <std::size_t K> const auto& get() const { return *std::get<K>(held_); }
+  /// The first alternative's name (what `explain` prints).
+  const std::string& name() const { return get<0>().name(); }
+  /// Every alternative is there to read.
+  static constexpr bool available(std::size_t) { return true; }
+  /// The format of alternative k ("csr").
+  static std::string format_name(std::size_t k) {
+    static const std::string names[] = {loom::format_name<typename Ts::format_type>()...};
+    return names[k];
   }
-  /// Pointwise op whose fill does not annihilate it: degrees add up over the operands.
-  static chain_bound_estimator disjunction(std::span<const chain_bound_estimator> args) {
-    chain_bound_estimator out;
-    for (const chain_bound_estimator& a : args) {
-      out.indices_ =
-          detail::index_union(out.indices_, a.indices_, "loom::chain_bound_estimator::disjunction");
-      out.known_ =
-          detail::index_union(out.known_, a.known_, "loom::chain_bound_estimator::disjunction");
-    }
-    std::vector<std::map<dc_key, double>> extended;
-    for (const chain_bound_estimator& a : args) {
-      const index_set z = detail::index_filter(out.indices_, names_of(a.indices_), false);
-      const std::vector<std::string> zn = names_of(z);
-      const double zs = detail::dense_size(z);
-      std::map<dc_key, double> e;
-      auto put = [&](const dc_key& k, double d) {
-        auto [it, inserted] = e.try_emplace(k, d);
-        if (!inserted) it->second = std::min(it->second, d);
-      };
-      for (const auto& [key, d] : a.dcs_) {
-        put(key, d);
-        if (!z.empty()) put(key_of(key.first, set_union(key.second, zn)), d * zs);
-      }
-      extended.push_back(std::move(e));
-    }
-    if (!extended.empty()) {
-      for (const auto& [key, d0] : extended.front()) {
-        double sum = d0;
-        bool everywhere = true;
-        for (std::size_t k = 1; k < extended.size() && everywhere; ++k) {
-          auto it = extended[k].find(key);
-          if (it == extended[k].end())
-            everywhere = false;
-          else
-            sum += it->second;
-        }
-        if (everywhere) out.dcs_[key] = std::min(sum, out.size_of(key.second));
-      }
-    }
-    return out;
-  }
-  /// Aggregate over the named indices: the index set shrinks and every constraint is kept.
-  chain_bound_estimator aggregate(const std::vector<std::string>& names) const {
-    chain_bound_estimator out = *this;
-    out.indices_ = detail::index_filter(indices_, names, false);
-    return out;
-  }
+  std::int64_t extent(std::size_t mode) const { return get<0>().extent(mode); }
 
-  /// Upper bound on the number of non-fill entries.
-  double estimate() const { return estimate_given({}); }
-  /// Upper bound on the number of non-fill entries per fixed value of the `given` indices.
-  double estimate_given(const std::vector<std::string>& given) const {
-    const std::vector<std::string> target = sorted(names_of(indices_));
-    const std::vector<std::string> w = sorted(given);
-    const double cap = detail::dense_size(detail::index_filter(indices_, given, false));
-    if (target.empty()) return 1;
-    constexpr double inf = std::numeric_limits<double>::infinity();
-    std::map<std::vector<std::string>, double> best{{{}, 1.0}, {w, 1.0}};
-    std::vector<std::vector<std::string>> frontier{{}, w};
-    auto weight = [&](const std::vector<std::string>& s) {
-      auto it = best.find(s);
-      return it == best.end() ? inf : it->second;
-    };
-    while (!frontier.empty()) {
-      std::vector<std::vector<std::string>> next;
-      for (const std::vector<std::string>& x : frontier) {
-        const double wx = best[x];
-        for (const auto& [key, d] : dcs_) {
-          if (!includes(x, key.first) || includes(x, key.second)) continue;  // no progress
-          std::vector<std::string> y = set_union(x, key.second);
-          const double wy = wx * d;
-          if (wy < std::min(weight(y), weight(target))) {
-            best[y] = wy;
-            next.push_back(std::move(y));
-          }
-        }
-      }
-      frontier = std::move(next);
-    }
-    double result = cap;
-    for (const auto& [x, wx] : best)
-      if (includes(x, target)) result = std::min(result, wx);
-    return result;
-  }
-  const index_set& indices() const { return indices_; }
-  /// Every constraint (sorted names, one per (X, Y), the tightest kept).
-  std::vector<degree_constraint> constraints() const {
-    std::vector<degree_constraint> out;
-    for (const auto& [key, d] : dcs_) out.push_back({key.first, key.second, d});
-    return out;
+  /// `A2(i, j)`: an access to use in index notation; the kernel reads one alternative.
+  template <index_variable... Is>
+    requires(sizeof...(Is) == order)
+  auto operator()(Is...) const {
+    return expr::access<const alternatives, std::remove_cvref_t<Is>...>{this};
   }
 
  private:
-  using dc_key = std::pair<std::vector<std::string>, std::vector<std::string>>;
-
-  chain_bound_estimator() = default;
-
-  static std::vector<std::string> sorted(std::vector<std::string> v) {
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-    return v;
+  template <std::size_t... Ks> void check_shapes(std::index_sequence<Ks...>) const {
+    (..., [&] {
+      for (std::size_t m = 0; m < order; ++m)
+        if (get<Ks>().extent(m) != get<0>().extent(m))
+          throw shape_error(
+              "loom::alternatives: alternative " + std::to_string(Ks) +
+              (get<Ks>().name().empty() ? "" : " (" + get<Ks>().name() + ")") + " has extent " +
+              std::to_string(get<Ks>().extent(m)) + " in mode " + std::to_string(m) +
+              ", alternative 0" + (name().empty() ? "" : " (" + name() + ")") + " has " +
+              std::to_string(get<0>().extent(m)) + "; every alternative holds the same tensor");
+    }());
   }
-  static std::vector<std::string> set_union(const std::vector<std::string>& a,
-                                            const std::vector<std::string>& b) {
-    std::vector<std::string> out;
-    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
-    return out;
-  }
-  static bool includes(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-    return std::includes(a.begin(), a.end(), b.begin(), b.end());
-  }
-  static std::vector<std::string> names_of(const index_set& s) {
-    std::vector<std::string> out;
-    for (const index_extent& x : s) out.push_back(x.name);
-    return out;
-  }
-  /// (sorted X, sorted Y \ X)
-  static dc_key key_of(std::vector<std::string> x, std::vector<std::string> y) {
-    x = sorted(std::move(x));
-    y = sorted(std::move(y));
-    std::vector<std::string> y_minus_x;
-    std::set_difference(y.begin(), y.end(), x.begin(), x.end(), std::back_inserter(y_minus_x));
-    return {std::move(x), std::move(y_minus_x)};
-  }
-  double size_of(const std::vector<std::string>& names) const {
-    return detail::dense_size(detail::index_filter(known_, names, true));
-  }
-  void add_min(const dc_key& key, double d) {
-    auto [it, inserted] = dcs_.try_emplace(key, d);
-    if (!inserted) it->second = std::min(it->second, d);
-  }
-  static index_set named(const statistics& s, const std::vector<std::string>& names) {
-    if (names.size() != s.shape.size())
-      throw shape_error("loom::chain_bound_estimator: " + std::to_string(names.size()) +
-                        " index names for a tensor of order " + std::to_string(s.shape.size()));
-    index_set out;
-    for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
-    return out;
-  }
-  static std::vector<degree_constraint> constraints_of(const statistics& s,
-                                                       const std::vector<std::string>& names) {
-    std::vector<degree_constraint> dcs;
-    if (names.size() != s.shape.size()) return dcs;  // `named` throws first
-    if (names.size() == 1) {
-      dcs.push_back({{}, names, static_cast<double>(s.distinct[0])});
-      return dcs;
-    }
-    for (std::size_t m = 0; m < names.size(); ++m) {
-      std::vector<std::string> rest;
-      for (std::size_t o = 0; o < names.size(); ++o)
-        if (o != m) rest.push_back(names[o]);
-      dcs.push_back({{}, {names[m]}, static_cast<double>(s.distinct[m])});
-      dcs.push_back({{names[m]}, rest, static_cast<double>(s.max_degree[m])});
-    }
-    if (!names.empty()) dcs.push_back({{}, names, static_cast<double>(s.nnz)});
-    return dcs;
-  }
-
-  index_set indices_;
-  index_set known_;  // indices_ plus aggregated ones still named by constraints
-  std::map<dc_key, double> dcs_;
+  std::tuple<const Ts*...> held_;
 };
+
+template <class... Us> alternatives(Us&&...) -> alternatives<std::remove_cvref_t<Us>...>;
+
+/// Whether T is a loom::alternatives.
+template <class T> inline constexpr bool is_alternatives_v = false;
+template <class... Ts> inline constexpr bool is_alternatives_v<alternatives<Ts...>> = true;
+template <class... Ts> inline constexpr bool is_alternatives_v<const alternatives<Ts...>> = true;
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
-// ---- end <loom/optimize/chain_bound_estimator.hpp>
-// ---- begin <loom/optimize/statistics_cache.hpp>
-// Defines loom::statistics_cache: statistics per tensor, redone when storage changes (optimize/).
+#endif  // LOOM_FORMAT_ALTERNATIVES_HPP
+// ---- end <loom/format/alternatives.hpp>
+// ---- begin <loom/format/auto_tensor.hpp>
+// Defines loom::auto_tensor: an output whose format each assignment chooses from the estimated
+// fill (Galley's output formats: dense, bitmap, hashed or sorted), readable afterwards as an
+// operand in whichever format it holds (format/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
-#define LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
+#ifndef LOOM_FORMAT_AUTO_TENSOR_HPP
+#define LOOM_FORMAT_AUTO_TENSOR_HPP
 
 // ---- begin <loom/format/tensor.hpp>
 // Defines loom::basic_tensor, loom::tensor and loom::view: level arrays plus values (format/).
@@ -3627,6 +3214,625 @@ tensor<T, To> convert(const basic_tensor<T, From, Owning>& from) {
 
 #endif  // LOOM_FORMAT_TENSOR_HPP
 // ---- end <loom/format/tensor.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+namespace loom {
+
+/// The formats an auto_tensor may hold, in Galley's order of fill (notes 001 §4.3).
+enum class auto_format { sorted, hashed, bitmap, dense };
+
+/// "sorted", "hashed", "bitmap", "dense".
+inline const char* auto_format_name(auto_format f) {
+  switch (f) {
+    case auto_format::sorted:
+      return "sorted";
+    case auto_format::hashed:
+      return "hashed";
+    case auto_format::bitmap:
+      return "bitmap";
+    case auto_format::dense:
+      return "dense";
+  }
+  return "?";
+}
+
+/// A vector (N = 1) or matrix (N = 2) whose format is chosen by each assignment into it
+/// (`C(i, j) = e`): dense above 50% estimated fill, a bitmap (values in a dense array and a bit
+/// per cell, Galley's bytemap) above 5%, otherwise sorted (sparse_vector, csr) when the kernel
+/// writes it in order and hashed (located in O(1)) when it writes out of order. `explain` says
+/// why; `reason()` keeps the last assignment's. `+=` keeps the format held. As an operand,
+/// `C(i, j)` reads the format it holds now (every format's kernel is compiled).
+template <class T, std::size_t N> class auto_tensor {
+  static_assert(N == 1 || N == 2, "loom::auto_tensor: order 1 or 2 (a vector or a matrix)");
+
+ public:
+  using value_type = T;
+  static constexpr std::size_t order = N;
+  using sorted_type = tensor<T, std::conditional_t<N == 1, sparse_vector, csr>>;
+  using hashed_type = tensor<T, std::conditional_t<N == 1, format<hashed>, format<dense, hashed>>>;
+  using bitmap_type = tensor<T, std::conditional_t<N == 1, format<bitmap>, format<dense, bitmap>>>;
+  using dense_type = tensor<T, dense_n<N>>;
+  /// indexed by auto_format
+  using held_types = std::tuple<sorted_type, hashed_type, bitmap_type, dense_type>;
+  static constexpr std::size_t count = 4;
+  /// For the expression's static traits; a kernel reads the format held.
+  using format_type = typename sorted_type::format_type;
+  using shape_type = std::array<std::int64_t, N>;
+
+  /// Empty, sorted, of the given shape.
+  explicit auto_tensor(const shape_type& shape) : held_(std::in_place_index<0>, shape) {}
+
+  /// The format held now.
+  auto_format held_format() const { return static_cast<auto_format>(held_.index()); }
+  /// Why the last assignment chose it (empty before the first).
+  const std::string& reason() const { return reason_; }
+  std::int64_t nnz() const {
+    return std::visit([](const auto& t) { return t.nnz(); }, held_);
+  }
+  std::int64_t extent(std::size_t mode) const {
+    return std::visit([&](const auto& t) { return t.extent(mode); }, held_);
+  }
+  shape_type shape() const {
+    return std::visit([](const auto& t) { return shape_type(t.shape()); }, held_);
+  }
+  /// The value at `coords` (zero where nothing is stored).
+  template <class... Cs>
+    requires(sizeof...(Cs) == N)
+  T at(Cs... coords) const {
+    return std::visit([&](const auto& t) { return t.at(coords...); }, held_);
+  }
+  /// `f(tensor)` on the tensor held, in its own type.
+  template <class F> decltype(auto) visit(F&& f) const { return std::visit(f, held_); }
+  const std::string& name() const { return name_; }
+  void set_name(std::string n) {
+    name_ = std::move(n);
+    std::visit([&](auto& t) { t.set_name(name_); }, held_);
+  }
+
+  // The alternatives protocol (exec/alternatives.hpp): the format held is the one to read.
+  bool available(std::size_t k) const { return held_.index() == k; }
+  static std::string format_name(std::size_t k) {
+    static const std::string names[] = {loom::format_name<typename sorted_type::format_type>(),
+                                        loom::format_name<typename hashed_type::format_type>(),
+                                        loom::format_name<typename bitmap_type::format_type>(),
+                                        loom::format_name<typename dense_type::format_type>()};
+    return names[k];
+  }
+  template <std::size_t K> const auto& get() const { return std::get<K>(held_); }
+
+  /// The tensor of format F, made (empty, keeping the shape and name) unless held already; the
+  /// driver writes into it.
+  template <auto_format F> auto& hold() {
+    constexpr auto k = static_cast<std::size_t>(F);
+    if (held_.index() != k) {
+      const shape_type s = shape();
+      held_.template emplace<k>(s);
+      std::get<k>(held_).set_name(name_);
+    }
+    return std::get<k>(held_);
+  }
+  void set_reason(std::string why) { reason_ = std::move(why); }
+
+  /// `C(i, j)`: as an output, the assignment chooses the format; as an operand, the format held.
+  template <index_variable... Is>
+    requires(sizeof...(Is) == N)
+  auto operator()(Is...) {
+    return expr::access<auto_tensor, std::remove_cvref_t<Is>...>{this};
+  }
+  template <index_variable... Is>
+    requires(sizeof...(Is) == N)
+  auto operator()(Is...) const {
+    return expr::access<const auto_tensor, std::remove_cvref_t<Is>...>{this};
+  }
+
+ private:
+  std::variant<sorted_type, hashed_type, bitmap_type, dense_type> held_;
+  std::string name_, reason_;
+};
+
+template <class T> inline constexpr bool is_auto_tensor_v = false;
+template <class T, std::size_t N> inline constexpr bool is_auto_tensor_v<auto_tensor<T, N>> = true;
+template <class T, std::size_t N>
+inline constexpr bool is_auto_tensor_v<const auto_tensor<T, N>> = true;
+/// An auto_tensor read as an operand: one variant per format, the one held runs.
+template <class T, std::size_t N> inline constexpr bool is_alternatives_v<auto_tensor<T, N>> = true;
+
+}  // namespace loom
+
+#endif  // LOOM_FORMAT_AUTO_TENSOR_HPP
+// ---- end <loom/format/auto_tensor.hpp>
+// ---- begin <loom/optimize/output_format_choice.hpp>
+// Defines loom::optimize::choose_output_format: the format of a loom::auto_tensor output from
+// its estimated entries and whether the kernel writes it in order (Galley's output formats,
+// notes 001 §4.3) (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_OUTPUT_FORMAT_CHOICE_HPP
+#define LOOM_OPTIMIZE_OUTPUT_FORMAT_CHOICE_HPP
+
+
+#include <cstdio>
+#include <string>
+
+namespace loom::optimize {
+
+/// Galley's cut-offs on the estimated fill of the output (notes 001 §4.3, T14).
+inline constexpr double dense_fill = 0.5, bitmap_fill = 0.05;
+
+/// An output format and why.
+struct output_format_choice {
+  auto_format format = auto_format::sorted;
+  double entries = 0;  // estimated
+  double cells = 0;    // the product of the extents
+  bool in_order = true;
+
+  double fill() const { return cells > 0 ? entries / cells : 0; }
+  /// "bitmap: estimated 1.2e+05 entries in 1e+06 cells (12% full; dense above 50%, bitmap
+  /// above 5%)".
+  std::string describe() const {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "estimated %.3g entries in %.3g cells (%.3g%% full; ", entries,
+                  cells, 100 * fill());
+    std::string why =
+        std::string(auto_format_name(format)) + ": " + buf + "dense above 50%, bitmap above 5%";
+    if (format == auto_format::sorted) why += ", else sorted where the kernel writes in order";
+    if (format == auto_format::hashed)
+      why += ", else hashed where the kernel writes out of order, as here";
+    return why + ")";
+  }
+};
+
+/// The format for `entries` estimated entries among `cells`, written in order or not.
+inline output_format_choice choose_output_format(double entries, double cells, bool in_order) {
+  output_format_choice c{auto_format::sorted, entries, cells, in_order};
+  const double f = c.fill();
+  c.format = f > dense_fill    ? auto_format::dense
+             : f > bitmap_fill ? auto_format::bitmap
+             : in_order        ? auto_format::sorted
+                               : auto_format::hashed;
+  return c;
+}
+
+}  // namespace loom::optimize
+
+#endif  // LOOM_OPTIMIZE_OUTPUT_FORMAT_CHOICE_HPP
+// ---- end <loom/optimize/output_format_choice.hpp>
+// ---- begin <loom/optimize/plan_choice.hpp>
+// Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
+// cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
+// LOOM_DEBUG_PLAN (environment) log (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+#define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+
+// ---- begin <loom/optimize/chain_bound_estimator.hpp>
+// Defines loom::chain_bound_estimator, the degree-constraint bound (optimize/, notes 001 §5.4).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
+#define LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
+
+// ---- begin <loom/optimize/degree_constraint.hpp>
+// Defines loom::degree_constraint, one DC(X, Y, d) bound of the chain-bound estimator (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
+#define LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
+
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// `DC(X, Y, d)`: for any fixed value of the indices `given` (X), at most `degree` (d) distinct
+/// values of the indices `bound` (Y) occur among the non-fill entries (notes 001 §5.4).
+/// For a matrix `A[i,j]`: `{{"i"}, {"j"}, max row degree}`, `{{}, {"i", "j"}, nnz}`.
+struct degree_constraint {
+  std::vector<std::string> given;
+  std::vector<std::string> bound;
+  double degree = 0;
+  friend bool operator==(const degree_constraint&, const degree_constraint&) = default;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
+// ---- end <loom/optimize/degree_constraint.hpp>
+// ---- begin <loom/optimize/index_extent.hpp>
+// Defines loom::index_extent and loom::index_set, runtime index names with extents (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_INDEX_EXTENT_HPP
+#define LOOM_OPTIMIZE_INDEX_EXTENT_HPP
+
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// One named index of an estimate and its extent (`{"i", 1000}`).
+struct index_extent {
+  std::string name;
+  std::int64_t extent = 0;
+  friend bool operator==(const index_extent&, const index_extent&) = default;
+};
+
+/// The indices a sparsity estimate ranges over, in first-appearance order; names are unique.
+using index_set = std::vector<index_extent>;
+
+namespace detail {
+
+inline bool has_index(const index_set& s, const std::string& name) {
+  return std::any_of(s.begin(), s.end(), [&](const index_extent& x) { return x.name == name; });
+}
+
+inline double dense_size(const index_set& s) {
+  double p = 1;
+  for (const index_extent& x : s) p *= static_cast<double>(x.extent);
+  return p;
+}
+
+/// Throws `shape_error` on a repeated name or a negative extent.
+inline void check_index_set(const index_set& s, const char* who) {
+  for (std::size_t a = 0; a < s.size(); ++a) {
+    if (s[a].extent < 0)
+      throw shape_error(std::string(who) + ": index '" + s[a].name + "' has negative extent");
+    for (std::size_t b = a + 1; b < s.size(); ++b)
+      if (s[a].name == s[b].name)
+        throw shape_error(std::string(who) + ": index '" + s[a].name +
+                          "' appears twice; give every mode its own index name");
+  }
+}
+
+/// `a` followed by the indices of `b` not in `a`; throws `shape_error` when a shared name has
+/// different extents.
+inline index_set index_union(const index_set& a, const index_set& b, const char* who) {
+  index_set out = a;
+  for (const index_extent& x : b) {
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const index_extent& y) { return y.name == x.name; });
+    if (it == out.end()) {
+      out.push_back(x);
+    } else if (it->extent != x.extent) {
+      throw shape_error(std::string(who) + ": index '" + x.name + "' has extent " +
+                        std::to_string(it->extent) + " in one operand and " +
+                        std::to_string(x.extent) + " in another; use one extent per index name");
+    }
+  }
+  return out;
+}
+
+/// The indices of `s` named in `names` (`keep = true`) or not named there (`keep = false`).
+inline index_set index_filter(const index_set& s, const std::vector<std::string>& names,
+                              bool keep) {
+  index_set out;
+  for (const index_extent& x : s)
+    if ((std::find(names.begin(), names.end(), x.name) != names.end()) == keep) out.push_back(x);
+  return out;
+}
+
+}  // namespace detail
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_INDEX_EXTENT_HPP
+// ---- end <loom/optimize/index_extent.hpp>
+// ---- begin <loom/optimize/statistics.hpp>
+// Defines loom::statistics, the per-tensor summary the runtime optimizer reads (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_STATISTICS_HPP
+#define LOOM_OPTIMIZE_STATISTICS_HPP
+
+#include <cstdint>
+#include <vector>
+
+namespace loom {
+
+/// What the optimizer knows about one tensor: a plain value, gathered by
+/// `loom::gather_statistics` and never updated in place (a changed tensor needs new statistics;
+/// `loom::statistics_cache` recomputes them when the tensor's storage signature changes).
+///
+/// Counts are *structural*: every stored entry counts, explicit zeros included (so a dense
+/// tensor has `nnz == product of extents`). Vectors indexed by *mode* use logical mode order;
+/// `nonempty_fibers` is indexed by *level* (storage order).
+struct statistics {
+  /// Extents, in logical mode order.
+  std::vector<std::int64_t> shape;
+  /// Number of stored entries.
+  std::int64_t nnz = 0;
+  /// `nonempty_fibers[k]`: distinct coordinate prefixes (levels 0..k, storage order) holding at
+  /// least one stored entry. `nonempty_fibers[0]` counts the non-empty top-level slices; the last
+  /// entry counts distinct stored coordinates (below `nnz` only with duplicate coordinates).
+  std::vector<std::int64_t> nonempty_fibers;
+  /// `distinct[m]`: number of coordinates of mode m that appear in at least one stored entry.
+  std::vector<std::int64_t> distinct;
+  /// `max_degree[m]`: largest number of stored entries sharing one coordinate of mode m
+  /// (for a matrix, mode 0 gives the largest row and mode 1 the largest column).
+  std::vector<std::int64_t> max_degree;
+  /// `mean_degree[m]`: `nnz / distinct[m]`, the mean over the coordinates that occur (0 if none).
+  std::vector<double> mean_degree;
+
+  /// Number of modes.
+  std::size_t order() const { return shape.size(); }
+  /// Product of the extents, as a double (it may exceed int64 for large sparse tensors).
+  double dense_size() const {
+    double s = 1;
+    for (std::int64_t e : shape) s *= static_cast<double>(e);
+    return s;
+  }
+  /// `nnz / dense_size()` (0 for an empty shape).
+  double density() const {
+    const double s = dense_size();
+    return s > 0 ? static_cast<double>(nnz) / s : 0.0;
+  }
+  /// For a matrix: the largest number of stored entries in one row (mode 0).
+  std::int64_t max_row_degree() const { return max_degree.empty() ? 0 : max_degree[0]; }
+  /// For a matrix: the largest number of stored entries in one column (mode 1).
+  std::int64_t max_column_degree() const { return max_degree.size() < 2 ? 0 : max_degree[1]; }
+
+  friend bool operator==(const statistics&, const statistics&) = default;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_STATISTICS_HPP
+// ---- end <loom/optimize/statistics.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <map>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom {
+
+/// Sparsity as a set of degree constraints, estimated with the chain bound (Galley's default
+/// "DCStats"; notes 001 §5.4). Every estimate is an upper bound on the number of structurally
+/// possible non-fills (cancellation ignored):
+/// - constructor: `(∅,{x}, distinct x)` and `({x}, others, max degree of x)` per mode, plus
+///   `(∅, all, nnz)`; a vector keeps `(∅,{i}, distinct i)`;
+/// - conjunction: union of the operands' DCs, keeping the minimum per (X, Y);
+/// - disjunction: extend each operand's DCs to the output indices Z it lacks,
+///   `(X, Y ∪ Z, d * |Z|)`; keep the (X, Y) present in every operand, summed; cap at `|Y|`;
+/// - aggregate: keep every DC, shrink the index set (the estimate takes the minimum over
+///   supersets of the target, which is sound because projection never adds tuples);
+/// - estimate: the cheapest product of degrees along a path of DCs from ∅ to a superset of the
+///   index set (breadth-first search), capped at the product of extents.
+///
+/// Index names must be unique across an expression: an aggregated index keeps its DCs, so
+/// reusing its name for a different index afterwards would mix two indices (rename first, as
+/// Galley's `unique_indices` pass does). Tensors of order >= 5 get the single-mode DCs only (Galley
+/// enumerates every subset there); the bound stays sound, only looser.
+class chain_bound_estimator {
+ public:
+  /// An estimate from explicit constraints over `indices`; the names in `dcs` may also include
+  /// indices outside `indices` if their extents appear in `extra_extents`.
+  chain_bound_estimator(index_set indices, std::vector<degree_constraint> dcs,
+                        index_set extra_extents = {})
+      : indices_(std::move(indices)) {
+    detail::check_index_set(indices_, "loom::chain_bound_estimator");
+    known_ = detail::index_union(indices_, extra_extents, "loom::chain_bound_estimator");
+    for (degree_constraint& dc : dcs) {
+      for (const std::vector<std::string>* side : {&dc.given, &dc.bound})
+        for (const std::string& n : *side)
+          if (!detail::has_index(known_, n))
+            throw shape_error("loom::chain_bound_estimator: a degree constraint names index '" + n +
+                              "', which has no extent; add it to the index set");
+      add_min(key_of(dc.given, dc.bound), dc.degree);
+    }
+  }
+  /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
+  chain_bound_estimator(const statistics& s, const std::vector<std::string>& names)
+      : chain_bound_estimator(named(s, names), constraints_of(s, names)) {}
+
+  /// A tensor with no fill entry over `indices` (used to broadcast).
+  static chain_bound_estimator full(index_set indices) {
+    std::vector<degree_constraint> dcs;
+    std::vector<std::string> all;
+    for (const index_extent& x : indices) all.push_back(x.name);
+    dcs.push_back({{}, all, detail::dense_size(indices)});
+    for (const index_extent& x : indices) {
+      dcs.push_back({{}, {x.name}, static_cast<double>(x.extent)});
+      index_set rest = detail::index_filter(indices, {x.name}, false);
+      if (!rest.empty()) dcs.push_back({{x.name}, names_of(rest), detail::dense_size(rest)});
+    }
+    return chain_bound_estimator(std::move(indices), std::move(dcs));
+  }
+
+  /// Pointwise op whose fill annihilates it: every operand's constraint still holds.
+  static chain_bound_estimator conjunction(std::span<const chain_bound_estimator> args) {
+    chain_bound_estimator out;
+    for (const chain_bound_estimator& a : args) {
+      out.indices_ =
+          detail::index_union(out.indices_, a.indices_, "loom::chain_bound_estimator::conjunction");
+      out.known_ =
+          detail::index_union(out.known_, a.known_, "loom::chain_bound_estimator::conjunction");
+      for (const auto& [key, d] : a.dcs_) out.add_min(key, d);
+    }
+    return out;
+  }
+  /// Pointwise op whose fill does not annihilate it: degrees add up over the operands.
+  static chain_bound_estimator disjunction(std::span<const chain_bound_estimator> args) {
+    chain_bound_estimator out;
+    for (const chain_bound_estimator& a : args) {
+      out.indices_ =
+          detail::index_union(out.indices_, a.indices_, "loom::chain_bound_estimator::disjunction");
+      out.known_ =
+          detail::index_union(out.known_, a.known_, "loom::chain_bound_estimator::disjunction");
+    }
+    std::vector<std::map<dc_key, double>> extended;
+    for (const chain_bound_estimator& a : args) {
+      const index_set z = detail::index_filter(out.indices_, names_of(a.indices_), false);
+      const std::vector<std::string> zn = names_of(z);
+      const double zs = detail::dense_size(z);
+      std::map<dc_key, double> e;
+      auto put = [&](const dc_key& k, double d) {
+        auto [it, inserted] = e.try_emplace(k, d);
+        if (!inserted) it->second = std::min(it->second, d);
+      };
+      for (const auto& [key, d] : a.dcs_) {
+        put(key, d);
+        if (!z.empty()) put(key_of(key.first, set_union(key.second, zn)), d * zs);
+      }
+      extended.push_back(std::move(e));
+    }
+    if (!extended.empty()) {
+      for (const auto& [key, d0] : extended.front()) {
+        double sum = d0;
+        bool everywhere = true;
+        for (std::size_t k = 1; k < extended.size() && everywhere; ++k) {
+          auto it = extended[k].find(key);
+          if (it == extended[k].end())
+            everywhere = false;
+          else
+            sum += it->second;
+        }
+        if (everywhere) out.dcs_[key] = std::min(sum, out.size_of(key.second));
+      }
+    }
+    return out;
+  }
+  /// Aggregate over the named indices: the index set shrinks and every constraint is kept.
+  chain_bound_estimator aggregate(const std::vector<std::string>& names) const {
+    chain_bound_estimator out = *this;
+    out.indices_ = detail::index_filter(indices_, names, false);
+    return out;
+  }
+
+  /// Upper bound on the number of non-fill entries.
+  double estimate() const { return estimate_given({}); }
+  /// Upper bound on the number of non-fill entries per fixed value of the `given` indices.
+  double estimate_given(const std::vector<std::string>& given) const {
+    const std::vector<std::string> target = sorted(names_of(indices_));
+    const std::vector<std::string> w = sorted(given);
+    const double cap = detail::dense_size(detail::index_filter(indices_, given, false));
+    if (target.empty()) return 1;
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    std::map<std::vector<std::string>, double> best{{{}, 1.0}, {w, 1.0}};
+    std::vector<std::vector<std::string>> frontier{{}, w};
+    auto weight = [&](const std::vector<std::string>& s) {
+      auto it = best.find(s);
+      return it == best.end() ? inf : it->second;
+    };
+    while (!frontier.empty()) {
+      std::vector<std::vector<std::string>> next;
+      for (const std::vector<std::string>& x : frontier) {
+        const double wx = best[x];
+        for (const auto& [key, d] : dcs_) {
+          if (!includes(x, key.first) || includes(x, key.second)) continue;  // no progress
+          std::vector<std::string> y = set_union(x, key.second);
+          const double wy = wx * d;
+          if (wy < std::min(weight(y), weight(target))) {
+            best[y] = wy;
+            next.push_back(std::move(y));
+          }
+        }
+      }
+      frontier = std::move(next);
+    }
+    double result = cap;
+    for (const auto& [x, wx] : best)
+      if (includes(x, target)) result = std::min(result, wx);
+    return result;
+  }
+  const index_set& indices() const { return indices_; }
+  /// Every constraint (sorted names, one per (X, Y), the tightest kept).
+  std::vector<degree_constraint> constraints() const {
+    std::vector<degree_constraint> out;
+    for (const auto& [key, d] : dcs_) out.push_back({key.first, key.second, d});
+    return out;
+  }
+
+ private:
+  using dc_key = std::pair<std::vector<std::string>, std::vector<std::string>>;
+
+  chain_bound_estimator() = default;
+
+  static std::vector<std::string> sorted(std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  }
+  static std::vector<std::string> set_union(const std::vector<std::string>& a,
+                                            const std::vector<std::string>& b) {
+    std::vector<std::string> out;
+    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+    return out;
+  }
+  static bool includes(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    return std::includes(a.begin(), a.end(), b.begin(), b.end());
+  }
+  static std::vector<std::string> names_of(const index_set& s) {
+    std::vector<std::string> out;
+    for (const index_extent& x : s) out.push_back(x.name);
+    return out;
+  }
+  /// (sorted X, sorted Y \ X)
+  static dc_key key_of(std::vector<std::string> x, std::vector<std::string> y) {
+    x = sorted(std::move(x));
+    y = sorted(std::move(y));
+    std::vector<std::string> y_minus_x;
+    std::set_difference(y.begin(), y.end(), x.begin(), x.end(), std::back_inserter(y_minus_x));
+    return {std::move(x), std::move(y_minus_x)};
+  }
+  double size_of(const std::vector<std::string>& names) const {
+    return detail::dense_size(detail::index_filter(known_, names, true));
+  }
+  void add_min(const dc_key& key, double d) {
+    auto [it, inserted] = dcs_.try_emplace(key, d);
+    if (!inserted) it->second = std::min(it->second, d);
+  }
+  static index_set named(const statistics& s, const std::vector<std::string>& names) {
+    if (names.size() != s.shape.size())
+      throw shape_error("loom::chain_bound_estimator: " + std::to_string(names.size()) +
+                        " index names for a tensor of order " + std::to_string(s.shape.size()));
+    index_set out;
+    for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
+    return out;
+  }
+  static std::vector<degree_constraint> constraints_of(const statistics& s,
+                                                       const std::vector<std::string>& names) {
+    std::vector<degree_constraint> dcs;
+    if (names.size() != s.shape.size()) return dcs;  // `named` throws first
+    if (names.size() == 1) {
+      dcs.push_back({{}, names, static_cast<double>(s.distinct[0])});
+      return dcs;
+    }
+    for (std::size_t m = 0; m < names.size(); ++m) {
+      std::vector<std::string> rest;
+      for (std::size_t o = 0; o < names.size(); ++o)
+        if (o != m) rest.push_back(names[o]);
+      dcs.push_back({{}, {names[m]}, static_cast<double>(s.distinct[m])});
+      dcs.push_back({{names[m]}, rest, static_cast<double>(s.max_degree[m])});
+    }
+    if (!names.empty()) dcs.push_back({{}, names, static_cast<double>(s.nnz)});
+    return dcs;
+  }
+
+  index_set indices_;
+  index_set known_;  // indices_ plus aggregated ones still named by constraints
+  std::map<dc_key, double> dcs_;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
+// ---- end <loom/optimize/chain_bound_estimator.hpp>
+// ---- begin <loom/optimize/statistics_cache.hpp>
+// Defines loom::statistics_cache: statistics per tensor, redone when storage changes (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
+#define LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
+
 // ---- begin <loom/optimize/gather_statistics.hpp>
 // Defines loom::gather_statistics: loom::statistics of a tensor, read from its level arrays where
 // the format allows and by one pass over its entries otherwise (optimize/).
@@ -5956,6 +6162,7 @@ template <class E> constexpr auto for_kernel(const E& e) {
 #include <cstdint>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -6058,43 +6265,65 @@ template <class E> constexpr std::size_t variant_count() {
            variant_count<decltype(replace_first<0>(std::declval<const E&>()))>();
 }
 
-/// Calls `f(variant, number)` for every variant of `e` (the expression reading one format of each
-/// loom::alternatives), numbered from 0, the first alternatives read varying slowest.
-template <class E, class F> void for_each_variant(const E& e, F& f, std::size_t& number) {
+/// Variant N of `e`: its alternatives read, left to right, each replaced by one of its tensors,
+/// the first varying slowest (N = d0 * (variants of the rest) + ...).
+template <std::size_t N, class E> auto build_variant(const E& e) {
   if constexpr (!has_alternatives_v<E>) {
-    f(e, number++);
+    static_assert(N == 0);
+    return e;
   } else {
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<first_holder<E>::count>>(
-        [&](auto k) { for_each_variant(replace_first<decltype(k)::value>(e), f, number); });
+    constexpr std::size_t rest =
+        variant_count<decltype(replace_first<0>(std::declval<const E&>()))>();
+    return build_variant<N % rest>(replace_first<N / rest>(e));
   }
 }
 
-/// "A2 as csr, B2 as csc" for every variant of `e`, in for_each_variant's order.
-template <class E>
-void variant_labels(const E& e, std::vector<std::string>& out, const std::string& prefix = {}) {
-  if constexpr (!has_alternatives_v<E>) {
-    out.push_back(prefix);
-  } else {
-    std::string name;
-    expr::for_each_access(
-        e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t ordinal) {
-          if constexpr (is_alternatives_v<std::remove_const_t<T>>)
-            if (name.empty())
-              name = a.tensor->name().empty() ? "T" + std::to_string(ordinal) : a.tensor->name();
-        });
-    using holder = first_holder<E>;
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<holder::count>>([&](auto k) {
-      using held = std::tuple_element_t<decltype(k)::value, typename holder::held_types>;
-      variant_labels(replace_first<decltype(k)::value>(e), out,
-                     prefix + (prefix.empty() ? "" : ", ") + name + " as " +
-                         format_name<typename held::format_type>());
-    });
-  }
+/// Calls `f(holder, digit)` for each alternatives read by `e`, left to right, with the tensor
+/// variant `number` reads from it.
+template <class E, class F> void for_each_digit(const E& e, std::size_t number, F&& f) {
+  std::size_t rest = variant_count<E>();
+  expr::for_each_access(e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
+    if constexpr (is_alternatives_v<std::remove_const_t<T>>) {
+      rest /= std::remove_const_t<T>::count;
+      f(*a.tensor, number / rest);
+      number %= rest;
+    }
+  });
+}
+
+/// Whether every tensor variant `number` reads is there (an auto_tensor holds one of its formats).
+template <class E> bool variant_available(const E& e, std::size_t number) {
+  bool ok = true;
+  for_each_digit(e, number,
+                 [&](const auto& holder, std::size_t k) { ok = ok && holder.available(k); });
+  return ok;
+}
+
+/// "A2 as csr, B2 as csc": what variant `number` reads.
+template <class E> std::string variant_label(const E& e, std::size_t number) {
+  std::string label;
+  std::size_t ordinal = 0;
+  for_each_digit(e, number, [&](const auto& holder, std::size_t k) {
+    label += (label.empty() ? "" : ", ") +
+             (holder.name().empty() ? "T" + std::to_string(ordinal) : holder.name()) + " as " +
+             holder.format_name(k);
+    ++ordinal;
+  });
+  return label;
+}
+
+/// Calls `f(variant, number)` for every variant of `e` that can run (all of them, unless it
+/// reads an auto_tensor, which holds one format at a time).
+template <class E, class F> void for_each_variant(const E& e, F&& f) {
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<variant_count<E>()>>([&](auto n) {
+    if (variant_available(e, decltype(n)::value)) f(build_variant<decltype(n)::value>(e), n);
+  });
 }
 
 struct purpose;  // separates this choice's plan cache from the loop-order choice's
 
-/// Every variant's estimated cost (its cheapest loop order's) and labels, and the cheapest.
+/// Every variant's estimated cost (its cheapest loop order's; infinite when it cannot run) and
+/// label, and the cheapest.
 struct variant_costs {
   std::vector<double> cost;
   std::vector<std::string> label;
@@ -6104,34 +6333,39 @@ struct variant_costs {
 template <class Lhs, class E>
 variant_costs cost_variants(const Lhs& lhs, const E& written, statistics_cache& stats) {
   variant_costs out;
-  variant_labels(written, out.label);
-  auto cost = [&](const auto& v, std::size_t number) {
+  constexpr std::size_t n = variant_count<E>();
+  out.cost.assign(n, std::numeric_limits<double>::infinity());
+  for (std::size_t v = 0; v < n; ++v) out.label.push_back(variant_label(written, v));
+  bool first = true;
+  for_each_variant(written, [&](const auto& v, std::size_t number) {
     using V = std::remove_cvref_t<decltype(v)>;
-    double c = std::numeric_limits<double>::infinity();
     if constexpr (plan::assignment_is_valid<Lhs, V>) {
       const auto rhs = rewrite::for_kernel(v).expr;
       const optimize::plan_choice p = optimize::choose_plan(lhs, rhs, stats);
-      c = p.cost[p.chosen];
+      out.cost[number] = p.cost[p.chosen];
     }
-    out.cost.push_back(c);
-    if (c < out.cost[out.chosen]) out.chosen = number;
-  };
-  std::size_t number = 0;
-  for_each_variant(written, cost, number);
+    if (first || out.cost[number] < out.cost[out.chosen]) out.chosen = number;
+    first = false;
+  });
   return out;
 }
 
-/// The variant to run for `lhs = written`: cached per kernel by the coarse signature of every
-/// variant's operands, else costed from statistics.
+/// The variant to run for `lhs = written`: the only one that can run, else cached per kernel by
+/// the coarse signature of every variant's operands (and which can run), else costed.
 template <class Lhs, class E> std::size_t cached_variant(const Lhs& lhs, const E& written) {
+  constexpr std::size_t n = variant_count<E>();
+  std::size_t available = 0, last = 0;
+  for (std::size_t v = 0; v < n; ++v)
+    if (variant_available(written, v)) ++available, last = v;
+  if (available == 1) return last;
   thread_local std::vector<std::uint8_t> signature, part;  // reused: a hit allocates nothing
   signature.clear();
-  auto sign = [&](const auto& v, std::size_t) {
+  for (std::size_t v = 0; v < n; ++v)
+    signature.push_back(static_cast<std::uint8_t>(variant_available(written, v)));
+  for_each_variant(written, [&](const auto& v, std::size_t) {
     optimize::detail::coarse_signature(v, part);
     signature.insert(signature.end(), part.begin(), part.end());
-  };
-  std::size_t number = 0;
-  for_each_variant(written, sign, number);
+  });
   return optimize::plan_cache<Lhs, E, purpose>::local().find_or(
       signature, [&](statistics_cache& stats) {
         const variant_costs c = cost_variants(lhs, written, stats);
@@ -6142,14 +6376,97 @@ template <class Lhs, class E> std::size_t cached_variant(const Lhs& lhs, const E
       });
 }
 
-/// Runs `run(variant)` for variant `chosen` of `written` (clamped to the last).
+/// Runs `run(variant)` for variant `chosen` of `written` (clamped to the last); throws
+/// shape_error when it reads a format an auto_tensor does not hold now.
 template <class E, class Run> void run_variant(const E& written, std::size_t chosen, Run&& run) {
-  chosen = std::min(chosen, variant_count<E>() - 1);
-  auto pick = [&](const auto& v, std::size_t number) {
-    if (number == chosen) run(v);
-  };
-  std::size_t number = 0;
-  for_each_variant(written, pick, number);
+  constexpr std::size_t n = variant_count<E>();
+  chosen = std::min(chosen, n - 1);
+  if (!variant_available(written, chosen))
+    throw shape_error("loom: variant #" + std::to_string(chosen) + " (" +
+                      variant_label(written, chosen) +
+                      ") reads a format its auto_tensor does not hold now");
+  boost::mp11::mp_with_index<n>(chosen,
+                                [&](auto c) { run(build_variant<decltype(c)::value>(written)); });
+}
+
+template <class Lhs> struct auto_output : std::false_type {};
+template <class OT, class... Os>
+struct auto_output<expr::access<OT, Os...>> : std::bool_constant<is_auto_tensor_v<OT>> {};
+/// Whether Lhs writes a loom::auto_tensor.
+template <class Lhs>
+inline constexpr bool auto_output_v = auto_output<std::remove_cvref_t<Lhs>>::value;
+
+/// The format of `lhs`'s auto_tensor for `rhs` (one runnable variant, rewritten): the estimated
+/// entries of the output (the plan cost model's join estimate, Galley's), and whether the plan a
+/// sorted output would get writes it in order.
+template <class OT, class... Os, class Rhs>
+optimize::output_format_choice estimate_output_format(const expr::access<OT, Os...>& lhs,
+                                                      const Rhs& rhs, statistics_cache& stats) {
+  using auto_t = std::remove_const_t<OT>;
+  using sorted_t = typename auto_t::sorted_type;
+  double cells = 1;
+  for (std::size_t m = 0; m < auto_t::order; ++m)
+    cells *= static_cast<double>(lhs.tensor->extent(m));
+  using Lhs = expr::access<const sorted_t, Os...>;
+  if constexpr (!plan::assignment_is_valid<Lhs, Rhs>) {
+    return optimize::choose_output_format(0, cells, true);  // the assignment reports the error
+  } else {
+    const sorted_t probe(lhs.tensor->shape());
+    const Lhs target{&probe};
+    const optimize::loop_order_query q = optimize::describe(target, rhs, stats);
+    const optimize::plan_choice p = optimize::choose_plan(target, rhs, stats);
+    bool in_order = true;
+    boost::mp11::mp_with_index<plan::plan_candidates<Lhs, Rhs>::count>(p.chosen, [&](auto c) {
+      using P = plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
+      std::size_t d = 0;
+      boost::mp11::mp_for_each<typename P::order>([&](auto i) {
+        if (d < q.output.size()) in_order = in_order && q.output[d] == decltype(i)::name;
+        ++d;
+      });
+    });
+    return optimize::choose_output_format(q.iterations(q.output), cells, in_order);
+  }
+}
+
+struct auto_purpose;
+
+/// The choices made for one kernel writing an auto_tensor, per thread, by coarse signature.
+template <class Lhs, class W> struct output_format_cache {
+  std::map<std::vector<std::uint8_t>, optimize::output_format_choice,
+           optimize::detail::signature_less>
+      chosen;
+  statistics_cache stats;
+  static output_format_cache& local() {
+    thread_local output_format_cache cache;
+    return cache;
+  }
+};
+
+/// The format of `lhs`'s auto_tensor for `lhs = written`: cached per kernel by the coarse
+/// signature of the operands and the output's extents, else estimated from statistics.
+template <class OT, class... Os, class W>
+optimize::output_format_choice cached_output_format(const expr::access<OT, Os...>& lhs,
+                                                    const W& written) {
+  optimize::output_format_choice out;
+  bool done = false;
+  for_each_variant(written, [&](const auto& v, std::size_t) {
+    if (done) return;
+    done = true;
+    const auto rhs = rewrite::for_kernel(v).expr;
+    thread_local std::vector<std::uint8_t> signature;  // reused: a hit allocates nothing
+    optimize::detail::coarse_signature(rhs, signature);
+    for (std::size_t m = 0; m < std::remove_const_t<OT>::order; ++m)
+      signature.push_back(optimize::detail::magnitude(lhs.tensor->extent(m)));
+    auto& cache = output_format_cache<expr::access<OT, Os...>, W>::local();
+    if (const auto it = cache.chosen.find(signature); it != cache.chosen.end()) {
+      out = it->second;
+      return;
+    }
+    out = estimate_output_format(lhs, rhs, cache.stats);
+    cache.chosen.emplace(signature, out);
+    if (loom::debug_plan()) std::clog << "loom: output format chosen: " << out.describe() << "\n";
+  });
+  return out;
 }
 
 }  // namespace loom::detail::alt
@@ -12377,6 +12694,38 @@ void run_unaliased(expr::access<OT, Os...>& lhs, const Rhs& rhs, Run&& run) {
 
 namespace loom::detail {
 
+template <class Options, class OT, class... Os, class R>
+void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool accumulate,
+                    const Options& opts);
+
+/// `lhs = written` (or `+=`) into a loom::auto_tensor: the format chosen from the estimated fill
+/// (exec/alternatives.hpp), made unless held, then written as any output. `+=`, and a right-hand
+/// side that reads the output, keep the format held.
+template <class Options, class OT, class... Os, class W>
+void assign_auto(expr::access<OT, Os...>& lhs, const W& written, bool accumulate,
+                 const Options& opts) {
+  auto& out = *lhs.tensor;
+  auto into = [&](auto k) {
+    auto& t = out.template hold<static_cast<auto_format>(decltype(k)::value)>();
+    expr::access<std::remove_reference_t<decltype(t)>, Os...> target{&t};
+    assign_checked(target, written, accumulate, opts);
+  };
+  bool reads_output = false;
+  expr::for_each_access(written, [&](const auto& a, std::size_t) {
+    reads_output = reads_output || static_cast<const void*>(a.tensor) == &out;
+  });
+  if (accumulate || reads_output) {
+    out.set_reason(
+        std::string(auto_format_name(out.held_format())) + ": kept, " +
+        (accumulate ? "+= adds to the format held" : "the right-hand side reads the output"));
+    boost::mp11::mp_with_index<4>(static_cast<std::size_t>(out.held_format()), into);
+    return;
+  }
+  const optimize::output_format_choice c = alt::cached_output_format(lhs, written);
+  out.set_reason(c.describe());
+  boost::mp11::mp_with_index<4>(static_cast<std::size_t>(c.format), into);
+}
+
 /// `lhs = rhs` (or `+=`) under `opts`: checks the kernel (compile time), applies the
 /// always-profitable rewrites (rewrite/), then runs it as fused loop nests (the plan and the skip
 /// policies chosen as the options allow), into a copy when an operand reads the output.
@@ -12389,10 +12738,13 @@ void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool acc
   using Written = std::remove_cvref_t<decltype(written)>;
   using Lhs = expr::access<OT, Os...>;
   using out_t = std::remove_const_t<OT>;
-  static_assert(out_t::owning || out_t::format_type::all_dense,
-                "loom::assign: a sparse output must be an owning loom::tensor; a view over "
-                "caller buffers cannot grow");
-  if constexpr (alt::has_alternatives_v<Written>) {  // one format per alternatives, costed
+  if constexpr (is_auto_tensor_v<out_t>) {  // the output's format chosen from its fill
+    assign_auto(lhs, written, accumulate, opts);
+  } else if constexpr (!out_t::owning && !out_t::format_type::all_dense) {
+    static_assert(out_t::owning,
+                  "loom::assign: a sparse output must be an owning loom::tensor; "
+                  "a view over caller buffers cannot grow");
+  } else if constexpr (alt::has_alternatives_v<Written>) {  // one format per alternatives, costed
     alt::run_variant(written,
                      opts.alternative ? *opts.alternative : alt::cached_variant(lhs, written),
                      [&](const auto& v) { assign_checked(lhs, v, accumulate, opts); });
@@ -14294,14 +14646,40 @@ std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
 }  // namespace detail
 
 template <class Lhs, class R, options_type O = default_options>
-  requires(!std::remove_cvref_t<O>::eliminate &&
+  requires(!std::remove_cvref_t<O>::eliminate && !loom::detail::alt::auto_output_v<Lhs> &&
            !loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
 std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {});
+
+/// The plan of `lhs = rhs` into a loom::auto_tensor: the format chosen and why, then the plan of
+/// the assignment into that format.
+template <class OT, class... Os, class R, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate && is_auto_tensor_v<OT>)
+std::string explain(const expr::access<OT, Os...>& lhs, const R& rhs_operand, const O& opts = {}) {
+  const auto written = expr::as_expr(rhs_operand);
+  loom::statistics_cache stats;
+  optimize::output_format_choice c;
+  bool done = false;
+  loom::detail::alt::for_each_variant(written, [&](const auto& v, std::size_t) {
+    if (!done)
+      c = loom::detail::alt::estimate_output_format(lhs, rewrite::for_kernel(v).expr, stats);
+    done = true;
+  });
+  std::string out;
+  boost::mp11::mp_with_index<4>(static_cast<std::size_t>(c.format), [&](auto k) {
+    using held =
+        std::tuple_element_t<decltype(k)::value, typename std::remove_const_t<OT>::held_types>;
+    held probe(lhs.tensor->shape());
+    probe.set_name(lhs.tensor->name());
+    out = "output format chosen: " + c.describe() + "\n" +
+          explain(expr::access<held, Os...>{&probe}, rhs_operand, opts);
+  });
+  return out;
+}
 
 /// The plan of `lhs = rhs` where rhs reads a loom::alternatives: every variant's estimated cost
 /// (one format per alternatives), then the plan of the variant that runs.
 template <class Lhs, class R, options_type O = default_options>
-  requires(!std::remove_cvref_t<O>::eliminate &&
+  requires(!std::remove_cvref_t<O>::eliminate && !loom::detail::alt::auto_output_v<Lhs> &&
            loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
 std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {}) {
   {
@@ -14330,7 +14708,7 @@ std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {}) {
 /// A description of the plan loom compiles for `lhs = rhs`, e.g.
 /// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`, under `opts` as loom::assign runs it.
 template <class Lhs, class R, options_type O>
-  requires(!std::remove_cvref_t<O>::eliminate &&
+  requires(!std::remove_cvref_t<O>::eliminate && !loom::detail::alt::auto_output_v<Lhs> &&
            !loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
 std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts) {
   const auto rewritten = rewrite::for_kernel(expr::as_expr(rhs_operand));  // as the evaluator does
