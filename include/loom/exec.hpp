@@ -13,5 +13,6 @@
 #include <loom/exec/leader_run.hpp>
 #include <loom/exec/matrix_chain.hpp>
 #include <loom/exec/options.hpp>
+#include <loom/exec/program.hpp>
 
 #endif  // LOOM_EXEC_HPP
