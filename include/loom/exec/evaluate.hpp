@@ -7,6 +7,7 @@
 
 #include <loom/core/error.hpp>
 #include <loom/core/work_counters.hpp>
+#include <loom/exec/aggregate.hpp>
 #include <loom/exec/alternatives.hpp>
 #include <loom/exec/bind.hpp>
 #include <loom/exec/options.hpp>
@@ -231,7 +232,13 @@ void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool acc
   using Written = std::remove_cvref_t<decltype(written)>;
   using Lhs = expr::access<OT, Os...>;
   using out_t = std::remove_const_t<OT>;
-  if constexpr (is_auto_tensor_v<out_t>) {  // the output's format chosen from its fill
+  if constexpr (aggr::has_aggregates_v<Written>) {  // max and min computed first
+    aggr::kept keep;
+    const auto e = aggr::materialize(written, keep, [&](auto& target, const auto& body) {
+      assign_checked(target, body, false, opts);
+    });
+    assign_checked(lhs, e, accumulate, opts);
+  } else if constexpr (is_auto_tensor_v<out_t>) {  // the output's format chosen from its fill
     assign_auto(lhs, written, accumulate, opts);
   } else if constexpr (!out_t::owning && !out_t::format_type::all_dense) {
     static_assert(out_t::owning,
@@ -265,6 +272,9 @@ void assign_checked(expr::access<OT, Os...>& lhs, const expr::ordered<Order, E>&
   static_assert(!alt::has_alternatives_v<E>,
                 "loom::order<...>: the formats of a loom::alternatives are chosen with the loop "
                 "order; under a fixed order, read one of its tensors");
+  static_assert(!aggr::has_aggregates_v<E>,
+                "loom::order<...>: a max or min aggregate is its own kernel; assign it to a "
+                "tensor first");
   if constexpr (!plan::assignment_is_valid<Lhs, E>) {
     plan::report_assignment_errors<Lhs, E>();
   } else {
@@ -319,7 +329,13 @@ auto eval(const E& e, const O& opts = {}) {
   V value = semiring_traits<V>::zero();  // the kernel writes through a view: no allocation
   view<V, format<>> result({}, {}, std::span<V>(&value, 1));
   expr::access<view<V, format<>>> target{&result};
-  if constexpr (detail::alt::has_alternatives_v<Written>)
+  if constexpr (detail::aggr::has_aggregates_v<Written>) {
+    detail::aggr::kept keep;
+    const auto m = detail::aggr::materialize(written, keep, [&](auto& out, const auto& body) {
+      detail::assign_checked(out, body, false, opts);
+    });
+    value = loom::eval(m, opts);
+  } else if constexpr (detail::alt::has_alternatives_v<Written>)
     detail::alt::run_variant(
         written,
         opts.alternative ? *opts.alternative : detail::alt::cached_variant(target, written),

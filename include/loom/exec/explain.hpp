@@ -4,7 +4,9 @@
 #ifndef LOOM_EXEC_EXPLAIN_HPP
 #define LOOM_EXEC_EXPLAIN_HPP
 
+#include <loom/exec/aggregate.hpp>
 #include <loom/exec/alternatives.hpp>
+#include <loom/exec/evaluate.hpp>
 #include <loom/exec/options.hpp>
 #include <loom/expr/functions.hpp>
 #include <loom/expr/nodes.hpp>
@@ -104,6 +106,11 @@ template <class E> std::string to_string(const E& e, std::size_t& ordinal) {
     std::string s = "map(" + name;
     for (auto& a : args) s += ", " + a;
     return s + ")";
+  } else if constexpr (requires { []<class Op, class I, class B>(const expr::aggregate<Op, I, B>&) {}(e); }) {
+    return [&]<class Op, class I, class B>(const expr::aggregate<Op, I, B>& n) {
+      return std::string(Op::name) + "(" + std::string(I::name) + ", " +
+             to_string(n.body, ordinal) + ")";
+    }(e);
   } else {
     return [&]<template <class, class> class Node, class I, class B>(const Node<I, B>& n) {
       const bool is_sum = std::is_same_v<Node<I, B>, expr::sum<I, B>>;
@@ -399,16 +406,15 @@ std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
 }  // namespace detail
 
 template <class Lhs, class R, options_type O = default_options>
-  requires(!std::remove_cvref_t<O>::eliminate && !loom::detail::alt::auto_output_v<Lhs> &&
-           !loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
+  requires(!std::remove_cvref_t<O>::eliminate)
 std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {});
 
-/// The plan of `lhs = rhs` into a loom::auto_tensor: the format chosen and why, then the plan of
-/// the assignment into that format.
-template <class OT, class... Os, class R, options_type O = default_options>
-  requires(!std::remove_cvref_t<O>::eliminate && is_auto_tensor_v<OT>)
-std::string explain(const expr::access<OT, Os...>& lhs, const R& rhs_operand, const O& opts = {}) {
-  const auto written = expr::as_expr(rhs_operand);
+namespace detail {
+
+// `lhs = rhs` into a loom::auto_tensor: the format chosen and why, then the plan of the
+// assignment into that format.
+template <class OT, class... Os, class W, class O>
+std::string explain_auto(const expr::access<OT, Os...>& lhs, const W& written, const O& opts) {
   loom::statistics_cache stats;
   optimize::output_format_choice c;
   bool done = false;
@@ -424,46 +430,75 @@ std::string explain(const expr::access<OT, Os...>& lhs, const R& rhs_operand, co
     held probe(lhs.tensor->shape());
     probe.set_name(lhs.tensor->name());
     out = "output format chosen: " + c.describe() + "\n" +
-          explain(expr::access<held, Os...>{&probe}, rhs_operand, opts);
+          plan::explain(expr::access<held, Os...>{&probe}, written, opts);
   });
   return out;
 }
 
-/// The plan of `lhs = rhs` where rhs reads a loom::alternatives: every variant's estimated cost
-/// (one format per alternatives), then the plan of the variant that runs.
-template <class Lhs, class R, options_type O = default_options>
-  requires(!std::remove_cvref_t<O>::eliminate && !loom::detail::alt::auto_output_v<Lhs> &&
-           loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
-std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {}) {
-  {
-    const auto written = expr::as_expr(rhs_operand);
-    loom::statistics_cache stats;
-    const auto c = loom::detail::alt::cost_variants(lhs, written, stats);
-    std::ostringstream pre;
-    pre << "alternatives: " << c.cost.size() << " variants, one per format held:\n";
-    for (std::size_t k = 0; k < c.cost.size(); ++k)
-      pre << "  " << (k == c.chosen ? "* " : "  ") << "#" << k << " " << c.label[k]
-          << ": estimated cost " << static_cast<std::int64_t>(c.cost[k] + 0.5) << "\n";
-    std::size_t chosen = c.chosen;
-    if (opts.alternative) {
-      chosen = std::min(*opts.alternative, c.cost.size() - 1);
-      pre << "variant #" << chosen << " forced by the options\n";
-    } else {
-      pre << "chosen: variant #" << chosen << ", the cheapest (*)\n";
-    }
-    std::string out;
-    loom::detail::alt::run_variant(written, chosen,
-                                   [&](const auto& v) { out = pre.str() + explain(lhs, v, opts); });
-    return out;
+// `lhs = rhs` where rhs reads a loom::alternatives: every variant's estimated cost (one format
+// per alternatives), then the plan of the variant that runs.
+template <class Lhs, class W, class O>
+std::string explain_alternatives(const Lhs& lhs, const W& written, const O& opts) {
+  loom::statistics_cache stats;
+  const auto c = loom::detail::alt::cost_variants(lhs, written, stats);
+  std::ostringstream pre;
+  pre << "alternatives: " << c.cost.size() << " variants, one per format held:\n";
+  for (std::size_t k = 0; k < c.cost.size(); ++k)
+    pre << "  " << (k == c.chosen ? "* " : "  ") << "#" << k << " " << c.label[k]
+        << ": estimated cost " << static_cast<std::int64_t>(c.cost[k] + 0.5) << "\n";
+  std::size_t chosen = c.chosen;
+  if (opts.alternative) {
+    chosen = std::min(*opts.alternative, c.cost.size() - 1);
+    pre << "variant #" << chosen << " forced by the options\n";
+  } else {
+    pre << "chosen: variant #" << chosen << ", the cheapest (*)\n";
   }
+  std::string out;
+  loom::detail::alt::run_variant(
+      written, chosen, [&](const auto& v) { out = pre.str() + plan::explain(lhs, v, opts); });
+  return out;
 }
+
+// `lhs = rhs` with max or min aggregates: each computed first (its body's kernel runs now), then
+// the plan of the expression that reads them.
+template <class Lhs, class W, class O>
+std::string explain_aggregates(const Lhs& lhs, const W& written, const O& opts) {
+  std::string pre;
+  loom::detail::aggr::kept keep;
+  const auto e = loom::detail::aggr::materialize(written, keep, [&](auto& target, const auto& body) {
+    std::size_t ordinal = 0;
+    pre += "aggregate computed first: " + to_string(body, ordinal) + " into a temporary (plan "
+           "below), then reduced into a dense tensor\n" + plan::explain(target, body, opts);
+    loom::detail::assign_checked(target, body, false, opts);
+  });
+  return pre + plan::explain(lhs, e, opts);
+}
+
+template <class Lhs, class R, class O>
+std::string explain_kernel(const Lhs& lhs, const R& rhs_operand, const O& opts);
+
+}  // namespace detail
 
 /// A description of the plan loom compiles for `lhs = rhs`, e.g.
 /// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`, under `opts` as loom::assign runs it.
 template <class Lhs, class R, options_type O>
-  requires(!std::remove_cvref_t<O>::eliminate && !loom::detail::alt::auto_output_v<Lhs> &&
-           !loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
+  requires(!std::remove_cvref_t<O>::eliminate)
 std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts) {
+  const auto written = expr::as_expr(rhs_operand);
+  using W = std::remove_cvref_t<decltype(written)>;
+  if constexpr (loom::detail::aggr::has_aggregates_v<W>)
+    return detail::explain_aggregates(lhs, written, opts);
+  else if constexpr (loom::detail::alt::auto_output_v<Lhs>)
+    return detail::explain_auto(lhs, written, opts);
+  else if constexpr (loom::detail::alt::has_alternatives_v<W>)
+    return detail::explain_alternatives(lhs, written, opts);
+  else
+    return detail::explain_kernel(lhs, written, opts);
+}
+
+// One kernel's plan: the rewrites, the hoisted sums, the candidates and their costs, the loops.
+template <class Lhs, class R, class O>
+std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O& opts) {
   const auto rewritten = rewrite::for_kernel(expr::as_expr(rhs_operand));  // as the evaluator does
   const auto rhs = rewritten.expr;
   using Rhs = std::remove_cvref_t<decltype(rhs)>;

@@ -9,6 +9,7 @@
 #include <loom/exec/explain.hpp>
 #include <loom/exec/options.hpp>
 #include <loom/expr/nodes.hpp>
+#include <loom/expr/transform.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
 #include <loom/format/format_name.hpp>
@@ -151,66 +152,24 @@ template <class Options> struct temporaries {
   }
 };
 
-template <class Shared, class E, class Temps> auto share(const E& e, Temps& temps);
-
-template <class Shared, class Temps> struct sharer {
-  Temps* temps;
-  template <class T, class... Is> auto operator()(const expr::access<T, Is...>& a) const {
-    return a;
-  }
-  template <class T> auto operator()(const expr::literal<T>& l) const { return l; }
-  template <class L, class R> auto operator()(const expr::add<L, R>& e) const {
-    auto l = share<Shared>(e.lhs, *temps);
-    auto r = share<Shared>(e.rhs, *temps);
-    return expr::add<decltype(l), decltype(r)>{l, r};
-  }
-  template <class L, class R> auto operator()(const expr::mul<L, R>& e) const {
-    auto l = share<Shared>(e.lhs, *temps);
-    auto r = share<Shared>(e.rhs, *temps);
-    return expr::mul<decltype(l), decltype(r)>{l, r};
-  }
-  template <class P, class E> auto operator()(const expr::where<P, E>& e) const {
-    auto p = share<Shared>(e.pred, *temps);
-    auto b = share<Shared>(e.body, *temps);
-    return expr::where<decltype(p), decltype(b)>{p, b};
-  }
-  template <class I, class E> auto operator()(const expr::expand<I, E>& e) const {
-    auto b = share<Shared>(e.body, *temps);
-    return expr::expand<I, decltype(b)>{b};
-  }
-  template <class I, class E> auto operator()(const expr::sum<I, E>& e) const {
-    auto b = share<Shared>(e.body, *temps);
-    return expr::sum<I, decltype(b)>{b};
-  }
-  template <class F, class... Es> auto operator()(const expr::map<F, Es...>& e) const {
-    return std::apply(
-        [&](const auto&... a) {
-          auto args = std::make_tuple(share<Shared>(a, *temps)...);
-          return std::apply(
-              [&](const auto&... b) {
-                return expr::map<F, std::remove_cvref_t<decltype(b)>...>{e.f, std::tuple(b...)};
-              },
-              args);
-        },
-        e.args);
-  }
+template <class Shared> struct in {
+  template <class N> using fn = boost::mp11::mp_contains<Shared, N>;
 };
 
 /// `e` with every sum of a type in Shared read from its temporary (computed once per run).
 template <class Shared, class E, class Temps> auto share(const E& e, Temps& temps) {
-  if constexpr (boost::mp11::mp_contains<Shared, E>::value) {
-    const auto& t = temps.get(e);
+  return expr::replace_matching<in<Shared>::template fn>(e, [&](const auto& s) {
+    using S = std::remove_cvref_t<decltype(s)>;
+    const auto& t = temps.get(s);
     using T = std::remove_cvref_t<decltype(t)>;
     if constexpr (T::order == 0) {
-      return expr::literal<expr::value_type_t<E>>{t.values()[0]};
+      return expr::literal<expr::value_type_t<S>>{t.values()[0]};
     } else {
       return [&]<class... Is>(mp_list<Is...>) {
         return expr::access<const T, Is...>{&t};
-      }(expr::free_indices_t<E>{});
+      }(expr::free_indices_t<S>{});
     }
-  } else {
-    return sharer<Shared, Temps>{&temps}(e);
-  }
+  });
 }
 
 }  // namespace detail::prog

@@ -1,5 +1,5 @@
 // Defines the expression nodes of index notation: access, literal, add, mul, sum, map, where,
-// expand (expr/). Nodes only hold operands; their meaning lives in stream/ and plan/.
+// expand, aggregate (expr/). Nodes only hold operands; their meaning lives in stream/ and plan/.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXPR_NODES_HPP
 #define LOOM_EXPR_NODES_HPP
@@ -47,6 +47,24 @@ template <class P, class E> struct where {
 
 // expand<I, E>: E broadcast along index I (E does not use I).
 template <class I, class E> struct expand {
+  E body;
+};
+
+/// The operators of `aggregate`: the maximum and the minimum.
+namespace agg {
+struct max {
+  static constexpr const char* name = "max";
+  template <class T> static constexpr T pick(T a, T b) { return a < b ? b : a; }
+};
+struct min {
+  static constexpr const char* name = "min";
+  template <class T> static constexpr T pick(T a, T b) { return b < a ? b : a; }
+};
+}  // namespace agg
+
+// aggregate<Op, I, E>: E reduced over index I by Op (max, min) rather than the semiring's +; an
+// absent entry of E counts as zero. Computed before the kernel that reads it (exec/aggregate.hpp).
+template <class Op, class I, class E> struct aggregate {
   E body;
 };
 

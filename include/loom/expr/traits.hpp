@@ -30,6 +30,7 @@ template <class I, class E> struct is_node<sum<I, E>> : std::true_type {};
 template <class F, class... Es> struct is_node<map<F, Es...>> : std::true_type {};
 template <class P, class E> struct is_node<where<P, E>> : std::true_type {};
 template <class I, class E> struct is_node<expand<I, E>> : std::true_type {};
+template <class Op, class I, class E> struct is_node<aggregate<Op, I, E>> : std::true_type {};
 
 }  // namespace loom::expr
 
@@ -72,6 +73,9 @@ template <class I, class E> struct free_indices<sum<I, E>> {
 template <class I, class E> struct free_indices<expand<I, E>> {
   using type = set_union<typename free_indices<E>::type, mp_list<I>>;
 };
+template <class Op, class I, class E> struct free_indices<aggregate<Op, I, E>> {
+  using type = boost::mp11::mp_remove<typename free_indices<E>::type, I>;
+};
 
 // Every index bound by a sum inside E (with repetitions: a repeated entry is a reuse).
 template <class E> struct summed_indices {
@@ -98,6 +102,9 @@ template <class I, class E> struct summed_indices<sum<I, E>> {
 template <class I, class E> struct summed_indices<expand<I, E>> {
   using type = typename summed_indices<E>::type;
 };
+template <class Op, class I, class E> struct summed_indices<aggregate<Op, I, E>> {
+  using type = boost::mp11::mp_push_front<typename summed_indices<E>::type, I>;
+};
 
 // Every access node in E, depth first, left to right.
 template <class E> struct accesses {
@@ -122,6 +129,9 @@ template <class I, class E> struct accesses<sum<I, E>> {
   using type = typename accesses<E>::type;
 };
 template <class I, class E> struct accesses<expand<I, E>> {
+  using type = typename accesses<E>::type;
+};
+template <class Op, class I, class E> struct accesses<aggregate<Op, I, E>> {
   using type = typename accesses<E>::type;
 };
 }  // namespace detail
@@ -171,6 +181,7 @@ template <class L, class R> struct value_type<mul<L, R>> : binary_value<L, R> {}
 template <class P, class E> struct value_type<where<P, E>> : value_type<E> {};
 template <class I, class E> struct value_type<sum<I, E>> : value_type<E> {};
 template <class I, class E> struct value_type<expand<I, E>> : value_type<E> {};
+template <class Op, class I, class E> struct value_type<aggregate<Op, I, E>> : value_type<E> {};
 template <class F, class E> struct value_type<map<F, E>> : value_type<E> {};
 template <class F, class A, class B> struct value_type<map<F, A, B>> : binary_value<A, B> {};
 }  // namespace detail
@@ -205,6 +216,9 @@ template <class L, class R> struct sparsity_of<mul<L, R>> {
 template <class P, class E> struct sparsity_of<where<P, E>> : sparsity_of<mul<P, E>> {};
 template <class I, class E> struct sparsity_of<sum<I, E>> : sparsity_of<E> {};
 template <class I, class E> struct sparsity_of<expand<I, E>> : sparsity_of<E> {};
+template <class Op, class I, class E> struct sparsity_of<aggregate<Op, I, E>> {
+  static constexpr sparsity value = sparsity::dense;  // computed first, into a dense tensor
+};
 template <class F, class... Es> struct sparsity_of<map<F, Es...>> {
   static constexpr sparsity value =
       (fn::is_zero_preserving_v<F> && ((sparsity_of<Es>::value == sparsity::sparse) && ...))
