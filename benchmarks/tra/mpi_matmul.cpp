@@ -108,9 +108,32 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   lm::environment env(argc, argv, std::chrono::seconds(600));
   return lm::run_or_abort([&] {
-    const int reps = argc > 1 ? std::atoi(argv[1]) : 5;
+    const bool scaling = argc > 1 && std::string(argv[1]) == "--scaling";
+    const int reps = argc > (scaling ? 2 : 1) ? std::atoi(argv[scaling ? 2 : 1]) : 5;
     lm::transport world;
     const bool root = world.rank() == 0;
+    if (scaling) {  // one larger product, the strategy the model picks: the strong-scaling row
+      const std::int64_t blocks = 4, b = 256;
+      const auto X = random_tiles(blocks, blocks, b, 1), Y = random_tiles(blocks, blocks, b, 2);
+      cost_model cm{.alpha = calibrate_alpha(MPI_COMM_WORLD),
+                    .beta = calibrate_beta(b) / static_cast<double>(world.sites()),
+                    .sites = world.sites(),
+                    .policy = cost_policy::corrected};
+      lm::matmul_report rep;
+      const double t = timed(MPI_COMM_WORLD, reps, [&] {
+        lm::matmul(world, X, Y, cm, partitioning::none, partitioning::none, std::nullopt, &rep,
+                   lm::result_on::owner_rank);
+      });
+      if (root)
+        std::printf(
+            "scaling: ranks %lld, X and Y %lldx%lld tiles of %lld^2 (%.0f MFLOP), "
+            "strategy %s, median %.1f ms\n",
+            static_cast<long long>(world.sites()), static_cast<long long>(blocks),
+            static_cast<long long>(blocks), static_cast<long long>(b),
+            2.0 * std::pow(static_cast<double>(blocks * b), 3) * 1e-6,
+            std::string(name(rep.chosen.strategy)).c_str(), t * 1e3);
+      return 0;
+    }
     MPI_Comm self_comm;
     MPI_Comm_split(MPI_COMM_WORLD, world.rank() == 0 ? 0 : MPI_UNDEFINED, 0, &self_comm);
     const double alpha = calibrate_alpha(MPI_COMM_WORLD);

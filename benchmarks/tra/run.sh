@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs the tra benchmarks: tile matmul vs Eigen, then the distributed matmul on 1 and
-# 2 ranks. Usage: benchmarks/tra/run.sh [build-dir]   (default build/tra-bench)
+# 2 ranks, then one larger product at 1, 2 and 4 ranks (strong scaling). Usage: benchmarks/tra/run.sh [build-dir]   (default build/tra-bench)
 # SPDX-License-Identifier: BSL-1.0
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -17,6 +17,11 @@ if [ -x "$build/mpi_matmul" ]; then
   for n in 1 2; do
     echo; echo "#### mpirun -np $n"
     mpirun $flags -np "$n" "$build/mpi_matmul" "${REPS:-5}"
+  done
+  # strong scaling: one 2.1 GFLOP product at 1, 2 and 4 ranks (4 oversubscribes a 2-core machine)
+  echo; echo "#### strong scaling"
+  for n in 1 2 4; do
+    mpirun $flags -np "$n" "$build/mpi_matmul" --scaling "${REPS:-5}"
   done
 else
   echo "MPI not found: distributed benchmarks skipped"

@@ -40,8 +40,9 @@ std::vector<double> reduce_rows(const lt::dense_result<double, 2>& e, bool take_
 
 }  // namespace
 
-TEST_CASE("aggregate: max and min over an index of products and sums match a dense "
-          "computation") {
+TEST_CASE(
+    "aggregate: max and min over an index of products and sums match a dense "
+    "computation") {
   for (std::uint64_t seed = 1; seed <= 3; ++seed)
     for (const lt::density d : {lt::density::sparse, lt::density::medium, lt::density::full}) {
       CAPTURE(seed);
@@ -56,7 +57,8 @@ TEST_CASE("aggregate: max and min over an index of products and sums match a den
       const auto ab = lt::reference_eval(P(i, k), loom::sum(j, A(i, j) * B(j, k)));
       auto check = [&](const std::vector<double>& want) {
         const auto got = lt::to_dense(y);
-        for (std::size_t r = 0; r < want.size(); ++r) CHECK(got.values[r] == doctest::Approx(want[r]));
+        for (std::size_t r = 0; r < want.size(); ++r)
+          CHECK(got.values[r] == doctest::Approx(want[r]));
       };
       y(i) = loom::max(j, A(i, j) * x(j));
       check(reduce_rows(ax, true));
@@ -68,7 +70,8 @@ TEST_CASE("aggregate: max and min over an index of products and sums match a den
       // inside a larger expression, and accumulated
       y(i) = 2.0 * loom::max(k, loom::sum(j, A(i, j) * B(j, k))) + b(i);
       auto want = reduce_rows(ab, true);
-      for (std::size_t r = 0; r < want.size(); ++r) want[r] = 2 * want[r] + b.at(static_cast<std::int64_t>(r));
+      for (std::size_t r = 0; r < want.size(); ++r)
+        want[r] = 2 * want[r] + b.at(static_cast<std::int64_t>(r));
       check(want);
       y(i) += loom::min(j, A(i, j) * x(j));
       const auto mins = reduce_rows(ax, false);
@@ -85,9 +88,8 @@ TEST_CASE("aggregate: max and min over an index of products and sums match a den
 
 TEST_CASE("aggregate: an absent entry counts as zero") {
   // row 0: -1 and -2 stored among 4 columns (max 0); row 1: all four stored (max -1); row 2 empty
-  const auto A = loom::from_coo<loom::csr>(
-      {3, 4}, {{0, 0}, {0, 2}, {1, 0}, {1, 1}, {1, 2}, {1, 3}},
-      std::vector<double>{-1, -2, -1, -3, -4, -5});
+  const auto A = loom::from_coo<loom::csr>({3, 4}, {{0, 0}, {0, 2}, {1, 0}, {1, 1}, {1, 2}, {1, 3}},
+                                           std::vector<double>{-1, -2, -1, -3, -4, -5});
   loom::tensor<double, loom::dense_vector> y({3});
   y(i) = loom::max(j, A(i, j));
   CHECK(y.at(0) == 0);
@@ -105,7 +107,8 @@ TEST_CASE("aggregate: explain shows the aggregate's own kernel first") {
   loom::tensor<double, loom::dense_vector> y({10});
   const std::string text = loom::explain(y(i), 3.0 * loom::max(j, A(i, j)));
   CAPTURE(text);
-  CHECK(text.find("aggregate computed first: A(agg_i,agg_j) into a temporary") != std::string::npos);
+  CHECK(text.find("aggregate computed first: A(agg_i,agg_j) into a temporary") !=
+        std::string::npos);
 }
 
 TEST_CASE("aggregate: nested aggregates, and one read through a program") {

@@ -102,19 +102,6 @@ void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Op
   }
 }
 
-// The extent of index I in the accesses of e.
-template <class I, class E> std::int64_t extent_in(const E& e) {
-  std::int64_t x = -1;
-  expr::for_each_access(e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
-    std::size_t m = 0;
-    (..., [&] {
-      if (x < 0 && std::is_same_v<Is, I>) x = a.tensor->extent(m);
-      ++m;
-    }());
-  });
-  return x;
-}
-
 // A hoisted sum's storage: a dense vector (the size of one operand mode), a dense matrix unless
 // the sum is statically sparse (then DCSR).
 template <class V, class S, std::size_t N>
@@ -145,7 +132,7 @@ void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
         using T = hoisted_tensor<expr::value_type_t<S>, S, sizeof...(Is)>;
         if (!optimize::cached_hoist(lhs, rhs, s, rewrite::hoisted_dense_v<S>)) return;
         hoisted = true;
-        T t(typename T::shape_type{extent_in<Is>(s)...});
+        T t(typename T::shape_type{expr::extent_of<Is>(s)...});
         if constexpr (T::format_type::all_dense)
           LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
         expr::access<T, Is...> target{&t};

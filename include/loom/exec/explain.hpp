@@ -106,7 +106,9 @@ template <class E> std::string to_string(const E& e, std::size_t& ordinal) {
     std::string s = "map(" + name;
     for (auto& a : args) s += ", " + a;
     return s + ")";
-  } else if constexpr (requires { []<class Op, class I, class B>(const expr::aggregate<Op, I, B>&) {}(e); }) {
+  } else if constexpr (requires {
+                         []<class Op, class I, class B>(const expr::aggregate<Op, I, B>&) {}(e);
+                       }) {
     return [&]<class Op, class I, class B>(const expr::aggregate<Op, I, B>& n) {
       return std::string(Op::name) + "(" + std::string(I::name) + ", " +
              to_string(n.body, ordinal) + ")";
@@ -465,12 +467,15 @@ template <class Lhs, class W, class O>
 std::string explain_aggregates(const Lhs& lhs, const W& written, const O& opts) {
   std::string pre;
   loom::detail::aggr::kept keep;
-  const auto e = loom::detail::aggr::materialize(written, keep, [&](auto& target, const auto& body) {
-    std::size_t ordinal = 0;
-    pre += "aggregate computed first: " + to_string(body, ordinal) + " into a temporary (plan "
-           "below), then reduced into a dense tensor\n" + plan::explain(target, body, opts);
-    loom::detail::assign_checked(target, body, false, opts);
-  });
+  const auto e =
+      loom::detail::aggr::materialize(written, keep, [&](auto& target, const auto& body) {
+        std::size_t ordinal = 0;
+        pre += "aggregate computed first: " + to_string(body, ordinal) +
+               " into a temporary (plan "
+               "below), then reduced into a dense tensor\n" +
+               plan::explain(target, body, opts);
+        loom::detail::assign_checked(target, body, false, opts);
+      });
   return pre + plan::explain(lhs, e, opts);
 }
 

@@ -9,8 +9,8 @@
 #include <loom/exec/explain.hpp>
 #include <loom/exec/options.hpp>
 #include <loom/expr/nodes.hpp>
-#include <loom/expr/transform.hpp>
 #include <loom/expr/traits.hpp>
+#include <loom/expr/transform.hpp>
 #include <loom/expr/visit.hpp>
 #include <loom/format/format_name.hpp>
 #include <loom/format/tensor.hpp>
@@ -148,7 +148,7 @@ template <class Options> struct temporaries {
   }
   template <class S, class... Is>
   static typename temporary_of<S>::type::shape_type shape_of(const S& s, mp_list<Is...>) {
-    return {loom::detail::extent_in<Is>(s)...};
+    return {expr::extent_of<Is>(s)...};
   }
 };
 

@@ -104,21 +104,24 @@ constexpr auto sum(const Args&... args) {
   return detail::nest_sums<0>(std::tuple<const Args&...>(args...));
 }
 
+namespace detail {
+template <class Op, class I, class E> constexpr auto make_aggregate(const E& e) {
+  using body_t = std::remove_cvref_t<decltype(expr::as_expr(e))>;
+  static_assert(boost::mp11::mp_contains<expr::free_indices_t<body_t>, I>::value,
+                "loom::max(i, e) / loom::min(i, e): the index is not free in e");
+  return expr::aggregate<Op, I, body_t>{expr::as_expr(e)};
+}
+}  // namespace detail
+
 /// `max(j, e)`: the maximum of e over j, an absent entry counting as zero (e.g. the largest
 /// entry of each row of a product, `max(j, sum(k, A(i, k) * B(k, j)))`). Computed before the
 /// kernel that reads it, into a dense tensor over e's other indices (exec/aggregate.hpp).
 template <index_variable I, expr::operand E> constexpr auto max(I, const E& e) {
-  using body_t = std::remove_cvref_t<decltype(expr::as_expr(e))>;
-  static_assert(boost::mp11::mp_contains<expr::free_indices_t<body_t>, std::remove_cvref_t<I>>::value,
-                "loom::max(i, e): the index is not free in e");
-  return expr::aggregate<expr::agg::max, std::remove_cvref_t<I>, body_t>{expr::as_expr(e)};
+  return detail::make_aggregate<expr::agg::max, std::remove_cvref_t<I>>(e);
 }
 /// `min(j, e)`: the minimum of e over j, an absent entry counting as zero.
 template <index_variable I, expr::operand E> constexpr auto min(I, const E& e) {
-  using body_t = std::remove_cvref_t<decltype(expr::as_expr(e))>;
-  static_assert(boost::mp11::mp_contains<expr::free_indices_t<body_t>, std::remove_cvref_t<I>>::value,
-                "loom::min(i, e): the index is not free in e");
-  return expr::aggregate<expr::agg::min, std::remove_cvref_t<I>, body_t>{expr::as_expr(e)};
+  return detail::make_aggregate<expr::agg::min, std::remove_cvref_t<I>>(e);
 }
 
 /// `map(f, e...)`: f applied pointwise to one or two expressions. When f(0, ...) != 0 the

@@ -9,7 +9,9 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 namespace loom::expr {
@@ -73,6 +75,20 @@ constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal) {
 template <class E, class F> constexpr void for_each_access(const E& e, F&& f) {
   std::size_t ordinal = 0;
   detail::for_each_access_from(e, f, ordinal);
+}
+
+/// The extent of index I where `e` first reads it (the mode of the first access that uses I), or
+/// -1 when no access does.
+template <class I, class E> std::int64_t extent_of(const E& e) {
+  std::int64_t x = -1;
+  for_each_access(e, [&]<class T, class... Is>(const access<T, Is...>& a, std::size_t) {
+    std::size_t m = 0;
+    (..., [&] {
+      if (x < 0 && std::is_same_v<Is, I>) x = a.tensor->extent(m);
+      ++m;
+    }());
+  });
+  return x;
 }
 
 }  // namespace loom::expr
