@@ -113,7 +113,8 @@ int main(int argc, char** argv) {
     lm::transport world;
     const bool root = world.rank() == 0;
     if (scaling) {  // one larger product, the strategy the model picks: the strong-scaling row
-      const std::int64_t blocks = 4, b = 256;
+      loom::set_num_threads(1);  // one thread per rank: the ranks are the parallelism measured
+      const std::int64_t blocks = argc > 3 ? std::atoll(argv[3]) : 4, b = 256;
       const auto X = random_tiles(blocks, blocks, b, 1), Y = random_tiles(blocks, blocks, b, 2);
       cost_model cm{.alpha = calibrate_alpha(MPI_COMM_WORLD),
                     .beta = calibrate_beta(b) / static_cast<double>(world.sites()),

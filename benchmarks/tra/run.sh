@@ -18,10 +18,11 @@ if [ -x "$build/mpi_matmul" ]; then
     echo; echo "#### mpirun -np $n"
     mpirun $flags -np "$n" "$build/mpi_matmul" "${REPS:-5}"
   done
-  # strong scaling: one 2.1 GFLOP product at 1, 2 and 4 ranks (4 oversubscribes a 2-core machine)
+  # strong scaling: one product (8 x 8 tiles of 256^2, 17 GFLOP) at 1, 2 and 4 ranks, one loom
+  # thread per rank (4 ranks oversubscribe a 2-core machine)
   echo; echo "#### strong scaling"
   for n in 1 2 4; do
-    mpirun $flags -np "$n" "$build/mpi_matmul" --scaling "${REPS:-5}"
+    mpirun $flags -np "$n" "$build/mpi_matmul" --scaling "${REPS:-5}" "${BLOCKS:-8}"
   done
 else
   echo "MPI not found: distributed benchmarks skipped"
