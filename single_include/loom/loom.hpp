@@ -438,7 +438,7 @@ inline void reset_work_counters() {}
 
 // ---- begin <loom/expr/nodes.hpp>
 // Defines the expression nodes of index notation: access, literal, add, mul, sum, map, where,
-// expand (expr/). Nodes only hold operands; their meaning lives in stream/ and plan/.
+// expand, aggregate (expr/). Nodes only hold operands; their meaning lives in stream/ and plan/.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXPR_NODES_HPP
 #define LOOM_EXPR_NODES_HPP
@@ -528,6 +528,24 @@ template <class P, class E> struct where {
 
 // expand<I, E>: E broadcast along index I (E does not use I).
 template <class I, class E> struct expand {
+  E body;
+};
+
+/// The operators of `aggregate`: the maximum and the minimum.
+namespace agg {
+struct max {
+  static constexpr const char* name = "max";
+  template <class T> static constexpr T pick(T a, T b) { return a < b ? b : a; }
+};
+struct min {
+  static constexpr const char* name = "min";
+  template <class T> static constexpr T pick(T a, T b) { return b < a ? b : a; }
+};
+}  // namespace agg
+
+// aggregate<Op, I, E>: E reduced over index I by Op (max, min) rather than the semiring's +; an
+// absent entry of E counts as zero. Computed before the kernel that reads it (exec/aggregate.hpp).
+template <class Op, class I, class E> struct aggregate {
   E body;
 };
 
@@ -692,6 +710,7 @@ template <class I, class E> struct is_node<sum<I, E>> : std::true_type {};
 template <class F, class... Es> struct is_node<map<F, Es...>> : std::true_type {};
 template <class P, class E> struct is_node<where<P, E>> : std::true_type {};
 template <class I, class E> struct is_node<expand<I, E>> : std::true_type {};
+template <class Op, class I, class E> struct is_node<aggregate<Op, I, E>> : std::true_type {};
 
 }  // namespace loom::expr
 
@@ -734,6 +753,9 @@ template <class I, class E> struct free_indices<sum<I, E>> {
 template <class I, class E> struct free_indices<expand<I, E>> {
   using type = set_union<typename free_indices<E>::type, mp_list<I>>;
 };
+template <class Op, class I, class E> struct free_indices<aggregate<Op, I, E>> {
+  using type = boost::mp11::mp_remove<typename free_indices<E>::type, I>;
+};
 
 // Every index bound by a sum inside E (with repetitions: a repeated entry is a reuse).
 template <class E> struct summed_indices {
@@ -760,6 +782,9 @@ template <class I, class E> struct summed_indices<sum<I, E>> {
 template <class I, class E> struct summed_indices<expand<I, E>> {
   using type = typename summed_indices<E>::type;
 };
+template <class Op, class I, class E> struct summed_indices<aggregate<Op, I, E>> {
+  using type = boost::mp11::mp_push_front<typename summed_indices<E>::type, I>;
+};
 
 // Every access node in E, depth first, left to right.
 template <class E> struct accesses {
@@ -784,6 +809,9 @@ template <class I, class E> struct accesses<sum<I, E>> {
   using type = typename accesses<E>::type;
 };
 template <class I, class E> struct accesses<expand<I, E>> {
+  using type = typename accesses<E>::type;
+};
+template <class Op, class I, class E> struct accesses<aggregate<Op, I, E>> {
   using type = typename accesses<E>::type;
 };
 }  // namespace detail
@@ -833,6 +861,7 @@ template <class L, class R> struct value_type<mul<L, R>> : binary_value<L, R> {}
 template <class P, class E> struct value_type<where<P, E>> : value_type<E> {};
 template <class I, class E> struct value_type<sum<I, E>> : value_type<E> {};
 template <class I, class E> struct value_type<expand<I, E>> : value_type<E> {};
+template <class Op, class I, class E> struct value_type<aggregate<Op, I, E>> : value_type<E> {};
 template <class F, class E> struct value_type<map<F, E>> : value_type<E> {};
 template <class F, class A, class B> struct value_type<map<F, A, B>> : binary_value<A, B> {};
 }  // namespace detail
@@ -867,6 +896,9 @@ template <class L, class R> struct sparsity_of<mul<L, R>> {
 template <class P, class E> struct sparsity_of<where<P, E>> : sparsity_of<mul<P, E>> {};
 template <class I, class E> struct sparsity_of<sum<I, E>> : sparsity_of<E> {};
 template <class I, class E> struct sparsity_of<expand<I, E>> : sparsity_of<E> {};
+template <class Op, class I, class E> struct sparsity_of<aggregate<Op, I, E>> {
+  static constexpr sparsity value = sparsity::dense;  // computed first, into a dense tensor
+};
 template <class F, class... Es> struct sparsity_of<map<F, Es...>> {
   static constexpr sparsity value =
       (fn::is_zero_preserving_v<F> && ((sparsity_of<Es>::value == sparsity::sparse) && ...))
@@ -926,7 +958,9 @@ using static_extents_t = typename detail::static_extents_of_list<accesses_t<E>>:
 #include <boost/mp11/algorithm.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 namespace loom::expr {
@@ -990,6 +1024,20 @@ constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal) {
 template <class E, class F> constexpr void for_each_access(const E& e, F&& f) {
   std::size_t ordinal = 0;
   detail::for_each_access_from(e, f, ordinal);
+}
+
+/// The extent of index I where `e` first reads it (the mode of the first access that uses I), or
+/// -1 when no access does.
+template <class I, class E> std::int64_t extent_of(const E& e) {
+  std::int64_t x = -1;
+  for_each_access(e, [&]<class T, class... Is>(const access<T, Is...>& a, std::size_t) {
+    std::size_t m = 0;
+    (..., [&] {
+      if (x < 0 && std::is_same_v<Is, I>) x = a.tensor->extent(m);
+      ++m;
+    }());
+  });
+  return x;
 }
 
 }  // namespace loom::expr
@@ -6501,6 +6549,401 @@ optimize::output_format_choice cached_output_format(const expr::access<OT, Os...
 #ifndef LOOM_EXEC_EVALUATE_HPP
 #define LOOM_EXEC_EVALUATE_HPP
 
+// ---- begin <loom/exec/aggregate.hpp>
+// Defines how the driver computes `max(j, e)` and `min(j, e)` (expr::aggregate): e first, as a
+// kernel of its own, then its entries reduced over j into a dense tensor over e's other indices,
+// which the expression then reads (exec/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_AGGREGATE_HPP
+#define LOOM_EXEC_AGGREGATE_HPP
+
+// ---- begin <loom/expr/transform.hpp>
+// Defines loom::expr::replace_matching: an expression rebuilt with every node of a chosen kind
+// replaced (the driver's temporaries for shared sums and aggregates) (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_TRANSFORM_HPP
+#define LOOM_EXPR_TRANSFORM_HPP
+
+
+#include <tuple>
+#include <type_traits>
+
+namespace loom::expr {
+
+/// `e` with every outermost node N for which `Match<N>::value` holds replaced by `f(node)`; the
+/// other nodes are rebuilt around their replaced children. `f` returns an expression node.
+template <template <class> class Match, class E, class F> auto replace_matching(const E& e, F&& f);
+
+namespace detail {
+template <template <class> class Match, class F> struct rebuilder {
+  F* f;
+  template <class E> auto go(const E& e) const { return replace_matching<Match>(e, *f); }
+  template <class T, class... Is> auto operator()(const access<T, Is...>& a) const { return a; }
+  template <class T> auto operator()(const literal<T>& l) const { return l; }
+  template <class L, class R> auto operator()(const add<L, R>& e) const {
+    auto l = go(e.lhs);
+    auto r = go(e.rhs);
+    return add<decltype(l), decltype(r)>{l, r};
+  }
+  template <class L, class R> auto operator()(const mul<L, R>& e) const {
+    auto l = go(e.lhs);
+    auto r = go(e.rhs);
+    return mul<decltype(l), decltype(r)>{l, r};
+  }
+  template <class P, class E> auto operator()(const where<P, E>& e) const {
+    auto p = go(e.pred);
+    auto b = go(e.body);
+    return where<decltype(p), decltype(b)>{p, b};
+  }
+  template <class I, class E> auto operator()(const expand<I, E>& e) const {
+    auto b = go(e.body);
+    return expand<I, decltype(b)>{b};
+  }
+  template <class I, class E> auto operator()(const sum<I, E>& e) const {
+    auto b = go(e.body);
+    return sum<I, decltype(b)>{b};
+  }
+  template <class Op, class I, class E> auto operator()(const aggregate<Op, I, E>& e) const {
+    auto b = go(e.body);
+    return aggregate<Op, I, decltype(b)>{b};
+  }
+  template <class Fn, class... Es> auto operator()(const map<Fn, Es...>& e) const {
+    return std::apply(
+        [&](const auto&... a) {
+          auto args = std::make_tuple(go(a)...);
+          return std::apply(
+              [&](const auto&... b) {
+                return map<Fn, std::remove_cvref_t<decltype(b)>...>{e.f, std::tuple(b...)};
+              },
+              args);
+        },
+        e.args);
+  }
+};
+}  // namespace detail
+
+template <template <class> class Match, class E, class F> auto replace_matching(const E& e, F&& f) {
+  if constexpr (Match<E>::value)
+    return f(e);
+  else
+    return detail::rebuilder<Match, std::remove_reference_t<F>>{&f}(e);
+}
+
+}  // namespace loom::expr
+
+#endif  // LOOM_EXPR_TRANSFORM_HPP
+// ---- end <loom/expr/transform.hpp>
+// ---- begin <loom/rewrite/hoist.hpp>
+// Defines hoisting: a sum that is a factor of a product whose other factor iterates indices the
+// sum does not depend on would be recomputed inside the fused loop nest for every value of those
+// indices; it is computed once instead (materialised by the evaluator). This file finds such sums
+// and rebuilds the expression around their replacement (rewrite/); it never runs a kernel.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_HOIST_HPP
+#define LOOM_REWRITE_HOIST_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/set.hpp>
+
+#include <tuple>
+#include <type_traits>
+
+namespace loom::rewrite {
+
+namespace detail {
+template <class E> struct is_sum : std::false_type {};
+template <class I, class E> struct is_sum<expr::sum<I, E>> : std::true_type {};
+template <class L, class R>
+using difference = boost::mp11::mp_set_difference<boost::mp11::mp_unique<L>, R>;
+template <class A> struct access_indices;
+template <class T, class... Is> struct access_indices<expr::access<T, Is...>> {
+  using type = boost::mp11::mp_list<Is...>;
+};
+template <class A> using access_indices_t = typename access_indices<A>::type;
+// the indices some access of E reads (their extents are known from the tensors)
+template <class E>
+using read_indices = boost::mp11::mp_unique<boost::mp11::mp_apply<
+    boost::mp11::mp_append,
+    boost::mp11::mp_push_front<boost::mp11::mp_transform<access_indices_t, expr::accesses_t<E>>,
+                               boost::mp11::mp_list<>>>>;
+template <class L, class R>
+using intersection =
+    boost::mp11::mp_set_intersection<boost::mp11::mp_unique<L>, boost::mp11::mp_unique<R>>;
+}  // namespace detail
+
+/// Whether the sum S, multiplied by Sibling, should be computed once: Sibling iterates an index
+/// S does not depend on, the two bind no index name in common (that case is the planner's
+/// lifting rule, with its own diagnostic), S reads a tensor (a count sum(i, 1) is a scaling, whose
+/// extent comes from the rest of the kernel), every free index of S is read by one of its
+/// accesses (not only broadcast), and S has at most two free indices.
+template <class S, class Sibling>
+inline constexpr bool hoistable_v = [] {
+  if constexpr (!detail::is_sum<S>::value) {
+    return false;
+  } else {
+    using extra = detail::difference<expr::all_indices_t<Sibling>, expr::free_indices_t<S>>;
+    using shared = detail::intersection<expr::summed_indices_t<S>, expr::summed_indices_t<Sibling>>;
+    return !boost::mp11::mp_empty<extra>::value && boost::mp11::mp_empty<shared>::value &&
+           !boost::mp11::mp_empty<expr::accesses_t<S>>::value &&  // counts sum(i, 1) are scalings
+           boost::mp11::mp_empty<
+               detail::difference<expr::free_indices_t<S>, detail::read_indices<S>>>::value &&
+           boost::mp11::mp_size<expr::free_indices_t<S>>::value <=
+               2;  // materialised as a matrix at most
+  }
+}();
+
+/// Whether a hoisted S is computed into a dense temporary (a scalar, a vector, or a matrix that
+/// is not statically sparse) rather than a sparse one (`dcsr`).
+template <class S>
+inline constexpr bool hoisted_dense_v = boost::mp11::mp_size<expr::free_indices_t<S>>::value <= 1 ||
+                                        expr::sparsity_v<S> == expr::sparsity::dense;
+
+namespace detail {
+template <class E> struct has_hoistable : std::false_type {};
+template <class L, class R>
+struct has_hoistable<expr::mul<L, R>>
+    : std::bool_constant<hoistable_v<L, R> || hoistable_v<R, L> || has_hoistable<L>::value ||
+                         has_hoistable<R>::value> {};
+template <class L, class R>
+struct has_hoistable<expr::add<L, R>>
+    : std::bool_constant<has_hoistable<L>::value || has_hoistable<R>::value> {};
+template <class P, class B>
+struct has_hoistable<expr::where<P, B>>
+    : std::bool_constant<has_hoistable<P>::value || has_hoistable<B>::value> {};
+template <class I, class B> struct has_hoistable<expr::sum<I, B>> : has_hoistable<B> {};
+template <class I, class B> struct has_hoistable<expr::expand<I, B>> : has_hoistable<B> {};
+template <class F, class... Es>
+struct has_hoistable<expr::map<F, Es...>> : std::bool_constant<(has_hoistable<Es>::value || ...)> {
+};
+}  // namespace detail
+
+/// Whether E holds a sum to hoist.
+template <class E> inline constexpr bool has_hoistable_v = detail::has_hoistable<E>::value;
+
+/// Calls `k(s, rebuild)` for the first sum `s` of `e` to hoist (depth first, left to right);
+/// `rebuild(x)` is `e` with `s` replaced by `x`. Requires `has_hoistable_v<E>`.
+template <class E, class K> constexpr void hoist_first(const E& e, K&& k) {
+  if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); }) {
+    using L = std::remove_cvref_t<decltype(e.lhs)>;
+    using R = std::remove_cvref_t<decltype(e.rhs)>;
+    if constexpr (hoistable_v<L, R>) {
+      k(e.lhs, [&](const auto& x) {
+        return expr::mul<std::remove_cvref_t<decltype(x)>, R>{x, e.rhs};
+      });
+    } else if constexpr (hoistable_v<R, L>) {
+      k(e.rhs, [&](const auto& x) {
+        return expr::mul<L, std::remove_cvref_t<decltype(x)>>{e.lhs, x};
+      });
+    } else if constexpr (has_hoistable_v<L>) {
+      hoist_first(e.lhs, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto l = rebuild(x);
+          return expr::mul<decltype(l), R>{l, e.rhs};
+        });
+      });
+    } else {
+      hoist_first(e.rhs, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto r = rebuild(x);
+          return expr::mul<L, decltype(r)>{e.lhs, r};
+        });
+      });
+    }
+  } else if constexpr (requires { []<class L, class R>(const expr::add<L, R>&) {}(e); }) {
+    using L = std::remove_cvref_t<decltype(e.lhs)>;
+    using R = std::remove_cvref_t<decltype(e.rhs)>;
+    if constexpr (has_hoistable_v<L>) {
+      hoist_first(e.lhs, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto l = rebuild(x);
+          return expr::add<decltype(l), R>{l, e.rhs};
+        });
+      });
+    } else {
+      hoist_first(e.rhs, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto r = rebuild(x);
+          return expr::add<L, decltype(r)>{e.lhs, r};
+        });
+      });
+    }
+  } else if constexpr (requires { []<class P, class B>(const expr::where<P, B>&) {}(e); }) {
+    using P = std::remove_cvref_t<decltype(e.pred)>;
+    using B = std::remove_cvref_t<decltype(e.body)>;
+    if constexpr (has_hoistable_v<P>) {
+      hoist_first(e.pred, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto p = rebuild(x);
+          return expr::where<decltype(p), B>{p, e.body};
+        });
+      });
+    } else {
+      hoist_first(e.body, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto b = rebuild(x);
+          return expr::where<P, decltype(b)>{e.pred, b};
+        });
+      });
+    }
+  } else if constexpr (requires { []<class I, class B>(const expr::sum<I, B>&) {}(e); }) {
+    [&]<class I, class B>(const expr::sum<I, B>& n) {
+      hoist_first(n.body, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto b = rebuild(x);
+          return expr::sum<I, decltype(b)>{b};
+        });
+      });
+    }(e);
+  } else if constexpr (requires { []<class I, class B>(const expr::expand<I, B>&) {}(e); }) {
+    [&]<class I, class B>(const expr::expand<I, B>& n) {
+      hoist_first(n.body, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto b = rebuild(x);
+          return expr::expand<I, decltype(b)>{b};
+        });
+      });
+    }(e);
+  } else {  // map: one or two operands
+    [&]<class F, class... Es>(const expr::map<F, Es...>& n) {
+      if constexpr (sizeof...(Es) == 1) {
+        hoist_first(std::get<0>(n.args), [&](const auto& s, auto rebuild) {
+          k(s, [&, rebuild](const auto& x) {
+            auto a = rebuild(x);
+            return expr::map<F, decltype(a)>{n.f, {a}};
+          });
+        });
+      } else {
+        using A = std::tuple_element_t<0, std::tuple<Es...>>;
+        using B = std::tuple_element_t<1, std::tuple<Es...>>;
+        if constexpr (has_hoistable_v<A>) {
+          hoist_first(std::get<0>(n.args), [&](const auto& s, auto rebuild) {
+            k(s, [&, rebuild](const auto& x) {
+              auto a = rebuild(x);
+              return expr::map<F, decltype(a), B>{n.f, {a, std::get<1>(n.args)}};
+            });
+          });
+        } else {
+          hoist_first(std::get<1>(n.args), [&](const auto& s, auto rebuild) {
+            k(s, [&, rebuild](const auto& x) {
+              auto b = rebuild(x);
+              return expr::map<F, A, decltype(b)>{n.f, {std::get<0>(n.args), b}};
+            });
+          });
+        }
+      }
+    }(e);
+  }
+}
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_HOIST_HPP
+// ---- end <loom/rewrite/hoist.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+namespace loom::detail::aggr {
+
+template <class N> struct is_aggregate : std::false_type {};
+template <class Op, class I, class E>
+struct is_aggregate<expr::aggregate<Op, I, E>> : std::true_type {};
+
+template <class E> struct contains : std::false_type {};
+template <class Op, class I, class E>
+struct contains<expr::aggregate<Op, I, E>> : std::true_type {};
+template <class L, class R>
+struct contains<expr::add<L, R>> : std::bool_constant<contains<L>::value || contains<R>::value> {};
+template <class L, class R>
+struct contains<expr::mul<L, R>> : std::bool_constant<contains<L>::value || contains<R>::value> {};
+template <class P, class E>
+struct contains<expr::where<P, E>> : std::bool_constant<contains<P>::value || contains<E>::value> {
+};
+template <class I, class E> struct contains<expr::sum<I, E>> : contains<E> {};
+template <class I, class E> struct contains<expr::expand<I, E>> : contains<E> {};
+template <class F, class... Es>
+struct contains<expr::map<F, Es...>> : std::bool_constant<(contains<Es>::value || ...)> {};
+
+/// Whether E has a max or min aggregate.
+template <class E> inline constexpr bool has_aggregates_v = contains<std::remove_cvref_t<E>>::value;
+
+/// The tensor that holds e before the reduction: dense for one index, a dense matrix (dcsr when e
+/// is statically sparse) for two, csf beyond.
+template <class V, class E, std::size_t N>
+using body_tensor = tensor<
+    V,
+    std::conditional_t<
+        N == 1, dense_vector,
+        std::conditional_t<
+            N == 2, std::conditional_t<rewrite::hoisted_dense_v<E>, dense_matrix, dcsr>, csf<N>>>>;
+
+/// The temporaries an expression's aggregates were computed into (kept for its kernel).
+using kept = std::vector<std::shared_ptr<void>>;
+
+/// `e` with every outermost aggregate computed (its body by `assign(target, body)`, then reduced)
+/// and read from a dense tensor over its free indices (a literal when it has none).
+template <class E, class Assign> auto materialize(const E& e, kept& keep, Assign&& assign) {
+  return expr::replace_matching<is_aggregate>(
+      e, [&]<class Op, class I, class B>(const expr::aggregate<Op, I, B>& a) {
+        using V = expr::value_type_t<B>;
+        using body_indices = expr::free_indices_t<B>;
+        using rest = expr::free_indices_t<expr::aggregate<Op, I, B>>;
+        constexpr std::size_t n = boost::mp11::mp_size<body_indices>::value;
+        constexpr std::size_t r = boost::mp11::mp_size<rest>::value;
+        constexpr std::size_t at = boost::mp11::mp_find<body_indices, I>::value;
+        using T = body_tensor<V, B, n>;
+        using R = tensor<V, std::conditional_t<r == 0, format<>, dense_n<r>>>;
+        // the body
+        const auto body = [&]<class... Is>(boost::mp11::mp_list<Is...>) {
+          auto t = std::make_shared<T>(typename T::shape_type{expr::extent_of<Is>(a.body)...});
+          expr::access<T, Is...> target{t.get()};
+          assign(target, a.body);
+          return t;
+        }(body_indices{});
+        // the reduction: Op over the stored entries, and zero where a fiber has fewer than the extent
+        std::array<std::int64_t, r> shape{};
+        {
+          std::size_t k = 0;
+          for (std::size_t m = 0; m < n; ++m)
+            if (m != at) shape[k++] = body->extent(m);
+        }
+        auto out = std::make_shared<R>(shape);
+        const auto vals = out->values();  // a span over the dense array
+        std::vector<std::int64_t> stored(vals.size(), 0);
+        body->for_each_stored([&](const auto& c, const V& v) {
+          std::int64_t cell = 0;
+          for (std::size_t m = 0; m < n; ++m)
+            if (m != at) cell = cell * body->extent(m) + c[m];
+          const auto p = static_cast<std::size_t>(cell);
+          vals[p] = stored[p]++ == 0 ? v : Op::pick(vals[p], v);
+        });
+        const std::int64_t along = body->extent(at);
+        for (std::size_t p = 0; p < vals.size(); ++p)
+          if (stored[p] < along) vals[p] = stored[p] == 0 ? V(0) : Op::pick(vals[p], V(0));
+        LOOM_COUNT_WORK_N(writes, static_cast<std::int64_t>(vals.size()));
+        keep.push_back(body);
+        keep.push_back(out);
+        if constexpr (r == 0) {
+          return expr::literal<V>{vals[0]};
+        } else {
+          return [&]<class... Is>(boost::mp11::mp_list<Is...>) {
+            return expr::access<const R, Is...>{out.get()};
+          }(rest{});
+        }
+      });
+}
+
+}  // namespace loom::detail::aggr
+
+#endif  // LOOM_EXEC_AGGREGATE_HPP
+// ---- end <loom/exec/aggregate.hpp>
 // ---- begin <loom/exec/bind.hpp>
 // Defines what the driver binds before a plan runs (exec/): each operand's tensor under the plan
 // (transposed copies where the loop order disagrees with its storage), the extents of every index
@@ -6818,6 +7261,8 @@ concept options_type = is_options<std::remove_cvref_t<T>>::value;
 #define LOOM_EXPR_OPERATORS_HPP
 
 
+#include <boost/mp11/algorithm.hpp>
+
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -6908,6 +7353,26 @@ constexpr auto sum(const Args&... args) {
       std::remove_cvref_t<std::tuple_element_t<sizeof...(Args) - 1, std::tuple<Args...>>>;
   static_assert(expr::operand<last_t>, "loom::sum: the last argument must be an expression");
   return detail::nest_sums<0>(std::tuple<const Args&...>(args...));
+}
+
+namespace detail {
+template <class Op, class I, class E> constexpr auto make_aggregate(const E& e) {
+  using body_t = std::remove_cvref_t<decltype(expr::as_expr(e))>;
+  static_assert(boost::mp11::mp_contains<expr::free_indices_t<body_t>, I>::value,
+                "loom::max(i, e) / loom::min(i, e): the index is not free in e");
+  return expr::aggregate<Op, I, body_t>{expr::as_expr(e)};
+}
+}  // namespace detail
+
+/// `max(j, e)`: the maximum of e over j, an absent entry counting as zero (e.g. the largest
+/// entry of each row of a product, `max(j, sum(k, A(i, k) * B(k, j)))`). Computed before the
+/// kernel that reads it, into a dense tensor over e's other indices (exec/aggregate.hpp).
+template <index_variable I, expr::operand E> constexpr auto max(I, const E& e) {
+  return detail::make_aggregate<expr::agg::max, std::remove_cvref_t<I>>(e);
+}
+/// `min(j, e)`: the minimum of e over j, an absent entry counting as zero.
+template <index_variable I, expr::operand E> constexpr auto min(I, const E& e) {
+  return detail::make_aggregate<expr::agg::min, std::remove_cvref_t<I>>(e);
 }
 
 /// `map(f, e...)`: f applied pointwise to one or two expressions. When f(0, ...) != 0 the
@@ -9332,10 +9797,13 @@ class parallel_scope {
 #ifndef LOOM_PARALLEL_THREAD_POOL_HPP
 #define LOOM_PARALLEL_THREAD_POOL_HPP
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -9345,6 +9813,33 @@ class parallel_scope {
 namespace loom::parallel {
 
 namespace detail {
+/// How long a worker waiting for the next loop, and a caller waiting for a loop's workers, poll
+/// before sleeping on a condition variable: waking a sleeping thread cost 30-60 µs per loop on
+/// this 2-core VM (a kernel of 20 µs ran in 110 µs on 2 threads), while a loop that follows
+/// another within the window (run_sparse_rows runs two; kernels called in a loop) starts at once.
+/// LOOM_SPIN_US overrides it (0: always sleep), read once.
+inline std::chrono::microseconds spin_window() {
+  static const std::chrono::microseconds w = [] {
+    const char* v = std::getenv("LOOM_SPIN_US");
+    return std::chrono::microseconds(v != nullptr ? std::max(0L, std::atol(v)) : 100L);
+  }();
+  return w;
+}
+
+/// Polls `ready()` for up to spin_window(); whether it became true.
+template <class Ready> bool spin_until(Ready&& ready) {
+  const auto window = spin_window();
+  if (window.count() == 0) return ready();
+  const auto until = std::chrono::steady_clock::now() + window;
+  for (unsigned k = 0;; ++k) {
+    if (ready()) return true;
+    if ((k & 63) == 63 && std::chrono::steady_clock::now() >= until) return false;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+
 // Whether the current thread runs a chunk of a parallel loop (nested loops then run serially).
 inline thread_local bool inside_parallel_loop = false;
 
@@ -9379,9 +9874,10 @@ struct loop {
 };
 }  // namespace detail
 
-/// The process-wide pool. Workers sleep on a condition variable between loops (no spinning:
-/// the cores may be shared). One loop runs at a time; a loop started while another runs (from a
-/// second user thread), or from inside a chunk, runs serially on its caller.
+/// The process-wide pool. Between loops, workers poll for `detail::spin_window()` (100 µs) and
+/// then sleep on a condition variable, so back-to-back loops skip the wake-up and idle cores are
+/// given back. One loop runs at a time; a loop started while another runs (from a second user
+/// thread), or from inside a chunk, runs serially on its caller.
 class thread_pool {
  public:
   static thread_pool& instance() {
@@ -9396,6 +9892,7 @@ class thread_pool {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stop_ = true;
+      stopping_.store(true, std::memory_order_relaxed);
     }
     wake_.notify_all();
     workers_.clear();  // jthreads join
@@ -9435,10 +9932,13 @@ class thread_pool {
         loop_ = &l;
         threads_ = threads;
         pending_ = threads - 1;
+        pending_seen_.store(threads - 1, std::memory_order_relaxed);
         ++epoch_;
+        epoch_seen_.store(epoch_, std::memory_order_release);
       }
       wake_.notify_all();
       l.work(0);
+      detail::spin_until([&] { return pending_seen_.load(std::memory_order_acquire) == 0; });
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait(lock, [&] { return pending_ == 0; });
       loop_ = nullptr;
@@ -9461,6 +9961,14 @@ class thread_pool {
     std::uint64_t seen = 0;
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
+      if (!stop_ && epoch_ == seen) {  // poll a while before sleeping (the mutex released)
+        lock.unlock();
+        detail::spin_until([&] {
+          return epoch_seen_.load(std::memory_order_acquire) != seen ||
+                 stopping_.load(std::memory_order_relaxed);
+        });
+        lock.lock();
+      }
       wake_.wait(lock, [&] { return stop_ || epoch_ != seen; });
       if (stop_) return;
       seen = epoch_;
@@ -9469,6 +9977,7 @@ class thread_pool {
       lock.unlock();
       l->work(slot);
       lock.lock();
+      pending_seen_.store(pending_ - 1, std::memory_order_release);
       if (--pending_ == 0) done_.notify_one();
     }
   }
@@ -9480,6 +9989,11 @@ class thread_pool {
   detail::loop* loop_ = nullptr;
   unsigned threads_ = 0, pending_ = 0;
   bool stop_ = false;
+  // mirrors of epoch_, pending_ and stop_ that waiting threads poll without the mutex; the
+  // decisions are still taken under it
+  std::atomic<std::uint64_t> epoch_seen_{0};
+  std::atomic<unsigned> pending_seen_{0};
+  std::atomic<bool> stopping_{false};
   std::vector<std::jthread> workers_;  // last member: joined first on destruction
 };
 
@@ -11522,213 +12036,6 @@ template <class Lhs, class Rhs> struct pattern_of {
 
 #endif  // LOOM_PLAN_PATTERN_HPP
 // ---- end <loom/plan/pattern.hpp>
-// ---- begin <loom/rewrite/hoist.hpp>
-// Defines hoisting: a sum that is a factor of a product whose other factor iterates indices the
-// sum does not depend on would be recomputed inside the fused loop nest for every value of those
-// indices; it is computed once instead (materialised by the evaluator). This file finds such sums
-// and rebuilds the expression around their replacement (rewrite/); it never runs a kernel.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_HOIST_HPP
-#define LOOM_REWRITE_HOIST_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/set.hpp>
-
-#include <tuple>
-#include <type_traits>
-
-namespace loom::rewrite {
-
-namespace detail {
-template <class E> struct is_sum : std::false_type {};
-template <class I, class E> struct is_sum<expr::sum<I, E>> : std::true_type {};
-template <class L, class R>
-using difference = boost::mp11::mp_set_difference<boost::mp11::mp_unique<L>, R>;
-template <class A> struct access_indices;
-template <class T, class... Is> struct access_indices<expr::access<T, Is...>> {
-  using type = boost::mp11::mp_list<Is...>;
-};
-template <class A> using access_indices_t = typename access_indices<A>::type;
-// the indices some access of E reads (their extents are known from the tensors)
-template <class E>
-using read_indices = boost::mp11::mp_unique<boost::mp11::mp_apply<
-    boost::mp11::mp_append,
-    boost::mp11::mp_push_front<boost::mp11::mp_transform<access_indices_t, expr::accesses_t<E>>,
-                               boost::mp11::mp_list<>>>>;
-template <class L, class R>
-using intersection =
-    boost::mp11::mp_set_intersection<boost::mp11::mp_unique<L>, boost::mp11::mp_unique<R>>;
-}  // namespace detail
-
-/// Whether the sum S, multiplied by Sibling, should be computed once: Sibling iterates an index
-/// S does not depend on, the two bind no index name in common (that case is the planner's
-/// lifting rule, with its own diagnostic), S reads a tensor (a count sum(i, 1) is a scaling, whose
-/// extent comes from the rest of the kernel), every free index of S is read by one of its
-/// accesses (not only broadcast), and S has at most two free indices.
-template <class S, class Sibling>
-inline constexpr bool hoistable_v = [] {
-  if constexpr (!detail::is_sum<S>::value) {
-    return false;
-  } else {
-    using extra = detail::difference<expr::all_indices_t<Sibling>, expr::free_indices_t<S>>;
-    using shared = detail::intersection<expr::summed_indices_t<S>, expr::summed_indices_t<Sibling>>;
-    return !boost::mp11::mp_empty<extra>::value && boost::mp11::mp_empty<shared>::value &&
-           !boost::mp11::mp_empty<expr::accesses_t<S>>::value &&  // counts sum(i, 1) are scalings
-           boost::mp11::mp_empty<
-               detail::difference<expr::free_indices_t<S>, detail::read_indices<S>>>::value &&
-           boost::mp11::mp_size<expr::free_indices_t<S>>::value <=
-               2;  // materialised as a matrix at most
-  }
-}();
-
-/// Whether a hoisted S is computed into a dense temporary (a scalar, a vector, or a matrix that
-/// is not statically sparse) rather than a sparse one (`dcsr`).
-template <class S>
-inline constexpr bool hoisted_dense_v = boost::mp11::mp_size<expr::free_indices_t<S>>::value <= 1 ||
-                                        expr::sparsity_v<S> == expr::sparsity::dense;
-
-namespace detail {
-template <class E> struct has_hoistable : std::false_type {};
-template <class L, class R>
-struct has_hoistable<expr::mul<L, R>>
-    : std::bool_constant<hoistable_v<L, R> || hoistable_v<R, L> || has_hoistable<L>::value ||
-                         has_hoistable<R>::value> {};
-template <class L, class R>
-struct has_hoistable<expr::add<L, R>>
-    : std::bool_constant<has_hoistable<L>::value || has_hoistable<R>::value> {};
-template <class P, class B>
-struct has_hoistable<expr::where<P, B>>
-    : std::bool_constant<has_hoistable<P>::value || has_hoistable<B>::value> {};
-template <class I, class B> struct has_hoistable<expr::sum<I, B>> : has_hoistable<B> {};
-template <class I, class B> struct has_hoistable<expr::expand<I, B>> : has_hoistable<B> {};
-template <class F, class... Es>
-struct has_hoistable<expr::map<F, Es...>> : std::bool_constant<(has_hoistable<Es>::value || ...)> {
-};
-}  // namespace detail
-
-/// Whether E holds a sum to hoist.
-template <class E> inline constexpr bool has_hoistable_v = detail::has_hoistable<E>::value;
-
-/// Calls `k(s, rebuild)` for the first sum `s` of `e` to hoist (depth first, left to right);
-/// `rebuild(x)` is `e` with `s` replaced by `x`. Requires `has_hoistable_v<E>`.
-template <class E, class K> constexpr void hoist_first(const E& e, K&& k) {
-  if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); }) {
-    using L = std::remove_cvref_t<decltype(e.lhs)>;
-    using R = std::remove_cvref_t<decltype(e.rhs)>;
-    if constexpr (hoistable_v<L, R>) {
-      k(e.lhs, [&](const auto& x) {
-        return expr::mul<std::remove_cvref_t<decltype(x)>, R>{x, e.rhs};
-      });
-    } else if constexpr (hoistable_v<R, L>) {
-      k(e.rhs, [&](const auto& x) {
-        return expr::mul<L, std::remove_cvref_t<decltype(x)>>{e.lhs, x};
-      });
-    } else if constexpr (has_hoistable_v<L>) {
-      hoist_first(e.lhs, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto l = rebuild(x);
-          return expr::mul<decltype(l), R>{l, e.rhs};
-        });
-      });
-    } else {
-      hoist_first(e.rhs, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto r = rebuild(x);
-          return expr::mul<L, decltype(r)>{e.lhs, r};
-        });
-      });
-    }
-  } else if constexpr (requires { []<class L, class R>(const expr::add<L, R>&) {}(e); }) {
-    using L = std::remove_cvref_t<decltype(e.lhs)>;
-    using R = std::remove_cvref_t<decltype(e.rhs)>;
-    if constexpr (has_hoistable_v<L>) {
-      hoist_first(e.lhs, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto l = rebuild(x);
-          return expr::add<decltype(l), R>{l, e.rhs};
-        });
-      });
-    } else {
-      hoist_first(e.rhs, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto r = rebuild(x);
-          return expr::add<L, decltype(r)>{e.lhs, r};
-        });
-      });
-    }
-  } else if constexpr (requires { []<class P, class B>(const expr::where<P, B>&) {}(e); }) {
-    using P = std::remove_cvref_t<decltype(e.pred)>;
-    using B = std::remove_cvref_t<decltype(e.body)>;
-    if constexpr (has_hoistable_v<P>) {
-      hoist_first(e.pred, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto p = rebuild(x);
-          return expr::where<decltype(p), B>{p, e.body};
-        });
-      });
-    } else {
-      hoist_first(e.body, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto b = rebuild(x);
-          return expr::where<P, decltype(b)>{e.pred, b};
-        });
-      });
-    }
-  } else if constexpr (requires { []<class I, class B>(const expr::sum<I, B>&) {}(e); }) {
-    [&]<class I, class B>(const expr::sum<I, B>& n) {
-      hoist_first(n.body, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto b = rebuild(x);
-          return expr::sum<I, decltype(b)>{b};
-        });
-      });
-    }(e);
-  } else if constexpr (requires { []<class I, class B>(const expr::expand<I, B>&) {}(e); }) {
-    [&]<class I, class B>(const expr::expand<I, B>& n) {
-      hoist_first(n.body, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto b = rebuild(x);
-          return expr::expand<I, decltype(b)>{b};
-        });
-      });
-    }(e);
-  } else {  // map: one or two operands
-    [&]<class F, class... Es>(const expr::map<F, Es...>& n) {
-      if constexpr (sizeof...(Es) == 1) {
-        hoist_first(std::get<0>(n.args), [&](const auto& s, auto rebuild) {
-          k(s, [&, rebuild](const auto& x) {
-            auto a = rebuild(x);
-            return expr::map<F, decltype(a)>{n.f, {a}};
-          });
-        });
-      } else {
-        using A = std::tuple_element_t<0, std::tuple<Es...>>;
-        using B = std::tuple_element_t<1, std::tuple<Es...>>;
-        if constexpr (has_hoistable_v<A>) {
-          hoist_first(std::get<0>(n.args), [&](const auto& s, auto rebuild) {
-            k(s, [&, rebuild](const auto& x) {
-              auto a = rebuild(x);
-              return expr::map<F, decltype(a), B>{n.f, {a, std::get<1>(n.args)}};
-            });
-          });
-        } else {
-          hoist_first(std::get<1>(n.args), [&](const auto& s, auto rebuild) {
-            k(s, [&, rebuild](const auto& x) {
-              auto b = rebuild(x);
-              return expr::map<F, A, decltype(b)>{n.f, {std::get<0>(n.args), b}};
-            });
-          });
-        }
-      }
-    }(e);
-  }
-}
-
-}  // namespace loom::rewrite
-
-#endif  // LOOM_REWRITE_HOIST_HPP
-// ---- end <loom/rewrite/hoist.hpp>
 // ---- begin <loom/stream/lower.hpp>
 // Defines lowering: an expression and a loop order become a tree of indexed streams (stream/).
 // SPDX-License-Identifier: BSL-1.0
@@ -12608,19 +12915,6 @@ void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Op
   }
 }
 
-// The extent of index I in the accesses of e.
-template <class I, class E> std::int64_t extent_in(const E& e) {
-  std::int64_t x = -1;
-  expr::for_each_access(e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
-    std::size_t m = 0;
-    (..., [&] {
-      if (x < 0 && std::is_same_v<Is, I>) x = a.tensor->extent(m);
-      ++m;
-    }());
-  });
-  return x;
-}
-
 // A hoisted sum's storage: a dense vector (the size of one operand mode), a dense matrix unless
 // the sum is statically sparse (then DCSR).
 template <class V, class S, std::size_t N>
@@ -12651,7 +12945,7 @@ void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
         using T = hoisted_tensor<expr::value_type_t<S>, S, sizeof...(Is)>;
         if (!optimize::cached_hoist(lhs, rhs, s, rewrite::hoisted_dense_v<S>)) return;
         hoisted = true;
-        T t(typename T::shape_type{extent_in<Is>(s)...});
+        T t(typename T::shape_type{expr::extent_of<Is>(s)...});
         if constexpr (T::format_type::all_dense)
           LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
         expr::access<T, Is...> target{&t};
@@ -12738,7 +13032,13 @@ void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool acc
   using Written = std::remove_cvref_t<decltype(written)>;
   using Lhs = expr::access<OT, Os...>;
   using out_t = std::remove_const_t<OT>;
-  if constexpr (is_auto_tensor_v<out_t>) {  // the output's format chosen from its fill
+  if constexpr (aggr::has_aggregates_v<Written>) {  // max and min computed first
+    aggr::kept keep;
+    const auto e = aggr::materialize(written, keep, [&](auto& target, const auto& body) {
+      assign_checked(target, body, false, opts);
+    });
+    assign_checked(lhs, e, accumulate, opts);
+  } else if constexpr (is_auto_tensor_v<out_t>) {  // the output's format chosen from its fill
     assign_auto(lhs, written, accumulate, opts);
   } else if constexpr (!out_t::owning && !out_t::format_type::all_dense) {
     static_assert(out_t::owning,
@@ -12772,6 +13072,9 @@ void assign_checked(expr::access<OT, Os...>& lhs, const expr::ordered<Order, E>&
   static_assert(!alt::has_alternatives_v<E>,
                 "loom::order<...>: the formats of a loom::alternatives are chosen with the loop "
                 "order; under a fixed order, read one of its tensors");
+  static_assert(!aggr::has_aggregates_v<E>,
+                "loom::order<...>: a max or min aggregate is its own kernel; assign it to a "
+                "tensor first");
   if constexpr (!plan::assignment_is_valid<Lhs, E>) {
     plan::report_assignment_errors<Lhs, E>();
   } else {
@@ -12826,7 +13129,13 @@ auto eval(const E& e, const O& opts = {}) {
   V value = semiring_traits<V>::zero();  // the kernel writes through a view: no allocation
   view<V, format<>> result({}, {}, std::span<V>(&value, 1));
   expr::access<view<V, format<>>> target{&result};
-  if constexpr (detail::alt::has_alternatives_v<Written>)
+  if constexpr (detail::aggr::has_aggregates_v<Written>) {
+    detail::aggr::kept keep;
+    const auto m = detail::aggr::materialize(written, keep, [&](auto& out, const auto& body) {
+      detail::assign_checked(out, body, false, opts);
+    });
+    value = loom::eval(m, opts);
+  } else if constexpr (detail::alt::has_alternatives_v<Written>)
     detail::alt::run_variant(
         written,
         opts.alternative ? *opts.alternative : detail::alt::cached_variant(target, written),
@@ -14351,6 +14660,13 @@ template <class E> std::string to_string(const E& e, std::size_t& ordinal) {
     std::string s = "map(" + name;
     for (auto& a : args) s += ", " + a;
     return s + ")";
+  } else if constexpr (requires {
+                         []<class Op, class I, class B>(const expr::aggregate<Op, I, B>&) {}(e);
+                       }) {
+    return [&]<class Op, class I, class B>(const expr::aggregate<Op, I, B>& n) {
+      return std::string(Op::name) + "(" + std::string(I::name) + ", " +
+             to_string(n.body, ordinal) + ")";
+    }(e);
   } else {
     return [&]<template <class, class> class Node, class I, class B>(const Node<I, B>& n) {
       const bool is_sum = std::is_same_v<Node<I, B>, expr::sum<I, B>>;
@@ -14646,16 +14962,15 @@ std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
 }  // namespace detail
 
 template <class Lhs, class R, options_type O = default_options>
-  requires(!std::remove_cvref_t<O>::eliminate && !loom::detail::alt::auto_output_v<Lhs> &&
-           !loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
+  requires(!std::remove_cvref_t<O>::eliminate)
 std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {});
 
-/// The plan of `lhs = rhs` into a loom::auto_tensor: the format chosen and why, then the plan of
-/// the assignment into that format.
-template <class OT, class... Os, class R, options_type O = default_options>
-  requires(!std::remove_cvref_t<O>::eliminate && is_auto_tensor_v<OT>)
-std::string explain(const expr::access<OT, Os...>& lhs, const R& rhs_operand, const O& opts = {}) {
-  const auto written = expr::as_expr(rhs_operand);
+namespace detail {
+
+// `lhs = rhs` into a loom::auto_tensor: the format chosen and why, then the plan of the
+// assignment into that format.
+template <class OT, class... Os, class W, class O>
+std::string explain_auto(const expr::access<OT, Os...>& lhs, const W& written, const O& opts) {
   loom::statistics_cache stats;
   optimize::output_format_choice c;
   bool done = false;
@@ -14671,46 +14986,78 @@ std::string explain(const expr::access<OT, Os...>& lhs, const R& rhs_operand, co
     held probe(lhs.tensor->shape());
     probe.set_name(lhs.tensor->name());
     out = "output format chosen: " + c.describe() + "\n" +
-          explain(expr::access<held, Os...>{&probe}, rhs_operand, opts);
+          plan::explain(expr::access<held, Os...>{&probe}, written, opts);
   });
   return out;
 }
 
-/// The plan of `lhs = rhs` where rhs reads a loom::alternatives: every variant's estimated cost
-/// (one format per alternatives), then the plan of the variant that runs.
-template <class Lhs, class R, options_type O = default_options>
-  requires(!std::remove_cvref_t<O>::eliminate && !loom::detail::alt::auto_output_v<Lhs> &&
-           loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
-std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {}) {
-  {
-    const auto written = expr::as_expr(rhs_operand);
-    loom::statistics_cache stats;
-    const auto c = loom::detail::alt::cost_variants(lhs, written, stats);
-    std::ostringstream pre;
-    pre << "alternatives: " << c.cost.size() << " variants, one per format held:\n";
-    for (std::size_t k = 0; k < c.cost.size(); ++k)
-      pre << "  " << (k == c.chosen ? "* " : "  ") << "#" << k << " " << c.label[k]
-          << ": estimated cost " << static_cast<std::int64_t>(c.cost[k] + 0.5) << "\n";
-    std::size_t chosen = c.chosen;
-    if (opts.alternative) {
-      chosen = std::min(*opts.alternative, c.cost.size() - 1);
-      pre << "variant #" << chosen << " forced by the options\n";
-    } else {
-      pre << "chosen: variant #" << chosen << ", the cheapest (*)\n";
-    }
-    std::string out;
-    loom::detail::alt::run_variant(written, chosen,
-                                   [&](const auto& v) { out = pre.str() + explain(lhs, v, opts); });
-    return out;
+// `lhs = rhs` where rhs reads a loom::alternatives: every variant's estimated cost (one format
+// per alternatives), then the plan of the variant that runs.
+template <class Lhs, class W, class O>
+std::string explain_alternatives(const Lhs& lhs, const W& written, const O& opts) {
+  loom::statistics_cache stats;
+  const auto c = loom::detail::alt::cost_variants(lhs, written, stats);
+  std::ostringstream pre;
+  pre << "alternatives: " << c.cost.size() << " variants, one per format held:\n";
+  for (std::size_t k = 0; k < c.cost.size(); ++k)
+    pre << "  " << (k == c.chosen ? "* " : "  ") << "#" << k << " " << c.label[k]
+        << ": estimated cost " << static_cast<std::int64_t>(c.cost[k] + 0.5) << "\n";
+  std::size_t chosen = c.chosen;
+  if (opts.alternative) {
+    chosen = std::min(*opts.alternative, c.cost.size() - 1);
+    pre << "variant #" << chosen << " forced by the options\n";
+  } else {
+    pre << "chosen: variant #" << chosen << ", the cheapest (*)\n";
   }
+  std::string out;
+  loom::detail::alt::run_variant(
+      written, chosen, [&](const auto& v) { out = pre.str() + plan::explain(lhs, v, opts); });
+  return out;
 }
+
+// `lhs = rhs` with max or min aggregates: each computed first (its body's kernel runs now), then
+// the plan of the expression that reads them.
+template <class Lhs, class W, class O>
+std::string explain_aggregates(const Lhs& lhs, const W& written, const O& opts) {
+  std::string pre;
+  loom::detail::aggr::kept keep;
+  const auto e =
+      loom::detail::aggr::materialize(written, keep, [&](auto& target, const auto& body) {
+        std::size_t ordinal = 0;
+        pre += "aggregate computed first: " + to_string(body, ordinal) +
+               " into a temporary (plan "
+               "below), then reduced into a dense tensor\n" +
+               plan::explain(target, body, opts);
+        loom::detail::assign_checked(target, body, false, opts);
+      });
+  return pre + plan::explain(lhs, e, opts);
+}
+
+template <class Lhs, class R, class O>
+std::string explain_kernel(const Lhs& lhs, const R& rhs_operand, const O& opts);
+
+}  // namespace detail
 
 /// A description of the plan loom compiles for `lhs = rhs`, e.g.
 /// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`, under `opts` as loom::assign runs it.
 template <class Lhs, class R, options_type O>
-  requires(!std::remove_cvref_t<O>::eliminate && !loom::detail::alt::auto_output_v<Lhs> &&
-           !loom::detail::alt::has_alternatives_v<decltype(expr::as_expr(std::declval<R>()))>)
+  requires(!std::remove_cvref_t<O>::eliminate)
 std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts) {
+  const auto written = expr::as_expr(rhs_operand);
+  using W = std::remove_cvref_t<decltype(written)>;
+  if constexpr (loom::detail::aggr::has_aggregates_v<W>)
+    return detail::explain_aggregates(lhs, written, opts);
+  else if constexpr (loom::detail::alt::auto_output_v<Lhs>)
+    return detail::explain_auto(lhs, written, opts);
+  else if constexpr (loom::detail::alt::has_alternatives_v<W>)
+    return detail::explain_alternatives(lhs, written, opts);
+  else
+    return detail::explain_kernel(lhs, written, opts);
+}
+
+// One kernel's plan: the rewrites, the hoisted sums, the candidates and their costs, the loops.
+template <class Lhs, class R, class O>
+std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O& opts) {
   const auto rewritten = rewrite::for_kernel(expr::as_expr(rhs_operand));  // as the evaluator does
   const auto rhs = rewritten.expr;
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
@@ -16936,6 +17283,246 @@ template <class T, class... Fs> tensor<T, csr> matrix_chain(const tensor<T, Fs>&
 
 #endif  // LOOM_EXEC_MATRIX_CHAIN_HPP
 // ---- end <loom/exec/matrix_chain.hpp>
+// ---- begin <loom/exec/program.hpp>
+// Defines loom::program: several assignments run as one program, a sum that occurs more than
+// once (in one statement or across them, reading the same tensors) computed once into a
+// temporary and read by every statement that uses it (Galley's CSE, notes 001 §4.5) (exec/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_PROGRAM_HPP
+#define LOOM_EXEC_PROGRAM_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <any>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace loom {
+
+/// One statement of a program: `out(i...) = rhs` (`accumulate`: `+=`).
+template <class Lhs, class Rhs> struct statement {
+  Lhs lhs;
+  Rhs rhs;
+  bool accumulate = false;
+};
+
+/// `loom::let(y(i), e)`: the statement `y(i) = e` of a loom::program.
+template <class OT, class... Os, expr::operand R>
+auto let(expr::access<OT, Os...> lhs, const R& rhs) {
+  const auto e = expr::as_expr(rhs);
+  return statement<expr::access<OT, Os...>, std::remove_cvref_t<decltype(e)>>{lhs, e, false};
+}
+/// `loom::let_add(y(i), e)`: the statement `y(i) += e`.
+template <class OT, class... Os, expr::operand R>
+auto let_add(expr::access<OT, Os...> lhs, const R& rhs) {
+  const auto e = expr::as_expr(rhs);
+  return statement<expr::access<OT, Os...>, std::remove_cvref_t<decltype(e)>>{lhs, e, true};
+}
+
+namespace detail::prog {
+
+template <class E> struct sums_in {
+  using type = mp_list<>;
+};
+template <class E> using sums_in_t = typename sums_in<std::remove_cvref_t<E>>::type;
+template <class... Es> using sums_of_all = boost::mp11::mp_append<mp_list<>, sums_in_t<Es>...>;
+// every sum node type of E, outermost first, with repetitions
+template <class I, class E> struct sums_in<expr::sum<I, E>> {
+  using type = boost::mp11::mp_push_front<sums_in_t<E>, expr::sum<I, E>>;
+};
+template <class L, class R> struct sums_in<expr::add<L, R>> {
+  using type = sums_of_all<L, R>;
+};
+template <class L, class R> struct sums_in<expr::mul<L, R>> {
+  using type = sums_of_all<L, R>;
+};
+template <class P, class E> struct sums_in<expr::where<P, E>> {
+  using type = sums_of_all<P, E>;
+};
+template <class I, class E> struct sums_in<expr::expand<I, E>> {
+  using type = sums_in_t<E>;
+};
+template <class F, class... Es> struct sums_in<expr::map<F, Es...>> {
+  using type = sums_of_all<Es...>;
+};
+
+/// The sum types that occur twice or more among `Rhs...` (by type: the same index names, operand
+/// types and functions; whether they read the same tensors is checked at run time).
+template <class... Rhs> struct shared_sums {
+  using all = sums_of_all<Rhs...>;
+  template <class S>
+  using repeated = boost::mp11::mp_bool<(boost::mp11::mp_count<all, S>::value > 1)>;
+  using type = boost::mp11::mp_unique<boost::mp11::mp_copy_if<all, repeated>>;
+};
+
+/// A shared sum's temporary: a scalar, a dense vector, a dense matrix (dcsr when it is statically
+/// sparse) or csf.
+template <class V, class S, std::size_t N>
+using temporary_tensor =
+    tensor<V,
+           std::conditional_t<
+               N == 0, format<>,
+               std::conditional_t<
+                   N == 1, dense_vector,
+                   std::conditional_t<
+                       N == 2, std::conditional_t<rewrite::hoisted_dense_v<S>, dense_matrix, dcsr>,
+                       csf<N>>>>>;
+
+template <class S> struct temporary_of {
+  template <class... Is> static auto make(mp_list<Is...>) {
+    return temporary_tensor<expr::value_type_t<S>, S, sizeof...(Is)>{};
+  }
+  using type = decltype(make(expr::free_indices_t<S>{}));
+};
+
+/// One shared sum computed: its node type, the tensors it reads, and its temporary.
+struct computed {
+  const void* type = nullptr;
+  std::vector<const void*> reads;
+  std::shared_ptr<void> value;  // the temporary tensor
+  std::string text;             // the sum, for explain
+  std::size_t uses = 0;
+};
+
+template <class S> inline constexpr char type_tag = 0;
+
+template <class S> std::vector<const void*> reads_of(const S& s) {
+  std::vector<const void*> out;
+  expr::for_each_access(s, [&](const auto& a, std::size_t) { out.push_back(a.tensor); });
+  return out;
+}
+
+/// The temporaries of one run, found by sum type and the tensors read.
+template <class Options> struct temporaries {
+  std::vector<computed> list;
+  const Options* opts = nullptr;
+
+  /// The temporary holding `s`, computed on first request.
+  template <class S> const typename temporary_of<S>::type& get(const S& s) {
+    using T = typename temporary_of<S>::type;
+    const std::vector<const void*> reads = reads_of(s);
+    for (computed& c : list)
+      if (c.type == &type_tag<S> && c.reads == reads) {
+        ++c.uses;
+        return *static_cast<const T*>(c.value.get());
+      }
+    auto t = std::make_shared<T>(shape_of(s, expr::free_indices_t<S>{}));
+    if constexpr (T::format_type::all_dense) LOOM_COUNT_WORK_N(writes, t->values().size());
+    [&]<class... Is>(mp_list<Is...>) {
+      expr::access<T, Is...> target{t.get()};
+      loom::detail::assign_checked(target, s, false, *opts);
+    }(expr::free_indices_t<S>{});
+    std::size_t ordinal = 0;
+    list.push_back({&type_tag<S>, reads, t, plan::detail::to_string(s, ordinal), 1});
+    return *t;
+  }
+  template <class S, class... Is>
+  static typename temporary_of<S>::type::shape_type shape_of(const S& s, mp_list<Is...>) {
+    return {expr::extent_of<Is>(s)...};
+  }
+};
+
+template <class Shared> struct in {
+  template <class N> using fn = boost::mp11::mp_contains<Shared, N>;
+};
+
+/// `e` with every sum of a type in Shared read from its temporary (computed once per run).
+template <class Shared, class E, class Temps> auto share(const E& e, Temps& temps) {
+  return expr::replace_matching<in<Shared>::template fn>(e, [&](const auto& s) {
+    using S = std::remove_cvref_t<decltype(s)>;
+    const auto& t = temps.get(s);
+    using T = std::remove_cvref_t<decltype(t)>;
+    if constexpr (T::order == 0) {
+      return expr::literal<expr::value_type_t<S>>{t.values()[0]};
+    } else {
+      return [&]<class... Is>(mp_list<Is...>) {
+        return expr::access<const T, Is...>{&t};
+      }(expr::free_indices_t<S>{});
+    }
+  });
+}
+
+}  // namespace detail::prog
+
+/// Several statements run in order as one program; a sum that occurs twice or more (the same
+/// expression over the same tensors, in one statement or several) is computed once, into a
+/// temporary (dense for one index, a dense matrix or dcsr for two, csf beyond), which every
+/// statement reading it then reads, e.g.
+/// `loom::program(loom::let(y(i), s + b(i)), loom::let(z(i), s * c(i))).run();` with
+/// `s = sum(j, A(i, j) * x(j))` computes A x once. Statements run in the order given, so a
+/// statement may read what an earlier one wrote; a shared sum is computed where it is first
+/// used, so it reads the tensors as they are at that point.
+template <class... Statements> class program {
+ public:
+  explicit program(Statements... s) : statements_(std::move(s)...) {}
+
+  /// The sum types shared by type; at run time those that read different tensors get one
+  /// temporary each.
+  using shared =
+      typename detail::prog::shared_sums<decltype(std::declval<Statements>().rhs)...>::type;
+
+  /// Runs every statement under `opts`.
+  template <options_type O = default_options> void run(const O& opts = {}) {
+    detail::prog::temporaries<O> temps{{}, &opts};
+    std::apply([&](auto&... s) { (run_one(s, temps, opts), ...); }, statements_);
+    last_ = std::move(temps.list);
+  }
+
+  /// The temporaries the last run made: the sum and how many reads it served.
+  std::string explain_shared() const {
+    std::string out;
+    for (std::size_t k = 0; k < last_.size(); ++k)
+      out += "shared t" + std::to_string(k) + " = " + last_[k].text + ": computed once, read " +
+             std::to_string(last_[k].uses) + " times\n";
+    return out;
+  }
+  /// How many temporaries the last run computed.
+  std::size_t shared_computed() const { return last_.size(); }
+
+  /// The program's plan: the shared sums (by type), then each statement's plan with its shared
+  /// sums read from temporaries (the temporaries are computed to explain the statements).
+  template <options_type O = default_options> std::string explain(const O& opts = {}) {
+    detail::prog::temporaries<O> temps{{}, &opts};
+    std::string body;
+    std::size_t k = 0;
+    std::apply(
+        [&](auto&... s) {
+          (..., [&] {
+            const auto e = detail::prog::share<shared>(s.rhs, temps);
+            body += "statement " + std::to_string(k++) + (s.accumulate ? " (+=)" : " (=)") + ":\n" +
+                    loom::explain(s.lhs, e, opts);
+          }());
+        },
+        statements_);
+    last_ = std::move(temps.list);
+    return "program: " + std::to_string(sizeof...(Statements)) + " statements, " +
+           std::to_string(last_.size()) + " shared sums\n" + explain_shared() + body;
+  }
+
+ private:
+  template <class S, class Temps, class O> static void run_one(S& s, Temps& temps, const O& opts) {
+    const auto e = detail::prog::share<shared>(s.rhs, temps);
+    auto lhs = s.lhs;
+    if (s.accumulate)
+      loom::accumulate(lhs, e, opts);
+    else
+      loom::assign(lhs, e, opts);
+  }
+
+  std::tuple<Statements...> statements_;
+  std::vector<detail::prog::computed> last_;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_EXEC_PROGRAM_HPP
+// ---- end <loom/exec/program.hpp>
 
 #endif  // LOOM_EXEC_HPP
 // ---- end <loom/exec.hpp>
