@@ -5,6 +5,7 @@
 #ifndef LOOM_TRA_HPP
 #define LOOM_TRA_HPP
 
+#include <loom/tra/chain.hpp>
 #include <loom/tra/convert.hpp>
 #include <loom/tra/cost.hpp>
 #include <loom/tra/counters.hpp>

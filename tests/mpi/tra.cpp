@@ -1,5 +1,5 @@
 // MPI tests of tra/mpi/ (run by ctest under mpirun with 1, 2 and 4 ranks): the IA operators,
-// the four matmul strategies and the cost model's choice, SpMV and a dense layer, each compared
+// the four matmul strategies and the cost model's choice, a planned chain of products, SpMV and a dense layer, each compared
 // with the single-process result; plus a mismatch check. A failed check or exception on any rank
 // ends the whole job with a message naming the rank (never a hang; the watchdog bounds it).
 //   --fail-on-rank R : rank R throws mid-run (ctest expects the clear error)
@@ -9,6 +9,7 @@
 #include <loom/tra/mpi.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -133,6 +134,26 @@ void test_matmul(const lm::transport& tr) {
     }
 }
 
+void test_matmul_chain(const lm::transport& tr) {
+  // a skinny last operand: the plan multiplies X1 X2 first; the result equals the
+  // single-process product in the left-to-right order
+  const auto X0 = random_tiles(3, 4, 6, 5, 7), X1 = random_tiles(4, 4, 5, 5, 8),
+             X2 = random_tiles(4, 1, 5, 3, 9);
+  const std::vector<relation<double, 2, 2>> xs{X0, X1, X2};
+  const cost_model cm{.alpha = 1e-9, .beta = 1e-11, .policy = cost_policy::corrected};
+  chain_plan plan;
+  const auto C = lm::matmul_chain(tr, xs, cm, {partitioning::rows}, &plan);
+  const auto expect = reference_matmul(reference_matmul(X0, X1), X2);
+  TRA_MPI_CHECK(C.bounds() == expect.bounds());
+  for (const auto& [key, t] : expect)
+    for (std::int64_t r = 0; r < t.shape()[0]; ++r)
+      for (std::int64_t c = 0; c < t.shape()[1]; ++c)
+        TRA_MPI_CHECK(std::abs(C.at(key)(r, c) - t(r, c)) <= 1e-9 * (1 + std::abs(t(r, c))));
+  lm::verify_same(C, "the chain's product");
+  TRA_MPI_CHECK(plan.order == "(X0 (X1 X2))");
+  TRA_MPI_CHECK(plan.steps.size() == 2);
+}
+
 void test_spmv(const lm::transport& tr) {
   constexpr loom::index<"i"> i;
   constexpr loom::index<"j"> j;
@@ -201,6 +222,7 @@ int main(int argc, char** argv) {
     if (tr.rank() == hang_rank) std::this_thread::sleep_for(std::chrono::hours(1));
     test_ia_operators(tr);
     test_matmul(tr);
+    test_matmul_chain(tr);
     test_spmv(tr);
     test_dense_layer(tr);
     test_mismatch_is_reported(tr);

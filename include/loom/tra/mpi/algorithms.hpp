@@ -10,6 +10,7 @@
 #  include <loom/expr.hpp>
 #  include <loom/format.hpp>
 #  include <loom/stream.hpp>
+#  include <loom/tra/chain.hpp>
 #  include <loom/tra/cost.hpp>
 #  include <loom/tra/ia/execute.hpp>
 #  include <loom/tra/ia/to_string.hpp>
@@ -91,6 +92,36 @@ relation<T, 2, 2> matmul(const transport& tr, const relation<T, 2, 2>& X,
   });
   if (report) *report = {c, tr.moved() - before, explain(cm, sh) + "plan: " + plan_text + "\n"};
   return result;
+}
+
+/// X0 X1 ... Xn-1 over the ranks, each given whole on every rank and placed as `placed` says
+/// (none by default): the plan from `plan_chain` (association order and each product's strategy),
+/// each product run by `matmul` with its strategy and all-gathered for the next. The plan is
+/// returned through `plan` when given. The result is on every rank.
+template <class T>
+relation<T, 2, 2> matmul_chain(const transport& tr, const std::vector<relation<T, 2, 2>>& xs,
+                               cost_model cm, const std::vector<partitioning>& placed = {},
+                               chain_plan* plan = nullptr) {
+  cm.sites = tr.sites();
+  std::vector<chain_operand> ops;
+  for (std::size_t k = 0; k < xs.size(); ++k)
+    ops.push_back(operand_of(xs[k], k < placed.size() ? placed[k] : partitioning::none));
+  const chain_plan p = plan_chain(cm, ops);
+  if (plan) *plan = p;
+  std::vector<std::pair<std::array<std::size_t, 2>, relation<T, 2, 2>>> made;
+  auto get = [&](std::size_t lo, std::size_t hi) -> const relation<T, 2, 2>& {
+    if (hi - lo == 1) return xs[lo];
+    for (const auto& [range, r] : made)
+      if (range[0] == lo && range[1] == hi) return r;
+    throw shape_error("loom::tra::mpi::matmul_chain: the plan is not the chain's");
+  };
+  for (const chain_step& s : p.steps) {
+    const partitioning px = s.mid - s.lo == 1 ? ops[s.lo].placed : partitioning::replicated;
+    const partitioning py = s.hi - s.mid == 1 ? ops[s.mid].placed : partitioning::replicated;
+    auto product = matmul(tr, get(s.lo, s.mid), get(s.mid, s.hi), cm, px, py, s.cost.strategy);
+    made.push_back({{s.lo, s.hi}, std::move(product)});
+  }
+  return xs.size() == 1 ? xs[0] : made.back().second;
 }
 
 /// y = A x for a CSR matrix given whole on every rank: rank r multiplies its block of rows (a

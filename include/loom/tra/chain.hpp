@@ -1,0 +1,176 @@
+// Defines the plan search for a chain of distributed matrix products X1 X2 ... Xn over tensor
+// relations: every association order (the join-aggregate is associative) times every strategy of
+// each product (broadcast either side, shuffle both, replicate: the R2 alternatives), costed by
+// the paper's model and searched by dynamic programming (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_CHAIN_HPP
+#define LOOM_TRA_CHAIN_HPP
+
+#include <loom/core/error.hpp>
+#include <loom/tra/cost.hpp>
+#include <loom/tra/kernels.hpp>
+#include <loom/tra/operators.hpp>
+#include <loom/tra/relation.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace loom::tra {
+
+/// One operand of a chain: its tile grid (rows x cols of tiles), its tiles' shape, and how it
+/// is placed over the sites.
+struct chain_operand {
+  std::int64_t rows = 1, cols = 1;            // tile keys
+  std::int64_t tile_rows = 1, tile_cols = 1;  // elements per tile
+  partitioning placed = partitioning::none;
+};
+
+/// The operand shape of a relation of matrix tiles.
+template <class T>
+chain_operand operand_of(const relation<T, 2, 2>& r, partitioning placed = partitioning::none) {
+  return {r.bounds()[0], r.bounds()[1], r.tile_shape()[0], r.tile_shape()[1], placed};
+}
+
+/// One product of a chain plan: operands [lo, mid) times [mid, hi), by `cost.strategy`.
+struct chain_step {
+  std::size_t lo = 0, mid = 0, hi = 0;
+  strategy_cost cost;
+  double gather = 0;  // α × the bytes of the product's all-gather (the next product reads it whole)
+};
+
+/// A chain's plan: the products in the order they run (each operand's products first), the
+/// total estimated cost, and the same for the left-to-right order with each product's best
+/// strategy (what a plan without the search runs).
+struct chain_plan {
+  std::vector<chain_step> steps;
+  double total = 0;
+  double left_to_right = 0;
+  std::string order;  // "((X0 X1) X2)"
+
+  /// The order, each product's strategy and cost, and the left-to-right plan's cost.
+  std::string explain() const {
+    auto fmt = [](double v) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3g", v);
+      return std::string(buf);
+    };
+    std::string s = "matmul chain: " + order + ", estimated cost " + fmt(total) +
+                    " (left to right: " + fmt(left_to_right) + ")\n";
+    for (const auto& st : steps)
+      s += "  [" + std::to_string(st.lo) + "," + std::to_string(st.mid) + ") x [" +
+           std::to_string(st.mid) + "," + std::to_string(st.hi) +
+           "): " + std::string(name(st.cost.strategy)) + ", Cn " + fmt(st.cost.cn) + ", Cc " +
+           fmt(st.cost.cc) + ", gather " + fmt(st.gather) + ", cost " +
+           fmt(st.cost.total + st.gather) + "\n";
+    return s;
+  }
+};
+
+namespace detail {
+inline void check_chain(const std::vector<chain_operand>& ops) {
+  if (ops.empty()) throw shape_error("loom::tra::plan_chain: the chain has no operand");
+  for (std::size_t k = 1; k < ops.size(); ++k)
+    if (ops[k - 1].cols != ops[k].rows || ops[k - 1].tile_cols != ops[k].tile_rows)
+      throw shape_error("loom::tra::plan_chain: operand " + std::to_string(k - 1) + " has " +
+                        std::to_string(ops[k - 1].cols) + " tile columns of " +
+                        std::to_string(ops[k - 1].tile_cols) + " but operand " + std::to_string(k) +
+                        " has " + std::to_string(ops[k].rows) + " tile rows of " +
+                        std::to_string(ops[k].tile_rows));
+}
+}  // namespace detail
+
+/// The cheapest plan of X0 X1 ... Xn-1 under `cm`: over every association order and every
+/// strategy of each product (dynamic programming over the intervals, O(n^3) x 4 strategies).
+/// A product's result is all-gathered (its cost counted) and read whole by the next product, so
+/// an intermediate is `replicated` there (no broadcast of it needed); the operands are placed as
+/// `chain_operand::placed` says.
+inline chain_plan plan_chain(const cost_model& cm, const std::vector<chain_operand>& ops) {
+  detail::check_chain(ops);
+  const std::size_t n = ops.size();
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  // best[lo][hi]: the cheapest cost of [lo, hi); split[lo][hi]: its last product
+  std::vector<std::vector<double>> best(n + 1, std::vector<double>(n + 1, inf));
+  std::vector<std::vector<chain_step>> split(n + 1, std::vector<chain_step>(n + 1));
+  auto step_cost = [&](std::size_t lo, std::size_t mid, std::size_t hi, matmul_strategy st) {
+    matmul_shape sh{ops[lo].rows,
+                    ops[mid].rows,
+                    ops[hi - 1].cols,
+                    ops[lo].tile_rows,
+                    ops[mid].tile_rows,
+                    ops[hi - 1].tile_cols,
+                    mid - lo == 1 ? ops[lo].placed : partitioning::replicated,
+                    hi - mid == 1 ? ops[mid].placed : partitioning::replicated};
+    chain_step s{lo, mid, hi, estimate(cm, sh, st), 0};
+    s.gather = cm.total(
+        cm.bcast(cm.size(static_cast<double>(sh.I * sh.J), static_cast<double>(sh.m * sh.n))) /
+            static_cast<double>(std::max<std::int64_t>(cm.sites, 1)),
+        0);
+    return s;
+  };
+  for (std::size_t k = 0; k < n; ++k) best[k][k + 1] = 0;
+  for (std::size_t len = 2; len <= n; ++len)
+    for (std::size_t lo = 0; lo + len <= n; ++lo) {
+      const std::size_t hi = lo + len;
+      for (std::size_t mid = lo + 1; mid < hi; ++mid)
+        for (const matmul_strategy st : all_matmul_strategies) {
+          const chain_step s = step_cost(lo, mid, hi, st);
+          const double c = best[lo][mid] + best[mid][hi] + s.cost.total + s.gather;
+          if (c < best[lo][hi]) {
+            best[lo][hi] = c;
+            split[lo][hi] = s;
+          }
+        }
+    }
+  chain_plan plan;
+  plan.total = best[0][n];
+  // the steps in a runnable order (children first), and the parenthesised order
+  auto walk = [&](auto&& self, std::size_t lo, std::size_t hi) -> std::string {
+    if (hi - lo == 1) return "X" + std::to_string(lo);
+    const chain_step& s = split[lo][hi];
+    std::string l = self(self, lo, s.mid), r = self(self, s.mid, hi);
+    plan.steps.push_back(s);
+    return "(" + l + " " + r + ")";
+  };
+  plan.order = walk(walk, 0, n);
+  // left to right, each product by its cheapest strategy
+  for (std::size_t hi = 2; hi <= n; ++hi) {
+    double cheapest = inf;
+    for (const matmul_strategy st : all_matmul_strategies) {
+      const chain_step s = step_cost(0, hi - 1, hi, st);
+      cheapest = std::min(cheapest, s.cost.total + s.gather);
+    }
+    plan.left_to_right += cheapest;
+  }
+  return plan;
+}
+
+/// The chain's product in one process, in the plan's association order (the strategies only
+/// matter across sites): each product a fused join-aggregate of tile products.
+template <class T>
+relation<T, 2, 2> multiply_chain(const std::vector<relation<T, 2, 2>>& xs, const chain_plan& plan) {
+  if (xs.empty()) throw shape_error("loom::tra::multiply_chain: the chain has no operand");
+  // the product of each interval, as the steps make it (an interval's operands precede it)
+  std::vector<std::pair<std::array<std::size_t, 2>, relation<T, 2, 2>>> made;
+  auto get = [&](std::size_t lo, std::size_t hi) -> const relation<T, 2, 2>& {
+    if (hi - lo == 1) return xs[lo];
+    for (const auto& [range, r] : made)
+      if (range[0] == lo && range[1] == hi) return r;
+    throw shape_error("loom::tra::multiply_chain: the plan is not the chain's");
+  };
+  for (const chain_step& s : plan.steps) {
+    auto product = join_aggregate(get(s.lo, s.mid), get(s.mid, s.hi), std::array<std::size_t, 1>{1},
+                                  std::array<std::size_t, 1>{0}, mat_mul{},
+                                  std::array<std::size_t, 2>{0, 2}, mat_add{});
+    made.push_back({{s.lo, s.hi}, std::move(product)});
+  }
+  return xs.size() == 1 ? xs[0] : made.back().second;
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_CHAIN_HPP
