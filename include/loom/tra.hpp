@@ -10,6 +10,7 @@
 #include <loom/tra/cost.hpp>
 #include <loom/tra/counters.hpp>
 #include <loom/tra/einsum.hpp>
+#include <loom/tra/einsum_plans.hpp>
 #include <loom/tra/ia/execute.hpp>
 #include <loom/tra/ia/nodes.hpp>
 #include <loom/tra/ia/placement.hpp>
