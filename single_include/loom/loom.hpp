@@ -25142,20 +25142,286 @@ template <class Limits = saturation_limits<>, class E> std::string explain_satur
 #ifndef LOOM_TRA_HPP
 #define LOOM_TRA_HPP
 
-// ---- begin <loom/tra/convert.hpp>
-// Defines the conversions between loom tensors (any format, views too) and tiled tensors, i.e.
-// relations whose key grid has the tensor's order: to_tiled and from_tiled (tra/).
+// ---- begin <loom/tra/chain.hpp>
+// Defines the plan search for a chain of distributed matrix products X1 X2 ... Xn over tensor
+// relations: every association order (the join-aggregate is associative) times every strategy of
+// each product (broadcast either side, shuffle both, replicate: the R2 alternatives), costed by
+// the paper's model and searched by dynamic programming (tra/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_TRA_CONVERT_HPP
-#define LOOM_TRA_CONVERT_HPP
+#ifndef LOOM_TRA_CHAIN_HPP
+#define LOOM_TRA_CHAIN_HPP
 
-// ---- begin <loom/tra/relation.hpp>
-// Defines loom::tra::relation<T, K, R>: a tensor relation, the set of (key, tile) pairs of the
-// TRA paper (notes 003 §2.1), with its key bounds, tile shape and integrity checks (tra/).
+// ---- begin <loom/tra/cost.hpp>
+// Defines the TRA/IA cost model C = α·Cn + β·Cc (notes 003 §5), with the paper's formulas and
+// the notes' corrections behind a policy, the four distributed matmul strategies, the choice
+// among them and its `explain` text (tra/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_TRA_RELATION_HPP
-#define LOOM_TRA_RELATION_HPP
+#ifndef LOOM_TRA_COST_HPP
+#define LOOM_TRA_COST_HPP
 
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace loom::tra {
+
+/// `paper` reproduces the printed formulas (UT-11); `corrected` applies notes §5's fixes: Size
+/// in bytes, SHUF moves (s-1)/s of the data, BCAST (s-1) copies, Σᴸ counts every aggOp call.
+enum class cost_policy { paper, corrected };
+
+struct cost_model {
+  double alpha = 1.0;  // seconds (or units) per element/byte moved
+  double beta = 0.0;   // seconds (or units) per flop
+  std::int64_t sites = 1;
+  cost_policy policy = cost_policy::paper;
+  std::int64_t scalar_bytes = 8;
+
+  /// Size(R) = prod key bounds x prod tile bounds (elements; bytes under `corrected`).
+  double size(double tuples, double tile_volume) const {
+    const double s = tuples * tile_volume;
+    return policy == cost_policy::paper ? s : s * static_cast<double>(scalar_bytes);
+  }
+  double bcast(double size_r) const {
+    const double s = static_cast<double>(sites);
+    return policy == cost_policy::paper ? s * size_r : (s - 1) * size_r;
+  }
+  double shuf(double size_r) const {
+    const double s = static_cast<double>(sites);
+    return policy == cost_policy::paper ? size_r : size_r * (s - 1) / s;
+  }
+  /// Σᴸ compute: printed as prod_{i not in gbk} bounds x C_aggOp; corrected counts the calls.
+  double aggregate(double all_keys, double group_keys, double c_agg) const {
+    return policy == cost_policy::paper ? (all_keys / group_keys) * c_agg
+                                        : (all_keys - group_keys) * c_agg;
+  }
+  double total(double cn, double cc) const { return alpha * cn + beta * cc; }
+};
+
+/// How an input matrix is already spread over the sites (the paper's D, with ∅ split into
+/// `replicated` and `single`; notes §3.1).
+enum class partitioning { none, rows, cols, replicated };
+
+/// The four distributed matmul strategies of notes §4.3.
+enum class matmul_strategy { broadcast_left, broadcast_right, cross_product, replicated_3d };
+
+inline constexpr std::array<matmul_strategy, 4> all_matmul_strategies{
+    matmul_strategy::broadcast_left, matmul_strategy::broadcast_right,
+    matmul_strategy::cross_product, matmul_strategy::replicated_3d};
+
+inline std::string_view name(matmul_strategy s) {
+  switch (s) {
+    case matmul_strategy::broadcast_left:
+      return "broadcast left";
+    case matmul_strategy::broadcast_right:
+      return "broadcast right";
+    case matmul_strategy::cross_product:
+      return "cross product";
+    case matmul_strategy::replicated_3d:
+      return "replicated 3-D";
+  }
+  return "?";
+}
+
+/// X: I x K tiles, Y: K x J tiles, tiles m x k and k x n.
+struct matmul_shape {
+  std::int64_t I = 1, K = 1, J = 1;
+  std::int64_t m = 1, k = 1, n = 1;
+  partitioning x = partitioning::none, y = partitioning::none;
+};
+
+struct strategy_cost {
+  matmul_strategy strategy{};
+  double cn = 0;  // communication (elements or bytes)
+  double cc = 0;  // compute (flops)
+  double total = 0;
+};
+
+/// Cn and Cc of one strategy, from the key bounds alone (the paper's point: no statistics).
+inline strategy_cost estimate(const cost_model& cm, const matmul_shape& sh, matmul_strategy st) {
+  const double I = static_cast<double>(sh.I), K = static_cast<double>(sh.K),
+               J = static_cast<double>(sh.J);
+  const double size_x = cm.size(I * K, static_cast<double>(sh.m * sh.k));
+  const double size_y = cm.size(K * J, static_cast<double>(sh.k * sh.n));
+  const double join_card = I * K * J;  // I·K · K·J / K
+  const double size_out = cm.size(join_card, static_cast<double>(sh.m * sh.n));
+  const double c_proj = 2.0 * static_cast<double>(sh.m * sh.k * sh.n);
+  const double c_agg = static_cast<double>(sh.m * sh.n);
+  strategy_cost c{st, 0, 0, 0};
+  c.cc = join_card * c_proj + cm.aggregate(join_card, I * J, c_agg);
+  const bool x_rep = sh.x == partitioning::replicated, y_rep = sh.y == partitioning::replicated;
+  switch (st) {
+    case matmul_strategy::broadcast_left:
+      // ⋈ᴸ(BCAST X, Y): output partitioned as Y; a column split of Y keeps groups <i,j> on one
+      // site, so the SHUF<0,2> before Σᴸ is dropped (R2-4 after partition propagation).
+      c.cn = (x_rep ? 0 : cm.bcast(size_x)) + (sh.y == partitioning::cols ? 0 : cm.shuf(size_out));
+      break;
+    case matmul_strategy::broadcast_right:
+      c.cn = (y_rep ? 0 : cm.bcast(size_y)) + (sh.x == partitioning::rows ? 0 : cm.shuf(size_out));
+      break;
+    case matmul_strategy::cross_product:
+      c.cn = (sh.x == partitioning::cols ? 0 : cm.shuf(size_x)) +
+             (sh.y == partitioning::rows ? 0 : cm.shuf(size_y)) + cm.shuf(size_out);
+      break;
+    case matmul_strategy::replicated_3d:
+      // X duplicated J times and Y I times, then shuffled by <i, j>; Σᴸ is then local.
+      c.cn = cm.shuf(size_x * J) + cm.shuf(size_y * I);
+      break;
+  }
+  c.total = cm.total(c.cn, c.cc);
+  return c;
+}
+
+/// The cheapest strategy (ties go to the first in `all_matmul_strategies`).
+inline strategy_cost choose(const cost_model& cm, const matmul_shape& sh) {
+  strategy_cost best = estimate(cm, sh, all_matmul_strategies[0]);
+  for (auto st : all_matmul_strategies) {
+    const auto c = estimate(cm, sh, st);
+    if (c.total < best.total) best = c;
+  }
+  return best;
+}
+
+/// Every strategy with its estimated communication and compute, and the choice.
+inline std::string explain(const cost_model& cm, const matmul_shape& sh) {
+  auto fmt = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return std::string(buf);
+  };
+  const char* unit = cm.policy == cost_policy::paper ? "elements" : "bytes";
+  std::string out = "distributed matmul: X " + std::to_string(sh.I) + "x" + std::to_string(sh.K) +
+                    " tiles of " + std::to_string(sh.m) + "x" + std::to_string(sh.k) + ", Y " +
+                    std::to_string(sh.K) + "x" + std::to_string(sh.J) + " tiles of " +
+                    std::to_string(sh.k) + "x" + std::to_string(sh.n) + ", " +
+                    std::to_string(cm.sites) + " sites, alpha " + fmt(cm.alpha) + ", beta " +
+                    fmt(cm.beta) + "\n";
+  const auto best = choose(cm, sh);
+  for (auto st : all_matmul_strategies) {
+    const auto c = estimate(cm, sh, st);
+    out += std::string(st == best.strategy ? "  * " : "    ") + std::string(name(st)) + ": Cn " +
+           fmt(c.cn) + " " + unit + ", Cc " + fmt(c.cc) + " flops, cost " + fmt(c.total) + "\n";
+  }
+  out += "chosen: " + std::string(name(best.strategy)) + "\n";
+  return out;
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_COST_HPP
+// ---- end <loom/tra/cost.hpp>
+// ---- begin <loom/tra/kernels.hpp>
+// Defines the tile kernels: matmul, add, transpose, diagonal, each written with loom's own dense
+// loops over views of tile buffers, and the counters the cost tests read (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_KERNELS_HPP
+#define LOOM_TRA_KERNELS_HPP
+
+// ---- begin <loom/tra/counters.hpp>
+// Defines loom::tra::counters(): the scalar operations done by the tile kernels of this thread,
+// which the rewrite tests read (UT-5: R1-6 and R1-7 must save additions) (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_COUNTERS_HPP
+#define LOOM_TRA_COUNTERS_HPP
+
+#include <cstdint>
+
+namespace loom::tra {
+
+struct kernel_counters {
+  std::int64_t adds = 0;  // scalar additions
+  std::int64_t muls = 0;  // scalar multiplications
+};
+inline kernel_counters& counters() {
+  thread_local kernel_counters c;
+  return c;
+}
+
+/// Restores the counters on exit: kernels run only to learn an output shape are not counted.
+struct uncounted {
+  kernel_counters saved = counters();
+  uncounted() = default;
+  uncounted(const uncounted&) = delete;
+  uncounted& operator=(const uncounted&) = delete;
+  ~uncounted() { counters() = saved; }
+};
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_COUNTERS_HPP
+// ---- end <loom/tra/counters.hpp>
+// ---- begin <loom/tra/strip.hpp>
+// Defines loom::tra::strip<T, W>: W values of T as one semiring element (the product semiring
+// T^W, componentwise), the value type of the vectorised tile kernels (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_STRIP_HPP
+#define LOOM_TRA_STRIP_HPP
+
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace loom::tra {
+
+/// W consecutive values of a row, operated on as one value. A scalar converts to a strip by
+/// broadcast, so `Bs(k, j) * A(i, k)` multiplies a strip of B's row k by one value of A: loom's
+/// dense loop then keeps W/2 (for double) SIMD accumulators in registers.
+template <class T, std::size_t W>
+  requires std::is_floating_point_v<T> && (W % (16 / sizeof(T)) == 0)
+struct strip {
+  static constexpr std::size_t lanes = 16 / sizeof(T);  // one SSE2 register
+  typedef T lane_type __attribute__((vector_size(16)));
+  static constexpr std::size_t parts = W / lanes;
+  lane_type part[parts];
+
+  strip() = default;
+  LOOM_FORCE_INLINE strip(T x) {  // NOLINT: implicit broadcast is the point
+    lane_type v{};
+    for (std::size_t l = 0; l < lanes; ++l) v[l] = x;
+    for (std::size_t p = 0; p < parts; ++p) part[p] = v;
+  }
+  LOOM_FORCE_INLINE T lane(std::size_t w) const { return part[w / lanes][w % lanes]; }
+
+  template <class F> LOOM_FORCE_INLINE static strip zip(const strip& a, const strip& b, F f) {
+    strip r;
+    [&]<std::size_t... P>(std::index_sequence<P...>) {
+      ((r.part[P] = f(a.part[P], b.part[P])), ...);
+    }(std::make_index_sequence<parts>{});
+    return r;
+  }
+  friend bool operator==(const strip& a, const strip& b) {
+    for (std::size_t w = 0; w < W; ++w)
+      if (a.lane(w) != b.lane(w)) return false;
+    return true;
+  }
+};
+
+}  // namespace loom::tra
+
+namespace loom {
+/// T^W with componentwise + and x: a semiring whenever T is one.
+template <class T, std::size_t W> struct semiring_traits<tra::strip<T, W>> {
+  using S = tra::strip<T, W>;
+  static constexpr std::string_view name = "strip";
+  static constexpr bool idempotent = false;
+  static S zero() { return S(T(0)); }
+  static S one() { return S(T(1)); }
+  LOOM_FORCE_INLINE static S add(const S& a, const S& b) {
+    return S::zip(a, b, [](auto x, auto y) { return x + y; });
+  }
+  LOOM_FORCE_INLINE static S mul(const S& a, const S& b) {
+    return S::zip(a, b, [](auto x, auto y) { return x * y; });
+  }
+  static S scale(const S& a, std::int64_t n) { return mul(a, S(static_cast<T>(n))); }
+};
+}  // namespace loom
+
+#endif  // LOOM_TRA_STRIP_HPP
+// ---- end <loom/tra/strip.hpp>
 // ---- begin <loom/tra/tile.hpp>
 // Defines loom::tra::tile<T, R>: a dense row-major array of rank R, the value of a tensor
 // relation, and its loom views (tra/).
@@ -25335,932 +25601,6 @@ template <class T, std::size_t... B> class static_tile {
 
 #endif  // LOOM_TRA_TILE_HPP
 // ---- end <loom/tra/tile.hpp>
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <map>
-#include <string>
-#include <utility>
-
-namespace loom::tra {
-
-template <std::size_t K> using key_array = std::array<std::int64_t, K>;
-
-/// A tensor relation R^(k, r, b): keys of arity K below `bounds()` (0 <= key_d < bound_d), each
-/// with one tile of rank R and the relation's common shape (notes §2.1: no ragged tiles).
-/// Tuples are kept ordered by key; uniqueness (one tile per key) is enforced on insert.
-template <class T, std::size_t K, std::size_t R> class relation {
- public:
-  using value_type = T;
-  static constexpr std::size_t key_arity = K;
-  static constexpr std::size_t rank = R;
-  using key_type = key_array<K>;
-  using tile_type = tile<T, R>;
-  using map_type = std::map<key_type, tile_type>;
-
-  relation() = default;
-  /// Throws shape_error for a negative key bound or tile extent.
-  relation(const key_type& bounds, const shape_t<R>& tile_shape)
-      : bounds_(bounds), tile_shape_(tile_shape) {
-    for (std::size_t d = 0; d < K; ++d)
-      if (bounds_[d] < 0)
-        throw shape_error("loom::tra::relation: key bounds " + to_string(bounds_) + ": bound " +
-                          std::to_string(d) + " is negative");
-    for (std::size_t d = 0; d < R; ++d)
-      if (tile_shape_[d] < 0)
-        throw shape_error("loom::tra::relation: tile shape " + to_string(tile_shape_) +
-                          ": extent " + std::to_string(d) + " is negative");
-  }
-
-  const key_type& bounds() const { return bounds_; }
-  const shape_t<R>& tile_shape() const { return tile_shape_; }
-  std::int64_t size() const { return static_cast<std::int64_t>(tuples_.size()); }
-  bool empty() const { return tuples_.empty(); }
-  auto begin() const { return tuples_.begin(); }
-  auto end() const { return tuples_.end(); }
-  const map_type& tuples() const { return tuples_; }
-
-  /// Adds (key, tile); throws on a key out of bounds, a tile of another shape, or a second tile
-  /// for the same key (the uniqueness constraint).
-  void insert(const key_type& key, tile_type t) {
-    check_key(key, "insert");
-    if (t.shape() != tile_shape_)
-      throw shape_error("loom::tra::relation::insert: tile of shape " + to_string(t.shape()) +
-                        " in a relation of tile shape " + to_string(tile_shape_));
-    if (!tuples_.emplace(key, std::move(t)).second)
-      throw duplicate_error("loom::tra::relation::insert: key " + to_string(key) +
-                            " is already present (uniqueness)");
-  }
-  /// The tile of `key`, or nullptr.
-  const tile_type* find(const key_type& key) const {
-    auto it = tuples_.find(key);
-    return it == tuples_.end() ? nullptr : &it->second;
-  }
-  tile_type* find(const key_type& key) {
-    auto it = tuples_.find(key);
-    return it == tuples_.end() ? nullptr : &it->second;
-  }
-  const tile_type& at(const key_type& key) const {
-    if (auto* t = find(key)) return *t;
-    throw shape_error("loom::tra::relation::at: no tile with key " + to_string(key));
-  }
-  /// Folds `t` into the tile of `key` with `op(existing, t)` (in place when op has
-  /// `accumulate(existing, t)`), or inserts it when the key is new.
-  template <class Op> void merge(const key_type& key, const tile_type& t, Op&& op) {
-    check_key(key, "merge");
-    auto it = tuples_.find(key);
-    if (it == tuples_.end()) {
-      tuples_.emplace(key, t);
-    } else if constexpr (requires { op.accumulate(it->second, t); }) {
-      op.accumulate(it->second, t);
-    } else {
-      it->second = op(it->second, t);
-    }
-  }
-  /// The tile of `key`, inserted as all-zero when absent.
-  tile_type& get_or_zero(const key_type& key) {
-    check_key(key, "get_or_zero");
-    return tuples_.try_emplace(key, tile_shape_).first->second;
-  }
-
-  /// Number of keys of the full box, prod bounds (the paper's Card under full-box keys).
-  std::int64_t box_size() const { return volume(bounds_); }
-  /// Every key of the box is present (stronger than continuity; notes §2.3).
-  bool is_full_box() const { return size() == box_size(); }
-  /// For every present key, every key' <= key is present ("no holes", notes §2.3).
-  bool is_continuous() const {
-    for (const auto& [key, t] : tuples_) {
-      (void)t;
-      key_type lo{};
-      bool ok = true;
-      for_each_key_below(key, lo, 0, ok);
-      if (!ok) return false;
-    }
-    return true;
-  }
-
-  friend bool operator==(const relation& a, const relation& b) {
-    return a.bounds_ == b.bounds_ && a.tile_shape_ == b.tile_shape_ && a.tuples_ == b.tuples_;
-  }
-
- private:
-  void check_key(const key_type& key, const char* who) const {
-    for (std::size_t d = 0; d < K; ++d)
-      if (key[d] < 0 || key[d] >= bounds_[d])
-        throw shape_error(std::string("loom::tra::relation::") + who + ": key " + to_string(key) +
-                          " is outside the bounds " + to_string(bounds_));
-  }
-  void for_each_key_below(const key_type& top, key_type& c, std::size_t d, bool& ok) const {
-    if (!ok) return;
-    if (d == K) {
-      if (!tuples_.count(c)) ok = false;
-      return;
-    }
-    for (c[d] = 0; c[d] <= top[d] && ok; ++c[d]) for_each_key_below(top, c, d + 1, ok);
-  }
-
-  key_type bounds_{};
-  shape_t<R> tile_shape_{};
-  map_type tuples_{};
-};
-
-}  // namespace loom::tra
-
-#endif  // LOOM_TRA_RELATION_HPP
-// ---- end <loom/tra/relation.hpp>
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <map>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-namespace loom::tra {
-
-/// A tiled tensor of order R: key <t_0, ..., t_{R-1}> holds the tile starting at coordinate
-/// t_d * tile_shape_d. Edge tiles are padded with zeros (an explicit extension: the paper has no
-/// ragged tiles); `shape` remembers the logical extents.
-template <class T, std::size_t R> struct tiled_tensor {
-  relation<T, R, R> tiles;
-  shape_t<R> shape{};
-};
-
-/// Which tiles `to_tiled` stores.
-enum class empty_tiles {
-  keep,  ///< every tile of the grid (a full box: Card = prod bounds, as the cost model assumes)
-  drop   ///< only tiles holding a stored entry (block-sparse)
-};
-
-/// Tiles a loom tensor (any format) into tiles of `tile_shape`.
-template <tensor_type Tensor>
-auto to_tiled(const Tensor& t, const shape_t<Tensor::order>& tile_shape,
-              empty_tiles policy = empty_tiles::keep) {
-  constexpr std::size_t R = Tensor::order;
-  using T = std::remove_const_t<typename Tensor::value_type>;
-  key_array<R> bounds{};
-  for (std::size_t d = 0; d < R; ++d) {
-    if (tile_shape[d] <= 0)
-      throw shape_error("loom::tra::to_tiled: tile extent " + std::to_string(tile_shape[d]) +
-                        " of dimension " + std::to_string(d) + " must be positive");
-    bounds[d] = (t.shape()[d] + tile_shape[d] - 1) / tile_shape[d];
-  }
-  tiled_tensor<T, R> out{relation<T, R, R>(bounds, tile_shape), t.shape()};
-  std::map<key_array<R>, tile<T, R>> tiles;
-  if (policy == empty_tiles::keep) {
-    key_array<R> k{};
-    const std::int64_t n = volume(bounds);
-    for (std::int64_t f = 0; f < n; ++f) {
-      std::int64_t r = f;
-      for (std::size_t d = R; d-- > 0;) {
-        k[d] = r % bounds[d];
-        r /= bounds[d];
-      }
-      tiles.emplace(k, tile<T, R>(tile_shape));
-    }
-  }
-  t.for_each_stored([&](const auto& c, const auto& v) {
-    key_array<R> k{};
-    std::int64_t off = 0;
-    for (std::size_t d = 0; d < R; ++d) {
-      k[d] = c[d] / tile_shape[d];
-      off = off * tile_shape[d] + c[d] % tile_shape[d];
-    }
-    auto it = tiles.try_emplace(k, tile_shape).first;
-    it->second.data()[static_cast<std::size_t>(off)] = v;
-  });
-  for (auto& [k, tl] : tiles) out.tiles.insert(k, std::move(tl));
-  return out;
-}
-
-/// The loom tensor in `Format` holding a tiled tensor's entries (padding dropped; for sparse
-/// formats, zeros are not stored).
-template <storage_format Format, class T, std::size_t R>
-tensor<T, Format> from_tiled(const tiled_tensor<T, R>& tt) {
-  static_assert(Format::order == R,
-                "loom::tra::from_tiled: the format's order must be the tensor's");
-  std::vector<std::array<std::int64_t, R>> coords;
-  std::vector<T> values;
-  const auto& ts = tt.tiles.tile_shape();
-  const std::int64_t n = volume(ts);
-  for (const auto& [key, tl] : tt.tiles) {
-    for (std::int64_t f = 0; f < n; ++f) {
-      std::array<std::int64_t, R> c{};
-      std::int64_t r = f;
-      bool inside = true;
-      for (std::size_t d = R; d-- > 0;) {
-        c[d] = key[d] * ts[d] + r % ts[d];
-        r /= ts[d];
-        inside = inside && c[d] < tt.shape[d];
-      }
-      const T v = tl.data()[static_cast<std::size_t>(f)];
-      if (!inside || (!Format::all_dense && v == semiring_traits<T>::zero())) continue;
-      coords.push_back(c);
-      values.push_back(v);
-    }
-  }
-  return from_coo<Format>(tt.shape, coords, values);
-}
-
-}  // namespace loom::tra
-
-#endif  // LOOM_TRA_CONVERT_HPP
-// ---- end <loom/tra/convert.hpp>
-// ---- begin <loom/tra/cost.hpp>
-// Defines the TRA/IA cost model C = α·Cn + β·Cc (notes 003 §5), with the paper's formulas and
-// the notes' corrections behind a policy, the four distributed matmul strategies, the choice
-// among them and its `explain` text (tra/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_TRA_COST_HPP
-#define LOOM_TRA_COST_HPP
-
-#include <array>
-#include <cstdint>
-#include <cstdio>
-#include <string>
-#include <string_view>
-
-namespace loom::tra {
-
-/// `paper` reproduces the printed formulas (UT-11); `corrected` applies notes §5's fixes: Size
-/// in bytes, SHUF moves (s-1)/s of the data, BCAST (s-1) copies, Σᴸ counts every aggOp call.
-enum class cost_policy { paper, corrected };
-
-struct cost_model {
-  double alpha = 1.0;  // seconds (or units) per element/byte moved
-  double beta = 0.0;   // seconds (or units) per flop
-  std::int64_t sites = 1;
-  cost_policy policy = cost_policy::paper;
-  std::int64_t scalar_bytes = 8;
-
-  /// Size(R) = prod key bounds x prod tile bounds (elements; bytes under `corrected`).
-  double size(double tuples, double tile_volume) const {
-    const double s = tuples * tile_volume;
-    return policy == cost_policy::paper ? s : s * static_cast<double>(scalar_bytes);
-  }
-  double bcast(double size_r) const {
-    const double s = static_cast<double>(sites);
-    return policy == cost_policy::paper ? s * size_r : (s - 1) * size_r;
-  }
-  double shuf(double size_r) const {
-    const double s = static_cast<double>(sites);
-    return policy == cost_policy::paper ? size_r : size_r * (s - 1) / s;
-  }
-  /// Σᴸ compute: printed as prod_{i not in gbk} bounds x C_aggOp; corrected counts the calls.
-  double aggregate(double all_keys, double group_keys, double c_agg) const {
-    return policy == cost_policy::paper ? (all_keys / group_keys) * c_agg
-                                        : (all_keys - group_keys) * c_agg;
-  }
-  double total(double cn, double cc) const { return alpha * cn + beta * cc; }
-};
-
-/// How an input matrix is already spread over the sites (the paper's D, with ∅ split into
-/// `replicated` and `single`; notes §3.1).
-enum class partitioning { none, rows, cols, replicated };
-
-/// The four distributed matmul strategies of notes §4.3.
-enum class matmul_strategy { broadcast_left, broadcast_right, cross_product, replicated_3d };
-
-inline constexpr std::array<matmul_strategy, 4> all_matmul_strategies{
-    matmul_strategy::broadcast_left, matmul_strategy::broadcast_right,
-    matmul_strategy::cross_product, matmul_strategy::replicated_3d};
-
-inline std::string_view name(matmul_strategy s) {
-  switch (s) {
-    case matmul_strategy::broadcast_left:
-      return "broadcast left";
-    case matmul_strategy::broadcast_right:
-      return "broadcast right";
-    case matmul_strategy::cross_product:
-      return "cross product";
-    case matmul_strategy::replicated_3d:
-      return "replicated 3-D";
-  }
-  return "?";
-}
-
-/// X: I x K tiles, Y: K x J tiles, tiles m x k and k x n.
-struct matmul_shape {
-  std::int64_t I = 1, K = 1, J = 1;
-  std::int64_t m = 1, k = 1, n = 1;
-  partitioning x = partitioning::none, y = partitioning::none;
-};
-
-struct strategy_cost {
-  matmul_strategy strategy{};
-  double cn = 0;  // communication (elements or bytes)
-  double cc = 0;  // compute (flops)
-  double total = 0;
-};
-
-/// Cn and Cc of one strategy, from the key bounds alone (the paper's point: no statistics).
-inline strategy_cost estimate(const cost_model& cm, const matmul_shape& sh, matmul_strategy st) {
-  const double I = static_cast<double>(sh.I), K = static_cast<double>(sh.K),
-               J = static_cast<double>(sh.J);
-  const double size_x = cm.size(I * K, static_cast<double>(sh.m * sh.k));
-  const double size_y = cm.size(K * J, static_cast<double>(sh.k * sh.n));
-  const double join_card = I * K * J;  // I·K · K·J / K
-  const double size_out = cm.size(join_card, static_cast<double>(sh.m * sh.n));
-  const double c_proj = 2.0 * static_cast<double>(sh.m * sh.k * sh.n);
-  const double c_agg = static_cast<double>(sh.m * sh.n);
-  strategy_cost c{st, 0, 0, 0};
-  c.cc = join_card * c_proj + cm.aggregate(join_card, I * J, c_agg);
-  const bool x_rep = sh.x == partitioning::replicated, y_rep = sh.y == partitioning::replicated;
-  switch (st) {
-    case matmul_strategy::broadcast_left:
-      // ⋈ᴸ(BCAST X, Y): output partitioned as Y; a column split of Y keeps groups <i,j> on one
-      // site, so the SHUF<0,2> before Σᴸ is dropped (R2-4 after partition propagation).
-      c.cn = (x_rep ? 0 : cm.bcast(size_x)) + (sh.y == partitioning::cols ? 0 : cm.shuf(size_out));
-      break;
-    case matmul_strategy::broadcast_right:
-      c.cn = (y_rep ? 0 : cm.bcast(size_y)) + (sh.x == partitioning::rows ? 0 : cm.shuf(size_out));
-      break;
-    case matmul_strategy::cross_product:
-      c.cn = (sh.x == partitioning::cols ? 0 : cm.shuf(size_x)) +
-             (sh.y == partitioning::rows ? 0 : cm.shuf(size_y)) + cm.shuf(size_out);
-      break;
-    case matmul_strategy::replicated_3d:
-      // X duplicated J times and Y I times, then shuffled by <i, j>; Σᴸ is then local.
-      c.cn = cm.shuf(size_x * J) + cm.shuf(size_y * I);
-      break;
-  }
-  c.total = cm.total(c.cn, c.cc);
-  return c;
-}
-
-/// The cheapest strategy (ties go to the first in `all_matmul_strategies`).
-inline strategy_cost choose(const cost_model& cm, const matmul_shape& sh) {
-  strategy_cost best = estimate(cm, sh, all_matmul_strategies[0]);
-  for (auto st : all_matmul_strategies) {
-    const auto c = estimate(cm, sh, st);
-    if (c.total < best.total) best = c;
-  }
-  return best;
-}
-
-/// Every strategy with its estimated communication and compute, and the choice.
-inline std::string explain(const cost_model& cm, const matmul_shape& sh) {
-  auto fmt = [](double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-    return std::string(buf);
-  };
-  const char* unit = cm.policy == cost_policy::paper ? "elements" : "bytes";
-  std::string out = "distributed matmul: X " + std::to_string(sh.I) + "x" + std::to_string(sh.K) +
-                    " tiles of " + std::to_string(sh.m) + "x" + std::to_string(sh.k) + ", Y " +
-                    std::to_string(sh.K) + "x" + std::to_string(sh.J) + " tiles of " +
-                    std::to_string(sh.k) + "x" + std::to_string(sh.n) + ", " +
-                    std::to_string(cm.sites) + " sites, alpha " + fmt(cm.alpha) + ", beta " +
-                    fmt(cm.beta) + "\n";
-  const auto best = choose(cm, sh);
-  for (auto st : all_matmul_strategies) {
-    const auto c = estimate(cm, sh, st);
-    out += std::string(st == best.strategy ? "  * " : "    ") + std::string(name(st)) + ": Cn " +
-           fmt(c.cn) + " " + unit + ", Cc " + fmt(c.cc) + " flops, cost " + fmt(c.total) + "\n";
-  }
-  out += "chosen: " + std::string(name(best.strategy)) + "\n";
-  return out;
-}
-
-}  // namespace loom::tra
-
-#endif  // LOOM_TRA_COST_HPP
-// ---- end <loom/tra/cost.hpp>
-// ---- begin <loom/tra/counters.hpp>
-// Defines loom::tra::counters(): the scalar operations done by the tile kernels of this thread,
-// which the rewrite tests read (UT-5: R1-6 and R1-7 must save additions) (tra/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_TRA_COUNTERS_HPP
-#define LOOM_TRA_COUNTERS_HPP
-
-#include <cstdint>
-
-namespace loom::tra {
-
-struct kernel_counters {
-  std::int64_t adds = 0;  // scalar additions
-  std::int64_t muls = 0;  // scalar multiplications
-};
-inline kernel_counters& counters() {
-  thread_local kernel_counters c;
-  return c;
-}
-
-/// Restores the counters on exit: kernels run only to learn an output shape are not counted.
-struct uncounted {
-  kernel_counters saved = counters();
-  uncounted() = default;
-  uncounted(const uncounted&) = delete;
-  uncounted& operator=(const uncounted&) = delete;
-  ~uncounted() { counters() = saved; }
-};
-
-}  // namespace loom::tra
-
-#endif  // LOOM_TRA_COUNTERS_HPP
-// ---- end <loom/tra/counters.hpp>
-// ---- begin <loom/tra/einsum.hpp>
-// Defines the einsum front end (notes 003 §8.2 item 23): "ij,jk->ik" over key indices lowers to
-// Σ(gbk, mat_add)(⋈(jl, jr, mat_mul)) — as an IA plan type (einsum_plan_t) and as a call on two
-// relations (einsum<"...">(l, r)); batch indices kept in the output stay group-by keys; a tile
-// whose letters run the other way from the kernel's C(x,z) = A(x,y) B(y,z) is transposed (tra/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_TRA_EINSUM_HPP
-#define LOOM_TRA_EINSUM_HPP
-
-// ---- begin <loom/tra/ia/nodes.hpp>
-// Defines the implementation-algebra (IA) plan nodes as empty types (notes 003 §3.2, §8.2
-// items 9-11): leaf, bcast, shuf, lfilter, lmap, lagg, ljoin, ldup; partition tags; and the
-// partition each node's output has (propagation, which the paper leaves out) (tra/ia/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_TRA_IA_NODES_HPP
-#define LOOM_TRA_IA_NODES_HPP
-
-// ---- begin <loom/tra/key_functions.hpp>
-// Defines the introspectable key functions and key predicates of REKEY and filter: project,
-// permute, linearize, insert_dim; eq, lt_eq, in_range, and_ (notes 003 §8.2 item 6) (tra/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_TRA_KEY_FUNCTIONS_HPP
-#define LOOM_TRA_KEY_FUNCTIONS_HPP
-
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <string_view>
-
-namespace loom::tra {
-
-// A key function maps key_array<In> to key_array<out_arity>, gives its output bounds, says whether it is
-// injective and which input positions it reads (rewrite conditions test these).
-
-/// project<I...>: keeps positions I... in that order (a permutation when it names every position).
-template <std::size_t... I> struct project {
-  static constexpr std::string_view name = "project";
-  static constexpr std::size_t out_arity = sizeof...(I);
-  static constexpr std::array<std::size_t, out_arity> positions{I...};
-  template <std::size_t K> static constexpr key_array<out_arity> apply(const key_array<K>& k) {
-    return {k[I]...};
-  }
-  template <std::size_t K> key_array<out_arity> operator()(const key_array<K>& k) const {
-    return apply(k);
-  }
-  template <std::size_t K> static constexpr key_array<out_arity> bounds(const key_array<K>& b) {
-    return {b[I]...};
-  }
-  template <std::size_t K> static constexpr bool injective() {
-    if (sizeof...(I) != K) return false;
-    std::array<bool, K> seen{};
-    for (std::size_t p : positions) {
-      if (p >= K || seen[p]) return false;
-      seen[p] = true;
-    }
-    return true;
-  }
-  /// True when position `p` of the output is position `q` of the input.
-  static constexpr bool identity = [] {
-    std::size_t d = 0;
-    for (std::size_t p : positions)
-      if (p != d++) return false;
-    return true;
-  }();
-};
-template <std::size_t... I> using permute = project<I...>;
-
-/// linearize<C...>: <k0, k1, ...> -> <sum C_d k_d> (the paper's <2k1 + k2>); the caller gives
-/// the output bound.
-template <std::int64_t... C> struct linearize {
-  static constexpr std::string_view name = "linearize";
-  static constexpr std::size_t out_arity = 1;
-  template <std::size_t K> static constexpr key_array<1> apply(const key_array<K>& k) {
-    static_assert(K == sizeof...(C), "loom::tra::linearize: give one coefficient per key position");
-    std::int64_t s = 0;
-    std::size_t d = 0;
-    ((s += C * k[d++]), ...);
-    return {s};
-  }
-  template <std::size_t K> key_array<1> operator()(const key_array<K>& k) const { return apply(k); }
-  template <std::size_t K> static constexpr key_array<1> bounds(const key_array<K>& b) {
-    std::int64_t top = 0;
-    std::size_t d = 0;
-    ((top += C * (b[d++] - 1)), ...);
-    return {top + 1};
-  }
-  template <std::size_t K> static constexpr bool injective() {
-    return false;
-  }  // not in general; rekey checks at run time
-};
-
-/// insert_dim<P>: a one-to-many key map used with `duplicate(n)`: <k...> -> <k..., c, ...> with
-/// the new position P taking every c in [0, n) (notes §4.3, corrected in UT-6).
-template <std::size_t P> struct insert_dim {
-  template <std::size_t K>
-  static constexpr key_array<K + 1> apply(const key_array<K>& k, std::int64_t c) {
-    key_array<K + 1> out{};
-    for (std::size_t d = 0, s = 0; d < K + 1; ++d) out[d] = d == P ? c : k[s++];
-    return out;
-  }
-  template <std::size_t K>
-  static constexpr key_array<K + 1> bounds(const key_array<K>& b, std::int64_t n) {
-    return apply(b, n);
-  }
-};
-
-// Predicates over keys: `test(key)` and the positions they read (R1-5, R1-6 conditions).
-
-/// Key positions I and J are equal (the paper's checkEq on two positions).
-template <std::size_t I, std::size_t J> struct eq {
-  static constexpr std::string_view name = "checkEq";
-  static constexpr std::array<std::size_t, 2> reads{I, J};
-  template <std::size_t K> bool operator()(const key_array<K>& k) const { return k[I] == k[J]; }
-};
-/// key[I] <= key[J] (UT-12's upper triangle).
-template <std::size_t I, std::size_t J> struct lt_eq {
-  static constexpr std::string_view name = "lt_eq";
-  static constexpr std::array<std::size_t, 2> reads{I, J};
-  template <std::size_t K> bool operator()(const key_array<K>& k) const { return k[I] <= k[J]; }
-};
-/// lo <= key[I] < hi.
-template <std::size_t I, std::int64_t Lo, std::int64_t Hi> struct in_range {
-  static constexpr std::array<std::size_t, 1> reads{I};
-  template <std::size_t K> bool operator()(const key_array<K>& k) const {
-    return Lo <= k[I] && k[I] < Hi;
-  }
-};
-/// f and g (R1-1 merges two filters into one).
-template <class F, class G> struct and_ {
-  F f{};
-  G g{};
-  template <std::size_t K> bool operator()(const key_array<K>& k) const { return f(k) && g(k); }
-};
-
-/// Does predicate P read only positions listed in `allowed`? (false for opaque callables)
-template <class P, std::size_t N>
-constexpr bool reads_only(const std::array<std::size_t, N>& allowed) {
-  if constexpr (requires { P::reads; }) {
-    for (std::size_t r : P::reads) {
-      bool found = false;
-      for (std::size_t a : allowed) found = found || a == r;
-      if (!found) return false;
-    }
-    return true;
-  } else {
-    return false;
-  }
-}
-
-}  // namespace loom::tra
-
-#endif  // LOOM_TRA_KEY_FUNCTIONS_HPP
-// ---- end <loom/tra/key_functions.hpp>
-
-#include <array>
-#include <cstddef>
-#include <string>
-#include <string_view>
-#include <type_traits>
-#include <utility>
-
-namespace loom::tra::ia {
-
-/// A list of key positions (join keys, group-by keys, partition dimensions).
-template <std::size_t... D> struct dims {
-  static constexpr std::array<std::size_t, sizeof...(D)> values{D...};
-  static constexpr std::size_t size = sizeof...(D);
-};
-
-// Partition tags: the paper's D, with its ∅ split in two (notes §3.1).
-/// Tuples placed by a hash of the key positions D (D non-empty).
-template <class D> struct partitioned {};
-/// Every site holds every tuple (the paper's D = ∅ after BCAST).
-struct replicated {};
-/// All tuples on site 0 (what Σ<> needs; the paper has no symbol for it).
-struct single {};
-/// Placed with no known rule (an input read as it comes, or after a key map that moves D).
-struct arbitrary {};
-
-/// Identity key map and identity tile map (the paper's "_").
-struct same_key {
-  template <class K> K operator()(const K& k) const { return k; }
-};
-struct same_tile {
-  template <class X> X operator()(const X& t) const { return t; }
-};
-
-/// f ∘ g for key maps or tile maps (R1-2).
-template <class F, class G> struct compose {
-  template <class X> auto operator()(const X& x) const { return F{}(G{}(x)); }
-};
-template <class F, class G>
-  requires requires { F::out_arity; }
-struct compose<F, G> {
-  static constexpr std::size_t out_arity = F::out_arity;
-  template <class X> auto operator()(const X& x) const { return F{}(G{}(x)); }
-  template <class B> static constexpr auto bounds(const B& b) { return F::bounds(G::bounds(b)); }
-};
-
-/// A predicate over another key shape: P applied to `Adapt(key)` (R1-5, R1-6 push predicates
-/// through aggregation and join by rebuilding the key P expects).
-template <class F> constexpr std::string_view name_or_f() {
-  if constexpr (requires { F::name; })
-    return F::name;
-  else
-    return "f";
-}
-template <class P, class Adapt> struct pred_on {
-  static constexpr std::string_view name = name_or_f<P>();
-  template <class K> bool operator()(const K& k) const { return P{}(Adapt{}(k)); }
-};
-
-/// The I-th input of the plan, of key-arity K, placed as Partition.
-template <std::size_t I, std::size_t K, class Partition = arbitrary> struct leaf {};
-/// BCAST: every tuple to every site.
-template <class C> struct bcast {};
-/// SHUF<D>: repartition by the positions D (dims<> gathers on one site).
-template <class D, class C> struct shuf {};
-/// σᴸ: per-site filter on keys.
-template <class F, class C> struct lfilter {};
-/// λᴸ(keyMap, tileMap): per-site map (one-to-one here; ldup is the one-to-many case).
-template <class KeyMap, class TileMap, class C> struct lmap {};
-/// Σᴸ(gbk, op): per-site aggregation.
-template <class Gbk, class Op, class C> struct lagg {};
-/// Σᴸ(gbk, op) keeping the site as a last key position: the pre-aggregation of a combiner
-/// (R2-5). Partial sums of one group from different sites stay distinct tuples, so a later SHUF
-/// and Σᴸ merge them; the paper's relations are sets and could not hold them otherwise.
-template <class Gbk, class Op, class C> struct lpartial {};
-/// ⋈ᴸ(jkL, jkR, op): per-site join of tuples on the same site.
-template <class JL, class JR, class Op, class L, class R> struct ljoin {};
-/// λᴸ(insert_dim<P>, duplicate(n)) with n = bound `Dim` of input `From` (notes §4.3, UT-6).
-template <std::size_t P, std::size_t From, std::size_t Dim, class C> struct ldup {};
-
-// partition_t<Node>: where the output of Node lives ------------------------------------------
-namespace detail {
-
-template <class Node> struct partition_of {
-  using type = arbitrary;
-};
-template <std::size_t I, std::size_t K, class P> struct partition_of<leaf<I, K, P>> {
-  using type = P;
-};
-template <class C> struct partition_of<bcast<C>> {
-  using type = replicated;
-};
-template <class C> struct partition_of<shuf<dims<>, C>> {
-  using type = single;
-};
-template <std::size_t... D, class C>
-  requires(sizeof...(D) > 0)
-struct partition_of<shuf<dims<D...>, C>> {
-  using type = partitioned<dims<D...>>;
-};
-template <class F, class C> struct partition_of<lfilter<F, C>> : partition_of<C> {};
-template <class A, class C> struct partition_of<lmap<same_key, A, C>> : partition_of<C> {};
-
-// Renumber D through a projection: position d of the input becomes the index of d in Gbk, or
-// the partition is lost when some d is projected away.
-template <class D, class Gbk> struct renumber {
-  static constexpr bool ok = [] {
-    for (std::size_t d : D::values) {
-      bool found = false;
-      for (std::size_t g : Gbk::values) found = found || g == d;
-      if (!found) return false;
-    }
-    return D::size > 0;
-  }();
-  template <std::size_t N> static constexpr std::size_t at() {
-    for (std::size_t g = 0; g < Gbk::size; ++g)
-      if (Gbk::values[g] == D::values[N]) return g;
-    return 0;
-  }
-  using type = decltype([]<std::size_t... N>(std::index_sequence<N...>) {
-    return dims<at<N>()...>{};
-  }(std::make_index_sequence<D::size>{}));
-};
-
-template <class P, class Gbk> struct through_projection {
-  using type = arbitrary;
-};
-template <class Gbk> struct through_projection<replicated, Gbk> {
-  using type = replicated;
-};
-template <class Gbk> struct through_projection<single, Gbk> {
-  using type = single;
-};
-template <class D, class Gbk>
-  requires renumber<D, Gbk>::ok
-struct through_projection<partitioned<D>, Gbk> {
-  using type = partitioned<typename renumber<D, Gbk>::type>;
-};
-template <class Gbk, class Op, class C> struct partition_of<lagg<Gbk, Op, C>> {
-  using type = typename through_projection<typename partition_of<C>::type, Gbk>::type;
-};
-template <class Gbk, class Op, class C>
-struct partition_of<lpartial<Gbk, Op, C>> : partition_of<lagg<Gbk, Op, C>> {};
-
-// arity_v<Node>: the key-arity of a node's output (all static, notes §8.2 item 2).
-template <class Node> struct arity;
-template <std::size_t I, std::size_t K, class P>
-struct arity<leaf<I, K, P>> : std::integral_constant<std::size_t, K> {};
-template <class C> struct arity<bcast<C>> : arity<C> {};
-template <class D, class C> struct arity<shuf<D, C>> : arity<C> {};
-template <class F, class C> struct arity<lfilter<F, C>> : arity<C> {};
-template <class A, class C> struct arity<lmap<same_key, A, C>> : arity<C> {};
-template <class KM, class A, class C>
-  requires requires { KM::out_arity; }
-struct arity<lmap<KM, A, C>> : std::integral_constant<std::size_t, KM::out_arity> {};
-template <class Gbk, class Op, class C>
-struct arity<lagg<Gbk, Op, C>> : std::integral_constant<std::size_t, Gbk::size> {};
-template <class Gbk, class Op, class C>
-struct arity<lpartial<Gbk, Op, C>> : std::integral_constant<std::size_t, Gbk::size + 1> {};
-template <class JL, class JR, class Op, class L, class R>
-struct arity<ljoin<JL, JR, Op, L, R>>
-    : std::integral_constant<std::size_t, arity<L>::value + arity<R>::value - JL::size> {};
-template <std::size_t P, std::size_t From, std::size_t Dim, class C>
-struct arity<ldup<P, From, Dim, C>> : std::integral_constant<std::size_t, arity<C>::value + 1> {};
-
-// ⋈ᴸ output key [L∖JL, JL, R∖JR]: the output position of left position p / right position q.
-template <std::size_t K, class J> constexpr bool in_dims(std::size_t p) {
-  for (std::size_t d : J::values)
-    if (d == p) return true;
-  return false;
-}
-template <std::size_t K, class J>
-constexpr std::size_t rest_rank(std::size_t p) {  // rank of p among the positions not in J
-  std::size_t r = 0;
-  for (std::size_t d = 0; d < p; ++d) r += in_dims<K, J>(d) ? 0 : 1;
-  return r;
-}
-template <std::size_t K, class J> constexpr std::size_t join_rank(std::size_t p) {
-  for (std::size_t j = 0; j < J::size; ++j)
-    if (J::values[j] == p) return j;
-  return 0;
-}
-template <std::size_t KL, std::size_t KR, class JL, class JR, bool Left, class D>
-struct join_positions {
-  static constexpr std::size_t g = JL::size;
-  static constexpr std::size_t map(std::size_t p) {
-    if constexpr (Left) {
-      return in_dims<KL, JL>(p) ? KL - g + join_rank<KL, JL>(p) : rest_rank<KL, JL>(p);
-    } else {
-      return in_dims<KR, JR>(p) ? KL - g + join_rank<KR, JR>(p) : KL + rest_rank<KR, JR>(p);
-    }
-  }
-  using type = decltype([]<std::size_t... N>(std::index_sequence<N...>) {
-    return dims<map(D::values[N])...>{};
-  }(std::make_index_sequence<D::size>{}));
-};
-
-// A join is complete on each site when one side is replicated (its output then lives where the
-// other side does) or both sides are partitioned on matching join keys (notes §8.2 item 12).
-template <class JL, class JR, class PL, class PR, std::size_t KL, std::size_t KR>
-struct join_partition {
-  using type = arbitrary;
-};
-template <class JL, class JR, class PR, std::size_t KL, std::size_t KR>
-struct join_partition<JL, JR, replicated, PR, KL, KR> {
-  using type = PR;
-};
-template <class JL, class JR, class D, std::size_t KL, std::size_t KR>
-struct join_partition<JL, JR, replicated, partitioned<D>, KL, KR> {
-  using type = partitioned<typename join_positions<KL, KR, JL, JR, false, D>::type>;
-};
-template <class JL, class JR, class D, std::size_t KL, std::size_t KR>
-struct join_partition<JL, JR, partitioned<D>, replicated, KL, KR> {
-  using type = partitioned<typename join_positions<KL, KR, JL, JR, true, D>::type>;
-};
-template <class JL, class JR, std::size_t KL, std::size_t KR>
-struct join_partition<JL, JR, replicated, replicated, KL, KR> {
-  using type = replicated;
-};
-// Both sides partitioned on matched join positions: DL ⊆ JL and DR is DL's image in JR (the
-// same partition function then sends matching tuples to the same site).
-template <class JL, class JR, class DL, class DR> constexpr bool co_partitioned() {
-  if (DL::size != DR::size || DL::size == 0) return false;
-  for (std::size_t n = 0; n < DL::size; ++n) {
-    bool found = false;
-    for (std::size_t j = 0; j < JL::size; ++j)
-      if (JL::values[j] == DL::values[n]) found = found || JR::values[j] == DR::values[n];
-    if (!found) return false;
-  }
-  return true;
-}
-template <class JL, class JR, class DL, class DR, std::size_t KL, std::size_t KR>
-  requires(co_partitioned<JL, JR, DL, DR>())
-struct join_partition<JL, JR, partitioned<DL>, partitioned<DR>, KL, KR> {
-  using type = partitioned<typename join_positions<KL, KR, JL, JR, true, DL>::type>;
-};
-template <class JL, class JR, class Op, class L, class R>
-struct partition_of<ljoin<JL, JR, Op, L, R>> {
-  using type = typename join_partition<JL, JR, typename partition_of<L>::type,
-                                       typename partition_of<R>::type, arity<L>::value,
-                                       arity<R>::value>::type;
-};
-
-/// Is the join complete (every matching pair meets on some site)? (notes §3.2 gap (c))
-template <class PL, class PR, class JL, class JR>
-struct join_complete
-    : std::bool_constant<std::is_same_v<PL, replicated> || std::is_same_v<PR, replicated> ||
-                         (std::is_same_v<PL, single> && std::is_same_v<PR, single>)> {};
-template <class DL, class DR, class JL, class JR>
-struct join_complete<partitioned<DL>, partitioned<DR>, JL, JR>
-    : std::bool_constant<co_partitioned<JL, JR, DL, DR>()> {};
-/// Is a local aggregation complete (each group on one site)? ∅ != D ⊆ gbk, single, or replicated.
-template <class P, class Gbk> struct agg_complete : std::false_type {};
-template <class Gbk> struct agg_complete<single, Gbk> : std::true_type {};
-template <class Gbk> struct agg_complete<replicated, Gbk> : std::true_type {};
-template <class D, class Gbk>
-struct agg_complete<partitioned<D>, Gbk> : std::bool_constant<renumber<D, Gbk>::ok> {};
-}  // namespace detail
-
-/// Where the output of plan node `Node` lives.
-template <class Node> using partition_t = typename detail::partition_of<Node>::type;
-/// The key-arity of the output of plan node `Node`.
-template <class Node> inline constexpr std::size_t arity_v = detail::arity<Node>::value;
-
-}  // namespace loom::tra::ia
-
-#endif  // LOOM_TRA_IA_NODES_HPP
-// ---- end <loom/tra/ia/nodes.hpp>
-// ---- begin <loom/tra/kernels.hpp>
-// Defines the tile kernels: matmul, add, transpose, diagonal, each written with loom's own dense
-// loops over views of tile buffers, and the counters the cost tests read (tra/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_TRA_KERNELS_HPP
-#define LOOM_TRA_KERNELS_HPP
-
-// ---- begin <loom/tra/strip.hpp>
-// Defines loom::tra::strip<T, W>: W values of T as one semiring element (the product semiring
-// T^W, componentwise), the value type of the vectorised tile kernels (tra/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_TRA_STRIP_HPP
-#define LOOM_TRA_STRIP_HPP
-
-
-#include <cstddef>
-#include <cstdint>
-#include <string_view>
-#include <type_traits>
-#include <utility>
-
-namespace loom::tra {
-
-/// W consecutive values of a row, operated on as one value. A scalar converts to a strip by
-/// broadcast, so `Bs(k, j) * A(i, k)` multiplies a strip of B's row k by one value of A: loom's
-/// dense loop then keeps W/2 (for double) SIMD accumulators in registers.
-template <class T, std::size_t W>
-  requires std::is_floating_point_v<T> && (W % (16 / sizeof(T)) == 0)
-struct strip {
-  static constexpr std::size_t lanes = 16 / sizeof(T);  // one SSE2 register
-  typedef T lane_type __attribute__((vector_size(16)));
-  static constexpr std::size_t parts = W / lanes;
-  lane_type part[parts];
-
-  strip() = default;
-  LOOM_FORCE_INLINE strip(T x) {  // NOLINT: implicit broadcast is the point
-    lane_type v{};
-    for (std::size_t l = 0; l < lanes; ++l) v[l] = x;
-    for (std::size_t p = 0; p < parts; ++p) part[p] = v;
-  }
-  LOOM_FORCE_INLINE T lane(std::size_t w) const { return part[w / lanes][w % lanes]; }
-
-  template <class F> LOOM_FORCE_INLINE static strip zip(const strip& a, const strip& b, F f) {
-    strip r;
-    [&]<std::size_t... P>(std::index_sequence<P...>) {
-      ((r.part[P] = f(a.part[P], b.part[P])), ...);
-    }(std::make_index_sequence<parts>{});
-    return r;
-  }
-  friend bool operator==(const strip& a, const strip& b) {
-    for (std::size_t w = 0; w < W; ++w)
-      if (a.lane(w) != b.lane(w)) return false;
-    return true;
-  }
-};
-
-}  // namespace loom::tra
-
-namespace loom {
-/// T^W with componentwise + and x: a semiring whenever T is one.
-template <class T, std::size_t W> struct semiring_traits<tra::strip<T, W>> {
-  using S = tra::strip<T, W>;
-  static constexpr std::string_view name = "strip";
-  static constexpr bool idempotent = false;
-  static S zero() { return S(T(0)); }
-  static S one() { return S(T(1)); }
-  LOOM_FORCE_INLINE static S add(const S& a, const S& b) {
-    return S::zip(a, b, [](auto x, auto y) { return x + y; });
-  }
-  LOOM_FORCE_INLINE static S mul(const S& a, const S& b) {
-    return S::zip(a, b, [](auto x, auto y) { return x * y; });
-  }
-  static S scale(const S& a, std::int64_t n) { return mul(a, S(static_cast<T>(n))); }
-};
-}  // namespace loom
-
-#endif  // LOOM_TRA_STRIP_HPP
-// ---- end <loom/tra/strip.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -26493,6 +25833,284 @@ template <> inline constexpr bool distributes_over<diag_extract, mat_add> = true
 #ifndef LOOM_TRA_OPERATORS_HPP
 #define LOOM_TRA_OPERATORS_HPP
 
+// ---- begin <loom/tra/key_functions.hpp>
+// Defines the introspectable key functions and key predicates of REKEY and filter: project,
+// permute, linearize, insert_dim; eq, lt_eq, in_range, and_ (notes 003 §8.2 item 6) (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_KEY_FUNCTIONS_HPP
+#define LOOM_TRA_KEY_FUNCTIONS_HPP
+
+// ---- begin <loom/tra/relation.hpp>
+// Defines loom::tra::relation<T, K, R>: a tensor relation, the set of (key, tile) pairs of the
+// TRA paper (notes 003 §2.1), with its key bounds, tile shape and integrity checks (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_RELATION_HPP
+#define LOOM_TRA_RELATION_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+namespace loom::tra {
+
+template <std::size_t K> using key_array = std::array<std::int64_t, K>;
+
+/// A tensor relation R^(k, r, b): keys of arity K below `bounds()` (0 <= key_d < bound_d), each
+/// with one tile of rank R and the relation's common shape (notes §2.1: no ragged tiles).
+/// Tuples are kept ordered by key; uniqueness (one tile per key) is enforced on insert.
+template <class T, std::size_t K, std::size_t R> class relation {
+ public:
+  using value_type = T;
+  static constexpr std::size_t key_arity = K;
+  static constexpr std::size_t rank = R;
+  using key_type = key_array<K>;
+  using tile_type = tile<T, R>;
+  using map_type = std::map<key_type, tile_type>;
+
+  relation() = default;
+  /// Throws shape_error for a negative key bound or tile extent.
+  relation(const key_type& bounds, const shape_t<R>& tile_shape)
+      : bounds_(bounds), tile_shape_(tile_shape) {
+    for (std::size_t d = 0; d < K; ++d)
+      if (bounds_[d] < 0)
+        throw shape_error("loom::tra::relation: key bounds " + to_string(bounds_) + ": bound " +
+                          std::to_string(d) + " is negative");
+    for (std::size_t d = 0; d < R; ++d)
+      if (tile_shape_[d] < 0)
+        throw shape_error("loom::tra::relation: tile shape " + to_string(tile_shape_) +
+                          ": extent " + std::to_string(d) + " is negative");
+  }
+
+  const key_type& bounds() const { return bounds_; }
+  const shape_t<R>& tile_shape() const { return tile_shape_; }
+  std::int64_t size() const { return static_cast<std::int64_t>(tuples_.size()); }
+  bool empty() const { return tuples_.empty(); }
+  auto begin() const { return tuples_.begin(); }
+  auto end() const { return tuples_.end(); }
+  const map_type& tuples() const { return tuples_; }
+
+  /// Adds (key, tile); throws on a key out of bounds, a tile of another shape, or a second tile
+  /// for the same key (the uniqueness constraint).
+  void insert(const key_type& key, tile_type t) {
+    check_key(key, "insert");
+    if (t.shape() != tile_shape_)
+      throw shape_error("loom::tra::relation::insert: tile of shape " + to_string(t.shape()) +
+                        " in a relation of tile shape " + to_string(tile_shape_));
+    if (!tuples_.emplace(key, std::move(t)).second)
+      throw duplicate_error("loom::tra::relation::insert: key " + to_string(key) +
+                            " is already present (uniqueness)");
+  }
+  /// The tile of `key`, or nullptr.
+  const tile_type* find(const key_type& key) const {
+    auto it = tuples_.find(key);
+    return it == tuples_.end() ? nullptr : &it->second;
+  }
+  tile_type* find(const key_type& key) {
+    auto it = tuples_.find(key);
+    return it == tuples_.end() ? nullptr : &it->second;
+  }
+  const tile_type& at(const key_type& key) const {
+    if (auto* t = find(key)) return *t;
+    throw shape_error("loom::tra::relation::at: no tile with key " + to_string(key));
+  }
+  /// Folds `t` into the tile of `key` with `op(existing, t)` (in place when op has
+  /// `accumulate(existing, t)`), or inserts it when the key is new.
+  template <class Op> void merge(const key_type& key, const tile_type& t, Op&& op) {
+    check_key(key, "merge");
+    auto it = tuples_.find(key);
+    if (it == tuples_.end()) {
+      tuples_.emplace(key, t);
+    } else if constexpr (requires { op.accumulate(it->second, t); }) {
+      op.accumulate(it->second, t);
+    } else {
+      it->second = op(it->second, t);
+    }
+  }
+  /// The tile of `key`, inserted as all-zero when absent.
+  tile_type& get_or_zero(const key_type& key) {
+    check_key(key, "get_or_zero");
+    return tuples_.try_emplace(key, tile_shape_).first->second;
+  }
+
+  /// Number of keys of the full box, prod bounds (the paper's Card under full-box keys).
+  std::int64_t box_size() const { return volume(bounds_); }
+  /// Every key of the box is present (stronger than continuity; notes §2.3).
+  bool is_full_box() const { return size() == box_size(); }
+  /// For every present key, every key' <= key is present ("no holes", notes §2.3).
+  bool is_continuous() const {
+    for (const auto& [key, t] : tuples_) {
+      (void)t;
+      key_type lo{};
+      bool ok = true;
+      for_each_key_below(key, lo, 0, ok);
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  friend bool operator==(const relation& a, const relation& b) {
+    return a.bounds_ == b.bounds_ && a.tile_shape_ == b.tile_shape_ && a.tuples_ == b.tuples_;
+  }
+
+ private:
+  void check_key(const key_type& key, const char* who) const {
+    for (std::size_t d = 0; d < K; ++d)
+      if (key[d] < 0 || key[d] >= bounds_[d])
+        throw shape_error(std::string("loom::tra::relation::") + who + ": key " + to_string(key) +
+                          " is outside the bounds " + to_string(bounds_));
+  }
+  void for_each_key_below(const key_type& top, key_type& c, std::size_t d, bool& ok) const {
+    if (!ok) return;
+    if (d == K) {
+      if (!tuples_.count(c)) ok = false;
+      return;
+    }
+    for (c[d] = 0; c[d] <= top[d] && ok; ++c[d]) for_each_key_below(top, c, d + 1, ok);
+  }
+
+  key_type bounds_{};
+  shape_t<R> tile_shape_{};
+  map_type tuples_{};
+};
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_RELATION_HPP
+// ---- end <loom/tra/relation.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace loom::tra {
+
+// A key function maps key_array<In> to key_array<out_arity>, gives its output bounds, says whether it is
+// injective and which input positions it reads (rewrite conditions test these).
+
+/// project<I...>: keeps positions I... in that order (a permutation when it names every position).
+template <std::size_t... I> struct project {
+  static constexpr std::string_view name = "project";
+  static constexpr std::size_t out_arity = sizeof...(I);
+  static constexpr std::array<std::size_t, out_arity> positions{I...};
+  template <std::size_t K> static constexpr key_array<out_arity> apply(const key_array<K>& k) {
+    return {k[I]...};
+  }
+  template <std::size_t K> key_array<out_arity> operator()(const key_array<K>& k) const {
+    return apply(k);
+  }
+  template <std::size_t K> static constexpr key_array<out_arity> bounds(const key_array<K>& b) {
+    return {b[I]...};
+  }
+  template <std::size_t K> static constexpr bool injective() {
+    if (sizeof...(I) != K) return false;
+    std::array<bool, K> seen{};
+    for (std::size_t p : positions) {
+      if (p >= K || seen[p]) return false;
+      seen[p] = true;
+    }
+    return true;
+  }
+  /// True when position `p` of the output is position `q` of the input.
+  static constexpr bool identity = [] {
+    std::size_t d = 0;
+    for (std::size_t p : positions)
+      if (p != d++) return false;
+    return true;
+  }();
+};
+template <std::size_t... I> using permute = project<I...>;
+
+/// linearize<C...>: <k0, k1, ...> -> <sum C_d k_d> (the paper's <2k1 + k2>); the caller gives
+/// the output bound.
+template <std::int64_t... C> struct linearize {
+  static constexpr std::string_view name = "linearize";
+  static constexpr std::size_t out_arity = 1;
+  template <std::size_t K> static constexpr key_array<1> apply(const key_array<K>& k) {
+    static_assert(K == sizeof...(C), "loom::tra::linearize: give one coefficient per key position");
+    std::int64_t s = 0;
+    std::size_t d = 0;
+    ((s += C * k[d++]), ...);
+    return {s};
+  }
+  template <std::size_t K> key_array<1> operator()(const key_array<K>& k) const { return apply(k); }
+  template <std::size_t K> static constexpr key_array<1> bounds(const key_array<K>& b) {
+    std::int64_t top = 0;
+    std::size_t d = 0;
+    ((top += C * (b[d++] - 1)), ...);
+    return {top + 1};
+  }
+  template <std::size_t K> static constexpr bool injective() {
+    return false;
+  }  // not in general; rekey checks at run time
+};
+
+/// insert_dim<P>: a one-to-many key map used with `duplicate(n)`: <k...> -> <k..., c, ...> with
+/// the new position P taking every c in [0, n) (notes §4.3, corrected in UT-6).
+template <std::size_t P> struct insert_dim {
+  template <std::size_t K>
+  static constexpr key_array<K + 1> apply(const key_array<K>& k, std::int64_t c) {
+    key_array<K + 1> out{};
+    for (std::size_t d = 0, s = 0; d < K + 1; ++d) out[d] = d == P ? c : k[s++];
+    return out;
+  }
+  template <std::size_t K>
+  static constexpr key_array<K + 1> bounds(const key_array<K>& b, std::int64_t n) {
+    return apply(b, n);
+  }
+};
+
+// Predicates over keys: `test(key)` and the positions they read (R1-5, R1-6 conditions).
+
+/// Key positions I and J are equal (the paper's checkEq on two positions).
+template <std::size_t I, std::size_t J> struct eq {
+  static constexpr std::string_view name = "checkEq";
+  static constexpr std::array<std::size_t, 2> reads{I, J};
+  template <std::size_t K> bool operator()(const key_array<K>& k) const { return k[I] == k[J]; }
+};
+/// key[I] <= key[J] (UT-12's upper triangle).
+template <std::size_t I, std::size_t J> struct lt_eq {
+  static constexpr std::string_view name = "lt_eq";
+  static constexpr std::array<std::size_t, 2> reads{I, J};
+  template <std::size_t K> bool operator()(const key_array<K>& k) const { return k[I] <= k[J]; }
+};
+/// lo <= key[I] < hi.
+template <std::size_t I, std::int64_t Lo, std::int64_t Hi> struct in_range {
+  static constexpr std::array<std::size_t, 1> reads{I};
+  template <std::size_t K> bool operator()(const key_array<K>& k) const {
+    return Lo <= k[I] && k[I] < Hi;
+  }
+};
+/// f and g (R1-1 merges two filters into one).
+template <class F, class G> struct and_ {
+  F f{};
+  G g{};
+  template <std::size_t K> bool operator()(const key_array<K>& k) const { return f(k) && g(k); }
+};
+
+/// Does predicate P read only positions listed in `allowed`? (false for opaque callables)
+template <class P, std::size_t N>
+constexpr bool reads_only(const std::array<std::size_t, N>& allowed) {
+  if constexpr (requires { P::reads; }) {
+    for (std::size_t r : P::reads) {
+      bool found = false;
+      for (std::size_t a : allowed) found = found || a == r;
+      if (!found) return false;
+    }
+    return true;
+  } else {
+    return false;
+  }
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_KEY_FUNCTIONS_HPP
+// ---- end <loom/tra/key_functions.hpp>
 
 #include <array>
 #include <cstddef>
@@ -26817,6 +26435,561 @@ relation<T, 1, R> dual_rekey(const relation<T, K, R>& in) {
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace loom::tra {
+
+/// One operand of a chain: its tile grid (rows x cols of tiles), its tiles' shape, and how it
+/// is placed over the sites.
+struct chain_operand {
+  std::int64_t rows = 1, cols = 1;            // tile keys
+  std::int64_t tile_rows = 1, tile_cols = 1;  // elements per tile
+  partitioning placed = partitioning::none;
+};
+
+/// The operand shape of a relation of matrix tiles.
+template <class T>
+chain_operand operand_of(const relation<T, 2, 2>& r, partitioning placed = partitioning::none) {
+  return {r.bounds()[0], r.bounds()[1], r.tile_shape()[0], r.tile_shape()[1], placed};
+}
+
+/// One product of a chain plan: operands [lo, mid) times [mid, hi), by `cost.strategy`.
+struct chain_step {
+  std::size_t lo = 0, mid = 0, hi = 0;
+  strategy_cost cost;
+  double gather = 0;  // α × the bytes of the product's all-gather (the next product reads it whole)
+};
+
+/// A chain's plan: the products in the order they run (each operand's products first), the
+/// total estimated cost, and the same for the left-to-right order with each product's best
+/// strategy (what a plan without the search runs).
+struct chain_plan {
+  std::vector<chain_step> steps;
+  double total = 0;
+  double left_to_right = 0;
+  std::string order;  // "((X0 X1) X2)"
+
+  /// The order, each product's strategy and cost, and the left-to-right plan's cost.
+  std::string explain() const {
+    auto fmt = [](double v) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3g", v);
+      return std::string(buf);
+    };
+    std::string s = "matmul chain: " + order + ", estimated cost " + fmt(total) +
+                    " (left to right: " + fmt(left_to_right) + ")\n";
+    for (const auto& st : steps)
+      s += "  [" + std::to_string(st.lo) + "," + std::to_string(st.mid) + ") x [" +
+           std::to_string(st.mid) + "," + std::to_string(st.hi) +
+           "): " + std::string(name(st.cost.strategy)) + ", Cn " + fmt(st.cost.cn) + ", Cc " +
+           fmt(st.cost.cc) + ", gather " + fmt(st.gather) + ", cost " +
+           fmt(st.cost.total + st.gather) + "\n";
+    return s;
+  }
+};
+
+namespace detail {
+inline void check_chain(const std::vector<chain_operand>& ops) {
+  if (ops.empty()) throw shape_error("loom::tra::plan_chain: the chain has no operand");
+  for (std::size_t k = 1; k < ops.size(); ++k)
+    if (ops[k - 1].cols != ops[k].rows || ops[k - 1].tile_cols != ops[k].tile_rows)
+      throw shape_error("loom::tra::plan_chain: operand " + std::to_string(k - 1) + " has " +
+                        std::to_string(ops[k - 1].cols) + " tile columns of " +
+                        std::to_string(ops[k - 1].tile_cols) + " but operand " + std::to_string(k) +
+                        " has " + std::to_string(ops[k].rows) + " tile rows of " +
+                        std::to_string(ops[k].tile_rows));
+}
+}  // namespace detail
+
+/// The cheapest plan of X0 X1 ... Xn-1 under `cm`: over every association order and every
+/// strategy of each product (dynamic programming over the intervals, O(n^3) x 4 strategies).
+/// A product's result is all-gathered (its cost counted) and read whole by the next product, so
+/// an intermediate is `replicated` there (no broadcast of it needed); the operands are placed as
+/// `chain_operand::placed` says.
+inline chain_plan plan_chain(const cost_model& cm, const std::vector<chain_operand>& ops) {
+  detail::check_chain(ops);
+  const std::size_t n = ops.size();
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  // best[lo][hi]: the cheapest cost of [lo, hi); split[lo][hi]: its last product
+  std::vector<std::vector<double>> best(n + 1, std::vector<double>(n + 1, inf));
+  std::vector<std::vector<chain_step>> split(n + 1, std::vector<chain_step>(n + 1));
+  auto step_cost = [&](std::size_t lo, std::size_t mid, std::size_t hi, matmul_strategy st) {
+    matmul_shape sh{ops[lo].rows,
+                    ops[mid].rows,
+                    ops[hi - 1].cols,
+                    ops[lo].tile_rows,
+                    ops[mid].tile_rows,
+                    ops[hi - 1].tile_cols,
+                    mid - lo == 1 ? ops[lo].placed : partitioning::replicated,
+                    hi - mid == 1 ? ops[mid].placed : partitioning::replicated};
+    chain_step s{lo, mid, hi, estimate(cm, sh, st), 0};
+    s.gather = cm.total(
+        cm.bcast(cm.size(static_cast<double>(sh.I * sh.J), static_cast<double>(sh.m * sh.n))) /
+            static_cast<double>(std::max<std::int64_t>(cm.sites, 1)),
+        0);
+    return s;
+  };
+  for (std::size_t k = 0; k < n; ++k) best[k][k + 1] = 0;
+  for (std::size_t len = 2; len <= n; ++len)
+    for (std::size_t lo = 0; lo + len <= n; ++lo) {
+      const std::size_t hi = lo + len;
+      for (std::size_t mid = lo + 1; mid < hi; ++mid)
+        for (const matmul_strategy st : all_matmul_strategies) {
+          const chain_step s = step_cost(lo, mid, hi, st);
+          const double c = best[lo][mid] + best[mid][hi] + s.cost.total + s.gather;
+          if (c < best[lo][hi]) {
+            best[lo][hi] = c;
+            split[lo][hi] = s;
+          }
+        }
+    }
+  chain_plan plan;
+  plan.total = best[0][n];
+  // the steps in a runnable order (children first), and the parenthesised order
+  auto walk = [&](auto&& self, std::size_t lo, std::size_t hi) -> std::string {
+    if (hi - lo == 1) return "X" + std::to_string(lo);
+    const chain_step& s = split[lo][hi];
+    std::string l = self(self, lo, s.mid), r = self(self, s.mid, hi);
+    plan.steps.push_back(s);
+    return "(" + l + " " + r + ")";
+  };
+  plan.order = walk(walk, 0, n);
+  // left to right, each product by its cheapest strategy
+  for (std::size_t hi = 2; hi <= n; ++hi) {
+    double cheapest = inf;
+    for (const matmul_strategy st : all_matmul_strategies) {
+      const chain_step s = step_cost(0, hi - 1, hi, st);
+      cheapest = std::min(cheapest, s.cost.total + s.gather);
+    }
+    plan.left_to_right += cheapest;
+  }
+  return plan;
+}
+
+/// The chain's product in one process, in the plan's association order (the strategies only
+/// matter across sites): each product a fused join-aggregate of tile products.
+template <class T>
+relation<T, 2, 2> multiply_chain(const std::vector<relation<T, 2, 2>>& xs, const chain_plan& plan) {
+  if (xs.empty()) throw shape_error("loom::tra::multiply_chain: the chain has no operand");
+  // the product of each interval, as the steps make it (an interval's operands precede it)
+  std::vector<std::pair<std::array<std::size_t, 2>, relation<T, 2, 2>>> made;
+  auto get = [&](std::size_t lo, std::size_t hi) -> const relation<T, 2, 2>& {
+    if (hi - lo == 1) return xs[lo];
+    for (const auto& [range, r] : made)
+      if (range[0] == lo && range[1] == hi) return r;
+    throw shape_error("loom::tra::multiply_chain: the plan is not the chain's");
+  };
+  for (const chain_step& s : plan.steps) {
+    auto product = join_aggregate(get(s.lo, s.mid), get(s.mid, s.hi), std::array<std::size_t, 1>{1},
+                                  std::array<std::size_t, 1>{0}, mat_mul{},
+                                  std::array<std::size_t, 2>{0, 2}, mat_add{});
+    made.push_back({{s.lo, s.hi}, std::move(product)});
+  }
+  return xs.size() == 1 ? xs[0] : made.back().second;
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_CHAIN_HPP
+// ---- end <loom/tra/chain.hpp>
+// ---- begin <loom/tra/convert.hpp>
+// Defines the conversions between loom tensors (any format, views too) and tiled tensors, i.e.
+// relations whose key grid has the tensor's order: to_tiled and from_tiled (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_CONVERT_HPP
+#define LOOM_TRA_CONVERT_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::tra {
+
+/// A tiled tensor of order R: key <t_0, ..., t_{R-1}> holds the tile starting at coordinate
+/// t_d * tile_shape_d. Edge tiles are padded with zeros (an explicit extension: the paper has no
+/// ragged tiles); `shape` remembers the logical extents.
+template <class T, std::size_t R> struct tiled_tensor {
+  relation<T, R, R> tiles;
+  shape_t<R> shape{};
+};
+
+/// Which tiles `to_tiled` stores.
+enum class empty_tiles {
+  keep,  ///< every tile of the grid (a full box: Card = prod bounds, as the cost model assumes)
+  drop   ///< only tiles holding a stored entry (block-sparse)
+};
+
+/// Tiles a loom tensor (any format) into tiles of `tile_shape`.
+template <tensor_type Tensor>
+auto to_tiled(const Tensor& t, const shape_t<Tensor::order>& tile_shape,
+              empty_tiles policy = empty_tiles::keep) {
+  constexpr std::size_t R = Tensor::order;
+  using T = std::remove_const_t<typename Tensor::value_type>;
+  key_array<R> bounds{};
+  for (std::size_t d = 0; d < R; ++d) {
+    if (tile_shape[d] <= 0)
+      throw shape_error("loom::tra::to_tiled: tile extent " + std::to_string(tile_shape[d]) +
+                        " of dimension " + std::to_string(d) + " must be positive");
+    bounds[d] = (t.shape()[d] + tile_shape[d] - 1) / tile_shape[d];
+  }
+  tiled_tensor<T, R> out{relation<T, R, R>(bounds, tile_shape), t.shape()};
+  std::map<key_array<R>, tile<T, R>> tiles;
+  if (policy == empty_tiles::keep) {
+    key_array<R> k{};
+    const std::int64_t n = volume(bounds);
+    for (std::int64_t f = 0; f < n; ++f) {
+      std::int64_t r = f;
+      for (std::size_t d = R; d-- > 0;) {
+        k[d] = r % bounds[d];
+        r /= bounds[d];
+      }
+      tiles.emplace(k, tile<T, R>(tile_shape));
+    }
+  }
+  t.for_each_stored([&](const auto& c, const auto& v) {
+    key_array<R> k{};
+    std::int64_t off = 0;
+    for (std::size_t d = 0; d < R; ++d) {
+      k[d] = c[d] / tile_shape[d];
+      off = off * tile_shape[d] + c[d] % tile_shape[d];
+    }
+    auto it = tiles.try_emplace(k, tile_shape).first;
+    it->second.data()[static_cast<std::size_t>(off)] = v;
+  });
+  for (auto& [k, tl] : tiles) out.tiles.insert(k, std::move(tl));
+  return out;
+}
+
+/// The loom tensor in `Format` holding a tiled tensor's entries (padding dropped; for sparse
+/// formats, zeros are not stored).
+template <storage_format Format, class T, std::size_t R>
+tensor<T, Format> from_tiled(const tiled_tensor<T, R>& tt) {
+  static_assert(Format::order == R,
+                "loom::tra::from_tiled: the format's order must be the tensor's");
+  std::vector<std::array<std::int64_t, R>> coords;
+  std::vector<T> values;
+  const auto& ts = tt.tiles.tile_shape();
+  const std::int64_t n = volume(ts);
+  for (const auto& [key, tl] : tt.tiles) {
+    for (std::int64_t f = 0; f < n; ++f) {
+      std::array<std::int64_t, R> c{};
+      std::int64_t r = f;
+      bool inside = true;
+      for (std::size_t d = R; d-- > 0;) {
+        c[d] = key[d] * ts[d] + r % ts[d];
+        r /= ts[d];
+        inside = inside && c[d] < tt.shape[d];
+      }
+      const T v = tl.data()[static_cast<std::size_t>(f)];
+      if (!inside || (!Format::all_dense && v == semiring_traits<T>::zero())) continue;
+      coords.push_back(c);
+      values.push_back(v);
+    }
+  }
+  return from_coo<Format>(tt.shape, coords, values);
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_CONVERT_HPP
+// ---- end <loom/tra/convert.hpp>
+// ---- begin <loom/tra/einsum.hpp>
+// Defines the einsum front end (notes 003 §8.2 item 23): "ij,jk->ik" over key indices lowers to
+// Σ(gbk, mat_add)(⋈(jl, jr, mat_mul)) — as an IA plan type (einsum_plan_t) and as a call on two
+// relations (einsum<"...">(l, r)); batch indices kept in the output stay group-by keys; a tile
+// whose letters run the other way from the kernel's C(x,z) = A(x,y) B(y,z) is transposed (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_EINSUM_HPP
+#define LOOM_TRA_EINSUM_HPP
+
+// ---- begin <loom/tra/ia/nodes.hpp>
+// Defines the implementation-algebra (IA) plan nodes as empty types (notes 003 §3.2, §8.2
+// items 9-11): leaf, bcast, shuf, lfilter, lmap, lagg, ljoin, ldup; partition tags; and the
+// partition each node's output has (propagation, which the paper leaves out) (tra/ia/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_IA_NODES_HPP
+#define LOOM_TRA_IA_NODES_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace loom::tra::ia {
+
+/// A list of key positions (join keys, group-by keys, partition dimensions).
+template <std::size_t... D> struct dims {
+  static constexpr std::array<std::size_t, sizeof...(D)> values{D...};
+  static constexpr std::size_t size = sizeof...(D);
+};
+
+// Partition tags: the paper's D, with its ∅ split in two (notes §3.1).
+/// Tuples placed by a hash of the key positions D (D non-empty).
+template <class D> struct partitioned {};
+/// Every site holds every tuple (the paper's D = ∅ after BCAST).
+struct replicated {};
+/// All tuples on site 0 (what Σ<> needs; the paper has no symbol for it).
+struct single {};
+/// Placed with no known rule (an input read as it comes, or after a key map that moves D).
+struct arbitrary {};
+
+/// Identity key map and identity tile map (the paper's "_").
+struct same_key {
+  template <class K> K operator()(const K& k) const { return k; }
+};
+struct same_tile {
+  template <class X> X operator()(const X& t) const { return t; }
+};
+
+/// f ∘ g for key maps or tile maps (R1-2).
+template <class F, class G> struct compose {
+  template <class X> auto operator()(const X& x) const { return F{}(G{}(x)); }
+};
+template <class F, class G>
+  requires requires { F::out_arity; }
+struct compose<F, G> {
+  static constexpr std::size_t out_arity = F::out_arity;
+  template <class X> auto operator()(const X& x) const { return F{}(G{}(x)); }
+  template <class B> static constexpr auto bounds(const B& b) { return F::bounds(G::bounds(b)); }
+};
+
+/// A predicate over another key shape: P applied to `Adapt(key)` (R1-5, R1-6 push predicates
+/// through aggregation and join by rebuilding the key P expects).
+template <class F> constexpr std::string_view name_or_f() {
+  if constexpr (requires { F::name; })
+    return F::name;
+  else
+    return "f";
+}
+template <class P, class Adapt> struct pred_on {
+  static constexpr std::string_view name = name_or_f<P>();
+  template <class K> bool operator()(const K& k) const { return P{}(Adapt{}(k)); }
+};
+
+/// The I-th input of the plan, of key-arity K, placed as Partition.
+template <std::size_t I, std::size_t K, class Partition = arbitrary> struct leaf {};
+/// BCAST: every tuple to every site.
+template <class C> struct bcast {};
+/// SHUF<D>: repartition by the positions D (dims<> gathers on one site).
+template <class D, class C> struct shuf {};
+/// σᴸ: per-site filter on keys.
+template <class F, class C> struct lfilter {};
+/// λᴸ(keyMap, tileMap): per-site map (one-to-one here; ldup is the one-to-many case).
+template <class KeyMap, class TileMap, class C> struct lmap {};
+/// Σᴸ(gbk, op): per-site aggregation.
+template <class Gbk, class Op, class C> struct lagg {};
+/// Σᴸ(gbk, op) keeping the site as a last key position: the pre-aggregation of a combiner
+/// (R2-5). Partial sums of one group from different sites stay distinct tuples, so a later SHUF
+/// and Σᴸ merge them; the paper's relations are sets and could not hold them otherwise.
+template <class Gbk, class Op, class C> struct lpartial {};
+/// ⋈ᴸ(jkL, jkR, op): per-site join of tuples on the same site.
+template <class JL, class JR, class Op, class L, class R> struct ljoin {};
+/// λᴸ(insert_dim<P>, duplicate(n)) with n = bound `Dim` of input `From` (notes §4.3, UT-6).
+template <std::size_t P, std::size_t From, std::size_t Dim, class C> struct ldup {};
+
+// partition_t<Node>: where the output of Node lives ------------------------------------------
+namespace detail {
+
+template <class Node> struct partition_of {
+  using type = arbitrary;
+};
+template <std::size_t I, std::size_t K, class P> struct partition_of<leaf<I, K, P>> {
+  using type = P;
+};
+template <class C> struct partition_of<bcast<C>> {
+  using type = replicated;
+};
+template <class C> struct partition_of<shuf<dims<>, C>> {
+  using type = single;
+};
+template <std::size_t... D, class C>
+  requires(sizeof...(D) > 0)
+struct partition_of<shuf<dims<D...>, C>> {
+  using type = partitioned<dims<D...>>;
+};
+template <class F, class C> struct partition_of<lfilter<F, C>> : partition_of<C> {};
+template <class A, class C> struct partition_of<lmap<same_key, A, C>> : partition_of<C> {};
+
+// Renumber D through a projection: position d of the input becomes the index of d in Gbk, or
+// the partition is lost when some d is projected away.
+template <class D, class Gbk> struct renumber {
+  static constexpr bool ok = [] {
+    for (std::size_t d : D::values) {
+      bool found = false;
+      for (std::size_t g : Gbk::values) found = found || g == d;
+      if (!found) return false;
+    }
+    return D::size > 0;
+  }();
+  template <std::size_t N> static constexpr std::size_t at() {
+    for (std::size_t g = 0; g < Gbk::size; ++g)
+      if (Gbk::values[g] == D::values[N]) return g;
+    return 0;
+  }
+  using type = decltype([]<std::size_t... N>(std::index_sequence<N...>) {
+    return dims<at<N>()...>{};
+  }(std::make_index_sequence<D::size>{}));
+};
+
+template <class P, class Gbk> struct through_projection {
+  using type = arbitrary;
+};
+template <class Gbk> struct through_projection<replicated, Gbk> {
+  using type = replicated;
+};
+template <class Gbk> struct through_projection<single, Gbk> {
+  using type = single;
+};
+template <class D, class Gbk>
+  requires renumber<D, Gbk>::ok
+struct through_projection<partitioned<D>, Gbk> {
+  using type = partitioned<typename renumber<D, Gbk>::type>;
+};
+template <class Gbk, class Op, class C> struct partition_of<lagg<Gbk, Op, C>> {
+  using type = typename through_projection<typename partition_of<C>::type, Gbk>::type;
+};
+template <class Gbk, class Op, class C>
+struct partition_of<lpartial<Gbk, Op, C>> : partition_of<lagg<Gbk, Op, C>> {};
+
+// arity_v<Node>: the key-arity of a node's output (all static, notes §8.2 item 2).
+template <class Node> struct arity;
+template <std::size_t I, std::size_t K, class P>
+struct arity<leaf<I, K, P>> : std::integral_constant<std::size_t, K> {};
+template <class C> struct arity<bcast<C>> : arity<C> {};
+template <class D, class C> struct arity<shuf<D, C>> : arity<C> {};
+template <class F, class C> struct arity<lfilter<F, C>> : arity<C> {};
+template <class A, class C> struct arity<lmap<same_key, A, C>> : arity<C> {};
+template <class KM, class A, class C>
+  requires requires { KM::out_arity; }
+struct arity<lmap<KM, A, C>> : std::integral_constant<std::size_t, KM::out_arity> {};
+template <class Gbk, class Op, class C>
+struct arity<lagg<Gbk, Op, C>> : std::integral_constant<std::size_t, Gbk::size> {};
+template <class Gbk, class Op, class C>
+struct arity<lpartial<Gbk, Op, C>> : std::integral_constant<std::size_t, Gbk::size + 1> {};
+template <class JL, class JR, class Op, class L, class R>
+struct arity<ljoin<JL, JR, Op, L, R>>
+    : std::integral_constant<std::size_t, arity<L>::value + arity<R>::value - JL::size> {};
+template <std::size_t P, std::size_t From, std::size_t Dim, class C>
+struct arity<ldup<P, From, Dim, C>> : std::integral_constant<std::size_t, arity<C>::value + 1> {};
+
+// ⋈ᴸ output key [L∖JL, JL, R∖JR]: the output position of left position p / right position q.
+template <std::size_t K, class J> constexpr bool in_dims(std::size_t p) {
+  for (std::size_t d : J::values)
+    if (d == p) return true;
+  return false;
+}
+template <std::size_t K, class J>
+constexpr std::size_t rest_rank(std::size_t p) {  // rank of p among the positions not in J
+  std::size_t r = 0;
+  for (std::size_t d = 0; d < p; ++d) r += in_dims<K, J>(d) ? 0 : 1;
+  return r;
+}
+template <std::size_t K, class J> constexpr std::size_t join_rank(std::size_t p) {
+  for (std::size_t j = 0; j < J::size; ++j)
+    if (J::values[j] == p) return j;
+  return 0;
+}
+template <std::size_t KL, std::size_t KR, class JL, class JR, bool Left, class D>
+struct join_positions {
+  static constexpr std::size_t g = JL::size;
+  static constexpr std::size_t map(std::size_t p) {
+    if constexpr (Left) {
+      return in_dims<KL, JL>(p) ? KL - g + join_rank<KL, JL>(p) : rest_rank<KL, JL>(p);
+    } else {
+      return in_dims<KR, JR>(p) ? KL - g + join_rank<KR, JR>(p) : KL + rest_rank<KR, JR>(p);
+    }
+  }
+  using type = decltype([]<std::size_t... N>(std::index_sequence<N...>) {
+    return dims<map(D::values[N])...>{};
+  }(std::make_index_sequence<D::size>{}));
+};
+
+// A join is complete on each site when one side is replicated (its output then lives where the
+// other side does) or both sides are partitioned on matching join keys (notes §8.2 item 12).
+template <class JL, class JR, class PL, class PR, std::size_t KL, std::size_t KR>
+struct join_partition {
+  using type = arbitrary;
+};
+template <class JL, class JR, class PR, std::size_t KL, std::size_t KR>
+struct join_partition<JL, JR, replicated, PR, KL, KR> {
+  using type = PR;
+};
+template <class JL, class JR, class D, std::size_t KL, std::size_t KR>
+struct join_partition<JL, JR, replicated, partitioned<D>, KL, KR> {
+  using type = partitioned<typename join_positions<KL, KR, JL, JR, false, D>::type>;
+};
+template <class JL, class JR, class D, std::size_t KL, std::size_t KR>
+struct join_partition<JL, JR, partitioned<D>, replicated, KL, KR> {
+  using type = partitioned<typename join_positions<KL, KR, JL, JR, true, D>::type>;
+};
+template <class JL, class JR, std::size_t KL, std::size_t KR>
+struct join_partition<JL, JR, replicated, replicated, KL, KR> {
+  using type = replicated;
+};
+// Both sides partitioned on matched join positions: DL ⊆ JL and DR is DL's image in JR (the
+// same partition function then sends matching tuples to the same site).
+template <class JL, class JR, class DL, class DR> constexpr bool co_partitioned() {
+  if (DL::size != DR::size || DL::size == 0) return false;
+  for (std::size_t n = 0; n < DL::size; ++n) {
+    bool found = false;
+    for (std::size_t j = 0; j < JL::size; ++j)
+      if (JL::values[j] == DL::values[n]) found = found || JR::values[j] == DR::values[n];
+    if (!found) return false;
+  }
+  return true;
+}
+template <class JL, class JR, class DL, class DR, std::size_t KL, std::size_t KR>
+  requires(co_partitioned<JL, JR, DL, DR>())
+struct join_partition<JL, JR, partitioned<DL>, partitioned<DR>, KL, KR> {
+  using type = partitioned<typename join_positions<KL, KR, JL, JR, true, DL>::type>;
+};
+template <class JL, class JR, class Op, class L, class R>
+struct partition_of<ljoin<JL, JR, Op, L, R>> {
+  using type = typename join_partition<JL, JR, typename partition_of<L>::type,
+                                       typename partition_of<R>::type, arity<L>::value,
+                                       arity<R>::value>::type;
+};
+
+/// Is the join complete (every matching pair meets on some site)? (notes §3.2 gap (c))
+template <class PL, class PR, class JL, class JR>
+struct join_complete
+    : std::bool_constant<std::is_same_v<PL, replicated> || std::is_same_v<PR, replicated> ||
+                         (std::is_same_v<PL, single> && std::is_same_v<PR, single>)> {};
+template <class DL, class DR, class JL, class JR>
+struct join_complete<partitioned<DL>, partitioned<DR>, JL, JR>
+    : std::bool_constant<co_partitioned<JL, JR, DL, DR>()> {};
+/// Is a local aggregation complete (each group on one site)? ∅ != D ⊆ gbk, single, or replicated.
+template <class P, class Gbk> struct agg_complete : std::false_type {};
+template <class Gbk> struct agg_complete<single, Gbk> : std::true_type {};
+template <class Gbk> struct agg_complete<replicated, Gbk> : std::true_type {};
+template <class D, class Gbk>
+struct agg_complete<partitioned<D>, Gbk> : std::bool_constant<renumber<D, Gbk>::ok> {};
+}  // namespace detail
+
+/// Where the output of plan node `Node` lives.
+template <class Node> using partition_t = typename detail::partition_of<Node>::type;
+/// The key-arity of the output of plan node `Node`.
+template <class Node> inline constexpr std::size_t arity_v = detail::arity<Node>::value;
+
+}  // namespace loom::tra::ia
+
+#endif  // LOOM_TRA_IA_NODES_HPP
+// ---- end <loom/tra/ia/nodes.hpp>
+
+#include <array>
+#include <cstddef>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -27061,6 +27234,16 @@ auto einsum(const relation<T, KL, 2>& l, const relation<T, KR, 2>& r) {
 
 #endif  // LOOM_TRA_EINSUM_HPP
 // ---- end <loom/tra/einsum.hpp>
+// ---- begin <loom/tra/einsum_plans.hpp>
+// Defines the distributed plans of a two-operand einsum and their choice: broadcast the left
+// operand, broadcast the right one, or shuffle both on the join keys (the R2-6 alternatives at
+// the join), each rewritten by the repartition rules (R2-4 drops a final shuffle the partitions
+// make useless), costed by walking the plan's moves under the paper's model, the cheapest run
+// over a transport (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_EINSUM_PLANS_HPP
+#define LOOM_TRA_EINSUM_PLANS_HPP
+
 // ---- begin <loom/tra/ia/execute.hpp>
 // Defines execute/evaluate: runs an IA plan over a transport. `local_sites` simulates s sites in
 // one process (BCAST copies, SHUF re-buckets); tra/mpi/ provides the MPI transport (tra/ia/).
@@ -27547,14 +27730,6 @@ template <class Plan> std::string to_string() { return detail::printer<Plan>::te
 
 #endif  // LOOM_TRA_IA_TO_STRING_HPP
 // ---- end <loom/tra/ia/to_string.hpp>
-// ---- begin <loom/tra/plans.hpp>
-// Defines the distributed matmul plans of notes 003 §4.3 as IA plan types (broadcast left,
-// broadcast right, cross product, replicated 3-D) for inputs placed as XPart and YPart, and the
-// generic rules applied to them (R2-4 drops the final shuffle when partitions allow) (tra/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_TRA_PLANS_HPP
-#define LOOM_TRA_PLANS_HPP
-
 // ---- begin <loom/tra/rules/rule_sets.hpp>
 // Defines the rule sets (MP11 lists, order = priority) used by loom::tra::ia::rewrite_t
 // (tra/rules/).
@@ -27812,6 +27987,215 @@ using all = boost::mp11::mp_append<lambda_composition, repartition>;
 #endif  // LOOM_TRA_RULES_RULE_SETS_HPP
 // ---- end <loom/tra/rules/rule_sets.hpp>
 
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace loom::tra {
+
+/// The strategies of a distributed two-operand einsum.
+enum class einsum_strategy { broadcast_left, broadcast_right, shuffle_join };
+inline constexpr std::array<einsum_strategy, 3> all_einsum_strategies{
+    einsum_strategy::broadcast_left, einsum_strategy::broadcast_right,
+    einsum_strategy::shuffle_join};
+inline std::string_view name(einsum_strategy s) {
+  switch (s) {
+    case einsum_strategy::broadcast_left:
+      return "broadcast left";
+    case einsum_strategy::broadcast_right:
+      return "broadcast right";
+    case einsum_strategy::shuffle_join:
+      return "shuffle join";
+  }
+  return "?";
+}
+
+/// The three plans of einsum S over inputs placed as LeftPart and RightPart: the join made local
+/// by a BCAST of one side or a SHUF of both on their join keys, then Σ over the output keys after
+/// a SHUF on them (dropped by R2-4 where the join's output is already partitioned on them).
+template <fixed_string S, class LeftPart = ia::arbitrary, class RightPart = ia::arbitrary>
+struct einsum_plans {
+  using spec = detail::einsum_spec<S>;
+  static_assert(spec::valid, "loom::tra::einsum_plans: see einsum's diagnostic for this spec");
+  using L = detail::transposed_if<spec::transposes.left, ia::leaf<0, spec::kl, LeftPart>>;
+  using R = detail::transposed_if<spec::transposes.right, ia::leaf<1, spec::kr, RightPart>>;
+  using JL = detail::dims_of_t<spec::jl>;
+  using JR = detail::dims_of_t<spec::jr>;
+  using GBK = detail::dims_of_t<spec::gbk>;
+  template <class A, class B> using join = ia::ljoin<JL, JR, mat_mul, A, B>;
+  template <class J>
+  using sum_out =
+      detail::transposed_if<spec::transposes.out, ia::lagg<GBK, mat_add, ia::shuf<GBK, J>>>;
+
+  using broadcast_left = ia::rewrite_t<sum_out<join<ia::bcast<L>, R>>, rules::repartition>;
+  using broadcast_right = ia::rewrite_t<sum_out<join<L, ia::bcast<R>>>, rules::repartition>;
+  using shuffle_join =
+      ia::rewrite_t<sum_out<join<ia::shuf<JL, L>, ia::shuf<JR, R>>>, rules::repartition>;
+};
+
+namespace detail {
+// Cn of a plan: the bytes its BCAST and SHUF nodes move, from the sizes of what they move
+// (inputs 0 and 1, and the join's output; maps, filters and aggregations as their input).
+struct einsum_sizes {
+  double left = 0, right = 0, joined = 0;
+};
+template <class Node> struct moved {
+  static double of(const cost_model&, const einsum_sizes&) { return 0; }
+  static double size(const einsum_sizes&) { return 0; }
+};
+template <std::size_t I, std::size_t K, class P> struct moved<ia::leaf<I, K, P>> {
+  static double of(const cost_model&, const einsum_sizes&) { return 0; }
+  static double size(const einsum_sizes& s) { return I == 0 ? s.left : s.right; }
+};
+template <class C> struct moved<ia::bcast<C>> {
+  static double of(const cost_model& cm, const einsum_sizes& s) {
+    return moved<C>::of(cm, s) + cm.bcast(moved<C>::size(s));
+  }
+  static double size(const einsum_sizes& s) { return moved<C>::size(s); }
+};
+template <class D, class C> struct moved<ia::shuf<D, C>> {
+  // a SHUF to the partition its input already has moves nothing (every tuple is on its site)
+  static double of(const cost_model& cm, const einsum_sizes& s) {
+    constexpr bool in_place = std::is_same_v<ia::partition_t<C>, ia::partitioned<D>>;
+    return moved<C>::of(cm, s) + (in_place ? 0.0 : cm.shuf(moved<C>::size(s)));
+  }
+  static double size(const einsum_sizes& s) { return moved<C>::size(s); }
+};
+template <class K, class T, class C> struct moved<ia::lmap<K, T, C>> : moved<C> {};
+template <class F, class C> struct moved<ia::lfilter<F, C>> : moved<C> {};
+template <class G, class Op, class C> struct moved<ia::lagg<G, Op, C>> : moved<C> {};
+template <class G, class Op, class C> struct moved<ia::lpartial<G, Op, C>> : moved<C> {};
+template <class JL, class JR, class Op, class A, class B>
+struct moved<ia::ljoin<JL, JR, Op, A, B>> {
+  static double of(const cost_model& cm, const einsum_sizes& s) {
+    return moved<A>::of(cm, s) + moved<B>::of(cm, s);
+  }
+  static double size(const einsum_sizes& s) { return s.joined; }
+};
+
+template <class P, class F> decltype(auto) with_einsum_plan(einsum_strategy st, F&& f) {
+  switch (st) {
+    case einsum_strategy::broadcast_left:
+      return f(typename P::broadcast_left{});
+    case einsum_strategy::broadcast_right:
+      return f(typename P::broadcast_right{});
+    case einsum_strategy::shuffle_join:
+      break;
+  }
+  return f(typename P::shuffle_join{});
+}
+}  // namespace detail
+
+/// One strategy's estimate.
+struct einsum_cost {
+  einsum_strategy strategy{};
+  double cn = 0, cc = 0, total = 0;
+  std::string plan;  // the plan in the paper's notation
+};
+
+/// Every strategy's Cn (the bytes or elements its BCASTs and SHUFs move), Cc (the tile products
+/// of the full-box join and the aggregation's calls) and α·Cn + β·Cc, the cheapest first
+/// in `chosen`, for einsum S over `l` and `r` placed as LeftPart and RightPart.
+struct einsum_choice {
+  std::array<einsum_cost, 3> costs{};
+  einsum_cost chosen{};
+  /// Each strategy with its plan and costs, and the choice.
+  std::string explain() const {
+    auto fmt = [](double v) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3g", v);
+      return std::string(buf);
+    };
+    std::string s = "distributed einsum:\n";
+    for (const auto& c : costs)
+      s += std::string(c.strategy == chosen.strategy ? "  * " : "    ") +
+           std::string(name(c.strategy)) + ": Cn " + fmt(c.cn) + ", Cc " + fmt(c.cc) + ", cost " +
+           fmt(c.total) + "; " + c.plan + "\n";
+    return s + "chosen: " + std::string(name(chosen.strategy)) + "\n";
+  }
+};
+
+template <fixed_string S, class LeftPart = ia::arbitrary, class RightPart = ia::arbitrary, class T,
+          std::size_t KL, std::size_t KR>
+einsum_choice choose_einsum(const cost_model& cm, const relation<T, KL, 2>& l,
+                            const relation<T, KR, 2>& r) {
+  using spec = detail::einsum_spec<S>;
+  using P = einsum_plans<S, LeftPart, RightPart>;
+  // the bound of every letter, from the relations' keys
+  auto bound = [&](char c) -> double {
+    for (std::size_t p = 0; p < KL; ++p)
+      if (spec::left[p] == c) return static_cast<double>(l.bounds()[p]);
+    for (std::size_t p = 0; p < KR; ++p)
+      if (spec::right[p] == c) return static_cast<double>(r.bounds()[p]);
+    return 1;
+  };
+  double join_card = 1, out_card = 1;
+  for (char c : spec::joined) join_card *= bound(c);
+  for (char c : spec::out) out_card *= bound(c);
+  // each tile product is (m x kk)(kk x n), a tile being transposed first where it runs the
+  // other way
+  const auto& ls = l.tile_shape();
+  const auto& rs = r.tile_shape();
+  const double m = static_cast<double>(spec::transposes.left ? ls[1] : ls[0]);
+  const double kk = static_cast<double>(spec::transposes.left ? ls[0] : ls[1]);
+  const double n = static_cast<double>(spec::transposes.right ? rs[0] : rs[1]);
+  const double tl = static_cast<double>(ls[0] * ls[1]), tr = static_cast<double>(rs[0] * rs[1]);
+  double left_tuples = 1, right_tuples = 1;
+  for (std::size_t p = 0; p < KL; ++p) left_tuples *= static_cast<double>(l.bounds()[p]);
+  for (std::size_t p = 0; p < KR; ++p) right_tuples *= static_cast<double>(r.bounds()[p]);
+  const detail::einsum_sizes sizes{cm.size(left_tuples, tl), cm.size(right_tuples, tr),
+                                   cm.size(join_card, m * n)};
+  const double cc = join_card * 2.0 * m * kk * n + cm.aggregate(join_card, out_card, m * n);
+  einsum_choice out;
+  for (std::size_t s = 0; s < 3; ++s) {
+    const einsum_strategy st = all_einsum_strategies[s];
+    detail::with_einsum_plan<P>(st, [&](auto plan) {
+      using Plan = decltype(plan);
+      einsum_cost c{st, detail::moved<Plan>::of(cm, sizes), cc, 0, ia::to_string<Plan>()};
+      c.total = cm.total(c.cn, c.cc);
+      out.costs[s] = c;
+    });
+    if (s == 0 || out.costs[s].total < out.chosen.total) out.chosen = out.costs[s];
+  }
+  return out;
+}
+
+/// einsum S over a transport (sites = its sites): the strategy of `choose_einsum` (or `force`),
+/// the plan run by ia::execute, the result collected on every site; `report` gets the choice.
+template <fixed_string S, class LeftPart = ia::arbitrary, class RightPart = ia::arbitrary,
+          class Transport, class T, std::size_t KL, std::size_t KR>
+auto distributed_einsum(const Transport& tr, const relation<T, KL, 2>& l,
+                        const relation<T, KR, 2>& r, cost_model cm,
+                        std::optional<einsum_strategy> force = std::nullopt,
+                        einsum_choice* report = nullptr) {
+  cm.sites = tr.sites();
+  einsum_choice c = choose_einsum<S, LeftPart, RightPart>(cm, l, r);
+  if (force)
+    for (const auto& e : c.costs)
+      if (e.strategy == *force) c.chosen = e;
+  if (report) *report = c;
+  using P = einsum_plans<S, LeftPart, RightPart>;
+  return detail::with_einsum_plan<P>(
+      c.chosen.strategy, [&](auto plan) { return ia::evaluate<decltype(plan)>(tr, l, r); });
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_EINSUM_PLANS_HPP
+// ---- end <loom/tra/einsum_plans.hpp>
+// ---- begin <loom/tra/plans.hpp>
+// Defines the distributed matmul plans of notes 003 §4.3 as IA plan types (broadcast left,
+// broadcast right, cross product, replicated 3-D) for inputs placed as XPart and YPart, and the
+// generic rules applied to them (R2-4 drops the final shuffle when partitions allow) (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_PLANS_HPP
+#define LOOM_TRA_PLANS_HPP
+
+
 namespace loom::tra {
 
 /// X (key <i,k>) times Y (key <k,j>): Σ<0,2>(⋈(<1>,<0>, matmul)) in four physical forms.
@@ -27855,6 +28239,180 @@ decltype(auto) with_matmul_plan(matmul_strategy s, F&& f) {
 
 #endif  // LOOM_TRA_PLANS_HPP
 // ---- end <loom/tra/plans.hpp>
+// ---- begin <loom/tra/sparse_tiles.hpp>
+// Defines loom::tra::sparse_relation<T, Format>: a block-sparse matrix as a relation from tile
+// keys to tiles stored in any loom format (csr, dcsr, dense, a mapping, ...), with its conversion
+// from and to loom tensors and the block matrix product whose tile products are loom kernels
+// (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_SPARSE_TILES_HPP
+#define LOOM_TRA_SPARSE_TILES_HPP
+
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom::tra {
+
+/// A matrix of `bounds` tiles of `tile_shape` each, the tiles that hold entries stored as loom
+/// tensors in `Format` (keys ordered; an absent key is a zero tile). The relation of notes §2.3
+/// with loom tensors as values, so a tile's product is a loom kernel over its format.
+template <class T, storage_format Format> class sparse_relation {
+  static_assert(Format::order == 2, "loom::tra::sparse_relation: tiles are matrices");
+
+ public:
+  using tile_type = tensor<T, Format>;
+  using key_type = std::array<std::int64_t, 2>;
+
+  sparse_relation(const key_type& bounds, const shape_t<2>& tile_shape)
+      : bounds_(bounds), tile_shape_(tile_shape) {
+    for (std::size_t d = 0; d < 2; ++d)
+      if (bounds_[d] < 0 || tile_shape_[d] <= 0)
+        throw shape_error("loom::tra::sparse_relation: bounds " + to_string(bounds_) +
+                          " and tile shape " + to_string(tile_shape_) +
+                          " must be non-negative and positive");
+  }
+
+  const key_type& bounds() const { return bounds_; }
+  const shape_t<2>& tile_shape() const { return tile_shape_; }
+  std::size_t size() const { return tiles_.size(); }
+  /// Stored entries over every tile.
+  std::int64_t nnz() const {
+    std::int64_t n = 0;
+    for (const auto& [k, t] : tiles_) n += t.nnz();
+    return n;
+  }
+  auto begin() const { return tiles_.begin(); }
+  auto end() const { return tiles_.end(); }
+  const tile_type* find(const key_type& k) const {
+    const auto it = tiles_.find(k);
+    return it == tiles_.end() ? nullptr : &it->second;
+  }
+
+  /// Stores `t` at key `k` (inside the bounds, of the tile shape, once).
+  void insert(const key_type& k, tile_type t) {
+    for (std::size_t d = 0; d < 2; ++d)
+      if (k[d] < 0 || k[d] >= bounds_[d])
+        throw shape_error("loom::tra::sparse_relation: key " + to_string(k) +
+                          " outside the bounds " + to_string(bounds_));
+    if (t.extent(0) != tile_shape_[0] || t.extent(1) != tile_shape_[1])
+      throw shape_error("loom::tra::sparse_relation: a tile of shape (" +
+                        std::to_string(t.extent(0)) + "," + std::to_string(t.extent(1)) +
+                        ") in a relation of tile shape " + to_string(tile_shape_));
+    if (!tiles_.emplace(k, std::move(t)).second)
+      throw duplicate_error("loom::tra::sparse_relation: key " + to_string(k) + " twice");
+  }
+
+ private:
+  static std::string to_string(const std::array<std::int64_t, 2>& a) {
+    return "(" + std::to_string(a[0]) + "," + std::to_string(a[1]) + ")";
+  }
+  key_type bounds_;
+  shape_t<2> tile_shape_;
+  std::map<key_type, tile_type> tiles_;
+};
+
+/// A loom matrix (any format) cut into tiles of `tile_shape`, each tile that holds an entry
+/// stored in `Format` (edge tiles padded: their extra rows and columns hold nothing).
+template <storage_format Format, class Tensor>
+sparse_relation<std::remove_const_t<typename Tensor::value_type>, Format> to_sparse_tiles(
+    const Tensor& t, const shape_t<2>& tile_shape) {
+  static_assert(Tensor::order == 2, "loom::tra::to_sparse_tiles: a matrix");
+  using T = std::remove_const_t<typename Tensor::value_type>;
+  for (std::size_t d = 0; d < 2; ++d)
+    if (tile_shape[d] <= 0)
+      throw shape_error("loom::tra::to_sparse_tiles: tile extent " + std::to_string(tile_shape[d]) +
+                        " of dimension " + std::to_string(d) + " must be positive");
+  const std::array<std::int64_t, 2> bounds{(t.extent(0) + tile_shape[0] - 1) / tile_shape[0],
+                                           (t.extent(1) + tile_shape[1] - 1) / tile_shape[1]};
+  std::map<std::array<std::int64_t, 2>,
+           std::pair<std::vector<std::array<std::int64_t, 2>>, std::vector<T>>>
+      parts;
+  t.for_each_stored([&](const auto& c, const auto& v) {
+    if (v == semiring_traits<T>::zero()) return;
+    auto& [coords, values] = parts[{c[0] / tile_shape[0], c[1] / tile_shape[1]}];
+    coords.push_back({c[0] % tile_shape[0], c[1] % tile_shape[1]});
+    values.push_back(v);
+  });
+  sparse_relation<T, Format> out(bounds, tile_shape);
+  for (auto& [k, p] : parts) out.insert(k, from_coo<Format>(tile_shape, p.first, p.second));
+  return out;
+}
+
+/// The loom matrix in `Format`, of `shape`, holding a sparse relation's entries.
+template <storage_format Format, class T, storage_format TileFormat>
+tensor<T, Format> from_sparse_tiles(const sparse_relation<T, TileFormat>& r,
+                                    const std::array<std::int64_t, 2>& shape) {
+  std::vector<std::array<std::int64_t, 2>> coords;
+  std::vector<T> values;
+  const auto& ts = r.tile_shape();
+  for (const auto& tuple : r) {
+    const auto& k = tuple.first;  // not a structured binding: clang 14 cannot capture one
+    tuple.second.for_each_stored([&](const auto& c, const T& v) {
+      const std::int64_t i = k[0] * ts[0] + c[0], j = k[1] * ts[1] + c[1];
+      if (i < shape[0] && j < shape[1] && (Format::all_dense || v != semiring_traits<T>::zero())) {
+        coords.push_back({i, j});
+        values.push_back(v);
+      }
+    });
+  }
+  return from_coo<Format>(shape, coords, values, duplicates::sum);
+}
+
+/// What `block_matmul` did: the tile pairs multiplied (only keys present on both sides meet).
+struct block_matmul_report {
+  std::int64_t tile_products = 0;
+  std::int64_t output_tiles = 0;
+};
+
+/// C = A B over tiles: for every pair of stored tiles A(I, K) and B(K, J), the loom kernel
+/// C_IJ(i, j) += sum(k, A_IK(i, k) * B_KJ(k, j)) in the tiles' own formats, each output tile in
+/// `OutFormat` (csr, dense_matrix, ...); absent tiles cost nothing (the block-sparse join).
+template <storage_format OutFormat, class T, storage_format FA, storage_format FB>
+sparse_relation<T, OutFormat> block_matmul(const sparse_relation<T, FA>& A,
+                                           const sparse_relation<T, FB>& B,
+                                           block_matmul_report* report = nullptr) {
+  if (A.bounds()[1] != B.bounds()[0] || A.tile_shape()[1] != B.tile_shape()[0])
+    throw shape_error("loom::tra::block_matmul: A has " + std::to_string(A.bounds()[1]) +
+                      " tile columns of " + std::to_string(A.tile_shape()[1]) + ", B has " +
+                      std::to_string(B.bounds()[0]) + " tile rows of " +
+                      std::to_string(B.tile_shape()[0]));
+  constexpr loom::index<"tra_i"> i;
+  constexpr loom::index<"tra_j"> j;
+  constexpr loom::index<"tra_k"> k;
+  // B's tiles by their row key K
+  std::map<std::int64_t, std::vector<std::pair<std::int64_t, const tensor<T, FB>*>>> by_row;
+  for (const auto& [key, t] : B) by_row[key[0]].push_back({key[1], &t});
+  std::map<std::array<std::int64_t, 2>, tensor<T, OutFormat>> out;
+  const shape_t<2> ts{A.tile_shape()[0], B.tile_shape()[1]};
+  block_matmul_report rep;
+  for (const auto& [ka, ta] : A) {
+    const auto it = by_row.find(ka[1]);
+    if (it == by_row.end()) continue;
+    for (const auto& [jb, tb] : it->second) {
+      auto [slot, fresh] = out.try_emplace({ka[0], jb}, ts);
+      if (fresh)
+        slot->second(i, j) = loom::sum(k, ta(i, k) * (*tb)(k, j));
+      else
+        slot->second(i, j) += loom::sum(k, ta(i, k) * (*tb)(k, j));
+      ++rep.tile_products;
+    }
+  }
+  sparse_relation<T, OutFormat> C({A.bounds()[0], B.bounds()[1]}, ts);
+  for (auto& [key, t] : out) C.insert(key, std::move(t));
+  rep.output_tiles = static_cast<std::int64_t>(C.size());
+  if (report) *report = rep;
+  return C;
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_SPARSE_TILES_HPP
+// ---- end <loom/tra/sparse_tiles.hpp>
 
 #endif  // LOOM_TRA_HPP
 // ---- end <loom/tra.hpp>
