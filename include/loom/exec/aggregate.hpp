@@ -75,7 +75,7 @@ template <class E, class Assign> auto materialize(const E& e, kept& keep, Assign
         using R = tensor<V, std::conditional_t<r == 0, format<>, dense_n<r>>>;
         // the body
         const auto body = [&]<class... Is>(boost::mp11::mp_list<Is...>) {
-          auto t = std::make_shared<T>(typename T::shape_type{expr::extent_of<Is>(a.body)...});
+          auto t = std::make_shared<T>(typename T::shape_type{expr::extent_read<Is>(a.body)...});
           expr::access<T, Is...> target{t.get()};
           assign(target, a.body);
           return t;

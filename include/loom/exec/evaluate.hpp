@@ -132,7 +132,7 @@ void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
         using T = hoisted_tensor<expr::value_type_t<S>, S, sizeof...(Is)>;
         if (!optimize::cached_hoist(lhs, rhs, s, rewrite::hoisted_dense_v<S>)) return;
         hoisted = true;
-        T t(typename T::shape_type{expr::extent_of<Is>(s)...});
+        T t(typename T::shape_type{expr::extent_read<Is>(s)...});
         if constexpr (T::format_type::all_dense)
           LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
         expr::access<T, Is...> target{&t};

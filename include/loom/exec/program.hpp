@@ -148,7 +148,7 @@ template <class Options> struct temporaries {
   }
   template <class S, class... Is>
   static typename temporary_of<S>::type::shape_type shape_of(const S& s, mp_list<Is...>) {
-    return {expr::extent_of<Is>(s)...};
+    return {expr::extent_read<Is>(s)...};
   }
 };
 

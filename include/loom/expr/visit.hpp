@@ -79,7 +79,7 @@ template <class E, class F> constexpr void for_each_access(const E& e, F&& f) {
 
 /// The extent of index I where `e` first reads it (the mode of the first access that uses I), or
 /// -1 when no access does.
-template <class I, class E> std::int64_t extent_of(const E& e) {
+template <class I, class E> std::int64_t extent_read(const E& e) {
   std::int64_t x = -1;
   for_each_access(e, [&]<class T, class... Is>(const access<T, Is...>& a, std::size_t) {
     std::size_t m = 0;
