@@ -1028,7 +1028,7 @@ template <class E, class F> constexpr void for_each_access(const E& e, F&& f) {
 
 /// The extent of index I where `e` first reads it (the mode of the first access that uses I), or
 /// -1 when no access does.
-template <class I, class E> std::int64_t extent_of(const E& e) {
+template <class I, class E> std::int64_t extent_read(const E& e) {
   std::int64_t x = -1;
   for_each_access(e, [&]<class T, class... Is>(const access<T, Is...>& a, std::size_t) {
     std::size_t m = 0;
@@ -6902,7 +6902,7 @@ template <class E, class Assign> auto materialize(const E& e, kept& keep, Assign
         using R = tensor<V, std::conditional_t<r == 0, format<>, dense_n<r>>>;
         // the body
         const auto body = [&]<class... Is>(boost::mp11::mp_list<Is...>) {
-          auto t = std::make_shared<T>(typename T::shape_type{expr::extent_of<Is>(a.body)...});
+          auto t = std::make_shared<T>(typename T::shape_type{expr::extent_read<Is>(a.body)...});
           expr::access<T, Is...> target{t.get()};
           assign(target, a.body);
           return t;
@@ -12945,7 +12945,7 @@ void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
         using T = hoisted_tensor<expr::value_type_t<S>, S, sizeof...(Is)>;
         if (!optimize::cached_hoist(lhs, rhs, s, rewrite::hoisted_dense_v<S>)) return;
         hoisted = true;
-        T t(typename T::shape_type{expr::extent_of<Is>(s)...});
+        T t(typename T::shape_type{expr::extent_read<Is>(s)...});
         if constexpr (T::format_type::all_dense)
           LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
         expr::access<T, Is...> target{&t};
@@ -17424,7 +17424,7 @@ template <class Options> struct temporaries {
   }
   template <class S, class... Is>
   static typename temporary_of<S>::type::shape_type shape_of(const S& s, mp_list<Is...>) {
-    return {expr::extent_of<Is>(s)...};
+    return {expr::extent_read<Is>(s)...};
   }
 };
 
