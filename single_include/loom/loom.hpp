@@ -19939,7 +19939,12 @@ template <class Term> std::string signature(const Term& term, std::size_t ordina
         }(f));
       },
       factors_of(block::get(term)));
-  if (!plain || fs.size() > 8) return "#" + std::to_string(ordinal);
+  // appended piece by piece: g++ 12 at -O3 draws a false -Wrestrict from "x" + std::string&&
+  if (!plain || fs.size() > 8) {
+    std::string unique = "#";
+    unique += std::to_string(ordinal);
+    return unique;
+  }
   std::sort(fs.begin(), fs.end(), [](const factor_desc& a, const factor_desc& b) {
     return std::less<const void*>{}(a.tensor, b.tensor) ||
            (a.tensor == b.tensor && a.literal < b.literal);
@@ -19948,19 +19953,27 @@ template <class Term> std::string signature(const Term& term, std::size_t ordina
     std::vector<std::string_view> seen;
     std::string out;
     for (const auto& f : order) {
-      out += f.literal + "@" + std::to_string(reinterpret_cast<std::uintptr_t>(f.tensor)) + "(";
+      out += f.literal;
+      out += '@';
+      out += std::to_string(reinterpret_cast<std::uintptr_t>(f.tensor));
+      out += '(';
       for (auto n : f.indices) {
         if (std::find(bound.begin(), bound.end(), n) == bound.end()) {
-          out += std::string(n) + ",";
+          out += n;
+          out += ',';
           continue;
         }
         auto at = std::find(seen.begin(), seen.end(), n);
         if (at == seen.end()) seen.push_back(n), at = seen.end() - 1;
-        out += "_" + std::to_string(at - seen.begin()) + ",";
+        out += '_';
+        out += std::to_string(at - seen.begin());
+        out += ',';
       }
-      out += ")";
+      out += ')';
     }
-    return out + "/" + std::to_string(bound.size() - seen.size());  // sums no factor uses
+    out += '/';
+    out += std::to_string(bound.size() - seen.size());  // sums no factor uses
+    return out;
   };
   // try every order that keeps the tensors sorted (permutations among equal tensors)
   std::vector<std::size_t> perm(fs.size());
