@@ -218,7 +218,7 @@ if [ "$only" = all ] || [ "$only" = clang ]; then
   # bounds, enum, bool and return checks stay. Without alignment, null, vptr and function the
   # build takes a third less (contractions.cpp: 19 s against 28.5 s).
   # Header self-containment depends on the headers, not the compiler: the gcc build checks it.
-  # Precompiled headers as under gcc, but for the five TUs clang 14 crashes on with them
+  # Precompiled headers as under gcc, but for the six TUs clang 14 crashes on with them
   # (tests/CMakeLists.txt lists them; docs/testing.md).
   run_config clang "$clangxx" \
     "-O0 -gline-tables-only -fsanitize=address,undefined -fno-sanitize=alignment,null,vptr,function -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
