@@ -108,20 +108,11 @@ relation<T, 2, 2> matmul_chain(const transport& tr, const std::vector<relation<T
     ops.push_back(operand_of(xs[k], k < placed.size() ? placed[k] : partitioning::none));
   const chain_plan p = plan_chain(cm, ops);
   if (plan) *plan = p;
-  std::vector<std::pair<std::array<std::size_t, 2>, relation<T, 2, 2>>> made;
-  auto get = [&](std::size_t lo, std::size_t hi) -> const relation<T, 2, 2>& {
-    if (hi - lo == 1) return xs[lo];
-    for (const auto& [range, r] : made)
-      if (range[0] == lo && range[1] == hi) return r;
-    throw shape_error("loom::tra::mpi::matmul_chain: the plan is not the chain's");
-  };
-  for (const chain_step& s : p.steps) {
+  return run_chain(xs, p, [&](const chain_step& s, const auto& l, const auto& r) {
     const partitioning px = s.mid - s.lo == 1 ? ops[s.lo].placed : partitioning::replicated;
     const partitioning py = s.hi - s.mid == 1 ? ops[s.mid].placed : partitioning::replicated;
-    auto product = matmul(tr, get(s.lo, s.mid), get(s.mid, s.hi), cm, px, py, s.cost.strategy);
-    made.push_back({{s.lo, s.hi}, std::move(product)});
-  }
-  return xs.size() == 1 ? xs[0] : made.back().second;
+    return matmul(tr, l, r, cm, px, py, s.cost.strategy);
+  });
 }
 
 /// y = A x for a CSR matrix given whole on every rank: rank r multiplies its block of rows (a
