@@ -26583,26 +26583,35 @@ inline chain_plan plan_chain(const cost_model& cm, const std::vector<chain_opera
   return plan;
 }
 
-/// The chain's product in one process, in the plan's association order (the strategies only
-/// matter across sites): each product a fused join-aggregate of tile products.
-template <class T>
-relation<T, 2, 2> multiply_chain(const std::vector<relation<T, 2, 2>>& xs, const chain_plan& plan) {
-  if (xs.empty()) throw shape_error("loom::tra::multiply_chain: the chain has no operand");
+/// Runs the plan's products in order, `multiply(step, left, right)` making each from the
+/// operands' or earlier products' relations; the chain's product (xs[0] for one operand).
+template <class T, class Multiply>
+relation<T, 2, 2> run_chain(const std::vector<relation<T, 2, 2>>& xs, const chain_plan& plan,
+                            Multiply&& multiply) {
+  if (xs.empty()) throw shape_error("loom::tra: the chain has no operand");
   // the product of each interval, as the steps make it (an interval's operands precede it)
   std::vector<std::pair<std::array<std::size_t, 2>, relation<T, 2, 2>>> made;
   auto get = [&](std::size_t lo, std::size_t hi) -> const relation<T, 2, 2>& {
     if (hi - lo == 1) return xs[lo];
     for (const auto& [range, r] : made)
       if (range[0] == lo && range[1] == hi) return r;
-    throw shape_error("loom::tra::multiply_chain: the plan is not the chain's");
+    throw shape_error("loom::tra: the plan is not the chain's");
   };
   for (const chain_step& s : plan.steps) {
-    auto product = join_aggregate(get(s.lo, s.mid), get(s.mid, s.hi), std::array<std::size_t, 1>{1},
-                                  std::array<std::size_t, 1>{0}, mat_mul{},
-                                  std::array<std::size_t, 2>{0, 2}, mat_add{});
+    auto product = multiply(s, get(s.lo, s.mid), get(s.mid, s.hi));
     made.push_back({{s.lo, s.hi}, std::move(product)});
   }
   return xs.size() == 1 ? xs[0] : made.back().second;
+}
+
+/// The chain's product in one process, in the plan's association order (the strategies only
+/// matter across sites): each product a fused join-aggregate of tile products.
+template <class T>
+relation<T, 2, 2> multiply_chain(const std::vector<relation<T, 2, 2>>& xs, const chain_plan& plan) {
+  return run_chain(xs, plan, [](const chain_step&, const auto& l, const auto& r) {
+    return join_aggregate(l, r, std::array<std::size_t, 1>{1}, std::array<std::size_t, 1>{0},
+                          mat_mul{}, std::array<std::size_t, 2>{0, 2}, mat_add{});
+  });
 }
 
 }  // namespace loom::tra
