@@ -1,5 +1,7 @@
 // Differential tests: expressions with several contractions, against the dense reference:
-// y(i) = sum(j, A(i,j)) + sum(j, B(i,j)) (one index summed in two scopes),
+// y(i) = sum(j, A(i,j)) + sum(j, B(i,j)) (one index summed in two scopes), a sum of three
+// products summed apart (each intersection reduced in its own loop; one may be empty where the
+// others are not: a sparse output stores only touched rows),
 // y(i) = sum(j, A(i,j) * sum(k, B(j,k))) (a sum nested in a product),
 // C(i,j) = sum(k, A(i,k) * B(k,j)) + D(i,j), the chain M(i,l) = sum(j, k, A(i,j) * B(j,k) *
 // D(k,l)), and s = sum(i, x(i)) * sum(j, y(j)) (a product of two contracted factors); formats,
@@ -13,6 +15,7 @@
 
 #include <cstdint>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include <support/compare.hpp>
@@ -65,6 +68,27 @@ TEST_CASE_TEMPLATE_DEFINE("differential: y(i) = sum(j, A(i,j)) + sum(j, B(i,j))"
       });
 }
 TEST_CASE_TEMPLATE_APPLY(two_sums, row_combos);
+
+TEST_CASE_TEMPLATE_DEFINE("differential: y(i) = sum(j, A*B) + sum(j, B*D) + sum(j, D*A)", Combo,
+                          sum_of_products) {
+  using T = mp11::mp_at_c<Combo, 3>;
+  using A_t = mp11::mp_at_c<Combo, 0>;
+  using B_t = mp11::mp_at_c<Combo, 1>;
+  using D_t = mp11::mp_at_c<Combo, 2>;
+  using y_t = std::conditional_t<std::is_same_v<mp11::mp_at_c<Combo, 4>, loom::dcsr>,
+                                 loom::sparse_vector, loom::dense_vector>;
+  lt::kernel_cases<T, y_t, A_t, B_t, D_t>(
+      "y(i) = sum(j, A(i,j) * B(i,j)) + sum(j, B(i,j) * D(i,j)) + sum(j, D(i,j) * A(i,j))",
+      {"y", "A", "B", "D"},
+      [](const std::array<std::int64_t, 4>& e) {
+        return std::tuple{shape1{e[0]}, shape2{e[0], e[1]}, shape2{e[0], e[1]}, shape2{e[0], e[1]}};
+      },
+      [](auto& y, const auto& A, const auto& B, const auto& D) {
+        return std::pair{y(i), loom::sum(j, A(i, j) * B(i, j)) + loom::sum(j, B(i, j) * D(i, j)) +
+                                   loom::sum(j, D(i, j) * A(i, j))};
+      });
+}
+TEST_CASE_TEMPLATE_APPLY(sum_of_products, triple_combos);
 
 TEST_CASE_TEMPLATE_DEFINE("differential: y(i) = sum(j, A(i,j) * sum(k, B(j,k)))", Combo,
                           nested_sum) {

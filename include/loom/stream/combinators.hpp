@@ -172,10 +172,22 @@ template <class X> LOOM_FORCE_INLINE auto lane_sum(const X& x) {
 /// Whether x is a scaled sum reduced as x·Σ (scaled_stream::scale_factors).
 template <class X> inline constexpr bool factors_scale_v = requires { requires X::scale_factors; };
 
+/// Whether x is Σa + Σb with both sums reducible here: reduced as two sums, added once.
+template <class X> constexpr bool separable_sum() {
+  if constexpr (requires { requires X::sum_of_sums; })
+    return reducible<decltype(X::a)>() && reducible<decltype(X::b)>();
+  else
+    return false;
+}
+
 // reduce(x): the sum of every value of a fully contracted stream (a materialised Σ).
 template <class X> LOOM_FORCE_INLINE auto reduce(const X& x) {
   if constexpr (factors_scale_v<X>) {
     return static_cast<leaf_t<X>>(x.combine(reduce(x.a)));
+  } else if constexpr (separable_sum<X>()) {
+    using leaf = leaf_t<X>;
+    return semiring_traits<leaf>::add(static_cast<leaf>(reduce(x.a)),
+                                      static_cast<leaf>(reduce(x.b)));
   } else if constexpr (!is_stream_v<X>) {
     return x;
   } else if constexpr (lane_reducible<X>) {
@@ -577,6 +589,9 @@ template <class A, class B, class Op> struct union_stream {
   static constexpr std::size_t depth = A::depth;
   static constexpr bool contracted = A::contracted, strict = A::strict && B::strict,
                         full = A::full || B::full, locatable = A::locatable && B::locatable;
+  // a sum of two sums over the same index (Σa + Σb): reduced one after the other, each in its
+  // own loop, rather than co-iterated; the code stays linear in the number of terms (reduce)
+  static constexpr bool sum_of_sums = is_add_op<Op>::value && A::contracted && B::contracted;
   A a{};
   B b{};
   Op op{};

@@ -29,6 +29,11 @@ template <class X> LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
   if constexpr (factors_scale_v<X>) {
     const auto [v, touched] = reduce_touched(x.a);
     return std::pair<leaf, bool>{static_cast<leaf>(x.combine(v)), touched};
+  } else if constexpr (separable_sum<X>()) {
+    const auto [va, ta] = reduce_touched(x.a);
+    const auto [vb, tb] = reduce_touched(x.b);
+    return std::pair<leaf, bool>{
+        semiring_traits<leaf>::add(static_cast<leaf>(va), static_cast<leaf>(vb)), ta || tb};
   } else if constexpr (!is_stream_v<X>) {
     return std::pair<leaf, bool>{x, true};
   } else if constexpr (lane_reducible<X>) {  // every index of a dense range is emitted
