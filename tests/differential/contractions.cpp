@@ -1,7 +1,8 @@
 // Differential tests: expressions with several contractions, against the dense reference:
 // y(i) = sum(j, A(i,j)) + sum(j, B(i,j)) (one index summed in two scopes), a sum of three
 // products summed apart (each intersection reduced in its own loop; one may be empty where the
-// others are not: a sparse output stores only touched rows),
+// others are not: a sparse output stores only touched rows), C(i,j) = A + B + D + A*D + B (five
+// terms: a balanced tree of unions),
 // y(i) = sum(j, A(i,j) * sum(k, B(j,k))) (a sum nested in a product),
 // C(i,j) = sum(k, A(i,k) * B(k,j)) + D(i,j), the chain M(i,l) = sum(j, k, A(i,j) * B(j,k) *
 // D(k,l)), and s = sum(i, x(i)) * sum(j, y(j)) (a product of two contracted factors); formats,
@@ -89,6 +90,21 @@ TEST_CASE_TEMPLATE_DEFINE("differential: y(i) = sum(j, A*B) + sum(j, B*D) + sum(
       });
 }
 TEST_CASE_TEMPLATE_APPLY(sum_of_products, triple_combos);
+
+TEST_CASE_TEMPLATE_DEFINE("differential: C(i,j) = A + B + D + A*D + B", Combo, five_terms) {
+  using T = mp11::mp_at_c<Combo, 3>;
+  lt::kernel_cases<T, mp11::mp_at_c<Combo, 4>, mp11::mp_at_c<Combo, 0>, mp11::mp_at_c<Combo, 1>,
+                   mp11::mp_at_c<Combo, 2>>(
+      "C(i,j) = A(i,j) + B(i,j) + D(i,j) + A(i,j) * D(i,j) + B(i,j)", {"C", "A", "B", "D"},
+      [](const std::array<std::int64_t, 4>& e) {
+        return std::tuple{shape2{e[0], e[1]}, shape2{e[0], e[1]}, shape2{e[0], e[1]},
+                          shape2{e[0], e[1]}};
+      },
+      [](auto& C, const auto& A, const auto& B, const auto& D) {
+        return std::pair{C(i, j), A(i, j) + B(i, j) + D(i, j) + A(i, j) * D(i, j) + B(i, j)};
+      });
+}
+TEST_CASE_TEMPLATE_APPLY(five_terms, triple_combos);
 
 TEST_CASE_TEMPLATE_DEFINE("differential: y(i) = sum(j, A(i,j) * sum(k, B(j,k)))", Combo,
                           nested_sum) {

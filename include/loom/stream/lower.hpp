@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <array>
 #include <tuple>
+#include <type_traits>
 
 namespace loom::stream {
 
@@ -65,6 +66,9 @@ template <class F, class C, bool ConstantFirst> struct bind_constant {
 /// pointer of every access (in `accesses_t` order; a transposed copy where the plan says so).
 /// With `DenseMaps`, maps whose f(0) may be non-zero are computed over their whole domain.
 /// `Skips` (skip.hpp) is the skip policy of every loop's intersections.
+/// The type a pointer points to, without const (the terms of a + chain).
+template <class P> using pointee = std::remove_cv_t<std::remove_pointer_t<P>>;
+
 template <class Order, class V, bool DenseMaps, class Bindings, class Skips = skip::per_loop<>>
 struct lowerer {
   const kernel_context* ctx;
@@ -92,9 +96,41 @@ struct lowerer {
   template <std::size_t K, class T> LOOM_FORCE_INLINE auto lower(const expr::literal<T>& e) const {
     return static_cast<V>(e.value);
   }
+  // a + b + c + ...: the terms, left to right, as a balanced tree of unions. A union's step
+  // inlines each child's step twice (next, and seek when not ready), so a chain d unions deep
+  // compiles O(d²) code, a balanced tree O(d log d). Up to three terms the tree is the left fold;
+  // beyond, a semiring's + is associative, and floating-point sums may round differently from
+  // the left fold (as the partial sums of a reduction do).
   template <std::size_t K, class L, class R>
   LOOM_FORCE_INLINE auto lower(const expr::add<L, R>& e) const {
-    return make_union(add_op<V>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs), ctx);
+    const auto terms = add_terms(e);
+    using term_types = boost::mp11::mp_transform<
+        pointee,
+        boost::mp11::mp_rename<std::remove_const_t<decltype(terms)>, boost::mp11::mp_list>>;
+    return lower_terms<K, term_types, 0, std::tuple_size_v<decltype(terms)>>(terms);
+  }
+  template <class E> static LOOM_FORCE_INLINE auto add_terms(const E& e) {
+    if constexpr (boost::mp11::mp_similar<E, expr::add<void, void>>::value)
+      return std::tuple_cat(add_terms(e.lhs), add_terms(e.rhs));
+    else
+      return std::tuple<const E*>{&e};
+  }
+  // the first access ordinal of term `Term` of `Terms`, counted from the chain's own `K`
+  template <class Terms, std::size_t Term> static constexpr std::size_t term_offset() {
+    std::size_t n = 0;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Term>>(
+        [&](auto t) { n += access_count<boost::mp11::mp_at_c<Terms, decltype(t)::value>>; });
+    return n;
+  }
+  template <std::size_t K, class Terms, std::size_t Lo, std::size_t Hi, class Ptrs>
+  LOOM_FORCE_INLINE auto lower_terms(const Ptrs& terms) const {
+    if constexpr (Hi - Lo == 1) {
+      return lower<K + term_offset<Terms, Lo>()>(*std::get<Lo>(terms));
+    } else {
+      constexpr std::size_t mid = Lo + (Hi - Lo + 1) / 2;  // 3 terms: (a + b) + c
+      return make_union(add_op<V>{}, lower_terms<K, Terms, Lo, mid>(terms),
+                        lower_terms<K, Terms, mid, Hi>(terms), ctx);
+    }
   }
   template <std::size_t K, class L, class R>
   LOOM_FORCE_INLINE auto lower(const expr::mul<L, R>& e) const {
