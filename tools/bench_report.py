@@ -296,7 +296,10 @@ def runtime_section(table, out):
 
 # compile time -------------------------------------------------------------------------------------
 def load_compile(results):
-    path = results / "compile_time.json"
+    return load_compile_file(results / "compile_time.json")
+
+
+def load_compile_file(path):
     if not path.exists():
         return None
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -321,7 +324,9 @@ def compile_section(data, plot_rel, out):
     out.append("|" + "|".join(["---", "---:"] + ["---:"] * (3 * len(compilers))) + "|")
     for name in names:
         first = next(by[(name, c)] for c in compilers if (name, c) in by)
-        operands = str(first["operands"]) if first["family"] in ("product", "sum") else "—"
+        operands = (str(first["operands"]) if first["family"] in ("product", "sum")
+                    else f"{2 * first['operands']} ({first['operands']} terms)"
+                    if first["family"] == "terms" else "—")
         if first["formats"]:
             operands += " (" + ", ".join(first["formats"]) + ")"
         cells = [f"`{name}`", operands]
@@ -335,6 +340,22 @@ def compile_section(data, plot_rel, out):
         out.append(f"![compile time and peak memory against the number of operands]({plot_rel})\n")
 
 
+def compile_before_after(before, after, compiler, out):
+    """The TUs measured in both runs, `compiler`'s CPU time and object size before -> after."""
+    old = {u["name"]: u for u in before["units"] if u["compiler"] == compiler}
+    rows = [u for u in after["units"] if u["compiler"] == compiler and u["name"] in old]
+    if not rows:
+        return
+    out.append(f"| translation unit | {compiler} before | after | ratio | object before | after |")
+    out.append("|---|---:|---:|---:|---:|---:|")
+    for u in rows:
+        b = old[u["name"]]
+        out.append(f"| `{u['name']}` | {b['time_s']:.2f} s | {u['time_s']:.2f} s | "
+                   f"{u['time_s'] / b['time_s']:.2f} | {b['object_kb']:.0f} KB | "
+                   f"{u['object_kb']:.0f} KB |")
+    out.append("")
+
+
 def make_plot(data, path):
     try:
         import matplotlib
@@ -345,15 +366,15 @@ def make_plot(data, path):
               file=sys.stderr)
         return False
     fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(11, 4.2))
-    styles = {"product": "-o", "sum": "--s"}
+    styles = {"product": "-o", "sum": "--s", "terms": "-.^"}
     for compiler in data["context"]["compilers"]:
-        for family in ("product", "sum"):
+        for family in ("product", "sum", "terms"):
             units = sorted((u for u in data["units"]
                             if u["family"] == family and u["compiler"] == compiler),
                            key=lambda u: u["operands"])
             if not units:
                 continue
-            xs = [u["operands"] for u in units]
+            xs = [u["operands"] * (2 if family == "terms" else 1) for u in units]
             label = f"{compiler}, {family}"
             ax_t.plot(xs, [u["time_s"] for u in units], styles[family], label=label)
             ax_m.plot(xs, [u["peak_mb"] for u in units], styles[family], label=label)
@@ -1227,7 +1248,9 @@ def cmd_report(args):
             "`compile.baseline.include` is `#include <loom/loom.hpp>` alone, so the cost of a "
             "kernel is its time minus the baseline's. *product* TUs multiply N − 1 matrices in "
             "cycling formats (csr, dcsr, dense, csc) and a dense vector; *sum* TUs add the N − 1 "
-            "matrices, then multiply by the vector.\n")
+            "matrices, then multiply by the vector; *terms* TUs sum K products of two csr "
+            "matrices over j (`y(i) = sum(j, A1(i,j) * B1(i,j) + ... + AK(i,j) * BK(i,j))`), "
+            "the growth with the number of terms.\n")
         out.append("Compilers: " + "; ".join(f"`{c}` {v}" for c, v in ctx["compilers"].items())
                    + f". Load average before/after: {ctx.get('load_avg_before')} / "
                    f"{ctx.get('load_avg_after')}.\n")
@@ -1235,6 +1258,18 @@ def cmd_report(args):
         have_plot = make_plot(compile_data, plot)
         rel = os.path.relpath(plot, out_path.resolve().parent) if have_plot else None
         compile_section(compile_data, rel, out)
+        before = load_compile_file(results / "compile_time_before.json")
+        if before:
+            bctx = before["context"]
+            out.append("### Before and after\n")
+            out.append(
+                f"The same TUs compiled against loom {bctx.get('label', 'before')} "
+                f"({bctx['date']}, load average {bctx.get('load_avg_before')} / "
+                f"{bctx.get('load_avg_after')}) and against this tree, on the same machine, one run "
+                "after the other (`measure.py --loom-include` with the older tree's include/, "
+                "written to compile_time_before.json).\n")
+            for c in compile_data["context"]["compilers"]:
+                compile_before_after(before, compile_data, c, out)
     else:
         out.append("No compile-time results found.\n")
 

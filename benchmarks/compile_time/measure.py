@@ -7,6 +7,10 @@
 #
 # usage: python3 benchmarks/compile_time/measure.py [--out FILE] [--work DIR] [--repeat R]
 #                                                   [--max-operands N] [--compilers g++,clang++]
+#                                                   [--loom-include DIR] [--label NAME]
+#
+# Before and after: measure an older tree's include/ with --loom-include and --out
+# benchmarks/results/compile_time_before.json; the report then compares the two.
 #
 # Each TU is compiled R times (default 3; once when the first compile takes more than --long
 # seconds); the JSON keeps every run and the report uses the minimum wall time (compile time only
@@ -29,6 +33,10 @@ GNU_TIME = "/usr/bin/time"
 # Matrix formats of the growing expressions, cycled in this order; each is (type, short name).
 FORMATS = [("loom::csr", "csr"), ("loom::dcsr", "dcsr"), ("loom::dense_matrix", "dense"),
            ("loom::csc", "csc")]
+
+
+# the sums of products measured: issue 21 asks for linear growth, k = 16 under 30 s
+TERM_COUNTS = (1, 2, 4, 8, 12, 16)
 
 
 def expression_parts(n):
@@ -65,6 +73,15 @@ def translation_units(max_operands):
                     .replace("@PRODUCT@", product)
                     .replace("@SUM@", summed))
             units.append((f"compile.expr.{family}.{n}", family, n, names, text))
+    template = (HERE / "compile.expr.terms.cpp.in").read_text(encoding="utf-8")
+    for k in TERM_COUNTS:
+        params = [f"const loom::tensor<double, loom::csr>& A{t + 1}, "
+                  f"const loom::tensor<double, loom::csr>& B{t + 1}" for t in range(k)]
+        terms = " + ".join(f"A{t + 1}(i, j) * B{t + 1}(i, j)" for t in range(k))
+        text = (template.replace("@K@", str(k))
+                .replace("@PARAMETERS@", ",\n            ".join(params))
+                .replace("@TERMS@", terms))
+        units.append((f"compile.expr.terms.{k}", "terms", k, ["csr"], text))
     return units
 
 
@@ -117,6 +134,8 @@ def main():
     ap.add_argument("--loom-include", default=str(ROOT / "include"),
                     help="loom's include/ (default: this checkout's; run_benchmarks.sh --committed "
                          "passes a snapshot's)")
+    ap.add_argument("--label", default=None,
+                    help="names the measured tree in the report (e.g. a commit)")
     ap.add_argument("--include", action="append", default=[],
                     help="extra include folder (loom's include/ is always first)")
     args = ap.parse_args()
@@ -140,6 +159,7 @@ def main():
             "long_s": args.long,
             "compilers": {c: compiler_version(c) for c in compilers},
             "load_avg_before": load_average(),
+            "label": args.label,
         },
         "units": [],
     }
