@@ -3634,10 +3634,11 @@ struct statistics {
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
-#include <map>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -3669,14 +3670,9 @@ class chain_bound_estimator {
       : indices_(std::move(indices)) {
     detail::check_index_set(indices_, "loom::chain_bound_estimator");
     known_ = detail::index_union(indices_, extra_extents, "loom::chain_bound_estimator");
-    for (degree_constraint& dc : dcs) {
-      for (const std::vector<std::string>* side : {&dc.given, &dc.bound})
-        for (const std::string& n : *side)
-          if (!detail::has_index(known_, n))
-            throw shape_error("loom::chain_bound_estimator: a degree constraint names index '" + n +
-                              "', which has no extent; add it to the index set");
-      add_min(key_of(dc.given, dc.bound), dc.degree);
-    }
+    check_known_count(known_.size());
+    for (const degree_constraint& dc : dcs)
+      add_min(key_of(mask_of(dc.given), mask_of(dc.bound)), dc.degree);
   }
   /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
   chain_bound_estimator(const statistics& s, const std::vector<std::string>& names)
@@ -3684,67 +3680,59 @@ class chain_bound_estimator {
 
   /// A tensor with no fill entry over `indices` (used to broadcast).
   static chain_bound_estimator full(index_set indices) {
-    std::vector<degree_constraint> dcs;
-    std::vector<std::string> all;
-    for (const index_extent& x : indices) all.push_back(x.name);
-    dcs.push_back({{}, all, detail::dense_size(indices)});
-    for (const index_extent& x : indices) {
-      dcs.push_back({{}, {x.name}, static_cast<double>(x.extent)});
-      index_set rest = detail::index_filter(indices, {x.name}, false);
-      if (!rest.empty()) dcs.push_back({{x.name}, names_of(rest), detail::dense_size(rest)});
+    chain_bound_estimator out(std::move(indices), {});
+    const std::size_t n = out.known_.size();
+    const mask all = n == 64 ? ~mask{0} : (mask{1} << n) - 1;
+    out.add_min({0, all}, out.size_of(all));
+    for (std::size_t k = 0; k < n; ++k) {
+      out.add_min({0, mask{1} << k}, static_cast<double>(out.known_[k].extent));
+      if (const mask rest = all & ~(mask{1} << k); rest != 0)
+        out.add_min({mask{1} << k, rest}, out.size_of(rest));
     }
-    return chain_bound_estimator(std::move(indices), std::move(dcs));
+    return out;
   }
 
   /// Pointwise op whose fill annihilates it: every operand's constraint still holds.
   static chain_bound_estimator conjunction(std::span<const chain_bound_estimator> args) {
-    chain_bound_estimator out;
+    chain_bound_estimator out = merged_indices(args, "loom::chain_bound_estimator::conjunction");
     for (const chain_bound_estimator& a : args) {
-      out.indices_ =
-          detail::index_union(out.indices_, a.indices_, "loom::chain_bound_estimator::conjunction");
-      out.known_ =
-          detail::index_union(out.known_, a.known_, "loom::chain_bound_estimator::conjunction");
-      for (const auto& [key, d] : a.dcs_) out.add_min(key, d);
+      const std::vector<int> to = out.bits_of(a.known_);
+      for (const constraint& c : a.dcs_)
+        out.add_min({remap(c.key.given, to), remap(c.key.bound, to)}, c.degree);
     }
     return out;
   }
   /// Pointwise op whose fill does not annihilate it: degrees add up over the operands.
   static chain_bound_estimator disjunction(std::span<const chain_bound_estimator> args) {
-    chain_bound_estimator out;
+    chain_bound_estimator out = merged_indices(args, "loom::chain_bound_estimator::disjunction");
+    const mask all_indices = out.mask_of_set(out.indices_);
+    // each operand's constraints over the output's bits, extended to the indices Z it lacks:
+    // (X, Y ∪ Z, d·|Z|); the tightest per key
+    std::vector<chain_bound_estimator> extended;
+    extended.reserve(args.size());
     for (const chain_bound_estimator& a : args) {
-      out.indices_ =
-          detail::index_union(out.indices_, a.indices_, "loom::chain_bound_estimator::disjunction");
-      out.known_ =
-          detail::index_union(out.known_, a.known_, "loom::chain_bound_estimator::disjunction");
-    }
-    std::vector<std::map<dc_key, double>> extended;
-    for (const chain_bound_estimator& a : args) {
-      const index_set z = detail::index_filter(out.indices_, names_of(a.indices_), false);
-      const std::vector<std::string> zn = names_of(z);
-      const double zs = detail::dense_size(z);
-      std::map<dc_key, double> e;
-      auto put = [&](const dc_key& k, double d) {
-        auto [it, inserted] = e.try_emplace(k, d);
-        if (!inserted) it->second = std::min(it->second, d);
-      };
-      for (const auto& [key, d] : a.dcs_) {
-        put(key, d);
-        if (!z.empty()) put(key_of(key.first, set_union(key.second, zn)), d * zs);
+      const std::vector<int> to = out.bits_of(a.known_);
+      const mask z = all_indices & ~out.mask_of_set(a.indices_);
+      const double zs = out.size_of(z);
+      chain_bound_estimator e;
+      for (const constraint& c : a.dcs_) {
+        const dc_key k{remap(c.key.given, to), remap(c.key.bound, to)};
+        e.add_min(k, c.degree);
+        if (z != 0) e.add_min(key_of(k.given, k.bound | z), c.degree * zs);
       }
       extended.push_back(std::move(e));
     }
+    // the keys present in every operand, degrees summed, capped at the bound's size
     if (!extended.empty()) {
-      for (const auto& [key, d0] : extended.front()) {
-        double sum = d0;
+      for (const constraint& c : extended.front().dcs_) {
+        double sum = c.degree;
         bool everywhere = true;
         for (std::size_t k = 1; k < extended.size() && everywhere; ++k) {
-          auto it = extended[k].find(key);
-          if (it == extended[k].end())
-            everywhere = false;
-          else
-            sum += it->second;
+          const constraint* other = extended[k].find(c.key);
+          everywhere = other != nullptr;
+          if (everywhere) sum += other->degree;
         }
-        if (everywhere) out.dcs_[key] = std::min(sum, out.size_of(key.second));
+        if (everywhere) out.dcs_.push_back({c.key, std::min(sum, out.size_of(c.key.bound))});
       }
     }
     return out;
@@ -3758,86 +3746,157 @@ class chain_bound_estimator {
 
   /// Upper bound on the number of non-fill entries.
   double estimate() const { return estimate_given({}); }
-  /// Upper bound on the number of non-fill entries per fixed value of the `given` indices.
+  /// Upper bound on the number of non-fill entries per fixed value of the `given` indices: the
+  /// cheapest product of degrees along a path of constraints from ∅ (or the given indices) to a
+  /// superset of the index set, relaxed breadth first.
   double estimate_given(const std::vector<std::string>& given) const {
-    const std::vector<std::string> target = sorted(names_of(indices_));
-    const std::vector<std::string> w = sorted(given);
+    const mask target = mask_of_set(indices_);
     const double cap = detail::dense_size(detail::index_filter(indices_, given, false));
-    if (target.empty()) return 1;
+    if (target == 0) return 1;
+    mask w = 0;
+    for (const std::string& name : given)
+      if (const int b = bit_of(name); b >= 0) w |= mask{1} << b;
     constexpr double inf = std::numeric_limits<double>::infinity();
-    std::map<std::vector<std::string>, double> best{{{}, 1.0}, {w, 1.0}};
-    std::vector<std::vector<std::string>> frontier{{}, w};
-    auto weight = [&](const std::vector<std::string>& s) {
-      auto it = best.find(s);
-      return it == best.end() ? inf : it->second;
+    std::vector<std::pair<mask, double>> best{{0, 1.0}};  // reached sets, cheapest weight
+    auto slot = [&](mask x) -> double* {
+      for (auto& [y, wy] : best)
+        if (y == x) return &wy;
+      return nullptr;
     };
+    auto weight = [&](mask x) {
+      const double* p = slot(x);
+      return p == nullptr ? inf : *p;
+    };
+    if (w != 0) best.push_back({w, 1.0});
+    std::vector<mask> frontier{0}, next;
+    if (w != 0) frontier.push_back(w);
     while (!frontier.empty()) {
-      std::vector<std::vector<std::string>> next;
-      for (const std::vector<std::string>& x : frontier) {
-        const double wx = best[x];
-        for (const auto& [key, d] : dcs_) {
-          if (!includes(x, key.first) || includes(x, key.second)) continue;  // no progress
-          std::vector<std::string> y = set_union(x, key.second);
-          const double wy = wx * d;
+      next.clear();
+      for (const mask x : frontier) {
+        const double wx = weight(x);
+        for (const constraint& c : dcs_) {
+          if ((c.key.given & ~x) != 0 || (c.key.bound & ~x) == 0) continue;  // no progress
+          const mask y = x | c.key.bound;
+          const double wy = wx * c.degree;
           if (wy < std::min(weight(y), weight(target))) {
-            best[y] = wy;
-            next.push_back(std::move(y));
+            if (double* p = slot(y))
+              *p = wy;
+            else
+              best.push_back({y, wy});
+            next.push_back(y);
           }
         }
       }
-      frontier = std::move(next);
+      frontier.swap(next);
     }
     double result = cap;
     for (const auto& [x, wx] : best)
-      if (includes(x, target)) result = std::min(result, wx);
+      if ((target & ~x) == 0) result = std::min(result, wx);
     return result;
   }
   const index_set& indices() const { return indices_; }
-  /// Every constraint (sorted names, one per (X, Y), the tightest kept).
+  /// Every constraint (sorted names, one per (X, Y), the tightest kept), ordered by names.
   std::vector<degree_constraint> constraints() const {
     std::vector<degree_constraint> out;
-    for (const auto& [key, d] : dcs_) out.push_back({key.first, key.second, d});
+    for (const constraint& c : dcs_)
+      out.push_back({names_of(c.key.given), names_of(c.key.bound), c.degree});
+    std::sort(out.begin(), out.end(), [](const degree_constraint& a, const degree_constraint& b) {
+      return std::tie(a.given, a.bound) < std::tie(b.given, b.bound);
+    });
     return out;
   }
 
  private:
-  using dc_key = std::pair<std::vector<std::string>, std::vector<std::string>>;
+  // Index sets are bit masks over known_ (bit k: known_[k]): sets of strings cost every
+  // translation unit that plans a kernel seconds of compile time, masks a few instructions.
+  using mask = std::uint64_t;
+  struct dc_key {
+    mask given = 0, bound = 0;  // bound excludes given
+    friend bool operator==(const dc_key&, const dc_key&) = default;
+  };
+  struct constraint {
+    dc_key key;
+    double degree = 0;
+  };
 
   chain_bound_estimator() = default;
 
-  static std::vector<std::string> sorted(std::vector<std::string> v) {
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-    return v;
+  static void check_known_count(std::size_t n) {
+    if (n > 64)
+      throw shape_error("loom::chain_bound_estimator: " + std::to_string(n) +
+                        " indices; an estimate ranges over at most 64");
   }
-  static std::vector<std::string> set_union(const std::vector<std::string>& a,
-                                            const std::vector<std::string>& b) {
-    std::vector<std::string> out;
-    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  static chain_bound_estimator merged_indices(std::span<const chain_bound_estimator> args,
+                                              const char* who) {
+    chain_bound_estimator out;
+    for (const chain_bound_estimator& a : args) {
+      out.indices_ = detail::index_union(out.indices_, a.indices_, who);
+      out.known_ = detail::index_union(out.known_, a.known_, who);
+    }
+    check_known_count(out.known_.size());
     return out;
   }
-  static bool includes(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-    return std::includes(a.begin(), a.end(), b.begin(), b.end());
+  int bit_of(const std::string& name) const {
+    for (std::size_t k = 0; k < known_.size(); ++k)
+      if (known_[k].name == name) return static_cast<int>(k);
+    return -1;
   }
-  static std::vector<std::string> names_of(const index_set& s) {
-    std::vector<std::string> out;
-    for (const index_extent& x : s) out.push_back(x.name);
+  mask mask_of(const std::vector<std::string>& names) const {
+    mask m = 0;
+    for (const std::string& name : names) {
+      const int b = bit_of(name);
+      if (b < 0)
+        throw shape_error("loom::chain_bound_estimator: a degree constraint names index '" + name +
+                          "', which has no extent; add it to the index set");
+      m |= mask{1} << b;
+    }
+    return m;
+  }
+  mask mask_of_set(const index_set& s) const {
+    mask m = 0;
+    for (const index_extent& x : s)
+      if (const int b = bit_of(x.name); b >= 0) m |= mask{1} << b;
+    return m;
+  }
+  /// this estimator's bit of each of `other`'s known indices
+  std::vector<int> bits_of(const index_set& other) const {
+    std::vector<int> to;
+    to.reserve(other.size());
+    for (const index_extent& x : other) to.push_back(bit_of(x.name));
+    return to;
+  }
+  static mask remap(mask m, const std::vector<int>& to) {
+    mask out = 0;
+    for (std::size_t k = 0; m != 0; ++k, m >>= 1)
+      if ((m & 1) != 0) out |= mask{1} << to[k];
     return out;
   }
-  /// (sorted X, sorted Y \ X)
-  static dc_key key_of(std::vector<std::string> x, std::vector<std::string> y) {
-    x = sorted(std::move(x));
-    y = sorted(std::move(y));
-    std::vector<std::string> y_minus_x;
-    std::set_difference(y.begin(), y.end(), x.begin(), x.end(), std::back_inserter(y_minus_x));
-    return {std::move(x), std::move(y_minus_x)};
+  std::vector<std::string> names_of(mask m) const {
+    std::vector<std::string> out;
+    for (std::size_t k = 0; k < known_.size(); ++k)
+      if ((m >> k & 1) != 0) out.push_back(known_[k].name);
+    std::sort(out.begin(), out.end());
+    return out;
   }
-  double size_of(const std::vector<std::string>& names) const {
-    return detail::dense_size(detail::index_filter(known_, names, true));
+  static dc_key key_of(mask given, mask bound) { return {given, bound & ~given}; }
+  double size_of(mask m) const {
+    double p = 1;
+    for (std::size_t k = 0; k < known_.size(); ++k)
+      if ((m >> k & 1) != 0) p *= static_cast<double>(known_[k].extent);
+    return p;
   }
-  void add_min(const dc_key& key, double d) {
-    auto [it, inserted] = dcs_.try_emplace(key, d);
-    if (!inserted) it->second = std::min(it->second, d);
+  const constraint* find(const dc_key& k) const {
+    for (const constraint& c : dcs_)
+      if (c.key == k) return &c;
+    return nullptr;
+  }
+  void add_min(const dc_key& k, double d) {
+    for (constraint& c : dcs_)
+      if (c.key == k) {
+        c.degree = std::min(c.degree, d);
+        return;
+      }
+    dcs_.push_back({k, d});
   }
   static index_set named(const statistics& s, const std::vector<std::string>& names) {
     if (names.size() != s.shape.size())
@@ -3867,10 +3926,9 @@ class chain_bound_estimator {
   }
 
   index_set indices_;
-  index_set known_;  // indices_ plus aggregated ones still named by constraints
-  std::map<dc_key, double> dcs_;
+  index_set known_;  // indices_ plus aggregated ones still named by constraints; bit k is known_[k]
+  std::vector<constraint> dcs_;  // one per key, the tightest degree
 };
-
 }  // namespace loom
 
 #endif  // LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
@@ -10007,9 +10065,10 @@ template <class F> void parallel_for(std::size_t chunks, unsigned threads, F&& b
 #endif  // LOOM_PARALLEL_THREAD_POOL_HPP
 // ---- end <loom/parallel/thread_pool.hpp>
 // ---- begin <loom/stream/combinators.hpp>
-// Defines the stream combinators: mul (intersection), lookup (iterate one, locate the other),
-// add (lexicographic union), contract, expand, once, map, zero, and the value combinators that
-// place them by depth (Etch's shape inference) (stream/).
+// Defines the stream combinators: contract, expand, once, map, and the value combinators that
+// place them by depth (Etch's shape inference): make_mul, make_union (stream/). The scalar
+// operations and reductions are in reduce.hpp, the intersections in intersections.hpp, the union
+// in unions.hpp; this header includes them all.
 // SPDX-License-Identifier: BSL-1.0
 //
 //  case table for make_mul(a, b) / make_union(a, b), by the depths of a and b:
@@ -10020,7 +10079,8 @@ template <class F> void parallel_for(std::size_t chunks, unsigned threads, F&& b
 //  |                   | (O(1) probe, absent = zero): lookup;  |                              |
 //  |                   | else intersection (skip::adaptive:    |                              |
 //  |                   | merge, leapfrog on skewed fibers)     |                              |
-//  | same, contracted  | reduce both to scalars, then multiply | union                        |
+//  | same, contracted  | reduce both to scalars, then multiply | union (+ of two sums that    |
+//  |                   |                                       | reduce here: reduced apart)  |
 //  | a shallower       | scaled: a's values times b            | a free: union(a, expand(b))  |
 //  |                   | (a contracted, op not linear in a:    | a contracted: union(a,       |
 //  |                   | reduce a first)                       | once(b))                     |
@@ -10134,6 +10194,22 @@ struct kernel_context {
 
 #endif  // LOOM_STREAM_CONCEPTS_HPP
 // ---- end <loom/stream/concepts.hpp>
+// ---- begin <loom/stream/intersections.hpp>
+// Defines the intersections of streams: mul_stream (both iterate: merge, galloping, leapfrog or
+// one leading), lookup_stream (iterate one, locate the other), scaled_stream (a stream times a
+// deeper one), and the empty zero_stream (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_INTERSECTIONS_HPP
+#define LOOM_STREAM_INTERSECTIONS_HPP
+
+// ---- begin <loom/stream/reduce.hpp>
+// Defines the scalar operations of streams (mul, add, where, user functions) and the reduction
+// of a contracted stream to a scalar: reduce (lane_sum's four partial sums over a dense range, a
+// sum of sums as two sums) and reduce_checked (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_REDUCE_HPP
+#define LOOM_STREAM_REDUCE_HPP
+
 
 #include <algorithm>
 #include <cstdint>
@@ -10282,10 +10358,22 @@ template <class X> LOOM_FORCE_INLINE auto lane_sum(const X& x) {
 /// Whether x is a scaled sum reduced as x·Σ (scaled_stream::scale_factors).
 template <class X> inline constexpr bool factors_scale_v = requires { requires X::scale_factors; };
 
+/// Whether x is Σa + Σb with both sums reducible here: reduced as two sums, added once.
+template <class X> constexpr bool separable_sum() {
+  if constexpr (requires { requires X::sum_of_sums; })
+    return reducible<decltype(X::a)>() && reducible<decltype(X::b)>();
+  else
+    return false;
+}
+
 // reduce(x): the sum of every value of a fully contracted stream (a materialised Σ).
 template <class X> LOOM_FORCE_INLINE auto reduce(const X& x) {
   if constexpr (factors_scale_v<X>) {
     return static_cast<leaf_t<X>>(x.combine(reduce(x.a)));
+  } else if constexpr (separable_sum<X>()) {
+    using leaf = leaf_t<X>;
+    return semiring_traits<leaf>::add(static_cast<leaf>(reduce(x.a)),
+                                      static_cast<leaf>(reduce(x.b)));
   } else if constexpr (!is_stream_v<X>) {
     return x;
   } else if constexpr (lane_reducible<X>) {
@@ -10343,6 +10431,18 @@ template <class Op, class A, class B>
 LOOM_FORCE_INLINE auto make_mul(const Op& op, const A& a, const B& b, const kernel_context* ctx);
 template <class Op, class A, class B>
 LOOM_FORCE_INLINE auto make_union(const Op& op, const A& a, const B& b, const kernel_context* ctx);
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_REDUCE_HPP
+// ---- end <loom/stream/reduce.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace loom::stream {
 
 // zero_stream<Depth, V>: never valid; the 0 of nested stream types.
 template <std::size_t Depth, class V> struct zero_stream {
@@ -10679,6 +10779,24 @@ template <class A, class X, class Op, bool Flip> struct scaled_stream {
   }
 };
 
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_INTERSECTIONS_HPP
+// ---- end <loom/stream/intersections.hpp>
+// ---- begin <loom/stream/unions.hpp>
+// Defines union_stream, the lexicographic union of two streams (Etch's add) (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_UNIONS_HPP
+#define LOOM_STREAM_UNIONS_HPP
+
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace loom::stream {
+
 // union_stream<A, B, Op>: Lean's Stream.add; ready and value decided by comparing
 // (index, ready) lexicographically, never by index alone (notes §4.2, T4). Each child's
 // (index, ready) is read once per move and cached, so chains of unions stay linear.
@@ -10687,6 +10805,9 @@ template <class A, class B, class Op> struct union_stream {
   static constexpr std::size_t depth = A::depth;
   static constexpr bool contracted = A::contracted, strict = A::strict && B::strict,
                         full = A::full || B::full, locatable = A::locatable && B::locatable;
+  // a sum of two sums over the same index (Σa + Σb): reduced one after the other, each in its
+  // own loop, rather than co-iterated; the code stays linear in the number of terms (reduce)
+  static constexpr bool sum_of_sums = is_add_op<Op>::value && A::contracted && B::contracted;
   A a{};
   B b{};
   Op op{};
@@ -10881,6 +11002,18 @@ template <class A, class B, class Op> struct union_stream {
     return i < j || (i == j && (!r || q));
   }
 };
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_UNIONS_HPP
+// ---- end <loom/stream/unions.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace loom::stream {
 
 // contract_stream<S>: Σ over S's attribute: the same states, index *, values summed by the
 // consumer. Lawful but not strict: never an operand of an intersection.
@@ -11338,6 +11471,11 @@ template <class X> LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
   if constexpr (factors_scale_v<X>) {
     const auto [v, touched] = reduce_touched(x.a);
     return std::pair<leaf, bool>{static_cast<leaf>(x.combine(v)), touched};
+  } else if constexpr (separable_sum<X>()) {
+    const auto [va, ta] = reduce_touched(x.a);
+    const auto [vb, tb] = reduce_touched(x.b);
+    return std::pair<leaf, bool>{
+        semiring_traits<leaf>::add(static_cast<leaf>(va), static_cast<leaf>(vb)), ta || tb};
   } else if constexpr (!is_stream_v<X>) {
     return std::pair<leaf, bool>{x, true};
   } else if constexpr (lane_reducible<X>) {  // every index of a dense range is emitted
@@ -12048,6 +12186,7 @@ template <class Lhs, class Rhs> struct pattern_of {
 #include <algorithm>
 #include <array>
 #include <tuple>
+#include <type_traits>
 
 namespace loom::stream {
 
@@ -12096,6 +12235,9 @@ template <class F, class C, bool ConstantFirst> struct bind_constant {
 /// pointer of every access (in `accesses_t` order; a transposed copy where the plan says so).
 /// With `DenseMaps`, maps whose f(0) may be non-zero are computed over their whole domain.
 /// `Skips` (skip.hpp) is the skip policy of every loop's intersections.
+/// The type a pointer points to, without const (the terms of a + chain).
+template <class P> using pointee = std::remove_cv_t<std::remove_pointer_t<P>>;
+
 template <class Order, class V, bool DenseMaps, class Bindings, class Skips = skip::per_loop<>>
 struct lowerer {
   const kernel_context* ctx;
@@ -12123,9 +12265,41 @@ struct lowerer {
   template <std::size_t K, class T> LOOM_FORCE_INLINE auto lower(const expr::literal<T>& e) const {
     return static_cast<V>(e.value);
   }
+  // a + b + c + ...: the terms, left to right, as a balanced tree of unions. A union's step
+  // inlines each child's step twice (next, and seek when not ready), so a chain d unions deep
+  // compiles O(d²) code, a balanced tree O(d log d). Up to three terms the tree is the left fold;
+  // beyond, a semiring's + is associative, and floating-point sums may round differently from
+  // the left fold (as the partial sums of a reduction do).
   template <std::size_t K, class L, class R>
   LOOM_FORCE_INLINE auto lower(const expr::add<L, R>& e) const {
-    return make_union(add_op<V>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs), ctx);
+    const auto terms = add_terms(e);
+    using term_types = boost::mp11::mp_transform<
+        pointee,
+        boost::mp11::mp_rename<std::remove_const_t<decltype(terms)>, boost::mp11::mp_list>>;
+    return lower_terms<K, term_types, 0, std::tuple_size_v<decltype(terms)>>(terms);
+  }
+  template <class E> static LOOM_FORCE_INLINE auto add_terms(const E& e) {
+    if constexpr (boost::mp11::mp_similar<E, expr::add<void, void>>::value)
+      return std::tuple_cat(add_terms(e.lhs), add_terms(e.rhs));
+    else
+      return std::tuple<const E*>{&e};
+  }
+  // the first access ordinal of term `Term` of `Terms`, counted from the chain's own `K`
+  template <class Terms, std::size_t Term> static constexpr std::size_t term_offset() {
+    std::size_t n = 0;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Term>>(
+        [&](auto t) { n += access_count<boost::mp11::mp_at_c<Terms, decltype(t)::value>>; });
+    return n;
+  }
+  template <std::size_t K, class Terms, std::size_t Lo, std::size_t Hi, class Ptrs>
+  LOOM_FORCE_INLINE auto lower_terms(const Ptrs& terms) const {
+    if constexpr (Hi - Lo == 1) {
+      return lower<K + term_offset<Terms, Lo>()>(*std::get<Lo>(terms));
+    } else {
+      constexpr std::size_t mid = Lo + (Hi - Lo + 1) / 2;  // 3 terms: (a + b) + c
+      return make_union(add_op<V>{}, lower_terms<K, Terms, Lo, mid>(terms),
+                        lower_terms<K, Terms, mid, Hi>(terms), ctx);
+    }
   }
   template <std::size_t K, class L, class R>
   LOOM_FORCE_INLINE auto lower(const expr::mul<L, R>& e) const {
