@@ -1,5 +1,5 @@
-// Defines loom's compile-time limits (one place, `loom::limits`) and the forced-inlining macro
-// (core vocabulary). No macro changes what a template means: the optimizer's choices are
+// Defines loom's compile-time limits (one place, `loom::limits`) and the inlining macros (core
+// vocabulary). No macro changes what a template means: the optimizer's choices are
 // options (exec/options.hpp), these limits are constants.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_CORE_CONFIG_HPP
@@ -14,6 +14,15 @@
 #  define LOOM_FORCE_INLINE inline __attribute__((always_inline))
 #else
 #  define LOOM_FORCE_INLINE inline
+#endif
+
+// A cold path kept out of the function that holds a kernel's loops: inlined, its code changes
+// how the compiler allocates the loops' registers (and follows unrelated changes to the
+// compiler's inlining budget).
+#if defined(__GNUC__) || defined(__clang__)
+#  define LOOM_NOINLINE __attribute__((noinline))
+#else
+#  define LOOM_NOINLINE
 #endif
 
 #include <cstddef>

@@ -3,6 +3,7 @@
 #ifndef LOOM_FORMAT_TENSOR_HPP
 #define LOOM_FORMAT_TENSOR_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/expr/access.hpp>
 #include <loom/format/format.hpp>
@@ -365,7 +366,9 @@ template <class T, storage_format Format, bool Owning = true> class basic_tensor
     }(std::make_index_sequence<order>{});
   }
 
-  void build_empty() {
+  // out of line: a kernel clears its output on its error paths, and this code inlined there
+  // cost the kernel's loops registers
+  LOOM_NOINLINE void build_empty() {
     if constexpr (order == 0) {
       values_.assign(1, semiring_traits<T>::zero());
     } else {
