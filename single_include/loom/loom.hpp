@@ -17,8 +17,8 @@
 #define LOOM_CORE_HPP
 
 // ---- begin <loom/core/config.hpp>
-// Defines loom's compile-time limits (one place, `loom::limits`) and the forced-inlining macro
-// (core vocabulary). No macro changes what a template means: the optimizer's choices are
+// Defines loom's compile-time limits (one place, `loom::limits`) and the inlining macros (core
+// vocabulary). No macro changes what a template means: the optimizer's choices are
 // options (exec/options.hpp), these limits are constants.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_CORE_CONFIG_HPP
@@ -33,6 +33,15 @@
 #  define LOOM_FORCE_INLINE inline __attribute__((always_inline))
 #else
 #  define LOOM_FORCE_INLINE inline
+#endif
+
+// A cold path kept out of the function that holds a kernel's loops: inlined, its code changes
+// how the compiler allocates the loops' registers (and follows unrelated changes to the
+// compiler's inlining budget).
+#if defined(__GNUC__) || defined(__clang__)
+#  define LOOM_NOINLINE __attribute__((noinline))
+#else
+#  define LOOM_NOINLINE
 #endif
 
 #include <cstddef>
@@ -2768,7 +2777,9 @@ template <class T, storage_format Format, bool Owning = true> class basic_tensor
     }(std::make_index_sequence<order>{});
   }
 
-  void build_empty() {
+  // out of line: a kernel clears its output on its error paths, and this code inlined there
+  // cost the kernel's loops registers
+  LOOM_NOINLINE void build_empty() {
     if constexpr (order == 0) {
       values_.assign(1, semiring_traits<T>::zero());
     } else {
