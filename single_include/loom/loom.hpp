@@ -19476,11 +19476,162 @@ void write_tns(const std::string& path, const basic_tensor<T, Format, Owning>& A
 // ---- begin <loom/la/evaluate.hpp>
 // Defines loom::la::eval (translate, rewrite to the sum-product normal form, evaluate term by
 // term), loom::la::eval_naive (one materialised result per operation, the plan without
-// rewrites) and loom::la::explain (la/).
+// rewrites) and loom::la::explain (la/). The normal form's terms are in terms.hpp, the dense
+// variable elimination in eliminate.hpp.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_LA_EVALUATE_HPP
 #define LOOM_LA_EVALUATE_HPP
 
+// ---- begin <loom/la/eliminate.hpp>
+// Defines la's variable elimination over dense factors (la/): a product of dense factors summed
+// over some indices, contracted one index at a time in the order the run-time extents make
+// cheapest.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_LA_ELIMINATE_HPP
+#define LOOM_LA_ELIMINATE_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom::la::detail {
+
+// ---------------------------------------------------------------------------------------------
+// Part 3: variable elimination over dense factors, in the order the run-time extents make cheapest
+template <class V> struct dense_factor {
+  std::vector<std::size_t> ids;  // index ids, row-major
+  std::vector<V> data;
+};
+
+template <class V> struct eliminator {
+  std::vector<std::int64_t> extent;  // by index id
+
+  // Σ over `drop` of the product of `in`, as a factor over `keep` (in that order).
+  dense_factor<V> contract(const std::vector<const dense_factor<V>*>& in,
+                           const std::vector<std::size_t>& keep,
+                           const std::vector<std::size_t>& drop) const {
+    std::vector<std::size_t> loop = keep;
+    loop.insert(loop.end(), drop.begin(), drop.end());
+    const std::size_t n = loop.size();
+    dense_factor<V> out;
+    out.ids = keep;
+    std::int64_t out_size = 1;
+    for (std::size_t id : keep) out_size *= extent[id];
+    out.data.assign(static_cast<std::size_t>(out_size), semiring_traits<V>::zero());
+    // strides of every operand and of the output along each loop position
+    std::vector<std::vector<std::int64_t>> stride(in.size(), std::vector<std::int64_t>(n, 0));
+    for (std::size_t f = 0; f < in.size(); ++f) {
+      std::int64_t s = 1;
+      for (std::size_t k = in[f]->ids.size(); k-- > 0;) {
+        for (std::size_t d = 0; d < n; ++d)
+          if (loop[d] == in[f]->ids[k]) stride[f][d] = s;
+        s *= extent[in[f]->ids[k]];
+      }
+    }
+    std::vector<std::int64_t> ostride(n, 0);
+    {
+      std::int64_t s = 1;
+      for (std::size_t k = keep.size(); k-- > 0;) {
+        ostride[k] = s;
+        s *= extent[keep[k]];
+      }
+    }
+    std::int64_t points = 1;
+    for (std::size_t id : loop) points *= extent[id];
+    if (points == 0) return out;
+    std::vector<std::int64_t> count(n, 0), off(in.size(), 0);
+    std::int64_t ooff = 0;
+    for (std::int64_t p = 0; p < points; ++p) {
+      V prod = semiring_traits<V>::one();
+      for (std::size_t f = 0; f < in.size(); ++f)
+        prod = prod * in[f]->data[static_cast<std::size_t>(off[f])];
+      out.data[static_cast<std::size_t>(ooff)] = out.data[static_cast<std::size_t>(ooff)] + prod;
+      for (std::size_t d = n; d-- > 0;) {
+        ++count[d];
+        for (std::size_t f = 0; f < in.size(); ++f) off[f] += stride[f][d];
+        ooff += ostride[d];
+        if (count[d] < extent[loop[d]]) break;
+        for (std::size_t f = 0; f < in.size(); ++f) off[f] -= stride[f][d] * extent[loop[d]];
+        ooff -= ostride[d] * extent[loop[d]];
+        count[d] = 0;
+      }
+    }
+    return out;
+  }
+
+  // Eliminates `summed` greedily: each step the index whose factors span the fewest points.
+  dense_factor<V> run(std::vector<dense_factor<V>> factors, std::vector<std::size_t> summed,
+                      const std::vector<std::size_t>& free, V& coefficient,
+                      std::vector<std::string>* steps = nullptr) const {
+    while (!summed.empty()) {
+      std::size_t best = 0;
+      double best_cost = -1;
+      for (std::size_t c = 0; c < summed.size(); ++c) {
+        std::vector<std::size_t> span;
+        for (const auto& f : factors)
+          if (std::find(f.ids.begin(), f.ids.end(), summed[c]) != f.ids.end())
+            for (std::size_t id : f.ids)
+              if (std::find(span.begin(), span.end(), id) == span.end()) span.push_back(id);
+        double cost = 1;
+        for (std::size_t id : span) cost *= static_cast<double>(extent[id]);
+        if (span.empty()) cost = 0;  // used by no factor: a count
+        if (best_cost < 0 || cost < best_cost) best = c, best_cost = cost;
+      }
+      const std::size_t s = summed[best];
+      summed.erase(summed.begin() + static_cast<std::ptrdiff_t>(best));
+      std::vector<const dense_factor<V>*> in;
+      std::vector<dense_factor<V>> rest;
+      std::vector<std::size_t> keep;
+      for (const auto& f : factors) {
+        if (std::find(f.ids.begin(), f.ids.end(), s) == f.ids.end()) continue;
+        in.push_back(&f);
+        for (std::size_t id : f.ids)
+          if (id != s && std::find(keep.begin(), keep.end(), id) == keep.end()) keep.push_back(id);
+      }
+      if (in.empty()) {  // Σ_s x = extent(s) · x
+        coefficient = coefficient * static_cast<V>(extent[s]);
+        continue;
+      }
+      dense_factor<V> made = contract(in, keep, {s});
+      if (steps)
+        steps->push_back("sum over " + std::to_string(s) + " of " + std::to_string(in.size()) +
+                         " factors -> " + std::to_string(made.data.size()) + " entries");
+      for (auto& f : factors)
+        if (std::find(f.ids.begin(), f.ids.end(), s) == f.ids.end()) rest.push_back(std::move(f));
+      rest.push_back(std::move(made));
+      factors = std::move(rest);
+    }
+    std::vector<const dense_factor<V>*> in;
+    for (const auto& f : factors) in.push_back(&f);
+    return contract(in, free, {});
+  }
+};
+
+template <class V, class Universe, class T, class... Is>
+dense_factor<V> load(const expr::access<T, Is...>& a, const std::vector<std::int64_t>& extent) {
+  dense_factor<V> f;
+  f.ids = {boost::mp11::mp_find<Universe, Is>::value...};
+  std::int64_t size = 1;
+  for (std::size_t id : f.ids) size *= extent[id];
+  f.data.assign(static_cast<std::size_t>(size), semiring_traits<V>::zero());
+  a.tensor->for_each_stored([&](const auto& c, const auto& v) {
+    std::int64_t off = 0;
+    for (std::size_t m = 0; m < f.ids.size(); ++m) off = off * extent[f.ids[m]] + c[m];
+    f.data[static_cast<std::size_t>(off)] = static_cast<V>(v);
+  });
+  return f;
+}
+
+}  // namespace loom::la::detail
+
+#endif  // LOOM_LA_ELIMINATE_HPP
+// ---- end <loom/la/eliminate.hpp>
 // ---- begin <loom/la/nodes.hpp>
 // Defines the linear-algebra expression nodes of loom::la and the functions that build them
 // (la/). Nodes hold operands by value and tensors by pointer; rank 0 is a scalar, 1 a column
@@ -19747,6 +19898,216 @@ template <expression A> constexpr auto diag(const A& a) {
 
 #endif  // LOOM_LA_NODES_HPP
 // ---- end <loom/la/nodes.hpp>
+// ---- begin <loom/la/terms.hpp>
+// Defines the terms of la's sum-product normal form (la/): the extents of a translated
+// expression's index variables, its signed terms (each a sum over a product of factors), and a
+// term's signature (the factors' kinds and indices, for reuse and explain).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_LA_TERMS_HPP
+#define LOOM_LA_TERMS_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <ios>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+namespace loom::la::detail {
+
+using boost::mp11::mp_list;
+
+// ---------------------------------------------------------------------------------------------
+// Part 1: extents of the index variables of a translated expression (from its accesses)
+struct extent_table {
+  std::vector<std::pair<std::string_view, std::int64_t>> entries;
+  void note(std::string_view name, std::int64_t e) {
+    for (auto& [n, x] : entries)
+      if (n == name) {
+        if (x != e)
+          throw shape_error("loom::la: dimension " + std::string(name) + " is " +
+                            std::to_string(x) + " in one operand and " + std::to_string(e) +
+                            " in another");
+        return;
+      }
+    entries.emplace_back(name, e);
+  }
+  std::int64_t of(std::string_view name) const {
+    for (const auto& [n, x] : entries)
+      if (n == name) return x;
+    throw shape_error("loom::la: the extent of " + std::string(name) + " is unknown");
+  }
+};
+template <class E> extent_table extents_of(const E& e) {
+  extent_table t;
+  expr::for_each_access(e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
+    std::size_t m = 0;
+    (t.note(Is::name, a.tensor->extent(m++)), ...);
+  });
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 2: the terms of a normal form: a sum of signed terms, each sums over a product
+template <class E> struct signed_term {
+  static constexpr bool negative = false;
+  using body = E;
+  static constexpr const E& get(const E& e) { return e; }
+};
+template <class E> struct signed_term<expr::map<fn::negate, E>> {
+  static constexpr bool negative = !signed_term<E>::negative;
+  using body = typename signed_term<E>::body;
+  static constexpr const body& get(const expr::map<fn::negate, E>& e) {
+    return signed_term<E>::get(std::get<0>(e.args));
+  }
+};
+template <class E, class F> void for_each_term(const E& e, F&& f) {
+  if constexpr (requires { []<class L, class R>(const expr::add<L, R>&) {}(e); }) {
+    for_each_term(e.lhs, f);
+    for_each_term(e.rhs, f);
+  } else {
+    f(signed_term<E>::get(e), std::bool_constant<signed_term<E>::negative>{});
+  }
+}
+
+// sums over a product: the summed indices and the factors
+template <class E> struct sum_block {
+  using summed = mp_list<>;
+  using product = E;
+  static constexpr const E& get(const E& e) { return e; }
+};
+template <class I, class E> struct sum_block<expr::sum<I, E>> {
+  using summed = boost::mp11::mp_push_front<typename sum_block<E>::summed, I>;
+  using product = typename sum_block<E>::product;
+  static constexpr const product& get(const expr::sum<I, E>& e) {
+    return sum_block<E>::get(e.body);
+  }
+};
+template <class E> auto factors_of(const E& e) {
+  if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); })
+    return std::tuple_cat(factors_of(e.lhs), factors_of(e.rhs));
+  else
+    return std::tuple<E>{e};
+}
+template <class X>
+struct factor_kind {  // 0: dense access, 1: literal, 2: anything else (sparse access, map, ...)
+  static constexpr int value = 2;
+};
+template <class T, class... Is> struct factor_kind<expr::access<T, Is...>> {
+  static constexpr int value = std::remove_const_t<T>::format_type::all_dense ? 0 : 2;
+};
+template <class T> struct factor_kind<expr::literal<T>> {
+  static constexpr int value = 1;
+};
+template <class Tuple> struct all_dense_factors;
+template <class... Xs> struct all_dense_factors<std::tuple<Xs...>> {
+  static constexpr bool value = ((factor_kind<Xs>::value < 2) && ...);
+};
+
+// A term's signature at run time: its factors (tensor, index pattern; literal values) with
+// bound indices renamed in order of first use, minimised over the orders of the factors that read
+// one tensor. Equal signatures mean equal values (commutativity and alpha-renaming); a term with
+// another kind of factor gets a unique signature.
+struct factor_desc {
+  const void* tensor = nullptr;
+  std::vector<std::string_view> indices;
+  std::string literal;
+};
+template <class Term> std::string signature(const Term& term, std::size_t ordinal) {
+  using block = sum_block<Term>;
+  std::vector<std::string_view> bound;
+  boost::mp11::mp_for_each<typename block::summed>(
+      [&](auto i) { bound.push_back(decltype(i)::name); });
+  std::vector<factor_desc> fs;
+  bool plain = true;
+  std::apply(
+      [&](const auto&... f) {
+        (..., [&](const auto& x) {
+          using X = std::remove_cvref_t<decltype(x)>;
+          factor_desc d;
+          if constexpr (factor_kind<X>::value == 1) {
+            std::ostringstream v;
+            if constexpr (std::is_floating_point_v<decltype(x.value)>) v << std::hexfloat;  // exact
+            v << x.value;
+            d.literal = v.str();
+          } else if constexpr (requires { x.tensor; }) {
+            d.tensor = x.tensor;
+            [&]<class T, class... Is>(const expr::access<T, Is...>&) {
+              d.indices = {Is::name...};
+            }(x);
+          } else {
+            plain = false;
+          }
+          fs.push_back(std::move(d));
+        }(f));
+      },
+      factors_of(block::get(term)));
+  // appended piece by piece: g++ 12 at -O3 draws a false -Wrestrict from "x" + std::string&&
+  if (!plain || fs.size() > 8) {
+    std::string unique = "#";
+    unique += std::to_string(ordinal);
+    return unique;
+  }
+  std::sort(fs.begin(), fs.end(), [](const factor_desc& a, const factor_desc& b) {
+    return std::less<const void*>{}(a.tensor, b.tensor) ||
+           (a.tensor == b.tensor && a.literal < b.literal);
+  });
+  auto text = [&](const std::vector<factor_desc>& order) {
+    std::vector<std::string_view> seen;
+    std::string out;
+    for (const auto& f : order) {
+      out += f.literal;
+      out += '@';
+      out += std::to_string(reinterpret_cast<std::uintptr_t>(f.tensor));
+      out += '(';
+      for (auto n : f.indices) {
+        if (std::find(bound.begin(), bound.end(), n) == bound.end()) {
+          out += n;
+          out += ',';
+          continue;
+        }
+        auto at = std::find(seen.begin(), seen.end(), n);
+        if (at == seen.end()) seen.push_back(n), at = seen.end() - 1;
+        out += '_';
+        out += std::to_string(at - seen.begin());
+        out += ',';
+      }
+      out += ')';
+    }
+    out += '/';
+    out += std::to_string(bound.size() - seen.size());  // sums no factor uses
+    return out;
+  };
+  // try every order that keeps the tensors sorted (permutations among equal tensors)
+  std::vector<std::size_t> perm(fs.size());
+  for (std::size_t q = 0; q < perm.size(); ++q) perm[q] = q;
+  std::string best = text(fs);
+  auto same_group = [&](const std::vector<std::size_t>& p) {
+    for (std::size_t q = 0; q < p.size(); ++q)
+      if (fs[p[q]].tensor != fs[q].tensor || fs[p[q]].literal != fs[q].literal) return false;
+    return true;
+  };
+  while (std::next_permutation(perm.begin(), perm.end())) {
+    if (!same_group(perm)) continue;
+    std::vector<factor_desc> order;
+    for (std::size_t q : perm) order.push_back(fs[q]);
+    best = std::min(best, text(order));
+  }
+  return best;
+}
+
+}  // namespace loom::la::detail
+
+#endif  // LOOM_LA_TERMS_HPP
+// ---- end <loom/la/terms.hpp>
 // ---- begin <loom/la/translate.hpp>
 // Defines loom::la::to_index_notation: an la expression as an index-notation expression over
 // fresh index variables (la/). Every child gets its own range of fresh names, so a duplicated
@@ -19998,311 +20359,6 @@ using result_t = std::conditional_t<
 namespace detail {
 
 using boost::mp11::mp_list;
-
-// ---------------------------------------------------------------------------------------------
-// Part 1: extents of the index variables of a translated expression (from its accesses)
-struct extent_table {
-  std::vector<std::pair<std::string_view, std::int64_t>> entries;
-  void note(std::string_view name, std::int64_t e) {
-    for (auto& [n, x] : entries)
-      if (n == name) {
-        if (x != e)
-          throw shape_error("loom::la: dimension " + std::string(name) + " is " +
-                            std::to_string(x) + " in one operand and " + std::to_string(e) +
-                            " in another");
-        return;
-      }
-    entries.emplace_back(name, e);
-  }
-  std::int64_t of(std::string_view name) const {
-    for (const auto& [n, x] : entries)
-      if (n == name) return x;
-    throw shape_error("loom::la: the extent of " + std::string(name) + " is unknown");
-  }
-};
-template <class E> extent_table extents_of(const E& e) {
-  extent_table t;
-  expr::for_each_access(e, [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
-    std::size_t m = 0;
-    (t.note(Is::name, a.tensor->extent(m++)), ...);
-  });
-  return t;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Part 2: the terms of a normal form: a sum of signed terms, each sums over a product
-template <class E> struct signed_term {
-  static constexpr bool negative = false;
-  using body = E;
-  static constexpr const E& get(const E& e) { return e; }
-};
-template <class E> struct signed_term<expr::map<fn::negate, E>> {
-  static constexpr bool negative = !signed_term<E>::negative;
-  using body = typename signed_term<E>::body;
-  static constexpr const body& get(const expr::map<fn::negate, E>& e) {
-    return signed_term<E>::get(std::get<0>(e.args));
-  }
-};
-template <class E, class F> void for_each_term(const E& e, F&& f) {
-  if constexpr (requires { []<class L, class R>(const expr::add<L, R>&) {}(e); }) {
-    for_each_term(e.lhs, f);
-    for_each_term(e.rhs, f);
-  } else {
-    f(signed_term<E>::get(e), std::bool_constant<signed_term<E>::negative>{});
-  }
-}
-
-// sums over a product: the summed indices and the factors
-template <class E> struct sum_block {
-  using summed = mp_list<>;
-  using product = E;
-  static constexpr const E& get(const E& e) { return e; }
-};
-template <class I, class E> struct sum_block<expr::sum<I, E>> {
-  using summed = boost::mp11::mp_push_front<typename sum_block<E>::summed, I>;
-  using product = typename sum_block<E>::product;
-  static constexpr const product& get(const expr::sum<I, E>& e) {
-    return sum_block<E>::get(e.body);
-  }
-};
-template <class E> auto factors_of(const E& e) {
-  if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); })
-    return std::tuple_cat(factors_of(e.lhs), factors_of(e.rhs));
-  else
-    return std::tuple<E>{e};
-}
-template <class X>
-struct factor_kind {  // 0: dense access, 1: literal, 2: anything else (sparse access, map, ...)
-  static constexpr int value = 2;
-};
-template <class T, class... Is> struct factor_kind<expr::access<T, Is...>> {
-  static constexpr int value = std::remove_const_t<T>::format_type::all_dense ? 0 : 2;
-};
-template <class T> struct factor_kind<expr::literal<T>> {
-  static constexpr int value = 1;
-};
-template <class Tuple> struct all_dense_factors;
-template <class... Xs> struct all_dense_factors<std::tuple<Xs...>> {
-  static constexpr bool value = ((factor_kind<Xs>::value < 2) && ...);
-};
-
-// A term's signature at run time: its factors (tensor, index pattern; literal values) with
-// bound indices renamed in order of first use, minimised over the orders of the factors that read
-// one tensor. Equal signatures mean equal values (commutativity and alpha-renaming); a term with
-// another kind of factor gets a unique signature.
-struct factor_desc {
-  const void* tensor = nullptr;
-  std::vector<std::string_view> indices;
-  std::string literal;
-};
-template <class Term> std::string signature(const Term& term, std::size_t ordinal) {
-  using block = sum_block<Term>;
-  std::vector<std::string_view> bound;
-  boost::mp11::mp_for_each<typename block::summed>(
-      [&](auto i) { bound.push_back(decltype(i)::name); });
-  std::vector<factor_desc> fs;
-  bool plain = true;
-  std::apply(
-      [&](const auto&... f) {
-        (..., [&](const auto& x) {
-          using X = std::remove_cvref_t<decltype(x)>;
-          factor_desc d;
-          if constexpr (factor_kind<X>::value == 1) {
-            std::ostringstream v;
-            if constexpr (std::is_floating_point_v<decltype(x.value)>) v << std::hexfloat;  // exact
-            v << x.value;
-            d.literal = v.str();
-          } else if constexpr (requires { x.tensor; }) {
-            d.tensor = x.tensor;
-            [&]<class T, class... Is>(const expr::access<T, Is...>&) {
-              d.indices = {Is::name...};
-            }(x);
-          } else {
-            plain = false;
-          }
-          fs.push_back(std::move(d));
-        }(f));
-      },
-      factors_of(block::get(term)));
-  // appended piece by piece: g++ 12 at -O3 draws a false -Wrestrict from "x" + std::string&&
-  if (!plain || fs.size() > 8) {
-    std::string unique = "#";
-    unique += std::to_string(ordinal);
-    return unique;
-  }
-  std::sort(fs.begin(), fs.end(), [](const factor_desc& a, const factor_desc& b) {
-    return std::less<const void*>{}(a.tensor, b.tensor) ||
-           (a.tensor == b.tensor && a.literal < b.literal);
-  });
-  auto text = [&](const std::vector<factor_desc>& order) {
-    std::vector<std::string_view> seen;
-    std::string out;
-    for (const auto& f : order) {
-      out += f.literal;
-      out += '@';
-      out += std::to_string(reinterpret_cast<std::uintptr_t>(f.tensor));
-      out += '(';
-      for (auto n : f.indices) {
-        if (std::find(bound.begin(), bound.end(), n) == bound.end()) {
-          out += n;
-          out += ',';
-          continue;
-        }
-        auto at = std::find(seen.begin(), seen.end(), n);
-        if (at == seen.end()) seen.push_back(n), at = seen.end() - 1;
-        out += '_';
-        out += std::to_string(at - seen.begin());
-        out += ',';
-      }
-      out += ')';
-    }
-    out += '/';
-    out += std::to_string(bound.size() - seen.size());  // sums no factor uses
-    return out;
-  };
-  // try every order that keeps the tensors sorted (permutations among equal tensors)
-  std::vector<std::size_t> perm(fs.size());
-  for (std::size_t q = 0; q < perm.size(); ++q) perm[q] = q;
-  std::string best = text(fs);
-  auto same_group = [&](const std::vector<std::size_t>& p) {
-    for (std::size_t q = 0; q < p.size(); ++q)
-      if (fs[p[q]].tensor != fs[q].tensor || fs[p[q]].literal != fs[q].literal) return false;
-    return true;
-  };
-  while (std::next_permutation(perm.begin(), perm.end())) {
-    if (!same_group(perm)) continue;
-    std::vector<factor_desc> order;
-    for (std::size_t q : perm) order.push_back(fs[q]);
-    best = std::min(best, text(order));
-  }
-  return best;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Part 3: variable elimination over dense factors, in the order the run-time extents make cheapest
-template <class V> struct dense_factor {
-  std::vector<std::size_t> ids;  // index ids, row-major
-  std::vector<V> data;
-};
-
-template <class V> struct eliminator {
-  std::vector<std::int64_t> extent;  // by index id
-
-  // Σ over `drop` of the product of `in`, as a factor over `keep` (in that order).
-  dense_factor<V> contract(const std::vector<const dense_factor<V>*>& in,
-                           const std::vector<std::size_t>& keep,
-                           const std::vector<std::size_t>& drop) const {
-    std::vector<std::size_t> loop = keep;
-    loop.insert(loop.end(), drop.begin(), drop.end());
-    const std::size_t n = loop.size();
-    dense_factor<V> out;
-    out.ids = keep;
-    std::int64_t out_size = 1;
-    for (std::size_t id : keep) out_size *= extent[id];
-    out.data.assign(static_cast<std::size_t>(out_size), semiring_traits<V>::zero());
-    // strides of every operand and of the output along each loop position
-    std::vector<std::vector<std::int64_t>> stride(in.size(), std::vector<std::int64_t>(n, 0));
-    for (std::size_t f = 0; f < in.size(); ++f) {
-      std::int64_t s = 1;
-      for (std::size_t k = in[f]->ids.size(); k-- > 0;) {
-        for (std::size_t d = 0; d < n; ++d)
-          if (loop[d] == in[f]->ids[k]) stride[f][d] = s;
-        s *= extent[in[f]->ids[k]];
-      }
-    }
-    std::vector<std::int64_t> ostride(n, 0);
-    {
-      std::int64_t s = 1;
-      for (std::size_t k = keep.size(); k-- > 0;) {
-        ostride[k] = s;
-        s *= extent[keep[k]];
-      }
-    }
-    std::int64_t points = 1;
-    for (std::size_t id : loop) points *= extent[id];
-    if (points == 0) return out;
-    std::vector<std::int64_t> count(n, 0), off(in.size(), 0);
-    std::int64_t ooff = 0;
-    for (std::int64_t p = 0; p < points; ++p) {
-      V prod = semiring_traits<V>::one();
-      for (std::size_t f = 0; f < in.size(); ++f)
-        prod = prod * in[f]->data[static_cast<std::size_t>(off[f])];
-      out.data[static_cast<std::size_t>(ooff)] = out.data[static_cast<std::size_t>(ooff)] + prod;
-      for (std::size_t d = n; d-- > 0;) {
-        ++count[d];
-        for (std::size_t f = 0; f < in.size(); ++f) off[f] += stride[f][d];
-        ooff += ostride[d];
-        if (count[d] < extent[loop[d]]) break;
-        for (std::size_t f = 0; f < in.size(); ++f) off[f] -= stride[f][d] * extent[loop[d]];
-        ooff -= ostride[d] * extent[loop[d]];
-        count[d] = 0;
-      }
-    }
-    return out;
-  }
-
-  // Eliminates `summed` greedily: each step the index whose factors span the fewest points.
-  dense_factor<V> run(std::vector<dense_factor<V>> factors, std::vector<std::size_t> summed,
-                      const std::vector<std::size_t>& free, V& coefficient,
-                      std::vector<std::string>* steps = nullptr) const {
-    while (!summed.empty()) {
-      std::size_t best = 0;
-      double best_cost = -1;
-      for (std::size_t c = 0; c < summed.size(); ++c) {
-        std::vector<std::size_t> span;
-        for (const auto& f : factors)
-          if (std::find(f.ids.begin(), f.ids.end(), summed[c]) != f.ids.end())
-            for (std::size_t id : f.ids)
-              if (std::find(span.begin(), span.end(), id) == span.end()) span.push_back(id);
-        double cost = 1;
-        for (std::size_t id : span) cost *= static_cast<double>(extent[id]);
-        if (span.empty()) cost = 0;  // used by no factor: a count
-        if (best_cost < 0 || cost < best_cost) best = c, best_cost = cost;
-      }
-      const std::size_t s = summed[best];
-      summed.erase(summed.begin() + static_cast<std::ptrdiff_t>(best));
-      std::vector<const dense_factor<V>*> in;
-      std::vector<dense_factor<V>> rest;
-      std::vector<std::size_t> keep;
-      for (const auto& f : factors) {
-        if (std::find(f.ids.begin(), f.ids.end(), s) == f.ids.end()) continue;
-        in.push_back(&f);
-        for (std::size_t id : f.ids)
-          if (id != s && std::find(keep.begin(), keep.end(), id) == keep.end()) keep.push_back(id);
-      }
-      if (in.empty()) {  // Σ_s x = extent(s) · x
-        coefficient = coefficient * static_cast<V>(extent[s]);
-        continue;
-      }
-      dense_factor<V> made = contract(in, keep, {s});
-      if (steps)
-        steps->push_back("sum over " + std::to_string(s) + " of " + std::to_string(in.size()) +
-                         " factors -> " + std::to_string(made.data.size()) + " entries");
-      for (auto& f : factors)
-        if (std::find(f.ids.begin(), f.ids.end(), s) == f.ids.end()) rest.push_back(std::move(f));
-      rest.push_back(std::move(made));
-      factors = std::move(rest);
-    }
-    std::vector<const dense_factor<V>*> in;
-    for (const auto& f : factors) in.push_back(&f);
-    return contract(in, free, {});
-  }
-};
-
-template <class V, class Universe, class T, class... Is>
-dense_factor<V> load(const expr::access<T, Is...>& a, const std::vector<std::int64_t>& extent) {
-  dense_factor<V> f;
-  f.ids = {boost::mp11::mp_find<Universe, Is>::value...};
-  std::int64_t size = 1;
-  for (std::size_t id : f.ids) size *= extent[id];
-  f.data.assign(static_cast<std::size_t>(size), semiring_traits<V>::zero());
-  a.tensor->for_each_stored([&](const auto& c, const auto& v) {
-    std::int64_t off = 0;
-    for (std::size_t m = 0; m < f.ids.size(); ++m) off = off * extent[f.ids[m]] + c[m];
-    f.data[static_cast<std::size_t>(off)] = static_cast<V>(v);
-  });
-  return f;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Part 4: one term into the result (row-major over the result's free indices)
