@@ -2,7 +2,8 @@
 // y(i) = sum(j, A(i,j)) + sum(j, B(i,j)) (one index summed in two scopes), a sum of three
 // products summed apart (each intersection reduced in its own loop; one may be empty where the
 // others are not: a sparse output stores only touched rows), C(i,j) = A + B + D + A*D + B (five
-// terms: a balanced tree of unions),
+// terms: a balanced tree of unions), y(i) = sum(j, (A+B+D)(i,j) * x(j)) + sum(j, x(j) * (B+D)(i,j))
+// (a contracted product distributed over the sums: five products, each reduced in its own loop),
 // y(i) = sum(j, A(i,j) * sum(k, B(j,k))) (a sum nested in a product),
 // C(i,j) = sum(k, A(i,k) * B(k,j)) + D(i,j), the chain M(i,l) = sum(j, k, A(i,j) * B(j,k) *
 // D(k,l)), and s = sum(i, x(i)) * sum(j, y(j)) (a product of two contracted factors); formats,
@@ -90,6 +91,27 @@ TEST_CASE_TEMPLATE_DEFINE("differential: y(i) = sum(j, A*B) + sum(j, B*D) + sum(
       });
 }
 TEST_CASE_TEMPLATE_APPLY(sum_of_products, triple_combos);
+
+TEST_CASE_TEMPLATE_DEFINE("differential: y(i) = sum(j, (A+B+D)(i,j) * x(j)) + sum(j, x * (B+D))",
+                          Combo, sum_times_vector) {
+  using T = mp11::mp_at_c<Combo, 3>;
+  using sparse_out = std::is_same<mp11::mp_at_c<Combo, 4>, loom::dcsr>;
+  using y_t = std::conditional_t<sparse_out::value, loom::sparse_vector, loom::dense_vector>;
+  using x_t = std::conditional_t<sparse_out::value, loom::dense_vector, loom::sparse_vector>;
+  lt::kernel_cases<T, y_t, mp11::mp_at_c<Combo, 0>, mp11::mp_at_c<Combo, 1>,
+                   mp11::mp_at_c<Combo, 2>, x_t>(
+      "y(i) = sum(j, (A(i,j) + B(i,j) + D(i,j)) * x(j)) + sum(j, x(j) * (B(i,j) + D(i,j)))",
+      {"y", "A", "B", "D", "x"},
+      [](const std::array<std::int64_t, 4>& e) {
+        return std::tuple{shape1{e[0]}, shape2{e[0], e[1]}, shape2{e[0], e[1]}, shape2{e[0], e[1]},
+                          shape1{e[1]}};
+      },
+      [](auto& y, const auto& A, const auto& B, const auto& D, const auto& x) {
+        return std::pair{y(i), loom::sum(j, (A(i, j) + B(i, j) + D(i, j)) * x(j)) +
+                                   loom::sum(j, x(j) * (B(i, j) + D(i, j)))};
+      });
+}
+TEST_CASE_TEMPLATE_APPLY(sum_times_vector, triple_combos);
 
 TEST_CASE_TEMPLATE_DEFINE("differential: C(i,j) = A + B + D + A*D + B", Combo, five_terms) {
   using T = mp11::mp_at_c<Combo, 3>;

@@ -48,6 +48,15 @@ static_assert(boost::mp11::mp_empty<
 using chain = sum<J, sum<K, mul<mul<y_i, A_ij>, B_jk>>>;
 static_assert(std::is_same_v<rewrite::rewrite_t<chain, rewrite::always_profitable>,
                              mul<y_i, sum<J, mul<A_ij, sum<K, B_jk>>>>>);
+// a matrix-vector product of a sum of three matrices: three products, each its own loop
+using sum3_times_x = sum<J, mul<add<add<A_ij, A_ij>, A_ij>, x_j>>;
+static_assert(std::is_same_v<
+              rewrite::rewrite_t<sum3_times_x, rewrite::always_profitable>,
+              add<add<sum<J, mul<A_ij, x_j>>, sum<J, mul<A_ij, x_j>>>, sum<J, mul<A_ij, x_j>>>>);
+// a vector that does not use j leaves the sum by push_sum, the matrix term is distributed
+static_assert(
+    std::is_same_v<rewrite::rewrite_t<sum<J, mul<add<y_i, A_ij>, x_j>>, rewrite::always_profitable>,
+                   add<mul<y_i, sum<J, x_j>>, sum<J, mul<A_ij, x_j>>>>);
 // sum over an absent index: the count factor
 static_assert(
     std::is_same_v<rewrite::rewrite_t<sum<K, add<A_ij, B_jk>>, rewrite::always_profitable>,

@@ -84,6 +84,18 @@ static_assert(
     std::is_same_v<once<rules::split_sum, sum<J, add<A_ij, x_j>>>, add<sum<J, A_ij>, sum<J, x_j>>>);
 static_assert(!rule_applies_to<rules::split_sum, sum<J, mul<A_ij, x_j>>>);
 
+// distribute_contracted: only a contracted product by one tensor inside the sum's own indices
+static_assert(std::is_same_v<once<rules::distribute_contracted, sum<J, mul<add<A_ij, y_i>, x_j>>>,
+                             add<sum<J, mul<A_ij, x_j>>, sum<J, mul<y_i, x_j>>>>);
+static_assert(std::is_same_v<once<rules::distribute_contracted, sum<J, mul<x_j, add<A_ij, A_ij>>>>,
+                             add<sum<J, mul<x_j, A_ij>>, sum<J, mul<x_j, A_ij>>>>);
+static_assert(!rule_applies_to<rules::distribute_contracted, mul<add<A_ij, A_ij>, x_j>>);  // no Σ
+static_assert(!rule_applies_to<rules::distribute_contracted,  // B(j,k) adds k: rows of B twice
+                               sum<J, mul<add<A_ij, A_ij>, B_jk>>>);
+static_assert(!rule_applies_to<rules::distribute_contracted,  // the factor is itself a product
+                               sum<J, mul<add<A_ij, A_ij>, mul<x_j, x_j>>>>);
+static_assert(!rule_applies_to<rules::distribute_contracted, sum<K, mul<add<A_ij, A_ij>, y_i>>>);
+
 // push_sum
 static_assert(
     std::is_same_v<once<rules::push_sum, sum<J, mul<y_i, A_ij>>>, mul<y_i, sum<J, A_ij>>>);

@@ -6,6 +6,7 @@
 
 #include <loom/rewrite/rules/add_zero.hpp>
 #include <loom/rewrite/rules/distribute.hpp>
+#include <loom/rewrite/rules/distribute_contracted.hpp>
 #include <loom/rewrite/rules/double_negation.hpp>
 #include <loom/rewrite/rules/flatten_product.hpp>
 #include <loom/rewrite/rules/fold_constants.hpp>
@@ -29,9 +30,9 @@ using constant_laws =
                          rules::zero_propagation, rules::fold_constants, rules::double_negation>;
 
 /// Rules that never make a kernel slower; the evaluator applies them to every assignment.
-using always_profitable =
-    boost::mp11::mp_append<constant_laws, boost::mp11::mp_list<rules::sum_absent, rules::split_sum,
-                                                               rules::push_sum, rules::merge_sums>>;
+using always_profitable = boost::mp11::mp_append<
+    constant_laws, boost::mp11::mp_list<rules::sum_absent, rules::split_sum, rules::push_sum,
+                                        rules::distribute_contracted, rules::merge_sums>>;
 
 /// Towards the sum-of-products normal form: a sum of signed terms, each a block of sums (in
 /// name order) over a right-associated product.
