@@ -5679,6 +5679,92 @@ struct distribute {
 
 #endif  // LOOM_REWRITE_RULES_DISTRIBUTE_HPP
 // ---- end <loom/rewrite/rules/distribute.hpp>
+// ---- begin <loom/rewrite/rules/distribute_contracted.hpp>
+// Defines loom::rules::distribute_contracted: a contracted product by one tensor distributes over
+// + (sum(j, (A + B) * x) as two loops rather than one over the union) (rewrite/rules/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_RULES_DISTRIBUTE_CONTRACTED_HPP
+#define LOOM_REWRITE_RULES_DISTRIBUTE_CONTRACTED_HPP
+
+// ---- begin <loom/rewrite/patterns.hpp>
+// Defines the small predicates rule side conditions share: which indices a subexpression uses,
+// whether a node is a static constant (rewrite/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_PATTERNS_HPP
+#define LOOM_REWRITE_PATTERNS_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/set.hpp>
+
+#include <type_traits>
+
+namespace loom::rewrite {
+
+/// Whether index I is free in E.
+template <class E, class I>
+inline constexpr bool uses_v = boost::mp11::mp_contains<expr::free_indices_t<E>, I>::value;
+
+/// Whether index I occurs in E at all (free or bound by a sum inside it).
+template <class E, class I>
+inline constexpr bool mentions_v =
+    uses_v<E, I> || boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value;
+
+/// Whether E is one of the static constants.
+template <class E>
+inline constexpr bool is_constant_v = std::is_same_v<E, zero> || std::is_same_v<E, one>;
+
+template <class E> struct is_literal : std::false_type {};
+template <class T> struct is_literal<expr::literal<T>> : std::true_type {};
+
+/// Index variables ordered by name (the canonical order of a block of sums).
+template <class I, class J> inline constexpr bool index_before_v = I::name < J::name;
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_PATTERNS_HPP
+// ---- end <loom/rewrite/patterns.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/set.hpp>
+
+#include <string_view>
+
+namespace loom::rules {
+
+namespace detail {
+// c is one tensor read by the sum's index whose indices are all the sum's operands' own: each
+// entry of a and of b then costs one read of c either way, and the two loops need no merge
+template <class I, class Sum, class C>
+inline constexpr bool distributes_contracted_v =
+    expr::is_access<C>::value && rewrite::uses_v<C, I> &&
+    boost::mp11::mp_empty<
+        boost::mp11::mp_set_difference<expr::free_indices_t<C>, expr::free_indices_t<Sum>>>::value;
+}  // namespace detail
+
+// distribute_contracted:  sum(i, (a + b) * c)  ==>  sum(i, a * c) + sum(i, b * c)
+//                         sum(i, c * (a + b))  ==>  sum(i, c * a) + sum(i, c * b)
+//   if c is one tensor that uses i and no index outside a + b
+struct distribute_contracted {
+  static constexpr std::string_view name = "distribute_contracted";
+  template <class I, class A, class B, class C>
+    requires detail::distributes_contracted_v<I, expr::add<A, B>, C>
+  static constexpr auto apply(const expr::sum<I, expr::mul<expr::add<A, B>, C>>& e)
+      -> expr::add<expr::sum<I, expr::mul<A, C>>, expr::sum<I, expr::mul<B, C>>> {
+    return {{{e.body.lhs.lhs, e.body.rhs}}, {{e.body.lhs.rhs, e.body.rhs}}};
+  }
+  template <class I, class A, class B, class C>
+    requires detail::distributes_contracted_v<I, expr::add<A, B>, C>
+  static constexpr auto apply(const expr::sum<I, expr::mul<C, expr::add<A, B>>>& e)
+      -> expr::add<expr::sum<I, expr::mul<C, A>>, expr::sum<I, expr::mul<C, B>>> {
+    return {{{e.body.lhs, e.body.rhs.lhs}}, {{e.body.lhs, e.body.rhs.rhs}}};
+  }
+};
+
+}  // namespace loom::rules
+
+#endif  // LOOM_REWRITE_RULES_DISTRIBUTE_CONTRACTED_HPP
+// ---- end <loom/rewrite/rules/distribute_contracted.hpp>
 // ---- begin <loom/rewrite/rules/double_negation.hpp>
 // Defines loom::rules::double_negation: -(-x) is x (rewrite/rules/).
 // SPDX-License-Identifier: BSL-1.0
@@ -5801,44 +5887,6 @@ struct fold_constants {
 #ifndef LOOM_REWRITE_RULES_LIFT_SUM_HPP
 #define LOOM_REWRITE_RULES_LIFT_SUM_HPP
 
-// ---- begin <loom/rewrite/patterns.hpp>
-// Defines the small predicates rule side conditions share: which indices a subexpression uses,
-// whether a node is a static constant (rewrite/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_PATTERNS_HPP
-#define LOOM_REWRITE_PATTERNS_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/set.hpp>
-
-#include <type_traits>
-
-namespace loom::rewrite {
-
-/// Whether index I is free in E.
-template <class E, class I>
-inline constexpr bool uses_v = boost::mp11::mp_contains<expr::free_indices_t<E>, I>::value;
-
-/// Whether index I occurs in E at all (free or bound by a sum inside it).
-template <class E, class I>
-inline constexpr bool mentions_v =
-    uses_v<E, I> || boost::mp11::mp_contains<expr::summed_indices_t<E>, I>::value;
-
-/// Whether E is one of the static constants.
-template <class E>
-inline constexpr bool is_constant_v = std::is_same_v<E, zero> || std::is_same_v<E, one>;
-
-template <class E> struct is_literal : std::false_type {};
-template <class T> struct is_literal<expr::literal<T>> : std::true_type {};
-
-/// Index variables ordered by name (the canonical order of a block of sums).
-template <class I, class J> inline constexpr bool index_before_v = I::name < J::name;
-
-}  // namespace loom::rewrite
-
-#endif  // LOOM_REWRITE_PATTERNS_HPP
-// ---- end <loom/rewrite/patterns.hpp>
 
 #include <string_view>
 
@@ -6182,9 +6230,9 @@ using constant_laws =
                          rules::zero_propagation, rules::fold_constants, rules::double_negation>;
 
 /// Rules that never make a kernel slower; the evaluator applies them to every assignment.
-using always_profitable =
-    boost::mp11::mp_append<constant_laws, boost::mp11::mp_list<rules::sum_absent, rules::split_sum,
-                                                               rules::push_sum, rules::merge_sums>>;
+using always_profitable = boost::mp11::mp_append<
+    constant_laws, boost::mp11::mp_list<rules::sum_absent, rules::split_sum, rules::push_sum,
+                                        rules::distribute_contracted, rules::merge_sums>>;
 
 /// Towards the sum-of-products normal form: a sum of signed terms, each a block of sums (in
 /// name order) over a right-associated product.
@@ -6602,14 +6650,571 @@ optimize::output_format_choice cached_output_format(const expr::access<OT, Os...
 #define LOOM_EXEC_DECOMPOSE_HPP
 
 // ---- begin <loom/exec/decompose/program.hpp>
-// Defines the static side of loom::decompose (exec/decompose.hpp): a sum-product flattened into
-// summed indices and factors, its candidate elimination prefixes (exact or greedy), the steps of
-// each with their intermediates' indices and storage, shared subexpressions, and what the
-// planner reports (`decomposition_choice`).
+// Defines the static side of loom::decompose (exec/decompose.hpp): the steps of each candidate
+// elimination prefix (elimination.hpp) with their intermediates' indices and storage, shared
+// subexpressions, and what the planner reports (`decomposition_choice`).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
 #define LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
 
+// ---- begin <loom/exec/decompose/elimination.hpp>
+// Defines the elimination side of loom::decompose (exec/decompose/): a sum-product flattened into
+// summed indices and factors, what eliminating one index makes, the loop order concordant with
+// the operands' storage, and the candidate elimination prefixes (exact, or greedy min-fill).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_DECOMPOSE_ELIMINATION_HPP
+#define LOOM_EXEC_DECOMPOSE_ELIMINATION_HPP
+
+// ---- begin <loom/exec/options.hpp>
+// Defines loom::options<...>: what the optimizer may choose for one assignment, as a type (the
+// choices that instantiate kernels) with run-time fields (the choices forced for comparisons).
+// Passed to loom::assign, loom::eval, loom::explain and loom::decompose; never a macro, so two
+// translation units with different options instantiate different templates (exec/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_OPTIONS_HPP
+#define LOOM_EXEC_OPTIONS_HPP
+
+// ---- begin <loom/stream/skip.hpp>
+// Defines the skip policies of an intersection, one per loop (stream/): how `mul` co-iterates
+// its operands at a depth (leapfrog, linear merge, or one leader iterating while the others are
+// probed), carried as a type by the product's scalar operation.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_SKIP_HPP
+#define LOOM_STREAM_SKIP_HPP
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace loom::stream::skip {
+
+/// The static policy (combinators.hpp case table): leapfrog between ordered operands, iterate
+/// the other operand and locate a random-access one.
+struct standard {
+  static constexpr const char* name = "standard";
+};
+/// The default between two ordered operands (`standard`): a merge that steps the operand
+/// behind one entry, like the hand-written two-pointer loop, unless one fiber is at least
+/// `gallop_ratio` times longer than the other, which then seeks with a galloping search
+/// (leapfrog). Decided once per pair of fibers from their lengths: one branch per fiber, one
+/// copy of the loop.
+struct adaptive {
+  static constexpr const char* name = "merge, or leapfrog on skewed fibers";
+};
+/// The length ratio from which `adaptive` gallops: the measured crossover between merging and
+/// galloping (benchmarks/hand_loop/hand_loop.cpp, `intersect`; the table in docs/optimizer.md,
+/// "Skip policy").
+inline constexpr std::int64_t gallop_ratio = 24;
+
+/// Every operand behind seeks the other's index with a galloping search.
+struct leapfrog {
+  static constexpr const char* name = "leapfrog";
+};
+/// The operand behind steps one entry at a time (a sorted merge, no search).
+struct merge {
+  static constexpr const char* name = "merge";
+};
+/// Side K of every intersection at the loop iterates (0: the first operand of the product, 1:
+/// the last); the others are probed at its index: located when random-access, else sought.
+template <std::size_t K> struct lead {
+  static_assert(K <= 1, "loom::stream::skip::lead: the leader is side 0 (first) or 1 (last)");
+  static constexpr const char* name = K == 0 ? "lead first" : "lead last";
+};
+
+/// The policy of an intersection of two ordered operands, as a value: what `runtime` reads from
+/// the kernel context (and the optimizer's cost table indexes; `standard` is the static table).
+enum class code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
+
+/// Where neither operand is random-access, the policy is read at run time from the kernel's
+/// context (`kernel_context::skip`, one code per loop, chosen by optimize/leader_choice.hpp from
+/// statistics): one kernel serves leapfrog, merge and either leader. Elsewhere it is `standard`.
+struct runtime {
+  static constexpr const char* name = "chosen at run time";
+};
+
+/// The codes of a kernel's loops (outermost first), as `runtime` reads them.
+inline constexpr std::size_t max_loops = 16;
+using codes = std::array<code, max_loops>;
+inline constexpr codes default_codes = [] {
+  codes c{};
+  c.fill(code::leapfrog);  // what `standard` does between two ordered operands
+  return c;
+}();
+
+/// Policies by loop depth (outermost first); depths past the list use `standard`.
+template <class... Ps> struct per_loop {};
+
+/// One policy at every loop.
+template <class P> struct every_loop {};
+
+namespace detail {
+template <class L, std::size_t D> struct at_impl {
+  using type = standard;
+};
+template <class... Ps, std::size_t D>
+  requires(D < sizeof...(Ps))
+struct at_impl<per_loop<Ps...>, D> {
+  using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
+};
+template <class P, std::size_t D> struct at_impl<every_loop<P>, D> {
+  using type = P;
+};
+template <class Op> struct skips_of {
+  using type = per_loop<>;
+};
+template <class Op>
+  requires requires { typename Op::skips; }
+struct skips_of<Op> {
+  using type = typename Op::skips;
+};
+}  // namespace detail
+
+/// The policy of loop D in the list L.
+template <class L, std::size_t D> using at = typename detail::at_impl<L, D>::type;
+
+/// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
+template <class Op, std::size_t D> using of_op_at = at<typename detail::skips_of<Op>::type, D>;
+
+template <class P> std::string describe(every_loop<P>) {
+  return std::string("every loop: ") + P::name;
+}
+
+/// "leapfrog, merge at j": the list in words, depth by depth.
+template <class... Ps> std::string describe(per_loop<Ps...>) {
+  std::string s;
+  [[maybe_unused]] std::size_t d = 0;
+  (..., [&] {
+    if (!s.empty()) s += ", ";
+    s += "loop " + std::to_string(d++) + ": " + Ps::name;
+  }());
+  return s.empty() ? std::string("standard") : s;
+}
+
+}  // namespace loom::stream::skip
+
+#endif  // LOOM_STREAM_SKIP_HPP
+// ---- end <loom/stream/skip.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom {
+
+/// How `decompose` stores a candidate's one- and two-index intermediates (Galley's output formats,
+/// notes 001 §4.4): sorted (csf, a sparse vector), dense, bitmap (Galley's bytemap: dense values
+/// with presence bits, written in place, read by their set bits) or hashed (sorted entries plus a
+/// hash table per fiber: readers locate an index in O(1) instead of intersecting with the list).
+/// Intermediates with three or more indices are sorted.
+enum class intermediate_format : std::uint8_t { sorted, dense, bitmap, hashed };
+/// Every intermediate format, in the order `decompose` costs them (bitmap only with
+/// `opt::bitmap_intermediates`, hashed only with `opt::hashed_intermediates`).
+inline constexpr std::array<intermediate_format, 4> intermediate_formats{
+    intermediate_format::sorted, intermediate_format::dense, intermediate_format::bitmap,
+    intermediate_format::hashed};
+/// "sorted", "dense", "bitmap" or "hashed".
+constexpr const char* intermediate_format_name(intermediate_format f) {
+  return f == intermediate_format::dense    ? "dense"
+         : f == intermediate_format::bitmap ? "bitmap"
+         : f == intermediate_format::hashed ? "hashed"
+                                            : "sorted";
+}
+
+/// The options' tags: each names one choice the optimizer may make, at the cost of the kernels it
+/// instantiates (docs/optimizer.md measures them).
+namespace opt {
+/// Intersections of ordered operands keep the static policy: a merge, galloping where one fiber
+/// is `skip::gallop_ratio` times longer (decided per pair of fibers). The default.
+struct static_skips {};
+/// One kernel per plan whose intersections read their policy per loop (leapfrog, merge, lead
+/// first, lead last), chosen from statistics at run time; `options::skip_codes` forces it.
+struct runtime_skips {};
+/// Up to N kernels per plan, one per skip-policy candidate; the cheapest is chosen from
+/// statistics at run time; `options::skip_candidate` forces one.
+template <std::size_t N = limits::skip_candidates> struct skip_candidates {
+  static_assert(N >= 1, "loom::opt::skip_candidates<N>: N must be at least 1");
+};
+/// The given policies (a `loom::stream::skip::per_loop<...>`), one per loop of the plan run; no
+/// hoisting of inner sums, so the loops are the plan's. For comparisons and tests.
+template <class PerLoop> struct fixed_skips {};
+/// Run the assignment through `decompose` (variable elimination with materialised
+/// intermediates), for sums over products; `options::candidate`, `intermediates` and `reuse`
+/// force its choices.
+struct eliminate {};
+/// `decompose` may store intermediates as bitmaps (another variant of every candidate).
+struct bitmap_intermediates {};
+/// `decompose` may store intermediates hashed (another variant of every candidate).
+struct hashed_intermediates {};
+/// `decompose` chooses a format per intermediate rather than one per candidate (every mix of the
+/// one- and two-index intermediates' formats is a variant).
+struct format_per_step {};
+}  // namespace opt
+
+namespace detail {
+template <class T> struct is_skip_tag : std::false_type {};
+template <> struct is_skip_tag<opt::static_skips> : std::true_type {};
+template <> struct is_skip_tag<opt::runtime_skips> : std::true_type {};
+template <std::size_t N> struct is_skip_tag<opt::skip_candidates<N>> : std::true_type {};
+template <class P> struct is_skip_tag<opt::fixed_skips<P>> : std::true_type {};
+
+template <class T> struct is_option_tag : is_skip_tag<T> {};
+template <> struct is_option_tag<opt::eliminate> : std::true_type {};
+template <> struct is_option_tag<opt::bitmap_intermediates> : std::true_type {};
+template <> struct is_option_tag<opt::hashed_intermediates> : std::true_type {};
+template <> struct is_option_tag<opt::format_per_step> : std::true_type {};
+
+template <class L> struct first_or_static {
+  using type = opt::static_skips;
+};
+template <class T, class... Ts> struct first_or_static<boost::mp11::mp_list<T, Ts...>> {
+  using type = T;
+};
+
+template <class T> struct fixed_skips_of {
+  using type = void;
+};
+template <class PerLoop> struct fixed_skips_of<opt::fixed_skips<PerLoop>> {
+  using type = PerLoop;
+};
+
+// "lead first, merge" for per_loop<lead<0>, merge>; "merge at every loop" for every_loop<merge>.
+template <class L> struct skip_list_name;
+template <class... Ps> struct skip_list_name<stream::skip::per_loop<Ps...>> {
+  static std::string get() {
+    std::string s;
+    (..., (s += (s.empty() ? "" : ", ") + std::string(Ps::name)));
+    return s.empty() ? std::string(stream::skip::standard::name) : s;
+  }
+};
+template <class P> struct skip_list_name<stream::skip::every_loop<P>> {
+  static std::string get() { return std::string(P::name) + " at every loop"; }
+};
+
+template <class T> struct skip_cap : std::integral_constant<std::size_t, 1> {};
+template <std::size_t N>
+struct skip_cap<opt::skip_candidates<N>> : std::integral_constant<std::size_t, N> {};
+}  // namespace detail
+
+/// What the optimizer may choose for one assignment: `Tags` from `loom::opt` (at most one skip
+/// tag; none means `opt::static_skips`), plus run-time fields that force a choice, e.g.
+/// `loom::assign(y(i), sum(j, A(i, j) * x(j)), loom::options<loom::opt::runtime_skips>{})`.
+/// The tags are part of every kernel's type, so units with different options never share a
+/// definition.
+template <class... Tags> struct options {
+  static_assert((... && detail::is_option_tag<Tags>::value),
+                "loom::options<...>: every argument must be a tag from loom::opt");
+  using skip_tags = boost::mp11::mp_copy_if<boost::mp11::mp_list<Tags...>, detail::is_skip_tag>;
+  static_assert(boost::mp11::mp_size<skip_tags>::value <= 1,
+                "loom::options<...>: give at most one skip tag (static_skips, runtime_skips, "
+                "skip_candidates<N>, fixed_skips<...>)");
+  /// The skip tag.
+  using skips = typename detail::first_or_static<skip_tags>::type;
+  /// How many skip-policy kernels per plan (skip_candidates<N>: N; otherwise 1).
+  static constexpr std::size_t skip_cap = detail::skip_cap<skips>::value;
+  static constexpr bool eliminate = (... || std::is_same_v<Tags, opt::eliminate>);
+  static constexpr bool bitmap_intermediates =
+      (... || std::is_same_v<Tags, opt::bitmap_intermediates>);
+  static constexpr bool hashed_intermediates =
+      (... || std::is_same_v<Tags, opt::hashed_intermediates>);
+  static constexpr bool format_per_step = (... || std::is_same_v<Tags, opt::format_per_step>);
+
+  /// Whether intermediates of format `f` are compiled in (sorted and dense always).
+  static constexpr bool compiles(intermediate_format f) {
+    return f == intermediate_format::bitmap   ? bitmap_intermediates
+           : f == intermediate_format::hashed ? hashed_intermediates
+                                              : true;
+  }
+
+  /// runtime_skips: run these codes (one per loop, outermost first) instead of the chosen ones.
+  std::optional<stream::skip::codes> skip_codes{};
+  /// skip_candidates<N>: run this candidate (clamped to the last) instead of the chosen one.
+  std::optional<std::size_t> skip_candidate{};
+  /// eliminate: run this candidate of `decompose` (0: the fused kernel; c: elimination prefix
+  /// c - 1) instead of the cheapest.
+  std::optional<std::size_t> candidate{};
+  /// eliminate with `candidate`: one format for every one- and two-index intermediate, or one per
+  /// step (several need opt::format_per_step); empty: the planner's for that candidate.
+  std::vector<intermediate_format> intermediates{};
+  /// eliminate with `candidate`: bit t, step t reuses an earlier step's equal intermediate;
+  /// empty: the planner's.
+  std::optional<std::uint32_t> reuse{};
+  /// An expression over loom::alternatives: run this variant (numbered as `explain` lists them,
+  /// clamped to the last) instead of the cheapest.
+  std::optional<std::size_t> alternative{};
+};
+
+/// The options of a plain `out(...) = e`.
+using default_options = options<>;
+
+template <class T> struct is_options : std::false_type {};
+template <class... Tags> struct is_options<options<Tags...>> : std::true_type {};
+/// A `loom::options<...>`.
+template <class T>
+concept options_type = is_options<std::remove_cvref_t<T>>::value;
+
+}  // namespace loom
+
+#endif  // LOOM_EXEC_OPTIONS_HPP
+// ---- end <loom/exec/options.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+
+namespace loom {
+
+/// The most elimination prefixes `decompose` instantiates per program (plus the fused kernel).
+inline constexpr std::size_t max_elimination_orders = limits::elimination_orders;
+/// The most cells `decompose` stores densely in one intermediate (a dense one- or two-index
+/// intermediate is chosen when cheaper than a sorted sparse one and not larger than this).
+inline constexpr std::int64_t max_dense_intermediate_cells = limits::dense_intermediate_cells;
+
+namespace detail::ve {
+
+using namespace boost::mp11;
+
+// The options that change which kernels `decompose` instantiates: bitmap and hashed
+// intermediates are a variant of every candidate (+70% compile time on the decompose tests for
+// bitmap, docs/optimizer.md), a format per step a variant per mix of formats; so they are tags
+// (opt::bitmap_intermediates, ...), off unless given.
+template <bool Bitmap, bool Hashed, bool PerStep> struct intermediate_flags {
+  static constexpr bool per_step = PerStep;
+  static constexpr bool compiles(intermediate_format f) {
+    return f == intermediate_format::bitmap   ? Bitmap
+           : f == intermediate_format::hashed ? Hashed
+                                              : true;
+  }
+};
+template <class O>
+using flags_of =
+    intermediate_flags<O::bitmap_intermediates, O::hashed_intermediates, O::format_per_step>;
+
+// A candidate's format assignment, as one number: two bits per elimination step, step t's
+// intermediate_format in bits 2t and 2t + 1. `uniform_code` gives every step the same format.
+inline constexpr std::size_t max_coded_steps = 16;
+constexpr intermediate_format format_at(std::size_t code, std::size_t step) {
+  return static_cast<intermediate_format>(step < max_coded_steps ? code >> 2 * step & 3u : 0u);
+}
+constexpr std::size_t uniform_code(intermediate_format f) {
+  std::size_t code = 0;
+  for (std::size_t t = 0; t < max_coded_steps; ++t) code |= static_cast<std::size_t>(f) << 2 * t;
+  return code;
+}
+
+// A sum-product: sum(s1, sum(s2, ... A * B * ...)) flattened into summed indices and factors.
+template <class E> struct flatten {
+  static constexpr bool ok = false;
+  using summed = mp_list<>;
+  using factors = mp_list<>;
+};
+template <class T, class... Is> struct flatten<expr::access<T, Is...>> {
+  static constexpr bool ok = sizeof...(Is) > 0;
+  using summed = mp_list<>;
+  using factors = mp_list<expr::access<T, Is...>>;
+};
+template <class L, class R> struct flatten<expr::mul<L, R>> {
+  static constexpr bool ok = flatten<L>::ok && flatten<R>::ok &&
+                             mp_empty<typename flatten<L>::summed>::value &&
+                             mp_empty<typename flatten<R>::summed>::value;
+  using summed = mp_list<>;
+  using factors = mp_append<typename flatten<L>::factors, typename flatten<R>::factors>;
+};
+template <class I, class E> struct flatten<expr::sum<I, E>> {
+  static constexpr bool ok = flatten<E>::ok && !mp_contains<typename flatten<E>::summed, I>::value;
+  using summed = mp_push_front<typename flatten<E>::summed, I>;
+  using factors = typename flatten<E>::factors;
+};
+
+// The accesses of a flattened product, left to right, as a tuple of access values.
+template <class T, class... Is> auto collect(const expr::access<T, Is...>& a) {
+  return std::tuple{a};
+}
+template <class L, class R> auto collect(const expr::mul<L, R>& e) {
+  return std::tuple_cat(collect(e.lhs), collect(e.rhs));
+}
+template <class I, class E> auto collect(const expr::sum<I, E>& e) { return collect(e.body); }
+
+template <class A> struct tensor_of_access_impl;
+template <class T, class... Is> struct tensor_of_access_impl<expr::access<T, Is...>> {
+  using type = std::remove_const_t<T>;
+};
+template <class A> using tensor_of_access = typename tensor_of_access_impl<A>::type;
+
+template <class A> struct indices_of;
+template <class T, class... Is> struct indices_of<expr::access<T, Is...>> {
+  using type = mp_list<Is...>;
+};
+
+// The ordered selections of K distinct elements of a list (the permutations when K is its size).
+template <class L, std::size_t K> struct selections {
+  template <class X> struct prepend {
+    template <class P> using fn = mp_push_front<P, X>;
+  };
+  template <class X>
+  using starting_with =
+      mp_transform_q<prepend<X>, typename selections<mp_remove<L, X>, K - 1>::type>;
+  using type = mp_apply<mp_append, mp_push_front<mp_transform<starting_with, L>, mp_list<>>>;
+};
+template <class L> struct selections<L, 0> {
+  using type = mp_list<mp_list<>>;
+};
+
+// The elimination prefixes of a sum-product over the summed indices L: one index eliminated, then
+// two, ... up to all (the indices after the prefix are summed in one fused kernel; the fused kernel
+// of all of L is candidate 0). Full orders stay candidates: their last kernel is pointwise over
+// intermediates, which may be shared. Shortest first, generated only up to Cap.
+template <class L, std::size_t Cap, std::size_t K = 1, class Acc = mp_list<>>
+struct elimination_prefixes {
+  using type = mp_take_c<Acc, std::min(Cap, mp_size<Acc>::value)>;
+};
+template <class L, std::size_t Cap, std::size_t K, class Acc>
+  requires(K <= mp_size<L>::value && mp_size<Acc>::value < Cap)
+struct elimination_prefixes<L, Cap, K, Acc> {
+  using type = typename elimination_prefixes<L, Cap, K + 1,
+                                             mp_append<Acc, typename selections<L, K>::type>>::type;
+};
+
+// A factor: mp_list<id, indices>; ids below the input count are inputs, the rest intermediates.
+template <class F> using factor_id = mp_first<F>;
+template <class F> using factor_indices = mp_second<F>;
+template <class S> struct uses {
+  template <class F> using fn = mp_contains<factor_indices<F>, S>;
+};
+
+// Eliminating S: the factors using S become one intermediate over their other indices.
+template <class Factors, class S, class Id> struct eliminate {
+  using in = mp_copy_if_q<Factors, uses<S>>;
+  static_assert(!mp_empty<in>::value, "loom::decompose: a summed index is used by no factor");
+  using indices = mp_remove<
+      mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, in>, mp_list<>>>>,
+      S>;
+};
+
+// The indices of factor F in the order its storage nests them (inputs: their format's level
+// order; intermediates: as made).
+template <class Tensors, class F, bool Input = (factor_id<F>::value < mp_size<Tensors>::value)>
+struct stored_indices {
+  using type = factor_indices<F>;
+};
+template <class Tensors, class F> struct stored_indices<Tensors, F, true> {
+  using format = typename std::remove_cvref_t<mp_at<Tensors, factor_id<F>>>::format_type;
+  template <class K> using at_level = mp_at_c<factor_indices<F>, format::modes[K::value]>;
+  using type = mp_transform<at_level, mp_iota_c<format::order>>;
+};
+
+// A loop order over the indices of All that keeps every list of Stored where it can (Kahn's
+// algorithm, ties and cycles broken by the order of All), and whether it keeps all of them.
+template <std::size_t N> struct loop_order {
+  std::array<std::size_t, N> positions{};
+  bool concordant = true;
+};
+// before[a][b]: index a of All comes right before b in one of the lists of Stored.
+template <class All, class... Stored> constexpr auto storage_precedence(mp_list<Stored...>) {
+  constexpr std::size_t n = mp_size<All>::value;
+  std::array<std::array<bool, n>, n> before{};
+  (..., [&]<class... Xs>(mp_list<Xs...>) {
+    constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<All, Xs>::value...};
+    for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
+  }(Stored{}));
+  return before;
+}
+template <class All, class... Stored> constexpr auto concordant_order(mp_list<Stored...> stored) {
+  constexpr std::size_t n = mp_size<All>::value;
+  const auto before = storage_precedence<All>(stored);  // before[a][b]: a must come before b
+  loop_order<n> result;
+  std::array<bool, n> placed{};
+  for (std::size_t t = 0; t < n; ++t) {
+    std::size_t pick = n;
+    for (std::size_t c = 0; c < n && pick == n; ++c) {
+      if (placed[c]) continue;
+      bool free = true;
+      for (std::size_t q = 0; q < n; ++q) free = free && (placed[q] || !before[q][c]);
+      if (free) pick = c;
+    }
+    if (pick == n) result.concordant = false;
+    for (std::size_t c = 0; c < n && pick == n; ++c)  // a cycle: the first one left
+      if (!placed[c]) pick = c;
+    placed[pick] = true;
+    result.positions[t] = pick;
+  }
+  return result;
+}
+// Whether one loop order keeps every list of Stored (no cycle in their precedences).
+template <class All, class... Stored> constexpr bool concordant_exists(mp_list<Stored...> stored) {
+  return concordant_order<All>(stored).concordant;
+}
+
+// The indices of the intermediate that eliminating S makes, in the order of a loop nest
+// concordant with the step's operands, so that the step writes it in order (appended, or one
+// workspace row at a time) instead of collecting and sorting its entries.
+template <class Tensors, class Factors, class S> struct concordant_made {
+  using e = eliminate<Factors, S, mp_size_t<0>>;
+  using all = mp_unique<
+      mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, typename e::in>, mp_list<>>>>;
+  template <class F> using stored = typename stored_indices<Tensors, F>::type;
+  static constexpr auto positions =
+      concordant_order<all>(mp_transform<stored, typename e::in>{}).positions;
+  template <class K> using at = mp_at_c<all, positions[K::value]>;
+  using type = mp_remove<mp_transform<at, mp_iota<mp_size<all>>>, S>;
+};
+template <class Tensors, class Factors, class S>
+using concordant_made_t = typename concordant_made<Tensors, Factors, S>::type;
+
+// A greedy elimination order (the min-fill rule of variable elimination, on the program's
+// structure): each time, the summed index whose intermediate has the fewest indices (the first
+// such in the written order).
+template <class Factors, class Summed, class Order = mp_list<>> struct greedy_order {
+  template <class S> using arity = mp_size<typename eliminate<Factors, S, mp_size_t<0>>::indices>;
+  using arities = mp_transform<arity, Summed>;
+  using best = mp_at<Summed, mp_find<arities, mp_min_element<arities, mp_less>>>;
+  using made = mp_list<mp_size_t<0>, typename eliminate<Factors, best, mp_size_t<0>>::indices>;
+  using type = typename greedy_order<mp_push_back<mp_remove_if_q<Factors, uses<best>>, made>,
+                                     mp_remove<Summed, best>, mp_push_back<Order, best>>::type;
+};
+template <class Factors, class Order> struct greedy_order<Factors, mp_list<>, Order> {
+  using type = Order;
+};
+
+// How many elimination prefixes n summed indices have: n + n(n-1) + ... + n!.
+constexpr std::size_t prefix_count(std::size_t n) {
+  std::size_t total = 0, term = 1;
+  for (std::size_t k = 0; k < n; ++k) total += term *= n - k;
+  return total;
+}
+
+// The candidates: every prefix when there are at most Cap (exact search, small programs); else the
+// prefixes of the greedy order first, then the shortest others, up to Cap.
+template <class Factors, class Summed, std::size_t Cap> struct candidate_prefixes {
+  static constexpr std::size_t n = mp_size<Summed>::value;
+  static constexpr bool exact = prefix_count(n) <= Cap;
+  using greedy = typename greedy_order<Factors, Summed>::type;
+  template <class K> using greedy_prefix = mp_take<greedy, mp_size_t<K::value + 1>>;
+  using greedy_prefixes = mp_transform<greedy_prefix, mp_iota_c<n>>;
+  using shortest = typename elimination_prefixes<Summed, Cap + n>::type;
+  using merged = mp_unique<mp_append<greedy_prefixes, shortest>>;
+  using type = mp_if_c<exact, shortest, mp_take_c<merged, std::min(Cap, mp_size<merged>::value)>>;
+};
+
+}  // namespace detail::ve
+}  // namespace loom
+
+#endif  // LOOM_EXEC_DECOMPOSE_ELIMINATION_HPP
+// ---- end <loom/exec/decompose/elimination.hpp>
 // ---- begin <loom/exec/evaluate.hpp>
 // Defines the driver (exec/): `out(i...) = e`, `out(i...) += e`, loom::assign, loom::accumulate
 // and loom::eval under a loom::options. Checks the kernel, rewrites it, hoists what the loops
@@ -7021,307 +7626,6 @@ template <class E, class Assign> auto materialize(const E& e, kept& keep, Assign
 #ifndef LOOM_EXEC_BIND_HPP
 #define LOOM_EXEC_BIND_HPP
 
-// ---- begin <loom/exec/options.hpp>
-// Defines loom::options<...>: what the optimizer may choose for one assignment, as a type (the
-// choices that instantiate kernels) with run-time fields (the choices forced for comparisons).
-// Passed to loom::assign, loom::eval, loom::explain and loom::decompose; never a macro, so two
-// translation units with different options instantiate different templates (exec/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_OPTIONS_HPP
-#define LOOM_EXEC_OPTIONS_HPP
-
-// ---- begin <loom/stream/skip.hpp>
-// Defines the skip policies of an intersection, one per loop (stream/): how `mul` co-iterates
-// its operands at a depth (leapfrog, linear merge, or one leader iterating while the others are
-// probed), carried as a type by the product's scalar operation.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_SKIP_HPP
-#define LOOM_STREAM_SKIP_HPP
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-
-namespace loom::stream::skip {
-
-/// The static policy (combinators.hpp case table): leapfrog between ordered operands, iterate
-/// the other operand and locate a random-access one.
-struct standard {
-  static constexpr const char* name = "standard";
-};
-/// The default between two ordered operands (`standard`): a merge that steps the operand
-/// behind one entry, like the hand-written two-pointer loop, unless one fiber is at least
-/// `gallop_ratio` times longer than the other, which then seeks with a galloping search
-/// (leapfrog). Decided once per pair of fibers from their lengths: one branch per fiber, one
-/// copy of the loop.
-struct adaptive {
-  static constexpr const char* name = "merge, or leapfrog on skewed fibers";
-};
-/// The length ratio from which `adaptive` gallops: the measured crossover between merging and
-/// galloping (benchmarks/hand_loop/hand_loop.cpp, `intersect`; the table in docs/optimizer.md,
-/// "Skip policy").
-inline constexpr std::int64_t gallop_ratio = 24;
-
-/// Every operand behind seeks the other's index with a galloping search.
-struct leapfrog {
-  static constexpr const char* name = "leapfrog";
-};
-/// The operand behind steps one entry at a time (a sorted merge, no search).
-struct merge {
-  static constexpr const char* name = "merge";
-};
-/// Side K of every intersection at the loop iterates (0: the first operand of the product, 1:
-/// the last); the others are probed at its index: located when random-access, else sought.
-template <std::size_t K> struct lead {
-  static_assert(K <= 1, "loom::stream::skip::lead: the leader is side 0 (first) or 1 (last)");
-  static constexpr const char* name = K == 0 ? "lead first" : "lead last";
-};
-
-/// The policy of an intersection of two ordered operands, as a value: what `runtime` reads from
-/// the kernel context (and the optimizer's cost table indexes; `standard` is the static table).
-enum class code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
-
-/// Where neither operand is random-access, the policy is read at run time from the kernel's
-/// context (`kernel_context::skip`, one code per loop, chosen by optimize/leader_choice.hpp from
-/// statistics): one kernel serves leapfrog, merge and either leader. Elsewhere it is `standard`.
-struct runtime {
-  static constexpr const char* name = "chosen at run time";
-};
-
-/// The codes of a kernel's loops (outermost first), as `runtime` reads them.
-inline constexpr std::size_t max_loops = 16;
-using codes = std::array<code, max_loops>;
-inline constexpr codes default_codes = [] {
-  codes c{};
-  c.fill(code::leapfrog);  // what `standard` does between two ordered operands
-  return c;
-}();
-
-/// Policies by loop depth (outermost first); depths past the list use `standard`.
-template <class... Ps> struct per_loop {};
-
-/// One policy at every loop.
-template <class P> struct every_loop {};
-
-namespace detail {
-template <class L, std::size_t D> struct at_impl {
-  using type = standard;
-};
-template <class... Ps, std::size_t D>
-  requires(D < sizeof...(Ps))
-struct at_impl<per_loop<Ps...>, D> {
-  using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
-};
-template <class P, std::size_t D> struct at_impl<every_loop<P>, D> {
-  using type = P;
-};
-template <class Op> struct skips_of {
-  using type = per_loop<>;
-};
-template <class Op>
-  requires requires { typename Op::skips; }
-struct skips_of<Op> {
-  using type = typename Op::skips;
-};
-}  // namespace detail
-
-/// The policy of loop D in the list L.
-template <class L, std::size_t D> using at = typename detail::at_impl<L, D>::type;
-
-/// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
-template <class Op, std::size_t D> using of_op_at = at<typename detail::skips_of<Op>::type, D>;
-
-template <class P> std::string describe(every_loop<P>) {
-  return std::string("every loop: ") + P::name;
-}
-
-/// "leapfrog, merge at j": the list in words, depth by depth.
-template <class... Ps> std::string describe(per_loop<Ps...>) {
-  std::string s;
-  [[maybe_unused]] std::size_t d = 0;
-  (..., [&] {
-    if (!s.empty()) s += ", ";
-    s += "loop " + std::to_string(d++) + ": " + Ps::name;
-  }());
-  return s.empty() ? std::string("standard") : s;
-}
-
-}  // namespace loom::stream::skip
-
-#endif  // LOOM_STREAM_SKIP_HPP
-// ---- end <loom/stream/skip.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/list.hpp>
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-namespace loom {
-
-/// How `decompose` stores a candidate's one- and two-index intermediates (Galley's output formats,
-/// notes 001 §4.4): sorted (csf, a sparse vector), dense, bitmap (Galley's bytemap: dense values
-/// with presence bits, written in place, read by their set bits) or hashed (sorted entries plus a
-/// hash table per fiber: readers locate an index in O(1) instead of intersecting with the list).
-/// Intermediates with three or more indices are sorted.
-enum class intermediate_format : std::uint8_t { sorted, dense, bitmap, hashed };
-/// Every intermediate format, in the order `decompose` costs them (bitmap only with
-/// `opt::bitmap_intermediates`, hashed only with `opt::hashed_intermediates`).
-inline constexpr std::array<intermediate_format, 4> intermediate_formats{
-    intermediate_format::sorted, intermediate_format::dense, intermediate_format::bitmap,
-    intermediate_format::hashed};
-/// "sorted", "dense", "bitmap" or "hashed".
-constexpr const char* intermediate_format_name(intermediate_format f) {
-  return f == intermediate_format::dense    ? "dense"
-         : f == intermediate_format::bitmap ? "bitmap"
-         : f == intermediate_format::hashed ? "hashed"
-                                            : "sorted";
-}
-
-/// The options' tags: each names one choice the optimizer may make, at the cost of the kernels it
-/// instantiates (docs/optimizer.md measures them).
-namespace opt {
-/// Intersections of ordered operands keep the static policy: a merge, galloping where one fiber
-/// is `skip::gallop_ratio` times longer (decided per pair of fibers). The default.
-struct static_skips {};
-/// One kernel per plan whose intersections read their policy per loop (leapfrog, merge, lead
-/// first, lead last), chosen from statistics at run time; `options::skip_codes` forces it.
-struct runtime_skips {};
-/// Up to N kernels per plan, one per skip-policy candidate; the cheapest is chosen from
-/// statistics at run time; `options::skip_candidate` forces one.
-template <std::size_t N = limits::skip_candidates> struct skip_candidates {
-  static_assert(N >= 1, "loom::opt::skip_candidates<N>: N must be at least 1");
-};
-/// The given policies (a `loom::stream::skip::per_loop<...>`), one per loop of the plan run; no
-/// hoisting of inner sums, so the loops are the plan's. For comparisons and tests.
-template <class PerLoop> struct fixed_skips {};
-/// Run the assignment through `decompose` (variable elimination with materialised
-/// intermediates), for sums over products; `options::candidate`, `intermediates` and `reuse`
-/// force its choices.
-struct eliminate {};
-/// `decompose` may store intermediates as bitmaps (another variant of every candidate).
-struct bitmap_intermediates {};
-/// `decompose` may store intermediates hashed (another variant of every candidate).
-struct hashed_intermediates {};
-/// `decompose` chooses a format per intermediate rather than one per candidate (every mix of the
-/// one- and two-index intermediates' formats is a variant).
-struct format_per_step {};
-}  // namespace opt
-
-namespace detail {
-template <class T> struct is_skip_tag : std::false_type {};
-template <> struct is_skip_tag<opt::static_skips> : std::true_type {};
-template <> struct is_skip_tag<opt::runtime_skips> : std::true_type {};
-template <std::size_t N> struct is_skip_tag<opt::skip_candidates<N>> : std::true_type {};
-template <class P> struct is_skip_tag<opt::fixed_skips<P>> : std::true_type {};
-
-template <class T> struct is_option_tag : is_skip_tag<T> {};
-template <> struct is_option_tag<opt::eliminate> : std::true_type {};
-template <> struct is_option_tag<opt::bitmap_intermediates> : std::true_type {};
-template <> struct is_option_tag<opt::hashed_intermediates> : std::true_type {};
-template <> struct is_option_tag<opt::format_per_step> : std::true_type {};
-
-template <class L> struct first_or_static {
-  using type = opt::static_skips;
-};
-template <class T, class... Ts> struct first_or_static<boost::mp11::mp_list<T, Ts...>> {
-  using type = T;
-};
-
-template <class T> struct fixed_skips_of {
-  using type = void;
-};
-template <class PerLoop> struct fixed_skips_of<opt::fixed_skips<PerLoop>> {
-  using type = PerLoop;
-};
-
-// "lead first, merge" for per_loop<lead<0>, merge>; "merge at every loop" for every_loop<merge>.
-template <class L> struct skip_list_name;
-template <class... Ps> struct skip_list_name<stream::skip::per_loop<Ps...>> {
-  static std::string get() {
-    std::string s;
-    (..., (s += (s.empty() ? "" : ", ") + std::string(Ps::name)));
-    return s.empty() ? std::string(stream::skip::standard::name) : s;
-  }
-};
-template <class P> struct skip_list_name<stream::skip::every_loop<P>> {
-  static std::string get() { return std::string(P::name) + " at every loop"; }
-};
-
-template <class T> struct skip_cap : std::integral_constant<std::size_t, 1> {};
-template <std::size_t N>
-struct skip_cap<opt::skip_candidates<N>> : std::integral_constant<std::size_t, N> {};
-}  // namespace detail
-
-/// What the optimizer may choose for one assignment: `Tags` from `loom::opt` (at most one skip
-/// tag; none means `opt::static_skips`), plus run-time fields that force a choice, e.g.
-/// `loom::assign(y(i), sum(j, A(i, j) * x(j)), loom::options<loom::opt::runtime_skips>{})`.
-/// The tags are part of every kernel's type, so units with different options never share a
-/// definition.
-template <class... Tags> struct options {
-  static_assert((... && detail::is_option_tag<Tags>::value),
-                "loom::options<...>: every argument must be a tag from loom::opt");
-  using skip_tags = boost::mp11::mp_copy_if<boost::mp11::mp_list<Tags...>, detail::is_skip_tag>;
-  static_assert(boost::mp11::mp_size<skip_tags>::value <= 1,
-                "loom::options<...>: give at most one skip tag (static_skips, runtime_skips, "
-                "skip_candidates<N>, fixed_skips<...>)");
-  /// The skip tag.
-  using skips = typename detail::first_or_static<skip_tags>::type;
-  /// How many skip-policy kernels per plan (skip_candidates<N>: N; otherwise 1).
-  static constexpr std::size_t skip_cap = detail::skip_cap<skips>::value;
-  static constexpr bool eliminate = (... || std::is_same_v<Tags, opt::eliminate>);
-  static constexpr bool bitmap_intermediates =
-      (... || std::is_same_v<Tags, opt::bitmap_intermediates>);
-  static constexpr bool hashed_intermediates =
-      (... || std::is_same_v<Tags, opt::hashed_intermediates>);
-  static constexpr bool format_per_step = (... || std::is_same_v<Tags, opt::format_per_step>);
-
-  /// Whether intermediates of format `f` are compiled in (sorted and dense always).
-  static constexpr bool compiles(intermediate_format f) {
-    return f == intermediate_format::bitmap   ? bitmap_intermediates
-           : f == intermediate_format::hashed ? hashed_intermediates
-                                              : true;
-  }
-
-  /// runtime_skips: run these codes (one per loop, outermost first) instead of the chosen ones.
-  std::optional<stream::skip::codes> skip_codes{};
-  /// skip_candidates<N>: run this candidate (clamped to the last) instead of the chosen one.
-  std::optional<std::size_t> skip_candidate{};
-  /// eliminate: run this candidate of `decompose` (0: the fused kernel; c: elimination prefix
-  /// c - 1) instead of the cheapest.
-  std::optional<std::size_t> candidate{};
-  /// eliminate with `candidate`: one format for every one- and two-index intermediate, or one per
-  /// step (several need opt::format_per_step); empty: the planner's for that candidate.
-  std::vector<intermediate_format> intermediates{};
-  /// eliminate with `candidate`: bit t, step t reuses an earlier step's equal intermediate;
-  /// empty: the planner's.
-  std::optional<std::uint32_t> reuse{};
-  /// An expression over loom::alternatives: run this variant (numbered as `explain` lists them,
-  /// clamped to the last) instead of the cheapest.
-  std::optional<std::size_t> alternative{};
-};
-
-/// The options of a plain `out(...) = e`.
-using default_options = options<>;
-
-template <class T> struct is_options : std::false_type {};
-template <class... Tags> struct is_options<options<Tags...>> : std::true_type {};
-/// A `loom::options<...>`.
-template <class T>
-concept options_type = is_options<std::remove_cvref_t<T>>::value;
-
-}  // namespace loom
-
-#endif  // LOOM_EXEC_OPTIONS_HPP
-// ---- end <loom/exec/options.hpp>
 // ---- begin <loom/expr/operators.hpp>
 // Defines the index-notation operators and functions that build expressions: + - * / unary -,
 // comparisons, loom::sum, loom::map, loom::where, loom::expand (expr/).
@@ -7517,63 +7821,31 @@ inline constexpr order_option<std::remove_cvref_t<decltype(Is)>...> order{};
 #ifndef LOOM_FORMAT_APPENDER_HPP
 #define LOOM_FORMAT_APPENDER_HPP
 
+// ---- begin <loom/format/append_arrays.hpp>
+// Defines the arrays a kernel's hot loop appends to (format/): append_array (the end of a growing
+// vector), fill_array (values of a known length) and row_writer (a csr-like output's rows, held
+// in registers); the appender and parallel::row_target hand them to the run loops.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_APPEND_ARRAYS_HPP
+#define LOOM_FORMAT_APPEND_ARRAYS_HPP
 
-#include <boost/mp11/algorithm.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
-#include <utility>
 #include <vector>
 
 namespace loom::detail {
 
-// Levels the appender builds online (by their declared layout: docs/levels.md); a format with
-// any other level (hashed, bitmap, banded, a user level of no layout) buffers its entries and
-// assembles them through the levels' hooks at the end.
-template <class L>
-inline constexpr bool appends_online =
-    layout_of<L> == level_layout::dense || layout_of<L> == level_layout::compressed ||
-    layout_of<L> == level_layout::singleton;
-template <class Levels> inline constexpr bool all_append_online = false;
-template <class... Ls>
-inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = (appends_online<Ls> && ...);
-
-/// Whether a format is one dense level over one compressed unique level (csr, csc), which the
-/// appender can fill by a counting sort on the row (`appender::fill_by_rows`).
-template <class Format>
-inline constexpr bool rows_of_columns = [] {
-  if constexpr (Format::order == 2 && all_append_online<typename Format::levels>) {
-    using outer = boost::mp11::mp_at_c<typename Format::levels, 0>;
-    using inner = boost::mp11::mp_at_c<typename Format::levels, 1>;
-    return outer::properties.full && !inner::properties.full && !inner::properties.segmented &&
-           inner::properties.unique;
-  } else {
-    return false;
-  }
-}();
-
-/// The position and coordinate types of a csr-like format's compressed level.
-template <class Format, bool = rows_of_columns<Format>> struct row_arrays {
-  using pos_type = std::int64_t;
-  using crd_type = std::int64_t;
-};
-template <class Format> struct row_arrays<Format, true> {
-  using pos_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::pos_type;
-  using crd_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::crd_type;
-};
+/// Entries an append grows its arrays by when they are full, value-initialised just before they
+/// are written (the pages are touched once either way).
+inline constexpr std::size_t append_chunk = 4096;
 
 /// The end of a vector that a hot loop appends to: `push` is a compare and a store, inlined
 /// (std::vector::push_back stayed out of line in the kernels' loops: 19% of A∘B's samples). The
 /// vector's size runs ahead of the entries by at most one chunk, value-initialised just before
 /// it is written (the pages are touched once either way); `close` trims it. Capacity is kept,
 /// so a kernel that writes the same output again allocates nothing.
-/// Entries an append grows its arrays by when they are full, value-initialised just before they
-/// are written (the pages are touched once either way).
-inline constexpr std::size_t append_chunk = 4096;
-
 template <class X> struct append_array {
   std::vector<X>* v = nullptr;
   X* cur = nullptr;
@@ -7706,6 +7978,58 @@ template <class T, class Pos, class Crd, bool Relative = false> struct row_write
     v->resize(room);
     return {c->data(), v->data(), static_cast<std::int64_t>(room)};
   }
+};
+
+}  // namespace loom::detail
+
+#endif  // LOOM_FORMAT_APPEND_ARRAYS_HPP
+// ---- end <loom/format/append_arrays.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace loom::detail {
+
+// Levels the appender builds online (by their declared layout: docs/levels.md); a format with
+// any other level (hashed, bitmap, banded, a user level of no layout) buffers its entries and
+// assembles them through the levels' hooks at the end.
+template <class L>
+inline constexpr bool appends_online =
+    layout_of<L> == level_layout::dense || layout_of<L> == level_layout::compressed ||
+    layout_of<L> == level_layout::singleton;
+template <class Levels> inline constexpr bool all_append_online = false;
+template <class... Ls>
+inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = (appends_online<Ls> && ...);
+
+/// Whether a format is one dense level over one compressed unique level (csr, csc), which the
+/// appender can fill by a counting sort on the row (`appender::fill_by_rows`).
+template <class Format>
+inline constexpr bool rows_of_columns = [] {
+  if constexpr (Format::order == 2 && all_append_online<typename Format::levels>) {
+    using outer = boost::mp11::mp_at_c<typename Format::levels, 0>;
+    using inner = boost::mp11::mp_at_c<typename Format::levels, 1>;
+    return outer::properties.full && !inner::properties.full && !inner::properties.segmented &&
+           inner::properties.unique;
+  } else {
+    return false;
+  }
+}();
+
+/// The position and coordinate types of a csr-like format's compressed level.
+template <class Format, bool = rows_of_columns<Format>> struct row_arrays {
+  using pos_type = std::int64_t;
+  using crd_type = std::int64_t;
+};
+template <class Format> struct row_arrays<Format, true> {
+  using pos_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::pos_type;
+  using crd_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::crd_type;
 };
 
 /// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
@@ -8288,6 +8612,14 @@ bool cached_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense_tempora
 #ifndef LOOM_OPTIMIZE_LEADER_CHOICE_HPP
 #define LOOM_OPTIMIZE_LEADER_CHOICE_HPP
 
+// ---- begin <loom/optimize/skip_candidates.hpp>
+// Defines the skip-policy candidates of a plan (optimize/): the operands each loop co-iterates,
+// the policy codes, Galley's per-entry cost constants, and the variants instantiated at compile
+// time (#0 the static policy, then one other policy at one loop each).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_SKIP_CANDIDATES_HPP
+#define LOOM_OPTIMIZE_SKIP_CANDIDATES_HPP
+
 // ---- begin <loom/plan/transposed_format.hpp>
 // Defines loom::plan::transposed_format<Order, A>: the format of the copy an operand is read
 // through when the loop order is not concordant with it (plan/). The evaluator binds it
@@ -8355,17 +8687,9 @@ struct transposed_format<Order, expr::access<T, Is...>> {
 
 #include <boost/mp11/algorithm.hpp>
 
-#include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstddef>
-#include <cstdint>
-#include <iostream>
-#include <ostream>
-#include <sstream>
-#include <string>
 #include <type_traits>
-#include <vector>
 
 namespace loom::optimize {
 
@@ -8563,6 +8887,26 @@ template <class Plan, std::size_t Cap> struct skip_candidates_impl {
 /// policy (`per_loop<>`), then one other policy at one loop each, at most Cap in all.
 template <class Plan, std::size_t Cap>
 using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type;
+}  // namespace loom::optimize
+
+#endif  // LOOM_OPTIMIZE_SKIP_CANDIDATES_HPP
+// ---- end <loom/optimize/skip_candidates.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <iostream>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::optimize {
 
 /// One loop's policy costs (indexed by skip_code, standard last) and what they were made of.
 struct loop_skip_costs {
@@ -13354,238 +13698,9 @@ auto eval(const E& e, const O& opts = {}) {
 #include <vector>
 
 namespace loom {
-
-/// The most elimination prefixes `decompose` instantiates per program (plus the fused kernel).
-inline constexpr std::size_t max_elimination_orders = limits::elimination_orders;
-/// The most cells `decompose` stores densely in one intermediate (a dense one- or two-index
-/// intermediate is chosen when cheaper than a sorted sparse one and not larger than this).
-inline constexpr std::int64_t max_dense_intermediate_cells = limits::dense_intermediate_cells;
-
 namespace detail::ve {
 
 using namespace boost::mp11;
-
-// The options that change which kernels `decompose` instantiates: bitmap and hashed
-// intermediates are a variant of every candidate (+70% compile time on the decompose tests for
-// bitmap, docs/optimizer.md), a format per step a variant per mix of formats; so they are tags
-// (opt::bitmap_intermediates, ...), off unless given.
-template <bool Bitmap, bool Hashed, bool PerStep> struct intermediate_flags {
-  static constexpr bool per_step = PerStep;
-  static constexpr bool compiles(intermediate_format f) {
-    return f == intermediate_format::bitmap   ? Bitmap
-           : f == intermediate_format::hashed ? Hashed
-                                              : true;
-  }
-};
-template <class O>
-using flags_of =
-    intermediate_flags<O::bitmap_intermediates, O::hashed_intermediates, O::format_per_step>;
-
-// A candidate's format assignment, as one number: two bits per elimination step, step t's
-// intermediate_format in bits 2t and 2t + 1. `uniform_code` gives every step the same format.
-inline constexpr std::size_t max_coded_steps = 16;
-constexpr intermediate_format format_at(std::size_t code, std::size_t step) {
-  return static_cast<intermediate_format>(step < max_coded_steps ? code >> 2 * step & 3u : 0u);
-}
-constexpr std::size_t uniform_code(intermediate_format f) {
-  std::size_t code = 0;
-  for (std::size_t t = 0; t < max_coded_steps; ++t) code |= static_cast<std::size_t>(f) << 2 * t;
-  return code;
-}
-
-// A sum-product: sum(s1, sum(s2, ... A * B * ...)) flattened into summed indices and factors.
-template <class E> struct flatten {
-  static constexpr bool ok = false;
-  using summed = mp_list<>;
-  using factors = mp_list<>;
-};
-template <class T, class... Is> struct flatten<expr::access<T, Is...>> {
-  static constexpr bool ok = sizeof...(Is) > 0;
-  using summed = mp_list<>;
-  using factors = mp_list<expr::access<T, Is...>>;
-};
-template <class L, class R> struct flatten<expr::mul<L, R>> {
-  static constexpr bool ok = flatten<L>::ok && flatten<R>::ok &&
-                             mp_empty<typename flatten<L>::summed>::value &&
-                             mp_empty<typename flatten<R>::summed>::value;
-  using summed = mp_list<>;
-  using factors = mp_append<typename flatten<L>::factors, typename flatten<R>::factors>;
-};
-template <class I, class E> struct flatten<expr::sum<I, E>> {
-  static constexpr bool ok = flatten<E>::ok && !mp_contains<typename flatten<E>::summed, I>::value;
-  using summed = mp_push_front<typename flatten<E>::summed, I>;
-  using factors = typename flatten<E>::factors;
-};
-
-// The accesses of a flattened product, left to right, as a tuple of access values.
-template <class T, class... Is> auto collect(const expr::access<T, Is...>& a) {
-  return std::tuple{a};
-}
-template <class L, class R> auto collect(const expr::mul<L, R>& e) {
-  return std::tuple_cat(collect(e.lhs), collect(e.rhs));
-}
-template <class I, class E> auto collect(const expr::sum<I, E>& e) { return collect(e.body); }
-
-template <class A> struct tensor_of_access_impl;
-template <class T, class... Is> struct tensor_of_access_impl<expr::access<T, Is...>> {
-  using type = std::remove_const_t<T>;
-};
-template <class A> using tensor_of_access = typename tensor_of_access_impl<A>::type;
-
-template <class A> struct indices_of;
-template <class T, class... Is> struct indices_of<expr::access<T, Is...>> {
-  using type = mp_list<Is...>;
-};
-
-// The ordered selections of K distinct elements of a list (the permutations when K is its size).
-template <class L, std::size_t K> struct selections {
-  template <class X> struct prepend {
-    template <class P> using fn = mp_push_front<P, X>;
-  };
-  template <class X>
-  using starting_with =
-      mp_transform_q<prepend<X>, typename selections<mp_remove<L, X>, K - 1>::type>;
-  using type = mp_apply<mp_append, mp_push_front<mp_transform<starting_with, L>, mp_list<>>>;
-};
-template <class L> struct selections<L, 0> {
-  using type = mp_list<mp_list<>>;
-};
-
-// The elimination prefixes of a sum-product over the summed indices L: one index eliminated, then
-// two, ... up to all (the indices after the prefix are summed in one fused kernel; the fused kernel
-// of all of L is candidate 0). Full orders stay candidates: their last kernel is pointwise over
-// intermediates, which may be shared. Shortest first, generated only up to Cap.
-template <class L, std::size_t Cap, std::size_t K = 1, class Acc = mp_list<>>
-struct elimination_prefixes {
-  using type = mp_take_c<Acc, std::min(Cap, mp_size<Acc>::value)>;
-};
-template <class L, std::size_t Cap, std::size_t K, class Acc>
-  requires(K <= mp_size<L>::value && mp_size<Acc>::value < Cap)
-struct elimination_prefixes<L, Cap, K, Acc> {
-  using type = typename elimination_prefixes<L, Cap, K + 1,
-                                             mp_append<Acc, typename selections<L, K>::type>>::type;
-};
-
-// A factor: mp_list<id, indices>; ids below the input count are inputs, the rest intermediates.
-template <class F> using factor_id = mp_first<F>;
-template <class F> using factor_indices = mp_second<F>;
-template <class S> struct uses {
-  template <class F> using fn = mp_contains<factor_indices<F>, S>;
-};
-
-// Eliminating S: the factors using S become one intermediate over their other indices.
-template <class Factors, class S, class Id> struct eliminate {
-  using in = mp_copy_if_q<Factors, uses<S>>;
-  static_assert(!mp_empty<in>::value, "loom::decompose: a summed index is used by no factor");
-  using indices = mp_remove<
-      mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, in>, mp_list<>>>>,
-      S>;
-};
-
-// The indices of factor F in the order its storage nests them (inputs: their format's level
-// order; intermediates: as made).
-template <class Tensors, class F, bool Input = (factor_id<F>::value < mp_size<Tensors>::value)>
-struct stored_indices {
-  using type = factor_indices<F>;
-};
-template <class Tensors, class F> struct stored_indices<Tensors, F, true> {
-  using format = typename std::remove_cvref_t<mp_at<Tensors, factor_id<F>>>::format_type;
-  template <class K> using at_level = mp_at_c<factor_indices<F>, format::modes[K::value]>;
-  using type = mp_transform<at_level, mp_iota_c<format::order>>;
-};
-
-// A loop order over the indices of All that keeps every list of Stored where it can (Kahn's
-// algorithm, ties and cycles broken by the order of All), and whether it keeps all of them.
-template <std::size_t N> struct loop_order {
-  std::array<std::size_t, N> positions{};
-  bool concordant = true;
-};
-// before[a][b]: index a of All comes right before b in one of the lists of Stored.
-template <class All, class... Stored> constexpr auto storage_precedence(mp_list<Stored...>) {
-  constexpr std::size_t n = mp_size<All>::value;
-  std::array<std::array<bool, n>, n> before{};
-  (..., [&]<class... Xs>(mp_list<Xs...>) {
-    constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<All, Xs>::value...};
-    for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
-  }(Stored{}));
-  return before;
-}
-template <class All, class... Stored> constexpr auto concordant_order(mp_list<Stored...> stored) {
-  constexpr std::size_t n = mp_size<All>::value;
-  const auto before = storage_precedence<All>(stored);  // before[a][b]: a must come before b
-  loop_order<n> result;
-  std::array<bool, n> placed{};
-  for (std::size_t t = 0; t < n; ++t) {
-    std::size_t pick = n;
-    for (std::size_t c = 0; c < n && pick == n; ++c) {
-      if (placed[c]) continue;
-      bool free = true;
-      for (std::size_t q = 0; q < n; ++q) free = free && (placed[q] || !before[q][c]);
-      if (free) pick = c;
-    }
-    if (pick == n) result.concordant = false;
-    for (std::size_t c = 0; c < n && pick == n; ++c)  // a cycle: the first one left
-      if (!placed[c]) pick = c;
-    placed[pick] = true;
-    result.positions[t] = pick;
-  }
-  return result;
-}
-// Whether one loop order keeps every list of Stored (no cycle in their precedences).
-template <class All, class... Stored> constexpr bool concordant_exists(mp_list<Stored...> stored) {
-  return concordant_order<All>(stored).concordant;
-}
-
-// The indices of the intermediate that eliminating S makes, in the order of a loop nest
-// concordant with the step's operands, so that the step writes it in order (appended, or one
-// workspace row at a time) instead of collecting and sorting its entries.
-template <class Tensors, class Factors, class S> struct concordant_made {
-  using e = eliminate<Factors, S, mp_size_t<0>>;
-  using all = mp_unique<
-      mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, typename e::in>, mp_list<>>>>;
-  template <class F> using stored = typename stored_indices<Tensors, F>::type;
-  static constexpr auto positions =
-      concordant_order<all>(mp_transform<stored, typename e::in>{}).positions;
-  template <class K> using at = mp_at_c<all, positions[K::value]>;
-  using type = mp_remove<mp_transform<at, mp_iota<mp_size<all>>>, S>;
-};
-template <class Tensors, class Factors, class S>
-using concordant_made_t = typename concordant_made<Tensors, Factors, S>::type;
-
-// A greedy elimination order (the min-fill rule of variable elimination, on the program's
-// structure): each time, the summed index whose intermediate has the fewest indices (the first
-// such in the written order).
-template <class Factors, class Summed, class Order = mp_list<>> struct greedy_order {
-  template <class S> using arity = mp_size<typename eliminate<Factors, S, mp_size_t<0>>::indices>;
-  using arities = mp_transform<arity, Summed>;
-  using best = mp_at<Summed, mp_find<arities, mp_min_element<arities, mp_less>>>;
-  using made = mp_list<mp_size_t<0>, typename eliminate<Factors, best, mp_size_t<0>>::indices>;
-  using type = typename greedy_order<mp_push_back<mp_remove_if_q<Factors, uses<best>>, made>,
-                                     mp_remove<Summed, best>, mp_push_back<Order, best>>::type;
-};
-template <class Factors, class Order> struct greedy_order<Factors, mp_list<>, Order> {
-  using type = Order;
-};
-
-// How many elimination prefixes n summed indices have: n + n(n-1) + ... + n!.
-constexpr std::size_t prefix_count(std::size_t n) {
-  std::size_t total = 0, term = 1;
-  for (std::size_t k = 0; k < n; ++k) total += term *= n - k;
-  return total;
-}
-
-// The candidates: every prefix when there are at most Cap (exact search, small programs); else the
-// prefixes of the greedy order first, then the shortest others, up to Cap.
-template <class Factors, class Summed, std::size_t Cap> struct candidate_prefixes {
-  static constexpr std::size_t n = mp_size<Summed>::value;
-  static constexpr bool exact = prefix_count(n) <= Cap;
-  using greedy = typename greedy_order<Factors, Summed>::type;
-  template <class K> using greedy_prefix = mp_take<greedy, mp_size_t<K::value + 1>>;
-  using greedy_prefixes = mp_transform<greedy_prefix, mp_iota_c<n>>;
-  using shortest = typename elimination_prefixes<Summed, Cap + n>::type;
-  using merged = mp_unique<mp_append<greedy_prefixes, shortest>>;
-  using type = mp_if_c<exact, shortest, mp_take_c<merged, std::min(Cap, mp_size<merged>::value)>>;
-};
 
 // Common subexpressions (notes 001 §3.7): a step whose factors are all inputs and that computes,
 // up to a renaming of indices, what an earlier such step computed over the same tensors can reuse
@@ -14766,6 +14881,13 @@ std::string explain(const Lhs& lhs, const R& rhs, const O& opts) {
 #ifndef LOOM_EXEC_EXPLAIN_HPP
 #define LOOM_EXEC_EXPLAIN_HPP
 
+// ---- begin <loom/exec/plan_text.hpp>
+// Defines the text of one plan for loom::explain: the kernel in index notation, the loop order,
+// the strategy at each loop level, transpositions, the output and the skip policies (exec/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_PLAN_TEXT_HPP
+#define LOOM_EXEC_PLAN_TEXT_HPP
+
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -15145,6 +15267,20 @@ std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
   return {};
 }
 }  // namespace detail
+}  // namespace loom::plan
+
+#endif  // LOOM_EXEC_PLAN_TEXT_HPP
+// ---- end <loom/exec/plan_text.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::plan {
 
 template <class Lhs, class R, options_type O = default_options>
   requires(!std::remove_cvref_t<O>::eliminate)
@@ -15990,6 +16126,15 @@ template <node E> constexpr values_at<std::remove_cvref_t<E>> values(E) { return
 #ifndef LOOM_FORMAT_MAPPING_MAPPED_LEVEL_HPP
 #define LOOM_FORMAT_MAPPING_MAPPED_LEVEL_HPP
 
+// ---- begin <loom/format/mapping/mapped_level_build.hpp>
+// Defines what a mapped level does outside the loops (format/mapping/): the folding of a loop's
+// guards into bounds, the validation walk of a tensor built from arrays (walk_level) and the
+// assembly of a level from sorted entries (assemble_level); loom::mapping::mapped_level
+// delegates to them.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_MAPPING_MAPPED_LEVEL_BUILD_HPP
+#define LOOM_FORMAT_MAPPING_MAPPED_LEVEL_BUILD_HPP
+
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
@@ -16102,7 +16247,287 @@ struct parent_runs {
   }
 };
 
+/// Walks every coordinate of level L under every parent (run), calling f(up, index, position);
+/// throws when a segment or table leaves its array, coordinates are out of order or outside the
+/// extent, or a key is not where the hash function puts it. Returns the next level's parents.
+template <class L, bool Owning, class F>
+parent_runs walk_level(const typename L::template storage<Owning>& st, const parent_runs& parents,
+                       const std::string& who, std::size_t mode, F&& f) {
+  using loop = typename L::loop;
+  constexpr bool pair_keys = L::pair_keys, is_range = L::is_range, is_hash = L::is_hash;
+  std::int64_t count = 0;
+  detail::parent_runs next;
+  const auto fail = [&](const std::string& what) { throw shape_error(who + ": " + what); };
+  if constexpr (pair_keys) {  // one pass over the flat map: each key names its parent
+    const auto& map = L::own_array(st);
+    const auto size = static_cast<std::int64_t>(map.size());
+    if ((size & (size - 1)) != 0)
+      fail("the hash map of mode " + std::to_string(mode) + " has " + std::to_string(size) +
+           " slots, not a power of two (build it with loom::mapping::hash_table)");
+    if (!parents.runs.empty()) fail("a map keyed by pairs cannot sit below a non-unique loop");
+    const std::int64_t e = std::max<std::int64_t>(st.extent, 1);
+    map.sorted->tables.emplace_back(0, size);
+    for (std::int64_t s = 0; s < size; ++s) {
+      const auto key = static_cast<std::int64_t>(map.keys[static_cast<std::size_t>(s)]);
+      if (key == detail::empty_key) continue;
+      const std::int64_t up = key / e, i = key % e;
+      if (key < 0 || st.extent == 0 || up >= parents.count)
+        fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
+             " names the pair (" + std::to_string(up) + ", " + std::to_string(i) +
+             "), outside the " + std::to_string(parents.count) + " parent positions x extent " +
+             std::to_string(st.extent) + " (a pair is stored as parent * extent + coordinate)");
+      const auto cur = L::template iterate<search_strategy::linear>(st, up, up + 1);
+      const level_range r = cur.locate(i);
+      const level_range mine =
+          cur.at(i, static_cast<std::int64_t>(map.vals[static_cast<std::size_t>(s)]));
+      if (r.begin != mine.begin || r.empty())
+        fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
+             " is not found where the hash function puts it (a duplicate, or a table not "
+             "built by loom::mapping::hash_table)");
+      if (mine.begin < 0)
+        fail("the pair (" + std::to_string(up) + ", " + std::to_string(i) + ") of mode " +
+             std::to_string(mode) + " maps to the negative offset " + std::to_string(mine.begin));
+      f(up, i, mine.begin);
+      count = std::max(count, mine.begin + 1);
+    }
+    next.count = count;
+    return next;
+  }
+  for (std::int64_t k = 0; k < parents.size(); ++k) {
+    const level_range run = parents.at(k);
+    const std::int64_t up = run.begin;
+    if constexpr (!is_range) {
+      const auto size = static_cast<std::int64_t>(L::own_array(st).size());
+      const auto [lo, hi] = L::bounds(st, up, run.end);
+      if (lo < 0 || hi < lo || hi > size)
+        fail("the " + std::string(is_hash ? "table" : "segment") + " [" + std::to_string(lo) +
+             ", " + std::to_string(hi) + ") of mode " + std::to_string(mode) +
+             " under parent position " + std::to_string(up) + " is not a range inside its " +
+             (is_hash ? "hash map of " : "index array of ") + std::to_string(size) + " entries");
+      if constexpr (is_hash) {
+        const std::int64_t cap = hi - lo;
+        if ((cap & (cap - 1)) != 0)
+          fail("the table [" + std::to_string(lo) + ", " + std::to_string(hi) + ") of mode " +
+               std::to_string(mode) + " under parent position " + std::to_string(up) + " has " +
+               std::to_string(cap) +
+               " slots, not a power of two (build it with loom::mapping::hash_table)");
+        L::own_array(st).sorted->tables.emplace_back(lo, hi);
+        const auto& map = L::own_array(st);
+        const auto cur = L::template iterate<search_strategy::linear>(st, up, run.end);
+        for (std::int64_t s = lo; s < hi; ++s) {
+          const auto key = static_cast<std::int64_t>(map.keys[static_cast<std::size_t>(s)]);
+          if (key == detail::empty_key) continue;
+          if (key < 0 || key >= st.extent)
+            fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) + " (extent " +
+                 std::to_string(st.extent) + ") under parent position " + std::to_string(up) +
+                 " is outside the extent");
+          const level_range r = cur.locate(key);
+          const level_range mine =
+              cur.at(key, static_cast<std::int64_t>(map.vals[static_cast<std::size_t>(s)]));
+          if (r.begin != mine.begin || r.empty())
+            fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
+                 " under parent position " + std::to_string(up) +
+                 " is not found where the hash function puts it (a duplicate, or a table not "
+                 "built by loom::mapping::hash_table)");
+          if (mine.begin < 0)
+            fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
+                 " under parent position " + std::to_string(up) + " maps to the negative offset " +
+                 std::to_string(mine.begin));
+          f(up, key, mine.begin);
+          count = std::max(count, mine.begin + 1);
+        }
+        continue;
+      }
+    }
+    if constexpr (!is_hash) {
+      auto cur = L::template iterate<search_strategy::linear>(st, up, run.end);
+      std::int64_t last = -1;
+      for (; cur.valid(); cur.next()) {
+        const std::int64_t i = cur.index();
+        const bool out_of_order = loop::unique ? i <= last : i < last;
+        if (i < 0 || i >= st.extent || out_of_order) {
+          fail("coordinate " + std::to_string(i) + " of mode " + std::to_string(mode) +
+               " (extent " + std::to_string(st.extent) + ") under parent position " +
+               std::to_string(up) +
+               (out_of_order
+                    ? (loop::unique ? " is not strictly ascending (the loop is unique and sorted)"
+                                    : " is not ascending (the loop is sorted)")
+                    : " is outside the extent"));
+        }
+        last = i;
+        const level_range r = cur.children();
+        if (r.begin < 0)
+          fail("coordinate " + std::to_string(i) + " of mode " + std::to_string(mode) +
+               " under parent position " + std::to_string(up) + " maps to the negative offset " +
+               std::to_string(r.begin));
+        f(up, i, r.begin);
+        if constexpr (!loop::unique) next.runs.push_back(r);
+        count = std::max(count, r.end);
+      }
+    }
+  }
+  next.count = count;
+  return next;
+}
+
+/// Builds level L from sorted entries: a range checks each entry lies in its bounds and places
+/// it at its offset; a canonical segment crd(pos(x) : pos(x + 1)) is built like a compressed
+/// level (one position per entry when not unique), a singleton crd(pos(x) : pos(x) + 1) holds
+/// one coordinate per parent position, and a hash map (whole, or canonical tables
+/// H.table(s(x), s(x + 1))) gets one table per parent with positions numbered in key order.
+template <class L>
+std::int64_t assemble_level(typename L::template storage<true>& st, const level_build& in,
+                            std::span<std::int64_t> position) {
+  using Def = typename L::definition;
+  using self = typename L::self;
+  using loop = typename L::loop;
+  using loop_array = typename L::loop_array;
+  using array_list = typename L::array_list;
+  using position_expr = typename L::position_expr;
+  constexpr bool pair_keys = L::pair_keys, is_range = L::is_range, is_hash = L::is_hash,
+                 whole_map = L::whole_map;
+  st.extent = in.extent;
+  const std::string who = "loom::mapping " + std::string(Def::name);
+  if constexpr (is_range) {
+    if constexpr (!boost::mp11::mp_empty<array_list>::value) {
+      throw shape_error(who + ": loop " + std::string(self::name) +
+                        " reads physical arrays; build the tensor from its arrays");
+    } else {
+      for (std::size_t e = 0; e < in.coord.size(); ++e) {
+        const auto cur =
+            L::template iterate<search_strategy::linear>(st, in.parent[e], in.parent[e] + 1);
+        const level_range r = cur.locate(in.coord[e]);
+        if (r.empty())
+          throw shape_error(who + ": an entry with coordinate " + std::to_string(in.coord[e]) +
+                            " in mode " + std::to_string(in.mode) + " (extent " +
+                            std::to_string(in.extent) + ") under parent position " +
+                            std::to_string(in.parent[e]) + " lies outside the stored region " +
+                            std::string(self::name) + " in " + L::bounds_text());
+        position[e] = r.begin;
+      }
+      return L::walk(st, detail::parent_runs{in.parents, {}}, who, in.mode, [](auto...) {}).count;
+    }
+  } else {
+    using canon = detail::canonical_segment<typename loop::lo, typename loop::hi>;
+    constexpr bool singleton =
+        detail::singleton_segment<typename loop::lo, typename loop::hi>::value;
+    constexpr bool root = [] {
+      if constexpr (L::whole_map)
+        return true;
+      else if constexpr (requires { typename canon::parent; })
+        return std::is_same_v<typename canon::parent, lit<0>>;
+      else
+        return false;
+    }();
+    constexpr bool buildable =
+        std::is_same_v<position_expr, pos_node<self>> &&
+        (whole_map || singleton || !std::is_void_v<typename canon::pos_array>)&&(!singleton ||
+                                                                                 !is_hash);
+    if constexpr (!buildable) {
+      throw shape_error(who + ": loop " + std::string(self::name) +
+                        " is not of the form crd(pos(x) : pos(x + 1)), crd(pos(x) : pos(x) + 1) "
+                        "or a hash map's table with values at its position; build the tensor "
+                        "from its arrays");
+    } else {
+      if (in.extent > 0)
+        loom::detail::check_fits<typename loop_array::value_type>(
+            in.extent - 1, "largest coordinate of mode " + std::to_string(in.mode));
+      const std::int64_t segments = root ? 1 : in.parents;
+      // positions: per distinct (parent, coordinate), or per entry when not unique
+      std::vector<std::int64_t> first(static_cast<std::size_t>(segments) + 1, 0);
+      std::vector<std::int64_t> coords;
+      for (std::size_t e = 0; e < in.coord.size(); ++e) {
+        const bool fresh = !loop::unique || e == 0 || in.parent[e] != in.parent[e - 1] ||
+                           in.coord[e] != in.coord[e - 1];
+        if (fresh) {
+          coords.push_back(in.coord[e]);
+          ++first[root ? 1 : static_cast<std::size_t>(in.parent[e]) + 1];
+        }
+        position[e] = static_cast<std::int64_t>(coords.size()) - 1;
+      }
+      for (std::size_t p = 1; p < first.size(); ++p) first[p] += first[p - 1];
+      if constexpr (pair_keys) {  // one flat table: key parent * extent + coordinate
+        auto& map = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
+        if (in.extent > 0 && in.parents > std::numeric_limits<std::int64_t>::max() / in.extent)
+          throw shape_error(who + ": " + std::to_string(in.parents) + " parent positions x " +
+                            "extent " + std::to_string(in.extent) + " of mode " +
+                            std::to_string(in.mode) + " overflow a 64-bit pair key");
+        std::vector<std::pair<std::int64_t, std::int64_t>> table;
+        table.reserve(in.coord.size());
+        for (std::size_t e = 0; e < in.coord.size(); ++e)
+          table.emplace_back(in.parent[e] * in.extent + in.coord[e], position[e]);
+        auto h = hash_table<typename loop_array::key_type, typename loop_array::mapped_type>::from(
+            table);
+        map.sorted->tables.emplace_back(0, static_cast<std::int64_t>(h.keys.size()));
+        map.keys = std::move(h.keys);
+        map.vals = std::move(h.vals);
+      } else if constexpr (is_hash) {
+        auto& map = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
+        hash_table<typename loop_array::key_type, typename loop_array::mapped_type> h;
+        std::vector<std::int64_t> slot_starts;
+        std::vector<std::pair<std::int64_t, std::int64_t>> table;
+        for (std::int64_t p = 0; p < segments; ++p) {
+          table.clear();
+          for (std::int64_t q = first[static_cast<std::size_t>(p)];
+               q < first[static_cast<std::size_t>(p) + 1]; ++q)
+            table.emplace_back(coords[static_cast<std::size_t>(q)], q);
+          slot_starts.push_back(h.append(table));
+          map.sorted->tables.emplace_back(slot_starts.back(),
+                                          static_cast<std::int64_t>(h.keys.size()));
+        }
+        slot_starts.push_back(static_cast<std::int64_t>(h.keys.size()));
+        map.keys = std::move(h.keys);
+        map.vals = std::move(h.vals);
+        if constexpr (!whole_map) {
+          using slot_array = typename canon::pos_array;
+          auto& slots = std::get<boost::mp11::mp_find<array_list, slot_array>::value>(st.arrays);
+          slots.assign(slot_starts.begin(), slot_starts.end());
+        }
+      } else {
+        auto& crd = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
+        using C = typename loop_array::value_type;
+        crd.assign(coords.size(), C(0));
+        for (std::size_t q = 0; q < coords.size(); ++q) crd[q] = static_cast<C>(coords[q]);
+        if constexpr (singleton) {
+          if (static_cast<std::int64_t>(coords.size()) != in.parents)
+            throw shape_error(who + ": loop " + std::string(self::name) +
+                              " holds one coordinate per parent position, but " +
+                              std::to_string(coords.size()) + " entries have " +
+                              std::to_string(in.parents) + " parents");
+        } else {
+          using pos_array = typename canon::pos_array;
+          using Pp = typename pos_array::value_type;
+          auto& pos = std::get<boost::mp11::mp_find<array_list, pos_array>::value>(st.arrays);
+          loom::detail::check_fits<Pp>(static_cast<std::int64_t>(coords.size()),
+                                       "number of positions");
+          pos.assign(first.size(), Pp(0));
+          for (std::size_t p = 0; p < first.size(); ++p) pos[p] = static_cast<Pp>(first[p]);
+        }
+      }
+      return static_cast<std::int64_t>(coords.size());
+    }
+  }
+}
+
 }  // namespace detail
+}  // namespace loom::mapping
+
+#endif  // LOOM_FORMAT_MAPPING_MAPPED_LEVEL_BUILD_HPP
+// ---- end <loom/format/mapping/mapped_level_build.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace loom::mapping {
 
 /// Loop K of mapping Def as a level. Its position (what the next loop, or the value array,
 /// receives) is the loop's index for a range at the root, `up * N + i` for a deeper range, the
@@ -16392,257 +16817,20 @@ template <class Def, std::size_t K> struct mapped_level {
 
   // Part 3: validation of a tensor built from arrays (walk) -----------------------------------------
 
-  /// Walks every coordinate under every parent (run), calling f(up, index, position); throws
-  /// when a segment or table leaves its array, coordinates are out of order or outside the
-  /// extent, or a key is not where the hash function puts it. Returns the next level's parents.
+  /// Walks every coordinate under every parent, calling f(up, index, position), and throws on
+  /// arrays that break the mapping (detail::walk_level); returns the next level's parents.
   template <bool Owning, class F>
   static detail::parent_runs walk(const storage<Owning>& st, const detail::parent_runs& parents,
                                   const std::string& who, std::size_t mode, F&& f) {
-    std::int64_t count = 0;
-    detail::parent_runs next;
-    const auto fail = [&](const std::string& what) { throw shape_error(who + ": " + what); };
-    if constexpr (pair_keys) {  // one pass over the flat map: each key names its parent
-      const auto& map = own_array(st);
-      const auto size = static_cast<std::int64_t>(map.size());
-      if ((size & (size - 1)) != 0)
-        fail("the hash map of mode " + std::to_string(mode) + " has " + std::to_string(size) +
-             " slots, not a power of two (build it with loom::mapping::hash_table)");
-      if (!parents.runs.empty()) fail("a map keyed by pairs cannot sit below a non-unique loop");
-      const std::int64_t e = std::max<std::int64_t>(st.extent, 1);
-      map.sorted->tables.emplace_back(0, size);
-      for (std::int64_t s = 0; s < size; ++s) {
-        const auto key = static_cast<std::int64_t>(map.keys[static_cast<std::size_t>(s)]);
-        if (key == detail::empty_key) continue;
-        const std::int64_t up = key / e, i = key % e;
-        if (key < 0 || st.extent == 0 || up >= parents.count)
-          fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
-               " names the pair (" + std::to_string(up) + ", " + std::to_string(i) +
-               "), outside the " + std::to_string(parents.count) + " parent positions x extent " +
-               std::to_string(st.extent) + " (a pair is stored as parent * extent + coordinate)");
-        const auto cur = iterate<search_strategy::linear>(st, up, up + 1);
-        const level_range r = cur.locate(i);
-        const level_range mine =
-            cur.at(i, static_cast<std::int64_t>(map.vals[static_cast<std::size_t>(s)]));
-        if (r.begin != mine.begin || r.empty())
-          fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
-               " is not found where the hash function puts it (a duplicate, or a table not "
-               "built by loom::mapping::hash_table)");
-        if (mine.begin < 0)
-          fail("the pair (" + std::to_string(up) + ", " + std::to_string(i) + ") of mode " +
-               std::to_string(mode) + " maps to the negative offset " + std::to_string(mine.begin));
-        f(up, i, mine.begin);
-        count = std::max(count, mine.begin + 1);
-      }
-      next.count = count;
-      return next;
-    }
-    for (std::int64_t k = 0; k < parents.size(); ++k) {
-      const level_range run = parents.at(k);
-      const std::int64_t up = run.begin;
-      if constexpr (!is_range) {
-        const auto size = static_cast<std::int64_t>(own_array(st).size());
-        const auto [lo, hi] = bounds(st, up, run.end);
-        if (lo < 0 || hi < lo || hi > size)
-          fail("the " + std::string(is_hash ? "table" : "segment") + " [" + std::to_string(lo) +
-               ", " + std::to_string(hi) + ") of mode " + std::to_string(mode) +
-               " under parent position " + std::to_string(up) + " is not a range inside its " +
-               (is_hash ? "hash map of " : "index array of ") + std::to_string(size) + " entries");
-        if constexpr (is_hash) {
-          const std::int64_t cap = hi - lo;
-          if ((cap & (cap - 1)) != 0)
-            fail("the table [" + std::to_string(lo) + ", " + std::to_string(hi) + ") of mode " +
-                 std::to_string(mode) + " under parent position " + std::to_string(up) + " has " +
-                 std::to_string(cap) +
-                 " slots, not a power of two (build it with loom::mapping::hash_table)");
-          own_array(st).sorted->tables.emplace_back(lo, hi);
-          const auto& map = own_array(st);
-          const auto cur = iterate<search_strategy::linear>(st, up, run.end);
-          for (std::int64_t s = lo; s < hi; ++s) {
-            const auto key = static_cast<std::int64_t>(map.keys[static_cast<std::size_t>(s)]);
-            if (key == detail::empty_key) continue;
-            if (key < 0 || key >= st.extent)
-              fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) + " (extent " +
-                   std::to_string(st.extent) + ") under parent position " + std::to_string(up) +
-                   " is outside the extent");
-            const level_range r = cur.locate(key);
-            const level_range mine =
-                cur.at(key, static_cast<std::int64_t>(map.vals[static_cast<std::size_t>(s)]));
-            if (r.begin != mine.begin || r.empty())
-              fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
-                   " under parent position " + std::to_string(up) +
-                   " is not found where the hash function puts it (a duplicate, or a table not "
-                   "built by loom::mapping::hash_table)");
-            if (mine.begin < 0)
-              fail("key " + std::to_string(key) + " of mode " + std::to_string(mode) +
-                   " under parent position " + std::to_string(up) +
-                   " maps to the negative offset " + std::to_string(mine.begin));
-            f(up, key, mine.begin);
-            count = std::max(count, mine.begin + 1);
-          }
-          continue;
-        }
-      }
-      if constexpr (!is_hash) {
-        auto cur = iterate<search_strategy::linear>(st, up, run.end);
-        std::int64_t last = -1;
-        for (; cur.valid(); cur.next()) {
-          const std::int64_t i = cur.index();
-          const bool out_of_order = loop::unique ? i <= last : i < last;
-          if (i < 0 || i >= st.extent || out_of_order) {
-            fail("coordinate " + std::to_string(i) + " of mode " + std::to_string(mode) +
-                 " (extent " + std::to_string(st.extent) + ") under parent position " +
-                 std::to_string(up) +
-                 (out_of_order
-                      ? (loop::unique ? " is not strictly ascending (the loop is unique and sorted)"
-                                      : " is not ascending (the loop is sorted)")
-                      : " is outside the extent"));
-          }
-          last = i;
-          const level_range r = cur.children();
-          if (r.begin < 0)
-            fail("coordinate " + std::to_string(i) + " of mode " + std::to_string(mode) +
-                 " under parent position " + std::to_string(up) + " maps to the negative offset " +
-                 std::to_string(r.begin));
-          f(up, i, r.begin);
-          if constexpr (!loop::unique) next.runs.push_back(r);
-          count = std::max(count, r.end);
-        }
-      }
-    }
-    next.count = count;
-    return next;
+    return detail::walk_level<mapped_level, Owning>(st, parents, who, mode, std::forward<F>(f));
   }
 
   // Part 4: assembly from sorted entries (conversions, outputs) ----------------------------------
 
-  // assemble: a range checks each entry lies in its bounds and places it at its offset; a
-  // canonical segment crd(pos(x) : pos(x + 1)) is built like a compressed level (one position
-  // per entry when not unique), a singleton crd(pos(x) : pos(x) + 1) holds one coordinate per
-  // parent position, and a hash map (whole, or canonical tables H.table(s(x), s(x + 1))) gets
-  // one table per parent with positions numbered in key order
+  /// This level's arrays from sorted entries (detail::assemble_level says how, per kind of loop).
   static std::int64_t assemble(storage<true>& st, const level_build& in,
                                std::span<std::int64_t> position) {
-    st.extent = in.extent;
-    const std::string who = "loom::mapping " + std::string(Def::name);
-    if constexpr (is_range) {
-      if constexpr (!boost::mp11::mp_empty<array_list>::value) {
-        throw shape_error(who + ": loop " + std::string(self::name) +
-                          " reads physical arrays; build the tensor from its arrays");
-      } else {
-        for (std::size_t e = 0; e < in.coord.size(); ++e) {
-          const auto cur = iterate<search_strategy::linear>(st, in.parent[e], in.parent[e] + 1);
-          const level_range r = cur.locate(in.coord[e]);
-          if (r.empty())
-            throw shape_error(who + ": an entry with coordinate " + std::to_string(in.coord[e]) +
-                              " in mode " + std::to_string(in.mode) + " (extent " +
-                              std::to_string(in.extent) + ") under parent position " +
-                              std::to_string(in.parent[e]) + " lies outside the stored region " +
-                              std::string(self::name) + " in " + bounds_text());
-          position[e] = r.begin;
-        }
-        return walk(st, detail::parent_runs{in.parents, {}}, who, in.mode, [](auto...) {}).count;
-      }
-    } else {
-      using canon = detail::canonical_segment<typename loop::lo, typename loop::hi>;
-      constexpr bool singleton =
-          detail::singleton_segment<typename loop::lo, typename loop::hi>::value;
-      constexpr bool root = [] {
-        if constexpr (whole_map)
-          return true;
-        else if constexpr (requires { typename canon::parent; })
-          return std::is_same_v<typename canon::parent, lit<0>>;
-        else
-          return false;
-      }();
-      constexpr bool buildable =
-          std::is_same_v<position_expr, pos_node<self>> &&
-          (whole_map || singleton || !std::is_void_v<typename canon::pos_array>)&&(!singleton ||
-                                                                                   !is_hash);
-      if constexpr (!buildable) {
-        throw shape_error(who + ": loop " + std::string(self::name) +
-                          " is not of the form crd(pos(x) : pos(x + 1)), crd(pos(x) : pos(x) + 1) "
-                          "or a hash map's table with values at its position; build the tensor "
-                          "from its arrays");
-      } else {
-        if (in.extent > 0)
-          loom::detail::check_fits<typename loop_array::value_type>(
-              in.extent - 1, "largest coordinate of mode " + std::to_string(in.mode));
-        const std::int64_t segments = root ? 1 : in.parents;
-        // positions: per distinct (parent, coordinate), or per entry when not unique
-        std::vector<std::int64_t> first(static_cast<std::size_t>(segments) + 1, 0);
-        std::vector<std::int64_t> coords;
-        for (std::size_t e = 0; e < in.coord.size(); ++e) {
-          const bool fresh = !loop::unique || e == 0 || in.parent[e] != in.parent[e - 1] ||
-                             in.coord[e] != in.coord[e - 1];
-          if (fresh) {
-            coords.push_back(in.coord[e]);
-            ++first[root ? 1 : static_cast<std::size_t>(in.parent[e]) + 1];
-          }
-          position[e] = static_cast<std::int64_t>(coords.size()) - 1;
-        }
-        for (std::size_t p = 1; p < first.size(); ++p) first[p] += first[p - 1];
-        if constexpr (pair_keys) {  // one flat table: key parent * extent + coordinate
-          auto& map = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
-          if (in.extent > 0 && in.parents > std::numeric_limits<std::int64_t>::max() / in.extent)
-            throw shape_error(who + ": " + std::to_string(in.parents) + " parent positions x " +
-                              "extent " + std::to_string(in.extent) + " of mode " +
-                              std::to_string(in.mode) + " overflow a 64-bit pair key");
-          std::vector<std::pair<std::int64_t, std::int64_t>> table;
-          table.reserve(in.coord.size());
-          for (std::size_t e = 0; e < in.coord.size(); ++e)
-            table.emplace_back(in.parent[e] * in.extent + in.coord[e], position[e]);
-          auto h =
-              hash_table<typename loop_array::key_type, typename loop_array::mapped_type>::from(
-                  table);
-          map.sorted->tables.emplace_back(0, static_cast<std::int64_t>(h.keys.size()));
-          map.keys = std::move(h.keys);
-          map.vals = std::move(h.vals);
-        } else if constexpr (is_hash) {
-          auto& map = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
-          hash_table<typename loop_array::key_type, typename loop_array::mapped_type> h;
-          std::vector<std::int64_t> slot_starts;
-          std::vector<std::pair<std::int64_t, std::int64_t>> table;
-          for (std::int64_t p = 0; p < segments; ++p) {
-            table.clear();
-            for (std::int64_t q = first[static_cast<std::size_t>(p)];
-                 q < first[static_cast<std::size_t>(p) + 1]; ++q)
-              table.emplace_back(coords[static_cast<std::size_t>(q)], q);
-            slot_starts.push_back(h.append(table));
-            map.sorted->tables.emplace_back(slot_starts.back(),
-                                            static_cast<std::int64_t>(h.keys.size()));
-          }
-          slot_starts.push_back(static_cast<std::int64_t>(h.keys.size()));
-          map.keys = std::move(h.keys);
-          map.vals = std::move(h.vals);
-          if constexpr (!whole_map) {
-            using slot_array = typename canon::pos_array;
-            auto& slots = std::get<boost::mp11::mp_find<array_list, slot_array>::value>(st.arrays);
-            slots.assign(slot_starts.begin(), slot_starts.end());
-          }
-        } else {
-          auto& crd = std::get<boost::mp11::mp_find<array_list, loop_array>::value>(st.arrays);
-          using C = typename loop_array::value_type;
-          crd.assign(coords.size(), C(0));
-          for (std::size_t q = 0; q < coords.size(); ++q) crd[q] = static_cast<C>(coords[q]);
-          if constexpr (singleton) {
-            if (static_cast<std::int64_t>(coords.size()) != in.parents)
-              throw shape_error(who + ": loop " + std::string(self::name) +
-                                " holds one coordinate per parent position, but " +
-                                std::to_string(coords.size()) + " entries have " +
-                                std::to_string(in.parents) + " parents");
-          } else {
-            using pos_array = typename canon::pos_array;
-            using Pp = typename pos_array::value_type;
-            auto& pos = std::get<boost::mp11::mp_find<array_list, pos_array>::value>(st.arrays);
-            loom::detail::check_fits<Pp>(static_cast<std::int64_t>(coords.size()),
-                                         "number of positions");
-            pos.assign(first.size(), Pp(0));
-            for (std::size_t p = 0; p < first.size(); ++p) pos[p] = static_cast<Pp>(first[p]);
-          }
-        }
-        return static_cast<std::int64_t>(coords.size());
-      }
-    }
+    return detail::assemble_level<mapped_level>(st, in, position);
   }
 
   // Part 5: text for explain ---------------------------------------------------------------------
