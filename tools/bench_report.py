@@ -1106,7 +1106,8 @@ def cmd_report(args):
                    "vectors; loom is timed into a fresh output and into the same output again. "
                    "Real matrices against their transposes (values changed), `uniform_200K`: two "
                    "random 200K x 200K matrices, 10 entries per row; the triangle query runs on "
-                   "each real matrix's symmetric pattern (unit values); `uniform_3d`: a 400³ "
+                   "each real matrix's symmetric pattern (unit values); `spmv_sum` is `y = (A + B) x` "
+                   "for each pair, against one row loop with two dot products; `uniform_3d`: a 400³ "
                    "3-tensor with 2M uniform entries, MTTKRP at rank 16 into a dense matrix. The "
                    "second table places `skip::gallop_ratio`. Regenerate with `build/.../hand_loop "
                    "--out benchmarks/results/hand_loop.md` on a quiet machine.\n")

@@ -1,5 +1,5 @@
 // loom against the loop a careful engineer writes (issue 19): inner product, A∘B, add, SpGEMM,
-// SDDMM, the triangle query (on each matrix's symmetric pattern) and SpMV, on a generated matrix
+// SDDMM, the triangle query (on each matrix's symmetric pattern), SpMV and (A + B) x, on a generated matrix
 // pair and real matrices against their transposes, and MTTKRP on a generated 3-tensor. The hand
 // loops live in this file, so they are compiled with loom's flags, and keep their output buffers
 // between calls; loom is timed writing into a fresh output ("fresh") and into the same output
@@ -7,7 +7,8 @@
 // A second table sweeps the skew of two fibers to place skip::gallop_ratio.
 //
 // usage: hand_loop [--rounds N] [--only KERNEL] [--input NAME] [--out FILE.md]
-//   KERNEL: inner, emul, add, spgemm, sddmm, triangle, spmv, mttkrp, intersect (the skew sweep);
+//   KERNEL: inner, emul, add, spgemm, sddmm, triangle, spmv, spmv_sum, mttkrp, intersect (the
+//   skew sweep);
 //   NAME: uniform_200K, bcsstk13, cryg2500, pushpull, uniform_3d (MTTKRP's input)
 //   --out writes the tables as markdown, refused when the 1-minute load average exceeds 1.5
 //   (another build running makes the ratios noise).
@@ -225,6 +226,19 @@ void hand_spmv(const csr_t& A, const double* x, double* y) {
     double s = 0;
     for (std::int64_t p = ap[r]; p < ap[r + 1]; ++p) s += av[p] * x[ac[p]];
     y[r] = s;
+  }
+}
+
+// y = (A + B) x as a careful engineer writes it: two dot products per row, no merge of the rows
+void hand_spmv_sum(const csr_t& A, const csr_t& B, const double* x, double* y) {
+  const auto &ap = A.level<1>().pos, &bp = B.level<1>().pos;
+  const auto &ac = A.level<1>().crd, &bc = B.level<1>().crd;
+  const double *av = A.values().data(), *bv = B.values().data();
+  for (std::int64_t r = 0; r < A.shape()[0]; ++r) {
+    double s = 0, t = 0;
+    for (std::int64_t p = ap[r]; p < ap[r + 1]; ++p) s += av[p] * x[ac[p]];
+    for (std::int64_t p = bp[r]; p < bp[r + 1]; ++p) t += bv[p] * x[bc[p]];
+    y[r] = s + t;
   }
 }
 
@@ -501,6 +515,21 @@ int main(int argc, char** argv) {
       rows.push_back(measure(name, "spmv",
                              {{"reused", [&] { y(i) = loom::sum(j, A(i, j) * x(j)); }},
                               {"hand", [&] { hand_spmv(A, x.values().data(), yh.data()); }}},
+                             rounds));
+    }
+    if (wanted("spmv_sum") && A.shape() == B.shape()) {  // (A + B) x: one SpMV per matrix
+      vec_t x({n}), y({m});
+      for (std::int64_t q = 0; q < n; ++q)
+        x.values()[static_cast<std::size_t>(q)] = 1.0 + static_cast<double>(q % 7);
+      std::vector<double> yh(static_cast<std::size_t>(m));
+      hand_spmv_sum(A, B, x.values().data(), yh.data());
+      y(i) = loom::sum(j, (A(i, j) + B(i, j)) * x(j));
+      for (std::size_t q = 0; q < yh.size(); ++q)
+        if (std::abs(yh[q] - y.values()[q]) > 1e-9 * (1 + std::abs(yh[q])))
+          fail(name + " spmv_sum: loom differs at row " + std::to_string(q));
+      rows.push_back(measure(name, "spmv_sum",
+                             {{"reused", [&] { y(i) = loom::sum(j, (A(i, j) + B(i, j)) * x(j)); }},
+                              {"hand", [&] { hand_spmv_sum(A, B, x.values().data(), yh.data()); }}},
                              rounds));
     }
   }

@@ -114,6 +114,17 @@ TEST_CASE("explain lists the rules the evaluator applied") {
   CHECK(plan.find("rules fired: push_sum") != std::string::npos);
   const std::string plain = loom::explain(y(i), loom::sum(j, A(i, j) * x(j)));
   CHECK(plain.find("rules fired") == std::string::npos);
+  // (A + B) x: distributed, then one kernel per term into the dense output, each an SpMV
+  tensor<double, csr> B({3, 4});
+  const std::string split = loom::explain(y(i), loom::sum(j, (A(i, j) + B(i, j)) * x(j)));
+  CHECK(split.find("rules fired: distribute_contracted") != std::string::npos);
+  CHECK(split.find("one kernel per term") != std::string::npos);
+  CHECK(split.find("term 2:\nkernel: out(i) = sum(j, ") != std::string::npos);
+  CHECK(split.find("term 3:") == std::string::npos);
+  // a sparse output keeps one kernel (its terms' entries are merged as they are appended)
+  tensor<double, sparse_vector> z({3});
+  const std::string merged = loom::explain(z(i), loom::sum(j, (A(i, j) + B(i, j)) * x(j)));
+  CHECK(merged.find("one kernel per term") == std::string::npos);
 }
 
 TEST_CASE_TEMPLATE("rewritten kernels give the reference result", Format, csr, dcsr, dense_matrix) {

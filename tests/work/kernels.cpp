@@ -1,5 +1,6 @@
 // Complexity guards without timings: the work counters of a LOOM_WORK_COUNTERS build
-// (core/work_counters.hpp) on inputs of growing size. SpMV walks exactly its stored entries;
+// (core/work_counters.hpp) on inputs of growing size. SpMV walks exactly its stored entries, and
+// y = (A + B) x the entries of each matrix once (two SpMVs);
 // SpGEMM's work stays within a constant of its flops; the triangle query on the skewed
 // instance is linear (a worst-case-optimal join, where any pairwise plan is quadratic); and the
 // kernel the evaluator runs (rules, costed hoisting) never does more work than the kernel as
@@ -38,6 +39,24 @@ TEST_CASE("work: SpMV steps through exactly rows + nnz and probes x once per ent
     CHECK(work_of([&] { y(i) = loom::sum(j, A(i, j) * x(j)); }).total() == w.total() - w.seeks);
     loom::set_num_threads(0);
     CHECK(w.writes == static_cast<std::uint64_t>(n));
+  }
+}
+
+TEST_CASE("work: y = (A + B) x walks each matrix once, as two SpMVs do") {
+  for (std::int64_t n : {100, 1000}) {
+    const auto A = rows_of(n, n, 7, 3), B = rows_of(n, n, 5, 4);
+    const auto x =
+        loom::test::random_tensor<double, loom::dense_vector>({n}, loom::test::density::full, 2);
+    loom::tensor<double, loom::dense_vector> y({n});
+    loom::set_num_threads(1);
+    y(i) = loom::sum(j, (A(i, j) + B(i, j)) * x(j));  // first call: plans and statistics cached
+    const auto w = work_of([&] { y(i) = loom::sum(j, (A(i, j) + B(i, j)) * x(j)); });
+    const auto one = work_of([&] { y(i) = loom::sum(j, A(i, j) * x(j)); });
+    const auto two = work_of([&] { y(i) = loom::sum(j, B(i, j) * x(j)); });
+    loom::set_num_threads(0);
+    CHECK(w.steps == static_cast<std::uint64_t>(2 * n + A.nnz() + B.nnz()));
+    CHECK(w.probes == static_cast<std::uint64_t>(A.nnz() + B.nnz()));
+    CHECK(w.total() == one.total() + two.total());
   }
 }
 
@@ -105,7 +124,14 @@ TEST_CASE("work: the kernel the evaluator runs never does more work than the one
   rewritten_not_worse("filtered BATAx", y, y(j),
                       loom::sum(i, F(i, j) * loom::sum(k, A(i, k) * x(k))));
   rewritten_not_worse("nested sum", y, y(i), loom::sum(j, A(i, j) * loom::sum(k, B(j, k))));
-  rewritten_not_worse("two sums", y, y(i), loom::sum(j, A(i, j)) + loom::sum(j, B(i, j)));
+  // one kernel per term: each writes y once (docs/optimizer.md, "A sum of sums"), and x is
+  // probed once per matrix where two of them share an entry (rewrite/: distribute_contracted)
+  const auto rows = static_cast<std::uint64_t>(n);
+  rewritten_not_worse("two sums", y, y(i), loom::sum(j, A(i, j)) + loom::sum(j, B(i, j)), rows);
+  C(i, j) = A(i, j) + B(i, j) + D(i, j);
+  const auto shared = static_cast<std::uint64_t>(A.nnz() + B.nnz() + D.nnz() - C.nnz());
+  rewritten_not_worse("SpMV of a sum", y, y(i), loom::sum(j, (A(i, j) + B(i, j) + D(i, j)) * x(j)),
+                      2 * rows + shared);
   rewritten_not_worse("SigmaMMM", scalar, s, loom::sum(i, j, loom::sum(k, A(i, k) * B(k, j))));
   rewritten_not_worse("chain", M, M(i, l), loom::sum(j, k, A(i, j) * B(j, k) * D(k, l)));
   rewritten_not_worse("SpGEMM + D", C, C(i, j), loom::sum(k, A(i, k) * B(k, j)) + D(i, j));

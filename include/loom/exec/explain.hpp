@@ -144,6 +144,17 @@ std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O
                           ? ""
                           : "rules fired: " + rewrite::fired_names<fired>() + "\n";
   rules += detail::aliasing_line(lhs, rhs);
+  if constexpr (loom::detail::kernel_per_term<Lhs, Rhs>()) {  // as the evaluator runs it
+    std::string out = rules +
+                      "one kernel per term (a dense output, a sum of sums over its indices): "
+                      "the first term assigns, the others add, in order\n";
+    std::size_t t = 0;
+    auto one = [&](const auto& term) {
+      out += "term " + std::to_string(++t) + ":\n" + explain_kernel(lhs, term, opts);
+    };
+    loom::detail::for_each_term(rhs, one);
+    return out;
+  }
   constexpr bool fixed =
       !std::is_void_v<typename loom::detail::fixed_skips_of<typename O::skips>::type>;
   if constexpr (rewrite::has_hoistable_v<Rhs> && !fixed) {  // as the evaluator (hoist_choice.hpp)
