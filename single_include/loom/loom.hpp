@@ -13453,6 +13453,44 @@ using hoisted_tensor =
                                                     std::conditional_t<rewrite::hoisted_dense_v<S>,
                                                                        dense_matrix, dcsr>>>>;
 
+template <class E> inline constexpr bool is_add_node = false;
+template <class L, class R> inline constexpr bool is_add_node<expr::add<L, R>> = true;
+
+/// The terms of a sum of sums, `sum(j, a) + sum(k, b) + ...`, each over the indices Out.
+template <class Out, class E> struct sum_terms {
+  static constexpr bool all_sums = false;
+};
+template <class Out, class I, class B> struct sum_terms<Out, expr::sum<I, B>> {
+  static constexpr bool all_sums =
+      rewrite::detail::same_index_set_v<expr::free_indices_t<expr::sum<I, B>>, Out>;
+};
+template <class Out, class L, class R> struct sum_terms<Out, expr::add<L, R>> {
+  static constexpr bool all_sums = sum_terms<Out, L>::all_sums && sum_terms<Out, R>::all_sums;
+};
+
+/// Whether `lhs = rhs` runs one kernel per term: a dense output and a right-hand side that is a
+/// sum of sums over the output's own indices, `y(i) = sum(j, A(i,j) * x(j)) + sum(j, B(i,j) *
+/// x(j))`. Each term is then the plain kernel it is alone (two SpMVs), written into the output
+/// in order (the first assigns, the others add), rather than one loop over the terms whose
+/// per-row state the compilers keep on the stack (docs/optimizer.md, "A sum of sums").
+template <class Lhs, class Rhs> constexpr bool kernel_per_term() {
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(std::declval<Lhs>().tensor)>>;
+  if constexpr (!out_t::format_type::all_dense || !is_add_node<Rhs>)
+    return false;
+  else
+    return sum_terms<expr::free_indices_t<Lhs>, Rhs>::all_sums;
+}
+
+/// f(term) for each term of an add tree, left to right.
+template <class E, class F> void for_each_term(const E& e, F& f) {
+  if constexpr (is_add_node<E>) {
+    for_each_term(e.lhs, f);
+    for_each_term(e.rhs, f);
+  } else {
+    f(e);
+  }
+}
+
 template <class Options, class OT, class... Os, class R>
 void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool accumulate,
                     const Options& opts);
@@ -13581,9 +13619,20 @@ void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool acc
     plan::report_assignment_errors<Lhs, Written>();
   } else {
     const auto rhs = rewrite::for_kernel(written).expr;
-    run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
-      execute_hoisted(out, target, rhs, accumulate, opts);
-    });
+    if constexpr (kernel_per_term<Lhs, std::remove_cvref_t<decltype(rhs)>>()) {
+      run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
+        bool add = accumulate;
+        auto one = [&](const auto& term) {
+          execute_hoisted(out, target, term, add, opts);
+          add = true;
+        };
+        for_each_term(rhs, one);
+      });
+    } else {
+      run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
+        execute_hoisted(out, target, rhs, accumulate, opts);
+      });
+    }
   }
 }
 
@@ -15387,6 +15436,17 @@ std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O
                           ? ""
                           : "rules fired: " + rewrite::fired_names<fired>() + "\n";
   rules += detail::aliasing_line(lhs, rhs);
+  if constexpr (loom::detail::kernel_per_term<Lhs, Rhs>()) {  // as the evaluator runs it
+    std::string out = rules +
+                      "one kernel per term (a dense output, a sum of sums over its indices): "
+                      "the first term assigns, the others add, in order\n";
+    std::size_t t = 0;
+    auto one = [&](const auto& term) {
+      out += "term " + std::to_string(++t) + ":\n" + explain_kernel(lhs, term, opts);
+    };
+    loom::detail::for_each_term(rhs, one);
+    return out;
+  }
   constexpr bool fixed =
       !std::is_void_v<typename loom::detail::fixed_skips_of<typename O::skips>::type>;
   if constexpr (rewrite::has_hoistable_v<Rhs> && !fixed) {  // as the evaluator (hoist_choice.hpp)
