@@ -1,7 +1,8 @@
 // Aliasing by memory, not by object (issue 22): an output whose storage an operand also reads,
 // through another view of the same buffer (whole or overlapping) or a view of the output's own
 // arrays, gives the answer computed from the operands' old values in `=`, `+=`,
-// `loom::order<...>`, decompose (a forced candidate too); explain() says so; buffers that only touch
+// `loom::order<...>`, decompose (a forced candidate too), a sum of sums run one kernel per term;
+// explain() says so; buffers that only touch
 // are not aliases. matrix_chain, la and eval return new storage: nothing to alias.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
@@ -107,6 +108,27 @@ TEST_CASE("A(i,j) = V(j,i) where V views A's own arrays: the transpose of the ol
     M(i, j) = W(j, i);
     for (std::int64_t r = 0; r < 3; ++r)
       for (std::int64_t c = 0; c < 3; ++c) CHECK(M.at(r, c) == static_cast<double>(c * 3 + r));
+  }
+}
+
+TEST_CASE("y(i) = sum(j, (A(i,j) + B(i,j)) * y(j)), one kernel per term, reads the old y") {
+  const auto A = matrix_a(), B = matrix_b();
+  const std::vector<double> start{1, -2, 3, 0.5};
+  std::vector<double> expected = times(A, start);
+  const std::vector<double> from_b = times(B, start);
+  for (std::size_t p = 0; p < expected.size(); ++p) expected[p] += from_b[p];
+  SUBCASE("the same tensor, =") {  // the second term must not see the first term's writes
+    loom::tensor<double, loom::dense_vector> y({4});
+    std::copy(start.begin(), start.end(), y.values().begin());
+    y(i) = loom::sum(j, (A(i, j) + B(i, j)) * y(j));
+    CHECK(contents(y.values()) == expected);
+  }
+  SUBCASE("two views of one buffer, +=") {
+    std::vector<double> buffer = start;
+    auto y = loom::dense_vector_view<double>(buffer);
+    const auto x = loom::dense_vector_view<const double>(buffer);
+    y(i) += loom::sum(j, A(i, j) * x(j)) + loom::sum(j, B(i, j) * x(j));
+    for (std::size_t p = 0; p < expected.size(); ++p) CHECK(buffer[p] == start[p] + expected[p]);
   }
 }
 
