@@ -2,8 +2,8 @@
 // through another view of the same buffer (whole or overlapping) or a view of the output's own
 // arrays, gives the answer computed from the operands' old values in `=`, `+=`,
 // `loom::order<...>`, decompose (a forced candidate too), a sum of sums run one kernel per term;
-// explain() says so; buffers that only touch
-// are not aliases. matrix_chain, la and eval return new storage: nothing to alias.
+// explain() says so; buffers that only touch are not aliases. matrix_chain, la and eval return
+// new storage: nothing to alias.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
