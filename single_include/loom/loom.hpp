@@ -44,6 +44,23 @@
 #  define LOOM_NOINLINE
 #endif
 
+// Separate compilation (docs/build-cost.md): with LOOM_SEPARATE_COMPILATION defined, the headers
+// only declare loom's heavier non-template functions, and the runtime library (src/runtime.cpp,
+// CMake target loom::runtime) defines them once, so a kernel's translation unit neither parses nor
+// optimises them. The definitions are the same in both modes and no template changes: only where
+// the functions are compiled does. LOOM_DECL is their specifier: inline in the headers, a plain
+// definition in the library.
+#if defined(LOOM_BUILDING_RUNTIME)
+#  define LOOM_HEADER_ONLY 1
+#  define LOOM_DECL
+#elif defined(LOOM_SEPARATE_COMPILATION)
+#  define LOOM_HEADER_ONLY 0
+#  define LOOM_DECL
+#else
+#  define LOOM_HEADER_ONLY 1
+#  define LOOM_DECL inline
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -1199,21 +1216,12 @@ template <class Int> void check_fits(std::int64_t value, std::string_view what) 
 }
 
 /// Throws `shape_error` "the <level> level of mode m: what" (storage checks).
-[[noreturn]] inline void bad_storage(std::string_view level, const level_check& in,
-                                     const std::string& what) {
-  throw shape_error("the " + std::string(level) + " level of mode " + std::to_string(in.mode) +
-                    " (extent " + std::to_string(in.extent) + ", " + std::to_string(in.parents) +
-                    " parent position(s)): " + what);
-}
+[[noreturn]] LOOM_DECL void bad_storage(std::string_view level, const level_check& in,
+                                        const std::string& what);
 
 /// `parents * extent`, the positions of a level storing every coordinate of each parent; a
 /// `shape_error` when the product overflows.
-inline std::int64_t every_coordinate(std::string_view level, const level_check& in) {
-  if (in.extent < 0) bad_storage(level, in, "the extent is negative");
-  if (in.extent != 0 && in.parents > std::numeric_limits<std::int64_t>::max() / in.extent)
-    bad_storage(level, in, "parents x extent overflows 64 bits");
-  return in.parents * in.extent;
-}
+LOOM_DECL std::int64_t every_coordinate(std::string_view level, const level_check& in);
 
 /// `Level::iterate<P>(st, begin, end)`, or an empty cursor when the level's `pos` is empty (a
 /// moved-from tensor's). Used where a level is iterated as the root, once per kernel: below the
@@ -1282,16 +1290,8 @@ void check_segments(std::string_view level, const level_check& in, std::span<con
 }
 
 /// Throws `loom::error` when a padding level would create more positions than `in` allows.
-inline void check_padded_positions(std::string_view level, const level_build& in,
-                                   std::int64_t positions) {
-  if (positions > in.max_positions)
-    throw error("the " + std::string(level) + " level of mode " + std::to_string(in.mode) +
-                " (extent " + std::to_string(in.extent) + ") would hold " +
-                std::to_string(positions) + " positions for " + std::to_string(in.coord.size()) +
-                " entries, more than the " + std::to_string(in.max_positions) +
-                " allowed (loom::read_options::max_dense_elements plus the entries); choose a "
-                "sparser format, or raise the limit if the shape is right");
-}
+LOOM_DECL void check_padded_positions(std::string_view level, const level_build& in,
+                                      std::int64_t positions);
 
 /// The largest index; cursors guard `seek_past(top_coordinate)` against overflow.
 inline constexpr std::int64_t top_coordinate = std::numeric_limits<std::int64_t>::max();
@@ -1325,6 +1325,31 @@ constexpr std::int64_t search_first(const Crd* crd, std::int64_t q, std::int64_t
   }
 }
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL void bad_storage(std::string_view level, const level_check& in, const std::string& what) {
+  throw shape_error("the " + std::string(level) + " level of mode " + std::to_string(in.mode) +
+                    " (extent " + std::to_string(in.extent) + ", " + std::to_string(in.parents) +
+                    " parent position(s)): " + what);
+}
+
+LOOM_DECL std::int64_t every_coordinate(std::string_view level, const level_check& in) {
+  if (in.extent < 0) bad_storage(level, in, "the extent is negative");
+  if (in.extent != 0 && in.parents > std::numeric_limits<std::int64_t>::max() / in.extent)
+    bad_storage(level, in, "parents x extent overflows 64 bits");
+  return in.parents * in.extent;
+}
+
+LOOM_DECL void check_padded_positions(std::string_view level, const level_build& in,
+                                      std::int64_t positions) {
+  if (positions > in.max_positions)
+    throw error("the " + std::string(level) + " level of mode " + std::to_string(in.mode) +
+                " (extent " + std::to_string(in.extent) + ") would hold " +
+                std::to_string(positions) + " positions for " + std::to_string(in.coord.size()) +
+                " entries, more than the " + std::to_string(in.max_positions) +
+                " allowed (loom::read_options::max_dense_elements plus the entries); choose a "
+                "sparser format, or raise the limit if the shape is right");
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace detail
 }  // namespace loom
 
@@ -3435,21 +3460,26 @@ struct output_format_choice {
   double fill() const { return cells > 0 ? entries / cells : 0; }
   /// "bitmap: estimated 1.2e+05 entries in 1e+06 cells (12% full; dense above 50%, bitmap
   /// above 5%)".
-  std::string describe() const {
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "estimated %.3g entries in %.3g cells (%.3g%% full; ", entries,
-                  cells, 100 * fill());
-    std::string why =
-        std::string(auto_format_name(format)) + ": " + buf + "dense above 50%, bitmap above 5%";
-    if (format == auto_format::sorted) why += ", else sorted where the kernel writes in order";
-    if (format == auto_format::hashed)
-      why += ", else hashed where the kernel writes out of order, as here";
-    return why + ")";
-  }
+  LOOM_DECL std::string describe() const;
 };
 
 /// The format for `entries` estimated entries among `cells`, written in order or not.
-inline output_format_choice choose_output_format(double entries, double cells, bool in_order) {
+LOOM_DECL output_format_choice choose_output_format(double entries, double cells, bool in_order);
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::string output_format_choice::describe() const {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "estimated %.3g entries in %.3g cells (%.3g%% full; ", entries,
+                cells, 100 * fill());
+  std::string why =
+      std::string(auto_format_name(format)) + ": " + buf + "dense above 50%, bitmap above 5%";
+  if (format == auto_format::sorted) why += ", else sorted where the kernel writes in order";
+  if (format == auto_format::hashed)
+    why += ", else hashed where the kernel writes out of order, as here";
+  return why + ")";
+}
+
+LOOM_DECL output_format_choice choose_output_format(double entries, double cells, bool in_order) {
   output_format_choice c{auto_format::sorted, entries, cells, in_order};
   const double f = c.fill();
   c.format = f > dense_fill    ? auto_format::dense
@@ -3458,6 +3488,7 @@ inline output_format_choice choose_output_format(double entries, double cells, b
                                : auto_format::hashed;
   return c;
 }
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::optimize
 
@@ -3539,7 +3570,18 @@ inline double dense_size(const index_set& s) {
 }
 
 /// Throws `shape_error` on a repeated name or a negative extent.
-inline void check_index_set(const index_set& s, const char* who) {
+LOOM_DECL void check_index_set(const index_set& s, const char* who);
+
+/// `a` followed by the indices of `b` not in `a`; throws `shape_error` when a shared name has
+/// different extents.
+LOOM_DECL index_set index_union(const index_set& a, const index_set& b, const char* who);
+
+/// The indices of `s` named in `names` (`keep = true`) or not named there (`keep = false`).
+LOOM_DECL index_set index_filter(const index_set& s, const std::vector<std::string>& names,
+                                 bool keep);
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL void check_index_set(const index_set& s, const char* who) {
   for (std::size_t a = 0; a < s.size(); ++a) {
     if (s[a].extent < 0)
       throw shape_error(std::string(who) + ": index '" + s[a].name + "' has negative extent");
@@ -3550,9 +3592,7 @@ inline void check_index_set(const index_set& s, const char* who) {
   }
 }
 
-/// `a` followed by the indices of `b` not in `a`; throws `shape_error` when a shared name has
-/// different extents.
-inline index_set index_union(const index_set& a, const index_set& b, const char* who) {
+LOOM_DECL index_set index_union(const index_set& a, const index_set& b, const char* who) {
   index_set out = a;
   for (const index_extent& x : b) {
     auto it = std::find_if(out.begin(), out.end(),
@@ -3568,14 +3608,14 @@ inline index_set index_union(const index_set& a, const index_set& b, const char*
   return out;
 }
 
-/// The indices of `s` named in `names` (`keep = true`) or not named there (`keep = false`).
-inline index_set index_filter(const index_set& s, const std::vector<std::string>& names,
-                              bool keep) {
+LOOM_DECL index_set index_filter(const index_set& s, const std::vector<std::string>& names,
+                                 bool keep) {
   index_set out;
   for (const index_extent& x : s)
     if ((std::find(names.begin(), names.end(), x.name) != names.end()) == keep) out.push_back(x);
   return out;
 }
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace detail
 }  // namespace loom
@@ -3676,78 +3716,19 @@ class chain_bound_estimator {
  public:
   /// An estimate from explicit constraints over `indices`; the names in `dcs` may also include
   /// indices outside `indices` if their extents appear in `extra_extents`.
-  chain_bound_estimator(index_set indices, std::vector<degree_constraint> dcs,
-                        index_set extra_extents = {})
-      : indices_(std::move(indices)) {
-    detail::check_index_set(indices_, "loom::chain_bound_estimator");
-    known_ = detail::index_union(indices_, extra_extents, "loom::chain_bound_estimator");
-    check_known_count(known_.size());
-    for (const degree_constraint& dc : dcs)
-      add_min(key_of(mask_of(dc.given), mask_of(dc.bound)), dc.degree);
-  }
+  LOOM_DECL chain_bound_estimator(index_set indices, std::vector<degree_constraint> dcs,
+                                  index_set extra_extents = {});
   /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
   chain_bound_estimator(const statistics& s, const std::vector<std::string>& names)
       : chain_bound_estimator(named(s, names), constraints_of(s, names)) {}
 
   /// A tensor with no fill entry over `indices` (used to broadcast).
-  static chain_bound_estimator full(index_set indices) {
-    chain_bound_estimator out(std::move(indices), {});
-    const std::size_t n = out.known_.size();
-    const mask all = n == 64 ? ~mask{0} : (mask{1} << n) - 1;
-    out.add_min({0, all}, out.size_of(all));
-    for (std::size_t k = 0; k < n; ++k) {
-      out.add_min({0, mask{1} << k}, static_cast<double>(out.known_[k].extent));
-      if (const mask rest = all & ~(mask{1} << k); rest != 0)
-        out.add_min({mask{1} << k, rest}, out.size_of(rest));
-    }
-    return out;
-  }
+  LOOM_DECL static chain_bound_estimator full(index_set indices);
 
   /// Pointwise op whose fill annihilates it: every operand's constraint still holds.
-  static chain_bound_estimator conjunction(std::span<const chain_bound_estimator> args) {
-    chain_bound_estimator out = merged_indices(args, "loom::chain_bound_estimator::conjunction");
-    for (const chain_bound_estimator& a : args) {
-      const std::vector<int> to = out.bits_of(a.known_);
-      for (const constraint& c : a.dcs_)
-        out.add_min({remap(c.key.given, to), remap(c.key.bound, to)}, c.degree);
-    }
-    return out;
-  }
+  LOOM_DECL static chain_bound_estimator conjunction(std::span<const chain_bound_estimator> args);
   /// Pointwise op whose fill does not annihilate it: degrees add up over the operands.
-  static chain_bound_estimator disjunction(std::span<const chain_bound_estimator> args) {
-    chain_bound_estimator out = merged_indices(args, "loom::chain_bound_estimator::disjunction");
-    const mask all_indices = out.mask_of_set(out.indices_);
-    // each operand's constraints over the output's bits, extended to the indices Z it lacks:
-    // (X, Y ∪ Z, d·|Z|); the tightest per key
-    std::vector<chain_bound_estimator> extended;
-    extended.reserve(args.size());
-    for (const chain_bound_estimator& a : args) {
-      const std::vector<int> to = out.bits_of(a.known_);
-      const mask z = all_indices & ~out.mask_of_set(a.indices_);
-      const double zs = out.size_of(z);
-      chain_bound_estimator e;
-      for (const constraint& c : a.dcs_) {
-        const dc_key k{remap(c.key.given, to), remap(c.key.bound, to)};
-        e.add_min(k, c.degree);
-        if (z != 0) e.add_min(key_of(k.given, k.bound | z), c.degree * zs);
-      }
-      extended.push_back(std::move(e));
-    }
-    // the keys present in every operand, degrees summed, capped at the bound's size
-    if (!extended.empty()) {
-      for (const constraint& c : extended.front().dcs_) {
-        double sum = c.degree;
-        bool everywhere = true;
-        for (std::size_t k = 1; k < extended.size() && everywhere; ++k) {
-          const constraint* other = extended[k].find(c.key);
-          everywhere = other != nullptr;
-          if (everywhere) sum += other->degree;
-        }
-        if (everywhere) out.dcs_.push_back({c.key, std::min(sum, out.size_of(c.key.bound))});
-      }
-    }
-    return out;
-  }
+  LOOM_DECL static chain_bound_estimator disjunction(std::span<const chain_bound_estimator> args);
   /// Aggregate over the named indices: the index set shrinks and every constraint is kept.
   chain_bound_estimator aggregate(const std::vector<std::string>& names) const {
     chain_bound_estimator out = *this;
@@ -3760,62 +3741,10 @@ class chain_bound_estimator {
   /// Upper bound on the number of non-fill entries per fixed value of the `given` indices: the
   /// cheapest product of degrees along a path of constraints from ∅ (or the given indices) to a
   /// superset of the index set, relaxed breadth first.
-  double estimate_given(const std::vector<std::string>& given) const {
-    const mask target = mask_of_set(indices_);
-    const double cap = detail::dense_size(detail::index_filter(indices_, given, false));
-    if (target == 0) return 1;
-    mask w = 0;
-    for (const std::string& name : given)
-      if (const int b = bit_of(name); b >= 0) w |= mask{1} << b;
-    constexpr double inf = std::numeric_limits<double>::infinity();
-    std::vector<std::pair<mask, double>> best{{0, 1.0}};  // reached sets, cheapest weight
-    auto slot = [&](mask x) -> double* {
-      for (auto& [y, wy] : best)
-        if (y == x) return &wy;
-      return nullptr;
-    };
-    auto weight = [&](mask x) {
-      const double* p = slot(x);
-      return p == nullptr ? inf : *p;
-    };
-    if (w != 0) best.push_back({w, 1.0});
-    std::vector<mask> frontier{0}, next;
-    if (w != 0) frontier.push_back(w);
-    while (!frontier.empty()) {
-      next.clear();
-      for (const mask x : frontier) {
-        const double wx = weight(x);
-        for (const constraint& c : dcs_) {
-          if ((c.key.given & ~x) != 0 || (c.key.bound & ~x) == 0) continue;  // no progress
-          const mask y = x | c.key.bound;
-          const double wy = wx * c.degree;
-          if (wy < std::min(weight(y), weight(target))) {
-            if (double* p = slot(y))
-              *p = wy;
-            else
-              best.push_back({y, wy});
-            next.push_back(y);
-          }
-        }
-      }
-      frontier.swap(next);
-    }
-    double result = cap;
-    for (const auto& [x, wx] : best)
-      if ((target & ~x) == 0) result = std::min(result, wx);
-    return result;
-  }
+  LOOM_DECL double estimate_given(const std::vector<std::string>& given) const;
   const index_set& indices() const { return indices_; }
   /// Every constraint (sorted names, one per (X, Y), the tightest kept), ordered by names.
-  std::vector<degree_constraint> constraints() const {
-    std::vector<degree_constraint> out;
-    for (const constraint& c : dcs_)
-      out.push_back({names_of(c.key.given), names_of(c.key.bound), c.degree});
-    std::sort(out.begin(), out.end(), [](const degree_constraint& a, const degree_constraint& b) {
-      return std::tie(a.given, a.bound) < std::tie(b.given, b.bound);
-    });
-    return out;
-  }
+  LOOM_DECL std::vector<degree_constraint> constraints() const;
 
  private:
   // Index sets are bit masks over known_ (bit k: known_[k]): sets of strings cost every
@@ -3832,37 +3761,15 @@ class chain_bound_estimator {
 
   chain_bound_estimator() = default;
 
-  static void check_known_count(std::size_t n) {
-    if (n > 64)
-      throw shape_error("loom::chain_bound_estimator: " + std::to_string(n) +
-                        " indices; an estimate ranges over at most 64");
-  }
-  static chain_bound_estimator merged_indices(std::span<const chain_bound_estimator> args,
-                                              const char* who) {
-    chain_bound_estimator out;
-    for (const chain_bound_estimator& a : args) {
-      out.indices_ = detail::index_union(out.indices_, a.indices_, who);
-      out.known_ = detail::index_union(out.known_, a.known_, who);
-    }
-    check_known_count(out.known_.size());
-    return out;
-  }
+  LOOM_DECL static void check_known_count(std::size_t n);
+  LOOM_DECL static chain_bound_estimator merged_indices(std::span<const chain_bound_estimator> args,
+                                                        const char* who);
   int bit_of(const std::string& name) const {
     for (std::size_t k = 0; k < known_.size(); ++k)
       if (known_[k].name == name) return static_cast<int>(k);
     return -1;
   }
-  mask mask_of(const std::vector<std::string>& names) const {
-    mask m = 0;
-    for (const std::string& name : names) {
-      const int b = bit_of(name);
-      if (b < 0)
-        throw shape_error("loom::chain_bound_estimator: a degree constraint names index '" + name +
-                          "', which has no extent; add it to the index set");
-      m |= mask{1} << b;
-    }
-    return m;
-  }
+  LOOM_DECL mask mask_of(const std::vector<std::string>& names) const;
   mask mask_of_set(const index_set& s) const {
     mask m = 0;
     for (const index_extent& x : s)
@@ -3882,13 +3789,7 @@ class chain_bound_estimator {
       if ((m & 1) != 0) out |= mask{1} << to[k];
     return out;
   }
-  std::vector<std::string> names_of(mask m) const {
-    std::vector<std::string> out;
-    for (std::size_t k = 0; k < known_.size(); ++k)
-      if ((m >> k & 1) != 0) out.push_back(known_[k].name);
-    std::sort(out.begin(), out.end());
-    return out;
-  }
+  LOOM_DECL std::vector<std::string> names_of(mask m) const;
   static dc_key key_of(mask given, mask bound) { return {given, bound & ~given}; }
   double size_of(mask m) const {
     double p = 1;
@@ -3909,37 +3810,211 @@ class chain_bound_estimator {
       }
     dcs_.push_back({k, d});
   }
-  static index_set named(const statistics& s, const std::vector<std::string>& names) {
-    if (names.size() != s.shape.size())
-      throw shape_error("loom::chain_bound_estimator: " + std::to_string(names.size()) +
-                        " index names for a tensor of order " + std::to_string(s.shape.size()));
-    index_set out;
-    for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
-    return out;
-  }
-  static std::vector<degree_constraint> constraints_of(const statistics& s,
-                                                       const std::vector<std::string>& names) {
-    std::vector<degree_constraint> dcs;
-    if (names.size() != s.shape.size()) return dcs;  // `named` throws first
-    if (names.size() == 1) {
-      dcs.push_back({{}, names, static_cast<double>(s.distinct[0])});
-      return dcs;
-    }
-    for (std::size_t m = 0; m < names.size(); ++m) {
-      std::vector<std::string> rest;
-      for (std::size_t o = 0; o < names.size(); ++o)
-        if (o != m) rest.push_back(names[o]);
-      dcs.push_back({{}, {names[m]}, static_cast<double>(s.distinct[m])});
-      dcs.push_back({{names[m]}, rest, static_cast<double>(s.max_degree[m])});
-    }
-    if (!names.empty()) dcs.push_back({{}, names, static_cast<double>(s.nnz)});
-    return dcs;
-  }
+  LOOM_DECL static index_set named(const statistics& s, const std::vector<std::string>& names);
+  LOOM_DECL static std::vector<degree_constraint> constraints_of(
+      const statistics& s, const std::vector<std::string>& names);
 
   index_set indices_;
   index_set known_;  // indices_ plus aggregated ones still named by constraints; bit k is known_[k]
   std::vector<constraint> dcs_;  // one per key, the tightest degree
 };
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL void chain_bound_estimator::check_known_count(std::size_t n) {
+  if (n > 64)
+    throw shape_error("loom::chain_bound_estimator: " + std::to_string(n) +
+                      " indices; an estimate ranges over at most 64");
+}
+
+LOOM_DECL chain_bound_estimator::chain_bound_estimator(index_set indices,
+                                                       std::vector<degree_constraint> dcs,
+                                                       index_set extra_extents)
+    : indices_(std::move(indices)) {
+  detail::check_index_set(indices_, "loom::chain_bound_estimator");
+  known_ = detail::index_union(indices_, extra_extents, "loom::chain_bound_estimator");
+  check_known_count(known_.size());
+  for (const degree_constraint& dc : dcs)
+    add_min(key_of(mask_of(dc.given), mask_of(dc.bound)), dc.degree);
+}
+
+LOOM_DECL chain_bound_estimator chain_bound_estimator::full(index_set indices) {
+  chain_bound_estimator out(std::move(indices), {});
+  const std::size_t n = out.known_.size();
+  const mask all = n == 64 ? ~mask{0} : (mask{1} << n) - 1;
+  out.add_min({0, all}, out.size_of(all));
+  for (std::size_t k = 0; k < n; ++k) {
+    out.add_min({0, mask{1} << k}, static_cast<double>(out.known_[k].extent));
+    if (const mask rest = all & ~(mask{1} << k); rest != 0)
+      out.add_min({mask{1} << k, rest}, out.size_of(rest));
+  }
+  return out;
+}
+
+LOOM_DECL chain_bound_estimator
+chain_bound_estimator::conjunction(std::span<const chain_bound_estimator> args) {
+  chain_bound_estimator out = merged_indices(args, "loom::chain_bound_estimator::conjunction");
+  for (const chain_bound_estimator& a : args) {
+    const std::vector<int> to = out.bits_of(a.known_);
+    for (const constraint& c : a.dcs_)
+      out.add_min({remap(c.key.given, to), remap(c.key.bound, to)}, c.degree);
+  }
+  return out;
+}
+
+LOOM_DECL chain_bound_estimator
+chain_bound_estimator::disjunction(std::span<const chain_bound_estimator> args) {
+  chain_bound_estimator out = merged_indices(args, "loom::chain_bound_estimator::disjunction");
+  const mask all_indices = out.mask_of_set(out.indices_);
+  // each operand's constraints over the output's bits, extended to the indices Z it lacks:
+  // (X, Y ∪ Z, d·|Z|); the tightest per key
+  std::vector<chain_bound_estimator> extended;
+  extended.reserve(args.size());
+  for (const chain_bound_estimator& a : args) {
+    const std::vector<int> to = out.bits_of(a.known_);
+    const mask z = all_indices & ~out.mask_of_set(a.indices_);
+    const double zs = out.size_of(z);
+    chain_bound_estimator e;
+    for (const constraint& c : a.dcs_) {
+      const dc_key k{remap(c.key.given, to), remap(c.key.bound, to)};
+      e.add_min(k, c.degree);
+      if (z != 0) e.add_min(key_of(k.given, k.bound | z), c.degree * zs);
+    }
+    extended.push_back(std::move(e));
+  }
+  // the keys present in every operand, degrees summed, capped at the bound's size
+  if (!extended.empty()) {
+    for (const constraint& c : extended.front().dcs_) {
+      double sum = c.degree;
+      bool everywhere = true;
+      for (std::size_t k = 1; k < extended.size() && everywhere; ++k) {
+        const constraint* other = extended[k].find(c.key);
+        everywhere = other != nullptr;
+        if (everywhere) sum += other->degree;
+      }
+      if (everywhere) out.dcs_.push_back({c.key, std::min(sum, out.size_of(c.key.bound))});
+    }
+  }
+  return out;
+}
+
+LOOM_DECL double chain_bound_estimator::estimate_given(
+    const std::vector<std::string>& given) const {
+  const mask target = mask_of_set(indices_);
+  const double cap = detail::dense_size(detail::index_filter(indices_, given, false));
+  if (target == 0) return 1;
+  mask w = 0;
+  for (const std::string& name : given)
+    if (const int b = bit_of(name); b >= 0) w |= mask{1} << b;
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<mask, double>> best{{0, 1.0}};  // reached sets, cheapest weight
+  auto slot = [&](mask x) -> double* {
+    for (auto& [y, wy] : best)
+      if (y == x) return &wy;
+    return nullptr;
+  };
+  auto weight = [&](mask x) {
+    const double* p = slot(x);
+    return p == nullptr ? inf : *p;
+  };
+  if (w != 0) best.push_back({w, 1.0});
+  std::vector<mask> frontier{0}, next;
+  if (w != 0) frontier.push_back(w);
+  while (!frontier.empty()) {
+    next.clear();
+    for (const mask x : frontier) {
+      const double wx = weight(x);
+      for (const constraint& c : dcs_) {
+        if ((c.key.given & ~x) != 0 || (c.key.bound & ~x) == 0) continue;  // no progress
+        const mask y = x | c.key.bound;
+        const double wy = wx * c.degree;
+        if (wy < std::min(weight(y), weight(target))) {
+          if (double* p = slot(y))
+            *p = wy;
+          else
+            best.push_back({y, wy});
+          next.push_back(y);
+        }
+      }
+    }
+    frontier.swap(next);
+  }
+  double result = cap;
+  for (const auto& [x, wx] : best)
+    if ((target & ~x) == 0) result = std::min(result, wx);
+  return result;
+}
+
+LOOM_DECL std::vector<degree_constraint> chain_bound_estimator::constraints() const {
+  std::vector<degree_constraint> out;
+  for (const constraint& c : dcs_)
+    out.push_back({names_of(c.key.given), names_of(c.key.bound), c.degree});
+  std::sort(out.begin(), out.end(), [](const degree_constraint& a, const degree_constraint& b) {
+    return std::tie(a.given, a.bound) < std::tie(b.given, b.bound);
+  });
+  return out;
+}
+
+LOOM_DECL chain_bound_estimator chain_bound_estimator::merged_indices(
+    std::span<const chain_bound_estimator> args, const char* who) {
+  chain_bound_estimator out;
+  for (const chain_bound_estimator& a : args) {
+    out.indices_ = detail::index_union(out.indices_, a.indices_, who);
+    out.known_ = detail::index_union(out.known_, a.known_, who);
+  }
+  check_known_count(out.known_.size());
+  return out;
+}
+
+LOOM_DECL chain_bound_estimator::mask chain_bound_estimator::mask_of(
+    const std::vector<std::string>& names) const {
+  mask m = 0;
+  for (const std::string& name : names) {
+    const int b = bit_of(name);
+    if (b < 0)
+      throw shape_error("loom::chain_bound_estimator: a degree constraint names index '" + name +
+                        "', which has no extent; add it to the index set");
+    m |= mask{1} << b;
+  }
+  return m;
+}
+
+LOOM_DECL std::vector<std::string> chain_bound_estimator::names_of(mask m) const {
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < known_.size(); ++k)
+    if ((m >> k & 1) != 0) out.push_back(known_[k].name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+LOOM_DECL index_set chain_bound_estimator::named(const statistics& s,
+                                                 const std::vector<std::string>& names) {
+  if (names.size() != s.shape.size())
+    throw shape_error("loom::chain_bound_estimator: " + std::to_string(names.size()) +
+                      " index names for a tensor of order " + std::to_string(s.shape.size()));
+  index_set out;
+  for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
+  return out;
+}
+
+LOOM_DECL std::vector<degree_constraint> chain_bound_estimator::constraints_of(
+    const statistics& s, const std::vector<std::string>& names) {
+  std::vector<degree_constraint> dcs;
+  if (names.size() != s.shape.size()) return dcs;  // `named` throws first
+  if (names.size() == 1) {
+    dcs.push_back({{}, names, static_cast<double>(s.distinct[0])});
+    return dcs;
+  }
+  for (std::size_t m = 0; m < names.size(); ++m) {
+    std::vector<std::string> rest;
+    for (std::size_t o = 0; o < names.size(); ++o)
+      if (o != m) rest.push_back(names[o]);
+    dcs.push_back({{}, {names[m]}, static_cast<double>(s.distinct[m])});
+    dcs.push_back({{names[m]}, rest, static_cast<double>(s.max_degree[m])});
+  }
+  if (!names.empty()) dcs.push_back({{}, names, static_cast<double>(s.nnz)});
+  return dcs;
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom
 
 #endif  // LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
@@ -3974,23 +4049,9 @@ namespace loom {
 
 namespace detail {
 
-inline statistics empty_statistics(std::span<const std::int64_t> shape, std::int64_t nnz) {
-  const std::size_t n = shape.size();
-  statistics s;
-  s.shape.assign(shape.begin(), shape.end());
-  s.nnz = nnz;
-  s.nonempty_fibers.assign(n, 0);
-  s.distinct.assign(n, 0);
-  s.max_degree.assign(n, 0);
-  s.mean_degree.assign(n, 0.0);
-  return s;
-}
+LOOM_DECL statistics empty_statistics(std::span<const std::int64_t> shape, std::int64_t nnz);
 
-inline void set_mean_degrees(statistics& s) {
-  for (std::size_t m = 0; m < s.order(); ++m)
-    if (s.distinct[m] > 0)
-      s.mean_degree[m] = static_cast<double>(s.nnz) / static_cast<double>(s.distinct[m]);
-}
+LOOM_DECL void set_mean_degrees(statistics& s);
 
 /// The reference: one pass over the stored entries, any format. O(nnz * order) time and
 /// O(sum of extents) memory (one counter per coordinate of every mode).
@@ -4169,6 +4230,30 @@ statistics gather_statistics(const basic_tensor<T, Format, Owning>& t) {
     return detail::gather_statistics_generic(t);
   }
 }
+
+#if LOOM_HEADER_ONLY
+namespace detail {
+
+LOOM_DECL statistics empty_statistics(std::span<const std::int64_t> shape, std::int64_t nnz) {
+  const std::size_t n = shape.size();
+  statistics s;
+  s.shape.assign(shape.begin(), shape.end());
+  s.nnz = nnz;
+  s.nonempty_fibers.assign(n, 0);
+  s.distinct.assign(n, 0);
+  s.max_degree.assign(n, 0);
+  s.mean_degree.assign(n, 0.0);
+  return s;
+}
+
+LOOM_DECL void set_mean_degrees(statistics& s) {
+  for (std::size_t m = 0; m < s.order(); ++m)
+    if (s.distinct[m] > 0)
+      s.mean_degree[m] = static_cast<double>(s.nnz) / static_cast<double>(s.distinct[m]);
+}
+
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom
 
@@ -4762,62 +4847,15 @@ struct loop_order_query {
 
   /// Estimated distinct values of the index names `v` that the loops over `v` visit: the join of
   /// the operands that use some index of `v`, projected on `v`.
-  double iterations(const std::vector<std::string>& v) const {
-    auto touches = [&](const chain_bound_estimator& e) {
-      for (const auto& x : e.indices())
-        if (std::find(v.begin(), v.end(), x.name) != v.end()) return true;
-      return false;
-    };
-    std::vector<chain_bound_estimator> join;
-    for (const auto& e : conjunctive)
-      if (touches(e)) join.push_back(e);
-    std::vector<chain_bound_estimator> any;
-    for (const auto& e : disjunctive)
-      if (touches(e)) any.push_back(e);
-    if (!any.empty())
-      join.push_back(any.size() == 1 ? any[0] : chain_bound_estimator::disjunction(any));
-    index_set uncovered;  // counted loops
-    for (const auto& name : v) {
-      bool covered = false;
-      for (const auto& e : join) covered = covered || loom::detail::has_index(e.indices(), name);
-      if (!covered)
-        for (const auto& x : extents)
-          if (x.name == name) uncovered.push_back(x);
-    }
-    if (!uncovered.empty()) join.push_back(chain_bound_estimator::full(std::move(uncovered)));
-    if (join.empty()) return 1;
-    const chain_bound_estimator all =
-        join.size() == 1 ? join[0] : chain_bound_estimator::conjunction(join);
-    std::vector<std::string> rest;
-    for (const auto& x : all.indices())
-      if (std::find(v.begin(), v.end(), x.name) == v.end()) rest.push_back(x.name);
-    return all.aggregate(rest).estimate();
-  }
+  LOOM_DECL double iterations(const std::vector<std::string>& v) const;
 };
 
 /// The shortest mean fiber over x, below the indices `above`, of the conjunctive operands that
 /// use x: every visited tuple of `above` pays at least that much to intersect (a merge walks,
 /// a leapfrog searches, the shortest fiber), even when the intersection comes out empty;
 /// Galley's join estimate alone counts only the matches. 0 when no operand bounds it.
-inline double shortest_fiber(const loop_order_query& q, const std::vector<std::string>& above,
-                             const std::string& x) {
-  double best = -1;
-  for (const auto& e : q.conjunctive) {
-    if (!loom::detail::has_index(e.indices(), x)) continue;
-    std::vector<std::string> without_x, without_both;  // indices to aggregate away
-    for (const auto& i : e.indices()) {
-      const bool is_above = std::find(above.begin(), above.end(), i.name) != above.end();
-      if (!is_above && i.name != x) without_x.push_back(i.name);
-      if (!is_above) without_both.push_back(i.name);
-    }
-    const double child = e.aggregate(without_x).estimate();
-    const double parent =
-        without_both.size() == e.indices().size() ? 1.0 : e.aggregate(without_both).estimate();
-    const double fiber = child / std::max(1.0, parent);
-    best = best < 0 ? fiber : std::min(best, fiber);
-  }
-  return best < 0 ? 0 : best;
-}
+LOOM_DECL double shortest_fiber(const loop_order_query& q, const std::vector<std::string>& above,
+                                const std::string& x);
 
 /// The cost of one loop order (outermost first) plus the copies it forces (notes 001 §4.1):
 /// the iterations of every prefix times the access factor of its innermost index, plus output
@@ -4825,38 +4863,8 @@ inline double shortest_fiber(const loop_order_query& q, const std::vector<std::s
 /// least the shortest fiber of its operands per outer iteration (`shortest_fiber`). A loop over an
 /// index that no operand iterates through a sparse level visits its whole extent (Galley's
 /// estimate assumes every loop skips; loom's dense levels do not).
-inline double loop_order_cost(const loop_order_query& q, const std::vector<std::string>& order,
-                              double reformat = 0, const cost_constants& c = {}) {
-  double cost = reformat;
-  std::vector<std::string> prefix;
-  double visited = 1;         // iterations of the loops so far
-  bool summed_above = false;  // a summed loop encloses the current one
-  double scattered = 0;       // iterations of the deepest output loop with a summed loop above
-  for (const std::string& name : order) {
-    const bool is_free = std::find(q.output.begin(), q.output.end(), name) != q.output.end();
-    prefix.push_back(name);
-    double extent = 1;
-    for (const auto& x : q.extents)
-      if (x.name == name) extent = static_cast<double>(x.extent);
-    const auto skip = q.skips.find(name);
-    const std::vector<std::string> above(prefix.begin(), prefix.end() - 1);
-    const double walked = std::max(q.iterations(prefix), visited * shortest_fiber(q, above, name));
-    visited = skip != q.skips.end() && skip->second ? std::min(walked, visited * extent)
-                                                    : visited * extent;
-    const auto f = q.factor.find(name);
-    cost += visited * (f == q.factor.end() ? c.dense_read : f->second);
-    if (is_free && summed_above) scattered = visited;
-    summed_above = summed_above || !is_free;
-  }
-  if (q.dense_output) cost += scattered * c.dense_accumulate;
-  if (!q.dense_output) {
-    bool in_order = true;  // free indices first, in the output's storage order
-    for (std::size_t d = 0; d < q.output.size() && d < order.size(); ++d)
-      in_order = in_order && order[d] == q.output[d];
-    cost += q.iterations(q.output) * (in_order ? c.sequential_write : c.random_write);
-  }
-  return cost;
-}
+LOOM_DECL double loop_order_cost(const loop_order_query& q, const std::vector<std::string>& order,
+                                 double reformat = 0, const cost_constants& c = {});
 
 template <class Node> inline constexpr char node_type_tag = 0;
 
@@ -4893,12 +4901,8 @@ struct extent_fn {
   }
 };
 
-inline chain_bound_estimator full_over(const std::vector<std::string>& names,
-                                       const extent_fn& extent) {
-  index_set s;
-  for (const std::string& n : names) s.push_back({n, extent(n)});
-  return chain_bound_estimator::full(std::move(s));
-}
+LOOM_DECL chain_bound_estimator full_over(const std::vector<std::string>& names,
+                                          const extent_fn& extent);
 
 // Sorts the operands of a node into the query's conjunctive and disjunctive lists: below a +
 // (or a map with f(0) != 0, which also covers its whole domain) an operand's fill no longer
@@ -4959,16 +4963,8 @@ struct collector {
 
 namespace detail {
 /// Adds the read cost of `count` modes (`names`, `dense`) of one operand to `q`.
-inline void note_reads(loop_order_query& q, const std::string_view* names, const bool* dense,
-                       const bool* unordered, std::size_t count) {
-  for (std::size_t m = 0; m < count; ++m) {
-    const std::string name(names[m]);
-    q.factor[name] += dense[m]       ? cost_constants{}.dense_read
-                      : unordered[m] ? cost_constants{}.unordered_read
-                                     : cost_constants{}.sparse_read;
-    q.skips[name] = q.skips[name] || !dense[m];
-  }
-}
+LOOM_DECL void note_reads(loop_order_query& q, const std::string_view* names, const bool* dense,
+                          const bool* unordered, std::size_t count);
 }  // namespace detail
 
 template <class F> constexpr level_properties properties_of_level(std::size_t level) {
@@ -5172,6 +5168,115 @@ template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const 
     return c.chosen;
   });
 }
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL double loop_order_query::iterations(const std::vector<std::string>& v) const {
+  auto touches = [&](const chain_bound_estimator& e) {
+    for (const auto& x : e.indices())
+      if (std::find(v.begin(), v.end(), x.name) != v.end()) return true;
+    return false;
+  };
+  std::vector<chain_bound_estimator> join;
+  for (const auto& e : conjunctive)
+    if (touches(e)) join.push_back(e);
+  std::vector<chain_bound_estimator> any;
+  for (const auto& e : disjunctive)
+    if (touches(e)) any.push_back(e);
+  if (!any.empty())
+    join.push_back(any.size() == 1 ? any[0] : chain_bound_estimator::disjunction(any));
+  index_set uncovered;  // counted loops
+  for (const auto& name : v) {
+    bool covered = false;
+    for (const auto& e : join) covered = covered || loom::detail::has_index(e.indices(), name);
+    if (!covered)
+      for (const auto& x : extents)
+        if (x.name == name) uncovered.push_back(x);
+  }
+  if (!uncovered.empty()) join.push_back(chain_bound_estimator::full(std::move(uncovered)));
+  if (join.empty()) return 1;
+  const chain_bound_estimator all =
+      join.size() == 1 ? join[0] : chain_bound_estimator::conjunction(join);
+  std::vector<std::string> rest;
+  for (const auto& x : all.indices())
+    if (std::find(v.begin(), v.end(), x.name) == v.end()) rest.push_back(x.name);
+  return all.aggregate(rest).estimate();
+}
+
+LOOM_DECL double shortest_fiber(const loop_order_query& q, const std::vector<std::string>& above,
+                                const std::string& x) {
+  double best = -1;
+  for (const auto& e : q.conjunctive) {
+    if (!loom::detail::has_index(e.indices(), x)) continue;
+    std::vector<std::string> without_x, without_both;  // indices to aggregate away
+    for (const auto& i : e.indices()) {
+      const bool is_above = std::find(above.begin(), above.end(), i.name) != above.end();
+      if (!is_above && i.name != x) without_x.push_back(i.name);
+      if (!is_above) without_both.push_back(i.name);
+    }
+    const double child = e.aggregate(without_x).estimate();
+    const double parent =
+        without_both.size() == e.indices().size() ? 1.0 : e.aggregate(without_both).estimate();
+    const double fiber = child / std::max(1.0, parent);
+    best = best < 0 ? fiber : std::min(best, fiber);
+  }
+  return best < 0 ? 0 : best;
+}
+
+LOOM_DECL double loop_order_cost(const loop_order_query& q, const std::vector<std::string>& order,
+                                 double reformat, const cost_constants& c) {
+  double cost = reformat;
+  std::vector<std::string> prefix;
+  double visited = 1;         // iterations of the loops so far
+  bool summed_above = false;  // a summed loop encloses the current one
+  double scattered = 0;       // iterations of the deepest output loop with a summed loop above
+  for (const std::string& name : order) {
+    const bool is_free = std::find(q.output.begin(), q.output.end(), name) != q.output.end();
+    prefix.push_back(name);
+    double extent = 1;
+    for (const auto& x : q.extents)
+      if (x.name == name) extent = static_cast<double>(x.extent);
+    const auto skip = q.skips.find(name);
+    const std::vector<std::string> above(prefix.begin(), prefix.end() - 1);
+    const double walked = std::max(q.iterations(prefix), visited * shortest_fiber(q, above, name));
+    visited = skip != q.skips.end() && skip->second ? std::min(walked, visited * extent)
+                                                    : visited * extent;
+    const auto f = q.factor.find(name);
+    cost += visited * (f == q.factor.end() ? c.dense_read : f->second);
+    if (is_free && summed_above) scattered = visited;
+    summed_above = summed_above || !is_free;
+  }
+  if (q.dense_output) cost += scattered * c.dense_accumulate;
+  if (!q.dense_output) {
+    bool in_order = true;  // free indices first, in the output's storage order
+    for (std::size_t d = 0; d < q.output.size() && d < order.size(); ++d)
+      in_order = in_order && order[d] == q.output[d];
+    cost += q.iterations(q.output) * (in_order ? c.sequential_write : c.random_write);
+  }
+  return cost;
+}
+
+namespace detail {
+
+LOOM_DECL chain_bound_estimator full_over(const std::vector<std::string>& names,
+                                          const extent_fn& extent) {
+  index_set s;
+  for (const std::string& n : names) s.push_back({n, extent(n)});
+  return chain_bound_estimator::full(std::move(s));
+}
+
+LOOM_DECL void note_reads(loop_order_query& q, const std::string_view* names, const bool* dense,
+                          const bool* unordered, std::size_t count) {
+  for (std::size_t m = 0; m < count; ++m) {
+    const std::string name(names[m]);
+    q.factor[name] += dense[m]       ? cost_constants{}.dense_read
+                      : unordered[m] ? cost_constants{}.unordered_read
+                                     : cost_constants{}.sparse_read;
+    q.skips[name] = q.skips[name] || !dense[m];
+  }
+}
+
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::optimize
 
@@ -8519,13 +8624,7 @@ struct hoist_choice {
   double fused = 0;    // the kernel as one loop nest (its cheapest candidate plan)
   double hoisted = 0;  // the sum's own kernel plus the rest with the sum as one operand
   bool hoist() const { return hoisted < fused; }
-  std::string describe() const {
-    std::ostringstream o;
-    o.precision(3);
-    o << "estimated cost " << (hoist() ? hoisted : fused) << " against "
-      << (hoist() ? fused : hoisted) << (hoist() ? " fused" : " computed first");
-    return o.str();
-  }
+  LOOM_DECL std::string describe() const;
 };
 
 namespace detail {
@@ -8541,13 +8640,9 @@ template <class S, class Rhs> std::size_t first_access_of(const S& s, const Rhs&
   return first;
 }
 
-inline std::vector<std::string> restricted(const std::vector<std::string>& order,
-                                           const std::vector<std::string>& keep, bool keep_listed) {
-  std::vector<std::string> out;
-  for (const auto& n : order)
-    if ((std::find(keep.begin(), keep.end(), n) != keep.end()) == keep_listed) out.push_back(n);
-  return out;
-}
+LOOM_DECL std::vector<std::string> restricted(const std::vector<std::string>& order,
+                                              const std::vector<std::string>& keep,
+                                              bool keep_listed);
 }  // namespace detail
 
 /// Costs `lhs = rhs` fused against computing its sum `s` (a subobject of `rhs`) first into a
@@ -8598,6 +8693,27 @@ bool cached_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense_tempora
                    choose_hoist(lhs, rhs, s, dense_temporary, stats).hoist());
              }) != 0;
 }
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::string hoist_choice::describe() const {
+  std::ostringstream o;
+  o.precision(3);
+  o << "estimated cost " << (hoist() ? hoisted : fused) << " against "
+    << (hoist() ? fused : hoisted) << (hoist() ? " fused" : " computed first");
+  return o.str();
+}
+
+namespace detail {
+LOOM_DECL std::vector<std::string> restricted(const std::vector<std::string>& order,
+                                              const std::vector<std::string>& keep,
+                                              bool keep_listed) {
+  std::vector<std::string> out;
+  for (const auto& n : order)
+    if ((std::find(keep.begin(), keep.end(), n) != keep.end()) == keep_listed) out.push_back(n);
+  return out;
+}
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::optimize
 
@@ -8707,20 +8823,7 @@ struct skip_cost_constants {
 /// that a `skip::runtime` intersection reads from its kernel's context.
 using skip_code = stream::skip::code;
 
-inline const char* skip_code_name(skip_code c) {
-  switch (c) {
-    case skip_code::leapfrog:
-      return "leapfrog";
-    case skip_code::merge:
-      return "merge";
-    case skip_code::lead_first:
-      return "lead first";
-    case skip_code::lead_last:
-      return "lead last";
-    default:
-      return "standard";
-  }
-}
+LOOM_DECL const char* skip_code_name(skip_code c);
 
 namespace detail {
 
@@ -8887,6 +8990,23 @@ template <class Plan, std::size_t Cap> struct skip_candidates_impl {
 /// policy (`per_loop<>`), then one other policy at one loop each, at most Cap in all.
 template <class Plan, std::size_t Cap>
 using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type;
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL const char* skip_code_name(skip_code c) {
+  switch (c) {
+    case skip_code::leapfrog:
+      return "leapfrog";
+    case skip_code::merge:
+      return "merge";
+    case skip_code::lead_first:
+      return "lead first";
+    case skip_code::lead_last:
+      return "lead last";
+    default:
+      return "standard";
+  }
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::optimize
 
 #endif  // LOOM_OPTIMIZE_SKIP_CANDIDATES_HPP
@@ -8930,54 +9050,9 @@ struct skip_choice {
 namespace detail {
 
 /// Cost of intersecting one fiber per operand (sizes n, probe facts) under policy c.
-inline double fiber_cost(skip_code c, const std::vector<double>& n,
-                         const std::vector<coiterated>& ops, double extent,
-                         const skip_cost_constants& k) {
-  const std::size_t m = n.size();
-  auto gallop = [&](double target, double over) {  // seeks into `target` entries, `over` times
-    return over * k.seek * (1 + std::log2(1 + target / std::max(over, 1.0)));
-  };
-  auto step_cost = [&](std::size_t o) {
-    return n[o] * k.step + (ops[o].scans ? extent * k.bitmap_word : 0.0);
-  };
-  auto lead = [&](std::size_t leader) {
-    double c = step_cost(leader);
-    for (std::size_t o = 0; o < m; ++o) {
-      if (o == leader) continue;
-      if (ops[o].locatable)
-        c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
-      else
-        c += gallop(n[o], n[leader]);
-    }
-    return c;
-  };
-  double lo = n[0];
-  for (double x : n) lo = std::min(lo, x);
-  switch (c) {
-    case skip_code::merge: {
-      double s = 0;
-      for (std::size_t o = 0; o < m; ++o) s += step_cost(o);
-      return s;
-    }
-    case skip_code::leapfrog: {  // every operand seeks about once per entry of the smallest
-      double s = 0;
-      for (std::size_t o = 0; o < m; ++o) s += gallop(n[o], lo);
-      return s;
-    }
-    case skip_code::lead_first:
-      return lead(0);
-    case skip_code::lead_last:
-      return lead(m - 1);
-    default: {  // the static table: the first non-locatable operand leads, the rest probe
-      bool any = false;
-      for (const auto& o : ops) any = any || o.locatable;
-      if (!any) return fiber_cost(skip_code::leapfrog, n, ops, extent, k);
-      std::size_t leader = 0;
-      while (leader < m && ops[leader].locatable) ++leader;
-      return lead(leader == m ? 0 : leader);
-    }
-  }
-}
+LOOM_DECL double fiber_cost(skip_code c, const std::vector<double>& n,
+                            const std::vector<coiterated>& ops, double extent,
+                            const skip_cost_constants& k);
 
 template <class Tensor> std::string skip_label(const Tensor& t, std::size_t k) {
   const std::string name = t.name().empty() ? "operand #" + std::to_string(k) : t.name();
@@ -8986,22 +9061,8 @@ template <class Tensor> std::string skip_label(const Tensor& t, std::size_t k) {
 
 // Mean stored coordinates per parent at the level of `o` (statistics of the original tensor;
 // a transposed copy is estimated from its mode's distinct count and mean degrees).
-inline double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
-                         const std::vector<std::size_t>& modes_by_level) {
-  if (s.nnz == 0) return 0;
-  if (!o.transposed) {
-    const double here = static_cast<double>(s.nonempty_fibers[o.level]);
-    const double above = o.level == 0 ? 1.0 : static_cast<double>(s.nonempty_fibers[o.level - 1]);
-    return above > 0 ? here / above : 0;
-  }
-  if (o.level == 0) return static_cast<double>(s.distinct[o.mode]);
-  (void)order, (void)modes_by_level;
-  // order 2: the entries per coordinate of the other mode; higher orders: the same, roughly
-  double other = 1;
-  for (std::size_t m = 0; m < s.distinct.size(); ++m)
-    if (m != o.mode) other = std::max(other, static_cast<double>(s.distinct[m]));
-  return static_cast<double>(s.nnz) / other;
-}
+LOOM_DECL double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
+                            const std::vector<std::size_t>& modes_by_level);
 
 }  // namespace detail
 
@@ -9092,13 +9153,7 @@ std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
 
 namespace detail {
 // "  loop j: A [csr] 1989 per fiber, x [sparse_vector] 20 per fiber; 2000 outer iterations"
-inline void describe_loop_operands(std::ostream& s, const loop_skip_costs& l) {
-  s << "  loop " << l.index << ":";
-  for (std::size_t o = 0; o < l.operands.size(); ++o)
-    s << (o ? "," : "") << " " << l.operands[o] << " "
-      << static_cast<std::int64_t>(l.fiber[o] + 0.5) << " per fiber";
-  s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
-}
+LOOM_DECL void describe_loop_operands(std::ostream& s, const loop_skip_costs& l);
 }  // namespace detail
 
 // The runtime skip policy (opt-in: one kernel per plan, `skip::runtime` at every loop) ----------
@@ -9115,34 +9170,14 @@ inline constexpr bool has_runtime_skip_loop = [] {
 
 /// The code of each loop from its costs: the cheapest policy where the runtime policy chooses
 /// (ties keep leapfrog, the static table's choice), leapfrog elsewhere (where it is unused).
-inline stream::skip::codes runtime_skip_codes(const skip_choice& c) {
-  stream::skip::codes codes = stream::skip::default_codes;
-  for (const auto& l : c.loops) {
-    if (l.standard_is != skip_code::leapfrog) continue;  // depth < max_indices <= max_loops
-    skip_code best = skip_code::leapfrog;
-    for (skip_code code : {skip_code::merge, skip_code::lead_first, skip_code::lead_last})
-      if (l.per_fiber[static_cast<std::size_t>(code)] < l.per_fiber[static_cast<std::size_t>(best)])
-        best = code;
-    codes[l.depth] = best;
-  }
-  return codes;
-}
+LOOM_DECL stream::skip::codes runtime_skip_codes(const skip_choice& c);
 
 namespace detail {
 template <class Plan> struct runtime_skip_purpose {};
 
 // Two bits per loop: the plan cache stores one integer per choice.
-inline std::size_t pack_codes(const stream::skip::codes& c) {
-  std::uint64_t v = 0;
-  for (std::size_t d = 0; d < c.size(); ++d)
-    v |= std::uint64_t{static_cast<std::uint8_t>(c[d]) & 3u} << (2 * d);
-  return static_cast<std::size_t>(v);
-}
-inline stream::skip::codes unpack_codes(std::size_t v) {
-  stream::skip::codes c{};
-  for (std::size_t d = 0; d < c.size(); ++d) c[d] = static_cast<skip_code>((v >> (2 * d)) & 3u);
-  return c;
-}
+LOOM_DECL std::size_t pack_codes(const stream::skip::codes& c);
+LOOM_DECL stream::skip::codes unpack_codes(std::size_t v);
 }  // namespace detail
 
 /// The codes that plan P's `skip::runtime` intersections run with for `lhs = rhs`: cached by
@@ -9166,7 +9201,119 @@ stream::skip::codes cached_runtime_skips(const Lhs& lhs, const Rhs& rhs) {
 
 /// The runtime policy's choice in words: each loop where it chooses, its operands' mean fiber
 /// sizes, the estimated cost of each policy and the one chosen (*).
-inline std::string describe_runtime_skips(const skip_choice& c) {
+LOOM_DECL std::string describe_runtime_skips(const skip_choice& c);
+
+/// The per-loop table of a skip choice in words: each loop with two or more co-iterated
+/// operands, their mean fiber sizes, every policy's estimated cost (instantiated or not), and
+/// the chosen candidate.
+LOOM_DECL std::string describe_skip_choice(const skip_choice& c, std::size_t cap);
+
+#if LOOM_HEADER_ONLY
+namespace detail {
+
+LOOM_DECL double fiber_cost(skip_code c, const std::vector<double>& n,
+                            const std::vector<coiterated>& ops, double extent,
+                            const skip_cost_constants& k) {
+  const std::size_t m = n.size();
+  auto gallop = [&](double target, double over) {  // seeks into `target` entries, `over` times
+    return over * k.seek * (1 + std::log2(1 + target / std::max(over, 1.0)));
+  };
+  auto step_cost = [&](std::size_t o) {
+    return n[o] * k.step + (ops[o].scans ? extent * k.bitmap_word : 0.0);
+  };
+  auto lead = [&](std::size_t leader) {
+    double c = step_cost(leader);
+    for (std::size_t o = 0; o < m; ++o) {
+      if (o == leader) continue;
+      if (ops[o].locatable)
+        c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
+      else
+        c += gallop(n[o], n[leader]);
+    }
+    return c;
+  };
+  double lo = n[0];
+  for (double x : n) lo = std::min(lo, x);
+  switch (c) {
+    case skip_code::merge: {
+      double s = 0;
+      for (std::size_t o = 0; o < m; ++o) s += step_cost(o);
+      return s;
+    }
+    case skip_code::leapfrog: {  // every operand seeks about once per entry of the smallest
+      double s = 0;
+      for (std::size_t o = 0; o < m; ++o) s += gallop(n[o], lo);
+      return s;
+    }
+    case skip_code::lead_first:
+      return lead(0);
+    case skip_code::lead_last:
+      return lead(m - 1);
+    default: {  // the static table: the first non-locatable operand leads, the rest probe
+      bool any = false;
+      for (const auto& o : ops) any = any || o.locatable;
+      if (!any) return fiber_cost(skip_code::leapfrog, n, ops, extent, k);
+      std::size_t leader = 0;
+      while (leader < m && ops[leader].locatable) ++leader;
+      return lead(leader == m ? 0 : leader);
+    }
+  }
+}
+
+LOOM_DECL double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
+                            const std::vector<std::size_t>& modes_by_level) {
+  if (s.nnz == 0) return 0;
+  if (!o.transposed) {
+    const double here = static_cast<double>(s.nonempty_fibers[o.level]);
+    const double above = o.level == 0 ? 1.0 : static_cast<double>(s.nonempty_fibers[o.level - 1]);
+    return above > 0 ? here / above : 0;
+  }
+  if (o.level == 0) return static_cast<double>(s.distinct[o.mode]);
+  (void)order, (void)modes_by_level;
+  // order 2: the entries per coordinate of the other mode; higher orders: the same, roughly
+  double other = 1;
+  for (std::size_t m = 0; m < s.distinct.size(); ++m)
+    if (m != o.mode) other = std::max(other, static_cast<double>(s.distinct[m]));
+  return static_cast<double>(s.nnz) / other;
+}
+
+LOOM_DECL void describe_loop_operands(std::ostream& s, const loop_skip_costs& l) {
+  s << "  loop " << l.index << ":";
+  for (std::size_t o = 0; o < l.operands.size(); ++o)
+    s << (o ? "," : "") << " " << l.operands[o] << " "
+      << static_cast<std::int64_t>(l.fiber[o] + 0.5) << " per fiber";
+  s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
+}
+
+LOOM_DECL std::size_t pack_codes(const stream::skip::codes& c) {
+  std::uint64_t v = 0;
+  for (std::size_t d = 0; d < c.size(); ++d)
+    v |= std::uint64_t{static_cast<std::uint8_t>(c[d]) & 3u} << (2 * d);
+  return static_cast<std::size_t>(v);
+}
+
+LOOM_DECL stream::skip::codes unpack_codes(std::size_t v) {
+  stream::skip::codes c{};
+  for (std::size_t d = 0; d < c.size(); ++d) c[d] = static_cast<skip_code>((v >> (2 * d)) & 3u);
+  return c;
+}
+
+}  // namespace detail
+
+LOOM_DECL stream::skip::codes runtime_skip_codes(const skip_choice& c) {
+  stream::skip::codes codes = stream::skip::default_codes;
+  for (const auto& l : c.loops) {
+    if (l.standard_is != skip_code::leapfrog) continue;  // depth < max_indices <= max_loops
+    skip_code best = skip_code::leapfrog;
+    for (skip_code code : {skip_code::merge, skip_code::lead_first, skip_code::lead_last})
+      if (l.per_fiber[static_cast<std::size_t>(code)] < l.per_fiber[static_cast<std::size_t>(best)])
+        best = code;
+    codes[l.depth] = best;
+  }
+  return codes;
+}
+
+LOOM_DECL std::string describe_runtime_skips(const skip_choice& c) {
   std::ostringstream s;
   const stream::skip::codes codes = runtime_skip_codes(c);
   bool any = false;
@@ -9188,10 +9335,7 @@ inline std::string describe_runtime_skips(const skip_choice& c) {
   return s.str();
 }
 
-/// The per-loop table of a skip choice in words: each loop with two or more co-iterated
-/// operands, their mean fiber sizes, every policy's estimated cost (instantiated or not), and
-/// the chosen candidate.
-inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
+LOOM_DECL std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
   std::ostringstream s;
   if (c.loops.empty()) {
     s << "skip policy: no loop co-iterates two or more sparse operands (nothing to choose)\n";
@@ -9231,6 +9375,7 @@ inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
   s << "\n";
   return s.str();
 }
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::optimize
 
@@ -9771,21 +9916,11 @@ struct workspace_choice {
 
 namespace detail {
 // the extra cost of a random access into `bytes` of one array
-inline double miss_cost(double bytes, const workspace_constants& c) {
-  auto beyond = [&](double cache) { return bytes <= cache ? 0.0 : 1.0 - cache / bytes; };
-  return beyond(c.l2_bytes) * c.l2_miss + beyond(c.l3_bytes) * c.l3_miss;
-}
+LOOM_DECL double miss_cost(double bytes, const workspace_constants& c);
 // sorting n keys (or pairs) spread over `rows` rows, keys below `bound`: an LSD radix sort per
 // row of stream::detail::radix_sort_min or more, a comparison sort below (workspace.hpp)
-inline double sort_cost(double n, double rows, double bound, bool pairs,
-                        const workspace_constants& c) {
-  const double per_row = std::max(2.0, n / std::max(1.0, rows));
-  const int passes = stream::detail::radix_passes(static_cast<std::int64_t>(
-      std::min(bound, double(std::numeric_limits<std::int64_t>::max() / 2))));
-  if (per_row >= double(stream::detail::radix_sort_min) && passes <= 4)
-    return n * passes * (pairs ? c.radix_pair : c.radix_key);
-  return n * std::log2(per_row) * (pairs ? c.compare_pairs : c.compare_keys);
-}
+LOOM_DECL double sort_cost(double n, double rows, double bound, bool pairs,
+                           const workspace_constants& c);
 }  // namespace detail
 
 /// Costs each workspace kind for `e` and picks the cheapest.
@@ -9796,34 +9931,8 @@ inline double sort_cost(double n, double rows, double bound, bool pairs,
 ///   the row's entries are sorted as pairs.
 /// - sorted: every write is appended; the row's writes are sorted (stable) and merged.
 /// A row of 512 sorted items or more is radix sorted (linear), a shorter one compared.
-inline workspace_choice choose_workspace(const workspace_estimate& e,
-                                         const workspace_constants& c = {}) {
-  using detail::miss_cost;
-  workspace_choice out;
-  out.estimate = e;
-  const double per_row = e.entries / std::max(1.0, e.rows);
-  const double repeats = std::max(0.0, e.writes - e.entries);
-  const double dense_bytes = e.cells * (e.value_bytes + 1);
-  const double row_bytes = std::min(dense_bytes, per_row * 2 * c.line_bytes);  // a row's lines
-  const double table_bytes = 2 * per_row * (e.value_bytes + 8);
-  const double emit = e.entries * c.emit;
-  out.cost[0] =
-      e.cells > static_cast<double>(stream::max_dense_workspace_cells)
-          ? std::numeric_limits<double>::infinity()
-          : dense_bytes * (dense_bytes > c.fresh_bytes ? c.zero_fresh_byte : c.zero_byte) +
-                e.writes * c.write_hit + e.entries * 2 * miss_cost(dense_bytes, c) +
-                repeats * 2 * miss_cost(row_bytes, c) +
-                detail::sort_cost(e.entries, e.rows, e.cells, false, c) + emit;
-  out.cost[1] = e.writes * (c.hash + c.write_hit + 2 * miss_cost(table_bytes, c)) +
-                e.entries * c.append + detail::sort_cost(e.entries, e.rows, e.cells, true, c) +
-                emit;
-  out.cost[2] = e.writes * c.append + detail::sort_cost(e.writes, e.rows, e.cells, true, c) + emit;
-  std::size_t best = 0;
-  for (std::size_t k = 1; k < 3; ++k)
-    if (out.cost[k] < out.cost[best]) best = k;
-  out.kind = workspace_kinds[best];
-  return out;
-}
+LOOM_DECL workspace_choice choose_workspace(const workspace_estimate& e,
+                                            const workspace_constants& c = {});
 
 /// The workspace estimate of plan P (its loop order and output prefix) for `lhs = rhs`.
 template <class P, class Lhs, class Rhs>
@@ -9851,17 +9960,7 @@ workspace_estimate estimate_workspace(const Lhs& lhs, const Rhs& rhs, statistics
 }
 
 /// One line for `explain` and the plan log: the chosen kind, the estimate and every cost.
-inline std::string describe_workspace_choice(const workspace_choice& w) {
-  std::ostringstream s;
-  s.precision(3);
-  s << workspace_kind_name(w.kind) << " workspace (estimated " << w.estimate.writes << " writes, "
-    << w.estimate.entries << " entries in " << w.estimate.rows << " rows of " << w.estimate.cells
-    << " cells; cost";
-  for (std::size_t k = 0; k < 3; ++k)
-    s << " " << workspace_kind_name(workspace_kinds[k]) << " " << w.cost[k];
-  s << ")";
-  return s.str();
-}
+LOOM_DECL std::string describe_workspace_choice(const workspace_choice& w);
 
 namespace detail {
 template <class P> struct workspace_purpose {};
@@ -9905,6 +10004,66 @@ workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
   return w;
 }
 
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DECL double miss_cost(double bytes, const workspace_constants& c) {
+  auto beyond = [&](double cache) { return bytes <= cache ? 0.0 : 1.0 - cache / bytes; };
+  return beyond(c.l2_bytes) * c.l2_miss + beyond(c.l3_bytes) * c.l3_miss;
+}
+
+LOOM_DECL double sort_cost(double n, double rows, double bound, bool pairs,
+                           const workspace_constants& c) {
+  const double per_row = std::max(2.0, n / std::max(1.0, rows));
+  const int passes = stream::detail::radix_passes(static_cast<std::int64_t>(
+      std::min(bound, double(std::numeric_limits<std::int64_t>::max() / 2))));
+  if (per_row >= double(stream::detail::radix_sort_min) && passes <= 4)
+    return n * passes * (pairs ? c.radix_pair : c.radix_key);
+  return n * std::log2(per_row) * (pairs ? c.compare_pairs : c.compare_keys);
+}
+}  // namespace detail
+
+LOOM_DECL workspace_choice choose_workspace(const workspace_estimate& e,
+                                            const workspace_constants& c) {
+  using detail::miss_cost;
+  workspace_choice out;
+  out.estimate = e;
+  const double per_row = e.entries / std::max(1.0, e.rows);
+  const double repeats = std::max(0.0, e.writes - e.entries);
+  const double dense_bytes = e.cells * (e.value_bytes + 1);
+  const double row_bytes = std::min(dense_bytes, per_row * 2 * c.line_bytes);  // a row's lines
+  const double table_bytes = 2 * per_row * (e.value_bytes + 8);
+  const double emit = e.entries * c.emit;
+  out.cost[0] =
+      e.cells > static_cast<double>(stream::max_dense_workspace_cells)
+          ? std::numeric_limits<double>::infinity()
+          : dense_bytes * (dense_bytes > c.fresh_bytes ? c.zero_fresh_byte : c.zero_byte) +
+                e.writes * c.write_hit + e.entries * 2 * miss_cost(dense_bytes, c) +
+                repeats * 2 * miss_cost(row_bytes, c) +
+                detail::sort_cost(e.entries, e.rows, e.cells, false, c) + emit;
+  out.cost[1] = e.writes * (c.hash + c.write_hit + 2 * miss_cost(table_bytes, c)) +
+                e.entries * c.append + detail::sort_cost(e.entries, e.rows, e.cells, true, c) +
+                emit;
+  out.cost[2] = e.writes * c.append + detail::sort_cost(e.writes, e.rows, e.cells, true, c) + emit;
+  std::size_t best = 0;
+  for (std::size_t k = 1; k < 3; ++k)
+    if (out.cost[k] < out.cost[best]) best = k;
+  out.kind = workspace_kinds[best];
+  return out;
+}
+
+LOOM_DECL std::string describe_workspace_choice(const workspace_choice& w) {
+  std::ostringstream s;
+  s.precision(3);
+  s << workspace_kind_name(w.kind) << " workspace (estimated " << w.estimate.writes << " writes, "
+    << w.estimate.entries << " entries in " << w.estimate.rows << " rows of " << w.estimate.cells
+    << " cells; cost";
+  for (std::size_t k = 0; k < 3; ++k)
+    s << " " << workspace_kind_name(workspace_kinds[k]) << " " << w.cost[k];
+  s << ")";
+  return s.str();
+}
+#endif  // LOOM_HEADER_ONLY
+
 }  // namespace loom::optimize
 
 #endif  // LOOM_OPTIMIZE_WORKSPACE_CHOICE_HPP
@@ -9934,6 +10093,7 @@ workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_PARALLEL_PARTITION_HPP
 #define LOOM_PARALLEL_PARTITION_HPP
+
 
 #include <algorithm>
 #include <cstddef>
@@ -9968,27 +10128,12 @@ std::int64_t nearest(std::int64_t lo, std::int64_t hi, std::int64_t target, cons
   return lo;
 }
 
-inline partition finish(std::vector<std::int64_t> b, std::int64_t extent) {
-  b.front() = 0;
-  b.back() = extent;
-  for (std::size_t c = 1; c < b.size(); ++c) b[c] = std::clamp(b[c], b[c - 1], extent);
-  b.erase(std::unique(b.begin(), b.end()), b.end());
-  partition p;
-  p.bounds = std::move(b);
-  if (p.bounds.size() < 2) p.bounds = {0, extent};
-  return p;
-}
+LOOM_DECL partition finish(std::vector<std::int64_t> b, std::int64_t extent);
 
 }  // namespace detail
 
 /// `chunks` ranges of [0, extent) of equal length.
-inline partition split_evenly(std::int64_t extent, std::size_t chunks) {
-  std::vector<std::int64_t> b(chunks + 1);
-  for (std::size_t c = 0; c <= chunks; ++c)
-    b[c] = static_cast<std::int64_t>(static_cast<__int128>(extent) * static_cast<__int128>(c) /
-                                     static_cast<__int128>(chunks));
-  return detail::finish(std::move(b), extent);
-}
+LOOM_DECL partition split_evenly(std::int64_t extent, std::size_t chunks);
 
 /// Splits the outer loop by the stored entries of tensor `t`, whose level 0 that loop iterates:
 /// the work of a row is its entries on level 1 plus one (a dense or compressed level 0 above a
@@ -10041,6 +10186,28 @@ partition split_by_entries(const Tensor& t, std::int64_t extent, std::size_t chu
   }
 }
 
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DECL partition finish(std::vector<std::int64_t> b, std::int64_t extent) {
+  b.front() = 0;
+  b.back() = extent;
+  for (std::size_t c = 1; c < b.size(); ++c) b[c] = std::clamp(b[c], b[c - 1], extent);
+  b.erase(std::unique(b.begin(), b.end()), b.end());
+  partition p;
+  p.bounds = std::move(b);
+  if (p.bounds.size() < 2) p.bounds = {0, extent};
+  return p;
+}
+}  // namespace detail
+
+LOOM_DECL partition split_evenly(std::int64_t extent, std::size_t chunks) {
+  std::vector<std::int64_t> b(chunks + 1);
+  for (std::size_t c = 0; c <= chunks; ++c)
+    b[c] = static_cast<std::int64_t>(static_cast<__int128>(extent) * static_cast<__int128>(c) /
+                                     static_cast<__int128>(chunks));
+  return detail::finish(std::move(b), extent);
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::parallel
 
 #endif  // LOOM_PARALLEL_PARTITION_HPP
@@ -10052,6 +10219,7 @@ partition split_by_entries(const Tensor& t, std::int64_t extent, std::size_t chu
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_PARALLEL_SETTINGS_HPP
 #define LOOM_PARALLEL_SETTINGS_HPP
+
 
 #include <algorithm>
 #include <atomic>
@@ -10080,23 +10248,9 @@ struct parallel_options {
 
 namespace parallel::detail {
 
-inline int env_int(const char* name, int fallback) {
-  if (const char* v = std::getenv(name)) {
-    char* end = nullptr;
-    const long n = std::strtol(v, &end, 10);
-    if (end != v && n >= 0 && n < (1 << 16)) return static_cast<int>(n);
-  }
-  return fallback;
-}
+LOOM_DECL int env_int(const char* name, int fallback);
 
-inline int default_threads() {
-  static const int n = [] {
-    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int env = env_int("LOOM_NUM_THREADS", 0);
-    return env > 0 ? env : hw;
-  }();
-  return n;
-}
+LOOM_DECL int default_threads();
 
 inline std::int64_t default_min_work() {
   static const std::int64_t n = env_int("LOOM_PARALLEL_MIN_WORK", 32768);
@@ -10135,25 +10289,7 @@ inline void set_num_threads(int n) {
 
 /// The options in effect on the calling thread, defaults resolved (threads >= 1, min_work >= 0,
 /// chunk_work >= 1).
-inline parallel_options current_parallel_options() {
-  namespace d = parallel::detail;
-  parallel_options o;
-  const int t = d::globals().threads.load(std::memory_order_relaxed);
-  o.threads = t > 0 ? t : d::default_threads();
-  const int det = d::globals().deterministic.load(std::memory_order_relaxed);
-  o.deterministic = det < 0 ? d::default_deterministic() : det != 0;
-  const std::int64_t w = d::globals().min_work.load(std::memory_order_relaxed);
-  o.min_work = w >= 0 ? w : d::default_min_work();
-  const std::int64_t cw = d::globals().chunk_work.load(std::memory_order_relaxed);
-  o.chunk_work = cw > 0 ? cw : d::default_chunk_work();
-  if (const auto& s = d::scoped_override) {
-    if (s->threads > 0) o.threads = s->threads;
-    o.deterministic = s->deterministic;
-    if (s->min_work >= 0) o.min_work = s->min_work;
-    if (s->chunk_work > 0) o.chunk_work = s->chunk_work;
-  }
-  return o;
-}
+LOOM_DECL parallel_options current_parallel_options();
 
 /// The number of threads a kernel started on this thread may use (>= 1).
 inline int num_threads() { return current_parallel_options().threads; }
@@ -10199,6 +10335,47 @@ class parallel_scope {
   std::optional<parallel_options> saved_;
 };
 
+#if LOOM_HEADER_ONLY
+namespace parallel::detail {
+LOOM_DECL int env_int(const char* name, int fallback) {
+  if (const char* v = std::getenv(name)) {
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (end != v && n >= 0 && n < (1 << 16)) return static_cast<int>(n);
+  }
+  return fallback;
+}
+
+LOOM_DECL int default_threads() {
+  static const int n = [] {
+    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int env = env_int("LOOM_NUM_THREADS", 0);
+    return env > 0 ? env : hw;
+  }();
+  return n;
+}
+}  // namespace parallel::detail
+
+LOOM_DECL parallel_options current_parallel_options() {
+  namespace d = parallel::detail;
+  parallel_options o;
+  const int t = d::globals().threads.load(std::memory_order_relaxed);
+  o.threads = t > 0 ? t : d::default_threads();
+  const int det = d::globals().deterministic.load(std::memory_order_relaxed);
+  o.deterministic = det < 0 ? d::default_deterministic() : det != 0;
+  const std::int64_t w = d::globals().min_work.load(std::memory_order_relaxed);
+  o.min_work = w >= 0 ? w : d::default_min_work();
+  const std::int64_t cw = d::globals().chunk_work.load(std::memory_order_relaxed);
+  o.chunk_work = cw > 0 ? cw : d::default_chunk_work();
+  if (const auto& s = d::scoped_override) {
+    if (s->threads > 0) o.threads = s->threads;
+    o.deterministic = s->deterministic;
+    if (s->min_work >= 0) o.min_work = s->min_work;
+    if (s->chunk_work > 0) o.chunk_work = s->chunk_work;
+  }
+  return o;
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom
 
 #endif  // LOOM_PARALLEL_SETTINGS_HPP
@@ -10209,6 +10386,7 @@ class parallel_scope {
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_PARALLEL_THREAD_POOL_HPP
 #define LOOM_PARALLEL_THREAD_POOL_HPP
+
 
 #include <algorithm>
 #include <atomic>
@@ -10231,13 +10409,7 @@ namespace detail {
 /// this 2-core VM (a kernel of 20 µs ran in 110 µs on 2 threads), while a loop that follows
 /// another within the window (run_sparse_rows runs two; kernels called in a loop) starts at once.
 /// LOOM_SPIN_US overrides it (0: always sleep), read once.
-inline std::chrono::microseconds spin_window() {
-  static const std::chrono::microseconds w = [] {
-    const char* v = std::getenv("LOOM_SPIN_US");
-    return std::chrono::microseconds(v != nullptr ? std::max(0L, std::atol(v)) : 100L);
-  }();
-  return w;
-}
+LOOM_DECL std::chrono::microseconds spin_window();
 
 /// Polls `ready()` for up to spin_window(); whether it became true.
 template <class Ready> bool spin_until(Ready&& ready) {
@@ -10268,22 +10440,7 @@ struct loop {
   std::mutex error_mutex;
   std::exception_ptr error;
 
-  void work(unsigned slot) {
-    inside_parallel_loop = true;
-    for (;;) {
-      const std::size_t c = next.fetch_add(1, std::memory_order_relaxed);
-      if (c >= count) break;
-      if (failed.load(std::memory_order_relaxed)) continue;
-      try {
-        call(ctx, c, slot);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-        failed.store(true, std::memory_order_relaxed);
-      }
-    }
-    inside_parallel_loop = false;
-  }
+  LOOM_DECL void work(unsigned slot);
 };
 }  // namespace detail
 
@@ -10301,15 +10458,7 @@ class thread_pool {
   thread_pool() = default;
   thread_pool(const thread_pool&) = delete;
   thread_pool& operator=(const thread_pool&) = delete;
-  ~thread_pool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-      stopping_.store(true, std::memory_order_relaxed);
-    }
-    wake_.notify_all();
-    workers_.clear();  // jthreads join
-  }
+  LOOM_DECL ~thread_pool();
 
   /// Runs `body(chunk, slot)` for every chunk in [0, chunks) on up to `threads` threads, the
   /// caller being slot 0; returns when all chunks are done and rethrows the first exception.
@@ -10332,68 +10481,14 @@ class thread_pool {
 
  private:
   // Not a template: one copy of the locking and waiting for every kernel's loops.
-  void run_loop(detail::loop& l, unsigned threads) {
-    const std::size_t chunks = l.count;
-    if (threads > chunks) threads = static_cast<unsigned>(chunks);
-    std::unique_lock<std::mutex> busy(run_mutex_, std::defer_lock);
-    if (threads <= 1 || detail::inside_parallel_loop || !busy.try_lock()) {
-      l.work(0);  // serially, on the caller
-    } else {
-      grow(threads - 1);
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        loop_ = &l;
-        threads_ = threads;
-        pending_ = threads - 1;
-        pending_seen_.store(threads - 1, std::memory_order_relaxed);
-        ++epoch_;
-        epoch_seen_.store(epoch_, std::memory_order_release);
-      }
-      wake_.notify_all();
-      l.work(0);
-      detail::spin_until([&] { return pending_seen_.load(std::memory_order_acquire) == 0; });
-      std::unique_lock<std::mutex> lock(mutex_);
-      done_.wait(lock, [&] { return pending_ == 0; });
-      loop_ = nullptr;
-    }
-    if (l.error) std::rethrow_exception(l.error);
-  }
+  LOOM_DECL void run_loop(detail::loop& l, unsigned threads);
 
-  void grow(unsigned count) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    while (workers_.size() < count) {
-      const unsigned slot = static_cast<unsigned>(workers_.size()) + 1;
-      workers_.emplace_back([this, slot] { serve(slot); });
-    }
-  }
+  LOOM_DECL void grow(unsigned count);
 
   // A worker: waits for a new loop, takes part when its slot is below the loop's thread count.
   // The loop and its thread count are read under the mutex together with the epoch, so a
   // worker joins each loop at most once and a loop never waits for a worker it did not count.
-  void serve(unsigned slot) {
-    std::uint64_t seen = 0;
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-      if (!stop_ && epoch_ == seen) {  // poll a while before sleeping (the mutex released)
-        lock.unlock();
-        detail::spin_until([&] {
-          return epoch_seen_.load(std::memory_order_acquire) != seen ||
-                 stopping_.load(std::memory_order_relaxed);
-        });
-        lock.lock();
-      }
-      wake_.wait(lock, [&] { return stop_ || epoch_ != seen; });
-      if (stop_) return;
-      seen = epoch_;
-      if (slot >= threads_) continue;
-      detail::loop* l = loop_;
-      lock.unlock();
-      l->work(slot);
-      lock.lock();
-      pending_seen_.store(pending_ - 1, std::memory_order_release);
-      if (--pending_ == 0) done_.notify_one();
-    }
-  }
+  LOOM_DECL void serve(unsigned slot);
 
   mutable std::mutex mutex_;
   std::mutex run_mutex_;
@@ -10415,6 +10510,104 @@ template <class F> void parallel_for(std::size_t chunks, unsigned threads, F&& b
   thread_pool::instance().run(chunks, threads, body);
 }
 
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DECL std::chrono::microseconds spin_window() {
+  static const std::chrono::microseconds w = [] {
+    const char* v = std::getenv("LOOM_SPIN_US");
+    return std::chrono::microseconds(v != nullptr ? std::max(0L, std::atol(v)) : 100L);
+  }();
+  return w;
+}
+
+LOOM_DECL void loop::work(unsigned slot) {
+  inside_parallel_loop = true;
+  for (;;) {
+    const std::size_t c = next.fetch_add(1, std::memory_order_relaxed);
+    if (c >= count) break;
+    if (failed.load(std::memory_order_relaxed)) continue;
+    try {
+      call(ctx, c, slot);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      failed.store(true, std::memory_order_relaxed);
+    }
+  }
+  inside_parallel_loop = false;
+}
+}  // namespace detail
+
+LOOM_DECL thread_pool::~thread_pool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+    stopping_.store(true, std::memory_order_relaxed);
+  }
+  wake_.notify_all();
+  workers_.clear();  // jthreads join
+}
+
+LOOM_DECL void thread_pool::run_loop(detail::loop& l, unsigned threads) {
+  const std::size_t chunks = l.count;
+  if (threads > chunks) threads = static_cast<unsigned>(chunks);
+  std::unique_lock<std::mutex> busy(run_mutex_, std::defer_lock);
+  if (threads <= 1 || detail::inside_parallel_loop || !busy.try_lock()) {
+    l.work(0);  // serially, on the caller
+  } else {
+    grow(threads - 1);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      loop_ = &l;
+      threads_ = threads;
+      pending_ = threads - 1;
+      pending_seen_.store(threads - 1, std::memory_order_relaxed);
+      ++epoch_;
+      epoch_seen_.store(epoch_, std::memory_order_release);
+    }
+    wake_.notify_all();
+    l.work(0);
+    detail::spin_until([&] { return pending_seen_.load(std::memory_order_acquire) == 0; });
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    loop_ = nullptr;
+  }
+  if (l.error) std::rethrow_exception(l.error);
+}
+
+LOOM_DECL void thread_pool::grow(unsigned count) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  while (workers_.size() < count) {
+    const unsigned slot = static_cast<unsigned>(workers_.size()) + 1;
+    workers_.emplace_back([this, slot] { serve(slot); });
+  }
+}
+
+LOOM_DECL void thread_pool::serve(unsigned slot) {
+  std::uint64_t seen = 0;
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    if (!stop_ && epoch_ == seen) {  // poll a while before sleeping (the mutex released)
+      lock.unlock();
+      detail::spin_until([&] {
+        return epoch_seen_.load(std::memory_order_acquire) != seen ||
+               stopping_.load(std::memory_order_relaxed);
+      });
+      lock.lock();
+    }
+    wake_.wait(lock, [&] { return stop_ || epoch_ != seen; });
+    if (stop_) return;
+    seen = epoch_;
+    if (slot >= threads_) continue;
+    detail::loop* l = loop_;
+    lock.unlock();
+    l->work(slot);
+    lock.lock();
+    pending_seen_.store(pending_ - 1, std::memory_order_release);
+    if (--pending_ == 0) done_.notify_one();
+  }
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::parallel
 
 #endif  // LOOM_PARALLEL_THREAD_POOL_HPP
@@ -12183,16 +12376,9 @@ inline constexpr std::size_t max_chunks = 256;
 namespace detail {
 /// The chunks of a loop of `extent` iterations and `work` estimated steps (0 or 1: no split);
 /// deterministic reductions keep their partials (`partial_bytes` each) within 64 MiB.
-inline std::size_t chunk_count(const parallel_options& o, bool deterministic, std::int64_t extent,
-                               std::int64_t work, std::size_t partial_bytes) {
-  if (work < o.min_work) return 0;
-  std::size_t chunks = static_cast<std::size_t>(
-      std::clamp<std::int64_t>(work / o.chunk_work, 2, static_cast<std::int64_t>(max_chunks)));
-  chunks = std::min<std::size_t>(chunks, static_cast<std::size_t>(extent));
-  if (deterministic && partial_bytes > 0)
-    chunks = std::min(chunks, std::max<std::size_t>((std::size_t{64} << 20) / partial_bytes, 1));
-  return chunks;
-}
+LOOM_DECL std::size_t chunk_count(const parallel_options& o, bool deterministic,
+                                  std::int64_t extent, std::int64_t work,
+                                  std::size_t partial_bytes);
 }  // namespace detail
 
 /// Decides the split of a kernel's outer loop (extent `extent`): `Order` is the loop order,
@@ -12438,6 +12624,21 @@ basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>&
   return basic_tensor<T, Format, true>(shape, std::move(levels), std::move(values));
 }
 
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DECL std::size_t chunk_count(const parallel_options& o, bool deterministic,
+                                  std::int64_t extent, std::int64_t work,
+                                  std::size_t partial_bytes) {
+  if (work < o.min_work) return 0;
+  std::size_t chunks = static_cast<std::size_t>(
+      std::clamp<std::int64_t>(work / o.chunk_work, 2, static_cast<std::int64_t>(max_chunks)));
+  chunks = std::min<std::size_t>(chunks, static_cast<std::size_t>(extent));
+  if (deterministic && partial_bytes > 0)
+    chunks = std::min(chunks, std::max<std::size_t>((std::size_t{64} << 20) / partial_bytes, 1));
+  return chunks;
+}
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::parallel
 
 #endif  // LOOM_PARALLEL_RUN_HPP
@@ -12849,11 +13050,8 @@ template <class Plan, std::size_t... Ks> struct bindings_of<Plan, std::index_seq
   using temporaries = std::tuple<typename binding<Plan, Ks>::storage...>;
 };
 
-inline std::string operand_label(const std::string& name, std::size_t ordinal,
-                                 const std::string& format) {
-  if (!name.empty()) return name;
-  return "operand #" + std::to_string(ordinal) + " (" + format + ")";
-}
+LOOM_DECL std::string operand_label(const std::string& name, std::size_t ordinal,
+                                    const std::string& format);
 
 template <class... Is>
 constexpr std::array<std::string_view, sizeof...(Is)> index_names(mp_list<Is...>) {
@@ -12875,15 +13073,8 @@ struct operand_label_source {
 };
 
 /// The labels of the operands, by ordinal, then the output's (the last source).
-[[gnu::cold]] inline std::vector<std::string> operand_labels(
-    const std::vector<operand_label_source>& sources) {
-  std::vector<std::string> labels;
-  for (std::size_t k = 0; k + 1 < sources.size(); ++k)
-    labels.push_back(operand_label(*sources[k].name, k, sources[k].format()));
-  const operand_label_source& out = sources.back();
-  labels.push_back(out.name->empty() ? "the output (" + out.format() + ")" : *out.name);
-  return labels;
-}
+[[gnu::cold]] LOOM_DECL std::vector<std::string> operand_labels(
+    const std::vector<operand_label_source>& sources);
 
 /// Notes operand `ordinal`'s extent `e` on mode `m` for index `id`: the first seen, or the
 /// first disagreement. Not a template: one definition for every kernel.
@@ -12896,22 +13087,12 @@ inline void note_extent(extent_source* first,
     bad.emplace(id, extent_source{ordinal, m, e});
 }
 
-[[noreturn, gnu::cold]] inline void throw_extent_clash(std::string_view index,
-                                                       const std::vector<std::string>& labels,
-                                                       extent_source first, extent_source second) {
-  auto label = [&](std::size_t ordinal) -> const std::string& {
-    return labels[std::min(ordinal, labels.size() - 1)];  // the output's label comes last
-  };
-  throw shape_error("loom: index " + std::string(index) + " has extent " +
-                    std::to_string(first.extent) + " in " + label(first.ordinal) + " (mode " +
-                    std::to_string(first.mode) + ") but " + std::to_string(second.extent) + " in " +
-                    label(second.ordinal) + " (mode " + std::to_string(second.mode) + ")");
-}
+[[noreturn, gnu::cold]] LOOM_DECL void throw_extent_clash(std::string_view index,
+                                                          const std::vector<std::string>& labels,
+                                                          extent_source first,
+                                                          extent_source second);
 
-[[noreturn, gnu::cold]] inline void throw_unknown_extent(std::string_view index) {
-  throw shape_error("loom: the extent of index " + std::string(index) +
-                    " is unknown: it is summed but used by no operand");
-}
+[[noreturn, gnu::cold]] LOOM_DECL void throw_unknown_extent(std::string_view index);
 
 /// Extents of every index of the assignment's universe, checked to agree across operands.
 /// It depends on the expression, not on the plan, so that the candidate plans of one expression
@@ -13023,6 +13204,40 @@ struct is_runtime_map<expr::map<F, Es...>> : std::bool_constant<!fn::is_zero_pre
 template <class Rhs>
 inline constexpr bool needs_map_variants =
     boost::mp11::mp_any_of<typename node_list<Rhs>::type, is_runtime_map>::value;
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::string operand_label(const std::string& name, std::size_t ordinal,
+                                    const std::string& format) {
+  if (!name.empty()) return name;
+  return "operand #" + std::to_string(ordinal) + " (" + format + ")";
+}
+
+LOOM_DECL std::vector<std::string> operand_labels(
+    const std::vector<operand_label_source>& sources) {
+  std::vector<std::string> labels;
+  for (std::size_t k = 0; k + 1 < sources.size(); ++k)
+    labels.push_back(operand_label(*sources[k].name, k, sources[k].format()));
+  const operand_label_source& out = sources.back();
+  labels.push_back(out.name->empty() ? "the output (" + out.format() + ")" : *out.name);
+  return labels;
+}
+
+LOOM_DECL void throw_extent_clash(std::string_view index, const std::vector<std::string>& labels,
+                                  extent_source first, extent_source second) {
+  auto label = [&](std::size_t ordinal) -> const std::string& {
+    return labels[std::min(ordinal, labels.size() - 1)];  // the output's label comes last
+  };
+  throw shape_error("loom: index " + std::string(index) + " has extent " +
+                    std::to_string(first.extent) + " in " + label(first.ordinal) + " (mode " +
+                    std::to_string(first.mode) + ") but " + std::to_string(second.extent) + " in " +
+                    label(second.ordinal) + " (mode " + std::to_string(second.mode) + ")");
+}
+
+LOOM_DECL void throw_unknown_extent(std::string_view index) {
+  throw shape_error("loom: the extent of index " + std::string(index) +
+                    " is unknown: it is summed but used by no operand");
+}
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::detail
 
@@ -17487,12 +17702,12 @@ struct chain_plan {
   };
   std::vector<step> steps;
   double cost = 0;
-  std::string describe(const std::vector<std::string>& names) const;
+  LOOM_DECL std::string describe(const std::vector<std::string>& names) const;
 };
 
 namespace detail {
 
-inline std::string chain_index(std::size_t t) { return "x" + std::to_string(t); }
+LOOM_DECL std::string chain_index(std::size_t t);
 
 struct chain_planner {
   std::vector<chain_bound_estimator> factors;  // factor t over (x_t, x_{t+1})
@@ -17500,91 +17715,16 @@ struct chain_planner {
   logical_cost_constants k;
 
   // estimate of the product of two interval results over (x_a, x_b) and (x_b, x_c)
-  chain_plan::step cost_of(const chain_bound_estimator& left, const chain_bound_estimator& right,
-                           std::size_t a, std::size_t b, std::size_t c,
-                           chain_bound_estimator& result) const {
-    const chain_bound_estimator comp = chain_bound_estimator::conjunction(std::vector{left, right});
-    result = comp.aggregate({chain_index(b)});
-    const double compute = comp.estimate();
-    const double out = result.estimate();
-    const double cells = static_cast<double>(extents[a]) * static_cast<double>(extents[c]);
-    const double density = cells > 0 ? out / cells : 0;
-    const double cost =
-        compute * 3 * k.compute + out * (density > 0.5 ? k.dense_allocate : k.sparse_allocate);
-    return {a, b - 1, c - 1, compute, out, cost};
-  }
+  LOOM_DECL chain_plan::step cost_of(const chain_bound_estimator& left,
+                                     const chain_bound_estimator& right, std::size_t a,
+                                     std::size_t b, std::size_t c,
+                                     chain_bound_estimator& result) const;
 
   // Exact: interval dynamic programming over every parenthesisation (= elimination order).
-  chain_plan exact() const {
-    const std::size_t n = factors.size();
-    struct cell {
-      double cost = 0;
-      std::size_t split = 0;
-      chain_plan::step last{};
-      std::optional<chain_bound_estimator> est;
-    };
-    std::vector<std::vector<cell>> best(n, std::vector<cell>(n));
-    for (std::size_t t = 0; t < n; ++t) best[t][t].est = factors[t];
-    for (std::size_t len = 2; len <= n; ++len)
-      for (std::size_t a = 0; a + len <= n; ++a) {
-        const std::size_t z = a + len - 1;
-        cell& c = best[a][z];
-        c.cost = std::numeric_limits<double>::infinity();
-        for (std::size_t s = a; s < z; ++s) {
-          chain_bound_estimator result = factors[0];
-          const auto st = cost_of(*best[a][s].est, *best[s + 1][z].est, a, s + 1, z + 1, result);
-          const double total = best[a][s].cost + best[s + 1][z].cost + st.cost;
-          if (total < c.cost) {
-            c.cost = total;
-            c.split = s;
-            c.last = st;
-            c.est = result;
-          }
-        }
-      }
-    chain_plan plan;
-    plan.cost = best[0][n - 1].cost;
-    // post-order: children before parents
-    auto emit = [&](auto&& self, std::size_t a, std::size_t z) -> void {
-      if (a == z) return;
-      self(self, a, best[a][z].split);
-      self(self, best[a][z].split + 1, z);
-      plan.steps.push_back(best[a][z].last);
-    };
-    emit(emit, 0, n - 1);
-    return plan;
-  }
+  LOOM_DECL chain_plan exact() const;
 
   // Greedy (or fixed left-to-right): repeatedly multiply the cheapest adjacent pair.
-  chain_plan sequential(bool left_to_right) const {
-    struct range {
-      std::size_t first, last;
-      chain_bound_estimator est;
-    };
-    std::vector<range> live;
-    for (std::size_t t = 0; t < factors.size(); ++t) live.push_back({t, t, factors[t]});
-    chain_plan plan;
-    while (live.size() > 1) {
-      std::size_t pick = 0;
-      chain_plan::step best_step{};
-      chain_bound_estimator best_est = factors[0];
-      for (std::size_t p = 0; p + 1 < live.size(); ++p) {
-        chain_bound_estimator result = factors[0];
-        const auto st = cost_of(live[p].est, live[p + 1].est, live[p].first, live[p + 1].first,
-                                live[p + 1].last + 1, result);
-        if (p == 0 || (!left_to_right && st.cost < best_step.cost)) {
-          pick = p;
-          best_step = st;
-          best_est = result;
-        }
-      }
-      plan.steps.push_back(best_step);
-      plan.cost += best_step.cost;
-      live[pick] = {live[pick].first, live[pick + 1].last, best_est};
-      live.erase(live.begin() + static_cast<std::ptrdiff_t>(pick) + 1);
-    }
-    return plan;
-  }
+  LOOM_DECL chain_plan sequential(bool left_to_right) const;
 };
 
 // Statistics per factor, kept between calls (per thread) while the factor's arrays are unchanged:
@@ -17594,9 +17734,7 @@ inline statistics_cache& chain_statistics() {
   return cache;
 }
 
-inline chain_bound_estimator chain_factor(const statistics& s, std::size_t t) {
-  return chain_bound_estimator(s, {chain_index(t), chain_index(t + 1)});
-}
+LOOM_DECL chain_bound_estimator chain_factor(const statistics& s, std::size_t t);
 
 // A factor as csr: itself when it is csr already, else a converted copy.
 template <class T, class F> struct csr_factor {
@@ -17612,26 +17750,6 @@ template <class T, class F> struct csr_factor {
 };
 
 }  // namespace detail
-
-inline std::string chain_plan::describe(const std::vector<std::string>& names) const {
-  std::vector<std::string> label(names);
-  std::ostringstream s;
-  auto range = [&](std::size_t a, std::size_t z) {
-    if (a == z) return label[a];
-    std::string r = "(";
-    for (std::size_t t = a; t <= z; ++t) r += label[t];
-    return r + ")";
-  };
-  for (std::size_t q = 0; q < steps.size(); ++q) {
-    const step& st = steps[q];
-    s << "  kernel " << q + 1 << ": " << range(st.first, st.split) << " * "
-      << range(st.split + 1, st.last) << ": estimated " << static_cast<std::int64_t>(st.compute)
-      << " products, " << static_cast<std::int64_t>(st.output) << " non-zeros, cost "
-      << static_cast<std::int64_t>(st.cost) << "\n";
-  }
-  s << "  estimated total cost " << static_cast<std::int64_t>(cost) << "\n";
-  return s.str();
-}
 
 /// The decomposition `matrix_chain` would run for these factors.
 template <class T, class... Fs>
@@ -17712,6 +17830,120 @@ template <class T, class... Fs> tensor<T, csr> matrix_chain(const tensor<T, Fs>&
   return matrix_chain(chain_order::optimized, ms...);
 }
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::string chain_plan::describe(const std::vector<std::string>& names) const {
+  std::vector<std::string> label(names);
+  std::ostringstream s;
+  auto range = [&](std::size_t a, std::size_t z) {
+    if (a == z) return label[a];
+    std::string r = "(";
+    for (std::size_t t = a; t <= z; ++t) r += label[t];
+    return r + ")";
+  };
+  for (std::size_t q = 0; q < steps.size(); ++q) {
+    const step& st = steps[q];
+    s << "  kernel " << q + 1 << ": " << range(st.first, st.split) << " * "
+      << range(st.split + 1, st.last) << ": estimated " << static_cast<std::int64_t>(st.compute)
+      << " products, " << static_cast<std::int64_t>(st.output) << " non-zeros, cost "
+      << static_cast<std::int64_t>(st.cost) << "\n";
+  }
+  s << "  estimated total cost " << static_cast<std::int64_t>(cost) << "\n";
+  return s.str();
+}
+
+namespace detail {
+LOOM_DECL std::string chain_index(std::size_t t) { return "x" + std::to_string(t); }
+
+LOOM_DECL chain_plan::step chain_planner::cost_of(const chain_bound_estimator& left,
+                                                  const chain_bound_estimator& right, std::size_t a,
+                                                  std::size_t b, std::size_t c,
+                                                  chain_bound_estimator& result) const {
+  const chain_bound_estimator comp = chain_bound_estimator::conjunction(std::vector{left, right});
+  result = comp.aggregate({chain_index(b)});
+  const double compute = comp.estimate();
+  const double out = result.estimate();
+  const double cells = static_cast<double>(extents[a]) * static_cast<double>(extents[c]);
+  const double density = cells > 0 ? out / cells : 0;
+  const double cost =
+      compute * 3 * k.compute + out * (density > 0.5 ? k.dense_allocate : k.sparse_allocate);
+  return {a, b - 1, c - 1, compute, out, cost};
+}
+
+LOOM_DECL chain_plan chain_planner::exact() const {
+  const std::size_t n = factors.size();
+  struct cell {
+    double cost = 0;
+    std::size_t split = 0;
+    chain_plan::step last{};
+    std::optional<chain_bound_estimator> est;
+  };
+  std::vector<std::vector<cell>> best(n, std::vector<cell>(n));
+  for (std::size_t t = 0; t < n; ++t) best[t][t].est = factors[t];
+  for (std::size_t len = 2; len <= n; ++len)
+    for (std::size_t a = 0; a + len <= n; ++a) {
+      const std::size_t z = a + len - 1;
+      cell& c = best[a][z];
+      c.cost = std::numeric_limits<double>::infinity();
+      for (std::size_t s = a; s < z; ++s) {
+        chain_bound_estimator result = factors[0];
+        const auto st = cost_of(*best[a][s].est, *best[s + 1][z].est, a, s + 1, z + 1, result);
+        const double total = best[a][s].cost + best[s + 1][z].cost + st.cost;
+        if (total < c.cost) {
+          c.cost = total;
+          c.split = s;
+          c.last = st;
+          c.est = result;
+        }
+      }
+    }
+  chain_plan plan;
+  plan.cost = best[0][n - 1].cost;
+  // post-order: children before parents
+  auto emit = [&](auto&& self, std::size_t a, std::size_t z) -> void {
+    if (a == z) return;
+    self(self, a, best[a][z].split);
+    self(self, best[a][z].split + 1, z);
+    plan.steps.push_back(best[a][z].last);
+  };
+  emit(emit, 0, n - 1);
+  return plan;
+}
+
+LOOM_DECL chain_plan chain_planner::sequential(bool left_to_right) const {
+  struct range {
+    std::size_t first, last;
+    chain_bound_estimator est;
+  };
+  std::vector<range> live;
+  for (std::size_t t = 0; t < factors.size(); ++t) live.push_back({t, t, factors[t]});
+  chain_plan plan;
+  while (live.size() > 1) {
+    std::size_t pick = 0;
+    chain_plan::step best_step{};
+    chain_bound_estimator best_est = factors[0];
+    for (std::size_t p = 0; p + 1 < live.size(); ++p) {
+      chain_bound_estimator result = factors[0];
+      const auto st = cost_of(live[p].est, live[p + 1].est, live[p].first, live[p + 1].first,
+                              live[p + 1].last + 1, result);
+      if (p == 0 || (!left_to_right && st.cost < best_step.cost)) {
+        pick = p;
+        best_step = st;
+        best_est = result;
+      }
+    }
+    plan.steps.push_back(best_step);
+    plan.cost += best_step.cost;
+    live[pick] = {live[pick].first, live[pick + 1].last, best_est};
+    live.erase(live.begin() + static_cast<std::ptrdiff_t>(pick) + 1);
+  }
+  return plan;
+}
+
+LOOM_DECL chain_bound_estimator chain_factor(const statistics& s, std::size_t t) {
+  return chain_bound_estimator(s, {chain_index(t), chain_index(t + 1)});
+}
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom
 
 #endif  // LOOM_EXEC_MATRIX_CHAIN_HPP
@@ -18634,23 +18866,7 @@ tensor<T, Format> entries_to_tensor(const std::string& file, const std::string& 
 namespace loom::detail {
 
 /// `'text'` for messages: at most 40 bytes, control and non-ASCII bytes as `\xNN`.
-inline std::string excerpt(std::string_view s) {
-  constexpr std::size_t max_shown = 40;
-  std::string out = "'";
-  for (std::size_t k = 0; k < s.size() && k < max_shown; ++k) {
-    const auto c = static_cast<unsigned char>(s[k]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      constexpr char hex[] = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  if (s.size() > max_shown) out += "...";
-  return out + "'";
-}
+LOOM_DECL std::string excerpt(std::string_view s);
 
 /// Whether `s` is an optional sign followed by one or more decimal digits.
 inline bool is_integer_literal(std::string_view s) {
@@ -18796,14 +19012,7 @@ template <> struct value_text<boolean> {
   using carrier = bool;
   static constexpr bool integral = true;
   static std::string type_name() { return "boolean"; }
-  static std::string parse(std::string_view token, boolean& out) {
-    double v = 0;
-    if (parse_floating(token, v) != parse_status::ok)
-      return "value " + excerpt(token) + " is not a number";
-    if (v != 0 && v != 1) return "value " + excerpt(token) + " is not a boolean (0 or 1)";
-    out = boolean(v == 1);
-    return {};
-  }
+  LOOM_DECL static std::string parse(std::string_view token, boolean& out);
   static bool negate(const boolean& v, boolean& out) {
     out = v;
     return !v.value;  // false is its own negation; true has none
@@ -18851,6 +19060,34 @@ concept text_value = requires(std::string_view s, T& v, std::string& out) {
   value_text<T>::append(out, v);
 };
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::string excerpt(std::string_view s) {
+  constexpr std::size_t max_shown = 40;
+  std::string out = "'";
+  for (std::size_t k = 0; k < s.size() && k < max_shown; ++k) {
+    const auto c = static_cast<unsigned char>(s[k]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      constexpr char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  if (s.size() > max_shown) out += "...";
+  return out + "'";
+}
+
+LOOM_DECL std::string value_text<boolean>::parse(std::string_view token, boolean& out) {
+  double v = 0;
+  if (parse_floating(token, v) != parse_status::ok)
+    return "value " + excerpt(token) + " is not a number";
+  if (v != 0 && v != 1) return "value " + excerpt(token) + " is not a boolean (0 or 1)";
+  out = boolean(v == 1);
+  return {};
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::detail
 
 #endif  // LOOM_IO_DETAIL_NUMBERS_HPP
@@ -18871,42 +19108,18 @@ namespace loom::detail {
 /// form `name:line: what`. Stream exceptions are switched off while it reads.
 class line_reader {
  public:
-  line_reader(std::istream& in, std::string name) : in_(in), name_(std::move(name)) {
-    saved_exceptions_ = in_.exceptions();
-    in_.exceptions(std::ios::goodbit);
-  }
+  LOOM_DECL line_reader(std::istream& in, std::string name);
   line_reader(const line_reader&) = delete;
   line_reader& operator=(const line_reader&) = delete;
-  ~line_reader() {
-    try {
-      in_.exceptions(saved_exceptions_);
-    } catch (...) {  // the restored mask may match the stream's end-of-file state
-    }
-  }
+  LOOM_DECL ~line_reader();
 
   /// Reads the next line into `line()` (without `\n` or a trailing `\r`); false at end of input.
   /// Throws `io_error` when the stream fails for another reason than end of input.
-  bool next() {
-    if (!std::getline(in_, line_)) {
-      if (in_.bad()) throw io_error(name_ + ":" + std::to_string(line_no_ + 1) + ": read error");
-      return false;
-    }
-    ++line_no_;
-    if (line_no_ == 1 && line_.starts_with("\xEF\xBB\xBF")) line_.erase(0, 3);  // UTF-8 mark
-    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
-    return true;
-  }
+  LOOM_DECL bool next();
 
   /// Reads lines until one that is neither blank nor a comment (first non-blank character in
   /// `comment_chars`); false at end of input.
-  bool next_data(std::string_view comment_chars) {
-    while (next()) {
-      const std::size_t first = line_.find_first_not_of(blanks);
-      if (first != std::string::npos && comment_chars.find(line_[first]) == std::string_view::npos)
-        return true;
-    }
-    return false;
-  }
+  LOOM_DECL bool next_data(std::string_view comment_chars);
 
   const std::string& line() const { return line_; }
   /// The number of the current line; the last line read once input has ended (1 when empty).
@@ -18914,43 +19127,15 @@ class line_reader {
   const std::string& name() const { return name_; }
 
   /// `name:line: ` for messages about the current line, or about `line` when given.
-  std::string where(std::int64_t line = 0) const {
-    return name_ + ":" + std::to_string(line > 0 ? line : line_number()) + ": ";
-  }
-  [[noreturn]] void fail(const std::string& what, std::int64_t line = 0) const {
-    throw parse_error(where(line) + what);
-  }
+  LOOM_DECL std::string where(std::int64_t line = 0) const;
+  [[noreturn]] LOOM_DECL void fail(const std::string& what, std::int64_t line = 0) const;
 
   /// Splits the current line at blanks into `out`; returns the number of tokens, stopping at
   /// `out.size()` (so a result equal to `out.size()` may mean "that many or more").
-  std::size_t split(std::span<std::string_view> out) const {
-    std::size_t count = 0;
-    std::string_view rest(line_);
-    while (count < out.size()) {
-      const std::size_t b = rest.find_first_not_of(blanks);
-      if (b == std::string_view::npos) break;
-      rest.remove_prefix(b);
-      const std::size_t e = std::min(rest.find_first_of(blanks), rest.size());
-      out[count++] = rest.substr(0, e);
-      rest.remove_prefix(e);
-    }
-    return count;
-  }
+  LOOM_DECL std::size_t split(std::span<std::string_view> out) const;
 
   /// Parses a non-negative 64-bit integer token; `what` names it in messages ("row index").
-  std::int64_t count(std::string_view token, const std::string& what) const {
-    std::int64_t v = 0;
-    switch (parse_integer(token, v)) {
-      case parse_status::ok:
-        break;
-      case parse_status::out_of_range:
-        fail(what + " " + excerpt(token) + " does not fit a 64-bit integer");
-      case parse_status::not_a_number:
-        fail(what + " " + excerpt(token) + " is not an integer");
-    }
-    if (v < 0) fail(what + " is negative (" + std::to_string(v) + ")");
-    return v;
-  }
+  LOOM_DECL std::int64_t count(std::string_view token, const std::string& what) const;
 
   static constexpr std::string_view blanks = " \t\r\v\f";
 
@@ -18962,6 +19147,76 @@ class line_reader {
   std::ios::iostate saved_exceptions_{};
 };
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL line_reader::line_reader(std::istream& in, std::string name)
+    : in_(in), name_(std::move(name)) {
+  saved_exceptions_ = in_.exceptions();
+  in_.exceptions(std::ios::goodbit);
+}
+
+LOOM_DECL line_reader::~line_reader() {
+  try {
+    in_.exceptions(saved_exceptions_);
+  } catch (...) {  // the restored mask may match the stream's end-of-file state
+  }
+}
+
+LOOM_DECL bool line_reader::next() {
+  if (!std::getline(in_, line_)) {
+    if (in_.bad()) throw io_error(name_ + ":" + std::to_string(line_no_ + 1) + ": read error");
+    return false;
+  }
+  ++line_no_;
+  if (line_no_ == 1 && line_.starts_with("\xEF\xBB\xBF")) line_.erase(0, 3);  // UTF-8 mark
+  if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+  return true;
+}
+
+LOOM_DECL bool line_reader::next_data(std::string_view comment_chars) {
+  while (next()) {
+    const std::size_t first = line_.find_first_not_of(blanks);
+    if (first != std::string::npos && comment_chars.find(line_[first]) == std::string_view::npos)
+      return true;
+  }
+  return false;
+}
+
+LOOM_DECL std::string line_reader::where(std::int64_t line) const {
+  return name_ + ":" + std::to_string(line > 0 ? line : line_number()) + ": ";
+}
+
+LOOM_DECL void line_reader::fail(const std::string& what, std::int64_t line) const {
+  throw parse_error(where(line) + what);
+}
+
+LOOM_DECL std::size_t line_reader::split(std::span<std::string_view> out) const {
+  std::size_t count = 0;
+  std::string_view rest(line_);
+  while (count < out.size()) {
+    const std::size_t b = rest.find_first_not_of(blanks);
+    if (b == std::string_view::npos) break;
+    rest.remove_prefix(b);
+    const std::size_t e = std::min(rest.find_first_of(blanks), rest.size());
+    out[count++] = rest.substr(0, e);
+    rest.remove_prefix(e);
+  }
+  return count;
+}
+
+LOOM_DECL std::int64_t line_reader::count(std::string_view token, const std::string& what) const {
+  std::int64_t v = 0;
+  switch (parse_integer(token, v)) {
+    case parse_status::ok:
+      break;
+    case parse_status::out_of_range:
+      fail(what + " " + excerpt(token) + " does not fit a 64-bit integer");
+    case parse_status::not_a_number:
+      fail(what + " " + excerpt(token) + " is not an integer");
+  }
+  if (v < 0) fail(what + " is negative (" + std::to_string(v) + ")");
+  return v;
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::detail
 
 #endif  // LOOM_IO_DETAIL_LINE_READER_HPP
@@ -18984,37 +19239,16 @@ class line_reader {
 namespace loom::detail {
 
 /// `: No such file or directory` for the current errno, or nothing.
-inline std::string errno_text() {
-  const int e = errno;
-  return e == 0 ? std::string() : ": " + std::generic_category().message(e);
-}
+LOOM_DECL std::string errno_text();
 
 /// Opens `path` for reading or throws `io_error` naming `api` and the path.
-inline std::ifstream open_for_reading(const std::string& path, std::string_view api) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw io_error(std::string(api) + ": cannot read '" + path + "': it is a directory");
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw io_error(std::string(api) + ": cannot open '" + path + "'" + errno_text());
-  return in;
-}
+LOOM_DECL std::ifstream open_for_reading(const std::string& path, std::string_view api);
 
 /// Creates or truncates `path` for writing, or throws `io_error`.
-inline std::ofstream open_for_writing(const std::string& path, std::string_view api) {
-  errno = 0;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out)
-    throw io_error(std::string(api) + ": cannot open '" + path + "' for writing" + errno_text());
-  return out;
-}
+LOOM_DECL std::ofstream open_for_writing(const std::string& path, std::string_view api);
 
 /// Flushes and closes a written file, or throws `io_error`.
-inline void close_written(std::ofstream& out, const std::string& path, std::string_view api) {
-  errno = 0;
-  out.close();
-  if (!out) throw io_error(std::string(api) + ": writing '" + path + "' failed" + errno_text());
-}
+LOOM_DECL void close_written(std::ofstream& out, const std::string& path, std::string_view api);
 
 /// Text collected in `text` and handed to the stream in blocks of about 64 KiB.
 struct output_buffer {
@@ -19026,20 +19260,56 @@ struct output_buffer {
   void flush_if_full() {
     if (text.size() >= (1 << 16)) flush();
   }
-  void flush() {
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    text.clear();
-    if (!out) throw io_error(std::string(api) + ": the output stream failed");
-  }
-  void finish() {
-    flush();
-    out.flush();
-    if (!out) throw io_error(std::string(api) + ": the output stream failed");
-  }
+  LOOM_DECL void flush();
+  LOOM_DECL void finish();
 };
 
 /// Appends `comment` with every line prefixed by `mark` and a space.
-inline void append_comment(std::string& text, std::string_view comment, char mark) {
+LOOM_DECL void append_comment(std::string& text, std::string_view comment, char mark);
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::string errno_text() {
+  const int e = errno;
+  return e == 0 ? std::string() : ": " + std::generic_category().message(e);
+}
+
+LOOM_DECL std::ifstream open_for_reading(const std::string& path, std::string_view api) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw io_error(std::string(api) + ": cannot read '" + path + "': it is a directory");
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw io_error(std::string(api) + ": cannot open '" + path + "'" + errno_text());
+  return in;
+}
+
+LOOM_DECL std::ofstream open_for_writing(const std::string& path, std::string_view api) {
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out)
+    throw io_error(std::string(api) + ": cannot open '" + path + "' for writing" + errno_text());
+  return out;
+}
+
+LOOM_DECL void close_written(std::ofstream& out, const std::string& path, std::string_view api) {
+  errno = 0;
+  out.close();
+  if (!out) throw io_error(std::string(api) + ": writing '" + path + "' failed" + errno_text());
+}
+
+LOOM_DECL void output_buffer::flush() {
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  text.clear();
+  if (!out) throw io_error(std::string(api) + ": the output stream failed");
+}
+
+LOOM_DECL void output_buffer::finish() {
+  flush();
+  out.flush();
+  if (!out) throw io_error(std::string(api) + ": the output stream failed");
+}
+
+LOOM_DECL void append_comment(std::string& text, std::string_view comment, char mark) {
   while (!comment.empty()) {
     const std::size_t end = comment.find('\n');
     const std::string_view line = comment.substr(0, end);
@@ -19050,7 +19320,7 @@ inline void append_comment(std::string& text, std::string_view comment, char mar
     comment.remove_prefix(end + 1);
   }
 }
-
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::detail
 
 #endif  // LOOM_IO_DETAIL_OUTPUT_HPP
@@ -19135,89 +19405,18 @@ struct matrix_market_header {
   symmetry_kind symmetry = symmetry_kind::general;
 };
 
-inline bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    char x = a[k], y = b[k];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
+LOOM_DECL bool iequals(std::string_view a, std::string_view b);
 
 inline constexpr std::string_view matrix_market_banner_form =
     "'%%MatrixMarket matrix <coordinate|array> <real|integer|pattern> "
     "<general|symmetric|skew-symmetric>'";
 
 /// Reads and checks the banner (line 1).
-inline matrix_market_header read_matrix_market_banner(line_reader& r) {
-  if (!r.next())
-    r.fail("the input is empty; expected the banner " + std::string(matrix_market_banner_form));
-  std::array<std::string_view, 6> w{};
-  const std::size_t n = r.split(w);
-  if (n == 0 || !iequals(w[0], "%%MatrixMarket"))
-    r.fail("expected the banner " + std::string(matrix_market_banner_form) + ", found " +
-           excerpt(r.line()) + " (is this a Matrix Market file?)");
-  static constexpr std::array<std::string_view, 4> parts = {"object", "format", "field",
-                                                            "symmetry"};
-  if (n < 5)
-    r.fail("the banner ends before its " + std::string(parts[n - 1]) + "; expected " +
-           std::string(matrix_market_banner_form));
-  if (n > 5) r.fail("unexpected word " + excerpt(w[5]) + " after the symmetry in the banner");
-
-  matrix_market_header h;
-  if (!iequals(w[1], "matrix"))
-    r.fail("unknown object " + excerpt(w[1]) + " in the banner (expected 'matrix')");
-
-  if (iequals(w[2], "array"))
-    h.array = true;
-  else if (!iequals(w[2], "coordinate"))
-    r.fail("unknown format " + excerpt(w[2]) + " in the banner (expected 'coordinate' or 'array')");
-
-  if (iequals(w[3], "pattern"))
-    h.pattern = true;
-  else if (iequals(w[3], "complex"))
-    r.fail("the complex field is not supported yet; store the real part in a 'real' file");
-  else if (!iequals(w[3], "real") && !iequals(w[3], "double") && !iequals(w[3], "integer"))
-    r.fail("unknown field " + excerpt(w[3]) +
-           " in the banner (expected 'real', 'double', 'integer', 'pattern' or 'complex')");
-
-  using sym = matrix_market_header::symmetry_kind;
-  if (iequals(w[4], "symmetric"))
-    h.symmetry = sym::symmetric;
-  else if (iequals(w[4], "skew-symmetric"))
-    h.symmetry = sym::skew;
-  else if (iequals(w[4], "hermitian"))
-    r.fail("the hermitian symmetry is not supported yet (it needs complex values)");
-  else if (!iequals(w[4], "general"))
-    r.fail("unknown symmetry " + excerpt(w[4]) +
-           " in the banner (expected 'general', 'symmetric', 'skew-symmetric' or 'hermitian')");
-
-  if (h.array && h.pattern)
-    r.fail(
-        "'array pattern' is not a valid combination: an array lists values; use "
-        "'coordinate pattern'");
-  if (h.pattern && h.symmetry == sym::skew)
-    r.fail(
-        "'pattern skew-symmetric' is not a valid combination: a pattern has no values to "
-        "negate");
-  return h;
-}
+LOOM_DECL matrix_market_header read_matrix_market_banner(line_reader& r);
 
 /// Parses a 1-based index token and returns it 0-based; `what` is "row" or "column".
-inline std::int64_t read_index(const line_reader& r, std::string_view token, std::int64_t extent,
-                               const char* what) {
-  std::int64_t v = 0;
-  const parse_status st = parse_integer(token, v);
-  if (st == parse_status::not_a_number)
-    r.fail(std::string(what) + " index " + excerpt(token) + " is not an integer");
-  if (st == parse_status::out_of_range || v < 1 || v > extent)
-    r.fail(std::string(what) + " index " + excerpt(token) +
-           (extent == 0 ? " is out of range: the matrix has no " + std::string(what) + "s"
-                        : " is outside 1.." + std::to_string(extent) + " (indices are 1-based)"));
-  return v - 1;
-}
+LOOM_DECL std::int64_t read_index(const line_reader& r, std::string_view token, std::int64_t extent,
+                                  const char* what);
 
 template <class T> T read_value(const line_reader& r, std::string_view token) {
   T v = semiring_traits<T>::zero();
@@ -19519,6 +19718,87 @@ void write_matrix_market(const std::string& path, const basic_tensor<T, Format, 
   detail::close_written(out, path, "loom::write_matrix_market");
 }
 
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DECL bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    char x = a[k], y = b[k];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+LOOM_DECL matrix_market_header read_matrix_market_banner(line_reader& r) {
+  if (!r.next())
+    r.fail("the input is empty; expected the banner " + std::string(matrix_market_banner_form));
+  std::array<std::string_view, 6> w{};
+  const std::size_t n = r.split(w);
+  if (n == 0 || !iequals(w[0], "%%MatrixMarket"))
+    r.fail("expected the banner " + std::string(matrix_market_banner_form) + ", found " +
+           excerpt(r.line()) + " (is this a Matrix Market file?)");
+  static constexpr std::array<std::string_view, 4> parts = {"object", "format", "field",
+                                                            "symmetry"};
+  if (n < 5)
+    r.fail("the banner ends before its " + std::string(parts[n - 1]) + "; expected " +
+           std::string(matrix_market_banner_form));
+  if (n > 5) r.fail("unexpected word " + excerpt(w[5]) + " after the symmetry in the banner");
+
+  matrix_market_header h;
+  if (!iequals(w[1], "matrix"))
+    r.fail("unknown object " + excerpt(w[1]) + " in the banner (expected 'matrix')");
+
+  if (iequals(w[2], "array"))
+    h.array = true;
+  else if (!iequals(w[2], "coordinate"))
+    r.fail("unknown format " + excerpt(w[2]) + " in the banner (expected 'coordinate' or 'array')");
+
+  if (iequals(w[3], "pattern"))
+    h.pattern = true;
+  else if (iequals(w[3], "complex"))
+    r.fail("the complex field is not supported yet; store the real part in a 'real' file");
+  else if (!iequals(w[3], "real") && !iequals(w[3], "double") && !iequals(w[3], "integer"))
+    r.fail("unknown field " + excerpt(w[3]) +
+           " in the banner (expected 'real', 'double', 'integer', 'pattern' or 'complex')");
+
+  using sym = matrix_market_header::symmetry_kind;
+  if (iequals(w[4], "symmetric"))
+    h.symmetry = sym::symmetric;
+  else if (iequals(w[4], "skew-symmetric"))
+    h.symmetry = sym::skew;
+  else if (iequals(w[4], "hermitian"))
+    r.fail("the hermitian symmetry is not supported yet (it needs complex values)");
+  else if (!iequals(w[4], "general"))
+    r.fail("unknown symmetry " + excerpt(w[4]) +
+           " in the banner (expected 'general', 'symmetric', 'skew-symmetric' or 'hermitian')");
+
+  if (h.array && h.pattern)
+    r.fail(
+        "'array pattern' is not a valid combination: an array lists values; use "
+        "'coordinate pattern'");
+  if (h.pattern && h.symmetry == sym::skew)
+    r.fail(
+        "'pattern skew-symmetric' is not a valid combination: a pattern has no values to "
+        "negate");
+  return h;
+}
+
+LOOM_DECL std::int64_t read_index(const line_reader& r, std::string_view token, std::int64_t extent,
+                                  const char* what) {
+  std::int64_t v = 0;
+  const parse_status st = parse_integer(token, v);
+  if (st == parse_status::not_a_number)
+    r.fail(std::string(what) + " index " + excerpt(token) + " is not an integer");
+  if (st == parse_status::out_of_range || v < 1 || v > extent)
+    r.fail(std::string(what) + " index " + excerpt(token) +
+           (extent == 0 ? " is out of range: the matrix has no " + std::string(what) + "s"
+                        : " is outside 1.." + std::to_string(extent) + " (indices are 1-based)"));
+  return v - 1;
+}
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom
 
 #endif  // LOOM_IO_MATRIX_MARKET_HPP
@@ -20177,22 +20457,8 @@ using boost::mp11::mp_list;
 // Part 1: extents of the index variables of a translated expression (from its accesses)
 struct extent_table {
   std::vector<std::pair<std::string_view, std::int64_t>> entries;
-  void note(std::string_view name, std::int64_t e) {
-    for (auto& [n, x] : entries)
-      if (n == name) {
-        if (x != e)
-          throw shape_error("loom::la: dimension " + std::string(name) + " is " +
-                            std::to_string(x) + " in one operand and " + std::to_string(e) +
-                            " in another");
-        return;
-      }
-    entries.emplace_back(name, e);
-  }
-  std::int64_t of(std::string_view name) const {
-    for (const auto& [n, x] : entries)
-      if (n == name) return x;
-    throw shape_error("loom::la: the extent of " + std::string(name) + " is unknown");
-  }
+  LOOM_DECL void note(std::string_view name, std::int64_t e);
+  LOOM_DECL std::int64_t of(std::string_view name) const;
 };
 template <class E> extent_table extents_of(const E& e) {
   extent_table t;
@@ -20351,6 +20617,25 @@ template <class Term> std::string signature(const Term& term, std::size_t ordina
   }
   return best;
 }
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL void extent_table::note(std::string_view name, std::int64_t e) {
+  for (auto& [n, x] : entries)
+    if (n == name) {
+      if (x != e)
+        throw shape_error("loom::la: dimension " + std::string(name) + " is " + std::to_string(x) +
+                          " in one operand and " + std::to_string(e) + " in another");
+      return;
+    }
+  entries.emplace_back(name, e);
+}
+
+LOOM_DECL std::int64_t extent_table::of(std::string_view name) const {
+  for (const auto& [n, x] : entries)
+    if (n == name) return x;
+  throw shape_error("loom::la: the extent of " + std::string(name) + " is unknown");
+}
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::la::detail
 
@@ -21324,12 +21609,7 @@ namespace loom {
 class uniform_estimator {
  public:
   /// An estimate of `nnz` non-fills over `indices`.
-  uniform_estimator(index_set indices, double nnz) : indices_(std::move(indices)), nnz_(nnz) {
-    detail::check_index_set(indices_, "loom::uniform_estimator");
-    if (nnz_ < 0 || nnz_ > detail::dense_size(indices_))
-      throw shape_error("loom::uniform_estimator: nnz " + std::to_string(nnz_) +
-                        " is outside [0, product of extents]");
-  }
+  LOOM_DECL uniform_estimator(index_set indices, double nnz);
   /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
   uniform_estimator(const statistics& s, const std::vector<std::string>& names)
       : uniform_estimator(named(s, names), static_cast<double>(s.nnz)) {}
@@ -21342,38 +21622,11 @@ class uniform_estimator {
 
   /// Pointwise op whose fill annihilates it (`A * B`): the non-fills of the output are the
   /// intersection of the operands' (broadcast over the union of their indices).
-  static uniform_estimator conjunction(std::span<const uniform_estimator> args) {
-    index_set out;
-    double p = 1;
-    for (const uniform_estimator& a : args) {
-      out = detail::index_union(out, a.indices_, "loom::uniform_estimator::conjunction");
-      p *= a.density();
-    }
-    const double size = detail::dense_size(out);
-    const double n = clamp(size * p, size);
-    return uniform_estimator(std::move(out), n);
-  }
+  LOOM_DECL static uniform_estimator conjunction(std::span<const uniform_estimator> args);
   /// Pointwise op whose fill does not annihilate it (`A + B`): the union of the non-fills.
-  static uniform_estimator disjunction(std::span<const uniform_estimator> args) {
-    index_set out;
-    double log_q = 0;  // log of P(fill in every operand)
-    for (const uniform_estimator& a : args) {
-      out = detail::index_union(out, a.indices_, "loom::uniform_estimator::disjunction");
-      log_q += std::log1p(-a.density());
-    }
-    const double size = detail::dense_size(out);
-    const double n = clamp(size * -std::expm1(log_q), size);
-    return uniform_estimator(std::move(out), n);
-  }
+  LOOM_DECL static uniform_estimator disjunction(std::span<const uniform_estimator> args);
   /// Aggregate (sum, max, ...) over the named indices; names not in the index set are ignored.
-  uniform_estimator aggregate(const std::vector<std::string>& names) const {
-    index_set kept = detail::index_filter(indices_, names, false);
-    const double reduced = detail::dense_size(detail::index_filter(indices_, names, true));
-    const double p = density();
-    const double size = detail::dense_size(kept);
-    const double n = clamp(size * -std::expm1(reduced * std::log1p(-p)), size);
-    return uniform_estimator(std::move(kept), n);
-  }
+  LOOM_DECL uniform_estimator aggregate(const std::vector<std::string>& names) const;
 
   /// Estimated number of non-fill entries.
   double estimate() const { return nnz_; }
@@ -21390,14 +21643,7 @@ class uniform_estimator {
   const index_set& indices() const { return indices_; }
 
  private:
-  static index_set named(const statistics& s, const std::vector<std::string>& names) {
-    if (names.size() != s.shape.size())
-      throw shape_error("loom::uniform_estimator: " + std::to_string(names.size()) +
-                        " index names for a tensor of order " + std::to_string(s.shape.size()));
-    index_set out;
-    for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
-    return out;
-  }
+  LOOM_DECL static index_set named(const statistics& s, const std::vector<std::string>& names);
   static double clamp(double n, double hi) {
     if (!(n > 0)) return 0;  // also maps NaN to 0
     return n > hi ? hi : n;
@@ -21406,6 +21652,62 @@ class uniform_estimator {
   index_set indices_;
   double nnz_ = 0;
 };
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL uniform_estimator::uniform_estimator(index_set indices, double nnz)
+    : indices_(std::move(indices)), nnz_(nnz) {
+  detail::check_index_set(indices_, "loom::uniform_estimator");
+  if (nnz_ < 0 || nnz_ > detail::dense_size(indices_))
+    throw shape_error("loom::uniform_estimator: nnz " + std::to_string(nnz_) +
+                      " is outside [0, product of extents]");
+}
+
+LOOM_DECL uniform_estimator
+uniform_estimator::conjunction(std::span<const uniform_estimator> args) {
+  index_set out;
+  double p = 1;
+  for (const uniform_estimator& a : args) {
+    out = detail::index_union(out, a.indices_, "loom::uniform_estimator::conjunction");
+    p *= a.density();
+  }
+  const double size = detail::dense_size(out);
+  const double n = clamp(size * p, size);
+  return uniform_estimator(std::move(out), n);
+}
+
+LOOM_DECL uniform_estimator
+uniform_estimator::disjunction(std::span<const uniform_estimator> args) {
+  index_set out;
+  double log_q = 0;  // log of P(fill in every operand)
+  for (const uniform_estimator& a : args) {
+    out = detail::index_union(out, a.indices_, "loom::uniform_estimator::disjunction");
+    log_q += std::log1p(-a.density());
+  }
+  const double size = detail::dense_size(out);
+  const double n = clamp(size * -std::expm1(log_q), size);
+  return uniform_estimator(std::move(out), n);
+}
+
+LOOM_DECL uniform_estimator
+uniform_estimator::aggregate(const std::vector<std::string>& names) const {
+  index_set kept = detail::index_filter(indices_, names, false);
+  const double reduced = detail::dense_size(detail::index_filter(indices_, names, true));
+  const double p = density();
+  const double size = detail::dense_size(kept);
+  const double n = clamp(size * -std::expm1(reduced * std::log1p(-p)), size);
+  return uniform_estimator(std::move(kept), n);
+}
+
+LOOM_DECL index_set uniform_estimator::named(const statistics& s,
+                                             const std::vector<std::string>& names) {
+  if (names.size() != s.shape.size())
+    throw shape_error("loom::uniform_estimator: " + std::to_string(names.size()) +
+                      " index names for a tensor of order " + std::to_string(s.shape.size()));
+  index_set out;
+  for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
+  return out;
+}
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom
 
@@ -21533,13 +21835,7 @@ constexpr std::optional<std::int64_t> parse_date(std::string_view s) {
 }
 
 /// A day number as `YYYY-MM-DD`. **Example**: `format_date(8766) == "1994-01-01"`.
-inline std::string format_date(std::int64_t days) {
-  const civil_date c = civil_from_days(days);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04lld-%02d-%02d", static_cast<long long>(c.year), c.month,
-                c.day);
-  return buf;
-}
+LOOM_DECL std::string format_date(std::int64_t days);
 
 /// The day number of a date literal, `date("1994-01-01") == 8766`; a malformed literal is a
 /// compile error in a constant expression and a `loom::parse_error` at run time.
@@ -21551,6 +21847,15 @@ constexpr std::int64_t date(std::string_view s) {
   return *d;
 }
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::string format_date(std::int64_t days) {
+  const civil_date c = civil_from_days(days);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04lld-%02d-%02d", static_cast<long long>(c.year), c.month,
+                c.day);
+  return buf;
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
 
 #endif  // LOOM_RELATIONAL_DATE_HPP
@@ -21561,6 +21866,7 @@ constexpr std::int64_t date(std::string_view s) {
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_RELATIONAL_DICTIONARY_HPP
 #define LOOM_RELATIONAL_DICTIONARY_HPP
+
 
 #include <algorithm>
 #include <cstdint>
@@ -21582,10 +21888,7 @@ class dictionary {
  public:
   dictionary() = default;
   /// A dictionary of `words` (sorted and deduplicated here).
-  explicit dictionary(std::vector<std::string> words) : words_(std::move(words)) {
-    std::sort(words_.begin(), words_.end());
-    words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
-  }
+  LOOM_DECL explicit dictionary(std::vector<std::string> words);
 
   std::int64_t size() const { return static_cast<std::int64_t>(words_.size()); }
   const std::string& word(std::int64_t code) const {
@@ -21594,16 +21897,9 @@ class dictionary {
   const std::vector<std::string>& words() const { return words_; }
 
   /// The code of `s`, or nullopt when `s` does not occur.
-  std::optional<std::int64_t> code(std::string_view s) const {
-    const auto it = std::lower_bound(words_.begin(), words_.end(), s);
-    if (it == words_.end() || *it != s) return std::nullopt;
-    return static_cast<std::int64_t>(it - words_.begin());
-  }
+  LOOM_DECL std::optional<std::int64_t> code(std::string_view s) const;
   /// The first code whose string is >= s (size() when none): string ranges as code ranges.
-  std::int64_t lower_bound(std::string_view s) const {
-    return static_cast<std::int64_t>(std::lower_bound(words_.begin(), words_.end(), s) -
-                                     words_.begin());
-  }
+  LOOM_DECL std::int64_t lower_bound(std::string_view s) const;
 
  private:
   friend class detail::dictionary_builder;
@@ -21635,60 +21931,84 @@ class dictionary_builder {
     }
   }
   /// The sorted dictionary; `remap[provisional] = final`.
-  dictionary finish(std::vector<std::int64_t>& remap) {
-    // sorted by the first 16 bytes as two big-endian integers (byte order, as std::string
-    // compares), the whole strings only where those agree
-    struct keyed {
-      std::uint64_t hi, lo;
-      std::int64_t code;
-    };
-    auto prefix = [](const std::string& w, std::size_t from) {
-      std::uint64_t x = 0;
-      for (std::size_t k = from; k < from + 8; ++k)
-        x = x << 8 | (k < w.size() ? static_cast<unsigned char>(w[k]) : 0u);
-      return x;
-    };
-    std::vector<keyed> order(words_.size());
-    for (std::size_t k = 0; k < order.size(); ++k)
-      order[k] = {prefix(words_[k], 0), prefix(words_[k], 8), static_cast<std::int64_t>(k)};
-    std::sort(order.begin(), order.end(), [&](const keyed& a, const keyed& b) {
-      if (a.hi != b.hi) return a.hi < b.hi;
-      if (a.lo != b.lo) return a.lo < b.lo;
-      return words_[static_cast<std::size_t>(a.code)] < words_[static_cast<std::size_t>(b.code)];
-    });
-    remap.assign(words_.size(), 0);
-    std::vector<std::string> sorted;
-    sorted.reserve(words_.size());
-    for (std::size_t k = 0; k < order.size(); ++k) {
-      remap[static_cast<std::size_t>(order[k].code)] = static_cast<std::int64_t>(k);
-      sorted.push_back(std::move(words_[static_cast<std::size_t>(order[k].code)]));
-    }
-    words_.clear();
-    slots_.clear();
-    return dictionary(std::move(sorted), dictionary::sorted_unique{});  // sorted, distinct
-  }
+  LOOM_DECL dictionary finish(std::vector<std::int64_t>& remap);
 
  private:
   struct slot {
     std::uint64_t hash = 0;
     std::int64_t code = -1;  // -1: empty
   };
-  void grow() {
-    std::vector<slot> old = std::move(slots_);
-    slots_.assign(std::max<std::size_t>(64, 2 * old.size()), slot{});
-    const std::size_t mask = slots_.size() - 1;
-    for (const slot& sl : old)
-      if (sl.code >= 0) {
-        std::size_t i = static_cast<std::size_t>(sl.hash) & mask;
-        while (slots_[i].code >= 0) i = (i + 1) & mask;
-        slots_[i] = sl;
-      }
-  }
+  LOOM_DECL void grow();
 
   std::vector<std::string> words_;
   std::vector<slot> slots_;  // a power of two, at most half full
 };
 }  // namespace detail
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL dictionary::dictionary(std::vector<std::string> words) : words_(std::move(words)) {
+  std::sort(words_.begin(), words_.end());
+  words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
+}
+
+LOOM_DECL std::optional<std::int64_t> dictionary::code(std::string_view s) const {
+  const auto it = std::lower_bound(words_.begin(), words_.end(), s);
+  if (it == words_.end() || *it != s) return std::nullopt;
+  return static_cast<std::int64_t>(it - words_.begin());
+}
+
+LOOM_DECL std::int64_t dictionary::lower_bound(std::string_view s) const {
+  return static_cast<std::int64_t>(std::lower_bound(words_.begin(), words_.end(), s) -
+                                   words_.begin());
+}
+
+namespace detail {
+LOOM_DECL dictionary dictionary_builder::finish(std::vector<std::int64_t>& remap) {
+  // sorted by the first 16 bytes as two big-endian integers (byte order, as std::string
+  // compares), the whole strings only where those agree
+  struct keyed {
+    std::uint64_t hi, lo;
+    std::int64_t code;
+  };
+  auto prefix = [](const std::string& w, std::size_t from) {
+    std::uint64_t x = 0;
+    for (std::size_t k = from; k < from + 8; ++k)
+      x = x << 8 | (k < w.size() ? static_cast<unsigned char>(w[k]) : 0u);
+    return x;
+  };
+  std::vector<keyed> order(words_.size());
+  for (std::size_t k = 0; k < order.size(); ++k)
+    order[k] = {prefix(words_[k], 0), prefix(words_[k], 8), static_cast<std::int64_t>(k)};
+  std::sort(order.begin(), order.end(), [&](const keyed& a, const keyed& b) {
+    if (a.hi != b.hi) return a.hi < b.hi;
+    if (a.lo != b.lo) return a.lo < b.lo;
+    return words_[static_cast<std::size_t>(a.code)] < words_[static_cast<std::size_t>(b.code)];
+  });
+  remap.assign(words_.size(), 0);
+  std::vector<std::string> sorted;
+  sorted.reserve(words_.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    remap[static_cast<std::size_t>(order[k].code)] = static_cast<std::int64_t>(k);
+    sorted.push_back(std::move(words_[static_cast<std::size_t>(order[k].code)]));
+  }
+  words_.clear();
+  slots_.clear();
+  return dictionary(std::move(sorted), dictionary::sorted_unique{});  // sorted, distinct
+}
+
+LOOM_DECL void dictionary_builder::grow() {
+  std::vector<slot> old = std::move(slots_);
+  slots_.assign(std::max<std::size_t>(64, 2 * old.size()), slot{});
+  const std::size_t mask = slots_.size() - 1;
+  for (const slot& sl : old)
+    if (sl.code >= 0) {
+      std::size_t i = static_cast<std::size_t>(sl.hash) & mask;
+      while (slots_[i].code >= 0) i = (i + 1) & mask;
+      slots_[i] = sl;
+    }
+}
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::relational
 
@@ -21712,17 +22032,8 @@ namespace loom::relational {
 /// `file:line: column k (name): what`; the parts are also available separately.
 class csv_error : public parse_error {
  public:
-  csv_error(std::string file, std::int64_t line, std::int64_t column, std::string column_name,
-            const std::string& what)
-      : parse_error(file + ":" + std::to_string(line) + ": " +
-                    (column > 0 ? "column " + std::to_string(column) +
-                                      (column_name.empty() ? "" : " (" + column_name + ")") + ": "
-                                : (column_name.empty() ? "" : "column " + column_name + ": ")) +
-                    what),
-        file_(std::move(file)),
-        line_(line),
-        column_(column),
-        column_name_(std::move(column_name)) {}
+  LOOM_DECL csv_error(std::string file, std::int64_t line, std::int64_t column,
+                      std::string column_name, const std::string& what);
 
   const std::string& file() const { return file_; }
   /// 1-based line number (the header is line 1).
@@ -21744,6 +22055,19 @@ class column_error : public error {
   using error::error;
 };
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL csv_error::csv_error(std::string file, std::int64_t line, std::int64_t column,
+                               std::string column_name, const std::string& what)
+    : parse_error(file + ":" + std::to_string(line) + ": " +
+                  (column > 0 ? "column " + std::to_string(column) +
+                                    (column_name.empty() ? "" : " (" + column_name + ")") + ": "
+                              : (column_name.empty() ? "" : "column " + column_name + ": ")) +
+                  what),
+      file_(std::move(file)),
+      line_(line),
+      column_(column),
+      column_name_(std::move(column_name)) {}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
 
 #endif  // LOOM_RELATIONAL_ERROR_HPP
@@ -21784,16 +22108,9 @@ class column {
  public:
   column() = default;
   column(std::string name, column_type type) : name_(std::move(name)), type_(type) {}
-  column(std::string name, std::vector<std::int64_t> ints, column_type type = column_type::int64,
-         std::shared_ptr<const dictionary> dict = nullptr)
-      : name_(std::move(name)), type_(type), ints_(std::move(ints)), dict_(std::move(dict)) {
-    if (type_ == column_type::decimal)
-      throw column_error("loom::relational::column " + name_ +
-                         ": a decimal column holds doubles; pass a std::vector<double>");
-    if (type_ == column_type::string && !dict_)
-      throw column_error("loom::relational::column " + name_ +
-                         ": a string column needs a dictionary");
-  }
+  LOOM_DECL column(std::string name, std::vector<std::int64_t> ints,
+                   column_type type = column_type::int64,
+                   std::shared_ptr<const dictionary> dict = nullptr);
   column(std::string name, std::vector<double> reals)
       : name_(std::move(name)), type_(column_type::decimal), reals_(std::move(reals)) {}
 
@@ -21825,7 +22142,7 @@ class column {
   const std::shared_ptr<const dictionary>& dict() const { return dict_; }
 
   /// The field as CSV text: dates as YYYY-MM-DD, strings decoded, decimals round-trip.
-  std::string text(std::size_t row) const;
+  LOOM_DECL std::string text(std::size_t row) const;
 
   // Used by the CSV reader.
   std::vector<std::int64_t>& mutable_ints() { return ints_; }
@@ -21842,14 +22159,30 @@ class column {
 
 namespace detail {
 /// The shortest text that reads back as the same double.
-inline std::string format_decimal(double v) {
+LOOM_DECL std::string format_decimal(double v);
+}  // namespace detail
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL column::column(std::string name, std::vector<std::int64_t> ints, column_type type,
+                         std::shared_ptr<const dictionary> dict)
+    : name_(std::move(name)), type_(type), ints_(std::move(ints)), dict_(std::move(dict)) {
+  if (type_ == column_type::decimal)
+    throw column_error("loom::relational::column " + name_ +
+                       ": a decimal column holds doubles; pass a std::vector<double>");
+  if (type_ == column_type::string && !dict_)
+    throw column_error("loom::relational::column " + name_ +
+                       ": a string column needs a dictionary");
+}
+
+namespace detail {
+LOOM_DECL std::string format_decimal(double v) {
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
 }  // namespace detail
 
-inline std::string column::text(std::size_t row) const {
+LOOM_DECL std::string column::text(std::size_t row) const {
   switch (type_) {
     case column_type::int64:
       return std::to_string(ints_[row]);
@@ -21862,6 +22195,7 @@ inline std::string column::text(std::size_t row) const {
   }
   return {};
 }
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::relational
 
@@ -21891,48 +22225,17 @@ class table {
   const std::vector<column>& columns() const { return columns_; }
 
   /// The column called `name`; throws `column_error` listing the columns when there is none.
-  const column& operator[](std::string_view name) const {
-    for (const column& c : columns_)
-      if (c.name() == name) return c;
-    std::string known;
-    for (const column& c : columns_) known += (known.empty() ? "" : ", ") + c.name();
-    throw column_error("loom::relational: table " + (name_.empty() ? "(unnamed)" : name_) +
-                       " has no column " + std::string(name) + " (columns: " + known + ")");
-  }
-  bool has(std::string_view name) const {
-    for (const column& c : columns_)
-      if (c.name() == name) return true;
-    return false;
-  }
+  LOOM_DECL const column& operator[](std::string_view name) const;
+  LOOM_DECL bool has(std::string_view name) const;
   /// Shorthands: `t.ints("o_custkey")`, `t.reals("l_discount")`.
   std::span<const std::int64_t> ints(std::string_view name) const { return (*this)[name].ints(); }
   std::span<const double> reals(std::string_view name) const { return (*this)[name].reals(); }
 
   /// Appends a column; its length must match the table's.
-  table& add(column c) {
-    if (!columns_.empty() && c.size() != rows())
-      throw column_error("loom::relational: column " + c.name() + " has " +
-                         std::to_string(c.size()) + " rows but table " + name_ + " has " +
-                         std::to_string(rows()));
-    if (has(c.name()))
-      throw column_error("loom::relational: table " + name_ + " already has a column " + c.name());
-    columns_.push_back(std::move(c));
-    return *this;
-  }
+  LOOM_DECL table& add(column c);
 
   /// Replaces the column of the same name (same length).
-  table& replace(column c) {
-    for (column& old : columns_)
-      if (old.name() == c.name()) {
-        if (c.size() != old.size())
-          throw column_error("loom::relational: column " + c.name() + " has " +
-                             std::to_string(c.size()) + " rows, not " + std::to_string(old.size()));
-        old = std::move(c);
-        return *this;
-      }
-    (void)(*this)[c.name()];  // throws, listing the columns
-    return *this;
-  }
+  LOOM_DECL table& replace(column c);
 
   /// A derived attribute: `t.derive("o_year", "o_orderdate", year_of)` adds the integer column
   /// `f(source[row])` for every row (f maps an integer value: a key, a day, a code).
@@ -21947,26 +22250,10 @@ class table {
 
   /// Writes a header line and one line per row; strings are quoted when needed (and an empty
   /// field of a one-column table, whose line would otherwise be blank and skipped by read_csv).
-  void write_csv(std::ostream& out, char delimiter = ',') const {
-    const bool lone = columns_.size() == 1;
-    for (std::size_t c = 0; c < columns_.size(); ++c)
-      out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].name(), delimiter, lone);
-    out << '\n';
-    for (std::size_t r = 0; r < rows(); ++r) {
-      for (std::size_t c = 0; c < columns_.size(); ++c)
-        out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].text(r), delimiter, lone);
-      out << '\n';
-    }
-  }
+  LOOM_DECL void write_csv(std::ostream& out, char delimiter = ',') const;
 
  private:
-  static std::string quote(const std::string& s, char delimiter, bool lone) {
-    if (s.empty() && lone) return "\"\"";
-    if (s.find_first_of(std::string{delimiter, '"', '\n', '\r'}) == std::string::npos) return s;
-    std::string q = "\"";
-    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return q + "\"";
-  }
+  LOOM_DECL static std::string quote(const std::string& s, char delimiter, bool lone);
 
   std::string name_;
   std::vector<column> columns_;
@@ -21975,7 +22262,69 @@ class table {
 /// Re-encodes two string columns (of one or two tables) through one merged dictionary, so that
 /// equal strings get equal codes and the columns can be joined as keys.
 /// **Example**: `share_dictionary(customer, "c_city", supplier, "s_city");`
-inline void share_dictionary(table& a, std::string_view col_a, table& b, std::string_view col_b) {
+LOOM_DECL void share_dictionary(table& a, std::string_view col_a, table& b, std::string_view col_b);
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL const column& table::operator[](std::string_view name) const {
+  for (const column& c : columns_)
+    if (c.name() == name) return c;
+  std::string known;
+  for (const column& c : columns_) known += (known.empty() ? "" : ", ") + c.name();
+  throw column_error("loom::relational: table " + (name_.empty() ? "(unnamed)" : name_) +
+                     " has no column " + std::string(name) + " (columns: " + known + ")");
+}
+
+LOOM_DECL bool table::has(std::string_view name) const {
+  for (const column& c : columns_)
+    if (c.name() == name) return true;
+  return false;
+}
+
+LOOM_DECL table& table::add(column c) {
+  if (!columns_.empty() && c.size() != rows())
+    throw column_error("loom::relational: column " + c.name() + " has " + std::to_string(c.size()) +
+                       " rows but table " + name_ + " has " + std::to_string(rows()));
+  if (has(c.name()))
+    throw column_error("loom::relational: table " + name_ + " already has a column " + c.name());
+  columns_.push_back(std::move(c));
+  return *this;
+}
+
+LOOM_DECL table& table::replace(column c) {
+  for (column& old : columns_)
+    if (old.name() == c.name()) {
+      if (c.size() != old.size())
+        throw column_error("loom::relational: column " + c.name() + " has " +
+                           std::to_string(c.size()) + " rows, not " + std::to_string(old.size()));
+      old = std::move(c);
+      return *this;
+    }
+  (void)(*this)[c.name()];  // throws, listing the columns
+  return *this;
+}
+
+LOOM_DECL void table::write_csv(std::ostream& out, char delimiter) const {
+  const bool lone = columns_.size() == 1;
+  for (std::size_t c = 0; c < columns_.size(); ++c)
+    out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].name(), delimiter, lone);
+  out << '\n';
+  for (std::size_t r = 0; r < rows(); ++r) {
+    for (std::size_t c = 0; c < columns_.size(); ++c)
+      out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].text(r), delimiter, lone);
+    out << '\n';
+  }
+}
+
+LOOM_DECL std::string table::quote(const std::string& s, char delimiter, bool lone) {
+  if (s.empty() && lone) return "\"\"";
+  if (s.find_first_of(std::string{delimiter, '"', '\n', '\r'}) == std::string::npos) return s;
+  std::string q = "\"";
+  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+
+LOOM_DECL void share_dictionary(table& a, std::string_view col_a, table& b,
+                                std::string_view col_b) {
   const column& ca = a[col_a];
   const column& cb = b[col_b];
   if (ca.type() != column_type::string || cb.type() != column_type::string)
@@ -21997,7 +22346,7 @@ inline void share_dictionary(table& a, std::string_view col_a, table& b, std::st
   a.replace(std::move(na));
   b.replace(std::move(nb));
 }
-
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
 
 #endif  // LOOM_RELATIONAL_TABLE_HPP
@@ -22139,49 +22488,10 @@ namespace loom::relational::detail {
 /// stream. A mapped file must not shrink while it is read.
 class file_bytes {
  public:
-  explicit file_bytes(const std::string& path) {
-#if __has_include(<sys/mman.h>) && __has_include(<sys/stat.h>) && __has_include(<fcntl.h>) && \
-    __has_include(<unistd.h>)
-    const int fd = ::open(path.c_str(), O_RDONLY);
-    if (fd < 0) throw io_error(path + ": cannot open the file");
-    struct stat st {};
-    const bool stated = ::fstat(fd, &st) == 0;
-    if (stated && S_ISDIR(st.st_mode)) {
-      ::close(fd);
-      throw io_error(path + ": cannot read the file: it is a directory");
-    }
-    if (stated && S_ISREG(st.st_mode) && st.st_size > 0) {
-      int flags = MAP_PRIVATE;
-#  ifdef MAP_POPULATE
-      flags |= MAP_POPULATE;  // map every page now rather than one fault at a time
-#  endif
-      void* m = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, flags, fd, 0);
-      if (m != MAP_FAILED) {
-        mapped_ = m;
-        text_ = std::string_view(static_cast<const char*>(m), static_cast<std::size_t>(st.st_size));
-      }
-    }
-    ::close(fd);
-    if (mapped_ != nullptr) return;
-#endif
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw io_error(path + ": cannot open the file");
-    try {  // libstdc++'s filebuf throws on a read error (EISDIR, EIO) rather than setting badbit
-      read_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    } catch (const std::ios_base::failure& e) {
-      throw io_error(path + ": read error (" + e.what() + ")");
-    }
-    if (in.bad()) throw io_error(path + ": read error");
-    text_ = read_;
-  }
+  LOOM_DECL explicit file_bytes(const std::string& path);
   file_bytes(const file_bytes&) = delete;
   file_bytes& operator=(const file_bytes&) = delete;
-  ~file_bytes() {
-#if __has_include(<sys/mman.h>) && __has_include(<sys/stat.h>) && __has_include(<fcntl.h>) && \
-    __has_include(<unistd.h>)
-    if (mapped_ != nullptr) ::munmap(mapped_, text_.size());
-#endif
-  }
+  LOOM_DECL ~file_bytes();
   std::string_view text() const { return text_; }
 
  private:
@@ -22190,6 +22500,50 @@ class file_bytes {
   std::string_view text_;
 };
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL file_bytes::file_bytes(const std::string& path) {
+#  if __has_include(<sys/mman.h>) && __has_include(<sys/stat.h>) && __has_include(<fcntl.h>) && \
+    __has_include(<unistd.h>)
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) throw io_error(path + ": cannot open the file");
+  struct stat st {};
+  const bool stated = ::fstat(fd, &st) == 0;
+  if (stated && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw io_error(path + ": cannot read the file: it is a directory");
+  }
+  if (stated && S_ISREG(st.st_mode) && st.st_size > 0) {
+    int flags = MAP_PRIVATE;
+#    ifdef MAP_POPULATE
+    flags |= MAP_POPULATE;  // map every page now rather than one fault at a time
+#    endif
+    void* m = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, flags, fd, 0);
+    if (m != MAP_FAILED) {
+      mapped_ = m;
+      text_ = std::string_view(static_cast<const char*>(m), static_cast<std::size_t>(st.st_size));
+    }
+  }
+  ::close(fd);
+  if (mapped_ != nullptr) return;
+#  endif
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw io_error(path + ": cannot open the file");
+  try {  // libstdc++'s filebuf throws on a read error (EISDIR, EIO) rather than setting badbit
+    read_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure& e) {
+    throw io_error(path + ": read error (" + e.what() + ")");
+  }
+  if (in.bad()) throw io_error(path + ": read error");
+  text_ = read_;
+}
+
+LOOM_DECL file_bytes::~file_bytes() {
+#  if __has_include(<sys/mman.h>) && __has_include(<sys/stat.h>) && __has_include(<fcntl.h>) && \
+    __has_include(<unistd.h>)
+  if (mapped_ != nullptr) ::munmap(mapped_, text_.size());
+#  endif
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational::detail
 
 #endif  // LOOM_RELATIONAL_FILE_BYTES_HPP
@@ -22226,42 +22580,10 @@ namespace detail {
 
 class csv_parser {
  public:
-  csv_parser(std::string_view text, const std::string& file, char delimiter)
-      : text_(text), file_(file), delimiter_(delimiter) {
-    if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;  // UTF-8 byte order mark
-  }
+  LOOM_DECL csv_parser(std::string_view text, const std::string& file, char delimiter);
 
   /// Reads the next record into `fields()`; false at end of input. Blank lines are skipped.
-  bool next() {
-    while (pos_ < text_.size() && (text_[pos_] == '\n' || text_[pos_] == '\r')) {
-      if (text_[pos_] == '\n') ++line_;
-      ++pos_;
-    }
-    if (pos_ >= text_.size()) return false;
-    record_line_ = line_;
-    fields_.clear();
-    scratch_used_ = 0;
-    for (;;) {
-      if (pos_ < text_.size() && text_[pos_] == '"') {
-        read_quoted();
-      } else {
-        const std::size_t begin = pos_;
-        while (pos_ < text_.size() && text_[pos_] != delimiter_ && text_[pos_] != '\n') ++pos_;
-        std::size_t end = pos_;
-        if (end > begin && text_[end - 1] == '\r') --end;
-        fields_.push_back(text_.substr(begin, end - begin));
-      }
-      if (pos_ < text_.size() && text_[pos_] == delimiter_) {
-        ++pos_;
-        continue;
-      }
-      if (pos_ < text_.size()) {  // '\n'
-        ++pos_;
-        ++line_;
-      }
-      return true;
-    }
-  }
+  LOOM_DECL bool next();
 
   const std::vector<std::string_view>& fields() const { return fields_; }
   /// The line on which the current record starts (1-based).
@@ -22277,34 +22599,7 @@ class csv_parser {
   }
 
  private:
-  void read_quoted() {
-    const std::int64_t start_line = line_;
-    ++pos_;
-    if (scratch_used_ == scratch_.size()) scratch_.emplace_back();
-    std::string& s = scratch_[scratch_used_++];
-    s.clear();
-    for (;;) {
-      if (pos_ >= text_.size())
-        throw csv_error(file_, start_line, static_cast<std::int64_t>(fields_.size()) + 1, "",
-                        "unterminated quoted field");
-      const char ch = text_[pos_++];
-      if (ch == '"') {
-        if (pos_ < text_.size() && text_[pos_] == '"') {
-          s += '"';
-          ++pos_;
-          continue;
-        }
-        break;
-      }
-      if (ch == '\n') ++line_;
-      s += ch;
-    }
-    if (pos_ < text_.size() && text_[pos_] == '\r') ++pos_;
-    if (pos_ < text_.size() && text_[pos_] != delimiter_ && text_[pos_] != '\n')
-      throw csv_error(file_, start_line, static_cast<std::int64_t>(fields_.size()) + 1, "",
-                      "unexpected character after a closing quote");
-    fields_.push_back(s);
-  }
+  LOOM_DECL void read_quoted();
 
   std::string_view text_;
   const std::string& file_;
@@ -22323,10 +22618,7 @@ inline std::string_view trim(std::string_view s) {
   return s;
 }
 
-inline std::string shown(std::string_view s) {
-  constexpr std::size_t max = 40;
-  return "'" + std::string(s.substr(0, max)) + (s.size() > max ? "...'" : "'");
-}
+LOOM_DECL std::string shown(std::string_view s);
 
 /// Reads a plain integer `-?[0-9]{1,18}` (no overflow possible) starting at p; returns where it
 /// ends, or nullptr when the text there is not one.
@@ -22396,9 +22688,90 @@ inline loom::detail::parse_status parse_decimal(std::string_view v, double& out)
 /// Reads the columns of `schema` from CSV text; `name` (the file) appears in error messages.
 /// Throws `csv_error` (`file:line: column k (name): what`) for a wrong field count, a value that
 /// does not parse as its column's type, or a schema column missing from the header.
-inline table read_csv_text(std::string_view text, const std::string& name,
-                           const std::vector<column_spec>& schema,
-                           const csv_options& options = {}) {
+LOOM_DECL table read_csv_text(std::string_view text, const std::string& name,
+                              const std::vector<column_spec>& schema,
+                              const csv_options& options = {});
+
+/// Reads the columns of `schema` from the CSV file at `path` (see `read_csv_text`); throws
+/// `io_error` when the file cannot be read.
+LOOM_DECL table read_csv(const std::string& path, const std::vector<column_spec>& schema,
+                         const csv_options& options = {});
+
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DECL csv_parser::csv_parser(std::string_view text, const std::string& file, char delimiter)
+    : text_(text), file_(file), delimiter_(delimiter) {
+  if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;  // UTF-8 byte order mark
+}
+
+LOOM_DECL bool csv_parser::next() {
+  while (pos_ < text_.size() && (text_[pos_] == '\n' || text_[pos_] == '\r')) {
+    if (text_[pos_] == '\n') ++line_;
+    ++pos_;
+  }
+  if (pos_ >= text_.size()) return false;
+  record_line_ = line_;
+  fields_.clear();
+  scratch_used_ = 0;
+  for (;;) {
+    if (pos_ < text_.size() && text_[pos_] == '"') {
+      read_quoted();
+    } else {
+      const std::size_t begin = pos_;
+      while (pos_ < text_.size() && text_[pos_] != delimiter_ && text_[pos_] != '\n') ++pos_;
+      std::size_t end = pos_;
+      if (end > begin && text_[end - 1] == '\r') --end;
+      fields_.push_back(text_.substr(begin, end - begin));
+    }
+    if (pos_ < text_.size() && text_[pos_] == delimiter_) {
+      ++pos_;
+      continue;
+    }
+    if (pos_ < text_.size()) {  // '\n'
+      ++pos_;
+      ++line_;
+    }
+    return true;
+  }
+}
+
+LOOM_DECL void csv_parser::read_quoted() {
+  const std::int64_t start_line = line_;
+  ++pos_;
+  if (scratch_used_ == scratch_.size()) scratch_.emplace_back();
+  std::string& s = scratch_[scratch_used_++];
+  s.clear();
+  for (;;) {
+    if (pos_ >= text_.size())
+      throw csv_error(file_, start_line, static_cast<std::int64_t>(fields_.size()) + 1, "",
+                      "unterminated quoted field");
+    const char ch = text_[pos_++];
+    if (ch == '"') {
+      if (pos_ < text_.size() && text_[pos_] == '"') {
+        s += '"';
+        ++pos_;
+        continue;
+      }
+      break;
+    }
+    if (ch == '\n') ++line_;
+    s += ch;
+  }
+  if (pos_ < text_.size() && text_[pos_] == '\r') ++pos_;
+  if (pos_ < text_.size() && text_[pos_] != delimiter_ && text_[pos_] != '\n')
+    throw csv_error(file_, start_line, static_cast<std::int64_t>(fields_.size()) + 1, "",
+                    "unexpected character after a closing quote");
+  fields_.push_back(s);
+}
+
+LOOM_DECL std::string shown(std::string_view s) {
+  constexpr std::size_t max = 40;
+  return "'" + std::string(s.substr(0, max)) + (s.size() > max ? "...'" : "'");
+}
+}  // namespace detail
+
+LOOM_DECL table read_csv_text(std::string_view text, const std::string& name,
+                              const std::vector<column_spec>& schema, const csv_options& options) {
   detail::csv_parser parser(text, name, options.delimiter);
   std::vector<std::int64_t> slot_of_field;  // field index -> schema slot, or -1 (skipped)
   std::vector<std::string> field_names;
@@ -22613,14 +22986,12 @@ inline table read_csv_text(std::string_view text, const std::string& name,
   return t;
 }
 
-/// Reads the columns of `schema` from the CSV file at `path` (see `read_csv_text`); throws
-/// `io_error` when the file cannot be read.
-inline table read_csv(const std::string& path, const std::vector<column_spec>& schema,
-                      const csv_options& options = {}) {
+LOOM_DECL table read_csv(const std::string& path, const std::vector<column_spec>& schema,
+                         const csv_options& options) {
   const detail::file_bytes file(path);
   return read_csv_text(file.text(), path, schema, options);
 }
-
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
 
 #endif  // LOOM_RELATIONAL_CSV_HPP
@@ -22679,24 +23050,8 @@ struct interval_level {
     return {st.lo, st.lo, st.hi, st.shared_value};
   }
 
-  static std::int64_t assemble(storage<true>& st, const level_build& in,
-                               std::span<std::int64_t> position) {
-    if (in.parents != 1)
-      throw shape_error("loom::relational::interval_level: mode " + std::to_string(in.mode) +
-                        " must be the first level");
-    st.lo = in.coord.empty() ? 0 : in.coord.front();
-    st.hi = in.coord.empty() ? 0 : in.coord.back() + 1;
-    st.shared_value = false;
-    for (std::size_t e = 0; e < in.coord.size(); ++e) {
-      if (e > 0 && in.coord[e] != in.coord[e - 1] && in.coord[e] != in.coord[e - 1] + 1)
-        throw shape_error("loom::relational::interval_level: the keys of mode " +
-                          std::to_string(in.mode) + " are not consecutive (" +
-                          std::to_string(in.coord[e - 1]) + " then " + std::to_string(in.coord[e]) +
-                          ")");
-      position[e] = in.coord[e] - st.lo;
-    }
-    return st.hi - st.lo;
-  }
+  LOOM_DECL static std::int64_t assemble(storage<true>& st, const level_build& in,
+                                         std::span<std::int64_t> position);
 };
 static_assert(level_type<interval_level> && level_with_locate<interval_level>);
 
@@ -22722,6 +23077,26 @@ view<const T, format<interval_level>> interval(std::int64_t lo, std::int64_t hi,
   return v;
 }
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::int64_t interval_level::assemble(storage<true>& st, const level_build& in,
+                                                std::span<std::int64_t> position) {
+  if (in.parents != 1)
+    throw shape_error("loom::relational::interval_level: mode " + std::to_string(in.mode) +
+                      " must be the first level");
+  st.lo = in.coord.empty() ? 0 : in.coord.front();
+  st.hi = in.coord.empty() ? 0 : in.coord.back() + 1;
+  st.shared_value = false;
+  for (std::size_t e = 0; e < in.coord.size(); ++e) {
+    if (e > 0 && in.coord[e] != in.coord[e - 1] && in.coord[e] != in.coord[e - 1] + 1)
+      throw shape_error("loom::relational::interval_level: the keys of mode " +
+                        std::to_string(in.mode) + " are not consecutive (" +
+                        std::to_string(in.coord[e - 1]) + " then " + std::to_string(in.coord[e]) +
+                        ")");
+    position[e] = in.coord[e] - st.lo;
+  }
+  return st.hi - st.lo;
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
 
 #endif  // LOOM_RELATIONAL_INTERVAL_HPP
@@ -22791,12 +23166,7 @@ tensor<T, sparse_vector> predicate(std::int64_t extent, F f) {
 }
 
 namespace detail {
-inline const dictionary& dictionary_of(const column& c, std::string_view who) {
-  if (c.type() != column_type::string || !c.dict())
-    throw column_error("loom::relational::" + std::string(who) + ": column " + c.name() +
-                       " is not a string column");
-  return *c.dict();
-}
+LOOM_DECL const dictionary& dictionary_of(const column& c, std::string_view who);
 }  // namespace detail
 
 /// `[f(string)]` over the dictionary codes of string column `c`.
@@ -22859,6 +23229,16 @@ tensor<T, Format> filter_values(const basic_tensor<T, Format, Owning>& a, F keep
   return from_coo<Format>(a.shape(), coords, values, duplicates::error);
 }
 
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DECL const dictionary& dictionary_of(const column& c, std::string_view who) {
+  if (c.type() != column_type::string || !c.dict())
+    throw column_error("loom::relational::" + std::string(who) + ": column " + c.name() +
+                       " is not a string column");
+  return *c.dict();
+}
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
 
 #endif  // LOOM_RELATIONAL_PREDICATES_HPP
@@ -23373,30 +23753,11 @@ namespace loom::relational {
 
 /// The extent a key column needs: the dictionary size of a string column, else max + 1 (at
 /// least 1). Joined columns must share an extent: pass `extent_of(a, b, ...)` to both.
-inline std::int64_t extent_of(const column& c) {
-  if (c.type() == column_type::string) return std::max<std::int64_t>(1, c.dict()->size());
-  std::int64_t m = 0;
-  for (std::int64_t v : c.ints()) m = std::max(m, v + 1);
-  return std::max<std::int64_t>(1, m);
-}
+LOOM_DECL std::int64_t extent_of(const column& c);
 namespace detail {
 /// Throws `column_error` unless columns `a` and `b` can be joined: the same key type (int64,
 /// date or string) and, for strings, the same dictionary (equal codes for equal strings).
-inline void check_joinable(const column& a, const column& b) {
-  const std::string both = a.name() + " (" + std::string(to_string(a.type())) + ") and " +
-                           b.name() + " (" + std::string(to_string(b.type())) + ")";
-  if (!a.is_integer() || !b.is_integer())
-    throw column_error("loom::relational::extent_of: cannot join " + both +
-                       ": a decimal column is not a key");
-  if (a.type() != b.type())
-    throw column_error("loom::relational::extent_of: cannot join " + both +
-                       ": key columns of different types");
-  if (a.type() == column_type::string && a.dict() != b.dict() &&
-      a.dict()->words() != b.dict()->words())
-    throw column_error("loom::relational::extent_of: cannot join " + both +
-                       ": their dictionaries differ, so equal codes are different strings; call "
-                       "share_dictionary first");
-}
+LOOM_DECL void check_joinable(const column& a, const column& b);
 }  // namespace detail
 
 /// The extent shared by columns to be joined; throws `column_error` when two of them differ in
@@ -23682,6 +24043,32 @@ std::tuple<tensor<typename Aggs::value_type, csf<N>>...> key_by(
   return key_by<csf<N>>(t, keys, aggs, shape);
 }
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::int64_t extent_of(const column& c) {
+  if (c.type() == column_type::string) return std::max<std::int64_t>(1, c.dict()->size());
+  std::int64_t m = 0;
+  for (std::int64_t v : c.ints()) m = std::max(m, v + 1);
+  return std::max<std::int64_t>(1, m);
+}
+
+namespace detail {
+LOOM_DECL void check_joinable(const column& a, const column& b) {
+  const std::string both = a.name() + " (" + std::string(to_string(a.type())) + ") and " +
+                           b.name() + " (" + std::string(to_string(b.type())) + ")";
+  if (!a.is_integer() || !b.is_integer())
+    throw column_error("loom::relational::extent_of: cannot join " + both +
+                       ": a decimal column is not a key");
+  if (a.type() != b.type())
+    throw column_error("loom::relational::extent_of: cannot join " + both +
+                       ": key columns of different types");
+  if (a.type() == column_type::string && a.dict() != b.dict() &&
+      a.dict()->words() != b.dict()->words())
+    throw column_error("loom::relational::extent_of: cannot join " + both +
+                       ": their dictionaries differ, so equal codes are different strings; call "
+                       "share_dictionary first");
+}
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
 
 #endif  // LOOM_RELATIONAL_RELATION_HPP
@@ -23784,8 +24171,12 @@ table to_table(const basic_tensor<T, Format, Owning>& a,
 
 /// Sorts a table's rows by the given columns (ascending, or descending where `descending[k]`);
 /// strings sort by their text, which their codes preserve.
-inline table sort_rows(const table& t, const std::vector<std::string>& by,
-                       const std::vector<bool>& descending = {}) {
+LOOM_DECL table sort_rows(const table& t, const std::vector<std::string>& by,
+                          const std::vector<bool>& descending = {});
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL table sort_rows(const table& t, const std::vector<std::string>& by,
+                          const std::vector<bool>& descending) {
   std::vector<std::size_t> perm(t.rows());
   for (std::size_t r = 0; r < perm.size(); ++r) perm[r] = r;
   std::vector<const column*> cols;
@@ -23813,7 +24204,7 @@ inline table sort_rows(const table& t, const std::vector<std::string>& by,
   }
   return out;
 }
-
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
 
 #endif  // LOOM_RELATIONAL_ROWS_HPP

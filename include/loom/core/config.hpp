@@ -25,6 +25,23 @@
 #  define LOOM_NOINLINE
 #endif
 
+// Separate compilation (docs/build-cost.md): with LOOM_SEPARATE_COMPILATION defined, the headers
+// only declare loom's heavier non-template functions, and the runtime library (src/runtime.cpp,
+// CMake target loom::runtime) defines them once, so a kernel's translation unit neither parses nor
+// optimises them. The definitions are the same in both modes and no template changes: only where
+// the functions are compiled does. LOOM_DECL is their specifier: inline in the headers, a plain
+// definition in the library.
+#if defined(LOOM_BUILDING_RUNTIME)
+#  define LOOM_HEADER_ONLY 1
+#  define LOOM_DECL
+#elif defined(LOOM_SEPARATE_COMPILATION)
+#  define LOOM_HEADER_ONLY 0
+#  define LOOM_DECL
+#else
+#  define LOOM_HEADER_ONLY 1
+#  define LOOM_DECL inline
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

@@ -5,6 +5,7 @@
 #ifndef LOOM_EXEC_BIND_HPP
 #define LOOM_EXEC_BIND_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/core/work_counters.hpp>
 #include <loom/exec/options.hpp>
@@ -124,11 +125,8 @@ template <class Plan, std::size_t... Ks> struct bindings_of<Plan, std::index_seq
   using temporaries = std::tuple<typename binding<Plan, Ks>::storage...>;
 };
 
-inline std::string operand_label(const std::string& name, std::size_t ordinal,
-                                 const std::string& format) {
-  if (!name.empty()) return name;
-  return "operand #" + std::to_string(ordinal) + " (" + format + ")";
-}
+LOOM_DECL std::string operand_label(const std::string& name, std::size_t ordinal,
+                                    const std::string& format);
 
 template <class... Is>
 constexpr std::array<std::string_view, sizeof...(Is)> index_names(mp_list<Is...>) {
@@ -150,15 +148,8 @@ struct operand_label_source {
 };
 
 /// The labels of the operands, by ordinal, then the output's (the last source).
-[[gnu::cold]] inline std::vector<std::string> operand_labels(
-    const std::vector<operand_label_source>& sources) {
-  std::vector<std::string> labels;
-  for (std::size_t k = 0; k + 1 < sources.size(); ++k)
-    labels.push_back(operand_label(*sources[k].name, k, sources[k].format()));
-  const operand_label_source& out = sources.back();
-  labels.push_back(out.name->empty() ? "the output (" + out.format() + ")" : *out.name);
-  return labels;
-}
+[[gnu::cold]] LOOM_DECL std::vector<std::string> operand_labels(
+    const std::vector<operand_label_source>& sources);
 
 /// Notes operand `ordinal`'s extent `e` on mode `m` for index `id`: the first seen, or the
 /// first disagreement. Not a template: one definition for every kernel.
@@ -171,22 +162,12 @@ inline void note_extent(extent_source* first,
     bad.emplace(id, extent_source{ordinal, m, e});
 }
 
-[[noreturn, gnu::cold]] inline void throw_extent_clash(std::string_view index,
-                                                       const std::vector<std::string>& labels,
-                                                       extent_source first, extent_source second) {
-  auto label = [&](std::size_t ordinal) -> const std::string& {
-    return labels[std::min(ordinal, labels.size() - 1)];  // the output's label comes last
-  };
-  throw shape_error("loom: index " + std::string(index) + " has extent " +
-                    std::to_string(first.extent) + " in " + label(first.ordinal) + " (mode " +
-                    std::to_string(first.mode) + ") but " + std::to_string(second.extent) + " in " +
-                    label(second.ordinal) + " (mode " + std::to_string(second.mode) + ")");
-}
+[[noreturn, gnu::cold]] LOOM_DECL void throw_extent_clash(std::string_view index,
+                                                          const std::vector<std::string>& labels,
+                                                          extent_source first,
+                                                          extent_source second);
 
-[[noreturn, gnu::cold]] inline void throw_unknown_extent(std::string_view index) {
-  throw shape_error("loom: the extent of index " + std::string(index) +
-                    " is unknown: it is summed but used by no operand");
-}
+[[noreturn, gnu::cold]] LOOM_DECL void throw_unknown_extent(std::string_view index);
 
 /// Extents of every index of the assignment's universe, checked to agree across operands.
 /// It depends on the expression, not on the plan, so that the candidate plans of one expression
@@ -298,6 +279,40 @@ struct is_runtime_map<expr::map<F, Es...>> : std::bool_constant<!fn::is_zero_pre
 template <class Rhs>
 inline constexpr bool needs_map_variants =
     boost::mp11::mp_any_of<typename node_list<Rhs>::type, is_runtime_map>::value;
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::string operand_label(const std::string& name, std::size_t ordinal,
+                                    const std::string& format) {
+  if (!name.empty()) return name;
+  return "operand #" + std::to_string(ordinal) + " (" + format + ")";
+}
+
+LOOM_DECL std::vector<std::string> operand_labels(
+    const std::vector<operand_label_source>& sources) {
+  std::vector<std::string> labels;
+  for (std::size_t k = 0; k + 1 < sources.size(); ++k)
+    labels.push_back(operand_label(*sources[k].name, k, sources[k].format()));
+  const operand_label_source& out = sources.back();
+  labels.push_back(out.name->empty() ? "the output (" + out.format() + ")" : *out.name);
+  return labels;
+}
+
+LOOM_DECL void throw_extent_clash(std::string_view index, const std::vector<std::string>& labels,
+                                  extent_source first, extent_source second) {
+  auto label = [&](std::size_t ordinal) -> const std::string& {
+    return labels[std::min(ordinal, labels.size() - 1)];  // the output's label comes last
+  };
+  throw shape_error("loom: index " + std::string(index) + " has extent " +
+                    std::to_string(first.extent) + " in " + label(first.ordinal) + " (mode " +
+                    std::to_string(first.mode) + ") but " + std::to_string(second.extent) + " in " +
+                    label(second.ordinal) + " (mode " + std::to_string(second.mode) + ")");
+}
+
+LOOM_DECL void throw_unknown_extent(std::string_view index) {
+  throw shape_error("loom: the extent of index " + std::string(index) +
+                    " is unknown: it is summed but used by no operand");
+}
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::detail
 

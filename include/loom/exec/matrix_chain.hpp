@@ -5,6 +5,7 @@
 #ifndef LOOM_EXEC_MATRIX_CHAIN_HPP
 #define LOOM_EXEC_MATRIX_CHAIN_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/core/index.hpp>
 #include <loom/exec/evaluate.hpp>
@@ -52,12 +53,12 @@ struct chain_plan {
   };
   std::vector<step> steps;
   double cost = 0;
-  std::string describe(const std::vector<std::string>& names) const;
+  LOOM_DECL std::string describe(const std::vector<std::string>& names) const;
 };
 
 namespace detail {
 
-inline std::string chain_index(std::size_t t) { return "x" + std::to_string(t); }
+LOOM_DECL std::string chain_index(std::size_t t);
 
 struct chain_planner {
   std::vector<chain_bound_estimator> factors;  // factor t over (x_t, x_{t+1})
@@ -65,91 +66,16 @@ struct chain_planner {
   logical_cost_constants k;
 
   // estimate of the product of two interval results over (x_a, x_b) and (x_b, x_c)
-  chain_plan::step cost_of(const chain_bound_estimator& left, const chain_bound_estimator& right,
-                           std::size_t a, std::size_t b, std::size_t c,
-                           chain_bound_estimator& result) const {
-    const chain_bound_estimator comp = chain_bound_estimator::conjunction(std::vector{left, right});
-    result = comp.aggregate({chain_index(b)});
-    const double compute = comp.estimate();
-    const double out = result.estimate();
-    const double cells = static_cast<double>(extents[a]) * static_cast<double>(extents[c]);
-    const double density = cells > 0 ? out / cells : 0;
-    const double cost =
-        compute * 3 * k.compute + out * (density > 0.5 ? k.dense_allocate : k.sparse_allocate);
-    return {a, b - 1, c - 1, compute, out, cost};
-  }
+  LOOM_DECL chain_plan::step cost_of(const chain_bound_estimator& left,
+                                     const chain_bound_estimator& right, std::size_t a,
+                                     std::size_t b, std::size_t c,
+                                     chain_bound_estimator& result) const;
 
   // Exact: interval dynamic programming over every parenthesisation (= elimination order).
-  chain_plan exact() const {
-    const std::size_t n = factors.size();
-    struct cell {
-      double cost = 0;
-      std::size_t split = 0;
-      chain_plan::step last{};
-      std::optional<chain_bound_estimator> est;
-    };
-    std::vector<std::vector<cell>> best(n, std::vector<cell>(n));
-    for (std::size_t t = 0; t < n; ++t) best[t][t].est = factors[t];
-    for (std::size_t len = 2; len <= n; ++len)
-      for (std::size_t a = 0; a + len <= n; ++a) {
-        const std::size_t z = a + len - 1;
-        cell& c = best[a][z];
-        c.cost = std::numeric_limits<double>::infinity();
-        for (std::size_t s = a; s < z; ++s) {
-          chain_bound_estimator result = factors[0];
-          const auto st = cost_of(*best[a][s].est, *best[s + 1][z].est, a, s + 1, z + 1, result);
-          const double total = best[a][s].cost + best[s + 1][z].cost + st.cost;
-          if (total < c.cost) {
-            c.cost = total;
-            c.split = s;
-            c.last = st;
-            c.est = result;
-          }
-        }
-      }
-    chain_plan plan;
-    plan.cost = best[0][n - 1].cost;
-    // post-order: children before parents
-    auto emit = [&](auto&& self, std::size_t a, std::size_t z) -> void {
-      if (a == z) return;
-      self(self, a, best[a][z].split);
-      self(self, best[a][z].split + 1, z);
-      plan.steps.push_back(best[a][z].last);
-    };
-    emit(emit, 0, n - 1);
-    return plan;
-  }
+  LOOM_DECL chain_plan exact() const;
 
   // Greedy (or fixed left-to-right): repeatedly multiply the cheapest adjacent pair.
-  chain_plan sequential(bool left_to_right) const {
-    struct range {
-      std::size_t first, last;
-      chain_bound_estimator est;
-    };
-    std::vector<range> live;
-    for (std::size_t t = 0; t < factors.size(); ++t) live.push_back({t, t, factors[t]});
-    chain_plan plan;
-    while (live.size() > 1) {
-      std::size_t pick = 0;
-      chain_plan::step best_step{};
-      chain_bound_estimator best_est = factors[0];
-      for (std::size_t p = 0; p + 1 < live.size(); ++p) {
-        chain_bound_estimator result = factors[0];
-        const auto st = cost_of(live[p].est, live[p + 1].est, live[p].first, live[p + 1].first,
-                                live[p + 1].last + 1, result);
-        if (p == 0 || (!left_to_right && st.cost < best_step.cost)) {
-          pick = p;
-          best_step = st;
-          best_est = result;
-        }
-      }
-      plan.steps.push_back(best_step);
-      plan.cost += best_step.cost;
-      live[pick] = {live[pick].first, live[pick + 1].last, best_est};
-      live.erase(live.begin() + static_cast<std::ptrdiff_t>(pick) + 1);
-    }
-    return plan;
-  }
+  LOOM_DECL chain_plan sequential(bool left_to_right) const;
 };
 
 // Statistics per factor, kept between calls (per thread) while the factor's arrays are unchanged:
@@ -159,9 +85,7 @@ inline statistics_cache& chain_statistics() {
   return cache;
 }
 
-inline chain_bound_estimator chain_factor(const statistics& s, std::size_t t) {
-  return chain_bound_estimator(s, {chain_index(t), chain_index(t + 1)});
-}
+LOOM_DECL chain_bound_estimator chain_factor(const statistics& s, std::size_t t);
 
 // A factor as csr: itself when it is csr already, else a converted copy.
 template <class T, class F> struct csr_factor {
@@ -177,26 +101,6 @@ template <class T, class F> struct csr_factor {
 };
 
 }  // namespace detail
-
-inline std::string chain_plan::describe(const std::vector<std::string>& names) const {
-  std::vector<std::string> label(names);
-  std::ostringstream s;
-  auto range = [&](std::size_t a, std::size_t z) {
-    if (a == z) return label[a];
-    std::string r = "(";
-    for (std::size_t t = a; t <= z; ++t) r += label[t];
-    return r + ")";
-  };
-  for (std::size_t q = 0; q < steps.size(); ++q) {
-    const step& st = steps[q];
-    s << "  kernel " << q + 1 << ": " << range(st.first, st.split) << " * "
-      << range(st.split + 1, st.last) << ": estimated " << static_cast<std::int64_t>(st.compute)
-      << " products, " << static_cast<std::int64_t>(st.output) << " non-zeros, cost "
-      << static_cast<std::int64_t>(st.cost) << "\n";
-  }
-  s << "  estimated total cost " << static_cast<std::int64_t>(cost) << "\n";
-  return s.str();
-}
 
 /// The decomposition `matrix_chain` would run for these factors.
 template <class T, class... Fs>
@@ -277,6 +181,120 @@ template <class T, class... Fs> tensor<T, csr> matrix_chain(const tensor<T, Fs>&
   return matrix_chain(chain_order::optimized, ms...);
 }
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::string chain_plan::describe(const std::vector<std::string>& names) const {
+  std::vector<std::string> label(names);
+  std::ostringstream s;
+  auto range = [&](std::size_t a, std::size_t z) {
+    if (a == z) return label[a];
+    std::string r = "(";
+    for (std::size_t t = a; t <= z; ++t) r += label[t];
+    return r + ")";
+  };
+  for (std::size_t q = 0; q < steps.size(); ++q) {
+    const step& st = steps[q];
+    s << "  kernel " << q + 1 << ": " << range(st.first, st.split) << " * "
+      << range(st.split + 1, st.last) << ": estimated " << static_cast<std::int64_t>(st.compute)
+      << " products, " << static_cast<std::int64_t>(st.output) << " non-zeros, cost "
+      << static_cast<std::int64_t>(st.cost) << "\n";
+  }
+  s << "  estimated total cost " << static_cast<std::int64_t>(cost) << "\n";
+  return s.str();
+}
+
+namespace detail {
+LOOM_DECL std::string chain_index(std::size_t t) { return "x" + std::to_string(t); }
+
+LOOM_DECL chain_plan::step chain_planner::cost_of(const chain_bound_estimator& left,
+                                                  const chain_bound_estimator& right, std::size_t a,
+                                                  std::size_t b, std::size_t c,
+                                                  chain_bound_estimator& result) const {
+  const chain_bound_estimator comp = chain_bound_estimator::conjunction(std::vector{left, right});
+  result = comp.aggregate({chain_index(b)});
+  const double compute = comp.estimate();
+  const double out = result.estimate();
+  const double cells = static_cast<double>(extents[a]) * static_cast<double>(extents[c]);
+  const double density = cells > 0 ? out / cells : 0;
+  const double cost =
+      compute * 3 * k.compute + out * (density > 0.5 ? k.dense_allocate : k.sparse_allocate);
+  return {a, b - 1, c - 1, compute, out, cost};
+}
+
+LOOM_DECL chain_plan chain_planner::exact() const {
+  const std::size_t n = factors.size();
+  struct cell {
+    double cost = 0;
+    std::size_t split = 0;
+    chain_plan::step last{};
+    std::optional<chain_bound_estimator> est;
+  };
+  std::vector<std::vector<cell>> best(n, std::vector<cell>(n));
+  for (std::size_t t = 0; t < n; ++t) best[t][t].est = factors[t];
+  for (std::size_t len = 2; len <= n; ++len)
+    for (std::size_t a = 0; a + len <= n; ++a) {
+      const std::size_t z = a + len - 1;
+      cell& c = best[a][z];
+      c.cost = std::numeric_limits<double>::infinity();
+      for (std::size_t s = a; s < z; ++s) {
+        chain_bound_estimator result = factors[0];
+        const auto st = cost_of(*best[a][s].est, *best[s + 1][z].est, a, s + 1, z + 1, result);
+        const double total = best[a][s].cost + best[s + 1][z].cost + st.cost;
+        if (total < c.cost) {
+          c.cost = total;
+          c.split = s;
+          c.last = st;
+          c.est = result;
+        }
+      }
+    }
+  chain_plan plan;
+  plan.cost = best[0][n - 1].cost;
+  // post-order: children before parents
+  auto emit = [&](auto&& self, std::size_t a, std::size_t z) -> void {
+    if (a == z) return;
+    self(self, a, best[a][z].split);
+    self(self, best[a][z].split + 1, z);
+    plan.steps.push_back(best[a][z].last);
+  };
+  emit(emit, 0, n - 1);
+  return plan;
+}
+
+LOOM_DECL chain_plan chain_planner::sequential(bool left_to_right) const {
+  struct range {
+    std::size_t first, last;
+    chain_bound_estimator est;
+  };
+  std::vector<range> live;
+  for (std::size_t t = 0; t < factors.size(); ++t) live.push_back({t, t, factors[t]});
+  chain_plan plan;
+  while (live.size() > 1) {
+    std::size_t pick = 0;
+    chain_plan::step best_step{};
+    chain_bound_estimator best_est = factors[0];
+    for (std::size_t p = 0; p + 1 < live.size(); ++p) {
+      chain_bound_estimator result = factors[0];
+      const auto st = cost_of(live[p].est, live[p + 1].est, live[p].first, live[p + 1].first,
+                              live[p + 1].last + 1, result);
+      if (p == 0 || (!left_to_right && st.cost < best_step.cost)) {
+        pick = p;
+        best_step = st;
+        best_est = result;
+      }
+    }
+    plan.steps.push_back(best_step);
+    plan.cost += best_step.cost;
+    live[pick] = {live[pick].first, live[pick + 1].last, best_est};
+    live.erase(live.begin() + static_cast<std::ptrdiff_t>(pick) + 1);
+  }
+  return plan;
+}
+
+LOOM_DECL chain_bound_estimator chain_factor(const statistics& s, std::size_t t) {
+  return chain_bound_estimator(s, {chain_index(t), chain_index(t + 1)});
+}
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom
 
 #endif  // LOOM_EXEC_MATRIX_CHAIN_HPP

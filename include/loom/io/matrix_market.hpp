@@ -3,6 +3,7 @@
 #ifndef LOOM_IO_MATRIX_MARKET_HPP
 #define LOOM_IO_MATRIX_MARKET_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/format/assemble.hpp>
@@ -52,89 +53,18 @@ struct matrix_market_header {
   symmetry_kind symmetry = symmetry_kind::general;
 };
 
-inline bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    char x = a[k], y = b[k];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
+LOOM_DECL bool iequals(std::string_view a, std::string_view b);
 
 inline constexpr std::string_view matrix_market_banner_form =
     "'%%MatrixMarket matrix <coordinate|array> <real|integer|pattern> "
     "<general|symmetric|skew-symmetric>'";
 
 /// Reads and checks the banner (line 1).
-inline matrix_market_header read_matrix_market_banner(line_reader& r) {
-  if (!r.next())
-    r.fail("the input is empty; expected the banner " + std::string(matrix_market_banner_form));
-  std::array<std::string_view, 6> w{};
-  const std::size_t n = r.split(w);
-  if (n == 0 || !iequals(w[0], "%%MatrixMarket"))
-    r.fail("expected the banner " + std::string(matrix_market_banner_form) + ", found " +
-           excerpt(r.line()) + " (is this a Matrix Market file?)");
-  static constexpr std::array<std::string_view, 4> parts = {"object", "format", "field",
-                                                            "symmetry"};
-  if (n < 5)
-    r.fail("the banner ends before its " + std::string(parts[n - 1]) + "; expected " +
-           std::string(matrix_market_banner_form));
-  if (n > 5) r.fail("unexpected word " + excerpt(w[5]) + " after the symmetry in the banner");
-
-  matrix_market_header h;
-  if (!iequals(w[1], "matrix"))
-    r.fail("unknown object " + excerpt(w[1]) + " in the banner (expected 'matrix')");
-
-  if (iequals(w[2], "array"))
-    h.array = true;
-  else if (!iequals(w[2], "coordinate"))
-    r.fail("unknown format " + excerpt(w[2]) + " in the banner (expected 'coordinate' or 'array')");
-
-  if (iequals(w[3], "pattern"))
-    h.pattern = true;
-  else if (iequals(w[3], "complex"))
-    r.fail("the complex field is not supported yet; store the real part in a 'real' file");
-  else if (!iequals(w[3], "real") && !iequals(w[3], "double") && !iequals(w[3], "integer"))
-    r.fail("unknown field " + excerpt(w[3]) +
-           " in the banner (expected 'real', 'double', 'integer', 'pattern' or 'complex')");
-
-  using sym = matrix_market_header::symmetry_kind;
-  if (iequals(w[4], "symmetric"))
-    h.symmetry = sym::symmetric;
-  else if (iequals(w[4], "skew-symmetric"))
-    h.symmetry = sym::skew;
-  else if (iequals(w[4], "hermitian"))
-    r.fail("the hermitian symmetry is not supported yet (it needs complex values)");
-  else if (!iequals(w[4], "general"))
-    r.fail("unknown symmetry " + excerpt(w[4]) +
-           " in the banner (expected 'general', 'symmetric', 'skew-symmetric' or 'hermitian')");
-
-  if (h.array && h.pattern)
-    r.fail(
-        "'array pattern' is not a valid combination: an array lists values; use "
-        "'coordinate pattern'");
-  if (h.pattern && h.symmetry == sym::skew)
-    r.fail(
-        "'pattern skew-symmetric' is not a valid combination: a pattern has no values to "
-        "negate");
-  return h;
-}
+LOOM_DECL matrix_market_header read_matrix_market_banner(line_reader& r);
 
 /// Parses a 1-based index token and returns it 0-based; `what` is "row" or "column".
-inline std::int64_t read_index(const line_reader& r, std::string_view token, std::int64_t extent,
-                               const char* what) {
-  std::int64_t v = 0;
-  const parse_status st = parse_integer(token, v);
-  if (st == parse_status::not_a_number)
-    r.fail(std::string(what) + " index " + excerpt(token) + " is not an integer");
-  if (st == parse_status::out_of_range || v < 1 || v > extent)
-    r.fail(std::string(what) + " index " + excerpt(token) +
-           (extent == 0 ? " is out of range: the matrix has no " + std::string(what) + "s"
-                        : " is outside 1.." + std::to_string(extent) + " (indices are 1-based)"));
-  return v - 1;
-}
+LOOM_DECL std::int64_t read_index(const line_reader& r, std::string_view token, std::int64_t extent,
+                                  const char* what);
 
 template <class T> T read_value(const line_reader& r, std::string_view token) {
   T v = semiring_traits<T>::zero();
@@ -436,6 +366,87 @@ void write_matrix_market(const std::string& path, const basic_tensor<T, Format, 
   detail::close_written(out, path, "loom::write_matrix_market");
 }
 
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DECL bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    char x = a[k], y = b[k];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+LOOM_DECL matrix_market_header read_matrix_market_banner(line_reader& r) {
+  if (!r.next())
+    r.fail("the input is empty; expected the banner " + std::string(matrix_market_banner_form));
+  std::array<std::string_view, 6> w{};
+  const std::size_t n = r.split(w);
+  if (n == 0 || !iequals(w[0], "%%MatrixMarket"))
+    r.fail("expected the banner " + std::string(matrix_market_banner_form) + ", found " +
+           excerpt(r.line()) + " (is this a Matrix Market file?)");
+  static constexpr std::array<std::string_view, 4> parts = {"object", "format", "field",
+                                                            "symmetry"};
+  if (n < 5)
+    r.fail("the banner ends before its " + std::string(parts[n - 1]) + "; expected " +
+           std::string(matrix_market_banner_form));
+  if (n > 5) r.fail("unexpected word " + excerpt(w[5]) + " after the symmetry in the banner");
+
+  matrix_market_header h;
+  if (!iequals(w[1], "matrix"))
+    r.fail("unknown object " + excerpt(w[1]) + " in the banner (expected 'matrix')");
+
+  if (iequals(w[2], "array"))
+    h.array = true;
+  else if (!iequals(w[2], "coordinate"))
+    r.fail("unknown format " + excerpt(w[2]) + " in the banner (expected 'coordinate' or 'array')");
+
+  if (iequals(w[3], "pattern"))
+    h.pattern = true;
+  else if (iequals(w[3], "complex"))
+    r.fail("the complex field is not supported yet; store the real part in a 'real' file");
+  else if (!iequals(w[3], "real") && !iequals(w[3], "double") && !iequals(w[3], "integer"))
+    r.fail("unknown field " + excerpt(w[3]) +
+           " in the banner (expected 'real', 'double', 'integer', 'pattern' or 'complex')");
+
+  using sym = matrix_market_header::symmetry_kind;
+  if (iequals(w[4], "symmetric"))
+    h.symmetry = sym::symmetric;
+  else if (iequals(w[4], "skew-symmetric"))
+    h.symmetry = sym::skew;
+  else if (iequals(w[4], "hermitian"))
+    r.fail("the hermitian symmetry is not supported yet (it needs complex values)");
+  else if (!iequals(w[4], "general"))
+    r.fail("unknown symmetry " + excerpt(w[4]) +
+           " in the banner (expected 'general', 'symmetric', 'skew-symmetric' or 'hermitian')");
+
+  if (h.array && h.pattern)
+    r.fail(
+        "'array pattern' is not a valid combination: an array lists values; use "
+        "'coordinate pattern'");
+  if (h.pattern && h.symmetry == sym::skew)
+    r.fail(
+        "'pattern skew-symmetric' is not a valid combination: a pattern has no values to "
+        "negate");
+  return h;
+}
+
+LOOM_DECL std::int64_t read_index(const line_reader& r, std::string_view token, std::int64_t extent,
+                                  const char* what) {
+  std::int64_t v = 0;
+  const parse_status st = parse_integer(token, v);
+  if (st == parse_status::not_a_number)
+    r.fail(std::string(what) + " index " + excerpt(token) + " is not an integer");
+  if (st == parse_status::out_of_range || v < 1 || v > extent)
+    r.fail(std::string(what) + " index " + excerpt(token) +
+           (extent == 0 ? " is out of range: the matrix has no " + std::string(what) + "s"
+                        : " is outside 1.." + std::to_string(extent) + " (indices are 1-based)"));
+  return v - 1;
+}
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom
 
 #endif  // LOOM_IO_MATRIX_MARKET_HPP

@@ -5,6 +5,7 @@
 #ifndef LOOM_LA_TERMS_HPP
 #define LOOM_LA_TERMS_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
@@ -36,22 +37,8 @@ using boost::mp11::mp_list;
 // Part 1: extents of the index variables of a translated expression (from its accesses)
 struct extent_table {
   std::vector<std::pair<std::string_view, std::int64_t>> entries;
-  void note(std::string_view name, std::int64_t e) {
-    for (auto& [n, x] : entries)
-      if (n == name) {
-        if (x != e)
-          throw shape_error("loom::la: dimension " + std::string(name) + " is " +
-                            std::to_string(x) + " in one operand and " + std::to_string(e) +
-                            " in another");
-        return;
-      }
-    entries.emplace_back(name, e);
-  }
-  std::int64_t of(std::string_view name) const {
-    for (const auto& [n, x] : entries)
-      if (n == name) return x;
-    throw shape_error("loom::la: the extent of " + std::string(name) + " is unknown");
-  }
+  LOOM_DECL void note(std::string_view name, std::int64_t e);
+  LOOM_DECL std::int64_t of(std::string_view name) const;
 };
 template <class E> extent_table extents_of(const E& e) {
   extent_table t;
@@ -210,6 +197,25 @@ template <class Term> std::string signature(const Term& term, std::size_t ordina
   }
   return best;
 }
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL void extent_table::note(std::string_view name, std::int64_t e) {
+  for (auto& [n, x] : entries)
+    if (n == name) {
+      if (x != e)
+        throw shape_error("loom::la: dimension " + std::string(name) + " is " + std::to_string(x) +
+                          " in one operand and " + std::to_string(e) + " in another");
+      return;
+    }
+  entries.emplace_back(name, e);
+}
+
+LOOM_DECL std::int64_t extent_table::of(std::string_view name) const {
+  for (const auto& [n, x] : entries)
+    if (n == name) return x;
+  throw shape_error("loom::la: the extent of " + std::string(name) + " is unknown");
+}
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::la::detail
 

@@ -4,6 +4,7 @@
 #ifndef LOOM_OPTIMIZE_GATHER_STATISTICS_HPP
 #define LOOM_OPTIMIZE_GATHER_STATISTICS_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/optimize/statistics.hpp>
 
@@ -23,23 +24,9 @@ namespace loom {
 
 namespace detail {
 
-inline statistics empty_statistics(std::span<const std::int64_t> shape, std::int64_t nnz) {
-  const std::size_t n = shape.size();
-  statistics s;
-  s.shape.assign(shape.begin(), shape.end());
-  s.nnz = nnz;
-  s.nonempty_fibers.assign(n, 0);
-  s.distinct.assign(n, 0);
-  s.max_degree.assign(n, 0);
-  s.mean_degree.assign(n, 0.0);
-  return s;
-}
+LOOM_DECL statistics empty_statistics(std::span<const std::int64_t> shape, std::int64_t nnz);
 
-inline void set_mean_degrees(statistics& s) {
-  for (std::size_t m = 0; m < s.order(); ++m)
-    if (s.distinct[m] > 0)
-      s.mean_degree[m] = static_cast<double>(s.nnz) / static_cast<double>(s.distinct[m]);
-}
+LOOM_DECL void set_mean_degrees(statistics& s);
 
 /// The reference: one pass over the stored entries, any format. O(nnz * order) time and
 /// O(sum of extents) memory (one counter per coordinate of every mode).
@@ -218,6 +205,30 @@ statistics gather_statistics(const basic_tensor<T, Format, Owning>& t) {
     return detail::gather_statistics_generic(t);
   }
 }
+
+#if LOOM_HEADER_ONLY
+namespace detail {
+
+LOOM_DECL statistics empty_statistics(std::span<const std::int64_t> shape, std::int64_t nnz) {
+  const std::size_t n = shape.size();
+  statistics s;
+  s.shape.assign(shape.begin(), shape.end());
+  s.nnz = nnz;
+  s.nonempty_fibers.assign(n, 0);
+  s.distinct.assign(n, 0);
+  s.max_degree.assign(n, 0);
+  s.mean_degree.assign(n, 0.0);
+  return s;
+}
+
+LOOM_DECL void set_mean_degrees(statistics& s) {
+  for (std::size_t m = 0; m < s.order(); ++m)
+    if (s.distinct[m] > 0)
+      s.mean_degree[m] = static_cast<double>(s.nnz) / static_cast<double>(s.distinct[m]);
+}
+
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom
 

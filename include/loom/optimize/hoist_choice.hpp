@@ -5,6 +5,7 @@
 #ifndef LOOM_OPTIMIZE_HOIST_CHOICE_HPP
 #define LOOM_OPTIMIZE_HOIST_CHOICE_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
 #include <loom/optimize/plan_choice.hpp>
@@ -27,13 +28,7 @@ struct hoist_choice {
   double fused = 0;    // the kernel as one loop nest (its cheapest candidate plan)
   double hoisted = 0;  // the sum's own kernel plus the rest with the sum as one operand
   bool hoist() const { return hoisted < fused; }
-  std::string describe() const {
-    std::ostringstream o;
-    o.precision(3);
-    o << "estimated cost " << (hoist() ? hoisted : fused) << " against "
-      << (hoist() ? fused : hoisted) << (hoist() ? " fused" : " computed first");
-    return o.str();
-  }
+  LOOM_DECL std::string describe() const;
 };
 
 namespace detail {
@@ -49,13 +44,9 @@ template <class S, class Rhs> std::size_t first_access_of(const S& s, const Rhs&
   return first;
 }
 
-inline std::vector<std::string> restricted(const std::vector<std::string>& order,
-                                           const std::vector<std::string>& keep, bool keep_listed) {
-  std::vector<std::string> out;
-  for (const auto& n : order)
-    if ((std::find(keep.begin(), keep.end(), n) != keep.end()) == keep_listed) out.push_back(n);
-  return out;
-}
+LOOM_DECL std::vector<std::string> restricted(const std::vector<std::string>& order,
+                                              const std::vector<std::string>& keep,
+                                              bool keep_listed);
 }  // namespace detail
 
 /// Costs `lhs = rhs` fused against computing its sum `s` (a subobject of `rhs`) first into a
@@ -106,6 +97,27 @@ bool cached_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense_tempora
                    choose_hoist(lhs, rhs, s, dense_temporary, stats).hoist());
              }) != 0;
 }
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::string hoist_choice::describe() const {
+  std::ostringstream o;
+  o.precision(3);
+  o << "estimated cost " << (hoist() ? hoisted : fused) << " against "
+    << (hoist() ? fused : hoisted) << (hoist() ? " fused" : " computed first");
+  return o.str();
+}
+
+namespace detail {
+LOOM_DECL std::vector<std::string> restricted(const std::vector<std::string>& order,
+                                              const std::vector<std::string>& keep,
+                                              bool keep_listed) {
+  std::vector<std::string> out;
+  for (const auto& n : order)
+    if ((std::find(keep.begin(), keep.end(), n) != keep.end()) == keep_listed) out.push_back(n);
+  return out;
+}
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::optimize
 

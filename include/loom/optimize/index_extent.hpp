@@ -3,6 +3,7 @@
 #ifndef LOOM_OPTIMIZE_INDEX_EXTENT_HPP
 #define LOOM_OPTIMIZE_INDEX_EXTENT_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 
 #include <algorithm>
@@ -35,7 +36,18 @@ inline double dense_size(const index_set& s) {
 }
 
 /// Throws `shape_error` on a repeated name or a negative extent.
-inline void check_index_set(const index_set& s, const char* who) {
+LOOM_DECL void check_index_set(const index_set& s, const char* who);
+
+/// `a` followed by the indices of `b` not in `a`; throws `shape_error` when a shared name has
+/// different extents.
+LOOM_DECL index_set index_union(const index_set& a, const index_set& b, const char* who);
+
+/// The indices of `s` named in `names` (`keep = true`) or not named there (`keep = false`).
+LOOM_DECL index_set index_filter(const index_set& s, const std::vector<std::string>& names,
+                                 bool keep);
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL void check_index_set(const index_set& s, const char* who) {
   for (std::size_t a = 0; a < s.size(); ++a) {
     if (s[a].extent < 0)
       throw shape_error(std::string(who) + ": index '" + s[a].name + "' has negative extent");
@@ -46,9 +58,7 @@ inline void check_index_set(const index_set& s, const char* who) {
   }
 }
 
-/// `a` followed by the indices of `b` not in `a`; throws `shape_error` when a shared name has
-/// different extents.
-inline index_set index_union(const index_set& a, const index_set& b, const char* who) {
+LOOM_DECL index_set index_union(const index_set& a, const index_set& b, const char* who) {
   index_set out = a;
   for (const index_extent& x : b) {
     auto it = std::find_if(out.begin(), out.end(),
@@ -64,14 +74,14 @@ inline index_set index_union(const index_set& a, const index_set& b, const char*
   return out;
 }
 
-/// The indices of `s` named in `names` (`keep = true`) or not named there (`keep = false`).
-inline index_set index_filter(const index_set& s, const std::vector<std::string>& names,
-                              bool keep) {
+LOOM_DECL index_set index_filter(const index_set& s, const std::vector<std::string>& names,
+                                 bool keep) {
   index_set out;
   for (const index_extent& x : s)
     if ((std::find(names.begin(), names.end(), x.name) != names.end()) == keep) out.push_back(x);
   return out;
 }
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace detail
 }  // namespace loom

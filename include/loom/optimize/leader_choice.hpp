@@ -56,54 +56,9 @@ struct skip_choice {
 namespace detail {
 
 /// Cost of intersecting one fiber per operand (sizes n, probe facts) under policy c.
-inline double fiber_cost(skip_code c, const std::vector<double>& n,
-                         const std::vector<coiterated>& ops, double extent,
-                         const skip_cost_constants& k) {
-  const std::size_t m = n.size();
-  auto gallop = [&](double target, double over) {  // seeks into `target` entries, `over` times
-    return over * k.seek * (1 + std::log2(1 + target / std::max(over, 1.0)));
-  };
-  auto step_cost = [&](std::size_t o) {
-    return n[o] * k.step + (ops[o].scans ? extent * k.bitmap_word : 0.0);
-  };
-  auto lead = [&](std::size_t leader) {
-    double c = step_cost(leader);
-    for (std::size_t o = 0; o < m; ++o) {
-      if (o == leader) continue;
-      if (ops[o].locatable)
-        c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
-      else
-        c += gallop(n[o], n[leader]);
-    }
-    return c;
-  };
-  double lo = n[0];
-  for (double x : n) lo = std::min(lo, x);
-  switch (c) {
-    case skip_code::merge: {
-      double s = 0;
-      for (std::size_t o = 0; o < m; ++o) s += step_cost(o);
-      return s;
-    }
-    case skip_code::leapfrog: {  // every operand seeks about once per entry of the smallest
-      double s = 0;
-      for (std::size_t o = 0; o < m; ++o) s += gallop(n[o], lo);
-      return s;
-    }
-    case skip_code::lead_first:
-      return lead(0);
-    case skip_code::lead_last:
-      return lead(m - 1);
-    default: {  // the static table: the first non-locatable operand leads, the rest probe
-      bool any = false;
-      for (const auto& o : ops) any = any || o.locatable;
-      if (!any) return fiber_cost(skip_code::leapfrog, n, ops, extent, k);
-      std::size_t leader = 0;
-      while (leader < m && ops[leader].locatable) ++leader;
-      return lead(leader == m ? 0 : leader);
-    }
-  }
-}
+LOOM_DECL double fiber_cost(skip_code c, const std::vector<double>& n,
+                            const std::vector<coiterated>& ops, double extent,
+                            const skip_cost_constants& k);
 
 template <class Tensor> std::string skip_label(const Tensor& t, std::size_t k) {
   const std::string name = t.name().empty() ? "operand #" + std::to_string(k) : t.name();
@@ -112,22 +67,8 @@ template <class Tensor> std::string skip_label(const Tensor& t, std::size_t k) {
 
 // Mean stored coordinates per parent at the level of `o` (statistics of the original tensor;
 // a transposed copy is estimated from its mode's distinct count and mean degrees).
-inline double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
-                         const std::vector<std::size_t>& modes_by_level) {
-  if (s.nnz == 0) return 0;
-  if (!o.transposed) {
-    const double here = static_cast<double>(s.nonempty_fibers[o.level]);
-    const double above = o.level == 0 ? 1.0 : static_cast<double>(s.nonempty_fibers[o.level - 1]);
-    return above > 0 ? here / above : 0;
-  }
-  if (o.level == 0) return static_cast<double>(s.distinct[o.mode]);
-  (void)order, (void)modes_by_level;
-  // order 2: the entries per coordinate of the other mode; higher orders: the same, roughly
-  double other = 1;
-  for (std::size_t m = 0; m < s.distinct.size(); ++m)
-    if (m != o.mode) other = std::max(other, static_cast<double>(s.distinct[m]));
-  return static_cast<double>(s.nnz) / other;
-}
+LOOM_DECL double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
+                            const std::vector<std::size_t>& modes_by_level);
 
 }  // namespace detail
 
@@ -218,13 +159,7 @@ std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
 
 namespace detail {
 // "  loop j: A [csr] 1989 per fiber, x [sparse_vector] 20 per fiber; 2000 outer iterations"
-inline void describe_loop_operands(std::ostream& s, const loop_skip_costs& l) {
-  s << "  loop " << l.index << ":";
-  for (std::size_t o = 0; o < l.operands.size(); ++o)
-    s << (o ? "," : "") << " " << l.operands[o] << " "
-      << static_cast<std::int64_t>(l.fiber[o] + 0.5) << " per fiber";
-  s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
-}
+LOOM_DECL void describe_loop_operands(std::ostream& s, const loop_skip_costs& l);
 }  // namespace detail
 
 // The runtime skip policy (opt-in: one kernel per plan, `skip::runtime` at every loop) ----------
@@ -241,34 +176,14 @@ inline constexpr bool has_runtime_skip_loop = [] {
 
 /// The code of each loop from its costs: the cheapest policy where the runtime policy chooses
 /// (ties keep leapfrog, the static table's choice), leapfrog elsewhere (where it is unused).
-inline stream::skip::codes runtime_skip_codes(const skip_choice& c) {
-  stream::skip::codes codes = stream::skip::default_codes;
-  for (const auto& l : c.loops) {
-    if (l.standard_is != skip_code::leapfrog) continue;  // depth < max_indices <= max_loops
-    skip_code best = skip_code::leapfrog;
-    for (skip_code code : {skip_code::merge, skip_code::lead_first, skip_code::lead_last})
-      if (l.per_fiber[static_cast<std::size_t>(code)] < l.per_fiber[static_cast<std::size_t>(best)])
-        best = code;
-    codes[l.depth] = best;
-  }
-  return codes;
-}
+LOOM_DECL stream::skip::codes runtime_skip_codes(const skip_choice& c);
 
 namespace detail {
 template <class Plan> struct runtime_skip_purpose {};
 
 // Two bits per loop: the plan cache stores one integer per choice.
-inline std::size_t pack_codes(const stream::skip::codes& c) {
-  std::uint64_t v = 0;
-  for (std::size_t d = 0; d < c.size(); ++d)
-    v |= std::uint64_t{static_cast<std::uint8_t>(c[d]) & 3u} << (2 * d);
-  return static_cast<std::size_t>(v);
-}
-inline stream::skip::codes unpack_codes(std::size_t v) {
-  stream::skip::codes c{};
-  for (std::size_t d = 0; d < c.size(); ++d) c[d] = static_cast<skip_code>((v >> (2 * d)) & 3u);
-  return c;
-}
+LOOM_DECL std::size_t pack_codes(const stream::skip::codes& c);
+LOOM_DECL stream::skip::codes unpack_codes(std::size_t v);
 }  // namespace detail
 
 /// The codes that plan P's `skip::runtime` intersections run with for `lhs = rhs`: cached by
@@ -292,7 +207,119 @@ stream::skip::codes cached_runtime_skips(const Lhs& lhs, const Rhs& rhs) {
 
 /// The runtime policy's choice in words: each loop where it chooses, its operands' mean fiber
 /// sizes, the estimated cost of each policy and the one chosen (*).
-inline std::string describe_runtime_skips(const skip_choice& c) {
+LOOM_DECL std::string describe_runtime_skips(const skip_choice& c);
+
+/// The per-loop table of a skip choice in words: each loop with two or more co-iterated
+/// operands, their mean fiber sizes, every policy's estimated cost (instantiated or not), and
+/// the chosen candidate.
+LOOM_DECL std::string describe_skip_choice(const skip_choice& c, std::size_t cap);
+
+#if LOOM_HEADER_ONLY
+namespace detail {
+
+LOOM_DECL double fiber_cost(skip_code c, const std::vector<double>& n,
+                            const std::vector<coiterated>& ops, double extent,
+                            const skip_cost_constants& k) {
+  const std::size_t m = n.size();
+  auto gallop = [&](double target, double over) {  // seeks into `target` entries, `over` times
+    return over * k.seek * (1 + std::log2(1 + target / std::max(over, 1.0)));
+  };
+  auto step_cost = [&](std::size_t o) {
+    return n[o] * k.step + (ops[o].scans ? extent * k.bitmap_word : 0.0);
+  };
+  auto lead = [&](std::size_t leader) {
+    double c = step_cost(leader);
+    for (std::size_t o = 0; o < m; ++o) {
+      if (o == leader) continue;
+      if (ops[o].locatable)
+        c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
+      else
+        c += gallop(n[o], n[leader]);
+    }
+    return c;
+  };
+  double lo = n[0];
+  for (double x : n) lo = std::min(lo, x);
+  switch (c) {
+    case skip_code::merge: {
+      double s = 0;
+      for (std::size_t o = 0; o < m; ++o) s += step_cost(o);
+      return s;
+    }
+    case skip_code::leapfrog: {  // every operand seeks about once per entry of the smallest
+      double s = 0;
+      for (std::size_t o = 0; o < m; ++o) s += gallop(n[o], lo);
+      return s;
+    }
+    case skip_code::lead_first:
+      return lead(0);
+    case skip_code::lead_last:
+      return lead(m - 1);
+    default: {  // the static table: the first non-locatable operand leads, the rest probe
+      bool any = false;
+      for (const auto& o : ops) any = any || o.locatable;
+      if (!any) return fiber_cost(skip_code::leapfrog, n, ops, extent, k);
+      std::size_t leader = 0;
+      while (leader < m && ops[leader].locatable) ++leader;
+      return lead(leader == m ? 0 : leader);
+    }
+  }
+}
+
+LOOM_DECL double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
+                            const std::vector<std::size_t>& modes_by_level) {
+  if (s.nnz == 0) return 0;
+  if (!o.transposed) {
+    const double here = static_cast<double>(s.nonempty_fibers[o.level]);
+    const double above = o.level == 0 ? 1.0 : static_cast<double>(s.nonempty_fibers[o.level - 1]);
+    return above > 0 ? here / above : 0;
+  }
+  if (o.level == 0) return static_cast<double>(s.distinct[o.mode]);
+  (void)order, (void)modes_by_level;
+  // order 2: the entries per coordinate of the other mode; higher orders: the same, roughly
+  double other = 1;
+  for (std::size_t m = 0; m < s.distinct.size(); ++m)
+    if (m != o.mode) other = std::max(other, static_cast<double>(s.distinct[m]));
+  return static_cast<double>(s.nnz) / other;
+}
+
+LOOM_DECL void describe_loop_operands(std::ostream& s, const loop_skip_costs& l) {
+  s << "  loop " << l.index << ":";
+  for (std::size_t o = 0; o < l.operands.size(); ++o)
+    s << (o ? "," : "") << " " << l.operands[o] << " "
+      << static_cast<std::int64_t>(l.fiber[o] + 0.5) << " per fiber";
+  s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
+}
+
+LOOM_DECL std::size_t pack_codes(const stream::skip::codes& c) {
+  std::uint64_t v = 0;
+  for (std::size_t d = 0; d < c.size(); ++d)
+    v |= std::uint64_t{static_cast<std::uint8_t>(c[d]) & 3u} << (2 * d);
+  return static_cast<std::size_t>(v);
+}
+
+LOOM_DECL stream::skip::codes unpack_codes(std::size_t v) {
+  stream::skip::codes c{};
+  for (std::size_t d = 0; d < c.size(); ++d) c[d] = static_cast<skip_code>((v >> (2 * d)) & 3u);
+  return c;
+}
+
+}  // namespace detail
+
+LOOM_DECL stream::skip::codes runtime_skip_codes(const skip_choice& c) {
+  stream::skip::codes codes = stream::skip::default_codes;
+  for (const auto& l : c.loops) {
+    if (l.standard_is != skip_code::leapfrog) continue;  // depth < max_indices <= max_loops
+    skip_code best = skip_code::leapfrog;
+    for (skip_code code : {skip_code::merge, skip_code::lead_first, skip_code::lead_last})
+      if (l.per_fiber[static_cast<std::size_t>(code)] < l.per_fiber[static_cast<std::size_t>(best)])
+        best = code;
+    codes[l.depth] = best;
+  }
+  return codes;
+}
+
+LOOM_DECL std::string describe_runtime_skips(const skip_choice& c) {
   std::ostringstream s;
   const stream::skip::codes codes = runtime_skip_codes(c);
   bool any = false;
@@ -314,10 +341,7 @@ inline std::string describe_runtime_skips(const skip_choice& c) {
   return s.str();
 }
 
-/// The per-loop table of a skip choice in words: each loop with two or more co-iterated
-/// operands, their mean fiber sizes, every policy's estimated cost (instantiated or not), and
-/// the chosen candidate.
-inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
+LOOM_DECL std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
   std::ostringstream s;
   if (c.loops.empty()) {
     s << "skip policy: no loop co-iterates two or more sparse operands (nothing to choose)\n";
@@ -357,6 +381,7 @@ inline std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
   s << "\n";
   return s.str();
 }
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::optimize
 

@@ -5,6 +5,7 @@
 #ifndef LOOM_OPTIMIZE_OUTPUT_FORMAT_CHOICE_HPP
 #define LOOM_OPTIMIZE_OUTPUT_FORMAT_CHOICE_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/format/auto_tensor.hpp>
 
 #include <cstdio>
@@ -25,21 +26,26 @@ struct output_format_choice {
   double fill() const { return cells > 0 ? entries / cells : 0; }
   /// "bitmap: estimated 1.2e+05 entries in 1e+06 cells (12% full; dense above 50%, bitmap
   /// above 5%)".
-  std::string describe() const {
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "estimated %.3g entries in %.3g cells (%.3g%% full; ", entries,
-                  cells, 100 * fill());
-    std::string why =
-        std::string(auto_format_name(format)) + ": " + buf + "dense above 50%, bitmap above 5%";
-    if (format == auto_format::sorted) why += ", else sorted where the kernel writes in order";
-    if (format == auto_format::hashed)
-      why += ", else hashed where the kernel writes out of order, as here";
-    return why + ")";
-  }
+  LOOM_DECL std::string describe() const;
 };
 
 /// The format for `entries` estimated entries among `cells`, written in order or not.
-inline output_format_choice choose_output_format(double entries, double cells, bool in_order) {
+LOOM_DECL output_format_choice choose_output_format(double entries, double cells, bool in_order);
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::string output_format_choice::describe() const {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "estimated %.3g entries in %.3g cells (%.3g%% full; ", entries,
+                cells, 100 * fill());
+  std::string why =
+      std::string(auto_format_name(format)) + ": " + buf + "dense above 50%, bitmap above 5%";
+  if (format == auto_format::sorted) why += ", else sorted where the kernel writes in order";
+  if (format == auto_format::hashed)
+    why += ", else hashed where the kernel writes out of order, as here";
+  return why + ")";
+}
+
+LOOM_DECL output_format_choice choose_output_format(double entries, double cells, bool in_order) {
   output_format_choice c{auto_format::sorted, entries, cells, in_order};
   const double f = c.fill();
   c.format = f > dense_fill    ? auto_format::dense
@@ -48,6 +54,7 @@ inline output_format_choice choose_output_format(double entries, double cells, b
                                : auto_format::hashed;
   return c;
 }
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::optimize
 

@@ -66,62 +66,15 @@ struct loop_order_query {
 
   /// Estimated distinct values of the index names `v` that the loops over `v` visit: the join of
   /// the operands that use some index of `v`, projected on `v`.
-  double iterations(const std::vector<std::string>& v) const {
-    auto touches = [&](const chain_bound_estimator& e) {
-      for (const auto& x : e.indices())
-        if (std::find(v.begin(), v.end(), x.name) != v.end()) return true;
-      return false;
-    };
-    std::vector<chain_bound_estimator> join;
-    for (const auto& e : conjunctive)
-      if (touches(e)) join.push_back(e);
-    std::vector<chain_bound_estimator> any;
-    for (const auto& e : disjunctive)
-      if (touches(e)) any.push_back(e);
-    if (!any.empty())
-      join.push_back(any.size() == 1 ? any[0] : chain_bound_estimator::disjunction(any));
-    index_set uncovered;  // counted loops
-    for (const auto& name : v) {
-      bool covered = false;
-      for (const auto& e : join) covered = covered || loom::detail::has_index(e.indices(), name);
-      if (!covered)
-        for (const auto& x : extents)
-          if (x.name == name) uncovered.push_back(x);
-    }
-    if (!uncovered.empty()) join.push_back(chain_bound_estimator::full(std::move(uncovered)));
-    if (join.empty()) return 1;
-    const chain_bound_estimator all =
-        join.size() == 1 ? join[0] : chain_bound_estimator::conjunction(join);
-    std::vector<std::string> rest;
-    for (const auto& x : all.indices())
-      if (std::find(v.begin(), v.end(), x.name) == v.end()) rest.push_back(x.name);
-    return all.aggregate(rest).estimate();
-  }
+  LOOM_DECL double iterations(const std::vector<std::string>& v) const;
 };
 
 /// The shortest mean fiber over x, below the indices `above`, of the conjunctive operands that
 /// use x: every visited tuple of `above` pays at least that much to intersect (a merge walks,
 /// a leapfrog searches, the shortest fiber), even when the intersection comes out empty;
 /// Galley's join estimate alone counts only the matches. 0 when no operand bounds it.
-inline double shortest_fiber(const loop_order_query& q, const std::vector<std::string>& above,
-                             const std::string& x) {
-  double best = -1;
-  for (const auto& e : q.conjunctive) {
-    if (!loom::detail::has_index(e.indices(), x)) continue;
-    std::vector<std::string> without_x, without_both;  // indices to aggregate away
-    for (const auto& i : e.indices()) {
-      const bool is_above = std::find(above.begin(), above.end(), i.name) != above.end();
-      if (!is_above && i.name != x) without_x.push_back(i.name);
-      if (!is_above) without_both.push_back(i.name);
-    }
-    const double child = e.aggregate(without_x).estimate();
-    const double parent =
-        without_both.size() == e.indices().size() ? 1.0 : e.aggregate(without_both).estimate();
-    const double fiber = child / std::max(1.0, parent);
-    best = best < 0 ? fiber : std::min(best, fiber);
-  }
-  return best < 0 ? 0 : best;
-}
+LOOM_DECL double shortest_fiber(const loop_order_query& q, const std::vector<std::string>& above,
+                                const std::string& x);
 
 /// The cost of one loop order (outermost first) plus the copies it forces (notes 001 §4.1):
 /// the iterations of every prefix times the access factor of its innermost index, plus output
@@ -129,38 +82,8 @@ inline double shortest_fiber(const loop_order_query& q, const std::vector<std::s
 /// least the shortest fiber of its operands per outer iteration (`shortest_fiber`). A loop over an
 /// index that no operand iterates through a sparse level visits its whole extent (Galley's
 /// estimate assumes every loop skips; loom's dense levels do not).
-inline double loop_order_cost(const loop_order_query& q, const std::vector<std::string>& order,
-                              double reformat = 0, const cost_constants& c = {}) {
-  double cost = reformat;
-  std::vector<std::string> prefix;
-  double visited = 1;         // iterations of the loops so far
-  bool summed_above = false;  // a summed loop encloses the current one
-  double scattered = 0;       // iterations of the deepest output loop with a summed loop above
-  for (const std::string& name : order) {
-    const bool is_free = std::find(q.output.begin(), q.output.end(), name) != q.output.end();
-    prefix.push_back(name);
-    double extent = 1;
-    for (const auto& x : q.extents)
-      if (x.name == name) extent = static_cast<double>(x.extent);
-    const auto skip = q.skips.find(name);
-    const std::vector<std::string> above(prefix.begin(), prefix.end() - 1);
-    const double walked = std::max(q.iterations(prefix), visited * shortest_fiber(q, above, name));
-    visited = skip != q.skips.end() && skip->second ? std::min(walked, visited * extent)
-                                                    : visited * extent;
-    const auto f = q.factor.find(name);
-    cost += visited * (f == q.factor.end() ? c.dense_read : f->second);
-    if (is_free && summed_above) scattered = visited;
-    summed_above = summed_above || !is_free;
-  }
-  if (q.dense_output) cost += scattered * c.dense_accumulate;
-  if (!q.dense_output) {
-    bool in_order = true;  // free indices first, in the output's storage order
-    for (std::size_t d = 0; d < q.output.size() && d < order.size(); ++d)
-      in_order = in_order && order[d] == q.output[d];
-    cost += q.iterations(q.output) * (in_order ? c.sequential_write : c.random_write);
-  }
-  return cost;
-}
+LOOM_DECL double loop_order_cost(const loop_order_query& q, const std::vector<std::string>& order,
+                                 double reformat = 0, const cost_constants& c = {});
 
 template <class Node> inline constexpr char node_type_tag = 0;
 
@@ -197,12 +120,8 @@ struct extent_fn {
   }
 };
 
-inline chain_bound_estimator full_over(const std::vector<std::string>& names,
-                                       const extent_fn& extent) {
-  index_set s;
-  for (const std::string& n : names) s.push_back({n, extent(n)});
-  return chain_bound_estimator::full(std::move(s));
-}
+LOOM_DECL chain_bound_estimator full_over(const std::vector<std::string>& names,
+                                          const extent_fn& extent);
 
 // Sorts the operands of a node into the query's conjunctive and disjunctive lists: below a +
 // (or a map with f(0) != 0, which also covers its whole domain) an operand's fill no longer
@@ -263,16 +182,8 @@ struct collector {
 
 namespace detail {
 /// Adds the read cost of `count` modes (`names`, `dense`) of one operand to `q`.
-inline void note_reads(loop_order_query& q, const std::string_view* names, const bool* dense,
-                       const bool* unordered, std::size_t count) {
-  for (std::size_t m = 0; m < count; ++m) {
-    const std::string name(names[m]);
-    q.factor[name] += dense[m]       ? cost_constants{}.dense_read
-                      : unordered[m] ? cost_constants{}.unordered_read
-                                     : cost_constants{}.sparse_read;
-    q.skips[name] = q.skips[name] || !dense[m];
-  }
-}
+LOOM_DECL void note_reads(loop_order_query& q, const std::string_view* names, const bool* dense,
+                          const bool* unordered, std::size_t count);
 }  // namespace detail
 
 template <class F> constexpr level_properties properties_of_level(std::size_t level) {
@@ -476,6 +387,115 @@ template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const 
     return c.chosen;
   });
 }
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL double loop_order_query::iterations(const std::vector<std::string>& v) const {
+  auto touches = [&](const chain_bound_estimator& e) {
+    for (const auto& x : e.indices())
+      if (std::find(v.begin(), v.end(), x.name) != v.end()) return true;
+    return false;
+  };
+  std::vector<chain_bound_estimator> join;
+  for (const auto& e : conjunctive)
+    if (touches(e)) join.push_back(e);
+  std::vector<chain_bound_estimator> any;
+  for (const auto& e : disjunctive)
+    if (touches(e)) any.push_back(e);
+  if (!any.empty())
+    join.push_back(any.size() == 1 ? any[0] : chain_bound_estimator::disjunction(any));
+  index_set uncovered;  // counted loops
+  for (const auto& name : v) {
+    bool covered = false;
+    for (const auto& e : join) covered = covered || loom::detail::has_index(e.indices(), name);
+    if (!covered)
+      for (const auto& x : extents)
+        if (x.name == name) uncovered.push_back(x);
+  }
+  if (!uncovered.empty()) join.push_back(chain_bound_estimator::full(std::move(uncovered)));
+  if (join.empty()) return 1;
+  const chain_bound_estimator all =
+      join.size() == 1 ? join[0] : chain_bound_estimator::conjunction(join);
+  std::vector<std::string> rest;
+  for (const auto& x : all.indices())
+    if (std::find(v.begin(), v.end(), x.name) == v.end()) rest.push_back(x.name);
+  return all.aggregate(rest).estimate();
+}
+
+LOOM_DECL double shortest_fiber(const loop_order_query& q, const std::vector<std::string>& above,
+                                const std::string& x) {
+  double best = -1;
+  for (const auto& e : q.conjunctive) {
+    if (!loom::detail::has_index(e.indices(), x)) continue;
+    std::vector<std::string> without_x, without_both;  // indices to aggregate away
+    for (const auto& i : e.indices()) {
+      const bool is_above = std::find(above.begin(), above.end(), i.name) != above.end();
+      if (!is_above && i.name != x) without_x.push_back(i.name);
+      if (!is_above) without_both.push_back(i.name);
+    }
+    const double child = e.aggregate(without_x).estimate();
+    const double parent =
+        without_both.size() == e.indices().size() ? 1.0 : e.aggregate(without_both).estimate();
+    const double fiber = child / std::max(1.0, parent);
+    best = best < 0 ? fiber : std::min(best, fiber);
+  }
+  return best < 0 ? 0 : best;
+}
+
+LOOM_DECL double loop_order_cost(const loop_order_query& q, const std::vector<std::string>& order,
+                                 double reformat, const cost_constants& c) {
+  double cost = reformat;
+  std::vector<std::string> prefix;
+  double visited = 1;         // iterations of the loops so far
+  bool summed_above = false;  // a summed loop encloses the current one
+  double scattered = 0;       // iterations of the deepest output loop with a summed loop above
+  for (const std::string& name : order) {
+    const bool is_free = std::find(q.output.begin(), q.output.end(), name) != q.output.end();
+    prefix.push_back(name);
+    double extent = 1;
+    for (const auto& x : q.extents)
+      if (x.name == name) extent = static_cast<double>(x.extent);
+    const auto skip = q.skips.find(name);
+    const std::vector<std::string> above(prefix.begin(), prefix.end() - 1);
+    const double walked = std::max(q.iterations(prefix), visited * shortest_fiber(q, above, name));
+    visited = skip != q.skips.end() && skip->second ? std::min(walked, visited * extent)
+                                                    : visited * extent;
+    const auto f = q.factor.find(name);
+    cost += visited * (f == q.factor.end() ? c.dense_read : f->second);
+    if (is_free && summed_above) scattered = visited;
+    summed_above = summed_above || !is_free;
+  }
+  if (q.dense_output) cost += scattered * c.dense_accumulate;
+  if (!q.dense_output) {
+    bool in_order = true;  // free indices first, in the output's storage order
+    for (std::size_t d = 0; d < q.output.size() && d < order.size(); ++d)
+      in_order = in_order && order[d] == q.output[d];
+    cost += q.iterations(q.output) * (in_order ? c.sequential_write : c.random_write);
+  }
+  return cost;
+}
+
+namespace detail {
+
+LOOM_DECL chain_bound_estimator full_over(const std::vector<std::string>& names,
+                                          const extent_fn& extent) {
+  index_set s;
+  for (const std::string& n : names) s.push_back({n, extent(n)});
+  return chain_bound_estimator::full(std::move(s));
+}
+
+LOOM_DECL void note_reads(loop_order_query& q, const std::string_view* names, const bool* dense,
+                          const bool* unordered, std::size_t count) {
+  for (std::size_t m = 0; m < count; ++m) {
+    const std::string name(names[m]);
+    q.factor[name] += dense[m]       ? cost_constants{}.dense_read
+                      : unordered[m] ? cost_constants{}.unordered_read
+                                     : cost_constants{}.sparse_read;
+    q.skips[name] = q.skips[name] || !dense[m];
+  }
+}
+
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::optimize
 

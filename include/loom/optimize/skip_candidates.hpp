@@ -34,20 +34,7 @@ struct skip_cost_constants {
 /// that a `skip::runtime` intersection reads from its kernel's context.
 using skip_code = stream::skip::code;
 
-inline const char* skip_code_name(skip_code c) {
-  switch (c) {
-    case skip_code::leapfrog:
-      return "leapfrog";
-    case skip_code::merge:
-      return "merge";
-    case skip_code::lead_first:
-      return "lead first";
-    case skip_code::lead_last:
-      return "lead last";
-    default:
-      return "standard";
-  }
-}
+LOOM_DECL const char* skip_code_name(skip_code c);
 
 namespace detail {
 
@@ -214,6 +201,23 @@ template <class Plan, std::size_t Cap> struct skip_candidates_impl {
 /// policy (`per_loop<>`), then one other policy at one loop each, at most Cap in all.
 template <class Plan, std::size_t Cap>
 using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type;
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL const char* skip_code_name(skip_code c) {
+  switch (c) {
+    case skip_code::leapfrog:
+      return "leapfrog";
+    case skip_code::merge:
+      return "merge";
+    case skip_code::lead_first:
+      return "lead first";
+    case skip_code::lead_last:
+      return "lead last";
+    default:
+      return "standard";
+  }
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::optimize
 
 #endif  // LOOM_OPTIMIZE_SKIP_CANDIDATES_HPP

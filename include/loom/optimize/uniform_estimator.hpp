@@ -3,6 +3,7 @@
 #ifndef LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
 #define LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/optimize/index_extent.hpp>
 #include <loom/optimize/statistics.hpp>
@@ -26,12 +27,7 @@ namespace loom {
 class uniform_estimator {
  public:
   /// An estimate of `nnz` non-fills over `indices`.
-  uniform_estimator(index_set indices, double nnz) : indices_(std::move(indices)), nnz_(nnz) {
-    detail::check_index_set(indices_, "loom::uniform_estimator");
-    if (nnz_ < 0 || nnz_ > detail::dense_size(indices_))
-      throw shape_error("loom::uniform_estimator: nnz " + std::to_string(nnz_) +
-                        " is outside [0, product of extents]");
-  }
+  LOOM_DECL uniform_estimator(index_set indices, double nnz);
   /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
   uniform_estimator(const statistics& s, const std::vector<std::string>& names)
       : uniform_estimator(named(s, names), static_cast<double>(s.nnz)) {}
@@ -44,38 +40,11 @@ class uniform_estimator {
 
   /// Pointwise op whose fill annihilates it (`A * B`): the non-fills of the output are the
   /// intersection of the operands' (broadcast over the union of their indices).
-  static uniform_estimator conjunction(std::span<const uniform_estimator> args) {
-    index_set out;
-    double p = 1;
-    for (const uniform_estimator& a : args) {
-      out = detail::index_union(out, a.indices_, "loom::uniform_estimator::conjunction");
-      p *= a.density();
-    }
-    const double size = detail::dense_size(out);
-    const double n = clamp(size * p, size);
-    return uniform_estimator(std::move(out), n);
-  }
+  LOOM_DECL static uniform_estimator conjunction(std::span<const uniform_estimator> args);
   /// Pointwise op whose fill does not annihilate it (`A + B`): the union of the non-fills.
-  static uniform_estimator disjunction(std::span<const uniform_estimator> args) {
-    index_set out;
-    double log_q = 0;  // log of P(fill in every operand)
-    for (const uniform_estimator& a : args) {
-      out = detail::index_union(out, a.indices_, "loom::uniform_estimator::disjunction");
-      log_q += std::log1p(-a.density());
-    }
-    const double size = detail::dense_size(out);
-    const double n = clamp(size * -std::expm1(log_q), size);
-    return uniform_estimator(std::move(out), n);
-  }
+  LOOM_DECL static uniform_estimator disjunction(std::span<const uniform_estimator> args);
   /// Aggregate (sum, max, ...) over the named indices; names not in the index set are ignored.
-  uniform_estimator aggregate(const std::vector<std::string>& names) const {
-    index_set kept = detail::index_filter(indices_, names, false);
-    const double reduced = detail::dense_size(detail::index_filter(indices_, names, true));
-    const double p = density();
-    const double size = detail::dense_size(kept);
-    const double n = clamp(size * -std::expm1(reduced * std::log1p(-p)), size);
-    return uniform_estimator(std::move(kept), n);
-  }
+  LOOM_DECL uniform_estimator aggregate(const std::vector<std::string>& names) const;
 
   /// Estimated number of non-fill entries.
   double estimate() const { return nnz_; }
@@ -92,14 +61,7 @@ class uniform_estimator {
   const index_set& indices() const { return indices_; }
 
  private:
-  static index_set named(const statistics& s, const std::vector<std::string>& names) {
-    if (names.size() != s.shape.size())
-      throw shape_error("loom::uniform_estimator: " + std::to_string(names.size()) +
-                        " index names for a tensor of order " + std::to_string(s.shape.size()));
-    index_set out;
-    for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
-    return out;
-  }
+  LOOM_DECL static index_set named(const statistics& s, const std::vector<std::string>& names);
   static double clamp(double n, double hi) {
     if (!(n > 0)) return 0;  // also maps NaN to 0
     return n > hi ? hi : n;
@@ -108,6 +70,62 @@ class uniform_estimator {
   index_set indices_;
   double nnz_ = 0;
 };
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL uniform_estimator::uniform_estimator(index_set indices, double nnz)
+    : indices_(std::move(indices)), nnz_(nnz) {
+  detail::check_index_set(indices_, "loom::uniform_estimator");
+  if (nnz_ < 0 || nnz_ > detail::dense_size(indices_))
+    throw shape_error("loom::uniform_estimator: nnz " + std::to_string(nnz_) +
+                      " is outside [0, product of extents]");
+}
+
+LOOM_DECL uniform_estimator
+uniform_estimator::conjunction(std::span<const uniform_estimator> args) {
+  index_set out;
+  double p = 1;
+  for (const uniform_estimator& a : args) {
+    out = detail::index_union(out, a.indices_, "loom::uniform_estimator::conjunction");
+    p *= a.density();
+  }
+  const double size = detail::dense_size(out);
+  const double n = clamp(size * p, size);
+  return uniform_estimator(std::move(out), n);
+}
+
+LOOM_DECL uniform_estimator
+uniform_estimator::disjunction(std::span<const uniform_estimator> args) {
+  index_set out;
+  double log_q = 0;  // log of P(fill in every operand)
+  for (const uniform_estimator& a : args) {
+    out = detail::index_union(out, a.indices_, "loom::uniform_estimator::disjunction");
+    log_q += std::log1p(-a.density());
+  }
+  const double size = detail::dense_size(out);
+  const double n = clamp(size * -std::expm1(log_q), size);
+  return uniform_estimator(std::move(out), n);
+}
+
+LOOM_DECL uniform_estimator
+uniform_estimator::aggregate(const std::vector<std::string>& names) const {
+  index_set kept = detail::index_filter(indices_, names, false);
+  const double reduced = detail::dense_size(detail::index_filter(indices_, names, true));
+  const double p = density();
+  const double size = detail::dense_size(kept);
+  const double n = clamp(size * -std::expm1(reduced * std::log1p(-p)), size);
+  return uniform_estimator(std::move(kept), n);
+}
+
+LOOM_DECL index_set uniform_estimator::named(const statistics& s,
+                                             const std::vector<std::string>& names) {
+  if (names.size() != s.shape.size())
+    throw shape_error("loom::uniform_estimator: " + std::to_string(names.size()) +
+                      " index names for a tensor of order " + std::to_string(s.shape.size()));
+  index_set out;
+  for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
+  return out;
+}
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom
 

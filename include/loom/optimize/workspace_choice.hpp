@@ -75,21 +75,11 @@ struct workspace_choice {
 
 namespace detail {
 // the extra cost of a random access into `bytes` of one array
-inline double miss_cost(double bytes, const workspace_constants& c) {
-  auto beyond = [&](double cache) { return bytes <= cache ? 0.0 : 1.0 - cache / bytes; };
-  return beyond(c.l2_bytes) * c.l2_miss + beyond(c.l3_bytes) * c.l3_miss;
-}
+LOOM_DECL double miss_cost(double bytes, const workspace_constants& c);
 // sorting n keys (or pairs) spread over `rows` rows, keys below `bound`: an LSD radix sort per
 // row of stream::detail::radix_sort_min or more, a comparison sort below (workspace.hpp)
-inline double sort_cost(double n, double rows, double bound, bool pairs,
-                        const workspace_constants& c) {
-  const double per_row = std::max(2.0, n / std::max(1.0, rows));
-  const int passes = stream::detail::radix_passes(static_cast<std::int64_t>(
-      std::min(bound, double(std::numeric_limits<std::int64_t>::max() / 2))));
-  if (per_row >= double(stream::detail::radix_sort_min) && passes <= 4)
-    return n * passes * (pairs ? c.radix_pair : c.radix_key);
-  return n * std::log2(per_row) * (pairs ? c.compare_pairs : c.compare_keys);
-}
+LOOM_DECL double sort_cost(double n, double rows, double bound, bool pairs,
+                           const workspace_constants& c);
 }  // namespace detail
 
 /// Costs each workspace kind for `e` and picks the cheapest.
@@ -100,34 +90,8 @@ inline double sort_cost(double n, double rows, double bound, bool pairs,
 ///   the row's entries are sorted as pairs.
 /// - sorted: every write is appended; the row's writes are sorted (stable) and merged.
 /// A row of 512 sorted items or more is radix sorted (linear), a shorter one compared.
-inline workspace_choice choose_workspace(const workspace_estimate& e,
-                                         const workspace_constants& c = {}) {
-  using detail::miss_cost;
-  workspace_choice out;
-  out.estimate = e;
-  const double per_row = e.entries / std::max(1.0, e.rows);
-  const double repeats = std::max(0.0, e.writes - e.entries);
-  const double dense_bytes = e.cells * (e.value_bytes + 1);
-  const double row_bytes = std::min(dense_bytes, per_row * 2 * c.line_bytes);  // a row's lines
-  const double table_bytes = 2 * per_row * (e.value_bytes + 8);
-  const double emit = e.entries * c.emit;
-  out.cost[0] =
-      e.cells > static_cast<double>(stream::max_dense_workspace_cells)
-          ? std::numeric_limits<double>::infinity()
-          : dense_bytes * (dense_bytes > c.fresh_bytes ? c.zero_fresh_byte : c.zero_byte) +
-                e.writes * c.write_hit + e.entries * 2 * miss_cost(dense_bytes, c) +
-                repeats * 2 * miss_cost(row_bytes, c) +
-                detail::sort_cost(e.entries, e.rows, e.cells, false, c) + emit;
-  out.cost[1] = e.writes * (c.hash + c.write_hit + 2 * miss_cost(table_bytes, c)) +
-                e.entries * c.append + detail::sort_cost(e.entries, e.rows, e.cells, true, c) +
-                emit;
-  out.cost[2] = e.writes * c.append + detail::sort_cost(e.writes, e.rows, e.cells, true, c) + emit;
-  std::size_t best = 0;
-  for (std::size_t k = 1; k < 3; ++k)
-    if (out.cost[k] < out.cost[best]) best = k;
-  out.kind = workspace_kinds[best];
-  return out;
-}
+LOOM_DECL workspace_choice choose_workspace(const workspace_estimate& e,
+                                            const workspace_constants& c = {});
 
 /// The workspace estimate of plan P (its loop order and output prefix) for `lhs = rhs`.
 template <class P, class Lhs, class Rhs>
@@ -155,17 +119,7 @@ workspace_estimate estimate_workspace(const Lhs& lhs, const Rhs& rhs, statistics
 }
 
 /// One line for `explain` and the plan log: the chosen kind, the estimate and every cost.
-inline std::string describe_workspace_choice(const workspace_choice& w) {
-  std::ostringstream s;
-  s.precision(3);
-  s << workspace_kind_name(w.kind) << " workspace (estimated " << w.estimate.writes << " writes, "
-    << w.estimate.entries << " entries in " << w.estimate.rows << " rows of " << w.estimate.cells
-    << " cells; cost";
-  for (std::size_t k = 0; k < 3; ++k)
-    s << " " << workspace_kind_name(workspace_kinds[k]) << " " << w.cost[k];
-  s << ")";
-  return s.str();
-}
+LOOM_DECL std::string describe_workspace_choice(const workspace_choice& w);
 
 namespace detail {
 template <class P> struct workspace_purpose {};
@@ -208,6 +162,66 @@ workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
   c.chosen.emplace(key, w);
   return w;
 }
+
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DECL double miss_cost(double bytes, const workspace_constants& c) {
+  auto beyond = [&](double cache) { return bytes <= cache ? 0.0 : 1.0 - cache / bytes; };
+  return beyond(c.l2_bytes) * c.l2_miss + beyond(c.l3_bytes) * c.l3_miss;
+}
+
+LOOM_DECL double sort_cost(double n, double rows, double bound, bool pairs,
+                           const workspace_constants& c) {
+  const double per_row = std::max(2.0, n / std::max(1.0, rows));
+  const int passes = stream::detail::radix_passes(static_cast<std::int64_t>(
+      std::min(bound, double(std::numeric_limits<std::int64_t>::max() / 2))));
+  if (per_row >= double(stream::detail::radix_sort_min) && passes <= 4)
+    return n * passes * (pairs ? c.radix_pair : c.radix_key);
+  return n * std::log2(per_row) * (pairs ? c.compare_pairs : c.compare_keys);
+}
+}  // namespace detail
+
+LOOM_DECL workspace_choice choose_workspace(const workspace_estimate& e,
+                                            const workspace_constants& c) {
+  using detail::miss_cost;
+  workspace_choice out;
+  out.estimate = e;
+  const double per_row = e.entries / std::max(1.0, e.rows);
+  const double repeats = std::max(0.0, e.writes - e.entries);
+  const double dense_bytes = e.cells * (e.value_bytes + 1);
+  const double row_bytes = std::min(dense_bytes, per_row * 2 * c.line_bytes);  // a row's lines
+  const double table_bytes = 2 * per_row * (e.value_bytes + 8);
+  const double emit = e.entries * c.emit;
+  out.cost[0] =
+      e.cells > static_cast<double>(stream::max_dense_workspace_cells)
+          ? std::numeric_limits<double>::infinity()
+          : dense_bytes * (dense_bytes > c.fresh_bytes ? c.zero_fresh_byte : c.zero_byte) +
+                e.writes * c.write_hit + e.entries * 2 * miss_cost(dense_bytes, c) +
+                repeats * 2 * miss_cost(row_bytes, c) +
+                detail::sort_cost(e.entries, e.rows, e.cells, false, c) + emit;
+  out.cost[1] = e.writes * (c.hash + c.write_hit + 2 * miss_cost(table_bytes, c)) +
+                e.entries * c.append + detail::sort_cost(e.entries, e.rows, e.cells, true, c) +
+                emit;
+  out.cost[2] = e.writes * c.append + detail::sort_cost(e.writes, e.rows, e.cells, true, c) + emit;
+  std::size_t best = 0;
+  for (std::size_t k = 1; k < 3; ++k)
+    if (out.cost[k] < out.cost[best]) best = k;
+  out.kind = workspace_kinds[best];
+  return out;
+}
+
+LOOM_DECL std::string describe_workspace_choice(const workspace_choice& w) {
+  std::ostringstream s;
+  s.precision(3);
+  s << workspace_kind_name(w.kind) << " workspace (estimated " << w.estimate.writes << " writes, "
+    << w.estimate.entries << " entries in " << w.estimate.rows << " rows of " << w.estimate.cells
+    << " cells; cost";
+  for (std::size_t k = 0; k < 3; ++k)
+    s << " " << workspace_kind_name(workspace_kinds[k]) << " " << w.cost[k];
+  s << ")";
+  return s.str();
+}
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::optimize
 

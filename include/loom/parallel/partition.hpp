@@ -5,6 +5,8 @@
 #ifndef LOOM_PARALLEL_PARTITION_HPP
 #define LOOM_PARALLEL_PARTITION_HPP
 
+#include <loom/core/config.hpp>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -38,27 +40,12 @@ std::int64_t nearest(std::int64_t lo, std::int64_t hi, std::int64_t target, cons
   return lo;
 }
 
-inline partition finish(std::vector<std::int64_t> b, std::int64_t extent) {
-  b.front() = 0;
-  b.back() = extent;
-  for (std::size_t c = 1; c < b.size(); ++c) b[c] = std::clamp(b[c], b[c - 1], extent);
-  b.erase(std::unique(b.begin(), b.end()), b.end());
-  partition p;
-  p.bounds = std::move(b);
-  if (p.bounds.size() < 2) p.bounds = {0, extent};
-  return p;
-}
+LOOM_DECL partition finish(std::vector<std::int64_t> b, std::int64_t extent);
 
 }  // namespace detail
 
 /// `chunks` ranges of [0, extent) of equal length.
-inline partition split_evenly(std::int64_t extent, std::size_t chunks) {
-  std::vector<std::int64_t> b(chunks + 1);
-  for (std::size_t c = 0; c <= chunks; ++c)
-    b[c] = static_cast<std::int64_t>(static_cast<__int128>(extent) * static_cast<__int128>(c) /
-                                     static_cast<__int128>(chunks));
-  return detail::finish(std::move(b), extent);
-}
+LOOM_DECL partition split_evenly(std::int64_t extent, std::size_t chunks);
 
 /// Splits the outer loop by the stored entries of tensor `t`, whose level 0 that loop iterates:
 /// the work of a row is its entries on level 1 plus one (a dense or compressed level 0 above a
@@ -111,6 +98,28 @@ partition split_by_entries(const Tensor& t, std::int64_t extent, std::size_t chu
   }
 }
 
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DECL partition finish(std::vector<std::int64_t> b, std::int64_t extent) {
+  b.front() = 0;
+  b.back() = extent;
+  for (std::size_t c = 1; c < b.size(); ++c) b[c] = std::clamp(b[c], b[c - 1], extent);
+  b.erase(std::unique(b.begin(), b.end()), b.end());
+  partition p;
+  p.bounds = std::move(b);
+  if (p.bounds.size() < 2) p.bounds = {0, extent};
+  return p;
+}
+}  // namespace detail
+
+LOOM_DECL partition split_evenly(std::int64_t extent, std::size_t chunks) {
+  std::vector<std::int64_t> b(chunks + 1);
+  for (std::size_t c = 0; c <= chunks; ++c)
+    b[c] = static_cast<std::int64_t>(static_cast<__int128>(extent) * static_cast<__int128>(c) /
+                                     static_cast<__int128>(chunks));
+  return detail::finish(std::move(b), extent);
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::parallel
 
 #endif  // LOOM_PARALLEL_PARTITION_HPP

@@ -15,6 +15,7 @@
 #ifndef LOOM_PARALLEL_RUN_HPP
 #define LOOM_PARALLEL_RUN_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/expr/access.hpp>
 #include <loom/format/appender.hpp>
@@ -142,16 +143,9 @@ inline constexpr std::size_t max_chunks = 256;
 namespace detail {
 /// The chunks of a loop of `extent` iterations and `work` estimated steps (0 or 1: no split);
 /// deterministic reductions keep their partials (`partial_bytes` each) within 64 MiB.
-inline std::size_t chunk_count(const parallel_options& o, bool deterministic, std::int64_t extent,
-                               std::int64_t work, std::size_t partial_bytes) {
-  if (work < o.min_work) return 0;
-  std::size_t chunks = static_cast<std::size_t>(
-      std::clamp<std::int64_t>(work / o.chunk_work, 2, static_cast<std::int64_t>(max_chunks)));
-  chunks = std::min<std::size_t>(chunks, static_cast<std::size_t>(extent));
-  if (deterministic && partial_bytes > 0)
-    chunks = std::min(chunks, std::max<std::size_t>((std::size_t{64} << 20) / partial_bytes, 1));
-  return chunks;
-}
+LOOM_DECL std::size_t chunk_count(const parallel_options& o, bool deterministic,
+                                  std::int64_t extent, std::int64_t work,
+                                  std::size_t partial_bytes);
 }  // namespace detail
 
 /// Decides the split of a kernel's outer loop (extent `extent`): `Order` is the loop order,
@@ -397,6 +391,21 @@ basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>&
   return basic_tensor<T, Format, true>(shape, std::move(levels), std::move(values));
 }
 
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DECL std::size_t chunk_count(const parallel_options& o, bool deterministic,
+                                  std::int64_t extent, std::int64_t work,
+                                  std::size_t partial_bytes) {
+  if (work < o.min_work) return 0;
+  std::size_t chunks = static_cast<std::size_t>(
+      std::clamp<std::int64_t>(work / o.chunk_work, 2, static_cast<std::int64_t>(max_chunks)));
+  chunks = std::min<std::size_t>(chunks, static_cast<std::size_t>(extent));
+  if (deterministic && partial_bytes > 0)
+    chunks = std::min(chunks, std::max<std::size_t>((std::size_t{64} << 20) / partial_bytes, 1));
+  return chunks;
+}
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::parallel
 
 #endif  // LOOM_PARALLEL_RUN_HPP

@@ -5,6 +5,8 @@
 #ifndef LOOM_PARALLEL_SETTINGS_HPP
 #define LOOM_PARALLEL_SETTINGS_HPP
 
+#include <loom/core/config.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -32,23 +34,9 @@ struct parallel_options {
 
 namespace parallel::detail {
 
-inline int env_int(const char* name, int fallback) {
-  if (const char* v = std::getenv(name)) {
-    char* end = nullptr;
-    const long n = std::strtol(v, &end, 10);
-    if (end != v && n >= 0 && n < (1 << 16)) return static_cast<int>(n);
-  }
-  return fallback;
-}
+LOOM_DECL int env_int(const char* name, int fallback);
 
-inline int default_threads() {
-  static const int n = [] {
-    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int env = env_int("LOOM_NUM_THREADS", 0);
-    return env > 0 ? env : hw;
-  }();
-  return n;
-}
+LOOM_DECL int default_threads();
 
 inline std::int64_t default_min_work() {
   static const std::int64_t n = env_int("LOOM_PARALLEL_MIN_WORK", 32768);
@@ -87,25 +75,7 @@ inline void set_num_threads(int n) {
 
 /// The options in effect on the calling thread, defaults resolved (threads >= 1, min_work >= 0,
 /// chunk_work >= 1).
-inline parallel_options current_parallel_options() {
-  namespace d = parallel::detail;
-  parallel_options o;
-  const int t = d::globals().threads.load(std::memory_order_relaxed);
-  o.threads = t > 0 ? t : d::default_threads();
-  const int det = d::globals().deterministic.load(std::memory_order_relaxed);
-  o.deterministic = det < 0 ? d::default_deterministic() : det != 0;
-  const std::int64_t w = d::globals().min_work.load(std::memory_order_relaxed);
-  o.min_work = w >= 0 ? w : d::default_min_work();
-  const std::int64_t cw = d::globals().chunk_work.load(std::memory_order_relaxed);
-  o.chunk_work = cw > 0 ? cw : d::default_chunk_work();
-  if (const auto& s = d::scoped_override) {
-    if (s->threads > 0) o.threads = s->threads;
-    o.deterministic = s->deterministic;
-    if (s->min_work >= 0) o.min_work = s->min_work;
-    if (s->chunk_work > 0) o.chunk_work = s->chunk_work;
-  }
-  return o;
-}
+LOOM_DECL parallel_options current_parallel_options();
 
 /// The number of threads a kernel started on this thread may use (>= 1).
 inline int num_threads() { return current_parallel_options().threads; }
@@ -151,6 +121,47 @@ class parallel_scope {
   std::optional<parallel_options> saved_;
 };
 
+#if LOOM_HEADER_ONLY
+namespace parallel::detail {
+LOOM_DECL int env_int(const char* name, int fallback) {
+  if (const char* v = std::getenv(name)) {
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (end != v && n >= 0 && n < (1 << 16)) return static_cast<int>(n);
+  }
+  return fallback;
+}
+
+LOOM_DECL int default_threads() {
+  static const int n = [] {
+    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int env = env_int("LOOM_NUM_THREADS", 0);
+    return env > 0 ? env : hw;
+  }();
+  return n;
+}
+}  // namespace parallel::detail
+
+LOOM_DECL parallel_options current_parallel_options() {
+  namespace d = parallel::detail;
+  parallel_options o;
+  const int t = d::globals().threads.load(std::memory_order_relaxed);
+  o.threads = t > 0 ? t : d::default_threads();
+  const int det = d::globals().deterministic.load(std::memory_order_relaxed);
+  o.deterministic = det < 0 ? d::default_deterministic() : det != 0;
+  const std::int64_t w = d::globals().min_work.load(std::memory_order_relaxed);
+  o.min_work = w >= 0 ? w : d::default_min_work();
+  const std::int64_t cw = d::globals().chunk_work.load(std::memory_order_relaxed);
+  o.chunk_work = cw > 0 ? cw : d::default_chunk_work();
+  if (const auto& s = d::scoped_override) {
+    if (s->threads > 0) o.threads = s->threads;
+    o.deterministic = s->deterministic;
+    if (s->min_work >= 0) o.min_work = s->min_work;
+    if (s->chunk_work > 0) o.chunk_work = s->chunk_work;
+  }
+  return o;
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom
 
 #endif  // LOOM_PARALLEL_SETTINGS_HPP

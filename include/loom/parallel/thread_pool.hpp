@@ -4,6 +4,8 @@
 #ifndef LOOM_PARALLEL_THREAD_POOL_HPP
 #define LOOM_PARALLEL_THREAD_POOL_HPP
 
+#include <loom/core/config.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -25,13 +27,7 @@ namespace detail {
 /// this 2-core VM (a kernel of 20 µs ran in 110 µs on 2 threads), while a loop that follows
 /// another within the window (run_sparse_rows runs two; kernels called in a loop) starts at once.
 /// LOOM_SPIN_US overrides it (0: always sleep), read once.
-inline std::chrono::microseconds spin_window() {
-  static const std::chrono::microseconds w = [] {
-    const char* v = std::getenv("LOOM_SPIN_US");
-    return std::chrono::microseconds(v != nullptr ? std::max(0L, std::atol(v)) : 100L);
-  }();
-  return w;
-}
+LOOM_DECL std::chrono::microseconds spin_window();
 
 /// Polls `ready()` for up to spin_window(); whether it became true.
 template <class Ready> bool spin_until(Ready&& ready) {
@@ -62,22 +58,7 @@ struct loop {
   std::mutex error_mutex;
   std::exception_ptr error;
 
-  void work(unsigned slot) {
-    inside_parallel_loop = true;
-    for (;;) {
-      const std::size_t c = next.fetch_add(1, std::memory_order_relaxed);
-      if (c >= count) break;
-      if (failed.load(std::memory_order_relaxed)) continue;
-      try {
-        call(ctx, c, slot);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-        failed.store(true, std::memory_order_relaxed);
-      }
-    }
-    inside_parallel_loop = false;
-  }
+  LOOM_DECL void work(unsigned slot);
 };
 }  // namespace detail
 
@@ -95,15 +76,7 @@ class thread_pool {
   thread_pool() = default;
   thread_pool(const thread_pool&) = delete;
   thread_pool& operator=(const thread_pool&) = delete;
-  ~thread_pool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-      stopping_.store(true, std::memory_order_relaxed);
-    }
-    wake_.notify_all();
-    workers_.clear();  // jthreads join
-  }
+  LOOM_DECL ~thread_pool();
 
   /// Runs `body(chunk, slot)` for every chunk in [0, chunks) on up to `threads` threads, the
   /// caller being slot 0; returns when all chunks are done and rethrows the first exception.
@@ -126,68 +99,14 @@ class thread_pool {
 
  private:
   // Not a template: one copy of the locking and waiting for every kernel's loops.
-  void run_loop(detail::loop& l, unsigned threads) {
-    const std::size_t chunks = l.count;
-    if (threads > chunks) threads = static_cast<unsigned>(chunks);
-    std::unique_lock<std::mutex> busy(run_mutex_, std::defer_lock);
-    if (threads <= 1 || detail::inside_parallel_loop || !busy.try_lock()) {
-      l.work(0);  // serially, on the caller
-    } else {
-      grow(threads - 1);
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        loop_ = &l;
-        threads_ = threads;
-        pending_ = threads - 1;
-        pending_seen_.store(threads - 1, std::memory_order_relaxed);
-        ++epoch_;
-        epoch_seen_.store(epoch_, std::memory_order_release);
-      }
-      wake_.notify_all();
-      l.work(0);
-      detail::spin_until([&] { return pending_seen_.load(std::memory_order_acquire) == 0; });
-      std::unique_lock<std::mutex> lock(mutex_);
-      done_.wait(lock, [&] { return pending_ == 0; });
-      loop_ = nullptr;
-    }
-    if (l.error) std::rethrow_exception(l.error);
-  }
+  LOOM_DECL void run_loop(detail::loop& l, unsigned threads);
 
-  void grow(unsigned count) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    while (workers_.size() < count) {
-      const unsigned slot = static_cast<unsigned>(workers_.size()) + 1;
-      workers_.emplace_back([this, slot] { serve(slot); });
-    }
-  }
+  LOOM_DECL void grow(unsigned count);
 
   // A worker: waits for a new loop, takes part when its slot is below the loop's thread count.
   // The loop and its thread count are read under the mutex together with the epoch, so a
   // worker joins each loop at most once and a loop never waits for a worker it did not count.
-  void serve(unsigned slot) {
-    std::uint64_t seen = 0;
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-      if (!stop_ && epoch_ == seen) {  // poll a while before sleeping (the mutex released)
-        lock.unlock();
-        detail::spin_until([&] {
-          return epoch_seen_.load(std::memory_order_acquire) != seen ||
-                 stopping_.load(std::memory_order_relaxed);
-        });
-        lock.lock();
-      }
-      wake_.wait(lock, [&] { return stop_ || epoch_ != seen; });
-      if (stop_) return;
-      seen = epoch_;
-      if (slot >= threads_) continue;
-      detail::loop* l = loop_;
-      lock.unlock();
-      l->work(slot);
-      lock.lock();
-      pending_seen_.store(pending_ - 1, std::memory_order_release);
-      if (--pending_ == 0) done_.notify_one();
-    }
-  }
+  LOOM_DECL void serve(unsigned slot);
 
   mutable std::mutex mutex_;
   std::mutex run_mutex_;
@@ -209,6 +128,104 @@ template <class F> void parallel_for(std::size_t chunks, unsigned threads, F&& b
   thread_pool::instance().run(chunks, threads, body);
 }
 
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DECL std::chrono::microseconds spin_window() {
+  static const std::chrono::microseconds w = [] {
+    const char* v = std::getenv("LOOM_SPIN_US");
+    return std::chrono::microseconds(v != nullptr ? std::max(0L, std::atol(v)) : 100L);
+  }();
+  return w;
+}
+
+LOOM_DECL void loop::work(unsigned slot) {
+  inside_parallel_loop = true;
+  for (;;) {
+    const std::size_t c = next.fetch_add(1, std::memory_order_relaxed);
+    if (c >= count) break;
+    if (failed.load(std::memory_order_relaxed)) continue;
+    try {
+      call(ctx, c, slot);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      failed.store(true, std::memory_order_relaxed);
+    }
+  }
+  inside_parallel_loop = false;
+}
+}  // namespace detail
+
+LOOM_DECL thread_pool::~thread_pool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+    stopping_.store(true, std::memory_order_relaxed);
+  }
+  wake_.notify_all();
+  workers_.clear();  // jthreads join
+}
+
+LOOM_DECL void thread_pool::run_loop(detail::loop& l, unsigned threads) {
+  const std::size_t chunks = l.count;
+  if (threads > chunks) threads = static_cast<unsigned>(chunks);
+  std::unique_lock<std::mutex> busy(run_mutex_, std::defer_lock);
+  if (threads <= 1 || detail::inside_parallel_loop || !busy.try_lock()) {
+    l.work(0);  // serially, on the caller
+  } else {
+    grow(threads - 1);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      loop_ = &l;
+      threads_ = threads;
+      pending_ = threads - 1;
+      pending_seen_.store(threads - 1, std::memory_order_relaxed);
+      ++epoch_;
+      epoch_seen_.store(epoch_, std::memory_order_release);
+    }
+    wake_.notify_all();
+    l.work(0);
+    detail::spin_until([&] { return pending_seen_.load(std::memory_order_acquire) == 0; });
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    loop_ = nullptr;
+  }
+  if (l.error) std::rethrow_exception(l.error);
+}
+
+LOOM_DECL void thread_pool::grow(unsigned count) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  while (workers_.size() < count) {
+    const unsigned slot = static_cast<unsigned>(workers_.size()) + 1;
+    workers_.emplace_back([this, slot] { serve(slot); });
+  }
+}
+
+LOOM_DECL void thread_pool::serve(unsigned slot) {
+  std::uint64_t seen = 0;
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    if (!stop_ && epoch_ == seen) {  // poll a while before sleeping (the mutex released)
+      lock.unlock();
+      detail::spin_until([&] {
+        return epoch_seen_.load(std::memory_order_acquire) != seen ||
+               stopping_.load(std::memory_order_relaxed);
+      });
+      lock.lock();
+    }
+    wake_.wait(lock, [&] { return stop_ || epoch_ != seen; });
+    if (stop_) return;
+    seen = epoch_;
+    if (slot >= threads_) continue;
+    detail::loop* l = loop_;
+    lock.unlock();
+    l->work(slot);
+    lock.lock();
+    pending_seen_.store(pending_ - 1, std::memory_order_release);
+    if (--pending_ == 0) done_.notify_one();
+  }
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::parallel
 
 #endif  // LOOM_PARALLEL_THREAD_POOL_HPP

@@ -4,6 +4,7 @@
 #ifndef LOOM_RELATIONAL_COLUMN_HPP
 #define LOOM_RELATIONAL_COLUMN_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/relational/date.hpp>
 #include <loom/relational/dictionary.hpp>
 #include <loom/relational/error.hpp>
@@ -43,16 +44,9 @@ class column {
  public:
   column() = default;
   column(std::string name, column_type type) : name_(std::move(name)), type_(type) {}
-  column(std::string name, std::vector<std::int64_t> ints, column_type type = column_type::int64,
-         std::shared_ptr<const dictionary> dict = nullptr)
-      : name_(std::move(name)), type_(type), ints_(std::move(ints)), dict_(std::move(dict)) {
-    if (type_ == column_type::decimal)
-      throw column_error("loom::relational::column " + name_ +
-                         ": a decimal column holds doubles; pass a std::vector<double>");
-    if (type_ == column_type::string && !dict_)
-      throw column_error("loom::relational::column " + name_ +
-                         ": a string column needs a dictionary");
-  }
+  LOOM_DECL column(std::string name, std::vector<std::int64_t> ints,
+                   column_type type = column_type::int64,
+                   std::shared_ptr<const dictionary> dict = nullptr);
   column(std::string name, std::vector<double> reals)
       : name_(std::move(name)), type_(column_type::decimal), reals_(std::move(reals)) {}
 
@@ -84,7 +78,7 @@ class column {
   const std::shared_ptr<const dictionary>& dict() const { return dict_; }
 
   /// The field as CSV text: dates as YYYY-MM-DD, strings decoded, decimals round-trip.
-  std::string text(std::size_t row) const;
+  LOOM_DECL std::string text(std::size_t row) const;
 
   // Used by the CSV reader.
   std::vector<std::int64_t>& mutable_ints() { return ints_; }
@@ -101,14 +95,30 @@ class column {
 
 namespace detail {
 /// The shortest text that reads back as the same double.
-inline std::string format_decimal(double v) {
+LOOM_DECL std::string format_decimal(double v);
+}  // namespace detail
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL column::column(std::string name, std::vector<std::int64_t> ints, column_type type,
+                         std::shared_ptr<const dictionary> dict)
+    : name_(std::move(name)), type_(type), ints_(std::move(ints)), dict_(std::move(dict)) {
+  if (type_ == column_type::decimal)
+    throw column_error("loom::relational::column " + name_ +
+                       ": a decimal column holds doubles; pass a std::vector<double>");
+  if (type_ == column_type::string && !dict_)
+    throw column_error("loom::relational::column " + name_ +
+                       ": a string column needs a dictionary");
+}
+
+namespace detail {
+LOOM_DECL std::string format_decimal(double v) {
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
 }  // namespace detail
 
-inline std::string column::text(std::size_t row) const {
+LOOM_DECL std::string column::text(std::size_t row) const {
   switch (type_) {
     case column_type::int64:
       return std::to_string(ints_[row]);
@@ -121,6 +131,7 @@ inline std::string column::text(std::size_t row) const {
   }
   return {};
 }
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::relational
 

@@ -4,6 +4,7 @@
 #ifndef LOOM_RELATIONAL_CSV_HPP
 #define LOOM_RELATIONAL_CSV_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/io/detail/numbers.hpp>
 #include <loom/relational/column.hpp>
@@ -44,42 +45,10 @@ namespace detail {
 
 class csv_parser {
  public:
-  csv_parser(std::string_view text, const std::string& file, char delimiter)
-      : text_(text), file_(file), delimiter_(delimiter) {
-    if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;  // UTF-8 byte order mark
-  }
+  LOOM_DECL csv_parser(std::string_view text, const std::string& file, char delimiter);
 
   /// Reads the next record into `fields()`; false at end of input. Blank lines are skipped.
-  bool next() {
-    while (pos_ < text_.size() && (text_[pos_] == '\n' || text_[pos_] == '\r')) {
-      if (text_[pos_] == '\n') ++line_;
-      ++pos_;
-    }
-    if (pos_ >= text_.size()) return false;
-    record_line_ = line_;
-    fields_.clear();
-    scratch_used_ = 0;
-    for (;;) {
-      if (pos_ < text_.size() && text_[pos_] == '"') {
-        read_quoted();
-      } else {
-        const std::size_t begin = pos_;
-        while (pos_ < text_.size() && text_[pos_] != delimiter_ && text_[pos_] != '\n') ++pos_;
-        std::size_t end = pos_;
-        if (end > begin && text_[end - 1] == '\r') --end;
-        fields_.push_back(text_.substr(begin, end - begin));
-      }
-      if (pos_ < text_.size() && text_[pos_] == delimiter_) {
-        ++pos_;
-        continue;
-      }
-      if (pos_ < text_.size()) {  // '\n'
-        ++pos_;
-        ++line_;
-      }
-      return true;
-    }
-  }
+  LOOM_DECL bool next();
 
   const std::vector<std::string_view>& fields() const { return fields_; }
   /// The line on which the current record starts (1-based).
@@ -95,34 +64,7 @@ class csv_parser {
   }
 
  private:
-  void read_quoted() {
-    const std::int64_t start_line = line_;
-    ++pos_;
-    if (scratch_used_ == scratch_.size()) scratch_.emplace_back();
-    std::string& s = scratch_[scratch_used_++];
-    s.clear();
-    for (;;) {
-      if (pos_ >= text_.size())
-        throw csv_error(file_, start_line, static_cast<std::int64_t>(fields_.size()) + 1, "",
-                        "unterminated quoted field");
-      const char ch = text_[pos_++];
-      if (ch == '"') {
-        if (pos_ < text_.size() && text_[pos_] == '"') {
-          s += '"';
-          ++pos_;
-          continue;
-        }
-        break;
-      }
-      if (ch == '\n') ++line_;
-      s += ch;
-    }
-    if (pos_ < text_.size() && text_[pos_] == '\r') ++pos_;
-    if (pos_ < text_.size() && text_[pos_] != delimiter_ && text_[pos_] != '\n')
-      throw csv_error(file_, start_line, static_cast<std::int64_t>(fields_.size()) + 1, "",
-                      "unexpected character after a closing quote");
-    fields_.push_back(s);
-  }
+  LOOM_DECL void read_quoted();
 
   std::string_view text_;
   const std::string& file_;
@@ -141,10 +83,7 @@ inline std::string_view trim(std::string_view s) {
   return s;
 }
 
-inline std::string shown(std::string_view s) {
-  constexpr std::size_t max = 40;
-  return "'" + std::string(s.substr(0, max)) + (s.size() > max ? "...'" : "'");
-}
+LOOM_DECL std::string shown(std::string_view s);
 
 /// Reads a plain integer `-?[0-9]{1,18}` (no overflow possible) starting at p; returns where it
 /// ends, or nullptr when the text there is not one.
@@ -214,9 +153,90 @@ inline loom::detail::parse_status parse_decimal(std::string_view v, double& out)
 /// Reads the columns of `schema` from CSV text; `name` (the file) appears in error messages.
 /// Throws `csv_error` (`file:line: column k (name): what`) for a wrong field count, a value that
 /// does not parse as its column's type, or a schema column missing from the header.
-inline table read_csv_text(std::string_view text, const std::string& name,
-                           const std::vector<column_spec>& schema,
-                           const csv_options& options = {}) {
+LOOM_DECL table read_csv_text(std::string_view text, const std::string& name,
+                              const std::vector<column_spec>& schema,
+                              const csv_options& options = {});
+
+/// Reads the columns of `schema` from the CSV file at `path` (see `read_csv_text`); throws
+/// `io_error` when the file cannot be read.
+LOOM_DECL table read_csv(const std::string& path, const std::vector<column_spec>& schema,
+                         const csv_options& options = {});
+
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DECL csv_parser::csv_parser(std::string_view text, const std::string& file, char delimiter)
+    : text_(text), file_(file), delimiter_(delimiter) {
+  if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;  // UTF-8 byte order mark
+}
+
+LOOM_DECL bool csv_parser::next() {
+  while (pos_ < text_.size() && (text_[pos_] == '\n' || text_[pos_] == '\r')) {
+    if (text_[pos_] == '\n') ++line_;
+    ++pos_;
+  }
+  if (pos_ >= text_.size()) return false;
+  record_line_ = line_;
+  fields_.clear();
+  scratch_used_ = 0;
+  for (;;) {
+    if (pos_ < text_.size() && text_[pos_] == '"') {
+      read_quoted();
+    } else {
+      const std::size_t begin = pos_;
+      while (pos_ < text_.size() && text_[pos_] != delimiter_ && text_[pos_] != '\n') ++pos_;
+      std::size_t end = pos_;
+      if (end > begin && text_[end - 1] == '\r') --end;
+      fields_.push_back(text_.substr(begin, end - begin));
+    }
+    if (pos_ < text_.size() && text_[pos_] == delimiter_) {
+      ++pos_;
+      continue;
+    }
+    if (pos_ < text_.size()) {  // '\n'
+      ++pos_;
+      ++line_;
+    }
+    return true;
+  }
+}
+
+LOOM_DECL void csv_parser::read_quoted() {
+  const std::int64_t start_line = line_;
+  ++pos_;
+  if (scratch_used_ == scratch_.size()) scratch_.emplace_back();
+  std::string& s = scratch_[scratch_used_++];
+  s.clear();
+  for (;;) {
+    if (pos_ >= text_.size())
+      throw csv_error(file_, start_line, static_cast<std::int64_t>(fields_.size()) + 1, "",
+                      "unterminated quoted field");
+    const char ch = text_[pos_++];
+    if (ch == '"') {
+      if (pos_ < text_.size() && text_[pos_] == '"') {
+        s += '"';
+        ++pos_;
+        continue;
+      }
+      break;
+    }
+    if (ch == '\n') ++line_;
+    s += ch;
+  }
+  if (pos_ < text_.size() && text_[pos_] == '\r') ++pos_;
+  if (pos_ < text_.size() && text_[pos_] != delimiter_ && text_[pos_] != '\n')
+    throw csv_error(file_, start_line, static_cast<std::int64_t>(fields_.size()) + 1, "",
+                    "unexpected character after a closing quote");
+  fields_.push_back(s);
+}
+
+LOOM_DECL std::string shown(std::string_view s) {
+  constexpr std::size_t max = 40;
+  return "'" + std::string(s.substr(0, max)) + (s.size() > max ? "...'" : "'");
+}
+}  // namespace detail
+
+LOOM_DECL table read_csv_text(std::string_view text, const std::string& name,
+                              const std::vector<column_spec>& schema, const csv_options& options) {
   detail::csv_parser parser(text, name, options.delimiter);
   std::vector<std::int64_t> slot_of_field;  // field index -> schema slot, or -1 (skipped)
   std::vector<std::string> field_names;
@@ -431,14 +451,12 @@ inline table read_csv_text(std::string_view text, const std::string& name,
   return t;
 }
 
-/// Reads the columns of `schema` from the CSV file at `path` (see `read_csv_text`); throws
-/// `io_error` when the file cannot be read.
-inline table read_csv(const std::string& path, const std::vector<column_spec>& schema,
-                      const csv_options& options = {}) {
+LOOM_DECL table read_csv(const std::string& path, const std::vector<column_spec>& schema,
+                         const csv_options& options) {
   const detail::file_bytes file(path);
   return read_csv_text(file.text(), path, schema, options);
 }
-
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
 
 #endif  // LOOM_RELATIONAL_CSV_HPP

@@ -3,6 +3,7 @@
 #ifndef LOOM_RELATIONAL_DATE_HPP
 #define LOOM_RELATIONAL_DATE_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 
 #include <cstdint>
@@ -70,13 +71,7 @@ constexpr std::optional<std::int64_t> parse_date(std::string_view s) {
 }
 
 /// A day number as `YYYY-MM-DD`. **Example**: `format_date(8766) == "1994-01-01"`.
-inline std::string format_date(std::int64_t days) {
-  const civil_date c = civil_from_days(days);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04lld-%02d-%02d", static_cast<long long>(c.year), c.month,
-                c.day);
-  return buf;
-}
+LOOM_DECL std::string format_date(std::int64_t days);
 
 /// The day number of a date literal, `date("1994-01-01") == 8766`; a malformed literal is a
 /// compile error in a constant expression and a `loom::parse_error` at run time.
@@ -88,6 +83,15 @@ constexpr std::int64_t date(std::string_view s) {
   return *d;
 }
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::string format_date(std::int64_t days) {
+  const civil_date c = civil_from_days(days);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04lld-%02d-%02d", static_cast<long long>(c.year), c.month,
+                c.day);
+  return buf;
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
 
 #endif  // LOOM_RELATIONAL_DATE_HPP

@@ -4,6 +4,8 @@
 #ifndef LOOM_RELATIONAL_DICTIONARY_HPP
 #define LOOM_RELATIONAL_DICTIONARY_HPP
 
+#include <loom/core/config.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -24,10 +26,7 @@ class dictionary {
  public:
   dictionary() = default;
   /// A dictionary of `words` (sorted and deduplicated here).
-  explicit dictionary(std::vector<std::string> words) : words_(std::move(words)) {
-    std::sort(words_.begin(), words_.end());
-    words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
-  }
+  LOOM_DECL explicit dictionary(std::vector<std::string> words);
 
   std::int64_t size() const { return static_cast<std::int64_t>(words_.size()); }
   const std::string& word(std::int64_t code) const {
@@ -36,16 +35,9 @@ class dictionary {
   const std::vector<std::string>& words() const { return words_; }
 
   /// The code of `s`, or nullopt when `s` does not occur.
-  std::optional<std::int64_t> code(std::string_view s) const {
-    const auto it = std::lower_bound(words_.begin(), words_.end(), s);
-    if (it == words_.end() || *it != s) return std::nullopt;
-    return static_cast<std::int64_t>(it - words_.begin());
-  }
+  LOOM_DECL std::optional<std::int64_t> code(std::string_view s) const;
   /// The first code whose string is >= s (size() when none): string ranges as code ranges.
-  std::int64_t lower_bound(std::string_view s) const {
-    return static_cast<std::int64_t>(std::lower_bound(words_.begin(), words_.end(), s) -
-                                     words_.begin());
-  }
+  LOOM_DECL std::int64_t lower_bound(std::string_view s) const;
 
  private:
   friend class detail::dictionary_builder;
@@ -77,60 +69,84 @@ class dictionary_builder {
     }
   }
   /// The sorted dictionary; `remap[provisional] = final`.
-  dictionary finish(std::vector<std::int64_t>& remap) {
-    // sorted by the first 16 bytes as two big-endian integers (byte order, as std::string
-    // compares), the whole strings only where those agree
-    struct keyed {
-      std::uint64_t hi, lo;
-      std::int64_t code;
-    };
-    auto prefix = [](const std::string& w, std::size_t from) {
-      std::uint64_t x = 0;
-      for (std::size_t k = from; k < from + 8; ++k)
-        x = x << 8 | (k < w.size() ? static_cast<unsigned char>(w[k]) : 0u);
-      return x;
-    };
-    std::vector<keyed> order(words_.size());
-    for (std::size_t k = 0; k < order.size(); ++k)
-      order[k] = {prefix(words_[k], 0), prefix(words_[k], 8), static_cast<std::int64_t>(k)};
-    std::sort(order.begin(), order.end(), [&](const keyed& a, const keyed& b) {
-      if (a.hi != b.hi) return a.hi < b.hi;
-      if (a.lo != b.lo) return a.lo < b.lo;
-      return words_[static_cast<std::size_t>(a.code)] < words_[static_cast<std::size_t>(b.code)];
-    });
-    remap.assign(words_.size(), 0);
-    std::vector<std::string> sorted;
-    sorted.reserve(words_.size());
-    for (std::size_t k = 0; k < order.size(); ++k) {
-      remap[static_cast<std::size_t>(order[k].code)] = static_cast<std::int64_t>(k);
-      sorted.push_back(std::move(words_[static_cast<std::size_t>(order[k].code)]));
-    }
-    words_.clear();
-    slots_.clear();
-    return dictionary(std::move(sorted), dictionary::sorted_unique{});  // sorted, distinct
-  }
+  LOOM_DECL dictionary finish(std::vector<std::int64_t>& remap);
 
  private:
   struct slot {
     std::uint64_t hash = 0;
     std::int64_t code = -1;  // -1: empty
   };
-  void grow() {
-    std::vector<slot> old = std::move(slots_);
-    slots_.assign(std::max<std::size_t>(64, 2 * old.size()), slot{});
-    const std::size_t mask = slots_.size() - 1;
-    for (const slot& sl : old)
-      if (sl.code >= 0) {
-        std::size_t i = static_cast<std::size_t>(sl.hash) & mask;
-        while (slots_[i].code >= 0) i = (i + 1) & mask;
-        slots_[i] = sl;
-      }
-  }
+  LOOM_DECL void grow();
 
   std::vector<std::string> words_;
   std::vector<slot> slots_;  // a power of two, at most half full
 };
 }  // namespace detail
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL dictionary::dictionary(std::vector<std::string> words) : words_(std::move(words)) {
+  std::sort(words_.begin(), words_.end());
+  words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
+}
+
+LOOM_DECL std::optional<std::int64_t> dictionary::code(std::string_view s) const {
+  const auto it = std::lower_bound(words_.begin(), words_.end(), s);
+  if (it == words_.end() || *it != s) return std::nullopt;
+  return static_cast<std::int64_t>(it - words_.begin());
+}
+
+LOOM_DECL std::int64_t dictionary::lower_bound(std::string_view s) const {
+  return static_cast<std::int64_t>(std::lower_bound(words_.begin(), words_.end(), s) -
+                                   words_.begin());
+}
+
+namespace detail {
+LOOM_DECL dictionary dictionary_builder::finish(std::vector<std::int64_t>& remap) {
+  // sorted by the first 16 bytes as two big-endian integers (byte order, as std::string
+  // compares), the whole strings only where those agree
+  struct keyed {
+    std::uint64_t hi, lo;
+    std::int64_t code;
+  };
+  auto prefix = [](const std::string& w, std::size_t from) {
+    std::uint64_t x = 0;
+    for (std::size_t k = from; k < from + 8; ++k)
+      x = x << 8 | (k < w.size() ? static_cast<unsigned char>(w[k]) : 0u);
+    return x;
+  };
+  std::vector<keyed> order(words_.size());
+  for (std::size_t k = 0; k < order.size(); ++k)
+    order[k] = {prefix(words_[k], 0), prefix(words_[k], 8), static_cast<std::int64_t>(k)};
+  std::sort(order.begin(), order.end(), [&](const keyed& a, const keyed& b) {
+    if (a.hi != b.hi) return a.hi < b.hi;
+    if (a.lo != b.lo) return a.lo < b.lo;
+    return words_[static_cast<std::size_t>(a.code)] < words_[static_cast<std::size_t>(b.code)];
+  });
+  remap.assign(words_.size(), 0);
+  std::vector<std::string> sorted;
+  sorted.reserve(words_.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    remap[static_cast<std::size_t>(order[k].code)] = static_cast<std::int64_t>(k);
+    sorted.push_back(std::move(words_[static_cast<std::size_t>(order[k].code)]));
+  }
+  words_.clear();
+  slots_.clear();
+  return dictionary(std::move(sorted), dictionary::sorted_unique{});  // sorted, distinct
+}
+
+LOOM_DECL void dictionary_builder::grow() {
+  std::vector<slot> old = std::move(slots_);
+  slots_.assign(std::max<std::size_t>(64, 2 * old.size()), slot{});
+  const std::size_t mask = slots_.size() - 1;
+  for (const slot& sl : old)
+    if (sl.code >= 0) {
+      std::size_t i = static_cast<std::size_t>(sl.hash) & mask;
+      while (slots_[i].code >= 0) i = (i + 1) & mask;
+      slots_[i] = sl;
+    }
+}
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 
 }  // namespace loom::relational
 

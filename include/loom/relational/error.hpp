@@ -3,6 +3,7 @@
 #ifndef LOOM_RELATIONAL_ERROR_HPP
 #define LOOM_RELATIONAL_ERROR_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 
 #include <cstdint>
@@ -16,17 +17,8 @@ namespace loom::relational {
 /// `file:line: column k (name): what`; the parts are also available separately.
 class csv_error : public parse_error {
  public:
-  csv_error(std::string file, std::int64_t line, std::int64_t column, std::string column_name,
-            const std::string& what)
-      : parse_error(file + ":" + std::to_string(line) + ": " +
-                    (column > 0 ? "column " + std::to_string(column) +
-                                      (column_name.empty() ? "" : " (" + column_name + ")") + ": "
-                                : (column_name.empty() ? "" : "column " + column_name + ": ")) +
-                    what),
-        file_(std::move(file)),
-        line_(line),
-        column_(column),
-        column_name_(std::move(column_name)) {}
+  LOOM_DECL csv_error(std::string file, std::int64_t line, std::int64_t column,
+                      std::string column_name, const std::string& what);
 
   const std::string& file() const { return file_; }
   /// 1-based line number (the header is line 1).
@@ -48,6 +40,19 @@ class column_error : public error {
   using error::error;
 };
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL csv_error::csv_error(std::string file, std::int64_t line, std::int64_t column,
+                               std::string column_name, const std::string& what)
+    : parse_error(file + ":" + std::to_string(line) + ": " +
+                  (column > 0 ? "column " + std::to_string(column) +
+                                    (column_name.empty() ? "" : " (" + column_name + ")") + ": "
+                              : (column_name.empty() ? "" : "column " + column_name + ": ")) +
+                  what),
+      file_(std::move(file)),
+      line_(line),
+      column_(column),
+      column_name_(std::move(column_name)) {}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
 
 #endif  // LOOM_RELATIONAL_ERROR_HPP

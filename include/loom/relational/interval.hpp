@@ -58,24 +58,8 @@ struct interval_level {
     return {st.lo, st.lo, st.hi, st.shared_value};
   }
 
-  static std::int64_t assemble(storage<true>& st, const level_build& in,
-                               std::span<std::int64_t> position) {
-    if (in.parents != 1)
-      throw shape_error("loom::relational::interval_level: mode " + std::to_string(in.mode) +
-                        " must be the first level");
-    st.lo = in.coord.empty() ? 0 : in.coord.front();
-    st.hi = in.coord.empty() ? 0 : in.coord.back() + 1;
-    st.shared_value = false;
-    for (std::size_t e = 0; e < in.coord.size(); ++e) {
-      if (e > 0 && in.coord[e] != in.coord[e - 1] && in.coord[e] != in.coord[e - 1] + 1)
-        throw shape_error("loom::relational::interval_level: the keys of mode " +
-                          std::to_string(in.mode) + " are not consecutive (" +
-                          std::to_string(in.coord[e - 1]) + " then " + std::to_string(in.coord[e]) +
-                          ")");
-      position[e] = in.coord[e] - st.lo;
-    }
-    return st.hi - st.lo;
-  }
+  LOOM_DECL static std::int64_t assemble(storage<true>& st, const level_build& in,
+                                         std::span<std::int64_t> position);
 };
 static_assert(level_type<interval_level> && level_with_locate<interval_level>);
 
@@ -101,6 +85,26 @@ view<const T, format<interval_level>> interval(std::int64_t lo, std::int64_t hi,
   return v;
 }
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::int64_t interval_level::assemble(storage<true>& st, const level_build& in,
+                                                std::span<std::int64_t> position) {
+  if (in.parents != 1)
+    throw shape_error("loom::relational::interval_level: mode " + std::to_string(in.mode) +
+                      " must be the first level");
+  st.lo = in.coord.empty() ? 0 : in.coord.front();
+  st.hi = in.coord.empty() ? 0 : in.coord.back() + 1;
+  st.shared_value = false;
+  for (std::size_t e = 0; e < in.coord.size(); ++e) {
+    if (e > 0 && in.coord[e] != in.coord[e - 1] && in.coord[e] != in.coord[e - 1] + 1)
+      throw shape_error("loom::relational::interval_level: the keys of mode " +
+                        std::to_string(in.mode) + " are not consecutive (" +
+                        std::to_string(in.coord[e - 1]) + " then " + std::to_string(in.coord[e]) +
+                        ")");
+    position[e] = in.coord[e] - st.lo;
+  }
+  return st.hi - st.lo;
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
 
 #endif  // LOOM_RELATIONAL_INTERVAL_HPP

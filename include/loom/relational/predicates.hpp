@@ -4,6 +4,7 @@
 #ifndef LOOM_RELATIONAL_PREDICATES_HPP
 #define LOOM_RELATIONAL_PREDICATES_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/format/assemble.hpp>
@@ -69,12 +70,7 @@ tensor<T, sparse_vector> predicate(std::int64_t extent, F f) {
 }
 
 namespace detail {
-inline const dictionary& dictionary_of(const column& c, std::string_view who) {
-  if (c.type() != column_type::string || !c.dict())
-    throw column_error("loom::relational::" + std::string(who) + ": column " + c.name() +
-                       " is not a string column");
-  return *c.dict();
-}
+LOOM_DECL const dictionary& dictionary_of(const column& c, std::string_view who);
 }  // namespace detail
 
 /// `[f(string)]` over the dictionary codes of string column `c`.
@@ -137,6 +133,16 @@ tensor<T, Format> filter_values(const basic_tensor<T, Format, Owning>& a, F keep
   return from_coo<Format>(a.shape(), coords, values, duplicates::error);
 }
 
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DECL const dictionary& dictionary_of(const column& c, std::string_view who) {
+  if (c.type() != column_type::string || !c.dict())
+    throw column_error("loom::relational::" + std::string(who) + ": column " + c.name() +
+                       " is not a string column");
+  return *c.dict();
+}
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
 
 #endif  // LOOM_RELATIONAL_PREDICATES_HPP

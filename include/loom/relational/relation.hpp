@@ -4,6 +4,7 @@
 #ifndef LOOM_RELATIONAL_RELATION_HPP
 #define LOOM_RELATIONAL_RELATION_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/format/assemble.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
@@ -28,30 +29,11 @@ namespace loom::relational {
 
 /// The extent a key column needs: the dictionary size of a string column, else max + 1 (at
 /// least 1). Joined columns must share an extent: pass `extent_of(a, b, ...)` to both.
-inline std::int64_t extent_of(const column& c) {
-  if (c.type() == column_type::string) return std::max<std::int64_t>(1, c.dict()->size());
-  std::int64_t m = 0;
-  for (std::int64_t v : c.ints()) m = std::max(m, v + 1);
-  return std::max<std::int64_t>(1, m);
-}
+LOOM_DECL std::int64_t extent_of(const column& c);
 namespace detail {
 /// Throws `column_error` unless columns `a` and `b` can be joined: the same key type (int64,
 /// date or string) and, for strings, the same dictionary (equal codes for equal strings).
-inline void check_joinable(const column& a, const column& b) {
-  const std::string both = a.name() + " (" + std::string(to_string(a.type())) + ") and " +
-                           b.name() + " (" + std::string(to_string(b.type())) + ")";
-  if (!a.is_integer() || !b.is_integer())
-    throw column_error("loom::relational::extent_of: cannot join " + both +
-                       ": a decimal column is not a key");
-  if (a.type() != b.type())
-    throw column_error("loom::relational::extent_of: cannot join " + both +
-                       ": key columns of different types");
-  if (a.type() == column_type::string && a.dict() != b.dict() &&
-      a.dict()->words() != b.dict()->words())
-    throw column_error("loom::relational::extent_of: cannot join " + both +
-                       ": their dictionaries differ, so equal codes are different strings; call "
-                       "share_dictionary first");
-}
+LOOM_DECL void check_joinable(const column& a, const column& b);
 }  // namespace detail
 
 /// The extent shared by columns to be joined; throws `column_error` when two of them differ in
@@ -337,6 +319,32 @@ std::tuple<tensor<typename Aggs::value_type, csf<N>>...> key_by(
   return key_by<csf<N>>(t, keys, aggs, shape);
 }
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::int64_t extent_of(const column& c) {
+  if (c.type() == column_type::string) return std::max<std::int64_t>(1, c.dict()->size());
+  std::int64_t m = 0;
+  for (std::int64_t v : c.ints()) m = std::max(m, v + 1);
+  return std::max<std::int64_t>(1, m);
+}
+
+namespace detail {
+LOOM_DECL void check_joinable(const column& a, const column& b) {
+  const std::string both = a.name() + " (" + std::string(to_string(a.type())) + ") and " +
+                           b.name() + " (" + std::string(to_string(b.type())) + ")";
+  if (!a.is_integer() || !b.is_integer())
+    throw column_error("loom::relational::extent_of: cannot join " + both +
+                       ": a decimal column is not a key");
+  if (a.type() != b.type())
+    throw column_error("loom::relational::extent_of: cannot join " + both +
+                       ": key columns of different types");
+  if (a.type() == column_type::string && a.dict() != b.dict() &&
+      a.dict()->words() != b.dict()->words())
+    throw column_error("loom::relational::extent_of: cannot join " + both +
+                       ": their dictionaries differ, so equal codes are different strings; call "
+                       "share_dictionary first");
+}
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
 
 #endif  // LOOM_RELATIONAL_RELATION_HPP

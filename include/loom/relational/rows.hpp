@@ -4,6 +4,7 @@
 #ifndef LOOM_RELATIONAL_ROWS_HPP
 #define LOOM_RELATIONAL_ROWS_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/relational/column.hpp>
@@ -100,8 +101,12 @@ table to_table(const basic_tensor<T, Format, Owning>& a,
 
 /// Sorts a table's rows by the given columns (ascending, or descending where `descending[k]`);
 /// strings sort by their text, which their codes preserve.
-inline table sort_rows(const table& t, const std::vector<std::string>& by,
-                       const std::vector<bool>& descending = {}) {
+LOOM_DECL table sort_rows(const table& t, const std::vector<std::string>& by,
+                          const std::vector<bool>& descending = {});
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL table sort_rows(const table& t, const std::vector<std::string>& by,
+                          const std::vector<bool>& descending) {
   std::vector<std::size_t> perm(t.rows());
   for (std::size_t r = 0; r < perm.size(); ++r) perm[r] = r;
   std::vector<const column*> cols;
@@ -129,7 +134,7 @@ inline table sort_rows(const table& t, const std::vector<std::string>& by,
   }
   return out;
 }
-
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
 
 #endif  // LOOM_RELATIONAL_ROWS_HPP

@@ -4,6 +4,7 @@
 #ifndef LOOM_RELATIONAL_TABLE_HPP
 #define LOOM_RELATIONAL_TABLE_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/relational/column.hpp>
 #include <loom/relational/error.hpp>
 
@@ -30,48 +31,17 @@ class table {
   const std::vector<column>& columns() const { return columns_; }
 
   /// The column called `name`; throws `column_error` listing the columns when there is none.
-  const column& operator[](std::string_view name) const {
-    for (const column& c : columns_)
-      if (c.name() == name) return c;
-    std::string known;
-    for (const column& c : columns_) known += (known.empty() ? "" : ", ") + c.name();
-    throw column_error("loom::relational: table " + (name_.empty() ? "(unnamed)" : name_) +
-                       " has no column " + std::string(name) + " (columns: " + known + ")");
-  }
-  bool has(std::string_view name) const {
-    for (const column& c : columns_)
-      if (c.name() == name) return true;
-    return false;
-  }
+  LOOM_DECL const column& operator[](std::string_view name) const;
+  LOOM_DECL bool has(std::string_view name) const;
   /// Shorthands: `t.ints("o_custkey")`, `t.reals("l_discount")`.
   std::span<const std::int64_t> ints(std::string_view name) const { return (*this)[name].ints(); }
   std::span<const double> reals(std::string_view name) const { return (*this)[name].reals(); }
 
   /// Appends a column; its length must match the table's.
-  table& add(column c) {
-    if (!columns_.empty() && c.size() != rows())
-      throw column_error("loom::relational: column " + c.name() + " has " +
-                         std::to_string(c.size()) + " rows but table " + name_ + " has " +
-                         std::to_string(rows()));
-    if (has(c.name()))
-      throw column_error("loom::relational: table " + name_ + " already has a column " + c.name());
-    columns_.push_back(std::move(c));
-    return *this;
-  }
+  LOOM_DECL table& add(column c);
 
   /// Replaces the column of the same name (same length).
-  table& replace(column c) {
-    for (column& old : columns_)
-      if (old.name() == c.name()) {
-        if (c.size() != old.size())
-          throw column_error("loom::relational: column " + c.name() + " has " +
-                             std::to_string(c.size()) + " rows, not " + std::to_string(old.size()));
-        old = std::move(c);
-        return *this;
-      }
-    (void)(*this)[c.name()];  // throws, listing the columns
-    return *this;
-  }
+  LOOM_DECL table& replace(column c);
 
   /// A derived attribute: `t.derive("o_year", "o_orderdate", year_of)` adds the integer column
   /// `f(source[row])` for every row (f maps an integer value: a key, a day, a code).
@@ -86,26 +56,10 @@ class table {
 
   /// Writes a header line and one line per row; strings are quoted when needed (and an empty
   /// field of a one-column table, whose line would otherwise be blank and skipped by read_csv).
-  void write_csv(std::ostream& out, char delimiter = ',') const {
-    const bool lone = columns_.size() == 1;
-    for (std::size_t c = 0; c < columns_.size(); ++c)
-      out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].name(), delimiter, lone);
-    out << '\n';
-    for (std::size_t r = 0; r < rows(); ++r) {
-      for (std::size_t c = 0; c < columns_.size(); ++c)
-        out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].text(r), delimiter, lone);
-      out << '\n';
-    }
-  }
+  LOOM_DECL void write_csv(std::ostream& out, char delimiter = ',') const;
 
  private:
-  static std::string quote(const std::string& s, char delimiter, bool lone) {
-    if (s.empty() && lone) return "\"\"";
-    if (s.find_first_of(std::string{delimiter, '"', '\n', '\r'}) == std::string::npos) return s;
-    std::string q = "\"";
-    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return q + "\"";
-  }
+  LOOM_DECL static std::string quote(const std::string& s, char delimiter, bool lone);
 
   std::string name_;
   std::vector<column> columns_;
@@ -114,7 +68,69 @@ class table {
 /// Re-encodes two string columns (of one or two tables) through one merged dictionary, so that
 /// equal strings get equal codes and the columns can be joined as keys.
 /// **Example**: `share_dictionary(customer, "c_city", supplier, "s_city");`
-inline void share_dictionary(table& a, std::string_view col_a, table& b, std::string_view col_b) {
+LOOM_DECL void share_dictionary(table& a, std::string_view col_a, table& b, std::string_view col_b);
+
+#if LOOM_HEADER_ONLY
+LOOM_DECL const column& table::operator[](std::string_view name) const {
+  for (const column& c : columns_)
+    if (c.name() == name) return c;
+  std::string known;
+  for (const column& c : columns_) known += (known.empty() ? "" : ", ") + c.name();
+  throw column_error("loom::relational: table " + (name_.empty() ? "(unnamed)" : name_) +
+                     " has no column " + std::string(name) + " (columns: " + known + ")");
+}
+
+LOOM_DECL bool table::has(std::string_view name) const {
+  for (const column& c : columns_)
+    if (c.name() == name) return true;
+  return false;
+}
+
+LOOM_DECL table& table::add(column c) {
+  if (!columns_.empty() && c.size() != rows())
+    throw column_error("loom::relational: column " + c.name() + " has " + std::to_string(c.size()) +
+                       " rows but table " + name_ + " has " + std::to_string(rows()));
+  if (has(c.name()))
+    throw column_error("loom::relational: table " + name_ + " already has a column " + c.name());
+  columns_.push_back(std::move(c));
+  return *this;
+}
+
+LOOM_DECL table& table::replace(column c) {
+  for (column& old : columns_)
+    if (old.name() == c.name()) {
+      if (c.size() != old.size())
+        throw column_error("loom::relational: column " + c.name() + " has " +
+                           std::to_string(c.size()) + " rows, not " + std::to_string(old.size()));
+      old = std::move(c);
+      return *this;
+    }
+  (void)(*this)[c.name()];  // throws, listing the columns
+  return *this;
+}
+
+LOOM_DECL void table::write_csv(std::ostream& out, char delimiter) const {
+  const bool lone = columns_.size() == 1;
+  for (std::size_t c = 0; c < columns_.size(); ++c)
+    out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].name(), delimiter, lone);
+  out << '\n';
+  for (std::size_t r = 0; r < rows(); ++r) {
+    for (std::size_t c = 0; c < columns_.size(); ++c)
+      out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].text(r), delimiter, lone);
+    out << '\n';
+  }
+}
+
+LOOM_DECL std::string table::quote(const std::string& s, char delimiter, bool lone) {
+  if (s.empty() && lone) return "\"\"";
+  if (s.find_first_of(std::string{delimiter, '"', '\n', '\r'}) == std::string::npos) return s;
+  std::string q = "\"";
+  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+
+LOOM_DECL void share_dictionary(table& a, std::string_view col_a, table& b,
+                                std::string_view col_b) {
   const column& ca = a[col_a];
   const column& cb = b[col_b];
   if (ca.type() != column_type::string || cb.type() != column_type::string)
@@ -136,7 +152,7 @@ inline void share_dictionary(table& a, std::string_view col_a, table& b, std::st
   a.replace(std::move(na));
   b.replace(std::move(nb));
 }
-
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
 
 #endif  // LOOM_RELATIONAL_TABLE_HPP

@@ -118,21 +118,12 @@ template <class Int> void check_fits(std::int64_t value, std::string_view what) 
 }
 
 /// Throws `shape_error` "the <level> level of mode m: what" (storage checks).
-[[noreturn]] inline void bad_storage(std::string_view level, const level_check& in,
-                                     const std::string& what) {
-  throw shape_error("the " + std::string(level) + " level of mode " + std::to_string(in.mode) +
-                    " (extent " + std::to_string(in.extent) + ", " + std::to_string(in.parents) +
-                    " parent position(s)): " + what);
-}
+[[noreturn]] LOOM_DECL void bad_storage(std::string_view level, const level_check& in,
+                                        const std::string& what);
 
 /// `parents * extent`, the positions of a level storing every coordinate of each parent; a
 /// `shape_error` when the product overflows.
-inline std::int64_t every_coordinate(std::string_view level, const level_check& in) {
-  if (in.extent < 0) bad_storage(level, in, "the extent is negative");
-  if (in.extent != 0 && in.parents > std::numeric_limits<std::int64_t>::max() / in.extent)
-    bad_storage(level, in, "parents x extent overflows 64 bits");
-  return in.parents * in.extent;
-}
+LOOM_DECL std::int64_t every_coordinate(std::string_view level, const level_check& in);
 
 /// `Level::iterate<P>(st, begin, end)`, or an empty cursor when the level's `pos` is empty (a
 /// moved-from tensor's). Used where a level is iterated as the root, once per kernel: below the
@@ -201,16 +192,8 @@ void check_segments(std::string_view level, const level_check& in, std::span<con
 }
 
 /// Throws `loom::error` when a padding level would create more positions than `in` allows.
-inline void check_padded_positions(std::string_view level, const level_build& in,
-                                   std::int64_t positions) {
-  if (positions > in.max_positions)
-    throw error("the " + std::string(level) + " level of mode " + std::to_string(in.mode) +
-                " (extent " + std::to_string(in.extent) + ") would hold " +
-                std::to_string(positions) + " positions for " + std::to_string(in.coord.size()) +
-                " entries, more than the " + std::to_string(in.max_positions) +
-                " allowed (loom::read_options::max_dense_elements plus the entries); choose a "
-                "sparser format, or raise the limit if the shape is right");
-}
+LOOM_DECL void check_padded_positions(std::string_view level, const level_build& in,
+                                      std::int64_t positions);
 
 /// The largest index; cursors guard `seek_past(top_coordinate)` against overflow.
 inline constexpr std::int64_t top_coordinate = std::numeric_limits<std::int64_t>::max();
@@ -244,6 +227,31 @@ constexpr std::int64_t search_first(const Crd* crd, std::int64_t q, std::int64_t
   }
 }
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL void bad_storage(std::string_view level, const level_check& in, const std::string& what) {
+  throw shape_error("the " + std::string(level) + " level of mode " + std::to_string(in.mode) +
+                    " (extent " + std::to_string(in.extent) + ", " + std::to_string(in.parents) +
+                    " parent position(s)): " + what);
+}
+
+LOOM_DECL std::int64_t every_coordinate(std::string_view level, const level_check& in) {
+  if (in.extent < 0) bad_storage(level, in, "the extent is negative");
+  if (in.extent != 0 && in.parents > std::numeric_limits<std::int64_t>::max() / in.extent)
+    bad_storage(level, in, "parents x extent overflows 64 bits");
+  return in.parents * in.extent;
+}
+
+LOOM_DECL void check_padded_positions(std::string_view level, const level_build& in,
+                                      std::int64_t positions) {
+  if (positions > in.max_positions)
+    throw error("the " + std::string(level) + " level of mode " + std::to_string(in.mode) +
+                " (extent " + std::to_string(in.extent) + ") would hold " +
+                std::to_string(positions) + " positions for " + std::to_string(in.coord.size()) +
+                " entries, more than the " + std::to_string(in.max_positions) +
+                " allowed (loom::read_options::max_dense_elements plus the entries); choose a "
+                "sparser format, or raise the limit if the shape is right");
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace detail
 }  // namespace loom
 

@@ -3,6 +3,7 @@
 #ifndef LOOM_IO_DETAIL_LINE_READER_HPP
 #define LOOM_IO_DETAIL_LINE_READER_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/io/detail/numbers.hpp>
 
@@ -21,42 +22,18 @@ namespace loom::detail {
 /// form `name:line: what`. Stream exceptions are switched off while it reads.
 class line_reader {
  public:
-  line_reader(std::istream& in, std::string name) : in_(in), name_(std::move(name)) {
-    saved_exceptions_ = in_.exceptions();
-    in_.exceptions(std::ios::goodbit);
-  }
+  LOOM_DECL line_reader(std::istream& in, std::string name);
   line_reader(const line_reader&) = delete;
   line_reader& operator=(const line_reader&) = delete;
-  ~line_reader() {
-    try {
-      in_.exceptions(saved_exceptions_);
-    } catch (...) {  // the restored mask may match the stream's end-of-file state
-    }
-  }
+  LOOM_DECL ~line_reader();
 
   /// Reads the next line into `line()` (without `\n` or a trailing `\r`); false at end of input.
   /// Throws `io_error` when the stream fails for another reason than end of input.
-  bool next() {
-    if (!std::getline(in_, line_)) {
-      if (in_.bad()) throw io_error(name_ + ":" + std::to_string(line_no_ + 1) + ": read error");
-      return false;
-    }
-    ++line_no_;
-    if (line_no_ == 1 && line_.starts_with("\xEF\xBB\xBF")) line_.erase(0, 3);  // UTF-8 mark
-    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
-    return true;
-  }
+  LOOM_DECL bool next();
 
   /// Reads lines until one that is neither blank nor a comment (first non-blank character in
   /// `comment_chars`); false at end of input.
-  bool next_data(std::string_view comment_chars) {
-    while (next()) {
-      const std::size_t first = line_.find_first_not_of(blanks);
-      if (first != std::string::npos && comment_chars.find(line_[first]) == std::string_view::npos)
-        return true;
-    }
-    return false;
-  }
+  LOOM_DECL bool next_data(std::string_view comment_chars);
 
   const std::string& line() const { return line_; }
   /// The number of the current line; the last line read once input has ended (1 when empty).
@@ -64,43 +41,15 @@ class line_reader {
   const std::string& name() const { return name_; }
 
   /// `name:line: ` for messages about the current line, or about `line` when given.
-  std::string where(std::int64_t line = 0) const {
-    return name_ + ":" + std::to_string(line > 0 ? line : line_number()) + ": ";
-  }
-  [[noreturn]] void fail(const std::string& what, std::int64_t line = 0) const {
-    throw parse_error(where(line) + what);
-  }
+  LOOM_DECL std::string where(std::int64_t line = 0) const;
+  [[noreturn]] LOOM_DECL void fail(const std::string& what, std::int64_t line = 0) const;
 
   /// Splits the current line at blanks into `out`; returns the number of tokens, stopping at
   /// `out.size()` (so a result equal to `out.size()` may mean "that many or more").
-  std::size_t split(std::span<std::string_view> out) const {
-    std::size_t count = 0;
-    std::string_view rest(line_);
-    while (count < out.size()) {
-      const std::size_t b = rest.find_first_not_of(blanks);
-      if (b == std::string_view::npos) break;
-      rest.remove_prefix(b);
-      const std::size_t e = std::min(rest.find_first_of(blanks), rest.size());
-      out[count++] = rest.substr(0, e);
-      rest.remove_prefix(e);
-    }
-    return count;
-  }
+  LOOM_DECL std::size_t split(std::span<std::string_view> out) const;
 
   /// Parses a non-negative 64-bit integer token; `what` names it in messages ("row index").
-  std::int64_t count(std::string_view token, const std::string& what) const {
-    std::int64_t v = 0;
-    switch (parse_integer(token, v)) {
-      case parse_status::ok:
-        break;
-      case parse_status::out_of_range:
-        fail(what + " " + excerpt(token) + " does not fit a 64-bit integer");
-      case parse_status::not_a_number:
-        fail(what + " " + excerpt(token) + " is not an integer");
-    }
-    if (v < 0) fail(what + " is negative (" + std::to_string(v) + ")");
-    return v;
-  }
+  LOOM_DECL std::int64_t count(std::string_view token, const std::string& what) const;
 
   static constexpr std::string_view blanks = " \t\r\v\f";
 
@@ -112,6 +61,76 @@ class line_reader {
   std::ios::iostate saved_exceptions_{};
 };
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL line_reader::line_reader(std::istream& in, std::string name)
+    : in_(in), name_(std::move(name)) {
+  saved_exceptions_ = in_.exceptions();
+  in_.exceptions(std::ios::goodbit);
+}
+
+LOOM_DECL line_reader::~line_reader() {
+  try {
+    in_.exceptions(saved_exceptions_);
+  } catch (...) {  // the restored mask may match the stream's end-of-file state
+  }
+}
+
+LOOM_DECL bool line_reader::next() {
+  if (!std::getline(in_, line_)) {
+    if (in_.bad()) throw io_error(name_ + ":" + std::to_string(line_no_ + 1) + ": read error");
+    return false;
+  }
+  ++line_no_;
+  if (line_no_ == 1 && line_.starts_with("\xEF\xBB\xBF")) line_.erase(0, 3);  // UTF-8 mark
+  if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+  return true;
+}
+
+LOOM_DECL bool line_reader::next_data(std::string_view comment_chars) {
+  while (next()) {
+    const std::size_t first = line_.find_first_not_of(blanks);
+    if (first != std::string::npos && comment_chars.find(line_[first]) == std::string_view::npos)
+      return true;
+  }
+  return false;
+}
+
+LOOM_DECL std::string line_reader::where(std::int64_t line) const {
+  return name_ + ":" + std::to_string(line > 0 ? line : line_number()) + ": ";
+}
+
+LOOM_DECL void line_reader::fail(const std::string& what, std::int64_t line) const {
+  throw parse_error(where(line) + what);
+}
+
+LOOM_DECL std::size_t line_reader::split(std::span<std::string_view> out) const {
+  std::size_t count = 0;
+  std::string_view rest(line_);
+  while (count < out.size()) {
+    const std::size_t b = rest.find_first_not_of(blanks);
+    if (b == std::string_view::npos) break;
+    rest.remove_prefix(b);
+    const std::size_t e = std::min(rest.find_first_of(blanks), rest.size());
+    out[count++] = rest.substr(0, e);
+    rest.remove_prefix(e);
+  }
+  return count;
+}
+
+LOOM_DECL std::int64_t line_reader::count(std::string_view token, const std::string& what) const {
+  std::int64_t v = 0;
+  switch (parse_integer(token, v)) {
+    case parse_status::ok:
+      break;
+    case parse_status::out_of_range:
+      fail(what + " " + excerpt(token) + " does not fit a 64-bit integer");
+    case parse_status::not_a_number:
+      fail(what + " " + excerpt(token) + " is not an integer");
+  }
+  if (v < 0) fail(what + " is negative (" + std::to_string(v) + ")");
+  return v;
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::detail
 
 #endif  // LOOM_IO_DETAIL_LINE_READER_HPP

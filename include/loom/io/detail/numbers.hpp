@@ -3,6 +3,7 @@
 #ifndef LOOM_IO_DETAIL_NUMBERS_HPP
 #define LOOM_IO_DETAIL_NUMBERS_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/semiring.hpp>
 
 #include <charconv>
@@ -20,23 +21,7 @@
 namespace loom::detail {
 
 /// `'text'` for messages: at most 40 bytes, control and non-ASCII bytes as `\xNN`.
-inline std::string excerpt(std::string_view s) {
-  constexpr std::size_t max_shown = 40;
-  std::string out = "'";
-  for (std::size_t k = 0; k < s.size() && k < max_shown; ++k) {
-    const auto c = static_cast<unsigned char>(s[k]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      constexpr char hex[] = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  if (s.size() > max_shown) out += "...";
-  return out + "'";
-}
+LOOM_DECL std::string excerpt(std::string_view s);
 
 /// Whether `s` is an optional sign followed by one or more decimal digits.
 inline bool is_integer_literal(std::string_view s) {
@@ -182,14 +167,7 @@ template <> struct value_text<boolean> {
   using carrier = bool;
   static constexpr bool integral = true;
   static std::string type_name() { return "boolean"; }
-  static std::string parse(std::string_view token, boolean& out) {
-    double v = 0;
-    if (parse_floating(token, v) != parse_status::ok)
-      return "value " + excerpt(token) + " is not a number";
-    if (v != 0 && v != 1) return "value " + excerpt(token) + " is not a boolean (0 or 1)";
-    out = boolean(v == 1);
-    return {};
-  }
+  LOOM_DECL static std::string parse(std::string_view token, boolean& out);
   static bool negate(const boolean& v, boolean& out) {
     out = v;
     return !v.value;  // false is its own negation; true has none
@@ -237,6 +215,34 @@ concept text_value = requires(std::string_view s, T& v, std::string& out) {
   value_text<T>::append(out, v);
 };
 
+#if LOOM_HEADER_ONLY
+LOOM_DECL std::string excerpt(std::string_view s) {
+  constexpr std::size_t max_shown = 40;
+  std::string out = "'";
+  for (std::size_t k = 0; k < s.size() && k < max_shown; ++k) {
+    const auto c = static_cast<unsigned char>(s[k]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      constexpr char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  if (s.size() > max_shown) out += "...";
+  return out + "'";
+}
+
+LOOM_DECL std::string value_text<boolean>::parse(std::string_view token, boolean& out) {
+  double v = 0;
+  if (parse_floating(token, v) != parse_status::ok)
+    return "value " + excerpt(token) + " is not a number";
+  if (v != 0 && v != 1) return "value " + excerpt(token) + " is not a boolean (0 or 1)";
+  out = boolean(v == 1);
+  return {};
+}
+#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::detail
 
 #endif  // LOOM_IO_DETAIL_NUMBERS_HPP
