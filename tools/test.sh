@@ -6,7 +6,8 @@
 #   Installs the Debian packages it needs when some are missing (as root, or through sudo; with a
 #   message naming them otherwise, see tools/packages.sh), checks the formatting (clang-format-16,
 #   tools/check_format.sh), that single_include/ is current (and README.md's quick start, if
-#   tools/check_readme.py exists), then configures, builds and
+#   tools/check_readme.py exists) and the separate-compilation blocks (tools/check_separate.py),
+#   then configures, builds and
 #   runs ctest in two configurations:
 #   build/gcc (g++ -O0; tests/differential over a covering sample of its format combinations;
 #   header self-containment; no examples), then the examples in Release (-O3, build/release-gcc),
@@ -173,6 +174,7 @@ fi
 stage "format check" bash tools/check_format.sh
 stage "single_include check" bash tools/check_single_include.sh
 stage "layering check" python3 tools/check_layers.py
+stage "separate compilation check" python3 tools/check_separate.py
 if [ -f tools/check_readme.py ]; then
   stage "README sync check" python3 tools/check_readme.py
 fi
