@@ -4,6 +4,7 @@
 #define LOOM_CORE_HPP
 
 #include <loom/core/config.hpp>
+#include <loom/core/debug.hpp>
 #include <loom/core/error.hpp>
 #include <loom/core/fixed_string.hpp>
 #include <loom/core/index.hpp>

@@ -109,6 +109,55 @@ inline bool debug_plan() {
 
 #endif  // LOOM_CORE_CONFIG_HPP
 // ---- end <loom/core/config.hpp>
+// ---- begin <loom/core/debug.hpp>
+// Defines the lines LOOM_DEBUG_PLAN writes to stderr (core vocabulary): functions, not templates,
+// so a kernel that logs its choice calls one instead of compiling stream output of its own.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_DEBUG_HPP
+#define LOOM_CORE_DEBUG_HPP
+
+
+#include <cstddef>
+#include <initializer_list>
+#include <span>
+#include <string_view>
+
+namespace loom::detail {
+/// Writes the pieces, then a newline, to stderr in one call.
+LOOM_DECL void debug_line(std::initializer_list<std::string_view> pieces);
+/// Writes "<head> <chosen> of <n> (estimated costs: <c0> <c1> ...)", a choice among candidates.
+LOOM_DECL void debug_choice(std::string_view head, std::size_t chosen,
+                            std::span<const double> costs);
+}  // namespace loom::detail
+
+#if LOOM_HEADER_ONLY
+#  include <cstdio>
+#  include <string>
+
+namespace loom::detail {
+LOOM_DECL void debug_line(std::initializer_list<std::string_view> pieces) {
+  std::string line;
+  for (const std::string_view p : pieces) line += p;
+  line += '\n';
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
+LOOM_DECL void debug_choice(std::string_view head, std::size_t chosen,
+                            std::span<const double> costs) {
+  std::string text = " (estimated costs:";
+  char number[32];
+  for (const double c : costs) {
+    std::snprintf(number, sizeof number, " %g", c);
+    text += number;
+  }
+  text += ')';
+  debug_line({head, " ", std::to_string(chosen), " of ", std::to_string(costs.size()), text});
+}
+}  // namespace loom::detail
+#endif  // LOOM_HEADER_ONLY
+
+#endif  // LOOM_CORE_DEBUG_HPP
+// ---- end <loom/core/debug.hpp>
 // ---- begin <loom/core/error.hpp>
 // Defines loom::error and its subclasses, the runtime errors of the API (core vocabulary).
 // SPDX-License-Identifier: BSL-1.0
@@ -4802,7 +4851,6 @@ template <class Lhs, class Rhs> struct plan_candidates {
 #include <bit>
 #include <cstdint>
 #include <functional>
-#include <iostream>
 #include <map>
 #include <optional>
 #include <string>
@@ -5142,9 +5190,8 @@ template <class Lhs, class Rhs, class Purpose = void> struct plan_cache {
   template <class Choose>
   std::size_t find_or(const std::vector<std::uint8_t>& signature, Choose&& choose) {
     if (const auto it = chosen.find(signature); it != chosen.end()) {
-      if (loom::debug_plan()) {
-        std::clog << "loom: plan cache hit: candidate " << it->second << "\n";
-      }
+      if (loom::debug_plan())
+        loom::detail::debug_line({"loom: plan cache hit: candidate ", std::to_string(it->second)});
       return it->second;
     }
     const std::size_t c = choose(stats);
@@ -5159,12 +5206,8 @@ template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const 
   detail::coarse_signature(rhs, signature);
   return plan_cache<Lhs, Rhs>::local().find_or(signature, [&](statistics_cache& stats) {
     const plan_choice c = choose_plan(lhs, rhs, stats);
-    if (loom::debug_plan()) {
-      std::clog << "loom: plan chosen at run time: candidate " << c.chosen << " of "
-                << c.cost.size() << " (estimated costs:";
-      for (double x : c.cost) std::clog << " " << x;
-      std::clog << ")\n";
-    }
+    if (loom::debug_plan())
+      loom::detail::debug_choice("loom: plan chosen at run time: candidate", c.chosen, c.cost);
     return c.chosen;
   });
 }
@@ -6430,7 +6473,6 @@ template <class E> constexpr auto for_kernel(const E& e) {
 
 #include <cstddef>
 #include <cstdint>
-#include <iostream>
 #include <limits>
 #include <map>
 #include <string>
@@ -6639,9 +6681,8 @@ template <class Lhs, class E> std::size_t cached_variant(const Lhs& lhs, const E
   return optimize::plan_cache<Lhs, E, purpose>::local().find_or(
       signature, [&](statistics_cache& stats) {
         const variant_costs c = cost_variants(lhs, written, stats);
-        if (loom::debug_plan()) {
-          std::clog << "loom: format chosen among alternatives: " << c.label[c.chosen] << "\n";
-        }
+        if (loom::debug_plan())
+          loom::detail::debug_line({"loom: format chosen among alternatives: ", c.label[c.chosen]});
         return c.chosen;
       });
 }
@@ -6734,7 +6775,8 @@ optimize::output_format_choice cached_output_format(const expr::access<OT, Os...
     }
     out = estimate_output_format(lhs, rhs, cache.stats);
     cache.chosen.emplace(signature, out);
-    if (loom::debug_plan()) std::clog << "loom: output format chosen: " << out.describe() << "\n";
+    if (loom::debug_plan())
+      loom::detail::debug_line({"loom: output format chosen: ", out.describe()});
   });
   return out;
 }
@@ -9019,7 +9061,6 @@ LOOM_DECL const char* skip_code_name(skip_code c) {
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <iostream>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -9141,12 +9182,9 @@ std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
   using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan, Cap>>;
   return cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
     const skip_choice c = choose_skip<Plan, Cap>(lhs, rhs, stats);
-    if (loom::debug_plan()) {
-      std::clog << "loom: skip policy chosen at run time: candidate " << c.chosen << " of "
-                << c.cost.size() << " (estimated costs:";
-      for (double x : c.cost) std::clog << " " << x;
-      std::clog << ")\n";
-    }
+    if (loom::debug_plan())
+      loom::detail::debug_choice("loom: skip policy chosen at run time: candidate", c.chosen,
+                                 c.cost);
     return c.chosen;
   });
 }
@@ -9178,6 +9216,8 @@ template <class Plan> struct runtime_skip_purpose {};
 // Two bits per loop: the plan cache stores one integer per choice.
 LOOM_DECL std::size_t pack_codes(const stream::skip::codes& c);
 LOOM_DECL stream::skip::codes unpack_codes(std::size_t v);
+/// LOOM_DEBUG_PLAN's line for the codes of the first `loops` loops.
+LOOM_DECL void debug_skip_codes(const stream::skip::codes& codes, std::size_t loops);
 }  // namespace detail
 
 /// The codes that plan P's `skip::runtime` intersections run with for `lhs = rhs`: cached by
@@ -9189,12 +9229,7 @@ stream::skip::codes cached_runtime_skips(const Lhs& lhs, const Rhs& rhs) {
   return detail::unpack_codes(
       cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
         const stream::skip::codes codes = runtime_skip_codes(choose_skip<Plan, 1>(lhs, rhs, stats));
-        if (loom::debug_plan()) {
-          std::clog << "loom: skip policy chosen at run time:";
-          for (std::size_t d = 0; d < Plan::index_count; ++d)
-            std::clog << " " << skip_code_name(codes[d]);
-          std::clog << " (by loop)\n";
-        }
+        if (loom::debug_plan()) detail::debug_skip_codes(codes, Plan::index_count);
         return detail::pack_codes(codes);
       }));
 }
@@ -9296,6 +9331,12 @@ LOOM_DECL stream::skip::codes unpack_codes(std::size_t v) {
   stream::skip::codes c{};
   for (std::size_t d = 0; d < c.size(); ++d) c[d] = static_cast<skip_code>((v >> (2 * d)) & 3u);
   return c;
+}
+
+LOOM_DECL void debug_skip_codes(const stream::skip::codes& codes, std::size_t loops) {
+  std::string line = "loom: skip policy chosen at run time:";
+  for (std::size_t d = 0; d < loops; ++d) (line += ' ') += skip_code_name(codes[d]);
+  loom::detail::debug_line({line, " (by loop)"});
 }
 
 }  // namespace detail
@@ -9858,7 +9899,6 @@ struct workspace_sink {
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <iostream>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -9997,9 +10037,8 @@ workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
     c.stats.clear();
   }
   const workspace_choice w = choose_workspace(estimate_workspace<P>(lhs, rhs, c.stats));
-  if (loom::debug_plan()) {
-    std::clog << "loom: output written through a " << describe_workspace_choice(w) << "\n";
-  }
+  if (loom::debug_plan())
+    loom::detail::debug_line({"loom: output written through a ", describe_workspace_choice(w)});
   c.chosen.emplace(key, w);
   return w;
 }
@@ -13951,7 +13990,6 @@ auto eval(const E& e, const O& opts = {}) {
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <iostream>
 #include <limits>
 #include <map>
 #include <optional>
@@ -14272,7 +14310,6 @@ struct decomposition_choice {
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <iostream>
 #include <limits>
 #include <map>
 #include <optional>
@@ -14739,7 +14776,6 @@ template <class Lhs, class Rhs, class Flags> struct runner {
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <iostream>
 #include <limits>
 #include <map>
 #include <optional>
@@ -14952,10 +14988,10 @@ std::size_t decompose_product(Lhs lhs, const Rhs& rhs, bool accumulate, const Op
     const std::size_t variant = packed >> 16 & 0xffu;
     const auto reuse = static_cast<std::uint32_t>(packed >> 24);
     if (loom::debug_plan()) {
-      std::clog << "loom::decompose: candidate " << chosen;
-      if (chosen != 0)
-        std::clog << ", intermediates " << variant_formats<flags, Lhs, Rhs>(chosen, variant);
-      std::clog << ", reuse mask " << reuse << "\n";
+      const std::string formats =
+          chosen != 0 ? ", intermediates " + variant_formats<flags, Lhs, Rhs>(chosen, variant) : "";
+      loom::detail::debug_line({"loom::decompose: candidate ", std::to_string(chosen), formats,
+                                ", reuse mask ", std::to_string(reuse)});
     }
     if (chosen != 0) {
       run_candidate<flags>(chosen, variant, {}, reuse, lhs, rhs, accumulate);
@@ -19229,8 +19265,10 @@ LOOM_DECL std::int64_t line_reader::count(std::string_view token, const std::str
 
 
 #include <cerrno>
-#include <filesystem>
 #include <fstream>
+#if LOOM_HEADER_ONLY  // for open_for_reading's definition only
+#  include <filesystem>
+#endif
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -25773,7 +25811,6 @@ template <std::size_t Max> constexpr egraph<Max> step(egraph<Max> g) {
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <iostream>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -25970,12 +26007,8 @@ decltype(auto) with_cheapest(const E& e, F&& f) {
   } else {
     const saturation_choice choice = choose_alternative<Limits>(e);
     const std::size_t k = choice.chosen;
-    if (loom::debug_plan()) {
-      std::clog << "loom saturation: alternative " << k << " of " << choice.costs.size()
-                << ", costs";
-      for (double c : choice.costs) std::clog << ' ' << c;
-      std::clog << '\n';
-    }
+    if (loom::debug_plan())
+      loom::detail::debug_choice("loom saturation: alternative", k, choice.costs);
     return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) -> decltype(auto) {
       using out = decltype(f(saturate<Limits>(e)));
       if constexpr (std::is_void_v<out>) {

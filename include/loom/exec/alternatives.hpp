@@ -6,6 +6,7 @@
 #ifndef LOOM_EXEC_ALTERNATIVES_HPP
 #define LOOM_EXEC_ALTERNATIVES_HPP
 
+#include <loom/core/debug.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
@@ -23,7 +24,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <iostream>
 #include <limits>
 #include <map>
 #include <string>
@@ -232,9 +232,8 @@ template <class Lhs, class E> std::size_t cached_variant(const Lhs& lhs, const E
   return optimize::plan_cache<Lhs, E, purpose>::local().find_or(
       signature, [&](statistics_cache& stats) {
         const variant_costs c = cost_variants(lhs, written, stats);
-        if (loom::debug_plan()) {
-          std::clog << "loom: format chosen among alternatives: " << c.label[c.chosen] << "\n";
-        }
+        if (loom::debug_plan())
+          loom::detail::debug_line({"loom: format chosen among alternatives: ", c.label[c.chosen]});
         return c.chosen;
       });
 }
@@ -327,7 +326,8 @@ optimize::output_format_choice cached_output_format(const expr::access<OT, Os...
     }
     out = estimate_output_format(lhs, rhs, cache.stats);
     cache.chosen.emplace(signature, out);
-    if (loom::debug_plan()) std::clog << "loom: output format chosen: " << out.describe() << "\n";
+    if (loom::debug_plan())
+      loom::detail::debug_line({"loom: output format chosen: ", out.describe()});
   });
   return out;
 }

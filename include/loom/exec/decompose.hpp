@@ -9,6 +9,7 @@
 #define LOOM_EXEC_DECOMPOSE_HPP
 
 #include <loom/core/config.hpp>
+#include <loom/core/debug.hpp>
 #include <loom/exec/decompose/program.hpp>
 #include <loom/exec/decompose/runner.hpp>
 #include <loom/exec/evaluate.hpp>
@@ -27,7 +28,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <iostream>
 #include <limits>
 #include <map>
 #include <optional>
@@ -240,10 +240,10 @@ std::size_t decompose_product(Lhs lhs, const Rhs& rhs, bool accumulate, const Op
     const std::size_t variant = packed >> 16 & 0xffu;
     const auto reuse = static_cast<std::uint32_t>(packed >> 24);
     if (loom::debug_plan()) {
-      std::clog << "loom::decompose: candidate " << chosen;
-      if (chosen != 0)
-        std::clog << ", intermediates " << variant_formats<flags, Lhs, Rhs>(chosen, variant);
-      std::clog << ", reuse mask " << reuse << "\n";
+      const std::string formats =
+          chosen != 0 ? ", intermediates " + variant_formats<flags, Lhs, Rhs>(chosen, variant) : "";
+      loom::detail::debug_line({"loom::decompose: candidate ", std::to_string(chosen), formats,
+                                ", reuse mask ", std::to_string(reuse)});
     }
     if (chosen != 0) {
       run_candidate<flags>(chosen, variant, {}, reuse, lhs, rhs, accumulate);

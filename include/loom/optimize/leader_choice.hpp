@@ -7,6 +7,7 @@
 #define LOOM_OPTIMIZE_LEADER_CHOICE_HPP
 
 #include <loom/core/config.hpp>
+#include <loom/core/debug.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
@@ -25,7 +26,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <iostream>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -147,12 +147,9 @@ std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
   using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan, Cap>>;
   return cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
     const skip_choice c = choose_skip<Plan, Cap>(lhs, rhs, stats);
-    if (loom::debug_plan()) {
-      std::clog << "loom: skip policy chosen at run time: candidate " << c.chosen << " of "
-                << c.cost.size() << " (estimated costs:";
-      for (double x : c.cost) std::clog << " " << x;
-      std::clog << ")\n";
-    }
+    if (loom::debug_plan())
+      loom::detail::debug_choice("loom: skip policy chosen at run time: candidate", c.chosen,
+                                 c.cost);
     return c.chosen;
   });
 }
@@ -184,6 +181,8 @@ template <class Plan> struct runtime_skip_purpose {};
 // Two bits per loop: the plan cache stores one integer per choice.
 LOOM_DECL std::size_t pack_codes(const stream::skip::codes& c);
 LOOM_DECL stream::skip::codes unpack_codes(std::size_t v);
+/// LOOM_DEBUG_PLAN's line for the codes of the first `loops` loops.
+LOOM_DECL void debug_skip_codes(const stream::skip::codes& codes, std::size_t loops);
 }  // namespace detail
 
 /// The codes that plan P's `skip::runtime` intersections run with for `lhs = rhs`: cached by
@@ -195,12 +194,7 @@ stream::skip::codes cached_runtime_skips(const Lhs& lhs, const Rhs& rhs) {
   return detail::unpack_codes(
       cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
         const stream::skip::codes codes = runtime_skip_codes(choose_skip<Plan, 1>(lhs, rhs, stats));
-        if (loom::debug_plan()) {
-          std::clog << "loom: skip policy chosen at run time:";
-          for (std::size_t d = 0; d < Plan::index_count; ++d)
-            std::clog << " " << skip_code_name(codes[d]);
-          std::clog << " (by loop)\n";
-        }
+        if (loom::debug_plan()) detail::debug_skip_codes(codes, Plan::index_count);
         return detail::pack_codes(codes);
       }));
 }
@@ -302,6 +296,12 @@ LOOM_DECL stream::skip::codes unpack_codes(std::size_t v) {
   stream::skip::codes c{};
   for (std::size_t d = 0; d < c.size(); ++d) c[d] = static_cast<skip_code>((v >> (2 * d)) & 3u);
   return c;
+}
+
+LOOM_DECL void debug_skip_codes(const stream::skip::codes& codes, std::size_t loops) {
+  std::string line = "loom: skip policy chosen at run time:";
+  for (std::size_t d = 0; d < loops; ++d) (line += ' ') += skip_code_name(codes[d]);
+  loom::detail::debug_line({line, " (by loop)"});
 }
 
 }  // namespace detail

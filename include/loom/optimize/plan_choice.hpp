@@ -6,6 +6,7 @@
 #define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
 
 #include <loom/core/config.hpp>
+#include <loom/core/debug.hpp>
 #include <loom/expr/functions.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
@@ -21,7 +22,6 @@
 #include <bit>
 #include <cstdint>
 #include <functional>
-#include <iostream>
 #include <map>
 #include <optional>
 #include <string>
@@ -361,9 +361,8 @@ template <class Lhs, class Rhs, class Purpose = void> struct plan_cache {
   template <class Choose>
   std::size_t find_or(const std::vector<std::uint8_t>& signature, Choose&& choose) {
     if (const auto it = chosen.find(signature); it != chosen.end()) {
-      if (loom::debug_plan()) {
-        std::clog << "loom: plan cache hit: candidate " << it->second << "\n";
-      }
+      if (loom::debug_plan())
+        loom::detail::debug_line({"loom: plan cache hit: candidate ", std::to_string(it->second)});
       return it->second;
     }
     const std::size_t c = choose(stats);
@@ -378,12 +377,8 @@ template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const 
   detail::coarse_signature(rhs, signature);
   return plan_cache<Lhs, Rhs>::local().find_or(signature, [&](statistics_cache& stats) {
     const plan_choice c = choose_plan(lhs, rhs, stats);
-    if (loom::debug_plan()) {
-      std::clog << "loom: plan chosen at run time: candidate " << c.chosen << " of "
-                << c.cost.size() << " (estimated costs:";
-      for (double x : c.cost) std::clog << " " << x;
-      std::clog << ")\n";
-    }
+    if (loom::debug_plan())
+      loom::detail::debug_choice("loom: plan chosen at run time: candidate", c.chosen, c.cost);
     return c.chosen;
   });
 }

@@ -6,6 +6,7 @@
 #define LOOM_OPTIMIZE_WORKSPACE_CHOICE_HPP
 
 #include <loom/core/config.hpp>
+#include <loom/core/debug.hpp>
 #include <loom/expr/visit.hpp>
 #include <loom/optimize/plan_choice.hpp>
 #include <loom/optimize/statistics_cache.hpp>
@@ -17,7 +18,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <iostream>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -156,9 +156,8 @@ workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
     c.stats.clear();
   }
   const workspace_choice w = choose_workspace(estimate_workspace<P>(lhs, rhs, c.stats));
-  if (loom::debug_plan()) {
-    std::clog << "loom: output written through a " << describe_workspace_choice(w) << "\n";
-  }
+  if (loom::debug_plan())
+    loom::detail::debug_line({"loom: output written through a ", describe_workspace_choice(w)});
   c.chosen.emplace(key, w);
   return w;
 }

@@ -23,7 +23,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <iostream>
 #include <limits>
 #include <map>
 #include <optional>

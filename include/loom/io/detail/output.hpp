@@ -7,8 +7,10 @@
 #include <loom/core/error.hpp>
 
 #include <cerrno>
-#include <filesystem>
 #include <fstream>
+#if LOOM_HEADER_ONLY  // for open_for_reading's definition only
+#  include <filesystem>
+#endif
 #include <ostream>
 #include <string>
 #include <string_view>

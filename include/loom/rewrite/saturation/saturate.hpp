@@ -7,6 +7,7 @@
 #define LOOM_REWRITE_SATURATION_SATURATE_HPP
 
 #include <loom/core/config.hpp>
+#include <loom/core/debug.hpp>
 #include <loom/rewrite/engine.hpp>
 #include <loom/rewrite/rule_sets.hpp>
 #include <loom/rewrite/saturation/egraph.hpp>
@@ -19,7 +20,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <iostream>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -216,12 +216,8 @@ decltype(auto) with_cheapest(const E& e, F&& f) {
   } else {
     const saturation_choice choice = choose_alternative<Limits>(e);
     const std::size_t k = choice.chosen;
-    if (loom::debug_plan()) {
-      std::clog << "loom saturation: alternative " << k << " of " << choice.costs.size()
-                << ", costs";
-      for (double c : choice.costs) std::clog << ' ' << c;
-      std::clog << '\n';
-    }
+    if (loom::debug_plan())
+      loom::detail::debug_choice("loom saturation: alternative", k, choice.costs);
     return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) -> decltype(auto) {
       using out = decltype(f(saturate<Limits>(e)));
       if constexpr (std::is_void_v<out>) {
