@@ -2977,7 +2977,6 @@ concept tensor_type = detail::is_basic_tensor<std::remove_cvref_t<X>>::value;
 #include <span>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -3121,7 +3120,7 @@ basic_tensor<T, Format, true> assemble_sorted(
 /// radix) where the coordinates' ranges multiply to under 2^64: a radix sort from 4096 entries,
 /// a sort below; else a comparison sort of the coordinate arrays.
 template <std::size_t N>
-std::vector<std::size_t> stable_order_of(const std::vector<std::array<std::int64_t, N>>& crd) {
+std::vector<std::size_t> stable_order(const std::vector<std::array<std::int64_t, N>>& crd) {
   const std::size_t nnz = crd.size();
   std::vector<std::size_t> perm(nnz);
   std::size_t descents = 0, run = 0;
@@ -3187,43 +3186,11 @@ std::vector<std::size_t> stable_order_of(const std::vector<std::array<std::int64
   return perm;
 }
 
-/// stable_order for matrices (the sorts it instantiates cost every TU that assembles a matrix
-/// from entries): compiled once in loom::runtime under separate compilation.
-LOOM_DECL std::vector<std::size_t> stable_order_2(
-    const std::vector<std::array<std::int64_t, 2>>& crd);
-
-template <std::size_t N>
-std::vector<std::size_t> stable_order(const std::vector<std::array<std::int64_t, N>>& crd) {
-  if constexpr (N == 2)
-    return stable_order_2(crd);
-  else
-    return stable_order_of<N>(crd);
-}
-
-template <class T, std::size_t N>
-void sort_and_merge_of(std::vector<std::array<std::int64_t, N>>& crd, std::vector<T>& vals,
-                       duplicates policy, const std::array<std::size_t, N>& modes,
-                       bool already_sorted);
-/// sort_and_merge of double matrices, compiled once in loom::runtime under separate compilation.
-LOOM_DECL void sort_and_merge_2(std::vector<std::array<std::int64_t, 2>>& crd,
-                                std::vector<double>& vals, duplicates policy,
-                                const std::array<std::size_t, 2>& modes, bool already_sorted);
-
 /// Sorts entries (coords already permuted to storage order) and merges duplicates by `policy`.
 template <class T, std::size_t N>
 void sort_and_merge(std::vector<std::array<std::int64_t, N>>& crd, std::vector<T>& vals,
                     duplicates policy, const std::array<std::size_t, N>& modes,
                     bool already_sorted) {
-  if constexpr (N == 2 && std::is_same_v<T, double>)
-    sort_and_merge_2(crd, vals, policy, modes, already_sorted);
-  else
-    sort_and_merge_of<T, N>(crd, vals, policy, modes, already_sorted);
-}
-
-template <class T, std::size_t N>
-void sort_and_merge_of(std::vector<std::array<std::int64_t, N>>& crd, std::vector<T>& vals,
-                       duplicates policy, const std::array<std::size_t, N>& modes,
-                       bool already_sorted) {
   const std::size_t nnz = crd.size();
   if (!already_sorted) {
     const std::vector<std::size_t> perm = stable_order(crd);
@@ -3257,6 +3224,18 @@ void sort_and_merge_of(std::vector<std::array<std::int64_t, N>>& crd, std::vecto
   vals.resize(out);
 }
 
+// The sorts of 2-d entries (double values for sort_and_merge): under separate compilation,
+// compiled once in loom::runtime (docs/build-cost.md).
+using entries_2d = std::vector<std::array<std::int64_t, 2>>;
+#if !LOOM_HEADER_ONLY
+extern template std::vector<std::size_t> stable_order<2>(const entries_2d&);
+extern template void sort_and_merge<double, 2>(entries_2d&, std::vector<double>&, duplicates,
+                                               const std::array<std::size_t, 2>&, bool);
+#elif defined(LOOM_BUILDING_RUNTIME)
+template std::vector<std::size_t> stable_order<2>(const entries_2d&);
+template void sort_and_merge<double, 2>(entries_2d&, std::vector<double>&, duplicates,
+                                        const std::array<std::size_t, 2>&, bool);
+#endif
 }  // namespace detail
 
 namespace detail {
@@ -3373,20 +3352,6 @@ tensor<T, To> convert(const basic_tensor<T, From, Owning>& from) {
   return tensor<T, To>(from);
 }
 
-#if LOOM_HEADER_ONLY
-namespace detail {
-LOOM_DECL std::vector<std::size_t> stable_order_2(
-    const std::vector<std::array<std::int64_t, 2>>& crd) {
-  return stable_order_of<2>(crd);
-}
-
-LOOM_DECL void sort_and_merge_2(std::vector<std::array<std::int64_t, 2>>& crd,
-                                std::vector<double>& vals, duplicates policy,
-                                const std::array<std::size_t, 2>& modes, bool already_sorted) {
-  sort_and_merge_of<double, 2>(crd, vals, policy, modes, already_sorted);
-}
-}  // namespace detail
-#endif  // LOOM_HEADER_ONLY
 }  // namespace loom
 
 #endif  // LOOM_FORMAT_ASSEMBLE_HPP
@@ -9493,7 +9458,6 @@ LOOM_DECL std::string describe_skip_choice(const skip_choice& c, std::size_t cap
 #include <limits>
 #include <optional>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -9568,41 +9532,9 @@ constexpr int radix_passes(std::int64_t bound) {
 /// key shares are skipped), a comparison sort for short ones or keys too wide for four passes.
 /// `Unique`: no two keys are equal, so with lo = 0 the comparison sort need not be stable (and
 /// allocates nothing).
-/// The sort keys of a workspace's rows: named types, not lambdas, so that every sink with the
-/// same value type shares one instantiation of the sorts.
-struct key_identity {
-  constexpr std::int64_t operator()(std::int64_t x) const { return x; }
-};
-struct key_first {
-  template <class Pair> constexpr std::int64_t operator()(const Pair& x) const { return x.first; }
-};
-
-template <bool Unique, class X, class Key>
-void sort_bits_of(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count,
-                  int lo, int hi, Key key);
-/// The sorts of double-valued workspaces (a dense row's distinct 32-bit cells; 64-bit keys with
-/// values), compiled once in loom::runtime under separate compilation.
-LOOM_DECL void sort_bits_cells(std::vector<std::uint32_t>& v, std::vector<std::uint32_t>& scratch,
-                               std::vector<std::size_t>& count, int lo, int hi);
-LOOM_DECL void sort_bits_pairs(bool unique, std::vector<std::pair<std::int64_t, double>>& v,
-                               std::vector<std::pair<std::int64_t, double>>& scratch,
-                               std::vector<std::size_t>& count, int lo, int hi);
-
 template <bool Unique = false, class X, class Key>
 void sort_bits(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count, int lo,
                int hi, Key key) {
-  if constexpr (Unique && std::is_same_v<X, std::uint32_t> && std::is_same_v<Key, key_identity>)
-    sort_bits_cells(v, scratch, count, lo, hi);
-  else if constexpr (std::is_same_v<X, std::pair<std::int64_t, double>> &&
-                     std::is_same_v<Key, key_first>)
-    sort_bits_pairs(Unique, v, scratch, count, lo, hi);
-  else
-    sort_bits_of<Unique>(v, scratch, count, lo, hi, key);
-}
-
-template <bool Unique, class X, class Key>
-void sort_bits_of(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count,
-                  int lo, int hi, Key key) {
   if (hi <= lo) return;
   auto digits_of = [&](const X& x) { return static_cast<std::uint64_t>(key(x)) >> lo; };
   const int bits = hi - lo;
@@ -9630,6 +9562,35 @@ void sort_bits_of(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::s
     v.swap(scratch);
   }
 }
+
+/// The sort keys of a workspace's rows: named types, not lambdas, so that every sink with the
+/// same value type shares one instantiation of the sorts.
+struct key_identity {
+  constexpr std::int64_t operator()(std::int64_t x) const { return x; }
+};
+struct key_first {
+  template <class Pair> constexpr std::int64_t operator()(const Pair& x) const { return x.first; }
+};
+
+// The sorts of double-valued workspaces (a dense row's distinct 32-bit cells; 64-bit keys with
+// values): under separate compilation, compiled once in loom::runtime (docs/build-cost.md).
+using workspace_cells = std::vector<std::uint32_t>;
+using workspace_pairs = std::vector<std::pair<std::int64_t, double>>;
+#if !LOOM_HEADER_ONLY
+extern template void sort_bits<true>(workspace_cells&, workspace_cells&, std::vector<std::size_t>&,
+                                     int, int, key_identity);
+extern template void sort_bits<true>(workspace_pairs&, workspace_pairs&, std::vector<std::size_t>&,
+                                     int, int, key_first);
+extern template void sort_bits<false>(workspace_pairs&, workspace_pairs&, std::vector<std::size_t>&,
+                                      int, int, key_first);
+#elif defined(LOOM_BUILDING_RUNTIME)
+template void sort_bits<true>(workspace_cells&, workspace_cells&, std::vector<std::size_t>&, int,
+                              int, key_identity);
+template void sort_bits<true>(workspace_pairs&, workspace_pairs&, std::vector<std::size_t>&, int,
+                              int, key_first);
+template void sort_bits<false>(workspace_pairs&, workspace_pairs&, std::vector<std::size_t>&, int,
+                               int, key_first);
+#endif
 
 /// Sorts `v` stably by `key(x)` in [0, bound).
 template <bool Unique = false, class X, class Key>
@@ -9959,23 +9920,6 @@ struct workspace_sink {
   }
 };
 
-#if LOOM_HEADER_ONLY
-namespace detail {
-LOOM_DECL void sort_bits_cells(std::vector<std::uint32_t>& v, std::vector<std::uint32_t>& scratch,
-                               std::vector<std::size_t>& count, int lo, int hi) {
-  sort_bits_of<true>(v, scratch, count, lo, hi, key_identity{});
-}
-
-LOOM_DECL void sort_bits_pairs(bool unique, std::vector<std::pair<std::int64_t, double>>& v,
-                               std::vector<std::pair<std::int64_t, double>>& scratch,
-                               std::vector<std::size_t>& count, int lo, int hi) {
-  if (unique)
-    sort_bits_of<true>(v, scratch, count, lo, hi, key_first{});
-  else
-    sort_bits_of<false>(v, scratch, count, lo, hi, key_first{});
-}
-}  // namespace detail
-#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::stream
 
 #endif  // LOOM_STREAM_WORKSPACE_HPP

@@ -20,7 +20,6 @@
 #include <span>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -164,7 +163,7 @@ basic_tensor<T, Format, true> assemble_sorted(
 /// radix) where the coordinates' ranges multiply to under 2^64: a radix sort from 4096 entries,
 /// a sort below; else a comparison sort of the coordinate arrays.
 template <std::size_t N>
-std::vector<std::size_t> stable_order_of(const std::vector<std::array<std::int64_t, N>>& crd) {
+std::vector<std::size_t> stable_order(const std::vector<std::array<std::int64_t, N>>& crd) {
   const std::size_t nnz = crd.size();
   std::vector<std::size_t> perm(nnz);
   std::size_t descents = 0, run = 0;
@@ -230,43 +229,11 @@ std::vector<std::size_t> stable_order_of(const std::vector<std::array<std::int64
   return perm;
 }
 
-/// stable_order for matrices (the sorts it instantiates cost every TU that assembles a matrix
-/// from entries): compiled once in loom::runtime under separate compilation.
-LOOM_DECL std::vector<std::size_t> stable_order_2(
-    const std::vector<std::array<std::int64_t, 2>>& crd);
-
-template <std::size_t N>
-std::vector<std::size_t> stable_order(const std::vector<std::array<std::int64_t, N>>& crd) {
-  if constexpr (N == 2)
-    return stable_order_2(crd);
-  else
-    return stable_order_of<N>(crd);
-}
-
-template <class T, std::size_t N>
-void sort_and_merge_of(std::vector<std::array<std::int64_t, N>>& crd, std::vector<T>& vals,
-                       duplicates policy, const std::array<std::size_t, N>& modes,
-                       bool already_sorted);
-/// sort_and_merge of double matrices, compiled once in loom::runtime under separate compilation.
-LOOM_DECL void sort_and_merge_2(std::vector<std::array<std::int64_t, 2>>& crd,
-                                std::vector<double>& vals, duplicates policy,
-                                const std::array<std::size_t, 2>& modes, bool already_sorted);
-
 /// Sorts entries (coords already permuted to storage order) and merges duplicates by `policy`.
 template <class T, std::size_t N>
 void sort_and_merge(std::vector<std::array<std::int64_t, N>>& crd, std::vector<T>& vals,
                     duplicates policy, const std::array<std::size_t, N>& modes,
                     bool already_sorted) {
-  if constexpr (N == 2 && std::is_same_v<T, double>)
-    sort_and_merge_2(crd, vals, policy, modes, already_sorted);
-  else
-    sort_and_merge_of<T, N>(crd, vals, policy, modes, already_sorted);
-}
-
-template <class T, std::size_t N>
-void sort_and_merge_of(std::vector<std::array<std::int64_t, N>>& crd, std::vector<T>& vals,
-                       duplicates policy, const std::array<std::size_t, N>& modes,
-                       bool already_sorted) {
   const std::size_t nnz = crd.size();
   if (!already_sorted) {
     const std::vector<std::size_t> perm = stable_order(crd);
@@ -300,6 +267,18 @@ void sort_and_merge_of(std::vector<std::array<std::int64_t, N>>& crd, std::vecto
   vals.resize(out);
 }
 
+// The sorts of 2-d entries (double values for sort_and_merge): under separate compilation,
+// compiled once in loom::runtime (docs/build-cost.md).
+using entries_2d = std::vector<std::array<std::int64_t, 2>>;
+#if !LOOM_HEADER_ONLY
+extern template std::vector<std::size_t> stable_order<2>(const entries_2d&);
+extern template void sort_and_merge<double, 2>(entries_2d&, std::vector<double>&, duplicates,
+                                               const std::array<std::size_t, 2>&, bool);
+#elif defined(LOOM_BUILDING_RUNTIME)
+template std::vector<std::size_t> stable_order<2>(const entries_2d&);
+template void sort_and_merge<double, 2>(entries_2d&, std::vector<double>&, duplicates,
+                                        const std::array<std::size_t, 2>&, bool);
+#endif
 }  // namespace detail
 
 namespace detail {
@@ -416,20 +395,6 @@ tensor<T, To> convert(const basic_tensor<T, From, Owning>& from) {
   return tensor<T, To>(from);
 }
 
-#if LOOM_HEADER_ONLY
-namespace detail {
-LOOM_DECL std::vector<std::size_t> stable_order_2(
-    const std::vector<std::array<std::int64_t, 2>>& crd) {
-  return stable_order_of<2>(crd);
-}
-
-LOOM_DECL void sort_and_merge_2(std::vector<std::array<std::int64_t, 2>>& crd,
-                                std::vector<double>& vals, duplicates policy,
-                                const std::array<std::size_t, 2>& modes, bool already_sorted) {
-  sort_and_merge_of<double, 2>(crd, vals, policy, modes, already_sorted);
-}
-}  // namespace detail
-#endif  // LOOM_HEADER_ONLY
 }  // namespace loom
 
 #endif  // LOOM_FORMAT_ASSEMBLE_HPP

@@ -15,7 +15,6 @@
 #include <limits>
 #include <optional>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -90,41 +89,9 @@ constexpr int radix_passes(std::int64_t bound) {
 /// key shares are skipped), a comparison sort for short ones or keys too wide for four passes.
 /// `Unique`: no two keys are equal, so with lo = 0 the comparison sort need not be stable (and
 /// allocates nothing).
-/// The sort keys of a workspace's rows: named types, not lambdas, so that every sink with the
-/// same value type shares one instantiation of the sorts.
-struct key_identity {
-  constexpr std::int64_t operator()(std::int64_t x) const { return x; }
-};
-struct key_first {
-  template <class Pair> constexpr std::int64_t operator()(const Pair& x) const { return x.first; }
-};
-
-template <bool Unique, class X, class Key>
-void sort_bits_of(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count,
-                  int lo, int hi, Key key);
-/// The sorts of double-valued workspaces (a dense row's distinct 32-bit cells; 64-bit keys with
-/// values), compiled once in loom::runtime under separate compilation.
-LOOM_DECL void sort_bits_cells(std::vector<std::uint32_t>& v, std::vector<std::uint32_t>& scratch,
-                               std::vector<std::size_t>& count, int lo, int hi);
-LOOM_DECL void sort_bits_pairs(bool unique, std::vector<std::pair<std::int64_t, double>>& v,
-                               std::vector<std::pair<std::int64_t, double>>& scratch,
-                               std::vector<std::size_t>& count, int lo, int hi);
-
 template <bool Unique = false, class X, class Key>
 void sort_bits(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count, int lo,
                int hi, Key key) {
-  if constexpr (Unique && std::is_same_v<X, std::uint32_t> && std::is_same_v<Key, key_identity>)
-    sort_bits_cells(v, scratch, count, lo, hi);
-  else if constexpr (std::is_same_v<X, std::pair<std::int64_t, double>> &&
-                     std::is_same_v<Key, key_first>)
-    sort_bits_pairs(Unique, v, scratch, count, lo, hi);
-  else
-    sort_bits_of<Unique>(v, scratch, count, lo, hi, key);
-}
-
-template <bool Unique, class X, class Key>
-void sort_bits_of(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count,
-                  int lo, int hi, Key key) {
   if (hi <= lo) return;
   auto digits_of = [&](const X& x) { return static_cast<std::uint64_t>(key(x)) >> lo; };
   const int bits = hi - lo;
@@ -152,6 +119,35 @@ void sort_bits_of(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::s
     v.swap(scratch);
   }
 }
+
+/// The sort keys of a workspace's rows: named types, not lambdas, so that every sink with the
+/// same value type shares one instantiation of the sorts.
+struct key_identity {
+  constexpr std::int64_t operator()(std::int64_t x) const { return x; }
+};
+struct key_first {
+  template <class Pair> constexpr std::int64_t operator()(const Pair& x) const { return x.first; }
+};
+
+// The sorts of double-valued workspaces (a dense row's distinct 32-bit cells; 64-bit keys with
+// values): under separate compilation, compiled once in loom::runtime (docs/build-cost.md).
+using workspace_cells = std::vector<std::uint32_t>;
+using workspace_pairs = std::vector<std::pair<std::int64_t, double>>;
+#if !LOOM_HEADER_ONLY
+extern template void sort_bits<true>(workspace_cells&, workspace_cells&, std::vector<std::size_t>&,
+                                     int, int, key_identity);
+extern template void sort_bits<true>(workspace_pairs&, workspace_pairs&, std::vector<std::size_t>&,
+                                     int, int, key_first);
+extern template void sort_bits<false>(workspace_pairs&, workspace_pairs&, std::vector<std::size_t>&,
+                                      int, int, key_first);
+#elif defined(LOOM_BUILDING_RUNTIME)
+template void sort_bits<true>(workspace_cells&, workspace_cells&, std::vector<std::size_t>&, int,
+                              int, key_identity);
+template void sort_bits<true>(workspace_pairs&, workspace_pairs&, std::vector<std::size_t>&, int,
+                              int, key_first);
+template void sort_bits<false>(workspace_pairs&, workspace_pairs&, std::vector<std::size_t>&, int,
+                               int, key_first);
+#endif
 
 /// Sorts `v` stably by `key(x)` in [0, bound).
 template <bool Unique = false, class X, class Key>
@@ -481,23 +477,6 @@ struct workspace_sink {
   }
 };
 
-#if LOOM_HEADER_ONLY
-namespace detail {
-LOOM_DECL void sort_bits_cells(std::vector<std::uint32_t>& v, std::vector<std::uint32_t>& scratch,
-                               std::vector<std::size_t>& count, int lo, int hi) {
-  sort_bits_of<true>(v, scratch, count, lo, hi, key_identity{});
-}
-
-LOOM_DECL void sort_bits_pairs(bool unique, std::vector<std::pair<std::int64_t, double>>& v,
-                               std::vector<std::pair<std::int64_t, double>>& scratch,
-                               std::vector<std::size_t>& count, int lo, int hi) {
-  if (unique)
-    sort_bits_of<true>(v, scratch, count, lo, hi, key_first{});
-  else
-    sort_bits_of<false>(v, scratch, count, lo, hi, key_first{});
-}
-}  // namespace detail
-#endif  // LOOM_HEADER_ONLY
 }  // namespace loom::stream
 
 #endif  // LOOM_STREAM_WORKSPACE_HPP
