@@ -1395,8 +1395,8 @@ LOOM_DECL void check_padded_positions(std::string_view level, const level_build&
                 " (extent " + std::to_string(in.extent) + ") would hold " +
                 std::to_string(positions) + " positions for " + std::to_string(in.coord.size()) +
                 " entries, more than the " + std::to_string(in.max_positions) +
-                " allowed (loom::read_options::max_dense_elements plus the entries); choose a "
-                "sparser format, or raise the limit if the shape is right");
+                " allowed (loom::read_options::max_dense_elements plus the entries that are not "
+                "zero); choose a sparser format, or raise the limit if the shape is right");
 }
 #endif  // LOOM_HEADER_ONLY
 }  // namespace detail
@@ -3239,17 +3239,23 @@ template void sort_and_merge<double, 2>(entries_2d&, std::vector<double>&, dupli
 }  // namespace detail
 
 namespace detail {
-/// from_coo, with at most `max_positions` positions in a level that pads (the readers' limit).
+/// Entries in storage order, sorted and merged: what `assemble_sorted` takes.
+template <class T, std::size_t N> struct sorted_entries {
+  std::vector<std::array<std::int64_t, N>> coords;
+  std::vector<T> values;
+};
+
+/// from_coo's checks, sort and merge without the assembly (the readers count what is left).
 template <storage_format Format, class T>
-tensor<T, Format> from_coo_limited(
+sorted_entries<T, Format::order> sort_coo(
     const std::array<std::int64_t, Format::order>& shape,
     const std::vector<std::array<std::int64_t, Format::order>>& coords,
-    const std::vector<T>& values, duplicates policy, std::int64_t max_positions) {
+    const std::vector<T>& values, duplicates policy) {
   constexpr std::size_t N = Format::order;
   if (coords.size() != values.size())
     throw shape_error("loom::from_coo: " + std::to_string(coords.size()) + " coordinates but " +
                       std::to_string(values.size()) + " values");
-  std::vector<std::array<std::int64_t, N>> crd(coords.size());
+  sorted_entries<T, N> out{std::vector<std::array<std::int64_t, N>>(coords.size()), values};
   bool sorted = true;
   for (std::size_t e = 0; e < coords.size(); ++e) {
     for (std::size_t m = 0; m < N; ++m) {
@@ -3258,12 +3264,11 @@ tensor<T, Format> from_coo_limited(
                           coords_to_string(coords[e]) + " outside the shape " +
                           coords_to_string(shape) + " (mode " + std::to_string(m) + ")");
     }
-    for (std::size_t k = 0; k < N; ++k) crd[e][k] = coords[e][Format::modes[k]];
-    if (e > 0 && !(crd[e - 1] < crd[e])) sorted = false;
+    for (std::size_t k = 0; k < N; ++k) out.coords[e][k] = coords[e][Format::modes[k]];
+    if (e > 0 && !(out.coords[e - 1] < out.coords[e])) sorted = false;
   }
-  std::vector<T> vals(values);
-  sort_and_merge(crd, vals, policy, Format::modes, sorted);
-  return assemble_sorted<T, Format>(shape, crd, std::move(vals), max_positions);
+  sort_and_merge(out.coords, out.values, policy, Format::modes, sorted);
+  return out;
 }
 }  // namespace detail
 
@@ -3275,7 +3280,9 @@ template <storage_format Format, class T>
 tensor<T, Format> from_coo(const std::array<std::int64_t, Format::order>& shape,
                            const std::vector<std::array<std::int64_t, Format::order>>& coords,
                            const std::vector<T>& values, duplicates policy = duplicates::error) {
-  return detail::from_coo_limited<Format>(shape, coords, values, policy, detail::int64_max);
+  auto sorted = detail::sort_coo<Format>(shape, coords, values, policy);
+  return detail::assemble_sorted<T, Format>(shape, sorted.coords, std::move(sorted.values),
+                                            detail::int64_max);
 }
 
 namespace detail {
@@ -18871,22 +18878,38 @@ void reject_duplicates(const std::string& file, const file_entries<T, N>& e) {
 }
 
 /// Assembles the entries into a `tensor<T, Format>` named `file`; errors of the format (a
-/// coordinate width too small, say) are rethrown with `where` in front.
+/// coordinate width too small, say) are rethrown with `where` in front, and a shape that needs
+/// too much storage is a `shape_error` when the caller gave it, else a `parse_error`.
+///
+/// The storage allowed beyond `max_dense_elements` grows with the entries kept after merging
+/// duplicates whose value is not the semiring's zero: exactly what `write_tns` and
+/// `write_matrix_market` write back, so whatever is read can be read again after writing.
 template <class Format, class T>
 tensor<T, Format> entries_to_tensor(const std::string& file, const std::string& where,
                                     const std::array<std::int64_t, Format::order>& shape,
                                     file_entries<T, Format::order>&& e,
-                                    const read_options& options) {
+                                    const read_options& options, bool shape_given = false) {
   if (options.policy == duplicates::error) reject_duplicates(file, e);
   try {
+    auto sorted = sort_coo<Format>(shape, e.coords, e.values, options.policy);
+    e = {};
+    const auto kept = static_cast<std::int64_t>(
+        std::count_if(sorted.values.begin(), sorted.values.end(),
+                      [](const T& v) { return !(v == semiring_traits<T>::zero()); }));
+    if (const std::string why = check_storage<Format>(shape, kept, options); !why.empty()) {
+      if (shape_given) throw shape_error(why);
+      throw parse_error(where + why);
+    }
     // a level that pads (dense, bitmap, banded) may add max_dense_elements positions to the
     // entries: a band's width depends on the entries, so it is checked as it is built
     const std::int64_t max_positions =
-        saturating_add(std::max<std::int64_t>(options.max_dense_elements, 0), e.size());
-    auto t = from_coo_limited<Format>(shape, e.coords, e.values, options.policy, max_positions);
-    e = {};
+        saturating_add(std::max<std::int64_t>(options.max_dense_elements, 0), kept);
+    auto t = assemble_sorted<T, Format>(shape, sorted.coords, std::move(sorted.values),
+                                        max_positions);
     t.set_name(file);
     return t;
+  } catch (const parse_error&) {
+    throw;
   } catch (const overflow_error& x) {
     throw overflow_error(where + x.what());
   } catch (const shape_error& x) {
@@ -19950,11 +19973,8 @@ tensor<T, Format> read_tns_impl(line_reader& r,
     if (largest[m] > largest[widest]) widest = m;
   const std::string where = given ? "loom::read_tns: " + r.name() + ": "
                                   : r.where(largest_line[widest] > 0 ? largest_line[widest] : 0);
-  if (const std::string why = check_storage<Format>(shape, e.size(), options); !why.empty()) {
-    if (given) throw shape_error(where + why);
-    throw parse_error(where + why);
-  }
-  return entries_to_tensor<Format>(r.name(), where, shape, std::move(e), options);
+  return entries_to_tensor<Format>(r.name(), where, shape, std::move(e), options,
+                                   given.has_value());
 }
 
 template <class T, class Format> constexpr bool check_tns_types() {

@@ -63,6 +63,42 @@ TEST_CASE("a band that would pad more than max_dense_elements is refused as it i
   CHECK(loom::read_matrix_market<double, band>(ok, "band.mtx").nnz() == 4);
 }
 
+TEST_CASE("the limit counts the kept entries, so a tensor read is read again after writing") {
+  using loom::min_plus;
+  const loom::read_options limit{.policy = loom::duplicates::sum, .max_dense_elements = 65536};
+  auto read_vector = [&]<class T>(const std::string& text, T) {
+    std::istringstream in(text);
+    return loom::read_tns<T, loom::dense_vector>(in, "v.tns", limit);
+  };
+  // two fill entries stretch the extent to 65537 but store nothing: refused (found by fuzz_tns;
+  // it used to be read, written as an empty file and refused when read back)
+  const std::string fills = "\n70 inf\n65537 inf\n";
+  const auto refused = message_of([&] { (void)read_vector(fills, min_plus<double>{}); });
+  CHECK(contains(refused, "v.tns:3:"));
+  CHECK(contains(refused, "dense level of mode 0 (extent 65537) would hold 65537 positions"));
+  CHECK(contains(refused, "more than the 65536 allowed"));
+  // duplicates that cancel leave nothing kept either
+  CHECK(contains(message_of([&] { (void)read_vector("65537 1\n65537 -1\n", 0.0); }),
+                 "more than the 65536 allowed"));
+  // two kept entries allow 65536 + 2 positions: read, written, read again with its shape
+  const auto A = read_vector("70 3\n65537 inf\n65538 4\n", min_plus<double>{});
+  CHECK(A.shape()[0] == 65538);
+  std::stringstream written;
+  loom::write_tns(written, A);
+  CHECK(written.str() == "70 3\n65538 4\n");
+  const auto B =
+      loom::read_tns<min_plus<double>, loom::dense_vector>(written, "w.tns", A.shape(), limit);
+  CHECK(B.shape()[0] == 65538);
+  CHECK(B.nnz() == A.nnz());
+  // the same shape given by the caller with fewer kept entries is refused
+  std::istringstream one("70 3\n");
+  CHECK(contains(message_of([&] {
+                   (void)loom::read_tns<min_plus<double>, loom::dense_vector>(one, "o.tns",
+                                                                              A.shape(), limit);
+                 }),
+                 "loom::read_tns: o.tns: the dense level of mode 0 (extent 65538)"));
+}
+
 TEST_CASE("the Matrix Market array layout is guarded when written and read") {
   const auto A = loom::from_coo<loom::csr>({100000, 100000}, {{5, 7}}, std::vector<double>{1});
   std::ostringstream out;

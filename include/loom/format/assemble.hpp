@@ -282,17 +282,23 @@ template void sort_and_merge<double, 2>(entries_2d&, std::vector<double>&, dupli
 }  // namespace detail
 
 namespace detail {
-/// from_coo, with at most `max_positions` positions in a level that pads (the readers' limit).
+/// Entries in storage order, sorted and merged: what `assemble_sorted` takes.
+template <class T, std::size_t N> struct sorted_entries {
+  std::vector<std::array<std::int64_t, N>> coords;
+  std::vector<T> values;
+};
+
+/// from_coo's checks, sort and merge without the assembly (the readers count what is left).
 template <storage_format Format, class T>
-tensor<T, Format> from_coo_limited(
+sorted_entries<T, Format::order> sort_coo(
     const std::array<std::int64_t, Format::order>& shape,
     const std::vector<std::array<std::int64_t, Format::order>>& coords,
-    const std::vector<T>& values, duplicates policy, std::int64_t max_positions) {
+    const std::vector<T>& values, duplicates policy) {
   constexpr std::size_t N = Format::order;
   if (coords.size() != values.size())
     throw shape_error("loom::from_coo: " + std::to_string(coords.size()) + " coordinates but " +
                       std::to_string(values.size()) + " values");
-  std::vector<std::array<std::int64_t, N>> crd(coords.size());
+  sorted_entries<T, N> out{std::vector<std::array<std::int64_t, N>>(coords.size()), values};
   bool sorted = true;
   for (std::size_t e = 0; e < coords.size(); ++e) {
     for (std::size_t m = 0; m < N; ++m) {
@@ -301,12 +307,11 @@ tensor<T, Format> from_coo_limited(
                           coords_to_string(coords[e]) + " outside the shape " +
                           coords_to_string(shape) + " (mode " + std::to_string(m) + ")");
     }
-    for (std::size_t k = 0; k < N; ++k) crd[e][k] = coords[e][Format::modes[k]];
-    if (e > 0 && !(crd[e - 1] < crd[e])) sorted = false;
+    for (std::size_t k = 0; k < N; ++k) out.coords[e][k] = coords[e][Format::modes[k]];
+    if (e > 0 && !(out.coords[e - 1] < out.coords[e])) sorted = false;
   }
-  std::vector<T> vals(values);
-  sort_and_merge(crd, vals, policy, Format::modes, sorted);
-  return assemble_sorted<T, Format>(shape, crd, std::move(vals), max_positions);
+  sort_and_merge(out.coords, out.values, policy, Format::modes, sorted);
+  return out;
 }
 }  // namespace detail
 
@@ -318,7 +323,9 @@ template <storage_format Format, class T>
 tensor<T, Format> from_coo(const std::array<std::int64_t, Format::order>& shape,
                            const std::vector<std::array<std::int64_t, Format::order>>& coords,
                            const std::vector<T>& values, duplicates policy = duplicates::error) {
-  return detail::from_coo_limited<Format>(shape, coords, values, policy, detail::int64_max);
+  auto sorted = detail::sort_coo<Format>(shape, coords, values, policy);
+  return detail::assemble_sorted<T, Format>(shape, sorted.coords, std::move(sorted.values),
+                                            detail::int64_max);
 }
 
 namespace detail {

@@ -84,11 +84,8 @@ tensor<T, Format> read_tns_impl(line_reader& r,
     if (largest[m] > largest[widest]) widest = m;
   const std::string where = given ? "loom::read_tns: " + r.name() + ": "
                                   : r.where(largest_line[widest] > 0 ? largest_line[widest] : 0);
-  if (const std::string why = check_storage<Format>(shape, e.size(), options); !why.empty()) {
-    if (given) throw shape_error(where + why);
-    throw parse_error(where + why);
-  }
-  return entries_to_tensor<Format>(r.name(), where, shape, std::move(e), options);
+  return entries_to_tensor<Format>(r.name(), where, shape, std::move(e), options,
+                                   given.has_value());
 }
 
 template <class T, class Format> constexpr bool check_tns_types() {

@@ -248,8 +248,8 @@ LOOM_DECL void check_padded_positions(std::string_view level, const level_build&
                 " (extent " + std::to_string(in.extent) + ") would hold " +
                 std::to_string(positions) + " positions for " + std::to_string(in.coord.size()) +
                 " entries, more than the " + std::to_string(in.max_positions) +
-                " allowed (loom::read_options::max_dense_elements plus the entries); choose a "
-                "sparser format, or raise the limit if the shape is right");
+                " allowed (loom::read_options::max_dense_elements plus the entries that are not "
+                "zero); choose a sparser format, or raise the limit if the shape is right");
 }
 #endif  // LOOM_HEADER_ONLY
 }  // namespace detail

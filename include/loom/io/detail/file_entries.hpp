@@ -87,22 +87,38 @@ void reject_duplicates(const std::string& file, const file_entries<T, N>& e) {
 }
 
 /// Assembles the entries into a `tensor<T, Format>` named `file`; errors of the format (a
-/// coordinate width too small, say) are rethrown with `where` in front.
+/// coordinate width too small, say) are rethrown with `where` in front, and a shape that needs
+/// too much storage is a `shape_error` when the caller gave it, else a `parse_error`.
+///
+/// The storage allowed beyond `max_dense_elements` grows with the entries kept after merging
+/// duplicates whose value is not the semiring's zero: exactly what `write_tns` and
+/// `write_matrix_market` write back, so whatever is read can be read again after writing.
 template <class Format, class T>
 tensor<T, Format> entries_to_tensor(const std::string& file, const std::string& where,
                                     const std::array<std::int64_t, Format::order>& shape,
-                                    file_entries<T, Format::order>&& e,
-                                    const read_options& options) {
+                                    file_entries<T, Format::order>&& e, const read_options& options,
+                                    bool shape_given = false) {
   if (options.policy == duplicates::error) reject_duplicates(file, e);
   try {
+    auto sorted = sort_coo<Format>(shape, e.coords, e.values, options.policy);
+    e = {};
+    const auto kept = static_cast<std::int64_t>(
+        std::count_if(sorted.values.begin(), sorted.values.end(),
+                      [](const T& v) { return !(v == semiring_traits<T>::zero()); }));
+    if (const std::string why = check_storage<Format>(shape, kept, options); !why.empty()) {
+      if (shape_given) throw shape_error(why);
+      throw parse_error(where + why);
+    }
     // a level that pads (dense, bitmap, banded) may add max_dense_elements positions to the
     // entries: a band's width depends on the entries, so it is checked as it is built
     const std::int64_t max_positions =
-        saturating_add(std::max<std::int64_t>(options.max_dense_elements, 0), e.size());
-    auto t = from_coo_limited<Format>(shape, e.coords, e.values, options.policy, max_positions);
-    e = {};
+        saturating_add(std::max<std::int64_t>(options.max_dense_elements, 0), kept);
+    auto t =
+        assemble_sorted<T, Format>(shape, sorted.coords, std::move(sorted.values), max_positions);
     t.set_name(file);
     return t;
+  } catch (const parse_error&) {
+    throw;
   } catch (const overflow_error& x) {
     throw overflow_error(where + x.what());
   } catch (const shape_error& x) {
