@@ -18887,8 +18887,8 @@ void reject_duplicates(const std::string& file, const file_entries<T, N>& e) {
 template <class Format, class T>
 tensor<T, Format> entries_to_tensor(const std::string& file, const std::string& where,
                                     const std::array<std::int64_t, Format::order>& shape,
-                                    file_entries<T, Format::order>&& e,
-                                    const read_options& options, bool shape_given = false) {
+                                    file_entries<T, Format::order>&& e, const read_options& options,
+                                    bool shape_given = false) {
   if (options.policy == duplicates::error) reject_duplicates(file, e);
   try {
     auto sorted = sort_coo<Format>(shape, e.coords, e.values, options.policy);
@@ -18904,8 +18904,8 @@ tensor<T, Format> entries_to_tensor(const std::string& file, const std::string& 
     // entries: a band's width depends on the entries, so it is checked as it is built
     const std::int64_t max_positions =
         saturating_add(std::max<std::int64_t>(options.max_dense_elements, 0), kept);
-    auto t = assemble_sorted<T, Format>(shape, sorted.coords, std::move(sorted.values),
-                                        max_positions);
+    auto t =
+        assemble_sorted<T, Format>(shape, sorted.coords, std::move(sorted.values), max_positions);
     t.set_name(file);
     return t;
   } catch (const parse_error&) {
