@@ -95,7 +95,7 @@ PLAN_SUITES = {
                   "statistics known, every candidate costed; cached_choice: the per-call cost "
                   "once the plan is cached",
                   ["kernel", "first_choice", "costing_only", "cached_choice"], "kernel"),
-    "workspace": ("Workspace of a sparse output written out of order (optimize/workspace_choice.hpp)",
+    "workspace": ("Workspace of a sparse output written out of order (optimize/choice/workspace_choice.hpp)",
                   "chosen: the kind picked from statistics; dense, hashed, sorted: that kind "
                   "forced (loom::scoped_workspace; before the choice loom used dense up to 2^26 "
                   "cells, sorted past it); hand: a counting-sort transpose, a hash-table group-by, "

@@ -6,7 +6,8 @@ A folder may include only folders at its own tier or before it:
     core -> expr -> format -> rewrite -> plan -> stream -> parallel -> optimize -> exec
          -> io, relational, la, tra, interop
 
-(the umbrella headers include/loom/*.hpp may include anything). An upward include tolerated
+(the umbrella headers include/loom/*.hpp may include anything), and within optimize/,
+statistics/ never includes choice/. An upward include tolerated
 while code moves would be listed in KNOWN (empty today); the check fails on any other, and on a
 KNOWN entry that no longer occurs (so the list only shrinks).
 
@@ -35,6 +36,9 @@ TIER = {folder: n for n, folders in enumerate(TIERS) for folder in folders}
 # (issue 21 moved the driver to exec/). An entry must name a real include, or the check fails.
 KNOWN: set = set()
 
+# Sub-folders with an order of their own: (folder, lower, higher): lower/ never includes higher/.
+SUBTIERS = [("optimize", "statistics", "choice")]
+
 INCLUDE = re.compile(r'^\s*#\s*include\s*<loom/([a-z_]+)/([^>]+)>', re.M)
 
 
@@ -55,6 +59,11 @@ def main() -> int:
                 errors.append(f"include/loom/{rel}: includes <loom/{target_folder}/{rest}>, "
                               f"a folder with no tier")
                 continue
+            for parent, lower, higher in SUBTIERS:
+                if (folder == parent == target_folder and len(rel.parts) > 2
+                        and rel.parts[1] == lower and rest.startswith(higher + "/")):
+                    errors.append(f"include/loom/{rel}: includes <loom/{target_folder}/{rest}>: "
+                                  f"{parent}/{lower}/ may not include {parent}/{higher}/")
             if TIER[target_folder] <= TIER[folder]:
                 continue
             pair = (rel.as_posix(), f"{target_folder}/{rest}")

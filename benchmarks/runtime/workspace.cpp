@@ -1,4 +1,4 @@
-// Workspaces of sparse outputs written out of order (optimize/workspace_choice.hpp): a
+// Workspaces of sparse outputs written out of order (optimize/choice/workspace_choice.hpp): a
 // transpose B(j,i) = A(i,j) into csr (one workspace over the whole output), a group-by y(j) =
 // sum(i, A(i,j) * x(i)) into a sparse vector (a million rows, keys drawn from a few of a large
 // key space), and SpGEMM into a wide or a narrow csr result (a row per i). Every input runs with

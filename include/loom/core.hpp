@@ -3,6 +3,7 @@
 #ifndef LOOM_CORE_HPP
 #define LOOM_CORE_HPP
 
+#include <loom/core/combinatorics.hpp>
 #include <loom/core/config.hpp>
 #include <loom/core/debug.hpp>
 #include <loom/core/error.hpp>

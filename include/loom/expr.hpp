@@ -8,6 +8,7 @@
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/operators.hpp>
 #include <loom/expr/order.hpp>
+#include <loom/expr/sum_product.hpp>
 #include <loom/expr/traits.hpp>
 
 #endif  // LOOM_EXPR_HPP

@@ -3,18 +3,18 @@
 #ifndef LOOM_OPTIMIZE_HPP
 #define LOOM_OPTIMIZE_HPP
 
-#include <loom/optimize/chain_bound_estimator.hpp>
-#include <loom/optimize/degree_constraint.hpp>
-#include <loom/optimize/estimate_map.hpp>
-#include <loom/optimize/gather_statistics.hpp>
-#include <loom/optimize/index_extent.hpp>
-#include <loom/optimize/leader_choice.hpp>
-#include <loom/optimize/output_format_choice.hpp>
-#include <loom/optimize/plan_choice.hpp>
-#include <loom/optimize/sparsity_estimator.hpp>
-#include <loom/optimize/statistics.hpp>
-#include <loom/optimize/statistics_cache.hpp>
-#include <loom/optimize/uniform_estimator.hpp>
-#include <loom/optimize/workspace_choice.hpp>
+#include <loom/optimize/choice/leader_choice.hpp>
+#include <loom/optimize/choice/output_format_choice.hpp>
+#include <loom/optimize/choice/plan_choice.hpp>
+#include <loom/optimize/choice/workspace_choice.hpp>
+#include <loom/optimize/statistics/chain_bound_estimator.hpp>
+#include <loom/optimize/statistics/degree_constraint.hpp>
+#include <loom/optimize/statistics/estimate_map.hpp>
+#include <loom/optimize/statistics/gather_statistics.hpp>
+#include <loom/optimize/statistics/index_extent.hpp>
+#include <loom/optimize/statistics/sparsity_estimator.hpp>
+#include <loom/optimize/statistics/statistics.hpp>
+#include <loom/optimize/statistics/statistics_cache.hpp>
+#include <loom/optimize/statistics/uniform_estimator.hpp>
 
 #endif  // LOOM_OPTIMIZE_HPP

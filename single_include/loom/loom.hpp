@@ -16,6 +16,65 @@
 #ifndef LOOM_CORE_HPP
 #define LOOM_CORE_HPP
 
+// ---- begin <loom/core/combinatorics.hpp>
+// Defines domain-free combinatorics over MP11 type lists (core/): the ordered selections of K
+// elements and the prefixes of every elimination order, counted and capped. decompose
+// enumerates its candidate elimination prefixes with them (exec/decompose/elimination.hpp).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_COMBINATORICS_HPP
+#define LOOM_CORE_COMBINATORICS_HPP
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <algorithm>
+#include <cstddef>
+
+namespace loom::detail {
+
+/// The ordered selections of K distinct elements of the list L, as a list of lists, in
+/// lexicographic order of positions (the permutations of L when K is its size).
+template <class L, std::size_t K> struct ordered_selections {
+  template <class X> struct prepend {
+    template <class P> using fn = boost::mp11::mp_push_front<P, X>;
+  };
+  template <class X>
+  using starting_with = boost::mp11::mp_transform_q<
+      prepend<X>, typename ordered_selections<boost::mp11::mp_remove<L, X>, K - 1>::type>;
+  using type =
+      boost::mp11::mp_apply<boost::mp11::mp_append,
+                            boost::mp11::mp_push_front<boost::mp11::mp_transform<starting_with, L>,
+                                                       boost::mp11::mp_list<>>>;
+};
+template <class L> struct ordered_selections<L, 0> {
+  using type = boost::mp11::mp_list<boost::mp11::mp_list<>>;
+};
+
+/// How many ordered selections of 1, 2, ..., n elements n distinct elements have:
+/// n + n(n-1) + ... + n!.
+constexpr std::size_t ordered_prefix_count(std::size_t n) {
+  std::size_t total = 0, term = 1;
+  for (std::size_t k = 0; k < n; ++k) total += term *= n - k;
+  return total;
+}
+
+/// The ordered selections of 1 element of L, then of 2, ... (every prefix of every order of L),
+/// shortest first, at most Cap of them; the longer selections are not generated once Cap are.
+template <class L, std::size_t Cap, std::size_t K = 1, class Acc = boost::mp11::mp_list<>>
+struct ordered_prefixes {
+  using type = boost::mp11::mp_take_c<Acc, std::min(Cap, boost::mp11::mp_size<Acc>::value)>;
+};
+template <class L, std::size_t Cap, std::size_t K, class Acc>
+  requires(K <= boost::mp11::mp_size<L>::value && boost::mp11::mp_size<Acc>::value < Cap)
+struct ordered_prefixes<L, Cap, K, Acc> {
+  using type = typename ordered_prefixes<
+      L, Cap, K + 1, boost::mp11::mp_append<Acc, typename ordered_selections<L, K>::type>>::type;
+};
+
+}  // namespace loom::detail
+
+#endif  // LOOM_CORE_COMBINATORICS_HPP
+// ---- end <loom/core/combinatorics.hpp>
 // ---- begin <loom/core/config.hpp>
 // Defines loom's compile-time limits (one place, `loom::limits`) and the inlining macros (core
 // vocabulary). No macro changes what a template means: the optimizer's choices are
@@ -3501,13 +3560,13 @@ template <class T, std::size_t N> inline constexpr bool is_alternatives_v<auto_t
 
 #endif  // LOOM_FORMAT_AUTO_TENSOR_HPP
 // ---- end <loom/format/auto_tensor.hpp>
-// ---- begin <loom/optimize/output_format_choice.hpp>
+// ---- begin <loom/optimize/choice/output_format_choice.hpp>
 // Defines loom::optimize::choose_output_format: the format of a loom::auto_tensor output from
 // its estimated entries and whether the kernel writes it in order (Galley's output formats,
-// notes 001 §4.3) (optimize/).
+// notes 001 §4.3) (optimize/choice/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_OUTPUT_FORMAT_CHOICE_HPP
-#define LOOM_OPTIMIZE_OUTPUT_FORMAT_CHOICE_HPP
+#ifndef LOOM_OPTIMIZE_CHOICE_OUTPUT_FORMAT_CHOICE_HPP
+#define LOOM_OPTIMIZE_CHOICE_OUTPUT_FORMAT_CHOICE_HPP
 
 
 #include <cstdio>
@@ -3560,27 +3619,29 @@ LOOM_DECL output_format_choice choose_output_format(double entries, double cells
 
 }  // namespace loom::optimize
 
-#endif  // LOOM_OPTIMIZE_OUTPUT_FORMAT_CHOICE_HPP
-// ---- end <loom/optimize/output_format_choice.hpp>
-// ---- begin <loom/optimize/plan_choice.hpp>
+#endif  // LOOM_OPTIMIZE_CHOICE_OUTPUT_FORMAT_CHOICE_HPP
+// ---- end <loom/optimize/choice/output_format_choice.hpp>
+// ---- begin <loom/optimize/choice/plan_choice.hpp>
 // Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
 // cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
-// LOOM_DEBUG_PLAN (environment) log (optimize/).
+// LOOM_DEBUG_PLAN (environment) log (optimize/choice/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
-#define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+#ifndef LOOM_OPTIMIZE_CHOICE_PLAN_CHOICE_HPP
+#define LOOM_OPTIMIZE_CHOICE_PLAN_CHOICE_HPP
 
-// ---- begin <loom/optimize/chain_bound_estimator.hpp>
-// Defines loom::chain_bound_estimator, the degree-constraint bound (optimize/, notes 001 §5.4).
+// ---- begin <loom/optimize/statistics/chain_bound_estimator.hpp>
+// Defines loom::chain_bound_estimator, the degree-constraint bound (optimize/statistics/, notes 001
+// §5.4).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
-#define LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_CHAIN_BOUND_ESTIMATOR_HPP
+#define LOOM_OPTIMIZE_STATISTICS_CHAIN_BOUND_ESTIMATOR_HPP
 
-// ---- begin <loom/optimize/degree_constraint.hpp>
-// Defines loom::degree_constraint, one DC(X, Y, d) bound of the chain-bound estimator (optimize/).
+// ---- begin <loom/optimize/statistics/degree_constraint.hpp>
+// Defines loom::degree_constraint, one DC(X, Y, d) bound of the chain-bound estimator
+// (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
-#define LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_DEGREE_CONSTRAINT_HPP
+#define LOOM_OPTIMIZE_STATISTICS_DEGREE_CONSTRAINT_HPP
 
 #include <string>
 #include <vector>
@@ -3599,13 +3660,14 @@ struct degree_constraint {
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
-// ---- end <loom/optimize/degree_constraint.hpp>
-// ---- begin <loom/optimize/index_extent.hpp>
-// Defines loom::index_extent and loom::index_set, runtime index names with extents (optimize/).
+#endif  // LOOM_OPTIMIZE_STATISTICS_DEGREE_CONSTRAINT_HPP
+// ---- end <loom/optimize/statistics/degree_constraint.hpp>
+// ---- begin <loom/optimize/statistics/index_extent.hpp>
+// Defines loom::index_extent and loom::index_set, runtime index names with extents
+// (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_INDEX_EXTENT_HPP
-#define LOOM_OPTIMIZE_INDEX_EXTENT_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_INDEX_EXTENT_HPP
+#define LOOM_OPTIMIZE_STATISTICS_INDEX_EXTENT_HPP
 
 
 #include <algorithm>
@@ -3688,13 +3750,14 @@ LOOM_DECL index_set index_filter(const index_set& s, const std::vector<std::stri
 }  // namespace detail
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_INDEX_EXTENT_HPP
-// ---- end <loom/optimize/index_extent.hpp>
-// ---- begin <loom/optimize/statistics.hpp>
-// Defines loom::statistics, the per-tensor summary the runtime optimizer reads (optimize/).
+#endif  // LOOM_OPTIMIZE_STATISTICS_INDEX_EXTENT_HPP
+// ---- end <loom/optimize/statistics/index_extent.hpp>
+// ---- begin <loom/optimize/statistics/statistics.hpp>
+// Defines loom::statistics, the per-tensor summary the runtime optimizer reads
+// (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_STATISTICS_HPP
-#define LOOM_OPTIMIZE_STATISTICS_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_STATISTICS_HPP
+#define LOOM_OPTIMIZE_STATISTICS_STATISTICS_HPP
 
 #include <cstdint>
 #include <vector>
@@ -3748,8 +3811,8 @@ struct statistics {
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_STATISTICS_HPP
-// ---- end <loom/optimize/statistics.hpp>
+#endif  // LOOM_OPTIMIZE_STATISTICS_STATISTICS_HPP
+// ---- end <loom/optimize/statistics/statistics.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -4085,20 +4148,21 @@ LOOM_DECL std::vector<degree_constraint> chain_bound_estimator::constraints_of(
 #endif  // LOOM_HEADER_ONLY
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
-// ---- end <loom/optimize/chain_bound_estimator.hpp>
-// ---- begin <loom/optimize/statistics_cache.hpp>
-// Defines loom::statistics_cache: statistics per tensor, redone when storage changes (optimize/).
+#endif  // LOOM_OPTIMIZE_STATISTICS_CHAIN_BOUND_ESTIMATOR_HPP
+// ---- end <loom/optimize/statistics/chain_bound_estimator.hpp>
+// ---- begin <loom/optimize/statistics/statistics_cache.hpp>
+// Defines loom::statistics_cache: statistics per tensor, redone when storage changes
+// (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
-#define LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_STATISTICS_CACHE_HPP
+#define LOOM_OPTIMIZE_STATISTICS_STATISTICS_CACHE_HPP
 
-// ---- begin <loom/optimize/gather_statistics.hpp>
+// ---- begin <loom/optimize/statistics/gather_statistics.hpp>
 // Defines loom::gather_statistics: loom::statistics of a tensor, read from its level arrays where
-// the format allows and by one pass over its entries otherwise (optimize/).
+// the format allows and by one pass over its entries otherwise (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_GATHER_STATISTICS_HPP
-#define LOOM_OPTIMIZE_GATHER_STATISTICS_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_GATHER_STATISTICS_HPP
+#define LOOM_OPTIMIZE_STATISTICS_GATHER_STATISTICS_HPP
 
 
 #include <boost/mp11/algorithm.hpp>
@@ -4325,8 +4389,8 @@ LOOM_DECL void set_mean_degrees(statistics& s) {
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_GATHER_STATISTICS_HPP
-// ---- end <loom/optimize/gather_statistics.hpp>
+#endif  // LOOM_OPTIMIZE_STATISTICS_GATHER_STATISTICS_HPP
+// ---- end <loom/optimize/statistics/gather_statistics.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -4427,8 +4491,8 @@ class statistics_cache {
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
-// ---- end <loom/optimize/statistics_cache.hpp>
+#endif  // LOOM_OPTIMIZE_STATISTICS_STATISTICS_CACHE_HPP
+// ---- end <loom/optimize/statistics/statistics_cache.hpp>
 // ---- begin <loom/plan/order.hpp>
 // Defines the compile-time choice of the attribute (loop) order and of the operands to transpose
 // (plan/).
@@ -4547,6 +4611,27 @@ constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dr
   r.ok = true;
   return r;
 }
+
+/// The loop order over `n` indices that keeps every list given to `keep` (index ids, outermost
+/// level first), ties broken by id: `topo` with storage orders as the only constraints; `ok` is
+/// false when no order keeps them all. decompose orders the loops of its steps with it.
+class storage_order {
+ public:
+  constexpr explicit storage_order(std::size_t n) {
+    p_.n = n;
+    for (std::size_t x = 0; x < n; ++x) p_.out_rank[x] = x;
+  }
+  template <std::size_t L> constexpr void keep(const std::array<std::size_t, L>& ids) {
+    const std::size_t a = p_.accesses++;
+    p_.sparse[a] = true;
+    p_.length[a] = L;
+    for (std::size_t k = 0; k < L; ++k) p_.ids[a][k] = ids[k];
+  }
+  constexpr result solve() const { return topo(p_, {}); }
+
+ private:
+  problem p_{};
+};
 
 constexpr void mark_transposed(const problem& p, result& r) {
   std::array<std::size_t, max_indices> depth{};
@@ -5342,8 +5427,8 @@ LOOM_DECL void note_reads(loop_order_query& q, const std::string_view* names, co
 
 }  // namespace loom::optimize
 
-#endif  // LOOM_OPTIMIZE_PLAN_CHOICE_HPP
-// ---- end <loom/optimize/plan_choice.hpp>
+#endif  // LOOM_OPTIMIZE_CHOICE_PLAN_CHOICE_HPP
+// ---- end <loom/optimize/choice/plan_choice.hpp>
 // ---- begin <loom/plan/checks.hpp>
 // Defines the compile-time checks of an assignment `lhs = rhs`; each failing check names the
 // index variable involved (plan/).
@@ -6825,12 +6910,88 @@ optimize::output_format_choice cached_output_format(const expr::access<OT, Os...
 
 // ---- begin <loom/exec/decompose/elimination.hpp>
 // Defines the elimination side of loom::decompose (exec/decompose/): a sum-product flattened into
-// summed indices and factors, what eliminating one index makes, the loop order concordant with
-// the operands' storage, and the candidate elimination prefixes (exact, or greedy min-fill).
+// summed indices and factors (expr/sum_product.hpp), what eliminating one index makes, the loop
+// order concordant with the operands' storage (plan/order.hpp), and the candidate elimination
+// prefixes (exact, from core/combinatorics.hpp, or greedy min-fill).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXEC_DECOMPOSE_ELIMINATION_HPP
 #define LOOM_EXEC_DECOMPOSE_ELIMINATION_HPP
 
+// ---- begin <loom/core/elimination.hpp>
+// Defines loom::detail::greedy_elimination: variable elimination's greedy order over factors
+// given as sets of index ids (core/). decompose orders its candidates with it at compile time
+// (cost: the intermediate's arity) and la its dense contractions at run time (cost: the points
+// a contraction visits); docs/architecture.md.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_ELIMINATION_HPP
+#define LOOM_CORE_ELIMINATION_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace loom::detail {
+
+/// A set of index ids below 64, one bit per id.
+using id_set = std::uint64_t;
+/// The most factors `greedy_elimination` takes.
+inline constexpr std::size_t max_elimination_factors = 64;
+
+/// Eliminates the `n` ids of `summed` one at a time and writes the order to `order`: each step
+/// the summed id whose `cost(span, id)` is least (the first such in `summed`), where `span` is
+/// the union of the factors that use it (0 when none does); those factors become one factor over
+/// `span` without the id. `factors` holds `count` index sets (at most max_elimination_factors).
+template <class Cost>
+constexpr void greedy_elimination(const id_set* factors, std::size_t count,
+                                  const std::size_t* summed, std::size_t n, std::size_t* order,
+                                  Cost&& cost) {
+  if (count > max_elimination_factors)
+    throw error("loom: variable elimination takes at most 64 factors, given " +
+                std::to_string(count));
+  std::array<id_set, max_elimination_factors + 1> live{};
+  for (std::size_t f = 0; f < count; ++f) live[f] = factors[f];
+  for (std::size_t c = 0; c < n; ++c)
+    if (summed[c] >= 64)
+      throw error("loom: variable elimination takes index ids below 64, given " +
+                  std::to_string(summed[c]));
+  std::array<bool, 64> done{};
+  for (std::size_t t = 0; t < n; ++t) {
+    std::size_t best = n;
+    id_set best_span = 0;
+    decltype(cost(id_set{}, std::size_t{})) best_cost{};
+    for (std::size_t c = 0; c < n; ++c) {
+      if (done[c]) continue;
+      const id_set bit = id_set{1} << summed[c];
+      id_set span = 0;
+      for (std::size_t f = 0; f < count; ++f)
+        if (live[f] & bit) span |= live[f];
+      const auto c_cost = cost(span, summed[c]);
+      if (best == n || c_cost < best_cost) best = c, best_cost = c_cost, best_span = span;
+    }
+    done[best] = true;
+    order[t] = summed[best];
+    const id_set bit = id_set{1} << summed[best];
+    if (best_span == 0) continue;  // used by no factor: nothing to merge
+    std::size_t kept = 0;
+    for (std::size_t f = 0; f < count; ++f)
+      if (!(live[f] & bit)) live[kept++] = live[f];
+    live[kept++] = best_span & ~bit;
+    count = kept;
+  }
+}
+
+/// How many ids an index set holds.
+constexpr std::size_t index_count(id_set s) {
+  std::size_t k = 0;
+  for (; s != 0; s &= s - 1) ++k;
+  return k;
+}
+
+}  // namespace loom::detail
+
+#endif  // LOOM_CORE_ELIMINATION_HPP
+// ---- end <loom/core/elimination.hpp>
 // ---- begin <loom/exec/options.hpp>
 // Defines loom::options<...>: what the optimizer may choose for one assignment, as a type (the
 // choices that instantiate kernels) with run-time fields (the choices forced for comparisons).
@@ -6895,7 +7056,7 @@ template <std::size_t K> struct lead {
 enum class code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
 
 /// Where neither operand is random-access, the policy is read at run time from the kernel's
-/// context (`kernel_context::skip`, one code per loop, chosen by optimize/leader_choice.hpp from
+/// context (`kernel_context::skip`, one code per loop, chosen by optimize/choice/leader_choice.hpp from
 /// statistics): one kernel serves leapfrog, merge and either leader. Elsewhere it is `standard`.
 struct runtime {
   static constexpr const char* name = "chosen at run time";
@@ -7132,6 +7293,73 @@ concept options_type = is_options<std::remove_cvref_t<T>>::value;
 
 #endif  // LOOM_EXEC_OPTIONS_HPP
 // ---- end <loom/exec/options.hpp>
+// ---- begin <loom/expr/sum_product.hpp>
+// Defines loom::expr::sum_product: an expression read as sums over a product, sum(s1, sum(s2,
+// ... F1 * F2 * ...)), its summed indices, its body and its factors. The one flattener of
+// decompose (exec/decompose/), la's normal form (la/) and their explain (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_SUM_PRODUCT_HPP
+#define LOOM_EXPR_SUM_PRODUCT_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <tuple>
+#include <type_traits>
+
+namespace loom::expr {
+
+namespace detail {
+template <class E> struct factor_types {
+  using type = boost::mp11::mp_list<E>;
+};
+template <class L, class R> struct factor_types<mul<L, R>> {
+  using type =
+      boost::mp11::mp_append<typename factor_types<L>::type, typename factor_types<R>::type>;
+};
+template <class E> struct is_nonempty_access : std::false_type {};
+template <class T, class... Is>
+struct is_nonempty_access<access<T, Is...>> : std::bool_constant<(sizeof...(Is) > 0)> {};
+}  // namespace detail
+
+/// `E` read as its leading sums over a body: `summed` lists their indices outermost first,
+/// `body` is what they sum, `factors` the leaves of the body's product tree, left to right (a
+/// sum, an addition or a map inside the product is one factor). Any expression has this form:
+/// one without sums has no summed index, one without `*` is its only factor.
+template <class E> struct sum_product {
+  using summed = boost::mp11::mp_list<>;
+  using body = E;
+  using factors = typename detail::factor_types<E>::type;
+  static constexpr const body& body_of(const E& e) { return e; }
+  /// Whether the summed indices are distinct and every factor is an access with an index: what
+  /// variable elimination takes (decompose).
+  static constexpr bool of_accesses =
+      boost::mp11::mp_all_of<factors, detail::is_nonempty_access>::value;
+};
+template <class I, class E> struct sum_product<sum<I, E>> {
+  using inner = sum_product<E>;
+  using summed = boost::mp11::mp_push_front<typename inner::summed, I>;
+  using body = typename inner::body;
+  using factors = typename inner::factors;
+  static constexpr const body& body_of(const sum<I, E>& e) { return inner::body_of(e.body); }
+  static constexpr bool of_accesses =
+      inner::of_accesses && !boost::mp11::mp_contains<typename inner::summed, I>::value;
+};
+
+/// The factors of a product, left to right, as a tuple of values (copies of the nodes, which
+/// hold pointers to their tensors).
+template <class E> constexpr auto factors_of(const E& e) {
+  if constexpr (requires { []<class L, class R>(const mul<L, R>&) {}(e); })
+    return std::tuple_cat(factors_of(e.lhs), factors_of(e.rhs));
+  else
+    return std::tuple<E>{e};
+}
+
+}  // namespace loom::expr
+
+#endif  // LOOM_EXPR_SUM_PRODUCT_HPP
+// ---- end <loom/expr/sum_product.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -7182,38 +7410,14 @@ constexpr std::size_t uniform_code(intermediate_format f) {
   return code;
 }
 
-// A sum-product: sum(s1, sum(s2, ... A * B * ...)) flattened into summed indices and factors.
-template <class E> struct flatten {
-  static constexpr bool ok = false;
-  using summed = mp_list<>;
-  using factors = mp_list<>;
-};
-template <class T, class... Is> struct flatten<expr::access<T, Is...>> {
-  static constexpr bool ok = sizeof...(Is) > 0;
-  using summed = mp_list<>;
-  using factors = mp_list<expr::access<T, Is...>>;
-};
-template <class L, class R> struct flatten<expr::mul<L, R>> {
-  static constexpr bool ok = flatten<L>::ok && flatten<R>::ok &&
-                             mp_empty<typename flatten<L>::summed>::value &&
-                             mp_empty<typename flatten<R>::summed>::value;
-  using summed = mp_list<>;
-  using factors = mp_append<typename flatten<L>::factors, typename flatten<R>::factors>;
-};
-template <class I, class E> struct flatten<expr::sum<I, E>> {
-  static constexpr bool ok = flatten<E>::ok && !mp_contains<typename flatten<E>::summed, I>::value;
-  using summed = mp_push_front<typename flatten<E>::summed, I>;
-  using factors = typename flatten<E>::factors;
-};
+// A sum-product: sum(s1, sum(s2, ... A * B * ...)) flattened into summed indices and factors
+// (expr/sum_product.hpp, shared with la); decompose takes those whose factors are all accesses.
+template <class E> using flatten = expr::sum_product<E>;
 
 // The accesses of a flattened product, left to right, as a tuple of access values.
-template <class T, class... Is> auto collect(const expr::access<T, Is...>& a) {
-  return std::tuple{a};
+template <class E> constexpr auto collect(const E& e) {
+  return expr::factors_of(flatten<E>::body_of(e));
 }
-template <class L, class R> auto collect(const expr::mul<L, R>& e) {
-  return std::tuple_cat(collect(e.lhs), collect(e.rhs));
-}
-template <class I, class E> auto collect(const expr::sum<I, E>& e) { return collect(e.body); }
 
 template <class A> struct tensor_of_access_impl;
 template <class T, class... Is> struct tensor_of_access_impl<expr::access<T, Is...>> {
@@ -7226,34 +7430,12 @@ template <class T, class... Is> struct indices_of<expr::access<T, Is...>> {
   using type = mp_list<Is...>;
 };
 
-// The ordered selections of K distinct elements of a list (the permutations when K is its size).
-template <class L, std::size_t K> struct selections {
-  template <class X> struct prepend {
-    template <class P> using fn = mp_push_front<P, X>;
-  };
-  template <class X>
-  using starting_with =
-      mp_transform_q<prepend<X>, typename selections<mp_remove<L, X>, K - 1>::type>;
-  using type = mp_apply<mp_append, mp_push_front<mp_transform<starting_with, L>, mp_list<>>>;
-};
-template <class L> struct selections<L, 0> {
-  using type = mp_list<mp_list<>>;
-};
-
 // The elimination prefixes of a sum-product over the summed indices L: one index eliminated, then
 // two, ... up to all (the indices after the prefix are summed in one fused kernel; the fused kernel
 // of all of L is candidate 0). Full orders stay candidates: their last kernel is pointwise over
 // intermediates, which may be shared. Shortest first, generated only up to Cap.
-template <class L, std::size_t Cap, std::size_t K = 1, class Acc = mp_list<>>
-struct elimination_prefixes {
-  using type = mp_take_c<Acc, std::min(Cap, mp_size<Acc>::value)>;
-};
-template <class L, std::size_t Cap, std::size_t K, class Acc>
-  requires(K <= mp_size<L>::value && mp_size<Acc>::value < Cap)
-struct elimination_prefixes<L, Cap, K, Acc> {
-  using type = typename elimination_prefixes<L, Cap, K + 1,
-                                             mp_append<Acc, typename selections<L, K>::type>>::type;
-};
+template <class L, std::size_t Cap>
+using elimination_prefixes = loom::detail::ordered_prefixes<L, Cap>;
 
 // A factor: mp_list<id, indices>; ids below the input count are inputs, the rest intermediates.
 template <class F> using factor_id = mp_first<F>;
@@ -7283,8 +7465,8 @@ template <class Tensors, class F> struct stored_indices<Tensors, F, true> {
   using type = mp_transform<at_level, mp_iota_c<format::order>>;
 };
 
-// A loop order over the indices of All that keeps every list of Stored where it can (Kahn's
-// algorithm, ties and cycles broken by the order of All), and whether it keeps all of them.
+// A loop order over the indices of All that keeps every list of Stored (the planner's routine,
+// plan/order.hpp), and whether one exists.
 template <std::size_t N> struct loop_order {
   std::array<std::size_t, N> positions{};
   bool concordant = true;
@@ -7299,26 +7481,19 @@ template <class All, class... Stored> constexpr auto storage_precedence(mp_list<
   }(Stored{}));
   return before;
 }
-template <class All, class... Stored> constexpr auto concordant_order(mp_list<Stored...> stored) {
+template <class All, class... Stored> constexpr auto concordant_order(mp_list<Stored...>) {
   constexpr std::size_t n = mp_size<All>::value;
-  const auto before = storage_precedence<All>(stored);  // before[a][b]: a must come before b
-  loop_order<n> result;
-  std::array<bool, n> placed{};
-  for (std::size_t t = 0; t < n; ++t) {
-    std::size_t pick = n;
-    for (std::size_t c = 0; c < n && pick == n; ++c) {
-      if (placed[c]) continue;
-      bool free = true;
-      for (std::size_t q = 0; q < n; ++q) free = free && (placed[q] || !before[q][c]);
-      if (free) pick = c;
-    }
-    if (pick == n) result.concordant = false;
-    for (std::size_t c = 0; c < n && pick == n; ++c)  // a cycle: the first one left
-      if (!placed[c]) pick = c;
-    placed[pick] = true;
-    result.positions[t] = pick;
-  }
-  return result;
+  static_assert(n <= plan::detail::max_indices && sizeof...(Stored) <= plan::detail::max_accesses,
+                "loom::decompose: a step has more indices or operands than the planner orders");
+  plan::detail::storage_order order(n);
+  (..., order.keep([]<class... Xs>(mp_list<Xs...>) {
+    return std::array<std::size_t, sizeof...(Xs)>{mp_find<All, Xs>::value...};
+  }(Stored{})));
+  const plan::detail::result r = order.solve();
+  loop_order<n> out;
+  out.concordant = r.ok;
+  for (std::size_t t = 0; t < n; ++t) out.positions[t] = r.ok ? r.order[t] : t;
+  return out;
 }
 // Whether one loop order keeps every list of Stored (no cycle in their precedences).
 template <class All, class... Stored> constexpr bool concordant_exists(mp_list<Stored...> stored) {
@@ -7343,31 +7518,39 @@ using concordant_made_t = typename concordant_made<Tensors, Factors, S>::type;
 
 // A greedy elimination order (the min-fill rule of variable elimination, on the program's
 // structure): each time, the summed index whose intermediate has the fewest indices (the first
-// such in the written order).
-template <class Factors, class Summed, class Order = mp_list<>> struct greedy_order {
-  template <class S> using arity = mp_size<typename eliminate<Factors, S, mp_size_t<0>>::indices>;
-  using arities = mp_transform<arity, Summed>;
-  using best = mp_at<Summed, mp_find<arities, mp_min_element<arities, mp_less>>>;
-  using made = mp_list<mp_size_t<0>, typename eliminate<Factors, best, mp_size_t<0>>::indices>;
-  using type = typename greedy_order<mp_push_back<mp_remove_if_q<Factors, uses<best>>, made>,
-                                     mp_remove<Summed, best>, mp_push_back<Order, best>>::type;
+// such in the written order); core/elimination.hpp, shared with la.
+template <class Factors, class Summed> struct greedy_order {
+  using all = mp_unique<
+      mp_append<Summed, mp_apply<mp_append,
+                                 mp_push_front<mp_transform<factor_indices, Factors>, mp_list<>>>>>;
+  static constexpr std::size_t n = mp_size<Summed>::value;
+  static_assert(mp_size<all>::value <= 64 && mp_size<Factors>::value <= max_elimination_factors,
+                "loom::decompose: a program has more than 64 indices or factors");
+  static constexpr std::array<std::size_t, n> positions = [] {
+    std::array<id_set, mp_size<Factors>::value> sets{};
+    std::size_t f = 0;
+    mp_for_each<Factors>([&](auto factor) {
+      mp_for_each<factor_indices<decltype(factor)>>(
+          [&](auto i) { sets[f] |= id_set{1} << mp_find<all, decltype(i)>::value; });
+      ++f;
+    });
+    std::array<std::size_t, n> summed{}, order{};
+    std::size_t k = 0;
+    mp_for_each<Summed>([&](auto i) { summed[k++] = mp_find<all, decltype(i)>::value; });
+    greedy_elimination(
+        sets.data(), sets.size(), summed.data(), n, order.data(),
+        [](id_set span, std::size_t id) { return index_count(span & ~(id_set{1} << id)); });
+    return order;
+  }();
+  template <class K> using at = mp_at_c<all, positions[K::value]>;
+  using type = mp_transform<at, mp_iota_c<n>>;
 };
-template <class Factors, class Order> struct greedy_order<Factors, mp_list<>, Order> {
-  using type = Order;
-};
-
-// How many elimination prefixes n summed indices have: n + n(n-1) + ... + n!.
-constexpr std::size_t prefix_count(std::size_t n) {
-  std::size_t total = 0, term = 1;
-  for (std::size_t k = 0; k < n; ++k) total += term *= n - k;
-  return total;
-}
 
 // The candidates: every prefix when there are at most Cap (exact search, small programs); else the
 // prefixes of the greedy order first, then the shortest others, up to Cap.
 template <class Factors, class Summed, std::size_t Cap> struct candidate_prefixes {
   static constexpr std::size_t n = mp_size<Summed>::value;
-  static constexpr bool exact = prefix_count(n) <= Cap;
+  static constexpr bool exact = loom::detail::ordered_prefix_count(n) <= Cap;
   using greedy = typename greedy_order<Factors, Summed>::type;
   template <class K> using greedy_prefix = mp_take<greedy, mp_size_t<K::value + 1>>;
   using greedy_prefixes = mp_transform<greedy_prefix, mp_iota_c<n>>;
@@ -8659,13 +8842,13 @@ template <class Out, class Rhs> std::string aliased_operands(const Out* out, con
 
 #endif  // LOOM_FORMAT_MEMORY_HPP
 // ---- end <loom/format/memory.hpp>
-// ---- begin <loom/optimize/hoist_choice.hpp>
+// ---- begin <loom/optimize/choice/hoist_choice.hpp>
 // Defines the runtime choice whether to compute a hoistable sum first (rewrite/hoist.hpp): the
 // fused kernel's estimated cost against the sum's own kernel plus the rest with the sum as one
-// operand, from the same statistics and loop-order cost as the plan choice (optimize/).
+// operand, from the same statistics and loop-order cost as the plan choice (optimize/choice/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_HOIST_CHOICE_HPP
-#define LOOM_OPTIMIZE_HOIST_CHOICE_HPP
+#ifndef LOOM_OPTIMIZE_CHOICE_HOIST_CHOICE_HPP
+#define LOOM_OPTIMIZE_CHOICE_HOIST_CHOICE_HPP
 
 
 #include <boost/mp11/algorithm.hpp>
@@ -8778,24 +8961,24 @@ LOOM_DECL std::vector<std::string> restricted(const std::vector<std::string>& or
 
 }  // namespace loom::optimize
 
-#endif  // LOOM_OPTIMIZE_HOIST_CHOICE_HPP
-// ---- end <loom/optimize/hoist_choice.hpp>
-// ---- begin <loom/optimize/leader_choice.hpp>
-// Defines the runtime choice of the skip policy per loop (optimize/): which operand of each
+#endif  // LOOM_OPTIMIZE_CHOICE_HOIST_CHOICE_HPP
+// ---- end <loom/optimize/choice/hoist_choice.hpp>
+// ---- begin <loom/optimize/choice/leader_choice.hpp>
+// Defines the runtime choice of the skip policy per loop (optimize/choice/): which operand of each
 // intersection leads and how the others catch up (leapfrog, merge, lead first / last), among the
 // variants instantiated at compile time, costed from statistics after Galley's physical model
 // (notes 001 §4.4), cached by a coarse signature, and explained.
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_LEADER_CHOICE_HPP
-#define LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+#ifndef LOOM_OPTIMIZE_CHOICE_LEADER_CHOICE_HPP
+#define LOOM_OPTIMIZE_CHOICE_LEADER_CHOICE_HPP
 
-// ---- begin <loom/optimize/skip_candidates.hpp>
-// Defines the skip-policy candidates of a plan (optimize/): the operands each loop co-iterates,
-// the policy codes, Galley's per-entry cost constants, and the variants instantiated at compile
-// time (#0 the static policy, then one other policy at one loop each).
+// ---- begin <loom/optimize/choice/skip_candidates.hpp>
+// Defines the skip-policy candidates of a plan (optimize/choice/): the operands each loop co-
+// iterates, the policy codes, Galley's per-entry cost constants, and the variants instantiated at
+// compile time (#0 the static policy, then one other policy at one loop each).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_SKIP_CANDIDATES_HPP
-#define LOOM_OPTIMIZE_SKIP_CANDIDATES_HPP
+#ifndef LOOM_OPTIMIZE_CHOICE_SKIP_CANDIDATES_HPP
+#define LOOM_OPTIMIZE_CHOICE_SKIP_CANDIDATES_HPP
 
 // ---- begin <loom/plan/transposed_format.hpp>
 // Defines loom::plan::transposed_format<Order, A>: the format of the copy an operand is read
@@ -9070,8 +9253,8 @@ LOOM_DECL const char* skip_code_name(skip_code c) {
 #endif  // LOOM_HEADER_ONLY
 }  // namespace loom::optimize
 
-#endif  // LOOM_OPTIMIZE_SKIP_CANDIDATES_HPP
-// ---- end <loom/optimize/skip_candidates.hpp>
+#endif  // LOOM_OPTIMIZE_CHOICE_SKIP_CANDIDATES_HPP
+// ---- end <loom/optimize/choice/skip_candidates.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -9195,7 +9378,8 @@ template <class Plan, std::size_t Cap> struct skip_purpose {};
 }  // namespace detail
 
 /// The skip candidate to run for plan P of `lhs = rhs`: cached by the coarse signature (per
-/// thread, per plan), else costed from statistics. The environment variable LOOM_DEBUG_PLAN logs the choice.
+/// thread, per plan), else costed from statistics. The environment variable LOOM_DEBUG_PLAN logs
+/// the choice.
 template <class Plan, std::size_t Cap, class Lhs, class Rhs>
 std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
   using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan, Cap>>;
@@ -9439,15 +9623,15 @@ LOOM_DECL std::string describe_skip_choice(const skip_choice& c, std::size_t cap
 
 }  // namespace loom::optimize
 
-#endif  // LOOM_OPTIMIZE_LEADER_CHOICE_HPP
-// ---- end <loom/optimize/leader_choice.hpp>
-// ---- begin <loom/optimize/workspace_choice.hpp>
+#endif  // LOOM_OPTIMIZE_CHOICE_LEADER_CHOICE_HPP
+// ---- end <loom/optimize/choice/leader_choice.hpp>
+// ---- begin <loom/optimize/choice/workspace_choice.hpp>
 // Defines the choice of a sparse output's workspace kind (dense, hashed, sorted) from the
 // estimated writes, entries and rows of a plan, cached per plan by a coarse statistics
-// signature (optimize/).
+// signature (optimize/choice/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_WORKSPACE_CHOICE_HPP
-#define LOOM_OPTIMIZE_WORKSPACE_CHOICE_HPP
+#ifndef LOOM_OPTIMIZE_CHOICE_WORKSPACE_CHOICE_HPP
+#define LOOM_OPTIMIZE_CHOICE_WORKSPACE_CHOICE_HPP
 
 // ---- begin <loom/stream/workspace.hpp>
 // Defines the Gustavson workspace of a sparse output written out of order, in three kinds (a
@@ -10144,8 +10328,8 @@ LOOM_DECL std::string describe_workspace_choice(const workspace_choice& w) {
 
 }  // namespace loom::optimize
 
-#endif  // LOOM_OPTIMIZE_WORKSPACE_CHOICE_HPP
-// ---- end <loom/optimize/workspace_choice.hpp>
+#endif  // LOOM_OPTIMIZE_CHOICE_WORKSPACE_CHOICE_HPP
+// ---- end <loom/optimize/choice/workspace_choice.hpp>
 // ---- begin <loom/parallel/run.hpp>
 // Defines the parallel run loops: a kernel's outermost loop split into chunks of its index
 // range, each chunk driving its own copy of the stream tree into a slice of a dense output,
@@ -13540,7 +13724,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
   } else {
     static_assert(Out::owning,
                   "loom internal error: a sparse output that owns no arrays; please report");
-    // out of order: the workspace kind is chosen from estimates (optimize/workspace_choice.hpp)
+    // out of order: the workspace kind is chosen from estimates (optimize/choice/workspace_choice.hpp)
     optimize::workspace_choice workspace;
     if constexpr (!Plan::output_in_order)
       workspace = optimize::cached_workspace_choice<Plan>(lhs, rhs);
@@ -13687,7 +13871,7 @@ void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
 
 namespace loom::detail {
 
-/// Runs plan P with the skip policy of each loop as the options say (optimize/leader_choice.hpp):
+/// Runs plan P with the skip policy of each loop as the options say (optimize/choice/leader_choice.hpp):
 /// the static table; chosen from statistics among `skip_candidates<N>` instantiated variants of
 /// the kernel; one kernel whose intersections read their policy (`runtime_skips`); or fixed.
 /// The options' forced fields override the statistics.
@@ -13791,7 +13975,7 @@ void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool acc
 /// Runs `lhs = rhs`, first computing once a sum that the fused loop nest would recompute for
 /// each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
 /// sum(i, A(i,j) * sum(k, A(i,k) * x(k))), when the cost model says that is cheaper
-/// (optimize/hoist_choice.hpp; a filter the sum would lose, as in TPC-H Q5, keeps it fused).
+/// (optimize/choice/hoist_choice.hpp; a filter the sum would lose, as in TPC-H Q5, keeps it fused).
 /// Fixed skip policies name the loops of one plan, so they hoist nothing.
 template <class Options, class Out, class Lhs, class Rhs>
 void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
@@ -14252,7 +14436,7 @@ template <class V, class Indices, intermediate_format F> struct intermediate_slo
 /// Static facts of `lhs = rhs` decomposed.
 template <class Lhs, class Rhs> struct program {
   using flat = flatten<Rhs>;
-  static constexpr bool ok = flat::ok;
+  static constexpr bool ok = flat::of_accesses;
   using summed = typename flat::summed;
   using inputs = typename flat::factors;
   static constexpr std::size_t input_count = mp_size<inputs>::value;
@@ -15080,12 +15264,12 @@ template <class Rhs> auto sum_product_terms(const Rhs& rhs) {
 template <class Tuple> struct all_sum_products;
 template <class... Ts> struct all_sum_products<std::tuple<Ts...>> {
   // every term a product of accesses that uses every summed index (no sum over an absent index)
-  static constexpr bool value = (... && flatten<Ts>::ok);
+  static constexpr bool value = (... && flatten<Ts>::of_accesses);
 };
 
 template <class Options, class Lhs, class Rhs>
 std::size_t decompose_any(Lhs lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
-  if constexpr (flatten<Rhs>::ok) {
+  if constexpr (flatten<Rhs>::of_accesses) {
     return decompose_product(lhs, rhs, accumulate, opts);
   } else {
     using terms_t = decltype(sum_product_terms(rhs));
@@ -15152,11 +15336,11 @@ std::size_t decompose_into(Lhs lhs, const R& rhs, bool accumulate, const Options
 template <class Lhs, class R, options_type O = options<opt::eliminate>>
 std::size_t decompose(Lhs lhs, const R& rhs, const O& opts = {}) {
   using Rhs = std::remove_cvref_t<R>;
-  if constexpr (!detail::ve::is_unary_map<Rhs>::value && detail::ve::flatten<Rhs>::ok)
+  if constexpr (!detail::ve::is_unary_map<Rhs>::value && detail::ve::flatten<Rhs>::of_accesses)
     static_assert(detail::ve::program<Lhs, Rhs>::ok,
                   "loom::decompose: the right-hand side must be sums over a product of tensor "
                   "accesses");
-  if (opts.candidate && !detail::ve::flatten<Rhs>::ok)
+  if (opts.candidate && !detail::ve::flatten<Rhs>::of_accesses)
     throw error("loom::decompose: a candidate can be forced only for one sum over a product");
   std::size_t chosen = 0;
   detail::run_unaliased(lhs, rhs, [&](auto& target, auto&) {
@@ -15181,7 +15365,7 @@ std::string explain(const Lhs& lhs, const R& rhs, const O& opts) {
   std::ostringstream s;
   if constexpr (detail::ve::is_unary_map<Rhs>::value) {
     s << "map(f, ...) applied to the result of:\n" << explain(lhs, std::get<0>(rhs.args), opts);
-  } else if constexpr (!detail::ve::flatten<Rhs>::ok) {
+  } else if constexpr (!detail::ve::flatten<Rhs>::of_accesses) {
     const auto terms = detail::ve::sum_product_terms(rhs);
     std::size_t t = 0;
     std::apply(
@@ -15573,7 +15757,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
 
 namespace detail {
 // The skip policy per loop of plan P, as the evaluator chooses it under the options
-// (optimize/leader_choice.hpp): among the instantiated candidates (`opt::skip_candidates<N>`),
+// (optimize/choice/leader_choice.hpp): among the instantiated candidates (`opt::skip_candidates<N>`),
 // as the runtime policy's codes (`opt::runtime_skips`) or fixed (`opt::fixed_skips`); empty for
 // the static table.
 template <class P, class Options, class Lhs, class Rhs>
@@ -20183,26 +20367,31 @@ template <class V> struct eliminator {
     return out;
   }
 
-  // Eliminates `summed` greedily: each step the index whose factors span the fewest points.
-  dense_factor<V> run(std::vector<dense_factor<V>> factors, std::vector<std::size_t> summed,
+  // Eliminates `summed` greedily: each step the index whose factors span the fewest points
+  // (core/elimination.hpp, the rule decompose orders its candidates by).
+  dense_factor<V> run(std::vector<dense_factor<V>> factors, const std::vector<std::size_t>& summed,
                       const std::vector<std::size_t>& free, V& coefficient,
                       std::vector<std::string>* steps = nullptr) const {
-    while (!summed.empty()) {
-      std::size_t best = 0;
-      double best_cost = -1;
-      for (std::size_t c = 0; c < summed.size(); ++c) {
-        std::vector<std::size_t> span;
-        for (const auto& f : factors)
-          if (std::find(f.ids.begin(), f.ids.end(), summed[c]) != f.ids.end())
-            for (std::size_t id : f.ids)
-              if (std::find(span.begin(), span.end(), id) == span.end()) span.push_back(id);
-        double cost = 1;
-        for (std::size_t id : span) cost *= static_cast<double>(extent[id]);
-        if (span.empty()) cost = 0;  // used by no factor: a count
-        if (best_cost < 0 || cost < best_cost) best = c, best_cost = cost;
-      }
-      const std::size_t s = summed[best];
-      summed.erase(summed.begin() + static_cast<std::ptrdiff_t>(best));
+    if (extent.size() > 64)
+      throw error("loom::la: variable elimination takes at most 64 index variables, given " +
+                  std::to_string(extent.size()));
+    std::vector<loom::detail::id_set> sets;
+    for (const auto& f : factors) {
+      loom::detail::id_set set = 0;
+      for (std::size_t id : f.ids) set |= loom::detail::id_set{1} << id;
+      sets.push_back(set);
+    }
+    std::vector<std::size_t> order(summed.size());
+    loom::detail::greedy_elimination(sets.data(), sets.size(), summed.data(), summed.size(),
+                                     order.data(), [&](loom::detail::id_set span, std::size_t) {
+                                       double points =
+                                           span == 0 ? 0.0 : 1.0;  // used by no factor: a count
+                                       for (std::size_t id = 0; id < 64; ++id)
+                                         if (span >> id & 1u)
+                                           points *= static_cast<double>(extent[id]);
+                                       return points;
+                                     });
+    for (const std::size_t s : order) {
       std::vector<const dense_factor<V>*> in;
       std::vector<dense_factor<V>> rest;
       std::vector<std::size_t> keep;
@@ -20582,25 +20771,6 @@ template <class E, class F> void for_each_term(const E& e, F&& f) {
   }
 }
 
-// sums over a product: the summed indices and the factors
-template <class E> struct sum_block {
-  using summed = mp_list<>;
-  using product = E;
-  static constexpr const E& get(const E& e) { return e; }
-};
-template <class I, class E> struct sum_block<expr::sum<I, E>> {
-  using summed = boost::mp11::mp_push_front<typename sum_block<E>::summed, I>;
-  using product = typename sum_block<E>::product;
-  static constexpr const product& get(const expr::sum<I, E>& e) {
-    return sum_block<E>::get(e.body);
-  }
-};
-template <class E> auto factors_of(const E& e) {
-  if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); })
-    return std::tuple_cat(factors_of(e.lhs), factors_of(e.rhs));
-  else
-    return std::tuple<E>{e};
-}
 template <class X>
 struct factor_kind {  // 0: dense access, 1: literal, 2: anything else (sparse access, map, ...)
   static constexpr int value = 2;
@@ -20626,7 +20796,7 @@ struct factor_desc {
   std::string literal;
 };
 template <class Term> std::string signature(const Term& term, std::size_t ordinal) {
-  using block = sum_block<Term>;
+  using block = expr::sum_product<Term>;
   std::vector<std::string_view> bound;
   boost::mp11::mp_for_each<typename block::summed>(
       [&](auto i) { bound.push_back(decltype(i)::name); });
@@ -20653,7 +20823,7 @@ template <class Term> std::string signature(const Term& term, std::size_t ordina
           fs.push_back(std::move(d));
         }(f));
       },
-      factors_of(block::get(term)));
+      expr::factors_of(block::body_of(term)));
   // appended piece by piece: g++ 12 at -O3 draws a false -Wrestrict from "x" + std::string&&
   if (!plain || fs.size() > 8) {
     std::string unique = "#";
@@ -21055,9 +21225,9 @@ void add_in_place(const Term& term, V sign, accumulator<V, Free>& acc, mp_list<I
 
 template <class V, class Free, class Term>
 void evaluate_term(const Term& term, V sign, const extent_table& ext, accumulator<V, Free>& acc) {
-  using block = sum_block<Term>;
-  const auto& product = block::get(term);
-  auto factors = factors_of(product);
+  using block = expr::sum_product<Term>;
+  const auto& product = block::body_of(term);
+  auto factors = expr::factors_of(product);
   using factors_t = decltype(factors);
   // the term's free indices, in the result's order
   using term_free = boost::mp11::mp_copy_if_q<
@@ -21582,17 +21752,19 @@ template <expression E> auto eval_naive(const E& e) {
 #ifndef LOOM_OPTIMIZE_HPP
 #define LOOM_OPTIMIZE_HPP
 
-// ---- begin <loom/optimize/estimate_map.hpp>
-// Defines loom::estimate_map: the join/union/mixed dispatch for a pointwise op (optimize/).
+// ---- begin <loom/optimize/statistics/estimate_map.hpp>
+// Defines loom::estimate_map: the join/union/mixed dispatch for a pointwise op
+// (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
-#define LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_ESTIMATE_MAP_HPP
+#define LOOM_OPTIMIZE_STATISTICS_ESTIMATE_MAP_HPP
 
-// ---- begin <loom/optimize/sparsity_estimator.hpp>
-// Defines the loom::sparsity_estimator concept, the five-operation estimator interface (optimize/).
+// ---- begin <loom/optimize/statistics/sparsity_estimator.hpp>
+// Defines the loom::sparsity_estimator concept, the five-operation estimator interface
+// (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_SPARSITY_ESTIMATOR_HPP
-#define LOOM_OPTIMIZE_SPARSITY_ESTIMATOR_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_SPARSITY_ESTIMATOR_HPP
+#define LOOM_OPTIMIZE_STATISTICS_SPARSITY_ESTIMATOR_HPP
 
 
 #include <concepts>
@@ -21627,8 +21799,8 @@ concept sparsity_estimator =
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_SPARSITY_ESTIMATOR_HPP
-// ---- end <loom/optimize/sparsity_estimator.hpp>
+#endif  // LOOM_OPTIMIZE_STATISTICS_SPARSITY_ESTIMATOR_HPP
+// ---- end <loom/optimize/statistics/sparsity_estimator.hpp>
 
 #include <cstddef>
 #include <span>
@@ -21671,13 +21843,14 @@ E estimate_map(std::span<const E> args, std::span<const bool> fill_annihilates) 
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
-// ---- end <loom/optimize/estimate_map.hpp>
-// ---- begin <loom/optimize/uniform_estimator.hpp>
-// Defines loom::uniform_estimator, the System-R density estimate (optimize/, notes 001 §5.3).
+#endif  // LOOM_OPTIMIZE_STATISTICS_ESTIMATE_MAP_HPP
+// ---- end <loom/optimize/statistics/estimate_map.hpp>
+// ---- begin <loom/optimize/statistics/uniform_estimator.hpp>
+// Defines loom::uniform_estimator, the System-R density estimate (optimize/statistics/, notes 001
+// §5.3).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
-#define LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_UNIFORM_ESTIMATOR_HPP
+#define LOOM_OPTIMIZE_STATISTICS_UNIFORM_ESTIMATOR_HPP
 
 
 #include <cmath>
@@ -21801,8 +21974,8 @@ LOOM_DECL index_set uniform_estimator::named(const statistics& s,
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
-// ---- end <loom/optimize/uniform_estimator.hpp>
+#endif  // LOOM_OPTIMIZE_STATISTICS_UNIFORM_ESTIMATOR_HPP
+// ---- end <loom/optimize/statistics/uniform_estimator.hpp>
 
 #endif  // LOOM_OPTIMIZE_HPP
 // ---- end <loom/optimize.hpp>

@@ -33,6 +33,18 @@ static_assert(expr::sparsity_v<expr::map<fn::greater, A_t, expr::literal<double>
 using fixed = expr::access<tensor<double, format<dense_level<4>>>, I>;
 static_assert(
     std::same_as<expr::static_extents_t<fixed>, mp_list<mp_list<I, boost::mp11::mp_size_t<4>>>>);
+// sum_product: the one flattener of decompose and la
+using sp = expr::sum_product<expr::sum<K, spmv>>;
+static_assert(std::same_as<sp::summed, mp_list<K, J>>);
+static_assert(std::same_as<sp::body, expr::mul<A_t, x_t>>);
+static_assert(std::same_as<sp::factors, mp_list<A_t, x_t>> && sp::of_accesses);
+using three = expr::mul<expr::mul<A_t, expr::literal<double>>, B_t>;
+static_assert(
+    std::same_as<expr::sum_product<three>::factors, mp_list<A_t, expr::literal<double>, B_t>>);
+static_assert(!expr::sum_product<three>::of_accesses);                 // a literal factor
+static_assert(!expr::sum_product<expr::mul<A_t, spmv>>::of_accesses);  // a sum inside
+static_assert(!expr::sum_product<expr::sum<J, expr::sum<J, A_t>>>::of_accesses);  // J twice
+static_assert(std::same_as<expr::sum_product<A_t>::factors, mp_list<A_t>>);
 static_assert(plan::assignment_is_valid<expr::access<tensor<double, dense_vector>, I>, spmv>);
 static_assert(!plan::assignment_is_valid<expr::access<tensor<double, dense_vector>, K>, spmv>);
 static_assert(
@@ -53,4 +65,8 @@ TEST_CASE("operators build the expected node types") {
   auto two = loom::sum(i, j, A(i, j));
   static_assert(std::same_as<decltype(two), expr::sum<I, expr::sum<J, A_t>>>);
   CHECK(e.body.lhs.tensor == &A);
+  const auto factors = expr::factors_of(expr::sum_product<spmv>::body_of(e));
+  static_assert(std::same_as<std::remove_const_t<decltype(factors)>, std::tuple<A_t, x_t>>);
+  CHECK(std::get<0>(factors).tensor == &A);
+  CHECK(std::get<1>(factors).tensor == &x);
 }

@@ -2,8 +2,8 @@
 // below the true structural nnz of A[i,j] * B[j,k], of sum_j A * B, and of A + B.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/format.hpp>
-#include <loom/optimize/chain_bound_estimator.hpp>
-#include <loom/optimize/gather_statistics.hpp>
+#include <loom/optimize/statistics/chain_bound_estimator.hpp>
+#include <loom/optimize/statistics/gather_statistics.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
 // Tests loom::estimate_map's dispatch: all join-like, all union-like, mixed, scalars skipped.
 // SPDX-License-Identifier: BSL-1.0
-#include <loom/optimize/estimate_map.hpp>
-#include <loom/optimize/uniform_estimator.hpp>
+#include <loom/optimize/statistics/estimate_map.hpp>
+#include <loom/optimize/statistics/uniform_estimator.hpp>
 
 #include <doctest/doctest.h>
 

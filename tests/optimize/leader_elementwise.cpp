@@ -2,7 +2,7 @@
 // loops may co-iterate two sparse operands (the inner product is leader_inner.cpp):
 // every candidate (one other policy at one loop each, up to 8) and the runtime choice against a
 // dense reference, over csr, csc, dcsr, coo, dense and hashed/bitmap matrices
-// (optimize/leader_choice.hpp, stream/skip.hpp).
+// (optimize/choice/leader_choice.hpp, stream/skip.hpp).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/exec/leader_run.hpp>
 #include <loom/loom.hpp>

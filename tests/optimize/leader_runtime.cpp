@@ -3,7 +3,7 @@
 // per policy. Every code at every loop against a dense reference (elementwise product, SpMSpV, a
 // three-way product at one loop), over formats, densities and seeds; the codes the cost model
 // picks (worked values); loom::assign and loom::explain with `opt::runtime_skips`.
-// (stream/combinators.hpp mul_stream, optimize/leader_choice.hpp runtime_skip_codes.)
+// (stream/combinators.hpp mul_stream, optimize/choice/leader_choice.hpp runtime_skip_codes.)
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/exec/leader_run.hpp>
 #include <loom/loom.hpp>

@@ -1,7 +1,7 @@
 // Skip policies per loop on SpMSpV y(i) = sum(j, A(i,j) * x(j)): every fixed policy, every
 // instantiated candidate and the runtime choice against a dense reference, over matrix formats
 // (csr, csc, dcsr, coo, dense), vector formats (sorted, hashed, bitmap), densities and seeds
-// (optimize/leader_choice.hpp, stream/skip.hpp).
+// (optimize/choice/leader_choice.hpp, stream/skip.hpp).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/exec/leader_run.hpp>
 #include <loom/loom.hpp>

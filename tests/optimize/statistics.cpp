@@ -3,7 +3,7 @@
 // threshold).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/format.hpp>
-#include <loom/optimize/gather_statistics.hpp>
+#include <loom/optimize/statistics/gather_statistics.hpp>
 
 #include <doctest/doctest.h>
 

@@ -2,7 +2,7 @@
 // storage signature changes, invalidate and clear.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/format.hpp>
-#include <loom/optimize/statistics_cache.hpp>
+#include <loom/optimize/statistics/statistics_cache.hpp>
 
 #include <doctest/doctest.h>
 

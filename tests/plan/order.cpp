@@ -60,3 +60,24 @@ TEST_CASE("plan: SpGEMM into csr is written in order; csr x csc weighs more than
                                   std::remove_cvref_t<decltype(loom::sum(j, A(i, j) * Bc(j, k)))>>;
   static_assert(Both::count >= 2 && Both::count <= loom::limits::plan_candidates);
 }
+
+TEST_CASE("plan: storage_order keeps every storage order it is given, ties by id") {
+  using loom::plan::detail::storage_order;
+  constexpr auto kept = [] {
+    storage_order o(3);
+    o.keep(std::array<std::size_t, 2>{2, 0});  // 2 above 0
+    o.keep(std::array<std::size_t, 2>{0, 1});  // 0 above 1
+    return o.solve();
+  }();
+  static_assert(kept.ok && kept.order[0] == 2 && kept.order[1] == 0 && kept.order[2] == 1);
+  constexpr auto free = storage_order(3).solve();  // nothing constrains it: ids in order
+  static_assert(free.ok && free.order[0] == 0 && free.order[1] == 1 && free.order[2] == 2);
+  constexpr auto cycle = [] {
+    storage_order o(2);
+    o.keep(std::array<std::size_t, 2>{0, 1});
+    o.keep(std::array<std::size_t, 2>{1, 0});
+    return o.solve();
+  }();
+  static_assert(!cycle.ok);
+  CHECK(kept.order[0] == 2);
+}

@@ -195,7 +195,7 @@ TEST_CASE_TEMPLATE("hoisted sums (BATAx, SigmaMMM) give the reference result", F
   }
 }
 
-// Hoisting is costed (optimize/hoist_choice.hpp): computing sum(k, G(n,k) * x(k)) for every n
+// Hoisting is costed (optimize/choice/hoist_choice.hpp): computing sum(k, G(n,k) * x(k)) for every n
 // pays when F visits many m per n, and loses when F keeps few rows (the filter TPC-H Q5 lost).
 TEST_CASE("a sum is hoisted only when the cost model says it is cheaper") {
   constexpr loom::index<"n"> n;

@@ -13,9 +13,9 @@
 #include <loom/format/alternatives.hpp>
 #include <loom/format/auto_tensor.hpp>
 #include <loom/format/format_name.hpp>
-#include <loom/optimize/output_format_choice.hpp>
-#include <loom/optimize/plan_choice.hpp>
-#include <loom/optimize/statistics_cache.hpp>
+#include <loom/optimize/choice/output_format_choice.hpp>
+#include <loom/optimize/choice/plan_choice.hpp>
+#include <loom/optimize/statistics/statistics_cache.hpp>
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/rewrite/for_evaluation.hpp>

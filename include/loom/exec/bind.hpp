@@ -18,10 +18,10 @@
 #include <loom/format/format_name.hpp>
 #include <loom/format/memory.hpp>
 #include <loom/format/tensor.hpp>
-#include <loom/optimize/hoist_choice.hpp>
-#include <loom/optimize/leader_choice.hpp>
-#include <loom/optimize/plan_choice.hpp>
-#include <loom/optimize/workspace_choice.hpp>
+#include <loom/optimize/choice/hoist_choice.hpp>
+#include <loom/optimize/choice/leader_choice.hpp>
+#include <loom/optimize/choice/plan_choice.hpp>
+#include <loom/optimize/choice/workspace_choice.hpp>
 #include <loom/parallel/run.hpp>
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>

@@ -18,9 +18,9 @@
 #include <loom/expr/traits.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
-#include <loom/optimize/chain_bound_estimator.hpp>
-#include <loom/optimize/plan_choice.hpp>
-#include <loom/optimize/statistics_cache.hpp>
+#include <loom/optimize/choice/plan_choice.hpp>
+#include <loom/optimize/statistics/chain_bound_estimator.hpp>
+#include <loom/optimize/statistics/statistics_cache.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -293,12 +293,12 @@ template <class Rhs> auto sum_product_terms(const Rhs& rhs) {
 template <class Tuple> struct all_sum_products;
 template <class... Ts> struct all_sum_products<std::tuple<Ts...>> {
   // every term a product of accesses that uses every summed index (no sum over an absent index)
-  static constexpr bool value = (... && flatten<Ts>::ok);
+  static constexpr bool value = (... && flatten<Ts>::of_accesses);
 };
 
 template <class Options, class Lhs, class Rhs>
 std::size_t decompose_any(Lhs lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
-  if constexpr (flatten<Rhs>::ok) {
+  if constexpr (flatten<Rhs>::of_accesses) {
     return decompose_product(lhs, rhs, accumulate, opts);
   } else {
     using terms_t = decltype(sum_product_terms(rhs));
@@ -365,11 +365,11 @@ std::size_t decompose_into(Lhs lhs, const R& rhs, bool accumulate, const Options
 template <class Lhs, class R, options_type O = options<opt::eliminate>>
 std::size_t decompose(Lhs lhs, const R& rhs, const O& opts = {}) {
   using Rhs = std::remove_cvref_t<R>;
-  if constexpr (!detail::ve::is_unary_map<Rhs>::value && detail::ve::flatten<Rhs>::ok)
+  if constexpr (!detail::ve::is_unary_map<Rhs>::value && detail::ve::flatten<Rhs>::of_accesses)
     static_assert(detail::ve::program<Lhs, Rhs>::ok,
                   "loom::decompose: the right-hand side must be sums over a product of tensor "
                   "accesses");
-  if (opts.candidate && !detail::ve::flatten<Rhs>::ok)
+  if (opts.candidate && !detail::ve::flatten<Rhs>::of_accesses)
     throw error("loom::decompose: a candidate can be forced only for one sum over a product");
   std::size_t chosen = 0;
   detail::run_unaliased(lhs, rhs, [&](auto& target, auto&) {
@@ -394,7 +394,7 @@ std::string explain(const Lhs& lhs, const R& rhs, const O& opts) {
   std::ostringstream s;
   if constexpr (detail::ve::is_unary_map<Rhs>::value) {
     s << "map(f, ...) applied to the result of:\n" << explain(lhs, std::get<0>(rhs.args), opts);
-  } else if constexpr (!detail::ve::flatten<Rhs>::ok) {
+  } else if constexpr (!detail::ve::flatten<Rhs>::of_accesses) {
     const auto terms = detail::ve::sum_product_terms(rhs);
     std::size_t t = 0;
     std::apply(

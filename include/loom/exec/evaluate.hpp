@@ -21,10 +21,10 @@
 #include <loom/format/format_name.hpp>
 #include <loom/format/memory.hpp>
 #include <loom/format/tensor.hpp>
-#include <loom/optimize/hoist_choice.hpp>
-#include <loom/optimize/leader_choice.hpp>
-#include <loom/optimize/plan_choice.hpp>
-#include <loom/optimize/workspace_choice.hpp>
+#include <loom/optimize/choice/hoist_choice.hpp>
+#include <loom/optimize/choice/leader_choice.hpp>
+#include <loom/optimize/choice/plan_choice.hpp>
+#include <loom/optimize/choice/workspace_choice.hpp>
 #include <loom/parallel/run.hpp>
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>
@@ -52,7 +52,7 @@
 
 namespace loom::detail {
 
-/// Runs plan P with the skip policy of each loop as the options say (optimize/leader_choice.hpp):
+/// Runs plan P with the skip policy of each loop as the options say (optimize/choice/leader_choice.hpp):
 /// the static table; chosen from statistics among `skip_candidates<N>` instantiated variants of
 /// the kernel; one kernel whose intersections read their policy (`runtime_skips`); or fixed.
 /// The options' forced fields override the statistics.
@@ -156,7 +156,7 @@ void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool acc
 /// Runs `lhs = rhs`, first computing once a sum that the fused loop nest would recompute for
 /// each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
 /// sum(i, A(i,j) * sum(k, A(i,k) * x(k))), when the cost model says that is cheaper
-/// (optimize/hoist_choice.hpp; a filter the sum would lose, as in TPC-H Q5, keeps it fused).
+/// (optimize/choice/hoist_choice.hpp; a filter the sum would lose, as in TPC-H Q5, keeps it fused).
 /// Fixed skip policies name the loops of one plan, so they hoist nothing.
 template <class Options, class Out, class Lhs, class Rhs>
 void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,

@@ -18,10 +18,10 @@
 #include <loom/format/appender.hpp>
 #include <loom/format/format_name.hpp>
 #include <loom/format/memory.hpp>
-#include <loom/optimize/hoist_choice.hpp>
-#include <loom/optimize/leader_choice.hpp>
-#include <loom/optimize/plan_choice.hpp>
-#include <loom/optimize/workspace_choice.hpp>
+#include <loom/optimize/choice/hoist_choice.hpp>
+#include <loom/optimize/choice/leader_choice.hpp>
+#include <loom/optimize/choice/plan_choice.hpp>
+#include <loom/optimize/choice/workspace_choice.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/plan/pattern.hpp>
 #include <loom/plan/transposed_format.hpp>

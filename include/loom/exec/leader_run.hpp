@@ -7,8 +7,8 @@
 
 #include <loom/exec/evaluate.hpp>
 #include <loom/expr/nodes.hpp>
-#include <loom/optimize/leader_choice.hpp>
-#include <loom/optimize/plan_choice.hpp>
+#include <loom/optimize/choice/leader_choice.hpp>
+#include <loom/optimize/choice/plan_choice.hpp>
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/rewrite/for_evaluation.hpp>

@@ -12,9 +12,9 @@
 #include <loom/expr/operators.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
-#include <loom/optimize/chain_bound_estimator.hpp>
-#include <loom/optimize/gather_statistics.hpp>
-#include <loom/optimize/statistics_cache.hpp>
+#include <loom/optimize/statistics/chain_bound_estimator.hpp>
+#include <loom/optimize/statistics/gather_statistics.hpp>
+#include <loom/optimize/statistics/statistics_cache.hpp>
 
 #include <array>
 #include <cstdint>

@@ -18,10 +18,10 @@
 #include <loom/format/format_name.hpp>
 #include <loom/format/memory.hpp>
 #include <loom/format/tensor.hpp>
-#include <loom/optimize/hoist_choice.hpp>
-#include <loom/optimize/leader_choice.hpp>
-#include <loom/optimize/plan_choice.hpp>
-#include <loom/optimize/workspace_choice.hpp>
+#include <loom/optimize/choice/hoist_choice.hpp>
+#include <loom/optimize/choice/leader_choice.hpp>
+#include <loom/optimize/choice/plan_choice.hpp>
+#include <loom/optimize/choice/workspace_choice.hpp>
 #include <loom/parallel/run.hpp>
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>
@@ -244,7 +244,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
   } else {
     static_assert(Out::owning,
                   "loom internal error: a sparse output that owns no arrays; please report");
-    // out of order: the workspace kind is chosen from estimates (optimize/workspace_choice.hpp)
+    // out of order: the workspace kind is chosen from estimates (optimize/choice/workspace_choice.hpp)
     optimize::workspace_choice workspace;
     if constexpr (!Plan::output_in_order)
       workspace = optimize::cached_workspace_choice<Plan>(lhs, rhs);

@@ -5,6 +5,7 @@
 #ifndef LOOM_LA_ELIMINATE_HPP
 #define LOOM_LA_ELIMINATE_HPP
 
+#include <loom/core/elimination.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/expr/nodes.hpp>
 
@@ -82,26 +83,31 @@ template <class V> struct eliminator {
     return out;
   }
 
-  // Eliminates `summed` greedily: each step the index whose factors span the fewest points.
-  dense_factor<V> run(std::vector<dense_factor<V>> factors, std::vector<std::size_t> summed,
+  // Eliminates `summed` greedily: each step the index whose factors span the fewest points
+  // (core/elimination.hpp, the rule decompose orders its candidates by).
+  dense_factor<V> run(std::vector<dense_factor<V>> factors, const std::vector<std::size_t>& summed,
                       const std::vector<std::size_t>& free, V& coefficient,
                       std::vector<std::string>* steps = nullptr) const {
-    while (!summed.empty()) {
-      std::size_t best = 0;
-      double best_cost = -1;
-      for (std::size_t c = 0; c < summed.size(); ++c) {
-        std::vector<std::size_t> span;
-        for (const auto& f : factors)
-          if (std::find(f.ids.begin(), f.ids.end(), summed[c]) != f.ids.end())
-            for (std::size_t id : f.ids)
-              if (std::find(span.begin(), span.end(), id) == span.end()) span.push_back(id);
-        double cost = 1;
-        for (std::size_t id : span) cost *= static_cast<double>(extent[id]);
-        if (span.empty()) cost = 0;  // used by no factor: a count
-        if (best_cost < 0 || cost < best_cost) best = c, best_cost = cost;
-      }
-      const std::size_t s = summed[best];
-      summed.erase(summed.begin() + static_cast<std::ptrdiff_t>(best));
+    if (extent.size() > 64)
+      throw error("loom::la: variable elimination takes at most 64 index variables, given " +
+                  std::to_string(extent.size()));
+    std::vector<loom::detail::id_set> sets;
+    for (const auto& f : factors) {
+      loom::detail::id_set set = 0;
+      for (std::size_t id : f.ids) set |= loom::detail::id_set{1} << id;
+      sets.push_back(set);
+    }
+    std::vector<std::size_t> order(summed.size());
+    loom::detail::greedy_elimination(sets.data(), sets.size(), summed.data(), summed.size(),
+                                     order.data(), [&](loom::detail::id_set span, std::size_t) {
+                                       double points =
+                                           span == 0 ? 0.0 : 1.0;  // used by no factor: a count
+                                       for (std::size_t id = 0; id < 64; ++id)
+                                         if (span >> id & 1u)
+                                           points *= static_cast<double>(extent[id]);
+                                       return points;
+                                     });
+    for (const std::size_t s : order) {
       std::vector<const dense_factor<V>*> in;
       std::vector<dense_factor<V>> rest;
       std::vector<std::size_t> keep;

@@ -10,6 +10,7 @@
 #include <loom/exec/explain.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/operators.hpp>
+#include <loom/expr/sum_product.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
 #include <loom/format/format.hpp>
@@ -123,9 +124,9 @@ void add_in_place(const Term& term, V sign, accumulator<V, Free>& acc, mp_list<I
 
 template <class V, class Free, class Term>
 void evaluate_term(const Term& term, V sign, const extent_table& ext, accumulator<V, Free>& acc) {
-  using block = sum_block<Term>;
-  const auto& product = block::get(term);
-  auto factors = factors_of(product);
+  using block = expr::sum_product<Term>;
+  const auto& product = block::body_of(term);
+  auto factors = expr::factors_of(product);
   using factors_t = decltype(factors);
   // the term's free indices, in the result's order
   using term_free = boost::mp11::mp_copy_if_q<

@@ -8,6 +8,7 @@
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/expr/nodes.hpp>
+#include <loom/expr/sum_product.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
 #include <loom/format/format.hpp>
@@ -72,25 +73,6 @@ template <class E, class F> void for_each_term(const E& e, F&& f) {
   }
 }
 
-// sums over a product: the summed indices and the factors
-template <class E> struct sum_block {
-  using summed = mp_list<>;
-  using product = E;
-  static constexpr const E& get(const E& e) { return e; }
-};
-template <class I, class E> struct sum_block<expr::sum<I, E>> {
-  using summed = boost::mp11::mp_push_front<typename sum_block<E>::summed, I>;
-  using product = typename sum_block<E>::product;
-  static constexpr const product& get(const expr::sum<I, E>& e) {
-    return sum_block<E>::get(e.body);
-  }
-};
-template <class E> auto factors_of(const E& e) {
-  if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); })
-    return std::tuple_cat(factors_of(e.lhs), factors_of(e.rhs));
-  else
-    return std::tuple<E>{e};
-}
 template <class X>
 struct factor_kind {  // 0: dense access, 1: literal, 2: anything else (sparse access, map, ...)
   static constexpr int value = 2;
@@ -116,7 +98,7 @@ struct factor_desc {
   std::string literal;
 };
 template <class Term> std::string signature(const Term& term, std::size_t ordinal) {
-  using block = sum_block<Term>;
+  using block = expr::sum_product<Term>;
   std::vector<std::string_view> bound;
   boost::mp11::mp_for_each<typename block::summed>(
       [&](auto i) { bound.push_back(decltype(i)::name); });
@@ -143,7 +125,7 @@ template <class Term> std::string signature(const Term& term, std::size_t ordina
           fs.push_back(std::move(d));
         }(f));
       },
-      factors_of(block::get(term)));
+      expr::factors_of(block::body_of(term)));
   // appended piece by piece: g++ 12 at -O3 draws a false -Wrestrict from "x" + std::string&&
   if (!plain || fs.size() > 8) {
     std::string unique = "#";

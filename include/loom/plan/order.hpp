@@ -121,6 +121,27 @@ constexpr result topo(const problem& p, const std::array<bool, max_accesses>& dr
   return r;
 }
 
+/// The loop order over `n` indices that keeps every list given to `keep` (index ids, outermost
+/// level first), ties broken by id: `topo` with storage orders as the only constraints; `ok` is
+/// false when no order keeps them all. decompose orders the loops of its steps with it.
+class storage_order {
+ public:
+  constexpr explicit storage_order(std::size_t n) {
+    p_.n = n;
+    for (std::size_t x = 0; x < n; ++x) p_.out_rank[x] = x;
+  }
+  template <std::size_t L> constexpr void keep(const std::array<std::size_t, L>& ids) {
+    const std::size_t a = p_.accesses++;
+    p_.sparse[a] = true;
+    p_.length[a] = L;
+    for (std::size_t k = 0; k < L; ++k) p_.ids[a][k] = ids[k];
+  }
+  constexpr result solve() const { return topo(p_, {}); }
+
+ private:
+  problem p_{};
+};
+
 constexpr void mark_transposed(const problem& p, result& r) {
   std::array<std::size_t, max_indices> depth{};
   for (std::size_t d = 0; d < p.n; ++d) depth[r.order[d]] = d;

@@ -52,7 +52,7 @@ template <std::size_t K> struct lead {
 enum class code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
 
 /// Where neither operand is random-access, the policy is read at run time from the kernel's
-/// context (`kernel_context::skip`, one code per loop, chosen by optimize/leader_choice.hpp from
+/// context (`kernel_context::skip`, one code per loop, chosen by optimize/choice/leader_choice.hpp from
 /// statistics): one kernel serves leapfrog, merge and either leader. Elsewhere it is `standard`.
 struct runtime {
   static constexpr const char* name = "chosen at run time";

@@ -1,14 +1,19 @@
 // Defines the elimination side of loom::decompose (exec/decompose/): a sum-product flattened into
-// summed indices and factors, what eliminating one index makes, the loop order concordant with
-// the operands' storage, and the candidate elimination prefixes (exact, or greedy min-fill).
+// summed indices and factors (expr/sum_product.hpp), what eliminating one index makes, the loop
+// order concordant with the operands' storage (plan/order.hpp), and the candidate elimination
+// prefixes (exact, from core/combinatorics.hpp, or greedy min-fill).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXEC_DECOMPOSE_ELIMINATION_HPP
 #define LOOM_EXEC_DECOMPOSE_ELIMINATION_HPP
 
+#include <loom/core/combinatorics.hpp>
 #include <loom/core/config.hpp>
+#include <loom/core/elimination.hpp>
 #include <loom/exec/options.hpp>
 #include <loom/expr/nodes.hpp>
+#include <loom/expr/sum_product.hpp>
 #include <loom/expr/traits.hpp>
+#include <loom/plan/order.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -59,38 +64,14 @@ constexpr std::size_t uniform_code(intermediate_format f) {
   return code;
 }
 
-// A sum-product: sum(s1, sum(s2, ... A * B * ...)) flattened into summed indices and factors.
-template <class E> struct flatten {
-  static constexpr bool ok = false;
-  using summed = mp_list<>;
-  using factors = mp_list<>;
-};
-template <class T, class... Is> struct flatten<expr::access<T, Is...>> {
-  static constexpr bool ok = sizeof...(Is) > 0;
-  using summed = mp_list<>;
-  using factors = mp_list<expr::access<T, Is...>>;
-};
-template <class L, class R> struct flatten<expr::mul<L, R>> {
-  static constexpr bool ok = flatten<L>::ok && flatten<R>::ok &&
-                             mp_empty<typename flatten<L>::summed>::value &&
-                             mp_empty<typename flatten<R>::summed>::value;
-  using summed = mp_list<>;
-  using factors = mp_append<typename flatten<L>::factors, typename flatten<R>::factors>;
-};
-template <class I, class E> struct flatten<expr::sum<I, E>> {
-  static constexpr bool ok = flatten<E>::ok && !mp_contains<typename flatten<E>::summed, I>::value;
-  using summed = mp_push_front<typename flatten<E>::summed, I>;
-  using factors = typename flatten<E>::factors;
-};
+// A sum-product: sum(s1, sum(s2, ... A * B * ...)) flattened into summed indices and factors
+// (expr/sum_product.hpp, shared with la); decompose takes those whose factors are all accesses.
+template <class E> using flatten = expr::sum_product<E>;
 
 // The accesses of a flattened product, left to right, as a tuple of access values.
-template <class T, class... Is> auto collect(const expr::access<T, Is...>& a) {
-  return std::tuple{a};
+template <class E> constexpr auto collect(const E& e) {
+  return expr::factors_of(flatten<E>::body_of(e));
 }
-template <class L, class R> auto collect(const expr::mul<L, R>& e) {
-  return std::tuple_cat(collect(e.lhs), collect(e.rhs));
-}
-template <class I, class E> auto collect(const expr::sum<I, E>& e) { return collect(e.body); }
 
 template <class A> struct tensor_of_access_impl;
 template <class T, class... Is> struct tensor_of_access_impl<expr::access<T, Is...>> {
@@ -103,34 +84,12 @@ template <class T, class... Is> struct indices_of<expr::access<T, Is...>> {
   using type = mp_list<Is...>;
 };
 
-// The ordered selections of K distinct elements of a list (the permutations when K is its size).
-template <class L, std::size_t K> struct selections {
-  template <class X> struct prepend {
-    template <class P> using fn = mp_push_front<P, X>;
-  };
-  template <class X>
-  using starting_with =
-      mp_transform_q<prepend<X>, typename selections<mp_remove<L, X>, K - 1>::type>;
-  using type = mp_apply<mp_append, mp_push_front<mp_transform<starting_with, L>, mp_list<>>>;
-};
-template <class L> struct selections<L, 0> {
-  using type = mp_list<mp_list<>>;
-};
-
 // The elimination prefixes of a sum-product over the summed indices L: one index eliminated, then
 // two, ... up to all (the indices after the prefix are summed in one fused kernel; the fused kernel
 // of all of L is candidate 0). Full orders stay candidates: their last kernel is pointwise over
 // intermediates, which may be shared. Shortest first, generated only up to Cap.
-template <class L, std::size_t Cap, std::size_t K = 1, class Acc = mp_list<>>
-struct elimination_prefixes {
-  using type = mp_take_c<Acc, std::min(Cap, mp_size<Acc>::value)>;
-};
-template <class L, std::size_t Cap, std::size_t K, class Acc>
-  requires(K <= mp_size<L>::value && mp_size<Acc>::value < Cap)
-struct elimination_prefixes<L, Cap, K, Acc> {
-  using type = typename elimination_prefixes<L, Cap, K + 1,
-                                             mp_append<Acc, typename selections<L, K>::type>>::type;
-};
+template <class L, std::size_t Cap>
+using elimination_prefixes = loom::detail::ordered_prefixes<L, Cap>;
 
 // A factor: mp_list<id, indices>; ids below the input count are inputs, the rest intermediates.
 template <class F> using factor_id = mp_first<F>;
@@ -160,8 +119,8 @@ template <class Tensors, class F> struct stored_indices<Tensors, F, true> {
   using type = mp_transform<at_level, mp_iota_c<format::order>>;
 };
 
-// A loop order over the indices of All that keeps every list of Stored where it can (Kahn's
-// algorithm, ties and cycles broken by the order of All), and whether it keeps all of them.
+// A loop order over the indices of All that keeps every list of Stored (the planner's routine,
+// plan/order.hpp), and whether one exists.
 template <std::size_t N> struct loop_order {
   std::array<std::size_t, N> positions{};
   bool concordant = true;
@@ -176,26 +135,19 @@ template <class All, class... Stored> constexpr auto storage_precedence(mp_list<
   }(Stored{}));
   return before;
 }
-template <class All, class... Stored> constexpr auto concordant_order(mp_list<Stored...> stored) {
+template <class All, class... Stored> constexpr auto concordant_order(mp_list<Stored...>) {
   constexpr std::size_t n = mp_size<All>::value;
-  const auto before = storage_precedence<All>(stored);  // before[a][b]: a must come before b
-  loop_order<n> result;
-  std::array<bool, n> placed{};
-  for (std::size_t t = 0; t < n; ++t) {
-    std::size_t pick = n;
-    for (std::size_t c = 0; c < n && pick == n; ++c) {
-      if (placed[c]) continue;
-      bool free = true;
-      for (std::size_t q = 0; q < n; ++q) free = free && (placed[q] || !before[q][c]);
-      if (free) pick = c;
-    }
-    if (pick == n) result.concordant = false;
-    for (std::size_t c = 0; c < n && pick == n; ++c)  // a cycle: the first one left
-      if (!placed[c]) pick = c;
-    placed[pick] = true;
-    result.positions[t] = pick;
-  }
-  return result;
+  static_assert(n <= plan::detail::max_indices && sizeof...(Stored) <= plan::detail::max_accesses,
+                "loom::decompose: a step has more indices or operands than the planner orders");
+  plan::detail::storage_order order(n);
+  (..., order.keep([]<class... Xs>(mp_list<Xs...>) {
+    return std::array<std::size_t, sizeof...(Xs)>{mp_find<All, Xs>::value...};
+  }(Stored{})));
+  const plan::detail::result r = order.solve();
+  loop_order<n> out;
+  out.concordant = r.ok;
+  for (std::size_t t = 0; t < n; ++t) out.positions[t] = r.ok ? r.order[t] : t;
+  return out;
 }
 // Whether one loop order keeps every list of Stored (no cycle in their precedences).
 template <class All, class... Stored> constexpr bool concordant_exists(mp_list<Stored...> stored) {
@@ -220,31 +172,39 @@ using concordant_made_t = typename concordant_made<Tensors, Factors, S>::type;
 
 // A greedy elimination order (the min-fill rule of variable elimination, on the program's
 // structure): each time, the summed index whose intermediate has the fewest indices (the first
-// such in the written order).
-template <class Factors, class Summed, class Order = mp_list<>> struct greedy_order {
-  template <class S> using arity = mp_size<typename eliminate<Factors, S, mp_size_t<0>>::indices>;
-  using arities = mp_transform<arity, Summed>;
-  using best = mp_at<Summed, mp_find<arities, mp_min_element<arities, mp_less>>>;
-  using made = mp_list<mp_size_t<0>, typename eliminate<Factors, best, mp_size_t<0>>::indices>;
-  using type = typename greedy_order<mp_push_back<mp_remove_if_q<Factors, uses<best>>, made>,
-                                     mp_remove<Summed, best>, mp_push_back<Order, best>>::type;
+// such in the written order); core/elimination.hpp, shared with la.
+template <class Factors, class Summed> struct greedy_order {
+  using all = mp_unique<
+      mp_append<Summed, mp_apply<mp_append,
+                                 mp_push_front<mp_transform<factor_indices, Factors>, mp_list<>>>>>;
+  static constexpr std::size_t n = mp_size<Summed>::value;
+  static_assert(mp_size<all>::value <= 64 && mp_size<Factors>::value <= max_elimination_factors,
+                "loom::decompose: a program has more than 64 indices or factors");
+  static constexpr std::array<std::size_t, n> positions = [] {
+    std::array<id_set, mp_size<Factors>::value> sets{};
+    std::size_t f = 0;
+    mp_for_each<Factors>([&](auto factor) {
+      mp_for_each<factor_indices<decltype(factor)>>(
+          [&](auto i) { sets[f] |= id_set{1} << mp_find<all, decltype(i)>::value; });
+      ++f;
+    });
+    std::array<std::size_t, n> summed{}, order{};
+    std::size_t k = 0;
+    mp_for_each<Summed>([&](auto i) { summed[k++] = mp_find<all, decltype(i)>::value; });
+    greedy_elimination(
+        sets.data(), sets.size(), summed.data(), n, order.data(),
+        [](id_set span, std::size_t id) { return index_count(span & ~(id_set{1} << id)); });
+    return order;
+  }();
+  template <class K> using at = mp_at_c<all, positions[K::value]>;
+  using type = mp_transform<at, mp_iota_c<n>>;
 };
-template <class Factors, class Order> struct greedy_order<Factors, mp_list<>, Order> {
-  using type = Order;
-};
-
-// How many elimination prefixes n summed indices have: n + n(n-1) + ... + n!.
-constexpr std::size_t prefix_count(std::size_t n) {
-  std::size_t total = 0, term = 1;
-  for (std::size_t k = 0; k < n; ++k) total += term *= n - k;
-  return total;
-}
 
 // The candidates: every prefix when there are at most Cap (exact search, small programs); else the
 // prefixes of the greedy order first, then the shortest others, up to Cap.
 template <class Factors, class Summed, std::size_t Cap> struct candidate_prefixes {
   static constexpr std::size_t n = mp_size<Summed>::value;
-  static constexpr bool exact = prefix_count(n) <= Cap;
+  static constexpr bool exact = loom::detail::ordered_prefix_count(n) <= Cap;
   using greedy = typename greedy_order<Factors, Summed>::type;
   template <class K> using greedy_prefix = mp_take<greedy, mp_size_t<K::value + 1>>;
   using greedy_prefixes = mp_transform<greedy_prefix, mp_iota_c<n>>;

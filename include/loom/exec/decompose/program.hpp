@@ -13,9 +13,9 @@
 #include <loom/expr/traits.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
-#include <loom/optimize/chain_bound_estimator.hpp>
-#include <loom/optimize/plan_choice.hpp>
-#include <loom/optimize/statistics_cache.hpp>
+#include <loom/optimize/choice/plan_choice.hpp>
+#include <loom/optimize/statistics/chain_bound_estimator.hpp>
+#include <loom/optimize/statistics/statistics_cache.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -246,7 +246,7 @@ template <class V, class Indices, intermediate_format F> struct intermediate_slo
 /// Static facts of `lhs = rhs` decomposed.
 template <class Lhs, class Rhs> struct program {
   using flat = flatten<Rhs>;
-  static constexpr bool ok = flat::ok;
+  static constexpr bool ok = flat::of_accesses;
   using summed = typename flat::summed;
   using inputs = typename flat::factors;
   static constexpr std::size_t input_count = mp_size<inputs>::value;

@@ -13,9 +13,9 @@
 #include <loom/expr/traits.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
-#include <loom/optimize/chain_bound_estimator.hpp>
-#include <loom/optimize/plan_choice.hpp>
-#include <loom/optimize/statistics_cache.hpp>
+#include <loom/optimize/choice/plan_choice.hpp>
+#include <loom/optimize/statistics/chain_bound_estimator.hpp>
+#include <loom/optimize/statistics/statistics_cache.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 

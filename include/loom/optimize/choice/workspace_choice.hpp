@@ -1,15 +1,15 @@
 // Defines the choice of a sparse output's workspace kind (dense, hashed, sorted) from the
 // estimated writes, entries and rows of a plan, cached per plan by a coarse statistics
-// signature (optimize/).
+// signature (optimize/choice/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_WORKSPACE_CHOICE_HPP
-#define LOOM_OPTIMIZE_WORKSPACE_CHOICE_HPP
+#ifndef LOOM_OPTIMIZE_CHOICE_WORKSPACE_CHOICE_HPP
+#define LOOM_OPTIMIZE_CHOICE_WORKSPACE_CHOICE_HPP
 
 #include <loom/core/config.hpp>
 #include <loom/core/debug.hpp>
 #include <loom/expr/visit.hpp>
-#include <loom/optimize/plan_choice.hpp>
-#include <loom/optimize/statistics_cache.hpp>
+#include <loom/optimize/choice/plan_choice.hpp>
+#include <loom/optimize/statistics/statistics_cache.hpp>
 #include <loom/stream/workspace.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -224,4 +224,4 @@ LOOM_DECL std::string describe_workspace_choice(const workspace_choice& w) {
 
 }  // namespace loom::optimize
 
-#endif  // LOOM_OPTIMIZE_WORKSPACE_CHOICE_HPP
+#endif  // LOOM_OPTIMIZE_CHOICE_WORKSPACE_CHOICE_HPP

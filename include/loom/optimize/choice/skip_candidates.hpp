@@ -1,9 +1,9 @@
-// Defines the skip-policy candidates of a plan (optimize/): the operands each loop co-iterates,
-// the policy codes, Galley's per-entry cost constants, and the variants instantiated at compile
-// time (#0 the static policy, then one other policy at one loop each).
+// Defines the skip-policy candidates of a plan (optimize/choice/): the operands each loop co-
+// iterates, the policy codes, Galley's per-entry cost constants, and the variants instantiated at
+// compile time (#0 the static policy, then one other policy at one loop each).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_SKIP_CANDIDATES_HPP
-#define LOOM_OPTIMIZE_SKIP_CANDIDATES_HPP
+#ifndef LOOM_OPTIMIZE_CHOICE_SKIP_CANDIDATES_HPP
+#define LOOM_OPTIMIZE_CHOICE_SKIP_CANDIDATES_HPP
 
 #include <loom/core/config.hpp>
 #include <loom/expr/nodes.hpp>
@@ -220,4 +220,4 @@ LOOM_DECL const char* skip_code_name(skip_code c) {
 #endif  // LOOM_HEADER_ONLY
 }  // namespace loom::optimize
 
-#endif  // LOOM_OPTIMIZE_SKIP_CANDIDATES_HPP
+#endif  // LOOM_OPTIMIZE_CHOICE_SKIP_CANDIDATES_HPP

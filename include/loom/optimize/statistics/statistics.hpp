@@ -1,7 +1,8 @@
-// Defines loom::statistics, the per-tensor summary the runtime optimizer reads (optimize/).
+// Defines loom::statistics, the per-tensor summary the runtime optimizer reads
+// (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_STATISTICS_HPP
-#define LOOM_OPTIMIZE_STATISTICS_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_STATISTICS_HPP
+#define LOOM_OPTIMIZE_STATISTICS_STATISTICS_HPP
 
 #include <cstdint>
 #include <vector>
@@ -55,4 +56,4 @@ struct statistics {
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_STATISTICS_HPP
+#endif  // LOOM_OPTIMIZE_STATISTICS_STATISTICS_HPP

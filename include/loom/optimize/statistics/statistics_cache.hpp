@@ -1,11 +1,12 @@
-// Defines loom::statistics_cache: statistics per tensor, redone when storage changes (optimize/).
+// Defines loom::statistics_cache: statistics per tensor, redone when storage changes
+// (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
-#define LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_STATISTICS_CACHE_HPP
+#define LOOM_OPTIMIZE_STATISTICS_STATISTICS_CACHE_HPP
 
 #include <loom/format/tensor.hpp>
-#include <loom/optimize/gather_statistics.hpp>
-#include <loom/optimize/statistics.hpp>
+#include <loom/optimize/statistics/gather_statistics.hpp>
+#include <loom/optimize/statistics/statistics.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -106,4 +107,4 @@ class statistics_cache {
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_STATISTICS_CACHE_HPP
+#endif  // LOOM_OPTIMIZE_STATISTICS_STATISTICS_CACHE_HPP

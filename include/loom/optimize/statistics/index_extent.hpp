@@ -1,7 +1,8 @@
-// Defines loom::index_extent and loom::index_set, runtime index names with extents (optimize/).
+// Defines loom::index_extent and loom::index_set, runtime index names with extents
+// (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_INDEX_EXTENT_HPP
-#define LOOM_OPTIMIZE_INDEX_EXTENT_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_INDEX_EXTENT_HPP
+#define LOOM_OPTIMIZE_STATISTICS_INDEX_EXTENT_HPP
 
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
@@ -86,4 +87,4 @@ LOOM_DECL index_set index_filter(const index_set& s, const std::vector<std::stri
 }  // namespace detail
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_INDEX_EXTENT_HPP
+#endif  // LOOM_OPTIMIZE_STATISTICS_INDEX_EXTENT_HPP

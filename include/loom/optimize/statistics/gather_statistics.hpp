@@ -1,12 +1,12 @@
 // Defines loom::gather_statistics: loom::statistics of a tensor, read from its level arrays where
-// the format allows and by one pass over its entries otherwise (optimize/).
+// the format allows and by one pass over its entries otherwise (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_GATHER_STATISTICS_HPP
-#define LOOM_OPTIMIZE_GATHER_STATISTICS_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_GATHER_STATISTICS_HPP
+#define LOOM_OPTIMIZE_STATISTICS_GATHER_STATISTICS_HPP
 
 #include <loom/core/config.hpp>
 #include <loom/format/tensor.hpp>
-#include <loom/optimize/statistics.hpp>
+#include <loom/optimize/statistics/statistics.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -232,4 +232,4 @@ LOOM_DECL void set_mean_degrees(statistics& s) {
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_GATHER_STATISTICS_HPP
+#endif  // LOOM_OPTIMIZE_STATISTICS_GATHER_STATISTICS_HPP

@@ -1,10 +1,10 @@
-// Defines the runtime choice of the skip policy per loop (optimize/): which operand of each
+// Defines the runtime choice of the skip policy per loop (optimize/choice/): which operand of each
 // intersection leads and how the others catch up (leapfrog, merge, lead first / last), among the
 // variants instantiated at compile time, costed from statistics after Galley's physical model
 // (notes 001 §4.4), cached by a coarse signature, and explained.
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_LEADER_CHOICE_HPP
-#define LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+#ifndef LOOM_OPTIMIZE_CHOICE_LEADER_CHOICE_HPP
+#define LOOM_OPTIMIZE_CHOICE_LEADER_CHOICE_HPP
 
 #include <loom/core/config.hpp>
 #include <loom/core/debug.hpp>
@@ -12,9 +12,9 @@
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
 #include <loom/format/format_name.hpp>
-#include <loom/optimize/plan_choice.hpp>
-#include <loom/optimize/skip_candidates.hpp>
-#include <loom/optimize/statistics_cache.hpp>
+#include <loom/optimize/choice/plan_choice.hpp>
+#include <loom/optimize/choice/skip_candidates.hpp>
+#include <loom/optimize/statistics/statistics_cache.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/plan/transposed_format.hpp>
 #include <loom/stream/skip.hpp>
@@ -141,7 +141,8 @@ template <class Plan, std::size_t Cap> struct skip_purpose {};
 }  // namespace detail
 
 /// The skip candidate to run for plan P of `lhs = rhs`: cached by the coarse signature (per
-/// thread, per plan), else costed from statistics. The environment variable LOOM_DEBUG_PLAN logs the choice.
+/// thread, per plan), else costed from statistics. The environment variable LOOM_DEBUG_PLAN logs
+/// the choice.
 template <class Plan, std::size_t Cap, class Lhs, class Rhs>
 std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
   using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan, Cap>>;
@@ -385,4 +386,4 @@ LOOM_DECL std::string describe_skip_choice(const skip_choice& c, std::size_t cap
 
 }  // namespace loom::optimize
 
-#endif  // LOOM_OPTIMIZE_LEADER_CHOICE_HPP
+#endif  // LOOM_OPTIMIZE_CHOICE_LEADER_CHOICE_HPP

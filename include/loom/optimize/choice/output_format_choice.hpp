@@ -1,9 +1,9 @@
 // Defines loom::optimize::choose_output_format: the format of a loom::auto_tensor output from
 // its estimated entries and whether the kernel writes it in order (Galley's output formats,
-// notes 001 §4.3) (optimize/).
+// notes 001 §4.3) (optimize/choice/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_OUTPUT_FORMAT_CHOICE_HPP
-#define LOOM_OPTIMIZE_OUTPUT_FORMAT_CHOICE_HPP
+#ifndef LOOM_OPTIMIZE_CHOICE_OUTPUT_FORMAT_CHOICE_HPP
+#define LOOM_OPTIMIZE_CHOICE_OUTPUT_FORMAT_CHOICE_HPP
 
 #include <loom/core/config.hpp>
 #include <loom/format/auto_tensor.hpp>
@@ -58,4 +58,4 @@ LOOM_DECL output_format_choice choose_output_format(double entries, double cells
 
 }  // namespace loom::optimize
 
-#endif  // LOOM_OPTIMIZE_OUTPUT_FORMAT_CHOICE_HPP
+#endif  // LOOM_OPTIMIZE_CHOICE_OUTPUT_FORMAT_CHOICE_HPP

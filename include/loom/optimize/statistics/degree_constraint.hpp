@@ -1,7 +1,8 @@
-// Defines loom::degree_constraint, one DC(X, Y, d) bound of the chain-bound estimator (optimize/).
+// Defines loom::degree_constraint, one DC(X, Y, d) bound of the chain-bound estimator
+// (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
-#define LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_DEGREE_CONSTRAINT_HPP
+#define LOOM_OPTIMIZE_STATISTICS_DEGREE_CONSTRAINT_HPP
 
 #include <string>
 #include <vector>
@@ -20,4 +21,4 @@ struct degree_constraint {
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_DEGREE_CONSTRAINT_HPP
+#endif  // LOOM_OPTIMIZE_STATISTICS_DEGREE_CONSTRAINT_HPP

@@ -1,10 +1,11 @@
-// Defines the loom::sparsity_estimator concept, the five-operation estimator interface (optimize/).
+// Defines the loom::sparsity_estimator concept, the five-operation estimator interface
+// (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_SPARSITY_ESTIMATOR_HPP
-#define LOOM_OPTIMIZE_SPARSITY_ESTIMATOR_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_SPARSITY_ESTIMATOR_HPP
+#define LOOM_OPTIMIZE_STATISTICS_SPARSITY_ESTIMATOR_HPP
 
-#include <loom/optimize/index_extent.hpp>
-#include <loom/optimize/statistics.hpp>
+#include <loom/optimize/statistics/index_extent.hpp>
+#include <loom/optimize/statistics/statistics.hpp>
 
 #include <concepts>
 #include <span>
@@ -38,4 +39,4 @@ concept sparsity_estimator =
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_SPARSITY_ESTIMATOR_HPP
+#endif  // LOOM_OPTIMIZE_STATISTICS_SPARSITY_ESTIMATOR_HPP

@@ -1,11 +1,12 @@
-// Defines loom::estimate_map: the join/union/mixed dispatch for a pointwise op (optimize/).
+// Defines loom::estimate_map: the join/union/mixed dispatch for a pointwise op
+// (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
-#define LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_ESTIMATE_MAP_HPP
+#define LOOM_OPTIMIZE_STATISTICS_ESTIMATE_MAP_HPP
 
 #include <loom/core/error.hpp>
-#include <loom/optimize/index_extent.hpp>
-#include <loom/optimize/sparsity_estimator.hpp>
+#include <loom/optimize/statistics/index_extent.hpp>
+#include <loom/optimize/statistics/sparsity_estimator.hpp>
 
 #include <cstddef>
 #include <span>
@@ -48,4 +49,4 @@ E estimate_map(std::span<const E> args, std::span<const bool> fill_annihilates) 
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_ESTIMATE_MAP_HPP
+#endif  // LOOM_OPTIMIZE_STATISTICS_ESTIMATE_MAP_HPP

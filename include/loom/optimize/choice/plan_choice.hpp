@@ -1,9 +1,9 @@
 // Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
 // cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
-// LOOM_DEBUG_PLAN (environment) log (optimize/).
+// LOOM_DEBUG_PLAN (environment) log (optimize/choice/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_PLAN_CHOICE_HPP
-#define LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+#ifndef LOOM_OPTIMIZE_CHOICE_PLAN_CHOICE_HPP
+#define LOOM_OPTIMIZE_CHOICE_PLAN_CHOICE_HPP
 
 #include <loom/core/config.hpp>
 #include <loom/core/debug.hpp>
@@ -11,8 +11,8 @@
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
-#include <loom/optimize/chain_bound_estimator.hpp>
-#include <loom/optimize/statistics_cache.hpp>
+#include <loom/optimize/statistics/chain_bound_estimator.hpp>
+#include <loom/optimize/statistics/statistics_cache.hpp>
 #include <loom/plan/order.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -494,4 +494,4 @@ LOOM_DECL void note_reads(loop_order_query& q, const std::string_view* names, co
 
 }  // namespace loom::optimize
 
-#endif  // LOOM_OPTIMIZE_PLAN_CHOICE_HPP
+#endif  // LOOM_OPTIMIZE_CHOICE_PLAN_CHOICE_HPP

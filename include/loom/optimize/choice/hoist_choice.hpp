@@ -1,14 +1,14 @@
 // Defines the runtime choice whether to compute a hoistable sum first (rewrite/hoist.hpp): the
 // fused kernel's estimated cost against the sum's own kernel plus the rest with the sum as one
-// operand, from the same statistics and loop-order cost as the plan choice (optimize/).
+// operand, from the same statistics and loop-order cost as the plan choice (optimize/choice/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_HOIST_CHOICE_HPP
-#define LOOM_OPTIMIZE_HOIST_CHOICE_HPP
+#ifndef LOOM_OPTIMIZE_CHOICE_HOIST_CHOICE_HPP
+#define LOOM_OPTIMIZE_CHOICE_HOIST_CHOICE_HPP
 
 #include <loom/core/config.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
-#include <loom/optimize/plan_choice.hpp>
+#include <loom/optimize/choice/plan_choice.hpp>
 #include <loom/plan/order.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -121,4 +121,4 @@ LOOM_DECL std::vector<std::string> restricted(const std::vector<std::string>& or
 
 }  // namespace loom::optimize
 
-#endif  // LOOM_OPTIMIZE_HOIST_CHOICE_HPP
+#endif  // LOOM_OPTIMIZE_CHOICE_HOIST_CHOICE_HPP

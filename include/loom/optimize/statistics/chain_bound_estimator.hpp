@@ -1,13 +1,14 @@
-// Defines loom::chain_bound_estimator, the degree-constraint bound (optimize/, notes 001 §5.4).
+// Defines loom::chain_bound_estimator, the degree-constraint bound (optimize/statistics/, notes 001
+// §5.4).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
-#define LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_CHAIN_BOUND_ESTIMATOR_HPP
+#define LOOM_OPTIMIZE_STATISTICS_CHAIN_BOUND_ESTIMATOR_HPP
 
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
-#include <loom/optimize/degree_constraint.hpp>
-#include <loom/optimize/index_extent.hpp>
-#include <loom/optimize/statistics.hpp>
+#include <loom/optimize/statistics/degree_constraint.hpp>
+#include <loom/optimize/statistics/index_extent.hpp>
+#include <loom/optimize/statistics/statistics.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -343,4 +344,4 @@ LOOM_DECL std::vector<degree_constraint> chain_bound_estimator::constraints_of(
 #endif  // LOOM_HEADER_ONLY
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_CHAIN_BOUND_ESTIMATOR_HPP
+#endif  // LOOM_OPTIMIZE_STATISTICS_CHAIN_BOUND_ESTIMATOR_HPP

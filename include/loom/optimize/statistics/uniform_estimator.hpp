@@ -1,12 +1,13 @@
-// Defines loom::uniform_estimator, the System-R density estimate (optimize/, notes 001 §5.3).
+// Defines loom::uniform_estimator, the System-R density estimate (optimize/statistics/, notes 001
+// §5.3).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
-#define LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
+#ifndef LOOM_OPTIMIZE_STATISTICS_UNIFORM_ESTIMATOR_HPP
+#define LOOM_OPTIMIZE_STATISTICS_UNIFORM_ESTIMATOR_HPP
 
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
-#include <loom/optimize/index_extent.hpp>
-#include <loom/optimize/statistics.hpp>
+#include <loom/optimize/statistics/index_extent.hpp>
+#include <loom/optimize/statistics/statistics.hpp>
 
 #include <cmath>
 #include <span>
@@ -129,4 +130,4 @@ LOOM_DECL index_set uniform_estimator::named(const statistics& s,
 
 }  // namespace loom
 
-#endif  // LOOM_OPTIMIZE_UNIFORM_ESTIMATOR_HPP
+#endif  // LOOM_OPTIMIZE_STATISTICS_UNIFORM_ESTIMATOR_HPP
