@@ -39,12 +39,12 @@ Eigen::MatrixXd to_eigen_dense(const dmat& t) {
 // Runs `rhs` into `out` without the compile-time rewrites: the unfactorised plan.
 template <class Out, class Lhs, class Rhs>
 void unrewritten(Out& out, const Lhs& lhs, const Rhs& rhs) {
-  loom::detail::execute(out, lhs, rhs, false, loom::default_options{});
+  loom::detail::run_fused(out, lhs, rhs, false, loom::default_options{});
 }
 template <class Rhs> double unrewritten_scalar(const Rhs& rhs) {
   loom::tensor<double, loom::format<>> r;
   loom::expr::access<loom::tensor<double, loom::format<>>> target{&r};
-  loom::detail::execute(r, target, rhs, false, loom::default_options{});
+  loom::detail::run_fused(r, target, rhs, false, loom::default_options{});
   return r.values()[0];
 }
 

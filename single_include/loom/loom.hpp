@@ -13312,6 +13312,26 @@ template <class Plan, std::size_t... Ks> struct bindings_of<Plan, std::index_seq
   using temporaries = std::tuple<typename binding<Plan, Ks>::storage...>;
 };
 
+/// Points each operand of plan P at the tensor its loops read: the operand itself, or its copy
+/// reformatted to a concordant order (kept in `temporaries`, converted once per version). The
+/// operands by ordinal, then bound by their static ordinal: a lambda per access, not one per
+/// pair of access and ordinal (compile time).
+template <class Plan, class Rhs>
+void bind_operands(const Rhs& rhs, typename bindings_of<Plan>::pointers& pointers,
+                   typename bindings_of<Plan>::temporaries& temporaries) {
+  std::array<const void*, Plan::access_count> operands{};
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) { operands[k] = a.tensor; });
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto K) {
+    using bind = binding<Plan, K>;
+    const auto* tensor = static_cast<const typename bind::original*>(operands[K]);
+    if constexpr (bind::transposed)
+      std::get<K>(pointers) = &transposed_copy<bind>(*tensor, std::get<K>(temporaries));
+    else
+      std::get<K>(pointers) = tensor;
+  });
+  (void)temporaries;
+}
+
 LOOM_DECL std::string operand_label(const std::string& name, std::size_t ordinal,
                                     const std::string& format);
 
@@ -13506,26 +13526,35 @@ LOOM_DECL void throw_unknown_extent(std::string_view index) {
 #endif  // LOOM_EXEC_BIND_HPP
 // ---- end <loom/exec/bind.hpp>
 // ---- begin <loom/exec/run_plan.hpp>
-// Defines run_plan (exec/): one instantiated plan run into its output: operands bound, the output
-// prepared (its storage kept, entries reserved from a bound of the expression's support), the
-// outer loop split over threads when it pays, the streams lowered and run into the output's sink.
+// Defines run_plan (exec/): one instantiated plan run into its output: `+=` into a sparse output
+// as `=` then a merge, operands bound (exec/bind.hpp), the streams lowered (stream/), the outer
+// loop split over threads when it pays (parallel/), and the loops run into the output
+// (exec/write_output.hpp).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXEC_RUN_PLAN_HPP
 #define LOOM_EXEC_RUN_PLAN_HPP
 
+// ---- begin <loom/exec/write_output.hpp>
+// Defines how a plan's loops write their output (exec/): in place into a dense output (split
+// over threads when it pays), located into a bitmap output, or appended to a sparse one (in
+// order, through a workspace, by rows in parallel, or values only on an operand's pattern),
+// with the bound its entries are reserved from and the merge of `+=`.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_WRITE_OUTPUT_HPP
+#define LOOM_EXEC_WRITE_OUTPUT_HPP
+
 
 #include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/bind.hpp>
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
-#include <string_view>
-#include <tuple>
 #include <type_traits>
-#include <variant>
-#include <vector>
+#include <utility>
 
 namespace loom::detail {
 
@@ -13599,13 +13628,228 @@ template <class Out> void merge_into(Out& out, const Out& fresh) {
   out.set_name(std::move(name));
 }
 
+/// The loop depth of each output mode under the loop order `Order`.
+template <class Order, class Lhs, std::size_t N>
+inline constexpr std::array<std::size_t, N> output_depths = [] {
+  std::array<std::size_t, N> d{};
+  using out_indices = expr::free_indices_t<Lhs>;
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<N>>([&](auto m) {
+    using I = boost::mp11::mp_at_c<out_indices, m>;
+    d[m] = boost::mp11::mp_find<Order, I>::value;
+  });
+  return d;
+}();
+
+/// An output written in place: the row-major stride of each loop depth that indexes it.
+template <class Plan, class Lhs, class Out>
+std::array<std::int64_t, Plan::index_count + 1> located_strides(const Out& out) {
+  using out_format = typename Out::format_type;
+  constexpr std::size_t N = Out::order;
+  constexpr auto out_depth = output_depths<typename Plan::order, Lhs, N>;
+  std::array<std::int64_t, Plan::index_count + 1> strides{};
+  for (std::size_t m = 0; m < N; ++m) {
+    std::int64_t stride = 1;
+    const std::size_t level = out_format::level_of_mode[m];
+    for (std::size_t k = level + 1; k < N; ++k) stride *= out.extent(out_format::modes[k]);
+    strides[out_depth[m]] = stride;
+  }
+  return strides;
+}
+
+/// The loops `root` write a dense output in place (zeroed first unless `accumulate`), split over
+/// threads as `split` says.
+template <bool Splittable, class Out, class Root>
+LOOM_FORCE_INLINE void write_dense(Out& out, const Root& root, const parallel::outer_split& split,
+                                   bool accumulate, const std::int64_t* strides) {
+  using T = typename Out::value_type;
+  using root_type = Root;
+  if (!accumulate) {
+    if (split.active)
+      parallel::fill(out.values().data(), out.values().size(), semiring_traits<T>::zero(),
+                     split.threads);
+    else
+      std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
+  }
+  if constexpr (Splittable) {
+    if (split.active) {
+      parallel::run_dense(out.values().data(), out.values().size(), strides,
+                          static_cast<root_type>(root), split);
+      return;
+    }
+  }
+  stream::run_dense(out.values().data(), strides, root, 0);
+}
+
+/// The loops `root` write a bitmap output (Galley's bytemap) in place.
+template <class Out, class Root>
+LOOM_FORCE_INLINE void write_bitmap(Out& out, const Root& root, bool accumulate,
+                                    const std::int64_t* strides) {
+  using T = typename Out::value_type;
+  constexpr std::size_t N = Out::order;
+  // Galley's bytemap: values located and accumulated like a dense output, a presence bit set
+  // per cell written; no entries collected or sorted, any loop order. Serial: two rows may
+  // share a word of bits. Every construction (by shape, conversion, assembly) sizes the values
+  // and bits to the cells.
+  auto& bits = out.template level<N - 1>().bits;
+  if (!accumulate) {
+    std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
+    std::fill(bits.begin(), bits.end(), std::uint64_t{0});
+  }
+  stream::run_located(stream::bitmap_cell<T>{out.values().data(), bits.data()}, strides, root, 0);
+}
+
+/// The loops `root` write a sparse output: its entries appended in order or through the workspace
+/// the estimates choose, by rows in parallel as `split` says, or only its values where its pattern
+/// is an operand's; its own arrays refilled, so a kernel run again allocates nothing.
+template <class Plan, bool Splittable, class Out, class Lhs, class Rhs, class Root>
+LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, const Root& root,
+                                    const parallel::outer_split& split) {
+  using T = typename Out::value_type;
+  using out_format = typename Out::format_type;
+  using root_type = Root;
+  constexpr std::size_t N = Out::order;
+  constexpr bool splittable = Splittable;
+  static constexpr auto out_depth = output_depths<typename Plan::order, Lhs, N>;
+  static_assert(Out::owning,
+                "loom internal error: a sparse output that owns no arrays; please report");
+  // out of order: the workspace kind is chosen from estimates (optimize/choice/workspace_choice.hpp)
+  optimize::workspace_choice workspace;
+  if constexpr (!Plan::output_in_order)
+    workspace = optimize::cached_workspace_choice<Plan>(lhs, rhs);
+  static constexpr std::array<std::size_t, N> depth_of_level = [] {
+    std::array<std::size_t, N> d{};
+    for (std::size_t k = 0; k < N; ++k) d[k] = out_depth[out_format::modes[k]];
+    return d;
+  }();
+  // the depth of the workspace's only key level (a matrix row's columns), else none
+  static constexpr std::size_t key_depth =
+      Plan::output_prefix + 1 == N ? depth_of_level[N - 1] : stream::no_key_depth;
+  // the depth whose every index ends a row (flushes the workspace), else none
+  static constexpr std::size_t row_depth =
+      Plan::output_prefix > 0 ? depth_of_level[Plan::output_prefix - 1] : stream::no_key_depth;
+  auto configure = [&](auto& sink) {
+    if constexpr (requires { sink.prefix; }) {
+      sink.depth_of_level = depth_of_level;
+      sink.prefix = Plan::output_prefix;
+      sink.kind = workspace.kind;
+      sink.expected_row_entries = workspace.row_entries();
+      for (std::size_t k = 0; k < N; ++k) sink.level_extent[k] = out.extent(out_format::modes[k]);
+      sink.init();
+    }
+  };
+  auto drive = [&](auto& sink) {
+    configure(sink);
+    stream::run_sparse(sink, root);
+    sink.finish();
+  };
+  auto make_sink = [&](auto& target) {  // a thread's sink, configured by that thread
+    using target_t = std::remove_cvref_t<decltype(target)>;
+    using sink_t = std::conditional_t<Plan::output_in_order,
+                                      stream::append_sink<T, N, target_t, depth_of_level>,
+                                      stream::workspace_sink<T, N, target_t, key_depth, row_depth>>;
+    std::unique_ptr<sink_t> sink(new sink_t{target});
+    configure(*sink);
+    return sink;
+  };
+  (void)make_sink;
+  auto run_into = [&](auto& entries) {
+    if constexpr (splittable) {
+      if (split.active) {
+        parallel::run_sparse<T, N>(entries, static_cast<root_type>(root), split, make_sink);
+        return;
+      }
+    }
+    if constexpr (Plan::output_in_order) {
+      stream::append_sink<T, N, std::remove_cvref_t<decltype(entries)>, depth_of_level> sink{
+          entries};
+      drive(sink);
+    } else {
+      stream::workspace_sink<T, N, std::remove_cvref_t<decltype(entries)>, key_depth, row_depth>
+          sink{entries};
+      drive(sink);
+    }
+  };
+  std::string name = out.name();
+  // entries arrive sorted and unique: build the levels directly (`+=` came as `=`, above)
+  if constexpr (splittable && parallel::rows_format<out_format>) {
+    if (split.active) {  // CSR-like: every chunk writes its part of the arrays
+      try {              // the output's arrays are refilled, capacity kept
+        out = parallel::run_sparse_rows<T, out_format>(out.shape(), static_cast<root_type>(root),
+                                                       split, make_sink, &out);
+      } catch (...) {
+        out.clear();  // its arrays may have gone: leave a valid empty tensor
+        out.set_name(std::move(name));
+        throw;
+      }
+      out.set_name(std::move(name));
+      return;
+    }
+  }
+  // the output's pattern is an operand's (SDDMM, a scaling): copy it, compute values only
+  if constexpr (Plan::output_in_order && plan::pattern_of<Lhs, Rhs>::shares &&
+                detail::appender<T, out_format>::by_rows) {
+    const Out* pattern = nullptr;
+    expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+      if constexpr (std::is_same_v<std::remove_cvref_t<decltype(*a.tensor)>, Out>)
+        if (k == plan::pattern_of<Lhs, Rhs>::ordinal) pattern = a.tensor;
+    });
+    try {
+      if (pattern != nullptr &&
+          detail::appender<T, out_format>::fill_values_on_pattern(out, *pattern, [&](auto& values) {
+            stream::values_sink<T, std::remove_cvref_t<decltype(values)>> sink{values};
+            stream::run_sparse(sink, root);
+            values = sink.values;
+          })) {
+        out.set_name(std::move(name));
+        return;
+      }
+    } catch (...) {
+      out.clear();  // the pattern without all its values: leave a valid empty tensor
+      out.set_name(std::move(name));
+      throw;
+    }
+  }
+  // the output's own arrays are refilled: a kernel run again allocates nothing
+  try {
+    detail::appender<T, out_format> entries(out.shape(), &out);
+    entries.reserve(static_cast<std::size_t>(
+        std::min<std::int64_t>(output_entries_bound<Lhs>(rhs, workspace), std::int64_t{1} << 26)));
+    run_into(entries);
+    out = std::move(entries).finish();
+  } catch (...) {
+    out.clear();  // its arrays went to the appender: leave a valid empty tensor
+    out.set_name(std::move(name));
+    throw;
+  }
+  out.set_name(std::move(name));
+}
+
+}  // namespace loom::detail
+
+#endif  // LOOM_EXEC_WRITE_OUTPUT_HPP
+// ---- end <loom/exec/write_output.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace loom::detail {
+
 /// Runs one instantiated plan into `out`, its intersections co-iterating as `Skips` says.
 template <class Plan, bool DenseMaps, class Skips = stream::skip::per_loop<>, class Out, class Lhs,
           class Rhs>
 void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const auto& extent_by_id,
               const stream::skip::codes& skips) {
   using order = typename Plan::order;
-  using universe = typename Plan::universe;
   using V = expr::value_type_t<Rhs>;
   using T = typename Out::value_type;
   using B = bindings_of<Plan>;
@@ -13633,42 +13877,17 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
 
   typename B::pointers pointers{};
   typename B::temporaries temporaries{};
-  // the operands by ordinal, then bound by their static ordinal (a lambda per access, not one
-  // per pair of access and ordinal: compile time)
-  std::array<const void*, Plan::access_count> operands{};
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) { operands[k] = a.tensor; });
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto K) {
-    using bind = binding<Plan, K>;
-    const auto* tensor = static_cast<const typename bind::original*>(operands[K]);
-    if constexpr (bind::transposed)  // reformat to a concordant order, once per version
-      std::get<K>(pointers) = &transposed_copy<bind>(*tensor, std::get<K>(temporaries));
-    else
-      std::get<K>(pointers) = tensor;
-  });
+  bind_operands<Plan>(rhs, pointers, temporaries);
 
   stream::lowerer<order, V, DenseMaps, typename B::pointers, Skips> lower{&ctx, &pointers};
   const auto root = lower.template lower_root<0>(rhs);
-  (void)lhs;
-
-  using out_format = typename Out::format_type;
-  constexpr std::size_t N = Out::order;
-  // depth of each output mode
-  static constexpr auto out_depth = [] {
-    std::array<std::size_t, N> d{};
-    using out_indices = expr::free_indices_t<Lhs>;
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<N>>([&](auto m) {
-      using I = boost::mp11::mp_at_c<out_indices, m>;
-      d[m] = boost::mp11::mp_find<order, I>::value;
-    });
-    return d;
-  }();
-  (void)universe{};
 
   // Parallel execution (parallel/): the outer loop is split into chunks when the options and
-  // the data allow it; otherwise (always with one thread) the serial loops below run unchanged.
-  // The split loops get a copy of the stream tree: `root`'s address must not escape, or the
+  // the data allow it; otherwise (always with one thread) the serial loops run unchanged. The
+  // split loops get a copy of the stream tree: `root`'s address must not escape, or the
   // compiler keeps its fields (strides, offsets) in memory in the serial loops too.
   using root_type = std::remove_cvref_t<decltype(root)>;
+  using out_format = typename Out::format_type;
   constexpr bool splittable =
       parallel::splittable_root<root_type> && !out_format::dense_over_bitmap &&
       (out_format::all_dense || (!stream::is_contracted<root_type>() && Plan::output_prefix >= 1));
@@ -13678,164 +13897,12 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
         pointers, ctx.extents[0], stream::is_contracted<root_type>(),
         out_format::all_dense ? out.values().size() : 0);
 
-  // an output written in place: the row-major stride of each loop depth that indexes it
-  auto located_strides = [&] {
-    std::array<std::int64_t, Plan::index_count + 1> strides{};
-    for (std::size_t m = 0; m < N; ++m) {
-      std::int64_t stride = 1;
-      const std::size_t level = out_format::level_of_mode[m];
-      for (std::size_t k = level + 1; k < N; ++k) stride *= out.extent(out_format::modes[k]);
-      strides[out_depth[m]] = stride;
-    }
-    return strides;
-  };
-  (void)located_strides;
-
   if constexpr (out_format::all_dense) {
-    if (!accumulate) {
-      if (split.active)
-        parallel::fill(out.values().data(), out.values().size(), semiring_traits<T>::zero(),
-                       split.threads);
-      else
-        std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
-    }
-    const auto strides = located_strides();
-    if constexpr (splittable) {
-      if (split.active) {
-        parallel::run_dense(out.values().data(), out.values().size(), strides.data(),
-                            static_cast<root_type>(root), split);
-        return;
-      }
-    }
-    stream::run_dense(out.values().data(), strides.data(), root, 0);
+    write_dense<splittable>(out, root, split, accumulate, located_strides<Plan, Lhs>(out).data());
   } else if constexpr (out_format::dense_over_bitmap && Out::owning) {
-    // Galley's bytemap: values located and accumulated like a dense output, a presence bit set
-    // per cell written; no entries collected or sorted, any loop order. Serial: two rows may
-    // share a word of bits. Every construction (by shape, conversion, assembly) sizes the values
-    // and bits to the cells.
-    auto& bits = out.template level<N - 1>().bits;
-    if (!accumulate) {
-      std::fill(out.values().begin(), out.values().end(), semiring_traits<T>::zero());
-      std::fill(bits.begin(), bits.end(), std::uint64_t{0});
-    }
-    const auto strides = located_strides();
-    stream::run_located(stream::bitmap_cell<T>{out.values().data(), bits.data()}, strides.data(),
-                        root, 0);
+    write_bitmap(out, root, accumulate, located_strides<Plan, Lhs>(out).data());
   } else {
-    static_assert(Out::owning,
-                  "loom internal error: a sparse output that owns no arrays; please report");
-    // out of order: the workspace kind is chosen from estimates (optimize/choice/workspace_choice.hpp)
-    optimize::workspace_choice workspace;
-    if constexpr (!Plan::output_in_order)
-      workspace = optimize::cached_workspace_choice<Plan>(lhs, rhs);
-    static constexpr std::array<std::size_t, N> depth_of_level = [] {
-      std::array<std::size_t, N> d{};
-      for (std::size_t k = 0; k < N; ++k) d[k] = out_depth[out_format::modes[k]];
-      return d;
-    }();
-    // the depth of the workspace's only key level (a matrix row's columns), else none
-    static constexpr std::size_t key_depth =
-        Plan::output_prefix + 1 == N ? depth_of_level[N - 1] : stream::no_key_depth;
-    // the depth whose every index ends a row (flushes the workspace), else none
-    static constexpr std::size_t row_depth =
-        Plan::output_prefix > 0 ? depth_of_level[Plan::output_prefix - 1] : stream::no_key_depth;
-    auto configure = [&](auto& sink) {
-      if constexpr (requires { sink.prefix; }) {
-        sink.depth_of_level = depth_of_level;
-        sink.prefix = Plan::output_prefix;
-        sink.kind = workspace.kind;
-        sink.expected_row_entries = workspace.row_entries();
-        for (std::size_t k = 0; k < N; ++k) sink.level_extent[k] = out.extent(out_format::modes[k]);
-        sink.init();
-      }
-    };
-    auto drive = [&](auto& sink) {
-      configure(sink);
-      stream::run_sparse(sink, root);
-      sink.finish();
-    };
-    auto make_sink = [&](auto& target) {  // a thread's sink, configured by that thread
-      using target_t = std::remove_cvref_t<decltype(target)>;
-      using sink_t =
-          std::conditional_t<Plan::output_in_order,
-                             stream::append_sink<T, N, target_t, depth_of_level>,
-                             stream::workspace_sink<T, N, target_t, key_depth, row_depth>>;
-      std::unique_ptr<sink_t> sink(new sink_t{target});
-      configure(*sink);
-      return sink;
-    };
-    (void)make_sink;
-    auto run_into = [&](auto& entries) {
-      if constexpr (splittable) {
-        if (split.active) {
-          parallel::run_sparse<T, N>(entries, static_cast<root_type>(root), split, make_sink);
-          return;
-        }
-      }
-      if constexpr (Plan::output_in_order) {
-        stream::append_sink<T, N, std::remove_cvref_t<decltype(entries)>, depth_of_level> sink{
-            entries};
-        drive(sink);
-      } else {
-        stream::workspace_sink<T, N, std::remove_cvref_t<decltype(entries)>, key_depth, row_depth>
-            sink{entries};
-        drive(sink);
-      }
-    };
-    std::string name = out.name();
-    // entries arrive sorted and unique: build the levels directly (`+=` came as `=`, above)
-    if constexpr (splittable && parallel::rows_format<out_format>) {
-      if (split.active) {  // CSR-like: every chunk writes its part of the arrays
-        try {              // the output's arrays are refilled, capacity kept
-          out = parallel::run_sparse_rows<T, out_format>(out.shape(), static_cast<root_type>(root),
-                                                         split, make_sink, &out);
-        } catch (...) {
-          out.clear();  // its arrays may have gone: leave a valid empty tensor
-          out.set_name(std::move(name));
-          throw;
-        }
-        out.set_name(std::move(name));
-        return;
-      }
-    }
-    // the output's pattern is an operand's (SDDMM, a scaling): copy it, compute values only
-    if constexpr (Plan::output_in_order && plan::pattern_of<Lhs, Rhs>::shares &&
-                  detail::appender<T, out_format>::by_rows) {
-      const Out* pattern = nullptr;
-      expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(*a.tensor)>, Out>)
-          if (k == plan::pattern_of<Lhs, Rhs>::ordinal) pattern = a.tensor;
-      });
-      try {
-        if (pattern != nullptr &&
-            detail::appender<T, out_format>::fill_values_on_pattern(
-                out, *pattern, [&](auto& values) {
-                  stream::values_sink<T, std::remove_cvref_t<decltype(values)>> sink{values};
-                  stream::run_sparse(sink, root);
-                  values = sink.values;
-                })) {
-          out.set_name(std::move(name));
-          return;
-        }
-      } catch (...) {
-        out.clear();  // the pattern without all its values: leave a valid empty tensor
-        out.set_name(std::move(name));
-        throw;
-      }
-    }
-    // the output's own arrays are refilled: a kernel run again allocates nothing
-    try {
-      detail::appender<T, out_format> entries(out.shape(), &out);
-      entries.reserve(static_cast<std::size_t>(std::min<std::int64_t>(
-          output_entries_bound<Lhs>(rhs, workspace), std::int64_t{1} << 26)));
-      run_into(entries);
-      out = std::move(entries).finish();
-    } catch (...) {
-      out.clear();  // its arrays went to the appender: leave a valid empty tensor
-      out.set_name(std::move(name));
-      throw;
-    }
-    out.set_name(std::move(name));
+    write_sparse<Plan, splittable>(out, lhs, rhs, root, split);
   }
 }
 
@@ -13871,16 +13938,32 @@ void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
 
 namespace loom::detail {
 
-/// Runs plan P with the skip policy of each loop as the options say (optimize/choice/leader_choice.hpp):
-/// the static table; chosen from statistics among `skip_candidates<N>` instantiated variants of
-/// the kernel; one kernel whose intersections read their policy (`runtime_skips`); or fixed.
-/// The options' forced fields override the statistics.
-template <class P, class Options, class Out, class Lhs, class Rhs>
-void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
-                                const Options& opts) {
+/// Calls `run(std::type_identity<P>{})` with the plan P of `lhs = rhs` to run: the only candidate,
+/// or the one the runtime optimizer picks from statistics (optimize/choice/plan_choice.hpp,
+/// cached).
+template <class Lhs, class Rhs, class Run>
+void with_chosen_plan(const Lhs& lhs, const Rhs& rhs, Run&& run) {
+  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
+  if constexpr (n > 1) {
+    boost::mp11::mp_with_index<n>(optimize::cached_choice(lhs, rhs), [&](auto c) {
+      run(std::type_identity<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>{});
+    });
+  } else {
+    run(std::type_identity<plan::order_plan<Lhs, Rhs>>{});
+  }
+}
+
+/// Calls `run(std::type_identity<Skips>{}, codes)` with the skip policies of plan P's loops as
+/// the options say (optimize/choice/leader_choice.hpp): the static table (the default); one of
+/// `skip_candidates<N>` instantiated variants chosen from statistics; one kernel whose
+/// intersections read `codes` (`runtime_skips`); or fixed. The options' forced fields override
+/// the statistics.
+template <class P, class Options, class Lhs, class Rhs, class Run>
+void with_chosen_skips(const Lhs& lhs, const Rhs& rhs, const Options& opts, Run&& run) {
   using skips = typename Options::skips;
+  constexpr auto static_codes = stream::skip::default_codes;
   if constexpr (!std::is_void_v<typename fixed_skips_of<skips>::type>) {
-    execute_plan<P, typename fixed_skips_of<skips>::type>(out, lhs, rhs, accumulate);
+    run(std::type_identity<typename fixed_skips_of<skips>::type>{}, static_codes);
     return;
   } else if constexpr (Options::skip_cap > 1) {
     using candidates = optimize::skip_candidates_t<P, Options::skip_cap>;
@@ -13890,35 +13973,29 @@ void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool a
                                      ? std::min(*opts.skip_candidate, n - 1)
                                      : optimize::cached_skip_choice<P, Options::skip_cap>(lhs, rhs);
       boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
-        execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(c)::value>>(out, lhs, rhs,
-                                                                              accumulate);
+        run(std::type_identity<boost::mp11::mp_at_c<candidates, decltype(c)::value>>{},
+            static_codes);
       });
       return;
     }
   } else if constexpr (std::is_same_v<skips, opt::runtime_skips>) {
     if constexpr (optimize::has_runtime_skip_loop<P>) {
-      execute_plan<P, stream::skip::every_loop<stream::skip::runtime>>(
-          out, lhs, rhs, accumulate,
+      run(std::type_identity<stream::skip::every_loop<stream::skip::runtime>>{},
           opts.skip_codes ? *opts.skip_codes : optimize::cached_runtime_skips<P>(lhs, rhs));
       return;
     }
   }
-  (void)opts;
-  execute_plan<P>(out, lhs, rhs, accumulate);
+  (void)lhs, (void)rhs, (void)opts;
+  run(std::type_identity<stream::skip::per_loop<>>{}, static_codes);
 }
 
-template <class Options, class Out, class Lhs, class Rhs>
-void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
-  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
-  if constexpr (n > 1) {  // the best plan depends on the data: the runtime optimizer picks
-    const std::size_t chosen = optimize::cached_choice(lhs, rhs);
-    boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
-      execute_plan_choosing_skip<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-          out, lhs, rhs, accumulate, opts);
-    });
-  } else {
-    execute_plan_choosing_skip<plan::order_plan<Lhs, Rhs>>(out, lhs, rhs, accumulate, opts);
-  }
+/// Runs plan P of `lhs = rhs` with the skip policies the options choose.
+template <class P, class Options, class Out, class Lhs, class Rhs>
+void run_plan_with_skips(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
+                         const Options& opts) {
+  with_chosen_skips<P>(lhs, rhs, opts, [&](auto skips, const stream::skip::codes& codes) {
+    execute_plan<P, typename decltype(skips)::type>(out, lhs, rhs, accumulate, codes);
+  });
 }
 
 // A hoisted sum's storage: a dense vector (the size of one operand mode), a dense matrix unless
@@ -13972,17 +14049,19 @@ template <class Options, class OT, class... Os, class R>
 void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool accumulate,
                     const Options& opts);
 
-/// Runs `lhs = rhs`, first computing once a sum that the fused loop nest would recompute for
-/// each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
-/// sum(i, A(i,j) * sum(k, A(i,k) * x(k))), when the cost model says that is cheaper
-/// (optimize/choice/hoist_choice.hpp; a filter the sum would lose, as in TPC-H Q5, keeps it fused).
-/// Fixed skip policies name the loops of one plan, so they hoist nothing.
 template <class Options, class Out, class Lhs, class Rhs>
-void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
-                     const Options& opts) {
+void run_kernel(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts);
+
+/// Whether `lhs = rhs` ran by first computing once a sum that the fused loop nest would recompute
+/// for each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
+/// sum(i, A(i,j) * sum(k, A(i,k) * x(k))): done when the cost model says that is cheaper
+/// (optimize/choice/hoist_choice.hpp; a filter the sum would lose, as in TPC-H Q5, keeps it
+/// fused). Fixed skip policies name the loops of one plan, so they hoist nothing.
+template <class Options, class Out, class Lhs, class Rhs>
+bool ran_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
   constexpr bool fixed = !std::is_void_v<typename fixed_skips_of<typename Options::skips>::type>;
+  bool hoisted = false;
   if constexpr (rewrite::has_hoistable_v<Rhs> && !fixed) {
-    bool hoisted = false;
     rewrite::hoist_first(rhs, [&](const auto& s, auto rebuild) {
       using S = std::remove_cvref_t<decltype(s)>;
       [&]<class... Is>(mp_list<Is...>) {
@@ -13994,18 +14073,32 @@ void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
           LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
         expr::access<T, Is...> target{&t};
         assign_checked(target, s, false, opts);  // its own kernel (rewritten and hoisted in turn)
-        if constexpr (sizeof...(Is) ==
-                      0)  // a scalar: a literal (order-0 operands are not streamed)
-          execute_hoisted(out, lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}),
-                          accumulate, opts);
+        if constexpr (sizeof...(Is) == 0)  // a scalar: a literal (order-0 operands not streamed)
+          run_kernel(out, lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}),
+                     accumulate, opts);
         else
-          execute_hoisted(out, lhs, rebuild(expr::access<const T, Is...>{&t}), accumulate, opts);
+          run_kernel(out, lhs, rebuild(expr::access<const T, Is...>{&t}), accumulate, opts);
       }(expr::free_indices_t<S>{});
     });
-    if (!hoisted) execute(out, lhs, rhs, accumulate, opts);
-  } else {
-    execute(out, lhs, rhs, accumulate, opts);
   }
+  (void)out, (void)lhs, (void)rhs, (void)accumulate, (void)opts;
+  return hoisted;
+}
+
+/// Runs `lhs = rhs` as one fused loop nest, no sum hoisted: the plan and the skip policies
+/// chosen, then the plan run (exec/run_plan.hpp). tests/work and benchmarks compare with it.
+template <class Options, class Out, class Lhs, class Rhs>
+void run_fused(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
+  with_chosen_plan(lhs, rhs, [&](auto plan) {
+    run_plan_with_skips<typename decltype(plan)::type>(out, lhs, rhs, accumulate, opts);
+  });
+}
+
+/// Runs the checked, rewritten kernel `lhs = rhs` into `out`: a sum hoisted first when cheaper,
+/// else fused.
+template <class Options, class Out, class Lhs, class Rhs>
+void run_kernel(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
+  if (!ran_hoisted(out, lhs, rhs, accumulate, opts)) run_fused(out, lhs, rhs, accumulate, opts);
 }
 
 /// Runs `run(target, out)` for `lhs = rhs`: straight into the output, or, when an operand reads
@@ -14100,14 +14193,14 @@ void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool acc
       run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
         bool add = accumulate;
         auto one = [&](const auto& term) {
-          execute_hoisted(out, target, term, add, opts);
+          run_kernel(out, target, term, add, opts);
           add = true;
         };
         for_each_term(rhs, one);
       });
     } else {
       run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
-        execute_hoisted(out, target, rhs, accumulate, opts);
+        run_kernel(out, target, rhs, accumulate, opts);
       });
     }
   }
@@ -14137,8 +14230,7 @@ void assign_checked(expr::access<OT, Os...>& lhs, const expr::ordered<Order, E>&
     using Rhs = std::remove_cvref_t<decltype(rhs)>;
     run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
       using T = std::remove_cvref_t<decltype(target)>;
-      execute_plan_choosing_skip<plan::order_plan<T, Rhs, -1, Order>>(out, target, rhs, accumulate,
-                                                                      opts);
+      run_plan_with_skips<plan::order_plan<T, Rhs, -1, Order>>(out, target, rhs, accumulate, opts);
     });
   }
 }
@@ -14198,7 +14290,7 @@ auto eval(const E& e, const O& opts = {}) {
   else if constexpr (!plan::assignment_is_valid<decltype(target), Written>)
     plan::report_assignment_errors<decltype(target), Written>();
   else
-    loom::detail::execute_hoisted(result, target, rewrite::for_kernel(written).expr, false, opts);
+    loom::detail::run_kernel(result, target, rewrite::for_kernel(written).expr, false, opts);
   return value;
 }
 

@@ -125,6 +125,26 @@ template <class Plan, std::size_t... Ks> struct bindings_of<Plan, std::index_seq
   using temporaries = std::tuple<typename binding<Plan, Ks>::storage...>;
 };
 
+/// Points each operand of plan P at the tensor its loops read: the operand itself, or its copy
+/// reformatted to a concordant order (kept in `temporaries`, converted once per version). The
+/// operands by ordinal, then bound by their static ordinal: a lambda per access, not one per
+/// pair of access and ordinal (compile time).
+template <class Plan, class Rhs>
+void bind_operands(const Rhs& rhs, typename bindings_of<Plan>::pointers& pointers,
+                   typename bindings_of<Plan>::temporaries& temporaries) {
+  std::array<const void*, Plan::access_count> operands{};
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) { operands[k] = a.tensor; });
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto K) {
+    using bind = binding<Plan, K>;
+    const auto* tensor = static_cast<const typename bind::original*>(operands[K]);
+    if constexpr (bind::transposed)
+      std::get<K>(pointers) = &transposed_copy<bind>(*tensor, std::get<K>(temporaries));
+    else
+      std::get<K>(pointers) = tensor;
+  });
+  (void)temporaries;
+}
+
 LOOM_DECL std::string operand_label(const std::string& name, std::size_t ordinal,
                                     const std::string& format);
 

@@ -52,16 +52,32 @@
 
 namespace loom::detail {
 
-/// Runs plan P with the skip policy of each loop as the options say (optimize/choice/leader_choice.hpp):
-/// the static table; chosen from statistics among `skip_candidates<N>` instantiated variants of
-/// the kernel; one kernel whose intersections read their policy (`runtime_skips`); or fixed.
-/// The options' forced fields override the statistics.
-template <class P, class Options, class Out, class Lhs, class Rhs>
-void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
-                                const Options& opts) {
+/// Calls `run(std::type_identity<P>{})` with the plan P of `lhs = rhs` to run: the only candidate,
+/// or the one the runtime optimizer picks from statistics (optimize/choice/plan_choice.hpp,
+/// cached).
+template <class Lhs, class Rhs, class Run>
+void with_chosen_plan(const Lhs& lhs, const Rhs& rhs, Run&& run) {
+  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
+  if constexpr (n > 1) {
+    boost::mp11::mp_with_index<n>(optimize::cached_choice(lhs, rhs), [&](auto c) {
+      run(std::type_identity<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>{});
+    });
+  } else {
+    run(std::type_identity<plan::order_plan<Lhs, Rhs>>{});
+  }
+}
+
+/// Calls `run(std::type_identity<Skips>{}, codes)` with the skip policies of plan P's loops as
+/// the options say (optimize/choice/leader_choice.hpp): the static table (the default); one of
+/// `skip_candidates<N>` instantiated variants chosen from statistics; one kernel whose
+/// intersections read `codes` (`runtime_skips`); or fixed. The options' forced fields override
+/// the statistics.
+template <class P, class Options, class Lhs, class Rhs, class Run>
+void with_chosen_skips(const Lhs& lhs, const Rhs& rhs, const Options& opts, Run&& run) {
   using skips = typename Options::skips;
+  constexpr auto static_codes = stream::skip::default_codes;
   if constexpr (!std::is_void_v<typename fixed_skips_of<skips>::type>) {
-    execute_plan<P, typename fixed_skips_of<skips>::type>(out, lhs, rhs, accumulate);
+    run(std::type_identity<typename fixed_skips_of<skips>::type>{}, static_codes);
     return;
   } else if constexpr (Options::skip_cap > 1) {
     using candidates = optimize::skip_candidates_t<P, Options::skip_cap>;
@@ -71,35 +87,29 @@ void execute_plan_choosing_skip(Out& out, const Lhs& lhs, const Rhs& rhs, bool a
                                      ? std::min(*opts.skip_candidate, n - 1)
                                      : optimize::cached_skip_choice<P, Options::skip_cap>(lhs, rhs);
       boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
-        execute_plan<P, boost::mp11::mp_at_c<candidates, decltype(c)::value>>(out, lhs, rhs,
-                                                                              accumulate);
+        run(std::type_identity<boost::mp11::mp_at_c<candidates, decltype(c)::value>>{},
+            static_codes);
       });
       return;
     }
   } else if constexpr (std::is_same_v<skips, opt::runtime_skips>) {
     if constexpr (optimize::has_runtime_skip_loop<P>) {
-      execute_plan<P, stream::skip::every_loop<stream::skip::runtime>>(
-          out, lhs, rhs, accumulate,
+      run(std::type_identity<stream::skip::every_loop<stream::skip::runtime>>{},
           opts.skip_codes ? *opts.skip_codes : optimize::cached_runtime_skips<P>(lhs, rhs));
       return;
     }
   }
-  (void)opts;
-  execute_plan<P>(out, lhs, rhs, accumulate);
+  (void)lhs, (void)rhs, (void)opts;
+  run(std::type_identity<stream::skip::per_loop<>>{}, static_codes);
 }
 
-template <class Options, class Out, class Lhs, class Rhs>
-void execute(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
-  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
-  if constexpr (n > 1) {  // the best plan depends on the data: the runtime optimizer picks
-    const std::size_t chosen = optimize::cached_choice(lhs, rhs);
-    boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
-      execute_plan_choosing_skip<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-          out, lhs, rhs, accumulate, opts);
-    });
-  } else {
-    execute_plan_choosing_skip<plan::order_plan<Lhs, Rhs>>(out, lhs, rhs, accumulate, opts);
-  }
+/// Runs plan P of `lhs = rhs` with the skip policies the options choose.
+template <class P, class Options, class Out, class Lhs, class Rhs>
+void run_plan_with_skips(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
+                         const Options& opts) {
+  with_chosen_skips<P>(lhs, rhs, opts, [&](auto skips, const stream::skip::codes& codes) {
+    execute_plan<P, typename decltype(skips)::type>(out, lhs, rhs, accumulate, codes);
+  });
 }
 
 // A hoisted sum's storage: a dense vector (the size of one operand mode), a dense matrix unless
@@ -153,17 +163,19 @@ template <class Options, class OT, class... Os, class R>
 void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool accumulate,
                     const Options& opts);
 
-/// Runs `lhs = rhs`, first computing once a sum that the fused loop nest would recompute for
-/// each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
-/// sum(i, A(i,j) * sum(k, A(i,k) * x(k))), when the cost model says that is cheaper
-/// (optimize/choice/hoist_choice.hpp; a filter the sum would lose, as in TPC-H Q5, keeps it fused).
-/// Fixed skip policies name the loops of one plan, so they hoist nothing.
 template <class Options, class Out, class Lhs, class Rhs>
-void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
-                     const Options& opts) {
+void run_kernel(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts);
+
+/// Whether `lhs = rhs` ran by first computing once a sum that the fused loop nest would recompute
+/// for each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
+/// sum(i, A(i,j) * sum(k, A(i,k) * x(k))): done when the cost model says that is cheaper
+/// (optimize/choice/hoist_choice.hpp; a filter the sum would lose, as in TPC-H Q5, keeps it
+/// fused). Fixed skip policies name the loops of one plan, so they hoist nothing.
+template <class Options, class Out, class Lhs, class Rhs>
+bool ran_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
   constexpr bool fixed = !std::is_void_v<typename fixed_skips_of<typename Options::skips>::type>;
+  bool hoisted = false;
   if constexpr (rewrite::has_hoistable_v<Rhs> && !fixed) {
-    bool hoisted = false;
     rewrite::hoist_first(rhs, [&](const auto& s, auto rebuild) {
       using S = std::remove_cvref_t<decltype(s)>;
       [&]<class... Is>(mp_list<Is...>) {
@@ -175,18 +187,32 @@ void execute_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
           LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
         expr::access<T, Is...> target{&t};
         assign_checked(target, s, false, opts);  // its own kernel (rewritten and hoisted in turn)
-        if constexpr (sizeof...(Is) ==
-                      0)  // a scalar: a literal (order-0 operands are not streamed)
-          execute_hoisted(out, lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}),
-                          accumulate, opts);
+        if constexpr (sizeof...(Is) == 0)  // a scalar: a literal (order-0 operands not streamed)
+          run_kernel(out, lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}),
+                     accumulate, opts);
         else
-          execute_hoisted(out, lhs, rebuild(expr::access<const T, Is...>{&t}), accumulate, opts);
+          run_kernel(out, lhs, rebuild(expr::access<const T, Is...>{&t}), accumulate, opts);
       }(expr::free_indices_t<S>{});
     });
-    if (!hoisted) execute(out, lhs, rhs, accumulate, opts);
-  } else {
-    execute(out, lhs, rhs, accumulate, opts);
   }
+  (void)out, (void)lhs, (void)rhs, (void)accumulate, (void)opts;
+  return hoisted;
+}
+
+/// Runs `lhs = rhs` as one fused loop nest, no sum hoisted: the plan and the skip policies
+/// chosen, then the plan run (exec/run_plan.hpp). tests/work and benchmarks compare with it.
+template <class Options, class Out, class Lhs, class Rhs>
+void run_fused(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
+  with_chosen_plan(lhs, rhs, [&](auto plan) {
+    run_plan_with_skips<typename decltype(plan)::type>(out, lhs, rhs, accumulate, opts);
+  });
+}
+
+/// Runs the checked, rewritten kernel `lhs = rhs` into `out`: a sum hoisted first when cheaper,
+/// else fused.
+template <class Options, class Out, class Lhs, class Rhs>
+void run_kernel(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
+  if (!ran_hoisted(out, lhs, rhs, accumulate, opts)) run_fused(out, lhs, rhs, accumulate, opts);
 }
 
 /// Runs `run(target, out)` for `lhs = rhs`: straight into the output, or, when an operand reads
@@ -281,14 +307,14 @@ void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool acc
       run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
         bool add = accumulate;
         auto one = [&](const auto& term) {
-          execute_hoisted(out, target, term, add, opts);
+          run_kernel(out, target, term, add, opts);
           add = true;
         };
         for_each_term(rhs, one);
       });
     } else {
       run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
-        execute_hoisted(out, target, rhs, accumulate, opts);
+        run_kernel(out, target, rhs, accumulate, opts);
       });
     }
   }
@@ -318,8 +344,7 @@ void assign_checked(expr::access<OT, Os...>& lhs, const expr::ordered<Order, E>&
     using Rhs = std::remove_cvref_t<decltype(rhs)>;
     run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
       using T = std::remove_cvref_t<decltype(target)>;
-      execute_plan_choosing_skip<plan::order_plan<T, Rhs, -1, Order>>(out, target, rhs, accumulate,
-                                                                      opts);
+      run_plan_with_skips<plan::order_plan<T, Rhs, -1, Order>>(out, target, rhs, accumulate, opts);
     });
   }
 }
@@ -379,7 +404,7 @@ auto eval(const E& e, const O& opts = {}) {
   else if constexpr (!plan::assignment_is_valid<decltype(target), Written>)
     plan::report_assignment_errors<decltype(target), Written>();
   else
-    loom::detail::execute_hoisted(result, target, rewrite::for_kernel(written).expr, false, opts);
+    loom::detail::run_kernel(result, target, rewrite::for_kernel(written).expr, false, opts);
   return value;
 }
 
