@@ -10488,7 +10488,10 @@ LOOM_DECL partition split_evenly(std::int64_t extent, std::size_t chunks) {
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
-#include <thread>
+
+#if LOOM_HEADER_ONLY  // std::thread::hardware_concurrency
+#  include <thread>
+#endif
 
 namespace loom {
 
@@ -10644,26 +10647,59 @@ LOOM_DECL parallel_options current_parallel_options() {
 // ---- end <loom/parallel/settings.hpp>
 // ---- begin <loom/parallel/thread_pool.hpp>
 // Defines loom's thread pool: std::jthread workers started on first use, which run the chunks
-// of one parallel loop at a time, the calling thread taking part (parallel/).
+// of one parallel loop at a time, the calling thread taking part (parallel/). Kernels see only
+// parallel_for and the two functions below it; the pool (threads, locks, clocks and their
+// standard headers) is compiled where LOOM_HEADER_ONLY is: in every unit when header-only, once
+// in loom::runtime under separate compilation (docs/build-cost.md).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_PARALLEL_THREAD_POOL_HPP
 #define LOOM_PARALLEL_THREAD_POOL_HPP
 
 
-#include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstddef>
-#include <cstdint>
-#include <cstdlib>
-#include <exception>
-#include <mutex>
-#include <thread>
 #include <type_traits>
-#include <vector>
+
+#if LOOM_HEADER_ONLY  // the pool's own headers
+#  include <algorithm>
+#  include <atomic>
+#  include <chrono>
+#  include <condition_variable>
+#  include <cstdint>
+#  include <cstdlib>
+#  include <exception>
+#  include <mutex>
+#  include <thread>
+#  include <vector>
+#endif
 
 namespace loom::parallel {
+
+namespace detail {
+/// One parallel loop as the pool runs it: chunks [0, count), `call(ctx, chunk, slot)` running
+/// one; slot in [0, threads) identifies the thread (per-thread workspaces are indexed by it).
+struct loop_task {
+  void (*call)(void*, std::size_t, unsigned) = nullptr;
+  void* ctx = nullptr;
+  std::size_t count = 0;
+};
+/// Runs `task` on up to `threads` threads of the process-wide pool, the caller being slot 0;
+/// returns when all chunks are done and rethrows the first exception. Not a template: one copy
+/// of the locking and waiting for every kernel's loops.
+LOOM_DECL void run_loop(const loop_task& task, unsigned threads);
+/// The worker threads the pool has started so far (it grows to the largest count asked for).
+LOOM_DECL std::size_t pool_workers();
+}  // namespace detail
+
+/// Runs `body(chunk, slot)` for chunk in [0, chunks) on up to `threads` threads of the pool.
+template <class F> void parallel_for(std::size_t chunks, unsigned threads, F&& body) {
+  using body_type = std::remove_reference_t<F>;
+  const detail::loop_task task{
+      [](void* ctx, std::size_t c, unsigned slot) { (*static_cast<body_type*>(ctx))(c, slot); },
+      const_cast<void*>(static_cast<const void*>(&body)), chunks};
+  detail::run_loop(task, threads);
+}
+
+#if LOOM_HEADER_ONLY
 
 namespace detail {
 /// How long a worker waiting for the next loop, and a caller waiting for a loop's workers, poll
@@ -10671,7 +10707,7 @@ namespace detail {
 /// this 2-core VM (a kernel of 20 µs ran in 110 µs on 2 threads), while a loop that follows
 /// another within the window (run_sparse_rows runs two; kernels called in a loop) starts at once.
 /// LOOM_SPIN_US overrides it (0: always sleep), read once.
-LOOM_DECL std::chrono::microseconds spin_window();
+std::chrono::microseconds spin_window();
 
 /// Polls `ready()` for up to spin_window(); whether it became true.
 template <class Ready> bool spin_until(Ready&& ready) {
@@ -10681,9 +10717,9 @@ template <class Ready> bool spin_until(Ready&& ready) {
   for (unsigned k = 0;; ++k) {
     if (ready()) return true;
     if ((k & 63) == 63 && std::chrono::steady_clock::now() >= until) return false;
-#if defined(__x86_64__) || defined(__i386__)
+#  if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
-#endif
+#  endif
   }
 }
 
@@ -10694,6 +10730,7 @@ inline thread_local bool inside_parallel_loop = false;
 // shared with other processes still finish together). `call(ctx, chunk, slot)` runs one chunk;
 // slot in [0, threads) identifies the thread (per-thread workspaces are indexed by it).
 struct loop {
+  explicit loop(const loop_task& task) : call(task.call), ctx(task.ctx), count(task.count) {}
   void (*call)(void*, std::size_t, unsigned) = nullptr;
   void* ctx = nullptr;
   std::size_t count = 0;
@@ -10702,7 +10739,7 @@ struct loop {
   std::mutex error_mutex;
   std::exception_ptr error;
 
-  LOOM_DECL void work(unsigned slot);
+  void work(unsigned slot);
 };
 }  // namespace detail
 
@@ -10720,18 +10757,12 @@ class thread_pool {
   thread_pool() = default;
   thread_pool(const thread_pool&) = delete;
   thread_pool& operator=(const thread_pool&) = delete;
-  LOOM_DECL ~thread_pool();
+  ~thread_pool();
 
-  /// Runs `body(chunk, slot)` for every chunk in [0, chunks) on up to `threads` threads, the
-  /// caller being slot 0; returns when all chunks are done and rethrows the first exception.
-  template <class F> void run(std::size_t chunks, unsigned threads, F&& body) {
-    using body_type = std::remove_reference_t<F>;
-    detail::loop l;
-    l.call = [](void* ctx, std::size_t c, unsigned slot) {
-      (*static_cast<body_type*>(ctx))(c, slot);
-    };
-    l.ctx = const_cast<void*>(static_cast<const void*>(&body));
-    l.count = chunks;
+  /// Runs every chunk of `task` on up to `threads` threads, the caller being slot 0; returns
+  /// when all chunks are done and rethrows the first exception.
+  void run(const detail::loop_task& task, unsigned threads) {
+    detail::loop l(task);
     run_loop(l, threads);
   }
 
@@ -10742,15 +10773,14 @@ class thread_pool {
   }
 
  private:
-  // Not a template: one copy of the locking and waiting for every kernel's loops.
-  LOOM_DECL void run_loop(detail::loop& l, unsigned threads);
+  void run_loop(detail::loop& l, unsigned threads);
 
-  LOOM_DECL void grow(unsigned count);
+  void grow(unsigned count);
 
   // A worker: waits for a new loop, takes part when its slot is below the loop's thread count.
   // The loop and its thread count are read under the mutex together with the epoch, so a
   // worker joins each loop at most once and a loop never waits for a worker it did not count.
-  LOOM_DECL void serve(unsigned slot);
+  void serve(unsigned slot);
 
   mutable std::mutex mutex_;
   std::mutex run_mutex_;
@@ -10767,14 +10797,8 @@ class thread_pool {
   std::vector<std::jthread> workers_;  // last member: joined first on destruction
 };
 
-/// Runs `body(chunk, slot)` for chunk in [0, chunks) on up to `threads` threads of the pool.
-template <class F> void parallel_for(std::size_t chunks, unsigned threads, F&& body) {
-  thread_pool::instance().run(chunks, threads, body);
-}
-
-#if LOOM_HEADER_ONLY
 namespace detail {
-LOOM_DECL std::chrono::microseconds spin_window() {
+inline std::chrono::microseconds spin_window() {
   static const std::chrono::microseconds w = [] {
     const char* v = std::getenv("LOOM_SPIN_US");
     return std::chrono::microseconds(v != nullptr ? std::max(0L, std::atol(v)) : 100L);
@@ -10782,7 +10806,7 @@ LOOM_DECL std::chrono::microseconds spin_window() {
   return w;
 }
 
-LOOM_DECL void loop::work(unsigned slot) {
+inline void loop::work(unsigned slot) {
   inside_parallel_loop = true;
   for (;;) {
     const std::size_t c = next.fetch_add(1, std::memory_order_relaxed);
@@ -10800,7 +10824,7 @@ LOOM_DECL void loop::work(unsigned slot) {
 }
 }  // namespace detail
 
-LOOM_DECL thread_pool::~thread_pool() {
+inline thread_pool::~thread_pool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
@@ -10810,7 +10834,7 @@ LOOM_DECL thread_pool::~thread_pool() {
   workers_.clear();  // jthreads join
 }
 
-LOOM_DECL void thread_pool::run_loop(detail::loop& l, unsigned threads) {
+inline void thread_pool::run_loop(detail::loop& l, unsigned threads) {
   const std::size_t chunks = l.count;
   if (threads > chunks) threads = static_cast<unsigned>(chunks);
   std::unique_lock<std::mutex> busy(run_mutex_, std::defer_lock);
@@ -10837,7 +10861,7 @@ LOOM_DECL void thread_pool::run_loop(detail::loop& l, unsigned threads) {
   if (l.error) std::rethrow_exception(l.error);
 }
 
-LOOM_DECL void thread_pool::grow(unsigned count) {
+inline void thread_pool::grow(unsigned count) {
   std::lock_guard<std::mutex> lock(mutex_);
   while (workers_.size() < count) {
     const unsigned slot = static_cast<unsigned>(workers_.size()) + 1;
@@ -10845,7 +10869,7 @@ LOOM_DECL void thread_pool::grow(unsigned count) {
   }
 }
 
-LOOM_DECL void thread_pool::serve(unsigned slot) {
+inline void thread_pool::serve(unsigned slot) {
   std::uint64_t seen = 0;
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
@@ -10869,6 +10893,13 @@ LOOM_DECL void thread_pool::serve(unsigned slot) {
     if (--pending_ == 0) done_.notify_one();
   }
 }
+namespace detail {
+LOOM_DECL void run_loop(const loop_task& task, unsigned threads) {
+  thread_pool::instance().run(task, threads);
+}
+
+LOOM_DECL std::size_t pool_workers() { return thread_pool::instance().workers(); }
+}  // namespace detail
 #endif  // LOOM_HEADER_ONLY
 }  // namespace loom::parallel
 

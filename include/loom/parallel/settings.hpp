@@ -12,7 +12,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
-#include <thread>
+
+#if LOOM_HEADER_ONLY  // std::thread::hardware_concurrency
+#  include <thread>
+#endif
 
 namespace loom {
 
