@@ -46,6 +46,51 @@ TEST_CASE("= overwrites and += accumulates, for dense and sparse outputs") {
   CHECK(C.at(1, 1) == 0);
 }
 
+TEST_CASE("= into a dense output replaces whatever it held, stored once or zeroed first") {
+  // csr rows (every cell stored once), csc (summed outer loop: zeroed and added), dcsr (absent
+  // rows never visited: zeroed), a dense product, a scaling, a sparse copy, min_plus
+  auto A = small_csr();
+  const auto Ac = tensor<double, csc>(A);
+  const auto Ad = tensor<double, dcsr>(A);
+  auto x = dvec({10, 20, 30});
+  for (const double junk : {9.0, -1.0}) {
+    auto y = dvec({junk, junk, junk});
+    y(i) = loom::sum(j, A(i, j) * x(j));
+    CHECK(values_of(y) == std::vector<double>{70, 0, 180});
+    y = dvec({junk, junk, junk});
+    y(i) = loom::sum(j, Ac(i, j) * x(j));
+    CHECK(values_of(y) == std::vector<double>{70, 0, 180});
+    y = dvec({junk, junk, junk});
+    y(i) = loom::sum(j, Ad(i, j) * x(j));
+    CHECK(values_of(y) == std::vector<double>{70, 0, 180});
+    y = dvec({junk, junk, junk});
+    y(i) = x(i) * 2.0;
+    CHECK(values_of(y) == std::vector<double>{20, 40, 60});
+    tensor<double, dense_matrix> M({3, 3}), N({3, 3}), D({3, 3});
+    for (std::int64_t r = 0; r < 3; ++r)
+      for (std::int64_t c = 0; c < 3; ++c) {
+        M.at(r, c) = static_cast<double>(r + 1);
+        N.at(r, c) = static_cast<double>(c + 1);
+        D.at(r, c) = junk;
+      }
+    D(i, k) = loom::sum(j, M(i, j) * N(j, k));
+    CHECK(D.at(1, 2) == 3 * 2.0 * 3.0);
+    D(i, j) = A(i, j);
+    CHECK(D.at(1, 1) == 0);
+    CHECK(D.at(2, 2) == 4);
+  }
+  using mp = min_plus<double>;
+  const auto S = from_coo<csr>({2, 2}, {{0, 1}}, std::vector<mp>{mp{1}});
+  tensor<mp, dense_vector> u({2}), v({2});
+  u.at(0) = mp{5};
+  u.at(1) = mp{7};
+  v.at(0) = mp{-3};
+  v.at(1) = mp{-3};
+  v(i) = loom::sum(j, S(i, j) * u(j));  // row 1 is empty: the semiring's zero, inf
+  CHECK(v.at(0) == mp{8});
+  CHECK(v.at(1) == semiring_traits<mp>::zero());
+}
+
 TEST_CASE("an output that is also an input is computed into a copy") {
   auto A = small_csr();
   auto x = dvec({1, 2, 3});

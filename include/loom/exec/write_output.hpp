@@ -131,13 +131,19 @@ std::array<std::int64_t, Plan::index_count + 1> located_strides(const Out& out) 
   return strides;
 }
 
-/// The loops `root` write a dense output in place (zeroed first unless `accumulate`), split over
-/// threads as `split` says.
+/// The loops `root` write a dense output in place, split over threads as `split` says: zeroed
+/// first unless `accumulate`, or, for `=` by loops that reach each cell once, stored.
 template <bool Splittable, class Out, class Root>
 LOOM_FORCE_INLINE void write_dense(Out& out, const Root& root, const parallel::outer_split& split,
                                    bool accumulate, const std::int64_t* strides) {
   using T = typename Out::value_type;
   using root_type = Root;
+  if constexpr (stream::writes_each_cell_once<Root, Out::order>()) {
+    if (!accumulate && !split.active) {  // every cell stored once: no zeroing pass
+      stream::run_located(stream::store_cell<T>{out.values().data()}, strides, root, 0);
+      return;
+    }
+  }
   if (!accumulate) {
     if (split.active)
       parallel::fill(out.values().data(), out.values().size(), semiring_traits<T>::zero(),

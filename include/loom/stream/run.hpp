@@ -129,6 +129,32 @@ template <class T> struct dense_cell {
   }
 };
 
+/// A dense output's cell written once: `vals[off] = value`, for loops that reach every cell
+/// exactly once (writes_each_cell_once), so the output need not be zeroed first.
+template <class T> struct store_cell {
+  static constexpr bool presence = false;
+  T* vals;
+  LOOM_FORCE_INLINE void operator()(std::int64_t off, const auto& v) const {
+    vals[off] = static_cast<T>(v);
+  }
+};
+
+/// Whether run_located(cell, strides, s, off) over a dense output of order N calls `cell` exactly
+/// once per cell: the first N loops are full (every index of the extent) and none of them is
+/// summed, so they are the output's indices, and below them each cell gets one value (a scalar,
+/// or a sum reduced to one). Then `=` stores instead of zeroing the output and adding.
+template <class S, std::size_t N> constexpr bool writes_each_cell_once() {
+  if constexpr (N == 0)
+    return reducible<S>();
+  else if constexpr (!is_stream_v<S>)
+    return false;
+  else if constexpr (!S::full || S::contracted)
+    return false;
+  else
+    return writes_each_cell_once<std::remove_cvref_t<decltype(std::declval<const S&>().value())>,
+                                 N - 1>();
+}
+
 /// A `format<dense..., bitmap>` output's cell (Galley's bytemap): the value accumulated like a
 /// dense one, and the presence bit at the same position set.
 template <class T> struct bitmap_cell {
