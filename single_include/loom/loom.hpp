@@ -7026,8 +7026,8 @@ struct standard {
 /// The default between two ordered operands (`standard`): a merge that steps the operand
 /// behind one entry, like the hand-written two-pointer loop, unless one fiber is at least
 /// `gallop_ratio` times longer than the other, which then seeks with a galloping search
-/// (leapfrog). Decided once per pair of fibers from their lengths: one branch per fiber, one
-/// copy of the loop.
+/// (leapfrog). Decided once per pair of fibers from their lengths: one branch per fiber, in
+/// front of a copy of the loop per choice (one copy when the product's value is nested).
 struct adaptive {
   static constexpr const char* name = "merge, or leapfrog on skewed fibers";
 };
@@ -11394,29 +11394,19 @@ template <class A, class B, class Op, class Skip = skip::adaptive> struct mul_st
     return mul_stream<CA, CB, Op, P>{operand(a), operand(b), op, ctx};
   }
 
-  /// The matches, in one loop: the operand behind steps (or gallops) to the other's index.
+  /// The matches, in one loop: the operand behind steps (or gallops) to the other's index. A
+  /// scalar product gets one copy of the loop per choice, so that a step tests no flag (short
+  /// fibers: the triangle query, inner products); a nested one keeps one copy of its body.
   template <class F> LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
     static_assert(stepwise);
-    A x = a;
-    B y = b;
-    const bool g = gallop;
-    while (x.valid() && y.valid()) {
-      const std::int64_t ix = x.index(), iy = y.index();
-      if (ix == iy) {
-        f(ix, make_mul(op, x.value(), y.value(), ctx));
-        x.next();
-        y.next();
-      } else if (ix < iy) {
-        if (g)
-          x.seek(iy);
-        else
-          x.next();
-      } else {
-        if (g)
-          y.seek(ix);
-        else
-          y.next();
-      }
+    using value_t = decltype(make_mul(op, a.value(), b.value(), ctx));
+    if constexpr (!is_stream_v<std::remove_cvref_t<value_t>>) {
+      if (gallop)
+        drive<true, true>(f);
+      else
+        drive<true, false>(f);
+    } else {
+      drive<false, false>(f);
     }
   }
 
@@ -11497,19 +11487,49 @@ template <class A, class B, class Op, class Skip = skip::adaptive> struct mul_st
     return g;
   }
   LOOM_FORCE_INLINE void to_match(bool g) {
+    if (g)
+      to_match_by<true>();
+    else
+      to_match_by<false>();
+  }
+  template <bool Gallop> LOOM_FORCE_INLINE void to_match_by() {
     while (a.valid() && b.valid()) {
       const std::int64_t ia = a.index(), ib = b.index();
       if (ia == ib) return;
       if (ia < ib) {
-        if (g)
+        if constexpr (Gallop)
           a.seek(ib);
         else
           a.next();
       } else {
-        if (g)
+        if constexpr (Gallop)
           b.seek(ia);
         else
           b.next();
+      }
+    }
+  }
+  // for_each_ready's loop: with Fixed, galloping is Gallop; else read from `gallop` per step
+  template <bool Fixed, bool Gallop, class F> LOOM_FORCE_INLINE void drive(F& f) const {
+    A x = a;
+    B y = b;
+    const bool g = Fixed ? Gallop : gallop;
+    while (x.valid() && y.valid()) {
+      const std::int64_t ix = x.index(), iy = y.index();
+      if (ix == iy) {
+        f(ix, make_mul(op, x.value(), y.value(), ctx));
+        x.next();
+        y.next();
+      } else if (ix < iy) {
+        if (g)
+          x.seek(iy);
+        else
+          x.next();
+      } else {
+        if (g)
+          y.seek(ix);
+        else
+          y.next();
       }
     }
   }

@@ -22,8 +22,8 @@ struct standard {
 /// The default between two ordered operands (`standard`): a merge that steps the operand
 /// behind one entry, like the hand-written two-pointer loop, unless one fiber is at least
 /// `gallop_ratio` times longer than the other, which then seeks with a galloping search
-/// (leapfrog). Decided once per pair of fibers from their lengths: one branch per fiber, one
-/// copy of the loop.
+/// (leapfrog). Decided once per pair of fibers from their lengths: one branch per fiber, in
+/// front of a copy of the loop per choice (one copy when the product's value is nested).
 struct adaptive {
   static constexpr const char* name = "merge, or leapfrog on skewed fibers";
 };
