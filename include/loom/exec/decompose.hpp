@@ -250,7 +250,10 @@ std::size_t decompose_product(Lhs lhs, const Rhs& rhs, bool accumulate, const Op
       return chosen;
     }
   }
-  loom::detail::assign_checked(lhs, rhs, accumulate, opts);  // the fused kernel
+  if (accumulate)  // the fused kernel
+    loom::detail::assign_checked(lhs, rhs, std::true_type{}, opts);
+  else
+    loom::detail::assign_checked(lhs, rhs, std::false_type{}, opts);
   return 0;
 }
 

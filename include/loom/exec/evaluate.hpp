@@ -159,9 +159,9 @@ template <class E, class F> void for_each_term(const E& e, F& f) {
   }
 }
 
-template <class Options, class OT, class... Os, class R>
-void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool accumulate,
-                    const Options& opts);
+template <class Options, class OT, class... Os, class R, bool Acc>
+void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand,
+                    std::bool_constant<Acc> accumulate, const Options& opts);
 
 template <class Options, class Out, class Lhs, class Rhs>
 void run_kernel(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts);
@@ -186,7 +186,8 @@ bool ran_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, cons
         if constexpr (T::format_type::all_dense)
           LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
         expr::access<T, Is...> target{&t};
-        assign_checked(target, s, false, opts);  // its own kernel (rewritten and hoisted in turn)
+        // its own kernel (rewritten and hoisted in turn)
+        assign_checked(target, s, std::false_type{}, opts);
         if constexpr (sizeof...(Is) == 0)  // a scalar: a literal (order-0 operands not streamed)
           run_kernel(out, lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}),
                      accumulate, opts);
@@ -239,15 +240,36 @@ void run_unaliased(expr::access<OT, Os...>& lhs, const Rhs& rhs, Run&& run) {
 
 namespace loom::detail {
 
+template <class Options, class OT, class... Os, class R, bool Acc>
+void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand,
+                    std::bool_constant<Acc> accumulate, const Options& opts);
+
+/// `lhs += rhs` into a sparse tensor: `rhs` assigned to a fresh tensor (the kernel of `=`, so
+/// `=` compiles no merge and `+=` no second loop nest), then merged with the stored entries.
+/// The output is untouched until the merge.
 template <class Options, class OT, class... Os, class R>
-void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool accumulate,
-                    const Options& opts);
+void add_into_sparse(expr::access<OT, Os...>& lhs, const R& rhs, const Options& opts) {
+  using out_t = std::remove_const_t<OT>;
+  out_t fresh(lhs.tensor->shape());
+  expr::access<out_t, Os...> target{&fresh};
+  assign_checked(target, rhs, std::false_type{}, opts);
+  merge_into(*lhs.tensor, fresh);
+}
+
+/// Whether `+=` into a tensor of type T runs as `=` then a merge (add_into_sparse): an owning
+/// tensor whose entries are appended (written in place, dense and bitmap outputs add in the loop).
+template <class T> constexpr bool adds_by_merge() {
+  if constexpr (is_auto_tensor_v<T>)
+    return false;  // `+=` keeps the format held, then is the held tensor's
+  else
+    return T::owning && !T::format_type::all_dense && !T::format_type::dense_over_bitmap;
+}
 
 /// `lhs = written` (or `+=`) into a loom::auto_tensor: the format chosen from the estimated fill
 /// (exec/alternatives.hpp), made unless held, then written as any output. `+=`, and a right-hand
 /// side that reads the output, keep the format held.
-template <class Options, class OT, class... Os, class W>
-void assign_auto(expr::access<OT, Os...>& lhs, const W& written, bool accumulate,
+template <class Options, class OT, class... Os, class W, bool Acc>
+void assign_auto(expr::access<OT, Os...>& lhs, const W& written, std::bool_constant<Acc> accumulate,
                  const Options& opts) {
   auto& out = *lhs.tensor;
   auto into = [&](auto k) {
@@ -274,19 +296,21 @@ void assign_auto(expr::access<OT, Os...>& lhs, const W& written, bool accumulate
 /// `lhs = rhs` (or `+=`) under `opts`: checks the kernel (compile time), applies the
 /// always-profitable rewrites (rewrite/), then runs it as fused loop nests (the plan and the skip
 /// policies chosen as the options allow), into a copy when an operand reads the output.
-template <class Options, class OT, class... Os, class R>
-void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool accumulate,
-                    const Options& opts) {
+template <class Options, class OT, class... Os, class R, bool Acc>
+void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand,
+                    std::bool_constant<Acc> accumulate, const Options& opts) {
   static_assert(expr::operand<R>,
                 "loom::assign: the right-hand side must be an expression or a scalar");
   const auto written = expr::as_expr(rhs_operand);
   using Written = std::remove_cvref_t<decltype(written)>;
   using Lhs = expr::access<OT, Os...>;
   using out_t = std::remove_const_t<OT>;
-  if constexpr (aggr::has_aggregates_v<Written>) {  // max and min computed first
+  if constexpr (Acc && adds_by_merge<out_t>()) {
+    add_into_sparse(lhs, written, opts);
+  } else if constexpr (aggr::has_aggregates_v<Written>) {  // max and min computed first
     aggr::kept keep;
     const auto e = aggr::materialize(written, keep, [&](auto& target, const auto& body) {
-      assign_checked(target, body, false, opts);
+      assign_checked(target, body, std::false_type{}, opts);
     });
     assign_checked(lhs, e, accumulate, opts);
   } else if constexpr (is_auto_tensor_v<out_t>) {  // the output's format chosen from its fill
@@ -323,9 +347,9 @@ void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand, bool acc
 /// `lhs = loom::order<...>(e)` under `opts`: e checked and rewritten as above, then run as one
 /// loop nest in the order given (operands transposed where they disagree; no candidates, no
 /// hoisting).
-template <class Options, class OT, class... Os, class Order, class E>
+template <class Options, class OT, class... Os, class Order, class E, bool Acc>
 void assign_checked(expr::access<OT, Os...>& lhs, const expr::ordered<Order, E>& fixed,
-                    bool accumulate, const Options& opts) {
+                    std::bool_constant<Acc> accumulate, const Options& opts) {
   using Lhs = expr::access<OT, Os...>;
   using out_t = std::remove_const_t<OT>;
   static_assert(out_t::owning || out_t::format_type::all_dense,
@@ -337,7 +361,9 @@ void assign_checked(expr::access<OT, Os...>& lhs, const expr::ordered<Order, E>&
   static_assert(!aggr::has_aggregates_v<E>,
                 "loom::order<...>: a max or min aggregate is its own kernel; assign it to a "
                 "tensor first");
-  if constexpr (!plan::assignment_is_valid<Lhs, E>) {
+  if constexpr (Acc && adds_by_merge<out_t>()) {
+    add_into_sparse(lhs, fixed, opts);
+  } else if constexpr (!plan::assignment_is_valid<Lhs, E>) {
     plan::report_assignment_errors<Lhs, E>();
   } else {
     const auto rhs = rewrite::for_kernel(fixed.expr).expr;
@@ -357,7 +383,8 @@ namespace loom::expr {
 /// argument-dependent lookup from `access::operator=`.
 template <class OT, class... Os, class R, class Tag>
 void evaluate_assignment(access<OT, Os...>& lhs, const R& rhs, Tag) {
-  loom::detail::assign_checked(lhs, rhs, std::is_same_v<Tag, accumulate_tag>, default_options{});
+  loom::detail::assign_checked(lhs, rhs, std::bool_constant<std::is_same_v<Tag, accumulate_tag>>{},
+                               default_options{});
 }
 
 }  // namespace loom::expr
@@ -370,14 +397,14 @@ namespace loom {
 template <class OT, class... Os, class R, options_type O = default_options>
   requires(!std::remove_cvref_t<O>::eliminate)
 void assign(expr::access<OT, Os...> lhs, const R& rhs, const O& opts = {}) {
-  detail::assign_checked(lhs, rhs, false, opts);
+  detail::assign_checked(lhs, rhs, std::false_type{}, opts);
 }
 
 /// `lhs += rhs` under `opts`.
 template <class OT, class... Os, class R, options_type O = default_options>
   requires(!std::remove_cvref_t<O>::eliminate)
 void accumulate(expr::access<OT, Os...> lhs, const R& rhs, const O& opts = {}) {
-  detail::assign_checked(lhs, rhs, true, opts);
+  detail::assign_checked(lhs, rhs, std::true_type{}, opts);
 }
 
 /// The value of an expression without free indices under `opts`:
@@ -393,7 +420,7 @@ auto eval(const E& e, const O& opts = {}) {
   if constexpr (detail::aggr::has_aggregates_v<Written>) {
     detail::aggr::kept keep;
     const auto m = detail::aggr::materialize(written, keep, [&](auto& out, const auto& body) {
-      detail::assign_checked(out, body, false, opts);
+      detail::assign_checked(out, body, std::false_type{}, opts);
     });
     value = loom::eval(m, opts);
   } else if constexpr (detail::alt::has_alternatives_v<Written>)

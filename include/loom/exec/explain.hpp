@@ -106,7 +106,7 @@ std::string explain_aggregates(const Lhs& lhs, const W& written, const O& opts) 
                " into a temporary (plan "
                "below), then reduced into a dense tensor\n" +
                plan::explain(target, body, opts);
-        loom::detail::assign_checked(target, body, false, opts);
+        loom::detail::assign_checked(target, body, std::false_type{}, opts);
       });
   return pre + plan::explain(lhs, e, opts);
 }

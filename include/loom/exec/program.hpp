@@ -140,7 +140,7 @@ template <class Options> struct temporaries {
     if constexpr (T::format_type::all_dense) LOOM_COUNT_WORK_N(writes, t->values().size());
     [&]<class... Is>(mp_list<Is...>) {
       expr::access<T, Is...> target{t.get()};
-      loom::detail::assign_checked(target, s, false, *opts);
+      loom::detail::assign_checked(target, s, std::false_type{}, *opts);
     }(expr::free_indices_t<S>{});
     std::size_t ordinal = 0;
     list.push_back({&type_tag<S>, reads, t, plan::detail::to_string(s, ordinal), 1});

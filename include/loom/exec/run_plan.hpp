@@ -1,7 +1,6 @@
-// Defines run_plan (exec/): one instantiated plan run into its output: `+=` into a sparse output
-// as `=` then a merge, operands bound (exec/bind.hpp), the streams lowered (stream/), the outer
-// loop split over threads when it pays (parallel/), and the loops run into the output
-// (exec/write_output.hpp).
+// Defines run_plan (exec/): one instantiated plan run into its output: operands bound
+// (exec/bind.hpp), the streams lowered (stream/), the outer loop split over threads when it pays
+// (parallel/), and the loops run into the output (exec/write_output.hpp).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXEC_RUN_PLAN_HPP
 #define LOOM_EXEC_RUN_PLAN_HPP
@@ -64,18 +63,9 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
 
   static_assert(stream::skip::max_loops >= plan::detail::max_indices,
                 "loom internal error: fewer skip codes than loops; please report");
-  if constexpr (!Out::format_type::all_dense && !Out::format_type::dense_over_bitmap &&
-                Out::owning) {
-    if (accumulate) {
-      // `+=` into a sparse output: this kernel's `=` into a fresh tensor (a call of this same
-      // function: no second loop nest to compile, and the loop of `=` keeps its registers),
-      // then merged with the stored entries. The output is untouched until the merge.
-      Out fresh(out.shape());
-      run_plan<Plan, DenseMaps, Skips>(fresh, lhs, rhs, false, extent_by_id, skips);
-      merge_into(out, fresh);
-      return;
-    }
-  }
+  if constexpr (!Out::format_type::all_dense && !Out::format_type::dense_over_bitmap)
+    if (accumulate)  // assign_checked runs `+=` into a sparse output as `=` then a merge
+      throw error("loom internal error: += reached the kernel of a sparse output; please report");
   stream::kernel_context ctx;
   ctx.skip = skips;
   ctx.sequential_sums = loom::deterministic();
