@@ -3710,6 +3710,11 @@ LOOM_DECL index_set index_union(const index_set& a, const index_set& b, const ch
 LOOM_DECL index_set index_filter(const index_set& s, const std::vector<std::string>& names,
                                  bool keep);
 
+/// The index set of a tensor of extents `shape` whose mode m is named `names[m]`; throws
+/// `shape_error` naming `who` when the counts differ.
+LOOM_DECL index_set named_modes(const std::vector<std::int64_t>& shape,
+                                const std::vector<std::string>& names, const char* who);
+
 #if LOOM_HEADER_ONLY
 LOOM_DECL void check_index_set(const index_set& s, const char* who) {
   for (std::size_t a = 0; a < s.size(); ++a) {
@@ -3743,6 +3748,16 @@ LOOM_DECL index_set index_filter(const index_set& s, const std::vector<std::stri
   index_set out;
   for (const index_extent& x : s)
     if ((std::find(names.begin(), names.end(), x.name) != names.end()) == keep) out.push_back(x);
+  return out;
+}
+
+LOOM_DECL index_set named_modes(const std::vector<std::int64_t>& shape,
+                                const std::vector<std::string>& names, const char* who) {
+  if (names.size() != shape.size())
+    throw shape_error(std::string(who) + ": " + std::to_string(names.size()) +
+                      " index names for a tensor of order " + std::to_string(shape.size()));
+  index_set out;
+  for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], shape[m]});
   return out;
 }
 #endif  // LOOM_HEADER_ONLY
@@ -3851,7 +3866,7 @@ class chain_bound_estimator {
                                   index_set extra_extents = {});
   /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
   chain_bound_estimator(const statistics& s, const std::vector<std::string>& names)
-      : chain_bound_estimator(named(s, names), constraints_of(s, names)) {}
+      : chain_bound_estimator(detail::named_modes(s.shape, names, "loom::chain_bound_estimator"), constraints_of(s, names)) {}
 
   /// A tensor with no fill entry over `indices` (used to broadcast).
   LOOM_DECL static chain_bound_estimator full(index_set indices);
@@ -3941,7 +3956,6 @@ class chain_bound_estimator {
       }
     dcs_.push_back({k, d});
   }
-  LOOM_DECL static index_set named(const statistics& s, const std::vector<std::string>& names);
   LOOM_DECL static std::vector<degree_constraint> constraints_of(
       const statistics& s, const std::vector<std::string>& names);
 
@@ -4117,20 +4131,11 @@ LOOM_DECL std::vector<std::string> chain_bound_estimator::names_of(mask m) const
   return out;
 }
 
-LOOM_DECL index_set chain_bound_estimator::named(const statistics& s,
-                                                 const std::vector<std::string>& names) {
-  if (names.size() != s.shape.size())
-    throw shape_error("loom::chain_bound_estimator: " + std::to_string(names.size()) +
-                      " index names for a tensor of order " + std::to_string(s.shape.size()));
-  index_set out;
-  for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
-  return out;
-}
 
 LOOM_DECL std::vector<degree_constraint> chain_bound_estimator::constraints_of(
     const statistics& s, const std::vector<std::string>& names) {
   std::vector<degree_constraint> dcs;
-  if (names.size() != s.shape.size()) return dcs;  // `named` throws first
+  if (names.size() != s.shape.size()) return dcs;  // `named_modes` throws first
   if (names.size() == 1) {
     dcs.push_back({{}, names, static_cast<double>(s.distinct[0])});
     return dcs;
@@ -22070,7 +22075,7 @@ class uniform_estimator {
   LOOM_DECL uniform_estimator(index_set indices, double nnz);
   /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
   uniform_estimator(const statistics& s, const std::vector<std::string>& names)
-      : uniform_estimator(named(s, names), static_cast<double>(s.nnz)) {}
+      : uniform_estimator(detail::named_modes(s.shape, names, "loom::uniform_estimator"), static_cast<double>(s.nnz)) {}
 
   /// A tensor with no fill entry over `indices` (used to broadcast).
   static uniform_estimator full(index_set indices) {
@@ -22101,7 +22106,6 @@ class uniform_estimator {
   const index_set& indices() const { return indices_; }
 
  private:
-  LOOM_DECL static index_set named(const statistics& s, const std::vector<std::string>& names);
   static double clamp(double n, double hi) {
     if (!(n > 0)) return 0;  // also maps NaN to 0
     return n > hi ? hi : n;
@@ -22154,16 +22158,6 @@ uniform_estimator::aggregate(const std::vector<std::string>& names) const {
   const double size = detail::dense_size(kept);
   const double n = clamp(size * -std::expm1(reduced * std::log1p(-p)), size);
   return uniform_estimator(std::move(kept), n);
-}
-
-LOOM_DECL index_set uniform_estimator::named(const statistics& s,
-                                             const std::vector<std::string>& names) {
-  if (names.size() != s.shape.size())
-    throw shape_error("loom::uniform_estimator: " + std::to_string(names.size()) +
-                      " index names for a tensor of order " + std::to_string(s.shape.size()));
-  index_set out;
-  for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
-  return out;
 }
 #endif  // LOOM_HEADER_ONLY
 

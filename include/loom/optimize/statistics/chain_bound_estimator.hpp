@@ -47,7 +47,8 @@ class chain_bound_estimator {
                                   index_set extra_extents = {});
   /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
   chain_bound_estimator(const statistics& s, const std::vector<std::string>& names)
-      : chain_bound_estimator(named(s, names), constraints_of(s, names)) {}
+      : chain_bound_estimator(detail::named_modes(s.shape, names, "loom::chain_bound_estimator"),
+                              constraints_of(s, names)) {}
 
   /// A tensor with no fill entry over `indices` (used to broadcast).
   LOOM_DECL static chain_bound_estimator full(index_set indices);
@@ -137,7 +138,6 @@ class chain_bound_estimator {
       }
     dcs_.push_back({k, d});
   }
-  LOOM_DECL static index_set named(const statistics& s, const std::vector<std::string>& names);
   LOOM_DECL static std::vector<degree_constraint> constraints_of(
       const statistics& s, const std::vector<std::string>& names);
 
@@ -313,20 +313,10 @@ LOOM_DECL std::vector<std::string> chain_bound_estimator::names_of(mask m) const
   return out;
 }
 
-LOOM_DECL index_set chain_bound_estimator::named(const statistics& s,
-                                                 const std::vector<std::string>& names) {
-  if (names.size() != s.shape.size())
-    throw shape_error("loom::chain_bound_estimator: " + std::to_string(names.size()) +
-                      " index names for a tensor of order " + std::to_string(s.shape.size()));
-  index_set out;
-  for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
-  return out;
-}
-
 LOOM_DECL std::vector<degree_constraint> chain_bound_estimator::constraints_of(
     const statistics& s, const std::vector<std::string>& names) {
   std::vector<degree_constraint> dcs;
-  if (names.size() != s.shape.size()) return dcs;  // `named` throws first
+  if (names.size() != s.shape.size()) return dcs;  // `named_modes` throws first
   if (names.size() == 1) {
     dcs.push_back({{}, names, static_cast<double>(s.distinct[0])});
     return dcs;

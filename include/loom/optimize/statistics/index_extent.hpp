@@ -47,6 +47,11 @@ LOOM_DECL index_set index_union(const index_set& a, const index_set& b, const ch
 LOOM_DECL index_set index_filter(const index_set& s, const std::vector<std::string>& names,
                                  bool keep);
 
+/// The index set of a tensor of extents `shape` whose mode m is named `names[m]`; throws
+/// `shape_error` naming `who` when the counts differ.
+LOOM_DECL index_set named_modes(const std::vector<std::int64_t>& shape,
+                                const std::vector<std::string>& names, const char* who);
+
 #if LOOM_HEADER_ONLY
 LOOM_DECL void check_index_set(const index_set& s, const char* who) {
   for (std::size_t a = 0; a < s.size(); ++a) {
@@ -80,6 +85,16 @@ LOOM_DECL index_set index_filter(const index_set& s, const std::vector<std::stri
   index_set out;
   for (const index_extent& x : s)
     if ((std::find(names.begin(), names.end(), x.name) != names.end()) == keep) out.push_back(x);
+  return out;
+}
+
+LOOM_DECL index_set named_modes(const std::vector<std::int64_t>& shape,
+                                const std::vector<std::string>& names, const char* who) {
+  if (names.size() != shape.size())
+    throw shape_error(std::string(who) + ": " + std::to_string(names.size()) +
+                      " index names for a tensor of order " + std::to_string(shape.size()));
+  index_set out;
+  for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], shape[m]});
   return out;
 }
 #endif  // LOOM_HEADER_ONLY

@@ -31,7 +31,8 @@ class uniform_estimator {
   LOOM_DECL uniform_estimator(index_set indices, double nnz);
   /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
   uniform_estimator(const statistics& s, const std::vector<std::string>& names)
-      : uniform_estimator(named(s, names), static_cast<double>(s.nnz)) {}
+      : uniform_estimator(detail::named_modes(s.shape, names, "loom::uniform_estimator"),
+                          static_cast<double>(s.nnz)) {}
 
   /// A tensor with no fill entry over `indices` (used to broadcast).
   static uniform_estimator full(index_set indices) {
@@ -62,7 +63,6 @@ class uniform_estimator {
   const index_set& indices() const { return indices_; }
 
  private:
-  LOOM_DECL static index_set named(const statistics& s, const std::vector<std::string>& names);
   static double clamp(double n, double hi) {
     if (!(n > 0)) return 0;  // also maps NaN to 0
     return n > hi ? hi : n;
@@ -115,16 +115,6 @@ uniform_estimator::aggregate(const std::vector<std::string>& names) const {
   const double size = detail::dense_size(kept);
   const double n = clamp(size * -std::expm1(reduced * std::log1p(-p)), size);
   return uniform_estimator(std::move(kept), n);
-}
-
-LOOM_DECL index_set uniform_estimator::named(const statistics& s,
-                                             const std::vector<std::string>& names) {
-  if (names.size() != s.shape.size())
-    throw shape_error("loom::uniform_estimator: " + std::to_string(names.size()) +
-                      " index names for a tensor of order " + std::to_string(s.shape.size()));
-  index_set out;
-  for (std::size_t m = 0; m < names.size(); ++m) out.push_back({names[m], s.shape[m]});
-  return out;
 }
 #endif  // LOOM_HEADER_ONLY
 
