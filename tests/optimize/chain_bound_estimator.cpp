@@ -132,4 +132,7 @@ TEST_CASE("chain bound: from statistics, full, conditional estimate, errors") {
   // Broadcasting a against a full vector over k: each (i,j) gets all 7 values of k.
   CHECK(conj({a, chain_bound_estimator::full({{"k", 7}})}).estimate() == 350);
   CHECK_THROWS_AS(chain_bound_estimator({{"i", 3}}, dcs{{{}, {"q"}, 1}}), loom::shape_error);
+  CHECK_THROWS_WITH_AS(chain_bound_estimator(s, {"i"}),
+                       "loom::chain_bound_estimator: 1 index names for a tensor of order 2",
+                       loom::shape_error);
 }

@@ -66,7 +66,9 @@ TEST_CASE("uniform: construction from statistics, estimate_given, errors") {
   CHECK(e.density() == doctest::Approx(0.25));
   CHECK(e.estimate_given({"i"}) == doctest::Approx(5.0));
   CHECK(uniform_estimator::full({{"i", 3}, {"k", 4}}).estimate() == 12);
-  CHECK_THROWS_AS(uniform_estimator(s, {"i"}), loom::shape_error);
+  CHECK_THROWS_WITH_AS(uniform_estimator(s, {"i"}),
+                       "loom::uniform_estimator: 1 index names for a tensor of order 2",
+                       loom::shape_error);
   CHECK_THROWS_AS(uniform_estimator({{"i", 3}, {"i", 3}}, 1), loom::shape_error);
   const std::vector<uniform_estimator> bad{uniform_estimator({{"i", 3}}, 1),
                                            uniform_estimator({{"i", 4}}, 1)};
