@@ -3866,7 +3866,8 @@ class chain_bound_estimator {
                                   index_set extra_extents = {});
   /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
   chain_bound_estimator(const statistics& s, const std::vector<std::string>& names)
-      : chain_bound_estimator(detail::named_modes(s.shape, names, "loom::chain_bound_estimator"), constraints_of(s, names)) {}
+      : chain_bound_estimator(detail::named_modes(s.shape, names, "loom::chain_bound_estimator"),
+                              constraints_of(s, names)) {}
 
   /// A tensor with no fill entry over `indices` (used to broadcast).
   LOOM_DECL static chain_bound_estimator full(index_set indices);
@@ -4130,7 +4131,6 @@ LOOM_DECL std::vector<std::string> chain_bound_estimator::names_of(mask m) const
   std::sort(out.begin(), out.end());
   return out;
 }
-
 
 LOOM_DECL std::vector<degree_constraint> chain_bound_estimator::constraints_of(
     const statistics& s, const std::vector<std::string>& names) {
@@ -22075,7 +22075,8 @@ class uniform_estimator {
   LOOM_DECL uniform_estimator(index_set indices, double nnz);
   /// The estimate of a stored tensor: `names[m]` names logical mode m, extents come from `s`.
   uniform_estimator(const statistics& s, const std::vector<std::string>& names)
-      : uniform_estimator(detail::named_modes(s.shape, names, "loom::uniform_estimator"), static_cast<double>(s.nnz)) {}
+      : uniform_estimator(detail::named_modes(s.shape, names, "loom::uniform_estimator"),
+                          static_cast<double>(s.nnz)) {}
 
   /// A tensor with no fill entry over `indices` (used to broadcast).
   static uniform_estimator full(index_set indices) {
