@@ -7028,6 +7028,13 @@ namespace loom::stream::skip {
 struct standard {
   static constexpr const char* name = "standard";
 };
+/// `standard` at a loop where the kernel's context may say that every fiber is shorter than
+/// `gallop_ratio` (`kernel_context::short_fibers`): there `adaptive` merges without comparing
+/// the lengths of each pair of fibers. The driver gives it to the loops where that pays
+/// (exec/bind.hpp, `short_fiber_loops`); elsewhere the flag is not read.
+struct standard_short {
+  static constexpr const char* name = "standard";
+};
 /// The default between two ordered operands (`standard`): a merge that steps the operand
 /// behind one entry, like the hand-written two-pointer loop, unless one fiber is at least
 /// `gallop_ratio` times longer than the other, which then seeks with a galloping search
@@ -11034,6 +11041,9 @@ struct kernel_context {
   std::array<std::int64_t, skip::max_loops> extents{};  // by position in the loop order
   skip::codes skip = skip::default_codes;  // by loop: what skip::runtime intersections do
   bool sequential_sums = false;            // loom::deterministic(): no partial sums (lane_sum)
+  /// by loop: every fiber the operands iterate there holds fewer than skip::gallop_ratio
+  /// entries, so an adaptive intersection merges without comparing lengths per pair of fibers
+  std::array<bool, skip::max_loops> short_fibers{};
 };
 
 }  // namespace loom::stream
@@ -11364,7 +11374,8 @@ template <class A, class B> LOOM_FORCE_INLINE bool merge_fibers(const A& a, cons
   }
 }
 
-template <class A, class B, class Op, class Skip = skip::adaptive> struct mul_stream {
+template <class A, class B, class Op, class Skip = skip::adaptive, bool ShortHint = false>
+struct mul_stream {
   static_assert(A::depth == B::depth);
   static constexpr std::size_t depth = A::depth;
   static constexpr bool contracted = false, strict = true, full = A::full && B::full,
@@ -11487,7 +11498,9 @@ template <class A, class B, class Op, class Skip = skip::adaptive> struct mul_st
   // stepwise: the one behind steps (or gallops) until the indices meet, in one tight loop, as
   // the hand-written merge does; the run loop sees matches only
   LOOM_FORCE_INLINE bool settle() {
-    const bool g = !merge_fibers(a, b);
+    // where no pair of fibers can gallop (kernel_context::short_fibers), nothing to compare
+    const bool g =
+        !((ShortHint && ctx != nullptr && ctx->short_fibers[depth]) || merge_fibers(a, b));
     to_match(g);
     return g;
   }
@@ -12013,13 +12026,15 @@ LOOM_FORCE_INLINE auto make_intersection(const Op& op, const A& a, const B& b,
   if constexpr (std::is_same_v<Skip, skip::runtime> && !A::locatable && !B::locatable) {
     return mul_stream<A, B, Op, skip::runtime>{a, b, op, ctx};
   } else if constexpr (std::is_same_v<Skip, skip::standard> ||
+                       std::is_same_v<Skip, skip::standard_short> ||
                        std::is_same_v<Skip, skip::runtime>) {
     if constexpr (B::locatable)
       return lookup_stream<A, B, Op, false>{a, b, op, ctx};
     else if constexpr (A::locatable)
       return lookup_stream<B, A, Op, true>{b, a, op, ctx};
     else
-      return mul_stream<A, B, Op>{a, b, op, ctx};
+      return mul_stream<A, B, Op, skip::adaptive, std::is_same_v<Skip, skip::standard_short>>{
+          a, b, op, ctx};
   } else if constexpr (std::is_same_v<Skip, skip::lead<0>> && B::locatable) {
     return lookup_stream<A, B, Op, false>{a, b, op, ctx};
   } else if constexpr (std::is_same_v<Skip, skip::lead<1>> && A::locatable) {
@@ -13414,6 +13429,131 @@ void bind_operands(const Rhs& rhs, typename bindings_of<Plan>::pointers& pointer
   (void)temporaries;
 }
 
+/// Whether every fiber of a compressed level holds fewer than `bound` entries: a scan of `pos`
+/// by blocks (vectorised within one), stopping at the first block with a longer fiber.
+template <class Pos> bool fibers_shorter_than(const Pos& pos, std::int64_t bound) {
+  constexpr std::size_t block = 256;
+  for (std::size_t p = 1; p < pos.size(); p += block) {
+    const std::size_t end = std::min(pos.size(), p + block);
+    std::int64_t longest = 0;
+    for (std::size_t q = p; q < end; ++q)
+      longest = std::max(longest, static_cast<std::int64_t>(pos[q] - pos[q - 1]));
+    if (longest >= bound) return false;
+  }
+  return true;
+}
+
+/// Whether level K of `t` iterates only fibers shorter than skip::gallop_ratio: a compressed
+/// level's from its `pos`, a dense one's from its extent, a singleton's always; any other no.
+template <std::size_t K, class T> bool level_fibers_short(const T& t) {
+  using level = boost::mp11::mp_at_c<typename T::format_type::levels, K>;
+  constexpr level_layout layout = layout_of<level>;
+  if constexpr (layout == level_layout::compressed)
+    return fibers_shorter_than(t.template level<K>().pos, stream::skip::gallop_ratio);
+  else if constexpr (layout == level_layout::dense)
+    return t.template level<K>().extent < stream::skip::gallop_ratio;
+  else
+    return layout == level_layout::singleton;
+}
+
+/// The loop depth of each level of an operand bound as `Tensor`, and whether the level is full;
+/// none for a dense or order-0 operand (located, never merged).
+template <class Tensor, class Order, class Access> struct iterated_levels {
+  static constexpr std::size_t count = 0;
+  static constexpr std::array<std::size_t, 1> depth{};
+  static constexpr std::array<bool, 1> full{};
+};
+template <class Tensor, class Order, class T, class... Is>
+  requires(sizeof...(Is) > 0 && !Tensor::format_type::all_dense)
+struct iterated_levels<Tensor, Order, expr::access<T, Is...>> {
+  using layout = stream::access_layout<Tensor, Order, Is...>;
+  static constexpr std::size_t count = layout::order;
+  static constexpr auto depth = layout::depth_of_level;
+  static constexpr auto full = [] {
+    std::array<bool, count> f{};
+    std::size_t k = 0;
+    boost::mp11::mp_for_each<
+        boost::mp11::mp_transform<boost::mp11::mp_identity, typename Tensor::format_type::levels>>(
+        [&](auto l) { f[k++] = decltype(l)::type::properties.full; });
+    return f;
+  }();
+};
+template <class Plan, std::size_t K>
+using iterated_levels_of =
+    iterated_levels<std::remove_cvref_t<std::remove_pointer_t<
+                        std::tuple_element_t<K, typename bindings_of<Plan>::pointers>>>,
+                    typename Plan::order, boost::mp11::mp_at_c<typename Plan::accesses, K>>;
+
+/// The loops of plan P worth knowing short: two or more operands iterate a level there that is
+/// not full (their intersection merges), below a loop that iterates such a level (so it runs
+/// once per stored entry, not once per row, and its pairs of fibers outnumber the fibers a scan
+/// reads: the triangle query's, not an inner product's).
+template <class Plan>
+inline constexpr auto short_fiber_loops = []<std::size_t... Ks>(std::index_sequence<Ks...>) {
+  std::array<std::size_t, stream::skip::max_loops> count{};
+  auto add = [&](const auto& depth, const auto& full, std::size_t n) {
+    for (std::size_t k = 0; k < n; ++k)
+      if (!full[k]) ++count[depth[k]];
+  };
+  (add(iterated_levels_of<Plan, Ks>::depth, iterated_levels_of<Plan, Ks>::full,
+       iterated_levels_of<Plan, Ks>::count),
+   ...);
+  std::array<bool, stream::skip::max_loops> worth{};
+  bool sparse_above = false;
+  for (std::size_t d = 0; d < Plan::index_count; ++d) {
+    worth[d] = count[d] >= 2 && sparse_above;
+    sparse_above = sparse_above || count[d] >= 1;
+  }
+  return worth;
+}(std::make_index_sequence<Plan::access_count>{});
+
+/// The default skip policies (`per_loop<>`, every loop `standard`) with `standard_short` at the
+/// loops of `short_fiber_loops`; any other list as given (forced and run-time policies).
+template <class Plan, class Skips> struct hinted_skips_impl {
+  using type = Skips;
+};
+template <class Plan> struct hinted_skips_impl<Plan, stream::skip::per_loop<>> {
+  static constexpr auto& worth = short_fiber_loops<Plan>;
+  static constexpr bool any = [] {
+    for (const bool w : worth)
+      if (w) return true;
+    return false;
+  }();
+  template <class D>
+  using at =
+      std::conditional_t<worth[D::value], stream::skip::standard_short, stream::skip::standard>;
+  using type =
+      std::conditional_t<any,
+                         boost::mp11::mp_apply<stream::skip::per_loop,
+                                               boost::mp11::mp_transform<
+                                                   at, boost::mp11::mp_iota_c<Plan::index_count>>>,
+                         stream::skip::per_loop<>>;
+};
+template <class Plan, class Skips>
+using hinted_skips = typename hinted_skips_impl<Plan, Skips>::type;
+
+/// Sets `short_fibers[d]` for each loop d of `short_fiber_loops` where every fiber the bound
+/// operands iterate is shorter than skip::gallop_ratio: an adaptive intersection there could not
+/// gallop (that needs one fiber gallop_ratio times another's length), so it merges without
+/// comparing the lengths of each pair of fibers (stream/intersections.hpp). The scan of a
+/// level's `pos` stops at its first long fiber; other kernels scan nothing.
+template <class Plan>
+void note_short_fibers(const typename bindings_of<Plan>::pointers& pointers,
+                       std::array<bool, stream::skip::max_loops>& short_fibers) {
+  constexpr auto& worth = short_fiber_loops<Plan>;
+  for (std::size_t d = 0; d < Plan::index_count; ++d) short_fibers[d] = worth[d];
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto k) {
+    constexpr std::size_t K = decltype(k)::value;
+    using levels = iterated_levels_of<Plan, K>;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<levels::count>>([&](auto level) {
+      constexpr std::size_t L = decltype(level)::value;
+      constexpr std::size_t d = levels::depth[L];
+      if constexpr (worth[d])
+        if (short_fibers[d]) short_fibers[d] = level_fibers_short<L>(*std::get<K>(pointers));
+    });
+  });
+}
+
 LOOM_DECL std::string operand_label(const std::string& name, std::size_t ordinal,
                                     const std::string& format);
 
@@ -13956,8 +14096,11 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
   typename B::pointers pointers{};
   typename B::temporaries temporaries{};
   bind_operands<Plan>(rhs, pointers, temporaries);
+  if constexpr (!std::is_same_v<hinted_skips<Plan, Skips>, Skips>)
+    note_short_fibers<Plan>(pointers, ctx.short_fibers);
 
-  stream::lowerer<order, V, DenseMaps, typename B::pointers, Skips> lower{&ctx, &pointers};
+  stream::lowerer<order, V, DenseMaps, typename B::pointers, hinted_skips<Plan, Skips>> lower{
+      &ctx, &pointers};
   const auto root = lower.template lower_root<0>(rhs);
 
   // Parallel execution (parallel/): the outer loop is split into chunks when the options and

@@ -145,6 +145,131 @@ void bind_operands(const Rhs& rhs, typename bindings_of<Plan>::pointers& pointer
   (void)temporaries;
 }
 
+/// Whether every fiber of a compressed level holds fewer than `bound` entries: a scan of `pos`
+/// by blocks (vectorised within one), stopping at the first block with a longer fiber.
+template <class Pos> bool fibers_shorter_than(const Pos& pos, std::int64_t bound) {
+  constexpr std::size_t block = 256;
+  for (std::size_t p = 1; p < pos.size(); p += block) {
+    const std::size_t end = std::min(pos.size(), p + block);
+    std::int64_t longest = 0;
+    for (std::size_t q = p; q < end; ++q)
+      longest = std::max(longest, static_cast<std::int64_t>(pos[q] - pos[q - 1]));
+    if (longest >= bound) return false;
+  }
+  return true;
+}
+
+/// Whether level K of `t` iterates only fibers shorter than skip::gallop_ratio: a compressed
+/// level's from its `pos`, a dense one's from its extent, a singleton's always; any other no.
+template <std::size_t K, class T> bool level_fibers_short(const T& t) {
+  using level = boost::mp11::mp_at_c<typename T::format_type::levels, K>;
+  constexpr level_layout layout = layout_of<level>;
+  if constexpr (layout == level_layout::compressed)
+    return fibers_shorter_than(t.template level<K>().pos, stream::skip::gallop_ratio);
+  else if constexpr (layout == level_layout::dense)
+    return t.template level<K>().extent < stream::skip::gallop_ratio;
+  else
+    return layout == level_layout::singleton;
+}
+
+/// The loop depth of each level of an operand bound as `Tensor`, and whether the level is full;
+/// none for a dense or order-0 operand (located, never merged).
+template <class Tensor, class Order, class Access> struct iterated_levels {
+  static constexpr std::size_t count = 0;
+  static constexpr std::array<std::size_t, 1> depth{};
+  static constexpr std::array<bool, 1> full{};
+};
+template <class Tensor, class Order, class T, class... Is>
+  requires(sizeof...(Is) > 0 && !Tensor::format_type::all_dense)
+struct iterated_levels<Tensor, Order, expr::access<T, Is...>> {
+  using layout = stream::access_layout<Tensor, Order, Is...>;
+  static constexpr std::size_t count = layout::order;
+  static constexpr auto depth = layout::depth_of_level;
+  static constexpr auto full = [] {
+    std::array<bool, count> f{};
+    std::size_t k = 0;
+    boost::mp11::mp_for_each<
+        boost::mp11::mp_transform<boost::mp11::mp_identity, typename Tensor::format_type::levels>>(
+        [&](auto l) { f[k++] = decltype(l)::type::properties.full; });
+    return f;
+  }();
+};
+template <class Plan, std::size_t K>
+using iterated_levels_of =
+    iterated_levels<std::remove_cvref_t<std::remove_pointer_t<
+                        std::tuple_element_t<K, typename bindings_of<Plan>::pointers>>>,
+                    typename Plan::order, boost::mp11::mp_at_c<typename Plan::accesses, K>>;
+
+/// The loops of plan P worth knowing short: two or more operands iterate a level there that is
+/// not full (their intersection merges), below a loop that iterates such a level (so it runs
+/// once per stored entry, not once per row, and its pairs of fibers outnumber the fibers a scan
+/// reads: the triangle query's, not an inner product's).
+template <class Plan>
+inline constexpr auto short_fiber_loops = []<std::size_t... Ks>(std::index_sequence<Ks...>) {
+  std::array<std::size_t, stream::skip::max_loops> count{};
+  auto add = [&](const auto& depth, const auto& full, std::size_t n) {
+    for (std::size_t k = 0; k < n; ++k)
+      if (!full[k]) ++count[depth[k]];
+  };
+  (add(iterated_levels_of<Plan, Ks>::depth, iterated_levels_of<Plan, Ks>::full,
+       iterated_levels_of<Plan, Ks>::count),
+   ...);
+  std::array<bool, stream::skip::max_loops> worth{};
+  bool sparse_above = false;
+  for (std::size_t d = 0; d < Plan::index_count; ++d) {
+    worth[d] = count[d] >= 2 && sparse_above;
+    sparse_above = sparse_above || count[d] >= 1;
+  }
+  return worth;
+}(std::make_index_sequence<Plan::access_count>{});
+
+/// The default skip policies (`per_loop<>`, every loop `standard`) with `standard_short` at the
+/// loops of `short_fiber_loops`; any other list as given (forced and run-time policies).
+template <class Plan, class Skips> struct hinted_skips_impl {
+  using type = Skips;
+};
+template <class Plan> struct hinted_skips_impl<Plan, stream::skip::per_loop<>> {
+  static constexpr auto& worth = short_fiber_loops<Plan>;
+  static constexpr bool any = [] {
+    for (const bool w : worth)
+      if (w) return true;
+    return false;
+  }();
+  template <class D>
+  using at =
+      std::conditional_t<worth[D::value], stream::skip::standard_short, stream::skip::standard>;
+  using type =
+      std::conditional_t<any,
+                         boost::mp11::mp_apply<stream::skip::per_loop,
+                                               boost::mp11::mp_transform<
+                                                   at, boost::mp11::mp_iota_c<Plan::index_count>>>,
+                         stream::skip::per_loop<>>;
+};
+template <class Plan, class Skips>
+using hinted_skips = typename hinted_skips_impl<Plan, Skips>::type;
+
+/// Sets `short_fibers[d]` for each loop d of `short_fiber_loops` where every fiber the bound
+/// operands iterate is shorter than skip::gallop_ratio: an adaptive intersection there could not
+/// gallop (that needs one fiber gallop_ratio times another's length), so it merges without
+/// comparing the lengths of each pair of fibers (stream/intersections.hpp). The scan of a
+/// level's `pos` stops at its first long fiber; other kernels scan nothing.
+template <class Plan>
+void note_short_fibers(const typename bindings_of<Plan>::pointers& pointers,
+                       std::array<bool, stream::skip::max_loops>& short_fibers) {
+  constexpr auto& worth = short_fiber_loops<Plan>;
+  for (std::size_t d = 0; d < Plan::index_count; ++d) short_fibers[d] = worth[d];
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto k) {
+    constexpr std::size_t K = decltype(k)::value;
+    using levels = iterated_levels_of<Plan, K>;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<levels::count>>([&](auto level) {
+      constexpr std::size_t L = decltype(level)::value;
+      constexpr std::size_t d = levels::depth[L];
+      if constexpr (worth[d])
+        if (short_fibers[d]) short_fibers[d] = level_fibers_short<L>(*std::get<K>(pointers));
+    });
+  });
+}
+
 LOOM_DECL std::string operand_label(const std::string& name, std::size_t ordinal,
                                     const std::string& format);
 

@@ -75,8 +75,11 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
   typename B::pointers pointers{};
   typename B::temporaries temporaries{};
   bind_operands<Plan>(rhs, pointers, temporaries);
+  if constexpr (!std::is_same_v<hinted_skips<Plan, Skips>, Skips>)
+    note_short_fibers<Plan>(pointers, ctx.short_fibers);
 
-  stream::lowerer<order, V, DenseMaps, typename B::pointers, Skips> lower{&ctx, &pointers};
+  stream::lowerer<order, V, DenseMaps, typename B::pointers, hinted_skips<Plan, Skips>> lower{
+      &ctx, &pointers};
   const auto root = lower.template lower_root<0>(rhs);
 
   // Parallel execution (parallel/): the outer loop is split into chunks when the options and

@@ -169,13 +169,15 @@ LOOM_FORCE_INLINE auto make_intersection(const Op& op, const A& a, const B& b,
   if constexpr (std::is_same_v<Skip, skip::runtime> && !A::locatable && !B::locatable) {
     return mul_stream<A, B, Op, skip::runtime>{a, b, op, ctx};
   } else if constexpr (std::is_same_v<Skip, skip::standard> ||
+                       std::is_same_v<Skip, skip::standard_short> ||
                        std::is_same_v<Skip, skip::runtime>) {
     if constexpr (B::locatable)
       return lookup_stream<A, B, Op, false>{a, b, op, ctx};
     else if constexpr (A::locatable)
       return lookup_stream<B, A, Op, true>{b, a, op, ctx};
     else
-      return mul_stream<A, B, Op>{a, b, op, ctx};
+      return mul_stream<A, B, Op, skip::adaptive, std::is_same_v<Skip, skip::standard_short>>{
+          a, b, op, ctx};
   } else if constexpr (std::is_same_v<Skip, skip::lead<0>> && B::locatable) {
     return lookup_stream<A, B, Op, false>{a, b, op, ctx};
   } else if constexpr (std::is_same_v<Skip, skip::lead<1>> && A::locatable) {

@@ -100,6 +100,9 @@ struct kernel_context {
   std::array<std::int64_t, skip::max_loops> extents{};  // by position in the loop order
   skip::codes skip = skip::default_codes;  // by loop: what skip::runtime intersections do
   bool sequential_sums = false;            // loom::deterministic(): no partial sums (lane_sum)
+  /// by loop: every fiber the operands iterate there holds fewer than skip::gallop_ratio
+  /// entries, so an adaptive intersection merges without comparing lengths per pair of fibers
+  std::array<bool, skip::max_loops> short_fibers{};
 };
 
 }  // namespace loom::stream

@@ -93,7 +93,8 @@ template <class A, class B> LOOM_FORCE_INLINE bool merge_fibers(const A& a, cons
   }
 }
 
-template <class A, class B, class Op, class Skip = skip::adaptive> struct mul_stream {
+template <class A, class B, class Op, class Skip = skip::adaptive, bool ShortHint = false>
+struct mul_stream {
   static_assert(A::depth == B::depth);
   static constexpr std::size_t depth = A::depth;
   static constexpr bool contracted = false, strict = true, full = A::full && B::full,
@@ -216,7 +217,9 @@ template <class A, class B, class Op, class Skip = skip::adaptive> struct mul_st
   // stepwise: the one behind steps (or gallops) until the indices meet, in one tight loop, as
   // the hand-written merge does; the run loop sees matches only
   LOOM_FORCE_INLINE bool settle() {
-    const bool g = !merge_fibers(a, b);
+    // where no pair of fibers can gallop (kernel_context::short_fibers), nothing to compare
+    const bool g =
+        !((ShortHint && ctx != nullptr && ctx->short_fibers[depth]) || merge_fibers(a, b));
     to_match(g);
     return g;
   }

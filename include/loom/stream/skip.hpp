@@ -19,6 +19,13 @@ namespace loom::stream::skip {
 struct standard {
   static constexpr const char* name = "standard";
 };
+/// `standard` at a loop where the kernel's context may say that every fiber is shorter than
+/// `gallop_ratio` (`kernel_context::short_fibers`): there `adaptive` merges without comparing
+/// the lengths of each pair of fibers. The driver gives it to the loops where that pays
+/// (exec/bind.hpp, `short_fiber_loops`); elsewhere the flag is not read.
+struct standard_short {
+  static constexpr const char* name = "standard";
+};
 /// The default between two ordered operands (`standard`): a merge that steps the operand
 /// behind one entry, like the hand-written two-pointer loop, unless one fiber is at least
 /// `gallop_ratio` times longer than the other, which then seeks with a galloping search
