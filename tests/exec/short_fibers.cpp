@@ -79,6 +79,32 @@ TEST_CASE("short fibers: the loops scanned, and what the scan finds") {
   CHECK(!flags[2]);  // the hub's fiber is longer than skip::gallop_ratio
 }
 
+TEST_CASE("short fibers: a coo operand's singleton level is never taken as short") {
+  // a singleton below a non-unique level iterates its parent's segment, of any length
+  const csr_t S = ring(200, 0);
+  const auto T = loom::convert<loom::coo>(S);
+  csr_t C({200, 200});
+  using Rhs = std::remove_cvref_t<decltype(loom::sum(k, S(i, j) * T(j, k) * S(i, k)))>;
+  using Plan = loom::plan::order_plan<decltype(C(i, j)), Rhs>;
+  constexpr auto& worth = loom::detail::short_fiber_loops<Plan>;
+  static_assert(worth[2]);
+  std::array<bool, loom::stream::skip::max_loops> flags{};
+  loom::detail::note_short_fibers<Plan>({&S, &T, &S}, flags);
+  CHECK(!flags[2]);
+  C(i, j) = loom::sum(k, S(i, j) * T(j, k) * S(i, k));
+  const csr_t want = [&] {
+    csr_t w({200, 200});
+    w(i, j) = loom::sum(k, S(i, j) * S(j, k) * S(i, k));
+    return w;
+  }();
+  CHECK(C.nnz() == want.nnz());
+  CHECK(C.values().size() == want.values().size());
+  bool same = true;
+  for (std::size_t e = 0; e < C.values().size(); ++e)
+    same = same && C.values()[e] == want.values()[e];
+  CHECK(same);
+}
+
 TEST_CASE("short fibers: an inner product scans nothing (one pair of fibers per row)") {
   csr_t A = ring(100, 0);
   loom::tensor<double, loom::dense_vector> y({100});

@@ -160,7 +160,8 @@ template <class Pos> bool fibers_shorter_than(const Pos& pos, std::int64_t bound
 }
 
 /// Whether level K of `t` iterates only fibers shorter than skip::gallop_ratio: a compressed
-/// level's from its `pos`, a dense one's from its extent, a singleton's always; any other no.
+/// level's from its `pos`, a dense one's from its extent; any other, no (a singleton below a
+/// non-unique level iterates its parent's whole segment).
 template <std::size_t K, class T> bool level_fibers_short(const T& t) {
   using level = boost::mp11::mp_at_c<typename T::format_type::levels, K>;
   constexpr level_layout layout = layout_of<level>;
@@ -169,7 +170,7 @@ template <std::size_t K, class T> bool level_fibers_short(const T& t) {
   else if constexpr (layout == level_layout::dense)
     return t.template level<K>().extent < stream::skip::gallop_ratio;
   else
-    return layout == level_layout::singleton;
+    return false;
 }
 
 /// The loop depth of each level of an operand bound as `Tensor`, and whether the level is full;
