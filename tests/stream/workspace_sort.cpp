@@ -1,7 +1,8 @@
 // Tests the sort of the workspaces (stream/workspace.hpp, detail::sort_by_key and sort_bits):
 // the radix sort of long rows against std::stable_sort, stability among equal keys, digits every
 // key shares, the comparison sort of short rows and of keys too wide for four passes, and a sort
-// of the high bits only, which keeps the order of the low bits (the transpose's rows).
+// of the high bits only, which keeps the order of the low bits (the transpose's rows); the
+// merge of a dense row's ascending runs (sort_workspace_cells) against std::sort.
 // Also the reuse of the workspace arrays between kernels.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/stream/run.hpp>
@@ -167,4 +168,37 @@ TEST_CASE("workspace buffers: reused when clean, dropped when a kernel stopped h
   CHECK(spare.bytes() > 0);
   loom::stream::release_workspace_buffers<double>();
   CHECK(spare.bytes() == 0);
+}
+
+TEST_CASE("workspace sort: a dense row's cells, merged by runs, equal std::sort") {
+  // distinct cells made of `runs` ascending runs of up to `length` (repeats dropped, as the
+  // workspace's `seen` does), for each path: few cells, long runs, short runs, the radix bound
+  std::mt19937_64 g(11);
+  const std::vector<std::pair<int, int>> shapes = {
+      {1, 1},   {2, 3},   {1, 40}, {3, 3},  {5, 5},   {25, 1},  {40, 1},  {10, 10},
+      {2, 100}, {3, 170}, {64, 7}, {9, 56}, {100, 5}, {2, 400}, {13, 13}, {128, 3}};
+  std::vector<std::uint32_t> cells, scratch;
+  for (const auto& [runs, length] : shapes) {
+    for (int trial = 0; trial < 20; ++trial) {
+      CAPTURE(runs);
+      CAPTURE(length);
+      CAPTURE(trial);
+      std::vector<unsigned char> seen(4096, 0);
+      cells.clear();
+      for (int r = 0; r < runs; ++r) {
+        std::vector<std::uint32_t> run(static_cast<std::size_t>(1 + g() % length));
+        for (auto& c : run) c = static_cast<std::uint32_t>(g() % 4096);
+        std::sort(run.begin(), run.end());
+        for (const std::uint32_t c : run)
+          if (!seen[c]) {
+            seen[c] = 1;
+            cells.push_back(c);
+          }
+      }
+      std::vector<std::uint32_t> want = cells;
+      std::sort(want.begin(), want.end());
+      loom::stream::detail::sort_workspace_cells(cells, scratch);
+      CHECK(cells == want);
+    }
+  }
 }

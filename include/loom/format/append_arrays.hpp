@@ -56,6 +56,18 @@ template <class X> struct append_array {
     }
     *cur++ = x;
   }
+  /// Room for `n` more elements, made with one compare: returns where they go; the caller
+  /// writes all n (a workspace's row, whose length is known before it is written).
+  LOOM_FORCE_INLINE X* extend(std::size_t n) {
+    if (static_cast<std::size_t>(lim - cur) < n) [[unlikely]] {
+      const auto [c, l] = grow(v, cur, n);
+      cur = c;
+      lim = l;
+    }
+    X* at = cur;
+    cur += n;
+    return at;
+  }
   std::size_t size() const { return static_cast<std::size_t>(cur - v->data()); }
   /// The vector holds exactly the pushed elements.
   void close() { v->resize(size()); }
@@ -63,11 +75,13 @@ template <class X> struct append_array {
  private:
   // out of line, and given values rather than `this`, so that a writer held in a kernel's
   // local sink stays in registers
-  [[gnu::noinline]] static std::pair<X*, X*> grow(std::vector<X>* v, X* cur) {
+  // room for at least `more` elements after `cur` (fewer than that are left)
+  [[gnu::noinline]] static std::pair<X*, X*> grow(std::vector<X>* v, X* cur, std::size_t more = 1) {
     constexpr std::size_t chunk = append_chunk;
-    const auto n = static_cast<std::size_t>(cur - v->data());  // == v->size(): the chunk is full
-    if (n == v->capacity()) v->reserve(std::max<std::size_t>(2 * n, chunk));
-    v->resize(std::min(v->capacity(), n + chunk));
+    const auto n = static_cast<std::size_t>(cur - v->data());
+    const std::size_t size = n + std::max(more, chunk);
+    if (n + more > v->capacity()) v->reserve(std::max(2 * v->capacity(), size));
+    v->resize(std::min(v->capacity(), size));
     return {v->data() + n, v->data() + v->size()};
   }
 };
