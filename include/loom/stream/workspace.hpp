@@ -542,6 +542,15 @@ struct workspace_sink {
       else
         detail::sort_by_key(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
     }
+    if constexpr (N == 2 && requires { requires Out::by_rows; }) {
+      if (unique && prefix == 1) {  // a matrix row, its keys its columns: stored as a whole
+        const auto* pairs = buf.pairs.data();
+        out.append_row(at_depth[depth_of_level[0]], buf.pairs.size(),
+                       [&](std::size_t e) { return pairs[e]; });
+        buf.pairs.clear();
+        return;
+      }
+    }
     std::array<std::int64_t, N> c = row_coordinates();
     for (std::size_t q = 0; q < buf.pairs.size();) {
       T v = buf.pairs[q].second;
