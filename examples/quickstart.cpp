@@ -25,10 +25,10 @@ void demo(const std::string& title, loom::tensor<double, loom::csr>& A) {
   x.set_name("x");
   y.set_name("y");
   std::printf("%s", loom::explain(y(i), loom::sum(j, A(i, j) * x(j))).c_str());
-  const double loom_spmv = example::median_ms([&] { y(i) = loom::sum(j, A(i, j) * x(j)); });
   std::vector<double> y_hand(static_cast<std::size_t>(m));
-  const double hand_spmv =
-      example::median_ms([&] { example::spmv(A, x.values().data(), y_hand.data()); });
+  const auto [loom_spmv, hand_spmv] = example::median_ms(  // timed in turn, medians
+      7, [&] { y(i) = loom::sum(j, A(i, j) * x(j)); },
+      [&] { example::spmv(A, x.values().data(), y_hand.data()); });
   double err = 0;
   for (std::int64_t r = 0; r < m; ++r) err = std::max(err, std::abs(y.at(r) - y_hand[r]));
   std::printf("SpMV   loom %8.3f ms   hand-written %8.3f ms   ratio %.2f   max |diff| %.1e\n",
@@ -39,19 +39,16 @@ void demo(const std::string& title, loom::tensor<double, loom::csr>& A) {
   C.set_name("C");
   std::printf("%s", loom::explain(C(i, j), loom::sum(k, A(i, k) * A(k, j))).c_str());
   // C keeps its arrays between calls, as the hand loop keeps its vectors; "fresh" builds a new C
-  const double loom_spgemm =
-      example::median_ms([&] { C(i, j) = loom::sum(k, A(i, k) * A(k, j)); }, 5);
-  const double loom_fresh = example::median_ms(
+  std::vector<std::int64_t> cpos;
+  std::vector<std::int32_t> ccrd;
+  std::vector<double> cval;
+  const auto [loom_spgemm, loom_fresh, hand_spgemm] = example::median_ms(
+      5, [&] { C(i, j) = loom::sum(k, A(i, k) * A(k, j)); },
       [&] {
         loom::tensor<double, loom::csr> D(C.shape());
         D(i, j) = loom::sum(k, A(i, k) * A(k, j));
       },
-      5);
-  std::vector<std::int64_t> cpos;
-  std::vector<std::int32_t> ccrd;
-  std::vector<double> cval;
-  const double hand_spgemm =
-      example::median_ms([&] { example::spgemm(A, A, cpos, ccrd, cval); }, 5);
+      [&] { example::spgemm(A, A, cpos, ccrd, cval); });
   const bool same = C.nnz() == static_cast<std::int64_t>(cval.size()) &&
                     std::equal(ccrd.begin(), ccrd.end(), C.level<1>().crd.begin());
   std::printf(

@@ -6,6 +6,7 @@
 #include <loom/loom.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -21,18 +22,40 @@ inline bool smoke_run() {
   return v != nullptr && *v != '\0' && *v != '0';
 }
 
-/// Median wall time in milliseconds of `reps` runs of f (one in a smoke run).
-template <class F> double median_ms(F&& f, int reps = 7) {
+/// Median wall time in milliseconds of one call of each function. The functions are sampled in
+/// turn, one sample each per round, `reps` rounds (one in a smoke run), so that a slow phase of
+/// a shared machine falls on all of them alike. A call shorter than a millisecond is timed in a
+/// batch of calls that take about two together, so that a 60-microsecond SpMV is not one clock
+/// reading per sample. Each function runs once first, untimed: the caches and loom's cached
+/// plan are warm for every sample.
+template <class... F> std::array<double, sizeof...(F)> median_ms(int reps, F&&... f) {
+  constexpr std::size_t n = sizeof...(F);
   if (smoke_run()) reps = 1;
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
+  const auto time_ms = [](auto& g, int calls) {
     const auto start = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                    .count());
+    for (int c = 0; c < calls; ++c) g();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  };
+  std::array<int, n> calls{};
+  std::size_t q = 0;
+  ((calls[q++] =
+        [&] {
+          const double first = time_ms(f, 1);
+          return smoke_run() || first >= 1.0 ? 1 : static_cast<int>(2.0 / std::max(first, 1e-3));
+        }()),
+   ...);
+  std::array<std::vector<double>, n> samples{};
+  for (int r = 0; r < reps; ++r) {
+    q = 0;
+    ((samples[q].push_back(time_ms(f, calls[q]) / calls[q]), ++q), ...);
   }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  std::array<double, n> median{};
+  for (std::size_t k = 0; k < n; ++k) {
+    std::sort(samples[k].begin(), samples[k].end());
+    median[k] = samples[k][samples[k].size() / 2];
+  }
+  return median;
 }
 
 /// y = A x over the raw CSR arrays.
