@@ -14120,7 +14120,8 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
   };
   (void)make_sink;
   auto run_into = [&](auto& entries) {
-    if constexpr (splittable) {
+    // a csr-like output's split runs by rows (below): no third instantiation of the kernel
+    if constexpr (splittable && !parallel::rows_format<out_format>) {
       if (split.active) {
         parallel::run_sparse<T, N>(entries, static_cast<root_type>(root), split, make_sink);
         return;
