@@ -178,7 +178,8 @@ TEST_CASE("workspace sort: a dense row's cells, merged by runs, equal std::sort"
       {1, 1},   {2, 3},   {1, 40}, {3, 3},  {5, 5},   {25, 1},  {40, 1},  {10, 10},
       {2, 100}, {3, 170}, {64, 7}, {9, 56}, {100, 5}, {2, 400}, {13, 13}, {128, 3}};
   std::vector<std::uint32_t> cells, scratch;
-  for (const auto& [runs, length] : shapes) {
+  for (const auto& shape : shapes) {
+    const int runs = shape.first, length = shape.second;  // clang 14 captures no bindings
     for (int trial = 0; trial < 20; ++trial) {
       CAPTURE(runs);
       CAPTURE(length);

@@ -264,6 +264,11 @@ template <class T> struct workspace_buffers {
            (pairs.capacity() + scratch_pairs.capacity()) * sizeof(std::pair<std::int64_t, T>) +
            scratch_keys.capacity() * 8 + counts.capacity() * sizeof(std::size_t);
   }
+  ~workspace_buffers();
+  /// Hands the arrays to the thread's spare set when they fit `max_spare_workspace_bytes` and
+  /// hold more than it does (this set gets the smaller one, to be freed).
+  void keep_as_spare();
+
   void swap(workspace_buffers& o) noexcept {
     acc.swap(o.acc);
     seen.swap(o.seen);
@@ -285,6 +290,19 @@ template <class T> workspace_buffers<T>& spare_workspace_buffers() {
   thread_local workspace_buffers<T> spare;
   return spare;
 }
+
+// out of line, and for double compiled once in loom::runtime: every workspace kernel destroys
+// eleven arrays here (2 KB of code per sink type when inlined)
+template <class T> workspace_buffers<T>::~workspace_buffers() = default;
+template <class T> void workspace_buffers<T>::keep_as_spare() {
+  auto& spare = spare_workspace_buffers<T>();
+  if (bytes() <= max_spare_workspace_bytes && bytes() >= spare.bytes()) spare.swap(*this);
+}
+#if !LOOM_HEADER_ONLY
+extern template struct workspace_buffers<double>;
+#elif defined(LOOM_BUILDING_RUNTIME)
+template struct workspace_buffers<double>;
+#endif
 
 /// Frees the arrays this thread keeps for the workspaces of value type T (at most
 /// `max_spare_workspace_bytes`), e.g. after a burst of large sparse products.
@@ -328,9 +346,7 @@ struct workspace_sink {
   int sorted_bits = 0;                  // low bits already in order as the entries arrive
 
   ~workspace_sink() {
-    if (!clean) return;  // an exception left them dirty
-    auto& spare = spare_workspace_buffers<T>();
-    if (buf.bytes() <= max_spare_workspace_bytes && buf.bytes() >= spare.bytes()) spare.swap(buf);
+    if (clean) buf.keep_as_spare();  // an exception left them dirty
   }
 
   void init() {
