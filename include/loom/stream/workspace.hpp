@@ -559,10 +559,22 @@ struct workspace_sink {
         detail::sort_by_key(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
     }
     if constexpr (N == 2 && requires { requires Out::by_rows; }) {
-      if (unique && prefix == 1) {  // a matrix row, its keys its columns: stored as a whole
-        const auto* pairs = buf.pairs.data();
-        out.append_row(at_depth[depth_of_level[0]], buf.pairs.size(),
-                       [&](std::size_t e) { return pairs[e]; });
+      if (prefix == 1) {  // a matrix row, its keys its columns: stored as a whole
+        auto& pairs = buf.pairs;
+        if (!unique) {  // the sorted kind: repeats are next to each other, added in order
+          std::size_t kept = 0;
+          for (std::size_t q = 0; q < pairs.size(); ++q) {
+            if (kept > 0 && pairs[kept - 1].first == pairs[q].first)
+              pairs[kept - 1].second =
+                  semiring_traits<T>::add(pairs[kept - 1].second, pairs[q].second);
+            else
+              pairs[kept++] = pairs[q];
+          }
+          pairs.resize(kept);
+        }
+        const auto* row = pairs.data();
+        out.append_row(at_depth[depth_of_level[0]], pairs.size(),
+                       [&](std::size_t e) { return row[e]; });
         buf.pairs.clear();
         return;
       }
