@@ -292,6 +292,7 @@ inline constexpr bool rows_format<format_spec<boost::mp11::mp_list<Outer, Inner>
 
 /// A chunk's part of a CSR-like output: the entries of its rows [lo, hi) and the count per row.
 template <class T, class Crd> struct row_target {
+  static constexpr bool by_rows = true;  // a workspace stores a row whole (append_row)
   std::int64_t lo = 0;
   std::vector<std::int64_t> counts;
   std::vector<Crd> crd;
@@ -300,6 +301,22 @@ template <class T, class Crd> struct row_target {
     ++counts[static_cast<std::size_t>(c[0] - lo)];
     crd.push_back(static_cast<Crd>(c[1]));
     vals.push_back(v);
+  }
+  /// Row `row`'s `n` entries, columns ascending (`entry(e)`: column and value), as the serial
+  /// appender's `append_row`: the count added once, then plain stores.
+  template <class Entry>
+  LOOM_FORCE_INLINE void append_row(std::int64_t row, std::size_t n, Entry&& entry) {
+    counts[static_cast<std::size_t>(row - lo)] += static_cast<std::int64_t>(n);
+    const std::size_t at = crd.size();
+    crd.resize(at + n);
+    vals.resize(at + n);
+    Crd* c = crd.data() + at;
+    T* v = vals.data() + at;
+    for (std::size_t e = 0; e < n; ++e) {
+      const auto [column, value] = entry(e);
+      c[e] = static_cast<Crd>(column);
+      v[e] = value;
+    }
   }
   // an in-order chunk appends as the serial appender does (format/appender.hpp): the writer
   // is taken when the chunk starts (stream::append_sink::restart) and returned at its end
