@@ -345,6 +345,11 @@ struct workspace_sink {
   int key_bits = 0;                     // bits of a packed key
   int sorted_bits = 0;                  // low bits already in order as the entries arrive
 
+  // a matrix whose rows the workspace holds (SpGEMM's: the key is the column) into a csr-like
+  // output: a row is stored whole (append_row), and the per-entry paths are not compiled
+  static constexpr bool whole_rows =
+      N == 2 && KeyDepth != no_key_depth && requires { requires Out::by_rows; };
+
   ~workspace_sink() {
     if (clean) buf.keep_as_spare();  // an exception left them dirty
   }
@@ -465,9 +470,9 @@ struct workspace_sink {
   void flush() {
     if (kind == workspace_kind::dense)
       flush_dense();
-    else if (packed)
+    else if (whole_rows || packed)  // a whole row's key is its column, whatever its width
       flush_pairs<true>();
-    else
+    else if constexpr (!whole_rows)
       flush_pairs<false>();
   }
 
@@ -497,28 +502,25 @@ struct workspace_sink {
     else
       detail::sort_by_key<true>(buf.cells, buf.scratch_cells, buf.counts, space,
                                 detail::key_identity{});
-    if constexpr (N == 2 && requires { requires Out::by_rows; }) {
-      if (prefix == 1) {  // SpGEMM's row: its length known, its entries stored like the hand loop
-        T* acc = buf.acc.data();
-        unsigned char* seen = buf.seen.data();
-        const std::uint32_t* cells = buf.cells.data();
-        out.append_row(at_depth[depth_of_level[0]], buf.cells.size(), [&](std::size_t e) {
-          const std::uint32_t kk = cells[e];
-          const T v = acc[kk];
-          acc[kk] = semiring_traits<T>::zero();
-          seen[kk] = 0;
-          return std::pair<std::int64_t, T>{kk, v};
-        });
-        buf.cells.clear();
-        return;
+    if constexpr (whole_rows) {  // its length known, its entries stored like the hand loop's
+      T* acc = buf.acc.data();
+      unsigned char* seen = buf.seen.data();
+      const std::uint32_t* cells = buf.cells.data();
+      out.append_row(at_depth[depth_of_level[0]], buf.cells.size(), [&](std::size_t e) {
+        const std::uint32_t kk = cells[e];
+        const T v = acc[kk];
+        acc[kk] = semiring_traits<T>::zero();
+        seen[kk] = 0;
+        return std::pair<std::int64_t, T>{kk, v};
+      });
+    } else {
+      std::array<std::int64_t, N> c = row_coordinates();
+      for (const std::int64_t kk : buf.cells) {
+        unpack<false>(c, kk);
+        out.push(c, buf.acc[kk]);
+        buf.acc[kk] = semiring_traits<T>::zero();
+        buf.seen[kk] = 0;
       }
-    }
-    std::array<std::int64_t, N> c = row_coordinates();
-    for (const std::int64_t kk : buf.cells) {
-      unpack<false>(c, kk);
-      out.push(c, buf.acc[kk]);
-      buf.acc[kk] = semiring_traits<T>::zero();
-      buf.seen[kk] = 0;
     }
     buf.cells.clear();
   }
@@ -534,7 +536,8 @@ struct workspace_sink {
     }
     // one workspace over a csr-like output whose columns arrive in order (a transpose): a
     // counting sort on the row places the entries straight into the output's arrays
-    if constexpr (Packed && requires { requires Out::rows_of_columns; }) {
+    if constexpr (Packed && RowDepth == no_key_depth &&
+                  requires { requires Out::rows_of_columns; }) {
       if (prefix == 0 && sorted_bits >= shift[0]) {
         const auto& p = buf.pairs;
         out.fill_by_rows(
@@ -558,36 +561,33 @@ struct workspace_sink {
       else
         detail::sort_by_key(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
     }
-    if constexpr (N == 2 && requires { requires Out::by_rows; }) {
-      if (prefix == 1) {  // a matrix row, its keys its columns: stored as a whole
-        auto& pairs = buf.pairs;
-        if (!unique) {  // the sorted kind: repeats are next to each other, added in order
-          std::size_t kept = 0;
-          for (std::size_t q = 0; q < pairs.size(); ++q) {
-            if (kept > 0 && pairs[kept - 1].first == pairs[q].first)
-              pairs[kept - 1].second =
-                  semiring_traits<T>::add(pairs[kept - 1].second, pairs[q].second);
-            else
-              pairs[kept++] = pairs[q];
-          }
-          pairs.resize(kept);
+    if constexpr (whole_rows) {  // a matrix row, its keys its columns: stored as a whole
+      auto& pairs = buf.pairs;
+      if (!unique) {  // the sorted kind: repeats are next to each other, added in order
+        std::size_t kept = 0;
+        for (std::size_t q = 0; q < pairs.size(); ++q) {
+          if (kept > 0 && pairs[kept - 1].first == pairs[q].first)
+            pairs[kept - 1].second =
+                semiring_traits<T>::add(pairs[kept - 1].second, pairs[q].second);
+          else
+            pairs[kept++] = pairs[q];
         }
-        const auto* row = pairs.data();
-        out.append_row(at_depth[depth_of_level[0]], pairs.size(),
-                       [&](std::size_t e) { return row[e]; });
-        buf.pairs.clear();
-        return;
+        pairs.resize(kept);
       }
-    }
-    std::array<std::int64_t, N> c = row_coordinates();
-    for (std::size_t q = 0; q < buf.pairs.size();) {
-      T v = buf.pairs[q].second;
-      std::size_t r = q + 1;
-      for (; r < buf.pairs.size() && buf.pairs[r].first == buf.pairs[q].first; ++r)
-        v = semiring_traits<T>::add(v, buf.pairs[r].second);
-      unpack<Packed>(c, buf.pairs[q].first);
-      out.push(c, v);
-      q = r;
+      const auto* row = pairs.data();
+      out.append_row(at_depth[depth_of_level[0]], pairs.size(),
+                     [&](std::size_t e) { return row[e]; });
+    } else {
+      std::array<std::int64_t, N> c = row_coordinates();
+      for (std::size_t q = 0; q < buf.pairs.size();) {
+        T v = buf.pairs[q].second;
+        std::size_t r = q + 1;
+        for (; r < buf.pairs.size() && buf.pairs[r].first == buf.pairs[q].first; ++r)
+          v = semiring_traits<T>::add(v, buf.pairs[r].second);
+        unpack<Packed>(c, buf.pairs[q].first);
+        out.push(c, v);
+        q = r;
+      }
     }
     buf.pairs.clear();
   }
