@@ -9808,6 +9808,12 @@ struct key_first {
   template <class Pair> constexpr std::int64_t operator()(const Pair& x) const { return x.first; }
 };
 
+/// The hashed workspace's slot for a key, before masking (Fibonacci hashing, high bits folded).
+LOOM_FORCE_INLINE std::uint64_t workspace_hash(std::int64_t key) {
+  const std::uint64_t h = static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 29);
+}
+
 /// Sorts a dense workspace row's distinct cells, fewer than `radix_sort_min`. They arrive as
 /// ascending runs, one per fiber summed into the row (SpGEMM's rows of B), so the runs are found
 /// (a compare per cell) and merged pairwise, branch-free: 0.5-0.65x std::sort's time on rows of
@@ -9944,6 +9950,9 @@ template <class T> struct workspace_buffers {
            scratch_keys.capacity() * 8 + counts.capacity() * sizeof(std::size_t);
   }
   ~workspace_buffers();
+  /// Moves the hash table's entries (slot_key, slot_val, touched) into a table of `capacity`
+  /// slots, a power of two.
+  void resize_table(std::uint64_t capacity);
   /// Hands the arrays to the thread's spare set when they fit `max_spare_workspace_bytes` and
   /// hold more than it does (this set gets the smaller one, to be freed).
   void keep_as_spare();
@@ -9973,6 +9982,22 @@ template <class T> workspace_buffers<T>& spare_workspace_buffers() {
 // out of line, and for double compiled once in loom::runtime: every workspace kernel destroys
 // eleven arrays here (2 KB of code per sink type when inlined)
 template <class T> workspace_buffers<T>::~workspace_buffers() = default;
+template <class T> void workspace_buffers<T>::resize_table(std::uint64_t capacity) {
+  std::vector<std::int64_t> old_key(capacity, 0);
+  std::vector<T> old_val(capacity, semiring_traits<T>::zero());
+  old_key.swap(slot_key);
+  old_val.swap(slot_val);
+  const std::uint64_t mask = capacity - 1;
+  std::vector<std::int64_t> old_touched;
+  old_touched.swap(touched);
+  for (std::int64_t s : old_touched) {
+    std::uint64_t t = detail::workspace_hash(old_key[s] - 1) & mask;
+    while (slot_key[t] != 0) t = (t + 1) & mask;
+    slot_key[t] = old_key[s];
+    slot_val[t] = old_val[s];
+    touched.push_back(static_cast<std::int64_t>(t));
+  }
+}
 template <class T> void workspace_buffers<T>::keep_as_spare() {
   auto& spare = spare_workspace_buffers<T>();
   if (bytes() <= max_spare_workspace_bytes && bytes() >= spare.bytes()) spare.swap(*this);
@@ -10101,8 +10126,7 @@ struct workspace_sink {
     return key;
   }
   static LOOM_FORCE_INLINE std::uint64_t hash(std::int64_t key) {
-    const std::uint64_t h = static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
+    return detail::workspace_hash(key);
   }
   LOOM_FORCE_INLINE void push(const T& v) {
     const std::int64_t kk = key();
@@ -10273,20 +10297,8 @@ struct workspace_sink {
 
   // a table of `capacity` slots (a power of two) holding the entries already in the old one
   void resize_table(std::uint64_t capacity) {
-    std::vector<std::int64_t> old_key(capacity, 0);
-    std::vector<T> old_val(capacity, semiring_traits<T>::zero());
-    old_key.swap(buf.slot_key);
-    old_val.swap(buf.slot_val);
+    buf.resize_table(capacity);
     mask = capacity - 1;
-    std::vector<std::int64_t> old_touched;
-    old_touched.swap(buf.touched);
-    for (std::int64_t s : old_touched) {
-      std::uint64_t t = hash(old_key[s] - 1) & mask;
-      while (buf.slot_key[t] != 0) t = (t + 1) & mask;
-      buf.slot_key[t] = old_key[s];
-      buf.slot_val[t] = old_val[s];
-      buf.touched.push_back(static_cast<std::int64_t>(t));
-    }
   }
 };
 
