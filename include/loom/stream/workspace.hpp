@@ -135,6 +135,23 @@ LOOM_FORCE_INLINE std::uint64_t workspace_hash(std::int64_t key) {
   return h ^ (h >> 29);
 }
 
+/// The layout of a workspace's keys (see `plan_workspace_keys`).
+struct workspace_keys {
+  std::int64_t space = 0;  // cells of a row: dense keys are below it
+  int key_bits = 0;        // bits of a packed key
+  bool packed = false;     // the row's levels packed into bit fields (else mixed-radix)
+  int sorted_bits = 0;     // low bits already in order as the entries arrive
+};
+
+/// Lays out the keys of a workspace over output levels [prefix, n) (`level_extent`,
+/// `depth_of_level` by level): the row space, each level's bit field (`shift`, `field`), whether
+/// the fields fit 62 bits, and the low bits the loops already deliver in order. A dense `kind`
+/// whose row space is too large becomes hashed. Not a template: compiled once.
+LOOM_DECL workspace_keys plan_workspace_keys(std::size_t n, std::size_t prefix,
+                                             const std::int64_t* level_extent,
+                                             const std::size_t* depth_of_level,
+                                             workspace_kind& kind, int* shift, std::int64_t* field);
+
 /// Sorts a dense workspace row's distinct cells, fewer than `radix_sort_min`. They arrive as
 /// ascending runs, one per fiber summed into the row (SpGEMM's rows of B), so the runs are found
 /// (a compare per cell) and merged pairwise, branch-free: 0.5-0.65x std::sort's time on rows of
@@ -188,6 +205,49 @@ inline void merge_runs(const std::uint32_t* src, std::uint32_t* dst, std::size_t
   while (b < bm) dst[o++] = src[b++];
 }
 }  // namespace cells
+
+LOOM_DECL workspace_keys plan_workspace_keys(std::size_t n, std::size_t prefix,
+                                             const std::int64_t* level_extent,
+                                             const std::size_t* depth_of_level,
+                                             workspace_kind& kind, int* shift,
+                                             std::int64_t* field) {
+  workspace_keys keys;
+  std::int64_t space = 1;
+  for (std::size_t k = prefix; k < n; ++k) {
+    if (level_extent[k] != 0 && space > (std::int64_t{1} << 40) / level_extent[k]) space = -1;
+    if (space >= 0) space *= level_extent[k];
+  }
+  if (kind == workspace_kind::dense && (space < 0 || space > max_dense_workspace_cells))
+    kind = workspace_kind::hashed;
+  keys.space = space < 0 ? std::numeric_limits<std::int64_t>::max() : space;
+  for (std::size_t k = n; k-- > prefix;) {
+    const int bits =
+        level_extent[k] <= 1
+            ? 0
+            : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(level_extent[k] - 1)));
+    shift[k] = keys.key_bits;
+    field[k] = (std::int64_t{1} << bits) - 1;
+    keys.key_bits += bits;
+  }
+  keys.packed = kind != workspace_kind::dense && keys.key_bits <= 62;
+  // The loops visit the row's depths in order, each ascending, so the entries of a row arrive
+  // sorted by the levels at the depths right below the row's (the transpose's i): a stable
+  // sort of the key's other bits is enough.
+  if (keys.packed) {
+    const std::int64_t first =
+        prefix == 0 ? 0 : static_cast<std::int64_t>(depth_of_level[prefix - 1]) + 1;
+    for (std::size_t k = prefix; k < n && keys.sorted_bits == 0; ++k) {
+      bool in_order = true;
+      for (std::size_t q = k; q < n; ++q)
+        in_order = in_order && static_cast<std::int64_t>(depth_of_level[q]) ==
+                                   first + static_cast<std::int64_t>(q - k);
+      if (in_order)
+        keys.sorted_bits =
+            shift[k] + static_cast<int>(std::bit_width(static_cast<std::uint64_t>(field[k])));
+    }
+  }
+  return keys;
+}
 
 LOOM_DECL void sort_workspace_cells(std::vector<std::uint32_t>& v,
                                     std::vector<std::uint32_t>& scratch) {
@@ -271,6 +331,12 @@ template <class T> struct workspace_buffers {
            scratch_keys.capacity() * 8 + counts.capacity() * sizeof(std::size_t);
   }
   ~workspace_buffers();
+  /// Takes the thread's spare arrays (clean, possibly empty), leaving it this set's.
+  void take_spare();
+  /// Readies the arrays of a workspace of `kind` over `space` cells, its rows of about
+  /// `row_entries` entries: a dense row's accumulators and flags (a larger reused set is zero
+  /// too), a hashed row's empty table. Returns the table's mask (0 for the other kinds).
+  std::uint64_t prepare(workspace_kind kind, std::int64_t space, std::int64_t row_entries);
   /// Moves the hash table's entries (slot_key, slot_val, touched) into a table of `capacity`
   /// slots, a power of two.
   void resize_table(std::uint64_t capacity);
@@ -303,6 +369,24 @@ template <class T> workspace_buffers<T>& spare_workspace_buffers() {
 // out of line, and for double compiled once in loom::runtime: every workspace kernel destroys
 // eleven arrays here (2 KB of code per sink type when inlined)
 template <class T> workspace_buffers<T>::~workspace_buffers() = default;
+template <class T> void workspace_buffers<T>::take_spare() { swap(spare_workspace_buffers<T>()); }
+template <class T>
+std::uint64_t workspace_buffers<T>::prepare(workspace_kind kind, std::int64_t space,
+                                            std::int64_t row_entries) {
+  if (kind == workspace_kind::dense) {
+    if (acc.size() < static_cast<std::size_t>(space)) {
+      acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
+      seen.assign(static_cast<std::size_t>(space), 0);
+    }
+  } else if (kind == workspace_kind::hashed) {
+    // an overestimate costs a table too large to stay in cache: start at most at 2^16 slots
+    const auto want = std::clamp<std::int64_t>(2 * row_entries, 16, std::int64_t{1} << 16);
+    const std::uint64_t slots = std::bit_ceil(static_cast<std::uint64_t>(want));
+    if (slot_key.size() != slots) resize_table(slots);  // else reused, empty
+    return slots - 1;
+  }
+  return 0;
+}
 template <class T> void workspace_buffers<T>::resize_table(std::uint64_t capacity) {
   std::vector<std::int64_t> old_key(capacity, 0);
   std::vector<T> old_val(capacity, semiring_traits<T>::zero());
@@ -380,59 +464,15 @@ struct workspace_sink {
   }
 
   void init() {
-    buf.swap(spare_workspace_buffers<T>());  // clean, possibly empty
+    buf.take_spare();  // clean, possibly empty
     clean = false;
-    space = 1;
-    for (std::size_t k = prefix; k < N; ++k) {
-      if (level_extent[k] != 0 && space > (std::int64_t{1} << 40) / level_extent[k]) space = -1;
-      if (space >= 0) space *= level_extent[k];
-    }
-    if (kind == workspace_kind::dense && (space < 0 || space > max_dense_workspace_cells))
-      kind = workspace_kind::hashed;
-    if (space < 0) space = std::numeric_limits<std::int64_t>::max();
-    key_bits = 0;
-    for (std::size_t k = N; k-- > prefix;) {
-      const int bits =
-          level_extent[k] <= 1
-              ? 0
-              : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(level_extent[k] - 1)));
-      shift[k] = key_bits;
-      field[k] = (std::int64_t{1} << bits) - 1;
-      key_bits += bits;
-    }
-    packed = kind != workspace_kind::dense && key_bits <= 62;
-    // The loops visit the row's depths in order, each ascending, so the entries of a row arrive
-    // sorted by the levels at the depths right below the row's (the transpose's i): a stable
-    // sort of the key's other bits is enough.
-    sorted_bits = 0;
-    if (packed) {
-      const std::int64_t first =
-          prefix == 0 ? 0 : static_cast<std::int64_t>(depth_of_level[prefix - 1]) + 1;
-      for (std::size_t k = prefix; k < N && sorted_bits == 0; ++k) {
-        bool in_order = true;
-        for (std::size_t q = k; q < N; ++q)
-          in_order = in_order && static_cast<std::int64_t>(depth_of_level[q]) ==
-                                     first + static_cast<std::int64_t>(q - k);
-        if (in_order)
-          sorted_bits =
-              shift[k] + static_cast<int>(std::bit_width(static_cast<std::uint64_t>(field[k])));
-      }
-    }
-    if (kind == workspace_kind::dense) {
-      if (buf.acc.size() < static_cast<std::size_t>(space)) {  // a larger reused one is zero too
-        buf.acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
-        buf.seen.assign(static_cast<std::size_t>(space), 0);
-      }
-    } else if (kind == workspace_kind::hashed) {
-      // an overestimate costs a table too large to stay in cache: start at most at 2^16 slots
-      const auto want =
-          std::clamp<std::int64_t>(2 * expected_row_entries, 16, std::int64_t{1} << 16);
-      const std::uint64_t slots = std::bit_ceil(static_cast<std::uint64_t>(want));
-      if (buf.slot_key.size() == slots)
-        mask = slots - 1;  // reused, empty
-      else
-        resize_table(slots);
-    }
+    const detail::workspace_keys keys = detail::plan_workspace_keys(
+        N, prefix, level_extent.data(), depth_of_level.data(), kind, shift.data(), field.data());
+    space = keys.space;
+    key_bits = keys.key_bits;
+    packed = keys.packed;
+    sorted_bits = keys.sorted_bits;
+    mask = buf.prepare(kind, space, expected_row_entries);
   }
   LOOM_FORCE_INLINE std::int64_t key() const {
     // one level: packed, its shift is 0; mixed-radix, 0 · extent + index; either way the index
