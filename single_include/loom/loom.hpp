@@ -5051,12 +5051,22 @@ template <class... Is> std::vector<std::string> names_of(boost::mp11::mp_list<Is
 /// The extent of an index by name, 1 when unknown (a class, not a std::function of a lambda:
 /// one definition for every kernel rather than one instantiation each).
 struct extent_fn {
-  const std::map<std::string, std::int64_t>* extents;
+  const index_set* extents;
   std::int64_t operator()(const std::string& n) const {
-    const auto it = extents->find(n);
-    return it == extents->end() ? std::int64_t{1} : it->second;
+    for (const index_extent& x : *extents)
+      if (x.name == n) return x.extent;
+    return 1;
   }
 };
+
+/// Starts the loop-order query of a kernel writing `output` (dense or not): its extents are
+/// those the accesses report (`from_rhs`, the first report of a name wins), then the output's
+/// (`given`) for names no access has, ordered by name. Not a template: kernels build no map.
+LOOM_DECL void start_query(loop_order_query& q, std::vector<std::string> output, bool dense_output,
+                           index_set from_rhs, const index_set& given);
+
+/// Counts the sum `replaced` as one operand of `q` (its temporary read densely or not).
+LOOM_DECL void note_replaced(loop_order_query& q, const replaced_sum& replaced);
 
 LOOM_DECL chain_bound_estimator full_over(const std::vector<std::string>& names,
                                           const extent_fn& extent);
@@ -5142,25 +5152,22 @@ template <class F> constexpr bool level_is_full(std::size_t level) {
 /// `replaced`, that sum of `rhs` counts as one operand (rhs costed with the sum computed first).
 template <class Rhs>
 loop_order_query describe_rhs(std::vector<std::string> output, bool dense_output,
-                              std::map<std::string, std::int64_t> extents, const Rhs& rhs,
-                              statistics_cache& cache, const replaced_sum* replaced = nullptr) {
-  std::map<std::string, std::int64_t> from_rhs;
+                              const index_set& extents, const Rhs& rhs, statistics_cache& cache,
+                              const replaced_sum* replaced = nullptr) {
+  index_set from_rhs;
   // loops over constexpr tables of the modes rather than a lambda per mode: compile time
   expr::for_each_access(rhs,
                         [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t) {
                           if constexpr (sizeof...(Is) > 0) {
                             static constexpr std::string_view names[] = {Is::name...};
                             for (std::size_t m = 0; m < sizeof...(Is); ++m)
-                              from_rhs.emplace(std::string(names[m]), a.tensor->extent(m));
+                              from_rhs.push_back({std::string(names[m]), a.tensor->extent(m)});
                           }
                           (void)a;
                         });
-  from_rhs.merge(extents);
-  const detail::extent_fn extent{&from_rhs};
   loop_order_query q;
-  q.output = std::move(output);
-  q.dense_output = dense_output;
-  for (const auto& [name, e] : from_rhs) q.extents.push_back({name, e});
+  detail::start_query(q, std::move(output), dense_output, std::move(from_rhs), extents);
+  const detail::extent_fn extent{&q.extents};
   detail::collector{&q, &extent, &cache, replaced}(rhs, false);
   // per level: a dense level is cheap to walk or locate, any other costs a read per entry
   expr::for_each_access(
@@ -5186,12 +5193,7 @@ loop_order_query describe_rhs(std::vector<std::string> output, bool dense_output
           detail::note_reads(q, names, dense.data(), unordered.data(), sizeof...(Is));
         }
       });
-  if (replaced != nullptr)
-    for (const std::string& name : replaced->free) {
-      q.factor[name] +=
-          replaced->dense ? cost_constants{}.dense_read : cost_constants{}.sparse_read;
-      q.skips[name] = q.skips[name] || !replaced->dense;
-    }
+  if (replaced != nullptr) detail::note_replaced(q, *replaced);
   return q;
 }
 
@@ -5200,16 +5202,16 @@ template <class Lhs, class Rhs>
 loop_order_query describe(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
                           const replaced_sum* replaced = nullptr) {
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  std::map<std::string, std::int64_t> extents;
+  index_set extents;
   const auto by_mode = detail::names_of(expr::free_indices_t<Lhs>{});
   if constexpr (out_t::order > 0)
     for (std::size_t m = 0; m < by_mode.size(); ++m)
-      extents.emplace(by_mode[m], lhs.tensor->extent(m));
+      extents.push_back({by_mode[m], lhs.tensor->extent(m)});
   std::vector<std::string> output;
   for (std::size_t level = 0; level < by_mode.size(); ++level)
     output.push_back(by_mode[out_t::format_type::modes[level]]);
-  return describe_rhs(std::move(output), out_t::format_type::written_in_place, std::move(extents),
-                      rhs, cache, replaced);
+  return describe_rhs(std::move(output), out_t::format_type::written_in_place, extents, rhs, cache,
+                      replaced);
 }
 
 /// Order (by name) and copy cost of candidate C of `lhs = rhs`.
@@ -5414,6 +5416,28 @@ LOOM_DECL chain_bound_estimator full_over(const std::vector<std::string>& names,
   index_set s;
   for (const std::string& n : names) s.push_back({n, extent(n)});
   return chain_bound_estimator::full(std::move(s));
+}
+
+LOOM_DECL void start_query(loop_order_query& q, std::vector<std::string> output, bool dense_output,
+                           index_set from_rhs, const index_set& given) {
+  q.output = std::move(output);
+  q.dense_output = dense_output;
+  index_set all;
+  const auto add = [&](index_extent x) {
+    if (!loom::detail::has_index(all, x.name)) all.push_back(std::move(x));
+  };
+  for (index_extent& x : from_rhs) add(std::move(x));
+  for (const index_extent& x : given) add(x);
+  std::sort(all.begin(), all.end(),
+            [](const index_extent& a, const index_extent& b) { return a.name < b.name; });
+  q.extents = std::move(all);
+}
+
+LOOM_DECL void note_replaced(loop_order_query& q, const replaced_sum& replaced) {
+  for (const std::string& name : replaced.free) {
+    q.factor[name] += replaced.dense ? cost_constants{}.dense_read : cost_constants{}.sparse_read;
+    q.skips[name] = q.skips[name] || !replaced.dense;
+  }
 }
 
 LOOM_DECL void note_reads(loop_order_query& q, const std::string_view* names, const bool* dense,
