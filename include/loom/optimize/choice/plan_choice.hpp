@@ -64,6 +64,14 @@ struct loop_order_query {
   index_set extents;
   bool dense_output = false;
 
+  loop_order_query() = default;
+  loop_order_query(const loop_order_query&) = default;
+  loop_order_query(loop_order_query&&) = default;
+  loop_order_query& operator=(const loop_order_query&) = default;
+  loop_order_query& operator=(loop_order_query&&) = default;
+  // out of line: its maps' and estimators' teardown is 3 KB a kernel when inlined
+  LOOM_DECL ~loop_order_query();
+
   /// Estimated distinct values of the index names `v` that the loops over `v` visit: the join of
   /// the operands that use some index of `v`, projected on `v`.
   LOOM_DECL double iterations(const std::vector<std::string>& v) const;
@@ -386,6 +394,8 @@ template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const 
 }
 
 #if LOOM_HEADER_ONLY
+LOOM_DECL loop_order_query::~loop_order_query() = default;
+
 LOOM_DECL double loop_order_query::iterations(const std::vector<std::string>& v) const {
   auto touches = [&](const chain_bound_estimator& e) {
     for (const auto& x : e.indices())
