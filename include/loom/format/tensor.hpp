@@ -79,12 +79,14 @@ struct pattern_memo {
 
 /// Checks the level arrays of a tensor against its shape, level by level from the root: each
 /// level's `check_storage` in O(1) (array lengths against the positions of the level above) and,
-/// when `deep`, its `validate_storage` in O(nnz) (monotone `pos`, sorted in-range coordinates);
+/// when `Deep`, its `validate_storage` in O(nnz) (monotone `pos`, sorted in-range coordinates);
 /// then the length of the values. A level without these hooks (a user level, a mapping) ends
-/// the checks. Throws `shape_error` saying what is wrong (the caller names the tensor).
-template <class Format, class Levels>
+/// the checks. Throws `shape_error` saying what is wrong (the caller names the tensor). `Deep`
+/// is a template argument: the O(1) checks every tensor built from parts runs compile none of
+/// the O(nnz) ones (`loom::validate`'s).
+template <bool Deep, class Format, class Levels>
 void check_level_storages(const std::array<std::int64_t, Format::order>& shape,
-                          const Levels& levels, std::size_t values, bool deep) {
+                          const Levels& levels, std::size_t values) {
   std::int64_t parents = 1;
   bool known = true;
   boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto k) {
@@ -95,8 +97,8 @@ void check_level_storages(const std::array<std::int64_t, Format::order>& shape,
     if constexpr (requires { level::check_storage(st, in); }) {
       if (!known) return;
       parents = level::check_storage(st, in);
-      if constexpr (requires { level::validate_storage(st, in); })
-        if (deep) level::validate_storage(st, in);
+      if constexpr (Deep && requires { level::validate_storage(st, in); })
+        level::validate_storage(st, in);
     } else {
       known = false;
     }
@@ -290,7 +292,7 @@ template <class T, storage_format Format, bool Owning = true> class basic_tensor
   // the arrays against the shape, O(1) per level (the O(nnz) checks: loom::validate)
   void check_parts() const {
     try {
-      detail::check_level_storages<Format>(shape_, levels_, values_.size(), false);
+      detail::check_level_storages<false, Format>(shape_, levels_, values_.size());
     } catch (const shape_error& e) {
       throw shape_error(std::string(Owning ? "loom::tensor" : "loom::view") + " of shape " +
                         detail::extents_to_string(shape_) + " in " + format_name<Format>() + ": " +

@@ -21,7 +21,7 @@ namespace loom {
 template <class T, storage_format Format, bool Owning>
 void validate(const basic_tensor<T, Format, Owning>& t) {
   try {
-    detail::check_level_storages<Format>(t.shape(), t.levels(), t.values().size(), true);
+    detail::check_level_storages<true, Format>(t.shape(), t.levels(), t.values().size());
   } catch (const shape_error& e) {
     throw shape_error(std::string("loom::validate: ") + (Owning ? "tensor " : "view ") +
                       (t.name().empty() ? "" : t.name() + " ") + "of shape " +
