@@ -570,6 +570,37 @@ inline void reset_work_counters() {}
 #ifndef LOOM_EXEC_ALTERNATIVES_HPP
 #define LOOM_EXEC_ALTERNATIVES_HPP
 
+// ---- begin <loom/core/unpack.hpp>
+// Defines loom::detail::unpack, std::apply for loom's own calls (core/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_UNPACK_HPP
+#define LOOM_CORE_UNPACK_HPP
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace loom::detail {
+
+template <class F, class Tuple, std::size_t... K>
+constexpr decltype(auto) unpack_at(F& f, Tuple&& t, std::index_sequence<K...>) {
+  return f(std::get<K>(static_cast<Tuple&&>(t))...);
+}
+
+/// `f(get<0>(t), get<1>(t), ...)`, as `std::apply(f, t)` for a callable object. libstdc++'s
+/// std::apply also works out its noexcept through `is_nothrow_invocable` and calls through
+/// `std::invoke`: nine class and function templates per use, 8% of the compile time of a test
+/// that evaluates 160 kernels (tests/la/elementwise_functions.cpp, 1 235 uses; docs/build-cost.md).
+template <class F, class Tuple> constexpr decltype(auto) unpack(F&& f, Tuple&& t) {
+  return unpack_at(f, static_cast<Tuple&&>(t),
+                   std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<Tuple>>>{});
+}
+
+}  // namespace loom::detail
+
+#endif  // LOOM_CORE_UNPACK_HPP
+// ---- end <loom/core/unpack.hpp>
 // ---- begin <loom/expr/nodes.hpp>
 // Defines the expression nodes of index notation: access, literal, add, mul, sum, map, where,
 // expand, aggregate (expr/). Nodes only hold operands; their meaning lives in stream/ and plan/.
@@ -1117,7 +1148,7 @@ template <class E, class F> constexpr void for_each_node(const E& e, F&& f) {
   } else if constexpr (requires { e.body; }) {
     for_each_node(e.body, f);
   } else if constexpr (requires { e.args; }) {
-    std::apply([&](const auto&... a) { (for_each_node(a, f), ...); }, e.args);
+    loom::detail::unpack([&](const auto&... a) { (for_each_node(a, f), ...); }, e.args);
   }
 }
 
@@ -1146,7 +1177,8 @@ constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal) {
   } else if constexpr (requires { e.body; }) {
     for_each_access_from(e.body, f, ordinal);
   } else if constexpr (requires { e.args; }) {
-    std::apply([&](const auto&... a) { (for_each_access_from(a, f, ordinal), ...); }, e.args);
+    loom::detail::unpack([&](const auto&... a) { (for_each_access_from(a, f, ordinal), ...); },
+                         e.args);
   } else {
     (void)e, (void)f, (void)ordinal;  // a literal or another leaf
   }
@@ -4481,7 +4513,7 @@ class statistics_cache {
     sig.push_back(static_cast<std::uintptr_t>(t.nnz()));
     for (std::int64_t e : t.shape()) sig.push_back(static_cast<std::uintptr_t>(e));
     add_array(sig, t.values());
-    std::apply(
+    loom::detail::unpack(
         [&](const auto&... level) {
           (
               [&](const auto& l) {
@@ -5132,7 +5164,8 @@ struct collector {
     constexpr bool dense = !fn::is_zero_preserving_v<F>;
     const auto names = names_of(expr::free_indices_t<expr::map<F, Es...>>{});
     if (dense && !names.empty()) add(full_over(names, *extent), true);
-    std::apply([&](const auto&... x) { (..., (*this)(x, disjunctive || dense)); }, e.args);
+    loom::detail::unpack([&](const auto&... x) { (..., (*this)(x, disjunctive || dense)); },
+                         e.args);
   }
 };
 
@@ -6697,7 +6730,7 @@ template <std::size_t K, class F, class... Es> auto replace_node(const expr::map
       else
         return std::get<Ns>(e.args);
     }()...);
-    return std::apply(
+    return loom::detail::unpack(
         [&](const auto&... a) {
           return expr::map<F, std::remove_cvref_t<decltype(a)>...>{e.f, std::tuple(a...)};
         },
@@ -7679,10 +7712,10 @@ template <template <class> class Match, class F> struct rebuilder {
     return aggregate<Op, I, decltype(b)>{b};
   }
   template <class Fn, class... Es> auto operator()(const map<Fn, Es...>& e) const {
-    return std::apply(
+    return loom::detail::unpack(
         [&](const auto&... a) {
           auto args = std::make_tuple(go(a)...);
-          return std::apply(
+          return loom::detail::unpack(
               [&](const auto&... b) {
                 return map<Fn, std::remove_cvref_t<decltype(b)>...>{e.f, std::tuple(b...)};
               },
@@ -8238,6 +8271,17 @@ namespace loom::detail {
 /// are written (the pages are touched once either way).
 inline constexpr std::size_t append_chunk = 4096;
 
+/// Stores a row's `n` entries at `crd` and `values`: `entry(e)` gives the e-th column and value.
+/// The appender's and a parallel chunk's `append_row`, once their room is made.
+template <class Crd, class T, class Entry>
+LOOM_FORCE_INLINE void store_row(Crd* crd, T* values, std::size_t n, Entry& entry) {
+  for (std::size_t e = 0; e < n; ++e) {
+    const auto [column, value] = entry(e);
+    crd[e] = static_cast<Crd>(column);
+    values[e] = value;
+  }
+}
+
 /// The end of a vector that a hot loop appends to: `push` is a compare and a store, inlined
 /// (std::vector::push_back stayed out of line in the kernels' loops: 19% of A∘B's samples). The
 /// vector's size runs ahead of the entries by at most one chunk, value-initialised just before
@@ -8522,15 +8566,8 @@ template <class T, class Format> class appender {
   LOOM_FORCE_INLINE void append_row(std::int64_t row, std::size_t n, Entry&& entry)
     requires by_rows
   {
-    using crd_type = typename level<1>::crd_type;
     row_counts_[row + 1] += static_cast<typename level<1>::pos_type>(n);
-    crd_type* crd = crd_out_.extend(n);
-    T* values = values_out_.extend(n);
-    for (std::size_t e = 0; e < n; ++e) {
-      const auto [column, value] = entry(e);
-      crd[e] = static_cast<crd_type>(column);
-      values[e] = value;
-    }
+    loom::detail::store_row(crd_out_.extend(n), values_out_.extend(n), n, entry);
   }
 
   using row_writer = loom::detail::row_writer<T, typename row_arrays<Format>::pos_type,
@@ -13157,13 +13194,7 @@ template <class T, class Crd> struct row_target {
     const std::size_t at = crd.size();
     crd.resize(at + n);
     vals.resize(at + n);
-    Crd* c = crd.data() + at;
-    T* v = vals.data() + at;
-    for (std::size_t e = 0; e < n; ++e) {
-      const auto [column, value] = entry(e);
-      c[e] = static_cast<Crd>(column);
-      v[e] = value;
-    }
+    loom::detail::store_row(crd.data() + at, vals.data() + at, n, entry);
   }
   // an in-order chunk appends as the serial appender does (format/appender.hpp): the writer
   // is taken when the chunk starts (stream::append_sink::restart) and returned at its end
@@ -15073,7 +15104,7 @@ template <class Lhs, class Rhs> struct program {
 
 template <class I, class Tuple> std::int64_t extent_of(const Tuple& inputs) {
   std::int64_t e = -1;
-  std::apply(
+  loom::detail::unpack(
       [&](const auto&... a) {
         (..., [&]<class T, class... Is>(const expr::access<T, Is...>& x) {
           std::size_t m = 0;
@@ -15635,7 +15666,7 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
   using P = typename R::P;
   const auto in = collect(rhs);
   std::vector<chain_bound_estimator> est;
-  std::apply(
+  loom::detail::unpack(
       [&](const auto&... a) {
         (..., [&]<class T, class... Is>(const expr::access<T, Is...>& x) {
           std::vector<std::string> n{std::string(Is::name)...};
@@ -15860,7 +15891,7 @@ template <class L, class R> auto terms_of(const expr::add<L, R>& e) {
   return std::tuple_cat(terms_of(e.lhs), terms_of(e.rhs));
 }
 template <class L, class Rs> auto times_each(const L& l, const Rs& rs) {
-  return std::apply(
+  return loom::detail::unpack(
       [&](const auto&... r) {
         return std::tuple{expr::mul<L, std::remove_cvref_t<decltype(r)>>{l, r}...};
       },
@@ -15868,14 +15899,15 @@ template <class L, class Rs> auto times_each(const L& l, const Rs& rs) {
 }
 template <class L, class R> auto terms_of(const expr::mul<L, R>& e) {
   const auto rs = terms_of(e.rhs);
-  return std::apply([&](const auto&... l) { return std::tuple_cat(times_each(l, rs)...); },
-                    terms_of(e.lhs));
+  return loom::detail::unpack(
+      [&](const auto&... l) { return std::tuple_cat(times_each(l, rs)...); }, terms_of(e.lhs));
 }
 
 template <class Rhs> auto sum_product_terms(const Rhs& rhs) {
   using S = typename summed_of<Rhs>::type;
-  return std::apply([](const auto&... t) { return std::tuple{wrap_sums<S>::apply(t)...}; },
-                    terms_of(summed_of<Rhs>::body(rhs)));
+  return loom::detail::unpack(
+      [](const auto&... t) { return std::tuple{wrap_sums<S>::apply(t)...}; },
+      terms_of(summed_of<Rhs>::body(rhs)));
 }
 
 template <class Tuple> struct all_sum_products;
@@ -15898,7 +15930,7 @@ std::size_t decompose_any(Lhs lhs, const Rhs& rhs, bool accumulate, const Option
     const auto terms = sum_product_terms(rhs);
     std::size_t first = 0;
     std::size_t t = 0;
-    std::apply(
+    loom::detail::unpack(
         [&](const auto&... term) {
           (..., [&] {
             const std::size_t c = decompose_product(lhs, term, accumulate || t > 0, opts);
@@ -15985,7 +16017,7 @@ std::string explain(const Lhs& lhs, const R& rhs, const O& opts) {
   } else if constexpr (!detail::ve::flatten<Rhs>::of_accesses) {
     const auto terms = detail::ve::sum_product_terms(rhs);
     std::size_t t = 0;
-    std::apply(
+    loom::detail::unpack(
         [&](const auto&... term) {
           (..., (s << "term " << ++t << " of " << sizeof...(term) << " (* distributed over +):\n"
                    << explain(lhs, term, opts)));
@@ -16093,7 +16125,8 @@ template <class E> std::string to_string(const E& e, std::size_t& ordinal) {
     std::string name = "f";
     if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
     std::vector<std::string> args;
-    std::apply([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); }, e.args);
+    loom::detail::unpack([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); },
+                         e.args);
     const bool word = name != "f" && name != "scale" && !name.empty() && name[0] >= 'a' &&
                       name[0] <= 'z';  // exp, log, max: a call
     if (word) return name + "(" + args[0] + (args.size() == 2 ? ", " + args[1] : "") + ")";
@@ -18254,7 +18287,7 @@ template <class... Terms> struct sum_of {
   template <index_variable... Is>
     requires(sizeof...(Is) == order)
   auto operator()(Is... is) const {
-    return std::apply(
+    return loom::detail::unpack(
         [&](const auto& first, const auto&... rest) { return (first(is...) + ... + rest(is...)); },
         terms);
   }
@@ -18272,7 +18305,7 @@ template <class... Terms> struct sum_of {
     }(std::make_index_sequence<order>{}))::type;
     std::vector<std::array<std::int64_t, order>> crd;
     std::vector<V> val;
-    std::apply([&](const auto&... t) { (t.append_entries(crd, val), ...); }, terms);
+    loom::detail::unpack([&](const auto&... t) { (t.append_entries(crd, val), ...); }, terms);
     return loom::from_coo<F>(shape(), crd, val, loom::duplicates::sum);
   }
   /// One term alone, materialised in S's coordinates like `materialize`.
@@ -18292,7 +18325,8 @@ template <class... Terms> struct sum_of {
   std::string text() const {
     std::string s = (name.empty() ? std::string("S") : name) + " = ";
     std::size_t k = 0;
-    std::apply([&](const auto&... t) { ((s += (k++ ? " + " : "") + t.text()), ...); }, terms);
+    loom::detail::unpack([&](const auto&... t) { ((s += (k++ ? " + " : "") + t.text()), ...); },
+                         terms);
     return s;
   }
 };
@@ -18302,7 +18336,7 @@ template <class... Terms> sum_of<Terms...> make_sum(std::string name, Terms... t
   sum_of<Terms...> s{std::tuple<Terms...>{ts...}, std::move(name)};
   const auto want = std::get<0>(s.terms).shape();
   std::size_t k = 0;
-  std::apply(
+  loom::detail::unpack(
       [&](const auto&... t) {
         (
             [&] {
@@ -18419,7 +18453,7 @@ int assign_distributed(Out out, Program&& program, const sum_of<Terms...>& s) {
     return 1;
   }
   int kernels = 0;
-  std::apply(
+  loom::detail::unpack(
       [&](const auto&... t) {
         ([&] { detail::run_term<false>(out, program, t, kernels++ == 0); }(), ...);
       },
@@ -18443,7 +18477,7 @@ std::string explain_distributed(Out out, Program&& program, const sum_of<Terms..
   text += "distributed (STOREL: sum over e1 + e2 = sum over e1 + sum over e2): " +
           std::to_string(sizeof...(Terms)) + " kernels, each fused with its own term\n";
   int k = 0;
-  std::apply(
+  loom::detail::unpack(
       [&](const auto&... t) {
         ((text += "kernel " + std::to_string(k) + (k == 0 ? " (=)" : " (+=)") + " over " +
                   t.text() + ":\n" + detail::run_term<true>(out, program, t, k == 0),
@@ -18679,7 +18713,7 @@ tensor<T, csr> matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
   const chain_plan plan = plan_matrix_chain(order, ms...);
   constexpr std::size_t n = sizeof...(Fs);
   const std::tuple<detail::csr_factor<T, Fs>...> held(ms...);
-  const std::array<const tensor<T, csr>*, n> factors = std::apply(
+  const std::array<const tensor<T, csr>*, n> factors = loom::detail::unpack(
       [](const auto&... f) { return std::array<const tensor<T, csr>*, n>{f.ptr...}; }, held);
   // products[a][z]: the product of factors a..z once computed
   std::vector<std::vector<std::optional<tensor<T, csr>>>> done(
@@ -19011,7 +19045,7 @@ template <class... Statements> class program {
   /// Runs every statement under `opts`.
   template <options_type O = default_options> void run(const O& opts = {}) {
     detail::prog::temporaries<O> temps{{}, &opts};
-    std::apply([&](auto&... s) { (run_one(s, temps, opts), ...); }, statements_);
+    loom::detail::unpack([&](auto&... s) { (run_one(s, temps, opts), ...); }, statements_);
     last_ = std::move(temps.list);
   }
 
@@ -19032,7 +19066,7 @@ template <class... Statements> class program {
     detail::prog::temporaries<O> temps{{}, &opts};
     std::string body;
     std::size_t k = 0;
-    std::apply(
+    loom::detail::unpack(
         [&](auto&... s) {
           (..., [&] {
             const auto e = detail::prog::share<shared>(s.rhs, temps);
@@ -21419,7 +21453,7 @@ template <class Term> std::string signature(const Term& term, std::size_t ordina
       [&](auto i) { bound.push_back(decltype(i)::name); });
   std::vector<factor_desc> fs;
   bool plain = true;
-  std::apply(
+  loom::detail::unpack(
       [&](const auto&... f) {
         (..., [&](const auto& x) {
           using X = std::remove_cvref_t<decltype(x)>;
@@ -21858,7 +21892,7 @@ void evaluate_term(const Term& term, V sign, const extent_table& ext, accumulato
         [&](auto i) { el.extent.push_back(ext.of(decltype(i)::name)); });
     std::vector<dense_factor<V>> dense;
     V coefficient = sign;
-    std::apply(
+    loom::detail::unpack(
         [&](const auto&... f) {
           (..., [&](const auto& x) {
             if constexpr (factor_kind<std::remove_cvref_t<decltype(x)>>::value == 1)
@@ -24892,7 +24926,7 @@ template <storage_format Format, class... Aggs>
 std::tuple<tensor<typename Aggs::value_type, Format>...> key_by(
     const table& t, const std::array<std::string, Format::order>& keys,
     const std::tuple<Aggs...>& aggs, std::array<std::int64_t, Format::order> shape = {}) {
-  return std::apply(
+  return loom::detail::unpack(
       [&](const Aggs&... a) { return detail::key_by_all<Format>(t, keys, shape, a...); }, aggs);
 }
 
@@ -25922,8 +25956,8 @@ template <class X> constexpr auto collect(const expr::map<fn::negate, X>& e) {
 template <class F, class... Xs>
   requires(!std::is_same_v<F, fn::negate> || sizeof...(Xs) != 1)
 constexpr auto collect(const expr::map<F, Xs...>& e) {
-  return std::apply([&](const auto&... x) { return std::tuple_cat(std::tuple{e}, collect(x)...); },
-                    e.args);
+  return loom::detail::unpack(
+      [&](const auto&... x) { return std::tuple_cat(std::tuple{e}, collect(x)...); }, e.args);
 }
 }  // namespace detail
 

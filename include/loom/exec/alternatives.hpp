@@ -7,6 +7,7 @@
 #define LOOM_EXEC_ALTERNATIVES_HPP
 
 #include <loom/core/debug.hpp>
+#include <loom/core/unpack.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
@@ -103,7 +104,7 @@ template <std::size_t K, class F, class... Es> auto replace_node(const expr::map
       else
         return std::get<Ns>(e.args);
     }()...);
-    return std::apply(
+    return loom::detail::unpack(
         [&](const auto&... a) {
           return expr::map<F, std::remove_cvref_t<decltype(a)>...>{e.f, std::tuple(a...)};
         },

@@ -10,6 +10,7 @@
 
 #include <loom/core/config.hpp>
 #include <loom/core/debug.hpp>
+#include <loom/core/unpack.hpp>
 #include <loom/exec/decompose/program.hpp>
 #include <loom/exec/decompose/runner.hpp>
 #include <loom/exec/evaluate.hpp>
@@ -50,7 +51,7 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
   using P = typename R::P;
   const auto in = collect(rhs);
   std::vector<chain_bound_estimator> est;
-  std::apply(
+  loom::detail::unpack(
       [&](const auto&... a) {
         (..., [&]<class T, class... Is>(const expr::access<T, Is...>& x) {
           std::vector<std::string> n{std::string(Is::name)...};
@@ -275,7 +276,7 @@ template <class L, class R> auto terms_of(const expr::add<L, R>& e) {
   return std::tuple_cat(terms_of(e.lhs), terms_of(e.rhs));
 }
 template <class L, class Rs> auto times_each(const L& l, const Rs& rs) {
-  return std::apply(
+  return loom::detail::unpack(
       [&](const auto&... r) {
         return std::tuple{expr::mul<L, std::remove_cvref_t<decltype(r)>>{l, r}...};
       },
@@ -283,14 +284,15 @@ template <class L, class Rs> auto times_each(const L& l, const Rs& rs) {
 }
 template <class L, class R> auto terms_of(const expr::mul<L, R>& e) {
   const auto rs = terms_of(e.rhs);
-  return std::apply([&](const auto&... l) { return std::tuple_cat(times_each(l, rs)...); },
-                    terms_of(e.lhs));
+  return loom::detail::unpack(
+      [&](const auto&... l) { return std::tuple_cat(times_each(l, rs)...); }, terms_of(e.lhs));
 }
 
 template <class Rhs> auto sum_product_terms(const Rhs& rhs) {
   using S = typename summed_of<Rhs>::type;
-  return std::apply([](const auto&... t) { return std::tuple{wrap_sums<S>::apply(t)...}; },
-                    terms_of(summed_of<Rhs>::body(rhs)));
+  return loom::detail::unpack(
+      [](const auto&... t) { return std::tuple{wrap_sums<S>::apply(t)...}; },
+      terms_of(summed_of<Rhs>::body(rhs)));
 }
 
 template <class Tuple> struct all_sum_products;
@@ -313,7 +315,7 @@ std::size_t decompose_any(Lhs lhs, const Rhs& rhs, bool accumulate, const Option
     const auto terms = sum_product_terms(rhs);
     std::size_t first = 0;
     std::size_t t = 0;
-    std::apply(
+    loom::detail::unpack(
         [&](const auto&... term) {
           (..., [&] {
             const std::size_t c = decompose_product(lhs, term, accumulate || t > 0, opts);
@@ -400,7 +402,7 @@ std::string explain(const Lhs& lhs, const R& rhs, const O& opts) {
   } else if constexpr (!detail::ve::flatten<Rhs>::of_accesses) {
     const auto terms = detail::ve::sum_product_terms(rhs);
     std::size_t t = 0;
-    std::apply(
+    loom::detail::unpack(
         [&](const auto&... term) {
           (..., (s << "term " << ++t << " of " << sizeof...(term) << " (* distributed over +):\n"
                    << explain(lhs, term, opts)));

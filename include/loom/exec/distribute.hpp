@@ -6,6 +6,7 @@
 #define LOOM_EXEC_DISTRIBUTE_HPP
 
 #include <loom/core/error.hpp>
+#include <loom/core/unpack.hpp>
 #include <loom/exec/evaluate.hpp>
 #include <loom/exec/explain.hpp>
 #include <loom/format/mapping/sum.hpp>
@@ -105,7 +106,7 @@ int assign_distributed(Out out, Program&& program, const sum_of<Terms...>& s) {
     return 1;
   }
   int kernels = 0;
-  std::apply(
+  loom::detail::unpack(
       [&](const auto&... t) {
         ([&] { detail::run_term<false>(out, program, t, kernels++ == 0); }(), ...);
       },
@@ -129,7 +130,7 @@ std::string explain_distributed(Out out, Program&& program, const sum_of<Terms..
   text += "distributed (STOREL: sum over e1 + e2 = sum over e1 + sum over e2): " +
           std::to_string(sizeof...(Terms)) + " kernels, each fused with its own term\n";
   int k = 0;
-  std::apply(
+  loom::detail::unpack(
       [&](const auto&... t) {
         ((text += "kernel " + std::to_string(k) + (k == 0 ? " (=)" : " (+=)") + " over " +
                   t.text() + ":\n" + detail::run_term<true>(out, program, t, k == 0),

@@ -8,6 +8,7 @@
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/core/index.hpp>
+#include <loom/core/unpack.hpp>
 #include <loom/exec/evaluate.hpp>
 #include <loom/expr/operators.hpp>
 #include <loom/format/format.hpp>
@@ -154,7 +155,7 @@ tensor<T, csr> matrix_chain(chain_order order, const tensor<T, Fs>&... ms) {
   const chain_plan plan = plan_matrix_chain(order, ms...);
   constexpr std::size_t n = sizeof...(Fs);
   const std::tuple<detail::csr_factor<T, Fs>...> held(ms...);
-  const std::array<const tensor<T, csr>*, n> factors = std::apply(
+  const std::array<const tensor<T, csr>*, n> factors = loom::detail::unpack(
       [](const auto&... f) { return std::array<const tensor<T, csr>*, n>{f.ptr...}; }, held);
   // products[a][z]: the product of factors a..z once computed
   std::vector<std::vector<std::optional<tensor<T, csr>>>> done(

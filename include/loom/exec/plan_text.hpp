@@ -4,6 +4,7 @@
 #ifndef LOOM_EXEC_PLAN_TEXT_HPP
 #define LOOM_EXEC_PLAN_TEXT_HPP
 
+#include <loom/core/unpack.hpp>
 #include <loom/exec/options.hpp>
 #include <loom/expr/functions.hpp>
 #include <loom/expr/nodes.hpp>
@@ -89,7 +90,8 @@ template <class E> std::string to_string(const E& e, std::size_t& ordinal) {
     std::string name = "f";
     if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
     std::vector<std::string> args;
-    std::apply([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); }, e.args);
+    loom::detail::unpack([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); },
+                         e.args);
     const bool word = name != "f" && name != "scale" && !name.empty() && name[0] >= 'a' &&
                       name[0] <= 'z';  // exp, log, max: a call
     if (word) return name + "(" + args[0] + (args.size() == 2 ? ", " + args[1] : "") + ")";

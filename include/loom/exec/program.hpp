@@ -5,6 +5,7 @@
 #ifndef LOOM_EXEC_PROGRAM_HPP
 #define LOOM_EXEC_PROGRAM_HPP
 
+#include <loom/core/unpack.hpp>
 #include <loom/exec/evaluate.hpp>
 #include <loom/exec/explain.hpp>
 #include <loom/exec/options.hpp>
@@ -194,7 +195,7 @@ template <class... Statements> class program {
   /// Runs every statement under `opts`.
   template <options_type O = default_options> void run(const O& opts = {}) {
     detail::prog::temporaries<O> temps{{}, &opts};
-    std::apply([&](auto&... s) { (run_one(s, temps, opts), ...); }, statements_);
+    loom::detail::unpack([&](auto&... s) { (run_one(s, temps, opts), ...); }, statements_);
     last_ = std::move(temps.list);
   }
 
@@ -215,7 +216,7 @@ template <class... Statements> class program {
     detail::prog::temporaries<O> temps{{}, &opts};
     std::string body;
     std::size_t k = 0;
-    std::apply(
+    loom::detail::unpack(
         [&](auto&... s) {
           (..., [&] {
             const auto e = detail::prog::share<shared>(s.rhs, temps);

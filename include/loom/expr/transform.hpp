@@ -4,6 +4,7 @@
 #ifndef LOOM_EXPR_TRANSFORM_HPP
 #define LOOM_EXPR_TRANSFORM_HPP
 
+#include <loom/core/unpack.hpp>
 #include <loom/expr/nodes.hpp>
 
 #include <tuple>
@@ -49,10 +50,10 @@ template <template <class> class Match, class F> struct rebuilder {
     return aggregate<Op, I, decltype(b)>{b};
   }
   template <class Fn, class... Es> auto operator()(const map<Fn, Es...>& e) const {
-    return std::apply(
+    return loom::detail::unpack(
         [&](const auto&... a) {
           auto args = std::make_tuple(go(a)...);
-          return std::apply(
+          return loom::detail::unpack(
               [&](const auto&... b) {
                 return map<Fn, std::remove_cvref_t<decltype(b)>...>{e.f, std::tuple(b...)};
               },

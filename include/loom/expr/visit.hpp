@@ -3,6 +3,7 @@
 #ifndef LOOM_EXPR_VISIT_HPP
 #define LOOM_EXPR_VISIT_HPP
 
+#include <loom/core/unpack.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
 
@@ -34,7 +35,7 @@ template <class E, class F> constexpr void for_each_node(const E& e, F&& f) {
   } else if constexpr (requires { e.body; }) {
     for_each_node(e.body, f);
   } else if constexpr (requires { e.args; }) {
-    std::apply([&](const auto&... a) { (for_each_node(a, f), ...); }, e.args);
+    loom::detail::unpack([&](const auto&... a) { (for_each_node(a, f), ...); }, e.args);
   }
 }
 
@@ -63,7 +64,8 @@ constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal) {
   } else if constexpr (requires { e.body; }) {
     for_each_access_from(e.body, f, ordinal);
   } else if constexpr (requires { e.args; }) {
-    std::apply([&](const auto&... a) { (for_each_access_from(a, f, ordinal), ...); }, e.args);
+    loom::detail::unpack([&](const auto&... a) { (for_each_access_from(a, f, ordinal), ...); },
+                         e.args);
   } else {
     (void)e, (void)f, (void)ordinal;  // a literal or another leaf
   }

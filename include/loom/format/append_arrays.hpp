@@ -18,6 +18,17 @@ namespace loom::detail {
 /// are written (the pages are touched once either way).
 inline constexpr std::size_t append_chunk = 4096;
 
+/// Stores a row's `n` entries at `crd` and `values`: `entry(e)` gives the e-th column and value.
+/// The appender's and a parallel chunk's `append_row`, once their room is made.
+template <class Crd, class T, class Entry>
+LOOM_FORCE_INLINE void store_row(Crd* crd, T* values, std::size_t n, Entry& entry) {
+  for (std::size_t e = 0; e < n; ++e) {
+    const auto [column, value] = entry(e);
+    crd[e] = static_cast<Crd>(column);
+    values[e] = value;
+  }
+}
+
 /// The end of a vector that a hot loop appends to: `push` is a compare and a store, inlined
 /// (std::vector::push_back stayed out of line in the kernels' loops: 19% of A∘B's samples). The
 /// vector's size runs ahead of the entries by at most one chunk, value-initialised just before

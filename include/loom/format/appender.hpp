@@ -135,15 +135,8 @@ template <class T, class Format> class appender {
   LOOM_FORCE_INLINE void append_row(std::int64_t row, std::size_t n, Entry&& entry)
     requires by_rows
   {
-    using crd_type = typename level<1>::crd_type;
     row_counts_[row + 1] += static_cast<typename level<1>::pos_type>(n);
-    crd_type* crd = crd_out_.extend(n);
-    T* values = values_out_.extend(n);
-    for (std::size_t e = 0; e < n; ++e) {
-      const auto [column, value] = entry(e);
-      crd[e] = static_cast<crd_type>(column);
-      values[e] = value;
-    }
+    loom::detail::store_row(crd_out_.extend(n), values_out_.extend(n), n, entry);
   }
 
   using row_writer = loom::detail::row_writer<T, typename row_arrays<Format>::pos_type,

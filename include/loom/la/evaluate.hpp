@@ -6,6 +6,7 @@
 #ifndef LOOM_LA_EVALUATE_HPP
 #define LOOM_LA_EVALUATE_HPP
 
+#include <loom/core/unpack.hpp>
 #include <loom/exec/evaluate.hpp>
 #include <loom/exec/explain.hpp>
 #include <loom/expr/nodes.hpp>
@@ -140,7 +141,7 @@ void evaluate_term(const Term& term, V sign, const extent_table& ext, accumulato
         [&](auto i) { el.extent.push_back(ext.of(decltype(i)::name)); });
     std::vector<dense_factor<V>> dense;
     V coefficient = sign;
-    std::apply(
+    loom::detail::unpack(
         [&](const auto&... f) {
           (..., [&](const auto& x) {
             if constexpr (factor_kind<std::remove_cvref_t<decltype(x)>>::value == 1)

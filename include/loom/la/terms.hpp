@@ -7,6 +7,7 @@
 
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
+#include <loom/core/unpack.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/sum_product.hpp>
 #include <loom/expr/traits.hpp>
@@ -104,7 +105,7 @@ template <class Term> std::string signature(const Term& term, std::size_t ordina
       [&](auto i) { bound.push_back(decltype(i)::name); });
   std::vector<factor_desc> fs;
   bool plain = true;
-  std::apply(
+  loom::detail::unpack(
       [&](const auto&... f) {
         (..., [&](const auto& x) {
           using X = std::remove_cvref_t<decltype(x)>;

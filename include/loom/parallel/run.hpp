@@ -18,6 +18,7 @@
 #include <loom/core/config.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/expr/access.hpp>
+#include <loom/format/append_arrays.hpp>
 #include <loom/format/appender.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
@@ -310,13 +311,7 @@ template <class T, class Crd> struct row_target {
     const std::size_t at = crd.size();
     crd.resize(at + n);
     vals.resize(at + n);
-    Crd* c = crd.data() + at;
-    T* v = vals.data() + at;
-    for (std::size_t e = 0; e < n; ++e) {
-      const auto [column, value] = entry(e);
-      c[e] = static_cast<Crd>(column);
-      v[e] = value;
-    }
+    loom::detail::store_row(crd.data() + at, vals.data() + at, n, entry);
   }
   // an in-order chunk appends as the serial appender does (format/appender.hpp): the writer
   // is taken when the chunk starts (stream::append_sink::restart) and returned at its end

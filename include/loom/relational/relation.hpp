@@ -5,6 +5,7 @@
 #define LOOM_RELATIONAL_RELATION_HPP
 
 #include <loom/core/config.hpp>
+#include <loom/core/unpack.hpp>
 #include <loom/format/assemble.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
@@ -298,7 +299,7 @@ template <storage_format Format, class... Aggs>
 std::tuple<tensor<typename Aggs::value_type, Format>...> key_by(
     const table& t, const std::array<std::string, Format::order>& keys,
     const std::tuple<Aggs...>& aggs, std::array<std::int64_t, Format::order> shape = {}) {
-  return std::apply(
+  return loom::detail::unpack(
       [&](const Aggs&... a) { return detail::key_by_all<Format>(t, keys, shape, a...); }, aggs);
 }
 

@@ -6,6 +6,7 @@
 #define LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
 
 #include <loom/core/config.hpp>
+#include <loom/core/unpack.hpp>
 #include <loom/exec/decompose/elimination.hpp>
 #include <loom/exec/evaluate.hpp>
 #include <loom/exec/options.hpp>
@@ -269,7 +270,7 @@ template <class Lhs, class Rhs> struct program {
 
 template <class I, class Tuple> std::int64_t extent_of(const Tuple& inputs) {
   std::int64_t e = -1;
-  std::apply(
+  loom::detail::unpack(
       [&](const auto&... a) {
         (..., [&]<class T, class... Is>(const expr::access<T, Is...>& x) {
           std::size_t m = 0;

@@ -7,6 +7,7 @@
 
 #include <loom/core/error.hpp>
 #include <loom/core/index.hpp>
+#include <loom/core/unpack.hpp>
 #include <loom/expr/operators.hpp>
 #include <loom/format/assemble.hpp>
 #include <loom/format/format.hpp>
@@ -107,7 +108,7 @@ template <class... Terms> struct sum_of {
   template <index_variable... Is>
     requires(sizeof...(Is) == order)
   auto operator()(Is... is) const {
-    return std::apply(
+    return loom::detail::unpack(
         [&](const auto& first, const auto&... rest) { return (first(is...) + ... + rest(is...)); },
         terms);
   }
@@ -125,7 +126,7 @@ template <class... Terms> struct sum_of {
     }(std::make_index_sequence<order>{}))::type;
     std::vector<std::array<std::int64_t, order>> crd;
     std::vector<V> val;
-    std::apply([&](const auto&... t) { (t.append_entries(crd, val), ...); }, terms);
+    loom::detail::unpack([&](const auto&... t) { (t.append_entries(crd, val), ...); }, terms);
     return loom::from_coo<F>(shape(), crd, val, loom::duplicates::sum);
   }
   /// One term alone, materialised in S's coordinates like `materialize`.
@@ -145,7 +146,8 @@ template <class... Terms> struct sum_of {
   std::string text() const {
     std::string s = (name.empty() ? std::string("S") : name) + " = ";
     std::size_t k = 0;
-    std::apply([&](const auto&... t) { ((s += (k++ ? " + " : "") + t.text()), ...); }, terms);
+    loom::detail::unpack([&](const auto&... t) { ((s += (k++ ? " + " : "") + t.text()), ...); },
+                         terms);
     return s;
   }
 };
@@ -155,7 +157,7 @@ template <class... Terms> sum_of<Terms...> make_sum(std::string name, Terms... t
   sum_of<Terms...> s{std::tuple<Terms...>{ts...}, std::move(name)};
   const auto want = std::get<0>(s.terms).shape();
   std::size_t k = 0;
-  std::apply(
+  loom::detail::unpack(
       [&](const auto&... t) {
         (
             [&] {

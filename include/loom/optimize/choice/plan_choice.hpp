@@ -7,6 +7,7 @@
 
 #include <loom/core/config.hpp>
 #include <loom/core/debug.hpp>
+#include <loom/core/unpack.hpp>
 #include <loom/expr/functions.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
@@ -192,7 +193,8 @@ struct collector {
     constexpr bool dense = !fn::is_zero_preserving_v<F>;
     const auto names = names_of(expr::free_indices_t<expr::map<F, Es...>>{});
     if (dense && !names.empty()) add(full_over(names, *extent), true);
-    std::apply([&](const auto&... x) { (..., (*this)(x, disjunctive || dense)); }, e.args);
+    loom::detail::unpack([&](const auto&... x) { (..., (*this)(x, disjunctive || dense)); },
+                         e.args);
   }
 };
 

@@ -4,6 +4,7 @@
 #ifndef LOOM_OPTIMIZE_STATISTICS_STATISTICS_CACHE_HPP
 #define LOOM_OPTIMIZE_STATISTICS_STATISTICS_CACHE_HPP
 
+#include <loom/core/unpack.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/optimize/statistics/gather_statistics.hpp>
 #include <loom/optimize/statistics/statistics.hpp>
@@ -90,7 +91,7 @@ class statistics_cache {
     sig.push_back(static_cast<std::uintptr_t>(t.nnz()));
     for (std::int64_t e : t.shape()) sig.push_back(static_cast<std::uintptr_t>(e));
     add_array(sig, t.values());
-    std::apply(
+    loom::detail::unpack(
         [&](const auto&... level) {
           (
               [&](const auto& l) {

@@ -7,6 +7,7 @@
 
 #include <loom/core/fixed_string.hpp>
 #include <loom/core/index.hpp>
+#include <loom/core/unpack.hpp>
 #include <loom/expr/functions.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
@@ -336,8 +337,8 @@ template <class X> constexpr auto collect(const expr::map<fn::negate, X>& e) {
 template <class F, class... Xs>
   requires(!std::is_same_v<F, fn::negate> || sizeof...(Xs) != 1)
 constexpr auto collect(const expr::map<F, Xs...>& e) {
-  return std::apply([&](const auto&... x) { return std::tuple_cat(std::tuple{e}, collect(x)...); },
-                    e.args);
+  return loom::detail::unpack(
+      [&](const auto&... x) { return std::tuple_cat(std::tuple{e}, collect(x)...); }, e.args);
 }
 }  // namespace detail
 
