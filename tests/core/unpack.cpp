@@ -26,11 +26,9 @@ TEST_CASE("unpack passes each element as the tuple holds it and returns what f r
   CHECK(&first == &std::get<0>(t));
   // a const tuple: const references
   const auto& ct = t;
-  unpack(
-      [](const auto& n, const auto&) {
-        static_assert(std::is_const_v<std::remove_reference_t<decltype(n)>>);
-      },
-      ct);
+  unpack([](const auto& n,
+            const auto&) { static_assert(std::is_const_v<std::remove_reference_t<decltype(n)>>); },
+         ct);
   // an rvalue tuple: its elements are moved from
   auto moved = unpack([](std::unique_ptr<int> p) { return *p; },
                       std::tuple<std::unique_ptr<int>>{std::make_unique<int>(5)});

@@ -48,8 +48,10 @@ struct transposed_format<Order, expr::access<T, Is...>> {
     std::array<std::size_t, sizeof...(Is)> depth{boost::mp11::mp_find<Order, Is>::value...};
     std::array<std::size_t, sizeof...(Is)> m{};
     for (std::size_t k = 0; k < m.size(); ++k) m[k] = k;
-    std::sort(m.begin(), m.end(),
-              [&](std::size_t a, std::size_t b) { return depth[a] < depth[b]; });
+    // insertion sort: std::sort with this lambda was one more instantiation per access type
+    for (std::size_t k = 1; k < m.size(); ++k)
+      for (std::size_t j = k; j > 0 && depth[m[j]] < depth[m[j - 1]]; --j)
+        std::swap(m[j], m[j - 1]);
     return m;
   }();
   template <class Seq> struct make;

@@ -38,8 +38,10 @@ template <class Tensor, class Order, class... Is> struct access_layout {
   static constexpr std::array<std::size_t, order> modes_by_depth = [] {
     std::array<std::size_t, order> m{};
     for (std::size_t k = 0; k < order; ++k) m[k] = k;
-    std::sort(m.begin(), m.end(),
-              [](std::size_t a, std::size_t b) { return depth_of_mode[a] < depth_of_mode[b]; });
+    // insertion sort: std::sort with this lambda was one more instantiation per layout
+    for (std::size_t k = 1; k < m.size(); ++k)
+      for (std::size_t j = k; j > 0 && depth_of_mode[m[j]] < depth_of_mode[m[j - 1]]; --j)
+        std::swap(m[j], m[j - 1]);
     return m;
   }();
   template <std::size_t K> using level = boost::mp11::mp_at_c<typename format::levels, K>;
