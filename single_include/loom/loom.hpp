@@ -1130,6 +1130,17 @@ using static_extents_t = typename detail::static_extents_of_list<accesses_t<E>>:
 
 namespace loom::expr {
 
+template <class E, class F> constexpr void for_each_node(const E& e, F&& f);
+
+namespace detail {
+// A map's arguments, left to right: a fold over their positions, not a lambda handed to an
+// apply for each map type (compile time: 1 235 such pairs in one test, docs/build-cost.md).
+template <class Args, class F, std::size_t... K>
+constexpr void for_each_node_of_args(const Args& args, F& f, std::index_sequence<K...>) {
+  (for_each_node(std::get<K>(args), f), ...);
+}
+}  // namespace detail
+
 /// Calls `f(node)` for every node of `e`, parents before children, left to right.
 template <class E, class F> constexpr void for_each_node(const E& e, F&& f) {
   f(e);
@@ -1148,7 +1159,8 @@ template <class E, class F> constexpr void for_each_node(const E& e, F&& f) {
   } else if constexpr (requires { e.body; }) {
     for_each_node(e.body, f);
   } else if constexpr (requires { e.args; }) {
-    loom::detail::unpack([&](const auto&... a) { (for_each_node(a, f), ...); }, e.args);
+    detail::for_each_node_of_args(e.args, f,
+                                  std::make_index_sequence<std::tuple_size_v<decltype(e.args)>>{});
   }
 }
 
@@ -1158,6 +1170,13 @@ template <class T, class... Is> struct is_access<access<T, Is...>> : std::true_t
 namespace detail {
 // Walks to the accesses only: one function per node type and `f`, none for a wrapper around `f`
 // (every kernel calls for_each_access several times: compile time).
+template <class E, class F>
+constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal);
+template <class Args, class F, std::size_t... K>
+constexpr void for_each_access_of_args(const Args& args, F& f, std::size_t& ordinal,
+                                       std::index_sequence<K...>) {
+  (for_each_access_from(std::get<K>(args), f, ordinal), ...);
+}
 template <class E, class F>
 constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal) {
   if constexpr (is_access<E>::value) {
@@ -1177,8 +1196,8 @@ constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal) {
   } else if constexpr (requires { e.body; }) {
     for_each_access_from(e.body, f, ordinal);
   } else if constexpr (requires { e.args; }) {
-    loom::detail::unpack([&](const auto&... a) { (for_each_access_from(a, f, ordinal), ...); },
-                         e.args);
+    for_each_access_of_args(e.args, f, ordinal,
+                            std::make_index_sequence<std::tuple_size_v<decltype(e.args)>>{});
   } else {
     (void)e, (void)f, (void)ordinal;  // a literal or another leaf
   }
