@@ -116,7 +116,8 @@ release_examples() {
   # the examples, and of the benchmarks the two that BENCHMARKS.md's headline tables come from
   # (the hand-written loops and the peer libraries): all 36 benchmark TUs cost about 1 500 s of
   # compile per compiler at -O2, more than CI can spend (tools/run_benchmarks.sh builds them all).
-  # Picking targets needs Ninja's per-folder targets; without Ninja, the examples alone.
+  # Picking targets needs Ninja's per-folder targets; without Ninja, the examples alone (and
+  # nothing for a stage that does not run them).
   local bench=OFF targets=(all)
   if [ ${#generator[@]} -gt 0 ]; then
     bench=ON

@@ -19,7 +19,8 @@
 // ---- begin <loom/core/combinatorics.hpp>
 // Defines domain-free combinatorics over MP11 type lists (core/): the ordered selections of K
 // elements and the prefixes of every elimination order, counted and capped. decompose
-// enumerates its candidate elimination prefixes with them (exec/decompose/elimination.hpp).
+// enumerates its candidate elimination prefixes with them (exec/decompose/elimination.hpp); and
+// positions_by_key, the order of a few positions by a key, for compile-time tables.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_CORE_COMBINATORICS_HPP
 #define LOOM_CORE_COMBINATORICS_HPP
@@ -28,7 +29,9 @@
 #include <boost/mp11/list.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
+#include <utility>
 
 namespace loom::detail {
 
@@ -70,6 +73,18 @@ struct ordered_prefixes<L, Cap, K, Acc> {
   using type = typename ordered_prefixes<
       L, Cap, K + 1, boost::mp11::mp_append<Acc, typename ordered_selections<L, K>::type>>::type;
 };
+
+/// The positions 0..N-1 ordered by `key[position]`, ties in position order: the order of a
+/// tensor's modes by the depth of their loops. An insertion sort, for the handful of modes of a
+/// compile-time table (a std::sort with a lambda was one more instantiation per access type).
+template <std::size_t N>
+constexpr std::array<std::size_t, N> positions_by_key(const std::array<std::size_t, N>& key) {
+  std::array<std::size_t, N> m{};
+  for (std::size_t k = 0; k < N; ++k) m[k] = k;
+  for (std::size_t k = 1; k < N; ++k)
+    for (std::size_t j = k; j > 0 && key[m[j]] < key[m[j - 1]]; --j) std::swap(m[j], m[j - 1]);
+  return m;
+}
 
 }  // namespace loom::detail
 
@@ -9162,16 +9177,8 @@ struct transposed_format<Order, expr::access<T, Is...>> {
   using levels = typename detail::permuted_levels<typename original::levels>::type;
   /// true when the copy does not keep the original's levels
   static constexpr bool general = !std::is_same_v<levels, typename original::levels>;
-  static constexpr std::array<std::size_t, sizeof...(Is)> modes = [] {
-    std::array<std::size_t, sizeof...(Is)> depth{boost::mp11::mp_find<Order, Is>::value...};
-    std::array<std::size_t, sizeof...(Is)> m{};
-    for (std::size_t k = 0; k < m.size(); ++k) m[k] = k;
-    // insertion sort: std::sort with this lambda was one more instantiation per access type
-    for (std::size_t k = 1; k < m.size(); ++k)
-      for (std::size_t j = k; j > 0 && depth[m[j]] < depth[m[j - 1]]; --j)
-        std::swap(m[j], m[j - 1]);
-    return m;
-  }();
+  static constexpr std::array<std::size_t, sizeof...(Is)> modes = loom::detail::positions_by_key(
+      std::array<std::size_t, sizeof...(Is)>{boost::mp11::mp_find<Order, Is>::value...});
   template <class Seq> struct make;
   template <std::size_t... Ks> struct make<std::index_sequence<Ks...>> {
     using type = format_spec<levels, modes[Ks]...>;
@@ -12451,15 +12458,8 @@ template <class Tensor, class Order, class... Is> struct access_layout {
     return d;
   }();
   /// modes sorted by depth: the walk order of the strided (all-dense) stream
-  static constexpr std::array<std::size_t, order> modes_by_depth = [] {
-    std::array<std::size_t, order> m{};
-    for (std::size_t k = 0; k < order; ++k) m[k] = k;
-    // insertion sort: std::sort with this lambda was one more instantiation per layout
-    for (std::size_t k = 1; k < m.size(); ++k)
-      for (std::size_t j = k; j > 0 && depth_of_mode[m[j]] < depth_of_mode[m[j - 1]]; --j)
-        std::swap(m[j], m[j - 1]);
-    return m;
-  }();
+  static constexpr std::array<std::size_t, order> modes_by_depth =
+      loom::detail::positions_by_key(depth_of_mode);
   template <std::size_t K> using level = boost::mp11::mp_at_c<typename format::levels, K>;
 };
 

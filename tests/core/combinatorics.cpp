@@ -105,3 +105,11 @@ TEST_CASE("core: greedy elimination takes the cheapest index and merges its fact
       loom::detail::greedy_elimination(many.data(), many.size(), one.data(), 1, out.data(), arity),
       loom::error);
 }
+
+// positions_by_key: the modes of a tensor ordered by the depth of their loops, ties kept in mode
+// order (plan/transposed_format.hpp, stream/level_streams.hpp)
+static_assert(loom::detail::positions_by_key(std::array<std::size_t, 3>{2, 0, 1}) ==
+              std::array<std::size_t, 3>{1, 2, 0});
+static_assert(loom::detail::positions_by_key(std::array<std::size_t, 4>{1, 1, 0, 1}) ==
+              std::array<std::size_t, 4>{2, 0, 1, 3});
+static_assert(loom::detail::positions_by_key(std::array<std::size_t, 0>{}).empty());

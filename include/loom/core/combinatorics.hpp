@@ -1,6 +1,7 @@
 // Defines domain-free combinatorics over MP11 type lists (core/): the ordered selections of K
 // elements and the prefixes of every elimination order, counted and capped. decompose
-// enumerates its candidate elimination prefixes with them (exec/decompose/elimination.hpp).
+// enumerates its candidate elimination prefixes with them (exec/decompose/elimination.hpp); and
+// positions_by_key, the order of a few positions by a key, for compile-time tables.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_CORE_COMBINATORICS_HPP
 #define LOOM_CORE_COMBINATORICS_HPP
@@ -9,7 +10,9 @@
 #include <boost/mp11/list.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
+#include <utility>
 
 namespace loom::detail {
 
@@ -51,6 +54,18 @@ struct ordered_prefixes<L, Cap, K, Acc> {
   using type = typename ordered_prefixes<
       L, Cap, K + 1, boost::mp11::mp_append<Acc, typename ordered_selections<L, K>::type>>::type;
 };
+
+/// The positions 0..N-1 ordered by `key[position]`, ties in position order: the order of a
+/// tensor's modes by the depth of their loops. An insertion sort, for the handful of modes of a
+/// compile-time table (a std::sort with a lambda was one more instantiation per access type).
+template <std::size_t N>
+constexpr std::array<std::size_t, N> positions_by_key(const std::array<std::size_t, N>& key) {
+  std::array<std::size_t, N> m{};
+  for (std::size_t k = 0; k < N; ++k) m[k] = k;
+  for (std::size_t k = 1; k < N; ++k)
+    for (std::size_t j = k; j > 0 && key[m[j]] < key[m[j - 1]]; --j) std::swap(m[j], m[j - 1]);
+  return m;
+}
 
 }  // namespace loom::detail
 

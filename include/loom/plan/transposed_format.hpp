@@ -5,6 +5,7 @@
 #ifndef LOOM_PLAN_TRANSPOSED_FORMAT_HPP
 #define LOOM_PLAN_TRANSPOSED_FORMAT_HPP
 
+#include <loom/core/combinatorics.hpp>
 #include <loom/expr/access.hpp>
 #include <loom/format/format.hpp>
 
@@ -44,16 +45,8 @@ struct transposed_format<Order, expr::access<T, Is...>> {
   using levels = typename detail::permuted_levels<typename original::levels>::type;
   /// true when the copy does not keep the original's levels
   static constexpr bool general = !std::is_same_v<levels, typename original::levels>;
-  static constexpr std::array<std::size_t, sizeof...(Is)> modes = [] {
-    std::array<std::size_t, sizeof...(Is)> depth{boost::mp11::mp_find<Order, Is>::value...};
-    std::array<std::size_t, sizeof...(Is)> m{};
-    for (std::size_t k = 0; k < m.size(); ++k) m[k] = k;
-    // insertion sort: std::sort with this lambda was one more instantiation per access type
-    for (std::size_t k = 1; k < m.size(); ++k)
-      for (std::size_t j = k; j > 0 && depth[m[j]] < depth[m[j - 1]]; --j)
-        std::swap(m[j], m[j - 1]);
-    return m;
-  }();
+  static constexpr std::array<std::size_t, sizeof...(Is)> modes = loom::detail::positions_by_key(
+      std::array<std::size_t, sizeof...(Is)>{boost::mp11::mp_find<Order, Is>::value...});
   template <class Seq> struct make;
   template <std::size_t... Ks> struct make<std::index_sequence<Ks...>> {
     using type = format_spec<levels, modes[Ks]...>;

@@ -5,6 +5,7 @@
 #ifndef LOOM_STREAM_LEVEL_STREAMS_HPP
 #define LOOM_STREAM_LEVEL_STREAMS_HPP
 
+#include <loom/core/combinatorics.hpp>
 #include <loom/core/config.hpp>
 #include <loom/core/work_counters.hpp>
 #include <loom/format/levels/level.hpp>
@@ -35,15 +36,8 @@ template <class Tensor, class Order, class... Is> struct access_layout {
     return d;
   }();
   /// modes sorted by depth: the walk order of the strided (all-dense) stream
-  static constexpr std::array<std::size_t, order> modes_by_depth = [] {
-    std::array<std::size_t, order> m{};
-    for (std::size_t k = 0; k < order; ++k) m[k] = k;
-    // insertion sort: std::sort with this lambda was one more instantiation per layout
-    for (std::size_t k = 1; k < m.size(); ++k)
-      for (std::size_t j = k; j > 0 && depth_of_mode[m[j]] < depth_of_mode[m[j - 1]]; --j)
-        std::swap(m[j], m[j - 1]);
-    return m;
-  }();
+  static constexpr std::array<std::size_t, order> modes_by_depth =
+      loom::detail::positions_by_key(depth_of_mode);
   template <std::size_t K> using level = boost::mp11::mp_at_c<typename format::levels, K>;
 };
 
