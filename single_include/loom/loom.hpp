@@ -11830,20 +11830,26 @@ struct mul_stream {
     else
       to_match_by<false>();
   }
+  // Each step moves one operand and tests that operand's bound only, both indices held in
+  // registers: a fiber pair that rarely matches (the triangle query) spends its time here.
   template <bool Gallop> LOOM_FORCE_INLINE void to_match_by() {
-    while (a.valid() && b.valid()) {
-      const std::int64_t ia = a.index(), ib = b.index();
-      if (ia == ib) return;
+    if (!(a.valid() && b.valid())) return;
+    std::int64_t ia = a.index(), ib = b.index();
+    while (ia != ib) {
       if (ia < ib) {
         if constexpr (Gallop)
           a.seek(ib);
         else
           a.next();
+        if (!a.valid()) return;
+        ia = a.index();
       } else {
         if constexpr (Gallop)
           b.seek(ia);
         else
           b.next();
+        if (!b.valid()) return;
+        ib = b.index();
       }
     }
   }
