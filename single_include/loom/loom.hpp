@@ -14210,6 +14210,19 @@ std::array<std::int64_t, Plan::index_count + 1> located_strides(const Out& out) 
   return strides;
 }
 
+/// The serial loops of a sparse output, out of line: the loop nest and its sink are the whole
+/// function, so the register allocator keeps the cursors, bounds and the sink's write position
+/// in registers rather than the caller's state (add: 1.06-1.27x -> 0.85-1.13x the hand loop).
+/// The sink is a local here: passed by reference, it was read and written through memory at
+/// every append. (The dense outputs' loops measured slower out of line: they stay inline.)
+template <class Sink, class Entries, class Configure, class Root>
+[[gnu::noinline]] void run_sparse_loops(Entries& entries, const Configure& configure, Root root) {
+  Sink sink{entries};
+  configure(sink);
+  stream::run_sparse(sink, root);
+  sink.finish();
+}
+
 /// The loops `root` write a dense output in place, split over threads as `split` says: zeroed
 /// first unless `accumulate`, or, for `=` by loops that reach each cell once, stored.
 template <bool Splittable, class Out, class Root>
@@ -14297,11 +14310,6 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
       sink.init();
     }
   };
-  auto drive = [&](auto& sink) {
-    configure(sink);
-    stream::run_sparse(sink, root);
-    sink.finish();
-  };
   auto make_sink = [&](auto& target) {  // a thread's sink, configured by that thread
     using target_t = std::remove_cvref_t<decltype(target)>;
     using sink_t = std::conditional_t<Plan::output_in_order,
@@ -14320,15 +14328,13 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
         return;
       }
     }
-    if constexpr (Plan::output_in_order) {
-      stream::append_sink<T, N, std::remove_cvref_t<decltype(entries)>, depth_of_level> sink{
-          entries};
-      drive(sink);
-    } else {
-      stream::workspace_sink<T, N, std::remove_cvref_t<decltype(entries)>, key_depth, row_depth>
-          sink{entries};
-      drive(sink);
-    }
+    using entries_t = std::remove_cvref_t<decltype(entries)>;
+    if constexpr (Plan::output_in_order)
+      run_sparse_loops<stream::append_sink<T, N, entries_t, depth_of_level>>(entries, configure,
+                                                                             root);
+    else
+      run_sparse_loops<stream::workspace_sink<T, N, entries_t, key_depth, row_depth>>(
+          entries, configure, root);
   };
   std::string name = out.name();
   // entries arrive sorted and unique: build the levels directly (`+=` came as `=`, above)
