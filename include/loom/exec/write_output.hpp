@@ -133,9 +133,9 @@ std::array<std::int64_t, Plan::index_count + 1> located_strides(const Out& out) 
 
 /// The serial loops of a sparse output, out of line: the loop nest and its sink are the whole
 /// function, so the register allocator keeps the cursors, bounds and the sink's write position
-/// in registers rather than the caller's state (add: 1.06-1.27x -> 0.85-1.13x the hand loop).
-/// The sink is a local here: passed by reference, it was read and written through memory at
-/// every append. (The dense outputs' loops measured slower out of line: they stay inline.)
+/// in registers rather than the caller's state. The sink is a local here: passed by reference,
+/// it was read and written through memory at every append. The dense outputs' loops measured
+/// slower out of line and stay inline (docs/optimizer.md, "Outputs keep their storage").
 template <class Sink, class Entries, class Configure, class Root>
 [[gnu::noinline]] void run_sparse_loops(Entries& entries, const Configure& configure, Root root) {
   Sink sink{entries};
