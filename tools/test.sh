@@ -225,11 +225,15 @@ if [ "$only" = all ] || [ "$only" = clang ]; then
   # storage is std::vector (aligned), and no kernel dispatches virtually; the arithmetic, shift,
   # bounds, enum, bool and return checks stay. Without alignment, null, vptr and function the
   # build takes a third less (contractions.cpp: 19 s against 28.5 s).
+  # No debug information, not even -gline-tables-only: a report still names each frame's function
+  # (from the symbol table), and line tables cost 18% of a TU's time and a quarter of its memory
+  # (differential/entry_points.cpp 58.9 -> 48.4 s, la/elementwise_functions.cpp 62.3 -> 51.1 s).
+  # For file:line in a report, rebuild that test with -gline-tables-only (docs/testing.md).
   # Header self-containment depends on the headers, not the compiler: the gcc build checks it.
   # Precompiled headers as under gcc, but for the six TUs clang 14 crashes on with them
   # (tests/CMakeLists.txt lists them; docs/testing.md).
   run_config clang "$clangxx" \
-    "-O0 -gline-tables-only -fsanitize=address,undefined -fno-sanitize=alignment,null,vptr,function -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
+    "-O0 -fsanitize=address,undefined -fno-sanitize=alignment,null,vptr,function -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
     -DLOOM_TEST_HEADERS=OFF
   # The libFuzzer targets of the readers and views (tests/fuzz, -O1, ASan + UBSan), built apart
   # and each run 15 s from its seed corpus, two at a time; a crash fails CI (docs/testing.md, "Fuzzing").
