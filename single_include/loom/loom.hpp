@@ -1183,47 +1183,85 @@ template <class X> struct is_access : std::false_type {};
 template <class T, class... Is> struct is_access<access<T, Is...>> : std::true_type {};
 
 namespace detail {
-// Walks to the accesses only: one function per node type and `f`, none for a wrapper around `f`
-// (every kernel calls for_each_access several times: compile time).
-template <class E, class F>
-constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal);
-template <class Args, class F, std::size_t... K>
-constexpr void for_each_access_of_args(const Args& args, F& f, std::size_t& ordinal,
-                                       std::index_sequence<K...>) {
-  (for_each_access_from(std::get<K>(args), f, ordinal), ...);
-}
-template <class E, class F>
-constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal) {
+// The accesses of an E, depth first, left to right, by the same four shapes of node as the walk
+// below (a statement's lhs and rhs count as a node's)
+template <class E> auto access_nodes();
+template <class E> using access_list_of = decltype(access_nodes<std::remove_cvref_t<E>>());
+template <class... Es>
+using append_access_lists = boost::mp11::mp_append<boost::mp11::mp_list<>, access_list_of<Es>...>;
+template <class E> auto access_nodes() {
   if constexpr (is_access<E>::value) {
-    f(e, ordinal++);
+    return boost::mp11::mp_list<E>{};
+  } else if constexpr (requires(const E& e) {
+                         e.lhs;
+                         e.rhs;
+                       }) {
+    return boost::mp11::mp_append<access_list_of<decltype(E::lhs)>,
+                                  access_list_of<decltype(E::rhs)>>{};
+  } else if constexpr (requires(const E& e) {
+                         e.pred;
+                         e.body;
+                       }) {
+    return boost::mp11::mp_append<access_list_of<decltype(E::pred)>,
+                                  access_list_of<decltype(E::body)>>{};
+  } else if constexpr (requires(const E& e) { e.body; }) {
+    return access_list_of<decltype(E::body)>{};
+  } else if constexpr (requires(const E& e) { e.args; }) {
+    return boost::mp11::mp_apply<append_access_lists, decltype(E::args)>{};
+  } else {
+    return boost::mp11::mp_list<>{};
+  }
+}
+
+// Stores the address of each access of `e` from `at` on, returns the next slot. One function
+// per node type whatever the caller does with the accesses: every kernel walks its expression
+// a dozen times (extents, bindings, statistics, messages), and a walk per node and per callback
+// was 2 000 of the 41 000 functions of one test (compile time, docs/build-cost.md).
+template <class E> const void** collect_accesses(const E& e, const void** at) {
+  if constexpr (is_access<E>::value) {
+    *at = &e;
+    return at + 1;
   } else if constexpr (requires {
                          e.lhs;
                          e.rhs;
                        }) {
-    for_each_access_from(e.lhs, f, ordinal);
-    for_each_access_from(e.rhs, f, ordinal);
+    return collect_accesses(e.rhs, collect_accesses(e.lhs, at));
   } else if constexpr (requires {
                          e.pred;
                          e.body;
                        }) {
-    for_each_access_from(e.pred, f, ordinal);
-    for_each_access_from(e.body, f, ordinal);
+    return collect_accesses(e.body, collect_accesses(e.pred, at));
   } else if constexpr (requires { e.body; }) {
-    for_each_access_from(e.body, f, ordinal);
+    return collect_accesses(e.body, at);
   } else if constexpr (requires { e.args; }) {
-    for_each_access_of_args(e.args, f, ordinal,
-                            std::make_index_sequence<std::tuple_size_v<decltype(e.args)>>{});
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((at = collect_accesses(std::get<K>(e.args), at)), ...);
+      return at;
+    }(std::make_index_sequence<std::tuple_size_v<decltype(e.args)>>{});
   } else {
-    (void)e, (void)f, (void)ordinal;  // a literal or another leaf
+    (void)e;  // a literal or another leaf
+    return at;
   }
+}
+
+template <class List, class F, std::size_t... K>
+void call_with_accesses(const void* const* at, F& f, std::index_sequence<K...>) {
+  (f(*static_cast<const boost::mp11::mp_at_c<List, K>*>(at[K]), K), ...);
 }
 }  // namespace detail
 
 /// Calls `f(access, ordinal)` for every access of `e`, in `accesses_t<E>` order (the order of
 /// for_each_node: left to right).
-template <class E, class F> constexpr void for_each_access(const E& e, F&& f) {
-  std::size_t ordinal = 0;
-  detail::for_each_access_from(e, f, ordinal);
+template <class E, class F> void for_each_access(const E& e, F&& f) {
+  using list = detail::access_list_of<E>;
+  constexpr std::size_t n = boost::mp11::mp_size<list>::value;
+  if constexpr (n == 0) {
+    (void)e, (void)f;
+  } else {
+    const void* at[n];
+    detail::collect_accesses(e, at);
+    detail::call_with_accesses<list>(at, f, std::make_index_sequence<n>{});
+  }
 }
 
 /// The extent of index I where `e` first reads it (the mode of the first access that uses I), or
@@ -5904,26 +5942,28 @@ template <class E> struct applies {
   template <class R> using fn = boost::mp11::mp_bool<rule_applies_to<R, E>>;
 };
 
-// The first rule of the list (list order is priority) that matches the node, applied once.
-template <class Rules, class E, class Fired> constexpr auto at_node(const traced<E, Fired>& t) {
-  using k = boost::mp11::mp_find_if_q<Rules, applies<E>>;
+// One pass at a node: its operands rewritten, then the first rule of the list (list order is
+// priority) that matches the node, applied once. One function per node, not a second one for
+// the node's own step (compile time).
+template <class Rules, class E> constexpr auto pass(const E& e) {
+  auto t = children<Rules>(e);
+  using T = decltype(t);
+  using N = typename T::expression_type;
+  using k = boost::mp11::mp_find_if_q<Rules, applies<N>>;
   if constexpr (k::value == boost::mp11::mp_size<Rules>::value) {
     return t;
   } else {
     using R = boost::mp11::mp_at<Rules, k>;
     auto out = R::apply(t.expr);
-    return traced<decltype(out), boost::mp11::mp_push_back<Fired, R>>{out};
+    return traced<decltype(out), boost::mp11::mp_push_back<typename T::fired, R>>{out};
   }
-}
-
-template <class Rules, class E> constexpr auto pass(const E& e) {
-  return at_node<Rules>(children<Rules>(e));
 }
 
 template <class Rules, std::size_t Left, class E, class Fired>
 constexpr auto fixpoint(const E& e, Fired) {
-  auto next = pass<Rules>(e);
-  using step_fired = typename decltype(next)::fired;
+  // the pass's type says whether a rule fires: the last pass, which finds nothing, never runs,
+  // so its functions (one per node) are never emitted (compile time: docs/build-cost.md)
+  using step_fired = typename decltype(pass<Rules>(e))::fired;
   if constexpr (boost::mp11::mp_empty<step_fired>::value) {
     return traced<E, Fired>{e};
   } else if constexpr (Left == 0) {
@@ -5933,6 +5973,7 @@ constexpr auto fixpoint(const E& e, Fired) {
     diag::rewrite_rules_did_not_reach_a_fixpoint<E>{};
     return traced<E, Fired>{e};
   } else {
+    const auto next = pass<Rules>(e);
     return fixpoint<Rules, Left - 1>(next.expr, boost::mp11::mp_append<Fired, step_fired>{});
   }
 }
@@ -13833,7 +13874,8 @@ inline constexpr auto short_fiber_loops = []<std::size_t... Ks>(std::index_seque
    ...);
   std::array<bool, stream::skip::max_loops> worth{};
   bool sparse_above = false;
-  for (std::size_t d = 0; d < Plan::index_count; ++d) {
+  const std::size_t loops = Plan::index_count;  // a variable: g++ warns `d < 0` for a scalar
+  for (std::size_t d = 0; d < loops; ++d) {
     worth[d] = count[d] >= 2 && sparse_above;
     sparse_above = sparse_above || count[d] >= 1;
   }
@@ -13938,30 +13980,33 @@ inline void note_extent(extent_source* first,
 template <class Lhs, class Rhs> auto gather_extents(const Lhs& lhs, const Rhs& rhs) {
   using universe = plan::assignment_universe<Lhs, Rhs>;
   constexpr std::size_t n = boost::mp11::mp_size<universe>::value;
+  constexpr std::size_t operands = boost::mp11::mp_size<expr::accesses_t<Rhs>>::value;
   std::array<extent_source, n> first{};
   std::optional<std::pair<std::size_t, extent_source>> bad;  // (index id, where it disagreed)
+  // what a message would say of each operand, noted on the way (two stores per operand), so
+  // that one walk serves both: compile time
+  std::array<operand_label_source, operands + 1> sources{};
   // one loop per operand type over its modes' index ids (not a lambda per mode: compile time)
   auto visit = [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t ordinal) {
+    using tensor_t = std::remove_const_t<T>;
     if constexpr (sizeof...(Is) > 0) {
       static constexpr std::size_t ids[] = {boost::mp11::mp_find<universe, Is>::value...};
       for (std::size_t m = 0; m < sizeof...(Is); ++m)
         note_extent(first.data(), bad, ids[m], ordinal, m, a.tensor->extent(m));
     }
-    (void)a, (void)ordinal;  // a scalar operand has no mode
+    sources[ordinal == extent_source::output_ordinal ? operands : ordinal] = {
+        &a.tensor->name(), &format_name<typename tensor_t::format_type>};
   };
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) { visit(a, k); });
+  expr::for_each_access(rhs, visit);
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
   if constexpr (out_t::order > 0) visit(lhs, extent_source::output_ordinal);
   static constexpr auto names = index_names(universe{});
   if (bad) {
-    std::vector<operand_label_source> sources;
-    auto source = [&](const auto& a) {
-      using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-      sources.push_back({&a.tensor->name(), &format_name<typename tensor_t::format_type>});
-    };
-    expr::for_each_access(rhs, [&](const auto& a, std::size_t) { source(a); });
-    source(lhs);
-    throw_extent_clash(names[bad->first], operand_labels(sources), first[bad->first], bad->second);
+    if constexpr (out_t::order == 0) visit(lhs, extent_source::output_ordinal);  // its label
+    throw_extent_clash(
+        names[bad->first],
+        operand_labels(std::vector<operand_label_source>(sources.begin(), sources.end())),
+        first[bad->first], bad->second);
   }
   std::array<std::int64_t, n> extent{};  // no allocation per call
   for (std::size_t id = 0; id < n; ++id) {

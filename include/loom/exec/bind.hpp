@@ -217,7 +217,8 @@ inline constexpr auto short_fiber_loops = []<std::size_t... Ks>(std::index_seque
    ...);
   std::array<bool, stream::skip::max_loops> worth{};
   bool sparse_above = false;
-  for (std::size_t d = 0; d < Plan::index_count; ++d) {
+  const std::size_t loops = Plan::index_count;  // a variable: g++ warns `d < 0` for a scalar
+  for (std::size_t d = 0; d < loops; ++d) {
     worth[d] = count[d] >= 2 && sparse_above;
     sparse_above = sparse_above || count[d] >= 1;
   }
@@ -322,30 +323,33 @@ inline void note_extent(extent_source* first,
 template <class Lhs, class Rhs> auto gather_extents(const Lhs& lhs, const Rhs& rhs) {
   using universe = plan::assignment_universe<Lhs, Rhs>;
   constexpr std::size_t n = boost::mp11::mp_size<universe>::value;
+  constexpr std::size_t operands = boost::mp11::mp_size<expr::accesses_t<Rhs>>::value;
   std::array<extent_source, n> first{};
   std::optional<std::pair<std::size_t, extent_source>> bad;  // (index id, where it disagreed)
+  // what a message would say of each operand, noted on the way (two stores per operand), so
+  // that one walk serves both: compile time
+  std::array<operand_label_source, operands + 1> sources{};
   // one loop per operand type over its modes' index ids (not a lambda per mode: compile time)
   auto visit = [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t ordinal) {
+    using tensor_t = std::remove_const_t<T>;
     if constexpr (sizeof...(Is) > 0) {
       static constexpr std::size_t ids[] = {boost::mp11::mp_find<universe, Is>::value...};
       for (std::size_t m = 0; m < sizeof...(Is); ++m)
         note_extent(first.data(), bad, ids[m], ordinal, m, a.tensor->extent(m));
     }
-    (void)a, (void)ordinal;  // a scalar operand has no mode
+    sources[ordinal == extent_source::output_ordinal ? operands : ordinal] = {
+        &a.tensor->name(), &format_name<typename tensor_t::format_type>};
   };
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) { visit(a, k); });
+  expr::for_each_access(rhs, visit);
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
   if constexpr (out_t::order > 0) visit(lhs, extent_source::output_ordinal);
   static constexpr auto names = index_names(universe{});
   if (bad) {
-    std::vector<operand_label_source> sources;
-    auto source = [&](const auto& a) {
-      using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-      sources.push_back({&a.tensor->name(), &format_name<typename tensor_t::format_type>});
-    };
-    expr::for_each_access(rhs, [&](const auto& a, std::size_t) { source(a); });
-    source(lhs);
-    throw_extent_clash(names[bad->first], operand_labels(sources), first[bad->first], bad->second);
+    if constexpr (out_t::order == 0) visit(lhs, extent_source::output_ordinal);  // its label
+    throw_extent_clash(
+        names[bad->first],
+        operand_labels(std::vector<operand_label_source>(sources.begin(), sources.end())),
+        first[bad->first], bad->second);
   }
   std::array<std::int64_t, n> extent{};  // no allocation per call
   for (std::size_t id = 0; id < n; ++id) {

@@ -54,47 +54,85 @@ template <class X> struct is_access : std::false_type {};
 template <class T, class... Is> struct is_access<access<T, Is...>> : std::true_type {};
 
 namespace detail {
-// Walks to the accesses only: one function per node type and `f`, none for a wrapper around `f`
-// (every kernel calls for_each_access several times: compile time).
-template <class E, class F>
-constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal);
-template <class Args, class F, std::size_t... K>
-constexpr void for_each_access_of_args(const Args& args, F& f, std::size_t& ordinal,
-                                       std::index_sequence<K...>) {
-  (for_each_access_from(std::get<K>(args), f, ordinal), ...);
-}
-template <class E, class F>
-constexpr void for_each_access_from(const E& e, F& f, std::size_t& ordinal) {
+// The accesses of an E, depth first, left to right, by the same four shapes of node as the walk
+// below (a statement's lhs and rhs count as a node's)
+template <class E> auto access_nodes();
+template <class E> using access_list_of = decltype(access_nodes<std::remove_cvref_t<E>>());
+template <class... Es>
+using append_access_lists = boost::mp11::mp_append<boost::mp11::mp_list<>, access_list_of<Es>...>;
+template <class E> auto access_nodes() {
   if constexpr (is_access<E>::value) {
-    f(e, ordinal++);
+    return boost::mp11::mp_list<E>{};
+  } else if constexpr (requires(const E& e) {
+                         e.lhs;
+                         e.rhs;
+                       }) {
+    return boost::mp11::mp_append<access_list_of<decltype(E::lhs)>,
+                                  access_list_of<decltype(E::rhs)>>{};
+  } else if constexpr (requires(const E& e) {
+                         e.pred;
+                         e.body;
+                       }) {
+    return boost::mp11::mp_append<access_list_of<decltype(E::pred)>,
+                                  access_list_of<decltype(E::body)>>{};
+  } else if constexpr (requires(const E& e) { e.body; }) {
+    return access_list_of<decltype(E::body)>{};
+  } else if constexpr (requires(const E& e) { e.args; }) {
+    return boost::mp11::mp_apply<append_access_lists, decltype(E::args)>{};
+  } else {
+    return boost::mp11::mp_list<>{};
+  }
+}
+
+// Stores the address of each access of `e` from `at` on, returns the next slot. One function
+// per node type whatever the caller does with the accesses: every kernel walks its expression
+// a dozen times (extents, bindings, statistics, messages), and a walk per node and per callback
+// was 2 000 of the 41 000 functions of one test (compile time, docs/build-cost.md).
+template <class E> const void** collect_accesses(const E& e, const void** at) {
+  if constexpr (is_access<E>::value) {
+    *at = &e;
+    return at + 1;
   } else if constexpr (requires {
                          e.lhs;
                          e.rhs;
                        }) {
-    for_each_access_from(e.lhs, f, ordinal);
-    for_each_access_from(e.rhs, f, ordinal);
+    return collect_accesses(e.rhs, collect_accesses(e.lhs, at));
   } else if constexpr (requires {
                          e.pred;
                          e.body;
                        }) {
-    for_each_access_from(e.pred, f, ordinal);
-    for_each_access_from(e.body, f, ordinal);
+    return collect_accesses(e.body, collect_accesses(e.pred, at));
   } else if constexpr (requires { e.body; }) {
-    for_each_access_from(e.body, f, ordinal);
+    return collect_accesses(e.body, at);
   } else if constexpr (requires { e.args; }) {
-    for_each_access_of_args(e.args, f, ordinal,
-                            std::make_index_sequence<std::tuple_size_v<decltype(e.args)>>{});
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((at = collect_accesses(std::get<K>(e.args), at)), ...);
+      return at;
+    }(std::make_index_sequence<std::tuple_size_v<decltype(e.args)>>{});
   } else {
-    (void)e, (void)f, (void)ordinal;  // a literal or another leaf
+    (void)e;  // a literal or another leaf
+    return at;
   }
+}
+
+template <class List, class F, std::size_t... K>
+void call_with_accesses(const void* const* at, F& f, std::index_sequence<K...>) {
+  (f(*static_cast<const boost::mp11::mp_at_c<List, K>*>(at[K]), K), ...);
 }
 }  // namespace detail
 
 /// Calls `f(access, ordinal)` for every access of `e`, in `accesses_t<E>` order (the order of
 /// for_each_node: left to right).
-template <class E, class F> constexpr void for_each_access(const E& e, F&& f) {
-  std::size_t ordinal = 0;
-  detail::for_each_access_from(e, f, ordinal);
+template <class E, class F> void for_each_access(const E& e, F&& f) {
+  using list = detail::access_list_of<E>;
+  constexpr std::size_t n = boost::mp11::mp_size<list>::value;
+  if constexpr (n == 0) {
+    (void)e, (void)f;
+  } else {
+    const void* at[n];
+    detail::collect_accesses(e, at);
+    detail::call_with_accesses<list>(at, f, std::make_index_sequence<n>{});
+  }
 }
 
 /// The extent of index I where `e` first reads it (the mode of the first access that uses I), or

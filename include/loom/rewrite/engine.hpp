@@ -93,26 +93,28 @@ template <class E> struct applies {
   template <class R> using fn = boost::mp11::mp_bool<rule_applies_to<R, E>>;
 };
 
-// The first rule of the list (list order is priority) that matches the node, applied once.
-template <class Rules, class E, class Fired> constexpr auto at_node(const traced<E, Fired>& t) {
-  using k = boost::mp11::mp_find_if_q<Rules, applies<E>>;
+// One pass at a node: its operands rewritten, then the first rule of the list (list order is
+// priority) that matches the node, applied once. One function per node, not a second one for
+// the node's own step (compile time).
+template <class Rules, class E> constexpr auto pass(const E& e) {
+  auto t = children<Rules>(e);
+  using T = decltype(t);
+  using N = typename T::expression_type;
+  using k = boost::mp11::mp_find_if_q<Rules, applies<N>>;
   if constexpr (k::value == boost::mp11::mp_size<Rules>::value) {
     return t;
   } else {
     using R = boost::mp11::mp_at<Rules, k>;
     auto out = R::apply(t.expr);
-    return traced<decltype(out), boost::mp11::mp_push_back<Fired, R>>{out};
+    return traced<decltype(out), boost::mp11::mp_push_back<typename T::fired, R>>{out};
   }
-}
-
-template <class Rules, class E> constexpr auto pass(const E& e) {
-  return at_node<Rules>(children<Rules>(e));
 }
 
 template <class Rules, std::size_t Left, class E, class Fired>
 constexpr auto fixpoint(const E& e, Fired) {
-  auto next = pass<Rules>(e);
-  using step_fired = typename decltype(next)::fired;
+  // the pass's type says whether a rule fires: the last pass, which finds nothing, never runs,
+  // so its functions (one per node) are never emitted (compile time: docs/build-cost.md)
+  using step_fired = typename decltype(pass<Rules>(e))::fired;
   if constexpr (boost::mp11::mp_empty<step_fired>::value) {
     return traced<E, Fired>{e};
   } else if constexpr (Left == 0) {
@@ -122,6 +124,7 @@ constexpr auto fixpoint(const E& e, Fired) {
     diag::rewrite_rules_did_not_reach_a_fixpoint<E>{};
     return traced<E, Fired>{e};
   } else {
+    const auto next = pass<Rules>(e);
     return fixpoint<Rules, Left - 1>(next.expr, boost::mp11::mp_append<Fired, step_fired>{});
   }
 }
