@@ -12992,6 +12992,7 @@ template <class Sink, class S> LOOM_FORCE_INLINE void run_sparse(Sink& sink, con
 #include <memory>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace loom::parallel {
@@ -13102,10 +13103,38 @@ LOOM_DECL std::size_t chunk_count(const parallel_options& o, bool deterministic,
                                   std::size_t partial_bytes);
 }  // namespace detail
 
+namespace detail {
+// The stored entries of an operand (none for an absent one): one function per tensor type.
+template <class Tensor> std::int64_t stored_entries(const Tensor* t) {
+  return t == nullptr ? 0 : static_cast<std::int64_t>(t->nnz());
+}
+// Whether operand `A`, read as `Tensor` under loop order `Order`, may balance the chunks by its
+// entries: a sparse operand whose first level is the outer loop's.
+template <class Order, class A, class Tensor> constexpr bool may_lead() {
+  if constexpr (Tensor::order > 0 && !Tensor::format_type::all_dense)
+    return outer_first<Tensor, Order, A>::value;
+  else
+    return false;
+}
+template <class Order, class Accesses, class Pointers, std::size_t... K>
+void count_entries(const Pointers& pointers, std::int64_t& work, std::int64_t& lead_nnz,
+                   std::size_t& lead, std::index_sequence<K...>) {
+  const bool present[] = {(std::get<K>(pointers) != nullptr)...};
+  const std::int64_t nnz[] = {stored_entries(std::get<K>(pointers))...};
+  constexpr bool leads[] = {may_lead<Order, boost::mp11::mp_at_c<Accesses, K>,
+                                     std::remove_cvref_t<decltype(*std::get<K>(pointers))>>()...};
+  for (std::size_t k = 0; k < sizeof...(K); ++k) {
+    work += nnz[k];
+    if (leads[k] && present[k] && nnz[k] > lead_nnz) lead_nnz = nnz[k], lead = k;
+  }
+}
+}  // namespace detail
+
 /// Decides the split of a kernel's outer loop (extent `extent`): `Order` is the loop order,
 /// `Accesses` the plan's accesses and `pointers` the tensors the kernel reads (one per access).
 /// `reduction`: the outer index is summed (partials needed); `partial_size` is then the size of
 /// one partial result, which bounds the chunk count in deterministic mode (64 MiB of partials).
+/// Folds over the operands, no lambda per operand (compile time).
 template <class Order, class Accesses, class Pointers, class T>
 outer_split decide_split(const Pointers& pointers, std::int64_t extent, bool reduction,
                          std::size_t partial_size) {
@@ -13115,28 +13144,21 @@ outer_split decide_split(const Pointers& pointers, std::int64_t extent, bool red
   d.threads = static_cast<unsigned>(std::max(1, o.threads));
   if (extent < 2 || (d.threads == 1 && !d.deterministic)) return d;
   // the work estimate, and the operand whose stored entries balance the chunks
+  constexpr std::size_t n = std::tuple_size_v<Pointers>;
   std::int64_t work = extent, lead_nnz = -1;
   std::size_t lead = static_cast<std::size_t>(-1);
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<std::tuple_size_v<Pointers>>>([&](auto k) {
-    const auto* t = std::get<k>(pointers);
-    if (t == nullptr) return;
-    const std::int64_t nnz = t->nnz();
-    work += nnz;
-    using tensor_t = std::remove_cvref_t<decltype(*t)>;
-    using A = boost::mp11::mp_at_c<Accesses, k>;
-    if constexpr (tensor_t::order > 0 && !tensor_t::format_type::all_dense) {
-      constexpr bool outer_first = detail::outer_first<tensor_t, Order, A>::value;
-      if constexpr (outer_first)
-        if (nnz > lead_nnz) lead_nnz = nnz, lead = k;
-    }
-  });
+  if constexpr (n > 0)
+    detail::count_entries<Order, Accesses>(pointers, work, lead_nnz, lead,
+                                           std::make_index_sequence<n>{});
   const std::size_t chunks =
       detail::chunk_count(o, d.deterministic, extent, work, sizeof(T) * partial_size);
   if (chunks < 2) return d;
   d.parts = split_evenly(extent, chunks);
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<std::tuple_size_v<Pointers>>>([&](auto k) {
-    if (k == lead) d.parts = split_by_entries(*std::get<k>(pointers), extent, chunks);
-  });
+  if (lead != static_cast<std::size_t>(-1))
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (..., (K == lead ? void(d.parts = split_by_entries(*std::get<K>(pointers), extent, chunks))
+                       : void()));
+    }(std::make_index_sequence<n>{});
   d.active = d.parts.chunks() >= 2;
   if (d.active) detail::split_loops.fetch_add(1, std::memory_order_relaxed);
   return d;
@@ -13782,24 +13804,35 @@ template <class Plan, std::size_t... Ks> struct bindings_of<Plan, std::index_seq
   using temporaries = std::tuple<typename binding<Plan, Ks>::storage...>;
 };
 
+template <class Plan> struct binding_transposed {
+  template <class K> using fn = boost::mp11::mp_bool<binding<Plan, K::value>::transposed>;
+};
+
 /// Points each operand of plan P at the tensor its loops read: the operand itself, or its copy
-/// reformatted to a concordant order (kept in `temporaries`, converted once per version). The
-/// operands by ordinal, then bound by their static ordinal: a lambda per access, not one per
-/// pair of access and ordinal (compile time).
+/// reformatted to a concordant order (kept in `temporaries`, converted once per version). One
+/// walk for the accesses' addresses, then a fold per kind of binding, no function per operand
+/// (compile time).
 template <class Plan, class Rhs>
 void bind_operands(const Rhs& rhs, typename bindings_of<Plan>::pointers& pointers,
                    typename bindings_of<Plan>::temporaries& temporaries) {
-  std::array<const void*, Plan::access_count> operands{};
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) { operands[k] = a.tensor; });
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto K) {
-    using bind = binding<Plan, K>;
-    const auto* tensor = static_cast<const typename bind::original*>(operands[K]);
-    if constexpr (bind::transposed)
-      std::get<K>(pointers) = &transposed_copy<bind>(*tensor, std::get<K>(temporaries));
-    else
-      std::get<K>(pointers) = tensor;
-  });
-  (void)temporaries;
+  using boost::mp11::mp_at_c;
+  constexpr std::size_t n = Plan::access_count;
+  if constexpr (n > 0) {
+    using nodes = expr::detail::access_list_of<Rhs>;
+    using operands = boost::mp11::mp_iota_c<n>;
+    const void* at[n];
+    expr::detail::collect_accesses(rhs, at);
+    [&]<class... K>(mp_list<K...>) {
+      (..., (std::get<K::value>(pointers) =
+                 static_cast<const mp_at_c<nodes, K::value>*>(at[K::value])->tensor));
+    }(boost::mp11::mp_remove_if_q<operands, binding_transposed<Plan>>{});
+    [&]<class... K>(mp_list<K...>) {
+      (..., (std::get<K::value>(pointers) = &transposed_copy<binding<Plan, K::value>>(
+                 *static_cast<const mp_at_c<nodes, K::value>*>(at[K::value])->tensor,
+                 std::get<K::value>(temporaries))));
+    }(boost::mp11::mp_copy_if_q<operands, binding_transposed<Plan>>{});
+  }
+  (void)rhs, (void)pointers, (void)temporaries;
 }
 
 /// Whether every fiber of a compressed level holds fewer than `bound` entries: a scan of `pos`
@@ -13916,17 +13949,24 @@ template <class Plan>
 void note_short_fibers(const typename bindings_of<Plan>::pointers& pointers,
                        std::array<bool, stream::skip::max_loops>& short_fibers) {
   constexpr auto& worth = short_fiber_loops<Plan>;
-  for (std::size_t d = 0; d < Plan::index_count; ++d) short_fibers[d] = worth[d];
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto k) {
-    constexpr std::size_t K = decltype(k)::value;
-    using levels = iterated_levels_of<Plan, K>;
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<levels::count>>([&](auto level) {
-      constexpr std::size_t L = decltype(level)::value;
-      constexpr std::size_t d = levels::depth[L];
-      if constexpr (worth[d])
-        if (short_fibers[d]) short_fibers[d] = level_fibers_short<L>(*std::get<K>(pointers));
+  constexpr bool any_worth = [] {
+    for (const bool w : short_fiber_loops<Plan>)
+      if (w) return true;
+    return false;
+  }();
+  short_fibers = worth;
+  // most plans have no such loop: then nothing per operand is compiled (compile time)
+  if constexpr (any_worth)
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto k) {
+      constexpr std::size_t K = decltype(k)::value;
+      using levels = iterated_levels_of<Plan, K>;
+      boost::mp11::mp_for_each<boost::mp11::mp_iota_c<levels::count>>([&](auto level) {
+        constexpr std::size_t L = decltype(level)::value;
+        constexpr std::size_t d = levels::depth[L];
+        if constexpr (worth[d])
+          if (short_fibers[d]) short_fibers[d] = level_fibers_short<L>(*std::get<K>(pointers));
+      });
     });
-  });
 }
 
 LOOM_DECL std::string operand_label(const std::string& name, std::size_t ordinal,

@@ -125,24 +125,35 @@ template <class Plan, std::size_t... Ks> struct bindings_of<Plan, std::index_seq
   using temporaries = std::tuple<typename binding<Plan, Ks>::storage...>;
 };
 
+template <class Plan> struct binding_transposed {
+  template <class K> using fn = boost::mp11::mp_bool<binding<Plan, K::value>::transposed>;
+};
+
 /// Points each operand of plan P at the tensor its loops read: the operand itself, or its copy
-/// reformatted to a concordant order (kept in `temporaries`, converted once per version). The
-/// operands by ordinal, then bound by their static ordinal: a lambda per access, not one per
-/// pair of access and ordinal (compile time).
+/// reformatted to a concordant order (kept in `temporaries`, converted once per version). One
+/// walk for the accesses' addresses, then a fold per kind of binding, no function per operand
+/// (compile time).
 template <class Plan, class Rhs>
 void bind_operands(const Rhs& rhs, typename bindings_of<Plan>::pointers& pointers,
                    typename bindings_of<Plan>::temporaries& temporaries) {
-  std::array<const void*, Plan::access_count> operands{};
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) { operands[k] = a.tensor; });
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto K) {
-    using bind = binding<Plan, K>;
-    const auto* tensor = static_cast<const typename bind::original*>(operands[K]);
-    if constexpr (bind::transposed)
-      std::get<K>(pointers) = &transposed_copy<bind>(*tensor, std::get<K>(temporaries));
-    else
-      std::get<K>(pointers) = tensor;
-  });
-  (void)temporaries;
+  using boost::mp11::mp_at_c;
+  constexpr std::size_t n = Plan::access_count;
+  if constexpr (n > 0) {
+    using nodes = expr::detail::access_list_of<Rhs>;
+    using operands = boost::mp11::mp_iota_c<n>;
+    const void* at[n];
+    expr::detail::collect_accesses(rhs, at);
+    [&]<class... K>(mp_list<K...>) {
+      (..., (std::get<K::value>(pointers) =
+                 static_cast<const mp_at_c<nodes, K::value>*>(at[K::value])->tensor));
+    }(boost::mp11::mp_remove_if_q<operands, binding_transposed<Plan>>{});
+    [&]<class... K>(mp_list<K...>) {
+      (..., (std::get<K::value>(pointers) = &transposed_copy<binding<Plan, K::value>>(
+                 *static_cast<const mp_at_c<nodes, K::value>*>(at[K::value])->tensor,
+                 std::get<K::value>(temporaries))));
+    }(boost::mp11::mp_copy_if_q<operands, binding_transposed<Plan>>{});
+  }
+  (void)rhs, (void)pointers, (void)temporaries;
 }
 
 /// Whether every fiber of a compressed level holds fewer than `bound` entries: a scan of `pos`
@@ -259,17 +270,24 @@ template <class Plan>
 void note_short_fibers(const typename bindings_of<Plan>::pointers& pointers,
                        std::array<bool, stream::skip::max_loops>& short_fibers) {
   constexpr auto& worth = short_fiber_loops<Plan>;
-  for (std::size_t d = 0; d < Plan::index_count; ++d) short_fibers[d] = worth[d];
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto k) {
-    constexpr std::size_t K = decltype(k)::value;
-    using levels = iterated_levels_of<Plan, K>;
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<levels::count>>([&](auto level) {
-      constexpr std::size_t L = decltype(level)::value;
-      constexpr std::size_t d = levels::depth[L];
-      if constexpr (worth[d])
-        if (short_fibers[d]) short_fibers[d] = level_fibers_short<L>(*std::get<K>(pointers));
+  constexpr bool any_worth = [] {
+    for (const bool w : short_fiber_loops<Plan>)
+      if (w) return true;
+    return false;
+  }();
+  short_fibers = worth;
+  // most plans have no such loop: then nothing per operand is compiled (compile time)
+  if constexpr (any_worth)
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto k) {
+      constexpr std::size_t K = decltype(k)::value;
+      using levels = iterated_levels_of<Plan, K>;
+      boost::mp11::mp_for_each<boost::mp11::mp_iota_c<levels::count>>([&](auto level) {
+        constexpr std::size_t L = decltype(level)::value;
+        constexpr std::size_t d = levels::depth[L];
+        if constexpr (worth[d])
+          if (short_fibers[d]) short_fibers[d] = level_fibers_short<L>(*std::get<K>(pointers));
+      });
     });
-  });
 }
 
 LOOM_DECL std::string operand_label(const std::string& name, std::size_t ordinal,

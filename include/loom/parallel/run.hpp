@@ -39,6 +39,7 @@
 #include <memory>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace loom::parallel {
@@ -149,10 +150,38 @@ LOOM_DECL std::size_t chunk_count(const parallel_options& o, bool deterministic,
                                   std::size_t partial_bytes);
 }  // namespace detail
 
+namespace detail {
+// The stored entries of an operand (none for an absent one): one function per tensor type.
+template <class Tensor> std::int64_t stored_entries(const Tensor* t) {
+  return t == nullptr ? 0 : static_cast<std::int64_t>(t->nnz());
+}
+// Whether operand `A`, read as `Tensor` under loop order `Order`, may balance the chunks by its
+// entries: a sparse operand whose first level is the outer loop's.
+template <class Order, class A, class Tensor> constexpr bool may_lead() {
+  if constexpr (Tensor::order > 0 && !Tensor::format_type::all_dense)
+    return outer_first<Tensor, Order, A>::value;
+  else
+    return false;
+}
+template <class Order, class Accesses, class Pointers, std::size_t... K>
+void count_entries(const Pointers& pointers, std::int64_t& work, std::int64_t& lead_nnz,
+                   std::size_t& lead, std::index_sequence<K...>) {
+  const bool present[] = {(std::get<K>(pointers) != nullptr)...};
+  const std::int64_t nnz[] = {stored_entries(std::get<K>(pointers))...};
+  constexpr bool leads[] = {may_lead<Order, boost::mp11::mp_at_c<Accesses, K>,
+                                     std::remove_cvref_t<decltype(*std::get<K>(pointers))>>()...};
+  for (std::size_t k = 0; k < sizeof...(K); ++k) {
+    work += nnz[k];
+    if (leads[k] && present[k] && nnz[k] > lead_nnz) lead_nnz = nnz[k], lead = k;
+  }
+}
+}  // namespace detail
+
 /// Decides the split of a kernel's outer loop (extent `extent`): `Order` is the loop order,
 /// `Accesses` the plan's accesses and `pointers` the tensors the kernel reads (one per access).
 /// `reduction`: the outer index is summed (partials needed); `partial_size` is then the size of
 /// one partial result, which bounds the chunk count in deterministic mode (64 MiB of partials).
+/// Folds over the operands, no lambda per operand (compile time).
 template <class Order, class Accesses, class Pointers, class T>
 outer_split decide_split(const Pointers& pointers, std::int64_t extent, bool reduction,
                          std::size_t partial_size) {
@@ -162,28 +191,21 @@ outer_split decide_split(const Pointers& pointers, std::int64_t extent, bool red
   d.threads = static_cast<unsigned>(std::max(1, o.threads));
   if (extent < 2 || (d.threads == 1 && !d.deterministic)) return d;
   // the work estimate, and the operand whose stored entries balance the chunks
+  constexpr std::size_t n = std::tuple_size_v<Pointers>;
   std::int64_t work = extent, lead_nnz = -1;
   std::size_t lead = static_cast<std::size_t>(-1);
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<std::tuple_size_v<Pointers>>>([&](auto k) {
-    const auto* t = std::get<k>(pointers);
-    if (t == nullptr) return;
-    const std::int64_t nnz = t->nnz();
-    work += nnz;
-    using tensor_t = std::remove_cvref_t<decltype(*t)>;
-    using A = boost::mp11::mp_at_c<Accesses, k>;
-    if constexpr (tensor_t::order > 0 && !tensor_t::format_type::all_dense) {
-      constexpr bool outer_first = detail::outer_first<tensor_t, Order, A>::value;
-      if constexpr (outer_first)
-        if (nnz > lead_nnz) lead_nnz = nnz, lead = k;
-    }
-  });
+  if constexpr (n > 0)
+    detail::count_entries<Order, Accesses>(pointers, work, lead_nnz, lead,
+                                           std::make_index_sequence<n>{});
   const std::size_t chunks =
       detail::chunk_count(o, d.deterministic, extent, work, sizeof(T) * partial_size);
   if (chunks < 2) return d;
   d.parts = split_evenly(extent, chunks);
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<std::tuple_size_v<Pointers>>>([&](auto k) {
-    if (k == lead) d.parts = split_by_entries(*std::get<k>(pointers), extent, chunks);
-  });
+  if (lead != static_cast<std::size_t>(-1))
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (..., (K == lead ? void(d.parts = split_by_entries(*std::get<K>(pointers), extent, chunks))
+                       : void()));
+    }(std::make_index_sequence<n>{});
   d.active = d.parts.chunks() >= 2;
   if (d.active) detail::split_loops.fetch_add(1, std::memory_order_relaxed);
   return d;
