@@ -1216,7 +1216,7 @@ template <class E> auto access_nodes() {
 // Stores the address of each access of `e` from `at` on, returns the next slot. One function
 // per node type whatever the caller does with the accesses: every kernel walks its expression
 // a dozen times (extents, bindings, statistics, messages), and a walk per node and per callback
-// was 2 000 of the 41 000 functions of one test (compile time, docs/build-cost.md).
+// multiplied its functions (compile time, docs/build-cost.md, "Walks per callback").
 template <class E> const void** collect_accesses(const E& e, const void** at) {
   if constexpr (is_access<E>::value) {
     *at = &e;
@@ -13101,9 +13101,7 @@ namespace detail {
 LOOM_DECL std::size_t chunk_count(const parallel_options& o, bool deterministic,
                                   std::int64_t extent, std::int64_t work,
                                   std::size_t partial_bytes);
-}  // namespace detail
 
-namespace detail {
 // The stored entries of an operand (none for an absent one): one function per tensor type.
 template <class Tensor> std::int64_t stored_entries(const Tensor* t) {
   return t == nullptr ? 0 : static_cast<std::int64_t>(t->nnz());
@@ -14020,7 +14018,7 @@ inline void note_extent(extent_source* first,
 template <class Lhs, class Rhs> auto gather_extents(const Lhs& lhs, const Rhs& rhs) {
   using universe = plan::assignment_universe<Lhs, Rhs>;
   constexpr std::size_t n = boost::mp11::mp_size<universe>::value;
-  constexpr std::size_t operands = boost::mp11::mp_size<expr::accesses_t<Rhs>>::value;
+  constexpr std::size_t operands = boost::mp11::mp_size<expr::detail::access_list_of<Rhs>>::value;
   std::array<extent_source, n> first{};
   std::optional<std::pair<std::size_t, extent_source>> bad;  // (index id, where it disagreed)
   // what a message would say of each operand, noted on the way (two stores per operand), so

@@ -87,7 +87,7 @@ template <class E> auto access_nodes() {
 // Stores the address of each access of `e` from `at` on, returns the next slot. One function
 // per node type whatever the caller does with the accesses: every kernel walks its expression
 // a dozen times (extents, bindings, statistics, messages), and a walk per node and per callback
-// was 2 000 of the 41 000 functions of one test (compile time, docs/build-cost.md).
+// multiplied its functions (compile time, docs/build-cost.md, "Walks per callback").
 template <class E> const void** collect_accesses(const E& e, const void** at) {
   if constexpr (is_access<E>::value) {
     *at = &e;

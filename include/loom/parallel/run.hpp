@@ -148,9 +148,7 @@ namespace detail {
 LOOM_DECL std::size_t chunk_count(const parallel_options& o, bool deterministic,
                                   std::int64_t extent, std::int64_t work,
                                   std::size_t partial_bytes);
-}  // namespace detail
 
-namespace detail {
 // The stored entries of an operand (none for an absent one): one function per tensor type.
 template <class Tensor> std::int64_t stored_entries(const Tensor* t) {
   return t == nullptr ? 0 : static_cast<std::int64_t>(t->nnz());
