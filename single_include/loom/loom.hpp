@@ -1183,36 +1183,6 @@ template <class X> struct is_access : std::false_type {};
 template <class T, class... Is> struct is_access<access<T, Is...>> : std::true_type {};
 
 namespace detail {
-// The accesses of an E, depth first, left to right, by the same four shapes of node as the walk
-// below (a statement's lhs and rhs count as a node's)
-template <class E> auto access_nodes();
-template <class E> using access_list_of = decltype(access_nodes<std::remove_cvref_t<E>>());
-template <class... Es>
-using append_access_lists = boost::mp11::mp_append<boost::mp11::mp_list<>, access_list_of<Es>...>;
-template <class E> auto access_nodes() {
-  if constexpr (is_access<E>::value) {
-    return boost::mp11::mp_list<E>{};
-  } else if constexpr (requires(const E& e) {
-                         e.lhs;
-                         e.rhs;
-                       }) {
-    return boost::mp11::mp_append<access_list_of<decltype(E::lhs)>,
-                                  access_list_of<decltype(E::rhs)>>{};
-  } else if constexpr (requires(const E& e) {
-                         e.pred;
-                         e.body;
-                       }) {
-    return boost::mp11::mp_append<access_list_of<decltype(E::pred)>,
-                                  access_list_of<decltype(E::body)>>{};
-  } else if constexpr (requires(const E& e) { e.body; }) {
-    return access_list_of<decltype(E::body)>{};
-  } else if constexpr (requires(const E& e) { e.args; }) {
-    return boost::mp11::mp_apply<append_access_lists, decltype(E::args)>{};
-  } else {
-    return boost::mp11::mp_list<>{};
-  }
-}
-
 // Stores the address of each access of `e` from `at` on, returns the next slot. One function
 // per node type whatever the caller does with the accesses: every kernel walks its expression
 // a dozen times (extents, bindings, statistics, messages), and a walk per node and per callback
@@ -1252,8 +1222,8 @@ void call_with_accesses(const void* const* at, F& f, std::index_sequence<K...>) 
 
 /// Calls `f(access, ordinal)` for every access of `e`, in `accesses_t<E>` order (the order of
 /// for_each_node: left to right).
-template <class E, class F> void for_each_access(const E& e, F&& f) {
-  using list = detail::access_list_of<E>;
+template <expression E, class F> void for_each_access(const E& e, F&& f) {
+  using list = accesses_t<E>;
   constexpr std::size_t n = boost::mp11::mp_size<list>::value;
   if constexpr (n == 0) {
     (void)e, (void)f;
@@ -13816,7 +13786,7 @@ void bind_operands(const Rhs& rhs, typename bindings_of<Plan>::pointers& pointer
   using boost::mp11::mp_at_c;
   constexpr std::size_t n = Plan::access_count;
   if constexpr (n > 0) {
-    using nodes = expr::detail::access_list_of<Rhs>;
+    using nodes = expr::accesses_t<Rhs>;
     using operands = boost::mp11::mp_iota_c<n>;
     const void* at[n];
     expr::detail::collect_accesses(rhs, at);
@@ -14018,7 +13988,7 @@ inline void note_extent(extent_source* first,
 template <class Lhs, class Rhs> auto gather_extents(const Lhs& lhs, const Rhs& rhs) {
   using universe = plan::assignment_universe<Lhs, Rhs>;
   constexpr std::size_t n = boost::mp11::mp_size<universe>::value;
-  constexpr std::size_t operands = boost::mp11::mp_size<expr::detail::access_list_of<Rhs>>::value;
+  constexpr std::size_t operands = boost::mp11::mp_size<expr::accesses_t<Rhs>>::value;
   std::array<extent_source, n> first{};
   std::optional<std::pair<std::size_t, extent_source>> bad;  // (index id, where it disagreed)
   // what a message would say of each operand, noted on the way (two stores per operand), so

@@ -139,7 +139,7 @@ void bind_operands(const Rhs& rhs, typename bindings_of<Plan>::pointers& pointer
   using boost::mp11::mp_at_c;
   constexpr std::size_t n = Plan::access_count;
   if constexpr (n > 0) {
-    using nodes = expr::detail::access_list_of<Rhs>;
+    using nodes = expr::accesses_t<Rhs>;
     using operands = boost::mp11::mp_iota_c<n>;
     const void* at[n];
     expr::detail::collect_accesses(rhs, at);
@@ -341,7 +341,7 @@ inline void note_extent(extent_source* first,
 template <class Lhs, class Rhs> auto gather_extents(const Lhs& lhs, const Rhs& rhs) {
   using universe = plan::assignment_universe<Lhs, Rhs>;
   constexpr std::size_t n = boost::mp11::mp_size<universe>::value;
-  constexpr std::size_t operands = boost::mp11::mp_size<expr::detail::access_list_of<Rhs>>::value;
+  constexpr std::size_t operands = boost::mp11::mp_size<expr::accesses_t<Rhs>>::value;
   std::array<extent_source, n> first{};
   std::optional<std::pair<std::size_t, extent_source>> bad;  // (index id, where it disagreed)
   // what a message would say of each operand, noted on the way (two stores per operand), so
