@@ -14276,6 +14276,13 @@ template <class Sink, class Entries, class Configure, class Root>
   sink.finish();
 }
 
+/// The loops of a scalar written by `=` (an inner product, a count), out of line like a sparse
+/// output's, with the stream tree a local: inlined into the driver, g++ spilled the loops' cursors
+/// (docs/optimizer.md, "Outputs keep their storage").
+template <class T, class Root> [[gnu::noinline]] void store_scalar_loops(T* value, Root root) {
+  stream::run_located(stream::store_cell<T>{value}, nullptr, root, 0);
+}
+
 /// The loops `root` write a dense output in place, split over threads as `split` says: zeroed
 /// first unless `accumulate`, or, for `=` by loops that reach each cell once, stored.
 template <bool Splittable, class Out, class Root>
@@ -14285,7 +14292,10 @@ LOOM_FORCE_INLINE void write_dense(Out& out, const Root& root, const parallel::o
   using root_type = Root;
   if constexpr (stream::writes_each_cell_once<Root, Out::order>()) {
     if (!accumulate && !split.active) {  // every cell stored once: no zeroing pass
-      stream::run_located(stream::store_cell<T>{out.values().data()}, strides, root, 0);
+      if constexpr (Out::order == 0)
+        store_scalar_loops(out.values().data(), root);
+      else
+        stream::run_located(stream::store_cell<T>{out.values().data()}, strides, root, 0);
       return;
     }
   }
