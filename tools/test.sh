@@ -109,13 +109,13 @@ run_config() {
 # user builds them (CMAKE_BUILD_TYPE=Release: -O3 -DNDEBUG; benchmarks -O2), warnings as errors;
 # with `run`, each example then runs once at its smoke size (LOOM_EXAMPLE_SMOKE=1), so optimised
 # code runs too (the test builds are -O0). Without `run`, the benchmarks alone: the clang build
-# already compiles every example (with -Werror; clang's warnings do not depend on -O), and they
-# were 138 s of this stage's CPU.
+# already compiles every example (with -Werror; clang's warnings do not depend on -O).
+# What each choice here costs or saves is measured in docs/testing.md, "Why these flags".
 release_examples() {
   local name=release-$1 cxx=$2 dir=build/release-$1
   # the examples, and of the benchmarks the two that BENCHMARKS.md's headline tables come from
-  # (the hand-written loops and the peer libraries): all 36 benchmark TUs cost about 1 500 s of
-  # compile per compiler at -O2, more than CI can spend (tools/run_benchmarks.sh builds them all).
+  # (the hand-written loops and the peer libraries): all the benchmark TUs cost more compile
+  # than CI can spend (tools/run_benchmarks.sh builds them all).
   # Picking targets needs Ninja's per-folder targets; without Ninja, the examples alone (and
   # nothing for a stage that does not run them).
   local bench=OFF targets=(all)
@@ -188,19 +188,17 @@ fi
 if [ "$only" = all ] || [ "$only" = gcc ]; then
   t0=$SECONDS
   gxx=$(pick g++-12 g++)
-  # -O0: g++'s optimiser costs a third more compile time on loom's template-heavy tests
-  # (exec/assign.cpp 28 s at -O0 against 40 s at -O1, relational/relation.cpp 21 against 30);
+  # The choices below are measured in docs/testing.md, "Why these flags".
+  # -O0: g++'s optimiser costs a third more compile time on loom's template-heavy tests;
   # optimised code, and g++'s flow-sensitive warnings at -O3, are the Release stage's below, which
   # builds and runs the examples. tests/differential: the covering sample of its format products
   # (every format at every position); every combination runs in the clang build.
-  # The --param pair delays gcc's garbage collector until the heap reaches 4 GB (loom's heaviest
-  # test peaks at 3 GB then, 2.2 GB with the default): 10-15% less compile time
-  # (optimize/decompose_shared.cpp 69 -> 60 s, differential/transpose.cpp 17 -> 15 s).
+  # The --param pair delays gcc's garbage collector until the heap reaches 4 GB: less compile
+  # time for more memory.
   # Every test folder, the opt-in decompose variants included (bitmap and hashed intermediates,
-  # a format per intermediate: 65 s of compile CPU, left to clang until the sanitized build
-  # dropped its line tables).
-  # The examples are built here only in Release (below, then run): at -O0 they were 40 s of
-  # this build's CPU; their ctests (example.*) run in the clang build, under the sanitizers.
+  # a format per intermediate).
+  # The examples are built here only in Release (below, then run); their ctests (example.*) run
+  # in the clang build, under the sanitizers.
   run_config gcc "$gxx" "-O0 --param ggc-min-expand=400 --param ggc-min-heapsize=4194304" \
     -DLOOM_EXAMPLES=OFF \
     -DLOOM_TEST_DIFFERENTIAL_OPTIONS="-DLOOM_TEST_COVERING_SAMPLE=1"
@@ -215,19 +213,16 @@ if [ "$only" = all ] || [ "$only" = clang ]; then
   # One clang build, under AddressSanitizer and UndefinedBehaviorSanitizer: every test, every
   # format combination of tests/differential, the opt-in decompose variants, the work counters
   # and the compile-fail tests (a plain clang build of the same tests, the third configuration
-  # until 2026-11-26, added nothing the sanitized one does not check, at 900 s of CI).
-  # -O0: clang's optimiser triples the compile time of the template-heavy tests (differential
-  # spgemm.cpp: 23 s at -O1, 8 s at -O0), and -O1 plus instrumentation costs 2.5-4x; the
-  # sanitizers find the same errors. Instrumentation adds about 45% to a TU
-  # (differential/inner_product.cpp: 24.4 s plain, 35.6 s instrumented).
+  # until 2026-11-26, added nothing the sanitized one does not check).
+  # The choices below are measured in docs/testing.md, "Why these flags".
+  # -O0: clang's optimiser triples the compile time of the template-heavy tests, and -O1 plus
+  # instrumentation costs more again; the sanitizers find the same errors at -O0.
   # UBSan's pointer checks are left out: a null dereference is reported by ASan itself, loom's
   # storage is std::vector (aligned), and no kernel dispatches virtually; the arithmetic, shift,
-  # bounds, enum, bool and return checks stay. Without alignment, null, vptr and function the
-  # build takes a third less (contractions.cpp: 19 s against 28.5 s).
+  # bounds, enum, bool and return checks stay, and the build takes a third less.
   # No debug information, not even -gline-tables-only: a report still names each frame's function
-  # (from the symbol table), and line tables cost 18% of a TU's time and a quarter of its memory
-  # (differential/entry_points.cpp 58.9 -> 48.4 s, la/elementwise_functions.cpp 62.3 -> 51.1 s).
-  # For file:line in a report, rebuild that test with -gline-tables-only (docs/testing.md).
+  # (from the symbol table), and line tables cost a fifth of a TU's time and a quarter of its
+  # memory. For file:line in a report, rebuild that test with -gline-tables-only (docs/testing.md).
   # Header self-containment depends on the headers, not the compiler: the gcc build checks it.
   # Precompiled headers as under gcc, but for the six TUs clang 14 crashes on with them
   # (tests/CMakeLists.txt lists them; docs/testing.md).

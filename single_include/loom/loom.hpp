@@ -99,8 +99,8 @@ constexpr std::array<std::size_t, N> positions_by_key(const std::array<std::size
 #define LOOM_CORE_CONFIG_HPP
 
 // clang at -O0 (the sanitizer builds): forced inlining only copies the loop code into every
-// caller, 12-14% of a kernel's compile time, and changes no behaviour; g++ -O0 compiles faster
-// with it (7%), and every optimised build keeps it.
+// caller, at a cost in compile time (docs/testing.md), and changes no behaviour; g++ -O0
+// compiles faster with it, and every optimised build keeps it.
 #if defined(__clang__) && !defined(__OPTIMIZE__)
 #  define LOOM_FORCE_INLINE inline
 #elif defined(__GNUC__) || defined(__clang__)
@@ -605,8 +605,7 @@ constexpr decltype(auto) unpack_at(F& f, Tuple&& t, std::index_sequence<K...>) {
 
 /// `f(get<0>(t), get<1>(t), ...)`, as `std::apply(f, t)` for a callable object. libstdc++'s
 /// std::apply also works out its noexcept through `is_nothrow_invocable` and calls through
-/// `std::invoke`: nine class and function templates per use, 8% of the compile time of a test
-/// that evaluates 160 kernels (tests/la/elementwise_functions.cpp, 1 235 uses; docs/build-cost.md).
+/// `std::invoke`: nine class and function templates per use (docs/build-cost.md measures them).
 template <class F, class Tuple> constexpr decltype(auto) unpack(F&& f, Tuple&& t) {
   return unpack_at(f, static_cast<Tuple&&>(t),
                    std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<Tuple>>>{});
@@ -7509,8 +7508,8 @@ namespace detail::ve {
 using namespace boost::mp11;
 
 // The options that change which kernels `decompose` instantiates: bitmap and hashed
-// intermediates are a variant of every candidate (+70% compile time on the decompose tests for
-// bitmap, docs/optimizer.md), a format per step a variant per mix of formats; so they are tags
+// intermediates are a variant of every candidate (their compile time: docs/optimizer.md), a
+// format per step a variant per mix of formats; so they are tags
 // (opt::bitmap_intermediates, ...), off unless given.
 template <bool Bitmap, bool Hashed, bool PerStep> struct intermediate_flags {
   static constexpr bool per_step = PerStep;
@@ -8328,7 +8327,7 @@ LOOM_FORCE_INLINE void store_row(Crd* crd, T* values, std::size_t n, Entry& entr
 }
 
 /// The end of a vector that a hot loop appends to: `push` is a compare and a store, inlined
-/// (std::vector::push_back stayed out of line in the kernels' loops: 19% of A∘B's samples). The
+/// (std::vector::push_back stayed out of line in the kernels' loops; docs/optimizer.md). The
 /// vector's size runs ahead of the entries by at most one chunk, value-initialised just before
 /// it is written (the pages are touched once either way); `close` trims it. Capacity is kept,
 /// so a kernel that writes the same output again allocates nothing.
@@ -11046,8 +11045,8 @@ template <class F> void parallel_for(std::size_t chunks, unsigned threads, F&& b
 
 namespace detail {
 /// How long a worker waiting for the next loop, and a caller waiting for a loop's workers, poll
-/// before sleeping on a condition variable: waking a sleeping thread cost 30-60 µs per loop on
-/// this 2-core VM (a kernel of 20 µs ran in 110 µs on 2 threads), while a loop that follows
+/// before sleeping on a condition variable: waking a sleeping thread costs more than a small
+/// kernel takes (docs/parallel.md), while a loop that follows
 /// another within the window (run_sparse_rows runs two; kernels called in a loop) starts at once.
 /// LOOM_SPIN_US overrides it (0: always sleep), read once.
 std::chrono::microseconds spin_window();
@@ -22152,8 +22151,8 @@ template <class V> struct materialiser {
   materialised<V>& store;
 
   // bottom up: a non-linear node over a sum has its sums computed first (the fused kernel of a
-  // function of a sum keeps the inner loop's cursors in memory: hinge loss 2.6 ms against
-  // 0.8 ms for the SpMV alone), then is computed itself, once; other nodes are kept
+  // function of a sum keeps the inner loop's cursors in memory, docs/la.md), then is
+  // computed itself, once; other nodes are kept
   template <class N> auto run(const N& n) {
     auto m = with_children(n, [&](const auto& c) { return run(c); });
     using M = decltype(m);

@@ -6,8 +6,8 @@
 #define LOOM_CORE_CONFIG_HPP
 
 // clang at -O0 (the sanitizer builds): forced inlining only copies the loop code into every
-// caller, 12-14% of a kernel's compile time, and changes no behaviour; g++ -O0 compiles faster
-// with it (7%), and every optimised build keeps it.
+// caller, at a cost in compile time (docs/testing.md), and changes no behaviour; g++ -O0
+// compiles faster with it, and every optimised build keeps it.
 #if defined(__clang__) && !defined(__OPTIMIZE__)
 #  define LOOM_FORCE_INLINE inline
 #elif defined(__GNUC__) || defined(__clang__)

@@ -30,7 +30,7 @@ LOOM_FORCE_INLINE void store_row(Crd* crd, T* values, std::size_t n, Entry& entr
 }
 
 /// The end of a vector that a hot loop appends to: `push` is a compare and a store, inlined
-/// (std::vector::push_back stayed out of line in the kernels' loops: 19% of A∘B's samples). The
+/// (std::vector::push_back stayed out of line in the kernels' loops; docs/optimizer.md). The
 /// vector's size runs ahead of the entries by at most one chunk, value-initialised just before
 /// it is written (the pages are touched once either way); `close` trims it. Capacity is kept,
 /// so a kernel that writes the same output again allocates nothing.

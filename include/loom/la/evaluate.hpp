@@ -293,8 +293,8 @@ template <class V> struct materialiser {
   materialised<V>& store;
 
   // bottom up: a non-linear node over a sum has its sums computed first (the fused kernel of a
-  // function of a sum keeps the inner loop's cursors in memory: hinge loss 2.6 ms against
-  // 0.8 ms for the SpMV alone), then is computed itself, once; other nodes are kept
+  // function of a sum keeps the inner loop's cursors in memory, docs/la.md), then is
+  // computed itself, once; other nodes are kept
   template <class N> auto run(const N& n) {
     auto m = with_children(n, [&](const auto& c) { return run(c); });
     using M = decltype(m);

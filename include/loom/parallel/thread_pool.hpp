@@ -56,8 +56,8 @@ template <class F> void parallel_for(std::size_t chunks, unsigned threads, F&& b
 
 namespace detail {
 /// How long a worker waiting for the next loop, and a caller waiting for a loop's workers, poll
-/// before sleeping on a condition variable: waking a sleeping thread cost 30-60 µs per loop on
-/// this 2-core VM (a kernel of 20 µs ran in 110 µs on 2 threads), while a loop that follows
+/// before sleeping on a condition variable: waking a sleeping thread costs more than a small
+/// kernel takes (docs/parallel.md), while a loop that follows
 /// another within the window (run_sparse_rows runs two; kernels called in a loop) starts at once.
 /// LOOM_SPIN_US overrides it (0: always sleep), read once.
 std::chrono::microseconds spin_window();

@@ -37,8 +37,8 @@ namespace detail::ve {
 using namespace boost::mp11;
 
 // The options that change which kernels `decompose` instantiates: bitmap and hashed
-// intermediates are a variant of every candidate (+70% compile time on the decompose tests for
-// bitmap, docs/optimizer.md), a format per step a variant per mix of formats; so they are tags
+// intermediates are a variant of every candidate (their compile time: docs/optimizer.md), a
+// format per step a variant per mix of formats; so they are tags
 // (opt::bitmap_intermediates, ...), off unless given.
 template <bool Bitmap, bool Hashed, bool PerStep> struct intermediate_flags {
   static constexpr bool per_step = PerStep;
