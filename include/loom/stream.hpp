@@ -9,5 +9,6 @@
 #include <loom/stream/lower.hpp>
 #include <loom/stream/run.hpp>
 #include <loom/stream/workspace.hpp>
+#include <loom/stream/workspace_storage.hpp>
 
 #endif  // LOOM_STREAM_HPP

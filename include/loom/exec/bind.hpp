@@ -32,7 +32,7 @@
 #include <loom/stream/lower.hpp>
 #include <loom/stream/run.hpp>
 #include <loom/stream/skip.hpp>
-#include <loom/stream/workspace.hpp>
+#include <loom/stream/workspace_storage.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 

@@ -10,7 +10,7 @@
 #include <loom/expr/visit.hpp>
 #include <loom/optimize/choice/plan_choice.hpp>
 #include <loom/optimize/statistics/statistics_cache.hpp>
-#include <loom/stream/workspace.hpp>
+#include <loom/stream/workspace_storage.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -77,7 +77,7 @@ namespace detail {
 // the extra cost of a random access into `bytes` of one array
 LOOM_DECL double miss_cost(double bytes, const workspace_constants& c);
 // sorting n keys (or pairs) spread over `rows` rows, keys below `bound`: an LSD radix sort per
-// row of stream::detail::radix_sort_min or more, a comparison sort below (workspace.hpp)
+// row of stream::detail::radix_sort_min or more, a comparison sort below (workspace_storage.hpp)
 LOOM_DECL double sort_cost(double n, double rows, double bound, bool pairs,
                            const workspace_constants& c);
 }  // namespace detail
