@@ -1037,6 +1037,14 @@ def cmd_report(args):
                           + "/".join(f"{x:.1f}" for x in c.get("load_avg", []))
                           for name, c in contexts)
         out.append(f"- load average (1/5/15 min) when each benchmark binary started: {loads}")
+        # the suites are rerun separately: say where the runtime suite ran when it was elsewhere
+        l3 = [c["size"] for c in ctx.get("caches", []) if c.get("level") == 3]
+        machine_l3 = [c for c in (meta or {}).get("caches", []) if c.startswith("L3")]
+        if ctx.get("date") and l3 and not any(f"{l3[0] >> 20} MiB" in c for c in machine_l3):
+            out.append(f"- the runtime suite ran on another machine: {ctx['date'][:10]}, "
+                       f"{ctx.get('num_cpus')} cores at {ctx.get('mhz_per_cpu')} MHz, L3 "
+                       f"{l3[0] >> 20} MiB (its tables compare loom with the hand loop and Eigen "
+                       "of the same run)")
     if peer_contexts:
         ctx = next(iter(peer_contexts.values()))
         versions = [f"Eigen {ctx['eigen'].split(',')[0]}" if ctx.get("eigen") else None,
