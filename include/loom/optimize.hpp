@@ -5,6 +5,7 @@
 
 #include <loom/optimize/choice/leader_choice.hpp>
 #include <loom/optimize/choice/output_format_choice.hpp>
+#include <loom/optimize/choice/plan_cache.hpp>
 #include <loom/optimize/choice/plan_choice.hpp>
 #include <loom/optimize/choice/workspace_choice.hpp>
 #include <loom/optimize/statistics/chain_bound_estimator.hpp>

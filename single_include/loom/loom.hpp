@@ -3696,10 +3696,19 @@ LOOM_DECL output_format_choice choose_output_format(double entries, double cells
 
 #endif  // LOOM_OPTIMIZE_CHOICE_OUTPUT_FORMAT_CHOICE_HPP
 // ---- end <loom/optimize/choice/output_format_choice.hpp>
+// ---- begin <loom/optimize/choice/plan_cache.hpp>
+// Defines loom::optimize::plan_cache and cached_choice: a kernel's runtime choices remembered per
+// thread by a coarse statistics signature (magnitudes of extents and stored entries), so that a
+// kernel called again on inputs of similar sizes neither gathers statistics nor costs its plans;
+// the LOOM_DEBUG_PLAN (environment) log of each hit (optimize/choice/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_CHOICE_PLAN_CACHE_HPP
+#define LOOM_OPTIMIZE_CHOICE_PLAN_CACHE_HPP
+
 // ---- begin <loom/optimize/choice/plan_choice.hpp>
-// Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
-// cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
-// LOOM_DEBUG_PLAN (environment) log (optimize/choice/).
+// Defines the cost of a kernel's instantiated candidate plans: Galley's loop-order cost from
+// sparsity estimates, and the cheapest candidate (optimize/choice/); plan_cache.hpp remembers
+// the choice per coarse statistics signature.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_CHOICE_PLAN_CHOICE_HPP
 #define LOOM_OPTIMIZE_CHOICE_PLAN_CHOICE_HPP
@@ -5032,7 +5041,6 @@ template <class Lhs, class Rhs> struct plan_candidates {
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -5328,85 +5336,6 @@ plan_choice choose_plan(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache)
   return out;
 }
 
-namespace detail {
-
-// floor(log2(x)) + 1, 0 for 0: plans are reused while sizes stay within a factor of two
-inline std::uint8_t magnitude(std::int64_t x) {
-  return static_cast<std::uint8_t>(x <= 0 ? 0 : std::bit_width(static_cast<std::uint64_t>(x)));
-}
-
-// Coarse signature: magnitudes of every operand's extents, stored entries and stored
-// coordinates per level. O(operands x order), no pass over the data.
-template <class Rhs> void coarse_signature(const Rhs& rhs, std::vector<std::uint8_t>& sig) {
-  sig.clear();
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
-    const auto& t = *a.tensor;
-    using tensor_t = std::remove_cvref_t<decltype(t)>;
-    sig.push_back(magnitude(t.nnz()));
-    for (std::size_t m = 0; m < tensor_t::order; ++m) sig.push_back(magnitude(t.extent(m)));
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<tensor_t::order>>([&](auto k) {
-      const auto& level = t.template level<decltype(k)::value>();
-      if constexpr (requires { level.crd.size(); })
-        sig.push_back(magnitude(static_cast<std::int64_t>(level.crd.size())));
-    });
-  });
-}
-template <class Rhs> std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
-  std::vector<std::uint8_t> sig;
-  coarse_signature(rhs, sig);
-  return sig;
-}
-
-/// Orders signatures by length, then byte by byte. std::less<std::vector<std::uint8_t>> (a
-/// memcmp) draws a false -Wstringop-overread from g++ 12 at -O3 (issue 23).
-struct signature_less {
-  bool operator()(const std::vector<std::uint8_t>& a,
-                  const std::vector<std::uint8_t>& b) const noexcept {
-    if (a.size() != b.size()) return a.size() < b.size();
-    for (std::size_t k = 0; k < a.size(); ++k)
-      if (a[k] != b[k]) return a[k] < b[k];
-    return false;
-  }
-};
-
-}  // namespace detail
-
-/// The plans chosen for one kernel type, per thread, by coarse signature, with the statistics
-/// gathered to choose them. `Purpose` separates choices of another kind over the same kernel
-/// (`decompose`). The environment variable LOOM_DEBUG_PLAN logs every choice to stderr.
-template <class Lhs, class Rhs, class Purpose = void> struct plan_cache {
-  std::map<std::vector<std::uint8_t>, std::size_t, detail::signature_less> chosen;
-  statistics_cache stats;
-  static plan_cache& local() {
-    thread_local plan_cache cache;
-    return cache;
-  }
-  /// The choice remembered for `signature`, else `choose(stats)`, remembered.
-  template <class Choose>
-  std::size_t find_or(const std::vector<std::uint8_t>& signature, Choose&& choose) {
-    if (const auto it = chosen.find(signature); it != chosen.end()) {
-      if (loom::debug_plan())
-        loom::detail::debug_line({"loom: plan cache hit: candidate ", std::to_string(it->second)});
-      return it->second;
-    }
-    const std::size_t c = choose(stats);
-    chosen.emplace(signature, c);
-    return c;
-  }
-};
-
-/// The candidate to run for `lhs = rhs`: cached by signature, else costed from statistics.
-template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
-  thread_local std::vector<std::uint8_t> signature;  // reused: a cache hit allocates nothing
-  detail::coarse_signature(rhs, signature);
-  return plan_cache<Lhs, Rhs>::local().find_or(signature, [&](statistics_cache& stats) {
-    const plan_choice c = choose_plan(lhs, rhs, stats);
-    if (loom::debug_plan())
-      loom::detail::debug_choice("loom: plan chosen at run time: candidate", c.chosen, c.cost);
-    return c.chosen;
-  });
-}
-
 #if LOOM_HEADER_ONLY
 LOOM_DECL loop_order_query::~loop_order_query() = default;
 
@@ -5544,6 +5473,102 @@ LOOM_DECL void note_reads(loop_order_query& q, const std::string_view* names, co
 
 #endif  // LOOM_OPTIMIZE_CHOICE_PLAN_CHOICE_HPP
 // ---- end <loom/optimize/choice/plan_choice.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::optimize {
+
+namespace detail {
+
+// floor(log2(x)) + 1, 0 for 0: plans are reused while sizes stay within a factor of two
+inline std::uint8_t magnitude(std::int64_t x) {
+  return static_cast<std::uint8_t>(x <= 0 ? 0 : std::bit_width(static_cast<std::uint64_t>(x)));
+}
+
+// Coarse signature: magnitudes of every operand's extents, stored entries and stored
+// coordinates per level. O(operands x order), no pass over the data.
+template <class Rhs> void coarse_signature(const Rhs& rhs, std::vector<std::uint8_t>& sig) {
+  sig.clear();
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
+    const auto& t = *a.tensor;
+    using tensor_t = std::remove_cvref_t<decltype(t)>;
+    sig.push_back(magnitude(t.nnz()));
+    for (std::size_t m = 0; m < tensor_t::order; ++m) sig.push_back(magnitude(t.extent(m)));
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<tensor_t::order>>([&](auto k) {
+      const auto& level = t.template level<decltype(k)::value>();
+      if constexpr (requires { level.crd.size(); })
+        sig.push_back(magnitude(static_cast<std::int64_t>(level.crd.size())));
+    });
+  });
+}
+template <class Rhs> std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
+  std::vector<std::uint8_t> sig;
+  coarse_signature(rhs, sig);
+  return sig;
+}
+
+/// Orders signatures by length, then byte by byte. std::less<std::vector<std::uint8_t>> (a
+/// memcmp) draws a false -Wstringop-overread from g++ 12 at -O3 (issue 23).
+struct signature_less {
+  bool operator()(const std::vector<std::uint8_t>& a,
+                  const std::vector<std::uint8_t>& b) const noexcept {
+    if (a.size() != b.size()) return a.size() < b.size();
+    for (std::size_t k = 0; k < a.size(); ++k)
+      if (a[k] != b[k]) return a[k] < b[k];
+    return false;
+  }
+};
+
+}  // namespace detail
+
+/// The plans chosen for one kernel type, per thread, by coarse signature, with the statistics
+/// gathered to choose them. `Purpose` separates choices of another kind over the same kernel
+/// (`decompose`). The environment variable LOOM_DEBUG_PLAN logs every choice to stderr.
+template <class Lhs, class Rhs, class Purpose = void> struct plan_cache {
+  std::map<std::vector<std::uint8_t>, std::size_t, detail::signature_less> chosen;
+  statistics_cache stats;
+  static plan_cache& local() {
+    thread_local plan_cache cache;
+    return cache;
+  }
+  /// The choice remembered for `signature`, else `choose(stats)`, remembered.
+  template <class Choose>
+  std::size_t find_or(const std::vector<std::uint8_t>& signature, Choose&& choose) {
+    if (const auto it = chosen.find(signature); it != chosen.end()) {
+      if (loom::debug_plan())
+        loom::detail::debug_line({"loom: plan cache hit: candidate ", std::to_string(it->second)});
+      return it->second;
+    }
+    const std::size_t c = choose(stats);
+    chosen.emplace(signature, c);
+    return c;
+  }
+};
+
+/// The candidate to run for `lhs = rhs`: cached by signature, else costed from statistics.
+template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
+  thread_local std::vector<std::uint8_t> signature;  // reused: a cache hit allocates nothing
+  detail::coarse_signature(rhs, signature);
+  return plan_cache<Lhs, Rhs>::local().find_or(signature, [&](statistics_cache& stats) {
+    const plan_choice c = choose_plan(lhs, rhs, stats);
+    if (loom::debug_plan())
+      loom::detail::debug_choice("loom: plan chosen at run time: candidate", c.chosen, c.cost);
+    return c.chosen;
+  });
+}
+
+}  // namespace loom::optimize
+
+#endif  // LOOM_OPTIMIZE_CHOICE_PLAN_CACHE_HPP
+// ---- end <loom/optimize/choice/plan_cache.hpp>
 // ---- begin <loom/plan/checks.hpp>
 // Defines the compile-time checks of an assignment `lhs = rhs`; each failing check names the
 // index variable involved (plan/).

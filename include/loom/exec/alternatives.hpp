@@ -15,6 +15,7 @@
 #include <loom/format/auto_tensor.hpp>
 #include <loom/format/format_name.hpp>
 #include <loom/optimize/choice/output_format_choice.hpp>
+#include <loom/optimize/choice/plan_cache.hpp>
 #include <loom/optimize/choice/plan_choice.hpp>
 #include <loom/optimize/statistics/statistics_cache.hpp>
 #include <loom/plan/checks.hpp>

@@ -19,6 +19,7 @@
 #include <loom/expr/traits.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
+#include <loom/optimize/choice/plan_cache.hpp>
 #include <loom/optimize/choice/plan_choice.hpp>
 #include <loom/optimize/statistics/chain_bound_estimator.hpp>
 #include <loom/optimize/statistics/statistics_cache.hpp>

@@ -23,6 +23,7 @@
 #include <loom/format/tensor.hpp>
 #include <loom/optimize/choice/hoist_choice.hpp>
 #include <loom/optimize/choice/leader_choice.hpp>
+#include <loom/optimize/choice/plan_cache.hpp>
 #include <loom/optimize/choice/plan_choice.hpp>
 #include <loom/optimize/choice/workspace_choice.hpp>
 #include <loom/parallel/run.hpp>

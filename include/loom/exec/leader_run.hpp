@@ -8,6 +8,7 @@
 #include <loom/exec/evaluate.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/optimize/choice/leader_choice.hpp>
+#include <loom/optimize/choice/plan_cache.hpp>
 #include <loom/optimize/choice/plan_choice.hpp>
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>

@@ -8,6 +8,7 @@
 #include <loom/core/config.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
+#include <loom/optimize/choice/plan_cache.hpp>
 #include <loom/optimize/choice/plan_choice.hpp>
 #include <loom/plan/order.hpp>
 

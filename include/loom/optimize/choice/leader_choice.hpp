@@ -12,6 +12,7 @@
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
 #include <loom/format/format_name.hpp>
+#include <loom/optimize/choice/plan_cache.hpp>
 #include <loom/optimize/choice/plan_choice.hpp>
 #include <loom/optimize/choice/skip_candidates.hpp>
 #include <loom/optimize/statistics/statistics_cache.hpp>

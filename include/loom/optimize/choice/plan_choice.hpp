@@ -1,12 +1,11 @@
-// Defines the runtime choice among a kernel's instantiated candidate plans: Galley's loop-order
-// cost from sparsity estimates, a plan cache keyed by a coarse statistics signature, and the
-// LOOM_DEBUG_PLAN (environment) log (optimize/choice/).
+// Defines the cost of a kernel's instantiated candidate plans: Galley's loop-order cost from
+// sparsity estimates, and the cheapest candidate (optimize/choice/); plan_cache.hpp remembers
+// the choice per coarse statistics signature.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_CHOICE_PLAN_CHOICE_HPP
 #define LOOM_OPTIMIZE_CHOICE_PLAN_CHOICE_HPP
 
 #include <loom/core/config.hpp>
-#include <loom/core/debug.hpp>
 #include <loom/core/unpack.hpp>
 #include <loom/expr/functions.hpp>
 #include <loom/expr/nodes.hpp>
@@ -20,7 +19,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -314,85 +312,6 @@ plan_choice choose_plan(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache)
     if (out.cost.back() < out.cost[out.chosen]) out.chosen = c;
   });
   return out;
-}
-
-namespace detail {
-
-// floor(log2(x)) + 1, 0 for 0: plans are reused while sizes stay within a factor of two
-inline std::uint8_t magnitude(std::int64_t x) {
-  return static_cast<std::uint8_t>(x <= 0 ? 0 : std::bit_width(static_cast<std::uint64_t>(x)));
-}
-
-// Coarse signature: magnitudes of every operand's extents, stored entries and stored
-// coordinates per level. O(operands x order), no pass over the data.
-template <class Rhs> void coarse_signature(const Rhs& rhs, std::vector<std::uint8_t>& sig) {
-  sig.clear();
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t) {
-    const auto& t = *a.tensor;
-    using tensor_t = std::remove_cvref_t<decltype(t)>;
-    sig.push_back(magnitude(t.nnz()));
-    for (std::size_t m = 0; m < tensor_t::order; ++m) sig.push_back(magnitude(t.extent(m)));
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<tensor_t::order>>([&](auto k) {
-      const auto& level = t.template level<decltype(k)::value>();
-      if constexpr (requires { level.crd.size(); })
-        sig.push_back(magnitude(static_cast<std::int64_t>(level.crd.size())));
-    });
-  });
-}
-template <class Rhs> std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) {
-  std::vector<std::uint8_t> sig;
-  coarse_signature(rhs, sig);
-  return sig;
-}
-
-/// Orders signatures by length, then byte by byte. std::less<std::vector<std::uint8_t>> (a
-/// memcmp) draws a false -Wstringop-overread from g++ 12 at -O3 (issue 23).
-struct signature_less {
-  bool operator()(const std::vector<std::uint8_t>& a,
-                  const std::vector<std::uint8_t>& b) const noexcept {
-    if (a.size() != b.size()) return a.size() < b.size();
-    for (std::size_t k = 0; k < a.size(); ++k)
-      if (a[k] != b[k]) return a[k] < b[k];
-    return false;
-  }
-};
-
-}  // namespace detail
-
-/// The plans chosen for one kernel type, per thread, by coarse signature, with the statistics
-/// gathered to choose them. `Purpose` separates choices of another kind over the same kernel
-/// (`decompose`). The environment variable LOOM_DEBUG_PLAN logs every choice to stderr.
-template <class Lhs, class Rhs, class Purpose = void> struct plan_cache {
-  std::map<std::vector<std::uint8_t>, std::size_t, detail::signature_less> chosen;
-  statistics_cache stats;
-  static plan_cache& local() {
-    thread_local plan_cache cache;
-    return cache;
-  }
-  /// The choice remembered for `signature`, else `choose(stats)`, remembered.
-  template <class Choose>
-  std::size_t find_or(const std::vector<std::uint8_t>& signature, Choose&& choose) {
-    if (const auto it = chosen.find(signature); it != chosen.end()) {
-      if (loom::debug_plan())
-        loom::detail::debug_line({"loom: plan cache hit: candidate ", std::to_string(it->second)});
-      return it->second;
-    }
-    const std::size_t c = choose(stats);
-    chosen.emplace(signature, c);
-    return c;
-  }
-};
-
-/// The candidate to run for `lhs = rhs`: cached by signature, else costed from statistics.
-template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
-  thread_local std::vector<std::uint8_t> signature;  // reused: a cache hit allocates nothing
-  detail::coarse_signature(rhs, signature);
-  return plan_cache<Lhs, Rhs>::local().find_or(signature, [&](statistics_cache& stats) {
-    const plan_choice c = choose_plan(lhs, rhs, stats);
-    if (loom::debug_plan())
-      loom::detail::debug_choice("loom: plan chosen at run time: candidate", c.chosen, c.cost);
-    return c.chosen;
-  });
 }
 
 #if LOOM_HEADER_ONLY
