@@ -1,4 +1,5 @@
-// Random sparse matrices and graphs with small integer values, shared by the optimizer tests.
+// Random sparse matrices and graphs with small integer values, shared by the tests of decompose
+// and matrix_chain.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TESTS_OPTIMIZE_RANDOM_SPARSE_HPP
 #define LOOM_TESTS_OPTIMIZE_RANDOM_SPARSE_HPP

@@ -117,7 +117,7 @@ TEST_CASE("decompose: every candidate with sorted and with dense intermediates")
         for (std::int64_t q = 0; q < 9; ++q) CHECK(got.at(r, q) == doctest::Approx(want.at(r, q)));
     }
   // formats given per step: one format for both is compiled in, a mix only with
-  // opt::format_per_step (tests/optimize/decompose_per_step.cpp)
+  // opt::format_per_step (tests/exec/decompose_per_step.cpp)
   const std::size_t both = candidate(plan, "eliminate j,k:");
   using loom::intermediate_format;
   loom::decompose(got(i, l), rhs,
