@@ -1,5 +1,7 @@
 // Tests loom::decompose: variable-elimination orders of sum-products (notes 001 §3.4-3.7, T8, T9),
-// every candidate's result against a dense reference, and the choice on skewed inputs.
+// every candidate's result against a dense reference, and the loop order of a sparse intermediate
+// (the intermediates' formats are tested in decompose_formats.cpp, the fused kernel's cases in
+// decompose_fused.cpp).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
@@ -22,9 +24,7 @@ constexpr loom::index<"j"> j;
 constexpr loom::index<"k"> k;
 constexpr loom::index<"l"> l;
 
-using loom_test::candidate;
 using loom_test::dense_of;
-using loom_test::random_graph;
 using loom_test::random_sparse;
 }  // namespace
 
@@ -78,101 +78,6 @@ TEST_CASE("T9: the dense chain 10x100 * 100x5 * 5x50 eliminates j first") {
   CHECK(text.find("* #1 cost") != std::string::npos);
 }
 
-TEST_CASE("T8: a triangle is one fused kernel; its count on K4 is 24") {
-  coords2 c;
-  for (std::int64_t a = 0; a < 4; ++a)
-    for (std::int64_t b = 0; b < 4; ++b)
-      if (a != b) c.push_back({a, b});
-  const auto K = loom::from_coo<loom::csr>({4, 4}, c, std::vector<double>(c.size(), 1.0));
-  loom::tensor<double, loom::format<>> count;
-  const auto rhs = loom::sum(i, loom::sum(j, loom::sum(k, K(i, j) * K(j, k) * K(i, k))));
-  const auto plan = loom::plan_decomposition(count(), rhs);
-  CHECK(plan.chosen == 0);  // the fused kernel: no intermediate beats the triangle join
-  loom::decompose(count(), rhs);
-  CHECK(count.values()[0] == 24);
-  for (std::size_t which = 1; which < plan.cost.size(); ++which) {
-    loom::decompose(count(), rhs, loom::options<loom::opt::eliminate>{.candidate = which});
-    CHECK(count.values()[0] == 24);
-  }
-}
-
-TEST_CASE("decompose: every candidate with sorted and with dense intermediates") {
-  const auto A = random_sparse(14, 11, 0.3, 7), B = random_sparse(11, 16, 0.2, 8),
-             C = random_sparse(16, 9, 0.4, 9);
-  loom::tensor<double, loom::dense_matrix> want({14, 9}), got({14, 9});
-  const auto rhs = loom::sum(j, loom::sum(k, A(i, j) * B(j, k) * C(k, l)));
-  want(i, l) = rhs;
-  const auto plan = loom::plan_decomposition(got(i, l), rhs);
-  REQUIRE(plan.format.size() == plan.cost.size());
-  for (std::size_t c = 1; c < plan.cost.size(); ++c)
-    for (const loom::intermediate_format format :
-         {loom::intermediate_format::sorted, loom::intermediate_format::dense}) {
-      CAPTURE(c);
-      CAPTURE(loom::intermediate_format_name(format));
-      std::fill(got.values().begin(), got.values().end(), -1.0);
-      loom::decompose(
-          got(i, l), rhs,
-          loom::options<loom::opt::eliminate>{.candidate = c, .intermediates = {format}});
-      for (std::int64_t r = 0; r < 14; ++r)
-        for (std::int64_t q = 0; q < 9; ++q) CHECK(got.at(r, q) == doctest::Approx(want.at(r, q)));
-    }
-  // formats given per step: one format for both is compiled in, a mix only with
-  // opt::format_per_step (tests/exec/decompose_per_step.cpp)
-  const std::size_t both = candidate(plan, "eliminate j,k:");
-  using loom::intermediate_format;
-  loom::decompose(got(i, l), rhs,
-                  loom::options<loom::opt::eliminate>{
-                      .candidate = both,
-                      .intermediates = {intermediate_format::dense, intermediate_format::dense}});
-  for (std::int64_t r = 0; r < 14; ++r)
-    for (std::int64_t q = 0; q < 9; ++q) CHECK(got.at(r, q) == doctest::Approx(want.at(r, q)));
-  CHECK_THROWS_WITH_AS(loom::decompose(got(i, l), rhs,
-                                       loom::options<loom::opt::eliminate>{
-                                           .candidate = both,
-                                           .intermediates = {intermediate_format::sorted,
-                                                             intermediate_format::dense}}),
-                       doctest::Contains("loom::opt::format_per_step"), loom::error);
-}
-
-TEST_CASE("decompose: an intermediate is dense when nearly full, sparse when nearly empty") {
-  const auto full_a = random_sparse(60, 60, 0.5, 3), full_b = random_sparse(60, 60, 0.5, 4);
-  const auto thin_a = random_sparse(3000, 3000, 0.0003, 5),
-             thin_b = random_sparse(3000, 3000, 0.0003, 6);
-  loom::tensor<double, loom::format<>> s;
-  // eliminating j first makes T0(i, k): A * B, about full for the first pair, about empty for the second
-  const auto fat = loom::plan_decomposition(
-      s(), loom::sum(i, loom::sum(j, loom::sum(k, full_a(i, j) * full_b(j, k)))));
-  const auto thin = loom::plan_decomposition(
-      s(), loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))));
-  // the candidate that eliminates j alone: its intermediate is T0(i, k)
-  const std::size_t c = candidate(fat, "eliminate j, then i,k fused");
-  REQUIRE(c == candidate(thin, "eliminate j, then i,k fused"));
-  CHECK(fat.description[c].find("T0(i,k) = sum(j, ...)") != std::string::npos);
-  CHECK(fat.description[c].find("dense]") != std::string::npos);
-  CHECK(fat.format[c] == loom::intermediate_format::dense);
-  CHECK(thin.description[c].find("T0(i,k) = sum(j, ...)") != std::string::npos);
-  CHECK(thin.description[c].find("sparse]") != std::string::npos);
-  CHECK(thin.format[c] != loom::intermediate_format::dense);
-  CHECK(fat.format[c] == loom::intermediate_format::dense);
-  CHECK(thin.format[c] == loom::intermediate_format::sorted);
-  // without opt::bitmap_intermediates or opt::hashed_intermediates, asking for those formats is an
-  // error, not a silent fallback
-  loom::tensor<double, loom::format<>> none;
-  CHECK_THROWS_WITH_AS(
-      loom::decompose(none(), loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))),
-                      loom::options<loom::opt::eliminate>{
-                          .candidate = c, .intermediates = {loom::intermediate_format::bitmap}}),
-      doctest::Contains("loom::opt::bitmap_intermediates"), loom::error);
-  CHECK_THROWS_WITH_AS(
-      loom::decompose(none(), loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))),
-                      loom::options<loom::opt::eliminate>{
-                          .candidate = c, .intermediates = {loom::intermediate_format::hashed}}),
-      doctest::Contains(
-          "hashed intermediates are not compiled in (add loom::opt::hashed_intermediates to the "
-          "options)"),
-      loom::error);
-}
-
 TEST_CASE(
     "decompose: a sparse intermediate's indices follow a loop order concordant with its step") {
   // eliminating l from A(l,i) * B(k,l): with B csr the step loops k, l, i and writes T(k, i) in
@@ -201,30 +106,4 @@ TEST_CASE(
   static_assert(!ve::concordant_exists<mp_list<I, L, K>>(mp_list<mp_list<I, L>, mp_list<L, I>>{}));
   // every candidate's sparse variant runs with these orders: "decompose: a sum computed twice over
   // the same tensor is computed once" (decompose_shared.cpp) checks their results
-}
-
-TEST_CASE(
-    "decompose: the fused kernel pays a leapfrog with a sparse vector at every visit of a fiber") {
-  // y(i) = sum(j, k, A(i,j) C(j,k) x(k)), C one entry per row, x 8 entries of 20000. Fused, the
-  // row of C is intersected with x at every entry of A; eliminating k first intersects each row of
-  // C once (T0 = C x), then reads T0 at A's entries. Which wins depends on how many entries A has.
-  constexpr std::int64_t n = 20000;
-  const auto C = loom_test::random_rows(n, n, 1, 61);
-  const auto x = loom_test::spread_vector(n, 8);
-  loom::tensor<double, loom::dense_vector> y({n}), want({n});
-  const auto chosen = [&](const loom::tensor<double, loom::csr>& A) {
-    const auto rhs = loom::sum(j, loom::sum(k, A(i, j) * C(j, k) * x(k)));
-    const auto plan = loom::plan_decomposition(y(i), rhs);
-    CAPTURE(plan.description[0]);
-    CAPTURE(plan.description[plan.chosen]);
-    CHECK(plan.description[0].find("leapfrog steps against sparse vectors") != std::string::npos);
-    want(i) = rhs;
-    loom::decompose(y(i), rhs);
-    for (std::int64_t r = 0; r < n; ++r) REQUIRE(y.at(r) == doctest::Approx(want.at(r)));
-    return plan.description[plan.chosen];
-  };
-  // A with 10 entries in every row: 200K intersections fused, 20K after eliminating k
-  CHECK(chosen(loom_test::random_rows(n, n, 10, 62)).rfind("eliminate k, then j fused", 0) == 0);
-  // A with 30 entries: the fused kernel meets 30 rows of C, fewer than T0 = C x would
-  CHECK(chosen(loom_test::random_rows(n, 30, 1, 63)).rfind("one fused kernel", 0) == 0);
 }

@@ -11,6 +11,7 @@
 #define LOOM_TESTS_SUPPORT_COMPARE_HPP
 
 #include <loom/core/semiring.hpp>
+#include <loom/core/unpack.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
 
@@ -624,7 +625,7 @@ void kernel_cases(std::string_view text,
       {
         auto out = random_tensor<T, Out>(std::get<0>(s), d2, mix_seed(seed, 100));
         const auto [lhs, rhs] =
-            std::apply([&](const auto&... in) { return make(out, in...); }, inputs);
+            loom::detail::unpack([&](const auto&... in) { return make(out, in...); }, inputs);
         auto expected = reference_eval(lhs, rhs);
         check_assign_against(lhs, rhs, ctx, false, expected);
         if (opt.accumulate && !reads_tensor(rhs, &out)) assigned = std::move(expected);
@@ -635,7 +636,7 @@ void kernel_cases(std::string_view text,
         if (const auto eq = acc.find(" = "); eq != std::string::npos) acc.replace(eq, 3, " += ");
         ctx.expression = concat(acc, "   (prior contents: seed salt 101)");
         const auto [lhs, rhs] =
-            std::apply([&](const auto&... in) { return make(out, in...); }, inputs);
+            loom::detail::unpack([&](const auto&... in) { return make(out, in...); }, inputs);
         if (assigned)
           check_assign_against(lhs, rhs, ctx, true,
                                reference_accumulate(lhs, std::move(*assigned)));
@@ -672,7 +673,7 @@ void scalar_cases(std::string_view text,
                        .seed = seed,
                        .extents = show_coords(e),
                        .tolerance = opt.tolerance};
-      std::apply([&](const auto&... in) { check_eval(make(in...), ctx); }, inputs);
+      loom::detail::unpack([&](const auto&... in) { check_eval(make(in...), ctx); }, inputs);
     }
   });
 }

@@ -11,6 +11,7 @@
 #define LOOM_TESTS_SUPPORT_REFERENCE_HPP
 
 #include <loom/core/semiring.hpp>
+#include <loom/core/unpack.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/format/tensor.hpp>
@@ -124,7 +125,7 @@ template <class F, class P, class E> void for_each_access(const expr::where<P, E
 }
 template <class F, class Fn, class... Es>
 void for_each_access(const expr::map<Fn, Es...>& e, F& f) {
-  std::apply([&](const auto&... args) { (for_each_access(args, f), ...); }, e.args);
+  loom::detail::unpack([&](const auto&... args) { (for_each_access(args, f), ...); }, e.args);
 }
 
 // The interpreter. `Slots` is an MP11 list of every index variable that may be bound; the
@@ -252,7 +253,7 @@ template <class Slots> class interpreter {
   }
   template <class Fn, class... Es> auto eval(const expr::map<Fn, Es...>& e) {
     using V = value_of<expr::map<Fn, Es...>>;
-    return std::apply(
+    return loom::detail::unpack(
         [&](const auto&... args) { return convert_value<V>(e.f(convert_value<V>(eval(args))...)); },
         e.args);
   }

@@ -1,0 +1,26 @@
+// loom::la's element-wise functions (issue 24, item 1) over dcsc operands: exp, log, sigmoid,
+// abs, max, min, the comparisons and where, against the entry-by-entry arithmetic and the naive
+// plan, at every density and three seeds (elementwise_check.hpp; the other formats are in
+// elementwise_functions_*.cpp, the sparsity rules and SPORES' gradients in
+// elementwise_functions.cpp).
+// SPDX-License-Identifier: BSL-1.0
+#include <loom/la.hpp>
+#include <loom/loom.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+
+#include "../support/random.hpp"
+#include "elementwise_check.hpp"
+
+TEST_CASE("la element-wise functions over dcsc match the entry-by-entry arithmetic and the naive plan") {
+  namespace lt = loom::test;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed)
+    for (const lt::density d :
+         {lt::density::empty, lt::density::sparse, lt::density::medium, lt::density::full}) {
+      CAPTURE(seed);
+      CAPTURE(lt::density_name(d));
+      loom_test_elementwise::check_formats<loom::dcsc>(d, seed);
+    }
+}
