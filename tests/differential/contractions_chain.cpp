@@ -15,9 +15,8 @@
 #include <type_traits>
 #include <utility>
 
-#include <support/compare.hpp>
-
 #include "contractions.hpp"
+#include <support/compare.hpp>
 
 namespace {
 using namespace loom_test_contractions;  // the operands in rotation

@@ -4,8 +4,6 @@
 // reference; formats, semirings and outputs in rotation (contractions.hpp), `=` and `+=`. Moved
 // from contractions.cpp (issue 21 item 5: no test unit over 30 s).
 // SPDX-License-Identifier: BSL-1.0
-#include "contractions.hpp"
-
 #include <loom/loom.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -18,6 +16,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "contractions.hpp"
 #include <support/compare.hpp>
 
 namespace {

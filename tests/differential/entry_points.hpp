@@ -113,7 +113,6 @@ using la_first_combo = mp_list<loom::csr, loom::dense_matrix>;
 using la_other_combos =
     std::tuple<mp_list<loom::dcsr, loom::csr>, mp_list<loom::dense_matrix, loom::dcsr>>;
 
-
 // ------------------------------------------------------------------------------------------------
 // loom::la: products, transposes, element-wise operations, reductions and the SPORES patterns
 // ------------------------------------------------------------------------------------------------

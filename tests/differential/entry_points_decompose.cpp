@@ -3,8 +3,6 @@
 // (entry_points.hpp's check_decompose); moved from entry_points.cpp (issue 21 item 5: one unit per
 // entry point; a triangle and a sum over + in entry_points_decompose_joins.cpp).
 // SPDX-License-Identifier: BSL-1.0
-#include "entry_points.hpp"
-
 #include <loom/loom.hpp>
 
 #include <doctest/doctest.h>
@@ -13,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "entry_points.hpp"
 #include <support/compare.hpp>
 
 namespace {

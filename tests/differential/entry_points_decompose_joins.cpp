@@ -2,8 +2,6 @@
 // with + in it, against the dense reference (entry_points.hpp's check_decompose); moved from
 // entry_points.cpp (issue 21 item 5: no test unit over 30 s). Seeds × densities.
 // SPDX-License-Identifier: BSL-1.0
-#include "entry_points.hpp"
-
 #include <loom/loom.hpp>
 
 #include <doctest/doctest.h>
@@ -12,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "entry_points.hpp"
 #include <support/compare.hpp>
 
 namespace {

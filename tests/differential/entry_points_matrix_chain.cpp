@@ -2,8 +2,6 @@
 // densities, against the dense reference (support/reference.hpp); moved from entry_points.cpp
 // (issue 21 item 5: one unit per entry point).
 // SPDX-License-Identifier: BSL-1.0
-#include "entry_points.hpp"
-
 #include <loom/loom.hpp>
 
 #include <doctest/doctest.h>
@@ -12,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "entry_points.hpp"
 #include <support/compare.hpp>
 
 namespace {

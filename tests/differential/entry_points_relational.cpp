@@ -103,7 +103,6 @@ template <class Rows> std::string rows_text(const Rows& rows) {
   return s;
 }
 
-
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------

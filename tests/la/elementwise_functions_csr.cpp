@@ -14,7 +14,8 @@
 #include "../support/random.hpp"
 #include "elementwise_check.hpp"
 
-TEST_CASE("la element-wise functions over csr match the entry-by-entry arithmetic and the naive plan") {
+TEST_CASE(
+    "la element-wise functions over csr match the entry-by-entry arithmetic and the naive plan") {
   namespace lt = loom::test;
   for (std::uint64_t seed = 1; seed <= 3; ++seed)
     for (const lt::density d :

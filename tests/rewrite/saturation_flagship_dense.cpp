@@ -2,11 +2,11 @@
 // alternative and the run-time choice give the dense reference (saturation_flagship.hpp; moved
 // from saturation_flagship.cpp: issue 21 item 5, no test unit over 30 s).
 // SPDX-License-Identifier: BSL-1.0
-#include "saturation_flagship.hpp"
-
 #include <loom/format/format.hpp>
 
 #include <doctest/doctest.h>
+
+#include "saturation_flagship.hpp"
 
 TEST_CASE("saturated sum((X - U V^T)^2) equals the reference over a dense X") {
   loom_test_saturation::check_flagship<loom::dense_matrix>();
