@@ -73,6 +73,17 @@ template <class Format> void check_formats(lt::density density, std::uint64_t se
        [](double x, double y) { return y != 0 ? std::exp(x) : 0.0; });
 }
 
+// check_formats at every density and three seeds.
+template <class Format> void check_every_case() {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed)
+    for (const lt::density d :
+         {lt::density::empty, lt::density::sparse, lt::density::medium, lt::density::full}) {
+      CAPTURE(seed);
+      CAPTURE(lt::density_name(d));
+      check_formats<Format>(d, seed);
+    }
+}
+
 }  // namespace loom_test_elementwise
 
 #endif  // LOOM_TESTS_LA_ELEMENTWISE_CHECK_HPP

@@ -9,19 +9,10 @@
 
 #include <doctest/doctest.h>
 
-#include <cstdint>
-
 #include "../support/random.hpp"
 #include "elementwise_check.hpp"
 
 TEST_CASE(
     "la element-wise functions over dcsc match the entry-by-entry arithmetic and the naive plan") {
-  namespace lt = loom::test;
-  for (std::uint64_t seed = 1; seed <= 3; ++seed)
-    for (const lt::density d :
-         {lt::density::empty, lt::density::sparse, lt::density::medium, lt::density::full}) {
-      CAPTURE(seed);
-      CAPTURE(lt::density_name(d));
-      loom_test_elementwise::check_formats<loom::dcsc>(d, seed);
-    }
+  loom_test_elementwise::check_every_case<loom::dcsc>();
 }
