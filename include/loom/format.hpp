@@ -8,6 +8,7 @@
 #include <loom/format/assemble.hpp>
 #include <loom/format/auto_tensor.hpp>
 #include <loom/format/format.hpp>
+#include <loom/format/levels/adaptive.hpp>
 #include <loom/format/levels/banded.hpp>
 #include <loom/format/levels/bitmap.hpp>
 #include <loom/format/levels/compressed.hpp>

@@ -60,13 +60,18 @@ tensor<double, Format> build(const std::array<std::int64_t, N>& shape,
   return from_coo<Format>(shape, c, v);
 }
 
-using vector_formats =
-    std::tuple<format<hashed>, format<bitmap>, format<banded>, format<example::gap_level>>;
+// the adaptive level with low cut-offs (a bitmap from a third full, a table from two entries), so
+// that these small fibers take every kind
+using small_adaptive = adaptive_level<std::int64_t, std::int32_t, 3, 2>;
+
+using vector_formats = std::tuple<format<hashed>, format<bitmap>, format<banded>,
+                                  format<example::gap_level>, format<small_adaptive>>;
 using matrix_formats =
     std::tuple<format<dense, hashed>, format<hashed, hashed>, format<dense, bitmap>,
                format<bitmap, bitmap>, format<dense, banded>, format<banded, banded>,
                format<hashed, banded>, format<bitmap, compressed>, example::gap_csr,
-               format<example::gap_level, example::gap_level>>;
+               format<example::gap_level, example::gap_level>, format<dense, small_adaptive>,
+               format<small_adaptive, small_adaptive>>;
 
 }  // namespace
 
@@ -119,9 +124,11 @@ TEST_CASE_TEMPLATE_DEFINE(
         if (v != 0) stored[{c[0], c[1]}] = v;  // banded pads its band with zeros
       });
       CHECK(stored == want);
-      constexpr bool counts_entries = !Format::properties[1].padded ||
-                                      std::is_same_v<Format, format<dense, bitmap>> ||
-                                      std::is_same_v<Format, format<bitmap, bitmap>>;
+      constexpr bool counts_entries =
+          !Format::properties[1].padded || std::is_same_v<Format, format<dense, bitmap>> ||
+          std::is_same_v<Format, format<bitmap, bitmap>> ||
+          std::is_same_v<Format, format<dense, small_adaptive>> ||
+          std::is_same_v<Format, format<small_adaptive, small_adaptive>>;
       if constexpr (counts_entries)
         CHECK(t.nnz() == static_cast<std::int64_t>(want.size()));
       else

@@ -3,6 +3,7 @@
 #ifndef LOOM_FORMAT_FORMAT_HPP
 #define LOOM_FORMAT_FORMAT_HPP
 
+#include <loom/format/levels/adaptive.hpp>
 #include <loom/format/levels/banded.hpp>
 #include <loom/format/levels/bitmap.hpp>
 #include <loom/format/levels/compressed.hpp>
