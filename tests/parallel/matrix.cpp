@@ -21,9 +21,14 @@ using spmv_combos = lt::as_tuple<mp11::mp_product<
     mp_list, mp_list<loom::csr, loom::dcsr, loom::coo, loom::csc, loom::dense_matrix>,
     mp_list<loom::dense_vector, loom::sparse_vector>>>;
 
+// rows in the adaptive level, cut-offs lowered so that these extents give every fiber kind: its
+// chunks are assembled straight into the final arrays, then laid out (parallel/run.hpp)
+using rows_adaptive =
+    loom::format<loom::dense, loom::adaptive_level<std::int64_t, std::int32_t, 3, 2>>;
+
 using add_combos = lt::as_tuple<mp_list<
-    mp_list<loom::csr, loom::csr, loom::csr>, mp_list<loom::dcsr, loom::csr, loom::dcsr>,
-    mp_list<loom::coo, loom::dcsr, loom::csr>,
+    mp_list<rows_adaptive, loom::csr, rows_adaptive>, mp_list<loom::csr, loom::csr, loom::csr>,
+    mp_list<loom::dcsr, loom::csr, loom::dcsr>, mp_list<loom::coo, loom::dcsr, loom::csr>,
     mp_list<loom::csr, loom::dense_matrix, loom::dense_matrix>,
     mp_list<loom::csr, loom::csr, loom::dense_matrix>, mp_list<loom::csc, loom::csc, loom::csc>>>;
 

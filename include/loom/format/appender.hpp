@@ -28,9 +28,15 @@ template <class L>
 inline constexpr bool appends_online =
     layout_of<L> == level_layout::dense || layout_of<L> == level_layout::compressed ||
     layout_of<L> == level_layout::singleton;
+// a level appended as compressed and laid out at the end (level_layout::appended), innermost only
+template <class L>
+inline constexpr bool appended_then_adapted = layout_of<L> == level_layout::appended;
 template <class Levels> inline constexpr bool all_append_online = false;
 template <class... Ls>
-inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = (appends_online<Ls> && ...);
+inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = [] {
+  std::size_t k = 0;
+  return (... && (++k, appends_online<Ls> || (appended_then_adapted<Ls> && k == sizeof...(Ls))));
+}();
 
 /// Whether a format is one dense level over one compressed unique level (csr, csc), which the
 /// appender can fill by a counting sort on the row (`appender::fill_by_rows`).
@@ -306,6 +312,11 @@ template <class T, class Format> class appender {
     }(std::make_index_sequence<N>{});
     if (Format::properties[N - 1].full)
       values_.resize(static_cast<std::size_t>(parents), semiring_traits<T>::zero());
+    if constexpr (N > 0) {
+      if constexpr (appended_then_adapted<level<N - 1>>)
+        level<N - 1>::adapt(std::get<N - 1>(levels_), values_, level_extent_[N - 1],
+                            semiring_traits<T>::zero());
+    }
     return tensor_type(shape_, std::move(levels_), std::move(values_));
   }
 

@@ -304,12 +304,14 @@ void run_sparse(Entries& entries, const S& root, const outer_split& d, const Mak
 }
 
 /// Whether a sparse output format is CSR-like (a dense level over a unique compressed level, in
-/// mode order, by their declared layouts): its chunks are then assembled straight into the
-/// final arrays, in parallel.
+/// mode order, by their declared layouts, or over a level appended as one and then adapted):
+/// its chunks are then assembled straight into the final arrays, in parallel.
 template <class Format> inline constexpr bool rows_format = false;
 template <class Outer, class Inner>
 inline constexpr bool rows_format<format_spec<boost::mp11::mp_list<Outer, Inner>, 0, 1>> =
-    loom::detail::is_dense_level<Outer> && loom::detail::is_unique_compressed_level<Inner>;
+    loom::detail::is_dense_level<Outer> &&
+    (loom::detail::is_unique_compressed_level<Inner> ||
+     (layout_of<Inner> == level_layout::appended && Inner::properties.unique));
 
 /// A chunk's part of a CSR-like output: the entries of its rows [lo, hi) and the count per row.
 template <class T, class Crd> struct row_target {
@@ -420,6 +422,8 @@ basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>&
     }
     t = {};
   });
+  if constexpr (layout_of<level1> == level_layout::appended)  // laid out its own way
+    level1::adapt(l1, values, shape[1], semiring_traits<T>::zero());
   return basic_tensor<T, Format, true>(shape, std::move(levels), std::move(values));
 }
 

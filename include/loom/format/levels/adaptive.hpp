@@ -136,6 +136,8 @@ struct adaptive_level {
   static_assert(BitmapFill >= 1 && HashMin >= 1,
                 "loom::adaptive_level: BitmapFill and HashMin must be at least 1");
   static constexpr level_properties properties{.random_access = true, .padded = true};
+  // a sparse output appends its entries as into a compressed level, then `adapt` lays them out
+  static constexpr level_layout layout = level_layout::appended;
   static constexpr std::size_t static_extent = dynamic_extent;
   static constexpr std::string_view name = "adaptive";
   using pos_type = Pos;
@@ -186,22 +188,85 @@ struct adaptive_level {
       detail::check_fits<Crd>(in.extent - 1,
                               "largest coordinate of mode " + std::to_string(in.mode));
     const std::size_t nnz = in.coord.size();
-    const auto parents = static_cast<std::size_t>(in.parents);
-    st.extent = in.extent;
     // distinct coordinates per parent (entries are sorted; equal ones share a position)
-    std::vector<std::int64_t> count(parents, 0);
+    std::vector<std::int64_t> count(static_cast<std::size_t>(in.parents), 0);
     for (std::size_t e = 0; e < nnz; ++e)
       if (e == 0 || in.parent[e] != in.parent[e - 1] || in.coord[e] != in.coord[e - 1])
         ++count[static_cast<std::size_t>(in.parent[e])];
+    const std::int64_t positions = lay_out(st, count, in.extent);
+    detail::check_padded_positions(name, in, positions);
+    st.crd.assign(static_cast<std::size_t>(positions), Crd(0));
+    number_padded(st);
+    std::int64_t next = 0;  // a sorted or hashed fiber fills its positions in order
+    for (std::size_t e = 0; e < nnz; ++e) {
+      const auto p = static_cast<std::size_t>(in.parent[e]);
+      if (e == 0 || in.parent[e] != in.parent[e - 1]) next = static_cast<std::int64_t>(st.pos[p]);
+      if (padded(st.kind[p])) {
+        const std::int64_t q = static_cast<std::int64_t>(st.pos[p]) + in.coord[e];
+        st.bits[static_cast<std::size_t>(q >> 6)] |= std::uint64_t{1} << (q & 63);
+        position[e] = q;
+      } else {
+        const bool repeat =
+            e > 0 && in.parent[e] == in.parent[e - 1] && in.coord[e] == in.coord[e - 1];
+        if (!repeat) st.crd[static_cast<std::size_t>(next++)] = static_cast<Crd>(in.coord[e]);
+        position[e] = next - 1;
+      }
+    }
+    build_tables(st);
+    return positions;
+  }
+
+  /// After a sparse output was appended as a compressed level (`pos`, `crd`, one value per
+  /// entry), lays each fiber out in its kind, moving the values of the padded ones (absent
+  /// coordinates get `zero`).
+  template <class T>
+  static void adapt(storage<true>& st, std::vector<T>& values, std::int64_t extent, const T& zero) {
+    const std::size_t parents = st.pos.empty() ? 0 : st.pos.size() - 1;
+    std::vector<std::int64_t> count(parents);
+    for (std::size_t p = 0; p < parents; ++p)
+      count[p] = static_cast<std::int64_t>(st.pos[p + 1] - st.pos[p]);
+    level_array<Pos, true> old_pos = std::move(st.pos);
+    const std::int64_t positions = lay_out(st, count, extent);
+    if (positions != static_cast<std::int64_t>(st.crd.size())) {  // some fiber is padded
+      level_array<Crd, true> old_crd = std::move(st.crd);
+      std::vector<T> old_values = std::move(values);
+      st.crd.assign(static_cast<std::size_t>(positions), Crd(0));
+      values.assign(static_cast<std::size_t>(positions), zero);
+      number_padded(st);
+      for (std::size_t p = 0; p < parents; ++p) {
+        const auto to = static_cast<std::int64_t>(st.pos[p]);
+        const bool pad = padded(st.kind[p]);
+        for (auto q = static_cast<std::int64_t>(old_pos[p]);
+             q < static_cast<std::int64_t>(old_pos[p + 1]); ++q) {
+          const std::int64_t c = old_crd[static_cast<std::size_t>(q)];
+          const std::int64_t r = pad ? to + c : to + (q - static_cast<std::int64_t>(old_pos[p]));
+          if (pad) st.bits[static_cast<std::size_t>(r >> 6)] |= std::uint64_t{1} << (r & 63);
+          st.crd[static_cast<std::size_t>(r)] = static_cast<Crd>(c);
+          values[static_cast<std::size_t>(r)] = std::move(old_values[static_cast<std::size_t>(q)]);
+        }
+      }
+    }
+    build_tables(st);
+  }
+
+ private:
+  static constexpr bool padded(fiber_kind k) {
+    return k == fiber_kind::dense || k == fiber_kind::bitmap;
+  }
+  // each fiber's kind from its count, `pos` (its positions), `slot_pos` (its table's slots),
+  // `extent`, `bits` (cleared) and `table` (sized); returns the number of positions
+  static std::int64_t lay_out(storage<true>& st, const std::vector<std::int64_t>& count,
+                              std::int64_t extent) {
+    const std::size_t parents = count.size();
+    st.extent = extent;
     st.kind.assign(parents, fiber_kind::sorted);
     st.pos.assign(parents + 1, Pos(0));
     st.slot_pos.assign(parents + 1, Pos(0));
     std::int64_t positions = 0, slots = 0;
     for (std::size_t p = 0; p < parents; ++p) {
-      const fiber_kind k = kind_for(count[p], in.extent);
+      const fiber_kind k = kind_for(count[p], extent);
       st.kind[p] = k;
-      const bool padded = k == fiber_kind::dense || k == fiber_kind::bitmap;
-      positions += padded ? in.extent : count[p];
+      positions += padded(k) ? extent : count[p];
       detail::check_fits<Pos>(positions, "number of positions");
       st.pos[p + 1] = static_cast<Pos>(positions);
       if (k == fiber_kind::hashed) {
@@ -212,32 +277,21 @@ struct adaptive_level {
       }
       st.slot_pos[p + 1] = static_cast<Pos>(slots);
     }
-    detail::check_padded_positions(name, in, positions);
-    st.crd.assign(static_cast<std::size_t>(positions), Crd(0));
     st.bits.assign(static_cast<std::size_t>((positions + 63) / 64), 0);
     st.table.assign(static_cast<std::size_t>(slots), Pos(0));
-    for (std::size_t p = 0; p < parents; ++p)
-      if (st.kind[p] == fiber_kind::dense || st.kind[p] == fiber_kind::bitmap)
-        for (std::int64_t i = 0; i < in.extent; ++i)
+    return positions;
+  }
+  // a padded fiber's coordinate at each position is its offset
+  static void number_padded(storage<true>& st) {
+    for (std::size_t p = 0; p < st.kind.size(); ++p)
+      if (padded(st.kind[p]))
+        for (std::int64_t i = 0; i < st.extent; ++i)
           st.crd[static_cast<std::size_t>(st.pos[p]) + static_cast<std::size_t>(i)] =
               static_cast<Crd>(i);
-    // positions of the entries; a sorted or hashed fiber fills its positions in order
-    std::int64_t next = 0;
-    for (std::size_t e = 0; e < nnz; ++e) {
-      const auto p = static_cast<std::size_t>(in.parent[e]);
-      const bool repeat =
-          e > 0 && in.parent[e] == in.parent[e - 1] && in.coord[e] == in.coord[e - 1];
-      if (e == 0 || in.parent[e] != in.parent[e - 1]) next = static_cast<std::int64_t>(st.pos[p]);
-      if (st.kind[p] == fiber_kind::dense || st.kind[p] == fiber_kind::bitmap) {
-        const std::int64_t q = static_cast<std::int64_t>(st.pos[p]) + in.coord[e];
-        st.bits[static_cast<std::size_t>(q >> 6)] |= std::uint64_t{1} << (q & 63);
-        position[e] = q;
-      } else {
-        if (!repeat) st.crd[static_cast<std::size_t>(next++)] = static_cast<Crd>(in.coord[e]);
-        position[e] = next - 1;
-      }
-    }
-    for (std::size_t p = 0; p < parents; ++p) {
+  }
+  // the hashed fibers' tables, from their coordinates
+  static void build_tables(storage<true>& st) {
+    for (std::size_t p = 0; p < st.kind.size(); ++p) {
       if (st.kind[p] != fiber_kind::hashed) continue;
       const auto base = static_cast<std::size_t>(st.slot_pos[p]);
       const auto mask = static_cast<std::uint64_t>(st.slot_pos[p + 1] - st.slot_pos[p]) - 1;
@@ -250,9 +304,9 @@ struct adaptive_level {
         st.table[base + s] = static_cast<Pos>(q + 1);
       }
     }
-    return positions;
   }
 
+ public:
   /// Stored entries: the coordinates of the sorted, hashed and dense fibers and the set bits of
   /// the bitmap ones (`nnz()` of a tensor whose innermost level is adaptive).
   template <bool Owning> static std::int64_t stored_count(const storage<Owning>& st) {

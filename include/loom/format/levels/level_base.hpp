@@ -46,6 +46,9 @@ enum class level_layout {
                ///< non-unique level (`segmented`)
   bitmap,      ///< `storage::bits`: bit p * extent + i marks coordinate i of parent p, whose
                ///< value sits at that position
+  appended,    ///< as `compressed` while a sparse output is appended (`pos`, `crd`, `pos_type`,
+               ///< `crd_type`), then `adapt(storage&, values, extent, zero)` lays the level out
+               ///< its own way; innermost only (its positions may move)
 };
 
 /// A level's declared layout, `level_layout::other` when it declares none.
