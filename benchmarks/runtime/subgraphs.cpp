@@ -1,8 +1,8 @@
 // Subgraph counting (issue 5): closed 4-walks trace(A^4) = sum(i,j,k,l, A(i,j) A(j,k) A(k,l) A(l,i))
 // and ordered triangles sum(i,j,k, A(i,j) A(j,k) A(i,k)) on the symmetrised 0/1 patterns of the
 // real matrices and of a generated power-law graph: loom::decompose (the plan chosen from
-// statistics), the chosen elimination prefix with each intermediate format (sorted, dense, and
-// bitmap, opt::bitmap_intermediates), the fused single kernel, and a
+// statistics), the chosen elimination prefix with each intermediate format (sorted, dense, bitmap
+// and hashed; all but dense are kinds of the adaptive level), the fused single kernel, and a
 // hand-written kernel.
 // SPDX-License-Identifier: BSL-1.0
 #include <cmath>

@@ -1543,6 +1543,7 @@ LOOM_DECL void check_padded_positions(std::string_view level, const level_build&
 
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -1577,6 +1578,9 @@ template <class Pos, class Crd, search_strategy P> struct adaptive_cursor {
   const Pos* table = nullptr;  // a hashed fiber's slots: position + 1, or 0 when empty
   std::uint64_t mask = 0;      // its capacity - 1
   std::int64_t first = 0, p = 0, end = 0;
+  // a sorted fiber's last located position: probes from an operand iterated in order ascend, so
+  // the next one gallops on from here (the work of a leapfrog) rather than searching the fiber
+  mutable std::int64_t hint = 0;
   fiber_kind kind = fiber_kind::sorted;
 
   LOOM_FORCE_INLINE bool valid() const { return p < end; }
@@ -1619,7 +1623,9 @@ template <class Pos, class Crd, search_strategy P> struct adaptive_cursor {
       case fiber_kind::hashed:
         return probe(i);
       default: {
-        const std::int64_t q = detail::search_first<search_strategy::binary>(crd, first, end, i);
+        const std::int64_t from = hint < end && crd[hint] <= i ? hint : first;
+        const std::int64_t q = detail::search_first<search_strategy::galloping>(crd, from, end, i);
+        hint = q < end ? q : from;
         if (q < end && crd[q] == i) return {q, q + 1};
         return {};
       }
@@ -1684,6 +1690,10 @@ struct adaptive_level {
     level_array<std::uint64_t, Owning> bits;  // per position: present (bitmap fibers)
     level_array<Pos, Owning> slot_pos;        // per parent + 1: its first hash slot
     level_array<Pos, Owning> table;           // hashed fibers' slots: position + 1, or 0
+    /// When set before the level is assembled or appended, every fiber takes this kind rather
+    /// than its fill's (a dense one only where full, else a bitmap): a caller that has costed
+    /// the kinds, as `decompose` does for its intermediates, picks one at run time.
+    std::optional<fiber_kind> only{};
   };
 
   /// The kind a fiber of `count` coordinates out of `extent` is stored in.
@@ -1701,7 +1711,7 @@ struct adaptive_level {
     c.crd = st.crd.data();
     c.bits = st.bits.data();
     c.kind = st.kind[static_cast<std::size_t>(begin)];
-    c.first = c.p = static_cast<std::int64_t>(st.pos[static_cast<std::size_t>(begin)]);
+    c.first = c.p = c.hint = static_cast<std::int64_t>(st.pos[static_cast<std::size_t>(begin)]);
     c.end = static_cast<std::int64_t>(st.pos[static_cast<std::size_t>(begin) + 1]);
     if (c.kind == fiber_kind::hashed) {
       const auto s0 = static_cast<std::int64_t>(st.slot_pos[static_cast<std::size_t>(begin)]);
@@ -1760,7 +1770,9 @@ struct adaptive_level {
       count[p] = static_cast<std::int64_t>(st.pos[p + 1] - st.pos[p]);
     level_array<Pos, true> old_pos = std::move(st.pos);
     const std::int64_t positions = lay_out(st, count, extent);
-    if (positions != static_cast<std::int64_t>(st.crd.size())) {  // some fiber is padded
+    bool any_padded = false;
+    for (const fiber_kind k : st.kind) any_padded = any_padded || padded(k);
+    if (any_padded) {  // its values move to their coordinates; its bits are set
       level_array<Crd, true> old_crd = std::move(st.crd);
       std::vector<T> old_values = std::move(values);
       st.crd.assign(static_cast<std::size_t>(positions), Crd(0));
@@ -1797,7 +1809,10 @@ struct adaptive_level {
     st.slot_pos.assign(parents + 1, Pos(0));
     std::int64_t positions = 0, slots = 0;
     for (std::size_t p = 0; p < parents; ++p) {
-      const fiber_kind k = kind_for(count[p], extent);
+      const fiber_kind k = !st.only ? kind_for(count[p], extent)
+                           : *st.only == fiber_kind::dense && (count[p] != extent || extent == 0)
+                               ? fiber_kind::bitmap
+                               : *st.only;
       st.kind[p] = k;
       positions += padded(k) ? extent : count[p];
       detail::check_fits<Pos>(positions, "number of positions");
@@ -7714,8 +7729,9 @@ namespace loom {
 /// hash table per fiber: readers locate an index in O(1) instead of intersecting with the list).
 /// Intermediates with three or more indices are sorted.
 enum class intermediate_format : std::uint8_t { sorted, dense, bitmap, hashed };
-/// Every intermediate format, in the order `decompose` costs them (bitmap only with
-/// `opt::bitmap_intermediates`, hashed only with `opt::hashed_intermediates`).
+/// Every intermediate format, in the order `decompose` costs them. Sorted, bitmap and hashed
+/// intermediates are one type (`loom::adaptive`, its fibers' kind set at run time), so all four
+/// are costed by default at the compile time of two.
 inline constexpr std::array<intermediate_format, 4> intermediate_formats{
     intermediate_format::sorted, intermediate_format::dense, intermediate_format::bitmap,
     intermediate_format::hashed};
@@ -7748,9 +7764,11 @@ template <class PerLoop> struct fixed_skips {};
 /// intermediates), for sums over products; `options::candidate`, `intermediates` and `reuse`
 /// force its choices.
 struct eliminate {};
-/// `decompose` may store intermediates as bitmaps (another variant of every candidate).
+/// Accepted for compatibility: `decompose` costs bitmap intermediates by default (a kind of the
+/// adaptive level, chosen at run time, no kernel of its own) since 2026-11-29.
 struct bitmap_intermediates {};
-/// `decompose` may store intermediates hashed (another variant of every candidate).
+/// Accepted for compatibility: `decompose` costs hashed intermediates by default (a kind of the
+/// adaptive level, chosen at run time, no kernel of its own) since 2026-11-29.
 struct hashed_intermediates {};
 /// `decompose` chooses a format per intermediate rather than one per candidate (every mix of the
 /// one- and two-index intermediates' formats is a variant).
@@ -7825,12 +7843,9 @@ template <class... Tags> struct options {
       (... || std::is_same_v<Tags, opt::hashed_intermediates>);
   static constexpr bool format_per_step = (... || std::is_same_v<Tags, opt::format_per_step>);
 
-  /// Whether intermediates of format `f` are compiled in (sorted and dense always).
-  static constexpr bool compiles(intermediate_format f) {
-    return f == intermediate_format::bitmap   ? bitmap_intermediates
-           : f == intermediate_format::hashed ? hashed_intermediates
-                                              : true;
-  }
+  /// Whether intermediates of format `f` are compiled in: every format, always (sorted, bitmap
+  /// and hashed share the adaptive level's kernel).
+  static constexpr bool compiles(intermediate_format) { return true; }
 
   /// runtime_skips: run these codes (one per loop, outermost first) instead of the chosen ones.
   std::optional<stream::skip::codes> skip_codes{};
@@ -7952,27 +7967,30 @@ namespace detail::ve {
 
 using namespace boost::mp11;
 
-// The options that change which kernels `decompose` instantiates: bitmap and hashed
-// intermediates are a variant of every candidate (their compile time: docs/optimizer.md), a
-// format per step a variant per mix of formats; so they are tags
-// (opt::bitmap_intermediates, ...), off unless given.
-template <bool Bitmap, bool Hashed, bool PerStep> struct intermediate_flags {
+// The options that change which kernels `decompose` instantiates: a format per step is a variant
+// per mix of formats, a tag (opt::format_per_step), off unless given. Sorted, bitmap and hashed
+// intermediates share one kernel (an adaptive level whose kind is set at run time), so every
+// format is compiled in.
+template <bool PerStep> struct intermediate_flags {
   static constexpr bool per_step = PerStep;
-  static constexpr bool compiles(intermediate_format f) {
-    return f == intermediate_format::bitmap   ? Bitmap
-           : f == intermediate_format::hashed ? Hashed
-                                              : true;
-  }
+  static constexpr bool compiles(intermediate_format) { return true; }
 };
-template <class O>
-using flags_of =
-    intermediate_flags<O::bitmap_intermediates, O::hashed_intermediates, O::format_per_step>;
+template <class O> using flags_of = intermediate_flags<O::format_per_step>;
 
 // A candidate's format assignment, as one number: two bits per elimination step, step t's
 // intermediate_format in bits 2t and 2t + 1. `uniform_code` gives every step the same format.
 inline constexpr std::size_t max_coded_steps = 16;
 constexpr intermediate_format format_at(std::size_t code, std::size_t step) {
   return static_cast<intermediate_format>(step < max_coded_steps ? code >> 2 * step & 3u : 0u);
+}
+// The part of a code that changes the kernels: its dense steps (the others, sorted, bitmap or
+// hashed, share the adaptive level's kernel and are read from the full code at run time).
+constexpr std::size_t dense_part(std::size_t code) {
+  std::size_t out = 0;
+  for (std::size_t t = 0; t < max_coded_steps; ++t)
+    if (format_at(code, t) == intermediate_format::dense)
+      out |= static_cast<std::size_t>(intermediate_format::dense) << 2 * t;
+  return out;
 }
 constexpr std::size_t uniform_code(intermediate_format f) {
   std::size_t code = 0;
@@ -15635,26 +15653,29 @@ struct plan_of<Code, Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Step
   using remaining = typename next::remaining;
 };
 
-// An intermediate: sorted (csf, a sparse vector, a scalar) or, with one or two indices, dense,
-// bitmap or hashed (dense rows over hashed columns when two): Galley's intermediate-format choice,
-// notes 001 §4.4. The choice is one per candidate order, so that each step's kernel is
-// instantiated once per format, not once per combination of its inputs' formats
-// (opt::format_per_step: one per intermediate). A slot holds its own tensor or points
-// at a twin's.
+// An intermediate: with one or two indices, dense (written in place) or else an adaptive level
+// whose fibers take the kind the code asks for (sorted, bitmap or hashed: Galley's
+// intermediate-format choice, notes 001 §4.4), set at run time, so that those three kinds share
+// one kernel per step (dense rows over the adaptive level when two indices); with none, a
+// scalar; with three or more, sorted (csf). A slot holds its own tensor or points at a twin's.
+// The adaptive level's kind for an intermediate of format f (not dense).
+constexpr fiber_kind fiber_kind_of(intermediate_format f) {
+  return f == intermediate_format::bitmap   ? fiber_kind::bitmap
+         : f == intermediate_format::hashed ? fiber_kind::hashed
+                                            : fiber_kind::sorted;
+}
+
 template <class V, class Indices, intermediate_format F> struct intermediate_slot {
   static constexpr std::size_t order = mp_size<Indices>::value;
   static constexpr bool may_be_dense = order >= 1 && order <= 2;
   static constexpr intermediate_format kind = may_be_dense ? F : intermediate_format::sorted;
   static constexpr bool dense = kind == intermediate_format::dense;
-  using bitmap_format = mp_if_c<order == 1, format<bitmap>, format<loom::dense, bitmap>>;
-  using hashed_format = mp_if_c<order == 1, format<hashed>, format<loom::dense, hashed>>;
-  using sorted_format =
-      mp_if_c<order == 0, format<>, mp_if_c<order == 1, sparse_vector, csf<order>>>;
+  static constexpr bool adaptive = may_be_dense && !dense;
+  using adaptive_format =
+      mp_if_c<order == 1, format<loom::adaptive>, format<loom::dense, loom::adaptive>>;
   using type = tensor<
-      V,
-      mp_if_c<dense, dense_n<order>,
-              mp_if_c<kind == intermediate_format::bitmap, bitmap_format,
-                      mp_if_c<kind == intermediate_format::hashed, hashed_format, sorted_format>>>>;
+      V, mp_if_c<dense, dense_n<order>,
+                 mp_if_c<adaptive, adaptive_format, mp_if_c<order == 0, format<>, csf<order>>>>>;
   std::optional<type> own;
   const type* made = nullptr;
 };
@@ -15799,6 +15820,8 @@ template <class Lhs, class Rhs, class Flags> struct runner {
   // a hashed intermediate is written like a sorted one, then its tables are built (per entry) and,
   // with two indices, its rows' offsets (per row); every read of it is a probe
   static constexpr double hashed_write = 60.0, hashed_row = 2.0, hash_probe = 2.5;
+  // a bitmap is located by one bit test
+  static constexpr double bitmap_probe = 1.0;
   // a dense one-index intermediate is cleared (like a bitmap's cells) and written in place
   static constexpr double dense_vector_write = 2.0;
 
@@ -15831,9 +15854,11 @@ template <class Lhs, class Rhs, class Flags> struct runner {
     return !concordant_exists<all>(mp_transform<stored_of, sparse>{});
   }();
   template <std::size_t Code, class Factors>
-  static double transpose_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
+  static double transpose_cost(const std::vector<std::optional<chain_bound_estimator>>& est,
+                               std::size_t code) {
     if constexpr (!needs_transpose<Code, Factors>) {
       (void)est;
+      (void)code;
       return 0.0;
     } else {
       double smallest = std::numeric_limits<double>::infinity();
@@ -15842,15 +15867,17 @@ template <class Lhs, class Rhs, class Flags> struct runner {
         constexpr std::size_t f = decltype(id)::value;
         smallest = std::min(smallest, est[f]->estimate());
         bitmap_factor = bitmap_factor ||
-                        (f >= n_in && format_at(Code, f - n_in) == intermediate_format::bitmap);
+                        (f >= n_in && format_at(code, f - n_in) == intermediate_format::bitmap);
       });
-      // a bitmap is transposed through its entries, cell by cell (zenios 4-walks: 4x the sorted plan)
+      // a bitmap is copied with its padding, and its rows walked bit by bit (zenios 4-walks: 4x the
+      // sorted plan)
       if (bitmap_factor) return std::numeric_limits<double>::infinity();
       return sparse_write * smallest;
     }
   }
   // Whether factor F is read by iteration: a sparse input whose innermost level cannot locate
-  // (hashed and bitmap ones are located), or a sorted intermediate.
+  // (hashed and bitmap ones are located), or an intermediate of three or more indices (csf); the
+  // others are dense or adaptive, located whatever their kind.
   template <std::size_t Code, class F>
   static constexpr bool iterated = [] {
     constexpr std::size_t id = factor_id<F>::value;
@@ -15858,8 +15885,7 @@ template <class Lhs, class Rhs, class Flags> struct runner {
       using format = typename std::remove_cvref_t<mp_at_c<typename P::tensors, id>>::format_type;
       return !format::all_dense && !format::properties[format::order - 1].random_access;
     } else {
-      return intermediate_slot<V, factor_indices<F>, format_at(Code, id - n_in)>::kind ==
-             intermediate_format::sorted;
+      return !intermediate_slot<V, factor_indices<F>, format_at(Code, id - n_in)>::may_be_dense;
     }
   }();
   template <std::size_t Code> struct iterated_q {
@@ -15945,30 +15971,45 @@ template <class Lhs, class Rhs, class Flags> struct runner {
     return total;
   }
 
-  // The probes a kernel over Factors makes into each hashed intermediate T: another iterated factor
-  // F meeting T's last index leads there and T is located at each entry of each visit of F's
-  // fibers (the static table: a random-access operand is located while the other iterates).
+  // The probes a kernel over Factors makes into each adaptive intermediate T (sorted, bitmap or
+  // hashed, as `code` says at run time): another iterated factor F meeting T's last index leads
+  // there and T is located at each entry of each visit of F's fibers (the static table: a
+  // random-access operand is located while the other iterates). A probe costs a table lookup
+  // when hashed, a bit test when a bitmap; a sorted fiber gallops on from the last probe.
   template <class F> using intermediate_factor = mp_bool<(factor_id<F>::value >= n_in)>;
   template <std::size_t Code, class Factors>
-  static double probe_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
+  static double probe_cost(const std::vector<std::optional<chain_bound_estimator>>& est,
+                           std::size_t code) {
     double total = 0;
     mp_for_each<mp_transform<mp_identity, mp_copy_if<Factors, intermediate_factor>>>([&](auto t) {
       using T = typename decltype(t)::type;
       if constexpr (intermediate_slot<V, factor_indices<T>,
-                                      format_at(Code, factor_id<T>::value - n_in)>::kind ==
-                    intermediate_format::hashed) {
+                                      format_at(Code, factor_id<T>::value - n_in)>::adaptive) {
         using x = mp_back<factor_indices<T>>;
-        double probes = 0;
+        const intermediate_format kind = format_at(code, factor_id<T>::value - n_in);
+        // T's mean fiber length along x (one fiber per binding of its other index)
+        const chain_bound_estimator& e = *est[factor_id<T>::value];
+        double fibers = 1;
+        if constexpr (mp_size<factor_indices<T>>::value == 2)
+          fibers = std::max(
+              1.0, e.aggregate({std::string(mp_first<factor_indices<T>>::name)}).estimate());
+        const double b = std::max(1.0, e.estimate() / fibers);
+        double work = 0;
         const std::optional<double> bindings = outer_bindings<Code, Factors, T, x>(est);
         mp_for_each<mp_transform<mp_identity, Factors>>([&](auto f) {
           using F = typename decltype(f)::type;
           if constexpr (!std::is_same_v<F, T> && mp_contains<factor_indices<F>, x>::value &&
                         iterated<Code, F>) {
-            const auto [visits, length] = walk_of<F, x>(est, bindings);
-            probes = std::max(probes, visits * length);
+            const auto [visits, a] = walk_of<F, x>(est, bindings);
+            // a sorted fiber is located by galloping on from the last probe: a leapfrog's steps
+            const double per_visit = kind == intermediate_format::hashed ? hash_probe * a
+                                     : kind == intermediate_format::bitmap
+                                         ? bitmap_probe * a
+                                         : a * (1.0 + std::log2(std::max(1.0, b / a)));
+            work = std::max(work, visits * per_visit);
           }
         });
-        total += hash_probe * probes;
+        total += work;
       }
     });
     return total;
@@ -16064,10 +16105,12 @@ template <class Lhs, class Rhs, class Flags> struct runner {
   // max_dense_intermediate_cells make the dense and bitmap variants infinitely costly.
   // `kinds` receives each step's format (sorted where the code asks for dense or bitmap but the
   // intermediate has three or more indices).
+  // Code: which steps are dense (their kernels differ); `code`: every step's format, the sorted,
+  // bitmap and hashed ones read at run time.
   template <class Order, std::size_t Code>
   static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in,
                      std::string& text, std::uint32_t& reuse,
-                     std::vector<intermediate_format>& kinds) {
+                     std::vector<intermediate_format>& kinds, std::size_t code) {
     std::vector<std::optional<chain_bound_estimator>> est(input_est.begin(), input_est.end());
     double total = 0;
     std::ostringstream s;
@@ -16090,11 +16133,12 @@ template <class Lhs, class Rhs, class Flags> struct runner {
         made.push_back({std::string(decltype(i)::name), e});
       });
       const double out = mat.estimate();
-      constexpr intermediate_format kind =
-          intermediate_slot<V, factor_indices<step_made<step>>,
-                            format_at(Code, step_of<step_made<step>>)>::kind;
+      using slot = intermediate_slot<V, factor_indices<step_made<step>>,
+                                     format_at(Code, step_of<step_made<step>>)>;
+      constexpr bool is_dense = slot::dense;
+      const intermediate_format kind =
+          slot::adaptive ? format_at(code, step_of<step_made<step>>) : slot::kind;
       kinds.push_back(kind);
-      constexpr bool is_dense = kind == intermediate_format::dense;
       const bool fits = cells <= static_cast<double>(max_dense_intermediate_cells);
       const double rows = made.size() == 2 ? static_cast<double>(made[0].extent) : 0.0;
       const double write = kind == intermediate_format::sorted ? sparse_write * out
@@ -16105,9 +16149,9 @@ template <class Lhs, class Rhs, class Flags> struct runner {
                                ? (made.size() == 1 ? dense_vector_write : dense_write) * cells
                                : bitmap_cell * cells + bitmap_write * out;
       const double compute = comp.estimate() * static_cast<double>(comp.indices().size()) + write +
-                             transpose_cost<Code, step_inputs<step>>(est) +
+                             transpose_cost<Code, step_inputs<step>>(est, code) +
                              intersection_cost<Code, step_inputs<step>>(est) +
-                             probe_cost<Code, step_inputs<step>>(est);
+                             probe_cost<Code, step_inputs<step>>(est, code);
       // reusing a twin: free as it is; a transposed copy sorts its entries (sparse) or reads and
       // writes every cell out of order (dense): measured at about twice the cost of writing it
       const double copy = !step_relaid<step>::value ? 0.0 : 2.0 * write;
@@ -16138,10 +16182,10 @@ template <class Lhs, class Rhs, class Flags> struct runner {
     const chain_bound_estimator last =
         rest.size() == 1 ? rest[0] : chain_bound_estimator::conjunction(rest);
     const double transpose =
-        transpose_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
+        transpose_cost<Code, typename P::template plan<Order, Code>::remaining>(est, code);
     total += last.estimate() * static_cast<double>(last.indices().size()) + transpose +
              intersection_cost<Code, typename P::template plan<Order, Code>::remaining>(est) +
-             probe_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
+             probe_cost<Code, typename P::template plan<Order, Code>::remaining>(est, code);
     using rest_summed = typename P::template fused_rest<Order>;
     if constexpr (mp_empty<rest_summed>::value)
       s << "output = product of the rest [";
@@ -16168,8 +16212,10 @@ template <class Lhs, class Rhs, class Flags> struct runner {
     }
   }
 
+  // Code: which steps are dense; `code`: the kind of every other one- and two-index intermediate
   template <class Order, std::size_t Code>
-  static void run(const Lhs& lhs, const inputs_tuple& in, std::uint32_t reuse, bool accumulate) {
+  static void run(const Lhs& lhs, const inputs_tuple& in, std::uint32_t reuse, bool accumulate,
+                  std::size_t code) {
     intermediates<Order, Code> inter;
     std::size_t t = 0;
     mp_for_each<mp_transform<mp_identity, steps_of<Order, Code>>>([&](auto st) {
@@ -16194,6 +16240,10 @@ template <class Lhs, class Rhs, class Flags> struct runner {
         const auto body = product(access_of<Fs>(in, inter)...);
         [&]<class... Is>(mp_list<Is...>) {
           auto& t = slot.own.emplace(typename tensor_t::shape_type{extent_of<Is>(in)...});
+          using slot_t = std::remove_cvref_t<decltype(slot)>;
+          if constexpr (slot_t::adaptive)  // the kind the code chose, read per fiber
+            t.template level<slot_t::order - 1>().only =
+                fiber_kind_of(format_at(code, factor_id<step_made<step>>::value - n_in));
           slot.made = &t;
           expr::access<tensor_t, Is...> target{&t};
           target = expr::sum<step_index<step>, std::remove_cvref_t<decltype(body)>>{body};
@@ -16295,8 +16345,8 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
       std::string other_text;
       std::uint32_t other_reuse = 0;
       std::vector<intermediate_format> other_kinds;
-      const double d =
-          R::template cost<O, codes.code[v]>(est, in, other_text, other_reuse, other_kinds);
+      const double d = R::template cost<O, dense_part(codes.code[v])>(
+          est, in, other_text, other_reuse, other_kinds, codes.code[v]);
       if (v == 0 || d < c)
         c = d, variant = v, text = std::move(other_text), reuse = other_reuse,
         kinds = std::move(other_kinds);
@@ -16353,11 +16403,6 @@ void run_candidate(std::size_t which, std::size_t variant,
                    const Lhs& lhs, const Rhs& rhs, bool accumulate = false) {
   using P = program<Lhs, Rhs>;
   using R = runner<Lhs, Rhs, Flags>;
-  for (const intermediate_format f : forced)
-    if (!Flags::compiles(f))
-      throw error(std::string("loom::decompose: ") + intermediate_format_name(f) +
-                  " intermediates are not compiled in (add loom::opt::" +
-                  intermediate_format_name(f) + "_intermediates to the options)");
   const auto in = collect(rhs);
   constexpr std::size_t n = mp_size<typename P::orders>::value;
   mp_with_index<n>(which - 1, [&](auto c) {
@@ -16385,8 +16430,9 @@ void run_candidate(std::size_t which, std::size_t variant,
             "loom::decompose: that mix of intermediate formats is not compiled in "
             "(add loom::opt::format_per_step to the options)");
     }
-    mp_with_index<codes.size>(
-        v, [&](auto k) { R::template run<O, codes.code[k]>(lhs, in, reuse, accumulate); });
+    mp_with_index<codes.size>(v, [&](auto k) {
+      R::template run<O, dense_part(codes.code[k])>(lhs, in, reuse, accumulate, codes.code[k]);
+    });
   });
 }
 

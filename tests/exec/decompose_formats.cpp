@@ -82,20 +82,14 @@ TEST_CASE("decompose: an intermediate is dense when nearly full, sparse when nea
   CHECK(thin.format[c] != loom::intermediate_format::dense);
   CHECK(fat.format[c] == loom::intermediate_format::dense);
   CHECK(thin.format[c] == loom::intermediate_format::sorted);
-  // without opt::bitmap_intermediates or opt::hashed_intermediates, asking for those formats is an
-  // error, not a silent fallback
-  loom::tensor<double, loom::format<>> none;
-  CHECK_THROWS_WITH_AS(
-      loom::decompose(none(), loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))),
-                      loom::options<loom::opt::eliminate>{
-                          .candidate = c, .intermediates = {loom::intermediate_format::bitmap}}),
-      doctest::Contains("loom::opt::bitmap_intermediates"), loom::error);
-  CHECK_THROWS_WITH_AS(
-      loom::decompose(none(), loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))),
-                      loom::options<loom::opt::eliminate>{
-                          .candidate = c, .intermediates = {loom::intermediate_format::hashed}}),
-      doctest::Contains(
-          "hashed intermediates are not compiled in (add loom::opt::hashed_intermediates to the "
-          "options)"),
-      loom::error);
+  // bitmap and hashed intermediates need no option (since 2026-11-29 they are kinds of the
+  // adaptive level, set at run time): forcing either gives the fused kernel's sum
+  loom::tensor<double, loom::format<>> fused, forced;
+  fused() = loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k))));
+  for (const auto f : {loom::intermediate_format::bitmap, loom::intermediate_format::hashed}) {
+    CAPTURE(loom::intermediate_format_name(f));
+    loom::decompose(forced(), loom::sum(i, loom::sum(j, loom::sum(k, thin_a(i, j) * thin_b(j, k)))),
+                    loom::options<loom::opt::eliminate>{.candidate = c, .intermediates = {f}});
+    CHECK(forced.at() == doctest::Approx(fused.at()));
+  }
 }

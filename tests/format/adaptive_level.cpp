@@ -213,3 +213,41 @@ TEST_CASE("adaptive: explain names the level; a probed adaptive vector is locate
   CHECK(y.at(2) == 2 * 5 + 3 * 7);
   CHECK(y.at(0) == 0);
 }
+
+TEST_CASE("adaptive: outputs appended then laid out, by fill and with every kind forced") {
+  constexpr loom::index<"i"> i;
+  constexpr loom::index<"j"> j;
+  const rows_matrix r = make_rows(mixed_rows, columns, 6);
+  const auto A = from_coo<csr>({7, columns}, r.coords, r.values, duplicates::sum);
+  entry_map doubled;
+  for (const auto& [c, v] : r.expected) doubled[c] = 2 * v;
+  // by fill: every kind among the rows, the full row dense (its bits set: validate checks them)
+  tensor<double, format<dense, adaptive>> C({7, columns});
+  C(i, j) = A(i, j) + A(i, j);
+  CHECK(nonzeros(C) == doubled);
+  CHECK(C.nnz() == A.nnz());
+  CHECK_NOTHROW(validate(C));
+  CHECK(adaptive::fibers_of(C.level<1>(), fiber_kind::dense) == 1);
+  CHECK(adaptive::fibers_of(C.level<1>(), fiber_kind::hashed) == 1);
+  tensor<double, dense_vector> pick({7});
+  pick.at(6) = 1;
+  // forced: every row takes the kind (dense only where full, else a bitmap), written again into
+  // the same output (its arrays recycled)
+  for (const fiber_kind k :
+       {fiber_kind::sorted, fiber_kind::hashed, fiber_kind::bitmap, fiber_kind::dense}) {
+    CAPTURE(fiber_kind_name(k));
+    C.level<1>().only = k;
+    C(i, j) = A(i, j) + A(i, j);
+    CHECK(nonzeros(C) == doubled);
+    CHECK(C.nnz() == A.nnz());
+    CHECK_NOTHROW(validate(C));
+    const fiber_kind sparse_rows = k == fiber_kind::dense ? fiber_kind::bitmap : k;
+    CHECK(adaptive::fibers_of(C.level<1>(), sparse_rows) == (k == fiber_kind::dense ? 6 : 7));
+    tensor<double, format<adaptive>> v({columns});
+    v.level<0>().only = k;
+    v(j) = loom::sum(i, A(i, j) * pick(i));  // the full row
+    CHECK(v.nnz() == columns);
+    CHECK_NOTHROW(validate(v));
+    CHECK(v.at(5) == A.at(6, 5));
+  }
+}

@@ -100,8 +100,8 @@ decomposition_choice plan_decomposition(const Lhs& lhs, const Rhs& rhs, statisti
       std::string other_text;
       std::uint32_t other_reuse = 0;
       std::vector<intermediate_format> other_kinds;
-      const double d =
-          R::template cost<O, codes.code[v]>(est, in, other_text, other_reuse, other_kinds);
+      const double d = R::template cost<O, dense_part(codes.code[v])>(
+          est, in, other_text, other_reuse, other_kinds, codes.code[v]);
       if (v == 0 || d < c)
         c = d, variant = v, text = std::move(other_text), reuse = other_reuse,
         kinds = std::move(other_kinds);
@@ -158,11 +158,6 @@ void run_candidate(std::size_t which, std::size_t variant,
                    const Lhs& lhs, const Rhs& rhs, bool accumulate = false) {
   using P = program<Lhs, Rhs>;
   using R = runner<Lhs, Rhs, Flags>;
-  for (const intermediate_format f : forced)
-    if (!Flags::compiles(f))
-      throw error(std::string("loom::decompose: ") + intermediate_format_name(f) +
-                  " intermediates are not compiled in (add loom::opt::" +
-                  intermediate_format_name(f) + "_intermediates to the options)");
   const auto in = collect(rhs);
   constexpr std::size_t n = mp_size<typename P::orders>::value;
   mp_with_index<n>(which - 1, [&](auto c) {
@@ -190,8 +185,9 @@ void run_candidate(std::size_t which, std::size_t variant,
             "loom::decompose: that mix of intermediate formats is not compiled in "
             "(add loom::opt::format_per_step to the options)");
     }
-    mp_with_index<codes.size>(
-        v, [&](auto k) { R::template run<O, codes.code[k]>(lhs, in, reuse, accumulate); });
+    mp_with_index<codes.size>(v, [&](auto k) {
+      R::template run<O, dense_part(codes.code[k])>(lhs, in, reuse, accumulate, codes.code[k]);
+    });
   });
 }
 

@@ -28,8 +28,9 @@ namespace loom {
 /// hash table per fiber: readers locate an index in O(1) instead of intersecting with the list).
 /// Intermediates with three or more indices are sorted.
 enum class intermediate_format : std::uint8_t { sorted, dense, bitmap, hashed };
-/// Every intermediate format, in the order `decompose` costs them (bitmap only with
-/// `opt::bitmap_intermediates`, hashed only with `opt::hashed_intermediates`).
+/// Every intermediate format, in the order `decompose` costs them. Sorted, bitmap and hashed
+/// intermediates are one type (`loom::adaptive`, its fibers' kind set at run time), so all four
+/// are costed by default at the compile time of two.
 inline constexpr std::array<intermediate_format, 4> intermediate_formats{
     intermediate_format::sorted, intermediate_format::dense, intermediate_format::bitmap,
     intermediate_format::hashed};
@@ -62,9 +63,11 @@ template <class PerLoop> struct fixed_skips {};
 /// intermediates), for sums over products; `options::candidate`, `intermediates` and `reuse`
 /// force its choices.
 struct eliminate {};
-/// `decompose` may store intermediates as bitmaps (another variant of every candidate).
+/// Accepted for compatibility: `decompose` costs bitmap intermediates by default (a kind of the
+/// adaptive level, chosen at run time, no kernel of its own) since 2026-11-29.
 struct bitmap_intermediates {};
-/// `decompose` may store intermediates hashed (another variant of every candidate).
+/// Accepted for compatibility: `decompose` costs hashed intermediates by default (a kind of the
+/// adaptive level, chosen at run time, no kernel of its own) since 2026-11-29.
 struct hashed_intermediates {};
 /// `decompose` chooses a format per intermediate rather than one per candidate (every mix of the
 /// one- and two-index intermediates' formats is a variant).
@@ -139,12 +142,9 @@ template <class... Tags> struct options {
       (... || std::is_same_v<Tags, opt::hashed_intermediates>);
   static constexpr bool format_per_step = (... || std::is_same_v<Tags, opt::format_per_step>);
 
-  /// Whether intermediates of format `f` are compiled in (sorted and dense always).
-  static constexpr bool compiles(intermediate_format f) {
-    return f == intermediate_format::bitmap   ? bitmap_intermediates
-           : f == intermediate_format::hashed ? hashed_intermediates
-                                              : true;
-  }
+  /// Whether intermediates of format `f` are compiled in: every format, always (sorted, bitmap
+  /// and hashed share the adaptive level's kernel).
+  static constexpr bool compiles(intermediate_format) { return true; }
 
   /// runtime_skips: run these codes (one per loop, outermost first) instead of the chosen ones.
   std::optional<stream::skip::codes> skip_codes{};

@@ -36,27 +36,30 @@ namespace detail::ve {
 
 using namespace boost::mp11;
 
-// The options that change which kernels `decompose` instantiates: bitmap and hashed
-// intermediates are a variant of every candidate (their compile time: docs/optimizer.md), a
-// format per step a variant per mix of formats; so they are tags
-// (opt::bitmap_intermediates, ...), off unless given.
-template <bool Bitmap, bool Hashed, bool PerStep> struct intermediate_flags {
+// The options that change which kernels `decompose` instantiates: a format per step is a variant
+// per mix of formats, a tag (opt::format_per_step), off unless given. Sorted, bitmap and hashed
+// intermediates share one kernel (an adaptive level whose kind is set at run time), so every
+// format is compiled in.
+template <bool PerStep> struct intermediate_flags {
   static constexpr bool per_step = PerStep;
-  static constexpr bool compiles(intermediate_format f) {
-    return f == intermediate_format::bitmap   ? Bitmap
-           : f == intermediate_format::hashed ? Hashed
-                                              : true;
-  }
+  static constexpr bool compiles(intermediate_format) { return true; }
 };
-template <class O>
-using flags_of =
-    intermediate_flags<O::bitmap_intermediates, O::hashed_intermediates, O::format_per_step>;
+template <class O> using flags_of = intermediate_flags<O::format_per_step>;
 
 // A candidate's format assignment, as one number: two bits per elimination step, step t's
 // intermediate_format in bits 2t and 2t + 1. `uniform_code` gives every step the same format.
 inline constexpr std::size_t max_coded_steps = 16;
 constexpr intermediate_format format_at(std::size_t code, std::size_t step) {
   return static_cast<intermediate_format>(step < max_coded_steps ? code >> 2 * step & 3u : 0u);
+}
+// The part of a code that changes the kernels: its dense steps (the others, sorted, bitmap or
+// hashed, share the adaptive level's kernel and are read from the full code at run time).
+constexpr std::size_t dense_part(std::size_t code) {
+  std::size_t out = 0;
+  for (std::size_t t = 0; t < max_coded_steps; ++t)
+    if (format_at(code, t) == intermediate_format::dense)
+      out |= static_cast<std::size_t>(intermediate_format::dense) << 2 * t;
+  return out;
 }
 constexpr std::size_t uniform_code(intermediate_format f) {
   std::size_t code = 0;

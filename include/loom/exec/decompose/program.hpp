@@ -220,26 +220,29 @@ struct plan_of<Code, Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Step
   using remaining = typename next::remaining;
 };
 
-// An intermediate: sorted (csf, a sparse vector, a scalar) or, with one or two indices, dense,
-// bitmap or hashed (dense rows over hashed columns when two): Galley's intermediate-format choice,
-// notes 001 §4.4. The choice is one per candidate order, so that each step's kernel is
-// instantiated once per format, not once per combination of its inputs' formats
-// (opt::format_per_step: one per intermediate). A slot holds its own tensor or points
-// at a twin's.
+// An intermediate: with one or two indices, dense (written in place) or else an adaptive level
+// whose fibers take the kind the code asks for (sorted, bitmap or hashed: Galley's
+// intermediate-format choice, notes 001 §4.4), set at run time, so that those three kinds share
+// one kernel per step (dense rows over the adaptive level when two indices); with none, a
+// scalar; with three or more, sorted (csf). A slot holds its own tensor or points at a twin's.
+// The adaptive level's kind for an intermediate of format f (not dense).
+constexpr fiber_kind fiber_kind_of(intermediate_format f) {
+  return f == intermediate_format::bitmap   ? fiber_kind::bitmap
+         : f == intermediate_format::hashed ? fiber_kind::hashed
+                                            : fiber_kind::sorted;
+}
+
 template <class V, class Indices, intermediate_format F> struct intermediate_slot {
   static constexpr std::size_t order = mp_size<Indices>::value;
   static constexpr bool may_be_dense = order >= 1 && order <= 2;
   static constexpr intermediate_format kind = may_be_dense ? F : intermediate_format::sorted;
   static constexpr bool dense = kind == intermediate_format::dense;
-  using bitmap_format = mp_if_c<order == 1, format<bitmap>, format<loom::dense, bitmap>>;
-  using hashed_format = mp_if_c<order == 1, format<hashed>, format<loom::dense, hashed>>;
-  using sorted_format =
-      mp_if_c<order == 0, format<>, mp_if_c<order == 1, sparse_vector, csf<order>>>;
+  static constexpr bool adaptive = may_be_dense && !dense;
+  using adaptive_format =
+      mp_if_c<order == 1, format<loom::adaptive>, format<loom::dense, loom::adaptive>>;
   using type = tensor<
-      V,
-      mp_if_c<dense, dense_n<order>,
-              mp_if_c<kind == intermediate_format::bitmap, bitmap_format,
-                      mp_if_c<kind == intermediate_format::hashed, hashed_format, sorted_format>>>>;
+      V, mp_if_c<dense, dense_n<order>,
+                 mp_if_c<adaptive, adaptive_format, mp_if_c<order == 0, format<>, csf<order>>>>>;
   std::optional<type> own;
   const type* made = nullptr;
 };

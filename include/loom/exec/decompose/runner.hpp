@@ -63,6 +63,8 @@ template <class Lhs, class Rhs, class Flags> struct runner {
   // a hashed intermediate is written like a sorted one, then its tables are built (per entry) and,
   // with two indices, its rows' offsets (per row); every read of it is a probe
   static constexpr double hashed_write = 60.0, hashed_row = 2.0, hash_probe = 2.5;
+  // a bitmap is located by one bit test
+  static constexpr double bitmap_probe = 1.0;
   // a dense one-index intermediate is cleared (like a bitmap's cells) and written in place
   static constexpr double dense_vector_write = 2.0;
 
@@ -95,9 +97,11 @@ template <class Lhs, class Rhs, class Flags> struct runner {
     return !concordant_exists<all>(mp_transform<stored_of, sparse>{});
   }();
   template <std::size_t Code, class Factors>
-  static double transpose_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
+  static double transpose_cost(const std::vector<std::optional<chain_bound_estimator>>& est,
+                               std::size_t code) {
     if constexpr (!needs_transpose<Code, Factors>) {
       (void)est;
+      (void)code;
       return 0.0;
     } else {
       double smallest = std::numeric_limits<double>::infinity();
@@ -106,15 +110,17 @@ template <class Lhs, class Rhs, class Flags> struct runner {
         constexpr std::size_t f = decltype(id)::value;
         smallest = std::min(smallest, est[f]->estimate());
         bitmap_factor = bitmap_factor ||
-                        (f >= n_in && format_at(Code, f - n_in) == intermediate_format::bitmap);
+                        (f >= n_in && format_at(code, f - n_in) == intermediate_format::bitmap);
       });
-      // a bitmap is transposed through its entries, cell by cell (zenios 4-walks: 4x the sorted plan)
+      // a bitmap is copied with its padding, and its rows walked bit by bit (zenios 4-walks: 4x the
+      // sorted plan)
       if (bitmap_factor) return std::numeric_limits<double>::infinity();
       return sparse_write * smallest;
     }
   }
   // Whether factor F is read by iteration: a sparse input whose innermost level cannot locate
-  // (hashed and bitmap ones are located), or a sorted intermediate.
+  // (hashed and bitmap ones are located), or an intermediate of three or more indices (csf); the
+  // others are dense or adaptive, located whatever their kind.
   template <std::size_t Code, class F>
   static constexpr bool iterated = [] {
     constexpr std::size_t id = factor_id<F>::value;
@@ -122,8 +128,7 @@ template <class Lhs, class Rhs, class Flags> struct runner {
       using format = typename std::remove_cvref_t<mp_at_c<typename P::tensors, id>>::format_type;
       return !format::all_dense && !format::properties[format::order - 1].random_access;
     } else {
-      return intermediate_slot<V, factor_indices<F>, format_at(Code, id - n_in)>::kind ==
-             intermediate_format::sorted;
+      return !intermediate_slot<V, factor_indices<F>, format_at(Code, id - n_in)>::may_be_dense;
     }
   }();
   template <std::size_t Code> struct iterated_q {
@@ -209,30 +214,45 @@ template <class Lhs, class Rhs, class Flags> struct runner {
     return total;
   }
 
-  // The probes a kernel over Factors makes into each hashed intermediate T: another iterated factor
-  // F meeting T's last index leads there and T is located at each entry of each visit of F's
-  // fibers (the static table: a random-access operand is located while the other iterates).
+  // The probes a kernel over Factors makes into each adaptive intermediate T (sorted, bitmap or
+  // hashed, as `code` says at run time): another iterated factor F meeting T's last index leads
+  // there and T is located at each entry of each visit of F's fibers (the static table: a
+  // random-access operand is located while the other iterates). A probe costs a table lookup
+  // when hashed, a bit test when a bitmap; a sorted fiber gallops on from the last probe.
   template <class F> using intermediate_factor = mp_bool<(factor_id<F>::value >= n_in)>;
   template <std::size_t Code, class Factors>
-  static double probe_cost(const std::vector<std::optional<chain_bound_estimator>>& est) {
+  static double probe_cost(const std::vector<std::optional<chain_bound_estimator>>& est,
+                           std::size_t code) {
     double total = 0;
     mp_for_each<mp_transform<mp_identity, mp_copy_if<Factors, intermediate_factor>>>([&](auto t) {
       using T = typename decltype(t)::type;
       if constexpr (intermediate_slot<V, factor_indices<T>,
-                                      format_at(Code, factor_id<T>::value - n_in)>::kind ==
-                    intermediate_format::hashed) {
+                                      format_at(Code, factor_id<T>::value - n_in)>::adaptive) {
         using x = mp_back<factor_indices<T>>;
-        double probes = 0;
+        const intermediate_format kind = format_at(code, factor_id<T>::value - n_in);
+        // T's mean fiber length along x (one fiber per binding of its other index)
+        const chain_bound_estimator& e = *est[factor_id<T>::value];
+        double fibers = 1;
+        if constexpr (mp_size<factor_indices<T>>::value == 2)
+          fibers = std::max(
+              1.0, e.aggregate({std::string(mp_first<factor_indices<T>>::name)}).estimate());
+        const double b = std::max(1.0, e.estimate() / fibers);
+        double work = 0;
         const std::optional<double> bindings = outer_bindings<Code, Factors, T, x>(est);
         mp_for_each<mp_transform<mp_identity, Factors>>([&](auto f) {
           using F = typename decltype(f)::type;
           if constexpr (!std::is_same_v<F, T> && mp_contains<factor_indices<F>, x>::value &&
                         iterated<Code, F>) {
-            const auto [visits, length] = walk_of<F, x>(est, bindings);
-            probes = std::max(probes, visits * length);
+            const auto [visits, a] = walk_of<F, x>(est, bindings);
+            // a sorted fiber is located by galloping on from the last probe: a leapfrog's steps
+            const double per_visit = kind == intermediate_format::hashed ? hash_probe * a
+                                     : kind == intermediate_format::bitmap
+                                         ? bitmap_probe * a
+                                         : a * (1.0 + std::log2(std::max(1.0, b / a)));
+            work = std::max(work, visits * per_visit);
           }
         });
-        total += hash_probe * probes;
+        total += work;
       }
     });
     return total;
@@ -328,10 +348,12 @@ template <class Lhs, class Rhs, class Flags> struct runner {
   // max_dense_intermediate_cells make the dense and bitmap variants infinitely costly.
   // `kinds` receives each step's format (sorted where the code asks for dense or bitmap but the
   // intermediate has three or more indices).
+  // Code: which steps are dense (their kernels differ); `code`: every step's format, the sorted,
+  // bitmap and hashed ones read at run time.
   template <class Order, std::size_t Code>
   static double cost(const std::vector<chain_bound_estimator>& input_est, const inputs_tuple& in,
                      std::string& text, std::uint32_t& reuse,
-                     std::vector<intermediate_format>& kinds) {
+                     std::vector<intermediate_format>& kinds, std::size_t code) {
     std::vector<std::optional<chain_bound_estimator>> est(input_est.begin(), input_est.end());
     double total = 0;
     std::ostringstream s;
@@ -354,11 +376,12 @@ template <class Lhs, class Rhs, class Flags> struct runner {
         made.push_back({std::string(decltype(i)::name), e});
       });
       const double out = mat.estimate();
-      constexpr intermediate_format kind =
-          intermediate_slot<V, factor_indices<step_made<step>>,
-                            format_at(Code, step_of<step_made<step>>)>::kind;
+      using slot = intermediate_slot<V, factor_indices<step_made<step>>,
+                                     format_at(Code, step_of<step_made<step>>)>;
+      constexpr bool is_dense = slot::dense;
+      const intermediate_format kind =
+          slot::adaptive ? format_at(code, step_of<step_made<step>>) : slot::kind;
       kinds.push_back(kind);
-      constexpr bool is_dense = kind == intermediate_format::dense;
       const bool fits = cells <= static_cast<double>(max_dense_intermediate_cells);
       const double rows = made.size() == 2 ? static_cast<double>(made[0].extent) : 0.0;
       const double write = kind == intermediate_format::sorted ? sparse_write * out
@@ -369,9 +392,9 @@ template <class Lhs, class Rhs, class Flags> struct runner {
                                ? (made.size() == 1 ? dense_vector_write : dense_write) * cells
                                : bitmap_cell * cells + bitmap_write * out;
       const double compute = comp.estimate() * static_cast<double>(comp.indices().size()) + write +
-                             transpose_cost<Code, step_inputs<step>>(est) +
+                             transpose_cost<Code, step_inputs<step>>(est, code) +
                              intersection_cost<Code, step_inputs<step>>(est) +
-                             probe_cost<Code, step_inputs<step>>(est);
+                             probe_cost<Code, step_inputs<step>>(est, code);
       // reusing a twin: free as it is; a transposed copy sorts its entries (sparse) or reads and
       // writes every cell out of order (dense): measured at about twice the cost of writing it
       const double copy = !step_relaid<step>::value ? 0.0 : 2.0 * write;
@@ -402,10 +425,10 @@ template <class Lhs, class Rhs, class Flags> struct runner {
     const chain_bound_estimator last =
         rest.size() == 1 ? rest[0] : chain_bound_estimator::conjunction(rest);
     const double transpose =
-        transpose_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
+        transpose_cost<Code, typename P::template plan<Order, Code>::remaining>(est, code);
     total += last.estimate() * static_cast<double>(last.indices().size()) + transpose +
              intersection_cost<Code, typename P::template plan<Order, Code>::remaining>(est) +
-             probe_cost<Code, typename P::template plan<Order, Code>::remaining>(est);
+             probe_cost<Code, typename P::template plan<Order, Code>::remaining>(est, code);
     using rest_summed = typename P::template fused_rest<Order>;
     if constexpr (mp_empty<rest_summed>::value)
       s << "output = product of the rest [";
@@ -432,8 +455,10 @@ template <class Lhs, class Rhs, class Flags> struct runner {
     }
   }
 
+  // Code: which steps are dense; `code`: the kind of every other one- and two-index intermediate
   template <class Order, std::size_t Code>
-  static void run(const Lhs& lhs, const inputs_tuple& in, std::uint32_t reuse, bool accumulate) {
+  static void run(const Lhs& lhs, const inputs_tuple& in, std::uint32_t reuse, bool accumulate,
+                  std::size_t code) {
     intermediates<Order, Code> inter;
     std::size_t t = 0;
     mp_for_each<mp_transform<mp_identity, steps_of<Order, Code>>>([&](auto st) {
@@ -458,6 +483,10 @@ template <class Lhs, class Rhs, class Flags> struct runner {
         const auto body = product(access_of<Fs>(in, inter)...);
         [&]<class... Is>(mp_list<Is...>) {
           auto& t = slot.own.emplace(typename tensor_t::shape_type{extent_of<Is>(in)...});
+          using slot_t = std::remove_cvref_t<decltype(slot)>;
+          if constexpr (slot_t::adaptive)  // the kind the code chose, read per fiber
+            t.template level<slot_t::order - 1>().only =
+                fiber_kind_of(format_at(code, factor_id<step_made<step>>::value - n_in));
           slot.made = &t;
           expr::access<tensor_t, Is...> target{&t};
           target = expr::sum<step_index<step>, std::remove_cvref_t<decltype(body)>>{body};

@@ -10,6 +10,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -44,6 +45,9 @@ template <class Pos, class Crd, search_strategy P> struct adaptive_cursor {
   const Pos* table = nullptr;  // a hashed fiber's slots: position + 1, or 0 when empty
   std::uint64_t mask = 0;      // its capacity - 1
   std::int64_t first = 0, p = 0, end = 0;
+  // a sorted fiber's last located position: probes from an operand iterated in order ascend, so
+  // the next one gallops on from here (the work of a leapfrog) rather than searching the fiber
+  mutable std::int64_t hint = 0;
   fiber_kind kind = fiber_kind::sorted;
 
   LOOM_FORCE_INLINE bool valid() const { return p < end; }
@@ -86,7 +90,9 @@ template <class Pos, class Crd, search_strategy P> struct adaptive_cursor {
       case fiber_kind::hashed:
         return probe(i);
       default: {
-        const std::int64_t q = detail::search_first<search_strategy::binary>(crd, first, end, i);
+        const std::int64_t from = hint < end && crd[hint] <= i ? hint : first;
+        const std::int64_t q = detail::search_first<search_strategy::galloping>(crd, from, end, i);
+        hint = q < end ? q : from;
         if (q < end && crd[q] == i) return {q, q + 1};
         return {};
       }
@@ -151,6 +157,10 @@ struct adaptive_level {
     level_array<std::uint64_t, Owning> bits;  // per position: present (bitmap fibers)
     level_array<Pos, Owning> slot_pos;        // per parent + 1: its first hash slot
     level_array<Pos, Owning> table;           // hashed fibers' slots: position + 1, or 0
+    /// When set before the level is assembled or appended, every fiber takes this kind rather
+    /// than its fill's (a dense one only where full, else a bitmap): a caller that has costed
+    /// the kinds, as `decompose` does for its intermediates, picks one at run time.
+    std::optional<fiber_kind> only{};
   };
 
   /// The kind a fiber of `count` coordinates out of `extent` is stored in.
@@ -168,7 +178,7 @@ struct adaptive_level {
     c.crd = st.crd.data();
     c.bits = st.bits.data();
     c.kind = st.kind[static_cast<std::size_t>(begin)];
-    c.first = c.p = static_cast<std::int64_t>(st.pos[static_cast<std::size_t>(begin)]);
+    c.first = c.p = c.hint = static_cast<std::int64_t>(st.pos[static_cast<std::size_t>(begin)]);
     c.end = static_cast<std::int64_t>(st.pos[static_cast<std::size_t>(begin) + 1]);
     if (c.kind == fiber_kind::hashed) {
       const auto s0 = static_cast<std::int64_t>(st.slot_pos[static_cast<std::size_t>(begin)]);
@@ -227,7 +237,9 @@ struct adaptive_level {
       count[p] = static_cast<std::int64_t>(st.pos[p + 1] - st.pos[p]);
     level_array<Pos, true> old_pos = std::move(st.pos);
     const std::int64_t positions = lay_out(st, count, extent);
-    if (positions != static_cast<std::int64_t>(st.crd.size())) {  // some fiber is padded
+    bool any_padded = false;
+    for (const fiber_kind k : st.kind) any_padded = any_padded || padded(k);
+    if (any_padded) {  // its values move to their coordinates; its bits are set
       level_array<Crd, true> old_crd = std::move(st.crd);
       std::vector<T> old_values = std::move(values);
       st.crd.assign(static_cast<std::size_t>(positions), Crd(0));
@@ -264,7 +276,10 @@ struct adaptive_level {
     st.slot_pos.assign(parents + 1, Pos(0));
     std::int64_t positions = 0, slots = 0;
     for (std::size_t p = 0; p < parents; ++p) {
-      const fiber_kind k = kind_for(count[p], extent);
+      const fiber_kind k = !st.only ? kind_for(count[p], extent)
+                           : *st.only == fiber_kind::dense && (count[p] != extent || extent == 0)
+                               ? fiber_kind::bitmap
+                               : *st.only;
       st.kind[p] = k;
       positions += padded(k) ? extent : count[p];
       detail::check_fits<Pos>(positions, "number of positions");
