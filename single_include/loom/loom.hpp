@@ -7770,8 +7770,9 @@ struct bitmap_intermediates {};
 /// Accepted for compatibility: `decompose` costs hashed intermediates by default (a kind of the
 /// adaptive level, chosen at run time, no kernel of its own) since 2026-11-29.
 struct hashed_intermediates {};
-/// `decompose` chooses a format per intermediate rather than one per candidate (every mix of the
-/// one- and two-index intermediates' formats is a variant).
+/// `decompose` also mixes dense and other formats over a candidate's one- and two-index
+/// intermediates (a kernel per mix). Mixes of sorted, bitmap and hashed are costed without it:
+/// they share the adaptive level's kernel.
 struct format_per_step {};
 }  // namespace opt
 
@@ -7855,7 +7856,7 @@ template <class... Tags> struct options {
   /// c - 1) instead of the cheapest.
   std::optional<std::size_t> candidate{};
   /// eliminate with `candidate`: one format for every one- and two-index intermediate, or one per
-  /// step (several need opt::format_per_step); empty: the planner's for that candidate.
+  /// step (a mix of dense and other formats needs opt::format_per_step); empty: the planner's for that candidate.
   std::vector<intermediate_format> intermediates{};
   /// eliminate with `candidate`: bit t, step t reuses an earlier step's equal intermediate;
   /// empty: the planner's.
@@ -16020,9 +16021,10 @@ template <class Lhs, class Rhs, class Flags> struct runner {
   static constexpr bool has_format_choice =
       mp_any_of<steps_of<Order, uniform_code(intermediate_format::dense)>, dense_capable>::value;
 
-  // The format codes instantiated for Order, uniform ones first (sorted, dense, bitmap), then,
-  // with opt::format_per_step, every mix over the steps whose intermediates may be
-  // dense (the others stay sorted).
+  // The format codes costed for Order: the uniform ones first (sorted, dense, bitmap, hashed),
+  // then every mix over the steps whose intermediates may be dense (the others stay sorted) of
+  // the sorted, bitmap and hashed kinds (one kernel: the adaptive level), or with
+  // opt::format_per_step of all four (a kernel per mix of dense and not).
   // per step of Order, whether its intermediate may be dense (one or two indices)
   template <class Order>
   static constexpr auto capable_steps = [] {
@@ -16042,9 +16044,20 @@ template <class Lhs, class Rhs, class Flags> struct runner {
       if (Flags::compiles(f)) out.kind[out.size++] = f;
     return out;
   }();
+  // the kinds mixed per step: every format with opt::format_per_step, else those but dense
+  static constexpr auto mixed_formats = [] {
+    auto out = compiled_formats;
+    if constexpr (!Flags::per_step) {
+      out.size = 0;
+      for (std::size_t f = 0; f < compiled_formats.size; ++f)
+        if (compiled_formats.kind[f] != intermediate_format::dense)
+          out.kind[out.size++] = compiled_formats.kind[f];
+    }
+    return out;
+  }();
   template <class Order>
   static constexpr auto format_code_array = [] {
-    constexpr std::size_t kinds = compiled_formats.size;
+    constexpr std::size_t kinds = mixed_formats.size;
     constexpr std::size_t n = mp_size<steps_of<Order, 0>>::value;
     constexpr auto capable = capable_steps<Order>;
     std::size_t k = 0;
@@ -16053,14 +16066,14 @@ template <class Lhs, class Rhs, class Flags> struct runner {
     for (std::size_t t = 0; t < k; ++t) combos *= kinds;
     // two to four capable steps, at most 81 mixes (4 steps of 3 formats, 3 of 4): a variant fits
     // the plan cache's 8 bits
-    const bool mixed = Flags::per_step && k >= 2 && k <= 4 && combos <= 81 && n <= max_coded_steps;
+    const bool mixed = k >= 2 && k <= 4 && combos <= 81 && n <= max_coded_steps;
     struct codes {
       std::array<std::size_t, intermediate_formats.size() + 81> code{};
       std::size_t size = 0;
     } out;
     out.code[out.size++] = 0;
     if (k == 0) return out;
-    for (std::size_t f = 1; f < kinds; ++f)
+    for (std::size_t f = 1; f < compiled_formats.size; ++f)
       out.code[out.size++] = uniform_code(compiled_formats.kind[f]);
     for (std::size_t m = 0; mixed && m < combos; ++m) {
       std::size_t code = 0, rest = m, first = m % kinds;
@@ -16070,7 +16083,7 @@ template <class Lhs, class Rhs, class Flags> struct runner {
         const std::size_t f = rest % kinds;
         rest /= kinds;
         uniform = uniform && f == first;
-        code |= static_cast<std::size_t>(compiled_formats.kind[f]) << 2 * t;
+        code |= static_cast<std::size_t>(mixed_formats.kind[f]) << 2 * t;
       }
       if (!uniform) out.code[out.size++] = code;
     }

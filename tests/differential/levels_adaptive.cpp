@@ -36,22 +36,17 @@ using cols_small = loom::format<loom::dense, small>::ordered<1, 0>;
 using vector_small = loom::format<small>;
 using mp = loom::min_plus<double>;
 
-// (T, y, A, x)
-using spmv_combos = std::tuple<mp_list<double, loom::dense_vector, rows_small, loom::dense_vector>,
+// (T, y, A, x); pairs listed, not multiplied out: each kernel costs compile time
+using spmv_combos = std::tuple<mp_list<double, vector_small, rows_small, loom::dense_vector>,
                                mp_list<mp, loom::sparse_vector, both_small, loom::sparse_vector>,
-                               mp_list<double, vector_small, rows_adaptive, loom::dense_vector>,
-                               mp_list<double, loom::sparse_vector, loom::csr, vector_small>,
-                               mp_list<mp, loom::dense_vector, cols_small, vector_small>>;
+                               mp_list<double, loom::dense_vector, cols_small, vector_small>>;
 // (T, C, A, B)
 using mul_combos = std::tuple<mp_list<double, loom::dcsr, rows_small, loom::csr>,
-                              mp_list<mp, rows_small, loom::csr, both_small>,
-                              mp_list<double, loom::csr, both_small, rows_small>>;
-using add_combos = std::tuple<mp_list<double, rows_small, rows_small, loom::csr>,
-                              mp_list<mp, loom::dcsr, both_small, cols_small>>;
-using spgemm_combos = std::tuple<mp_list<double, rows_small, loom::csr, rows_small>,
-                                 mp_list<mp, loom::dcsr, rows_small, both_small>>;
+                              mp_list<mp, rows_small, both_small, rows_small>>;
+using add_combos = std::tuple<mp_list<double, rows_small, rows_small, loom::csr>>;
+using spgemm_combos = std::tuple<mp_list<mp, rows_small, loom::csr, rows_small>>;
 // (T, A)
-using sum_combos = std::tuple<mp_list<double, both_small>, mp_list<mp, rows_adaptive>>;
+using sum_combos = std::tuple<mp_list<double, rows_adaptive>>;
 
 auto spmv_shapes(const std::array<std::int64_t, 4>& e) {
   return std::tuple{std::array<std::int64_t, 1>{e[0]}, std::array<std::int64_t, 2>{e[0], e[1]},

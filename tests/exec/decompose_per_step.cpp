@@ -155,3 +155,33 @@ TEST_CASE("decompose, a format per intermediate: every assignment of every candi
     CHECK(mixed == 2 * 12);  // two candidates eliminate both indices, each with twelve mixes
   }
 }
+
+TEST_CASE("decompose, a format per intermediate without the tag: mixes of sorted, bitmap, hashed") {
+  // sorted, bitmap and hashed share the adaptive level's kernel, so their mixes are costed by
+  // default; a mix with a dense intermediate needs opt::format_per_step
+  using plain = loom::options<loom::opt::eliminate>;
+  const auto B = random_sparse(40, 30, 0.2, 7), C = random_sparse(30, 25, 0.15, 17);
+  const auto x = sparse_x(25, {1, 7, 8, 20});
+  loom::tensor<double, loom::dense_vector> y({40}), want({40});
+  const auto rhs = program(B, C, x);
+  want(u) = rhs;
+  const auto plan = loom::plan_decomposition(y(u), rhs, plain{});
+  const std::size_t c = candidate(plan, "eliminate w,v:");
+  CHECK(plan.variants[c] == 4 + (3 * 3 - 3));  // the uniform four, then six mixes
+  for (std::size_t variant = 0; variant < plan.variants[c]; ++variant) {
+    CAPTURE(variant);
+    loom::detail::ve::run_candidate<loom::detail::ve::flags_of<plain>>(c, variant, {},
+                                                                       plan.reuse[c], y(u), rhs);
+    for (std::int64_t k = 0; k < 40; ++k) CHECK(y.at(k) == doctest::Approx(want.at(k)));
+  }
+  loom::decompose(
+      y(u), rhs,
+      plain{.candidate = c,
+            .intermediates = {intermediate_format::bitmap, intermediate_format::hashed}});
+  for (std::int64_t k = 0; k < 40; ++k) CHECK(y.at(k) == doctest::Approx(want.at(k)));
+  CHECK_THROWS_WITH_AS(loom::decompose(y(u), rhs,
+                                       plain{.candidate = c,
+                                             .intermediates = {intermediate_format::hashed,
+                                                               intermediate_format::dense}}),
+                       doctest::Contains("loom::opt::format_per_step"), loom::error);
+}

@@ -69,8 +69,9 @@ struct bitmap_intermediates {};
 /// Accepted for compatibility: `decompose` costs hashed intermediates by default (a kind of the
 /// adaptive level, chosen at run time, no kernel of its own) since 2026-11-29.
 struct hashed_intermediates {};
-/// `decompose` chooses a format per intermediate rather than one per candidate (every mix of the
-/// one- and two-index intermediates' formats is a variant).
+/// `decompose` also mixes dense and other formats over a candidate's one- and two-index
+/// intermediates (a kernel per mix). Mixes of sorted, bitmap and hashed are costed without it:
+/// they share the adaptive level's kernel.
 struct format_per_step {};
 }  // namespace opt
 
@@ -154,7 +155,7 @@ template <class... Tags> struct options {
   /// c - 1) instead of the cheapest.
   std::optional<std::size_t> candidate{};
   /// eliminate with `candidate`: one format for every one- and two-index intermediate, or one per
-  /// step (several need opt::format_per_step); empty: the planner's for that candidate.
+  /// step (a mix of dense and other formats needs opt::format_per_step); empty: the planner's for that candidate.
   std::vector<intermediate_format> intermediates{};
   /// eliminate with `candidate`: bit t, step t reuses an earlier step's equal intermediate;
   /// empty: the planner's.

@@ -263,9 +263,10 @@ template <class Lhs, class Rhs, class Flags> struct runner {
   static constexpr bool has_format_choice =
       mp_any_of<steps_of<Order, uniform_code(intermediate_format::dense)>, dense_capable>::value;
 
-  // The format codes instantiated for Order, uniform ones first (sorted, dense, bitmap), then,
-  // with opt::format_per_step, every mix over the steps whose intermediates may be
-  // dense (the others stay sorted).
+  // The format codes costed for Order: the uniform ones first (sorted, dense, bitmap, hashed),
+  // then every mix over the steps whose intermediates may be dense (the others stay sorted) of
+  // the sorted, bitmap and hashed kinds (one kernel: the adaptive level), or with
+  // opt::format_per_step of all four (a kernel per mix of dense and not).
   // per step of Order, whether its intermediate may be dense (one or two indices)
   template <class Order>
   static constexpr auto capable_steps = [] {
@@ -285,9 +286,20 @@ template <class Lhs, class Rhs, class Flags> struct runner {
       if (Flags::compiles(f)) out.kind[out.size++] = f;
     return out;
   }();
+  // the kinds mixed per step: every format with opt::format_per_step, else those but dense
+  static constexpr auto mixed_formats = [] {
+    auto out = compiled_formats;
+    if constexpr (!Flags::per_step) {
+      out.size = 0;
+      for (std::size_t f = 0; f < compiled_formats.size; ++f)
+        if (compiled_formats.kind[f] != intermediate_format::dense)
+          out.kind[out.size++] = compiled_formats.kind[f];
+    }
+    return out;
+  }();
   template <class Order>
   static constexpr auto format_code_array = [] {
-    constexpr std::size_t kinds = compiled_formats.size;
+    constexpr std::size_t kinds = mixed_formats.size;
     constexpr std::size_t n = mp_size<steps_of<Order, 0>>::value;
     constexpr auto capable = capable_steps<Order>;
     std::size_t k = 0;
@@ -296,14 +308,14 @@ template <class Lhs, class Rhs, class Flags> struct runner {
     for (std::size_t t = 0; t < k; ++t) combos *= kinds;
     // two to four capable steps, at most 81 mixes (4 steps of 3 formats, 3 of 4): a variant fits
     // the plan cache's 8 bits
-    const bool mixed = Flags::per_step && k >= 2 && k <= 4 && combos <= 81 && n <= max_coded_steps;
+    const bool mixed = k >= 2 && k <= 4 && combos <= 81 && n <= max_coded_steps;
     struct codes {
       std::array<std::size_t, intermediate_formats.size() + 81> code{};
       std::size_t size = 0;
     } out;
     out.code[out.size++] = 0;
     if (k == 0) return out;
-    for (std::size_t f = 1; f < kinds; ++f)
+    for (std::size_t f = 1; f < compiled_formats.size; ++f)
       out.code[out.size++] = uniform_code(compiled_formats.kind[f]);
     for (std::size_t m = 0; mixed && m < combos; ++m) {
       std::size_t code = 0, rest = m, first = m % kinds;
@@ -313,7 +325,7 @@ template <class Lhs, class Rhs, class Flags> struct runner {
         const std::size_t f = rest % kinds;
         rest /= kinds;
         uniform = uniform && f == first;
-        code |= static_cast<std::size_t>(compiled_formats.kind[f]) << 2 * t;
+        code |= static_cast<std::size_t>(mixed_formats.kind[f]) << 2 * t;
       }
       if (!uniform) out.code[out.size++] = code;
     }
