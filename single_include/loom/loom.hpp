@@ -1474,6 +1474,42 @@ void check_segments(std::string_view level, const level_check& in, std::span<con
     }
 }
 
+/// O(1): an index array's last entry (`last`, e.g. pos[last]) equals the length of the array it
+/// indexes; else "<index>[last] is N but <array> has M <unit>".
+LOOM_DECL void check_array_end(std::string_view level, const level_check& in,
+                               std::string_view index, std::int64_t last, std::string_view array,
+                               std::size_t size, std::string_view unit);
+
+/// The hash of a coordinate in the tables of the hashed and adaptive levels.
+LOOM_FORCE_INLINE constexpr std::uint64_t hash_coordinate(std::int64_t i) {
+  const std::uint64_t h = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 29);
+}
+
+/// Locates coordinate i through one fiber's table (`mask + 1` slots holding position + 1, or 0
+/// when empty; load at most 1/2, so an empty slot ends the linear probing): {q, q + 1} with
+/// crd[q] == i, or empty.
+template <class Pos, class Crd>
+LOOM_FORCE_INLINE level_range probe_table(const Pos* table, std::uint64_t mask, const Crd* crd,
+                                          std::int64_t i) {
+  for (std::uint64_t s = hash_coordinate(i) & mask;; s = (s + 1) & mask) {
+    const auto v = static_cast<std::int64_t>(table[s]);
+    if (v == 0) return {};
+    if (crd[v - 1] == i) return {v - 1, v};
+  }
+}
+
+/// Fills one fiber's table (`mask + 1` slots at `table`, zeroed) with positions [from, to).
+template <class Pos, class Crd>
+void fill_table(Pos* table, std::uint64_t mask, const Crd* crd, std::int64_t from,
+                std::int64_t to) {
+  for (std::int64_t q = from; q < to; ++q) {
+    std::uint64_t s = hash_coordinate(crd[q]) & mask;
+    while (table[s] != 0) s = (s + 1) & mask;
+    table[s] = static_cast<Pos>(q + 1);
+  }
+}
+
 /// Throws `loom::error` when a padding level would create more positions than `in` allows.
 LOOM_DECL void check_padded_positions(std::string_view level, const level_build& in,
                                       std::int64_t positions);
@@ -1522,6 +1558,15 @@ LOOM_DECL std::int64_t every_coordinate(std::string_view level, const level_chec
   if (in.extent != 0 && in.parents > std::numeric_limits<std::int64_t>::max() / in.extent)
     bad_storage(level, in, "parents x extent overflows 64 bits");
   return in.parents * in.extent;
+}
+
+LOOM_DECL void check_array_end(std::string_view level, const level_check& in,
+                               std::string_view index, std::int64_t last, std::string_view array,
+                               std::size_t size, std::string_view unit) {
+  if (last != static_cast<std::int64_t>(size))
+    bad_storage(level, in,
+                std::string(index) + "[last] is " + std::to_string(last) + " but " +
+                    std::string(array) + " has " + std::to_string(size) + " " + std::string(unit));
 }
 
 LOOM_DECL void check_padded_positions(std::string_view level, const level_build& in,
@@ -1621,7 +1666,7 @@ template <class Pos, class Crd, search_strategy P> struct adaptive_cursor {
         return {};
       }
       case fiber_kind::hashed:
-        return probe(i);
+        return detail::probe_table(table, mask, crd, i);
       default: {
         const std::int64_t from = hint < end && crd[hint] <= i ? hint : first;
         const std::int64_t q = detail::search_first<search_strategy::galloping>(crd, from, end, i);
@@ -1632,20 +1677,7 @@ template <class Pos, class Crd, search_strategy P> struct adaptive_cursor {
     }
   }
 
-  static LOOM_FORCE_INLINE std::uint64_t hash(std::int64_t i) {
-    const std::uint64_t h = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
-  }
-
  private:
-  // linear probing from hash(i); the load is at most 1/2, so an empty slot ends it
-  LOOM_FORCE_INLINE level_range probe(std::int64_t i) const {
-    for (std::uint64_t s = hash(i) & mask;; s = (s + 1) & mask) {
-      const auto v = static_cast<std::int64_t>(table[s]);
-      if (v == 0) return {};
-      if (crd[v - 1] == i) return {v - 1, v};
-    }
-  }
   // the first set bit at a position >= q of this fiber, or end: a word at a time
   LOOM_FORCE_INLINE std::int64_t first_set(std::int64_t q) const {
     if (q >= end) return end;
@@ -1843,14 +1875,9 @@ struct adaptive_level {
       if (st.kind[p] != fiber_kind::hashed) continue;
       const auto base = static_cast<std::size_t>(st.slot_pos[p]);
       const auto mask = static_cast<std::uint64_t>(st.slot_pos[p + 1] - st.slot_pos[p]) - 1;
-      for (auto q = static_cast<std::int64_t>(st.pos[p]);
-           q < static_cast<std::int64_t>(st.pos[p + 1]); ++q) {
-        std::uint64_t s = adaptive_cursor<Pos, Crd, search_strategy::linear>::hash(
-                              st.crd[static_cast<std::size_t>(q)]) &
-                          mask;
-        while (st.table[base + s] != 0) s = (s + 1) & mask;
-        st.table[base + s] = static_cast<Pos>(q + 1);
-      }
+      detail::fill_table(st.table.data() + base, mask, st.crd.data(),
+                         static_cast<std::int64_t>(st.pos[p]),
+                         static_cast<std::int64_t>(st.pos[p + 1]));
     }
   }
 
@@ -1891,19 +1918,13 @@ struct adaptive_level {
                           "kind has " + std::to_string(st.kind.size()) + " entries, expected " +
                               std::to_string(in.parents));
     const std::int64_t last = detail::check_pos(name, in, std::span<const Pos>(st.pos));
-    if (last != static_cast<std::int64_t>(st.crd.size()))
-      detail::bad_storage(name, in,
-                          "pos[last] is " + std::to_string(last) + " but crd has " +
-                              std::to_string(st.crd.size()) + " entries");
+    detail::check_array_end(name, in, "pos", last, "crd", st.crd.size(), "entries");
     if (static_cast<std::int64_t>(st.bits.size()) != (last + 63) / 64)
       detail::bad_storage(name, in,
                           "bits has " + std::to_string(st.bits.size()) + " words, expected " +
                               std::to_string((last + 63) / 64));
     const std::int64_t slots = detail::check_pos(name, in, std::span<const Pos>(st.slot_pos));
-    if (slots != static_cast<std::int64_t>(st.table.size()))
-      detail::bad_storage(name, in,
-                          "slot_pos[last] is " + std::to_string(slots) + " but the table has " +
-                              std::to_string(st.table.size()) + " slots");
+    detail::check_array_end(name, in, "slot_pos", slots, "the table", st.table.size(), "slots");
     return last;
   }
 
@@ -2298,10 +2319,7 @@ struct compressed_level {
   template <bool Owning>
   static std::int64_t check_storage(const storage<Owning>& st, const level_check& in) {
     const std::int64_t last = detail::check_pos(name, in, std::span<const Pos>(st.pos));
-    if (last != static_cast<std::int64_t>(st.crd.size()))
-      detail::bad_storage(name, in,
-                          "pos[last] is " + std::to_string(last) + " but crd has " +
-                              std::to_string(st.crd.size()) + " entries");
+    detail::check_array_end(name, in, "pos", last, "crd", st.crd.size(), "entries");
     return last;
   }
   // validate (O(nnz)): pos does not decrease; each segment ascends (strictly when unique) in range
@@ -2439,18 +2457,10 @@ struct hashed_cursor : coordinate_cursor<Crd, true, P> {
   const Pos* table = nullptr;  // slots of this parent: position + 1, or 0 when empty
   std::uint64_t mask = 0;      // capacity - 1; capacity 0 means no entries
 
-  static LOOM_FORCE_INLINE std::uint64_t hash(std::int64_t i) {
-    std::uint64_t h = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
-  }
   // locate(i) -> {q, q+1} with crd[q] == i, probing linearly (load <= 1/2, so it terminates)
   LOOM_FORCE_INLINE level_range locate(std::int64_t i) const {
     if (table == nullptr) return {};
-    for (std::uint64_t s = hash(i) & mask;; s = (s + 1) & mask) {
-      const std::int64_t v = static_cast<std::int64_t>(table[s]);
-      if (v == 0) return {};
-      if (this->crd[v - 1] == i) return {v - 1, v};
-    }
+    return detail::probe_table(table, mask, this->crd, i);
   }
 };
 
@@ -2498,15 +2508,9 @@ template <class Pos = std::int64_t, class Crd = std::int32_t> struct hashed_leve
   template <bool Owning>
   static std::int64_t check_storage(const storage<Owning>& st, const level_check& in) {
     const std::int64_t last = detail::check_pos(name, in, std::span<const Pos>(st.pos));
-    if (last != static_cast<std::int64_t>(st.crd.size()))
-      detail::bad_storage(name, in,
-                          "pos[last] is " + std::to_string(last) + " but crd has " +
-                              std::to_string(st.crd.size()) + " entries");
+    detail::check_array_end(name, in, "pos", last, "crd", st.crd.size(), "entries");
     const std::int64_t slots = detail::check_pos(name, in, std::span<const Pos>(st.slot_pos));
-    if (slots != static_cast<std::int64_t>(st.table.size()))
-      detail::bad_storage(name, in,
-                          "slot_pos[last] is " + std::to_string(slots) + " but the table has " +
-                              std::to_string(st.table.size()) + " slots");
+    detail::check_array_end(name, in, "slot_pos", slots, "the table", st.table.size(), "slots");
     return last;
   }
   // validate (O(nnz + slots)): as a compressed level; each table is a power of two at least twice
@@ -2571,12 +2575,9 @@ template <class Pos = std::int64_t, class Crd = std::int32_t> struct hashed_leve
     for (std::size_t p = 0; p < parents; ++p) {
       const auto base = static_cast<std::size_t>(st.slot_pos[p]);
       const auto mask = static_cast<std::uint64_t>(st.slot_pos[p + 1] - st.slot_pos[p]) - 1;
-      const auto end = static_cast<std::int64_t>(st.pos[p + 1]);
-      for (auto q = static_cast<std::int64_t>(st.pos[p]); q < end; ++q) {
-        std::uint64_t s = hashed_cursor<Pos, Crd, search_strategy::linear>::hash(st.crd[q]) & mask;
-        while (st.table[base + s] != 0) s = (s + 1) & mask;
-        st.table[base + s] = static_cast<Pos>(q + 1);
-      }
+      detail::fill_table(st.table.data() + base, mask, st.crd.data(),
+                         static_cast<std::int64_t>(st.pos[p]),
+                         static_cast<std::int64_t>(st.pos[p + 1]));
     }
     return static_cast<std::int64_t>(st.crd.size());
   }

@@ -88,7 +88,7 @@ template <class Pos, class Crd, search_strategy P> struct adaptive_cursor {
         return {};
       }
       case fiber_kind::hashed:
-        return probe(i);
+        return detail::probe_table(table, mask, crd, i);
       default: {
         const std::int64_t from = hint < end && crd[hint] <= i ? hint : first;
         const std::int64_t q = detail::search_first<search_strategy::galloping>(crd, from, end, i);
@@ -99,20 +99,7 @@ template <class Pos, class Crd, search_strategy P> struct adaptive_cursor {
     }
   }
 
-  static LOOM_FORCE_INLINE std::uint64_t hash(std::int64_t i) {
-    const std::uint64_t h = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
-  }
-
  private:
-  // linear probing from hash(i); the load is at most 1/2, so an empty slot ends it
-  LOOM_FORCE_INLINE level_range probe(std::int64_t i) const {
-    for (std::uint64_t s = hash(i) & mask;; s = (s + 1) & mask) {
-      const auto v = static_cast<std::int64_t>(table[s]);
-      if (v == 0) return {};
-      if (crd[v - 1] == i) return {v - 1, v};
-    }
-  }
   // the first set bit at a position >= q of this fiber, or end: a word at a time
   LOOM_FORCE_INLINE std::int64_t first_set(std::int64_t q) const {
     if (q >= end) return end;
@@ -310,14 +297,9 @@ struct adaptive_level {
       if (st.kind[p] != fiber_kind::hashed) continue;
       const auto base = static_cast<std::size_t>(st.slot_pos[p]);
       const auto mask = static_cast<std::uint64_t>(st.slot_pos[p + 1] - st.slot_pos[p]) - 1;
-      for (auto q = static_cast<std::int64_t>(st.pos[p]);
-           q < static_cast<std::int64_t>(st.pos[p + 1]); ++q) {
-        std::uint64_t s = adaptive_cursor<Pos, Crd, search_strategy::linear>::hash(
-                              st.crd[static_cast<std::size_t>(q)]) &
-                          mask;
-        while (st.table[base + s] != 0) s = (s + 1) & mask;
-        st.table[base + s] = static_cast<Pos>(q + 1);
-      }
+      detail::fill_table(st.table.data() + base, mask, st.crd.data(),
+                         static_cast<std::int64_t>(st.pos[p]),
+                         static_cast<std::int64_t>(st.pos[p + 1]));
     }
   }
 
@@ -358,19 +340,13 @@ struct adaptive_level {
                           "kind has " + std::to_string(st.kind.size()) + " entries, expected " +
                               std::to_string(in.parents));
     const std::int64_t last = detail::check_pos(name, in, std::span<const Pos>(st.pos));
-    if (last != static_cast<std::int64_t>(st.crd.size()))
-      detail::bad_storage(name, in,
-                          "pos[last] is " + std::to_string(last) + " but crd has " +
-                              std::to_string(st.crd.size()) + " entries");
+    detail::check_array_end(name, in, "pos", last, "crd", st.crd.size(), "entries");
     if (static_cast<std::int64_t>(st.bits.size()) != (last + 63) / 64)
       detail::bad_storage(name, in,
                           "bits has " + std::to_string(st.bits.size()) + " words, expected " +
                               std::to_string((last + 63) / 64));
     const std::int64_t slots = detail::check_pos(name, in, std::span<const Pos>(st.slot_pos));
-    if (slots != static_cast<std::int64_t>(st.table.size()))
-      detail::bad_storage(name, in,
-                          "slot_pos[last] is " + std::to_string(slots) + " but the table has " +
-                              std::to_string(st.table.size()) + " slots");
+    detail::check_array_end(name, in, "slot_pos", slots, "the table", st.table.size(), "slots");
     return last;
   }
 

@@ -46,10 +46,7 @@ struct compressed_level {
   template <bool Owning>
   static std::int64_t check_storage(const storage<Owning>& st, const level_check& in) {
     const std::int64_t last = detail::check_pos(name, in, std::span<const Pos>(st.pos));
-    if (last != static_cast<std::int64_t>(st.crd.size()))
-      detail::bad_storage(name, in,
-                          "pos[last] is " + std::to_string(last) + " but crd has " +
-                              std::to_string(st.crd.size()) + " entries");
+    detail::check_array_end(name, in, "pos", last, "crd", st.crd.size(), "entries");
     return last;
   }
   // validate (O(nnz)): pos does not decrease; each segment ascends (strictly when unique) in range

@@ -19,18 +19,10 @@ struct hashed_cursor : coordinate_cursor<Crd, true, P> {
   const Pos* table = nullptr;  // slots of this parent: position + 1, or 0 when empty
   std::uint64_t mask = 0;      // capacity - 1; capacity 0 means no entries
 
-  static LOOM_FORCE_INLINE std::uint64_t hash(std::int64_t i) {
-    std::uint64_t h = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
-  }
   // locate(i) -> {q, q+1} with crd[q] == i, probing linearly (load <= 1/2, so it terminates)
   LOOM_FORCE_INLINE level_range locate(std::int64_t i) const {
     if (table == nullptr) return {};
-    for (std::uint64_t s = hash(i) & mask;; s = (s + 1) & mask) {
-      const std::int64_t v = static_cast<std::int64_t>(table[s]);
-      if (v == 0) return {};
-      if (this->crd[v - 1] == i) return {v - 1, v};
-    }
+    return detail::probe_table(table, mask, this->crd, i);
   }
 };
 
@@ -78,15 +70,9 @@ template <class Pos = std::int64_t, class Crd = std::int32_t> struct hashed_leve
   template <bool Owning>
   static std::int64_t check_storage(const storage<Owning>& st, const level_check& in) {
     const std::int64_t last = detail::check_pos(name, in, std::span<const Pos>(st.pos));
-    if (last != static_cast<std::int64_t>(st.crd.size()))
-      detail::bad_storage(name, in,
-                          "pos[last] is " + std::to_string(last) + " but crd has " +
-                              std::to_string(st.crd.size()) + " entries");
+    detail::check_array_end(name, in, "pos", last, "crd", st.crd.size(), "entries");
     const std::int64_t slots = detail::check_pos(name, in, std::span<const Pos>(st.slot_pos));
-    if (slots != static_cast<std::int64_t>(st.table.size()))
-      detail::bad_storage(name, in,
-                          "slot_pos[last] is " + std::to_string(slots) + " but the table has " +
-                              std::to_string(st.table.size()) + " slots");
+    detail::check_array_end(name, in, "slot_pos", slots, "the table", st.table.size(), "slots");
     return last;
   }
   // validate (O(nnz + slots)): as a compressed level; each table is a power of two at least twice
@@ -151,12 +137,9 @@ template <class Pos = std::int64_t, class Crd = std::int32_t> struct hashed_leve
     for (std::size_t p = 0; p < parents; ++p) {
       const auto base = static_cast<std::size_t>(st.slot_pos[p]);
       const auto mask = static_cast<std::uint64_t>(st.slot_pos[p + 1] - st.slot_pos[p]) - 1;
-      const auto end = static_cast<std::int64_t>(st.pos[p + 1]);
-      for (auto q = static_cast<std::int64_t>(st.pos[p]); q < end; ++q) {
-        std::uint64_t s = hashed_cursor<Pos, Crd, search_strategy::linear>::hash(st.crd[q]) & mask;
-        while (st.table[base + s] != 0) s = (s + 1) & mask;
-        st.table[base + s] = static_cast<Pos>(q + 1);
-      }
+      detail::fill_table(st.table.data() + base, mask, st.crd.data(),
+                         static_cast<std::int64_t>(st.pos[p]),
+                         static_cast<std::int64_t>(st.pos[p + 1]));
     }
     return static_cast<std::int64_t>(st.crd.size());
   }

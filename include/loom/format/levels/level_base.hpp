@@ -194,6 +194,42 @@ void check_segments(std::string_view level, const level_check& in, std::span<con
     }
 }
 
+/// O(1): an index array's last entry (`last`, e.g. pos[last]) equals the length of the array it
+/// indexes; else "<index>[last] is N but <array> has M <unit>".
+LOOM_DECL void check_array_end(std::string_view level, const level_check& in,
+                               std::string_view index, std::int64_t last, std::string_view array,
+                               std::size_t size, std::string_view unit);
+
+/// The hash of a coordinate in the tables of the hashed and adaptive levels.
+LOOM_FORCE_INLINE constexpr std::uint64_t hash_coordinate(std::int64_t i) {
+  const std::uint64_t h = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 29);
+}
+
+/// Locates coordinate i through one fiber's table (`mask + 1` slots holding position + 1, or 0
+/// when empty; load at most 1/2, so an empty slot ends the linear probing): {q, q + 1} with
+/// crd[q] == i, or empty.
+template <class Pos, class Crd>
+LOOM_FORCE_INLINE level_range probe_table(const Pos* table, std::uint64_t mask, const Crd* crd,
+                                          std::int64_t i) {
+  for (std::uint64_t s = hash_coordinate(i) & mask;; s = (s + 1) & mask) {
+    const auto v = static_cast<std::int64_t>(table[s]);
+    if (v == 0) return {};
+    if (crd[v - 1] == i) return {v - 1, v};
+  }
+}
+
+/// Fills one fiber's table (`mask + 1` slots at `table`, zeroed) with positions [from, to).
+template <class Pos, class Crd>
+void fill_table(Pos* table, std::uint64_t mask, const Crd* crd, std::int64_t from,
+                std::int64_t to) {
+  for (std::int64_t q = from; q < to; ++q) {
+    std::uint64_t s = hash_coordinate(crd[q]) & mask;
+    while (table[s] != 0) s = (s + 1) & mask;
+    table[s] = static_cast<Pos>(q + 1);
+  }
+}
+
 /// Throws `loom::error` when a padding level would create more positions than `in` allows.
 LOOM_DECL void check_padded_positions(std::string_view level, const level_build& in,
                                       std::int64_t positions);
@@ -242,6 +278,15 @@ LOOM_DECL std::int64_t every_coordinate(std::string_view level, const level_chec
   if (in.extent != 0 && in.parents > std::numeric_limits<std::int64_t>::max() / in.extent)
     bad_storage(level, in, "parents x extent overflows 64 bits");
   return in.parents * in.extent;
+}
+
+LOOM_DECL void check_array_end(std::string_view level, const level_check& in,
+                               std::string_view index, std::int64_t last, std::string_view array,
+                               std::size_t size, std::string_view unit) {
+  if (last != static_cast<std::int64_t>(size))
+    bad_storage(level, in,
+                std::string(index) + "[last] is " + std::to_string(last) + " but " +
+                    std::string(array) + " has " + std::to_string(size) + " " + std::string(unit));
 }
 
 LOOM_DECL void check_padded_positions(std::string_view level, const level_build& in,
