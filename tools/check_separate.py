@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # Checks the headers' separate-compilation blocks (docs/build-cost.md): in every header that uses
 # LOOM_DECL, each function declared with it outside the `#if LOOM_HEADER_ONLY` block is defined
-# once inside it (the counts match), the header includes <loom/core/config.hpp> (where the macros
+# once inside it with LOOM_DEF (the counts match; LOOM_INLINE, for destructors, appears once on
+# each side), no LOOM_DEF is outside the block and no LOOM_DECL inside it, the header includes <loom/core/config.hpp> (where the macros
 # live), and src/runtime.cpp reaches the header through its includes, so that loom::runtime
 # defines what the header declares. Run by tools/test.sh, so by CI.
 # SPDX-License-Identifier: BSL-1.0
@@ -13,7 +14,10 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 INCLUDE = ROOT / "include"
 LOOM_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](loom/[^>"]+)[>"]', re.M)
 BLOCK = re.compile(r"^#if LOOM_HEADER_ONLY\n(.*?)^#endif  // LOOM_HEADER_ONLY$", re.M | re.S)
-DECL = re.compile(r"\bLOOM_DECL\b")
+DECL = re.compile(r"\bLOOM_(?:DECL|INLINE)\b")
+DEF = re.compile(r"\bLOOM_(?:DEF|INLINE)\b")
+MISPLACED_OUT = re.compile(r"\bLOOM_DEF\b")
+MISPLACED_IN = re.compile(r"\bLOOM_DECL\b")
 
 
 def reachable(start):
@@ -36,8 +40,9 @@ def main():
             continue
         text = path.read_text(encoding="utf-8")
         blocks = BLOCK.findall(text)
-        outside = DECL.findall(BLOCK.sub("", text))
-        inside = sum(len(DECL.findall(b)) for b in blocks)
+        rest = BLOCK.sub("", text)
+        outside = DECL.findall(rest)
+        inside = sum(len(DEF.findall(b)) for b in blocks)
         if not outside and not inside:
             continue
         headers += 1
@@ -47,7 +52,14 @@ def main():
                           "closed by '#endif  // LOOM_HEADER_ONLY')")
         if len(outside) != inside:
             errors.append(f"{name}: {len(outside)} LOOM_DECL declarations but {inside} "
-                          "definitions in its LOOM_HEADER_ONLY block")
+                          "LOOM_DEF definitions in its LOOM_HEADER_ONLY block")
+        if MISPLACED_OUT.search(rest):
+            errors.append(f"{name}: LOOM_DEF outside its LOOM_HEADER_ONLY block (declare with "
+                          "LOOM_DECL, define in the block with LOOM_DEF)")
+        if any(MISPLACED_IN.search(b) for b in blocks):
+            errors.append(f"{name}: LOOM_DECL inside its LOOM_HEADER_ONLY block (a definition "
+                          "there takes LOOM_DEF: a header-only template's default argument is "
+                          "given once, on the declaration)")
         if "#include <loom/core/config.hpp>" not in text:
             errors.append(f"{name}: uses LOOM_DECL without #include <loom/core/config.hpp>")
         if name not in runtime:

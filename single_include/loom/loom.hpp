@@ -121,18 +121,27 @@ constexpr std::array<std::size_t, N> positions_by_key(const std::array<std::size
 // Separate compilation (docs/build-cost.md): with LOOM_SEPARATE_COMPILATION defined, the headers
 // only declare loom's heavier non-template functions, and the runtime library (src/runtime.cpp,
 // CMake target loom::runtime) defines them once, so a kernel's translation unit neither parses nor
-// optimises them. The definitions are the same in both modes and no template changes: only where
-// the functions are compiled does. LOOM_DECL is their specifier: inline in the headers, a plain
-// definition in the library.
+// optimises them. The definitions are the same in both modes: only where the functions are
+// compiled does. LOOM_DECL declares one, LOOM_DEF defines it: a plain function in the library; in
+// the headers a function template of an unused int, so that a unit compiles only the bodies it
+// calls (the std::sort, std::map and std::vector code of every other one would be instantiated
+// at the end of each unit otherwise: a third of `#include <loom/loom.hpp>`'s time). LOOM_INLINE
+// is for the few that cannot be templates (destructors).
 #if defined(LOOM_BUILDING_RUNTIME)
 #  define LOOM_HEADER_ONLY 1
 #  define LOOM_DECL
+#  define LOOM_DEF
+#  define LOOM_INLINE
 #elif defined(LOOM_SEPARATE_COMPILATION)
 #  define LOOM_HEADER_ONLY 0
 #  define LOOM_DECL
+#  define LOOM_DEF
+#  define LOOM_INLINE
 #else
 #  define LOOM_HEADER_ONLY 1
-#  define LOOM_DECL inline
+#  define LOOM_DECL template <int = 0>
+#  define LOOM_DEF template <int>
+#  define LOOM_INLINE inline
 #endif
 
 #include <cstddef>
@@ -209,15 +218,15 @@ LOOM_DECL void debug_choice(std::string_view head, std::size_t chosen,
 #  include <string>
 
 namespace loom::detail {
-LOOM_DECL void debug_line(std::initializer_list<std::string_view> pieces) {
+LOOM_DEF void debug_line(std::initializer_list<std::string_view> pieces) {
   std::string line;
   for (const std::string_view p : pieces) line += p;
   line += '\n';
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
-LOOM_DECL void debug_choice(std::string_view head, std::size_t chosen,
-                            std::span<const double> costs) {
+LOOM_DEF void debug_choice(std::string_view head, std::size_t chosen,
+                           std::span<const double> costs) {
   std::string text = " (estimated costs:";
   char number[32];
   for (const double c : costs) {
@@ -1401,7 +1410,7 @@ template <class Int> void check_fits(std::int64_t value, std::string_view what) 
 }
 
 /// Throws `shape_error` "the <level> level of mode m: what" (storage checks).
-[[noreturn]] LOOM_DECL void bad_storage(std::string_view level, const level_check& in,
+LOOM_DECL [[noreturn]] void bad_storage(std::string_view level, const level_check& in,
                                         const std::string& what);
 
 /// `parents * extent`, the positions of a level storing every coordinate of each parent; a
@@ -1547,30 +1556,30 @@ constexpr std::int64_t search_first(const Crd* crd, std::int64_t q, std::int64_t
 }
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL void bad_storage(std::string_view level, const level_check& in, const std::string& what) {
+LOOM_DEF void bad_storage(std::string_view level, const level_check& in, const std::string& what) {
   throw shape_error("the " + std::string(level) + " level of mode " + std::to_string(in.mode) +
                     " (extent " + std::to_string(in.extent) + ", " + std::to_string(in.parents) +
                     " parent position(s)): " + what);
 }
 
-LOOM_DECL std::int64_t every_coordinate(std::string_view level, const level_check& in) {
+LOOM_DEF std::int64_t every_coordinate(std::string_view level, const level_check& in) {
   if (in.extent < 0) bad_storage(level, in, "the extent is negative");
   if (in.extent != 0 && in.parents > std::numeric_limits<std::int64_t>::max() / in.extent)
     bad_storage(level, in, "parents x extent overflows 64 bits");
   return in.parents * in.extent;
 }
 
-LOOM_DECL void check_array_end(std::string_view level, const level_check& in,
-                               std::string_view index, std::int64_t last, std::string_view array,
-                               std::size_t size, std::string_view unit) {
+LOOM_DEF void check_array_end(std::string_view level, const level_check& in, std::string_view index,
+                              std::int64_t last, std::string_view array, std::size_t size,
+                              std::string_view unit) {
   if (last != static_cast<std::int64_t>(size))
     bad_storage(level, in,
                 std::string(index) + "[last] is " + std::to_string(last) + " but " +
                     std::string(array) + " has " + std::to_string(size) + " " + std::string(unit));
 }
 
-LOOM_DECL void check_padded_positions(std::string_view level, const level_build& in,
-                                      std::int64_t positions) {
+LOOM_DEF void check_padded_positions(std::string_view level, const level_build& in,
+                                     std::int64_t positions) {
   if (positions > in.max_positions)
     throw error("the " + std::string(level) + " level of mode " + std::to_string(in.mode) +
                 " (extent " + std::to_string(in.extent) + ") would hold " +
@@ -4105,7 +4114,7 @@ struct output_format_choice {
 LOOM_DECL output_format_choice choose_output_format(double entries, double cells, bool in_order);
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::string output_format_choice::describe() const {
+LOOM_DEF std::string output_format_choice::describe() const {
   char buf[200];
   std::snprintf(buf, sizeof buf, "estimated %.3g entries in %.3g cells (%.3g%% full; ", entries,
                 cells, 100 * fill());
@@ -4117,7 +4126,7 @@ LOOM_DECL std::string output_format_choice::describe() const {
   return why + ")";
 }
 
-LOOM_DECL output_format_choice choose_output_format(double entries, double cells, bool in_order) {
+LOOM_DEF output_format_choice choose_output_format(double entries, double cells, bool in_order) {
   output_format_choice c{auto_format::sorted, entries, cells, in_order};
   const double f = c.fill();
   c.format = f > dense_fill    ? auto_format::dense
@@ -4236,7 +4245,7 @@ LOOM_DECL index_set named_modes(const std::vector<std::int64_t>& shape,
                                 const std::vector<std::string>& names, const char* who);
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL void check_index_set(const index_set& s, const char* who) {
+LOOM_DEF void check_index_set(const index_set& s, const char* who) {
   for (std::size_t a = 0; a < s.size(); ++a) {
     if (s[a].extent < 0)
       throw shape_error(std::string(who) + ": index '" + s[a].name + "' has negative extent");
@@ -4247,7 +4256,7 @@ LOOM_DECL void check_index_set(const index_set& s, const char* who) {
   }
 }
 
-LOOM_DECL index_set index_union(const index_set& a, const index_set& b, const char* who) {
+LOOM_DEF index_set index_union(const index_set& a, const index_set& b, const char* who) {
   index_set out = a;
   for (const index_extent& x : b) {
     auto it = std::find_if(out.begin(), out.end(),
@@ -4263,16 +4272,16 @@ LOOM_DECL index_set index_union(const index_set& a, const index_set& b, const ch
   return out;
 }
 
-LOOM_DECL index_set index_filter(const index_set& s, const std::vector<std::string>& names,
-                                 bool keep) {
+LOOM_DEF index_set index_filter(const index_set& s, const std::vector<std::string>& names,
+                                bool keep) {
   index_set out;
   for (const index_extent& x : s)
     if ((std::find(names.begin(), names.end(), x.name) != names.end()) == keep) out.push_back(x);
   return out;
 }
 
-LOOM_DECL index_set named_modes(const std::vector<std::int64_t>& shape,
-                                const std::vector<std::string>& names, const char* who) {
+LOOM_DEF index_set named_modes(const std::vector<std::int64_t>& shape,
+                               const std::vector<std::string>& names, const char* who) {
   if (names.size() != shape.size())
     throw shape_error(std::string(who) + ": " + std::to_string(names.size()) +
                       " index names for a tensor of order " + std::to_string(shape.size()));
@@ -4486,15 +4495,15 @@ class chain_bound_estimator {
 };
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL void chain_bound_estimator::check_known_count(std::size_t n) {
+LOOM_DEF void chain_bound_estimator::check_known_count(std::size_t n) {
   if (n > 64)
     throw shape_error("loom::chain_bound_estimator: " + std::to_string(n) +
                       " indices; an estimate ranges over at most 64");
 }
 
-LOOM_DECL chain_bound_estimator::chain_bound_estimator(index_set indices,
-                                                       std::vector<degree_constraint> dcs,
-                                                       index_set extra_extents)
+LOOM_DEF chain_bound_estimator::chain_bound_estimator(index_set indices,
+                                                      std::vector<degree_constraint> dcs,
+                                                      index_set extra_extents)
     : indices_(std::move(indices)) {
   detail::check_index_set(indices_, "loom::chain_bound_estimator");
   known_ = detail::index_union(indices_, extra_extents, "loom::chain_bound_estimator");
@@ -4503,7 +4512,7 @@ LOOM_DECL chain_bound_estimator::chain_bound_estimator(index_set indices,
     add_min(key_of(mask_of(dc.given), mask_of(dc.bound)), dc.degree);
 }
 
-LOOM_DECL chain_bound_estimator chain_bound_estimator::full(index_set indices) {
+LOOM_DEF chain_bound_estimator chain_bound_estimator::full(index_set indices) {
   chain_bound_estimator out(std::move(indices), {});
   const std::size_t n = out.known_.size();
   const mask all = n == 64 ? ~mask{0} : (mask{1} << n) - 1;
@@ -4516,7 +4525,7 @@ LOOM_DECL chain_bound_estimator chain_bound_estimator::full(index_set indices) {
   return out;
 }
 
-LOOM_DECL chain_bound_estimator
+LOOM_DEF chain_bound_estimator
 chain_bound_estimator::conjunction(std::span<const chain_bound_estimator> args) {
   chain_bound_estimator out = merged_indices(args, "loom::chain_bound_estimator::conjunction");
   for (const chain_bound_estimator& a : args) {
@@ -4527,7 +4536,7 @@ chain_bound_estimator::conjunction(std::span<const chain_bound_estimator> args) 
   return out;
 }
 
-LOOM_DECL chain_bound_estimator
+LOOM_DEF chain_bound_estimator
 chain_bound_estimator::disjunction(std::span<const chain_bound_estimator> args) {
   chain_bound_estimator out = merged_indices(args, "loom::chain_bound_estimator::disjunction");
   const mask all_indices = out.mask_of_set(out.indices_);
@@ -4563,8 +4572,7 @@ chain_bound_estimator::disjunction(std::span<const chain_bound_estimator> args) 
   return out;
 }
 
-LOOM_DECL double chain_bound_estimator::estimate_given(
-    const std::vector<std::string>& given) const {
+LOOM_DEF double chain_bound_estimator::estimate_given(const std::vector<std::string>& given) const {
   const mask target = mask_of_set(indices_);
   const double cap = detail::dense_size(detail::index_filter(indices_, given, false));
   if (target == 0) return 1;
@@ -4610,7 +4618,7 @@ LOOM_DECL double chain_bound_estimator::estimate_given(
   return result;
 }
 
-LOOM_DECL std::vector<degree_constraint> chain_bound_estimator::constraints() const {
+LOOM_DEF std::vector<degree_constraint> chain_bound_estimator::constraints() const {
   std::vector<degree_constraint> out;
   for (const constraint& c : dcs_)
     out.push_back({names_of(c.key.given), names_of(c.key.bound), c.degree});
@@ -4620,7 +4628,7 @@ LOOM_DECL std::vector<degree_constraint> chain_bound_estimator::constraints() co
   return out;
 }
 
-LOOM_DECL chain_bound_estimator chain_bound_estimator::merged_indices(
+LOOM_DEF chain_bound_estimator chain_bound_estimator::merged_indices(
     std::span<const chain_bound_estimator> args, const char* who) {
   chain_bound_estimator out;
   for (const chain_bound_estimator& a : args) {
@@ -4631,7 +4639,7 @@ LOOM_DECL chain_bound_estimator chain_bound_estimator::merged_indices(
   return out;
 }
 
-LOOM_DECL chain_bound_estimator::mask chain_bound_estimator::mask_of(
+LOOM_DEF chain_bound_estimator::mask chain_bound_estimator::mask_of(
     const std::vector<std::string>& names) const {
   mask m = 0;
   for (const std::string& name : names) {
@@ -4644,7 +4652,7 @@ LOOM_DECL chain_bound_estimator::mask chain_bound_estimator::mask_of(
   return m;
 }
 
-LOOM_DECL std::vector<std::string> chain_bound_estimator::names_of(mask m) const {
+LOOM_DEF std::vector<std::string> chain_bound_estimator::names_of(mask m) const {
   std::vector<std::string> out;
   for (std::size_t k = 0; k < known_.size(); ++k)
     if ((m >> k & 1) != 0) out.push_back(known_[k].name);
@@ -4652,7 +4660,7 @@ LOOM_DECL std::vector<std::string> chain_bound_estimator::names_of(mask m) const
   return out;
 }
 
-LOOM_DECL std::vector<degree_constraint> chain_bound_estimator::constraints_of(
+LOOM_DEF std::vector<degree_constraint> chain_bound_estimator::constraints_of(
     const statistics& s, const std::vector<std::string>& names) {
   std::vector<degree_constraint> dcs;
   if (names.size() != s.shape.size()) return dcs;  // `named_modes` throws first
@@ -4891,7 +4899,7 @@ statistics gather_statistics(const basic_tensor<T, Format, Owning>& t) {
 #if LOOM_HEADER_ONLY
 namespace detail {
 
-LOOM_DECL statistics empty_statistics(std::span<const std::int64_t> shape, std::int64_t nnz) {
+LOOM_DEF statistics empty_statistics(std::span<const std::int64_t> shape, std::int64_t nnz) {
   const std::size_t n = shape.size();
   statistics s;
   s.shape.assign(shape.begin(), shape.end());
@@ -4903,7 +4911,7 @@ LOOM_DECL statistics empty_statistics(std::span<const std::int64_t> shape, std::
   return s;
 }
 
-LOOM_DECL void set_mean_degrees(statistics& s) {
+LOOM_DEF void set_mean_degrees(statistics& s) {
   for (std::size_t m = 0; m < s.order(); ++m)
     if (s.distinct[m] > 0)
       s.mean_degree[m] = static_cast<double>(s.nnz) / static_cast<double>(s.distinct[m]);
@@ -5527,7 +5535,7 @@ struct loop_order_query {
   loop_order_query& operator=(const loop_order_query&) = default;
   loop_order_query& operator=(loop_order_query&&) = default;
   // out of line: its maps' and estimators' teardown is 3 KB a kernel when inlined
-  LOOM_DECL ~loop_order_query();
+  LOOM_INLINE ~loop_order_query();
 
   /// Estimated distinct values of the index names `v` that the loops over `v` visit: the join of
   /// the operands that use some index of `v`, projected on `v`.
@@ -5773,9 +5781,9 @@ plan_choice choose_plan(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache)
 }
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL loop_order_query::~loop_order_query() = default;
+LOOM_INLINE loop_order_query::~loop_order_query() = default;
 
-LOOM_DECL double loop_order_query::iterations(const std::vector<std::string>& v) const {
+LOOM_DEF double loop_order_query::iterations(const std::vector<std::string>& v) const {
   auto touches = [&](const chain_bound_estimator& e) {
     for (const auto& x : e.indices())
       if (std::find(v.begin(), v.end(), x.name) != v.end()) return true;
@@ -5807,8 +5815,8 @@ LOOM_DECL double loop_order_query::iterations(const std::vector<std::string>& v)
   return all.aggregate(rest).estimate();
 }
 
-LOOM_DECL double shortest_fiber(const loop_order_query& q, const std::vector<std::string>& above,
-                                const std::string& x) {
+LOOM_DEF double shortest_fiber(const loop_order_query& q, const std::vector<std::string>& above,
+                               const std::string& x) {
   double best = -1;
   for (const auto& e : q.conjunctive) {
     if (!loom::detail::has_index(e.indices(), x)) continue;
@@ -5827,8 +5835,8 @@ LOOM_DECL double shortest_fiber(const loop_order_query& q, const std::vector<std
   return best < 0 ? 0 : best;
 }
 
-LOOM_DECL double loop_order_cost(const loop_order_query& q, const std::vector<std::string>& order,
-                                 double reformat, const cost_constants& c) {
+LOOM_DEF double loop_order_cost(const loop_order_query& q, const std::vector<std::string>& order,
+                                double reformat, const cost_constants& c) {
   double cost = reformat;
   std::vector<std::string> prefix;
   double visited = 1;         // iterations of the loops so far
@@ -5862,15 +5870,15 @@ LOOM_DECL double loop_order_cost(const loop_order_query& q, const std::vector<st
 
 namespace detail {
 
-LOOM_DECL chain_bound_estimator full_over(const std::vector<std::string>& names,
-                                          const extent_fn& extent) {
+LOOM_DEF chain_bound_estimator full_over(const std::vector<std::string>& names,
+                                         const extent_fn& extent) {
   index_set s;
   for (const std::string& n : names) s.push_back({n, extent(n)});
   return chain_bound_estimator::full(std::move(s));
 }
 
-LOOM_DECL void start_query(loop_order_query& q, std::vector<std::string> output, bool dense_output,
-                           index_set from_rhs, const index_set& given) {
+LOOM_DEF void start_query(loop_order_query& q, std::vector<std::string> output, bool dense_output,
+                          index_set from_rhs, const index_set& given) {
   q.output = std::move(output);
   q.dense_output = dense_output;
   index_set all;
@@ -5884,15 +5892,15 @@ LOOM_DECL void start_query(loop_order_query& q, std::vector<std::string> output,
   q.extents = std::move(all);
 }
 
-LOOM_DECL void note_replaced(loop_order_query& q, const replaced_sum& replaced) {
+LOOM_DEF void note_replaced(loop_order_query& q, const replaced_sum& replaced) {
   for (const std::string& name : replaced.free) {
     q.factor[name] += replaced.dense ? cost_constants{}.dense_read : cost_constants{}.sparse_read;
     q.skips[name] = q.skips[name] || !replaced.dense;
   }
 }
 
-LOOM_DECL void note_reads(loop_order_query& q, const std::string_view* names, const bool* dense,
-                          const bool* unordered, std::size_t count) {
+LOOM_DEF void note_reads(loop_order_query& q, const std::string_view* names, const bool* dense,
+                         const bool* unordered, std::size_t count) {
   for (std::size_t m = 0; m < count; ++m) {
     const std::string name(names[m]);
     q.factor[name] += dense[m]       ? cost_constants{}.dense_read
@@ -9577,7 +9585,7 @@ bool cached_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense_tempora
 }
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::string hoist_choice::describe() const {
+LOOM_DEF std::string hoist_choice::describe() const {
   std::ostringstream o;
   o.precision(3);
   o << "estimated cost " << (hoist() ? hoisted : fused) << " against "
@@ -9586,9 +9594,9 @@ LOOM_DECL std::string hoist_choice::describe() const {
 }
 
 namespace detail {
-LOOM_DECL std::vector<std::string> restricted(const std::vector<std::string>& order,
-                                              const std::vector<std::string>& keep,
-                                              bool keep_listed) {
+LOOM_DEF std::vector<std::string> restricted(const std::vector<std::string>& order,
+                                             const std::vector<std::string>& keep,
+                                             bool keep_listed) {
   std::vector<std::string> out;
   for (const auto& n : order)
     if ((std::find(keep.begin(), keep.end(), n) != keep.end()) == keep_listed) out.push_back(n);
@@ -9868,7 +9876,7 @@ template <class Plan, std::size_t Cap>
 using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type;
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL const char* skip_code_name(skip_code c) {
+LOOM_DEF const char* skip_code_name(skip_code c) {
   switch (c) {
     case skip_code::leapfrog:
       return "leapfrog";
@@ -10081,9 +10089,9 @@ LOOM_DECL std::string describe_skip_choice(const skip_choice& c, std::size_t cap
 #if LOOM_HEADER_ONLY
 namespace detail {
 
-LOOM_DECL double fiber_cost(skip_code c, const std::vector<double>& n,
-                            const std::vector<coiterated>& ops, double extent,
-                            const skip_cost_constants& k) {
+LOOM_DEF double fiber_cost(skip_code c, const std::vector<double>& n,
+                           const std::vector<coiterated>& ops, double extent,
+                           const skip_cost_constants& k) {
   const std::size_t m = n.size();
   auto gallop = [&](double target, double over) {  // seeks into `target` entries, `over` times
     return over * k.seek * (1 + std::log2(1 + target / std::max(over, 1.0)));
@@ -10130,8 +10138,8 @@ LOOM_DECL double fiber_cost(skip_code c, const std::vector<double>& n,
   }
 }
 
-LOOM_DECL double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
-                            const std::vector<std::size_t>& modes_by_level) {
+LOOM_DEF double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
+                           const std::vector<std::size_t>& modes_by_level) {
   if (s.nnz == 0) return 0;
   if (!o.transposed) {
     const double here = static_cast<double>(s.nonempty_fibers[o.level]);
@@ -10147,7 +10155,7 @@ LOOM_DECL double mean_fiber(const statistics& s, const coiterated& o, std::size_
   return static_cast<double>(s.nnz) / other;
 }
 
-LOOM_DECL void describe_loop_operands(std::ostream& s, const loop_skip_costs& l) {
+LOOM_DEF void describe_loop_operands(std::ostream& s, const loop_skip_costs& l) {
   s << "  loop " << l.index << ":";
   for (std::size_t o = 0; o < l.operands.size(); ++o)
     s << (o ? "," : "") << " " << l.operands[o] << " "
@@ -10155,20 +10163,20 @@ LOOM_DECL void describe_loop_operands(std::ostream& s, const loop_skip_costs& l)
   s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
 }
 
-LOOM_DECL std::size_t pack_codes(const stream::skip::codes& c) {
+LOOM_DEF std::size_t pack_codes(const stream::skip::codes& c) {
   std::uint64_t v = 0;
   for (std::size_t d = 0; d < c.size(); ++d)
     v |= std::uint64_t{static_cast<std::uint8_t>(c[d]) & 3u} << (2 * d);
   return static_cast<std::size_t>(v);
 }
 
-LOOM_DECL stream::skip::codes unpack_codes(std::size_t v) {
+LOOM_DEF stream::skip::codes unpack_codes(std::size_t v) {
   stream::skip::codes c{};
   for (std::size_t d = 0; d < c.size(); ++d) c[d] = static_cast<skip_code>((v >> (2 * d)) & 3u);
   return c;
 }
 
-LOOM_DECL void debug_skip_codes(const stream::skip::codes& codes, std::size_t loops) {
+LOOM_DEF void debug_skip_codes(const stream::skip::codes& codes, std::size_t loops) {
   std::string line = "loom: skip policy chosen at run time:";
   for (std::size_t d = 0; d < loops; ++d) (line += ' ') += skip_code_name(codes[d]);
   loom::detail::debug_line({line, " (by loop)"});
@@ -10176,7 +10184,7 @@ LOOM_DECL void debug_skip_codes(const stream::skip::codes& codes, std::size_t lo
 
 }  // namespace detail
 
-LOOM_DECL stream::skip::codes runtime_skip_codes(const skip_choice& c) {
+LOOM_DEF stream::skip::codes runtime_skip_codes(const skip_choice& c) {
   stream::skip::codes codes = stream::skip::default_codes;
   for (const auto& l : c.loops) {
     if (l.standard_is != skip_code::leapfrog) continue;  // depth < max_indices <= max_loops
@@ -10189,7 +10197,7 @@ LOOM_DECL stream::skip::codes runtime_skip_codes(const skip_choice& c) {
   return codes;
 }
 
-LOOM_DECL std::string describe_runtime_skips(const skip_choice& c) {
+LOOM_DEF std::string describe_runtime_skips(const skip_choice& c) {
   std::ostringstream s;
   const stream::skip::codes codes = runtime_skip_codes(c);
   bool any = false;
@@ -10211,7 +10219,7 @@ LOOM_DECL std::string describe_runtime_skips(const skip_choice& c) {
   return s.str();
 }
 
-LOOM_DECL std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
+LOOM_DEF std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
   std::ostringstream s;
   if (c.loops.empty()) {
     s << "skip policy: no loop co-iterates two or more sparse operands (nothing to choose)\n";
@@ -10473,11 +10481,10 @@ inline void merge_runs(const std::uint32_t* src, std::uint32_t* dst, std::size_t
 }
 }  // namespace cells
 
-LOOM_DECL workspace_keys plan_workspace_keys(std::size_t n, std::size_t prefix,
-                                             const std::int64_t* level_extent,
-                                             const std::size_t* depth_of_level,
-                                             workspace_kind& kind, int* shift,
-                                             std::int64_t* field) {
+LOOM_DEF workspace_keys plan_workspace_keys(std::size_t n, std::size_t prefix,
+                                            const std::int64_t* level_extent,
+                                            const std::size_t* depth_of_level, workspace_kind& kind,
+                                            int* shift, std::int64_t* field) {
   workspace_keys keys;
   std::int64_t space = 1;
   for (std::size_t k = prefix; k < n; ++k) {
@@ -10516,8 +10523,8 @@ LOOM_DECL workspace_keys plan_workspace_keys(std::size_t n, std::size_t prefix,
   return keys;
 }
 
-LOOM_DECL void sort_workspace_cells(std::vector<std::uint32_t>& v,
-                                    std::vector<std::uint32_t>& scratch) {
+LOOM_DEF void sort_workspace_cells(std::vector<std::uint32_t>& v,
+                                   std::vector<std::uint32_t>& scratch) {
   const std::size_t n = v.size();
   if (n <= 16) {  // what std::sort does with so few
     if (n > 1) cells::insertion_sort(v.data(), v.data() + n);
@@ -10843,13 +10850,13 @@ workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
 
 #if LOOM_HEADER_ONLY
 namespace detail {
-LOOM_DECL double miss_cost(double bytes, const workspace_constants& c) {
+LOOM_DEF double miss_cost(double bytes, const workspace_constants& c) {
   auto beyond = [&](double cache) { return bytes <= cache ? 0.0 : 1.0 - cache / bytes; };
   return beyond(c.l2_bytes) * c.l2_miss + beyond(c.l3_bytes) * c.l3_miss;
 }
 
-LOOM_DECL double sort_cost(double n, double rows, double bound, bool pairs,
-                           const workspace_constants& c) {
+LOOM_DEF double sort_cost(double n, double rows, double bound, bool pairs,
+                          const workspace_constants& c) {
   const double per_row = std::max(2.0, n / std::max(1.0, rows));
   const int passes = stream::detail::radix_passes(static_cast<std::int64_t>(
       std::min(bound, double(std::numeric_limits<std::int64_t>::max() / 2))));
@@ -10859,8 +10866,8 @@ LOOM_DECL double sort_cost(double n, double rows, double bound, bool pairs,
 }
 }  // namespace detail
 
-LOOM_DECL workspace_choice choose_workspace(const workspace_estimate& e,
-                                            const workspace_constants& c) {
+LOOM_DEF workspace_choice choose_workspace(const workspace_estimate& e,
+                                           const workspace_constants& c) {
   using detail::miss_cost;
   workspace_choice out;
   out.estimate = e;
@@ -10888,7 +10895,7 @@ LOOM_DECL workspace_choice choose_workspace(const workspace_estimate& e,
   return out;
 }
 
-LOOM_DECL std::string describe_workspace_choice(const workspace_choice& w) {
+LOOM_DEF std::string describe_workspace_choice(const workspace_choice& w) {
   std::ostringstream s;
   s.precision(3);
   s << workspace_kind_name(w.kind) << " workspace (estimated " << w.estimate.writes << " writes, "
@@ -11025,7 +11032,7 @@ partition split_by_entries(const Tensor& t, std::int64_t extent, std::size_t chu
 
 #if LOOM_HEADER_ONLY
 namespace detail {
-LOOM_DECL partition finish(std::vector<std::int64_t> b, std::int64_t extent) {
+LOOM_DEF partition finish(std::vector<std::int64_t> b, std::int64_t extent) {
   b.front() = 0;
   b.back() = extent;
   for (std::size_t c = 1; c < b.size(); ++c) b[c] = std::clamp(b[c], b[c - 1], extent);
@@ -11037,7 +11044,7 @@ LOOM_DECL partition finish(std::vector<std::int64_t> b, std::int64_t extent) {
 }
 }  // namespace detail
 
-LOOM_DECL partition split_evenly(std::int64_t extent, std::size_t chunks) {
+LOOM_DEF partition split_evenly(std::int64_t extent, std::size_t chunks) {
   std::vector<std::int64_t> b(chunks + 1);
   for (std::size_t c = 0; c <= chunks; ++c)
     b[c] = static_cast<std::int64_t>(static_cast<__int128>(extent) * static_cast<__int128>(c) /
@@ -11177,7 +11184,7 @@ class parallel_scope {
 
 #if LOOM_HEADER_ONLY
 namespace parallel::detail {
-LOOM_DECL int env_int(const char* name, int fallback) {
+LOOM_DEF int env_int(const char* name, int fallback) {
   if (const char* v = std::getenv(name)) {
     char* end = nullptr;
     const long n = std::strtol(v, &end, 10);
@@ -11186,7 +11193,7 @@ LOOM_DECL int env_int(const char* name, int fallback) {
   return fallback;
 }
 
-LOOM_DECL int default_threads() {
+LOOM_DEF int default_threads() {
   static const int n = [] {
     const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int env = env_int("LOOM_NUM_THREADS", 0);
@@ -11196,7 +11203,7 @@ LOOM_DECL int default_threads() {
 }
 }  // namespace parallel::detail
 
-LOOM_DECL parallel_options current_parallel_options() {
+LOOM_DEF parallel_options current_parallel_options() {
   namespace d = parallel::detail;
   parallel_options o;
   const int t = d::globals().threads.load(std::memory_order_relaxed);
@@ -11469,11 +11476,11 @@ inline void thread_pool::serve(unsigned slot) {
   }
 }
 namespace detail {
-LOOM_DECL void run_loop(const loop_task& task, unsigned threads) {
+LOOM_DEF void run_loop(const loop_task& task, unsigned threads) {
   thread_pool::instance().run(task, threads);
 }
 
-LOOM_DECL std::size_t pool_workers() { return thread_pool::instance().workers(); }
+LOOM_DEF std::size_t pool_workers() { return thread_pool::instance().workers(); }
 }  // namespace detail
 #endif  // LOOM_HEADER_ONLY
 }  // namespace loom::parallel
@@ -13584,9 +13591,8 @@ basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>&
 
 #if LOOM_HEADER_ONLY
 namespace detail {
-LOOM_DECL std::size_t chunk_count(const parallel_options& o, bool deterministic,
-                                  std::int64_t extent, std::int64_t work,
-                                  std::size_t partial_bytes) {
+LOOM_DEF std::size_t chunk_count(const parallel_options& o, bool deterministic, std::int64_t extent,
+                                 std::int64_t work, std::size_t partial_bytes) {
   if (work < o.min_work) return 0;
   std::size_t chunks = static_cast<std::size_t>(
       std::clamp<std::int64_t>(work / o.chunk_work, 2, static_cast<std::int64_t>(max_chunks)));
@@ -14196,7 +14202,7 @@ struct operand_label_source {
 };
 
 /// The labels of the operands, by ordinal, then the output's (the last source).
-[[gnu::cold]] LOOM_DECL std::vector<std::string> operand_labels(
+LOOM_DECL [[gnu::cold]] std::vector<std::string> operand_labels(
     const std::vector<operand_label_source>& sources);
 
 /// Notes operand `ordinal`'s extent `e` on mode `m` for index `id`: the first seen, or the
@@ -14210,12 +14216,12 @@ inline void note_extent(extent_source* first,
     bad.emplace(id, extent_source{ordinal, m, e});
 }
 
-[[noreturn, gnu::cold]] LOOM_DECL void throw_extent_clash(std::string_view index,
+LOOM_DECL [[noreturn, gnu::cold]] void throw_extent_clash(std::string_view index,
                                                           const std::vector<std::string>& labels,
                                                           extent_source first,
                                                           extent_source second);
 
-[[noreturn, gnu::cold]] LOOM_DECL void throw_unknown_extent(std::string_view index);
+LOOM_DECL [[noreturn, gnu::cold]] void throw_unknown_extent(std::string_view index);
 
 /// Extents of every index of the assignment's universe, checked to agree across operands.
 /// It depends on the expression, not on the plan, so that the candidate plans of one expression
@@ -14332,14 +14338,13 @@ inline constexpr bool needs_map_variants =
     boost::mp11::mp_any_of<typename node_list<Rhs>::type, is_runtime_map>::value;
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::string operand_label(const std::string& name, std::size_t ordinal,
-                                    const std::string& format) {
+LOOM_DEF std::string operand_label(const std::string& name, std::size_t ordinal,
+                                   const std::string& format) {
   if (!name.empty()) return name;
   return "operand #" + std::to_string(ordinal) + " (" + format + ")";
 }
 
-LOOM_DECL std::vector<std::string> operand_labels(
-    const std::vector<operand_label_source>& sources) {
+LOOM_DEF std::vector<std::string> operand_labels(const std::vector<operand_label_source>& sources) {
   std::vector<std::string> labels;
   for (std::size_t k = 0; k + 1 < sources.size(); ++k)
     labels.push_back(operand_label(*sources[k].name, k, sources[k].format()));
@@ -14348,8 +14353,8 @@ LOOM_DECL std::vector<std::string> operand_labels(
   return labels;
 }
 
-LOOM_DECL void throw_extent_clash(std::string_view index, const std::vector<std::string>& labels,
-                                  extent_source first, extent_source second) {
+LOOM_DEF void throw_extent_clash(std::string_view index, const std::vector<std::string>& labels,
+                                 extent_source first, extent_source second) {
   auto label = [&](std::size_t ordinal) -> const std::string& {
     return labels[std::min(ordinal, labels.size() - 1)];  // the output's label comes last
   };
@@ -14359,7 +14364,7 @@ LOOM_DECL void throw_extent_clash(std::string_view index, const std::vector<std:
                     label(second.ordinal) + " (mode " + std::to_string(second.mode) + ")");
 }
 
-LOOM_DECL void throw_unknown_extent(std::string_view index) {
+LOOM_DEF void throw_unknown_extent(std::string_view index) {
   throw shape_error("loom: the extent of index " + std::string(index) +
                     " is unknown: it is summed but used by no operand");
 }
@@ -19382,7 +19387,7 @@ template <class T, class... Fs> tensor<T, csr> matrix_chain(const tensor<T, Fs>&
 }
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::string chain_plan::describe(const std::vector<std::string>& names) const {
+LOOM_DEF std::string chain_plan::describe(const std::vector<std::string>& names) const {
   std::vector<std::string> label(names);
   std::ostringstream s;
   auto range = [&](std::size_t a, std::size_t z) {
@@ -19403,12 +19408,12 @@ LOOM_DECL std::string chain_plan::describe(const std::vector<std::string>& names
 }
 
 namespace detail {
-LOOM_DECL std::string chain_index(std::size_t t) { return "x" + std::to_string(t); }
+LOOM_DEF std::string chain_index(std::size_t t) { return "x" + std::to_string(t); }
 
-LOOM_DECL chain_plan::step chain_planner::cost_of(const chain_bound_estimator& left,
-                                                  const chain_bound_estimator& right, std::size_t a,
-                                                  std::size_t b, std::size_t c,
-                                                  chain_bound_estimator& result) const {
+LOOM_DEF chain_plan::step chain_planner::cost_of(const chain_bound_estimator& left,
+                                                 const chain_bound_estimator& right, std::size_t a,
+                                                 std::size_t b, std::size_t c,
+                                                 chain_bound_estimator& result) const {
   const chain_bound_estimator comp = chain_bound_estimator::conjunction(std::vector{left, right});
   result = comp.aggregate({chain_index(b)});
   const double compute = comp.estimate();
@@ -19420,7 +19425,7 @@ LOOM_DECL chain_plan::step chain_planner::cost_of(const chain_bound_estimator& l
   return {a, b - 1, c - 1, compute, out, cost};
 }
 
-LOOM_DECL chain_plan chain_planner::exact() const {
+LOOM_DEF chain_plan chain_planner::exact() const {
   const std::size_t n = factors.size();
   struct cell {
     double cost = 0;
@@ -19460,7 +19465,7 @@ LOOM_DECL chain_plan chain_planner::exact() const {
   return plan;
 }
 
-LOOM_DECL chain_plan chain_planner::sequential(bool left_to_right) const {
+LOOM_DEF chain_plan chain_planner::sequential(bool left_to_right) const {
   struct range {
     std::size_t first, last;
     chain_bound_estimator est;
@@ -19490,7 +19495,7 @@ LOOM_DECL chain_plan chain_planner::sequential(bool left_to_right) const {
   return plan;
 }
 
-LOOM_DECL chain_bound_estimator chain_factor(const statistics& s, std::size_t t) {
+LOOM_DEF chain_bound_estimator chain_factor(const statistics& s, std::size_t t) {
   return chain_bound_estimator(s, {chain_index(t), chain_index(t + 1)});
 }
 }  // namespace detail
@@ -20628,7 +20633,7 @@ concept text_value = requires(std::string_view s, T& v, std::string& out) {
 };
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::string excerpt(std::string_view s) {
+LOOM_DEF std::string excerpt(std::string_view s) {
   constexpr std::size_t max_shown = 40;
   std::string out = "'";
   for (std::size_t k = 0; k < s.size() && k < max_shown; ++k) {
@@ -20646,7 +20651,7 @@ LOOM_DECL std::string excerpt(std::string_view s) {
   return out + "'";
 }
 
-LOOM_DECL std::string value_text<boolean>::parse(std::string_view token, boolean& out) {
+LOOM_DEF std::string value_text<boolean>::parse(std::string_view token, boolean& out) {
   double v = 0;
   if (parse_floating(token, v) != parse_status::ok)
     return "value " + excerpt(token) + " is not a number";
@@ -20678,7 +20683,7 @@ class line_reader {
   LOOM_DECL line_reader(std::istream& in, std::string name);
   line_reader(const line_reader&) = delete;
   line_reader& operator=(const line_reader&) = delete;
-  LOOM_DECL ~line_reader();
+  LOOM_INLINE ~line_reader();
 
   /// Reads the next line into `line()` (without `\n` or a trailing `\r`); false at end of input.
   /// Throws `io_error` when the stream fails for another reason than end of input.
@@ -20695,7 +20700,7 @@ class line_reader {
 
   /// `name:line: ` for messages about the current line, or about `line` when given.
   LOOM_DECL std::string where(std::int64_t line = 0) const;
-  [[noreturn]] LOOM_DECL void fail(const std::string& what, std::int64_t line = 0) const;
+  LOOM_DECL [[noreturn]] void fail(const std::string& what, std::int64_t line = 0) const;
 
   /// Splits the current line at blanks into `out`; returns the number of tokens, stopping at
   /// `out.size()` (so a result equal to `out.size()` may mean "that many or more").
@@ -20715,20 +20720,20 @@ class line_reader {
 };
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL line_reader::line_reader(std::istream& in, std::string name)
+LOOM_DEF line_reader::line_reader(std::istream& in, std::string name)
     : in_(in), name_(std::move(name)) {
   saved_exceptions_ = in_.exceptions();
   in_.exceptions(std::ios::goodbit);
 }
 
-LOOM_DECL line_reader::~line_reader() {
+LOOM_INLINE line_reader::~line_reader() {
   try {
     in_.exceptions(saved_exceptions_);
   } catch (...) {  // the restored mask may match the stream's end-of-file state
   }
 }
 
-LOOM_DECL bool line_reader::next() {
+LOOM_DEF bool line_reader::next() {
   if (!std::getline(in_, line_)) {
     if (in_.bad()) throw io_error(name_ + ":" + std::to_string(line_no_ + 1) + ": read error");
     return false;
@@ -20739,7 +20744,7 @@ LOOM_DECL bool line_reader::next() {
   return true;
 }
 
-LOOM_DECL bool line_reader::next_data(std::string_view comment_chars) {
+LOOM_DEF bool line_reader::next_data(std::string_view comment_chars) {
   while (next()) {
     const std::size_t first = line_.find_first_not_of(blanks);
     if (first != std::string::npos && comment_chars.find(line_[first]) == std::string_view::npos)
@@ -20748,15 +20753,15 @@ LOOM_DECL bool line_reader::next_data(std::string_view comment_chars) {
   return false;
 }
 
-LOOM_DECL std::string line_reader::where(std::int64_t line) const {
+LOOM_DEF std::string line_reader::where(std::int64_t line) const {
   return name_ + ":" + std::to_string(line > 0 ? line : line_number()) + ": ";
 }
 
-LOOM_DECL void line_reader::fail(const std::string& what, std::int64_t line) const {
+LOOM_DEF void line_reader::fail(const std::string& what, std::int64_t line) const {
   throw parse_error(where(line) + what);
 }
 
-LOOM_DECL std::size_t line_reader::split(std::span<std::string_view> out) const {
+LOOM_DEF std::size_t line_reader::split(std::span<std::string_view> out) const {
   std::size_t count = 0;
   std::string_view rest(line_);
   while (count < out.size()) {
@@ -20770,7 +20775,7 @@ LOOM_DECL std::size_t line_reader::split(std::span<std::string_view> out) const 
   return count;
 }
 
-LOOM_DECL std::int64_t line_reader::count(std::string_view token, const std::string& what) const {
+LOOM_DEF std::int64_t line_reader::count(std::string_view token, const std::string& what) const {
   std::int64_t v = 0;
   switch (parse_integer(token, v)) {
     case parse_status::ok:
@@ -20837,12 +20842,12 @@ struct output_buffer {
 LOOM_DECL void append_comment(std::string& text, std::string_view comment, char mark);
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::string errno_text() {
+LOOM_DEF std::string errno_text() {
   const int e = errno;
   return e == 0 ? std::string() : ": " + std::generic_category().message(e);
 }
 
-LOOM_DECL std::ifstream open_for_reading(const std::string& path, std::string_view api) {
+LOOM_DEF std::ifstream open_for_reading(const std::string& path, std::string_view api) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw io_error(std::string(api) + ": cannot read '" + path + "': it is a directory");
@@ -20852,7 +20857,7 @@ LOOM_DECL std::ifstream open_for_reading(const std::string& path, std::string_vi
   return in;
 }
 
-LOOM_DECL std::ofstream open_for_writing(const std::string& path, std::string_view api) {
+LOOM_DEF std::ofstream open_for_writing(const std::string& path, std::string_view api) {
   errno = 0;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out)
@@ -20860,25 +20865,25 @@ LOOM_DECL std::ofstream open_for_writing(const std::string& path, std::string_vi
   return out;
 }
 
-LOOM_DECL void close_written(std::ofstream& out, const std::string& path, std::string_view api) {
+LOOM_DEF void close_written(std::ofstream& out, const std::string& path, std::string_view api) {
   errno = 0;
   out.close();
   if (!out) throw io_error(std::string(api) + ": writing '" + path + "' failed" + errno_text());
 }
 
-LOOM_DECL void output_buffer::flush() {
+LOOM_DEF void output_buffer::flush() {
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
   text.clear();
   if (!out) throw io_error(std::string(api) + ": the output stream failed");
 }
 
-LOOM_DECL void output_buffer::finish() {
+LOOM_DEF void output_buffer::finish() {
   flush();
   out.flush();
   if (!out) throw io_error(std::string(api) + ": the output stream failed");
 }
 
-LOOM_DECL void append_comment(std::string& text, std::string_view comment, char mark) {
+LOOM_DEF void append_comment(std::string& text, std::string_view comment, char mark) {
   while (!comment.empty()) {
     const std::size_t end = comment.find('\n');
     const std::string_view line = comment.substr(0, end);
@@ -21289,7 +21294,7 @@ void write_matrix_market(const std::string& path, const basic_tensor<T, Format, 
 
 #if LOOM_HEADER_ONLY
 namespace detail {
-LOOM_DECL bool iequals(std::string_view a, std::string_view b) {
+LOOM_DEF bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t k = 0; k < a.size(); ++k) {
     char x = a[k], y = b[k];
@@ -21300,7 +21305,7 @@ LOOM_DECL bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-LOOM_DECL matrix_market_header read_matrix_market_banner(line_reader& r) {
+LOOM_DEF matrix_market_header read_matrix_market_banner(line_reader& r) {
   if (!r.next())
     r.fail("the input is empty; expected the banner " + std::string(matrix_market_banner_form));
   std::array<std::string_view, 6> w{};
@@ -21354,8 +21359,8 @@ LOOM_DECL matrix_market_header read_matrix_market_banner(line_reader& r) {
   return h;
 }
 
-LOOM_DECL std::int64_t read_index(const line_reader& r, std::string_view token, std::int64_t extent,
-                                  const char* what) {
+LOOM_DEF std::int64_t read_index(const line_reader& r, std::string_view token, std::int64_t extent,
+                                 const char* what) {
   std::int64_t v = 0;
   const parse_status st = parse_integer(token, v);
   if (st == parse_status::not_a_number)
@@ -22131,8 +22136,8 @@ template <class Term> std::string signature(const Term& term, std::size_t ordina
 }
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::string minimal_signature(std::vector<factor_desc>& fs,
-                                        const std::vector<std::string_view>& bound) {
+LOOM_DEF std::string minimal_signature(std::vector<factor_desc>& fs,
+                                       const std::vector<std::string_view>& bound) {
   std::sort(fs.begin(), fs.end(), [](const factor_desc& a, const factor_desc& b) {
     return std::less<const void*>{}(a.tensor, b.tensor) ||
            (a.tensor == b.tensor && a.literal < b.literal);
@@ -22181,7 +22186,7 @@ LOOM_DECL std::string minimal_signature(std::vector<factor_desc>& fs,
   return best;
 }
 
-LOOM_DECL void extent_table::note(std::string_view name, std::int64_t e) {
+LOOM_DEF void extent_table::note(std::string_view name, std::int64_t e) {
   for (auto& [n, x] : entries)
     if (n == name) {
       if (x != e)
@@ -22192,7 +22197,7 @@ LOOM_DECL void extent_table::note(std::string_view name, std::int64_t e) {
   entries.emplace_back(name, e);
 }
 
-LOOM_DECL std::int64_t extent_table::of(std::string_view name) const {
+LOOM_DEF std::int64_t extent_table::of(std::string_view name) const {
   for (const auto& [n, x] : entries)
     if (n == name) return x;
   throw shape_error("loom::la: the extent of " + std::string(name) + " is unknown");
@@ -23219,7 +23224,7 @@ class uniform_estimator {
 };
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL uniform_estimator::uniform_estimator(index_set indices, double nnz)
+LOOM_DEF uniform_estimator::uniform_estimator(index_set indices, double nnz)
     : indices_(std::move(indices)), nnz_(nnz) {
   detail::check_index_set(indices_, "loom::uniform_estimator");
   if (nnz_ < 0 || nnz_ > detail::dense_size(indices_))
@@ -23227,8 +23232,7 @@ LOOM_DECL uniform_estimator::uniform_estimator(index_set indices, double nnz)
                       " is outside [0, product of extents]");
 }
 
-LOOM_DECL uniform_estimator
-uniform_estimator::conjunction(std::span<const uniform_estimator> args) {
+LOOM_DEF uniform_estimator uniform_estimator::conjunction(std::span<const uniform_estimator> args) {
   index_set out;
   double p = 1;
   for (const uniform_estimator& a : args) {
@@ -23240,8 +23244,7 @@ uniform_estimator::conjunction(std::span<const uniform_estimator> args) {
   return uniform_estimator(std::move(out), n);
 }
 
-LOOM_DECL uniform_estimator
-uniform_estimator::disjunction(std::span<const uniform_estimator> args) {
+LOOM_DEF uniform_estimator uniform_estimator::disjunction(std::span<const uniform_estimator> args) {
   index_set out;
   double log_q = 0;  // log of P(fill in every operand)
   for (const uniform_estimator& a : args) {
@@ -23253,7 +23256,7 @@ uniform_estimator::disjunction(std::span<const uniform_estimator> args) {
   return uniform_estimator(std::move(out), n);
 }
 
-LOOM_DECL uniform_estimator
+LOOM_DEF uniform_estimator
 uniform_estimator::aggregate(const std::vector<std::string>& names) const {
   index_set kept = detail::index_filter(indices_, names, false);
   const double reduced = detail::dense_size(detail::index_filter(indices_, names, true));
@@ -23403,7 +23406,7 @@ constexpr std::int64_t date(std::string_view s) {
 }
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::string format_date(std::int64_t days) {
+LOOM_DEF std::string format_date(std::int64_t days) {
   const civil_date c = civil_from_days(days);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%04lld-%02d-%02d", static_cast<long long>(c.year), c.month,
@@ -23501,24 +23504,24 @@ class dictionary_builder {
 }  // namespace detail
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL dictionary::dictionary(std::vector<std::string> words) : words_(std::move(words)) {
+LOOM_DEF dictionary::dictionary(std::vector<std::string> words) : words_(std::move(words)) {
   std::sort(words_.begin(), words_.end());
   words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
 }
 
-LOOM_DECL std::optional<std::int64_t> dictionary::code(std::string_view s) const {
+LOOM_DEF std::optional<std::int64_t> dictionary::code(std::string_view s) const {
   const auto it = std::lower_bound(words_.begin(), words_.end(), s);
   if (it == words_.end() || *it != s) return std::nullopt;
   return static_cast<std::int64_t>(it - words_.begin());
 }
 
-LOOM_DECL std::int64_t dictionary::lower_bound(std::string_view s) const {
+LOOM_DEF std::int64_t dictionary::lower_bound(std::string_view s) const {
   return static_cast<std::int64_t>(std::lower_bound(words_.begin(), words_.end(), s) -
                                    words_.begin());
 }
 
 namespace detail {
-LOOM_DECL dictionary dictionary_builder::finish(std::vector<std::int64_t>& remap) {
+LOOM_DEF dictionary dictionary_builder::finish(std::vector<std::int64_t>& remap) {
   // sorted by the first 16 bytes as two big-endian integers (byte order, as std::string
   // compares), the whole strings only where those agree
   struct keyed {
@@ -23551,7 +23554,7 @@ LOOM_DECL dictionary dictionary_builder::finish(std::vector<std::int64_t>& remap
   return dictionary(std::move(sorted), dictionary::sorted_unique{});  // sorted, distinct
 }
 
-LOOM_DECL void dictionary_builder::grow() {
+LOOM_DEF void dictionary_builder::grow() {
   std::vector<slot> old = std::move(slots_);
   slots_.assign(std::max<std::size_t>(64, 2 * old.size()), slot{});
   const std::size_t mask = slots_.size() - 1;
@@ -23611,8 +23614,8 @@ class column_error : public error {
 };
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL csv_error::csv_error(std::string file, std::int64_t line, std::int64_t column,
-                               std::string column_name, const std::string& what)
+LOOM_DEF csv_error::csv_error(std::string file, std::int64_t line, std::int64_t column,
+                              std::string column_name, const std::string& what)
     : parse_error(file + ":" + std::to_string(line) + ": " +
                   (column > 0 ? "column " + std::to_string(column) +
                                     (column_name.empty() ? "" : " (" + column_name + ")") + ": "
@@ -23718,8 +23721,8 @@ LOOM_DECL std::string format_decimal(double v);
 }  // namespace detail
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL column::column(std::string name, std::vector<std::int64_t> ints, column_type type,
-                         std::shared_ptr<const dictionary> dict)
+LOOM_DEF column::column(std::string name, std::vector<std::int64_t> ints, column_type type,
+                        std::shared_ptr<const dictionary> dict)
     : name_(std::move(name)), type_(type), ints_(std::move(ints)), dict_(std::move(dict)) {
   if (type_ == column_type::decimal)
     throw column_error("loom::relational::column " + name_ +
@@ -23730,14 +23733,14 @@ LOOM_DECL column::column(std::string name, std::vector<std::int64_t> ints, colum
 }
 
 namespace detail {
-LOOM_DECL std::string format_decimal(double v) {
+LOOM_DEF std::string format_decimal(double v) {
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
 }  // namespace detail
 
-LOOM_DECL std::string column::text(std::size_t row) const {
+LOOM_DEF std::string column::text(std::size_t row) const {
   switch (type_) {
     case column_type::int64:
       return std::to_string(ints_[row]);
@@ -23820,7 +23823,7 @@ class table {
 LOOM_DECL void share_dictionary(table& a, std::string_view col_a, table& b, std::string_view col_b);
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL const column& table::operator[](std::string_view name) const {
+LOOM_DEF const column& table::operator[](std::string_view name) const {
   for (const column& c : columns_)
     if (c.name() == name) return c;
   std::string known;
@@ -23829,13 +23832,13 @@ LOOM_DECL const column& table::operator[](std::string_view name) const {
                      " has no column " + std::string(name) + " (columns: " + known + ")");
 }
 
-LOOM_DECL bool table::has(std::string_view name) const {
+LOOM_DEF bool table::has(std::string_view name) const {
   for (const column& c : columns_)
     if (c.name() == name) return true;
   return false;
 }
 
-LOOM_DECL table& table::add(column c) {
+LOOM_DEF table& table::add(column c) {
   if (!columns_.empty() && c.size() != rows())
     throw column_error("loom::relational: column " + c.name() + " has " + std::to_string(c.size()) +
                        " rows but table " + name_ + " has " + std::to_string(rows()));
@@ -23845,7 +23848,7 @@ LOOM_DECL table& table::add(column c) {
   return *this;
 }
 
-LOOM_DECL table& table::replace(column c) {
+LOOM_DEF table& table::replace(column c) {
   for (column& old : columns_)
     if (old.name() == c.name()) {
       if (c.size() != old.size())
@@ -23858,7 +23861,7 @@ LOOM_DECL table& table::replace(column c) {
   return *this;
 }
 
-LOOM_DECL void table::write_csv(std::ostream& out, char delimiter) const {
+LOOM_DEF void table::write_csv(std::ostream& out, char delimiter) const {
   const bool lone = columns_.size() == 1;
   for (std::size_t c = 0; c < columns_.size(); ++c)
     out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].name(), delimiter, lone);
@@ -23870,7 +23873,7 @@ LOOM_DECL void table::write_csv(std::ostream& out, char delimiter) const {
   }
 }
 
-LOOM_DECL std::string table::quote(const std::string& s, char delimiter, bool lone) {
+LOOM_DEF std::string table::quote(const std::string& s, char delimiter, bool lone) {
   if (s.empty() && lone) return "\"\"";
   if (s.find_first_of(std::string{delimiter, '"', '\n', '\r'}) == std::string::npos) return s;
   std::string q = "\"";
@@ -23878,8 +23881,7 @@ LOOM_DECL std::string table::quote(const std::string& s, char delimiter, bool lo
   return q + "\"";
 }
 
-LOOM_DECL void share_dictionary(table& a, std::string_view col_a, table& b,
-                                std::string_view col_b) {
+LOOM_DEF void share_dictionary(table& a, std::string_view col_a, table& b, std::string_view col_b) {
   const column& ca = a[col_a];
   const column& cb = b[col_b];
   if (ca.type() != column_type::string || cb.type() != column_type::string)
@@ -24046,7 +24048,7 @@ class file_bytes {
   LOOM_DECL explicit file_bytes(const std::string& path);
   file_bytes(const file_bytes&) = delete;
   file_bytes& operator=(const file_bytes&) = delete;
-  LOOM_DECL ~file_bytes();
+  LOOM_INLINE ~file_bytes();
   std::string_view text() const { return text_; }
 
  private:
@@ -24056,7 +24058,7 @@ class file_bytes {
 };
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL file_bytes::file_bytes(const std::string& path) {
+LOOM_DEF file_bytes::file_bytes(const std::string& path) {
 #  if __has_include(<sys/mman.h>) && __has_include(<sys/stat.h>) && __has_include(<fcntl.h>) && \
     __has_include(<unistd.h>)
   const int fd = ::open(path.c_str(), O_RDONLY);
@@ -24092,7 +24094,7 @@ LOOM_DECL file_bytes::file_bytes(const std::string& path) {
   text_ = read_;
 }
 
-LOOM_DECL file_bytes::~file_bytes() {
+LOOM_INLINE file_bytes::~file_bytes() {
 #  if __has_include(<sys/mman.h>) && __has_include(<sys/stat.h>) && __has_include(<fcntl.h>) && \
     __has_include(<unistd.h>)
   if (mapped_ != nullptr) ::munmap(mapped_, text_.size());
@@ -24254,12 +24256,12 @@ LOOM_DECL table read_csv(const std::string& path, const std::vector<column_spec>
 
 #if LOOM_HEADER_ONLY
 namespace detail {
-LOOM_DECL csv_parser::csv_parser(std::string_view text, const std::string& file, char delimiter)
+LOOM_DEF csv_parser::csv_parser(std::string_view text, const std::string& file, char delimiter)
     : text_(text), file_(file), delimiter_(delimiter) {
   if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;  // UTF-8 byte order mark
 }
 
-LOOM_DECL bool csv_parser::next() {
+LOOM_DEF bool csv_parser::next() {
   while (pos_ < text_.size() && (text_[pos_] == '\n' || text_[pos_] == '\r')) {
     if (text_[pos_] == '\n') ++line_;
     ++pos_;
@@ -24290,7 +24292,7 @@ LOOM_DECL bool csv_parser::next() {
   }
 }
 
-LOOM_DECL void csv_parser::read_quoted() {
+LOOM_DEF void csv_parser::read_quoted() {
   const std::int64_t start_line = line_;
   ++pos_;
   if (scratch_used_ == scratch_.size()) scratch_.emplace_back();
@@ -24319,14 +24321,14 @@ LOOM_DECL void csv_parser::read_quoted() {
   fields_.push_back(s);
 }
 
-LOOM_DECL std::string shown(std::string_view s) {
+LOOM_DEF std::string shown(std::string_view s) {
   constexpr std::size_t max = 40;
   return "'" + std::string(s.substr(0, max)) + (s.size() > max ? "...'" : "'");
 }
 }  // namespace detail
 
-LOOM_DECL table read_csv_text(std::string_view text, const std::string& name,
-                              const std::vector<column_spec>& schema, const csv_options& options) {
+LOOM_DEF table read_csv_text(std::string_view text, const std::string& name,
+                             const std::vector<column_spec>& schema, const csv_options& options) {
   detail::csv_parser parser(text, name, options.delimiter);
   std::vector<std::int64_t> slot_of_field;  // field index -> schema slot, or -1 (skipped)
   std::vector<std::string> field_names;
@@ -24541,8 +24543,8 @@ LOOM_DECL table read_csv_text(std::string_view text, const std::string& name,
   return t;
 }
 
-LOOM_DECL table read_csv(const std::string& path, const std::vector<column_spec>& schema,
-                         const csv_options& options) {
+LOOM_DEF table read_csv(const std::string& path, const std::vector<column_spec>& schema,
+                        const csv_options& options) {
   const detail::file_bytes file(path);
   return read_csv_text(file.text(), path, schema, options);
 }
@@ -24633,8 +24635,8 @@ view<const T, format<interval_level>> interval(std::int64_t lo, std::int64_t hi,
 }
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::int64_t interval_level::assemble(storage<true>& st, const level_build& in,
-                                                std::span<std::int64_t> position) {
+LOOM_DEF std::int64_t interval_level::assemble(storage<true>& st, const level_build& in,
+                                               std::span<std::int64_t> position) {
   if (in.parents != 1)
     throw shape_error("loom::relational::interval_level: mode " + std::to_string(in.mode) +
                       " must be the first level");
@@ -24786,7 +24788,7 @@ tensor<T, Format> filter_values(const basic_tensor<T, Format, Owning>& a, F keep
 
 #if LOOM_HEADER_ONLY
 namespace detail {
-LOOM_DECL const dictionary& dictionary_of(const column& c, std::string_view who) {
+LOOM_DEF const dictionary& dictionary_of(const column& c, std::string_view who) {
   if (c.type() != column_type::string || !c.dict())
     throw column_error("loom::relational::" + std::string(who) + ": column " + c.name() +
                        " is not a string column");
@@ -25599,7 +25601,7 @@ std::tuple<tensor<typename Aggs::value_type, csf<N>>...> key_by(
 }
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::int64_t extent_of(const column& c) {
+LOOM_DEF std::int64_t extent_of(const column& c) {
   if (c.type() == column_type::string) return std::max<std::int64_t>(1, c.dict()->size());
   std::int64_t m = 0;
   for (std::int64_t v : c.ints()) m = std::max(m, v + 1);
@@ -25607,7 +25609,7 @@ LOOM_DECL std::int64_t extent_of(const column& c) {
 }
 
 namespace detail {
-LOOM_DECL void check_joinable(const column& a, const column& b) {
+LOOM_DEF void check_joinable(const column& a, const column& b) {
   const std::string both = a.name() + " (" + std::string(to_string(a.type())) + ") and " +
                            b.name() + " (" + std::string(to_string(b.type())) + ")";
   if (!a.is_integer() || !b.is_integer())
@@ -25730,8 +25732,8 @@ LOOM_DECL table sort_rows(const table& t, const std::vector<std::string>& by,
                           const std::vector<bool>& descending = {});
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL table sort_rows(const table& t, const std::vector<std::string>& by,
-                          const std::vector<bool>& descending) {
+LOOM_DEF table sort_rows(const table& t, const std::vector<std::string>& by,
+                         const std::vector<bool>& descending) {
   std::vector<std::size_t> perm(t.rows());
   for (std::size_t r = 0; r < perm.size(); ++r) perm[r] = r;
   std::vector<const column*> cols;

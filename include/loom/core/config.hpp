@@ -28,18 +28,27 @@
 // Separate compilation (docs/build-cost.md): with LOOM_SEPARATE_COMPILATION defined, the headers
 // only declare loom's heavier non-template functions, and the runtime library (src/runtime.cpp,
 // CMake target loom::runtime) defines them once, so a kernel's translation unit neither parses nor
-// optimises them. The definitions are the same in both modes and no template changes: only where
-// the functions are compiled does. LOOM_DECL is their specifier: inline in the headers, a plain
-// definition in the library.
+// optimises them. The definitions are the same in both modes: only where the functions are
+// compiled does. LOOM_DECL declares one, LOOM_DEF defines it: a plain function in the library; in
+// the headers a function template of an unused int, so that a unit compiles only the bodies it
+// calls (the std::sort, std::map and std::vector code of every other one would be instantiated
+// at the end of each unit otherwise: a third of `#include <loom/loom.hpp>`'s time). LOOM_INLINE
+// is for the few that cannot be templates (destructors).
 #if defined(LOOM_BUILDING_RUNTIME)
 #  define LOOM_HEADER_ONLY 1
 #  define LOOM_DECL
+#  define LOOM_DEF
+#  define LOOM_INLINE
 #elif defined(LOOM_SEPARATE_COMPILATION)
 #  define LOOM_HEADER_ONLY 0
 #  define LOOM_DECL
+#  define LOOM_DEF
+#  define LOOM_INLINE
 #else
 #  define LOOM_HEADER_ONLY 1
-#  define LOOM_DECL inline
+#  define LOOM_DECL template <int = 0>
+#  define LOOM_DEF template <int>
+#  define LOOM_INLINE inline
 #endif
 
 #include <cstddef>

@@ -24,15 +24,15 @@ LOOM_DECL void debug_choice(std::string_view head, std::size_t chosen,
 #  include <string>
 
 namespace loom::detail {
-LOOM_DECL void debug_line(std::initializer_list<std::string_view> pieces) {
+LOOM_DEF void debug_line(std::initializer_list<std::string_view> pieces) {
   std::string line;
   for (const std::string_view p : pieces) line += p;
   line += '\n';
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
-LOOM_DECL void debug_choice(std::string_view head, std::size_t chosen,
-                            std::span<const double> costs) {
+LOOM_DEF void debug_choice(std::string_view head, std::size_t chosen,
+                           std::span<const double> costs) {
   std::string text = " (estimated costs:";
   char number[32];
   for (const double c : costs) {

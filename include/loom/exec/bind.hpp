@@ -313,7 +313,7 @@ struct operand_label_source {
 };
 
 /// The labels of the operands, by ordinal, then the output's (the last source).
-[[gnu::cold]] LOOM_DECL std::vector<std::string> operand_labels(
+LOOM_DECL [[gnu::cold]] std::vector<std::string> operand_labels(
     const std::vector<operand_label_source>& sources);
 
 /// Notes operand `ordinal`'s extent `e` on mode `m` for index `id`: the first seen, or the
@@ -327,12 +327,12 @@ inline void note_extent(extent_source* first,
     bad.emplace(id, extent_source{ordinal, m, e});
 }
 
-[[noreturn, gnu::cold]] LOOM_DECL void throw_extent_clash(std::string_view index,
+LOOM_DECL [[noreturn, gnu::cold]] void throw_extent_clash(std::string_view index,
                                                           const std::vector<std::string>& labels,
                                                           extent_source first,
                                                           extent_source second);
 
-[[noreturn, gnu::cold]] LOOM_DECL void throw_unknown_extent(std::string_view index);
+LOOM_DECL [[noreturn, gnu::cold]] void throw_unknown_extent(std::string_view index);
 
 /// Extents of every index of the assignment's universe, checked to agree across operands.
 /// It depends on the expression, not on the plan, so that the candidate plans of one expression
@@ -449,14 +449,13 @@ inline constexpr bool needs_map_variants =
     boost::mp11::mp_any_of<typename node_list<Rhs>::type, is_runtime_map>::value;
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::string operand_label(const std::string& name, std::size_t ordinal,
-                                    const std::string& format) {
+LOOM_DEF std::string operand_label(const std::string& name, std::size_t ordinal,
+                                   const std::string& format) {
   if (!name.empty()) return name;
   return "operand #" + std::to_string(ordinal) + " (" + format + ")";
 }
 
-LOOM_DECL std::vector<std::string> operand_labels(
-    const std::vector<operand_label_source>& sources) {
+LOOM_DEF std::vector<std::string> operand_labels(const std::vector<operand_label_source>& sources) {
   std::vector<std::string> labels;
   for (std::size_t k = 0; k + 1 < sources.size(); ++k)
     labels.push_back(operand_label(*sources[k].name, k, sources[k].format()));
@@ -465,8 +464,8 @@ LOOM_DECL std::vector<std::string> operand_labels(
   return labels;
 }
 
-LOOM_DECL void throw_extent_clash(std::string_view index, const std::vector<std::string>& labels,
-                                  extent_source first, extent_source second) {
+LOOM_DEF void throw_extent_clash(std::string_view index, const std::vector<std::string>& labels,
+                                 extent_source first, extent_source second) {
   auto label = [&](std::size_t ordinal) -> const std::string& {
     return labels[std::min(ordinal, labels.size() - 1)];  // the output's label comes last
   };
@@ -476,7 +475,7 @@ LOOM_DECL void throw_extent_clash(std::string_view index, const std::vector<std:
                     label(second.ordinal) + " (mode " + std::to_string(second.mode) + ")");
 }
 
-LOOM_DECL void throw_unknown_extent(std::string_view index) {
+LOOM_DEF void throw_unknown_extent(std::string_view index) {
   throw shape_error("loom: the extent of index " + std::string(index) +
                     " is unknown: it is summed but used by no operand");
 }

@@ -183,7 +183,7 @@ template <class T, class... Fs> tensor<T, csr> matrix_chain(const tensor<T, Fs>&
 }
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::string chain_plan::describe(const std::vector<std::string>& names) const {
+LOOM_DEF std::string chain_plan::describe(const std::vector<std::string>& names) const {
   std::vector<std::string> label(names);
   std::ostringstream s;
   auto range = [&](std::size_t a, std::size_t z) {
@@ -204,12 +204,12 @@ LOOM_DECL std::string chain_plan::describe(const std::vector<std::string>& names
 }
 
 namespace detail {
-LOOM_DECL std::string chain_index(std::size_t t) { return "x" + std::to_string(t); }
+LOOM_DEF std::string chain_index(std::size_t t) { return "x" + std::to_string(t); }
 
-LOOM_DECL chain_plan::step chain_planner::cost_of(const chain_bound_estimator& left,
-                                                  const chain_bound_estimator& right, std::size_t a,
-                                                  std::size_t b, std::size_t c,
-                                                  chain_bound_estimator& result) const {
+LOOM_DEF chain_plan::step chain_planner::cost_of(const chain_bound_estimator& left,
+                                                 const chain_bound_estimator& right, std::size_t a,
+                                                 std::size_t b, std::size_t c,
+                                                 chain_bound_estimator& result) const {
   const chain_bound_estimator comp = chain_bound_estimator::conjunction(std::vector{left, right});
   result = comp.aggregate({chain_index(b)});
   const double compute = comp.estimate();
@@ -221,7 +221,7 @@ LOOM_DECL chain_plan::step chain_planner::cost_of(const chain_bound_estimator& l
   return {a, b - 1, c - 1, compute, out, cost};
 }
 
-LOOM_DECL chain_plan chain_planner::exact() const {
+LOOM_DEF chain_plan chain_planner::exact() const {
   const std::size_t n = factors.size();
   struct cell {
     double cost = 0;
@@ -261,7 +261,7 @@ LOOM_DECL chain_plan chain_planner::exact() const {
   return plan;
 }
 
-LOOM_DECL chain_plan chain_planner::sequential(bool left_to_right) const {
+LOOM_DEF chain_plan chain_planner::sequential(bool left_to_right) const {
   struct range {
     std::size_t first, last;
     chain_bound_estimator est;
@@ -291,7 +291,7 @@ LOOM_DECL chain_plan chain_planner::sequential(bool left_to_right) const {
   return plan;
 }
 
-LOOM_DECL chain_bound_estimator chain_factor(const statistics& s, std::size_t t) {
+LOOM_DEF chain_bound_estimator chain_factor(const statistics& s, std::size_t t) {
   return chain_bound_estimator(s, {chain_index(t), chain_index(t + 1)});
 }
 }  // namespace detail

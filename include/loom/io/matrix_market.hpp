@@ -368,7 +368,7 @@ void write_matrix_market(const std::string& path, const basic_tensor<T, Format, 
 
 #if LOOM_HEADER_ONLY
 namespace detail {
-LOOM_DECL bool iequals(std::string_view a, std::string_view b) {
+LOOM_DEF bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t k = 0; k < a.size(); ++k) {
     char x = a[k], y = b[k];
@@ -379,7 +379,7 @@ LOOM_DECL bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-LOOM_DECL matrix_market_header read_matrix_market_banner(line_reader& r) {
+LOOM_DEF matrix_market_header read_matrix_market_banner(line_reader& r) {
   if (!r.next())
     r.fail("the input is empty; expected the banner " + std::string(matrix_market_banner_form));
   std::array<std::string_view, 6> w{};
@@ -433,8 +433,8 @@ LOOM_DECL matrix_market_header read_matrix_market_banner(line_reader& r) {
   return h;
 }
 
-LOOM_DECL std::int64_t read_index(const line_reader& r, std::string_view token, std::int64_t extent,
-                                  const char* what) {
+LOOM_DEF std::int64_t read_index(const line_reader& r, std::string_view token, std::int64_t extent,
+                                 const char* what) {
   std::int64_t v = 0;
   const parse_status st = parse_integer(token, v);
   if (st == parse_status::not_a_number)

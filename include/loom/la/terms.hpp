@@ -142,8 +142,8 @@ template <class Term> std::string signature(const Term& term, std::size_t ordina
 }
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::string minimal_signature(std::vector<factor_desc>& fs,
-                                        const std::vector<std::string_view>& bound) {
+LOOM_DEF std::string minimal_signature(std::vector<factor_desc>& fs,
+                                       const std::vector<std::string_view>& bound) {
   std::sort(fs.begin(), fs.end(), [](const factor_desc& a, const factor_desc& b) {
     return std::less<const void*>{}(a.tensor, b.tensor) ||
            (a.tensor == b.tensor && a.literal < b.literal);
@@ -192,7 +192,7 @@ LOOM_DECL std::string minimal_signature(std::vector<factor_desc>& fs,
   return best;
 }
 
-LOOM_DECL void extent_table::note(std::string_view name, std::int64_t e) {
+LOOM_DEF void extent_table::note(std::string_view name, std::int64_t e) {
   for (auto& [n, x] : entries)
     if (n == name) {
       if (x != e)
@@ -203,7 +203,7 @@ LOOM_DECL void extent_table::note(std::string_view name, std::int64_t e) {
   entries.emplace_back(name, e);
 }
 
-LOOM_DECL std::int64_t extent_table::of(std::string_view name) const {
+LOOM_DEF std::int64_t extent_table::of(std::string_view name) const {
   for (const auto& [n, x] : entries)
     if (n == name) return x;
   throw shape_error("loom::la: the extent of " + std::string(name) + " is unknown");

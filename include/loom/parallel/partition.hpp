@@ -100,7 +100,7 @@ partition split_by_entries(const Tensor& t, std::int64_t extent, std::size_t chu
 
 #if LOOM_HEADER_ONLY
 namespace detail {
-LOOM_DECL partition finish(std::vector<std::int64_t> b, std::int64_t extent) {
+LOOM_DEF partition finish(std::vector<std::int64_t> b, std::int64_t extent) {
   b.front() = 0;
   b.back() = extent;
   for (std::size_t c = 1; c < b.size(); ++c) b[c] = std::clamp(b[c], b[c - 1], extent);
@@ -112,7 +112,7 @@ LOOM_DECL partition finish(std::vector<std::int64_t> b, std::int64_t extent) {
 }
 }  // namespace detail
 
-LOOM_DECL partition split_evenly(std::int64_t extent, std::size_t chunks) {
+LOOM_DEF partition split_evenly(std::int64_t extent, std::size_t chunks) {
   std::vector<std::int64_t> b(chunks + 1);
   for (std::size_t c = 0; c <= chunks; ++c)
     b[c] = static_cast<std::int64_t>(static_cast<__int128>(extent) * static_cast<__int128>(c) /

@@ -429,9 +429,8 @@ basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>&
 
 #if LOOM_HEADER_ONLY
 namespace detail {
-LOOM_DECL std::size_t chunk_count(const parallel_options& o, bool deterministic,
-                                  std::int64_t extent, std::int64_t work,
-                                  std::size_t partial_bytes) {
+LOOM_DEF std::size_t chunk_count(const parallel_options& o, bool deterministic, std::int64_t extent,
+                                 std::int64_t work, std::size_t partial_bytes) {
   if (work < o.min_work) return 0;
   std::size_t chunks = static_cast<std::size_t>(
       std::clamp<std::int64_t>(work / o.chunk_work, 2, static_cast<std::int64_t>(max_chunks)));

@@ -126,7 +126,7 @@ class parallel_scope {
 
 #if LOOM_HEADER_ONLY
 namespace parallel::detail {
-LOOM_DECL int env_int(const char* name, int fallback) {
+LOOM_DEF int env_int(const char* name, int fallback) {
   if (const char* v = std::getenv(name)) {
     char* end = nullptr;
     const long n = std::strtol(v, &end, 10);
@@ -135,7 +135,7 @@ LOOM_DECL int env_int(const char* name, int fallback) {
   return fallback;
 }
 
-LOOM_DECL int default_threads() {
+LOOM_DEF int default_threads() {
   static const int n = [] {
     const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int env = env_int("LOOM_NUM_THREADS", 0);
@@ -145,7 +145,7 @@ LOOM_DECL int default_threads() {
 }
 }  // namespace parallel::detail
 
-LOOM_DECL parallel_options current_parallel_options() {
+LOOM_DEF parallel_options current_parallel_options() {
   namespace d = parallel::detail;
   parallel_options o;
   const int t = d::globals().threads.load(std::memory_order_relaxed);

@@ -247,11 +247,11 @@ inline void thread_pool::serve(unsigned slot) {
   }
 }
 namespace detail {
-LOOM_DECL void run_loop(const loop_task& task, unsigned threads) {
+LOOM_DEF void run_loop(const loop_task& task, unsigned threads) {
   thread_pool::instance().run(task, threads);
 }
 
-LOOM_DECL std::size_t pool_workers() { return thread_pool::instance().workers(); }
+LOOM_DEF std::size_t pool_workers() { return thread_pool::instance().workers(); }
 }  // namespace detail
 #endif  // LOOM_HEADER_ONLY
 }  // namespace loom::parallel

@@ -99,8 +99,8 @@ LOOM_DECL std::string format_decimal(double v);
 }  // namespace detail
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL column::column(std::string name, std::vector<std::int64_t> ints, column_type type,
-                         std::shared_ptr<const dictionary> dict)
+LOOM_DEF column::column(std::string name, std::vector<std::int64_t> ints, column_type type,
+                        std::shared_ptr<const dictionary> dict)
     : name_(std::move(name)), type_(type), ints_(std::move(ints)), dict_(std::move(dict)) {
   if (type_ == column_type::decimal)
     throw column_error("loom::relational::column " + name_ +
@@ -111,14 +111,14 @@ LOOM_DECL column::column(std::string name, std::vector<std::int64_t> ints, colum
 }
 
 namespace detail {
-LOOM_DECL std::string format_decimal(double v) {
+LOOM_DEF std::string format_decimal(double v) {
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
 }  // namespace detail
 
-LOOM_DECL std::string column::text(std::size_t row) const {
+LOOM_DEF std::string column::text(std::size_t row) const {
   switch (type_) {
     case column_type::int64:
       return std::to_string(ints_[row]);

@@ -164,12 +164,12 @@ LOOM_DECL table read_csv(const std::string& path, const std::vector<column_spec>
 
 #if LOOM_HEADER_ONLY
 namespace detail {
-LOOM_DECL csv_parser::csv_parser(std::string_view text, const std::string& file, char delimiter)
+LOOM_DEF csv_parser::csv_parser(std::string_view text, const std::string& file, char delimiter)
     : text_(text), file_(file), delimiter_(delimiter) {
   if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;  // UTF-8 byte order mark
 }
 
-LOOM_DECL bool csv_parser::next() {
+LOOM_DEF bool csv_parser::next() {
   while (pos_ < text_.size() && (text_[pos_] == '\n' || text_[pos_] == '\r')) {
     if (text_[pos_] == '\n') ++line_;
     ++pos_;
@@ -200,7 +200,7 @@ LOOM_DECL bool csv_parser::next() {
   }
 }
 
-LOOM_DECL void csv_parser::read_quoted() {
+LOOM_DEF void csv_parser::read_quoted() {
   const std::int64_t start_line = line_;
   ++pos_;
   if (scratch_used_ == scratch_.size()) scratch_.emplace_back();
@@ -229,14 +229,14 @@ LOOM_DECL void csv_parser::read_quoted() {
   fields_.push_back(s);
 }
 
-LOOM_DECL std::string shown(std::string_view s) {
+LOOM_DEF std::string shown(std::string_view s) {
   constexpr std::size_t max = 40;
   return "'" + std::string(s.substr(0, max)) + (s.size() > max ? "...'" : "'");
 }
 }  // namespace detail
 
-LOOM_DECL table read_csv_text(std::string_view text, const std::string& name,
-                              const std::vector<column_spec>& schema, const csv_options& options) {
+LOOM_DEF table read_csv_text(std::string_view text, const std::string& name,
+                             const std::vector<column_spec>& schema, const csv_options& options) {
   detail::csv_parser parser(text, name, options.delimiter);
   std::vector<std::int64_t> slot_of_field;  // field index -> schema slot, or -1 (skipped)
   std::vector<std::string> field_names;
@@ -451,8 +451,8 @@ LOOM_DECL table read_csv_text(std::string_view text, const std::string& name,
   return t;
 }
 
-LOOM_DECL table read_csv(const std::string& path, const std::vector<column_spec>& schema,
-                         const csv_options& options) {
+LOOM_DEF table read_csv(const std::string& path, const std::vector<column_spec>& schema,
+                        const csv_options& options) {
   const detail::file_bytes file(path);
   return read_csv_text(file.text(), path, schema, options);
 }

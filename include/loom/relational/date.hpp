@@ -84,7 +84,7 @@ constexpr std::int64_t date(std::string_view s) {
 }
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::string format_date(std::int64_t days) {
+LOOM_DEF std::string format_date(std::int64_t days) {
   const civil_date c = civil_from_days(days);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%04lld-%02d-%02d", static_cast<long long>(c.year), c.month,

@@ -84,24 +84,24 @@ class dictionary_builder {
 }  // namespace detail
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL dictionary::dictionary(std::vector<std::string> words) : words_(std::move(words)) {
+LOOM_DEF dictionary::dictionary(std::vector<std::string> words) : words_(std::move(words)) {
   std::sort(words_.begin(), words_.end());
   words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
 }
 
-LOOM_DECL std::optional<std::int64_t> dictionary::code(std::string_view s) const {
+LOOM_DEF std::optional<std::int64_t> dictionary::code(std::string_view s) const {
   const auto it = std::lower_bound(words_.begin(), words_.end(), s);
   if (it == words_.end() || *it != s) return std::nullopt;
   return static_cast<std::int64_t>(it - words_.begin());
 }
 
-LOOM_DECL std::int64_t dictionary::lower_bound(std::string_view s) const {
+LOOM_DEF std::int64_t dictionary::lower_bound(std::string_view s) const {
   return static_cast<std::int64_t>(std::lower_bound(words_.begin(), words_.end(), s) -
                                    words_.begin());
 }
 
 namespace detail {
-LOOM_DECL dictionary dictionary_builder::finish(std::vector<std::int64_t>& remap) {
+LOOM_DEF dictionary dictionary_builder::finish(std::vector<std::int64_t>& remap) {
   // sorted by the first 16 bytes as two big-endian integers (byte order, as std::string
   // compares), the whole strings only where those agree
   struct keyed {
@@ -134,7 +134,7 @@ LOOM_DECL dictionary dictionary_builder::finish(std::vector<std::int64_t>& remap
   return dictionary(std::move(sorted), dictionary::sorted_unique{});  // sorted, distinct
 }
 
-LOOM_DECL void dictionary_builder::grow() {
+LOOM_DEF void dictionary_builder::grow() {
   std::vector<slot> old = std::move(slots_);
   slots_.assign(std::max<std::size_t>(64, 2 * old.size()), slot{});
   const std::size_t mask = slots_.size() - 1;

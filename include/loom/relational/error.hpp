@@ -41,8 +41,8 @@ class column_error : public error {
 };
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL csv_error::csv_error(std::string file, std::int64_t line, std::int64_t column,
-                               std::string column_name, const std::string& what)
+LOOM_DEF csv_error::csv_error(std::string file, std::int64_t line, std::int64_t column,
+                              std::string column_name, const std::string& what)
     : parse_error(file + ":" + std::to_string(line) + ": " +
                   (column > 0 ? "column " + std::to_string(column) +
                                     (column_name.empty() ? "" : " (" + column_name + ")") + ": "

@@ -31,7 +31,7 @@ class file_bytes {
   LOOM_DECL explicit file_bytes(const std::string& path);
   file_bytes(const file_bytes&) = delete;
   file_bytes& operator=(const file_bytes&) = delete;
-  LOOM_DECL ~file_bytes();
+  LOOM_INLINE ~file_bytes();
   std::string_view text() const { return text_; }
 
  private:
@@ -41,7 +41,7 @@ class file_bytes {
 };
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL file_bytes::file_bytes(const std::string& path) {
+LOOM_DEF file_bytes::file_bytes(const std::string& path) {
 #  if __has_include(<sys/mman.h>) && __has_include(<sys/stat.h>) && __has_include(<fcntl.h>) && \
     __has_include(<unistd.h>)
   const int fd = ::open(path.c_str(), O_RDONLY);
@@ -77,7 +77,7 @@ LOOM_DECL file_bytes::file_bytes(const std::string& path) {
   text_ = read_;
 }
 
-LOOM_DECL file_bytes::~file_bytes() {
+LOOM_INLINE file_bytes::~file_bytes() {
 #  if __has_include(<sys/mman.h>) && __has_include(<sys/stat.h>) && __has_include(<fcntl.h>) && \
     __has_include(<unistd.h>)
   if (mapped_ != nullptr) ::munmap(mapped_, text_.size());

@@ -86,8 +86,8 @@ view<const T, format<interval_level>> interval(std::int64_t lo, std::int64_t hi,
 }
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::int64_t interval_level::assemble(storage<true>& st, const level_build& in,
-                                                std::span<std::int64_t> position) {
+LOOM_DEF std::int64_t interval_level::assemble(storage<true>& st, const level_build& in,
+                                               std::span<std::int64_t> position) {
   if (in.parents != 1)
     throw shape_error("loom::relational::interval_level: mode " + std::to_string(in.mode) +
                       " must be the first level");

@@ -135,7 +135,7 @@ tensor<T, Format> filter_values(const basic_tensor<T, Format, Owning>& a, F keep
 
 #if LOOM_HEADER_ONLY
 namespace detail {
-LOOM_DECL const dictionary& dictionary_of(const column& c, std::string_view who) {
+LOOM_DEF const dictionary& dictionary_of(const column& c, std::string_view who) {
   if (c.type() != column_type::string || !c.dict())
     throw column_error("loom::relational::" + std::string(who) + ": column " + c.name() +
                        " is not a string column");

@@ -321,7 +321,7 @@ std::tuple<tensor<typename Aggs::value_type, csf<N>>...> key_by(
 }
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::int64_t extent_of(const column& c) {
+LOOM_DEF std::int64_t extent_of(const column& c) {
   if (c.type() == column_type::string) return std::max<std::int64_t>(1, c.dict()->size());
   std::int64_t m = 0;
   for (std::int64_t v : c.ints()) m = std::max(m, v + 1);
@@ -329,7 +329,7 @@ LOOM_DECL std::int64_t extent_of(const column& c) {
 }
 
 namespace detail {
-LOOM_DECL void check_joinable(const column& a, const column& b) {
+LOOM_DEF void check_joinable(const column& a, const column& b) {
   const std::string both = a.name() + " (" + std::string(to_string(a.type())) + ") and " +
                            b.name() + " (" + std::string(to_string(b.type())) + ")";
   if (!a.is_integer() || !b.is_integer())

@@ -105,8 +105,8 @@ LOOM_DECL table sort_rows(const table& t, const std::vector<std::string>& by,
                           const std::vector<bool>& descending = {});
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL table sort_rows(const table& t, const std::vector<std::string>& by,
-                          const std::vector<bool>& descending) {
+LOOM_DEF table sort_rows(const table& t, const std::vector<std::string>& by,
+                         const std::vector<bool>& descending) {
   std::vector<std::size_t> perm(t.rows());
   for (std::size_t r = 0; r < perm.size(); ++r) perm[r] = r;
   std::vector<const column*> cols;

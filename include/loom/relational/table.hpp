@@ -71,7 +71,7 @@ class table {
 LOOM_DECL void share_dictionary(table& a, std::string_view col_a, table& b, std::string_view col_b);
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL const column& table::operator[](std::string_view name) const {
+LOOM_DEF const column& table::operator[](std::string_view name) const {
   for (const column& c : columns_)
     if (c.name() == name) return c;
   std::string known;
@@ -80,13 +80,13 @@ LOOM_DECL const column& table::operator[](std::string_view name) const {
                      " has no column " + std::string(name) + " (columns: " + known + ")");
 }
 
-LOOM_DECL bool table::has(std::string_view name) const {
+LOOM_DEF bool table::has(std::string_view name) const {
   for (const column& c : columns_)
     if (c.name() == name) return true;
   return false;
 }
 
-LOOM_DECL table& table::add(column c) {
+LOOM_DEF table& table::add(column c) {
   if (!columns_.empty() && c.size() != rows())
     throw column_error("loom::relational: column " + c.name() + " has " + std::to_string(c.size()) +
                        " rows but table " + name_ + " has " + std::to_string(rows()));
@@ -96,7 +96,7 @@ LOOM_DECL table& table::add(column c) {
   return *this;
 }
 
-LOOM_DECL table& table::replace(column c) {
+LOOM_DEF table& table::replace(column c) {
   for (column& old : columns_)
     if (old.name() == c.name()) {
       if (c.size() != old.size())
@@ -109,7 +109,7 @@ LOOM_DECL table& table::replace(column c) {
   return *this;
 }
 
-LOOM_DECL void table::write_csv(std::ostream& out, char delimiter) const {
+LOOM_DEF void table::write_csv(std::ostream& out, char delimiter) const {
   const bool lone = columns_.size() == 1;
   for (std::size_t c = 0; c < columns_.size(); ++c)
     out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].name(), delimiter, lone);
@@ -121,7 +121,7 @@ LOOM_DECL void table::write_csv(std::ostream& out, char delimiter) const {
   }
 }
 
-LOOM_DECL std::string table::quote(const std::string& s, char delimiter, bool lone) {
+LOOM_DEF std::string table::quote(const std::string& s, char delimiter, bool lone) {
   if (s.empty() && lone) return "\"\"";
   if (s.find_first_of(std::string{delimiter, '"', '\n', '\r'}) == std::string::npos) return s;
   std::string q = "\"";
@@ -129,8 +129,7 @@ LOOM_DECL std::string table::quote(const std::string& s, char delimiter, bool lo
   return q + "\"";
 }
 
-LOOM_DECL void share_dictionary(table& a, std::string_view col_a, table& b,
-                                std::string_view col_b) {
+LOOM_DEF void share_dictionary(table& a, std::string_view col_a, table& b, std::string_view col_b) {
   const column& ca = a[col_a];
   const column& cb = b[col_b];
   if (ca.type() != column_type::string || cb.type() != column_type::string)

@@ -207,11 +207,10 @@ inline void merge_runs(const std::uint32_t* src, std::uint32_t* dst, std::size_t
 }
 }  // namespace cells
 
-LOOM_DECL workspace_keys plan_workspace_keys(std::size_t n, std::size_t prefix,
-                                             const std::int64_t* level_extent,
-                                             const std::size_t* depth_of_level,
-                                             workspace_kind& kind, int* shift,
-                                             std::int64_t* field) {
+LOOM_DEF workspace_keys plan_workspace_keys(std::size_t n, std::size_t prefix,
+                                            const std::int64_t* level_extent,
+                                            const std::size_t* depth_of_level, workspace_kind& kind,
+                                            int* shift, std::int64_t* field) {
   workspace_keys keys;
   std::int64_t space = 1;
   for (std::size_t k = prefix; k < n; ++k) {
@@ -250,8 +249,8 @@ LOOM_DECL workspace_keys plan_workspace_keys(std::size_t n, std::size_t prefix,
   return keys;
 }
 
-LOOM_DECL void sort_workspace_cells(std::vector<std::uint32_t>& v,
-                                    std::vector<std::uint32_t>& scratch) {
+LOOM_DEF void sort_workspace_cells(std::vector<std::uint32_t>& v,
+                                   std::vector<std::uint32_t>& scratch) {
   const std::size_t n = v.size();
   if (n <= 16) {  // what std::sort does with so few
     if (n > 1) cells::insertion_sort(v.data(), v.data() + n);

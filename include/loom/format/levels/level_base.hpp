@@ -121,7 +121,7 @@ template <class Int> void check_fits(std::int64_t value, std::string_view what) 
 }
 
 /// Throws `shape_error` "the <level> level of mode m: what" (storage checks).
-[[noreturn]] LOOM_DECL void bad_storage(std::string_view level, const level_check& in,
+LOOM_DECL [[noreturn]] void bad_storage(std::string_view level, const level_check& in,
                                         const std::string& what);
 
 /// `parents * extent`, the positions of a level storing every coordinate of each parent; a
@@ -267,30 +267,30 @@ constexpr std::int64_t search_first(const Crd* crd, std::int64_t q, std::int64_t
 }
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL void bad_storage(std::string_view level, const level_check& in, const std::string& what) {
+LOOM_DEF void bad_storage(std::string_view level, const level_check& in, const std::string& what) {
   throw shape_error("the " + std::string(level) + " level of mode " + std::to_string(in.mode) +
                     " (extent " + std::to_string(in.extent) + ", " + std::to_string(in.parents) +
                     " parent position(s)): " + what);
 }
 
-LOOM_DECL std::int64_t every_coordinate(std::string_view level, const level_check& in) {
+LOOM_DEF std::int64_t every_coordinate(std::string_view level, const level_check& in) {
   if (in.extent < 0) bad_storage(level, in, "the extent is negative");
   if (in.extent != 0 && in.parents > std::numeric_limits<std::int64_t>::max() / in.extent)
     bad_storage(level, in, "parents x extent overflows 64 bits");
   return in.parents * in.extent;
 }
 
-LOOM_DECL void check_array_end(std::string_view level, const level_check& in,
-                               std::string_view index, std::int64_t last, std::string_view array,
-                               std::size_t size, std::string_view unit) {
+LOOM_DEF void check_array_end(std::string_view level, const level_check& in, std::string_view index,
+                              std::int64_t last, std::string_view array, std::size_t size,
+                              std::string_view unit) {
   if (last != static_cast<std::int64_t>(size))
     bad_storage(level, in,
                 std::string(index) + "[last] is " + std::to_string(last) + " but " +
                     std::string(array) + " has " + std::to_string(size) + " " + std::string(unit));
 }
 
-LOOM_DECL void check_padded_positions(std::string_view level, const level_build& in,
-                                      std::int64_t positions) {
+LOOM_DEF void check_padded_positions(std::string_view level, const level_build& in,
+                                     std::int64_t positions) {
   if (positions > in.max_positions)
     throw error("the " + std::string(level) + " level of mode " + std::to_string(in.mode) +
                 " (extent " + std::to_string(in.extent) + ") would hold " +

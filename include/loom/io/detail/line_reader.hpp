@@ -25,7 +25,7 @@ class line_reader {
   LOOM_DECL line_reader(std::istream& in, std::string name);
   line_reader(const line_reader&) = delete;
   line_reader& operator=(const line_reader&) = delete;
-  LOOM_DECL ~line_reader();
+  LOOM_INLINE ~line_reader();
 
   /// Reads the next line into `line()` (without `\n` or a trailing `\r`); false at end of input.
   /// Throws `io_error` when the stream fails for another reason than end of input.
@@ -42,7 +42,7 @@ class line_reader {
 
   /// `name:line: ` for messages about the current line, or about `line` when given.
   LOOM_DECL std::string where(std::int64_t line = 0) const;
-  [[noreturn]] LOOM_DECL void fail(const std::string& what, std::int64_t line = 0) const;
+  LOOM_DECL [[noreturn]] void fail(const std::string& what, std::int64_t line = 0) const;
 
   /// Splits the current line at blanks into `out`; returns the number of tokens, stopping at
   /// `out.size()` (so a result equal to `out.size()` may mean "that many or more").
@@ -62,20 +62,20 @@ class line_reader {
 };
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL line_reader::line_reader(std::istream& in, std::string name)
+LOOM_DEF line_reader::line_reader(std::istream& in, std::string name)
     : in_(in), name_(std::move(name)) {
   saved_exceptions_ = in_.exceptions();
   in_.exceptions(std::ios::goodbit);
 }
 
-LOOM_DECL line_reader::~line_reader() {
+LOOM_INLINE line_reader::~line_reader() {
   try {
     in_.exceptions(saved_exceptions_);
   } catch (...) {  // the restored mask may match the stream's end-of-file state
   }
 }
 
-LOOM_DECL bool line_reader::next() {
+LOOM_DEF bool line_reader::next() {
   if (!std::getline(in_, line_)) {
     if (in_.bad()) throw io_error(name_ + ":" + std::to_string(line_no_ + 1) + ": read error");
     return false;
@@ -86,7 +86,7 @@ LOOM_DECL bool line_reader::next() {
   return true;
 }
 
-LOOM_DECL bool line_reader::next_data(std::string_view comment_chars) {
+LOOM_DEF bool line_reader::next_data(std::string_view comment_chars) {
   while (next()) {
     const std::size_t first = line_.find_first_not_of(blanks);
     if (first != std::string::npos && comment_chars.find(line_[first]) == std::string_view::npos)
@@ -95,15 +95,15 @@ LOOM_DECL bool line_reader::next_data(std::string_view comment_chars) {
   return false;
 }
 
-LOOM_DECL std::string line_reader::where(std::int64_t line) const {
+LOOM_DEF std::string line_reader::where(std::int64_t line) const {
   return name_ + ":" + std::to_string(line > 0 ? line : line_number()) + ": ";
 }
 
-LOOM_DECL void line_reader::fail(const std::string& what, std::int64_t line) const {
+LOOM_DEF void line_reader::fail(const std::string& what, std::int64_t line) const {
   throw parse_error(where(line) + what);
 }
 
-LOOM_DECL std::size_t line_reader::split(std::span<std::string_view> out) const {
+LOOM_DEF std::size_t line_reader::split(std::span<std::string_view> out) const {
   std::size_t count = 0;
   std::string_view rest(line_);
   while (count < out.size()) {
@@ -117,7 +117,7 @@ LOOM_DECL std::size_t line_reader::split(std::span<std::string_view> out) const 
   return count;
 }
 
-LOOM_DECL std::int64_t line_reader::count(std::string_view token, const std::string& what) const {
+LOOM_DEF std::int64_t line_reader::count(std::string_view token, const std::string& what) const {
   std::int64_t v = 0;
   switch (parse_integer(token, v)) {
     case parse_status::ok:

@@ -216,7 +216,7 @@ concept text_value = requires(std::string_view s, T& v, std::string& out) {
 };
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::string excerpt(std::string_view s) {
+LOOM_DEF std::string excerpt(std::string_view s) {
   constexpr std::size_t max_shown = 40;
   std::string out = "'";
   for (std::size_t k = 0; k < s.size() && k < max_shown; ++k) {
@@ -234,7 +234,7 @@ LOOM_DECL std::string excerpt(std::string_view s) {
   return out + "'";
 }
 
-LOOM_DECL std::string value_text<boolean>::parse(std::string_view token, boolean& out) {
+LOOM_DEF std::string value_text<boolean>::parse(std::string_view token, boolean& out) {
   double v = 0;
   if (parse_floating(token, v) != parse_status::ok)
     return "value " + excerpt(token) + " is not a number";

@@ -48,12 +48,12 @@ struct output_buffer {
 LOOM_DECL void append_comment(std::string& text, std::string_view comment, char mark);
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::string errno_text() {
+LOOM_DEF std::string errno_text() {
   const int e = errno;
   return e == 0 ? std::string() : ": " + std::generic_category().message(e);
 }
 
-LOOM_DECL std::ifstream open_for_reading(const std::string& path, std::string_view api) {
+LOOM_DEF std::ifstream open_for_reading(const std::string& path, std::string_view api) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw io_error(std::string(api) + ": cannot read '" + path + "': it is a directory");
@@ -63,7 +63,7 @@ LOOM_DECL std::ifstream open_for_reading(const std::string& path, std::string_vi
   return in;
 }
 
-LOOM_DECL std::ofstream open_for_writing(const std::string& path, std::string_view api) {
+LOOM_DEF std::ofstream open_for_writing(const std::string& path, std::string_view api) {
   errno = 0;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out)
@@ -71,25 +71,25 @@ LOOM_DECL std::ofstream open_for_writing(const std::string& path, std::string_vi
   return out;
 }
 
-LOOM_DECL void close_written(std::ofstream& out, const std::string& path, std::string_view api) {
+LOOM_DEF void close_written(std::ofstream& out, const std::string& path, std::string_view api) {
   errno = 0;
   out.close();
   if (!out) throw io_error(std::string(api) + ": writing '" + path + "' failed" + errno_text());
 }
 
-LOOM_DECL void output_buffer::flush() {
+LOOM_DEF void output_buffer::flush() {
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
   text.clear();
   if (!out) throw io_error(std::string(api) + ": the output stream failed");
 }
 
-LOOM_DECL void output_buffer::finish() {
+LOOM_DEF void output_buffer::finish() {
   flush();
   out.flush();
   if (!out) throw io_error(std::string(api) + ": the output stream failed");
 }
 
-LOOM_DECL void append_comment(std::string& text, std::string_view comment, char mark) {
+LOOM_DEF void append_comment(std::string& text, std::string_view comment, char mark) {
   while (!comment.empty()) {
     const std::size_t end = comment.find('\n');
     const std::string_view line = comment.substr(0, end);

@@ -100,7 +100,7 @@ bool cached_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense_tempora
 }
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::string hoist_choice::describe() const {
+LOOM_DEF std::string hoist_choice::describe() const {
   std::ostringstream o;
   o.precision(3);
   o << "estimated cost " << (hoist() ? hoisted : fused) << " against "
@@ -109,9 +109,9 @@ LOOM_DECL std::string hoist_choice::describe() const {
 }
 
 namespace detail {
-LOOM_DECL std::vector<std::string> restricted(const std::vector<std::string>& order,
-                                              const std::vector<std::string>& keep,
-                                              bool keep_listed) {
+LOOM_DEF std::vector<std::string> restricted(const std::vector<std::string>& order,
+                                             const std::vector<std::string>& keep,
+                                             bool keep_listed) {
   std::vector<std::string> out;
   for (const auto& n : order)
     if ((std::find(keep.begin(), keep.end(), n) != keep.end()) == keep_listed) out.push_back(n);

@@ -213,9 +213,9 @@ LOOM_DECL std::string describe_skip_choice(const skip_choice& c, std::size_t cap
 #if LOOM_HEADER_ONLY
 namespace detail {
 
-LOOM_DECL double fiber_cost(skip_code c, const std::vector<double>& n,
-                            const std::vector<coiterated>& ops, double extent,
-                            const skip_cost_constants& k) {
+LOOM_DEF double fiber_cost(skip_code c, const std::vector<double>& n,
+                           const std::vector<coiterated>& ops, double extent,
+                           const skip_cost_constants& k) {
   const std::size_t m = n.size();
   auto gallop = [&](double target, double over) {  // seeks into `target` entries, `over` times
     return over * k.seek * (1 + std::log2(1 + target / std::max(over, 1.0)));
@@ -262,8 +262,8 @@ LOOM_DECL double fiber_cost(skip_code c, const std::vector<double>& n,
   }
 }
 
-LOOM_DECL double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
-                            const std::vector<std::size_t>& modes_by_level) {
+LOOM_DEF double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
+                           const std::vector<std::size_t>& modes_by_level) {
   if (s.nnz == 0) return 0;
   if (!o.transposed) {
     const double here = static_cast<double>(s.nonempty_fibers[o.level]);
@@ -279,7 +279,7 @@ LOOM_DECL double mean_fiber(const statistics& s, const coiterated& o, std::size_
   return static_cast<double>(s.nnz) / other;
 }
 
-LOOM_DECL void describe_loop_operands(std::ostream& s, const loop_skip_costs& l) {
+LOOM_DEF void describe_loop_operands(std::ostream& s, const loop_skip_costs& l) {
   s << "  loop " << l.index << ":";
   for (std::size_t o = 0; o < l.operands.size(); ++o)
     s << (o ? "," : "") << " " << l.operands[o] << " "
@@ -287,20 +287,20 @@ LOOM_DECL void describe_loop_operands(std::ostream& s, const loop_skip_costs& l)
   s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
 }
 
-LOOM_DECL std::size_t pack_codes(const stream::skip::codes& c) {
+LOOM_DEF std::size_t pack_codes(const stream::skip::codes& c) {
   std::uint64_t v = 0;
   for (std::size_t d = 0; d < c.size(); ++d)
     v |= std::uint64_t{static_cast<std::uint8_t>(c[d]) & 3u} << (2 * d);
   return static_cast<std::size_t>(v);
 }
 
-LOOM_DECL stream::skip::codes unpack_codes(std::size_t v) {
+LOOM_DEF stream::skip::codes unpack_codes(std::size_t v) {
   stream::skip::codes c{};
   for (std::size_t d = 0; d < c.size(); ++d) c[d] = static_cast<skip_code>((v >> (2 * d)) & 3u);
   return c;
 }
 
-LOOM_DECL void debug_skip_codes(const stream::skip::codes& codes, std::size_t loops) {
+LOOM_DEF void debug_skip_codes(const stream::skip::codes& codes, std::size_t loops) {
   std::string line = "loom: skip policy chosen at run time:";
   for (std::size_t d = 0; d < loops; ++d) (line += ' ') += skip_code_name(codes[d]);
   loom::detail::debug_line({line, " (by loop)"});
@@ -308,7 +308,7 @@ LOOM_DECL void debug_skip_codes(const stream::skip::codes& codes, std::size_t lo
 
 }  // namespace detail
 
-LOOM_DECL stream::skip::codes runtime_skip_codes(const skip_choice& c) {
+LOOM_DEF stream::skip::codes runtime_skip_codes(const skip_choice& c) {
   stream::skip::codes codes = stream::skip::default_codes;
   for (const auto& l : c.loops) {
     if (l.standard_is != skip_code::leapfrog) continue;  // depth < max_indices <= max_loops
@@ -321,7 +321,7 @@ LOOM_DECL stream::skip::codes runtime_skip_codes(const skip_choice& c) {
   return codes;
 }
 
-LOOM_DECL std::string describe_runtime_skips(const skip_choice& c) {
+LOOM_DEF std::string describe_runtime_skips(const skip_choice& c) {
   std::ostringstream s;
   const stream::skip::codes codes = runtime_skip_codes(c);
   bool any = false;
@@ -343,7 +343,7 @@ LOOM_DECL std::string describe_runtime_skips(const skip_choice& c) {
   return s.str();
 }
 
-LOOM_DECL std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
+LOOM_DEF std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
   std::ostringstream s;
   if (c.loops.empty()) {
     s << "skip policy: no loop co-iterates two or more sparse operands (nothing to choose)\n";

@@ -33,7 +33,7 @@ struct output_format_choice {
 LOOM_DECL output_format_choice choose_output_format(double entries, double cells, bool in_order);
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL std::string output_format_choice::describe() const {
+LOOM_DEF std::string output_format_choice::describe() const {
   char buf[200];
   std::snprintf(buf, sizeof buf, "estimated %.3g entries in %.3g cells (%.3g%% full; ", entries,
                 cells, 100 * fill());
@@ -45,7 +45,7 @@ LOOM_DECL std::string output_format_choice::describe() const {
   return why + ")";
 }
 
-LOOM_DECL output_format_choice choose_output_format(double entries, double cells, bool in_order) {
+LOOM_DEF output_format_choice choose_output_format(double entries, double cells, bool in_order) {
   output_format_choice c{auto_format::sorted, entries, cells, in_order};
   const double f = c.fill();
   c.format = f > dense_fill    ? auto_format::dense

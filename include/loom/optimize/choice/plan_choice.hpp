@@ -69,7 +69,7 @@ struct loop_order_query {
   loop_order_query& operator=(const loop_order_query&) = default;
   loop_order_query& operator=(loop_order_query&&) = default;
   // out of line: its maps' and estimators' teardown is 3 KB a kernel when inlined
-  LOOM_DECL ~loop_order_query();
+  LOOM_INLINE ~loop_order_query();
 
   /// Estimated distinct values of the index names `v` that the loops over `v` visit: the join of
   /// the operands that use some index of `v`, projected on `v`.
@@ -315,9 +315,9 @@ plan_choice choose_plan(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache)
 }
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL loop_order_query::~loop_order_query() = default;
+LOOM_INLINE loop_order_query::~loop_order_query() = default;
 
-LOOM_DECL double loop_order_query::iterations(const std::vector<std::string>& v) const {
+LOOM_DEF double loop_order_query::iterations(const std::vector<std::string>& v) const {
   auto touches = [&](const chain_bound_estimator& e) {
     for (const auto& x : e.indices())
       if (std::find(v.begin(), v.end(), x.name) != v.end()) return true;
@@ -349,8 +349,8 @@ LOOM_DECL double loop_order_query::iterations(const std::vector<std::string>& v)
   return all.aggregate(rest).estimate();
 }
 
-LOOM_DECL double shortest_fiber(const loop_order_query& q, const std::vector<std::string>& above,
-                                const std::string& x) {
+LOOM_DEF double shortest_fiber(const loop_order_query& q, const std::vector<std::string>& above,
+                               const std::string& x) {
   double best = -1;
   for (const auto& e : q.conjunctive) {
     if (!loom::detail::has_index(e.indices(), x)) continue;
@@ -369,8 +369,8 @@ LOOM_DECL double shortest_fiber(const loop_order_query& q, const std::vector<std
   return best < 0 ? 0 : best;
 }
 
-LOOM_DECL double loop_order_cost(const loop_order_query& q, const std::vector<std::string>& order,
-                                 double reformat, const cost_constants& c) {
+LOOM_DEF double loop_order_cost(const loop_order_query& q, const std::vector<std::string>& order,
+                                double reformat, const cost_constants& c) {
   double cost = reformat;
   std::vector<std::string> prefix;
   double visited = 1;         // iterations of the loops so far
@@ -404,15 +404,15 @@ LOOM_DECL double loop_order_cost(const loop_order_query& q, const std::vector<st
 
 namespace detail {
 
-LOOM_DECL chain_bound_estimator full_over(const std::vector<std::string>& names,
-                                          const extent_fn& extent) {
+LOOM_DEF chain_bound_estimator full_over(const std::vector<std::string>& names,
+                                         const extent_fn& extent) {
   index_set s;
   for (const std::string& n : names) s.push_back({n, extent(n)});
   return chain_bound_estimator::full(std::move(s));
 }
 
-LOOM_DECL void start_query(loop_order_query& q, std::vector<std::string> output, bool dense_output,
-                           index_set from_rhs, const index_set& given) {
+LOOM_DEF void start_query(loop_order_query& q, std::vector<std::string> output, bool dense_output,
+                          index_set from_rhs, const index_set& given) {
   q.output = std::move(output);
   q.dense_output = dense_output;
   index_set all;
@@ -426,15 +426,15 @@ LOOM_DECL void start_query(loop_order_query& q, std::vector<std::string> output,
   q.extents = std::move(all);
 }
 
-LOOM_DECL void note_replaced(loop_order_query& q, const replaced_sum& replaced) {
+LOOM_DEF void note_replaced(loop_order_query& q, const replaced_sum& replaced) {
   for (const std::string& name : replaced.free) {
     q.factor[name] += replaced.dense ? cost_constants{}.dense_read : cost_constants{}.sparse_read;
     q.skips[name] = q.skips[name] || !replaced.dense;
   }
 }
 
-LOOM_DECL void note_reads(loop_order_query& q, const std::string_view* names, const bool* dense,
-                          const bool* unordered, std::size_t count) {
+LOOM_DEF void note_reads(loop_order_query& q, const std::string_view* names, const bool* dense,
+                         const bool* unordered, std::size_t count) {
   for (std::size_t m = 0; m < count; ++m) {
     const std::string name(names[m]);
     q.factor[name] += dense[m]       ? cost_constants{}.dense_read

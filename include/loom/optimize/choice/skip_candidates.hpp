@@ -203,7 +203,7 @@ template <class Plan, std::size_t Cap>
 using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type;
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL const char* skip_code_name(skip_code c) {
+LOOM_DEF const char* skip_code_name(skip_code c) {
   switch (c) {
     case skip_code::leapfrog:
       return "leapfrog";

@@ -164,13 +164,13 @@ workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
 
 #if LOOM_HEADER_ONLY
 namespace detail {
-LOOM_DECL double miss_cost(double bytes, const workspace_constants& c) {
+LOOM_DEF double miss_cost(double bytes, const workspace_constants& c) {
   auto beyond = [&](double cache) { return bytes <= cache ? 0.0 : 1.0 - cache / bytes; };
   return beyond(c.l2_bytes) * c.l2_miss + beyond(c.l3_bytes) * c.l3_miss;
 }
 
-LOOM_DECL double sort_cost(double n, double rows, double bound, bool pairs,
-                           const workspace_constants& c) {
+LOOM_DEF double sort_cost(double n, double rows, double bound, bool pairs,
+                          const workspace_constants& c) {
   const double per_row = std::max(2.0, n / std::max(1.0, rows));
   const int passes = stream::detail::radix_passes(static_cast<std::int64_t>(
       std::min(bound, double(std::numeric_limits<std::int64_t>::max() / 2))));
@@ -180,8 +180,8 @@ LOOM_DECL double sort_cost(double n, double rows, double bound, bool pairs,
 }
 }  // namespace detail
 
-LOOM_DECL workspace_choice choose_workspace(const workspace_estimate& e,
-                                            const workspace_constants& c) {
+LOOM_DEF workspace_choice choose_workspace(const workspace_estimate& e,
+                                           const workspace_constants& c) {
   using detail::miss_cost;
   workspace_choice out;
   out.estimate = e;
@@ -209,7 +209,7 @@ LOOM_DECL workspace_choice choose_workspace(const workspace_estimate& e,
   return out;
 }
 
-LOOM_DECL std::string describe_workspace_choice(const workspace_choice& w) {
+LOOM_DEF std::string describe_workspace_choice(const workspace_choice& w) {
   std::ostringstream s;
   s.precision(3);
   s << workspace_kind_name(w.kind) << " workspace (estimated " << w.estimate.writes << " writes, "

@@ -147,15 +147,15 @@ class chain_bound_estimator {
 };
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL void chain_bound_estimator::check_known_count(std::size_t n) {
+LOOM_DEF void chain_bound_estimator::check_known_count(std::size_t n) {
   if (n > 64)
     throw shape_error("loom::chain_bound_estimator: " + std::to_string(n) +
                       " indices; an estimate ranges over at most 64");
 }
 
-LOOM_DECL chain_bound_estimator::chain_bound_estimator(index_set indices,
-                                                       std::vector<degree_constraint> dcs,
-                                                       index_set extra_extents)
+LOOM_DEF chain_bound_estimator::chain_bound_estimator(index_set indices,
+                                                      std::vector<degree_constraint> dcs,
+                                                      index_set extra_extents)
     : indices_(std::move(indices)) {
   detail::check_index_set(indices_, "loom::chain_bound_estimator");
   known_ = detail::index_union(indices_, extra_extents, "loom::chain_bound_estimator");
@@ -164,7 +164,7 @@ LOOM_DECL chain_bound_estimator::chain_bound_estimator(index_set indices,
     add_min(key_of(mask_of(dc.given), mask_of(dc.bound)), dc.degree);
 }
 
-LOOM_DECL chain_bound_estimator chain_bound_estimator::full(index_set indices) {
+LOOM_DEF chain_bound_estimator chain_bound_estimator::full(index_set indices) {
   chain_bound_estimator out(std::move(indices), {});
   const std::size_t n = out.known_.size();
   const mask all = n == 64 ? ~mask{0} : (mask{1} << n) - 1;
@@ -177,7 +177,7 @@ LOOM_DECL chain_bound_estimator chain_bound_estimator::full(index_set indices) {
   return out;
 }
 
-LOOM_DECL chain_bound_estimator
+LOOM_DEF chain_bound_estimator
 chain_bound_estimator::conjunction(std::span<const chain_bound_estimator> args) {
   chain_bound_estimator out = merged_indices(args, "loom::chain_bound_estimator::conjunction");
   for (const chain_bound_estimator& a : args) {
@@ -188,7 +188,7 @@ chain_bound_estimator::conjunction(std::span<const chain_bound_estimator> args) 
   return out;
 }
 
-LOOM_DECL chain_bound_estimator
+LOOM_DEF chain_bound_estimator
 chain_bound_estimator::disjunction(std::span<const chain_bound_estimator> args) {
   chain_bound_estimator out = merged_indices(args, "loom::chain_bound_estimator::disjunction");
   const mask all_indices = out.mask_of_set(out.indices_);
@@ -224,8 +224,7 @@ chain_bound_estimator::disjunction(std::span<const chain_bound_estimator> args) 
   return out;
 }
 
-LOOM_DECL double chain_bound_estimator::estimate_given(
-    const std::vector<std::string>& given) const {
+LOOM_DEF double chain_bound_estimator::estimate_given(const std::vector<std::string>& given) const {
   const mask target = mask_of_set(indices_);
   const double cap = detail::dense_size(detail::index_filter(indices_, given, false));
   if (target == 0) return 1;
@@ -271,7 +270,7 @@ LOOM_DECL double chain_bound_estimator::estimate_given(
   return result;
 }
 
-LOOM_DECL std::vector<degree_constraint> chain_bound_estimator::constraints() const {
+LOOM_DEF std::vector<degree_constraint> chain_bound_estimator::constraints() const {
   std::vector<degree_constraint> out;
   for (const constraint& c : dcs_)
     out.push_back({names_of(c.key.given), names_of(c.key.bound), c.degree});
@@ -281,7 +280,7 @@ LOOM_DECL std::vector<degree_constraint> chain_bound_estimator::constraints() co
   return out;
 }
 
-LOOM_DECL chain_bound_estimator chain_bound_estimator::merged_indices(
+LOOM_DEF chain_bound_estimator chain_bound_estimator::merged_indices(
     std::span<const chain_bound_estimator> args, const char* who) {
   chain_bound_estimator out;
   for (const chain_bound_estimator& a : args) {
@@ -292,7 +291,7 @@ LOOM_DECL chain_bound_estimator chain_bound_estimator::merged_indices(
   return out;
 }
 
-LOOM_DECL chain_bound_estimator::mask chain_bound_estimator::mask_of(
+LOOM_DEF chain_bound_estimator::mask chain_bound_estimator::mask_of(
     const std::vector<std::string>& names) const {
   mask m = 0;
   for (const std::string& name : names) {
@@ -305,7 +304,7 @@ LOOM_DECL chain_bound_estimator::mask chain_bound_estimator::mask_of(
   return m;
 }
 
-LOOM_DECL std::vector<std::string> chain_bound_estimator::names_of(mask m) const {
+LOOM_DEF std::vector<std::string> chain_bound_estimator::names_of(mask m) const {
   std::vector<std::string> out;
   for (std::size_t k = 0; k < known_.size(); ++k)
     if ((m >> k & 1) != 0) out.push_back(known_[k].name);
@@ -313,7 +312,7 @@ LOOM_DECL std::vector<std::string> chain_bound_estimator::names_of(mask m) const
   return out;
 }
 
-LOOM_DECL std::vector<degree_constraint> chain_bound_estimator::constraints_of(
+LOOM_DEF std::vector<degree_constraint> chain_bound_estimator::constraints_of(
     const statistics& s, const std::vector<std::string>& names) {
   std::vector<degree_constraint> dcs;
   if (names.size() != s.shape.size()) return dcs;  // `named_modes` throws first

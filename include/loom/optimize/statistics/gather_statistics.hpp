@@ -209,7 +209,7 @@ statistics gather_statistics(const basic_tensor<T, Format, Owning>& t) {
 #if LOOM_HEADER_ONLY
 namespace detail {
 
-LOOM_DECL statistics empty_statistics(std::span<const std::int64_t> shape, std::int64_t nnz) {
+LOOM_DEF statistics empty_statistics(std::span<const std::int64_t> shape, std::int64_t nnz) {
   const std::size_t n = shape.size();
   statistics s;
   s.shape.assign(shape.begin(), shape.end());
@@ -221,7 +221,7 @@ LOOM_DECL statistics empty_statistics(std::span<const std::int64_t> shape, std::
   return s;
 }
 
-LOOM_DECL void set_mean_degrees(statistics& s) {
+LOOM_DEF void set_mean_degrees(statistics& s) {
   for (std::size_t m = 0; m < s.order(); ++m)
     if (s.distinct[m] > 0)
       s.mean_degree[m] = static_cast<double>(s.nnz) / static_cast<double>(s.distinct[m]);

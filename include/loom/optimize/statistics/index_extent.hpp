@@ -53,7 +53,7 @@ LOOM_DECL index_set named_modes(const std::vector<std::int64_t>& shape,
                                 const std::vector<std::string>& names, const char* who);
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL void check_index_set(const index_set& s, const char* who) {
+LOOM_DEF void check_index_set(const index_set& s, const char* who) {
   for (std::size_t a = 0; a < s.size(); ++a) {
     if (s[a].extent < 0)
       throw shape_error(std::string(who) + ": index '" + s[a].name + "' has negative extent");
@@ -64,7 +64,7 @@ LOOM_DECL void check_index_set(const index_set& s, const char* who) {
   }
 }
 
-LOOM_DECL index_set index_union(const index_set& a, const index_set& b, const char* who) {
+LOOM_DEF index_set index_union(const index_set& a, const index_set& b, const char* who) {
   index_set out = a;
   for (const index_extent& x : b) {
     auto it = std::find_if(out.begin(), out.end(),
@@ -80,16 +80,16 @@ LOOM_DECL index_set index_union(const index_set& a, const index_set& b, const ch
   return out;
 }
 
-LOOM_DECL index_set index_filter(const index_set& s, const std::vector<std::string>& names,
-                                 bool keep) {
+LOOM_DEF index_set index_filter(const index_set& s, const std::vector<std::string>& names,
+                                bool keep) {
   index_set out;
   for (const index_extent& x : s)
     if ((std::find(names.begin(), names.end(), x.name) != names.end()) == keep) out.push_back(x);
   return out;
 }
 
-LOOM_DECL index_set named_modes(const std::vector<std::int64_t>& shape,
-                                const std::vector<std::string>& names, const char* who) {
+LOOM_DEF index_set named_modes(const std::vector<std::int64_t>& shape,
+                               const std::vector<std::string>& names, const char* who) {
   if (names.size() != shape.size())
     throw shape_error(std::string(who) + ": " + std::to_string(names.size()) +
                       " index names for a tensor of order " + std::to_string(shape.size()));

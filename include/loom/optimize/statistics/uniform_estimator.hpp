@@ -73,7 +73,7 @@ class uniform_estimator {
 };
 
 #if LOOM_HEADER_ONLY
-LOOM_DECL uniform_estimator::uniform_estimator(index_set indices, double nnz)
+LOOM_DEF uniform_estimator::uniform_estimator(index_set indices, double nnz)
     : indices_(std::move(indices)), nnz_(nnz) {
   detail::check_index_set(indices_, "loom::uniform_estimator");
   if (nnz_ < 0 || nnz_ > detail::dense_size(indices_))
@@ -81,8 +81,7 @@ LOOM_DECL uniform_estimator::uniform_estimator(index_set indices, double nnz)
                       " is outside [0, product of extents]");
 }
 
-LOOM_DECL uniform_estimator
-uniform_estimator::conjunction(std::span<const uniform_estimator> args) {
+LOOM_DEF uniform_estimator uniform_estimator::conjunction(std::span<const uniform_estimator> args) {
   index_set out;
   double p = 1;
   for (const uniform_estimator& a : args) {
@@ -94,8 +93,7 @@ uniform_estimator::conjunction(std::span<const uniform_estimator> args) {
   return uniform_estimator(std::move(out), n);
 }
 
-LOOM_DECL uniform_estimator
-uniform_estimator::disjunction(std::span<const uniform_estimator> args) {
+LOOM_DEF uniform_estimator uniform_estimator::disjunction(std::span<const uniform_estimator> args) {
   index_set out;
   double log_q = 0;  // log of P(fill in every operand)
   for (const uniform_estimator& a : args) {
@@ -107,7 +105,7 @@ uniform_estimator::disjunction(std::span<const uniform_estimator> args) {
   return uniform_estimator(std::move(out), n);
 }
 
-LOOM_DECL uniform_estimator
+LOOM_DEF uniform_estimator
 uniform_estimator::aggregate(const std::vector<std::string>& names) const {
   index_set kept = detail::index_filter(indices_, names, false);
   const double reduced = detail::dense_size(detail::index_filter(indices_, names, true));
