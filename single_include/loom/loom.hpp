@@ -125,7 +125,7 @@ constexpr std::array<std::size_t, N> positions_by_key(const std::array<std::size
 // compiled does. LOOM_DECL declares one, LOOM_DEF defines it: a plain function in the library; in
 // the headers a function template of an unused int, so that a unit compiles only the bodies it
 // calls (the std::sort, std::map and std::vector code of every other one would be instantiated
-// at the end of each unit otherwise: a third of `#include <loom/loom.hpp>`'s time). LOOM_INLINE
+// at the end of each unit otherwise: a sixth of `#include <loom/loom.hpp>`'s time). LOOM_INLINE
 // is for the few that cannot be templates (destructors).
 #if defined(LOOM_BUILDING_RUNTIME)
 #  define LOOM_HEADER_ONLY 1
@@ -140,7 +140,7 @@ constexpr std::array<std::size_t, N> positions_by_key(const std::array<std::size
 #else
 #  define LOOM_HEADER_ONLY 1
 #  define LOOM_DECL template <int = 0>
-#  define LOOM_DEF template <int>
+#  define LOOM_DEF template <int> inline  // inline as before: the same inlining
 #  define LOOM_INLINE inline
 #endif
 
