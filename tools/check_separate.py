@@ -2,9 +2,10 @@
 # Checks the headers' separate-compilation blocks (docs/build-cost.md): in every header that uses
 # LOOM_DECL, each function declared with it outside the `#if LOOM_HEADER_ONLY` block is defined
 # once inside it with LOOM_DEF (the counts match; LOOM_INLINE, for destructors, appears once on
-# each side), no LOOM_DEF is outside the block and no LOOM_DECL inside it, the header includes <loom/core/config.hpp> (where the macros
-# live), and src/runtime.cpp reaches the header through its includes, so that loom::runtime
-# defines what the header declares. Run by tools/test.sh, so by CI.
+# each side), no LOOM_DEF is outside the block and no LOOM_DECL inside it, the header includes
+# <loom/core/config.hpp> (where the macros live), and src/runtime.cpp reaches the header through
+# its includes, so that loom::runtime defines what the header declares. Run by tools/test.sh, so
+# by CI.
 # SPDX-License-Identifier: BSL-1.0
 import pathlib
 import re
