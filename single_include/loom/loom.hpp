@@ -7865,7 +7865,8 @@ template <class... Tags> struct options {
   /// c - 1) instead of the cheapest.
   std::optional<std::size_t> candidate{};
   /// eliminate with `candidate`: one format for every one- and two-index intermediate, or one per
-  /// step (a mix of dense and other formats needs opt::format_per_step); empty: the planner's for that candidate.
+  /// step (a mix of dense and other formats needs opt::format_per_step); empty: the planner's for
+  /// that candidate.
   std::vector<intermediate_format> intermediates{};
   /// eliminate with `candidate`: bit t, step t reuses an earlier step's equal intermediate;
   /// empty: the planner's.
@@ -7977,13 +7978,12 @@ namespace detail::ve {
 
 using namespace boost::mp11;
 
-// The options that change which kernels `decompose` instantiates: a format per step is a variant
-// per mix of formats, a tag (opt::format_per_step), off unless given. Sorted, bitmap and hashed
-// intermediates share one kernel (an adaptive level whose kind is set at run time), so every
-// format is compiled in.
+// The option that changes which kernels `decompose` instantiates: mixing dense and other formats
+// per step is a variant per mix, a tag (opt::format_per_step), off unless given. Sorted, bitmap
+// and hashed intermediates share one kernel (an adaptive level whose kind is set at run time), so
+// every format is compiled in.
 template <bool PerStep> struct intermediate_flags {
   static constexpr bool per_step = PerStep;
-  static constexpr bool compiles(intermediate_format) { return true; }
 };
 template <class O> using flags_of = intermediate_flags<O::format_per_step>;
 
@@ -16040,25 +16040,15 @@ template <class Lhs, class Rhs, class Flags> struct runner {
         [&](auto t) { capable[t] = dense_capable<mp_at_c<steps, t>>::value; });
     return capable;
   }();
-  // the formats compiled in, in the order they are costed (the first of equal costs wins)
-  static constexpr auto compiled_formats = [] {
+  // the kinds mixed per step, in the order they are costed (the first of equal costs wins):
+  // every format with opt::format_per_step, else all but dense (one kernel: the adaptive level)
+  static constexpr auto mixed_formats = [] {
     struct list {
       std::array<intermediate_format, intermediate_formats.size()> kind{};
       std::size_t size = 0;
     } out;
     for (const intermediate_format f : intermediate_formats)
-      if (Flags::compiles(f)) out.kind[out.size++] = f;
-    return out;
-  }();
-  // the kinds mixed per step: every format with opt::format_per_step, else those but dense
-  static constexpr auto mixed_formats = [] {
-    auto out = compiled_formats;
-    if constexpr (!Flags::per_step) {
-      out.size = 0;
-      for (std::size_t f = 0; f < compiled_formats.size; ++f)
-        if (compiled_formats.kind[f] != intermediate_format::dense)
-          out.kind[out.size++] = compiled_formats.kind[f];
-    }
+      if (Flags::per_step || f != intermediate_format::dense) out.kind[out.size++] = f;
     return out;
   }();
   template <class Order>
@@ -16079,8 +16069,8 @@ template <class Lhs, class Rhs, class Flags> struct runner {
     } out;
     out.code[out.size++] = 0;
     if (k == 0) return out;
-    for (std::size_t f = 1; f < compiled_formats.size; ++f)
-      out.code[out.size++] = uniform_code(compiled_formats.kind[f]);
+    for (std::size_t f = 1; f < intermediate_formats.size(); ++f)
+      out.code[out.size++] = uniform_code(intermediate_formats[f]);
     for (std::size_t m = 0; mixed && m < combos; ++m) {
       std::size_t code = 0, rest = m, first = m % kinds;
       bool uniform = true;

@@ -155,7 +155,8 @@ template <class... Tags> struct options {
   /// c - 1) instead of the cheapest.
   std::optional<std::size_t> candidate{};
   /// eliminate with `candidate`: one format for every one- and two-index intermediate, or one per
-  /// step (a mix of dense and other formats needs opt::format_per_step); empty: the planner's for that candidate.
+  /// step (a mix of dense and other formats needs opt::format_per_step); empty: the planner's for
+  /// that candidate.
   std::vector<intermediate_format> intermediates{};
   /// eliminate with `candidate`: bit t, step t reuses an earlier step's equal intermediate;
   /// empty: the planner's.

@@ -36,13 +36,12 @@ namespace detail::ve {
 
 using namespace boost::mp11;
 
-// The options that change which kernels `decompose` instantiates: a format per step is a variant
-// per mix of formats, a tag (opt::format_per_step), off unless given. Sorted, bitmap and hashed
-// intermediates share one kernel (an adaptive level whose kind is set at run time), so every
-// format is compiled in.
+// The option that changes which kernels `decompose` instantiates: mixing dense and other formats
+// per step is a variant per mix, a tag (opt::format_per_step), off unless given. Sorted, bitmap
+// and hashed intermediates share one kernel (an adaptive level whose kind is set at run time), so
+// every format is compiled in.
 template <bool PerStep> struct intermediate_flags {
   static constexpr bool per_step = PerStep;
-  static constexpr bool compiles(intermediate_format) { return true; }
 };
 template <class O> using flags_of = intermediate_flags<O::format_per_step>;
 
