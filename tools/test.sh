@@ -105,7 +105,7 @@ run_config() {
   stage "$name: test" ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 600
 }
 
-# release_examples <name> <compiler> [run]: the examples and the headline benchmarks, built as a
+# release_examples <name> <compiler> [run]: the examples and every benchmark, built as a
 # user builds them (CMAKE_BUILD_TYPE=Release: -O3 -DNDEBUG; benchmarks -O2), warnings as errors;
 # with `run`, each example then runs once at its smoke size (LOOM_EXAMPLE_SMOKE=1), so optimised
 # code runs too (the test builds are -O0). Without `run`, the benchmarks alone: the clang build
@@ -113,16 +113,14 @@ run_config() {
 # What each choice here costs or saves is measured in docs/testing.md, "Why these flags".
 release_examples() {
   local name=release-$1 cxx=$2 dir=build/release-$1
-  # the examples, and of the benchmarks the two that BENCHMARKS.md's headline tables come from
-  # (the hand-written loops and the peer libraries): all the benchmark TUs cost more compile
-  # than CI can spend (tools/run_benchmarks.sh builds them all).
-  # Picking targets needs Ninja's per-folder targets; without Ninja, the examples alone (and
-  # nothing for a stage that does not run them).
+  # the examples and every benchmark (issue 23: every build type builds); the stage that does not
+  # run the examples builds the benchmarks only, since the sanitized build compiles the examples
+  # with the same warnings. Picking targets needs Ninja's per-folder targets; without Ninja, the
+  # examples alone (and nothing for a stage that does not run them).
   local bench=OFF targets=(all)
   if [ ${#generator[@]} -gt 0 ]; then
     bench=ON
-    targets=(examples/all bench.hand_loop bench.peers)
-    [ "${3:-}" = run ] || targets=(bench.hand_loop bench.peers)
+    [ "${3:-}" = run ] || targets=(benchmarks/all)
   elif [ "${3:-}" != run ]; then
     return 0
   fi
