@@ -31,6 +31,13 @@ RUNTIME_TARGET_KERNELS = ("spmv", "mttkrp")
 COMPILE_TARGET_SECONDS = 5.0    # a kernel TU with GCC -O2 ...
 COMPILE_TARGET_MB = 1024.0      # ... and its peak memory
 COMPILE_TARGET_UNITS = ("compile.kernel.spmv", "compile.kernel.spgemm")
+# issue 21, item 5: the include, each one-kernel unit (header-only and separate compilation) and
+# a sum of 16 products, GCC -O2 CPU time and peak memory
+ISSUE21_INCLUDE_SECONDS = 1.5
+ISSUE21_KERNEL_SECONDS = 3.0
+ISSUE21_KERNEL_MB = 500.0
+ISSUE21_KERNELS = ("spmv", "spgemm", "sddmm", "mttkrp", "triangle")
+ISSUE21_TERMS_SECONDS = 30.0
 
 KERNELS = {  # name in BM_<kernel>/...: (title, expression, what "hand" and "eigen" are)
     "spmv": ("SpMV", "y(i) = sum(j, A(i,j) * x(j)); A csr, x and y dense_vector",
@@ -338,6 +345,36 @@ def compile_section(data, plot_rel, out):
     out.append("")
     if plot_rel:
         out.append(f"![compile time and peak memory against the number of operands]({plot_rel})\n")
+
+
+def issue21_targets(data, gcc, out):
+    """Issue 21 item 5's rows of the targets table, from `gcc`'s units."""
+    by = {u["name"]: u for u in data["units"] if u["compiler"] == gcc}
+
+    def cell(name):
+        u = by.get(name)
+        return None if u is None else (u["time_s"], u["peak_mb"])
+
+    for suffix, mode in (("", "header-only"), (".separate", "separate compilation")):
+        inc = cell("compile.baseline.include" + suffix)
+        if inc:
+            met = "yes" if inc[0] <= ISSUE21_INCLUDE_SECONDS else "**no**"
+            out.append(f"| `#include <loom/loom.hpp>` ≤ {ISSUE21_INCLUDE_SECONDS} s, {mode} "
+                       f"(issue 21) | {inc[0]:.2f} s | {met} |")
+        for k in ISSUE21_KERNELS:
+            c = cell(f"compile.kernel.{k}{suffix}")
+            if not c:
+                continue
+            met = ("yes" if c[0] <= ISSUE21_KERNEL_SECONDS and c[1] <= ISSUE21_KERNEL_MB
+                   else "**no**")
+            out.append(f"| `compile.kernel.{k}` ≤ {ISSUE21_KERNEL_SECONDS:.0f} s and "
+                       f"≤ {ISSUE21_KERNEL_MB:.0f} MB, {mode} (issue 21) | {c[0]:.2f} s, "
+                       f"{c[1]:.0f} MB | {met} |")
+    terms = cell("compile.expr.terms.16")
+    if terms:
+        met = "yes" if terms[0] < ISSUE21_TERMS_SECONDS else "**no**"
+        out.append(f"| a sum of 16 products < {ISSUE21_TERMS_SECONDS:.0f} s (issue 21) | "
+                   f"{terms[0]:.2f} s | {met} |")
 
 
 def compile_before_after(before, after, compiler, out):
@@ -1167,6 +1204,8 @@ def cmd_report(args):
                        f"slowest {max(u['time_s'] for u in worst):.1f} s, largest "
                        f"{max(u['peak_mb'] for u in worst):.0f} MB | "
                        f"{'yes' if not over and all(u['peak_mb'] < COMPILE_TARGET_MB for u in worst) else '**no**'} |")
+        if gcc:
+            issue21_targets(compile_data, gcc, out)
     targets_peers(peers, out)
     out.append("")
 

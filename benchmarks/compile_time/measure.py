@@ -8,6 +8,7 @@
 # usage: python3 benchmarks/compile_time/measure.py [--out FILE] [--work DIR] [--repeat R]
 #                                                   [--max-operands N] [--compilers g++,clang++]
 #                                                   [--loom-include DIR] [--label NAME]
+#                                                   [--no-separate]
 #
 # Before and after: measure an older tree's include/ with --loom-include and --out
 # benchmarks/results/compile_time_before.json; the report then compares the two.
@@ -55,21 +56,26 @@ def expression_parts(n):
     return params, product, summed, names
 
 
-def translation_units(max_operands):
+def translation_units(max_operands, separate=True):
     """(name, family, operands, formats, source text, extra flags) of every TU to measure."""
     units = []
-    for stem, family in (("compile.baseline.include", "baseline"),
-                         ("compile.kernel.spmv", "quickstart"),
-                         ("compile.kernel.spgemm", "quickstart")):
+    # issue 21's one-kernel units: the quickstart's SpMV and SpGEMM, then SDDMM, MTTKRP and the
+    # triangle query
+    kernels = ("spmv", "spgemm", "sddmm", "mttkrp", "triangle")
+    operands = {"spmv": 2, "spgemm": 2, "sddmm": 3, "mttkrp": 3, "triangle": 1}
+    stems = ["compile.baseline.include"] + [f"compile.kernel.{k}" for k in kernels]
+    for stem in stems:
         text = (HERE / f"{stem}.cpp.in").read_text(encoding="utf-8")
-        operands = {"baseline": 0, "compile.kernel.spmv": 2, "compile.kernel.spgemm": 2}
-        units.append((stem, family, operands.get(stem, 0), [], text, []))
-    # the same three in separate compilation (docs/build-cost.md): the headers declare the
+        kernel = stem.rsplit(".", 1)[1]
+        units.append((stem, "baseline" if kernel == "include" else "kernel",
+                      operands.get(kernel, 0), [], text, []))
+    # the same in separate compilation (docs/build-cost.md): the headers declare the
     # non-template functions that loom::runtime defines, compiled once (not measured here)
-    for stem in ("compile.baseline.include", "compile.kernel.spmv", "compile.kernel.spgemm"):
-        text = (HERE / f"{stem}.cpp.in").read_text(encoding="utf-8")
-        units.append((f"{stem}.separate", "separate", 0, [], text,
-                      ["-DLOOM_SEPARATE_COMPILATION"]))
+    if separate:
+        for stem in stems:
+            text = (HERE / f"{stem}.cpp.in").read_text(encoding="utf-8")
+            units.append((f"{stem}.separate", "separate", 0, [], text,
+                          ["-DLOOM_SEPARATE_COMPILATION"]))
     for family in ("product", "sum"):
         template = (HERE / f"compile.expr.{family}.cpp.in").read_text(encoding="utf-8")
         for n in range(1, max_operands + 1):
@@ -143,6 +149,8 @@ def main():
                          "passes a snapshot's)")
     ap.add_argument("--label", default=None,
                     help="names the measured tree in the report (e.g. a commit)")
+    ap.add_argument("--no-separate", action="store_true",
+                    help="skip the separate-compilation units (a tree from before loom::runtime)")
     ap.add_argument("--include", action="append", default=[],
                     help="extra include folder (loom's include/ is always first)")
     args = ap.parse_args()
@@ -156,7 +164,7 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     include_dirs = [args.loom_include] + args.include
 
-    units = translation_units(args.max_operands)
+    units = translation_units(args.max_operands, not args.no_separate)
     results = {
         "context": {
             "date": datetime.datetime.now().isoformat(timespec="seconds"),
