@@ -1299,6 +1299,9 @@ def cmd_report(args):
             "matrices, then multiply by the vector; *terms* TUs sum K products of two csr "
             "matrices over j (`y(i) = sum(j, A1(i,j) * B1(i,j) + ... + AK(i,j) * BK(i,j))`), "
             "the growth with the number of terms.\n")
+        if ctx.get("cpu"):
+            out.append(f"Measured on: {ctx['cpu']}, {ctx.get('date', '')} (the runtime suites' "
+                       "machine is described above; compile times differ by machine).\n")
         out.append("Compilers: " + "; ".join(f"`{c}` {v}" for c, v in ctx["compilers"].items())
                    + f". Load average before/after: {ctx.get('load_avg_before')} / "
                    f"{ctx.get('load_avg_after')}.\n")

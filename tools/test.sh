@@ -10,11 +10,12 @@
 #   then configures, builds and
 #   runs ctest in two configurations:
 #   build/gcc (g++ -O0; tests/differential over a covering sample of its format combinations;
-#   header self-containment; no examples), then the examples in Release (-O3, build/release-gcc),
-#   built and run;
+#   header self-containment; no examples), then the examples and every benchmark in Release
+#   (-O3, build/release-gcc), built, and the examples run;
 #   build/clang (clang++ -O0 under ASan and UBSan, every test and every format combination), then
-#   the libFuzzer targets of tests/fuzz (15 s each, tools/fuzz.sh) and the headline benchmarks
-#   built in Release (build/release-clang). With an argument, only that configuration (`asan` is `clang`).
+#   the libFuzzer targets of tests/fuzz (15 s each, tools/fuzz.sh) and the examples and every
+#   benchmark built in Release (build/release-clang). With an argument, only that configuration
+#   (`asan` is `clang`).
 #   Every build turns warnings into errors (-DLOOM_WERROR=ON) and compiles through ccache when it
 #   is installed, with the cache outside the clone (docs/testing.md).
 set -euo pipefail
@@ -108,26 +109,16 @@ run_config() {
 # release_examples <name> <compiler> [run]: the examples and every benchmark, built as a
 # user builds them (CMAKE_BUILD_TYPE=Release: -O3 -DNDEBUG; benchmarks -O2), warnings as errors;
 # with `run`, each example then runs once at its smoke size (LOOM_EXAMPLE_SMOKE=1), so optimised
-# code runs too (the test builds are -O0). Without `run`, the benchmarks alone: the clang build
-# already compiles every example (with -Werror; clang's warnings do not depend on -O).
+# code runs too (the test builds are -O0).
 # What each choice here costs or saves is measured in docs/testing.md, "Why these flags".
 release_examples() {
   local name=release-$1 cxx=$2 dir=build/release-$1
-  # the examples and every benchmark (issue 23: every build type builds); the stage that does not
-  # run the examples builds the benchmarks only, since the sanitized build compiles the examples
-  # with the same warnings. Picking targets needs Ninja's per-folder targets; without Ninja, the
-  # examples alone (and nothing for a stage that does not run them).
-  local bench=OFF targets=(all)
-  if [ ${#generator[@]} -gt 0 ]; then
-    bench=ON
-    [ "${3:-}" = run ] || targets=(benchmarks/all)
-  elif [ "${3:-}" != run ]; then
-    return 0
-  fi
+  # every target: the examples and every benchmark (issue 23: every build type builds, with both
+  # compilers)
   stage "$name: configure" cmake -S . -B "$dir" "${generator[@]}" \
     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS= \
-    -DLOOM_TEST=OFF -DLOOM_EXAMPLES=ON -DLOOM_BENCH=$bench -DLOOM_INSTALL=OFF -DLOOM_WERROR=ON
-  stage "$name: build" cmake --build "$dir" -j "$jobs" --target "${targets[@]}"
+    -DLOOM_TEST=OFF -DLOOM_EXAMPLES=ON -DLOOM_BENCH=ON -DLOOM_INSTALL=OFF -DLOOM_WERROR=ON
+  stage "$name: build" cmake --build "$dir" -j "$jobs"
   if [ "${3:-}" = run ]; then
     stage "$name: run" run_examples "$dir"
   fi

@@ -128,6 +128,17 @@ def compile_once(cxx, source, obj, include_dirs, flags=()):
     return run
 
 
+def cpu_model():
+    """The CPU's model name (/proc/cpuinfo), or None: compile times differ by machine."""
+    try:
+        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
 def load_average():
     try:
         return [float(x) for x in pathlib.Path("/proc/loadavg").read_text().split()[:3]]
@@ -169,6 +180,7 @@ def main():
         "context": {
             "date": datetime.datetime.now().isoformat(timespec="seconds"),
             "host": platform.node(),
+            "cpu": cpu_model(),
             "flags": "-std=c++20 -O2 -DNDEBUG -Wall -Wextra -Werror -c",
             "repeat": args.repeat,
             "long_s": args.long,
