@@ -29,6 +29,8 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from bench_report import cpu_model  # noqa: E402  (the report's reading of /proc/cpuinfo)
 GNU_TIME = "/usr/bin/time"
 
 # Matrix formats of the growing expressions, cycled in this order; each is (type, short name).
@@ -126,17 +128,6 @@ def compile_once(cxx, source, obj, include_dirs, flags=()):
     run = parse_gnu_time(proc.stderr)
     run["object_bytes"] = obj.stat().st_size
     return run
-
-
-def cpu_model():
-    """The CPU's model name (/proc/cpuinfo), or None: compile times differ by machine."""
-    try:
-        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return None
 
 
 def load_average():
