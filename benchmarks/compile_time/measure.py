@@ -61,21 +61,20 @@ def expression_parts(n):
 def translation_units(max_operands, separate=True):
     """(name, family, operands, formats, source text, extra flags) of every TU to measure."""
     units = []
-    # issue 21's one-kernel units: the quickstart's SpMV and SpGEMM, then SDDMM, MTTKRP and the
-    # triangle query
-    kernels = ("spmv", "spgemm", "sddmm", "mttkrp", "triangle")
-    operands = {"spmv": 2, "spgemm": 2, "sddmm": 3, "mttkrp": 3, "triangle": 1}
-    stems = ["compile.baseline.include"] + [f"compile.kernel.{k}" for k in kernels]
-    for stem in stems:
-        text = (HERE / f"{stem}.cpp.in").read_text(encoding="utf-8")
+    # issue 21's one-kernel units (operands per kernel): the quickstart's SpMV and SpGEMM, then
+    # SDDMM, MTTKRP and the triangle query
+    operands = {"include": 0, "spmv": 2, "spgemm": 2, "sddmm": 3, "mttkrp": 3, "triangle": 1}
+    sources = [(stem, (HERE / f"{stem}.cpp.in").read_text(encoding="utf-8"))
+               for stem in ["compile.baseline.include"] +
+               [f"compile.kernel.{k}" for k in operands if k != "include"]]
+    for stem, text in sources:
         kernel = stem.rsplit(".", 1)[1]
-        units.append((stem, "baseline" if kernel == "include" else "kernel",
-                      operands.get(kernel, 0), [], text, []))
+        units.append((stem, "baseline" if kernel == "include" else "kernel", operands[kernel],
+                      [], text, []))
     # the same in separate compilation (docs/build-cost.md): the headers declare the
     # non-template functions that loom::runtime defines, compiled once (not measured here)
     if separate:
-        for stem in stems:
-            text = (HERE / f"{stem}.cpp.in").read_text(encoding="utf-8")
+        for stem, text in sources:
             units.append((f"{stem}.separate", "separate", 0, [], text,
                           ["-DLOOM_SEPARATE_COMPILATION"]))
     for family in ("product", "sum"):
