@@ -1163,6 +1163,27 @@ def cmd_report(args):
         if notes.exists():
             out.append(notes.read_text())
 
+    # the dense inner loops (benchmarks/dense_inner): tables written by the benchmark itself
+    dense_inner = results / "dense_inner.md"
+    if dense_inner.exists():
+        out.append("## Dense inner loops\n")
+        out.append("`benchmarks/dense_inner/dense_inner.cpp`, `-O3 -march=native -fopenmp-simd`, "
+                   "loom and the loops in one TU, interleaved rounds, medians. The reference "
+                   "(*hand*, its time in ms) is the loop a careful engineer writes: the dense loop "
+                   "vectorised with `#pragma omp simd`, MTTKRP summed over k before the scaling by "
+                   "B, output buffers reused; every other column is a ratio to it: loom into the "
+                   "same output (*loom*) and into a fresh one (*loom-fresh*), the hand loop without "
+                   "the pragma (*scalar*), Eigen (SDDMM as row `.dot()`s, SpMM as `S * B`), "
+                   "GraphBLAS (SDDMM as `C<S> = U V'` then `C .* S`, SpMM as `GrB_mxm`). "
+                   "`uniform_40K`: 40K x 40K, 5 to 15 entries per row; the real matrices read as "
+                   "S; MTTKRP on a 2000³ tensor with 2M entries, TTM on 200³ with 1M. Regenerate "
+                   "with `build/.../dense_inner --out benchmarks/results/dense_inner.md` on a "
+                   "quiet machine.\n")
+        out.append(dense_inner.read_text())
+        notes = results / "dense_inner_notes.md"  # what the measurements show, written by hand
+        if notes.exists():
+            out.append(notes.read_text())
+
     # targets
     out.append("## Targets\n")
     out.append("| target | measured | met? |")

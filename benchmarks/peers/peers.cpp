@@ -42,6 +42,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #ifdef _OPENMP
 #  include <omp.h>
@@ -482,6 +483,7 @@ void hand_sddmm(const sddmm_in& in, lb::csr_arrays& c) {
     for (std::int64_t p = s.pos[r]; p < s.pos[r + 1]; ++p) {
       const double* vc = v + static_cast<std::int64_t>(s.crd[p]) * R;
       double acc = 0;
+#pragma omp simd reduction(+ : acc)
       for (std::int64_t q = 0; q < R; ++q) acc += ur[q] * vc[q];
       out[p] = sv[p] * acc;
     }
@@ -577,6 +579,7 @@ struct mttkrp_in {
   std::vector<double> hM;
 };
 
+// as an expert writes it: t(r) = sum(k, T(i,j,k) C(k,r)) first, then M(i,r) += t(r) B(j,r)
 void hand_mttkrp(mttkrp_in& in) {
   const auto &l0 = in.T.level<0>(), &l1 = in.T.level<1>(), &l2 = in.T.level<2>();
   const double* tv = in.T.values().data();
@@ -588,13 +591,20 @@ void hand_mttkrp(mttkrp_in& in) {
 #pragma omp parallel for schedule(dynamic, 16) num_threads(g_threads) if (g_threads > 1)
   for (std::int64_t p0 = l0.pos[0]; p0 < l0.pos[1]; ++p0) {
     double* mi = m + l0.crd[p0] * R;
+    std::vector<double> t(static_cast<std::size_t>(R));
+    double* tr = t.data();
     for (std::int64_t p1 = l1.pos[p0]; p1 < l1.pos[p0 + 1]; ++p1) {
-      const double* bj = b + l1.crd[p1] * R;
+#pragma omp simd
+      for (std::int64_t q = 0; q < R; ++q) tr[q] = 0;
       for (std::int64_t p2 = l2.pos[p1]; p2 < l2.pos[p1 + 1]; ++p2) {
         const double* ck = c + l2.crd[p2] * R;
-        const double t = tv[p2];
-        for (std::int64_t q = 0; q < R; ++q) mi[q] += t * bj[q] * ck[q];
+        const double x = tv[p2];
+#pragma omp simd
+        for (std::int64_t q = 0; q < R; ++q) tr[q] += x * ck[q];
       }
+      const double* bj = b + l1.crd[p1] * R;
+#pragma omp simd
+      for (std::int64_t q = 0; q < R; ++q) mi[q] += tr[q] * bj[q];
     }
   }
 }

@@ -536,13 +536,15 @@ struct work_counts {
   std::uint64_t seeks = 0;   // seek / seek_past: a jump (a search in a sorted level)
   std::uint64_t probes = 0;  // locate / contains: a random access into a level
   std::uint64_t writes = 0;  // entries written to an output (appended, or accumulated in place)
+  /// dense innermost loops run on the vector path (stream/lanes.hpp); not work, a path taken
+  std::uint64_t vector_loops = 0;
   std::uint64_t total() const { return steps + seeks + probes + writes; }
 };
 
 #ifdef LOOM_WORK_COUNTERS
 namespace detail {
 struct work_tally {  // every thread's work (relaxed atomics: counted, not ordered)
-  std::atomic<std::uint64_t> steps{0}, seeks{0}, probes{0}, writes{0};
+  std::atomic<std::uint64_t> steps{0}, seeks{0}, probes{0}, writes{0}, vector_loops{0};
 };
 inline work_tally work;
 }  // namespace detail
@@ -550,13 +552,14 @@ inline work_tally work;
 inline constexpr bool counts_work = true;
 inline work_counts work_counters() {
   return {detail::work.steps.load(), detail::work.seeks.load(), detail::work.probes.load(),
-          detail::work.writes.load()};
+          detail::work.writes.load(), detail::work.vector_loops.load()};
 }
 inline void reset_work_counters() {
   detail::work.steps = 0;
   detail::work.seeks = 0;
   detail::work.probes = 0;
   detail::work.writes = 0;
+  detail::work.vector_loops = 0;
 }
 #  define LOOM_COUNT_WORK(field) \
     (::loom::detail::work.field.fetch_add(1, std::memory_order_relaxed))
@@ -11636,6 +11639,442 @@ struct kernel_context {
 #ifndef LOOM_STREAM_REDUCE_HPP
 #define LOOM_STREAM_REDUCE_HPP
 
+// ---- begin <loom/stream/lanes.hpp>
+// Defines the vector path of dense innermost loops: when the innermost loop is a dense counted
+// range and every operand it reads is a unit-stride dense row, the loop runs over explicit
+// vector lanes (GCC/Clang vector extensions, the lane width from the target) instead of stepping
+// a stream, in three shapes: a reduction (dot), an update (axpy, out[q] += v[q]) and a store
+// (out[q] = v[q]), the value v being a product or sum of rows and loop-invariant scalars
+// (stream/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_LANES_HPP
+#define LOOM_STREAM_LANES_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace loom::stream {
+
+// The streams the vector path reads, defined in level_streams.hpp, intersections.hpp,
+// unions.hpp and combinators.hpp (declared here, so that reduce.hpp can dispatch to it).
+template <class Layout, std::size_t R> struct strided_stream;
+template <class A, class B, class Op, bool Flip> struct lookup_stream;
+template <class A, class X, class Op, bool Flip> struct scaled_stream;
+template <class A, class B, class Op> struct union_stream;
+template <std::size_t Depth, class X> struct expand_stream;
+template <class S> struct contract_stream;
+template <class T, class Skips> struct mul_op;
+template <class T> struct add_op;
+
+namespace lanes {
+
+/// Bytes of one vector register of the target: 32 with AVX (also on AVX-512 targets, whose
+/// compilers prefer 256-bit vectors too), else 16 (SSE2, NEON). LOOM_SIMD_BYTES overrides it.
+#if defined(LOOM_SIMD_BYTES)
+inline constexpr int register_bytes = LOOM_SIMD_BYTES;
+#elif defined(__AVX__)
+inline constexpr int register_bytes = 32;
+#else
+inline constexpr int register_bytes = 16;
+#endif
+static_assert(register_bytes == 16 || register_bytes == 32 || register_bytes == 64,
+              "loom: LOOM_SIMD_BYTES must be 16, 32 or 64");
+
+/// Lanes of T in one register: 4 doubles or 8 floats with AVX.
+template <class T> inline constexpr int width = register_bytes / static_cast<int>(sizeof(T));
+
+/// Partial sums of a reduction under loom::set_deterministic(true): a fixed number, whatever the
+/// target's lane width, so that the result has the same bits on every ISA.
+inline constexpr int fixed_lanes = 8;
+
+template <class T, int W> struct vec_of {
+  typedef T type __attribute__((vector_size(W * sizeof(T))));
+};
+template <class T, int W> using vec = typename vec_of<T, W>::type;
+
+template <int W, class T> LOOM_FORCE_INLINE vec<T, W> load(const T* p) {
+  vec<T, W> v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+template <int W, class T> LOOM_FORCE_INLINE void store(T* p, const vec<T, W>& v) {
+  __builtin_memcpy(p, &v, sizeof v);
+}
+template <int W, class T> LOOM_FORCE_INLINE vec<T, W> splat(T x) {  // one broadcast
+  return [&]<std::size_t... L>(std::index_sequence<L...>) {
+    return vec<T, W>{((void)L, x)...};
+  }(std::make_index_sequence<W>{});
+}
+
+/// Keeps the compiler from fusing the multiply that produced v into a later add (an FMA rounds
+/// once, a multiply and an add twice): under loom::set_deterministic(true) the bits of a sum must
+/// not depend on whether the target has FMA. Free: v stays in its register.
+template <class V> LOOM_FORCE_INLINE void no_contract(V& v) {
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__FMA__) || defined(__FMA4__))
+  __asm__("" : "+x"(v));
+#elif defined(__aarch64__)
+  __asm__("" : "+w"(v));
+#else
+  (void)v;
+#endif
+}
+
+// Views: the values of a row at indices at, at + 1, ... as `load<W, Exact>(q)` (the W values
+// from at + q) and `at(q)`. Exact: no multiply is left fusable into an add.
+template <class T> struct row_view {
+  const T* p;
+  template <int W, bool> LOOM_FORCE_INLINE vec<T, W> load(std::int64_t q) const {
+    return lanes::load<W>(p + q);
+  }
+  template <bool> LOOM_FORCE_INLINE T at(std::int64_t q) const { return p[q]; }
+};
+template <class T> struct splat_view {
+  T x;
+  template <int W, bool> LOOM_FORCE_INLINE vec<T, W> load(std::int64_t) const {
+    return splat<W>(x);
+  }
+  template <bool> LOOM_FORCE_INLINE T at(std::int64_t) const { return x; }
+};
+template <class A, class B, bool Add> struct pair_view {
+  A a;
+  B b;
+  template <int W, bool Exact> LOOM_FORCE_INLINE auto load(std::int64_t q) const {
+    auto x = a.template load<W, Exact>(q);
+    auto y = b.template load<W, Exact>(q);
+    if constexpr (Add) {
+      return x + y;
+    } else {
+      auto p = x * y;
+      if constexpr (Exact) no_contract(p);
+      return p;
+    }
+  }
+  template <bool Exact> LOOM_FORCE_INLINE auto at(std::int64_t q) const {
+    auto x = a.template at<Exact>(q);
+    auto y = b.template at<Exact>(q);
+    if constexpr (Add) {
+      return x + y;
+    } else {
+      auto p = x * y;
+      if constexpr (Exact) no_contract(p);
+      return p;
+    }
+  }
+};
+
+/// What the vector path knows of a stream type X at the innermost loop. `ok`: X is a dense
+/// range whose every value is a unit-stride row read, a loop-invariant scalar, or a product or
+/// sum of those, all of the floating-point type T under (+, ×). Then `view(x, at)` reads its
+/// values from index `at` on, `first(x)` and `count(x)` give its range, and `steps` / `probes`
+/// the work counters' count per index when X is iterated (Located false) or located (true).
+template <class X> struct traits {
+  static constexpr bool ok = false;
+};
+
+template <class X, class T>
+inline constexpr bool lanes_of_v = [] {
+  if constexpr (is_stream_v<X>) {
+    if constexpr (traits<X>::ok)
+      return std::is_same_v<typename traits<X>::value_type, T>;
+    else
+      return false;
+  } else {
+    return std::is_same_v<std::remove_cvref_t<X>, T>;  // a loop-invariant scalar
+  }
+}();
+
+/// The view of an operand: a stream's rows, or a scalar's splat.
+template <class X> LOOM_FORCE_INLINE auto view_of(const X& x, std::int64_t at) {
+  if constexpr (is_stream_v<X>)
+    return traits<X>::view(x, at);
+  else
+    return splat_view<X>{x};
+}
+template <class X, bool Located> constexpr std::array<int, 2> work_of() {
+  if constexpr (is_stream_v<X>)
+    return traits<X>::template work<Located>();
+  else
+    return {0, 0};
+}
+
+// the all-dense operand's innermost mode, read at unit stride (its last stored level)
+template <class Layout, std::size_t R> struct traits<strided_stream<Layout, R>> {
+  using value_type = typename Layout::value_type;
+  static constexpr bool ok =
+      std::is_floating_point_v<value_type> && R + 1 == Layout::order &&
+      Layout::format::level_of_mode[Layout::modes_by_depth[R]] + 1 == Layout::order;
+  static LOOM_FORCE_INLINE auto view(const strided_stream<Layout, R>& s, std::int64_t at) {
+    return row_view<value_type>{s.vals + s.offset + at};
+  }
+  static LOOM_FORCE_INLINE std::int64_t first(const strided_stream<Layout, R>& s) { return s.i; }
+  static LOOM_FORCE_INLINE std::int64_t count(const strided_stream<Layout, R>& s) {
+    return s.n - s.i;
+  }
+  template <bool Located> static constexpr std::array<int, 2> work() {
+    return Located ? std::array<int, 2>{0, 1} : std::array<int, 2>{1, 0};
+  }
+};
+
+// a product: iterate A, locate B (both full, so no state is skipped)
+template <class A, class B, class T, class Skips, bool Flip>
+struct traits<lookup_stream<A, B, mul_op<T, Skips>, Flip>> {
+  using value_type = T;
+  static constexpr bool ok = A::full && B::full && lanes_of_v<A, T> && lanes_of_v<B, T>;
+  using self = lookup_stream<A, B, mul_op<T, Skips>, Flip>;
+  static LOOM_FORCE_INLINE auto view(const self& s, std::int64_t at) {
+    auto a = view_of(s.a, at);
+    auto b = view_of(s.b, at);
+    if constexpr (Flip)
+      return pair_view<decltype(b), decltype(a), false>{b, a};
+    else
+      return pair_view<decltype(a), decltype(b), false>{a, b};
+  }
+  static LOOM_FORCE_INLINE std::int64_t first(const self& s) { return traits<A>::first(s.a); }
+  static LOOM_FORCE_INLINE std::int64_t count(const self& s) { return traits<A>::count(s.a); }
+  template <bool Located> static constexpr std::array<int, 2> work() {
+    const auto a = work_of<A, Located>(), b = work_of<B, true>();
+    return {a[0] + b[0], a[1] + b[1]};
+  }
+};
+
+// a row times a loop-invariant scalar (SpMM's S(i,j) · B(j,k))
+template <class A, class X, class T, class Skips, bool Flip>
+struct traits<scaled_stream<A, X, mul_op<T, Skips>, Flip>> {
+  using value_type = T;
+  static constexpr bool ok =
+      !A::contracted && lanes_of_v<A, T> && !is_stream_v<X> && std::is_same_v<X, T>;
+  using self = scaled_stream<A, X, mul_op<T, Skips>, Flip>;
+  static LOOM_FORCE_INLINE auto view(const self& s, std::int64_t at) {
+    auto a = view_of(s.a, at);
+    if constexpr (Flip)
+      return pair_view<splat_view<T>, decltype(a), false>{{s.x}, a};
+    else
+      return pair_view<decltype(a), splat_view<T>, false>{a, {s.x}};
+  }
+  static LOOM_FORCE_INLINE std::int64_t first(const self& s) { return traits<A>::first(s.a); }
+  static LOOM_FORCE_INLINE std::int64_t count(const self& s) { return traits<A>::count(s.a); }
+  template <bool Located> static constexpr std::array<int, 2> work() {
+    return work_of<A, Located>();
+  }
+};
+
+// a sum of two full rows, zipped (an element-wise map: U(i,k) + V(i,k))
+template <class A, class B, class T> struct traits<union_stream<A, B, add_op<T>>> {
+  using value_type = T;
+  static constexpr bool ok =
+      A::full && B::full && !A::contracted && lanes_of_v<A, T> && lanes_of_v<B, T>;
+  using self = union_stream<A, B, add_op<T>>;
+  static LOOM_FORCE_INLINE auto view(const self& s, std::int64_t at) {
+    auto a = view_of(s.a, at);
+    auto b = view_of(s.b, at);
+    return pair_view<decltype(a), decltype(b), true>{a, b};
+  }
+  static LOOM_FORCE_INLINE std::int64_t first(const self& s) { return traits<A>::first(s.a); }
+  static LOOM_FORCE_INLINE std::int64_t count(const self& s) { return traits<A>::count(s.a); }
+  template <bool Located> static constexpr std::array<int, 2> work() {
+    const auto a = work_of<A, Located>(), b = work_of<B, Located>();
+    return {a[0] + b[0], a[1] + b[1]};
+  }
+};
+
+// a scalar repeated along the loop (a term that does not use the innermost index)
+template <std::size_t D, class X> struct traits<expand_stream<D, X>> {
+  using value_type = std::remove_cvref_t<X>;
+  static constexpr bool ok = !is_stream_v<X> && std::is_floating_point_v<value_type>;
+  static LOOM_FORCE_INLINE auto view(const expand_stream<D, X>& s, std::int64_t) {
+    return splat_view<value_type>{s.x};
+  }
+  static LOOM_FORCE_INLINE std::int64_t first(const expand_stream<D, X>& s) { return s.i; }
+  static LOOM_FORCE_INLINE std::int64_t count(const expand_stream<D, X>& s) { return s.n - s.i; }
+  template <bool Located> static constexpr std::array<int, 2> work() {
+    return Located ? std::array<int, 2>{0, 0} : std::array<int, 2>{1, 0};
+  }
+};
+
+// Σ over the range: a reduction's operand
+template <class S, bool = traits<S>::ok> struct contract_traits {
+  static constexpr bool ok = false;
+};
+template <class S> struct traits<contract_stream<S>> : contract_traits<S> {};
+template <class S> struct contract_traits<S, true> {
+  using value_type = typename traits<S>::value_type;
+  static constexpr bool ok = true;
+  static LOOM_FORCE_INLINE auto view(const contract_stream<S>& s, std::int64_t at) {
+    return traits<S>::view(s.s, at);
+  }
+  static LOOM_FORCE_INLINE std::int64_t first(const contract_stream<S>& s) {
+    return traits<S>::first(s.s);
+  }
+  static LOOM_FORCE_INLINE std::int64_t count(const contract_stream<S>& s) {
+    return traits<S>::count(s.s);
+  }
+  template <bool Located> static constexpr std::array<int, 2> work() {
+    return traits<S>::template work<Located>();
+  }
+};
+
+/// Whether reduce(x) takes the vector path: a Σ over a dense range of unit-stride rows.
+template <class X>
+inline constexpr bool reduces_in_lanes = [] {
+  if constexpr (is_stream_v<X>) {
+    if constexpr (X::contracted && traits<X>::ok)
+      return true;
+    else
+      return false;
+  } else {
+    return false;
+  }
+}();
+
+/// Whether a free stream X, written into a dense output of T at unit stride, takes the vector
+/// path (an update or a store).
+template <class X, class T>
+inline constexpr bool writes_in_lanes = [] {
+  if constexpr (is_stream_v<X>) {
+    if constexpr (!X::contracted && traits<X>::ok)
+      return std::is_same_v<typename traits<X>::value_type, T>;
+    else
+      return false;
+  } else {
+    return false;
+  }
+}();
+
+/// The vector path a kernel's loops take, read off the type of its stream tree X (what
+/// explain() reports): a reduction (dot), a write into a row of a dense output of Out (void for
+/// other outputs), or none.
+enum class shape { none, dot, write };
+template <class X, class Out> constexpr shape shape_of() {
+  if constexpr (!is_stream_v<X>) {
+    return shape::none;
+  } else if constexpr (reduces_in_lanes<X>) {
+    return shape::dot;
+  } else if constexpr (writes_in_lanes<X, Out>) {
+    return shape::write;
+  } else if constexpr (requires { requires X::scale_factors; }) {
+    return shape_of<std::remove_cvref_t<decltype(std::declval<const X&>().a)>, Out>();
+  } else if constexpr (requires { requires X::sum_of_sums; }) {
+    constexpr shape a = shape_of<std::remove_cvref_t<decltype(std::declval<const X&>().a)>, Out>();
+    if constexpr (a != shape::none)
+      return a;
+    else
+      return shape_of<std::remove_cvref_t<decltype(std::declval<const X&>().b)>, Out>();
+  } else {
+    return shape_of<std::remove_cvref_t<decltype(std::declval<const X&>().value())>, Out>();
+  }
+}
+
+template <class X> LOOM_FORCE_INLINE void count_work(std::int64_t n) {
+  constexpr auto w = traits<X>::template work<false>();
+  if constexpr (w[0] > 0) LOOM_COUNT_WORK_N(steps, n * w[0]);
+  if constexpr (w[1] > 0) LOOM_COUNT_WORK_N(probes, n * w[1]);
+  LOOM_COUNT_WORK(vector_loops);
+  (void)n;
+}
+
+template <class T, int W> LOOM_FORCE_INLINE T sum_lanes(const vec<T, W>& v) {
+  if constexpr (W == 1) {
+    return v[0];
+  } else {
+    vec<T, W / 2> lo, hi;
+    __builtin_memcpy(&lo, &v, sizeof lo);
+    __builtin_memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
+    return sum_lanes<T, W / 2>(lo + hi);
+  }
+}
+
+/// Σ of n values in the target's lanes: four registers of partial sums, then one, then a
+/// scalar tail. The rounding depends on the lane width.
+template <class T, class V> LOOM_FORCE_INLINE T dot_native(const V& v, std::int64_t n) {
+  constexpr int W = width<T>;
+  using vt = vec<T, W>;
+  std::int64_t q = 0;
+  T r = T(0);
+  if (n >= W) {
+    vt a0{}, a1{}, a2{}, a3{};
+    for (; q + 4 * W <= n; q += 4 * W) {
+      a0 += v.template load<W, false>(q);
+      a1 += v.template load<W, false>(q + W);
+      a2 += v.template load<W, false>(q + 2 * W);
+      a3 += v.template load<W, false>(q + 3 * W);
+    }
+    for (; q + W <= n; q += W) a0 += v.template load<W, false>(q);
+    r = sum_lanes<T, W>((a0 + a1) + (a2 + a3));
+  }
+  for (; q < n; ++q) r += v.template at<false>(q);
+  return r;
+}
+
+/// Σ of n values in `fixed_lanes` partial sums whatever the target: index q goes to partial sum
+/// q mod 8, which are then added as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)); no
+/// multiply is fused into an add. The same bits with SSE2, AVX or AVX-512, with or without FMA.
+template <class T, class V> LOOM_FORCE_INLINE T dot_fixed(const V& v, std::int64_t n) {
+  constexpr int W = width<T> < fixed_lanes ? width<T> : fixed_lanes;
+  constexpr int regs = fixed_lanes / W;
+  using vt = vec<T, W>;
+  vt acc[regs] = {};
+  std::int64_t q = 0;
+  for (; q + fixed_lanes <= n; q += fixed_lanes)
+    for (int g = 0; g < regs; ++g) acc[g] = acc[g] + v.template load<W, true>(q + g * W);
+  T s[fixed_lanes];
+  for (int g = 0; g < regs; ++g)
+    for (int l = 0; l < W; ++l) s[g * W + l] = acc[g][l];
+  for (int t = 0; q < n; ++q, ++t) s[t] = s[t] + v.template at<true>(q);
+  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+/// reduce(x) on the vector path; `fixed` under loom::set_deterministic(true).
+template <class X> LOOM_FORCE_INLINE auto dot(const X& x, bool fixed) {
+  using T = typename traits<X>::value_type;
+  const std::int64_t n = traits<X>::count(x);
+  if (n <= 0) return T(0);
+  count_work<X>(n);
+  const auto v = traits<X>::view(x, traits<X>::first(x));
+  return fixed ? dot_fixed<T>(v, n) : dot_native<T>(v, n);
+}
+
+/// row[i] (+)= the value of x at i, over x's range: Store writes, otherwise adds (the
+/// dense output's `vals[off] += value`, each cell's own order of operations unchanged).
+template <bool Store, class X, class T>
+LOOM_FORCE_INLINE std::int64_t write(T* row, const X& x, bool exact) {
+  const std::int64_t n = traits<X>::count(x);
+  if (n <= 0) return 0;
+  count_work<X>(n);
+  const std::int64_t at = traits<X>::first(x);
+  const auto v = traits<X>::view(x, at);
+  T* const out = row + at;
+  auto run = [&](auto exact_c) {
+    constexpr bool E = decltype(exact_c)::value;
+    constexpr int W = width<T>;
+    std::int64_t q = 0;
+    auto one = [&](std::int64_t at) {
+      auto y = v.template load<W, E>(at);
+      if constexpr (!Store) y = lanes::load<W>(out + at) + y;
+      lanes::store<W>(out + at, y);
+    };
+    for (; q + 2 * W <= n; q += 2 * W) {
+      one(q);
+      one(q + W);
+    }
+    for (; q + W <= n; q += W) one(q);
+    for (; q < n; ++q) out[q] = Store ? v.template at<E>(q) : out[q] + v.template at<E>(q);
+  };
+  if (exact)
+    run(std::true_type{});
+  else
+    run(std::false_type{});
+  return n;
+}
+
+}  // namespace lanes
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_LANES_HPP
+// ---- end <loom/stream/lanes.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -11802,6 +12241,8 @@ template <class X> LOOM_FORCE_INLINE auto reduce(const X& x) {
                                       static_cast<leaf>(reduce(x.b)));
   } else if constexpr (!is_stream_v<X>) {
     return x;
+  } else if constexpr (lanes::reduces_in_lanes<X>) {  // unit-stride rows: vector lanes
+    return lanes::dot(x, sequential_sums(x));
   } else if constexpr (lane_reducible<X>) {
     if (!sequential_sums(x)) return lane_sum(x);
     auto acc = semiring_traits<leaf_t<X>>::zero();
@@ -12973,6 +13414,18 @@ template <class X> LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
   }
 }
 
+template <class Cell, class S>
+LOOM_FORCE_INLINE void run_located_steps(const Cell& cell, const std::int64_t* strides, const S& s,
+                                         std::int64_t off);
+
+/// Whether the cell's output takes S's values on the vector path (a dense output's row).
+template <class Cell, class S> constexpr bool writes_in_lanes() {
+  if constexpr (requires { Cell::stores; })
+    return lanes::writes_in_lanes<S, typename Cell::value_type>;
+  else
+    return false;
+}
+
 /// The walk of an output written in place: each value lands at cell `off + Σ index·stride[depth]`
 /// through `cell(off, value)`. A sum that emits nothing reaches no cell when the cell records
 /// presence (`Cell::presence`), as a sparse output would; otherwise it adds zero.
@@ -12990,8 +13443,25 @@ LOOM_FORCE_INLINE void run_located(const Cell& cell, const std::int64_t* strides
     }
   } else if constexpr (reducible<S>()) {
     LOOM_COUNT_WORK(writes);
-    cell(off, reduce(s));  // local sum
-  } else if constexpr (reads_policy_v<S>) {
+    cell(off, reduce(s));                             // local sum
+  } else if constexpr (writes_in_lanes<Cell, S>()) {  // a unit-stride output row: vector lanes
+    if (strides[S::depth] == 1) {
+      [[maybe_unused]] const std::int64_t n =
+          lanes::write<Cell::stores>(cell.vals + off, s, sequential_sums(s));
+      LOOM_COUNT_WORK_N(writes, n);
+    } else {
+      run_located_steps(cell, strides, s, off);
+    }
+  } else {
+    run_located_steps(cell, strides, s, off);
+  }
+}
+
+/// run_located's loop over a free stream's states, one value at a time.
+template <class Cell, class S>
+LOOM_FORCE_INLINE void run_located_steps(const Cell& cell, const std::int64_t* strides, const S& s,
+                                         std::int64_t off) {
+  if constexpr (reads_policy_v<S>) {
     with_compiled_policy(s, [&](const auto& y) { run_located(cell, strides, y, off); });
   } else if constexpr (drives_itself_v<S>) {
     s.for_each_ready([&](std::int64_t i, const auto& v) {
@@ -13016,7 +13486,8 @@ LOOM_FORCE_INLINE void run_located(const Cell& cell, const std::int64_t* strides
 
 /// A dense output's cell: `vals[off] += value`.
 template <class T> struct dense_cell {
-  static constexpr bool presence = false;
+  static constexpr bool presence = false, stores = false;  // stores: on the vector path
+  using value_type = T;
   T* vals;
   LOOM_FORCE_INLINE void operator()(std::int64_t off, const auto& v) const {
     vals[off] = semiring_traits<T>::add(vals[off], static_cast<T>(v));
@@ -13026,7 +13497,8 @@ template <class T> struct dense_cell {
 /// A dense output's cell written once: `vals[off] = value`, for loops that reach every cell
 /// exactly once (writes_each_cell_once), so the output need not be zeroed first.
 template <class T> struct store_cell {
-  static constexpr bool presence = false;
+  static constexpr bool presence = false, stores = true;
+  using value_type = T;
   T* vals;
   LOOM_FORCE_INLINE void operator()(std::int64_t off, const auto& v) const {
     vals[off] = static_cast<T>(v);
@@ -13060,6 +13532,33 @@ template <class T> struct bitmap_cell {
     bits[off >> 6] |= std::uint64_t{1} << (off & 63);
   }
 };
+
+/// run_located of an outer loop over the rows of a dense output of `size` cells (its first
+/// stored mode, rows of strides[S::depth] cells), zeroing each row just before its loop runs
+/// and the rows it skips, so that `=` needs no pass over the whole output first.
+template <class T, class S>
+LOOM_FORCE_INLINE void run_located_by_rows(const dense_cell<T>& cell, const std::int64_t* strides,
+                                           const S& s, std::int64_t size) {
+  if constexpr (reads_policy_v<S>) {
+    with_compiled_policy(s, [&](const auto& y) { run_located_by_rows(cell, strides, y, size); });
+  } else {
+    const std::int64_t row = strides[S::depth];
+    std::int64_t zeroed = 0;  // cells [0, zeroed) are zero or written
+    auto one = [&](std::int64_t i, const auto& v) {
+      const std::int64_t end = (i + 1) * row;
+      std::fill(cell.vals + zeroed, cell.vals + end, semiring_traits<T>::zero());
+      zeroed = end;
+      run_located(cell, strides, v, i * row);
+    };
+    if constexpr (drives_itself_v<S>) {
+      s.for_each_ready(one);
+    } else {
+      for (S st = s; st.valid(); st.next())
+        if (st.ready()) one(st.index(), st.value());
+    }
+    std::fill(cell.vals + zeroed, cell.vals + size, semiring_traits<T>::zero());
+  }
+}
 
 /// Accumulates a stream into a dense array: `vals[off + Σ index·stride[depth]] += value`.
 template <class T, class S>
@@ -14150,6 +14649,15 @@ template <class Plan> struct hinted_skips_impl<Plan, stream::skip::per_loop<>> {
 template <class Plan, class Skips>
 using hinted_skips = typename hinted_skips_impl<Plan, Skips>::type;
 
+/// The type of the stream tree that plan `Plan` lowers `Rhs` to (explain() reads the vector
+/// path off it: stream::lanes::shape_of).
+template <class Plan, class Rhs>
+using root_stream_t = std::remove_cvref_t<
+    decltype(std::declval<const stream::lowerer<typename Plan::order, expr::value_type_t<Rhs>,
+                                                false, typename bindings_of<Plan>::pointers,
+                                                hinted_skips<Plan, stream::skip::per_loop<>>>&>()
+                 .template lower_root<0>(std::declval<const Rhs&>()))>;
+
 /// Sets `short_fibers[d]` for each loop d of `short_fiber_loops` where every fiber the bound
 /// operands iterate is shorter than skip::gallop_ratio: an adaptive intersection there could not
 /// gallop (that needs one fiber gallop_ratio times another's length), so it merges without
@@ -14792,8 +15300,9 @@ template <class T, class Root> [[gnu::noinline]] void store_scalar_loops(T* valu
 }
 
 /// The loops `root` write a dense output in place, split over threads as `split` says: zeroed
-/// first unless `accumulate`, or, for `=` by loops that reach each cell once, stored.
-template <bool Splittable, class Out, class Root>
+/// first unless `accumulate` (row by row when RowsOuter: the outer loop iterates the output's
+/// first stored mode), or, for `=` by loops that reach each cell once, stored.
+template <bool Splittable, bool RowsOuter, class Out, class Root>
 LOOM_FORCE_INLINE void write_dense(Out& out, const Root& root, const parallel::outer_split& split,
                                    bool accumulate, const std::int64_t* strides) {
   using T = typename Out::value_type;
@@ -14804,6 +15313,15 @@ LOOM_FORCE_INLINE void write_dense(Out& out, const Root& root, const parallel::o
         store_scalar_loops(out.values().data(), root);
       else
         stream::run_located(stream::store_cell<T>{out.values().data()}, strides, root, 0);
+      return;
+    }
+  }
+  if constexpr (RowsOuter && stream::is_stream_v<Root> && !stream::is_contracted<Root>()) {
+    // `=` with the output's first stored mode as the outer loop: each row zeroed just before
+    // its loop (in cache, as a hand-written loop does), not the whole output in a pass first
+    if (!accumulate && !split.active) {
+      stream::run_located_by_rows(stream::dense_cell<T>{out.values().data()}, strides, root,
+                                  static_cast<std::int64_t>(out.values().size()));
       return;
     }
   }
@@ -15030,7 +15548,14 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
         out_format::all_dense ? out.values().size() : 0);
 
   if constexpr (out_format::all_dense) {
-    write_dense<splittable>(out, root, split, accumulate, located_strides<Plan, Lhs>(out).data());
+    constexpr bool rows_outer = [] {
+      if constexpr (Out::order == 0)
+        return false;
+      else
+        return output_depths<order, Lhs, Out::order>[out_format::modes[0]] == 0;
+    }();
+    write_dense<splittable, rows_outer>(out, root, split, accumulate,
+                                        located_strides<Plan, Lhs>(out).data());
   } else if constexpr (out_format::dense_over_bitmap && Out::owning) {
     write_bitmap(out, root, accumulate, located_strides<Plan, Lhs>(out).data());
   } else {
@@ -16893,6 +17418,33 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   s << "  (concordant with every sparse operand"
     << (P::any_transposed ? " after transposition" : "") << ")\n";
 
+  // the innermost loop's vector path (stream/lanes.hpp), from the type of the stream tree
+  std::string vector_note;
+  {
+    using out_value = typename out_t::value_type;
+    using root = loom::detail::root_stream_t<P, Rhs>;
+    constexpr auto shape = [] {
+      if constexpr (out_t::format_type::all_dense && out_t::order > 0) {
+        // the output's last stored mode is the innermost loop: its rows are contiguous there
+        constexpr auto depth = loom::detail::output_depths<order, Lhs, out_t::order>;
+        constexpr std::size_t last = out_t::format_type::modes[out_t::order - 1];
+        if constexpr (depth[last] + 1 == boost::mp11::mp_size<order>::value)
+          return stream::lanes::shape_of<root, out_value>();
+        else
+          return stream::lanes::shape_of<root, void>();
+      } else {
+        return stream::lanes::shape_of<root, void>();
+      }
+    }();
+    constexpr int w = stream::lanes::width<out_value>;
+    if constexpr (shape == stream::lanes::shape::dot)
+      vector_note = "; vectorised, " + std::to_string(w) + " lanes: the sum kept in 4 x " +
+                    std::to_string(w) +
+                    " partial sums (8 fixed ones under loom::set_deterministic)";
+    else if constexpr (shape == stream::lanes::shape::write)
+      vector_note = "; vectorised, " + std::to_string(w) + " lanes: the output row written " +
+                    std::to_string(w) + " cells at a time";
+  }
   for (std::size_t d = 0; d < names.size(); ++d) {
     bool is_free = false;
     boost::mp11::mp_for_each<out_indices>(
@@ -16969,6 +17521,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
             [&](auto i) { free_below = free_below || names[e] == decltype(i)::name; });
       s << (free_below ? "; sum into the output" : "; accumulate in a register");
     }
+    if (d + 1 == names.size()) s << vector_note;
     s << "\n";
   }
   for (const auto& o : ops) {

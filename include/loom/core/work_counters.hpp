@@ -19,13 +19,15 @@ struct work_counts {
   std::uint64_t seeks = 0;   // seek / seek_past: a jump (a search in a sorted level)
   std::uint64_t probes = 0;  // locate / contains: a random access into a level
   std::uint64_t writes = 0;  // entries written to an output (appended, or accumulated in place)
+  /// dense innermost loops run on the vector path (stream/lanes.hpp); not work, a path taken
+  std::uint64_t vector_loops = 0;
   std::uint64_t total() const { return steps + seeks + probes + writes; }
 };
 
 #ifdef LOOM_WORK_COUNTERS
 namespace detail {
 struct work_tally {  // every thread's work (relaxed atomics: counted, not ordered)
-  std::atomic<std::uint64_t> steps{0}, seeks{0}, probes{0}, writes{0};
+  std::atomic<std::uint64_t> steps{0}, seeks{0}, probes{0}, writes{0}, vector_loops{0};
 };
 inline work_tally work;
 }  // namespace detail
@@ -33,13 +35,14 @@ inline work_tally work;
 inline constexpr bool counts_work = true;
 inline work_counts work_counters() {
   return {detail::work.steps.load(), detail::work.seeks.load(), detail::work.probes.load(),
-          detail::work.writes.load()};
+          detail::work.writes.load(), detail::work.vector_loops.load()};
 }
 inline void reset_work_counters() {
   detail::work.steps = 0;
   detail::work.seeks = 0;
   detail::work.probes = 0;
   detail::work.writes = 0;
+  detail::work.vector_loops = 0;
 }
 #  define LOOM_COUNT_WORK(field) \
     (::loom::detail::work.field.fetch_add(1, std::memory_order_relaxed))

@@ -261,6 +261,15 @@ template <class Plan> struct hinted_skips_impl<Plan, stream::skip::per_loop<>> {
 template <class Plan, class Skips>
 using hinted_skips = typename hinted_skips_impl<Plan, Skips>::type;
 
+/// The type of the stream tree that plan `Plan` lowers `Rhs` to (explain() reads the vector
+/// path off it: stream::lanes::shape_of).
+template <class Plan, class Rhs>
+using root_stream_t = std::remove_cvref_t<
+    decltype(std::declval<const stream::lowerer<typename Plan::order, expr::value_type_t<Rhs>,
+                                                false, typename bindings_of<Plan>::pointers,
+                                                hinted_skips<Plan, stream::skip::per_loop<>>>&>()
+                 .template lower_root<0>(std::declval<const Rhs&>()))>;
+
 /// Sets `short_fibers[d]` for each loop d of `short_fiber_loops` where every fiber the bound
 /// operands iterate is shorter than skip::gallop_ratio: an adaptive intersection there could not
 /// gallop (that needs one fiber gallop_ratio times another's length), so it merges without

@@ -5,7 +5,9 @@
 #define LOOM_EXEC_PLAN_TEXT_HPP
 
 #include <loom/core/unpack.hpp>
+#include <loom/exec/bind.hpp>
 #include <loom/exec/options.hpp>
+#include <loom/exec/write_output.hpp>
 #include <loom/expr/functions.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/operators.hpp>
@@ -222,6 +224,33 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   s << "  (concordant with every sparse operand"
     << (P::any_transposed ? " after transposition" : "") << ")\n";
 
+  // the innermost loop's vector path (stream/lanes.hpp), from the type of the stream tree
+  std::string vector_note;
+  {
+    using out_value = typename out_t::value_type;
+    using root = loom::detail::root_stream_t<P, Rhs>;
+    constexpr auto shape = [] {
+      if constexpr (out_t::format_type::all_dense && out_t::order > 0) {
+        // the output's last stored mode is the innermost loop: its rows are contiguous there
+        constexpr auto depth = loom::detail::output_depths<order, Lhs, out_t::order>;
+        constexpr std::size_t last = out_t::format_type::modes[out_t::order - 1];
+        if constexpr (depth[last] + 1 == boost::mp11::mp_size<order>::value)
+          return stream::lanes::shape_of<root, out_value>();
+        else
+          return stream::lanes::shape_of<root, void>();
+      } else {
+        return stream::lanes::shape_of<root, void>();
+      }
+    }();
+    constexpr int w = stream::lanes::width<out_value>;
+    if constexpr (shape == stream::lanes::shape::dot)
+      vector_note = "; vectorised, " + std::to_string(w) + " lanes: the sum kept in 4 x " +
+                    std::to_string(w) +
+                    " partial sums (8 fixed ones under loom::set_deterministic)";
+    else if constexpr (shape == stream::lanes::shape::write)
+      vector_note = "; vectorised, " + std::to_string(w) + " lanes: the output row written " +
+                    std::to_string(w) + " cells at a time";
+  }
   for (std::size_t d = 0; d < names.size(); ++d) {
     bool is_free = false;
     boost::mp11::mp_for_each<out_indices>(
@@ -298,6 +327,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
             [&](auto i) { free_below = free_below || names[e] == decltype(i)::name; });
       s << (free_below ? "; sum into the output" : "; accumulate in a register");
     }
+    if (d + 1 == names.size()) s << vector_note;
     s << "\n";
   }
   for (const auto& o : ops) {

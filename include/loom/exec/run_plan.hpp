@@ -98,7 +98,14 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
         out_format::all_dense ? out.values().size() : 0);
 
   if constexpr (out_format::all_dense) {
-    write_dense<splittable>(out, root, split, accumulate, located_strides<Plan, Lhs>(out).data());
+    constexpr bool rows_outer = [] {
+      if constexpr (Out::order == 0)
+        return false;
+      else
+        return output_depths<order, Lhs, Out::order>[out_format::modes[0]] == 0;
+    }();
+    write_dense<splittable, rows_outer>(out, root, split, accumulate,
+                                        located_strides<Plan, Lhs>(out).data());
   } else if constexpr (out_format::dense_over_bitmap && Out::owning) {
     write_bitmap(out, root, accumulate, located_strides<Plan, Lhs>(out).data());
   } else {

@@ -152,8 +152,9 @@ template <class T, class Root> [[gnu::noinline]] void store_scalar_loops(T* valu
 }
 
 /// The loops `root` write a dense output in place, split over threads as `split` says: zeroed
-/// first unless `accumulate`, or, for `=` by loops that reach each cell once, stored.
-template <bool Splittable, class Out, class Root>
+/// first unless `accumulate` (row by row when RowsOuter: the outer loop iterates the output's
+/// first stored mode), or, for `=` by loops that reach each cell once, stored.
+template <bool Splittable, bool RowsOuter, class Out, class Root>
 LOOM_FORCE_INLINE void write_dense(Out& out, const Root& root, const parallel::outer_split& split,
                                    bool accumulate, const std::int64_t* strides) {
   using T = typename Out::value_type;
@@ -164,6 +165,15 @@ LOOM_FORCE_INLINE void write_dense(Out& out, const Root& root, const parallel::o
         store_scalar_loops(out.values().data(), root);
       else
         stream::run_located(stream::store_cell<T>{out.values().data()}, strides, root, 0);
+      return;
+    }
+  }
+  if constexpr (RowsOuter && stream::is_stream_v<Root> && !stream::is_contracted<Root>()) {
+    // `=` with the output's first stored mode as the outer loop: each row zeroed just before
+    // its loop (in cache, as a hand-written loop does), not the whole output in a pass first
+    if (!accumulate && !split.active) {
+      stream::run_located_by_rows(stream::dense_cell<T>{out.values().data()}, strides, root,
+                                  static_cast<std::int64_t>(out.values().size()));
       return;
     }
   }

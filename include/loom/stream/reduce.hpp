@@ -9,6 +9,7 @@
 #include <loom/core/semiring.hpp>
 #include <loom/core/work_counters.hpp>
 #include <loom/stream/concepts.hpp>
+#include <loom/stream/lanes.hpp>
 #include <loom/stream/skip.hpp>
 
 #include <algorithm>
@@ -176,6 +177,8 @@ template <class X> LOOM_FORCE_INLINE auto reduce(const X& x) {
                                       static_cast<leaf>(reduce(x.b)));
   } else if constexpr (!is_stream_v<X>) {
     return x;
+  } else if constexpr (lanes::reduces_in_lanes<X>) {  // unit-stride rows: vector lanes
+    return lanes::dot(x, sequential_sums(x));
   } else if constexpr (lane_reducible<X>) {
     if (!sequential_sums(x)) return lane_sum(x);
     auto acc = semiring_traits<leaf_t<X>>::zero();

@@ -79,6 +79,18 @@ template <class X> LOOM_FORCE_INLINE auto reduce_touched(const X& x) {
   }
 }
 
+template <class Cell, class S>
+LOOM_FORCE_INLINE void run_located_steps(const Cell& cell, const std::int64_t* strides, const S& s,
+                                         std::int64_t off);
+
+/// Whether the cell's output takes S's values on the vector path (a dense output's row).
+template <class Cell, class S> constexpr bool writes_in_lanes() {
+  if constexpr (requires { Cell::stores; })
+    return lanes::writes_in_lanes<S, typename Cell::value_type>;
+  else
+    return false;
+}
+
 /// The walk of an output written in place: each value lands at cell `off + Σ index·stride[depth]`
 /// through `cell(off, value)`. A sum that emits nothing reaches no cell when the cell records
 /// presence (`Cell::presence`), as a sparse output would; otherwise it adds zero.
@@ -96,8 +108,25 @@ LOOM_FORCE_INLINE void run_located(const Cell& cell, const std::int64_t* strides
     }
   } else if constexpr (reducible<S>()) {
     LOOM_COUNT_WORK(writes);
-    cell(off, reduce(s));  // local sum
-  } else if constexpr (reads_policy_v<S>) {
+    cell(off, reduce(s));                             // local sum
+  } else if constexpr (writes_in_lanes<Cell, S>()) {  // a unit-stride output row: vector lanes
+    if (strides[S::depth] == 1) {
+      [[maybe_unused]] const std::int64_t n =
+          lanes::write<Cell::stores>(cell.vals + off, s, sequential_sums(s));
+      LOOM_COUNT_WORK_N(writes, n);
+    } else {
+      run_located_steps(cell, strides, s, off);
+    }
+  } else {
+    run_located_steps(cell, strides, s, off);
+  }
+}
+
+/// run_located's loop over a free stream's states, one value at a time.
+template <class Cell, class S>
+LOOM_FORCE_INLINE void run_located_steps(const Cell& cell, const std::int64_t* strides, const S& s,
+                                         std::int64_t off) {
+  if constexpr (reads_policy_v<S>) {
     with_compiled_policy(s, [&](const auto& y) { run_located(cell, strides, y, off); });
   } else if constexpr (drives_itself_v<S>) {
     s.for_each_ready([&](std::int64_t i, const auto& v) {
@@ -122,7 +151,8 @@ LOOM_FORCE_INLINE void run_located(const Cell& cell, const std::int64_t* strides
 
 /// A dense output's cell: `vals[off] += value`.
 template <class T> struct dense_cell {
-  static constexpr bool presence = false;
+  static constexpr bool presence = false, stores = false;  // stores: on the vector path
+  using value_type = T;
   T* vals;
   LOOM_FORCE_INLINE void operator()(std::int64_t off, const auto& v) const {
     vals[off] = semiring_traits<T>::add(vals[off], static_cast<T>(v));
@@ -132,7 +162,8 @@ template <class T> struct dense_cell {
 /// A dense output's cell written once: `vals[off] = value`, for loops that reach every cell
 /// exactly once (writes_each_cell_once), so the output need not be zeroed first.
 template <class T> struct store_cell {
-  static constexpr bool presence = false;
+  static constexpr bool presence = false, stores = true;
+  using value_type = T;
   T* vals;
   LOOM_FORCE_INLINE void operator()(std::int64_t off, const auto& v) const {
     vals[off] = static_cast<T>(v);
@@ -166,6 +197,33 @@ template <class T> struct bitmap_cell {
     bits[off >> 6] |= std::uint64_t{1} << (off & 63);
   }
 };
+
+/// run_located of an outer loop over the rows of a dense output of `size` cells (its first
+/// stored mode, rows of strides[S::depth] cells), zeroing each row just before its loop runs
+/// and the rows it skips, so that `=` needs no pass over the whole output first.
+template <class T, class S>
+LOOM_FORCE_INLINE void run_located_by_rows(const dense_cell<T>& cell, const std::int64_t* strides,
+                                           const S& s, std::int64_t size) {
+  if constexpr (reads_policy_v<S>) {
+    with_compiled_policy(s, [&](const auto& y) { run_located_by_rows(cell, strides, y, size); });
+  } else {
+    const std::int64_t row = strides[S::depth];
+    std::int64_t zeroed = 0;  // cells [0, zeroed) are zero or written
+    auto one = [&](std::int64_t i, const auto& v) {
+      const std::int64_t end = (i + 1) * row;
+      std::fill(cell.vals + zeroed, cell.vals + end, semiring_traits<T>::zero());
+      zeroed = end;
+      run_located(cell, strides, v, i * row);
+    };
+    if constexpr (drives_itself_v<S>) {
+      s.for_each_ready(one);
+    } else {
+      for (S st = s; st.valid(); st.next())
+        if (st.ready()) one(st.index(), st.value());
+    }
+    std::fill(cell.vals + zeroed, cell.vals + size, semiring_traits<T>::zero());
+  }
+}
 
 /// Accumulates a stream into a dense array: `vals[off + Σ index·stride[depth]] += value`.
 template <class T, class S>
