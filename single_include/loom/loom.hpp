@@ -11672,10 +11672,12 @@ template <class T> struct add_op;
 
 namespace lanes {
 
-/// Bytes of one vector register of the target: 32 with AVX (also on AVX-512 targets, whose
-/// compilers prefer 256-bit vectors too), else 16 (SSE2, NEON). LOOM_SIMD_BYTES overrides it.
+/// Bytes of one vector register of the target: 64 with AVX-512 (as g++ -march=native and Eigen
+/// use there), 32 with AVX, else 16 (SSE2, NEON). LOOM_SIMD_BYTES overrides it.
 #if defined(LOOM_SIMD_BYTES)
 inline constexpr int register_bytes = LOOM_SIMD_BYTES;
+#elif defined(__AVX512F__)
+inline constexpr int register_bytes = 64;
 #elif defined(__AVX__)
 inline constexpr int register_bytes = 32;
 #else
@@ -11684,8 +11686,14 @@ inline constexpr int register_bytes = 16;
 static_assert(register_bytes == 16 || register_bytes == 32 || register_bytes == 64,
               "loom: LOOM_SIMD_BYTES must be 16, 32 or 64");
 
-/// Lanes of T in one register: 4 doubles or 8 floats with AVX.
+/// Lanes of T in one register: 8 doubles with AVX-512, 4 with AVX, 2 with SSE2.
 template <class T> inline constexpr int width = register_bytes / static_cast<int>(sizeof(T));
+
+/// Lanes of T in 32 bytes at most: the reductions of short rows (their horizontal sum is cheaper
+/// in 32-byte registers; measured on SDDMM at ranks 8 to 32 with AVX-512).
+template <class T>
+inline constexpr int short_width =
+    (register_bytes > 32 ? 32 : register_bytes) / static_cast<int>(sizeof(T));
 
 /// Partial sums of a reduction under loom::set_deterministic(true): a fixed number, whatever the
 /// target's lane width, so that the result has the same bits on every ISA.
@@ -11987,26 +11995,44 @@ template <class T, int W> LOOM_FORCE_INLINE T sum_lanes(const vec<T, W>& v) {
   }
 }
 
-/// Σ of n values in the target's lanes: four registers of partial sums, then one, then a
-/// scalar tail. The rounding depends on the lane width.
-template <class T, class V> LOOM_FORCE_INLINE T dot_native(const V& v, std::int64_t n) {
-  constexpr int W = width<T>;
+/// Σ of n values in W lanes: four registers of partial sums, then two, then one, then a scalar
+/// tail. The rounding depends on the lane width.
+template <int W, class T, class V> LOOM_FORCE_INLINE T dot_lanes(const V& v, std::int64_t n) {
   using vt = vec<T, W>;
+  vt a0{}, a1{}, a2{}, a3{};
   std::int64_t q = 0;
-  T r = T(0);
-  if (n >= W) {
-    vt a0{}, a1{}, a2{}, a3{};
-    for (; q + 4 * W <= n; q += 4 * W) {
-      a0 += v.template load<W, false>(q);
-      a1 += v.template load<W, false>(q + W);
-      a2 += v.template load<W, false>(q + 2 * W);
-      a3 += v.template load<W, false>(q + 3 * W);
-    }
-    for (; q + W <= n; q += W) a0 += v.template load<W, false>(q);
-    r = sum_lanes<T, W>((a0 + a1) + (a2 + a3));
+  for (; q + 4 * W <= n; q += 4 * W) {
+    a0 += v.template load<W, false>(q);
+    a1 += v.template load<W, false>(q + W);
+    a2 += v.template load<W, false>(q + 2 * W);
+    a3 += v.template load<W, false>(q + 3 * W);
   }
+  if (q + 2 * W <= n) {
+    a0 += v.template load<W, false>(q);
+    a1 += v.template load<W, false>(q + W);
+    q += 2 * W;
+  }
+  if (q + W <= n) {
+    a2 += v.template load<W, false>(q);
+    q += W;
+  }
+  T r = sum_lanes<T, W>((a0 + a1) + (a2 + a3));
   for (; q < n; ++q) r += v.template at<false>(q);
   return r;
+}
+
+/// Σ of n values in the target's lanes; rows under 64 values in 32-byte lanes at most.
+template <class T, class V> LOOM_FORCE_INLINE T dot_native(const V& v, std::int64_t n) {
+  if constexpr (short_width<T> < width<T>) {
+    if (n >= 64) return dot_lanes<width<T>, T>(v, n);
+  }
+  constexpr int W = short_width<T>;
+  if (n < W) {
+    T r = T(0);
+    for (std::int64_t q = 0; q < n; ++q) r += v.template at<false>(q);
+    return r;
+  }
+  return dot_lanes<W, T>(v, n);
 }
 
 /// Σ of n values in `fixed_lanes` partial sums whatever the target: index q goes to partial sum
@@ -12035,6 +12061,18 @@ template <class X> LOOM_FORCE_INLINE auto dot(const X& x, bool fixed) {
   count_work<X>(n);
   const auto v = traits<X>::view(x, traits<X>::first(x));
   return fixed ? dot_fixed<T>(v, n) : dot_native<T>(v, n);
+}
+
+/// p[0, n) = 0, in registers of zeros (a call to memset costs more than a short row's stores).
+template <class T> LOOM_FORCE_INLINE void zero(T* p, std::int64_t n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    constexpr int W = width<T>;
+    std::int64_t q = 0;
+    for (; q + W <= n; q += W) lanes::store<W>(p + q, vec<T, W>{});
+    for (; q < n; ++q) p[q] = T(0);
+  } else {
+    for (std::int64_t q = 0; q < n; ++q) p[q] = T(0);
+  }
 }
 
 /// row[i] (+)= the value of x at i, over x's range: Store writes, otherwise adds (the
@@ -13546,7 +13584,10 @@ LOOM_FORCE_INLINE void run_located_by_rows(const dense_cell<T>& cell, const std:
     std::int64_t zeroed = 0;  // cells [0, zeroed) are zero or written
     auto one = [&](std::int64_t i, const auto& v) {
       const std::int64_t end = (i + 1) * row;
-      std::fill(cell.vals + zeroed, cell.vals + end, semiring_traits<T>::zero());
+      if constexpr (std::is_floating_point_v<T>)
+        lanes::zero(cell.vals + zeroed, end - zeroed);
+      else
+        std::fill(cell.vals + zeroed, cell.vals + end, semiring_traits<T>::zero());
       zeroed = end;
       run_located(cell, strides, v, i * row);
     };

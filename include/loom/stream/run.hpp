@@ -211,7 +211,10 @@ LOOM_FORCE_INLINE void run_located_by_rows(const dense_cell<T>& cell, const std:
     std::int64_t zeroed = 0;  // cells [0, zeroed) are zero or written
     auto one = [&](std::int64_t i, const auto& v) {
       const std::int64_t end = (i + 1) * row;
-      std::fill(cell.vals + zeroed, cell.vals + end, semiring_traits<T>::zero());
+      if constexpr (std::is_floating_point_v<T>)
+        lanes::zero(cell.vals + zeroed, end - zeroed);
+      else
+        std::fill(cell.vals + zeroed, cell.vals + end, semiring_traits<T>::zero());
       zeroed = end;
       run_located(cell, strides, v, i * row);
     };
