@@ -3,7 +3,8 @@
 // (this file is compiled with -fopenmp-simd; loom's headers use no pragma), factored as an expert
 // would (MTTKRP sums over k before scaling by B), output buffers reused. Beside it: the same loop
 // without the pragma ("scalar"), Eigen where it has the operation, and SuiteSparse:GraphBLAS when
-// it is installed. loom is timed writing into a fresh output and into the same output again.
+// it is installed. loom is timed writing into a fresh output and into the same output again,
+// and, for the reductions, under loom::set_deterministic(true) ("loom-det").
 // One process, interleaved rounds, medians; every result is checked against the hand loop's
 // first.
 //
@@ -284,6 +285,12 @@ void matrix_kernels(const options& o, const std::string& name, const csr_t& S, t
              csr_t D({m, n});
              D(i, j) = loom::sum(k, S(i, j) * U(i, k) * V(j, k));
            }},
+          {"loom-det",
+           [&] {
+             loom::set_deterministic(true);  // eight fixed partial sums
+             C(i, j) = loom::sum(k, S(i, j) * U(i, k) * V(j, k));
+             loom::set_deterministic(false);
+           }},
           {"scalar", [&] { sddmm_scalar(S, U, V, hs); }},
           {"eigen", [&] {
              const double* sv = S.values().data();
@@ -392,6 +399,12 @@ void matrix_kernels(const options& o, const std::string& name, const csr_t& S, t
            [&] {
              vec_t y({m});
              y(i) = loom::sum(k, W(i, k) * X(i, k));
+           }},
+          {"loom-det",
+           [&] {
+             loom::set_deterministic(true);
+             x(i) = loom::sum(k, W(i, k) * X(i, k));
+             loom::set_deterministic(false);
            }},
           {"scalar", [&] { rowdot_scalar(W, X, hs); }},
           {"eigen", [&] { xe.noalias() = Ue.cwiseProduct(Xe).rowwise().sum(); }}};

@@ -195,6 +195,11 @@ outer_split decide_split(const Pointers& pointers, std::int64_t extent, bool red
   if constexpr (n > 0)
     detail::count_entries<Order, Accesses>(pointers, work, lead_nnz, lead,
                                            std::make_index_sequence<n>{});
+  // a summed outer loop writes partial outputs, zeroed then added: not worth it where two of
+  // them hold more cells than the loops do steps (SpMM through the transpose, C(i,k) = sum(j,
+  // S(j,i) * B(j,k)), whose partials are each the whole dense output). Two whatever the thread
+  // count, so that deterministic mode splits (or not) the same way for every thread count.
+  if (reduction && 2.0 * static_cast<double>(partial_size) > static_cast<double>(work)) return d;
   const std::size_t chunks =
       detail::chunk_count(o, d.deterministic, extent, work, sizeof(T) * partial_size);
   if (chunks < 2) return d;
