@@ -179,6 +179,11 @@ LOOM_HAND_LOOPS(scalar, , )
 #undef LOOM_HAND_LOOPS
 
 // ---- timing ----
+std::string offsets_of(const void* loom_out, const void* hand_out) {
+  return std::to_string(reinterpret_cast<std::uintptr_t>(loom_out) % 64) + "/" +
+         std::to_string(reinterpret_cast<std::uintptr_t>(hand_out) % 64);
+}
+
 double now_ms() {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -225,8 +230,11 @@ void check_close(const std::string& what, const double* got, const double* want,
 struct table {
   std::vector<std::string> columns;  // after kernel, input, R, hand ms
   std::vector<std::string> rows;
+  // `offsets`: the dense outputs' byte offsets past a 64-byte line, loom's and the hand loop's
+  // (a 64-byte vector store across two lines costs about two: the allocator's lottery)
   void add(const std::string& kernel, const std::string& input, std::int64_t R,
-           const std::vector<contender>& cs, const std::vector<double>& ms) {
+           const std::vector<contender>& cs, const std::vector<double>& ms,
+           const std::string& offsets = "") {
     // cs[0] is the vectorised hand loop: every other time as a ratio to it
     std::ostringstream line;
     line << "| " << kernel << " | " << input << " | " << R << " | ";
@@ -237,6 +245,7 @@ struct table {
       std::snprintf(buf, sizeof buf, " | %s %.2f", cs[c].name.c_str(), ms[c] / ms[0]);
       line << buf;
     }
+    if (!offsets.empty()) line << " | offsets " << offsets;
     line << " |";
     rows.push_back(line.str());
     std::printf("%s\n", rows.back().c_str());
@@ -347,7 +356,7 @@ void matrix_kernels(const options& o, const std::string& name, const csr_t& S, t
              g::check(GrB_Matrix_wait(Cg, GrB_MATERIALIZE), "GrB_wait");
            }});
 #endif
-      tab.add("spmm", name, R, cs, medians(cs, o.rounds));
+      tab.add("spmm", name, R, cs, medians(cs, o.rounds), offsets_of(C.values().data(), hv.data()));
     }
     if (wanted(o, "spmm_t")) {
       mat_t C({n, R});
@@ -378,7 +387,8 @@ void matrix_kernels(const options& o, const std::string& name, const csr_t& S, t
                       g::check(GrB_Matrix_wait(Cg, GrB_MATERIALIZE), "GrB_wait");
                     }});
 #endif
-      tab.add("spmm_t", name, R, cs, medians(cs, o.rounds));
+      tab.add("spmm_t", name, R, cs, medians(cs, o.rounds),
+              offsets_of(C.values().data(), hv.data()));
 #if LOOM_BENCH_HAVE_GRAPHBLAS
       GrB_Descriptor_free(&desc);
 #endif
@@ -435,7 +445,8 @@ void tensor_kernels(const options& o, table& tab) {
              D(i, r) = loom::sum(j, loom::sum(k, T(i, j, k) * B(j, r) * C(k, r)));
            }},
           {"scalar", [&] { mttkrp_scalar(T, B, C, hs, t); }}};
-      tab.add("mttkrp", "uniform_2000^3", R, cs, medians(cs, o.rounds));
+      tab.add("mttkrp", "uniform_2000^3", R, cs, medians(cs, o.rounds),
+              offsets_of(M.values().data(), hv.data()));
     }
     if (wanted(o, "ttm") && R <= 64) {  // Y holds 200^2 R doubles
       const std::int64_t n = T2.extent(0);
@@ -452,7 +463,8 @@ void tensor_kernels(const options& o, table& tab) {
                                    Z(i, j, r) = loom::sum(k, T2(i, j, k) * U(k, r));
                                  }},
                                 {"scalar", [&] { ttm_scalar(T2, U, hs); }}};
-      tab.add("ttm", "uniform_200^3", R, cs, medians(cs, o.rounds));
+      tab.add("ttm", "uniform_200^3", R, cs, medians(cs, o.rounds),
+              offsets_of(Y.values().data(), hv.data()));
     }
   }
 }

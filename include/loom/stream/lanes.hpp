@@ -12,6 +12,7 @@
 #include <loom/core/work_counters.hpp>
 #include <loom/stream/concepts.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -424,9 +425,12 @@ template <class X> LOOM_FORCE_INLINE auto dot(const X& x, bool fixed) {
   return fixed ? dot_fixed<T>(v, n) : dot_native<T>(v, n);
 }
 
-/// p[0, n) = 0, in registers of zeros (a call to memset costs more than a short row's stores).
+/// p[0, n) = 0: a short row in registers of zeros (a call to memset costs more than its
+/// stores), a long one by memset (faster than a loop of stores on blocks of kilobytes).
 template <class T> LOOM_FORCE_INLINE void zero(T* p, std::int64_t n) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if (n * static_cast<std::int64_t>(sizeof(T)) >= 2048) {
+    std::fill(p, p + n, T(0));
+  } else if constexpr (std::is_floating_point_v<T>) {
     constexpr int W = width<T>;
     std::int64_t q = 0;
     for (; q + W <= n; q += W) lanes::store<W>(p + q, vec<T, W>{});
@@ -455,12 +459,15 @@ LOOM_FORCE_INLINE std::int64_t write(T* row, const X& x, bool exact) {
       if constexpr (!Store) y = lanes::load<W>(out + at) + y;
       lanes::store<W>(out + at, y);
     };
+    auto scalar = [&](std::int64_t at) {
+      out[at] = Store ? v.template at<E>(at) : out[at] + v.template at<E>(at);
+    };
     for (; q + 2 * W <= n; q += 2 * W) {
       one(q);
       one(q + W);
     }
     for (; q + W <= n; q += W) one(q);
-    for (; q < n; ++q) out[q] = Store ? v.template at<E>(q) : out[q] + v.template at<E>(q);
+    for (; q < n; ++q) scalar(q);
   };
   if (exact)
     run(std::true_type{});
