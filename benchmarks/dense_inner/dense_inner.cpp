@@ -140,8 +140,8 @@ mat_t random_dense(std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
     const std::int64_t R = B.extent(1);                                                           \
     const double *b = B.values().data(), *c = C.values().data();                                  \
     M.assign(static_cast<std::size_t>(T.extent(0) * R), 0.0);                                     \
-    t.resize(static_cast<std::size_t>(R));                                                        \
-    double* tr = t.data();                                                                        \
+    t.resize(static_cast<std::size_t>(R) + 8); /* tr on its own 64-byte line: a split store */    \
+    double* tr = t.data() + (8 - reinterpret_cast<std::uintptr_t>(t.data()) % 64 / 8) % 8;        \
     for (std::int64_t p0 = l0.pos[0]; p0 < l0.pos[1]; ++p0) {                                     \
       double* mi = M.data() + std::int64_t{l0.crd[p0]} * R;                                       \
       for (std::int64_t p1 = l1.pos[p0]; p1 < l1.pos[p0 + 1]; ++p1) {                             \

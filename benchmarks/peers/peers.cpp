@@ -591,8 +591,10 @@ void hand_mttkrp(mttkrp_in& in) {
 #pragma omp parallel for schedule(dynamic, 16) num_threads(g_threads) if (g_threads > 1)
   for (std::int64_t p0 = l0.pos[0]; p0 < l0.pos[1]; ++p0) {
     double* mi = m + l0.crd[p0] * R;
-    std::vector<double> t(static_cast<std::size_t>(R));
-    double* tr = t.data();
+    // the temporary row on its own 64-byte line: a vector store split across two lines cannot be
+    // forwarded to the next iteration's load
+    std::vector<double> t(static_cast<std::size_t>(R) + 8);
+    double* tr = t.data() + (8 - reinterpret_cast<std::uintptr_t>(t.data()) % 64 / 8) % 8;
     for (std::int64_t p1 = l1.pos[p0]; p1 < l1.pos[p0 + 1]; ++p1) {
 #pragma omp simd
       for (std::int64_t q = 0; q < R; ++q) tr[q] = 0;

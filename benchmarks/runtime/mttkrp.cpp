@@ -29,8 +29,10 @@ void hand(input& in) {
   const double *b = in.B.values().data(), *c = in.C.values().data();
   double* m = in.hM.data();
   std::fill(in.hM.begin(), in.hM.end(), 0.0);
-  std::vector<double> t(static_cast<std::size_t>(R));
-  double* tr = t.data();
+  // the temporary row on its own 64-byte line: a vector store split across two lines cannot be
+  // forwarded to the next iteration's load
+  std::vector<double> t(static_cast<std::size_t>(R) + 8);
+  double* tr = t.data() + (8 - reinterpret_cast<std::uintptr_t>(t.data()) % 64 / 8) % 8;
   for (std::int64_t p0 = l0.pos[0]; p0 < l0.pos[1]; ++p0) {
     double* mi = m + l0.crd[p0] * R;
     for (std::int64_t p1 = l1.pos[p0]; p1 < l1.pos[p0 + 1]; ++p1) {
