@@ -11651,6 +11651,7 @@ struct kernel_context {
 #define LOOM_STREAM_LANES_HPP
 
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -11672,6 +11673,21 @@ template <class T> struct add_op;
 
 namespace lanes {
 
+constexpr bool defined_avx() {
+#if defined(__AVX__)
+  return true;
+#else
+  return false;
+#endif
+}
+constexpr bool defined_avx512() {
+#if defined(__AVX512F__)
+  return true;
+#else
+  return false;
+#endif
+}
+
 /// Bytes of one vector register of the target: 64 with AVX-512 (as g++ -march=native and Eigen
 /// use there), 32 with AVX, else 16 (SSE2, NEON). LOOM_SIMD_BYTES overrides it.
 #if defined(LOOM_SIMD_BYTES)
@@ -11685,6 +11701,12 @@ inline constexpr int register_bytes = 16;
 #endif
 static_assert(register_bytes == 16 || register_bytes == 32 || register_bytes == 64,
               "loom: LOOM_SIMD_BYTES must be 16, 32 or 64");
+#if defined(__x86_64__) || defined(__i386__)
+static_assert(register_bytes <= 16 || (register_bytes == 32 && defined_avx()) ||
+                  (register_bytes == 64 && defined_avx512()),
+              "loom: LOOM_SIMD_BYTES is wider than the target's registers (32 needs -mavx, 64 "
+              "needs -mavx512f)");
+#endif
 
 /// Lanes of T in one register: 8 doubles with AVX-512, 4 with AVX, 2 with SSE2.
 template <class T> inline constexpr int width = register_bytes / static_cast<int>(sizeof(T));
@@ -12063,9 +12085,12 @@ template <class X> LOOM_FORCE_INLINE auto dot(const X& x, bool fixed) {
   return fixed ? dot_fixed<T>(v, n) : dot_native<T>(v, n);
 }
 
-/// p[0, n) = 0, in registers of zeros (a call to memset costs more than a short row's stores).
+/// p[0, n) = 0: a short row in registers of zeros (a call to memset costs more than its
+/// stores), a long one by memset (faster than a loop of stores on blocks of kilobytes).
 template <class T> LOOM_FORCE_INLINE void zero(T* p, std::int64_t n) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if (n * static_cast<std::int64_t>(sizeof(T)) >= 2048) {
+    std::fill(p, p + n, T(0));
+  } else if constexpr (std::is_floating_point_v<T>) {
     constexpr int W = width<T>;
     std::int64_t q = 0;
     for (; q + W <= n; q += W) lanes::store<W>(p + q, vec<T, W>{});
@@ -12094,12 +12119,15 @@ LOOM_FORCE_INLINE std::int64_t write(T* row, const X& x, bool exact) {
       if constexpr (!Store) y = lanes::load<W>(out + at) + y;
       lanes::store<W>(out + at, y);
     };
+    auto scalar = [&](std::int64_t at) {
+      out[at] = Store ? v.template at<E>(at) : out[at] + v.template at<E>(at);
+    };
     for (; q + 2 * W <= n; q += 2 * W) {
       one(q);
       one(q + W);
     }
     for (; q + W <= n; q += W) one(q);
-    for (; q < n; ++q) out[q] = Store ? v.template at<E>(q) : out[q] + v.template at<E>(q);
+    for (; q < n; ++q) scalar(q);
   };
   if (exact)
     run(std::true_type{});

@@ -34,6 +34,21 @@ template <class T> struct add_op;
 
 namespace lanes {
 
+constexpr bool defined_avx() {
+#if defined(__AVX__)
+  return true;
+#else
+  return false;
+#endif
+}
+constexpr bool defined_avx512() {
+#if defined(__AVX512F__)
+  return true;
+#else
+  return false;
+#endif
+}
+
 /// Bytes of one vector register of the target: 64 with AVX-512 (as g++ -march=native and Eigen
 /// use there), 32 with AVX, else 16 (SSE2, NEON). LOOM_SIMD_BYTES overrides it.
 #if defined(LOOM_SIMD_BYTES)
@@ -47,6 +62,12 @@ inline constexpr int register_bytes = 16;
 #endif
 static_assert(register_bytes == 16 || register_bytes == 32 || register_bytes == 64,
               "loom: LOOM_SIMD_BYTES must be 16, 32 or 64");
+#if defined(__x86_64__) || defined(__i386__)
+static_assert(register_bytes <= 16 || (register_bytes == 32 && defined_avx()) ||
+                  (register_bytes == 64 && defined_avx512()),
+              "loom: LOOM_SIMD_BYTES is wider than the target's registers (32 needs -mavx, 64 "
+              "needs -mavx512f)");
+#endif
 
 /// Lanes of T in one register: 8 doubles with AVX-512, 4 with AVX, 2 with SSE2.
 template <class T> inline constexpr int width = register_bytes / static_cast<int>(sizeof(T));
