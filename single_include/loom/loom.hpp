@@ -17511,10 +17511,13 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
       }
     }();
     constexpr int w = stream::lanes::width<out_value>;
+    constexpr int short_w = stream::lanes::short_width<out_value>;
     if constexpr (shape == stream::lanes::shape::dot)
-      vector_note = "; vectorised, " + std::to_string(w) + " lanes: the sum kept in 4 x " +
-                    std::to_string(w) +
-                    " partial sums (8 fixed ones under loom::set_deterministic)";
+      vector_note = "; vectorised, " + std::to_string(w) + " lanes" +
+                    (short_w < w ? " (" + std::to_string(short_w) + " on rows under 64 values)"
+                                 : std::string()) +
+                    ": the sum kept in 4 registers of partial sums (8 fixed partial sums under "
+                    "loom::set_deterministic)";
     else if constexpr (shape == stream::lanes::shape::write)
       vector_note = "; vectorised, " + std::to_string(w) + " lanes: the output row written " +
                     std::to_string(w) + " cells at a time";
