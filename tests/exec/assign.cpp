@@ -253,6 +253,27 @@ TEST_CASE("explain names the order, the strategy per level and the output assemb
   CHECK(loom::to_string(-A(i, j) + 2.0) == "(-A(i,j) + 2)");
 }
 
+TEST_CASE("explain of a scalar eval: loom::explain(e) prints the plan loom::eval(e) runs") {
+  auto A = small_csr();
+  A.set_name("A");
+  auto x = dvec({1, 2, 3});
+  x.set_name("x");
+  auto y = dvec({4, 5, 6});
+  y.set_name("y");
+  const std::string dot = loom::explain(loom::sum(i, x(i) * y(i)));
+  CHECK(dot.find("kernel: result() = sum(i, x(i) * y(i))") != std::string::npos);
+  CHECK(dot.find("loop i [summed]") != std::string::npos);
+  CHECK(dot.find("locate x") != std::string::npos);
+  MESSAGE(dot);
+  // Under options, as loom::eval(e, opts) takes them; two summed loops over a sparse operand.
+  const std::string quad =
+      loom::explain(loom::sum(i, j, x(i) * A(i, j) * x(j)), loom::options<opt::runtime_skips>{});
+  CHECK(quad.find("loop i [summed]") != std::string::npos);
+  CHECK(quad.find("loop j [summed]") != std::string::npos);
+  CHECK(quad.find("iterate A (compressed)") != std::string::npos);
+  CHECK(loom::eval(loom::sum(i, x(i) * y(i))) == doctest::Approx(32));
+}
+
 TEST_CASE("without a concordant order, the operand with fewer stored entries is transposed") {
   auto A = small_csr();
   A.set_name("A");

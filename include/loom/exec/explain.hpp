@@ -18,6 +18,7 @@
 #include <loom/format/appender.hpp>
 #include <loom/format/format_name.hpp>
 #include <loom/format/memory.hpp>
+#include <loom/format/tensor.hpp>
 #include <loom/optimize/choice/hoist_choice.hpp>
 #include <loom/optimize/choice/leader_choice.hpp>
 #include <loom/optimize/choice/plan_choice.hpp>
@@ -32,6 +33,7 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include <cstdint>
+#include <span>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -39,8 +41,9 @@
 
 namespace loom::plan {
 
+// `!options_type<R>`: `explain(e, opts)` is the scalar form below, not `lhs = opts`.
 template <class Lhs, class R, options_type O = default_options>
-  requires(!std::remove_cvref_t<O>::eliminate)
+  requires(!std::remove_cvref_t<O>::eliminate && !options_type<R>)
 std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {});
 
 namespace detail {
@@ -119,7 +122,7 @@ std::string explain_kernel(const Lhs& lhs, const R& rhs_operand, const O& opts);
 /// A description of the plan loom compiles for `lhs = rhs`, e.g.
 /// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`, under `opts` as loom::assign runs it.
 template <class Lhs, class R, options_type O>
-  requires(!std::remove_cvref_t<O>::eliminate)
+  requires(!std::remove_cvref_t<O>::eliminate && !options_type<R>)
 std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts) {
   const auto written = expr::as_expr(rhs_operand);
   using W = std::remove_cvref_t<decltype(written)>;
@@ -238,6 +241,19 @@ std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed, const 
   rules += "loop order fixed by loom::order<" + names + ">\n";
   using P = order_plan<Lhs, Rhs, -1, Order>;
   return detail::explain_plan<P>(lhs, rhs, rules) + detail::skip_section<P>(lhs, rhs, opts);
+}
+
+/// The plan of `loom::eval(e, opts)`, an expression without free indices:
+/// `loom::explain(loom::sum(i, x(i) * y(i)))`. The result is named "result".
+template <expr::operand E, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate)
+std::string explain(const E& e, const O& opts = {}) {
+  const auto written = expr::as_expr(e);
+  using V = expr::value_type_t<std::remove_cvref_t<decltype(written)>>;
+  V value = semiring_traits<V>::zero();  // the target loom::eval writes through
+  view<V, format<>> result({}, {}, std::span<V>(&value, 1));
+  result.set_name("result");
+  return plan::explain(expr::access<view<V, format<>>>{&result}, written, opts);
 }
 }  // namespace loom::plan
 
