@@ -10,8 +10,9 @@
 #   then configures, builds and
 #   runs ctest in two configurations:
 #   build/gcc (g++ -O0; tests/differential over a covering sample of its format combinations;
-#   header self-containment; no examples), then the examples and every benchmark in Release
-#   (-O3, build/release-gcc), built, and the examples run;
+#   header self-containment; no examples), then an install as a user makes it from a fresh copy,
+#   used through find_package, add_subdirectory and pkg-config (tools/check_install.sh), then the
+#   examples and every benchmark in Release (-O3, build/release-gcc), built, and the examples run;
 #   build/clang (clang++ -O0 under ASan and UBSan, every test and every format combination), then
 #   the libFuzzer targets of tests/fuzz (15 s each, tools/fuzz.sh) and every benchmark built in
 #   Release (build/release-clang). With an argument, only that configuration (`asan` is `clang`).
@@ -34,7 +35,7 @@ esac
 # framework, and what optional tests use (Eigen, SQLite, MPI, Google Benchmark, scipy).
 packages=(cmake ninja-build g++ g++-12 clang-14 libclang-rt-14-dev libboost-dev doctest-dev ccache
           python3 python3-numpy python3-scipy libbenchmark-dev libeigen3-dev sqlite3
-          libopenmpi-dev openmpi-bin clang-format-16)
+          libopenmpi-dev openmpi-bin clang-format-16 pkg-config)
 
 jobs=$(nproc 2>/dev/null || echo 2)
 generator=()
@@ -95,11 +96,12 @@ total() {
 }
 
 # run_config <name> <compiler> <flags> [cmake options...]
+# CMAKE_BUILD_TYPE=None: <flags> alone (CMake adds none for it), not the Release loom defaults to.
 run_config() {
   local name=$1 cxx=$2 flags=$3 dir=build/$1
   shift 3
   stage "$name: configure" cmake -S . -B "$dir" "${generator[@]}" \
-    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="$flags" \
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$flags" \
     -DLOOM_TEST=ON -DLOOM_EXAMPLES=ON -DLOOM_WERROR=ON "$@"
   stage "$name: build" cmake --build "$dir" -j "$jobs"
   stage "$name: test" ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 600
@@ -193,6 +195,10 @@ if [ "$only" = all ] || [ "$only" = gcc ]; then
   run_config gcc "$gxx" "-O0 --param ggc-min-expand=400 --param ggc-min-heapsize=4194304" \
     -DLOOM_EXAMPLES=OFF \
     -DLOOM_TEST_DIFFERENTIAL_OPTIONS="-DLOOM_TEST_COVERING_SAMPLE=1"
+  # What a user does: a fresh copy of HEAD configured with no options, built (the runtime library
+  # alone, in Release), installed, and the README's first example built and run through
+  # find_package, add_subdirectory and pkg-config.
+  stage "install: consumer" env CXX="$gxx" bash tools/check_install.sh
   release_examples gcc "$gxx" run
   total gcc "$t0"
 fi
