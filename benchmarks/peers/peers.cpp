@@ -27,6 +27,7 @@
 // loom::set_num_threads (docs/parallel.md). With more than one thread the benchmark measures wall
 // time (Google Benchmark's CPU time is the calling thread's).
 // SPDX-License-Identifier: BSL-1.0
+#include "../runtime/expert_mttkrp.hpp"
 #include "graphblas.hpp"
 #include "inputs.hpp"
 #include "kernels.hpp"
@@ -579,35 +580,20 @@ struct mttkrp_in {
   std::vector<double> hM;
 };
 
-// as an expert writes it: t(r) = sum(k, T(i,j,k) C(k,r)) first, then M(i,r) += t(r) B(j,r)
+// as an expert writes it (expert_mttkrp.hpp), over threads by level-0 position
 void hand_mttkrp(mttkrp_in& in) {
-  const auto &l0 = in.T.level<0>(), &l1 = in.T.level<1>(), &l2 = in.T.level<2>();
-  const double* tv = in.T.values().data();
+  const auto& l0 = in.T.level<0>();
   const std::int64_t R = in.B.extent(1);
-  const double *b = in.B.values().data(), *c = in.C.values().data();
-  double* m = in.hM.data();
   std::fill(in.hM.begin(), in.hM.end(), 0.0);
   // every position of level 0 is a distinct i: its rows of M are written by one thread only
-#pragma omp parallel for schedule(dynamic, 16) num_threads(g_threads) if (g_threads > 1)
-  for (std::int64_t p0 = l0.pos[0]; p0 < l0.pos[1]; ++p0) {
-    double* mi = m + l0.crd[p0] * R;
-    // the temporary row on its own 64-byte line: a vector store split across two lines cannot be
-    // forwarded to the next iteration's load
-    std::vector<double> t(static_cast<std::size_t>(R) + 8);
-    double* tr = t.data() + (8 - reinterpret_cast<std::uintptr_t>(t.data()) % 64 / 8) % 8;
-    for (std::int64_t p1 = l1.pos[p0]; p1 < l1.pos[p0 + 1]; ++p1) {
-#pragma omp simd
-      for (std::int64_t q = 0; q < R; ++q) tr[q] = 0;
-      for (std::int64_t p2 = l2.pos[p1]; p2 < l2.pos[p1 + 1]; ++p2) {
-        const double* ck = c + l2.crd[p2] * R;
-        const double x = tv[p2];
-#pragma omp simd
-        for (std::int64_t q = 0; q < R; ++q) tr[q] += x * ck[q];
-      }
-      const double* bj = b + l1.crd[p1] * R;
-#pragma omp simd
-      for (std::int64_t q = 0; q < R; ++q) mi[q] += tr[q] * bj[q];
-    }
+#pragma omp parallel num_threads(g_threads) if (g_threads > 1)
+  {
+    std::vector<double> buffer;
+    double* t = loom_bench::row_on_own_line(buffer, R);
+#pragma omp for schedule(dynamic, 16)
+    for (std::int64_t p0 = l0.pos[0]; p0 < l0.pos[1]; ++p0)
+      loom_bench::expert_mttkrp_rows(in.T, in.B.values().data(), in.C.values().data(), R,
+                                     in.hM.data(), t, p0, p0 + 1);
   }
 }
 

@@ -4,6 +4,7 @@
 // SPDX-License-Identifier: BSL-1.0
 #include <vector>
 
+#include "expert_mttkrp.hpp"
 #include "support.hpp"
 
 namespace {
@@ -20,35 +21,12 @@ struct input {
   std::vector<double> hM;
 };
 
-// The baseline, as an expert writes it: walk the three CSF levels, t(r) = sum(k, T(i,j,k)
-// C(k,r)) first, then M(i,r) += t(r) B(j,r); the rank loops vectorised (-fopenmp-simd).
+// The baseline, as an expert writes it (expert_mttkrp.hpp): t(r) = sum(k, T(i,j,k) C(k,r))
+// first, then M(i,r) += t(r) B(j,r); the rank loops vectorised (-fopenmp-simd).
 void hand(input& in) {
-  const auto &l0 = in.T.level<0>(), &l1 = in.T.level<1>(), &l2 = in.T.level<2>();
-  const double* tv = in.T.values().data();
-  const std::int64_t R = in.B.extent(1);
-  const double *b = in.B.values().data(), *c = in.C.values().data();
-  double* m = in.hM.data();
-  std::fill(in.hM.begin(), in.hM.end(), 0.0);
-  // the temporary row on its own 64-byte line: a vector store split across two lines cannot be
-  // forwarded to the next iteration's load
-  std::vector<double> t(static_cast<std::size_t>(R) + 8);
-  double* tr = t.data() + (8 - reinterpret_cast<std::uintptr_t>(t.data()) % 64 / 8) % 8;
-  for (std::int64_t p0 = l0.pos[0]; p0 < l0.pos[1]; ++p0) {
-    double* mi = m + l0.crd[p0] * R;
-    for (std::int64_t p1 = l1.pos[p0]; p1 < l1.pos[p0 + 1]; ++p1) {
-#pragma omp simd
-      for (std::int64_t q = 0; q < R; ++q) tr[q] = 0;
-      for (std::int64_t p2 = l2.pos[p1]; p2 < l2.pos[p1 + 1]; ++p2) {
-        const double* ck = c + l2.crd[p2] * R;
-        const double x = tv[p2];
-#pragma omp simd
-        for (std::int64_t q = 0; q < R; ++q) tr[q] += x * ck[q];
-      }
-      const double* bj = b + l1.crd[p1] * R;
-#pragma omp simd
-      for (std::int64_t q = 0; q < R; ++q) mi[q] += tr[q] * bj[q];
-    }
-  }
+  std::vector<double> t;
+  loom_bench::expert_mttkrp(in.T, in.B.values().data(), in.C.values().data(), in.B.extent(1), in.hM,
+                            t);
 }
 
 void register_input(const std::string& name, std::array<std::int64_t, 3> shape, std::int64_t nnz,
