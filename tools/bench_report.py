@@ -1121,7 +1121,7 @@ def cmd_report(args):
         "to 1e-10), or the binary aborts.")
     out.append(
         "- Generated inputs use fixed seeds and are far larger than the caches; the real "
-        "matrices (bcsstk13, cryg2500, pushpull, zenios, from `shared/data/matrices`) are small "
+        "matrices (bcsstk13, cryg2500, pushpull, zenios, from `data/matrices`) are small "
         "and run from cache, so they show per-call overheads more than memory traffic.")
     out.append(
         "- **Noise.** The machine is shared: other engineers compile on the same cores while "

@@ -140,7 +140,7 @@ if [ "$no_build" = 0 ]; then
 step "configuring $build"
 cmake -S "$src" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DLOOM_BENCH=ON \
   -DLOOM_TEST=OFF -DLOOM_EXAMPLES=OFF -DLOOM_INSTALL=OFF -DLOOM_CCACHE=OFF \
-  "-DLOOM_BENCH_DATA_DIR=${LOOM_BENCH_DATA:-$PWD/../shared/data/matrices}" \
+  "-DLOOM_BENCH_DATA_DIR=${LOOM_BENCH_DATA:-$PWD/data/matrices}" \
   "-DCMAKE_CXX_COMPILER_LAUNCHER=python3;$PWD/tools/build_cost.py;wrap;$cost_log" \
   > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 export LOOM_BUILD_COST_SRC="$(cd "$src" && pwd)"

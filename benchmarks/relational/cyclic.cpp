@@ -1,4 +1,4 @@
-// Cyclic joins on real graphs (../shared/data/matrices): triangles, 4-cycles and 4-cliques
+// Cyclic joins on real graphs (the repository's data/matrices): triangles, 4-cycles and 4-cliques
 // counted by loom's fused generic join and by SQLite (indexes on both column orders). The graph
 // is the symmetric pattern without loops; cliques use the edges oriented low -> high so each is
 // counted once; the 4-cycle counts closed 4-walks a-b-c-d-a, the same in both systems. SQLite is
@@ -44,8 +44,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int k = 1; k < argc; ++k) files.push_back(argv[k]);
   if (files.empty()) {
-    const std::filesystem::path dir = std::filesystem::path(LOOM_BENCH_RELATIONAL_DIR) / ".." /
-                                      ".." / ".." / "shared" / "data" / "matrices";
+    const std::filesystem::path dir =
+        std::filesystem::path(LOOM_BENCH_RELATIONAL_DIR) / ".." / ".." / "data" / "matrices";
     for (const char* f :
          {"karate.mtx", "jagmesh7.mtx", "cryg2500.mtx", "bcsstk13.mtx", "pushpull.mtx"})
       files.push_back((dir / f).string());

@@ -26,7 +26,7 @@
 #include <benchmark/benchmark.h>
 
 #ifndef LOOM_BENCH_DATA_DIR
-#  define LOOM_BENCH_DATA_DIR "../shared/data/matrices"
+#  define LOOM_BENCH_DATA_DIR "data/matrices"  // run from the repository root
 #endif
 
 namespace loom_bench {
@@ -135,7 +135,7 @@ inline entries<3> random_tensor3(std::array<std::int64_t, 3> shape, std::int64_t
 }
 
 // Matrix Market ----------------------------------------------------------------------------------
-/// Where the shared real matrices live: $LOOM_BENCH_DATA, else the configured folder.
+/// Where the real matrices live: $LOOM_BENCH_DATA, else the configured folder.
 inline std::string data_dir() {
   if (const char* d = std::getenv("LOOM_BENCH_DATA")) return d;
   return LOOM_BENCH_DATA_DIR;

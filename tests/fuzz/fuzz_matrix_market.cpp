@@ -6,7 +6,7 @@
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -DLOOM_FUZZ_LIBFUZZER
 //           -I include tests/fuzz/fuzz_matrix_market.cpp -o fuzz_matrix_market
 //   ./fuzz_matrix_market -max_total_time=120 -max_len=4096 -dict=tests/fuzz/matrix_market.dict
-//           corpus/ tests/fuzz/corpus/matrix_market ../shared/data/matrices
+//           corpus/ tests/fuzz/corpus/matrix_market data/matrices
 // The bytes go to read_matrix_market (csr<double>, coo<int>). Any exception other than
 // loom::error escapes and aborts; so does a parse_error without `name:line:` or a loaded tensor
 // that does not survive write-then-read. Built without LOOM_FUZZ_LIBFUZZER (the tests/ glob does
