@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <exception>
+#include <stdexcept>
 #include <string>
 
 #include "support/hand_written.hpp"
@@ -56,16 +58,26 @@ void demo(const std::string& title, loom::tensor<double, loom::csr>& A) {
       "%s\n",
       loom_spgemm, hand_spgemm, loom_spgemm / hand_spgemm, loom_fresh / hand_spgemm,
       (long long)C.nnz(), same ? "(same pattern)" : "(PATTERN DIFFERS)");
-  if (!same || err > 1e-9)
-    throw std::runtime_error("quickstart: loom and the hand-written loop disagree");
+  if (!same || err > 1e-9) throw std::runtime_error("loom and the hand-written loop disagree");
 }
 
+// usage: example.quickstart [matrix.mtx]; without an argument it reads the repository's
+// data/matrices/bcsstk13.mtx, relative to the current directory (tools/quickstart.sh and ctest
+// run it from the repository root).
 int main(int argc, char** argv) {
   loom::set_num_threads(1);  // the hand-written loops are serial: compare like with like
-  const std::string path = argc > 1 ? argv[1] : "../shared/data/matrices/bcsstk13.mtx";
-  auto A = loom::read_matrix_market<double, loom::csr>(path);
-  demo(path, A);
-  // 1M nonzeros, fixed seed (100K in the test suite's smoke run, LOOM_EXAMPLE_SMOKE)
-  auto G = example::random_csr(example::smoke_run() ? 20000 : 200000, 5, 42);
-  demo("generated uniform matrix", G);
+  const std::string path = argc > 1 ? argv[1] : "data/matrices/bcsstk13.mtx";
+  try {
+    auto A = loom::read_matrix_market<double, loom::csr>(path);
+    demo(path, A);
+    // 1M nonzeros, fixed seed (100K in the test suite's smoke run, LOOM_EXAMPLE_SMOKE)
+    auto G = example::random_csr(example::smoke_run() ? 20000 : 200000, 5, 42);
+    demo("generated uniform matrix", G);
+  } catch (const loom::error& e) {  // a missing or malformed file: loom's message, not an abort
+    std::fprintf(stderr, "quickstart: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {  // loom and the hand-written loop disagree
+    std::fprintf(stderr, "quickstart: %s\n", e.what());
+    return 1;
+  }
 }

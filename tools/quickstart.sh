@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
 # The README's first command: installs what is missing (Debian/Ubuntu), then builds and runs
-# examples/quickstart.cpp, the README's first code block (STYLE.md H18).
+# examples/quickstart.cpp, SpMV and SpGEMM in loom against hand-written loops.
 # SPDX-License-Identifier: BSL-1.0
 #
-# usage: bash tools/quickstart.sh     (as root, or with sudo, when a package must be installed)
+# usage: bash tools/quickstart.sh [matrix.mtx]
+#   (as root, or with sudo, when a package must be installed). Without an argument it runs on the
+#   repository's data/matrices/bcsstk13.mtx; with one, on that Matrix Market file.
 set -euo pipefail
+matrix=()
+if [ $# -gt 1 ]; then
+  echo "usage: bash tools/quickstart.sh [matrix.mtx]" >&2
+  exit 2
+fi
+if [ $# -eq 1 ]; then  # absolute before the cd below, so a path relative to the caller works
+  case "$1" in
+    /*) matrix=("$1") ;;
+    *) matrix=("$PWD/$1") ;;
+  esac
+fi
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # shellcheck source=tools/packages.sh
@@ -24,4 +37,4 @@ cmake -S . -B build/quickstart "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
 echo "==> building example.quickstart"
 cmake --build build/quickstart --target example.quickstart -j "$(nproc 2>/dev/null || echo 2)"
 echo "==> running build/quickstart/examples/example.quickstart"
-./build/quickstart/examples/example.quickstart
+./build/quickstart/examples/example.quickstart "${matrix[@]}"
