@@ -133,27 +133,21 @@ template <class T> struct splat_view {
 template <class A, class B, bool Add> struct pair_view {
   A a;
   B b;
-  template <int W, bool Exact> LOOM_FORCE_INLINE auto load(std::int64_t q) const {
-    auto x = a.template load<W, Exact>(q);
-    auto y = b.template load<W, Exact>(q);
+  // x + y or x · y, the same for a register of lanes and for one value of the tail
+  template <bool Exact, class V> static LOOM_FORCE_INLINE V combine(V x, V y) {
     if constexpr (Add) {
       return x + y;
     } else {
-      auto p = x * y;
+      V p = x * y;
       if constexpr (Exact) no_contract(p);
       return p;
     }
   }
+  template <int W, bool Exact> LOOM_FORCE_INLINE auto load(std::int64_t q) const {
+    return combine<Exact>(a.template load<W, Exact>(q), b.template load<W, Exact>(q));
+  }
   template <bool Exact> LOOM_FORCE_INLINE auto at(std::int64_t q) const {
-    auto x = a.template at<Exact>(q);
-    auto y = b.template at<Exact>(q);
-    if constexpr (Add) {
-      return x + y;
-    } else {
-      auto p = x * y;
-      if constexpr (Exact) no_contract(p);
-      return p;
-    }
+    return combine<Exact>(a.template at<Exact>(q), b.template at<Exact>(q));
   }
 };
 
@@ -210,9 +204,19 @@ template <class Layout, std::size_t R> struct traits<strided_stream<Layout, R>> 
   }
 };
 
+// the range of a combination is that of its iterated operand `a`
+template <class A> struct range_of_a {
+  template <class S> static LOOM_FORCE_INLINE std::int64_t first(const S& s) {
+    return traits<A>::first(s.a);
+  }
+  template <class S> static LOOM_FORCE_INLINE std::int64_t count(const S& s) {
+    return traits<A>::count(s.a);
+  }
+};
+
 // a product: iterate A, locate B (both full, so no state is skipped)
 template <class A, class B, class T, class Skips, bool Flip>
-struct traits<lookup_stream<A, B, mul_op<T, Skips>, Flip>> {
+struct traits<lookup_stream<A, B, mul_op<T, Skips>, Flip>> : range_of_a<A> {
   using value_type = T;
   static constexpr bool ok = A::full && B::full && lanes_of_v<A, T> && lanes_of_v<B, T>;
   using self = lookup_stream<A, B, mul_op<T, Skips>, Flip>;
@@ -224,8 +228,6 @@ struct traits<lookup_stream<A, B, mul_op<T, Skips>, Flip>> {
     else
       return pair_view<decltype(a), decltype(b), false>{a, b};
   }
-  static LOOM_FORCE_INLINE std::int64_t first(const self& s) { return traits<A>::first(s.a); }
-  static LOOM_FORCE_INLINE std::int64_t count(const self& s) { return traits<A>::count(s.a); }
   template <bool Located> static constexpr std::array<int, 2> work() {
     const auto a = work_of<A, Located>(), b = work_of<B, true>();
     return {a[0] + b[0], a[1] + b[1]};
@@ -234,7 +236,7 @@ struct traits<lookup_stream<A, B, mul_op<T, Skips>, Flip>> {
 
 // a row times a loop-invariant scalar (SpMM's S(i,j) · B(j,k))
 template <class A, class X, class T, class Skips, bool Flip>
-struct traits<scaled_stream<A, X, mul_op<T, Skips>, Flip>> {
+struct traits<scaled_stream<A, X, mul_op<T, Skips>, Flip>> : range_of_a<A> {
   using value_type = T;
   static constexpr bool ok =
       !A::contracted && lanes_of_v<A, T> && !is_stream_v<X> && std::is_same_v<X, T>;
@@ -246,15 +248,13 @@ struct traits<scaled_stream<A, X, mul_op<T, Skips>, Flip>> {
     else
       return pair_view<decltype(a), splat_view<T>, false>{a, {s.x}};
   }
-  static LOOM_FORCE_INLINE std::int64_t first(const self& s) { return traits<A>::first(s.a); }
-  static LOOM_FORCE_INLINE std::int64_t count(const self& s) { return traits<A>::count(s.a); }
   template <bool Located> static constexpr std::array<int, 2> work() {
     return work_of<A, Located>();
   }
 };
 
 // a sum of two full rows, zipped (an element-wise map: U(i,k) + V(i,k))
-template <class A, class B, class T> struct traits<union_stream<A, B, add_op<T>>> {
+template <class A, class B, class T> struct traits<union_stream<A, B, add_op<T>>> : range_of_a<A> {
   using value_type = T;
   static constexpr bool ok =
       A::full && B::full && !A::contracted && lanes_of_v<A, T> && lanes_of_v<B, T>;
@@ -264,8 +264,6 @@ template <class A, class B, class T> struct traits<union_stream<A, B, add_op<T>>
     auto b = view_of(s.b, at);
     return pair_view<decltype(a), decltype(b), true>{a, b};
   }
-  static LOOM_FORCE_INLINE std::int64_t first(const self& s) { return traits<A>::first(s.a); }
-  static LOOM_FORCE_INLINE std::int64_t count(const self& s) { return traits<A>::count(s.a); }
   template <bool Located> static constexpr std::array<int, 2> work() {
     const auto a = work_of<A, Located>(), b = work_of<B, Located>();
     return {a[0] + b[0], a[1] + b[1]};
