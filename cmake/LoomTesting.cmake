@@ -7,14 +7,21 @@ set(_loom_testing_dir "${CMAKE_CURRENT_LIST_DIR}")
 # loom_add_header_test(<target> <include-dir>)
 #   One generated TU per public header below <include-dir>/loom: it includes the header twice and
 #   checks that the include guard is LOOM_<PATH>_HPP (H3). All TUs form the OBJECT library
-#   <target>, part of ALL, so a header that is not self-contained breaks the build.
+#   <target>, part of ALL, so a header that is not self-contained breaks the build. The MPI
+#   headers (loom/tra/mpi*) form <target>.mpi, compiled with MPI's flags; without MPI,
+#   <loom/tra/mpi.hpp>, an #error then, is left out (tests/fail/tra.mpi_without_mpi_h.cpp).
 function(loom_add_header_test target include_dir)
   file(GLOB_RECURSE headers CONFIGURE_DEPENDS RELATIVE "${include_dir}" "${include_dir}/loom/*.hpp")
   list(SORT headers)
   if(NOT TARGET Eigen3::Eigen)  # loom/interop/eigen.hpp includes Eigen's headers
     list(FILTER headers EXCLUDE REGEX "^loom/interop/eigen")
   endif()
+  find_package(MPI COMPONENTS CXX QUIET)
+  if(NOT MPI_CXX_FOUND)
+    list(REMOVE_ITEM headers "loom/tra/mpi.hpp")
+  endif()
   set(sources)
+  set(mpi_sources)
   foreach(header IN LISTS headers)
     string(REGEX REPLACE "^loom/" "" rel "${header}")
     string(REGEX REPLACE "\\.hpp$" "" stem "${rel}")
@@ -29,7 +36,11 @@ function(loom_add_header_test target include_dir)
 #  error \"<@header@>: the include guard must be named @guard@ (STYLE.md H3)\"
 #endif
 ")
-    list(APPEND sources "${tu}")
+    if(MPI_CXX_FOUND AND header MATCHES "^loom/tra/mpi(/|\\.hpp$)")
+      list(APPEND mpi_sources "${tu}")
+    else()
+      list(APPEND sources "${tu}")
+    endif()
   endforeach()
   if(NOT sources)
     message(WARNING "loom: no public header found below ${include_dir}/loom")
@@ -39,6 +50,10 @@ function(loom_add_header_test target include_dir)
   target_link_libraries(${target} PRIVATE loom::loom loom_warnings)
   if(TARGET Eigen3::Eigen)
     target_link_libraries(${target} PRIVATE Eigen3::Eigen)
+  endif()
+  if(mpi_sources)
+    add_library(${target}.mpi OBJECT ${mpi_sources})
+    target_link_libraries(${target}.mpi PRIVATE loom::loom loom_warnings MPI::MPI_CXX)
   endif()
 endfunction()
 

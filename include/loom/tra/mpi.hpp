@@ -1,9 +1,15 @@
 // Distributed execution of tiled tensors over MPI (tra/mpi/): the MPI transport of the IA
 // executor, distributed matmul (strategy chosen by the cost model), SpMV and a dense layer.
-// Not included by <loom/loom.hpp>; empty when <mpi.h> is not on the include path.
+// Not included by <loom/loom.hpp>, which compiles without MPI; including this header without
+// <mpi.h> on the include path is an error that says how to get it.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_MPI_HPP
 #define LOOM_TRA_MPI_HPP
+
+#if !__has_include(<mpi.h>)
+#  error \
+      "<loom/tra/mpi.hpp> needs MPI, but <mpi.h> is not on the include path: install it (Debian: apt-get install libopenmpi-dev openmpi-bin), then compile with mpicxx, or in CMake find_package(MPI REQUIRED COMPONENTS CXX) and target_link_libraries(<your target> PRIVATE MPI::MPI_CXX)"
+#endif
 
 #include <loom/tra/mpi/algorithms.hpp>
 #include <loom/tra/mpi/environment.hpp>
