@@ -357,13 +357,15 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
   }
 }
 
-/// Writes `A` to the file at `path` (created or truncated); see the stream overload.
+/// Writes `A` to the file at `path`, all or nothing: through a temporary file beside it, renamed
+/// over `path` once complete, so a failed write (full disk, file-size limit) leaves an existing
+/// file as it was; the error names the path and the OS reason. See the stream overload for the
+/// text, docs/io.md "Writing files safely" for the details (permissions, links, devices).
 template <class T, storage_format Format, bool Owning>
 void write_matrix_market(const std::string& path, const basic_tensor<T, Format, Owning>& A,
                          const matrix_market_options& options = {}) {
-  std::ofstream out = detail::open_for_writing(path, "loom::write_matrix_market");
-  write_matrix_market(out, A, options);
-  detail::close_written(out, path, "loom::write_matrix_market");
+  detail::write_file(path, "loom::write_matrix_market",
+                     [&](std::ostream& out) { write_matrix_market(out, A, options); });
 }
 
 #if LOOM_HEADER_ONLY

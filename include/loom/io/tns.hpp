@@ -181,12 +181,11 @@ void write_tns(std::ostream& out, const basic_tensor<T, Format, Owning>& A) {
   }
 }
 
-/// Writes `A` to the file at `path` (created or truncated); see the stream overload.
+/// Writes `A` to the file at `path`, all or nothing, as `write_matrix_market` does: a failed
+/// write leaves an existing file as it was, and the error names the path and the OS reason.
 template <class T, storage_format Format, bool Owning>
 void write_tns(const std::string& path, const basic_tensor<T, Format, Owning>& A) {
-  std::ofstream out = detail::open_for_writing(path, "loom::write_tns");
-  write_tns(out, A);
-  detail::close_written(out, path, "loom::write_tns");
+  detail::write_file(path, "loom::write_tns", [&](std::ostream& out) { write_tns(out, A); });
 }
 
 }  // namespace loom

@@ -5,6 +5,7 @@
 #define LOOM_RELATIONAL_TABLE_HPP
 
 #include <loom/core/config.hpp>
+#include <loom/io/detail/output.hpp>
 #include <loom/relational/column.hpp>
 #include <loom/relational/error.hpp>
 
@@ -56,7 +57,11 @@ class table {
 
   /// Writes a header line and one line per row; strings are quoted when needed (and an empty
   /// field of a one-column table, whose line would otherwise be blank and skipped by read_csv).
+  /// Throws `loom::io_error` when `out` fails.
   LOOM_DECL void write_csv(std::ostream& out, char delimiter = ',') const;
+  /// Writes the CSV file at `path`, all or nothing (as `loom::write_matrix_market`): a failed
+  /// write leaves an existing file as it was, and the error names the path and the OS reason.
+  LOOM_DECL void write_csv(const std::string& path, char delimiter = ',') const;
 
  private:
   LOOM_DECL static std::string quote(const std::string& s, char delimiter, bool lone);
@@ -111,14 +116,26 @@ LOOM_DEF table& table::replace(column c) {
 
 LOOM_DEF void table::write_csv(std::ostream& out, char delimiter) const {
   const bool lone = columns_.size() == 1;
-  for (std::size_t c = 0; c < columns_.size(); ++c)
-    out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].name(), delimiter, lone);
-  out << '\n';
-  for (std::size_t r = 0; r < rows(); ++r) {
-    for (std::size_t c = 0; c < columns_.size(); ++c)
-      out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].text(r), delimiter, lone);
-    out << '\n';
+  loom::detail::output_buffer buf(out, "loom::relational::table::write_csv");
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    if (c) buf.text += delimiter;
+    buf.text += quote(columns_[c].name(), delimiter, lone);
   }
+  buf.text += '\n';
+  for (std::size_t r = 0; r < rows(); ++r) {
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      if (c) buf.text += delimiter;
+      buf.text += quote(columns_[c].text(r), delimiter, lone);
+    }
+    buf.text += '\n';
+    buf.flush_if_full();
+  }
+  buf.finish();
+}
+
+LOOM_DEF void table::write_csv(const std::string& path, char delimiter) const {
+  loom::detail::write_file(path, "loom::relational::table::write_csv",
+                           [&](std::ostream& out) { write_csv(out, delimiter); });
 }
 
 LOOM_DEF std::string table::quote(const std::string& s, char delimiter, bool lone) {
