@@ -75,6 +75,10 @@ int main(int argc, char** argv) {
     demo("generated uniform matrix", G);
   } catch (const loom::error& e) {  // a missing or malformed file: loom's message, not an abort
     std::fprintf(stderr, "quickstart: %s\n", e.what());
+    if (argc <= 1)
+      std::fprintf(stderr,
+                   "quickstart: run it from the repository root, or give a file: "
+                   "example.quickstart path/to/matrix.mtx\n");
     return 1;
   } catch (const std::exception& e) {  // loom and the hand-written loop disagree
     std::fprintf(stderr, "quickstart: %s\n", e.what());
