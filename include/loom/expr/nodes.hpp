@@ -7,7 +7,9 @@
 #include <loom/core/index.hpp>
 #include <loom/expr/access.hpp>
 
+#include <cstddef>
 #include <tuple>
+#include <utility>
 
 namespace loom::expr {
 
@@ -67,6 +69,65 @@ struct min {
 template <class Op, class I, class E> struct aggregate {
   E body;
 };
+
+}  // namespace loom::expr
+
+namespace loom::diag {
+/// Its name carries both numbers into the compiler's message when an access gives a tensor of
+/// order `Order` another number of indices (a static_assert message cannot hold them in C++20).
+template <int Order, int IndexCount> struct tensor_order_and_index_count {
+  static constexpr bool agree = Order == IndexCount;
+};
+}  // namespace loom::diag
+
+namespace loom::expr {
+
+namespace detail {
+template <class... Is> struct index_list {};
+template <template <class, class> class Node, class E> constexpr E nest(index_list<>, E e) {
+  return e;
+}
+// Node<I0, Node<I1, ... e>>
+template <template <class, class> class Node, class I, class... Rest, class E>
+constexpr auto nest(index_list<I, Rest...>, E e) {
+  auto inner = nest<Node>(index_list<Rest...>{}, e);
+  return Node<I, decltype(inner)>{inner};
+}
+// "~00", "~01", ...: index names no user writes, for the modes an access leaves out
+template <std::size_t K> constexpr fixed_string<4> stand_in_name() {
+  const char text[4] = {'~', static_cast<char>('0' + K / 10 % 10), static_cast<char>('0' + K % 10),
+                        '\0'};
+  return fixed_string<4>(text);
+}
+}  // namespace detail
+
+/// `tensor(Is...)` for a tensor of order `Order`: the access when Is... gives one index per mode.
+/// Otherwise a static_assert names both counts, and a stand-in with the free indices written (the
+/// missing modes summed, the extra indices broadcast) takes the access's place, so that the
+/// expression around it adds no second error.
+template <std::size_t Order, class Tensor, class... Is> constexpr auto make_access(Tensor* t) {
+  constexpr std::size_t given = sizeof...(Is);
+  static_assert(
+      diag::tensor_order_and_index_count<static_cast<int>(Order), static_cast<int>(given)>::agree,
+      "loom: a tensor of order N takes N indices, one per mode (A(i, j) for a matrix); "
+      "diag::tensor_order_and_index_count<N, given> names the tensor's order and this "
+      "access's index count");
+  if constexpr (given == Order) {
+    return access<Tensor, Is...>{t};
+  } else if constexpr (given < Order) {
+    return [t]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      return detail::nest<sum>(detail::index_list<index<detail::stand_in_name<Ks>()>...>{},
+                               access<Tensor, Is..., index<detail::stand_in_name<Ks>()>...>{t});
+    }(std::make_index_sequence<Order - given>{});
+  } else {
+    return [t]<std::size_t... Ks, std::size_t... Xs>(std::index_sequence<Ks...>,
+                                                     std::index_sequence<Xs...>) {
+      using all = std::tuple<Is...>;
+      return detail::nest<expand>(detail::index_list<std::tuple_element_t<Order + Xs, all>...>{},
+                                  access<Tensor, std::tuple_element_t<Ks, all>...>{t});
+    }(std::make_index_sequence<Order>{}, std::make_index_sequence<given - Order>{});
+  }
+}
 
 }  // namespace loom::expr
 

@@ -8,6 +8,7 @@
 #include <loom/core/error.hpp>
 #include <loom/core/index.hpp>
 #include <loom/expr/access.hpp>
+#include <loom/expr/nodes.hpp>
 #include <loom/format/format_name.hpp>
 
 #include <array>
@@ -67,10 +68,8 @@ template <class... Ts> class alternatives {
   std::int64_t extent(std::size_t mode) const { return get<0>().extent(mode); }
 
   /// `A2(i, j)`: an access to use in index notation; the kernel reads one alternative.
-  template <index_variable... Is>
-    requires(sizeof...(Is) == order)
-  auto operator()(Is...) const {
-    return expr::access<const alternatives, std::remove_cvref_t<Is>...>{this};
+  template <index_variable... Is> auto operator()(Is...) const {
+    return expr::make_access<order, const alternatives, std::remove_cvref_t<Is>...>(this);
   }
 
  private:

@@ -8,6 +8,7 @@
 #include <loom/core/error.hpp>
 #include <loom/core/index.hpp>
 #include <loom/expr/access.hpp>
+#include <loom/expr/nodes.hpp>
 #include <loom/format/alternatives.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/format_name.hpp>
@@ -122,15 +123,11 @@ template <class T, std::size_t N> class auto_tensor {
   void set_reason(std::string why) { reason_ = std::move(why); }
 
   /// `C(i, j)`: as an output, the assignment chooses the format; as an operand, the format held.
-  template <index_variable... Is>
-    requires(sizeof...(Is) == N)
-  auto operator()(Is...) {
-    return expr::access<auto_tensor, std::remove_cvref_t<Is>...>{this};
+  template <index_variable... Is> auto operator()(Is...) {
+    return expr::make_access<N, auto_tensor, std::remove_cvref_t<Is>...>(this);
   }
-  template <index_variable... Is>
-    requires(sizeof...(Is) == N)
-  auto operator()(Is...) const {
-    return expr::access<const auto_tensor, std::remove_cvref_t<Is>...>{this};
+  template <index_variable... Is> auto operator()(Is...) const {
+    return expr::make_access<N, const auto_tensor, std::remove_cvref_t<Is>...>(this);
   }
 
  private:

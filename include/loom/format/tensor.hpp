@@ -6,6 +6,7 @@
 #include <loom/core/config.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/expr/access.hpp>
+#include <loom/expr/nodes.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/format_name.hpp>
 
@@ -269,15 +270,11 @@ template <class T, storage_format Format, bool Owning = true> class basic_tensor
   }
 
   /// `A(i, j)`: an access expression to use in index notation.
-  template <index_variable... Is>
-    requires(sizeof...(Is) == order)
-  auto operator()(Is...) {
-    return expr::access<basic_tensor, std::remove_cvref_t<Is>...>{this};
+  template <index_variable... Is> auto operator()(Is...) {
+    return expr::make_access<order, basic_tensor, std::remove_cvref_t<Is>...>(this);
   }
-  template <index_variable... Is>
-    requires(sizeof...(Is) == order)
-  auto operator()(Is...) const {
-    return expr::access<const basic_tensor, std::remove_cvref_t<Is>...>{this};
+  template <index_variable... Is> auto operator()(Is...) const {
+    return expr::make_access<order, const basic_tensor, std::remove_cvref_t<Is>...>(this);
   }
 
   /// Drops all entries (sparse) or zero-fills (dense), keeping the shape.
