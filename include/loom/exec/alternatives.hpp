@@ -160,7 +160,7 @@ template <class E, class F> void for_each_digit(const E& e, std::size_t number, 
 template <class E> bool variant_available(const E& e, std::size_t number) {
   bool ok = true;
   for_each_digit(e, number,
-                 [&](const auto& holder, std::size_t k) { ok = ok && holder.available(k); });
+                 [&](const auto& holder, std::size_t nth) { ok = ok && holder.available(nth); });
   return ok;
 }
 
@@ -168,10 +168,10 @@ template <class E> bool variant_available(const E& e, std::size_t number) {
 template <class E> std::string variant_label(const E& e, std::size_t number) {
   std::string label;
   std::size_t ordinal = 0;
-  for_each_digit(e, number, [&](const auto& holder, std::size_t k) {
+  for_each_digit(e, number, [&](const auto& holder, std::size_t nth) {
     label += (label.empty() ? "" : ", ") +
              (holder.name().empty() ? "T" + std::to_string(ordinal) : holder.name()) + " as " +
-             holder.format_name(k);
+             holder.format_name(nth);
     ++ordinal;
   });
   return label;
@@ -283,8 +283,8 @@ optimize::output_format_choice estimate_output_format(const expr::access<OT, Os.
     boost::mp11::mp_with_index<plan::plan_candidates<Lhs, Rhs>::count>(p.chosen, [&](auto c) {
       using P = plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
       std::size_t d = 0;
-      boost::mp11::mp_for_each<typename P::order>([&](auto i) {
-        if (d < q.output.size()) in_order = in_order && q.output[d] == decltype(i)::name;
+      boost::mp11::mp_for_each<typename P::order>([&](auto idx) {
+        if (d < q.output.size()) in_order = in_order && q.output[d] == decltype(idx)::name;
         ++d;
       });
     });

@@ -199,10 +199,10 @@ struct iterated_levels<Tensor, Order, expr::access<T, Is...>> {
   static constexpr auto depth = layout::depth_of_level;
   static constexpr auto full = [] {
     std::array<bool, count> f{};
-    std::size_t k = 0;
+    std::size_t m = 0;
     boost::mp11::mp_for_each<
         boost::mp11::mp_transform<boost::mp11::mp_identity, typename Tensor::format_type::levels>>(
-        [&](auto l) { f[k++] = decltype(l)::type::properties.full; });
+        [&](auto l) { f[m++] = decltype(l)::type::properties.full; });
     return f;
   }();
 };
@@ -220,8 +220,8 @@ template <class Plan>
 inline constexpr auto short_fiber_loops = []<std::size_t... Ks>(std::index_sequence<Ks...>) {
   std::array<std::size_t, stream::skip::max_loops> count{};
   auto add = [&](const auto& depth, const auto& full, std::size_t n) {
-    for (std::size_t k = 0; k < n; ++k)
-      if (!full[k]) ++count[depth[k]];
+    for (std::size_t m = 0; m < n; ++m)
+      if (!full[m]) ++count[depth[m]];
   };
   (add(iterated_levels_of<Plan, Ks>::depth, iterated_levels_of<Plan, Ks>::full,
        iterated_levels_of<Plan, Ks>::count),
@@ -287,8 +287,8 @@ void note_short_fibers(const typename bindings_of<Plan>::pointers& pointers,
   short_fibers = worth;
   // most plans have no such loop: then nothing per operand is compiled (compile time)
   if constexpr (any_worth)
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto k) {
-      constexpr std::size_t K = decltype(k)::value;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto kc) {
+      constexpr std::size_t K = decltype(kc)::value;
       using levels = iterated_levels_of<Plan, K>;
       boost::mp11::mp_for_each<boost::mp11::mp_iota_c<levels::count>>([&](auto level) {
         constexpr std::size_t L = decltype(level)::value;

@@ -185,8 +185,8 @@ void run_candidate(std::size_t which, std::size_t variant,
             "loom::decompose: that mix of intermediate formats is not compiled in "
             "(add loom::opt::format_per_step to the options)");
     }
-    mp_with_index<codes.size>(v, [&](auto k) {
-      R::template run<O, dense_part(codes.code[k])>(lhs, in, reuse, accumulate, codes.code[k]);
+    mp_with_index<codes.size>(v, [&](auto kc) {
+      R::template run<O, dense_part(codes.code[kc])>(lhs, in, reuse, accumulate, codes.code[kc]);
     });
   });
 }

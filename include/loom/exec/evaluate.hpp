@@ -273,8 +273,8 @@ template <class Options, class OT, class... Os, class W, bool Acc>
 void assign_auto(expr::access<OT, Os...>& lhs, const W& written, std::bool_constant<Acc> accumulate,
                  const Options& opts) {
   auto& out = *lhs.tensor;
-  auto into = [&](auto k) {
-    auto& t = out.template hold<static_cast<auto_format>(decltype(k)::value)>();
+  auto into = [&](auto kc) {
+    auto& t = out.template hold<static_cast<auto_format>(decltype(kc)::value)>();
     expr::access<std::remove_reference_t<decltype(t)>, Os...> target{&t};
     assign_checked(target, written, accumulate, opts);
   };

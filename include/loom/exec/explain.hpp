@@ -61,9 +61,9 @@ std::string explain_auto(const expr::access<OT, Os...>& lhs, const W& written, c
     done = true;
   });
   std::string out;
-  boost::mp11::mp_with_index<4>(static_cast<std::size_t>(c.format), [&](auto k) {
+  boost::mp11::mp_with_index<4>(static_cast<std::size_t>(c.format), [&](auto kc) {
     using held =
-        std::tuple_element_t<decltype(k)::value, typename std::remove_const_t<OT>::held_types>;
+        std::tuple_element_t<decltype(kc)::value, typename std::remove_const_t<OT>::held_types>;
     held probe(lhs.tensor->shape());
     probe.set_name(lhs.tensor->name());
     out = "output format chosen: " + c.describe() + "\n" +
@@ -183,21 +183,22 @@ std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O
     boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
       using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
       std::string moved;
-      expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-        if (P::chosen.transposed[k])
-          moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, k);
+      expr::for_each_access(rhs, [&](const auto& a, std::size_t operand) {
+        if (P::chosen.transposed[operand])
+          moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, operand);
       });
       std::string names;
-      boost::mp11::mp_for_each<typename P::order>(
-          [&](auto i) { names += (names.empty() ? "" : ",") + std::string(decltype(i)::name); });
+      boost::mp11::mp_for_each<typename P::order>([&](auto idx) {
+        names += (names.empty() ? "" : ",") + std::string(decltype(idx)::name);
+      });
       pre << "  " << (c == choice.chosen ? "* " : "  ") << "#" << c << " order " << names;
       if (!moved.empty()) pre << "; transpose " << moved;
       pre << ": estimated cost " << static_cast<std::int64_t>(choice.cost[c] + 0.5) << "\n";
     });
     pre << "statistics:";
-    expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    expr::for_each_access(rhs, [&](const auto& a, std::size_t operand) {
       using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-      pre << " " << detail::tensor_label(*a.tensor, k);
+      pre << " " << detail::tensor_label(*a.tensor, operand);
       if constexpr (tensor_t::format_type::all_dense) {
         pre << " [dense]";
       } else {
@@ -237,7 +238,7 @@ std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed, const 
   rules += detail::aliasing_line(lhs, rhs);
   std::string names;
   boost::mp11::mp_for_each<Order>(
-      [&](auto i) { names += (names.empty() ? "" : ", ") + std::string(decltype(i)::name); });
+      [&](auto idx) { names += (names.empty() ? "" : ", ") + std::string(decltype(idx)::name); });
   rules += "loop order fixed by loom::order<" + names + ">\n";
   using P = order_plan<Lhs, Rhs, -1, Order>;
   return detail::explain_plan<P>(lhs, rhs, rules) + detail::skip_section<P>(lhs, rhs, opts);

@@ -57,9 +57,9 @@ void with_kernel(const Lhs& lhs, const R& rhs_operand, F&& f) {
 template <class OT, class... Os, class R>
 stream::skip::codes plan_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
   stream::skip::codes out = stream::skip::default_codes;
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& kern) {
     statistics_cache stats;
-    out = runtime_skip_codes(choose_skip<decltype(p), 1>(lhs, k, stats));
+    out = runtime_skip_codes(choose_skip<decltype(p), 1>(lhs, kern, stats));
   });
   return out;
 }
@@ -69,9 +69,9 @@ stream::skip::codes plan_runtime_skips(const expr::access<OT, Os...>& lhs, const
 template <std::size_t Cap = limits::skip_candidates, class OT, class... Os, class R>
 skip_choice plan_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
   skip_choice out;
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& kern) {
     statistics_cache stats;
-    out = choose_skip<decltype(p), Cap>(lhs, k, stats);
+    out = choose_skip<decltype(p), Cap>(lhs, kern, stats);
   });
   return out;
 }

@@ -22,12 +22,17 @@
 
 namespace loom {
 
+// In loom::enums: its enumerators, in loom itself, would shadow the levels loom::dense,
+// loom::bitmap and loom::hashed (GCC 12 -Wshadow).
+namespace enums {
 /// How `decompose` stores a candidate's one- and two-index intermediates (Galley's output formats,
 /// notes 001 §4.4): sorted (csf, a sparse vector), dense, bitmap (Galley's bytemap: dense values
 /// with presence bits, written in place, read by their set bits) or hashed (sorted entries plus a
 /// hash table per fiber: readers locate an index in O(1) instead of intersecting with the list).
 /// Intermediates with three or more indices are sorted.
 enum class intermediate_format : std::uint8_t { sorted, dense, bitmap, hashed };
+}  // namespace enums
+using enums::intermediate_format;
 /// Every intermediate format, in the order `decompose` costs them. Sorted, bitmap and hashed
 /// intermediates are one type (`loom::adaptive`, its fibers' kind set at run time), so all four
 /// are costed by default at the compile time of two.

@@ -159,15 +159,15 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
                                    const std::vector<std::string>&) = nullptr;
   };
   std::vector<operand_info> ops;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t operand) {
     using A = std::remove_cvref_t<decltype(a)>;
     using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
     using F = typename tensor_t::format_type;
     operand_info info;
-    info.label = detail::tensor_label(*a.tensor, k);
+    info.label = detail::tensor_label(*a.tensor, operand);
     info.format = format_name<F>();
     info.dense = F::all_dense;
-    info.transposed = P::chosen.transposed[k];
+    info.transposed = P::chosen.transposed[operand];
     info.view = !std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>::owning;
     info.nnz = a.tensor->nnz();
     [&]<class T, class... Is>(const expr::access<T, Is...>*) {
@@ -217,7 +217,8 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   s << "\n";
 
   std::vector<std::string> names;
-  boost::mp11::mp_for_each<order>([&](auto i) { names.push_back(std::string(decltype(i)::name)); });
+  boost::mp11::mp_for_each<order>(
+      [&](auto idx) { names.push_back(std::string(decltype(idx)::name)); });
   using out_indices = expr::free_indices_t<Lhs>;
   s << "attribute order: ";
   for (std::size_t d = 0; d < names.size(); ++d) s << (d ? ", " : "") << names[d];
@@ -257,7 +258,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   for (std::size_t d = 0; d < names.size(); ++d) {
     bool is_free = false;
     boost::mp11::mp_for_each<out_indices>(
-        [&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
+        [&](auto idx) { is_free = is_free || names[d] == decltype(idx)::name; });
     std::vector<std::string> iterate, locate, probe;
     using slot = std::pair<std::size_t, std::size_t>;  // (operand, level)
     std::vector<slot> iterate_at, locate_at, probe_at;
@@ -327,7 +328,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
       bool free_below = false;
       for (std::size_t e = d + 1; e < names.size(); ++e)
         boost::mp11::mp_for_each<out_indices>(
-            [&](auto i) { free_below = free_below || names[e] == decltype(i)::name; });
+            [&](auto idx) { free_below = free_below || names[e] == decltype(idx)::name; });
       s << (free_below ? "; sum into the output" : "; accumulate in a register");
     }
     if (d + 1 == names.size()) s << vector_note;
@@ -365,7 +366,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   else {
     std::vector<std::string> out_names;  // the output's indices in storage order
     boost::mp11::mp_for_each<expr::free_indices_t<Lhs>>(
-        [&](auto i) { out_names.emplace_back(decltype(i)::name); });
+        [&](auto idx) { out_names.emplace_back(decltype(idx)::name); });
     s << "assembled through a workspace, ";
     if constexpr (P::output_prefix == 0) {
       s << "one for the whole output";

@@ -232,7 +232,7 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
     workspace = optimize::cached_workspace_choice<Plan>(lhs, rhs);
   static constexpr std::array<std::size_t, N> depth_of_level = [] {
     std::array<std::size_t, N> d{};
-    for (std::size_t k = 0; k < N; ++k) d[k] = out_depth[out_format::modes[k]];
+    for (std::size_t m = 0; m < N; ++m) d[m] = out_depth[out_format::modes[m]];
     return d;
   }();
   // the depth of the workspace's only key level (a matrix row's columns), else none
@@ -297,9 +297,9 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
   if constexpr (Plan::output_in_order && plan::pattern_of<Lhs, Rhs>::shares &&
                 detail::appender<T, out_format>::by_rows) {
     const Out* pattern = nullptr;
-    expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    expr::for_each_access(rhs, [&](const auto& a, std::size_t operand) {
       if constexpr (std::is_same_v<std::remove_cvref_t<decltype(*a.tensor)>, Out>)
-        if (k == plan::pattern_of<Lhs, Rhs>::ordinal) pattern = a.tensor;
+        if (operand == plan::pattern_of<Lhs, Rhs>::ordinal) pattern = a.tensor;
     });
     try {
       if (pattern != nullptr &&

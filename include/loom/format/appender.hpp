@@ -34,8 +34,9 @@ inline constexpr bool appended_then_adapted = layout_of<L> == level_layout::appe
 template <class Levels> inline constexpr bool all_append_online = false;
 template <class... Ls>
 inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = [] {
-  std::size_t k = 0;
-  return (... && (++k, appends_online<Ls> || (appended_then_adapted<Ls> && k == sizeof...(Ls))));
+  std::size_t nth = 0;
+  return (... &&
+          (++nth, appends_online<Ls> || (appended_then_adapted<Ls> && nth == sizeof...(Ls))));
 }();
 
 /// Whether a format is one dense level over one compressed unique level (csr, csc), which the
@@ -100,22 +101,23 @@ template <class T, class Format> class appender {
     }
   }
 
-  /// Reserves room for about `entries` entries (an estimate; capacity already held is kept).
+  /// Reserves room for about `expected` entries (an estimate; capacity already held is kept).
   /// Called before the first entry is appended.
-  void reserve(std::size_t entries) {
+  void reserve(std::size_t expected) {
     if constexpr (!online) {
-      buffer_.crd.reserve(entries);
-      buffer_.vals.reserve(entries);
+      buffer_.crd.reserve(expected);
+      buffer_.vals.reserve(expected);
       return;
     } else
       [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
         (
             [&] {
-              if constexpr (!level<Ks>::properties.full) std::get<Ks>(levels_).crd.reserve(entries);
+              if constexpr (!level<Ks>::properties.full)
+                std::get<Ks>(levels_).crd.reserve(expected);
             }(),
             ...);
       }(std::make_index_sequence<N>{});
-    if constexpr (online && !Format::properties[N - 1].full) values_.reserve(entries);
+    if constexpr (online && !Format::properties[N - 1].full) values_.reserve(expected);
     if constexpr (by_rows) attach_rows();
   }
 

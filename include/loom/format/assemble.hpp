@@ -71,9 +71,9 @@ std::int64_t format_storage_bound(const std::array<std::int64_t, Format::order>&
                                   std::int64_t nnz) {
   std::int64_t total = 0;
   std::int64_t count = 1;  // positions of the level above
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto k) {
-    using level = boost::mp11::mp_at_c<typename Format::levels, decltype(k)::value>;
-    const std::int64_t extent = shape[Format::modes[decltype(k)::value]];
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto lv) {
+    using level = boost::mp11::mp_at_c<typename Format::levels, decltype(lv)::value>;
+    const std::int64_t extent = shape[Format::modes[decltype(lv)::value]];
     if constexpr (level::properties.full || is_bitmap_level<level>) {
       count = saturating_mul(count, extent);  // a position per coordinate of every parent
     } else if constexpr (!level::properties.segmented) {

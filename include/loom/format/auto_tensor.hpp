@@ -27,8 +27,13 @@
 
 namespace loom {
 
+// Declared in loom::enums and brought into loom: its enumerators, named like the levels
+// loom::hashed, loom::bitmap and loom::dense, would shadow them there (GCC 12 -Wshadow).
+namespace enums {
 /// The formats an auto_tensor may hold, in Galley's order of fill (notes 001 §4.3).
 enum class auto_format { sorted, hashed, bitmap, dense };
+}  // namespace enums
+using enums::auto_format;
 
 /// "sorted", "hashed", "bitmap", "dense".
 inline const char* auto_format_name(auto_format f) {

@@ -76,7 +76,7 @@ struct format_spec<boost::mp11::mp_list<Levels...>, Modes...> {
   /// levels_of_mode[m] is the level that stores logical mode m.
   static constexpr std::array<std::size_t, order> level_of_mode = [] {
     std::array<std::size_t, order> inverse{};
-    for (std::size_t k = 0; k < order; ++k) inverse[modes[k]] = k;
+    for (std::size_t m = 0; m < order; ++m) inverse[modes[m]] = m;
     return inverse;
   }();
   static_assert(

@@ -106,11 +106,11 @@ template <class Out, class Rhs> bool aliases_output(const Out* out, const Rhs& r
 /// tensor's name, or T<k> for the k-th access when unnamed), comma-separated.
 template <class Out, class Rhs> std::string aliased_operands(const Out* out, const Rhs& rhs) {
   std::string names;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t operand) {
     if (!shares_memory(*out, *a.tensor)) return;
     std::string name;
     if constexpr (requires { a.tensor->name(); }) name = std::string(a.tensor->name());
-    if (name.empty()) name = "T" + std::to_string(k);
+    if (name.empty()) name = "T" + std::to_string(operand);
     names += (names.empty() ? "" : ", ") + name;
   });
   return names;

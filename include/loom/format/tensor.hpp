@@ -90,8 +90,8 @@ void check_level_storages(const std::array<std::int64_t, Format::order>& shape,
                           const Levels& levels, std::size_t values) {
   std::int64_t parents = 1;
   bool known = true;
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto k) {
-    constexpr std::size_t K = decltype(k)::value;
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto lv) {
+    constexpr std::size_t K = decltype(lv)::value;
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
     const auto& st = std::get<K>(levels);
     const level_check in{Format::modes[K], shape[Format::modes[K]], parents};

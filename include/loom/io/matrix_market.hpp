@@ -332,9 +332,9 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
       });
     } else {
       buf.text += std::to_string(m) + " " + std::to_string(n) + "\n";
-      std::vector<T> dense;
+      std::vector<T> column_major;
       try {
-        dense.assign(static_cast<std::size_t>(cells), semiring_traits<T>::zero());
+        column_major.assign(static_cast<std::size_t>(cells), semiring_traits<T>::zero());
       } catch (const std::bad_alloc&) {
         std::string why("loom::write_matrix_market: out of memory buffering the ");
         why.append(std::to_string(cells)).append(" values of ").append(matrix);
@@ -344,10 +344,10 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
         throw error(why);
       }
       A.for_each_stored([&](const std::array<std::int64_t, 2>& c, const T& v) {
-        T& slot = dense[static_cast<std::size_t>(c[1] * m + c[0])];
+        T& slot = column_major[static_cast<std::size_t>(c[1] * m + c[0])];
         slot = semiring_traits<T>::add(slot, v);
       });
-      for (const T& v : dense) {
+      for (const T& v : column_major) {
         text::append(buf.text, v);
         buf.text += '\n';
         buf.flush_if_full();

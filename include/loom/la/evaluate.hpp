@@ -88,9 +88,9 @@ template <class V, class Free> struct accumulator {
 
 template <class Free, class TermFree> std::vector<std::size_t> positions() {
   std::vector<std::size_t> p;
-  boost::mp11::mp_for_each<Free>([&](auto i) {
-    if constexpr (boost::mp11::mp_contains<TermFree, decltype(i)>::value)
-      p.push_back(boost::mp11::mp_find<Free, decltype(i)>::value);
+  boost::mp11::mp_for_each<Free>([&](auto idx) {
+    if constexpr (boost::mp11::mp_contains<TermFree, decltype(idx)>::value)
+      p.push_back(boost::mp11::mp_find<Free, decltype(idx)>::value);
   });
   return p;
 }
@@ -138,7 +138,7 @@ void evaluate_term(const Term& term, V sign, const extent_table& ext, accumulato
         boost::mp11::mp_unique<boost::mp11::mp_append<Free, expr::all_indices_t<Term>>>;
     eliminator<V> el;
     boost::mp11::mp_for_each<universe>(
-        [&](auto i) { el.extent.push_back(ext.of(decltype(i)::name)); });
+        [&](auto idx) { el.extent.push_back(ext.of(decltype(idx)::name)); });
     std::vector<dense_factor<V>> dense;
     V coefficient = sign;
     loom::detail::unpack(
@@ -153,9 +153,9 @@ void evaluate_term(const Term& term, V sign, const extent_table& ext, accumulato
         factors);
     std::vector<std::size_t> summed, keep;
     boost::mp11::mp_for_each<typename block::summed>(
-        [&](auto i) { summed.push_back(boost::mp11::mp_find<universe, decltype(i)>::value); });
+        [&](auto idx) { summed.push_back(boost::mp11::mp_find<universe, decltype(idx)>::value); });
     boost::mp11::mp_for_each<term_free>(
-        [&](auto i) { keep.push_back(boost::mp11::mp_find<universe, decltype(i)>::value); });
+        [&](auto idx) { keep.push_back(boost::mp11::mp_find<universe, decltype(idx)>::value); });
     const dense_factor<V> r =
         el.run(std::move(dense), std::move(summed), keep, coefficient, acc.log);
     if (acc.log) acc.log->push_back("term " + loom::to_string(term) + ": variable elimination");
@@ -354,7 +354,8 @@ template <class E> auto evaluate(const E& e, std::vector<std::string>* log) {
   const extent_table ext = extents_of(to_index_notation(e));
   accumulator<V, Free> acc;
   acc.log = log;
-  boost::mp11::mp_for_each<Free>([&](auto i) { acc.shape.push_back(ext.of(decltype(i)::name)); });
+  boost::mp11::mp_for_each<Free>(
+      [&](auto idx) { acc.shape.push_back(ext.of(decltype(idx)::name)); });
   std::int64_t size = 1;
   for (auto s : acc.shape) size *= s;
   acc.values.assign(static_cast<std::size_t>(size), semiring_traits<V>::zero());

@@ -107,7 +107,7 @@ template <class Term> std::string signature(const Term& term, std::size_t ordina
   using block = expr::sum_product<Term>;
   std::vector<std::string_view> bound;
   boost::mp11::mp_for_each<typename block::summed>(
-      [&](auto i) { bound.push_back(decltype(i)::name); });
+      [&](auto idx) { bound.push_back(decltype(idx)::name); });
   std::vector<factor_desc> fs;
   bool plain = true;
   loom::detail::unpack(

@@ -123,9 +123,9 @@ LOOM_FORCE_INLINE void for_outer_range(const S& root, std::int64_t lo, std::int6
   S st = root;
   seek_outer(st, lo);
   while (st.valid()) {
-    const std::int64_t i = st.index();
-    if (i >= hi) break;
-    if (i >= lo && st.ready()) emit(i, st.value());
+    const std::int64_t row = st.index();
+    if (row >= hi) break;
+    if (row >= lo && st.ready()) emit(row, st.value());
     st.next();
   }
 }
@@ -168,9 +168,9 @@ void count_entries(const Pointers& pointers, std::int64_t& work, std::int64_t& l
   const std::int64_t nnz[] = {stored_entries(std::get<K>(pointers))...};
   constexpr bool leads[] = {may_lead<Order, boost::mp11::mp_at_c<Accesses, K>,
                                      std::remove_cvref_t<decltype(*std::get<K>(pointers))>>()...};
-  for (std::size_t k = 0; k < sizeof...(K); ++k) {
-    work += nnz[k];
-    if (leads[k] && present[k] && nnz[k] > lead_nnz) lead_nnz = nnz[k], lead = k;
+  for (std::size_t op = 0; op < sizeof...(K); ++op) {
+    work += nnz[op];
+    if (leads[op] && present[op] && nnz[op] > lead_nnz) lead_nnz = nnz[op], lead = op;
   }
 }
 }  // namespace detail
@@ -237,8 +237,8 @@ void run_dense(T* vals, std::size_t size, const std::int64_t* strides, const S& 
   const partition& p = d.parts;
   if constexpr (!S::contracted) {
     parallel_for(p.chunks(), d.threads, [&](std::size_t c, unsigned) {
-      for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t i, const auto& v) {
-        stream::run_dense(vals, strides, v, i * strides[S::depth]);
+      for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t row, const auto& v) {
+        stream::run_dense(vals, strides, v, row * strides[S::depth]);
       });
     });
   } else {
@@ -246,12 +246,12 @@ void run_dense(T* vals, std::size_t size, const std::int64_t* strides, const S& 
         d.deterministic ? p.chunks() : std::min<std::size_t>(d.threads, p.chunks());
     std::vector<std::unique_ptr<T[]>> part(partials);
     parallel_for(p.chunks(), d.threads, [&](std::size_t c, unsigned slot) {
-      const std::size_t k = d.deterministic ? c : slot;
-      if (!part[k]) {  // allocated and zeroed by the thread that fills it
-        part[k] = std::make_unique<T[]>(size);
-        std::fill(part[k].get(), part[k].get() + size, semiring_traits<T>::zero());
+      const std::size_t part_k = d.deterministic ? c : slot;
+      if (!part[part_k]) {  // allocated and zeroed by the thread that fills it
+        part[part_k] = std::make_unique<T[]>(size);
+        std::fill(part[part_k].get(), part[part_k].get() + size, semiring_traits<T>::zero());
       }
-      T* buf = part[k].get();
+      T* buf = part[part_k].get();
       for_outer_range(root, p.lo(c), p.hi(c),
                       [&](std::int64_t, const auto& v) { stream::run_dense(buf, strides, v, 0); });
     });
@@ -259,9 +259,9 @@ void run_dense(T* vals, std::size_t size, const std::int64_t* strides, const S& 
     const std::size_t blocks = (size + block - 1) / block;
     parallel_for(blocks, d.threads, [&](std::size_t b, unsigned) {
       const std::size_t end = std::min(size, (b + 1) * block);
-      for (std::size_t k = 0; k < partials; ++k) {
-        if (!part[k]) continue;
-        const T* buf = part[k].get();
+      for (std::size_t p_k = 0; p_k < partials; ++p_k) {
+        if (!part[p_k]) continue;
+        const T* buf = part[p_k].get();
         for (std::size_t e = b * block; e < end; ++e)
           vals[e] = semiring_traits<T>::add(vals[e], buf[e]);
       }
@@ -295,8 +295,8 @@ void run_sparse(Entries& entries, const S& root, const outer_split& d, const Mak
     if (!sinks[slot]) sinks[slot] = make_sink(targets[slot]);
     targets[slot].list = &lists[c];
     sink_type& sink = *sinks[slot];
-    for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t i, const auto& v) {
-      sink.at_depth[S::depth] = i;
+    for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t row, const auto& v) {
+      sink.at_depth[S::depth] = row;
       do stream::run_sparse(sink, v);
       while (sink.end_of(S::depth));
     });
@@ -387,8 +387,8 @@ basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>&
     t.vals.clear();
     sink_type& sink = *sinks[slot];
     sink.restart();  // the chunk's rows, into t's arrays as they are now
-    for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t i, const auto& v) {
-      sink.at_depth[S::depth] = i;
+    for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t row, const auto& v) {
+      sink.at_depth[S::depth] = row;
       do stream::run_sparse(sink, v);
       while (sink.end_of(S::depth));
     });

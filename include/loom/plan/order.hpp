@@ -51,11 +51,11 @@ template <class Universe, class A> constexpr auto storage_ids() {
   std::array<std::size_t, tr::order> by_mode{};
   std::size_t m = 0;
   boost::mp11::mp_for_each<
-      boost::mp11::mp_transform<boost::mp11::mp_identity, typename tr::indices>>([&](auto i) {
-    by_mode[m++] = boost::mp11::mp_find<Universe, typename decltype(i)::type>::value;
+      boost::mp11::mp_transform<boost::mp11::mp_identity, typename tr::indices>>([&](auto idx) {
+    by_mode[m++] = boost::mp11::mp_find<Universe, typename decltype(idx)::type>::value;
   });
   std::array<std::size_t, tr::order> by_level{};
-  for (std::size_t k = 0; k < tr::order; ++k) by_level[k] = by_mode[tr::format::modes[k]];
+  for (std::size_t lv = 0; lv < tr::order; ++lv) by_level[lv] = by_mode[tr::format::modes[lv]];
   return by_level;
 }
 
@@ -363,12 +363,12 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
           using tr = detail::access_traits<A>;
           p.sparse[a] = !tr::dense;
           constexpr auto ids = detail::storage_ids<universe, A>();
-          for (std::size_t k = 0; k < ids.size(); ++k) p.ids[a][k] = ids[k];
+          for (std::size_t q = 0; q < ids.size(); ++q) p.ids[a][q] = ids[q];
           p.length[a] = ids.size();
-          std::size_t k = 0;
+          std::size_t lv = 0;
           boost::mp11::mp_for_each<
               boost::mp11::mp_transform<boost::mp11::mp_identity, typename tr::format::levels>>(
-              [&](auto l) { p.full[a][k++] = decltype(l)::type::properties.full; });
+              [&](auto l) { p.full[a][lv++] = decltype(l)::type::properties.full; });
           ++a;
         });
     for (std::size_t c = 0; c < p.n; ++c) {
@@ -377,8 +377,8 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
       p.dense_only[c] = true;
       for (std::size_t b = 0; b < p.accesses; ++b)
         if (p.sparse[b])
-          for (std::size_t k = 0; k < p.length[b]; ++k)
-            if (p.ids[b][k] == c) p.dense_only[c] = false;
+          for (std::size_t q = 0; q < p.length[b]; ++q)
+            if (p.ids[b][q] == c) p.dense_only[c] = false;
     }
     boost::mp11::mp_for_each<detail::precedence_t<Rhs, mp_list<>>>([&](auto pair) {
       using pair_type = decltype(pair);
@@ -391,7 +391,7 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
     p.dense_output = out_format::written_in_place;
     // prefer the output's storage order among its indices
     constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
-    for (std::size_t k = 0; k < out_ids.size(); ++k) p.out_rank[out_ids[k]] = k;
+    for (std::size_t q = 0; q < out_ids.size(); ++q) p.out_rank[out_ids[q]] = q;
     return p;
   }();
   static constexpr detail::result chosen = [] {
@@ -428,16 +428,16 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
   /// output is appended in order; otherwise it goes through a workspace
   static constexpr bool output_in_order = [] {
     constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
-    for (std::size_t k = 0; k < out_ids.size(); ++k)
-      if (chosen.order[k] != out_ids[k]) return false;
+    for (std::size_t q = 0; q < out_ids.size(); ++q)
+      if (chosen.order[q] != out_ids[q]) return false;
     return true;
   }();
   /// how many leading output levels the outer loops fix in order (a workspace's row)
   static constexpr std::size_t output_prefix = [] {
     constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
-    std::size_t k = 0;
-    while (k < out_ids.size() && chosen.order[k] == out_ids[k]) ++k;
-    return k;
+    std::size_t q = 0;
+    while (q < out_ids.size() && chosen.order[q] == out_ids[q]) ++q;
+    return q;
   }();
   static constexpr bool any_transposed = [] {
     for (std::size_t a = 0; a < access_count; ++a)

@@ -113,7 +113,7 @@ template <class S, class G> struct deep_map_stream {
   G g{};
   static constexpr bool drives = drives_itself_v<S>;
   template <class F> LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
-    s.for_each_ready([&](std::int64_t i, const auto& v) { f(i, g(v)); });
+    s.for_each_ready([&](std::int64_t pos, const auto& v) { f(pos, g(v)); });
   }
 
   LOOM_FORCE_INLINE bool valid() const { return s.valid(); }

@@ -357,7 +357,7 @@ template <class A, class X, class Op, bool Flip> struct scaled_stream {
 
   static constexpr bool drives = drives_itself_v<A>;
   template <class F> LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
-    a.for_each_ready([&](std::int64_t i, const auto& v) { f(i, combine(v)); });
+    a.for_each_ready([&](std::int64_t pos, const auto& v) { f(pos, combine(v)); });
   }
   /// A sum times a scalar, linear in the sum: reduced as x·Σa, one product after the sum
   /// rather than one per term (SDDMM's A(i,j)·Σk U·V), in every mode: the order of the

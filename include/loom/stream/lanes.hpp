@@ -473,13 +473,13 @@ LOOM_FORCE_INLINE std::int64_t write(T* row, const X& x, bool exact) {
     constexpr bool E = decltype(exact_c)::value;
     constexpr int W = width<T>;
     std::int64_t q = 0;
-    auto one = [&](std::int64_t at) {
-      auto y = v.template load<W, E>(at);
-      if constexpr (!Store) y = lanes::load<W>(out + at) + y;
-      lanes::store<W>(out + at, y);
+    auto one = [&](std::int64_t p) {
+      auto y = v.template load<W, E>(p);
+      if constexpr (!Store) y = lanes::load<W>(out + p) + y;
+      lanes::store<W>(out + p, y);
     };
-    auto scalar = [&](std::int64_t at) {
-      out[at] = Store ? v.template at<E>(at) : out[at] + v.template at<E>(at);
+    auto scalar = [&](std::int64_t p) {
+      out[p] = Store ? v.template at<E>(p) : out[p] + v.template at<E>(p);
     };
     for (; q + 2 * W <= n; q += 2 * W) {
       one(q);

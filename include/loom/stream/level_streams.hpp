@@ -32,7 +32,7 @@ template <class Tensor, class Order, class... Is> struct access_layout {
       boost::mp11::mp_find<Order, Is>::value...};
   static constexpr std::array<std::size_t, order> depth_of_level = [] {
     std::array<std::size_t, order> d{};
-    for (std::size_t k = 0; k < order; ++k) d[k] = depth_of_mode[format::modes[k]];
+    for (std::size_t m = 0; m < order; ++m) d[m] = depth_of_mode[format::modes[m]];
     return d;
   }();
   /// modes sorted by depth: the walk order of the strided (all-dense) stream

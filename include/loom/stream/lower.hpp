@@ -212,8 +212,8 @@ struct lowerer {
   template <class Indices> LOOM_FORCE_INLINE auto dense_zero() const {
     constexpr auto depths = [] {
       std::array<std::size_t, boost::mp11::mp_size<Indices>::value> d{};
-      std::size_t k = 0;
-      boost::mp11::mp_for_each<Indices>([&](auto i) { d[k++] = depth<decltype(i)>; });
+      std::size_t q = 0;
+      boost::mp11::mp_for_each<Indices>([&](auto idx) { d[q++] = depth<decltype(idx)>; });
       std::sort(d.begin(), d.end());
       return d;
     }();

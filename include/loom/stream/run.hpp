@@ -129,11 +129,11 @@ LOOM_FORCE_INLINE void run_located_steps(const Cell& cell, const std::int64_t* s
   if constexpr (reads_policy_v<S>) {
     with_compiled_policy(s, [&](const auto& y) { run_located(cell, strides, y, off); });
   } else if constexpr (drives_itself_v<S>) {
-    s.for_each_ready([&](std::int64_t i, const auto& v) {
+    s.for_each_ready([&](std::int64_t pos, const auto& v) {
       if constexpr (S::contracted)
         run_located(cell, strides, v, off);
       else
-        run_located(cell, strides, v, off + i * strides[S::depth]);
+        run_located(cell, strides, v, off + pos * strides[S::depth]);
     });
   } else {
     S st = s;
@@ -209,14 +209,14 @@ LOOM_FORCE_INLINE void run_located_by_rows(const dense_cell<T>& cell, const std:
   } else {
     const std::int64_t row = strides[S::depth];
     std::int64_t zeroed = 0;  // cells [0, zeroed) are zero or written
-    auto one = [&](std::int64_t i, const auto& v) {
-      const std::int64_t end = (i + 1) * row;
+    auto one = [&](std::int64_t outer, const auto& v) {
+      const std::int64_t end = (outer + 1) * row;
       if constexpr (std::is_floating_point_v<T>)
         lanes::zero(cell.vals + zeroed, end - zeroed);
       else
         std::fill(cell.vals + zeroed, cell.vals + end, semiring_traits<T>::zero());
       zeroed = end;
-      run_located(cell, strides, v, i * row);
+      run_located(cell, strides, v, outer * row);
     };
     if constexpr (drives_itself_v<S>) {
       s.for_each_ready(one);
@@ -327,9 +327,9 @@ template <class Sink, class S> LOOM_FORCE_INLINE void run_sparse(Sink& sink, con
   } else if constexpr (reads_policy_v<S>) {
     with_compiled_policy(s, [&](const auto& y) { run_sparse(sink, y); });
   } else if constexpr (drives_itself_v<S>) {
-    s.for_each_ready([&](std::int64_t i, const auto& v) {
+    s.for_each_ready([&](std::int64_t pos, const auto& v) {
       if constexpr (!S::contracted) {
-        sink.at_depth[S::depth] = i;
+        sink.at_depth[S::depth] = pos;
         do run_sparse(sink, v);
         while (sink.end_of(S::depth));  // again when its entries did not fit
       } else {

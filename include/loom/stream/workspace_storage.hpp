@@ -21,12 +21,17 @@
 
 namespace loom {
 
+// In loom::enums: its enumerators, in loom itself, would shadow the levels loom::dense and
+// loom::hashed (GCC 12 -Wshadow).
+namespace enums {
 /// How a workspace row holds the entries that arrive out of order before they are appended in
 /// order (DESIGN.md §5): `dense`, an array over the row's cells with a byte per cell and a list
 /// of the touched cells (Galley's bytemap); `hashed`, an open-addressing table sized to the
 /// row's estimated entries; `sorted`, every write appended to a list, sorted and merged when
 /// the row ends.
 enum class workspace_kind : std::uint8_t { dense, hashed, sorted };
+}  // namespace enums
+using enums::workspace_kind;
 
 inline constexpr std::array<workspace_kind, 3> workspace_kinds{
     workspace_kind::dense, workspace_kind::hashed, workspace_kind::sorted};

@@ -187,12 +187,12 @@ template <class Factors, class Summed> struct greedy_order {
     std::size_t f = 0;
     mp_for_each<Factors>([&](auto factor) {
       mp_for_each<factor_indices<decltype(factor)>>(
-          [&](auto i) { sets[f] |= id_set{1} << mp_find<all, decltype(i)>::value; });
+          [&](auto idx) { sets[f] |= id_set{1} << mp_find<all, decltype(idx)>::value; });
       ++f;
     });
     std::array<std::size_t, n> summed{}, order{};
     std::size_t k = 0;
-    mp_for_each<Summed>([&](auto i) { summed[k++] = mp_find<all, decltype(i)>::value; });
+    mp_for_each<Summed>([&](auto idx) { summed[k++] = mp_find<all, decltype(idx)>::value; });
     greedy_elimination(
         sets.data(), sets.size(), summed.data(), n, order.data(),
         [](id_set span, std::size_t id) { return index_count(span & ~(id_set{1} << id)); });

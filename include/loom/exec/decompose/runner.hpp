@@ -372,10 +372,10 @@ template <class Lhs, class Rhs, class Flags> struct runner {
       const chain_bound_estimator mat = comp.aggregate({std::string(step_index<step>::name)});
       double cells = 1;
       index_set made;
-      mp_for_each<factor_indices<step_made<step>>>([&](auto i) {
-        const std::int64_t e = extent_of<decltype(i)>(in);
+      mp_for_each<factor_indices<step_made<step>>>([&](auto idx) {
+        const std::int64_t e = extent_of<decltype(idx)>(in);
         cells *= static_cast<double>(e);
-        made.push_back({std::string(decltype(i)::name), e});
+        made.push_back({std::string(decltype(idx)::name), e});
       });
       const double out = mat.estimate();
       using slot = intermediate_slot<V, factor_indices<step_made<step>>,
@@ -484,13 +484,13 @@ template <class Lhs, class Rhs, class Flags> struct runner {
       [&]<class... Fs>(mp_list<Fs...>) {
         const auto body = product(access_of<Fs>(in, inter)...);
         [&]<class... Is>(mp_list<Is...>) {
-          auto& t = slot.own.emplace(typename tensor_t::shape_type{extent_of<Is>(in)...});
+          auto& made = slot.own.emplace(typename tensor_t::shape_type{extent_of<Is>(in)...});
           using slot_t = std::remove_cvref_t<decltype(slot)>;
           if constexpr (slot_t::adaptive)  // the kind the code chose, read per fiber
-            t.template level<slot_t::order - 1>().only =
+            made.template level<slot_t::order - 1>().only =
                 fiber_kind_of(format_at(code, factor_id<step_made<step>>::value - n_in));
-          slot.made = &t;
-          expr::access<tensor_t, Is...> target{&t};
+          slot.made = &made;
+          expr::access<tensor_t, Is...> target{&made};
           target = expr::sum<step_index<step>, std::remove_cvref_t<decltype(body)>>{body};
         }(factor_indices<step_made<step>>{});
       }(step_inputs<step>{});

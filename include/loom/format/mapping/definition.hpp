@@ -51,10 +51,10 @@ template <fixed_string Name, class Loops, class Value> struct definition {
   /// "L(i,j) = vals(i*(i + 1)/2 + j) for i in 0 : N, j in 0 : N where j <= i"
   static std::string text(const std::string& label) {
     std::string idx, loops_text;
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<order>>([&](auto k) {
-      using L = mapped_level<definition, decltype(k)::value>;
-      idx += (k ? "," : "") + std::string(L::self::name);
-      loops_text += (k ? ", " : "") + L::declared_text();
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<order>>([&](auto kc) {
+      using L = mapped_level<definition, decltype(kc)::value>;
+      idx += (kc ? "," : "") + std::string(L::self::name);
+      loops_text += (kc ? ", " : "") + L::declared_text();
     });
     return label + "(" + idx + ") = vals(" + detail::show<typename Value::offset>::text() +
            ") for " + loops_text;
@@ -67,40 +67,40 @@ template <fixed_string Name, class Loops, class Value> struct definition {
                              const std::vector<std::string>& peers,
                              const std::vector<std::string>& program_index) {
     std::string s = "mapping " + label + " = " + std::string(name) + ": " + text(label) + "\n";
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<order>>([&](auto k) {
-      using L = mapped_level<definition, decltype(k)::value>;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<order>>([&](auto kc) {
+      using L = mapped_level<definition, decltype(kc)::value>;
       const std::string x(L::self::name);
-      const std::string y = k < program_index.size() ? program_index[k] : x;
-      const char r = k < role.size() ? role[k] : 'i';
+      const std::string y = kc < program_index.size() ? program_index[kc] : x;
+      const char r = kc < role.size() ? role[kc] : 'i';
       s += "  fused " + x + " (program index " + y + "): ";
       if (!boost::mp11::mp_empty<typename L::loop::guards>::value)
         s += "G (guard into bound) gives " + x + " in " + L::bounds_text() + "; ";
       if (r == 'l' && L::is_hash) {
-        s += "F1 (iteration -> lookup): " + y + " comes from " + peers[k] + "; the hash map " +
+        s += "F1 (iteration -> lookup): " + y + " comes from " + peers[kc] + "; the hash map " +
              L::bounds_text() + " is probed for it in O(1) (never iterated, never sorted)";
       } else if (r == 'l') {
-        s += "F1 (iteration -> lookup): " + y + " comes from " + peers[k] +
+        s += "F1 (iteration -> lookup): " + y + " comes from " + peers[kc] +
              "; T4 turns the range into the test " + L::bounds_text() + " and a read at the offset";
       } else if (L::is_hash) {
         s += "F3 (@unique " + x + "): the program's loop over " + y +
              " is the loop over the keys of " + L::bounds_text() +
              "; the map is unordered, so its keys are sorted on demand (once per "
              "tensor)" +
-             (r == 'm' ? " and merged with " + peers[k] : "");
+             (r == 'm' ? " and merged with " + peers[kc] : "");
       } else if (!L::loop::unique) {
         s += "no F3 (" + x + " not @unique): " + L::bounds_text() +
              " may repeat a coordinate; each "
              "run of equal " +
              x + " is one iteration of the program's loop over " + y +
              ", the loop below walks the whole run (its entries accumulate)" +
-             (r == 'm' ? "; merged with " + peers[k] : "");
+             (r == 'm' ? "; merged with " + peers[kc] : "");
       } else if (L::is_range) {
         s += "F2: the program's loop over " + y + " is the mapping's loop " + x + " in " +
              L::bounds_text() +
-             (r == 'm' ? " (co-iterated with " + peers[k] + ")" : " (a counted loop)");
+             (r == 'm' ? " (co-iterated with " + peers[kc] + ")" : " (a counted loop)");
       } else if (r == 'm') {
         s += "F3 (@unique " + x + ") and F4: sorted merge of " + L::bounds_text() + " with " +
-             peers[k] + " (leapfrog, galloping seek)";
+             peers[kc] + " (leapfrog, galloping seek)";
       } else {
         s += "F3 (@unique " + x + "): the program's loop over " + y +
              " is the mapping's loop over " + L::bounds_text() +

@@ -68,7 +68,7 @@ hoist_choice choose_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense
       order.clear();
       using P = plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
       boost::mp11::mp_for_each<typename P::order>(
-          [&](auto i) { order.emplace_back(decltype(i)::name); });
+          [&](auto idx) { order.emplace_back(decltype(idx)::name); });
     }
   });
   const std::vector<std::string> free = detail::names_of(expr::free_indices_t<S>{});

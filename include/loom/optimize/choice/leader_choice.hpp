@@ -86,7 +86,7 @@ skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
   for (std::size_t c = 0; c < alts.count; ++c) out.candidates.push_back(alts.at[c]);
   std::vector<std::string> names;
   boost::mp11::mp_for_each<typename Plan::order>(
-      [&](auto i) { names.emplace_back(decltype(i)::name); });
+      [&](auto idx) { names.emplace_back(decltype(idx)::name); });
 
   // per access ordinal: statistics, label, extents
   std::vector<const statistics*> stats(Plan::access_count, nullptr);
@@ -224,15 +224,15 @@ LOOM_DEF double fiber_cost(skip_code c, const std::vector<double>& n,
     return n[o] * k.step + (ops[o].scans ? extent * k.bitmap_word : 0.0);
   };
   auto lead = [&](std::size_t leader) {
-    double c = step_cost(leader);
+    double cost = step_cost(leader);
     for (std::size_t o = 0; o < m; ++o) {
       if (o == leader) continue;
       if (ops[o].locatable)
-        c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
+        cost += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
       else
-        c += gallop(n[o], n[leader]);
+        cost += gallop(n[o], n[leader]);
     }
-    return c;
+    return cost;
   };
   double lo = n[0];
   for (double x : n) lo = std::min(lo, x);

@@ -40,8 +40,8 @@ template <class Rhs> void coarse_signature(const Rhs& rhs, std::vector<std::uint
     using tensor_t = std::remove_cvref_t<decltype(t)>;
     sig.push_back(magnitude(t.nnz()));
     for (std::size_t m = 0; m < tensor_t::order; ++m) sig.push_back(magnitude(t.extent(m)));
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<tensor_t::order>>([&](auto k) {
-      const auto& level = t.template level<decltype(k)::value>();
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<tensor_t::order>>([&](auto kc) {
+      const auto& level = t.template level<decltype(kc)::value>();
       if constexpr (requires { level.crd.size(); })
         sig.push_back(magnitude(static_cast<std::int64_t>(level.crd.size())));
     });

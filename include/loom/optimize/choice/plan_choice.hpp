@@ -241,9 +241,9 @@ loop_order_query describe_rhs(std::vector<std::string> output, bool dense_output
   detail::collector{&q, &extent, &cache, replaced}(rhs, false);
   // per level: a dense level is cheap to walk or locate, any other costs a read per entry
   expr::for_each_access(
-      rhs, [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t k) {
-        if (replaced != nullptr && k >= replaced->first_access &&
-            k < replaced->first_access + replaced->access_count)
+      rhs, [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t operand) {
+        if (replaced != nullptr && operand >= replaced->first_access &&
+            operand < replaced->first_access + replaced->access_count)
           return;
         using F = typename std::remove_const_t<T>::format_type;
         if constexpr (sizeof...(Is) > 0) {
@@ -291,7 +291,7 @@ double candidate_cost(const Lhs& lhs, const Rhs& rhs, const loop_order_query& q,
   using P = plan::order_plan<Lhs, Rhs, static_cast<int>(C)>;
   std::vector<std::string> order;
   boost::mp11::mp_for_each<typename P::order>(
-      [&](auto i) { order.emplace_back(decltype(i)::name); });
+      [&](auto idx) { order.emplace_back(decltype(idx)::name); });
   double reformat = 0;
   expr::for_each_access(rhs, [&](const auto& a, std::size_t ordinal) {
     if (P::chosen.transposed[ordinal])

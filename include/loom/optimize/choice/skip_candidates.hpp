@@ -92,8 +92,8 @@ template <class Lhs, class Rhs, int C, class F> struct plan_rhs<plan::order_plan
 template <class Plan> constexpr auto analyse() {
   using rhs = typename plan_rhs<Plan>::type;
   loop_table<Plan::index_count> t{};
-  boost::mp11::mp_for_each<typename factors<rhs, 0>::type>([&](auto k) {
-    constexpr std::size_t K = decltype(k)::value;
+  boost::mp11::mp_for_each<typename factors<rhs, 0>::type>([&](auto kc) {
+    constexpr std::size_t K = decltype(kc)::value;
     using A = boost::mp11::mp_at_c<typename Plan::accesses, K>;
     using info = access_info<Plan, A>;
     using F = typename info::format;

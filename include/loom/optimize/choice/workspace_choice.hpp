@@ -100,7 +100,7 @@ workspace_estimate estimate_workspace(const Lhs& lhs, const Rhs& rhs, statistics
   const loop_order_query q = describe(lhs, rhs, stats);
   std::vector<std::string> order;
   boost::mp11::mp_for_each<typename P::order>(
-      [&](auto i) { order.emplace_back(decltype(i)::name); });
+      [&](auto idx) { order.emplace_back(decltype(idx)::name); });
   std::size_t last_free = 0;  // the writes happen below the deepest output index
   for (std::size_t d = 0; d < order.size(); ++d)
     if (std::find(q.output.begin(), q.output.end(), order[d]) != q.output.end()) last_free = d;

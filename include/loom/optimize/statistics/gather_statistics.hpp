@@ -44,10 +44,12 @@ statistics gather_statistics_generic(const basic_tensor<T, Format, Owning>& t) {
     t.for_each_stored([&](const std::array<std::int64_t, n>& c, const auto&) {
       // The first level whose coordinate differs from the previous entry starts a new fiber at
       // that level and at every level below it.
-      std::size_t k = 0;
+      std::size_t first_differing = 0;
       if (!first)
-        while (k < n && c[Format::modes[k]] == previous[k]) ++k;
-      for (std::size_t l = k; l < n; ++l) ++s.nonempty_fibers[l];
+        while (first_differing < n &&
+               c[Format::modes[first_differing]] == previous[first_differing])
+          ++first_differing;
+      for (std::size_t l = first_differing; l < n; ++l) ++s.nonempty_fibers[l];
       for (std::size_t l = 0; l < n; ++l) previous[l] = c[Format::modes[l]];
       first = false;
       for (std::size_t m = 0; m < n; ++m) ++degree[m][static_cast<std::size_t>(c[m])];
@@ -146,15 +148,15 @@ template <class T, class Format, bool Owning> struct array_statistics {
       count_inner<K>(leaves, [&](auto& counter) {
         using count_t = typename std::remove_cvref_t<decltype(counter)>::value_type;
         std::int64_t nonempty = 0, before = hi[K] > lo[K] ? leaf<K>(lo[K]) : 0;
-        auto add = [&](std::int64_t p, std::int64_t i) {
+        auto add = [&](std::int64_t p, std::int64_t coord) {
           const std::int64_t after = leaf<K>(p + 1), w = after - before;
           before = after;
           nonempty += w > 0 ? 1 : 0;
-          counter[static_cast<std::size_t>(i)] += static_cast<count_t>(w);
+          counter[static_cast<std::size_t>(coord)] += static_cast<count_t>(w);
         };
         if constexpr (is_dense_level<level_t<K>>) {
           for (std::int64_t q = lo[K - 1]; q < hi[K - 1]; ++q)
-            for (std::int64_t i = 0; i < st.extent; ++i) add(q * st.extent + i, i);
+            for (std::int64_t cell = 0; cell < st.extent; ++cell) add(q * st.extent + cell, cell);
         } else {
           for (std::int64_t p = lo[K]; p < hi[K]; ++p) add(p, static_cast<std::int64_t>(st.crd[p]));
         }

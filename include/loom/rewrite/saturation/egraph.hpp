@@ -191,9 +191,9 @@ template <std::size_t Max> struct egraph {
   /// Restores the congruence invariant after merges: nodes whose canonical forms coincide are
   /// one node, so their classes merge (repeated until nothing changes).
   constexpr void rebuild() {
-    bool changed = true;
-    while (changed) {
-      changed = false;
+    bool merged = true;
+    while (merged) {
+      merged = false;
       for (auto& t : table) t = no_id;
       for (std::size_t c = 0; c < size; ++c) {
         if (dead[c]) continue;
@@ -203,7 +203,7 @@ template <std::size_t Max> struct egraph {
           table[s] = static_cast<id_t>(c);
         } else {
           dead[c] = true;
-          changed = merge(table[s], static_cast<id_t>(c)) || changed;
+          merged = merge(table[s], static_cast<id_t>(c)) || merged;
         }
       }
     }

@@ -256,7 +256,7 @@ template <class E, std::size_t Max, class Seed = void> constexpr egraph<Max> enc
     std::array<std::string_view, max_indices> names{};
     std::size_t n = 0;
     boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, orig>>(
-        [&](auto i) { names[n++] = detail::base_index_t<typename decltype(i)::type>::name; });
+        [&](auto idx) { names[n++] = detail::base_index_t<typename decltype(idx)::type>::name; });
     for (std::size_t k = 0; k < n; ++k) {
       std::size_t j = 0;
       while (names[j] != names[k]) ++j;

@@ -108,7 +108,7 @@ template <class Indices> constexpr text print(const term& t) {
   detail::printer p{t};
   std::size_t k = 0;
   boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, Indices>>(
-      [&](auto i) { p.names[k++] = detail::base_index_t<typename decltype(i)::type>::name; });
+      [&](auto idx) { p.names[k++] = detail::base_index_t<typename decltype(idx)::type>::name; });
   text out;
   if (t.root != no_id) p.node(out, t.root);
   return out;
