@@ -679,7 +679,9 @@ template <class Tensor, class... Is> struct access {
 #endif  // LOOM_EXPR_ACCESS_HPP
 // ---- end <loom/expr/access.hpp>
 
+#include <cstddef>
 #include <tuple>
+#include <utility>
 
 namespace loom::expr {
 
@@ -739,6 +741,65 @@ struct min {
 template <class Op, class I, class E> struct aggregate {
   E body;
 };
+
+}  // namespace loom::expr
+
+namespace loom::diag {
+/// Its name carries both numbers into the compiler's message when an access gives a tensor of
+/// order `Order` another number of indices (a static_assert message cannot hold them in C++20).
+template <int Order, int IndexCount> struct tensor_order_and_index_count {
+  static constexpr bool agree = Order == IndexCount;
+};
+}  // namespace loom::diag
+
+namespace loom::expr {
+
+namespace detail {
+template <class... Is> struct index_list {};
+template <template <class, class> class Node, class E> constexpr E nest(index_list<>, E e) {
+  return e;
+}
+// Node<I0, Node<I1, ... e>>
+template <template <class, class> class Node, class I, class... Rest, class E>
+constexpr auto nest(index_list<I, Rest...>, E e) {
+  auto inner = nest<Node>(index_list<Rest...>{}, e);
+  return Node<I, decltype(inner)>{inner};
+}
+// "~00", "~01", ...: index names no user writes, for the modes an access leaves out
+template <std::size_t K> constexpr fixed_string<4> stand_in_name() {
+  const char text[4] = {'~', static_cast<char>('0' + K / 10 % 10), static_cast<char>('0' + K % 10),
+                        '\0'};
+  return fixed_string<4>(text);
+}
+}  // namespace detail
+
+/// `tensor(Is...)` for a tensor of order `Order`: the access when Is... gives one index per mode.
+/// Otherwise a static_assert names both counts, and a stand-in with the free indices written (the
+/// missing modes summed, the extra indices broadcast) takes the access's place, so that the
+/// expression around it adds no second error.
+template <std::size_t Order, class Tensor, class... Is> constexpr auto make_access(Tensor* t) {
+  constexpr std::size_t given = sizeof...(Is);
+  static_assert(
+      diag::tensor_order_and_index_count<static_cast<int>(Order), static_cast<int>(given)>::agree,
+      "loom: a tensor of order N takes N indices, one per mode (A(i, j) for a matrix); "
+      "diag::tensor_order_and_index_count<N, given> names the tensor's order and this "
+      "access's index count");
+  if constexpr (given == Order) {
+    return access<Tensor, Is...>{t};
+  } else if constexpr (given < Order) {
+    return [t]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      return detail::nest<sum>(detail::index_list<index<detail::stand_in_name<Ks>()>...>{},
+                               access<Tensor, Is..., index<detail::stand_in_name<Ks>()>...>{t});
+    }(std::make_index_sequence<Order - given>{});
+  } else {
+    return [t]<std::size_t... Ks, std::size_t... Xs>(std::index_sequence<Ks...>,
+                                                     std::index_sequence<Xs...>) {
+      using all = std::tuple<Is...>;
+      return detail::nest<expand>(detail::index_list<std::tuple_element_t<Order + Xs, all>...>{},
+                                  access<Tensor, std::tuple_element_t<Ks, all>...>{t});
+    }(std::make_index_sequence<Order>{}, std::make_index_sequence<given - Order>{});
+  }
+}
 
 }  // namespace loom::expr
 
@@ -2828,7 +2889,7 @@ struct format_spec<boost::mp11::mp_list<Levels...>, Modes...> {
   /// levels_of_mode[m] is the level that stores logical mode m.
   static constexpr std::array<std::size_t, order> level_of_mode = [] {
     std::array<std::size_t, order> inverse{};
-    for (std::size_t k = 0; k < order; ++k) inverse[modes[k]] = k;
+    for (std::size_t m = 0; m < order; ++m) inverse[modes[m]] = m;
     return inverse;
   }();
   static_assert(
@@ -3026,10 +3087,8 @@ template <class... Ts> class alternatives {
   std::int64_t extent(std::size_t mode) const { return get<0>().extent(mode); }
 
   /// `A2(i, j)`: an access to use in index notation; the kernel reads one alternative.
-  template <index_variable... Is>
-    requires(sizeof...(Is) == order)
-  auto operator()(Is...) const {
-    return expr::access<const alternatives, std::remove_cvref_t<Is>...>{this};
+  template <index_variable... Is> auto operator()(Is...) const {
+    return expr::make_access<order, const alternatives, std::remove_cvref_t<Is>...>(this);
   }
 
  private:
@@ -3154,8 +3213,8 @@ void check_level_storages(const std::array<std::int64_t, Format::order>& shape,
                           const Levels& levels, std::size_t values) {
   std::int64_t parents = 1;
   bool known = true;
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto k) {
-    constexpr std::size_t K = decltype(k)::value;
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto lv) {
+    constexpr std::size_t K = decltype(lv)::value;
     using level = boost::mp11::mp_at_c<typename Format::levels, K>;
     const auto& st = std::get<K>(levels);
     const level_check in{Format::modes[K], shape[Format::modes[K]], parents};
@@ -3334,15 +3393,11 @@ template <class T, storage_format Format, bool Owning = true> class basic_tensor
   }
 
   /// `A(i, j)`: an access expression to use in index notation.
-  template <index_variable... Is>
-    requires(sizeof...(Is) == order)
-  auto operator()(Is...) {
-    return expr::access<basic_tensor, std::remove_cvref_t<Is>...>{this};
+  template <index_variable... Is> auto operator()(Is...) {
+    return expr::make_access<order, basic_tensor, std::remove_cvref_t<Is>...>(this);
   }
-  template <index_variable... Is>
-    requires(sizeof...(Is) == order)
-  auto operator()(Is...) const {
-    return expr::access<const basic_tensor, std::remove_cvref_t<Is>...>{this};
+  template <index_variable... Is> auto operator()(Is...) const {
+    return expr::make_access<order, const basic_tensor, std::remove_cvref_t<Is>...>(this);
   }
 
   /// Drops all entries (sparse) or zero-fills (dense), keeping the shape.
@@ -3610,9 +3665,9 @@ std::int64_t format_storage_bound(const std::array<std::int64_t, Format::order>&
                                   std::int64_t nnz) {
   std::int64_t total = 0;
   std::int64_t count = 1;  // positions of the level above
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto k) {
-    using level = boost::mp11::mp_at_c<typename Format::levels, decltype(k)::value>;
-    const std::int64_t extent = shape[Format::modes[decltype(k)::value]];
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Format::order>>([&](auto lv) {
+    using level = boost::mp11::mp_at_c<typename Format::levels, decltype(lv)::value>;
+    const std::int64_t extent = shape[Format::modes[decltype(lv)::value]];
     if constexpr (level::properties.full || is_bitmap_level<level>) {
       count = saturating_mul(count, extent);  // a position per coordinate of every parent
     } else if constexpr (!level::properties.segmented) {
@@ -3960,8 +4015,13 @@ tensor<T, To> convert(const basic_tensor<T, From, Owning>& from) {
 
 namespace loom {
 
+// Declared in loom::enums and brought into loom: its enumerators, named like the levels
+// loom::hashed, loom::bitmap and loom::dense, would shadow them there (GCC 12 -Wshadow).
+namespace enums {
 /// The formats an auto_tensor may hold, in Galley's order of fill (notes 001 §4.3).
 enum class auto_format { sorted, hashed, bitmap, dense };
+}  // namespace enums
+using enums::auto_format;
 
 /// "sorted", "hashed", "bitmap", "dense".
 inline const char* auto_format_name(auto_format f) {
@@ -4056,15 +4116,11 @@ template <class T, std::size_t N> class auto_tensor {
   void set_reason(std::string why) { reason_ = std::move(why); }
 
   /// `C(i, j)`: as an output, the assignment chooses the format; as an operand, the format held.
-  template <index_variable... Is>
-    requires(sizeof...(Is) == N)
-  auto operator()(Is...) {
-    return expr::access<auto_tensor, std::remove_cvref_t<Is>...>{this};
+  template <index_variable... Is> auto operator()(Is...) {
+    return expr::make_access<N, auto_tensor, std::remove_cvref_t<Is>...>(this);
   }
-  template <index_variable... Is>
-    requires(sizeof...(Is) == N)
-  auto operator()(Is...) const {
-    return expr::access<const auto_tensor, std::remove_cvref_t<Is>...>{this};
+  template <index_variable... Is> auto operator()(Is...) const {
+    return expr::make_access<N, const auto_tensor, std::remove_cvref_t<Is>...>(this);
   }
 
  private:
@@ -4737,10 +4793,12 @@ statistics gather_statistics_generic(const basic_tensor<T, Format, Owning>& t) {
     t.for_each_stored([&](const std::array<std::int64_t, n>& c, const auto&) {
       // The first level whose coordinate differs from the previous entry starts a new fiber at
       // that level and at every level below it.
-      std::size_t k = 0;
+      std::size_t first_differing = 0;
       if (!first)
-        while (k < n && c[Format::modes[k]] == previous[k]) ++k;
-      for (std::size_t l = k; l < n; ++l) ++s.nonempty_fibers[l];
+        while (first_differing < n &&
+               c[Format::modes[first_differing]] == previous[first_differing])
+          ++first_differing;
+      for (std::size_t l = first_differing; l < n; ++l) ++s.nonempty_fibers[l];
       for (std::size_t l = 0; l < n; ++l) previous[l] = c[Format::modes[l]];
       first = false;
       for (std::size_t m = 0; m < n; ++m) ++degree[m][static_cast<std::size_t>(c[m])];
@@ -4839,15 +4897,15 @@ template <class T, class Format, bool Owning> struct array_statistics {
       count_inner<K>(leaves, [&](auto& counter) {
         using count_t = typename std::remove_cvref_t<decltype(counter)>::value_type;
         std::int64_t nonempty = 0, before = hi[K] > lo[K] ? leaf<K>(lo[K]) : 0;
-        auto add = [&](std::int64_t p, std::int64_t i) {
+        auto add = [&](std::int64_t p, std::int64_t coord) {
           const std::int64_t after = leaf<K>(p + 1), w = after - before;
           before = after;
           nonempty += w > 0 ? 1 : 0;
-          counter[static_cast<std::size_t>(i)] += static_cast<count_t>(w);
+          counter[static_cast<std::size_t>(coord)] += static_cast<count_t>(w);
         };
         if constexpr (is_dense_level<level_t<K>>) {
           for (std::int64_t q = lo[K - 1]; q < hi[K - 1]; ++q)
-            for (std::int64_t i = 0; i < st.extent; ++i) add(q * st.extent + i, i);
+            for (std::int64_t cell = 0; cell < st.extent; ++cell) add(q * st.extent + cell, cell);
         } else {
           for (std::int64_t p = lo[K]; p < hi[K]; ++p) add(p, static_cast<std::int64_t>(st.crd[p]));
         }
@@ -5078,11 +5136,11 @@ template <class Universe, class A> constexpr auto storage_ids() {
   std::array<std::size_t, tr::order> by_mode{};
   std::size_t m = 0;
   boost::mp11::mp_for_each<
-      boost::mp11::mp_transform<boost::mp11::mp_identity, typename tr::indices>>([&](auto i) {
-    by_mode[m++] = boost::mp11::mp_find<Universe, typename decltype(i)::type>::value;
+      boost::mp11::mp_transform<boost::mp11::mp_identity, typename tr::indices>>([&](auto idx) {
+    by_mode[m++] = boost::mp11::mp_find<Universe, typename decltype(idx)::type>::value;
   });
   std::array<std::size_t, tr::order> by_level{};
-  for (std::size_t k = 0; k < tr::order; ++k) by_level[k] = by_mode[tr::format::modes[k]];
+  for (std::size_t lv = 0; lv < tr::order; ++lv) by_level[lv] = by_mode[tr::format::modes[lv]];
   return by_level;
 }
 
@@ -5390,12 +5448,12 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
           using tr = detail::access_traits<A>;
           p.sparse[a] = !tr::dense;
           constexpr auto ids = detail::storage_ids<universe, A>();
-          for (std::size_t k = 0; k < ids.size(); ++k) p.ids[a][k] = ids[k];
+          for (std::size_t q = 0; q < ids.size(); ++q) p.ids[a][q] = ids[q];
           p.length[a] = ids.size();
-          std::size_t k = 0;
+          std::size_t lv = 0;
           boost::mp11::mp_for_each<
               boost::mp11::mp_transform<boost::mp11::mp_identity, typename tr::format::levels>>(
-              [&](auto l) { p.full[a][k++] = decltype(l)::type::properties.full; });
+              [&](auto l) { p.full[a][lv++] = decltype(l)::type::properties.full; });
           ++a;
         });
     for (std::size_t c = 0; c < p.n; ++c) {
@@ -5404,8 +5462,8 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
       p.dense_only[c] = true;
       for (std::size_t b = 0; b < p.accesses; ++b)
         if (p.sparse[b])
-          for (std::size_t k = 0; k < p.length[b]; ++k)
-            if (p.ids[b][k] == c) p.dense_only[c] = false;
+          for (std::size_t q = 0; q < p.length[b]; ++q)
+            if (p.ids[b][q] == c) p.dense_only[c] = false;
     }
     boost::mp11::mp_for_each<detail::precedence_t<Rhs, mp_list<>>>([&](auto pair) {
       using pair_type = decltype(pair);
@@ -5418,7 +5476,7 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
     p.dense_output = out_format::written_in_place;
     // prefer the output's storage order among its indices
     constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
-    for (std::size_t k = 0; k < out_ids.size(); ++k) p.out_rank[out_ids[k]] = k;
+    for (std::size_t q = 0; q < out_ids.size(); ++q) p.out_rank[out_ids[q]] = q;
     return p;
   }();
   static constexpr detail::result chosen = [] {
@@ -5455,16 +5513,16 @@ struct order_plan<expr::access<OT, Os...>, Rhs, Candidate, Forced> {
   /// output is appended in order; otherwise it goes through a workspace
   static constexpr bool output_in_order = [] {
     constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
-    for (std::size_t k = 0; k < out_ids.size(); ++k)
-      if (chosen.order[k] != out_ids[k]) return false;
+    for (std::size_t q = 0; q < out_ids.size(); ++q)
+      if (chosen.order[q] != out_ids[q]) return false;
     return true;
   }();
   /// how many leading output levels the outer loops fix in order (a workspace's row)
   static constexpr std::size_t output_prefix = [] {
     constexpr auto out_ids = detail::storage_ids<universe, lhs_type>();
-    std::size_t k = 0;
-    while (k < out_ids.size() && chosen.order[k] == out_ids[k]) ++k;
-    return k;
+    std::size_t q = 0;
+    while (q < out_ids.size() && chosen.order[q] == out_ids[q]) ++q;
+    return q;
   }();
   static constexpr bool any_transposed = [] {
     for (std::size_t a = 0; a < access_count; ++a)
@@ -5710,9 +5768,9 @@ loop_order_query describe_rhs(std::vector<std::string> output, bool dense_output
   detail::collector{&q, &extent, &cache, replaced}(rhs, false);
   // per level: a dense level is cheap to walk or locate, any other costs a read per entry
   expr::for_each_access(
-      rhs, [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t k) {
-        if (replaced != nullptr && k >= replaced->first_access &&
-            k < replaced->first_access + replaced->access_count)
+      rhs, [&]<class T, class... Is>(const expr::access<T, Is...>&, std::size_t operand) {
+        if (replaced != nullptr && operand >= replaced->first_access &&
+            operand < replaced->first_access + replaced->access_count)
           return;
         using F = typename std::remove_const_t<T>::format_type;
         if constexpr (sizeof...(Is) > 0) {
@@ -5760,7 +5818,7 @@ double candidate_cost(const Lhs& lhs, const Rhs& rhs, const loop_order_query& q,
   using P = plan::order_plan<Lhs, Rhs, static_cast<int>(C)>;
   std::vector<std::string> order;
   boost::mp11::mp_for_each<typename P::order>(
-      [&](auto i) { order.emplace_back(decltype(i)::name); });
+      [&](auto idx) { order.emplace_back(decltype(idx)::name); });
   double reformat = 0;
   expr::for_each_access(rhs, [&](const auto& a, std::size_t ordinal) {
     if (P::chosen.transposed[ordinal])
@@ -5949,8 +6007,8 @@ template <class Rhs> void coarse_signature(const Rhs& rhs, std::vector<std::uint
     using tensor_t = std::remove_cvref_t<decltype(t)>;
     sig.push_back(magnitude(t.nnz()));
     for (std::size_t m = 0; m < tensor_t::order; ++m) sig.push_back(magnitude(t.extent(m)));
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<tensor_t::order>>([&](auto k) {
-      const auto& level = t.template level<decltype(k)::value>();
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<tensor_t::order>>([&](auto kc) {
+      const auto& level = t.template level<decltype(kc)::value>();
       if constexpr (requires { level.crd.size(); })
         sig.push_back(magnitude(static_cast<std::int64_t>(level.crd.size())));
     });
@@ -7301,7 +7359,7 @@ template <class E, class F> void for_each_digit(const E& e, std::size_t number, 
 template <class E> bool variant_available(const E& e, std::size_t number) {
   bool ok = true;
   for_each_digit(e, number,
-                 [&](const auto& holder, std::size_t k) { ok = ok && holder.available(k); });
+                 [&](const auto& holder, std::size_t nth) { ok = ok && holder.available(nth); });
   return ok;
 }
 
@@ -7309,10 +7367,10 @@ template <class E> bool variant_available(const E& e, std::size_t number) {
 template <class E> std::string variant_label(const E& e, std::size_t number) {
   std::string label;
   std::size_t ordinal = 0;
-  for_each_digit(e, number, [&](const auto& holder, std::size_t k) {
+  for_each_digit(e, number, [&](const auto& holder, std::size_t nth) {
     label += (label.empty() ? "" : ", ") +
              (holder.name().empty() ? "T" + std::to_string(ordinal) : holder.name()) + " as " +
-             holder.format_name(k);
+             holder.format_name(nth);
     ++ordinal;
   });
   return label;
@@ -7424,8 +7482,8 @@ optimize::output_format_choice estimate_output_format(const expr::access<OT, Os.
     boost::mp11::mp_with_index<plan::plan_candidates<Lhs, Rhs>::count>(p.chosen, [&](auto c) {
       using P = plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
       std::size_t d = 0;
-      boost::mp11::mp_for_each<typename P::order>([&](auto i) {
-        if (d < q.output.size()) in_order = in_order && q.output[d] == decltype(i)::name;
+      boost::mp11::mp_for_each<typename P::order>([&](auto idx) {
+        if (d < q.output.size()) in_order = in_order && q.output[d] == decltype(idx)::name;
         ++d;
       });
     });
@@ -7735,12 +7793,17 @@ template <class... Ps> std::string describe(per_loop<Ps...>) {
 
 namespace loom {
 
+// In loom::enums: its enumerators, in loom itself, would shadow the levels loom::dense,
+// loom::bitmap and loom::hashed (GCC 12 -Wshadow).
+namespace enums {
 /// How `decompose` stores a candidate's one- and two-index intermediates (Galley's output formats,
 /// notes 001 §4.4): sorted (csf, a sparse vector), dense, bitmap (Galley's bytemap: dense values
 /// with presence bits, written in place, read by their set bits) or hashed (sorted entries plus a
 /// hash table per fiber: readers locate an index in O(1) instead of intersecting with the list).
 /// Intermediates with three or more indices are sorted.
 enum class intermediate_format : std::uint8_t { sorted, dense, bitmap, hashed };
+}  // namespace enums
+using enums::intermediate_format;
 /// Every intermediate format, in the order `decompose` costs them. Sorted, bitmap and hashed
 /// intermediates are one type (`loom::adaptive`, its fibers' kind set at run time), so all four
 /// are costed by default at the compile time of two.
@@ -8132,12 +8195,12 @@ template <class Factors, class Summed> struct greedy_order {
     std::size_t f = 0;
     mp_for_each<Factors>([&](auto factor) {
       mp_for_each<factor_indices<decltype(factor)>>(
-          [&](auto i) { sets[f] |= id_set{1} << mp_find<all, decltype(i)>::value; });
+          [&](auto idx) { sets[f] |= id_set{1} << mp_find<all, decltype(idx)>::value; });
       ++f;
     });
     std::array<std::size_t, n> summed{}, order{};
     std::size_t k = 0;
-    mp_for_each<Summed>([&](auto i) { summed[k++] = mp_find<all, decltype(i)>::value; });
+    mp_for_each<Summed>([&](auto idx) { summed[k++] = mp_find<all, decltype(idx)>::value; });
     greedy_elimination(
         sets.data(), sets.size(), summed.data(), n, order.data(),
         [](id_set span, std::size_t id) { return index_count(span & ~(id_set{1} << id)); });
@@ -8985,8 +9048,9 @@ inline constexpr bool appended_then_adapted = layout_of<L> == level_layout::appe
 template <class Levels> inline constexpr bool all_append_online = false;
 template <class... Ls>
 inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = [] {
-  std::size_t k = 0;
-  return (... && (++k, appends_online<Ls> || (appended_then_adapted<Ls> && k == sizeof...(Ls))));
+  std::size_t nth = 0;
+  return (... &&
+          (++nth, appends_online<Ls> || (appended_then_adapted<Ls> && nth == sizeof...(Ls))));
 }();
 
 /// Whether a format is one dense level over one compressed unique level (csr, csc), which the
@@ -9051,22 +9115,23 @@ template <class T, class Format> class appender {
     }
   }
 
-  /// Reserves room for about `entries` entries (an estimate; capacity already held is kept).
+  /// Reserves room for about `expected` entries (an estimate; capacity already held is kept).
   /// Called before the first entry is appended.
-  void reserve(std::size_t entries) {
+  void reserve(std::size_t expected) {
     if constexpr (!online) {
-      buffer_.crd.reserve(entries);
-      buffer_.vals.reserve(entries);
+      buffer_.crd.reserve(expected);
+      buffer_.vals.reserve(expected);
       return;
     } else
       [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
         (
             [&] {
-              if constexpr (!level<Ks>::properties.full) std::get<Ks>(levels_).crd.reserve(entries);
+              if constexpr (!level<Ks>::properties.full)
+                std::get<Ks>(levels_).crd.reserve(expected);
             }(),
             ...);
       }(std::make_index_sequence<N>{});
-    if constexpr (online && !Format::properties[N - 1].full) values_.reserve(entries);
+    if constexpr (online && !Format::properties[N - 1].full) values_.reserve(expected);
     if constexpr (by_rows) attach_rows();
   }
 
@@ -9477,11 +9542,11 @@ template <class Out, class Rhs> bool aliases_output(const Out* out, const Rhs& r
 /// tensor's name, or T<k> for the k-th access when unnamed), comma-separated.
 template <class Out, class Rhs> std::string aliased_operands(const Out* out, const Rhs& rhs) {
   std::string names;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t operand) {
     if (!shares_memory(*out, *a.tensor)) return;
     std::string name;
     if constexpr (requires { a.tensor->name(); }) name = std::string(a.tensor->name());
-    if (name.empty()) name = "T" + std::to_string(k);
+    if (name.empty()) name = "T" + std::to_string(operand);
     names += (names.empty() ? "" : ", ") + name;
   });
   return names;
@@ -9556,7 +9621,7 @@ hoist_choice choose_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense
       order.clear();
       using P = plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
       boost::mp11::mp_for_each<typename P::order>(
-          [&](auto i) { order.emplace_back(decltype(i)::name); });
+          [&](auto idx) { order.emplace_back(decltype(idx)::name); });
     }
   });
   const std::vector<std::string> free = detail::names_of(expr::free_indices_t<S>{});
@@ -9768,8 +9833,8 @@ template <class Lhs, class Rhs, int C, class F> struct plan_rhs<plan::order_plan
 template <class Plan> constexpr auto analyse() {
   using rhs = typename plan_rhs<Plan>::type;
   loop_table<Plan::index_count> t{};
-  boost::mp11::mp_for_each<typename factors<rhs, 0>::type>([&](auto k) {
-    constexpr std::size_t K = decltype(k)::value;
+  boost::mp11::mp_for_each<typename factors<rhs, 0>::type>([&](auto kc) {
+    constexpr std::size_t K = decltype(kc)::value;
     using A = boost::mp11::mp_at_c<typename Plan::accesses, K>;
     using info = access_info<Plan, A>;
     using F = typename info::format;
@@ -9965,7 +10030,7 @@ skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
   for (std::size_t c = 0; c < alts.count; ++c) out.candidates.push_back(alts.at[c]);
   std::vector<std::string> names;
   boost::mp11::mp_for_each<typename Plan::order>(
-      [&](auto i) { names.emplace_back(decltype(i)::name); });
+      [&](auto idx) { names.emplace_back(decltype(idx)::name); });
 
   // per access ordinal: statistics, label, extents
   std::vector<const statistics*> stats(Plan::access_count, nullptr);
@@ -10103,15 +10168,15 @@ LOOM_DEF double fiber_cost(skip_code c, const std::vector<double>& n,
     return n[o] * k.step + (ops[o].scans ? extent * k.bitmap_word : 0.0);
   };
   auto lead = [&](std::size_t leader) {
-    double c = step_cost(leader);
+    double cost = step_cost(leader);
     for (std::size_t o = 0; o < m; ++o) {
       if (o == leader) continue;
       if (ops[o].locatable)
-        c += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
+        cost += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
       else
-        c += gallop(n[o], n[leader]);
+        cost += gallop(n[o], n[leader]);
     }
-    return c;
+    return cost;
   };
   double lo = n[0];
   for (double x : n) lo = std::min(lo, x);
@@ -10298,12 +10363,17 @@ LOOM_DEF std::string describe_skip_choice(const skip_choice& c, std::size_t cap)
 
 namespace loom {
 
+// In loom::enums: its enumerators, in loom itself, would shadow the levels loom::dense and
+// loom::hashed (GCC 12 -Wshadow).
+namespace enums {
 /// How a workspace row holds the entries that arrive out of order before they are appended in
 /// order (DESIGN.md §5): `dense`, an array over the row's cells with a byte per cell and a list
 /// of the touched cells (Galley's bytemap); `hashed`, an open-addressing table sized to the
 /// row's estimated entries; `sorted`, every write appended to a list, sorted and merged when
 /// the row ends.
 enum class workspace_kind : std::uint8_t { dense, hashed, sorted };
+}  // namespace enums
+using enums::workspace_kind;
 
 inline constexpr std::array<workspace_kind, 3> workspace_kinds{
     workspace_kind::dense, workspace_kind::hashed, workspace_kind::sorted};
@@ -10789,7 +10859,7 @@ workspace_estimate estimate_workspace(const Lhs& lhs, const Rhs& rhs, statistics
   const loop_order_query q = describe(lhs, rhs, stats);
   std::vector<std::string> order;
   boost::mp11::mp_for_each<typename P::order>(
-      [&](auto i) { order.emplace_back(decltype(i)::name); });
+      [&](auto idx) { order.emplace_back(decltype(idx)::name); });
   std::size_t last_free = 0;  // the writes happen below the deepest output index
   for (std::size_t d = 0; d < order.size(); ++d)
     if (std::find(q.output.begin(), q.output.end(), order[d]) != q.output.end()) last_free = d;
@@ -11772,27 +11842,21 @@ template <class T> struct splat_view {
 template <class A, class B, bool Add> struct pair_view {
   A a;
   B b;
-  template <int W, bool Exact> LOOM_FORCE_INLINE auto load(std::int64_t q) const {
-    auto x = a.template load<W, Exact>(q);
-    auto y = b.template load<W, Exact>(q);
+  // x + y or x · y, the same for a register of lanes and for one value of the tail
+  template <bool Exact, class V> static LOOM_FORCE_INLINE V combine(V x, V y) {
     if constexpr (Add) {
       return x + y;
     } else {
-      auto p = x * y;
+      V p = x * y;
       if constexpr (Exact) no_contract(p);
       return p;
     }
   }
+  template <int W, bool Exact> LOOM_FORCE_INLINE auto load(std::int64_t q) const {
+    return combine<Exact>(a.template load<W, Exact>(q), b.template load<W, Exact>(q));
+  }
   template <bool Exact> LOOM_FORCE_INLINE auto at(std::int64_t q) const {
-    auto x = a.template at<Exact>(q);
-    auto y = b.template at<Exact>(q);
-    if constexpr (Add) {
-      return x + y;
-    } else {
-      auto p = x * y;
-      if constexpr (Exact) no_contract(p);
-      return p;
-    }
+    return combine<Exact>(a.template at<Exact>(q), b.template at<Exact>(q));
   }
 };
 
@@ -11849,9 +11913,19 @@ template <class Layout, std::size_t R> struct traits<strided_stream<Layout, R>> 
   }
 };
 
+// the range of a combination is that of its iterated operand `a`
+template <class A> struct range_of_a {
+  template <class S> static LOOM_FORCE_INLINE std::int64_t first(const S& s) {
+    return traits<A>::first(s.a);
+  }
+  template <class S> static LOOM_FORCE_INLINE std::int64_t count(const S& s) {
+    return traits<A>::count(s.a);
+  }
+};
+
 // a product: iterate A, locate B (both full, so no state is skipped)
 template <class A, class B, class T, class Skips, bool Flip>
-struct traits<lookup_stream<A, B, mul_op<T, Skips>, Flip>> {
+struct traits<lookup_stream<A, B, mul_op<T, Skips>, Flip>> : range_of_a<A> {
   using value_type = T;
   static constexpr bool ok = A::full && B::full && lanes_of_v<A, T> && lanes_of_v<B, T>;
   using self = lookup_stream<A, B, mul_op<T, Skips>, Flip>;
@@ -11863,8 +11937,6 @@ struct traits<lookup_stream<A, B, mul_op<T, Skips>, Flip>> {
     else
       return pair_view<decltype(a), decltype(b), false>{a, b};
   }
-  static LOOM_FORCE_INLINE std::int64_t first(const self& s) { return traits<A>::first(s.a); }
-  static LOOM_FORCE_INLINE std::int64_t count(const self& s) { return traits<A>::count(s.a); }
   template <bool Located> static constexpr std::array<int, 2> work() {
     const auto a = work_of<A, Located>(), b = work_of<B, true>();
     return {a[0] + b[0], a[1] + b[1]};
@@ -11873,7 +11945,7 @@ struct traits<lookup_stream<A, B, mul_op<T, Skips>, Flip>> {
 
 // a row times a loop-invariant scalar (SpMM's S(i,j) · B(j,k))
 template <class A, class X, class T, class Skips, bool Flip>
-struct traits<scaled_stream<A, X, mul_op<T, Skips>, Flip>> {
+struct traits<scaled_stream<A, X, mul_op<T, Skips>, Flip>> : range_of_a<A> {
   using value_type = T;
   static constexpr bool ok =
       !A::contracted && lanes_of_v<A, T> && !is_stream_v<X> && std::is_same_v<X, T>;
@@ -11885,15 +11957,13 @@ struct traits<scaled_stream<A, X, mul_op<T, Skips>, Flip>> {
     else
       return pair_view<decltype(a), splat_view<T>, false>{a, {s.x}};
   }
-  static LOOM_FORCE_INLINE std::int64_t first(const self& s) { return traits<A>::first(s.a); }
-  static LOOM_FORCE_INLINE std::int64_t count(const self& s) { return traits<A>::count(s.a); }
   template <bool Located> static constexpr std::array<int, 2> work() {
     return work_of<A, Located>();
   }
 };
 
 // a sum of two full rows, zipped (an element-wise map: U(i,k) + V(i,k))
-template <class A, class B, class T> struct traits<union_stream<A, B, add_op<T>>> {
+template <class A, class B, class T> struct traits<union_stream<A, B, add_op<T>>> : range_of_a<A> {
   using value_type = T;
   static constexpr bool ok =
       A::full && B::full && !A::contracted && lanes_of_v<A, T> && lanes_of_v<B, T>;
@@ -11903,8 +11973,6 @@ template <class A, class B, class T> struct traits<union_stream<A, B, add_op<T>>
     auto b = view_of(s.b, at);
     return pair_view<decltype(a), decltype(b), true>{a, b};
   }
-  static LOOM_FORCE_INLINE std::int64_t first(const self& s) { return traits<A>::first(s.a); }
-  static LOOM_FORCE_INLINE std::int64_t count(const self& s) { return traits<A>::count(s.a); }
   template <bool Located> static constexpr std::array<int, 2> work() {
     const auto a = work_of<A, Located>(), b = work_of<B, Located>();
     return {a[0] + b[0], a[1] + b[1]};
@@ -12114,13 +12182,13 @@ LOOM_FORCE_INLINE std::int64_t write(T* row, const X& x, bool exact) {
     constexpr bool E = decltype(exact_c)::value;
     constexpr int W = width<T>;
     std::int64_t q = 0;
-    auto one = [&](std::int64_t at) {
-      auto y = v.template load<W, E>(at);
-      if constexpr (!Store) y = lanes::load<W>(out + at) + y;
-      lanes::store<W>(out + at, y);
+    auto one = [&](std::int64_t p) {
+      auto y = v.template load<W, E>(p);
+      if constexpr (!Store) y = lanes::load<W>(out + p) + y;
+      lanes::store<W>(out + p, y);
     };
-    auto scalar = [&](std::int64_t at) {
-      out[at] = Store ? v.template at<E>(at) : out[at] + v.template at<E>(at);
+    auto scalar = [&](std::int64_t p) {
+      out[p] = Store ? v.template at<E>(p) : out[p] + v.template at<E>(p);
     };
     for (; q + 2 * W <= n; q += 2 * W) {
       one(q);
@@ -12715,7 +12783,7 @@ template <class A, class X, class Op, bool Flip> struct scaled_stream {
 
   static constexpr bool drives = drives_itself_v<A>;
   template <class F> LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
-    a.for_each_ready([&](std::int64_t i, const auto& v) { f(i, combine(v)); });
+    a.for_each_ready([&](std::int64_t pos, const auto& v) { f(pos, combine(v)); });
   }
   /// A sum times a scalar, linear in the sum: reduced as x·Σa, one product after the sum
   /// rather than one per term (SDDMM's A(i,j)·Σk U·V), in every mode: the order of the
@@ -13053,7 +13121,7 @@ template <class S, class G> struct deep_map_stream {
   G g{};
   static constexpr bool drives = drives_itself_v<S>;
   template <class F> LOOM_FORCE_INLINE void for_each_ready(F&& f) const {
-    s.for_each_ready([&](std::int64_t i, const auto& v) { f(i, g(v)); });
+    s.for_each_ready([&](std::int64_t pos, const auto& v) { f(pos, g(v)); });
   }
 
   LOOM_FORCE_INLINE bool valid() const { return s.valid(); }
@@ -13217,7 +13285,7 @@ template <class Tensor, class Order, class... Is> struct access_layout {
       boost::mp11::mp_find<Order, Is>::value...};
   static constexpr std::array<std::size_t, order> depth_of_level = [] {
     std::array<std::size_t, order> d{};
-    for (std::size_t k = 0; k < order; ++k) d[k] = depth_of_mode[format::modes[k]];
+    for (std::size_t m = 0; m < order; ++m) d[m] = depth_of_mode[format::modes[m]];
     return d;
   }();
   /// modes sorted by depth: the walk order of the strided (all-dense) stream
@@ -13530,11 +13598,11 @@ LOOM_FORCE_INLINE void run_located_steps(const Cell& cell, const std::int64_t* s
   if constexpr (reads_policy_v<S>) {
     with_compiled_policy(s, [&](const auto& y) { run_located(cell, strides, y, off); });
   } else if constexpr (drives_itself_v<S>) {
-    s.for_each_ready([&](std::int64_t i, const auto& v) {
+    s.for_each_ready([&](std::int64_t pos, const auto& v) {
       if constexpr (S::contracted)
         run_located(cell, strides, v, off);
       else
-        run_located(cell, strides, v, off + i * strides[S::depth]);
+        run_located(cell, strides, v, off + pos * strides[S::depth]);
     });
   } else {
     S st = s;
@@ -13610,14 +13678,14 @@ LOOM_FORCE_INLINE void run_located_by_rows(const dense_cell<T>& cell, const std:
   } else {
     const std::int64_t row = strides[S::depth];
     std::int64_t zeroed = 0;  // cells [0, zeroed) are zero or written
-    auto one = [&](std::int64_t i, const auto& v) {
-      const std::int64_t end = (i + 1) * row;
+    auto one = [&](std::int64_t outer, const auto& v) {
+      const std::int64_t end = (outer + 1) * row;
       if constexpr (std::is_floating_point_v<T>)
         lanes::zero(cell.vals + zeroed, end - zeroed);
       else
         std::fill(cell.vals + zeroed, cell.vals + end, semiring_traits<T>::zero());
       zeroed = end;
-      run_located(cell, strides, v, i * row);
+      run_located(cell, strides, v, outer * row);
     };
     if constexpr (drives_itself_v<S>) {
       s.for_each_ready(one);
@@ -13728,9 +13796,9 @@ template <class Sink, class S> LOOM_FORCE_INLINE void run_sparse(Sink& sink, con
   } else if constexpr (reads_policy_v<S>) {
     with_compiled_policy(s, [&](const auto& y) { run_sparse(sink, y); });
   } else if constexpr (drives_itself_v<S>) {
-    s.for_each_ready([&](std::int64_t i, const auto& v) {
+    s.for_each_ready([&](std::int64_t pos, const auto& v) {
       if constexpr (!S::contracted) {
-        sink.at_depth[S::depth] = i;
+        sink.at_depth[S::depth] = pos;
         do run_sparse(sink, v);
         while (sink.end_of(S::depth));  // again when its entries did not fit
       } else {
@@ -13853,9 +13921,9 @@ LOOM_FORCE_INLINE void for_outer_range(const S& root, std::int64_t lo, std::int6
   S st = root;
   seek_outer(st, lo);
   while (st.valid()) {
-    const std::int64_t i = st.index();
-    if (i >= hi) break;
-    if (i >= lo && st.ready()) emit(i, st.value());
+    const std::int64_t row = st.index();
+    if (row >= hi) break;
+    if (row >= lo && st.ready()) emit(row, st.value());
     st.next();
   }
 }
@@ -13898,9 +13966,9 @@ void count_entries(const Pointers& pointers, std::int64_t& work, std::int64_t& l
   const std::int64_t nnz[] = {stored_entries(std::get<K>(pointers))...};
   constexpr bool leads[] = {may_lead<Order, boost::mp11::mp_at_c<Accesses, K>,
                                      std::remove_cvref_t<decltype(*std::get<K>(pointers))>>()...};
-  for (std::size_t k = 0; k < sizeof...(K); ++k) {
-    work += nnz[k];
-    if (leads[k] && present[k] && nnz[k] > lead_nnz) lead_nnz = nnz[k], lead = k;
+  for (std::size_t op = 0; op < sizeof...(K); ++op) {
+    work += nnz[op];
+    if (leads[op] && present[op] && nnz[op] > lead_nnz) lead_nnz = nnz[op], lead = op;
   }
 }
 }  // namespace detail
@@ -13967,8 +14035,8 @@ void run_dense(T* vals, std::size_t size, const std::int64_t* strides, const S& 
   const partition& p = d.parts;
   if constexpr (!S::contracted) {
     parallel_for(p.chunks(), d.threads, [&](std::size_t c, unsigned) {
-      for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t i, const auto& v) {
-        stream::run_dense(vals, strides, v, i * strides[S::depth]);
+      for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t row, const auto& v) {
+        stream::run_dense(vals, strides, v, row * strides[S::depth]);
       });
     });
   } else {
@@ -13976,12 +14044,12 @@ void run_dense(T* vals, std::size_t size, const std::int64_t* strides, const S& 
         d.deterministic ? p.chunks() : std::min<std::size_t>(d.threads, p.chunks());
     std::vector<std::unique_ptr<T[]>> part(partials);
     parallel_for(p.chunks(), d.threads, [&](std::size_t c, unsigned slot) {
-      const std::size_t k = d.deterministic ? c : slot;
-      if (!part[k]) {  // allocated and zeroed by the thread that fills it
-        part[k] = std::make_unique<T[]>(size);
-        std::fill(part[k].get(), part[k].get() + size, semiring_traits<T>::zero());
+      const std::size_t part_k = d.deterministic ? c : slot;
+      if (!part[part_k]) {  // allocated and zeroed by the thread that fills it
+        part[part_k] = std::make_unique<T[]>(size);
+        std::fill(part[part_k].get(), part[part_k].get() + size, semiring_traits<T>::zero());
       }
-      T* buf = part[k].get();
+      T* buf = part[part_k].get();
       for_outer_range(root, p.lo(c), p.hi(c),
                       [&](std::int64_t, const auto& v) { stream::run_dense(buf, strides, v, 0); });
     });
@@ -13989,9 +14057,9 @@ void run_dense(T* vals, std::size_t size, const std::int64_t* strides, const S& 
     const std::size_t blocks = (size + block - 1) / block;
     parallel_for(blocks, d.threads, [&](std::size_t b, unsigned) {
       const std::size_t end = std::min(size, (b + 1) * block);
-      for (std::size_t k = 0; k < partials; ++k) {
-        if (!part[k]) continue;
-        const T* buf = part[k].get();
+      for (std::size_t p_k = 0; p_k < partials; ++p_k) {
+        if (!part[p_k]) continue;
+        const T* buf = part[p_k].get();
         for (std::size_t e = b * block; e < end; ++e)
           vals[e] = semiring_traits<T>::add(vals[e], buf[e]);
       }
@@ -14025,8 +14093,8 @@ void run_sparse(Entries& entries, const S& root, const outer_split& d, const Mak
     if (!sinks[slot]) sinks[slot] = make_sink(targets[slot]);
     targets[slot].list = &lists[c];
     sink_type& sink = *sinks[slot];
-    for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t i, const auto& v) {
-      sink.at_depth[S::depth] = i;
+    for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t row, const auto& v) {
+      sink.at_depth[S::depth] = row;
       do stream::run_sparse(sink, v);
       while (sink.end_of(S::depth));
     });
@@ -14117,8 +14185,8 @@ basic_tensor<T, Format, true> run_sparse_rows(const std::array<std::int64_t, 2>&
     t.vals.clear();
     sink_type& sink = *sinks[slot];
     sink.restart();  // the chunk's rows, into t's arrays as they are now
-    for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t i, const auto& v) {
-      sink.at_depth[S::depth] = i;
+    for_outer_range(root, p.lo(c), p.hi(c), [&](std::int64_t row, const auto& v) {
+      sink.at_depth[S::depth] = row;
       do stream::run_sparse(sink, v);
       while (sink.end_of(S::depth));
     });
@@ -14474,8 +14542,8 @@ struct lowerer {
   template <class Indices> LOOM_FORCE_INLINE auto dense_zero() const {
     constexpr auto depths = [] {
       std::array<std::size_t, boost::mp11::mp_size<Indices>::value> d{};
-      std::size_t k = 0;
-      boost::mp11::mp_for_each<Indices>([&](auto i) { d[k++] = depth<decltype(i)>; });
+      std::size_t q = 0;
+      boost::mp11::mp_for_each<Indices>([&](auto idx) { d[q++] = depth<decltype(idx)>; });
       std::sort(d.begin(), d.end());
       return d;
     }();
@@ -14661,10 +14729,10 @@ struct iterated_levels<Tensor, Order, expr::access<T, Is...>> {
   static constexpr auto depth = layout::depth_of_level;
   static constexpr auto full = [] {
     std::array<bool, count> f{};
-    std::size_t k = 0;
+    std::size_t m = 0;
     boost::mp11::mp_for_each<
         boost::mp11::mp_transform<boost::mp11::mp_identity, typename Tensor::format_type::levels>>(
-        [&](auto l) { f[k++] = decltype(l)::type::properties.full; });
+        [&](auto l) { f[m++] = decltype(l)::type::properties.full; });
     return f;
   }();
 };
@@ -14682,8 +14750,8 @@ template <class Plan>
 inline constexpr auto short_fiber_loops = []<std::size_t... Ks>(std::index_sequence<Ks...>) {
   std::array<std::size_t, stream::skip::max_loops> count{};
   auto add = [&](const auto& depth, const auto& full, std::size_t n) {
-    for (std::size_t k = 0; k < n; ++k)
-      if (!full[k]) ++count[depth[k]];
+    for (std::size_t m = 0; m < n; ++m)
+      if (!full[m]) ++count[depth[m]];
   };
   (add(iterated_levels_of<Plan, Ks>::depth, iterated_levels_of<Plan, Ks>::full,
        iterated_levels_of<Plan, Ks>::count),
@@ -14749,8 +14817,8 @@ void note_short_fibers(const typename bindings_of<Plan>::pointers& pointers,
   short_fibers = worth;
   // most plans have no such loop: then nothing per operand is compiled (compile time)
   if constexpr (any_worth)
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto k) {
-      constexpr std::size_t K = decltype(k)::value;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto kc) {
+      constexpr std::size_t K = decltype(kc)::value;
       using levels = iterated_levels_of<Plan, K>;
       boost::mp11::mp_for_each<boost::mp11::mp_iota_c<levels::count>>([&](auto level) {
         constexpr std::size_t L = decltype(level)::value;
@@ -15454,7 +15522,7 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
     workspace = optimize::cached_workspace_choice<Plan>(lhs, rhs);
   static constexpr std::array<std::size_t, N> depth_of_level = [] {
     std::array<std::size_t, N> d{};
-    for (std::size_t k = 0; k < N; ++k) d[k] = out_depth[out_format::modes[k]];
+    for (std::size_t m = 0; m < N; ++m) d[m] = out_depth[out_format::modes[m]];
     return d;
   }();
   // the depth of the workspace's only key level (a matrix row's columns), else none
@@ -15519,9 +15587,9 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
   if constexpr (Plan::output_in_order && plan::pattern_of<Lhs, Rhs>::shares &&
                 detail::appender<T, out_format>::by_rows) {
     const Out* pattern = nullptr;
-    expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    expr::for_each_access(rhs, [&](const auto& a, std::size_t operand) {
       if constexpr (std::is_same_v<std::remove_cvref_t<decltype(*a.tensor)>, Out>)
-        if (k == plan::pattern_of<Lhs, Rhs>::ordinal) pattern = a.tensor;
+        if (operand == plan::pattern_of<Lhs, Rhs>::ordinal) pattern = a.tensor;
     });
     try {
       if (pattern != nullptr &&
@@ -15889,8 +15957,8 @@ template <class Options, class OT, class... Os, class W, bool Acc>
 void assign_auto(expr::access<OT, Os...>& lhs, const W& written, std::bool_constant<Acc> accumulate,
                  const Options& opts) {
   auto& out = *lhs.tensor;
-  auto into = [&](auto k) {
-    auto& t = out.template hold<static_cast<auto_format>(decltype(k)::value)>();
+  auto into = [&](auto kc) {
+    auto& t = out.template hold<static_cast<auto_format>(decltype(kc)::value)>();
     expr::access<std::remove_reference_t<decltype(t)>, Os...> target{&t};
     assign_checked(target, written, accumulate, opts);
   };
@@ -16735,10 +16803,10 @@ template <class Lhs, class Rhs, class Flags> struct runner {
       const chain_bound_estimator mat = comp.aggregate({std::string(step_index<step>::name)});
       double cells = 1;
       index_set made;
-      mp_for_each<factor_indices<step_made<step>>>([&](auto i) {
-        const std::int64_t e = extent_of<decltype(i)>(in);
+      mp_for_each<factor_indices<step_made<step>>>([&](auto idx) {
+        const std::int64_t e = extent_of<decltype(idx)>(in);
         cells *= static_cast<double>(e);
-        made.push_back({std::string(decltype(i)::name), e});
+        made.push_back({std::string(decltype(idx)::name), e});
       });
       const double out = mat.estimate();
       using slot = intermediate_slot<V, factor_indices<step_made<step>>,
@@ -16847,13 +16915,13 @@ template <class Lhs, class Rhs, class Flags> struct runner {
       [&]<class... Fs>(mp_list<Fs...>) {
         const auto body = product(access_of<Fs>(in, inter)...);
         [&]<class... Is>(mp_list<Is...>) {
-          auto& t = slot.own.emplace(typename tensor_t::shape_type{extent_of<Is>(in)...});
+          auto& made = slot.own.emplace(typename tensor_t::shape_type{extent_of<Is>(in)...});
           using slot_t = std::remove_cvref_t<decltype(slot)>;
           if constexpr (slot_t::adaptive)  // the kind the code chose, read per fiber
-            t.template level<slot_t::order - 1>().only =
+            made.template level<slot_t::order - 1>().only =
                 fiber_kind_of(format_at(code, factor_id<step_made<step>>::value - n_in));
-          slot.made = &t;
-          expr::access<tensor_t, Is...> target{&t};
+          slot.made = &made;
+          expr::access<tensor_t, Is...> target{&made};
           target = expr::sum<step_index<step>, std::remove_cvref_t<decltype(body)>>{body};
         }(factor_indices<step_made<step>>{});
       }(step_inputs<step>{});
@@ -17038,8 +17106,8 @@ void run_candidate(std::size_t which, std::size_t variant,
             "loom::decompose: that mix of intermediate formats is not compiled in "
             "(add loom::opt::format_per_step to the options)");
     }
-    mp_with_index<codes.size>(v, [&](auto k) {
-      R::template run<O, dense_part(codes.code[k])>(lhs, in, reuse, accumulate, codes.code[k]);
+    mp_with_index<codes.size>(v, [&](auto kc) {
+      R::template run<O, dense_part(codes.code[kc])>(lhs, in, reuse, accumulate, codes.code[kc]);
     });
   });
 }
@@ -17427,15 +17495,15 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
                                    const std::vector<std::string>&) = nullptr;
   };
   std::vector<operand_info> ops;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t operand) {
     using A = std::remove_cvref_t<decltype(a)>;
     using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
     using F = typename tensor_t::format_type;
     operand_info info;
-    info.label = detail::tensor_label(*a.tensor, k);
+    info.label = detail::tensor_label(*a.tensor, operand);
     info.format = format_name<F>();
     info.dense = F::all_dense;
-    info.transposed = P::chosen.transposed[k];
+    info.transposed = P::chosen.transposed[operand];
     info.view = !std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>::owning;
     info.nnz = a.tensor->nnz();
     [&]<class T, class... Is>(const expr::access<T, Is...>*) {
@@ -17485,7 +17553,8 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   s << "\n";
 
   std::vector<std::string> names;
-  boost::mp11::mp_for_each<order>([&](auto i) { names.push_back(std::string(decltype(i)::name)); });
+  boost::mp11::mp_for_each<order>(
+      [&](auto idx) { names.push_back(std::string(decltype(idx)::name)); });
   using out_indices = expr::free_indices_t<Lhs>;
   s << "attribute order: ";
   for (std::size_t d = 0; d < names.size(); ++d) s << (d ? ", " : "") << names[d];
@@ -17525,7 +17594,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   for (std::size_t d = 0; d < names.size(); ++d) {
     bool is_free = false;
     boost::mp11::mp_for_each<out_indices>(
-        [&](auto i) { is_free = is_free || names[d] == decltype(i)::name; });
+        [&](auto idx) { is_free = is_free || names[d] == decltype(idx)::name; });
     std::vector<std::string> iterate, locate, probe;
     using slot = std::pair<std::size_t, std::size_t>;  // (operand, level)
     std::vector<slot> iterate_at, locate_at, probe_at;
@@ -17595,7 +17664,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
       bool free_below = false;
       for (std::size_t e = d + 1; e < names.size(); ++e)
         boost::mp11::mp_for_each<out_indices>(
-            [&](auto i) { free_below = free_below || names[e] == decltype(i)::name; });
+            [&](auto idx) { free_below = free_below || names[e] == decltype(idx)::name; });
       s << (free_below ? "; sum into the output" : "; accumulate in a register");
     }
     if (d + 1 == names.size()) s << vector_note;
@@ -17633,7 +17702,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   else {
     std::vector<std::string> out_names;  // the output's indices in storage order
     boost::mp11::mp_for_each<expr::free_indices_t<Lhs>>(
-        [&](auto i) { out_names.emplace_back(decltype(i)::name); });
+        [&](auto idx) { out_names.emplace_back(decltype(idx)::name); });
     s << "assembled through a workspace, ";
     if constexpr (P::output_prefix == 0) {
       s << "one for the whole output";
@@ -17714,6 +17783,7 @@ std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
 #include <boost/mp11/algorithm.hpp>
 
 #include <cstdint>
+#include <span>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -17721,8 +17791,9 @@ std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
 
 namespace loom::plan {
 
+// `!options_type<R>`: `explain(e, opts)` is the scalar form below, not `lhs = opts`.
 template <class Lhs, class R, options_type O = default_options>
-  requires(!std::remove_cvref_t<O>::eliminate)
+  requires(!std::remove_cvref_t<O>::eliminate && !options_type<R>)
 std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts = {});
 
 namespace detail {
@@ -17740,9 +17811,9 @@ std::string explain_auto(const expr::access<OT, Os...>& lhs, const W& written, c
     done = true;
   });
   std::string out;
-  boost::mp11::mp_with_index<4>(static_cast<std::size_t>(c.format), [&](auto k) {
+  boost::mp11::mp_with_index<4>(static_cast<std::size_t>(c.format), [&](auto kc) {
     using held =
-        std::tuple_element_t<decltype(k)::value, typename std::remove_const_t<OT>::held_types>;
+        std::tuple_element_t<decltype(kc)::value, typename std::remove_const_t<OT>::held_types>;
     held probe(lhs.tensor->shape());
     probe.set_name(lhs.tensor->name());
     out = "output format chosen: " + c.describe() + "\n" +
@@ -17801,7 +17872,7 @@ std::string explain_kernel(const Lhs& lhs, const R& rhs_operand, const O& opts);
 /// A description of the plan loom compiles for `lhs = rhs`, e.g.
 /// `loom::explain(y(i), loom::sum(j, A(i, j) * x(j)))`, under `opts` as loom::assign runs it.
 template <class Lhs, class R, options_type O>
-  requires(!std::remove_cvref_t<O>::eliminate)
+  requires(!std::remove_cvref_t<O>::eliminate && !options_type<R>)
 std::string explain(const Lhs& lhs, const R& rhs_operand, const O& opts) {
   const auto written = expr::as_expr(rhs_operand);
   using W = std::remove_cvref_t<decltype(written)>;
@@ -17862,21 +17933,22 @@ std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O
     boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
       using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
       std::string moved;
-      expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
-        if (P::chosen.transposed[k])
-          moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, k);
+      expr::for_each_access(rhs, [&](const auto& a, std::size_t operand) {
+        if (P::chosen.transposed[operand])
+          moved += (moved.empty() ? "" : ", ") + detail::tensor_label(*a.tensor, operand);
       });
       std::string names;
-      boost::mp11::mp_for_each<typename P::order>(
-          [&](auto i) { names += (names.empty() ? "" : ",") + std::string(decltype(i)::name); });
+      boost::mp11::mp_for_each<typename P::order>([&](auto idx) {
+        names += (names.empty() ? "" : ",") + std::string(decltype(idx)::name);
+      });
       pre << "  " << (c == choice.chosen ? "* " : "  ") << "#" << c << " order " << names;
       if (!moved.empty()) pre << "; transpose " << moved;
       pre << ": estimated cost " << static_cast<std::int64_t>(choice.cost[c] + 0.5) << "\n";
     });
     pre << "statistics:";
-    expr::for_each_access(rhs, [&](const auto& a, std::size_t k) {
+    expr::for_each_access(rhs, [&](const auto& a, std::size_t operand) {
       using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-      pre << " " << detail::tensor_label(*a.tensor, k);
+      pre << " " << detail::tensor_label(*a.tensor, operand);
       if constexpr (tensor_t::format_type::all_dense) {
         pre << " [dense]";
       } else {
@@ -17916,10 +17988,23 @@ std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed, const 
   rules += detail::aliasing_line(lhs, rhs);
   std::string names;
   boost::mp11::mp_for_each<Order>(
-      [&](auto i) { names += (names.empty() ? "" : ", ") + std::string(decltype(i)::name); });
+      [&](auto idx) { names += (names.empty() ? "" : ", ") + std::string(decltype(idx)::name); });
   rules += "loop order fixed by loom::order<" + names + ">\n";
   using P = order_plan<Lhs, Rhs, -1, Order>;
   return detail::explain_plan<P>(lhs, rhs, rules) + detail::skip_section<P>(lhs, rhs, opts);
+}
+
+/// The plan of `loom::eval(e, opts)`, an expression without free indices:
+/// `loom::explain(loom::sum(i, x(i) * y(i)))`. The result is named "result".
+template <expr::operand E, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate)
+std::string explain(const E& e, const O& opts = {}) {
+  const auto written = expr::as_expr(e);
+  using V = expr::value_type_t<std::remove_cvref_t<decltype(written)>>;
+  V value = semiring_traits<V>::zero();  // the target loom::eval writes through
+  view<V, format<>> result({}, {}, std::span<V>(&value, 1));
+  result.set_name("result");
+  return plan::explain(expr::access<view<V, format<>>>{&result}, written, opts);
 }
 }  // namespace loom::plan
 
@@ -19365,10 +19450,10 @@ template <fixed_string Name, class Loops, class Value> struct definition {
   /// "L(i,j) = vals(i*(i + 1)/2 + j) for i in 0 : N, j in 0 : N where j <= i"
   static std::string text(const std::string& label) {
     std::string idx, loops_text;
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<order>>([&](auto k) {
-      using L = mapped_level<definition, decltype(k)::value>;
-      idx += (k ? "," : "") + std::string(L::self::name);
-      loops_text += (k ? ", " : "") + L::declared_text();
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<order>>([&](auto kc) {
+      using L = mapped_level<definition, decltype(kc)::value>;
+      idx += (kc ? "," : "") + std::string(L::self::name);
+      loops_text += (kc ? ", " : "") + L::declared_text();
     });
     return label + "(" + idx + ") = vals(" + detail::show<typename Value::offset>::text() +
            ") for " + loops_text;
@@ -19381,40 +19466,40 @@ template <fixed_string Name, class Loops, class Value> struct definition {
                              const std::vector<std::string>& peers,
                              const std::vector<std::string>& program_index) {
     std::string s = "mapping " + label + " = " + std::string(name) + ": " + text(label) + "\n";
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<order>>([&](auto k) {
-      using L = mapped_level<definition, decltype(k)::value>;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<order>>([&](auto kc) {
+      using L = mapped_level<definition, decltype(kc)::value>;
       const std::string x(L::self::name);
-      const std::string y = k < program_index.size() ? program_index[k] : x;
-      const char r = k < role.size() ? role[k] : 'i';
+      const std::string y = kc < program_index.size() ? program_index[kc] : x;
+      const char r = kc < role.size() ? role[kc] : 'i';
       s += "  fused " + x + " (program index " + y + "): ";
       if (!boost::mp11::mp_empty<typename L::loop::guards>::value)
         s += "G (guard into bound) gives " + x + " in " + L::bounds_text() + "; ";
       if (r == 'l' && L::is_hash) {
-        s += "F1 (iteration -> lookup): " + y + " comes from " + peers[k] + "; the hash map " +
+        s += "F1 (iteration -> lookup): " + y + " comes from " + peers[kc] + "; the hash map " +
              L::bounds_text() + " is probed for it in O(1) (never iterated, never sorted)";
       } else if (r == 'l') {
-        s += "F1 (iteration -> lookup): " + y + " comes from " + peers[k] +
+        s += "F1 (iteration -> lookup): " + y + " comes from " + peers[kc] +
              "; T4 turns the range into the test " + L::bounds_text() + " and a read at the offset";
       } else if (L::is_hash) {
         s += "F3 (@unique " + x + "): the program's loop over " + y +
              " is the loop over the keys of " + L::bounds_text() +
              "; the map is unordered, so its keys are sorted on demand (once per "
              "tensor)" +
-             (r == 'm' ? " and merged with " + peers[k] : "");
+             (r == 'm' ? " and merged with " + peers[kc] : "");
       } else if (!L::loop::unique) {
         s += "no F3 (" + x + " not @unique): " + L::bounds_text() +
              " may repeat a coordinate; each "
              "run of equal " +
              x + " is one iteration of the program's loop over " + y +
              ", the loop below walks the whole run (its entries accumulate)" +
-             (r == 'm' ? "; merged with " + peers[k] : "");
+             (r == 'm' ? "; merged with " + peers[kc] : "");
       } else if (L::is_range) {
         s += "F2: the program's loop over " + y + " is the mapping's loop " + x + " in " +
              L::bounds_text() +
-             (r == 'm' ? " (co-iterated with " + peers[k] + ")" : " (a counted loop)");
+             (r == 'm' ? " (co-iterated with " + peers[kc] + ")" : " (a counted loop)");
       } else if (r == 'm') {
         s += "F3 (@unique " + x + ") and F4: sorted merge of " + L::bounds_text() + " with " +
-             peers[k] + " (leapfrog, galloping seek)";
+             peers[kc] + " (leapfrog, galloping seek)";
       } else {
         s += "F3 (@unique " + x + "): the program's loop over " + y +
              " is the mapping's loop over " + L::bounds_text() +
@@ -19809,9 +19894,9 @@ void with_kernel(const Lhs& lhs, const R& rhs_operand, F&& f) {
 template <class OT, class... Os, class R>
 stream::skip::codes plan_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
   stream::skip::codes out = stream::skip::default_codes;
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& kern) {
     statistics_cache stats;
-    out = runtime_skip_codes(choose_skip<decltype(p), 1>(lhs, k, stats));
+    out = runtime_skip_codes(choose_skip<decltype(p), 1>(lhs, kern, stats));
   });
   return out;
 }
@@ -19821,9 +19906,9 @@ stream::skip::codes plan_runtime_skips(const expr::access<OT, Os...>& lhs, const
 template <std::size_t Cap = limits::skip_candidates, class OT, class... Os, class R>
 skip_choice plan_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
   skip_choice out;
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& k) {
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& kern) {
     statistics_cache stats;
-    out = choose_skip<decltype(p), Cap>(lhs, k, stats);
+    out = choose_skip<decltype(p), Cap>(lhs, kern, stats);
   });
   return out;
 }
@@ -21414,7 +21499,8 @@ LOOM_DEF std::int64_t line_reader::count(std::string_view token, const std::stri
 #endif  // LOOM_IO_DETAIL_LINE_READER_HPP
 // ---- end <loom/io/detail/line_reader.hpp>
 // ---- begin <loom/io/detail/output.hpp>
-// Defines the file plumbing of the readers and writers: opening, buffered writing (io/).
+// Defines the file plumbing of the readers and writers: opening, buffered writing, replacing a
+// file all or nothing (io/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_IO_DETAIL_OUTPUT_HPP
 #define LOOM_IO_DETAIL_OUTPUT_HPP
@@ -21422,8 +21508,15 @@ LOOM_DEF std::int64_t line_reader::count(std::string_view token, const std::stri
 
 #include <cerrno>
 #include <fstream>
-#if LOOM_HEADER_ONLY  // for open_for_reading's definition only
+#if LOOM_HEADER_ONLY  // for the definitions only
+#  include <atomic>
 #  include <filesystem>
+#  if __has_include(<unistd.h>)
+#    include <unistd.h>  // access, getpid
+#    define LOOM_IO_HAVE_UNISTD 1
+#  else
+#    define LOOM_IO_HAVE_UNISTD 0
+#  endif
 #endif
 #include <ostream>
 #include <string>
@@ -21438,13 +21531,16 @@ LOOM_DECL std::string errno_text();
 /// Opens `path` for reading or throws `io_error` naming `api` and the path.
 LOOM_DECL std::ifstream open_for_reading(const std::string& path, std::string_view api);
 
-/// Creates or truncates `path` for writing, or throws `io_error`.
-LOOM_DECL std::ofstream open_for_writing(const std::string& path, std::string_view api);
+/// A write to an output stream failed: an `io_error` that keeps the OS error (errno, 0 when
+/// unknown), so that a writer to a path can name the path and the reason.
+class stream_failure : public io_error {
+ public:
+  stream_failure(const std::string& what, int os_error) : io_error(what), code(os_error) {}
+  int code;
+};
 
-/// Flushes and closes a written file, or throws `io_error`.
-LOOM_DECL void close_written(std::ofstream& out, const std::string& path, std::string_view api);
-
-/// Text collected in `text` and handed to the stream in blocks of about 64 KiB.
+/// Text collected in `text` and handed to the stream in blocks of about 64 KiB; a failed write
+/// throws `stream_failure` with the OS reason.
 struct output_buffer {
   std::ostream& out;
   std::string_view api;
@@ -21457,6 +21553,49 @@ struct output_buffer {
   LOOM_DECL void flush();
   LOOM_DECL void finish();
 };
+
+/// The file a writer creates in place of `path`. The text goes to a temporary file beside it
+/// (`<path>.tmp.<pid>.<n>`, in the same directory so that the rename cannot cross file systems),
+/// which commit() renames over `path` only after a successful flush and close: a failed write
+/// leaves the old file byte for byte as it was, and no temporary behind (the destructor removes
+/// it). The replacement keeps the old file's permissions; a symbolic link is followed (the file
+/// it names is replaced). A target that exists and is not a regular file (a device such as
+/// /dev/full or /dev/stdout, a pipe) is written directly, since renaming over it would replace
+/// the device by a file. Every error names the path and the OS reason.
+class output_file {
+ public:
+  LOOM_DECL output_file(const std::string& path, std::string_view api);
+  output_file(const output_file&) = delete;
+  output_file& operator=(const output_file&) = delete;
+  LOOM_INLINE ~output_file();
+
+  std::ostream& stream() { return out_; }
+  /// Flushes, closes and renames the temporary over the target, or throws `io_error`.
+  LOOM_DECL void commit();
+  /// Removes the temporary and throws `io_error` naming the path and the OS error `code`.
+  LOOM_DECL [[noreturn]] void fail(int code, std::string_view doing = "writing");
+
+ private:
+  std::string api_;
+  std::string path_;       // as the caller named it, for messages
+  std::string target_;     // the file replaced: path_, or what its symbolic links lead to
+  std::string temporary_;  // empty when the target is written directly
+  bool existed_ = false;   // whether the target was there before (for the message)
+  std::ofstream out_;
+  bool done_ = false;
+};
+
+/// Writes the file at `path` through `write(std::ostream&)`, all or nothing (`output_file`).
+template <class Write>
+void write_file(const std::string& path, std::string_view api, Write&& write) {
+  output_file file(path, api);
+  try {
+    write(file.stream());
+  } catch (const stream_failure& e) {
+    file.fail(e.code);
+  }  // any other exception: ~output_file removes the temporary
+  file.commit();
+}
 
 /// Appends `comment` with every line prefixed by `mark` and a space.
 LOOM_DECL void append_comment(std::string& text, std::string_view comment, char mark);
@@ -21477,30 +21616,107 @@ LOOM_DEF std::ifstream open_for_reading(const std::string& path, std::string_vie
   return in;
 }
 
-LOOM_DEF std::ofstream open_for_writing(const std::string& path, std::string_view api) {
-  errno = 0;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out)
-    throw io_error(std::string(api) + ": cannot open '" + path + "' for writing" + errno_text());
-  return out;
-}
-
-LOOM_DEF void close_written(std::ofstream& out, const std::string& path, std::string_view api) {
-  errno = 0;
-  out.close();
-  if (!out) throw io_error(std::string(api) + ": writing '" + path + "' failed" + errno_text());
-}
-
 LOOM_DEF void output_buffer::flush() {
+  errno = 0;
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
   text.clear();
-  if (!out) throw io_error(std::string(api) + ": the output stream failed");
+  if (!out) {
+    const int code = errno;
+    throw stream_failure(std::string(api) + ": the output stream failed" + errno_text(), code);
+  }
 }
 
 LOOM_DEF void output_buffer::finish() {
   flush();
-  out.flush();
-  if (!out) throw io_error(std::string(api) + ": the output stream failed");
+  errno = 0;
+  out.flush();  // a file stream may report a failed write only now
+  if (!out) {
+    const int code = errno;
+    throw stream_failure(std::string(api) + ": the output stream failed" + errno_text(), code);
+  }
+}
+
+LOOM_DEF output_file::output_file(const std::string& path, std::string_view api)
+    : api_(api), path_(path), target_(path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  // follow symbolic links (dangling ones too): the link stays, the file it names is replaced
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(target_, ec)); ++hops) {
+    const fs::path next = fs::read_symlink(target_, ec);
+    if (ec) break;
+    target_ = (next.is_absolute() ? next : fs::path(target_).parent_path() / next).string();
+  }
+  const fs::file_status status = fs::status(target_, ec);
+  if (fs::is_directory(status))
+    throw io_error(api_ + ": cannot write '" + path_ + "': it is a directory");
+  existed_ = fs::exists(status);
+  errno = 0;
+  if (existed_ && !fs::is_regular_file(status)) {  // a device or a pipe: written in place
+    out_.open(target_, std::ios::binary | std::ios::trunc);
+    if (!out_) throw io_error(api_ + ": cannot open '" + path_ + "' for writing" + errno_text());
+    return;
+  }
+#  if LOOM_IO_HAVE_UNISTD
+  // a read-only file stays protected, as when it was opened in place
+  if (existed_ && ::access(target_.c_str(), W_OK) != 0)
+    throw io_error(api_ + ": cannot open '" + path_ + "' for writing" + errno_text());
+#  endif
+  // a name no one else uses: this process's id and a counter, checked against the directory
+  static std::atomic<unsigned> counter{0};
+#  if LOOM_IO_HAVE_UNISTD
+  const std::string pid = std::to_string(::getpid());
+#  else
+  const std::string pid = "0";
+#  endif
+  do {
+    temporary_ = target_ + ".tmp." + pid + "." + std::to_string(counter++);
+  } while (fs::exists(fs::symlink_status(temporary_, ec)));
+  errno = 0;
+  out_.open(temporary_, std::ios::binary | std::ios::trunc);
+  if (!out_) {
+    const std::string reason = errno_text();
+    temporary_.clear();  // nothing to remove
+    const fs::path parent = fs::path(target_).parent_path();
+    throw io_error(api_ + ": cannot write '" + path_ + "': cannot create a file in '" +
+                   (parent.empty() ? std::string(".") : parent.string()) + "'" + reason);
+  }
+  if (existed_)  // set now, so that the text is never readable by more than the old file was
+    fs::permissions(temporary_, status.permissions(), ec);  // best effort: owner may differ
+}
+
+LOOM_INLINE output_file::~output_file() {
+  if (done_ || temporary_.empty()) return;
+  if (out_.is_open()) out_.close();
+  std::error_code ec;
+  std::filesystem::remove(temporary_, ec);
+}
+
+LOOM_DEF void output_file::commit() {
+  errno = 0;
+  out_.flush();
+  if (!out_) fail(errno);
+  errno = 0;
+  out_.close();  // the last buffered bytes reach the file now: check again
+  if (!out_) fail(errno);
+  if (!temporary_.empty()) {
+    std::error_code ec;
+    std::filesystem::rename(temporary_, target_, ec);
+    if (ec) fail(ec.value(), "replacing");
+  }
+  done_ = true;
+}
+
+LOOM_DEF void output_file::fail(int code, std::string_view doing) {
+  if (out_.is_open()) out_.close();
+  std::string why = api_ + ": " + std::string(doing) + " '" + path_ + "' failed";
+  if (code != 0) why += ": " + std::generic_category().message(code);
+  if (!temporary_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(temporary_, ec);
+    why += existed_ ? "; the file is left as it was" : "; no file was created";
+  }
+  done_ = true;
+  throw io_error(why);
 }
 
 LOOM_DEF void append_comment(std::string& text, std::string_view comment, char mark) {
@@ -21878,9 +22094,9 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
       });
     } else {
       buf.text += std::to_string(m) + " " + std::to_string(n) + "\n";
-      std::vector<T> dense;
+      std::vector<T> column_major;
       try {
-        dense.assign(static_cast<std::size_t>(cells), semiring_traits<T>::zero());
+        column_major.assign(static_cast<std::size_t>(cells), semiring_traits<T>::zero());
       } catch (const std::bad_alloc&) {
         std::string why("loom::write_matrix_market: out of memory buffering the ");
         why.append(std::to_string(cells)).append(" values of ").append(matrix);
@@ -21890,10 +22106,10 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
         throw error(why);
       }
       A.for_each_stored([&](const std::array<std::int64_t, 2>& c, const T& v) {
-        T& slot = dense[static_cast<std::size_t>(c[1] * m + c[0])];
+        T& slot = column_major[static_cast<std::size_t>(c[1] * m + c[0])];
         slot = semiring_traits<T>::add(slot, v);
       });
-      for (const T& v : dense) {
+      for (const T& v : column_major) {
         text::append(buf.text, v);
         buf.text += '\n';
         buf.flush_if_full();
@@ -21903,13 +22119,15 @@ void write_matrix_market(std::ostream& out, const basic_tensor<T, Format, Owning
   }
 }
 
-/// Writes `A` to the file at `path` (created or truncated); see the stream overload.
+/// Writes `A` to the file at `path`, all or nothing: through a temporary file beside it, renamed
+/// over `path` once complete, so a failed write (full disk, file-size limit) leaves an existing
+/// file as it was; the error names the path and the OS reason. See the stream overload for the
+/// text, docs/io.md "Writing files safely" for the details (permissions, links, devices).
 template <class T, storage_format Format, bool Owning>
 void write_matrix_market(const std::string& path, const basic_tensor<T, Format, Owning>& A,
                          const matrix_market_options& options = {}) {
-  std::ofstream out = detail::open_for_writing(path, "loom::write_matrix_market");
-  write_matrix_market(out, A, options);
-  detail::close_written(out, path, "loom::write_matrix_market");
+  detail::write_file(path, "loom::write_matrix_market",
+                     [&](std::ostream& out) { write_matrix_market(out, A, options); });
 }
 
 #if LOOM_HEADER_ONLY
@@ -22171,12 +22389,11 @@ void write_tns(std::ostream& out, const basic_tensor<T, Format, Owning>& A) {
   }
 }
 
-/// Writes `A` to the file at `path` (created or truncated); see the stream overload.
+/// Writes `A` to the file at `path`, all or nothing, as `write_matrix_market` does: a failed
+/// write leaves an existing file as it was, and the error names the path and the OS reason.
 template <class T, storage_format Format, bool Owning>
 void write_tns(const std::string& path, const basic_tensor<T, Format, Owning>& A) {
-  std::ofstream out = detail::open_for_writing(path, "loom::write_tns");
-  write_tns(out, A);
-  detail::close_written(out, path, "loom::write_tns");
+  detail::write_file(path, "loom::write_tns", [&](std::ostream& out) { write_tns(out, A); });
 }
 
 }  // namespace loom
@@ -22721,7 +22938,7 @@ template <class Term> std::string signature(const Term& term, std::size_t ordina
   using block = expr::sum_product<Term>;
   std::vector<std::string_view> bound;
   boost::mp11::mp_for_each<typename block::summed>(
-      [&](auto i) { bound.push_back(decltype(i)::name); });
+      [&](auto idx) { bound.push_back(decltype(idx)::name); });
   std::vector<factor_desc> fs;
   bool plain = true;
   loom::detail::unpack(
@@ -23115,9 +23332,9 @@ template <class V, class Free> struct accumulator {
 
 template <class Free, class TermFree> std::vector<std::size_t> positions() {
   std::vector<std::size_t> p;
-  boost::mp11::mp_for_each<Free>([&](auto i) {
-    if constexpr (boost::mp11::mp_contains<TermFree, decltype(i)>::value)
-      p.push_back(boost::mp11::mp_find<Free, decltype(i)>::value);
+  boost::mp11::mp_for_each<Free>([&](auto idx) {
+    if constexpr (boost::mp11::mp_contains<TermFree, decltype(idx)>::value)
+      p.push_back(boost::mp11::mp_find<Free, decltype(idx)>::value);
   });
   return p;
 }
@@ -23165,7 +23382,7 @@ void evaluate_term(const Term& term, V sign, const extent_table& ext, accumulato
         boost::mp11::mp_unique<boost::mp11::mp_append<Free, expr::all_indices_t<Term>>>;
     eliminator<V> el;
     boost::mp11::mp_for_each<universe>(
-        [&](auto i) { el.extent.push_back(ext.of(decltype(i)::name)); });
+        [&](auto idx) { el.extent.push_back(ext.of(decltype(idx)::name)); });
     std::vector<dense_factor<V>> dense;
     V coefficient = sign;
     loom::detail::unpack(
@@ -23180,9 +23397,9 @@ void evaluate_term(const Term& term, V sign, const extent_table& ext, accumulato
         factors);
     std::vector<std::size_t> summed, keep;
     boost::mp11::mp_for_each<typename block::summed>(
-        [&](auto i) { summed.push_back(boost::mp11::mp_find<universe, decltype(i)>::value); });
+        [&](auto idx) { summed.push_back(boost::mp11::mp_find<universe, decltype(idx)>::value); });
     boost::mp11::mp_for_each<term_free>(
-        [&](auto i) { keep.push_back(boost::mp11::mp_find<universe, decltype(i)>::value); });
+        [&](auto idx) { keep.push_back(boost::mp11::mp_find<universe, decltype(idx)>::value); });
     const dense_factor<V> r =
         el.run(std::move(dense), std::move(summed), keep, coefficient, acc.log);
     if (acc.log) acc.log->push_back("term " + loom::to_string(term) + ": variable elimination");
@@ -23381,7 +23598,8 @@ template <class E> auto evaluate(const E& e, std::vector<std::string>* log) {
   const extent_table ext = extents_of(to_index_notation(e));
   accumulator<V, Free> acc;
   acc.log = log;
-  boost::mp11::mp_for_each<Free>([&](auto i) { acc.shape.push_back(ext.of(decltype(i)::name)); });
+  boost::mp11::mp_for_each<Free>(
+      [&](auto idx) { acc.shape.push_back(ext.of(decltype(idx)::name)); });
   std::int64_t size = 1;
   for (auto s : acc.shape) size *= s;
   acc.values.assign(static_cast<std::size_t>(size), semiring_traits<V>::zero());
@@ -24428,7 +24646,11 @@ class table {
 
   /// Writes a header line and one line per row; strings are quoted when needed (and an empty
   /// field of a one-column table, whose line would otherwise be blank and skipped by read_csv).
+  /// Throws `loom::io_error` when `out` fails.
   LOOM_DECL void write_csv(std::ostream& out, char delimiter = ',') const;
+  /// Writes the CSV file at `path`, all or nothing (as `loom::write_matrix_market`): a failed
+  /// write leaves an existing file as it was, and the error names the path and the OS reason.
+  LOOM_DECL void write_csv(const std::string& path, char delimiter = ',') const;
 
  private:
   LOOM_DECL static std::string quote(const std::string& s, char delimiter, bool lone);
@@ -24483,14 +24705,26 @@ LOOM_DEF table& table::replace(column c) {
 
 LOOM_DEF void table::write_csv(std::ostream& out, char delimiter) const {
   const bool lone = columns_.size() == 1;
-  for (std::size_t c = 0; c < columns_.size(); ++c)
-    out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].name(), delimiter, lone);
-  out << '\n';
-  for (std::size_t r = 0; r < rows(); ++r) {
-    for (std::size_t c = 0; c < columns_.size(); ++c)
-      out << (c ? std::string(1, delimiter) : "") << quote(columns_[c].text(r), delimiter, lone);
-    out << '\n';
+  loom::detail::output_buffer buf(out, "loom::relational::table::write_csv");
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    if (c) buf.text += delimiter;
+    buf.text += quote(columns_[c].name(), delimiter, lone);
   }
+  buf.text += '\n';
+  for (std::size_t r = 0; r < rows(); ++r) {
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      if (c) buf.text += delimiter;
+      buf.text += quote(columns_[c].text(r), delimiter, lone);
+    }
+    buf.text += '\n';
+    buf.flush_if_full();
+  }
+  buf.finish();
+}
+
+LOOM_DEF void table::write_csv(const std::string& path, char delimiter) const {
+  loom::detail::write_file(path, "loom::relational::table::write_csv",
+                           [&](std::ostream& out) { write_csv(out, delimiter); });
 }
 
 LOOM_DEF std::string table::quote(const std::string& s, char delimiter, bool lone) {
@@ -26715,9 +26949,9 @@ template <std::size_t Max> struct egraph {
   /// Restores the congruence invariant after merges: nodes whose canonical forms coincide are
   /// one node, so their classes merge (repeated until nothing changes).
   constexpr void rebuild() {
-    bool changed = true;
-    while (changed) {
-      changed = false;
+    bool merged = true;
+    while (merged) {
+      merged = false;
       for (auto& t : table) t = no_id;
       for (std::size_t c = 0; c < size; ++c) {
         if (dead[c]) continue;
@@ -26727,7 +26961,7 @@ template <std::size_t Max> struct egraph {
           table[s] = static_cast<id_t>(c);
         } else {
           dead[c] = true;
-          changed = merge(table[s], static_cast<id_t>(c)) || changed;
+          merged = merge(table[s], static_cast<id_t>(c)) || merged;
         }
       }
     }
@@ -27148,7 +27382,7 @@ template <class E, std::size_t Max, class Seed = void> constexpr egraph<Max> enc
     std::array<std::string_view, max_indices> names{};
     std::size_t n = 0;
     boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, orig>>(
-        [&](auto i) { names[n++] = detail::base_index_t<typename decltype(i)::type>::name; });
+        [&](auto idx) { names[n++] = detail::base_index_t<typename decltype(idx)::type>::name; });
     for (std::size_t k = 0; k < n; ++k) {
       std::size_t j = 0;
       while (names[j] != names[k]) ++j;
@@ -27713,7 +27947,7 @@ template <class Indices> constexpr text print(const term& t) {
   detail::printer p{t};
   std::size_t k = 0;
   boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, Indices>>(
-      [&](auto i) { p.names[k++] = detail::base_index_t<typename decltype(i)::type>::name; });
+      [&](auto idx) { p.names[k++] = detail::base_index_t<typename decltype(idx)::type>::name; });
   text out;
   if (t.root != no_id) p.node(out, t.root);
   return out;
