@@ -101,7 +101,8 @@ std::string write_under_file_size_limit(const std::function<void()>& write) {
     std::signal(SIGXFSZ, SIG_IGN);
     const rlimit limit{file_size_limit, file_size_limit};
     std::string report = "no error";
-    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) report = "setrlimit failed";
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0)
+      report = "setrlimit failed";
     else
       try {
         write();
@@ -177,9 +178,9 @@ TEST_CASE("failed write: a directory without write permission") {
   const std::string mtx = dir.file("A.mtx");
   loom::write_matrix_market(mtx, small_matrix());
   const std::string old = bytes_of(mtx);
-  fs::permissions(dir.path, fs::perms::owner_read | fs::perms::owner_exec |
-                                fs::perms::group_read | fs::perms::group_exec |
-                                fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(dir.path, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                fs::perms::group_exec | fs::perms::others_read |
+                                fs::perms::others_exec);
   try {
     loom::write_matrix_market(mtx, big_matrix());
     FAIL("the write succeeded in a read-only directory");
@@ -220,8 +221,8 @@ TEST_CASE("failed write: /dev/full is written in place and the error names it") 
   }
   CHECK_THROWS_WITH_AS(loom::write_tns("/dev/full", big_matrix()),
                        doctest::Contains("No space left on device"), loom::io_error);
-  CHECK_THROWS_WITH_AS(big_table().write_csv("/dev/full"),
-                       doctest::Contains("'/dev/full'"), loom::io_error);
+  CHECK_THROWS_WITH_AS(big_table().write_csv("/dev/full"), doctest::Contains("'/dev/full'"),
+                       loom::io_error);
   CHECK(fs::is_character_file("/dev/full"));  // still the device, not a file renamed over it
 
   // the stream overload gives the OS reason too
@@ -236,9 +237,9 @@ TEST_CASE("failed write: an error of the formatting code leaves the old file") {
   loom::write_matrix_market(mtx, small_matrix());
   const std::string old = bytes_of(mtx);
   // the array layout of a matrix larger than max_dense_elements is refused (a loom::error)
-  CHECK_THROWS_AS(loom::write_matrix_market(mtx, big_matrix(),
-                                            {.layout = loom::matrix_market_layout::array,
-                                             .max_dense_elements = 100}),
+  CHECK_THROWS_AS(loom::write_matrix_market(
+                      mtx, big_matrix(),
+                      {.layout = loom::matrix_market_layout::array, .max_dense_elements = 100}),
                   loom::error);
   CHECK(bytes_of(mtx) == old);
   CHECK(dir.names() == std::set<std::string>{"A.mtx"});
