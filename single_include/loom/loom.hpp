@@ -347,6 +347,194 @@ concept index_variable = detail::is_index<std::remove_cvref_t<T>>::value;
 
 #endif  // LOOM_CORE_INDEX_HPP
 // ---- end <loom/core/index.hpp>
+// ---- begin <loom/core/progress.hpp>
+// Defines loom::progress and loom::set_progress: a process-wide callback that long operations
+// (the readers, key_by, decompose, tile conversion, MPI distribution) call as they advance, at a
+// bounded rate; and detail::progress_reporter, the object such an operation reports through
+// (core/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_PROGRESS_HPP
+#define LOOM_CORE_PROGRESS_HPP
+
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <mutex>
+#include <string_view>
+#include <utility>
+
+namespace loom {
+
+/// How far one long operation has come. The views live only during the call: copy them to keep
+/// them.
+struct progress {
+  std::string_view phase;    ///< "reading", "keying", "eliminating", "tiling", ...
+  std::string_view subject;  ///< the file path, table or tensor name; may be empty
+  std::int64_t done = 0;     ///< units done so far: never decreases within one operation
+  std::int64_t total = 0;    ///< units in all; -1 when unknown (a stream that cannot seek)
+  const char* unit = "";     ///< "bytes", "rows", "eliminations" or "tiles"
+
+  /// done / total in [0, 1]: 1 when total is 0 (nothing to do), 0 while total is unknown.
+  double fraction() const {
+    if (total == 0) return 1.0;
+    if (total < 0) return 0.0;
+    return done >= total ? 1.0 : static_cast<double>(done) / static_cast<double>(total);
+  }
+};
+
+/// The callback: called on the thread that runs the operation; an exception it throws leaves
+/// the operation (as the operation's own errors do).
+using progress_callback = std::function<void(const progress&)>;
+
+namespace detail {
+/// Whether a callback is set: the one relaxed load an operation pays when none is.
+inline std::atomic<bool> progress_set{false};
+/// The least time between two reports of one operation, in nanoseconds (first and last excepted);
+/// tests set it to 0 to see the 1% limit alone.
+inline std::atomic<std::int64_t> progress_interval_ns{50'000'000};
+
+struct progress_state {
+  std::mutex mutex;
+  progress_callback callback;
+};
+LOOM_DECL progress_state& progress_slot();
+}  // namespace detail
+
+/// Sets the process-wide progress callback (empty: off, the default) and returns the previous
+/// one. Operations already running keep the callback they started with.
+LOOM_DECL progress_callback set_progress(progress_callback callback);
+
+/// Sets a progress callback for its lifetime, then puts the previous one back.
+class scoped_progress {
+ public:
+  explicit scoped_progress(progress_callback callback)
+      : previous_(set_progress(std::move(callback))) {}
+  scoped_progress(const scoped_progress&) = delete;
+  scoped_progress& operator=(const scoped_progress&) = delete;
+  ~scoped_progress() { set_progress(std::move(previous_)); }
+
+ private:
+  progress_callback previous_;
+};
+
+namespace detail {
+
+/// What one long operation reports through. Inactive (and free but for one compare per
+/// advance_to) unless a callback was set when it began. Once active it calls the callback with
+/// done = 0 first, then as `advance_to` passes each further 1% of total when at least
+/// progress_interval_ns has passed since the last call, and with done = total from `finish`
+/// (once: a total of 0 gives that single call). `phase` and `subject` must outlive it.
+class progress_reporter {
+ public:
+  progress_reporter() = default;
+  progress_reporter(std::string_view phase, std::string_view subject, std::int64_t total,
+                    const char* unit) {
+    if (progress_set.load(std::memory_order_relaxed)) begin(phase, subject, total, unit);
+  }
+  progress_reporter(const progress_reporter&) = delete;
+  progress_reporter& operator=(const progress_reporter&) = delete;
+
+  /// Starts reporting (when a callback is set); total -1 when unknown.
+  LOOM_DECL void begin(std::string_view phase, std::string_view subject, std::int64_t total,
+                       const char* unit);
+  /// `done` units are done: one compare unless a report may be due.
+  void advance_to(std::int64_t done) {
+    if (done >= next_) [[unlikely]]
+      step(done);
+  }
+  /// The operation is complete: the last call, done == total; an unknown total becomes
+  /// `done_at_end` (the units counted), or the last done reported.
+  void finish(std::int64_t done_at_end = 0) {
+    if (callback_) end(done_at_end);
+  }
+  bool active() const { return static_cast<bool>(callback_); }
+
+ private:
+  LOOM_DECL void step(std::int64_t done);
+  LOOM_DECL void end(std::int64_t done_at_end);
+  LOOM_DECL void send(std::int64_t done, std::int64_t total);
+
+  static constexpr std::int64_t never = std::numeric_limits<std::int64_t>::max();
+  progress_callback callback_;
+  std::string_view phase_, subject_;
+  const char* unit_ = "";
+  std::int64_t total_ = 0;
+  std::int64_t next_ = never;  // the done that makes the next report due
+  std::int64_t stride_ = 1;    // 1% of total, or a fixed block when total is unknown
+  std::int64_t sent_ = 0;      // the done of the last report
+  std::chrono::steady_clock::time_point last_{};
+};
+
+}  // namespace detail
+
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DEF progress_state& progress_slot() {
+  static progress_state state;
+  return state;
+}
+
+LOOM_DEF void progress_reporter::begin(std::string_view phase, std::string_view subject,
+                                       std::int64_t total, const char* unit) {
+  {
+    progress_state& s = progress_slot();
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    callback_ = s.callback;
+  }
+  if (!callback_) return;
+  phase_ = phase;
+  subject_ = subject;
+  unit_ = unit;
+  total_ = total;
+  // unknown total: a report may be due every 64 Ki units (bytes, in practice), by time alone
+  stride_ = total < 0 ? std::int64_t{1} << 16 : std::max<std::int64_t>(total / 100, 1);
+  sent_ = 0;
+  next_ = total == 0 ? never : stride_;
+  if (total != 0) send(0, total);  // a total of 0 reports once, from finish
+}
+
+LOOM_DEF void progress_reporter::step(std::int64_t done) {
+  if (!callback_) return;
+  if (total_ >= 0 && done >= total_) done = total_ - 1;  // done == total is finish's to send
+  next_ = done + stride_;
+  const auto now = std::chrono::steady_clock::now();
+  const auto gap = std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_).count();
+  if (done <= sent_ || gap < progress_interval_ns.load(std::memory_order_relaxed)) return;
+  send(done, total_);
+}
+
+LOOM_DEF void progress_reporter::end(std::int64_t done_at_end) {
+  const std::int64_t total = total_ < 0 ? std::max(sent_, done_at_end) : total_;
+  next_ = never;
+  progress_callback callback = std::move(callback_);  // inactive from here, even if it throws
+  callback_ = nullptr;
+  callback(progress{phase_, subject_, total, total, unit_});
+}
+
+LOOM_DEF void progress_reporter::send(std::int64_t done, std::int64_t total) {
+  sent_ = done;
+  last_ = std::chrono::steady_clock::now();
+  callback_(progress{phase_, subject_, done, total, unit_});
+}
+}  // namespace detail
+
+LOOM_DEF progress_callback set_progress(progress_callback callback) {
+  detail::progress_state& s = detail::progress_slot();
+  const std::lock_guard<std::mutex> lock(s.mutex);
+  const bool set = static_cast<bool>(callback);
+  std::swap(s.callback, callback);
+  detail::progress_set.store(set, std::memory_order_relaxed);
+  return callback;
+}
+#endif  // LOOM_HEADER_ONLY
+}  // namespace loom
+
+#endif  // LOOM_CORE_PROGRESS_HPP
+// ---- end <loom/core/progress.hpp>
 // ---- begin <loom/core/semiring.hpp>
 // Defines loom::semiring_traits and the shipped semirings (core vocabulary).
 // SPDX-License-Identifier: BSL-1.0
@@ -16888,14 +17076,18 @@ template <class Lhs, class Rhs, class Flags> struct runner {
     }
   }
 
-  // Code: which steps are dense; `code`: the kind of every other one- and two-index intermediate
+  // Code: which steps are dense; `code`: the kind of every other one- and two-index intermediate.
+  // Progress: the eliminations done, the last kernel counted as one.
   template <class Order, std::size_t Code>
   static void run(const Lhs& lhs, const inputs_tuple& in, std::uint32_t reuse, bool accumulate,
                   std::size_t code) {
+    constexpr auto steps = static_cast<std::int64_t>(mp_size<steps_of<Order, Code>>::value);
+    progress_reporter progress("eliminating", "", steps + 1, "eliminations");
     intermediates<Order, Code> inter;
     std::size_t t = 0;
     mp_for_each<mp_transform<mp_identity, steps_of<Order, Code>>>([&](auto st) {
       using step = typename decltype(st)::type;
+      progress.advance_to(static_cast<std::int64_t>(t));
       auto& slot = std::get<factor_id<step_made<step>>::value - n_in>(inter);
       using tensor_t = typename std::remove_cvref_t<decltype(slot)>::type;
       const bool reused = (reuse >> t++ & 1u) != 0;
@@ -16926,6 +17118,7 @@ template <class Lhs, class Rhs, class Flags> struct runner {
         }(factor_indices<step_made<step>>{});
       }(step_inputs<step>{});
     });
+    progress.advance_to(steps);
     [&]<class... Fs>(mp_list<Fs...>) {
       Lhs target = lhs;
       const auto last = wrap_sums<typename P::template fused_rest<Order>>::apply(
@@ -16935,6 +17128,7 @@ template <class Lhs, class Rhs, class Flags> struct runner {
       else
         target = last;
     }(typename P::template plan<Order, Code>::remaining{});
+    progress.finish();
   }
 };
 
@@ -21373,6 +21567,7 @@ LOOM_DEF std::string value_text<boolean>::parse(std::string_view token, boolean&
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <ios>
 #include <istream>
 #include <span>
 #include <string>
@@ -21416,13 +21611,25 @@ class line_reader {
 
   static constexpr std::string_view blanks = " \t\r\v\f";
 
+  /// Reports the bytes read under `phase` to the progress callback, if one is set (the total is
+  /// what remains of the stream, or unknown when it cannot seek).
+  LOOM_DECL void report_progress(std::string_view phase);
+  /// The last report (done == total), once the caller has used what was read.
+  void finish_progress() { progress_.finish(bytes_); }
+
  private:
   std::istream& in_;
   std::string name_;
   std::string line_;
   std::int64_t line_no_ = 0;
+  std::int64_t bytes_ = 0;  // read so far, line ends included
   std::ios::iostate saved_exceptions_{};
+  progress_reporter progress_;
 };
+
+/// The bytes from `in`'s position to its end, or -1 when it cannot seek (a pipe); the stream's
+/// position and state are left as they were.
+LOOM_DECL std::int64_t remaining_bytes(std::istream& in);
 
 #if LOOM_HEADER_ONLY
 LOOM_DEF line_reader::line_reader(std::istream& in, std::string name)
@@ -21444,6 +21651,8 @@ LOOM_DEF bool line_reader::next() {
     return false;
   }
   ++line_no_;
+  bytes_ += static_cast<std::int64_t>(line_.size()) + 1;
+  progress_.advance_to(bytes_);
   if (line_no_ == 1 && line_.starts_with("\xEF\xBB\xBF")) line_.erase(0, 3);  // UTF-8 mark
   if (!line_.empty() && line_.back() == '\r') line_.pop_back();
   return true;
@@ -21492,6 +21701,24 @@ LOOM_DEF std::int64_t line_reader::count(std::string_view token, const std::stri
   }
   if (v < 0) fail(what + " is negative (" + std::to_string(v) + ")");
   return v;
+}
+LOOM_DEF void line_reader::report_progress(std::string_view phase) {
+  if (progress_set.load(std::memory_order_relaxed))
+    progress_.begin(phase, name_, remaining_bytes(in_), "bytes");
+}
+
+LOOM_DEF std::int64_t remaining_bytes(std::istream& in) {
+  const std::ios::iostate state = in.rdstate();
+  const std::istream::pos_type here = in.tellg();
+  if (here == std::istream::pos_type(-1)) return -1;
+  in.seekg(0, std::ios::end);
+  const std::istream::pos_type end = in.tellg();
+  in.clear(state);
+  in.seekg(here);
+  in.clear(state);
+  if (end == std::istream::pos_type(-1)) return -1;
+  const std::streamoff left = std::streamoff(end) - std::streamoff(here);
+  return left < 0 ? -1 : static_cast<std::int64_t>(left);
 }
 #endif  // LOOM_HEADER_ONLY
 }  // namespace loom::detail
@@ -21981,8 +22208,11 @@ tensor<T, Format> read_matrix_market(std::istream& in, const std::string& name,
                                      const read_options& options) {
   if constexpr (detail::check_matrix_market_types<T, Format>()) {
     detail::line_reader r(in, name);
+    r.report_progress("reading");
     try {
-      return detail::read_matrix_market_impl<T, Format>(r, options);
+      tensor<T, Format> t = detail::read_matrix_market_impl<T, Format>(r, options);
+      r.finish_progress();  // once assembled: the bytes parsed are not all the work
+      return t;
     } catch (const std::bad_alloc&) {
       throw error(r.where() + "out of memory while reading the matrix");
     }
@@ -22314,8 +22544,11 @@ tensor<T, Format> read_tns_checked(
     const read_options& options) {
   if constexpr (check_tns_types<T, Format>()) {
     line_reader r(in, name);
+    r.report_progress("reading");
     try {
-      return read_tns_impl<T, Format>(r, shape, options);
+      tensor<T, Format> t = read_tns_impl<T, Format>(r, shape, options);
+      r.finish_progress();  // once assembled: the bytes parsed are not all the work
+      return t;
     } catch (const std::bad_alloc&) {
       throw error(r.where() + "out of memory while reading the tensor");
     }
@@ -25096,7 +25329,8 @@ inline loom::detail::parse_status parse_decimal(std::string_view v, double& out)
 
 }  // namespace detail
 
-/// Reads the columns of `schema` from CSV text; `name` (the file) appears in error messages.
+/// Reads the columns of `schema` from CSV text; `name` (the file) appears in error messages and
+/// names the bytes read in progress reports (loom::set_progress).
 /// Throws `csv_error` (`file:line: column k (name): what`) for a wrong field count, a value that
 /// does not parse as its column's type, or a schema column missing from the header.
 LOOM_DECL table read_csv_text(std::string_view text, const std::string& name,
@@ -25322,7 +25556,10 @@ LOOM_DEF table read_csv_text(std::string_view text, const std::string& name,
   auto ends_field = [&](const char* q) {
     return q != nullptr && (q == text_end || *q == delimiter || *q == '\n');
   };
+  loom::detail::progress_reporter progress("reading", name, static_cast<std::int64_t>(text.size()),
+                                           "bytes");
   for (;;) {
+    progress.advance_to(p - text.data());
     while (p < text_end && (*p == '\n' || *p == '\r')) line += *p++ == '\n';  // blank lines
     if (p >= text_end) break;
     const char* const record = p;
@@ -25394,6 +25631,7 @@ LOOM_DEF table read_csv_text(std::string_view text, const std::string& name,
     }
     t.add(std::move(cols[s]));
   }
+  progress.finish();
   return t;
 }
 
@@ -26327,7 +26565,9 @@ template <storage_format Format, class Index, class Sorted, class... Aggs, class
           std::size_t... Is>
 std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_sorted(
     const Sorted& rows, const std::array<std::int64_t, Format::order>& shape,
-    const std::tuple<ValueOfs...>& value_of, std::index_sequence<Is...>, const Aggs&...) {
+    const std::tuple<ValueOfs...>& value_of, std::index_sequence<Is...>,
+    loom::detail::progress_reporter& progress, const Aggs&...) {
+  progress.advance_to(static_cast<std::int64_t>(rows.size()) / 2);  // sorted
   const key_runs<Index> runs(rows, Format::order);
   std::vector<Index> sorted_at;  // the inverse of the sort, for the aggregates with row values
   if (rows.shuffled() && (!counts_rows_v<Aggs> || ...)) {
@@ -26337,6 +26577,7 @@ std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_sorted(
   // duplicates are merged (and rejected under duplicates::error) before the levels are built
   std::tuple<std::vector<typename Aggs::value_type>...> values{run_values<Format, Aggs>(
       std::get<Is>(value_of), rows, runs, std::span<const Index>(sorted_at))...};
+  progress.advance_to(static_cast<std::int64_t>(rows.size()) * 3 / 4);  // aggregated
   using level_storages = typename tensor<double, Format>::level_storages;
   std::vector<std::int64_t> position;
   std::int64_t positions = 0;
@@ -26355,7 +26596,7 @@ template <storage_format Format, class Index, class... Aggs, class... ValueOfs>
 std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_index(
     const table& t, const std::array<std::span<const std::int64_t>, Format::order>& cols,
     const std::array<std::int64_t, Format::order>& shape, const std::tuple<ValueOfs...>& value_of,
-    const Aggs&... aggs) {
+    loom::detail::progress_reporter& progress, const Aggs&... aggs) {
   constexpr std::size_t N = Format::order;
   std::array<std::span<const std::int64_t>, N> by_level;
   std::array<std::int64_t, N> level_extent{};
@@ -26369,35 +26610,43 @@ std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_index(
     case key_packing::with_row:
       return key_by_sorted<Format, Index>(
           sorted_keys<N, Index, key_packing::with_row>(by_level, level_extent, n), shape, value_of,
-          seq{}, aggs...);
+          seq{}, progress, aggs...);
     case key_packing::apart:
       return key_by_sorted<Format, Index>(
           sorted_keys<N, Index, key_packing::apart>(by_level, level_extent, n), shape, value_of,
-          seq{}, aggs...);
+          seq{}, progress, aggs...);
     case key_packing::none:
       break;
   }
   return key_by_sorted<Format, Index>(
       sorted_keys<N, Index, key_packing::none>(by_level, level_extent, n), shape, value_of, seq{},
-      aggs...);
+      progress, aggs...);
 }
 
-/// key_by with several aggregates over one sort: the tensors share their pattern.
+/// key_by with several aggregates over one sort: the tensors share their pattern. Progress is
+/// reported in rows, by pass: a quarter of them once the keys are checked, half once sorted,
+/// three quarters once aggregated, all once the levels are built.
 template <storage_format Format, class... Aggs>
 std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_all(
     const table& t, const std::array<std::string, Format::order>& keys,
     std::array<std::int64_t, Format::order> shape, const Aggs&... aggs) {
+  const auto rows = static_cast<std::int64_t>(t.rows());
+  loom::detail::progress_reporter progress("keying", t.name(), rows, "rows");
   const auto cols = key_columns(t, keys, shape);
   const std::tuple<decltype(aggs.bind(t))...> value_of{aggs.bind(t)...};  // before the key
   check_key_range(t, keys, cols, shape);                                  // range, as ever
+  progress.advance_to(rows / 4);
   for (std::size_t k = 0; k < Format::order; ++k)  // reached by a table of no rows
     if (shape[k] < 0)
       throw shape_error("loom::relational::key_by: " + t.name() + ": extent " +
                         std::to_string(shape[k]) + " of key " + keys[k] + " is negative");
   try {
-    if (t.rows() <= std::numeric_limits<std::uint32_t>::max())
-      return key_by_index<Format, std::uint32_t>(t, cols, shape, value_of, aggs...);
-    return key_by_index<Format, std::uint64_t>(t, cols, shape, value_of, aggs...);
+    auto keyed =
+        t.rows() <= std::numeric_limits<std::uint32_t>::max()
+            ? key_by_index<Format, std::uint32_t>(t, cols, shape, value_of, progress, aggs...)
+            : key_by_index<Format, std::uint64_t>(t, cols, shape, value_of, progress, aggs...);
+    progress.finish();
+    return keyed;
   } catch (const duplicate_key<Format::order>& d) {
     std::string key;
     for (std::size_t k = 0; k < Format::order; ++k)
@@ -29936,7 +30185,8 @@ enum class empty_tiles {
   drop   ///< only tiles holding a stored entry (block-sparse)
 };
 
-/// Tiles a loom tensor (any format) into tiles of `tile_shape`.
+/// Tiles a loom tensor (any format) into tiles of `tile_shape`. Progress (loom::set_progress)
+/// counts the tiles stored.
 template <tensor_type Tensor>
 auto to_tiled(const Tensor& t, const shape_t<Tensor::order>& tile_shape,
               empty_tiles policy = empty_tiles::keep) {
@@ -29973,12 +30223,19 @@ auto to_tiled(const Tensor& t, const shape_t<Tensor::order>& tile_shape,
     auto it = tiles.try_emplace(k, tile_shape).first;
     it->second.data()[static_cast<std::size_t>(off)] = v;
   });
-  for (auto& [k, tl] : tiles) out.tiles.insert(k, std::move(tl));
+  loom::detail::progress_reporter progress("tiling", "", static_cast<std::int64_t>(tiles.size()),
+                                           "tiles");
+  std::int64_t stored = 0;
+  for (auto& [k, tl] : tiles) {
+    progress.advance_to(stored++);
+    out.tiles.insert(k, std::move(tl));
+  }
+  progress.finish();
   return out;
 }
 
 /// The loom tensor in `Format` holding a tiled tensor's entries (padding dropped; for sparse
-/// formats, zeros are not stored).
+/// formats, zeros are not stored). Progress counts the tiles read.
 template <storage_format Format, class T, std::size_t R>
 tensor<T, Format> from_tiled(const tiled_tensor<T, R>& tt) {
   static_assert(Format::order == R,
@@ -29987,7 +30244,10 @@ tensor<T, Format> from_tiled(const tiled_tensor<T, R>& tt) {
   std::vector<T> values;
   const auto& ts = tt.tiles.tile_shape();
   const std::int64_t n = volume(ts);
+  loom::detail::progress_reporter progress("untiling", "", tt.tiles.size(), "tiles");
+  std::int64_t visited = 0;
   for (const auto& [key, tl] : tt.tiles) {
+    progress.advance_to(visited++);
     for (std::int64_t f = 0; f < n; ++f) {
       std::array<std::int64_t, R> c{};
       std::int64_t r = f;
@@ -30003,7 +30263,9 @@ tensor<T, Format> from_tiled(const tiled_tensor<T, R>& tt) {
       values.push_back(v);
     }
   }
-  return from_coo<Format>(tt.shape, coords, values);
+  tensor<T, Format> t = from_coo<Format>(tt.shape, coords, values);
+  progress.finish();
+  return t;
 }
 
 }  // namespace loom::tra
@@ -31625,7 +31887,8 @@ template <class T, storage_format Format> class sparse_relation {
 };
 
 /// A loom matrix (any format) cut into tiles of `tile_shape`, each tile that holds an entry
-/// stored in `Format` (edge tiles padded: their extra rows and columns hold nothing).
+/// stored in `Format` (edge tiles padded: their extra rows and columns hold nothing). Progress
+/// (loom::set_progress) counts the tiles stored.
 template <storage_format Format, class Tensor>
 sparse_relation<std::remove_const_t<typename Tensor::value_type>, Format> to_sparse_tiles(
     const Tensor& t, const shape_t<2>& tile_shape) {
@@ -31647,18 +31910,30 @@ sparse_relation<std::remove_const_t<typename Tensor::value_type>, Format> to_spa
     values.push_back(v);
   });
   sparse_relation<T, Format> out(bounds, tile_shape);
-  for (auto& [k, p] : parts) out.insert(k, from_coo<Format>(tile_shape, p.first, p.second));
+  loom::detail::progress_reporter progress("tiling", "", static_cast<std::int64_t>(parts.size()),
+                                           "tiles");
+  std::int64_t stored = 0;
+  for (auto& [k, p] : parts) {
+    progress.advance_to(stored++);
+    out.insert(k, from_coo<Format>(tile_shape, p.first, p.second));
+  }
+  progress.finish();
   return out;
 }
 
-/// The loom matrix in `Format`, of `shape`, holding a sparse relation's entries.
+/// The loom matrix in `Format`, of `shape`, holding a sparse relation's entries. Progress counts
+/// the tiles read.
 template <storage_format Format, class T, storage_format TileFormat>
 tensor<T, Format> from_sparse_tiles(const sparse_relation<T, TileFormat>& r,
                                     const std::array<std::int64_t, 2>& shape) {
   std::vector<std::array<std::int64_t, 2>> coords;
   std::vector<T> values;
   const auto& ts = r.tile_shape();
+  loom::detail::progress_reporter progress("untiling", "", static_cast<std::int64_t>(r.size()),
+                                           "tiles");
+  std::int64_t visited = 0;
   for (const auto& tuple : r) {
+    progress.advance_to(visited++);
     const auto& k = tuple.first;  // not a structured binding: clang 14 cannot capture one
     tuple.second.for_each_stored([&](const auto& c, const T& v) {
       const std::int64_t i = k[0] * ts[0] + c[0], j = k[1] * ts[1] + c[1];
@@ -31668,7 +31943,9 @@ tensor<T, Format> from_sparse_tiles(const sparse_relation<T, TileFormat>& r,
       }
     });
   }
-  return from_coo<Format>(shape, coords, values, duplicates::sum);
+  tensor<T, Format> t = from_coo<Format>(shape, coords, values, duplicates::sum);
+  progress.finish();
+  return t;
 }
 
 /// What `block_matmul` did: the tile pairs multiplied (only keys present on both sides meet).

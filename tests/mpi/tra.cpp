@@ -1,7 +1,8 @@
 // MPI tests of tra/mpi/ (run by ctest under mpirun with 1, 2 and 4 ranks): the IA operators,
 // the four matmul strategies and the cost model's choice, a planned chain of products, SpMV and a dense layer, each compared
-// with the single-process result; plus a mismatch check. A failed check or exception on any rank
-// ends the whole job with a message naming the rank (never a hang; the watchdog bounds it).
+// with the single-process result; plus a mismatch check and the progress of a broadcast. A
+// failed check or exception on any rank ends the whole job with a message naming the rank (never
+// a hang; the watchdog bounds it).
 //   --fail-on-rank R : rank R throws mid-run (ctest expects the clear error)
 //   --hang-on-rank R : rank R skips a collective (ctest expects the watchdog's message)
 // SPDX-License-Identifier: BSL-1.0
@@ -206,6 +207,25 @@ void test_mismatch_is_reported(const lm::transport& tr) {
   }
   TRA_MPI_CHECK(thrown);  // on every rank, not only the perturbed one
 }
+// BCAST reports the tiles this rank sends (none with one rank: nothing moves), 0 to all of them.
+void test_progress(const lm::transport& tr) {
+  const auto R = random_tiles(4, 5, 2, 2, 12);
+  std::vector<loom::progress> calls;
+  {
+    const loom::scoped_progress scope([&](const loom::progress& p) { calls.push_back(p); });
+    TRA_MPI_CHECK(tr.broadcast(R) == R);
+  }
+  if (tr.sites() == 1) {
+    TRA_MPI_CHECK(calls.empty());
+    return;
+  }
+  TRA_MPI_CHECK(calls.size() >= 2);
+  TRA_MPI_CHECK(calls.front().done == 0);
+  for (std::size_t c = 1; c < calls.size(); ++c) TRA_MPI_CHECK(calls[c].done > calls[c - 1].done);
+  TRA_MPI_CHECK(calls.back().done == R.size() && calls.back().total == R.size());
+  for (const loom::progress& p : calls)
+    TRA_MPI_CHECK(p.phase == "distributing" && std::string(p.unit) == "tiles");
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -226,6 +246,7 @@ int main(int argc, char** argv) {
     test_spmv(tr);
     test_dense_layer(tr);
     test_mismatch_is_reported(tr);
+    test_progress(tr);
     if (tr.rank() == 0)
       std::printf("tests.mpi.tra: %d ranks, %d checks on rank 0 passed\n",
                   static_cast<int>(tr.sites()), checks);

@@ -219,8 +219,11 @@ tensor<T, Format> read_matrix_market(std::istream& in, const std::string& name,
                                      const read_options& options) {
   if constexpr (detail::check_matrix_market_types<T, Format>()) {
     detail::line_reader r(in, name);
+    r.report_progress("reading");
     try {
-      return detail::read_matrix_market_impl<T, Format>(r, options);
+      tensor<T, Format> t = detail::read_matrix_market_impl<T, Format>(r, options);
+      r.finish_progress();  // once assembled: the bytes parsed are not all the work
+      return t;
     } catch (const std::bad_alloc&) {
       throw error(r.where() + "out of memory while reading the matrix");
     }

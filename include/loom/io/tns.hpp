@@ -106,8 +106,11 @@ tensor<T, Format> read_tns_checked(
     const read_options& options) {
   if constexpr (check_tns_types<T, Format>()) {
     line_reader r(in, name);
+    r.report_progress("reading");
     try {
-      return read_tns_impl<T, Format>(r, shape, options);
+      tensor<T, Format> t = read_tns_impl<T, Format>(r, shape, options);
+      r.finish_progress();  // once assembled: the bytes parsed are not all the work
+      return t;
     } catch (const std::bad_alloc&) {
       throw error(r.where() + "out of memory while reading the tensor");
     }

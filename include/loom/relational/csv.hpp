@@ -6,6 +6,7 @@
 
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
+#include <loom/core/progress.hpp>
 #include <loom/io/detail/numbers.hpp>
 #include <loom/relational/column.hpp>
 #include <loom/relational/date.hpp>
@@ -150,7 +151,8 @@ inline loom::detail::parse_status parse_decimal(std::string_view v, double& out)
 
 }  // namespace detail
 
-/// Reads the columns of `schema` from CSV text; `name` (the file) appears in error messages.
+/// Reads the columns of `schema` from CSV text; `name` (the file) appears in error messages and
+/// names the bytes read in progress reports (loom::set_progress).
 /// Throws `csv_error` (`file:line: column k (name): what`) for a wrong field count, a value that
 /// does not parse as its column's type, or a schema column missing from the header.
 LOOM_DECL table read_csv_text(std::string_view text, const std::string& name,
@@ -376,7 +378,10 @@ LOOM_DEF table read_csv_text(std::string_view text, const std::string& name,
   auto ends_field = [&](const char* q) {
     return q != nullptr && (q == text_end || *q == delimiter || *q == '\n');
   };
+  loom::detail::progress_reporter progress("reading", name, static_cast<std::int64_t>(text.size()),
+                                           "bytes");
   for (;;) {
+    progress.advance_to(p - text.data());
     while (p < text_end && (*p == '\n' || *p == '\r')) line += *p++ == '\n';  // blank lines
     if (p >= text_end) break;
     const char* const record = p;
@@ -448,6 +453,7 @@ LOOM_DEF table read_csv_text(std::string_view text, const std::string& name,
     }
     t.add(std::move(cols[s]));
   }
+  progress.finish();
   return t;
 }
 

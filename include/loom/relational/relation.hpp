@@ -5,6 +5,7 @@
 #define LOOM_RELATIONAL_RELATION_HPP
 
 #include <loom/core/config.hpp>
+#include <loom/core/progress.hpp>
 #include <loom/core/unpack.hpp>
 #include <loom/format/assemble.hpp>
 #include <loom/format/format.hpp>
@@ -193,7 +194,9 @@ template <storage_format Format, class Index, class Sorted, class... Aggs, class
           std::size_t... Is>
 std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_sorted(
     const Sorted& rows, const std::array<std::int64_t, Format::order>& shape,
-    const std::tuple<ValueOfs...>& value_of, std::index_sequence<Is...>, const Aggs&...) {
+    const std::tuple<ValueOfs...>& value_of, std::index_sequence<Is...>,
+    loom::detail::progress_reporter& progress, const Aggs&...) {
+  progress.advance_to(static_cast<std::int64_t>(rows.size()) / 2);  // sorted
   const key_runs<Index> runs(rows, Format::order);
   std::vector<Index> sorted_at;  // the inverse of the sort, for the aggregates with row values
   if (rows.shuffled() && (!counts_rows_v<Aggs> || ...)) {
@@ -203,6 +206,7 @@ std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_sorted(
   // duplicates are merged (and rejected under duplicates::error) before the levels are built
   std::tuple<std::vector<typename Aggs::value_type>...> values{run_values<Format, Aggs>(
       std::get<Is>(value_of), rows, runs, std::span<const Index>(sorted_at))...};
+  progress.advance_to(static_cast<std::int64_t>(rows.size()) * 3 / 4);  // aggregated
   using level_storages = typename tensor<double, Format>::level_storages;
   std::vector<std::int64_t> position;
   std::int64_t positions = 0;
@@ -221,7 +225,7 @@ template <storage_format Format, class Index, class... Aggs, class... ValueOfs>
 std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_index(
     const table& t, const std::array<std::span<const std::int64_t>, Format::order>& cols,
     const std::array<std::int64_t, Format::order>& shape, const std::tuple<ValueOfs...>& value_of,
-    const Aggs&... aggs) {
+    loom::detail::progress_reporter& progress, const Aggs&... aggs) {
   constexpr std::size_t N = Format::order;
   std::array<std::span<const std::int64_t>, N> by_level;
   std::array<std::int64_t, N> level_extent{};
@@ -235,35 +239,43 @@ std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_index(
     case key_packing::with_row:
       return key_by_sorted<Format, Index>(
           sorted_keys<N, Index, key_packing::with_row>(by_level, level_extent, n), shape, value_of,
-          seq{}, aggs...);
+          seq{}, progress, aggs...);
     case key_packing::apart:
       return key_by_sorted<Format, Index>(
           sorted_keys<N, Index, key_packing::apart>(by_level, level_extent, n), shape, value_of,
-          seq{}, aggs...);
+          seq{}, progress, aggs...);
     case key_packing::none:
       break;
   }
   return key_by_sorted<Format, Index>(
       sorted_keys<N, Index, key_packing::none>(by_level, level_extent, n), shape, value_of, seq{},
-      aggs...);
+      progress, aggs...);
 }
 
-/// key_by with several aggregates over one sort: the tensors share their pattern.
+/// key_by with several aggregates over one sort: the tensors share their pattern. Progress is
+/// reported in rows, by pass: a quarter of them once the keys are checked, half once sorted,
+/// three quarters once aggregated, all once the levels are built.
 template <storage_format Format, class... Aggs>
 std::tuple<tensor<typename Aggs::value_type, Format>...> key_by_all(
     const table& t, const std::array<std::string, Format::order>& keys,
     std::array<std::int64_t, Format::order> shape, const Aggs&... aggs) {
+  const auto rows = static_cast<std::int64_t>(t.rows());
+  loom::detail::progress_reporter progress("keying", t.name(), rows, "rows");
   const auto cols = key_columns(t, keys, shape);
   const std::tuple<decltype(aggs.bind(t))...> value_of{aggs.bind(t)...};  // before the key
   check_key_range(t, keys, cols, shape);                                  // range, as ever
+  progress.advance_to(rows / 4);
   for (std::size_t k = 0; k < Format::order; ++k)  // reached by a table of no rows
     if (shape[k] < 0)
       throw shape_error("loom::relational::key_by: " + t.name() + ": extent " +
                         std::to_string(shape[k]) + " of key " + keys[k] + " is negative");
   try {
-    if (t.rows() <= std::numeric_limits<std::uint32_t>::max())
-      return key_by_index<Format, std::uint32_t>(t, cols, shape, value_of, aggs...);
-    return key_by_index<Format, std::uint64_t>(t, cols, shape, value_of, aggs...);
+    auto keyed =
+        t.rows() <= std::numeric_limits<std::uint32_t>::max()
+            ? key_by_index<Format, std::uint32_t>(t, cols, shape, value_of, progress, aggs...)
+            : key_by_index<Format, std::uint64_t>(t, cols, shape, value_of, progress, aggs...);
+    progress.finish();
+    return keyed;
   } catch (const duplicate_key<Format::order>& d) {
     std::string key;
     for (std::size_t k = 0; k < Format::order; ++k)

@@ -5,6 +5,7 @@
 #define LOOM_TRA_CONVERT_HPP
 
 #include <loom/core/error.hpp>
+#include <loom/core/progress.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/format/assemble.hpp>
 #include <loom/format/tensor.hpp>
@@ -35,7 +36,8 @@ enum class empty_tiles {
   drop   ///< only tiles holding a stored entry (block-sparse)
 };
 
-/// Tiles a loom tensor (any format) into tiles of `tile_shape`.
+/// Tiles a loom tensor (any format) into tiles of `tile_shape`. Progress (loom::set_progress)
+/// counts the tiles stored.
 template <tensor_type Tensor>
 auto to_tiled(const Tensor& t, const shape_t<Tensor::order>& tile_shape,
               empty_tiles policy = empty_tiles::keep) {
@@ -72,12 +74,19 @@ auto to_tiled(const Tensor& t, const shape_t<Tensor::order>& tile_shape,
     auto it = tiles.try_emplace(k, tile_shape).first;
     it->second.data()[static_cast<std::size_t>(off)] = v;
   });
-  for (auto& [k, tl] : tiles) out.tiles.insert(k, std::move(tl));
+  loom::detail::progress_reporter progress("tiling", "", static_cast<std::int64_t>(tiles.size()),
+                                           "tiles");
+  std::int64_t stored = 0;
+  for (auto& [k, tl] : tiles) {
+    progress.advance_to(stored++);
+    out.tiles.insert(k, std::move(tl));
+  }
+  progress.finish();
   return out;
 }
 
 /// The loom tensor in `Format` holding a tiled tensor's entries (padding dropped; for sparse
-/// formats, zeros are not stored).
+/// formats, zeros are not stored). Progress counts the tiles read.
 template <storage_format Format, class T, std::size_t R>
 tensor<T, Format> from_tiled(const tiled_tensor<T, R>& tt) {
   static_assert(Format::order == R,
@@ -86,7 +95,10 @@ tensor<T, Format> from_tiled(const tiled_tensor<T, R>& tt) {
   std::vector<T> values;
   const auto& ts = tt.tiles.tile_shape();
   const std::int64_t n = volume(ts);
+  loom::detail::progress_reporter progress("untiling", "", tt.tiles.size(), "tiles");
+  std::int64_t visited = 0;
   for (const auto& [key, tl] : tt.tiles) {
+    progress.advance_to(visited++);
     for (std::int64_t f = 0; f < n; ++f) {
       std::array<std::int64_t, R> c{};
       std::int64_t r = f;
@@ -102,7 +114,9 @@ tensor<T, Format> from_tiled(const tiled_tensor<T, R>& tt) {
       values.push_back(v);
     }
   }
-  return from_coo<Format>(tt.shape, coords, values);
+  tensor<T, Format> t = from_coo<Format>(tt.shape, coords, values);
+  progress.finish();
+  return t;
 }
 
 }  // namespace loom::tra

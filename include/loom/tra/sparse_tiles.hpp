@@ -8,6 +8,7 @@
 
 #include <loom/core/error.hpp>
 #include <loom/core/index.hpp>
+#include <loom/core/progress.hpp>
 #include <loom/exec/evaluate.hpp>
 #include <loom/format/assemble.hpp>
 #include <loom/format/format.hpp>
@@ -83,7 +84,8 @@ template <class T, storage_format Format> class sparse_relation {
 };
 
 /// A loom matrix (any format) cut into tiles of `tile_shape`, each tile that holds an entry
-/// stored in `Format` (edge tiles padded: their extra rows and columns hold nothing).
+/// stored in `Format` (edge tiles padded: their extra rows and columns hold nothing). Progress
+/// (loom::set_progress) counts the tiles stored.
 template <storage_format Format, class Tensor>
 sparse_relation<std::remove_const_t<typename Tensor::value_type>, Format> to_sparse_tiles(
     const Tensor& t, const shape_t<2>& tile_shape) {
@@ -105,18 +107,30 @@ sparse_relation<std::remove_const_t<typename Tensor::value_type>, Format> to_spa
     values.push_back(v);
   });
   sparse_relation<T, Format> out(bounds, tile_shape);
-  for (auto& [k, p] : parts) out.insert(k, from_coo<Format>(tile_shape, p.first, p.second));
+  loom::detail::progress_reporter progress("tiling", "", static_cast<std::int64_t>(parts.size()),
+                                           "tiles");
+  std::int64_t stored = 0;
+  for (auto& [k, p] : parts) {
+    progress.advance_to(stored++);
+    out.insert(k, from_coo<Format>(tile_shape, p.first, p.second));
+  }
+  progress.finish();
   return out;
 }
 
-/// The loom matrix in `Format`, of `shape`, holding a sparse relation's entries.
+/// The loom matrix in `Format`, of `shape`, holding a sparse relation's entries. Progress counts
+/// the tiles read.
 template <storage_format Format, class T, storage_format TileFormat>
 tensor<T, Format> from_sparse_tiles(const sparse_relation<T, TileFormat>& r,
                                     const std::array<std::int64_t, 2>& shape) {
   std::vector<std::array<std::int64_t, 2>> coords;
   std::vector<T> values;
   const auto& ts = r.tile_shape();
+  loom::detail::progress_reporter progress("untiling", "", static_cast<std::int64_t>(r.size()),
+                                           "tiles");
+  std::int64_t visited = 0;
   for (const auto& tuple : r) {
+    progress.advance_to(visited++);
     const auto& k = tuple.first;  // not a structured binding: clang 14 cannot capture one
     tuple.second.for_each_stored([&](const auto& c, const T& v) {
       const std::int64_t i = k[0] * ts[0] + c[0], j = k[1] * ts[1] + c[1];
@@ -126,7 +140,9 @@ tensor<T, Format> from_sparse_tiles(const sparse_relation<T, TileFormat>& r,
       }
     });
   }
-  return from_coo<Format>(shape, coords, values, duplicates::sum);
+  tensor<T, Format> t = from_coo<Format>(shape, coords, values, duplicates::sum);
+  progress.finish();
+  return t;
 }
 
 /// What `block_matmul` did: the tile pairs multiplied (only keys present on both sides meet).

@@ -6,6 +6,7 @@
 #define LOOM_EXEC_DECOMPOSE_RUNNER_HPP
 
 #include <loom/core/config.hpp>
+#include <loom/core/progress.hpp>
 #include <loom/exec/decompose/program.hpp>
 #include <loom/exec/evaluate.hpp>
 #include <loom/exec/options.hpp>
@@ -457,14 +458,18 @@ template <class Lhs, class Rhs, class Flags> struct runner {
     }
   }
 
-  // Code: which steps are dense; `code`: the kind of every other one- and two-index intermediate
+  // Code: which steps are dense; `code`: the kind of every other one- and two-index intermediate.
+  // Progress: the eliminations done, the last kernel counted as one.
   template <class Order, std::size_t Code>
   static void run(const Lhs& lhs, const inputs_tuple& in, std::uint32_t reuse, bool accumulate,
                   std::size_t code) {
+    constexpr auto steps = static_cast<std::int64_t>(mp_size<steps_of<Order, Code>>::value);
+    progress_reporter progress("eliminating", "", steps + 1, "eliminations");
     intermediates<Order, Code> inter;
     std::size_t t = 0;
     mp_for_each<mp_transform<mp_identity, steps_of<Order, Code>>>([&](auto st) {
       using step = typename decltype(st)::type;
+      progress.advance_to(static_cast<std::int64_t>(t));
       auto& slot = std::get<factor_id<step_made<step>>::value - n_in>(inter);
       using tensor_t = typename std::remove_cvref_t<decltype(slot)>::type;
       const bool reused = (reuse >> t++ & 1u) != 0;
@@ -495,6 +500,7 @@ template <class Lhs, class Rhs, class Flags> struct runner {
         }(factor_indices<step_made<step>>{});
       }(step_inputs<step>{});
     });
+    progress.advance_to(steps);
     [&]<class... Fs>(mp_list<Fs...>) {
       Lhs target = lhs;
       const auto last = wrap_sums<typename P::template fused_rest<Order>>::apply(
@@ -504,6 +510,7 @@ template <class Lhs, class Rhs, class Flags> struct runner {
       else
         target = last;
     }(typename P::template plan<Order, Code>::remaining{});
+    progress.finish();
   }
 };
 

@@ -5,11 +5,13 @@
 
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
+#include <loom/core/progress.hpp>
 #include <loom/io/detail/numbers.hpp>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <ios>
 #include <istream>
 #include <span>
 #include <string>
@@ -53,13 +55,25 @@ class line_reader {
 
   static constexpr std::string_view blanks = " \t\r\v\f";
 
+  /// Reports the bytes read under `phase` to the progress callback, if one is set (the total is
+  /// what remains of the stream, or unknown when it cannot seek).
+  LOOM_DECL void report_progress(std::string_view phase);
+  /// The last report (done == total), once the caller has used what was read.
+  void finish_progress() { progress_.finish(bytes_); }
+
  private:
   std::istream& in_;
   std::string name_;
   std::string line_;
   std::int64_t line_no_ = 0;
+  std::int64_t bytes_ = 0;  // read so far, line ends included
   std::ios::iostate saved_exceptions_{};
+  progress_reporter progress_;
 };
+
+/// The bytes from `in`'s position to its end, or -1 when it cannot seek (a pipe); the stream's
+/// position and state are left as they were.
+LOOM_DECL std::int64_t remaining_bytes(std::istream& in);
 
 #if LOOM_HEADER_ONLY
 LOOM_DEF line_reader::line_reader(std::istream& in, std::string name)
@@ -81,6 +95,8 @@ LOOM_DEF bool line_reader::next() {
     return false;
   }
   ++line_no_;
+  bytes_ += static_cast<std::int64_t>(line_.size()) + 1;
+  progress_.advance_to(bytes_);
   if (line_no_ == 1 && line_.starts_with("\xEF\xBB\xBF")) line_.erase(0, 3);  // UTF-8 mark
   if (!line_.empty() && line_.back() == '\r') line_.pop_back();
   return true;
@@ -129,6 +145,24 @@ LOOM_DEF std::int64_t line_reader::count(std::string_view token, const std::stri
   }
   if (v < 0) fail(what + " is negative (" + std::to_string(v) + ")");
   return v;
+}
+LOOM_DEF void line_reader::report_progress(std::string_view phase) {
+  if (progress_set.load(std::memory_order_relaxed))
+    progress_.begin(phase, name_, remaining_bytes(in_), "bytes");
+}
+
+LOOM_DEF std::int64_t remaining_bytes(std::istream& in) {
+  const std::ios::iostate state = in.rdstate();
+  const std::istream::pos_type here = in.tellg();
+  if (here == std::istream::pos_type(-1)) return -1;
+  in.seekg(0, std::ios::end);
+  const std::istream::pos_type end = in.tellg();
+  in.clear(state);
+  in.seekg(here);
+  in.clear(state);
+  if (end == std::istream::pos_type(-1)) return -1;
+  const std::streamoff left = std::streamoff(end) - std::streamoff(here);
+  return left < 0 ? -1 : static_cast<std::int64_t>(left);
 }
 #endif  // LOOM_HEADER_ONLY
 }  // namespace loom::detail

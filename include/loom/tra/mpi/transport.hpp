@@ -7,6 +7,7 @@
 
 #if __has_include(<mpi.h>)
 #  include <loom/core/error.hpp>
+#  include <loom/core/progress.hpp>
 #  include <loom/tra/ia/placement.hpp>
 #  include <loom/tra/mpi/environment.hpp>
 #  include <loom/tra/relation.hpp>
@@ -95,6 +96,8 @@ inline std::vector<char> allgather_bytes(const std::vector<char>& mine, std::vec
 }  // namespace detail
 
 /// The MPI transport: site = rank. Inputs are given whole to every rank (each keeps its share).
+/// BCAST, SHUF and the final gather report progress (loom::set_progress) on each rank: phase
+/// "distributing", the tiles this rank sends, the last report once the exchange is done.
 class transport {
  public:
   template <class Rel> using phys = Rel;
@@ -134,8 +137,9 @@ class transport {
   }
   template <class Rel> Rel broadcast(const Rel& mine) const {
     if (size_ == 1) return mine;  // one site: nothing to move
+    loom::detail::progress_reporter progress("distributing", "", mine.size(), "tiles");
     std::vector<char> buf;
-    for (const auto& [key, t] : mine) detail::append<Rel>(buf, key, t);
+    pack(buf, mine, progress);
     moved_ += static_cast<double>(buf.size()) * static_cast<double>(size_ - 1);
     std::vector<int> counts, displs;
     const auto all = detail::allgather_bytes(buf, counts, displs, comm_);
@@ -146,13 +150,17 @@ class transport {
           std::span<const char>(all.data() + displs[static_cast<std::size_t>(r)],
                                 static_cast<std::size_t>(counts[static_cast<std::size_t>(r)])),
           false, r);
+    progress.finish();
     return out;
   }
   /// SHUF(d); an empty d gathers everything on rank 0.
   template <class Rel> Rel shuffle(const Rel& mine, std::span<const std::size_t> d) const {
     if (size_ == 1) return mine;
+    loom::detail::progress_reporter progress("distributing", "", mine.size(), "tiles");
     std::vector<std::vector<char>> out_bufs(static_cast<std::size_t>(size_));
+    std::int64_t packed = 0;
     for (const auto& [key, t] : mine) {
+      progress.advance_to(packed++);
       const std::int64_t to = d.empty() ? 0 : ia::site_of(key, mine.bounds(), d, size_);
       detail::append<Rel>(out_bufs[static_cast<std::size_t>(to)], key, t);
     }
@@ -184,6 +192,7 @@ class transport {
           std::span<const char>(recv.data() + rdispls[static_cast<std::size_t>(r)],
                                 static_cast<std::size_t>(rcounts[static_cast<std::size_t>(r)])),
           false, r);  // a replicated input sends each tuple from every rank
+    progress.finish();
     return out;
   }
   template <class Rel, class F> auto local(const Rel& mine, F f) const { return f(mine); }
@@ -196,8 +205,9 @@ class transport {
   /// The logical result on every rank (all-gather; replicas collapse, conflicts throw).
   template <class Rel> Rel collect(const Rel& mine) const {
     if (size_ == 1) return mine;
+    loom::detail::progress_reporter progress("distributing", "", mine.size(), "tiles");
     std::vector<char> buf;
-    for (const auto& [key, t] : mine) detail::append<Rel>(buf, key, t);
+    pack(buf, mine, progress);
     std::vector<int> counts, displs;
     const auto all = detail::allgather_bytes(buf, counts, displs, comm_);
     Rel out(mine.bounds(), mine.tile_shape());
@@ -207,10 +217,23 @@ class transport {
           std::span<const char>(all.data() + displs[static_cast<std::size_t>(r)],
                                 static_cast<std::size_t>(counts[static_cast<std::size_t>(r)])),
           true, r);
+    progress.finish();
     return out;
   }
 
  private:
+  // Appends every tuple of `mine` to `buf`, advancing `progress` by tile; the last report (all
+  // tiles) is the caller's, once the exchange is done.
+  template <class Rel>
+  static void pack(std::vector<char>& buf, const Rel& mine,
+                   loom::detail::progress_reporter& progress) {
+    std::int64_t packed = 0;
+    for (const auto& [key, t] : mine) {
+      progress.advance_to(packed++);
+      detail::append<Rel>(buf, key, t);
+    }
+  }
+
   MPI_Comm comm_;
   int size_ = 1;
   int rank_ = 0;
