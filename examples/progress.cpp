@@ -42,9 +42,8 @@ int main(int argc, char** argv) {
   loom::set_progress(draw);  // off again with loom::set_progress({})
 
   const auto A = loom::read_matrix_market<double, loom::csr>(path);
-  std::printf("%s: %lld x %lld, %lld entries\n", path.c_str(),
-              static_cast<long long>(A.shape()[0]), static_cast<long long>(A.shape()[1]),
-              static_cast<long long>(A.nnz()));
+  std::printf("%s: %lld x %lld, %lld entries\n", path.c_str(), static_cast<long long>(A.shape()[0]),
+              static_cast<long long>(A.shape()[1]), static_cast<long long>(A.nnz()));
 
   // a table of orders: (customer, day, amount), keyed by customer and day
   const int rows = smoke ? 100'000 : 2'000'000;

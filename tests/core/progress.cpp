@@ -30,8 +30,8 @@ struct report {
 struct recorder {
   std::vector<report> calls;
   loom::scoped_progress scope{[this](const loom::progress& p) {
-    calls.push_back({std::string(p.phase), std::string(p.subject), p.unit, p.done, p.total,
-                     p.fraction()});
+    calls.push_back(
+        {std::string(p.phase), std::string(p.subject), p.unit, p.done, p.total, p.fraction()});
   }};
 };
 
@@ -72,9 +72,9 @@ TEST_CASE("progress: nothing is called when no callback is set") {
   loom::set_progress([&](const loom::progress&) { ++calls; });
   CHECK(static_cast<bool>(loom::set_progress({})));  // the previous one returned; none now
   (void)loom::read_matrix_market<double, loom::csr>(pushpull);
-  const auto t = rel::read_csv_text(sales_csv(1000), "sales.csv",
-                                    {{"store", rel::column_type::int64},
-                                     {"day", rel::column_type::int64}});
+  const auto t =
+      rel::read_csv_text(sales_csv(1000), "sales.csv",
+                         {{"store", rel::column_type::int64}, {"day", rel::column_type::int64}});
   (void)rel::key_by<2>(t, {"store", "day"}, rel::count());
   loom::detail::progress_reporter unset("phase", "", 100, "units");
   unset.advance_to(100);
@@ -116,7 +116,8 @@ TEST_CASE("progress: reports are at least the interval apart, first and last exc
 }
 
 TEST_CASE("progress: a throwing callback leaves the operation") {
-  const loom::scoped_progress scope([](const loom::progress&) { throw std::runtime_error("stop"); });
+  const loom::scoped_progress scope(
+      [](const loom::progress&) { throw std::runtime_error("stop"); });
   CHECK_THROWS_AS((loom::read_matrix_market<double, loom::csr>(pushpull)), std::runtime_error);
 }
 
