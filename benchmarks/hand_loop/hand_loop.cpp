@@ -398,6 +398,22 @@ row measure(const std::string& input, const std::string& kernel, std::vector<imp
   return out;
 }
 
+// The triangle query on S's pattern, loom against `hand`, checked equal first.
+row measure_triangles(const std::string& input, const csr_t& S, double (*hand)(const csr_t&),
+                      int rounds) {
+  double sink = 0;
+  const auto loom_triangles = [&] {
+    return loom::eval(loom::sum(i, j, k, S(i, j) * S(j, k) * S(i, k)));
+  };
+  const double want = hand(S), got = loom_triangles();
+  if (std::abs(want - got) > 1e-9 * std::abs(want)) fail(input + " triangle: loom differs");
+  row r = measure(
+      input, "triangle",
+      {{"reused", [&] { sink += loom_triangles(); }}, {"hand", [&] { sink += hand(S); }}}, rounds);
+  if (sink == 0.123) std::printf("\n");
+  return r;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -523,17 +539,7 @@ int main(int argc, char** argv) {
     }
     // (not on uniform_200K: a random graph's triangle query is a second of cache misses per call)
     if (wanted("triangle") && A.shape()[0] == A.shape()[1] && name != "uniform_200K") {
-      const csr_t S = symmetric_pattern(A);
-      double sink = 0;
-      const double want = hand_triangles(S);
-      const double got = loom::eval(loom::sum(i, j, k, S(i, j) * S(j, k) * S(i, k)));
-      if (std::abs(want - got) > 1e-9 * std::abs(want)) fail(name + " triangle: loom differs");
-      rows.push_back(measure(
-          name, "triangle",
-          {{"reused", [&] { sink += loom::eval(loom::sum(i, j, k, S(i, j) * S(j, k) * S(i, k))); }},
-           {"hand", [&] { sink += hand_triangles(S); }}},
-          rounds));
-      if (sink == 0.123) std::printf("\n");
+      rows.push_back(measure_triangles(name, symmetric_pattern(A), hand_triangles, rounds));
     }
     if (wanted("spmv")) {
       vec_t x({n}), y({m});
@@ -567,17 +573,7 @@ int main(int argc, char** argv) {
     for (const std::int64_t n : {1000, 10000, 100000, 1000000}) {
       const std::string name = "star_" + std::to_string(n);
       if (!only_input.empty() && only_input != name) continue;
-      const csr_t S = star_graph(n);
-      double sink = 0;
-      const double want = hand_generic_join_triangles(S);
-      const double got = loom::eval(loom::sum(i, j, k, S(i, j) * S(j, k) * S(i, k)));
-      if (std::abs(want - got) > 1e-9 * std::abs(want)) fail(name + " triangle: loom differs");
-      rows.push_back(measure(
-          name, "triangle",
-          {{"reused", [&] { sink += loom::eval(loom::sum(i, j, k, S(i, j) * S(j, k) * S(i, k))); }},
-           {"hand", [&] { sink += hand_generic_join_triangles(S); }}},
-          rounds));
-      if (sink == 0.123) std::printf("\n");
+      rows.push_back(measure_triangles(name, star_graph(n), hand_generic_join_triangles, rounds));
     }
 
   // MTTKRP on a generated 3-tensor (uniform entries), rank 16, into a dense matrix kept between calls
