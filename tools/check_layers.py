@@ -4,7 +4,7 @@
 A folder may include only folders at its own tier or before it:
 
     core -> expr -> format -> rewrite -> plan -> stream -> parallel -> optimize -> exec
-         -> io, relational, la, tra, interop
+         -> io, relational, la, tra, interop -> sql
 
 (the umbrella headers include/loom/*.hpp may include anything), and within optimize/,
 statistics/ never includes choice/. An upward include tolerated
@@ -29,6 +29,7 @@ TIERS = [
     ["optimize"],
     ["exec"],
     ["io", "relational", "la", "tra", "interop"],
+    ["sql"],  # SQL text compiled into loops over relational tables (exec below it)
 ]
 TIER = {folder: n for n, folders in enumerate(TIERS) for folder in folders}
 

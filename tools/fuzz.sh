@@ -13,7 +13,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-20}
 dir=${2:-build/fuzz}
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
-targets=(matrix_market tns csv view)
+targets=(matrix_market tns csv view sql)
 
 clangxx=""
 for c in clang++-14 clang++; do

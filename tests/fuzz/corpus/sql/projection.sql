@@ -1,0 +1,1 @@
+select k * (2 + -q) / 3 as v, city from sales s where city in ('Oslo', 'it''s') and day < date '1996-02-29' + interval '1' month order by v

@@ -1,0 +1,1 @@
+select sum(max(a)) from t where b = 'open

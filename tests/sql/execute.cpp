@@ -1,0 +1,267 @@
+// loom::sql over one table (sql/execute.hpp): filters, arithmetic, every aggregate, GROUP BY
+// over one and two columns, ORDER BY and LIMIT, each against a plain C++ loop over the same
+// columns; and the errors that only the data can raise.
+// SPDX-License-Identifier: BSL-1.0
+#include <loom/relational.hpp>
+#include <loom/sql.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+namespace rel = loom::relational;
+using rel::column_type;
+
+/// A reproducible table: k (int64 keys 1..7), price (decimal), qty (int64), day (date in
+/// 1994..1996), flag and city (strings).
+rel::table make_sales(std::size_t rows) {
+  std::mt19937_64 rng(42);
+  const char* flags[] = {"A", "N", "R"};
+  const char* cities[] = {"Berlin", "Bern", "Lima", "Lyon", "Oslo", "it's"};
+  std::ostringstream csv;
+  csv << "k,price,qty,day,flag,city\n";
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto day = rel::date("1994-01-01") + static_cast<std::int64_t>(rng() % 1000);
+    csv << 1 + rng() % 7 << ',' << static_cast<double>(rng() % 100000) / 100 << ','
+        << 1 + rng() % 50 << ',' << rel::format_date(day) << ',' << flags[rng() % 3] << ',' << '"'
+        << cities[rng() % 6] << '"' << '\n';
+  }
+  return rel::read_csv_text(csv.str(), "sales",
+                            {{"k", column_type::int64},
+                             {"price", column_type::decimal},
+                             {"qty", column_type::int64},
+                             {"day", column_type::date},
+                             {"flag", column_type::string},
+                             {"city", column_type::string}});
+}
+
+struct sales_rows {
+  std::vector<std::int64_t> k, qty, day;
+  std::vector<double> price;
+  std::vector<std::string> flag, city;
+  explicit sales_rows(const rel::table& t) {
+    for (std::size_t r = 0; r < t.rows(); ++r) {
+      k.push_back(t.ints("k")[r]);
+      qty.push_back(t.ints("qty")[r]);
+      day.push_back(t.ints("day")[r]);
+      price.push_back(t.reals("price")[r]);
+      flag.push_back(t["flag"].text(r));
+      city.push_back(t["city"].text(r));
+    }
+  }
+  std::size_t size() const { return k.size(); }
+};
+
+const rel::table sales = make_sales(2000);
+const sales_rows rows(sales);
+
+bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }
+
+}  // namespace
+
+TEST_CASE("sql: a filtered sum with arithmetic, BETWEEN, DATE and INTERVAL") {
+  const rel::table r = loom::sql<R"(
+      SELECT SUM(price * (1 - qty / 100.0) + 2) AS total, COUNT(*) AS n
+      FROM sales
+      WHERE day >= DATE '1995-01-01' AND day < DATE '1995-01-01' + INTERVAL '6' MONTH
+        AND qty BETWEEN 10 AND 20 AND NOT k = 3)">(sales);
+  double total = 0;
+  std::int64_t n = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows.day[i] >= rel::date("1995-01-01") && rows.day[i] < rel::date("1995-07-01") &&
+        rows.qty[i] >= 10 && rows.qty[i] <= 20 && rows.k[i] != 3) {
+      total += rows.price[i] * (1 - static_cast<double>(rows.qty[i]) / 100.0) + 2;
+      ++n;
+    }
+  REQUIRE(r.rows() == 1);
+  CHECK(n > 0);
+  CHECK(close(r.reals("total")[0], total));
+  CHECK(r.ints("n")[0] == n);
+  CHECK(r["n"].type() == column_type::int64);
+}
+
+TEST_CASE("sql: string predicates (=, <, IN, LIKE, quotes) test dictionary codes") {
+  const rel::table r = loom::sql<R"(
+      select count(*) as eq, sum(case when city < 'Lima' then 1 else 0 end) as before_lima,
+             sum(case when city in ('Oslo', 'it''s') then 1 else 0 end) as listed,
+             sum(case when city like 'B%n' then 1 else 0 end) as b_n,
+             sum(case when city not like '_y%' then 1 else 0 end) as not_y,
+             sum(case when 'N' = flag then 1 else 0 end) as flipped,
+             sum(case when city = 'Nowhere' then 1 else 0 end) as absent
+      from sales where flag <> 'R')">(sales);
+  std::int64_t eq = 0, before = 0, listed = 0, b_n = 0, not_y = 0, flipped = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows.flag[i] == "R") continue;
+    ++eq;
+    const std::string& c = rows.city[i];
+    before += c < "Lima";
+    listed += c == "Oslo" || c == "it's";
+    b_n += c.front() == 'B' && c.back() == 'n';
+    not_y += c.size() < 2 || c[1] != 'y';
+    flipped += rows.flag[i] == "N";
+  }
+  REQUIRE(r.rows() == 1);
+  CHECK(r.ints("eq")[0] == eq);
+  CHECK(r.reals("before_lima")[0] == static_cast<double>(before));
+  CHECK(r.reals("listed")[0] == static_cast<double>(listed));
+  CHECK(r.reals("b_n")[0] == static_cast<double>(b_n));
+  CHECK(r.reals("not_y")[0] == static_cast<double>(not_y));
+  CHECK(r.reals("flipped")[0] == static_cast<double>(flipped));
+  CHECK(r.reals("absent")[0] == 0.0);
+  CHECK(listed > 0);
+}
+
+TEST_CASE("sql: GROUP BY two columns with every aggregate, ORDER BY and LIMIT") {
+  const rel::table r = loom::sql<R"(
+      select s.flag, k, count(*) as n, count(qty) as nq, count(distinct qty) as dq,
+             sum(price) as total, avg(qty) as mean, min(day) as first_day, max(price) as top,
+             sum(case when qty > 25 then price end) as big, avg(case when qty > 45 then qty end)
+               as avg_big
+      from sales s
+      where s.day < date '1996-01-01'
+      group by flag, k
+      order by total desc, k
+      limit 10)">(sales);
+  struct group {
+    std::int64_t n = 0;
+    std::set<std::int64_t> qtys;
+    double total = 0, qty_sum = 0, top = -1e300, big = 0, big_qty = 0, big_n = 0;
+    std::int64_t first_day = std::numeric_limits<std::int64_t>::max();
+  };
+  std::map<std::pair<std::string, std::int64_t>, group> groups;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows.day[i] >= rel::date("1996-01-01")) continue;
+    group& g = groups[{rows.flag[i], rows.k[i]}];
+    ++g.n;
+    g.qtys.insert(rows.qty[i]);
+    g.total += rows.price[i];
+    g.qty_sum += static_cast<double>(rows.qty[i]);
+    g.first_day = std::min(g.first_day, rows.day[i]);
+    g.top = std::max(g.top, rows.price[i]);
+    if (rows.qty[i] > 25) g.big += rows.price[i];
+    if (rows.qty[i] > 45) {
+      g.big_qty += static_cast<double>(rows.qty[i]);
+      ++g.big_n;
+    }
+  }
+  std::vector<std::tuple<double, std::int64_t, std::string>> expected;  // -total, k, flag
+  for (const auto& [key, g] : groups) expected.emplace_back(-g.total, key.second, key.first);
+  std::sort(expected.begin(), expected.end());
+  expected.resize(10);
+
+  REQUIRE(r.rows() == 10);
+  CHECK(r["flag"].type() == column_type::string);
+  CHECK(r["first_day"].type() == column_type::date);  // MIN of a date column is a date
+  CHECK(r["nq"].type() == column_type::int64);
+  for (std::size_t row = 0; row < 10; ++row) {
+    const auto& [neg_total, k, flag] = expected[row];
+    const group& g = groups.at({flag, k});
+    CAPTURE(row);
+    CHECK(r["flag"].text(row) == flag);
+    CHECK(r.ints("k")[row] == k);
+    CHECK(r.ints("n")[row] == g.n);
+    CHECK(r.ints("nq")[row] == g.n);
+    CHECK(r.ints("dq")[row] == static_cast<std::int64_t>(g.qtys.size()));
+    CHECK(close(r.reals("total")[row], -neg_total));
+    CHECK(close(r.reals("mean")[row], g.qty_sum / static_cast<double>(g.n)));
+    CHECK(r.ints("first_day")[row] == g.first_day);
+    CHECK(r.reals("top")[row] == g.top);
+    CHECK(close(r.reals("big")[row], g.big));  // CASE without ELSE: NULL, skipped by SUM
+    if (g.big_n > 0)
+      CHECK(close(r.reals("avg_big")[row], g.big_qty / g.big_n));
+    else
+      CHECK(std::isnan(r.reals("avg_big")[row]));  // AVG of nothing: NaN (there is no NULL)
+  }
+}
+
+TEST_CASE("sql: expressions over GROUP BY keys and aggregates; groups in key order") {
+  const rel::table r =
+      loom::sql<"select k * 10 + 1 as tag, sum(price) / count(*) as mean, k from sales group by k">(
+          sales);
+  std::map<std::int64_t, std::pair<double, double>> groups;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    groups[rows.k[i]].first += rows.price[i];
+    groups[rows.k[i]].second += 1;
+  }
+  REQUIRE(r.rows() == groups.size());
+  std::size_t row = 0;
+  for (const auto& [k, g] : groups) {
+    CHECK(r.reals("tag")[row] == static_cast<double>(k * 10 + 1));
+    CHECK(close(r.reals("mean")[row], g.first / g.second));
+    CHECK(r.ints("k")[row] == k);
+    ++row;
+  }
+}
+
+TEST_CASE("sql: a projection keeps the column types; ORDER BY position, LIMIT") {
+  const rel::table r = loom::sql<R"(
+      select city, day, price * qty as amount, -qty as negative
+      from sales where k in (1, 2) and (flag = 'A' or qty >= 49)
+      order by 3 desc limit 5)">(sales);
+  std::vector<std::pair<double, std::size_t>> expected;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if ((rows.k[i] == 1 || rows.k[i] == 2) && (rows.flag[i] == "A" || rows.qty[i] >= 49))
+      expected.emplace_back(-rows.price[i] * static_cast<double>(rows.qty[i]), i);
+  std::stable_sort(expected.begin(), expected.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  REQUIRE(r.rows() == 5);
+  CHECK(r["city"].type() == column_type::string);
+  CHECK(r["day"].type() == column_type::date);
+  for (std::size_t row = 0; row < 5; ++row) {
+    const std::size_t i = expected[row].second;
+    CHECK(r["city"].text(row) == rows.city[i]);
+    CHECK(r.ints("day")[row] == rows.day[i]);
+    CHECK(r.reals("amount")[row] == -expected[row].first);
+    CHECK(r.reals("negative")[row] == -static_cast<double>(rows.qty[i]));
+  }
+}
+
+TEST_CASE("sql: no matching rows") {
+  const rel::table grouped =
+      loom::sql<"select k, sum(price) from sales where qty > 1000 group by k">(sales);
+  CHECK(grouped.rows() == 0);
+  CHECK(grouped.columns().size() == 2);
+  // Aggregates without GROUP BY give one row: a COUNT of 0, a SUM of 0, a NaN MIN.
+  const rel::table one =
+      loom::sql<"select count(*) as n, sum(price) as s, min(day) as d from sales where qty > 1000">(
+          sales);
+  REQUIRE(one.rows() == 1);
+  CHECK(one.ints("n")[0] == 0);
+  CHECK(one.reals("s")[0] == 0.0);
+  CHECK(std::isnan(one.reals("d")[0]));  // a date column cannot hold it: decimal NaN
+}
+
+TEST_CASE("sql: a database picks the table FROM names; data errors throw") {
+  loom::sql_database db;
+  db.add("sales", sales);
+  const rel::table r = loom::sql<"select count(*) as n from sales where k = 7">(db);
+  CHECK(r.ints("n")[0] == std::count(rows.k.begin(), rows.k.end(), 7));
+  CHECK_THROWS_WITH_AS(loom::sql<"select count(*) from orders">(db),
+                       "loom::sql: no table orders in the database (tables: sales)",
+                       rel::column_error);
+  CHECK_THROWS_AS(loom::sql<"select sum(discount) from sales">(sales), rel::column_error);
+  CHECK_THROWS_WITH_AS(loom::sql<"select count(*) from sales where qty = 'x'">(sales),
+                       "loom::sql: column qty is int64, not string; it is compared with 'x'",
+                       rel::column_error);
+}
+
+TEST_CASE("sql: LIKE matches % and _ as SQL does") {
+  using loom::sql_compiler::detail::like_match;
+  static_assert(like_match("forest green", "%green%"));
+  static_assert(like_match("abc", "a_c") && !like_match("abbc", "a_c"));
+  static_assert(like_match("", "%") && !like_match("", "_"));
+  static_assert(like_match("aXbXc", "a%b%c") && !like_match("aXbXc", "a%c%b"));
+  static_assert(like_match("100%", "100%") && like_match("abc", "abc") && !like_match("ab", "abc"));
+  CHECK(like_match("PROMO BRUSHED", "PROMO%"));
+}
