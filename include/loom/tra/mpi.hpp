@@ -1,5 +1,7 @@
 // Distributed execution of tiled tensors over MPI (tra/mpi/): the MPI transport of the IA
-// executor, distributed matmul (strategy chosen by the cost model), SpMV and a dense layer.
+// executor, distributed matmul (strategy chosen by the cost model), SpMV and a dense layer, and
+// distributed sparse matrices (tiles partitioned over ranks, read in parts from Matrix Market
+// files) with SpMV, SpMM and SpGEMM over them.
 // Not included by <loom/loom.hpp>, which compiles without MPI; including this header without
 // <mpi.h> on the include path is an error that says how to get it.
 // SPDX-License-Identifier: BSL-1.0
@@ -13,6 +15,8 @@
 
 #include <loom/tra/mpi/algorithms.hpp>
 #include <loom/tra/mpi/environment.hpp>
+#include <loom/tra/mpi/sparse.hpp>
+#include <loom/tra/mpi/sparse_kernels.hpp>
 #include <loom/tra/mpi/transport.hpp>
 
 #endif  // LOOM_TRA_MPI_HPP

@@ -1,6 +1,7 @@
 // Defines loom::tra::mpi::transport, the MPI transport of the IA executor: one site per rank; BCAST
-// is an all-gather, SHUF an all-to-all, local operators run on the rank's own tuples; and
-// verify_same, which checks that a relation is equal on every rank (tra/mpi/).
+// is an all-gather, SHUF an all-to-all, local operators run on the rank's own tuples; byte
+// exchanges for the sparse layer; the traffic each rank sent; and verify_same, which checks that
+// a relation is equal on every rank (tra/mpi/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_MPI_TRANSPORT_HPP
 #define LOOM_TRA_MPI_TRANSPORT_HPP
@@ -95,6 +96,18 @@ inline std::vector<char> allgather_bytes(const std::vector<char>& mine, std::vec
 }
 }  // namespace detail
 
+/// What one rank sent: payload bytes, and messages (one per peer that got a non-empty payload in
+/// an exchange). Counted from the payloads, not from the MPI library's algorithm, so the same
+/// inputs give the same counts on any MPI; the sizes exchanged before a payload are not counted.
+struct traffic {
+  std::int64_t bytes = 0;
+  std::int64_t messages = 0;
+  friend bool operator==(const traffic&, const traffic&) = default;
+  friend traffic operator-(const traffic& a, const traffic& b) {
+    return {a.bytes - b.bytes, a.messages - b.messages};
+  }
+};
+
 /// The MPI transport: site = rank. Inputs are given whole to every rank (each keeps its share).
 /// BCAST, SHUF and the final gather report progress (loom::set_progress) on each rank: phase
 /// "distributing", the tiles this rank sends, the last report once the exchange is done.
@@ -107,8 +120,73 @@ class transport {
   std::int64_t sites() const { return size_; }
   int rank() const { return rank_; }
   MPI_Comm comm() const { return comm_; }
-  /// Bytes this rank sent to other ranks so far.
+  /// Bytes this rank sent to other ranks by BCAST and SHUF so far (the plans' data movement).
   double moved() const { return moved_; }
+  /// Everything this rank sent so far: every exchange below, `collect` included.
+  traffic sent() const { return sent_; }
+
+  /// Every rank's `mine`, concatenated in rank order; rank r's part is
+  /// [offsets[r], offsets[r + 1]). Sends `mine` to each other rank.
+  std::vector<char> allgather(const std::vector<char>& mine,
+                              std::vector<std::size_t>& offsets) const {
+    if (size_ == 1) {
+      offsets = {0, mine.size()};
+      return mine;
+    }
+    count_to_peers(mine.size(), size_ - 1);
+    std::vector<int> counts, displs;
+    auto all = detail::allgather_bytes(mine, counts, displs, comm_);
+    offsets.assign(static_cast<std::size_t>(size_) + 1, all.size());
+    for (int r = 0; r < size_; ++r)
+      offsets[static_cast<std::size_t>(r)] =
+          static_cast<std::size_t>(displs[static_cast<std::size_t>(r)]);
+    return all;
+  }
+  /// All-to-all: `to[q]` goes to rank q; returns what every rank sent here, in rank order (rank
+  /// r's part is [offsets[r], offsets[r + 1])). `to[rank()]` stays here, uncounted.
+  std::vector<char> exchange(const std::vector<std::vector<char>>& to,
+                             std::vector<std::size_t>& offsets) const {
+    if (static_cast<int>(to.size()) != size_)
+      throw error("loom::tra::mpi: an exchange with " + std::to_string(to.size()) +
+                  " destinations on rank " + std::to_string(rank_) + " of " +
+                  std::to_string(size_));
+    std::vector<int> scounts(to.size()), sdispls(to.size()), rcounts(to.size()), rdispls(to.size());
+    std::vector<char> send;
+    for (int r = 0; r < size_; ++r) {
+      const auto& b = to[static_cast<std::size_t>(r)];
+      sdispls[static_cast<std::size_t>(r)] = detail::as_count(send.size(), "an exchange");
+      scounts[static_cast<std::size_t>(r)] = detail::as_count(b.size(), "an exchange");
+      send.insert(send.end(), b.begin(), b.end());
+      if (r != rank_) count_to_peers(b.size(), 1);
+    }
+    check(MPI_Alltoall(scounts.data(), 1, MPI_INT, rcounts.data(), 1, MPI_INT, comm_),
+          "MPI_Alltoall");
+    std::size_t total = 0;
+    offsets.assign(to.size() + 1, 0);
+    for (int r = 0; r < size_; ++r) {
+      rdispls[static_cast<std::size_t>(r)] = detail::as_count(total, "an exchange");
+      offsets[static_cast<std::size_t>(r)] = total;
+      total += static_cast<std::size_t>(rcounts[static_cast<std::size_t>(r)]);
+    }
+    offsets.back() = total;
+    std::vector<char> recv(total);
+    check(MPI_Alltoallv(send.data(), scounts.data(), sdispls.data(), MPI_BYTE, recv.data(),
+                        rcounts.data(), rdispls.data(), MPI_BYTE, comm_),
+          "MPI_Alltoallv");
+    return recv;
+  }
+  /// `root`'s `buf` on every rank (the root sends it to each other rank).
+  void broadcast_from(std::vector<char>& buf, int root) const {
+    if (size_ == 1) return;
+    std::int64_t n = static_cast<std::int64_t>(buf.size());
+    check(MPI_Bcast(&n, 1, MPI_INT64_T, root, comm_), "MPI_Bcast");
+    buf.resize(static_cast<std::size_t>(n));
+    if (rank_ == root) count_to_peers(buf.size(), size_ - 1);
+    if (n > 0)
+      check(
+          MPI_Bcast(buf.data(), detail::as_count(buf.size(), "a broadcast"), MPI_BYTE, root, comm_),
+          "MPI_Bcast");
+  }
 
   template <class Rel>
   Rel place(const Rel& r, ia::placement_kind kind, std::span<const std::size_t> d) const {
@@ -141,6 +219,7 @@ class transport {
     std::vector<char> buf;
     pack(buf, mine, progress);
     moved_ += static_cast<double>(buf.size()) * static_cast<double>(size_ - 1);
+    count_to_peers(buf.size(), size_ - 1);
     std::vector<int> counts, displs;
     const auto all = detail::allgather_bytes(buf, counts, displs, comm_);
     Rel out(mine.bounds(), mine.tile_shape());
@@ -172,7 +251,10 @@ class transport {
       sdispls[static_cast<std::size_t>(r)] = detail::as_count(send.size(), "a shuffle");
       scounts[static_cast<std::size_t>(r)] = detail::as_count(b.size(), "a shuffle");
       send.insert(send.end(), b.begin(), b.end());
-      if (r != rank_) moved_ += static_cast<double>(b.size());
+      if (r != rank_) {
+        moved_ += static_cast<double>(b.size());
+        count_to_peers(b.size(), 1);
+      }
     }
     check(MPI_Alltoall(scounts.data(), 1, MPI_INT, rcounts.data(), 1, MPI_INT, comm_),
           "MPI_Alltoall");
@@ -208,6 +290,7 @@ class transport {
     loom::detail::progress_reporter progress("distributing", "", mine.size(), "tiles");
     std::vector<char> buf;
     pack(buf, mine, progress);
+    count_to_peers(buf.size(), size_ - 1);
     std::vector<int> counts, displs;
     const auto all = detail::allgather_bytes(buf, counts, displs, comm_);
     Rel out(mine.bounds(), mine.tile_shape());
@@ -234,10 +317,18 @@ class transport {
     }
   }
 
+  // `bytes` to each of `peers` ranks; an empty payload is no message.
+  void count_to_peers(std::size_t bytes, int peers) const {
+    if (bytes == 0 || peers <= 0) return;
+    sent_.bytes += static_cast<std::int64_t>(bytes) * peers;
+    sent_.messages += peers;
+  }
+
   MPI_Comm comm_;
   int size_ = 1;
   int rank_ = 0;
   mutable double moved_ = 0;
+  mutable traffic sent_{};
 };
 
 /// A checksum of a relation (bounds, keys, tile values), equal on equal relations.
