@@ -1,5 +1,6 @@
-// TPC-H Q1 and Q6 as SQL text, compiled by loom::sql at compile time into loops over the
-// lineitem table (the SQL of the specification, clause 2.4, with its validation parameters).
+// TPC-H Q1, Q6 and Q12 as SQL text, compiled by loom::sql at compile time into loops over the
+// lineitem table (Q12: a hash join of orders and lineitem); the SQL of the specification,
+// clause 2.4, with its validation parameters.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXAMPLES_TPCH_SQL_QUERIES_HPP
 #define LOOM_EXAMPLES_TPCH_SQL_QUERIES_HPP
@@ -38,20 +39,55 @@ inline constexpr loom::fixed_string q6_text = R"(
     and l_discount between 0.06 - 0.01 and 0.06 + 0.01
     and l_quantity < 24)";
 
-/// The lineitem columns Q1 and Q6 read, from the lineitem.csv of `generate(dir, sf, true)`.
+/// Q12, shipping modes and order priority (SHIPMODE1 = MAIL, SHIPMODE2 = SHIP, DATE =
+/// 1994-01-01).
+inline constexpr loom::fixed_string q12_text = R"(
+  select l_shipmode,
+         sum(case when o_orderpriority = '1-URGENT' or o_orderpriority = '2-HIGH'
+                  then 1 else 0 end) as high_line_count,
+         sum(case when o_orderpriority <> '1-URGENT' and o_orderpriority <> '2-HIGH'
+                  then 1 else 0 end) as low_line_count
+  from orders, lineitem
+  where o_orderkey = l_orderkey
+    and l_shipmode in ('MAIL', 'SHIP')
+    and l_commitdate < l_receiptdate
+    and l_shipdate < l_commitdate
+    and l_receiptdate >= date '1994-01-01'
+    and l_receiptdate < date '1994-01-01' + interval '1' year
+  group by l_shipmode
+  order by l_shipmode)";
+
+/// The lineitem columns Q1, Q6 and Q12 read, from the lineitem.csv of
+/// `generate(dir, sf, true)`.
 inline rel::table load_lineitem(const std::filesystem::path& dir) {
   using rel::column_type;
-  return rel::read_csv((dir / "lineitem.csv").string(), {{"l_quantity", column_type::decimal},
+  return rel::read_csv((dir / "lineitem.csv").string(), {{"l_orderkey", column_type::int64},
+                                                         {"l_quantity", column_type::decimal},
                                                          {"l_extendedprice", column_type::decimal},
                                                          {"l_discount", column_type::decimal},
                                                          {"l_tax", column_type::decimal},
                                                          {"l_returnflag", column_type::string},
                                                          {"l_linestatus", column_type::string},
-                                                         {"l_shipdate", column_type::date}});
+                                                         {"l_shipdate", column_type::date},
+                                                         {"l_commitdate", column_type::date},
+                                                         {"l_receiptdate", column_type::date},
+                                                         {"l_shipmode", column_type::string}});
+}
+
+/// The orders columns Q12 reads, from the orders.csv of `generate(dir, sf, true)`.
+inline rel::table load_orders(const std::filesystem::path& dir) {
+  using rel::column_type;
+  return rel::read_csv((dir / "orders.csv").string(), {{"o_orderkey", column_type::int64},
+                                                       {"o_orderpriority", column_type::string}});
 }
 
 inline rel::table q1(const rel::table& lineitem) { return loom::sql<q1_text>(lineitem); }
 inline rel::table q6(const rel::table& lineitem) { return loom::sql<q6_text>(lineitem); }
+inline rel::table q12(const rel::table& orders, const rel::table& lineitem) {
+  loom::sql_database db;
+  db.add("orders", orders).add("lineitem", lineitem);
+  return loom::sql<q12_text>(db);
+}
 
 }  // namespace tpch::sql
 

@@ -265,3 +265,108 @@ TEST_CASE("sql: LIKE matches % and _ as SQL does") {
   static_assert(like_match("100%", "100%") && like_match("abc", "abc") && !like_match("ab", "abc"));
   CHECK(like_match("PROMO BRUSHED", "PROMO%"));
 }
+
+namespace {
+/// A second table for joins: k (1..7, the sales key), region (string), weight (decimal).
+rel::table make_keys() {
+  return rel::read_csv_text(
+      "k,region,weight,qty\n"
+      "1,north,0.5,1\n"
+      "2,south,1.5,2\n"
+      "3,north,2,3\n"
+      "4,east,1,4\n"
+      "5,south,3,5\n"
+      "6,west,0.25,6\n"
+      "9,west,7,9\n",  // k = 7 has no row here, k = 9 none in sales
+      "keys",
+      {{"k", column_type::int64},
+       {"region", column_type::string},
+       {"weight", column_type::decimal},
+       {"qty", column_type::int64}});
+}
+const rel::table keys = make_keys();
+}  // namespace
+
+TEST_CASE("sql: a grouped aggregate over an equi-join of two tables (a hash join)") {
+  loom::sql_database db;
+  db.add("sales", sales).add("keys", keys);
+  const rel::table r = loom::sql<R"(
+      select region, sum(price * weight) as weighted, count(*) as n, max(s.qty) as most
+      from sales s, keys t
+      where s.k = t.k and s.flag <> 'R' and t.weight >= 0.5 and (s.qty > 10 or t.region = 'east')
+      group by region
+      order by weighted desc)">(db);
+  struct group {
+    double weighted = 0;
+    std::int64_t n = 0, most = 0;
+  };
+  std::map<std::string, group> groups;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = 0; j < keys.rows(); ++j) {
+      const std::string region = keys["region"].text(j);
+      const double weight = keys.reals("weight")[j];
+      if (rows.k[i] != keys.ints("k")[j] || rows.flag[i] == "R" || weight < 0.5 ||
+          !(rows.qty[i] > 10 || region == "east"))
+        continue;
+      group& g = groups[region];
+      g.weighted += rows.price[i] * weight;
+      ++g.n;
+      g.most = std::max(g.most, rows.qty[i]);
+    }
+  std::vector<std::pair<double, std::string>> expected;
+  for (const auto& [region, g] : groups) expected.emplace_back(-g.weighted, region);
+  std::sort(expected.begin(), expected.end());
+  REQUIRE(r.rows() == expected.size());
+  CHECK(r.rows() == 3);  // north, south, east (west's weight 0.25 and 7 match nothing)
+  for (std::size_t row = 0; row < r.rows(); ++row) {
+    const group& g = groups.at(expected[row].second);
+    CHECK(r["region"].text(row) == expected[row].second);
+    CHECK(close(r.reals("weighted")[row], g.weighted));
+    CHECK(r.ints("n")[row] == g.n);
+    CHECK(r.ints("most")[row] == g.most);
+  }
+}
+
+TEST_CASE("sql: a projection of a join on two keys; the larger table may come first") {
+  loom::sql_database db;
+  db.add("keys", keys).add("sales", sales);
+  // Both orders of FROM give the same rows: the smaller table is hashed either way.
+  const rel::table a = loom::sql<R"(
+      select sales.k, keys.qty, price from keys, sales
+      where keys.k = sales.k and sales.qty = keys.qty * 8 order by price, 1)">(db);
+  const rel::table b = loom::sql<R"(
+      select sales.k, keys.qty, price from sales, keys
+      where sales.qty = keys.qty * 8 and sales.k = keys.k order by price, 1)">(db);
+  std::vector<std::pair<double, std::int64_t>> expected;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = 0; j < keys.rows(); ++j)
+      if (rows.k[i] == keys.ints("k")[j] && rows.qty[i] == keys.ints("qty")[j] * 8)
+        expected.emplace_back(rows.price[i], rows.k[i]);
+  std::sort(expected.begin(), expected.end());
+  REQUIRE(!expected.empty());
+  REQUIRE(a.rows() == expected.size());
+  REQUIRE(b.rows() == expected.size());
+  for (std::size_t row = 0; row < expected.size(); ++row) {
+    CHECK(a.reals("price")[row] == expected[row].first);
+    CHECK(a.ints("k")[row] == expected[row].second);
+    CHECK(a.ints("qty")[row] == b.ints("qty")[row]);
+    CHECK(b.reals("price")[row] == expected[row].first);
+  }
+}
+
+TEST_CASE("sql: a join's columns are found in the table that has them, or named") {
+  loom::sql_database db;
+  db.add("sales", sales).add("keys", keys);
+  CHECK_THROWS_WITH_AS(loom::sql<"select count(*) from sales, keys where k = k">(db),
+                       "loom::sql: column k is in several tables of FROM; name its table (t.k)",
+                       rel::column_error);
+  CHECK_THROWS_WITH_AS(
+      loom::sql<"select count(*) from sales, keys where sales.k = keys.k and nothing = 1">(db),
+      "loom::sql: no table in FROM has a column nothing", rel::column_error);
+  // `sales.k = sales.qty` reads one table: a filter, not a join key
+  CHECK_THROWS_AS(loom::sql<"select count(*) from sales, keys where sales.k = sales.qty">(db),
+                  rel::column_error);
+  // string join keys must share one dictionary (rel::share_dictionary)
+  CHECK_THROWS_AS(loom::sql<"select count(*) from sales, keys where sales.city = keys.region">(db),
+                  rel::column_error);
+}

@@ -21,6 +21,7 @@
 #include <numeric>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -63,6 +64,8 @@ struct column_view {
 /// string column the set of dictionary codes it accepts (so rows test a code, not a string).
 struct binding {
   std::array<column_view, max_nodes> columns{};
+  /// The FROM entry each column node reads (0 with one table).
+  std::array<std::size_t, max_nodes> table_of{};
   std::array<std::vector<unsigned char>, max_nodes> code_sets{};
 };
 
@@ -142,15 +145,42 @@ inline const relational::column& string_column(const binding& b, const query& q,
   return c;
 }
 
-/// Resolves the query's column names in `t` and precomputes the string predicates' code sets.
-/// Throws `relational::column_error` for an unknown column or a string compared with another
-/// type.
-inline std::unique_ptr<binding> bind(const query& q, const relational::table& t) {
+/// The FROM entry (index into `tables`) that column node `n` reads: the one its qualifier
+/// names, else the only table that has the column. Throws `relational::column_error` when none
+/// or several have it.
+inline std::size_t table_of_column(const query& q, const node& n,
+                                   const std::vector<const relational::table*>& tables) {
+  if (tables.size() == 1) return 0;
+  std::size_t found = tables.size();
+  for (std::size_t t = 0; t < tables.size(); ++t) {
+    const table_ref& ref = q.tables[t];
+    const bool named = n.qualifier.empty() ? tables[t]->has(n.text)
+                                           : ref.name == n.qualifier || ref.alias == n.qualifier;
+    if (!named) continue;
+    if (found != tables.size())
+      throw relational::column_error("loom::sql: column " + std::string(n.text) +
+                                     " is in several tables of FROM; name its table (t." +
+                                     std::string(n.text) + ")");
+    found = t;
+  }
+  if (found == tables.size())
+    throw relational::column_error("loom::sql: no table in FROM has a column " +
+                                   std::string(n.text));
+  return found;
+}
+
+/// Resolves the query's column names in `tables` (the FROM entries, in order) and precomputes
+/// the string predicates' code sets. Throws `relational::column_error` for an unknown column or
+/// a string compared with another type.
+inline std::unique_ptr<binding> bind(const query& q,
+                                     const std::vector<const relational::table*>& tables) {
   auto b = std::make_unique<binding>();
   for (int id = 0; id < q.node_count; ++id) {
     const node& n = q.nodes[id];
     if (n.kind != node_kind::column) continue;
-    const relational::column& c = t[n.text];
+    const std::size_t t = table_of_column(q, n, tables);
+    b->table_of[static_cast<std::size_t>(id)] = t;
+    const relational::column& c = (*tables[t])[n.text];
     column_view& v = b->columns[static_cast<std::size_t>(id)];
     v.source = &c;
     if (c.is_integer())
@@ -217,6 +247,15 @@ struct row_context {
   std::size_t row;
   template <const query& Q, int N> double column() const {
     return b.columns[static_cast<std::size_t>(N)].at(row);
+  }
+};
+
+/// Evaluation inside the join's loops: each column is read at the row of its table.
+struct join_context {
+  const binding& b;
+  std::array<std::size_t, 2> rows{};
+  template <const query& Q, int N> double column() const {
+    return b.columns[static_cast<std::size_t>(N)].at(rows[b.table_of[static_cast<std::size_t>(N)]]);
   }
 };
 
@@ -358,7 +397,7 @@ template <const query& Q, int N, class Ctx> bool defined(const Ctx& c) {
   }
 }
 
-template <const query& Q, int S> void accumulate(accumulator& acc, const row_context& c) {
+template <const query& Q, int S, class Ctx> void accumulate(accumulator& acc, const Ctx& c) {
   constexpr node n = Q.nodes[Q.aggregates[S]];
   if constexpr (n.kind == node_kind::count_star) {
     ++acc.count;
@@ -383,40 +422,184 @@ template <const query& Q> bool where(const row_context& c) {
 /// The result columns as doubles, one vector per select item, before typing and ordering.
 using result_values = std::array<std::vector<double>, max_select_items>;
 
-template <const query& Q> void select_rows(const binding& b, std::size_t rows, result_values& out) {
-  [&]<std::size_t... S>(std::index_sequence<S...>) {
+/// Calls `visit(context)` for every row of the one table that satisfies WHERE.
+template <const query& Q> struct table_scan {
+  const binding& b;
+  std::size_t rows;
+  template <class Visit> void operator()(Visit&& visit) const {
     for (std::size_t r = 0; r < rows; ++r) {
       const row_context c{b, r};
-      if (where<Q>(c)) (out[S].push_back(value<Q, Q.select[S].expr>(c)), ...);
+      if (where<Q>(c)) visit(c);
     }
+  }
+};
+
+/// The top-level AND terms of WHERE, in order.
+struct conjunct_list {
+  int ids[max_nodes]{};
+  int count = 0;
+};
+constexpr conjunct_list conjuncts_of(const query& q) {
+  conjunct_list out;
+  if (q.where < 0) return out;
+  int stack[max_nodes]{};
+  int top = 0;
+  stack[top++] = q.where;
+  while (top > 0) {
+    const int id = stack[--top];
+    if (q.nodes[id].kind == node_kind::logical_and) {
+      stack[top++] = q.nodes[id].b;
+      stack[top++] = q.nodes[id].a;
+    } else {
+      out.ids[out.count++] = id;
+    }
+  }
+  return out;
+}
+template <const query& Q> inline constexpr conjunct_list conjuncts = conjuncts_of(Q);
+
+/// Whether conjunct `id` is `column = column`: a candidate join key.
+constexpr bool is_column_equality(const query& q, int id) {
+  const node& n = q.nodes[id];
+  return n.kind == node_kind::eq && q.nodes[n.a].kind == node_kind::column &&
+         q.nodes[n.b].kind == node_kind::column;
+}
+constexpr int column_equalities(const query& q) {
+  const conjunct_list c = conjuncts_of(q);
+  int count = 0;
+  for (int k = 0; k < c.count; ++k) count += is_column_equality(q, c.ids[k]) ? 1 : 0;
+  return count;
+}
+
+/// The tables (bit t for FROM entry t) whose columns the subtree of `id` reads.
+inline unsigned tables_read(const query& q, const binding& b, int id) {
+  if (id < 0) return 0;
+  const node& n = q.nodes[id];
+  unsigned mask = n.kind == node_kind::column ? 1u << b.table_of[static_cast<std::size_t>(id)] : 0u;
+  mask |= tables_read(q, b, n.a) | tables_read(q, b, n.b) | tables_read(q, b, n.c);
+  if (n.kind == node_kind::in_list)  // the items after the first hang off `next`
+    for (int item = q.nodes[n.b].next; item >= 0; item = q.nodes[item].next)
+      mask |= tables_read(q, b, item);
+  return mask;
+}
+
+/// An equi-join of the two FROM tables as a hash join: the smaller table (after its own WHERE
+/// terms) is hashed on its join columns, the larger one probes it. Which WHERE terms are join
+/// keys, and which read one table, is known once the columns are bound; each term's test is
+/// compiled code, and a run-time flag picks the loop it runs in.
+template <const query& Q> struct join_scan {
+  static constexpr int candidates = column_equalities(Q);
+  static_assert(candidates > 0,
+                "loom::sql: two tables in FROM need a WHERE term `a.x = b.y` that joins them "
+                "(an equi-join); cross products are not supported");
+  static constexpr std::size_t C = static_cast<std::size_t>(conjuncts<Q>.count);
+  using key_type = std::array<double, static_cast<std::size_t>(candidates)>;
+  struct key_hash {
+    std::size_t operator()(const key_type& k) const {
+      std::size_t h = 0;
+      for (double v : k) h = h * 1000003u ^ std::hash<double>{}(v);
+      return h;
+    }
+  };
+  enum class stage : unsigned char { build, probe, pair };
+
+  const binding& b;
+  std::size_t build = 0, probe = 1;  // FROM entries
+  std::array<std::size_t, 2> rows{};
+  std::array<stage, max_nodes> stage_of{};
+  std::array<int, static_cast<std::size_t>(candidates)> build_key{}, probe_key{};
+  int keys = 0;
+
+  join_scan(const binding& bound, const std::vector<const relational::table*>& tables) : b(bound) {
+    rows = {tables[0]->rows(), tables[1]->rows()};
+    if (rows[0] < rows[1]) {
+      build = 0;
+      probe = 1;
+    } else {
+      build = 1;
+      probe = 0;
+    }
+    for (std::size_t k = 0; k < C; ++k) {
+      const int id = conjuncts<Q>.ids[k];
+      const unsigned mask = tables_read(Q, b, id);
+      stage_of[k] = mask == 1u << build   ? stage::build
+                    : mask == 1u << probe ? stage::probe
+                                          : stage::pair;
+      if (is_column_equality(Q, id) && mask == 3u) {
+        const node& n = Q.nodes[id];
+        const bool left_builds = b.table_of[static_cast<std::size_t>(n.a)] == build;
+        build_key[static_cast<std::size_t>(keys)] = left_builds ? n.a : n.b;
+        probe_key[static_cast<std::size_t>(keys)] = left_builds ? n.b : n.a;
+        ++keys;
+      }
+    }
+    if (keys == 0)
+      throw relational::column_error(
+          "loom::sql: no WHERE term `a.x = b.y` compares a column of each table: the join needs "
+          "one (cross products are not supported)");
+  }
+
+  /// Whether the row(s) in `c` pass every conjunct of stage `s`.
+  bool pass(stage s, const join_context& c) const {
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return ((stage_of[K] != s || test<Q, conjuncts<Q>.ids[K]>(c)) && ...);
+    }(std::make_index_sequence<C>{});
+  }
+  key_type key_at(const std::array<int, static_cast<std::size_t>(candidates)>& columns,
+                  std::size_t row) const {
+    key_type k{};
+    for (int j = 0; j < keys; ++j)
+      k[static_cast<std::size_t>(j)] =
+          b.columns[static_cast<std::size_t>(columns[static_cast<std::size_t>(j)])].at(row);
+    return k;
+  }
+
+  template <class Visit> void operator()(Visit&& visit) const {
+    std::unordered_map<key_type, std::vector<std::size_t>, key_hash> hashed;
+    join_context c{b, {}};
+    for (std::size_t r = 0; r < rows[build]; ++r) {
+      c.rows[build] = r;
+      if (pass(stage::build, c)) hashed[key_at(build_key, r)].push_back(r);
+    }
+    for (std::size_t r = 0; r < rows[probe]; ++r) {
+      c.rows[probe] = r;
+      if (!pass(stage::probe, c)) continue;
+      const auto match = hashed.find(key_at(probe_key, r));
+      if (match == hashed.end()) continue;
+      for (std::size_t other : match->second) {
+        c.rows[build] = other;
+        if (pass(stage::pair, c)) visit(std::as_const(c));
+      }
+    }
+  }
+};
+
+template <const query& Q, class Scan> void select_rows(const Scan& scan, result_values& out) {
+  [&]<std::size_t... S>(std::index_sequence<S...>) {
+    scan([&](const auto& c) { (out[S].push_back(value<Q, Q.select[S].expr>(c)), ...); });
   }(std::make_index_sequence<static_cast<std::size_t>(Q.select_count)>{});
 }
 
-template <const query& Q>
-void select_groups(const binding& b, std::size_t rows, result_values& out) {
+template <const query& Q, class Scan>
+void select_groups(const binding& b, const Scan& scan, result_values& out) {
   constexpr std::size_t K = static_cast<std::size_t>(Q.group_count);
   constexpr std::size_t A = static_cast<std::size_t>(Q.aggregate_count);
   using key_type = std::array<double, K>;
   using state = std::array<accumulator, A>;
   std::map<key_type, state> groups;
   if constexpr (K == 0) groups[key_type{}];  // aggregates without GROUP BY: one row, always
-  std::array<const column_view*, K> keys{};
-  for (std::size_t k = 0; k < K; ++k) keys[k] = &b.columns[static_cast<std::size_t>(Q.group_by[k])];
   key_type last{};
   state* current = nullptr;  // consecutive rows often share a group: skip the map lookup
-  [&]<std::size_t... S>(std::index_sequence<S...>) {
-    for (std::size_t r = 0; r < rows; ++r) {
-      const row_context c{b, r};
-      if (!where<Q>(c)) continue;
-      key_type key;
-      for (std::size_t k = 0; k < K; ++k) key[k] = keys[k]->at(r);
+  [&]<std::size_t... S, std::size_t... G>(std::index_sequence<S...>, std::index_sequence<G...>) {
+    scan([&](const auto& c) {
+      const key_type key{c.template column<Q, Q.group_by[G]>()...};
       if (!current || key != last) {
         current = &groups[key];
         last = key;
       }
       (accumulate<Q, static_cast<int>(S)>((*current)[S], c), ...);
-    }
-  }(std::make_index_sequence<A>{});
+    });
+  }(std::make_index_sequence<A>{}, std::make_index_sequence<K>{});
   [&]<std::size_t... S>(std::index_sequence<S...>) {
     for (const auto& [key, acc] : groups) {
       const group_context<K, A> c{b, key, acc};
@@ -477,29 +660,47 @@ inline relational::table make_result(const query& q, const binding& b, result_va
 
 }  // namespace detail
 
-/// Runs the query Q (a constant: `parse(...)` of a text known at compile time) over table `t`.
-/// The WHERE condition, the expressions and the aggregates are expanded by templates from the
-/// node indices of Q into one loop over the rows (grouped queries: one map lookup per row
-/// whose key changed). Column names are looked up in `t` once; an unknown one throws
+/// Runs the query Q (a constant: `parse(...)` of a text known at compile time) over `tables`,
+/// the tables of its FROM entries in order. The WHERE condition, the expressions and the
+/// aggregates are expanded by templates from the node indices of Q into loops over the rows
+/// (one loop over one table; a hash join for two; grouped queries: one map lookup per row
+/// whose key changed). Column names are looked up once; an unknown one throws
 /// `relational::column_error`.
-template <const query& Q> relational::table run(const relational::table& t) {
+template <const query& Q>
+relational::table run(const std::vector<const relational::table*>& tables) {
   static_assert(Q.ok(), "loom::sql: the query does not parse (loom::sql reports where)");
-  static_assert(Q.table_count == 1,
-                "loom::sql: FROM names one table; joins of several tables are not supported yet");
-  const auto b = detail::bind(Q, t);
+  static_assert(Q.table_count <= 2,
+                "loom::sql: FROM names one or two tables; joins of more are not supported yet");
+  if (tables.size() != static_cast<std::size_t>(Q.table_count))
+    throw relational::column_error("loom::sql: the query reads " + std::to_string(Q.table_count) +
+                                   " tables, but " + std::to_string(tables.size()) + " were given");
+  const auto b = detail::bind(Q, tables);
   detail::result_values out;
-  if constexpr (Q.grouped())
-    detail::select_groups<Q>(*b, t.rows(), out);
+  auto select = [&](const auto& scan) {
+    if constexpr (Q.grouped())
+      detail::select_groups<Q>(*b, scan, out);
+    else
+      detail::select_rows<Q>(scan, out);
+  };
+  if constexpr (Q.table_count == 1)
+    select(detail::table_scan<Q>{*b, tables[0]->rows()});
   else
-    detail::select_rows<Q>(*b, t.rows(), out);
+    select(detail::join_scan<Q>(*b, tables));
   return detail::make_result(Q, *b, out);
 }
 
-/// Runs Q over the table its FROM clause names in `db`.
-template <const query& Q> relational::table run(const database& db) {
+/// Runs Q over table `t`, whatever FROM calls it (one table in FROM).
+template <const query& Q> relational::table run(const relational::table& t) {
   static_assert(Q.table_count == 1,
-                "loom::sql: FROM names one table; joins of several tables are not supported yet");
-  return run<Q>(db[Q.tables[0].name]);
+                "loom::sql: the query joins tables; pass a sql_database that holds them");
+  return run<Q>(std::vector<const relational::table*>{&t});
+}
+
+/// Runs Q over the tables its FROM clause names in `db`.
+template <const query& Q> relational::table run(const database& db) {
+  std::vector<const relational::table*> tables;
+  for (int t = 0; t < Q.table_count; ++t) tables.push_back(&db[Q.tables[t].name]);
+  return run<Q>(tables);
 }
 
 }  // namespace loom::sql_compiler
