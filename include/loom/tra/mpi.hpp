@@ -15,8 +15,11 @@
 
 #include <loom/tra/mpi/algorithms.hpp>
 #include <loom/tra/mpi/environment.hpp>
+#include <loom/tra/mpi/partition.hpp>
+#include <loom/tra/mpi/read_matrix_market.hpp>
 #include <loom/tra/mpi/sparse.hpp>
 #include <loom/tra/mpi/sparse_kernels.hpp>
 #include <loom/tra/mpi/transport.hpp>
+#include <loom/tra/mpi/wire.hpp>
 
 #endif  // LOOM_TRA_MPI_HPP

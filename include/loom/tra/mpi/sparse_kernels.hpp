@@ -15,6 +15,7 @@
 #  include <loom/format/tensor.hpp>
 #  include <loom/format/view.hpp>
 #  include <loom/tra/cost.hpp>
+#  include <loom/tra/mpi/partition.hpp>
 #  include <loom/tra/mpi/sparse.hpp>
 #  include <loom/tra/mpi/transport.hpp>
 #  include <loom/tra/sparse_tiles.hpp>
@@ -136,6 +137,105 @@ void multiply_tiles(const sparse_relation<T, Format>& tiles, std::int64_t first_
   }
 }
 
+// The extents of Y (m x k) = A X (n x k) in A's tiles; `first(b, d)` is the first row (d = 0)
+// or column (d = 1) of tile row/column b, clipped to the matrix.
+struct dense_product_shape {
+  std::int64_t m, n, k;
+  std::array<std::int64_t, 2> bounds, tile;
+  std::int64_t first(std::int64_t b, std::size_t d) const {
+    return std::min(b * tile[d], d == 0 ? m : n);
+  }
+};
+
+// Both strategies' estimates: bytes all ranks send (the move of A into the strategy's layout,
+// the dense operand from rank 0 when it is there alone, the result's exchanges) and flops.
+template <bool Matrix, class T, storage_format Format>
+std::vector<strategy_estimate> estimate_dense_strategies(
+    const transport& tr, const distributed_matrix<T, Format>& A, const dense_product_shape& sh,
+    const tile_partition& by_rows, const tile_partition& by_cols, std::int64_t nnz, bool on_root) {
+  // statistics every rank agrees on (a few integers, not counted as traffic)
+  const auto to_rows = static_cast<double>(allreduce_sum(bytes_leaving(tr, A, by_rows), tr.comm()));
+  const auto to_cols = static_cast<double>(allreduce_sum(bytes_leaving(tr, A, by_cols), tr.comm()));
+  const double row_bytes = static_cast<double>(sizeof(T)) * static_cast<double>(sh.k);
+  const double peers = static_cast<double>(tr.sites() - 1);
+  const double m = static_cast<double>(sh.m), n = static_cast<double>(sh.n);
+  const auto root_cols = by_cols.range_of(0, sh.bounds[1]);
+  const auto root_slice =
+      static_cast<double>(sh.first(root_cols[1], 1) - sh.first(root_cols[0], 1));
+  const double flops = 2.0 * static_cast<double>(nnz) * static_cast<double>(sh.k);
+  const std::string x = Matrix ? "X" : "x", y = Matrix ? "Y" : "y";
+  return {{"row blocks, " + (on_root ? x + " broadcast from rank 0, " : "") + "rows of " + y +
+               " all-gathered",
+           to_rows + (on_root ? n * row_bytes * peers : 0) + m * row_bytes * peers, flops},
+          {"column blocks, " + (on_root ? x + " sliced from rank 0, " : "") + "partial " + y +
+               " reduced",
+           to_cols + (on_root ? (n - root_slice) * row_bytes : 0) + 2 * m * row_bytes * peers,
+           flops + m * static_cast<double>(sh.k) * peers}};
+}
+
+// The dense operand on this rank, padded to whole tiles: all of it for row blocks, at least the
+// rows of this rank's tile columns for column blocks.
+template <class T>
+std::vector<T> spread_operand(const transport& tr, const std::vector<T>& X,
+                              const dense_product_shape& sh, bool on_root, bool row_blocks,
+                              const tile_partition& part) {
+  const std::int64_t k = sh.k;
+  std::vector<T> x_pad(static_cast<std::size_t>(sh.bounds[1] * sh.tile[1] * k), T(0));
+  if (!on_root) {
+    std::copy(X.begin(), X.end(), x_pad.begin());
+  } else if (row_blocks) {  // all of it, from rank 0
+    std::vector<char> b;
+    if (tr.rank() == 0) put_bytes(b, X.data(), X.size() * sizeof(T));
+    tr.broadcast_from(b, 0);
+    if (!b.empty()) std::memcpy(x_pad.data(), b.data(), b.size());
+  } else {  // rank 0 sends rank q the rows of q's tile columns
+    std::vector<std::vector<char>> to(static_cast<std::size_t>(tr.sites()));
+    for (int q = 1; q < tr.sites() && tr.rank() == 0; ++q) {
+      const auto r = part.range_of(q, sh.bounds[1]);
+      to[static_cast<std::size_t>(q)] = rows_bytes(X, sh.first(r[0], 1), sh.first(r[1], 1), k);
+    }
+    std::vector<std::size_t> offsets;
+    const auto got = tr.exchange(to, offsets);
+    const auto mine = part.range_of(tr.rank(), sh.bounds[1]);
+    const std::int64_t first = sh.first(mine[0], 1), last = sh.first(mine[1], 1);
+    if (tr.rank() == 0)
+      std::copy(X.begin() + first * k, X.begin() + last * k, x_pad.begin() + first * k);
+    else if (!got.empty())
+      std::memcpy(x_pad.data() + first * k, got.data(), got.size());
+  }
+  return x_pad;
+}
+
+// Y from this rank's partial product (all m rows, padded): a reduce-scatter over balanced row
+// segments (rank q sums segment q), then an all-gather of the sums.
+template <class T>
+std::vector<T> reduce_partials(const transport& tr, const std::vector<T>& partial,
+                               const dense_product_shape& sh) {
+  const std::int64_t s = tr.sites(), me = tr.rank(), m = sh.m, k = sh.k;
+  auto segment = [&](std::int64_t q) {
+    return std::array<std::int64_t, 2>{m * q / s, m * (q + 1) / s};
+  };
+  std::vector<std::vector<char>> to(static_cast<std::size_t>(s));
+  for (std::int64_t q = 0; q < s; ++q)
+    if (q != me)
+      to[static_cast<std::size_t>(q)] = rows_bytes(partial, segment(q)[0], segment(q)[1], k);
+  std::vector<std::size_t> offsets;
+  const auto got = tr.exchange(to, offsets);
+  const auto seg = segment(me);
+  std::vector<T> sum(partial.begin() + seg[0] * k, partial.begin() + seg[1] * k),
+      theirs(sum.size());
+  for (std::int64_t q = 0; q < s; ++q) {
+    if (q == me || sum.empty()) continue;
+    std::memcpy(theirs.data(), got.data() + offsets[static_cast<std::size_t>(q)],
+                sum.size() * sizeof(T));
+    for (std::size_t e = 0; e < sum.size(); ++e) sum[e] += theirs[e];
+  }
+  std::vector<T> y(static_cast<std::size_t>(m * k));
+  const auto all = tr.allgather(rows_bytes(sum, 0, seg[1] - seg[0], k), offsets);
+  if (!all.empty()) std::memcpy(y.data(), all.data(), all.size());  // segments in rank order
+  return y;
+}
+
 // Y (m x k, row-major) = A X (n x k) on every rank, for spmv (k = 1) and spmm.
 template <bool Matrix, class T, storage_format Format>
 std::vector<T> multiply_dense(const transport& tr, const distributed_matrix<T, Format>& A,
@@ -144,120 +244,47 @@ std::vector<T> multiply_dense(const transport& tr, const distributed_matrix<T, F
                               sparse_report* report, const char* kernel) {
   const traffic before = tr.sent();
   const int s = static_cast<int>(tr.sites()), me = tr.rank();
-  const std::int64_t m = A.shape[0], n = A.shape[1];
-  const auto bounds = A.tiles.bounds();
-  const auto ts = A.tiles.tile_shape();
-  const std::string what = std::string("loom::tra::mpi::") + kernel;
-  A.partition.check(s, me, bounds, std::string(kernel) + " of " + A.name);
-  if ((where == dense_operand::every_rank || me == 0) &&
-      static_cast<std::int64_t>(X.size()) != n * k)
-    throw shape_error(what + ": the dense operand has " + std::to_string(X.size()) +
-                      " values on rank " + std::to_string(me) + "; " + A.name + " is " +
-                      std::to_string(m) + " x " + std::to_string(n) +
+  const dense_product_shape sh{A.shape[0], A.shape[1], k, A.tiles.bounds(), A.tiles.tile_shape()};
+  const bool on_root = where == dense_operand::root_only;
+  A.partition.check(s, me, sh.bounds, std::string(kernel) + " of " + A.name);
+  if ((!on_root || me == 0) && static_cast<std::int64_t>(X.size()) != sh.n * k)
+    throw shape_error(std::string("loom::tra::mpi::") + kernel + ": the dense operand has " +
+                      std::to_string(X.size()) + " values on rank " + std::to_string(me) + "; " +
+                      A.name + " is " + std::to_string(sh.m) + " x " + std::to_string(sh.n) +
                       (Matrix ? ", so it needs n x k = " : ", so it needs ") +
-                      std::to_string(n * k));
-  const double elem = static_cast<double>(sizeof(T)) * static_cast<double>(k);
-  const double peers = static_cast<double>(s - 1);
+                      std::to_string(sh.n * k));
   const tile_partition by_rows = one_d(A.partition, tile_layout::row_blocks, s);
   const tile_partition by_cols = one_d(A.partition, tile_layout::col_blocks, s);
-  // statistics every rank agrees on (a few integers, not counted as traffic)
   const std::int64_t nnz = global_nnz(tr, A);
-  const auto to_rows =
-      static_cast<double>(detail::allreduce_sum(bytes_leaving(tr, A, by_rows), tr.comm()));
-  const auto to_cols =
-      static_cast<double>(detail::allreduce_sum(bytes_leaving(tr, A, by_cols), tr.comm()));
-  auto clip = [](std::int64_t first_tile, std::int64_t tile, std::int64_t extent) {
-    return std::min(first_tile * tile, extent);
-  };
-  const auto root_cols = by_cols.range_of(0, bounds[1]);
-  const double root_slice =
-      static_cast<double>(clip(root_cols[1], ts[1], n) - clip(root_cols[0], ts[1], n));
-  const bool on_root = where == dense_operand::root_only;
-  const std::string x_name = Matrix ? "X" : "x", y_name = Matrix ? "Y" : "y";
-  std::vector<strategy_estimate> candidates{
-      {std::string("row blocks, ") + (on_root ? x_name + " broadcast from rank 0, " : "") +
-           "rows of " + y_name + " all-gathered",
-       to_rows + (where == dense_operand::root_only ? static_cast<double>(n) * elem * peers : 0) +
-           static_cast<double>(m) * elem * peers,
-       2.0 * static_cast<double>(nnz) * static_cast<double>(k)},
-      {std::string("column blocks, ") + (on_root ? x_name + " sliced from rank 0, " : "") +
-           "partial " + y_name + " reduced",
-       to_cols +
-           (where == dense_operand::root_only ? (static_cast<double>(n) - root_slice) * elem : 0) +
-           2.0 * static_cast<double>(m) * elem * peers,
-       2.0 * static_cast<double>(nnz) * static_cast<double>(k) +
-           static_cast<double>(m) * static_cast<double>(k) * peers}};
+  auto candidates = estimate_dense_strategies<Matrix>(tr, A, sh, by_rows, by_cols, nnz, on_root);
   std::string explain;
   const std::size_t pick = choose_strategy(
       candidates, cm,
       force ? std::optional<std::size_t>(static_cast<std::size_t>(*force)) : std::nullopt,
       std::string("distributed ") + kernel + ": " + describe(A, nnz) + ", dense operand " +
-          (where == dense_operand::every_rank ? "on every rank" : "on rank 0") + ", " +
-          std::to_string(s) + " ranks",
+          (on_root ? "on rank 0" : "on every rank") + ", " + std::to_string(s) + " ranks",
       explain);
-  const bool rows = pick == static_cast<std::size_t>(spmv_strategy::row_blocks);
-  const tile_partition& part = rows ? by_rows : by_cols;
+  const bool row_blocks = pick == static_cast<std::size_t>(spmv_strategy::row_blocks);
+  const tile_partition& part = row_blocks ? by_rows : by_cols;
   std::optional<distributed_matrix<T, Format>> moved;
   if (A.partition.layout() != part.layout()) moved = redistribute(tr, A, part);
   const auto& tiles = moved ? moved->tiles : A.tiles;
+  const auto x_pad = spread_operand(tr, X, sh, on_root, row_blocks, part);
 
-  std::vector<T> x_pad(static_cast<std::size_t>(bounds[1] * ts[1] * k), T(0));
-  const auto mine = part.range_of(me, rows ? bounds[0] : bounds[1]);
-  if (where == dense_operand::every_rank) {
-    std::copy(X.begin(), X.end(), x_pad.begin());
-  } else if (rows) {  // the whole operand from rank 0
-    std::vector<char> b;
-    if (me == 0) put_bytes(b, X.data(), X.size() * sizeof(T));
-    tr.broadcast_from(b, 0);
-    std::memcpy(x_pad.data(), b.data(), b.size());
-  } else {  // rank q gets the operand's rows of its tile columns
-    std::vector<std::vector<char>> to(static_cast<std::size_t>(s));
-    if (me == 0)
-      for (int q = 1; q < s; ++q) {
-        const auto r = part.range_of(q, bounds[1]);
-        to[static_cast<std::size_t>(q)] =
-            rows_bytes(X, clip(r[0], ts[1], n), clip(r[1], ts[1], n), k);
-      }
-    std::vector<std::size_t> offsets;
-    const auto got = tr.exchange(to, offsets);
-    const std::int64_t first = clip(mine[0], ts[1], n), last = clip(mine[1], ts[1], n);
-    if (me == 0)
-      std::copy(X.begin() + first * k, X.begin() + last * k, x_pad.begin() + first * k);
-    else if (got.size() > 0)
-      std::memcpy(x_pad.data() + first * k, got.data(), got.size());
-  }
-
-  std::vector<T> y(static_cast<std::size_t>(m * k));
-  std::vector<std::size_t> offsets;
-  if (rows) {
-    std::vector<T> y_pad(static_cast<std::size_t>((mine[1] - mine[0]) * ts[0] * k), T(0));
+  std::vector<T> y;
+  if (row_blocks) {  // this rank's rows, then every rank's in rank order, which is row order
+    const auto mine = part.range_of(me, sh.bounds[0]);
+    std::vector<T> y_pad(static_cast<std::size_t>((mine[1] - mine[0]) * sh.tile[0] * k), T(0));
     multiply_tiles<Matrix>(tiles, mine[0], x_pad, y_pad, k);
-    const std::int64_t count = clip(mine[1], ts[0], m) - clip(mine[0], ts[0], m);
-    const auto all = tr.allgather(rows_bytes(y_pad, 0, count, k), offsets);
-    // rank order is row order: the blocks are contiguous and ascending
+    std::vector<std::size_t> offsets;
+    const auto all =
+        tr.allgather(rows_bytes(y_pad, 0, sh.first(mine[1], 0) - sh.first(mine[0], 0), k), offsets);
+    y.resize(static_cast<std::size_t>(sh.m * k));
     if (!all.empty()) std::memcpy(y.data(), all.data(), all.size());
   } else {
-    std::vector<T> partial(static_cast<std::size_t>(bounds[0] * ts[0] * k), T(0));
+    std::vector<T> partial(static_cast<std::size_t>(sh.bounds[0] * sh.tile[0] * k), T(0));
     multiply_tiles<Matrix>(tiles, 0, x_pad, partial, k);
-    // reduce-scatter over balanced row segments, then all-gather the sums
-    auto segment = [&](int q) { return std::array<std::int64_t, 2>{m * q / s, m * (q + 1) / s}; };
-    std::vector<std::vector<char>> to(static_cast<std::size_t>(s));
-    for (int q = 0; q < s; ++q)
-      if (q != me)
-        to[static_cast<std::size_t>(q)] = rows_bytes(partial, segment(q)[0], segment(q)[1], k);
-    const auto got = tr.exchange(to, offsets);
-    const auto seg = segment(me);
-    std::vector<T> sum(partial.begin() + seg[0] * k, partial.begin() + seg[1] * k);
-    for (int q = 0; q < s; ++q) {
-      if (q == me) continue;
-      std::vector<T> part_q(sum.size());
-      if (!part_q.empty())
-        std::memcpy(part_q.data(), got.data() + offsets[static_cast<std::size_t>(q)],
-                    part_q.size() * sizeof(T));
-      for (std::size_t e = 0; e < sum.size(); ++e) sum[e] += part_q[e];
-    }
-    const auto all = tr.allgather(rows_bytes(sum, 0, seg[1] - seg[0], k), offsets);
-    if (!all.empty()) std::memcpy(y.data(), all.data(), all.size());
+    y = reduce_partials(tr, partial, sh);
   }
   if (report) *report = {std::move(candidates), pick, tr.sent() - before, std::move(explain)};
   return y;
