@@ -134,14 +134,13 @@ inline bool compare_text(node_kind k, const std::string& a, const std::string& b
   }
 }
 
-inline const relational::column& string_column(const binding& b, const query& q, int id,
-                                               std::string_view literal) {
+/// The string column of node `id`, compared with `literal`; throws for another type.
+inline const relational::column& string_column(const binding& b, int id, std::string_view literal) {
   const relational::column& c = *b.columns[static_cast<std::size_t>(id)].source;
   if (c.type() != relational::column_type::string)
     throw relational::column_error(
         "loom::sql: column " + c.name() + " is " + std::string(relational::to_string(c.type())) +
         ", not string; it is compared with '" + std::string(literal) + "'");
-  (void)q;
   return c;
 }
 
@@ -204,7 +203,7 @@ inline std::unique_ptr<binding> bind(const query& q,
         const node& literal = left_string ? lhs : rhs;
         const node_kind k = left_string ? flipped(n.kind) : n.kind;
         const std::string want = unquote(literal.text);
-        fill(string_column(*b, q, left_string ? n.b : n.a, literal.text),
+        fill(string_column(*b, left_string ? n.b : n.a, literal.text),
              [&](const std::string& w) { return compare_text(k, w, want); });
       } else if (lhs.kind == node_kind::column && rhs.kind == node_kind::column) {
         const relational::column& l = *b->columns[static_cast<std::size_t>(n.a)].source;
@@ -220,12 +219,12 @@ inline std::unique_ptr<binding> bind(const query& q,
       std::vector<std::string> words;
       for (int item = n.b; item >= 0; item = q.nodes[item].next)
         words.push_back(unquote(q.nodes[item].text));
-      fill(string_column(*b, q, n.a, q.nodes[n.b].text), [&](const std::string& w) {
+      fill(string_column(*b, n.a, q.nodes[n.b].text), [&](const std::string& w) {
         return std::find(words.begin(), words.end(), w) != words.end();
       });
     } else if (n.kind == node_kind::like) {
       const std::string pattern = unquote(n.text);
-      fill(string_column(*b, q, n.a, n.text),
+      fill(string_column(*b, n.a, n.text),
            [&](const std::string& w) { return like_match(w, pattern); });
     }
   }
