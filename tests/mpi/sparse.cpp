@@ -290,6 +290,25 @@ void test_spmv(const lm::transport& tr) {
     if (s > 1 && p.layout() == lm::tile_layout::row_blocks) SPARSE_MPI_CHECK(rep.chosen == 0);
     if (s > 1 && p.layout() == lm::tile_layout::col_blocks) SPARSE_MPI_CHECK(rep.chosen == 1);
   }
+  // a partition for another job, or an x of the wrong length, throws on every rank
+  const lm::distributed_matrix<double, loom::csr> foreign{
+      M.shape(), lm::tile_partition::row_blocks(s + 1), whole, "F"};
+  std::string why;
+  try {
+    (void)lm::spmv(tr, foreign, x);
+  } catch (const loom::error& e) {
+    why = e.what();
+  }
+  SPARSE_MPI_CHECK(why.find("spmv of F (rank " + std::to_string(tr.rank()) + ")") !=
+                   std::string::npos);
+  why.clear();
+  try {
+    (void)lm::spmv(tr, lm::distribute(tr, whole, M.shape(), lm::tile_partition::row_blocks(s)),
+                   std::vector<double>(3));
+  } catch (const loom::shape_error& e) {
+    why = e.what();
+  }
+  SPARSE_MPI_CHECK(why.find("the dense operand has 3 values") != std::string::npos);
   // like work counters: the bytes each rank sends for y's rows, 101 rows in balanced tile rows
   const auto A = lm::distribute(tr, whole, M.shape(), lm::tile_partition::row_blocks(s));
   lm::sparse_report rep;
