@@ -103,7 +103,7 @@ void check_accepted(std::string_view text, const sc::query& q) {
         require(child_ok(q, id, n.a) && !sc::is_condition(q.nodes[n.a].kind));
         if (n.kind != sc::node_kind::negate && !sc::is_aggregate(n.kind))
           require(child_ok(q, id, n.b) && !sc::is_condition(q.nodes[n.b].kind));
-        if (sc::is_aggregate(n.kind))  // only the select list keeps aggregates: all have slots
+        if (sc::is_aggregate(n.kind))  // only SELECT and HAVING keep aggregates: all have slots
           require(n.slot >= 0 && n.slot < q.aggregate_count && q.aggregates[n.slot] == id);
         break;
     }
@@ -115,6 +115,7 @@ void check_accepted(std::string_view text, const sc::query& q) {
     require(!item.name.empty() && inside(item.name, text) && inside(item.source, text));
   }
   require(q.where == -1 || (q.where < q.node_count && sc::is_condition(q.nodes[q.where].kind)));
+  require(q.having == -1 || (q.having < q.node_count && sc::is_condition(q.nodes[q.having].kind)));
   for (int k = 0; k < q.group_count; ++k)
     require(q.group_by[k] >= 0 && q.group_by[k] < q.node_count &&
             q.nodes[q.group_by[k]].kind == sc::node_kind::column);

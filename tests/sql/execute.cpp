@@ -204,6 +204,38 @@ TEST_CASE("sql: expressions over GROUP BY keys and aggregates; groups in key ord
   }
 }
 
+TEST_CASE("sql: HAVING keeps the groups whose keys and aggregates satisfy it") {
+  const rel::table r = loom::sql<R"(
+      select flag, k, sum(price) as total from sales
+      group by flag, k
+      having count(*) > 90 and k <> 3 and (max(qty) = 50 or flag = 'N')
+      order by total)">(sales);
+  struct group {
+    double total = 0;
+    std::int64_t n = 0, most = 0;
+  };
+  std::map<std::pair<std::string, std::int64_t>, group> groups;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    group& g = groups[{rows.flag[i], rows.k[i]}];
+    g.total += rows.price[i];
+    ++g.n;
+    g.most = std::max(g.most, rows.qty[i]);
+  }
+  std::vector<std::pair<double, std::pair<std::string, std::int64_t>>> expected;
+  for (const auto& [key, g] : groups)
+    if (g.n > 90 && key.second != 3 && (g.most == 50 || key.first == "N"))
+      expected.emplace_back(g.total, key);
+  std::sort(expected.begin(), expected.end());
+  REQUIRE(expected.size() > 1);
+  REQUIRE(expected.size() < groups.size());
+  REQUIRE(r.rows() == expected.size());
+  for (std::size_t row = 0; row < r.rows(); ++row) {
+    CHECK(close(r.reals("total")[row], expected[row].first));
+    CHECK(r["flag"].text(row) == expected[row].second.first);
+    CHECK(r.ints("k")[row] == expected[row].second.second);
+  }
+}
+
 TEST_CASE("sql: a projection keeps the column types; ORDER BY position, LIMIT") {
   const rel::table r = loom::sql<R"(
       select city, day, price * qty as amount, -qty as negative

@@ -78,6 +78,10 @@ constexpr rejection rejections[] = {
     {"select a from t group by sum(a)", error_code::aggregate_in_group_by, 26},
     {"select a, sum(b) from t", error_code::column_not_in_group_by, 8},
     {"select a, b, sum(c) from t group by a", error_code::column_not_in_group_by, 11},
+    {"select a from t group by a having b > 1", error_code::column_not_in_group_by, 35},
+    {"select a from t group by a having sum(b)", error_code::expected_condition, 35},
+    {"select a from t group by a having sum(max(b)) > 1", error_code::aggregate_inside_aggregate,
+     39},
     {"select x.a from t", error_code::unknown_table_alias, 8},
     {"select a, b as a from t", error_code::duplicate_output_name, 11},
     {"select a from t order by b", error_code::order_by_not_in_select_list, 26},
@@ -224,4 +228,15 @@ TEST_CASE("sql parser: capacities are errors, not overflows") {
   std::string nots = "select a from t where ";
   for (int k = 0; k < 100; ++k) nots += "not ";
   CHECK(sc::parse(nots + "a = 1").error == error_code::nesting_too_deep);
+}
+
+TEST_CASE("sql parser: HAVING reads group keys and its own aggregates") {
+  const sc::query q =
+      sc::parse("select k, sum(x) as s from t group by k having count(*) > 2 and k <> 3");
+  REQUIRE(q.ok());
+  CHECK(q.aggregate_count == 2);  // SUM of the select list, COUNT of HAVING
+  CHECK(q.nodes[q.aggregates[1]].kind == node_kind::count_star);
+  const sc::node& having = q.nodes[q.having];
+  CHECK(having.kind == node_kind::logical_and);
+  CHECK(q.nodes[q.nodes[having.b].a].slot == 0);  // k: the first GROUP BY key
 }

@@ -261,6 +261,7 @@ struct query {
   table_ref tables[max_tables]{};
   int table_count = 0;
   int where = -1;
+  int having = -1;  // a condition on the groups (their keys and aggregates)
   int group_by[max_group_keys]{};
   int group_count = 0;
   order_key order_by[max_order_keys]{};

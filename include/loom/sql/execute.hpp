@@ -602,6 +602,8 @@ void select_groups(const binding& b, const Scan& scan, result_values& out) {
   [&]<std::size_t... S>(std::index_sequence<S...>) {
     for (const auto& [key, acc] : groups) {
       const group_context<K, A> c{b, key, acc};
+      if constexpr (Q.having >= 0)
+        if (!test<Q, Q.having>(c)) continue;
       (out[S].push_back(value<Q, Q.select[S].expr>(c)), ...);
     }
   }(std::make_index_sequence<static_cast<std::size_t>(Q.select_count)>{});

@@ -296,7 +296,7 @@ constexpr std::int64_t add_months(std::int64_t day, std::int64_t months) {
   return relational::days_from_civil(y, static_cast<int>(m + 1), c.day < last ? c.day : last);
 }
 
-enum class clause : unsigned char { select, from, where, group_by, order_by };
+enum class clause : unsigned char { select, from, where, group_by, having, order_by };
 
 class parser {
  public:
@@ -499,6 +499,11 @@ class parser {
         q_.group_by[q_.group_count++] = key;
       } while (accept(token_kind::comma));
     }
+    if (accept_keyword("having")) {
+      clause_ = clause::having;
+      q_.having = condition(parse_expression());
+      if (failed()) return;
+    }
     if (accept_keyword("order")) {
       if (!accept_keyword("by")) {
         fail_here(error_code::expected_by);
@@ -585,7 +590,9 @@ class parser {
           break;
         }
       }
-      if (!grouped || inside_aggregate_[id] || clause_of_[id] != clause::select) continue;
+      if (!grouped || inside_aggregate_[id] ||
+          (clause_of_[id] != clause::select && clause_of_[id] != clause::having))
+        continue;
       for (int k = 0; k < q_.group_count && n.slot < 0; ++k) {
         const node& key = at(q_.group_by[k]);
         if (key.text == n.text &&
@@ -944,7 +951,7 @@ class parser {
     }
     if (!accept(token_kind::close)) return fail_here(error_code::expected_closing_parenthesis);
     const int id = add(n);
-    if (id >= 0 && clause_ == clause::select) {
+    if (id >= 0 && (clause_ == clause::select || clause_ == clause::having)) {
       if (q_.aggregate_count == max_aggregates)
         return fail(error_code::too_many_aggregates, name.offset);
       q_.nodes[id].slot = q_.aggregate_count;
