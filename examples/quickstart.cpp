@@ -39,7 +39,8 @@ void demo(const std::string& title, loom::tensor<double, loom::csr>& A) {
   // SpGEMM: C = A A, assembled as CSR.
   loom::tensor<double, loom::csr> C({m, n});
   C.set_name("C");
-  std::printf("%s", loom::explain(C(i, j), loom::sum(k, A(i, k) * A(k, j))).c_str());
+  // the first run, with the plan and what it measured (estimated vs actual entries, time per phase)
+  std::printf("%s", loom::explain_analyze(C(i, j), loom::sum(k, A(i, k) * A(k, j))).c_str());
   // C keeps its arrays between calls, as the hand loop keeps its vectors; "fresh" builds a new C
   std::vector<std::int64_t> cpos;
   std::vector<std::int32_t> ccrd;

@@ -179,6 +179,7 @@ fi
 stage "format check" bash tools/check_format.sh
 stage "single_include check" bash tools/check_single_include.sh
 stage "layering check" python3 tools/check_layers.py
+stage "walk check" python3 tools/check_walk.py
 stage "runtime split check" python3 tools/check_separate.py
 if [ -f tools/check_readme.py ]; then
   stage "README sync check" python3 tools/check_readme.py

@@ -39,12 +39,15 @@ Eigen::MatrixXd to_eigen_dense(const dmat& t) {
 // Runs `rhs` into `out` without the compile-time rewrites: the unfactorised plan.
 template <class Out, class Lhs, class Rhs>
 void unrewritten(Out& out, const Lhs& lhs, const Rhs& rhs) {
-  loom::detail::run_fused(out, lhs, rhs, false, loom::default_options{});
+  (void)out;  // lhs names it
+  loom::detail::run_decided(
+      loom::detail::decide_fused(lhs, rhs, std::false_type{}, loom::default_options{}));
 }
 template <class Rhs> double unrewritten_scalar(const Rhs& rhs) {
   loom::tensor<double, loom::format<>> r;
   loom::expr::access<loom::tensor<double, loom::format<>>> target{&r};
-  loom::detail::run_fused(r, target, rhs, false, loom::default_options{});
+  loom::detail::run_decided(
+      loom::detail::decide_fused(target, rhs, std::false_type{}, loom::default_options{}));
   return r.values()[0];
 }
 

@@ -9,6 +9,7 @@
 #include <loom/core/error.hpp>
 #include <loom/core/fixed_string.hpp>
 #include <loom/core/index.hpp>
+#include <loom/core/plan_log.hpp>
 #include <loom/core/progress.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/core/work_counters.hpp>

@@ -6,10 +6,12 @@
 #define LOOM_EXEC_HPP
 
 #include <loom/exec/alternatives.hpp>
+#include <loom/exec/decision.hpp>
 #include <loom/exec/decompose.hpp>
 #include <loom/exec/distribute.hpp>
 #include <loom/exec/evaluate.hpp>
 #include <loom/exec/explain.hpp>
+#include <loom/exec/explain_analyze.hpp>
 #include <loom/exec/leader_run.hpp>
 #include <loom/exec/matrix_chain.hpp>
 #include <loom/exec/options.hpp>

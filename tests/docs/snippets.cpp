@@ -161,6 +161,29 @@ TEST_CASE("docs/optimizer.md: formats held as alternatives, auto_tensor, program
   CHECK(y.at(1) == 1);  // row 1 has absent entries, which count as zero
 }
 
+TEST_CASE("docs/optimizer.md: the decision as a value, the plan log") {
+  auto A = small_csr();
+  loom::tensor<double, loom::dense_vector> x({4}), y({4});
+  for (std::int64_t c = 0; c < 4; ++c) x.at(c) = 1;
+  A.set_name("A"), x.set_name("x"), y.set_name("y");
+
+  const auto d = loom::decide(y(i), loom::sum(j, A(i, j) * x(j)));
+  loom::run(d);  // y = A x
+  x.at(0) = 10;
+  loom::run(d);          // again, with the new x: no statistics, no costing
+  CHECK(y.at(0) == 12);  // 1 * 10 + 2 * 1
+  CHECK(y.at(2) == 45);  // 4 * 10 + 5 * 1
+
+  std::vector<std::string> lines;
+  loom::set_plan_log([&](const loom::kernel_report& r) { lines.push_back(loom::to_line(r)); });
+  y(i) = loom::sum(j, A(i, j) * x(j));
+  loom::set_plan_log({});
+  // lines[0]: "loom: y(i) = sum(j, A(i,j) * x(j)): candidate 0 of 1 (order i,j), 1 thread, ..."
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].rfind("loom: y(i) = sum(j, A(i,j) * x(j)): candidate 0 of 1 (order i,j), ", 0) ==
+        0);
+}
+
 TEST_CASE("docs/la.md: the flagship and SPORES' programs") {
   const std::int64_t m = 6, n = 5, r = 2;
   auto X = loom::from_coo<loom::csr>({m, n}, coords{{0, 1}, {2, 3}, {5, 4}},

@@ -124,7 +124,7 @@ TEST_CASE("plans are cached by a coarse statistics signature") {
   const auto rhs = loom::sum(k, a(i, k) * b(k, j));
   using Lhs = std::remove_cvref_t<decltype(C(i, j))>;
   using Rhs = std::remove_cvref_t<decltype(rhs)>;
-  auto& cache = loom::optimize::plan_cache<Lhs, Rhs>::local();
+  auto& cache = loom::optimize::plan_choice_cache<Lhs, Rhs>::local();
   cache.chosen.clear();
   const auto misses = cache.stats.misses();
   C(i, j) = rhs;

@@ -8,31 +8,16 @@
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/core/work_counters.hpp>
-#include <loom/exec/options.hpp>
-#include <loom/expr/operators.hpp>
-#include <loom/expr/order.hpp>
+#include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
-#include <loom/format/appender.hpp>
-#include <loom/format/assemble.hpp>
-#include <loom/format/format_name.hpp>
 #include <loom/format/memory.hpp>
 #include <loom/format/tensor.hpp>
-#include <loom/optimize/choice/hoist_choice.hpp>
-#include <loom/optimize/choice/leader_choice.hpp>
-#include <loom/optimize/choice/plan_choice.hpp>
-#include <loom/optimize/choice/workspace_choice.hpp>
-#include <loom/parallel/run.hpp>
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>
-#include <loom/plan/pattern.hpp>
 #include <loom/plan/transposed_format.hpp>
-#include <loom/rewrite/for_evaluation.hpp>
-#include <loom/rewrite/hoist.hpp>
 #include <loom/stream/lower.hpp>
-#include <loom/stream/run.hpp>
 #include <loom/stream/skip.hpp>
-#include <loom/stream/workspace_storage.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 

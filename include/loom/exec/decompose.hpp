@@ -374,7 +374,7 @@ std::size_t decompose(Lhs lhs, const R& rhs, const O& opts = {}) {
   if (opts.candidate && !detail::ve::flatten<Rhs>::of_accesses)
     throw error("loom::decompose: a candidate can be forced only for one sum over a product");
   std::size_t chosen = 0;
-  detail::run_unaliased(lhs, rhs, [&](auto& target, auto&) {
+  detail::run_unaliased(lhs, rhs, [&](auto& target, bool) {
     chosen = detail::ve::decompose_into(target, rhs, false, opts);
   });
   return chosen;

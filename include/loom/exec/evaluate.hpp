@@ -1,126 +1,34 @@
 // Defines the driver (exec/): `out(i...) = e`, `out(i...) += e`, loom::assign, loom::accumulate
-// and loom::eval under a loom::options. Checks the kernel, rewrites it, hoists what the loops
-// would recompute, picks the plan and the skip policies, and runs the plan (exec/run_plan.hpp).
+// and loom::eval under a loom::options. Checks the kernel, turns the forms that are several
+// kernels (a sparse `+=`, aggregates, alternatives, automatic outputs, a sum of sums) into
+// single kernels, rewrites each, then decides and runs it (exec/decision.hpp).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXEC_EVALUATE_HPP
 #define LOOM_EXEC_EVALUATE_HPP
 
-#include <loom/core/error.hpp>
-#include <loom/core/work_counters.hpp>
 #include <loom/exec/aggregate.hpp>
 #include <loom/exec/alternatives.hpp>
-#include <loom/exec/bind.hpp>
+#include <loom/exec/decision.hpp>
 #include <loom/exec/options.hpp>
-#include <loom/exec/run_plan.hpp>
+#include <loom/exec/write_output.hpp>
+#include <loom/expr/access.hpp>
 #include <loom/expr/operators.hpp>
 #include <loom/expr/order.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
-#include <loom/format/appender.hpp>
-#include <loom/format/assemble.hpp>
-#include <loom/format/format_name.hpp>
+#include <loom/format/auto_tensor.hpp>
 #include <loom/format/memory.hpp>
 #include <loom/format/tensor.hpp>
-#include <loom/optimize/choice/hoist_choice.hpp>
-#include <loom/optimize/choice/leader_choice.hpp>
-#include <loom/optimize/choice/plan_cache.hpp>
-#include <loom/optimize/choice/plan_choice.hpp>
-#include <loom/optimize/choice/workspace_choice.hpp>
-#include <loom/parallel/run.hpp>
 #include <loom/plan/checks.hpp>
-#include <loom/plan/order.hpp>
-#include <loom/plan/pattern.hpp>
-#include <loom/plan/transposed_format.hpp>
 #include <loom/rewrite/for_evaluation.hpp>
-#include <loom/rewrite/hoist.hpp>
-#include <loom/stream/lower.hpp>
-#include <loom/stream/run.hpp>
-#include <loom/stream/skip.hpp>
-#include <loom/stream/workspace_storage.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
-#include <algorithm>
-#include <array>
-#include <memory>
-#include <optional>
+#include <span>
 #include <string>
-#include <string_view>
-#include <tuple>
 #include <type_traits>
-#include <variant>
-#include <vector>
 
 namespace loom::detail {
-
-/// Calls `run(std::type_identity<P>{})` with the plan P of `lhs = rhs` to run: the only candidate,
-/// or the one the runtime optimizer picks from statistics (optimize/choice/plan_choice.hpp,
-/// cached).
-template <class Lhs, class Rhs, class Run>
-void with_chosen_plan(const Lhs& lhs, const Rhs& rhs, Run&& run) {
-  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
-  if constexpr (n > 1) {
-    boost::mp11::mp_with_index<n>(optimize::cached_choice(lhs, rhs), [&](auto c) {
-      run(std::type_identity<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>{});
-    });
-  } else {
-    run(std::type_identity<plan::order_plan<Lhs, Rhs>>{});
-  }
-}
-
-/// Calls `run(std::type_identity<Skips>{}, codes)` with the skip policies of plan P's loops as
-/// the options say (optimize/choice/leader_choice.hpp): the static table (the default); one of
-/// `skip_candidates<N>` instantiated variants chosen from statistics; one kernel whose
-/// intersections read `codes` (`runtime_skips`); or fixed. The options' forced fields override
-/// the statistics.
-template <class P, class Options, class Lhs, class Rhs, class Run>
-void with_chosen_skips(const Lhs& lhs, const Rhs& rhs, const Options& opts, Run&& run) {
-  using skips = typename Options::skips;
-  constexpr auto static_codes = stream::skip::default_codes;
-  if constexpr (!std::is_void_v<typename fixed_skips_of<skips>::type>) {
-    run(std::type_identity<typename fixed_skips_of<skips>::type>{}, static_codes);
-    return;
-  } else if constexpr (Options::skip_cap > 1) {
-    using candidates = optimize::skip_candidates_t<P, Options::skip_cap>;
-    constexpr std::size_t n = boost::mp11::mp_size<candidates>::value;
-    if constexpr (n > 1) {
-      const std::size_t chosen = opts.skip_candidate
-                                     ? std::min(*opts.skip_candidate, n - 1)
-                                     : optimize::cached_skip_choice<P, Options::skip_cap>(lhs, rhs);
-      boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
-        run(std::type_identity<boost::mp11::mp_at_c<candidates, decltype(c)::value>>{},
-            static_codes);
-      });
-      return;
-    }
-  } else if constexpr (std::is_same_v<skips, opt::runtime_skips>) {
-    if constexpr (optimize::has_runtime_skip_loop<P>) {
-      run(std::type_identity<stream::skip::every_loop<stream::skip::runtime>>{},
-          opts.skip_codes ? *opts.skip_codes : optimize::cached_runtime_skips<P>(lhs, rhs));
-      return;
-    }
-  }
-  (void)lhs, (void)rhs, (void)opts;
-  run(std::type_identity<stream::skip::per_loop<>>{}, static_codes);
-}
-
-/// Runs plan P of `lhs = rhs` with the skip policies the options choose.
-template <class P, class Options, class Out, class Lhs, class Rhs>
-void run_plan_with_skips(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
-                         const Options& opts) {
-  with_chosen_skips<P>(lhs, rhs, opts, [&](auto skips, const stream::skip::codes& codes) {
-    execute_plan<P, typename decltype(skips)::type>(out, lhs, rhs, accumulate, codes);
-  });
-}
-
-// A hoisted sum's storage: a dense vector (the size of one operand mode), a dense matrix unless
-// the sum is statically sparse (then DCSR).
-template <class V, class S, std::size_t N>
-using hoisted_tensor =
-    tensor<V, std::conditional_t<N == 0, format<>,
-                                 std::conditional_t<N == 1, dense_vector,
-                                                    std::conditional_t<rewrite::hoisted_dense_v<S>,
-                                                                       dense_matrix, dcsr>>>>;
 
 template <class E> inline constexpr bool is_add_node = false;
 template <class L, class R> inline constexpr bool is_add_node<expr::add<L, R>> = true;
@@ -150,91 +58,40 @@ template <class Lhs, class Rhs> constexpr bool kernel_per_term() {
     return sum_terms<expr::free_indices_t<Lhs>, Rhs>::all_sums;
 }
 
-/// f(term) for each term of an add tree, left to right.
-template <class E, class F> void for_each_term(const E& e, F& f) {
+/// f(term, std::bool_constant<Acc>) for each term of an add tree, left to right: the first with
+/// `First`, the others with true (each adds to what the terms before it wrote).
+template <bool First, class E, class F> void for_each_term(const E& e, F& f) {
   if constexpr (is_add_node<E>) {
-    for_each_term(e.lhs, f);
-    for_each_term(e.rhs, f);
+    for_each_term<First>(e.lhs, f);
+    for_each_term<true>(e.rhs, f);
   } else {
-    f(e);
+    f(e, std::bool_constant<First>{});
   }
 }
 
-template <class Options, class OT, class... Os, class R, bool Acc>
-void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand,
-                    std::bool_constant<Acc> accumulate, const Options& opts);
-
-template <class Options, class Out, class Lhs, class Rhs>
-void run_kernel(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts);
-
-/// Whether `lhs = rhs` ran by first computing once a sum that the fused loop nest would recompute
-/// for each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
-/// sum(i, A(i,j) * sum(k, A(i,k) * x(k))): done when the cost model says that is cheaper
-/// (optimize/choice/hoist_choice.hpp; a filter the sum would lose, as in TPC-H Q5, keeps it
-/// fused). Fixed skip policies name the loops of one plan, so they hoist nothing.
-template <class Options, class Out, class Lhs, class Rhs>
-bool ran_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
-  constexpr bool fixed = !std::is_void_v<typename fixed_skips_of<typename Options::skips>::type>;
-  bool hoisted = false;
-  if constexpr (rewrite::has_hoistable_v<Rhs> && !fixed) {
-    rewrite::hoist_first(rhs, [&](const auto& s, auto rebuild) {
-      using S = std::remove_cvref_t<decltype(s)>;
-      [&]<class... Is>(mp_list<Is...>) {
-        using T = hoisted_tensor<expr::value_type_t<S>, S, sizeof...(Is)>;
-        if (!optimize::cached_hoist(lhs, rhs, s, rewrite::hoisted_dense_v<S>)) return;
-        hoisted = true;
-        T t(typename T::shape_type{expr::extent_read<Is>(s)...});
-        if constexpr (T::format_type::all_dense)
-          LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
-        expr::access<T, Is...> target{&t};
-        // its own kernel (rewritten and hoisted in turn)
-        assign_checked(target, s, std::false_type{}, opts);
-        if constexpr (sizeof...(Is) == 0)  // a scalar: a literal (order-0 operands not streamed)
-          run_kernel(out, lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}),
-                     accumulate, opts);
-        else
-          run_kernel(out, lhs, rebuild(expr::access<const T, Is...>{&t}), accumulate, opts);
-      }(expr::free_indices_t<S>{});
-    });
-  }
-  (void)out, (void)lhs, (void)rhs, (void)accumulate, (void)opts;
-  return hoisted;
-}
-
-/// Runs `lhs = rhs` as one fused loop nest, no sum hoisted: the plan and the skip policies
-/// chosen, then the plan run (exec/run_plan.hpp). tests/work and benchmarks compare with it.
-template <class Options, class Out, class Lhs, class Rhs>
-void run_fused(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
-  with_chosen_plan(lhs, rhs, [&](auto plan) {
-    run_plan_with_skips<typename decltype(plan)::type>(out, lhs, rhs, accumulate, opts);
-  });
-}
-
-/// Runs the checked, rewritten kernel `lhs = rhs` into `out`: a sum hoisted first when cheaper,
-/// else fused.
-template <class Options, class Out, class Lhs, class Rhs>
-void run_kernel(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
-  if (!ran_hoisted(out, lhs, rhs, accumulate, opts)) run_fused(out, lhs, rhs, accumulate, opts);
-}
-
-/// Runs `run(target, out)` for `lhs = rhs`: straight into the output, or, when an operand reads
-/// the output's storage (the same tensor, two views of one buffer, a view of the output's own
-/// arrays; format/memory.hpp), into a copy that then replaces the output (moved into an owning
-/// tensor, copied back into a view's buffer), so no operand sees a half-written result.
-template <class OT, class... Os, class Rhs, class Run>
-void run_unaliased(expr::access<OT, Os...>& lhs, const Rhs& rhs, Run&& run) {
+/// Runs `run(target, true)` into a copy of the output, which then replaces it (moved into an
+/// owning tensor, copied back into a view's buffer): the path of an assignment where an operand
+/// reads the output's storage (the same tensor, two views of one buffer, a view of the output's
+/// own arrays; format/memory.hpp), so no operand sees a half-written result.
+template <class OT, class... Os, class Run>
+void run_into_copy(expr::access<OT, Os...>& lhs, Run&& run) {
   using out_t = std::remove_const_t<OT>;
-  if (!aliases_output(lhs.tensor, rhs)) {
-    run(lhs, *lhs.tensor);
-    return;
-  }
   tensor<typename out_t::value_type, typename out_t::format_type> result(*lhs.tensor);
   expr::access<decltype(result), Os...> target{&result};
-  run(target, result);
+  run(target, true);
   if constexpr (out_t::owning)
     *lhs.tensor = std::move(result);
   else
     std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
+}
+
+/// `run(lhs, false)`, or run_into_copy when an operand reads the output's storage.
+template <class OT, class... Os, class Rhs, class Run>
+void run_unaliased(expr::access<OT, Os...>& lhs, const Rhs& rhs, Run&& run) {
+  if (aliases_output(lhs.tensor, rhs))
+    run_into_copy(lhs, run);
+  else
+    run(lhs, false);
 }
 
 }  // namespace loom::detail
@@ -328,20 +185,18 @@ void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand,
     plan::report_assignment_errors<Lhs, Written>();
   } else {
     const auto rhs = rewrite::for_kernel(written).expr;
-    if constexpr (kernel_per_term<Lhs, std::remove_cvref_t<decltype(rhs)>>()) {
-      run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
-        bool add = accumulate;
-        auto one = [&](const auto& term) {
-          run_kernel(out, target, term, add, opts);
-          add = true;
-        };
-        for_each_term(rhs, one);
-      });
-    } else {
-      run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
-        run_kernel(out, target, rhs, accumulate, opts);
-      });
-    }
+    auto run = [&](auto& target, bool copied) {
+      if constexpr (kernel_per_term<Lhs, std::remove_cvref_t<decltype(rhs)>>()) {
+        auto one = [&](const auto& term, auto add) { run_kernel(target, term, add, opts, copied); };
+        for_each_term<Acc>(rhs, one);
+      } else {
+        run_kernel(target, rhs, accumulate, opts, copied);
+      }
+    };
+    if (aliases_output(lhs.tensor, rhs))
+      run_into_copy(lhs, run);
+    else
+      run(lhs, false);
   }
 }
 
@@ -368,10 +223,8 @@ void assign_checked(expr::access<OT, Os...>& lhs, const expr::ordered<Order, E>&
     plan::report_assignment_errors<Lhs, E>();
   } else {
     const auto rhs = rewrite::for_kernel(fixed.expr).expr;
-    using Rhs = std::remove_cvref_t<decltype(rhs)>;
-    run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
-      using T = std::remove_cvref_t<decltype(target)>;
-      run_plan_with_skips<plan::order_plan<T, Rhs, -1, Order>>(out, target, rhs, accumulate, opts);
+    run_unaliased(lhs, rhs, [&](auto& target, bool copied) {
+      run_kernel<Order>(target, rhs, accumulate, opts, copied);
     });
   }
 }
@@ -408,6 +261,55 @@ void accumulate(expr::access<OT, Os...> lhs, const R& rhs, const O& opts = {}) {
   detail::assign_checked(lhs, rhs, std::true_type{}, opts);
 }
 
+/// Every choice loom makes for `lhs = rhs` under `opts` (the right-hand side rewritten; a sum
+/// hoisted or not; the candidate plan and every candidate's estimated cost; the skip policies),
+/// as a value that loom::run executes and loom::explain describes. For one kernel: an aggregate,
+/// a loom::alternatives operand, an automatic output, `+=` into a sparse output and a sum of sums
+/// into a dense one are several kernels, which loom::assign and loom::explain_analyze run.
+template <class OT, class... Os, class R, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate)
+auto decide(expr::access<OT, Os...> lhs, const R& rhs_operand, const O& opts = {}) {
+  static_assert(expr::operand<R>,
+                "loom::decide: the right-hand side must be an expression or a scalar");
+  const auto written = expr::as_expr(rhs_operand);
+  using Written = std::remove_cvref_t<decltype(written)>;
+  using Lhs = expr::access<OT, Os...>;
+  using out_t = std::remove_const_t<OT>;
+  static_assert(!detail::aggr::has_aggregates_v<Written> &&
+                    !detail::alt::has_alternatives_v<Written> && !is_auto_tensor_v<out_t>,
+                "loom::decide: this assignment runs several kernels (a max/min aggregate, a "
+                "loom::alternatives operand or an auto_tensor output); use loom::assign, or "
+                "loom::explain_analyze to see each kernel's decision");
+  static_assert(out_t::owning || out_t::format_type::all_dense,
+                "loom::decide: a sparse output must be an owning loom::tensor; a view over "
+                "caller buffers cannot grow");
+  if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
+    plan::report_assignment_errors<Lhs, Written>();
+  } else {
+    const auto kernel = rewrite::for_kernel(written).expr;
+    static_assert(!detail::kernel_per_term<Lhs, std::remove_cvref_t<decltype(kernel)>>(),
+                  "loom::decide: a sum of sums into a dense output runs one kernel per term; "
+                  "decide each term, or use loom::assign");
+    return detail::decide(lhs, kernel, std::false_type{}, opts);
+  }
+}
+
+/// Runs a decision made by loom::decide: the same plan, skip policies and hoisting, on the data
+/// the operands hold now (into a copy first when an operand reads the output).
+template <class Lhs, class Rhs, class Options, bool Acc, class Order>
+void run(const kernel_decision<Lhs, Rhs, Options, Acc, Order>& d) {
+  if (detail::aliases_output(d.lhs.tensor, d.rhs)) {  // decided again for the copy's type
+    Lhs lhs = d.lhs;
+    detail::run_unaliased(lhs, d.rhs, [&](auto& target, bool copied) {
+      detail::run_kernel<Order>(target, d.rhs, std::bool_constant<Acc>{}, d.options, copied);
+    });
+  } else if (detail::plan_log_active()) {
+    detail::run_reported(d, 0.0);
+  } else {
+    detail::run_decided(d);
+  }
+}
+
 /// The value of an expression without free indices under `opts`:
 /// `double s = loom::eval(sum(i, x(i)));`
 template <expr::operand E, options_type O = default_options>
@@ -432,7 +334,7 @@ auto eval(const E& e, const O& opts = {}) {
   else if constexpr (!plan::assignment_is_valid<decltype(target), Written>)
     plan::report_assignment_errors<decltype(target), Written>();
   else
-    loom::detail::run_kernel(result, target, rewrite::for_kernel(written).expr, false, opts);
+    loom::detail::run_kernel(target, rewrite::for_kernel(written).expr, std::false_type{}, opts);
   return value;
 }
 

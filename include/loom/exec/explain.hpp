@@ -6,6 +6,7 @@
 
 #include <loom/exec/aggregate.hpp>
 #include <loom/exec/alternatives.hpp>
+#include <loom/exec/decision.hpp>
 #include <loom/exec/evaluate.hpp>
 #include <loom/exec/options.hpp>
 #include <loom/exec/plan_text.hpp>
@@ -152,10 +153,10 @@ std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O
                       "one kernel per term (a dense output, a sum of sums over its indices): "
                       "the first term assigns, the others add, in order\n";
     std::size_t t = 0;
-    auto one = [&](const auto& term) {
+    auto one = [&](const auto& term, auto) {
       out += "term " + std::to_string(++t) + ":\n" + explain_kernel(lhs, term, opts);
     };
-    loom::detail::for_each_term(rhs, one);
+    loom::detail::for_each_term<false>(rhs, one);
     return out;
   }
   constexpr bool fixed =
@@ -175,8 +176,8 @@ std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O
   using P0 = order_plan<Lhs, Rhs>;
   constexpr std::size_t n = plan_candidates<Lhs, Rhs>::count;
   if constexpr (n > 1) {
-    loom::statistics_cache stats;
-    const optimize::plan_choice choice = optimize::choose_plan(lhs, rhs, stats);
+    const auto decision = loom::detail::decide_fused(lhs, rhs, std::false_type{}, opts);
+    loom::statistics_cache stats;  // the figures shown; the choice is the decision's
     std::ostringstream pre;
     pre << rules << "candidates (" << n << " instantiated, at most " << max_plan_candidates
         << "; loom::limits::plan_candidates), costed at run time from statistics:\n";
@@ -191,9 +192,10 @@ std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O
       boost::mp11::mp_for_each<typename P::order>([&](auto idx) {
         names += (names.empty() ? "" : ",") + std::string(decltype(idx)::name);
       });
-      pre << "  " << (c == choice.chosen ? "* " : "  ") << "#" << c << " order " << names;
+      pre << "  " << (c == decision.candidate ? "* " : "  ") << "#" << c << " order " << names;
       if (!moved.empty()) pre << "; transpose " << moved;
-      pre << ": estimated cost " << static_cast<std::int64_t>(choice.cost[c] + 0.5) << "\n";
+      pre << ": estimated cost " << static_cast<std::int64_t>(decision.candidate_costs[c] + 0.5)
+          << "\n";
     });
     pre << "statistics:";
     expr::for_each_access(rhs, [&](const auto& a, std::size_t operand) {
@@ -208,13 +210,12 @@ std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O
         pre << "]";
       }
     });
-    pre << "\nchosen: candidate #" << choice.chosen << ", the cheapest (*)\n";
+    pre << "\nchosen: candidate #" << decision.candidate << ", the cheapest (*)"
+        << (decision.cache_hit ? ", remembered from an earlier run of this kernel" : "") << "\n";
     std::string out;
-    boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
-      out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-          lhs, rhs, pre.str());
-      out += detail::skip_section<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-          lhs, rhs, opts);
+    decision.with_plan([&](auto p) {
+      using P = typename decltype(p)::type;
+      out = detail::explain_plan<P>(lhs, rhs, pre.str()) + detail::skip_section<P>(lhs, rhs, opts);
     });
     return out;
   }

@@ -5,17 +5,13 @@
 #ifndef LOOM_EXEC_LEADER_RUN_HPP
 #define LOOM_EXEC_LEADER_RUN_HPP
 
-#include <loom/exec/evaluate.hpp>
+#include <loom/exec/decision.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/optimize/choice/leader_choice.hpp>
-#include <loom/optimize/choice/plan_cache.hpp>
-#include <loom/optimize/choice/plan_choice.hpp>
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/rewrite/for_evaluation.hpp>
 #include <loom/stream/skip.hpp>
-
-#include <boost/mp11/algorithm.hpp>
 
 #include <cstddef>
 #include <string>
@@ -25,19 +21,6 @@ namespace loom::optimize {
 
 namespace detail {
 
-// Calls f(plan) with the order plan the evaluator would run for `lhs = rhs` (rhs rewritten).
-template <class Lhs, class Rhs, class F>
-void with_order_plan(const Lhs& lhs, const Rhs& rhs, F&& f) {
-  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
-  if constexpr (n > 1) {
-    boost::mp11::mp_with_index<n>(cached_choice(lhs, rhs), [&](auto c) {
-      f(plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>{});
-    });
-  } else {
-    f(plan::order_plan<Lhs, Rhs>{});
-  }
-}
-
 template <class Lhs, class R, class F>
 void with_kernel(const Lhs& lhs, const R& rhs_operand, F&& f) {
   const auto written = expr::as_expr(rhs_operand);
@@ -46,7 +29,8 @@ void with_kernel(const Lhs& lhs, const R& rhs_operand, F&& f) {
     plan::report_assignment_errors<Lhs, Written>();
   } else {
     const auto rhs = rewrite::for_kernel(written).expr;  // as the evaluator runs it
-    with_order_plan(lhs, rhs, [&](auto p) { f(p, rhs); });
+    loom::detail::decide_fused(lhs, rhs, std::false_type{}, default_options{})
+        .with_plan([&](auto p) { f(typename decltype(p)::type{}, rhs); });
   }
 }
 

@@ -5,55 +5,24 @@
 #ifndef LOOM_EXEC_RUN_PLAN_HPP
 #define LOOM_EXEC_RUN_PLAN_HPP
 
-#include <loom/core/error.hpp>
-#include <loom/core/work_counters.hpp>
+#include <loom/core/plan_log.hpp>
 #include <loom/exec/bind.hpp>
-#include <loom/exec/options.hpp>
 #include <loom/exec/write_output.hpp>
-#include <loom/expr/operators.hpp>
-#include <loom/expr/order.hpp>
 #include <loom/expr/traits.hpp>
-#include <loom/expr/visit.hpp>
-#include <loom/format/appender.hpp>
-#include <loom/format/assemble.hpp>
-#include <loom/format/format_name.hpp>
-#include <loom/format/memory.hpp>
-#include <loom/format/tensor.hpp>
-#include <loom/optimize/choice/hoist_choice.hpp>
-#include <loom/optimize/choice/leader_choice.hpp>
-#include <loom/optimize/choice/plan_choice.hpp>
-#include <loom/optimize/choice/workspace_choice.hpp>
 #include <loom/parallel/run.hpp>
-#include <loom/plan/checks.hpp>
-#include <loom/plan/order.hpp>
-#include <loom/plan/pattern.hpp>
-#include <loom/plan/transposed_format.hpp>
-#include <loom/rewrite/for_evaluation.hpp>
-#include <loom/rewrite/hoist.hpp>
 #include <loom/stream/lower.hpp>
 #include <loom/stream/run.hpp>
 #include <loom/stream/skip.hpp>
-#include <loom/stream/workspace_storage.hpp>
 
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <memory>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <tuple>
+#include <cstddef>
 #include <type_traits>
-#include <variant>
-#include <vector>
 
 namespace loom::detail {
 
-/// Runs one instantiated plan into `out`, its intersections co-iterating as `Skips` says.
-template <class Plan, bool DenseMaps, class Skips = stream::skip::per_loop<>, class Out, class Lhs,
-          class Rhs>
-void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const auto& extent_by_id,
+/// Runs one instantiated plan into `out`, its intersections co-iterating as `Skips` says
+/// (`skip::runtime` ones reading `skips`); `Accumulate`: `+=` into a dense or bitmap output.
+template <class Plan, bool DenseMaps, class Skips, bool Accumulate, class Out, class Lhs, class Rhs>
+void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, const auto& extent_by_id,
               const stream::skip::codes& skips) {
   using order = typename Plan::order;
   using V = expr::value_type_t<Rhs>;
@@ -63,9 +32,10 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
 
   static_assert(stream::skip::max_loops >= plan::detail::max_indices,
                 "loom internal error: fewer skip codes than loops; please report");
-  if constexpr (!Out::format_type::all_dense && !Out::format_type::dense_over_bitmap)
-    if (accumulate)  // assign_checked runs `+=` into a sparse output as `=` then a merge
-      throw error("loom internal error: += reached the kernel of a sparse output; please report");
+  static_assert(!Accumulate || Out::format_type::all_dense || Out::format_type::dense_over_bitmap,
+                "loom internal error: += reached the kernel of a sparse output (assign_checked "
+                "runs it as = then a merge); please report");
+  constexpr bool accumulate = Accumulate;
   stream::kernel_context ctx;
   ctx.skip = skips;
   ctx.sequential_sums = loom::deterministic();
@@ -96,6 +66,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
     split = parallel::decide_split<order, typename Plan::accesses, typename B::pointers, T>(
         pointers, ctx.extents[0], stream::is_contracted<root_type>(),
         out_format::all_dense ? out.values().size() : 0);
+  if (current_report != nullptr) current_report->threads = split.active ? split.threads : 1;
 
   if constexpr (out_format::all_dense) {
     constexpr bool rows_outer = [] {
@@ -111,18 +82,6 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
   } else {
     write_sparse<Plan, splittable>(out, lhs, rhs, root, split);
   }
-}
-
-/// Runs plan P with the skip policies `Skips`; `skip::runtime` intersections read `skips`.
-template <class P, class Skips = stream::skip::per_loop<>, class Out, class Lhs, class Rhs>
-void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
-                  const stream::skip::codes& skips = stream::skip::default_codes) {
-  const auto extents = gather_extents(lhs, rhs);  // by P::universe, which depends on lhs, rhs only
-  if constexpr (needs_map_variants<Rhs>) {
-    if (maps_need_dense_domain(rhs))
-      return run_plan<P, true, Skips>(out, lhs, rhs, accumulate, extents, skips);
-  }
-  run_plan<P, false, Skips>(out, lhs, rhs, accumulate, extents, skips);
 }
 
 }  // namespace loom::detail

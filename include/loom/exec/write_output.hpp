@@ -6,6 +6,7 @@
 #ifndef LOOM_EXEC_WRITE_OUTPUT_HPP
 #define LOOM_EXEC_WRITE_OUTPUT_HPP
 
+#include <loom/core/plan_log.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
@@ -24,6 +25,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -281,7 +283,9 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
   // entries arrive sorted and unique: build the levels directly (`+=` came as `=`, above)
   if constexpr (splittable && parallel::rows_format<out_format>) {
     if (split.active) {  // CSR-like: every chunk writes its part of the arrays
-      try {              // the output's arrays are refilled, capacity kept
+      if (kernel_report* const report = current_report)
+        report->estimated_entries = output_entries_bound<Lhs>(rhs, workspace);
+      try {  // the output's arrays are refilled, capacity kept
         out = parallel::run_sparse_rows<T, out_format>(out.shape(), static_cast<root_type>(root),
                                                        split, make_sink, &out);
       } catch (...) {
@@ -320,10 +324,18 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
   // the output's own arrays are refilled: a kernel run again allocates nothing
   try {
     detail::appender<T, out_format> entries(out.shape(), &out);
-    entries.reserve(static_cast<std::size_t>(
-        std::min<std::int64_t>(output_entries_bound<Lhs>(rhs, workspace), std::int64_t{1} << 26)));
+    const std::int64_t bound = output_entries_bound<Lhs>(rhs, workspace);
+    entries.reserve(static_cast<std::size_t>(std::min<std::int64_t>(bound, std::int64_t{1} << 26)));
     run_into(entries);
-    out = std::move(entries).finish();
+    if (kernel_report* const report = current_report) {  // explain_analyze, the plan log
+      report->estimated_entries = bound;
+      const auto t0 = std::chrono::steady_clock::now();
+      out = std::move(entries).finish();
+      report->assembly_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    } else {
+      out = std::move(entries).finish();
+    }
   } catch (...) {
     out.clear();  // its arrays went to the appender: leave a valid empty tensor
     out.set_name(std::move(name));

@@ -1,7 +1,7 @@
 // Defines loom::optimize::plan_cache and cached_choice: a kernel's runtime choices remembered per
 // thread by a coarse statistics signature (magnitudes of extents and stored entries), so that a
 // kernel called again on inputs of similar sizes neither gathers statistics nor costs its plans;
-// the LOOM_DEBUG_PLAN (environment) log of each hit (optimize/choice/).
+// whether a choice was a hit is reported to the plan log (core/plan_log.hpp) (optimize/choice/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_CHOICE_PLAN_CACHE_HPP
 #define LOOM_OPTIMIZE_CHOICE_PLAN_CACHE_HPP
@@ -69,38 +69,46 @@ struct signature_less {
 
 /// The plans chosen for one kernel type, per thread, by coarse signature, with the statistics
 /// gathered to choose them. `Purpose` separates choices of another kind over the same kernel
-/// (`decompose`). The environment variable LOOM_DEBUG_PLAN logs every choice to stderr.
-template <class Lhs, class Rhs, class Purpose = void> struct plan_cache {
-  std::map<std::vector<std::uint8_t>, std::size_t, detail::signature_less> chosen;
+/// (`decompose`).
+/// `Value` is what one choice remembers: the candidate's index, or for the plan choice its costs
+/// too (entries never move, so a reference to one stays valid).
+template <class Lhs, class Rhs, class Purpose = void, class Value = std::size_t> struct plan_cache {
+  std::map<std::vector<std::uint8_t>, Value, detail::signature_less> chosen;
   statistics_cache stats;
   static plan_cache& local() {
     thread_local plan_cache cache;
     return cache;
   }
-  /// The choice remembered for `signature`, else `choose(stats)`, remembered.
+  /// The choice remembered for `signature`, else `choose(stats)`, remembered; `hit` says which.
   template <class Choose>
-  std::size_t find_or(const std::vector<std::uint8_t>& signature, Choose&& choose) {
+  const Value& find_or(const std::vector<std::uint8_t>& signature, Choose&& choose,
+                       bool* hit = nullptr) {
     if (const auto it = chosen.find(signature); it != chosen.end()) {
-      if (loom::debug_plan())
-        loom::detail::debug_line({"loom: plan cache hit: candidate ", std::to_string(it->second)});
+      if (hit != nullptr) *hit = true;
       return it->second;
     }
-    const std::size_t c = choose(stats);
-    chosen.emplace(signature, c);
-    return c;
+    if (hit != nullptr) *hit = false;
+    return chosen.emplace(signature, choose(stats)).first->second;
   }
 };
 
-/// The candidate to run for `lhs = rhs`: cached by signature, else costed from statistics.
-template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
+/// The cache of the plan choice itself (the candidate and every candidate's cost).
+template <class Lhs, class Rhs> using plan_choice_cache = plan_cache<Lhs, Rhs, void, plan_choice>;
+
+/// The plan choice for `lhs = rhs` (the candidate and every candidate's estimated cost): cached
+/// by signature, else costed from statistics; `hit` says which.
+template <class Lhs, class Rhs>
+const plan_choice& cached_plan_choice(const Lhs& lhs, const Rhs& rhs, bool& hit) {
   thread_local std::vector<std::uint8_t> signature;  // reused: a cache hit allocates nothing
   detail::coarse_signature(rhs, signature);
-  return plan_cache<Lhs, Rhs>::local().find_or(signature, [&](statistics_cache& stats) {
-    const plan_choice c = choose_plan(lhs, rhs, stats);
-    if (loom::debug_plan())
-      loom::detail::debug_choice("loom: plan chosen at run time: candidate", c.chosen, c.cost);
-    return c.chosen;
-  });
+  return plan_choice_cache<Lhs, Rhs>::local().find_or(
+      signature, [&](statistics_cache& stats) { return choose_plan(lhs, rhs, stats); }, &hit);
+}
+
+/// The candidate to run for `lhs = rhs`: cached by signature, else costed from statistics.
+template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
+  bool hit = false;
+  return cached_plan_choice(lhs, rhs, hit).chosen;
 }
 
 }  // namespace loom::optimize

@@ -1,0 +1,347 @@
+// Defines loom::kernel_decision, decide and run (exec/): one kernel's choices as a value. `decide`
+// makes every choice of `lhs = rhs` (a sum hoisted or not, the candidate plan, the skip policies);
+// `run` executes the decision with one dispatch; explain() prints it and the plan log
+// (core/plan_log.hpp) reports it with what the run measured.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_DECISION_HPP
+#define LOOM_EXEC_DECISION_HPP
+
+#include <loom/core/plan_log.hpp>
+#include <loom/core/work_counters.hpp>
+#include <loom/exec/bind.hpp>
+#include <loom/exec/options.hpp>
+#include <loom/exec/plan_text.hpp>
+#include <loom/exec/run_plan.hpp>
+#include <loom/expr/nodes.hpp>
+#include <loom/expr/traits.hpp>
+#include <loom/format/format_name.hpp>
+#include <loom/format/tensor.hpp>
+#include <loom/optimize/choice/hoist_choice.hpp>
+#include <loom/optimize/choice/leader_choice.hpp>
+#include <loom/optimize/choice/plan_cache.hpp>
+#include <loom/plan/order.hpp>
+#include <loom/rewrite/hoist.hpp>
+#include <loom/stream/skip.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom {
+
+/// How a kernel's intersections co-iterate (optimize/choice/leader_choice.hpp): the static table
+/// (the default), one of several instantiated variants chosen from statistics
+/// (`opt::skip_candidates<N>`), codes read at run time (`opt::runtime_skips`), or fixed by the
+/// options (`opt::fixed_skips`).
+enum class skip_decision { static_table, candidates, runtime_codes, fixed };
+
+namespace detail {
+
+template <skip_decision S, class P, class Options> struct skip_variant_list {
+  using type = boost::mp11::mp_list<stream::skip::per_loop<>>;
+};
+template <class P, class Options> struct skip_variant_list<skip_decision::fixed, P, Options> {
+  using type = boost::mp11::mp_list<typename fixed_skips_of<typename Options::skips>::type>;
+};
+template <class P, class Options> struct skip_variant_list<skip_decision::candidates, P, Options> {
+  using type = optimize::skip_candidates_t<P, Options::skip_cap>;
+};
+template <class P, class Options> struct skip_variant_list<skip_decision::runtime_codes, P, Options> {
+  using type = boost::mp11::mp_list<stream::skip::every_loop<stream::skip::runtime>>;
+};
+
+/// The skip policy plan P runs with under Options.
+template <class P, class Options> constexpr skip_decision skip_policy_of() {
+  using skips = typename Options::skips;
+  if constexpr (!std::is_void_v<typename fixed_skips_of<skips>::type>) {
+    return skip_decision::fixed;
+  } else if constexpr (Options::skip_cap > 1) {
+    if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, Options::skip_cap>>::value >
+                  1)
+      return skip_decision::candidates;
+    else
+      return skip_decision::static_table;
+  } else if constexpr (std::is_same_v<skips, opt::runtime_skips>) {
+    if constexpr (optimize::has_runtime_skip_loop<P>)
+      return skip_decision::runtime_codes;
+    else
+      return skip_decision::static_table;
+  } else {
+    return skip_decision::static_table;
+  }
+}
+
+/// The skip-policy types plan P may run with under Options: `run` picks one by index.
+template <class P, class Options>
+using skip_variants_t = typename skip_variant_list<skip_policy_of<P, Options>(), P, Options>::type;
+
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace detail
+
+/// What loom decided for one kernel `lhs = rhs` (the right-hand side rewritten): whether a sum is
+/// computed first (hoisted), which candidate plan runs and what each was estimated to cost, and
+/// the skip policies of its loops. Made by loom::decide, run by loom::run; holds the operands by
+/// pointer, as the expression does.
+template <class Lhs, class Rhs, class Options, bool Accumulate, class Order = void>
+struct kernel_decision {
+  using lhs_type = Lhs;
+  using kernel_type = Rhs;
+  using options_type = Options;
+  static constexpr bool accumulate = Accumulate;
+  /// The plans instantiated (plan/order.hpp): one under a loop order fixed by loom::order.
+  static constexpr std::size_t candidate_count =
+      std::is_void_v<Order> ? plan::plan_candidates<Lhs, Rhs>::count : 1;
+  template <std::size_t C>
+  using plan_type =
+      std::conditional_t<!std::is_void_v<Order>, plan::order_plan<Lhs, Rhs, -1, Order>,
+                         std::conditional_t<(candidate_count > 1),
+                                            plan::order_plan<Lhs, Rhs, static_cast<int>(C)>,
+                                            plan::order_plan<Lhs, Rhs>>>;
+
+  kernel_decision(const Lhs& target, const Rhs& kernel, const Options& opts)
+      : lhs(target), rhs(kernel), options(opts) {}
+
+  Lhs lhs;
+  Rhs rhs;
+  Options options;
+  bool hoisted = false;                    // a sum is computed first (rewrite/hoist.hpp)
+  std::size_t candidate = 0;               // the plan run
+  std::span<const double> candidate_costs;  // per candidate, from the plan cache (none: one)
+  bool cache_hit = false;                  // the choice was remembered, no statistics gathered
+  std::size_t skip_variant = 0;            // among skip_variants_t of the plan run
+  stream::skip::codes skip_codes = stream::skip::default_codes;  // skip_decision::runtime_codes
+  bool aliased = false;  // the output is a copy that replaces the one an operand reads
+
+  /// f(std::type_identity<P>{}) with the plan P decided.
+  template <class F> void with_plan(F&& f) const {
+    if constexpr (candidate_count > 1)
+      boost::mp11::mp_with_index<candidate_count>(
+          candidate, [&](auto c) { f(std::type_identity<plan_type<decltype(c)::value>>{}); });
+    else
+      f(std::type_identity<plan_type<0>>{});
+  }
+};
+
+namespace detail {
+
+/// The skip variant or codes plan P runs with, as the options say: cached choices from
+/// statistics unless the options force one.
+template <class P, class D> void decide_skips(D& d) {
+  using Options = typename D::options_type;
+  constexpr skip_decision policy = skip_policy_of<P, Options>();
+  const Options& opts = d.options;
+  if constexpr (policy == skip_decision::candidates) {
+    constexpr std::size_t n = boost::mp11::mp_size<skip_variants_t<P, Options>>::value;
+    d.skip_variant = opts.skip_candidate
+                         ? std::min(*opts.skip_candidate, n - 1)
+                         : optimize::cached_skip_choice<P, Options::skip_cap>(d.lhs, d.rhs);
+  } else if constexpr (policy == skip_decision::runtime_codes) {
+    d.skip_codes =
+        opts.skip_codes ? *opts.skip_codes : optimize::cached_runtime_skips<P>(d.lhs, d.rhs);
+  }
+  (void)opts;
+}
+
+/// The decision of `lhs = rhs` as one fused loop nest (no sum hoisted): the candidate plan from
+/// statistics (cached), then its skip policies. Under loom::order<...> (`Order`), that order.
+template <class Order = void, class Options, class Lhs, class Rhs, bool Acc>
+kernel_decision<Lhs, Rhs, Options, Acc, Order> decide_fused(const Lhs& lhs, const Rhs& rhs,
+                                                            std::bool_constant<Acc>,
+                                                            const Options& opts) {
+  kernel_decision<Lhs, Rhs, Options, Acc, Order> d{lhs, rhs, opts};
+  if constexpr (decltype(d)::candidate_count > 1) {
+    const optimize::plan_choice& c = optimize::cached_plan_choice(lhs, rhs, d.cache_hit);
+    d.candidate = c.chosen;
+    d.candidate_costs = c.cost;
+  }
+  d.with_plan([&](auto p) { decide_skips<typename decltype(p)::type>(d); });
+  return d;
+}
+
+/// Whether a sum the fused loops would recompute for each value of indices it does not depend on
+/// (e.g. the inner sum of sum(i, A(i,j) * sum(k, A(i,k) * x(k)))) is better computed once first:
+/// the cost model decides (optimize/choice/hoist_choice.hpp, cached). Fixed skip policies name the
+/// loops of one plan, so they hoist nothing.
+template <class Options, class Lhs, class Rhs> bool hoist_pays(const Lhs& lhs, const Rhs& rhs) {
+  constexpr bool fixed = !std::is_void_v<typename fixed_skips_of<typename Options::skips>::type>;
+  bool hoist = false;
+  if constexpr (rewrite::has_hoistable_v<Rhs> && !fixed) {
+    rewrite::hoist_first(rhs, [&](const auto& s, auto) {
+      hoist = optimize::cached_hoist(lhs, rhs, s,
+                                     rewrite::hoisted_dense_v<std::remove_cvref_t<decltype(s)>>);
+    });
+  }
+  (void)lhs, (void)rhs;
+  return hoist;
+}
+
+}  // namespace detail
+
+namespace detail {
+// A hoisted sum's storage: a dense vector (the size of one operand mode), a dense matrix unless
+// the sum is statically sparse (then DCSR).
+template <class V, class S, std::size_t N>
+using hoisted_tensor =
+    tensor<V, std::conditional_t<N == 0, format<>,
+                                 std::conditional_t<N == 1, dense_vector,
+                                                    std::conditional_t<rewrite::hoisted_dense_v<S>,
+                                                                       dense_matrix, dcsr>>>>;
+
+template <class Options, class OT, class... Os, class R, bool Acc>
+void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand,
+                    std::bool_constant<Acc> accumulate, const Options& opts);
+
+template <class Order = void, class Options, class Lhs, class Rhs, bool Acc>
+void run_kernel(const Lhs& lhs, const Rhs& rhs, std::bool_constant<Acc> accumulate,
+                const Options& opts, bool aliased = false);
+
+// The first hoistable sum computed into a temporary (its own kernel), then the kernel that reads
+// it in the sum's place.
+template <class D> void run_hoisted(const D& d) {
+  rewrite::hoist_first(d.rhs, [&](const auto& s, auto rebuild) {
+    using S = std::remove_cvref_t<decltype(s)>;
+    [&]<class... Is>(mp_list<Is...>) {
+      using T = hoisted_tensor<expr::value_type_t<S>, S, sizeof...(Is)>;
+      T t(typename T::shape_type{expr::extent_read<Is>(s)...});
+      t.set_name("hoisted");  // how explain_analyze and the plan log name it
+      if constexpr (T::format_type::all_dense)
+        LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
+      expr::access<T, Is...> target{&t};
+      assign_checked(target, s, std::false_type{}, d.options);
+      if constexpr (sizeof...(Is) == 0)  // a scalar: a literal (order-0 operands not streamed)
+        run_kernel(d.lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}),
+                   std::bool_constant<D::accumulate>{}, d.options);
+      else
+        run_kernel(d.lhs, rebuild(expr::access<const T, Is...>{&t}),
+                   std::bool_constant<D::accumulate>{}, d.options);
+    }(expr::free_indices_t<S>{});
+  });
+}
+
+// The decision's figures known before it runs.
+template <class D> void describe_decision(const D& d, kernel_report& r) {
+  std::size_t ordinal = 0;
+  r.kernel = plan::detail::to_string(d.lhs, ordinal) + (D::accumulate ? " += " : " = ") +
+             plan::detail::to_string(d.rhs, ordinal);
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(d.lhs.tensor)>>;
+  r.output_format = format_name<typename out_t::format_type>();
+  r.accumulate = D::accumulate;
+  r.hoisted = d.hoisted;
+  r.aliased = d.aliased;
+  r.cache_hit = d.cache_hit;
+  r.candidate = d.candidate;
+  r.candidates = D::candidate_count;
+  r.candidate_costs.assign(d.candidate_costs.begin(), d.candidate_costs.end());
+  r.depth = report_depth;
+  if (d.hoisted) return;
+  d.with_plan([&](auto p) {
+    using P = typename decltype(p)::type;
+    boost::mp11::mp_for_each<typename P::order>([&](auto idx) {
+      r.loop_order += (r.loop_order.empty() ? "" : ",") + std::string(decltype(idx)::name);
+    });
+    constexpr skip_decision policy = skip_policy_of<P, typename D::options_type>();
+    constexpr std::size_t variants = boost::mp11::mp_size<skip_variants_t<P, typename D::options_type>>::value;
+    r.skip_policy = policy == skip_decision::fixed           ? "fixed by the options"
+                    : policy == skip_decision::runtime_codes ? "codes chosen at run time"
+                    : policy == skip_decision::candidates
+                        ? "variant " + std::to_string(d.skip_variant) + " of " +
+                              std::to_string(variants)
+                        : "static table";
+  });
+}
+
+/// Runs the decision: the hoisted sum first, or the plan decided with its skip policies (one
+/// dispatch over the instantiated plans and skip variants), into the output `lhs` names.
+template <class D> void run_decided(const D& d) {
+  if constexpr (rewrite::has_hoistable_v<typename D::kernel_type>)
+    if (d.hoisted) return run_hoisted(d);
+  auto& out = *d.lhs.tensor;
+  d.with_plan([&](auto p) {
+    using P = typename decltype(p)::type;
+    using variants = skip_variants_t<P, typename D::options_type>;
+    boost::mp11::mp_with_index<boost::mp11::mp_size<variants>::value>(
+        d.skip_variant, [&](auto s) {
+          using Skips = boost::mp11::mp_at_c<variants, decltype(s)::value>;
+          const auto extents = gather_extents(d.lhs, d.rhs);  // by P::universe
+          if constexpr (needs_map_variants<typename D::kernel_type>) {
+            if (maps_need_dense_domain(d.rhs))
+              return run_plan<P, true, Skips, D::accumulate>(out, d.lhs, d.rhs, extents,
+                                                            d.skip_codes);
+          }
+          run_plan<P, false, Skips, D::accumulate>(out, d.lhs, d.rhs, extents, d.skip_codes);
+        });
+  });
+}
+
+// run_decided, its report built and published (the plan log is on).
+template <class D> LOOM_NOINLINE void run_reported(const D& d, double decide_seconds) {
+  kernel_report r;
+  describe_decision(d, r);
+  r.decide_seconds = decide_seconds;
+  // explain_analyze lists a kernel before those it runs inside (a hoisted sum's)
+  std::vector<kernel_report>* const collected = collected_reports;
+  const std::size_t slot = collected != nullptr ? collected->size() : 0;
+  if (collected != nullptr) collected->emplace_back();
+  kernel_report* const outer = current_report;
+  current_report = &r;
+  ++report_depth;
+  const work_counts before = work_counters();
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    run_decided(d);
+  } catch (...) {
+    current_report = outer;
+    --report_depth;
+    throw;
+  }
+  r.kernel_seconds = seconds_since(t0) - r.assembly_seconds;
+  const work_counts after = work_counters();
+  r.work = {after.steps - before.steps, after.seeks - before.seeks, after.probes - before.probes,
+            after.writes - before.writes, after.vector_loops - before.vector_loops};
+  current_report = outer;
+  --report_depth;
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(d.lhs.tensor)>>;
+  if constexpr (!out_t::format_type::all_dense) r.actual_entries = d.lhs.tensor->nnz();
+  if (collected != nullptr) (*collected)[slot] = r;
+  log_report(r);
+}
+
+/// Every choice of `lhs = rhs` (the right-hand side checked and rewritten): a sum hoisted when
+/// the cost model says so (then the plans are not costed), else decide_fused.
+template <class Order = void, class Options, class Lhs, class Rhs, bool Acc>
+kernel_decision<Lhs, Rhs, Options, Acc, Order> decide(const Lhs& lhs, const Rhs& rhs,
+                                                      std::bool_constant<Acc> accumulate,
+                                                      const Options& opts) {
+  if constexpr (std::is_void_v<Order>) {
+    if (hoist_pays<Options>(lhs, rhs)) {
+      kernel_decision<Lhs, Rhs, Options, Acc, Order> d{lhs, rhs, opts};
+      d.hoisted = true;
+      return d;
+    }
+  }
+  return decide_fused<Order>(lhs, rhs, accumulate, opts);
+}
+
+/// Decides `lhs = rhs` and runs the decision; with the plan log on, times both and reports them.
+template <class Order, class Options, class Lhs, class Rhs, bool Acc>
+void run_kernel(const Lhs& lhs, const Rhs& rhs, std::bool_constant<Acc> accumulate,
+                const Options& opts, bool aliased) {
+  if (!plan_log_active()) return run_decided(decide<Order>(lhs, rhs, accumulate, opts));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto d = decide<Order>(lhs, rhs, accumulate, opts);
+  d.aliased = aliased;
+  run_reported(d, seconds_since(t0));
+}
+
+}  // namespace detail
+}  // namespace loom
+
+#endif  // LOOM_EXEC_DECISION_HPP
