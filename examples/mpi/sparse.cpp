@@ -19,8 +19,10 @@ int main(int argc, char** argv) {
     lm::transport tr;
     const std::string path = argc > 1 ? argv[1] : "data/matrices/bcsstk13.mtx";
     const auto rows = lm::tile_partition::row_blocks(tr.sites());
-    // each rank keeps the entries of its own tiles of 256 x 256, stored as CSR
-    const auto A = lm::read_matrix_market_tiles<double, loom::csr>(tr, path, {256, 256}, rows);
+    // each rank parses a slice of the file and keeps the entries of its own tiles of 256 x 256,
+    // stored as CSR; the entries it parsed for other ranks are sent to them
+    const auto A = lm::read_matrix_market_tiles<double, loom::csr>(tr, path, {256, 256}, rows,
+                                                                   lm::file_split::byte_ranges);
     const loom::tra::cost_model cm{.alpha = 1e-9, .beta = 1e-11};  // s per byte, s per flop
 
     const std::vector<double> x(static_cast<std::size_t>(A.shape[1]), 1.0);  // on every rank

@@ -182,34 +182,56 @@ void test_matrix_market(const lm::transport& tr) {
        {"jagmesh7.mtx", "cryg2500.mtx", "karate.mtx", "cover.mtx", "LFAT5.mtx"}) {
     const std::string path = std::string(LOOM_DATA_DIR) + "/" + file;
     const auto whole = loom::read_matrix_market<double, loom::csr>(path);
-    for (const auto& p : partitions(s, (whole.extent(0) + 63) / 64)) {
-      const auto mine = lm::read_matrix_market_tiles<double, loom::dcsr>(tr, path, {64, 48}, p);
-      SPARSE_MPI_CHECK(mine.shape == whole.shape());
-      for (const auto& [key, t] : mine.tiles)
-        SPARSE_MPI_CHECK(p.owner(key, mine.tiles.bounds()) == tr.rank());
-      SPARSE_MPI_CHECK(allreduce(mine.tiles.nnz()) == whole.nnz());
-      SPARSE_MPI_CHECK(same_entries(assembled(lm::gather(tr, mine), whole.shape()), whole));
-    }
+    for (const auto split : {lm::file_split::scan_whole, lm::file_split::byte_ranges})
+      for (const auto& p : partitions(s, (whole.extent(0) + 63) / 64)) {
+        const lm::traffic before = tr.sent();
+        const auto mine =
+            lm::read_matrix_market_tiles<double, loom::dcsr>(tr, path, {64, 48}, p, split);
+        const lm::traffic sent = tr.sent() - before;
+        SPARSE_MPI_CHECK(mine.shape == whole.shape());
+        for (const auto& [key, t] : mine.tiles)
+          SPARSE_MPI_CHECK(p.owner(key, mine.tiles.bounds()) == tr.rank());
+        SPARSE_MPI_CHECK(allreduce(mine.tiles.nnz()) == whole.nnz());
+        SPARSE_MPI_CHECK(same_entries(assembled(lm::gather(tr, mine), whole.shape()), whole));
+        // scanning sends nothing; byte ranges send 24 bytes (i, j, value) per entry moved, at
+        // most one message to each other rank, and never more entries than the matrix holds
+        if (split == lm::file_split::scan_whole || s == 1) SPARSE_MPI_CHECK(sent == lm::traffic{});
+        SPARSE_MPI_CHECK(sent.bytes % 24 == 0 && sent.messages <= s - 1);
+        SPARSE_MPI_CHECK(allreduce(sent.bytes) <= 24 * whole.nnz());
+        if (split == lm::file_split::byte_ranges && s > 1 && p.layout() == lm::tile_layout::hashed)
+          SPARSE_MPI_CHECK(allreduce(sent.bytes) > 0);  // the parsing was shared
+      }
   }
-  auto message = [&](const std::string& path, const lm::tile_partition& p) -> std::string {
+  auto message = [&](const std::string& path, const lm::tile_partition& p,
+                     lm::file_split split) -> std::string {
     try {
-      (void)lm::read_matrix_market_tiles<double>(tr, path, {4, 4}, p);
+      (void)lm::read_matrix_market_tiles<double>(tr, path, {4, 4}, p, split);
     } catch (const loom::error& e) {
       return e.what();
     }
     return "";
   };
   const std::string rank = "rank " + std::to_string(tr.rank());
-  const std::string missing = message("no/such.mtx", lm::tile_partition::row_blocks(s));
-  SPARSE_MPI_CHECK(missing.find("'no/such.mtx'") != std::string::npos &&
-                   missing.find(rank) != std::string::npos);
   const std::string karate = std::string(LOOM_DATA_DIR) + "/karate.mtx";
-  const std::string wrong = message(karate, lm::tile_partition::hashed(s + 2));
-  SPARSE_MPI_CHECK(wrong.find(karate) != std::string::npos &&
-                   wrong.find(rank) != std::string::npos);
   const std::string garbage = std::string(LOOM_DATA_DIR) + "/garbage.lagraph";
-  const std::string bad = message(garbage, lm::tile_partition::row_blocks(s));
-  SPARSE_MPI_CHECK(bad.find(garbage) != std::string::npos && bad.find(rank) != std::string::npos);
+  for (const auto split : {lm::file_split::scan_whole, lm::file_split::byte_ranges}) {
+    const std::string missing = message("no/such.mtx", lm::tile_partition::row_blocks(s), split);
+    SPARSE_MPI_CHECK(missing.find("'no/such.mtx'") != std::string::npos &&
+                     missing.find(rank) != std::string::npos);
+    const std::string wrong = message(karate, lm::tile_partition::hashed(s + 2), split);
+    SPARSE_MPI_CHECK(wrong.find(karate) != std::string::npos &&
+                     wrong.find(rank) != std::string::npos);
+    const std::string bad = message(garbage, lm::tile_partition::row_blocks(s), split);
+    SPARSE_MPI_CHECK(bad.find(garbage) != std::string::npos && bad.find(rank) != std::string::npos);
+  }
+  // a file missing on one rank only (a node without the shared disk): with byte ranges that
+  // rank names the file and every other rank says a rank failed, instead of waiting for it
+  const std::string one_missing =
+      message(tr.rank() == s - 1 ? "no/such.mtx" : karate, lm::tile_partition::row_blocks(s),
+              lm::file_split::byte_ranges);
+  SPARSE_MPI_CHECK(
+      one_missing.find(tr.rank() == s - 1 ? "cannot open" : "another rank could not") !=
+      std::string::npos);
 }
 
 // The reference: loom's SpMV on the whole CSR matrix in one process.
