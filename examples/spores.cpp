@@ -1,4 +1,4 @@
-// SPORES's evaluation programs (notes 004 §5) written with loom::la: logistic regression (GLM)
+// SPORES's evaluation programs (SPORES) written with loom::la: logistic regression (GLM)
 // trained by gradient descent, the SVM hinge loss and the multinomial logistic regression (MLR)
 // gradient, each evaluated through loom's rewrites and against the naive plan (one operation at
 // a time, every intermediate materialised), timed with loom/bench.hpp. LOOM_EXAMPLE_SMOKE=1

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Generates single_include/loom/loom.hpp from include/loom/loom.hpp (STYLE.md H20, MP11's manner).
+# Generates single_include/loom/loom.hpp from include/loom/loom.hpp (MP11's manner).
 # SPDX-License-Identifier: BSL-1.0
 #
 # Each `#include <loom/...>` (or "loom/...") is replaced by that header's text the first time it is

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Writes BENCHMARKS.md from the JSON files of a benchmark run (DESIGN.md §10, STYLE.md H19).
+# Writes BENCHMARKS.md from the JSON files of a benchmark run.
 # SPDX-License-Identifier: BSL-1.0
 #
 # usage:

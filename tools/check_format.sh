@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks that every C++ source of the repository is formatted by clang-format-16 with the root
-# .clang-format (STYLE.md H23); run by tools/test.sh, so by CI.
+# .clang-format; run by tools/test.sh, so by CI.
 # SPDX-License-Identifier: BSL-1.0
 #
 # usage: bash tools/check_format.sh [--fix]

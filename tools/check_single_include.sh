@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks that the committed single_include/loom/loom.hpp matches include/ (STYLE.md H20).
+# Checks that the committed single_include/loom/loom.hpp matches include/.
 # SPDX-License-Identifier: BSL-1.0
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

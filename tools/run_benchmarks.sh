@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs loom's benchmarks, then writes BENCHMARKS.md (DESIGN.md §10, STYLE.md H19,
-# issue 8). One command, one progress line per binary:
+# Builds and runs loom's benchmarks, then writes BENCHMARKS.md. One command, one progress line per binary:
 #   1. configures the build (Release, -DLOOM_BENCH=ON; benchmarks compile with -O2) with
 #      tools/build_cost.py as compiler launcher, and builds every benchmark, the peer kernels'
 #      binary-size drivers and the STREAM triad (target bench.all); the launcher records compile

@@ -1,4 +1,4 @@
-// Filtered SpMV, the paper's fused tensor + relational example (notes 002 §7.5):
+// Filtered SpMV, the paper's fused tensor + relational example (the indexed-streams paper):
 //   y(j) = Σ_i [v(i) > t] · v(i) · A(i, j)
 // with the vector on the outer attribute, so the filter prunes whole rows. Fused: the value
 // filter is a stream level (`rel::value_filter`, Etch's valFilter: a filtered entry is not

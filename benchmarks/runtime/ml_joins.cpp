@@ -1,5 +1,5 @@
-// Logistic-regression inference over a star join (issue 5; Galley's ML over joins, notes 001
-// §3.9, T11): y(i) = sigmoid(sum(p, c, j, S(i, p, c) * (P(p, j) + C(c, j)) * theta(j))), where sale i
+// Logistic-regression inference over a star join (Galley's ML over
+// joins): y(i) = sigmoid(sum(p, c, j, S(i, p, c) * (P(p, j) + C(c, j)) * theta(j))), where sale i
 // is of product p to customer c, and each feature column j belongs to P or to C. Compared:
 // loom::decompose (the plan chosen from statistics: theta pushed into each feature table), the plan
 // that materialises the feature matrix X(i, j) and then multiplies it by theta, the single fused

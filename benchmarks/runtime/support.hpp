@@ -1,6 +1,6 @@
 // Shared machinery of the runtime benchmarks: deterministic generators, a Matrix Market reader,
 // conversions to Eigen, result checks, and the registration helper that names benchmarks
-// BM_<kernel>/<input>/<impl> (DESIGN.md §10, STYLE.md H19).
+// BM_<kernel>/<input>/<impl>.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_BENCHMARKS_RUNTIME_SUPPORT_HPP
 #define LOOM_BENCHMARKS_RUNTIME_SUPPORT_HPP

@@ -1,5 +1,5 @@
 // Differential tests: unions of intersections and intersections of unions, against the dense
-// reference (the lexicographic (index, ready) tie-break of `+`, papers/notes/002 §9.2 T4):
+// reference (the lexicographic (index, ready) tie-break of `+`):
 // w(i) = x(i) * y(i) + z(i) for every dense/sparse vector combination, and
 // C(i,j) = A(i,j) * B(i,j) + D(i,j), C(i,j) = A(i,j) + B(i,j) + D(i,j),
 // C(i,j) = (A(i,j) + B(i,j)) * D(i,j); formats, semirings and outputs in rotation, `=` and `+=`.

@@ -1,5 +1,5 @@
 // Checks the test support itself: the dense reference evaluator against hand-computed results
-// (papers/notes/002-indexed-streams.md §9.2 T7, T8, T11 and small cases of every node), the
+// (the indexed-streams paper's worked examples and small cases of every node), the
 // random generators, and the comparison helpers. Uses no evaluation code of loom.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/expr.hpp>
@@ -103,7 +103,7 @@ TEST_CASE("reference: scalars, sums of everything and inner products") {
   auto B = make<std::int64_t, loom::csc>({2, 3}, {{0, 0}, {1, 2}, {0, 1}}, {3, 4, 9});
   CHECK(reference_eval(loom::sum(i, j, A(i, j))) == 10);
   CHECK(reference_eval(loom::sum(i, j, A(i, j) * B(i, j))) == 15 - 8);
-  // a sum over an index absent from its body multiplies by the extent (DESIGN §3)
+  // a sum over an index absent from its body multiplies by the extent
   CHECK(reference_eval(loom::sum(i, j, k, A(i, j) * B(i, k))) ==
         (5 + 0 + 0) * (3 + 9 + 0) + (0 + 7 - 2) * (0 + 0 + 4));
   CHECK(reference_eval(loom::sum(i, j, A(i, j) + 1)) == 10 + 6);

@@ -170,7 +170,8 @@ TEST_CASE("docs/optimizer.md: the decision as a value, the plan log") {
   const auto d = loom::decide(y(i), loom::sum(j, A(i, j) * x(j)));
   loom::run(d);  // y = A x
   x.at(0) = 10;
-  loom::run(d);          // again, with the new x: no statistics, no costing
+  loom::run(d);  // again, with the new x: no statistics, no costing
+
   CHECK(y.at(0) == 12);  // 1 * 10 + 2 * 1
   CHECK(y.at(2) == 45);  // 4 * 10 + 5 * 1
 

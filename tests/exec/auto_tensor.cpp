@@ -1,5 +1,5 @@
 // loom::auto_tensor: an output whose format each assignment chooses from the estimated fill
-// (Galley's output formats, notes 001 §4.3 and test T14), against the dense reference over
+// (Galley's output formats and test T14), against the dense reference over
 // densities and seeds; read back as an operand in every format; += and self-reads keep the format;
 // explain says why.
 // SPDX-License-Identifier: BSL-1.0

@@ -152,7 +152,8 @@ TEST_CASE("explain_analyze: the plan, then each kernel's estimate next to what i
       continue;
     }
     if (json[c] == '"') in_string = !in_string;
-    if (!in_string) depth += json[c] == '{' || json[c] == '[' ? 1 : json[c] == '}' || json[c] == ']' ? -1 : 0;
+    if (!in_string)
+      depth += json[c] == '{' || json[c] == '[' ? 1 : json[c] == '}' || json[c] == ']' ? -1 : 0;
     CHECK(depth >= 0);
   }
   CHECK(depth == 0);

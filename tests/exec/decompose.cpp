@@ -1,4 +1,4 @@
-// Tests loom::decompose: variable-elimination orders of sum-products (notes 001 §3.4-3.7, T8, T9),
+// Tests loom::decompose: variable-elimination orders of sum-products (Galley §3.4-3.7, T8, T9),
 // every candidate's result against a dense reference, and the loop order of a sparse intermediate
 // (the intermediates' formats are tested in decompose_formats.cpp, the fused kernel's cases in
 // decompose_fused.cpp).

@@ -1,4 +1,4 @@
-// Tests loom::matrix_chain: the elimination order of notes 001 §9.3 T9, skew-driven choices, and
+// Tests loom::matrix_chain: the elimination order of Galley T9, skew-driven choices, and
 // every order's result against a dense reference.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>

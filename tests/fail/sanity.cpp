@@ -1,5 +1,5 @@
 // LOOM_EXPECT_ERROR: loom::sanity: this file must not compile
-// Proves the compile-fail machinery itself, fmt's sanity case (STYLE.md H16): without
+// Proves the compile-fail machinery itself, fmt's sanity case: without
 // LOOM_EXPECT_OK the static_assert fires with the message above; with it the file compiles.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>

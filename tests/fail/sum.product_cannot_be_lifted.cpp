@@ -1,6 +1,6 @@
 // LOOM_EXPECT_ERROR: product_of_sums_over_the_same_index_cannot_be_lifted<loom::diag::name<'i', 'i'>
 // Two sums over the same index whose results still depend on a later index cannot be fused
-// into one loop (notes 002 §4.10). The planner orders such a product's free index first when it
+// into one loop (the indexed-streams paper). The planner orders such a product's free index first when it
 // can; here the two terms ask for opposite orders of ii and j, so one product cannot be lifted.
 // Renaming the indices of one term fixes it.
 // SPDX-License-Identifier: BSL-1.0

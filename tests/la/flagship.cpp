@@ -1,6 +1,6 @@
 // The linear-algebra front end: translation to index notation, the sum-product normal form, and
 // evaluation (against the naive operation-at-a-time plan and the worked examples of
-// papers/notes/004-spores.md §8.4).
+// the SPORES paper).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/format/assemble.hpp>
 #include <loom/format/format.hpp>

@@ -1,5 +1,5 @@
-// The linear-algebra front end on SPORES' patterns (ALS, PNMF, MLR, papers/notes/004-spores.md
-// §8.4 examples 4, 6-8) and the remaining operations, against the naive operation-at-a-time plan.
+// The linear-algebra front end on SPORES' patterns (ALS, PNMF, MLR) and
+// the remaining operations, against the naive operation-at-a-time plan.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/format/assemble.hpp>
 #include <loom/format/format.hpp>

@@ -1,5 +1,5 @@
 // Tests loom::chain_bound_estimator against the 13 worked cases and the matrix-product bound of
-// notes 001-galley.md §5.5 (T4 in §9.3; Galley.jl's test/stats-tests.jl).
+// Galley (T4 in §9.3; Galley.jl's test/stats-tests.jl).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/optimize/statistics/chain_bound_estimator.hpp>
 #include <loom/optimize/statistics/estimate_map.hpp>

@@ -1,4 +1,4 @@
-// Tests the runtime plan choice: Galley's loop-order cost (notes 001 §4.1, worked test T13),
+// Tests the runtime plan choice: Galley's loop-order cost (Galley §4.1, worked test T13),
 // data-dependent dispatch among a kernel's instantiated candidates, and the plan cache.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>

@@ -1,4 +1,4 @@
-// Tests loom::uniform_estimator against the worked values of notes 001-galley.md §5.5 (§9.3 T3).
+// Tests loom::uniform_estimator against the worked values of Galley (§9.3 T3).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/optimize/statistics/sparsity_estimator.hpp>
 #include <loom/optimize/statistics/uniform_estimator.hpp>

@@ -1,4 +1,4 @@
-// Equality saturation at compile time: the worked examples of notes 004 §8.4 reach the expected
+// Equality saturation at compile time: the worked examples of SPORES reach the expected
 // extracted form (static_assert on the term's text), equivalent expressions meet in one e-class
 // and inequivalent ones never do, congruence, and the node and iteration limits (whose results,
 // and every alternative of the vector flagship, are checked against the dense reference in
@@ -40,7 +40,7 @@ template <class E, std::size_t A = 0> constexpr bool prints_as(std::string_view 
   return t.view() == expected;
 }
 
-// sum(X ∘ U V^T) is trace(U^T X V) (the erratum of notes 004 §3.6): the sum over j is pushed to
+// sum(X ∘ U V^T) is trace(U^T X V) (the erratum of SPORES): the sum over j is pushed to
 // X's entries, not U V^T formed
 using trace_form =
     sum<I, sum<J, mul<at<csr, I, J>, sum<K, mul<at<dense_matrix, I, K>, at<dense_matrix, J, K>>>>>>;

@@ -1,5 +1,4 @@
-// Tests that single_include/loom/loom.hpp stands alone: only it and Boost are on the include path
-// (STYLE.md H17, H20).
+// Tests that single_include/loom/loom.hpp stands alone: only it and Boost are on the include path.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 

@@ -1,4 +1,4 @@
-// Stream-law tests for every level stream and combinator (DESIGN §9, notes 002 §6.4).
+// Stream-law tests for every level stream and combinator.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 
@@ -218,7 +218,7 @@ TEST_CASE("combinators obey the stream laws over random inputs") {
 }
 
 namespace {
-// The artifact's index-only union (notes 002 §4.2), kept here as a counterexample: it compares
+// The artifact's index-only union (the indexed-streams paper), kept here as a counterexample: it compares
 // indices alone, so a non-ready product state loses to a ready operand at the same index.
 template <class A, class B> struct index_only_union {
   static constexpr std::size_t depth = A::depth;

@@ -1,6 +1,6 @@
 // Stream-law tests for the hashed, bitmap and banded levels and a user-defined level (the gap
 // level of tests/support/models): every skip policy, nested formats, locate, and the lookups
-// the planner builds over locatable levels (DESIGN §9, notes 002 §3.4).
+// the planner builds over locatable levels.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 

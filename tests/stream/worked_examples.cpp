@@ -1,4 +1,4 @@
-// The worked examples of notes 002 §9.2 (T2–T12) through the public API.
+// The worked examples of the indexed-streams paper (T2–T12) through the public API.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 

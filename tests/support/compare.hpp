@@ -1,5 +1,5 @@
-// Compares loom's results with the dense reference and reports mismatches (test support,
-// DESIGN.md §9).
+// Compares loom's results with the dense reference and reports mismatches (test
+// support).
 //
 // A result tensor of any format equals the reference when every point does, absent entries
 // counting as the semiring's zero (so a stored zero equals an absent entry). Values compare

@@ -1,4 +1,4 @@
-// Deterministic random tensors for the differential tests (test support, DESIGN.md §9).
+// Deterministic random tensors for the differential tests (test support).
 //
 // Every generator takes an explicit seed and uses std::mt19937_64 with its own bounded draws
 // (not std::uniform_int_distribution, whose output differs between standard libraries), so a

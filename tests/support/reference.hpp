@@ -1,4 +1,4 @@
-// A dense reference evaluator for index notation (test support, DESIGN.md §9).
+// A dense reference evaluator for index notation (test support).
 //
 // It interprets an expression tree pointwise: every point of the output's index space is
 // enumerated with plain nested loops, and each node is evaluated at that binding (an access reads

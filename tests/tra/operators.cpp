@@ -1,4 +1,4 @@
-// The TRA operators against the worked tests of notes 003 §8.3 (UT-1..4, 6, 8, 9, 12, 13).
+// The TRA operators against the worked tests of the TRA paper (UT-1..4, 6, 8, 9, 12, 13).
 // SPDX-License-Identifier: BSL-1.0
 #include <doctest/doctest.h>
 

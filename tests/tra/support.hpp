@@ -1,4 +1,4 @@
-// Shared data of the tra tests: the paper's R_A and R_B (notes 003 §2.2) and a dense reference.
+// Shared data of the tra tests: the paper's R_A and R_B (the TRA paper) and a dense reference.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TESTS_TRA_SUPPORT_HPP
 #define LOOM_TESTS_TRA_SUPPORT_HPP

@@ -21,9 +21,9 @@ namespace loom {
 
 /// One kernel run: the decision it ran and what it measured.
 struct kernel_report {
-  std::string kernel;                   // the kernel in index notation, "y(i) = sum(j, A(i,j) * x(j))"
-  std::string loop_order;               // the loops, outermost first: "i,j"
-  std::size_t candidate = 0;            // the plan run, among `candidates` instantiated
+  std::string kernel;         // the kernel in index notation, "y(i) = sum(j, A(i,j) * x(j))"
+  std::string loop_order;     // the loops, outermost first: "i,j"
+  std::size_t candidate = 0;  // the plan run, among `candidates` instantiated
   std::size_t candidates = 1;
   std::vector<double> candidate_costs;  // the cost model's estimate per candidate (none: one)
   bool cache_hit = false;               // the choice was remembered (no statistics gathered)
@@ -86,8 +86,8 @@ inline thread_local kernel_report* current_report = nullptr;
 /// Whether a kernel should build its report: a callback set, explain_analyze collecting, or
 /// LOOM_DEBUG_PLAN.
 inline bool plan_log_active() {
-  return collected_reports != nullptr ||
-         plan_log_storage().on.load(std::memory_order_relaxed) || debug_plan();
+  return collected_reports != nullptr || plan_log_storage().on.load(std::memory_order_relaxed) ||
+         debug_plan();
 }
 
 /// Hands a finished report to the callback, or to the LOOM_DEBUG_PLAN line (explain_analyze's
@@ -163,22 +163,21 @@ LOOM_DEF std::string to_json(const kernel_report& r) {
   std::string costs;
   for (const double c : r.candidate_costs) costs += (costs.empty() ? "" : ",") + number_text(c);
   const auto flag = [](bool b) { return b ? std::string("true") : std::string("false"); };
-  std::string json = "{\"kernel\":\"" + detail::json_escaped(r.kernel) + "\",\"loop_order\":\"" +
-                     detail::json_escaped(r.loop_order) +
-                     "\",\"candidate\":" + std::to_string(r.candidate) +
-                     ",\"candidates\":" + std::to_string(r.candidates) + ",\"candidate_costs\":[" +
-                     costs + "],\"runner_up_cost\":" + number_text(r.runner_up_cost()) +
-                     ",\"cache_hit\":" + flag(r.cache_hit) + ",\"skip_policy\":\"" +
-                     detail::json_escaped(r.skip_policy) + "\",\"accumulate\":" +
-                     flag(r.accumulate) + ",\"hoisted\":" + flag(r.hoisted) +
-                     ",\"aliased\":" + flag(r.aliased) + ",\"output_format\":\"" +
-                     detail::json_escaped(r.output_format) +
-                     "\",\"estimated_entries\":" + std::to_string(r.estimated_entries) +
-                     ",\"actual_entries\":" + std::to_string(r.actual_entries) +
-                     ",\"threads\":" + std::to_string(r.threads) +
-                     ",\"seconds\":{\"decide\":" + number_text(r.decide_seconds) +
-                     ",\"kernel\":" + number_text(r.kernel_seconds) +
-                     ",\"assembly\":" + number_text(r.assembly_seconds) + "}";
+  std::string json =
+      "{\"kernel\":\"" + detail::json_escaped(r.kernel) + "\",\"loop_order\":\"" +
+      detail::json_escaped(r.loop_order) + "\",\"candidate\":" + std::to_string(r.candidate) +
+      ",\"candidates\":" + std::to_string(r.candidates) + ",\"candidate_costs\":[" + costs +
+      "],\"runner_up_cost\":" + number_text(r.runner_up_cost()) +
+      ",\"cache_hit\":" + flag(r.cache_hit) + ",\"skip_policy\":\"" +
+      detail::json_escaped(r.skip_policy) + "\",\"accumulate\":" + flag(r.accumulate) +
+      ",\"hoisted\":" + flag(r.hoisted) + ",\"aliased\":" + flag(r.aliased) +
+      ",\"output_format\":\"" + detail::json_escaped(r.output_format) +
+      "\",\"estimated_entries\":" + std::to_string(r.estimated_entries) +
+      ",\"actual_entries\":" + std::to_string(r.actual_entries) +
+      ",\"threads\":" + std::to_string(r.threads) +
+      ",\"seconds\":{\"decide\":" + number_text(r.decide_seconds) +
+      ",\"kernel\":" + number_text(r.kernel_seconds) +
+      ",\"assembly\":" + number_text(r.assembly_seconds) + "}";
   if (counts_work)
     json += ",\"work\":{\"steps\":" + std::to_string(r.work.steps) +
             ",\"seeks\":" + std::to_string(r.work.seeks) +

@@ -51,7 +51,8 @@ template <class P, class Options> struct skip_variant_list<skip_decision::fixed,
 template <class P, class Options> struct skip_variant_list<skip_decision::candidates, P, Options> {
   using type = optimize::skip_candidates_t<P, Options::skip_cap>;
 };
-template <class P, class Options> struct skip_variant_list<skip_decision::runtime_codes, P, Options> {
+template <class P, class Options>
+struct skip_variant_list<skip_decision::runtime_codes, P, Options> {
   using type = boost::mp11::mp_list<stream::skip::every_loop<stream::skip::runtime>>;
 };
 
@@ -100,11 +101,10 @@ struct kernel_decision {
   static constexpr std::size_t candidate_count =
       std::is_void_v<Order> ? plan::plan_candidates<Lhs, Rhs>::count : 1;
   template <std::size_t C>
-  using plan_type =
-      std::conditional_t<!std::is_void_v<Order>, plan::order_plan<Lhs, Rhs, -1, Order>,
-                         std::conditional_t<(candidate_count > 1),
-                                            plan::order_plan<Lhs, Rhs, static_cast<int>(C)>,
-                                            plan::order_plan<Lhs, Rhs>>>;
+  using plan_type = std::conditional_t<
+      !std::is_void_v<Order>, plan::order_plan<Lhs, Rhs, -1, Order>,
+      std::conditional_t<(candidate_count > 1), plan::order_plan<Lhs, Rhs, static_cast<int>(C)>,
+                         plan::order_plan<Lhs, Rhs>>>;
 
   kernel_decision(const Lhs& target, const Rhs& kernel, const Options& opts)
       : lhs(target), rhs(kernel), options(opts) {}
@@ -112,11 +112,11 @@ struct kernel_decision {
   Lhs lhs;
   Rhs rhs;
   Options options;
-  bool hoisted = false;                    // a sum is computed first (rewrite/hoist.hpp)
-  std::size_t candidate = 0;               // the plan run
+  bool hoisted = false;                     // a sum is computed first (rewrite/hoist.hpp)
+  std::size_t candidate = 0;                // the plan run
   std::span<const double> candidate_costs;  // per candidate, from the plan cache (none: one)
-  bool cache_hit = false;                  // the choice was remembered, no statistics gathered
-  std::size_t skip_variant = 0;            // among skip_variants_t of the plan run
+  bool cache_hit = false;                   // the choice was remembered, no statistics gathered
+  std::size_t skip_variant = 0;             // among skip_variants_t of the plan run
   stream::skip::codes skip_codes = stream::skip::default_codes;  // skip_decision::runtime_codes
   bool aliased = false;  // the output is a copy that replaces the one an operand reads
 
@@ -248,13 +248,14 @@ template <class D> void describe_decision(const D& d, kernel_report& r) {
       r.loop_order += (r.loop_order.empty() ? "" : ",") + std::string(decltype(idx)::name);
     });
     constexpr skip_decision policy = skip_policy_of<P, typename D::options_type>();
-    constexpr std::size_t variants = boost::mp11::mp_size<skip_variants_t<P, typename D::options_type>>::value;
-    r.skip_policy = policy == skip_decision::fixed           ? "fixed by the options"
-                    : policy == skip_decision::runtime_codes ? "codes chosen at run time"
-                    : policy == skip_decision::candidates
-                        ? "variant " + std::to_string(d.skip_variant) + " of " +
-                              std::to_string(variants)
-                        : "static table";
+    constexpr std::size_t variants =
+        boost::mp11::mp_size<skip_variants_t<P, typename D::options_type>>::value;
+    r.skip_policy =
+        policy == skip_decision::fixed           ? "fixed by the options"
+        : policy == skip_decision::runtime_codes ? "codes chosen at run time"
+        : policy == skip_decision::candidates
+            ? "variant " + std::to_string(d.skip_variant) + " of " + std::to_string(variants)
+            : "static table";
   });
 }
 
@@ -267,17 +268,15 @@ template <class D> void run_decided(const D& d) {
   d.with_plan([&](auto p) {
     using P = typename decltype(p)::type;
     using variants = skip_variants_t<P, typename D::options_type>;
-    boost::mp11::mp_with_index<boost::mp11::mp_size<variants>::value>(
-        d.skip_variant, [&](auto s) {
-          using Skips = boost::mp11::mp_at_c<variants, decltype(s)::value>;
-          const auto extents = gather_extents(d.lhs, d.rhs);  // by P::universe
-          if constexpr (needs_map_variants<typename D::kernel_type>) {
-            if (maps_need_dense_domain(d.rhs))
-              return run_plan<P, true, Skips, D::accumulate>(out, d.lhs, d.rhs, extents,
-                                                            d.skip_codes);
-          }
-          run_plan<P, false, Skips, D::accumulate>(out, d.lhs, d.rhs, extents, d.skip_codes);
-        });
+    boost::mp11::mp_with_index<boost::mp11::mp_size<variants>::value>(d.skip_variant, [&](auto s) {
+      using Skips = boost::mp11::mp_at_c<variants, decltype(s)::value>;
+      const auto extents = gather_extents(d.lhs, d.rhs);  // by P::universe
+      if constexpr (needs_map_variants<typename D::kernel_type>) {
+        if (maps_need_dense_domain(d.rhs))
+          return run_plan<P, true, Skips, D::accumulate>(out, d.lhs, d.rhs, extents, d.skip_codes);
+      }
+      run_plan<P, false, Skips, D::accumulate>(out, d.lhs, d.rhs, extents, d.skip_codes);
+    });
   });
 }
 

@@ -1,6 +1,6 @@
 // Defines loom::decompose(lhs, rhs): a sum-product program split by a prefix of a
 // variable-elimination order into kernels with materialised intermediates, the indices after the
-// prefix co-eliminated in one fused kernel (Galley's logical optimizer, notes 001 §3.3-3.7). The
+// prefix co-eliminated in one fused kernel (Galley's logical optimizer). The
 // candidate prefixes and their kernels are instantiated at compile time (bounded by
 // loom::limits::elimination_orders); the cheapest under the logical cost is chosen at run time from
 // statistics and cached by a coarse signature (optimize/).
@@ -256,7 +256,7 @@ std::size_t decompose_product(Lhs lhs, const Rhs& rhs, bool accumulate, const Op
 }
 
 // Sums over a body with + in it: products distributed over the sums, one sum-product per term
-// (Galley's distribution of * over +, notes 001 §3.8). Each term keeps the summed indices.
+// (Galley's distribution of * over +). Each term keeps the summed indices.
 template <class E> struct summed_of {
   using type = mp_list<>;
   static const E& body(const E& e) { return e; }

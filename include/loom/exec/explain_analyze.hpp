@@ -37,8 +37,7 @@ struct analysis {
 };
 
 namespace detail {
-template <class Lhs, class R, class O>
-analysis analyze(Lhs lhs, const R& rhs, const O& opts) {
+template <class Lhs, class R, class O> analysis analyze(Lhs lhs, const R& rhs, const O& opts) {
   analysis a;
   std::size_t ordinal = 0;
   a.kernel = plan::detail::to_string(lhs, ordinal) + " = " +
@@ -103,10 +102,10 @@ inline std::string cost_text(double cost) {
 
 LOOM_DEF std::string analysis::text() const {
   using detail::milliseconds;
-  std::string s = "explain analyze: " + kernel + "\n" + plan + "measured: " +
-                  std::to_string(kernels.size()) + (kernels.size() == 1 ? " kernel" : " kernels") +
-                  " in " + milliseconds(seconds) + ", " + std::to_string(threads) +
-                  (threads == 1 ? " thread" : " threads") + " available\n";
+  std::string s =
+      "explain analyze: " + kernel + "\n" + plan + "measured: " + std::to_string(kernels.size()) +
+      (kernels.size() == 1 ? " kernel" : " kernels") + " in " + milliseconds(seconds) + ", " +
+      std::to_string(threads) + (threads == 1 ? " thread" : " threads") + " available\n";
   std::size_t n = 0;
   for (const kernel_report& r : kernels) {
     const std::string pad(2 + 2 * r.depth, ' ');
@@ -142,8 +141,8 @@ LOOM_DEF std::string analysis::text() const {
     }
     if (counts_work)
       s += pad + "  work: " + std::to_string(r.work.steps) + " steps, " +
-           std::to_string(r.work.seeks) + " seeks, " + std::to_string(r.work.probes) +
-           " probes, " + std::to_string(r.work.writes) + " writes\n";
+           std::to_string(r.work.seeks) + " seeks, " + std::to_string(r.work.probes) + " probes, " +
+           std::to_string(r.work.writes) + " writes\n";
   }
   return s;
 }

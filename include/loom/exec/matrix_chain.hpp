@@ -1,6 +1,6 @@
 // Defines loom::matrix_chain: a product of sparse matrices decomposed by variable elimination
 // into one SpGEMM kernel per step, the order chosen from sparsity estimates (Galley's logical
-// optimizer on chains, notes 001 §3.3-3.7), with materialised sparse intermediates (optimize/).
+// optimizer on chains), with materialised sparse intermediates (optimize/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXEC_MATRIX_CHAIN_HPP
 #define LOOM_EXEC_MATRIX_CHAIN_HPP
@@ -37,7 +37,7 @@ enum class chain_order {
   left_to_right,  ///< (((A B) C) D): the fixed plan, for comparison
 };
 
-/// Galley's logical cost constants (notes 001 §3.3).
+/// Galley's logical cost constants (Galley).
 struct logical_cost_constants {
   double compute = 1.0;           // per pointwise product entry and index
   double dense_allocate = 0.5;    // per entry of a dense intermediate

@@ -26,7 +26,7 @@ namespace loom {
 // loom::bitmap and loom::hashed (GCC 12 -Wshadow).
 namespace enums {
 /// How `decompose` stores a candidate's one- and two-index intermediates (Galley's output formats,
-/// notes 001 §4.4): sorted (csf, a sparse vector), dense, bitmap (Galley's bytemap: dense values
+/// Galley): sorted (csf, a sparse vector), dense, bitmap (Galley's bytemap: dense values
 /// with presence bits, written in place, read by their set bits) or hashed (sorted entries plus a
 /// hash table per fiber: readers locate an index in O(1) instead of intersecting with the list).
 /// Intermediates with three or more indices are sorted.

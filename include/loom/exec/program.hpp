@@ -1,6 +1,6 @@
 // Defines loom::program: several assignments run as one program, a sum that occurs more than
 // once (in one statement or across them, reading the same tensors) computed once into a
-// temporary and read by every statement that uses it (Galley's CSE, notes 001 §4.5) (exec/).
+// temporary and read by every statement that uses it (Galley's CSE) (exec/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXEC_PROGRAM_HPP
 #define LOOM_EXEC_PROGRAM_HPP

@@ -30,7 +30,7 @@ namespace loom {
 // Declared in loom::enums and brought into loom: its enumerators, named like the levels
 // loom::hashed, loom::bitmap and loom::dense, would shadow them there (GCC 12 -Wshadow).
 namespace enums {
-/// The formats an auto_tensor may hold, in Galley's order of fill (notes 001 §4.3).
+/// The formats an auto_tensor may hold, in Galley's order of fill (Galley).
 enum class auto_format { sorted, hashed, bitmap, dense };
 }  // namespace enums
 using enums::auto_format;

@@ -27,8 +27,8 @@ template <class I, std::size_t... Ks> struct name_of_impl<I, std::index_sequence
 template <class I>
 using name_of = typename detail::name_of_impl<I, std::make_index_sequence<I::name.size()>>::type;
 
-// Undefined templates named as sentences: instantiating one prints the offending index
-// (STYLE H13). Do not define them.
+// Undefined templates named as sentences: instantiating one prints the offending index.
+// Do not define them.
 template <class Index> struct output_index_not_bound_by_any_input;
 template <class Index> struct product_of_sums_over_the_same_index_cannot_be_lifted;
 template <class Index> struct index_is_free_on_the_right_but_not_on_the_left_sum_over_it;
@@ -149,7 +149,7 @@ template <class Lhs, class Rhs>
 inline constexpr bool assignment_is_valid = assignment_facts<Lhs, Rhs>::valid;
 
 /// Reports the first mistake of `lhs = rhs`: a static_assert with the fix, then an undefined
-/// template naming the index (STYLE H13). Instantiate only when `assignment_is_valid` is false.
+/// template naming the index. Instantiate only when `assignment_is_valid` is false.
 template <class Lhs, class Rhs> void report_assignment_errors() {
   using F = assignment_facts<Lhs, Rhs>;
   if constexpr (!F::output_indices_are_distinct) {

@@ -183,7 +183,7 @@ constexpr result choose(const problem& p, int candidate) {
 // visits its whole extent for every outer iteration (csr x csc SpGEMM in the concordant order
 // i, j, k walks every column j for every row i). Transposing such an operand once can give a
 // nest in which every loop skips (Gustavson's i, k, j): one candidate per such operand, costed
-// at run time with its copy (Galley's reformat; notes 001 §4.1-4.2).
+// at run time with its copy (Galley's reformat; Galley).
 template <class Add>
 constexpr void add_transposing(const problem& q, const result& best, Add& add) {
   for (std::size_t d = 1; d < q.n; ++d) {
@@ -227,7 +227,7 @@ constexpr bool same_plan(const problem& p, const result& a, const result& b) {
 // Candidates whose ranking depends on the data: the static choice first; then, when a concordant
 // order exists, the greedy completion of every other admissible outermost loop over an index some
 // sparse operand stores (an index only dense operands use is never a better outer loop); when none
-// exists, the transposition of each sparse operand in turn (notes 001 §4.1–4.2).
+// exists, the transposition of each sparse operand in turn (Galley).
 template <std::size_t Cap> constexpr candidate_list<Cap> enumerate(const problem& p) {
   candidate_list<Cap> out{};
   auto add = [&](const result& r) {

@@ -25,7 +25,7 @@ namespace loom {
 // loom::hashed (GCC 12 -Wshadow).
 namespace enums {
 /// How a workspace row holds the entries that arrive out of order before they are appended in
-/// order (DESIGN.md §5): `dense`, an array over the row's cells with a byte per cell and a list
+/// order: `dense`, an array over the row's cells with a byte per cell and a list
 /// of the touched cells (Galley's bytemap); `hashed`, an open-addressing table sized to the
 /// row's estimated entries; `sorted`, every write appended to a list, sorted and merged when
 /// the row ends.

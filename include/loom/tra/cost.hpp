@@ -1,4 +1,4 @@
-// Defines the TRA/IA cost model C = α·Cn + β·Cc (notes 003 §5), with the paper's formulas and
+// Defines the TRA/IA cost model C = α·Cn + β·Cc (the TRA paper), with the paper's formulas and
 // the notes' corrections behind a policy, the four distributed matmul strategies, the choice
 // among them and its `explain` text (tra/).
 // SPDX-License-Identifier: BSL-1.0

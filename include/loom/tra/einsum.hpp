@@ -1,4 +1,4 @@
-// Defines the einsum front end (notes 003 §8.2 item 23): "ij,jk->ik" over key indices lowers to
+// Defines the einsum front end (the TRA paper): "ij,jk->ik" over key indices lowers to
 // Σ(gbk, mat_add)(⋈(jl, jr, mat_mul)) — as an IA plan type (einsum_plan_t) and as a call on two
 // relations (einsum<"...">(l, r)); batch indices kept in the output stay group-by keys; a tile
 // whose letters run the other way from the kernel's C(x,z) = A(x,y) B(y,z) is transposed (tra/).

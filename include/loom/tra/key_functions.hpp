@@ -1,5 +1,5 @@
 // Defines the introspectable key functions and key predicates of REKEY and filter: project,
-// permute, linearize, insert_dim; eq, lt_eq, in_range, and_ (notes 003 §8.2 item 6) (tra/).
+// permute, linearize, insert_dim; eq, lt_eq, in_range, and_ (the TRA paper) (tra/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_KEY_FUNCTIONS_HPP
 #define LOOM_TRA_KEY_FUNCTIONS_HPP

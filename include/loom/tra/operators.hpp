@@ -1,5 +1,5 @@
-// Defines the seven TRA operators over tensor relations with the paper's semantics (notes 003
-// §2.2): aggregate (Σ), join (⋈), rekey, filter (σ), transform (λ), tile_dim (TILE), stack
+// Defines the seven TRA operators over tensor relations with the paper's semantics (the TRA
+// paper): aggregate (Σ), join (⋈), rekey, filter (σ), transform (λ), tile_dim (TILE), stack
 // (STACK); plus duplicate (λᴸ with insert_dim) and dual_rekey (footnote 2) (tra/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_OPERATORS_HPP

@@ -1,4 +1,4 @@
-// Defines the distributed matmul plans of notes 003 §4.3 as IA plan types (broadcast left,
+// Defines the distributed matmul plans of the TRA paper as IA plan types (broadcast left,
 // broadcast right, cross product, replicated 3-D) for inputs placed as XPart and YPart, and the
 // generic rules applied to them (R2-4 drops the final shuffle when partitions allow) (tra/).
 // SPDX-License-Identifier: BSL-1.0

@@ -1,5 +1,5 @@
 // Defines loom::tra::relation<T, K, R>: a tensor relation, the set of (key, tile) pairs of the
-// TRA paper (notes 003 §2.1), with its key bounds, tile shape and integrity checks (tra/).
+// TRA paper (the TRA paper), with its key bounds, tile shape and integrity checks (tra/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_RELATION_HPP
 #define LOOM_TRA_RELATION_HPP

@@ -1,4 +1,4 @@
-// Tests that a CMake consumer of loom::loom builds and runs SpMV (STYLE.md H17, H22).
+// Tests that a CMake consumer of loom::loom builds and runs SpMV.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 

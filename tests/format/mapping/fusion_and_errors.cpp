@@ -1,4 +1,4 @@
-// STOREL's worked examples (notes 000-storel.md §8.2), part 2: MTTKRP (test 18) and the sorted
+// STOREL's worked examples (STOREL), part 2: MTTKRP (test 18) and the sorted
 // merge of two segments (test 19) with the rules explain reports; explain of a triangular SpMV
 // (F2, guard into bound, F1 + T4); symmetric as two views of one array; errors.
 // SPDX-License-Identifier: BSL-1.0

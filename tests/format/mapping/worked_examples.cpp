@@ -1,4 +1,4 @@
-// STOREL's worked examples (notes 000-storel.md §8.2) on storage mappings, part 1: CSR, DCSR and
+// STOREL's worked examples (STOREL) on storage mappings, part 1: CSR, DCSR and
 // dense row-major mappings of the matrix C give the same tensor (test 2); triangular,
 // tridiagonal, band and Z-order layouts (test 20); Ax, BATAx (test 16) and ΣMMM (test 17).
 // Part 2: fusion_and_errors.cpp.

@@ -1,4 +1,4 @@
-// Law checks for the indexed_stream concept (STYLE H15; notes 002 §6.4 P5–P8, T13): monotone,
+// Law checks for the indexed_stream concept (the indexed-streams paper P5–P8, T13): monotone,
 // lawful (a skip never loses a value it must keep), strict where claimed, terminating.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TESTS_SUPPORT_LAWS_INDEXED_STREAM_HPP

@@ -38,7 +38,7 @@ namespace detail::ve {
 
 using namespace boost::mp11;
 
-// Common subexpressions (notes 001 §3.7): a step whose factors are all inputs and that computes,
+// Common subexpressions (Galley): a step whose factors are all inputs and that computes,
 // up to a renaming of indices, what an earlier such step computed over the same tensors can reuse
 // that intermediate: as it is, or transposed when the renaming permutes its indices. The match is
 // structural (here, at compile time); that the tensors are the same objects is checked at run
@@ -222,7 +222,7 @@ struct plan_of<Code, Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Step
 
 // An intermediate: with one or two indices, dense (written in place) or else an adaptive level
 // whose fibers take the kind the code asks for (sorted, bitmap or hashed: Galley's
-// intermediate-format choice, notes 001 §4.4), set at run time, so that those three kinds share
+// intermediate-format choice), set at run time, so that those three kinds share
 // one kernel per step (dense rows over the adaptive level when two indices); with none, a
 // scalar; with three or more, sorted (csf). A slot holds its own tensor or points at a twin's.
 // The adaptive level's kind for an intermediate of format f (not dense).

@@ -57,7 +57,7 @@ template <class Lhs, class Rhs, class Flags> struct runner {
   // write costs per sorted entry and per dense cell (dense pays when over a third full); a bitmap
   // clears its cells (values and bits) and writes each entry in place, no sort (faster to write than
   // a sorted output, docs/optimizer.md), but its readers walk bits: 30 per entry puts
-  // the choice near Galley's cut-offs (notes 001 §4.3: bytemap above 5% full, dense above 50%):
+  // the choice near Galley's cut-offs (Galley: bytemap above 5% full, dense above 50%):
   // bitmap above about 7% full, dense above about 60%
   static constexpr double sparse_write = 60.0, dense_write = 20.0, bitmap_cell = 2.0,
                           bitmap_write = 30.0;

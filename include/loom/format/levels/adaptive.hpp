@@ -19,7 +19,7 @@
 
 namespace loom {
 
-/// How one fiber of an adaptive level is stored (Galley's formats, notes 001 §4.3, per fiber).
+/// How one fiber of an adaptive level is stored (Galley's formats, per fiber).
 enum class fiber_kind : std::uint8_t {
   sorted,  ///< ascending coordinates; located by binary search
   hashed,  ///< ascending coordinates and an open-addressing table; located in O(1)

@@ -28,7 +28,7 @@ concept level_cursor =
       c.next();
     };
 
-/// A storage level (DESIGN §5, docs/levels.md). Minimal complete definition:
+/// A storage level (docs/levels.md). Minimal complete definition:
 /// - `properties` (a `level_properties`), `name`, `static_extent` (usually `dynamic_extent`);
 /// - `storage<Owning>`: its arrays, `level_array<T, Owning>` (vectors, or spans in a view);
 /// - `assemble(storage<true>&, const level_build&, std::span<std::int64_t> position)`: builds the

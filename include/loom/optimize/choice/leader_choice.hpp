@@ -1,7 +1,7 @@
 // Defines the runtime choice of the skip policy per loop (optimize/choice/): which operand of each
 // intersection leads and how the others catch up (leapfrog, merge, lead first / last), among the
 // variants instantiated at compile time, costed from statistics after Galley's physical model
-// (notes 001 §4.4), cached by a coarse signature, and explained.
+// (Galley), cached by a coarse signature, and explained.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_CHOICE_LEADER_CHOICE_HPP
 #define LOOM_OPTIMIZE_CHOICE_LEADER_CHOICE_HPP

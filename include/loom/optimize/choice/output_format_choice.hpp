@@ -1,6 +1,6 @@
 // Defines loom::optimize::choose_output_format: the format of a loom::auto_tensor output from
 // its estimated entries and whether the kernel writes it in order (Galley's output formats,
-// notes 001 §4.3) (optimize/choice/).
+// Galley) (optimize/choice/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_CHOICE_OUTPUT_FORMAT_CHOICE_HPP
 #define LOOM_OPTIMIZE_CHOICE_OUTPUT_FORMAT_CHOICE_HPP
@@ -13,7 +13,7 @@
 
 namespace loom::optimize {
 
-/// Galley's cut-offs on the estimated fill of the output (notes 001 §4.3, T14).
+/// Galley's cut-offs on the estimated fill of the output (Galley §4.3, T14).
 inline constexpr double dense_fill = 0.5, bitmap_fill = 0.05;
 
 /// An output format and why.

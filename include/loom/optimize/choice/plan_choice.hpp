@@ -30,7 +30,7 @@
 
 namespace loom::optimize {
 
-/// Galley's physical cost constants (notes 001 §4.1, from Galley.jl): per iteration of a sparse
+/// Galley's physical cost constants (Galley §4.1, from Galley.jl): per iteration of a sparse
 /// and of a dense level, per output write in and out of order, per copied entry of a transposed
 /// sparse operand.
 struct cost_constants {
@@ -48,7 +48,7 @@ struct cost_constants {
 };
 
 /// What the cost of one loop order needs to know, by runtime index names. Operands are split as
-/// in Galley (notes 001 §4.4): conjunctive ones (their fill annihilates every operation above
+/// in Galley (Galley): conjunctive ones (their fill annihilates every operation above
 /// them) restrict the iterations, disjunctive ones (under a + or a map with f(0) != 0) add to them.
 struct loop_order_query {
   std::vector<chain_bound_estimator> conjunctive;
@@ -83,7 +83,7 @@ struct loop_order_query {
 LOOM_DECL double shortest_fiber(const loop_order_query& q, const std::vector<std::string>& above,
                                 const std::string& x);
 
-/// The cost of one loop order (outermost first) plus the copies it forces (notes 001 §4.1):
+/// The cost of one loop order (outermost first) plus the copies it forces (Galley):
 /// the iterations of every prefix times the access factor of its innermost index, plus output
 /// writes (sequential when the free indices lead the order), plus `reformat`. A loop visits at
 /// least the shortest fiber of its operands per outer iteration (`shortest_fiber`). A loop over an
@@ -142,7 +142,7 @@ LOOM_DECL chain_bound_estimator full_over(const std::vector<std::string>& names,
 
 // Sorts the operands of a node into the query's conjunctive and disjunctive lists: below a +
 // (or a map with f(0) != 0, which also covers its whole domain) an operand's fill no longer
-// annihilates the operation above it (notes 001 §4.4).
+// annihilates the operation above it (Galley).
 struct collector {
   loop_order_query* q;
   const extent_fn* extent;

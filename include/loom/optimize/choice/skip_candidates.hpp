@@ -20,7 +20,7 @@
 
 namespace loom::optimize {
 
-/// Per-entry costs of co-iterating one fiber (Galley's constants, notes 001 §4.1, as ratios:
+/// Per-entry costs of co-iterating one fiber (Galley's constants, as ratios:
 /// a sequential step is the unit; a galloping seek over a gap g costs `seek * (1 + log2(1+g))`).
 struct skip_cost_constants {
   double step = 1.0;  // advance one stored entry

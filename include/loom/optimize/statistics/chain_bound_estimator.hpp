@@ -1,5 +1,5 @@
-// Defines loom::chain_bound_estimator, the degree-constraint bound (optimize/statistics/, notes 001
-// §5.4).
+// Defines loom::chain_bound_estimator, the degree-constraint bound of Galley
+// (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_STATISTICS_CHAIN_BOUND_ESTIMATOR_HPP
 #define LOOM_OPTIMIZE_STATISTICS_CHAIN_BOUND_ESTIMATOR_HPP
@@ -23,7 +23,7 @@
 namespace loom {
 
 /// Sparsity as a set of degree constraints, estimated with the chain bound (Galley's default
-/// "DCStats"; notes 001 §5.4). Every estimate is an upper bound on the number of structurally
+/// "DCStats"; Galley). Every estimate is an upper bound on the number of structurally
 /// possible non-fills (cancellation ignored):
 /// - constructor: `(∅,{x}, distinct x)` and `({x}, others, max degree of x)` per mode, plus
 ///   `(∅, all, nnz)`; a vector keeps `(∅,{i}, distinct i)`;

@@ -10,7 +10,7 @@
 namespace loom {
 
 /// `DC(X, Y, d)`: for any fixed value of the indices `given` (X), at most `degree` (d) distinct
-/// values of the indices `bound` (Y) occur among the non-fill entries (notes 001 §5.4).
+/// values of the indices `bound` (Y) occur among the non-fill entries (Galley).
 /// For a matrix `A[i,j]`: `{{"i"}, {"j"}, max row degree}`, `{{}, {"i", "j"}, nnz}`.
 struct degree_constraint {
   std::vector<std::string> given;

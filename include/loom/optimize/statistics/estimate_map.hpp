@@ -17,7 +17,7 @@ namespace loom {
 
 /// The estimate of a pointwise op `op(args...)`, where `fill_annihilates[k]` says whether
 /// operand k's fill value annihilates `op` (for `*` with fill 0: true; for `+`: false).
-/// Galley's dispatch (notes 001 §5.2): operands without indices (scalars) are skipped; all
+/// Galley's dispatch (Galley): operands without indices (scalars) are skipped; all
 /// join-like -> conjunction; all union-like -> disjunction; mixed -> conjunction of the join-like
 /// operands only (the others can add non-fills only where a join-like one is non-fill),
 /// broadcast over the indices that only the union-like operands have.

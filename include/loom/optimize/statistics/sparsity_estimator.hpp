@@ -14,7 +14,7 @@
 
 namespace loom {
 
-/// A sparsity estimator (Galley's statistics interface, notes 001 §5.2), all at run time:
+/// A sparsity estimator (Galley's statistics interface), all at run time:
 /// - construct from a tensor's `statistics` and one index name per mode (`E(s, {"i", "j"})`),
 ///   or `E::full(indices)` for a tensor without fill entries;
 /// - `E::conjunction(args)`: pointwise op whose operands' fills annihilate it (product,

@@ -1,5 +1,5 @@
-// Defines loom::uniform_estimator, the System-R density estimate (optimize/statistics/, notes 001
-// §5.3).
+// Defines loom::uniform_estimator, the System-R density estimate of Galley's
+// "naive" statistics (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_STATISTICS_UNIFORM_ESTIMATOR_HPP
 #define LOOM_OPTIMIZE_STATISTICS_UNIFORM_ESTIMATOR_HPP
@@ -18,7 +18,7 @@
 namespace loom {
 
 /// Sparsity as a density: a tensor over index set I with n non-fills has density p = n / |I|,
-/// non-fills are assumed independent and uniform (Galley's "naive" statistics; notes 001 §5.3):
+/// non-fills are assumed independent and uniform (Galley's "naive" statistics):
 /// - conjunction (product, intersection): nnz = |I_out| * prod_k p_k;
 /// - disjunction (sum, union):            nnz = |I_out| * (1 - prod_k (1 - p_k));
 /// - aggregate over I_a:                  nnz = |I \ I_a| * (1 - (1 - p)^{|I_a|}),

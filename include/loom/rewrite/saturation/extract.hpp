@@ -159,7 +159,7 @@ template <std::size_t Max> struct extractor {
         const double da = n.a != no_id ? dens[n.a] : 1, db = n.b != no_id ? dens[n.b] : 1;
         if (da > 1 || db > 1) continue;
         const double x = density(n, da, db, sc, sig);
-        if (x < dens[rep[c]]) {  // the tighter estimate wins (notes 004 §4.7)
+        if (x < dens[rep[c]]) {  // the tighter estimate wins (SPORES)
           dens[rep[c]] = x;
           changed = true;
         }

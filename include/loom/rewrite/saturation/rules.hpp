@@ -1,4 +1,4 @@
-// Defines one saturation iteration over an egraph: every SPORES rule (notes 004 §3.1, §3.4)
+// Defines one saturation iteration over an egraph: every SPORES rule (SPORES)
 // matched against the nodes present at the start of the iteration, then the congruence rebuild
 // (rewrite/saturation/).
 // SPDX-License-Identifier: BSL-1.0
@@ -77,7 +77,7 @@ template <std::size_t Max> struct matcher {
   }
 
   // commutativity and associativity: what enables the other rules, and what grows the graph
-  // fastest; run after them, each iteration at most `ac_budget` new nodes (notes 004 §4.4)
+  // fastest; run after them, each iteration at most `ac_budget` new nodes (SPORES)
   constexpr void ac_mul(id_t self, const enode& n) {
     const id_t a = n.a, b = n.b;
     each(a, kind::mul, [&](const enode& s) {  // (x * y) * b = x * (y * b)

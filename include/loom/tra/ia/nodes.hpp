@@ -1,5 +1,5 @@
-// Defines the implementation-algebra (IA) plan nodes as empty types (notes 003 §3.2, §8.2
-// items 9-11): leaf, bcast, shuf, lfilter, lmap, lagg, ljoin, ldup; partition tags; and the
+// Defines the implementation-algebra (IA) plan nodes as empty types (the TRA
+// paper): leaf, bcast, shuf, lfilter, lmap, lagg, ljoin, ldup; partition tags; and the
 // partition each node's output has (propagation, which the paper leaves out) (tra/ia/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_IA_NODES_HPP

@@ -1,5 +1,5 @@
 // Defines ia::to_string<Plan>(): an IA plan type printed in the paper's notation, e.g.
-// "Σᴸ<0,2>(add, SHUF<0,2>(⋈ᴸ<1>,<0>(matmul, BCAST(R0), R1{1})))" (STYLE.md H21) (tra/ia/).
+// "Σᴸ<0,2>(add, SHUF<0,2>(⋈ᴸ<1>,<0>(matmul, BCAST(R0), R1{1})))" (tra/ia/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_IA_TO_STRING_HPP
 #define LOOM_TRA_IA_TO_STRING_HPP

@@ -1,6 +1,6 @@
-// Defines the lambda-composition rules R1-1 .. R1-7 over IA plans (notes 003 §4.1, with its
+// Defines the lambda-composition rules R1-1 .. R1-7 over IA plans (the TRA paper §4.1, with its
 // corrected conditions). Each rule's `apply` overloads are the pattern (parameter) and the
-// replacement (trailing return type); `requires` holds the side condition (STYLE.md H12).
+// replacement (trailing return type); `requires` holds the side condition.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_RULES_LAMBDA_COMPOSITION_HPP
 #define LOOM_TRA_RULES_LAMBDA_COMPOSITION_HPP

@@ -1,4 +1,4 @@
-// Defines the repartition rules R2-1 .. R2-7 over IA plans (notes 003 §4.1, with the corrected
+// Defines the repartition rules R2-1 .. R2-7 over IA plans (the TRA paper §4.1, with the corrected
 // conditions: R2-4 reads the input's existing partition, R2-5 needs an associative and
 // commutative op and shuffles on renumbered positions, R2-7 needs a complete join) (tra/rules/).
 // SPDX-License-Identifier: BSL-1.0
