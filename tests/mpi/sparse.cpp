@@ -381,6 +381,24 @@ void test_empty_ranks(const lm::transport& tr) {
   SPARSE_MPI_CHECK(rep.sent == expected_rows(tr, A.partition, 20, 16, 1));
 }
 
+// The kernels run on tiles of any format: the same y from csc, coo and dense tiles.
+template <loom::storage_format F> void check_spmv_tiles_in(const lm::transport& tr) {
+  const int s = static_cast<int>(tr.sites());
+  const auto M = random_matrix(45, 38, 4, 9);
+  std::vector<double> x(38);
+  for (std::size_t c = 0; c < x.size(); ++c) x[c] = static_cast<double>(c % 3) - 1;
+  const auto A =
+      lm::distribute(tr, to_sparse_tiles<F>(M, {8, 16}), M.shape(), lm::tile_partition::hashed(s));
+  for (const auto st : {lm::spmv_strategy::row_blocks, lm::spmv_strategy::col_blocks})
+    SPARSE_MPI_CHECK(lm::spmv(tr, A, x, {}, lm::dense_operand::every_rank, st) ==
+                     reference_spmv(M, x));
+}
+void test_spmv_formats(const lm::transport& tr) {
+  check_spmv_tiles_in<loom::csc>(tr);
+  check_spmv_tiles_in<loom::coo>(tr);
+  check_spmv_tiles_in<loom::dense_matrix>(tr);
+}
+
 void test_spmm(const lm::transport& tr) {
   constexpr loom::index<"i"> i;
   constexpr loom::index<"j"> j;
@@ -504,6 +522,7 @@ int main(int argc, char** argv) {
     test_matrix_market(tr);
     test_spmv(tr);
     test_empty_ranks(tr);
+    test_spmv_formats(tr);
     test_spmm(tr);
     test_spgemm(tr);
     if (tr.rank() == 0)
