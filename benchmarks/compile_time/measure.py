@@ -1,21 +1,29 @@
 #!/usr/bin/env python3
 # Compile-time benchmark (DESIGN.md §10, STYLE.md H19): generates translation units from the
 # *.cpp.in templates beside this file, compiles each with every compiler found (g++ and clang++,
-# -O2 -std=c++20 -c), and records wall time, peak memory (GNU time's "Maximum resident set size")
-# and object size as JSON. tools/bench_report.py turns the JSON into a table and a plot.
+# -O2 -std=c++20 -c), and records CPU and wall time, peak memory (GNU time's "Maximum resident set
+# size") and object size as JSON. tools/bench_report.py turns the JSON into a table and a plot.
+# Where Eigen is installed, Eigen's sparse module and its sparse product are compiled in the same
+# run, and loom's include and SpGEMM units are printed beside them with the ratio
+# (docs/build-cost.md, "loom beside Eigen").
 # SPDX-License-Identifier: BSL-1.0
 #
 # usage: python3 benchmarks/compile_time/measure.py [--out FILE] [--work DIR] [--repeat R]
 #                                                   [--max-operands N] [--compilers g++,clang++]
 #                                                   [--loom-include DIR] [--label NAME]
-#                                                   [--no-separate]
+#                                                   [--no-separate] [--only REGEX]
+#                                                   [--eigen-include DIR]
+#
+# loom beside Eigen alone, both compilers, min of 3 CPU times each:
+#   python3 benchmarks/compile_time/measure.py --only 'include$|spgemm(_csr)?$' --no-separate
 #
 # Before and after: measure an older tree's include/ with --loom-include and --out
 # benchmarks/results/compile_time_before.json; the report then compares the two.
 #
 # Each TU is compiled R times (default 3; once when the first compile takes more than --long
-# seconds); the JSON keeps every run and the report uses the minimum wall time (compile time only
-# grows with machine noise, so the minimum is the least disturbed run) and the maximum peak memory.
+# seconds, except the units compared with Eigen, always R times); the JSON keeps every run and the
+# report uses the minimum CPU time, user + system (compile time only grows with machine noise, so
+# the minimum is the least disturbed run) and the maximum peak memory.
 import argparse
 import datetime
 import json
@@ -58,14 +66,31 @@ def expression_parts(n):
     return params, product, summed, names
 
 
-def translation_units(max_operands, separate=True):
+# loom's units and Eigen's that do the same, printed side by side with the ratio
+EIGEN_PAIRS = [("compile.baseline.include", "compile.eigen.include"),
+               ("compile.kernels.include", "compile.eigen.include"),
+               ("compile.kernel.spgemm", "compile.eigen.spgemm"),
+               ("compile.kernel.spgemm_csr", "compile.eigen.spgemm")]
+COMPARED = {name for pair in EIGEN_PAIRS for name in pair}
+
+
+def find_eigen(given):
+    """The folder that holds Eigen/Sparse (the given one, or Debian's), or None."""
+    for folder in ([given] if given else ["/usr/include/eigen3", "/usr/local/include/eigen3"]):
+        if (pathlib.Path(folder) / "Eigen" / "Sparse").is_file():
+            return folder
+    return None
+
+
+def translation_units(max_operands, separate=True, eigen=None):
     """(name, family, operands, formats, source text, extra flags) of every TU to measure."""
     units = []
     # issue 21's one-kernel units (operands per kernel): the quickstart's SpMV and SpGEMM, then
-    # SDDMM, MTTKRP and the triangle query
-    operands = {"include": 0, "spmv": 2, "spgemm": 2, "sddmm": 3, "mttkrp": 3, "triangle": 1}
+    # SDDMM, MTTKRP and the triangle query; SpGEMM into csr is the one compared with Eigen's
+    operands = {"include": 0, "spmv": 2, "spgemm": 2, "sddmm": 3, "mttkrp": 3, "triangle": 1,
+                "spgemm_csr": 2}
     sources = [(stem, (HERE / f"{stem}.cpp.in").read_text(encoding="utf-8"))
-               for stem in ["compile.baseline.include"] +
+               for stem in ["compile.baseline.include", "compile.kernels.include"] +
                [f"compile.kernel.{k}" for k in operands if k != "include"]]
     for stem, text in sources:
         kernel = stem.rsplit(".", 1)[1]
@@ -77,6 +102,11 @@ def translation_units(max_operands, separate=True):
         for stem, text in sources:
             units.append((f"{stem}.separate", "separate", 0, [], text,
                           ["-DLOOM_SEPARATE_COMPILATION"]))
+    # Eigen's headers as system headers: their own warnings are not the measured code's
+    if eigen:
+        for stem in ("compile.eigen.include", "compile.eigen.spgemm"):
+            units.append((stem, "eigen", 0, [], (HERE / f"{stem}.cpp.in").read_text(encoding="utf-8"),
+                          ["-isystem", eigen]))
     for family in ("product", "sum"):
         template = (HERE / f"compile.expr.{family}.cpp.in").read_text(encoding="utf-8")
         for n in range(1, max_operands + 1):
@@ -129,6 +159,23 @@ def compile_once(cxx, source, obj, include_dirs, flags=()):
     return run
 
 
+def cpu_seconds(run):
+    return run["user_s"] + run["sys_s"]
+
+
+def eigen_table(measured, compilers):
+    """Markdown lines: loom's units beside Eigen's, min CPU time of each and the ratio."""
+    lines = ["| loom | Eigen | compiler | loom CPU s | Eigen CPU s | ratio |",
+             "|---|---|---|---:|---:|---:|"]
+    for loom_unit, eigen_unit in EIGEN_PAIRS:
+        for cxx in compilers:
+            a, b = measured.get((loom_unit, cxx)), measured.get((eigen_unit, cxx))
+            if a is not None and b is not None:
+                lines.append(f"| `{loom_unit}` | `{eigen_unit}` | {cxx} | {a:.2f} | {b:.2f} | "
+                             f"{a / b:.2f}× |")
+    return lines if len(lines) > 2 else []
+
+
 def load_average():
     try:
         return [float(x) for x in pathlib.Path("/proc/loadavg").read_text().split()[:3]]
@@ -154,6 +201,11 @@ def main():
                     help="skip the separate-compilation units (a tree from before loom::runtime)")
     ap.add_argument("--include", action="append", default=[],
                     help="extra include folder (loom's include/ is always first)")
+    ap.add_argument("--only", default=None,
+                    help="measure only the units whose name matches this regular expression")
+    ap.add_argument("--eigen-include", default=None,
+                    help="the folder holding Eigen/Sparse (default: Debian's /usr/include/eigen3); "
+                         "without Eigen its units are skipped")
     args = ap.parse_args()
 
     if not os.access(GNU_TIME, os.X_OK):
@@ -165,13 +217,20 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     include_dirs = [args.loom_include] + args.include
 
-    units = translation_units(args.max_operands, not args.no_separate)
+    eigen = find_eigen(args.eigen_include)
+    if eigen is None:
+        print("measure.py: Eigen not found (apt-get install libeigen3-dev): its units are skipped",
+              flush=True)
+    units = translation_units(args.max_operands, not args.no_separate, eigen)
+    if args.only:
+        units = [u for u in units if re.search(args.only, u[0])]
     results = {
         "context": {
             "date": datetime.datetime.now().isoformat(timespec="seconds"),
             "host": platform.node(),
             "cpu": cpu_model(),
             "flags": "-std=c++20 -O2 -DNDEBUG -Wall -Wextra -Werror -c",
+            "eigen": eigen,
             "repeat": args.repeat,
             "long_s": args.long,
             "compilers": {c: compiler_version(c) for c in compilers},
@@ -180,24 +239,34 @@ def main():
         },
         "units": [],
     }
+    measured = {}  # (name, compiler) -> min CPU seconds
     for name, family, operands, formats, text, flags in units:
         source = work / f"{name}.cpp"
         source.write_text(text, encoding="utf-8")
         for cxx in compilers:
             runs = [compile_once(cxx, source, work / f"{name}.{cxx}.o", include_dirs, flags)]
-            # a slow compile is measured once: its noise is small relative to its length
-            while len(runs) < args.repeat and runs[0]["wall_s"] < args.long:
+            # a slow compile is measured once: its noise is small relative to its length (but
+            # the units compared with Eigen, R times: the ratio is the result)
+            while len(runs) < args.repeat and (runs[0]["wall_s"] < args.long or
+                                               name in COMPARED):
                 runs.append(compile_once(cxx, source, work / f"{name}.{cxx}.o", include_dirs,
                                          flags))
-            best = min(r["wall_s"] for r in runs)
+            best = min(cpu_seconds(r) for r in runs)
+            measured[(name, cxx)] = best
             peak = max(r["peak_rss_kb"] for r in runs)
-            print(f"{name:34s} {cxx:8s} {best:6.2f} s {peak / 1024:7.0f} MB "
-                  f"{runs[-1]['object_bytes'] / 1024:7.0f} KB", flush=True)
+            print(f"{name:34s} {cxx:8s} {best:6.2f} s CPU {min(r['wall_s'] for r in runs):6.2f} s "
+                  f"wall {peak / 1024:7.0f} MB {runs[-1]['object_bytes'] / 1024:7.0f} KB",
+                  flush=True)
             results["units"].append({
                 "name": name, "family": family, "operands": operands, "formats": formats,
                 "compiler": cxx, "flags": flags, "runs": runs,
             })
     results["context"]["load_avg_after"] = load_average()
+    table = eigen_table(measured, compilers)
+    if table:
+        results["eigen_comparison"] = table
+        print(f"\nloom beside Eigen (CPU time, user + system, min of {args.repeat}):")
+        print("\n".join(table))
     out = pathlib.Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
