@@ -102,12 +102,12 @@ class tile_partition {
     bool ok = cuts_.front() == 0 && cuts_.back() == blocks;
     for (std::size_t c = 1; c < cuts_.size(); ++c) ok = ok && cuts_[c - 1] <= cuts_[c];
     if (!ok)
-      throw error(where + "the cuts " + describe() + " must rise from 0 to the " +
-                  std::to_string(blocks) + " tile " +
+      throw error(where + "the cuts of the partition (" + describe() +
+                  ") must rise from 0 to the " + std::to_string(blocks) + " tile " +
                   (layout_ == tile_layout::row_blocks ? "rows" : "columns") + " of the matrix");
   }
 
-  /// "row blocks over 4 ranks", "row blocks at tile rows 0,3,4,4", "2 x 2 grid", ...
+  /// "row blocks over 4 ranks", "row blocks at tile rows 0,3,4,4", "2 x 2 grid of ranks", ...
   std::string describe() const {
     const std::string unit = layout_ == tile_layout::row_blocks ? "rows" : "columns";
     switch (layout_) {
