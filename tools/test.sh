@@ -235,7 +235,7 @@ if [ "$only" = all ] || [ "$only" = clang ]; then
     -DLOOM_TEST_HEADERS=OFF
   # The libFuzzer targets of the readers and views (tests/fuzz, -O1, ASan + UBSan), built apart
   # and each run 15 s from its seed corpus, two at a time; a crash fails CI (docs/testing.md, "Fuzzing").
-  stage "clang: fuzz (4 x 15 s, 2 at a time)" bash tools/fuzz.sh 15 build/fuzz
+  stage "clang: fuzz (5 x 15 s, 2 at a time)" bash tools/fuzz.sh 15 build/fuzz
   release_examples clang "$clangxx"
   total clang "$t0"
 fi

@@ -2,10 +2,10 @@
 // elementwise product w(i) = x(i) * z(i) into a sparse vector, and SpMSpV y(i) = sum(j, A(i,j) *
 // x(j)) with A in CSR (rows intersected with a sparse x), each on skewed and balanced sizes:
 // every fixed policy (standard = leapfrog, merge, lead first, lead last), the policy chosen at
-// run time from statistics (optimize/choice/leader_choice.hpp), and two hand-written loops (a
+// run time from statistics (optimize/choice/skip_choice.hpp), and two hand-written loops (a
 // two-pointer merge; the smaller side leading with a galloping search in the larger).
 // SPDX-License-Identifier: BSL-1.0
-#include <loom/exec/leader_run.hpp>
+#include <loom/exec/skip_queries.hpp>
 
 #include "support.hpp"
 

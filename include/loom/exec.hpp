@@ -12,9 +12,9 @@
 #include <loom/exec/evaluate.hpp>
 #include <loom/exec/explain.hpp>
 #include <loom/exec/explain_analyze.hpp>
-#include <loom/exec/leader_run.hpp>
 #include <loom/exec/matrix_chain.hpp>
 #include <loom/exec/options.hpp>
-#include <loom/exec/program.hpp>
+#include <loom/exec/skip_queries.hpp>
+#include <loom/exec/statements.hpp>
 
 #endif  // LOOM_EXEC_HPP

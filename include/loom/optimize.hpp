@@ -3,10 +3,10 @@
 #ifndef LOOM_OPTIMIZE_HPP
 #define LOOM_OPTIMIZE_HPP
 
-#include <loom/optimize/choice/leader_choice.hpp>
 #include <loom/optimize/choice/output_format_choice.hpp>
 #include <loom/optimize/choice/plan_cache.hpp>
 #include <loom/optimize/choice/plan_choice.hpp>
+#include <loom/optimize/choice/skip_choice.hpp>
 #include <loom/optimize/choice/workspace_choice.hpp>
 #include <loom/optimize/statistics/chain_bound_estimator.hpp>
 #include <loom/optimize/statistics/degree_constraint.hpp>

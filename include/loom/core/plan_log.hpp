@@ -26,7 +26,7 @@ struct kernel_report {
   std::size_t candidate = 0;  // the plan run, among `candidates` instantiated
   std::size_t candidates = 1;
   std::vector<double> candidate_costs;  // the cost model's estimate per candidate (none: one)
-  bool cache_hit = false;               // the choice was remembered (no statistics gathered)
+  bool cache_hit = false;               // the plan choice among candidates was remembered
   std::string skip_policy;              // how intersections co-iterate: "static table", ...
   bool accumulate = false;              // `+=`
   bool hoisted = false;                 // a sum was computed first, into a temporary

@@ -17,8 +17,9 @@
 #include <loom/format/format_name.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/optimize/choice/hoist_choice.hpp>
-#include <loom/optimize/choice/leader_choice.hpp>
 #include <loom/optimize/choice/plan_cache.hpp>
+#include <loom/optimize/choice/skip_choice.hpp>
+#include <loom/optimize/choice/workspace_choice.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/rewrite/hoist.hpp>
 #include <loom/stream/skip.hpp>
@@ -34,7 +35,7 @@
 
 namespace loom {
 
-/// How a kernel's intersections co-iterate (optimize/choice/leader_choice.hpp): the static table
+/// How a kernel's intersections co-iterate (optimize/choice/skip_choice.hpp): the static table
 /// (the default), one of several instantiated variants chosen from statistics
 /// (`opt::skip_candidates<N>`), codes read at run time (`opt::runtime_skips`), or fixed by the
 /// options (`opt::fixed_skips`).
@@ -98,8 +99,12 @@ struct kernel_decision {
   using options_type = Options;
   static constexpr bool accumulate = Accumulate;
   /// The plans instantiated (plan/order.hpp): one under a loop order fixed by loom::order.
-  static constexpr std::size_t candidate_count =
-      std::is_void_v<Order> ? plan::plan_candidates<Lhs, Rhs>::count : 1;
+  static constexpr std::size_t candidate_count = [] {
+    if constexpr (std::is_void_v<Order>)
+      return plan::plan_candidates<Lhs, Rhs>::count;
+    else
+      return std::size_t{1};
+  }();
   template <std::size_t C>
   using plan_type = std::conditional_t<
       !std::is_void_v<Order>, plan::order_plan<Lhs, Rhs, -1, Order>,
@@ -115,10 +120,13 @@ struct kernel_decision {
   bool hoisted = false;                     // a sum is computed first (rewrite/hoist.hpp)
   std::size_t candidate = 0;                // the plan run
   std::span<const double> candidate_costs;  // per candidate, from the plan cache (none: one)
-  bool cache_hit = false;                   // the choice was remembered, no statistics gathered
+  bool cache_hit = false;                   // the plan choice was remembered, not costed
   std::size_t skip_variant = 0;             // among skip_variants_t of the plan run
   stream::skip::codes skip_codes = stream::skip::default_codes;  // skip_decision::runtime_codes
   bool aliased = false;  // the output is a copy that replaces the one an operand reads
+  /// A sparse output written out of order: its workspace's kind and estimates
+  /// (optimize/choice/workspace_choice.hpp).
+  optimize::workspace_choice workspace;
 
   /// f(std::type_identity<P>{}) with the plan P decided.
   template <class F> void with_plan(F&& f) const {
@@ -150,6 +158,15 @@ template <class P, class D> void decide_skips(D& d) {
   (void)opts;
 }
 
+/// Whether plan P writes the output of `Lhs` through a workspace: a sparse output (not a dense
+/// or bitmap one, written in place) whose entries the loops produce out of order.
+template <class P, class Lhs>
+inline constexpr bool writes_through_workspace = [] {
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(std::declval<Lhs>().tensor)>>;
+  return !out_t::format_type::all_dense && !out_t::format_type::dense_over_bitmap &&
+         !P::output_in_order;
+}();
+
 /// The decision of `lhs = rhs` as one fused loop nest (no sum hoisted): the candidate plan from
 /// statistics (cached), then its skip policies. Under loom::order<...> (`Order`), that order.
 template <class Order = void, class Options, class Lhs, class Rhs, bool Acc>
@@ -162,7 +179,12 @@ kernel_decision<Lhs, Rhs, Options, Acc, Order> decide_fused(const Lhs& lhs, cons
     d.candidate = c.chosen;
     d.candidate_costs = c.cost;
   }
-  d.with_plan([&](auto p) { decide_skips<typename decltype(p)::type>(d); });
+  d.with_plan([&](auto p) {
+    using P = typename decltype(p)::type;
+    decide_skips<P>(d);
+    if constexpr (writes_through_workspace<P, Lhs>)
+      d.workspace = optimize::cached_workspace_choice<P>(lhs, rhs);
+  });
   return d;
 }
 
@@ -273,9 +295,11 @@ template <class D> void run_decided(const D& d) {
       const auto extents = gather_extents(d.lhs, d.rhs);  // by P::universe
       if constexpr (needs_map_variants<typename D::kernel_type>) {
         if (maps_need_dense_domain(d.rhs))
-          return run_plan<P, true, Skips, D::accumulate>(out, d.lhs, d.rhs, extents, d.skip_codes);
+          return run_plan<P, true, Skips, D::accumulate>(out, d.lhs, d.rhs, extents, d.skip_codes,
+                                                         d.workspace);
       }
-      run_plan<P, false, Skips, D::accumulate>(out, d.lhs, d.rhs, extents, d.skip_codes);
+      run_plan<P, false, Skips, D::accumulate>(out, d.lhs, d.rhs, extents, d.skip_codes,
+                                               d.workspace);
     });
   });
 }

@@ -11,8 +11,8 @@
 #include <loom/core/config.hpp>
 #include <loom/core/debug.hpp>
 #include <loom/core/unpack.hpp>
-#include <loom/exec/decompose/program.hpp>
 #include <loom/exec/decompose/runner.hpp>
+#include <loom/exec/decompose/steps.hpp>
 #include <loom/exec/evaluate.hpp>
 #include <loom/exec/options.hpp>
 #include <loom/expr/nodes.hpp>

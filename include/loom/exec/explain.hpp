@@ -21,8 +21,8 @@
 #include <loom/format/memory.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/optimize/choice/hoist_choice.hpp>
-#include <loom/optimize/choice/leader_choice.hpp>
 #include <loom/optimize/choice/plan_choice.hpp>
+#include <loom/optimize/choice/skip_choice.hpp>
 #include <loom/optimize/choice/workspace_choice.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/plan/pattern.hpp>

@@ -106,6 +106,12 @@ LOOM_DEF std::string analysis::text() const {
       "explain analyze: " + kernel + "\n" + plan + "measured: " + std::to_string(kernels.size()) +
       (kernels.size() == 1 ? " kernel" : " kernels") + " in " + milliseconds(seconds) + ", " +
       std::to_string(threads) + (threads == 1 ? " thread" : " threads") + " available\n";
+  double in_kernels = 0;
+  for (const kernel_report& r : kernels)
+    if (r.depth == 0) in_kernels += r.decide_seconds + r.kernel_seconds + r.assembly_seconds;
+  if (seconds - in_kernels > 0.05 * seconds && kernels.size() > 0)
+    s += "  outside the kernels (planning a decomposition or aggregate, temporaries): " +
+         milliseconds(seconds - in_kernels) + "\n";
   std::size_t n = 0;
   for (const kernel_report& r : kernels) {
     const std::string pad(2 + 2 * r.depth, ' ');

@@ -18,8 +18,8 @@
 #include <loom/format/format_name.hpp>
 #include <loom/format/memory.hpp>
 #include <loom/optimize/choice/hoist_choice.hpp>
-#include <loom/optimize/choice/leader_choice.hpp>
 #include <loom/optimize/choice/plan_choice.hpp>
+#include <loom/optimize/choice/skip_choice.hpp>
 #include <loom/optimize/choice/workspace_choice.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/plan/pattern.hpp>
@@ -406,7 +406,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
 
 namespace detail {
 // The skip policy per loop of plan P, as the evaluator chooses it under the options
-// (optimize/choice/leader_choice.hpp): among the instantiated candidates (`opt::skip_candidates<N>`),
+// (optimize/choice/skip_choice.hpp): among the instantiated candidates (`opt::skip_candidates<N>`),
 // as the runtime policy's codes (`opt::runtime_skips`) or fixed (`opt::fixed_skips`); empty for
 // the static table.
 template <class P, class Options, class Lhs, class Rhs>

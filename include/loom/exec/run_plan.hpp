@@ -9,6 +9,7 @@
 #include <loom/exec/bind.hpp>
 #include <loom/exec/write_output.hpp>
 #include <loom/expr/traits.hpp>
+#include <loom/optimize/choice/workspace_choice.hpp>
 #include <loom/parallel/run.hpp>
 #include <loom/stream/lower.hpp>
 #include <loom/stream/run.hpp>
@@ -20,10 +21,11 @@
 namespace loom::detail {
 
 /// Runs one instantiated plan into `out`, its intersections co-iterating as `Skips` says
-/// (`skip::runtime` ones reading `skips`); `Accumulate`: `+=` into a dense or bitmap output.
+/// (`skip::runtime` ones reading `skips`); `Accumulate`: `+=` into a dense or bitmap output;
+/// `workspace`: the one decided for a sparse output written out of order.
 template <class Plan, bool DenseMaps, class Skips, bool Accumulate, class Out, class Lhs, class Rhs>
 void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, const auto& extent_by_id,
-              const stream::skip::codes& skips) {
+              const stream::skip::codes& skips, const optimize::workspace_choice& workspace) {
   using order = typename Plan::order;
   using V = expr::value_type_t<Rhs>;
   using T = typename Out::value_type;
@@ -80,7 +82,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, const auto& extent_by_id
   } else if constexpr (out_format::dense_over_bitmap && Out::owning) {
     write_bitmap(out, root, accumulate, located_strides<Plan, Lhs>(out).data());
   } else {
-    write_sparse<Plan, splittable>(out, lhs, rhs, root, split);
+    write_sparse<Plan, splittable>(out, lhs, rhs, root, split, workspace);
   }
 }
 

@@ -214,12 +214,23 @@ LOOM_FORCE_INLINE void write_bitmap(Out& out, const Root& root, bool accumulate,
   stream::run_located(stream::bitmap_cell<T>{out.values().data(), bits.data()}, strides, root, 0);
 }
 
+/// The entries a sparse output was estimated to get, as explain_analyze reports them: the
+/// workspace's estimate of distinct entries, or the bound reserved (`bound`) for one in order.
+template <class Plan>
+std::int64_t estimated_entries(std::int64_t bound, const optimize::workspace_choice& workspace) {
+  if constexpr (Plan::output_in_order)
+    return bound;
+  else
+    return static_cast<std::int64_t>(std::min(workspace.estimate.entries + 0.5, 0x1p62));
+}
+
 /// The loops `root` write a sparse output: its entries appended in order or through the workspace
-/// the estimates choose, by rows in parallel as `split` says, or only its values where its pattern
+/// decided (`workspace`), by rows in parallel as `split` says, or only its values where its pattern
 /// is an operand's; its own arrays refilled, so a kernel run again allocates nothing.
 template <class Plan, bool Splittable, class Out, class Lhs, class Rhs, class Root>
 LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, const Root& root,
-                                    const parallel::outer_split& split) {
+                                    const parallel::outer_split& split,
+                                    const optimize::workspace_choice& workspace) {
   using T = typename Out::value_type;
   using out_format = typename Out::format_type;
   using root_type = Root;
@@ -228,10 +239,7 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
   static constexpr auto out_depth = output_depths<typename Plan::order, Lhs, N>;
   static_assert(Out::owning,
                 "loom internal error: a sparse output that owns no arrays; please report");
-  // out of order: the workspace kind is chosen from estimates (optimize/choice/workspace_choice.hpp)
-  optimize::workspace_choice workspace;
-  if constexpr (!Plan::output_in_order)
-    workspace = optimize::cached_workspace_choice<Plan>(lhs, rhs);
+  (void)lhs;  // its type is the plan's
   static constexpr std::array<std::size_t, N> depth_of_level = [] {
     std::array<std::size_t, N> d{};
     for (std::size_t m = 0; m < N; ++m) d[m] = out_depth[out_format::modes[m]];
@@ -284,7 +292,8 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
   if constexpr (splittable && parallel::rows_format<out_format>) {
     if (split.active) {  // CSR-like: every chunk writes its part of the arrays
       if (kernel_report* const report = current_report)
-        report->estimated_entries = output_entries_bound<Lhs>(rhs, workspace);
+        report->estimated_entries =
+            estimated_entries<Plan>(output_entries_bound<Lhs>(rhs, workspace), workspace);
       try {  // the output's arrays are refilled, capacity kept
         out = parallel::run_sparse_rows<T, out_format>(out.shape(), static_cast<root_type>(root),
                                                        split, make_sink, &out);
@@ -328,7 +337,7 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
     entries.reserve(static_cast<std::size_t>(std::min<std::int64_t>(bound, std::int64_t{1} << 26)));
     run_into(entries);
     if (kernel_report* const report = current_report) {  // explain_analyze, the plan log
-      report->estimated_entries = bound;
+      report->estimated_entries = estimated_entries<Plan>(bound, workspace);
       const auto t0 = std::chrono::steady_clock::now();
       out = std::move(entries).finish();
       report->assembly_seconds =

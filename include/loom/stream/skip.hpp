@@ -14,8 +14,9 @@
 
 namespace loom::stream::skip {
 
-/// The static policy (combinators.hpp case table): leapfrog between ordered operands, iterate
-/// the other operand and locate a random-access one.
+/// The static policy (combinators.hpp case table): `adaptive` between two ordered operands (a
+/// merge, or leapfrog when one fiber is `gallop_ratio` times longer); with a random-access
+/// operand, iterate the other and locate it.
 struct standard {
   static constexpr const char* name = "standard";
 };
@@ -59,7 +60,7 @@ template <std::size_t K> struct lead {
 enum class code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
 
 /// Where neither operand is random-access, the policy is read at run time from the kernel's
-/// context (`kernel_context::skip`, one code per loop, chosen by optimize/choice/leader_choice.hpp from
+/// context (`kernel_context::skip`, one code per loop, chosen by optimize/choice/skip_choice.hpp from
 /// statistics): one kernel serves leapfrog, merge and either leader. Elsewhere it is `standard`.
 struct runtime {
   static constexpr const char* name = "chosen at run time";
@@ -70,7 +71,7 @@ inline constexpr std::size_t max_loops = 16;
 using codes = std::array<code, max_loops>;
 inline constexpr codes default_codes = [] {
   codes c{};
-  c.fill(code::leapfrog);  // what `standard` does between two ordered operands
+  c.fill(code::leapfrog);  // read only by `runtime` loops, which are given the chosen codes
   return c;
 }();
 

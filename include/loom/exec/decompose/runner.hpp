@@ -7,7 +7,7 @@
 
 #include <loom/core/config.hpp>
 #include <loom/core/progress.hpp>
-#include <loom/exec/decompose/program.hpp>
+#include <loom/exec/decompose/steps.hpp>
 #include <loom/exec/evaluate.hpp>
 #include <loom/exec/options.hpp>
 #include <loom/expr/nodes.hpp>
@@ -490,6 +490,7 @@ template <class Lhs, class Rhs, class Flags> struct runner {
         const auto body = product(access_of<Fs>(in, inter)...);
         [&]<class... Is>(mp_list<Is...>) {
           auto& made = slot.own.emplace(typename tensor_t::shape_type{extent_of<Is>(in)...});
+          made.set_name("T" + std::to_string(factor_id<step_made<step>>::value - n_in));
           using slot_t = std::remove_cvref_t<decltype(slot)>;
           if constexpr (slot_t::adaptive)  // the kind the code chose, read per fiber
             made.template level<slot_t::order - 1>().only =

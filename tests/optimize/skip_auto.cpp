@@ -2,7 +2,7 @@
 // operands at a loop runs the skip policy chosen at run time. Results against a dense reference
 // over formats, densities and seeds.
 // SPDX-License-Identifier: BSL-1.0
-#include <loom/exec/leader_run.hpp>
+#include <loom/exec/skip_queries.hpp>
 #include <loom/loom.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "leader_random.hpp"
+#include "skip_random.hpp"
 
 namespace {
 

@@ -2,8 +2,8 @@
 // elimination prefix (elimination.hpp) with their intermediates' indices and storage, shared
 // subexpressions, and what the planner reports (`decomposition_choice`).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
-#define LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
+#ifndef LOOM_EXEC_DECOMPOSE_STEPS_HPP
+#define LOOM_EXEC_DECOMPOSE_STEPS_HPP
 
 #include <loom/core/config.hpp>
 #include <loom/core/unpack.hpp>
@@ -330,4 +330,4 @@ struct decomposition_choice {
 
 }  // namespace loom
 
-#endif  // LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
+#endif  // LOOM_EXEC_DECOMPOSE_STEPS_HPP

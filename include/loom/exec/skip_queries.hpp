@@ -2,12 +2,12 @@
 // under `opt::skip_candidates<Cap>` or `opt::runtime_skips`, as data for tests and tools.
 // Running and explaining go through loom::assign and loom::explain with those options.
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_LEADER_RUN_HPP
-#define LOOM_EXEC_LEADER_RUN_HPP
+#ifndef LOOM_EXEC_SKIP_QUERIES_HPP
+#define LOOM_EXEC_SKIP_QUERIES_HPP
 
 #include <loom/exec/decision.hpp>
 #include <loom/expr/nodes.hpp>
-#include <loom/optimize/choice/leader_choice.hpp>
+#include <loom/optimize/choice/skip_choice.hpp>
 #include <loom/plan/checks.hpp>
 #include <loom/plan/order.hpp>
 #include <loom/rewrite/for_evaluation.hpp>
@@ -62,4 +62,4 @@ skip_choice plan_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
 
 }  // namespace loom::optimize
 
-#endif  // LOOM_EXEC_LEADER_RUN_HPP
+#endif  // LOOM_EXEC_SKIP_QUERIES_HPP

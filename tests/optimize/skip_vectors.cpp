@@ -1,9 +1,9 @@
 // Skip policies per loop on vectors: the sparse dot product and the elementwise product under
 // every fixed policy and the runtime choice, against a dense reference, over vector formats
 // (sorted, hashed, bitmap, dense), densities and seeds; and the cost model's choice on skewed
-// and balanced inputs (optimize/choice/leader_choice.hpp, stream/skip.hpp).
+// and balanced inputs (optimize/choice/skip_choice.hpp, stream/skip.hpp).
 // SPDX-License-Identifier: BSL-1.0
-#include <loom/exec/leader_run.hpp>
+#include <loom/exec/skip_queries.hpp>
 #include <loom/loom.hpp>
 
 #include <boost/mp11/algorithm.hpp>

@@ -1,9 +1,9 @@
 // Skip policies per loop on the matrix inner product sum(i, j, A(i,j) * B(i,j)) (both loops
 // may co-iterate two sparse operands): every candidate (one other policy at one loop each, up
 // to 8) and the runtime choice against a dense reference, over csr, csc, dcsr, coo, dense and
-// hashed/bitmap matrices (optimize/choice/leader_choice.hpp, stream/skip.hpp).
+// hashed/bitmap matrices (optimize/choice/skip_choice.hpp, stream/skip.hpp).
 // SPDX-License-Identifier: BSL-1.0
-#include <loom/exec/leader_run.hpp>
+#include <loom/exec/skip_queries.hpp>
 #include <loom/loom.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "leader_random.hpp"
+#include "skip_random.hpp"
 
 namespace {
 

@@ -3,8 +3,8 @@
 // variants instantiated at compile time, costed from statistics after Galley's physical model
 // (Galley), cached by a coarse signature, and explained.
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_CHOICE_LEADER_CHOICE_HPP
-#define LOOM_OPTIMIZE_CHOICE_LEADER_CHOICE_HPP
+#ifndef LOOM_OPTIMIZE_CHOICE_SKIP_CHOICE_HPP
+#define LOOM_OPTIMIZE_CHOICE_SKIP_CHOICE_HPP
 
 #include <loom/core/config.hpp>
 #include <loom/core/debug.hpp>
@@ -387,4 +387,4 @@ LOOM_DEF std::string describe_skip_choice(const skip_choice& c, std::size_t cap)
 
 }  // namespace loom::optimize
 
-#endif  // LOOM_OPTIMIZE_CHOICE_LEADER_CHOICE_HPP
+#endif  // LOOM_OPTIMIZE_CHOICE_SKIP_CHOICE_HPP

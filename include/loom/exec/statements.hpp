@@ -2,8 +2,8 @@
 // once (in one statement or across them, reading the same tensors) computed once into a
 // temporary and read by every statement that uses it (Galley's CSE) (exec/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_PROGRAM_HPP
-#define LOOM_EXEC_PROGRAM_HPP
+#ifndef LOOM_EXEC_STATEMENTS_HPP
+#define LOOM_EXEC_STATEMENTS_HPP
 
 #include <loom/core/unpack.hpp>
 #include <loom/exec/evaluate.hpp>
@@ -246,4 +246,4 @@ template <class... Statements> class program {
 
 }  // namespace loom
 
-#endif  // LOOM_EXEC_PROGRAM_HPP
+#endif  // LOOM_EXEC_STATEMENTS_HPP

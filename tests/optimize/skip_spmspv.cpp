@@ -1,9 +1,9 @@
 // Skip policies per loop on SpMSpV y(i) = sum(j, A(i,j) * x(j)): every fixed policy, every
 // instantiated candidate and the runtime choice against a dense reference, over matrix formats
 // (csr, csc, dcsr, coo, dense), vector formats (sorted, hashed, bitmap), densities and seeds
-// (optimize/choice/leader_choice.hpp, stream/skip.hpp).
+// (optimize/choice/skip_choice.hpp, stream/skip.hpp).
 // SPDX-License-Identifier: BSL-1.0
-#include <loom/exec/leader_run.hpp>
+#include <loom/exec/skip_queries.hpp>
 #include <loom/loom.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -16,7 +16,7 @@
 #include <random>
 #include <vector>
 
-#include "leader_random.hpp"
+#include "skip_random.hpp"
 
 namespace {
 

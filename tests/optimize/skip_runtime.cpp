@@ -3,9 +3,9 @@
 // per policy. Every code at every loop against a dense reference (elementwise product, SpMSpV, a
 // three-way product at one loop), over formats, densities and seeds; the codes the cost model
 // picks (worked values); loom::assign and loom::explain with `opt::runtime_skips`.
-// (stream/combinators.hpp mul_stream, optimize/choice/leader_choice.hpp runtime_skip_codes.)
+// (stream/combinators.hpp mul_stream, optimize/choice/skip_choice.hpp runtime_skip_codes.)
 // SPDX-License-Identifier: BSL-1.0
-#include <loom/exec/leader_run.hpp>
+#include <loom/exec/skip_queries.hpp>
 #include <loom/loom.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "leader_random.hpp"
+#include "skip_random.hpp"
 
 namespace {
 

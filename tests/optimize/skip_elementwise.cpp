@@ -1,10 +1,10 @@
 // Skip policies per loop on the elementwise product C(i,j) = A(i,j) * B(i,j), where both
-// loops may co-iterate two sparse operands (the inner product is leader_inner.cpp):
+// loops may co-iterate two sparse operands (the inner product is skip_inner.cpp):
 // every candidate (one other policy at one loop each, up to 8) and the runtime choice against a
 // dense reference, over csr, csc, dcsr, coo, dense and hashed/bitmap matrices
-// (optimize/choice/leader_choice.hpp, stream/skip.hpp).
+// (optimize/choice/skip_choice.hpp, stream/skip.hpp).
 // SPDX-License-Identifier: BSL-1.0
-#include <loom/exec/leader_run.hpp>
+#include <loom/exec/skip_queries.hpp>
 #include <loom/loom.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -17,7 +17,7 @@
 #include <random>
 #include <vector>
 
-#include "leader_random.hpp"
+#include "skip_random.hpp"
 
 namespace {
 
