@@ -12,6 +12,10 @@
 #      linked with the installed loom::runtime), through add_subdirectory(<copy>)
 #      (tests/cmake/add_subdirectory, which also checks that loom then has no tests, examples,
 #      benchmarks or install rules), and with the flags of `pkg-config loom` and `loom-runtime`.
+#   4. the same example with loom_precompile_headers(): through find_package(loom) (the default
+#      header, <loom/loom.hpp>, with loom::runtime, in a target that also has a C source, which
+#      the PCH must leave alone) and through add_subdirectory (HEADER <loom/kernels.hpp>); each
+#      build must have made the precompiled header.
 #   Every program must print "y = (1, 6, 6)". The consumers compile with -Wall -Wextra and no -O
 #   (CMake's default outside loom), the CMake ones through ccache when it is installed.
 set -euo pipefail
@@ -93,6 +97,41 @@ cmake --install "$work/add_subdirectory" --prefix "$work/parent-prefix" > /dev/n
 [ -z "$(find "$work/parent-prefix" -type f 2> /dev/null)" ] \
   || fail "installing a project that adds loom installed loom's files: $(find "$work/parent-prefix" -type f)"
 
+# pch_consumer <folder> <how loom is added> <link target> <loom_precompile_headers arguments>:
+# a CMake project that builds examples/hello.cpp (and a C file) with loom's precompiled header.
+pch_consumer() {
+  mkdir -p "$1"
+  cat > "$1/CMakeLists.txt" << EOF
+cmake_minimum_required(VERSION 3.20)
+project(loom_pch_consumer LANGUAGES C CXX)
+$2
+add_executable(consumer "$src/examples/hello.cpp" c_part.c)
+target_link_libraries(consumer PRIVATE $3)
+target_compile_options(consumer PRIVATE -Wall -Wextra)
+loom_precompile_headers(consumer $4)
+EOF
+  printf 'int c_part(void);\nint c_part(void) { return 0; }\n' > "$1/c_part.c"
+}
+
+# pch_build <folder> <cmake -D arguments...>: configures, builds, checks the PCH and the output.
+pch_build() {
+  local folder=$1
+  shift
+  cmake -S "$folder" -B "$folder/build" "${generator[@]}" "${launcher[@]}" "$@" \
+    > "$folder/configure.log" || { cat "$folder/configure.log"; fail "configuring $folder failed"; }
+  cmake --build "$folder/build"
+  [ -n "$(find "$folder/build" -name 'cmake_pch.hxx.gch' -o -name 'cmake_pch.hxx.pch')" ] \
+    || fail "$folder: no precompiled header was built"
+  expect "$folder/build/consumer" "$folder/build/consumer.out"
+}
+
+step "loom_precompile_headers(): find_package with loom::runtime, add_subdirectory with kernels.hpp"
+pch_consumer "$work/pch_find_package" "find_package(loom REQUIRED CONFIG)" loom::runtime ""
+pch_build "$work/pch_find_package" -DCMAKE_PREFIX_PATH="$prefix"
+pch_consumer "$work/pch_add_subdirectory" "add_subdirectory(\"$src\" loom)" loom::loom \
+  "HEADER <loom/kernels.hpp>"
+pch_build "$work/pch_add_subdirectory"
+
 step "pkg-config: loom (headers) and loom-runtime (with the library)"
 export PKG_CONFIG_PATH
 PKG_CONFIG_PATH=$(dirname "$pc")
@@ -108,4 +147,4 @@ expect "$work/hello_pkg_config" "$work/hello_pkg_config.out"
   -o "$work/hello_pkg_config_runtime"
 expect "$work/hello_pkg_config_runtime" "$work/hello_pkg_config_runtime.out"
 
-step "done: installed from a fresh copy and used three ways"
+step "done: installed from a fresh copy and used three ways, and with the precompiled header"
