@@ -105,8 +105,8 @@ def translation_units(max_operands, separate=True, eigen=None):
     # Eigen's headers as system headers: their own warnings are not the measured code's
     if eigen:
         for stem in ("compile.eigen.include", "compile.eigen.spgemm"):
-            units.append((stem, "eigen", 0, [], (HERE / f"{stem}.cpp.in").read_text(encoding="utf-8"),
-                          ["-isystem", eigen]))
+            text = (HERE / f"{stem}.cpp.in").read_text(encoding="utf-8")
+            units.append((stem, "eigen", 0, [], text, ["-isystem", eigen]))
     for family in ("product", "sum"):
         template = (HERE / f"compile.expr.{family}.cpp.in").read_text(encoding="utf-8")
         for n in range(1, max_operands + 1):
