@@ -36,6 +36,13 @@ static_assert(q1.order_count == 2 && q1.order_by[1].output == 1 && !q1.order_by[
 // grouped columns in the select list read their GROUP BY key
 static_assert(q1.nodes[q1.select[1].expr].slot == 1);
 
+// Joins: a cycle of equalities is accepted (its closing equality keys the last hash join); a
+// table with no equality is rejected only when every equality names its tables, since an
+// unqualified column's table is known at run time.
+static_assert(
+    sc::parse("select count(*) from a, b, c where a.x = b.x and b.y = c.y and c.z = a.z").ok());
+static_assert(sc::parse("select count(*) from a, b, c where a.x = b.x and y = z").ok());
+
 struct rejection {
   std::string_view text;
   error_code error;
@@ -98,6 +105,11 @@ constexpr rejection rejections[] = {
     {"select ((((((((((((((((((((((((((a)))))))))))))))))))))))))) from t",
      error_code::nesting_too_deep, 32},
     {"select a from t1, t2, t3, t4, t5, t6, t7, t8, t9", error_code::too_many_tables, 47},
+    // no chain of equalities links t3 (then t1) to the others
+    {"select a from t1, t2, t3 where t1.k = t2.k", error_code::table_not_joined, 23},
+    {"select a from t1, t2, t3 where t2.k = t3.k and t3.x = 1", error_code::table_not_joined, 15},
+    {"select a from t1 a, t2 b, t3 c where a.k = b.k and c.x = c.y", error_code::table_not_joined,
+     27},
 };
 
 constexpr bool rejected_as_listed() {

@@ -66,6 +66,7 @@ enum class error_code : unsigned char {
   string_outside_comparison,
   string_needs_column,
   group_by_takes_columns,
+  table_not_joined,
   too_many_nodes,
   too_many_select_items,
   too_many_tables,
@@ -161,6 +162,8 @@ constexpr std::string_view to_string(error_code e) {
       return "a string literal is compared with a column";
     case error_code::group_by_takes_columns:
       return "GROUP BY takes columns";
+    case error_code::table_not_joined:
+      return "no equality of columns in WHERE joins this table to the others (a cross product)";
     case error_code::too_many_nodes:
       return "query too long (too many expression nodes)";
     case error_code::too_many_select_items:

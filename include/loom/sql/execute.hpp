@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -252,7 +253,7 @@ struct row_context {
 /// Evaluation inside the join's loops: each column is read at the row of its table.
 struct join_context {
   const binding& b;
-  std::array<std::size_t, 2> rows{};
+  std::array<std::size_t, max_tables> rows{};
   template <const query& Q, int N> double column() const {
     return b.columns[static_cast<std::size_t>(N)].at(rows[b.table_of[static_cast<std::size_t>(N)]]);
   }
@@ -482,17 +483,24 @@ inline unsigned tables_read(const query& q, const binding& b, int id) {
   return mask;
 }
 
-/// An equi-join of the two FROM tables as a hash join: the smaller table (after its own WHERE
-/// terms) is hashed on its join columns, the larger one probes it. Which WHERE terms are join
-/// keys, and which read one table, is known once the columns are bound; each term's test is
-/// compiled code, and a run-time flag picks the loop it runs in.
+/// An equi-join of two or more FROM tables as a left-deep chain of hash joins. The plan is
+/// made once per call, when the columns are bound (an unqualified column's table is known only
+/// then): the largest table is scanned, so every hash table holds a smaller one; each next
+/// table is one that a WHERE equality links to those before it, the one with the most WHERE
+/// terms of its own first (its hash table is the most reduced, so rows that match nothing are
+/// dropped earliest), then the smaller. Each hashed table is filtered by its own terms and
+/// keyed by its equalities with all the tables before it (several for a cycle of equalities,
+/// as in TPC-H Q5); every other term is tested as soon as the tables it reads have a row. Each
+/// term's test is compiled code; a run-time stage number picks the loop it runs in.
 template <const query& Q> struct join_scan {
   static constexpr int candidates = column_equalities(Q);
   static_assert(candidates > 0,
                 "loom::sql: two tables in FROM need a WHERE term `a.x = b.y` that joins them "
                 "(an equi-join); cross products are not supported");
   static constexpr std::size_t C = static_cast<std::size_t>(conjuncts<Q>.count);
+  static constexpr std::size_t T = static_cast<std::size_t>(Q.table_count);
   using key_type = std::array<double, static_cast<std::size_t>(candidates)>;
+  using key_columns = std::array<int, static_cast<std::size_t>(candidates)>;
   struct key_hash {
     std::size_t operator()(const key_type& k) const {
       std::size_t h = 0;
@@ -500,75 +508,132 @@ template <const query& Q> struct join_scan {
       return h;
     }
   };
-  enum class stage : unsigned char { build, probe, pair };
+  using hash_table = std::unordered_map<key_type, std::vector<std::size_t>, key_hash>;
+  /// A term's stage: a join key (tested by the hash lookup), the row filter of step s (s < T;
+  /// step 0 is the scanned table), or the build filter of table t (T + t).
+  static constexpr int join_key = -1;
+  /// The equalities that key the hash table of one step: its table's columns, and the
+  /// columns of the tables before it that probe them.
+  struct step_keys {
+    key_columns build{}, probe{};
+    int count = 0;
+  };
 
   const binding& b;
-  std::size_t build = 0, probe = 1;  // FROM entries
-  std::array<std::size_t, 2> rows{};
-  std::array<stage, max_nodes> stage_of{};
-  std::array<int, static_cast<std::size_t>(candidates)> build_key{}, probe_key{};
-  int keys = 0;
+  std::array<std::size_t, T> rows{};
+  std::array<std::size_t, T> order{};  // FROM entries, in join order
+  std::array<int, C> stage_of{};
+  std::array<step_keys, T> keys{};
 
   join_scan(const binding& bound, const std::vector<const relational::table*>& tables) : b(bound) {
-    rows = {tables[0]->rows(), tables[1]->rows()};
-    if (rows[0] < rows[1]) {
-      build = 0;
-      probe = 1;
-    } else {
-      build = 1;
-      probe = 0;
-    }
+    std::array<unsigned, C> reads{};
+    std::array<int, T> filters{};
     for (std::size_t k = 0; k < C; ++k) {
-      const int id = conjuncts<Q>.ids[k];
-      const unsigned mask = tables_read(Q, b, id);
-      stage_of[k] = mask == 1u << build   ? stage::build
-                    : mask == 1u << probe ? stage::probe
-                                          : stage::pair;
-      if (is_column_equality(Q, id) && mask == 3u) {
-        const node& n = Q.nodes[id];
-        const bool left_builds = b.table_of[static_cast<std::size_t>(n.a)] == build;
-        build_key[static_cast<std::size_t>(keys)] = left_builds ? n.a : n.b;
-        probe_key[static_cast<std::size_t>(keys)] = left_builds ? n.b : n.a;
-        ++keys;
+      reads[k] = tables_read(Q, b, conjuncts<Q>.ids[k]);
+      for (std::size_t t = 0; t < T; ++t) filters[t] += reads[k] == 1u << t ? 1 : 0;
+    }
+    for (std::size_t t = 0; t < T; ++t) rows[t] = tables[t]->rows();
+    auto joins = [&](std::size_t k) {  // an equality of columns of two tables
+      return is_column_equality(Q, conjuncts<Q>.ids[k]) && std::popcount(reads[k]) == 2;
+    };
+    order[0] = 0;
+    for (std::size_t t = 1; t < T; ++t)
+      if (rows[t] > rows[order[0]]) order[0] = t;
+    unsigned done = 1u << order[0];
+    for (std::size_t s = 1; s < T; ++s) {
+      std::size_t next = T;
+      for (std::size_t t = 0; t < T; ++t) {
+        if (done & 1u << t) continue;
+        bool linked = false;
+        for (std::size_t k = 0; k < C; ++k)
+          linked = linked || (joins(k) && (reads[k] & 1u << t) && (reads[k] & done));
+        if (linked && (next == T || filters[t] > filters[next] ||
+                       (filters[t] == filters[next] && rows[t] < rows[next])))
+          next = t;
+      }
+      if (next == T) {
+        std::size_t t = 0;
+        while (done & 1u << t) ++t;
+        throw relational::column_error("loom::sql: no WHERE term `a.x = b.y` joins table " +
+                                       std::string(Q.tables[t].name) +
+                                       " to the others (cross products are not supported)");
+      }
+      order[s] = next;
+      done |= 1u << next;
+    }
+    std::array<std::size_t, T> step_of{};  // FROM entry -> its place in the order
+    for (std::size_t s = 0; s < T; ++s) step_of[order[s]] = s;
+    for (std::size_t k = 0; k < C; ++k) {
+      std::size_t last = 0;  // the step that gives the last of the term's tables a row
+      for (std::size_t t = 0; t < T; ++t)
+        if (reads[k] & 1u << t) last = std::max(last, step_of[t]);
+      const std::size_t table = order[last];
+      if (joins(k)) {
+        const node& n = Q.nodes[conjuncts<Q>.ids[k]];
+        const bool left_builds = b.table_of[static_cast<std::size_t>(n.a)] == table;
+        step_keys& key = keys[last];
+        key.build[static_cast<std::size_t>(key.count)] = left_builds ? n.a : n.b;
+        key.probe[static_cast<std::size_t>(key.count)] = left_builds ? n.b : n.a;
+        ++key.count;
+        stage_of[k] = join_key;
+      } else if (reads[k] == 1u << table && last > 0) {
+        stage_of[k] = static_cast<int>(T + table);
+      } else {
+        stage_of[k] = static_cast<int>(last);
       }
     }
-    if (keys == 0)
-      throw relational::column_error(
-          "loom::sql: no WHERE term `a.x = b.y` compares a column of each table: the join needs "
-          "one (cross products are not supported)");
   }
 
+  /// The FROM entries in the order the chain joins them.
+  const std::array<std::size_t, T>& join_order() const { return order; }
+
   /// Whether the row(s) in `c` pass every conjunct of stage `s`.
-  bool pass(stage s, const join_context& c) const {
+  bool pass(int s, const join_context& c) const {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return ((stage_of[K] != s || test<Q, conjuncts<Q>.ids[K]>(c)) && ...);
     }(std::make_index_sequence<C>{});
   }
-  key_type key_at(const std::array<int, static_cast<std::size_t>(candidates)>& columns,
-                  std::size_t row) const {
+  key_type key_of(const key_columns& columns, int count, const join_context& c) const {
     key_type k{};
-    for (int j = 0; j < keys; ++j)
-      k[static_cast<std::size_t>(j)] =
-          b.columns[static_cast<std::size_t>(columns[static_cast<std::size_t>(j)])].at(row);
+    for (int j = 0; j < count; ++j) {
+      const auto id = static_cast<std::size_t>(columns[static_cast<std::size_t>(j)]);
+      k[static_cast<std::size_t>(j)] = b.columns[id].at(c.rows[b.table_of[id]]);
+    }
     return k;
   }
 
-  template <class Visit> void operator()(Visit&& visit) const {
-    std::unordered_map<key_type, std::vector<std::size_t>, key_hash> hashed;
-    join_context c{b, {}};
-    for (std::size_t r = 0; r < rows[build]; ++r) {
-      c.rows[build] = r;
-      if (pass(stage::build, c)) hashed[key_at(build_key, r)].push_back(r);
+  /// Joins the rows in `c` with the matching rows of step `s` and the steps after it.
+  template <class Visit>
+  void descend(std::size_t s, join_context& c, const std::array<hash_table, T>& hashed,
+               Visit& visit) const {
+    if (s == T) {
+      visit(std::as_const(c));
+      return;
     }
-    for (std::size_t r = 0; r < rows[probe]; ++r) {
-      c.rows[probe] = r;
-      if (!pass(stage::probe, c)) continue;
-      const auto match = hashed.find(key_at(probe_key, r));
-      if (match == hashed.end()) continue;
-      for (std::size_t other : match->second) {
-        c.rows[build] = other;
-        if (pass(stage::pair, c)) visit(std::as_const(c));
+    const auto match = hashed[s].find(key_of(keys[s].probe, keys[s].count, c));
+    if (match == hashed[s].end()) return;
+    for (std::size_t other : match->second) {
+      c.rows[order[s]] = other;
+      if (pass(static_cast<int>(s), c)) descend(s + 1, c, hashed, visit);
+    }
+  }
+
+  template <class Visit> void operator()(Visit&& visit) const {
+    std::array<hash_table, T> hashed;
+    join_context c{b, {}};
+    for (std::size_t s = 1; s < T; ++s) {
+      const std::size_t t = order[s];
+      for (std::size_t r = 0; r < rows[t]; ++r) {
+        c.rows[t] = r;
+        if (pass(static_cast<int>(T + t), c))
+          hashed[s][key_of(keys[s].build, keys[s].count, c)].push_back(r);
       }
+      if (hashed[s].empty()) return;  // nothing can match
+    }
+    const std::size_t start = order[0];
+    for (std::size_t r = 0; r < rows[start]; ++r) {
+      c.rows[start] = r;
+      if (pass(0, c)) descend(1, c, hashed, visit);
     }
   }
 };
@@ -664,14 +729,12 @@ inline relational::table make_result(const query& q, const binding& b, result_va
 /// Runs the query Q (a constant: `parse(...)` of a text known at compile time) over `tables`,
 /// the tables of its FROM entries in order. The WHERE condition, the expressions and the
 /// aggregates are expanded by templates from the node indices of Q into loops over the rows
-/// (one loop over one table; a hash join for two; grouped queries: one map lookup per row
-/// whose key changed). Column names are looked up once; an unknown one throws
+/// (one loop over one table; a chain of hash joins for more; grouped queries: one map lookup
+/// per row whose key changed). Column names are looked up once; an unknown one throws
 /// `relational::column_error`.
 template <const query& Q>
 relational::table run(const std::vector<const relational::table*>& tables) {
   static_assert(Q.ok(), "loom::sql: the query does not parse (loom::sql reports where)");
-  static_assert(Q.table_count <= 2,
-                "loom::sql: FROM names one or two tables; joins of more are not supported yet");
   if (tables.size() != static_cast<std::size_t>(Q.table_count))
     throw relational::column_error("loom::sql: the query reads " + std::to_string(Q.table_count) +
                                    " tables, but " + std::to_string(tables.size()) + " were given");

@@ -544,6 +544,7 @@ class parser {
       return;
     }
     check();
+    if (!failed() && q_.table_count >= 2) check_join_graph();
   }
 
   /// The result column an ORDER BY key names: a position, an alias or column name, or the
@@ -605,6 +606,60 @@ class parser {
       for (int t = 0; t < s; ++t)
         if (q_.select[s].name == q_.select[t].name)
           fail(error_code::duplicate_output_name, at(q_.select[s].expr).offset);
+  }
+
+  /// The FROM entry a qualifier names, or -1 when none or several do.
+  constexpr int table_named(std::string_view qualifier) const {
+    int found = -1;
+    for (int t = 0; t < q_.table_count; ++t)
+      if (q_.tables[t].name == qualifier || q_.tables[t].alias == qualifier) {
+        if (found >= 0) return -1;
+        found = t;
+      }
+    return found;
+  }
+
+  /// A table that no chain of WHERE equalities `a.x = b.y` links to the first one is rejected
+  /// at its place in FROM. Only when every such equality names its tables: an unqualified
+  /// column's table is known once the tables are given (the join then checks at run time).
+  constexpr void check_join_graph() {
+    int component[max_tables]{};
+    for (int t = 0; t < q_.table_count; ++t) component[t] = t;
+    auto root = [&](int t) {
+      while (component[t] != t) t = component[t];
+      return t;
+    };
+    int stack[max_nodes]{};
+    int top = 0, equalities = 0;
+    if (q_.where >= 0) stack[top++] = q_.where;
+    while (top > 0) {
+      const node& n = at(stack[--top]);
+      if (n.kind == node_kind::logical_and) {
+        stack[top++] = n.a;
+        stack[top++] = n.b;
+        continue;
+      }
+      if (n.kind != node_kind::eq || at(n.a).kind != node_kind::column ||
+          at(n.b).kind != node_kind::column)
+        continue;
+      const int left = table_named(at(n.a).qualifier), right = table_named(at(n.b).qualifier);
+      if (left < 0 || right < 0) return;
+      ++equalities;
+      component[root(left)] = root(right);
+    }
+    if (equalities == 0) return;  // no join term at all: the executor's static_assert says so
+    // The largest linked group (the first table's on a tie) is the join; the first table
+    // outside it is the one named.
+    int size[max_tables]{};
+    for (int t = 0; t < q_.table_count; ++t) ++size[root(t)];
+    int joined = root(0);
+    for (int t = 0; t < q_.table_count; ++t)
+      if (size[t] > size[joined]) joined = t;
+    for (int t = 0; t < q_.table_count; ++t)
+      if (root(t) != joined) {
+        fail(error_code::table_not_joined, q_.tables[t].offset);
+        return;
+      }
   }
 
   // ---- expressions ----------------------------------------------------------------------
