@@ -206,6 +206,47 @@ std::vector<T> spread_operand(const transport& tr, const std::vector<T>& X,
   return x_pad;
 }
 
+// Two dense factors U and V (rows of r values) on this rank, padded: all of them when every rank
+// has them, else the rows `mine` of each, which rank 0 sends to rank q (rows `wanted[q]`) in one
+// message (U's rows, then V's). SDDMM's U and V, MTTKRP's B and C.
+template <class T>
+void spread_factors(const transport& tr, const std::vector<T>& U, const std::vector<T>& V,
+                    std::int64_t r, bool on_root,
+                    const std::array<std::array<std::int64_t, 2>, 2>& mine,
+                    const std::vector<std::array<std::array<std::int64_t, 2>, 2>>& wanted,
+                    std::vector<T>& u_pad, std::vector<T>& v_pad) {
+  if (!on_root) {
+    std::copy(U.begin(), U.end(), u_pad.begin());
+    std::copy(V.begin(), V.end(), v_pad.begin());
+    return;
+  }
+  std::vector<std::vector<char>> to(static_cast<std::size_t>(tr.sites()));
+  for (int q = 1; q < tr.sites() && tr.rank() == 0; ++q) {
+    const auto& w = wanted[static_cast<std::size_t>(q)];
+    auto& b = to[static_cast<std::size_t>(q)];
+    b = rows_bytes(U, w[0][0], w[0][1], r);
+    const auto vb = rows_bytes(V, w[1][0], w[1][1], r);
+    b.insert(b.end(), vb.begin(), vb.end());
+  }
+  std::vector<std::size_t> offsets;
+  const auto got = tr.exchange(to, offsets);
+  const auto u_n = static_cast<std::size_t>((mine[0][1] - mine[0][0]) * r);
+  const auto v_n = static_cast<std::size_t>((mine[1][1] - mine[1][0]) * r);
+  const T* u_from = nullptr;
+  const T* v_from = nullptr;
+  std::vector<T> in;
+  if (tr.rank() == 0) {
+    u_from = U.data() + mine[0][0] * r;
+    v_from = V.data() + mine[1][0] * r;
+  } else {
+    in.resize(u_n + v_n);
+    if (!got.empty()) std::memcpy(in.data(), got.data(), got.size());
+    u_from = in.data();
+    v_from = in.data() + u_n;
+  }
+  if (u_n) std::copy(u_from, u_from + u_n, u_pad.begin() + mine[0][0] * r);
+  if (v_n) std::copy(v_from, v_from + v_n, v_pad.begin() + mine[1][0] * r);
+}
 // Y from this rank's partial product (all m rows, padded): a reduce-scatter over balanced row
 // segments (rank q sums segment q), then an all-gather of the sums.
 template <class T>
