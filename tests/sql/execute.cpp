@@ -428,7 +428,7 @@ TEST_CASE("sql: a join of three tables whose equalities form a cycle, with filte
   CHECK(r.rows() == 3);
   std::size_t row = 0;
   for (const auto& [region, g] : groups) {
-    CAPTURE(region);
+    CAPTURE(row);
     CHECK(r["region"].text(row) == region);
     CHECK(close(r.reals("total")[row], g.first));
     CHECK(r.ints("n")[row] == g.second);

@@ -508,7 +508,30 @@ template <const query& Q> struct join_scan {
       return h;
     }
   };
-  using hash_table = std::unordered_map<key_type, std::vector<std::size_t>, key_hash>;
+  /// The filtered rows of one hashed table, chained by key. A single integer key whose values
+  /// span at most about twice the table's rows (TPC-H's keys, most primary keys) indexes an
+  /// array, as a trie's dense level does; other keys go through a hash map.
+  struct hash_table {
+    static constexpr std::int64_t none = -1;
+    bool direct = false;
+    std::int64_t low = 0;
+    std::vector<std::int64_t> first;  // direct: the first entry of key `low + k`
+    std::unordered_map<key_type, std::int64_t, key_hash> first_of;
+    std::vector<std::size_t> row;    // entry -> the table's row
+    std::vector<std::int64_t> next;  // entry -> the next entry of the same key
+    bool empty() const { return row.empty(); }
+    /// The first entry whose key is `k`, or `none`.
+    std::int64_t find(const key_type& k) const {
+      if (!direct) {
+        const auto at = first_of.find(k);
+        return at == first_of.end() ? none : at->second;
+      }
+      const double offset = k[0] - static_cast<double>(low);
+      if (!(offset >= 0 && offset < static_cast<double>(first.size()))) return none;
+      const auto slot = static_cast<std::size_t>(offset);
+      return static_cast<double>(slot) == offset ? first[slot] : none;
+    }
+  };
   /// A term's stage: a join key (tested by the hash lookup), the row filter of step s (s < T;
   /// step 0 is the scanned table), or the build filter of table t (T + t).
   static constexpr int join_key = -1;
@@ -523,6 +546,7 @@ template <const query& Q> struct join_scan {
   std::array<std::size_t, T> rows{};
   std::array<std::size_t, T> order{};  // FROM entries, in join order
   std::array<int, C> stage_of{};
+  std::array<bool, 2 * T> has_terms{};  // whether a stage tests any term
   std::array<step_keys, T> keys{};
 
   join_scan(const binding& bound, const std::vector<const relational::table*>& tables) : b(bound) {
@@ -582,6 +606,23 @@ template <const query& Q> struct join_scan {
         stage_of[k] = static_cast<int>(last);
       }
     }
+    for (std::size_t k = 0; k < C; ++k)
+      if (stage_of[k] != join_key) has_terms[static_cast<std::size_t>(stage_of[k])] = true;
+    // A step keyed on several columns indexes an array by a dense integer one when it has one
+    // (Q5's customer: c_custkey, not c_nationkey), and compares the others.
+    for (std::size_t s = 1; s < T; ++s) {
+      step_keys& key = keys[s];
+      for (int j = 0; j < key.count; ++j) {
+        const column_view& v =
+            b.columns[static_cast<std::size_t>(key.build[static_cast<std::size_t>(j)])];
+        if (!v.ints || rows[order[s]] == 0) continue;
+        const auto [low, high] = std::minmax_element(v.ints, v.ints + rows[order[s]]);
+        if (static_cast<std::uint64_t>(*high - *low) >= 8 * rows[order[s]] + 1024) continue;
+        std::swap(key.build[0], key.build[static_cast<std::size_t>(j)]);
+        std::swap(key.probe[0], key.probe[static_cast<std::size_t>(j)]);
+        break;
+      }
+    }
   }
 
   /// The FROM entries in the order the chain joins them.
@@ -589,6 +630,7 @@ template <const query& Q> struct join_scan {
 
   /// Whether the row(s) in `c` pass every conjunct of stage `s`.
   bool pass(int s, const join_context& c) const {
+    if (!has_terms[static_cast<std::size_t>(s)]) return true;
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       return ((stage_of[K] != s || test<Q, conjuncts<Q>.ids[K]>(c)) && ...);
     }(std::make_index_sequence<C>{});
@@ -602,19 +644,82 @@ template <const query& Q> struct join_scan {
     return k;
   }
 
-  /// Joins the rows in `c` with the matching rows of step `s` and the steps after it.
-  template <class Visit>
-  void descend(std::size_t s, join_context& c, const std::array<hash_table, T>& hashed,
-               Visit& visit) const {
-    if (s == T) {
-      visit(std::as_const(c));
-      return;
+  /// Whether the key columns after the first (which the array indexed) match in `c`.
+  bool other_keys_equal(std::size_t s, const join_context& c) const {
+    for (int j = 1; j < keys[s].count; ++j) {
+      const auto build = static_cast<std::size_t>(keys[s].build[static_cast<std::size_t>(j)]);
+      const auto probe = static_cast<std::size_t>(keys[s].probe[static_cast<std::size_t>(j)]);
+      if (b.columns[build].at(c.rows[b.table_of[build]]) !=
+          b.columns[probe].at(c.rows[b.table_of[probe]]))
+        return false;
     }
-    const auto match = hashed[s].find(key_of(keys[s].probe, keys[s].count, c));
-    if (match == hashed[s].end()) return;
-    for (std::size_t other : match->second) {
-      c.rows[order[s]] = other;
-      if (pass(static_cast<int>(s), c)) descend(s + 1, c, hashed, visit);
+    return true;
+  }
+
+  /// The first entry of step s's hash table that matches the rows in `c`.
+  std::int64_t lookup(std::size_t s, const hash_table& h, const join_context& c) const {
+    if (!h.direct) return h.find(key_of(keys[s].probe, keys[s].count, c));
+    const auto id = static_cast<std::size_t>(keys[s].probe[0]);
+    const column_view& probe = b.columns[id];
+    const std::size_t row = c.rows[b.table_of[id]];
+    if (probe.ints) {  // integer keys on both sides: no conversion to double
+      const auto slot = static_cast<std::uint64_t>(probe.ints[row] - h.low);
+      return slot < h.first.size() ? h.first[slot] : h.none;
+    }
+    key_type k{};
+    k[0] = probe.reals[row];
+    return h.find(k);
+  }
+
+  /// Joins the rows in `c` with the matching rows of step S and the steps after it (a loop
+  /// nest unrolled at compile time).
+  template <std::size_t S, class Visit>
+  void descend(join_context& c, const std::array<hash_table, T>& hashed, Visit& visit) const {
+    if constexpr (S == T) {
+      visit(std::as_const(c));
+    } else {
+      const hash_table& h = hashed[S];
+      const std::size_t table = order[S];
+      for (std::int64_t e = lookup(S, h, c); e != h.none; e = h.next[static_cast<std::size_t>(e)]) {
+        c.rows[table] = h.row[static_cast<std::size_t>(e)];
+        if (h.direct && keys[S].count > 1 && !other_keys_equal(S, c)) continue;
+        if (pass(static_cast<int>(S), c)) descend<S + 1>(c, hashed, visit);
+      }
+    }
+  }
+
+  /// The rows of step s's table that pass its own terms, chained by their key.
+  void build(std::size_t s, join_context& c, hash_table& h) const {
+    const std::size_t t = order[s];
+    for (std::size_t r = 0; r < rows[t]; ++r) {
+      c.rows[t] = r;
+      if (pass(static_cast<int>(T + t), c)) h.row.push_back(r);
+    }
+    h.next.assign(h.row.size(), h.none);
+    const column_view& single = b.columns[static_cast<std::size_t>(keys[s].build[0])];
+    if (single.ints && !h.row.empty()) {
+      auto [low, high] = std::minmax_element(h.row.begin(), h.row.end(), [&](auto x, auto y) {
+        return single.ints[x] < single.ints[y];
+      });
+      const std::int64_t lo = single.ints[*low], span = single.ints[*high] - lo;
+      h.direct = span >= 0 && static_cast<std::uint64_t>(span) < 8 * rows[t] + 1024;
+      if (h.direct) {
+        h.low = lo;
+        h.first.assign(static_cast<std::size_t>(span) + 1, h.none);
+      }
+    }
+    // Inserted backwards, so each key's chain lists its rows in table order.
+    for (std::size_t e = h.row.size(); e-- > 0;) {
+      std::int64_t* head = nullptr;
+      if (h.direct) {
+        head = &h.first[static_cast<std::size_t>(single.ints[h.row[e]] - h.low)];
+      } else {
+        c.rows[t] = h.row[e];
+        head =
+            &h.first_of.try_emplace(key_of(keys[s].build, keys[s].count, c), h.none).first->second;
+      }
+      h.next[e] = *head;
+      *head = static_cast<std::int64_t>(e);
     }
   }
 
@@ -622,18 +727,13 @@ template <const query& Q> struct join_scan {
     std::array<hash_table, T> hashed;
     join_context c{b, {}};
     for (std::size_t s = 1; s < T; ++s) {
-      const std::size_t t = order[s];
-      for (std::size_t r = 0; r < rows[t]; ++r) {
-        c.rows[t] = r;
-        if (pass(static_cast<int>(T + t), c))
-          hashed[s][key_of(keys[s].build, keys[s].count, c)].push_back(r);
-      }
+      build(s, c, hashed[s]);
       if (hashed[s].empty()) return;  // nothing can match
     }
     const std::size_t start = order[0];
     for (std::size_t r = 0; r < rows[start]; ++r) {
       c.rows[start] = r;
-      if (pass(0, c)) descend(1, c, hashed, visit);
+      if (pass(0, c)) descend<1>(c, hashed, visit);
     }
   }
 };
