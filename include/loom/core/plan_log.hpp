@@ -10,6 +10,7 @@
 #include <loom/core/work_counters.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -90,9 +91,23 @@ inline bool plan_log_active() {
          debug_plan();
 }
 
-/// Hands a finished report to the callback, or to the LOOM_DEBUG_PLAN line (explain_analyze's
-/// collector is filled by the kernel, in the order the kernels started).
-LOOM_DECL void log_report(const kernel_report& r);
+/// The bookkeeping around one reported kernel run, compiled once for every kernel: the kernel
+/// whose report was current, explain_analyze's slot for this one (kept in the order the kernels
+/// start, so a kernel comes before those it runs inside), the work counters and the clock.
+struct report_scope {
+  kernel_report* outer = nullptr;
+  std::vector<kernel_report>* collected = nullptr;
+  std::size_t slot = 0;
+  work_counts before;
+  std::chrono::steady_clock::time_point start;
+};
+/// Makes `r` the current report (the writers fill in threads and entries) and starts the clock.
+LOOM_DECL report_scope open_report(kernel_report& r);
+/// Stops the clock, restores the outer report, and hands `r` to explain_analyze's collector and
+/// to the callback or the LOOM_DEBUG_PLAN line.
+LOOM_DECL void close_report(kernel_report& r, const report_scope& scope);
+/// The kernel threw: restores the outer report only.
+LOOM_DECL void abandon_report(const report_scope& scope);
 
 }  // namespace detail
 }  // namespace loom
@@ -186,7 +201,38 @@ LOOM_DEF std::string to_json(const kernel_report& r) {
   return json + ",\"depth\":" + std::to_string(r.depth) + "}";
 }
 
-LOOM_DEF void detail::log_report(const kernel_report& r) {
+LOOM_DEF detail::report_scope detail::open_report(kernel_report& r) {
+  report_scope scope;
+  scope.outer = current_report;
+  scope.collected = collected_reports;
+  r.depth = report_depth;
+  if (scope.collected != nullptr) {
+    scope.slot = scope.collected->size();
+    scope.collected->emplace_back();
+  }
+  current_report = &r;
+  ++report_depth;
+  scope.before = work_counters();
+  scope.start = std::chrono::steady_clock::now();
+  return scope;
+}
+
+LOOM_DEF void detail::abandon_report(const report_scope& scope) {
+  current_report = scope.outer;
+  --report_depth;
+}
+
+LOOM_DEF void detail::close_report(kernel_report& r, const report_scope& scope) {
+  r.kernel_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - scope.start).count() -
+      r.assembly_seconds;
+  const work_counts after = work_counters();
+  const work_counts& before = scope.before;
+  r.work = {after.steps - before.steps, after.seeks - before.seeks, after.probes - before.probes,
+            after.writes - before.writes, after.vector_loops - before.vector_loops};
+  current_report = scope.outer;
+  --report_depth;
+  if (scope.collected != nullptr) (*scope.collected)[scope.slot] = r;
   auto& s = plan_log_storage();
   if (s.on.load(std::memory_order_relaxed)) {
     lock_plan_log(s);

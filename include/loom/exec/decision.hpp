@@ -262,7 +262,6 @@ template <class D> void describe_decision(const D& d, kernel_report& r) {
   r.candidate = d.candidate;
   r.candidates = D::candidate_count;
   r.candidate_costs.assign(d.candidate_costs.begin(), d.candidate_costs.end());
-  r.depth = report_depth;
   if (d.hoisted) return;
   d.with_plan([&](auto p) {
     using P = typename decltype(p)::type;
@@ -309,32 +308,16 @@ template <class D> LOOM_NOINLINE void run_reported(const D& d, double decide_sec
   kernel_report r;
   describe_decision(d, r);
   r.decide_seconds = decide_seconds;
-  // explain_analyze lists a kernel before those it runs inside (a hoisted sum's)
-  std::vector<kernel_report>* const collected = collected_reports;
-  const std::size_t slot = collected != nullptr ? collected->size() : 0;
-  if (collected != nullptr) collected->emplace_back();
-  kernel_report* const outer = current_report;
-  current_report = &r;
-  ++report_depth;
-  const work_counts before = work_counters();
-  const auto t0 = std::chrono::steady_clock::now();
+  const report_scope scope = open_report(r);
   try {
     run_decided(d);
   } catch (...) {
-    current_report = outer;
-    --report_depth;
+    abandon_report(scope);
     throw;
   }
-  r.kernel_seconds = seconds_since(t0) - r.assembly_seconds;
-  const work_counts after = work_counters();
-  r.work = {after.steps - before.steps, after.seeks - before.seeks, after.probes - before.probes,
-            after.writes - before.writes, after.vector_loops - before.vector_loops};
-  current_report = outer;
-  --report_depth;
   using out_t = std::remove_const_t<std::remove_pointer_t<decltype(d.lhs.tensor)>>;
   if constexpr (!out_t::format_type::all_dense) r.actual_entries = d.lhs.tensor->nnz();
-  if (collected != nullptr) (*collected)[slot] = r;
-  log_report(r);
+  close_report(r, scope);
 }
 
 /// Every choice of `lhs = rhs` (the right-hand side checked and rewritten): a sum hoisted when
