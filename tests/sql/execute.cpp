@@ -436,6 +436,40 @@ TEST_CASE("sql: a join of three tables whose equalities form a cycle, with filte
   }
 }
 
+TEST_CASE("sql: the join order: the largest table scanned, then the linked ones by filters") {
+  namespace sc = loom::sql_compiler;
+  auto order_of = [](const auto& plan) {
+    const auto& o = plan.join_order();
+    return std::vector<std::size_t>(o.begin(), o.end());
+  };
+  const std::vector<const rel::table*> from = {&keys, &levels, &sales};
+  {
+    // sales (2000 rows) is scanned; keys and levels have one filter each: keys, the smaller,
+    // comes first
+    static constexpr sc::query q = sc::parse(
+        "select count(*) from keys t, levels v, sales s where s.k = t.k and s.qty = v.q and "
+        "v.tier = t.qty and region <> 'west' and q > 5");
+    const auto b = sc::detail::bind(q, from);
+    CHECK(order_of(sc::detail::join_scan<q>(*b, from)) == std::vector<std::size_t>{2, 0, 1});
+  }
+  {
+    // levels has two filters: it comes before keys
+    static constexpr sc::query q = sc::parse(
+        "select count(*) from keys t, levels v, sales s where s.k = t.k and s.qty = v.q and "
+        "region <> 'west' and q > 5 and tier < 6");
+    const auto b = sc::detail::bind(q, from);
+    CHECK(order_of(sc::detail::join_scan<q>(*b, from)) == std::vector<std::size_t>{2, 1, 0});
+  }
+  {
+    // keys is linked only through levels: levels comes first although it has no filter
+    static constexpr sc::query q = sc::parse(
+        "select count(*) from keys t, levels v, sales s where s.qty = v.q and v.tier = t.qty and "
+        "region <> 'west'");
+    const auto b = sc::detail::bind(q, from);
+    CHECK(order_of(sc::detail::join_scan<q>(*b, from)) == std::vector<std::size_t>{2, 1, 0});
+  }
+}
+
 TEST_CASE("sql: a join's columns are found in the table that has them, or named") {
   loom::sql_database db;
   db.add("sales", sales).add("keys", keys);
