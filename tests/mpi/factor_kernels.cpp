@@ -56,7 +56,8 @@ csr_matrix random_matrix(std::int64_t m, std::int64_t n, unsigned one_in, unsign
 dense factor(std::int64_t rows, std::int64_t r, int salt) {
   dense F({rows, r});
   for (std::int64_t a = 0; a < rows; ++a)
-    for (std::int64_t b = 0; b < r; ++b) F.at(a, b) = static_cast<double>((a * 3 + b + salt) % 5) - 2;
+    for (std::int64_t b = 0; b < r; ++b)
+      F.at(a, b) = static_cast<double>((a * 3 + b + salt) % 5) - 2;
   return F;
 }
 std::int64_t allreduce(std::int64_t v) {
@@ -159,8 +160,8 @@ void check_sddmm(const lm::transport& tr, std::int64_t m, std::int64_t n,
       }
     // bytes only with the factors everywhere: S stays in its layout when it is one of the two
     lm::sparse_report rep;
-    (void)lm::sddmm<loom::csr>(tr, A, U, V, bytes_only, lm::dense_operand::every_rank,
-                               std::nullopt, &rep);
+    (void)lm::sddmm<loom::csr>(tr, A, U, V, bytes_only, lm::dense_operand::every_rank, std::nullopt,
+                               &rep);
     if (s > 1 && p.layout() == lm::tile_layout::row_blocks) FACTOR_MPI_CHECK(rep.chosen == 0);
     if (s > 1 && p.layout() == lm::tile_layout::grid)  // ties go to the first
       FACTOR_MPI_CHECK(rep.chosen == 1 || rep.candidates[0].bytes == 0);
@@ -168,7 +169,7 @@ void check_sddmm(const lm::transport& tr, std::int64_t m, std::int64_t n,
 }
 
 void test_sddmm(const lm::transport& tr) {
-  check_sddmm(tr, 45, 38, {8, 16}, 11);  // 6 x 3 tiles
+  check_sddmm(tr, 45, 38, {8, 16}, 11);   // 6 x 3 tiles
   check_sddmm(tr, 20, 30, {16, 16}, 12);  // 2 x 2 tiles: empty ranks from 3 ranks on
   // a grid with the factors on rank 0 alone sends U and V in halves at 4 ranks: cheaper than
   // all of V to every rank for a square S, which the model sees
@@ -211,7 +212,8 @@ loom::tensor<double, csf3> random_tensor(std::array<std::int64_t, 3> shape, unsi
 std::vector<lm::slice_partition> slicings(int s, std::array<std::int64_t, 3> shape) {
   std::vector<std::int64_t> cuts{0};
   for (int r = 1; r <= s; ++r) cuts.push_back(r == 1 && s > 1 ? 0 : shape[0] * r / s);
-  return {lm::slice_partition::balanced(0, shape[0], s), lm::slice_partition::balanced(1, shape[1], s),
+  return {lm::slice_partition::balanced(0, shape[0], s),
+          lm::slice_partition::balanced(1, shape[1], s),
           lm::slice_partition::balanced(2, shape[2], s), lm::slice_partition::at(0, cuts)};
 }
 
@@ -274,8 +276,8 @@ void test_mttkrp(const lm::transport& tr) {
                          static_cast<std::int64_t>(rep.candidates[rep.chosen].bytes));
         if (s == 1) FACTOR_MPI_CHECK(rep.sent == lm::traffic{});
         if (static_cast<int>(rep.chosen) == p.mode())
-          FACTOR_MPI_CHECK(rep.sent == expected_mttkrp(tr, p, shape, r,
-                                                       where == lm::dense_operand::root_only));
+          FACTOR_MPI_CHECK(rep.sent ==
+                           expected_mttkrp(tr, p, shape, r, where == lm::dense_operand::root_only));
       }
     // bytes only, factors everywhere, X in slices of i: its rows of A are the cheapest move
     lm::sparse_report rep;
@@ -285,8 +287,7 @@ void test_mttkrp(const lm::transport& tr) {
   // the move between slicings: entry_bytes per entry leaving, at most one message per peer
   const auto D = lm::distribute_slices(tr, X, lm::slice_partition::balanced(0, shape[0], s));
   const lm::traffic before = tr.sent();
-  const auto moved =
-      lm::redistribute_slices(tr, D, lm::slice_partition::balanced(2, shape[2], s));
+  const auto moved = lm::redistribute_slices(tr, D, lm::slice_partition::balanced(2, shape[2], s));
   const lm::traffic sent = tr.sent() - before;
   FACTOR_MPI_CHECK(sent.bytes == lm::entries_leaving(tr, D, moved.partition) *
                                      static_cast<std::int64_t>(lm::entry_bytes<double>));

@@ -74,7 +74,8 @@ tensor<T, dense_matrix> mttkrp(const transport& tr, const distributed_tensor3<T,
   std::array<slice_partition, 3> parts{X.partition, X.partition, X.partition};
   for (int d = 0; d < 3; ++d)
     if (X.partition.mode() != d)
-      parts[static_cast<std::size_t>(d)] = slice_partition::balanced(d, shape[static_cast<std::size_t>(d)], s);
+      parts[static_cast<std::size_t>(d)] =
+          slice_partition::balanced(d, shape[static_cast<std::size_t>(d)], s);
   auto factor_rows = [&](int d, int q) -> std::array<std::array<std::int64_t, 2>, 2> {
     const auto range = parts[static_cast<std::size_t>(d)].range_of(q);
     if (range[0] == range[1]) return {};  // an empty slice needs nothing
@@ -87,9 +88,9 @@ tensor<T, dense_matrix> mttkrp(const transport& tr, const distributed_tensor3<T,
   std::vector<strategy_estimate> candidates;
   for (int d = 0; d < 3; ++d) {
     const auto& part = parts[static_cast<std::size_t>(d)];
-    const auto moved = static_cast<double>(
-        detail::allreduce_sum(entries_leaving(tr, X, part), tr.comm()) *
-        static_cast<std::int64_t>(entry_bytes<T>));
+    const auto moved =
+        static_cast<double>(detail::allreduce_sum(entries_leaving(tr, X, part), tr.comm()) *
+                            static_cast<std::int64_t>(entry_bytes<T>));
     double factors = 0;
     for (int q = 1; q < s && on_root; ++q) {
       const auto f = factor_rows(d, q);
@@ -106,25 +107,24 @@ tensor<T, dense_matrix> mttkrp(const transport& tr, const distributed_tensor3<T,
       result = 2 * m * rd * value * peers;
     const double flops = 3.0 * static_cast<double>(nnz) * rd + (d == 0 ? 0 : m * rd * peers);
     const char* mode = d == 0 ? "i" : d == 1 ? "j" : "k";
-    candidates.push_back(
-        {std::string("X in slices of ") + mode +
-             (on_root ? std::string(", ") +
-                            (d == 1 ? "slices of B and all of C"
-                                    : d == 2 ? "all of B and slices of C" : "all of B and C") +
-                            " from rank 0"
-                      : std::string()) +
-             (d == 0 ? ", rows of A all-gathered" : ", partial A reduced"),
-         moved + factors + result, flops});
+    candidates.push_back({std::string("X in slices of ") + mode +
+                              (on_root ? std::string(", ") +
+                                             (d == 1   ? "slices of B and all of C"
+                                              : d == 2 ? "all of B and slices of C"
+                                                       : "all of B and C") +
+                                             " from rank 0"
+                                       : std::string()) +
+                              (d == 0 ? ", rows of A all-gathered" : ", partial A reduced"),
+                          moved + factors + result, flops});
   }
   std::string explain;
   const std::size_t pick = detail::choose_strategy(
       candidates, cm,
       force ? std::optional<std::size_t>(static_cast<std::size_t>(*force)) : std::nullopt,
       "distributed mttkrp: '" + X.name + "' " + std::to_string(shape[0]) + " x " +
-          std::to_string(shape[1]) + " x " + std::to_string(shape[2]) + " (" +
-          std::to_string(nnz) + " entries, " + X.partition.describe() + "), r = " +
-          std::to_string(r) + ", B and C " + (on_root ? "on rank 0" : "on every rank") + ", " +
-          std::to_string(s) + " ranks",
+          std::to_string(shape[1]) + " x " + std::to_string(shape[2]) + " (" + std::to_string(nnz) +
+          " entries, " + X.partition.describe() + "), r = " + std::to_string(r) + ", B and C " +
+          (on_root ? "on rank 0" : "on every rank") + ", " + std::to_string(s) + " ranks",
       explain);
   const int d = static_cast<int>(pick);
   const auto& part = parts[pick];
@@ -151,8 +151,7 @@ tensor<T, dense_matrix> mttkrp(const transport& tr, const distributed_tensor3<T,
   if (d == 0) {  // this rank's rows, then every rank's in rank order, which is row order
     const auto range = part.range_of(me);
     std::vector<std::size_t> offsets;
-    const auto all =
-        tr.allgather(detail::rows_bytes(partial, range[0], range[1], r), offsets);
+    const auto all = tr.allgather(detail::rows_bytes(partial, range[0], range[1], r), offsets);
     if (!all.empty()) std::memcpy(A.values().data(), all.data(), all.size());
   } else {
     const detail::dense_product_shape sh{shape[0], shape[0], r, {1, 1}, {shape[0], shape[0]}};

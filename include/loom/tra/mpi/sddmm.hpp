@@ -93,9 +93,8 @@ distributed_matrix<T, OutFormat> sddmm(const transport& tr, const distributed_ma
                       std::to_string(U.extent(1)) + " and V " + std::to_string(V.extent(0)) +
                       " x " + std::to_string(V.extent(1)) + " on rank " + std::to_string(me) +
                       "; " + S.name + " is " + std::to_string(S.shape[0]) + " x " +
-                      std::to_string(S.shape[1]) + ", so they need " +
-                      std::to_string(S.shape[0]) + " x r and " + std::to_string(S.shape[1]) +
-                      " x r with the same r");
+                      std::to_string(S.shape[1]) + ", so they need " + std::to_string(S.shape[0]) +
+                      " x r and " + std::to_string(S.shape[1]) + " x r with the same r");
   const tile_partition by_rows = detail::one_d(S.partition, tile_layout::row_blocks, s);
   const tile_partition by_grid =
       S.partition.layout() == tile_layout::grid ? S.partition : tile_partition::grid(s);
@@ -124,8 +123,7 @@ distributed_matrix<T, OutFormat> sddmm(const transport& tr, const distributed_ma
   std::vector<strategy_estimate> candidates{
       {std::string("S in row blocks") + (on_root ? ", rows of U and all of V from rank 0" : ""),
        to_rows + factor_bytes(want_rows), flops},
-      {"S in a " + by_grid.describe() +
-           (on_root ? ", slices of U and V from rank 0" : ""),
+      {"S in a " + by_grid.describe() + (on_root ? ", slices of U and V from rank 0" : ""),
        to_grid + factor_bytes(want_grid), flops}};
   std::string explain;
   const std::size_t pick = detail::choose_strategy(
@@ -148,8 +146,7 @@ distributed_matrix<T, OutFormat> sddmm(const transport& tr, const distributed_ma
   detail::spread_factors(tr, std::vector<T>(us.begin(), us.end()),
                          std::vector<T>(vs.begin(), vs.end()), r, on_root,
                          w[static_cast<std::size_t>(me)], w, u_pad, v_pad);
-  distributed_matrix<T, OutFormat> C{S.shape, part, sparse_relation<T, OutFormat>(bounds, ts),
-                                     "C"};
+  distributed_matrix<T, OutFormat> C{S.shape, part, sparse_relation<T, OutFormat>(bounds, ts), "C"};
   for (const auto& [key, t] : tiles) {
     const std::span<const T> u_block(u_pad.data() + key[0] * ts[0] * r,
                                      static_cast<std::size_t>(ts[0] * r));
