@@ -4,9 +4,8 @@
 // row-shaped strategy (forced, so every job does the same local work; the model's own pick is
 // printed beside it). Per rank: the compute time of the local kernel alone (the rank's share run
 // on MPI_COMM_SELF, one rank at a time, so ranks sharing a core do not slow each other; the
-// fastest of 2 reps + 1) and the
-// bytes and messages the distributed call sent (transport::sent()). One JSON line per kernel on
-// rank 0, read by project_scaling.py.
+// fastest of 2 reps + 1) and the bytes and messages the distributed call sent
+// (transport::sent()). One JSON line per kernel on rank 0, read by project_scaling.py.
 // Run: mpirun -np N mpi_sparse_scaling [--weak] [--reps R]   (benchmarks/tra/run_scaling.sh)
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/tra.hpp>
@@ -41,7 +40,7 @@ struct setup {
 // Tile rows [I0, I1) of an m x n matrix with `per_row` random columns in each row (generated
 // from the row's own seed, so any rank builds any band alike), keys shifted by -shift.
 tiles_t band(std::int64_t m, std::int64_t n, std::int64_t per_row, std::int64_t ts,
-               std::array<std::int64_t, 2> tile_rows, std::int64_t shift, unsigned salt) {
+             std::array<std::int64_t, 2> tile_rows, std::int64_t shift, unsigned salt) {
   const std::int64_t bounds0 = (m + ts - 1) / ts, bounds1 = (n + ts - 1) / ts;
   tiles_t out({bounds0 - shift, bounds1}, {ts, ts});
   for (std::int64_t I = tile_rows[0]; I < tile_rows[1]; ++I) {
@@ -190,8 +189,11 @@ void matrix_kernels(const lm::transport& tr, const setup& su) {
         (void)lm::spmv(self, A_local, x, model, lm::dense_operand::every_rank,
                        lm::spmv_strategy::row_blocks);
     });
-    report(su, "spmv", params({{"m", m}, {"n", m}, {"k", 1}, {"nnz", nnz}, {"iterations", products}, {"tile", ts}}),
-           rep, total, compute, sent);
+    report(
+        su, "spmv",
+        params(
+            {{"m", m}, {"n", m}, {"k", 1}, {"nnz", nnz}, {"iterations", products}, {"tile", ts}}),
+        rep, total, compute, sent);
   }
   {  // SpMM
     const std::int64_t k = 16;
@@ -205,7 +207,8 @@ void matrix_kernels(const lm::transport& tr, const setup& su) {
       (void)lm::spmm(self, A_local, X, model, lm::dense_operand::every_rank,
                      lm::spmv_strategy::row_blocks);
     });
-    report(su, "spmm", params({{"m", m}, {"n", m}, {"k", k}, {"nnz", nnz}, {"iterations", 1}, {"tile", ts}}),
+    report(su, "spmm",
+           params({{"m", m}, {"n", m}, {"k", k}, {"nnz", nnz}, {"iterations", 1}, {"tile", ts}}),
            rep, total, compute, rep.sent);
   }
   {  // SDDMM, U and V on rank 0
@@ -215,15 +218,16 @@ void matrix_kernels(const lm::transport& tr, const setup& su) {
     lm::sparse_report rep;
     const double total = distributed_ms(su.reps, [&] {
       (void)lm::sddmm<loom::dcsr>(tr, A, su.rank == 0 ? U : none, su.rank == 0 ? V : none, model,
-                                 lm::dense_operand::root_only, lm::sddmm_strategy::row_blocks,
-                                 &rep);
+                                  lm::dense_operand::root_only, lm::sddmm_strategy::row_blocks,
+                                  &rep);
     });
     const dense U_local = factor(last - first, r, first);
     const double compute = local_ms(su, [&] {
       (void)lm::sddmm<loom::dcsr>(self, A_local, U_local, V, model, lm::dense_operand::every_rank,
-                                 lm::sddmm_strategy::row_blocks);
+                                  lm::sddmm_strategy::row_blocks);
     });
-    report(su, "sddmm", params({{"m", m}, {"n", m}, {"k", r}, {"nnz", nnz}, {"iterations", 1}, {"tile", ts}}),
+    report(su, "sddmm",
+           params({{"m", m}, {"n", m}, {"k", r}, {"nnz", nnz}, {"iterations", 1}, {"tile", ts}}),
            rep, total, compute, rep.sent);
   }
 }
@@ -276,10 +280,10 @@ void mttkrp_kernel(const lm::transport& tr, const setup& su) {
     }
   }
   const lm::distributed_tensor3<double, csf3> X{
-      {I, J, K}, slices, loom::from_coo<csf3>({I, J, K}, coords, vals, loom::duplicates::sum),
-      "X"};
+      {I, J, K}, slices, loom::from_coo<csf3>({I, J, K}, coords, vals, loom::duplicates::sum), "X"};
   const lm::distributed_tensor3<double, csf3> X_local{
-      {range[1] - range[0], J, K}, lm::slice_partition::balanced(0, range[1] - range[0], 1),
+      {range[1] - range[0], J, K},
+      lm::slice_partition::balanced(0, range[1] - range[0], 1),
       loom::from_coo<csf3>({range[1] - range[0], J, K}, shifted, vals, loom::duplicates::sum),
       "X_local"};
   const dense B = factor(J, r), C = factor(K, r);
