@@ -284,8 +284,12 @@ void test_mttkrp(const lm::transport& tr) {
     (void)lm::mttkrp(tr, D, B, C, bytes_only, lm::dense_operand::every_rank, std::nullopt, &rep);
     if (p.mode() == 0) FACTOR_MPI_CHECK(rep.chosen == 0);
   }
-  // the move between slicings: entry_bytes per entry leaving, at most one message per peer
+  // X in slices of i, B and C on every rank: A whole on every rank
   const auto D = lm::distribute_slices(tr, X, lm::slice_partition::balanced(0, shape[0], s));
+  lm::sparse_report plan;
+  const auto A = lm::mttkrp(tr, D, B, C, {}, lm::dense_operand::every_rank, std::nullopt, &plan);
+  FACTOR_MPI_CHECK(same_values(A, expect));
+  // the move between slicings: entry_bytes per entry leaving, at most one message per peer
   const lm::traffic before = tr.sent();
   const auto moved = lm::redistribute_slices(tr, D, lm::slice_partition::balanced(2, shape[2], s));
   const lm::traffic sent = tr.sent() - before;
