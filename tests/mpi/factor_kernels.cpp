@@ -271,6 +271,8 @@ void test_mttkrp(const lm::transport& tr) {
                                   where, force, &rep);
         FACTOR_MPI_CHECK(same_values(A, expect));
         FACTOR_MPI_CHECK(rep.candidates.size() == 3);
+        FACTOR_MPI_CHECK(rep.explain.find("chosen: " + rep.candidates[rep.chosen].name) !=
+                         std::string::npos);
         if (force) FACTOR_MPI_CHECK(rep.chosen == static_cast<std::size_t>(*force));
         FACTOR_MPI_CHECK(allreduce(rep.sent.bytes) ==
                          static_cast<std::int64_t>(rep.candidates[rep.chosen].bytes));
