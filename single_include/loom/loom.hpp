@@ -347,6 +347,320 @@ concept index_variable = detail::is_index<std::remove_cvref_t<T>>::value;
 
 #endif  // LOOM_CORE_INDEX_HPP
 // ---- end <loom/core/index.hpp>
+// ---- begin <loom/core/plan_log.hpp>
+// Defines loom::kernel_report and loom::set_plan_log: what one kernel decided and measured when it
+// ran (the plan chosen, the estimates, time per phase, threads), handed to a user's callback, to
+// loom::explain_analyze and to the LOOM_DEBUG_PLAN log. Off by default: a kernel then reads one
+// flag and builds no report (core vocabulary: no template, no kernel type).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_PLAN_LOG_HPP
+#define LOOM_CORE_PLAN_LOG_HPP
+
+// ---- begin <loom/core/work_counters.hpp>
+// Defines loom's deterministic work counters: with LOOM_WORK_COUNTERS defined (tests only; the
+// whole program must agree), every kernel counts, over all its threads, the steps and seeks of
+// the stored levels it walks, the coordinates it locates, and the entries it writes. Off, the
+// hooks are empty and cost nothing. Complexity tests assert on these instead of timings (core/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_WORK_COUNTERS_HPP
+#define LOOM_CORE_WORK_COUNTERS_HPP
+
+#include <cstdint>
+#ifdef LOOM_WORK_COUNTERS
+#  include <atomic>
+#endif
+
+namespace loom {
+
+/// The work of the kernels run (on every thread) since the last `reset_work_counters()`.
+struct work_counts {
+  std::uint64_t steps = 0;   // next() on a stored level or a dense range: one loop iteration
+  std::uint64_t seeks = 0;   // seek / seek_past: a jump (a search in a sorted level)
+  std::uint64_t probes = 0;  // locate / contains: a random access into a level
+  std::uint64_t writes = 0;  // entries written to an output (appended, or accumulated in place)
+  /// dense innermost loops run on the vector path (stream/lanes.hpp); not work, a path taken
+  std::uint64_t vector_loops = 0;
+  std::uint64_t total() const { return steps + seeks + probes + writes; }
+};
+
+#ifdef LOOM_WORK_COUNTERS
+namespace detail {
+struct work_tally {  // every thread's work (relaxed atomics: counted, not ordered)
+  std::atomic<std::uint64_t> steps{0}, seeks{0}, probes{0}, writes{0}, vector_loops{0};
+};
+inline work_tally work;
+}  // namespace detail
+/// Whether this build counts work (LOOM_WORK_COUNTERS).
+inline constexpr bool counts_work = true;
+inline work_counts work_counters() {
+  return {detail::work.steps.load(), detail::work.seeks.load(), detail::work.probes.load(),
+          detail::work.writes.load(), detail::work.vector_loops.load()};
+}
+inline void reset_work_counters() {
+  detail::work.steps = 0;
+  detail::work.seeks = 0;
+  detail::work.probes = 0;
+  detail::work.writes = 0;
+  detail::work.vector_loops = 0;
+}
+#  define LOOM_COUNT_WORK(field) \
+    (::loom::detail::work.field.fetch_add(1, std::memory_order_relaxed))
+#  define LOOM_COUNT_WORK_N(field, n) \
+    (::loom::detail::work.field.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed))
+#else
+inline constexpr bool counts_work = false;
+inline work_counts work_counters() { return {}; }
+inline void reset_work_counters() {}
+#  define LOOM_COUNT_WORK(field) ((void)0)
+#  define LOOM_COUNT_WORK_N(field, n) ((void)0)
+#endif
+
+}  // namespace loom
+
+#endif  // LOOM_CORE_WORK_COUNTERS_HPP
+// ---- end <loom/core/work_counters.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// One kernel run: the decision it ran and what it measured.
+struct kernel_report {
+  std::string kernel;         // the kernel in index notation, "y(i) = sum(j, A(i,j) * x(j))"
+  std::string loop_order;     // the loops, outermost first: "i,j"
+  std::size_t candidate = 0;  // the plan run, among `candidates` instantiated
+  std::size_t candidates = 1;
+  std::vector<double> candidate_costs;  // the cost model's estimate per candidate (none: one)
+  bool cache_hit = false;               // the plan choice among candidates was remembered
+  std::string skip_policy;              // how intersections co-iterate: "static table", ...
+  bool accumulate = false;              // `+=`
+  bool hoisted = false;                 // a sum was computed first, into a temporary
+  bool aliased = false;                 // an operand reads the output: written into a copy
+  std::string output_format;            // "csr", "dense_vector", ...
+  std::int64_t estimated_entries = -1;  // a sparse output's entries as estimated (reserved)
+  std::int64_t actual_entries = -1;     // ... and as written; -1 for dense outputs
+  unsigned threads = 1;                 // threads the outer loop ran on
+  double decide_seconds = 0;            // statistics and planning
+  double kernel_seconds = 0;            // the loops
+  double assembly_seconds = 0;          // a sparse output's levels built from its entries
+  work_counts work;                     // with LOOM_WORK_COUNTERS: the kernel's work
+  std::size_t depth = 0;                // 1 for a kernel run inside another's (a hoisted sum)
+
+  /// The runner-up's estimated cost (the cheapest candidate not run), or -1 with one candidate.
+  double runner_up_cost() const {
+    double best = -1;
+    for (std::size_t c = 0; c < candidate_costs.size(); ++c)
+      if (c != candidate && (best < 0 || candidate_costs[c] < best)) best = candidate_costs[c];
+    return best;
+  }
+};
+
+/// A callback given each kernel's report after it ran.
+using plan_log = std::function<void(const kernel_report&)>;
+
+/// Sets the callback every kernel's report goes to, on every thread; an empty one turns the log
+/// off. The callback runs on the thread that ran the kernel, so it must be thread-safe when
+/// kernels run concurrently. The environment variable LOOM_DEBUG_PLAN (set to anything) logs one
+/// line per kernel to stderr while no callback is set.
+LOOM_DECL void set_plan_log(plan_log log);
+
+/// One line: "loom: y(i) = sum(j, A(i,j) * x(j)): candidate 0 of 2 (order i,j) ...".
+LOOM_DECL std::string to_line(const kernel_report& r);
+/// The report as a JSON object.
+LOOM_DECL std::string to_json(const kernel_report& r);
+
+namespace detail {
+
+struct plan_log_state {
+  std::atomic<bool> on{false};
+  std::shared_ptr<const plan_log> log;  // read and written under `lock`
+  std::atomic_flag lock = ATOMIC_FLAG_INIT;
+};
+inline plan_log_state& plan_log_storage() {
+  static plan_log_state state;
+  return state;
+}
+
+/// The reports explain_analyze collects on this thread (null: none).
+inline thread_local std::vector<kernel_report>* collected_reports = nullptr;
+/// How deep the kernel being run is nested in another (a hoisted sum's kernel: 1).
+inline thread_local std::size_t report_depth = 0;
+/// The report of the kernel running on this thread, filled in by the writers (threads, entries).
+inline thread_local kernel_report* current_report = nullptr;
+
+/// Whether a kernel should build its report: a callback set, explain_analyze collecting, or
+/// LOOM_DEBUG_PLAN.
+inline bool plan_log_active() {
+  return collected_reports != nullptr || plan_log_storage().on.load(std::memory_order_relaxed) ||
+         debug_plan();
+}
+
+/// The bookkeeping around one reported kernel run, compiled once for every kernel: the kernel
+/// whose report was current, explain_analyze's slot for this one (kept in the order the kernels
+/// start, so a kernel comes before those it runs inside), the work counters and the clock.
+struct report_scope {
+  kernel_report* outer = nullptr;
+  std::vector<kernel_report>* collected = nullptr;
+  std::size_t slot = 0;
+  work_counts before;
+  std::chrono::steady_clock::time_point start;
+};
+/// Makes `r` the current report (the writers fill in threads and entries) and starts the clock.
+LOOM_DECL report_scope open_report(kernel_report& r);
+/// Stops the clock, restores the outer report, and hands `r` to explain_analyze's collector and
+/// to the callback or the LOOM_DEBUG_PLAN line.
+LOOM_DECL void close_report(kernel_report& r, const report_scope& scope);
+/// The kernel threw: restores the outer report only.
+LOOM_DECL void abandon_report(const report_scope& scope);
+
+}  // namespace detail
+}  // namespace loom
+
+#if LOOM_HEADER_ONLY
+#  include <cstdio>
+#  include <utility>
+
+namespace loom {
+
+namespace detail {
+inline void lock_plan_log(plan_log_state& s) {
+  while (s.lock.test_and_set(std::memory_order_acquire)) {
+  }
+}
+
+inline std::string json_escaped(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char code[8];
+      std::snprintf(code, sizeof code, "\\u%04x", static_cast<unsigned>(c));
+      out += code;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+inline std::string number_text(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", x);
+  return text;
+}
+}  // namespace detail
+
+LOOM_DEF void set_plan_log(plan_log log) {
+  auto& s = detail::plan_log_storage();
+  auto held = log ? std::make_shared<const plan_log>(std::move(log)) : nullptr;
+  detail::lock_plan_log(s);
+  s.log.swap(held);
+  s.on.store(s.log != nullptr, std::memory_order_relaxed);
+  s.lock.clear(std::memory_order_release);
+}  // `held` (the old callback) is destroyed outside the lock
+
+LOOM_DEF std::string to_line(const kernel_report& r) {
+  std::string line = "loom: " + r.kernel + ": candidate " + std::to_string(r.candidate) + " of " +
+                     std::to_string(r.candidates) + " (order " + r.loop_order + ")";
+  if (r.hoisted) line = "loom: " + r.kernel + ": a sum hoisted (its kernel logged first)";
+  if (r.cache_hit) line += ", cached";
+  line += ", " + std::to_string(r.threads) + (r.threads == 1 ? " thread" : " threads");
+  line += ", decide " + detail::number_text(r.decide_seconds * 1e3) + " ms, kernel " +
+          detail::number_text(r.kernel_seconds * 1e3) + " ms";
+  if (r.assembly_seconds > 0)
+    line += ", assembly " + detail::number_text(r.assembly_seconds * 1e3) + " ms";
+  if (r.actual_entries >= 0)
+    line += ", entries " + std::to_string(r.actual_entries) + " (estimated " +
+            std::to_string(r.estimated_entries) + ")";
+  return line;
+}
+
+LOOM_DEF std::string to_json(const kernel_report& r) {
+  using detail::number_text;
+  std::string costs;
+  for (const double c : r.candidate_costs) costs += (costs.empty() ? "" : ",") + number_text(c);
+  const auto flag = [](bool b) { return b ? std::string("true") : std::string("false"); };
+  std::string json =
+      "{\"kernel\":\"" + detail::json_escaped(r.kernel) + "\",\"loop_order\":\"" +
+      detail::json_escaped(r.loop_order) + "\",\"candidate\":" + std::to_string(r.candidate) +
+      ",\"candidates\":" + std::to_string(r.candidates) + ",\"candidate_costs\":[" + costs +
+      "],\"runner_up_cost\":" + number_text(r.runner_up_cost()) +
+      ",\"cache_hit\":" + flag(r.cache_hit) + ",\"skip_policy\":\"" +
+      detail::json_escaped(r.skip_policy) + "\",\"accumulate\":" + flag(r.accumulate) +
+      ",\"hoisted\":" + flag(r.hoisted) + ",\"aliased\":" + flag(r.aliased) +
+      ",\"output_format\":\"" + detail::json_escaped(r.output_format) +
+      "\",\"estimated_entries\":" + std::to_string(r.estimated_entries) +
+      ",\"actual_entries\":" + std::to_string(r.actual_entries) +
+      ",\"threads\":" + std::to_string(r.threads) +
+      ",\"seconds\":{\"decide\":" + number_text(r.decide_seconds) +
+      ",\"kernel\":" + number_text(r.kernel_seconds) +
+      ",\"assembly\":" + number_text(r.assembly_seconds) + "}";
+  if (counts_work)
+    json += ",\"work\":{\"steps\":" + std::to_string(r.work.steps) +
+            ",\"seeks\":" + std::to_string(r.work.seeks) +
+            ",\"probes\":" + std::to_string(r.work.probes) +
+            ",\"writes\":" + std::to_string(r.work.writes) + "}";
+  return json + ",\"depth\":" + std::to_string(r.depth) + "}";
+}
+
+LOOM_DEF detail::report_scope detail::open_report(kernel_report& r) {
+  report_scope scope;
+  scope.outer = current_report;
+  scope.collected = collected_reports;
+  r.depth = report_depth;
+  if (scope.collected != nullptr) {
+    scope.slot = scope.collected->size();
+    scope.collected->emplace_back();
+  }
+  current_report = &r;
+  ++report_depth;
+  scope.before = work_counters();
+  scope.start = std::chrono::steady_clock::now();
+  return scope;
+}
+
+LOOM_DEF void detail::abandon_report(const report_scope& scope) {
+  current_report = scope.outer;
+  --report_depth;
+}
+
+LOOM_DEF void detail::close_report(kernel_report& r, const report_scope& scope) {
+  r.kernel_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - scope.start).count() -
+      r.assembly_seconds;
+  const work_counts after = work_counters();
+  const work_counts& before = scope.before;
+  r.work = {after.steps - before.steps, after.seeks - before.seeks, after.probes - before.probes,
+            after.writes - before.writes, after.vector_loops - before.vector_loops};
+  current_report = scope.outer;
+  --report_depth;
+  if (scope.collected != nullptr) (*scope.collected)[scope.slot] = r;
+  auto& s = plan_log_storage();
+  if (s.on.load(std::memory_order_relaxed)) {
+    lock_plan_log(s);
+    const std::shared_ptr<const plan_log> log = s.log;
+    s.lock.clear(std::memory_order_release);
+    if (log) (*log)(r);
+  } else if (debug_plan()) {
+    const std::string line = to_line(r) + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+  }
+}
+
+}  // namespace loom
+#endif  // LOOM_HEADER_ONLY
+
+#endif  // LOOM_CORE_PLAN_LOG_HPP
+// ---- end <loom/core/plan_log.hpp>
 // ---- begin <loom/core/progress.hpp>
 // Defines loom::progress and loom::set_progress: a process-wide callback that long operations
 // (the readers, key_by, decompose, tile conversion, MPI distribution) call as they advance, at a
@@ -702,69 +1016,6 @@ template <semiring T> constexpr T semiring_scale(T x, std::int64_t n) {
 
 #endif  // LOOM_CORE_SEMIRING_HPP
 // ---- end <loom/core/semiring.hpp>
-// ---- begin <loom/core/work_counters.hpp>
-// Defines loom's deterministic work counters: with LOOM_WORK_COUNTERS defined (tests only; the
-// whole program must agree), every kernel counts, over all its threads, the steps and seeks of
-// the stored levels it walks, the coordinates it locates, and the entries it writes. Off, the
-// hooks are empty and cost nothing. Complexity tests assert on these instead of timings (core/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_CORE_WORK_COUNTERS_HPP
-#define LOOM_CORE_WORK_COUNTERS_HPP
-
-#include <cstdint>
-#ifdef LOOM_WORK_COUNTERS
-#  include <atomic>
-#endif
-
-namespace loom {
-
-/// The work of the kernels run (on every thread) since the last `reset_work_counters()`.
-struct work_counts {
-  std::uint64_t steps = 0;   // next() on a stored level or a dense range: one loop iteration
-  std::uint64_t seeks = 0;   // seek / seek_past: a jump (a search in a sorted level)
-  std::uint64_t probes = 0;  // locate / contains: a random access into a level
-  std::uint64_t writes = 0;  // entries written to an output (appended, or accumulated in place)
-  /// dense innermost loops run on the vector path (stream/lanes.hpp); not work, a path taken
-  std::uint64_t vector_loops = 0;
-  std::uint64_t total() const { return steps + seeks + probes + writes; }
-};
-
-#ifdef LOOM_WORK_COUNTERS
-namespace detail {
-struct work_tally {  // every thread's work (relaxed atomics: counted, not ordered)
-  std::atomic<std::uint64_t> steps{0}, seeks{0}, probes{0}, writes{0}, vector_loops{0};
-};
-inline work_tally work;
-}  // namespace detail
-/// Whether this build counts work (LOOM_WORK_COUNTERS).
-inline constexpr bool counts_work = true;
-inline work_counts work_counters() {
-  return {detail::work.steps.load(), detail::work.seeks.load(), detail::work.probes.load(),
-          detail::work.writes.load(), detail::work.vector_loops.load()};
-}
-inline void reset_work_counters() {
-  detail::work.steps = 0;
-  detail::work.seeks = 0;
-  detail::work.probes = 0;
-  detail::work.writes = 0;
-  detail::work.vector_loops = 0;
-}
-#  define LOOM_COUNT_WORK(field) \
-    (::loom::detail::work.field.fetch_add(1, std::memory_order_relaxed))
-#  define LOOM_COUNT_WORK_N(field, n) \
-    (::loom::detail::work.field.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed))
-#else
-inline constexpr bool counts_work = false;
-inline work_counts work_counters() { return {}; }
-inline void reset_work_counters() {}
-#  define LOOM_COUNT_WORK(field) ((void)0)
-#  define LOOM_COUNT_WORK_N(field, n) ((void)0)
-#endif
-
-}  // namespace loom
-
-#endif  // LOOM_CORE_WORK_COUNTERS_HPP
-// ---- end <loom/core/work_counters.hpp>
 
 #endif  // LOOM_CORE_HPP
 // ---- end <loom/core.hpp>
@@ -1858,7 +2109,7 @@ LOOM_DEF void check_padded_positions(std::string_view level, const level_build& 
 
 namespace loom {
 
-/// How one fiber of an adaptive level is stored (Galley's formats, notes 001 §4.3, per fiber).
+/// How one fiber of an adaptive level is stored (Galley's formats, per fiber).
 enum class fiber_kind : std::uint8_t {
   sorted,  ///< ascending coordinates; located by binary search
   hashed,  ///< ascending coordinates and an open-addressing table; located in O(1)
@@ -2881,7 +3132,7 @@ concept level_cursor =
       c.next();
     };
 
-/// A storage level (DESIGN §5, docs/levels.md). Minimal complete definition:
+/// A storage level (docs/levels.md). Minimal complete definition:
 /// - `properties` (a `level_properties`), `name`, `static_extent` (usually `dynamic_extent`);
 /// - `storage<Owning>`: its arrays, `level_array<T, Owning>` (vectors, or spans in a view);
 /// - `assemble(storage<true>&, const level_build&, std::span<std::int64_t> position)`: builds the
@@ -4206,7 +4457,7 @@ namespace loom {
 // Declared in loom::enums and brought into loom: its enumerators, named like the levels
 // loom::hashed, loom::bitmap and loom::dense, would shadow them there (GCC 12 -Wshadow).
 namespace enums {
-/// The formats an auto_tensor may hold, in Galley's order of fill (notes 001 §4.3).
+/// The formats an auto_tensor may hold, in Galley's order of fill (Galley).
 enum class auto_format { sorted, hashed, bitmap, dense };
 }  // namespace enums
 using enums::auto_format;
@@ -4330,7 +4581,7 @@ template <class T, std::size_t N> inline constexpr bool is_alternatives_v<auto_t
 // ---- begin <loom/optimize/choice/output_format_choice.hpp>
 // Defines loom::optimize::choose_output_format: the format of a loom::auto_tensor output from
 // its estimated entries and whether the kernel writes it in order (Galley's output formats,
-// notes 001 §4.3) (optimize/choice/).
+// Galley) (optimize/choice/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_CHOICE_OUTPUT_FORMAT_CHOICE_HPP
 #define LOOM_OPTIMIZE_CHOICE_OUTPUT_FORMAT_CHOICE_HPP
@@ -4341,7 +4592,7 @@ template <class T, std::size_t N> inline constexpr bool is_alternatives_v<auto_t
 
 namespace loom::optimize {
 
-/// Galley's cut-offs on the estimated fill of the output (notes 001 §4.3, T14).
+/// Galley's cut-offs on the estimated fill of the output (Galley §4.3, T14).
 inline constexpr double dense_fill = 0.5, bitmap_fill = 0.05;
 
 /// An output format and why.
@@ -4392,7 +4643,7 @@ LOOM_DEF output_format_choice choose_output_format(double entries, double cells,
 // Defines loom::optimize::plan_cache and cached_choice: a kernel's runtime choices remembered per
 // thread by a coarse statistics signature (magnitudes of extents and stored entries), so that a
 // kernel called again on inputs of similar sizes neither gathers statistics nor costs its plans;
-// the LOOM_DEBUG_PLAN (environment) log of each hit (optimize/choice/).
+// whether a choice was a hit is reported to the plan log (core/plan_log.hpp) (optimize/choice/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_CHOICE_PLAN_CACHE_HPP
 #define LOOM_OPTIMIZE_CHOICE_PLAN_CACHE_HPP
@@ -4406,8 +4657,8 @@ LOOM_DEF output_format_choice choose_output_format(double entries, double cells,
 #define LOOM_OPTIMIZE_CHOICE_PLAN_CHOICE_HPP
 
 // ---- begin <loom/optimize/statistics/chain_bound_estimator.hpp>
-// Defines loom::chain_bound_estimator, the degree-constraint bound (optimize/statistics/, notes 001
-// §5.4).
+// Defines loom::chain_bound_estimator, the degree-constraint bound of Galley
+// (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_STATISTICS_CHAIN_BOUND_ESTIMATOR_HPP
 #define LOOM_OPTIMIZE_STATISTICS_CHAIN_BOUND_ESTIMATOR_HPP
@@ -4425,7 +4676,7 @@ LOOM_DEF output_format_choice choose_output_format(double entries, double cells,
 namespace loom {
 
 /// `DC(X, Y, d)`: for any fixed value of the indices `given` (X), at most `degree` (d) distinct
-/// values of the indices `bound` (Y) occur among the non-fill entries (notes 001 §5.4).
+/// values of the indices `bound` (Y) occur among the non-fill entries (Galley).
 /// For a matrix `A[i,j]`: `{{"i"}, {"j"}, max row degree}`, `{{}, {"i", "j"}, nnz}`.
 struct degree_constraint {
   std::vector<std::string> given;
@@ -4618,7 +4869,7 @@ struct statistics {
 namespace loom {
 
 /// Sparsity as a set of degree constraints, estimated with the chain bound (Galley's default
-/// "DCStats"; notes 001 §5.4). Every estimate is an upper bound on the number of structurally
+/// "DCStats"; Galley). Every estimate is an upper bound on the number of structurally
 /// possible non-fills (cancellation ignored):
 /// - constructor: `(∅,{x}, distinct x)` and `({x}, others, max degree of x)` per mode, plus
 ///   `(∅, all, nnz)`; a vector keeps `(∅,{i}, distinct i)`;
@@ -5456,7 +5707,7 @@ constexpr result choose(const problem& p, int candidate) {
 // visits its whole extent for every outer iteration (csr x csc SpGEMM in the concordant order
 // i, j, k walks every column j for every row i). Transposing such an operand once can give a
 // nest in which every loop skips (Gustavson's i, k, j): one candidate per such operand, costed
-// at run time with its copy (Galley's reformat; notes 001 §4.1-4.2).
+// at run time with its copy (Galley's reformat; Galley).
 template <class Add>
 constexpr void add_transposing(const problem& q, const result& best, Add& add) {
   for (std::size_t d = 1; d < q.n; ++d) {
@@ -5500,7 +5751,7 @@ constexpr bool same_plan(const problem& p, const result& a, const result& b) {
 // Candidates whose ranking depends on the data: the static choice first; then, when a concordant
 // order exists, the greedy completion of every other admissible outermost loop over an index some
 // sparse operand stores (an index only dense operands use is never a better outer loop); when none
-// exists, the transposition of each sparse operand in turn (notes 001 §4.1–4.2).
+// exists, the transposition of each sparse operand in turn (Galley).
 template <std::size_t Cap> constexpr candidate_list<Cap> enumerate(const problem& p) {
   candidate_list<Cap> out{};
   auto add = [&](const result& r) {
@@ -5745,7 +5996,7 @@ template <class Lhs, class Rhs> struct plan_candidates {
 
 namespace loom::optimize {
 
-/// Galley's physical cost constants (notes 001 §4.1, from Galley.jl): per iteration of a sparse
+/// Galley's physical cost constants (Galley §4.1, from Galley.jl): per iteration of a sparse
 /// and of a dense level, per output write in and out of order, per copied entry of a transposed
 /// sparse operand.
 struct cost_constants {
@@ -5763,7 +6014,7 @@ struct cost_constants {
 };
 
 /// What the cost of one loop order needs to know, by runtime index names. Operands are split as
-/// in Galley (notes 001 §4.4): conjunctive ones (their fill annihilates every operation above
+/// in Galley (Galley): conjunctive ones (their fill annihilates every operation above
 /// them) restrict the iterations, disjunctive ones (under a + or a map with f(0) != 0) add to them.
 struct loop_order_query {
   std::vector<chain_bound_estimator> conjunctive;
@@ -5798,7 +6049,7 @@ struct loop_order_query {
 LOOM_DECL double shortest_fiber(const loop_order_query& q, const std::vector<std::string>& above,
                                 const std::string& x);
 
-/// The cost of one loop order (outermost first) plus the copies it forces (notes 001 §4.1):
+/// The cost of one loop order (outermost first) plus the copies it forces (Galley):
 /// the iterations of every prefix times the access factor of its innermost index, plus output
 /// writes (sequential when the free indices lead the order), plus `reformat`. A loop visits at
 /// least the shortest fiber of its operands per outer iteration (`shortest_fiber`). A loop over an
@@ -5857,7 +6108,7 @@ LOOM_DECL chain_bound_estimator full_over(const std::vector<std::string>& names,
 
 // Sorts the operands of a node into the query's conjunctive and disjunctive lists: below a +
 // (or a map with f(0) != 0, which also covers its whole domain) an operand's fill no longer
-// annihilates the operation above it (notes 001 §4.4).
+// annihilates the operation above it (Galley).
 struct collector {
   loop_order_query* q;
   const extent_fn* extent;
@@ -6224,38 +6475,46 @@ struct signature_less {
 
 /// The plans chosen for one kernel type, per thread, by coarse signature, with the statistics
 /// gathered to choose them. `Purpose` separates choices of another kind over the same kernel
-/// (`decompose`). The environment variable LOOM_DEBUG_PLAN logs every choice to stderr.
-template <class Lhs, class Rhs, class Purpose = void> struct plan_cache {
-  std::map<std::vector<std::uint8_t>, std::size_t, detail::signature_less> chosen;
+/// (`decompose`).
+/// `Value` is what one choice remembers: the candidate's index, or for the plan choice its costs
+/// too (entries never move, so a reference to one stays valid).
+template <class Lhs, class Rhs, class Purpose = void, class Value = std::size_t> struct plan_cache {
+  std::map<std::vector<std::uint8_t>, Value, detail::signature_less> chosen;
   statistics_cache stats;
   static plan_cache& local() {
     thread_local plan_cache cache;
     return cache;
   }
-  /// The choice remembered for `signature`, else `choose(stats)`, remembered.
+  /// The choice remembered for `signature`, else `choose(stats)`, remembered; `hit` says which.
   template <class Choose>
-  std::size_t find_or(const std::vector<std::uint8_t>& signature, Choose&& choose) {
+  const Value& find_or(const std::vector<std::uint8_t>& signature, Choose&& choose,
+                       bool* hit = nullptr) {
     if (const auto it = chosen.find(signature); it != chosen.end()) {
-      if (loom::debug_plan())
-        loom::detail::debug_line({"loom: plan cache hit: candidate ", std::to_string(it->second)});
+      if (hit != nullptr) *hit = true;
       return it->second;
     }
-    const std::size_t c = choose(stats);
-    chosen.emplace(signature, c);
-    return c;
+    if (hit != nullptr) *hit = false;
+    return chosen.emplace(signature, choose(stats)).first->second;
   }
 };
 
-/// The candidate to run for `lhs = rhs`: cached by signature, else costed from statistics.
-template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
+/// The cache of the plan choice itself (the candidate and every candidate's cost).
+template <class Lhs, class Rhs> using plan_choice_cache = plan_cache<Lhs, Rhs, void, plan_choice>;
+
+/// The plan choice for `lhs = rhs` (the candidate and every candidate's estimated cost): cached
+/// by signature, else costed from statistics; `hit` says which.
+template <class Lhs, class Rhs>
+const plan_choice& cached_plan_choice(const Lhs& lhs, const Rhs& rhs, bool& hit) {
   thread_local std::vector<std::uint8_t> signature;  // reused: a cache hit allocates nothing
   detail::coarse_signature(rhs, signature);
-  return plan_cache<Lhs, Rhs>::local().find_or(signature, [&](statistics_cache& stats) {
-    const plan_choice c = choose_plan(lhs, rhs, stats);
-    if (loom::debug_plan())
-      loom::detail::debug_choice("loom: plan chosen at run time: candidate", c.chosen, c.cost);
-    return c.chosen;
-  });
+  return plan_choice_cache<Lhs, Rhs>::local().find_or(
+      signature, [&](statistics_cache& stats) { return choose_plan(lhs, rhs, stats); }, &hit);
+}
+
+/// The candidate to run for `lhs = rhs`: cached by signature, else costed from statistics.
+template <class Lhs, class Rhs> std::size_t cached_choice(const Lhs& lhs, const Rhs& rhs) {
+  bool hit = false;
+  return cached_plan_choice(lhs, rhs, hit).chosen;
 }
 
 }  // namespace loom::optimize
@@ -6290,8 +6549,8 @@ template <class I, std::size_t... Ks> struct name_of_impl<I, std::index_sequence
 template <class I>
 using name_of = typename detail::name_of_impl<I, std::make_index_sequence<I::name.size()>>::type;
 
-// Undefined templates named as sentences: instantiating one prints the offending index
-// (STYLE H13). Do not define them.
+// Undefined templates named as sentences: instantiating one prints the offending index.
+// Do not define them.
 template <class Index> struct output_index_not_bound_by_any_input;
 template <class Index> struct product_of_sums_over_the_same_index_cannot_be_lifted;
 template <class Index> struct index_is_free_on_the_right_but_not_on_the_left_sum_over_it;
@@ -6412,7 +6671,7 @@ template <class Lhs, class Rhs>
 inline constexpr bool assignment_is_valid = assignment_facts<Lhs, Rhs>::valid;
 
 /// Reports the first mistake of `lhs = rhs`: a static_assert with the fix, then an undefined
-/// template naming the index (STYLE H13). Instantiate only when `assignment_is_valid` is false.
+/// template naming the index. Instantiate only when `assignment_is_valid` is false.
 template <class Lhs, class Rhs> void report_assignment_errors() {
   using F = assignment_facts<Lhs, Rhs>;
   if constexpr (!F::output_indices_are_distinct) {
@@ -7725,1100 +7984,15 @@ optimize::output_format_choice cached_output_format(const expr::access<OT, Os...
 
 #endif  // LOOM_EXEC_ALTERNATIVES_HPP
 // ---- end <loom/exec/alternatives.hpp>
-// ---- begin <loom/exec/decompose.hpp>
-// Defines loom::decompose(lhs, rhs): a sum-product program split by a prefix of a
-// variable-elimination order into kernels with materialised intermediates, the indices after the
-// prefix co-eliminated in one fused kernel (Galley's logical optimizer, notes 001 §3.3-3.7). The
-// candidate prefixes and their kernels are instantiated at compile time (bounded by
-// loom::limits::elimination_orders); the cheapest under the logical cost is chosen at run time from
-// statistics and cached by a coarse signature (optimize/).
+// ---- begin <loom/exec/decision.hpp>
+// Defines loom::kernel_decision, decide and run (exec/): one kernel's choices as a value. `decide`
+// makes every choice of `lhs = rhs` (a sum hoisted or not, the candidate plan, the skip policies);
+// `run` executes the decision with one dispatch; explain() prints it and the plan log
+// (core/plan_log.hpp) reports it with what the run measured.
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_DECOMPOSE_HPP
-#define LOOM_EXEC_DECOMPOSE_HPP
+#ifndef LOOM_EXEC_DECISION_HPP
+#define LOOM_EXEC_DECISION_HPP
 
-// ---- begin <loom/exec/decompose/program.hpp>
-// Defines the static side of loom::decompose (exec/decompose.hpp): the steps of each candidate
-// elimination prefix (elimination.hpp) with their intermediates' indices and storage, shared
-// subexpressions, and what the planner reports (`decomposition_choice`).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
-#define LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
-
-// ---- begin <loom/exec/decompose/elimination.hpp>
-// Defines the elimination side of loom::decompose (exec/decompose/): a sum-product flattened into
-// summed indices and factors (expr/sum_product.hpp), what eliminating one index makes, the loop
-// order concordant with the operands' storage (plan/order.hpp), and the candidate elimination
-// prefixes (exact, from core/combinatorics.hpp, or greedy min-fill).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_DECOMPOSE_ELIMINATION_HPP
-#define LOOM_EXEC_DECOMPOSE_ELIMINATION_HPP
-
-// ---- begin <loom/core/elimination.hpp>
-// Defines loom::detail::greedy_elimination: variable elimination's greedy order over factors
-// given as sets of index ids (core/). decompose orders its candidates with it at compile time
-// (cost: the intermediate's arity) and la its dense contractions at run time (cost: the points
-// a contraction visits); docs/architecture.md.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_CORE_ELIMINATION_HPP
-#define LOOM_CORE_ELIMINATION_HPP
-
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-
-namespace loom::detail {
-
-/// A set of index ids below 64, one bit per id.
-using id_set = std::uint64_t;
-/// The most factors `greedy_elimination` takes.
-inline constexpr std::size_t max_elimination_factors = 64;
-
-/// Eliminates the `n` ids of `summed` one at a time and writes the order to `order`: each step
-/// the summed id whose `cost(span, id)` is least (the first such in `summed`), where `span` is
-/// the union of the factors that use it (0 when none does); those factors become one factor over
-/// `span` without the id. `factors` holds `count` index sets (at most max_elimination_factors).
-template <class Cost>
-constexpr void greedy_elimination(const id_set* factors, std::size_t count,
-                                  const std::size_t* summed, std::size_t n, std::size_t* order,
-                                  Cost&& cost) {
-  if (count > max_elimination_factors)
-    throw error("loom: variable elimination takes at most 64 factors, given " +
-                std::to_string(count));
-  std::array<id_set, max_elimination_factors + 1> live{};
-  for (std::size_t f = 0; f < count; ++f) live[f] = factors[f];
-  for (std::size_t c = 0; c < n; ++c)
-    if (summed[c] >= 64)
-      throw error("loom: variable elimination takes index ids below 64, given " +
-                  std::to_string(summed[c]));
-  std::array<bool, 64> done{};
-  for (std::size_t t = 0; t < n; ++t) {
-    std::size_t best = n;
-    id_set best_span = 0;
-    decltype(cost(id_set{}, std::size_t{})) best_cost{};
-    for (std::size_t c = 0; c < n; ++c) {
-      if (done[c]) continue;
-      const id_set bit = id_set{1} << summed[c];
-      id_set span = 0;
-      for (std::size_t f = 0; f < count; ++f)
-        if (live[f] & bit) span |= live[f];
-      const auto c_cost = cost(span, summed[c]);
-      if (best == n || c_cost < best_cost) best = c, best_cost = c_cost, best_span = span;
-    }
-    done[best] = true;
-    order[t] = summed[best];
-    const id_set bit = id_set{1} << summed[best];
-    if (best_span == 0) continue;  // used by no factor: nothing to merge
-    std::size_t kept = 0;
-    for (std::size_t f = 0; f < count; ++f)
-      if (!(live[f] & bit)) live[kept++] = live[f];
-    live[kept++] = best_span & ~bit;
-    count = kept;
-  }
-}
-
-/// How many ids an index set holds.
-constexpr std::size_t index_count(id_set s) {
-  std::size_t k = 0;
-  for (; s != 0; s &= s - 1) ++k;
-  return k;
-}
-
-}  // namespace loom::detail
-
-#endif  // LOOM_CORE_ELIMINATION_HPP
-// ---- end <loom/core/elimination.hpp>
-// ---- begin <loom/exec/options.hpp>
-// Defines loom::options<...>: what the optimizer may choose for one assignment, as a type (the
-// choices that instantiate kernels) with run-time fields (the choices forced for comparisons).
-// Passed to loom::assign, loom::eval, loom::explain and loom::decompose; never a macro, so two
-// translation units with different options instantiate different templates (exec/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_OPTIONS_HPP
-#define LOOM_EXEC_OPTIONS_HPP
-
-// ---- begin <loom/stream/skip.hpp>
-// Defines the skip policies of an intersection, one per loop (stream/): how `mul` co-iterates
-// its operands at a depth (leapfrog, linear merge, or one leader iterating while the others are
-// probed), carried as a type by the product's scalar operation.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_SKIP_HPP
-#define LOOM_STREAM_SKIP_HPP
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-
-namespace loom::stream::skip {
-
-/// The static policy (combinators.hpp case table): leapfrog between ordered operands, iterate
-/// the other operand and locate a random-access one.
-struct standard {
-  static constexpr const char* name = "standard";
-};
-/// `standard` at a loop where the kernel's context may say that every fiber is shorter than
-/// `gallop_ratio` (`kernel_context::short_fibers`): there `adaptive` merges without comparing
-/// the lengths of each pair of fibers. The driver gives it to the loops where that pays
-/// (exec/bind.hpp, `short_fiber_loops`); elsewhere the flag is not read.
-struct standard_short {
-  static constexpr const char* name = "standard";
-};
-/// The default between two ordered operands (`standard`): a merge that steps the operand
-/// behind one entry, like the hand-written two-pointer loop, unless one fiber is at least
-/// `gallop_ratio` times longer than the other, which then seeks with a galloping search
-/// (leapfrog). Decided once per pair of fibers from their lengths: one branch per fiber, in
-/// front of a copy of the loop per choice (one copy when the product's value is nested).
-struct adaptive {
-  static constexpr const char* name = "merge, or leapfrog on skewed fibers";
-};
-/// The length ratio from which `adaptive` gallops: the measured crossover between merging and
-/// galloping (benchmarks/hand_loop/hand_loop.cpp, `intersect`; the table in docs/optimizer.md,
-/// "Skip policy").
-inline constexpr std::int64_t gallop_ratio = 24;
-
-/// Every operand behind seeks the other's index with a galloping search.
-struct leapfrog {
-  static constexpr const char* name = "leapfrog";
-};
-/// The operand behind steps one entry at a time (a sorted merge, no search).
-struct merge {
-  static constexpr const char* name = "merge";
-};
-/// Side K of every intersection at the loop iterates (0: the first operand of the product, 1:
-/// the last); the others are probed at its index: located when random-access, else sought.
-template <std::size_t K> struct lead {
-  static_assert(K <= 1, "loom::stream::skip::lead: the leader is side 0 (first) or 1 (last)");
-  static constexpr const char* name = K == 0 ? "lead first" : "lead last";
-};
-
-/// The policy of an intersection of two ordered operands, as a value: what `runtime` reads from
-/// the kernel context (and the optimizer's cost table indexes; `standard` is the static table).
-enum class code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
-
-/// Where neither operand is random-access, the policy is read at run time from the kernel's
-/// context (`kernel_context::skip`, one code per loop, chosen by optimize/choice/leader_choice.hpp from
-/// statistics): one kernel serves leapfrog, merge and either leader. Elsewhere it is `standard`.
-struct runtime {
-  static constexpr const char* name = "chosen at run time";
-};
-
-/// The codes of a kernel's loops (outermost first), as `runtime` reads them.
-inline constexpr std::size_t max_loops = 16;
-using codes = std::array<code, max_loops>;
-inline constexpr codes default_codes = [] {
-  codes c{};
-  c.fill(code::leapfrog);  // what `standard` does between two ordered operands
-  return c;
-}();
-
-/// Policies by loop depth (outermost first); depths past the list use `standard`.
-template <class... Ps> struct per_loop {};
-
-/// One policy at every loop.
-template <class P> struct every_loop {};
-
-namespace detail {
-template <class L, std::size_t D> struct at_impl {
-  using type = standard;
-};
-template <class... Ps, std::size_t D>
-  requires(D < sizeof...(Ps))
-struct at_impl<per_loop<Ps...>, D> {
-  using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
-};
-template <class P, std::size_t D> struct at_impl<every_loop<P>, D> {
-  using type = P;
-};
-template <class Op> struct skips_of {
-  using type = per_loop<>;
-};
-template <class Op>
-  requires requires { typename Op::skips; }
-struct skips_of<Op> {
-  using type = typename Op::skips;
-};
-}  // namespace detail
-
-/// The policy of loop D in the list L.
-template <class L, std::size_t D> using at = typename detail::at_impl<L, D>::type;
-
-/// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
-template <class Op, std::size_t D> using of_op_at = at<typename detail::skips_of<Op>::type, D>;
-
-template <class P> std::string describe(every_loop<P>) {
-  return std::string("every loop: ") + P::name;
-}
-
-/// "leapfrog, merge at j": the list in words, depth by depth.
-template <class... Ps> std::string describe(per_loop<Ps...>) {
-  std::string s;
-  [[maybe_unused]] std::size_t d = 0;
-  (..., [&] {
-    if (!s.empty()) s += ", ";
-    s += "loop " + std::to_string(d++) + ": " + Ps::name;
-  }());
-  return s.empty() ? std::string("standard") : s;
-}
-
-}  // namespace loom::stream::skip
-
-#endif  // LOOM_STREAM_SKIP_HPP
-// ---- end <loom/stream/skip.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/list.hpp>
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-namespace loom {
-
-// In loom::enums: its enumerators, in loom itself, would shadow the levels loom::dense,
-// loom::bitmap and loom::hashed (GCC 12 -Wshadow).
-namespace enums {
-/// How `decompose` stores a candidate's one- and two-index intermediates (Galley's output formats,
-/// notes 001 §4.4): sorted (csf, a sparse vector), dense, bitmap (Galley's bytemap: dense values
-/// with presence bits, written in place, read by their set bits) or hashed (sorted entries plus a
-/// hash table per fiber: readers locate an index in O(1) instead of intersecting with the list).
-/// Intermediates with three or more indices are sorted.
-enum class intermediate_format : std::uint8_t { sorted, dense, bitmap, hashed };
-}  // namespace enums
-using enums::intermediate_format;
-/// Every intermediate format, in the order `decompose` costs them. Sorted, bitmap and hashed
-/// intermediates are one type (`loom::adaptive`, its fibers' kind set at run time), so all four
-/// are costed by default at the compile time of two.
-inline constexpr std::array<intermediate_format, 4> intermediate_formats{
-    intermediate_format::sorted, intermediate_format::dense, intermediate_format::bitmap,
-    intermediate_format::hashed};
-/// "sorted", "dense", "bitmap" or "hashed".
-constexpr const char* intermediate_format_name(intermediate_format f) {
-  return f == intermediate_format::dense    ? "dense"
-         : f == intermediate_format::bitmap ? "bitmap"
-         : f == intermediate_format::hashed ? "hashed"
-                                            : "sorted";
-}
-
-/// The options' tags: each names one choice the optimizer may make, at the cost of the kernels it
-/// instantiates (docs/optimizer.md measures them).
-namespace opt {
-/// Intersections of ordered operands keep the static policy: a merge, galloping where one fiber
-/// is `skip::gallop_ratio` times longer (decided per pair of fibers). The default.
-struct static_skips {};
-/// One kernel per plan whose intersections read their policy per loop (leapfrog, merge, lead
-/// first, lead last), chosen from statistics at run time; `options::skip_codes` forces it.
-struct runtime_skips {};
-/// Up to N kernels per plan, one per skip-policy candidate; the cheapest is chosen from
-/// statistics at run time; `options::skip_candidate` forces one.
-template <std::size_t N = limits::skip_candidates> struct skip_candidates {
-  static_assert(N >= 1, "loom::opt::skip_candidates<N>: N must be at least 1");
-};
-/// The given policies (a `loom::stream::skip::per_loop<...>`), one per loop of the plan run; no
-/// hoisting of inner sums, so the loops are the plan's. For comparisons and tests.
-template <class PerLoop> struct fixed_skips {};
-/// Run the assignment through `decompose` (variable elimination with materialised
-/// intermediates), for sums over products; `options::candidate`, `intermediates` and `reuse`
-/// force its choices.
-struct eliminate {};
-/// Accepted for compatibility: `decompose` costs bitmap intermediates by default (a kind of the
-/// adaptive level, chosen at run time, no kernel of its own) since 2026-11-29.
-struct bitmap_intermediates {};
-/// Accepted for compatibility: `decompose` costs hashed intermediates by default (a kind of the
-/// adaptive level, chosen at run time, no kernel of its own) since 2026-11-29.
-struct hashed_intermediates {};
-/// `decompose` also mixes dense and other formats over a candidate's one- and two-index
-/// intermediates (a kernel per mix). Mixes of sorted, bitmap and hashed are costed without it:
-/// they share the adaptive level's kernel.
-struct format_per_step {};
-}  // namespace opt
-
-namespace detail {
-template <class T> struct is_skip_tag : std::false_type {};
-template <> struct is_skip_tag<opt::static_skips> : std::true_type {};
-template <> struct is_skip_tag<opt::runtime_skips> : std::true_type {};
-template <std::size_t N> struct is_skip_tag<opt::skip_candidates<N>> : std::true_type {};
-template <class P> struct is_skip_tag<opt::fixed_skips<P>> : std::true_type {};
-
-template <class T> struct is_option_tag : is_skip_tag<T> {};
-template <> struct is_option_tag<opt::eliminate> : std::true_type {};
-template <> struct is_option_tag<opt::bitmap_intermediates> : std::true_type {};
-template <> struct is_option_tag<opt::hashed_intermediates> : std::true_type {};
-template <> struct is_option_tag<opt::format_per_step> : std::true_type {};
-
-template <class L> struct first_or_static {
-  using type = opt::static_skips;
-};
-template <class T, class... Ts> struct first_or_static<boost::mp11::mp_list<T, Ts...>> {
-  using type = T;
-};
-
-template <class T> struct fixed_skips_of {
-  using type = void;
-};
-template <class PerLoop> struct fixed_skips_of<opt::fixed_skips<PerLoop>> {
-  using type = PerLoop;
-};
-
-// "lead first, merge" for per_loop<lead<0>, merge>; "merge at every loop" for every_loop<merge>.
-template <class L> struct skip_list_name;
-template <class... Ps> struct skip_list_name<stream::skip::per_loop<Ps...>> {
-  static std::string get() {
-    std::string s;
-    (..., (s += (s.empty() ? "" : ", ") + std::string(Ps::name)));
-    return s.empty() ? std::string(stream::skip::standard::name) : s;
-  }
-};
-template <class P> struct skip_list_name<stream::skip::every_loop<P>> {
-  static std::string get() { return std::string(P::name) + " at every loop"; }
-};
-
-template <class T> struct skip_cap : std::integral_constant<std::size_t, 1> {};
-template <std::size_t N>
-struct skip_cap<opt::skip_candidates<N>> : std::integral_constant<std::size_t, N> {};
-}  // namespace detail
-
-/// What the optimizer may choose for one assignment: `Tags` from `loom::opt` (at most one skip
-/// tag; none means `opt::static_skips`), plus run-time fields that force a choice, e.g.
-/// `loom::assign(y(i), sum(j, A(i, j) * x(j)), loom::options<loom::opt::runtime_skips>{})`.
-/// The tags are part of every kernel's type, so units with different options never share a
-/// definition.
-template <class... Tags> struct options {
-  static_assert((... && detail::is_option_tag<Tags>::value),
-                "loom::options<...>: every argument must be a tag from loom::opt");
-  using skip_tags = boost::mp11::mp_copy_if<boost::mp11::mp_list<Tags...>, detail::is_skip_tag>;
-  static_assert(boost::mp11::mp_size<skip_tags>::value <= 1,
-                "loom::options<...>: give at most one skip tag (static_skips, runtime_skips, "
-                "skip_candidates<N>, fixed_skips<...>)");
-  /// The skip tag.
-  using skips = typename detail::first_or_static<skip_tags>::type;
-  /// How many skip-policy kernels per plan (skip_candidates<N>: N; otherwise 1).
-  static constexpr std::size_t skip_cap = detail::skip_cap<skips>::value;
-  static constexpr bool eliminate = (... || std::is_same_v<Tags, opt::eliminate>);
-  static constexpr bool bitmap_intermediates =
-      (... || std::is_same_v<Tags, opt::bitmap_intermediates>);
-  static constexpr bool hashed_intermediates =
-      (... || std::is_same_v<Tags, opt::hashed_intermediates>);
-  static constexpr bool format_per_step = (... || std::is_same_v<Tags, opt::format_per_step>);
-
-  /// Whether intermediates of format `f` are compiled in: every format, always (sorted, bitmap
-  /// and hashed share the adaptive level's kernel).
-  static constexpr bool compiles(intermediate_format) { return true; }
-
-  /// runtime_skips: run these codes (one per loop, outermost first) instead of the chosen ones.
-  std::optional<stream::skip::codes> skip_codes{};
-  /// skip_candidates<N>: run this candidate (clamped to the last) instead of the chosen one.
-  std::optional<std::size_t> skip_candidate{};
-  /// eliminate: run this candidate of `decompose` (0: the fused kernel; c: elimination prefix
-  /// c - 1) instead of the cheapest.
-  std::optional<std::size_t> candidate{};
-  /// eliminate with `candidate`: one format for every one- and two-index intermediate, or one per
-  /// step (a mix of dense and other formats needs opt::format_per_step); empty: the planner's for
-  /// that candidate.
-  std::vector<intermediate_format> intermediates{};
-  /// eliminate with `candidate`: bit t, step t reuses an earlier step's equal intermediate;
-  /// empty: the planner's.
-  std::optional<std::uint32_t> reuse{};
-  /// An expression over loom::alternatives: run this variant (numbered as `explain` lists them,
-  /// clamped to the last) instead of the cheapest.
-  std::optional<std::size_t> alternative{};
-};
-
-/// The options of a plain `out(...) = e`.
-using default_options = options<>;
-
-template <class T> struct is_options : std::false_type {};
-template <class... Tags> struct is_options<options<Tags...>> : std::true_type {};
-/// A `loom::options<...>`.
-template <class T>
-concept options_type = is_options<std::remove_cvref_t<T>>::value;
-
-}  // namespace loom
-
-#endif  // LOOM_EXEC_OPTIONS_HPP
-// ---- end <loom/exec/options.hpp>
-// ---- begin <loom/expr/sum_product.hpp>
-// Defines loom::expr::sum_product: an expression read as sums over a product, sum(s1, sum(s2,
-// ... F1 * F2 * ...)), its summed indices, its body and its factors. The one flattener of
-// decompose (exec/decompose/), la's normal form (la/) and their explain (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_SUM_PRODUCT_HPP
-#define LOOM_EXPR_SUM_PRODUCT_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/list.hpp>
-
-#include <tuple>
-#include <type_traits>
-
-namespace loom::expr {
-
-namespace detail {
-template <class E> struct factor_types {
-  using type = boost::mp11::mp_list<E>;
-};
-template <class L, class R> struct factor_types<mul<L, R>> {
-  using type =
-      boost::mp11::mp_append<typename factor_types<L>::type, typename factor_types<R>::type>;
-};
-template <class E> struct is_nonempty_access : std::false_type {};
-template <class T, class... Is>
-struct is_nonempty_access<access<T, Is...>> : std::bool_constant<(sizeof...(Is) > 0)> {};
-}  // namespace detail
-
-/// `E` read as its leading sums over a body: `summed` lists their indices outermost first,
-/// `body` is what they sum, `factors` the leaves of the body's product tree, left to right (a
-/// sum, an addition or a map inside the product is one factor). Any expression has this form:
-/// one without sums has no summed index, one without `*` is its only factor.
-template <class E> struct sum_product {
-  using summed = boost::mp11::mp_list<>;
-  using body = E;
-  using factors = typename detail::factor_types<E>::type;
-  static constexpr const body& body_of(const E& e) { return e; }
-  /// Whether the summed indices are distinct and every factor is an access with an index: what
-  /// variable elimination takes (decompose).
-  static constexpr bool of_accesses =
-      boost::mp11::mp_all_of<factors, detail::is_nonempty_access>::value;
-};
-template <class I, class E> struct sum_product<sum<I, E>> {
-  using inner = sum_product<E>;
-  using summed = boost::mp11::mp_push_front<typename inner::summed, I>;
-  using body = typename inner::body;
-  using factors = typename inner::factors;
-  static constexpr const body& body_of(const sum<I, E>& e) { return inner::body_of(e.body); }
-  static constexpr bool of_accesses =
-      inner::of_accesses && !boost::mp11::mp_contains<typename inner::summed, I>::value;
-};
-
-/// The factors of a product, left to right, as a tuple of values (copies of the nodes, which
-/// hold pointers to their tensors).
-template <class E> constexpr auto factors_of(const E& e) {
-  if constexpr (requires { []<class L, class R>(const mul<L, R>&) {}(e); })
-    return std::tuple_cat(factors_of(e.lhs), factors_of(e.rhs));
-  else
-    return std::tuple<E>{e};
-}
-
-}  // namespace loom::expr
-
-#endif  // LOOM_EXPR_SUM_PRODUCT_HPP
-// ---- end <loom/expr/sum_product.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <tuple>
-#include <type_traits>
-
-namespace loom {
-
-/// The most elimination prefixes `decompose` instantiates per program (plus the fused kernel).
-inline constexpr std::size_t max_elimination_orders = limits::elimination_orders;
-/// The most cells `decompose` stores densely in one intermediate (a dense one- or two-index
-/// intermediate is chosen when cheaper than a sorted sparse one and not larger than this).
-inline constexpr std::int64_t max_dense_intermediate_cells = limits::dense_intermediate_cells;
-
-namespace detail::ve {
-
-using namespace boost::mp11;
-
-// The option that changes which kernels `decompose` instantiates: mixing dense and other formats
-// per step is a variant per mix, a tag (opt::format_per_step), off unless given. Sorted, bitmap
-// and hashed intermediates share one kernel (an adaptive level whose kind is set at run time), so
-// every format is compiled in.
-template <bool PerStep> struct intermediate_flags {
-  static constexpr bool per_step = PerStep;
-};
-template <class O> using flags_of = intermediate_flags<O::format_per_step>;
-
-// A candidate's format assignment, as one number: two bits per elimination step, step t's
-// intermediate_format in bits 2t and 2t + 1. `uniform_code` gives every step the same format.
-inline constexpr std::size_t max_coded_steps = 16;
-constexpr intermediate_format format_at(std::size_t code, std::size_t step) {
-  return static_cast<intermediate_format>(step < max_coded_steps ? code >> 2 * step & 3u : 0u);
-}
-// The part of a code that changes the kernels: its dense steps (the others, sorted, bitmap or
-// hashed, share the adaptive level's kernel and are read from the full code at run time).
-constexpr std::size_t dense_part(std::size_t code) {
-  std::size_t out = 0;
-  for (std::size_t t = 0; t < max_coded_steps; ++t)
-    if (format_at(code, t) == intermediate_format::dense)
-      out |= static_cast<std::size_t>(intermediate_format::dense) << 2 * t;
-  return out;
-}
-constexpr std::size_t uniform_code(intermediate_format f) {
-  std::size_t code = 0;
-  for (std::size_t t = 0; t < max_coded_steps; ++t) code |= static_cast<std::size_t>(f) << 2 * t;
-  return code;
-}
-
-// A sum-product: sum(s1, sum(s2, ... A * B * ...)) flattened into summed indices and factors
-// (expr/sum_product.hpp, shared with la); decompose takes those whose factors are all accesses.
-template <class E> using flatten = expr::sum_product<E>;
-
-// The accesses of a flattened product, left to right, as a tuple of access values.
-template <class E> constexpr auto collect(const E& e) {
-  return expr::factors_of(flatten<E>::body_of(e));
-}
-
-template <class A> struct tensor_of_access_impl;
-template <class T, class... Is> struct tensor_of_access_impl<expr::access<T, Is...>> {
-  using type = std::remove_const_t<T>;
-};
-template <class A> using tensor_of_access = typename tensor_of_access_impl<A>::type;
-
-template <class A> struct indices_of;
-template <class T, class... Is> struct indices_of<expr::access<T, Is...>> {
-  using type = mp_list<Is...>;
-};
-
-// The elimination prefixes of a sum-product over the summed indices L: one index eliminated, then
-// two, ... up to all (the indices after the prefix are summed in one fused kernel; the fused kernel
-// of all of L is candidate 0). Full orders stay candidates: their last kernel is pointwise over
-// intermediates, which may be shared. Shortest first, generated only up to Cap.
-template <class L, std::size_t Cap>
-using elimination_prefixes = loom::detail::ordered_prefixes<L, Cap>;
-
-// A factor: mp_list<id, indices>; ids below the input count are inputs, the rest intermediates.
-template <class F> using factor_id = mp_first<F>;
-template <class F> using factor_indices = mp_second<F>;
-template <class S> struct uses {
-  template <class F> using fn = mp_contains<factor_indices<F>, S>;
-};
-
-// Eliminating S: the factors using S become one intermediate over their other indices.
-template <class Factors, class S, class Id> struct eliminate {
-  using in = mp_copy_if_q<Factors, uses<S>>;
-  static_assert(!mp_empty<in>::value, "loom::decompose: a summed index is used by no factor");
-  using indices = mp_remove<
-      mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, in>, mp_list<>>>>,
-      S>;
-};
-
-// The indices of factor F in the order its storage nests them (inputs: their format's level
-// order; intermediates: as made).
-template <class Tensors, class F, bool Input = (factor_id<F>::value < mp_size<Tensors>::value)>
-struct stored_indices {
-  using type = factor_indices<F>;
-};
-template <class Tensors, class F> struct stored_indices<Tensors, F, true> {
-  using format = typename std::remove_cvref_t<mp_at<Tensors, factor_id<F>>>::format_type;
-  template <class K> using at_level = mp_at_c<factor_indices<F>, format::modes[K::value]>;
-  using type = mp_transform<at_level, mp_iota_c<format::order>>;
-};
-
-// A loop order over the indices of All that keeps every list of Stored (the planner's routine,
-// plan/order.hpp), and whether one exists.
-template <std::size_t N> struct loop_order {
-  std::array<std::size_t, N> positions{};
-  bool concordant = true;
-};
-// before[a][b]: index a of All comes right before b in one of the lists of Stored.
-template <class All, class... Stored> constexpr auto storage_precedence(mp_list<Stored...>) {
-  constexpr std::size_t n = mp_size<All>::value;
-  std::array<std::array<bool, n>, n> before{};
-  (..., [&]<class... Xs>(mp_list<Xs...>) {
-    constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<All, Xs>::value...};
-    for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
-  }(Stored{}));
-  return before;
-}
-template <class All, class... Stored> constexpr auto concordant_order(mp_list<Stored...>) {
-  constexpr std::size_t n = mp_size<All>::value;
-  static_assert(n <= plan::detail::max_indices && sizeof...(Stored) <= plan::detail::max_accesses,
-                "loom::decompose: a step has more indices or operands than the planner orders");
-  plan::detail::storage_order order(n);
-  (..., order.keep([]<class... Xs>(mp_list<Xs...>) {
-    return std::array<std::size_t, sizeof...(Xs)>{mp_find<All, Xs>::value...};
-  }(Stored{})));
-  const plan::detail::result r = order.solve();
-  loop_order<n> out;
-  out.concordant = r.ok;
-  for (std::size_t t = 0; t < n; ++t) out.positions[t] = r.ok ? r.order[t] : t;
-  return out;
-}
-// Whether one loop order keeps every list of Stored (no cycle in their precedences).
-template <class All, class... Stored> constexpr bool concordant_exists(mp_list<Stored...> stored) {
-  return concordant_order<All>(stored).concordant;
-}
-
-// The indices of the intermediate that eliminating S makes, in the order of a loop nest
-// concordant with the step's operands, so that the step writes it in order (appended, or one
-// workspace row at a time) instead of collecting and sorting its entries.
-template <class Tensors, class Factors, class S> struct concordant_made {
-  using e = eliminate<Factors, S, mp_size_t<0>>;
-  using all = mp_unique<
-      mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, typename e::in>, mp_list<>>>>;
-  template <class F> using stored = typename stored_indices<Tensors, F>::type;
-  static constexpr auto positions =
-      concordant_order<all>(mp_transform<stored, typename e::in>{}).positions;
-  template <class K> using at = mp_at_c<all, positions[K::value]>;
-  using type = mp_remove<mp_transform<at, mp_iota<mp_size<all>>>, S>;
-};
-template <class Tensors, class Factors, class S>
-using concordant_made_t = typename concordant_made<Tensors, Factors, S>::type;
-
-// A greedy elimination order (the min-fill rule of variable elimination, on the program's
-// structure): each time, the summed index whose intermediate has the fewest indices (the first
-// such in the written order); core/elimination.hpp, shared with la.
-template <class Factors, class Summed> struct greedy_order {
-  using all = mp_unique<
-      mp_append<Summed, mp_apply<mp_append,
-                                 mp_push_front<mp_transform<factor_indices, Factors>, mp_list<>>>>>;
-  static constexpr std::size_t n = mp_size<Summed>::value;
-  static_assert(mp_size<all>::value <= 64 && mp_size<Factors>::value <= max_elimination_factors,
-                "loom::decompose: a program has more than 64 indices or factors");
-  static constexpr std::array<std::size_t, n> positions = [] {
-    std::array<id_set, mp_size<Factors>::value> sets{};
-    std::size_t f = 0;
-    mp_for_each<Factors>([&](auto factor) {
-      mp_for_each<factor_indices<decltype(factor)>>(
-          [&](auto idx) { sets[f] |= id_set{1} << mp_find<all, decltype(idx)>::value; });
-      ++f;
-    });
-    std::array<std::size_t, n> summed{}, order{};
-    std::size_t k = 0;
-    mp_for_each<Summed>([&](auto idx) { summed[k++] = mp_find<all, decltype(idx)>::value; });
-    greedy_elimination(
-        sets.data(), sets.size(), summed.data(), n, order.data(),
-        [](id_set span, std::size_t id) { return index_count(span & ~(id_set{1} << id)); });
-    return order;
-  }();
-  template <class K> using at = mp_at_c<all, positions[K::value]>;
-  using type = mp_transform<at, mp_iota_c<n>>;
-};
-
-// The candidates: every prefix when there are at most Cap (exact search, small programs); else the
-// prefixes of the greedy order first, then the shortest others, up to Cap.
-template <class Factors, class Summed, std::size_t Cap> struct candidate_prefixes {
-  static constexpr std::size_t n = mp_size<Summed>::value;
-  static constexpr bool exact = loom::detail::ordered_prefix_count(n) <= Cap;
-  using greedy = typename greedy_order<Factors, Summed>::type;
-  template <class K> using greedy_prefix = mp_take<greedy, mp_size_t<K::value + 1>>;
-  using greedy_prefixes = mp_transform<greedy_prefix, mp_iota_c<n>>;
-  using shortest = typename elimination_prefixes<Summed, Cap + n>::type;
-  using merged = mp_unique<mp_append<greedy_prefixes, shortest>>;
-  using type = mp_if_c<exact, shortest, mp_take_c<merged, std::min(Cap, mp_size<merged>::value)>>;
-};
-
-}  // namespace detail::ve
-}  // namespace loom
-
-#endif  // LOOM_EXEC_DECOMPOSE_ELIMINATION_HPP
-// ---- end <loom/exec/decompose/elimination.hpp>
-// ---- begin <loom/exec/evaluate.hpp>
-// Defines the driver (exec/): `out(i...) = e`, `out(i...) += e`, loom::assign, loom::accumulate
-// and loom::eval under a loom::options. Checks the kernel, rewrites it, hoists what the loops
-// would recompute, picks the plan and the skip policies, and runs the plan (exec/run_plan.hpp).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_EVALUATE_HPP
-#define LOOM_EXEC_EVALUATE_HPP
-
-// ---- begin <loom/exec/aggregate.hpp>
-// Defines how the driver computes `max(j, e)` and `min(j, e)` (expr::aggregate): e first, as a
-// kernel of its own, then its entries reduced over j into a dense tensor over e's other indices,
-// which the expression then reads (exec/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_AGGREGATE_HPP
-#define LOOM_EXEC_AGGREGATE_HPP
-
-// ---- begin <loom/expr/transform.hpp>
-// Defines loom::expr::replace_matching: an expression rebuilt with every node of a chosen kind
-// replaced (the driver's temporaries for shared sums and aggregates) (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_TRANSFORM_HPP
-#define LOOM_EXPR_TRANSFORM_HPP
-
-
-#include <tuple>
-#include <type_traits>
-
-namespace loom::expr {
-
-/// `e` with every outermost node N for which `Match<N>::value` holds replaced by `f(node)`; the
-/// other nodes are rebuilt around their replaced children. `f` returns an expression node.
-template <template <class> class Match, class E, class F> auto replace_matching(const E& e, F&& f);
-
-namespace detail {
-template <template <class> class Match, class F> struct rebuilder {
-  F* f;
-  template <class E> auto go(const E& e) const { return replace_matching<Match>(e, *f); }
-  template <class T, class... Is> auto operator()(const access<T, Is...>& a) const { return a; }
-  template <class T> auto operator()(const literal<T>& l) const { return l; }
-  template <class L, class R> auto operator()(const add<L, R>& e) const {
-    auto l = go(e.lhs);
-    auto r = go(e.rhs);
-    return add<decltype(l), decltype(r)>{l, r};
-  }
-  template <class L, class R> auto operator()(const mul<L, R>& e) const {
-    auto l = go(e.lhs);
-    auto r = go(e.rhs);
-    return mul<decltype(l), decltype(r)>{l, r};
-  }
-  template <class P, class E> auto operator()(const where<P, E>& e) const {
-    auto p = go(e.pred);
-    auto b = go(e.body);
-    return where<decltype(p), decltype(b)>{p, b};
-  }
-  template <class I, class E> auto operator()(const expand<I, E>& e) const {
-    auto b = go(e.body);
-    return expand<I, decltype(b)>{b};
-  }
-  template <class I, class E> auto operator()(const sum<I, E>& e) const {
-    auto b = go(e.body);
-    return sum<I, decltype(b)>{b};
-  }
-  template <class Op, class I, class E> auto operator()(const aggregate<Op, I, E>& e) const {
-    auto b = go(e.body);
-    return aggregate<Op, I, decltype(b)>{b};
-  }
-  template <class Fn, class... Es> auto operator()(const map<Fn, Es...>& e) const {
-    return loom::detail::unpack(
-        [&](const auto&... a) {
-          auto args = std::make_tuple(go(a)...);
-          return loom::detail::unpack(
-              [&](const auto&... b) {
-                return map<Fn, std::remove_cvref_t<decltype(b)>...>{e.f, std::tuple(b...)};
-              },
-              args);
-        },
-        e.args);
-  }
-};
-}  // namespace detail
-
-template <template <class> class Match, class E, class F> auto replace_matching(const E& e, F&& f) {
-  if constexpr (Match<E>::value)
-    return f(e);
-  else
-    return detail::rebuilder<Match, std::remove_reference_t<F>>{&f}(e);
-}
-
-}  // namespace loom::expr
-
-#endif  // LOOM_EXPR_TRANSFORM_HPP
-// ---- end <loom/expr/transform.hpp>
-// ---- begin <loom/rewrite/hoist.hpp>
-// Defines hoisting: a sum that is a factor of a product whose other factor iterates indices the
-// sum does not depend on would be recomputed inside the fused loop nest for every value of those
-// indices; it is computed once instead (materialised by the evaluator). This file finds such sums
-// and rebuilds the expression around their replacement (rewrite/); it never runs a kernel.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_REWRITE_HOIST_HPP
-#define LOOM_REWRITE_HOIST_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/set.hpp>
-
-#include <tuple>
-#include <type_traits>
-
-namespace loom::rewrite {
-
-namespace detail {
-template <class E> struct is_sum : std::false_type {};
-template <class I, class E> struct is_sum<expr::sum<I, E>> : std::true_type {};
-template <class L, class R>
-using difference = boost::mp11::mp_set_difference<boost::mp11::mp_unique<L>, R>;
-template <class A> struct access_indices;
-template <class T, class... Is> struct access_indices<expr::access<T, Is...>> {
-  using type = boost::mp11::mp_list<Is...>;
-};
-template <class A> using access_indices_t = typename access_indices<A>::type;
-// the indices some access of E reads (their extents are known from the tensors)
-template <class E>
-using read_indices = boost::mp11::mp_unique<boost::mp11::mp_apply<
-    boost::mp11::mp_append,
-    boost::mp11::mp_push_front<boost::mp11::mp_transform<access_indices_t, expr::accesses_t<E>>,
-                               boost::mp11::mp_list<>>>>;
-template <class L, class R>
-using intersection =
-    boost::mp11::mp_set_intersection<boost::mp11::mp_unique<L>, boost::mp11::mp_unique<R>>;
-}  // namespace detail
-
-/// Whether the sum S, multiplied by Sibling, should be computed once: Sibling iterates an index
-/// S does not depend on, the two bind no index name in common (that case is the planner's
-/// lifting rule, with its own diagnostic), S reads a tensor (a count sum(i, 1) is a scaling, whose
-/// extent comes from the rest of the kernel), every free index of S is read by one of its
-/// accesses (not only broadcast), and S has at most two free indices.
-template <class S, class Sibling>
-inline constexpr bool hoistable_v = [] {
-  if constexpr (!detail::is_sum<S>::value) {
-    return false;
-  } else {
-    using extra = detail::difference<expr::all_indices_t<Sibling>, expr::free_indices_t<S>>;
-    using shared = detail::intersection<expr::summed_indices_t<S>, expr::summed_indices_t<Sibling>>;
-    return !boost::mp11::mp_empty<extra>::value && boost::mp11::mp_empty<shared>::value &&
-           !boost::mp11::mp_empty<expr::accesses_t<S>>::value &&  // counts sum(i, 1) are scalings
-           boost::mp11::mp_empty<
-               detail::difference<expr::free_indices_t<S>, detail::read_indices<S>>>::value &&
-           boost::mp11::mp_size<expr::free_indices_t<S>>::value <=
-               2;  // materialised as a matrix at most
-  }
-}();
-
-/// Whether a hoisted S is computed into a dense temporary (a scalar, a vector, or a matrix that
-/// is not statically sparse) rather than a sparse one (`dcsr`).
-template <class S>
-inline constexpr bool hoisted_dense_v = boost::mp11::mp_size<expr::free_indices_t<S>>::value <= 1 ||
-                                        expr::sparsity_v<S> == expr::sparsity::dense;
-
-namespace detail {
-template <class E> struct has_hoistable : std::false_type {};
-template <class L, class R>
-struct has_hoistable<expr::mul<L, R>>
-    : std::bool_constant<hoistable_v<L, R> || hoistable_v<R, L> || has_hoistable<L>::value ||
-                         has_hoistable<R>::value> {};
-template <class L, class R>
-struct has_hoistable<expr::add<L, R>>
-    : std::bool_constant<has_hoistable<L>::value || has_hoistable<R>::value> {};
-template <class P, class B>
-struct has_hoistable<expr::where<P, B>>
-    : std::bool_constant<has_hoistable<P>::value || has_hoistable<B>::value> {};
-template <class I, class B> struct has_hoistable<expr::sum<I, B>> : has_hoistable<B> {};
-template <class I, class B> struct has_hoistable<expr::expand<I, B>> : has_hoistable<B> {};
-template <class F, class... Es>
-struct has_hoistable<expr::map<F, Es...>> : std::bool_constant<(has_hoistable<Es>::value || ...)> {
-};
-}  // namespace detail
-
-/// Whether E holds a sum to hoist.
-template <class E> inline constexpr bool has_hoistable_v = detail::has_hoistable<E>::value;
-
-/// Calls `k(s, rebuild)` for the first sum `s` of `e` to hoist (depth first, left to right);
-/// `rebuild(x)` is `e` with `s` replaced by `x`. Requires `has_hoistable_v<E>`.
-template <class E, class K> constexpr void hoist_first(const E& e, K&& k) {
-  if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); }) {
-    using L = std::remove_cvref_t<decltype(e.lhs)>;
-    using R = std::remove_cvref_t<decltype(e.rhs)>;
-    if constexpr (hoistable_v<L, R>) {
-      k(e.lhs, [&](const auto& x) {
-        return expr::mul<std::remove_cvref_t<decltype(x)>, R>{x, e.rhs};
-      });
-    } else if constexpr (hoistable_v<R, L>) {
-      k(e.rhs, [&](const auto& x) {
-        return expr::mul<L, std::remove_cvref_t<decltype(x)>>{e.lhs, x};
-      });
-    } else if constexpr (has_hoistable_v<L>) {
-      hoist_first(e.lhs, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto l = rebuild(x);
-          return expr::mul<decltype(l), R>{l, e.rhs};
-        });
-      });
-    } else {
-      hoist_first(e.rhs, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto r = rebuild(x);
-          return expr::mul<L, decltype(r)>{e.lhs, r};
-        });
-      });
-    }
-  } else if constexpr (requires { []<class L, class R>(const expr::add<L, R>&) {}(e); }) {
-    using L = std::remove_cvref_t<decltype(e.lhs)>;
-    using R = std::remove_cvref_t<decltype(e.rhs)>;
-    if constexpr (has_hoistable_v<L>) {
-      hoist_first(e.lhs, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto l = rebuild(x);
-          return expr::add<decltype(l), R>{l, e.rhs};
-        });
-      });
-    } else {
-      hoist_first(e.rhs, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto r = rebuild(x);
-          return expr::add<L, decltype(r)>{e.lhs, r};
-        });
-      });
-    }
-  } else if constexpr (requires { []<class P, class B>(const expr::where<P, B>&) {}(e); }) {
-    using P = std::remove_cvref_t<decltype(e.pred)>;
-    using B = std::remove_cvref_t<decltype(e.body)>;
-    if constexpr (has_hoistable_v<P>) {
-      hoist_first(e.pred, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto p = rebuild(x);
-          return expr::where<decltype(p), B>{p, e.body};
-        });
-      });
-    } else {
-      hoist_first(e.body, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto b = rebuild(x);
-          return expr::where<P, decltype(b)>{e.pred, b};
-        });
-      });
-    }
-  } else if constexpr (requires { []<class I, class B>(const expr::sum<I, B>&) {}(e); }) {
-    [&]<class I, class B>(const expr::sum<I, B>& n) {
-      hoist_first(n.body, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto b = rebuild(x);
-          return expr::sum<I, decltype(b)>{b};
-        });
-      });
-    }(e);
-  } else if constexpr (requires { []<class I, class B>(const expr::expand<I, B>&) {}(e); }) {
-    [&]<class I, class B>(const expr::expand<I, B>& n) {
-      hoist_first(n.body, [&](const auto& s, auto rebuild) {
-        k(s, [&, rebuild](const auto& x) {
-          auto b = rebuild(x);
-          return expr::expand<I, decltype(b)>{b};
-        });
-      });
-    }(e);
-  } else {  // map: one or two operands
-    [&]<class F, class... Es>(const expr::map<F, Es...>& n) {
-      if constexpr (sizeof...(Es) == 1) {
-        hoist_first(std::get<0>(n.args), [&](const auto& s, auto rebuild) {
-          k(s, [&, rebuild](const auto& x) {
-            auto a = rebuild(x);
-            return expr::map<F, decltype(a)>{n.f, {a}};
-          });
-        });
-      } else {
-        using A = std::tuple_element_t<0, std::tuple<Es...>>;
-        using B = std::tuple_element_t<1, std::tuple<Es...>>;
-        if constexpr (has_hoistable_v<A>) {
-          hoist_first(std::get<0>(n.args), [&](const auto& s, auto rebuild) {
-            k(s, [&, rebuild](const auto& x) {
-              auto a = rebuild(x);
-              return expr::map<F, decltype(a), B>{n.f, {a, std::get<1>(n.args)}};
-            });
-          });
-        } else {
-          hoist_first(std::get<1>(n.args), [&](const auto& s, auto rebuild) {
-            k(s, [&, rebuild](const auto& x) {
-              auto b = rebuild(x);
-              return expr::map<F, A, decltype(b)>{n.f, {std::get<0>(n.args), b}};
-            });
-          });
-        }
-      }
-    }(e);
-  }
-}
-
-}  // namespace loom::rewrite
-
-#endif  // LOOM_REWRITE_HOIST_HPP
-// ---- end <loom/rewrite/hoist.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <memory>
-#include <type_traits>
-#include <vector>
-
-namespace loom::detail::aggr {
-
-template <class N> struct is_aggregate : std::false_type {};
-template <class Op, class I, class E>
-struct is_aggregate<expr::aggregate<Op, I, E>> : std::true_type {};
-
-template <class E> struct contains : std::false_type {};
-template <class Op, class I, class E>
-struct contains<expr::aggregate<Op, I, E>> : std::true_type {};
-template <class L, class R>
-struct contains<expr::add<L, R>> : std::bool_constant<contains<L>::value || contains<R>::value> {};
-template <class L, class R>
-struct contains<expr::mul<L, R>> : std::bool_constant<contains<L>::value || contains<R>::value> {};
-template <class P, class E>
-struct contains<expr::where<P, E>> : std::bool_constant<contains<P>::value || contains<E>::value> {
-};
-template <class I, class E> struct contains<expr::sum<I, E>> : contains<E> {};
-template <class I, class E> struct contains<expr::expand<I, E>> : contains<E> {};
-template <class F, class... Es>
-struct contains<expr::map<F, Es...>> : std::bool_constant<(contains<Es>::value || ...)> {};
-
-/// Whether E has a max or min aggregate.
-template <class E> inline constexpr bool has_aggregates_v = contains<std::remove_cvref_t<E>>::value;
-
-/// The tensor that holds e before the reduction: dense for one index, a dense matrix (dcsr when e
-/// is statically sparse) for two, csf beyond.
-template <class V, class E, std::size_t N>
-using body_tensor = tensor<
-    V,
-    std::conditional_t<
-        N == 1, dense_vector,
-        std::conditional_t<
-            N == 2, std::conditional_t<rewrite::hoisted_dense_v<E>, dense_matrix, dcsr>, csf<N>>>>;
-
-/// The temporaries an expression's aggregates were computed into (kept for its kernel).
-using kept = std::vector<std::shared_ptr<void>>;
-
-/// `e` with every outermost aggregate computed (its body by `assign(target, body)`, then reduced)
-/// and read from a dense tensor over its free indices (a literal when it has none).
-template <class E, class Assign> auto materialize(const E& e, kept& keep, Assign&& assign) {
-  return expr::replace_matching<is_aggregate>(
-      e, [&]<class Op, class I, class B>(const expr::aggregate<Op, I, B>& a) {
-        using V = expr::value_type_t<B>;
-        using body_indices = expr::free_indices_t<B>;
-        using rest = expr::free_indices_t<expr::aggregate<Op, I, B>>;
-        constexpr std::size_t n = boost::mp11::mp_size<body_indices>::value;
-        constexpr std::size_t r = boost::mp11::mp_size<rest>::value;
-        constexpr std::size_t at = boost::mp11::mp_find<body_indices, I>::value;
-        using T = body_tensor<V, B, n>;
-        using R = tensor<V, std::conditional_t<r == 0, format<>, dense_n<r>>>;
-        // the body
-        const auto body = [&]<class... Is>(boost::mp11::mp_list<Is...>) {
-          auto t = std::make_shared<T>(typename T::shape_type{expr::extent_read<Is>(a.body)...});
-          expr::access<T, Is...> target{t.get()};
-          assign(target, a.body);
-          return t;
-        }(body_indices{});
-        // the reduction: Op over the stored entries, and zero where a fiber has fewer than the extent
-        std::array<std::int64_t, r> shape{};
-        {
-          std::size_t k = 0;
-          for (std::size_t m = 0; m < n; ++m)
-            if (m != at) shape[k++] = body->extent(m);
-        }
-        auto out = std::make_shared<R>(shape);
-        const auto vals = out->values();  // a span over the dense array
-        std::vector<std::int64_t> stored(vals.size(), 0);
-        body->for_each_stored([&](const auto& c, const V& v) {
-          std::int64_t cell = 0;
-          for (std::size_t m = 0; m < n; ++m)
-            if (m != at) cell = cell * body->extent(m) + c[m];
-          const auto p = static_cast<std::size_t>(cell);
-          vals[p] = stored[p]++ == 0 ? v : Op::pick(vals[p], v);
-        });
-        const std::int64_t along = body->extent(at);
-        for (std::size_t p = 0; p < vals.size(); ++p)
-          if (stored[p] < along) vals[p] = stored[p] == 0 ? V(0) : Op::pick(vals[p], V(0));
-        LOOM_COUNT_WORK_N(writes, static_cast<std::int64_t>(vals.size()));
-        keep.push_back(body);
-        keep.push_back(out);
-        if constexpr (r == 0) {
-          return expr::literal<V>{vals[0]};
-        } else {
-          return [&]<class... Is>(boost::mp11::mp_list<Is...>) {
-            return expr::access<const R, Is...>{out.get()};
-          }(rest{});
-        }
-      });
-}
-
-}  // namespace loom::detail::aggr
-
-#endif  // LOOM_EXEC_AGGREGATE_HPP
-// ---- end <loom/exec/aggregate.hpp>
 // ---- begin <loom/exec/bind.hpp>
 // Defines what the driver binds before a plan runs (exec/): each operand's tensor under the plan
 // (transposed copies where the loop order disagrees with its storage), the extents of every index
@@ -8827,801 +8001,6 @@ template <class E, class Assign> auto materialize(const E& e, kept& keep, Assign
 #ifndef LOOM_EXEC_BIND_HPP
 #define LOOM_EXEC_BIND_HPP
 
-// ---- begin <loom/expr/operators.hpp>
-// Defines the index-notation operators and functions that build expressions: + - * / unary -,
-// comparisons, loom::sum, loom::map, loom::where, loom::expand (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_OPERATORS_HPP
-#define LOOM_EXPR_OPERATORS_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <tuple>
-#include <type_traits>
-#include <utility>
-
-namespace loom::expr {
-
-/// A scalar usable as an operand: any semiring value that is not an expression.
-template <class T>
-concept scalar_operand = !expression<T> && semiring<std::remove_cvref_t<T>>;
-template <class T>
-concept operand = expression<T> || scalar_operand<T>;
-
-/// Wraps scalars into `literal`; leaves expressions alone.
-template <operand T> constexpr auto as_expr(const T& x) {
-  if constexpr (expression<T>)
-    return x;
-  else
-    return literal<std::remove_cvref_t<T>>{x};
-}
-template <class T> using as_expr_t = decltype(as_expr(std::declval<const T&>()));
-
-template <operand L, operand R>
-  requires(expression<L> || expression<R>)
-constexpr auto operator+(const L& l, const R& r) {
-  return add<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
-}
-template <operand L, operand R>
-  requires(expression<L> || expression<R>)
-constexpr auto operator*(const L& l, const R& r) {
-  return mul<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
-}
-template <expression E> constexpr auto operator-(const E& e) {
-  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
-                "loom: unary - needs an arithmetic value type (a semiring has no negation)");
-  return map<fn::negate, E>{fn::negate{}, std::tuple<E>{e}};
-}
-template <operand L, operand R>
-  requires(expression<L> || expression<R>)
-constexpr auto operator-(const L& l, const R& r) {
-  return as_expr(l) + (-as_expr(r));
-}
-template <expression E, scalar_operand S> constexpr auto operator/(const E& e, const S& s) {
-  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
-                "loom: / needs an arithmetic value type; only division by a scalar is supported");
-  using V = value_type_t<E>;
-  return map<fn::divide_by<V>, E>{fn::divide_by<V>{static_cast<V>(s)}, std::tuple<E>{e}};
-}
-
-#define LOOM_DEFINE_COMPARISON_OPERATOR(Op, Fn)                                         \
-  template <operand L, operand R>                                                       \
-    requires(expression<L> || expression<R>)                                            \
-  constexpr auto operator Op(const L& l, const R& r) {                                  \
-    return map<fn::Fn, as_expr_t<L>, as_expr_t<R>>{fn::Fn{}, {as_expr(l), as_expr(r)}}; \
-  }
-LOOM_DEFINE_COMPARISON_OPERATOR(<, less)
-LOOM_DEFINE_COMPARISON_OPERATOR(>, greater)
-LOOM_DEFINE_COMPARISON_OPERATOR(<=, less_equal)
-LOOM_DEFINE_COMPARISON_OPERATOR(>=, greater_equal)
-LOOM_DEFINE_COMPARISON_OPERATOR(==, equal_to)
-LOOM_DEFINE_COMPARISON_OPERATOR(!=, not_equal_to)
-#undef LOOM_DEFINE_COMPARISON_OPERATOR
-
-}  // namespace loom::expr
-
-namespace loom {
-
-namespace detail {
-template <std::size_t K, class Tuple> constexpr auto nest_sums(const Tuple& args) {
-  constexpr std::size_t n = std::tuple_size_v<Tuple>;
-  if constexpr (K + 1 == n) {
-    return expr::as_expr(std::get<K>(args));
-  } else {
-    using index_t = std::remove_cvref_t<std::tuple_element_t<K, Tuple>>;
-    static_assert(index_variable<index_t>,
-                  "loom::sum: every argument but the last must be an index variable, as in "
-                  "sum(i, j, e)");
-    auto inner = nest_sums<K + 1>(args);
-    return expr::sum<index_t, decltype(inner)>{inner};
-  }
-}
-}  // namespace detail
-
-/// `sum(j, e)` reduces e over j; `sum(i, j, e)` over several indices.
-template <class... Args>
-  requires(sizeof...(Args) >= 2)
-constexpr auto sum(const Args&... args) {
-  using last_t =
-      std::remove_cvref_t<std::tuple_element_t<sizeof...(Args) - 1, std::tuple<Args...>>>;
-  static_assert(expr::operand<last_t>, "loom::sum: the last argument must be an expression");
-  return detail::nest_sums<0>(std::tuple<const Args&...>(args...));
-}
-
-namespace detail {
-template <class Op, class I, class E> constexpr auto make_aggregate(const E& e) {
-  using body_t = std::remove_cvref_t<decltype(expr::as_expr(e))>;
-  static_assert(boost::mp11::mp_contains<expr::free_indices_t<body_t>, I>::value,
-                "loom::max(i, e) / loom::min(i, e): the index is not free in e");
-  return expr::aggregate<Op, I, body_t>{expr::as_expr(e)};
-}
-}  // namespace detail
-
-/// `max(j, e)`: the maximum of e over j, an absent entry counting as zero (e.g. the largest
-/// entry of each row of a product, `max(j, sum(k, A(i, k) * B(k, j)))`). Computed before the
-/// kernel that reads it, into a dense tensor over e's other indices (exec/aggregate.hpp).
-template <index_variable I, expr::operand E> constexpr auto max(I, const E& e) {
-  return detail::make_aggregate<expr::agg::max, std::remove_cvref_t<I>>(e);
-}
-/// `min(j, e)`: the minimum of e over j, an absent entry counting as zero.
-template <index_variable I, expr::operand E> constexpr auto min(I, const E& e) {
-  return detail::make_aggregate<expr::agg::min, std::remove_cvref_t<I>>(e);
-}
-
-/// `map(f, e...)`: f applied pointwise to one or two expressions. When f(0, ...) != 0 the
-/// result is computed over the whole domain (checked at run time unless f declares
-/// `static constexpr bool zero_preserving`).
-template <class F, class... Es>
-  requires(sizeof...(Es) >= 1) && (expr::operand<Es> && ...)
-constexpr auto map(F f, const Es&... es) {
-  static_assert(sizeof...(Es) <= 2, "loom::map: more than two operands is not supported yet");
-  return expr::map<F, expr::as_expr_t<Es>...>{f, {expr::as_expr(es)...}};
-}
-
-/// `where(p, e)`: e where p is non-zero, zero elsewhere.
-template <expr::operand P, expr::operand E> constexpr auto where(const P& p, const E& e) {
-  return expr::where<expr::as_expr_t<P>, expr::as_expr_t<E>>{expr::as_expr(p), expr::as_expr(e)};
-}
-
-/// `expand(i, e)`: e broadcast along index i.
-template <index_variable I, expr::operand E> constexpr auto expand(I, const E& e) {
-  return expr::expand<I, expr::as_expr_t<E>>{expr::as_expr(e)};
-}
-
-}  // namespace loom
-
-#endif  // LOOM_EXPR_OPERATORS_HPP
-// ---- end <loom/expr/operators.hpp>
-// ---- begin <loom/expr/order.hpp>
-// Defines loom::order: the loop order of one assignment fixed by the user, as Etch allows
-// (`C(i, j) = loom::order<i, k, j>(e)`); the evaluator plans that order only (expr/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXPR_ORDER_HPP
-#define LOOM_EXPR_ORDER_HPP
-
-
-#include <boost/mp11/list.hpp>
-
-#include <type_traits>
-
-namespace loom {
-
-namespace expr {
-/// `expr` to be evaluated as one loop nest in `Order` (an MP11 list of index types, outermost
-/// first). Only the right-hand side of an assignment (or of `loom::explain`).
-template <class Order, class E> struct ordered {
-  E expr;
-};
-}  // namespace expr
-
-/// The function object behind `loom::order<...>`.
-template <class... Is> struct order_option {
-  template <expr::operand E> auto operator()(const E& e) const {
-    const auto x = expr::as_expr(e);
-    return expr::ordered<boost::mp11::mp_list<Is...>, std::remove_cvref_t<decltype(x)>>{x};
-  }
-};
-
-/// Fixes the loop order of one assignment, outermost first, listing every index once:
-/// `C(i, j) = loom::order<i, k, j>(loom::sum(k, A(i, k) * B(k, j)));` (Gustavson's order, whatever
-/// the formats). An operand stored in another order is transposed (once, while it is unchanged)
-/// and `explain` says so; no candidate is costed and no sum is hoisted.
-template <auto... Is>
-  requires(index_variable<decltype(Is)> && ...)
-inline constexpr order_option<std::remove_cvref_t<decltype(Is)>...> order{};
-
-}  // namespace loom
-
-#endif  // LOOM_EXPR_ORDER_HPP
-// ---- end <loom/expr/order.hpp>
-// ---- begin <loom/format/appender.hpp>
-// Defines loom::detail::appender: builds a tensor's levels online from entries that arrive
-// sorted and unique in storage order (the sink of in-order sparse outputs) (format/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_APPENDER_HPP
-#define LOOM_FORMAT_APPENDER_HPP
-
-// ---- begin <loom/format/append_arrays.hpp>
-// Defines the arrays a kernel's hot loop appends to (format/): append_array (the end of a growing
-// vector), fill_array (values of a known length) and row_writer (a csr-like output's rows, held
-// in registers); the appender and parallel::row_target hand them to the run loops.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_APPEND_ARRAYS_HPP
-#define LOOM_FORMAT_APPEND_ARRAYS_HPP
-
-
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <vector>
-
-namespace loom::detail {
-
-/// Entries an append grows its arrays by when they are full, value-initialised just before they
-/// are written (the pages are touched once either way).
-inline constexpr std::size_t append_chunk = 4096;
-
-/// Stores a row's `n` entries at `crd` and `values`: `entry(e)` gives the e-th column and value.
-/// The appender's and a parallel chunk's `append_row`, once their room is made.
-template <class Crd, class T, class Entry>
-LOOM_FORCE_INLINE void store_row(Crd* crd, T* values, std::size_t n, Entry& entry) {
-  for (std::size_t e = 0; e < n; ++e) {
-    const auto [column, value] = entry(e);
-    crd[e] = static_cast<Crd>(column);
-    values[e] = value;
-  }
-}
-
-/// The end of a vector that a hot loop appends to: `push` is a compare and a store, inlined
-/// (std::vector::push_back stayed out of line in the kernels' loops; docs/optimizer.md). The
-/// vector's size runs ahead of the entries by at most one chunk, value-initialised just before
-/// it is written (the pages are touched once either way); `close` trims it. Capacity is kept,
-/// so a kernel that writes the same output again allocates nothing.
-template <class X> struct append_array {
-  std::vector<X>* v = nullptr;
-  X* cur = nullptr;
-  X* lim = nullptr;
-
-  /// Appends after the vector's current elements.
-  void attach(std::vector<X>& vec) {
-    v = &vec;
-    cur = vec.data() + vec.size();
-    lim = cur;
-  }
-  /// Appends after the vector's first `n` elements, over the rest of its current elements.
-  void attach_at(std::vector<X>& vec, std::size_t n) {
-    v = &vec;
-    cur = vec.data() + n;
-    lim = vec.data() + vec.size();
-  }
-  /// Writes from the vector's start over its current elements (an output written again): no
-  /// element is value-initialised before it is overwritten, unlike growing from an empty vector
-  /// (`grow` zero-fills each chunk, a second store per element). `close` drops what is left.
-  void attach_over(std::vector<X>& vec) {
-    v = &vec;
-    cur = vec.data();
-    lim = cur + vec.size();
-  }
-  LOOM_FORCE_INLINE void push(const X& x) {
-    if (cur == lim) [[unlikely]] {
-      const auto [c, l] = grow(v, cur);
-      cur = c;
-      lim = l;
-    }
-    *cur++ = x;
-  }
-  /// Room for `n` more elements, made with one compare: returns where they go; the caller
-  /// writes all n (a workspace's row, whose length is known before it is written).
-  LOOM_FORCE_INLINE X* extend(std::size_t n) {
-    if (static_cast<std::size_t>(lim - cur) < n) [[unlikely]] {
-      const auto [c, l] = grow(v, cur, n);
-      cur = c;
-      lim = l;
-    }
-    X* at = cur;
-    cur += n;
-    return at;
-  }
-  std::size_t size() const { return static_cast<std::size_t>(cur - v->data()); }
-  /// The vector holds exactly the pushed elements.
-  void close() { v->resize(size()); }
-
- private:
-  // out of line, and given values rather than `this`, so that a writer held in a kernel's
-  // local sink stays in registers
-  // room for at least `more` elements after `cur` (fewer than that are left)
-  [[gnu::noinline]] static std::pair<X*, X*> grow(std::vector<X>* v, X* cur, std::size_t more = 1) {
-    constexpr std::size_t chunk = append_chunk;
-    const auto n = static_cast<std::size_t>(cur - v->data());
-    const std::size_t size = n + std::max(more, chunk);
-    if (n + more > v->capacity()) v->reserve(std::max(2 * v->capacity(), size));
-    v->resize(std::min(v->capacity(), size));
-    return {v->data() + n, v->data() + v->size()};
-  }
-};
-
-/// Writes the values of an array whose length is known (an output on an operand's pattern): a
-/// compare and a store, and no call, since nothing grows, so the value written never has to
-/// survive a call (append_array's growth made SDDMM's values go through the stack). Pushes past
-/// the end are counted, not written: the caller compares the count with the length.
-template <class X> struct fill_array {
-  X* cur = nullptr;
-  X* lim = nullptr;
-  LOOM_FORCE_INLINE void push(const X& x) {
-    if (cur < lim) [[likely]]
-      *cur = x;
-    ++cur;
-  }
-};
-
-/// The appends of a csr-like output, held by value: the count of entries per row, the starts of
-/// `crd` and the values, the room they have, and the entries written. An in-order kernel's sink
-/// holds it from its first entry to its last (`take_writer`, `return_writer` of the appender and
-/// of parallel::row_target), so that it lives in registers. An append is a compare and two
-/// stores, never a call: with a growth call in the loop the compilers kept the ends and the
-/// value on the stack (measured in docs/optimizer.md, "Outputs"). A row that did not fit
-/// is counted, not written: at its end the arrays grow and `end_row` asks for the row again
-/// (stream::run_sparse).
-/// `Relative`: row r's count is at counts[r - first_row] (a chunk's rows); otherwise at
-/// counts[r], and `first_row` is unused (the serial loop: one subtraction and one live value
-/// fewer per row, which the hand-loop benchmark sees on short rows).
-template <class T, class Pos, class Crd, bool Relative = false> struct row_writer {
-  Pos* counts;
-  std::int64_t first_row;
-  Crd* crd;
-  T* values;
-  std::int64_t written;    // entries pushed, those past `room` included
-  std::int64_t room;       // entries the arrays hold
-  std::int64_t row_start;  // entries written before the current row
-  std::vector<Crd>* crd_array;
-  std::vector<T>* value_array;
-  LOOM_FORCE_INLINE void push(std::int64_t column, const T& v) {
-    if (written < room) [[likely]] {
-      crd[written] = static_cast<Crd>(column);
-      values[written] = v;
-    }
-    ++written;
-  }
-  /// Ends a row's run; true when it did not fit and must be written again (the arrays have
-  /// grown). A row's count is added once at its end (a row may arrive in several runs).
-  LOOM_FORCE_INLINE bool end_row(std::int64_t row) {
-    if (written > room) [[unlikely]] {
-      const auto [c, v, r] = grow(crd_array, value_array, written);
-      crd = c;
-      values = v;
-      room = r;
-      written = row_start;
-      return true;
-    }
-    if constexpr (Relative)
-      counts[row - first_row] += static_cast<Pos>(written - row_start);
-    else
-      counts[row] += static_cast<Pos>(written - row_start);
-    row_start = written;
-    return false;
-  }
-
- private:
-  struct grown {
-    Crd* crd;
-    T* values;
-    std::int64_t room;
-  };
-  // out of line, and given values rather than `this`, so that the writer stays in registers
-  [[gnu::noinline]] static grown grow(std::vector<Crd>* c, std::vector<T>* v, std::int64_t needed) {
-    constexpr std::size_t chunk = append_chunk;
-    const auto n = static_cast<std::size_t>(needed);
-    const std::size_t reserved = std::min(c->capacity(), v->capacity());
-    std::size_t room = n + chunk;
-    if (n <= reserved) {
-      room = std::min(room, reserved);  // within the reservation: no copy
-    } else {
-      c->reserve(std::max(2 * reserved, room));
-      v->reserve(std::max(2 * reserved, room));
-    }
-    c->resize(room);
-    v->resize(room);
-    return {c->data(), v->data(), static_cast<std::int64_t>(room)};
-  }
-};
-
-}  // namespace loom::detail
-
-#endif  // LOOM_FORMAT_APPEND_ARRAYS_HPP
-// ---- end <loom/format/append_arrays.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <stdexcept>
-#include <utility>
-#include <vector>
-
-namespace loom::detail {
-
-// Levels the appender builds online (by their declared layout: docs/levels.md); a format with
-// any other level (hashed, bitmap, banded, a user level of no layout) buffers its entries and
-// assembles them through the levels' hooks at the end.
-template <class L>
-inline constexpr bool appends_online =
-    layout_of<L> == level_layout::dense || layout_of<L> == level_layout::compressed ||
-    layout_of<L> == level_layout::singleton;
-// a level appended as compressed and laid out at the end (level_layout::appended), innermost only
-template <class L>
-inline constexpr bool appended_then_adapted = layout_of<L> == level_layout::appended;
-template <class Levels> inline constexpr bool all_append_online = false;
-template <class... Ls>
-inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = [] {
-  std::size_t nth = 0;
-  return (... &&
-          (++nth, appends_online<Ls> || (appended_then_adapted<Ls> && nth == sizeof...(Ls))));
-}();
-
-/// Whether a format is one dense level over one compressed unique level (csr, csc), which the
-/// appender can fill by a counting sort on the row (`appender::fill_by_rows`).
-template <class Format>
-inline constexpr bool rows_of_columns = [] {
-  if constexpr (Format::order == 2 && all_append_online<typename Format::levels>) {
-    using outer = boost::mp11::mp_at_c<typename Format::levels, 0>;
-    using inner = boost::mp11::mp_at_c<typename Format::levels, 1>;
-    return outer::properties.full && !inner::properties.full && !inner::properties.segmented &&
-           inner::properties.unique;
-  } else {
-    return false;
-  }
-}();
-
-/// The position and coordinate types of a csr-like format's compressed level.
-template <class Format, bool = rows_of_columns<Format>> struct row_arrays {
-  using pos_type = std::int64_t;
-  using crd_type = std::int64_t;
-};
-template <class Format> struct row_arrays<Format, true> {
-  using pos_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::pos_type;
-  using crd_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::crd_type;
-};
-
-/// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
-/// into level arrays, as TACO's assembly does: no intermediate coordinate list. Given the
-/// output it replaces, it refills that output's arrays (cleared, capacity kept).
-template <class T, class Format> class appender {
- public:
-  static constexpr std::size_t N = Format::order;
-  using tensor_type = basic_tensor<T, Format, true>;
-
-  static constexpr bool online = all_append_online<typename Format::levels>;
-  /// csr-like (one dense level over one compressed unique level): an entry is a count in its
-  /// row's `pos` slot and a store in `crd` and the values, like the hand-written loop.
-  static constexpr bool by_rows = loom::detail::rows_of_columns<Format>;
-
-  explicit appender(const std::array<std::int64_t, N>& shape, tensor_type* recycled = nullptr)
-      : shape_(shape) {
-    if constexpr (online) {
-      if (recycled != nullptr) {  // take the old arrays, keep their capacity
-        levels_ = std::move(recycled->levels_);
-        values_ = std::move(recycled->values_);
-        recycled->version_.bump();
-        if constexpr (by_rows) {  // crd and values are overwritten in place (attach_rows)
-          clear_level(std::get<0>(levels_));
-          std::get<1>(levels_).pos.clear();
-        } else {
-          [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-            (clear_level(std::get<Ks>(levels_)), ...);
-          }(std::make_index_sequence<N>{});
-          values_.clear();
-        }
-      }
-      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-        ((level_extent_[Ks] = shape_[Format::modes[Ks]]), ...);
-        (init_level<Ks>(), ...);
-      }(std::make_index_sequence<N>{});
-      if constexpr (by_rows) attach_rows();
-    }
-  }
-
-  /// Reserves room for about `expected` entries (an estimate; capacity already held is kept).
-  /// Called before the first entry is appended.
-  void reserve(std::size_t expected) {
-    if constexpr (!online) {
-      buffer_.crd.reserve(expected);
-      buffer_.vals.reserve(expected);
-      return;
-    } else
-      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-        (
-            [&] {
-              if constexpr (!level<Ks>::properties.full)
-                std::get<Ks>(levels_).crd.reserve(expected);
-            }(),
-            ...);
-      }(std::make_index_sequence<N>{});
-    if constexpr (online && !Format::properties[N - 1].full) values_.reserve(expected);
-    if constexpr (by_rows) attach_rows();
-  }
-
-  /// Appends one entry; `c[k]` is the coordinate of level k.
-  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
-    if constexpr (!online) {
-      buffer_.crd.push_back(c);
-      buffer_.vals.push_back(v);
-    } else if constexpr (by_rows) {
-      ++row_counts_[c[0] + 1];
-      crd_out_.push(static_cast<typename level<1>::crd_type>(c[1]));
-      values_out_.push(v);
-    } else {
-      push_online(c, v);
-    }
-  }
-
-  /// Appends row `row`'s `n` entries, columns ascending: `entry(e)` gives the e-th column and
-  /// value. The row's count is added once and the room made once, so each entry is two stores,
-  /// as in the hand-written loop (a count per entry chained its stores through one address: a
-  /// workspace's flush spent a fifth of SpGEMM's time in `push`).
-  template <class Entry>
-  LOOM_FORCE_INLINE void append_row(std::int64_t row, std::size_t n, Entry&& entry)
-    requires by_rows
-  {
-    row_counts_[row + 1] += static_cast<typename level<1>::pos_type>(n);
-    loom::detail::store_row(crd_out_.extend(n), values_out_.extend(n), n, entry);
-  }
-
-  using row_writer = loom::detail::row_writer<T, typename row_arrays<Format>::pos_type,
-                                              typename row_arrays<Format>::crd_type>;
-  /// The writer starts where the appends stopped (the start, unless `fill_by_rows` ran) and
-  /// has the arrays' current length as room: an output written again with the same pattern
-  /// value-initialises nothing.
-  row_writer take_writer()
-    requires by_rows
-  {
-    auto& crd = *crd_out_.v;
-    const auto n = static_cast<std::int64_t>(crd_out_.size());
-    const auto room = static_cast<std::int64_t>(std::min(crd.size(), values_.size()));
-    return {row_counts_ + 1, 0, crd.data(), values_.data(), n, room, n, &crd,
-            &values_};  // pos[r + 1]
-  }
-  void return_writer(const row_writer& w)
-    requires by_rows
-  {
-    if (w.written > w.room)
-      throw std::logic_error(
-          "loom internal error: a row writer left a row unwritten; please report");
-    const auto kept = static_cast<std::size_t>(w.written);
-    crd_out_.attach_at(*crd_out_.v, kept);
-    values_out_.attach_at(values_, kept);
-  }
-
-  /// `out` takes `pattern`'s levels (copied into its own arrays, capacity kept; not copied again
-  /// while neither tensor has changed since, pattern_memo) and its values
-  /// are refilled by `run(values)`, which pushes one value per entry of `pattern`, in order, to
-  /// the `fill_array<T>` it is given (sized once: a kernel run again touches no new memory).
-  /// False, with `out` to be rebuilt by the caller, when the count differs (a reduction that
-  /// emitted nothing).
-  template <class Run>
-  static bool fill_values_on_pattern(tensor_type& out, const tensor_type& pattern, Run&& run) {
-    const bool copied =
-        out.pattern_memo_ == detail::pattern_memo{&pattern, pattern.version(), out.version()};
-    out.version_.bump();
-    out.pattern_memo_ = {};
-    if (!copied) out.levels_ = pattern.levels_;  // else unchanged since the last call: equal
-    const std::size_t n = pattern.values_.size();
-    out.values_.resize(n);
-    fill_array<T> values{out.values_.data(), out.values_.data() + n};
-    run(values);
-    if (values.cur != values.lim) return false;
-    out.pattern_memo_ = {&pattern, pattern.version(), out.version()};
-    return true;
-  }
-
-  /// Moves `t`'s level arrays and values out (capacity kept) for a writer that refills them;
-  /// `t` is left to be assigned.
-  static std::pair<typename tensor_type::level_storages, std::vector<T>> take_arrays(
-      tensor_type& t) {
-    t.version_.bump();
-    return {std::move(t.levels_), std::move(t.values_)};
-  }
-
-  /// Whether `fill_by_rows` can fill the format.
-  static constexpr bool rows_of_columns = loom::detail::rows_of_columns<Format>;
-
-  /// Fills an appender that holds nothing yet with `n` entries: entry e is at `row(e)`,
-  /// `column(e)` with value `value(e)`. Rows come in any order; within a row, columns ascend
-  /// and repeat only next to each other (repeats are added). A counting sort on the row writes
-  /// straight into the level arrays, as a hand-written CSR transpose does: no sort and no
-  /// per-entry bookkeeping (a transpose's flush spent 5 ns per entry in `push`).
-  template <class Row, class Column, class Value>
-  void fill_by_rows(std::size_t n, Row row, Column column, Value value, bool may_repeat)
-    requires rows_of_columns
-  {
-    using pos_type = typename level<1>::pos_type;
-    auto& st = std::get<1>(levels_);
-    // Positions are counted in the level's own type only when n entries fit it; else in 64 bits,
-    // and the entries kept (repeats merged) are checked before a narrow position is written.
-    if (fits_in<pos_type>(static_cast<std::int64_t>(n))) {
-      fill_rows(st.pos, n, row, column, value, may_repeat);
-    } else {
-      if (!may_repeat) check_fits<pos_type>(static_cast<std::int64_t>(n), "number of positions");
-      std::vector<std::int64_t> wide;
-      fill_rows(wide, n, row, column, value, may_repeat);
-      check_fits<pos_type>(count_, "number of positions");
-      st.pos.assign(wide.begin(), wide.end());  // per-row counts, each at most count_
-    }
-    attach_rows(true);  // the arrays now hold the entries: later appends go after them
-  }
-
- private:
-  // fill_by_rows into `pos` (rows + 1 counts of any integer type wide enough for n)
-  template <class PosArray, class Row, class Column, class Value>
-  void fill_rows(PosArray& pos, std::size_t n, Row row, Column column, Value value,
-                 bool may_repeat) {
-    using P = typename PosArray::value_type;
-    auto& st = std::get<1>(levels_);
-    const auto rows = static_cast<std::size_t>(level_extent_[0]);
-    pos.assign(rows + 1, 0);
-    for (std::size_t e = 0; e < n; ++e) ++pos[static_cast<std::size_t>(row(e)) + 1];
-    P start = 0;  // pos[r + 1]: where row r starts, then its end
-    for (std::size_t r = 1; r <= rows; ++r) start += std::exchange(pos[r], start);
-    st.crd.resize(n);
-    values_.resize(n);
-    for (std::size_t e = 0; e < n; ++e) {
-      const auto q = static_cast<std::size_t>(pos[static_cast<std::size_t>(row(e)) + 1]++);
-      st.crd[q] = static_cast<typename level<1>::crd_type>(column(e));
-      values_[q] = value(e);
-    }
-    // back to counts per row (finish_level sums them), merging repeats on the way
-    std::size_t kept = n;
-    if (!may_repeat) {
-      for (std::size_t r = rows; r >= 1; --r) pos[r] -= pos[r - 1];
-    } else {
-      kept = 0;
-      for (std::size_t r = 1, begin = 0; r <= rows; ++r) {
-        const auto end = static_cast<std::size_t>(pos[r]);
-        const std::size_t first = kept;
-        for (std::size_t q = begin; q < end; ++q) {
-          if (kept > first && st.crd[kept - 1] == st.crd[q]) {
-            values_[kept - 1] = semiring_traits<T>::add(values_[kept - 1], values_[q]);
-          } else {
-            st.crd[kept] = st.crd[q];
-            values_[kept++] = values_[q];
-          }
-        }
-        pos[r] = static_cast<P>(kept - first);
-        begin = end;
-      }
-      st.crd.resize(kept);
-      values_.resize(kept);
-    }
-    count_ = static_cast<std::int64_t>(kept);
-  }
-
- public:
-  /// The finished tensor (dense levels padded, `pos` arrays completed).
-  tensor_type finish() && {
-    if constexpr (!online) {
-      return assemble_sorted<T, Format>(shape_, buffer_.crd, std::move(buffer_.vals));
-    } else {
-      return std::move(*this).finish_online();
-    }
-  }
-
- private:
-  LOOM_FORCE_INLINE void push_online(const std::array<std::int64_t, N>& c, const T& v) {
-    std::size_t first = 0;  // first level whose coordinate differs from the previous entry
-    if (count_ > 0)
-      while (first < N && c[first] == last_[first]) ++first;
-    push_levels<0>(c, first);
-    last_ = c;
-    ++count_;
-    const std::int64_t p = position_[N - 1];
-    if constexpr (Format::properties[N - 1].full) {
-      if (static_cast<std::int64_t>(values_.size()) <= p)
-        values_.resize(static_cast<std::size_t>(p) + 1, semiring_traits<T>::zero());
-      values_[static_cast<std::size_t>(p)] = v;
-    } else {
-      values_.push_back(v);
-    }
-  }
-
-  tensor_type finish_online() && {
-    if constexpr (by_rows) {
-      crd_out_.close();
-      values_out_.close();
-    }
-    std::int64_t parents = 1;
-    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      (finish_level<Ks>(parents), ...);
-    }(std::make_index_sequence<N>{});
-    if (Format::properties[N - 1].full)
-      values_.resize(static_cast<std::size_t>(parents), semiring_traits<T>::zero());
-    if constexpr (N > 0) {
-      if constexpr (appended_then_adapted<level<N - 1>>)
-        level<N - 1>::adapt(std::get<N - 1>(levels_), values_, level_extent_[N - 1],
-                            semiring_traits<T>::zero());
-    }
-    return tensor_type(shape_, std::move(levels_), std::move(values_));
-  }
-
-  template <std::size_t K> using level = boost::mp11::mp_at_c<typename Format::levels, K>;
-
-  template <class Storage> static void clear_level(Storage& st) {
-    if constexpr (requires { st.pos.clear(); }) st.pos.clear();
-    if constexpr (requires { st.crd.clear(); }) st.crd.clear();
-  }
-  // the row counts sized once (rows + 1), the appends aimed at the arrays' starts (before the
-  // first entry: a recycled output's old entries are overwritten, an empty array is the same)
-  // or, with `append`, at their ends
-  void attach_rows(bool append = false)
-    requires by_rows
-  {
-    auto& st = std::get<1>(levels_);
-    const auto slots = static_cast<std::size_t>(level_extent_[0]) + 1;
-    if (st.pos.size() != slots) st.pos.assign(slots, 0);
-    row_counts_ = st.pos.data();
-    if (append) {
-      crd_out_.attach(st.crd);
-      values_out_.attach(values_);
-    } else {
-      crd_out_.attach_over(st.crd);
-      values_out_.attach_over(values_);
-    }
-  }
-
-  template <std::size_t K> void init_level() {
-    if constexpr (level<K>::properties.full) {
-      std::get<K>(levels_).extent = level_extent_[K];
-    } else if (level_extent_[K] > 0 &&
-               !fits_in<typename level<K>::crd_type>(level_extent_[K] - 1)) {
-      check_fits<typename level<K>::crd_type>(
-          level_extent_[K] - 1, "largest coordinate of mode " + std::to_string(Format::modes[K]));
-    }
-  }
-
-  template <std::size_t K>
-  LOOM_FORCE_INLINE void push_levels(const std::array<std::int64_t, N>& c, std::size_t first) {
-    if constexpr (K < N) {
-      const std::int64_t parent = K == 0 ? 0 : position_[K - 1];
-      auto& st = std::get<K>(levels_);
-      if constexpr (level<K>::properties.full) {
-        position_[K] = parent * level_extent_[K] + c[K];
-      } else if constexpr (level<K>::properties.segmented) {
-        st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
-        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
-      } else {
-        // a new position when this level or one above changed (non-unique: always)
-        if (K >= first || !level<K>::properties.unique || count_ == 0) {
-          st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
-          const auto slot = static_cast<std::size_t>(parent) + 1;
-          if (st.pos.size() <= slot) st.pos.resize(slot + 1, 0);
-          ++st.pos[slot];
-        }
-        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
-      }
-      push_levels<K + 1>(c, first);
-    }
-  }
-
-  template <std::size_t K> void finish_level(std::int64_t& parents) {
-    auto& st = std::get<K>(levels_);
-    if constexpr (level<K>::properties.full) {
-      parents *= level_extent_[K];
-    } else if constexpr (level<K>::properties.segmented) {
-      parents = static_cast<std::int64_t>(st.crd.size());
-    } else {
-      check_fits<typename level<K>::pos_type>(static_cast<std::int64_t>(st.crd.size()),
-                                              "number of positions");
-      st.pos.resize(static_cast<std::size_t>(parents) + 1, 0);
-      for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
-      parents = static_cast<std::int64_t>(st.crd.size());
-    }
-  }
-
-  std::array<std::int64_t, N> shape_{};
-  std::array<std::int64_t, N> level_extent_{};
-  typename tensor_type::level_storages levels_{};
-  std::vector<T> values_;
-  std::array<std::int64_t, N> last_{};
-  std::array<std::int64_t, N> position_{};
-  std::int64_t count_ = 0;
-  // by_rows: the rows' counts (pos + 1) and the ends of crd and the values
-  struct no_cursor {};
-  typename row_arrays<Format>::pos_type* row_counts_ = nullptr;
-  [[no_unique_address]] std::conditional_t<
-      by_rows, append_array<typename row_arrays<Format>::crd_type>, no_cursor>
-      crd_out_{};
-  [[no_unique_address]] std::conditional_t<by_rows, append_array<T>, no_cursor> values_out_{};
-  struct entries {
-    std::vector<std::array<std::int64_t, N>> crd;
-    std::vector<T> vals;
-  } buffer_;  // used when !online
-};
-
-}  // namespace loom::detail
-
-#endif  // LOOM_FORMAT_APPENDER_HPP
-// ---- end <loom/format/appender.hpp>
 // ---- begin <loom/format/memory.hpp>
 // Defines the memory-overlap test of tensors and views: which arrays a tensor reads, and whether
 // an output's storage is also read by an operand (format/).
@@ -9744,144 +8123,6 @@ template <class Out, class Rhs> std::string aliased_operands(const Out* out, con
 
 #endif  // LOOM_FORMAT_MEMORY_HPP
 // ---- end <loom/format/memory.hpp>
-// ---- begin <loom/optimize/choice/hoist_choice.hpp>
-// Defines the runtime choice whether to compute a hoistable sum first (rewrite/hoist.hpp): the
-// fused kernel's estimated cost against the sum's own kernel plus the rest with the sum as one
-// operand, from the same statistics and loop-order cost as the plan choice (optimize/choice/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_CHOICE_HOIST_CHOICE_HPP
-#define LOOM_OPTIMIZE_CHOICE_HOIST_CHOICE_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <cstddef>
-#include <sstream>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-namespace loom::optimize {
-
-/// The two estimates and the verdict: hoisting pays only when it is strictly cheaper, so a
-/// rewrite never makes a kernel worse by the model's measure.
-struct hoist_choice {
-  double fused = 0;    // the kernel as one loop nest (its cheapest candidate plan)
-  double hoisted = 0;  // the sum's own kernel plus the rest with the sum as one operand
-  bool hoist() const { return hoisted < fused; }
-  LOOM_DECL std::string describe() const;
-};
-
-namespace detail {
-struct hoist_purpose {};
-
-template <class S, class Rhs> std::size_t first_access_of(const S& s, const Rhs& rhs) {
-  std::size_t ordinal = 0, first = 0;
-  expr::for_each_node(rhs, [&](const auto& node) {
-    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(node)>, S>)
-      if (static_cast<const void*>(&node) == static_cast<const void*>(&s)) first = ordinal;
-    if constexpr (expr::is_access<std::remove_cvref_t<decltype(node)>>::value) ++ordinal;
-  });
-  return first;
-}
-
-LOOM_DECL std::vector<std::string> restricted(const std::vector<std::string>& order,
-                                              const std::vector<std::string>& keep,
-                                              bool keep_listed);
-}  // namespace detail
-
-/// Costs `lhs = rhs` fused against computing its sum `s` (a subobject of `rhs`) first into a
-/// temporary (`dense_temporary`: dense, located; else sparse). The rest keeps the fused plan's
-/// loop order without the sum's bound indices; the sum's kernel takes that order restricted to
-/// its own indices; its entries are bounded by the full product of its free extents.
-template <class Lhs, class Rhs, class S>
-hoist_choice choose_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense_temporary,
-                          statistics_cache& cache) {
-  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
-  const loop_order_query fused = describe(lhs, rhs, cache);
-  hoist_choice out;
-  std::vector<std::string> order;
-  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
-    const double cost = candidate_cost<Lhs, Rhs, decltype(c)::value>(lhs, rhs, fused);
-    if (decltype(c)::value == 0 || cost < out.fused) {
-      out.fused = cost;
-      order.clear();
-      using P = plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
-      boost::mp11::mp_for_each<typename P::order>(
-          [&](auto idx) { order.emplace_back(decltype(idx)::name); });
-    }
-  });
-  const std::vector<std::string> free = detail::names_of(expr::free_indices_t<S>{});
-  const std::vector<std::string> bound = detail::names_of(expr::summed_indices_t<S>{});
-  const std::vector<std::string> own = detail::names_of(expr::all_indices_t<S>{});
-  const loop_order_query first = describe_rhs(free, dense_temporary, {}, s, cache);
-  const replaced_sum r{&s,
-                       &node_type_tag<S>,
-                       free,
-                       detail::first_access_of(s, rhs),
-                       boost::mp11::mp_size<expr::accesses_t<S>>::value,
-                       dense_temporary};
-  const loop_order_query rest = describe(lhs, rhs, cache, &r);
-  out.hoisted = loop_order_cost(first, detail::restricted(order, own, true)) +
-                loop_order_cost(rest, detail::restricted(order, bound, false));
-  return out;
-}
-
-/// `choose_hoist`, remembered per kernel type and coarse statistics signature (like plans).
-template <class Lhs, class Rhs, class S>
-bool cached_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense_temporary) {
-  thread_local std::vector<std::uint8_t> signature;
-  detail::coarse_signature(rhs, signature);
-  return plan_cache<Lhs, Rhs, detail::hoist_purpose>::local().find_or(
-             signature, [&](statistics_cache& stats) {
-               return static_cast<std::size_t>(
-                   choose_hoist(lhs, rhs, s, dense_temporary, stats).hoist());
-             }) != 0;
-}
-
-#if LOOM_HEADER_ONLY
-LOOM_DEF std::string hoist_choice::describe() const {
-  std::ostringstream o;
-  o.precision(3);
-  o << "estimated cost " << (hoist() ? hoisted : fused) << " against "
-    << (hoist() ? fused : hoisted) << (hoist() ? " fused" : " computed first");
-  return o.str();
-}
-
-namespace detail {
-LOOM_DEF std::vector<std::string> restricted(const std::vector<std::string>& order,
-                                             const std::vector<std::string>& keep,
-                                             bool keep_listed) {
-  std::vector<std::string> out;
-  for (const auto& n : order)
-    if ((std::find(keep.begin(), keep.end(), n) != keep.end()) == keep_listed) out.push_back(n);
-  return out;
-}
-}  // namespace detail
-#endif  // LOOM_HEADER_ONLY
-
-}  // namespace loom::optimize
-
-#endif  // LOOM_OPTIMIZE_CHOICE_HOIST_CHOICE_HPP
-// ---- end <loom/optimize/choice/hoist_choice.hpp>
-// ---- begin <loom/optimize/choice/leader_choice.hpp>
-// Defines the runtime choice of the skip policy per loop (optimize/choice/): which operand of each
-// intersection leads and how the others catch up (leapfrog, merge, lead first / last), among the
-// variants instantiated at compile time, costed from statistics after Galley's physical model
-// (notes 001 §4.4), cached by a coarse signature, and explained.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_CHOICE_LEADER_CHOICE_HPP
-#define LOOM_OPTIMIZE_CHOICE_LEADER_CHOICE_HPP
-
-// ---- begin <loom/optimize/choice/skip_candidates.hpp>
-// Defines the skip-policy candidates of a plan (optimize/choice/): the operands each loop co-
-// iterates, the policy codes, Galley's per-entry cost constants, and the variants instantiated at
-// compile time (#0 the static policy, then one other policy at one loop each).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_CHOICE_SKIP_CANDIDATES_HPP
-#define LOOM_OPTIMIZE_CHOICE_SKIP_CANDIDATES_HPP
-
 // ---- begin <loom/plan/transposed_format.hpp>
 // Defines loom::plan::transposed_format<Order, A>: the format of the copy an operand is read
 // through when the loop order is not concordant with it (plan/). The evaluator binds it
@@ -9940,1814 +8181,12 @@ struct transposed_format<Order, expr::access<T, Is...>> {
 
 #endif  // LOOM_PLAN_TRANSPOSED_FORMAT_HPP
 // ---- end <loom/plan/transposed_format.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <array>
-#include <cstddef>
-#include <type_traits>
-
-namespace loom::optimize {
-
-/// Per-entry costs of co-iterating one fiber (Galley's constants, notes 001 §4.1, as ratios:
-/// a sequential step is the unit; a galloping seek over a gap g costs `seek * (1 + log2(1+g))`).
-struct skip_cost_constants {
-  double step = 1.0;  // advance one stored entry
-  double seek = 1.0;  // per comparison level of a galloping search
-  double hashed_locate = 2.0;
-  double other_locate = 1.0;      // bitmap bit test, banded range check
-  double bitmap_word = 1.0 / 64;  // a bitmap leader scans its extent a word at a time
-};
-
-/// Policy codes in candidate order (`standard` is the combinators' static table); the same codes
-/// that a `skip::runtime` intersection reads from its kernel's context.
-using skip_code = stream::skip::code;
-
-LOOM_DECL const char* skip_code_name(skip_code c);
-
-namespace detail {
-
-inline constexpr std::size_t max_coiterated = 8;  // operands per loop the analysis keeps
-
-/// One operand that an intersection at a loop iterates or probes (not a full level: those are
-/// always located).
-struct coiterated {
-  std::size_t access = 0;  // ordinal in accesses_t (the lowering's numbering)
-  std::size_t mode = 0;    // the tensor's mode for the loop's index
-  std::size_t level = 0;   // storage level of that mode in the tensor the kernel reads
-  bool locatable = false;  // hashed, bitmap, banded: O(1) probe
-  bool scans = false;      // bitmap: iteration scans the extent a word at a time
-  bool transposed = false;
-};
-
-template <std::size_t Depths> struct loop_table {
-  std::array<std::array<coiterated, max_coiterated>, Depths> at{};
-  std::array<std::size_t, Depths> count{};
-};
-
-template <class E>
-inline constexpr std::size_t access_count_v = boost::mp11::mp_size<expr::accesses_t<E>>::value;
-
-// The accesses reached from the root through products only (sum and expand are transparent):
-// the factors that the kernel's mul_op intersects, by ordinal. Operands under +, map or where
-// are co-iterated by other streams and are not costed here.
-template <class E, std::size_t K> struct factors {
-  using type = boost::mp11::mp_list<>;
-};
-template <class T, class... Is, std::size_t K> struct factors<expr::access<T, Is...>, K> {
-  using type = boost::mp11::mp_list<boost::mp11::mp_size_t<K>>;
-};
-template <class L, class R, std::size_t K> struct factors<expr::mul<L, R>, K> {
-  using type = boost::mp11::mp_append<typename factors<L, K>::type,
-                                      typename factors<R, K + access_count_v<L>>::type>;
-};
-template <class I, class E, std::size_t K> struct factors<expr::sum<I, E>, K> : factors<E, K> {};
-template <class I, class E, std::size_t K> struct factors<expr::expand<I, E>, K> : factors<E, K> {};
-
-template <class Plan, class A> struct access_info;
-template <class Plan, class T, class... Is> struct access_info<Plan, expr::access<T, Is...>> {
-  using format = typename std::remove_const_t<T>::format_type;
-  static constexpr std::size_t order = sizeof...(Is);
-  static constexpr std::array<std::size_t, sizeof...(Is)> depth_of_mode{
-      boost::mp11::mp_find<typename Plan::order, Is>::value...};
-};
-
-template <class Plan> struct plan_rhs;
-template <class Lhs, class Rhs, int C, class F> struct plan_rhs<plan::order_plan<Lhs, Rhs, C, F>> {
-  using type = Rhs;
-};
-
-/// The co-iterated operands of every loop of plan P.
-template <class Plan> constexpr auto analyse() {
-  using rhs = typename plan_rhs<Plan>::type;
-  loop_table<Plan::index_count> t{};
-  boost::mp11::mp_for_each<typename factors<rhs, 0>::type>([&](auto kc) {
-    constexpr std::size_t K = decltype(kc)::value;
-    using A = boost::mp11::mp_at_c<typename Plan::accesses, K>;
-    using info = access_info<Plan, A>;
-    using F = typename info::format;
-    if constexpr (info::order > 0 && !F::all_dense) {
-      constexpr bool transposed = Plan::chosen.transposed[K];
-      // the copy stores modes by depth, in the levels plan/transposed_format.hpp gives it
-      using read = std::conditional_t<transposed, plan::transposed_format<typename Plan::order, A>,
-                                      std::type_identity<F>>;
-      for (std::size_t m = 0; m < info::order; ++m) {
-        std::size_t level = F::level_of_mode[m];
-        if (transposed) {
-          level = 0;
-          for (std::size_t o = 0; o < info::order; ++o)
-            if (info::depth_of_mode[o] < info::depth_of_mode[m]) ++level;
-        }
-        const level_properties p = read::type::properties[level];
-        if (p.full) continue;
-        const std::size_t d = info::depth_of_mode[m];
-        if (t.count[d] == max_coiterated) continue;
-        t.at[d][t.count[d]++] =
-            coiterated{K, m, level, p.random_access, p.random_access && p.padded, transposed};
-      }
-    }
-  });
-  return t;
-}
-
-/// What the static table of combinators.hpp does at a loop, as a code (`standard` when it
-/// mixes policies, i.e. more than two operands with a random-access one).
-template <std::size_t Depths>
-constexpr skip_code standard_equivalent(const loop_table<Depths>& t, std::size_t d) {
-  const std::size_t n = t.count[d];
-  bool any = false;
-  for (std::size_t o = 0; o < n; ++o) any = any || t.at[d][o].locatable;
-  if (!any) return skip_code::leapfrog;
-  if (n == 2) return t.at[d][1].locatable ? skip_code::lead_first : skip_code::lead_last;
-  return skip_code::standard;
-}
-
-struct skip_alternative {
-  std::size_t depth = 0;
-  skip_code code = skip_code::standard;
-};
-
-template <std::size_t Depths> struct alternative_list {
-  std::array<skip_alternative, 4 * Depths + 1> at{};
-  std::size_t count = 0;  // including #0, the static policy
-};
-
-/// #0 the static policy; then, loop by loop (outermost first) wherever two or more operands
-/// are co-iterated, each other policy at that loop alone; cut at Cap.
-template <class Plan, std::size_t Cap> constexpr auto alternatives() {
-  constexpr auto t = analyse<Plan>();
-  alternative_list<Plan::index_count> l{};
-  l.count = 1;
-  for (std::size_t d = 0; d < Plan::index_count; ++d) {
-    if (t.count[d] < 2) continue;
-    const skip_code same = standard_equivalent(t, d);
-    for (skip_code c :
-         {skip_code::merge, skip_code::lead_first, skip_code::lead_last, skip_code::leapfrog}) {
-      if (c == same || l.count >= Cap) continue;
-      l.at[l.count++] = {d, c};
-    }
-  }
-  return l;
-}
-
-template <skip_code C> struct policy_type;
-template <> struct policy_type<skip_code::leapfrog> {
-  using type = stream::skip::leapfrog;
-};
-template <> struct policy_type<skip_code::merge> {
-  using type = stream::skip::merge;
-};
-template <> struct policy_type<skip_code::lead_first> {
-  using type = stream::skip::lead<0>;
-};
-template <> struct policy_type<skip_code::lead_last> {
-  using type = stream::skip::lead<1>;
-};
-
-template <class Plan, std::size_t Cap> struct candidate_at {
-  template <class C> struct fn {
-    static constexpr auto alt = alternatives<Plan, Cap>().at[C::value];
-    using type = boost::mp11::mp_push_back<
-        boost::mp11::mp_rename<
-            boost::mp11::mp_repeat_c<boost::mp11::mp_list<stream::skip::standard>, alt.depth>,
-            stream::skip::per_loop>,
-        typename policy_type<alt.code>::type>;
-  };
-  template <class C> using f = typename fn<C>::type;
-};
-
-template <class Plan, std::size_t Cap> struct skip_candidates_impl {
-  static constexpr std::size_t count = alternatives<Plan, Cap>().count;
-  using type = boost::mp11::mp_push_front<
-      boost::mp11::mp_transform_q<boost::mp11::mp_quote<candidate_at<Plan, Cap>::template f>,
-                                  boost::mp11::mp_drop_c<boost::mp11::mp_iota_c<count>, 1>>,
-      stream::skip::per_loop<>>;
-};
-
-}  // namespace detail
-
-/// The skip-policy variants instantiated for plan P (a `loom::plan::order_plan`): #0 the static
-/// policy (`per_loop<>`), then one other policy at one loop each, at most Cap in all.
-template <class Plan, std::size_t Cap>
-using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type;
-
-#if LOOM_HEADER_ONLY
-LOOM_DEF const char* skip_code_name(skip_code c) {
-  switch (c) {
-    case skip_code::leapfrog:
-      return "leapfrog";
-    case skip_code::merge:
-      return "merge";
-    case skip_code::lead_first:
-      return "lead first";
-    case skip_code::lead_last:
-      return "lead last";
-    default:
-      return "standard";
-  }
-}
-#endif  // LOOM_HEADER_ONLY
-}  // namespace loom::optimize
-
-#endif  // LOOM_OPTIMIZE_CHOICE_SKIP_CANDIDATES_HPP
-// ---- end <loom/optimize/choice/skip_candidates.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <ostream>
-#include <sstream>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-namespace loom::optimize {
-
-/// One loop's policy costs (indexed by skip_code, standard last) and what they were made of.
-struct loop_skip_costs {
-  std::size_t depth = 0;
-  std::string index;
-  double outer = 1;                   // estimated iterations of the loops outside
-  std::vector<std::string> operands;  // labels, in expression order
-  std::vector<double> fiber;          // mean stored entries per fiber of each operand's level
-  std::array<double, 5> per_fiber{};  // cost of one fiber's intersection, by skip_code
-  skip_code standard_is = skip_code::standard;
-};
-
-/// Every candidate's estimated cost, the chosen one, and the per-loop detail for explain.
-struct skip_choice {
-  std::vector<double> cost;
-  std::size_t chosen = 0;
-  std::vector<loop_skip_costs> loops;
-  std::vector<detail::skip_alternative> candidates;  // #0 is standard everywhere
-};
-
-namespace detail {
-
-/// Cost of intersecting one fiber per operand (sizes n, probe facts) under policy c.
-LOOM_DECL double fiber_cost(skip_code c, const std::vector<double>& n,
-                            const std::vector<coiterated>& ops, double extent,
-                            const skip_cost_constants& k);
-
-template <class Tensor> std::string skip_label(const Tensor& t, std::size_t k) {
-  const std::string name = t.name().empty() ? "operand #" + std::to_string(k) : t.name();
-  return name + " [" + format_name<typename Tensor::format_type>() + "]";
-}
-
-// Mean stored coordinates per parent at the level of `o` (statistics of the original tensor;
-// a transposed copy is estimated from its mode's distinct count and mean degrees).
-LOOM_DECL double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
-                            const std::vector<std::size_t>& modes_by_level);
-
-}  // namespace detail
-
-/// Costs every skip candidate of plan P for `lhs = rhs` (rhs already rewritten, as the
-/// evaluator runs it) and picks the cheapest; ties keep the static policy.
-template <class Plan, std::size_t Cap, class Lhs, class Rhs>
-skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
-                        const skip_cost_constants& k = {}) {
-  static_assert(std::is_same_v<typename detail::plan_rhs<Plan>::type, Rhs>,
-                "loom internal error: choose_skip with another kernel's plan; please report");
-  constexpr auto table = detail::analyse<Plan>();
-  constexpr auto alts = detail::alternatives<Plan, Cap>();
-  skip_choice out;
-  for (std::size_t c = 0; c < alts.count; ++c) out.candidates.push_back(alts.at[c]);
-  std::vector<std::string> names;
-  boost::mp11::mp_for_each<typename Plan::order>(
-      [&](auto idx) { names.emplace_back(decltype(idx)::name); });
-
-  // per access ordinal: statistics, label, extents
-  std::vector<const statistics*> stats(Plan::access_count, nullptr);
-  std::vector<std::string> labels(Plan::access_count);
-  std::vector<std::vector<std::int64_t>> extents(Plan::access_count);
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t ord) {
-    using tensor_t = std::remove_cvref_t<decltype(*a.tensor)>;
-    labels[ord] = detail::skip_label(*a.tensor, ord);
-    for (std::size_t m = 0; m < tensor_t::order; ++m) extents[ord].push_back(a.tensor->extent(m));
-    if constexpr (tensor_t::order > 0 && !tensor_t::format_type::all_dense)
-      stats[ord] = &cache.get(*a.tensor);
-  });
-
-  bool any_loop = false;
-  for (std::size_t d = 0; d < Plan::index_count; ++d) any_loop = any_loop || table.count[d] >= 2;
-  loop_order_query q;
-  if (any_loop) q = describe(lhs, rhs, cache);
-  for (std::size_t d = 0; d < Plan::index_count; ++d) {
-    if (table.count[d] < 2) continue;
-    loop_skip_costs l;
-    l.depth = d;
-    l.index = names[d];
-    l.standard_is = detail::standard_equivalent(table, d);
-    if (d > 0) l.outer = q.iterations(std::vector<std::string>(names.begin(), names.begin() + d));
-    std::vector<detail::coiterated> ops(table.at[d].begin(), table.at[d].begin() + table.count[d]);
-    double extent = 1;
-    for (const auto& o : ops) {
-      l.operands.push_back(labels[o.access]);
-      l.fiber.push_back(detail::mean_fiber(*stats[o.access], o, extents[o.access].size(), {}));
-      extent = static_cast<double>(extents[o.access][o.mode]);
-    }
-    for (std::size_t c = 0; c < 5; ++c)
-      l.per_fiber[c] = detail::fiber_cost(static_cast<skip_code>(c), l.fiber, ops, extent, k);
-    out.loops.push_back(std::move(l));
-  }
-  for (std::size_t c = 0; c < alts.count; ++c) {
-    double total = 0;
-    for (const auto& l : out.loops) {
-      const skip_code code =
-          c > 0 && alts.at[c].depth == l.depth ? alts.at[c].code : skip_code::standard;
-      total += l.outer * l.per_fiber[static_cast<std::size_t>(code)];
-    }
-    out.cost.push_back(total);
-    if (total < out.cost[out.chosen]) out.chosen = c;
-  }
-  return out;
-}
-
-namespace detail {
-// a plan_cache key of its own per order plan and candidate count (the index means another
-// candidate under another count)
-template <class Plan, std::size_t Cap> struct skip_purpose {};
-}  // namespace detail
-
-/// The skip candidate to run for plan P of `lhs = rhs`: cached by the coarse signature (per
-/// thread, per plan), else costed from statistics. The environment variable LOOM_DEBUG_PLAN logs
-/// the choice.
-template <class Plan, std::size_t Cap, class Lhs, class Rhs>
-std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
-  using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan, Cap>>;
-  return cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
-    const skip_choice c = choose_skip<Plan, Cap>(lhs, rhs, stats);
-    if (loom::debug_plan())
-      loom::detail::debug_choice("loom: skip policy chosen at run time: candidate", c.chosen,
-                                 c.cost);
-    return c.chosen;
-  });
-}
-
-namespace detail {
-// "  loop j: A [csr] 1989 per fiber, x [sparse_vector] 20 per fiber; 2000 outer iterations"
-LOOM_DECL void describe_loop_operands(std::ostream& s, const loop_skip_costs& l);
-}  // namespace detail
-
-// The runtime skip policy (opt-in: one kernel per plan, `skip::runtime` at every loop) ----------
-
-/// Whether plan P has a loop where the runtime policy has something to choose: two or more
-/// co-iterated operands, none random-access (there, every policy is one `mul_stream`).
-template <class Plan>
-inline constexpr bool has_runtime_skip_loop = [] {
-  constexpr auto t = detail::analyse<Plan>();
-  for (std::size_t d = 0; d < Plan::index_count; ++d)
-    if (t.count[d] >= 2 && detail::standard_equivalent(t, d) == skip_code::leapfrog) return true;
-  return false;
-}();
-
-/// The code of each loop from its costs: the cheapest policy where the runtime policy chooses
-/// (ties keep leapfrog, the static table's choice), leapfrog elsewhere (where it is unused).
-LOOM_DECL stream::skip::codes runtime_skip_codes(const skip_choice& c);
-
-namespace detail {
-template <class Plan> struct runtime_skip_purpose {};
-
-// Two bits per loop: the plan cache stores one integer per choice.
-LOOM_DECL std::size_t pack_codes(const stream::skip::codes& c);
-LOOM_DECL stream::skip::codes unpack_codes(std::size_t v);
-/// LOOM_DEBUG_PLAN's line for the codes of the first `loops` loops.
-LOOM_DECL void debug_skip_codes(const stream::skip::codes& codes, std::size_t loops);
-}  // namespace detail
-
-/// The codes that plan P's `skip::runtime` intersections run with for `lhs = rhs`: cached by
-/// the coarse signature (per thread, per plan), else costed from statistics. LOOM_DEBUG_PLAN
-/// logs the choice.
-template <class Plan, class Lhs, class Rhs>
-stream::skip::codes cached_runtime_skips(const Lhs& lhs, const Rhs& rhs) {
-  using cache_t = plan_cache<Lhs, Rhs, detail::runtime_skip_purpose<Plan>>;
-  return detail::unpack_codes(
-      cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
-        const stream::skip::codes codes = runtime_skip_codes(choose_skip<Plan, 1>(lhs, rhs, stats));
-        if (loom::debug_plan()) detail::debug_skip_codes(codes, Plan::index_count);
-        return detail::pack_codes(codes);
-      }));
-}
-
-/// The runtime policy's choice in words: each loop where it chooses, its operands' mean fiber
-/// sizes, the estimated cost of each policy and the one chosen (*).
-LOOM_DECL std::string describe_runtime_skips(const skip_choice& c);
-
-/// The per-loop table of a skip choice in words: each loop with two or more co-iterated
-/// operands, their mean fiber sizes, every policy's estimated cost (instantiated or not), and
-/// the chosen candidate.
-LOOM_DECL std::string describe_skip_choice(const skip_choice& c, std::size_t cap);
-
-#if LOOM_HEADER_ONLY
-namespace detail {
-
-LOOM_DEF double fiber_cost(skip_code c, const std::vector<double>& n,
-                           const std::vector<coiterated>& ops, double extent,
-                           const skip_cost_constants& k) {
-  const std::size_t m = n.size();
-  auto gallop = [&](double target, double over) {  // seeks into `target` entries, `over` times
-    return over * k.seek * (1 + std::log2(1 + target / std::max(over, 1.0)));
-  };
-  auto step_cost = [&](std::size_t o) {
-    return n[o] * k.step + (ops[o].scans ? extent * k.bitmap_word : 0.0);
-  };
-  auto lead = [&](std::size_t leader) {
-    double cost = step_cost(leader);
-    for (std::size_t o = 0; o < m; ++o) {
-      if (o == leader) continue;
-      if (ops[o].locatable)
-        cost += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
-      else
-        cost += gallop(n[o], n[leader]);
-    }
-    return cost;
-  };
-  double lo = n[0];
-  for (double x : n) lo = std::min(lo, x);
-  switch (c) {
-    case skip_code::merge: {
-      double s = 0;
-      for (std::size_t o = 0; o < m; ++o) s += step_cost(o);
-      return s;
-    }
-    case skip_code::leapfrog: {  // every operand seeks about once per entry of the smallest
-      double s = 0;
-      for (std::size_t o = 0; o < m; ++o) s += gallop(n[o], lo);
-      return s;
-    }
-    case skip_code::lead_first:
-      return lead(0);
-    case skip_code::lead_last:
-      return lead(m - 1);
-    default: {  // the static table: the first non-locatable operand leads, the rest probe
-      bool any = false;
-      for (const auto& o : ops) any = any || o.locatable;
-      if (!any) return fiber_cost(skip_code::leapfrog, n, ops, extent, k);
-      std::size_t leader = 0;
-      while (leader < m && ops[leader].locatable) ++leader;
-      return lead(leader == m ? 0 : leader);
-    }
-  }
-}
-
-LOOM_DEF double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
-                           const std::vector<std::size_t>& modes_by_level) {
-  if (s.nnz == 0) return 0;
-  if (!o.transposed) {
-    const double here = static_cast<double>(s.nonempty_fibers[o.level]);
-    const double above = o.level == 0 ? 1.0 : static_cast<double>(s.nonempty_fibers[o.level - 1]);
-    return above > 0 ? here / above : 0;
-  }
-  if (o.level == 0) return static_cast<double>(s.distinct[o.mode]);
-  (void)order, (void)modes_by_level;
-  // order 2: the entries per coordinate of the other mode; higher orders: the same, roughly
-  double other = 1;
-  for (std::size_t m = 0; m < s.distinct.size(); ++m)
-    if (m != o.mode) other = std::max(other, static_cast<double>(s.distinct[m]));
-  return static_cast<double>(s.nnz) / other;
-}
-
-LOOM_DEF void describe_loop_operands(std::ostream& s, const loop_skip_costs& l) {
-  s << "  loop " << l.index << ":";
-  for (std::size_t o = 0; o < l.operands.size(); ++o)
-    s << (o ? "," : "") << " " << l.operands[o] << " "
-      << static_cast<std::int64_t>(l.fiber[o] + 0.5) << " per fiber";
-  s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
-}
-
-LOOM_DEF std::size_t pack_codes(const stream::skip::codes& c) {
-  std::uint64_t v = 0;
-  for (std::size_t d = 0; d < c.size(); ++d)
-    v |= std::uint64_t{static_cast<std::uint8_t>(c[d]) & 3u} << (2 * d);
-  return static_cast<std::size_t>(v);
-}
-
-LOOM_DEF stream::skip::codes unpack_codes(std::size_t v) {
-  stream::skip::codes c{};
-  for (std::size_t d = 0; d < c.size(); ++d) c[d] = static_cast<skip_code>((v >> (2 * d)) & 3u);
-  return c;
-}
-
-LOOM_DEF void debug_skip_codes(const stream::skip::codes& codes, std::size_t loops) {
-  std::string line = "loom: skip policy chosen at run time:";
-  for (std::size_t d = 0; d < loops; ++d) (line += ' ') += skip_code_name(codes[d]);
-  loom::detail::debug_line({line, " (by loop)"});
-}
-
-}  // namespace detail
-
-LOOM_DEF stream::skip::codes runtime_skip_codes(const skip_choice& c) {
-  stream::skip::codes codes = stream::skip::default_codes;
-  for (const auto& l : c.loops) {
-    if (l.standard_is != skip_code::leapfrog) continue;  // depth < max_indices <= max_loops
-    skip_code best = skip_code::leapfrog;
-    for (skip_code code : {skip_code::merge, skip_code::lead_first, skip_code::lead_last})
-      if (l.per_fiber[static_cast<std::size_t>(code)] < l.per_fiber[static_cast<std::size_t>(best)])
-        best = code;
-    codes[l.depth] = best;
-  }
-  return codes;
-}
-
-LOOM_DEF std::string describe_runtime_skips(const skip_choice& c) {
-  std::ostringstream s;
-  const stream::skip::codes codes = runtime_skip_codes(c);
-  bool any = false;
-  for (const auto& l : c.loops) {
-    if (l.standard_is != skip_code::leapfrog) continue;
-    if (!any) s << "skip policy per loop (chosen at run time from statistics, one kernel):\n";
-    any = true;
-    detail::describe_loop_operands(s, l);
-    for (skip_code code :
-         {skip_code::leapfrog, skip_code::merge, skip_code::lead_first, skip_code::lead_last}) {
-      s << "    " << (codes[l.depth] == code ? "* " : "  ") << skip_code_name(code);
-      if (code == skip_code::lead_first) s << " (" << l.operands.front() << " iterates)";
-      if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
-      s << ": estimated cost "
-        << static_cast<std::int64_t>(l.outer * l.per_fiber[static_cast<std::size_t>(code)] + 0.5)
-        << "\n";
-    }
-  }
-  return s.str();
-}
-
-LOOM_DEF std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
-  std::ostringstream s;
-  if (c.loops.empty()) {
-    s << "skip policy: no loop co-iterates two or more sparse operands (nothing to choose)\n";
-    return s.str();
-  }
-  s << "skip policy per loop (" << c.candidates.size() << " candidates instantiated, at most "
-    << cap << "; loom::opt::skip_candidates<N>):\n";
-  for (const auto& l : c.loops) {
-    detail::describe_loop_operands(s, l);
-    for (skip_code code : {skip_code::standard, skip_code::leapfrog, skip_code::merge,
-                           skip_code::lead_first, skip_code::lead_last}) {
-      std::ptrdiff_t cand = -1;
-      if (code == skip_code::standard) cand = 0;
-      for (std::size_t k = 1; k < c.candidates.size(); ++k)
-        if (c.candidates[k].depth == l.depth && c.candidates[k].code == code)
-          cand = static_cast<std::ptrdiff_t>(k);
-      const bool chosen = cand >= 0 && static_cast<std::size_t>(cand) == c.chosen;
-      s << "    " << (chosen ? "* " : "  ") << skip_code_name(code);
-      if (code == skip_code::standard && l.standard_is != skip_code::standard)
-        s << " (= " << skip_code_name(l.standard_is) << ")";
-      if (code == skip_code::lead_first) s << " (" << l.operands.front() << " iterates)";
-      if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
-      s << ": estimated cost "
-        << static_cast<std::int64_t>(l.outer * l.per_fiber[static_cast<std::size_t>(code)] + 0.5);
-      if (cand < 0)
-        s << (code == l.standard_is ? " (same as standard)" : " (not instantiated)");
-      else
-        s << " (candidate #" << cand << ")";
-      s << "\n";
-    }
-  }
-  s << "chosen: skip candidate #" << c.chosen;
-  if (c.chosen == 0) s << " (standard at every loop)";
-  for (const auto& l : c.loops)
-    if (c.chosen > 0 && l.depth == c.candidates[c.chosen].depth)
-      s << " (" << skip_code_name(c.candidates[c.chosen].code) << " at loop " << l.index << ")";
-  s << "\n";
-  return s.str();
-}
-#endif  // LOOM_HEADER_ONLY
-
-}  // namespace loom::optimize
-
-#endif  // LOOM_OPTIMIZE_CHOICE_LEADER_CHOICE_HPP
-// ---- end <loom/optimize/choice/leader_choice.hpp>
-// ---- begin <loom/optimize/choice/workspace_choice.hpp>
-// Defines the choice of a sparse output's workspace kind (dense, hashed, sorted) from the
-// estimated writes, entries and rows of a plan, cached per plan by a coarse statistics
-// signature (optimize/choice/).
+// ---- begin <loom/stream/lower.hpp>
+// Defines lowering: an expression and a loop order become a tree of indexed streams (stream/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_CHOICE_WORKSPACE_CHOICE_HPP
-#define LOOM_OPTIMIZE_CHOICE_WORKSPACE_CHOICE_HPP
+#ifndef LOOM_STREAM_LOWER_HPP
+#define LOOM_STREAM_LOWER_HPP
 
-// ---- begin <loom/stream/workspace_storage.hpp>
-// Defines the storage of a Gustavson workspace: loom::workspace_kind and scoped_workspace (the
-// kind the optimizer chooses, or a test forces), the sorts of a row's keys, the layout of the
-// keys, and the arrays each thread keeps between kernels (stream/). The sink that writes through
-// them is stream/workspace.hpp.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_WORKSPACE_STORAGE_HPP
-#define LOOM_STREAM_WORKSPACE_STORAGE_HPP
-
-
-#include <algorithm>
-#include <array>
-#include <bit>
-#include <cstdint>
-#include <limits>
-#include <optional>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-namespace loom {
-
-// In loom::enums: its enumerators, in loom itself, would shadow the levels loom::dense and
-// loom::hashed (GCC 12 -Wshadow).
-namespace enums {
-/// How a workspace row holds the entries that arrive out of order before they are appended in
-/// order (DESIGN.md §5): `dense`, an array over the row's cells with a byte per cell and a list
-/// of the touched cells (Galley's bytemap); `hashed`, an open-addressing table sized to the
-/// row's estimated entries; `sorted`, every write appended to a list, sorted and merged when
-/// the row ends.
-enum class workspace_kind : std::uint8_t { dense, hashed, sorted };
-}  // namespace enums
-using enums::workspace_kind;
-
-inline constexpr std::array<workspace_kind, 3> workspace_kinds{
-    workspace_kind::dense, workspace_kind::hashed, workspace_kind::sorted};
-
-constexpr std::string_view workspace_kind_name(workspace_kind k) {
-  switch (k) {
-    case workspace_kind::dense:
-      return "dense";
-    case workspace_kind::hashed:
-      return "hashed";
-    case workspace_kind::sorted:
-      return "sorted";
-  }
-  return "?";
-}
-
-namespace detail {
-inline thread_local std::optional<workspace_kind> forced_workspace{};
-}  // namespace detail
-
-/// Forces the workspace kind of every kernel run on this thread while it lives (tests,
-/// benchmarks); the optimizer's choice otherwise. Nests; restores the previous setting. A dense
-/// row space past 2^26 cells is never allocated: forced `dense` then runs `hashed`.
-class scoped_workspace {
- public:
-  explicit scoped_workspace(workspace_kind k) : previous_(detail::forced_workspace) {
-    detail::forced_workspace = k;
-  }
-  ~scoped_workspace() { detail::forced_workspace = previous_; }
-  scoped_workspace(const scoped_workspace&) = delete;
-  scoped_workspace& operator=(const scoped_workspace&) = delete;
-
- private:
-  std::optional<workspace_kind> previous_;
-};
-
-}  // namespace loom
-
-namespace loom::stream {
-
-/// The cells a dense workspace may allocate; a larger row space is held in a hash table.
-inline constexpr std::int64_t max_dense_workspace_cells = std::int64_t{1} << 26;
-static_assert(max_dense_workspace_cells <= (std::int64_t{1} << 32),
-              "dense workspace cells are kept as 32-bit keys");
-
-namespace detail {
-/// The rows a radix sort is used for, and its digit in the optimizer's estimate: below this, a
-/// comparison sort is faster.
-inline constexpr std::size_t radix_sort_min = 512;
-inline constexpr int radix_bits = 11;
-
-/// Passes of an LSD radix sort with 11-bit digits over keys in [0, bound) (the cost model's).
-constexpr int radix_passes(std::int64_t bound) {
-  const int bits =
-      bound <= 1 ? 1 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
-  return (bits + radix_bits - 1) / radix_bits;
-}
-
-/// Sorts `v` stably by bits [lo, hi) of `key(x)` (the lower bits are left in their order): an
-/// LSD radix sort for long inputs, with digits of up to 16 bits sized to the input (digits every
-/// key shares are skipped), a comparison sort for short ones or keys too wide for four passes.
-/// `Unique`: no two keys are equal, so with lo = 0 the comparison sort need not be stable (and
-/// allocates nothing).
-template <bool Unique = false, class X, class Key>
-void sort_bits(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count, int lo,
-               int hi, Key key) {
-  if (hi <= lo) return;
-  auto digits_of = [&](const X& x) { return static_cast<std::uint64_t>(key(x)) >> lo; };
-  const int bits = hi - lo;
-  const int width = std::clamp(static_cast<int>(std::bit_width(v.size())) - 3, 8, 16);
-  const int passes = (bits + width - 1) / width;
-  if (v.size() < radix_sort_min || passes > 4) {
-    const auto less = [&](const X& a, const X& b) { return digits_of(a) < digits_of(b); };
-    if (Unique && lo == 0)
-      std::sort(v.begin(), v.end(), less);
-    else
-      std::stable_sort(v.begin(), v.end(), less);
-    return;
-  }
-  const int digit = (bits + passes - 1) / passes;
-  const std::uint64_t mask = (std::uint64_t{1} << digit) - 1;
-  scratch.resize(v.size());
-  count.resize(std::size_t{1} << digit);
-  for (int pass = 0, shift = 0; pass < passes; ++pass, shift += digit) {
-    std::fill(count.begin(), count.end(), std::size_t{0});
-    for (const X& x : v) ++count[(digits_of(x) >> shift) & mask];
-    if (std::find(count.begin(), count.end(), v.size()) != count.end()) continue;  // one digit
-    std::size_t at = 0;
-    for (std::size_t& c : count) at += std::exchange(c, at);
-    for (const X& x : v) scratch[count[(digits_of(x) >> shift) & mask]++] = x;
-    v.swap(scratch);
-  }
-}
-
-/// The sort keys of a workspace's rows: named types, not lambdas, so that every sink with the
-/// same value type shares one instantiation of the sorts.
-struct key_identity {
-  constexpr std::int64_t operator()(std::int64_t x) const { return x; }
-};
-struct key_first {
-  template <class Pair> constexpr std::int64_t operator()(const Pair& x) const { return x.first; }
-};
-
-/// The hashed workspace's slot for a key, before masking (Fibonacci hashing, high bits folded).
-LOOM_FORCE_INLINE std::uint64_t workspace_hash(std::int64_t key) {
-  const std::uint64_t h = static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull;
-  return h ^ (h >> 29);
-}
-
-/// The layout of a workspace's keys (see `plan_workspace_keys`).
-struct workspace_keys {
-  std::int64_t space = 0;  // cells of a row: dense keys are below it
-  int key_bits = 0;        // bits of a packed key
-  bool packed = false;     // the row's levels packed into bit fields (else mixed-radix)
-  int sorted_bits = 0;     // low bits already in order as the entries arrive
-};
-
-/// Lays out the keys of a workspace over output levels [prefix, n) (`level_extent`,
-/// `depth_of_level` by level): the row space, each level's bit field (`shift`, `field`), whether
-/// the fields fit 62 bits, and the low bits the loops already deliver in order. A dense `kind`
-/// whose row space is too large becomes hashed. Not a template: compiled once.
-LOOM_DECL workspace_keys plan_workspace_keys(std::size_t n, std::size_t prefix,
-                                             const std::int64_t* level_extent,
-                                             const std::size_t* depth_of_level,
-                                             workspace_kind& kind, int* shift, std::int64_t* field);
-
-/// Sorts a dense workspace row's distinct cells, fewer than `radix_sort_min`. They arrive as
-/// ascending runs, one per fiber summed into the row (SpGEMM's rows of B), so the runs are found
-/// (a compare per cell) and merged pairwise, branch-free: 0.5-0.65x std::sort's time on rows of
-/// 5-20 runs of 5-20 cells, 0.22x on 2 runs of 100. Rows of short runs (under 4 cells on
-/// average) have no order to use: insertion sort up to 32 cells, else std::sort.
-LOOM_DECL void sort_workspace_cells(std::vector<std::uint32_t>& cells,
-                                    std::vector<std::uint32_t>& scratch);
-
-// The sorts of double-valued workspaces (a dense row's distinct 32-bit cells; 64-bit keys with
-// values): under separate compilation, compiled once in loom::runtime (docs/build-cost.md).
-using workspace_cells = std::vector<std::uint32_t>;
-using workspace_pairs = std::vector<std::pair<std::int64_t, double>>;
-#if !LOOM_HEADER_ONLY
-extern template void sort_bits<true>(workspace_cells&, workspace_cells&, std::vector<std::size_t>&,
-                                     int, int, key_identity);
-extern template void sort_bits<true>(workspace_pairs&, workspace_pairs&, std::vector<std::size_t>&,
-                                     int, int, key_first);
-extern template void sort_bits<false>(workspace_pairs&, workspace_pairs&, std::vector<std::size_t>&,
-                                      int, int, key_first);
-#elif defined(LOOM_BUILDING_RUNTIME)
-template void sort_bits<true>(workspace_cells&, workspace_cells&, std::vector<std::size_t>&, int,
-                              int, key_identity);
-template void sort_bits<true>(workspace_pairs&, workspace_pairs&, std::vector<std::size_t>&, int,
-                              int, key_first);
-template void sort_bits<false>(workspace_pairs&, workspace_pairs&, std::vector<std::size_t>&, int,
-                               int, key_first);
-#endif
-
-#if LOOM_HEADER_ONLY
-namespace cells {
-inline void insertion_sort(std::uint32_t* first, std::uint32_t* last) {
-  for (std::uint32_t* i = first + 1; i < last; ++i) {
-    const std::uint32_t x = *i;
-    std::uint32_t* j = i;
-    for (; j > first && x < j[-1]; --j) *j = j[-1];
-    *j = x;
-  }
-}
-// [a, am) and [am, bm) of src, merged into dst from a: a compare and conditional moves per cell
-inline void merge_runs(const std::uint32_t* src, std::uint32_t* dst, std::size_t a, std::size_t am,
-                       std::size_t bm) {
-  std::size_t b = am, o = a;
-  while (a < am && b < bm) {
-    const std::uint32_t x = src[a], y = src[b];
-    const bool right = y < x;
-    dst[o++] = right ? y : x;
-    a += !right;
-    b += right;
-  }
-  while (a < am) dst[o++] = src[a++];
-  while (b < bm) dst[o++] = src[b++];
-}
-}  // namespace cells
-
-LOOM_DEF workspace_keys plan_workspace_keys(std::size_t n, std::size_t prefix,
-                                            const std::int64_t* level_extent,
-                                            const std::size_t* depth_of_level, workspace_kind& kind,
-                                            int* shift, std::int64_t* field) {
-  workspace_keys keys;
-  std::int64_t space = 1;
-  for (std::size_t k = prefix; k < n; ++k) {
-    if (level_extent[k] != 0 && space > (std::int64_t{1} << 40) / level_extent[k]) space = -1;
-    if (space >= 0) space *= level_extent[k];
-  }
-  if (kind == workspace_kind::dense && (space < 0 || space > max_dense_workspace_cells))
-    kind = workspace_kind::hashed;
-  keys.space = space < 0 ? std::numeric_limits<std::int64_t>::max() : space;
-  for (std::size_t k = n; k-- > prefix;) {
-    const int bits =
-        level_extent[k] <= 1
-            ? 0
-            : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(level_extent[k] - 1)));
-    shift[k] = keys.key_bits;
-    field[k] = (std::int64_t{1} << bits) - 1;
-    keys.key_bits += bits;
-  }
-  keys.packed = kind != workspace_kind::dense && keys.key_bits <= 62;
-  // The loops visit the row's depths in order, each ascending, so the entries of a row arrive
-  // sorted by the levels at the depths right below the row's (the transpose's i): a stable
-  // sort of the key's other bits is enough.
-  if (keys.packed) {
-    const std::int64_t first =
-        prefix == 0 ? 0 : static_cast<std::int64_t>(depth_of_level[prefix - 1]) + 1;
-    for (std::size_t k = prefix; k < n && keys.sorted_bits == 0; ++k) {
-      bool in_order = true;
-      for (std::size_t q = k; q < n; ++q)
-        in_order = in_order && static_cast<std::int64_t>(depth_of_level[q]) ==
-                                   first + static_cast<std::int64_t>(q - k);
-      if (in_order)
-        keys.sorted_bits =
-            shift[k] + static_cast<int>(std::bit_width(static_cast<std::uint64_t>(field[k])));
-    }
-  }
-  return keys;
-}
-
-LOOM_DEF void sort_workspace_cells(std::vector<std::uint32_t>& v,
-                                   std::vector<std::uint32_t>& scratch) {
-  const std::size_t n = v.size();
-  if (n <= 16) {  // what std::sort does with so few
-    if (n > 1) cells::insertion_sort(v.data(), v.data() + n);
-    return;
-  }
-  if (n >= radix_sort_min) {
-    std::sort(v.begin(), v.end());
-    return;
-  }
-  std::array<std::uint32_t, radix_sort_min + 1> bounds;  // where each run starts, then n
-  std::size_t runs = 1;
-  bounds[0] = 0;
-  for (std::size_t i = 1; i < n; ++i) {
-    bounds[runs] = static_cast<std::uint32_t>(i);
-    runs += v[i] < v[i - 1];
-  }
-  if (runs == 1) return;
-  if (4 * runs > n) {
-    if (n <= 32)
-      cells::insertion_sort(v.data(), v.data() + n);
-    else
-      std::sort(v.begin(), v.end());
-    return;
-  }
-  bounds[runs] = static_cast<std::uint32_t>(n);
-  if (scratch.size() < n) scratch.resize(n);
-  std::uint32_t* src = v.data();
-  std::uint32_t* dst = scratch.data();
-  while (runs > 1) {
-    std::size_t merged = 0;
-    for (std::size_t r = 0; r < runs; r += 2) {
-      if (r + 1 == runs)
-        std::copy(src + bounds[r], src + bounds[r + 1], dst + bounds[r]);
-      else
-        cells::merge_runs(src, dst, bounds[r], bounds[r + 1], bounds[r + 2]);
-      bounds[merged++] = bounds[r];
-    }
-    bounds[merged] = static_cast<std::uint32_t>(n);
-    runs = merged;
-    std::swap(src, dst);
-  }
-  if (src != v.data()) std::copy(src, src + n, v.data());
-}
-#endif  // LOOM_HEADER_ONLY
-
-/// Sorts `v` stably by `key(x)` in [0, bound).
-template <bool Unique = false, class X, class Key>
-void sort_by_key(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count,
-                 std::int64_t bound, Key key) {
-  const int bits =
-      bound <= 1 ? 0 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
-  sort_bits<Unique>(v, scratch, count, 0, bits, key);
-}
-}  // namespace detail
-
-/// The arrays of a workspace, kept per thread and value type between kernels: a finished
-/// workspace leaves them clean (accumulators zero, slots empty, no entries), so the next one on
-/// the thread reuses their pages instead of faulting fresh ones in (a transpose of 96K entries
-/// spent a third of its time in page faults). At most `max_spare_workspace_bytes` are kept.
-template <class T> struct workspace_buffers {
-  std::vector<T> acc{};
-  std::vector<unsigned char> seen{};
-  std::vector<std::int64_t> touched{};
-  std::vector<std::uint32_t> cells{};  // a dense row's touched cells: 32-bit keys sort faster
-  std::vector<std::uint32_t> scratch_cells{};
-  std::vector<std::int64_t> slot_key{};
-  std::vector<T> slot_val{};
-  std::vector<std::pair<std::int64_t, T>> pairs{};
-  std::vector<std::pair<std::int64_t, T>> scratch_pairs{};
-  std::vector<std::int64_t> scratch_keys{};
-  std::vector<std::size_t> counts{};
-
-  std::size_t bytes() const {
-    return acc.capacity() * sizeof(T) + seen.capacity() + touched.capacity() * 8 +
-           (cells.capacity() + scratch_cells.capacity()) * 4 + slot_key.capacity() * 8 +
-           slot_val.capacity() * sizeof(T) +
-           (pairs.capacity() + scratch_pairs.capacity()) * sizeof(std::pair<std::int64_t, T>) +
-           scratch_keys.capacity() * 8 + counts.capacity() * sizeof(std::size_t);
-  }
-  ~workspace_buffers();
-  /// Takes the thread's spare arrays (clean, possibly empty), leaving it this set's.
-  void take_spare();
-  /// Readies the arrays of a workspace of `kind` over `space` cells, its rows of about
-  /// `row_entries` entries: a dense row's accumulators and flags (a larger reused set is zero
-  /// too), a hashed row's empty table. Returns the table's mask (0 for the other kinds).
-  std::uint64_t prepare(workspace_kind kind, std::int64_t space, std::int64_t row_entries);
-  /// Moves the hash table's entries (slot_key, slot_val, touched) into a table of `capacity`
-  /// slots, a power of two.
-  void resize_table(std::uint64_t capacity);
-  /// Hands the arrays to the thread's spare set when they fit `max_spare_workspace_bytes` and
-  /// hold more than it does (this set gets the smaller one, to be freed).
-  void keep_as_spare();
-
-  void swap(workspace_buffers& o) noexcept {
-    acc.swap(o.acc);
-    seen.swap(o.seen);
-    touched.swap(o.touched);
-    cells.swap(o.cells);
-    scratch_cells.swap(o.scratch_cells);
-    slot_key.swap(o.slot_key);
-    slot_val.swap(o.slot_val);
-    pairs.swap(o.pairs);
-    scratch_pairs.swap(o.scratch_pairs);
-    scratch_keys.swap(o.scratch_keys);
-    counts.swap(o.counts);
-  }
-};
-
-inline constexpr std::size_t max_spare_workspace_bytes = std::size_t{64} << 20;
-
-template <class T> workspace_buffers<T>& spare_workspace_buffers() {
-  thread_local workspace_buffers<T> spare;
-  return spare;
-}
-
-// out of line, and for double compiled once in loom::runtime: every workspace kernel destroys
-// eleven arrays here (2 KB of code per sink type when inlined)
-template <class T> workspace_buffers<T>::~workspace_buffers() = default;
-template <class T> void workspace_buffers<T>::take_spare() { swap(spare_workspace_buffers<T>()); }
-template <class T>
-std::uint64_t workspace_buffers<T>::prepare(workspace_kind kind, std::int64_t space,
-                                            std::int64_t row_entries) {
-  if (kind == workspace_kind::dense) {
-    if (acc.size() < static_cast<std::size_t>(space)) {
-      acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
-      seen.assign(static_cast<std::size_t>(space), 0);
-    }
-  } else if (kind == workspace_kind::hashed) {
-    // an overestimate costs a table too large to stay in cache: start at most at 2^16 slots
-    const auto want = std::clamp<std::int64_t>(2 * row_entries, 16, std::int64_t{1} << 16);
-    const std::uint64_t slots = std::bit_ceil(static_cast<std::uint64_t>(want));
-    if (slot_key.size() != slots) resize_table(slots);  // else reused, empty
-    return slots - 1;
-  }
-  return 0;
-}
-template <class T> void workspace_buffers<T>::resize_table(std::uint64_t capacity) {
-  std::vector<std::int64_t> old_key(capacity, 0);
-  std::vector<T> old_val(capacity, semiring_traits<T>::zero());
-  old_key.swap(slot_key);
-  old_val.swap(slot_val);
-  const std::uint64_t mask = capacity - 1;
-  std::vector<std::int64_t> old_touched;
-  old_touched.swap(touched);
-  for (std::int64_t s : old_touched) {
-    std::uint64_t t = detail::workspace_hash(old_key[s] - 1) & mask;
-    while (slot_key[t] != 0) t = (t + 1) & mask;
-    slot_key[t] = old_key[s];
-    slot_val[t] = old_val[s];
-    touched.push_back(static_cast<std::int64_t>(t));
-  }
-}
-template <class T> void workspace_buffers<T>::keep_as_spare() {
-  auto& spare = spare_workspace_buffers<T>();
-  if (bytes() <= max_spare_workspace_bytes && bytes() >= spare.bytes()) spare.swap(*this);
-}
-#if !LOOM_HEADER_ONLY
-extern template struct workspace_buffers<double>;
-#elif defined(LOOM_BUILDING_RUNTIME)
-template struct workspace_buffers<double>;
-#endif
-
-/// Frees the arrays this thread keeps for the workspaces of value type T (at most
-/// `max_spare_workspace_bytes`), e.g. after a burst of large sparse products.
-template <class T = double> void release_workspace_buffers() {
-  workspace_buffers<T>{}.swap(spare_workspace_buffers<T>());
-}
-
-}  // namespace loom::stream
-
-#endif  // LOOM_STREAM_WORKSPACE_STORAGE_HPP
-// ---- end <loom/stream/workspace_storage.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <cstdint>
-#include <limits>
-#include <map>
-#include <sstream>
-#include <string>
-#include <vector>
-
-namespace loom::optimize {
-
-/// What a workspace will hold, estimated from statistics for one loop order.
-struct workspace_estimate {
-  double rows = 1;     // workspace rows: distinct values of the output levels the outer loops fix
-  double writes = 0;   // values written into the workspace (before duplicates are added)
-  double entries = 0;  // distinct output entries
-  double cells = 0;    // cells of one row's space (product of the other levels' extents)
-  double value_bytes = 8;
-};
-
-/// Per-operation costs of the three workspaces, in nanoseconds beyond the loop that produces
-/// the writes, fitted on the 2-core machine of BENCHMARKS.md (benchmarks/runtime/workspace.cpp):
-/// zeroing a byte of a row space (fresh pages past `fresh_bytes`, which the allocator maps anew
-/// on every call), a write that hits the cache, the extra per array of one that misses the
-/// second-level or the last-level cache, hashing a key, appending a pair, a comparison of a sort
-/// of keys and of a (stable) sort of pairs, a key and a pair moved by one radix-sort pass, and
-/// appending an output entry.
-struct workspace_constants {
-  double zero_byte = 0.1;
-  double zero_fresh_byte = 0.4;
-  double fresh_bytes = 32.0 * (1 << 20);
-  double write_hit = 1.0;
-  double l2_miss = 15.0;
-  double l3_miss = 45.0;
-  double l2_bytes = 2.0 * (1 << 20);
-  double l3_bytes = 16.0 * (1 << 20);
-  double line_bytes = 64;
-  double hash = 5.0;
-  double append = 1.5;
-  double compare_keys = 1.5;
-  double compare_pairs = 3.0;
-  double radix_key = 5.0;  // per key and pass of a radix sort
-  double radix_pair = 8.0;
-  double emit = 3.0;
-};
-
-/// The three costs, in the order of loom::workspace_kinds, and the cheapest.
-struct workspace_choice {
-  workspace_kind kind = workspace_kind::dense;
-  std::array<double, 3> cost{};
-  workspace_estimate estimate{};
-  /// the estimated entries of one row: the hash table starts at twice this
-  std::int64_t row_entries() const {
-    const double per_row = estimate.entries / std::max(1.0, estimate.rows);
-    return static_cast<std::int64_t>(std::min(per_row, double(std::int64_t{1} << 24)));
-  }
-};
-
-namespace detail {
-// the extra cost of a random access into `bytes` of one array
-LOOM_DECL double miss_cost(double bytes, const workspace_constants& c);
-// sorting n keys (or pairs) spread over `rows` rows, keys below `bound`: an LSD radix sort per
-// row of stream::detail::radix_sort_min or more, a comparison sort below (workspace_storage.hpp)
-LOOM_DECL double sort_cost(double n, double rows, double bound, bool pairs,
-                           const workspace_constants& c);
-}  // namespace detail
-
-/// Costs each workspace kind for `e` and picks the cheapest.
-/// - dense: the row space (values and a flag byte per cell) is zeroed once; an entry's first
-///   write per row touches the whole space at random, its repeats only the row's entries; the
-///   touched keys are sorted per row.
-/// - hashed: every write hashes and probes a table of twice the row's entries (keys and values);
-///   the row's entries are sorted as pairs.
-/// - sorted: every write is appended; the row's writes are sorted (stable) and merged.
-/// A row of 512 sorted items or more is radix sorted (linear), a shorter one compared.
-LOOM_DECL workspace_choice choose_workspace(const workspace_estimate& e,
-                                            const workspace_constants& c = {});
-
-/// The workspace estimate of plan P (its loop order and output prefix) for `lhs = rhs`.
-template <class P, class Lhs, class Rhs>
-workspace_estimate estimate_workspace(const Lhs& lhs, const Rhs& rhs, statistics_cache& stats) {
-  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  const loop_order_query q = describe(lhs, rhs, stats);
-  std::vector<std::string> order;
-  boost::mp11::mp_for_each<typename P::order>(
-      [&](auto idx) { order.emplace_back(decltype(idx)::name); });
-  std::size_t last_free = 0;  // the writes happen below the deepest output index
-  for (std::size_t d = 0; d < order.size(); ++d)
-    if (std::find(q.output.begin(), q.output.end(), order[d]) != q.output.end()) last_free = d;
-  workspace_estimate e;
-  e.value_bytes = sizeof(typename out_t::value_type);
-  e.writes =
-      q.iterations({order.begin(), order.begin() + static_cast<std::ptrdiff_t>(last_free + 1)});
-  e.entries = q.iterations(q.output);
-  const std::vector<std::string> fixed(
-      q.output.begin(), q.output.begin() + static_cast<std::ptrdiff_t>(P::output_prefix));
-  e.rows = fixed.empty() ? 1.0 : q.iterations(fixed);
-  e.cells = 1;
-  for (std::size_t level = P::output_prefix; level < out_t::order; ++level)
-    e.cells *= static_cast<double>(lhs.tensor->extent(out_t::format_type::modes[level]));
-  return e;
-}
-
-/// One line for `explain` and the plan log: the chosen kind, the estimate and every cost.
-LOOM_DECL std::string describe_workspace_choice(const workspace_choice& w);
-
-namespace detail {
-template <class P> struct workspace_purpose {};
-}  // namespace detail
-
-/// The workspace of plan P for `lhs = rhs`: remembered per version of the operands (the
-/// signature `statistics_cache` checks: every array's address and size) and output extents,
-/// else estimated from their statistics. Not the plans' coarse signature: two inputs of the same
-/// magnitudes can want different kinds (few or many distinct keys among the same writes: a hash
-/// table or a sort, each much faster than the other; docs/optimizer.md), and telling them apart
-/// needs their statistics. `loom::scoped_workspace` overrides it.
-template <class P, class Lhs, class Rhs>
-workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
-  if (loom::detail::forced_workspace) {
-    workspace_choice forced;
-    forced.kind = *loom::detail::forced_workspace;
-    return forced;
-  }
-  struct cache {
-    std::map<std::vector<std::uintptr_t>, workspace_choice> chosen;
-    statistics_cache stats;
-  };
-  thread_local cache c;
-  thread_local std::vector<std::uintptr_t> key;  // reused: a cache hit allocates nothing
-  key.clear();
-  expr::for_each_access(
-      rhs, [&](const auto& a, std::size_t) { statistics_cache::append_signature(key, *a.tensor); });
-  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  for (std::size_t m = 0; m < out_t::order; ++m)
-    key.push_back(static_cast<std::uintptr_t>(lhs.tensor->extent(m)));
-  if (const auto it = c.chosen.find(key); it != c.chosen.end()) return it->second;
-  if (c.chosen.size() >= 256) {  // bounded: a choice is cheap to make again
-    c.chosen.clear();
-    c.stats.clear();
-  }
-  const workspace_choice w = choose_workspace(estimate_workspace<P>(lhs, rhs, c.stats));
-  if (loom::debug_plan())
-    loom::detail::debug_line({"loom: output written through a ", describe_workspace_choice(w)});
-  c.chosen.emplace(key, w);
-  return w;
-}
-
-#if LOOM_HEADER_ONLY
-namespace detail {
-LOOM_DEF double miss_cost(double bytes, const workspace_constants& c) {
-  auto beyond = [&](double cache) { return bytes <= cache ? 0.0 : 1.0 - cache / bytes; };
-  return beyond(c.l2_bytes) * c.l2_miss + beyond(c.l3_bytes) * c.l3_miss;
-}
-
-LOOM_DEF double sort_cost(double n, double rows, double bound, bool pairs,
-                          const workspace_constants& c) {
-  const double per_row = std::max(2.0, n / std::max(1.0, rows));
-  const int passes = stream::detail::radix_passes(static_cast<std::int64_t>(
-      std::min(bound, double(std::numeric_limits<std::int64_t>::max() / 2))));
-  if (per_row >= double(stream::detail::radix_sort_min) && passes <= 4)
-    return n * passes * (pairs ? c.radix_pair : c.radix_key);
-  return n * std::log2(per_row) * (pairs ? c.compare_pairs : c.compare_keys);
-}
-}  // namespace detail
-
-LOOM_DEF workspace_choice choose_workspace(const workspace_estimate& e,
-                                           const workspace_constants& c) {
-  using detail::miss_cost;
-  workspace_choice out;
-  out.estimate = e;
-  const double per_row = e.entries / std::max(1.0, e.rows);
-  const double repeats = std::max(0.0, e.writes - e.entries);
-  const double dense_bytes = e.cells * (e.value_bytes + 1);
-  const double row_bytes = std::min(dense_bytes, per_row * 2 * c.line_bytes);  // a row's lines
-  const double table_bytes = 2 * per_row * (e.value_bytes + 8);
-  const double emit = e.entries * c.emit;
-  out.cost[0] =
-      e.cells > static_cast<double>(stream::max_dense_workspace_cells)
-          ? std::numeric_limits<double>::infinity()
-          : dense_bytes * (dense_bytes > c.fresh_bytes ? c.zero_fresh_byte : c.zero_byte) +
-                e.writes * c.write_hit + e.entries * 2 * miss_cost(dense_bytes, c) +
-                repeats * 2 * miss_cost(row_bytes, c) +
-                detail::sort_cost(e.entries, e.rows, e.cells, false, c) + emit;
-  out.cost[1] = e.writes * (c.hash + c.write_hit + 2 * miss_cost(table_bytes, c)) +
-                e.entries * c.append + detail::sort_cost(e.entries, e.rows, e.cells, true, c) +
-                emit;
-  out.cost[2] = e.writes * c.append + detail::sort_cost(e.writes, e.rows, e.cells, true, c) + emit;
-  std::size_t best = 0;
-  for (std::size_t k = 1; k < 3; ++k)
-    if (out.cost[k] < out.cost[best]) best = k;
-  out.kind = workspace_kinds[best];
-  return out;
-}
-
-LOOM_DEF std::string describe_workspace_choice(const workspace_choice& w) {
-  std::ostringstream s;
-  s.precision(3);
-  s << workspace_kind_name(w.kind) << " workspace (estimated " << w.estimate.writes << " writes, "
-    << w.estimate.entries << " entries in " << w.estimate.rows << " rows of " << w.estimate.cells
-    << " cells; cost";
-  for (std::size_t k = 0; k < 3; ++k)
-    s << " " << workspace_kind_name(workspace_kinds[k]) << " " << w.cost[k];
-  s << ")";
-  return s.str();
-}
-#endif  // LOOM_HEADER_ONLY
-
-}  // namespace loom::optimize
-
-#endif  // LOOM_OPTIMIZE_CHOICE_WORKSPACE_CHOICE_HPP
-// ---- end <loom/optimize/choice/workspace_choice.hpp>
-// ---- begin <loom/parallel/run.hpp>
-// Defines the parallel run loops: a kernel's outermost loop split into chunks of its index
-// range, each chunk driving its own copy of the stream tree into a slice of a dense output,
-// into per-thread or per-chunk partial results (reductions over the outer index), or into its
-// own entry list (sparse outputs, concatenated in order) (parallel/).
-// SPDX-License-Identifier: BSL-1.0
-//
-//  case table, by the root stream (depth 0) and the output:
-//  | root at depth 0 | dense output                          | sparse output                  |
-//  |-----------------|---------------------------------------|--------------------------------|
-//  | free index      | chunks write disjoint output elements | outer index = output level 0:  |
-//  |                 | (bit-identical to serial)             | entries per chunk, concatenated|
-//  |                 |                                       | in chunk order (= serial)      |
-//  | summed index    | partials per thread (or per chunk in  | serial                         |
-//  |                 | deterministic mode) folded in order   |                                |
-#ifndef LOOM_PARALLEL_RUN_HPP
-#define LOOM_PARALLEL_RUN_HPP
-
-// ---- begin <loom/parallel/partition.hpp>
-// Defines the partition of a kernel's outermost loop into chunks of about equal work: by the
-// positions of the largest operand whose first level the outer loop iterates (rows balanced by
-// stored entries), else evenly (parallel/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PARALLEL_PARTITION_HPP
-#define LOOM_PARALLEL_PARTITION_HPP
-
-
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <vector>
-
-namespace loom::parallel {
-
-/// Chunk c of the outer loop covers the indices [bounds[c], bounds[c+1]); no chunk is empty.
-struct partition {
-  std::vector<std::int64_t> bounds{};  // empty: no chunk (and no allocation for a serial run)
-  std::size_t chunks() const { return bounds.empty() ? 0 : bounds.size() - 1; }
-  std::int64_t lo(std::size_t c) const { return bounds[c]; }
-  std::int64_t hi(std::size_t c) const { return bounds[c + 1]; }
-};
-
-namespace detail {
-
-// The x in [lo, hi] whose f(x) is nearest to target (f non-decreasing; ties: the smaller x), so
-// that a heavy row goes to a chunk of its own rather than with every row before it.
-template <class F>
-std::int64_t nearest(std::int64_t lo, std::int64_t hi, std::int64_t target, const F& f) {
-  const std::int64_t first = lo;
-  while (lo < hi) {  // first x with f(x) >= target, else hi
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (f(mid) < target)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo > first && target - f(lo - 1) <= f(lo) - target) return lo - 1;
-  return lo;
-}
-
-LOOM_DECL partition finish(std::vector<std::int64_t> b, std::int64_t extent);
-
-}  // namespace detail
-
-/// `chunks` ranges of [0, extent) of equal length.
-LOOM_DECL partition split_evenly(std::int64_t extent, std::size_t chunks);
-
-/// Splits the outer loop by the stored entries of tensor `t`, whose level 0 that loop iterates:
-/// the work of a row is its entries on level 1 plus one (a dense or compressed level 0 above a
-/// compressed level 1: CSR, DCSR, CSF; a non-unique level 0: COO). Other levels: evenly.
-template <class Tensor>
-partition split_by_entries(const Tensor& t, std::int64_t extent, std::size_t chunks) {
-  const auto& l0 = t.template level<0>();
-  std::vector<std::int64_t> b(chunks + 1, 0);
-  auto targets = [&](std::int64_t total, auto&& locate) {
-    for (std::size_t c = 1; c < chunks; ++c)
-      b[c] = locate(static_cast<std::int64_t>(static_cast<__int128>(total) * c / chunks));
-  };
-  // entries below position q of level 0 (level 1's pos array when it has one)
-  auto below = [&](std::int64_t q) -> std::int64_t {
-    if constexpr (Tensor::order >= 2) {
-      const auto& l1 = t.template level<1>();
-      if constexpr (requires { l1.pos[0]; }) return static_cast<std::int64_t>(l1.pos[q]);
-    }
-    return q;
-  };
-  if constexpr (requires {
-                  l0.pos[0];
-                  l0.crd[0];
-                }) {  // compressed level 0: rows are crd[q]
-    const std::int64_t first = l0.pos.empty() ? 0 : static_cast<std::int64_t>(l0.pos[0]);
-    const std::int64_t last = l0.pos.empty() ? 0 : static_cast<std::int64_t>(l0.pos[1]);
-    if (last <= first) return split_evenly(extent, chunks);
-    auto cum = [&](std::int64_t q) { return below(q) + q; };
-    const std::int64_t base = cum(first), total = cum(last) - base;
-    targets(total, [&](std::int64_t w) {
-      const std::int64_t q = detail::nearest(first, last, base + w, cum);
-      return q < last ? static_cast<std::int64_t>(l0.crd[static_cast<std::size_t>(q)]) : extent;
-    });
-    return detail::finish(std::move(b), extent);
-  } else if constexpr (requires { l0.extent; }) {  // dense level 0: rows are positions
-    if constexpr (Tensor::order >= 2) {
-      const auto& l1 = t.template level<1>();
-      if constexpr (requires { l1.pos[0]; }) {
-        if (static_cast<std::int64_t>(l1.pos.size()) < extent + 1)
-          return split_evenly(extent, chunks);
-        auto cum = [&](std::int64_t r) { return below(r) + r; };
-        const std::int64_t total = cum(extent);
-        targets(total, [&](std::int64_t w) { return detail::nearest(0, extent, w, cum); });
-        return detail::finish(std::move(b), extent);
-      }
-    }
-    return split_evenly(extent, chunks);
-  } else {
-    return split_evenly(extent, chunks);
-  }
-}
-
-#if LOOM_HEADER_ONLY
-namespace detail {
-LOOM_DEF partition finish(std::vector<std::int64_t> b, std::int64_t extent) {
-  b.front() = 0;
-  b.back() = extent;
-  for (std::size_t c = 1; c < b.size(); ++c) b[c] = std::clamp(b[c], b[c - 1], extent);
-  b.erase(std::unique(b.begin(), b.end()), b.end());
-  partition p;
-  p.bounds = std::move(b);
-  if (p.bounds.size() < 2) p.bounds = {0, extent};
-  return p;
-}
-}  // namespace detail
-
-LOOM_DEF partition split_evenly(std::int64_t extent, std::size_t chunks) {
-  std::vector<std::int64_t> b(chunks + 1);
-  for (std::size_t c = 0; c <= chunks; ++c)
-    b[c] = static_cast<std::int64_t>(static_cast<__int128>(extent) * static_cast<__int128>(c) /
-                                     static_cast<__int128>(chunks));
-  return detail::finish(std::move(b), extent);
-}
-#endif  // LOOM_HEADER_ONLY
-}  // namespace loom::parallel
-
-#endif  // LOOM_PARALLEL_PARTITION_HPP
-// ---- end <loom/parallel/partition.hpp>
-// ---- begin <loom/parallel/settings.hpp>
-// Defines loom's parallel-execution settings: the thread count, the deterministic mode and the
-// work below which kernels stay serial; process-wide, with a per-thread scoped override
-// (parallel/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PARALLEL_SETTINGS_HPP
-#define LOOM_PARALLEL_SETTINGS_HPP
-
-
-#include <algorithm>
-#include <atomic>
-#include <cstdint>
-#include <cstdlib>
-#include <optional>
-
-#if LOOM_HEADER_ONLY  // std::thread::hardware_concurrency
-#  include <thread>
-#endif
-
-namespace loom {
-
-/// How kernels run on several threads (docs/parallel.md).
-struct parallel_options {
-  /// Threads a kernel may use; 1 runs the serial loop nest unchanged. 0 means "the default":
-  /// $LOOM_NUM_THREADS when set, else std::thread::hardware_concurrency().
-  int threads = 0;
-  /// Reductions over the outermost loop are combined per data-determined chunk, in chunk order,
-  /// so results are bit-identical for every thread count (1 included). Off: per-thread partials.
-  bool deterministic = false;
-  /// Kernels whose work estimate (stored entries of the operands plus the outer extent) is
-  /// below this stay serial. Default: $LOOM_PARALLEL_MIN_WORK when set, else 32768.
-  std::int64_t min_work = -1;
-  /// The work per chunk aimed at when the outer loop is split (at most 256 chunks, at most one
-  /// per outer index). Default: $LOOM_PARALLEL_CHUNK_WORK when set, else 16384.
-  std::int64_t chunk_work = -1;
-};
-
-namespace parallel::detail {
-
-LOOM_DECL int env_int(const char* name, int fallback);
-
-LOOM_DECL int default_threads();
-
-inline std::int64_t default_min_work() {
-  static const std::int64_t n = env_int("LOOM_PARALLEL_MIN_WORK", 32768);
-  return n;
-}
-
-inline std::int64_t default_chunk_work() {
-  static const std::int64_t n = std::max(1, env_int("LOOM_PARALLEL_CHUNK_WORK", 16384));
-  return n;
-}
-
-inline bool default_deterministic() {
-  static const bool d = env_int("LOOM_DETERMINISTIC", 0) != 0;
-  return d;
-}
-
-struct global_settings {
-  std::atomic<int> threads{0};
-  std::atomic<int> deterministic{-1};  // -1: the environment's default
-  std::atomic<std::int64_t> min_work{-1};
-  std::atomic<std::int64_t> chunk_work{-1};
-};
-inline global_settings& globals() {
-  static global_settings g;
-  return g;
-}
-inline thread_local std::optional<parallel_options> scoped_override{};
-
-}  // namespace parallel::detail
-
-/// Sets the number of threads kernels may use (process-wide); 0 restores the default
-/// ($LOOM_NUM_THREADS, else all hardware threads). `loom::set_num_threads(1)` is serial.
-inline void set_num_threads(int n) {
-  parallel::detail::globals().threads.store(std::max(0, n), std::memory_order_relaxed);
-}
-
-/// The options in effect on the calling thread, defaults resolved (threads >= 1, min_work >= 0,
-/// chunk_work >= 1).
-LOOM_DECL parallel_options current_parallel_options();
-
-/// The number of threads a kernel started on this thread may use (>= 1).
-inline int num_threads() { return current_parallel_options().threads; }
-
-/// Turns the deterministic mode on or off (process-wide; default $LOOM_DETERMINISTIC, else off).
-inline void set_deterministic(bool on) {
-  parallel::detail::globals().deterministic.store(on ? 1 : 0, std::memory_order_relaxed);
-}
-inline bool deterministic() { return current_parallel_options().deterministic; }
-
-/// Sets the work below which kernels stay serial (process-wide); -1 restores the default.
-inline void set_parallel_min_work(std::int64_t work) {
-  parallel::detail::globals().min_work.store(std::max<std::int64_t>(-1, work),
-                                             std::memory_order_relaxed);
-}
-
-/// Sets the work per chunk of split loops (process-wide); -1 restores the default.
-inline void set_parallel_chunk_work(std::int64_t work) {
-  parallel::detail::globals().chunk_work.store(work > 0 ? work : -1, std::memory_order_relaxed);
-}
-
-/// Sets every option at once (process-wide); fields at their defaults restore the default.
-inline void set_parallel_options(const parallel_options& o) {
-  set_num_threads(o.threads);
-  set_deterministic(o.deterministic);
-  set_parallel_min_work(o.min_work);
-  set_parallel_chunk_work(o.chunk_work);
-}
-
-/// Overrides the options for kernels started on the current thread while it lives:
-/// `{ loom::parallel_scope s({.threads = 4, .deterministic = true}); y(i) = ...; }`.
-/// Fields left at their defaults (threads 0, min_work -1) keep the process-wide value.
-class parallel_scope {
- public:
-  explicit parallel_scope(const parallel_options& o) : saved_(parallel::detail::scoped_override) {
-    parallel::detail::scoped_override = o;
-  }
-  parallel_scope(const parallel_scope&) = delete;
-  parallel_scope& operator=(const parallel_scope&) = delete;
-  ~parallel_scope() { parallel::detail::scoped_override = saved_; }
-
- private:
-  std::optional<parallel_options> saved_;
-};
-
-#if LOOM_HEADER_ONLY
-namespace parallel::detail {
-LOOM_DEF int env_int(const char* name, int fallback) {
-  if (const char* v = std::getenv(name)) {
-    char* end = nullptr;
-    const long n = std::strtol(v, &end, 10);
-    if (end != v && n >= 0 && n < (1 << 16)) return static_cast<int>(n);
-  }
-  return fallback;
-}
-
-LOOM_DEF int default_threads() {
-  static const int n = [] {
-    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int env = env_int("LOOM_NUM_THREADS", 0);
-    return env > 0 ? env : hw;
-  }();
-  return n;
-}
-}  // namespace parallel::detail
-
-LOOM_DEF parallel_options current_parallel_options() {
-  namespace d = parallel::detail;
-  parallel_options o;
-  const int t = d::globals().threads.load(std::memory_order_relaxed);
-  o.threads = t > 0 ? t : d::default_threads();
-  const int det = d::globals().deterministic.load(std::memory_order_relaxed);
-  o.deterministic = det < 0 ? d::default_deterministic() : det != 0;
-  const std::int64_t w = d::globals().min_work.load(std::memory_order_relaxed);
-  o.min_work = w >= 0 ? w : d::default_min_work();
-  const std::int64_t cw = d::globals().chunk_work.load(std::memory_order_relaxed);
-  o.chunk_work = cw > 0 ? cw : d::default_chunk_work();
-  if (const auto& s = d::scoped_override) {
-    if (s->threads > 0) o.threads = s->threads;
-    o.deterministic = s->deterministic;
-    if (s->min_work >= 0) o.min_work = s->min_work;
-    if (s->chunk_work > 0) o.chunk_work = s->chunk_work;
-  }
-  return o;
-}
-#endif  // LOOM_HEADER_ONLY
-}  // namespace loom
-
-#endif  // LOOM_PARALLEL_SETTINGS_HPP
-// ---- end <loom/parallel/settings.hpp>
-// ---- begin <loom/parallel/thread_pool.hpp>
-// Defines loom's thread pool: std::jthread workers started on first use, which run the chunks
-// of one parallel loop at a time, the calling thread taking part (parallel/). Kernels see only
-// parallel_for and the two functions below it; the pool (threads, locks, clocks and their
-// standard headers) is compiled where LOOM_HEADER_ONLY is: in every unit when header-only, once
-// in loom::runtime under separate compilation (docs/build-cost.md).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_PARALLEL_THREAD_POOL_HPP
-#define LOOM_PARALLEL_THREAD_POOL_HPP
-
-
-#include <cstddef>
-#include <type_traits>
-
-#if LOOM_HEADER_ONLY  // the pool's own headers
-#  include <algorithm>
-#  include <atomic>
-#  include <chrono>
-#  include <condition_variable>
-#  include <cstdint>
-#  include <cstdlib>
-#  include <exception>
-#  include <mutex>
-#  include <thread>
-#  include <vector>
-#endif
-
-namespace loom::parallel {
-
-namespace detail {
-/// One parallel loop as the pool runs it: chunks [0, count), `call(ctx, chunk, slot)` running
-/// one; slot in [0, threads) identifies the thread (per-thread workspaces are indexed by it).
-struct loop_task {
-  void (*call)(void*, std::size_t, unsigned) = nullptr;
-  void* ctx = nullptr;
-  std::size_t count = 0;
-};
-/// Runs `task` on up to `threads` threads of the process-wide pool, the caller being slot 0;
-/// returns when all chunks are done and rethrows the first exception. Not a template: one copy
-/// of the locking and waiting for every kernel's loops.
-LOOM_DECL void run_loop(const loop_task& task, unsigned threads);
-/// The worker threads the pool has started so far (it grows to the largest count asked for).
-LOOM_DECL std::size_t pool_workers();
-}  // namespace detail
-
-/// Runs `body(chunk, slot)` for chunk in [0, chunks) on up to `threads` threads of the pool.
-template <class F> void parallel_for(std::size_t chunks, unsigned threads, F&& body) {
-  using body_type = std::remove_reference_t<F>;
-  const detail::loop_task task{
-      [](void* ctx, std::size_t c, unsigned slot) { (*static_cast<body_type*>(ctx))(c, slot); },
-      const_cast<void*>(static_cast<const void*>(&body)), chunks};
-  detail::run_loop(task, threads);
-}
-
-#if LOOM_HEADER_ONLY
-
-namespace detail {
-/// How long a worker waiting for the next loop, and a caller waiting for a loop's workers, poll
-/// before sleeping on a condition variable: waking a sleeping thread costs more than a small
-/// kernel takes (docs/parallel.md), while a loop that follows
-/// another within the window (run_sparse_rows runs two; kernels called in a loop) starts at once.
-/// LOOM_SPIN_US overrides it (0: always sleep), read once.
-std::chrono::microseconds spin_window();
-
-/// Polls `ready()` for up to spin_window(); whether it became true.
-template <class Ready> bool spin_until(Ready&& ready) {
-  const auto window = spin_window();
-  if (window.count() == 0) return ready();
-  const auto until = std::chrono::steady_clock::now() + window;
-  for (unsigned k = 0;; ++k) {
-    if (ready()) return true;
-    if ((k & 63) == 63 && std::chrono::steady_clock::now() >= until) return false;
-#  if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#  endif
-  }
-}
-
-// Whether the current thread runs a chunk of a parallel loop (nested loops then run serially).
-inline thread_local bool inside_parallel_loop = false;
-
-// One parallel loop: chunks [0, count) handed out one at a time (dynamic scheduling: cores
-// shared with other processes still finish together). `call(ctx, chunk, slot)` runs one chunk;
-// slot in [0, threads) identifies the thread (per-thread workspaces are indexed by it).
-struct loop {
-  explicit loop(const loop_task& task) : call(task.call), ctx(task.ctx), count(task.count) {}
-  void (*call)(void*, std::size_t, unsigned) = nullptr;
-  void* ctx = nullptr;
-  std::size_t count = 0;
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::mutex error_mutex;
-  std::exception_ptr error;
-
-  void work(unsigned slot);
-};
-}  // namespace detail
-
-/// The process-wide pool. Between loops, workers poll for `detail::spin_window()` (100 µs) and
-/// then sleep on a condition variable, so back-to-back loops skip the wake-up and idle cores are
-/// given back. One loop runs at a time; a loop started while another runs (from a second user
-/// thread), or from inside a chunk, runs serially on its caller.
-class thread_pool {
- public:
-  static thread_pool& instance() {
-    static thread_pool pool;
-    return pool;
-  }
-
-  thread_pool() = default;
-  thread_pool(const thread_pool&) = delete;
-  thread_pool& operator=(const thread_pool&) = delete;
-  ~thread_pool();
-
-  /// Runs every chunk of `task` on up to `threads` threads, the caller being slot 0; returns
-  /// when all chunks are done and rethrows the first exception.
-  void run(const detail::loop_task& task, unsigned threads) {
-    detail::loop l(task);
-    run_loop(l, threads);
-  }
-
-  /// Worker threads started so far (the pool grows to the largest thread count asked for).
-  std::size_t workers() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return workers_.size();
-  }
-
- private:
-  void run_loop(detail::loop& l, unsigned threads);
-
-  void grow(unsigned count);
-
-  // A worker: waits for a new loop, takes part when its slot is below the loop's thread count.
-  // The loop and its thread count are read under the mutex together with the epoch, so a
-  // worker joins each loop at most once and a loop never waits for a worker it did not count.
-  void serve(unsigned slot);
-
-  mutable std::mutex mutex_;
-  std::mutex run_mutex_;
-  std::condition_variable wake_, done_;
-  std::uint64_t epoch_ = 0;
-  detail::loop* loop_ = nullptr;
-  unsigned threads_ = 0, pending_ = 0;
-  bool stop_ = false;
-  // mirrors of epoch_, pending_ and stop_ that waiting threads poll without the mutex; the
-  // decisions are still taken under it
-  std::atomic<std::uint64_t> epoch_seen_{0};
-  std::atomic<unsigned> pending_seen_{0};
-  std::atomic<bool> stopping_{false};
-  std::vector<std::jthread> workers_;  // last member: joined first on destruction
-};
-
-namespace detail {
-inline std::chrono::microseconds spin_window() {
-  static const std::chrono::microseconds w = [] {
-    const char* v = std::getenv("LOOM_SPIN_US");
-    return std::chrono::microseconds(v != nullptr ? std::max(0L, std::atol(v)) : 100L);
-  }();
-  return w;
-}
-
-inline void loop::work(unsigned slot) {
-  inside_parallel_loop = true;
-  for (;;) {
-    const std::size_t c = next.fetch_add(1, std::memory_order_relaxed);
-    if (c >= count) break;
-    if (failed.load(std::memory_order_relaxed)) continue;
-    try {
-      call(ctx, c, slot);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-      failed.store(true, std::memory_order_relaxed);
-    }
-  }
-  inside_parallel_loop = false;
-}
-}  // namespace detail
-
-inline thread_pool::~thread_pool() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-    stopping_.store(true, std::memory_order_relaxed);
-  }
-  wake_.notify_all();
-  workers_.clear();  // jthreads join
-}
-
-inline void thread_pool::run_loop(detail::loop& l, unsigned threads) {
-  const std::size_t chunks = l.count;
-  if (threads > chunks) threads = static_cast<unsigned>(chunks);
-  std::unique_lock<std::mutex> busy(run_mutex_, std::defer_lock);
-  if (threads <= 1 || detail::inside_parallel_loop || !busy.try_lock()) {
-    l.work(0);  // serially, on the caller
-  } else {
-    grow(threads - 1);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      loop_ = &l;
-      threads_ = threads;
-      pending_ = threads - 1;
-      pending_seen_.store(threads - 1, std::memory_order_relaxed);
-      ++epoch_;
-      epoch_seen_.store(epoch_, std::memory_order_release);
-    }
-    wake_.notify_all();
-    l.work(0);
-    detail::spin_until([&] { return pending_seen_.load(std::memory_order_acquire) == 0; });
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
-    loop_ = nullptr;
-  }
-  if (l.error) std::rethrow_exception(l.error);
-}
-
-inline void thread_pool::grow(unsigned count) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  while (workers_.size() < count) {
-    const unsigned slot = static_cast<unsigned>(workers_.size()) + 1;
-    workers_.emplace_back([this, slot] { serve(slot); });
-  }
-}
-
-inline void thread_pool::serve(unsigned slot) {
-  std::uint64_t seen = 0;
-  std::unique_lock<std::mutex> lock(mutex_);
-  for (;;) {
-    if (!stop_ && epoch_ == seen) {  // poll a while before sleeping (the mutex released)
-      lock.unlock();
-      detail::spin_until([&] {
-        return epoch_seen_.load(std::memory_order_acquire) != seen ||
-               stopping_.load(std::memory_order_relaxed);
-      });
-      lock.lock();
-    }
-    wake_.wait(lock, [&] { return stop_ || epoch_ != seen; });
-    if (stop_) return;
-    seen = epoch_;
-    if (slot >= threads_) continue;
-    detail::loop* l = loop_;
-    lock.unlock();
-    l->work(slot);
-    lock.lock();
-    pending_seen_.store(pending_ - 1, std::memory_order_release);
-    if (--pending_ == 0) done_.notify_one();
-  }
-}
-namespace detail {
-LOOM_DEF void run_loop(const loop_task& task, unsigned threads) {
-  thread_pool::instance().run(task, threads);
-}
-
-LOOM_DEF std::size_t pool_workers() { return thread_pool::instance().workers(); }
-}  // namespace detail
-#endif  // LOOM_HEADER_ONLY
-}  // namespace loom::parallel
-
-#endif  // LOOM_PARALLEL_THREAD_POOL_HPP
-// ---- end <loom/parallel/thread_pool.hpp>
 // ---- begin <loom/stream/combinators.hpp>
 // Defines the stream combinators: contract, expand, once, map, and the value combinators that
 // place them by depth (Etch's shape inference): make_mul, make_union (stream/). The scalar
@@ -11779,6 +8218,137 @@ LOOM_DEF std::size_t pool_workers() { return thread_pool::instance().workers(); 
 #ifndef LOOM_STREAM_CONCEPTS_HPP
 #define LOOM_STREAM_CONCEPTS_HPP
 
+// ---- begin <loom/stream/skip.hpp>
+// Defines the skip policies of an intersection, one per loop (stream/): how `mul` co-iterates
+// its operands at a depth (leapfrog, linear merge, or one leader iterating while the others are
+// probed), carried as a type by the product's scalar operation.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_SKIP_HPP
+#define LOOM_STREAM_SKIP_HPP
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace loom::stream::skip {
+
+/// The static policy (combinators.hpp case table): `adaptive` between two ordered operands (a
+/// merge, or leapfrog when one fiber is `gallop_ratio` times longer); with a random-access
+/// operand, iterate the other and locate it.
+struct standard {
+  static constexpr const char* name = "standard";
+};
+/// `standard` at a loop where the kernel's context may say that every fiber is shorter than
+/// `gallop_ratio` (`kernel_context::short_fibers`): there `adaptive` merges without comparing
+/// the lengths of each pair of fibers. The driver gives it to the loops where that pays
+/// (exec/bind.hpp, `short_fiber_loops`); elsewhere the flag is not read.
+struct standard_short {
+  static constexpr const char* name = "standard";
+};
+/// The default between two ordered operands (`standard`): a merge that steps the operand
+/// behind one entry, like the hand-written two-pointer loop, unless one fiber is at least
+/// `gallop_ratio` times longer than the other, which then seeks with a galloping search
+/// (leapfrog). Decided once per pair of fibers from their lengths: one branch per fiber, in
+/// front of a copy of the loop per choice (one copy when the product's value is nested).
+struct adaptive {
+  static constexpr const char* name = "merge, or leapfrog on skewed fibers";
+};
+/// The length ratio from which `adaptive` gallops: the measured crossover between merging and
+/// galloping (benchmarks/hand_loop/hand_loop.cpp, `intersect`; the table in docs/optimizer.md,
+/// "Skip policy").
+inline constexpr std::int64_t gallop_ratio = 24;
+
+/// Every operand behind seeks the other's index with a galloping search.
+struct leapfrog {
+  static constexpr const char* name = "leapfrog";
+};
+/// The operand behind steps one entry at a time (a sorted merge, no search).
+struct merge {
+  static constexpr const char* name = "merge";
+};
+/// Side K of every intersection at the loop iterates (0: the first operand of the product, 1:
+/// the last); the others are probed at its index: located when random-access, else sought.
+template <std::size_t K> struct lead {
+  static_assert(K <= 1, "loom::stream::skip::lead: the leader is side 0 (first) or 1 (last)");
+  static constexpr const char* name = K == 0 ? "lead first" : "lead last";
+};
+
+/// The policy of an intersection of two ordered operands, as a value: what `runtime` reads from
+/// the kernel context (and the optimizer's cost table indexes; `standard` is the static table).
+enum class code : std::uint8_t { leapfrog, merge, lead_first, lead_last, standard };
+
+/// Where neither operand is random-access, the policy is read at run time from the kernel's
+/// context (`kernel_context::skip`, one code per loop, chosen by optimize/choice/skip_choice.hpp from
+/// statistics): one kernel serves leapfrog, merge and either leader. Elsewhere it is `standard`.
+struct runtime {
+  static constexpr const char* name = "chosen at run time";
+};
+
+/// The codes of a kernel's loops (outermost first), as `runtime` reads them.
+inline constexpr std::size_t max_loops = 16;
+using codes = std::array<code, max_loops>;
+inline constexpr codes default_codes = [] {
+  codes c{};
+  c.fill(code::leapfrog);  // read only by `runtime` loops, which are given the chosen codes
+  return c;
+}();
+
+/// Policies by loop depth (outermost first); depths past the list use `standard`.
+template <class... Ps> struct per_loop {};
+
+/// One policy at every loop.
+template <class P> struct every_loop {};
+
+namespace detail {
+template <class L, std::size_t D> struct at_impl {
+  using type = standard;
+};
+template <class... Ps, std::size_t D>
+  requires(D < sizeof...(Ps))
+struct at_impl<per_loop<Ps...>, D> {
+  using type = boost::mp11::mp_at_c<boost::mp11::mp_list<Ps...>, D>;
+};
+template <class P, std::size_t D> struct at_impl<every_loop<P>, D> {
+  using type = P;
+};
+template <class Op> struct skips_of {
+  using type = per_loop<>;
+};
+template <class Op>
+  requires requires { typename Op::skips; }
+struct skips_of<Op> {
+  using type = typename Op::skips;
+};
+}  // namespace detail
+
+/// The policy of loop D in the list L.
+template <class L, std::size_t D> using at = typename detail::at_impl<L, D>::type;
+
+/// The policy that an operation Op (a product carrying `skips`, or any other) asks at depth D.
+template <class Op, std::size_t D> using of_op_at = at<typename detail::skips_of<Op>::type, D>;
+
+template <class P> std::string describe(every_loop<P>) {
+  return std::string("every loop: ") + P::name;
+}
+
+/// "leapfrog, merge at j": the list in words, depth by depth.
+template <class... Ps> std::string describe(per_loop<Ps...>) {
+  std::string s;
+  [[maybe_unused]] std::size_t d = 0;
+  (..., [&] {
+    if (!s.empty()) s += ", ";
+    s += "loop " + std::to_string(d++) + ": " + Ps::name;
+  }());
+  return s.empty() ? std::string("standard") : s;
+}
+
+}  // namespace loom::stream::skip
+
+#endif  // LOOM_STREAM_SKIP_HPP
+// ---- end <loom/stream/skip.hpp>
 
 #include <array>
 #include <concepts>
@@ -13659,6 +10229,2724 @@ template <class Layout, std::size_t R> struct strided_stream {
 
 #endif  // LOOM_STREAM_LEVEL_STREAMS_HPP
 // ---- end <loom/stream/level_streams.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <tuple>
+#include <type_traits>
+
+namespace loom::stream {
+
+// apply_sum<D>: Σ over the attribute at depth D, placed where that attribute is iterated.
+template <std::size_t D> struct apply_sum {
+  const kernel_context* ctx = nullptr;
+  template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (depth_of<X>() == D) {
+      static_assert(!is_contracted<X>(), "loom internal error: index summed twice; please report");
+      return contract_stream<X>{x, ctx};
+    } else if constexpr (depth_of<X>() < D) {
+      return deep_map_stream<X, apply_sum>{x, *this};
+    } else {  // the index does not occur: Σ_k e = extent(k) · e
+      return apply_linear<fn::scale_by>{fn::scale_by{ctx->extents[D]}}(x);
+    }
+  }
+};
+
+// place_expand<D>: broadcast along the attribute at depth D.
+template <std::size_t D> struct place_expand {
+  const kernel_context* ctx = nullptr;
+  template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (depth_of<X>() < D) {
+      return deep_map_stream<X, place_expand>{x, *this};
+    } else {
+      static_assert(depth_of<X>() != D, "loom::expand: the expression already uses the index");
+      return expand_stream<D, X>{x, 0, ctx->extents[D]};
+    }
+  }
+};
+
+// A scalar function with one operand fixed: f(x, c) or f(c, x).
+template <class F, class C, bool ConstantFirst> struct bind_constant {
+  static constexpr bool zero_preserving = false;
+  F f;
+  C c;
+  template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
+    if constexpr (ConstantFirst)
+      return f(static_cast<X>(c), x);
+    else
+      return f(x, static_cast<X>(c));
+  }
+};
+
+/// Lowers expressions under the loop order `Order`; `Bindings` is a tuple of the tensor
+/// pointer of every access (in `accesses_t` order; a transposed copy where the plan says so).
+/// With `DenseMaps`, maps whose f(0) may be non-zero are computed over their whole domain.
+/// `Skips` (skip.hpp) is the skip policy of every loop's intersections.
+/// The type a pointer points to, without const (the terms of a + chain).
+template <class P> using pointee = std::remove_cv_t<std::remove_pointer_t<P>>;
+
+template <class Order, class V, bool DenseMaps, class Bindings, class Skips = skip::per_loop<>>
+struct lowerer {
+  const kernel_context* ctx;
+  const Bindings* bindings;
+
+  template <class E>
+  static constexpr std::size_t access_count = boost::mp11::mp_size<expr::accesses_t<E>>::value;
+  template <class I> static constexpr std::size_t depth = boost::mp11::mp_find<Order, I>::value;
+
+  // access
+  template <std::size_t K, class T, class... Is>
+  LOOM_FORCE_INLINE auto lower(const expr::access<T, Is...>&) const {
+    const auto* t = std::get<K>(*bindings);
+    using bound = std::remove_cvref_t<decltype(*t)>;
+    using layout = access_layout<bound, Order, Is...>;
+    if constexpr (bound::format_type::all_dense) {
+      return make_strided<layout, 0>(t, 0);
+    } else {
+      static_assert(std::is_sorted(layout::depth_of_level.begin(), layout::depth_of_level.end()),
+                    "loom internal error: an access is not concordant with the loop order; "
+                    "please report");
+      return make_level<layout, 0>(t, 0, 1);
+    }
+  }
+  template <std::size_t K, class T> LOOM_FORCE_INLINE auto lower(const expr::literal<T>& e) const {
+    return static_cast<V>(e.value);
+  }
+  // a + b + c + ...: the terms, left to right, as a balanced tree of unions. A union's step
+  // inlines each child's step twice (next, and seek when not ready), so a chain d unions deep
+  // compiles O(d²) code, a balanced tree O(d log d). Up to three terms the tree is the left fold;
+  // beyond, a semiring's + is associative, and floating-point sums may round differently from
+  // the left fold (as the partial sums of a reduction do).
+  template <std::size_t K, class L, class R>
+  LOOM_FORCE_INLINE auto lower(const expr::add<L, R>& e) const {
+    const auto terms = add_terms(e);
+    using term_types = boost::mp11::mp_transform<
+        pointee,
+        boost::mp11::mp_rename<std::remove_const_t<decltype(terms)>, boost::mp11::mp_list>>;
+    return lower_terms<K, term_types, 0, std::tuple_size_v<decltype(terms)>>(terms);
+  }
+  template <class E> static LOOM_FORCE_INLINE auto add_terms(const E& e) {
+    if constexpr (boost::mp11::mp_similar<E, expr::add<void, void>>::value)
+      return std::tuple_cat(add_terms(e.lhs), add_terms(e.rhs));
+    else
+      return std::tuple<const E*>{&e};
+  }
+  // the first access ordinal of term `Term` of `Terms`, counted from the chain's own `K`
+  template <class Terms, std::size_t Term> static constexpr std::size_t term_offset() {
+    std::size_t n = 0;
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Term>>(
+        [&](auto t) { n += access_count<boost::mp11::mp_at_c<Terms, decltype(t)::value>>; });
+    return n;
+  }
+  template <std::size_t K, class Terms, std::size_t Lo, std::size_t Hi, class Ptrs>
+  LOOM_FORCE_INLINE auto lower_terms(const Ptrs& terms) const {
+    if constexpr (Hi - Lo == 1) {
+      return lower<K + term_offset<Terms, Lo>()>(*std::get<Lo>(terms));
+    } else {
+      constexpr std::size_t mid = Lo + (Hi - Lo + 1) / 2;  // 3 terms: (a + b) + c
+      return make_union(add_op<V>{}, lower_terms<K, Terms, Lo, mid>(terms),
+                        lower_terms<K, Terms, mid, Hi>(terms), ctx);
+    }
+  }
+  template <std::size_t K, class L, class R>
+  LOOM_FORCE_INLINE auto lower(const expr::mul<L, R>& e) const {
+    return checked_mul(mul_op<V, Skips>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs));
+  }
+  template <std::size_t K, class P, class E>
+  LOOM_FORCE_INLINE auto lower(const expr::where<P, E>& e) const {
+    return checked_mul(where_op<V>{}, lower<K>(e.pred), lower<K + access_count<P>>(e.body));
+  }
+  template <std::size_t K, class I, class E>
+  LOOM_FORCE_INLINE auto lower(const expr::sum<I, E>& e) const {
+    return apply_sum<depth<I>>{ctx}(lower<K>(e.body));
+  }
+  template <std::size_t K, class I, class E>
+  LOOM_FORCE_INLINE auto lower(const expr::expand<I, E>& e) const {
+    return place_expand<depth<I>>{ctx}(lower<K>(e.body));
+  }
+  template <std::size_t K, class F, class E>
+  LOOM_FORCE_INLINE auto lower(const expr::map<F, E>& e) const {
+    auto x = lower<K>(std::get<0>(e.args));
+    if constexpr (fn::is_linear_v<F>) {
+      return apply_linear<F>{e.f}(x);
+    } else {
+      return apply_nonlinear<F>{e.f}(densify<F, E>(x));
+    }
+  }
+  template <std::size_t K, class F, class A, class B>
+  LOOM_FORCE_INLINE auto lower(const expr::map<F, A, B>& e) const {
+    constexpr bool a_constant = boost::mp11::mp_empty<expr::free_indices_t<A>>::value;
+    constexpr bool b_constant = boost::mp11::mp_empty<expr::free_indices_t<B>>::value;
+    auto a = lower<K>(std::get<0>(e.args));
+    auto b = lower<K + access_count<A>>(std::get<1>(e.args));
+    if constexpr (b_constant) {
+      using g = bind_constant<F, V, false>;
+      return apply_nonlinear<g>{g{e.f, static_cast<V>(reduce_checked(b))}}(densify<g, A>(a));
+    } else if constexpr (a_constant) {
+      using g = bind_constant<F, V, true>;
+      return apply_nonlinear<g>{g{e.f, static_cast<V>(reduce_checked(a))}}(densify<g, B>(b));
+    } else {
+      using op = binary_fn_op<V, F>;
+      using whole = expr::map<F, A, B>;
+      return make_union(op{e.f}, densify<F, whole>(a), b, ctx);
+    }
+  }
+
+  template <std::size_t K, class E> LOOM_FORCE_INLINE auto lower_root(const E& e) const {
+    return lower<K>(e);
+  }
+
+ private:
+  // Two sums over the same index multiplied: materialised when both reduce to scalars, an
+  // error naming the index otherwise (notes §4.10).
+  template <class Op, class A, class B>
+  LOOM_FORCE_INLINE auto checked_mul(const Op& op, const A& a, const B& b) const {
+    constexpr bool same_sum =
+        is_contracted<A>() && is_contracted<B>() && depth_of<A>() == depth_of<B>();
+    constexpr bool liftable = !same_sum || (reducible<A>() && reducible<B>());
+    if constexpr (!liftable) {
+      static_assert(liftable,
+                    "loom: a product of two sums over the same index cannot be lifted, because "
+                    "their results still depend on a later index; rename the summation index in "
+                    "one factor (e.g. sum(k2, ...)) or materialise one factor first");
+      diag::product_of_sums_over_the_same_index_cannot_be_lifted<
+          diag::name_of<boost::mp11::mp_at_c<Order, depth_of<A>()>>>{};
+      return semiring_traits<V>::zero();
+    } else {
+      return make_mul(op, a, b, ctx);
+    }
+  }
+
+  // x unioned with a zero over every free index of E, when f(0) may be non-zero
+  template <class F, class E, class X> LOOM_FORCE_INLINE auto densify(const X& x) const {
+    if constexpr (DenseMaps && !fn::is_zero_preserving_v<F>) {
+      return make_union(add_op<V>{}, x, dense_zero<expr::free_indices_t<E>>(), ctx);
+    } else {
+      return x;
+    }
+  }
+  template <class Indices> LOOM_FORCE_INLINE auto dense_zero() const {
+    constexpr auto depths = [] {
+      std::array<std::size_t, boost::mp11::mp_size<Indices>::value> d{};
+      std::size_t q = 0;
+      boost::mp11::mp_for_each<Indices>([&](auto idx) { d[q++] = depth<decltype(idx)>; });
+      std::sort(d.begin(), d.end());
+      return d;
+    }();
+    return expand_levels<depths, 0>();
+  }
+  template <auto Depths, std::size_t R> LOOM_FORCE_INLINE auto expand_levels() const {
+    if constexpr (R == Depths.size()) {
+      return semiring_traits<V>::zero();
+    } else {
+      auto inner = expand_levels<Depths, R + 1>();
+      return expand_stream<Depths[R], decltype(inner)>{inner, 0, ctx->extents[Depths[R]]};
+    }
+  }
+};
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_LOWER_HPP
+// ---- end <loom/stream/lower.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace loom::detail {
+
+using boost::mp11::mp_list;
+
+// The format an operand is reformatted to when the loop order is not concordant with it: its
+// modes re-ordered by the depth of their index, in the same levels, or in general sorted levels
+// when its levels cannot hold the re-ordered entries (a storage mapping's, plan/transposed_format.hpp).
+template <class Order, class A> using transposed_format = plan::transposed_format<Order, A>;
+
+}  // namespace loom::detail
+
+namespace loom::expr::detail {
+template <class A> struct access_traits_tensor;
+template <class T, class... Is> struct access_traits_tensor<access<T, Is...>> {
+  using type = T;
+};
+}  // namespace loom::expr::detail
+
+namespace loom::detail {
+
+// Per access ordinal K: the tensor type the kernel reads (transposed copy or original).
+template <class Plan, std::size_t K> struct binding {
+  using access_type = boost::mp11::mp_at_c<typename Plan::accesses, K>;
+  using original =
+      std::remove_const_t<typename expr::detail::access_traits_tensor<access_type>::type>;
+  static constexpr bool transposed = Plan::chosen.transposed[K];
+  using tensor_type = std::conditional_t<
+      transposed,
+      tensor<std::remove_const_t<typename original::value_type>,
+             typename transposed_format<typename Plan::order, access_type>::type>,
+      original>;
+  using storage = std::conditional_t<transposed, std::optional<tensor_type>, std::monostate>;
+};
+
+/// Operand `t` reformatted for binding `Bind` (a transposed copy): converted once and reused by
+/// the next calls while `t` is the same tensor at the same version (an owning tensor's version
+/// changes on every non-const access to its storage); a view, whose caller may change its
+/// buffers unseen, is converted on every call into `scratch`. One cached copy per binding of a
+/// plan and per thread, kept until another operand or version replaces it.
+template <class Bind, class Source>
+const typename Bind::tensor_type& transposed_copy(
+    const Source& t, std::optional<typename Bind::tensor_type>& scratch) {
+  if constexpr (Source::owning) {
+    struct entry {
+      const void* source = nullptr;
+      std::uint64_t version = 0;
+      std::unique_ptr<typename Bind::tensor_type> copy;
+    };
+    thread_local entry cached;
+    if (cached.copy && cached.source == &t && cached.version == t.version()) return *cached.copy;
+    LOOM_COUNT_WORK_N(writes, t.nnz());  // a copy's entries
+    cached.copy.reset();                 // the old copy's memory first
+    cached.copy = std::make_unique<typename Bind::tensor_type>(t);
+    cached.source = &t;
+    cached.version = t.version();
+    return *cached.copy;
+  } else if constexpr (std::is_const_v<typename Source::value_type>) {  // a read-only view
+    LOOM_COUNT_WORK_N(writes, t.nnz());
+    using F = typename Bind::tensor_type::format_type;
+    std::vector<std::array<std::int64_t, F::order>> crd;
+    std::vector<std::remove_const_t<typename Source::value_type>> vals;
+    t.for_each_stored([&](const auto& c, const auto& v) {
+      crd.push_back(c);
+      vals.push_back(v);
+    });
+    return scratch.emplace(from_coo<F>(t.shape(), crd, vals, duplicates::sum));
+  } else {
+    LOOM_COUNT_WORK_N(writes, t.nnz());
+    return scratch.emplace(t);
+  }
+}
+
+template <class Plan, class Seq = std::make_index_sequence<Plan::access_count>> struct bindings_of;
+template <class Plan, std::size_t... Ks> struct bindings_of<Plan, std::index_sequence<Ks...>> {
+  using pointers = std::tuple<const typename binding<Plan, Ks>::tensor_type*...>;
+  using temporaries = std::tuple<typename binding<Plan, Ks>::storage...>;
+};
+
+template <class Plan> struct binding_transposed {
+  template <class K> using fn = boost::mp11::mp_bool<binding<Plan, K::value>::transposed>;
+};
+
+/// Points each operand of plan P at the tensor its loops read: the operand itself, or its copy
+/// reformatted to a concordant order (kept in `temporaries`, converted once per version). One
+/// walk for the accesses' addresses, then a fold per kind of binding, no function per operand
+/// (compile time).
+template <class Plan, class Rhs>
+void bind_operands(const Rhs& rhs, typename bindings_of<Plan>::pointers& pointers,
+                   typename bindings_of<Plan>::temporaries& temporaries) {
+  using boost::mp11::mp_at_c;
+  constexpr std::size_t n = Plan::access_count;
+  if constexpr (n > 0) {
+    using nodes = expr::accesses_t<Rhs>;
+    using operands = boost::mp11::mp_iota_c<n>;
+    const void* at[n];
+    expr::detail::collect_accesses(rhs, at);
+    [&]<class... K>(mp_list<K...>) {
+      (..., (std::get<K::value>(pointers) =
+                 static_cast<const mp_at_c<nodes, K::value>*>(at[K::value])->tensor));
+    }(boost::mp11::mp_remove_if_q<operands, binding_transposed<Plan>>{});
+    [&]<class... K>(mp_list<K...>) {
+      (..., (std::get<K::value>(pointers) = &transposed_copy<binding<Plan, K::value>>(
+                 *static_cast<const mp_at_c<nodes, K::value>*>(at[K::value])->tensor,
+                 std::get<K::value>(temporaries))));
+    }(boost::mp11::mp_copy_if_q<operands, binding_transposed<Plan>>{});
+  }
+  (void)rhs, (void)pointers, (void)temporaries;
+}
+
+/// Whether every fiber of a compressed level holds fewer than `bound` entries: a scan of `pos`
+/// by blocks (vectorised within one), stopping at the first block with a longer fiber.
+template <class Pos> bool fibers_shorter_than(const Pos& pos, std::int64_t bound) {
+  constexpr std::size_t block = 256;
+  for (std::size_t p = 1; p < pos.size(); p += block) {
+    const std::size_t end = std::min(pos.size(), p + block);
+    std::int64_t longest = 0;
+    for (std::size_t q = p; q < end; ++q)
+      longest = std::max(longest, static_cast<std::int64_t>(pos[q] - pos[q - 1]));
+    if (longest >= bound) return false;
+  }
+  return true;
+}
+
+/// Whether level K of `t` iterates only fibers shorter than skip::gallop_ratio: a compressed
+/// level's from its `pos`, a dense one's from its extent; any other, no (a singleton below a
+/// non-unique level iterates its parent's whole segment).
+template <std::size_t K, class T> bool level_fibers_short(const T& t) {
+  using level = boost::mp11::mp_at_c<typename T::format_type::levels, K>;
+  constexpr level_layout layout = layout_of<level>;
+  if constexpr (layout == level_layout::compressed)
+    return fibers_shorter_than(t.template level<K>().pos, stream::skip::gallop_ratio);
+  else if constexpr (layout == level_layout::dense)
+    return t.template level<K>().extent < stream::skip::gallop_ratio;
+  else
+    return false;
+}
+
+/// The loop depth of each level of an operand bound as `Tensor`, and whether the level is full;
+/// none for a dense or order-0 operand (located, never merged).
+template <class Tensor, class Order, class Access> struct iterated_levels {
+  static constexpr std::size_t count = 0;
+  static constexpr std::array<std::size_t, 1> depth{};
+  static constexpr std::array<bool, 1> full{};
+};
+template <class Tensor, class Order, class T, class... Is>
+  requires(sizeof...(Is) > 0 && !Tensor::format_type::all_dense)
+struct iterated_levels<Tensor, Order, expr::access<T, Is...>> {
+  using layout = stream::access_layout<Tensor, Order, Is...>;
+  static constexpr std::size_t count = layout::order;
+  static constexpr auto depth = layout::depth_of_level;
+  static constexpr auto full = [] {
+    std::array<bool, count> f{};
+    std::size_t m = 0;
+    boost::mp11::mp_for_each<
+        boost::mp11::mp_transform<boost::mp11::mp_identity, typename Tensor::format_type::levels>>(
+        [&](auto l) { f[m++] = decltype(l)::type::properties.full; });
+    return f;
+  }();
+};
+template <class Plan, std::size_t K>
+using iterated_levels_of =
+    iterated_levels<std::remove_cvref_t<std::remove_pointer_t<
+                        std::tuple_element_t<K, typename bindings_of<Plan>::pointers>>>,
+                    typename Plan::order, boost::mp11::mp_at_c<typename Plan::accesses, K>>;
+
+/// The loops of plan P worth knowing short: two or more operands iterate a level there that is
+/// not full (their intersection merges), below a loop that iterates such a level (so it runs
+/// once per stored entry, not once per row, and its pairs of fibers outnumber the fibers a scan
+/// reads: the triangle query's, not an inner product's).
+template <class Plan>
+inline constexpr auto short_fiber_loops = []<std::size_t... Ks>(std::index_sequence<Ks...>) {
+  std::array<std::size_t, stream::skip::max_loops> count{};
+  auto add = [&](const auto& depth, const auto& full, std::size_t n) {
+    for (std::size_t m = 0; m < n; ++m)
+      if (!full[m]) ++count[depth[m]];
+  };
+  (add(iterated_levels_of<Plan, Ks>::depth, iterated_levels_of<Plan, Ks>::full,
+       iterated_levels_of<Plan, Ks>::count),
+   ...);
+  std::array<bool, stream::skip::max_loops> worth{};
+  bool sparse_above = false;
+  const std::size_t loops = Plan::index_count;  // a variable: g++ warns `d < 0` for a scalar
+  for (std::size_t d = 0; d < loops; ++d) {
+    worth[d] = count[d] >= 2 && sparse_above;
+    sparse_above = sparse_above || count[d] >= 1;
+  }
+  return worth;
+}(std::make_index_sequence<Plan::access_count>{});
+
+/// The default skip policies (`per_loop<>`, every loop `standard`) with `standard_short` at the
+/// loops of `short_fiber_loops`; any other list as given (forced and run-time policies).
+template <class Plan, class Skips> struct hinted_skips_impl {
+  using type = Skips;
+};
+template <class Plan> struct hinted_skips_impl<Plan, stream::skip::per_loop<>> {
+  static constexpr auto& worth = short_fiber_loops<Plan>;
+  static constexpr bool any = [] {
+    for (const bool w : worth)
+      if (w) return true;
+    return false;
+  }();
+  template <class D>
+  using at =
+      std::conditional_t<worth[D::value], stream::skip::standard_short, stream::skip::standard>;
+  using type =
+      std::conditional_t<any,
+                         boost::mp11::mp_apply<stream::skip::per_loop,
+                                               boost::mp11::mp_transform<
+                                                   at, boost::mp11::mp_iota_c<Plan::index_count>>>,
+                         stream::skip::per_loop<>>;
+};
+template <class Plan, class Skips>
+using hinted_skips = typename hinted_skips_impl<Plan, Skips>::type;
+
+/// The type of the stream tree that plan `Plan` lowers `Rhs` to (explain() reads the vector
+/// path off it: stream::lanes::shape_of).
+template <class Plan, class Rhs>
+using root_stream_t = std::remove_cvref_t<
+    decltype(std::declval<const stream::lowerer<typename Plan::order, expr::value_type_t<Rhs>,
+                                                false, typename bindings_of<Plan>::pointers,
+                                                hinted_skips<Plan, stream::skip::per_loop<>>>&>()
+                 .template lower_root<0>(std::declval<const Rhs&>()))>;
+
+/// Sets `short_fibers[d]` for each loop d of `short_fiber_loops` where every fiber the bound
+/// operands iterate is shorter than skip::gallop_ratio: an adaptive intersection there could not
+/// gallop (that needs one fiber gallop_ratio times another's length), so it merges without
+/// comparing the lengths of each pair of fibers (stream/intersections.hpp). The scan of a
+/// level's `pos` stops at its first long fiber; other kernels scan nothing.
+template <class Plan>
+void note_short_fibers(const typename bindings_of<Plan>::pointers& pointers,
+                       std::array<bool, stream::skip::max_loops>& short_fibers) {
+  constexpr auto& worth = short_fiber_loops<Plan>;
+  constexpr bool any_worth = [] {
+    for (const bool w : short_fiber_loops<Plan>)
+      if (w) return true;
+    return false;
+  }();
+  short_fibers = worth;
+  // most plans have no such loop: then nothing per operand is compiled (compile time)
+  if constexpr (any_worth)
+    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto kc) {
+      constexpr std::size_t K = decltype(kc)::value;
+      using levels = iterated_levels_of<Plan, K>;
+      boost::mp11::mp_for_each<boost::mp11::mp_iota_c<levels::count>>([&](auto level) {
+        constexpr std::size_t L = decltype(level)::value;
+        constexpr std::size_t d = levels::depth[L];
+        if constexpr (worth[d])
+          if (short_fibers[d]) short_fibers[d] = level_fibers_short<L>(*std::get<K>(pointers));
+      });
+    });
+}
+
+LOOM_DECL std::string operand_label(const std::string& name, std::size_t ordinal,
+                                    const std::string& format);
+
+template <class... Is>
+constexpr std::array<std::string_view, sizeof...(Is)> index_names(mp_list<Is...>) {
+  return {Is::name...};
+}
+
+/// Where an index's extent was first seen, or where it disagreed: an operand's ordinal (the
+/// output is `output_ordinal`) and its mode.
+struct extent_source {
+  static constexpr std::size_t output_ordinal = static_cast<std::size_t>(-1);
+  std::size_t ordinal = 0, mode = 0;
+  std::int64_t extent = -1;
+};
+
+/// What an error message says of an operand: its name and its format's (built only then).
+struct operand_label_source {
+  const std::string* name = nullptr;
+  std::string (*format)() = nullptr;
+};
+
+/// The labels of the operands, by ordinal, then the output's (the last source).
+LOOM_DECL [[gnu::cold]] std::vector<std::string> operand_labels(
+    const std::vector<operand_label_source>& sources);
+
+/// Notes operand `ordinal`'s extent `e` on mode `m` for index `id`: the first seen, or the
+/// first disagreement. Not a template: one definition for every kernel.
+inline void note_extent(extent_source* first,
+                        std::optional<std::pair<std::size_t, extent_source>>& bad, std::size_t id,
+                        std::size_t ordinal, std::size_t m, std::int64_t e) {
+  if (first[id].extent < 0)
+    first[id] = {ordinal, m, e};
+  else if (first[id].extent != e && !bad)
+    bad.emplace(id, extent_source{ordinal, m, e});
+}
+
+LOOM_DECL [[noreturn, gnu::cold]] void throw_extent_clash(std::string_view index,
+                                                          const std::vector<std::string>& labels,
+                                                          extent_source first,
+                                                          extent_source second);
+
+LOOM_DECL [[noreturn, gnu::cold]] void throw_unknown_extent(std::string_view index);
+
+/// Extents of every index of the assignment's universe, checked to agree across operands.
+/// It depends on the expression, not on the plan, so that the candidate plans of one expression
+/// share it; its messages are built out of line, only when something is wrong (this runs on
+/// every call).
+template <class Lhs, class Rhs> auto gather_extents(const Lhs& lhs, const Rhs& rhs) {
+  using universe = plan::assignment_universe<Lhs, Rhs>;
+  constexpr std::size_t n = boost::mp11::mp_size<universe>::value;
+  constexpr std::size_t operands = boost::mp11::mp_size<expr::accesses_t<Rhs>>::value;
+  std::array<extent_source, n> first{};
+  std::optional<std::pair<std::size_t, extent_source>> bad;  // (index id, where it disagreed)
+  // what a message would say of each operand, noted on the way (two stores per operand), so
+  // that one walk serves both: compile time
+  std::array<operand_label_source, operands + 1> sources{};
+  // one loop per operand type over its modes' index ids (not a lambda per mode: compile time)
+  auto visit = [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t ordinal) {
+    using tensor_t = std::remove_const_t<T>;
+    if constexpr (sizeof...(Is) > 0) {
+      static constexpr std::size_t ids[] = {boost::mp11::mp_find<universe, Is>::value...};
+      for (std::size_t m = 0; m < sizeof...(Is); ++m)
+        note_extent(first.data(), bad, ids[m], ordinal, m, a.tensor->extent(m));
+    }
+    sources[ordinal == extent_source::output_ordinal ? operands : ordinal] = {
+        &a.tensor->name(), &format_name<typename tensor_t::format_type>};
+  };
+  expr::for_each_access(rhs, visit);
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  if constexpr (out_t::order > 0) visit(lhs, extent_source::output_ordinal);
+  static constexpr auto names = index_names(universe{});
+  if (bad) {
+    if constexpr (out_t::order == 0) visit(lhs, extent_source::output_ordinal);  // its label
+    throw_extent_clash(
+        names[bad->first],
+        operand_labels(std::vector<operand_label_source>(sources.begin(), sources.end())),
+        first[bad->first], bad->second);
+  }
+  std::array<std::int64_t, n> extent{};  // no allocation per call
+  for (std::size_t id = 0; id < n; ++id) {
+    if (first[id].extent < 0) throw_unknown_extent(names[id]);
+    extent[id] = first[id].extent;
+  }
+  return extent;
+}
+
+/// Whether some map's f(0, ...) is non-zero, so that maps must cover their whole domain.
+template <class Rhs> bool maps_need_dense_domain(const Rhs& rhs) {
+  bool dense = false;
+  expr::for_each_node(rhs, [&](const auto& node) {
+    using N = std::remove_cvref_t<decltype(node)>;
+    if constexpr (requires {
+                    node.f;
+                    node.args;
+                  }) {
+      using F = decltype(node.f);
+      if constexpr (!fn::is_zero_preserving_v<F>) {
+        using V = expr::value_type_t<N>;
+        const V zero = semiring_traits<V>::zero();
+        constexpr std::size_t arity = std::tuple_size_v<decltype(node.args)>;
+        auto value_or_zero = [&](const auto& arg) -> std::optional<V> {
+          using A = std::remove_cvref_t<decltype(arg)>;
+          if constexpr (!boost::mp11::mp_empty<expr::free_indices_t<A>>::value)
+            return zero;
+          else if constexpr (requires { arg.value; })
+            return static_cast<V>(arg.value);
+          else
+            return std::nullopt;  // a computed scalar: assume the worst
+        };
+        if constexpr (arity == 1) {
+          dense = dense || !(static_cast<V>(node.f(zero)) == zero);
+        } else {
+          auto a = value_or_zero(std::get<0>(node.args));
+          auto b = value_or_zero(std::get<1>(node.args));
+          dense = dense || !a || !b || !(static_cast<V>(node.f(*a, *b)) == zero);
+        }
+      }
+    }
+  });
+  return dense;
+}
+
+// node types of an expression, as a list
+template <class E> struct node_list {
+  using type = mp_list<E>;
+};
+template <class L, class R> struct node_list<expr::add<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::add<L, R>>, typename node_list<L>::type,
+                                      typename node_list<R>::type>;
+};
+template <class L, class R> struct node_list<expr::mul<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::mul<L, R>>, typename node_list<L>::type,
+                                      typename node_list<R>::type>;
+};
+template <class L, class R> struct node_list<expr::where<L, R>> {
+  using type = boost::mp11::mp_append<mp_list<expr::where<L, R>>, typename node_list<L>::type,
+                                      typename node_list<R>::type>;
+};
+template <class I, class E> struct node_list<expr::sum<I, E>> {
+  using type = boost::mp11::mp_push_front<typename node_list<E>::type, expr::sum<I, E>>;
+};
+template <class I, class E> struct node_list<expr::expand<I, E>> {
+  using type = boost::mp11::mp_push_front<typename node_list<E>::type, expr::expand<I, E>>;
+};
+template <class F, class... Es> struct node_list<expr::map<F, Es...>> {
+  using type =
+      boost::mp11::mp_append<mp_list<expr::map<F, Es...>>, typename node_list<Es>::type...>;
+};
+template <class N> struct is_runtime_map : std::false_type {};
+template <class F, class... Es>
+struct is_runtime_map<expr::map<F, Es...>> : std::bool_constant<!fn::is_zero_preserving_v<F>> {};
+
+/// Whether the kernel needs a second, dense-domain variant (a map with unknown f(0)).
+template <class Rhs>
+inline constexpr bool needs_map_variants =
+    boost::mp11::mp_any_of<typename node_list<Rhs>::type, is_runtime_map>::value;
+
+#if LOOM_HEADER_ONLY
+LOOM_DEF std::string operand_label(const std::string& name, std::size_t ordinal,
+                                   const std::string& format) {
+  if (!name.empty()) return name;
+  return "operand #" + std::to_string(ordinal) + " (" + format + ")";
+}
+
+LOOM_DEF std::vector<std::string> operand_labels(const std::vector<operand_label_source>& sources) {
+  std::vector<std::string> labels;
+  for (std::size_t k = 0; k + 1 < sources.size(); ++k)
+    labels.push_back(operand_label(*sources[k].name, k, sources[k].format()));
+  const operand_label_source& out = sources.back();
+  labels.push_back(out.name->empty() ? "the output (" + out.format() + ")" : *out.name);
+  return labels;
+}
+
+LOOM_DEF void throw_extent_clash(std::string_view index, const std::vector<std::string>& labels,
+                                 extent_source first, extent_source second) {
+  auto label = [&](std::size_t ordinal) -> const std::string& {
+    return labels[std::min(ordinal, labels.size() - 1)];  // the output's label comes last
+  };
+  throw shape_error("loom: index " + std::string(index) + " has extent " +
+                    std::to_string(first.extent) + " in " + label(first.ordinal) + " (mode " +
+                    std::to_string(first.mode) + ") but " + std::to_string(second.extent) + " in " +
+                    label(second.ordinal) + " (mode " + std::to_string(second.mode) + ")");
+}
+
+LOOM_DEF void throw_unknown_extent(std::string_view index) {
+  throw shape_error("loom: the extent of index " + std::string(index) +
+                    " is unknown: it is summed but used by no operand");
+}
+#endif  // LOOM_HEADER_ONLY
+
+}  // namespace loom::detail
+
+#endif  // LOOM_EXEC_BIND_HPP
+// ---- end <loom/exec/bind.hpp>
+// ---- begin <loom/exec/options.hpp>
+// Defines loom::options<...>: what the optimizer may choose for one assignment, as a type (the
+// choices that instantiate kernels) with run-time fields (the choices forced for comparisons).
+// Passed to loom::assign, loom::eval, loom::explain and loom::decompose; never a macro, so two
+// translation units with different options instantiate different templates (exec/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_OPTIONS_HPP
+#define LOOM_EXEC_OPTIONS_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom {
+
+// In loom::enums: its enumerators, in loom itself, would shadow the levels loom::dense,
+// loom::bitmap and loom::hashed (GCC 12 -Wshadow).
+namespace enums {
+/// How `decompose` stores a candidate's one- and two-index intermediates (Galley's output formats,
+/// Galley): sorted (csf, a sparse vector), dense, bitmap (Galley's bytemap: dense values
+/// with presence bits, written in place, read by their set bits) or hashed (sorted entries plus a
+/// hash table per fiber: readers locate an index in O(1) instead of intersecting with the list).
+/// Intermediates with three or more indices are sorted.
+enum class intermediate_format : std::uint8_t { sorted, dense, bitmap, hashed };
+}  // namespace enums
+using enums::intermediate_format;
+/// Every intermediate format, in the order `decompose` costs them. Sorted, bitmap and hashed
+/// intermediates are one type (`loom::adaptive`, its fibers' kind set at run time), so all four
+/// are costed by default at the compile time of two.
+inline constexpr std::array<intermediate_format, 4> intermediate_formats{
+    intermediate_format::sorted, intermediate_format::dense, intermediate_format::bitmap,
+    intermediate_format::hashed};
+/// "sorted", "dense", "bitmap" or "hashed".
+constexpr const char* intermediate_format_name(intermediate_format f) {
+  return f == intermediate_format::dense    ? "dense"
+         : f == intermediate_format::bitmap ? "bitmap"
+         : f == intermediate_format::hashed ? "hashed"
+                                            : "sorted";
+}
+
+/// The options' tags: each names one choice the optimizer may make, at the cost of the kernels it
+/// instantiates (docs/optimizer.md measures them).
+namespace opt {
+/// Intersections of ordered operands keep the static policy: a merge, galloping where one fiber
+/// is `skip::gallop_ratio` times longer (decided per pair of fibers). The default.
+struct static_skips {};
+/// One kernel per plan whose intersections read their policy per loop (leapfrog, merge, lead
+/// first, lead last), chosen from statistics at run time; `options::skip_codes` forces it.
+struct runtime_skips {};
+/// Up to N kernels per plan, one per skip-policy candidate; the cheapest is chosen from
+/// statistics at run time; `options::skip_candidate` forces one.
+template <std::size_t N = limits::skip_candidates> struct skip_candidates {
+  static_assert(N >= 1, "loom::opt::skip_candidates<N>: N must be at least 1");
+};
+/// The given policies (a `loom::stream::skip::per_loop<...>`), one per loop of the plan run; no
+/// hoisting of inner sums, so the loops are the plan's. For comparisons and tests.
+template <class PerLoop> struct fixed_skips {};
+/// Run the assignment through `decompose` (variable elimination with materialised
+/// intermediates), for sums over products; `options::candidate`, `intermediates` and `reuse`
+/// force its choices.
+struct eliminate {};
+/// Accepted for compatibility: `decompose` costs bitmap intermediates by default (a kind of the
+/// adaptive level, chosen at run time, no kernel of its own) since 2026-11-29.
+struct bitmap_intermediates {};
+/// Accepted for compatibility: `decompose` costs hashed intermediates by default (a kind of the
+/// adaptive level, chosen at run time, no kernel of its own) since 2026-11-29.
+struct hashed_intermediates {};
+/// `decompose` also mixes dense and other formats over a candidate's one- and two-index
+/// intermediates (a kernel per mix). Mixes of sorted, bitmap and hashed are costed without it:
+/// they share the adaptive level's kernel.
+struct format_per_step {};
+}  // namespace opt
+
+namespace detail {
+template <class T> struct is_skip_tag : std::false_type {};
+template <> struct is_skip_tag<opt::static_skips> : std::true_type {};
+template <> struct is_skip_tag<opt::runtime_skips> : std::true_type {};
+template <std::size_t N> struct is_skip_tag<opt::skip_candidates<N>> : std::true_type {};
+template <class P> struct is_skip_tag<opt::fixed_skips<P>> : std::true_type {};
+
+template <class T> struct is_option_tag : is_skip_tag<T> {};
+template <> struct is_option_tag<opt::eliminate> : std::true_type {};
+template <> struct is_option_tag<opt::bitmap_intermediates> : std::true_type {};
+template <> struct is_option_tag<opt::hashed_intermediates> : std::true_type {};
+template <> struct is_option_tag<opt::format_per_step> : std::true_type {};
+
+template <class L> struct first_or_static {
+  using type = opt::static_skips;
+};
+template <class T, class... Ts> struct first_or_static<boost::mp11::mp_list<T, Ts...>> {
+  using type = T;
+};
+
+template <class T> struct fixed_skips_of {
+  using type = void;
+};
+template <class PerLoop> struct fixed_skips_of<opt::fixed_skips<PerLoop>> {
+  using type = PerLoop;
+};
+
+// "lead first, merge" for per_loop<lead<0>, merge>; "merge at every loop" for every_loop<merge>.
+template <class L> struct skip_list_name;
+template <class... Ps> struct skip_list_name<stream::skip::per_loop<Ps...>> {
+  static std::string get() {
+    std::string s;
+    (..., (s += (s.empty() ? "" : ", ") + std::string(Ps::name)));
+    return s.empty() ? std::string(stream::skip::standard::name) : s;
+  }
+};
+template <class P> struct skip_list_name<stream::skip::every_loop<P>> {
+  static std::string get() { return std::string(P::name) + " at every loop"; }
+};
+
+template <class T> struct skip_cap : std::integral_constant<std::size_t, 1> {};
+template <std::size_t N>
+struct skip_cap<opt::skip_candidates<N>> : std::integral_constant<std::size_t, N> {};
+}  // namespace detail
+
+/// What the optimizer may choose for one assignment: `Tags` from `loom::opt` (at most one skip
+/// tag; none means `opt::static_skips`), plus run-time fields that force a choice, e.g.
+/// `loom::assign(y(i), sum(j, A(i, j) * x(j)), loom::options<loom::opt::runtime_skips>{})`.
+/// The tags are part of every kernel's type, so units with different options never share a
+/// definition.
+template <class... Tags> struct options {
+  static_assert((... && detail::is_option_tag<Tags>::value),
+                "loom::options<...>: every argument must be a tag from loom::opt");
+  using skip_tags = boost::mp11::mp_copy_if<boost::mp11::mp_list<Tags...>, detail::is_skip_tag>;
+  static_assert(boost::mp11::mp_size<skip_tags>::value <= 1,
+                "loom::options<...>: give at most one skip tag (static_skips, runtime_skips, "
+                "skip_candidates<N>, fixed_skips<...>)");
+  /// The skip tag.
+  using skips = typename detail::first_or_static<skip_tags>::type;
+  /// How many skip-policy kernels per plan (skip_candidates<N>: N; otherwise 1).
+  static constexpr std::size_t skip_cap = detail::skip_cap<skips>::value;
+  static constexpr bool eliminate = (... || std::is_same_v<Tags, opt::eliminate>);
+  static constexpr bool bitmap_intermediates =
+      (... || std::is_same_v<Tags, opt::bitmap_intermediates>);
+  static constexpr bool hashed_intermediates =
+      (... || std::is_same_v<Tags, opt::hashed_intermediates>);
+  static constexpr bool format_per_step = (... || std::is_same_v<Tags, opt::format_per_step>);
+
+  /// Whether intermediates of format `f` are compiled in: every format, always (sorted, bitmap
+  /// and hashed share the adaptive level's kernel).
+  static constexpr bool compiles(intermediate_format) { return true; }
+
+  /// runtime_skips: run these codes (one per loop, outermost first) instead of the chosen ones.
+  std::optional<stream::skip::codes> skip_codes{};
+  /// skip_candidates<N>: run this candidate (clamped to the last) instead of the chosen one.
+  std::optional<std::size_t> skip_candidate{};
+  /// eliminate: run this candidate of `decompose` (0: the fused kernel; c: elimination prefix
+  /// c - 1) instead of the cheapest.
+  std::optional<std::size_t> candidate{};
+  /// eliminate with `candidate`: one format for every one- and two-index intermediate, or one per
+  /// step (a mix of dense and other formats needs opt::format_per_step); empty: the planner's for
+  /// that candidate.
+  std::vector<intermediate_format> intermediates{};
+  /// eliminate with `candidate`: bit t, step t reuses an earlier step's equal intermediate;
+  /// empty: the planner's.
+  std::optional<std::uint32_t> reuse{};
+  /// An expression over loom::alternatives: run this variant (numbered as `explain` lists them,
+  /// clamped to the last) instead of the cheapest.
+  std::optional<std::size_t> alternative{};
+};
+
+/// The options of a plain `out(...) = e`.
+using default_options = options<>;
+
+template <class T> struct is_options : std::false_type {};
+template <class... Tags> struct is_options<options<Tags...>> : std::true_type {};
+/// A `loom::options<...>`.
+template <class T>
+concept options_type = is_options<std::remove_cvref_t<T>>::value;
+
+}  // namespace loom
+
+#endif  // LOOM_EXEC_OPTIONS_HPP
+// ---- end <loom/exec/options.hpp>
+// ---- begin <loom/exec/plan_text.hpp>
+// Defines the text of one plan for loom::explain: the kernel in index notation, the loop order,
+// the strategy at each loop level, transpositions, the output and the skip policies (exec/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_PLAN_TEXT_HPP
+#define LOOM_EXEC_PLAN_TEXT_HPP
+
+// ---- begin <loom/exec/write_output.hpp>
+// Defines how a plan's loops write their output (exec/): in place into a dense output (split
+// over threads when it pays), located into a bitmap output, or appended to a sparse one (in
+// order, through a workspace, by rows in parallel, or values only on an operand's pattern),
+// with the bound its entries are reserved from and the merge of `+=`.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_WRITE_OUTPUT_HPP
+#define LOOM_EXEC_WRITE_OUTPUT_HPP
+
+// ---- begin <loom/format/appender.hpp>
+// Defines loom::detail::appender: builds a tensor's levels online from entries that arrive
+// sorted and unique in storage order (the sink of in-order sparse outputs) (format/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_APPENDER_HPP
+#define LOOM_FORMAT_APPENDER_HPP
+
+// ---- begin <loom/format/append_arrays.hpp>
+// Defines the arrays a kernel's hot loop appends to (format/): append_array (the end of a growing
+// vector), fill_array (values of a known length) and row_writer (a csr-like output's rows, held
+// in registers); the appender and parallel::row_target hand them to the run loops.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_FORMAT_APPEND_ARRAYS_HPP
+#define LOOM_FORMAT_APPEND_ARRAYS_HPP
+
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace loom::detail {
+
+/// Entries an append grows its arrays by when they are full, value-initialised just before they
+/// are written (the pages are touched once either way).
+inline constexpr std::size_t append_chunk = 4096;
+
+/// Stores a row's `n` entries at `crd` and `values`: `entry(e)` gives the e-th column and value.
+/// The appender's and a parallel chunk's `append_row`, once their room is made.
+template <class Crd, class T, class Entry>
+LOOM_FORCE_INLINE void store_row(Crd* crd, T* values, std::size_t n, Entry& entry) {
+  for (std::size_t e = 0; e < n; ++e) {
+    const auto [column, value] = entry(e);
+    crd[e] = static_cast<Crd>(column);
+    values[e] = value;
+  }
+}
+
+/// The end of a vector that a hot loop appends to: `push` is a compare and a store, inlined
+/// (std::vector::push_back stayed out of line in the kernels' loops; docs/optimizer.md). The
+/// vector's size runs ahead of the entries by at most one chunk, value-initialised just before
+/// it is written (the pages are touched once either way); `close` trims it. Capacity is kept,
+/// so a kernel that writes the same output again allocates nothing.
+template <class X> struct append_array {
+  std::vector<X>* v = nullptr;
+  X* cur = nullptr;
+  X* lim = nullptr;
+
+  /// Appends after the vector's current elements.
+  void attach(std::vector<X>& vec) {
+    v = &vec;
+    cur = vec.data() + vec.size();
+    lim = cur;
+  }
+  /// Appends after the vector's first `n` elements, over the rest of its current elements.
+  void attach_at(std::vector<X>& vec, std::size_t n) {
+    v = &vec;
+    cur = vec.data() + n;
+    lim = vec.data() + vec.size();
+  }
+  /// Writes from the vector's start over its current elements (an output written again): no
+  /// element is value-initialised before it is overwritten, unlike growing from an empty vector
+  /// (`grow` zero-fills each chunk, a second store per element). `close` drops what is left.
+  void attach_over(std::vector<X>& vec) {
+    v = &vec;
+    cur = vec.data();
+    lim = cur + vec.size();
+  }
+  LOOM_FORCE_INLINE void push(const X& x) {
+    if (cur == lim) [[unlikely]] {
+      const auto [c, l] = grow(v, cur);
+      cur = c;
+      lim = l;
+    }
+    *cur++ = x;
+  }
+  /// Room for `n` more elements, made with one compare: returns where they go; the caller
+  /// writes all n (a workspace's row, whose length is known before it is written).
+  LOOM_FORCE_INLINE X* extend(std::size_t n) {
+    if (static_cast<std::size_t>(lim - cur) < n) [[unlikely]] {
+      const auto [c, l] = grow(v, cur, n);
+      cur = c;
+      lim = l;
+    }
+    X* at = cur;
+    cur += n;
+    return at;
+  }
+  std::size_t size() const { return static_cast<std::size_t>(cur - v->data()); }
+  /// The vector holds exactly the pushed elements.
+  void close() { v->resize(size()); }
+
+ private:
+  // out of line, and given values rather than `this`, so that a writer held in a kernel's
+  // local sink stays in registers
+  // room for at least `more` elements after `cur` (fewer than that are left)
+  [[gnu::noinline]] static std::pair<X*, X*> grow(std::vector<X>* v, X* cur, std::size_t more = 1) {
+    constexpr std::size_t chunk = append_chunk;
+    const auto n = static_cast<std::size_t>(cur - v->data());
+    const std::size_t size = n + std::max(more, chunk);
+    if (n + more > v->capacity()) v->reserve(std::max(2 * v->capacity(), size));
+    v->resize(std::min(v->capacity(), size));
+    return {v->data() + n, v->data() + v->size()};
+  }
+};
+
+/// Writes the values of an array whose length is known (an output on an operand's pattern): a
+/// compare and a store, and no call, since nothing grows, so the value written never has to
+/// survive a call (append_array's growth made SDDMM's values go through the stack). Pushes past
+/// the end are counted, not written: the caller compares the count with the length.
+template <class X> struct fill_array {
+  X* cur = nullptr;
+  X* lim = nullptr;
+  LOOM_FORCE_INLINE void push(const X& x) {
+    if (cur < lim) [[likely]]
+      *cur = x;
+    ++cur;
+  }
+};
+
+/// The appends of a csr-like output, held by value: the count of entries per row, the starts of
+/// `crd` and the values, the room they have, and the entries written. An in-order kernel's sink
+/// holds it from its first entry to its last (`take_writer`, `return_writer` of the appender and
+/// of parallel::row_target), so that it lives in registers. An append is a compare and two
+/// stores, never a call: with a growth call in the loop the compilers kept the ends and the
+/// value on the stack (measured in docs/optimizer.md, "Outputs"). A row that did not fit
+/// is counted, not written: at its end the arrays grow and `end_row` asks for the row again
+/// (stream::run_sparse).
+/// `Relative`: row r's count is at counts[r - first_row] (a chunk's rows); otherwise at
+/// counts[r], and `first_row` is unused (the serial loop: one subtraction and one live value
+/// fewer per row, which the hand-loop benchmark sees on short rows).
+template <class T, class Pos, class Crd, bool Relative = false> struct row_writer {
+  Pos* counts;
+  std::int64_t first_row;
+  Crd* crd;
+  T* values;
+  std::int64_t written;    // entries pushed, those past `room` included
+  std::int64_t room;       // entries the arrays hold
+  std::int64_t row_start;  // entries written before the current row
+  std::vector<Crd>* crd_array;
+  std::vector<T>* value_array;
+  LOOM_FORCE_INLINE void push(std::int64_t column, const T& v) {
+    if (written < room) [[likely]] {
+      crd[written] = static_cast<Crd>(column);
+      values[written] = v;
+    }
+    ++written;
+  }
+  /// Ends a row's run; true when it did not fit and must be written again (the arrays have
+  /// grown). A row's count is added once at its end (a row may arrive in several runs).
+  LOOM_FORCE_INLINE bool end_row(std::int64_t row) {
+    if (written > room) [[unlikely]] {
+      const auto [c, v, r] = grow(crd_array, value_array, written);
+      crd = c;
+      values = v;
+      room = r;
+      written = row_start;
+      return true;
+    }
+    if constexpr (Relative)
+      counts[row - first_row] += static_cast<Pos>(written - row_start);
+    else
+      counts[row] += static_cast<Pos>(written - row_start);
+    row_start = written;
+    return false;
+  }
+
+ private:
+  struct grown {
+    Crd* crd;
+    T* values;
+    std::int64_t room;
+  };
+  // out of line, and given values rather than `this`, so that the writer stays in registers
+  [[gnu::noinline]] static grown grow(std::vector<Crd>* c, std::vector<T>* v, std::int64_t needed) {
+    constexpr std::size_t chunk = append_chunk;
+    const auto n = static_cast<std::size_t>(needed);
+    const std::size_t reserved = std::min(c->capacity(), v->capacity());
+    std::size_t room = n + chunk;
+    if (n <= reserved) {
+      room = std::min(room, reserved);  // within the reservation: no copy
+    } else {
+      c->reserve(std::max(2 * reserved, room));
+      v->reserve(std::max(2 * reserved, room));
+    }
+    c->resize(room);
+    v->resize(room);
+    return {c->data(), v->data(), static_cast<std::int64_t>(room)};
+  }
+};
+
+}  // namespace loom::detail
+
+#endif  // LOOM_FORMAT_APPEND_ARRAYS_HPP
+// ---- end <loom/format/append_arrays.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace loom::detail {
+
+// Levels the appender builds online (by their declared layout: docs/levels.md); a format with
+// any other level (hashed, bitmap, banded, a user level of no layout) buffers its entries and
+// assembles them through the levels' hooks at the end.
+template <class L>
+inline constexpr bool appends_online =
+    layout_of<L> == level_layout::dense || layout_of<L> == level_layout::compressed ||
+    layout_of<L> == level_layout::singleton;
+// a level appended as compressed and laid out at the end (level_layout::appended), innermost only
+template <class L>
+inline constexpr bool appended_then_adapted = layout_of<L> == level_layout::appended;
+template <class Levels> inline constexpr bool all_append_online = false;
+template <class... Ls>
+inline constexpr bool all_append_online<boost::mp11::mp_list<Ls...>> = [] {
+  std::size_t nth = 0;
+  return (... &&
+          (++nth, appends_online<Ls> || (appended_then_adapted<Ls> && nth == sizeof...(Ls))));
+}();
+
+/// Whether a format is one dense level over one compressed unique level (csr, csc), which the
+/// appender can fill by a counting sort on the row (`appender::fill_by_rows`).
+template <class Format>
+inline constexpr bool rows_of_columns = [] {
+  if constexpr (Format::order == 2 && all_append_online<typename Format::levels>) {
+    using outer = boost::mp11::mp_at_c<typename Format::levels, 0>;
+    using inner = boost::mp11::mp_at_c<typename Format::levels, 1>;
+    return outer::properties.full && !inner::properties.full && !inner::properties.segmented &&
+           inner::properties.unique;
+  } else {
+    return false;
+  }
+}();
+
+/// The position and coordinate types of a csr-like format's compressed level.
+template <class Format, bool = rows_of_columns<Format>> struct row_arrays {
+  using pos_type = std::int64_t;
+  using crd_type = std::int64_t;
+};
+template <class Format> struct row_arrays<Format, true> {
+  using pos_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::pos_type;
+  using crd_type = typename boost::mp11::mp_at_c<typename Format::levels, 1>::crd_type;
+};
+
+/// Appends entries in storage order (coordinates per level, ascending, no repeats) straight
+/// into level arrays, as TACO's assembly does: no intermediate coordinate list. Given the
+/// output it replaces, it refills that output's arrays (cleared, capacity kept).
+template <class T, class Format> class appender {
+ public:
+  static constexpr std::size_t N = Format::order;
+  using tensor_type = basic_tensor<T, Format, true>;
+
+  static constexpr bool online = all_append_online<typename Format::levels>;
+  /// csr-like (one dense level over one compressed unique level): an entry is a count in its
+  /// row's `pos` slot and a store in `crd` and the values, like the hand-written loop.
+  static constexpr bool by_rows = loom::detail::rows_of_columns<Format>;
+
+  explicit appender(const std::array<std::int64_t, N>& shape, tensor_type* recycled = nullptr)
+      : shape_(shape) {
+    if constexpr (online) {
+      if (recycled != nullptr) {  // take the old arrays, keep their capacity
+        levels_ = std::move(recycled->levels_);
+        values_ = std::move(recycled->values_);
+        recycled->version_.bump();
+        if constexpr (by_rows) {  // crd and values are overwritten in place (attach_rows)
+          clear_level(std::get<0>(levels_));
+          std::get<1>(levels_).pos.clear();
+        } else {
+          [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+            (clear_level(std::get<Ks>(levels_)), ...);
+          }(std::make_index_sequence<N>{});
+          values_.clear();
+        }
+      }
+      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        ((level_extent_[Ks] = shape_[Format::modes[Ks]]), ...);
+        (init_level<Ks>(), ...);
+      }(std::make_index_sequence<N>{});
+      if constexpr (by_rows) attach_rows();
+    }
+  }
+
+  /// Reserves room for about `expected` entries (an estimate; capacity already held is kept).
+  /// Called before the first entry is appended.
+  void reserve(std::size_t expected) {
+    if constexpr (!online) {
+      buffer_.crd.reserve(expected);
+      buffer_.vals.reserve(expected);
+      return;
+    } else
+      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        (
+            [&] {
+              if constexpr (!level<Ks>::properties.full)
+                std::get<Ks>(levels_).crd.reserve(expected);
+            }(),
+            ...);
+      }(std::make_index_sequence<N>{});
+    if constexpr (online && !Format::properties[N - 1].full) values_.reserve(expected);
+    if constexpr (by_rows) attach_rows();
+  }
+
+  /// Appends one entry; `c[k]` is the coordinate of level k.
+  LOOM_FORCE_INLINE void push(const std::array<std::int64_t, N>& c, const T& v) {
+    if constexpr (!online) {
+      buffer_.crd.push_back(c);
+      buffer_.vals.push_back(v);
+    } else if constexpr (by_rows) {
+      ++row_counts_[c[0] + 1];
+      crd_out_.push(static_cast<typename level<1>::crd_type>(c[1]));
+      values_out_.push(v);
+    } else {
+      push_online(c, v);
+    }
+  }
+
+  /// Appends row `row`'s `n` entries, columns ascending: `entry(e)` gives the e-th column and
+  /// value. The row's count is added once and the room made once, so each entry is two stores,
+  /// as in the hand-written loop (a count per entry chained its stores through one address: a
+  /// workspace's flush spent a fifth of SpGEMM's time in `push`).
+  template <class Entry>
+  LOOM_FORCE_INLINE void append_row(std::int64_t row, std::size_t n, Entry&& entry)
+    requires by_rows
+  {
+    row_counts_[row + 1] += static_cast<typename level<1>::pos_type>(n);
+    loom::detail::store_row(crd_out_.extend(n), values_out_.extend(n), n, entry);
+  }
+
+  using row_writer = loom::detail::row_writer<T, typename row_arrays<Format>::pos_type,
+                                              typename row_arrays<Format>::crd_type>;
+  /// The writer starts where the appends stopped (the start, unless `fill_by_rows` ran) and
+  /// has the arrays' current length as room: an output written again with the same pattern
+  /// value-initialises nothing.
+  row_writer take_writer()
+    requires by_rows
+  {
+    auto& crd = *crd_out_.v;
+    const auto n = static_cast<std::int64_t>(crd_out_.size());
+    const auto room = static_cast<std::int64_t>(std::min(crd.size(), values_.size()));
+    return {row_counts_ + 1, 0, crd.data(), values_.data(), n, room, n, &crd,
+            &values_};  // pos[r + 1]
+  }
+  void return_writer(const row_writer& w)
+    requires by_rows
+  {
+    if (w.written > w.room)
+      throw std::logic_error(
+          "loom internal error: a row writer left a row unwritten; please report");
+    const auto kept = static_cast<std::size_t>(w.written);
+    crd_out_.attach_at(*crd_out_.v, kept);
+    values_out_.attach_at(values_, kept);
+  }
+
+  /// `out` takes `pattern`'s levels (copied into its own arrays, capacity kept; not copied again
+  /// while neither tensor has changed since, pattern_memo) and its values
+  /// are refilled by `run(values)`, which pushes one value per entry of `pattern`, in order, to
+  /// the `fill_array<T>` it is given (sized once: a kernel run again touches no new memory).
+  /// False, with `out` to be rebuilt by the caller, when the count differs (a reduction that
+  /// emitted nothing).
+  template <class Run>
+  static bool fill_values_on_pattern(tensor_type& out, const tensor_type& pattern, Run&& run) {
+    const bool copied =
+        out.pattern_memo_ == detail::pattern_memo{&pattern, pattern.version(), out.version()};
+    out.version_.bump();
+    out.pattern_memo_ = {};
+    if (!copied) out.levels_ = pattern.levels_;  // else unchanged since the last call: equal
+    const std::size_t n = pattern.values_.size();
+    out.values_.resize(n);
+    fill_array<T> values{out.values_.data(), out.values_.data() + n};
+    run(values);
+    if (values.cur != values.lim) return false;
+    out.pattern_memo_ = {&pattern, pattern.version(), out.version()};
+    return true;
+  }
+
+  /// Moves `t`'s level arrays and values out (capacity kept) for a writer that refills them;
+  /// `t` is left to be assigned.
+  static std::pair<typename tensor_type::level_storages, std::vector<T>> take_arrays(
+      tensor_type& t) {
+    t.version_.bump();
+    return {std::move(t.levels_), std::move(t.values_)};
+  }
+
+  /// Whether `fill_by_rows` can fill the format.
+  static constexpr bool rows_of_columns = loom::detail::rows_of_columns<Format>;
+
+  /// Fills an appender that holds nothing yet with `n` entries: entry e is at `row(e)`,
+  /// `column(e)` with value `value(e)`. Rows come in any order; within a row, columns ascend
+  /// and repeat only next to each other (repeats are added). A counting sort on the row writes
+  /// straight into the level arrays, as a hand-written CSR transpose does: no sort and no
+  /// per-entry bookkeeping (a transpose's flush spent 5 ns per entry in `push`).
+  template <class Row, class Column, class Value>
+  void fill_by_rows(std::size_t n, Row row, Column column, Value value, bool may_repeat)
+    requires rows_of_columns
+  {
+    using pos_type = typename level<1>::pos_type;
+    auto& st = std::get<1>(levels_);
+    // Positions are counted in the level's own type only when n entries fit it; else in 64 bits,
+    // and the entries kept (repeats merged) are checked before a narrow position is written.
+    if (fits_in<pos_type>(static_cast<std::int64_t>(n))) {
+      fill_rows(st.pos, n, row, column, value, may_repeat);
+    } else {
+      if (!may_repeat) check_fits<pos_type>(static_cast<std::int64_t>(n), "number of positions");
+      std::vector<std::int64_t> wide;
+      fill_rows(wide, n, row, column, value, may_repeat);
+      check_fits<pos_type>(count_, "number of positions");
+      st.pos.assign(wide.begin(), wide.end());  // per-row counts, each at most count_
+    }
+    attach_rows(true);  // the arrays now hold the entries: later appends go after them
+  }
+
+ private:
+  // fill_by_rows into `pos` (rows + 1 counts of any integer type wide enough for n)
+  template <class PosArray, class Row, class Column, class Value>
+  void fill_rows(PosArray& pos, std::size_t n, Row row, Column column, Value value,
+                 bool may_repeat) {
+    using P = typename PosArray::value_type;
+    auto& st = std::get<1>(levels_);
+    const auto rows = static_cast<std::size_t>(level_extent_[0]);
+    pos.assign(rows + 1, 0);
+    for (std::size_t e = 0; e < n; ++e) ++pos[static_cast<std::size_t>(row(e)) + 1];
+    P start = 0;  // pos[r + 1]: where row r starts, then its end
+    for (std::size_t r = 1; r <= rows; ++r) start += std::exchange(pos[r], start);
+    st.crd.resize(n);
+    values_.resize(n);
+    for (std::size_t e = 0; e < n; ++e) {
+      const auto q = static_cast<std::size_t>(pos[static_cast<std::size_t>(row(e)) + 1]++);
+      st.crd[q] = static_cast<typename level<1>::crd_type>(column(e));
+      values_[q] = value(e);
+    }
+    // back to counts per row (finish_level sums them), merging repeats on the way
+    std::size_t kept = n;
+    if (!may_repeat) {
+      for (std::size_t r = rows; r >= 1; --r) pos[r] -= pos[r - 1];
+    } else {
+      kept = 0;
+      for (std::size_t r = 1, begin = 0; r <= rows; ++r) {
+        const auto end = static_cast<std::size_t>(pos[r]);
+        const std::size_t first = kept;
+        for (std::size_t q = begin; q < end; ++q) {
+          if (kept > first && st.crd[kept - 1] == st.crd[q]) {
+            values_[kept - 1] = semiring_traits<T>::add(values_[kept - 1], values_[q]);
+          } else {
+            st.crd[kept] = st.crd[q];
+            values_[kept++] = values_[q];
+          }
+        }
+        pos[r] = static_cast<P>(kept - first);
+        begin = end;
+      }
+      st.crd.resize(kept);
+      values_.resize(kept);
+    }
+    count_ = static_cast<std::int64_t>(kept);
+  }
+
+ public:
+  /// The finished tensor (dense levels padded, `pos` arrays completed).
+  tensor_type finish() && {
+    if constexpr (!online) {
+      return assemble_sorted<T, Format>(shape_, buffer_.crd, std::move(buffer_.vals));
+    } else {
+      return std::move(*this).finish_online();
+    }
+  }
+
+ private:
+  LOOM_FORCE_INLINE void push_online(const std::array<std::int64_t, N>& c, const T& v) {
+    std::size_t first = 0;  // first level whose coordinate differs from the previous entry
+    if (count_ > 0)
+      while (first < N && c[first] == last_[first]) ++first;
+    push_levels<0>(c, first);
+    last_ = c;
+    ++count_;
+    const std::int64_t p = position_[N - 1];
+    if constexpr (Format::properties[N - 1].full) {
+      if (static_cast<std::int64_t>(values_.size()) <= p)
+        values_.resize(static_cast<std::size_t>(p) + 1, semiring_traits<T>::zero());
+      values_[static_cast<std::size_t>(p)] = v;
+    } else {
+      values_.push_back(v);
+    }
+  }
+
+  tensor_type finish_online() && {
+    if constexpr (by_rows) {
+      crd_out_.close();
+      values_out_.close();
+    }
+    std::int64_t parents = 1;
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      (finish_level<Ks>(parents), ...);
+    }(std::make_index_sequence<N>{});
+    if (Format::properties[N - 1].full)
+      values_.resize(static_cast<std::size_t>(parents), semiring_traits<T>::zero());
+    if constexpr (N > 0) {
+      if constexpr (appended_then_adapted<level<N - 1>>)
+        level<N - 1>::adapt(std::get<N - 1>(levels_), values_, level_extent_[N - 1],
+                            semiring_traits<T>::zero());
+    }
+    return tensor_type(shape_, std::move(levels_), std::move(values_));
+  }
+
+  template <std::size_t K> using level = boost::mp11::mp_at_c<typename Format::levels, K>;
+
+  template <class Storage> static void clear_level(Storage& st) {
+    if constexpr (requires { st.pos.clear(); }) st.pos.clear();
+    if constexpr (requires { st.crd.clear(); }) st.crd.clear();
+  }
+  // the row counts sized once (rows + 1), the appends aimed at the arrays' starts (before the
+  // first entry: a recycled output's old entries are overwritten, an empty array is the same)
+  // or, with `append`, at their ends
+  void attach_rows(bool append = false)
+    requires by_rows
+  {
+    auto& st = std::get<1>(levels_);
+    const auto slots = static_cast<std::size_t>(level_extent_[0]) + 1;
+    if (st.pos.size() != slots) st.pos.assign(slots, 0);
+    row_counts_ = st.pos.data();
+    if (append) {
+      crd_out_.attach(st.crd);
+      values_out_.attach(values_);
+    } else {
+      crd_out_.attach_over(st.crd);
+      values_out_.attach_over(values_);
+    }
+  }
+
+  template <std::size_t K> void init_level() {
+    if constexpr (level<K>::properties.full) {
+      std::get<K>(levels_).extent = level_extent_[K];
+    } else if (level_extent_[K] > 0 &&
+               !fits_in<typename level<K>::crd_type>(level_extent_[K] - 1)) {
+      check_fits<typename level<K>::crd_type>(
+          level_extent_[K] - 1, "largest coordinate of mode " + std::to_string(Format::modes[K]));
+    }
+  }
+
+  template <std::size_t K>
+  LOOM_FORCE_INLINE void push_levels(const std::array<std::int64_t, N>& c, std::size_t first) {
+    if constexpr (K < N) {
+      const std::int64_t parent = K == 0 ? 0 : position_[K - 1];
+      auto& st = std::get<K>(levels_);
+      if constexpr (level<K>::properties.full) {
+        position_[K] = parent * level_extent_[K] + c[K];
+      } else if constexpr (level<K>::properties.segmented) {
+        st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
+        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
+      } else {
+        // a new position when this level or one above changed (non-unique: always)
+        if (K >= first || !level<K>::properties.unique || count_ == 0) {
+          st.crd.push_back(static_cast<typename level<K>::crd_type>(c[K]));
+          const auto slot = static_cast<std::size_t>(parent) + 1;
+          if (st.pos.size() <= slot) st.pos.resize(slot + 1, 0);
+          ++st.pos[slot];
+        }
+        position_[K] = static_cast<std::int64_t>(st.crd.size()) - 1;
+      }
+      push_levels<K + 1>(c, first);
+    }
+  }
+
+  template <std::size_t K> void finish_level(std::int64_t& parents) {
+    auto& st = std::get<K>(levels_);
+    if constexpr (level<K>::properties.full) {
+      parents *= level_extent_[K];
+    } else if constexpr (level<K>::properties.segmented) {
+      parents = static_cast<std::int64_t>(st.crd.size());
+    } else {
+      check_fits<typename level<K>::pos_type>(static_cast<std::int64_t>(st.crd.size()),
+                                              "number of positions");
+      st.pos.resize(static_cast<std::size_t>(parents) + 1, 0);
+      for (std::size_t p = 1; p < st.pos.size(); ++p) st.pos[p] += st.pos[p - 1];
+      parents = static_cast<std::int64_t>(st.crd.size());
+    }
+  }
+
+  std::array<std::int64_t, N> shape_{};
+  std::array<std::int64_t, N> level_extent_{};
+  typename tensor_type::level_storages levels_{};
+  std::vector<T> values_;
+  std::array<std::int64_t, N> last_{};
+  std::array<std::int64_t, N> position_{};
+  std::int64_t count_ = 0;
+  // by_rows: the rows' counts (pos + 1) and the ends of crd and the values
+  struct no_cursor {};
+  typename row_arrays<Format>::pos_type* row_counts_ = nullptr;
+  [[no_unique_address]] std::conditional_t<
+      by_rows, append_array<typename row_arrays<Format>::crd_type>, no_cursor>
+      crd_out_{};
+  [[no_unique_address]] std::conditional_t<by_rows, append_array<T>, no_cursor> values_out_{};
+  struct entries {
+    std::vector<std::array<std::int64_t, N>> crd;
+    std::vector<T> vals;
+  } buffer_;  // used when !online
+};
+
+}  // namespace loom::detail
+
+#endif  // LOOM_FORMAT_APPENDER_HPP
+// ---- end <loom/format/appender.hpp>
+// ---- begin <loom/optimize/choice/workspace_choice.hpp>
+// Defines the choice of a sparse output's workspace kind (dense, hashed, sorted) from the
+// estimated writes, entries and rows of a plan, cached per plan by a coarse statistics
+// signature (optimize/choice/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_CHOICE_WORKSPACE_CHOICE_HPP
+#define LOOM_OPTIMIZE_CHOICE_WORKSPACE_CHOICE_HPP
+
+// ---- begin <loom/stream/workspace_storage.hpp>
+// Defines the storage of a Gustavson workspace: loom::workspace_kind and scoped_workspace (the
+// kind the optimizer chooses, or a test forces), the sorts of a row's keys, the layout of the
+// keys, and the arrays each thread keeps between kernels (stream/). The sink that writes through
+// them is stream/workspace.hpp.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_STREAM_WORKSPACE_STORAGE_HPP
+#define LOOM_STREAM_WORKSPACE_STORAGE_HPP
+
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace loom {
+
+// In loom::enums: its enumerators, in loom itself, would shadow the levels loom::dense and
+// loom::hashed (GCC 12 -Wshadow).
+namespace enums {
+/// How a workspace row holds the entries that arrive out of order before they are appended in
+/// order: `dense`, an array over the row's cells with a byte per cell and a list
+/// of the touched cells (Galley's bytemap); `hashed`, an open-addressing table sized to the
+/// row's estimated entries; `sorted`, every write appended to a list, sorted and merged when
+/// the row ends.
+enum class workspace_kind : std::uint8_t { dense, hashed, sorted };
+}  // namespace enums
+using enums::workspace_kind;
+
+inline constexpr std::array<workspace_kind, 3> workspace_kinds{
+    workspace_kind::dense, workspace_kind::hashed, workspace_kind::sorted};
+
+constexpr std::string_view workspace_kind_name(workspace_kind k) {
+  switch (k) {
+    case workspace_kind::dense:
+      return "dense";
+    case workspace_kind::hashed:
+      return "hashed";
+    case workspace_kind::sorted:
+      return "sorted";
+  }
+  return "?";
+}
+
+namespace detail {
+inline thread_local std::optional<workspace_kind> forced_workspace{};
+}  // namespace detail
+
+/// Forces the workspace kind of every kernel run on this thread while it lives (tests,
+/// benchmarks); the optimizer's choice otherwise. Nests; restores the previous setting. A dense
+/// row space past 2^26 cells is never allocated: forced `dense` then runs `hashed`.
+class scoped_workspace {
+ public:
+  explicit scoped_workspace(workspace_kind k) : previous_(detail::forced_workspace) {
+    detail::forced_workspace = k;
+  }
+  ~scoped_workspace() { detail::forced_workspace = previous_; }
+  scoped_workspace(const scoped_workspace&) = delete;
+  scoped_workspace& operator=(const scoped_workspace&) = delete;
+
+ private:
+  std::optional<workspace_kind> previous_;
+};
+
+}  // namespace loom
+
+namespace loom::stream {
+
+/// The cells a dense workspace may allocate; a larger row space is held in a hash table.
+inline constexpr std::int64_t max_dense_workspace_cells = std::int64_t{1} << 26;
+static_assert(max_dense_workspace_cells <= (std::int64_t{1} << 32),
+              "dense workspace cells are kept as 32-bit keys");
+
+namespace detail {
+/// The rows a radix sort is used for, and its digit in the optimizer's estimate: below this, a
+/// comparison sort is faster.
+inline constexpr std::size_t radix_sort_min = 512;
+inline constexpr int radix_bits = 11;
+
+/// Passes of an LSD radix sort with 11-bit digits over keys in [0, bound) (the cost model's).
+constexpr int radix_passes(std::int64_t bound) {
+  const int bits =
+      bound <= 1 ? 1 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
+  return (bits + radix_bits - 1) / radix_bits;
+}
+
+/// Sorts `v` stably by bits [lo, hi) of `key(x)` (the lower bits are left in their order): an
+/// LSD radix sort for long inputs, with digits of up to 16 bits sized to the input (digits every
+/// key shares are skipped), a comparison sort for short ones or keys too wide for four passes.
+/// `Unique`: no two keys are equal, so with lo = 0 the comparison sort need not be stable (and
+/// allocates nothing).
+template <bool Unique = false, class X, class Key>
+void sort_bits(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count, int lo,
+               int hi, Key key) {
+  if (hi <= lo) return;
+  auto digits_of = [&](const X& x) { return static_cast<std::uint64_t>(key(x)) >> lo; };
+  const int bits = hi - lo;
+  const int width = std::clamp(static_cast<int>(std::bit_width(v.size())) - 3, 8, 16);
+  const int passes = (bits + width - 1) / width;
+  if (v.size() < radix_sort_min || passes > 4) {
+    const auto less = [&](const X& a, const X& b) { return digits_of(a) < digits_of(b); };
+    if (Unique && lo == 0)
+      std::sort(v.begin(), v.end(), less);
+    else
+      std::stable_sort(v.begin(), v.end(), less);
+    return;
+  }
+  const int digit = (bits + passes - 1) / passes;
+  const std::uint64_t mask = (std::uint64_t{1} << digit) - 1;
+  scratch.resize(v.size());
+  count.resize(std::size_t{1} << digit);
+  for (int pass = 0, shift = 0; pass < passes; ++pass, shift += digit) {
+    std::fill(count.begin(), count.end(), std::size_t{0});
+    for (const X& x : v) ++count[(digits_of(x) >> shift) & mask];
+    if (std::find(count.begin(), count.end(), v.size()) != count.end()) continue;  // one digit
+    std::size_t at = 0;
+    for (std::size_t& c : count) at += std::exchange(c, at);
+    for (const X& x : v) scratch[count[(digits_of(x) >> shift) & mask]++] = x;
+    v.swap(scratch);
+  }
+}
+
+/// The sort keys of a workspace's rows: named types, not lambdas, so that every sink with the
+/// same value type shares one instantiation of the sorts.
+struct key_identity {
+  constexpr std::int64_t operator()(std::int64_t x) const { return x; }
+};
+struct key_first {
+  template <class Pair> constexpr std::int64_t operator()(const Pair& x) const { return x.first; }
+};
+
+/// The hashed workspace's slot for a key, before masking (Fibonacci hashing, high bits folded).
+LOOM_FORCE_INLINE std::uint64_t workspace_hash(std::int64_t key) {
+  const std::uint64_t h = static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 29);
+}
+
+/// The layout of a workspace's keys (see `plan_workspace_keys`).
+struct workspace_keys {
+  std::int64_t space = 0;  // cells of a row: dense keys are below it
+  int key_bits = 0;        // bits of a packed key
+  bool packed = false;     // the row's levels packed into bit fields (else mixed-radix)
+  int sorted_bits = 0;     // low bits already in order as the entries arrive
+};
+
+/// Lays out the keys of a workspace over output levels [prefix, n) (`level_extent`,
+/// `depth_of_level` by level): the row space, each level's bit field (`shift`, `field`), whether
+/// the fields fit 62 bits, and the low bits the loops already deliver in order. A dense `kind`
+/// whose row space is too large becomes hashed. Not a template: compiled once.
+LOOM_DECL workspace_keys plan_workspace_keys(std::size_t n, std::size_t prefix,
+                                             const std::int64_t* level_extent,
+                                             const std::size_t* depth_of_level,
+                                             workspace_kind& kind, int* shift, std::int64_t* field);
+
+/// Sorts a dense workspace row's distinct cells, fewer than `radix_sort_min`. They arrive as
+/// ascending runs, one per fiber summed into the row (SpGEMM's rows of B), so the runs are found
+/// (a compare per cell) and merged pairwise, branch-free: 0.5-0.65x std::sort's time on rows of
+/// 5-20 runs of 5-20 cells, 0.22x on 2 runs of 100. Rows of short runs (under 4 cells on
+/// average) have no order to use: insertion sort up to 32 cells, else std::sort.
+LOOM_DECL void sort_workspace_cells(std::vector<std::uint32_t>& cells,
+                                    std::vector<std::uint32_t>& scratch);
+
+// The sorts of double-valued workspaces (a dense row's distinct 32-bit cells; 64-bit keys with
+// values): under separate compilation, compiled once in loom::runtime (docs/build-cost.md).
+using workspace_cells = std::vector<std::uint32_t>;
+using workspace_pairs = std::vector<std::pair<std::int64_t, double>>;
+#if !LOOM_HEADER_ONLY
+extern template void sort_bits<true>(workspace_cells&, workspace_cells&, std::vector<std::size_t>&,
+                                     int, int, key_identity);
+extern template void sort_bits<true>(workspace_pairs&, workspace_pairs&, std::vector<std::size_t>&,
+                                     int, int, key_first);
+extern template void sort_bits<false>(workspace_pairs&, workspace_pairs&, std::vector<std::size_t>&,
+                                      int, int, key_first);
+#elif defined(LOOM_BUILDING_RUNTIME)
+template void sort_bits<true>(workspace_cells&, workspace_cells&, std::vector<std::size_t>&, int,
+                              int, key_identity);
+template void sort_bits<true>(workspace_pairs&, workspace_pairs&, std::vector<std::size_t>&, int,
+                              int, key_first);
+template void sort_bits<false>(workspace_pairs&, workspace_pairs&, std::vector<std::size_t>&, int,
+                               int, key_first);
+#endif
+
+#if LOOM_HEADER_ONLY
+namespace cells {
+inline void insertion_sort(std::uint32_t* first, std::uint32_t* last) {
+  for (std::uint32_t* i = first + 1; i < last; ++i) {
+    const std::uint32_t x = *i;
+    std::uint32_t* j = i;
+    for (; j > first && x < j[-1]; --j) *j = j[-1];
+    *j = x;
+  }
+}
+// [a, am) and [am, bm) of src, merged into dst from a: a compare and conditional moves per cell
+inline void merge_runs(const std::uint32_t* src, std::uint32_t* dst, std::size_t a, std::size_t am,
+                       std::size_t bm) {
+  std::size_t b = am, o = a;
+  while (a < am && b < bm) {
+    const std::uint32_t x = src[a], y = src[b];
+    const bool right = y < x;
+    dst[o++] = right ? y : x;
+    a += !right;
+    b += right;
+  }
+  while (a < am) dst[o++] = src[a++];
+  while (b < bm) dst[o++] = src[b++];
+}
+}  // namespace cells
+
+LOOM_DEF workspace_keys plan_workspace_keys(std::size_t n, std::size_t prefix,
+                                            const std::int64_t* level_extent,
+                                            const std::size_t* depth_of_level, workspace_kind& kind,
+                                            int* shift, std::int64_t* field) {
+  workspace_keys keys;
+  std::int64_t space = 1;
+  for (std::size_t k = prefix; k < n; ++k) {
+    if (level_extent[k] != 0 && space > (std::int64_t{1} << 40) / level_extent[k]) space = -1;
+    if (space >= 0) space *= level_extent[k];
+  }
+  if (kind == workspace_kind::dense && (space < 0 || space > max_dense_workspace_cells))
+    kind = workspace_kind::hashed;
+  keys.space = space < 0 ? std::numeric_limits<std::int64_t>::max() : space;
+  for (std::size_t k = n; k-- > prefix;) {
+    const int bits =
+        level_extent[k] <= 1
+            ? 0
+            : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(level_extent[k] - 1)));
+    shift[k] = keys.key_bits;
+    field[k] = (std::int64_t{1} << bits) - 1;
+    keys.key_bits += bits;
+  }
+  keys.packed = kind != workspace_kind::dense && keys.key_bits <= 62;
+  // The loops visit the row's depths in order, each ascending, so the entries of a row arrive
+  // sorted by the levels at the depths right below the row's (the transpose's i): a stable
+  // sort of the key's other bits is enough.
+  if (keys.packed) {
+    const std::int64_t first =
+        prefix == 0 ? 0 : static_cast<std::int64_t>(depth_of_level[prefix - 1]) + 1;
+    for (std::size_t k = prefix; k < n && keys.sorted_bits == 0; ++k) {
+      bool in_order = true;
+      for (std::size_t q = k; q < n; ++q)
+        in_order = in_order && static_cast<std::int64_t>(depth_of_level[q]) ==
+                                   first + static_cast<std::int64_t>(q - k);
+      if (in_order)
+        keys.sorted_bits =
+            shift[k] + static_cast<int>(std::bit_width(static_cast<std::uint64_t>(field[k])));
+    }
+  }
+  return keys;
+}
+
+LOOM_DEF void sort_workspace_cells(std::vector<std::uint32_t>& v,
+                                   std::vector<std::uint32_t>& scratch) {
+  const std::size_t n = v.size();
+  if (n <= 16) {  // what std::sort does with so few
+    if (n > 1) cells::insertion_sort(v.data(), v.data() + n);
+    return;
+  }
+  if (n >= radix_sort_min) {
+    std::sort(v.begin(), v.end());
+    return;
+  }
+  std::array<std::uint32_t, radix_sort_min + 1> bounds;  // where each run starts, then n
+  std::size_t runs = 1;
+  bounds[0] = 0;
+  for (std::size_t i = 1; i < n; ++i) {
+    bounds[runs] = static_cast<std::uint32_t>(i);
+    runs += v[i] < v[i - 1];
+  }
+  if (runs == 1) return;
+  if (4 * runs > n) {
+    if (n <= 32)
+      cells::insertion_sort(v.data(), v.data() + n);
+    else
+      std::sort(v.begin(), v.end());
+    return;
+  }
+  bounds[runs] = static_cast<std::uint32_t>(n);
+  if (scratch.size() < n) scratch.resize(n);
+  std::uint32_t* src = v.data();
+  std::uint32_t* dst = scratch.data();
+  while (runs > 1) {
+    std::size_t merged = 0;
+    for (std::size_t r = 0; r < runs; r += 2) {
+      if (r + 1 == runs)
+        std::copy(src + bounds[r], src + bounds[r + 1], dst + bounds[r]);
+      else
+        cells::merge_runs(src, dst, bounds[r], bounds[r + 1], bounds[r + 2]);
+      bounds[merged++] = bounds[r];
+    }
+    bounds[merged] = static_cast<std::uint32_t>(n);
+    runs = merged;
+    std::swap(src, dst);
+  }
+  if (src != v.data()) std::copy(src, src + n, v.data());
+}
+#endif  // LOOM_HEADER_ONLY
+
+/// Sorts `v` stably by `key(x)` in [0, bound).
+template <bool Unique = false, class X, class Key>
+void sort_by_key(std::vector<X>& v, std::vector<X>& scratch, std::vector<std::size_t>& count,
+                 std::int64_t bound, Key key) {
+  const int bits =
+      bound <= 1 ? 0 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bound - 1)));
+  sort_bits<Unique>(v, scratch, count, 0, bits, key);
+}
+}  // namespace detail
+
+/// The arrays of a workspace, kept per thread and value type between kernels: a finished
+/// workspace leaves them clean (accumulators zero, slots empty, no entries), so the next one on
+/// the thread reuses their pages instead of faulting fresh ones in (a transpose of 96K entries
+/// spent a third of its time in page faults). At most `max_spare_workspace_bytes` are kept.
+template <class T> struct workspace_buffers {
+  std::vector<T> acc{};
+  std::vector<unsigned char> seen{};
+  std::vector<std::int64_t> touched{};
+  std::vector<std::uint32_t> cells{};  // a dense row's touched cells: 32-bit keys sort faster
+  std::vector<std::uint32_t> scratch_cells{};
+  std::vector<std::int64_t> slot_key{};
+  std::vector<T> slot_val{};
+  std::vector<std::pair<std::int64_t, T>> pairs{};
+  std::vector<std::pair<std::int64_t, T>> scratch_pairs{};
+  std::vector<std::int64_t> scratch_keys{};
+  std::vector<std::size_t> counts{};
+
+  std::size_t bytes() const {
+    return acc.capacity() * sizeof(T) + seen.capacity() + touched.capacity() * 8 +
+           (cells.capacity() + scratch_cells.capacity()) * 4 + slot_key.capacity() * 8 +
+           slot_val.capacity() * sizeof(T) +
+           (pairs.capacity() + scratch_pairs.capacity()) * sizeof(std::pair<std::int64_t, T>) +
+           scratch_keys.capacity() * 8 + counts.capacity() * sizeof(std::size_t);
+  }
+  ~workspace_buffers();
+  /// Takes the thread's spare arrays (clean, possibly empty), leaving it this set's.
+  void take_spare();
+  /// Readies the arrays of a workspace of `kind` over `space` cells, its rows of about
+  /// `row_entries` entries: a dense row's accumulators and flags (a larger reused set is zero
+  /// too), a hashed row's empty table. Returns the table's mask (0 for the other kinds).
+  std::uint64_t prepare(workspace_kind kind, std::int64_t space, std::int64_t row_entries);
+  /// Moves the hash table's entries (slot_key, slot_val, touched) into a table of `capacity`
+  /// slots, a power of two.
+  void resize_table(std::uint64_t capacity);
+  /// Hands the arrays to the thread's spare set when they fit `max_spare_workspace_bytes` and
+  /// hold more than it does (this set gets the smaller one, to be freed).
+  void keep_as_spare();
+
+  void swap(workspace_buffers& o) noexcept {
+    acc.swap(o.acc);
+    seen.swap(o.seen);
+    touched.swap(o.touched);
+    cells.swap(o.cells);
+    scratch_cells.swap(o.scratch_cells);
+    slot_key.swap(o.slot_key);
+    slot_val.swap(o.slot_val);
+    pairs.swap(o.pairs);
+    scratch_pairs.swap(o.scratch_pairs);
+    scratch_keys.swap(o.scratch_keys);
+    counts.swap(o.counts);
+  }
+};
+
+inline constexpr std::size_t max_spare_workspace_bytes = std::size_t{64} << 20;
+
+template <class T> workspace_buffers<T>& spare_workspace_buffers() {
+  thread_local workspace_buffers<T> spare;
+  return spare;
+}
+
+// out of line, and for double compiled once in loom::runtime: every workspace kernel destroys
+// eleven arrays here (2 KB of code per sink type when inlined)
+template <class T> workspace_buffers<T>::~workspace_buffers() = default;
+template <class T> void workspace_buffers<T>::take_spare() { swap(spare_workspace_buffers<T>()); }
+template <class T>
+std::uint64_t workspace_buffers<T>::prepare(workspace_kind kind, std::int64_t space,
+                                            std::int64_t row_entries) {
+  if (kind == workspace_kind::dense) {
+    if (acc.size() < static_cast<std::size_t>(space)) {
+      acc.assign(static_cast<std::size_t>(space), semiring_traits<T>::zero());
+      seen.assign(static_cast<std::size_t>(space), 0);
+    }
+  } else if (kind == workspace_kind::hashed) {
+    // an overestimate costs a table too large to stay in cache: start at most at 2^16 slots
+    const auto want = std::clamp<std::int64_t>(2 * row_entries, 16, std::int64_t{1} << 16);
+    const std::uint64_t slots = std::bit_ceil(static_cast<std::uint64_t>(want));
+    if (slot_key.size() != slots) resize_table(slots);  // else reused, empty
+    return slots - 1;
+  }
+  return 0;
+}
+template <class T> void workspace_buffers<T>::resize_table(std::uint64_t capacity) {
+  std::vector<std::int64_t> old_key(capacity, 0);
+  std::vector<T> old_val(capacity, semiring_traits<T>::zero());
+  old_key.swap(slot_key);
+  old_val.swap(slot_val);
+  const std::uint64_t mask = capacity - 1;
+  std::vector<std::int64_t> old_touched;
+  old_touched.swap(touched);
+  for (std::int64_t s : old_touched) {
+    std::uint64_t t = detail::workspace_hash(old_key[s] - 1) & mask;
+    while (slot_key[t] != 0) t = (t + 1) & mask;
+    slot_key[t] = old_key[s];
+    slot_val[t] = old_val[s];
+    touched.push_back(static_cast<std::int64_t>(t));
+  }
+}
+template <class T> void workspace_buffers<T>::keep_as_spare() {
+  auto& spare = spare_workspace_buffers<T>();
+  if (bytes() <= max_spare_workspace_bytes && bytes() >= spare.bytes()) spare.swap(*this);
+}
+#if !LOOM_HEADER_ONLY
+extern template struct workspace_buffers<double>;
+#elif defined(LOOM_BUILDING_RUNTIME)
+template struct workspace_buffers<double>;
+#endif
+
+/// Frees the arrays this thread keeps for the workspaces of value type T (at most
+/// `max_spare_workspace_bytes`), e.g. after a burst of large sparse products.
+template <class T = double> void release_workspace_buffers() {
+  workspace_buffers<T>{}.swap(spare_workspace_buffers<T>());
+}
+
+}  // namespace loom::stream
+
+#endif  // LOOM_STREAM_WORKSPACE_STORAGE_HPP
+// ---- end <loom/stream/workspace_storage.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace loom::optimize {
+
+/// What a workspace will hold, estimated from statistics for one loop order.
+struct workspace_estimate {
+  double rows = 1;     // workspace rows: distinct values of the output levels the outer loops fix
+  double writes = 0;   // values written into the workspace (before duplicates are added)
+  double entries = 0;  // distinct output entries
+  double cells = 0;    // cells of one row's space (product of the other levels' extents)
+  double value_bytes = 8;
+};
+
+/// Per-operation costs of the three workspaces, in nanoseconds beyond the loop that produces
+/// the writes, fitted on the 2-core machine of BENCHMARKS.md (benchmarks/runtime/workspace.cpp):
+/// zeroing a byte of a row space (fresh pages past `fresh_bytes`, which the allocator maps anew
+/// on every call), a write that hits the cache, the extra per array of one that misses the
+/// second-level or the last-level cache, hashing a key, appending a pair, a comparison of a sort
+/// of keys and of a (stable) sort of pairs, a key and a pair moved by one radix-sort pass, and
+/// appending an output entry.
+struct workspace_constants {
+  double zero_byte = 0.1;
+  double zero_fresh_byte = 0.4;
+  double fresh_bytes = 32.0 * (1 << 20);
+  double write_hit = 1.0;
+  double l2_miss = 15.0;
+  double l3_miss = 45.0;
+  double l2_bytes = 2.0 * (1 << 20);
+  double l3_bytes = 16.0 * (1 << 20);
+  double line_bytes = 64;
+  double hash = 5.0;
+  double append = 1.5;
+  double compare_keys = 1.5;
+  double compare_pairs = 3.0;
+  double radix_key = 5.0;  // per key and pass of a radix sort
+  double radix_pair = 8.0;
+  double emit = 3.0;
+};
+
+/// The three costs, in the order of loom::workspace_kinds, and the cheapest.
+struct workspace_choice {
+  workspace_kind kind = workspace_kind::dense;
+  std::array<double, 3> cost{};
+  workspace_estimate estimate{};
+  /// the estimated entries of one row: the hash table starts at twice this
+  std::int64_t row_entries() const {
+    const double per_row = estimate.entries / std::max(1.0, estimate.rows);
+    return static_cast<std::int64_t>(std::min(per_row, double(std::int64_t{1} << 24)));
+  }
+};
+
+namespace detail {
+// the extra cost of a random access into `bytes` of one array
+LOOM_DECL double miss_cost(double bytes, const workspace_constants& c);
+// sorting n keys (or pairs) spread over `rows` rows, keys below `bound`: an LSD radix sort per
+// row of stream::detail::radix_sort_min or more, a comparison sort below (workspace_storage.hpp)
+LOOM_DECL double sort_cost(double n, double rows, double bound, bool pairs,
+                           const workspace_constants& c);
+}  // namespace detail
+
+/// Costs each workspace kind for `e` and picks the cheapest.
+/// - dense: the row space (values and a flag byte per cell) is zeroed once; an entry's first
+///   write per row touches the whole space at random, its repeats only the row's entries; the
+///   touched keys are sorted per row.
+/// - hashed: every write hashes and probes a table of twice the row's entries (keys and values);
+///   the row's entries are sorted as pairs.
+/// - sorted: every write is appended; the row's writes are sorted (stable) and merged.
+/// A row of 512 sorted items or more is radix sorted (linear), a shorter one compared.
+LOOM_DECL workspace_choice choose_workspace(const workspace_estimate& e,
+                                            const workspace_constants& c = {});
+
+/// The workspace estimate of plan P (its loop order and output prefix) for `lhs = rhs`.
+template <class P, class Lhs, class Rhs>
+workspace_estimate estimate_workspace(const Lhs& lhs, const Rhs& rhs, statistics_cache& stats) {
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  const loop_order_query q = describe(lhs, rhs, stats);
+  std::vector<std::string> order;
+  boost::mp11::mp_for_each<typename P::order>(
+      [&](auto idx) { order.emplace_back(decltype(idx)::name); });
+  std::size_t last_free = 0;  // the writes happen below the deepest output index
+  for (std::size_t d = 0; d < order.size(); ++d)
+    if (std::find(q.output.begin(), q.output.end(), order[d]) != q.output.end()) last_free = d;
+  workspace_estimate e;
+  e.value_bytes = sizeof(typename out_t::value_type);
+  e.writes =
+      q.iterations({order.begin(), order.begin() + static_cast<std::ptrdiff_t>(last_free + 1)});
+  e.entries = q.iterations(q.output);
+  const std::vector<std::string> fixed(
+      q.output.begin(), q.output.begin() + static_cast<std::ptrdiff_t>(P::output_prefix));
+  e.rows = fixed.empty() ? 1.0 : q.iterations(fixed);
+  e.cells = 1;
+  for (std::size_t level = P::output_prefix; level < out_t::order; ++level)
+    e.cells *= static_cast<double>(lhs.tensor->extent(out_t::format_type::modes[level]));
+  return e;
+}
+
+/// One line for `explain` and the plan log: the chosen kind, the estimate and every cost.
+LOOM_DECL std::string describe_workspace_choice(const workspace_choice& w);
+
+namespace detail {
+template <class P> struct workspace_purpose {};
+}  // namespace detail
+
+/// The workspace of plan P for `lhs = rhs`: remembered per version of the operands (the
+/// signature `statistics_cache` checks: every array's address and size) and output extents,
+/// else estimated from their statistics. Not the plans' coarse signature: two inputs of the same
+/// magnitudes can want different kinds (few or many distinct keys among the same writes: a hash
+/// table or a sort, each much faster than the other; docs/optimizer.md), and telling them apart
+/// needs their statistics. `loom::scoped_workspace` overrides it.
+template <class P, class Lhs, class Rhs>
+workspace_choice cached_workspace_choice(const Lhs& lhs, const Rhs& rhs) {
+  if (loom::detail::forced_workspace) {
+    workspace_choice forced;
+    forced.kind = *loom::detail::forced_workspace;
+    return forced;
+  }
+  struct cache {
+    std::map<std::vector<std::uintptr_t>, workspace_choice> chosen;
+    statistics_cache stats;
+  };
+  thread_local cache c;
+  thread_local std::vector<std::uintptr_t> key;  // reused: a cache hit allocates nothing
+  key.clear();
+  expr::for_each_access(
+      rhs, [&](const auto& a, std::size_t) { statistics_cache::append_signature(key, *a.tensor); });
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  for (std::size_t m = 0; m < out_t::order; ++m)
+    key.push_back(static_cast<std::uintptr_t>(lhs.tensor->extent(m)));
+  if (const auto it = c.chosen.find(key); it != c.chosen.end()) return it->second;
+  if (c.chosen.size() >= 256) {  // bounded: a choice is cheap to make again
+    c.chosen.clear();
+    c.stats.clear();
+  }
+  const workspace_choice w = choose_workspace(estimate_workspace<P>(lhs, rhs, c.stats));
+  if (loom::debug_plan())
+    loom::detail::debug_line({"loom: output written through a ", describe_workspace_choice(w)});
+  c.chosen.emplace(key, w);
+  return w;
+}
+
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DEF double miss_cost(double bytes, const workspace_constants& c) {
+  auto beyond = [&](double cache) { return bytes <= cache ? 0.0 : 1.0 - cache / bytes; };
+  return beyond(c.l2_bytes) * c.l2_miss + beyond(c.l3_bytes) * c.l3_miss;
+}
+
+LOOM_DEF double sort_cost(double n, double rows, double bound, bool pairs,
+                          const workspace_constants& c) {
+  const double per_row = std::max(2.0, n / std::max(1.0, rows));
+  const int passes = stream::detail::radix_passes(static_cast<std::int64_t>(
+      std::min(bound, double(std::numeric_limits<std::int64_t>::max() / 2))));
+  if (per_row >= double(stream::detail::radix_sort_min) && passes <= 4)
+    return n * passes * (pairs ? c.radix_pair : c.radix_key);
+  return n * std::log2(per_row) * (pairs ? c.compare_pairs : c.compare_keys);
+}
+}  // namespace detail
+
+LOOM_DEF workspace_choice choose_workspace(const workspace_estimate& e,
+                                           const workspace_constants& c) {
+  using detail::miss_cost;
+  workspace_choice out;
+  out.estimate = e;
+  const double per_row = e.entries / std::max(1.0, e.rows);
+  const double repeats = std::max(0.0, e.writes - e.entries);
+  const double dense_bytes = e.cells * (e.value_bytes + 1);
+  const double row_bytes = std::min(dense_bytes, per_row * 2 * c.line_bytes);  // a row's lines
+  const double table_bytes = 2 * per_row * (e.value_bytes + 8);
+  const double emit = e.entries * c.emit;
+  out.cost[0] =
+      e.cells > static_cast<double>(stream::max_dense_workspace_cells)
+          ? std::numeric_limits<double>::infinity()
+          : dense_bytes * (dense_bytes > c.fresh_bytes ? c.zero_fresh_byte : c.zero_byte) +
+                e.writes * c.write_hit + e.entries * 2 * miss_cost(dense_bytes, c) +
+                repeats * 2 * miss_cost(row_bytes, c) +
+                detail::sort_cost(e.entries, e.rows, e.cells, false, c) + emit;
+  out.cost[1] = e.writes * (c.hash + c.write_hit + 2 * miss_cost(table_bytes, c)) +
+                e.entries * c.append + detail::sort_cost(e.entries, e.rows, e.cells, true, c) +
+                emit;
+  out.cost[2] = e.writes * c.append + detail::sort_cost(e.writes, e.rows, e.cells, true, c) + emit;
+  std::size_t best = 0;
+  for (std::size_t k = 1; k < 3; ++k)
+    if (out.cost[k] < out.cost[best]) best = k;
+  out.kind = workspace_kinds[best];
+  return out;
+}
+
+LOOM_DEF std::string describe_workspace_choice(const workspace_choice& w) {
+  std::ostringstream s;
+  s.precision(3);
+  s << workspace_kind_name(w.kind) << " workspace (estimated " << w.estimate.writes << " writes, "
+    << w.estimate.entries << " entries in " << w.estimate.rows << " rows of " << w.estimate.cells
+    << " cells; cost";
+  for (std::size_t k = 0; k < 3; ++k)
+    s << " " << workspace_kind_name(workspace_kinds[k]) << " " << w.cost[k];
+  s << ")";
+  return s.str();
+}
+#endif  // LOOM_HEADER_ONLY
+
+}  // namespace loom::optimize
+
+#endif  // LOOM_OPTIMIZE_CHOICE_WORKSPACE_CHOICE_HPP
+// ---- end <loom/optimize/choice/workspace_choice.hpp>
+// ---- begin <loom/parallel/run.hpp>
+// Defines the parallel run loops: a kernel's outermost loop split into chunks of its index
+// range, each chunk driving its own copy of the stream tree into a slice of a dense output,
+// into per-thread or per-chunk partial results (reductions over the outer index), or into its
+// own entry list (sparse outputs, concatenated in order) (parallel/).
+// SPDX-License-Identifier: BSL-1.0
+//
+//  case table, by the root stream (depth 0) and the output:
+//  | root at depth 0 | dense output                          | sparse output                  |
+//  |-----------------|---------------------------------------|--------------------------------|
+//  | free index      | chunks write disjoint output elements | outer index = output level 0:  |
+//  |                 | (bit-identical to serial)             | entries per chunk, concatenated|
+//  |                 |                                       | in chunk order (= serial)      |
+//  | summed index    | partials per thread (or per chunk in  | serial                         |
+//  |                 | deterministic mode) folded in order   |                                |
+#ifndef LOOM_PARALLEL_RUN_HPP
+#define LOOM_PARALLEL_RUN_HPP
+
+// ---- begin <loom/parallel/partition.hpp>
+// Defines the partition of a kernel's outermost loop into chunks of about equal work: by the
+// positions of the largest operand whose first level the outer loop iterates (rows balanced by
+// stored entries), else evenly (parallel/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PARALLEL_PARTITION_HPP
+#define LOOM_PARALLEL_PARTITION_HPP
+
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace loom::parallel {
+
+/// Chunk c of the outer loop covers the indices [bounds[c], bounds[c+1]); no chunk is empty.
+struct partition {
+  std::vector<std::int64_t> bounds{};  // empty: no chunk (and no allocation for a serial run)
+  std::size_t chunks() const { return bounds.empty() ? 0 : bounds.size() - 1; }
+  std::int64_t lo(std::size_t c) const { return bounds[c]; }
+  std::int64_t hi(std::size_t c) const { return bounds[c + 1]; }
+};
+
+namespace detail {
+
+// The x in [lo, hi] whose f(x) is nearest to target (f non-decreasing; ties: the smaller x), so
+// that a heavy row goes to a chunk of its own rather than with every row before it.
+template <class F>
+std::int64_t nearest(std::int64_t lo, std::int64_t hi, std::int64_t target, const F& f) {
+  const std::int64_t first = lo;
+  while (lo < hi) {  // first x with f(x) >= target, else hi
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (f(mid) < target)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo > first && target - f(lo - 1) <= f(lo) - target) return lo - 1;
+  return lo;
+}
+
+LOOM_DECL partition finish(std::vector<std::int64_t> b, std::int64_t extent);
+
+}  // namespace detail
+
+/// `chunks` ranges of [0, extent) of equal length.
+LOOM_DECL partition split_evenly(std::int64_t extent, std::size_t chunks);
+
+/// Splits the outer loop by the stored entries of tensor `t`, whose level 0 that loop iterates:
+/// the work of a row is its entries on level 1 plus one (a dense or compressed level 0 above a
+/// compressed level 1: CSR, DCSR, CSF; a non-unique level 0: COO). Other levels: evenly.
+template <class Tensor>
+partition split_by_entries(const Tensor& t, std::int64_t extent, std::size_t chunks) {
+  const auto& l0 = t.template level<0>();
+  std::vector<std::int64_t> b(chunks + 1, 0);
+  auto targets = [&](std::int64_t total, auto&& locate) {
+    for (std::size_t c = 1; c < chunks; ++c)
+      b[c] = locate(static_cast<std::int64_t>(static_cast<__int128>(total) * c / chunks));
+  };
+  // entries below position q of level 0 (level 1's pos array when it has one)
+  auto below = [&](std::int64_t q) -> std::int64_t {
+    if constexpr (Tensor::order >= 2) {
+      const auto& l1 = t.template level<1>();
+      if constexpr (requires { l1.pos[0]; }) return static_cast<std::int64_t>(l1.pos[q]);
+    }
+    return q;
+  };
+  if constexpr (requires {
+                  l0.pos[0];
+                  l0.crd[0];
+                }) {  // compressed level 0: rows are crd[q]
+    const std::int64_t first = l0.pos.empty() ? 0 : static_cast<std::int64_t>(l0.pos[0]);
+    const std::int64_t last = l0.pos.empty() ? 0 : static_cast<std::int64_t>(l0.pos[1]);
+    if (last <= first) return split_evenly(extent, chunks);
+    auto cum = [&](std::int64_t q) { return below(q) + q; };
+    const std::int64_t base = cum(first), total = cum(last) - base;
+    targets(total, [&](std::int64_t w) {
+      const std::int64_t q = detail::nearest(first, last, base + w, cum);
+      return q < last ? static_cast<std::int64_t>(l0.crd[static_cast<std::size_t>(q)]) : extent;
+    });
+    return detail::finish(std::move(b), extent);
+  } else if constexpr (requires { l0.extent; }) {  // dense level 0: rows are positions
+    if constexpr (Tensor::order >= 2) {
+      const auto& l1 = t.template level<1>();
+      if constexpr (requires { l1.pos[0]; }) {
+        if (static_cast<std::int64_t>(l1.pos.size()) < extent + 1)
+          return split_evenly(extent, chunks);
+        auto cum = [&](std::int64_t r) { return below(r) + r; };
+        const std::int64_t total = cum(extent);
+        targets(total, [&](std::int64_t w) { return detail::nearest(0, extent, w, cum); });
+        return detail::finish(std::move(b), extent);
+      }
+    }
+    return split_evenly(extent, chunks);
+  } else {
+    return split_evenly(extent, chunks);
+  }
+}
+
+#if LOOM_HEADER_ONLY
+namespace detail {
+LOOM_DEF partition finish(std::vector<std::int64_t> b, std::int64_t extent) {
+  b.front() = 0;
+  b.back() = extent;
+  for (std::size_t c = 1; c < b.size(); ++c) b[c] = std::clamp(b[c], b[c - 1], extent);
+  b.erase(std::unique(b.begin(), b.end()), b.end());
+  partition p;
+  p.bounds = std::move(b);
+  if (p.bounds.size() < 2) p.bounds = {0, extent};
+  return p;
+}
+}  // namespace detail
+
+LOOM_DEF partition split_evenly(std::int64_t extent, std::size_t chunks) {
+  std::vector<std::int64_t> b(chunks + 1);
+  for (std::size_t c = 0; c <= chunks; ++c)
+    b[c] = static_cast<std::int64_t>(static_cast<__int128>(extent) * static_cast<__int128>(c) /
+                                     static_cast<__int128>(chunks));
+  return detail::finish(std::move(b), extent);
+}
+#endif  // LOOM_HEADER_ONLY
+}  // namespace loom::parallel
+
+#endif  // LOOM_PARALLEL_PARTITION_HPP
+// ---- end <loom/parallel/partition.hpp>
+// ---- begin <loom/parallel/settings.hpp>
+// Defines loom's parallel-execution settings: the thread count, the deterministic mode and the
+// work below which kernels stay serial; process-wide, with a per-thread scoped override
+// (parallel/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PARALLEL_SETTINGS_HPP
+#define LOOM_PARALLEL_SETTINGS_HPP
+
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+
+#if LOOM_HEADER_ONLY  // std::thread::hardware_concurrency
+#  include <thread>
+#endif
+
+namespace loom {
+
+/// How kernels run on several threads (docs/parallel.md).
+struct parallel_options {
+  /// Threads a kernel may use; 1 runs the serial loop nest unchanged. 0 means "the default":
+  /// $LOOM_NUM_THREADS when set, else std::thread::hardware_concurrency().
+  int threads = 0;
+  /// Reductions over the outermost loop are combined per data-determined chunk, in chunk order,
+  /// so results are bit-identical for every thread count (1 included). Off: per-thread partials.
+  bool deterministic = false;
+  /// Kernels whose work estimate (stored entries of the operands plus the outer extent) is
+  /// below this stay serial. Default: $LOOM_PARALLEL_MIN_WORK when set, else 32768.
+  std::int64_t min_work = -1;
+  /// The work per chunk aimed at when the outer loop is split (at most 256 chunks, at most one
+  /// per outer index). Default: $LOOM_PARALLEL_CHUNK_WORK when set, else 16384.
+  std::int64_t chunk_work = -1;
+};
+
+namespace parallel::detail {
+
+LOOM_DECL int env_int(const char* name, int fallback);
+
+LOOM_DECL int default_threads();
+
+inline std::int64_t default_min_work() {
+  static const std::int64_t n = env_int("LOOM_PARALLEL_MIN_WORK", 32768);
+  return n;
+}
+
+inline std::int64_t default_chunk_work() {
+  static const std::int64_t n = std::max(1, env_int("LOOM_PARALLEL_CHUNK_WORK", 16384));
+  return n;
+}
+
+inline bool default_deterministic() {
+  static const bool d = env_int("LOOM_DETERMINISTIC", 0) != 0;
+  return d;
+}
+
+struct global_settings {
+  std::atomic<int> threads{0};
+  std::atomic<int> deterministic{-1};  // -1: the environment's default
+  std::atomic<std::int64_t> min_work{-1};
+  std::atomic<std::int64_t> chunk_work{-1};
+};
+inline global_settings& globals() {
+  static global_settings g;
+  return g;
+}
+inline thread_local std::optional<parallel_options> scoped_override{};
+
+}  // namespace parallel::detail
+
+/// Sets the number of threads kernels may use (process-wide); 0 restores the default
+/// ($LOOM_NUM_THREADS, else all hardware threads). `loom::set_num_threads(1)` is serial.
+inline void set_num_threads(int n) {
+  parallel::detail::globals().threads.store(std::max(0, n), std::memory_order_relaxed);
+}
+
+/// The options in effect on the calling thread, defaults resolved (threads >= 1, min_work >= 0,
+/// chunk_work >= 1).
+LOOM_DECL parallel_options current_parallel_options();
+
+/// The number of threads a kernel started on this thread may use (>= 1).
+inline int num_threads() { return current_parallel_options().threads; }
+
+/// Turns the deterministic mode on or off (process-wide; default $LOOM_DETERMINISTIC, else off).
+inline void set_deterministic(bool on) {
+  parallel::detail::globals().deterministic.store(on ? 1 : 0, std::memory_order_relaxed);
+}
+inline bool deterministic() { return current_parallel_options().deterministic; }
+
+/// Sets the work below which kernels stay serial (process-wide); -1 restores the default.
+inline void set_parallel_min_work(std::int64_t work) {
+  parallel::detail::globals().min_work.store(std::max<std::int64_t>(-1, work),
+                                             std::memory_order_relaxed);
+}
+
+/// Sets the work per chunk of split loops (process-wide); -1 restores the default.
+inline void set_parallel_chunk_work(std::int64_t work) {
+  parallel::detail::globals().chunk_work.store(work > 0 ? work : -1, std::memory_order_relaxed);
+}
+
+/// Sets every option at once (process-wide); fields at their defaults restore the default.
+inline void set_parallel_options(const parallel_options& o) {
+  set_num_threads(o.threads);
+  set_deterministic(o.deterministic);
+  set_parallel_min_work(o.min_work);
+  set_parallel_chunk_work(o.chunk_work);
+}
+
+/// Overrides the options for kernels started on the current thread while it lives:
+/// `{ loom::parallel_scope s({.threads = 4, .deterministic = true}); y(i) = ...; }`.
+/// Fields left at their defaults (threads 0, min_work -1) keep the process-wide value.
+class parallel_scope {
+ public:
+  explicit parallel_scope(const parallel_options& o) : saved_(parallel::detail::scoped_override) {
+    parallel::detail::scoped_override = o;
+  }
+  parallel_scope(const parallel_scope&) = delete;
+  parallel_scope& operator=(const parallel_scope&) = delete;
+  ~parallel_scope() { parallel::detail::scoped_override = saved_; }
+
+ private:
+  std::optional<parallel_options> saved_;
+};
+
+#if LOOM_HEADER_ONLY
+namespace parallel::detail {
+LOOM_DEF int env_int(const char* name, int fallback) {
+  if (const char* v = std::getenv(name)) {
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (end != v && n >= 0 && n < (1 << 16)) return static_cast<int>(n);
+  }
+  return fallback;
+}
+
+LOOM_DEF int default_threads() {
+  static const int n = [] {
+    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int env = env_int("LOOM_NUM_THREADS", 0);
+    return env > 0 ? env : hw;
+  }();
+  return n;
+}
+}  // namespace parallel::detail
+
+LOOM_DEF parallel_options current_parallel_options() {
+  namespace d = parallel::detail;
+  parallel_options o;
+  const int t = d::globals().threads.load(std::memory_order_relaxed);
+  o.threads = t > 0 ? t : d::default_threads();
+  const int det = d::globals().deterministic.load(std::memory_order_relaxed);
+  o.deterministic = det < 0 ? d::default_deterministic() : det != 0;
+  const std::int64_t w = d::globals().min_work.load(std::memory_order_relaxed);
+  o.min_work = w >= 0 ? w : d::default_min_work();
+  const std::int64_t cw = d::globals().chunk_work.load(std::memory_order_relaxed);
+  o.chunk_work = cw > 0 ? cw : d::default_chunk_work();
+  if (const auto& s = d::scoped_override) {
+    if (s->threads > 0) o.threads = s->threads;
+    o.deterministic = s->deterministic;
+    if (s->min_work >= 0) o.min_work = s->min_work;
+    if (s->chunk_work > 0) o.chunk_work = s->chunk_work;
+  }
+  return o;
+}
+#endif  // LOOM_HEADER_ONLY
+}  // namespace loom
+
+#endif  // LOOM_PARALLEL_SETTINGS_HPP
+// ---- end <loom/parallel/settings.hpp>
+// ---- begin <loom/parallel/thread_pool.hpp>
+// Defines loom's thread pool: std::jthread workers started on first use, which run the chunks
+// of one parallel loop at a time, the calling thread taking part (parallel/). Kernels see only
+// parallel_for and the two functions below it; the pool (threads, locks, clocks and their
+// standard headers) is compiled where LOOM_HEADER_ONLY is: in every unit when header-only, once
+// in loom::runtime under separate compilation (docs/build-cost.md).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_PARALLEL_THREAD_POOL_HPP
+#define LOOM_PARALLEL_THREAD_POOL_HPP
+
+
+#include <cstddef>
+#include <type_traits>
+
+#if LOOM_HEADER_ONLY  // the pool's own headers
+#  include <algorithm>
+#  include <atomic>
+#  include <chrono>
+#  include <condition_variable>
+#  include <cstdint>
+#  include <cstdlib>
+#  include <exception>
+#  include <mutex>
+#  include <thread>
+#  include <vector>
+#endif
+
+namespace loom::parallel {
+
+namespace detail {
+/// One parallel loop as the pool runs it: chunks [0, count), `call(ctx, chunk, slot)` running
+/// one; slot in [0, threads) identifies the thread (per-thread workspaces are indexed by it).
+struct loop_task {
+  void (*call)(void*, std::size_t, unsigned) = nullptr;
+  void* ctx = nullptr;
+  std::size_t count = 0;
+};
+/// Runs `task` on up to `threads` threads of the process-wide pool, the caller being slot 0;
+/// returns when all chunks are done and rethrows the first exception. Not a template: one copy
+/// of the locking and waiting for every kernel's loops.
+LOOM_DECL void run_loop(const loop_task& task, unsigned threads);
+/// The worker threads the pool has started so far (it grows to the largest count asked for).
+LOOM_DECL std::size_t pool_workers();
+}  // namespace detail
+
+/// Runs `body(chunk, slot)` for chunk in [0, chunks) on up to `threads` threads of the pool.
+template <class F> void parallel_for(std::size_t chunks, unsigned threads, F&& body) {
+  using body_type = std::remove_reference_t<F>;
+  const detail::loop_task task{
+      [](void* ctx, std::size_t c, unsigned slot) { (*static_cast<body_type*>(ctx))(c, slot); },
+      const_cast<void*>(static_cast<const void*>(&body)), chunks};
+  detail::run_loop(task, threads);
+}
+
+#if LOOM_HEADER_ONLY
+
+namespace detail {
+/// How long a worker waiting for the next loop, and a caller waiting for a loop's workers, poll
+/// before sleeping on a condition variable: waking a sleeping thread costs more than a small
+/// kernel takes (docs/parallel.md), while a loop that follows
+/// another within the window (run_sparse_rows runs two; kernels called in a loop) starts at once.
+/// LOOM_SPIN_US overrides it (0: always sleep), read once.
+std::chrono::microseconds spin_window();
+
+/// Polls `ready()` for up to spin_window(); whether it became true.
+template <class Ready> bool spin_until(Ready&& ready) {
+  const auto window = spin_window();
+  if (window.count() == 0) return ready();
+  const auto until = std::chrono::steady_clock::now() + window;
+  for (unsigned k = 0;; ++k) {
+    if (ready()) return true;
+    if ((k & 63) == 63 && std::chrono::steady_clock::now() >= until) return false;
+#  if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#  endif
+  }
+}
+
+// Whether the current thread runs a chunk of a parallel loop (nested loops then run serially).
+inline thread_local bool inside_parallel_loop = false;
+
+// One parallel loop: chunks [0, count) handed out one at a time (dynamic scheduling: cores
+// shared with other processes still finish together). `call(ctx, chunk, slot)` runs one chunk;
+// slot in [0, threads) identifies the thread (per-thread workspaces are indexed by it).
+struct loop {
+  explicit loop(const loop_task& task) : call(task.call), ctx(task.ctx), count(task.count) {}
+  void (*call)(void*, std::size_t, unsigned) = nullptr;
+  void* ctx = nullptr;
+  std::size_t count = 0;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+
+  void work(unsigned slot);
+};
+}  // namespace detail
+
+/// The process-wide pool. Between loops, workers poll for `detail::spin_window()` (100 µs) and
+/// then sleep on a condition variable, so back-to-back loops skip the wake-up and idle cores are
+/// given back. One loop runs at a time; a loop started while another runs (from a second user
+/// thread), or from inside a chunk, runs serially on its caller.
+class thread_pool {
+ public:
+  static thread_pool& instance() {
+    static thread_pool pool;
+    return pool;
+  }
+
+  thread_pool() = default;
+  thread_pool(const thread_pool&) = delete;
+  thread_pool& operator=(const thread_pool&) = delete;
+  ~thread_pool();
+
+  /// Runs every chunk of `task` on up to `threads` threads, the caller being slot 0; returns
+  /// when all chunks are done and rethrows the first exception.
+  void run(const detail::loop_task& task, unsigned threads) {
+    detail::loop l(task);
+    run_loop(l, threads);
+  }
+
+  /// Worker threads started so far (the pool grows to the largest thread count asked for).
+  std::size_t workers() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return workers_.size();
+  }
+
+ private:
+  void run_loop(detail::loop& l, unsigned threads);
+
+  void grow(unsigned count);
+
+  // A worker: waits for a new loop, takes part when its slot is below the loop's thread count.
+  // The loop and its thread count are read under the mutex together with the epoch, so a
+  // worker joins each loop at most once and a loop never waits for a worker it did not count.
+  void serve(unsigned slot);
+
+  mutable std::mutex mutex_;
+  std::mutex run_mutex_;
+  std::condition_variable wake_, done_;
+  std::uint64_t epoch_ = 0;
+  detail::loop* loop_ = nullptr;
+  unsigned threads_ = 0, pending_ = 0;
+  bool stop_ = false;
+  // mirrors of epoch_, pending_ and stop_ that waiting threads poll without the mutex; the
+  // decisions are still taken under it
+  std::atomic<std::uint64_t> epoch_seen_{0};
+  std::atomic<unsigned> pending_seen_{0};
+  std::atomic<bool> stopping_{false};
+  std::vector<std::jthread> workers_;  // last member: joined first on destruction
+};
+
+namespace detail {
+inline std::chrono::microseconds spin_window() {
+  static const std::chrono::microseconds w = [] {
+    const char* v = std::getenv("LOOM_SPIN_US");
+    return std::chrono::microseconds(v != nullptr ? std::max(0L, std::atol(v)) : 100L);
+  }();
+  return w;
+}
+
+inline void loop::work(unsigned slot) {
+  inside_parallel_loop = true;
+  for (;;) {
+    const std::size_t c = next.fetch_add(1, std::memory_order_relaxed);
+    if (c >= count) break;
+    if (failed.load(std::memory_order_relaxed)) continue;
+    try {
+      call(ctx, c, slot);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      failed.store(true, std::memory_order_relaxed);
+    }
+  }
+  inside_parallel_loop = false;
+}
+}  // namespace detail
+
+inline thread_pool::~thread_pool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+    stopping_.store(true, std::memory_order_relaxed);
+  }
+  wake_.notify_all();
+  workers_.clear();  // jthreads join
+}
+
+inline void thread_pool::run_loop(detail::loop& l, unsigned threads) {
+  const std::size_t chunks = l.count;
+  if (threads > chunks) threads = static_cast<unsigned>(chunks);
+  std::unique_lock<std::mutex> busy(run_mutex_, std::defer_lock);
+  if (threads <= 1 || detail::inside_parallel_loop || !busy.try_lock()) {
+    l.work(0);  // serially, on the caller
+  } else {
+    grow(threads - 1);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      loop_ = &l;
+      threads_ = threads;
+      pending_ = threads - 1;
+      pending_seen_.store(threads - 1, std::memory_order_relaxed);
+      ++epoch_;
+      epoch_seen_.store(epoch_, std::memory_order_release);
+    }
+    wake_.notify_all();
+    l.work(0);
+    detail::spin_until([&] { return pending_seen_.load(std::memory_order_acquire) == 0; });
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    loop_ = nullptr;
+  }
+  if (l.error) std::rethrow_exception(l.error);
+}
+
+inline void thread_pool::grow(unsigned count) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  while (workers_.size() < count) {
+    const unsigned slot = static_cast<unsigned>(workers_.size()) + 1;
+    workers_.emplace_back([this, slot] { serve(slot); });
+  }
+}
+
+inline void thread_pool::serve(unsigned slot) {
+  std::uint64_t seen = 0;
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    if (!stop_ && epoch_ == seen) {  // poll a while before sleeping (the mutex released)
+      lock.unlock();
+      detail::spin_until([&] {
+        return epoch_seen_.load(std::memory_order_acquire) != seen ||
+               stopping_.load(std::memory_order_relaxed);
+      });
+      lock.lock();
+    }
+    wake_.wait(lock, [&] { return stop_ || epoch_ != seen; });
+    if (stop_) return;
+    seen = epoch_;
+    if (slot >= threads_) continue;
+    detail::loop* l = loop_;
+    lock.unlock();
+    l->work(slot);
+    lock.lock();
+    pending_seen_.store(pending_ - 1, std::memory_order_release);
+    if (--pending_ == 0) done_.notify_one();
+  }
+}
+namespace detail {
+LOOM_DEF void run_loop(const loop_task& task, unsigned threads) {
+  thread_pool::instance().run(task, threads);
+}
+
+LOOM_DEF std::size_t pool_workers() { return thread_pool::instance().workers(); }
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
+}  // namespace loom::parallel
+
+#endif  // LOOM_PARALLEL_THREAD_POOL_HPP
+// ---- end <loom/parallel/thread_pool.hpp>
 // ---- begin <loom/stream/run.hpp>
 // Defines the run loops that drive a stream tree into a destination: a dense array, or a
 // coordinate sink that assembles a sparse output (stream/).
@@ -14523,712 +13811,6 @@ template <class Lhs, class Rhs> struct pattern_of {
 
 #endif  // LOOM_PLAN_PATTERN_HPP
 // ---- end <loom/plan/pattern.hpp>
-// ---- begin <loom/stream/lower.hpp>
-// Defines lowering: an expression and a loop order become a tree of indexed streams (stream/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_LOWER_HPP
-#define LOOM_STREAM_LOWER_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <tuple>
-#include <type_traits>
-
-namespace loom::stream {
-
-// apply_sum<D>: Σ over the attribute at depth D, placed where that attribute is iterated.
-template <std::size_t D> struct apply_sum {
-  const kernel_context* ctx = nullptr;
-  template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (depth_of<X>() == D) {
-      static_assert(!is_contracted<X>(), "loom internal error: index summed twice; please report");
-      return contract_stream<X>{x, ctx};
-    } else if constexpr (depth_of<X>() < D) {
-      return deep_map_stream<X, apply_sum>{x, *this};
-    } else {  // the index does not occur: Σ_k e = extent(k) · e
-      return apply_linear<fn::scale_by>{fn::scale_by{ctx->extents[D]}}(x);
-    }
-  }
-};
-
-// place_expand<D>: broadcast along the attribute at depth D.
-template <std::size_t D> struct place_expand {
-  const kernel_context* ctx = nullptr;
-  template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (depth_of<X>() < D) {
-      return deep_map_stream<X, place_expand>{x, *this};
-    } else {
-      static_assert(depth_of<X>() != D, "loom::expand: the expression already uses the index");
-      return expand_stream<D, X>{x, 0, ctx->extents[D]};
-    }
-  }
-};
-
-// A scalar function with one operand fixed: f(x, c) or f(c, x).
-template <class F, class C, bool ConstantFirst> struct bind_constant {
-  static constexpr bool zero_preserving = false;
-  F f;
-  C c;
-  template <class X> LOOM_FORCE_INLINE auto operator()(const X& x) const {
-    if constexpr (ConstantFirst)
-      return f(static_cast<X>(c), x);
-    else
-      return f(x, static_cast<X>(c));
-  }
-};
-
-/// Lowers expressions under the loop order `Order`; `Bindings` is a tuple of the tensor
-/// pointer of every access (in `accesses_t` order; a transposed copy where the plan says so).
-/// With `DenseMaps`, maps whose f(0) may be non-zero are computed over their whole domain.
-/// `Skips` (skip.hpp) is the skip policy of every loop's intersections.
-/// The type a pointer points to, without const (the terms of a + chain).
-template <class P> using pointee = std::remove_cv_t<std::remove_pointer_t<P>>;
-
-template <class Order, class V, bool DenseMaps, class Bindings, class Skips = skip::per_loop<>>
-struct lowerer {
-  const kernel_context* ctx;
-  const Bindings* bindings;
-
-  template <class E>
-  static constexpr std::size_t access_count = boost::mp11::mp_size<expr::accesses_t<E>>::value;
-  template <class I> static constexpr std::size_t depth = boost::mp11::mp_find<Order, I>::value;
-
-  // access
-  template <std::size_t K, class T, class... Is>
-  LOOM_FORCE_INLINE auto lower(const expr::access<T, Is...>&) const {
-    const auto* t = std::get<K>(*bindings);
-    using bound = std::remove_cvref_t<decltype(*t)>;
-    using layout = access_layout<bound, Order, Is...>;
-    if constexpr (bound::format_type::all_dense) {
-      return make_strided<layout, 0>(t, 0);
-    } else {
-      static_assert(std::is_sorted(layout::depth_of_level.begin(), layout::depth_of_level.end()),
-                    "loom internal error: an access is not concordant with the loop order; "
-                    "please report");
-      return make_level<layout, 0>(t, 0, 1);
-    }
-  }
-  template <std::size_t K, class T> LOOM_FORCE_INLINE auto lower(const expr::literal<T>& e) const {
-    return static_cast<V>(e.value);
-  }
-  // a + b + c + ...: the terms, left to right, as a balanced tree of unions. A union's step
-  // inlines each child's step twice (next, and seek when not ready), so a chain d unions deep
-  // compiles O(d²) code, a balanced tree O(d log d). Up to three terms the tree is the left fold;
-  // beyond, a semiring's + is associative, and floating-point sums may round differently from
-  // the left fold (as the partial sums of a reduction do).
-  template <std::size_t K, class L, class R>
-  LOOM_FORCE_INLINE auto lower(const expr::add<L, R>& e) const {
-    const auto terms = add_terms(e);
-    using term_types = boost::mp11::mp_transform<
-        pointee,
-        boost::mp11::mp_rename<std::remove_const_t<decltype(terms)>, boost::mp11::mp_list>>;
-    return lower_terms<K, term_types, 0, std::tuple_size_v<decltype(terms)>>(terms);
-  }
-  template <class E> static LOOM_FORCE_INLINE auto add_terms(const E& e) {
-    if constexpr (boost::mp11::mp_similar<E, expr::add<void, void>>::value)
-      return std::tuple_cat(add_terms(e.lhs), add_terms(e.rhs));
-    else
-      return std::tuple<const E*>{&e};
-  }
-  // the first access ordinal of term `Term` of `Terms`, counted from the chain's own `K`
-  template <class Terms, std::size_t Term> static constexpr std::size_t term_offset() {
-    std::size_t n = 0;
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Term>>(
-        [&](auto t) { n += access_count<boost::mp11::mp_at_c<Terms, decltype(t)::value>>; });
-    return n;
-  }
-  template <std::size_t K, class Terms, std::size_t Lo, std::size_t Hi, class Ptrs>
-  LOOM_FORCE_INLINE auto lower_terms(const Ptrs& terms) const {
-    if constexpr (Hi - Lo == 1) {
-      return lower<K + term_offset<Terms, Lo>()>(*std::get<Lo>(terms));
-    } else {
-      constexpr std::size_t mid = Lo + (Hi - Lo + 1) / 2;  // 3 terms: (a + b) + c
-      return make_union(add_op<V>{}, lower_terms<K, Terms, Lo, mid>(terms),
-                        lower_terms<K, Terms, mid, Hi>(terms), ctx);
-    }
-  }
-  template <std::size_t K, class L, class R>
-  LOOM_FORCE_INLINE auto lower(const expr::mul<L, R>& e) const {
-    return checked_mul(mul_op<V, Skips>{}, lower<K>(e.lhs), lower<K + access_count<L>>(e.rhs));
-  }
-  template <std::size_t K, class P, class E>
-  LOOM_FORCE_INLINE auto lower(const expr::where<P, E>& e) const {
-    return checked_mul(where_op<V>{}, lower<K>(e.pred), lower<K + access_count<P>>(e.body));
-  }
-  template <std::size_t K, class I, class E>
-  LOOM_FORCE_INLINE auto lower(const expr::sum<I, E>& e) const {
-    return apply_sum<depth<I>>{ctx}(lower<K>(e.body));
-  }
-  template <std::size_t K, class I, class E>
-  LOOM_FORCE_INLINE auto lower(const expr::expand<I, E>& e) const {
-    return place_expand<depth<I>>{ctx}(lower<K>(e.body));
-  }
-  template <std::size_t K, class F, class E>
-  LOOM_FORCE_INLINE auto lower(const expr::map<F, E>& e) const {
-    auto x = lower<K>(std::get<0>(e.args));
-    if constexpr (fn::is_linear_v<F>) {
-      return apply_linear<F>{e.f}(x);
-    } else {
-      return apply_nonlinear<F>{e.f}(densify<F, E>(x));
-    }
-  }
-  template <std::size_t K, class F, class A, class B>
-  LOOM_FORCE_INLINE auto lower(const expr::map<F, A, B>& e) const {
-    constexpr bool a_constant = boost::mp11::mp_empty<expr::free_indices_t<A>>::value;
-    constexpr bool b_constant = boost::mp11::mp_empty<expr::free_indices_t<B>>::value;
-    auto a = lower<K>(std::get<0>(e.args));
-    auto b = lower<K + access_count<A>>(std::get<1>(e.args));
-    if constexpr (b_constant) {
-      using g = bind_constant<F, V, false>;
-      return apply_nonlinear<g>{g{e.f, static_cast<V>(reduce_checked(b))}}(densify<g, A>(a));
-    } else if constexpr (a_constant) {
-      using g = bind_constant<F, V, true>;
-      return apply_nonlinear<g>{g{e.f, static_cast<V>(reduce_checked(a))}}(densify<g, B>(b));
-    } else {
-      using op = binary_fn_op<V, F>;
-      using whole = expr::map<F, A, B>;
-      return make_union(op{e.f}, densify<F, whole>(a), b, ctx);
-    }
-  }
-
-  template <std::size_t K, class E> LOOM_FORCE_INLINE auto lower_root(const E& e) const {
-    return lower<K>(e);
-  }
-
- private:
-  // Two sums over the same index multiplied: materialised when both reduce to scalars, an
-  // error naming the index otherwise (notes §4.10).
-  template <class Op, class A, class B>
-  LOOM_FORCE_INLINE auto checked_mul(const Op& op, const A& a, const B& b) const {
-    constexpr bool same_sum =
-        is_contracted<A>() && is_contracted<B>() && depth_of<A>() == depth_of<B>();
-    constexpr bool liftable = !same_sum || (reducible<A>() && reducible<B>());
-    if constexpr (!liftable) {
-      static_assert(liftable,
-                    "loom: a product of two sums over the same index cannot be lifted, because "
-                    "their results still depend on a later index; rename the summation index in "
-                    "one factor (e.g. sum(k2, ...)) or materialise one factor first");
-      diag::product_of_sums_over_the_same_index_cannot_be_lifted<
-          diag::name_of<boost::mp11::mp_at_c<Order, depth_of<A>()>>>{};
-      return semiring_traits<V>::zero();
-    } else {
-      return make_mul(op, a, b, ctx);
-    }
-  }
-
-  // x unioned with a zero over every free index of E, when f(0) may be non-zero
-  template <class F, class E, class X> LOOM_FORCE_INLINE auto densify(const X& x) const {
-    if constexpr (DenseMaps && !fn::is_zero_preserving_v<F>) {
-      return make_union(add_op<V>{}, x, dense_zero<expr::free_indices_t<E>>(), ctx);
-    } else {
-      return x;
-    }
-  }
-  template <class Indices> LOOM_FORCE_INLINE auto dense_zero() const {
-    constexpr auto depths = [] {
-      std::array<std::size_t, boost::mp11::mp_size<Indices>::value> d{};
-      std::size_t q = 0;
-      boost::mp11::mp_for_each<Indices>([&](auto idx) { d[q++] = depth<decltype(idx)>; });
-      std::sort(d.begin(), d.end());
-      return d;
-    }();
-    return expand_levels<depths, 0>();
-  }
-  template <auto Depths, std::size_t R> LOOM_FORCE_INLINE auto expand_levels() const {
-    if constexpr (R == Depths.size()) {
-      return semiring_traits<V>::zero();
-    } else {
-      auto inner = expand_levels<Depths, R + 1>();
-      return expand_stream<Depths[R], decltype(inner)>{inner, 0, ctx->extents[Depths[R]]};
-    }
-  }
-};
-
-}  // namespace loom::stream
-
-#endif  // LOOM_STREAM_LOWER_HPP
-// ---- end <loom/stream/lower.hpp>
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <algorithm>
-#include <array>
-#include <memory>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <tuple>
-#include <type_traits>
-#include <variant>
-#include <vector>
-
-namespace loom::detail {
-
-using boost::mp11::mp_list;
-
-// The format an operand is reformatted to when the loop order is not concordant with it: its
-// modes re-ordered by the depth of their index, in the same levels, or in general sorted levels
-// when its levels cannot hold the re-ordered entries (a storage mapping's, plan/transposed_format.hpp).
-template <class Order, class A> using transposed_format = plan::transposed_format<Order, A>;
-
-}  // namespace loom::detail
-
-namespace loom::expr::detail {
-template <class A> struct access_traits_tensor;
-template <class T, class... Is> struct access_traits_tensor<access<T, Is...>> {
-  using type = T;
-};
-}  // namespace loom::expr::detail
-
-namespace loom::detail {
-
-// Per access ordinal K: the tensor type the kernel reads (transposed copy or original).
-template <class Plan, std::size_t K> struct binding {
-  using access_type = boost::mp11::mp_at_c<typename Plan::accesses, K>;
-  using original =
-      std::remove_const_t<typename expr::detail::access_traits_tensor<access_type>::type>;
-  static constexpr bool transposed = Plan::chosen.transposed[K];
-  using tensor_type = std::conditional_t<
-      transposed,
-      tensor<std::remove_const_t<typename original::value_type>,
-             typename transposed_format<typename Plan::order, access_type>::type>,
-      original>;
-  using storage = std::conditional_t<transposed, std::optional<tensor_type>, std::monostate>;
-};
-
-/// Operand `t` reformatted for binding `Bind` (a transposed copy): converted once and reused by
-/// the next calls while `t` is the same tensor at the same version (an owning tensor's version
-/// changes on every non-const access to its storage); a view, whose caller may change its
-/// buffers unseen, is converted on every call into `scratch`. One cached copy per binding of a
-/// plan and per thread, kept until another operand or version replaces it.
-template <class Bind, class Source>
-const typename Bind::tensor_type& transposed_copy(
-    const Source& t, std::optional<typename Bind::tensor_type>& scratch) {
-  if constexpr (Source::owning) {
-    struct entry {
-      const void* source = nullptr;
-      std::uint64_t version = 0;
-      std::unique_ptr<typename Bind::tensor_type> copy;
-    };
-    thread_local entry cached;
-    if (cached.copy && cached.source == &t && cached.version == t.version()) return *cached.copy;
-    LOOM_COUNT_WORK_N(writes, t.nnz());  // a copy's entries
-    cached.copy.reset();                 // the old copy's memory first
-    cached.copy = std::make_unique<typename Bind::tensor_type>(t);
-    cached.source = &t;
-    cached.version = t.version();
-    return *cached.copy;
-  } else if constexpr (std::is_const_v<typename Source::value_type>) {  // a read-only view
-    LOOM_COUNT_WORK_N(writes, t.nnz());
-    using F = typename Bind::tensor_type::format_type;
-    std::vector<std::array<std::int64_t, F::order>> crd;
-    std::vector<std::remove_const_t<typename Source::value_type>> vals;
-    t.for_each_stored([&](const auto& c, const auto& v) {
-      crd.push_back(c);
-      vals.push_back(v);
-    });
-    return scratch.emplace(from_coo<F>(t.shape(), crd, vals, duplicates::sum));
-  } else {
-    LOOM_COUNT_WORK_N(writes, t.nnz());
-    return scratch.emplace(t);
-  }
-}
-
-template <class Plan, class Seq = std::make_index_sequence<Plan::access_count>> struct bindings_of;
-template <class Plan, std::size_t... Ks> struct bindings_of<Plan, std::index_sequence<Ks...>> {
-  using pointers = std::tuple<const typename binding<Plan, Ks>::tensor_type*...>;
-  using temporaries = std::tuple<typename binding<Plan, Ks>::storage...>;
-};
-
-template <class Plan> struct binding_transposed {
-  template <class K> using fn = boost::mp11::mp_bool<binding<Plan, K::value>::transposed>;
-};
-
-/// Points each operand of plan P at the tensor its loops read: the operand itself, or its copy
-/// reformatted to a concordant order (kept in `temporaries`, converted once per version). One
-/// walk for the accesses' addresses, then a fold per kind of binding, no function per operand
-/// (compile time).
-template <class Plan, class Rhs>
-void bind_operands(const Rhs& rhs, typename bindings_of<Plan>::pointers& pointers,
-                   typename bindings_of<Plan>::temporaries& temporaries) {
-  using boost::mp11::mp_at_c;
-  constexpr std::size_t n = Plan::access_count;
-  if constexpr (n > 0) {
-    using nodes = expr::accesses_t<Rhs>;
-    using operands = boost::mp11::mp_iota_c<n>;
-    const void* at[n];
-    expr::detail::collect_accesses(rhs, at);
-    [&]<class... K>(mp_list<K...>) {
-      (..., (std::get<K::value>(pointers) =
-                 static_cast<const mp_at_c<nodes, K::value>*>(at[K::value])->tensor));
-    }(boost::mp11::mp_remove_if_q<operands, binding_transposed<Plan>>{});
-    [&]<class... K>(mp_list<K...>) {
-      (..., (std::get<K::value>(pointers) = &transposed_copy<binding<Plan, K::value>>(
-                 *static_cast<const mp_at_c<nodes, K::value>*>(at[K::value])->tensor,
-                 std::get<K::value>(temporaries))));
-    }(boost::mp11::mp_copy_if_q<operands, binding_transposed<Plan>>{});
-  }
-  (void)rhs, (void)pointers, (void)temporaries;
-}
-
-/// Whether every fiber of a compressed level holds fewer than `bound` entries: a scan of `pos`
-/// by blocks (vectorised within one), stopping at the first block with a longer fiber.
-template <class Pos> bool fibers_shorter_than(const Pos& pos, std::int64_t bound) {
-  constexpr std::size_t block = 256;
-  for (std::size_t p = 1; p < pos.size(); p += block) {
-    const std::size_t end = std::min(pos.size(), p + block);
-    std::int64_t longest = 0;
-    for (std::size_t q = p; q < end; ++q)
-      longest = std::max(longest, static_cast<std::int64_t>(pos[q] - pos[q - 1]));
-    if (longest >= bound) return false;
-  }
-  return true;
-}
-
-/// Whether level K of `t` iterates only fibers shorter than skip::gallop_ratio: a compressed
-/// level's from its `pos`, a dense one's from its extent; any other, no (a singleton below a
-/// non-unique level iterates its parent's whole segment).
-template <std::size_t K, class T> bool level_fibers_short(const T& t) {
-  using level = boost::mp11::mp_at_c<typename T::format_type::levels, K>;
-  constexpr level_layout layout = layout_of<level>;
-  if constexpr (layout == level_layout::compressed)
-    return fibers_shorter_than(t.template level<K>().pos, stream::skip::gallop_ratio);
-  else if constexpr (layout == level_layout::dense)
-    return t.template level<K>().extent < stream::skip::gallop_ratio;
-  else
-    return false;
-}
-
-/// The loop depth of each level of an operand bound as `Tensor`, and whether the level is full;
-/// none for a dense or order-0 operand (located, never merged).
-template <class Tensor, class Order, class Access> struct iterated_levels {
-  static constexpr std::size_t count = 0;
-  static constexpr std::array<std::size_t, 1> depth{};
-  static constexpr std::array<bool, 1> full{};
-};
-template <class Tensor, class Order, class T, class... Is>
-  requires(sizeof...(Is) > 0 && !Tensor::format_type::all_dense)
-struct iterated_levels<Tensor, Order, expr::access<T, Is...>> {
-  using layout = stream::access_layout<Tensor, Order, Is...>;
-  static constexpr std::size_t count = layout::order;
-  static constexpr auto depth = layout::depth_of_level;
-  static constexpr auto full = [] {
-    std::array<bool, count> f{};
-    std::size_t m = 0;
-    boost::mp11::mp_for_each<
-        boost::mp11::mp_transform<boost::mp11::mp_identity, typename Tensor::format_type::levels>>(
-        [&](auto l) { f[m++] = decltype(l)::type::properties.full; });
-    return f;
-  }();
-};
-template <class Plan, std::size_t K>
-using iterated_levels_of =
-    iterated_levels<std::remove_cvref_t<std::remove_pointer_t<
-                        std::tuple_element_t<K, typename bindings_of<Plan>::pointers>>>,
-                    typename Plan::order, boost::mp11::mp_at_c<typename Plan::accesses, K>>;
-
-/// The loops of plan P worth knowing short: two or more operands iterate a level there that is
-/// not full (their intersection merges), below a loop that iterates such a level (so it runs
-/// once per stored entry, not once per row, and its pairs of fibers outnumber the fibers a scan
-/// reads: the triangle query's, not an inner product's).
-template <class Plan>
-inline constexpr auto short_fiber_loops = []<std::size_t... Ks>(std::index_sequence<Ks...>) {
-  std::array<std::size_t, stream::skip::max_loops> count{};
-  auto add = [&](const auto& depth, const auto& full, std::size_t n) {
-    for (std::size_t m = 0; m < n; ++m)
-      if (!full[m]) ++count[depth[m]];
-  };
-  (add(iterated_levels_of<Plan, Ks>::depth, iterated_levels_of<Plan, Ks>::full,
-       iterated_levels_of<Plan, Ks>::count),
-   ...);
-  std::array<bool, stream::skip::max_loops> worth{};
-  bool sparse_above = false;
-  const std::size_t loops = Plan::index_count;  // a variable: g++ warns `d < 0` for a scalar
-  for (std::size_t d = 0; d < loops; ++d) {
-    worth[d] = count[d] >= 2 && sparse_above;
-    sparse_above = sparse_above || count[d] >= 1;
-  }
-  return worth;
-}(std::make_index_sequence<Plan::access_count>{});
-
-/// The default skip policies (`per_loop<>`, every loop `standard`) with `standard_short` at the
-/// loops of `short_fiber_loops`; any other list as given (forced and run-time policies).
-template <class Plan, class Skips> struct hinted_skips_impl {
-  using type = Skips;
-};
-template <class Plan> struct hinted_skips_impl<Plan, stream::skip::per_loop<>> {
-  static constexpr auto& worth = short_fiber_loops<Plan>;
-  static constexpr bool any = [] {
-    for (const bool w : worth)
-      if (w) return true;
-    return false;
-  }();
-  template <class D>
-  using at =
-      std::conditional_t<worth[D::value], stream::skip::standard_short, stream::skip::standard>;
-  using type =
-      std::conditional_t<any,
-                         boost::mp11::mp_apply<stream::skip::per_loop,
-                                               boost::mp11::mp_transform<
-                                                   at, boost::mp11::mp_iota_c<Plan::index_count>>>,
-                         stream::skip::per_loop<>>;
-};
-template <class Plan, class Skips>
-using hinted_skips = typename hinted_skips_impl<Plan, Skips>::type;
-
-/// The type of the stream tree that plan `Plan` lowers `Rhs` to (explain() reads the vector
-/// path off it: stream::lanes::shape_of).
-template <class Plan, class Rhs>
-using root_stream_t = std::remove_cvref_t<
-    decltype(std::declval<const stream::lowerer<typename Plan::order, expr::value_type_t<Rhs>,
-                                                false, typename bindings_of<Plan>::pointers,
-                                                hinted_skips<Plan, stream::skip::per_loop<>>>&>()
-                 .template lower_root<0>(std::declval<const Rhs&>()))>;
-
-/// Sets `short_fibers[d]` for each loop d of `short_fiber_loops` where every fiber the bound
-/// operands iterate is shorter than skip::gallop_ratio: an adaptive intersection there could not
-/// gallop (that needs one fiber gallop_ratio times another's length), so it merges without
-/// comparing the lengths of each pair of fibers (stream/intersections.hpp). The scan of a
-/// level's `pos` stops at its first long fiber; other kernels scan nothing.
-template <class Plan>
-void note_short_fibers(const typename bindings_of<Plan>::pointers& pointers,
-                       std::array<bool, stream::skip::max_loops>& short_fibers) {
-  constexpr auto& worth = short_fiber_loops<Plan>;
-  constexpr bool any_worth = [] {
-    for (const bool w : short_fiber_loops<Plan>)
-      if (w) return true;
-    return false;
-  }();
-  short_fibers = worth;
-  // most plans have no such loop: then nothing per operand is compiled (compile time)
-  if constexpr (any_worth)
-    boost::mp11::mp_for_each<boost::mp11::mp_iota_c<Plan::access_count>>([&](auto kc) {
-      constexpr std::size_t K = decltype(kc)::value;
-      using levels = iterated_levels_of<Plan, K>;
-      boost::mp11::mp_for_each<boost::mp11::mp_iota_c<levels::count>>([&](auto level) {
-        constexpr std::size_t L = decltype(level)::value;
-        constexpr std::size_t d = levels::depth[L];
-        if constexpr (worth[d])
-          if (short_fibers[d]) short_fibers[d] = level_fibers_short<L>(*std::get<K>(pointers));
-      });
-    });
-}
-
-LOOM_DECL std::string operand_label(const std::string& name, std::size_t ordinal,
-                                    const std::string& format);
-
-template <class... Is>
-constexpr std::array<std::string_view, sizeof...(Is)> index_names(mp_list<Is...>) {
-  return {Is::name...};
-}
-
-/// Where an index's extent was first seen, or where it disagreed: an operand's ordinal (the
-/// output is `output_ordinal`) and its mode.
-struct extent_source {
-  static constexpr std::size_t output_ordinal = static_cast<std::size_t>(-1);
-  std::size_t ordinal = 0, mode = 0;
-  std::int64_t extent = -1;
-};
-
-/// What an error message says of an operand: its name and its format's (built only then).
-struct operand_label_source {
-  const std::string* name = nullptr;
-  std::string (*format)() = nullptr;
-};
-
-/// The labels of the operands, by ordinal, then the output's (the last source).
-LOOM_DECL [[gnu::cold]] std::vector<std::string> operand_labels(
-    const std::vector<operand_label_source>& sources);
-
-/// Notes operand `ordinal`'s extent `e` on mode `m` for index `id`: the first seen, or the
-/// first disagreement. Not a template: one definition for every kernel.
-inline void note_extent(extent_source* first,
-                        std::optional<std::pair<std::size_t, extent_source>>& bad, std::size_t id,
-                        std::size_t ordinal, std::size_t m, std::int64_t e) {
-  if (first[id].extent < 0)
-    first[id] = {ordinal, m, e};
-  else if (first[id].extent != e && !bad)
-    bad.emplace(id, extent_source{ordinal, m, e});
-}
-
-LOOM_DECL [[noreturn, gnu::cold]] void throw_extent_clash(std::string_view index,
-                                                          const std::vector<std::string>& labels,
-                                                          extent_source first,
-                                                          extent_source second);
-
-LOOM_DECL [[noreturn, gnu::cold]] void throw_unknown_extent(std::string_view index);
-
-/// Extents of every index of the assignment's universe, checked to agree across operands.
-/// It depends on the expression, not on the plan, so that the candidate plans of one expression
-/// share it; its messages are built out of line, only when something is wrong (this runs on
-/// every call).
-template <class Lhs, class Rhs> auto gather_extents(const Lhs& lhs, const Rhs& rhs) {
-  using universe = plan::assignment_universe<Lhs, Rhs>;
-  constexpr std::size_t n = boost::mp11::mp_size<universe>::value;
-  constexpr std::size_t operands = boost::mp11::mp_size<expr::accesses_t<Rhs>>::value;
-  std::array<extent_source, n> first{};
-  std::optional<std::pair<std::size_t, extent_source>> bad;  // (index id, where it disagreed)
-  // what a message would say of each operand, noted on the way (two stores per operand), so
-  // that one walk serves both: compile time
-  std::array<operand_label_source, operands + 1> sources{};
-  // one loop per operand type over its modes' index ids (not a lambda per mode: compile time)
-  auto visit = [&]<class T, class... Is>(const expr::access<T, Is...>& a, std::size_t ordinal) {
-    using tensor_t = std::remove_const_t<T>;
-    if constexpr (sizeof...(Is) > 0) {
-      static constexpr std::size_t ids[] = {boost::mp11::mp_find<universe, Is>::value...};
-      for (std::size_t m = 0; m < sizeof...(Is); ++m)
-        note_extent(first.data(), bad, ids[m], ordinal, m, a.tensor->extent(m));
-    }
-    sources[ordinal == extent_source::output_ordinal ? operands : ordinal] = {
-        &a.tensor->name(), &format_name<typename tensor_t::format_type>};
-  };
-  expr::for_each_access(rhs, visit);
-  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  if constexpr (out_t::order > 0) visit(lhs, extent_source::output_ordinal);
-  static constexpr auto names = index_names(universe{});
-  if (bad) {
-    if constexpr (out_t::order == 0) visit(lhs, extent_source::output_ordinal);  // its label
-    throw_extent_clash(
-        names[bad->first],
-        operand_labels(std::vector<operand_label_source>(sources.begin(), sources.end())),
-        first[bad->first], bad->second);
-  }
-  std::array<std::int64_t, n> extent{};  // no allocation per call
-  for (std::size_t id = 0; id < n; ++id) {
-    if (first[id].extent < 0) throw_unknown_extent(names[id]);
-    extent[id] = first[id].extent;
-  }
-  return extent;
-}
-
-/// Whether some map's f(0, ...) is non-zero, so that maps must cover their whole domain.
-template <class Rhs> bool maps_need_dense_domain(const Rhs& rhs) {
-  bool dense = false;
-  expr::for_each_node(rhs, [&](const auto& node) {
-    using N = std::remove_cvref_t<decltype(node)>;
-    if constexpr (requires {
-                    node.f;
-                    node.args;
-                  }) {
-      using F = decltype(node.f);
-      if constexpr (!fn::is_zero_preserving_v<F>) {
-        using V = expr::value_type_t<N>;
-        const V zero = semiring_traits<V>::zero();
-        constexpr std::size_t arity = std::tuple_size_v<decltype(node.args)>;
-        auto value_or_zero = [&](const auto& arg) -> std::optional<V> {
-          using A = std::remove_cvref_t<decltype(arg)>;
-          if constexpr (!boost::mp11::mp_empty<expr::free_indices_t<A>>::value)
-            return zero;
-          else if constexpr (requires { arg.value; })
-            return static_cast<V>(arg.value);
-          else
-            return std::nullopt;  // a computed scalar: assume the worst
-        };
-        if constexpr (arity == 1) {
-          dense = dense || !(static_cast<V>(node.f(zero)) == zero);
-        } else {
-          auto a = value_or_zero(std::get<0>(node.args));
-          auto b = value_or_zero(std::get<1>(node.args));
-          dense = dense || !a || !b || !(static_cast<V>(node.f(*a, *b)) == zero);
-        }
-      }
-    }
-  });
-  return dense;
-}
-
-// node types of an expression, as a list
-template <class E> struct node_list {
-  using type = mp_list<E>;
-};
-template <class L, class R> struct node_list<expr::add<L, R>> {
-  using type = boost::mp11::mp_append<mp_list<expr::add<L, R>>, typename node_list<L>::type,
-                                      typename node_list<R>::type>;
-};
-template <class L, class R> struct node_list<expr::mul<L, R>> {
-  using type = boost::mp11::mp_append<mp_list<expr::mul<L, R>>, typename node_list<L>::type,
-                                      typename node_list<R>::type>;
-};
-template <class L, class R> struct node_list<expr::where<L, R>> {
-  using type = boost::mp11::mp_append<mp_list<expr::where<L, R>>, typename node_list<L>::type,
-                                      typename node_list<R>::type>;
-};
-template <class I, class E> struct node_list<expr::sum<I, E>> {
-  using type = boost::mp11::mp_push_front<typename node_list<E>::type, expr::sum<I, E>>;
-};
-template <class I, class E> struct node_list<expr::expand<I, E>> {
-  using type = boost::mp11::mp_push_front<typename node_list<E>::type, expr::expand<I, E>>;
-};
-template <class F, class... Es> struct node_list<expr::map<F, Es...>> {
-  using type =
-      boost::mp11::mp_append<mp_list<expr::map<F, Es...>>, typename node_list<Es>::type...>;
-};
-template <class N> struct is_runtime_map : std::false_type {};
-template <class F, class... Es>
-struct is_runtime_map<expr::map<F, Es...>> : std::bool_constant<!fn::is_zero_preserving_v<F>> {};
-
-/// Whether the kernel needs a second, dense-domain variant (a map with unknown f(0)).
-template <class Rhs>
-inline constexpr bool needs_map_variants =
-    boost::mp11::mp_any_of<typename node_list<Rhs>::type, is_runtime_map>::value;
-
-#if LOOM_HEADER_ONLY
-LOOM_DEF std::string operand_label(const std::string& name, std::size_t ordinal,
-                                   const std::string& format) {
-  if (!name.empty()) return name;
-  return "operand #" + std::to_string(ordinal) + " (" + format + ")";
-}
-
-LOOM_DEF std::vector<std::string> operand_labels(const std::vector<operand_label_source>& sources) {
-  std::vector<std::string> labels;
-  for (std::size_t k = 0; k + 1 < sources.size(); ++k)
-    labels.push_back(operand_label(*sources[k].name, k, sources[k].format()));
-  const operand_label_source& out = sources.back();
-  labels.push_back(out.name->empty() ? "the output (" + out.format() + ")" : *out.name);
-  return labels;
-}
-
-LOOM_DEF void throw_extent_clash(std::string_view index, const std::vector<std::string>& labels,
-                                 extent_source first, extent_source second) {
-  auto label = [&](std::size_t ordinal) -> const std::string& {
-    return labels[std::min(ordinal, labels.size() - 1)];  // the output's label comes last
-  };
-  throw shape_error("loom: index " + std::string(index) + " has extent " +
-                    std::to_string(first.extent) + " in " + label(first.ordinal) + " (mode " +
-                    std::to_string(first.mode) + ") but " + std::to_string(second.extent) + " in " +
-                    label(second.ordinal) + " (mode " + std::to_string(second.mode) + ")");
-}
-
-LOOM_DEF void throw_unknown_extent(std::string_view index) {
-  throw shape_error("loom: the extent of index " + std::string(index) +
-                    " is unknown: it is summed but used by no operand");
-}
-#endif  // LOOM_HEADER_ONLY
-
-}  // namespace loom::detail
-
-#endif  // LOOM_EXEC_BIND_HPP
-// ---- end <loom/exec/bind.hpp>
-// ---- begin <loom/exec/run_plan.hpp>
-// Defines run_plan (exec/): one instantiated plan run into its output: operands bound
-// (exec/bind.hpp), the streams lowered (stream/), the outer loop split over threads when it pays
-// (parallel/), and the loops run into the output (exec/write_output.hpp).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_RUN_PLAN_HPP
-#define LOOM_EXEC_RUN_PLAN_HPP
-
-// ---- begin <loom/exec/write_output.hpp>
-// Defines how a plan's loops write their output (exec/): in place into a dense output (split
-// over threads when it pays), located into a bitmap output, or appended to a sparse one (in
-// order, through a workspace, by rows in parallel, or values only on an operand's pattern),
-// with the bound its entries are reserved from and the merge of `+=`.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_WRITE_OUTPUT_HPP
-#define LOOM_EXEC_WRITE_OUTPUT_HPP
-
 // ---- begin <loom/stream/workspace.hpp>
 // Defines the Gustavson workspace sink of a sparse output written out of order: entries that
 // arrive in any order are accumulated per row in a workspace of one of three kinds (a dense
@@ -15502,6 +14084,7 @@ struct workspace_sink {
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -15690,12 +14273,23 @@ LOOM_FORCE_INLINE void write_bitmap(Out& out, const Root& root, bool accumulate,
   stream::run_located(stream::bitmap_cell<T>{out.values().data(), bits.data()}, strides, root, 0);
 }
 
+/// The entries a sparse output was estimated to get, as explain_analyze reports them: the
+/// workspace's estimate of distinct entries, or the bound reserved (`bound`) for one in order.
+template <class Plan>
+std::int64_t estimated_entries(std::int64_t bound, const optimize::workspace_choice& workspace) {
+  if constexpr (Plan::output_in_order)
+    return bound;
+  else
+    return static_cast<std::int64_t>(std::min(workspace.estimate.entries + 0.5, 0x1p62));
+}
+
 /// The loops `root` write a sparse output: its entries appended in order or through the workspace
-/// the estimates choose, by rows in parallel as `split` says, or only its values where its pattern
+/// decided (`workspace`), by rows in parallel as `split` says, or only its values where its pattern
 /// is an operand's; its own arrays refilled, so a kernel run again allocates nothing.
 template <class Plan, bool Splittable, class Out, class Lhs, class Rhs, class Root>
 LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, const Root& root,
-                                    const parallel::outer_split& split) {
+                                    const parallel::outer_split& split,
+                                    const optimize::workspace_choice& workspace) {
   using T = typename Out::value_type;
   using out_format = typename Out::format_type;
   using root_type = Root;
@@ -15704,10 +14298,7 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
   static constexpr auto out_depth = output_depths<typename Plan::order, Lhs, N>;
   static_assert(Out::owning,
                 "loom internal error: a sparse output that owns no arrays; please report");
-  // out of order: the workspace kind is chosen from estimates (optimize/choice/workspace_choice.hpp)
-  optimize::workspace_choice workspace;
-  if constexpr (!Plan::output_in_order)
-    workspace = optimize::cached_workspace_choice<Plan>(lhs, rhs);
+  (void)lhs;  // its type is the plan's
   static constexpr std::array<std::size_t, N> depth_of_level = [] {
     std::array<std::size_t, N> d{};
     for (std::size_t m = 0; m < N; ++m) d[m] = out_depth[out_format::modes[m]];
@@ -15759,7 +14350,10 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
   // entries arrive sorted and unique: build the levels directly (`+=` came as `=`, above)
   if constexpr (splittable && parallel::rows_format<out_format>) {
     if (split.active) {  // CSR-like: every chunk writes its part of the arrays
-      try {              // the output's arrays are refilled, capacity kept
+      if (kernel_report* const report = current_report)
+        report->estimated_entries =
+            estimated_entries<Plan>(output_entries_bound<Lhs>(rhs, workspace), workspace);
+      try {  // the output's arrays are refilled, capacity kept
         out = parallel::run_sparse_rows<T, out_format>(out.shape(), static_cast<root_type>(root),
                                                        split, make_sink, &out);
       } catch (...) {
@@ -15798,10 +14392,18 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
   // the output's own arrays are refilled: a kernel run again allocates nothing
   try {
     detail::appender<T, out_format> entries(out.shape(), &out);
-    entries.reserve(static_cast<std::size_t>(
-        std::min<std::int64_t>(output_entries_bound<Lhs>(rhs, workspace), std::int64_t{1} << 26)));
+    const std::int64_t bound = output_entries_bound<Lhs>(rhs, workspace);
+    entries.reserve(static_cast<std::size_t>(std::min<std::int64_t>(bound, std::int64_t{1} << 26)));
     run_into(entries);
-    out = std::move(entries).finish();
+    if (kernel_report* const report = current_report) {  // explain_analyze, the plan log
+      report->estimated_entries = estimated_entries<Plan>(bound, workspace);
+      const auto t0 = std::chrono::steady_clock::now();
+      out = std::move(entries).finish();
+      report->assembly_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    } else {
+      out = std::move(entries).finish();
+    }
   } catch (...) {
     out.clear();  // its arrays went to the appender: leave a valid empty tensor
     out.set_name(std::move(name));
@@ -15814,27 +14416,1556 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
 
 #endif  // LOOM_EXEC_WRITE_OUTPUT_HPP
 // ---- end <loom/exec/write_output.hpp>
+// ---- begin <loom/expr/operators.hpp>
+// Defines the index-notation operators and functions that build expressions: + - * / unary -,
+// comparisons, loom::sum, loom::map, loom::where, loom::expand (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_OPERATORS_HPP
+#define LOOM_EXPR_OPERATORS_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace loom::expr {
+
+/// A scalar usable as an operand: any semiring value that is not an expression.
+template <class T>
+concept scalar_operand = !expression<T> && semiring<std::remove_cvref_t<T>>;
+template <class T>
+concept operand = expression<T> || scalar_operand<T>;
+
+/// Wraps scalars into `literal`; leaves expressions alone.
+template <operand T> constexpr auto as_expr(const T& x) {
+  if constexpr (expression<T>)
+    return x;
+  else
+    return literal<std::remove_cvref_t<T>>{x};
+}
+template <class T> using as_expr_t = decltype(as_expr(std::declval<const T&>()));
+
+template <operand L, operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto operator+(const L& l, const R& r) {
+  return add<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
+}
+template <operand L, operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto operator*(const L& l, const R& r) {
+  return mul<as_expr_t<L>, as_expr_t<R>>{as_expr(l), as_expr(r)};
+}
+template <expression E> constexpr auto operator-(const E& e) {
+  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
+                "loom: unary - needs an arithmetic value type (a semiring has no negation)");
+  return map<fn::negate, E>{fn::negate{}, std::tuple<E>{e}};
+}
+template <operand L, operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto operator-(const L& l, const R& r) {
+  return as_expr(l) + (-as_expr(r));
+}
+template <expression E, scalar_operand S> constexpr auto operator/(const E& e, const S& s) {
+  static_assert(is_arithmetic_semiring_v<value_type_t<E>>,
+                "loom: / needs an arithmetic value type; only division by a scalar is supported");
+  using V = value_type_t<E>;
+  return map<fn::divide_by<V>, E>{fn::divide_by<V>{static_cast<V>(s)}, std::tuple<E>{e}};
+}
+
+#define LOOM_DEFINE_COMPARISON_OPERATOR(Op, Fn)                                         \
+  template <operand L, operand R>                                                       \
+    requires(expression<L> || expression<R>)                                            \
+  constexpr auto operator Op(const L& l, const R& r) {                                  \
+    return map<fn::Fn, as_expr_t<L>, as_expr_t<R>>{fn::Fn{}, {as_expr(l), as_expr(r)}}; \
+  }
+LOOM_DEFINE_COMPARISON_OPERATOR(<, less)
+LOOM_DEFINE_COMPARISON_OPERATOR(>, greater)
+LOOM_DEFINE_COMPARISON_OPERATOR(<=, less_equal)
+LOOM_DEFINE_COMPARISON_OPERATOR(>=, greater_equal)
+LOOM_DEFINE_COMPARISON_OPERATOR(==, equal_to)
+LOOM_DEFINE_COMPARISON_OPERATOR(!=, not_equal_to)
+#undef LOOM_DEFINE_COMPARISON_OPERATOR
+
+}  // namespace loom::expr
+
+namespace loom {
+
+namespace detail {
+template <std::size_t K, class Tuple> constexpr auto nest_sums(const Tuple& args) {
+  constexpr std::size_t n = std::tuple_size_v<Tuple>;
+  if constexpr (K + 1 == n) {
+    return expr::as_expr(std::get<K>(args));
+  } else {
+    using index_t = std::remove_cvref_t<std::tuple_element_t<K, Tuple>>;
+    static_assert(index_variable<index_t>,
+                  "loom::sum: every argument but the last must be an index variable, as in "
+                  "sum(i, j, e)");
+    auto inner = nest_sums<K + 1>(args);
+    return expr::sum<index_t, decltype(inner)>{inner};
+  }
+}
+}  // namespace detail
+
+/// `sum(j, e)` reduces e over j; `sum(i, j, e)` over several indices.
+template <class... Args>
+  requires(sizeof...(Args) >= 2)
+constexpr auto sum(const Args&... args) {
+  using last_t =
+      std::remove_cvref_t<std::tuple_element_t<sizeof...(Args) - 1, std::tuple<Args...>>>;
+  static_assert(expr::operand<last_t>, "loom::sum: the last argument must be an expression");
+  return detail::nest_sums<0>(std::tuple<const Args&...>(args...));
+}
+
+namespace detail {
+template <class Op, class I, class E> constexpr auto make_aggregate(const E& e) {
+  using body_t = std::remove_cvref_t<decltype(expr::as_expr(e))>;
+  static_assert(boost::mp11::mp_contains<expr::free_indices_t<body_t>, I>::value,
+                "loom::max(i, e) / loom::min(i, e): the index is not free in e");
+  return expr::aggregate<Op, I, body_t>{expr::as_expr(e)};
+}
+}  // namespace detail
+
+/// `max(j, e)`: the maximum of e over j, an absent entry counting as zero (e.g. the largest
+/// entry of each row of a product, `max(j, sum(k, A(i, k) * B(k, j)))`). Computed before the
+/// kernel that reads it, into a dense tensor over e's other indices (exec/aggregate.hpp).
+template <index_variable I, expr::operand E> constexpr auto max(I, const E& e) {
+  return detail::make_aggregate<expr::agg::max, std::remove_cvref_t<I>>(e);
+}
+/// `min(j, e)`: the minimum of e over j, an absent entry counting as zero.
+template <index_variable I, expr::operand E> constexpr auto min(I, const E& e) {
+  return detail::make_aggregate<expr::agg::min, std::remove_cvref_t<I>>(e);
+}
+
+/// `map(f, e...)`: f applied pointwise to one or two expressions. When f(0, ...) != 0 the
+/// result is computed over the whole domain (checked at run time unless f declares
+/// `static constexpr bool zero_preserving`).
+template <class F, class... Es>
+  requires(sizeof...(Es) >= 1) && (expr::operand<Es> && ...)
+constexpr auto map(F f, const Es&... es) {
+  static_assert(sizeof...(Es) <= 2, "loom::map: more than two operands is not supported yet");
+  return expr::map<F, expr::as_expr_t<Es>...>{f, {expr::as_expr(es)...}};
+}
+
+/// `where(p, e)`: e where p is non-zero, zero elsewhere.
+template <expr::operand P, expr::operand E> constexpr auto where(const P& p, const E& e) {
+  return expr::where<expr::as_expr_t<P>, expr::as_expr_t<E>>{expr::as_expr(p), expr::as_expr(e)};
+}
+
+/// `expand(i, e)`: e broadcast along index i.
+template <index_variable I, expr::operand E> constexpr auto expand(I, const E& e) {
+  return expr::expand<I, expr::as_expr_t<E>>{expr::as_expr(e)};
+}
+
+}  // namespace loom
+
+#endif  // LOOM_EXPR_OPERATORS_HPP
+// ---- end <loom/expr/operators.hpp>
+// ---- begin <loom/expr/order.hpp>
+// Defines loom::order: the loop order of one assignment fixed by the user, as Etch allows
+// (`C(i, j) = loom::order<i, k, j>(e)`); the evaluator plans that order only (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_ORDER_HPP
+#define LOOM_EXPR_ORDER_HPP
+
+
+#include <boost/mp11/list.hpp>
+
+#include <type_traits>
+
+namespace loom {
+
+namespace expr {
+/// `expr` to be evaluated as one loop nest in `Order` (an MP11 list of index types, outermost
+/// first). Only the right-hand side of an assignment (or of `loom::explain`).
+template <class Order, class E> struct ordered {
+  E expr;
+};
+}  // namespace expr
+
+/// The function object behind `loom::order<...>`.
+template <class... Is> struct order_option {
+  template <expr::operand E> auto operator()(const E& e) const {
+    const auto x = expr::as_expr(e);
+    return expr::ordered<boost::mp11::mp_list<Is...>, std::remove_cvref_t<decltype(x)>>{x};
+  }
+};
+
+/// Fixes the loop order of one assignment, outermost first, listing every index once:
+/// `C(i, j) = loom::order<i, k, j>(loom::sum(k, A(i, k) * B(k, j)));` (Gustavson's order, whatever
+/// the formats). An operand stored in another order is transposed (once, while it is unchanged)
+/// and `explain` says so; no candidate is costed and no sum is hoisted.
+template <auto... Is>
+  requires(index_variable<decltype(Is)> && ...)
+inline constexpr order_option<std::remove_cvref_t<decltype(Is)>...> order{};
+
+}  // namespace loom
+
+#endif  // LOOM_EXPR_ORDER_HPP
+// ---- end <loom/expr/order.hpp>
+// ---- begin <loom/optimize/choice/hoist_choice.hpp>
+// Defines the runtime choice whether to compute a hoistable sum first (rewrite/hoist.hpp): the
+// fused kernel's estimated cost against the sum's own kernel plus the rest with the sum as one
+// operand, from the same statistics and loop-order cost as the plan choice (optimize/choice/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_CHOICE_HOIST_CHOICE_HPP
+#define LOOM_OPTIMIZE_CHOICE_HOIST_CHOICE_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loom::optimize {
+
+/// The two estimates and the verdict: hoisting pays only when it is strictly cheaper, so a
+/// rewrite never makes a kernel worse by the model's measure.
+struct hoist_choice {
+  double fused = 0;    // the kernel as one loop nest (its cheapest candidate plan)
+  double hoisted = 0;  // the sum's own kernel plus the rest with the sum as one operand
+  bool hoist() const { return hoisted < fused; }
+  LOOM_DECL std::string describe() const;
+};
+
+namespace detail {
+struct hoist_purpose {};
+
+template <class S, class Rhs> std::size_t first_access_of(const S& s, const Rhs& rhs) {
+  std::size_t ordinal = 0, first = 0;
+  expr::for_each_node(rhs, [&](const auto& node) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(node)>, S>)
+      if (static_cast<const void*>(&node) == static_cast<const void*>(&s)) first = ordinal;
+    if constexpr (expr::is_access<std::remove_cvref_t<decltype(node)>>::value) ++ordinal;
+  });
+  return first;
+}
+
+LOOM_DECL std::vector<std::string> restricted(const std::vector<std::string>& order,
+                                              const std::vector<std::string>& keep,
+                                              bool keep_listed);
+}  // namespace detail
+
+/// Costs `lhs = rhs` fused against computing its sum `s` (a subobject of `rhs`) first into a
+/// temporary (`dense_temporary`: dense, located; else sparse). The rest keeps the fused plan's
+/// loop order without the sum's bound indices; the sum's kernel takes that order restricted to
+/// its own indices; its entries are bounded by the full product of its free extents.
+template <class Lhs, class Rhs, class S>
+hoist_choice choose_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense_temporary,
+                          statistics_cache& cache) {
+  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
+  const loop_order_query fused = describe(lhs, rhs, cache);
+  hoist_choice out;
+  std::vector<std::string> order;
+  boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
+    const double cost = candidate_cost<Lhs, Rhs, decltype(c)::value>(lhs, rhs, fused);
+    if (decltype(c)::value == 0 || cost < out.fused) {
+      out.fused = cost;
+      order.clear();
+      using P = plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
+      boost::mp11::mp_for_each<typename P::order>(
+          [&](auto idx) { order.emplace_back(decltype(idx)::name); });
+    }
+  });
+  const std::vector<std::string> free = detail::names_of(expr::free_indices_t<S>{});
+  const std::vector<std::string> bound = detail::names_of(expr::summed_indices_t<S>{});
+  const std::vector<std::string> own = detail::names_of(expr::all_indices_t<S>{});
+  const loop_order_query first = describe_rhs(free, dense_temporary, {}, s, cache);
+  const replaced_sum r{&s,
+                       &node_type_tag<S>,
+                       free,
+                       detail::first_access_of(s, rhs),
+                       boost::mp11::mp_size<expr::accesses_t<S>>::value,
+                       dense_temporary};
+  const loop_order_query rest = describe(lhs, rhs, cache, &r);
+  out.hoisted = loop_order_cost(first, detail::restricted(order, own, true)) +
+                loop_order_cost(rest, detail::restricted(order, bound, false));
+  return out;
+}
+
+/// `choose_hoist`, remembered per kernel type and coarse statistics signature (like plans).
+template <class Lhs, class Rhs, class S>
+bool cached_hoist(const Lhs& lhs, const Rhs& rhs, const S& s, bool dense_temporary) {
+  thread_local std::vector<std::uint8_t> signature;
+  detail::coarse_signature(rhs, signature);
+  return plan_cache<Lhs, Rhs, detail::hoist_purpose>::local().find_or(
+             signature, [&](statistics_cache& stats) {
+               return static_cast<std::size_t>(
+                   choose_hoist(lhs, rhs, s, dense_temporary, stats).hoist());
+             }) != 0;
+}
+
+#if LOOM_HEADER_ONLY
+LOOM_DEF std::string hoist_choice::describe() const {
+  std::ostringstream o;
+  o.precision(3);
+  o << "estimated cost " << (hoist() ? hoisted : fused) << " against "
+    << (hoist() ? fused : hoisted) << (hoist() ? " fused" : " computed first");
+  return o.str();
+}
+
+namespace detail {
+LOOM_DEF std::vector<std::string> restricted(const std::vector<std::string>& order,
+                                             const std::vector<std::string>& keep,
+                                             bool keep_listed) {
+  std::vector<std::string> out;
+  for (const auto& n : order)
+    if ((std::find(keep.begin(), keep.end(), n) != keep.end()) == keep_listed) out.push_back(n);
+  return out;
+}
+}  // namespace detail
+#endif  // LOOM_HEADER_ONLY
+
+}  // namespace loom::optimize
+
+#endif  // LOOM_OPTIMIZE_CHOICE_HOIST_CHOICE_HPP
+// ---- end <loom/optimize/choice/hoist_choice.hpp>
+// ---- begin <loom/optimize/choice/skip_choice.hpp>
+// Defines the runtime choice of the skip policy per loop (optimize/choice/): which operand of each
+// intersection leads and how the others catch up (leapfrog, merge, lead first / last), among the
+// variants instantiated at compile time, costed from statistics after Galley's physical model
+// (Galley), cached by a coarse signature, and explained.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_CHOICE_SKIP_CHOICE_HPP
+#define LOOM_OPTIMIZE_CHOICE_SKIP_CHOICE_HPP
+
+// ---- begin <loom/optimize/choice/skip_candidates.hpp>
+// Defines the skip-policy candidates of a plan (optimize/choice/): the operands each loop co-
+// iterates, the policy codes, Galley's per-entry cost constants, and the variants instantiated at
+// compile time (#0 the static policy, then one other policy at one loop each).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_CHOICE_SKIP_CANDIDATES_HPP
+#define LOOM_OPTIMIZE_CHOICE_SKIP_CANDIDATES_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+
+namespace loom::optimize {
+
+/// Per-entry costs of co-iterating one fiber (Galley's constants, as ratios:
+/// a sequential step is the unit; a galloping seek over a gap g costs `seek * (1 + log2(1+g))`).
+struct skip_cost_constants {
+  double step = 1.0;  // advance one stored entry
+  double seek = 1.0;  // per comparison level of a galloping search
+  double hashed_locate = 2.0;
+  double other_locate = 1.0;      // bitmap bit test, banded range check
+  double bitmap_word = 1.0 / 64;  // a bitmap leader scans its extent a word at a time
+};
+
+/// Policy codes in candidate order (`standard` is the combinators' static table); the same codes
+/// that a `skip::runtime` intersection reads from its kernel's context.
+using skip_code = stream::skip::code;
+
+LOOM_DECL const char* skip_code_name(skip_code c);
+
+namespace detail {
+
+inline constexpr std::size_t max_coiterated = 8;  // operands per loop the analysis keeps
+
+/// One operand that an intersection at a loop iterates or probes (not a full level: those are
+/// always located).
+struct coiterated {
+  std::size_t access = 0;  // ordinal in accesses_t (the lowering's numbering)
+  std::size_t mode = 0;    // the tensor's mode for the loop's index
+  std::size_t level = 0;   // storage level of that mode in the tensor the kernel reads
+  bool locatable = false;  // hashed, bitmap, banded: O(1) probe
+  bool scans = false;      // bitmap: iteration scans the extent a word at a time
+  bool transposed = false;
+};
+
+template <std::size_t Depths> struct loop_table {
+  std::array<std::array<coiterated, max_coiterated>, Depths> at{};
+  std::array<std::size_t, Depths> count{};
+};
+
+template <class E>
+inline constexpr std::size_t access_count_v = boost::mp11::mp_size<expr::accesses_t<E>>::value;
+
+// The accesses reached from the root through products only (sum and expand are transparent):
+// the factors that the kernel's mul_op intersects, by ordinal. Operands under +, map or where
+// are co-iterated by other streams and are not costed here.
+template <class E, std::size_t K> struct factors {
+  using type = boost::mp11::mp_list<>;
+};
+template <class T, class... Is, std::size_t K> struct factors<expr::access<T, Is...>, K> {
+  using type = boost::mp11::mp_list<boost::mp11::mp_size_t<K>>;
+};
+template <class L, class R, std::size_t K> struct factors<expr::mul<L, R>, K> {
+  using type = boost::mp11::mp_append<typename factors<L, K>::type,
+                                      typename factors<R, K + access_count_v<L>>::type>;
+};
+template <class I, class E, std::size_t K> struct factors<expr::sum<I, E>, K> : factors<E, K> {};
+template <class I, class E, std::size_t K> struct factors<expr::expand<I, E>, K> : factors<E, K> {};
+
+template <class Plan, class A> struct access_info;
+template <class Plan, class T, class... Is> struct access_info<Plan, expr::access<T, Is...>> {
+  using format = typename std::remove_const_t<T>::format_type;
+  static constexpr std::size_t order = sizeof...(Is);
+  static constexpr std::array<std::size_t, sizeof...(Is)> depth_of_mode{
+      boost::mp11::mp_find<typename Plan::order, Is>::value...};
+};
+
+template <class Plan> struct plan_rhs;
+template <class Lhs, class Rhs, int C, class F> struct plan_rhs<plan::order_plan<Lhs, Rhs, C, F>> {
+  using type = Rhs;
+};
+
+/// The co-iterated operands of every loop of plan P.
+template <class Plan> constexpr auto analyse() {
+  using rhs = typename plan_rhs<Plan>::type;
+  loop_table<Plan::index_count> t{};
+  boost::mp11::mp_for_each<typename factors<rhs, 0>::type>([&](auto kc) {
+    constexpr std::size_t K = decltype(kc)::value;
+    using A = boost::mp11::mp_at_c<typename Plan::accesses, K>;
+    using info = access_info<Plan, A>;
+    using F = typename info::format;
+    if constexpr (info::order > 0 && !F::all_dense) {
+      constexpr bool transposed = Plan::chosen.transposed[K];
+      // the copy stores modes by depth, in the levels plan/transposed_format.hpp gives it
+      using read = std::conditional_t<transposed, plan::transposed_format<typename Plan::order, A>,
+                                      std::type_identity<F>>;
+      for (std::size_t m = 0; m < info::order; ++m) {
+        std::size_t level = F::level_of_mode[m];
+        if (transposed) {
+          level = 0;
+          for (std::size_t o = 0; o < info::order; ++o)
+            if (info::depth_of_mode[o] < info::depth_of_mode[m]) ++level;
+        }
+        const level_properties p = read::type::properties[level];
+        if (p.full) continue;
+        const std::size_t d = info::depth_of_mode[m];
+        if (t.count[d] == max_coiterated) continue;
+        t.at[d][t.count[d]++] =
+            coiterated{K, m, level, p.random_access, p.random_access && p.padded, transposed};
+      }
+    }
+  });
+  return t;
+}
+
+/// What the static table of combinators.hpp does at a loop, as a code (`standard` when it
+/// mixes policies, i.e. more than two operands with a random-access one).
+template <std::size_t Depths>
+constexpr skip_code standard_equivalent(const loop_table<Depths>& t, std::size_t d) {
+  const std::size_t n = t.count[d];
+  bool any = false;
+  for (std::size_t o = 0; o < n; ++o) any = any || t.at[d][o].locatable;
+  if (!any) return skip_code::leapfrog;
+  if (n == 2) return t.at[d][1].locatable ? skip_code::lead_first : skip_code::lead_last;
+  return skip_code::standard;
+}
+
+struct skip_alternative {
+  std::size_t depth = 0;
+  skip_code code = skip_code::standard;
+};
+
+template <std::size_t Depths> struct alternative_list {
+  std::array<skip_alternative, 4 * Depths + 1> at{};
+  std::size_t count = 0;  // including #0, the static policy
+};
+
+/// #0 the static policy; then, loop by loop (outermost first) wherever two or more operands
+/// are co-iterated, each other policy at that loop alone; cut at Cap.
+template <class Plan, std::size_t Cap> constexpr auto alternatives() {
+  constexpr auto t = analyse<Plan>();
+  alternative_list<Plan::index_count> l{};
+  l.count = 1;
+  for (std::size_t d = 0; d < Plan::index_count; ++d) {
+    if (t.count[d] < 2) continue;
+    const skip_code same = standard_equivalent(t, d);
+    for (skip_code c :
+         {skip_code::merge, skip_code::lead_first, skip_code::lead_last, skip_code::leapfrog}) {
+      if (c == same || l.count >= Cap) continue;
+      l.at[l.count++] = {d, c};
+    }
+  }
+  return l;
+}
+
+template <skip_code C> struct policy_type;
+template <> struct policy_type<skip_code::leapfrog> {
+  using type = stream::skip::leapfrog;
+};
+template <> struct policy_type<skip_code::merge> {
+  using type = stream::skip::merge;
+};
+template <> struct policy_type<skip_code::lead_first> {
+  using type = stream::skip::lead<0>;
+};
+template <> struct policy_type<skip_code::lead_last> {
+  using type = stream::skip::lead<1>;
+};
+
+template <class Plan, std::size_t Cap> struct candidate_at {
+  template <class C> struct fn {
+    static constexpr auto alt = alternatives<Plan, Cap>().at[C::value];
+    using type = boost::mp11::mp_push_back<
+        boost::mp11::mp_rename<
+            boost::mp11::mp_repeat_c<boost::mp11::mp_list<stream::skip::standard>, alt.depth>,
+            stream::skip::per_loop>,
+        typename policy_type<alt.code>::type>;
+  };
+  template <class C> using f = typename fn<C>::type;
+};
+
+template <class Plan, std::size_t Cap> struct skip_candidates_impl {
+  static constexpr std::size_t count = alternatives<Plan, Cap>().count;
+  using type = boost::mp11::mp_push_front<
+      boost::mp11::mp_transform_q<boost::mp11::mp_quote<candidate_at<Plan, Cap>::template f>,
+                                  boost::mp11::mp_drop_c<boost::mp11::mp_iota_c<count>, 1>>,
+      stream::skip::per_loop<>>;
+};
+
+}  // namespace detail
+
+/// The skip-policy variants instantiated for plan P (a `loom::plan::order_plan`): #0 the static
+/// policy (`per_loop<>`), then one other policy at one loop each, at most Cap in all.
+template <class Plan, std::size_t Cap>
+using skip_candidates_t = typename detail::skip_candidates_impl<Plan, Cap>::type;
+
+#if LOOM_HEADER_ONLY
+LOOM_DEF const char* skip_code_name(skip_code c) {
+  switch (c) {
+    case skip_code::leapfrog:
+      return "leapfrog";
+    case skip_code::merge:
+      return "merge";
+    case skip_code::lead_first:
+      return "lead first";
+    case skip_code::lead_last:
+      return "lead last";
+    default:
+      return "standard";
+  }
+}
+#endif  // LOOM_HEADER_ONLY
+}  // namespace loom::optimize
+
+#endif  // LOOM_OPTIMIZE_CHOICE_SKIP_CANDIDATES_HPP
+// ---- end <loom/optimize/choice/skip_candidates.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
 #include <algorithm>
 #include <array>
-#include <memory>
-#include <optional>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <sstream>
 #include <string>
-#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace loom::optimize {
+
+/// One loop's policy costs (indexed by skip_code, standard last) and what they were made of.
+struct loop_skip_costs {
+  std::size_t depth = 0;
+  std::string index;
+  double outer = 1;                   // estimated iterations of the loops outside
+  std::vector<std::string> operands;  // labels, in expression order
+  std::vector<double> fiber;          // mean stored entries per fiber of each operand's level
+  std::array<double, 5> per_fiber{};  // cost of one fiber's intersection, by skip_code
+  skip_code standard_is = skip_code::standard;
+};
+
+/// Every candidate's estimated cost, the chosen one, and the per-loop detail for explain.
+struct skip_choice {
+  std::vector<double> cost;
+  std::size_t chosen = 0;
+  std::vector<loop_skip_costs> loops;
+  std::vector<detail::skip_alternative> candidates;  // #0 is standard everywhere
+};
+
+namespace detail {
+
+/// Cost of intersecting one fiber per operand (sizes n, probe facts) under policy c.
+LOOM_DECL double fiber_cost(skip_code c, const std::vector<double>& n,
+                            const std::vector<coiterated>& ops, double extent,
+                            const skip_cost_constants& k);
+
+template <class Tensor> std::string skip_label(const Tensor& t, std::size_t k) {
+  const std::string name = t.name().empty() ? "operand #" + std::to_string(k) : t.name();
+  return name + " [" + format_name<typename Tensor::format_type>() + "]";
+}
+
+// Mean stored coordinates per parent at the level of `o` (statistics of the original tensor;
+// a transposed copy is estimated from its mode's distinct count and mean degrees).
+LOOM_DECL double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
+                            const std::vector<std::size_t>& modes_by_level);
+
+}  // namespace detail
+
+/// Costs every skip candidate of plan P for `lhs = rhs` (rhs already rewritten, as the
+/// evaluator runs it) and picks the cheapest; ties keep the static policy.
+template <class Plan, std::size_t Cap, class Lhs, class Rhs>
+skip_choice choose_skip(const Lhs& lhs, const Rhs& rhs, statistics_cache& cache,
+                        const skip_cost_constants& k = {}) {
+  static_assert(std::is_same_v<typename detail::plan_rhs<Plan>::type, Rhs>,
+                "loom internal error: choose_skip with another kernel's plan; please report");
+  constexpr auto table = detail::analyse<Plan>();
+  constexpr auto alts = detail::alternatives<Plan, Cap>();
+  skip_choice out;
+  for (std::size_t c = 0; c < alts.count; ++c) out.candidates.push_back(alts.at[c]);
+  std::vector<std::string> names;
+  boost::mp11::mp_for_each<typename Plan::order>(
+      [&](auto idx) { names.emplace_back(decltype(idx)::name); });
+
+  // per access ordinal: statistics, label, extents
+  std::vector<const statistics*> stats(Plan::access_count, nullptr);
+  std::vector<std::string> labels(Plan::access_count);
+  std::vector<std::vector<std::int64_t>> extents(Plan::access_count);
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t ord) {
+    using tensor_t = std::remove_cvref_t<decltype(*a.tensor)>;
+    labels[ord] = detail::skip_label(*a.tensor, ord);
+    for (std::size_t m = 0; m < tensor_t::order; ++m) extents[ord].push_back(a.tensor->extent(m));
+    if constexpr (tensor_t::order > 0 && !tensor_t::format_type::all_dense)
+      stats[ord] = &cache.get(*a.tensor);
+  });
+
+  bool any_loop = false;
+  for (std::size_t d = 0; d < Plan::index_count; ++d) any_loop = any_loop || table.count[d] >= 2;
+  loop_order_query q;
+  if (any_loop) q = describe(lhs, rhs, cache);
+  for (std::size_t d = 0; d < Plan::index_count; ++d) {
+    if (table.count[d] < 2) continue;
+    loop_skip_costs l;
+    l.depth = d;
+    l.index = names[d];
+    l.standard_is = detail::standard_equivalent(table, d);
+    if (d > 0) l.outer = q.iterations(std::vector<std::string>(names.begin(), names.begin() + d));
+    std::vector<detail::coiterated> ops(table.at[d].begin(), table.at[d].begin() + table.count[d]);
+    double extent = 1;
+    for (const auto& o : ops) {
+      l.operands.push_back(labels[o.access]);
+      l.fiber.push_back(detail::mean_fiber(*stats[o.access], o, extents[o.access].size(), {}));
+      extent = static_cast<double>(extents[o.access][o.mode]);
+    }
+    for (std::size_t c = 0; c < 5; ++c)
+      l.per_fiber[c] = detail::fiber_cost(static_cast<skip_code>(c), l.fiber, ops, extent, k);
+    out.loops.push_back(std::move(l));
+  }
+  for (std::size_t c = 0; c < alts.count; ++c) {
+    double total = 0;
+    for (const auto& l : out.loops) {
+      const skip_code code =
+          c > 0 && alts.at[c].depth == l.depth ? alts.at[c].code : skip_code::standard;
+      total += l.outer * l.per_fiber[static_cast<std::size_t>(code)];
+    }
+    out.cost.push_back(total);
+    if (total < out.cost[out.chosen]) out.chosen = c;
+  }
+  return out;
+}
+
+namespace detail {
+// a plan_cache key of its own per order plan and candidate count (the index means another
+// candidate under another count)
+template <class Plan, std::size_t Cap> struct skip_purpose {};
+}  // namespace detail
+
+/// The skip candidate to run for plan P of `lhs = rhs`: cached by the coarse signature (per
+/// thread, per plan), else costed from statistics. The environment variable LOOM_DEBUG_PLAN logs
+/// the choice.
+template <class Plan, std::size_t Cap, class Lhs, class Rhs>
+std::size_t cached_skip_choice(const Lhs& lhs, const Rhs& rhs) {
+  using cache_t = plan_cache<Lhs, Rhs, detail::skip_purpose<Plan, Cap>>;
+  return cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+    const skip_choice c = choose_skip<Plan, Cap>(lhs, rhs, stats);
+    if (loom::debug_plan())
+      loom::detail::debug_choice("loom: skip policy chosen at run time: candidate", c.chosen,
+                                 c.cost);
+    return c.chosen;
+  });
+}
+
+namespace detail {
+// "  loop j: A [csr] 1989 per fiber, x [sparse_vector] 20 per fiber; 2000 outer iterations"
+LOOM_DECL void describe_loop_operands(std::ostream& s, const loop_skip_costs& l);
+}  // namespace detail
+
+// The runtime skip policy (opt-in: one kernel per plan, `skip::runtime` at every loop) ----------
+
+/// Whether plan P has a loop where the runtime policy has something to choose: two or more
+/// co-iterated operands, none random-access (there, every policy is one `mul_stream`).
+template <class Plan>
+inline constexpr bool has_runtime_skip_loop = [] {
+  constexpr auto t = detail::analyse<Plan>();
+  for (std::size_t d = 0; d < Plan::index_count; ++d)
+    if (t.count[d] >= 2 && detail::standard_equivalent(t, d) == skip_code::leapfrog) return true;
+  return false;
+}();
+
+/// The code of each loop from its costs: the cheapest policy where the runtime policy chooses
+/// (ties keep leapfrog, the static table's choice), leapfrog elsewhere (where it is unused).
+LOOM_DECL stream::skip::codes runtime_skip_codes(const skip_choice& c);
+
+namespace detail {
+template <class Plan> struct runtime_skip_purpose {};
+
+// Two bits per loop: the plan cache stores one integer per choice.
+LOOM_DECL std::size_t pack_codes(const stream::skip::codes& c);
+LOOM_DECL stream::skip::codes unpack_codes(std::size_t v);
+/// LOOM_DEBUG_PLAN's line for the codes of the first `loops` loops.
+LOOM_DECL void debug_skip_codes(const stream::skip::codes& codes, std::size_t loops);
+}  // namespace detail
+
+/// The codes that plan P's `skip::runtime` intersections run with for `lhs = rhs`: cached by
+/// the coarse signature (per thread, per plan), else costed from statistics. LOOM_DEBUG_PLAN
+/// logs the choice.
+template <class Plan, class Lhs, class Rhs>
+stream::skip::codes cached_runtime_skips(const Lhs& lhs, const Rhs& rhs) {
+  using cache_t = plan_cache<Lhs, Rhs, detail::runtime_skip_purpose<Plan>>;
+  return detail::unpack_codes(
+      cache_t::local().find_or(detail::coarse_signature(rhs), [&](statistics_cache& stats) {
+        const stream::skip::codes codes = runtime_skip_codes(choose_skip<Plan, 1>(lhs, rhs, stats));
+        if (loom::debug_plan()) detail::debug_skip_codes(codes, Plan::index_count);
+        return detail::pack_codes(codes);
+      }));
+}
+
+/// The runtime policy's choice in words: each loop where it chooses, its operands' mean fiber
+/// sizes, the estimated cost of each policy and the one chosen (*).
+LOOM_DECL std::string describe_runtime_skips(const skip_choice& c);
+
+/// The per-loop table of a skip choice in words: each loop with two or more co-iterated
+/// operands, their mean fiber sizes, every policy's estimated cost (instantiated or not), and
+/// the chosen candidate.
+LOOM_DECL std::string describe_skip_choice(const skip_choice& c, std::size_t cap);
+
+#if LOOM_HEADER_ONLY
+namespace detail {
+
+LOOM_DEF double fiber_cost(skip_code c, const std::vector<double>& n,
+                           const std::vector<coiterated>& ops, double extent,
+                           const skip_cost_constants& k) {
+  const std::size_t m = n.size();
+  auto gallop = [&](double target, double over) {  // seeks into `target` entries, `over` times
+    return over * k.seek * (1 + std::log2(1 + target / std::max(over, 1.0)));
+  };
+  auto step_cost = [&](std::size_t o) {
+    return n[o] * k.step + (ops[o].scans ? extent * k.bitmap_word : 0.0);
+  };
+  auto lead = [&](std::size_t leader) {
+    double cost = step_cost(leader);
+    for (std::size_t o = 0; o < m; ++o) {
+      if (o == leader) continue;
+      if (ops[o].locatable)
+        cost += n[leader] * (ops[o].scans ? k.other_locate : k.hashed_locate);
+      else
+        cost += gallop(n[o], n[leader]);
+    }
+    return cost;
+  };
+  double lo = n[0];
+  for (double x : n) lo = std::min(lo, x);
+  switch (c) {
+    case skip_code::merge: {
+      double s = 0;
+      for (std::size_t o = 0; o < m; ++o) s += step_cost(o);
+      return s;
+    }
+    case skip_code::leapfrog: {  // every operand seeks about once per entry of the smallest
+      double s = 0;
+      for (std::size_t o = 0; o < m; ++o) s += gallop(n[o], lo);
+      return s;
+    }
+    case skip_code::lead_first:
+      return lead(0);
+    case skip_code::lead_last:
+      return lead(m - 1);
+    default: {  // the static table: the first non-locatable operand leads, the rest probe
+      bool any = false;
+      for (const auto& o : ops) any = any || o.locatable;
+      if (!any) return fiber_cost(skip_code::leapfrog, n, ops, extent, k);
+      std::size_t leader = 0;
+      while (leader < m && ops[leader].locatable) ++leader;
+      return lead(leader == m ? 0 : leader);
+    }
+  }
+}
+
+LOOM_DEF double mean_fiber(const statistics& s, const coiterated& o, std::size_t order,
+                           const std::vector<std::size_t>& modes_by_level) {
+  if (s.nnz == 0) return 0;
+  if (!o.transposed) {
+    const double here = static_cast<double>(s.nonempty_fibers[o.level]);
+    const double above = o.level == 0 ? 1.0 : static_cast<double>(s.nonempty_fibers[o.level - 1]);
+    return above > 0 ? here / above : 0;
+  }
+  if (o.level == 0) return static_cast<double>(s.distinct[o.mode]);
+  (void)order, (void)modes_by_level;
+  // order 2: the entries per coordinate of the other mode; higher orders: the same, roughly
+  double other = 1;
+  for (std::size_t m = 0; m < s.distinct.size(); ++m)
+    if (m != o.mode) other = std::max(other, static_cast<double>(s.distinct[m]));
+  return static_cast<double>(s.nnz) / other;
+}
+
+LOOM_DEF void describe_loop_operands(std::ostream& s, const loop_skip_costs& l) {
+  s << "  loop " << l.index << ":";
+  for (std::size_t o = 0; o < l.operands.size(); ++o)
+    s << (o ? "," : "") << " " << l.operands[o] << " "
+      << static_cast<std::int64_t>(l.fiber[o] + 0.5) << " per fiber";
+  s << "; " << static_cast<std::int64_t>(l.outer + 0.5) << " outer iterations\n";
+}
+
+LOOM_DEF std::size_t pack_codes(const stream::skip::codes& c) {
+  std::uint64_t v = 0;
+  for (std::size_t d = 0; d < c.size(); ++d)
+    v |= std::uint64_t{static_cast<std::uint8_t>(c[d]) & 3u} << (2 * d);
+  return static_cast<std::size_t>(v);
+}
+
+LOOM_DEF stream::skip::codes unpack_codes(std::size_t v) {
+  stream::skip::codes c{};
+  for (std::size_t d = 0; d < c.size(); ++d) c[d] = static_cast<skip_code>((v >> (2 * d)) & 3u);
+  return c;
+}
+
+LOOM_DEF void debug_skip_codes(const stream::skip::codes& codes, std::size_t loops) {
+  std::string line = "loom: skip policy chosen at run time:";
+  for (std::size_t d = 0; d < loops; ++d) (line += ' ') += skip_code_name(codes[d]);
+  loom::detail::debug_line({line, " (by loop)"});
+}
+
+}  // namespace detail
+
+LOOM_DEF stream::skip::codes runtime_skip_codes(const skip_choice& c) {
+  stream::skip::codes codes = stream::skip::default_codes;
+  for (const auto& l : c.loops) {
+    if (l.standard_is != skip_code::leapfrog) continue;  // depth < max_indices <= max_loops
+    skip_code best = skip_code::leapfrog;
+    for (skip_code code : {skip_code::merge, skip_code::lead_first, skip_code::lead_last})
+      if (l.per_fiber[static_cast<std::size_t>(code)] < l.per_fiber[static_cast<std::size_t>(best)])
+        best = code;
+    codes[l.depth] = best;
+  }
+  return codes;
+}
+
+LOOM_DEF std::string describe_runtime_skips(const skip_choice& c) {
+  std::ostringstream s;
+  const stream::skip::codes codes = runtime_skip_codes(c);
+  bool any = false;
+  for (const auto& l : c.loops) {
+    if (l.standard_is != skip_code::leapfrog) continue;
+    if (!any) s << "skip policy per loop (chosen at run time from statistics, one kernel):\n";
+    any = true;
+    detail::describe_loop_operands(s, l);
+    for (skip_code code :
+         {skip_code::leapfrog, skip_code::merge, skip_code::lead_first, skip_code::lead_last}) {
+      s << "    " << (codes[l.depth] == code ? "* " : "  ") << skip_code_name(code);
+      if (code == skip_code::lead_first) s << " (" << l.operands.front() << " iterates)";
+      if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
+      s << ": estimated cost "
+        << static_cast<std::int64_t>(l.outer * l.per_fiber[static_cast<std::size_t>(code)] + 0.5)
+        << "\n";
+    }
+  }
+  return s.str();
+}
+
+LOOM_DEF std::string describe_skip_choice(const skip_choice& c, std::size_t cap) {
+  std::ostringstream s;
+  if (c.loops.empty()) {
+    s << "skip policy: no loop co-iterates two or more sparse operands (nothing to choose)\n";
+    return s.str();
+  }
+  s << "skip policy per loop (" << c.candidates.size() << " candidates instantiated, at most "
+    << cap << "; loom::opt::skip_candidates<N>):\n";
+  for (const auto& l : c.loops) {
+    detail::describe_loop_operands(s, l);
+    for (skip_code code : {skip_code::standard, skip_code::leapfrog, skip_code::merge,
+                           skip_code::lead_first, skip_code::lead_last}) {
+      std::ptrdiff_t cand = -1;
+      if (code == skip_code::standard) cand = 0;
+      for (std::size_t k = 1; k < c.candidates.size(); ++k)
+        if (c.candidates[k].depth == l.depth && c.candidates[k].code == code)
+          cand = static_cast<std::ptrdiff_t>(k);
+      const bool chosen = cand >= 0 && static_cast<std::size_t>(cand) == c.chosen;
+      s << "    " << (chosen ? "* " : "  ") << skip_code_name(code);
+      if (code == skip_code::standard && l.standard_is != skip_code::standard)
+        s << " (= " << skip_code_name(l.standard_is) << ")";
+      if (code == skip_code::lead_first) s << " (" << l.operands.front() << " iterates)";
+      if (code == skip_code::lead_last) s << " (" << l.operands.back() << " iterates)";
+      s << ": estimated cost "
+        << static_cast<std::int64_t>(l.outer * l.per_fiber[static_cast<std::size_t>(code)] + 0.5);
+      if (cand < 0)
+        s << (code == l.standard_is ? " (same as standard)" : " (not instantiated)");
+      else
+        s << " (candidate #" << cand << ")";
+      s << "\n";
+    }
+  }
+  s << "chosen: skip candidate #" << c.chosen;
+  if (c.chosen == 0) s << " (standard at every loop)";
+  for (const auto& l : c.loops)
+    if (c.chosen > 0 && l.depth == c.candidates[c.chosen].depth)
+      s << " (" << skip_code_name(c.candidates[c.chosen].code) << " at loop " << l.index << ")";
+  s << "\n";
+  return s.str();
+}
+#endif  // LOOM_HEADER_ONLY
+
+}  // namespace loom::optimize
+
+#endif  // LOOM_OPTIMIZE_CHOICE_SKIP_CHOICE_HPP
+// ---- end <loom/optimize/choice/skip_choice.hpp>
+// ---- begin <loom/rewrite/hoist.hpp>
+// Defines hoisting: a sum that is a factor of a product whose other factor iterates indices the
+// sum does not depend on would be recomputed inside the fused loop nest for every value of those
+// indices; it is computed once instead (materialised by the evaluator). This file finds such sums
+// and rebuilds the expression around their replacement (rewrite/); it never runs a kernel.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_REWRITE_HOIST_HPP
+#define LOOM_REWRITE_HOIST_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/set.hpp>
+
 #include <tuple>
 #include <type_traits>
-#include <variant>
+
+namespace loom::rewrite {
+
+namespace detail {
+template <class E> struct is_sum : std::false_type {};
+template <class I, class E> struct is_sum<expr::sum<I, E>> : std::true_type {};
+template <class L, class R>
+using difference = boost::mp11::mp_set_difference<boost::mp11::mp_unique<L>, R>;
+template <class A> struct access_indices;
+template <class T, class... Is> struct access_indices<expr::access<T, Is...>> {
+  using type = boost::mp11::mp_list<Is...>;
+};
+template <class A> using access_indices_t = typename access_indices<A>::type;
+// the indices some access of E reads (their extents are known from the tensors)
+template <class E>
+using read_indices = boost::mp11::mp_unique<boost::mp11::mp_apply<
+    boost::mp11::mp_append,
+    boost::mp11::mp_push_front<boost::mp11::mp_transform<access_indices_t, expr::accesses_t<E>>,
+                               boost::mp11::mp_list<>>>>;
+template <class L, class R>
+using intersection =
+    boost::mp11::mp_set_intersection<boost::mp11::mp_unique<L>, boost::mp11::mp_unique<R>>;
+}  // namespace detail
+
+/// Whether the sum S, multiplied by Sibling, should be computed once: Sibling iterates an index
+/// S does not depend on, the two bind no index name in common (that case is the planner's
+/// lifting rule, with its own diagnostic), S reads a tensor (a count sum(i, 1) is a scaling, whose
+/// extent comes from the rest of the kernel), every free index of S is read by one of its
+/// accesses (not only broadcast), and S has at most two free indices.
+template <class S, class Sibling>
+inline constexpr bool hoistable_v = [] {
+  if constexpr (!detail::is_sum<S>::value) {
+    return false;
+  } else {
+    using extra = detail::difference<expr::all_indices_t<Sibling>, expr::free_indices_t<S>>;
+    using shared = detail::intersection<expr::summed_indices_t<S>, expr::summed_indices_t<Sibling>>;
+    return !boost::mp11::mp_empty<extra>::value && boost::mp11::mp_empty<shared>::value &&
+           !boost::mp11::mp_empty<expr::accesses_t<S>>::value &&  // counts sum(i, 1) are scalings
+           boost::mp11::mp_empty<
+               detail::difference<expr::free_indices_t<S>, detail::read_indices<S>>>::value &&
+           boost::mp11::mp_size<expr::free_indices_t<S>>::value <=
+               2;  // materialised as a matrix at most
+  }
+}();
+
+/// Whether a hoisted S is computed into a dense temporary (a scalar, a vector, or a matrix that
+/// is not statically sparse) rather than a sparse one (`dcsr`).
+template <class S>
+inline constexpr bool hoisted_dense_v = boost::mp11::mp_size<expr::free_indices_t<S>>::value <= 1 ||
+                                        expr::sparsity_v<S> == expr::sparsity::dense;
+
+namespace detail {
+template <class E> struct has_hoistable : std::false_type {};
+template <class L, class R>
+struct has_hoistable<expr::mul<L, R>>
+    : std::bool_constant<hoistable_v<L, R> || hoistable_v<R, L> || has_hoistable<L>::value ||
+                         has_hoistable<R>::value> {};
+template <class L, class R>
+struct has_hoistable<expr::add<L, R>>
+    : std::bool_constant<has_hoistable<L>::value || has_hoistable<R>::value> {};
+template <class P, class B>
+struct has_hoistable<expr::where<P, B>>
+    : std::bool_constant<has_hoistable<P>::value || has_hoistable<B>::value> {};
+template <class I, class B> struct has_hoistable<expr::sum<I, B>> : has_hoistable<B> {};
+template <class I, class B> struct has_hoistable<expr::expand<I, B>> : has_hoistable<B> {};
+template <class F, class... Es>
+struct has_hoistable<expr::map<F, Es...>> : std::bool_constant<(has_hoistable<Es>::value || ...)> {
+};
+}  // namespace detail
+
+/// Whether E holds a sum to hoist.
+template <class E> inline constexpr bool has_hoistable_v = detail::has_hoistable<E>::value;
+
+/// Calls `k(s, rebuild)` for the first sum `s` of `e` to hoist (depth first, left to right);
+/// `rebuild(x)` is `e` with `s` replaced by `x`. Requires `has_hoistable_v<E>`.
+template <class E, class K> constexpr void hoist_first(const E& e, K&& k) {
+  if constexpr (requires { []<class L, class R>(const expr::mul<L, R>&) {}(e); }) {
+    using L = std::remove_cvref_t<decltype(e.lhs)>;
+    using R = std::remove_cvref_t<decltype(e.rhs)>;
+    if constexpr (hoistable_v<L, R>) {
+      k(e.lhs, [&](const auto& x) {
+        return expr::mul<std::remove_cvref_t<decltype(x)>, R>{x, e.rhs};
+      });
+    } else if constexpr (hoistable_v<R, L>) {
+      k(e.rhs, [&](const auto& x) {
+        return expr::mul<L, std::remove_cvref_t<decltype(x)>>{e.lhs, x};
+      });
+    } else if constexpr (has_hoistable_v<L>) {
+      hoist_first(e.lhs, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto l = rebuild(x);
+          return expr::mul<decltype(l), R>{l, e.rhs};
+        });
+      });
+    } else {
+      hoist_first(e.rhs, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto r = rebuild(x);
+          return expr::mul<L, decltype(r)>{e.lhs, r};
+        });
+      });
+    }
+  } else if constexpr (requires { []<class L, class R>(const expr::add<L, R>&) {}(e); }) {
+    using L = std::remove_cvref_t<decltype(e.lhs)>;
+    using R = std::remove_cvref_t<decltype(e.rhs)>;
+    if constexpr (has_hoistable_v<L>) {
+      hoist_first(e.lhs, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto l = rebuild(x);
+          return expr::add<decltype(l), R>{l, e.rhs};
+        });
+      });
+    } else {
+      hoist_first(e.rhs, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto r = rebuild(x);
+          return expr::add<L, decltype(r)>{e.lhs, r};
+        });
+      });
+    }
+  } else if constexpr (requires { []<class P, class B>(const expr::where<P, B>&) {}(e); }) {
+    using P = std::remove_cvref_t<decltype(e.pred)>;
+    using B = std::remove_cvref_t<decltype(e.body)>;
+    if constexpr (has_hoistable_v<P>) {
+      hoist_first(e.pred, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto p = rebuild(x);
+          return expr::where<decltype(p), B>{p, e.body};
+        });
+      });
+    } else {
+      hoist_first(e.body, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto b = rebuild(x);
+          return expr::where<P, decltype(b)>{e.pred, b};
+        });
+      });
+    }
+  } else if constexpr (requires { []<class I, class B>(const expr::sum<I, B>&) {}(e); }) {
+    [&]<class I, class B>(const expr::sum<I, B>& n) {
+      hoist_first(n.body, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto b = rebuild(x);
+          return expr::sum<I, decltype(b)>{b};
+        });
+      });
+    }(e);
+  } else if constexpr (requires { []<class I, class B>(const expr::expand<I, B>&) {}(e); }) {
+    [&]<class I, class B>(const expr::expand<I, B>& n) {
+      hoist_first(n.body, [&](const auto& s, auto rebuild) {
+        k(s, [&, rebuild](const auto& x) {
+          auto b = rebuild(x);
+          return expr::expand<I, decltype(b)>{b};
+        });
+      });
+    }(e);
+  } else {  // map: one or two operands
+    [&]<class F, class... Es>(const expr::map<F, Es...>& n) {
+      if constexpr (sizeof...(Es) == 1) {
+        hoist_first(std::get<0>(n.args), [&](const auto& s, auto rebuild) {
+          k(s, [&, rebuild](const auto& x) {
+            auto a = rebuild(x);
+            return expr::map<F, decltype(a)>{n.f, {a}};
+          });
+        });
+      } else {
+        using A = std::tuple_element_t<0, std::tuple<Es...>>;
+        using B = std::tuple_element_t<1, std::tuple<Es...>>;
+        if constexpr (has_hoistable_v<A>) {
+          hoist_first(std::get<0>(n.args), [&](const auto& s, auto rebuild) {
+            k(s, [&, rebuild](const auto& x) {
+              auto a = rebuild(x);
+              return expr::map<F, decltype(a), B>{n.f, {a, std::get<1>(n.args)}};
+            });
+          });
+        } else {
+          hoist_first(std::get<1>(n.args), [&](const auto& s, auto rebuild) {
+            k(s, [&, rebuild](const auto& x) {
+              auto b = rebuild(x);
+              return expr::map<F, A, decltype(b)>{n.f, {std::get<0>(n.args), b}};
+            });
+          });
+        }
+      }
+    }(e);
+  }
+}
+
+}  // namespace loom::rewrite
+
+#endif  // LOOM_REWRITE_HOIST_HPP
+// ---- end <loom/rewrite/hoist.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <type_traits>
 #include <vector>
+
+namespace loom::plan {
+
+namespace detail {
+
+template <class T> std::string tensor_label(const T& t, std::size_t ordinal) {
+  return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
+}
+
+// "aliasing: the output's storage is also read by x ...", when it is (format/memory.hpp).
+template <class Lhs, class Rhs> std::string aliasing_line(const Lhs& lhs, const Rhs& rhs) {
+  const std::string names = loom::detail::aliased_operands(lhs.tensor, rhs);
+  if (names.empty()) return "";
+  return "aliasing: the output's storage is also read by " + names +
+         ": the result is computed into a copy, which then replaces the output\n";
+}
+
+template <class... Is> std::string index_list() {
+  std::string s;
+  ((s += (s.empty() ? "" : ",") + std::string(Is::name)), ...);
+  return s;
+}
+
+/// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
+template <class E> std::string to_string(const E& e, std::size_t& ordinal) {
+  if constexpr (requires { e.tensor; }) {
+    return [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
+      return tensor_label(*a.tensor, ordinal++) + "(" + index_list<Is...>() + ")";
+    }(e);
+  } else if constexpr (requires { e.value; }) {
+    std::ostringstream s;
+    if constexpr (requires { s << e.value; })
+      s << e.value;
+    else if constexpr (requires { s << e.value.value; })
+      s << e.value.value;
+    else
+      s << "literal";
+    return s.str();
+  } else if constexpr (requires {
+                         e.lhs;
+                         e.rhs;
+                       }) {
+    constexpr bool is_add = requires { []<class L, class R>(const expr::add<L, R>&) {}(e); };
+    std::string l = to_string(e.lhs, ordinal);
+    std::string r = to_string(e.rhs, ordinal);
+    return is_add ? "(" + l + " + " + r + ")" : l + " * " + r;
+  } else if constexpr (requires {
+                         e.pred;
+                         e.body;
+                       }) {
+    std::string p = to_string(e.pred, ordinal);
+    return "where(" + p + ", " + to_string(e.body, ordinal) + ")";
+  } else if constexpr (requires { e.args; }) {
+    using F = decltype(e.f);
+    std::string name = "f";
+    if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
+    std::vector<std::string> args;
+    loom::detail::unpack([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); },
+                         e.args);
+    const bool word = name != "f" && name != "scale" && !name.empty() && name[0] >= 'a' &&
+                      name[0] <= 'z';  // exp, log, max: a call
+    if (word) return name + "(" + args[0] + (args.size() == 2 ? ", " + args[1] : "") + ")";
+    if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
+    if (name == "-") return "-" + args[0];
+    if constexpr (requires { e.f.divisor; }) {
+      std::ostringstream d;
+      d << e.f.divisor;
+      return args[0] + " / " + d.str();
+    }
+    std::string s = "map(" + name;
+    for (auto& a : args) s += ", " + a;
+    return s + ")";
+  } else if constexpr (requires {
+                         []<class Op, class I, class B>(const expr::aggregate<Op, I, B>&) {}(e);
+                       }) {
+    return [&]<class Op, class I, class B>(const expr::aggregate<Op, I, B>& n) {
+      return std::string(Op::name) + "(" + std::string(I::name) + ", " +
+             to_string(n.body, ordinal) + ")";
+    }(e);
+  } else {
+    return [&]<template <class, class> class Node, class I, class B>(const Node<I, B>& n) {
+      const bool is_sum = std::is_same_v<Node<I, B>, expr::sum<I, B>>;
+      return std::string(is_sum ? "sum(" : "expand(") + std::string(I::name) + ", " +
+             to_string(n.body, ordinal) + ")";
+    }(e);
+  }
+}
+
+}  // namespace detail
+
+namespace detail {
+template <class P, class Lhs, class Rhs>
+std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& preamble) {
+  using order = typename P::order;
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
+  std::ostringstream s;
+  std::size_t ordinal = 0;
+  const std::string out_name = lhs.tensor->name().empty() ? "out" : lhs.tensor->name();
+  std::string kernel = detail::to_string(rhs, ordinal);
+  s << "kernel: " << out_name << "(" <<
+      [&]<class T, class... Is>(const expr::access<T, Is...>&) {
+        return detail::index_list<Is...>();
+      }(lhs)
+    << ") = " << kernel << "\n"
+    << preamble;
+
+  // operands
+  struct operand_info {
+    std::string label, format;
+    std::string copy_format;  // a transposed copy in general levels (a storage mapping's)
+    bool dense = false, transposed = false, view = false;
+    std::vector<std::size_t> level_depth;  // depth iterated by each stored level
+    std::vector<std::string> level_kind;
+    std::vector<char> level_probe;         // random access, not full (hashed, bitmap, banded, user)
+    std::vector<char> level_full;          // random access and full: located like a dense level
+    std::vector<char> level_role;          // 'i' iterated, 'm' co-iterated, 'l' located (per level)
+    std::vector<std::string> level_peers;  // the other operands at that level's loop
+    std::int64_t nnz = 0;
+    // a storage mapping's account of how its loops were fused (format/mapping/)
+    std::string (*mapping_explain)(const std::string&, const std::vector<char>&,
+                                   const std::vector<std::string>&,
+                                   const std::vector<std::string>&) = nullptr;
+  };
+  std::vector<operand_info> ops;
+  expr::for_each_access(rhs, [&](const auto& a, std::size_t operand) {
+    using A = std::remove_cvref_t<decltype(a)>;
+    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
+    using F = typename tensor_t::format_type;
+    operand_info info;
+    info.label = detail::tensor_label(*a.tensor, operand);
+    info.format = format_name<F>();
+    info.dense = F::all_dense;
+    info.transposed = P::chosen.transposed[operand];
+    info.view = !std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>::owning;
+    info.nnz = a.tensor->nnz();
+    [&]<class T, class... Is>(const expr::access<T, Is...>*) {
+      constexpr std::array<std::size_t, sizeof...(Is)> depth_by_mode{
+          boost::mp11::mp_find<order, Is>::value...};
+      std::array<std::size_t, sizeof...(Is)> modes{};
+      for (std::size_t k2 = 0; k2 < modes.size(); ++k2) modes[k2] = F::modes[k2];
+      if (F::all_dense || info.transposed)
+        std::sort(modes.begin(), modes.end(), [&](std::size_t x, std::size_t y) {
+          return depth_by_mode[x] < depth_by_mode[y];
+        });
+      std::size_t level = 0;
+      auto add_levels = [&](auto levels) {
+        boost::mp11::mp_for_each<
+            boost::mp11::mp_transform<boost::mp11::mp_identity, decltype(levels)>>([&](auto l) {
+          using L = typename decltype(l)::type;
+          info.level_depth.push_back(depth_by_mode[modes[level]]);
+          info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
+          info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
+                                     !L::properties.full);
+          info.level_full.push_back(L::properties.random_access && L::properties.full);
+          if constexpr (requires { &L::definition::explain; })
+            info.mapping_explain = &L::definition::explain;
+          ++level;
+        });
+      };
+      using copy = transposed_format<order, A>;
+      if constexpr (copy::general) {
+        if (info.transposed) {  // the kernel reads the copy's levels
+          info.copy_format = format_name<typename copy::type>();
+          add_levels(typename copy::levels{});
+        } else {
+          add_levels(typename F::levels{});
+        }
+      } else {
+        add_levels(typename F::levels{});
+      }
+      info.level_role.assign(info.level_depth.size(), 'i');
+      info.level_peers.assign(info.level_depth.size(), "");
+    }(static_cast<const A*>(nullptr));
+    ops.push_back(std::move(info));
+  });
+
+  s << "operands:";
+  if (ops.empty()) s << " none";
+  for (const auto& o : ops) s << " " << o.label << " [" << o.format << ", " << o.nnz << " stored]";
+  s << "\n";
+
+  std::vector<std::string> names;
+  boost::mp11::mp_for_each<order>(
+      [&](auto idx) { names.push_back(std::string(decltype(idx)::name)); });
+  using out_indices = expr::free_indices_t<Lhs>;
+  s << "attribute order: ";
+  for (std::size_t d = 0; d < names.size(); ++d) s << (d ? ", " : "") << names[d];
+  s << "  (concordant with every sparse operand"
+    << (P::any_transposed ? " after transposition" : "") << ")\n";
+
+  // the innermost loop's vector path (stream/lanes.hpp), from the type of the stream tree
+  std::string vector_note;
+  {
+    using out_value = typename out_t::value_type;
+    using root = loom::detail::root_stream_t<P, Rhs>;
+    constexpr auto shape = [] {
+      if constexpr (out_t::format_type::all_dense && out_t::order > 0) {
+        // the output's last stored mode is the innermost loop: its rows are contiguous there
+        constexpr auto depth = loom::detail::output_depths<order, Lhs, out_t::order>;
+        constexpr std::size_t last = out_t::format_type::modes[out_t::order - 1];
+        if constexpr (depth[last] + 1 == boost::mp11::mp_size<order>::value)
+          return stream::lanes::shape_of<root, out_value>();
+        else
+          return stream::lanes::shape_of<root, void>();
+      } else {
+        return stream::lanes::shape_of<root, void>();
+      }
+    }();
+    constexpr int w = stream::lanes::width<out_value>;
+    constexpr int short_w = stream::lanes::short_width<out_value>;
+    if constexpr (shape == stream::lanes::shape::dot)
+      vector_note = "; vectorised, " + std::to_string(w) + " lanes" +
+                    (short_w < w ? " (" + std::to_string(short_w) + " on rows under 64 values)"
+                                 : std::string()) +
+                    ": the sum kept in 4 registers of partial sums (8 fixed partial sums under "
+                    "loom::set_deterministic)";
+    else if constexpr (shape == stream::lanes::shape::write)
+      vector_note = "; vectorised, " + std::to_string(w) + " lanes: the output row written " +
+                    std::to_string(w) + " cells at a time";
+  }
+  for (std::size_t d = 0; d < names.size(); ++d) {
+    bool is_free = false;
+    boost::mp11::mp_for_each<out_indices>(
+        [&](auto idx) { is_free = is_free || names[d] == decltype(idx)::name; });
+    std::vector<std::string> iterate, locate, probe;
+    using slot = std::pair<std::size_t, std::size_t>;  // (operand, level)
+    std::vector<slot> iterate_at, locate_at, probe_at;
+    for (std::size_t q = 0; q < ops.size(); ++q) {
+      const auto& o = ops[q];
+      for (std::size_t l = 0; l < o.level_depth.size(); ++l) {
+        if (o.level_depth[l] != d) continue;
+        const bool random = o.level_kind[l].rfind("dense", 0) == 0 || o.level_full[l];
+        (random             ? locate
+         : o.level_probe[l] ? probe
+                            : iterate)
+            .push_back(o.label + " (" + o.level_kind[l] + ")");
+        (random ? locate_at : o.level_probe[l] ? probe_at : iterate_at).push_back({q, l});
+      }
+    }
+    // a product probes a random-access level while another operand is iterated (make_mul);
+    // with nothing else to iterate, the first one is iterated
+    if (iterate.empty() && !probe.empty()) {
+      iterate.push_back(probe.front());
+      probe.erase(probe.begin());
+      iterate_at.push_back(probe_at.front());
+      probe_at.erase(probe_at.begin());
+    }
+    if (iterate.empty() && !locate.empty() && !locate_at.empty()) {
+      const auto [q, l] = locate_at.front();  // a full mapped level with no one to iterate
+      if (ops[q].level_full[l] && ops[q].level_kind[l].rfind("dense", 0) != 0) {
+        iterate.push_back(locate.front());
+        locate.erase(locate.begin());
+        iterate_at.push_back(locate_at.front());
+        locate_at.erase(locate_at.begin());
+      }
+    }
+    locate.insert(locate.end(), probe.begin(), probe.end());
+    locate_at.insert(locate_at.end(), probe_at.begin(), probe_at.end());
+    for (const auto& [q, l] : iterate_at) {
+      ops[q].level_role[l] = iterate_at.size() > 1 ? 'm' : 'i';
+      for (const auto& [r, m] : iterate_at)
+        if (r != q)
+          ops[q].level_peers[l] += (ops[q].level_peers[l].empty() ? "" : ", ") + ops[r].label;
+    }
+    for (const auto& [q, l] : locate_at) {
+      ops[q].level_role[l] = 'l';
+      for (const auto& [r, m] : iterate_at)
+        ops[q].level_peers[l] += (ops[q].level_peers[l].empty() ? "" : ", ") + ops[r].label;
+      if (ops[q].level_peers[l].empty()) ops[q].level_peers[l] = "the loop over its extent";
+    }
+    s << "  loop " << names[d] << (is_free ? " [free]" : " [summed]") << ": ";
+    if (iterate.empty() && locate.empty()) {
+      s << "no operand uses it: dense counted loop over its extent";
+    } else if (iterate.empty()) {
+      s << "dense counted loop; locate";
+      for (auto& x : locate) s << " " << x;
+    } else {
+      s << (iterate.size() == 1 ? "iterate "
+                                : "co-iterate (intersection by merge where multiplied, galloping "
+                                  "seek on fibers " +
+                                      std::to_string(stream::skip::gallop_ratio) +
+                                      "x longer than the other, unless a skip policy is chosen "
+                                      "below; lexicographic union where added) ");
+      for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
+      if (!locate.empty()) {
+        s << "; locate";
+        for (auto& x : locate) s << " " << x;
+      }
+    }
+    if (!is_free) {
+      bool free_below = false;
+      for (std::size_t e = d + 1; e < names.size(); ++e)
+        boost::mp11::mp_for_each<out_indices>(
+            [&](auto idx) { free_below = free_below || names[e] == decltype(idx)::name; });
+      s << (free_below ? "; sum into the output" : "; accumulate in a register");
+    }
+    if (d + 1 == names.size()) s << vector_note;
+    s << "\n";
+  }
+  for (const auto& o : ops) {
+    if (!o.mapping_explain || o.transposed) continue;
+    std::vector<std::string> loop_names;  // the program's index at each level
+    for (std::size_t depth : o.level_depth) loop_names.push_back(names[depth]);
+    s << o.mapping_explain(o.label, o.level_role, o.level_peers, loop_names);
+  }
+  for (const auto& o : ops) {
+    if (!o.transposed) continue;
+    s << "transpose: " << o.label << " is copied from " << o.format;
+    if (o.copy_format.empty())
+      s << " into a concordant mode order before the loops";
+    else  // a storage mapping holds one mode order: its copy is materialised in general levels
+      s << " into " << o.copy_format << " before the loops: the mapping is materialised in the "
+        << "loop order (its own levels cannot hold the entries in another mode order)";
+    s << (o.view ? "; a view is copied on every call\n"
+                 : "; the copy is kept for the next calls while " + o.label + " is unchanged\n");
+  }
+  using out_format = typename out_t::format_type;
+  s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
+  if constexpr (out_format::all_dense)
+    s << "written in place (locate and accumulate)";
+  else if constexpr (out_format::dense_over_bitmap && out_t::owning)
+    s << "written in place (locate and accumulate, presence bit set per cell)";
+  else if constexpr (P::output_in_order && pattern_of<Lhs, Rhs>::shares &&
+                     loom::detail::rows_of_columns<out_format>)
+    s << "written on the pattern of " << ops[pattern_of<Lhs, Rhs>::ordinal].label
+      << " (its positions and coordinates copied, values computed in its order)";
+  else if constexpr (P::output_in_order)
+    s << "assembled by in-order append";
+  else {
+    std::vector<std::string> out_names;  // the output's indices in storage order
+    boost::mp11::mp_for_each<expr::free_indices_t<Lhs>>(
+        [&](auto idx) { out_names.emplace_back(decltype(idx)::name); });
+    s << "assembled through a workspace, ";
+    if constexpr (P::output_prefix == 0) {
+      s << "one for the whole output";
+    } else {
+      s << "one row per (";
+      for (std::size_t k = 0; k < P::output_prefix; ++k)
+        s << (k ? "," : "") << out_names[out_format::modes[k]];
+      s << ")";
+    }
+    // csr-like, its columns in the outermost loop: a hashed or sorted workspace fills it by a
+    // counting sort on the row (stream/workspace.hpp)
+    constexpr bool by_rows = [] {
+      if constexpr (P::output_prefix == 0 && loom::detail::rows_of_columns<out_format>) {
+        using column = boost::mp11::mp_at_c<expr::free_indices_t<Lhs>, out_format::modes[1]>;
+        return boost::mp11::mp_find<typename P::order, column>::value == 0;
+      } else {
+        return false;
+      }
+    }();
+    if constexpr (by_rows)
+      s << ", placed by row when it ends (a counting sort, unless dense)\n  ";
+    else
+      s << ", appended in order when it ends\n  ";
+    if (loom::detail::forced_workspace) {
+      s << workspace_kind_name(*loom::detail::forced_workspace)
+        << " workspace, forced by loom::scoped_workspace";
+    } else {
+      loom::statistics_cache stats;
+      s << optimize::describe_workspace_choice(
+          optimize::choose_workspace(optimize::estimate_workspace<P>(lhs, rhs, stats)));
+    }
+  }
+  s << "\n";
+  return s.str();
+}
+}  // namespace detail
+
+namespace detail {
+// The skip policy per loop of plan P, as the evaluator chooses it under the options
+// (optimize/choice/skip_choice.hpp): among the instantiated candidates (`opt::skip_candidates<N>`),
+// as the runtime policy's codes (`opt::runtime_skips`) or fixed (`opt::fixed_skips`); empty for
+// the static table.
+template <class P, class Options, class Lhs, class Rhs>
+std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
+  using skips = typename Options::skips;
+  if constexpr (!std::is_void_v<typename loom::detail::fixed_skips_of<skips>::type>) {
+    return "skip policies fixed by the options (by loop): " +
+           loom::detail::skip_list_name<typename loom::detail::fixed_skips_of<skips>::type>::get() +
+           "\n";
+  } else if constexpr (Options::skip_cap > 1) {
+    constexpr std::size_t cap = Options::skip_cap;
+    if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
+      loom::statistics_cache stats;
+      auto c = optimize::choose_skip<P, cap>(lhs, rhs, stats);
+      std::string forced;
+      if (opts.skip_candidate) {
+        c.chosen = std::min(*opts.skip_candidate, c.cost.size() - 1);
+        forced = "skip candidate #" + std::to_string(c.chosen) + " forced by the options\n";
+      }
+      return optimize::describe_skip_choice(c, cap) + forced;
+    }
+  } else if constexpr (std::is_same_v<skips, opt::runtime_skips>) {
+    if constexpr (optimize::has_runtime_skip_loop<P>) {
+      loom::statistics_cache stats;
+      return optimize::describe_runtime_skips(optimize::choose_skip<P, 1>(lhs, rhs, stats)) +
+             (opts.skip_codes ? "codes forced by the options\n" : "");
+    }
+  }
+  (void)lhs, (void)rhs, (void)opts;
+  return {};
+}
+}  // namespace detail
+}  // namespace loom::plan
+
+#endif  // LOOM_EXEC_PLAN_TEXT_HPP
+// ---- end <loom/exec/plan_text.hpp>
+// ---- begin <loom/exec/run_plan.hpp>
+// Defines run_plan (exec/): one instantiated plan run into its output: operands bound
+// (exec/bind.hpp), the streams lowered (stream/), the outer loop split over threads when it pays
+// (parallel/), and the loops run into the output (exec/write_output.hpp).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_RUN_PLAN_HPP
+#define LOOM_EXEC_RUN_PLAN_HPP
+
+
+#include <cstddef>
+#include <type_traits>
 
 namespace loom::detail {
 
-/// Runs one instantiated plan into `out`, its intersections co-iterating as `Skips` says.
-template <class Plan, bool DenseMaps, class Skips = stream::skip::per_loop<>, class Out, class Lhs,
-          class Rhs>
-void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const auto& extent_by_id,
-              const stream::skip::codes& skips) {
+/// Runs one instantiated plan into `out`, its intersections co-iterating as `Skips` says
+/// (`skip::runtime` ones reading `skips`); `Accumulate`: `+=` into a dense or bitmap output;
+/// `workspace`: the one decided for a sparse output written out of order.
+template <class Plan, bool DenseMaps, class Skips, bool Accumulate, class Out, class Lhs, class Rhs>
+void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, const auto& extent_by_id,
+              const stream::skip::codes& skips, const optimize::workspace_choice& workspace) {
   using order = typename Plan::order;
   using V = expr::value_type_t<Rhs>;
   using T = typename Out::value_type;
@@ -15843,9 +15974,10 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
 
   static_assert(stream::skip::max_loops >= plan::detail::max_indices,
                 "loom internal error: fewer skip codes than loops; please report");
-  if constexpr (!Out::format_type::all_dense && !Out::format_type::dense_over_bitmap)
-    if (accumulate)  // assign_checked runs `+=` into a sparse output as `=` then a merge
-      throw error("loom internal error: += reached the kernel of a sparse output; please report");
+  static_assert(!Accumulate || Out::format_type::all_dense || Out::format_type::dense_over_bitmap,
+                "loom internal error: += reached the kernel of a sparse output (assign_checked "
+                "runs it as = then a merge); please report");
+  constexpr bool accumulate = Accumulate;
   stream::kernel_context ctx;
   ctx.skip = skips;
   ctx.sequential_sums = loom::deterministic();
@@ -15876,6 +16008,7 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
     split = parallel::decide_split<order, typename Plan::accesses, typename B::pointers, T>(
         pointers, ctx.extents[0], stream::is_contracted<root_type>(),
         out_format::all_dense ? out.values().size() : 0);
+  if (current_report != nullptr) current_report->threads = split.active ? split.threads : 1;
 
   if constexpr (out_format::all_dense) {
     constexpr bool rows_outer = [] {
@@ -15889,20 +16022,8 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const a
   } else if constexpr (out_format::dense_over_bitmap && Out::owning) {
     write_bitmap(out, root, accumulate, located_strides<Plan, Lhs>(out).data());
   } else {
-    write_sparse<Plan, splittable>(out, lhs, rhs, root, split);
+    write_sparse<Plan, splittable>(out, lhs, rhs, root, split, workspace);
   }
-}
-
-/// Runs plan P with the skip policies `Skips`; `skip::runtime` intersections read `skips`.
-template <class P, class Skips = stream::skip::per_loop<>, class Out, class Lhs, class Rhs>
-void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
-                  const stream::skip::codes& skips = stream::skip::default_codes) {
-  const auto extents = gather_extents(lhs, rhs);  // by P::universe, which depends on lhs, rhs only
-  if constexpr (needs_map_variants<Rhs>) {
-    if (maps_need_dense_domain(rhs))
-      return run_plan<P, true, Skips>(out, lhs, rhs, accumulate, extents, skips);
-  }
-  run_plan<P, false, Skips>(out, lhs, rhs, accumulate, extents, skips);
 }
 
 }  // namespace loom::detail
@@ -15912,79 +16033,188 @@ void execute_plan(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
 
 #include <boost/mp11/algorithm.hpp>
 
-#include <algorithm>
-#include <array>
-#include <memory>
-#include <optional>
+#include <chrono>
+#include <cstddef>
+#include <span>
 #include <string>
-#include <string_view>
-#include <tuple>
 #include <type_traits>
-#include <variant>
 #include <vector>
 
-namespace loom::detail {
+namespace loom {
 
-/// Calls `run(std::type_identity<P>{})` with the plan P of `lhs = rhs` to run: the only candidate,
-/// or the one the runtime optimizer picks from statistics (optimize/choice/plan_choice.hpp,
-/// cached).
-template <class Lhs, class Rhs, class Run>
-void with_chosen_plan(const Lhs& lhs, const Rhs& rhs, Run&& run) {
-  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
-  if constexpr (n > 1) {
-    boost::mp11::mp_with_index<n>(optimize::cached_choice(lhs, rhs), [&](auto c) {
-      run(std::type_identity<plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>{});
-    });
-  } else {
-    run(std::type_identity<plan::order_plan<Lhs, Rhs>>{});
-  }
-}
+/// How a kernel's intersections co-iterate (optimize/choice/skip_choice.hpp): the static table
+/// (the default), one of several instantiated variants chosen from statistics
+/// (`opt::skip_candidates<N>`), codes read at run time (`opt::runtime_skips`), or fixed by the
+/// options (`opt::fixed_skips`).
+enum class skip_decision { static_table, candidates, runtime_codes, fixed };
 
-/// Calls `run(std::type_identity<Skips>{}, codes)` with the skip policies of plan P's loops as
-/// the options say (optimize/choice/leader_choice.hpp): the static table (the default); one of
-/// `skip_candidates<N>` instantiated variants chosen from statistics; one kernel whose
-/// intersections read `codes` (`runtime_skips`); or fixed. The options' forced fields override
-/// the statistics.
-template <class P, class Options, class Lhs, class Rhs, class Run>
-void with_chosen_skips(const Lhs& lhs, const Rhs& rhs, const Options& opts, Run&& run) {
+namespace detail {
+
+template <skip_decision S, class P, class Options> struct skip_variant_list {
+  using type = boost::mp11::mp_list<stream::skip::per_loop<>>;
+};
+template <class P, class Options> struct skip_variant_list<skip_decision::fixed, P, Options> {
+  using type = boost::mp11::mp_list<typename fixed_skips_of<typename Options::skips>::type>;
+};
+template <class P, class Options> struct skip_variant_list<skip_decision::candidates, P, Options> {
+  using type = optimize::skip_candidates_t<P, Options::skip_cap>;
+};
+template <class P, class Options>
+struct skip_variant_list<skip_decision::runtime_codes, P, Options> {
+  using type = boost::mp11::mp_list<stream::skip::every_loop<stream::skip::runtime>>;
+};
+
+/// The skip policy plan P runs with under Options.
+template <class P, class Options> constexpr skip_decision skip_policy_of() {
   using skips = typename Options::skips;
-  constexpr auto static_codes = stream::skip::default_codes;
   if constexpr (!std::is_void_v<typename fixed_skips_of<skips>::type>) {
-    run(std::type_identity<typename fixed_skips_of<skips>::type>{}, static_codes);
-    return;
+    return skip_decision::fixed;
   } else if constexpr (Options::skip_cap > 1) {
-    using candidates = optimize::skip_candidates_t<P, Options::skip_cap>;
-    constexpr std::size_t n = boost::mp11::mp_size<candidates>::value;
-    if constexpr (n > 1) {
-      const std::size_t chosen = opts.skip_candidate
-                                     ? std::min(*opts.skip_candidate, n - 1)
-                                     : optimize::cached_skip_choice<P, Options::skip_cap>(lhs, rhs);
-      boost::mp11::mp_with_index<n>(chosen, [&](auto c) {
-        run(std::type_identity<boost::mp11::mp_at_c<candidates, decltype(c)::value>>{},
-            static_codes);
-      });
-      return;
-    }
+    if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, Options::skip_cap>>::value >
+                  1)
+      return skip_decision::candidates;
+    else
+      return skip_decision::static_table;
   } else if constexpr (std::is_same_v<skips, opt::runtime_skips>) {
-    if constexpr (optimize::has_runtime_skip_loop<P>) {
-      run(std::type_identity<stream::skip::every_loop<stream::skip::runtime>>{},
-          opts.skip_codes ? *opts.skip_codes : optimize::cached_runtime_skips<P>(lhs, rhs));
-      return;
-    }
+    if constexpr (optimize::has_runtime_skip_loop<P>)
+      return skip_decision::runtime_codes;
+    else
+      return skip_decision::static_table;
+  } else {
+    return skip_decision::static_table;
   }
-  (void)lhs, (void)rhs, (void)opts;
-  run(std::type_identity<stream::skip::per_loop<>>{}, static_codes);
 }
 
-/// Runs plan P of `lhs = rhs` with the skip policies the options choose.
-template <class P, class Options, class Out, class Lhs, class Rhs>
-void run_plan_with_skips(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate,
-                         const Options& opts) {
-  with_chosen_skips<P>(lhs, rhs, opts, [&](auto skips, const stream::skip::codes& codes) {
-    execute_plan<P, typename decltype(skips)::type>(out, lhs, rhs, accumulate, codes);
+/// The skip-policy types plan P may run with under Options: `run` picks one by index.
+template <class P, class Options>
+using skip_variants_t = typename skip_variant_list<skip_policy_of<P, Options>(), P, Options>::type;
+
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace detail
+
+/// What loom decided for one kernel `lhs = rhs` (the right-hand side rewritten): whether a sum is
+/// computed first (hoisted), which candidate plan runs and what each was estimated to cost, and
+/// the skip policies of its loops. Made by loom::decide, run by loom::run; holds the operands by
+/// pointer, as the expression does.
+template <class Lhs, class Rhs, class Options, bool Accumulate, class Order = void>
+struct kernel_decision {
+  using lhs_type = Lhs;
+  using kernel_type = Rhs;
+  using options_type = Options;
+  static constexpr bool accumulate = Accumulate;
+  /// The plans instantiated (plan/order.hpp): one under a loop order fixed by loom::order.
+  static constexpr std::size_t candidate_count = [] {
+    if constexpr (std::is_void_v<Order>)
+      return plan::plan_candidates<Lhs, Rhs>::count;
+    else
+      return std::size_t{1};
+  }();
+  template <std::size_t C>
+  using plan_type = std::conditional_t<
+      !std::is_void_v<Order>, plan::order_plan<Lhs, Rhs, -1, Order>,
+      std::conditional_t<(candidate_count > 1), plan::order_plan<Lhs, Rhs, static_cast<int>(C)>,
+                         plan::order_plan<Lhs, Rhs>>>;
+
+  kernel_decision(const Lhs& target, const Rhs& kernel, const Options& opts)
+      : lhs(target), rhs(kernel), options(opts) {}
+
+  Lhs lhs;
+  Rhs rhs;
+  Options options;
+  bool hoisted = false;                     // a sum is computed first (rewrite/hoist.hpp)
+  std::size_t candidate = 0;                // the plan run
+  std::span<const double> candidate_costs;  // per candidate, from the plan cache (none: one)
+  bool cache_hit = false;                   // the plan choice was remembered, not costed
+  std::size_t skip_variant = 0;             // among skip_variants_t of the plan run
+  stream::skip::codes skip_codes = stream::skip::default_codes;  // skip_decision::runtime_codes
+  bool aliased = false;  // the output is a copy that replaces the one an operand reads
+  /// A sparse output written out of order: its workspace's kind and estimates
+  /// (optimize/choice/workspace_choice.hpp).
+  optimize::workspace_choice workspace;
+
+  /// f(std::type_identity<P>{}) with the plan P decided.
+  template <class F> void with_plan(F&& f) const {
+    if constexpr (candidate_count > 1)
+      boost::mp11::mp_with_index<candidate_count>(
+          candidate, [&](auto c) { f(std::type_identity<plan_type<decltype(c)::value>>{}); });
+    else
+      f(std::type_identity<plan_type<0>>{});
+  }
+};
+
+namespace detail {
+
+/// The skip variant or codes plan P runs with, as the options say: cached choices from
+/// statistics unless the options force one.
+template <class P, class D> void decide_skips(D& d) {
+  using Options = typename D::options_type;
+  constexpr skip_decision policy = skip_policy_of<P, Options>();
+  const Options& opts = d.options;
+  if constexpr (policy == skip_decision::candidates) {
+    constexpr std::size_t n = boost::mp11::mp_size<skip_variants_t<P, Options>>::value;
+    d.skip_variant = opts.skip_candidate
+                         ? std::min(*opts.skip_candidate, n - 1)
+                         : optimize::cached_skip_choice<P, Options::skip_cap>(d.lhs, d.rhs);
+  } else if constexpr (policy == skip_decision::runtime_codes) {
+    d.skip_codes =
+        opts.skip_codes ? *opts.skip_codes : optimize::cached_runtime_skips<P>(d.lhs, d.rhs);
+  }
+  (void)opts;
+}
+
+/// Whether plan P writes the output of `Lhs` through a workspace: a sparse output (not a dense
+/// or bitmap one, written in place) whose entries the loops produce out of order.
+template <class P, class Lhs>
+inline constexpr bool writes_through_workspace = [] {
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(std::declval<Lhs>().tensor)>>;
+  return !out_t::format_type::all_dense && !out_t::format_type::dense_over_bitmap &&
+         !P::output_in_order;
+}();
+
+/// The decision of `lhs = rhs` as one fused loop nest (no sum hoisted): the candidate plan from
+/// statistics (cached), then its skip policies. Under loom::order<...> (`Order`), that order.
+template <class Order = void, class Options, class Lhs, class Rhs, bool Acc>
+kernel_decision<Lhs, Rhs, Options, Acc, Order> decide_fused(const Lhs& lhs, const Rhs& rhs,
+                                                            std::bool_constant<Acc>,
+                                                            const Options& opts) {
+  kernel_decision<Lhs, Rhs, Options, Acc, Order> d{lhs, rhs, opts};
+  if constexpr (decltype(d)::candidate_count > 1) {
+    const optimize::plan_choice& c = optimize::cached_plan_choice(lhs, rhs, d.cache_hit);
+    d.candidate = c.chosen;
+    d.candidate_costs = c.cost;
+  }
+  d.with_plan([&](auto p) {
+    using P = typename decltype(p)::type;
+    decide_skips<P>(d);
+    if constexpr (writes_through_workspace<P, Lhs>)
+      d.workspace = optimize::cached_workspace_choice<P>(lhs, rhs);
   });
+  return d;
 }
 
+/// Whether a sum the fused loops would recompute for each value of indices it does not depend on
+/// (e.g. the inner sum of sum(i, A(i,j) * sum(k, A(i,k) * x(k)))) is better computed once first:
+/// the cost model decides (optimize/choice/hoist_choice.hpp, cached). Fixed skip policies name the
+/// loops of one plan, so they hoist nothing.
+template <class Options, class Lhs, class Rhs> bool hoist_pays(const Lhs& lhs, const Rhs& rhs) {
+  constexpr bool fixed = !std::is_void_v<typename fixed_skips_of<typename Options::skips>::type>;
+  bool hoist = false;
+  if constexpr (rewrite::has_hoistable_v<Rhs> && !fixed) {
+    rewrite::hoist_first(rhs, [&](const auto& s, auto) {
+      hoist = optimize::cached_hoist(lhs, rhs, s,
+                                     rewrite::hoisted_dense_v<std::remove_cvref_t<decltype(s)>>);
+    });
+  }
+  (void)lhs, (void)rhs;
+  return hoist;
+}
+
+}  // namespace detail
+
+namespace detail {
 // A hoisted sum's storage: a dense vector (the size of one operand mode), a dense matrix unless
 // the sum is statically sparse (then DCSR).
 template <class V, class S, std::size_t N>
@@ -15993,6 +16223,731 @@ using hoisted_tensor =
                                  std::conditional_t<N == 1, dense_vector,
                                                     std::conditional_t<rewrite::hoisted_dense_v<S>,
                                                                        dense_matrix, dcsr>>>>;
+
+template <class Options, class OT, class... Os, class R, bool Acc>
+void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand,
+                    std::bool_constant<Acc> accumulate, const Options& opts);
+
+template <class Order = void, class Options, class Lhs, class Rhs, bool Acc>
+void run_kernel(const Lhs& lhs, const Rhs& rhs, std::bool_constant<Acc> accumulate,
+                const Options& opts, bool aliased = false);
+
+// The first hoistable sum computed into a temporary (its own kernel), then the kernel that reads
+// it in the sum's place.
+template <class D> void run_hoisted(const D& d) {
+  rewrite::hoist_first(d.rhs, [&](const auto& s, auto rebuild) {
+    using S = std::remove_cvref_t<decltype(s)>;
+    [&]<class... Is>(mp_list<Is...>) {
+      using T = hoisted_tensor<expr::value_type_t<S>, S, sizeof...(Is)>;
+      T t(typename T::shape_type{expr::extent_read<Is>(s)...});
+      t.set_name("hoisted");  // how explain_analyze and the plan log name it
+      if constexpr (T::format_type::all_dense)
+        LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
+      expr::access<T, Is...> target{&t};
+      assign_checked(target, s, std::false_type{}, d.options);
+      if constexpr (sizeof...(Is) == 0)  // a scalar: a literal (order-0 operands not streamed)
+        run_kernel(d.lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}),
+                   std::bool_constant<D::accumulate>{}, d.options);
+      else
+        run_kernel(d.lhs, rebuild(expr::access<const T, Is...>{&t}),
+                   std::bool_constant<D::accumulate>{}, d.options);
+    }(expr::free_indices_t<S>{});
+  });
+}
+
+// The decision's figures known before it runs.
+template <class D> void describe_decision(const D& d, kernel_report& r) {
+  std::size_t ordinal = 0;
+  r.kernel = plan::detail::to_string(d.lhs, ordinal) + (D::accumulate ? " += " : " = ") +
+             plan::detail::to_string(d.rhs, ordinal);
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(d.lhs.tensor)>>;
+  r.output_format = format_name<typename out_t::format_type>();
+  r.accumulate = D::accumulate;
+  r.hoisted = d.hoisted;
+  r.aliased = d.aliased;
+  r.cache_hit = d.cache_hit;
+  r.candidate = d.candidate;
+  r.candidates = D::candidate_count;
+  r.candidate_costs.assign(d.candidate_costs.begin(), d.candidate_costs.end());
+  if (d.hoisted) return;
+  d.with_plan([&](auto p) {
+    using P = typename decltype(p)::type;
+    boost::mp11::mp_for_each<typename P::order>([&](auto idx) {
+      r.loop_order += (r.loop_order.empty() ? "" : ",") + std::string(decltype(idx)::name);
+    });
+    constexpr skip_decision policy = skip_policy_of<P, typename D::options_type>();
+    constexpr std::size_t variants =
+        boost::mp11::mp_size<skip_variants_t<P, typename D::options_type>>::value;
+    r.skip_policy =
+        policy == skip_decision::fixed           ? "fixed by the options"
+        : policy == skip_decision::runtime_codes ? "codes chosen at run time"
+        : policy == skip_decision::candidates
+            ? "variant " + std::to_string(d.skip_variant) + " of " + std::to_string(variants)
+            : "static table";
+  });
+}
+
+/// Runs the decision: the hoisted sum first, or the plan decided with its skip policies (one
+/// dispatch over the instantiated plans and skip variants), into the output `lhs` names.
+template <class D> void run_decided(const D& d) {
+  if constexpr (rewrite::has_hoistable_v<typename D::kernel_type>)
+    if (d.hoisted) return run_hoisted(d);
+  auto& out = *d.lhs.tensor;
+  d.with_plan([&](auto p) {
+    using P = typename decltype(p)::type;
+    using variants = skip_variants_t<P, typename D::options_type>;
+    boost::mp11::mp_with_index<boost::mp11::mp_size<variants>::value>(d.skip_variant, [&](auto s) {
+      using Skips = boost::mp11::mp_at_c<variants, decltype(s)::value>;
+      const auto extents = gather_extents(d.lhs, d.rhs);  // by P::universe
+      if constexpr (needs_map_variants<typename D::kernel_type>) {
+        if (maps_need_dense_domain(d.rhs))
+          return run_plan<P, true, Skips, D::accumulate>(out, d.lhs, d.rhs, extents, d.skip_codes,
+                                                         d.workspace);
+      }
+      run_plan<P, false, Skips, D::accumulate>(out, d.lhs, d.rhs, extents, d.skip_codes,
+                                               d.workspace);
+    });
+  });
+}
+
+// run_decided, its report built and published (the plan log is on).
+template <class D> LOOM_NOINLINE void run_reported(const D& d, double decide_seconds) {
+  kernel_report r;
+  describe_decision(d, r);
+  r.decide_seconds = decide_seconds;
+  const report_scope scope = open_report(r);
+  try {
+    run_decided(d);
+  } catch (...) {
+    abandon_report(scope);
+    throw;
+  }
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(d.lhs.tensor)>>;
+  if constexpr (!out_t::format_type::all_dense) r.actual_entries = d.lhs.tensor->nnz();
+  close_report(r, scope);
+}
+
+/// Every choice of `lhs = rhs` (the right-hand side checked and rewritten): a sum hoisted when
+/// the cost model says so (then the plans are not costed), else decide_fused.
+template <class Order = void, class Options, class Lhs, class Rhs, bool Acc>
+kernel_decision<Lhs, Rhs, Options, Acc, Order> decide(const Lhs& lhs, const Rhs& rhs,
+                                                      std::bool_constant<Acc> accumulate,
+                                                      const Options& opts) {
+  if constexpr (std::is_void_v<Order>) {
+    if (hoist_pays<Options>(lhs, rhs)) {
+      kernel_decision<Lhs, Rhs, Options, Acc, Order> d{lhs, rhs, opts};
+      d.hoisted = true;
+      return d;
+    }
+  }
+  return decide_fused<Order>(lhs, rhs, accumulate, opts);
+}
+
+/// Decides `lhs = rhs` and runs the decision; with the plan log on, times both and reports them.
+template <class Order, class Options, class Lhs, class Rhs, bool Acc>
+void run_kernel(const Lhs& lhs, const Rhs& rhs, std::bool_constant<Acc> accumulate,
+                const Options& opts, bool aliased) {
+  if (!plan_log_active()) return run_decided(decide<Order>(lhs, rhs, accumulate, opts));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto d = decide<Order>(lhs, rhs, accumulate, opts);
+  d.aliased = aliased;
+  run_reported(d, seconds_since(t0));
+}
+
+}  // namespace detail
+}  // namespace loom
+
+#endif  // LOOM_EXEC_DECISION_HPP
+// ---- end <loom/exec/decision.hpp>
+// ---- begin <loom/exec/decompose.hpp>
+// Defines loom::decompose(lhs, rhs): a sum-product program split by a prefix of a
+// variable-elimination order into kernels with materialised intermediates, the indices after the
+// prefix co-eliminated in one fused kernel (Galley's logical optimizer). The
+// candidate prefixes and their kernels are instantiated at compile time (bounded by
+// loom::limits::elimination_orders); the cheapest under the logical cost is chosen at run time from
+// statistics and cached by a coarse signature (optimize/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_DECOMPOSE_HPP
+#define LOOM_EXEC_DECOMPOSE_HPP
+
+// ---- begin <loom/exec/decompose/runner.hpp>
+// Defines the run-time side of one decomposition candidate (exec/decompose.hpp): its kernels
+// run step by step into intermediates (sorted, dense, bitmap, hashed; shared where a twin step
+// computed the same sum), and Galley's logical cost of each candidate and format assignment.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_DECOMPOSE_RUNNER_HPP
+#define LOOM_EXEC_DECOMPOSE_RUNNER_HPP
+
+// ---- begin <loom/exec/decompose/steps.hpp>
+// Defines the static side of loom::decompose (exec/decompose.hpp): the steps of each candidate
+// elimination prefix (elimination.hpp) with their intermediates' indices and storage, shared
+// subexpressions, and what the planner reports (`decomposition_choice`).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_DECOMPOSE_STEPS_HPP
+#define LOOM_EXEC_DECOMPOSE_STEPS_HPP
+
+// ---- begin <loom/exec/decompose/elimination.hpp>
+// Defines the elimination side of loom::decompose (exec/decompose/): a sum-product flattened into
+// summed indices and factors (expr/sum_product.hpp), what eliminating one index makes, the loop
+// order concordant with the operands' storage (plan/order.hpp), and the candidate elimination
+// prefixes (exact, from core/combinatorics.hpp, or greedy min-fill).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_DECOMPOSE_ELIMINATION_HPP
+#define LOOM_EXEC_DECOMPOSE_ELIMINATION_HPP
+
+// ---- begin <loom/core/elimination.hpp>
+// Defines loom::detail::greedy_elimination: variable elimination's greedy order over factors
+// given as sets of index ids (core/). decompose orders its candidates with it at compile time
+// (cost: the intermediate's arity) and la its dense contractions at run time (cost: the points
+// a contraction visits); docs/architecture.md.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_ELIMINATION_HPP
+#define LOOM_CORE_ELIMINATION_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace loom::detail {
+
+/// A set of index ids below 64, one bit per id.
+using id_set = std::uint64_t;
+/// The most factors `greedy_elimination` takes.
+inline constexpr std::size_t max_elimination_factors = 64;
+
+/// Eliminates the `n` ids of `summed` one at a time and writes the order to `order`: each step
+/// the summed id whose `cost(span, id)` is least (the first such in `summed`), where `span` is
+/// the union of the factors that use it (0 when none does); those factors become one factor over
+/// `span` without the id. `factors` holds `count` index sets (at most max_elimination_factors).
+template <class Cost>
+constexpr void greedy_elimination(const id_set* factors, std::size_t count,
+                                  const std::size_t* summed, std::size_t n, std::size_t* order,
+                                  Cost&& cost) {
+  if (count > max_elimination_factors)
+    throw error("loom: variable elimination takes at most 64 factors, given " +
+                std::to_string(count));
+  std::array<id_set, max_elimination_factors + 1> live{};
+  for (std::size_t f = 0; f < count; ++f) live[f] = factors[f];
+  for (std::size_t c = 0; c < n; ++c)
+    if (summed[c] >= 64)
+      throw error("loom: variable elimination takes index ids below 64, given " +
+                  std::to_string(summed[c]));
+  std::array<bool, 64> done{};
+  for (std::size_t t = 0; t < n; ++t) {
+    std::size_t best = n;
+    id_set best_span = 0;
+    decltype(cost(id_set{}, std::size_t{})) best_cost{};
+    for (std::size_t c = 0; c < n; ++c) {
+      if (done[c]) continue;
+      const id_set bit = id_set{1} << summed[c];
+      id_set span = 0;
+      for (std::size_t f = 0; f < count; ++f)
+        if (live[f] & bit) span |= live[f];
+      const auto c_cost = cost(span, summed[c]);
+      if (best == n || c_cost < best_cost) best = c, best_cost = c_cost, best_span = span;
+    }
+    done[best] = true;
+    order[t] = summed[best];
+    const id_set bit = id_set{1} << summed[best];
+    if (best_span == 0) continue;  // used by no factor: nothing to merge
+    std::size_t kept = 0;
+    for (std::size_t f = 0; f < count; ++f)
+      if (!(live[f] & bit)) live[kept++] = live[f];
+    live[kept++] = best_span & ~bit;
+    count = kept;
+  }
+}
+
+/// How many ids an index set holds.
+constexpr std::size_t index_count(id_set s) {
+  std::size_t k = 0;
+  for (; s != 0; s &= s - 1) ++k;
+  return k;
+}
+
+}  // namespace loom::detail
+
+#endif  // LOOM_CORE_ELIMINATION_HPP
+// ---- end <loom/core/elimination.hpp>
+// ---- begin <loom/expr/sum_product.hpp>
+// Defines loom::expr::sum_product: an expression read as sums over a product, sum(s1, sum(s2,
+// ... F1 * F2 * ...)), its summed indices, its body and its factors. The one flattener of
+// decompose (exec/decompose/), la's normal form (la/) and their explain (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_SUM_PRODUCT_HPP
+#define LOOM_EXPR_SUM_PRODUCT_HPP
+
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <tuple>
+#include <type_traits>
+
+namespace loom::expr {
+
+namespace detail {
+template <class E> struct factor_types {
+  using type = boost::mp11::mp_list<E>;
+};
+template <class L, class R> struct factor_types<mul<L, R>> {
+  using type =
+      boost::mp11::mp_append<typename factor_types<L>::type, typename factor_types<R>::type>;
+};
+template <class E> struct is_nonempty_access : std::false_type {};
+template <class T, class... Is>
+struct is_nonempty_access<access<T, Is...>> : std::bool_constant<(sizeof...(Is) > 0)> {};
+}  // namespace detail
+
+/// `E` read as its leading sums over a body: `summed` lists their indices outermost first,
+/// `body` is what they sum, `factors` the leaves of the body's product tree, left to right (a
+/// sum, an addition or a map inside the product is one factor). Any expression has this form:
+/// one without sums has no summed index, one without `*` is its only factor.
+template <class E> struct sum_product {
+  using summed = boost::mp11::mp_list<>;
+  using body = E;
+  using factors = typename detail::factor_types<E>::type;
+  static constexpr const body& body_of(const E& e) { return e; }
+  /// Whether the summed indices are distinct and every factor is an access with an index: what
+  /// variable elimination takes (decompose).
+  static constexpr bool of_accesses =
+      boost::mp11::mp_all_of<factors, detail::is_nonempty_access>::value;
+};
+template <class I, class E> struct sum_product<sum<I, E>> {
+  using inner = sum_product<E>;
+  using summed = boost::mp11::mp_push_front<typename inner::summed, I>;
+  using body = typename inner::body;
+  using factors = typename inner::factors;
+  static constexpr const body& body_of(const sum<I, E>& e) { return inner::body_of(e.body); }
+  static constexpr bool of_accesses =
+      inner::of_accesses && !boost::mp11::mp_contains<typename inner::summed, I>::value;
+};
+
+/// The factors of a product, left to right, as a tuple of values (copies of the nodes, which
+/// hold pointers to their tensors).
+template <class E> constexpr auto factors_of(const E& e) {
+  if constexpr (requires { []<class L, class R>(const mul<L, R>&) {}(e); })
+    return std::tuple_cat(factors_of(e.lhs), factors_of(e.rhs));
+  else
+    return std::tuple<E>{e};
+}
+
+}  // namespace loom::expr
+
+#endif  // LOOM_EXPR_SUM_PRODUCT_HPP
+// ---- end <loom/expr/sum_product.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+
+namespace loom {
+
+/// The most elimination prefixes `decompose` instantiates per program (plus the fused kernel).
+inline constexpr std::size_t max_elimination_orders = limits::elimination_orders;
+/// The most cells `decompose` stores densely in one intermediate (a dense one- or two-index
+/// intermediate is chosen when cheaper than a sorted sparse one and not larger than this).
+inline constexpr std::int64_t max_dense_intermediate_cells = limits::dense_intermediate_cells;
+
+namespace detail::ve {
+
+using namespace boost::mp11;
+
+// The option that changes which kernels `decompose` instantiates: mixing dense and other formats
+// per step is a variant per mix, a tag (opt::format_per_step), off unless given. Sorted, bitmap
+// and hashed intermediates share one kernel (an adaptive level whose kind is set at run time), so
+// every format is compiled in.
+template <bool PerStep> struct intermediate_flags {
+  static constexpr bool per_step = PerStep;
+};
+template <class O> using flags_of = intermediate_flags<O::format_per_step>;
+
+// A candidate's format assignment, as one number: two bits per elimination step, step t's
+// intermediate_format in bits 2t and 2t + 1. `uniform_code` gives every step the same format.
+inline constexpr std::size_t max_coded_steps = 16;
+constexpr intermediate_format format_at(std::size_t code, std::size_t step) {
+  return static_cast<intermediate_format>(step < max_coded_steps ? code >> 2 * step & 3u : 0u);
+}
+// The part of a code that changes the kernels: its dense steps (the others, sorted, bitmap or
+// hashed, share the adaptive level's kernel and are read from the full code at run time).
+constexpr std::size_t dense_part(std::size_t code) {
+  std::size_t out = 0;
+  for (std::size_t t = 0; t < max_coded_steps; ++t)
+    if (format_at(code, t) == intermediate_format::dense)
+      out |= static_cast<std::size_t>(intermediate_format::dense) << 2 * t;
+  return out;
+}
+constexpr std::size_t uniform_code(intermediate_format f) {
+  std::size_t code = 0;
+  for (std::size_t t = 0; t < max_coded_steps; ++t) code |= static_cast<std::size_t>(f) << 2 * t;
+  return code;
+}
+
+// A sum-product: sum(s1, sum(s2, ... A * B * ...)) flattened into summed indices and factors
+// (expr/sum_product.hpp, shared with la); decompose takes those whose factors are all accesses.
+template <class E> using flatten = expr::sum_product<E>;
+
+// The accesses of a flattened product, left to right, as a tuple of access values.
+template <class E> constexpr auto collect(const E& e) {
+  return expr::factors_of(flatten<E>::body_of(e));
+}
+
+template <class A> struct tensor_of_access_impl;
+template <class T, class... Is> struct tensor_of_access_impl<expr::access<T, Is...>> {
+  using type = std::remove_const_t<T>;
+};
+template <class A> using tensor_of_access = typename tensor_of_access_impl<A>::type;
+
+template <class A> struct indices_of;
+template <class T, class... Is> struct indices_of<expr::access<T, Is...>> {
+  using type = mp_list<Is...>;
+};
+
+// The elimination prefixes of a sum-product over the summed indices L: one index eliminated, then
+// two, ... up to all (the indices after the prefix are summed in one fused kernel; the fused kernel
+// of all of L is candidate 0). Full orders stay candidates: their last kernel is pointwise over
+// intermediates, which may be shared. Shortest first, generated only up to Cap.
+template <class L, std::size_t Cap>
+using elimination_prefixes = loom::detail::ordered_prefixes<L, Cap>;
+
+// A factor: mp_list<id, indices>; ids below the input count are inputs, the rest intermediates.
+template <class F> using factor_id = mp_first<F>;
+template <class F> using factor_indices = mp_second<F>;
+template <class S> struct uses {
+  template <class F> using fn = mp_contains<factor_indices<F>, S>;
+};
+
+// Eliminating S: the factors using S become one intermediate over their other indices.
+template <class Factors, class S, class Id> struct eliminate {
+  using in = mp_copy_if_q<Factors, uses<S>>;
+  static_assert(!mp_empty<in>::value, "loom::decompose: a summed index is used by no factor");
+  using indices = mp_remove<
+      mp_unique<mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, in>, mp_list<>>>>,
+      S>;
+};
+
+// The indices of factor F in the order its storage nests them (inputs: their format's level
+// order; intermediates: as made).
+template <class Tensors, class F, bool Input = (factor_id<F>::value < mp_size<Tensors>::value)>
+struct stored_indices {
+  using type = factor_indices<F>;
+};
+template <class Tensors, class F> struct stored_indices<Tensors, F, true> {
+  using format = typename std::remove_cvref_t<mp_at<Tensors, factor_id<F>>>::format_type;
+  template <class K> using at_level = mp_at_c<factor_indices<F>, format::modes[K::value]>;
+  using type = mp_transform<at_level, mp_iota_c<format::order>>;
+};
+
+// A loop order over the indices of All that keeps every list of Stored (the planner's routine,
+// plan/order.hpp), and whether one exists.
+template <std::size_t N> struct loop_order {
+  std::array<std::size_t, N> positions{};
+  bool concordant = true;
+};
+// before[a][b]: index a of All comes right before b in one of the lists of Stored.
+template <class All, class... Stored> constexpr auto storage_precedence(mp_list<Stored...>) {
+  constexpr std::size_t n = mp_size<All>::value;
+  std::array<std::array<bool, n>, n> before{};
+  (..., [&]<class... Xs>(mp_list<Xs...>) {
+    constexpr std::array<std::size_t, sizeof...(Xs)> p{mp_find<All, Xs>::value...};
+    for (std::size_t t = 0; t + 1 < p.size(); ++t) before[p[t]][p[t + 1]] = true;
+  }(Stored{}));
+  return before;
+}
+template <class All, class... Stored> constexpr auto concordant_order(mp_list<Stored...>) {
+  constexpr std::size_t n = mp_size<All>::value;
+  static_assert(n <= plan::detail::max_indices && sizeof...(Stored) <= plan::detail::max_accesses,
+                "loom::decompose: a step has more indices or operands than the planner orders");
+  plan::detail::storage_order order(n);
+  (..., order.keep([]<class... Xs>(mp_list<Xs...>) {
+    return std::array<std::size_t, sizeof...(Xs)>{mp_find<All, Xs>::value...};
+  }(Stored{})));
+  const plan::detail::result r = order.solve();
+  loop_order<n> out;
+  out.concordant = r.ok;
+  for (std::size_t t = 0; t < n; ++t) out.positions[t] = r.ok ? r.order[t] : t;
+  return out;
+}
+// Whether one loop order keeps every list of Stored (no cycle in their precedences).
+template <class All, class... Stored> constexpr bool concordant_exists(mp_list<Stored...> stored) {
+  return concordant_order<All>(stored).concordant;
+}
+
+// The indices of the intermediate that eliminating S makes, in the order of a loop nest
+// concordant with the step's operands, so that the step writes it in order (appended, or one
+// workspace row at a time) instead of collecting and sorting its entries.
+template <class Tensors, class Factors, class S> struct concordant_made {
+  using e = eliminate<Factors, S, mp_size_t<0>>;
+  using all = mp_unique<
+      mp_apply<mp_append, mp_push_front<mp_transform<factor_indices, typename e::in>, mp_list<>>>>;
+  template <class F> using stored = typename stored_indices<Tensors, F>::type;
+  static constexpr auto positions =
+      concordant_order<all>(mp_transform<stored, typename e::in>{}).positions;
+  template <class K> using at = mp_at_c<all, positions[K::value]>;
+  using type = mp_remove<mp_transform<at, mp_iota<mp_size<all>>>, S>;
+};
+template <class Tensors, class Factors, class S>
+using concordant_made_t = typename concordant_made<Tensors, Factors, S>::type;
+
+// A greedy elimination order (the min-fill rule of variable elimination, on the program's
+// structure): each time, the summed index whose intermediate has the fewest indices (the first
+// such in the written order); core/elimination.hpp, shared with la.
+template <class Factors, class Summed> struct greedy_order {
+  using all = mp_unique<
+      mp_append<Summed, mp_apply<mp_append,
+                                 mp_push_front<mp_transform<factor_indices, Factors>, mp_list<>>>>>;
+  static constexpr std::size_t n = mp_size<Summed>::value;
+  static_assert(mp_size<all>::value <= 64 && mp_size<Factors>::value <= max_elimination_factors,
+                "loom::decompose: a program has more than 64 indices or factors");
+  static constexpr std::array<std::size_t, n> positions = [] {
+    std::array<id_set, mp_size<Factors>::value> sets{};
+    std::size_t f = 0;
+    mp_for_each<Factors>([&](auto factor) {
+      mp_for_each<factor_indices<decltype(factor)>>(
+          [&](auto idx) { sets[f] |= id_set{1} << mp_find<all, decltype(idx)>::value; });
+      ++f;
+    });
+    std::array<std::size_t, n> summed{}, order{};
+    std::size_t k = 0;
+    mp_for_each<Summed>([&](auto idx) { summed[k++] = mp_find<all, decltype(idx)>::value; });
+    greedy_elimination(
+        sets.data(), sets.size(), summed.data(), n, order.data(),
+        [](id_set span, std::size_t id) { return index_count(span & ~(id_set{1} << id)); });
+    return order;
+  }();
+  template <class K> using at = mp_at_c<all, positions[K::value]>;
+  using type = mp_transform<at, mp_iota_c<n>>;
+};
+
+// The candidates: every prefix when there are at most Cap (exact search, small programs); else the
+// prefixes of the greedy order first, then the shortest others, up to Cap.
+template <class Factors, class Summed, std::size_t Cap> struct candidate_prefixes {
+  static constexpr std::size_t n = mp_size<Summed>::value;
+  static constexpr bool exact = loom::detail::ordered_prefix_count(n) <= Cap;
+  using greedy = typename greedy_order<Factors, Summed>::type;
+  template <class K> using greedy_prefix = mp_take<greedy, mp_size_t<K::value + 1>>;
+  using greedy_prefixes = mp_transform<greedy_prefix, mp_iota_c<n>>;
+  using shortest = typename elimination_prefixes<Summed, Cap + n>::type;
+  using merged = mp_unique<mp_append<greedy_prefixes, shortest>>;
+  using type = mp_if_c<exact, shortest, mp_take_c<merged, std::min(Cap, mp_size<merged>::value)>>;
+};
+
+}  // namespace detail::ve
+}  // namespace loom
+
+#endif  // LOOM_EXEC_DECOMPOSE_ELIMINATION_HPP
+// ---- end <loom/exec/decompose/elimination.hpp>
+// ---- begin <loom/exec/evaluate.hpp>
+// Defines the driver (exec/): `out(i...) = e`, `out(i...) += e`, loom::assign, loom::accumulate
+// and loom::eval under a loom::options. Checks the kernel, turns the forms that are several
+// kernels (a sparse `+=`, aggregates, alternatives, automatic outputs, a sum of sums) into
+// single kernels, rewrites each, then decides and runs it (exec/decision.hpp).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_EVALUATE_HPP
+#define LOOM_EXEC_EVALUATE_HPP
+
+// ---- begin <loom/exec/aggregate.hpp>
+// Defines how the driver computes `max(j, e)` and `min(j, e)` (expr::aggregate): e first, as a
+// kernel of its own, then its entries reduced over j into a dense tensor over e's other indices,
+// which the expression then reads (exec/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_AGGREGATE_HPP
+#define LOOM_EXEC_AGGREGATE_HPP
+
+// ---- begin <loom/expr/transform.hpp>
+// Defines loom::expr::replace_matching: an expression rebuilt with every node of a chosen kind
+// replaced (the driver's temporaries for shared sums and aggregates) (expr/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXPR_TRANSFORM_HPP
+#define LOOM_EXPR_TRANSFORM_HPP
+
+
+#include <tuple>
+#include <type_traits>
+
+namespace loom::expr {
+
+/// `e` with every outermost node N for which `Match<N>::value` holds replaced by `f(node)`; the
+/// other nodes are rebuilt around their replaced children. `f` returns an expression node.
+template <template <class> class Match, class E, class F> auto replace_matching(const E& e, F&& f);
+
+namespace detail {
+template <template <class> class Match, class F> struct rebuilder {
+  F* f;
+  template <class E> auto go(const E& e) const { return replace_matching<Match>(e, *f); }
+  template <class T, class... Is> auto operator()(const access<T, Is...>& a) const { return a; }
+  template <class T> auto operator()(const literal<T>& l) const { return l; }
+  template <class L, class R> auto operator()(const add<L, R>& e) const {
+    auto l = go(e.lhs);
+    auto r = go(e.rhs);
+    return add<decltype(l), decltype(r)>{l, r};
+  }
+  template <class L, class R> auto operator()(const mul<L, R>& e) const {
+    auto l = go(e.lhs);
+    auto r = go(e.rhs);
+    return mul<decltype(l), decltype(r)>{l, r};
+  }
+  template <class P, class E> auto operator()(const where<P, E>& e) const {
+    auto p = go(e.pred);
+    auto b = go(e.body);
+    return where<decltype(p), decltype(b)>{p, b};
+  }
+  template <class I, class E> auto operator()(const expand<I, E>& e) const {
+    auto b = go(e.body);
+    return expand<I, decltype(b)>{b};
+  }
+  template <class I, class E> auto operator()(const sum<I, E>& e) const {
+    auto b = go(e.body);
+    return sum<I, decltype(b)>{b};
+  }
+  template <class Op, class I, class E> auto operator()(const aggregate<Op, I, E>& e) const {
+    auto b = go(e.body);
+    return aggregate<Op, I, decltype(b)>{b};
+  }
+  template <class Fn, class... Es> auto operator()(const map<Fn, Es...>& e) const {
+    return loom::detail::unpack(
+        [&](const auto&... a) {
+          auto args = std::make_tuple(go(a)...);
+          return loom::detail::unpack(
+              [&](const auto&... b) {
+                return map<Fn, std::remove_cvref_t<decltype(b)>...>{e.f, std::tuple(b...)};
+              },
+              args);
+        },
+        e.args);
+  }
+};
+}  // namespace detail
+
+template <template <class> class Match, class E, class F> auto replace_matching(const E& e, F&& f) {
+  if constexpr (Match<E>::value)
+    return f(e);
+  else
+    return detail::rebuilder<Match, std::remove_reference_t<F>>{&f}(e);
+}
+
+}  // namespace loom::expr
+
+#endif  // LOOM_EXPR_TRANSFORM_HPP
+// ---- end <loom/expr/transform.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+namespace loom::detail::aggr {
+
+template <class N> struct is_aggregate : std::false_type {};
+template <class Op, class I, class E>
+struct is_aggregate<expr::aggregate<Op, I, E>> : std::true_type {};
+
+template <class E> struct contains : std::false_type {};
+template <class Op, class I, class E>
+struct contains<expr::aggregate<Op, I, E>> : std::true_type {};
+template <class L, class R>
+struct contains<expr::add<L, R>> : std::bool_constant<contains<L>::value || contains<R>::value> {};
+template <class L, class R>
+struct contains<expr::mul<L, R>> : std::bool_constant<contains<L>::value || contains<R>::value> {};
+template <class P, class E>
+struct contains<expr::where<P, E>> : std::bool_constant<contains<P>::value || contains<E>::value> {
+};
+template <class I, class E> struct contains<expr::sum<I, E>> : contains<E> {};
+template <class I, class E> struct contains<expr::expand<I, E>> : contains<E> {};
+template <class F, class... Es>
+struct contains<expr::map<F, Es...>> : std::bool_constant<(contains<Es>::value || ...)> {};
+
+/// Whether E has a max or min aggregate.
+template <class E> inline constexpr bool has_aggregates_v = contains<std::remove_cvref_t<E>>::value;
+
+/// The tensor that holds e before the reduction: dense for one index, a dense matrix (dcsr when e
+/// is statically sparse) for two, csf beyond.
+template <class V, class E, std::size_t N>
+using body_tensor = tensor<
+    V,
+    std::conditional_t<
+        N == 1, dense_vector,
+        std::conditional_t<
+            N == 2, std::conditional_t<rewrite::hoisted_dense_v<E>, dense_matrix, dcsr>, csf<N>>>>;
+
+/// The temporaries an expression's aggregates were computed into (kept for its kernel).
+using kept = std::vector<std::shared_ptr<void>>;
+
+/// `e` with every outermost aggregate computed (its body by `assign(target, body)`, then reduced)
+/// and read from a dense tensor over its free indices (a literal when it has none).
+template <class E, class Assign> auto materialize(const E& e, kept& keep, Assign&& assign) {
+  return expr::replace_matching<is_aggregate>(
+      e, [&]<class Op, class I, class B>(const expr::aggregate<Op, I, B>& a) {
+        using V = expr::value_type_t<B>;
+        using body_indices = expr::free_indices_t<B>;
+        using rest = expr::free_indices_t<expr::aggregate<Op, I, B>>;
+        constexpr std::size_t n = boost::mp11::mp_size<body_indices>::value;
+        constexpr std::size_t r = boost::mp11::mp_size<rest>::value;
+        constexpr std::size_t at = boost::mp11::mp_find<body_indices, I>::value;
+        using T = body_tensor<V, B, n>;
+        using R = tensor<V, std::conditional_t<r == 0, format<>, dense_n<r>>>;
+        // the body
+        const auto body = [&]<class... Is>(boost::mp11::mp_list<Is...>) {
+          auto t = std::make_shared<T>(typename T::shape_type{expr::extent_read<Is>(a.body)...});
+          expr::access<T, Is...> target{t.get()};
+          assign(target, a.body);
+          return t;
+        }(body_indices{});
+        // the reduction: Op over the stored entries, and zero where a fiber has fewer than the extent
+        std::array<std::int64_t, r> shape{};
+        {
+          std::size_t k = 0;
+          for (std::size_t m = 0; m < n; ++m)
+            if (m != at) shape[k++] = body->extent(m);
+        }
+        auto out = std::make_shared<R>(shape);
+        const auto vals = out->values();  // a span over the dense array
+        std::vector<std::int64_t> stored(vals.size(), 0);
+        body->for_each_stored([&](const auto& c, const V& v) {
+          std::int64_t cell = 0;
+          for (std::size_t m = 0; m < n; ++m)
+            if (m != at) cell = cell * body->extent(m) + c[m];
+          const auto p = static_cast<std::size_t>(cell);
+          vals[p] = stored[p]++ == 0 ? v : Op::pick(vals[p], v);
+        });
+        const std::int64_t along = body->extent(at);
+        for (std::size_t p = 0; p < vals.size(); ++p)
+          if (stored[p] < along) vals[p] = stored[p] == 0 ? V(0) : Op::pick(vals[p], V(0));
+        LOOM_COUNT_WORK_N(writes, static_cast<std::int64_t>(vals.size()));
+        keep.push_back(body);
+        keep.push_back(out);
+        if constexpr (r == 0) {
+          return expr::literal<V>{vals[0]};
+        } else {
+          return [&]<class... Is>(boost::mp11::mp_list<Is...>) {
+            return expr::access<const R, Is...>{out.get()};
+          }(rest{});
+        }
+      });
+}
+
+}  // namespace loom::detail::aggr
+
+#endif  // LOOM_EXEC_AGGREGATE_HPP
+// ---- end <loom/exec/aggregate.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include <span>
+#include <string>
+#include <type_traits>
+
+namespace loom::detail {
 
 template <class E> inline constexpr bool is_add_node = false;
 template <class L, class R> inline constexpr bool is_add_node<expr::add<L, R>> = true;
@@ -16022,91 +16977,40 @@ template <class Lhs, class Rhs> constexpr bool kernel_per_term() {
     return sum_terms<expr::free_indices_t<Lhs>, Rhs>::all_sums;
 }
 
-/// f(term) for each term of an add tree, left to right.
-template <class E, class F> void for_each_term(const E& e, F& f) {
+/// f(term, std::bool_constant<Acc>) for each term of an add tree, left to right: the first with
+/// `First`, the others with true (each adds to what the terms before it wrote).
+template <bool First, class E, class F> void for_each_term(const E& e, F& f) {
   if constexpr (is_add_node<E>) {
-    for_each_term(e.lhs, f);
-    for_each_term(e.rhs, f);
+    for_each_term<First>(e.lhs, f);
+    for_each_term<true>(e.rhs, f);
   } else {
-    f(e);
+    f(e, std::bool_constant<First>{});
   }
 }
 
-template <class Options, class OT, class... Os, class R, bool Acc>
-void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand,
-                    std::bool_constant<Acc> accumulate, const Options& opts);
-
-template <class Options, class Out, class Lhs, class Rhs>
-void run_kernel(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts);
-
-/// Whether `lhs = rhs` ran by first computing once a sum that the fused loop nest would recompute
-/// for each value of indices it does not depend on (rewrite/hoist.hpp), e.g. the inner sum of
-/// sum(i, A(i,j) * sum(k, A(i,k) * x(k))): done when the cost model says that is cheaper
-/// (optimize/choice/hoist_choice.hpp; a filter the sum would lose, as in TPC-H Q5, keeps it
-/// fused). Fixed skip policies name the loops of one plan, so they hoist nothing.
-template <class Options, class Out, class Lhs, class Rhs>
-bool ran_hoisted(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
-  constexpr bool fixed = !std::is_void_v<typename fixed_skips_of<typename Options::skips>::type>;
-  bool hoisted = false;
-  if constexpr (rewrite::has_hoistable_v<Rhs> && !fixed) {
-    rewrite::hoist_first(rhs, [&](const auto& s, auto rebuild) {
-      using S = std::remove_cvref_t<decltype(s)>;
-      [&]<class... Is>(mp_list<Is...>) {
-        using T = hoisted_tensor<expr::value_type_t<S>, S, sizeof...(Is)>;
-        if (!optimize::cached_hoist(lhs, rhs, s, rewrite::hoisted_dense_v<S>)) return;
-        hoisted = true;
-        T t(typename T::shape_type{expr::extent_read<Is>(s)...});
-        if constexpr (T::format_type::all_dense)
-          LOOM_COUNT_WORK_N(writes, t.values().size());  // zeroed
-        expr::access<T, Is...> target{&t};
-        // its own kernel (rewritten and hoisted in turn)
-        assign_checked(target, s, std::false_type{}, opts);
-        if constexpr (sizeof...(Is) == 0)  // a scalar: a literal (order-0 operands not streamed)
-          run_kernel(out, lhs, rebuild(expr::literal<expr::value_type_t<S>>{t.values()[0]}),
-                     accumulate, opts);
-        else
-          run_kernel(out, lhs, rebuild(expr::access<const T, Is...>{&t}), accumulate, opts);
-      }(expr::free_indices_t<S>{});
-    });
-  }
-  (void)out, (void)lhs, (void)rhs, (void)accumulate, (void)opts;
-  return hoisted;
-}
-
-/// Runs `lhs = rhs` as one fused loop nest, no sum hoisted: the plan and the skip policies
-/// chosen, then the plan run (exec/run_plan.hpp). tests/work and benchmarks compare with it.
-template <class Options, class Out, class Lhs, class Rhs>
-void run_fused(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
-  with_chosen_plan(lhs, rhs, [&](auto plan) {
-    run_plan_with_skips<typename decltype(plan)::type>(out, lhs, rhs, accumulate, opts);
-  });
-}
-
-/// Runs the checked, rewritten kernel `lhs = rhs` into `out`: a sum hoisted first when cheaper,
-/// else fused.
-template <class Options, class Out, class Lhs, class Rhs>
-void run_kernel(Out& out, const Lhs& lhs, const Rhs& rhs, bool accumulate, const Options& opts) {
-  if (!ran_hoisted(out, lhs, rhs, accumulate, opts)) run_fused(out, lhs, rhs, accumulate, opts);
-}
-
-/// Runs `run(target, out)` for `lhs = rhs`: straight into the output, or, when an operand reads
-/// the output's storage (the same tensor, two views of one buffer, a view of the output's own
-/// arrays; format/memory.hpp), into a copy that then replaces the output (moved into an owning
-/// tensor, copied back into a view's buffer), so no operand sees a half-written result.
-template <class OT, class... Os, class Rhs, class Run>
-void run_unaliased(expr::access<OT, Os...>& lhs, const Rhs& rhs, Run&& run) {
+/// Runs `run(target, true)` into a copy of the output, which then replaces it (moved into an
+/// owning tensor, copied back into a view's buffer): the path of an assignment where an operand
+/// reads the output's storage (the same tensor, two views of one buffer, a view of the output's
+/// own arrays; format/memory.hpp), so no operand sees a half-written result.
+template <class OT, class... Os, class Run>
+void run_into_copy(expr::access<OT, Os...>& lhs, Run&& run) {
   using out_t = std::remove_const_t<OT>;
-  if (!aliases_output(lhs.tensor, rhs)) {
-    run(lhs, *lhs.tensor);
-    return;
-  }
   tensor<typename out_t::value_type, typename out_t::format_type> result(*lhs.tensor);
   expr::access<decltype(result), Os...> target{&result};
-  run(target, result);
+  run(target, true);
   if constexpr (out_t::owning)
     *lhs.tensor = std::move(result);
   else
     std::copy(result.values().begin(), result.values().end(), lhs.tensor->values().begin());
+}
+
+/// `run(lhs, false)`, or run_into_copy when an operand reads the output's storage.
+template <class OT, class... Os, class Rhs, class Run>
+void run_unaliased(expr::access<OT, Os...>& lhs, const Rhs& rhs, Run&& run) {
+  if (aliases_output(lhs.tensor, rhs))
+    run_into_copy(lhs, run);
+  else
+    run(lhs, false);
 }
 
 }  // namespace loom::detail
@@ -16200,20 +17104,18 @@ void assign_checked(expr::access<OT, Os...>& lhs, const R& rhs_operand,
     plan::report_assignment_errors<Lhs, Written>();
   } else {
     const auto rhs = rewrite::for_kernel(written).expr;
-    if constexpr (kernel_per_term<Lhs, std::remove_cvref_t<decltype(rhs)>>()) {
-      run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
-        bool add = accumulate;
-        auto one = [&](const auto& term) {
-          run_kernel(out, target, term, add, opts);
-          add = true;
-        };
-        for_each_term(rhs, one);
-      });
-    } else {
-      run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
-        run_kernel(out, target, rhs, accumulate, opts);
-      });
-    }
+    auto run = [&](auto& target, bool copied) {
+      if constexpr (kernel_per_term<Lhs, std::remove_cvref_t<decltype(rhs)>>()) {
+        auto one = [&](const auto& term, auto add) { run_kernel(target, term, add, opts, copied); };
+        for_each_term<Acc>(rhs, one);
+      } else {
+        run_kernel(target, rhs, accumulate, opts, copied);
+      }
+    };
+    if (aliases_output(lhs.tensor, rhs))
+      run_into_copy(lhs, run);
+    else
+      run(lhs, false);
   }
 }
 
@@ -16240,10 +17142,8 @@ void assign_checked(expr::access<OT, Os...>& lhs, const expr::ordered<Order, E>&
     plan::report_assignment_errors<Lhs, E>();
   } else {
     const auto rhs = rewrite::for_kernel(fixed.expr).expr;
-    using Rhs = std::remove_cvref_t<decltype(rhs)>;
-    run_unaliased(lhs, rhs, [&](auto& target, auto& out) {
-      using T = std::remove_cvref_t<decltype(target)>;
-      run_plan_with_skips<plan::order_plan<T, Rhs, -1, Order>>(out, target, rhs, accumulate, opts);
+    run_unaliased(lhs, rhs, [&](auto& target, bool copied) {
+      run_kernel<Order>(target, rhs, accumulate, opts, copied);
     });
   }
 }
@@ -16280,6 +17180,55 @@ void accumulate(expr::access<OT, Os...> lhs, const R& rhs, const O& opts = {}) {
   detail::assign_checked(lhs, rhs, std::true_type{}, opts);
 }
 
+/// Every choice loom makes for `lhs = rhs` under `opts` (the right-hand side rewritten; a sum
+/// hoisted or not; the candidate plan and every candidate's estimated cost; the skip policies),
+/// as a value that loom::run executes and loom::explain describes. For one kernel: an aggregate,
+/// a loom::alternatives operand, an automatic output, `+=` into a sparse output and a sum of sums
+/// into a dense one are several kernels, which loom::assign and loom::explain_analyze run.
+template <class OT, class... Os, class R, options_type O = default_options>
+  requires(!std::remove_cvref_t<O>::eliminate)
+auto decide(expr::access<OT, Os...> lhs, const R& rhs_operand, const O& opts = {}) {
+  static_assert(expr::operand<R>,
+                "loom::decide: the right-hand side must be an expression or a scalar");
+  const auto written = expr::as_expr(rhs_operand);
+  using Written = std::remove_cvref_t<decltype(written)>;
+  using Lhs = expr::access<OT, Os...>;
+  using out_t = std::remove_const_t<OT>;
+  static_assert(!detail::aggr::has_aggregates_v<Written> &&
+                    !detail::alt::has_alternatives_v<Written> && !is_auto_tensor_v<out_t>,
+                "loom::decide: this assignment runs several kernels (a max/min aggregate, a "
+                "loom::alternatives operand or an auto_tensor output); use loom::assign, or "
+                "loom::explain_analyze to see each kernel's decision");
+  static_assert(out_t::owning || out_t::format_type::all_dense,
+                "loom::decide: a sparse output must be an owning loom::tensor; a view over "
+                "caller buffers cannot grow");
+  if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
+    plan::report_assignment_errors<Lhs, Written>();
+  } else {
+    const auto kernel = rewrite::for_kernel(written).expr;
+    static_assert(!detail::kernel_per_term<Lhs, std::remove_cvref_t<decltype(kernel)>>(),
+                  "loom::decide: a sum of sums into a dense output runs one kernel per term; "
+                  "decide each term, or use loom::assign");
+    return detail::decide(lhs, kernel, std::false_type{}, opts);
+  }
+}
+
+/// Runs a decision made by loom::decide: the same plan, skip policies and hoisting, on the data
+/// the operands hold now (into a copy first when an operand reads the output).
+template <class Lhs, class Rhs, class Options, bool Acc, class Order>
+void run(const kernel_decision<Lhs, Rhs, Options, Acc, Order>& d) {
+  if (detail::aliases_output(d.lhs.tensor, d.rhs)) {  // decided again for the copy's type
+    Lhs lhs = d.lhs;
+    detail::run_unaliased(lhs, d.rhs, [&](auto& target, bool copied) {
+      detail::run_kernel<Order>(target, d.rhs, std::bool_constant<Acc>{}, d.options, copied);
+    });
+  } else if (detail::plan_log_active()) {
+    detail::run_reported(d, 0.0);
+  } else {
+    detail::run_decided(d);
+  }
+}
+
 /// The value of an expression without free indices under `opts`:
 /// `double s = loom::eval(sum(i, x(i)));`
 template <expr::operand E, options_type O = default_options>
@@ -16304,7 +17253,7 @@ auto eval(const E& e, const O& opts = {}) {
   else if constexpr (!plan::assignment_is_valid<decltype(target), Written>)
     plan::report_assignment_errors<decltype(target), Written>();
   else
-    loom::detail::run_kernel(result, target, rewrite::for_kernel(written).expr, false, opts);
+    loom::detail::run_kernel(target, rewrite::for_kernel(written).expr, std::false_type{}, opts);
   return value;
 }
 
@@ -16333,7 +17282,7 @@ namespace detail::ve {
 
 using namespace boost::mp11;
 
-// Common subexpressions (notes 001 §3.7): a step whose factors are all inputs and that computes,
+// Common subexpressions (Galley): a step whose factors are all inputs and that computes,
 // up to a renaming of indices, what an earlier such step computed over the same tensors can reuse
 // that intermediate: as it is, or transposed when the renaming permutes its indices. The match is
 // structural (here, at compile time); that the tensors are the same objects is checked at run
@@ -16517,7 +17466,7 @@ struct plan_of<Code, Universe, Tensors, mp_list<S, Rest...>, Factors, Next, Step
 
 // An intermediate: with one or two indices, dense (written in place) or else an adaptive level
 // whose fibers take the kind the code asks for (sorted, bitmap or hashed: Galley's
-// intermediate-format choice, notes 001 §4.4), set at run time, so that those three kinds share
+// intermediate-format choice), set at run time, so that those three kinds share
 // one kernel per step (dense rows over the adaptive level when two indices); with none, a
 // scalar; with three or more, sorted (csf). A slot holds its own tensor or points at a twin's.
 // The adaptive level's kind for an intermediate of format f (not dense).
@@ -16625,16 +17574,8 @@ struct decomposition_choice {
 
 }  // namespace loom
 
-#endif  // LOOM_EXEC_DECOMPOSE_PROGRAM_HPP
-// ---- end <loom/exec/decompose/program.hpp>
-// ---- begin <loom/exec/decompose/runner.hpp>
-// Defines the run-time side of one decomposition candidate (exec/decompose.hpp): its kernels
-// run step by step into intermediates (sorted, dense, bitmap, hashed; shared where a twin step
-// computed the same sum), and Galley's logical cost of each candidate and format assignment.
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_DECOMPOSE_RUNNER_HPP
-#define LOOM_EXEC_DECOMPOSE_RUNNER_HPP
-
+#endif  // LOOM_EXEC_DECOMPOSE_STEPS_HPP
+// ---- end <loom/exec/decompose/steps.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -16675,7 +17616,7 @@ template <class Lhs, class Rhs, class Flags> struct runner {
   // write costs per sorted entry and per dense cell (dense pays when over a third full); a bitmap
   // clears its cells (values and bits) and writes each entry in place, no sort (faster to write than
   // a sorted output, docs/optimizer.md), but its readers walk bits: 30 per entry puts
-  // the choice near Galley's cut-offs (notes 001 §4.3: bytemap above 5% full, dense above 50%):
+  // the choice near Galley's cut-offs (Galley: bytemap above 5% full, dense above 50%):
   // bitmap above about 7% full, dense above about 60%
   static constexpr double sparse_write = 60.0, dense_write = 20.0, bitmap_cell = 2.0,
                           bitmap_write = 30.0;
@@ -17108,6 +18049,7 @@ template <class Lhs, class Rhs, class Flags> struct runner {
         const auto body = product(access_of<Fs>(in, inter)...);
         [&]<class... Is>(mp_list<Is...>) {
           auto& made = slot.own.emplace(typename tensor_t::shape_type{extent_of<Is>(in)...});
+          made.set_name("T" + std::to_string(factor_id<step_made<step>>::value - n_in));
           using slot_t = std::remove_cvref_t<decltype(slot)>;
           if constexpr (slot_t::adaptive)  // the kind the code chose, read per fiber
             made.template level<slot_t::order - 1>().only =
@@ -17371,7 +18313,7 @@ std::size_t decompose_product(Lhs lhs, const Rhs& rhs, bool accumulate, const Op
 }
 
 // Sums over a body with + in it: products distributed over the sums, one sum-product per term
-// (Galley's distribution of * over +, notes 001 §3.8). Each term keeps the summed indices.
+// (Galley's distribution of * over +). Each term keeps the summed indices.
 template <class E> struct summed_of {
   using type = mp_list<>;
   static const E& body(const E& e) { return e; }
@@ -17489,7 +18431,7 @@ std::size_t decompose(Lhs lhs, const R& rhs, const O& opts = {}) {
   if (opts.candidate && !detail::ve::flatten<Rhs>::of_accesses)
     throw error("loom::decompose: a candidate can be forced only for one sum over a product");
   std::size_t chosen = 0;
-  detail::run_unaliased(lhs, rhs, [&](auto& target, auto&) {
+  detail::run_unaliased(lhs, rhs, [&](auto& target, bool) {
     chosen = detail::ve::decompose_into(target, rhs, false, opts);
   });
   return chosen;
@@ -17550,429 +18492,6 @@ std::string explain(const Lhs& lhs, const R& rhs, const O& opts) {
 #ifndef LOOM_EXEC_EXPLAIN_HPP
 #define LOOM_EXEC_EXPLAIN_HPP
 
-// ---- begin <loom/exec/plan_text.hpp>
-// Defines the text of one plan for loom::explain: the kernel in index notation, the loop order,
-// the strategy at each loop level, transpositions, the output and the skip policies (exec/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_PLAN_TEXT_HPP
-#define LOOM_EXEC_PLAN_TEXT_HPP
-
-
-#include <boost/mp11/algorithm.hpp>
-
-#include <cstdint>
-#include <sstream>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-namespace loom::plan {
-
-namespace detail {
-
-template <class T> std::string tensor_label(const T& t, std::size_t ordinal) {
-  return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
-}
-
-// "aliasing: the output's storage is also read by x ...", when it is (format/memory.hpp).
-template <class Lhs, class Rhs> std::string aliasing_line(const Lhs& lhs, const Rhs& rhs) {
-  const std::string names = loom::detail::aliased_operands(lhs.tensor, rhs);
-  if (names.empty()) return "";
-  return "aliasing: the output's storage is also read by " + names +
-         ": the result is computed into a copy, which then replaces the output\n";
-}
-
-template <class... Is> std::string index_list() {
-  std::string s;
-  ((s += (s.empty() ? "" : ",") + std::string(Is::name)), ...);
-  return s;
-}
-
-/// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
-template <class E> std::string to_string(const E& e, std::size_t& ordinal) {
-  if constexpr (requires { e.tensor; }) {
-    return [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
-      return tensor_label(*a.tensor, ordinal++) + "(" + index_list<Is...>() + ")";
-    }(e);
-  } else if constexpr (requires { e.value; }) {
-    std::ostringstream s;
-    if constexpr (requires { s << e.value; })
-      s << e.value;
-    else if constexpr (requires { s << e.value.value; })
-      s << e.value.value;
-    else
-      s << "literal";
-    return s.str();
-  } else if constexpr (requires {
-                         e.lhs;
-                         e.rhs;
-                       }) {
-    constexpr bool is_add = requires { []<class L, class R>(const expr::add<L, R>&) {}(e); };
-    std::string l = to_string(e.lhs, ordinal);
-    std::string r = to_string(e.rhs, ordinal);
-    return is_add ? "(" + l + " + " + r + ")" : l + " * " + r;
-  } else if constexpr (requires {
-                         e.pred;
-                         e.body;
-                       }) {
-    std::string p = to_string(e.pred, ordinal);
-    return "where(" + p + ", " + to_string(e.body, ordinal) + ")";
-  } else if constexpr (requires { e.args; }) {
-    using F = decltype(e.f);
-    std::string name = "f";
-    if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
-    std::vector<std::string> args;
-    loom::detail::unpack([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); },
-                         e.args);
-    const bool word = name != "f" && name != "scale" && !name.empty() && name[0] >= 'a' &&
-                      name[0] <= 'z';  // exp, log, max: a call
-    if (word) return name + "(" + args[0] + (args.size() == 2 ? ", " + args[1] : "") + ")";
-    if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
-    if (name == "-") return "-" + args[0];
-    if constexpr (requires { e.f.divisor; }) {
-      std::ostringstream d;
-      d << e.f.divisor;
-      return args[0] + " / " + d.str();
-    }
-    std::string s = "map(" + name;
-    for (auto& a : args) s += ", " + a;
-    return s + ")";
-  } else if constexpr (requires {
-                         []<class Op, class I, class B>(const expr::aggregate<Op, I, B>&) {}(e);
-                       }) {
-    return [&]<class Op, class I, class B>(const expr::aggregate<Op, I, B>& n) {
-      return std::string(Op::name) + "(" + std::string(I::name) + ", " +
-             to_string(n.body, ordinal) + ")";
-    }(e);
-  } else {
-    return [&]<template <class, class> class Node, class I, class B>(const Node<I, B>& n) {
-      const bool is_sum = std::is_same_v<Node<I, B>, expr::sum<I, B>>;
-      return std::string(is_sum ? "sum(" : "expand(") + std::string(I::name) + ", " +
-             to_string(n.body, ordinal) + ")";
-    }(e);
-  }
-}
-
-}  // namespace detail
-
-namespace detail {
-template <class P, class Lhs, class Rhs>
-std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& preamble) {
-  using order = typename P::order;
-  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(lhs.tensor)>>;
-  std::ostringstream s;
-  std::size_t ordinal = 0;
-  const std::string out_name = lhs.tensor->name().empty() ? "out" : lhs.tensor->name();
-  std::string kernel = detail::to_string(rhs, ordinal);
-  s << "kernel: " << out_name << "(" <<
-      [&]<class T, class... Is>(const expr::access<T, Is...>&) {
-        return detail::index_list<Is...>();
-      }(lhs)
-    << ") = " << kernel << "\n"
-    << preamble;
-
-  // operands
-  struct operand_info {
-    std::string label, format;
-    std::string copy_format;  // a transposed copy in general levels (a storage mapping's)
-    bool dense = false, transposed = false, view = false;
-    std::vector<std::size_t> level_depth;  // depth iterated by each stored level
-    std::vector<std::string> level_kind;
-    std::vector<char> level_probe;         // random access, not full (hashed, bitmap, banded, user)
-    std::vector<char> level_full;          // random access and full: located like a dense level
-    std::vector<char> level_role;          // 'i' iterated, 'm' co-iterated, 'l' located (per level)
-    std::vector<std::string> level_peers;  // the other operands at that level's loop
-    std::int64_t nnz = 0;
-    // a storage mapping's account of how its loops were fused (format/mapping/)
-    std::string (*mapping_explain)(const std::string&, const std::vector<char>&,
-                                   const std::vector<std::string>&,
-                                   const std::vector<std::string>&) = nullptr;
-  };
-  std::vector<operand_info> ops;
-  expr::for_each_access(rhs, [&](const auto& a, std::size_t operand) {
-    using A = std::remove_cvref_t<decltype(a)>;
-    using tensor_t = std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>;
-    using F = typename tensor_t::format_type;
-    operand_info info;
-    info.label = detail::tensor_label(*a.tensor, operand);
-    info.format = format_name<F>();
-    info.dense = F::all_dense;
-    info.transposed = P::chosen.transposed[operand];
-    info.view = !std::remove_const_t<std::remove_pointer_t<decltype(a.tensor)>>::owning;
-    info.nnz = a.tensor->nnz();
-    [&]<class T, class... Is>(const expr::access<T, Is...>*) {
-      constexpr std::array<std::size_t, sizeof...(Is)> depth_by_mode{
-          boost::mp11::mp_find<order, Is>::value...};
-      std::array<std::size_t, sizeof...(Is)> modes{};
-      for (std::size_t k2 = 0; k2 < modes.size(); ++k2) modes[k2] = F::modes[k2];
-      if (F::all_dense || info.transposed)
-        std::sort(modes.begin(), modes.end(), [&](std::size_t x, std::size_t y) {
-          return depth_by_mode[x] < depth_by_mode[y];
-        });
-      std::size_t level = 0;
-      auto add_levels = [&](auto levels) {
-        boost::mp11::mp_for_each<
-            boost::mp11::mp_transform<boost::mp11::mp_identity, decltype(levels)>>([&](auto l) {
-          using L = typename decltype(l)::type;
-          info.level_depth.push_back(depth_by_mode[modes[level]]);
-          info.level_kind.push_back(F::all_dense ? "dense (locate)" : std::string(L::name));
-          info.level_probe.push_back(!F::all_dense && L::properties.random_access &&
-                                     !L::properties.full);
-          info.level_full.push_back(L::properties.random_access && L::properties.full);
-          if constexpr (requires { &L::definition::explain; })
-            info.mapping_explain = &L::definition::explain;
-          ++level;
-        });
-      };
-      using copy = transposed_format<order, A>;
-      if constexpr (copy::general) {
-        if (info.transposed) {  // the kernel reads the copy's levels
-          info.copy_format = format_name<typename copy::type>();
-          add_levels(typename copy::levels{});
-        } else {
-          add_levels(typename F::levels{});
-        }
-      } else {
-        add_levels(typename F::levels{});
-      }
-      info.level_role.assign(info.level_depth.size(), 'i');
-      info.level_peers.assign(info.level_depth.size(), "");
-    }(static_cast<const A*>(nullptr));
-    ops.push_back(std::move(info));
-  });
-
-  s << "operands:";
-  if (ops.empty()) s << " none";
-  for (const auto& o : ops) s << " " << o.label << " [" << o.format << ", " << o.nnz << " stored]";
-  s << "\n";
-
-  std::vector<std::string> names;
-  boost::mp11::mp_for_each<order>(
-      [&](auto idx) { names.push_back(std::string(decltype(idx)::name)); });
-  using out_indices = expr::free_indices_t<Lhs>;
-  s << "attribute order: ";
-  for (std::size_t d = 0; d < names.size(); ++d) s << (d ? ", " : "") << names[d];
-  s << "  (concordant with every sparse operand"
-    << (P::any_transposed ? " after transposition" : "") << ")\n";
-
-  // the innermost loop's vector path (stream/lanes.hpp), from the type of the stream tree
-  std::string vector_note;
-  {
-    using out_value = typename out_t::value_type;
-    using root = loom::detail::root_stream_t<P, Rhs>;
-    constexpr auto shape = [] {
-      if constexpr (out_t::format_type::all_dense && out_t::order > 0) {
-        // the output's last stored mode is the innermost loop: its rows are contiguous there
-        constexpr auto depth = loom::detail::output_depths<order, Lhs, out_t::order>;
-        constexpr std::size_t last = out_t::format_type::modes[out_t::order - 1];
-        if constexpr (depth[last] + 1 == boost::mp11::mp_size<order>::value)
-          return stream::lanes::shape_of<root, out_value>();
-        else
-          return stream::lanes::shape_of<root, void>();
-      } else {
-        return stream::lanes::shape_of<root, void>();
-      }
-    }();
-    constexpr int w = stream::lanes::width<out_value>;
-    constexpr int short_w = stream::lanes::short_width<out_value>;
-    if constexpr (shape == stream::lanes::shape::dot)
-      vector_note = "; vectorised, " + std::to_string(w) + " lanes" +
-                    (short_w < w ? " (" + std::to_string(short_w) + " on rows under 64 values)"
-                                 : std::string()) +
-                    ": the sum kept in 4 registers of partial sums (8 fixed partial sums under "
-                    "loom::set_deterministic)";
-    else if constexpr (shape == stream::lanes::shape::write)
-      vector_note = "; vectorised, " + std::to_string(w) + " lanes: the output row written " +
-                    std::to_string(w) + " cells at a time";
-  }
-  for (std::size_t d = 0; d < names.size(); ++d) {
-    bool is_free = false;
-    boost::mp11::mp_for_each<out_indices>(
-        [&](auto idx) { is_free = is_free || names[d] == decltype(idx)::name; });
-    std::vector<std::string> iterate, locate, probe;
-    using slot = std::pair<std::size_t, std::size_t>;  // (operand, level)
-    std::vector<slot> iterate_at, locate_at, probe_at;
-    for (std::size_t q = 0; q < ops.size(); ++q) {
-      const auto& o = ops[q];
-      for (std::size_t l = 0; l < o.level_depth.size(); ++l) {
-        if (o.level_depth[l] != d) continue;
-        const bool random = o.level_kind[l].rfind("dense", 0) == 0 || o.level_full[l];
-        (random             ? locate
-         : o.level_probe[l] ? probe
-                            : iterate)
-            .push_back(o.label + " (" + o.level_kind[l] + ")");
-        (random ? locate_at : o.level_probe[l] ? probe_at : iterate_at).push_back({q, l});
-      }
-    }
-    // a product probes a random-access level while another operand is iterated (make_mul);
-    // with nothing else to iterate, the first one is iterated
-    if (iterate.empty() && !probe.empty()) {
-      iterate.push_back(probe.front());
-      probe.erase(probe.begin());
-      iterate_at.push_back(probe_at.front());
-      probe_at.erase(probe_at.begin());
-    }
-    if (iterate.empty() && !locate.empty() && !locate_at.empty()) {
-      const auto [q, l] = locate_at.front();  // a full mapped level with no one to iterate
-      if (ops[q].level_full[l] && ops[q].level_kind[l].rfind("dense", 0) != 0) {
-        iterate.push_back(locate.front());
-        locate.erase(locate.begin());
-        iterate_at.push_back(locate_at.front());
-        locate_at.erase(locate_at.begin());
-      }
-    }
-    locate.insert(locate.end(), probe.begin(), probe.end());
-    locate_at.insert(locate_at.end(), probe_at.begin(), probe_at.end());
-    for (const auto& [q, l] : iterate_at) {
-      ops[q].level_role[l] = iterate_at.size() > 1 ? 'm' : 'i';
-      for (const auto& [r, m] : iterate_at)
-        if (r != q)
-          ops[q].level_peers[l] += (ops[q].level_peers[l].empty() ? "" : ", ") + ops[r].label;
-    }
-    for (const auto& [q, l] : locate_at) {
-      ops[q].level_role[l] = 'l';
-      for (const auto& [r, m] : iterate_at)
-        ops[q].level_peers[l] += (ops[q].level_peers[l].empty() ? "" : ", ") + ops[r].label;
-      if (ops[q].level_peers[l].empty()) ops[q].level_peers[l] = "the loop over its extent";
-    }
-    s << "  loop " << names[d] << (is_free ? " [free]" : " [summed]") << ": ";
-    if (iterate.empty() && locate.empty()) {
-      s << "no operand uses it: dense counted loop over its extent";
-    } else if (iterate.empty()) {
-      s << "dense counted loop; locate";
-      for (auto& x : locate) s << " " << x;
-    } else {
-      s << (iterate.size() == 1 ? "iterate "
-                                : "co-iterate (intersection by merge where multiplied, galloping "
-                                  "seek on fibers " +
-                                      std::to_string(stream::skip::gallop_ratio) +
-                                      "x longer than the other, unless a skip policy is chosen "
-                                      "below; lexicographic union where added) ");
-      for (std::size_t q = 0; q < iterate.size(); ++q) s << (q ? ", " : "") << iterate[q];
-      if (!locate.empty()) {
-        s << "; locate";
-        for (auto& x : locate) s << " " << x;
-      }
-    }
-    if (!is_free) {
-      bool free_below = false;
-      for (std::size_t e = d + 1; e < names.size(); ++e)
-        boost::mp11::mp_for_each<out_indices>(
-            [&](auto idx) { free_below = free_below || names[e] == decltype(idx)::name; });
-      s << (free_below ? "; sum into the output" : "; accumulate in a register");
-    }
-    if (d + 1 == names.size()) s << vector_note;
-    s << "\n";
-  }
-  for (const auto& o : ops) {
-    if (!o.mapping_explain || o.transposed) continue;
-    std::vector<std::string> loop_names;  // the program's index at each level
-    for (std::size_t depth : o.level_depth) loop_names.push_back(names[depth]);
-    s << o.mapping_explain(o.label, o.level_role, o.level_peers, loop_names);
-  }
-  for (const auto& o : ops) {
-    if (!o.transposed) continue;
-    s << "transpose: " << o.label << " is copied from " << o.format;
-    if (o.copy_format.empty())
-      s << " into a concordant mode order before the loops";
-    else  // a storage mapping holds one mode order: its copy is materialised in general levels
-      s << " into " << o.copy_format << " before the loops: the mapping is materialised in the "
-        << "loop order (its own levels cannot hold the entries in another mode order)";
-    s << (o.view ? "; a view is copied on every call\n"
-                 : "; the copy is kept for the next calls while " + o.label + " is unchanged\n");
-  }
-  using out_format = typename out_t::format_type;
-  s << "output: " << out_name << " [" << format_name<out_format>() << "] ";
-  if constexpr (out_format::all_dense)
-    s << "written in place (locate and accumulate)";
-  else if constexpr (out_format::dense_over_bitmap && out_t::owning)
-    s << "written in place (locate and accumulate, presence bit set per cell)";
-  else if constexpr (P::output_in_order && pattern_of<Lhs, Rhs>::shares &&
-                     loom::detail::rows_of_columns<out_format>)
-    s << "written on the pattern of " << ops[pattern_of<Lhs, Rhs>::ordinal].label
-      << " (its positions and coordinates copied, values computed in its order)";
-  else if constexpr (P::output_in_order)
-    s << "assembled by in-order append";
-  else {
-    std::vector<std::string> out_names;  // the output's indices in storage order
-    boost::mp11::mp_for_each<expr::free_indices_t<Lhs>>(
-        [&](auto idx) { out_names.emplace_back(decltype(idx)::name); });
-    s << "assembled through a workspace, ";
-    if constexpr (P::output_prefix == 0) {
-      s << "one for the whole output";
-    } else {
-      s << "one row per (";
-      for (std::size_t k = 0; k < P::output_prefix; ++k)
-        s << (k ? "," : "") << out_names[out_format::modes[k]];
-      s << ")";
-    }
-    // csr-like, its columns in the outermost loop: a hashed or sorted workspace fills it by a
-    // counting sort on the row (stream/workspace.hpp)
-    constexpr bool by_rows = [] {
-      if constexpr (P::output_prefix == 0 && loom::detail::rows_of_columns<out_format>) {
-        using column = boost::mp11::mp_at_c<expr::free_indices_t<Lhs>, out_format::modes[1]>;
-        return boost::mp11::mp_find<typename P::order, column>::value == 0;
-      } else {
-        return false;
-      }
-    }();
-    if constexpr (by_rows)
-      s << ", placed by row when it ends (a counting sort, unless dense)\n  ";
-    else
-      s << ", appended in order when it ends\n  ";
-    if (loom::detail::forced_workspace) {
-      s << workspace_kind_name(*loom::detail::forced_workspace)
-        << " workspace, forced by loom::scoped_workspace";
-    } else {
-      loom::statistics_cache stats;
-      s << optimize::describe_workspace_choice(
-          optimize::choose_workspace(optimize::estimate_workspace<P>(lhs, rhs, stats)));
-    }
-  }
-  s << "\n";
-  return s.str();
-}
-}  // namespace detail
-
-namespace detail {
-// The skip policy per loop of plan P, as the evaluator chooses it under the options
-// (optimize/choice/leader_choice.hpp): among the instantiated candidates (`opt::skip_candidates<N>`),
-// as the runtime policy's codes (`opt::runtime_skips`) or fixed (`opt::fixed_skips`); empty for
-// the static table.
-template <class P, class Options, class Lhs, class Rhs>
-std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
-  using skips = typename Options::skips;
-  if constexpr (!std::is_void_v<typename loom::detail::fixed_skips_of<skips>::type>) {
-    return "skip policies fixed by the options (by loop): " +
-           loom::detail::skip_list_name<typename loom::detail::fixed_skips_of<skips>::type>::get() +
-           "\n";
-  } else if constexpr (Options::skip_cap > 1) {
-    constexpr std::size_t cap = Options::skip_cap;
-    if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
-      loom::statistics_cache stats;
-      auto c = optimize::choose_skip<P, cap>(lhs, rhs, stats);
-      std::string forced;
-      if (opts.skip_candidate) {
-        c.chosen = std::min(*opts.skip_candidate, c.cost.size() - 1);
-        forced = "skip candidate #" + std::to_string(c.chosen) + " forced by the options\n";
-      }
-      return optimize::describe_skip_choice(c, cap) + forced;
-    }
-  } else if constexpr (std::is_same_v<skips, opt::runtime_skips>) {
-    if constexpr (optimize::has_runtime_skip_loop<P>) {
-      loom::statistics_cache stats;
-      return optimize::describe_runtime_skips(optimize::choose_skip<P, 1>(lhs, rhs, stats)) +
-             (opts.skip_codes ? "codes forced by the options\n" : "");
-    }
-  }
-  (void)lhs, (void)rhs, (void)opts;
-  return {};
-}
-}  // namespace detail
-}  // namespace loom::plan
-
-#endif  // LOOM_EXEC_PLAN_TEXT_HPP
-// ---- end <loom/exec/plan_text.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -18096,10 +18615,10 @@ std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O
                       "one kernel per term (a dense output, a sum of sums over its indices): "
                       "the first term assigns, the others add, in order\n";
     std::size_t t = 0;
-    auto one = [&](const auto& term) {
+    auto one = [&](const auto& term, auto) {
       out += "term " + std::to_string(++t) + ":\n" + explain_kernel(lhs, term, opts);
     };
-    loom::detail::for_each_term(rhs, one);
+    loom::detail::for_each_term<false>(rhs, one);
     return out;
   }
   constexpr bool fixed =
@@ -18119,8 +18638,8 @@ std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O
   using P0 = order_plan<Lhs, Rhs>;
   constexpr std::size_t n = plan_candidates<Lhs, Rhs>::count;
   if constexpr (n > 1) {
-    loom::statistics_cache stats;
-    const optimize::plan_choice choice = optimize::choose_plan(lhs, rhs, stats);
+    const auto decision = loom::detail::decide_fused(lhs, rhs, std::false_type{}, opts);
+    loom::statistics_cache stats;  // the figures shown; the choice is the decision's
     std::ostringstream pre;
     pre << rules << "candidates (" << n << " instantiated, at most " << max_plan_candidates
         << "; loom::limits::plan_candidates), costed at run time from statistics:\n";
@@ -18135,9 +18654,10 @@ std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O
       boost::mp11::mp_for_each<typename P::order>([&](auto idx) {
         names += (names.empty() ? "" : ",") + std::string(decltype(idx)::name);
       });
-      pre << "  " << (c == choice.chosen ? "* " : "  ") << "#" << c << " order " << names;
+      pre << "  " << (c == decision.candidate ? "* " : "  ") << "#" << c << " order " << names;
       if (!moved.empty()) pre << "; transpose " << moved;
-      pre << ": estimated cost " << static_cast<std::int64_t>(choice.cost[c] + 0.5) << "\n";
+      pre << ": estimated cost " << static_cast<std::int64_t>(decision.candidate_costs[c] + 0.5)
+          << "\n";
     });
     pre << "statistics:";
     expr::for_each_access(rhs, [&](const auto& a, std::size_t operand) {
@@ -18152,13 +18672,12 @@ std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O
         pre << "]";
       }
     });
-    pre << "\nchosen: candidate #" << choice.chosen << ", the cheapest (*)\n";
+    pre << "\nchosen: candidate #" << decision.candidate << ", the cheapest (*)"
+        << (decision.cache_hit ? ", remembered from an earlier run of this kernel" : "") << "\n";
     std::string out;
-    boost::mp11::mp_with_index<n>(choice.chosen, [&](auto c) {
-      out = detail::explain_plan<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-          lhs, rhs, pre.str());
-      out += detail::skip_section<order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>>(
-          lhs, rhs, opts);
+    decision.with_plan([&](auto p) {
+      using P = typename decltype(p)::type;
+      out = detail::explain_plan<P>(lhs, rhs, pre.str()) + detail::skip_section<P>(lhs, rhs, opts);
     });
     return out;
   }
@@ -20037,84 +20556,174 @@ std::string explain_distributed(Out out, Program&& program, const sum_of<Terms..
 
 #endif  // LOOM_EXEC_DISTRIBUTE_HPP
 // ---- end <loom/exec/distribute.hpp>
-// ---- begin <loom/exec/leader_run.hpp>
-// Defines the queries of the skip-policy choice (optimize/): what `loom::assign` would choose
-// under `opt::skip_candidates<Cap>` or `opt::runtime_skips`, as data for tests and tools.
-// Running and explaining go through loom::assign and loom::explain with those options.
+// ---- begin <loom/exec/explain_analyze.hpp>
+// Defines loom::explain_analyze and loom::explain_analyze_json: runs an assignment and reports
+// each kernel's decision next to what it measured (time per phase, threads, estimated and actual
+// output entries, the runner-up's cost), as PostgreSQL's and DuckDB's EXPLAIN ANALYZE do (exec/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_LEADER_RUN_HPP
-#define LOOM_EXEC_LEADER_RUN_HPP
+#ifndef LOOM_EXEC_EXPLAIN_ANALYZE_HPP
+#define LOOM_EXEC_EXPLAIN_ANALYZE_HPP
 
 
-#include <boost/mp11/algorithm.hpp>
-
+#include <chrono>
 #include <cstddef>
 #include <string>
-#include <type_traits>
+#include <vector>
 
-namespace loom::optimize {
+namespace loom {
+
+/// An assignment run under explain_analyze: the plan as explain() gave it before the run, then
+/// one report per kernel the run executed (a hoisted sum, a decomposition's steps and an
+/// aggregate each are kernels of their own), in the order they started.
+struct analysis {
+  std::string kernel;                  // the assignment in index notation
+  std::string plan;                    // loom::explain's text, before the run
+  std::vector<kernel_report> kernels;  // what each kernel decided and measured
+  double seconds = 0;                  // the whole assignment, wall clock
+  unsigned threads = 1;                // loom::num_threads() during the run
+
+  /// The plan, then the measured figures per kernel.
+  LOOM_DECL std::string text() const;
+  /// The same as one JSON object: {"kernel", "plan", "seconds", "threads", "kernels": [...]}.
+  LOOM_DECL std::string json() const;
+};
 
 namespace detail {
-
-// Calls f(plan) with the order plan the evaluator would run for `lhs = rhs` (rhs rewritten).
-template <class Lhs, class Rhs, class F>
-void with_order_plan(const Lhs& lhs, const Rhs& rhs, F&& f) {
-  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
-  if constexpr (n > 1) {
-    boost::mp11::mp_with_index<n>(cached_choice(lhs, rhs), [&](auto c) {
-      f(plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>{});
-    });
-  } else {
-    f(plan::order_plan<Lhs, Rhs>{});
+template <class Lhs, class R, class O> analysis analyze(Lhs lhs, const R& rhs, const O& opts) {
+  analysis a;
+  std::size_t ordinal = 0;
+  a.kernel = plan::detail::to_string(lhs, ordinal) + " = " +
+             plan::detail::to_string(expr::as_expr(rhs), ordinal);
+  a.plan = loom::explain(lhs, rhs, opts);
+  a.threads = static_cast<unsigned>(loom::num_threads());
+  std::vector<kernel_report>* const outer = collected_reports;
+  collected_reports = &a.kernels;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    loom::assign(lhs, rhs, opts);
+  } catch (...) {
+    collected_reports = outer;
+    throw;
   }
+  a.seconds = seconds_since(t0);
+  collected_reports = outer;
+  if (outer != nullptr) outer->insert(outer->end(), a.kernels.begin(), a.kernels.end());
+  return a;
 }
-
-template <class Lhs, class R, class F>
-void with_kernel(const Lhs& lhs, const R& rhs_operand, F&& f) {
-  const auto written = expr::as_expr(rhs_operand);
-  using Written = std::remove_cvref_t<decltype(written)>;
-  if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
-    plan::report_assignment_errors<Lhs, Written>();
-  } else {
-    const auto rhs = rewrite::for_kernel(written).expr;  // as the evaluator runs it
-    with_order_plan(lhs, rhs, [&](auto p) { f(p, rhs); });
-  }
-}
-
 }  // namespace detail
 
-/// The codes `loom::assign(lhs, rhs, loom::options<loom::opt::runtime_skips>{})` runs with
-/// (uncached).
-template <class OT, class... Os, class R>
-stream::skip::codes plan_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
-  stream::skip::codes out = stream::skip::default_codes;
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& kern) {
-    statistics_cache stats;
-    out = runtime_skip_codes(choose_skip<decltype(p), 1>(lhs, kern, stats));
-  });
-  return out;
+/// Runs `lhs = rhs` under `opts` (as loom::assign does: the output is written) and returns the
+/// plan with each kernel's measured figures:
+/// `std::puts(loom::explain_analyze(y(i), loom::sum(j, A(i, j) * x(j))).c_str());`
+template <class OT, class... Os, class R, options_type O = default_options>
+std::string explain_analyze(expr::access<OT, Os...> lhs, const R& rhs, const O& opts = {}) {
+  return detail::analyze(lhs, rhs, opts).text();
 }
 
-/// The skip choice of `loom::assign(lhs, rhs, loom::options<loom::opt::skip_candidates<Cap>>{})`
-/// (every candidate's cost and the per-loop detail), uncached.
-template <std::size_t Cap = limits::skip_candidates, class OT, class... Os, class R>
-skip_choice plan_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
-  skip_choice out;
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& kern) {
-    statistics_cache stats;
-    out = choose_skip<decltype(p), Cap>(lhs, kern, stats);
-  });
-  return out;
+/// explain_analyze's figures as JSON, for tools.
+template <class OT, class... Os, class R, options_type O = default_options>
+std::string explain_analyze_json(expr::access<OT, Os...> lhs, const R& rhs, const O& opts = {}) {
+  return detail::analyze(lhs, rhs, opts).json();
 }
 
-}  // namespace loom::optimize
+/// The figures themselves, for a program that reads them.
+template <class OT, class... Os, class R, options_type O = default_options>
+analysis analyze(expr::access<OT, Os...> lhs, const R& rhs, const O& opts = {}) {
+  return detail::analyze(lhs, rhs, opts);
+}
 
-#endif  // LOOM_EXEC_LEADER_RUN_HPP
-// ---- end <loom/exec/leader_run.hpp>
+}  // namespace loom
+
+#if LOOM_HEADER_ONLY
+#  include <cstdio>
+
+namespace loom {
+
+namespace detail {
+inline std::string milliseconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f ms", seconds * 1e3);
+  return text;
+}
+inline std::string cost_text(double cost) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", cost);
+  return text;
+}
+}  // namespace detail
+
+LOOM_DEF std::string analysis::text() const {
+  using detail::milliseconds;
+  std::string s =
+      "explain analyze: " + kernel + "\n" + plan + "measured: " + std::to_string(kernels.size()) +
+      (kernels.size() == 1 ? " kernel" : " kernels") + " in " + milliseconds(seconds) + ", " +
+      std::to_string(threads) + (threads == 1 ? " thread" : " threads") + " available\n";
+  double in_kernels = 0;
+  for (const kernel_report& r : kernels)
+    if (r.depth == 0) in_kernels += r.decide_seconds + r.kernel_seconds + r.assembly_seconds;
+  if (seconds - in_kernels > 0.05 * seconds && kernels.size() > 0)
+    s += "  outside the kernels (planning a decomposition or aggregate, temporaries): " +
+         milliseconds(seconds - in_kernels) + "\n";
+  std::size_t n = 0;
+  for (const kernel_report& r : kernels) {
+    const std::string pad(2 + 2 * r.depth, ' ');
+    s += pad + "kernel " + std::to_string(++n) + ": " + r.kernel + "\n";
+    if (r.hoisted) {
+      s += pad + "  a sum computed first into a temporary (the kernels below): decide " +
+           milliseconds(r.decide_seconds) + ", all kernels " + milliseconds(r.kernel_seconds) +
+           "\n";
+      continue;
+    }
+    s += pad + "  plan: candidate " + std::to_string(r.candidate) + " of " +
+         std::to_string(r.candidates) + ", loops " + r.loop_order;
+    if (r.candidates > 1 && !r.candidate_costs.empty())
+      s += ", estimated cost " + detail::cost_text(r.candidate_costs[r.candidate]) +
+           " (runner-up " + detail::cost_text(r.runner_up_cost()) + ")";
+    s += r.cache_hit ? ", remembered\n" : "\n";
+    s += pad + "  skip policy: " + r.skip_policy + "; output: " + r.output_format +
+         (r.accumulate ? ", +=" : "") + (r.aliased ? ", into a copy (an operand reads it)" : "") +
+         "\n";
+    s += pad + "  time: decide " + milliseconds(r.decide_seconds) + ", kernel " +
+         milliseconds(r.kernel_seconds);
+    if (r.actual_entries >= 0) s += ", assembly " + milliseconds(r.assembly_seconds);
+    s += "; " + std::to_string(r.threads) + (r.threads == 1 ? " thread\n" : " threads\n");
+    if (r.actual_entries >= 0) {
+      s += pad + "  output entries: estimated " + std::to_string(r.estimated_entries) +
+           ", actual " + std::to_string(r.actual_entries);
+      if (r.actual_entries > 0 && r.estimated_entries >= 0)
+        s += " (estimate / actual " +
+             detail::cost_text(static_cast<double>(r.estimated_entries) /
+                               static_cast<double>(r.actual_entries)) +
+             ")";
+      s += "\n";
+    }
+    if (counts_work)
+      s += pad + "  work: " + std::to_string(r.work.steps) + " steps, " +
+           std::to_string(r.work.seeks) + " seeks, " + std::to_string(r.work.probes) + " probes, " +
+           std::to_string(r.work.writes) + " writes\n";
+  }
+  return s;
+}
+
+LOOM_DEF std::string analysis::json() const {
+  char seconds_text[32];
+  std::snprintf(seconds_text, sizeof seconds_text, "%.6g", seconds);
+  std::string s = "{\"kernel\":\"" + detail::json_escaped(kernel) + "\",\"plan\":\"" +
+                  detail::json_escaped(plan) + "\",\"seconds\":" + seconds_text +
+                  ",\"threads\":" + std::to_string(threads) + ",\"kernels\":[";
+  for (std::size_t k = 0; k < kernels.size(); ++k) s += (k ? "," : "") + to_json(kernels[k]);
+  return s + "]}";
+}
+
+}  // namespace loom
+#endif  // LOOM_HEADER_ONLY
+
+#endif  // LOOM_EXEC_EXPLAIN_ANALYZE_HPP
+// ---- end <loom/exec/explain_analyze.hpp>
 // ---- begin <loom/exec/matrix_chain.hpp>
 // Defines loom::matrix_chain: a product of sparse matrices decomposed by variable elimination
 // into one SpGEMM kernel per step, the order chosen from sparsity estimates (Galley's logical
-// optimizer on chains, notes 001 §3.3-3.7), with materialised sparse intermediates (optimize/).
+// optimizer on chains), with materialised sparse intermediates (optimize/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_EXEC_MATRIX_CHAIN_HPP
 #define LOOM_EXEC_MATRIX_CHAIN_HPP
@@ -20140,7 +20749,7 @@ enum class chain_order {
   left_to_right,  ///< (((A B) C) D): the fixed plan, for comparison
 };
 
-/// Galley's logical cost constants (notes 001 §3.3).
+/// Galley's logical cost constants (Galley).
 struct logical_cost_constants {
   double compute = 1.0;           // per pointwise product entry and index
   double dense_allocate = 0.5;    // per entry of a dense intermediate
@@ -20403,13 +21012,73 @@ LOOM_DEF chain_bound_estimator chain_factor(const statistics& s, std::size_t t) 
 
 #endif  // LOOM_EXEC_MATRIX_CHAIN_HPP
 // ---- end <loom/exec/matrix_chain.hpp>
-// ---- begin <loom/exec/program.hpp>
+// ---- begin <loom/exec/skip_queries.hpp>
+// Defines the queries of the skip-policy choice (optimize/): what `loom::assign` would choose
+// under `opt::skip_candidates<Cap>` or `opt::runtime_skips`, as data for tests and tools.
+// Running and explaining go through loom::assign and loom::explain with those options.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_EXEC_SKIP_QUERIES_HPP
+#define LOOM_EXEC_SKIP_QUERIES_HPP
+
+
+#include <cstddef>
+#include <string>
+#include <type_traits>
+
+namespace loom::optimize {
+
+namespace detail {
+
+template <class Lhs, class R, class F>
+void with_kernel(const Lhs& lhs, const R& rhs_operand, F&& f) {
+  const auto written = expr::as_expr(rhs_operand);
+  using Written = std::remove_cvref_t<decltype(written)>;
+  if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
+    plan::report_assignment_errors<Lhs, Written>();
+  } else {
+    const auto rhs = rewrite::for_kernel(written).expr;  // as the evaluator runs it
+    loom::detail::decide_fused(lhs, rhs, std::false_type{}, default_options{})
+        .with_plan([&](auto p) { f(typename decltype(p)::type{}, rhs); });
+  }
+}
+
+}  // namespace detail
+
+/// The codes `loom::assign(lhs, rhs, loom::options<loom::opt::runtime_skips>{})` runs with
+/// (uncached).
+template <class OT, class... Os, class R>
+stream::skip::codes plan_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  stream::skip::codes out = stream::skip::default_codes;
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& kern) {
+    statistics_cache stats;
+    out = runtime_skip_codes(choose_skip<decltype(p), 1>(lhs, kern, stats));
+  });
+  return out;
+}
+
+/// The skip choice of `loom::assign(lhs, rhs, loom::options<loom::opt::skip_candidates<Cap>>{})`
+/// (every candidate's cost and the per-loop detail), uncached.
+template <std::size_t Cap = limits::skip_candidates, class OT, class... Os, class R>
+skip_choice plan_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  skip_choice out;
+  detail::with_kernel(lhs, rhs, [&](auto p, const auto& kern) {
+    statistics_cache stats;
+    out = choose_skip<decltype(p), Cap>(lhs, kern, stats);
+  });
+  return out;
+}
+
+}  // namespace loom::optimize
+
+#endif  // LOOM_EXEC_SKIP_QUERIES_HPP
+// ---- end <loom/exec/skip_queries.hpp>
+// ---- begin <loom/exec/statements.hpp>
 // Defines loom::program: several assignments run as one program, a sum that occurs more than
 // once (in one statement or across them, reading the same tensors) computed once into a
-// temporary and read by every statement that uses it (Galley's CSE, notes 001 §4.5) (exec/).
+// temporary and read by every statement that uses it (Galley's CSE) (exec/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_EXEC_PROGRAM_HPP
-#define LOOM_EXEC_PROGRAM_HPP
+#ifndef LOOM_EXEC_STATEMENTS_HPP
+#define LOOM_EXEC_STATEMENTS_HPP
 
 
 #include <boost/mp11/algorithm.hpp>
@@ -20641,8 +21310,8 @@ template <class... Statements> class program {
 
 }  // namespace loom
 
-#endif  // LOOM_EXEC_PROGRAM_HPP
-// ---- end <loom/exec/program.hpp>
+#endif  // LOOM_EXEC_STATEMENTS_HPP
+// ---- end <loom/exec/statements.hpp>
 
 #endif  // LOOM_EXEC_HPP
 // ---- end <loom/exec.hpp>
@@ -24152,7 +24821,7 @@ template <expression E> auto eval_naive(const E& e) {
 
 namespace loom {
 
-/// A sparsity estimator (Galley's statistics interface, notes 001 §5.2), all at run time:
+/// A sparsity estimator (Galley's statistics interface), all at run time:
 /// - construct from a tensor's `statistics` and one index name per mode (`E(s, {"i", "j"})`),
 ///   or `E::full(indices)` for a tensor without fill entries;
 /// - `E::conjunction(args)`: pointwise op whose operands' fills annihilate it (product,
@@ -24189,7 +24858,7 @@ namespace loom {
 
 /// The estimate of a pointwise op `op(args...)`, where `fill_annihilates[k]` says whether
 /// operand k's fill value annihilates `op` (for `*` with fill 0: true; for `+`: false).
-/// Galley's dispatch (notes 001 §5.2): operands without indices (scalars) are skipped; all
+/// Galley's dispatch (Galley): operands without indices (scalars) are skipped; all
 /// join-like -> conjunction; all union-like -> disjunction; mixed -> conjunction of the join-like
 /// operands only (the others can add non-fills only where a join-like one is non-fill),
 /// broadcast over the indices that only the union-like operands have.
@@ -24224,8 +24893,8 @@ E estimate_map(std::span<const E> args, std::span<const bool> fill_annihilates) 
 #endif  // LOOM_OPTIMIZE_STATISTICS_ESTIMATE_MAP_HPP
 // ---- end <loom/optimize/statistics/estimate_map.hpp>
 // ---- begin <loom/optimize/statistics/uniform_estimator.hpp>
-// Defines loom::uniform_estimator, the System-R density estimate (optimize/statistics/, notes 001
-// §5.3).
+// Defines loom::uniform_estimator, the System-R density estimate of Galley's
+// "naive" statistics (optimize/statistics/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_OPTIMIZE_STATISTICS_UNIFORM_ESTIMATOR_HPP
 #define LOOM_OPTIMIZE_STATISTICS_UNIFORM_ESTIMATOR_HPP
@@ -24240,7 +24909,7 @@ E estimate_map(std::span<const E> args, std::span<const bool> fill_annihilates) 
 namespace loom {
 
 /// Sparsity as a density: a tensor over index set I with n non-fills has density p = n / |I|,
-/// non-fills are assumed independent and uniform (Galley's "naive" statistics; notes 001 §5.3):
+/// non-fills are assumed independent and uniform (Galley's "naive" statistics):
 /// - conjunction (product, intersection): nnz = |I_out| * prod_k p_k;
 /// - disjunction (sum, union):            nnz = |I_out| * (1 - prod_k (1 - p_k));
 /// - aggregate over I_a:                  nnz = |I \ I_a| * (1 - (1 - p)^{|I_a|}),
@@ -27884,7 +28553,7 @@ template <std::size_t Max> struct extractor {
         const double da = n.a != no_id ? dens[n.a] : 1, db = n.b != no_id ? dens[n.b] : 1;
         if (da > 1 || db > 1) continue;
         const double x = density(n, da, db, sc, sig);
-        if (x < dens[rep[c]]) {  // the tighter estimate wins (notes 004 §4.7)
+        if (x < dens[rep[c]]) {  // the tighter estimate wins (SPORES)
           dens[rep[c]] = x;
           changed = true;
         }
@@ -28212,7 +28881,7 @@ template <class R, std::size_t K = 0> constexpr text print_alternative() {
 #endif  // LOOM_REWRITE_SATURATION_PRINT_HPP
 // ---- end <loom/rewrite/saturation/print.hpp>
 // ---- begin <loom/rewrite/saturation/rules.hpp>
-// Defines one saturation iteration over an egraph: every SPORES rule (notes 004 §3.1, §3.4)
+// Defines one saturation iteration over an egraph: every SPORES rule (SPORES)
 // matched against the nodes present at the start of the iteration, then the congruence rebuild
 // (rewrite/saturation/).
 // SPDX-License-Identifier: BSL-1.0
@@ -28289,7 +28958,7 @@ template <std::size_t Max> struct matcher {
   }
 
   // commutativity and associativity: what enables the other rules, and what grows the graph
-  // fastest; run after them, each iteration at most `ac_budget` new nodes (notes 004 §4.4)
+  // fastest; run after them, each iteration at most `ac_budget` new nodes (SPORES)
   constexpr void ac_mul(id_t self, const enode& n) {
     const id_t a = n.a, b = n.b;
     each(a, kind::mul, [&](const enode& s) {  // (x * y) * b = x * (y * b)
@@ -28700,7 +29369,7 @@ template <class Limits = saturation_limits<>, class E> std::string explain_satur
 #define LOOM_TRA_CHAIN_HPP
 
 // ---- begin <loom/tra/cost.hpp>
-// Defines the TRA/IA cost model C = α·Cn + β·Cc (notes 003 §5), with the paper's formulas and
+// Defines the TRA/IA cost model C = α·Cn + β·Cc (the TRA paper), with the paper's formulas and
 // the notes' corrections behind a policy, the four distributed matmul strategies, the choice
 // among them and its `explain` text (tra/).
 // SPDX-License-Identifier: BSL-1.0
@@ -29374,8 +30043,8 @@ template <> inline constexpr bool distributes_over<diag_extract, mat_add> = true
 #endif  // LOOM_TRA_KERNELS_HPP
 // ---- end <loom/tra/kernels.hpp>
 // ---- begin <loom/tra/operators.hpp>
-// Defines the seven TRA operators over tensor relations with the paper's semantics (notes 003
-// §2.2): aggregate (Σ), join (⋈), rekey, filter (σ), transform (λ), tile_dim (TILE), stack
+// Defines the seven TRA operators over tensor relations with the paper's semantics (the TRA
+// paper): aggregate (Σ), join (⋈), rekey, filter (σ), transform (λ), tile_dim (TILE), stack
 // (STACK); plus duplicate (λᴸ with insert_dim) and dual_rekey (footnote 2) (tra/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_OPERATORS_HPP
@@ -29383,14 +30052,14 @@ template <> inline constexpr bool distributes_over<diag_extract, mat_add> = true
 
 // ---- begin <loom/tra/key_functions.hpp>
 // Defines the introspectable key functions and key predicates of REKEY and filter: project,
-// permute, linearize, insert_dim; eq, lt_eq, in_range, and_ (notes 003 §8.2 item 6) (tra/).
+// permute, linearize, insert_dim; eq, lt_eq, in_range, and_ (the TRA paper) (tra/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_KEY_FUNCTIONS_HPP
 #define LOOM_TRA_KEY_FUNCTIONS_HPP
 
 // ---- begin <loom/tra/relation.hpp>
 // Defines loom::tra::relation<T, K, R>: a tensor relation, the set of (key, tile) pairs of the
-// TRA paper (notes 003 §2.1), with its key bounds, tile shape and integrity checks (tra/).
+// TRA paper (the TRA paper), with its key bounds, tile shape and integrity checks (tra/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_RELATION_HPP
 #define LOOM_TRA_RELATION_HPP
@@ -30273,7 +30942,7 @@ tensor<T, Format> from_tiled(const tiled_tensor<T, R>& tt) {
 #endif  // LOOM_TRA_CONVERT_HPP
 // ---- end <loom/tra/convert.hpp>
 // ---- begin <loom/tra/einsum.hpp>
-// Defines the einsum front end (notes 003 §8.2 item 23): "ij,jk->ik" over key indices lowers to
+// Defines the einsum front end (the TRA paper): "ij,jk->ik" over key indices lowers to
 // Σ(gbk, mat_add)(⋈(jl, jr, mat_mul)) — as an IA plan type (einsum_plan_t) and as a call on two
 // relations (einsum<"...">(l, r)); batch indices kept in the output stay group-by keys; a tile
 // whose letters run the other way from the kernel's C(x,z) = A(x,y) B(y,z) is transposed (tra/).
@@ -30282,8 +30951,8 @@ tensor<T, Format> from_tiled(const tiled_tensor<T, R>& tt) {
 #define LOOM_TRA_EINSUM_HPP
 
 // ---- begin <loom/tra/ia/nodes.hpp>
-// Defines the implementation-algebra (IA) plan nodes as empty types (notes 003 §3.2, §8.2
-// items 9-11): leaf, bcast, shuf, lfilter, lmap, lagg, ljoin, ldup; partition tags; and the
+// Defines the implementation-algebra (IA) plan nodes as empty types (the TRA
+// paper): leaf, bcast, shuf, lfilter, lmap, lagg, ljoin, ldup; partition tags; and the
 // partition each node's output has (propagation, which the paper leaves out) (tra/ia/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_IA_NODES_HPP
@@ -31208,7 +31877,7 @@ using rewrite_t = typename detail::rewrite_impl<Plan, Rules, Fuel>::type;
 // ---- end <loom/tra/ia/rewrite.hpp>
 // ---- begin <loom/tra/ia/to_string.hpp>
 // Defines ia::to_string<Plan>(): an IA plan type printed in the paper's notation, e.g.
-// "Σᴸ<0,2>(add, SHUF<0,2>(⋈ᴸ<1>,<0>(matmul, BCAST(R0), R1{1})))" (STYLE.md H21) (tra/ia/).
+// "Σᴸ<0,2>(add, SHUF<0,2>(⋈ᴸ<1>,<0>(matmul, BCAST(R0), R1{1})))" (tra/ia/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_IA_TO_STRING_HPP
 #define LOOM_TRA_IA_TO_STRING_HPP
@@ -31308,9 +31977,9 @@ template <class Plan> std::string to_string() { return detail::printer<Plan>::te
 #define LOOM_TRA_RULES_RULE_SETS_HPP
 
 // ---- begin <loom/tra/rules/lambda_composition.hpp>
-// Defines the lambda-composition rules R1-1 .. R1-7 over IA plans (notes 003 §4.1, with its
+// Defines the lambda-composition rules R1-1 .. R1-7 over IA plans (the TRA paper §4.1, with its
 // corrected conditions). Each rule's `apply` overloads are the pattern (parameter) and the
-// replacement (trailing return type); `requires` holds the side condition (STYLE.md H12).
+// replacement (trailing return type); `requires` holds the side condition.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_RULES_LAMBDA_COMPOSITION_HPP
 #define LOOM_TRA_RULES_LAMBDA_COMPOSITION_HPP
@@ -31424,7 +32093,7 @@ struct map_into_join {
 #endif  // LOOM_TRA_RULES_LAMBDA_COMPOSITION_HPP
 // ---- end <loom/tra/rules/lambda_composition.hpp>
 // ---- begin <loom/tra/rules/repartition.hpp>
-// Defines the repartition rules R2-1 .. R2-7 over IA plans (notes 003 §4.1, with the corrected
+// Defines the repartition rules R2-1 .. R2-7 over IA plans (the TRA paper §4.1, with the corrected
 // conditions: R2-4 reads the input's existing partition, R2-5 needs an associative and
 // commutative op and shuffles on renumbered positions, R2-7 needs a complete join) (tra/rules/).
 // SPDX-License-Identifier: BSL-1.0
@@ -31758,7 +32427,7 @@ auto distributed_einsum(const Transport& tr, const relation<T, KL, 2>& l,
 #endif  // LOOM_TRA_EINSUM_PLANS_HPP
 // ---- end <loom/tra/einsum_plans.hpp>
 // ---- begin <loom/tra/plans.hpp>
-// Defines the distributed matmul plans of notes 003 §4.3 as IA plan types (broadcast left,
+// Defines the distributed matmul plans of the TRA paper as IA plan types (broadcast left,
 // broadcast right, cross product, replicated 3-D) for inputs placed as XPart and YPart, and the
 // generic rules applied to them (R2-4 drops the final shuffle when partitions allow) (tra/).
 // SPDX-License-Identifier: BSL-1.0
