@@ -19,18 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "support.hpp"
+
 using namespace loom::tra;
 namespace lm = loom::tra::mpi;
 
 namespace {
-int checks = 0;
-#define FACTOR_MPI_CHECK(...)                                                                \
-  do {                                                                                       \
-    ++checks;                                                                                \
-    if (!(__VA_ARGS__))                                                                      \
-      lm::abort_job(std::string("check failed at line ") + std::to_string(__LINE__) + ": " + \
-                    #__VA_ARGS__);                                                           \
-  } while (0)
+using mpi_test::random_matrix;
 
 constexpr loom::index<"i"> i;
 constexpr loom::index<"j"> j;
@@ -41,18 +36,6 @@ using csr_matrix = loom::tensor<double, loom::csr>;
 using dense = loom::tensor<double, loom::dense_matrix>;
 using csf3 = loom::csf<3>;
 
-csr_matrix random_matrix(std::int64_t m, std::int64_t n, unsigned one_in, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::vector<std::array<std::int64_t, 2>> coords;
-  std::vector<double> vals;
-  for (std::int64_t r = 0; r < m; ++r)
-    for (std::int64_t q = 0; q < n; ++q)
-      if (gen() % one_in == 0) {
-        coords.push_back({r, q});
-        vals.push_back(static_cast<double>(gen() % 7) - 3);
-      }
-  return loom::from_coo<loom::csr>({m, n}, coords, vals, loom::duplicates::sum);
-}
 dense factor(std::int64_t rows, std::int64_t r, int salt) {
   dense F({rows, r});
   for (std::int64_t a = 0; a < rows; ++a)
@@ -134,18 +117,18 @@ void check_sddmm(const lm::transport& tr, std::int64_t m, std::int64_t n,
         lm::sparse_report rep;
         const auto C = lm::sddmm<loom::csr>(tr, A, given ? U : dense{}, given ? V : dense{},
                                             bytes_only, where, force, &rep);
-        FACTOR_MPI_CHECK(
+        MPI_TEST_CHECK(
             same_entries(from_sparse_tiles<loom::csr>(lm::gather(tr, C), {m, n}), expect));
         for (const auto& [key, t] : C.tiles)
-          FACTOR_MPI_CHECK(C.partition.owner(key, tiles) == tr.rank());
-        FACTOR_MPI_CHECK(rep.candidates.size() == 2);
-        if (force) FACTOR_MPI_CHECK(rep.chosen == static_cast<std::size_t>(*force));
-        FACTOR_MPI_CHECK(rep.explain.find("chosen: " + rep.candidates[rep.chosen].name) !=
-                         std::string::npos);
+          MPI_TEST_CHECK(C.partition.owner(key, tiles) == tr.rank());
+        MPI_TEST_CHECK(rep.candidates.size() == 2);
+        if (force) MPI_TEST_CHECK(rep.chosen == static_cast<std::size_t>(*force));
+        MPI_TEST_CHECK(rep.explain.find("chosen: " + rep.candidates[rep.chosen].name) !=
+                       std::string::npos);
         // the estimate is the bytes sent: S's move, exact from its tiles, and the factor rows
-        FACTOR_MPI_CHECK(allreduce(rep.sent.bytes) ==
-                         static_cast<std::int64_t>(rep.candidates[rep.chosen].bytes));
-        if (s == 1) FACTOR_MPI_CHECK(rep.sent == lm::traffic{});
+        MPI_TEST_CHECK(allreduce(rep.sent.bytes) ==
+                       static_cast<std::int64_t>(rep.candidates[rep.chosen].bytes));
+        if (s == 1) MPI_TEST_CHECK(rep.sent == lm::traffic{});
         const bool rows = rep.chosen == 0;
         const bool in_layout = (rows && p.layout() == lm::tile_layout::row_blocks) ||
                                (!rows && p.layout() == lm::tile_layout::grid);
@@ -156,15 +139,15 @@ void check_sddmm(const lm::transport& tr, std::int64_t m, std::int64_t n,
           const std::int64_t fr = factor_rows_of(p, q, m, n, tiles, ts);
           if (fr > 0) want = plus(want, {fr * r * 8, 1});
         }
-        FACTOR_MPI_CHECK(rep.sent == want);
+        MPI_TEST_CHECK(rep.sent == want);
       }
     // bytes only with the factors everywhere: S stays in its layout when it is one of the two
     lm::sparse_report rep;
     (void)lm::sddmm<loom::csr>(tr, A, U, V, bytes_only, lm::dense_operand::every_rank, std::nullopt,
                                &rep);
-    if (s > 1 && p.layout() == lm::tile_layout::row_blocks) FACTOR_MPI_CHECK(rep.chosen == 0);
+    if (s > 1 && p.layout() == lm::tile_layout::row_blocks) MPI_TEST_CHECK(rep.chosen == 0);
     if (s > 1 && p.layout() == lm::tile_layout::grid)  // ties go to the first
-      FACTOR_MPI_CHECK(rep.chosen == 1 || rep.candidates[0].bytes == 0);
+      MPI_TEST_CHECK(rep.chosen == 1 || rep.candidates[0].bytes == 0);
   }
 }
 
@@ -181,7 +164,7 @@ void test_sddmm(const lm::transport& tr) {
   lm::sparse_report rep;
   (void)lm::sddmm<loom::csr>(tr, A, tr.rank() == 0 ? U : dense{}, tr.rank() == 0 ? V : dense{}, {},
                              lm::dense_operand::root_only, std::nullopt, &rep);
-  if (s == 4) FACTOR_MPI_CHECK(rep.chosen == 1);
+  if (s == 4) MPI_TEST_CHECK(rep.chosen == 1);
   // wrong factor shapes throw shape_error on every rank
   std::string why;
   try {
@@ -189,7 +172,7 @@ void test_sddmm(const lm::transport& tr) {
   } catch (const loom::shape_error& e) {
     why = e.what();
   }
-  FACTOR_MPI_CHECK(why.find("loom::tra::mpi::sddmm: U is 63 x 4") != std::string::npos);
+  MPI_TEST_CHECK(why.find("loom::tra::mpi::sddmm: U is 63 x 4") != std::string::npos);
 }
 
 // A random integer 3-tensor, the same on every rank.
@@ -259,7 +242,7 @@ void test_mttkrp(const lm::transport& tr) {
   const loom::tra::cost_model bytes_only{};
   for (const auto& p : slicings(s, shape)) {
     const auto D = lm::distribute_slices(tr, X, p, "X");
-    FACTOR_MPI_CHECK(allreduce(D.local.nnz()) == X.nnz());
+    MPI_TEST_CHECK(allreduce(D.local.nnz()) == X.nnz());
     for (const auto where : {lm::dense_operand::every_rank, lm::dense_operand::root_only})
       for (const std::optional<lm::mttkrp_strategy> force :
            {std::optional<lm::mttkrp_strategy>{}, std::optional{lm::mttkrp_strategy::slices_of_i},
@@ -269,37 +252,37 @@ void test_mttkrp(const lm::transport& tr) {
         lm::sparse_report rep;
         const auto A = lm::mttkrp(tr, D, given ? B : dense{}, given ? C : dense{}, bytes_only,
                                   where, force, &rep);
-        FACTOR_MPI_CHECK(same_values(A, expect));
-        FACTOR_MPI_CHECK(rep.candidates.size() == 3);
-        FACTOR_MPI_CHECK(rep.explain.find("chosen: " + rep.candidates[rep.chosen].name) !=
-                         std::string::npos);
-        if (force) FACTOR_MPI_CHECK(rep.chosen == static_cast<std::size_t>(*force));
-        FACTOR_MPI_CHECK(allreduce(rep.sent.bytes) ==
-                         static_cast<std::int64_t>(rep.candidates[rep.chosen].bytes));
-        if (s == 1) FACTOR_MPI_CHECK(rep.sent == lm::traffic{});
+        MPI_TEST_CHECK(same_values(A, expect));
+        MPI_TEST_CHECK(rep.candidates.size() == 3);
+        MPI_TEST_CHECK(rep.explain.find("chosen: " + rep.candidates[rep.chosen].name) !=
+                       std::string::npos);
+        if (force) MPI_TEST_CHECK(rep.chosen == static_cast<std::size_t>(*force));
+        MPI_TEST_CHECK(allreduce(rep.sent.bytes) ==
+                       static_cast<std::int64_t>(rep.candidates[rep.chosen].bytes));
+        if (s == 1) MPI_TEST_CHECK(rep.sent == lm::traffic{});
         if (static_cast<int>(rep.chosen) == p.mode())
-          FACTOR_MPI_CHECK(rep.sent ==
-                           expected_mttkrp(tr, p, shape, r, where == lm::dense_operand::root_only));
+          MPI_TEST_CHECK(rep.sent ==
+                         expected_mttkrp(tr, p, shape, r, where == lm::dense_operand::root_only));
       }
     // bytes only, factors everywhere, X in slices of i: its rows of A are the cheapest move
     lm::sparse_report rep;
     (void)lm::mttkrp(tr, D, B, C, bytes_only, lm::dense_operand::every_rank, std::nullopt, &rep);
-    if (p.mode() == 0) FACTOR_MPI_CHECK(rep.chosen == 0);
+    if (p.mode() == 0) MPI_TEST_CHECK(rep.chosen == 0);
   }
   // X in slices of i, B and C on every rank: A whole on every rank
   const auto D = lm::distribute_slices(tr, X, lm::slice_partition::balanced(0, shape[0], s));
   lm::sparse_report plan;
   const auto A = lm::mttkrp(tr, D, B, C, {}, lm::dense_operand::every_rank, std::nullopt, &plan);
-  FACTOR_MPI_CHECK(same_values(A, expect));
+  MPI_TEST_CHECK(same_values(A, expect));
   // the move between slicings: entry_bytes per entry leaving, at most one message per peer
   const lm::traffic before = tr.sent();
   const auto moved = lm::redistribute_slices(tr, D, lm::slice_partition::balanced(2, shape[2], s));
   const lm::traffic sent = tr.sent() - before;
-  FACTOR_MPI_CHECK(sent.bytes == lm::entries_leaving(tr, D, moved.partition) *
-                                     static_cast<std::int64_t>(lm::entry_bytes<double>));
-  FACTOR_MPI_CHECK(sent.messages <= s - 1);
+  MPI_TEST_CHECK(sent.bytes == lm::entries_leaving(tr, D, moved.partition) *
+                                   static_cast<std::int64_t>(lm::entry_bytes<double>));
+  MPI_TEST_CHECK(sent.messages <= s - 1);
   moved.local.for_each_stored([&](const auto& x, double) {
-    FACTOR_MPI_CHECK(moved.partition.owner({x[0], x[1], x[2]}) == tr.rank());
+    MPI_TEST_CHECK(moved.partition.owner({x[0], x[1], x[2]}) == tr.rank());
   });
   // errors name the kernel or the partition and the rank
   std::string why;
@@ -308,14 +291,14 @@ void test_mttkrp(const lm::transport& tr) {
   } catch (const loom::shape_error& e) {
     why = e.what();
   }
-  FACTOR_MPI_CHECK(why.find("loom::tra::mpi::mttkrp: B is 9 x 3") != std::string::npos);
+  MPI_TEST_CHECK(why.find("loom::tra::mpi::mttkrp: B is 9 x 3") != std::string::npos);
   why.clear();
   try {
     (void)lm::distribute_slices(tr, X, lm::slice_partition::balanced(1, shape[1], s + 1));
   } catch (const loom::error& e) {
     why = e.what();
   }
-  FACTOR_MPI_CHECK(why.find("is for " + std::to_string(s + 1) + " ranks") != std::string::npos);
+  MPI_TEST_CHECK(why.find("is for " + std::to_string(s + 1) + " ranks") != std::string::npos);
 }
 }  // namespace
 
@@ -330,7 +313,7 @@ int main(int argc, char** argv) {
     test_mttkrp(tr);
     if (tr.rank() == 0)
       std::printf("tests.mpi.factor_kernels: %d ranks, %d checks on rank 0 passed\n",
-                  static_cast<int>(tr.sites()), checks);
+                  static_cast<int>(tr.sites()), mpi_test::checks);
     return 0;
   });
 }

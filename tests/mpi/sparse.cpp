@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "support.hpp"
+
 using namespace loom::tra;
 namespace lm = loom::tra::mpi;
 
@@ -27,30 +29,9 @@ namespace lm = loom::tra::mpi;
 #endif
 
 namespace {
-int checks = 0;
-#define SPARSE_MPI_CHECK(...)                                                                \
-  do {                                                                                       \
-    ++checks;                                                                                \
-    if (!(__VA_ARGS__))                                                                      \
-      lm::abort_job(std::string("check failed at line ") + std::to_string(__LINE__) + ": " + \
-                    #__VA_ARGS__);                                                           \
-  } while (0)
+using mpi_test::random_matrix;
 
 using csr_matrix = loom::tensor<double, loom::csr>;
-
-// The same random integer matrix on every rank (the single-process reference needs it whole).
-csr_matrix random_matrix(std::int64_t m, std::int64_t n, unsigned one_in, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::vector<std::array<std::int64_t, 2>> coords;
-  std::vector<double> vals;
-  for (std::int64_t r = 0; r < m; ++r)
-    for (std::int64_t c = 0; c < n; ++c)
-      if (gen() % one_in == 0) {
-        coords.push_back({r, c});
-        vals.push_back(static_cast<double>(gen() % 7) - 3);
-      }
-  return loom::from_coo<loom::csr>({m, n}, coords, vals, loom::duplicates::sum);
-}
 
 // Every partition worth testing at `s` ranks: balanced and skewed row blocks (rank 0 holds all
 // but one tile row per other rank, and with 7 tile rows some ranks may hold none), column
@@ -94,24 +75,24 @@ void test_partitions(const lm::transport& tr) {
     for (std::int64_t I = 0; I < 7; ++I)
       for (std::int64_t J = 0; J < 5; ++J) {
         const int o = p.owner({I, J}, bounds);
-        SPARSE_MPI_CHECK(o >= 0 && o < s);
+        MPI_TEST_CHECK(o >= 0 && o < s);
         ++seen[static_cast<std::size_t>(o)];
       }
     if (p.layout() == lm::tile_layout::row_blocks)  // ranges and owners agree
       for (int r = 0; r < s; ++r) {
         const auto range = p.range_of(r, 7);
         for (std::int64_t I = range[0]; I < range[1]; ++I)
-          SPARSE_MPI_CHECK(p.owner({I, 0}, bounds) == r);
+          MPI_TEST_CHECK(p.owner({I, 0}, bounds) == r);
       }
   }
   // 2 tile rows over s ranks: balanced blocks leave ranks empty from 3 ranks on
   const auto two = lm::tile_partition::row_blocks(s);
   int owners = 0;
   for (int r = 0; r < s; ++r) owners += two.range_of(r, 2)[1] > two.range_of(r, 2)[0];
-  SPARSE_MPI_CHECK(owners == std::min(s, 2));
-  SPARSE_MPI_CHECK(lm::tile_partition::grid(4).describe() == "2 x 2 grid of ranks");
-  SPARSE_MPI_CHECK(lm::tile_partition::row_blocks_at({0, 5, 7}).describe() ==
-                   "row blocks at tile rows 0,5,7");
+  MPI_TEST_CHECK(owners == std::min(s, 2));
+  MPI_TEST_CHECK(lm::tile_partition::grid(4).describe() == "2 x 2 grid of ranks");
+  MPI_TEST_CHECK(lm::tile_partition::row_blocks_at({0, 5, 7}).describe() ==
+                 "row blocks at tile rows 0,5,7");
 
   // a partition for another number of ranks, or cuts that miss the tile rows, throw on every rank
   const auto A = to_sparse_tiles<loom::csr>(random_matrix(20, 20, 3, 1), {8, 8});
@@ -124,15 +105,14 @@ void test_partitions(const lm::transport& tr) {
     return "";
   };
   const std::string wrong = message(lm::tile_partition::row_blocks(s + 1));
-  SPARSE_MPI_CHECK(wrong.find("distributing M (rank " + std::to_string(tr.rank()) + ")") !=
-                   std::string::npos);
-  SPARSE_MPI_CHECK(wrong.find("is for " + std::to_string(s + 1) + " ranks, but the job has " +
-                              std::to_string(s)) != std::string::npos);
+  MPI_TEST_CHECK(wrong.find("distributing M (rank " + std::to_string(tr.rank()) + ")") !=
+                 std::string::npos);
+  MPI_TEST_CHECK(wrong.find("is for " + std::to_string(s + 1) + " ranks, but the job has " +
+                            std::to_string(s)) != std::string::npos);
   std::vector<std::int64_t> short_cuts(static_cast<std::size_t>(s) + 1, 0);
   short_cuts.back() = 2;  // the matrix has 3 tile rows
-  SPARSE_MPI_CHECK(
-      message(lm::tile_partition::row_blocks_at(short_cuts)).find("must rise from 0") !=
-      std::string::npos);
+  MPI_TEST_CHECK(message(lm::tile_partition::row_blocks_at(short_cuts)).find("must rise from 0") !=
+                 std::string::npos);
 }
 
 // Tiles travel as their arrays: packed_bytes is exact, every format comes back entry for entry,
@@ -144,18 +124,18 @@ template <loom::storage_format F> void check_format_round_trip(const lm::transpo
   for (const auto& [key, t] : whole) {
     const std::size_t at = buf.size();
     lm::detail::pack_tile(buf, key, t);
-    SPARSE_MPI_CHECK(buf.size() - at == lm::packed_bytes(t));
+    MPI_TEST_CHECK(buf.size() - at == lm::packed_bytes(t));
   }
   sparse_relation<double, F> back(whole.bounds(), whole.tile_shape());
   lm::detail::unpack_tiles(back, buf, {0, buf.size()});
-  SPARSE_MPI_CHECK(same_entries(assembled(back, M.shape()), M));
+  MPI_TEST_CHECK(same_entries(assembled(back, M.shape()), M));
   for (const auto& p : partitions(static_cast<int>(tr.sites()), whole.bounds()[0])) {
     const auto mine = lm::distribute(tr, whole, M.shape(), p);
-    SPARSE_MPI_CHECK(allreduce(mine.tiles.nnz()) == whole.nnz());
-    SPARSE_MPI_CHECK(same_entries(assembled(lm::gather(tr, mine), M.shape()), M));
+    MPI_TEST_CHECK(allreduce(mine.tiles.nnz()) == whole.nnz());
+    MPI_TEST_CHECK(same_entries(assembled(lm::gather(tr, mine), M.shape()), M));
     const auto moved =
         lm::redistribute(tr, mine, lm::tile_partition::hashed(static_cast<int>(tr.sites())));
-    SPARSE_MPI_CHECK(same_entries(assembled(lm::gather(tr, moved), M.shape()), M));
+    MPI_TEST_CHECK(same_entries(assembled(lm::gather(tr, moved), M.shape()), M));
   }
 }
 
@@ -170,7 +150,7 @@ void test_wire_form(const lm::transport& tr) {
   const auto M = random_matrix(8, 16, 3, 3);
   const auto tiles = to_sparse_tiles<loom::csr>(M, {8, 16});
   const auto& t = tiles.begin()->second;
-  SPARSE_MPI_CHECK(
+  MPI_TEST_CHECK(
       lm::packed_bytes(t) ==
       static_cast<std::size_t>(16 + 8 + (8 + 8 * 9) + (8 + 4 * t.nnz()) + (8 + 8 * t.nnz())));
 }
@@ -188,18 +168,18 @@ void test_matrix_market(const lm::transport& tr) {
         const auto mine =
             lm::read_matrix_market_tiles<double, loom::dcsr>(tr, path, {64, 48}, p, split);
         const lm::traffic sent = tr.sent() - before;
-        SPARSE_MPI_CHECK(mine.shape == whole.shape());
+        MPI_TEST_CHECK(mine.shape == whole.shape());
         for (const auto& [key, t] : mine.tiles)
-          SPARSE_MPI_CHECK(p.owner(key, mine.tiles.bounds()) == tr.rank());
-        SPARSE_MPI_CHECK(allreduce(mine.tiles.nnz()) == whole.nnz());
-        SPARSE_MPI_CHECK(same_entries(assembled(lm::gather(tr, mine), whole.shape()), whole));
+          MPI_TEST_CHECK(p.owner(key, mine.tiles.bounds()) == tr.rank());
+        MPI_TEST_CHECK(allreduce(mine.tiles.nnz()) == whole.nnz());
+        MPI_TEST_CHECK(same_entries(assembled(lm::gather(tr, mine), whole.shape()), whole));
         // scanning sends nothing; byte ranges send 24 bytes (i, j, value) per entry moved, at
         // most one message to each other rank, and never more entries than the matrix holds
-        if (split == lm::file_split::scan_whole || s == 1) SPARSE_MPI_CHECK(sent == lm::traffic{});
-        SPARSE_MPI_CHECK(sent.bytes % 24 == 0 && sent.messages <= s - 1);
-        SPARSE_MPI_CHECK(allreduce(sent.bytes) <= 24 * whole.nnz());
+        if (split == lm::file_split::scan_whole || s == 1) MPI_TEST_CHECK(sent == lm::traffic{});
+        MPI_TEST_CHECK(sent.bytes % 24 == 0 && sent.messages <= s - 1);
+        MPI_TEST_CHECK(allreduce(sent.bytes) <= 24 * whole.nnz());
         if (split == lm::file_split::byte_ranges && s > 1 && p.layout() == lm::tile_layout::hashed)
-          SPARSE_MPI_CHECK(allreduce(sent.bytes) > 0);  // the parsing was shared
+          MPI_TEST_CHECK(allreduce(sent.bytes) > 0);  // the parsing was shared
       }
   }
   auto message = [&](const std::string& path, const lm::tile_partition& p,
@@ -216,22 +196,21 @@ void test_matrix_market(const lm::transport& tr) {
   const std::string garbage = std::string(LOOM_DATA_DIR) + "/garbage.lagraph";
   for (const auto split : {lm::file_split::scan_whole, lm::file_split::byte_ranges}) {
     const std::string missing = message("no/such.mtx", lm::tile_partition::row_blocks(s), split);
-    SPARSE_MPI_CHECK(missing.find("'no/such.mtx'") != std::string::npos &&
-                     missing.find(rank) != std::string::npos);
+    MPI_TEST_CHECK(missing.find("'no/such.mtx'") != std::string::npos &&
+                   missing.find(rank) != std::string::npos);
     const std::string wrong = message(karate, lm::tile_partition::hashed(s + 2), split);
-    SPARSE_MPI_CHECK(wrong.find(karate) != std::string::npos &&
-                     wrong.find(rank) != std::string::npos);
+    MPI_TEST_CHECK(wrong.find(karate) != std::string::npos &&
+                   wrong.find(rank) != std::string::npos);
     const std::string bad = message(garbage, lm::tile_partition::row_blocks(s), split);
-    SPARSE_MPI_CHECK(bad.find(garbage) != std::string::npos && bad.find(rank) != std::string::npos);
+    MPI_TEST_CHECK(bad.find(garbage) != std::string::npos && bad.find(rank) != std::string::npos);
   }
   // a file missing on one rank only (a node without the shared disk): with byte ranges that
   // rank names the file and every other rank says a rank failed, instead of waiting for it
   const std::string one_missing =
       message(tr.rank() == s - 1 ? "no/such.mtx" : karate, lm::tile_partition::row_blocks(s),
               lm::file_split::byte_ranges);
-  SPARSE_MPI_CHECK(
-      one_missing.find(tr.rank() == s - 1 ? "cannot open" : "another rank could not") !=
-      std::string::npos);
+  MPI_TEST_CHECK(one_missing.find(tr.rank() == s - 1 ? "cannot open" : "another rank could not") !=
+                 std::string::npos);
 }
 
 // The reference: loom's SpMV on the whole CSR matrix in one process.
@@ -288,12 +267,12 @@ void test_spmv(const lm::transport& tr) {
             where == lm::dense_operand::root_only && tr.rank() != 0 ? std::vector<double>{} : x;
         lm::sparse_report rep;
         const auto y = lm::spmv(tr, A, given, bytes_only, where, force, &rep);
-        SPARSE_MPI_CHECK(y == expect);
-        SPARSE_MPI_CHECK(rep.candidates.size() == 2);
-        if (force) SPARSE_MPI_CHECK(rep.chosen == static_cast<std::size_t>(*force));
-        SPARSE_MPI_CHECK(rep.explain.find("chosen: " + rep.candidates[rep.chosen].name) !=
-                         std::string::npos);
-        if (s == 1) SPARSE_MPI_CHECK(rep.sent == lm::traffic{});
+        MPI_TEST_CHECK(y == expect);
+        MPI_TEST_CHECK(rep.candidates.size() == 2);
+        if (force) MPI_TEST_CHECK(rep.chosen == static_cast<std::size_t>(*force));
+        MPI_TEST_CHECK(rep.explain.find("chosen: " + rep.candidates[rep.chosen].name) !=
+                       std::string::npos);
+        if (s == 1) MPI_TEST_CHECK(rep.sent == lm::traffic{});
         if (where != lm::dense_operand::every_rank) continue;
         const bool in_layout = (rep.chosen == 0 && p.layout() == lm::tile_layout::row_blocks) ||
                                (rep.chosen == 1 && p.layout() == lm::tile_layout::col_blocks);
@@ -301,16 +280,16 @@ void test_spmv(const lm::transport& tr) {
         // exact counts; with no tiles to move the estimate is exact too
         const lm::traffic want =
             rep.chosen == 0 ? expected_rows(tr, p, m, tile, 1) : expected_cols(tr, m, 1);
-        SPARSE_MPI_CHECK(rep.sent == want);
-        SPARSE_MPI_CHECK(allreduce(rep.sent.bytes) ==
-                         static_cast<std::int64_t>(rep.candidates[rep.chosen].bytes));
+        MPI_TEST_CHECK(rep.sent == want);
+        MPI_TEST_CHECK(allreduce(rep.sent.bytes) ==
+                       static_cast<std::int64_t>(rep.candidates[rep.chosen].bytes));
       }
     // bytes only: A in row blocks keeps them (its y rows are cheaper than partial sums);
     // A in column blocks keeps them too (moving its tiles costs more than the reduction)
     lm::sparse_report rep;
     (void)lm::spmv(tr, A, x, bytes_only, lm::dense_operand::every_rank, std::nullopt, &rep);
-    if (s > 1 && p.layout() == lm::tile_layout::row_blocks) SPARSE_MPI_CHECK(rep.chosen == 0);
-    if (s > 1 && p.layout() == lm::tile_layout::col_blocks) SPARSE_MPI_CHECK(rep.chosen == 1);
+    if (s > 1 && p.layout() == lm::tile_layout::row_blocks) MPI_TEST_CHECK(rep.chosen == 0);
+    if (s > 1 && p.layout() == lm::tile_layout::col_blocks) MPI_TEST_CHECK(rep.chosen == 1);
   }
   // a partition for another job, or an x of the wrong length, throws on every rank
   const lm::distributed_matrix<double, loom::csr> foreign{
@@ -321,8 +300,8 @@ void test_spmv(const lm::transport& tr) {
   } catch (const loom::error& e) {
     why = e.what();
   }
-  SPARSE_MPI_CHECK(why.find("spmv of F (rank " + std::to_string(tr.rank()) + ")") !=
-                   std::string::npos);
+  MPI_TEST_CHECK(why.find("spmv of F (rank " + std::to_string(tr.rank()) + ")") !=
+                 std::string::npos);
   why.clear();
   try {
     (void)lm::spmv(tr, lm::distribute(tr, whole, M.shape(), lm::tile_partition::row_blocks(s)),
@@ -330,7 +309,7 @@ void test_spmv(const lm::transport& tr) {
   } catch (const loom::shape_error& e) {
     why = e.what();
   }
-  SPARSE_MPI_CHECK(why.find("the dense operand has 3 values") != std::string::npos);
+  MPI_TEST_CHECK(why.find("the dense operand has 3 values") != std::string::npos);
   // like work counters: the bytes each rank sends for y's rows, 101 rows in balanced tile rows
   const auto A = lm::distribute(tr, whole, M.shape(), lm::tile_partition::row_blocks(s));
   lm::sparse_report rep;
@@ -339,9 +318,9 @@ void test_spmv(const lm::transport& tr) {
   const std::vector<std::vector<std::int64_t>> bytes{
       {0}, {384, 424}, {512, 512, 592}, {384, 768, 768, 504}};
   if (s <= 4) {
-    SPARSE_MPI_CHECK(rep.sent.bytes ==
-                     bytes[static_cast<std::size_t>(s - 1)][static_cast<std::size_t>(tr.rank())]);
-    SPARSE_MPI_CHECK(rep.sent.messages == s - 1);
+    MPI_TEST_CHECK(rep.sent.bytes ==
+                   bytes[static_cast<std::size_t>(s - 1)][static_cast<std::size_t>(tr.rank())]);
+    MPI_TEST_CHECK(rep.sent.messages == s - 1);
   }
   // x on rank 0 alone: rank 0 also broadcasts x (77 doubles to each other rank)
   (void)lm::spmv(tr, A, tr.rank() == 0 ? x : std::vector<double>{}, bytes_only,
@@ -349,8 +328,8 @@ void test_spmv(const lm::transport& tr) {
   const lm::traffic y_rows = expected_rows(tr, A.partition, m, tile, 1);
   const lm::traffic x_bcast =
       tr.rank() == 0 && s > 1 ? lm::traffic{n * 8 * (s - 1), s - 1} : lm::traffic{};
-  SPARSE_MPI_CHECK(rep.sent ==
-                   lm::traffic{y_rows.bytes + x_bcast.bytes, y_rows.messages + x_bcast.messages});
+  MPI_TEST_CHECK(rep.sent ==
+                 lm::traffic{y_rows.bytes + x_bcast.bytes, y_rows.messages + x_bcast.messages});
   // column blocks with x on rank 0: rank 0 sends each other rank its slice of x (77 columns in
   // tiles of 16), then the reduction's exchanges as always
   const auto Ac = lm::distribute(tr, whole, M.shape(), lm::tile_partition::col_blocks(s));
@@ -362,7 +341,7 @@ void test_spmv(const lm::transport& tr) {
     const std::int64_t cols = std::min(r[1] * tile, n) - std::min(r[0] * tile, n);
     if (cols > 0) want = {want.bytes + cols * 8, want.messages + 1};
   }
-  SPARSE_MPI_CHECK(rep.sent == want);
+  MPI_TEST_CHECK(rep.sent == want);
 }
 
 // More ranks than tile rows: the ranks without rows compute nothing and send nothing.
@@ -375,10 +354,10 @@ void test_empty_ranks(const lm::transport& tr) {
   lm::sparse_report rep;
   const auto y =
       lm::spmv(tr, A, x, {}, lm::dense_operand::every_rank, lm::spmv_strategy::row_blocks, &rep);
-  SPARSE_MPI_CHECK(y == reference_spmv(M, x));
+  MPI_TEST_CHECK(y == reference_spmv(M, x));
   const auto mine = A.partition.range_of(tr.rank(), 2);
-  if (mine[0] == mine[1]) SPARSE_MPI_CHECK(rep.sent == lm::traffic{} && A.tiles.size() == 0);
-  SPARSE_MPI_CHECK(rep.sent == expected_rows(tr, A.partition, 20, 16, 1));
+  if (mine[0] == mine[1]) MPI_TEST_CHECK(rep.sent == lm::traffic{} && A.tiles.size() == 0);
+  MPI_TEST_CHECK(rep.sent == expected_rows(tr, A.partition, 20, 16, 1));
 }
 
 // The kernels run on tiles of any format: the same y from csc, coo and dense tiles.
@@ -390,8 +369,8 @@ template <loom::storage_format F> void check_spmv_tiles_in(const lm::transport& 
   const auto A =
       lm::distribute(tr, to_sparse_tiles<F>(M, {8, 16}), M.shape(), lm::tile_partition::hashed(s));
   for (const auto st : {lm::spmv_strategy::row_blocks, lm::spmv_strategy::col_blocks})
-    SPARSE_MPI_CHECK(lm::spmv(tr, A, x, {}, lm::dense_operand::every_rank, st) ==
-                     reference_spmv(M, x));
+    MPI_TEST_CHECK(lm::spmv(tr, A, x, {}, lm::dense_operand::every_rank, st) ==
+                   reference_spmv(M, x));
 }
 void test_spmv_formats(const lm::transport& tr) {
   check_spmv_tiles_in<loom::csc>(tr);
@@ -421,14 +400,14 @@ void test_spmm(const lm::transport& tr) {
                                     ? loom::tensor<double, loom::dense_matrix>{}
                                     : X,
                                 {}, where, st, &rep);
-        SPARSE_MPI_CHECK(Y.shape() == expect.shape());
-        SPARSE_MPI_CHECK(std::equal(Y.values().begin(), Y.values().end(), expect.values().begin()));
+        MPI_TEST_CHECK(Y.shape() == expect.shape());
+        MPI_TEST_CHECK(std::equal(Y.values().begin(), Y.values().end(), expect.values().begin()));
         if (where == lm::dense_operand::every_rank && st == lm::spmv_strategy::row_blocks &&
             p.layout() == lm::tile_layout::row_blocks)
-          SPARSE_MPI_CHECK(rep.sent == expected_rows(tr, p, m, 8, k));
+          MPI_TEST_CHECK(rep.sent == expected_rows(tr, p, m, 8, k));
         if (where == lm::dense_operand::every_rank && st == lm::spmv_strategy::col_blocks &&
             p.layout() == lm::tile_layout::col_blocks)
-          SPARSE_MPI_CHECK(rep.sent == expected_cols(tr, m, k));
+          MPI_TEST_CHECK(rep.sent == expected_cols(tr, m, k));
       }
   }
 }
@@ -458,11 +437,11 @@ void test_spgemm(const lm::transport& tr) {
             std::optional{lm::spgemm_strategy::gather_needed_b}}) {
         lm::sparse_report rep;
         const auto C = lm::spgemm<loom::csr>(tr, A, B, {}, force, &rep);
-        SPARSE_MPI_CHECK(C.partition.layout() == lm::tile_layout::row_blocks);
+        MPI_TEST_CHECK(C.partition.layout() == lm::tile_layout::row_blocks);
         for (const auto& [key, t] : C.tiles)
-          SPARSE_MPI_CHECK(C.partition.owner(key, C.tiles.bounds()) == tr.rank());
-        SPARSE_MPI_CHECK(same_entries(assembled(lm::gather(tr, C), {60, 40}), expect));
-        if (s == 1) SPARSE_MPI_CHECK(rep.sent == lm::traffic{});
+          MPI_TEST_CHECK(C.partition.owner(key, C.tiles.bounds()) == tr.rank());
+        MPI_TEST_CHECK(same_entries(assembled(lm::gather(tr, C), {60, 40}), expect));
+        if (s == 1) MPI_TEST_CHECK(rep.sent == lm::traffic{});
         if (s == 1 || pa.layout() != lm::tile_layout::row_blocks || !pa.cuts().empty()) continue;
         // A already in row blocks: exact counts from the whole matrices
         std::int64_t bytes = 0, messages = 0;
@@ -487,7 +466,7 @@ void test_spgemm(const lm::transport& tr) {
             messages += to_q > 0;
           }
         }
-        SPARSE_MPI_CHECK(rep.sent == lm::traffic{bytes, messages});
+        MPI_TEST_CHECK(rep.sent == lm::traffic{bytes, messages});
       }
     }
   // block-diagonal A and B: each rank needs only its own tile rows of B, which the model sees
@@ -502,11 +481,11 @@ void test_spgemm(const lm::transport& tr) {
   const auto A = lm::distribute(tr, D_tiles, D.shape(), rows, "D");
   lm::sparse_report rep;
   const auto C = lm::spgemm<loom::csr>(tr, A, A, {}, std::nullopt, &rep);
-  SPARSE_MPI_CHECK(same_entries(assembled(lm::gather(tr, C), {64, 64}),
-                                assembled(block_matmul<loom::csr>(D_tiles, D_tiles), {64, 64})));
+  MPI_TEST_CHECK(same_entries(assembled(lm::gather(tr, C), {64, 64}),
+                              assembled(block_matmul<loom::csr>(D_tiles, D_tiles), {64, 64})));
   if (s > 1)
-    SPARSE_MPI_CHECK(rep.chosen == static_cast<std::size_t>(lm::spgemm_strategy::gather_needed_b));
-  SPARSE_MPI_CHECK(rep.explain.find("B broadcast: bytes ") != std::string::npos);
+    MPI_TEST_CHECK(rep.chosen == static_cast<std::size_t>(lm::spgemm_strategy::gather_needed_b));
+  MPI_TEST_CHECK(rep.explain.find("B broadcast: bytes ") != std::string::npos);
 }
 }  // namespace
 
@@ -527,7 +506,7 @@ int main(int argc, char** argv) {
     test_spgemm(tr);
     if (tr.rank() == 0)
       std::printf("tests.mpi.sparse: %d ranks, %d checks on rank 0 passed\n",
-                  static_cast<int>(tr.sites()), checks);
+                  static_cast<int>(tr.sites()), mpi_test::checks);
     return 0;
   });
 }

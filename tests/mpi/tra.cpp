@@ -20,18 +20,12 @@
 #include <thread>
 #include <vector>
 
+#include "support.hpp"
+
 using namespace loom::tra;
 namespace lm = loom::tra::mpi;
 
 namespace {
-int checks = 0;
-#define TRA_MPI_CHECK(...)                                                                   \
-  do {                                                                                       \
-    ++checks;                                                                                \
-    if (!(__VA_ARGS__))                                                                      \
-      lm::abort_job(std::string("check failed at line ") + std::to_string(__LINE__) + ": " + \
-                    #__VA_ARGS__);                                                           \
-  } while (0)
 
 relation<double, 2, 2> random_tiles(std::int64_t rows, std::int64_t cols, std::int64_t bm,
                                     std::int64_t bn, unsigned seed) {
@@ -58,26 +52,26 @@ void test_ia_operators(const lm::transport& tr) {
   const auto S = random_tiles(5, 2, 3, 2, 8);
   // BCAST then collect gives the input back; SHUF on each key position too
   using bc = ia::bcast<ia::leaf<0, 2>>;
-  TRA_MPI_CHECK(ia::evaluate<bc>(tr, R) == R);
+  MPI_TEST_CHECK(ia::evaluate<bc>(tr, R) == R);
   const auto b = ia::execute<bc>(tr, R);
-  TRA_MPI_CHECK(b == R);  // every rank holds everything after a broadcast
+  MPI_TEST_CHECK(b == R);  // every rank holds everything after a broadcast
   using sh0 = ia::shuf<ia::dims<0>, ia::leaf<0, 2>>;
   const auto part = ia::execute<sh0>(tr, R);
   for (const auto& [key, t] : part)
-    TRA_MPI_CHECK(ia::site_of(key, R.bounds(), std::array<std::size_t, 1>{0}, tr.sites()) ==
-                  tr.rank());
-  TRA_MPI_CHECK(ia::evaluate<sh0>(tr, R) == R);
+    MPI_TEST_CHECK(ia::site_of(key, R.bounds(), std::array<std::size_t, 1>{0}, tr.sites()) ==
+                   tr.rank());
+  MPI_TEST_CHECK(ia::evaluate<sh0>(tr, R) == R);
   // local join (one side broadcast) and local aggregation after a shuffle on the group keys
   using lj =
       ia::ljoin<ia::dims<1>, ia::dims<0>, mat_mul, ia::leaf<0, 2>, ia::bcast<ia::leaf<1, 2>>>;
   const auto single = ia::evaluate<lj>(ia::local_sites(1), R, S);
-  TRA_MPI_CHECK(ia::evaluate<lj>(tr, R, S) == single);
+  MPI_TEST_CHECK(ia::evaluate<lj>(tr, R, S) == single);
   using la = ia::lagg<ia::dims<1>, mat_add, ia::shuf<ia::dims<1>, ia::leaf<0, 2>>>;
-  TRA_MPI_CHECK(ia::evaluate<la>(tr, R) == ia::evaluate<la>(ia::local_sites(1), R));
+  MPI_TEST_CHECK(ia::evaluate<la>(tr, R) == ia::evaluate<la>(ia::local_sites(1), R));
   // R2-5's combiner plan gives the same sums
   using two = ia::rewrite_t<la, boost::mp11::mp_list<rules::two_phase_aggregation>>;
   static_assert(!std::is_same_v<two, la>);
-  TRA_MPI_CHECK(ia::evaluate<two>(tr, R) == ia::evaluate<la>(ia::local_sites(1), R));
+  MPI_TEST_CHECK(ia::evaluate<two>(tr, R) == ia::evaluate<la>(ia::local_sites(1), R));
   // the UT-5 plan rewritten by R1-6 and R1-7
   using X = ia::leaf<0, 2, ia::partitioned<ia::dims<0, 1>>>;
   using Y = ia::leaf<1, 2, ia::partitioned<ia::dims<0, 1>>>;
@@ -85,8 +79,8 @@ void test_ia_operators(const lm::transport& tr) {
       ia::lmap<project<0>, diag_extract,
                ia::lfilter<eq<0, 1>, ia::ljoin<ia::dims<0, 1>, ia::dims<0, 1>, mat_add, X, Y>>>;
   const auto A = random_tiles(4, 4, 3, 3, 9), B = random_tiles(4, 4, 3, 3, 10);
-  TRA_MPI_CHECK(ia::evaluate<ia::rewrite_t<d, rules::all>>(tr, A, B) ==
-                ia::evaluate<d>(ia::local_sites(1), A, B));
+  MPI_TEST_CHECK(ia::evaluate<ia::rewrite_t<d, rules::all>>(tr, A, B) ==
+                 ia::evaluate<d>(ia::local_sites(1), A, B));
 }
 
 void test_matmul(const lm::transport& tr) {
@@ -99,10 +93,10 @@ void test_matmul(const lm::transport& tr) {
       for (auto st : all_matmul_strategies) {
         lm::matmul_report rep;
         const auto C = lm::matmul(tr, X, Y, cm, xp, yp, st, &rep);
-        TRA_MPI_CHECK(C == expect);
+        MPI_TEST_CHECK(C == expect);
         lm::verify_same(C, "the matmul result");
-        TRA_MPI_CHECK(rep.chosen.strategy == st);
-        if (tr.sites() == 1) TRA_MPI_CHECK(rep.bytes_sent == 0);
+        MPI_TEST_CHECK(rep.chosen.strategy == st);
+        if (tr.sites() == 1) MPI_TEST_CHECK(rep.bytes_sent == 0);
       }
   lm::matmul_report rep;
   const auto C =
@@ -112,11 +106,11 @@ void test_matmul(const lm::transport& tr) {
                                 nullptr, lm::result_on::owner_rank);
   std::int64_t tuples = share.size(), all = 0;
   MPI_Allreduce(&tuples, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-  TRA_MPI_CHECK(all == expect.size());
-  for (const auto& [key, t] : share) TRA_MPI_CHECK(expect.at(key) == t);
-  TRA_MPI_CHECK(C == expect);
-  TRA_MPI_CHECK(rep.explain.find("chosen: ") != std::string::npos);
-  if (tr.sites() > 1) TRA_MPI_CHECK(rep.chosen.strategy == matmul_strategy::broadcast_left);
+  MPI_TEST_CHECK(all == expect.size());
+  for (const auto& [key, t] : share) MPI_TEST_CHECK(expect.at(key) == t);
+  MPI_TEST_CHECK(C == expect);
+  MPI_TEST_CHECK(rep.explain.find("chosen: ") != std::string::npos);
+  if (tr.sites() > 1) MPI_TEST_CHECK(rep.chosen.strategy == matmul_strategy::broadcast_left);
   // the dense reference: a triple loop over the untiled matrices
   const std::int64_t m = 32, k = 15, n = 30;
   std::vector<double> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n));
@@ -131,7 +125,7 @@ void test_matmul(const lm::transport& tr) {
       double s = 0;
       for (std::int64_t p = 0; p < k; ++p)
         s += a[static_cast<std::size_t>(i * k + p)] * b[static_cast<std::size_t>(p * n + j)];
-      TRA_MPI_CHECK(C.at({i / 8, j / 6})(i % 8, j % 6) == s);
+      MPI_TEST_CHECK(C.at({i / 8, j / 6})(i % 8, j % 6) == s);
     }
 }
 
@@ -145,14 +139,14 @@ void test_matmul_chain(const lm::transport& tr) {
   chain_plan plan;
   const auto C = lm::matmul_chain(tr, xs, cm, {partitioning::rows}, &plan);
   const auto expect = reference_matmul(reference_matmul(X0, X1), X2);
-  TRA_MPI_CHECK(C.bounds() == expect.bounds());
+  MPI_TEST_CHECK(C.bounds() == expect.bounds());
   for (const auto& [key, t] : expect)
     for (std::int64_t r = 0; r < t.shape()[0]; ++r)
       for (std::int64_t c = 0; c < t.shape()[1]; ++c)
-        TRA_MPI_CHECK(std::abs(C.at(key)(r, c) - t(r, c)) <= 1e-9 * (1 + std::abs(t(r, c))));
+        MPI_TEST_CHECK(std::abs(C.at(key)(r, c) - t(r, c)) <= 1e-9 * (1 + std::abs(t(r, c))));
   lm::verify_same(C, "the chain's product");
-  TRA_MPI_CHECK(plan.order == "(X0 (X1 X2))");
-  TRA_MPI_CHECK(plan.steps.size() == 2);
+  MPI_TEST_CHECK(plan.order == "(X0 (X1 X2))");
+  MPI_TEST_CHECK(plan.steps.size() == 2);
 }
 
 void test_spmv(const lm::transport& tr) {
@@ -176,7 +170,7 @@ void test_spmv(const lm::transport& tr) {
   loom::tensor<double, loom::dense_vector> xv({n}), yv({m});
   for (std::int64_t c = 0; c < n; ++c) xv.at(c) = x[static_cast<std::size_t>(c)];
   yv(i) = loom::sum(j, A(i, j) * xv(j));
-  for (std::int64_t r = 0; r < m; ++r) TRA_MPI_CHECK(y[static_cast<std::size_t>(r)] == yv.at(r));
+  for (std::int64_t r = 0; r < m; ++r) MPI_TEST_CHECK(y[static_cast<std::size_t>(r)] == yv.at(r));
 }
 
 void test_dense_layer(const lm::transport& tr) {
@@ -185,12 +179,12 @@ void test_dense_layer(const lm::transport& tr) {
   const auto bias = random_tiles(1, 3, 1, 5, 6);
   const auto H = lm::dense_layer(tr, X, W, bias);
   const auto Z = reference_matmul(X, W);
-  TRA_MPI_CHECK(H.size() == Z.size());
+  MPI_TEST_CHECK(H.size() == Z.size());
   for (const auto& [key, z] : Z) {
     const auto& h = H.at(key);
     for (std::int64_t p = 0; p < 4; ++p)
       for (std::int64_t q = 0; q < 5; ++q)
-        TRA_MPI_CHECK(h(p, q) == std::max(0.0, z(p, q) + bias.at({0, key[1]})(0, q)));
+        MPI_TEST_CHECK(h(p, q) == std::max(0.0, z(p, q) + bias.at({0, key[1]})(0, q)));
   }
 }
 
@@ -205,7 +199,7 @@ void test_mismatch_is_reported(const lm::transport& tr) {
   } catch (const loom::error& e) {
     thrown = std::string(e.what()).find("differs across ranks") != std::string::npos;
   }
-  TRA_MPI_CHECK(thrown);  // on every rank, not only the perturbed one
+  MPI_TEST_CHECK(thrown);  // on every rank, not only the perturbed one
 }
 // BCAST reports the tiles this rank sends (none with one rank: nothing moves), 0 to all of them.
 void test_progress(const lm::transport& tr) {
@@ -213,18 +207,18 @@ void test_progress(const lm::transport& tr) {
   std::vector<loom::progress> calls;
   {
     const loom::scoped_progress scope([&](const loom::progress& p) { calls.push_back(p); });
-    TRA_MPI_CHECK(tr.broadcast(R) == R);
+    MPI_TEST_CHECK(tr.broadcast(R) == R);
   }
   if (tr.sites() == 1) {
-    TRA_MPI_CHECK(calls.empty());
+    MPI_TEST_CHECK(calls.empty());
     return;
   }
-  TRA_MPI_CHECK(calls.size() >= 2);
-  TRA_MPI_CHECK(calls.front().done == 0);
-  for (std::size_t c = 1; c < calls.size(); ++c) TRA_MPI_CHECK(calls[c].done > calls[c - 1].done);
-  TRA_MPI_CHECK(calls.back().done == R.size() && calls.back().total == R.size());
+  MPI_TEST_CHECK(calls.size() >= 2);
+  MPI_TEST_CHECK(calls.front().done == 0);
+  for (std::size_t c = 1; c < calls.size(); ++c) MPI_TEST_CHECK(calls[c].done > calls[c - 1].done);
+  MPI_TEST_CHECK(calls.back().done == R.size() && calls.back().total == R.size());
   for (const loom::progress& p : calls)
-    TRA_MPI_CHECK(p.phase == "distributing" && std::string(p.unit) == "tiles");
+    MPI_TEST_CHECK(p.phase == "distributing" && std::string(p.unit) == "tiles");
 }
 }  // namespace
 
@@ -249,7 +243,7 @@ int main(int argc, char** argv) {
     test_progress(tr);
     if (tr.rank() == 0)
       std::printf("tests.mpi.tra: %d ranks, %d checks on rank 0 passed\n",
-                  static_cast<int>(tr.sites()), checks);
+                  static_cast<int>(tr.sites()), mpi_test::checks);
     return 0;
   });
 }
