@@ -32,12 +32,12 @@ inline loom::tensor<double, loom::csr> random_matrix(std::int64_t m, std::int64_
 }
 }  // namespace mpi_test
 
-#define MPI_TEST_CHECK(...)                                                                  \
-  do {                                                                                       \
-    ++mpi_test::checks;                                                                      \
-    if (!(__VA_ARGS__))                                                                      \
-      loom::tra::mpi::abort_job(std::string("check failed at line ") +                       \
-                                std::to_string(__LINE__) + ": " + #__VA_ARGS__);             \
+#define MPI_TEST_CHECK(...)                                                                       \
+  do {                                                                                            \
+    ++mpi_test::checks;                                                                           \
+    if (!(__VA_ARGS__))                                                                           \
+      loom::tra::mpi::abort_job(std::string("check failed at line ") + std::to_string(__LINE__) + \
+                                ": " + #__VA_ARGS__);                                             \
   } while (0)
 
 #endif  // LOOM_TESTS_MPI_SUPPORT_HPP
