@@ -9,6 +9,7 @@
 #include <loom/relational/error.hpp>
 #include <loom/relational/table.hpp>
 #include <loom/sql/ast.hpp>
+#include <loom/sql/database.hpp>
 
 #include <algorithm>
 #include <array>
@@ -28,28 +29,6 @@
 #include <vector>
 
 namespace loom::sql_compiler {
-
-/// The tables a query may name in FROM, by name. **Example**:
-/// `loom::sql_database db; db.add("lineitem", lineitem);`
-class database {
- public:
-  database& add(std::string name, const relational::table& t) {
-    tables_.emplace_back(std::move(name), &t);
-    return *this;
-  }
-  /// The table called `name`; throws `relational::column_error` listing the tables when none.
-  const relational::table& operator[](std::string_view name) const {
-    for (const auto& [n, t] : tables_)
-      if (n == name) return *t;
-    std::string known;
-    for (const auto& [n, t] : tables_) known += (known.empty() ? "" : ", ") + n;
-    throw relational::column_error("loom::sql: no table " + std::string(name) +
-                                   " in the database (tables: " + known + ")");
-  }
-
- private:
-  std::vector<std::pair<std::string, const relational::table*>> tables_;
-};
 
 namespace detail {
 
@@ -488,10 +467,19 @@ inline unsigned tables_read(const query& q, const binding& b, int id) {
 /// then): the largest table is scanned, so every hash table holds a smaller one; each next
 /// table is one that a WHERE equality links to those before it, the one with the most WHERE
 /// terms of its own first (its hash table is the most reduced, so rows that match nothing are
-/// dropped earliest), then the smaller. Each hashed table is filtered by its own terms and
-/// keyed by its equalities with all the tables before it (several for a cycle of equalities,
-/// as in TPC-H Q5); every other term is tested as soon as the tables it reads have a row. Each
-/// term's test is compiled code; a run-time stage number picks the loop it runs in.
+/// dropped earliest), then the smaller. Each hashed table is keyed by its equalities with all
+/// the tables before it (several for a cycle of equalities, as in TPC-H Q5); every other term
+/// is tested as soon as the tables it reads have a row. Each term's test is compiled code; a
+/// run-time stage number picks the loop it runs in.
+///
+/// A hashed table's index is either the one the database keeps for the table and its key (built
+/// over all rows, once, reused by later queries; the table's own terms are then tested on each
+/// row the probe finds) or one built for this call over the rows that pass its own terms. The
+/// kept one is taken when the table has no terms of its own, or when the tests it adds are
+/// fewer than the rows a filtered build would scan: probes × (1 − selectivity) ≤ rows, where
+/// the selectivities are measured on a sample of rows and the probes estimated as the scanned
+/// table's passing rows times the selectivities of the steps before (one match per probe, as
+/// for a foreign key into a primary key).
 template <const query& Q> struct join_scan {
   static constexpr int candidates = column_equalities(Q);
   static_assert(candidates > 0,
@@ -499,57 +487,32 @@ template <const query& Q> struct join_scan {
                 "(an equi-join); cross products are not supported");
   static constexpr std::size_t C = static_cast<std::size_t>(conjuncts<Q>.count);
   static constexpr std::size_t T = static_cast<std::size_t>(Q.table_count);
-  using key_type = std::array<double, static_cast<std::size_t>(candidates)>;
   using key_columns = std::array<int, static_cast<std::size_t>(candidates)>;
-  struct key_hash {
-    std::size_t operator()(const key_type& k) const {
-      std::size_t h = 0;
-      for (double v : k) h = h * 1000003u ^ std::hash<double>{}(v);
-      return h;
-    }
-  };
-  /// The filtered rows of one hashed table, chained by key. A single integer key whose values
-  /// span at most about twice the table's rows (TPC-H's keys, most primary keys) indexes an
-  /// array, as a trie's dense level does; other keys go through a hash map.
-  struct hash_table {
-    static constexpr std::int64_t none = -1;
-    bool direct = false;
-    std::int64_t low = 0;
-    std::vector<std::int64_t> first;  // direct: the first entry of key `low + k`
-    std::unordered_map<key_type, std::int64_t, key_hash> first_of;
-    std::vector<std::size_t> row;    // entry -> the table's row
-    std::vector<std::int64_t> next;  // entry -> the next entry of the same key
-    bool empty() const { return row.empty(); }
-    /// The first entry whose key is `k`, or `none`.
-    std::int64_t find(const key_type& k) const {
-      if (!direct) {
-        const auto at = first_of.find(k);
-        return at == first_of.end() ? none : at->second;
-      }
-      const double offset = k[0] - static_cast<double>(low);
-      if (!(offset >= 0 && offset < static_cast<double>(first.size()))) return none;
-      const auto slot = static_cast<std::size_t>(offset);
-      return static_cast<double>(slot) == offset ? first[slot] : none;
-    }
-  };
+  static constexpr std::int64_t none = key_index::none;
   /// A term's stage: a join key (tested by the hash lookup), the row filter of step s (s < T;
   /// step 0 is the scanned table), or the build filter of table t (T + t).
   static constexpr int join_key = -1;
   /// The equalities that key the hash table of one step: its table's columns, and the
-  /// columns of the tables before it that probe them.
+  /// columns of the tables before it that probe them. `dense`: build[0] is an integer column
+  /// that can index an array.
   struct step_keys {
     key_columns build{}, probe{};
     int count = 0;
+    bool dense = false;
   };
 
   const binding& b;
+  const std::vector<const relational::table*>& tables;
+  const database* db;  // keeps shared indexes; null: every index is built for the call
   std::array<std::size_t, T> rows{};
   std::array<std::size_t, T> order{};  // FROM entries, in join order
   std::array<int, C> stage_of{};
   std::array<bool, 2 * T> has_terms{};  // whether a stage tests any term
   std::array<step_keys, T> keys{};
 
-  join_scan(const binding& bound, const std::vector<const relational::table*>& tables) : b(bound) {
+  join_scan(const binding& bound, const std::vector<const relational::table*>& from,
+            const database* kept = nullptr)
+      : b(bound), tables(from), db(kept) {
     std::array<unsigned, C> reads{};
     std::array<int, T> filters{};
     for (std::size_t k = 0; k < C; ++k) {
@@ -608,19 +571,42 @@ template <const query& Q> struct join_scan {
     }
     for (std::size_t k = 0; k < C; ++k)
       if (stage_of[k] != join_key) has_terms[static_cast<std::size_t>(stage_of[k])] = true;
-    // A step keyed on several columns indexes an array by a dense integer one when it has one
-    // (Q5's customer: c_custkey, not c_nationkey), and compares the others.
+    // The key columns in a canonical order, so that queries keyed alike share an index: a
+    // dense integer column first when there is one (the widest, nearest a primary key: Q5's
+    // customer is keyed by c_custkey, not c_nationkey) and alone indexes an array, the others
+    // compared; else all by name, through a hash map.
     for (std::size_t s = 1; s < T; ++s) {
       step_keys& key = keys[s];
+      const std::size_t t = order[s];
+      std::array<std::size_t, static_cast<std::size_t>(candidates)> at{};
+      for (int j = 0; j < key.count; ++j)
+        at[static_cast<std::size_t>(j)] = static_cast<std::size_t>(j);
+      auto column_of = [&](std::size_t j) -> const relational::column& {
+        return *b.columns[static_cast<std::size_t>(key.build[j])].source;
+      };
+      std::sort(at.begin(), at.begin() + key.count, [&](std::size_t x, std::size_t y) {
+        return column_of(x).name() < column_of(y).name();
+      });
+      int widest = -1;
+      std::int64_t widest_span = -1;
       for (int j = 0; j < key.count; ++j) {
-        const column_view& v =
-            b.columns[static_cast<std::size_t>(key.build[static_cast<std::size_t>(j)])];
-        if (!v.ints || rows[order[s]] == 0) continue;
-        const auto [low, high] = std::minmax_element(v.ints, v.ints + rows[order[s]]);
-        if (static_cast<std::uint64_t>(*high - *low) >= 8 * rows[order[s]] + 1024) continue;
-        std::swap(key.build[0], key.build[static_cast<std::size_t>(j)]);
-        std::swap(key.probe[0], key.probe[static_cast<std::size_t>(j)]);
-        break;
+        const relational::column& c = column_of(at[static_cast<std::size_t>(j)]);
+        if (!c.is_integer() || rows[t] == 0) continue;
+        const column_span span =
+            db ? db->span(Q.tables[t].name, *tables[t], c) : column_span::of(c);
+        if (key_index::dense(span.low, span.high, rows[t]) && span.high - span.low > widest_span) {
+          widest = j;
+          widest_span = span.high - span.low;
+        }
+      }
+      if (widest >= 0) {
+        std::rotate(at.begin(), at.begin() + widest, at.begin() + widest + 1);
+        key.dense = true;
+      }
+      const step_keys unsorted = key;
+      for (int j = 0; j < key.count; ++j) {
+        key.build[static_cast<std::size_t>(j)] = unsorted.build[at[static_cast<std::size_t>(j)]];
+        key.probe[static_cast<std::size_t>(j)] = unsorted.probe[at[static_cast<std::size_t>(j)]];
       }
     }
   }
@@ -635,8 +621,8 @@ template <const query& Q> struct join_scan {
       return ((stage_of[K] != s || test<Q, conjuncts<Q>.ids[K]>(c)) && ...);
     }(std::make_index_sequence<C>{});
   }
-  key_type key_of(const key_columns& columns, int count, const join_context& c) const {
-    key_type k{};
+  key_index::key_type key_of(const key_columns& columns, int count, const join_context& c) const {
+    key_index::key_type k{};
     for (int j = 0; j < count; ++j) {
       const auto id = static_cast<std::size_t>(columns[static_cast<std::size_t>(j)]);
       k[static_cast<std::size_t>(j)] = b.columns[id].at(c.rows[b.table_of[id]]);
@@ -644,9 +630,9 @@ template <const query& Q> struct join_scan {
     return k;
   }
 
-  /// Whether the key columns after the first (which the array indexed) match in `c`.
-  bool other_keys_equal(std::size_t s, const join_context& c) const {
-    for (int j = 1; j < keys[s].count; ++j) {
+  /// Whether the key columns from `from` on (those the index does not key on) match in `c`.
+  bool other_keys_equal(std::size_t s, int from, const join_context& c) const {
+    for (int j = from; j < keys[s].count; ++j) {
       const auto build = static_cast<std::size_t>(keys[s].build[static_cast<std::size_t>(j)]);
       const auto probe = static_cast<std::size_t>(keys[s].probe[static_cast<std::size_t>(j)]);
       if (b.columns[build].at(c.rows[b.table_of[build]]) !=
@@ -656,84 +642,95 @@ template <const query& Q> struct join_scan {
     return true;
   }
 
-  /// The first entry of step s's hash table that matches the rows in `c`.
-  std::int64_t lookup(std::size_t s, const hash_table& h, const join_context& c) const {
-    if (!h.direct) return h.find(key_of(keys[s].probe, keys[s].count, c));
+  /// The first entry of step s's index that matches the rows in `c`.
+  std::int64_t lookup(std::size_t s, const key_index& h, const join_context& c) const {
+    if (!h.direct) return h.find(key_of(keys[s].probe, h.keys, c));
     const auto id = static_cast<std::size_t>(keys[s].probe[0]);
     const column_view& probe = b.columns[id];
     const std::size_t row = c.rows[b.table_of[id]];
     if (probe.ints) {  // integer keys on both sides: no conversion to double
       const auto slot = static_cast<std::uint64_t>(probe.ints[row] - h.low);
-      return slot < h.first.size() ? h.first[slot] : h.none;
+      return slot < h.first.size() ? h.first[slot] : none;
     }
-    key_type k{};
+    key_index::key_type k{};
     k[0] = probe.reals[row];
     return h.find(k);
   }
 
+  /// The index of each step, and whether the step tests its table's own terms while probing
+  /// (a kept index of all the rows).
+  struct step_indexes {
+    std::array<std::shared_ptr<const key_index>, T> index;
+    std::array<bool, T> filter_on_probe{};
+  };
+
   /// Joins the rows in `c` with the matching rows of step S and the steps after it (a loop
   /// nest unrolled at compile time).
   template <std::size_t S, class Visit>
-  void descend(join_context& c, const std::array<hash_table, T>& hashed, Visit& visit) const {
+  void descend(join_context& c, const step_indexes& steps, Visit& visit) const {
     if constexpr (S == T) {
       visit(std::as_const(c));
     } else {
-      const hash_table& h = hashed[S];
+      const key_index& h = *steps.index[S];
       const std::size_t table = order[S];
-      for (std::int64_t e = lookup(S, h, c); e != h.none; e = h.next[static_cast<std::size_t>(e)]) {
+      for (std::int64_t e = lookup(S, h, c); e != none; e = h.next[static_cast<std::size_t>(e)]) {
         c.rows[table] = h.row[static_cast<std::size_t>(e)];
-        if (h.direct && keys[S].count > 1 && !other_keys_equal(S, c)) continue;
-        if (pass(static_cast<int>(S), c)) descend<S + 1>(c, hashed, visit);
+        if (keys[S].count > h.keys && !other_keys_equal(S, h.keys, c)) continue;
+        if (steps.filter_on_probe[S] && !pass(static_cast<int>(T + table), c)) continue;
+        if (pass(static_cast<int>(S), c)) descend<S + 1>(c, steps, visit);
       }
     }
   }
 
-  /// The rows of step s's table that pass its own terms, chained by their key.
-  void build(std::size_t s, join_context& c, hash_table& h) const {
+  /// The share of sampled rows of table `t` (at most 256, evenly spaced) that pass stage `s`.
+  double selectivity(int s, std::size_t t, join_context& c) const {
+    if (!has_terms[static_cast<std::size_t>(s)] || rows[t] == 0) return 1.0;
+    const std::size_t samples = std::min<std::size_t>(rows[t], 256);
+    std::size_t passed = 0;
+    for (std::size_t i = 0; i < samples; ++i) {
+      c.rows[t] = i * rows[t] / samples;
+      passed += pass(s, c) ? 1 : 0;
+    }
+    return static_cast<double>(passed) / static_cast<double>(samples);
+  }
+
+  /// Step s's index: the database's kept one, or one of the rows that pass the table's terms.
+  void index_step(std::size_t s, join_context& c, double& probes, step_indexes& steps) const {
     const std::size_t t = order[s];
-    for (std::size_t r = 0; r < rows[t]; ++r) {
-      c.rows[t] = r;
-      if (pass(static_cast<int>(T + t), c)) h.row.push_back(r);
-    }
-    h.next.assign(h.row.size(), h.none);
-    const column_view& single = b.columns[static_cast<std::size_t>(keys[s].build[0])];
-    if (single.ints && !h.row.empty()) {
-      auto [low, high] = std::minmax_element(h.row.begin(), h.row.end(), [&](auto x, auto y) {
-        return single.ints[x] < single.ints[y];
-      });
-      const std::int64_t lo = single.ints[*low], span = single.ints[*high] - lo;
-      h.direct = span >= 0 && static_cast<std::uint64_t>(span) < 8 * rows[t] + 1024;
-      if (h.direct) {
-        h.low = lo;
-        h.first.assign(static_cast<std::size_t>(span) + 1, h.none);
+    std::vector<const relational::column*> columns;  // a dense key indexes by its first alone
+    for (int j = 0; j < (keys[s].dense ? 1 : keys[s].count); ++j)
+      columns.push_back(
+          b.columns[static_cast<std::size_t>(keys[s].build[static_cast<std::size_t>(j)])].source);
+    const bool own_terms = has_terms[T + t];
+    const double kept = own_terms ? selectivity(static_cast<int>(T + t), t, c) : 1.0;
+    if (db && probes * (1.0 - kept) <= static_cast<double>(rows[t])) {
+      steps.index[s] = db->index(Q.tables[t].name, *tables[t], columns, keys[s].dense);
+      steps.filter_on_probe[s] = own_terms;
+    } else {
+      std::vector<std::size_t> passing;
+      for (std::size_t r = 0; r < rows[t]; ++r) {
+        c.rows[t] = r;
+        if (pass(static_cast<int>(T + t), c)) passing.push_back(r);
       }
+      steps.index[s] = std::make_shared<const key_index>(
+          key_index::build(columns, std::move(passing), keys[s].dense, rows[t]));
+      if (db) db->count_filtered();
     }
-    // Inserted backwards, so each key's chain lists its rows in table order.
-    for (std::size_t e = h.row.size(); e-- > 0;) {
-      std::int64_t* head = nullptr;
-      if (h.direct) {
-        head = &h.first[static_cast<std::size_t>(single.ints[h.row[e]] - h.low)];
-      } else {
-        c.rows[t] = h.row[e];
-        head =
-            &h.first_of.try_emplace(key_of(keys[s].build, keys[s].count, c), h.none).first->second;
-      }
-      h.next[e] = *head;
-      *head = static_cast<std::int64_t>(e);
-    }
+    probes *= kept;
   }
 
   template <class Visit> void operator()(Visit&& visit) const {
-    std::array<hash_table, T> hashed;
+    step_indexes steps;
     join_context c{b, {}};
-    for (std::size_t s = 1; s < T; ++s) {
-      build(s, c, hashed[s]);
-      if (hashed[s].empty()) return;  // nothing can match
-    }
     const std::size_t start = order[0];
+    double probes = static_cast<double>(rows[start]) * selectivity(0, start, c);
+    for (std::size_t s = 1; s < T; ++s) {
+      index_step(s, c, probes, steps);
+      if (steps.index[s]->empty()) return;  // nothing can match
+    }
     for (std::size_t r = 0; r < rows[start]; ++r) {
       c.rows[start] = r;
-      if (pass(0, c)) descend<1>(c, hashed, visit);
+      if (pass(0, c)) descend<1>(c, steps, visit);
     }
   }
 };
@@ -831,9 +828,11 @@ inline relational::table make_result(const query& q, const binding& b, result_va
 /// aggregates are expanded by templates from the node indices of Q into loops over the rows
 /// (one loop over one table; a chain of hash joins for more; grouped queries: one map lookup
 /// per row whose key changed). Column names are looked up once; an unknown one throws
-/// `relational::column_error`.
+/// `relational::column_error`. With `db`, the joins use and keep its key indexes (see
+/// `join_scan`); without, each hashed table is indexed for this call.
 template <const query& Q>
-relational::table run(const std::vector<const relational::table*>& tables) {
+relational::table run(const std::vector<const relational::table*>& tables,
+                      const database* db = nullptr) {
   static_assert(Q.ok(), "loom::sql: the query does not parse (loom::sql reports where)");
   if (tables.size() != static_cast<std::size_t>(Q.table_count))
     throw relational::column_error("loom::sql: the query reads " + std::to_string(Q.table_count) +
@@ -849,7 +848,7 @@ relational::table run(const std::vector<const relational::table*>& tables) {
   if constexpr (Q.table_count == 1)
     select(detail::table_scan<Q>{*b, tables[0]->rows()});
   else
-    select(detail::join_scan<Q>(*b, tables));
+    select(detail::join_scan<Q>(*b, tables, db));
   return detail::make_result(Q, *b, out);
 }
 
@@ -860,11 +859,11 @@ template <const query& Q> relational::table run(const relational::table& t) {
   return run<Q>(std::vector<const relational::table*>{&t});
 }
 
-/// Runs Q over the tables its FROM clause names in `db`.
+/// Runs Q over the tables its FROM clause names in `db`, with the key indexes `db` keeps.
 template <const query& Q> relational::table run(const database& db) {
   std::vector<const relational::table*> tables;
   for (int t = 0; t < Q.table_count; ++t) tables.push_back(&db[Q.tables[t].name]);
-  return run<Q>(tables);
+  return run<Q>(tables, &db);
 }
 
 }  // namespace loom::sql_compiler

@@ -1,0 +1,311 @@
+// Defines loom::sql_compiler::database: the tables a query's FROM names, and the key indexes of
+// those tables that the joins build, kept so that every later query keyed the same way reuses
+// them (sql/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_SQL_DATABASE_HPP
+#define LOOM_SQL_DATABASE_HPP
+
+#include <loom/relational/column.hpp>
+#include <loom/relational/error.hpp>
+#include <loom/relational/table.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace loom::sql_compiler {
+
+/// Rows of a table chained by key, for the hash joins. A key whose first column is an integer
+/// spanning at most about eight times the table's rows (TPC-H's keys, most primary keys) indexes
+/// an array by that column alone, as a trie's dense level does; other keys go through a hash map
+/// of up to `max_keys` columns. Key columns past the indexed ones are compared by the probe.
+struct key_index {
+  static constexpr std::int64_t none = -1;
+  static constexpr int max_keys = 4;
+  using key_type = std::array<double, max_keys>;
+  struct key_hash {
+    std::size_t operator()(const key_type& k) const {
+      std::size_t h = 0;
+      for (double v : k) h = h * 1000003u ^ std::hash<double>{}(v);
+      return h;
+    }
+  };
+
+  int keys = 0;  // the leading key columns the index is keyed on
+  bool direct = false;
+  std::int64_t low = 0;
+  std::vector<std::int64_t> first;  // direct: the first entry of key `low + k`
+  std::unordered_map<key_type, std::int64_t, key_hash> first_of;
+  std::vector<std::size_t> row;    // entry -> the table's row
+  std::vector<std::int64_t> next;  // entry -> the next entry of the same key
+
+  bool empty() const { return row.empty(); }
+
+  /// Whether integer values from `low` to `high` index an array for a table of `rows` rows.
+  static bool dense(std::int64_t low, std::int64_t high, std::size_t rows) {
+    return high >= low && static_cast<std::uint64_t>(high - low) < 8 * rows + 1024;
+  }
+
+  /// The first entry whose key is `k`, or `none`.
+  std::int64_t find(const key_type& k) const {
+    if (!direct) {
+      const auto at = first_of.find(k);
+      return at == first_of.end() ? none : at->second;
+    }
+    const double offset = k[0] - static_cast<double>(low);
+    if (!(offset >= 0 && offset < static_cast<double>(first.size()))) return none;
+    const auto slot = static_cast<std::size_t>(offset);
+    return static_cast<double>(slot) == offset ? first[slot] : none;
+  }
+
+  /// The index of `rows` (rows of a table of `table_rows` rows, in increasing order) keyed on
+  /// `columns`: by an array over `columns[0]` when `try_direct` and its values are dense, else
+  /// by a hash map of the first `max_keys` columns. Each key's chain lists its rows in order.
+  static key_index build(const std::vector<const relational::column*>& columns,
+                         std::vector<std::size_t> rows, bool try_direct, std::size_t table_rows) {
+    key_index h;
+    h.row = std::move(rows);
+    h.next.assign(h.row.size(), none);
+    const relational::column& single = *columns.front();
+    if (try_direct && single.is_integer() && !h.row.empty()) {
+      const std::int64_t* v = single.ints().data();
+      std::int64_t lo = v[h.row.front()], hi = lo;
+      for (std::size_t r : h.row) {
+        lo = std::min(lo, v[r]);
+        hi = std::max(hi, v[r]);
+      }
+      h.direct = dense(lo, hi, table_rows);
+      if (h.direct) {
+        h.low = lo;
+        h.first.assign(static_cast<std::size_t>(hi - lo) + 1, none);
+      }
+    }
+    h.keys = h.direct ? 1 : static_cast<int>(std::min<std::size_t>(columns.size(), max_keys));
+    // Inserted backwards, so each key's chain lists its rows in table order.
+    for (std::size_t e = h.row.size(); e-- > 0;) {
+      const std::size_t r = h.row[e];
+      std::int64_t* head = nullptr;
+      if (h.direct) {
+        head = &h.first[static_cast<std::size_t>(single.ints()[r] - h.low)];
+      } else {
+        key_type k{};
+        for (int j = 0; j < h.keys; ++j) {
+          const relational::column& c = *columns[static_cast<std::size_t>(j)];
+          k[static_cast<std::size_t>(j)] =
+              c.is_integer() ? static_cast<double>(c.ints()[r]) : c.reals()[r];
+        }
+        head = &h.first_of.try_emplace(k, none).first->second;
+      }
+      h.next[e] = *head;
+      *head = static_cast<std::int64_t>(e);
+    }
+    return h;
+  }
+};
+
+/// The smallest and largest value of an integer column (0, -1 when it has no rows).
+struct column_span {
+  std::int64_t low = 0, high = -1;
+  static column_span of(const relational::column& c) {
+    if (c.ints().empty()) return {};
+    const auto [lo, hi] = std::minmax_element(c.ints().begin(), c.ints().end());
+    return {*lo, *hi};
+  }
+};
+
+/// The tables a query may name in FROM, by name, and the key indexes the joins built over them.
+/// **Example**: `loom::sql_database db; db.add("lineitem", lineitem);`
+///
+/// A join that hashes a table asks the database for the table's index on its key columns: the
+/// first query builds it over all the rows, every later one (and every repeated call) reuses it.
+/// Adding a table under a name already used replaces it and drops its indexes; an index is also
+/// rebuilt when its table's object, row count or key columns are not the ones it was built over.
+/// Copies of a database start with a copy of its indexes (shared, read only). Queries may run on
+/// one database from several threads.
+class database {
+ public:
+  /// What the joins did with the key indexes: `built` indexes over whole tables, kept; `reused`
+  /// such an index already kept; `filtered` an index of a table's rows that pass its own WHERE
+  /// terms, built for one query and dropped (see `loom::sql_compiler::run`).
+  struct index_counts {
+    std::size_t built = 0, reused = 0, filtered = 0;
+  };
+
+  database() = default;
+  database(const database& other) : tables_(other.tables_) { other.cache_->copy_to(*cache_); }
+  database& operator=(const database& other) {
+    if (this != &other) {
+      tables_ = other.tables_;
+      cache_ = std::make_shared<cache>();
+      other.cache_->copy_to(*cache_);
+    }
+    return *this;
+  }
+  database(database&& other) : tables_(std::move(other.tables_)), cache_(std::move(other.cache_)) {
+    other.tables_.clear();
+    other.cache_ = std::make_shared<cache>();
+  }
+  database& operator=(database&& other) {
+    if (this != &other) {
+      tables_ = std::move(other.tables_);
+      cache_ = std::move(other.cache_);
+      other.tables_.clear();
+      other.cache_ = std::make_shared<cache>();
+    }
+    return *this;
+  }
+  ~database() = default;
+
+  /// Adds `t` (not copied: it must outlive the database's use) as `name`, replacing a table of
+  /// that name and its indexes.
+  database& add(std::string name, const relational::table& t) {
+    return put(std::move(name), &t, {});
+  }
+  /// Adds `t`, which the database keeps, as `name`, replacing a table of that name.
+  database& add(std::string name, relational::table&& t) {
+    auto owned = std::make_shared<const relational::table>(std::move(t));
+    const relational::table* p = owned.get();
+    return put(std::move(name), p, std::move(owned));
+  }
+
+  /// The table called `name`; throws `relational::column_error` listing the tables when none.
+  const relational::table& operator[](std::string_view name) const {
+    for (const auto& e : tables_)
+      if (e.name == name) return *e.table;
+    std::string known;
+    for (const auto& e : tables_) known += (known.empty() ? "" : ", ") + e.name;
+    throw relational::column_error("loom::sql: no table " + std::string(name) +
+                                   " in the database (tables: " + known + ")");
+  }
+  bool has(std::string_view name) const {
+    return std::any_of(tables_.begin(), tables_.end(),
+                       [&](const auto& e) { return e.name == name; });
+  }
+
+  /// The counts since the database was made (or `reset_counts`).
+  index_counts counts() const {
+    const std::lock_guard lock(cache_->mutex);
+    return cache_->counts;
+  }
+  void reset_counts() {
+    const std::lock_guard lock(cache_->mutex);
+    cache_->counts = {};
+  }
+  /// The number of key indexes kept.
+  std::size_t index_count() const {
+    const std::lock_guard lock(cache_->mutex);
+    return cache_->indexes.size();
+  }
+  /// Frees the kept indexes (queries running hold theirs until they finish).
+  void drop_indexes() {
+    const std::lock_guard lock(cache_->mutex);
+    cache_->indexes.clear();
+    cache_->spans.clear();
+  }
+
+  /// For the joins: the kept index of table `name` (that is `t`) keyed on `columns` (see
+  /// `key_index::build`), built over all its rows the first time.
+  std::shared_ptr<const key_index> index(std::string_view name, const relational::table& t,
+                                         const std::vector<const relational::column*>& columns,
+                                         bool try_direct) const {
+    cache_key key{std::string(name), {}};
+    key.second.push_back(try_direct ? "direct" : "hashed");
+    for (const auto* c : columns) key.second.push_back(c->name());
+    const std::lock_guard lock(cache_->mutex);
+    auto& entry = cache_->indexes[key];
+    if (entry.index && entry.source == source_of(t, columns)) {
+      ++cache_->counts.reused;
+      return entry.index;
+    }
+    std::vector<std::size_t> rows(t.rows());
+    for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = r;
+    entry.index = std::make_shared<const key_index>(
+        key_index::build(columns, std::move(rows), try_direct, t.rows()));
+    entry.source = source_of(t, columns);
+    ++cache_->counts.built;
+    return entry.index;
+  }
+  /// For the joins: the span of integer column `c` of table `name` (that is `t`), kept.
+  column_span span(std::string_view name, const relational::table& t,
+                   const relational::column& c) const {
+    const std::lock_guard lock(cache_->mutex);
+    auto& entry = cache_->spans[cache_key{std::string(name), {c.name()}}];
+    const auto source = source_of(t, {&c});
+    if (entry.first != source) entry = {source, column_span::of(c)};
+    return entry.second;
+  }
+  /// For the joins: counts an index of filtered rows built for one query.
+  void count_filtered() const {
+    const std::lock_guard lock(cache_->mutex);
+    ++cache_->counts.filtered;
+  }
+
+ private:
+  struct entry {
+    std::string name;
+    const relational::table* table = nullptr;
+    std::shared_ptr<const relational::table> owned;  // when the database keeps the table
+  };
+  /// What an index was built over: the table object, its rows and its key columns' data.
+  using source_key =
+      std::pair<std::pair<const relational::table*, std::size_t>, std::vector<const void*>>;
+  static source_key source_of(const relational::table& t,
+                              const std::vector<const relational::column*>& columns) {
+    source_key s{{&t, t.rows()}, {}};
+    for (const auto* c : columns)
+      s.second.push_back(c->is_integer() ? static_cast<const void*>(c->ints().data())
+                                         : static_cast<const void*>(c->reals().data()));
+    return s;
+  }
+  using cache_key = std::pair<std::string, std::vector<std::string>>;
+  struct kept_index {
+    source_key source;
+    std::shared_ptr<const key_index> index;
+  };
+  struct cache {
+    std::mutex mutex;
+    std::map<cache_key, kept_index> indexes;
+    std::map<cache_key, std::pair<source_key, column_span>> spans;
+    index_counts counts;
+    void copy_to(cache& out) {
+      const std::lock_guard lock(mutex);
+      out.indexes = indexes;
+      out.spans = spans;
+    }
+    void drop(const std::string& table) {
+      const std::lock_guard lock(mutex);
+      std::erase_if(indexes, [&](const auto& kv) { return kv.first.first == table; });
+      std::erase_if(spans, [&](const auto& kv) { return kv.first.first == table; });
+    }
+  };
+
+  database& put(std::string name, const relational::table* t,
+                std::shared_ptr<const relational::table> owned) {
+    cache_->drop(name);
+    for (auto& e : tables_)
+      if (e.name == name) {
+        e.table = t;
+        e.owned = std::move(owned);
+        return *this;
+      }
+    tables_.push_back({std::move(name), t, std::move(owned)});
+    return *this;
+  }
+
+  std::vector<entry> tables_;
+  std::shared_ptr<cache> cache_ = std::make_shared<cache>();
+};
+
+}  // namespace loom::sql_compiler
+
+#endif  // LOOM_SQL_DATABASE_HPP

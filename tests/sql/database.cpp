@@ -1,0 +1,150 @@
+// loom::sql_database's kept key indexes: a join builds the index of a table on its key once and
+// later queries reuse it (counted), with results equal to those of indexes built per call; TPC-H
+// Q3, Q5, Q10 and Q12 at SF 0.01.
+// SPDX-License-Identifier: BSL-1.0
+#include <loom/relational.hpp>
+#include <loom/sql.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../../examples/tpch/dbgen.hpp"
+#include "../../examples/tpch/sql_queries.hpp"
+
+namespace {
+namespace fs = std::filesystem;
+namespace rel = loom::relational;
+namespace sc = loom::sql_compiler;
+
+/// SF 0.01, generated once for the test cases of this file.
+struct tpch_tables {
+  fs::path dir = fs::temp_directory_path() / "loom_tests_sql_database";
+  std::unique_ptr<tpch::sql::tables> tables;
+  tpch_tables() {
+    fs::remove_all(dir);
+    tpch::generate(dir, 0.01, true);
+    tables = std::make_unique<tpch::sql::tables>(dir);
+  }
+  ~tpch_tables() { fs::remove_all(dir); }
+  tpch_tables(const tpch_tables&) = delete;
+  tpch_tables& operator=(const tpch_tables&) = delete;
+};
+const tpch::sql::tables& tables() {
+  static const tpch_tables d;
+  return *d.tables;
+}
+
+/// Whether two tables have the same columns, types and values (bit for bit).
+bool same(const rel::table& a, const rel::table& b) {
+  if (a.rows() != b.rows() || a.columns().size() != b.columns().size()) return false;
+  for (std::size_t k = 0; k < a.columns().size(); ++k) {
+    const rel::column &x = a.columns()[k], &y = b.columns()[k];
+    if (x.name() != y.name() || x.type() != y.type()) return false;
+    const bool equal = x.is_integer() ? std::ranges::equal(x.ints(), y.ints())
+                                      : std::ranges::equal(x.reals(), y.reals());
+    if (!equal) return false;
+    if (x.type() == rel::column_type::string)
+      for (std::size_t r = 0; r < a.rows(); ++r)
+        if (x.text(r) != y.text(r)) return false;
+  }
+  return true;
+}
+
+/// Query `Text` with indexes built for the call (no database keeps them).
+template <loom::fixed_string Text> rel::table uncached(const sc::database& db) {
+  constexpr const sc::query& q = sc::detail::parsed<Text>;
+  std::vector<const rel::table*> from;
+  for (int t = 0; t < q.table_count; ++t) from.push_back(&db[q.tables[t].name]);
+  return sc::run<q>(from);
+}
+
+}  // namespace
+
+TEST_CASE("sql_database: a second query keyed alike builds no index, and answers alike") {
+  const loom::sql_database db = tables().database();
+  const rel::table first = loom::sql<tpch::sql::q5_text>(db);
+  const auto after_first = db.counts();
+  // customer (on c_custkey, c_nationkey compared), supplier and nation have no terms of their
+  // own: kept indexes; orders (a year of 7) and region (one of 5) are filtered for the call.
+  CHECK(after_first.built == 3);
+  CHECK(after_first.reused == 0);
+  CHECK(after_first.filtered == 2);
+  CHECK(db.index_count() == 3);
+
+  const rel::table second = loom::sql<tpch::sql::q5_text>(db);
+  const auto after_second = db.counts();
+  CHECK(after_second.built == after_first.built);  // nothing built
+  CHECK(after_second.reused == 3);
+  CHECK(same(first, second));
+  CHECK(same(first, uncached<tpch::sql::q5_text>(db)));
+
+  // Q10 joins customer on c_custkey and nation on n_nationkey: Q5's two indexes, reused.
+  const rel::table q10 = loom::sql<tpch::sql::q10_text>(db);
+  const auto after_q10 = db.counts();
+  CHECK(after_q10.reused >= after_second.reused + 2);
+  CHECK(same(q10, uncached<tpch::sql::q10_text>(db)));
+  CHECK(same(q10, loom::sql<tpch::sql::q10_text>(db)));
+  CHECK(db.counts().built == after_q10.built);
+}
+
+TEST_CASE("sql_database: Q3, Q5, Q10 and Q12 with kept indexes equal those indexed per call") {
+  const loom::sql_database db = tables().database();
+  for (int round = 0; round < 2; ++round) {
+    CAPTURE(round);
+    CHECK(same(loom::sql<tpch::sql::q3_text>(db), uncached<tpch::sql::q3_text>(db)));
+    CHECK(same(loom::sql<tpch::sql::q5_text>(db), uncached<tpch::sql::q5_text>(db)));
+    CHECK(same(loom::sql<tpch::sql::q10_text>(db), uncached<tpch::sql::q10_text>(db)));
+    CHECK(same(loom::sql<tpch::sql::q12_text>(db), uncached<tpch::sql::q12_text>(db)));
+  }
+  // Q12 keys orders, which has no terms of its own, on o_orderkey: built once, then reused.
+  CHECK(db.counts().reused >= db.counts().built);
+}
+
+TEST_CASE("sql_database: a kept index tests the table's own terms while probing") {
+  // Few probes (one item of many passes its terms) into a table whose filter keeps most rows:
+  // the kept index of all the rows is cheaper than a filtered one, and the filter moves to the
+  // probe.
+  std::string items = "item,part,qty\n", parts = "part,colour\n";
+  for (int p = 0; p < 200; ++p) parts += std::to_string(p) + (p % 10 == 3 ? ",red\n" : ",blue\n");
+  for (int i = 0; i < 400; ++i)
+    items +=
+        std::to_string(i) + "," + std::to_string(i % 200) + "," + std::to_string(i % 50) + "\n";
+  using rel::column_type;
+  loom::sql_database db;
+  db.add("items", rel::read_csv_text(items, "items",
+                                     {{"item", column_type::int64},
+                                      {"part", column_type::int64},
+                                      {"qty", column_type::int64}}));
+  db.add("parts",
+         rel::read_csv_text(parts, "parts",
+                            {{"part", column_type::int64}, {"colour", column_type::string}}));
+  constexpr loom::fixed_string text = R"(
+    SELECT items.part, SUM(qty) AS q FROM items, parts
+    WHERE items.part = parts.part AND colour <> 'red' AND qty = 7
+    GROUP BY items.part)";
+  const rel::table r = loom::sql<text>(db);
+  CHECK(db.counts().built == 1);
+  CHECK(db.counts().filtered == 0);
+  CHECK(same(r, uncached<text>(db)));
+  // qty = 7 for items 7, 57, ..., 357: parts 7, 57, 107, 157, 7, ... none red.
+  REQUIRE(r.rows() == 4);
+  CHECK(r.reals("q")[0] == 14);
+
+  // Replacing the table drops its indexes: the next query indexes it again (filtered, now
+  // that the probes outnumber its rows).
+  db.add("parts",
+         rel::read_csv_text("part,colour\n7,red\n57,blue\n", "parts",
+                            {{"part", column_type::int64}, {"colour", column_type::string}}));
+  CHECK(db.index_count() == 0);
+  const rel::table again = loom::sql<text>(db);
+  CHECK(db.counts().built + db.counts().filtered == 2);
+  REQUIRE(again.rows() == 1);
+  CHECK(again.ints("part")[0] == 57);
+  CHECK(again.reals("q")[0] == 14);
+}
