@@ -15,9 +15,13 @@
 #include <loom/relational/file_bytes.hpp>
 #include <loom/relational/table.hpp>
 
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <fstream>
 #include <istream>
 #include <iterator>
@@ -25,6 +29,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace loom::relational {
@@ -163,6 +168,31 @@ LOOM_DECL table read_csv_text(std::string_view text, const std::string& name,
 /// `io_error` when the file cannot be read.
 LOOM_DECL table read_csv(const std::string& path, const std::vector<column_spec>& schema,
                          const csv_options& options = {});
+
+/// A CSV file for `read_csv_files`: the arguments of `read_csv`.
+struct csv_file {
+  std::string path;
+  std::vector<column_spec> schema;
+  csv_options options = {};
+};
+
+/// Reads `files` with up to `threads` threads (0: one per hardware thread). Each file is cut at
+/// record boundaries into pieces of about `piece_bytes` (0: enough pieces to keep the threads
+/// busy, at least 4 MiB each), which free threads read as `read_csv` reads; each file's pieces
+/// are then joined, their string columns through one merged sorted dictionary. The tables are
+/// those `read_csv` returns, in the order of `files`; an error is the one `read_csv` reports
+/// (the first in the first failing file, with its line in the whole file).
+LOOM_DECL std::vector<table> read_csv_files(const std::vector<csv_file>& files,
+                                            unsigned threads = 0, std::size_t piece_bytes = 0);
+
+namespace detail {
+/// Where the pieces of `text` start when cut after `begin` near every `piece_bytes`.
+LOOM_DECL std::vector<std::size_t> piece_starts(std::string_view text, std::size_t begin,
+                                                std::size_t piece_bytes);
+/// The pieces of one file joined into one table.
+LOOM_DECL table join_pieces(std::vector<table>& pieces, const std::string& name,
+                            const std::vector<column_spec>& schema);
+}  // namespace detail
 
 #if LOOM_HEADER_ONLY
 namespace detail {
@@ -461,6 +491,197 @@ LOOM_DEF table read_csv(const std::string& path, const std::vector<column_spec>&
                         const csv_options& options) {
   const detail::file_bytes file(path);
   return read_csv_text(file.text(), path, schema, options);
+}
+
+namespace detail {
+
+/// Where each piece of `text` starts when it is cut near every multiple of `piece_bytes` after
+/// `begin`: just after a line feed that no quoted field holds (quotes are counted from `begin`,
+/// jumping between them, so files without quotes are only searched for line feeds).
+LOOM_DEF std::vector<std::size_t> piece_starts(std::string_view text, std::size_t begin,
+                                               std::size_t piece_bytes) {
+  std::vector<std::size_t> starts{begin};
+  const char* const base = text.data();
+  const char* const end = base + text.size();
+  const char* p = base + begin;
+  bool quoted = false;
+  auto find = [&](char c, const char* from, const char* to) {
+    return from < to
+               ? static_cast<const char*>(std::memchr(from, c, static_cast<std::size_t>(to - from)))
+               : nullptr;
+  };
+  for (std::size_t target = begin + piece_bytes; target < text.size(); target += piece_bytes) {
+    const char* const t = base + target;
+    if (p < t) {
+      for (const char* q; (q = find('"', p, t)); p = q + 1) quoted = !quoted;
+      p = t;
+    }
+    for (;;) {  // the next line feed outside quotes
+      const char* const feed = find('\n', p, end);
+      if (!feed) return starts;
+      const char* const quote = find('"', p, feed);
+      if (quote) {
+        quoted = !quoted;
+        p = quote + 1;
+      } else if (quoted) {
+        p = feed + 1;
+      } else {
+        p = feed + 1;
+        break;
+      }
+    }
+    if (p >= end) break;
+    const auto start = static_cast<std::size_t>(p - base);
+    if (start > starts.back()) starts.push_back(start);
+    target = std::max(target, start);
+  }
+  return starts;
+}
+
+/// The pieces of one file read by `read_csv_files`, joined into one table: columns
+/// concatenated, string codes renumbered through the merged dictionary.
+LOOM_DEF table join_pieces(std::vector<table>& pieces, const std::string& name,
+                           const std::vector<column_spec>& schema) {
+  if (pieces.size() == 1) return std::move(pieces.front());
+  table t(name);
+  for (const column_spec& spec : schema) {
+    std::size_t rows = 0;
+    for (const table& piece : pieces) rows += piece.rows();
+    if (spec.type == column_type::decimal) {
+      std::vector<double> reals;
+      reals.reserve(rows);
+      for (const table& piece : pieces) {
+        const auto part = piece[spec.name].reals();
+        reals.insert(reals.end(), part.begin(), part.end());
+      }
+      t.add(column(spec.name, std::move(reals)));
+      continue;
+    }
+    std::shared_ptr<const dictionary> merged;
+    if (spec.type == column_type::string) {
+      std::vector<std::string> words;
+      for (const table& piece : pieces) {
+        const auto& w = piece[spec.name].dict()->words();
+        words.insert(words.end(), w.begin(), w.end());
+      }
+      merged = std::make_shared<const dictionary>(std::move(words));
+    }
+    std::vector<std::int64_t> ints;
+    ints.reserve(rows);
+    for (const table& piece : pieces) {
+      const column& c = piece[spec.name];
+      if (!merged) {
+        ints.insert(ints.end(), c.ints().begin(), c.ints().end());
+        continue;
+      }
+      std::vector<std::int64_t> code_of(static_cast<std::size_t>(c.dict()->size()));
+      for (std::int64_t k = 0; k < c.dict()->size(); ++k)
+        code_of[static_cast<std::size_t>(k)] = merged->lower_bound(c.dict()->word(k));
+      for (std::int64_t code : c.ints()) ints.push_back(code_of[static_cast<std::size_t>(code)]);
+    }
+    t.add(column(spec.name, std::move(ints), spec.type, std::move(merged)));
+  }
+  return t;
+}
+
+}  // namespace detail
+
+LOOM_DEF std::vector<table> read_csv_files(const std::vector<csv_file>& files, unsigned threads,
+                                           std::size_t piece_bytes) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::unique_ptr<detail::file_bytes>> bytes;
+  std::size_t total = 0;
+  for (const csv_file& f : files) {
+    bytes.push_back(std::make_unique<detail::file_bytes>(f.path));
+    total += bytes.back()->text().size();
+  }
+  if (piece_bytes == 0)
+    piece_bytes = std::max<std::size_t>(std::size_t{4} << 20, total / (4 * threads) + 1);
+
+  struct piece {
+    std::size_t file, begin, end;
+  };
+  std::vector<piece> pieces;
+  std::vector<std::size_t> header_end(files.size(), 0), first_piece(files.size() + 1, 0);
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    const std::string_view text = bytes[f]->text();
+    first_piece[f] = pieces.size();
+    // With a header, each piece is read after a copy of the header line; a file that starts
+    // with a blank line is read whole (the header is the first line that is not blank).
+    std::vector<std::size_t> starts{0};
+    const bool splits = text.size() > piece_bytes &&
+                        (!files[f].options.header || (text[0] != '\n' && text[0] != '\r'));
+    if (splits) {
+      std::size_t begin = 0;
+      if (files[f].options.header) {
+        const auto first = detail::piece_starts(text, 0, 1);
+        begin = first.size() > 1 ? first[1] : text.size();
+      }
+      header_end[f] = begin;
+      starts = detail::piece_starts(text, begin, piece_bytes);
+      starts.front() = 0;  // the first piece keeps the header where it lies
+    }
+    for (std::size_t k = 0; k < starts.size(); ++k)
+      pieces.push_back({f, starts[k], k + 1 < starts.size() ? starts[k + 1] : text.size()});
+  }
+  first_piece[files.size()] = pieces.size();
+
+  std::vector<table> read(pieces.size());
+  std::vector<std::exception_ptr> failed(pieces.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t k; (k = next.fetch_add(1)) < pieces.size();) {
+      const piece& p = pieces[k];
+      const csv_file& f = files[p.file];
+      const std::string_view text = bytes[p.file]->text();
+      try {
+        if (p.begin == 0) {
+          read[k] = read_csv_text(text.substr(0, p.end), f.path, f.schema, f.options);
+        } else {
+          std::string copy;
+          copy.reserve(header_end[p.file] + p.end - p.begin);
+          copy.append(text.substr(0, header_end[p.file]));
+          copy.append(text.substr(p.begin, p.end - p.begin));
+          read[k] = read_csv_text(copy, f.path, f.schema, f.options);
+        }
+      } catch (const csv_error& e) {
+        // The line in the whole file: the lines before the piece, less the header copied.
+        const auto before = static_cast<std::int64_t>(
+            std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(p.begin), '\n'));
+        const auto header_lines =
+            p.begin == 0
+                ? before
+                : static_cast<std::int64_t>(std::count(
+                      text.begin(), text.begin() + static_cast<std::ptrdiff_t>(header_end[p.file]),
+                      '\n'));
+        const std::string prefix =
+            csv_error(e.file(), e.line(), e.column(), e.column_name(), "").what();
+        const std::string what = std::string(e.what()).substr(prefix.size());
+        failed[k] = std::make_exception_ptr(csv_error(e.file(), e.line() - header_lines + before,
+                                                      e.column(), e.column_name(), what));
+      } catch (...) {
+        failed[k] = std::current_exception();
+      }
+    }
+  };
+  {
+    std::vector<std::thread> pool;
+    const std::size_t extra = std::min<std::size_t>(threads, pieces.size());
+    for (std::size_t t = 1; t < extra; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+  }
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
+
+  std::vector<table> out;
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    std::vector<table> parts(
+        std::make_move_iterator(read.begin() + static_cast<std::ptrdiff_t>(first_piece[f])),
+        std::make_move_iterator(read.begin() + static_cast<std::ptrdiff_t>(first_piece[f + 1])));
+    out.push_back(detail::join_pieces(parts, files[f].path, files[f].schema));
+  }
+  return out;
 }
 #endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
