@@ -2,7 +2,7 @@
 // operand, broadcast the right one, or shuffle both on the join keys (the R2-6 alternatives at
 // the join), each rewritten by the repartition rules (R2-4 drops a final shuffle the partitions
 // make useless), costed by walking the plan's moves under the paper's model, the cheapest run
-// over a transport (tra/).
+// over a transport; for sparse operands the sizes come from nnz statistics (tra/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_EINSUM_PLANS_HPP
 #define LOOM_TRA_EINSUM_PLANS_HPP
@@ -180,6 +180,37 @@ einsum_choice choose_einsum(const cost_model& cm, const relation<T, KL, 2>& l,
   const detail::einsum_sizes sizes{cm.size(left_tuples, tl), cm.size(right_tuples, tr),
                                    cm.size(join_card, m * n)};
   const double cc = join_card * 2.0 * m * kk * n + cm.aggregate(join_card, out_card, m * n);
+  einsum_choice out;
+  for (std::size_t s = 0; s < 3; ++s) {
+    const einsum_strategy st = all_einsum_strategies[s];
+    detail::with_einsum_plan<P>(st, [&](auto plan) {
+      using Plan = decltype(plan);
+      einsum_cost c{st, detail::moved<Plan>::of(cm, sizes), cc, 0, ia::to_string<Plan>()};
+      c.total = cm.total(c.cn, c.cc);
+      out.costs[s] = c;
+    });
+    if (s == 0 || out.costs[s].total < out.chosen.total) out.chosen = out.costs[s];
+  }
+  return out;
+}
+
+/// The same choice for block-sparse operands, costed from their statistics (`stats_of`): Cn
+/// walks the plans' moves with the operands' bytes and the join's estimated partial products
+/// (`estimate_product`), Cc is 2 flops per multiplication plus an addition per joined entry. The
+/// tiles are multiplied as stored: S is a product of two matrices whose tiles are not
+/// transposed, as "ij,jk->ik".
+template <fixed_string S, class LeftPart = ia::arbitrary, class RightPart = ia::arbitrary>
+einsum_choice choose_einsum(const cost_model& cm, const sparse_stats& l, const sparse_stats& r) {
+  using spec = detail::einsum_spec<S>;
+  static_assert(spec::valid, "loom::tra::choose_einsum: see einsum's diagnostic for this spec");
+  static_assert(spec::kl == 2 && spec::kr == 2 && !spec::transposes.left &&
+                    !spec::transposes.right && !spec::transposes.out,
+                "loom::tra::choose_einsum over sparse tiles: a product of two matrices whose "
+                "tiles are not transposed, as \"ij,jk->ik\"");
+  using P = einsum_plans<S, LeftPart, RightPart>;
+  const auto e = estimate_product(cm, l, r);
+  const detail::einsum_sizes sizes{l.bytes, r.bytes, e.joined_bytes};
+  const double cc = 2.0 * e.multiplications + e.joined_nnz;
   einsum_choice out;
   for (std::size_t s = 0; s < 3; ++s) {
     const einsum_strategy st = all_einsum_strategies[s];

@@ -27,18 +27,26 @@ namespace loom::tra {
 
 /// A matrix of `bounds` tiles of `tile_shape` each, the tiles that hold entries stored as loom
 /// tensors in `Format` (keys ordered; an absent key is a zero tile). The relation of notes §2.3
-/// with loom tensors as values, so a tile's product is a loom kernel over its format.
-template <class T, storage_format Format> class sparse_relation {
+/// with loom tensors as values, so a tile's product is a loom kernel over its format. K is the
+/// key-arity: 2 for a block matrix, more for what a join makes before its aggregation.
+template <class T, storage_format Format, std::size_t K = 2> class sparse_relation {
   static_assert(Format::order == 2, "loom::tra::sparse_relation: tiles are matrices");
 
  public:
+  using value_type = T;
+  using format_type = Format;
+  static constexpr std::size_t key_arity = K;
   using tile_type = tensor<T, Format>;
-  using key_type = std::array<std::int64_t, 2>;
+  using key_type = std::array<std::int64_t, K>;
 
   sparse_relation(const key_type& bounds, const shape_t<2>& tile_shape)
       : bounds_(bounds), tile_shape_(tile_shape) {
+    for (std::size_t d = 0; d < K; ++d)
+      if (bounds_[d] < 0)
+        throw shape_error("loom::tra::sparse_relation: bounds " + to_string(bounds_) +
+                          " must be non-negative");
     for (std::size_t d = 0; d < 2; ++d)
-      if (bounds_[d] < 0 || tile_shape_[d] <= 0)
+      if (tile_shape_[d] <= 0)
         throw shape_error("loom::tra::sparse_relation: bounds " + to_string(bounds_) +
                           " and tile shape " + to_string(tile_shape_) +
                           " must be non-negative and positive");
@@ -59,10 +67,14 @@ template <class T, storage_format Format> class sparse_relation {
     const auto it = tiles_.find(k);
     return it == tiles_.end() ? nullptr : &it->second;
   }
+  tile_type* find(const key_type& k) {
+    const auto it = tiles_.find(k);
+    return it == tiles_.end() ? nullptr : &it->second;
+  }
 
   /// Stores `t` at key `k` (inside the bounds, of the tile shape, once).
   void insert(const key_type& k, tile_type t) {
-    for (std::size_t d = 0; d < 2; ++d)
+    for (std::size_t d = 0; d < K; ++d)
       if (k[d] < 0 || k[d] >= bounds_[d])
         throw shape_error("loom::tra::sparse_relation: key " + to_string(k) +
                           " outside the bounds " + to_string(bounds_));
@@ -75,8 +87,10 @@ template <class T, storage_format Format> class sparse_relation {
   }
 
  private:
-  static std::string to_string(const std::array<std::int64_t, 2>& a) {
-    return "(" + std::to_string(a[0]) + "," + std::to_string(a[1]) + ")";
+  template <std::size_t N> static std::string to_string(const std::array<std::int64_t, N>& a) {
+    std::string s = "(";
+    for (std::size_t d = 0; d < N; ++d) s += (d ? "," : "") + std::to_string(a[d]);
+    return s + ")";
   }
   key_type bounds_;
   shape_t<2> tile_shape_;
