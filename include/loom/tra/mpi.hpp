@@ -21,6 +21,7 @@
 #include <loom/tra/mpi/sddmm.hpp>
 #include <loom/tra/mpi/sparse.hpp>
 #include <loom/tra/mpi/sparse_kernels.hpp>
+#include <loom/tra/mpi/sparse_operators.hpp>
 #include <loom/tra/mpi/sparse_tensor.hpp>
 #include <loom/tra/mpi/transport.hpp>
 #include <loom/tra/mpi/wire.hpp>

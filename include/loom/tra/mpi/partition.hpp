@@ -1,6 +1,7 @@
 // Defines loom::tra::mpi::tile_partition: which rank owns each tile key of a distributed matrix
-// (row blocks, column blocks, a 2-D grid of ranks, hashed keys), and the check that a partition
-// fits the job and the matrix (tra/mpi/). Needs no MPI itself.
+// (row blocks, column blocks, a 2-D grid of ranks, hashed keys, key positions modulo the ranks as
+// the IA's SHUF places tuples), and the check that a partition fits the job and the matrix
+// (tra/mpi/). Needs no MPI itself.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_MPI_PARTITION_HPP
 #define LOOM_TRA_MPI_PARTITION_HPP
@@ -19,7 +20,7 @@
 namespace loom::tra::mpi {
 
 /// How tile keys are spread over ranks.
-enum class tile_layout { row_blocks, col_blocks, grid, hashed };
+enum class tile_layout { row_blocks, col_blocks, grid, hashed, cyclic };
 
 /// Which rank owns each tile key (I, J) of a matrix of tile bounds B0 x B1. Row and column blocks
 /// are contiguous ranges of tile rows (columns), balanced unless cut points are given; a grid
@@ -46,10 +47,24 @@ class tile_partition {
   /// owning a balanced block of tile rows by tile columns.
   static tile_partition grid(std::int64_t ranks) { return {tile_layout::grid, ranks, {}}; }
   static tile_partition hashed(std::int64_t ranks) { return {tile_layout::hashed, ranks, {}}; }
+  /// The key positions `on` (0 = tile row, 1 = tile column; both: the key) linearised in the
+  /// tile grid, modulo the ranks: the placement of the IA's SHUF<on> (ia::site_of), so sparse
+  /// and dense relations shuffled on the same positions put the same keys on the same rank.
+  static tile_partition cyclic(std::int64_t ranks, std::vector<std::size_t> on) {
+    for (std::size_t p : on)
+      if (p > 1)
+        throw error("loom::tra::mpi::tile_partition::cyclic: key position " + std::to_string(p) +
+                    " of a matrix");
+    tile_partition t{tile_layout::cyclic, ranks, {}};
+    t.on_ = std::move(on);
+    return t;
+  }
 
   tile_layout layout() const { return layout_; }
   int ranks() const { return ranks_; }
   const std::vector<std::int64_t>& cuts() const { return cuts_; }
+  /// The key positions of a cyclic partition.
+  const std::vector<std::size_t>& key_positions() const { return on_; }
   /// The grid's rows of ranks (1 unless a grid).
   int grid_rows() const {
     if (layout_ != tile_layout::grid) return 1;
@@ -70,6 +85,11 @@ class tile_partition {
       case tile_layout::grid: {
         const int pr = grid_rows(), pc = ranks_ / pr;
         return balanced(key[0], bounds[0], pr) * pc + balanced(key[1], bounds[1], pc);
+      }
+      case tile_layout::cyclic: {
+        std::int64_t lin = 0;
+        for (std::size_t p : on_) lin = lin * bounds[p] + key[p];
+        return static_cast<int>(lin % ranks_);
       }
       case tile_layout::hashed:
         break;
@@ -123,6 +143,11 @@ class tile_partition {
       case tile_layout::grid:
         return std::to_string(grid_rows()) + " x " + std::to_string(ranks_ / grid_rows()) +
                " grid of ranks";
+      case tile_layout::cyclic: {
+        std::string s = "key positions";
+        for (std::size_t p : on_) s += " " + std::to_string(p);
+        return s + " modulo " + std::to_string(ranks_) + " ranks";
+      }
       case tile_layout::hashed:
         break;
     }
@@ -148,6 +173,7 @@ class tile_partition {
   tile_layout layout_;
   int ranks_;
   std::vector<std::int64_t> cuts_;
+  std::vector<std::size_t> on_;  // cyclic: the key positions
 };
 
 }  // namespace loom::tra::mpi
