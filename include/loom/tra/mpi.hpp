@@ -23,6 +23,7 @@
 #include <loom/tra/mpi/sparse_kernels.hpp>
 #include <loom/tra/mpi/sparse_operators.hpp>
 #include <loom/tra/mpi/sparse_tensor.hpp>
+#include <loom/tra/mpi/tile_file.hpp>
 #include <loom/tra/mpi/transport.hpp>
 #include <loom/tra/mpi/wire.hpp>
 
