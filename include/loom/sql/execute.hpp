@@ -578,15 +578,14 @@ template <const query& Q> struct join_scan {
     for (std::size_t s = 1; s < T; ++s) {
       step_keys& key = keys[s];
       const std::size_t t = order[s];
-      std::array<std::size_t, static_cast<std::size_t>(candidates)> at{};
-      for (int j = 0; j < key.count; ++j)
-        at[static_cast<std::size_t>(j)] = static_cast<std::size_t>(j);
+      std::vector<std::size_t> at(static_cast<std::size_t>(key.count));  // the new order
+      std::iota(at.begin(), at.end(), std::size_t{0});
       auto column_of = [&](std::size_t j) -> const relational::column& {
         return *b.columns[static_cast<std::size_t>(key.build[j])].source;
       };
-      std::sort(at.begin(), at.begin() + key.count, [&](std::size_t x, std::size_t y) {
-        return column_of(x).name() < column_of(y).name();
-      });
+      for (std::size_t j = 1; j < at.size(); ++j)  // a few columns: insertion sort
+        for (std::size_t i = j; i > 0 && column_of(at[i]).name() < column_of(at[i - 1]).name(); --i)
+          std::swap(at[i], at[i - 1]);
       int widest = -1;
       std::int64_t widest_span = -1;
       for (int j = 0; j < key.count; ++j) {
@@ -600,7 +599,7 @@ template <const query& Q> struct join_scan {
         }
       }
       if (widest >= 0) {
-        std::rotate(at.begin(), at.begin() + widest, at.begin() + widest + 1);
+        for (auto i = static_cast<std::size_t>(widest); i > 0; --i) std::swap(at[i], at[i - 1]);
         key.dense = true;
       }
       const step_keys unsorted = key;
