@@ -210,3 +210,22 @@ TEST_CASE("explain_analyze of a kernel with candidate plans gives the runner-up'
   CHECK(contains(loom::explain(C(i, j), loom::sum(k, full(i, k) * one_col(k, j))),
                  "chosen: candidate #1"));
 }
+
+TEST_CASE("the plan log names unnamed tensors as explain does and shows run-time values") {
+  const auto A = scattered(20, 3);  // unnamed: operand 0
+  loom::tensor<double, loom::dense_vector> x({20}), y({20});
+  loom::tensor<double, loom::csr> C({20, 20});
+  x.set_name("x");
+  log_counter log;
+  y(i) = loom::sum(j, A(i, j) * x(j) / 4.0);
+  y(i) += loom::sum(j, A(i, j) * -x(j));
+  C(i, j) = A(i, j) * A(i, j);
+  REQUIRE(log.reports.size() == 3);
+  CHECK(log.reports[0].kernel == "out(i) = sum(j, T0(i,j) * x(j) / 4)");
+  CHECK(log.reports[1].kernel == "out(i) += sum(j, T0(i,j) * -x(j))");
+  CHECK(log.reports[2].kernel == "out(i,j) = T0(i,j) * T1(i,j)");
+  CHECK(log.reports[2].output_format == "csr");
+  CHECK(log.reports[0].loop_order == "i,j");
+  const std::string text = loom::explain_analyze(C(i, j), A(i, j) * A(i, j));
+  CHECK(contains(text, "explain analyze: out(i,j) = T0(i,j) * T1(i,j)"));
+}

@@ -6,7 +6,9 @@
 #ifndef LOOM_EXEC_DECISION_HPP
 #define LOOM_EXEC_DECISION_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/plan_log.hpp>
+#include <loom/core/static_text.hpp>
 #include <loom/core/work_counters.hpp>
 #include <loom/exec/bind.hpp>
 #include <loom/exec/options.hpp>
@@ -30,7 +32,9 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace loom {
@@ -248,37 +252,63 @@ template <class D> void run_hoisted(const D& d) {
   });
 }
 
-// The decision's figures known before it runs.
-template <class D> void describe_decision(const D& d, kernel_report& r) {
-  std::size_t ordinal = 0;
-  r.kernel = plan::detail::to_string(d.lhs, ordinal) + (D::accumulate ? " += " : " = ") +
-             plan::detail::to_string(d.rhs, ordinal);
-  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(d.lhs.tensor)>>;
-  r.output_format = format_name<typename out_t::format_type>();
-  r.accumulate = D::accumulate;
-  r.hoisted = d.hoisted;
-  r.aliased = d.aliased;
-  r.cache_hit = d.cache_hit;
-  r.candidate = d.candidate;
-  r.candidates = D::candidate_count;
-  r.candidate_costs.assign(d.candidate_costs.begin(), d.candidate_costs.end());
-  if (d.hoisted) return;
-  d.with_plan([&](auto p) {
-    using P = typename decltype(p)::type;
-    boost::mp11::mp_for_each<typename P::order>([&](auto idx) {
-      r.loop_order += (r.loop_order.empty() ? "" : ",") + std::string(decltype(idx)::name);
-    });
-    constexpr skip_decision policy = skip_policy_of<P, typename D::options_type>();
-    constexpr std::size_t variants =
-        boost::mp11::mp_size<skip_variants_t<P, typename D::options_type>>::value;
-    r.skip_policy =
-        policy == skip_decision::fixed           ? "fixed by the options"
-        : policy == skip_decision::runtime_codes ? "codes chosen at run time"
-        : policy == skip_decision::candidates
-            ? "variant " + std::to_string(d.skip_variant) + " of " + std::to_string(variants)
-            : "static table";
-  });
-}
+// A decision type's report figures that types fix, as constants: the kernel's text with holes
+// for names and values, the output's format, each candidate's loop order and skip policy. One
+// non-template function (describe_decision) turns them and a run's choices into the report.
+struct decision_constants {
+  std::string_view output_pattern;  // plan_text.hpp's expression_pattern: "\x01(i)"
+  std::string_view kernel_pattern;  // the right-hand side's
+  std::string_view output_format;
+  const std::string_view* loop_orders;     // per candidate: "i,j"
+  const skip_decision* skip_policies;      // per candidate
+  const std::size_t* skip_variant_counts;  // per candidate
+  std::size_t candidates = 1;
+  bool accumulate = false;
+};
+// The choices one decision made at run time.
+struct decision_choices {
+  bool hoisted = false, aliased = false, cache_hit = false;
+  std::size_t candidate = 0, skip_variant = 0;
+  std::span<const double> candidate_costs;
+};
+/// Fills `r` with what is known before the kernel runs. The operands are named as explain()
+/// names them: an unnamed output "out", an unnamed operand "T<its ordinal>".
+LOOM_DECL void describe_decision(const decision_constants& k, const decision_choices& c,
+                                 std::string_view output_label,
+                                 std::span<const std::string_view> operand_labels,
+                                 std::span<const std::string> values, kernel_report& r);
+template <class P> struct loop_order_writer {
+  static constexpr void write(text_sink& s) {
+    bool first = true;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, typename P::order>>(
+        [&](auto idx) {
+          s.put(first ? "" : ",");
+          s.put(decltype(idx)::type::name);
+          first = false;
+        });
+  }
+};
+template <class D, class Candidates = std::make_index_sequence<D::candidate_count>>
+struct decision_tables;
+template <class D, std::size_t... C> struct decision_tables<D, std::index_sequence<C...>> {
+  using options = typename D::options_type;
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(std::declval<D>().lhs.tensor)>>;
+  static constexpr std::string_view loop_orders[] = {
+      static_text<loop_order_writer<typename D::template plan_type<C>>>::view...};
+  static constexpr skip_decision skip_policies[] = {
+      skip_policy_of<typename D::template plan_type<C>, options>()...};
+  static constexpr std::size_t skip_variant_counts[] = {
+      boost::mp11::mp_size<skip_variants_t<typename D::template plan_type<C>, options>>::value...};
+  static constexpr decision_constants value{
+      plan::detail::expression_pattern<typename D::lhs_type>,
+      plan::detail::expression_pattern<typename D::kernel_type>,
+      format_name_v<typename out_t::format_type>,
+      loop_orders,
+      skip_policies,
+      skip_variant_counts,
+      D::candidate_count,
+      D::accumulate};
+};
 
 /// Runs the decision: the hoisted sum first, or the plan decided with its skip policies (one
 /// dispatch over the instantiated plans and skip variants), into the output `lhs` names.
@@ -306,7 +336,16 @@ template <class D> void run_decided(const D& d) {
 // run_decided, its report built and published (the plan log is on).
 template <class D> LOOM_NOINLINE void run_reported(const D& d, double decide_seconds) {
   kernel_report r;
-  describe_decision(d, r);
+  {
+    std::vector<std::string_view> labels;
+    std::vector<std::string> values;
+    plan::detail::collect_labels(d.rhs, labels);
+    plan::detail::collect_values(d.rhs, values);
+    describe_decision(
+        decision_tables<D>::value,
+        {d.hoisted, d.aliased, d.cache_hit, d.candidate, d.skip_variant, d.candidate_costs},
+        d.lhs.tensor->name(), labels, values, r);
+  }
   r.decide_seconds = decide_seconds;
   const report_scope scope = open_report(r);
   try {
@@ -349,5 +388,43 @@ void run_kernel(const Lhs& lhs, const Rhs& rhs, std::bool_constant<Acc> accumula
 
 }  // namespace detail
 }  // namespace loom
+
+#if LOOM_HEADER_ONLY
+namespace loom::detail {
+LOOM_DEF void describe_decision(const decision_constants& k, const decision_choices& c,
+                                std::string_view output_label,
+                                std::span<const std::string_view> operand_labels,
+                                std::span<const std::string> values, kernel_report& r) {
+  r.kernel = plan::detail::fill_pattern(k.output_pattern, {&output_label, 1}, 0, {}, "out") +
+             (k.accumulate ? " += " : " = ") +
+             plan::detail::fill_pattern(k.kernel_pattern, operand_labels, 0, values);
+  r.output_format = std::string(k.output_format);
+  r.accumulate = k.accumulate;
+  r.hoisted = c.hoisted;
+  r.aliased = c.aliased;
+  r.cache_hit = c.cache_hit;
+  r.candidate = c.candidate;
+  r.candidates = k.candidates;
+  r.candidate_costs.assign(c.candidate_costs.begin(), c.candidate_costs.end());
+  if (c.hoisted) return;
+  r.loop_order = std::string(k.loop_orders[c.candidate]);
+  switch (k.skip_policies[c.candidate]) {
+    case skip_decision::fixed:
+      r.skip_policy = "fixed by the options";
+      break;
+    case skip_decision::runtime_codes:
+      r.skip_policy = "codes chosen at run time";
+      break;
+    case skip_decision::candidates:
+      r.skip_policy = "variant " + std::to_string(c.skip_variant) + " of " +
+                      std::to_string(k.skip_variant_counts[c.candidate]);
+      break;
+    case skip_decision::static_table:
+      r.skip_policy = "static table";
+      break;
+  }
+}
+}  // namespace loom::detail
+#endif  // LOOM_HEADER_ONLY
 
 #endif  // LOOM_EXEC_DECISION_HPP

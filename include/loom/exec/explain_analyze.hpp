@@ -39,9 +39,7 @@ struct analysis {
 namespace detail {
 template <class Lhs, class R, class O> analysis analyze(Lhs lhs, const R& rhs, const O& opts) {
   analysis a;
-  std::size_t ordinal = 0;
-  a.kernel = plan::detail::to_string(lhs, ordinal) + " = " +
-             plan::detail::to_string(expr::as_expr(rhs), ordinal);
+  a.kernel = plan::detail::assignment_text(lhs, expr::as_expr(rhs));
   a.plan = loom::explain(lhs, rhs, opts);
   a.threads = static_cast<unsigned>(loom::num_threads());
   std::vector<kernel_report>* const outer = collected_reports;

@@ -4,6 +4,8 @@
 #ifndef LOOM_EXEC_PLAN_TEXT_HPP
 #define LOOM_EXEC_PLAN_TEXT_HPP
 
+#include <loom/core/config.hpp>
+#include <loom/core/static_text.hpp>
 #include <loom/core/unpack.hpp>
 #include <loom/exec/bind.hpp>
 #include <loom/exec/options.hpp>
@@ -31,8 +33,10 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include <cstdint>
+#include <span>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -58,69 +62,221 @@ template <class... Is> std::string index_list() {
   return s;
 }
 
-/// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
-template <class E> std::string to_string(const E& e, std::size_t& ordinal) {
-  if constexpr (requires { e.tensor; }) {
-    return [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
-      return tensor_label(*a.tensor, ordinal++) + "(" + index_list<Is...>() + ")";
-    }(e);
+// An expression's text is a constant with holes (expression_pattern<E>): a label hole where an
+// access names its tensor, a value hole where a literal or a divisor is known only at run time.
+// A kernel then costs one constant and two small walks, not a string function per node type.
+using loom::detail::static_text;
+using loom::detail::text_sink;
+
+inline constexpr char label_hole = '\x01';
+inline constexpr char value_hole = '\x02';
+
+template <class E> constexpr void write_expression(text_sink& s);
+
+template <class T, class... Is>
+constexpr void write_node(text_sink& s, const expr::access<T, Is...>*) {
+  s.put(std::string_view(&label_hole, 1));
+  s.put("(");
+  bool first = true;
+  ((s.put(first ? "" : ","), s.put(Is::name), first = false), ...);
+  s.put(")");
+}
+template <class T> constexpr void write_node(text_sink& s, const expr::literal<T>*) {
+  s.put(std::string_view(&value_hole, 1));
+}
+template <class L, class R> constexpr void write_node(text_sink& s, const expr::add<L, R>*) {
+  s.put("(");
+  write_expression<L>(s);
+  s.put(" + ");
+  write_expression<R>(s);
+  s.put(")");
+}
+template <class L, class R> constexpr void write_node(text_sink& s, const expr::mul<L, R>*) {
+  write_expression<L>(s);
+  s.put(" * ");
+  write_expression<R>(s);
+}
+template <class P, class B> constexpr void write_node(text_sink& s, const expr::where<P, B>*) {
+  s.put("where(");
+  write_expression<P>(s);
+  s.put(", ");
+  write_expression<B>(s);
+  s.put(")");
+}
+template <class Op, class I, class B>
+constexpr void write_node(text_sink& s, const expr::aggregate<Op, I, B>*) {
+  s.put(Op::name);
+  s.put("(");
+  s.put(I::name);
+  s.put(", ");
+  write_expression<B>(s);
+  s.put(")");
+}
+template <class I, class B> constexpr void write_node(text_sink& s, const expr::sum<I, B>*) {
+  s.put("sum(");
+  s.put(I::name);
+  s.put(", ");
+  write_expression<B>(s);
+  s.put(")");
+}
+template <class I, class B> constexpr void write_node(text_sink& s, const expr::expand<I, B>*) {
+  s.put("expand(");
+  s.put(I::name);
+  s.put(", ");
+  write_expression<B>(s);
+  s.put(")");
+}
+template <class F> constexpr std::string_view map_name() {
+  if constexpr (requires { F::symbol; })
+    return F::symbol;
+  else
+    return "f";
+}
+// How a map of F over N arguments is written.
+enum class map_form { call, infix, negation, divisor, generic };
+template <class F, std::size_t N> constexpr map_form map_form_of() {
+  constexpr std::string_view name = map_name<F>();
+  if (name != "f" && name != "scale" && !name.empty() && name[0] >= 'a' && name[0] <= 'z')
+    return map_form::call;                            // exp(x), max(x, y)
+  if (N == 2 && name != "f") return map_form::infix;  // (x < y)
+  if (N == 1 && name == "-") return map_form::negation;
+  if constexpr (requires(const F& f) { f.divisor; })
+    if (N == 1) return map_form::divisor;  // x / 4: the divisor is a run-time value
+  return map_form::generic;                // map(f, x, y)
+}
+
+template <class F, class... Es>
+constexpr void write_node(text_sink& s, const expr::map<F, Es...>*) {
+  using args = boost::mp11::mp_list<Es...>;
+  constexpr std::string_view name = map_name<F>();
+  constexpr map_form form = map_form_of<F, sizeof...(Es)>();
+  bool first = true;
+  if constexpr (form == map_form::call) {
+    s.put(name);
+    s.put("(");
+    ((s.put(first ? "" : ", "), write_expression<Es>(s), first = false), ...);
+    s.put(")");
+  } else if constexpr (form == map_form::infix) {
+    s.put("(");
+    write_expression<boost::mp11::mp_at_c<args, 0>>(s);
+    s.put(" ");
+    s.put(name);
+    s.put(" ");
+    write_expression<boost::mp11::mp_at_c<args, 1>>(s);
+    s.put(")");
+  } else if constexpr (form == map_form::negation) {
+    s.put("-");
+    write_expression<Es...>(s);
+  } else if constexpr (form == map_form::divisor) {
+    write_expression<Es...>(s);
+    s.put(" / ");
+    s.put(std::string_view(&value_hole, 1));
+  } else {
+    s.put("map(");
+    s.put(name);
+    ((s.put(", "), write_expression<Es>(s)), ...);
+    s.put(")");
+  }
+  (void)first;
+}
+template <class E> constexpr void write_expression(text_sink& s) {
+  write_node(s, static_cast<const E*>(nullptr));
+}
+
+template <class E> struct expression_writer {
+  static constexpr void write(text_sink& s) { write_expression<E>(s); }
+};
+/// E's text with a label hole per access and a value hole per run-time value.
+template <class E>
+inline constexpr std::string_view expression_pattern = static_text<expression_writer<E>>::view;
+
+/// The text of a literal's value: "2", "0.5".
+template <class T> std::string value_text(const T& value) {
+  std::ostringstream s;
+  if constexpr (requires { s << value; })
+    s << value;
+  else if constexpr (requires { s << value.value; })
+    s << value.value;
+  else
+    s << "literal";
+  return s.str();
+}
+
+/// The values E's value holes stand for, in order, appended to `out`.
+template <class E> void collect_values(const E& e, std::vector<std::string>& out) {
+  if constexpr (expression_pattern<E>.find(value_hole) == std::string_view::npos) {
+    (void)e, (void)out;
   } else if constexpr (requires { e.value; }) {
-    std::ostringstream s;
-    if constexpr (requires { s << e.value; })
-      s << e.value;
-    else if constexpr (requires { s << e.value.value; })
-      s << e.value.value;
-    else
-      s << "literal";
-    return s.str();
+    out.push_back(value_text(e.value));
   } else if constexpr (requires {
                          e.lhs;
                          e.rhs;
                        }) {
-    constexpr bool is_add = requires { []<class L, class R>(const expr::add<L, R>&) {}(e); };
-    std::string l = to_string(e.lhs, ordinal);
-    std::string r = to_string(e.rhs, ordinal);
-    return is_add ? "(" + l + " + " + r + ")" : l + " * " + r;
+    collect_values(e.lhs, out);
+    collect_values(e.rhs, out);
   } else if constexpr (requires {
                          e.pred;
                          e.body;
                        }) {
-    std::string p = to_string(e.pred, ordinal);
-    return "where(" + p + ", " + to_string(e.body, ordinal) + ")";
+    collect_values(e.pred, out);
+    collect_values(e.body, out);
+  } else if constexpr (requires { e.body; }) {
+    collect_values(e.body, out);
   } else if constexpr (requires { e.args; }) {
-    using F = decltype(e.f);
-    std::string name = "f";
-    if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
-    std::vector<std::string> args;
-    loom::detail::unpack([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); },
-                         e.args);
-    const bool word = name != "f" && name != "scale" && !name.empty() && name[0] >= 'a' &&
-                      name[0] <= 'z';  // exp, log, max: a call
-    if (word) return name + "(" + args[0] + (args.size() == 2 ? ", " + args[1] : "") + ")";
-    if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
-    if (name == "-") return "-" + args[0];
-    if constexpr (requires { e.f.divisor; }) {
-      std::ostringstream d;
-      d << e.f.divisor;
-      return args[0] + " / " + d.str();
-    }
-    std::string s = "map(" + name;
-    for (auto& a : args) s += ", " + a;
-    return s + ")";
-  } else if constexpr (requires {
-                         []<class Op, class I, class B>(const expr::aggregate<Op, I, B>&) {}(e);
-                       }) {
-    return [&]<class Op, class I, class B>(const expr::aggregate<Op, I, B>& n) {
-      return std::string(Op::name) + "(" + std::string(I::name) + ", " +
-             to_string(n.body, ordinal) + ")";
-    }(e);
-  } else {
-    return [&]<template <class, class> class Node, class I, class B>(const Node<I, B>& n) {
-      const bool is_sum = std::is_same_v<Node<I, B>, expr::sum<I, B>>;
-      return std::string(is_sum ? "sum(" : "expand(") + std::string(I::name) + ", " +
-             to_string(n.body, ordinal) + ")";
-    }(e);
+    loom::detail::unpack([&](const auto&... a) { (collect_values(a, out), ...); }, e.args);
+    if constexpr (map_form_of<decltype(e.f), std::tuple_size_v<decltype(e.args)>>() ==
+                  map_form::divisor)
+      out.push_back(value_text(e.f.divisor));
   }
+}
+
+/// Fills a pattern's holes: label holes from `labels`, the k-th shown as `unnamed` when empty
+/// (or, if `unnamed` is empty, as "T<first + k>"); value holes from `values`.
+LOOM_DECL std::string fill_pattern(std::string_view pattern,
+                                   std::span<const std::string_view> labels,
+                                   std::size_t first_ordinal, std::span<const std::string> values,
+                                   std::string_view unnamed = {});
+
+template <class A> std::string_view access_label(const void* access) {
+  return static_cast<const A*>(access)->tensor->name();
+}
+/// The names of E's tensors in for_each_access order ("" when unnamed), into `out`.
+template <class E> void collect_labels(const E& e, std::vector<std::string_view>& out) {
+  using list = expr::accesses_t<E>;
+  constexpr std::size_t n = boost::mp11::mp_size<list>::value;
+  if constexpr (n != 0) {
+    const void* at[n];
+    expr::detail::collect_accesses(e, at);
+    [&]<class... A>(boost::mp11::mp_list<A...>) {
+      using label_fn = std::string_view (*)(const void*);
+      static constexpr label_fn labels[] = {&access_label<A>...};
+      for (std::size_t k = 0; k < n; ++k) out.push_back(labels[k](at[k]));
+    }(list{});
+  }
+}
+
+/// `lhs = rhs` in index notation, named as explain() names them: an unnamed output "out", an
+/// unnamed operand "T<its ordinal>".
+template <class Lhs, class Rhs>
+std::string assignment_text(const Lhs& lhs, const Rhs& rhs, bool accumulate = false) {
+  const std::string_view output = lhs.tensor->name();
+  std::vector<std::string_view> labels;
+  std::vector<std::string> values;
+  collect_labels(rhs, labels);
+  collect_values(rhs, values);
+  return fill_pattern(expression_pattern<Lhs>, {&output, 1}, 0, {}, "out") +
+         (accumulate ? " += " : " = ") + fill_pattern(expression_pattern<Rhs>, labels, 0, values);
+}
+
+/// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
+template <class E> std::string to_string(const E& e, std::size_t& ordinal) {
+  std::vector<std::string_view> labels;
+  std::vector<std::string> values;
+  collect_labels(e, labels);
+  collect_values(e, values);
+  std::string text = fill_pattern(expression_pattern<E>, labels, ordinal, values);
+  ordinal += labels.size();
+  return text;
 }
 
 }  // namespace detail
@@ -440,5 +596,34 @@ std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
 }
 }  // namespace detail
 }  // namespace loom::plan
+
+#if LOOM_HEADER_ONLY
+namespace loom::plan::detail {
+LOOM_DEF std::string fill_pattern(std::string_view pattern,
+                                  std::span<const std::string_view> labels,
+                                  std::size_t first_ordinal, std::span<const std::string> values,
+                                  std::string_view unnamed) {
+  std::string text;
+  text.reserve(pattern.size() + 8 * labels.size());
+  std::size_t label = 0, value = 0;
+  for (const char c : pattern) {
+    if (c == label_hole && label < labels.size()) {
+      if (!labels[label].empty())
+        text += labels[label];
+      else if (!unnamed.empty())
+        text += unnamed;
+      else
+        text += "T" + std::to_string(first_ordinal + label);
+      ++label;
+    } else if (c == value_hole && value < values.size()) {
+      text += values[value++];
+    } else {
+      text += c;
+    }
+  }
+  return text;
+}
+}  // namespace loom::plan::detail
+#endif  // LOOM_HEADER_ONLY
 
 #endif  // LOOM_EXEC_PLAN_TEXT_HPP
