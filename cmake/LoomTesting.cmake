@@ -4,10 +4,34 @@ include_guard(GLOBAL)
 
 set(_loom_testing_dir "${CMAKE_CURRENT_LIST_DIR}")
 
+# loom_syntax_only(<target>...)
+#   Compiles each target only to check it: its compiles run with -fsyntax-only (every diagnostic,
+#   no code: two thirds of a TU's time at -O0 under g++) and leave empty objects; its link, if it
+#   has one, only touches the output (tools/syntax_only.sh). For targets nothing runs: header
+#   self-containment, CI's benchmark builds. Needs g++ or clang++, and CMake 3.21 for a target
+#   that links; otherwise the target builds as usual.
+function(loom_syntax_only)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    return()
+  endif()
+  set(script "${_loom_testing_dir}/../tools/syntax_only.sh")
+  foreach(target IN LISTS ARGN)
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "OBJECT_LIBRARY" OR type STREQUAL "STATIC_LIBRARY")
+      set_property(TARGET ${target} PROPERTY CXX_COMPILER_LAUNCHER sh "${script}" compile)
+    elseif(type MATCHES "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$"
+           AND NOT CMAKE_VERSION VERSION_LESS 3.21)
+      set_property(TARGET ${target} PROPERTY CXX_COMPILER_LAUNCHER sh "${script}" compile)
+      set_property(TARGET ${target} PROPERTY CXX_LINKER_LAUNCHER sh "${script}" link)
+    endif()
+  endforeach()
+endfunction()
+
 # loom_add_header_test(<target> <include-dir>)
 #   One generated TU per public header below <include-dir>/loom: it includes the header twice and
 #   checks that the include guard is LOOM_<PATH>_HPP (H3). All TUs form the OBJECT library
-#   <target>, part of ALL, so a header that is not self-contained breaks the build. The MPI
+#   <target>, part of ALL, compiled with -fsyntax-only (loom_syntax_only), so a header that is
+#   not self-contained breaks the build. The MPI
 #   headers (loom/tra/mpi*) form <target>.mpi, compiled with MPI's flags; without MPI,
 #   <loom/tra/mpi.hpp>, an #error then, is left out (tests/fail/tra.mpi_without_mpi_h.cpp).
 function(loom_add_header_test target include_dir)
@@ -48,12 +72,14 @@ function(loom_add_header_test target include_dir)
   endif()
   add_library(${target} OBJECT ${sources})
   target_link_libraries(${target} PRIVATE loom::loom loom_warnings)
+  loom_syntax_only(${target})
   if(TARGET Eigen3::Eigen)
     target_link_libraries(${target} PRIVATE Eigen3::Eigen)
   endif()
   if(mpi_sources)
     add_library(${target}.mpi OBJECT ${mpi_sources})
     target_link_libraries(${target}.mpi PRIVATE loom::loom loom_warnings MPI::MPI_CXX)
+    loom_syntax_only(${target}.mpi)
   endif()
 endfunction()
 
@@ -114,8 +140,9 @@ endfunction()
 
 # loom_add_fail_twins(<target> <source>...)
 #   The twins (-DLOOM_EXPECT_OK) of the compile-fail tests registered with NO_OK, compiled as one
-#   generated TU, part of ALL: each source once, its `main` renamed, so the headers are parsed
-#   once rather than once per test (a twin alone costs 5-10 s, nearly all of it the headers).
+#   generated TU, part of ALL, with -fsyntax-only (loom_syntax_only): each source once, its `main`
+#   renamed, so the headers are parsed once rather than once per test (a twin alone costs
+#   5-10 s, nearly all of it the headers).
 #   The ctest <target> builds it and expects success; a twin that fails names its file.
 function(loom_add_fail_twins target)
   set(tu "${CMAKE_CURRENT_BINARY_DIR}/${target}.cpp")
@@ -128,6 +155,7 @@ function(loom_add_fail_twins target)
   file(CONFIGURE OUTPUT "${tu}" CONTENT "${content}" @ONLY)
   add_library(${target} OBJECT "${tu}")
   target_compile_definitions(${target} PRIVATE LOOM_EXPECT_OK)
+  loom_syntax_only(${target})  # never called: checked, not compiled to code
   # a renamed `int main() {}` returns nothing (allowed of main only); the twins are never called.
   # A source's options come after the target's (and loom_warnings' -Wall) on the command line.
   set_source_files_properties("${tu}" PROPERTIES COMPILE_OPTIONS -Wno-return-type)
