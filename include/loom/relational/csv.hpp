@@ -45,6 +45,10 @@ struct csv_options {
   /// With a header, schema columns are found by name and other columns are skipped; without,
   /// the schema lists every column in file order.
   bool header = true;
+  /// Where the records start, when not right after the header (or at the start without one):
+  /// a record boundary further on, so that a piece of a file is read in place
+  /// (`read_csv_files`). Lines are numbered as if the records followed the header.
+  std::size_t records_from = 0;
 };
 
 namespace detail {
@@ -303,6 +307,9 @@ LOOM_DEF table read_csv_text(std::string_view text, const std::string& name,
       field_names.push_back(schema[s].name);
     }
   }
+
+  if (options.records_from > parser.position())
+    parser.resume(options.records_from, parser.next_line());
 
   std::vector<column> cols;
   std::vector<detail::dictionary_builder> dicts(schema.size());
@@ -606,16 +613,19 @@ LOOM_DEF std::vector<table> read_csv_files(const std::vector<csv_file>& files, u
   for (std::size_t f = 0; f < files.size(); ++f) {
     const std::string_view text = bytes[f]->text();
     first_piece[f] = pieces.size();
-    // With a header, each piece is read after a copy of the header line; a file that starts
-    // with a blank line is read whole (the header is the first line that is not blank).
+    // Each piece is read in place, after the file's header; a file that starts with a blank
+    // line is read whole (its header is the first line that is not blank).
     std::vector<std::size_t> starts{0};
     const bool splits = text.size() > piece_bytes &&
                         (!files[f].options.header || (text[0] != '\n' && text[0] != '\r'));
     if (splits) {
-      std::size_t begin = 0;
-      if (files[f].options.header) {
-        const auto first = detail::piece_starts(text, 0, 1);
-        begin = first.size() > 1 ? first[1] : text.size();
+      std::size_t begin = 0;  // after the header line (a quoted name may hold a line feed)
+      for (bool quoted = false; files[f].options.header && begin < text.size(); ++begin) {
+        quoted = quoted != (text[begin] == '"');
+        if (text[begin] == '\n' && !quoted) {
+          ++begin;
+          break;
+        }
       }
       header_end[f] = begin;
       starts = detail::piece_starts(text, begin, piece_bytes);
@@ -635,17 +645,11 @@ LOOM_DEF std::vector<table> read_csv_files(const std::vector<csv_file>& files, u
       const csv_file& f = files[p.file];
       const std::string_view text = bytes[p.file]->text();
       try {
-        if (p.begin == 0) {
-          read[k] = read_csv_text(text.substr(0, p.end), f.path, f.schema, f.options);
-        } else {
-          std::string copy;
-          copy.reserve(header_end[p.file] + p.end - p.begin);
-          copy.append(text.substr(0, header_end[p.file]));
-          copy.append(text.substr(p.begin, p.end - p.begin));
-          read[k] = read_csv_text(copy, f.path, f.schema, f.options);
-        }
+        csv_options in_place = f.options;
+        in_place.records_from = p.begin;
+        read[k] = read_csv_text(text.substr(0, p.end), f.path, f.schema, in_place);
       } catch (const csv_error& e) {
-        // The line in the whole file: the lines before the piece, less the header copied.
+        // The line in the whole file: the lines before the piece, less the header's.
         const auto before = static_cast<std::int64_t>(
             std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(p.begin), '\n'));
         const auto header_lines =
