@@ -1,0 +1,446 @@
+// The TPC-H queries of examples/tpch/sql_queries.hpp as SQL text: loom::sql against DuckDB (1
+// and 2 threads, through node, when $LOOM_DUCKDB_DIR has @duckdb/node-api) and SQLite (in
+// memory, primary keys declared, ANALYZE) on the same generated CSV files, results checked
+// equal. Per query: cold (loom: the first run in a fresh process forked after the load, with
+// no kept index; DuckDB and SQLite: the query's first run after the load), the first run in
+// list order after the queries before it (what end to end adds up), and warm (the best of 5 more
+// runs in the process, fewer once they took --budget ms). Loads are timed apart.
+//   sql_tpch [--sf 1] [--threads 2] [--reps 5] [--budget 3000] [--no-duckdb] [--no-sqlite]
+// Data in $LOOM_TPCH_DATA/sf<sf> (default: the temporary folder), generated when missing.
+// SPDX-License-Identifier: BSL-1.0
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sqlite_db.hpp"
+#include "timing.hpp"
+#include "tpch/dbgen.hpp"
+#include "tpch/sql_queries.hpp"
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+namespace fs = std::filesystem;
+namespace rel = loom::relational;
+using cells = std::vector<std::vector<std::string>>;
+
+struct query_case {
+  std::string name;
+  std::string_view text;  // loom's text, which DuckDB runs too
+  rel::table (*run)(const loom::sql_database&);
+};
+#define LOOM_TPCH_QUERY(n)                                                                 \
+  query_case {                                                                             \
+    "q" #n, tpch::sql::q##n##_text.view(),                                                 \
+        [](const loom::sql_database& db) { return loom::sql<tpch::sql::q##n##_text>(db); } \
+  }
+// Every query of examples/tpch/sql_queries.hpp, in the specification's order.
+const std::vector<query_case> queries = {LOOM_TPCH_QUERY(1),  LOOM_TPCH_QUERY(3),
+                                         LOOM_TPCH_QUERY(5),  LOOM_TPCH_QUERY(6),
+                                         LOOM_TPCH_QUERY(10), LOOM_TPCH_QUERY(12)};
+
+const char* const table_names[] = {"lineitem", "orders", "customer", "supplier",
+                                   "nation",   "region", "part",     "partsupp"};
+
+cells cells_of(const rel::table& t) {
+  cells out(t.rows());
+  for (std::size_t r = 0; r < t.rows(); ++r)
+    for (const rel::column& c : t.columns()) out[r].push_back(c.text(r));
+  return out;
+}
+
+/// Whether two results agree: the same rows, text cells equal, numbers to 1e-6 relative.
+bool agree(const cells& a, const cells& b, std::string& why) {
+  if (a.size() != b.size()) {
+    why = std::to_string(a.size()) + " rows against " + std::to_string(b.size());
+    return false;
+  }
+  for (std::size_t r = 0; r < a.size(); ++r) {
+    if (a[r].size() != b[r].size()) {
+      why = "row " + std::to_string(r) + ": column counts differ";
+      return false;
+    }
+    for (std::size_t c = 0; c < a[r].size(); ++c) {
+      const std::string &x = a[r][c], &y = b[r][c];
+      if (x == y) continue;
+      char *ex = nullptr, *ey = nullptr;
+      const double dx = std::strtod(x.c_str(), &ex), dy = std::strtod(y.c_str(), &ey);
+      if (!x.empty() && !y.empty() && *ex == 0 && *ey == 0 &&
+          std::abs(dx - dy) <= 1e-6 * std::max(1.0, std::abs(dy)))
+        continue;
+      why =
+          "row " + std::to_string(r) + " column " + std::to_string(c) + ": " + x + " against " + y;
+      return false;
+    }
+  }
+  return true;
+}
+
+struct timing {
+  double cold = NAN, first = NAN, warm = NAN;
+  int runs = 0;
+  bool checked = false, equal = true;
+};
+
+/// First run, then the best of up to `reps` more, stopping once they took `budget` ms.
+template <class F> void time_runs(timing& t, F&& f, int reps, double budget) {
+  double t0 = bench::now_ms();
+  f();
+  t.first = bench::now_ms() - t0;
+  double spent = 0;
+  t.warm = INFINITY;
+  for (t.runs = 0; t.runs < reps && (t.runs == 0 || spent < budget); ++t.runs) {
+    t0 = bench::now_ms();
+    f();
+    const double ms = bench::now_ms() - t0;
+    t.warm = std::min(t.warm, ms);
+    spent += ms;
+  }
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string ms_cell(double ms) {
+  if (std::isnan(ms)) return "–";
+  char b[32];
+  std::snprintf(b, sizeof b, ms >= 100 ? "%.0f" : ms >= 10 ? "%.1f" : "%.2f", ms);
+  return b;
+}
+
+// SQLite: the tables from loom's columns (the same values), dates as ISO text, primary keys.
+double load_sqlite(bench::sqlite_db& db, const loom::sql_database& tables) {
+  const double t0 = bench::now_ms();
+  db.exec("PRAGMA cache_size=-4000000;");
+  const std::map<std::string, std::string> keys = {{"region", "r_regionkey"},
+                                                   {"nation", "n_nationkey"},
+                                                   {"supplier", "s_suppkey"},
+                                                   {"customer", "c_custkey"},
+                                                   {"orders", "o_orderkey"},
+                                                   {"part", "p_partkey"},
+                                                   {"partsupp", "ps_partkey, ps_suppkey"}};
+  for (const char* name : table_names) {
+    if (!tables.has(name)) continue;
+    const rel::table& t = tables[name];
+    std::string create = "CREATE TABLE " + std::string(name) + "(", insert;
+    for (const rel::column& c : t.columns()) {
+      create += (insert.empty() ? "" : ", ") + c.name() +
+                (c.type() == rel::column_type::decimal ? " REAL"
+                 : c.type() == rel::column_type::int64 ? " INTEGER"
+                                                       : " TEXT");
+      insert += insert.empty() ? "?" : ",?";
+    }
+    if (keys.count(name)) create += ", PRIMARY KEY (" + keys.at(name) + ")";
+    db.exec(create + ")");
+    db.exec("BEGIN");
+    sqlite3_stmt* st = db.prepare("INSERT INTO " + std::string(name) + " VALUES(" + insert + ")");
+    std::vector<std::string> texts(t.columns().size());
+    for (std::size_t r = 0; r < t.rows(); ++r) {
+      for (std::size_t k = 0; k < t.columns().size(); ++k) {
+        const rel::column& c = t.columns()[k];
+        const int at = static_cast<int>(k + 1);
+        if (c.type() == rel::column_type::int64) {
+          sqlite3_bind_int64(st, at, c.ints()[r]);
+        } else if (c.type() == rel::column_type::decimal) {
+          sqlite3_bind_double(st, at, c.reals()[r]);
+        } else {
+          texts[k] = c.text(r);
+          sqlite3_bind_text(st, at, texts[k].c_str(), -1, SQLITE_STATIC);
+        }
+      }
+      if (sqlite3_step(st) != SQLITE_DONE) throw std::runtime_error("sqlite insert failed");
+      sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    db.exec("COMMIT");
+  }
+  db.exec("ANALYZE;");
+  return bench::now_ms() - t0;
+}
+
+struct duckdb_run {
+  bool ok = false;
+  double load = NAN;
+  std::map<std::string, timing> times;
+  std::map<std::string, cells> results;
+};
+
+duckdb_run run_duckdb(int threads, int reps, double budget, const loom::sql_database& tables,
+                      const fs::path& dir) {
+  duckdb_run out;
+  const char* home = std::getenv("LOOM_DUCKDB_DIR");
+  if (!home || !fs::exists(fs::path(home) / "node_modules/@duckdb/node-api")) return out;
+  std::string cmd = "LOOM_DUCKDB_DIR='" + std::string(home) + "' node '" +
+                    std::string(LOOM_BENCH_RELATIONAL_DIR) + "/duckdb_tpch.mjs' " +
+                    std::to_string(threads) + " " + std::to_string(reps) + " " +
+                    std::to_string(budget);
+  for (const char* name : table_names) {
+    if (!tables.has(name)) continue;
+    std::string columns;
+    for (const rel::column& c : tables[name].columns())
+      columns += (columns.empty() ? "" : ",") + c.name();
+    cmd += " 'table=" + std::string(name) + "=" + (dir / (std::string(name) + ".csv")).string() +
+           ":" + columns + "'";
+  }
+  for (const query_case& q : queries) {
+    std::string text(q.text);
+    // DuckDB does not take the interval's precision that the specification writes in Q1.
+    for (std::size_t at; (at = text.find(" day (3)")) != std::string::npos;)
+      text.replace(at, 8, " day");
+    const fs::path file = dir / ("duckdb_" + q.name + ".sql");
+    std::ofstream(file) << text;
+    cmd += " 'query=" + q.name + ":" + file.string() + "'";
+  }
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  std::string line;
+  for (int ch; (ch = std::fgetc(p)) != EOF;) {
+    if (ch != '\n') {
+      line += static_cast<char>(ch);
+      continue;
+    }
+    std::istringstream s(line);
+    std::string word, name;
+    s >> word;
+    if (word == "load_ms") {
+      s >> out.load;
+    } else if (word == "query") {
+      timing& t = out.times[(s >> name, name)];
+      s >> t.first >> t.warm >> t.runs;
+      t.cold = t.first;
+    } else if (word == "row") {
+      std::vector<std::string> row;
+      std::string rest = line.substr(4);
+      std::size_t tab = rest.find('\t');
+      name = rest.substr(0, tab);
+      while (tab != std::string::npos) {
+        const std::size_t next = rest.find('\t', tab + 1);
+        row.push_back(rest.substr(tab + 1, next == std::string::npos ? next : next - tab - 1));
+        tab = next;
+      }
+      out.results[name].push_back(row);
+    }
+    line.clear();
+  }
+  out.ok = pclose(p) == 0;
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double sf = 1, budget = 3000;
+  int threads = 2, reps = 5;
+  bool duckdb = true, sqlite = true;
+  for (int k = 1; k < argc; ++k) {
+    const std::string a = argv[k];
+    if (a == "--sf" && k + 1 < argc)
+      sf = std::atof(argv[++k]);
+    else if (a == "--threads" && k + 1 < argc)
+      threads = std::atoi(argv[++k]);
+    else if (a == "--reps" && k + 1 < argc)
+      reps = std::atoi(argv[++k]);
+    else if (a == "--budget" && k + 1 < argc)
+      budget = std::atof(argv[++k]);
+    else if (a == "--no-duckdb")
+      duckdb = false;
+    else if (a == "--no-sqlite")
+      sqlite = false;
+    else {
+      std::fprintf(stderr,
+                   "usage: sql_tpch [--sf 1] [--threads 2] [--reps 5] [--budget 3000] "
+                   "[--no-duckdb] [--no-sqlite]\n");
+      return 2;
+    }
+  }
+  char tag[32];
+  std::snprintf(tag, sizeof tag, "sf%g", sf);
+  const fs::path dir = (std::getenv("LOOM_TPCH_DATA") ? fs::path(std::getenv("LOOM_TPCH_DATA"))
+                                                      : fs::temp_directory_path()) /
+                       tag;
+  if (!fs::exists(dir / "lineitem.csv")) {
+    const double t0 = bench::now_ms();
+    tpch::generate(dir, sf, true);
+    std::printf("generated SF %g in %s in %.0f ms\n", sf, dir.string().c_str(),
+                bench::now_ms() - t0);
+  }
+
+  // The tables the queries read, with the columns examples/tpch/sql_queries.hpp reads: once
+  // serially (read_csv, one file after the other), once by read_csv_files with `threads`.
+  double t0 = bench::now_ms();
+  std::vector<rel::csv_file> files;
+  {
+    const tpch::sql::tables loaded(dir);
+    const double serial_ms = bench::now_ms() - t0;
+    const loom::sql_database view = loaded.database();
+    std::vector<std::string> names;
+    for (const char* name : table_names) {
+      if (!view.has(name)) continue;
+      rel::csv_file f{(dir / (std::string(name) + ".csv")).string(), {}, {}};
+      for (const rel::column& c : view[name].columns()) f.schema.push_back({c.name(), c.type()});
+      files.push_back(f);
+    }
+    std::printf("loom: read CSV serially in %.0f ms\n", serial_ms);
+  }
+  std::map<int, double> parallel_ms;
+  loom::sql_database db;
+  for (const int n : {1, threads}) {
+    t0 = bench::now_ms();
+    std::vector<rel::table> read = rel::read_csv_files(files, static_cast<unsigned>(n));
+    parallel_ms[n] = bench::now_ms() - t0;
+    std::printf("loom: read_csv_files with %d thread(s) in %.0f ms\n", n, parallel_ms[n]);
+    if (n != threads) continue;
+    std::size_t k = 0;
+    for (const char* name : table_names)
+      if (k < files.size() && files[k].path == (dir / (std::string(name) + ".csv")).string())
+        db.add(name, std::move(read[k++]));
+  }
+  std::fflush(stdout);
+
+  // loom, cold: each query alone in a process forked now, before any index is kept.
+  std::map<std::string, timing> loom;
+  for (const query_case& q : queries) {
+    int fd[2];
+    if (pipe(fd) != 0) return 1;
+    const pid_t child = fork();
+    if (child == 0) {
+      close(fd[0]);
+      const double start = bench::now_ms();
+      (void)q.run(db);
+      const double ms = bench::now_ms() - start;
+      if (write(fd[1], &ms, sizeof ms) != sizeof ms) _exit(1);
+      _exit(0);
+    }
+    close(fd[1]);
+    double ms = NAN;
+    if (read(fd[0], &ms, sizeof ms) != sizeof ms) ms = NAN;
+    close(fd[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    loom[q.name].cold = ms;
+  }
+  // loom, in one process: every query once in order (keeping indexes), then warm.
+  std::map<std::string, cells> expected;
+  for (const query_case& q : queries) {
+    t0 = bench::now_ms();
+    expected[q.name] = cells_of(q.run(db));
+    loom[q.name].first = bench::now_ms() - t0;
+  }
+  for (const query_case& q : queries) {
+    timing& t = loom[q.name];
+    const double first = t.first;
+    time_runs(
+        t, [&] { (void)q.run(db); }, reps, budget);
+    t.first = first;
+  }
+  const auto counts = db.counts();
+  std::printf("loom: %zu indexes built and kept, %zu reused, %zu filtered indexes built\n",
+              counts.built, counts.reused, counts.filtered);
+  std::fflush(stdout);
+
+  // SQLite: examples/tpch/sql/<query>.sql.
+  std::map<std::string, timing> lite;
+  double lite_load = NAN;
+  if (sqlite) {
+    bench::sqlite_db sq;
+    lite_load = load_sqlite(sq, db);
+    const fs::path sql_dir =
+        fs::path(LOOM_BENCH_RELATIONAL_DIR) / ".." / ".." / "examples" / "tpch" / "sql";
+    for (const query_case& q : queries) {
+      timing& t = lite[q.name];
+      const fs::path file = sql_dir / (q.name + ".sql");
+      if (!fs::exists(file)) continue;
+      sqlite3_stmt* st = sq.prepare(read_text(file));
+      cells got;
+      time_runs(
+          t,
+          [&] {
+            got.clear();
+            sq.query(st, [&](sqlite3_stmt* s) {
+              std::vector<std::string> row;
+              for (int c = 0; c < sqlite3_column_count(s); ++c) {
+                const unsigned char* v = sqlite3_column_text(s, c);
+                row.emplace_back(v ? reinterpret_cast<const char*>(v) : "");
+              }
+              got.push_back(std::move(row));
+            });
+          },
+          reps, budget);
+      t.cold = t.first;
+      sqlite3_finalize(st);
+      std::string why;
+      t.checked = true;
+      t.equal = agree(expected[q.name], got, why);
+      if (!t.equal) std::printf("SQLite %s differs: %s\n", q.name.c_str(), why.c_str());
+      std::printf("SQLite %s: %.0f ms first\n", q.name.c_str(), t.first);
+      std::fflush(stdout);
+    }
+  }
+
+  std::map<int, duckdb_run> duck;
+  if (duckdb)
+    for (const int n : {1, 2}) {
+      duck[n] = run_duckdb(n, reps, budget, db, dir);
+      for (auto& [name, t] : duck[n].times) {
+        std::string why;
+        t.checked = true;
+        t.equal = agree(expected[name], duck[n].results[name], why);
+        if (!t.equal) std::printf("DuckDB %d %s differs: %s\n", n, name.c_str(), why.c_str());
+      }
+    }
+
+  auto check = [](const timing& t) { return !t.checked ? "" : t.equal ? " ✓" : " ✗"; };
+  std::printf(
+      "\n| query | loom cold | loom first | loom warm | DuckDB 1 cold | DuckDB 1 warm | DuckDB 2 "
+      "cold | DuckDB 2 warm | SQLite cold | SQLite warm |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::map<std::string, double> sums;
+  for (const query_case& q : queries) {
+    const timing& l = loom[q.name];
+    const timing d1 = duck[1].times.count(q.name) ? duck[1].times[q.name] : timing{};
+    const timing d2 = duck[2].times.count(q.name) ? duck[2].times[q.name] : timing{};
+    const timing s = lite.count(q.name) ? lite[q.name] : timing{};
+    auto warm = [&](const timing& t) {
+      return ms_cell(t.warm) +
+             (t.runs > 0 && t.runs < reps ? " (" + std::to_string(t.runs) + ")" : std::string());
+    };
+    std::printf("| %s | %s | %s | %s | %s | %s%s | %s | %s%s | %s | %s%s |\n", q.name.c_str(),
+                ms_cell(l.cold).c_str(), ms_cell(l.first).c_str(), warm(l).c_str(),
+                ms_cell(d1.cold).c_str(), warm(d1).c_str(), check(d1), ms_cell(d2.cold).c_str(),
+                warm(d2).c_str(), check(d2), ms_cell(s.cold).c_str(), warm(s).c_str(), check(s));
+    sums["loom"] += l.first;
+    sums["d1"] += d1.first;
+    sums["d2"] += d2.first;
+    sums["sqlite"] += s.first;
+  }
+  std::printf("\n| end to end (ms) | load | queries, each once | total |\n|---|---:|---:|---:|\n");
+  auto line = [](const std::string& who, double load, double q) {
+    std::printf("| %s | %s | %s | %s |\n", who.c_str(), ms_cell(load).c_str(), ms_cell(q).c_str(),
+                ms_cell(load + q).c_str());
+  };
+  line("loom, " + std::to_string(threads) + " threads to load", parallel_ms[threads], sums["loom"]);
+  line("loom, 1 thread to load", parallel_ms[1], sums["loom"]);
+  if (duckdb) {
+    line("DuckDB, 1 thread", duck[1].load, sums["d1"]);
+    line("DuckDB, 2 threads", duck[2].load, sums["d2"]);
+  }
+  if (sqlite) line("SQLite (load: inserts of loom's columns)", lite_load, sums["sqlite"]);
+  bool all_equal = true;
+  for (auto* engine : {&lite, &duck[1].times, &duck[2].times})
+    for (const auto& [name, t] : *engine) all_equal = all_equal && t.equal;
+  std::printf("\nresults %s\n", all_equal ? "agree" : "DIFFER");
+  return all_equal ? 0 : 1;
+}
