@@ -10,9 +10,9 @@
 // `loom::sql: line L, column C:` for that offset. An accepted tree must be one the executor's
 // templates can expand: every child index before its parent (so the expansion ends), every
 // string_view inside the text, conditions where conditions are read and values elsewhere,
-// aggregates and GROUP BY keys in their slots, ORDER BY keys naming result columns. Parsing
-// twice must give the same answer. Any failed check aborts. Without LOOM_FUZZ_LIBFUZZER, a
-// doctest of tests.fuzz replays tests/fuzz/corpus/sql.
+// aggregates in their slots, GROUP BY keys that are values, ORDER BY keys naming result
+// columns. Parsing twice must give the same answer. Any failed check aborts. Without
+// LOOM_FUZZ_LIBFUZZER, a doctest of tests.fuzz replays tests/fuzz/corpus/sql.
 #include <loom/core/error.hpp>
 #include <loom/sql/ast.hpp>
 #include <loom/sql/parser.hpp>
@@ -101,7 +101,8 @@ void check_accepted(std::string_view text, const sc::query& q) {
         [[fallthrough]];
       default:  // arithmetic, comparisons, aggregates
         require(child_ok(q, id, n.a) && !sc::is_condition(q.nodes[n.a].kind));
-        if (n.kind != sc::node_kind::negate && !sc::is_aggregate(n.kind))
+        if (n.kind != sc::node_kind::negate && n.kind != sc::node_kind::extract &&
+            !sc::is_aggregate(n.kind))
           require(child_ok(q, id, n.b) && !sc::is_condition(q.nodes[n.b].kind));
         if (sc::is_aggregate(n.kind))  // only SELECT and HAVING keep aggregates: all have slots
           require(n.slot >= 0 && n.slot < q.aggregate_count && q.aggregates[n.slot] == id);
@@ -116,9 +117,10 @@ void check_accepted(std::string_view text, const sc::query& q) {
   }
   require(q.where == -1 || (q.where < q.node_count && sc::is_condition(q.nodes[q.where].kind)));
   require(q.having == -1 || (q.having < q.node_count && sc::is_condition(q.nodes[q.having].kind)));
-  for (int k = 0; k < q.group_count; ++k)
+  for (int k = 0; k < q.group_count; ++k)  // a column, or a derived table's expression
     require(q.group_by[k] >= 0 && q.group_by[k] < q.node_count &&
-            q.nodes[q.group_by[k]].kind == sc::node_kind::column);
+            !sc::is_condition(q.nodes[q.group_by[k]].kind) &&
+            !sc::is_aggregate(q.nodes[q.group_by[k]].kind));
   for (int k = 0; k < q.order_count; ++k)
     require(q.order_by[k].output >= 0 && q.order_by[k].output < q.select_count);
   for (int a = 0; a < q.aggregate_count; ++a) require(q.nodes[q.aggregates[a]].slot == a);

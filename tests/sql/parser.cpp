@@ -36,6 +36,34 @@ static_assert(q1.order_count == 2 && q1.order_by[1].output == 1 && !q1.order_by[
 // grouped columns in the select list read their GROUP BY key
 static_assert(q1.nodes[q1.select[1].expr].slot == 1);
 
+// A term common to every branch of an OR is factored out of it, so that an equality of
+// columns joins (TPC-H Q19): WHERE becomes p.k = l.k AND l.q < 5 AND (p.b = 'a' OR p.b = 'c').
+constexpr sc::query factored = sc::parse(
+    "select sum(l.x) from l, p where (p.k = l.k and p.b = 'a' and l.q < 5) "
+    "or (l.q < 5 and p.k = l.k and p.b = 'c')");
+constexpr auto factored_terms = sc::detail::conjuncts_of(factored);
+static_assert(factored.ok() && factored_terms.count == 3);
+static_assert(sc::detail::is_column_equality(factored, factored_terms.ids[0]));
+static_assert(factored.nodes[factored_terms.ids[1]].kind == node_kind::lt);
+static_assert(factored.nodes[factored_terms.ids[2]].kind == node_kind::logical_or);
+// A branch that is only common terms makes the OR true: what is left is the common term (an
+// equality is the same term written the other way round).
+constexpr sc::query absorbed = sc::parse("select a from t where a = b or (b = a and c > 1)");
+static_assert(absorbed.ok() && absorbed.nodes[absorbed.where].kind == node_kind::eq);
+
+// A derived table is inlined: its tables are the query's, its WHERE is ANDed with the outer
+// one, and the outer query's columns y and v are its expressions (y a GROUP BY key).
+constexpr sc::query derived = sc::parse(
+    "select y, sum(v) as total from (select extract(year from d) as y, p * q as v from t "
+    "where q > 1) as s where v > 10 group by y order by y desc");
+static_assert(derived.ok() && derived.table_count == 1 && derived.tables[0].name == "t");
+static_assert(derived.nodes[derived.select[0].expr].kind == node_kind::extract);
+static_assert(derived.nodes[derived.select[0].expr].slot == 0);
+static_assert(derived.select[0].name == "y" && derived.select[1].name == "total");
+static_assert(derived.nodes[derived.nodes[derived.aggregates[0]].a].kind == node_kind::multiply);
+static_assert(derived.nodes[derived.where].kind == node_kind::logical_and);
+static_assert(derived.order_by[0].output == 0 && derived.order_by[0].descending);
+
 // Joins: a cycle of equalities is accepted (its closing equality keys the last hash join); a
 // table with no equality is rejected only when every equality names its tables, since an
 // unqualified column's table is known at run time.
@@ -110,6 +138,19 @@ constexpr rejection rejections[] = {
     {"select a from t1, t2, t3 where t2.k = t3.k and t3.x = 1", error_code::table_not_joined, 15},
     {"select a from t1 a, t2 b, t3 c where a.k = b.k and c.x = c.y", error_code::table_not_joined,
      27},
+    {"select extract(week from d) from t", error_code::expected_extract_field, 16},
+    {"select extract(year d) from t", error_code::expected_from, 21},
+    // derived tables: inlined, so without aggregates, alone in FROM, read by their columns
+    {"select a from (select sum(b) as a from t) x", error_code::aggregate_in_derived_table, 23},
+    {"select a from (select b as a from t) x, u", error_code::derived_table_not_alone, 39},
+    {"select c from (select b as a from t) x", error_code::column_not_in_derived_table, 8},
+    {"select y.a from (select b as a from t) x", error_code::unknown_table_alias, 8},
+    {"select a from (select b as a, c as a from t) x", error_code::duplicate_output_name, 31},
+    {"select a from (select b + 1 as a from t) x where a = 'v'", error_code::string_needs_column,
+     54},
+    {"select e, count(*) from (select extract(year from d) as e from t) x",
+     error_code::column_not_in_group_by, 8},
+    {"select a from (select b as a from t", error_code::expected_closing_parenthesis, 36},
 };
 
 constexpr bool rejected_as_listed() {

@@ -1,4 +1,4 @@
-// TPC-H Q1, Q3, Q5, Q6, Q10 and Q12 written as SQL text (examples/tpch/sql_queries.hpp) at
+// TPC-H Q1, Q3, Q5 to Q10, Q12, Q14 and Q19 written as SQL text (examples/tpch/sql_queries.hpp) at
 // scale factor 0.01: against plain C++ loops over the same columns, and against SQLite running
 // the same queries (examples/tpch/sql/q*.sql) on the same CSV files when the sqlite3 shell is
 // installed.
@@ -14,11 +14,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -58,9 +60,10 @@ std::string sqlite_answer(const std::string& query) {
   // The columns the queries read, typed for SQLite: decimals as REAL, dates as ISO text.
   const std::pair<const char*, const char*> schema[] = {
       {"lineitem",
-       "l_orderkey integer, l_suppkey integer, l_quantity real, l_extendedprice real, "
-       "l_discount real, l_tax real, l_returnflag text, l_linestatus text, l_shipdate text, "
-       "l_commitdate text, l_receiptdate text, l_shipmode text"},
+       "l_orderkey integer, l_partkey integer, l_suppkey integer, l_quantity real, "
+       "l_extendedprice real, l_discount real, l_tax real, l_returnflag text, "
+       "l_linestatus text, l_shipdate text, l_commitdate text, l_receiptdate text, "
+       "l_shipinstruct text, l_shipmode text"},
       {"orders",
        "o_orderkey integer primary key, o_custkey integer, o_orderdate text, "
        "o_orderpriority text, o_shippriority integer"},
@@ -69,7 +72,11 @@ std::string sqlite_answer(const std::string& query) {
        "c_phone text, c_acctbal real, c_mktsegment text, c_comment text"},
       {"supplier", "s_suppkey integer primary key, s_nationkey integer"},
       {"nation", "n_nationkey integer primary key, n_name text, n_regionkey integer"},
-      {"region", "r_regionkey integer primary key, r_name text"}};
+      {"region", "r_regionkey integer primary key, r_name text"},
+      {"part",
+       "p_partkey integer primary key, p_name text, p_brand text, p_type text, "
+       "p_size integer, p_container text"},
+      {"partsupp", "ps_partkey integer, ps_suppkey integer, ps_supplycost real"}};
   {
     std::ofstream s(script);
     s << ".mode csv\n";
@@ -364,4 +371,172 @@ TEST_CASE("sql: TPC-H Q1, Q6 and Q12 agree with SQLite on the same CSV files (SF
                           {"high_line_count", column_type::decimal},
                           {"low_line_count", column_type::decimal}}))
     FAIL_CHECK("Q12: " << d);
+}
+
+/// Row of each key of an integer column.
+std::map<std::int64_t, std::size_t> rows_by(const rel::table& t, const std::string& key) {
+  std::map<std::int64_t, std::size_t> rows;
+  for (std::size_t i = 0; i < t.rows(); ++i) rows[t.ints(key)[i]] = i;
+  return rows;
+}
+
+TEST_CASE("sql: TPC-H Q14 and Q19 as SQL text agree with hand-written loops (SF 0.01)") {
+  const tpch::sql::tables& t = tables();
+  const rel::table& l = t.lineitem;
+  const auto part = rows_by(t.part, "p_partkey");
+  const auto price = l.reals("l_extendedprice"), disc = l.reals("l_discount"),
+             qty = l.reals("l_quantity");
+  double promo = 0, all = 0, q19 = 0;
+  for (std::size_t i = 0; i < l.rows(); ++i) {
+    const std::size_t p = part.at(l.ints("l_partkey")[i]);
+    const double revenue = price[i] * (1 - disc[i]);
+    const std::int64_t ship = l.ints("l_shipdate")[i];
+    if (ship >= rel::date("1995-09-01") && ship < rel::date("1995-10-01")) {
+      all += revenue;
+      if (t.part["p_type"].text(p).rfind("PROMO", 0) == 0) promo += revenue;
+    }
+    const std::string brand = t.part["p_brand"].text(p), container = t.part["p_container"].text(p);
+    const std::int64_t size = t.part.ints("p_size")[p];
+    const std::string mode = l["l_shipmode"].text(i);
+    if ((mode != "AIR" && mode != "AIR REG") || l["l_shipinstruct"].text(i) != "DELIVER IN PERSON")
+      continue;
+    auto among = [&](std::initializer_list<std::string_view> names) {
+      return std::find(names.begin(), names.end(), container) != names.end();
+    };
+    const bool small = brand == "Brand#12" && among({"SM CASE", "SM BOX", "SM PACK", "SM PKG"}) &&
+                       qty[i] >= 1 && qty[i] <= 11 && size >= 1 && size <= 5;
+    const bool medium = brand == "Brand#23" &&
+                        among({"MED BAG", "MED BOX", "MED PKG", "MED PACK"}) && qty[i] >= 10 &&
+                        qty[i] <= 20 && size >= 1 && size <= 10;
+    const bool large = brand == "Brand#34" && among({"LG CASE", "LG BOX", "LG PACK", "LG PKG"}) &&
+                       qty[i] >= 20 && qty[i] <= 30 && size >= 1 && size <= 15;
+    if (small || medium || large) q19 += revenue;
+  }
+  const rel::table r14 = tpch::sql::q14(t), r19 = tpch::sql::q19(t);
+  REQUIRE(r14.rows() == 1);
+  CHECK(promo > 0);
+  CHECK(close(r14.reals("promo_revenue")[0], 100.00 * promo / all));
+  REQUIRE(r19.rows() == 1);
+  CHECK(q19 > 0);
+  CHECK(close(r19.reals("revenue")[0], q19));
+}
+
+/// The nation of each supplier, customer and order's customer, and each nation's name.
+struct nations_of {
+  std::map<std::int64_t, std::int64_t> supplier, customer;
+  std::map<std::int64_t, std::string> name;
+  explicit nations_of(const tpch::sql::tables& t) {
+    for (std::size_t i = 0; i < t.supplier.rows(); ++i)
+      supplier[t.supplier.ints("s_suppkey")[i]] = t.supplier.ints("s_nationkey")[i];
+    for (std::size_t i = 0; i < t.customer.rows(); ++i)
+      customer[t.customer.ints("c_custkey")[i]] = t.customer.ints("c_nationkey")[i];
+    for (std::size_t i = 0; i < t.nation.rows(); ++i)
+      name[t.nation.ints("n_nationkey")[i]] = t.nation["n_name"].text(i);
+  }
+};
+
+TEST_CASE("sql: TPC-H Q7, Q8 and Q9, over derived tables, agree with hand-written loops") {
+  const tpch::sql::tables& t = tables();
+  const nations_of nation(t);
+  const auto order = rows_by(t.orders, "o_orderkey"), part = rows_by(t.part, "p_partkey");
+  std::map<std::pair<std::int64_t, std::int64_t>, double> supplycost;
+  for (std::size_t i = 0; i < t.partsupp.rows(); ++i)
+    supplycost[{t.partsupp.ints("ps_partkey")[i], t.partsupp.ints("ps_suppkey")[i]}] =
+        t.partsupp.reals("ps_supplycost")[i];
+  std::map<std::int64_t, std::string> region;
+  for (std::size_t i = 0; i < t.region.rows(); ++i)
+    region[t.region.ints("r_regionkey")[i]] = t.region["r_name"].text(i);
+  std::map<std::int64_t, std::string> region_of_nation;
+  for (std::size_t i = 0; i < t.nation.rows(); ++i)
+    region_of_nation[t.nation.ints("n_nationkey")[i]] = region.at(t.nation.ints("n_regionkey")[i]);
+  std::map<std::tuple<std::string, std::string, std::int64_t>, double> q7;
+  std::map<std::int64_t, std::pair<double, double>> q8;  // o_year -> BRAZIL's volume, all
+  std::map<std::pair<std::string, std::int64_t>, double> q9;
+  const rel::table& l = t.lineitem;
+  for (std::size_t i = 0; i < l.rows(); ++i) {
+    const std::size_t o = order.at(l.ints("l_orderkey")[i]), p = part.at(l.ints("l_partkey")[i]);
+    const std::int64_t supp = l.ints("l_suppkey")[i];
+    const std::string supp_nation = nation.name.at(nation.supplier.at(supp));
+    const std::int64_t cust_key = nation.customer.at(t.orders.ints("o_custkey")[o]);
+    const std::string cust_nation = nation.name.at(cust_key);
+    const double volume = l.reals("l_extendedprice")[i] * (1 - l.reals("l_discount")[i]);
+    const std::int64_t ship = l.ints("l_shipdate")[i], ordered = t.orders.ints("o_orderdate")[o];
+    if (((supp_nation == "FRANCE" && cust_nation == "GERMANY") ||
+         (supp_nation == "GERMANY" && cust_nation == "FRANCE")) &&
+        ship >= rel::date("1995-01-01") && ship <= rel::date("1996-12-31"))
+      q7[{supp_nation, cust_nation, rel::year_of(ship)}] += volume;
+    if (region_of_nation.at(cust_key) == "AMERICA" && ordered >= rel::date("1995-01-01") &&
+        ordered <= rel::date("1996-12-31") &&
+        t.part["p_type"].text(p) == "ECONOMY ANODIZED STEEL") {
+      auto& [brazil, all] = q8[rel::year_of(ordered)];
+      all += volume;
+      if (supp_nation == "BRAZIL") brazil += volume;
+    }
+    if (t.part["p_name"].text(p).find("green") != std::string::npos)
+      q9[{supp_nation, rel::year_of(ordered)}] +=
+          volume - supplycost.at({l.ints("l_partkey")[i], supp}) * l.reals("l_quantity")[i];
+  }
+  const rel::table r7 = tpch::sql::q7(t), r8 = tpch::sql::q8(t), r9 = tpch::sql::q9(t);
+  REQUIRE(q7.size() == 4);
+  REQUIRE(r7.rows() == q7.size());
+  std::size_t row = 0;
+  for (const auto& [key, revenue] : q7) {
+    CAPTURE(row);
+    CHECK(r7["supp_nation"].text(row) == std::get<0>(key));
+    CHECK(r7["cust_nation"].text(row) == std::get<1>(key));
+    CHECK(r7.ints("l_year")[row] == std::get<2>(key));
+    CHECK(close(r7.reals("revenue")[row], revenue));
+    ++row;
+  }
+  REQUIRE(q8.size() == 2);
+  REQUIRE(r8.rows() == q8.size());
+  row = 0;
+  for (const auto& [year, volumes] : q8) {
+    CHECK(r8.ints("o_year")[row] == year);
+    CHECK(close(r8.reals("mkt_share")[row], volumes.first / volumes.second));
+    ++row;
+  }
+  // ORDER BY nation, o_year DESC
+  std::vector<std::pair<std::pair<std::string, std::int64_t>, double>> expected9(q9.begin(),
+                                                                                 q9.end());
+  std::stable_sort(expected9.begin(), expected9.end(), [](const auto& a, const auto& b) {
+    return a.first.first != b.first.first ? a.first.first < b.first.first
+                                          : a.first.second > b.first.second;
+  });
+  REQUIRE(expected9.size() > 100);  // nations by years 1992 to 1998
+  REQUIRE(r9.rows() == expected9.size());
+  for (row = 0; row < r9.rows(); ++row) {
+    CAPTURE(row);
+    CHECK(r9["nation"].text(row) == expected9[row].first.first);
+    CHECK(r9.ints("o_year")[row] == expected9[row].first.second);
+    CHECK(close(r9.reals("sum_profit")[row], expected9[row].second));
+  }
+}
+
+TEST_CASE("sql: TPC-H Q7, Q8, Q9, Q14 and Q19 agree with SQLite on the same CSV files") {
+  if (!tpch::have_sqlite3()) {
+    MESSAGE("sqlite3 is not installed (Debian: sqlite3): the comparison with SQLite is skipped");
+    return;
+  }
+  for (const std::string& d : tpch::differences(tpch::sql::q7(tables()), sqlite_answer("q7"),
+                                                {{"supp_nation", column_type::string},
+                                                 {"cust_nation", column_type::string},
+                                                 {"l_year", column_type::int64},
+                                                 {"revenue", column_type::decimal}}))
+    FAIL_CHECK("Q7: " << d);
+  for (const std::string& d :
+       tpch::differences(tpch::sql::q8(tables()), sqlite_answer("q8"),
+                         {{"o_year", column_type::int64}, {"mkt_share", column_type::decimal}}))
+    FAIL_CHECK("Q8: " << d);
+  for (const std::string& d : tpch::differences(tpch::sql::q9(tables()), sqlite_answer("q9"),
+                                                {{"nation", column_type::string},
+                                                 {"o_year", column_type::int64},
+                                                 {"sum_profit", column_type::decimal}}))
+    FAIL_CHECK("Q9: " << d);
+  for (const std::string& d : tpch::differences(tpch::sql::q14(tables()), sqlite_answer("q14"),
+                                                {{"promo_revenue", column_type::decimal}}))
+    FAIL_CHECK("Q14: " << d);
+  for (const std::string& d : tpch::differences(tpch::sql::q19(tables()), sqlite_answer("q19"),
+                                                {{"revenue", column_type::decimal}}))
+    FAIL_CHECK("Q19: " << d);
 }

@@ -67,6 +67,10 @@ enum class error_code : unsigned char {
   string_needs_column,
   group_by_takes_columns,
   table_not_joined,
+  expected_extract_field,
+  aggregate_in_derived_table,
+  derived_table_not_alone,
+  column_not_in_derived_table,
   too_many_nodes,
   too_many_select_items,
   too_many_tables,
@@ -164,6 +168,14 @@ constexpr std::string_view to_string(error_code e) {
       return "GROUP BY takes columns";
     case error_code::table_not_joined:
       return "no equality of columns in WHERE joins this table to the others (a cross product)";
+    case error_code::expected_extract_field:
+      return "expected YEAR, MONTH or DAY after EXTRACT(";
+    case error_code::aggregate_in_derived_table:
+      return "an aggregate in a derived table (FROM (SELECT ...)), which is inlined";
+    case error_code::derived_table_not_alone:
+      return "a derived table (FROM (SELECT ...)) is the only entry of FROM";
+    case error_code::column_not_in_derived_table:
+      return "no column of that name in the derived table of FROM";
     case error_code::too_many_nodes:
       return "query too long (too many expression nodes)";
     case error_code::too_many_select_items:
@@ -182,7 +194,7 @@ constexpr std::string_view to_string(error_code e) {
   return "?";
 }
 
-/// What a node computes. Values: column .. case_when; conditions: eq .. like.
+/// What a node computes. Values: column .. extract; conditions: eq .. like.
 enum class node_kind : unsigned char {
   column,          // text = name, qualifier = table or alias ("" when none)
   number,          // number (integer says whether it was written without . or exponent)
@@ -201,6 +213,7 @@ enum class node_kind : unsigned char {
   max,             // MAX(a)
   avg,             // AVG(a)
   case_when,       // CASE WHEN a THEN b ELSE c END (c = -1 without ELSE; more WHENs nest in c)
+  extract,         // EXTRACT(field FROM a): number = 0 YEAR, 1 MONTH, 2 DAY
   eq,              // a = b
   ne,              // a <> b
   lt,              // a < b
@@ -233,7 +246,9 @@ struct node {
   double number = 0;
   bool integer = false;
   int offset = 0;  // where the node starts in the text
-  int slot = -1;   // an aggregate's accumulator; a column's GROUP BY key, when grouped
+  /// An aggregate's accumulator; when grouped, the GROUP BY key a selected column (or an
+  /// expression of a derived table) reads.
+  int slot = -1;
 };
 
 struct select_item {

@@ -6,6 +6,7 @@
 #define LOOM_SQL_EXECUTE_HPP
 
 #include <loom/relational/column.hpp>
+#include <loom/relational/date.hpp>
 #include <loom/relational/error.hpp>
 #include <loom/relational/table.hpp>
 #include <loom/sql/ast.hpp>
@@ -202,6 +203,11 @@ inline std::unique_ptr<binding> bind(const query& q,
       fill(string_column(*b, n.a, q.nodes[n.b].text), [&](const std::string& w) {
         return std::find(words.begin(), words.end(), w) != words.end();
       });
+    } else if (n.kind == node_kind::extract && q.nodes[n.a].kind == node_kind::column) {
+      const relational::column& c = *b->columns[static_cast<std::size_t>(n.a)].source;
+      if (c.type() != relational::column_type::date)
+        throw relational::column_error("loom::sql: EXTRACT reads a date; column " + c.name() +
+                                       " is " + std::string(relational::to_string(c.type())));
     } else if (n.kind == node_kind::like) {
       const std::string pattern = unquote(n.text);
       fill(string_column(*b, n.a, n.text),
@@ -241,6 +247,8 @@ struct join_context {
 /// Evaluation of a result row of a group: columns are the group's keys, aggregates its
 /// accumulators.
 template <std::size_t K, std::size_t A> struct group_context {
+  /// Nodes with a GROUP BY slot read their key here rather than computing it.
+  static constexpr bool of_groups = true;
   const binding& b;
   const std::array<double, K>& key;
   const std::array<accumulator, A>& acc;
@@ -274,6 +282,8 @@ template <const query& Q, int N, class Ctx> double value(const Ctx& c) {
   constexpr node_kind k = n.kind;
   if constexpr (k == node_kind::column)
     return c.template column<Q, N>();
+  else if constexpr (requires { Ctx::of_groups; } && n.slot >= 0 && !is_aggregate(k))
+    return c.template column<Q, N>();  // an expression of a derived table that is a group key
   else if constexpr (k == node_kind::number || k == node_kind::date)
     return n.number;
   else if constexpr (k == node_kind::negate)
@@ -294,6 +304,15 @@ template <const query& Q, int N, class Ctx> double value(const Ctx& c) {
       return value<Q, n.c>(c);
     else
       return 0.0;  // only as an aggregate's argument, where `defined` skips the row first
+  } else if constexpr (k == node_kind::extract) {
+    const relational::civil_date d =
+        relational::civil_from_days(static_cast<std::int64_t>(value<Q, n.a>(c)));
+    if constexpr (n.number == 0)
+      return static_cast<double>(d.year);
+    else if constexpr (n.number == 1)
+      return static_cast<double>(d.month);
+    else
+      return static_cast<double>(d.day);
   } else {
     static_assert(k == node_kind::column, "loom::sql: a condition or string used as a value");
     return 0.0;
@@ -752,7 +771,7 @@ void select_groups(const binding& b, const Scan& scan, result_values& out) {
   state* current = nullptr;  // consecutive rows often share a group: skip the map lookup
   [&]<std::size_t... S, std::size_t... G>(std::index_sequence<S...>, std::index_sequence<G...>) {
     scan([&](const auto& c) {
-      const key_type key{c.template column<Q, Q.group_by[G]>()...};
+      const key_type key{value<Q, Q.group_by[G]>(c)...};
       if (!current || key != last) {
         current = &groups[key];
         last = key;
@@ -801,7 +820,7 @@ inline relational::table make_result(const query& q, const binding& b, result_va
     const relational::column* source =
         column_id >= 0 ? b.columns[static_cast<std::size_t>(column_id)].source : nullptr;
     const bool counted = n.kind == node_kind::count || n.kind == node_kind::count_star ||
-                         n.kind == node_kind::count_distinct;
+                         n.kind == node_kind::count_distinct || n.kind == node_kind::extract;
     // An empty MIN, MAX or AVG is NaN (there is no NULL), which only a decimal column holds.
     const bool has_nan = std::any_of(order.begin(), order.end(),
                                      [&](std::size_t r) { return std::isnan(values[r]); });

@@ -296,7 +296,8 @@ constexpr std::int64_t add_months(std::int64_t day, std::int64_t months) {
   return relational::days_from_civil(y, static_cast<int>(m + 1), c.day < last ? c.day : last);
 }
 
-enum class clause : unsigned char { select, from, where, group_by, having, order_by };
+// `derived`: the select list and WHERE of a derived table in FROM.
+enum class clause : unsigned char { select, from, where, group_by, having, order_by, derived };
 
 class parser {
  public:
@@ -448,31 +449,17 @@ class parser {
       return;
     }
     clause_ = clause::from;
-    do {
-      if (q_.table_count == max_tables) {
-        fail_here(error_code::too_many_tables);
+    if (tok_.kind == token_kind::open) {
+      parse_derived_table();
+      if (failed()) return;
+      if (tok_.kind == token_kind::comma) {
+        fail_here(error_code::derived_table_not_alone);
         return;
       }
-      if (!is_name()) {
-        fail_here(error_code::expected_table_name);
-        return;
-      }
-      table_ref& t = q_.tables[q_.table_count++];
-      t.name = tok_.text;
-      t.offset = tok_.offset;
-      advance();
-      if (accept_keyword("as")) {
-        if (!is_name()) {
-          fail_here(error_code::expected_alias);
-          return;
-        }
-        t.alias = tok_.text;
-        advance();
-      } else if (is_name()) {
-        t.alias = tok_.text;
-        advance();
-      }
-    } while (accept(token_kind::comma));
+    } else {
+      parse_tables();
+      if (failed()) return;
+    }
 
     if (accept_keyword("where")) {
       clause_ = clause::where;
@@ -543,8 +530,295 @@ class parser {
       fail_here(error_code::expected_end_of_query);
       return;
     }
-    check();
+    substitute_derived();
+    if (!failed()) factor_where();
+    if (!failed()) check();
     if (!failed() && q_.table_count >= 2) check_join_graph();
+    if (!failed() && (has_derived_ || rewritten_)) renumber();
+  }
+
+  /// `name [[AS] alias], ...` of FROM.
+  constexpr void parse_tables() {
+    do {
+      if (q_.table_count == max_tables) {
+        fail_here(error_code::too_many_tables);
+        return;
+      }
+      if (!is_name()) {
+        fail_here(error_code::expected_table_name);
+        return;
+      }
+      table_ref& t = q_.tables[q_.table_count++];
+      t.name = tok_.text;
+      t.offset = tok_.offset;
+      advance();
+      if (accept_keyword("as")) {
+        if (!is_name()) {
+          fail_here(error_code::expected_alias);
+          return;
+        }
+        t.alias = tok_.text;
+        advance();
+      } else if (is_name()) {
+        t.alias = tok_.text;
+        advance();
+      }
+    } while (accept(token_kind::comma));
+  }
+
+  /// `(SELECT expr [AS] name, ... FROM tables [WHERE condition]) [AS] alias`: a derived table
+  /// without aggregates, inlined. Its tables become the query's, its WHERE is ANDed with the
+  /// outer one, and the outer query's references to its columns become its expressions
+  /// (`substitute_derived`), so nothing is materialised.
+  constexpr void parse_derived_table() {
+    const int at_open = tok_.offset;
+    advance();
+    if (++depth_ > max_depth) {
+      fail(error_code::nesting_too_deep, at_open);
+      return;
+    }
+    if (!accept_keyword("select")) {
+      fail_here(error_code::expected_select);
+      return;
+    }
+    clause_ = clause::derived;
+    do {
+      if (derived_count_ == max_select_items) {
+        fail_here(error_code::too_many_select_items);
+        return;
+      }
+      const int start = tok_.offset;
+      const int expr = value(parse_expression());
+      if (failed()) return;
+      std::string_view name = text_.substr(static_cast<std::size_t>(start),
+                                           static_cast<std::size_t>(previous_end_ - start));
+      if (accept_keyword("as")) {
+        if (!is_name()) {
+          fail_here(error_code::expected_alias);
+          return;
+        }
+        name = tok_.text;
+        advance();
+      } else if (is_name()) {
+        name = tok_.text;
+        advance();
+      } else if (at(expr).kind == node_kind::column) {
+        name = at(expr).text;
+      }
+      for (int d = 0; d < derived_count_; ++d)
+        if (derived_name_[d] == name) {
+          fail(error_code::duplicate_output_name, at(expr).offset);
+          return;
+        }
+      derived_name_[derived_count_] = name;
+      derived_expr_[derived_count_++] = expr;
+    } while (accept(token_kind::comma));
+    if (!accept_keyword("from")) {
+      fail_here(error_code::expected_from);
+      return;
+    }
+    parse_tables();
+    if (failed()) return;
+    if (accept_keyword("where")) {
+      derived_where_ = condition(parse_expression());
+      if (failed()) return;
+    }
+    if (!accept(token_kind::close)) {
+      fail_here(error_code::expected_closing_parenthesis);
+      return;
+    }
+    --depth_;
+    clause_ = clause::from;
+    has_derived_ = true;
+    if (accept_keyword("as")) {
+      if (!is_name()) {
+        fail_here(error_code::expected_alias);
+        return;
+      }
+      derived_alias_ = tok_.text;
+      advance();
+    } else if (is_name()) {
+      derived_alias_ = tok_.text;
+      advance();
+    }
+  }
+
+  /// Replaces each outer reference to a derived table's column by a copy of its expression
+  /// (the copy's children are the derived table's nodes, shared), and ANDs the derived WHERE
+  /// with the outer one.
+  constexpr void substitute_derived() {
+    if (!has_derived_) return;
+    for (int id = 0; id < q_.node_count && !failed(); ++id) {
+      const node n = at(id);
+      if (n.kind != node_kind::column || clause_of_[id] == clause::derived) continue;
+      if (!n.qualifier.empty() && n.qualifier != derived_alias_) {
+        fail(error_code::unknown_table_alias, n.offset);
+        return;
+      }
+      int d = 0;
+      while (d < derived_count_ && derived_name_[d] != n.text) ++d;
+      if (d == derived_count_) {
+        fail(error_code::column_not_in_derived_table, n.offset);
+        return;
+      }
+      node copy = at(derived_expr_[d]);
+      copy.offset = n.offset;
+      copy.next = n.next;  // an IN list's item keeps its place in the list
+      copy.slot = n.slot;
+      q_.nodes[id] = copy;
+      derived_of_[id] = d + 1;
+    }
+    // A string literal is compared with a column: the reference must have become one.
+    for (int id = 0; id < q_.node_count && !failed(); ++id) {
+      const node& n = at(id);
+      if (is_comparison(n.kind))
+        string_operands(n.a, n.b);
+      else if ((n.kind == node_kind::like ||
+                (n.kind == node_kind::in_list && at(n.b).kind == node_kind::string)) &&
+               at(n.a).kind != node_kind::column)
+        fail(error_code::string_needs_column, at(n.a).offset);
+    }
+    if (derived_where_ >= 0)
+      q_.where = q_.where < 0 ? derived_where_
+                              : binary(node_kind::logical_and, derived_where_, q_.where,
+                                       at(derived_where_).offset);
+  }
+
+  /// Whether the subtrees x and y compute the same thing: the same text up to spacing, or
+  /// an equality written the other way round (`a.k = b.k`, `b.k = a.k`).
+  constexpr bool same_tree(int x, int y, int depth = 0) const {
+    if (x < 0 || y < 0) return x == y;
+    if (x == y) return true;
+    if (depth > 2 * max_depth + 8) return false;
+    const node &m = at(x), &n = at(y);
+    if (m.kind != n.kind || m.text != n.text || m.qualifier != n.qualifier ||
+        m.number != n.number || m.integer != n.integer || !same_tree(m.c, n.c, depth + 1) ||
+        !same_tree(m.next, n.next, depth + 1))
+      return false;
+    if (same_tree(m.a, n.a, depth + 1) && same_tree(m.b, n.b, depth + 1)) return true;
+    return (m.kind == node_kind::eq || m.kind == node_kind::ne) && same_tree(m.a, n.b, depth + 1) &&
+           same_tree(m.b, n.a, depth + 1);
+  }
+
+  /// The terms of a chain of `kind` (AND or OR) under `id`, left to right, into `out`.
+  constexpr int flatten(node_kind kind, int id, int* out, int count) const {
+    if (at(id).kind != kind) {
+      out[count] = id;
+      return count + 1;
+    }
+    return flatten(kind, at(id).b, out, flatten(kind, at(id).a, out, count));
+  }
+  /// The AND of `terms[0..count)`, or -1 for none.
+  constexpr int conjunction(const int* terms, int count) {
+    int id = count > 0 ? terms[0] : -1;
+    for (int k = 1; k < count; ++k)
+      id = binary(node_kind::logical_and, id, terms[k], at(terms[k]).offset);
+    return id;
+  }
+
+  /// `(a AND x) OR (a AND y)` becomes `a AND (x OR y)`: a term common to every branch of an OR
+  /// (TPC-H Q19's `p_partkey = l_partkey`) is a term of WHERE of its own, so an equality of
+  /// columns becomes a join key and a filter of one table filters it before the join.
+  constexpr int factor_or(int id) {
+    int branches[max_nodes]{};
+    const int branch_count = flatten(node_kind::logical_or, id, branches, 0);
+    int terms[max_nodes]{}, first[max_nodes + 1]{};
+    int term_count = 0;
+    for (int k = 0; k < branch_count; ++k) {
+      first[k] = term_count;
+      term_count = flatten(node_kind::logical_and, branches[k], terms, term_count);
+    }
+    first[branch_count] = term_count;
+    auto in_branch = [&](int term, int k) {
+      for (int j = first[k]; j < first[k + 1]; ++j)
+        if (same_tree(term, terms[j])) return true;
+      return false;
+    };
+    int common[max_nodes]{};
+    int common_count = 0;
+    for (int j = first[0]; j < first[1]; ++j) {
+      bool everywhere = true;
+      for (int k = 1; k < branch_count && everywhere; ++k) everywhere = in_branch(terms[j], k);
+      for (int c = 0; c < common_count && everywhere; ++c)
+        everywhere = !same_tree(common[c], terms[j]);
+      if (everywhere) common[common_count++] = terms[j];
+    }
+    if (common_count == 0) return id;
+    int rest = -1;
+    bool always = false;  // a branch that is only common terms makes the OR true
+    for (int k = 0; k < branch_count && !always; ++k) {
+      int left[max_nodes]{};
+      int left_count = 0;
+      for (int j = first[k]; j < first[k + 1]; ++j) {
+        bool shared = false;
+        for (int c = 0; c < common_count && !shared; ++c) shared = same_tree(common[c], terms[j]);
+        if (!shared) left[left_count++] = terms[j];
+      }
+      always = left_count == 0;
+      const int branch = conjunction(left, left_count);
+      rest = rest < 0 ? branch : binary(node_kind::logical_or, rest, branch, at(id).offset);
+    }
+    if (!always) common[common_count++] = rest;
+    return conjunction(common, common_count);
+  }
+
+  /// Factors every OR that is a term of WHERE (`factor_or`).
+  constexpr void factor_where() {
+    if (q_.where < 0) return;
+    int terms[max_nodes]{};
+    const int count = flatten(node_kind::logical_and, q_.where, terms, 0);
+    bool changed = false;
+    for (int k = 0; k < count && !failed(); ++k) {
+      if (at(terms[k]).kind != node_kind::logical_or) continue;
+      const int factored = factor_or(terms[k]);
+      changed = changed || factored != terms[k];
+      terms[k] = factored;
+    }
+    if (changed && !failed()) {
+      q_.where = conjunction(terms, count);
+      rewritten_ = true;
+    }
+  }
+
+  /// Numbers the nodes again, children before parents (the templates that expand the tree
+  /// rely on it to end), dropping those no longer reached: an inlined derived table's nodes
+  /// come after the outer ones that now read them, and a factored OR leaves its old terms.
+  constexpr void renumber() {
+    int new_id[max_nodes];
+    for (int& id : new_id) id = -1;
+    node out[max_nodes]{};
+    int count = 0;
+    for (int s = 0; s < q_.select_count; ++s) place(q_.select[s].expr, new_id, out, count);
+    place(q_.where, new_id, out, count);
+    place(q_.having, new_id, out, count);
+    for (int k = 0; k < q_.group_count; ++k) place(q_.group_by[k], new_id, out, count);
+    for (int a = 0; a < q_.aggregate_count; ++a) place(q_.aggregates[a], new_id, out, count);
+    auto renamed = [&](int id) { return id < 0 ? -1 : new_id[id]; };
+    for (int id = 0; id < count; ++id) out[id].next = renamed(out[id].next);
+    for (int s = 0; s < q_.select_count; ++s) q_.select[s].expr = renamed(q_.select[s].expr);
+    q_.where = renamed(q_.where);
+    q_.having = renamed(q_.having);
+    for (int k = 0; k < q_.group_count; ++k) q_.group_by[k] = renamed(q_.group_by[k]);
+    for (int a = 0; a < q_.aggregate_count; ++a) q_.aggregates[a] = renamed(q_.aggregates[a]);
+    for (int id = 0; id < max_nodes; ++id) q_.nodes[id] = id < count ? out[id] : node{};
+    q_.node_count = count;
+  }
+  /// Gives `id` and the nodes under it their new numbers, children first (`next` is renamed
+  /// once every node has its number).
+  constexpr void place(int id, int* new_id, node* out, int& count) const {
+    if (id < 0 || new_id[id] >= 0) return;
+    node n = at(id);
+    place(n.a, new_id, out, count);
+    if (n.kind == node_kind::in_list)
+      for (int item = n.b; item >= 0; item = at(item).next) place(item, new_id, out, count);
+    else
+      place(n.b, new_id, out, count);
+    place(n.c, new_id, out, count);
+    n.a = n.a < 0 ? -1 : new_id[n.a];
+    n.b = n.b < 0 ? -1 : new_id[n.b];
+    n.c = n.c < 0 ? -1 : new_id[n.c];
+    new_id[id] = count;
+    out[count++] = n;
   }
 
   /// The result column an ORDER BY key names: a position, an alias or column name, or the
@@ -581,6 +855,16 @@ class parser {
       node& n = q_.nodes[id];
       if (n.kind == node_kind::case_when && n.c < 0 && !else_optional[id])
         fail(error_code::case_without_else_outside_aggregate, n.offset);
+      const bool outside_aggregates =
+          grouped && !inside_aggregate_[id] &&
+          (clause_of_[id] == clause::select || clause_of_[id] == clause::having);
+      if (derived_of_[id] > 0 && n.kind != node_kind::column) {
+        // An expression of the derived table: a GROUP BY key of the same derived column.
+        for (int k = 0; k < q_.group_count && outside_aggregates && n.slot < 0; ++k)
+          if (derived_of_[q_.group_by[k]] == derived_of_[id]) n.slot = k;
+        if (outside_aggregates && n.slot < 0) fail(error_code::column_not_in_group_by, n.offset);
+        continue;
+      }
       if (n.kind != node_kind::column) continue;
       if (!n.qualifier.empty()) {
         bool known = false;
@@ -591,9 +875,7 @@ class parser {
           break;
         }
       }
-      if (!grouped || inside_aggregate_[id] ||
-          (clause_of_[id] != clause::select && clause_of_[id] != clause::having))
-        continue;
+      if (!outside_aggregates) continue;
       for (int k = 0; k < q_.group_count && n.slot < 0; ++k) {
         const node& key = at(q_.group_by[k]);
         if (key.text == n.text &&
@@ -952,6 +1234,7 @@ class parser {
     if (same_word(t.text, "interval"))
       return fail(error_code::interval_needs_date_literal, t.offset);
     if (same_word(t.text, "case")) return parse_case();
+    if (same_word(t.text, "extract") && peek().kind == token_kind::open) return parse_extract();
     if (peek().kind == token_kind::open) {
       constexpr std::string_view names[] = {"sum", "count", "min", "max", "avg"};
       for (std::string_view name : names)
@@ -976,6 +1259,8 @@ class parser {
     const token name = tok_;
     advance();  // the name
     advance();  // (
+    if (clause_ == clause::derived)
+      return fail(error_code::aggregate_in_derived_table, name.offset);
     if (in_aggregate_) return fail(error_code::aggregate_inside_aggregate, name.offset);
     if (clause_ == clause::where) return fail(error_code::aggregate_in_where, name.offset);
     if (clause_ == clause::group_by) return fail(error_code::aggregate_in_group_by, name.offset);
@@ -1013,6 +1298,33 @@ class parser {
       q_.aggregates[q_.aggregate_count++] = id;
     }
     return id;
+  }
+
+  /// EXTRACT(YEAR|MONTH|DAY FROM date): the field of a date as an integer.
+  constexpr int parse_extract() {
+    const int at_extract = tok_.offset;
+    advance();  // EXTRACT
+    advance();  // (
+    node n;
+    n.kind = node_kind::extract;
+    n.offset = at_extract;
+    n.integer = true;
+    if (keyword("year"))
+      n.number = 0;
+    else if (keyword("month"))
+      n.number = 1;
+    else if (keyword("day"))
+      n.number = 2;
+    else
+      return fail_here(error_code::expected_extract_field);
+    advance();
+    if (!accept_keyword("from")) return fail_here(error_code::expected_from);
+    if (++depth_ > max_depth) return fail(error_code::nesting_too_deep, at_extract);
+    n.a = value(parse_expression());
+    --depth_;
+    if (failed()) return -1;
+    if (!accept(token_kind::close)) return fail_here(error_code::expected_closing_parenthesis);
+    return add(n);
   }
 
   /// CASE WHEN c THEN v [WHEN c THEN v]... [ELSE v] END; later WHENs nest in the ELSE.
@@ -1063,6 +1375,15 @@ class parser {
   int depth_ = 0;
   clause clause_of_[max_nodes]{};
   bool inside_aggregate_[max_nodes]{};
+  // The derived table of FROM, if any: its columns' names and expressions, WHERE and alias.
+  bool has_derived_ = false;
+  std::string_view derived_name_[max_select_items]{};
+  int derived_expr_[max_select_items]{};
+  int derived_count_ = 0;
+  int derived_where_ = -1;
+  std::string_view derived_alias_;
+  int derived_of_[max_nodes]{};  // 1 + the derived column a node was replaced by (0: none)
+  bool rewritten_ = false;       // WHERE's ORs were factored
 };
 
 }  // namespace detail

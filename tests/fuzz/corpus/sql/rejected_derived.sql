@@ -1,0 +1,1 @@
+select y from (select extract(week from d) as y, sum(v) from t) as s, u
