@@ -127,5 +127,5 @@ TEST_CASE("aggregate: nested aggregates, and one read through a program") {
   p.run();
   for (std::int64_t r = 0; r < 7; ++r) CHECK(z.at(r) == doctest::Approx(y.at(r) / 2 + 1));
   std::size_t ordinal = 0;
-  CHECK(loom::plan::detail::to_string(m, ordinal) == "max(agg_j, T0(agg_i,agg_j))");
+  CHECK(loom::detail::to_string(m, ordinal) == "max(agg_j, T0(agg_i,agg_j))");
 }

@@ -169,7 +169,7 @@ TEST_CASE("options: the cached skip choice of one candidate count is not read un
   const auto x = lt::random_tensor<double, loom::sparse_vector>({20000}, lt::density::sparse, 22);
   loom::tensor<double, loom::dense_vector> y({8}), z({8});
   const auto want = lt::reference_eval(y(i), loom::sum(j, A(i, j) * x(j)));
-  const auto four = loom::optimize::plan_skip<4>(y(i), loom::sum(j, A(i, j) * x(j)));
+  const auto four = loom::plan_skip<4>(y(i), loom::sum(j, A(i, j) * x(j)));
   CHECK(four.chosen >= 2);
   loom::assign(y(i), loom::sum(j, A(i, j) * x(j)), loom::options<skip_candidates<4>>{});
   check_close(lt::to_dense(y), want);

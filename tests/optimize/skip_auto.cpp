@@ -72,7 +72,7 @@ TEST_CASE("leader: the cached choice of an assignment is the cost model's choice
   const auto A = loom_test::random_tensor<loom::csr, 2>({8, 20000}, 0.1, 3, d);
   const auto x = loom_test::random_tensor<loom::sparse_vector, 1>({20000}, 5.0 / 20000, 4, d);
   loom::tensor<double, loom::dense_vector> y({8});
-  const auto c = loom::optimize::plan_skip<4>(y(i), loom::sum(j, A(i, j) * x(j)));
+  const auto c = loom::plan_skip<4>(y(i), loom::sum(j, A(i, j) * x(j)));
   REQUIRE(c.chosen > 0);
   CHECK(c.candidates[c.chosen].code == loom::optimize::skip_code::lead_last);
   loom::assign(y(i), loom::sum(j, A(i, j) * x(j)), choosing);  // the same choice, now cached

@@ -91,13 +91,13 @@ TEST_CASE("leader: dcsr x dcsr instantiates alternatives at both loops, within t
   const auto A = random_matrix<loom::dcsr>(50, 4000, 0.001, 1, d);  // about 4 per row
   const auto B = random_matrix<loom::dcsr>(50, 4000, 0.5, 2, d);    // about 2000 per row
   loom::tensor<double, loom::dcsr> C({50, 4000});
-  const auto c8 = loom::optimize::plan_skip<8>(C(i, j), A(i, j) * B(i, j));
+  const auto c8 = loom::plan_skip<8>(C(i, j), A(i, j) * B(i, j));
   CAPTURE(loom::optimize::describe_skip_choice(c8, 8));
   CHECK(c8.loops.size() == 2);
   CHECK(c8.cost.size() == 7);  // standard, then 3 others at i and 3 at j
   REQUIRE(c8.chosen > 0);
   CHECK(c8.candidates[c8.chosen].depth == 1);
   CHECK(c8.candidates[c8.chosen].code == loom::optimize::skip_code::lead_first);
-  const auto c4 = loom::optimize::plan_skip<4>(C(i, j), A(i, j) * B(i, j));
+  const auto c4 = loom::plan_skip<4>(C(i, j), A(i, j) * B(i, j));
   CHECK(c4.cost.size() == 4);  // the cap keeps the outer loop's alternatives only
 }

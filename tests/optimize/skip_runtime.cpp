@@ -175,12 +175,12 @@ TEST_CASE("runtime skip: the cost model's codes (worked values)") {
   auto a = vec(1000, 10), b = vec(1000, 10);  // 100 entries each
   loom::tensor<double, loom::format<>> s;
   const loom::expr::access<decltype(s)> out{&s};
-  auto chosen = loom::optimize::plan_runtime_skips(out, loom::sum(ri, a(ri) * b(ri)));
+  auto chosen = loom::plan_runtime_skips(out, loom::sum(ri, a(ri) * b(ri)));
   CHECK(name(chosen[0]) == std::string("merge"));
   auto big = vec(1000, 1), small = vec(1000, 100);  // 1000 and 10 entries
-  chosen = loom::optimize::plan_runtime_skips(out, loom::sum(ri, big(ri) * small(ri)));
+  chosen = loom::plan_runtime_skips(out, loom::sum(ri, big(ri) * small(ri)));
   CHECK(name(chosen[0]) == std::string("lead last"));
-  chosen = loom::optimize::plan_runtime_skips(out, loom::sum(ri, small(ri) * big(ri)));
+  chosen = loom::plan_runtime_skips(out, loom::sum(ri, small(ri) * big(ri)));
   CHECK(name(chosen[0]) == std::string("lead first"));
 
   // the kernel runs with them, and the table shows the choice starred

@@ -98,14 +98,14 @@ TEST_CASE(
   const auto A = random_tensor<loom::csr, 2>({8, 20000}, 0.1, 3, d);
   const auto x = random_tensor<loom::sparse_vector, 1>({20000}, 5.0 / 20000, 4, d);
   loom::tensor<double, loom::dense_vector> y({8});
-  const auto c = loom::optimize::plan_skip(y(i), loom::sum(j, A(i, j) * x(j)));
+  const auto c = loom::plan_skip(y(i), loom::sum(j, A(i, j) * x(j)));
   CAPTURE(loom::optimize::describe_skip_choice(c, 4));
   REQUIRE(c.chosen > 0);
   CHECK(c.candidates[c.chosen].code == loom::optimize::skip_code::lead_last);
   // short rows (about 2 entries) against a dense-ish x: the rows lead
   const auto B = random_tensor<loom::csr, 2>({8, 20000}, 1e-4, 5, d);
   const auto z = random_tensor<loom::sparse_vector, 1>({20000}, 0.5, 6, d);
-  const auto c2 = loom::optimize::plan_skip(y(i), loom::sum(j, B(i, j) * z(j)));
+  const auto c2 = loom::plan_skip(y(i), loom::sum(j, B(i, j) * z(j)));
   CAPTURE(loom::optimize::describe_skip_choice(c2, 4));
   REQUIRE(c2.chosen > 0);
   CHECK(c2.candidates[c2.chosen].code == loom::optimize::skip_code::lead_first);

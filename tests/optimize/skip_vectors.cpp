@@ -111,8 +111,8 @@ TEST_CASE("leader: the cost model lets a 10-entry vector lead a 1M-entry one") {
   loom::tensor<double, loom::format<>> s;
   const loom::expr::access<decltype(s)> out{&s};
   for (int side = 0; side < 2; ++side) {
-    const auto c = side == 0 ? loom::optimize::plan_skip(out, loom::sum(i, small(i) * big(i)))
-                             : loom::optimize::plan_skip(out, loom::sum(i, big(i) * small(i)));
+    const auto c = side == 0 ? loom::plan_skip(out, loom::sum(i, small(i) * big(i)))
+                             : loom::plan_skip(out, loom::sum(i, big(i) * small(i)));
     CAPTURE(loom::optimize::describe_skip_choice(c, 4));
     REQUIRE(c.loops.size() == 1);
     REQUIRE(c.chosen > 0);
@@ -127,8 +127,7 @@ TEST_CASE("leader: two equal-size uniform vectors merge or leapfrog") {
   const auto a = random_vector<loom::sparse_vector>(100'000, 0.3, 7, d);
   const auto b = random_vector<loom::sparse_vector>(100'000, 0.3, 8, d);
   loom::tensor<double, loom::format<>> s;
-  const auto c =
-      loom::optimize::plan_skip(loom::expr::access<decltype(s)>{&s}, loom::sum(i, a(i) * b(i)));
+  const auto c = loom::plan_skip(loom::expr::access<decltype(s)>{&s}, loom::sum(i, a(i) * b(i)));
   CAPTURE(loom::optimize::describe_skip_choice(c, 4));
   const auto code =
       c.chosen == 0 ? loom::optimize::skip_code::leapfrog : c.candidates[c.chosen].code;
@@ -143,7 +142,7 @@ TEST_CASE("leader: a dense operand is always located, so there is nothing to cho
   const auto b = random_vector<loom::dense_vector>(1000, 1.0, 8, d);
   loom::tensor<double, loom::format<>> s;
   const loom::expr::access<decltype(s)> out{&s};
-  const auto c = loom::optimize::plan_skip(out, loom::sum(i, a(i) * b(i)));
+  const auto c = loom::plan_skip(out, loom::sum(i, a(i) * b(i)));
   CHECK(c.loops.empty());
   CHECK(c.cost.size() == 1);
 }

@@ -211,6 +211,7 @@ inline constexpr auto short_fiber_loops = []<std::size_t... Ks>(std::index_seque
   (add(iterated_levels_of<Plan, Ks>::depth, iterated_levels_of<Plan, Ks>::full,
        iterated_levels_of<Plan, Ks>::count),
    ...);
+  (void)add;  // no operand (an empty Ks)
   std::array<bool, stream::skip::max_loops> worth{};
   bool sparse_above = false;
   const std::size_t loops = Plan::index_count;  // a variable: g++ warns `d < 0` for a scalar

@@ -299,15 +299,14 @@ template <class D, std::size_t... C> struct decision_tables<D, std::index_sequen
       skip_policy_of<typename D::template plan_type<C>, options>()...};
   static constexpr std::size_t skip_variant_counts[] = {
       boost::mp11::mp_size<skip_variants_t<typename D::template plan_type<C>, options>>::value...};
-  static constexpr decision_constants value{
-      plan::detail::expression_pattern<typename D::lhs_type>,
-      plan::detail::expression_pattern<typename D::kernel_type>,
-      format_name_v<typename out_t::format_type>,
-      loop_orders,
-      skip_policies,
-      skip_variant_counts,
-      D::candidate_count,
-      D::accumulate};
+  static constexpr decision_constants value{expression_pattern<typename D::lhs_type>,
+                                            expression_pattern<typename D::kernel_type>,
+                                            format_name_v<typename out_t::format_type>,
+                                            loop_orders,
+                                            skip_policies,
+                                            skip_variant_counts,
+                                            D::candidate_count,
+                                            D::accumulate};
 };
 
 /// Runs the decision: the hoisted sum first, or the plan decided with its skip policies (one
@@ -339,8 +338,8 @@ template <class D> LOOM_NOINLINE void run_reported(const D& d, double decide_sec
   {
     std::vector<std::string_view> labels;
     std::vector<std::string> values;
-    plan::detail::collect_labels(d.rhs, labels);
-    plan::detail::collect_values(d.rhs, values);
+    collect_labels(d.rhs, labels);
+    collect_values(d.rhs, values);
     describe_decision(
         decision_tables<D>::value,
         {d.hoisted, d.aliased, d.cache_hit, d.candidate, d.skip_variant, d.candidate_costs},
@@ -395,9 +394,9 @@ LOOM_DEF void describe_decision(const decision_constants& k, const decision_choi
                                 std::string_view output_label,
                                 std::span<const std::string_view> operand_labels,
                                 std::span<const std::string> values, kernel_report& r) {
-  r.kernel = plan::detail::fill_pattern(k.output_pattern, {&output_label, 1}, 0, {}, "out") +
+  r.kernel = fill_pattern(k.output_pattern, {&output_label, 1}, 0, {}, "out") +
              (k.accumulate ? " += " : " = ") +
-             plan::detail::fill_pattern(k.kernel_pattern, operand_labels, 0, values);
+             fill_pattern(k.kernel_pattern, operand_labels, 0, values);
   r.output_format = std::string(k.output_format);
   r.accumulate = k.accumulate;
   r.hoisted = c.hoisted;

@@ -40,7 +40,7 @@
 #include <type_traits>
 #include <vector>
 
-namespace loom::plan {
+namespace loom {
 
 // `!options_type<R>`: `explain(e, opts)` is the scalar form below, not `lhs = opts`.
 template <class Lhs, class R, options_type O = default_options>
@@ -68,7 +68,7 @@ std::string explain_auto(const expr::access<OT, Os...>& lhs, const W& written, c
     held probe(lhs.tensor->shape());
     probe.set_name(lhs.tensor->name());
     out = "output format chosen: " + c.describe() + "\n" +
-          plan::explain(expr::access<held, Os...>{&probe}, written, opts);
+          explain(expr::access<held, Os...>{&probe}, written, opts);
   });
   return out;
 }
@@ -92,8 +92,8 @@ std::string explain_alternatives(const Lhs& lhs, const W& written, const O& opts
     pre << "chosen: variant #" << chosen << ", the cheapest (*)\n";
   }
   std::string out;
-  loom::detail::alt::run_variant(
-      written, chosen, [&](const auto& v) { out = pre.str() + plan::explain(lhs, v, opts); });
+  loom::detail::alt::run_variant(written, chosen,
+                                 [&](const auto& v) { out = pre.str() + explain(lhs, v, opts); });
   return out;
 }
 
@@ -109,10 +109,10 @@ std::string explain_aggregates(const Lhs& lhs, const W& written, const O& opts) 
         pre += "aggregate computed first: " + to_string(body, ordinal) +
                " into a temporary (plan "
                "below), then reduced into a dense tensor\n" +
-               plan::explain(target, body, opts);
+               explain(target, body, opts);
         loom::detail::assign_checked(target, body, std::false_type{}, opts);
       });
-  return pre + plan::explain(lhs, e, opts);
+  return pre + explain(lhs, e, opts);
 }
 
 template <class Lhs, class R, class O>
@@ -173,16 +173,16 @@ std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O
                c.describe() + ")\n";
     });
   }
-  using P0 = order_plan<Lhs, Rhs>;
-  constexpr std::size_t n = plan_candidates<Lhs, Rhs>::count;
+  using P0 = plan::order_plan<Lhs, Rhs>;
+  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
   if constexpr (n > 1) {
     const auto decision = loom::detail::decide_fused(lhs, rhs, std::false_type{}, opts);
     loom::statistics_cache stats;  // the figures shown; the choice is the decision's
     std::ostringstream pre;
-    pre << rules << "candidates (" << n << " instantiated, at most " << max_plan_candidates
+    pre << rules << "candidates (" << n << " instantiated, at most " << plan::max_plan_candidates
         << "; loom::limits::plan_candidates), costed at run time from statistics:\n";
     boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
-      using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
+      using P = plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
       std::string moved;
       expr::for_each_access(rhs, [&](const auto& a, std::size_t operand) {
         if (P::chosen.transposed[operand])
@@ -222,9 +222,9 @@ std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O
   return detail::explain_plan<P0>(lhs, rhs, rules) + detail::skip_section<P0>(lhs, rhs, opts);
 }
 
-}  // namespace loom::plan
+}  // namespace loom
 
-namespace loom::plan {
+namespace loom {
 /// The plan of `lhs = loom::order<...>(e)`: that loop order only (no candidates, no hoisting).
 template <class Lhs, class Order, class E, options_type O = default_options>
   requires(!std::remove_cvref_t<O>::eliminate)
@@ -241,7 +241,7 @@ std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed, const 
   boost::mp11::mp_for_each<Order>(
       [&](auto idx) { names += (names.empty() ? "" : ", ") + std::string(decltype(idx)::name); });
   rules += "loop order fixed by loom::order<" + names + ">\n";
-  using P = order_plan<Lhs, Rhs, -1, Order>;
+  using P = plan::order_plan<Lhs, Rhs, -1, Order>;
   return detail::explain_plan<P>(lhs, rhs, rules) + detail::skip_section<P>(lhs, rhs, opts);
 }
 
@@ -255,18 +255,16 @@ std::string explain(const E& e, const O& opts = {}) {
   V value = semiring_traits<V>::zero();  // the target loom::eval writes through
   view<V, format<>> result({}, {}, std::span<V>(&value, 1));
   result.set_name("result");
-  return plan::explain(expr::access<view<V, format<>>>{&result}, written, opts);
+  return explain(expr::access<view<V, format<>>>{&result}, written, opts);
 }
-}  // namespace loom::plan
+}  // namespace loom
 
 namespace loom {
-using plan::explain;
-
 /// An expression in index notation, with tensor names (T0, T1, ... for unnamed ones):
 /// `loom::to_string(sum(j, A(i, j) * x(j)))` gives "sum(j, A(i,j) * x(j))".
 template <expr::operand E> std::string to_string(const E& e) {
   std::size_t ordinal = 0;
-  return plan::detail::to_string(expr::as_expr(e), ordinal);
+  return detail::to_string(expr::as_expr(e), ordinal);
 }
 }  // namespace loom
 

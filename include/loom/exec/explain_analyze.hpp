@@ -39,7 +39,7 @@ struct analysis {
 namespace detail {
 template <class Lhs, class R, class O> analysis analyze(Lhs lhs, const R& rhs, const O& opts) {
   analysis a;
-  a.kernel = plan::detail::assignment_text(lhs, expr::as_expr(rhs));
+  a.kernel = assignment_text(lhs, expr::as_expr(rhs));
   a.plan = loom::explain(lhs, rhs, opts);
   a.threads = static_cast<unsigned>(loom::num_threads());
   std::vector<kernel_report>* const outer = collected_reports;

@@ -40,9 +40,7 @@
 #include <type_traits>
 #include <vector>
 
-namespace loom::plan {
-
-namespace detail {
+namespace loom::detail {
 
 template <class T> std::string tensor_label(const T& t, std::size_t ordinal) {
   return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
@@ -50,7 +48,7 @@ template <class T> std::string tensor_label(const T& t, std::size_t ordinal) {
 
 // "aliasing: the output's storage is also read by x ...", when it is (format/memory.hpp).
 template <class Lhs, class Rhs> std::string aliasing_line(const Lhs& lhs, const Rhs& rhs) {
-  const std::string names = loom::detail::aliased_operands(lhs.tensor, rhs);
+  const std::string names = aliased_operands(lhs.tensor, rhs);
   if (names.empty()) return "";
   return "aliasing: the output's storage is also read by " + names +
          ": the result is computed into a copy, which then replaces the output\n";
@@ -65,8 +63,6 @@ template <class... Is> std::string index_list() {
 // An expression's text is a constant with holes (expression_pattern<E>): a label hole where an
 // access names its tensor, a value hole where a literal or a divisor is known only at run time.
 // A kernel then costs one constant and two small walks, not a string function per node type.
-using loom::detail::static_text;
-using loom::detail::text_sink;
 
 inline constexpr char label_hole = '\x01';
 inline constexpr char value_hole = '\x02';
@@ -191,7 +187,7 @@ template <class E>
 inline constexpr std::string_view expression_pattern = static_text<expression_writer<E>>::view;
 
 /// The text of a literal's value: "2", "0.5".
-template <class T> std::string value_text(const T& value) {
+template <class T> std::string literal_text(const T& value) {
   std::ostringstream s;
   if constexpr (requires { s << value; })
     s << value;
@@ -207,7 +203,7 @@ template <class E> void collect_values(const E& e, std::vector<std::string>& out
   if constexpr (expression_pattern<E>.find(value_hole) == std::string_view::npos) {
     (void)e, (void)out;
   } else if constexpr (requires { e.value; }) {
-    out.push_back(value_text(e.value));
+    out.push_back(literal_text(e.value));
   } else if constexpr (requires {
                          e.lhs;
                          e.rhs;
@@ -223,10 +219,10 @@ template <class E> void collect_values(const E& e, std::vector<std::string>& out
   } else if constexpr (requires { e.body; }) {
     collect_values(e.body, out);
   } else if constexpr (requires { e.args; }) {
-    loom::detail::unpack([&](const auto&... a) { (collect_values(a, out), ...); }, e.args);
+    unpack([&](const auto&... a) { (collect_values(a, out), ...); }, e.args);
     if constexpr (map_form_of<decltype(e.f), std::tuple_size_v<decltype(e.args)>>() ==
                   map_form::divisor)
-      out.push_back(value_text(e.f.divisor));
+      out.push_back(literal_text(e.f.divisor));
   }
 }
 
@@ -279,9 +275,6 @@ template <class E> std::string to_string(const E& e, std::size_t& ordinal) {
   return text;
 }
 
-}  // namespace detail
-
-namespace detail {
 template <class P, class Lhs, class Rhs>
 std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& preamble) {
   using order = typename P::order;
@@ -385,11 +378,11 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   std::string vector_note;
   {
     using out_value = typename out_t::value_type;
-    using root = loom::detail::root_stream_t<P, Rhs>;
+    using root = root_stream_t<P, Rhs>;
     constexpr auto shape = [] {
       if constexpr (out_t::format_type::all_dense && out_t::order > 0) {
         // the output's last stored mode is the innermost loop: its rows are contiguous there
-        constexpr auto depth = loom::detail::output_depths<order, Lhs, out_t::order>;
+        constexpr auto depth = output_depths<order, Lhs, out_t::order>;
         constexpr std::size_t last = out_t::format_type::modes[out_t::order - 1];
         if constexpr (depth[last] + 1 == boost::mp11::mp_size<order>::value)
           return stream::lanes::shape_of<root, out_value>();
@@ -513,9 +506,9 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     s << "written in place (locate and accumulate)";
   else if constexpr (out_format::dense_over_bitmap && out_t::owning)
     s << "written in place (locate and accumulate, presence bit set per cell)";
-  else if constexpr (P::output_in_order && pattern_of<Lhs, Rhs>::shares &&
-                     loom::detail::rows_of_columns<out_format>)
-    s << "written on the pattern of " << ops[pattern_of<Lhs, Rhs>::ordinal].label
+  else if constexpr (P::output_in_order && plan::pattern_of<Lhs, Rhs>::shares &&
+                     rows_of_columns<out_format>)
+    s << "written on the pattern of " << ops[plan::pattern_of<Lhs, Rhs>::ordinal].label
       << " (its positions and coordinates copied, values computed in its order)";
   else if constexpr (P::output_in_order)
     s << "assembled by in-order append";
@@ -535,7 +528,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     // csr-like, its columns in the outermost loop: a hashed or sorted workspace fills it by a
     // counting sort on the row (stream/workspace.hpp)
     constexpr bool by_rows = [] {
-      if constexpr (P::output_prefix == 0 && loom::detail::rows_of_columns<out_format>) {
+      if constexpr (P::output_prefix == 0 && rows_of_columns<out_format>) {
         using column = boost::mp11::mp_at_c<expr::free_indices_t<Lhs>, out_format::modes[1]>;
         return boost::mp11::mp_find<typename P::order, column>::value == 0;
       } else {
@@ -546,9 +539,8 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
       s << ", placed by row when it ends (a counting sort, unless dense)\n  ";
     else
       s << ", appended in order when it ends\n  ";
-    if (loom::detail::forced_workspace) {
-      s << workspace_kind_name(*loom::detail::forced_workspace)
-        << " workspace, forced by loom::scoped_workspace";
+    if (forced_workspace) {
+      s << workspace_kind_name(*forced_workspace) << " workspace, forced by loom::scoped_workspace";
     } else {
       loom::statistics_cache stats;
       s << optimize::describe_workspace_choice(
@@ -558,9 +550,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   s << "\n";
   return s.str();
 }
-}  // namespace detail
 
-namespace detail {
 // The skip policy per loop of plan P, as the evaluator chooses it under the options
 // (optimize/choice/skip_choice.hpp): among the instantiated candidates (`opt::skip_candidates<N>`),
 // as the runtime policy's codes (`opt::runtime_skips`) or fixed (`opt::fixed_skips`); empty for
@@ -568,10 +558,9 @@ namespace detail {
 template <class P, class Options, class Lhs, class Rhs>
 std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
   using skips = typename Options::skips;
-  if constexpr (!std::is_void_v<typename loom::detail::fixed_skips_of<skips>::type>) {
+  if constexpr (!std::is_void_v<typename fixed_skips_of<skips>::type>) {
     return "skip policies fixed by the options (by loop): " +
-           loom::detail::skip_list_name<typename loom::detail::fixed_skips_of<skips>::type>::get() +
-           "\n";
+           skip_list_name<typename fixed_skips_of<skips>::type>::get() + "\n";
   } else if constexpr (Options::skip_cap > 1) {
     constexpr std::size_t cap = Options::skip_cap;
     if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
@@ -594,11 +583,10 @@ std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
   (void)lhs, (void)rhs, (void)opts;
   return {};
 }
-}  // namespace detail
-}  // namespace loom::plan
+}  // namespace loom::detail
 
 #if LOOM_HEADER_ONLY
-namespace loom::plan::detail {
+namespace loom::detail {
 LOOM_DEF std::string fill_pattern(std::string_view pattern,
                                   std::span<const std::string_view> labels,
                                   std::size_t first_ordinal, std::span<const std::string> values,
@@ -623,7 +611,7 @@ LOOM_DEF std::string fill_pattern(std::string_view pattern,
   }
   return text;
 }
-}  // namespace loom::plan::detail
+}  // namespace loom::detail
 #endif  // LOOM_HEADER_ONLY
 
 #endif  // LOOM_EXEC_PLAN_TEXT_HPP

@@ -1,4 +1,4 @@
-// Defines the queries of the skip-policy choice (optimize/): what `loom::assign` would choose
+// Defines loom::plan_skip and plan_runtime_skips (exec/): what `loom::assign` would choose
 // under `opt::skip_candidates<Cap>` or `opt::runtime_skips`, as data for tests and tools.
 // Running and explaining go through loom::assign and loom::explain with those options.
 // SPDX-License-Identifier: BSL-1.0
@@ -17,20 +17,22 @@
 #include <string>
 #include <type_traits>
 
-namespace loom::optimize {
+namespace loom {
 
 namespace detail {
 
+// f(plan, kernel) with the plan loom::assign would run `lhs = rhs_operand` with.
 template <class Lhs, class R, class F>
-void with_kernel(const Lhs& lhs, const R& rhs_operand, F&& f) {
+void with_skip_kernel(const Lhs& lhs, const R& rhs_operand, F&& f) {
   const auto written = expr::as_expr(rhs_operand);
   using Written = std::remove_cvref_t<decltype(written)>;
   if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
     plan::report_assignment_errors<Lhs, Written>();
   } else {
     const auto rhs = rewrite::for_kernel(written).expr;  // as the evaluator runs it
-    loom::detail::decide_fused(lhs, rhs, std::false_type{}, default_options{})
-        .with_plan([&](auto p) { f(typename decltype(p)::type{}, rhs); });
+    decide_fused(lhs, rhs, std::false_type{}, default_options{}).with_plan([&](auto p) {
+      f(typename decltype(p)::type{}, rhs);
+    });
   }
 }
 
@@ -41,9 +43,9 @@ void with_kernel(const Lhs& lhs, const R& rhs_operand, F&& f) {
 template <class OT, class... Os, class R>
 stream::skip::codes plan_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
   stream::skip::codes out = stream::skip::default_codes;
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& kern) {
+  detail::with_skip_kernel(lhs, rhs, [&](auto p, const auto& kern) {
     statistics_cache stats;
-    out = runtime_skip_codes(choose_skip<decltype(p), 1>(lhs, kern, stats));
+    out = optimize::runtime_skip_codes(optimize::choose_skip<decltype(p), 1>(lhs, kern, stats));
   });
   return out;
 }
@@ -51,15 +53,15 @@ stream::skip::codes plan_runtime_skips(const expr::access<OT, Os...>& lhs, const
 /// The skip choice of `loom::assign(lhs, rhs, loom::options<loom::opt::skip_candidates<Cap>>{})`
 /// (every candidate's cost and the per-loop detail), uncached.
 template <std::size_t Cap = limits::skip_candidates, class OT, class... Os, class R>
-skip_choice plan_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
-  skip_choice out;
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& kern) {
+optimize::skip_choice plan_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  optimize::skip_choice out;
+  detail::with_skip_kernel(lhs, rhs, [&](auto p, const auto& kern) {
     statistics_cache stats;
-    out = choose_skip<decltype(p), Cap>(lhs, kern, stats);
+    out = optimize::choose_skip<decltype(p), Cap>(lhs, kern, stats);
   });
   return out;
 }
 
-}  // namespace loom::optimize
+}  // namespace loom
 
 #endif  // LOOM_EXEC_SKIP_QUERIES_HPP

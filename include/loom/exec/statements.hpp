@@ -144,7 +144,7 @@ template <class Options> struct temporaries {
       loom::detail::assign_checked(target, s, std::false_type{}, *opts);
     }(expr::free_indices_t<S>{});
     std::size_t ordinal = 0;
-    list.push_back({&type_tag<S>, reads, t, plan::detail::to_string(s, ordinal), 1});
+    list.push_back({&type_tag<S>, reads, t, to_string(s, ordinal), 1});
     return *t;
   }
   template <class S, class... Is>
