@@ -44,9 +44,11 @@ struct query_case {
         [](const loom::sql_database& db) { return loom::sql<tpch::sql::q##n##_text>(db); } \
   }
 // Every query of examples/tpch/sql_queries.hpp, in the specification's order.
-const std::vector<query_case> queries = {LOOM_TPCH_QUERY(1),  LOOM_TPCH_QUERY(3),
-                                         LOOM_TPCH_QUERY(5),  LOOM_TPCH_QUERY(6),
-                                         LOOM_TPCH_QUERY(10), LOOM_TPCH_QUERY(12)};
+const std::vector<query_case> queries = {
+    LOOM_TPCH_QUERY(1),  LOOM_TPCH_QUERY(3),  LOOM_TPCH_QUERY(5),  LOOM_TPCH_QUERY(6),
+    LOOM_TPCH_QUERY(7),  LOOM_TPCH_QUERY(8),  LOOM_TPCH_QUERY(9),  LOOM_TPCH_QUERY(10),
+    LOOM_TPCH_QUERY(12), LOOM_TPCH_QUERY(14), LOOM_TPCH_QUERY(19),
+};
 
 const char* const table_names[] = {"lineitem", "orders", "customer", "supplier",
                                    "nation",   "region", "part",     "partsupp"};
