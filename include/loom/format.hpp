@@ -4,8 +4,8 @@
 #define LOOM_FORMAT_HPP
 
 #include <loom/format/alternatives.hpp>
-#include <loom/format/appender.hpp>
-#include <loom/format/assemble.hpp>
+#include <loom/format/assembly/appender.hpp>
+#include <loom/format/assembly/assemble.hpp>
 #include <loom/format/auto_tensor.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/levels/adaptive.hpp>

@@ -1,5 +1,5 @@
 // Differential tests of the three workspaces of a sparse output written out of order (dense,
-// hashed, sorted; stream/workspace.hpp), each forced with loom::scoped_workspace and as the
+// hashed, sorted; format/assembly/workspace.hpp), each forced with loom::scoped_workspace and as the
 // optimizer chooses it, against the dense reference: a transpose (one workspace for the whole
 // output, two levels in its key), SpGEMM (a row per i), y(j) = sum(i, A(i,j) * x(i)) (a
 // vector), and an outer product into csf whose rows hold two levels. `=` and `+=`. The hashed

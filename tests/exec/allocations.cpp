@@ -98,7 +98,7 @@ TEST_CASE("an output's arrays are reused, and a failed kernel leaves it a valid 
 }
 
 // The row writer has room for the output's previous length; a row that does not fit is
-// counted, the arrays grow, and the row is written again from its start (format/appender.hpp).
+// counted, the arrays grow, and the row is written again from its start (format/assembly/appender.hpp).
 TEST_CASE("rows that outgrow an output's arrays are written again, whole") {
   loom::set_num_threads(1);
   const auto A = random_tensor<double, csr>({3, 20000}, density::medium, 31);

@@ -1,10 +1,10 @@
-// Tests the arrays a kernel appends to (format/append_arrays.hpp) and the appender's whole-row
-// append (format/appender.hpp, append_row): growth past the reserved room by one entry and by a
+// Tests the arrays a kernel appends to (format/assembly/append_arrays.hpp) and the appender's whole-row
+// append (format/assembly/appender.hpp, append_row): growth past the reserved room by one entry and by a
 // row longer than a growth chunk, writing over a recycled output's old entries, and the csr
 // built row by row against from_coo.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/format.hpp>
-#include <loom/format/appender.hpp>
+#include <loom/format/assembly/appender.hpp>
 
 #include <doctest/doctest.h>
 

@@ -2,7 +2,7 @@
 // evaluation (against the naive operation-at-a-time plan and the worked examples of
 // the SPORES paper).
 // SPDX-License-Identifier: BSL-1.0
-#include <loom/format/assemble.hpp>
+#include <loom/format/assembly/assemble.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/la.hpp>

@@ -1,7 +1,7 @@
 // The linear-algebra front end on SPORES' patterns (ALS, PNMF, MLR) and
 // the remaining operations, against the naive operation-at-a-time plan.
 // SPDX-License-Identifier: BSL-1.0
-#include <loom/format/assemble.hpp>
+#include <loom/format/assembly/assemble.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/la.hpp>

@@ -2,7 +2,7 @@
 // key prefix, by a key suffix, unsorted; keys packed with the row, beside it, or read from the
 // columns) gives the tensor the sort-based key_by gave, array for array, with the same errors.
 // SPDX-License-Identifier: BSL-1.0
-#include <loom/format/assemble.hpp>
+#include <loom/format/assembly/assemble.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/levels/bitmap.hpp>
 #include <loom/relational/aggregate.hpp>

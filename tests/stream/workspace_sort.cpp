@@ -1,12 +1,12 @@
-// Tests the sort of the workspaces (stream/workspace.hpp, detail::sort_by_key and sort_bits):
+// Tests the sort of the workspaces (format/assembly/workspace.hpp, detail::sort_by_key and sort_bits):
 // the radix sort of long rows against std::stable_sort, stability among equal keys, digits every
 // key shares, the comparison sort of short rows and of keys too wide for four passes, and a sort
 // of the high bits only, which keeps the order of the low bits (the transpose's rows); the
 // merge of a dense row's ascending runs (sort_workspace_cells) against std::sort.
 // Also the reuse of the workspace arrays between kernels.
 // SPDX-License-Identifier: BSL-1.0
+#include <loom/format/assembly/workspace.hpp>
 #include <loom/stream/run.hpp>
-#include <loom/stream/workspace.hpp>
 
 #include <doctest/doctest.h>
 

@@ -9,7 +9,7 @@
 #define LOOM_TESTS_SUPPORT_RANDOM_HPP
 
 #include <loom/core/semiring.hpp>
-#include <loom/format/assemble.hpp>
+#include <loom/format/assembly/assemble.hpp>
 #include <loom/format/tensor.hpp>
 
 #include <algorithm>

@@ -16,7 +16,7 @@
 #include <loom/expr/order.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
-#include <loom/format/appender.hpp>
+#include <loom/format/assembly/appender.hpp>
 #include <loom/format/format_name.hpp>
 #include <loom/format/memory.hpp>
 #include <loom/format/tensor.hpp>

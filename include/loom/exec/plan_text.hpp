@@ -16,7 +16,7 @@
 #include <loom/expr/order.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
-#include <loom/format/appender.hpp>
+#include <loom/format/assembly/appender.hpp>
 #include <loom/format/format_name.hpp>
 #include <loom/format/memory.hpp>
 #include <loom/optimize/choice/hoist_choice.hpp>
@@ -526,7 +526,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
       s << ")";
     }
     // csr-like, its columns in the outermost loop: a hashed or sorted workspace fills it by a
-    // counting sort on the row (stream/workspace.hpp)
+    // counting sort on the row (format/assembly/workspace.hpp)
     constexpr bool by_rows = [] {
       if constexpr (P::output_prefix == 0 && rows_of_columns<out_format>) {
         using column = boost::mp11::mp_at_c<expr::free_indices_t<Lhs>, out_format::modes[1]>;

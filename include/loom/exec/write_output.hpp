@@ -11,14 +11,14 @@
 #include <loom/expr/nodes.hpp>
 #include <loom/expr/traits.hpp>
 #include <loom/expr/visit.hpp>
-#include <loom/format/appender.hpp>
-#include <loom/format/assemble.hpp>
+#include <loom/format/assembly/appender.hpp>
+#include <loom/format/assembly/assemble.hpp>
+#include <loom/format/assembly/workspace.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/optimize/choice/workspace_choice.hpp>
 #include <loom/parallel/run.hpp>
 #include <loom/plan/pattern.hpp>
 #include <loom/stream/run.hpp>
-#include <loom/stream/workspace.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/bind.hpp>

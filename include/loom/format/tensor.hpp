@@ -472,6 +472,6 @@ concept tensor_type = detail::is_basic_tensor<std::remove_cvref_t<X>>::value;
 }  // namespace loom
 
 // Out-of-class members (assembly, conversion) need the complete class; see assemble.hpp.
-#include <loom/format/assemble.hpp>
+#include <loom/format/assembly/assemble.hpp>
 
 #endif  // LOOM_FORMAT_TENSOR_HPP

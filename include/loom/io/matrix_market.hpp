@@ -6,7 +6,7 @@
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/core/semiring.hpp>
-#include <loom/format/assemble.hpp>
+#include <loom/format/assembly/assemble.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/io/detail/file_entries.hpp>

@@ -3,7 +3,7 @@
 #ifndef LOOM_IO_READ_OPTIONS_HPP
 #define LOOM_IO_READ_OPTIONS_HPP
 
-#include <loom/format/assemble.hpp>
+#include <loom/format/assembly/assemble.hpp>
 
 #include <cstdint>
 

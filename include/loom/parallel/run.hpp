@@ -18,8 +18,8 @@
 #include <loom/core/config.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/expr/access.hpp>
-#include <loom/format/append_arrays.hpp>
-#include <loom/format/appender.hpp>
+#include <loom/format/assembly/append_arrays.hpp>
+#include <loom/format/assembly/appender.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/parallel/partition.hpp>
@@ -340,7 +340,7 @@ template <class T, class Crd> struct row_target {
     vals.resize(at + n);
     loom::detail::store_row(crd.data() + at, vals.data() + at, n, entry);
   }
-  // an in-order chunk appends as the serial appender does (format/appender.hpp): the writer
+  // an in-order chunk appends as the serial appender does (format/assembly/appender.hpp): the writer
   // is taken when the chunk starts (stream::append_sink::restart) and returned at its end
   using writer = loom::detail::row_writer<T, std::int64_t, Crd, true>;
   writer take_writer() {

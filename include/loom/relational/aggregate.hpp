@@ -5,7 +5,7 @@
 #define LOOM_RELATIONAL_AGGREGATE_HPP
 
 #include <loom/core/semiring.hpp>
-#include <loom/format/assemble.hpp>
+#include <loom/format/assembly/assemble.hpp>
 #include <loom/relational/table.hpp>
 
 #include <cstdint>

@@ -7,7 +7,7 @@
 #include <loom/core/config.hpp>
 #include <loom/core/progress.hpp>
 #include <loom/core/unpack.hpp>
-#include <loom/format/assemble.hpp>
+#include <loom/format/assembly/assemble.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/relational/aggregate.hpp>

@@ -7,7 +7,7 @@
 #include <loom/core/error.hpp>
 #include <loom/core/progress.hpp>
 #include <loom/core/semiring.hpp>
-#include <loom/format/assemble.hpp>
+#include <loom/format/assembly/assemble.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/tra/relation.hpp>
 #include <loom/tra/tile.hpp>

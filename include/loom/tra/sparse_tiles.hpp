@@ -10,7 +10,7 @@
 #include <loom/core/index.hpp>
 #include <loom/core/progress.hpp>
 #include <loom/exec/evaluate.hpp>
-#include <loom/format/assemble.hpp>
+#include <loom/format/assembly/assemble.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/format_name.hpp>
 #include <loom/format/tensor.hpp>

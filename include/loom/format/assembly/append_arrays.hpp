@@ -1,9 +1,9 @@
-// Defines the arrays a kernel's hot loop appends to (format/): append_array (the end of a growing
+// Defines the arrays a kernel's hot loop appends to (format/assembly/): append_array (the end of a growing
 // vector), fill_array (values of a known length) and row_writer (a csr-like output's rows, held
 // in registers); the appender and parallel::row_target hand them to the run loops.
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_APPEND_ARRAYS_HPP
-#define LOOM_FORMAT_APPEND_ARRAYS_HPP
+#ifndef LOOM_FORMAT_ASSEMBLY_APPEND_ARRAYS_HPP
+#define LOOM_FORMAT_ASSEMBLY_APPEND_ARRAYS_HPP
 
 #include <loom/core/config.hpp>
 
@@ -184,4 +184,4 @@ template <class T, class Pos, class Crd, bool Relative = false> struct row_write
 
 }  // namespace loom::detail
 
-#endif  // LOOM_FORMAT_APPEND_ARRAYS_HPP
+#endif  // LOOM_FORMAT_ASSEMBLY_APPEND_ARRAYS_HPP

@@ -1,12 +1,12 @@
 // Defines loom::detail::appender: builds a tensor's levels online from entries that arrive
-// sorted and unique in storage order (the sink of in-order sparse outputs) (format/).
+// sorted and unique in storage order (the sink of in-order sparse outputs) (format/assembly/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_APPENDER_HPP
-#define LOOM_FORMAT_APPENDER_HPP
+#ifndef LOOM_FORMAT_ASSEMBLY_APPENDER_HPP
+#define LOOM_FORMAT_ASSEMBLY_APPENDER_HPP
 
 #include <loom/core/config.hpp>
 #include <loom/core/semiring.hpp>
-#include <loom/format/append_arrays.hpp>
+#include <loom/format/assembly/append_arrays.hpp>
 #include <loom/format/tensor.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -418,4 +418,4 @@ template <class T, class Format> class appender {
 
 }  // namespace loom::detail
 
-#endif  // LOOM_FORMAT_APPENDER_HPP
+#endif  // LOOM_FORMAT_ASSEMBLY_APPENDER_HPP

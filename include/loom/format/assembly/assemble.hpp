@@ -1,7 +1,7 @@
-// Defines assembly: loom::from_coo, empty tensors, and conversion between formats (format/).
+// Defines assembly: loom::from_coo, empty tensors, and conversion between formats (format/assembly/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_ASSEMBLE_HPP
-#define LOOM_FORMAT_ASSEMBLE_HPP
+#ifndef LOOM_FORMAT_ASSEMBLY_ASSEMBLE_HPP
+#define LOOM_FORMAT_ASSEMBLY_ASSEMBLE_HPP
 
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
@@ -404,4 +404,4 @@ tensor<T, To> convert(const basic_tensor<T, From, Owning>& from) {
 
 }  // namespace loom
 
-#endif  // LOOM_FORMAT_ASSEMBLE_HPP
+#endif  // LOOM_FORMAT_ASSEMBLY_ASSEMBLE_HPP

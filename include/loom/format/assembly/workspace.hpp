@@ -1,14 +1,15 @@
 // Defines the Gustavson workspace sink of a sparse output written out of order: entries that
 // arrive in any order are accumulated per row in a workspace of one of three kinds (a dense
 // array with a touched list, an open-addressing hash table, a sorted list; its storage is
-// stream/workspace_storage.hpp), then appended in order when the row ends (stream/).
+// format/assembly/workspace_storage.hpp), then appended in order when the row ends
+// (format/assembly/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_WORKSPACE_HPP
-#define LOOM_STREAM_WORKSPACE_HPP
+#ifndef LOOM_FORMAT_ASSEMBLY_WORKSPACE_HPP
+#define LOOM_FORMAT_ASSEMBLY_WORKSPACE_HPP
 
 #include <loom/core/config.hpp>
 #include <loom/core/semiring.hpp>
-#include <loom/stream/workspace_storage.hpp>
+#include <loom/format/assembly/workspace_storage.hpp>
 
 #include <algorithm>
 #include <array>
@@ -265,4 +266,4 @@ struct workspace_sink {
 
 }  // namespace loom::stream
 
-#endif  // LOOM_STREAM_WORKSPACE_HPP
+#endif  // LOOM_FORMAT_ASSEMBLY_WORKSPACE_HPP

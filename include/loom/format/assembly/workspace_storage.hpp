@@ -1,10 +1,10 @@
 // Defines the storage of a Gustavson workspace: loom::workspace_kind and scoped_workspace (the
 // kind the optimizer chooses, or a test forces), the sorts of a row's keys, the layout of the
-// keys, and the arrays each thread keeps between kernels (stream/). The sink that writes through
-// them is stream/workspace.hpp.
+// keys, and the arrays each thread keeps between kernels (format/assembly/). The sink that writes through
+// them is format/assembly/workspace.hpp.
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_WORKSPACE_STORAGE_HPP
-#define LOOM_STREAM_WORKSPACE_STORAGE_HPP
+#ifndef LOOM_FORMAT_ASSEMBLY_WORKSPACE_STORAGE_HPP
+#define LOOM_FORMAT_ASSEMBLY_WORKSPACE_STORAGE_HPP
 
 #include <loom/core/config.hpp>
 #include <loom/core/semiring.hpp>
@@ -426,4 +426,4 @@ template <class T = double> void release_workspace_buffers() {
 
 }  // namespace loom::stream
 
-#endif  // LOOM_STREAM_WORKSPACE_STORAGE_HPP
+#endif  // LOOM_FORMAT_ASSEMBLY_WORKSPACE_STORAGE_HPP

@@ -9,7 +9,7 @@
 #include <loom/core/index.hpp>
 #include <loom/core/unpack.hpp>
 #include <loom/expr/operators.hpp>
-#include <loom/format/assemble.hpp>
+#include <loom/format/assembly/assemble.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/format_name.hpp>
 #include <loom/format/mapping/definition.hpp>

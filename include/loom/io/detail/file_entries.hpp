@@ -4,7 +4,7 @@
 #define LOOM_IO_DETAIL_FILE_ENTRIES_HPP
 
 #include <loom/core/error.hpp>
-#include <loom/format/assemble.hpp>
+#include <loom/format/assembly/assemble.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/io/read_options.hpp>

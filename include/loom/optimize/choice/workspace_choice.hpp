@@ -8,9 +8,9 @@
 #include <loom/core/config.hpp>
 #include <loom/core/debug.hpp>
 #include <loom/expr/visit.hpp>
+#include <loom/format/assembly/workspace_storage.hpp>
 #include <loom/optimize/choice/plan_choice.hpp>
 #include <loom/optimize/statistics/statistics_cache.hpp>
-#include <loom/stream/workspace_storage.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 

@@ -8,7 +8,7 @@
 
 #if __has_include(<mpi.h>)
 #  include <loom/core/error.hpp>
-#  include <loom/format/assemble.hpp>
+#  include <loom/format/assembly/assemble.hpp>
 #  include <loom/format/format.hpp>
 #  include <loom/format/tensor.hpp>
 #  include <loom/tra/mpi/transport.hpp>

@@ -6,7 +6,7 @@
 #define LOOM_TRA_MPI_WIRE_HPP
 
 #include <loom/core/error.hpp>
-#include <loom/format/assemble.hpp>
+#include <loom/format/assembly/assemble.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/tra/sparse_tiles.hpp>
