@@ -89,7 +89,10 @@ template <class T, storage_format Format, std::size_t K = 2> class sparse_relati
  private:
   template <std::size_t N> static std::string to_string(const std::array<std::int64_t, N>& a) {
     std::string s = "(";
-    for (std::size_t d = 0; d < N; ++d) s += (d ? "," : "") + std::to_string(a[d]);
+    for (std::size_t d = 0; d < N; ++d) {  // appended piece by piece: GCC 12 -Wrestrict
+      if (d) s += ',';
+      s += std::to_string(a[d]);
+    }
     return s + ")";
   }
   key_type bounds_;

@@ -13,9 +13,18 @@
 namespace loom::tra::ia {
 
 namespace detail {
+// The pieces appended in order: GCC 12 warns (-Wrestrict, falsely) on "text" + std::string at -O3.
+template <class... Pieces> std::string cat(const Pieces&... pieces) {
+  std::string out;
+  (out += ... += pieces);
+  return out;
+}
 template <class D> std::string dims_text() {
   std::string out = "<";
-  for (std::size_t n = 0; n < D::size; ++n) out += (n ? "," : "") + std::to_string(D::values[n]);
+  for (std::size_t n = 0; n < D::size; ++n) {  // piece by piece: GCC 12 -Wrestrict at -O3
+    if (n) out += ',';
+    out += std::to_string(D::values[n]);
+  }
   return out + ">";
 }
 template <class F> std::string fn_name() {
@@ -26,7 +35,10 @@ template <class F> std::string fn_name() {
 }
 template <class D> std::string partition_dims_text(partitioned<D>) {
   std::string out;
-  for (std::size_t n = 0; n < D::size; ++n) out += (n ? "," : "") + std::to_string(D::values[n]);
+  for (std::size_t n = 0; n < D::size; ++n) {  // piece by piece: GCC 12 -Wrestrict at -O3
+    if (n) out += ',';
+    out += std::to_string(D::values[n]);
+  }
   return out;
 }
 template <class P> std::string placement_text() {
@@ -37,50 +49,50 @@ template <class P> std::string placement_text() {
   else if constexpr (std::is_same_v<P, arbitrary>)
     return "";
   else
-    return "{" + partition_dims_text(P{}) + "}";
+    return cat("{", partition_dims_text(P{}), "}");
 }
 
 template <class Plan> struct printer;
 template <std::size_t I, std::size_t K, class P> struct printer<leaf<I, K, P>> {
-  static std::string text() { return "R" + std::to_string(I) + placement_text<P>(); }
+  static std::string text() { return cat("R", std::to_string(I), placement_text<P>()); }
 };
 template <class C> struct printer<bcast<C>> {
-  static std::string text() { return "BCAST(" + printer<C>::text() + ")"; }
+  static std::string text() { return cat("BCAST(", printer<C>::text(), ")"); }
 };
 template <class D, class C> struct printer<shuf<D, C>> {
-  static std::string text() { return "SHUF" + dims_text<D>() + "(" + printer<C>::text() + ")"; }
+  static std::string text() { return cat("SHUF", dims_text<D>(), "(", printer<C>::text(), ")"); }
 };
 template <class F, class C> struct printer<lfilter<F, C>> {
-  static std::string text() { return "σᴸ(" + fn_name<F>() + ", " + printer<C>::text() + ")"; }
+  static std::string text() { return cat("σᴸ(", fn_name<F>(), ", ", printer<C>::text(), ")"); }
 };
 template <class KM, class A, class C> struct printer<lmap<KM, A, C>> {
   static std::string text() {
     const std::string k = std::is_same_v<KM, same_key> ? "_" : fn_name<KM>();
     const std::string a = std::is_same_v<A, same_tile> ? "_" : fn_name<A>();
-    return "λᴸ(" + k + ", " + a + ", " + printer<C>::text() + ")";
+    return cat("λᴸ(", k, ", ", a, ", ", printer<C>::text(), ")");
   }
 };
 template <class G, class Op, class C> struct printer<lagg<G, Op, C>> {
   static std::string text() {
-    return "Σᴸ" + dims_text<G>() + "(" + fn_name<Op>() + ", " + printer<C>::text() + ")";
+    return cat("Σᴸ", dims_text<G>(), "(", fn_name<Op>(), ", ", printer<C>::text(), ")");
   }
 };
 template <class G, class Op, class C> struct printer<lpartial<G, Op, C>> {
   static std::string text() {
-    return "Σᴸ⁺" + dims_text<G>() + "(" + fn_name<Op>() + ", " + printer<C>::text() + ")";
+    return cat("Σᴸ⁺", dims_text<G>(), "(", fn_name<Op>(), ", ", printer<C>::text(), ")");
   }
 };
 template <class JL, class JR, class Op, class L, class R> struct printer<ljoin<JL, JR, Op, L, R>> {
   static std::string text() {
-    return "⋈ᴸ" + dims_text<JL>() + "," + dims_text<JR>() + "(" + fn_name<Op>() + ", " +
-           printer<L>::text() + ", " + printer<R>::text() + ")";
+    return cat("⋈ᴸ", dims_text<JL>(), ",", dims_text<JR>(), "(", fn_name<Op>(), ", ",
+               printer<L>::text(), ", ", printer<R>::text(), ")");
   }
 };
 template <std::size_t P, std::size_t From, std::size_t Dim, class C>
 struct printer<ldup<P, From, Dim, C>> {
   static std::string text() {
-    return "λᴸ(insertDim(" + std::to_string(P) + "), duplicate(bound " + std::to_string(Dim) +
-           " of R" + std::to_string(From) + "), " + printer<C>::text() + ")";
+    return cat("λᴸ(insertDim(", std::to_string(P), "), duplicate(bound ", std::to_string(Dim),
+               " of R", std::to_string(From), "), ", printer<C>::text(), ")");
   }
 };
 }  // namespace detail

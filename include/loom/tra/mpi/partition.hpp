@@ -136,8 +136,10 @@ class tile_partition {
         std::string s = layout_ == tile_layout::row_blocks ? "row blocks" : "column blocks";
         if (cuts_.empty()) return s + " over " + std::to_string(ranks_) + " ranks";
         s += " at tile " + unit + " ";
-        for (std::size_t c = 0; c < cuts_.size(); ++c)
-          s += (c ? "," : "") + std::to_string(cuts_[c]);
+        for (std::size_t c = 0; c < cuts_.size(); ++c) {
+          if (c) s += ',';
+          s += std::to_string(cuts_[c]);
+        }
         return s;
       }
       case tile_layout::grid:
@@ -145,7 +147,10 @@ class tile_partition {
                " grid of ranks";
       case tile_layout::cyclic: {
         std::string s = "key positions";
-        for (std::size_t p : on_) s += " " + std::to_string(p);
+        for (std::size_t p : on_) {
+          s += ' ';
+          s += std::to_string(p);
+        }
         return s + " modulo " + std::to_string(ranks_) + " ranks";
       }
       case tile_layout::hashed:
