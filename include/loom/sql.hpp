@@ -8,9 +8,11 @@
 #include <loom/relational/table.hpp>
 #include <loom/sql/ast.hpp>
 #include <loom/sql/execute.hpp>
+#include <loom/sql/explain.hpp>
 #include <loom/sql/parser.hpp>
 
 #include <cstddef>
+#include <string>
 
 namespace loom {
 
@@ -60,6 +62,26 @@ template <fixed_string Text> relational::table sql(const relational::table& t) {
 template <fixed_string Text> relational::table sql(const sql_database& db) {
   if constexpr (sql_compiler::detail::parses<Text>())
     return sql_compiler::run<sql_compiler::detail::parsed<Text>>(db);
+  else
+    return {};
+}
+
+/// The plan `loom::sql<Text>(t)` runs, as text in the query's own names: the scan and its
+/// filter, the grouping, the aggregates, the order. **Example**:
+/// `std::cout << loom::sql_explain<"SELECT SUM(l_quantity) FROM lineitem">(lineitem);`
+template <fixed_string Text> std::string sql_explain(const relational::table& t) {
+  if constexpr (sql_compiler::detail::parses<Text>())
+    return sql_compiler::explain<sql_compiler::detail::parsed<Text>>(t);
+  else
+    return {};
+}
+
+/// The plan `loom::sql<Text>(db)` runs over the tables of `db`: the scanned table, then each
+/// joined table in order with its key columns (array-indexed or hashed) and its filters, the
+/// terms tested on joined rows, the grouping keys and aggregates, the order and the limit.
+template <fixed_string Text> std::string sql_explain(const sql_database& db) {
+  if constexpr (sql_compiler::detail::parses<Text>())
+    return sql_compiler::explain<sql_compiler::detail::parsed<Text>>(db);
   else
     return {};
 }

@@ -1,6 +1,6 @@
 // loom::sql over a derived table (FROM (SELECT ...) AS d, inlined while compiling), EXTRACT, a
 // table joined to itself under two aliases and an OR whose branches share terms, each against a
-// plain C++ loop over the same rows.
+// plain C++ loop over the same rows; and loom::sql_explain's text for one table and for a join.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/relational.hpp>
 #include <loom/sql.hpp>
@@ -115,4 +115,37 @@ TEST_CASE("sql: an OR's common terms are factored out; the rest is tested per ro
   REQUIRE(r.rows() == 1);
   CHECK(r.ints("n")[0] == 4);
   CHECK(r.reals("pay")[0] == 40 + 20 + 35.5 + 25);
+}
+
+TEST_CASE("sql_explain: the plan in the query's own names") {
+  const rel::table staff = make_staff();
+  CHECK(loom::sql_explain<R"(
+    select y, sum(pay) as total
+    from (select extract(year from hired) as y, pay from staff where city in ('Lyon', 'Oslo'))
+    where pay between 10 and 100
+    group by y
+    order by total desc
+    limit 2)">(staff) ==
+        "scan staff (8 rows)\n"
+        "  filter: city IN ('Lyon', 'Oslo') AND pay BETWEEN 10 AND 100\n"
+        "group by EXTRACT(YEAR FROM hired)\n"
+        "aggregates per group: SUM(pay)\n"
+        "result: EXTRACT(YEAR FROM hired) AS y, SUM(pay) AS total\n"
+        "order by total DESC\n"
+        "limit 2\n");
+  loom::sql_database db;
+  db.add("staff", staff);
+  CHECK(loom::sql_explain<R"(
+    select m.name, count(*) as reports
+    from staff e, staff m
+    where e.boss = m.id and m.pay > 2 * e.pay + 1 and e.city <> 'Lima' and not m.id = 1
+    group by m.name)">(db) ==
+        "scan staff e (8 rows)\n"
+        "  filter: e.city <> 'Lima'\n"
+        "join staff m (8 rows) on m.id = e.boss (array-indexed)\n"
+        "  filter staff m: NOT m.id = 1\n"
+        "  test joined rows: m.pay > 2 * e.pay + 1\n"
+        "group by m.name\n"
+        "aggregates per group: COUNT(*)\n"
+        "result: m.name, COUNT(*) AS reports\n");
 }
