@@ -143,6 +143,7 @@ void test_einsum(const lm::transport& tr) {
       choose_einsum<"ij,jk->ik">(cm4, stats_of(wa, MA.shape()), stats_of(wb, MB.shape()));
   MPI_TEST_CHECK(dense_choice.chosen.strategy == einsum_strategy::broadcast_right);
   MPI_TEST_CHECK(sparse_choice.chosen.strategy == einsum_strategy::broadcast_left);
+  MPI_TEST_CHECK(choose_einsum<"ij,jk->ik">(cm4, wa, wb).explain() == sparse_choice.explain());
   const auto want = product(MA, MB);
   const cost_model cm{.alpha = 1e-9, .beta = 1e-11, .policy = cost_policy::corrected};
   for (const auto& part : {lm::tile_partition::row_blocks(s), lm::tile_partition::hashed(s)}) {

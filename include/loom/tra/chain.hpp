@@ -197,6 +197,17 @@ inline chain_plan plan_sparse_chain(const cost_model& cm, const std::vector<spar
       });
 }
 
+/// plan_sparse_chain over the relations themselves (their statistics; the logical extents taken
+/// as the tile grid's, padding included).
+template <class T, storage_format F>
+chain_plan plan_sparse_chain(const cost_model& cm, const std::vector<sparse_relation<T, F>>& xs) {
+  std::vector<sparse_stats> stats;
+  for (const auto& x : xs)
+    stats.push_back(
+        stats_of(x, {x.bounds()[0] * x.tile_shape()[0], x.bounds()[1] * x.tile_shape()[1]}));
+  return plan_sparse_chain(cm, stats);
+}
+
 /// The product of a chain of sparse relations in one process, in the plan's association order:
 /// each product the fused sparse join-aggregate, tiles in `Out`.
 template <storage_format Out, class T, storage_format F>

@@ -16,6 +16,7 @@
 #include <loom/tra/kernels.hpp>
 #include <loom/tra/relation.hpp>
 #include <loom/tra/rules/rule_sets.hpp>
+#include <loom/tra/sparse_tiles.hpp>
 
 #include <array>
 #include <cstdint>
@@ -223,6 +224,20 @@ einsum_choice choose_einsum(const cost_model& cm, const sparse_stats& l, const s
     if (s == 0 || out.costs[s].total < out.chosen.total) out.chosen = out.costs[s];
   }
   return out;
+}
+
+/// choose_einsum over two sparse relations themselves (their statistics; the logical extents
+/// taken as the tile grid's, padding included).
+template <fixed_string S, class LeftPart = ia::arbitrary, class RightPart = ia::arbitrary, class T,
+          storage_format FL, storage_format FR>
+einsum_choice choose_einsum(const cost_model& cm, const sparse_relation<T, FL>& l,
+                            const sparse_relation<T, FR>& r) {
+  auto extents = [](const auto& x) {
+    return std::array<std::int64_t, 2>{x.bounds()[0] * x.tile_shape()[0],
+                                       x.bounds()[1] * x.tile_shape()[1]};
+  };
+  return choose_einsum<S, LeftPart, RightPart>(cm, stats_of(l, extents(l)),
+                                               stats_of(r, extents(r)));
 }
 
 /// einsum S over a transport (sites = its sites): the strategy of `choose_einsum` (or `force`),
