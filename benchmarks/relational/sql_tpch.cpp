@@ -90,21 +90,22 @@ bool agree(const cells& a, const cells& b, std::string& why) {
 struct timing {
   double cold = NAN, first = NAN, warm = NAN;
   int runs = 0;
-  bool checked = false, equal = true;
+  bool checked = false, equal = true, stopped = false;  // stopped: past --sqlite-limit
 };
 
-/// First run, then the best of up to `reps` more, stopping once they took `budget` ms.
+/// First run, then the best of up to `reps` more, stopping once they took `budget` ms (none
+/// when the first run alone took that long).
 template <class F> void time_runs(timing& t, F&& f, int reps, double budget) {
   double t0 = bench::now_ms();
   f();
   t.first = bench::now_ms() - t0;
-  double spent = 0;
-  t.warm = INFINITY;
-  for (t.runs = 0; t.runs < reps && (t.runs == 0 || spent < budget); ++t.runs) {
+  double spent = t.first;
+  t.warm = NAN;
+  for (t.runs = 0; t.runs < reps && spent < budget; ++t.runs) {
     t0 = bench::now_ms();
     f();
     const double ms = bench::now_ms() - t0;
-    t.warm = std::min(t.warm, ms);
+    t.warm = std::isnan(t.warm) ? ms : std::min(t.warm, ms);
     spent += ms;
   }
 }
@@ -244,7 +245,7 @@ duckdb_run run_duckdb(int threads, int reps, double budget, const loom::sql_data
 }  // namespace
 
 int main(int argc, char** argv) {
-  double sf = 1, budget = 3000;
+  double sf = 1, budget = 3000, sqlite_limit = 30000;
   int threads = 2, reps = 5;
   bool duckdb = true, sqlite = true;
   for (int k = 1; k < argc; ++k) {
@@ -257,14 +258,17 @@ int main(int argc, char** argv) {
       reps = std::atoi(argv[++k]);
     else if (a == "--budget" && k + 1 < argc)
       budget = std::atof(argv[++k]);
+    else if (a == "--sqlite-limit" && k + 1 < argc)
+      sqlite_limit = 1000 * std::atof(argv[++k]);
     else if (a == "--no-duckdb")
       duckdb = false;
     else if (a == "--no-sqlite")
       sqlite = false;
     else {
-      std::fprintf(stderr,
-                   "usage: sql_tpch [--sf 1] [--threads 2] [--reps 5] [--budget 3000] "
-                   "[--no-duckdb] [--no-sqlite]\n");
+      std::fprintf(
+          stderr,
+          "usage: sql_tpch [--sf 1] [--threads 2] [--reps 5] [--budget 3000] [--sqlite-limit 30] "
+          "[--no-duckdb] [--no-sqlite]\n");
       return 2;
     }
   }
@@ -359,6 +363,10 @@ int main(int argc, char** argv) {
   if (sqlite) {
     bench::sqlite_db sq;
     lite_load = load_sqlite(sq, db);
+    double deadline = INFINITY;  // a run past --sqlite-limit is interrupted
+    sqlite3_progress_handler(
+        sq.handle(), 1 << 16,
+        [](void* at) { return bench::now_ms() > *static_cast<double*>(at) ? 1 : 0; }, &deadline);
     const fs::path sql_dir =
         fs::path(LOOM_BENCH_RELATIONAL_DIR) / ".." / ".." / "examples" / "tpch" / "sql";
     for (const query_case& q : queries) {
@@ -371,21 +379,30 @@ int main(int argc, char** argv) {
           t,
           [&] {
             got.clear();
-            sq.query(st, [&](sqlite3_stmt* s) {
-              std::vector<std::string> row;
-              for (int c = 0; c < sqlite3_column_count(s); ++c) {
-                const unsigned char* v = sqlite3_column_text(s, c);
-                row.emplace_back(v ? reinterpret_cast<const char*>(v) : "");
-              }
-              got.push_back(std::move(row));
-            });
+            deadline = bench::now_ms() + sqlite_limit;
+            try {
+              sq.query(st, [&](sqlite3_stmt* s) {
+                std::vector<std::string> row;
+                for (int c = 0; c < sqlite3_column_count(s); ++c) {
+                  const unsigned char* v = sqlite3_column_text(s, c);
+                  row.emplace_back(v ? reinterpret_cast<const char*>(v) : "");
+                }
+                got.push_back(std::move(row));
+              });
+            } catch (const std::exception&) {  // interrupted
+              t.stopped = true;
+            }
           },
           reps, budget);
       t.cold = t.first;
+      if (t.stopped) {  // repeats of an interrupted query tell nothing
+        t.warm = NAN;
+        t.runs = 0;
+      }
       sqlite3_finalize(st);
       std::string why;
-      t.checked = true;
-      t.equal = agree(expected[q.name], got, why);
+      t.checked = !t.stopped;
+      t.equal = t.stopped || agree(expected[q.name], got, why);
       if (!t.equal) std::printf("SQLite %s differs: %s\n", q.name.c_str(), why.c_str());
       std::printf("SQLite %s: %.0f ms first\n", q.name.c_str(), t.first);
       std::fflush(stdout);
@@ -419,10 +436,11 @@ int main(int argc, char** argv) {
       return ms_cell(t.warm) +
              (t.runs > 0 && t.runs < reps ? " (" + std::to_string(t.runs) + ")" : std::string());
     };
+    const std::string lite_cold = s.stopped ? "> " + ms_cell(sqlite_limit) : ms_cell(s.cold);
     std::printf("| %s | %s | %s | %s | %s | %s%s | %s | %s%s | %s | %s%s |\n", q.name.c_str(),
                 ms_cell(l.cold).c_str(), ms_cell(l.first).c_str(), warm(l).c_str(),
                 ms_cell(d1.cold).c_str(), warm(d1).c_str(), check(d1), ms_cell(d2.cold).c_str(),
-                warm(d2).c_str(), check(d2), ms_cell(s.cold).c_str(), warm(s).c_str(), check(s));
+                warm(d2).c_str(), check(d2), lite_cold.c_str(), warm(s).c_str(), check(s));
     sums["loom"] += l.first;
     sums["d1"] += d1.first;
     sums["d2"] += d2.first;
@@ -439,7 +457,12 @@ int main(int argc, char** argv) {
     line("DuckDB, 1 thread", duck[1].load, sums["d1"]);
     line("DuckDB, 2 threads", duck[2].load, sums["d2"]);
   }
-  if (sqlite) line("SQLite (load: inserts of loom's columns)", lite_load, sums["sqlite"]);
+  if (sqlite)
+    line(std::string("SQLite (load: inserts of loom's columns)") +
+             (std::any_of(lite.begin(), lite.end(), [](const auto& q) { return q.second.stopped; })
+                  ? ", interrupted queries counted at the limit"
+                  : ""),
+         lite_load, sums["sqlite"]);
   bool all_equal = true;
   for (auto* engine : {&lite, &duck[1].times, &duck[2].times})
     for (const auto& [name, t] : *engine) all_equal = all_equal && t.equal;
