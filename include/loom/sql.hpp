@@ -5,14 +5,19 @@
 #define LOOM_SQL_HPP
 
 #include <loom/core/fixed_string.hpp>
+#include <loom/relational/column.hpp>
+#include <loom/relational/error.hpp>
 #include <loom/relational/table.hpp>
 #include <loom/sql/ast.hpp>
+#include <loom/sql/database.hpp>
 #include <loom/sql/execute.hpp>
 #include <loom/sql/explain.hpp>
 #include <loom/sql/parser.hpp>
+#include <loom/sql/schema.hpp>
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace loom {
 
@@ -41,6 +46,52 @@ template <fixed_string Text> constexpr bool parses() {
                             parsed<Text>.error>::ok;
   }
 }
+
+/// The schema of a text, a constant.
+template <fixed_string Schema> inline constexpr schema parsed_schema = parse_schema(Schema.view());
+
+/// Instantiated for a query the schema rejects: the compiler's message names this template with
+/// the query's line and column and the reason, e.g.
+/// `sql_schema_error<2, 10, loom::sql_compiler::schema_error_code::unknown_column>`.
+template <std::size_t Line, std::size_t Column, schema_error_code Reason> struct sql_schema_error {
+  static_assert(Line == 0 && Column == 0,
+                "loom::sql: the query does not fit its schema; the line and the column in the "
+                "query and the reason are the arguments of the sql_schema_error named here");
+  static constexpr bool ok = false;
+};
+/// Instantiated for a schema text that does not parse: the line and column are the schema's.
+template <std::size_t Line, std::size_t Column, schema_error_code Reason>
+struct sql_schema_syntax_error {
+  static_assert(Line == 0 && Column == 0,
+                "loom::sql: the schema text does not parse; the line, the column and the reason "
+                "are the arguments of the sql_schema_syntax_error named here");
+  static constexpr bool ok = false;
+};
+
+/// True for a query that parses and fits the schema; otherwise a compile error.
+template <fixed_string Text, fixed_string Schema> constexpr bool fits_schema() {
+  if constexpr (!parses<Text>()) {
+    return false;
+  } else if constexpr (!parsed_schema<Schema>.ok()) {
+    constexpr text_position at = position_of(Schema.view(), parsed_schema<Schema>.error_offset);
+    return sql_schema_syntax_error<static_cast<std::size_t>(at.line),
+                                   static_cast<std::size_t>(at.column),
+                                   parsed_schema<Schema>.error>::ok;
+  } else {
+    constexpr schema_check c = check_against(parsed<Text>, parsed_schema<Schema>);
+    if constexpr (c.ok()) {
+      return true;
+    } else {
+      constexpr text_position at = position_of(Text.view(), c.error_offset);
+      return sql_schema_error<static_cast<std::size_t>(at.line),
+                              static_cast<std::size_t>(at.column), c.error>::ok;
+    }
+  }
+}
+
+/// Throws relational::column_error when a table FROM names lacks a column of the schema or
+/// holds it with another type: the compile-time checks assumed the schema's types.
+void check_tables(const schema& s, const query& q, const database& db);
 
 }  // namespace sql_compiler::detail
 
@@ -86,6 +137,52 @@ template <fixed_string Text> std::string sql_explain(const sql_database& db) {
     return {};
 }
 
+/// Runs the SQL `Text` over the tables of `db`, checked while compiling against `Schema`, a text
+/// such as "lineitem(l_orderkey INT, l_extendedprice DECIMAL, l_shipdate DATE) orders(...)":
+/// an unknown table or column, a column several tables of FROM have, and values of mismatched
+/// types (a text compared with a number, a SUM of dates) are compile errors at their line and
+/// column in the query. At run time, the tables FROM names must hold the schema's columns with
+/// its types (else `relational::column_error`).
+/// **Example**: `loom::sql<"SELECT SUM(l_quantity) FROM lineitem", tpch_schema>(db)`.
+template <fixed_string Text, fixed_string Schema> relational::table sql(const sql_database& db) {
+  if constexpr (sql_compiler::detail::fits_schema<Text, Schema>()) {
+    sql_compiler::detail::check_tables(sql_compiler::detail::parsed_schema<Schema>,
+                                       sql_compiler::detail::parsed<Text>, db);
+    return sql_compiler::run<sql_compiler::detail::parsed<Text>>(db);
+  } else {
+    return {};
+  }
+}
+
 }  // namespace loom
+
+namespace loom::sql_compiler::detail {
+inline void check_tables(const schema& s, const query& q, const database& db) {
+  for (int t = 0; t < q.table_count; ++t) {
+    const schema_table& st = s.tables[s.find_table(q.tables[t].name)];
+    const relational::table& table = db[q.tables[t].name];
+    for (int c = 0; c < st.column_count; ++c) {
+      const schema_column& want = s.columns[st.first_column + c];
+      const relational::column* found = nullptr;
+      for (const auto& col : table.columns())
+        if (schema::equal_names(col.name(), want.name)) found = &col;
+      const relational::column_type type =
+          want.kind == column_kind::integer   ? relational::column_type::int64
+          : want.kind == column_kind::decimal ? relational::column_type::decimal
+          : want.kind == column_kind::date    ? relational::column_type::date
+                                              : relational::column_type::string;
+      if (found == nullptr)
+        throw relational::column_error("loom::sql: table " + std::string(q.tables[t].name) +
+                                       " has no column " + std::string(want.name) +
+                                       ", which the query's schema declares");
+      if (found->type() != type)
+        throw relational::column_error(
+            "loom::sql: column " + std::string(want.name) + " of table " +
+            std::string(q.tables[t].name) + " holds " + std::string(to_string(found->type())) +
+            " values; the query's schema declares " + std::string(to_string(type)));
+    }
+  }
+}
+}  // namespace loom::sql_compiler::detail
 
 #endif  // LOOM_SQL_HPP
