@@ -11,11 +11,14 @@
 // templates can expand: every child index before its parent (so the expansion ends), every
 // string_view inside the text, conditions where conditions are read and values elsewhere,
 // aggregates in their slots, GROUP BY keys that are values, ORDER BY keys naming result
-// columns. Parsing twice must give the same answer. Any failed check aborts. Without
+// columns. Parsing twice must give the same answer. The same bytes are also read as a schema
+// text (parse_schema), and an accepted query is checked against a fixed schema and against
+// its own text's schema, each rejection inside the text. Any failed check aborts. Without
 // LOOM_FUZZ_LIBFUZZER, a doctest of tests.fuzz replays tests/fuzz/corpus/sql.
 #include <loom/core/error.hpp>
 #include <loom/sql/ast.hpp>
 #include <loom/sql/parser.hpp>
+#include <loom/sql/schema.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -129,6 +132,41 @@ void check_accepted(std::string_view text, const sc::query& q) {
   require(q.limit >= -1);
 }
 
+// The same bytes as a schema text (sql/schema.hpp): a rejection carries a reason and an offset
+// inside the text; an accepted schema's names are inside the text and its counts in bounds.
+sc::schema check_schema(std::string_view text) {
+  const sc::schema s = sc::parse_schema(text);
+  if (!s.ok()) {
+    require(s.error_offset >= 0 && static_cast<std::size_t>(s.error_offset) <= text.size());
+    return s;
+  }
+  require(s.table_count >= 0 && s.table_count <= sc::max_schema_tables);
+  require(s.column_count >= 0 && s.column_count <= sc::max_schema_columns);
+  int columns = 0;
+  for (int t = 0; t < s.table_count; ++t) {
+    require(!s.tables[t].name.empty() && inside(s.tables[t].name, text));
+    require(s.tables[t].first_column == columns && s.tables[t].column_count > 0);
+    columns += s.tables[t].column_count;
+  }
+  require(columns == s.column_count);
+  for (int c = 0; c < s.column_count; ++c)
+    require(!s.columns[c].name.empty() && inside(s.columns[c].name, text));
+  return s;
+}
+
+// An accepted query checked against a schema: the first error, if any, is inside the text.
+void check_against(std::string_view text, const sc::query& q, const sc::schema& s) {
+  const sc::schema_check c = sc::check_against(q, s);
+  if (!c.ok())
+    require(c.error_offset >= 0 && static_cast<std::size_t>(c.error_offset) <= text.size());
+}
+
+constexpr sc::schema tpch_like = sc::parse_schema(
+    "lineitem(l_orderkey INT, l_quantity DECIMAL, l_extendedprice DECIMAL, l_discount DECIMAL, "
+    "l_shipdate DATE, l_returnflag TEXT) orders(o_orderkey INT, o_orderdate DATE, "
+    "o_orderpriority TEXT) sales(k INT, price DECIMAL, qty INT, day DATE, flag TEXT, city TEXT)");
+static_assert(tpch_like.ok());
+
 int fuzz_one(const std::uint8_t* data, std::size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);
   const std::string_view text = bytes;
@@ -137,6 +175,11 @@ int fuzz_one(const std::uint8_t* data, std::size_t size) {
     check_accepted(text, q);
   else
     check_rejected(text, q);
+  const sc::schema own = check_schema(text);
+  if (q.ok()) {
+    check_against(text, q, tpch_like);
+    if (own.ok()) check_against(text, q, own);
+  }
   const sc::query again = sc::parse(text);
   require(again.error == q.error && again.error_offset == q.error_offset &&
           again.node_count == q.node_count);
