@@ -35,10 +35,11 @@ struct tpch_tables {
   tpch_tables(const tpch_tables&) = delete;
   tpch_tables& operator=(const tpch_tables&) = delete;
 };
-const tpch::sql::tables& tables() {
+const tpch_tables& data() {
   static const tpch_tables d;
-  return *d.tables;
+  return d;
 }
+const tpch::sql::tables& tables() { return *data().tables; }
 
 /// Whether two tables have the same columns, types and values (bit for bit).
 bool same(const rel::table& a, const rel::table& b) {
@@ -147,4 +148,25 @@ TEST_CASE("sql_database: a kept index tests the table's own terms while probing"
   REQUIRE(again.rows() == 1);
   CHECK(again.ints("part")[0] == 57);
   CHECK(again.reals("q")[0] == 14);
+}
+
+TEST_CASE("sql_database: the example of the documentation") {
+  const rel::table &lineitem = tables().lineitem, &customer = tables().customer;
+  const rel::table &supplier = tables().supplier, &nation = tables().nation;
+  const rel::table& region = tables().region;
+  const std::string orders_csv = (data().dir / "orders.csv").string();
+  const std::vector<rel::column_spec> orders_schema = {{"o_orderkey", rel::column_type::int64},
+                                                       {"o_custkey", rel::column_type::int64},
+                                                       {"o_orderdate", rel::column_type::date}};
+  loom::sql_database db;
+  db.add("lineitem", lineitem).add("customer", customer);      // by reference: they must outlive db
+  db.add("orders", rel::read_csv(orders_csv, orders_schema));  // by value: db keeps it
+  db.add("supplier", supplier).add("nation", nation).add("region", region);
+  const rel::table q5 = loom::sql<tpch::sql::q5_text>(db);    // builds the indexes it needs
+  const rel::table q10 = loom::sql<tpch::sql::q10_text>(db);  // reuses customer's and nation's
+  const auto counts = db.counts();  // counts.built, counts.reused, counts.filtered
+  CHECK(counts.built >= 3);
+  CHECK(counts.reused >= 2);
+  CHECK(same(q5, loom::sql<tpch::sql::q5_text>(tables().database())));
+  CHECK(q10.rows() == 20);
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../../examples/tpch/dbgen.hpp"
+#include "../../examples/tpch/sql_queries.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -86,6 +87,32 @@ TEST_CASE("read_csv_files: TPC-H tables read in pieces by two threads equal the 
     }
   }
   CHECK(same(rel::read_csv_files({files[0]}, 1, 4096)[0], serial[0]));
+}
+
+TEST_CASE(
+    "read_csv_files: the example of the documentation, TPC-H Q12 over tables read in pieces") {
+  const temp_dir dir("loom_tests_sql_load_example");
+  tpch::generate(dir.path, 0.01, true);
+  const std::string lineitem_csv = (dir.path / "lineitem.csv").string(),
+                    orders_csv = (dir.path / "orders.csv").string();
+  const std::vector<rel::column_spec> lineitem_schema = {{"l_orderkey", column_type::int64},
+                                                         {"l_shipmode", column_type::string},
+                                                         {"l_shipdate", column_type::date},
+                                                         {"l_commitdate", column_type::date},
+                                                         {"l_receiptdate", column_type::date}};
+  const std::vector<rel::column_spec> orders_schema = {{"o_orderkey", column_type::int64},
+                                                       {"o_orderpriority", column_type::string}};
+  loom::sql_database db;
+  std::vector<rel::table> read =
+      rel::read_csv_files({{lineitem_csv, lineitem_schema}, {orders_csv, orders_schema}}, 2);
+  db.add("lineitem", std::move(read[0])).add("orders", std::move(read[1]));
+  const rel::table lineitem = rel::read_csv(lineitem_csv, lineitem_schema),
+                   orders = rel::read_csv(orders_csv, orders_schema);
+  CHECK(same(db["lineitem"], lineitem));
+  CHECK(same(db["orders"], orders));
+  loom::sql_database serial;
+  serial.add("lineitem", lineitem).add("orders", orders);
+  CHECK(same(loom::sql<tpch::sql::q12_text>(db), loom::sql<tpch::sql::q12_text>(serial)));
 }
 
 TEST_CASE("read_csv_files: quoted fields with line feeds, blank lines and no header") {
