@@ -711,7 +711,7 @@ class parser {
   /// The AND of `terms[0..count)`, or -1 for none.
   constexpr int conjunction(const int* terms, int count) {
     int id = count > 0 ? terms[0] : -1;
-    for (int k = 1; k < count; ++k)
+    for (int k = 1; k < count && !failed(); ++k)
       id = binary(node_kind::logical_and, id, terms[k], at(terms[k]).offset);
     return id;
   }
@@ -746,7 +746,7 @@ class parser {
     if (common_count == 0) return id;
     int rest = -1;
     bool always = false;  // a branch that is only common terms makes the OR true
-    for (int k = 0; k < branch_count && !always; ++k) {
+    for (int k = 0; k < branch_count && !always && !failed(); ++k) {
       int left[max_nodes]{};
       int left_count = 0;
       for (int j = first[k]; j < first[k + 1]; ++j) {
@@ -758,6 +758,7 @@ class parser {
       const int branch = conjunction(left, left_count);
       rest = rest < 0 ? branch : binary(node_kind::logical_or, rest, branch, at(id).offset);
     }
+    if (failed()) return -1;  // too many nodes for the factored terms
     if (!always) common[common_count++] = rest;
     return conjunction(common, common_count);
   }
@@ -767,6 +768,7 @@ class parser {
     if (q_.where < 0) return;
     int terms[max_nodes]{};
     const int count = flatten(node_kind::logical_and, q_.where, terms, 0);
+    const int nodes_before = q_.node_count;
     bool changed = false;
     for (int k = 0; k < count && !failed(); ++k) {
       if (at(terms[k]).kind != node_kind::logical_or) continue;
@@ -774,10 +776,15 @@ class parser {
       changed = changed || factored != terms[k];
       terms[k] = factored;
     }
-    if (changed && !failed()) {
-      q_.where = conjunction(terms, count);
-      rewritten_ = true;
+    const int where = changed && !failed() ? conjunction(terms, count) : q_.where;
+    if (failed()) {  // no room for the factored terms: WHERE stays as written
+      q_.error = error_code::none;
+      q_.error_offset = 0;
+      q_.node_count = nodes_before;
+      return;
     }
+    q_.where = where;
+    rewritten_ = rewritten_ || changed;
   }
 
   /// Numbers the nodes again, children before parents (the templates that expand the tree
