@@ -12,10 +12,12 @@ constexpr loom::fixed_string schema = "lineitem(l_orderkey INT, l_shipdate DATE)
 loom::relational::table shipped(const loom::sql_database& db) {
 #ifdef LOOM_EXPECT_OK
   return loom::sql<R"(select count(*) as n from lineitem
-  where l_shipdate < DATE '1995-01-01')", schema>(db);
+  where l_shipdate < DATE '1995-01-01')",
+                   schema>(db);
 #else
   return loom::sql<R"(select count(*) as n from lineitem
-  where l_shipdate < 19950101)", schema>(db);
+  where l_shipdate < 19950101)",
+                   schema>(db);
 #endif
 }
 }  // namespace schema_type_mismatch

@@ -12,10 +12,12 @@ constexpr loom::fixed_string schema = "lineitem(l_orderkey INT, l_extendedprice 
 loom::relational::table revenue(const loom::sql_database& db) {
 #ifdef LOOM_EXPECT_OK
   return loom::sql<R"(select
-  sum(l_extendedprice) as revenue from lineitem)", schema>(db);
+  sum(l_extendedprice) as revenue from lineitem)",
+                   schema>(db);
 #else
   return loom::sql<R"(select
-  sum(l_extprice) as revenue from lineitem)", schema>(db);
+  sum(l_extprice) as revenue from lineitem)",
+                   schema>(db);
 #endif
 }
 }  // namespace schema_unknown_column

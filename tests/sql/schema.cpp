@@ -36,8 +36,7 @@ constexpr sc::schema_error_code schema_error(std::string_view text, int offset) 
   return s.error_offset == offset ? s.error : sc::schema_error_code::none;
 }
 static_assert(schema_error("t(a INT, b BLOB)", 11) == sc::schema_error_code::unknown_column_type);
-static_assert(schema_error("t a INT)", 2) ==
-              sc::schema_error_code::expected_opening_parenthesis);
+static_assert(schema_error("t a INT)", 2) == sc::schema_error_code::expected_opening_parenthesis);
 static_assert(schema_error("t(a INT b INT)", 8) ==
               sc::schema_error_code::expected_comma_or_closing_parenthesis);
 static_assert(schema_error("t(a INT, a DATE)", 9) == sc::schema_error_code::duplicate_column);
@@ -66,12 +65,15 @@ constexpr bool fails(std::string_view query, sc::schema_error_code e, std::strin
 }
 using sc::schema_error_code;
 
-static_assert(fits("SELECT o_id, SUM(i_price) AS s FROM orders, items WHERE o_id = i_order "
-                   "AND o_day < DATE '1995-01-01' AND i_tag LIKE 'a%' GROUP BY o_id"));
-static_assert(fits("SELECT COUNT(*) FROM orders o WHERE o.o_total BETWEEN 1 AND 2.5 AND "
-                   "EXTRACT(YEAR FROM o_day) IN (1994, 1995)"));
-static_assert(fits("SELECT MAX(o_day), MIN(i_tag), AVG(i_price * (1 - i_price)) FROM orders, "
-                   "items WHERE o_id = i_order AND i_note <> 'x'"));
+static_assert(
+    fits("SELECT o_id, SUM(i_price) AS s FROM orders, items WHERE o_id = i_order "
+         "AND o_day < DATE '1995-01-01' AND i_tag LIKE 'a%' GROUP BY o_id"));
+static_assert(
+    fits("SELECT COUNT(*) FROM orders o WHERE o.o_total BETWEEN 1 AND 2.5 AND "
+         "EXTRACT(YEAR FROM o_day) IN (1994, 1995)"));
+static_assert(
+    fits("SELECT MAX(o_day), MIN(i_tag), AVG(i_price * (1 - i_price)) FROM orders, "
+         "items WHERE o_id = i_order AND i_note <> 'x'"));
 static_assert(fits("SELECT SUM(CASE WHEN i_tag = 'PROMO' THEN i_price ELSE 0 END) FROM items"));
 
 static_assert(fails("SELECT COUNT(*) FROM orders, lineitem WHERE o_id = l_orderkey",
@@ -79,9 +81,10 @@ static_assert(fails("SELECT COUNT(*) FROM orders, lineitem WHERE o_id = l_orderk
 static_assert(fails("SELECT o_idd FROM orders", schema_error_code::unknown_column, "o_idd"));
 static_assert(fails("SELECT o.i_price FROM orders o, items WHERE o.o_id = items.i_order",
                     schema_error_code::unknown_column, "o.i_price"));
-static_assert(fails("SELECT a.o_id FROM orders a, orders b WHERE a.o_id = b.o_customer AND "
-                    "o_total > 3",
-                    schema_error_code::ambiguous_column, "o_total"));
+static_assert(
+    fails("SELECT a.o_id FROM orders a, orders b WHERE a.o_id = b.o_customer AND "
+          "o_total > 3",
+          schema_error_code::ambiguous_column, "o_total"));
 static_assert(fails("SELECT COUNT(*) FROM items WHERE i_price = 'cheap'",
                     schema_error_code::type_mismatch, "'cheap'"));
 static_assert(fails("SELECT COUNT(*) FROM orders WHERE o_day > 1995",
@@ -97,7 +100,8 @@ static_assert(fails("SELECT COUNT(*) FROM orders WHERE o_day IN (DATE '1995-01-0
 
 rel::table orders_table() {
   return rel::read_csv_text(
-      "o_id,o_customer,o_day,o_total\n1,7,1994-03-01,10.5\n2,8,1995-06-30,20\n3,7,1996-01-02,4.25\n",
+      "o_id,o_customer,o_day,o_total\n1,7,1994-03-01,10.5\n2,8,1995-06-30,20\n3,7,1996-01-02,4."
+      "25\n",
       "orders",
       {{"o_id", column_type::int64},
        {"o_customer", column_type::int64},

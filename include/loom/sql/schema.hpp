@@ -43,19 +43,30 @@ enum class schema_error_code : unsigned char {
 
 constexpr std::string_view to_string(schema_error_code e) {
   switch (e) {
-    case schema_error_code::none: return "no error";
-    case schema_error_code::expected_table_name: return "expected a table name";
-    case schema_error_code::expected_opening_parenthesis: return "expected ( after the table name";
-    case schema_error_code::expected_column_name: return "expected a column name";
+    case schema_error_code::none:
+      return "no error";
+    case schema_error_code::expected_table_name:
+      return "expected a table name";
+    case schema_error_code::expected_opening_parenthesis:
+      return "expected ( after the table name";
+    case schema_error_code::expected_column_name:
+      return "expected a column name";
     case schema_error_code::unknown_column_type:
       return "expected a column type: INT, DECIMAL, DATE or TEXT";
-    case schema_error_code::expected_comma_or_closing_parenthesis: return "expected , or )";
-    case schema_error_code::duplicate_table: return "a second table of that name";
-    case schema_error_code::duplicate_column: return "a second column of that name in the table";
-    case schema_error_code::too_many_tables: return "too many tables in the schema";
-    case schema_error_code::too_many_columns: return "too many columns in the schema";
-    case schema_error_code::unknown_table: return "no table of that name in the schema";
-    case schema_error_code::unknown_column: return "no table of FROM has a column of that name";
+    case schema_error_code::expected_comma_or_closing_parenthesis:
+      return "expected , or )";
+    case schema_error_code::duplicate_table:
+      return "a second table of that name";
+    case schema_error_code::duplicate_column:
+      return "a second column of that name in the table";
+    case schema_error_code::too_many_tables:
+      return "too many tables in the schema";
+    case schema_error_code::too_many_columns:
+      return "too many columns in the schema";
+    case schema_error_code::unknown_table:
+      return "no table of that name in the schema";
+    case schema_error_code::unknown_column:
+      return "no table of FROM has a column of that name";
     case schema_error_code::ambiguous_column:
       return "several tables of FROM have a column of that name: name its table";
     case schema_error_code::type_mismatch:
@@ -203,8 +214,7 @@ constexpr schema parse_schema(std::string_view text) {
     }
     if (table.empty()) return fail(schema_error_code::expected_table_name, start);
     if (s.find_table(table) >= 0) return fail(schema_error_code::duplicate_table, start);
-    if (s.table_count == max_schema_tables)
-      return fail(schema_error_code::too_many_tables, start);
+    if (s.table_count == max_schema_tables) return fail(schema_error_code::too_many_tables, start);
     schema_table& t = s.tables[s.table_count++];
     t.name = table;
     t.first_column = s.column_count;
@@ -283,7 +293,7 @@ struct checker {
   }
 
   static constexpr value_kind kind_of(column_kind k) {
-    return k == column_kind::date ? value_kind::date
+    return k == column_kind::date   ? value_kind::date
            : k == column_kind::text ? value_kind::text
                                     : value_kind::number;
   }
@@ -302,12 +312,19 @@ struct checker {
         out = kind_of(s.columns[col].kind);
         return true;
       }
-      case node_kind::number: out = value_kind::number; return true;
-      case node_kind::string: out = value_kind::text; return true;
-      case node_kind::date: out = value_kind::date; return true;
+      case node_kind::number:
+        out = value_kind::number;
+        return true;
+      case node_kind::string:
+        out = value_kind::text;
+        return true;
+      case node_kind::date:
+        out = value_kind::date;
+        return true;
       case node_kind::negate:
         if (!value(n.a, a)) return false;
-        if (!compatible(a, value_kind::number)) return fail(schema_error_code::type_mismatch, n.offset);
+        if (!compatible(a, value_kind::number))
+          return fail(schema_error_code::type_mismatch, n.offset);
         out = value_kind::number;
         return true;
       case node_kind::add:
@@ -334,17 +351,21 @@ struct checker {
       case node_kind::sum:
       case node_kind::avg:
         if (!value(n.a, a)) return false;
-        if (!compatible(a, value_kind::number)) return fail(schema_error_code::type_mismatch, n.offset);
+        if (!compatible(a, value_kind::number))
+          return fail(schema_error_code::type_mismatch, n.offset);
         out = value_kind::number;
         return true;
-      case node_kind::count_star: out = value_kind::number; return true;
+      case node_kind::count_star:
+        out = value_kind::number;
+        return true;
       case node_kind::count:
       case node_kind::count_distinct:
         if (!value(n.a, a)) return false;
         out = value_kind::number;
         return true;
       case node_kind::min:
-      case node_kind::max: return value(n.a, out);
+      case node_kind::max:
+        return value(n.a, out);
       case node_kind::case_when:
         if (!condition(n.a) || !value(n.b, b)) return false;
         if (n.c >= 0) {
@@ -355,10 +376,12 @@ struct checker {
         return true;
       case node_kind::extract:
         if (!value(n.a, a)) return false;
-        if (!compatible(a, value_kind::date)) return fail(schema_error_code::type_mismatch, n.offset);
+        if (!compatible(a, value_kind::date))
+          return fail(schema_error_code::type_mismatch, n.offset);
         out = value_kind::number;
         return true;
-      default: return condition(i) && ((out = value_kind::number), true);  // a condition as 0/1
+      default:
+        return condition(i) && ((out = value_kind::number), true);  // a condition as 0/1
     }
   }
 
@@ -368,11 +391,14 @@ struct checker {
     value_kind a = value_kind::any, b = value_kind::any, c = value_kind::any;
     switch (n.kind) {
       case node_kind::logical_and:
-      case node_kind::logical_or: return condition(n.a) && condition(n.b);
-      case node_kind::logical_not: return condition(n.a);
+      case node_kind::logical_or:
+        return condition(n.a) && condition(n.b);
+      case node_kind::logical_not:
+        return condition(n.a);
       case node_kind::like:
         if (!value(n.a, a)) return false;
-        if (!compatible(a, value_kind::text)) return fail(schema_error_code::type_mismatch, n.offset);
+        if (!compatible(a, value_kind::text))
+          return fail(schema_error_code::type_mismatch, n.offset);
         return true;
       case node_kind::between:
         if (!value(n.a, a) || !value(n.b, b) || !value(n.c, c)) return false;
@@ -383,7 +409,8 @@ struct checker {
         if (!value(n.a, a)) return false;
         for (int item = n.b; item >= 0; item = q.nodes[item].next) {
           if (!value(item, b)) return false;
-          if (!compatible(a, b)) return fail(schema_error_code::type_mismatch, q.nodes[item].offset);
+          if (!compatible(a, b))
+            return fail(schema_error_code::type_mismatch, q.nodes[item].offset);
         }
         return true;
       default:
