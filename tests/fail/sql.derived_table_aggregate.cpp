@@ -6,6 +6,8 @@
 #include <loom/relational/table.hpp>
 #include <loom/sql.hpp>
 
+namespace derived_table_aggregate {  // the twins of every compile-fail test share one unit
+
 loom::relational::table revenue(const loom::relational::table& lineitem) {
 #ifdef LOOM_EXPECT_OK
   return loom::sql<R"(select sum(volume) as revenue
@@ -18,3 +20,4 @@ loom::relational::table revenue(const loom::relational::table& lineitem) {
         from lineitem) as v)">(lineitem);
 #endif
 }
+}  // namespace derived_table_aggregate

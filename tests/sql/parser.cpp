@@ -36,6 +36,22 @@ static_assert(q1.order_count == 2 && q1.order_by[1].output == 1 && !q1.order_by[
 // grouped columns in the select list read their GROUP BY key
 static_assert(q1.nodes[q1.select[1].expr].slot == 1);
 
+// Arithmetic of number literals is folded exactly, as DECIMAL literals are: TPC-H Q6's bounds
+// are 0.05 and 0.07, not the doubles 0.049999999999999996 and 0.06999999999999999.
+constexpr sc::query q6_bounds = sc::parse(
+    "SELECT COUNT(*) FROM t WHERE d BETWEEN 0.06 - 0.01 AND 0.06 + 0.01 AND q < 1.5 * 2 - 4");
+static_assert(q6_bounds.ok());
+constexpr const sc::node& q6_between = q6_bounds.nodes[q6_bounds.nodes[q6_bounds.where].a];
+static_assert(q6_between.kind == node_kind::between);
+static_assert(q6_bounds.nodes[q6_between.b].kind == node_kind::number &&
+              q6_bounds.nodes[q6_between.b].number == 0.05);
+static_assert(q6_bounds.nodes[q6_between.c].number == 0.07);
+static_assert(q6_bounds.nodes[q6_bounds.nodes[q6_bounds.nodes[q6_bounds.where].b].b].number == -1);
+// a column is never folded
+static_assert(
+    sc::parse("SELECT a + 1 FROM t").nodes[sc::parse("SELECT a + 1 FROM t").select[0].expr].kind ==
+    node_kind::add);
+
 // A term common to every branch of an OR is factored out of it, so that an equality of
 // columns joins (TPC-H Q19): WHERE becomes p.k = l.k AND l.q < 5 AND (p.b = 'a' OR p.b = 'c').
 constexpr sc::query factored = sc::parse(

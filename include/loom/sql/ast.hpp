@@ -245,6 +245,11 @@ struct node {
   std::string_view qualifier;
   double number = 0;
   bool integer = false;
+  /// A number written with at most 18 significant digits is exactly mantissa * 10^exponent:
+  /// constant arithmetic on such numbers is folded exactly, as SQL's DECIMAL literals are.
+  bool exact = false;
+  std::int64_t mantissa = 0;
+  int exponent = 0;
   int offset = 0;  // where the node starts in the text
   /// An aggregate's accumulator; when grouped, the GROUP BY key a selected column (or an
   /// expression of a derived table) reads.
