@@ -1777,6 +1777,62 @@ template <class I, class E> std::int64_t extent_read(const E& e) {
 #ifndef LOOM_FORMAT_FORMAT_NAME_HPP
 #define LOOM_FORMAT_FORMAT_NAME_HPP
 
+// ---- begin <loom/core/static_text.hpp>
+// Defines loom::detail::text_sink and static_text: text built while compiling (core vocabulary).
+// A message or a name that depends only on types is made once, as a constant, instead of by a
+// function per type that runs at each call: that function costs compile time in every kernel.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_STATIC_TEXT_HPP
+#define LOOM_CORE_STATIC_TEXT_HPP
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+namespace loom::detail {
+
+/// Where a constexpr writer puts its text: counted first (no buffer), then copied.
+struct text_sink {
+  char* out = nullptr;
+  std::size_t size = 0;
+
+  constexpr void put(std::string_view text) {
+    for (const char c : text) {
+      if (out != nullptr) out[size] = c;
+      ++size;
+    }
+  }
+  constexpr void put_number(std::size_t n) {
+    char digits[20]{};
+    std::size_t k = 0;
+    do {
+      digits[k++] = static_cast<char>('0' + n % 10);
+      n /= 10;
+    } while (n != 0);
+    while (k != 0) put(std::string_view(&digits[--k], 1));
+  }
+};
+
+/// The text `Writer::write(text_sink&)` writes, as a constant: `static_text<W>::view`.
+template <class Writer> struct static_text {
+  static constexpr std::size_t size = [] {
+    text_sink counter;
+    Writer::write(counter);
+    return counter.size;
+  }();
+  static constexpr std::array<char, size + 1> chars = [] {
+    std::array<char, size + 1> text{};
+    text_sink sink{text.data()};
+    Writer::write(sink);
+    return text;
+  }();
+  static constexpr std::string_view view{chars.data(), size};
+};
+
+}  // namespace loom::detail
+
+#endif  // LOOM_CORE_STATIC_TEXT_HPP
+// ---- end <loom/core/static_text.hpp>
 // ---- begin <loom/format/format.hpp>
 // Defines loom::format, a list of levels plus a mode order, and the standard aliases (format/).
 // SPDX-License-Identifier: BSL-1.0
@@ -3422,47 +3478,61 @@ using dense_n = typename detail::format_from_list<
 // ---- end <loom/format/format.hpp>
 
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 namespace loom {
 
-/// "csr", "dcsc", ... for the standard aliases; otherwise "format<dense,compressed>::ordered<1,0>".
-template <storage_format F> std::string format_name() {
-  if constexpr (std::is_same_v<F, csr>)
-    return "csr";
-  else if constexpr (std::is_same_v<F, csc>)
-    return "csc";
-  else if constexpr (std::is_same_v<F, dcsr>)
-    return "dcsr";
-  else if constexpr (std::is_same_v<F, dcsc>)
-    return "dcsc";
-  else if constexpr (std::is_same_v<F, coo>)
-    return "coo";
-  else if constexpr (std::is_same_v<F, dense_vector>)
-    return "dense_vector";
-  else if constexpr (std::is_same_v<F, sparse_vector>)
-    return "sparse_vector";
-  else if constexpr (std::is_same_v<F, dense_matrix>)
-    return "dense_matrix";
-  else {
-    std::string s = "format<";
+namespace detail {
+// The name of F, written while compiling (core/static_text.hpp).
+template <storage_format F> struct format_name_writer {
+  static constexpr void write(text_sink& s) {
+    if constexpr (std::is_same_v<F, csr>)
+      s.put("csr");
+    else if constexpr (std::is_same_v<F, csc>)
+      s.put("csc");
+    else if constexpr (std::is_same_v<F, dcsr>)
+      s.put("dcsr");
+    else if constexpr (std::is_same_v<F, dcsc>)
+      s.put("dcsc");
+    else if constexpr (std::is_same_v<F, coo>)
+      s.put("coo");
+    else if constexpr (std::is_same_v<F, dense_vector>)
+      s.put("dense_vector");
+    else if constexpr (std::is_same_v<F, sparse_vector>)
+      s.put("sparse_vector");
+    else if constexpr (std::is_same_v<F, dense_matrix>)
+      s.put("dense_matrix");
+    else
+      write_levels(s, static_cast<typename F::levels*>(nullptr));
+  }
+  template <class... Levels>
+  static constexpr void write_levels(text_sink& s, boost::mp11::mp_list<Levels...>*) {
+    s.put("format<");
     bool first = true;
-    boost::mp11::mp_for_each<
-        boost::mp11::mp_transform<boost::mp11::mp_identity, typename F::levels>>([&](auto level) {
-      s += (first ? "" : ",") + std::string(decltype(level)::type::name);
-      first = false;
-    });
-    s += ">";
+    ((s.put(first ? "" : ","), s.put(Levels::name), first = false), ...);
+    s.put(">");
     bool identity = true;
     for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
-    if (!identity) {
-      s += "::ordered<";
-      for (std::size_t k = 0; k < F::order; ++k) s += (k ? "," : "") + std::to_string(F::modes[k]);
-      s += ">";
+    if (identity) return;
+    s.put("::ordered<");
+    for (std::size_t k = 0; k < F::order; ++k) {
+      if (k != 0) s.put(",");
+      s.put_number(F::modes[k]);
     }
-    return s;
+    s.put(">");
   }
-}
+};
+}  // namespace detail
+
+/// The name of F as a constant: "csr", "dcsc", ... for the standard aliases; otherwise
+/// "format<dense,compressed>::ordered<1,0>".
+template <storage_format F>
+inline constexpr std::string_view format_name_v =
+    detail::static_text<detail::format_name_writer<F>>::view;
+
+/// format_name_v<F> as a string.
+template <storage_format F> std::string format_name() { return std::string(format_name_v<F>); }
 
 }  // namespace loom
 
@@ -4034,11 +4104,11 @@ concept tensor_type = detail::is_basic_tensor<std::remove_cvref_t<X>>::value;
 }  // namespace loom
 
 // Out-of-class members (assembly, conversion) need the complete class; see assemble.hpp.
-// ---- begin <loom/format/assemble.hpp>
-// Defines assembly: loom::from_coo, empty tensors, and conversion between formats (format/).
+// ---- begin <loom/format/assembly/assemble.hpp>
+// Defines assembly: loom::from_coo, empty tensors, and conversion between formats (format/assembly/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_ASSEMBLE_HPP
-#define LOOM_FORMAT_ASSEMBLE_HPP
+#ifndef LOOM_FORMAT_ASSEMBLY_ASSEMBLE_HPP
+#define LOOM_FORMAT_ASSEMBLY_ASSEMBLE_HPP
 
 
 #include <boost/mp11/algorithm.hpp>
@@ -4437,8 +4507,8 @@ tensor<T, To> convert(const basic_tensor<T, From, Owning>& from) {
 
 }  // namespace loom
 
-#endif  // LOOM_FORMAT_ASSEMBLE_HPP
-// ---- end <loom/format/assemble.hpp>
+#endif  // LOOM_FORMAT_ASSEMBLY_ASSEMBLE_HPP
+// ---- end <loom/format/assembly/assemble.hpp>
 
 #endif  // LOOM_FORMAT_TENSOR_HPP
 // ---- end <loom/format/tensor.hpp>
@@ -10644,6 +10714,7 @@ inline constexpr auto short_fiber_loops = []<std::size_t... Ks>(std::index_seque
   (add(iterated_levels_of<Plan, Ks>::depth, iterated_levels_of<Plan, Ks>::full,
        iterated_levels_of<Plan, Ks>::count),
    ...);
+  (void)add;  // no operand (an empty Ks)
   std::array<bool, stream::skip::max_loops> worth{};
   bool sparse_above = false;
   const std::size_t loops = Plan::index_count;  // a variable: g++ warns `d < 0` for a scalar
@@ -11113,20 +11184,20 @@ concept options_type = is_options<std::remove_cvref_t<T>>::value;
 #ifndef LOOM_EXEC_WRITE_OUTPUT_HPP
 #define LOOM_EXEC_WRITE_OUTPUT_HPP
 
-// ---- begin <loom/format/appender.hpp>
+// ---- begin <loom/format/assembly/appender.hpp>
 // Defines loom::detail::appender: builds a tensor's levels online from entries that arrive
-// sorted and unique in storage order (the sink of in-order sparse outputs) (format/).
+// sorted and unique in storage order (the sink of in-order sparse outputs) (format/assembly/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_APPENDER_HPP
-#define LOOM_FORMAT_APPENDER_HPP
+#ifndef LOOM_FORMAT_ASSEMBLY_APPENDER_HPP
+#define LOOM_FORMAT_ASSEMBLY_APPENDER_HPP
 
-// ---- begin <loom/format/append_arrays.hpp>
-// Defines the arrays a kernel's hot loop appends to (format/): append_array (the end of a growing
+// ---- begin <loom/format/assembly/append_arrays.hpp>
+// Defines the arrays a kernel's hot loop appends to (format/assembly/): append_array (the end of a growing
 // vector), fill_array (values of a known length) and row_writer (a csr-like output's rows, held
 // in registers); the appender and parallel::row_target hand them to the run loops.
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_FORMAT_APPEND_ARRAYS_HPP
-#define LOOM_FORMAT_APPEND_ARRAYS_HPP
+#ifndef LOOM_FORMAT_ASSEMBLY_APPEND_ARRAYS_HPP
+#define LOOM_FORMAT_ASSEMBLY_APPEND_ARRAYS_HPP
 
 
 #include <algorithm>
@@ -11306,8 +11377,8 @@ template <class T, class Pos, class Crd, bool Relative = false> struct row_write
 
 }  // namespace loom::detail
 
-#endif  // LOOM_FORMAT_APPEND_ARRAYS_HPP
-// ---- end <loom/format/append_arrays.hpp>
+#endif  // LOOM_FORMAT_ASSEMBLY_APPEND_ARRAYS_HPP
+// ---- end <loom/format/assembly/append_arrays.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -11718,24 +11789,26 @@ template <class T, class Format> class appender {
 
 }  // namespace loom::detail
 
-#endif  // LOOM_FORMAT_APPENDER_HPP
-// ---- end <loom/format/appender.hpp>
-// ---- begin <loom/optimize/choice/workspace_choice.hpp>
-// Defines the choice of a sparse output's workspace kind (dense, hashed, sorted) from the
-// estimated writes, entries and rows of a plan, cached per plan by a coarse statistics
-// signature (optimize/choice/).
+#endif  // LOOM_FORMAT_ASSEMBLY_APPENDER_HPP
+// ---- end <loom/format/assembly/appender.hpp>
+// ---- begin <loom/format/assembly/workspace.hpp>
+// Defines the Gustavson workspace sink of a sparse output written out of order: entries that
+// arrive in any order are accumulated per row in a workspace of one of three kinds (a dense
+// array with a touched list, an open-addressing hash table, a sorted list; its storage is
+// format/assembly/workspace_storage.hpp), then appended in order when the row ends
+// (format/assembly/).
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_OPTIMIZE_CHOICE_WORKSPACE_CHOICE_HPP
-#define LOOM_OPTIMIZE_CHOICE_WORKSPACE_CHOICE_HPP
+#ifndef LOOM_FORMAT_ASSEMBLY_WORKSPACE_HPP
+#define LOOM_FORMAT_ASSEMBLY_WORKSPACE_HPP
 
-// ---- begin <loom/stream/workspace_storage.hpp>
+// ---- begin <loom/format/assembly/workspace_storage.hpp>
 // Defines the storage of a Gustavson workspace: loom::workspace_kind and scoped_workspace (the
 // kind the optimizer chooses, or a test forces), the sorts of a row's keys, the layout of the
-// keys, and the arrays each thread keeps between kernels (stream/). The sink that writes through
-// them is stream/workspace.hpp.
+// keys, and the arrays each thread keeps between kernels (format/assembly/). The sink that writes through
+// them is format/assembly/workspace.hpp.
 // SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_WORKSPACE_STORAGE_HPP
-#define LOOM_STREAM_WORKSPACE_STORAGE_HPP
+#ifndef LOOM_FORMAT_ASSEMBLY_WORKSPACE_STORAGE_HPP
+#define LOOM_FORMAT_ASSEMBLY_WORKSPACE_STORAGE_HPP
 
 
 #include <algorithm>
@@ -12155,8 +12228,274 @@ template <class T = double> void release_workspace_buffers() {
 
 }  // namespace loom::stream
 
-#endif  // LOOM_STREAM_WORKSPACE_STORAGE_HPP
-// ---- end <loom/stream/workspace_storage.hpp>
+#endif  // LOOM_FORMAT_ASSEMBLY_WORKSPACE_STORAGE_HPP
+// ---- end <loom/format/assembly/workspace_storage.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace loom::stream {
+
+/// `KeyDepth` of a workspace whose key has more than one level (or is not known statically).
+inline constexpr std::size_t no_key_depth = ~std::size_t{0};
+
+/// A Gustavson workspace: the first `prefix` output levels are iterated in order by the outer
+/// loops; the rest arrive in any order, possibly repeated, and are accumulated per prefix
+/// ("row") in a workspace of kind `kind`, then appended in order when the row ends. `KeyDepth`,
+/// when the plan leaves one level to the workspace (SpGEMM's columns), is the loop depth of
+/// that level: the key is then that index, read without a loop over levels. `RowDepth`, when
+/// given, is the depth that fixes the last prefix level: the end of its indices flushes a row,
+/// a test the compiler folds at every loop instead of reading `prefix` per entry.
+template <class T, std::size_t N, class Out, std::size_t KeyDepth = no_key_depth,
+          std::size_t RowDepth = no_key_depth>
+struct workspace_sink {
+  using value_type = T;
+  Out& out;
+  std::array<std::int64_t, 32> at_depth{};
+  std::array<std::size_t, N> depth_of_level{};
+  std::array<std::int64_t, N> level_extent{};
+  std::size_t prefix = 0;  // output levels fixed by the outer loops
+  workspace_kind kind = workspace_kind::dense;
+  std::int64_t expected_row_entries = 0;  // sizes the hash table; it grows past half full
+  // dense: acc, seen, cells; hashed: slot_key (key + 1, 0 empty), slot_val, `touched` the used
+  // slots; sorted (and the hashed row's entries, sorted before they are appended): pairs
+  workspace_buffers<T> buf{};
+  std::uint64_t mask = 0;
+  bool clean = false;      // finished: the buffers may go back to the thread's spare ones
+  std::int64_t space = 0;  // cells of a row: dense keys are below it
+  // hashed and sorted keys pack the row's levels into bit fields when they fit in 62 bits (no
+  // divisions to unpack them, and a sort can skip fields); otherwise they are mixed-radix
+  bool packed = false;
+  std::array<int, N> shift{};
+  std::array<std::int64_t, N> field{};  // (1 << bits of the level) - 1
+  int key_bits = 0;                     // bits of a packed key
+  int sorted_bits = 0;                  // low bits already in order as the entries arrive
+
+  // a matrix whose rows the workspace holds (SpGEMM's: the key is the column) into a csr-like
+  // output: a row is stored whole (append_row), and the per-entry paths are not compiled
+  static constexpr bool whole_rows =
+      N == 2 && KeyDepth != no_key_depth && requires { requires Out::by_rows; };
+
+  ~workspace_sink() {
+    if (clean) buf.keep_as_spare();  // an exception left them dirty
+  }
+
+  void init() {
+    buf.take_spare();  // clean, possibly empty
+    clean = false;
+    const detail::workspace_keys keys = detail::plan_workspace_keys(
+        N, prefix, level_extent.data(), depth_of_level.data(), kind, shift.data(), field.data());
+    space = keys.space;
+    key_bits = keys.key_bits;
+    packed = keys.packed;
+    sorted_bits = keys.sorted_bits;
+    mask = buf.prepare(kind, space, expected_row_entries);
+  }
+  LOOM_FORCE_INLINE std::int64_t key() const {
+    // one level: packed, its shift is 0; mixed-radix, 0 · extent + index; either way the index
+    if constexpr (KeyDepth != no_key_depth) return at_depth[KeyDepth];
+    std::int64_t key = 0;
+    if (packed) {
+      for (std::size_t k = prefix; k < N; ++k) key |= at_depth[depth_of_level[k]] << shift[k];
+    } else {
+      for (std::size_t k = prefix; k < N; ++k)
+        key = key * level_extent[k] + at_depth[depth_of_level[k]];
+    }
+    return key;
+  }
+  static LOOM_FORCE_INLINE std::uint64_t hash(std::int64_t key) {
+    return detail::workspace_hash(key);
+  }
+  LOOM_FORCE_INLINE void push(const T& v) {
+    const std::int64_t kk = key();
+    if (kind == workspace_kind::dense) {
+      if (!buf.seen[kk]) {
+        buf.seen[kk] = 1;
+        buf.cells.push_back(static_cast<std::uint32_t>(kk));  // below 2^26 cells
+        buf.acc[kk] = v;
+      } else {
+        buf.acc[kk] = semiring_traits<T>::add(buf.acc[kk], v);
+      }
+    } else if (kind == workspace_kind::hashed) {
+      for (std::uint64_t s = hash(kk) & mask;; s = (s + 1) & mask) {
+        if (buf.slot_key[s] == kk + 1) {
+          buf.slot_val[s] = semiring_traits<T>::add(buf.slot_val[s], v);
+          return;
+        }
+        if (buf.slot_key[s] == 0) {
+          buf.slot_key[s] = kk + 1;
+          buf.slot_val[s] = v;
+          buf.touched.push_back(static_cast<std::int64_t>(s));
+          if (2 * buf.touched.size() > mask + 1) resize_table(2 * (mask + 1));
+          return;
+        }
+      }
+    } else {
+      buf.pairs.emplace_back(kk, v);
+    }
+  }
+  // the loop at depth d finished one index: flush when d fixes the last prefix level
+  LOOM_FORCE_INLINE bool end_of(std::size_t d) {
+    if constexpr (RowDepth != no_key_depth) {
+      if (d == RowDepth) flush();
+    } else if (prefix > 0 && d == depth_of_level[prefix - 1]) {
+      flush();
+    }
+    return false;  // a row's entries always fit (the workspace grows)
+  }
+  void finish() {
+    if (prefix == 0) flush();
+    clean = true;
+  }
+  void restart() {}  // entries go to `out.push`: nothing to take again per chunk
+  void flush() {
+    if (kind == workspace_kind::dense)
+      flush_dense();
+    else if (whole_rows || packed)  // a whole row's key is its column, whatever its width
+      flush_pairs<true>();
+    else if constexpr (!whole_rows)
+      flush_pairs<false>();
+  }
+
+ private:
+  // the row's fixed coordinates, the rest filled in per entry by `unpack`
+  std::array<std::int64_t, N> row_coordinates() const {
+    std::array<std::int64_t, N> c{};
+    for (std::size_t k = 0; k < prefix; ++k) c[k] = at_depth[depth_of_level[k]];
+    return c;
+  }
+  // one branch-free decoder per flush loop keeps the appender's push inlined in it
+  template <bool Packed>
+  LOOM_FORCE_INLINE void unpack(std::array<std::int64_t, N>& c, std::int64_t kk) const {
+    if constexpr (Packed) {
+      for (std::size_t k = prefix; k < N; ++k) c[k] = (kk >> shift[k]) & field[k];
+    } else {  // mixed radix; the outermost level is what remains (no division for one level)
+      for (std::size_t k = N - 1; k > prefix; --k) {
+        c[k] = kk % level_extent[k];
+        kk /= level_extent[k];
+      }
+      c[prefix] = kk;
+    }
+  }
+  void flush_dense() {
+    if (buf.cells.size() < detail::radix_sort_min)
+      detail::sort_workspace_cells(buf.cells, buf.scratch_cells);  // most rows
+    else
+      detail::sort_by_key<true>(buf.cells, buf.scratch_cells, buf.counts, space,
+                                detail::key_identity{});
+    if constexpr (whole_rows) {  // its length known, its entries stored like the hand loop's
+      T* acc = buf.acc.data();
+      unsigned char* seen = buf.seen.data();
+      const std::uint32_t* cells = buf.cells.data();
+      out.append_row(at_depth[depth_of_level[0]], buf.cells.size(), [&](std::size_t e) {
+        const std::uint32_t kk = cells[e];
+        const T v = acc[kk];
+        acc[kk] = semiring_traits<T>::zero();
+        seen[kk] = 0;
+        return std::pair<std::int64_t, T>{kk, v};
+      });
+    } else {
+      std::array<std::int64_t, N> c = row_coordinates();
+      for (const std::int64_t kk : buf.cells) {
+        unpack<false>(c, kk);
+        out.push(c, buf.acc[kk]);
+        buf.acc[kk] = semiring_traits<T>::zero();
+        buf.seen[kk] = 0;
+      }
+    }
+    buf.cells.clear();
+  }
+  template <bool Packed> void flush_pairs() {
+    constexpr detail::key_first by_key{};
+    const bool unique = kind == workspace_kind::hashed;
+    if (unique) {  // the table's slots were taken in arrival order
+      for (std::int64_t s : buf.touched) {
+        buf.pairs.emplace_back(buf.slot_key[s] - 1, buf.slot_val[s]);
+        buf.slot_key[s] = 0;
+      }
+      buf.touched.clear();
+    }
+    // one workspace over a csr-like output whose columns arrive in order (a transpose): a
+    // counting sort on the row places the entries straight into the output's arrays
+    if constexpr (Packed && RowDepth == no_key_depth &&
+                  requires { requires Out::rows_of_columns; }) {
+      if (prefix == 0 && sorted_bits >= shift[0]) {
+        const auto& p = buf.pairs;
+        out.fill_by_rows(
+            p.size(), [&](std::size_t e) { return p[e].first >> shift[0]; },
+            [&](std::size_t e) { return p[e].first & field[1]; },
+            [&](std::size_t e) { return p[e].second; }, !unique);
+        buf.pairs.clear();
+        return;
+      }
+    }
+    // stable: a sorted row's duplicates are added in the order they were written
+    if constexpr (Packed) {
+      if (unique)
+        detail::sort_bits<true>(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits,
+                                by_key);
+      else
+        detail::sort_bits(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits, by_key);
+    } else {
+      if (unique)
+        detail::sort_by_key<true>(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
+      else
+        detail::sort_by_key(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
+    }
+    if constexpr (whole_rows) {  // a matrix row, its keys its columns: stored as a whole
+      auto& pairs = buf.pairs;
+      if (!unique) {  // the sorted kind: repeats are next to each other, added in order
+        std::size_t kept = 0;
+        for (std::size_t q = 0; q < pairs.size(); ++q) {
+          if (kept > 0 && pairs[kept - 1].first == pairs[q].first)
+            pairs[kept - 1].second =
+                semiring_traits<T>::add(pairs[kept - 1].second, pairs[q].second);
+          else
+            pairs[kept++] = pairs[q];
+        }
+        pairs.resize(kept);
+      }
+      const auto* row = pairs.data();
+      out.append_row(at_depth[depth_of_level[0]], pairs.size(),
+                     [&](std::size_t e) { return row[e]; });
+    } else {
+      std::array<std::int64_t, N> c = row_coordinates();
+      for (std::size_t q = 0; q < buf.pairs.size();) {
+        T v = buf.pairs[q].second;
+        std::size_t r = q + 1;
+        for (; r < buf.pairs.size() && buf.pairs[r].first == buf.pairs[q].first; ++r)
+          v = semiring_traits<T>::add(v, buf.pairs[r].second);
+        unpack<Packed>(c, buf.pairs[q].first);
+        out.push(c, v);
+        q = r;
+      }
+    }
+    buf.pairs.clear();
+  }
+
+  // a table of `capacity` slots (a power of two) holding the entries already in the old one
+  void resize_table(std::uint64_t capacity) {
+    buf.resize_table(capacity);
+    mask = capacity - 1;
+  }
+};
+
+}  // namespace loom::stream
+
+#endif  // LOOM_FORMAT_ASSEMBLY_WORKSPACE_HPP
+// ---- end <loom/format/assembly/workspace.hpp>
+// ---- begin <loom/optimize/choice/workspace_choice.hpp>
+// Defines the choice of a sparse output's workspace kind (dense, hashed, sorted) from the
+// estimated writes, entries and rows of a plan, cached per plan by a coarse statistics
+// signature (optimize/choice/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_OPTIMIZE_CHOICE_WORKSPACE_CHOICE_HPP
+#define LOOM_OPTIMIZE_CHOICE_WORKSPACE_CHOICE_HPP
+
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -13614,7 +13953,7 @@ template <class T, class Crd> struct row_target {
     vals.resize(at + n);
     loom::detail::store_row(crd.data() + at, vals.data() + at, n, entry);
   }
-  // an in-order chunk appends as the serial appender does (format/appender.hpp): the writer
+  // an in-order chunk appends as the serial appender does (format/assembly/appender.hpp): the writer
   // is taken when the chunk starts (stream::append_sink::restart) and returned at its end
   using writer = loom::detail::row_writer<T, std::int64_t, Crd, true>;
   writer take_writer() {
@@ -13811,273 +14150,6 @@ template <class Lhs, class Rhs> struct pattern_of {
 
 #endif  // LOOM_PLAN_PATTERN_HPP
 // ---- end <loom/plan/pattern.hpp>
-// ---- begin <loom/stream/workspace.hpp>
-// Defines the Gustavson workspace sink of a sparse output written out of order: entries that
-// arrive in any order are accumulated per row in a workspace of one of three kinds (a dense
-// array with a touched list, an open-addressing hash table, a sorted list; its storage is
-// stream/workspace_storage.hpp), then appended in order when the row ends (stream/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_STREAM_WORKSPACE_HPP
-#define LOOM_STREAM_WORKSPACE_HPP
-
-
-#include <algorithm>
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <utility>
-#include <vector>
-
-namespace loom::stream {
-
-/// `KeyDepth` of a workspace whose key has more than one level (or is not known statically).
-inline constexpr std::size_t no_key_depth = ~std::size_t{0};
-
-/// A Gustavson workspace: the first `prefix` output levels are iterated in order by the outer
-/// loops; the rest arrive in any order, possibly repeated, and are accumulated per prefix
-/// ("row") in a workspace of kind `kind`, then appended in order when the row ends. `KeyDepth`,
-/// when the plan leaves one level to the workspace (SpGEMM's columns), is the loop depth of
-/// that level: the key is then that index, read without a loop over levels. `RowDepth`, when
-/// given, is the depth that fixes the last prefix level: the end of its indices flushes a row,
-/// a test the compiler folds at every loop instead of reading `prefix` per entry.
-template <class T, std::size_t N, class Out, std::size_t KeyDepth = no_key_depth,
-          std::size_t RowDepth = no_key_depth>
-struct workspace_sink {
-  using value_type = T;
-  Out& out;
-  std::array<std::int64_t, 32> at_depth{};
-  std::array<std::size_t, N> depth_of_level{};
-  std::array<std::int64_t, N> level_extent{};
-  std::size_t prefix = 0;  // output levels fixed by the outer loops
-  workspace_kind kind = workspace_kind::dense;
-  std::int64_t expected_row_entries = 0;  // sizes the hash table; it grows past half full
-  // dense: acc, seen, cells; hashed: slot_key (key + 1, 0 empty), slot_val, `touched` the used
-  // slots; sorted (and the hashed row's entries, sorted before they are appended): pairs
-  workspace_buffers<T> buf{};
-  std::uint64_t mask = 0;
-  bool clean = false;      // finished: the buffers may go back to the thread's spare ones
-  std::int64_t space = 0;  // cells of a row: dense keys are below it
-  // hashed and sorted keys pack the row's levels into bit fields when they fit in 62 bits (no
-  // divisions to unpack them, and a sort can skip fields); otherwise they are mixed-radix
-  bool packed = false;
-  std::array<int, N> shift{};
-  std::array<std::int64_t, N> field{};  // (1 << bits of the level) - 1
-  int key_bits = 0;                     // bits of a packed key
-  int sorted_bits = 0;                  // low bits already in order as the entries arrive
-
-  // a matrix whose rows the workspace holds (SpGEMM's: the key is the column) into a csr-like
-  // output: a row is stored whole (append_row), and the per-entry paths are not compiled
-  static constexpr bool whole_rows =
-      N == 2 && KeyDepth != no_key_depth && requires { requires Out::by_rows; };
-
-  ~workspace_sink() {
-    if (clean) buf.keep_as_spare();  // an exception left them dirty
-  }
-
-  void init() {
-    buf.take_spare();  // clean, possibly empty
-    clean = false;
-    const detail::workspace_keys keys = detail::plan_workspace_keys(
-        N, prefix, level_extent.data(), depth_of_level.data(), kind, shift.data(), field.data());
-    space = keys.space;
-    key_bits = keys.key_bits;
-    packed = keys.packed;
-    sorted_bits = keys.sorted_bits;
-    mask = buf.prepare(kind, space, expected_row_entries);
-  }
-  LOOM_FORCE_INLINE std::int64_t key() const {
-    // one level: packed, its shift is 0; mixed-radix, 0 · extent + index; either way the index
-    if constexpr (KeyDepth != no_key_depth) return at_depth[KeyDepth];
-    std::int64_t key = 0;
-    if (packed) {
-      for (std::size_t k = prefix; k < N; ++k) key |= at_depth[depth_of_level[k]] << shift[k];
-    } else {
-      for (std::size_t k = prefix; k < N; ++k)
-        key = key * level_extent[k] + at_depth[depth_of_level[k]];
-    }
-    return key;
-  }
-  static LOOM_FORCE_INLINE std::uint64_t hash(std::int64_t key) {
-    return detail::workspace_hash(key);
-  }
-  LOOM_FORCE_INLINE void push(const T& v) {
-    const std::int64_t kk = key();
-    if (kind == workspace_kind::dense) {
-      if (!buf.seen[kk]) {
-        buf.seen[kk] = 1;
-        buf.cells.push_back(static_cast<std::uint32_t>(kk));  // below 2^26 cells
-        buf.acc[kk] = v;
-      } else {
-        buf.acc[kk] = semiring_traits<T>::add(buf.acc[kk], v);
-      }
-    } else if (kind == workspace_kind::hashed) {
-      for (std::uint64_t s = hash(kk) & mask;; s = (s + 1) & mask) {
-        if (buf.slot_key[s] == kk + 1) {
-          buf.slot_val[s] = semiring_traits<T>::add(buf.slot_val[s], v);
-          return;
-        }
-        if (buf.slot_key[s] == 0) {
-          buf.slot_key[s] = kk + 1;
-          buf.slot_val[s] = v;
-          buf.touched.push_back(static_cast<std::int64_t>(s));
-          if (2 * buf.touched.size() > mask + 1) resize_table(2 * (mask + 1));
-          return;
-        }
-      }
-    } else {
-      buf.pairs.emplace_back(kk, v);
-    }
-  }
-  // the loop at depth d finished one index: flush when d fixes the last prefix level
-  LOOM_FORCE_INLINE bool end_of(std::size_t d) {
-    if constexpr (RowDepth != no_key_depth) {
-      if (d == RowDepth) flush();
-    } else if (prefix > 0 && d == depth_of_level[prefix - 1]) {
-      flush();
-    }
-    return false;  // a row's entries always fit (the workspace grows)
-  }
-  void finish() {
-    if (prefix == 0) flush();
-    clean = true;
-  }
-  void restart() {}  // entries go to `out.push`: nothing to take again per chunk
-  void flush() {
-    if (kind == workspace_kind::dense)
-      flush_dense();
-    else if (whole_rows || packed)  // a whole row's key is its column, whatever its width
-      flush_pairs<true>();
-    else if constexpr (!whole_rows)
-      flush_pairs<false>();
-  }
-
- private:
-  // the row's fixed coordinates, the rest filled in per entry by `unpack`
-  std::array<std::int64_t, N> row_coordinates() const {
-    std::array<std::int64_t, N> c{};
-    for (std::size_t k = 0; k < prefix; ++k) c[k] = at_depth[depth_of_level[k]];
-    return c;
-  }
-  // one branch-free decoder per flush loop keeps the appender's push inlined in it
-  template <bool Packed>
-  LOOM_FORCE_INLINE void unpack(std::array<std::int64_t, N>& c, std::int64_t kk) const {
-    if constexpr (Packed) {
-      for (std::size_t k = prefix; k < N; ++k) c[k] = (kk >> shift[k]) & field[k];
-    } else {  // mixed radix; the outermost level is what remains (no division for one level)
-      for (std::size_t k = N - 1; k > prefix; --k) {
-        c[k] = kk % level_extent[k];
-        kk /= level_extent[k];
-      }
-      c[prefix] = kk;
-    }
-  }
-  void flush_dense() {
-    if (buf.cells.size() < detail::radix_sort_min)
-      detail::sort_workspace_cells(buf.cells, buf.scratch_cells);  // most rows
-    else
-      detail::sort_by_key<true>(buf.cells, buf.scratch_cells, buf.counts, space,
-                                detail::key_identity{});
-    if constexpr (whole_rows) {  // its length known, its entries stored like the hand loop's
-      T* acc = buf.acc.data();
-      unsigned char* seen = buf.seen.data();
-      const std::uint32_t* cells = buf.cells.data();
-      out.append_row(at_depth[depth_of_level[0]], buf.cells.size(), [&](std::size_t e) {
-        const std::uint32_t kk = cells[e];
-        const T v = acc[kk];
-        acc[kk] = semiring_traits<T>::zero();
-        seen[kk] = 0;
-        return std::pair<std::int64_t, T>{kk, v};
-      });
-    } else {
-      std::array<std::int64_t, N> c = row_coordinates();
-      for (const std::int64_t kk : buf.cells) {
-        unpack<false>(c, kk);
-        out.push(c, buf.acc[kk]);
-        buf.acc[kk] = semiring_traits<T>::zero();
-        buf.seen[kk] = 0;
-      }
-    }
-    buf.cells.clear();
-  }
-  template <bool Packed> void flush_pairs() {
-    constexpr detail::key_first by_key{};
-    const bool unique = kind == workspace_kind::hashed;
-    if (unique) {  // the table's slots were taken in arrival order
-      for (std::int64_t s : buf.touched) {
-        buf.pairs.emplace_back(buf.slot_key[s] - 1, buf.slot_val[s]);
-        buf.slot_key[s] = 0;
-      }
-      buf.touched.clear();
-    }
-    // one workspace over a csr-like output whose columns arrive in order (a transpose): a
-    // counting sort on the row places the entries straight into the output's arrays
-    if constexpr (Packed && RowDepth == no_key_depth &&
-                  requires { requires Out::rows_of_columns; }) {
-      if (prefix == 0 && sorted_bits >= shift[0]) {
-        const auto& p = buf.pairs;
-        out.fill_by_rows(
-            p.size(), [&](std::size_t e) { return p[e].first >> shift[0]; },
-            [&](std::size_t e) { return p[e].first & field[1]; },
-            [&](std::size_t e) { return p[e].second; }, !unique);
-        buf.pairs.clear();
-        return;
-      }
-    }
-    // stable: a sorted row's duplicates are added in the order they were written
-    if constexpr (Packed) {
-      if (unique)
-        detail::sort_bits<true>(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits,
-                                by_key);
-      else
-        detail::sort_bits(buf.pairs, buf.scratch_pairs, buf.counts, sorted_bits, key_bits, by_key);
-    } else {
-      if (unique)
-        detail::sort_by_key<true>(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
-      else
-        detail::sort_by_key(buf.pairs, buf.scratch_pairs, buf.counts, space, by_key);
-    }
-    if constexpr (whole_rows) {  // a matrix row, its keys its columns: stored as a whole
-      auto& pairs = buf.pairs;
-      if (!unique) {  // the sorted kind: repeats are next to each other, added in order
-        std::size_t kept = 0;
-        for (std::size_t q = 0; q < pairs.size(); ++q) {
-          if (kept > 0 && pairs[kept - 1].first == pairs[q].first)
-            pairs[kept - 1].second =
-                semiring_traits<T>::add(pairs[kept - 1].second, pairs[q].second);
-          else
-            pairs[kept++] = pairs[q];
-        }
-        pairs.resize(kept);
-      }
-      const auto* row = pairs.data();
-      out.append_row(at_depth[depth_of_level[0]], pairs.size(),
-                     [&](std::size_t e) { return row[e]; });
-    } else {
-      std::array<std::int64_t, N> c = row_coordinates();
-      for (std::size_t q = 0; q < buf.pairs.size();) {
-        T v = buf.pairs[q].second;
-        std::size_t r = q + 1;
-        for (; r < buf.pairs.size() && buf.pairs[r].first == buf.pairs[q].first; ++r)
-          v = semiring_traits<T>::add(v, buf.pairs[r].second);
-        unpack<Packed>(c, buf.pairs[q].first);
-        out.push(c, v);
-        q = r;
-      }
-    }
-    buf.pairs.clear();
-  }
-
-  // a table of `capacity` slots (a power of two) holding the entries already in the old one
-  void resize_table(std::uint64_t capacity) {
-    buf.resize_table(capacity);
-    mask = capacity - 1;
-  }
-};
-
-}  // namespace loom::stream
-
-#endif  // LOOM_STREAM_WORKSPACE_HPP
-// ---- end <loom/stream/workspace.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/bind.hpp>
@@ -15534,14 +15606,14 @@ template <class E, class K> constexpr void hoist_first(const E& e, K&& k) {
 #include <boost/mp11/algorithm.hpp>
 
 #include <cstdint>
+#include <span>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
-namespace loom::plan {
-
-namespace detail {
+namespace loom::detail {
 
 template <class T> std::string tensor_label(const T& t, std::size_t ordinal) {
   return t.name().empty() ? "T" + std::to_string(ordinal) : t.name();
@@ -15549,7 +15621,7 @@ template <class T> std::string tensor_label(const T& t, std::size_t ordinal) {
 
 // "aliasing: the output's storage is also read by x ...", when it is (format/memory.hpp).
 template <class Lhs, class Rhs> std::string aliasing_line(const Lhs& lhs, const Rhs& rhs) {
-  const std::string names = loom::detail::aliased_operands(lhs.tensor, rhs);
+  const std::string names = aliased_operands(lhs.tensor, rhs);
   if (names.empty()) return "";
   return "aliasing: the output's storage is also read by " + names +
          ": the result is computed into a copy, which then replaces the output\n";
@@ -15561,74 +15633,221 @@ template <class... Is> std::string index_list() {
   return s;
 }
 
-/// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
-template <class E> std::string to_string(const E& e, std::size_t& ordinal) {
-  if constexpr (requires { e.tensor; }) {
-    return [&]<class T, class... Is>(const expr::access<T, Is...>& a) {
-      return tensor_label(*a.tensor, ordinal++) + "(" + index_list<Is...>() + ")";
-    }(e);
+// An expression's text is a constant with holes (expression_pattern<E>): a label hole where an
+// access names its tensor, a value hole where a literal or a divisor is known only at run time.
+// A kernel then costs one constant and two small walks, not a string function per node type.
+
+inline constexpr char label_hole = '\x01';
+inline constexpr char value_hole = '\x02';
+
+template <class E> constexpr void write_expression(text_sink& s);
+
+template <class T, class... Is>
+constexpr void write_node(text_sink& s, const expr::access<T, Is...>*) {
+  s.put(std::string_view(&label_hole, 1));
+  s.put("(");
+  bool first = true;
+  ((s.put(first ? "" : ","), s.put(Is::name), first = false), ...);
+  s.put(")");
+}
+template <class T> constexpr void write_node(text_sink& s, const expr::literal<T>*) {
+  s.put(std::string_view(&value_hole, 1));
+}
+template <class L, class R> constexpr void write_node(text_sink& s, const expr::add<L, R>*) {
+  s.put("(");
+  write_expression<L>(s);
+  s.put(" + ");
+  write_expression<R>(s);
+  s.put(")");
+}
+template <class L, class R> constexpr void write_node(text_sink& s, const expr::mul<L, R>*) {
+  write_expression<L>(s);
+  s.put(" * ");
+  write_expression<R>(s);
+}
+template <class P, class B> constexpr void write_node(text_sink& s, const expr::where<P, B>*) {
+  s.put("where(");
+  write_expression<P>(s);
+  s.put(", ");
+  write_expression<B>(s);
+  s.put(")");
+}
+template <class Op, class I, class B>
+constexpr void write_node(text_sink& s, const expr::aggregate<Op, I, B>*) {
+  s.put(Op::name);
+  s.put("(");
+  s.put(I::name);
+  s.put(", ");
+  write_expression<B>(s);
+  s.put(")");
+}
+template <class I, class B> constexpr void write_node(text_sink& s, const expr::sum<I, B>*) {
+  s.put("sum(");
+  s.put(I::name);
+  s.put(", ");
+  write_expression<B>(s);
+  s.put(")");
+}
+template <class I, class B> constexpr void write_node(text_sink& s, const expr::expand<I, B>*) {
+  s.put("expand(");
+  s.put(I::name);
+  s.put(", ");
+  write_expression<B>(s);
+  s.put(")");
+}
+template <class F> constexpr std::string_view map_name() {
+  if constexpr (requires { F::symbol; })
+    return F::symbol;
+  else
+    return "f";
+}
+// How a map of F over N arguments is written.
+enum class map_form { call, infix, negation, divisor, generic };
+template <class F, std::size_t N> constexpr map_form map_form_of() {
+  constexpr std::string_view name = map_name<F>();
+  if (name != "f" && name != "scale" && !name.empty() && name[0] >= 'a' && name[0] <= 'z')
+    return map_form::call;                            // exp(x), max(x, y)
+  if (N == 2 && name != "f") return map_form::infix;  // (x < y)
+  if (N == 1 && name == "-") return map_form::negation;
+  if constexpr (requires(const F& f) { f.divisor; })
+    if (N == 1) return map_form::divisor;  // x / 4: the divisor is a run-time value
+  return map_form::generic;                // map(f, x, y)
+}
+
+template <class F, class... Es>
+constexpr void write_node(text_sink& s, const expr::map<F, Es...>*) {
+  using args = boost::mp11::mp_list<Es...>;
+  constexpr std::string_view name = map_name<F>();
+  constexpr map_form form = map_form_of<F, sizeof...(Es)>();
+  bool first = true;
+  if constexpr (form == map_form::call) {
+    s.put(name);
+    s.put("(");
+    ((s.put(first ? "" : ", "), write_expression<Es>(s), first = false), ...);
+    s.put(")");
+  } else if constexpr (form == map_form::infix) {
+    s.put("(");
+    write_expression<boost::mp11::mp_at_c<args, 0>>(s);
+    s.put(" ");
+    s.put(name);
+    s.put(" ");
+    write_expression<boost::mp11::mp_at_c<args, 1>>(s);
+    s.put(")");
+  } else if constexpr (form == map_form::negation) {
+    s.put("-");
+    write_expression<Es...>(s);
+  } else if constexpr (form == map_form::divisor) {
+    write_expression<Es...>(s);
+    s.put(" / ");
+    s.put(std::string_view(&value_hole, 1));
+  } else {
+    s.put("map(");
+    s.put(name);
+    ((s.put(", "), write_expression<Es>(s)), ...);
+    s.put(")");
+  }
+  (void)first;
+}
+template <class E> constexpr void write_expression(text_sink& s) {
+  write_node(s, static_cast<const E*>(nullptr));
+}
+
+template <class E> struct expression_writer {
+  static constexpr void write(text_sink& s) { write_expression<E>(s); }
+};
+/// E's text with a label hole per access and a value hole per run-time value.
+template <class E>
+inline constexpr std::string_view expression_pattern = static_text<expression_writer<E>>::view;
+
+/// The text of a literal's value: "2", "0.5".
+template <class T> std::string literal_text(const T& value) {
+  std::ostringstream s;
+  if constexpr (requires { s << value; })
+    s << value;
+  else if constexpr (requires { s << value.value; })
+    s << value.value;
+  else
+    s << "literal";
+  return s.str();
+}
+
+/// The values E's value holes stand for, in order, appended to `out`.
+template <class E> void collect_values(const E& e, std::vector<std::string>& out) {
+  if constexpr (expression_pattern<E>.find(value_hole) == std::string_view::npos) {
+    (void)e, (void)out;
   } else if constexpr (requires { e.value; }) {
-    std::ostringstream s;
-    if constexpr (requires { s << e.value; })
-      s << e.value;
-    else if constexpr (requires { s << e.value.value; })
-      s << e.value.value;
-    else
-      s << "literal";
-    return s.str();
+    out.push_back(literal_text(e.value));
   } else if constexpr (requires {
                          e.lhs;
                          e.rhs;
                        }) {
-    constexpr bool is_add = requires { []<class L, class R>(const expr::add<L, R>&) {}(e); };
-    std::string l = to_string(e.lhs, ordinal);
-    std::string r = to_string(e.rhs, ordinal);
-    return is_add ? "(" + l + " + " + r + ")" : l + " * " + r;
+    collect_values(e.lhs, out);
+    collect_values(e.rhs, out);
   } else if constexpr (requires {
                          e.pred;
                          e.body;
                        }) {
-    std::string p = to_string(e.pred, ordinal);
-    return "where(" + p + ", " + to_string(e.body, ordinal) + ")";
+    collect_values(e.pred, out);
+    collect_values(e.body, out);
+  } else if constexpr (requires { e.body; }) {
+    collect_values(e.body, out);
   } else if constexpr (requires { e.args; }) {
-    using F = decltype(e.f);
-    std::string name = "f";
-    if constexpr (requires { F::symbol; }) name = std::string(F::symbol);
-    std::vector<std::string> args;
-    loom::detail::unpack([&](const auto&... a) { (args.push_back(to_string(a, ordinal)), ...); },
-                         e.args);
-    const bool word = name != "f" && name != "scale" && !name.empty() && name[0] >= 'a' &&
-                      name[0] <= 'z';  // exp, log, max: a call
-    if (word) return name + "(" + args[0] + (args.size() == 2 ? ", " + args[1] : "") + ")";
-    if (args.size() == 2 && name != "f") return "(" + args[0] + " " + name + " " + args[1] + ")";
-    if (name == "-") return "-" + args[0];
-    if constexpr (requires { e.f.divisor; }) {
-      std::ostringstream d;
-      d << e.f.divisor;
-      return args[0] + " / " + d.str();
-    }
-    std::string s = "map(" + name;
-    for (auto& a : args) s += ", " + a;
-    return s + ")";
-  } else if constexpr (requires {
-                         []<class Op, class I, class B>(const expr::aggregate<Op, I, B>&) {}(e);
-                       }) {
-    return [&]<class Op, class I, class B>(const expr::aggregate<Op, I, B>& n) {
-      return std::string(Op::name) + "(" + std::string(I::name) + ", " +
-             to_string(n.body, ordinal) + ")";
-    }(e);
-  } else {
-    return [&]<template <class, class> class Node, class I, class B>(const Node<I, B>& n) {
-      const bool is_sum = std::is_same_v<Node<I, B>, expr::sum<I, B>>;
-      return std::string(is_sum ? "sum(" : "expand(") + std::string(I::name) + ", " +
-             to_string(n.body, ordinal) + ")";
-    }(e);
+    unpack([&](const auto&... a) { (collect_values(a, out), ...); }, e.args);
+    if constexpr (map_form_of<decltype(e.f), std::tuple_size_v<decltype(e.args)>>() ==
+                  map_form::divisor)
+      out.push_back(literal_text(e.f.divisor));
   }
 }
 
-}  // namespace detail
+/// Fills a pattern's holes: label holes from `labels`, the k-th shown as `unnamed` when empty
+/// (or, if `unnamed` is empty, as "T<first + k>"); value holes from `values`.
+LOOM_DECL std::string fill_pattern(std::string_view pattern,
+                                   std::span<const std::string_view> labels,
+                                   std::size_t first_ordinal, std::span<const std::string> values,
+                                   std::string_view unnamed = {});
 
-namespace detail {
+template <class A> std::string_view access_label(const void* access) {
+  return static_cast<const A*>(access)->tensor->name();
+}
+/// The names of E's tensors in for_each_access order ("" when unnamed), into `out`.
+template <class E> void collect_labels(const E& e, std::vector<std::string_view>& out) {
+  using list = expr::accesses_t<E>;
+  constexpr std::size_t n = boost::mp11::mp_size<list>::value;
+  if constexpr (n != 0) {
+    const void* at[n];
+    expr::detail::collect_accesses(e, at);
+    [&]<class... A>(boost::mp11::mp_list<A...>) {
+      using label_fn = std::string_view (*)(const void*);
+      static constexpr label_fn labels[] = {&access_label<A>...};
+      for (std::size_t k = 0; k < n; ++k) out.push_back(labels[k](at[k]));
+    }(list{});
+  }
+}
+
+/// `lhs = rhs` in index notation, named as explain() names them: an unnamed output "out", an
+/// unnamed operand "T<its ordinal>".
+template <class Lhs, class Rhs>
+std::string assignment_text(const Lhs& lhs, const Rhs& rhs, bool accumulate = false) {
+  const std::string_view output = lhs.tensor->name();
+  std::vector<std::string_view> labels;
+  std::vector<std::string> values;
+  collect_labels(rhs, labels);
+  collect_values(rhs, values);
+  return fill_pattern(expression_pattern<Lhs>, {&output, 1}, 0, {}, "out") +
+         (accumulate ? " += " : " = ") + fill_pattern(expression_pattern<Rhs>, labels, 0, values);
+}
+
+/// Index notation of an expression, with tensor names (or T0, T1, ... by access ordinal).
+template <class E> std::string to_string(const E& e, std::size_t& ordinal) {
+  std::vector<std::string_view> labels;
+  std::vector<std::string> values;
+  collect_labels(e, labels);
+  collect_values(e, values);
+  std::string text = fill_pattern(expression_pattern<E>, labels, ordinal, values);
+  ordinal += labels.size();
+  return text;
+}
+
 template <class P, class Lhs, class Rhs>
 std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& preamble) {
   using order = typename P::order;
@@ -15732,11 +15951,11 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   std::string vector_note;
   {
     using out_value = typename out_t::value_type;
-    using root = loom::detail::root_stream_t<P, Rhs>;
+    using root = root_stream_t<P, Rhs>;
     constexpr auto shape = [] {
       if constexpr (out_t::format_type::all_dense && out_t::order > 0) {
         // the output's last stored mode is the innermost loop: its rows are contiguous there
-        constexpr auto depth = loom::detail::output_depths<order, Lhs, out_t::order>;
+        constexpr auto depth = output_depths<order, Lhs, out_t::order>;
         constexpr std::size_t last = out_t::format_type::modes[out_t::order - 1];
         if constexpr (depth[last] + 1 == boost::mp11::mp_size<order>::value)
           return stream::lanes::shape_of<root, out_value>();
@@ -15860,9 +16079,9 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
     s << "written in place (locate and accumulate)";
   else if constexpr (out_format::dense_over_bitmap && out_t::owning)
     s << "written in place (locate and accumulate, presence bit set per cell)";
-  else if constexpr (P::output_in_order && pattern_of<Lhs, Rhs>::shares &&
-                     loom::detail::rows_of_columns<out_format>)
-    s << "written on the pattern of " << ops[pattern_of<Lhs, Rhs>::ordinal].label
+  else if constexpr (P::output_in_order && plan::pattern_of<Lhs, Rhs>::shares &&
+                     rows_of_columns<out_format>)
+    s << "written on the pattern of " << ops[plan::pattern_of<Lhs, Rhs>::ordinal].label
       << " (its positions and coordinates copied, values computed in its order)";
   else if constexpr (P::output_in_order)
     s << "assembled by in-order append";
@@ -15880,9 +16099,9 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
       s << ")";
     }
     // csr-like, its columns in the outermost loop: a hashed or sorted workspace fills it by a
-    // counting sort on the row (stream/workspace.hpp)
+    // counting sort on the row (format/assembly/workspace.hpp)
     constexpr bool by_rows = [] {
-      if constexpr (P::output_prefix == 0 && loom::detail::rows_of_columns<out_format>) {
+      if constexpr (P::output_prefix == 0 && rows_of_columns<out_format>) {
         using column = boost::mp11::mp_at_c<expr::free_indices_t<Lhs>, out_format::modes[1]>;
         return boost::mp11::mp_find<typename P::order, column>::value == 0;
       } else {
@@ -15893,9 +16112,8 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
       s << ", placed by row when it ends (a counting sort, unless dense)\n  ";
     else
       s << ", appended in order when it ends\n  ";
-    if (loom::detail::forced_workspace) {
-      s << workspace_kind_name(*loom::detail::forced_workspace)
-        << " workspace, forced by loom::scoped_workspace";
+    if (forced_workspace) {
+      s << workspace_kind_name(*forced_workspace) << " workspace, forced by loom::scoped_workspace";
     } else {
       loom::statistics_cache stats;
       s << optimize::describe_workspace_choice(
@@ -15905,9 +16123,7 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
   s << "\n";
   return s.str();
 }
-}  // namespace detail
 
-namespace detail {
 // The skip policy per loop of plan P, as the evaluator chooses it under the options
 // (optimize/choice/skip_choice.hpp): among the instantiated candidates (`opt::skip_candidates<N>`),
 // as the runtime policy's codes (`opt::runtime_skips`) or fixed (`opt::fixed_skips`); empty for
@@ -15915,10 +16131,9 @@ namespace detail {
 template <class P, class Options, class Lhs, class Rhs>
 std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
   using skips = typename Options::skips;
-  if constexpr (!std::is_void_v<typename loom::detail::fixed_skips_of<skips>::type>) {
+  if constexpr (!std::is_void_v<typename fixed_skips_of<skips>::type>) {
     return "skip policies fixed by the options (by loop): " +
-           loom::detail::skip_list_name<typename loom::detail::fixed_skips_of<skips>::type>::get() +
-           "\n";
+           skip_list_name<typename fixed_skips_of<skips>::type>::get() + "\n";
   } else if constexpr (Options::skip_cap > 1) {
     constexpr std::size_t cap = Options::skip_cap;
     if constexpr (boost::mp11::mp_size<optimize::skip_candidates_t<P, cap>>::value > 1) {
@@ -15941,8 +16156,36 @@ std::string skip_section(const Lhs& lhs, const Rhs& rhs, const Options& opts) {
   (void)lhs, (void)rhs, (void)opts;
   return {};
 }
-}  // namespace detail
-}  // namespace loom::plan
+}  // namespace loom::detail
+
+#if LOOM_HEADER_ONLY
+namespace loom::detail {
+LOOM_DEF std::string fill_pattern(std::string_view pattern,
+                                  std::span<const std::string_view> labels,
+                                  std::size_t first_ordinal, std::span<const std::string> values,
+                                  std::string_view unnamed) {
+  std::string text;
+  text.reserve(pattern.size() + 8 * labels.size());
+  std::size_t label = 0, value = 0;
+  for (const char c : pattern) {
+    if (c == label_hole && label < labels.size()) {
+      if (!labels[label].empty())
+        text += labels[label];
+      else if (!unnamed.empty())
+        text += unnamed;
+      else
+        text += "T" + std::to_string(first_ordinal + label);
+      ++label;
+    } else if (c == value_hole && value < values.size()) {
+      text += values[value++];
+    } else {
+      text += c;
+    }
+  }
+  return text;
+}
+}  // namespace loom::detail
+#endif  // LOOM_HEADER_ONLY
 
 #endif  // LOOM_EXEC_PLAN_TEXT_HPP
 // ---- end <loom/exec/plan_text.hpp>
@@ -16037,7 +16280,9 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, const auto& extent_by_id
 #include <cstddef>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace loom {
@@ -16255,37 +16500,62 @@ template <class D> void run_hoisted(const D& d) {
   });
 }
 
-// The decision's figures known before it runs.
-template <class D> void describe_decision(const D& d, kernel_report& r) {
-  std::size_t ordinal = 0;
-  r.kernel = plan::detail::to_string(d.lhs, ordinal) + (D::accumulate ? " += " : " = ") +
-             plan::detail::to_string(d.rhs, ordinal);
-  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(d.lhs.tensor)>>;
-  r.output_format = format_name<typename out_t::format_type>();
-  r.accumulate = D::accumulate;
-  r.hoisted = d.hoisted;
-  r.aliased = d.aliased;
-  r.cache_hit = d.cache_hit;
-  r.candidate = d.candidate;
-  r.candidates = D::candidate_count;
-  r.candidate_costs.assign(d.candidate_costs.begin(), d.candidate_costs.end());
-  if (d.hoisted) return;
-  d.with_plan([&](auto p) {
-    using P = typename decltype(p)::type;
-    boost::mp11::mp_for_each<typename P::order>([&](auto idx) {
-      r.loop_order += (r.loop_order.empty() ? "" : ",") + std::string(decltype(idx)::name);
-    });
-    constexpr skip_decision policy = skip_policy_of<P, typename D::options_type>();
-    constexpr std::size_t variants =
-        boost::mp11::mp_size<skip_variants_t<P, typename D::options_type>>::value;
-    r.skip_policy =
-        policy == skip_decision::fixed           ? "fixed by the options"
-        : policy == skip_decision::runtime_codes ? "codes chosen at run time"
-        : policy == skip_decision::candidates
-            ? "variant " + std::to_string(d.skip_variant) + " of " + std::to_string(variants)
-            : "static table";
-  });
-}
+// A decision type's report figures that types fix, as constants: the kernel's text with holes
+// for names and values, the output's format, each candidate's loop order and skip policy. One
+// non-template function (describe_decision) turns them and a run's choices into the report.
+struct decision_constants {
+  std::string_view output_pattern;  // plan_text.hpp's expression_pattern: "\x01(i)"
+  std::string_view kernel_pattern;  // the right-hand side's
+  std::string_view output_format;
+  const std::string_view* loop_orders;     // per candidate: "i,j"
+  const skip_decision* skip_policies;      // per candidate
+  const std::size_t* skip_variant_counts;  // per candidate
+  std::size_t candidates = 1;
+  bool accumulate = false;
+};
+// The choices one decision made at run time.
+struct decision_choices {
+  bool hoisted = false, aliased = false, cache_hit = false;
+  std::size_t candidate = 0, skip_variant = 0;
+  std::span<const double> candidate_costs;
+};
+/// Fills `r` with what is known before the kernel runs. The operands are named as explain()
+/// names them: an unnamed output "out", an unnamed operand "T<its ordinal>".
+LOOM_DECL void describe_decision(const decision_constants& k, const decision_choices& c,
+                                 std::string_view output_label,
+                                 std::span<const std::string_view> operand_labels,
+                                 std::span<const std::string> values, kernel_report& r);
+template <class P> struct loop_order_writer {
+  static constexpr void write(text_sink& s) {
+    bool first = true;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, typename P::order>>(
+        [&](auto idx) {
+          s.put(first ? "" : ",");
+          s.put(decltype(idx)::type::name);
+          first = false;
+        });
+  }
+};
+template <class D, class Candidates = std::make_index_sequence<D::candidate_count>>
+struct decision_tables;
+template <class D, std::size_t... C> struct decision_tables<D, std::index_sequence<C...>> {
+  using options = typename D::options_type;
+  using out_t = std::remove_const_t<std::remove_pointer_t<decltype(std::declval<D>().lhs.tensor)>>;
+  static constexpr std::string_view loop_orders[] = {
+      static_text<loop_order_writer<typename D::template plan_type<C>>>::view...};
+  static constexpr skip_decision skip_policies[] = {
+      skip_policy_of<typename D::template plan_type<C>, options>()...};
+  static constexpr std::size_t skip_variant_counts[] = {
+      boost::mp11::mp_size<skip_variants_t<typename D::template plan_type<C>, options>>::value...};
+  static constexpr decision_constants value{expression_pattern<typename D::lhs_type>,
+                                            expression_pattern<typename D::kernel_type>,
+                                            format_name_v<typename out_t::format_type>,
+                                            loop_orders,
+                                            skip_policies,
+                                            skip_variant_counts,
+                                            D::candidate_count,
+                                            D::accumulate};
+};
 
 /// Runs the decision: the hoisted sum first, or the plan decided with its skip policies (one
 /// dispatch over the instantiated plans and skip variants), into the output `lhs` names.
@@ -16313,7 +16583,16 @@ template <class D> void run_decided(const D& d) {
 // run_decided, its report built and published (the plan log is on).
 template <class D> LOOM_NOINLINE void run_reported(const D& d, double decide_seconds) {
   kernel_report r;
-  describe_decision(d, r);
+  {
+    std::vector<std::string_view> labels;
+    std::vector<std::string> values;
+    collect_labels(d.rhs, labels);
+    collect_values(d.rhs, values);
+    describe_decision(
+        decision_tables<D>::value,
+        {d.hoisted, d.aliased, d.cache_hit, d.candidate, d.skip_variant, d.candidate_costs},
+        d.lhs.tensor->name(), labels, values, r);
+  }
   r.decide_seconds = decide_seconds;
   const report_scope scope = open_report(r);
   try {
@@ -16356,6 +16635,44 @@ void run_kernel(const Lhs& lhs, const Rhs& rhs, std::bool_constant<Acc> accumula
 
 }  // namespace detail
 }  // namespace loom
+
+#if LOOM_HEADER_ONLY
+namespace loom::detail {
+LOOM_DEF void describe_decision(const decision_constants& k, const decision_choices& c,
+                                std::string_view output_label,
+                                std::span<const std::string_view> operand_labels,
+                                std::span<const std::string> values, kernel_report& r) {
+  r.kernel = fill_pattern(k.output_pattern, {&output_label, 1}, 0, {}, "out") +
+             (k.accumulate ? " += " : " = ") +
+             fill_pattern(k.kernel_pattern, operand_labels, 0, values);
+  r.output_format = std::string(k.output_format);
+  r.accumulate = k.accumulate;
+  r.hoisted = c.hoisted;
+  r.aliased = c.aliased;
+  r.cache_hit = c.cache_hit;
+  r.candidate = c.candidate;
+  r.candidates = k.candidates;
+  r.candidate_costs.assign(c.candidate_costs.begin(), c.candidate_costs.end());
+  if (c.hoisted) return;
+  r.loop_order = std::string(k.loop_orders[c.candidate]);
+  switch (k.skip_policies[c.candidate]) {
+    case skip_decision::fixed:
+      r.skip_policy = "fixed by the options";
+      break;
+    case skip_decision::runtime_codes:
+      r.skip_policy = "codes chosen at run time";
+      break;
+    case skip_decision::candidates:
+      r.skip_policy = "variant " + std::to_string(c.skip_variant) + " of " +
+                      std::to_string(k.skip_variant_counts[c.candidate]);
+      break;
+    case skip_decision::static_table:
+      r.skip_policy = "static table";
+      break;
+  }
+}
+}  // namespace loom::detail
+#endif  // LOOM_HEADER_ONLY
 
 #endif  // LOOM_EXEC_DECISION_HPP
 // ---- end <loom/exec/decision.hpp>
@@ -18502,7 +18819,7 @@ std::string explain(const Lhs& lhs, const R& rhs, const O& opts) {
 #include <type_traits>
 #include <vector>
 
-namespace loom::plan {
+namespace loom {
 
 // `!options_type<R>`: `explain(e, opts)` is the scalar form below, not `lhs = opts`.
 template <class Lhs, class R, options_type O = default_options>
@@ -18530,7 +18847,7 @@ std::string explain_auto(const expr::access<OT, Os...>& lhs, const W& written, c
     held probe(lhs.tensor->shape());
     probe.set_name(lhs.tensor->name());
     out = "output format chosen: " + c.describe() + "\n" +
-          plan::explain(expr::access<held, Os...>{&probe}, written, opts);
+          explain(expr::access<held, Os...>{&probe}, written, opts);
   });
   return out;
 }
@@ -18554,8 +18871,8 @@ std::string explain_alternatives(const Lhs& lhs, const W& written, const O& opts
     pre << "chosen: variant #" << chosen << ", the cheapest (*)\n";
   }
   std::string out;
-  loom::detail::alt::run_variant(
-      written, chosen, [&](const auto& v) { out = pre.str() + plan::explain(lhs, v, opts); });
+  loom::detail::alt::run_variant(written, chosen,
+                                 [&](const auto& v) { out = pre.str() + explain(lhs, v, opts); });
   return out;
 }
 
@@ -18571,10 +18888,10 @@ std::string explain_aggregates(const Lhs& lhs, const W& written, const O& opts) 
         pre += "aggregate computed first: " + to_string(body, ordinal) +
                " into a temporary (plan "
                "below), then reduced into a dense tensor\n" +
-               plan::explain(target, body, opts);
+               explain(target, body, opts);
         loom::detail::assign_checked(target, body, std::false_type{}, opts);
       });
-  return pre + plan::explain(lhs, e, opts);
+  return pre + explain(lhs, e, opts);
 }
 
 template <class Lhs, class R, class O>
@@ -18635,16 +18952,16 @@ std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O
                c.describe() + ")\n";
     });
   }
-  using P0 = order_plan<Lhs, Rhs>;
-  constexpr std::size_t n = plan_candidates<Lhs, Rhs>::count;
+  using P0 = plan::order_plan<Lhs, Rhs>;
+  constexpr std::size_t n = plan::plan_candidates<Lhs, Rhs>::count;
   if constexpr (n > 1) {
     const auto decision = loom::detail::decide_fused(lhs, rhs, std::false_type{}, opts);
     loom::statistics_cache stats;  // the figures shown; the choice is the decision's
     std::ostringstream pre;
-    pre << rules << "candidates (" << n << " instantiated, at most " << max_plan_candidates
+    pre << rules << "candidates (" << n << " instantiated, at most " << plan::max_plan_candidates
         << "; loom::limits::plan_candidates), costed at run time from statistics:\n";
     boost::mp11::mp_for_each<boost::mp11::mp_iota_c<n>>([&](auto c) {
-      using P = order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
+      using P = plan::order_plan<Lhs, Rhs, static_cast<int>(decltype(c)::value)>;
       std::string moved;
       expr::for_each_access(rhs, [&](const auto& a, std::size_t operand) {
         if (P::chosen.transposed[operand])
@@ -18684,9 +19001,9 @@ std::string detail::explain_kernel(const Lhs& lhs, const R& rhs_operand, const O
   return detail::explain_plan<P0>(lhs, rhs, rules) + detail::skip_section<P0>(lhs, rhs, opts);
 }
 
-}  // namespace loom::plan
+}  // namespace loom
 
-namespace loom::plan {
+namespace loom {
 /// The plan of `lhs = loom::order<...>(e)`: that loop order only (no candidates, no hoisting).
 template <class Lhs, class Order, class E, options_type O = default_options>
   requires(!std::remove_cvref_t<O>::eliminate)
@@ -18703,7 +19020,7 @@ std::string explain(const Lhs& lhs, const expr::ordered<Order, E>& fixed, const 
   boost::mp11::mp_for_each<Order>(
       [&](auto idx) { names += (names.empty() ? "" : ", ") + std::string(decltype(idx)::name); });
   rules += "loop order fixed by loom::order<" + names + ">\n";
-  using P = order_plan<Lhs, Rhs, -1, Order>;
+  using P = plan::order_plan<Lhs, Rhs, -1, Order>;
   return detail::explain_plan<P>(lhs, rhs, rules) + detail::skip_section<P>(lhs, rhs, opts);
 }
 
@@ -18717,18 +19034,16 @@ std::string explain(const E& e, const O& opts = {}) {
   V value = semiring_traits<V>::zero();  // the target loom::eval writes through
   view<V, format<>> result({}, {}, std::span<V>(&value, 1));
   result.set_name("result");
-  return plan::explain(expr::access<view<V, format<>>>{&result}, written, opts);
+  return explain(expr::access<view<V, format<>>>{&result}, written, opts);
 }
-}  // namespace loom::plan
+}  // namespace loom
 
 namespace loom {
-using plan::explain;
-
 /// An expression in index notation, with tensor names (T0, T1, ... for unnamed ones):
 /// `loom::to_string(sum(j, A(i, j) * x(j)))` gives "sum(j, A(i,j) * x(j))".
 template <expr::operand E> std::string to_string(const E& e) {
   std::size_t ordinal = 0;
-  return plan::detail::to_string(expr::as_expr(e), ordinal);
+  return detail::to_string(expr::as_expr(e), ordinal);
 }
 }  // namespace loom
 
@@ -20591,9 +20906,7 @@ struct analysis {
 namespace detail {
 template <class Lhs, class R, class O> analysis analyze(Lhs lhs, const R& rhs, const O& opts) {
   analysis a;
-  std::size_t ordinal = 0;
-  a.kernel = plan::detail::to_string(lhs, ordinal) + " = " +
-             plan::detail::to_string(expr::as_expr(rhs), ordinal);
+  a.kernel = assignment_text(lhs, expr::as_expr(rhs));
   a.plan = loom::explain(lhs, rhs, opts);
   a.threads = static_cast<unsigned>(loom::num_threads());
   std::vector<kernel_report>* const outer = collected_reports;
@@ -21013,7 +21326,7 @@ LOOM_DEF chain_bound_estimator chain_factor(const statistics& s, std::size_t t) 
 #endif  // LOOM_EXEC_MATRIX_CHAIN_HPP
 // ---- end <loom/exec/matrix_chain.hpp>
 // ---- begin <loom/exec/skip_queries.hpp>
-// Defines the queries of the skip-policy choice (optimize/): what `loom::assign` would choose
+// Defines loom::plan_skip and plan_runtime_skips (exec/): what `loom::assign` would choose
 // under `opt::skip_candidates<Cap>` or `opt::runtime_skips`, as data for tests and tools.
 // Running and explaining go through loom::assign and loom::explain with those options.
 // SPDX-License-Identifier: BSL-1.0
@@ -21025,20 +21338,22 @@ LOOM_DEF chain_bound_estimator chain_factor(const statistics& s, std::size_t t) 
 #include <string>
 #include <type_traits>
 
-namespace loom::optimize {
+namespace loom {
 
 namespace detail {
 
+// f(plan, kernel) with the plan loom::assign would run `lhs = rhs_operand` with.
 template <class Lhs, class R, class F>
-void with_kernel(const Lhs& lhs, const R& rhs_operand, F&& f) {
+void with_skip_kernel(const Lhs& lhs, const R& rhs_operand, F&& f) {
   const auto written = expr::as_expr(rhs_operand);
   using Written = std::remove_cvref_t<decltype(written)>;
   if constexpr (!plan::assignment_is_valid<Lhs, Written>) {
     plan::report_assignment_errors<Lhs, Written>();
   } else {
     const auto rhs = rewrite::for_kernel(written).expr;  // as the evaluator runs it
-    loom::detail::decide_fused(lhs, rhs, std::false_type{}, default_options{})
-        .with_plan([&](auto p) { f(typename decltype(p)::type{}, rhs); });
+    decide_fused(lhs, rhs, std::false_type{}, default_options{}).with_plan([&](auto p) {
+      f(typename decltype(p)::type{}, rhs);
+    });
   }
 }
 
@@ -21049,9 +21364,9 @@ void with_kernel(const Lhs& lhs, const R& rhs_operand, F&& f) {
 template <class OT, class... Os, class R>
 stream::skip::codes plan_runtime_skips(const expr::access<OT, Os...>& lhs, const R& rhs) {
   stream::skip::codes out = stream::skip::default_codes;
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& kern) {
+  detail::with_skip_kernel(lhs, rhs, [&](auto p, const auto& kern) {
     statistics_cache stats;
-    out = runtime_skip_codes(choose_skip<decltype(p), 1>(lhs, kern, stats));
+    out = optimize::runtime_skip_codes(optimize::choose_skip<decltype(p), 1>(lhs, kern, stats));
   });
   return out;
 }
@@ -21059,16 +21374,16 @@ stream::skip::codes plan_runtime_skips(const expr::access<OT, Os...>& lhs, const
 /// The skip choice of `loom::assign(lhs, rhs, loom::options<loom::opt::skip_candidates<Cap>>{})`
 /// (every candidate's cost and the per-loop detail), uncached.
 template <std::size_t Cap = limits::skip_candidates, class OT, class... Os, class R>
-skip_choice plan_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
-  skip_choice out;
-  detail::with_kernel(lhs, rhs, [&](auto p, const auto& kern) {
+optimize::skip_choice plan_skip(const expr::access<OT, Os...>& lhs, const R& rhs) {
+  optimize::skip_choice out;
+  detail::with_skip_kernel(lhs, rhs, [&](auto p, const auto& kern) {
     statistics_cache stats;
-    out = choose_skip<decltype(p), Cap>(lhs, kern, stats);
+    out = optimize::choose_skip<decltype(p), Cap>(lhs, kern, stats);
   });
   return out;
 }
 
-}  // namespace loom::optimize
+}  // namespace loom
 
 #endif  // LOOM_EXEC_SKIP_QUERIES_HPP
 // ---- end <loom/exec/skip_queries.hpp>
@@ -21208,7 +21523,7 @@ template <class Options> struct temporaries {
       loom::detail::assign_checked(target, s, std::false_type{}, *opts);
     }(expr::free_indices_t<S>{});
     std::size_t ordinal = 0;
-    list.push_back({&type_tag<S>, reads, t, plan::detail::to_string(s, ordinal), 1});
+    list.push_back({&type_tag<S>, reads, t, to_string(s, ordinal), 1});
     return *t;
   }
   template <class S, class... Is>
@@ -25862,9 +26177,13 @@ LOOM_INLINE file_bytes::~file_bytes() {
 #endif  // LOOM_RELATIONAL_FILE_BYTES_HPP
 // ---- end <loom/relational/file_bytes.hpp>
 
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <fstream>
 #include <istream>
 #include <iterator>
@@ -25872,6 +26191,7 @@ LOOM_INLINE file_bytes::~file_bytes() {
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace loom::relational {
@@ -25887,6 +26207,10 @@ struct csv_options {
   /// With a header, schema columns are found by name and other columns are skipped; without,
   /// the schema lists every column in file order.
   bool header = true;
+  /// Where the records start, when not right after the header (or at the start without one):
+  /// a record boundary further on, so that a piece of a file is read in place
+  /// (`read_csv_files`). Lines are numbered as if the records followed the header.
+  std::size_t records_from = 0;
 };
 
 namespace detail {
@@ -26011,6 +26335,31 @@ LOOM_DECL table read_csv_text(std::string_view text, const std::string& name,
 LOOM_DECL table read_csv(const std::string& path, const std::vector<column_spec>& schema,
                          const csv_options& options = {});
 
+/// A CSV file for `read_csv_files`: the arguments of `read_csv`.
+struct csv_file {
+  std::string path;
+  std::vector<column_spec> schema;
+  csv_options options = {};
+};
+
+/// Reads `files` with up to `threads` threads (0: one per hardware thread). Each file is cut at
+/// record boundaries into pieces of about `piece_bytes` (0: enough pieces to keep the threads
+/// busy, at least 4 MiB each), which free threads read as `read_csv` reads; each file's pieces
+/// are then joined, their string columns through one merged sorted dictionary. The tables are
+/// those `read_csv` returns, in the order of `files`; an error is the one `read_csv` reports
+/// (the first in the first failing file, with its line in the whole file).
+LOOM_DECL std::vector<table> read_csv_files(const std::vector<csv_file>& files,
+                                            unsigned threads = 0, std::size_t piece_bytes = 0);
+
+namespace detail {
+/// Where the pieces of `text` start when cut after `begin` near every `piece_bytes`.
+LOOM_DECL std::vector<std::size_t> piece_starts(std::string_view text, std::size_t begin,
+                                                std::size_t piece_bytes);
+/// The pieces of one file joined into one table.
+LOOM_DECL table join_pieces(std::vector<table>& pieces, const std::string& name,
+                            const std::vector<column_spec>& schema);
+}  // namespace detail
+
 #if LOOM_HEADER_ONLY
 namespace detail {
 LOOM_DEF csv_parser::csv_parser(std::string_view text, const std::string& file, char delimiter)
@@ -26120,6 +26469,9 @@ LOOM_DEF table read_csv_text(std::string_view text, const std::string& name,
       field_names.push_back(schema[s].name);
     }
   }
+
+  if (options.records_from > parser.position())
+    parser.resume(options.records_from, parser.next_line());
 
   std::vector<column> cols;
   std::vector<detail::dictionary_builder> dicts(schema.size());
@@ -26308,6 +26660,194 @@ LOOM_DEF table read_csv(const std::string& path, const std::vector<column_spec>&
                         const csv_options& options) {
   const detail::file_bytes file(path);
   return read_csv_text(file.text(), path, schema, options);
+}
+
+namespace detail {
+
+/// Where each piece of `text` starts when it is cut near every multiple of `piece_bytes` after
+/// `begin`: just after a line feed that no quoted field holds (quotes are counted from `begin`,
+/// jumping between them, so files without quotes are only searched for line feeds).
+LOOM_DEF std::vector<std::size_t> piece_starts(std::string_view text, std::size_t begin,
+                                               std::size_t piece_bytes) {
+  std::vector<std::size_t> starts{begin};
+  const char* const base = text.data();
+  const char* const end = base + text.size();
+  const char* p = base + begin;
+  bool quoted = false;
+  auto find = [&](char c, const char* from, const char* to) {
+    return from < to
+               ? static_cast<const char*>(std::memchr(from, c, static_cast<std::size_t>(to - from)))
+               : nullptr;
+  };
+  for (std::size_t target = begin + piece_bytes; target < text.size(); target += piece_bytes) {
+    const char* const t = base + target;
+    if (p < t) {
+      for (const char* q; (q = find('"', p, t)); p = q + 1) quoted = !quoted;
+      p = t;
+    }
+    for (;;) {  // the next line feed outside quotes
+      const char* const feed = find('\n', p, end);
+      if (!feed) return starts;
+      const char* const quote = find('"', p, feed);
+      if (quote) {
+        quoted = !quoted;
+        p = quote + 1;
+      } else if (quoted) {
+        p = feed + 1;
+      } else {
+        p = feed + 1;
+        break;
+      }
+    }
+    if (p >= end) break;
+    const auto start = static_cast<std::size_t>(p - base);
+    if (start > starts.back()) starts.push_back(start);
+    target = std::max(target, start);
+  }
+  return starts;
+}
+
+/// The pieces of one file read by `read_csv_files`, joined into one table: columns
+/// concatenated, string codes renumbered through the merged dictionary.
+LOOM_DEF table join_pieces(std::vector<table>& pieces, const std::string& name,
+                           const std::vector<column_spec>& schema) {
+  if (pieces.size() == 1) return std::move(pieces.front());
+  table t(name);
+  for (const column_spec& spec : schema) {
+    std::size_t rows = 0;
+    for (const table& piece : pieces) rows += piece.rows();
+    if (spec.type == column_type::decimal) {
+      std::vector<double> reals;
+      reals.reserve(rows);
+      for (const table& piece : pieces) {
+        const auto part = piece[spec.name].reals();
+        reals.insert(reals.end(), part.begin(), part.end());
+      }
+      t.add(column(spec.name, std::move(reals)));
+      continue;
+    }
+    std::shared_ptr<const dictionary> merged;
+    if (spec.type == column_type::string) {
+      std::vector<std::string> words;
+      for (const table& piece : pieces) {
+        const auto& w = piece[spec.name].dict()->words();
+        words.insert(words.end(), w.begin(), w.end());
+      }
+      merged = std::make_shared<const dictionary>(std::move(words));
+    }
+    std::vector<std::int64_t> ints;
+    ints.reserve(rows);
+    for (const table& piece : pieces) {
+      const column& c = piece[spec.name];
+      if (!merged) {
+        ints.insert(ints.end(), c.ints().begin(), c.ints().end());
+        continue;
+      }
+      std::vector<std::int64_t> code_of(static_cast<std::size_t>(c.dict()->size()));
+      for (std::int64_t k = 0; k < c.dict()->size(); ++k)
+        code_of[static_cast<std::size_t>(k)] = merged->lower_bound(c.dict()->word(k));
+      for (std::int64_t code : c.ints()) ints.push_back(code_of[static_cast<std::size_t>(code)]);
+    }
+    t.add(column(spec.name, std::move(ints), spec.type, std::move(merged)));
+  }
+  return t;
+}
+
+}  // namespace detail
+
+LOOM_DEF std::vector<table> read_csv_files(const std::vector<csv_file>& files, unsigned threads,
+                                           std::size_t piece_bytes) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::unique_ptr<detail::file_bytes>> bytes;
+  std::size_t total = 0;
+  for (const csv_file& f : files) {
+    bytes.push_back(std::make_unique<detail::file_bytes>(f.path));
+    total += bytes.back()->text().size();
+  }
+  if (piece_bytes == 0)
+    piece_bytes = std::max<std::size_t>(std::size_t{4} << 20, total / (4 * threads) + 1);
+
+  struct piece {
+    std::size_t file, begin, end;
+  };
+  std::vector<piece> pieces;
+  std::vector<std::size_t> header_end(files.size(), 0), first_piece(files.size() + 1, 0);
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    const std::string_view text = bytes[f]->text();
+    first_piece[f] = pieces.size();
+    // Each piece is read in place, after the file's header; a file that starts with a blank
+    // line is read whole (its header is the first line that is not blank).
+    std::vector<std::size_t> starts{0};
+    const bool splits = text.size() > piece_bytes &&
+                        (!files[f].options.header || (text[0] != '\n' && text[0] != '\r'));
+    if (splits) {
+      std::size_t begin = 0;  // after the header line (a quoted name may hold a line feed)
+      for (bool quoted = false; files[f].options.header && begin < text.size(); ++begin) {
+        quoted = quoted != (text[begin] == '"');
+        if (text[begin] == '\n' && !quoted) {
+          ++begin;
+          break;
+        }
+      }
+      header_end[f] = begin;
+      starts = detail::piece_starts(text, begin, piece_bytes);
+      starts.front() = 0;  // the first piece keeps the header where it lies
+    }
+    for (std::size_t k = 0; k < starts.size(); ++k)
+      pieces.push_back({f, starts[k], k + 1 < starts.size() ? starts[k + 1] : text.size()});
+  }
+  first_piece[files.size()] = pieces.size();
+
+  std::vector<table> read(pieces.size());
+  std::vector<std::exception_ptr> failed(pieces.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t k; (k = next.fetch_add(1)) < pieces.size();) {
+      const piece& p = pieces[k];
+      const csv_file& f = files[p.file];
+      const std::string_view text = bytes[p.file]->text();
+      try {
+        csv_options in_place = f.options;
+        in_place.records_from = p.begin;
+        read[k] = read_csv_text(text.substr(0, p.end), f.path, f.schema, in_place);
+      } catch (const csv_error& e) {
+        // The line in the whole file: the lines before the piece, less the header's.
+        const auto before = static_cast<std::int64_t>(
+            std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(p.begin), '\n'));
+        const auto header_lines =
+            p.begin == 0
+                ? before
+                : static_cast<std::int64_t>(std::count(
+                      text.begin(), text.begin() + static_cast<std::ptrdiff_t>(header_end[p.file]),
+                      '\n'));
+        const std::string prefix =
+            csv_error(e.file(), e.line(), e.column(), e.column_name(), "").what();
+        const std::string what = std::string(e.what()).substr(prefix.size());
+        failed[k] = std::make_exception_ptr(csv_error(e.file(), e.line() - header_lines + before,
+                                                      e.column(), e.column_name(), what));
+      } catch (...) {
+        failed[k] = std::current_exception();
+      }
+    }
+  };
+  {
+    std::vector<std::thread> pool;
+    const std::size_t extra = std::min<std::size_t>(threads, pieces.size());
+    for (std::size_t t = 1; t < extra; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+  }
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
+
+  std::vector<table> out;
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    std::vector<table> parts(
+        std::make_move_iterator(read.begin() + static_cast<std::ptrdiff_t>(first_piece[f])),
+        std::make_move_iterator(read.begin() + static_cast<std::ptrdiff_t>(first_piece[f + 1])));
+    out.push_back(detail::join_pieces(parts, files[f].path, files[f].schema));
+  }
+  return out;
 }
 #endif  // LOOM_HEADER_ONLY
 }  // namespace loom::relational
@@ -29363,7 +29903,8 @@ template <class Limits = saturation_limits<>, class E> std::string explain_satur
 // Defines the plan search for a chain of distributed matrix products X1 X2 ... Xn over tensor
 // relations: every association order (the join-aggregate is associative) times every strategy of
 // each product (broadcast either side, shuffle both, replicate: the R2 alternatives), costed by
-// the paper's model and searched by dynamic programming (tra/).
+// the paper's model and searched by dynamic programming; for sparse relations the sizes come
+// from nnz statistics (tra/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_CHAIN_HPP
 #define LOOM_TRA_CHAIN_HPP
@@ -29371,16 +29912,22 @@ template <class Limits = saturation_limits<>, class E> std::string explain_satur
 // ---- begin <loom/tra/cost.hpp>
 // Defines the TRA/IA cost model C = α·Cn + β·Cc (the TRA paper), with the paper's formulas and
 // the notes' corrections behind a policy, the four distributed matmul strategies, the choice
-// among them and its `explain` text (tra/).
+// among them and its `explain` text; for sparse tiles, sizes from the tiles' arrays and a
+// product's size estimated from nnz statistics (tra/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_COST_HPP
 #define LOOM_TRA_COST_HPP
 
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <vector>
 
 namespace loom::tra {
 
@@ -29455,39 +30002,58 @@ struct strategy_cost {
   double total = 0;
 };
 
-/// Cn and Cc of one strategy, from the key bounds alone (the paper's point: no statistics).
-inline strategy_cost estimate(const cost_model& cm, const matmul_shape& sh, matmul_strategy st) {
-  const double I = static_cast<double>(sh.I), K = static_cast<double>(sh.K),
-               J = static_cast<double>(sh.J);
-  const double size_x = cm.size(I * K, static_cast<double>(sh.m * sh.k));
-  const double size_y = cm.size(K * J, static_cast<double>(sh.k * sh.n));
-  const double join_card = I * K * J;  // I·K · K·J / K
-  const double size_out = cm.size(join_card, static_cast<double>(sh.m * sh.n));
-  const double c_proj = 2.0 * static_cast<double>(sh.m * sh.k * sh.n);
-  const double c_agg = static_cast<double>(sh.m * sh.n);
-  strategy_cost c{st, 0, 0, 0};
-  c.cc = join_card * c_proj + cm.aggregate(join_card, I * J, c_agg);
-  const bool x_rep = sh.x == partitioning::replicated, y_rep = sh.y == partitioning::replicated;
+/// What a strategy's costs depend on: the bytes (or elements) of X, of Y and of the join's output
+/// before its aggregation, the join's flops and the aggregation's calls, the tile grid's I and J,
+/// and the inputs' partitions. Dense sizes come from the key bounds, sparse ones from nnz.
+struct matmul_sizes {
+  double x = 0, y = 0, joined = 0;
+  double join_flops = 0, aggregation = 0;
+  double I = 1, J = 1;
+  partitioning x_part = partitioning::none, y_part = partitioning::none;
+};
+
+/// Cn and Cc of one strategy from the sizes it moves.
+inline strategy_cost estimate(const cost_model& cm, const matmul_sizes& sz, matmul_strategy st) {
+  strategy_cost c{st, 0, sz.join_flops + sz.aggregation, 0};
+  const bool x_rep = sz.x_part == partitioning::replicated,
+             y_rep = sz.y_part == partitioning::replicated;
   switch (st) {
     case matmul_strategy::broadcast_left:
       // ⋈ᴸ(BCAST X, Y): output partitioned as Y; a column split of Y keeps groups <i,j> on one
       // site, so the SHUF<0,2> before Σᴸ is dropped (R2-4 after partition propagation).
-      c.cn = (x_rep ? 0 : cm.bcast(size_x)) + (sh.y == partitioning::cols ? 0 : cm.shuf(size_out));
+      c.cn =
+          (x_rep ? 0 : cm.bcast(sz.x)) + (sz.y_part == partitioning::cols ? 0 : cm.shuf(sz.joined));
       break;
     case matmul_strategy::broadcast_right:
-      c.cn = (y_rep ? 0 : cm.bcast(size_y)) + (sh.x == partitioning::rows ? 0 : cm.shuf(size_out));
+      c.cn =
+          (y_rep ? 0 : cm.bcast(sz.y)) + (sz.x_part == partitioning::rows ? 0 : cm.shuf(sz.joined));
       break;
     case matmul_strategy::cross_product:
-      c.cn = (sh.x == partitioning::cols ? 0 : cm.shuf(size_x)) +
-             (sh.y == partitioning::rows ? 0 : cm.shuf(size_y)) + cm.shuf(size_out);
+      c.cn = (sz.x_part == partitioning::cols ? 0 : cm.shuf(sz.x)) +
+             (sz.y_part == partitioning::rows ? 0 : cm.shuf(sz.y)) + cm.shuf(sz.joined);
       break;
     case matmul_strategy::replicated_3d:
       // X duplicated J times and Y I times, then shuffled by <i, j>; Σᴸ is then local.
-      c.cn = cm.shuf(size_x * J) + cm.shuf(size_y * I);
+      c.cn = cm.shuf(sz.x * sz.J) + cm.shuf(sz.y * sz.I);
       break;
   }
   c.total = cm.total(c.cn, c.cc);
   return c;
+}
+
+/// Cn and Cc of one strategy, from the key bounds alone (the paper's point: no statistics).
+inline strategy_cost estimate(const cost_model& cm, const matmul_shape& sh, matmul_strategy st) {
+  const double I = static_cast<double>(sh.I), K = static_cast<double>(sh.K),
+               J = static_cast<double>(sh.J);
+  const double join_card = I * K * J;  // I·K · K·J / K
+  const double c_agg = static_cast<double>(sh.m * sh.n);
+  return estimate(cm,
+                  matmul_sizes{cm.size(I * K, static_cast<double>(sh.m * sh.k)),
+                               cm.size(K * J, static_cast<double>(sh.k * sh.n)),
+                               cm.size(join_card, static_cast<double>(sh.m * sh.n)),
+                               join_card * 2.0 * static_cast<double>(sh.m * sh.k * sh.n),
+                               cm.aggregate(join_card, I * J, c_agg), I, J, sh.x, sh.y},
+                  st);
 }
 
 /// The cheapest strategy (ties go to the first in `all_matmul_strategies`).
@@ -29522,6 +30088,148 @@ inline std::string explain(const cost_model& cm, const matmul_shape& sh) {
   }
   out += "chosen: " + std::string(name(best.strategy)) + "\n";
   return out;
+}
+
+/// Bytes of a tile in any loom format: its level arrays (positions, coordinates, band starts,
+/// bitmap words, hash tables, a mapping's arrays) and its values, what moving it costs. Sparse
+/// relations are costed by these sizes rather than by their dense tile volume.
+template <class Tensor> double tile_bytes(const Tensor& t) {
+  double n = 0;
+  auto add = [&](const auto& a) { n += static_cast<double>(a.size() * sizeof(*a.data())); };
+  std::apply(
+      [&](const auto&... level) {
+        (..., [&](const auto& s) {
+          if constexpr (requires { s.kind; }) add(s.kind);
+          if constexpr (requires { s.pos; }) add(s.pos);
+          if constexpr (requires { s.crd; }) add(s.crd);
+          if constexpr (requires { s.lo; }) add(s.lo);
+          if constexpr (requires { s.bits; }) add(s.bits);
+          if constexpr (requires { s.slot_pos; }) add(s.slot_pos);
+          if constexpr (requires { s.table; }) add(s.table);
+          if constexpr (requires { s.arrays; })
+            std::apply([&](const auto&... a) { (..., add(a)); }, s.arrays);
+        }(level));
+      },
+      t.levels());
+  return n + static_cast<double>(t.values().size() * sizeof(*t.values().data()));
+}
+
+/// What the cost model knows of a block-sparse matrix (statistics, not its entries): the
+/// element extents, the tile shape, the stored entries and tiles per tile row and per tile
+/// column, their totals, the bytes of its tiles' arrays, and how it is placed.
+struct sparse_stats {
+  std::int64_t rows = 0, cols = 0;
+  std::int64_t tile_rows = 1, tile_cols = 1;
+  std::vector<double> row_nnz, col_nnz;      // per tile row, per tile column
+  std::vector<double> row_tiles, col_tiles;  // stored tiles per tile row, per tile column
+  double nnz = 0, tiles = 0, bytes = 0;
+  partitioning placed = partitioning::none;
+};
+
+/// The statistics of a block-sparse relation of logical `shape` (a loom::tra::sparse_relation,
+/// or any type with its bounds(), tile_shape() and iteration); bytes are exact (tile_bytes).
+template <class SparseRelation>
+sparse_stats stats_of(const SparseRelation& r, const std::array<std::int64_t, 2>& shape,
+                      partitioning placed = partitioning::none) {
+  sparse_stats s;
+  s.rows = shape[0];
+  s.cols = shape[1];
+  s.tile_rows = r.tile_shape()[0];
+  s.tile_cols = r.tile_shape()[1];
+  s.row_nnz.assign(static_cast<std::size_t>(r.bounds()[0]), 0);
+  s.row_tiles = s.row_nnz;
+  s.col_nnz.assign(static_cast<std::size_t>(r.bounds()[1]), 0);
+  s.col_tiles = s.col_nnz;
+  s.placed = placed;
+  for (const auto& [key, t] : r) {
+    const auto e = static_cast<double>(t.nnz());
+    s.row_nnz[static_cast<std::size_t>(key[0])] += e;
+    s.col_nnz[static_cast<std::size_t>(key[1])] += e;
+    s.row_tiles[static_cast<std::size_t>(key[0])] += 1;
+    s.col_tiles[static_cast<std::size_t>(key[1])] += 1;
+    s.nnz += e;
+    s.tiles += 1;
+    s.bytes += tile_bytes(t);
+  }
+  return s;
+}
+
+/// Bytes of CSR tiles holding `nnz` entries in `tiles` tiles of `tile_rows` rows (int64
+/// positions, int32 coordinates): the size assumed for a product not yet computed.
+inline double csr_tile_bytes(const cost_model& cm, double nnz, double tiles,
+                             std::int64_t tile_rows) {
+  return tiles * static_cast<double>(tile_rows + 1) * 8.0 +
+         nnz * (4.0 + static_cast<double>(cm.scalar_bytes));
+}
+
+/// The estimated product C = A B of two block-sparse matrices, from their statistics: the
+/// multiplications (each entry of tile column K of A meets the entries of one row of tile row K
+/// of B, rows of a tile taken alike), C's entries if the products' positions are independent
+/// (M N (1 - exp(-mults / (M N)))), the same for each K's partial product (the join's output,
+/// before the aggregation sums over K), and C's entries and tiles per tile row and column in
+/// proportion to A's rows and B's columns.
+struct sparse_product_estimate {
+  sparse_stats out;
+  double multiplications = 0;
+  double joined_nnz = 0, joined_tiles = 0, joined_bytes = 0;
+};
+
+inline sparse_product_estimate estimate_product(const cost_model& cm, const sparse_stats& a,
+                                                const sparse_stats& b) {
+  sparse_product_estimate e;
+  const double cells = static_cast<double>(a.rows) * static_cast<double>(b.cols);
+  auto filled = [&](double mults) {
+    return cells <= 0 ? 0.0 : cells * -std::expm1(-mults / cells);
+  };
+  const std::size_t inner = std::min(a.col_nnz.size(), b.row_nnz.size());
+  for (std::size_t k = 0; k < inner; ++k) {
+    const double mults = a.col_nnz[k] * b.row_nnz[k] / static_cast<double>(b.tile_rows);
+    e.multiplications += mults;
+    e.joined_nnz += filled(mults);
+    e.joined_tiles += a.col_tiles[k] * b.row_tiles[k];
+  }
+  e.joined_nnz = std::min(e.joined_nnz, e.multiplications);
+  e.joined_bytes = csr_tile_bytes(cm, e.joined_nnz, e.joined_tiles, a.tile_rows);
+  sparse_stats& c = e.out;
+  c.rows = a.rows;
+  c.cols = b.cols;
+  c.tile_rows = a.tile_rows;
+  c.tile_cols = b.tile_cols;
+  c.nnz = std::min(filled(e.multiplications), e.multiplications);
+  c.row_nnz.resize(a.row_nnz.size());
+  c.col_nnz.resize(b.col_nnz.size());
+  for (std::size_t i = 0; i < c.row_nnz.size(); ++i)
+    c.row_nnz[i] = a.nnz > 0 ? c.nnz * a.row_nnz[i] / a.nnz : 0;
+  for (std::size_t j = 0; j < c.col_nnz.size(); ++j)
+    c.col_nnz[j] = b.nnz > 0 ? c.nnz * b.col_nnz[j] / b.nnz : 0;
+  // a tile (I, J) is stored when one of its expected entries lands
+  c.row_tiles.assign(c.row_nnz.size(), 0);
+  c.col_tiles.assign(c.col_nnz.size(), 0);
+  for (std::size_t i = 0; i < c.row_nnz.size(); ++i)
+    for (std::size_t j = 0; j < c.col_nnz.size(); ++j) {
+      const double expected = c.nnz > 0 ? c.row_nnz[i] * c.col_nnz[j] / c.nnz : 0;
+      const double p = -std::expm1(-expected);
+      c.row_tiles[i] += p;
+      c.col_tiles[j] += p;
+      c.tiles += p;
+    }
+  c.bytes = csr_tile_bytes(cm, c.nnz, c.tiles, c.tile_rows);
+  return e;
+}
+
+/// The sizes of the product A B's strategies from sparse statistics: bytes of A, B and the
+/// join's partial products, 2 flops per multiplication, one addition per joined entry.
+inline matmul_sizes sparse_matmul_sizes(const sparse_product_estimate& e, const sparse_stats& a,
+                                        const sparse_stats& b) {
+  return {a.bytes,
+          b.bytes,
+          e.joined_bytes,
+          2.0 * e.multiplications,
+          e.joined_nnz,
+          static_cast<double>(a.row_nnz.size()),
+          static_cast<double>(b.col_nnz.size()),
+          a.placed,
+          b.placed};
 }
 
 }  // namespace loom::tra
@@ -29671,7 +30379,10 @@ template <std::size_t R> constexpr std::int64_t volume(const shape_t<R>& s) {
 
 template <std::size_t R> std::string to_string(const shape_t<R>& s) {
   std::string out = "(";
-  for (std::size_t d = 0; d < R; ++d) out += (d ? "," : "") + std::to_string(s[d]);
+  for (std::size_t d = 0; d < R; ++d) {  // piece by piece: GCC 12 -Wrestrict at -O3
+    if (d) out += ',';
+    out += std::to_string(s[d]);
+  }
   return out + ")";
 }
 
@@ -30649,13 +31360,501 @@ relation<T, 1, R> dual_rekey(const relation<T, K, R>& in) {
 
 #endif  // LOOM_TRA_OPERATORS_HPP
 // ---- end <loom/tra/operators.hpp>
+// ---- begin <loom/tra/sparse_operators.hpp>
+// Defines the TRA operators over sparse tiles (tra/): join (⋈) and aggregation (Σ) of
+// sparse_relations whose tiles are loom tensors in any matrix format, the fused Σ∘⋈ of a block
+// product, and the tile kernels they take (product, sum, element-wise product), each a loom kernel
+// in the tiles' own formats.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_SPARSE_OPERATORS_HPP
+#define LOOM_TRA_SPARSE_OPERATORS_HPP
 
+// ---- begin <loom/tra/sparse_tiles.hpp>
+// Defines loom::tra::sparse_relation<T, Format>: a block-sparse matrix as a relation from tile
+// keys to tiles stored in any loom format (csr, dcsr, dense, a mapping, ...), with its conversion
+// from and to loom tensors and the block matrix product whose tile products are loom kernels
+// (tra/).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_SPARSE_TILES_HPP
+#define LOOM_TRA_SPARSE_TILES_HPP
+
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom::tra {
+
+/// A matrix of `bounds` tiles of `tile_shape` each, the tiles that hold entries stored as loom
+/// tensors in `Format` (keys ordered; an absent key is a zero tile). The relation of notes §2.3
+/// with loom tensors as values, so a tile's product is a loom kernel over its format. K is the
+/// key-arity: 2 for a block matrix, more for what a join makes before its aggregation.
+template <class T, storage_format Format, std::size_t K = 2> class sparse_relation {
+  static_assert(Format::order == 2, "loom::tra::sparse_relation: tiles are matrices");
+
+ public:
+  using value_type = T;
+  using format_type = Format;
+  static constexpr std::size_t key_arity = K;
+  using tile_type = tensor<T, Format>;
+  using key_type = std::array<std::int64_t, K>;
+
+  sparse_relation(const key_type& bounds, const shape_t<2>& tile_shape)
+      : bounds_(bounds), tile_shape_(tile_shape) {
+    for (std::size_t d = 0; d < K; ++d)
+      if (bounds_[d] < 0)
+        throw shape_error("loom::tra::sparse_relation: bounds " + to_string(bounds_) +
+                          " must be non-negative");
+    for (std::size_t d = 0; d < 2; ++d)
+      if (tile_shape_[d] <= 0)
+        throw shape_error("loom::tra::sparse_relation: bounds " + to_string(bounds_) +
+                          " and tile shape " + to_string(tile_shape_) +
+                          " must be non-negative and positive");
+  }
+
+  const key_type& bounds() const { return bounds_; }
+  const shape_t<2>& tile_shape() const { return tile_shape_; }
+  std::size_t size() const { return tiles_.size(); }
+  /// Stored entries over every tile.
+  std::int64_t nnz() const {
+    std::int64_t n = 0;
+    for (const auto& [k, t] : tiles_) n += t.nnz();
+    return n;
+  }
+  auto begin() const { return tiles_.begin(); }
+  auto end() const { return tiles_.end(); }
+  const tile_type* find(const key_type& k) const {
+    const auto it = tiles_.find(k);
+    return it == tiles_.end() ? nullptr : &it->second;
+  }
+  tile_type* find(const key_type& k) {
+    const auto it = tiles_.find(k);
+    return it == tiles_.end() ? nullptr : &it->second;
+  }
+
+  /// Stores `t` at key `k` (inside the bounds, of the tile shape, once).
+  void insert(const key_type& k, tile_type t) {
+    for (std::size_t d = 0; d < K; ++d)
+      if (k[d] < 0 || k[d] >= bounds_[d])
+        throw shape_error("loom::tra::sparse_relation: key " + to_string(k) +
+                          " outside the bounds " + to_string(bounds_));
+    if (t.extent(0) != tile_shape_[0] || t.extent(1) != tile_shape_[1])
+      throw shape_error("loom::tra::sparse_relation: a tile of shape (" +
+                        std::to_string(t.extent(0)) + "," + std::to_string(t.extent(1)) +
+                        ") in a relation of tile shape " + to_string(tile_shape_));
+    if (!tiles_.emplace(k, std::move(t)).second)
+      throw duplicate_error("loom::tra::sparse_relation: key " + to_string(k) + " twice");
+  }
+
+ private:
+  template <std::size_t N> static std::string to_string(const std::array<std::int64_t, N>& a) {
+    std::string s = "(";
+    for (std::size_t d = 0; d < N; ++d) {  // appended piece by piece: GCC 12 -Wrestrict
+      if (d) s += ',';
+      s += std::to_string(a[d]);
+    }
+    return s + ")";
+  }
+  key_type bounds_;
+  shape_t<2> tile_shape_;
+  std::map<key_type, tile_type> tiles_;
+};
+
+/// A loom matrix (any format) cut into tiles of `tile_shape`, each tile that holds an entry
+/// stored in `Format` (edge tiles padded: their extra rows and columns hold nothing). Progress
+/// (loom::set_progress) counts the tiles stored.
+template <storage_format Format, class Tensor>
+sparse_relation<std::remove_const_t<typename Tensor::value_type>, Format> to_sparse_tiles(
+    const Tensor& t, const shape_t<2>& tile_shape) {
+  static_assert(Tensor::order == 2, "loom::tra::to_sparse_tiles: a matrix");
+  using T = std::remove_const_t<typename Tensor::value_type>;
+  for (std::size_t d = 0; d < 2; ++d)
+    if (tile_shape[d] <= 0)
+      throw shape_error("loom::tra::to_sparse_tiles: tile extent " + std::to_string(tile_shape[d]) +
+                        " of dimension " + std::to_string(d) + " must be positive");
+  const std::array<std::int64_t, 2> bounds{(t.extent(0) + tile_shape[0] - 1) / tile_shape[0],
+                                           (t.extent(1) + tile_shape[1] - 1) / tile_shape[1]};
+  std::map<std::array<std::int64_t, 2>,
+           std::pair<std::vector<std::array<std::int64_t, 2>>, std::vector<T>>>
+      parts;
+  t.for_each_stored([&](const auto& c, const auto& v) {
+    if (v == semiring_traits<T>::zero()) return;
+    auto& [coords, values] = parts[{c[0] / tile_shape[0], c[1] / tile_shape[1]}];
+    coords.push_back({c[0] % tile_shape[0], c[1] % tile_shape[1]});
+    values.push_back(v);
+  });
+  sparse_relation<T, Format> out(bounds, tile_shape);
+  loom::detail::progress_reporter progress("tiling", "", static_cast<std::int64_t>(parts.size()),
+                                           "tiles");
+  std::int64_t stored = 0;
+  for (auto& [k, p] : parts) {
+    progress.advance_to(stored++);
+    out.insert(k, from_coo<Format>(tile_shape, p.first, p.second));
+  }
+  progress.finish();
+  return out;
+}
+
+/// The loom matrix in `Format`, of `shape`, holding a sparse relation's entries. Progress counts
+/// the tiles read.
+template <storage_format Format, class T, storage_format TileFormat>
+tensor<T, Format> from_sparse_tiles(const sparse_relation<T, TileFormat>& r,
+                                    const std::array<std::int64_t, 2>& shape) {
+  std::vector<std::array<std::int64_t, 2>> coords;
+  std::vector<T> values;
+  const auto& ts = r.tile_shape();
+  loom::detail::progress_reporter progress("untiling", "", static_cast<std::int64_t>(r.size()),
+                                           "tiles");
+  std::int64_t visited = 0;
+  for (const auto& tuple : r) {
+    progress.advance_to(visited++);
+    const auto& k = tuple.first;  // not a structured binding: clang 14 cannot capture one
+    tuple.second.for_each_stored([&](const auto& c, const T& v) {
+      const std::int64_t i = k[0] * ts[0] + c[0], j = k[1] * ts[1] + c[1];
+      if (i < shape[0] && j < shape[1] && (Format::all_dense || v != semiring_traits<T>::zero())) {
+        coords.push_back({i, j});
+        values.push_back(v);
+      }
+    });
+  }
+  tensor<T, Format> t = from_coo<Format>(shape, coords, values, duplicates::sum);
+  progress.finish();
+  return t;
+}
+
+/// What `block_matmul` did: the tile pairs multiplied (only keys present on both sides meet).
+struct block_matmul_report {
+  std::int64_t tile_products = 0;
+  std::int64_t output_tiles = 0;
+};
+
+/// C = A B over tiles: for every pair of stored tiles A(I, K) and B(K, J), the loom kernel
+/// C_IJ(i, j) += sum(k, A_IK(i, k) * B_KJ(k, j)) in the tiles' own formats, each output tile in
+/// `OutFormat` (csr, dense_matrix, ...); absent tiles cost nothing (the block-sparse join).
+template <storage_format OutFormat, class T, storage_format FA, storage_format FB>
+sparse_relation<T, OutFormat> block_matmul(const sparse_relation<T, FA>& A,
+                                           const sparse_relation<T, FB>& B,
+                                           block_matmul_report* report = nullptr) {
+  if (A.bounds()[1] != B.bounds()[0] || A.tile_shape()[1] != B.tile_shape()[0])
+    throw shape_error("loom::tra::block_matmul: A has " + std::to_string(A.bounds()[1]) +
+                      " tile columns of " + std::to_string(A.tile_shape()[1]) + ", B has " +
+                      std::to_string(B.bounds()[0]) + " tile rows of " +
+                      std::to_string(B.tile_shape()[0]));
+  constexpr loom::index<"tra_i"> i;
+  constexpr loom::index<"tra_j"> j;
+  constexpr loom::index<"tra_k"> k;
+  // B's tiles by their row key K
+  std::map<std::int64_t, std::vector<std::pair<std::int64_t, const tensor<T, FB>*>>> by_row;
+  for (const auto& [key, t] : B) by_row[key[0]].push_back({key[1], &t});
+  std::map<std::array<std::int64_t, 2>, tensor<T, OutFormat>> out;
+  const shape_t<2> ts{A.tile_shape()[0], B.tile_shape()[1]};
+  block_matmul_report rep;
+  for (const auto& [ka, ta] : A) {
+    const auto it = by_row.find(ka[1]);
+    if (it == by_row.end()) continue;
+    for (const auto& [jb, tb] : it->second) {
+      auto [slot, fresh] = out.try_emplace({ka[0], jb}, ts);
+      if (fresh)
+        slot->second(i, j) = loom::sum(k, ta(i, k) * (*tb)(k, j));
+      else
+        slot->second(i, j) += loom::sum(k, ta(i, k) * (*tb)(k, j));
+      ++rep.tile_products;
+    }
+  }
+  sparse_relation<T, OutFormat> C({A.bounds()[0], B.bounds()[1]}, ts);
+  for (auto& [key, t] : out) C.insert(key, std::move(t));
+  rep.output_tiles = static_cast<std::int64_t>(C.size());
+  if (report) *report = rep;
+  return C;
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_SPARSE_TILES_HPP
+// ---- end <loom/tra/sparse_tiles.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace loom::tra {
+
+template <storage_format Out> struct sparse_mat_add;
+
+/// The tile product C(i, j) = sum(k, A(i, k) * B(k, j)) as a loom kernel over the tiles' formats,
+/// C in `Out`; it accumulates into a tile of a sum (`join_aggregate` then materialises no
+/// joined tile).
+template <storage_format Out> struct sparse_mat_mul {
+  using accumulates_with = sparse_mat_add<Out>;
+  template <class T, storage_format FA, storage_format FB>
+  tensor<T, Out> operator()(const tensor<T, FA>& a, const tensor<T, FB>& b) const {
+    constexpr loom::index<"tra_i"> i;
+    constexpr loom::index<"tra_j"> j;
+    constexpr loom::index<"tra_k"> k;
+    tensor<T, Out> c({a.extent(0), b.extent(1)});
+    c(i, j) = loom::sum(k, a(i, k) * b(k, j));
+    return c;
+  }
+  template <class T, storage_format FA, storage_format FB>
+  void accumulate_product(const tensor<T, FA>& a, const tensor<T, FB>& b, tensor<T, Out>& c) const {
+    constexpr loom::index<"tra_i"> i;
+    constexpr loom::index<"tra_j"> j;
+    constexpr loom::index<"tra_k"> k;
+    c(i, j) += loom::sum(k, a(i, k) * b(k, j));
+  }
+};
+
+/// The tile sum C = A + B (the union of their entries), C in `Out`; `accumulate` adds into C.
+template <storage_format Out> struct sparse_mat_add {
+  template <class T, storage_format FA, storage_format FB>
+  tensor<T, Out> operator()(const tensor<T, FA>& a, const tensor<T, FB>& b) const {
+    constexpr loom::index<"tra_i"> i;
+    constexpr loom::index<"tra_j"> j;
+    tensor<T, Out> c(a.shape());
+    c(i, j) = a(i, j) + b(i, j);
+    return c;
+  }
+  template <class T, storage_format F>
+  void accumulate(tensor<T, Out>& c, const tensor<T, F>& b) const {
+    constexpr loom::index<"tra_i"> i;
+    constexpr loom::index<"tra_j"> j;
+    c(i, j) += b(i, j);
+  }
+};
+
+/// The element-wise tile product C = A ∘ B (the intersection of their entries), C in `Out`: the
+/// kernel of a join on both keys.
+template <storage_format Out> struct sparse_hadamard {
+  template <class T, storage_format FA, storage_format FB>
+  tensor<T, Out> operator()(const tensor<T, FA>& a, const tensor<T, FB>& b) const {
+    constexpr loom::index<"tra_i"> i;
+    constexpr loom::index<"tra_j"> j;
+    tensor<T, Out> c(a.shape());
+    c(i, j) = a(i, j) * b(i, j);
+    return c;
+  }
+};
+
+namespace detail {
+template <std::size_t K, std::size_t G>
+std::array<std::int64_t, G> pick_keys(const std::array<std::int64_t, K>& k,
+                                      const std::array<std::size_t, G>& pos) {
+  std::array<std::int64_t, G> out{};
+  for (std::size_t g = 0; g < G; ++g) out[g] = k[pos[g]];
+  return out;
+}
+template <std::size_t K, std::size_t G>
+std::array<std::size_t, K - G> other_positions(const std::array<std::size_t, G>& pos) {
+  std::array<std::size_t, K - G> out{};
+  std::size_t n = 0;
+  for (std::size_t d = 0; d < K; ++d) {
+    bool in = false;
+    for (std::size_t p : pos) in = in || p == d;
+    if (!in) out[n++] = d;
+  }
+  return out;
+}
+template <std::size_t K, std::size_t G>
+void check_key_positions(const std::array<std::size_t, G>& pos, const char* who) {
+  std::array<bool, K> seen{};
+  for (std::size_t p : pos) {
+    if (p >= K || seen[p])
+      throw shape_error(std::string("loom::tra::") + who + ": key position " + std::to_string(p) +
+                        " is out of range or repeated (key-arity " + std::to_string(K) + ")");
+    seen[p] = true;
+  }
+}
+
+// The join's key layout [L∖jl, jl, R∖jr], its bounds and checks, shared by join and
+// join_aggregate.
+template <std::size_t KL, std::size_t KR, std::size_t G> struct sparse_join_keys {
+  static constexpr std::size_t KO = KL + KR - G;
+  std::array<std::size_t, G> jl, jr;
+  std::array<std::size_t, KL - G> lrest = other_positions<KL>(jl);
+  std::array<std::size_t, KR - G> rrest = other_positions<KR>(jr);
+  std::array<std::int64_t, KO> of(const std::array<std::int64_t, KL>& a,
+                                  const std::array<std::int64_t, KR>& b) const {
+    std::array<std::int64_t, KO> o{};
+    std::size_t n = 0;
+    for (std::size_t p : lrest) o[n++] = a[p];
+    for (std::size_t p : jl) o[n++] = a[p];
+    for (std::size_t p : rrest) o[n++] = b[p];
+    return o;
+  }
+};
+template <std::size_t KL, std::size_t KR, std::size_t G>
+sparse_join_keys<KL, KR, G> check_join(const std::array<std::int64_t, KL>& lb,
+                                       const std::array<std::int64_t, KR>& rb,
+                                       const std::array<std::size_t, G>& jl,
+                                       const std::array<std::size_t, G>& jr, const char* who) {
+  check_key_positions<KL>(jl, who);
+  check_key_positions<KR>(jr, who);
+  for (std::size_t m = 0; m < G; ++m)
+    if (lb[jl[m]] != rb[jr[m]])
+      throw shape_error(std::string("loom::tra::") + who + ": left key position " +
+                        std::to_string(jl[m]) + " has bound " + std::to_string(lb[jl[m]]) +
+                        " but right key position " + std::to_string(jr[m]) + " has bound " +
+                        std::to_string(rb[jr[m]]) +
+                        " (extended join integrity: matched dimensions need equal bounds)");
+  return {jl, jr};
+}
+
+// Every pair of tiles that meet: f(left key, left tile, right key, right tile), left in key order.
+template <class L, class R, std::size_t G, class F>
+void for_each_match(const L& left, const R& right, const std::array<std::size_t, G>& jl,
+                    const std::array<std::size_t, G>& jr, F&& f) {
+  std::map<std::array<std::int64_t, G>,
+           std::vector<const std::pair<const typename R::key_type, typename R::tile_type>*>>
+      index;
+  for (const auto& tuple : right) index[pick_keys(tuple.first, jr)].push_back(&tuple);
+  for (const auto& [a, ta] : left) {
+    const auto it = index.find(pick_keys(a, jl));
+    if (it == index.end()) continue;
+    for (const auto* b : it->second) f(a, ta, b->first, b->second);
+  }
+}
+
+template <class Op, class T, storage_format FA, storage_format FB>
+using sparse_result_t = std::remove_cvref_t<decltype(std::declval<const Op&>()(
+    std::declval<const tensor<T, FA>&>(), std::declval<const tensor<T, FB>&>()))>;
+template <class Tile> struct tile_format;
+template <class T, storage_format F> struct tile_format<tensor<T, F>> {
+  using type = F;
+};
+
+// Folds `t` into the tile of `key` of `out` with `op` (in place when op accumulates), or stores
+// it, converted to out's format, when the key is new.
+template <class T, storage_format Out, std::size_t K, storage_format F, class Op>
+void merge_tile(sparse_relation<T, Out, K>& out, const std::array<std::int64_t, K>& key,
+                const tensor<T, F>& t, const Op& op) {
+  if (auto* have = out.find(key)) {
+    if constexpr (requires { op.accumulate(*have, t); })
+      op.accumulate(*have, t);
+    else
+      *have = op(*have, t);
+  } else if constexpr (std::is_same_v<F, Out>) {
+    out.insert(key, t);
+  } else {
+    out.insert(key, tensor<T, Out>(t));
+  }
+}
+
+// Σ(gbk, sum)(⋈(jl, jr, product)) fused: each pair's product accumulated into its group's tile
+// of `out`; pairs whose group fails `keep` are skipped. Returns the tile products run.
+template <class T, storage_format Out, std::size_t GB, class L, class R, std::size_t G, class Keep>
+std::int64_t accumulate_products(sparse_relation<T, Out, GB>& out, const L& left, const R& right,
+                                 const std::array<std::size_t, G>& jl,
+                                 const std::array<std::size_t, G>& jr,
+                                 const std::array<std::size_t, GB>& gbk, Keep&& keep) {
+  const auto keys = check_join(left.bounds(), right.bounds(), jl, jr, "join_aggregate");
+  check_key_positions<L::key_arity + R::key_arity - G>(gbk, "join_aggregate");
+  const sparse_mat_mul<Out> mul;
+  std::int64_t products = 0;
+  for_each_match(left, right, jl, jr,
+                 [&](const auto& a, const auto& ta, const auto& b, const auto& tb) {
+                   const auto g = pick_keys(keys.of(a, b), gbk);
+                   if (!keep(g)) return;
+                   ++products;
+                   if (auto* have = out.find(g))
+                     mul.accumulate_product(ta, tb, *have);
+                   else
+                     out.insert(g, mul(ta, tb));
+                 });
+  return products;
+}
+}  // namespace detail
+
+/// ⋈(joinKeysL, joinKeysR, projOp) over sparse tiles: every pair with left[jl[m]] ==
+/// right[jr[m]] gives op(left tile, right tile), a loom tensor, under the key [L∖jl, jl, R∖jr]
+/// (the dense join's layout). Absent tiles never meet; matched dimensions need equal bounds.
+template <class T, storage_format FA, std::size_t KL, storage_format FB, std::size_t KR,
+          std::size_t G, class Op>
+auto join(const sparse_relation<T, FA, KL>& left, const sparse_relation<T, FB, KR>& right,
+          const std::array<std::size_t, G>& jl, const std::array<std::size_t, G>& jr, Op op) {
+  using result = detail::sparse_result_t<Op, T, FA, FB>;
+  using Out = typename detail::tile_format<result>::type;
+  const auto keys = detail::check_join(left.bounds(), right.bounds(), jl, jr, "join");
+  std::vector<std::pair<std::array<std::int64_t, KL + KR - G>, result>> produced;
+  detail::for_each_match(left, right, jl, jr,
+                         [&](const auto& a, const auto& ta, const auto& b, const auto& tb) {
+                           produced.emplace_back(keys.of(a, b), op(ta, tb));
+                         });
+  const shape_t<2> shape =
+      produced.empty()
+          ? op(tensor<T, FA>(left.tile_shape()), tensor<T, FB>(right.tile_shape())).shape()
+          : produced.front().second.shape();
+  sparse_relation<T, Out, KL + KR - G> out(keys.of(left.bounds(), right.bounds()), shape);
+  for (auto& [k, t] : produced) out.insert(k, std::move(t));
+  return out;
+}
+
+/// Σ(groupByKeys, aggOp) over sparse tiles: groups by the key positions `gbk` (output key = that
+/// projection, in gbk's order) and folds each group's tiles with `op` (sparse_mat_add<Out>: the
+/// sum of tiles by key, any input formats, the result in Out). Op must be associative and
+/// commutative.
+template <class T, storage_format F, std::size_t K, std::size_t G, class Op>
+auto aggregate(const sparse_relation<T, F, K>& in, const std::array<std::size_t, G>& gbk, Op op) {
+  using Out = typename detail::tile_format<detail::sparse_result_t<Op, T, F, F>>::type;
+  detail::check_key_positions<K>(gbk, "aggregate");
+  sparse_relation<T, Out, G> out(detail::pick_keys(in.bounds(), gbk), in.tile_shape());
+  for (const auto& [key, t] : in) detail::merge_tile(out, detail::pick_keys(key, gbk), t, op);
+  return out;
+}
+
+/// A + B over tiles: Σ by key of both relations' tiles (a key in one only is copied), in `Out`.
+template <storage_format Out, class T, storage_format FA, storage_format FB>
+sparse_relation<T, Out> add(const sparse_relation<T, FA>& a, const sparse_relation<T, FB>& b) {
+  if (a.bounds() != b.bounds() || a.tile_shape() != b.tile_shape())
+    throw shape_error("loom::tra::add: the relations' tile grids or tile shapes differ");
+  sparse_relation<T, Out> out(a.bounds(), a.tile_shape());
+  const sparse_mat_add<Out> op;
+  for (const auto& [key, t] : a) detail::merge_tile(out, key, t, op);
+  for (const auto& [key, t] : b) detail::merge_tile(out, key, t, op);
+  return out;
+}
+
+/// Σ(gbk, sparse_mat_add<Out>)(⋈(jl, jr, sparse_mat_mul<Out>)(left, right)) fused: each pair's
+/// tile product accumulates into its group's tile, no joined tile is kept. With jl = {1},
+/// jr = {0}, gbk = {0, 2} it is the block matrix product (block_matmul).
+template <storage_format Out, class T, storage_format FA, std::size_t KL, storage_format FB,
+          std::size_t KR, std::size_t G, std::size_t GB>
+sparse_relation<T, Out, GB> join_aggregate(const sparse_relation<T, FA, KL>& left,
+                                           const sparse_relation<T, FB, KR>& right,
+                                           const std::array<std::size_t, G>& jl,
+                                           const std::array<std::size_t, G>& jr,
+                                           const std::array<std::size_t, GB>& gbk) {
+  const auto keys = detail::check_join(left.bounds(), right.bounds(), jl, jr, "join_aggregate");
+  detail::check_key_positions<KL + KR - G>(gbk, "join_aggregate");
+  const shape_t<2> ts =
+      sparse_mat_mul<Out>{}(tensor<T, FA>(left.tile_shape()), tensor<T, FB>(right.tile_shape()))
+          .shape();
+  sparse_relation<T, Out, GB> out(detail::pick_keys(keys.of(left.bounds(), right.bounds()), gbk),
+                                  ts);
+  detail::accumulate_products(out, left, right, jl, jr, gbk, [](const auto&) { return true; });
+  return out;
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_SPARSE_OPERATORS_HPP
+// ---- end <loom/tra/sparse_operators.hpp>
+
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace loom::tra {
@@ -30722,34 +31921,15 @@ inline void check_chain(const std::vector<chain_operand>& ops) {
 }
 }  // namespace detail
 
-/// The cheapest plan of X0 X1 ... Xn-1 under `cm`: over every association order and every
-/// strategy of each product (dynamic programming over the intervals, O(n^3) x 4 strategies).
-/// A product's result is all-gathered (its cost counted) and read whole by the next product, so
-/// an intermediate is `replicated` there (no broadcast of it needed); the operands are placed as
-/// `chain_operand::placed` says.
-inline chain_plan plan_chain(const cost_model& cm, const std::vector<chain_operand>& ops) {
-  detail::check_chain(ops);
-  const std::size_t n = ops.size();
+namespace detail {
+// The dynamic programme over the intervals of an n-operand chain: step_cost(lo, mid, hi, st)
+// gives the chain_step of [lo, mid) x [mid, hi) by strategy st; the cheapest plan and the cost
+// of the left-to-right order with each product's cheapest strategy.
+template <class StepCost> chain_plan search_chain(std::size_t n, StepCost&& step_cost) {
   constexpr double inf = std::numeric_limits<double>::infinity();
   // best[lo][hi]: the cheapest cost of [lo, hi); split[lo][hi]: its last product
   std::vector<std::vector<double>> best(n + 1, std::vector<double>(n + 1, inf));
   std::vector<std::vector<chain_step>> split(n + 1, std::vector<chain_step>(n + 1));
-  auto step_cost = [&](std::size_t lo, std::size_t mid, std::size_t hi, matmul_strategy st) {
-    matmul_shape sh{ops[lo].rows,
-                    ops[mid].rows,
-                    ops[hi - 1].cols,
-                    ops[lo].tile_rows,
-                    ops[mid].tile_rows,
-                    ops[hi - 1].tile_cols,
-                    mid - lo == 1 ? ops[lo].placed : partitioning::replicated,
-                    hi - mid == 1 ? ops[mid].placed : partitioning::replicated};
-    chain_step s{lo, mid, hi, estimate(cm, sh, st), 0};
-    s.gather = cm.total(
-        cm.bcast(cm.size(static_cast<double>(sh.I * sh.J), static_cast<double>(sh.m * sh.n))) /
-            static_cast<double>(std::max<std::int64_t>(cm.sites, 1)),
-        0);
-    return s;
-  };
   for (std::size_t k = 0; k < n; ++k) best[k][k + 1] = 0;
   for (std::size_t len = 2; len <= n; ++len)
     for (std::size_t lo = 0; lo + len <= n; ++lo) {
@@ -30785,6 +31965,112 @@ inline chain_plan plan_chain(const cost_model& cm, const std::vector<chain_opera
     plan.left_to_right += cheapest;
   }
   return plan;
+}
+// α × the bytes of an all-gather of a product of `size`: the next product reads it whole.
+inline double gather_cost(const cost_model& cm, double size) {
+  return cm.total(cm.bcast(size) / static_cast<double>(std::max<std::int64_t>(cm.sites, 1)), 0);
+}
+}  // namespace detail
+
+/// The cheapest plan of X0 X1 ... Xn-1 under `cm`: over every association order and every
+/// strategy of each product (dynamic programming over the intervals, O(n^3) x 4 strategies).
+/// A product's result is all-gathered (its cost counted) and read whole by the next product, so
+/// an intermediate is `replicated` there (no broadcast of it needed); the operands are placed as
+/// `chain_operand::placed` says.
+inline chain_plan plan_chain(const cost_model& cm, const std::vector<chain_operand>& ops) {
+  detail::check_chain(ops);
+  return detail::search_chain(
+      ops.size(), [&](std::size_t lo, std::size_t mid, std::size_t hi, matmul_strategy st) {
+        matmul_shape sh{ops[lo].rows,
+                        ops[mid].rows,
+                        ops[hi - 1].cols,
+                        ops[lo].tile_rows,
+                        ops[mid].tile_rows,
+                        ops[hi - 1].tile_cols,
+                        mid - lo == 1 ? ops[lo].placed : partitioning::replicated,
+                        hi - mid == 1 ? ops[mid].placed : partitioning::replicated};
+        return chain_step{lo, mid, hi, estimate(cm, sh, st),
+                          detail::gather_cost(cm, cm.size(static_cast<double>(sh.I * sh.J),
+                                                          static_cast<double>(sh.m * sh.n)))};
+      });
+}
+
+/// The cheapest plan of a chain of block-sparse matrices, costed from their statistics
+/// (`stats_of`) instead of dense tile sizes: an operand moves its tiles' bytes, a product's
+/// multiplications, entries and bytes are `estimate_product`'s (an interval's product is
+/// estimated left to right, whatever order the plan picks, so every plan sees one estimate),
+/// and intermediates are CSR tiles, all-gathered as in plan_chain. Sparsity changes the order:
+/// a very sparse operand is best multiplied first, and broadcast rather than its dense-sized
+/// partner.
+inline chain_plan plan_sparse_chain(const cost_model& cm, const std::vector<sparse_stats>& ops) {
+  std::vector<chain_operand> shapes;
+  for (const auto& o : ops)
+    shapes.push_back({static_cast<std::int64_t>(o.row_nnz.size()),
+                      static_cast<std::int64_t>(o.col_nnz.size()), o.tile_rows, o.tile_cols,
+                      o.placed});
+  detail::check_chain(shapes);
+  const std::size_t n = ops.size();
+  // the estimated product of each interval, left to right
+  std::vector<std::vector<sparse_stats>> made(n + 1, std::vector<sparse_stats>(n + 1));
+  for (std::size_t lo = 0; lo < n; ++lo) {
+    made[lo][lo + 1] = ops[lo];
+    for (std::size_t hi = lo + 2; hi <= n; ++hi) {
+      made[lo][hi] = estimate_product(cm, made[lo][hi - 1], ops[hi - 1]).out;
+      made[lo][hi].placed = partitioning::replicated;
+    }
+  }
+  return detail::search_chain(
+      n, [&](std::size_t lo, std::size_t mid, std::size_t hi, matmul_strategy st) {
+        const sparse_stats& a = made[lo][mid];
+        const sparse_stats& b = made[mid][hi];
+        const auto e = estimate_product(cm, a, b);
+        return chain_step{lo, mid, hi, estimate(cm, sparse_matmul_sizes(e, a, b), st),
+                          detail::gather_cost(cm, e.out.bytes)};
+      });
+}
+
+/// plan_sparse_chain over the relations themselves (their statistics; the logical extents taken
+/// as the tile grid's, padding included).
+template <class T, storage_format F>
+chain_plan plan_sparse_chain(const cost_model& cm, const std::vector<sparse_relation<T, F>>& xs) {
+  std::vector<sparse_stats> stats;
+  for (const auto& x : xs)
+    stats.push_back(
+        stats_of(x, {x.bounds()[0] * x.tile_shape()[0], x.bounds()[1] * x.tile_shape()[1]}));
+  return plan_sparse_chain(cm, stats);
+}
+
+/// The product of a chain of sparse relations in one process, in the plan's association order:
+/// each product the fused sparse join-aggregate, tiles in `Out`.
+template <storage_format Out, class T, storage_format F>
+sparse_relation<T, Out> multiply_sparse_chain(const std::vector<sparse_relation<T, F>>& xs,
+                                              const chain_plan& plan) {
+  if (xs.empty()) throw shape_error("loom::tra::multiply_sparse_chain: the chain has no operand");
+  std::vector<std::pair<std::array<std::size_t, 2>, sparse_relation<T, Out>>> made;
+  auto product = [&](std::size_t lo, std::size_t mid, std::size_t hi) {
+    auto with = [&](std::size_t a, std::size_t b, auto&& f) {
+      if (b - a == 1) return f(xs[a]);
+      for (const auto& [range, r] : made)
+        if (range[0] == a && range[1] == b) return f(r);
+      throw shape_error("loom::tra::multiply_sparse_chain: the plan is not the chain's");
+    };
+    return with(lo, mid, [&](const auto& l) {
+      return with(mid, hi, [&](const auto& r) {
+        return join_aggregate<Out>(l, r, std::array<std::size_t, 1>{1},
+                                   std::array<std::size_t, 1>{0}, std::array<std::size_t, 2>{0, 2});
+      });
+    });
+  };
+  for (const chain_step& s : plan.steps) {
+    auto p = product(s.lo, s.mid, s.hi);
+    made.push_back({{s.lo, s.hi}, std::move(p)});
+  }
+  if (xs.size() == 1) {
+    sparse_relation<T, Out> one(xs[0].bounds(), xs[0].tile_shape());
+    for (const auto& [key, t] : xs[0]) one.insert(key, tensor<T, Out>(t));
+    return one;
+  }
+  return std::move(made.back().second);
 }
 
 /// Runs the plan's products in order, `multiply(step, left, right)` making each from the
@@ -31478,7 +32764,7 @@ auto einsum(const relation<T, KL, 2>& l, const relation<T, KR, 2>& r) {
 // operand, broadcast the right one, or shuffle both on the join keys (the R2-6 alternatives at
 // the join), each rewritten by the repartition rules (R2-4 drops a final shuffle the partitions
 // make useless), costed by walking the plan's moves under the paper's model, the cheapest run
-// over a transport (tra/).
+// over a transport; for sparse operands the sizes come from nnz statistics (tra/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_EINSUM_PLANS_HPP
 #define LOOM_TRA_EINSUM_PLANS_HPP
@@ -31890,9 +33176,18 @@ using rewrite_t = typename detail::rewrite_impl<Plan, Rules, Fuel>::type;
 namespace loom::tra::ia {
 
 namespace detail {
+// The pieces appended in order: GCC 12 warns (-Wrestrict, falsely) on "text" + std::string at -O3.
+template <class... Pieces> std::string cat(const Pieces&... pieces) {
+  std::string out;
+  (out += ... += pieces);
+  return out;
+}
 template <class D> std::string dims_text() {
   std::string out = "<";
-  for (std::size_t n = 0; n < D::size; ++n) out += (n ? "," : "") + std::to_string(D::values[n]);
+  for (std::size_t n = 0; n < D::size; ++n) {  // piece by piece: GCC 12 -Wrestrict at -O3
+    if (n) out += ',';
+    out += std::to_string(D::values[n]);
+  }
   return out + ">";
 }
 template <class F> std::string fn_name() {
@@ -31903,7 +33198,10 @@ template <class F> std::string fn_name() {
 }
 template <class D> std::string partition_dims_text(partitioned<D>) {
   std::string out;
-  for (std::size_t n = 0; n < D::size; ++n) out += (n ? "," : "") + std::to_string(D::values[n]);
+  for (std::size_t n = 0; n < D::size; ++n) {  // piece by piece: GCC 12 -Wrestrict at -O3
+    if (n) out += ',';
+    out += std::to_string(D::values[n]);
+  }
   return out;
 }
 template <class P> std::string placement_text() {
@@ -31914,50 +33212,50 @@ template <class P> std::string placement_text() {
   else if constexpr (std::is_same_v<P, arbitrary>)
     return "";
   else
-    return "{" + partition_dims_text(P{}) + "}";
+    return cat("{", partition_dims_text(P{}), "}");
 }
 
 template <class Plan> struct printer;
 template <std::size_t I, std::size_t K, class P> struct printer<leaf<I, K, P>> {
-  static std::string text() { return "R" + std::to_string(I) + placement_text<P>(); }
+  static std::string text() { return cat("R", std::to_string(I), placement_text<P>()); }
 };
 template <class C> struct printer<bcast<C>> {
-  static std::string text() { return "BCAST(" + printer<C>::text() + ")"; }
+  static std::string text() { return cat("BCAST(", printer<C>::text(), ")"); }
 };
 template <class D, class C> struct printer<shuf<D, C>> {
-  static std::string text() { return "SHUF" + dims_text<D>() + "(" + printer<C>::text() + ")"; }
+  static std::string text() { return cat("SHUF", dims_text<D>(), "(", printer<C>::text(), ")"); }
 };
 template <class F, class C> struct printer<lfilter<F, C>> {
-  static std::string text() { return "σᴸ(" + fn_name<F>() + ", " + printer<C>::text() + ")"; }
+  static std::string text() { return cat("σᴸ(", fn_name<F>(), ", ", printer<C>::text(), ")"); }
 };
 template <class KM, class A, class C> struct printer<lmap<KM, A, C>> {
   static std::string text() {
     const std::string k = std::is_same_v<KM, same_key> ? "_" : fn_name<KM>();
     const std::string a = std::is_same_v<A, same_tile> ? "_" : fn_name<A>();
-    return "λᴸ(" + k + ", " + a + ", " + printer<C>::text() + ")";
+    return cat("λᴸ(", k, ", ", a, ", ", printer<C>::text(), ")");
   }
 };
 template <class G, class Op, class C> struct printer<lagg<G, Op, C>> {
   static std::string text() {
-    return "Σᴸ" + dims_text<G>() + "(" + fn_name<Op>() + ", " + printer<C>::text() + ")";
+    return cat("Σᴸ", dims_text<G>(), "(", fn_name<Op>(), ", ", printer<C>::text(), ")");
   }
 };
 template <class G, class Op, class C> struct printer<lpartial<G, Op, C>> {
   static std::string text() {
-    return "Σᴸ⁺" + dims_text<G>() + "(" + fn_name<Op>() + ", " + printer<C>::text() + ")";
+    return cat("Σᴸ⁺", dims_text<G>(), "(", fn_name<Op>(), ", ", printer<C>::text(), ")");
   }
 };
 template <class JL, class JR, class Op, class L, class R> struct printer<ljoin<JL, JR, Op, L, R>> {
   static std::string text() {
-    return "⋈ᴸ" + dims_text<JL>() + "," + dims_text<JR>() + "(" + fn_name<Op>() + ", " +
-           printer<L>::text() + ", " + printer<R>::text() + ")";
+    return cat("⋈ᴸ", dims_text<JL>(), ",", dims_text<JR>(), "(", fn_name<Op>(), ", ",
+               printer<L>::text(), ", ", printer<R>::text(), ")");
   }
 };
 template <std::size_t P, std::size_t From, std::size_t Dim, class C>
 struct printer<ldup<P, From, Dim, C>> {
   static std::string text() {
-    return "λᴸ(insertDim(" + std::to_string(P) + "), duplicate(bound " + std::to_string(Dim) +
-           " of R" + std::to_string(From) + "), " + printer<C>::text() + ")";
+    return cat("λᴸ(insertDim(", std::to_string(P), "), duplicate(bound ", std::to_string(Dim),
+               " of R", std::to_string(From), "), ", printer<C>::text(), ")");
   }
 };
 }  // namespace detail
@@ -32403,6 +33701,51 @@ einsum_choice choose_einsum(const cost_model& cm, const relation<T, KL, 2>& l,
   return out;
 }
 
+/// The same choice for block-sparse operands, costed from their statistics (`stats_of`): Cn
+/// walks the plans' moves with the operands' bytes and the join's estimated partial products
+/// (`estimate_product`), Cc is 2 flops per multiplication plus an addition per joined entry. The
+/// tiles are multiplied as stored: S is a product of two matrices whose tiles are not
+/// transposed, as "ij,jk->ik".
+template <fixed_string S, class LeftPart = ia::arbitrary, class RightPart = ia::arbitrary>
+einsum_choice choose_einsum(const cost_model& cm, const sparse_stats& l, const sparse_stats& r) {
+  using spec = detail::einsum_spec<S>;
+  static_assert(spec::valid, "loom::tra::choose_einsum: see einsum's diagnostic for this spec");
+  static_assert(spec::kl == 2 && spec::kr == 2 && !spec::transposes.left &&
+                    !spec::transposes.right && !spec::transposes.out,
+                "loom::tra::choose_einsum over sparse tiles: a product of two matrices whose "
+                "tiles are not transposed, as \"ij,jk->ik\"");
+  using P = einsum_plans<S, LeftPart, RightPart>;
+  const auto e = estimate_product(cm, l, r);
+  const detail::einsum_sizes sizes{l.bytes, r.bytes, e.joined_bytes};
+  const double cc = 2.0 * e.multiplications + e.joined_nnz;
+  einsum_choice out;
+  for (std::size_t s = 0; s < 3; ++s) {
+    const einsum_strategy st = all_einsum_strategies[s];
+    detail::with_einsum_plan<P>(st, [&](auto plan) {
+      using Plan = decltype(plan);
+      einsum_cost c{st, detail::moved<Plan>::of(cm, sizes), cc, 0, ia::to_string<Plan>()};
+      c.total = cm.total(c.cn, c.cc);
+      out.costs[s] = c;
+    });
+    if (s == 0 || out.costs[s].total < out.chosen.total) out.chosen = out.costs[s];
+  }
+  return out;
+}
+
+/// choose_einsum over two sparse relations themselves (their statistics; the logical extents
+/// taken as the tile grid's, padding included).
+template <fixed_string S, class LeftPart = ia::arbitrary, class RightPart = ia::arbitrary, class T,
+          storage_format FL, storage_format FR>
+einsum_choice choose_einsum(const cost_model& cm, const sparse_relation<T, FL>& l,
+                            const sparse_relation<T, FR>& r) {
+  auto extents = [](const auto& x) {
+    return std::array<std::int64_t, 2>{x.bounds()[0] * x.tile_shape()[0],
+                                       x.bounds()[1] * x.tile_shape()[1]};
+  };
+  return choose_einsum<S, LeftPart, RightPart>(cm, stats_of(l, extents(l)),
+                                               stats_of(r, extents(r)));
+}
+
 /// einsum S over a transport (sites = its sites): the strategy of `choose_einsum` (or `force`),
 /// the plan run by ia::execute, the result collected on every site; `report` gets the choice.
 template <fixed_string S, class LeftPart = ia::arbitrary, class RightPart = ia::arbitrary,
@@ -32478,195 +33821,6 @@ decltype(auto) with_matmul_plan(matmul_strategy s, F&& f) {
 
 #endif  // LOOM_TRA_PLANS_HPP
 // ---- end <loom/tra/plans.hpp>
-// ---- begin <loom/tra/sparse_tiles.hpp>
-// Defines loom::tra::sparse_relation<T, Format>: a block-sparse matrix as a relation from tile
-// keys to tiles stored in any loom format (csr, dcsr, dense, a mapping, ...), with its conversion
-// from and to loom tensors and the block matrix product whose tile products are loom kernels
-// (tra/).
-// SPDX-License-Identifier: BSL-1.0
-#ifndef LOOM_TRA_SPARSE_TILES_HPP
-#define LOOM_TRA_SPARSE_TILES_HPP
-
-
-#include <array>
-#include <cstdint>
-#include <map>
-#include <string>
-#include <utility>
-#include <vector>
-
-namespace loom::tra {
-
-/// A matrix of `bounds` tiles of `tile_shape` each, the tiles that hold entries stored as loom
-/// tensors in `Format` (keys ordered; an absent key is a zero tile). The relation of notes §2.3
-/// with loom tensors as values, so a tile's product is a loom kernel over its format.
-template <class T, storage_format Format> class sparse_relation {
-  static_assert(Format::order == 2, "loom::tra::sparse_relation: tiles are matrices");
-
- public:
-  using tile_type = tensor<T, Format>;
-  using key_type = std::array<std::int64_t, 2>;
-
-  sparse_relation(const key_type& bounds, const shape_t<2>& tile_shape)
-      : bounds_(bounds), tile_shape_(tile_shape) {
-    for (std::size_t d = 0; d < 2; ++d)
-      if (bounds_[d] < 0 || tile_shape_[d] <= 0)
-        throw shape_error("loom::tra::sparse_relation: bounds " + to_string(bounds_) +
-                          " and tile shape " + to_string(tile_shape_) +
-                          " must be non-negative and positive");
-  }
-
-  const key_type& bounds() const { return bounds_; }
-  const shape_t<2>& tile_shape() const { return tile_shape_; }
-  std::size_t size() const { return tiles_.size(); }
-  /// Stored entries over every tile.
-  std::int64_t nnz() const {
-    std::int64_t n = 0;
-    for (const auto& [k, t] : tiles_) n += t.nnz();
-    return n;
-  }
-  auto begin() const { return tiles_.begin(); }
-  auto end() const { return tiles_.end(); }
-  const tile_type* find(const key_type& k) const {
-    const auto it = tiles_.find(k);
-    return it == tiles_.end() ? nullptr : &it->second;
-  }
-
-  /// Stores `t` at key `k` (inside the bounds, of the tile shape, once).
-  void insert(const key_type& k, tile_type t) {
-    for (std::size_t d = 0; d < 2; ++d)
-      if (k[d] < 0 || k[d] >= bounds_[d])
-        throw shape_error("loom::tra::sparse_relation: key " + to_string(k) +
-                          " outside the bounds " + to_string(bounds_));
-    if (t.extent(0) != tile_shape_[0] || t.extent(1) != tile_shape_[1])
-      throw shape_error("loom::tra::sparse_relation: a tile of shape (" +
-                        std::to_string(t.extent(0)) + "," + std::to_string(t.extent(1)) +
-                        ") in a relation of tile shape " + to_string(tile_shape_));
-    if (!tiles_.emplace(k, std::move(t)).second)
-      throw duplicate_error("loom::tra::sparse_relation: key " + to_string(k) + " twice");
-  }
-
- private:
-  static std::string to_string(const std::array<std::int64_t, 2>& a) {
-    return "(" + std::to_string(a[0]) + "," + std::to_string(a[1]) + ")";
-  }
-  key_type bounds_;
-  shape_t<2> tile_shape_;
-  std::map<key_type, tile_type> tiles_;
-};
-
-/// A loom matrix (any format) cut into tiles of `tile_shape`, each tile that holds an entry
-/// stored in `Format` (edge tiles padded: their extra rows and columns hold nothing). Progress
-/// (loom::set_progress) counts the tiles stored.
-template <storage_format Format, class Tensor>
-sparse_relation<std::remove_const_t<typename Tensor::value_type>, Format> to_sparse_tiles(
-    const Tensor& t, const shape_t<2>& tile_shape) {
-  static_assert(Tensor::order == 2, "loom::tra::to_sparse_tiles: a matrix");
-  using T = std::remove_const_t<typename Tensor::value_type>;
-  for (std::size_t d = 0; d < 2; ++d)
-    if (tile_shape[d] <= 0)
-      throw shape_error("loom::tra::to_sparse_tiles: tile extent " + std::to_string(tile_shape[d]) +
-                        " of dimension " + std::to_string(d) + " must be positive");
-  const std::array<std::int64_t, 2> bounds{(t.extent(0) + tile_shape[0] - 1) / tile_shape[0],
-                                           (t.extent(1) + tile_shape[1] - 1) / tile_shape[1]};
-  std::map<std::array<std::int64_t, 2>,
-           std::pair<std::vector<std::array<std::int64_t, 2>>, std::vector<T>>>
-      parts;
-  t.for_each_stored([&](const auto& c, const auto& v) {
-    if (v == semiring_traits<T>::zero()) return;
-    auto& [coords, values] = parts[{c[0] / tile_shape[0], c[1] / tile_shape[1]}];
-    coords.push_back({c[0] % tile_shape[0], c[1] % tile_shape[1]});
-    values.push_back(v);
-  });
-  sparse_relation<T, Format> out(bounds, tile_shape);
-  loom::detail::progress_reporter progress("tiling", "", static_cast<std::int64_t>(parts.size()),
-                                           "tiles");
-  std::int64_t stored = 0;
-  for (auto& [k, p] : parts) {
-    progress.advance_to(stored++);
-    out.insert(k, from_coo<Format>(tile_shape, p.first, p.second));
-  }
-  progress.finish();
-  return out;
-}
-
-/// The loom matrix in `Format`, of `shape`, holding a sparse relation's entries. Progress counts
-/// the tiles read.
-template <storage_format Format, class T, storage_format TileFormat>
-tensor<T, Format> from_sparse_tiles(const sparse_relation<T, TileFormat>& r,
-                                    const std::array<std::int64_t, 2>& shape) {
-  std::vector<std::array<std::int64_t, 2>> coords;
-  std::vector<T> values;
-  const auto& ts = r.tile_shape();
-  loom::detail::progress_reporter progress("untiling", "", static_cast<std::int64_t>(r.size()),
-                                           "tiles");
-  std::int64_t visited = 0;
-  for (const auto& tuple : r) {
-    progress.advance_to(visited++);
-    const auto& k = tuple.first;  // not a structured binding: clang 14 cannot capture one
-    tuple.second.for_each_stored([&](const auto& c, const T& v) {
-      const std::int64_t i = k[0] * ts[0] + c[0], j = k[1] * ts[1] + c[1];
-      if (i < shape[0] && j < shape[1] && (Format::all_dense || v != semiring_traits<T>::zero())) {
-        coords.push_back({i, j});
-        values.push_back(v);
-      }
-    });
-  }
-  tensor<T, Format> t = from_coo<Format>(shape, coords, values, duplicates::sum);
-  progress.finish();
-  return t;
-}
-
-/// What `block_matmul` did: the tile pairs multiplied (only keys present on both sides meet).
-struct block_matmul_report {
-  std::int64_t tile_products = 0;
-  std::int64_t output_tiles = 0;
-};
-
-/// C = A B over tiles: for every pair of stored tiles A(I, K) and B(K, J), the loom kernel
-/// C_IJ(i, j) += sum(k, A_IK(i, k) * B_KJ(k, j)) in the tiles' own formats, each output tile in
-/// `OutFormat` (csr, dense_matrix, ...); absent tiles cost nothing (the block-sparse join).
-template <storage_format OutFormat, class T, storage_format FA, storage_format FB>
-sparse_relation<T, OutFormat> block_matmul(const sparse_relation<T, FA>& A,
-                                           const sparse_relation<T, FB>& B,
-                                           block_matmul_report* report = nullptr) {
-  if (A.bounds()[1] != B.bounds()[0] || A.tile_shape()[1] != B.tile_shape()[0])
-    throw shape_error("loom::tra::block_matmul: A has " + std::to_string(A.bounds()[1]) +
-                      " tile columns of " + std::to_string(A.tile_shape()[1]) + ", B has " +
-                      std::to_string(B.bounds()[0]) + " tile rows of " +
-                      std::to_string(B.tile_shape()[0]));
-  constexpr loom::index<"tra_i"> i;
-  constexpr loom::index<"tra_j"> j;
-  constexpr loom::index<"tra_k"> k;
-  // B's tiles by their row key K
-  std::map<std::int64_t, std::vector<std::pair<std::int64_t, const tensor<T, FB>*>>> by_row;
-  for (const auto& [key, t] : B) by_row[key[0]].push_back({key[1], &t});
-  std::map<std::array<std::int64_t, 2>, tensor<T, OutFormat>> out;
-  const shape_t<2> ts{A.tile_shape()[0], B.tile_shape()[1]};
-  block_matmul_report rep;
-  for (const auto& [ka, ta] : A) {
-    const auto it = by_row.find(ka[1]);
-    if (it == by_row.end()) continue;
-    for (const auto& [jb, tb] : it->second) {
-      auto [slot, fresh] = out.try_emplace({ka[0], jb}, ts);
-      if (fresh)
-        slot->second(i, j) = loom::sum(k, ta(i, k) * (*tb)(k, j));
-      else
-        slot->second(i, j) += loom::sum(k, ta(i, k) * (*tb)(k, j));
-      ++rep.tile_products;
-    }
-  }
-  sparse_relation<T, OutFormat> C({A.bounds()[0], B.bounds()[1]}, ts);
-  for (auto& [key, t] : out) C.insert(key, std::move(t));
-  rep.output_tiles = static_cast<std::int64_t>(C.size());
-  if (report) *report = rep;
-  return C;
-}
-
-}  // namespace loom::tra
-
-#endif  // LOOM_TRA_SPARSE_TILES_HPP
-// ---- end <loom/tra/sparse_tiles.hpp>
 
 #endif  // LOOM_TRA_HPP
 // ---- end <loom/tra.hpp>
