@@ -24,12 +24,12 @@ struct text_sink {
   }
   constexpr void put_number(std::size_t n) {
     char digits[20]{};
-    std::size_t k = 0;
+    std::size_t count = 0;
     do {
-      digits[k++] = static_cast<char>('0' + n % 10);
+      digits[count++] = static_cast<char>('0' + n % 10);
       n /= 10;
     } while (n != 0);
-    while (k != 0) put(std::string_view(&digits[--k], 1));
+    while (count != 0) put(std::string_view(&digits[--count], 1));
   }
 };
 

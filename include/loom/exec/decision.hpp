@@ -273,8 +273,8 @@ struct decision_choices {
 };
 /// Fills `r` with what is known before the kernel runs. The operands are named as explain()
 /// names them: an unnamed output "out", an unnamed operand "T<its ordinal>".
-LOOM_DECL void describe_decision(const decision_constants& k, const decision_choices& c,
-                                 std::string_view output_label,
+LOOM_DECL void describe_decision(const decision_constants& constants,
+                                 const decision_choices& choices, std::string_view output_label,
                                  std::span<const std::string_view> operand_labels,
                                  std::span<const std::string> values, kernel_report& r);
 template <class P> struct loop_order_writer {
@@ -390,24 +390,24 @@ void run_kernel(const Lhs& lhs, const Rhs& rhs, std::bool_constant<Acc> accumula
 
 #if LOOM_HEADER_ONLY
 namespace loom::detail {
-LOOM_DEF void describe_decision(const decision_constants& k, const decision_choices& c,
-                                std::string_view output_label,
+LOOM_DEF void describe_decision(const decision_constants& constants,
+                                const decision_choices& choices, std::string_view output_label,
                                 std::span<const std::string_view> operand_labels,
                                 std::span<const std::string> values, kernel_report& r) {
-  r.kernel = fill_pattern(k.output_pattern, {&output_label, 1}, 0, {}, "out") +
-             (k.accumulate ? " += " : " = ") +
-             fill_pattern(k.kernel_pattern, operand_labels, 0, values);
-  r.output_format = std::string(k.output_format);
-  r.accumulate = k.accumulate;
-  r.hoisted = c.hoisted;
-  r.aliased = c.aliased;
-  r.cache_hit = c.cache_hit;
-  r.candidate = c.candidate;
-  r.candidates = k.candidates;
-  r.candidate_costs.assign(c.candidate_costs.begin(), c.candidate_costs.end());
-  if (c.hoisted) return;
-  r.loop_order = std::string(k.loop_orders[c.candidate]);
-  switch (k.skip_policies[c.candidate]) {
+  r.kernel = fill_pattern(constants.output_pattern, {&output_label, 1}, 0, {}, "out") +
+             (constants.accumulate ? " += " : " = ") +
+             fill_pattern(constants.kernel_pattern, operand_labels, 0, values);
+  r.output_format = std::string(constants.output_format);
+  r.accumulate = constants.accumulate;
+  r.hoisted = choices.hoisted;
+  r.aliased = choices.aliased;
+  r.cache_hit = choices.cache_hit;
+  r.candidate = choices.candidate;
+  r.candidates = constants.candidates;
+  r.candidate_costs.assign(choices.candidate_costs.begin(), choices.candidate_costs.end());
+  if (choices.hoisted) return;
+  r.loop_order = std::string(constants.loop_orders[choices.candidate]);
+  switch (constants.skip_policies[choices.candidate]) {
     case skip_decision::fixed:
       r.skip_policy = "fixed by the options";
       break;
@@ -415,8 +415,8 @@ LOOM_DEF void describe_decision(const decision_constants& k, const decision_choi
       r.skip_policy = "codes chosen at run time";
       break;
     case skip_decision::candidates:
-      r.skip_policy = "variant " + std::to_string(c.skip_variant) + " of " +
-                      std::to_string(k.skip_variant_counts[c.candidate]);
+      r.skip_policy = "variant " + std::to_string(choices.skip_variant) + " of " +
+                      std::to_string(constants.skip_variant_counts[choices.candidate]);
       break;
     case skip_decision::static_table:
       r.skip_policy = "static table";

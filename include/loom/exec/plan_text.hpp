@@ -246,7 +246,7 @@ template <class E> void collect_labels(const E& e, std::vector<std::string_view>
     [&]<class... A>(boost::mp11::mp_list<A...>) {
       using label_fn = std::string_view (*)(const void*);
       static constexpr label_fn labels[] = {&access_label<A>...};
-      for (std::size_t k = 0; k < n; ++k) out.push_back(labels[k](at[k]));
+      for (std::size_t slot = 0; slot < n; ++slot) out.push_back(labels[slot](at[slot]));
     }(list{});
   }
 }
@@ -594,8 +594,8 @@ LOOM_DEF std::string fill_pattern(std::string_view pattern,
   std::string text;
   text.reserve(pattern.size() + 8 * labels.size());
   std::size_t label = 0, value = 0;
-  for (const char c : pattern) {
-    if (c == label_hole && label < labels.size()) {
+  for (const char ch : pattern) {
+    if (ch == label_hole && label < labels.size()) {
       if (!labels[label].empty())
         text += labels[label];
       else if (!unnamed.empty())
@@ -603,10 +603,10 @@ LOOM_DEF std::string fill_pattern(std::string_view pattern,
       else
         text += "T" + std::to_string(first_ordinal + label);
       ++label;
-    } else if (c == value_hole && value < values.size()) {
+    } else if (ch == value_hole && value < values.size()) {
       text += values[value++];
     } else {
-      text += c;
+      text += ch;
     }
   }
   return text;

@@ -42,12 +42,13 @@ template <storage_format F> struct format_name_writer {
     ((s.put(first ? "" : ","), s.put(Levels::name), first = false), ...);
     s.put(">");
     bool identity = true;
-    for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
+    for (std::size_t level = 0; level < F::order; ++level)
+      identity = identity && F::modes[level] == level;
     if (identity) return;
     s.put("::ordered<");
-    for (std::size_t k = 0; k < F::order; ++k) {
-      if (k != 0) s.put(",");
-      s.put_number(F::modes[k]);
+    for (std::size_t level = 0; level < F::order; ++level) {
+      if (level != 0) s.put(",");
+      s.put_number(F::modes[level]);
     }
     s.put(">");
   }
