@@ -52,6 +52,25 @@ static_assert(
     sc::parse("SELECT a + 1 FROM t").nodes[sc::parse("SELECT a + 1 FROM t").select[0].expr].kind ==
     node_kind::add);
 
+// An OR whose every branch has terms of one qualified table implies their OR for that table, a
+// term of WHERE of its own (TPC-H Q7's nations): n1 gets FRANCE OR GERMANY, n2 likewise; the OR
+// itself stays. t's terms are not in every branch: nothing is implied for t.
+constexpr sc::query q7_nations = sc::parse(
+    "SELECT COUNT(*) FROM nation n1, nation n2, t WHERE n1.k = t.a AND n2.k = t.b AND "
+    "((n1.n_name = 'FRANCE' AND n2.n_name = 'GERMANY' AND t.c > 1) OR "
+    "(n1.n_name = 'GERMANY' AND n2.n_name = 'FRANCE'))");
+static_assert(q7_nations.ok());
+constexpr int where_terms(const sc::query& q, int id) {
+  return q.nodes[id].kind == node_kind::logical_and
+             ? where_terms(q, q.nodes[id].a) + where_terms(q, q.nodes[id].b)
+             : 1;
+}
+static_assert(where_terms(q7_nations, q7_nations.where) == 5);  // 2 joins, the OR, 2 implied
+constexpr const sc::node& implied_n2 = q7_nations.nodes[q7_nations.nodes[q7_nations.where].b];
+static_assert(implied_n2.kind == node_kind::logical_or);
+static_assert(q7_nations.nodes[q7_nations.nodes[implied_n2.a].a].qualifier == "n2" &&
+              q7_nations.nodes[q7_nations.nodes[implied_n2.b].a].qualifier == "n2");
+
 // A term common to every branch of an OR is factored out of it, so that an equality of
 // columns joins (TPC-H Q19): WHERE becomes p.k = l.k AND l.q < 5 AND (p.b = 'a' OR p.b = 'c').
 constexpr sc::query factored = sc::parse(

@@ -810,11 +810,75 @@ class parser {
     return conjunction(common, common_count);
   }
 
-  /// Factors every OR that is a term of WHERE (`factor_or`).
+  /// The qualifier every column under `id` is named with: "" when there is no column, "*" when
+  /// a column has none or they differ.
+  constexpr std::string_view qualifier_of(int id, int depth = 0) const {
+    if (id < 0) return "";
+    if (depth > 2 * max_depth + 8) return "*";
+    const node& n = at(id);
+    if (n.kind == node_kind::column) return n.qualifier.empty() ? "*" : n.qualifier;
+    std::string_view q;
+    for (const int child : {n.a, n.b, n.c, n.next}) {
+      const std::string_view c = qualifier_of(child, depth + 1);
+      if (c.empty()) continue;
+      if (c == "*" || (!q.empty() && c != q)) return "*";
+      q = c;
+    }
+    return q;
+  }
+
+  /// The filters an OR implies for single tables, appended to `out` (from `count` on; the new
+  /// count is returned). When every branch has terms that read only the columns of one table
+  /// named with its qualifier (TPC-H Q7: `(n1.n_name = 'FRANCE' AND n2.n_name = 'GERMANY') OR
+  /// (n1.n_name = 'GERMANY' AND n2.n_name = 'FRANCE')`), the OR of those terms holds for that
+  /// table (`n1.n_name = 'FRANCE' OR n1.n_name = 'GERMANY'`): a term of WHERE of its own, it
+  /// filters the table before the join. The OR itself stays, tested on the joined rows.
+  constexpr int implied_filters(int id, int* out, int count) {
+    int branches[max_nodes]{};
+    const int branch_count = flatten(node_kind::logical_or, id, branches, 0);
+    int terms[max_nodes]{}, first[max_nodes + 1]{};
+    int term_count = 0;
+    for (int k = 0; k < branch_count; ++k) {
+      first[k] = term_count;
+      term_count = flatten(node_kind::logical_and, branches[k], terms, term_count);
+    }
+    first[branch_count] = term_count;
+    for (int j = first[0]; j < first[1] && !failed(); ++j) {
+      const std::string_view q = qualifier_of(terms[j]);
+      if (q.empty() || q == "*") continue;
+      bool seen = false;  // a qualifier handled already, from an earlier term of branch 0
+      for (int i = first[0]; i < j && !seen; ++i) seen = qualifier_of(terms[i]) == q;
+      bool every_branch = !seen;
+      for (int k = 1; k < branch_count && every_branch; ++k) {
+        bool found = false;
+        for (int i = first[k]; i < first[k + 1] && !found; ++i) found = qualifier_of(terms[i]) == q;
+        every_branch = found;
+      }
+      bool all_of_q = true;  // then the OR itself reads only q: nothing new is implied
+      for (int i = first[0]; i < term_count && all_of_q; ++i)
+        all_of_q = qualifier_of(terms[i]) == q;
+      if (!every_branch || all_of_q) continue;
+      int implied = -1;
+      for (int k = 0; k < branch_count && !failed(); ++k) {
+        int own[max_nodes]{};
+        int own_count = 0;
+        for (int i = first[k]; i < first[k + 1]; ++i)
+          if (qualifier_of(terms[i]) == q) own[own_count++] = terms[i];
+        const int branch = conjunction(own, own_count);
+        implied =
+            implied < 0 ? branch : binary(node_kind::logical_or, implied, branch, at(id).offset);
+      }
+      if (!failed() && count < max_nodes) out[count++] = implied;
+    }
+    return count;
+  }
+
+  /// Factors every OR that is a term of WHERE (`factor_or`), then adds the filters each OR
+  /// implies for single tables (`implied_filters`).
   constexpr void factor_where() {
     if (q_.where < 0) return;
     int terms[max_nodes]{};
-    const int count = flatten(node_kind::logical_and, q_.where, terms, 0);
+    int count = flatten(node_kind::logical_and, q_.where, terms, 0);
     const int nodes_before = q_.node_count;
     bool changed = false;
     for (int k = 0; k < count && !failed(); ++k) {
@@ -822,6 +886,21 @@ class parser {
       const int factored = factor_or(terms[k]);
       changed = changed || factored != terms[k];
       terms[k] = factored;
+    }
+    if (!failed()) {
+      int all[max_nodes]{};
+      int all_count = 0;
+      for (int k = 0; k < count; ++k)
+        all_count = flatten(node_kind::logical_and, terms[k], all, all_count);
+      const int before = all_count;
+      for (int k = 0; k < before && !failed(); ++k)
+        if (at(all[k]).kind == node_kind::logical_or)
+          all_count = implied_filters(all[k], all, all_count);
+      if (all_count != before) {
+        changed = true;
+        for (int k = 0; k < all_count; ++k) terms[k] = all[k];
+        count = all_count;
+      }
     }
     const int where = changed && !failed() ? conjunction(terms, count) : q_.where;
     if (failed()) {  // no room for the factored terms: WHERE stays as written
