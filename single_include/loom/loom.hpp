@@ -1804,12 +1804,12 @@ struct text_sink {
   }
   constexpr void put_number(std::size_t n) {
     char digits[20]{};
-    std::size_t k = 0;
+    std::size_t count = 0;
     do {
-      digits[k++] = static_cast<char>('0' + n % 10);
+      digits[count++] = static_cast<char>('0' + n % 10);
       n /= 10;
     } while (n != 0);
-    while (k != 0) put(std::string_view(&digits[--k], 1));
+    while (count != 0) put(std::string_view(&digits[--count], 1));
   }
 };
 
@@ -3513,12 +3513,13 @@ template <storage_format F> struct format_name_writer {
     ((s.put(first ? "" : ","), s.put(Levels::name), first = false), ...);
     s.put(">");
     bool identity = true;
-    for (std::size_t k = 0; k < F::order; ++k) identity = identity && F::modes[k] == k;
+    for (std::size_t level = 0; level < F::order; ++level)
+      identity = identity && F::modes[level] == level;
     if (identity) return;
     s.put("::ordered<");
-    for (std::size_t k = 0; k < F::order; ++k) {
-      if (k != 0) s.put(",");
-      s.put_number(F::modes[k]);
+    for (std::size_t level = 0; level < F::order; ++level) {
+      if (level != 0) s.put(",");
+      s.put_number(F::modes[level]);
     }
     s.put(">");
   }
@@ -15819,7 +15820,7 @@ template <class E> void collect_labels(const E& e, std::vector<std::string_view>
     [&]<class... A>(boost::mp11::mp_list<A...>) {
       using label_fn = std::string_view (*)(const void*);
       static constexpr label_fn labels[] = {&access_label<A>...};
-      for (std::size_t k = 0; k < n; ++k) out.push_back(labels[k](at[k]));
+      for (std::size_t slot = 0; slot < n; ++slot) out.push_back(labels[slot](at[slot]));
     }(list{});
   }
 }
@@ -16167,8 +16168,8 @@ LOOM_DEF std::string fill_pattern(std::string_view pattern,
   std::string text;
   text.reserve(pattern.size() + 8 * labels.size());
   std::size_t label = 0, value = 0;
-  for (const char c : pattern) {
-    if (c == label_hole && label < labels.size()) {
+  for (const char ch : pattern) {
+    if (ch == label_hole && label < labels.size()) {
       if (!labels[label].empty())
         text += labels[label];
       else if (!unnamed.empty())
@@ -16176,10 +16177,10 @@ LOOM_DEF std::string fill_pattern(std::string_view pattern,
       else
         text += "T" + std::to_string(first_ordinal + label);
       ++label;
-    } else if (c == value_hole && value < values.size()) {
+    } else if (ch == value_hole && value < values.size()) {
       text += values[value++];
     } else {
-      text += c;
+      text += ch;
     }
   }
   return text;
@@ -16521,8 +16522,8 @@ struct decision_choices {
 };
 /// Fills `r` with what is known before the kernel runs. The operands are named as explain()
 /// names them: an unnamed output "out", an unnamed operand "T<its ordinal>".
-LOOM_DECL void describe_decision(const decision_constants& k, const decision_choices& c,
-                                 std::string_view output_label,
+LOOM_DECL void describe_decision(const decision_constants& constants,
+                                 const decision_choices& choices, std::string_view output_label,
                                  std::span<const std::string_view> operand_labels,
                                  std::span<const std::string> values, kernel_report& r);
 template <class P> struct loop_order_writer {
@@ -16638,24 +16639,24 @@ void run_kernel(const Lhs& lhs, const Rhs& rhs, std::bool_constant<Acc> accumula
 
 #if LOOM_HEADER_ONLY
 namespace loom::detail {
-LOOM_DEF void describe_decision(const decision_constants& k, const decision_choices& c,
-                                std::string_view output_label,
+LOOM_DEF void describe_decision(const decision_constants& constants,
+                                const decision_choices& choices, std::string_view output_label,
                                 std::span<const std::string_view> operand_labels,
                                 std::span<const std::string> values, kernel_report& r) {
-  r.kernel = fill_pattern(k.output_pattern, {&output_label, 1}, 0, {}, "out") +
-             (k.accumulate ? " += " : " = ") +
-             fill_pattern(k.kernel_pattern, operand_labels, 0, values);
-  r.output_format = std::string(k.output_format);
-  r.accumulate = k.accumulate;
-  r.hoisted = c.hoisted;
-  r.aliased = c.aliased;
-  r.cache_hit = c.cache_hit;
-  r.candidate = c.candidate;
-  r.candidates = k.candidates;
-  r.candidate_costs.assign(c.candidate_costs.begin(), c.candidate_costs.end());
-  if (c.hoisted) return;
-  r.loop_order = std::string(k.loop_orders[c.candidate]);
-  switch (k.skip_policies[c.candidate]) {
+  r.kernel = fill_pattern(constants.output_pattern, {&output_label, 1}, 0, {}, "out") +
+             (constants.accumulate ? " += " : " = ") +
+             fill_pattern(constants.kernel_pattern, operand_labels, 0, values);
+  r.output_format = std::string(constants.output_format);
+  r.accumulate = constants.accumulate;
+  r.hoisted = choices.hoisted;
+  r.aliased = choices.aliased;
+  r.cache_hit = choices.cache_hit;
+  r.candidate = choices.candidate;
+  r.candidates = constants.candidates;
+  r.candidate_costs.assign(choices.candidate_costs.begin(), choices.candidate_costs.end());
+  if (choices.hoisted) return;
+  r.loop_order = std::string(constants.loop_orders[choices.candidate]);
+  switch (constants.skip_policies[choices.candidate]) {
     case skip_decision::fixed:
       r.skip_policy = "fixed by the options";
       break;
@@ -16663,8 +16664,8 @@ LOOM_DEF void describe_decision(const decision_constants& k, const decision_choi
       r.skip_policy = "codes chosen at run time";
       break;
     case skip_decision::candidates:
-      r.skip_policy = "variant " + std::to_string(c.skip_variant) + " of " +
-                      std::to_string(k.skip_variant_counts[c.candidate]);
+      r.skip_policy = "variant " + std::to_string(choices.skip_variant) + " of " +
+                      std::to_string(constants.skip_variant_counts[choices.candidate]);
       break;
     case skip_decision::static_table:
       r.skip_policy = "static table";
