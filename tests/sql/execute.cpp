@@ -436,6 +436,59 @@ TEST_CASE("sql: a join of three tables whose equalities form a cycle, with filte
   }
 }
 
+TEST_CASE("sql: JOIN ... ON, INNER JOIN and CROSS JOIN mean the same join as WHERE equalities") {
+  loom::sql_database db;
+  db.add("keys", keys).add("levels", levels).add("sales", sales);
+  const rel::table where_form = loom::sql<R"(
+      select region, sum(price * weight + bonus) as total, count(*) as n
+      from keys t, levels v, sales s
+      where s.k = t.k and s.qty = v.q and v.tier = t.qty
+        and flag <> 'A' and q > 5 and region <> 'west' and price > weight * 100
+      group by region
+      order by region)">(db);
+  REQUIRE(where_form.rows() == 3);
+  const auto same_as_where_form = [&](const rel::table& r) {
+    REQUIRE(r.rows() == where_form.rows());
+    for (std::size_t row = 0; row < r.rows(); ++row) {
+      CAPTURE(row);
+      CHECK(r["region"].text(row) == where_form["region"].text(row));
+      CHECK(close(r.reals("total")[row], where_form.reals("total")[row]));
+      CHECK(r.ints("n")[row] == where_form.ints("n")[row]);
+    }
+  };
+  // the filters in ON or in WHERE, the tables in another order, JOIN or INNER JOIN
+  same_as_where_form(loom::sql<R"(
+      select region, sum(price * weight + bonus) as total, count(*) as n
+      from sales s
+        join keys t on s.k = t.k and region <> 'west'
+        inner join levels v on s.qty = v.q and v.tier = t.qty
+      where flag <> 'A' and q > 5 and price > weight * 100
+      group by region
+      order by region)">(db));
+  same_as_where_form(loom::sql<R"(
+      select region, sum(price * weight + bonus) as total, count(*) as n
+      from levels AS v JOIN sales s ON s.qty = v.q AND q > 5, keys t
+      where s.k = t.k and v.tier = t.qty and flag <> 'A' and region <> 'west'
+        and price > weight * 100
+      group by region
+      order by region)">(db));
+  same_as_where_form(loom::sql<R"(
+      select region, sum(price * weight + bonus) as total, count(*) as n
+      from keys t cross join levels v cross join sales s
+      where s.k = t.k and s.qty = v.q and v.tier = t.qty
+        and flag <> 'A' and q > 5 and region <> 'west' and price > weight * 100
+      group by region
+      order by region)">(db));
+  // in a derived table, the ON condition joins its WHERE
+  same_as_where_form(loom::sql<R"(
+      select region, sum(amount) as total, count(*) as n
+      from (select region, price * weight + bonus as amount
+            from keys t join levels v on v.tier = t.qty join sales s on s.k = t.k and s.qty = v.q
+            where flag <> 'A' and q > 5 and region <> 'west' and price > weight * 100) d
+      group by region
+      order by region)">(db));
+}
+
 TEST_CASE("sql: the join order: the largest table scanned, then the linked ones by filters") {
   namespace sc = loom::sql_compiler;
   auto order_of = [](const auto& plan) {

@@ -173,6 +173,17 @@ constexpr rejection rejections[] = {
     {"select a from t1, t2, t3 where t2.k = t3.k and t3.x = 1", error_code::table_not_joined, 15},
     {"select a from t1 a, t2 b, t3 c where a.k = b.k and c.x = c.y", error_code::table_not_joined,
      27},
+    // joins: inner ones only, each with its ON (a CROSS JOIN has none)
+    {"select a from t join u where t.k = u.k", error_code::expected_on, 24},
+    {"select a from t join u on t.k = u.k join v", error_code::expected_on, 43},
+    {"select a from t left join u on t.k = u.k", error_code::join_kind_not_supported, 17},
+    {"select a from t x left outer join u on x.k = u.k", error_code::join_kind_not_supported, 19},
+    {"select a from t natural join u", error_code::join_kind_not_supported, 17},
+    {"select a from t join u on t.k", error_code::expected_condition, 27},
+    {"select a from t join u on sum(t.k) = u.k", error_code::aggregate_in_where, 27},
+    {"select a from t join u on t.k = u.k join v on t.x = t.y", error_code::table_not_joined, 42},
+    {"select a from (select b as a from t) x join u on x.a = u.k",
+     error_code::derived_table_not_alone, 40},
     {"select extract(week from d) from t", error_code::expected_extract_field, 16},
     {"select extract(year d) from t", error_code::expected_from, 21},
     // derived tables: inlined, so without aggregates, alone in FROM, read by their columns
@@ -248,6 +259,26 @@ TEST_CASE("sql parser: keywords in any case, comments, quotes, qualifiers and al
   CHECK(q.nodes[where.b].kind == node_kind::logical_not);
   CHECK(q.nodes[q.nodes[where.b].a].kind == node_kind::like);
   CHECK(q.nodes[q.nodes[q.nodes[where.a].a].b].text == "it''s");  // '' stays doubled here
+}
+
+TEST_CASE("sql parser: JOIN ... ON conditions are ANDed before WHERE; LEFT may name a table") {
+  const sc::query q = sc::parse(
+      "select a from t inner join u on t.k = u.k join v w on w.j = u.j and w.x > 1 "
+      "where t.y < 2");
+  REQUIRE(q.ok());
+  REQUIRE(q.table_count == 3);
+  CHECK(q.tables[1].name == "u");
+  CHECK(q.tables[1].alias.empty());
+  CHECK(q.tables[2].name == "v");
+  CHECK(q.tables[2].alias == "w");
+  const sc::node& where = q.nodes[q.where];
+  CHECK(where.kind == node_kind::logical_and);
+  CHECK(q.nodes[where.b].kind == node_kind::lt);  // WHERE's own term comes last
+  // words that only start a join kind stay names elsewhere: a table named left, an alias right
+  const sc::query named = sc::parse("select a from left right, u where right.k = u.k");
+  REQUIRE(named.ok());
+  CHECK(named.tables[0].name == "left");
+  CHECK(named.tables[0].alias == "right");
 }
 
 TEST_CASE("sql parser: arithmetic precedence, BETWEEN, IN lists, CASE chains, COUNT DISTINCT") {

@@ -67,6 +67,8 @@ enum class error_code : unsigned char {
   string_needs_column,
   group_by_takes_columns,
   table_not_joined,
+  expected_on,
+  join_kind_not_supported,
   expected_extract_field,
   aggregate_in_derived_table,
   derived_table_not_alone,
@@ -167,7 +169,13 @@ constexpr std::string_view to_string(error_code e) {
     case error_code::group_by_takes_columns:
       return "GROUP BY takes columns";
     case error_code::table_not_joined:
-      return "no equality of columns in WHERE joins this table to the others (a cross product)";
+      return "no equality of columns in WHERE or ON joins this table to the others (a cross "
+             "product)";
+    case error_code::expected_on:
+      return "expected ON and a condition after the table of [INNER] JOIN";
+    case error_code::join_kind_not_supported:
+      return "only inner joins (JOIN ... ON, INNER JOIN, CROSS JOIN, commas): no LEFT, RIGHT, "
+             "FULL or NATURAL join";
     case error_code::expected_extract_field:
       return "expected YEAR, MONTH or DAY after EXTRACT(";
     case error_code::aggregate_in_derived_table:

@@ -496,15 +496,17 @@ class parser {
       return;
     }
     clause_ = clause::from;
+    int on = -1;
     if (tok_.kind == token_kind::open) {
       parse_derived_table();
       if (failed()) return;
-      if (tok_.kind == token_kind::comma) {
+      if (tok_.kind == token_kind::comma || keyword("join") || joins_with("inner") ||
+          joins_with("cross")) {
         fail_here(error_code::derived_table_not_alone);
         return;
       }
     } else {
-      parse_tables();
+      on = parse_tables();
       if (failed()) return;
     }
 
@@ -513,6 +515,8 @@ class parser {
       q_.where = condition(parse_expression());
       if (failed()) return;
     }
+    if (on >= 0)
+      q_.where = q_.where < 0 ? on : binary(node_kind::logical_and, on, q_.where, at(on).offset);
     if (accept_keyword("group")) {
       if (!accept_keyword("by")) {
         fail_here(error_code::expected_by);
@@ -584,33 +588,76 @@ class parser {
     if (!failed() && (has_derived_ || rewritten_)) renumber();
   }
 
-  /// `name [[AS] alias], ...` of FROM.
-  constexpr void parse_tables() {
+  /// The entries of FROM: `name [[AS] alias]`, separated by commas or joined by `[INNER] JOIN
+  /// name [[AS] alias] ON condition` and `CROSS JOIN name [[AS] alias]`. An inner join's ON
+  /// condition means what it means in WHERE, so the conditions are returned ANDed (-1 when there
+  /// is none) for the caller to AND with its WHERE; the join order is still the planner's.
+  constexpr int parse_tables() {
+    int on = -1;
     do {
-      if (q_.table_count == max_tables) {
-        fail_here(error_code::too_many_tables);
-        return;
-      }
-      if (!is_name()) {
-        fail_here(error_code::expected_table_name);
-        return;
-      }
-      table_ref& t = q_.tables[q_.table_count++];
-      t.name = tok_.text;
-      t.offset = tok_.offset;
-      advance();
-      if (accept_keyword("as")) {
-        if (!is_name()) {
-          fail_here(error_code::expected_alias);
-          return;
+      parse_table_ref();
+      while (!failed()) {
+        const int at_join = tok_.offset;
+        const bool cross = joins_with("cross");
+        if (!cross && !joins_with("inner") && !keyword("join")) {
+          if (joins_with("left") || joins_with("right") || joins_with("full") ||
+              joins_with("natural"))
+            fail_here(error_code::join_kind_not_supported);
+          break;
         }
-        t.alias = tok_.text;
-        advance();
-      } else if (is_name()) {
-        t.alias = tok_.text;
-        advance();
+        if (!keyword("join")) advance();  // CROSS or INNER
+        advance();                        // JOIN
+        parse_table_ref();
+        if (failed() || cross) continue;
+        if (!accept_keyword("on")) {
+          fail_here(error_code::expected_on);
+          break;
+        }
+        const clause outer = clause_;
+        if (clause_ == clause::from) clause_ = clause::where;  // a derived table's stay its own
+        const int c = condition(parse_expression());
+        clause_ = outer;
+        on = on < 0 ? c : binary(node_kind::logical_and, on, c, at_join);
       }
-    } while (accept(token_kind::comma));
+    } while (!failed() && accept(token_kind::comma));
+    return failed() ? -1 : on;
+  }
+
+  /// Whether the current word, not reserved (it may name a table elsewhere), is followed by
+  /// JOIN or OUTER: `LEFT JOIN`, `LEFT OUTER JOIN`.
+  constexpr bool joins_with(std::string_view word) const {
+    if (!keyword(word)) return false;
+    const token next = peek();
+    return next.kind == token_kind::word &&
+           (same_word(next.text, "join") || same_word(next.text, "outer"));
+  }
+
+  /// `name [[AS] alias]`: one table of FROM.
+  constexpr void parse_table_ref() {
+    if (q_.table_count == max_tables) {
+      fail_here(error_code::too_many_tables);
+      return;
+    }
+    if (!is_name()) {
+      fail_here(error_code::expected_table_name);
+      return;
+    }
+    table_ref& t = q_.tables[q_.table_count++];
+    t.name = tok_.text;
+    t.offset = tok_.offset;
+    advance();
+    if (accept_keyword("as")) {
+      if (!is_name()) {
+        fail_here(error_code::expected_alias);
+        return;
+      }
+      t.alias = tok_.text;
+      advance();
+    } else if (is_name() && !joins_with("cross") && !joins_with("inner") && !joins_with("left") &&
+               !joins_with("right") && !joins_with("full") && !joins_with("natural")) {
+      t.alias = tok_.text;
+      advance();
+    }
   }
 
   /// `(SELECT expr [AS] name, ... FROM tables [WHERE condition]) [AS] alias`: a derived table
@@ -664,11 +711,13 @@ class parser {
       fail_here(error_code::expected_from);
       return;
     }
-    parse_tables();
+    const int on = parse_tables();
     if (failed()) return;
+    derived_where_ = on;
     if (accept_keyword("where")) {
-      derived_where_ = condition(parse_expression());
+      const int where = condition(parse_expression());
       if (failed()) return;
+      derived_where_ = on < 0 ? where : binary(node_kind::logical_and, on, where, at(on).offset);
     }
     if (!accept(token_kind::close)) {
       fail_here(error_code::expected_closing_parenthesis);
