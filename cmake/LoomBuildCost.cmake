@@ -1,6 +1,6 @@
 # Defines loom_add_build_cost_report(): the compile time and peak compiler memory of each
-# translation unit of a project's own targets, as a Markdown table and a plot (issue 23;
-# docs/build-cost.md). Included by loom-config.cmake, so available after find_package(loom), and
+# translation unit of a project's own targets, as a Markdown table and a plot
+# (docs/build-cost.md). Included by loom-config.cmake, so available after find_package(loom), and
 # by loom's own CMakeLists.txt (add_subdirectory, FetchContent).
 # SPDX-License-Identifier: BSL-1.0
 include_guard(GLOBAL)

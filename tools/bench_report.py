@@ -31,7 +31,7 @@ RUNTIME_TARGET_KERNELS = ("spmv", "mttkrp")
 COMPILE_TARGET_SECONDS = 5.0    # a kernel TU with GCC -O2 ...
 COMPILE_TARGET_MB = 1024.0      # ... and its peak memory
 COMPILE_TARGET_UNITS = ("compile.kernel.spmv", "compile.kernel.spgemm")
-# issue 21, item 5: the include, each one-kernel unit (header-only and separate compilation) and
+# Build-cost targets: the include, each one-kernel unit (header-only and separate compilation) and
 # a sum of 16 products, GCC -O2 CPU time and peak memory
 ISSUE21_INCLUDE_SECONDS = 1.5
 ISSUE21_KERNEL_SECONDS = 3.0
@@ -52,7 +52,7 @@ KERNELS = {  # name in BM_<kernel>/...: (title, expression, what "hand" and "eig
                   "hand: a two-pointer merge per row; eigen: A.cwiseProduct(B).sum()"),
     "add": ("Sparse add", "C(i,j) = A(i,j) + B(i,j); csr + csr -> csr (B = A transposed for "
             "the real matrices)",
-            "hand: a merge per row into arrays kept between calls (runs measured before issue 19: "
+            "hand: a merge per row into arrays kept between calls (earlier runs: "
             "fresh reserved arrays); loom: into the same C; eigen: row-major A + B"),
     "spgemm": ("SpGEMM", "C(i,j) = sum(k, A(i,k) * B(k,j)); csr x csr -> csr (A * A for the "
                "real matrices)",
@@ -65,7 +65,7 @@ KERNELS = {  # name in BM_<kernel>/...: (title, expression, what "hand" and "eig
 }
 KERNEL_ORDER = ["spmv", "spmspv", "dot", "frobenius", "add", "spgemm", "mttkrp"]
 
-# Suites that compare plans rather than loom with a hand-written kernel (issue 5): the
+# Suites that compare plans rather than loom with a hand-written kernel: the
 # implementations in column order and the baseline each ratio divides by.
 PLAN_SUITES = {
     "chain": ("Matrix chain A·B·C·D (loom::matrix_chain)",
@@ -347,7 +347,7 @@ def compile_section(data, plot_rel, out):
 
 
 def issue21_targets(data, gcc, out):
-    """Issue 21 item 5's rows of the targets table, from `gcc`'s units."""
+    """The build-cost rows of the targets table, from `gcc`'s units."""
     by = {u["name"]: u for u in data["units"] if u["compiler"] == gcc}
 
     def cell(name):
@@ -359,7 +359,7 @@ def issue21_targets(data, gcc, out):
         if inc:
             met = "yes" if inc[0] <= ISSUE21_INCLUDE_SECONDS else "**no**"
             out.append(f"| `#include <loom/loom.hpp>` ≤ {ISSUE21_INCLUDE_SECONDS} s, {mode} "
-                       f"(issue 21) | {inc[0]:.2f} s | {met} |")
+                       f"| {inc[0]:.2f} s | {met} |")
         kernels = [u["name"] for u in data["units"]  # measure.py's one-kernel units, in order
                    if u["compiler"] == gcc and u["family"] == "kernel"]
         for name in kernels:
@@ -370,12 +370,12 @@ def issue21_targets(data, gcc, out):
             met = ("yes" if c[0] <= ISSUE21_KERNEL_SECONDS and c[1] <= ISSUE21_KERNEL_MB
                    else "**no**")
             out.append(f"| `compile.kernel.{k}` ≤ {ISSUE21_KERNEL_SECONDS:.0f} s and "
-                       f"≤ {ISSUE21_KERNEL_MB:.0f} MB, {mode} (issue 21) | {c[0]:.2f} s, "
+                       f"≤ {ISSUE21_KERNEL_MB:.0f} MB, {mode} | {c[0]:.2f} s, "
                        f"{c[1]:.0f} MB | {met} |")
     terms = cell("compile.expr.terms.16")
     if terms:
         met = "yes" if terms[0] < ISSUE21_TERMS_SECONDS else "**no**"
-        out.append(f"| a sum of 16 products < {ISSUE21_TERMS_SECONDS:.0f} s (issue 21) | "
+        out.append(f"| a sum of 16 products < {ISSUE21_TERMS_SECONDS:.0f} s | "
                    f"{terms[0]:.2f} s | {met} |")
 
 
@@ -445,7 +445,7 @@ def make_plot(data, path):
     return True
 
 
-# peers (issue 8 items 2-4) -------------------------------------------------------------------------
+# peers -------------------------------------------------------------------------
 PEER_SYSTEMS = ["hand", "loom", "eigen", "graphblas", "scipy"]
 SYSTEM_TITLES = {"hand": "hand", "loom": "loom", "eigen": "Eigen", "graphblas": "GraphBLAS",
                  "scipy": "scipy"}
@@ -835,7 +835,7 @@ def summary_section(by_threads, out):
 
 
 def targets_peers(by_threads, out):
-    """Target rows of issue 8: loom <= 1.05x hand everywhere, faster than every peer."""
+    """Target rows of the peers: loom <= 1.05x hand everywhere, faster than every peer."""
     for t in sorted(by_threads):
         ratios = peer_ratios(by_threads[t])
         tag = "1 thread" if t == 1 else f"{t} threads"
@@ -1041,7 +1041,7 @@ def cmd_report(args):
     compile_data = load_compile(results)
     peers, peer_contexts = load_peers(results)
     stream = load_stream(results)
-    # issue 19: numbers taken while something else ran are noise; refuse them unless told
+    # numbers taken while something else ran are noise; refuse them unless told
     loaded = [(name, c["load_avg"][0]) for name, c in list(contexts) + list(peer_contexts.items())
               if c.get("load_avg") and c["load_avg"][0] > MAX_LOAD]
     if loaded and not args.allow_load:
@@ -1140,14 +1140,14 @@ def cmd_report(args):
         plan_out = []
         plan_section(table, plan_out)
         if plan_out:
-            runtime_out += ["## Runtime optimizer (issue 5)\n"] + plan_out
+            runtime_out += ["## Runtime optimizer\n"] + plan_out
 
     summary_section(peers, out)
 
-    # issue 19: the hand_loop benchmark writes its own tables (it refuses to under load)
+    # the hand_loop benchmark writes its own tables (it refuses to under load)
     hand_loop = results / "hand_loop.md"
     if hand_loop.exists():
-        out.append("## Generated loops against hand-written ones (issue 19)\n")
+        out.append("## Generated loops against hand-written ones\n")
         out.append("`benchmarks/hand_loop/hand_loop.cpp`, `-O3 -march=native`, loom and the loops in one "
                    "TU, one thread, interleaved rounds, medians; the hand loops keep their output "
                    "vectors; loom is timed into a fresh output and into the same output again. "
@@ -1233,7 +1233,7 @@ def cmd_report(args):
     targets_peers(peers, out)
     out.append("")
 
-    out.append("## Peers: loom, hand-written, Eigen, GraphBLAS, scipy (issue 8)\n")
+    out.append("## Peers: loom, hand-written, Eigen, GraphBLAS, scipy\n")
     out.append(
         "`benchmarks/peers/`: one binary (`bench.peers`) runs loom, the hand-written kernel, Eigen "
         "and SuiteSparse:GraphBLAS on the same inputs with their repetitions interleaved at random; "

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Binary size per kernel (issue 8 item 4): benchmarks/CMakeLists.txt links each of loom's peer
+# Binary size per kernel: benchmarks/CMakeLists.txt links each of loom's peer
 # kernels (benchmarks/peers/kernels/<name>.cpp, -O2) alone into binsize/<name>, and binsize/none
 # links none; this script records each executable's size as built, stripped, and its text
 # section, and what each kernel adds over `none`, into benchmarks/results/binary_size.json.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Build cost of loom's test suite and kernels: compile time and peak compiler memory per
-# translation unit, and totals (issue 8 item 5; docs/build-cost.md).
+# translation unit, and totals (docs/build-cost.md).
 # SPDX-License-Identifier: BSL-1.0
 #
 # Three sources, combined into one JSON that tools/bench_report.py renders:

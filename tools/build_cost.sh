@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures the build cost of loom's test suite (issue 8 item 5; docs/build-cost.md): configures
+# Measures the build cost of loom's test suite (docs/build-cost.md): configures
 # a test build like tools/test.sh's gcc configuration (g++ -O1, tests and examples on) with
 # tools/build_cost.py as compiler launcher (no ccache), builds it, and writes
 # benchmarks/results/build_cost_tests.json (per TU: wall, CPU, peak compiler memory, object size;

@@ -34,7 +34,7 @@ TIERS = [
 TIER = {folder: n for n, folders in enumerate(TIERS) for folder in folders}
 
 # (including header, included header): upward includes tolerated while code moves; none today
-# (issue 21 moved the driver to exec/). An entry must name a real include, or the check fails.
+# An entry must name a real include, or the check fails.
 KNOWN: set = set()
 
 # Sub-folders with an order of their own: (folder, lower, higher): lower/ never includes higher/.

@@ -115,7 +115,7 @@ run_config() {
 # What each choice here costs or saves is measured in docs/testing.md, "Why these flags".
 release_examples() {
   local name=release-$1 cxx=$2 dir=build/release-$1
-  # every benchmark, and with `run` the examples (issue 23: every build type builds). Without
+  # every benchmark, and with `run` the examples (every build type builds). Without
   # `run` (clang), not the examples: the sanitized build compiles them with the same -Werror, and
   # clang's diagnostics do not depend on -O (they were 62 s of that stage's CPU).
   # The benchmarks are only checked (LOOM_BENCH_SYNTAX_ONLY: -fsyntax-only, nothing linked):

@@ -46,7 +46,7 @@ FORMATS = [("loom::csr", "csr"), ("loom::dcsr", "dcsr"), ("loom::dense_matrix", 
            ("loom::csc", "csc")]
 
 
-# the sums of products measured: issue 21 asks for linear growth, k = 16 under 30 s
+# the sums of products measured: growth should be linear, k = 16 under 30 s
 TERM_COUNTS = (1, 2, 4, 8, 12, 16)
 
 
@@ -85,7 +85,7 @@ def find_eigen(given):
 def translation_units(max_operands, separate=True, eigen=None):
     """(name, family, operands, formats, source text, extra flags) of every TU to measure."""
     units = []
-    # issue 21's one-kernel units (operands per kernel): the quickstart's SpMV and SpGEMM, then
+    # the one-kernel units (operands per kernel): the quickstart's SpMV and SpGEMM, then
     # SDDMM, MTTKRP and the triangle query; SpGEMM into csr is the one compared with Eigen's
     operands = {"include": 0, "spmv": 2, "spgemm": 2, "sddmm": 3, "mttkrp": 3, "triangle": 1,
                 "spgemm_csr": 2}

@@ -1,4 +1,4 @@
-// Storage mappings against built-in formats and Eigen (issue 3 item 5): SpMV with CSR written as
+// Storage mappings against built-in formats and Eigen: SpMV with CSR written as
 // a mapping (a zero-copy view over the built-in CSR's arrays) vs built-in CSR; DCSR with hashed
 // rows vs CSR (SpMV, the rows iterated in sorted order; x^T A with a sparse x, the rows probed:
 // F1); lower-triangular and symmetric packed mat-vec (one mapping, two views, and the sum of

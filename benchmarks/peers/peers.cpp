@@ -1,4 +1,4 @@
-// Peers in one run (issue 8 item 3): loom against a hand-written kernel, Eigen and
+// Peers in one run: loom against a hand-written kernel, Eigen and
 // SuiteSparse:GraphBLAS, on the same inputs, in one binary whose repetitions are interleaved at
 // random; scipy.sparse is timed by scipy_runner.py on the same inputs, exported by this binary
 // (--export=DIR) with the hand-written kernel's results, which scipy must reproduce.
@@ -467,7 +467,7 @@ struct sddmm_in {
 };
 
 // The result with the pattern of S (pos and crd copied, values computed), as loom builds one,
-// into `c`, whose vectors keep their capacity between calls (issue 19).
+// into `c`, whose vectors keep their capacity between calls.
 void hand_sddmm(const sddmm_in& in, lb::csr_arrays& c) {
   const auto& s = in.S.level<1>();
   const double *sv = in.S.values().data(), *u = in.U.values().data(), *v = in.V.values().data();

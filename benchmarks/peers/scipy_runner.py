@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# scipy.sparse as a peer (issue 8 item 3): times SpMV, SpGEMM, sparse add, SDDMM and triangle
+# scipy.sparse as a peer: times SpMV, SpGEMM, sparse add, SDDMM and triangle
 # counting on the inputs that bench.peers exported (`peers --export=DIR`: the same generated
 # matrices, same seeds, and the real matrices), checks every result against the hand-written
 # kernel's (same entries, values to 1e-10 relative), and writes the timings in Google

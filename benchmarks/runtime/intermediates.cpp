@@ -1,4 +1,4 @@
-// A format per intermediate (issue 5, opt::format_per_step) and hashed intermediates
+// A format per intermediate (opt::format_per_step) and hashed intermediates
 // (opt::hashed_intermediates: accepted, hashed ones are costed by default since 2026-11-29).
 // - The three-hop y(i) = sum(j, k, l, A(i,j) B(j,k) C(k,l) x(l)) from a sparse x, whose first
 //   intermediate T0(k) = C x holds a few dozen entries and whose second, T1(j) = B T0, nearly every

@@ -1,4 +1,4 @@
-// The runtime optimizer (issue 5): a matrix chain A*B*C*D in the order chosen from statistics
+// The runtime optimizer: a matrix chain A*B*C*D in the order chosen from statistics
 // versus the fixed left-to-right order, on skewed and uniform inputs; and the optimizer's own
 // cost per call (first call: statistics + costing; later calls: the cached plan) next to the
 // kernel it plans, A(i,j) + B(j,i) at 1M stored entries per operand (two candidate plans); and

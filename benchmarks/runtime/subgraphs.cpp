@@ -1,4 +1,4 @@
-// Subgraph counting (issue 5): closed 4-walks trace(A^4) = sum(i,j,k,l, A(i,j) A(j,k) A(k,l) A(l,i))
+// Subgraph counting: closed 4-walks trace(A^4) = sum(i,j,k,l, A(i,j) A(j,k) A(k,l) A(l,i))
 // and ordered triangles sum(i,j,k, A(i,j) A(j,k) A(i,k)) on the symmetrised 0/1 patterns of the
 // real matrices and of a generated power-law graph: loom::decompose (the plan chosen from
 // statistics), the chosen elimination prefix with each intermediate format (sorted, dense, bitmap

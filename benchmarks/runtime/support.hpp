@@ -297,7 +297,7 @@ struct csr_arrays {
 
 /// The hand-written baselines of the runtime and peer suites, on loom's own CSR arrays.
 /// C = A * B by Gustavson's algorithm (a dense accumulator, touched columns sorted per row).
-/// Writes into `c`, keeping its vectors' capacity (as a careful engineer's loop does, issue 19);
+/// Writes into `c`, keeping its vectors' capacity (as a careful engineer's loop does);
 /// the value-returning overload builds a new result.
 template <class Csr> void hand_spgemm(const Csr& A, const Csr& B, csr_arrays& c) {
   const auto &a = A.template level<1>(), &b = B.template level<1>();

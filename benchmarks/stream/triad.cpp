@@ -1,4 +1,4 @@
-// A STREAM-like memory-bandwidth measurement (issue 8 item 2): McCalpin's four kernels (copy,
+// A STREAM-like memory-bandwidth measurement: McCalpin's four kernels (copy,
 // scale, add, triad) on three arrays of doubles far larger than the last-level cache, with the
 // thread count given on the command line. The triad's best rate is the bandwidth peak that
 // BENCHMARKS.md measures memory-bound kernels (SpMV, SDDMM) against.

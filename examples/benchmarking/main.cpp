@@ -1,6 +1,6 @@
 // Times loom's SpMV in two formats (csr, dcsr) against a hand-written CSR loop with
 // <loom/bench.hpp>, on a generated matrix; examples/benchmarking/CMakeLists.txt measures the build
-// cost of this file with loom_add_build_cost_report() (issue 23; docs/build-cost.md).
+// cost of this file with loom_add_build_cost_report() (docs/build-cost.md).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/bench.hpp>
 #include <loom/loom.hpp>

@@ -6531,7 +6531,7 @@ template <class Rhs> std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) 
 }
 
 /// Orders signatures by length, then byte by byte. std::less<std::vector<std::uint8_t>> (a
-/// memcmp) draws a false -Wstringop-overread from g++ 12 at -O3 (issue 23).
+/// memcmp) draws a false -Wstringop-overread from g++ 12 at -O3.
 struct signature_less {
   bool operator()(const std::vector<std::uint8_t>& a,
                   const std::vector<std::uint8_t>& b) const noexcept {
@@ -28212,7 +28212,7 @@ namespace rel = relational;
 #define LOOM_REWRITE_HPP
 
 // ---- begin <loom/rewrite/saturation.hpp>
-// Umbrella header of rewrite/saturation/: equality saturation at compile time (issue 4 item 4).
+// Umbrella header of rewrite/saturation/: equality saturation at compile time.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_REWRITE_SATURATION_HPP
 #define LOOM_REWRITE_SATURATION_HPP

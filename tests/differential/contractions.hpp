@@ -1,6 +1,6 @@
 // The operands of tests/differential/contractions*.cpp: formats, semirings and outputs in
 // rotation for expressions with several contractions (one header, two units: together they took
-// 58 s under g++ -O0, issue 21 item 5).
+// 58 s under g++ -O0).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TESTS_DIFFERENTIAL_CONTRACTIONS_HPP
 #define LOOM_TESTS_DIFFERENTIAL_CONTRACTIONS_HPP

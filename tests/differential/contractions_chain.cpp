@@ -1,7 +1,7 @@
 // Differential tests: the chain M(i,l) = sum(j, k, A(i,j) * B(j,k) * D(k,l)) and
 // s = sum(i, x(i)) * sum(j, y(j)) (a product of two contracted factors), against the dense
 // reference; formats, semirings and outputs in rotation (contractions.hpp), `=` and `+=`. Moved
-// from contractions.cpp (issue 21 item 5: no test unit over 30 s).
+// from contractions.cpp (no test unit over 30 s).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 

@@ -1,7 +1,7 @@
 // Differential tests: y(i) = sum(j, A(i,j) * sum(k, B(j,k))) (a sum nested in a product) and
 // C(i,j) = sum(k, A(i,k) * B(k,j)) + D(i,j), against the dense reference; formats, semirings and
-// outputs in rotation (contractions.hpp), `=` and `+=`. Moved from contractions.cpp (issue 21
-// item 5: no test unit over 30 s); the chain and a product of sums are in contractions_chain.cpp.
+// outputs in rotation (contractions.hpp), `=` and `+=`. Moved from contractions.cpp (no
+// test unit over 30 s); the chain and a product of sums are in contractions_chain.cpp.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 

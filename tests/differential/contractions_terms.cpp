@@ -2,7 +2,7 @@
 // product distributed over the sums: five products, each reduced in its own loop) and
 // C(i,j) = A + B + D + A*D + B (five terms: a balanced tree of unions), against the dense
 // reference; formats, semirings and outputs in rotation (contractions.hpp), `=` and `+=`. Moved
-// from contractions.cpp (issue 21 item 5: no test unit over 30 s).
+// from contractions.cpp (no test unit over 30 s).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 

@@ -1,7 +1,6 @@
 // What tests/differential/entry_points*.cpp share: a case's description, loom::decompose's check,
 // and the loom::la differential test (defined here, applied to its format combinations in
-// entry_points.cpp and entry_points_la.cpp: in one unit it took 40 s under g++ -O0, issue 21
-// item 5).
+// entry_points.cpp and entry_points_la.cpp: in one unit it took 40 s under g++ -O0).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TESTS_DIFFERENTIAL_ENTRY_POINTS_HPP
 #define LOOM_TESTS_DIFFERENTIAL_ENTRY_POINTS_HPP

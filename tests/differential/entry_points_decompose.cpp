@@ -1,6 +1,6 @@
 // Differential tests of loom::decompose on a chain (the planner's choice and each forced candidate,
 // with sorted and with dense intermediates) and on a map of it, against the dense reference
-// (entry_points.hpp's check_decompose); moved from entry_points.cpp (issue 21 item 5: one unit per
+// (entry_points.hpp's check_decompose); moved from entry_points.cpp (one unit per
 // entry point; a triangle and a sum over + in entry_points_decompose_joins.cpp).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>

@@ -1,6 +1,6 @@
 // Differential tests of loom::decompose on a triangle (every candidate) and on a sum over a product
 // with + in it, against the dense reference (entry_points.hpp's check_decompose); moved from
-// entry_points.cpp (issue 21 item 5: no test unit over 30 s). Seeds × densities.
+// entry_points.cpp (no test unit over 30 s). Seeds × densities.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 

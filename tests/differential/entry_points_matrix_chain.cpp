@@ -1,6 +1,6 @@
 // Differential tests of loom::matrix_chain in every order, factors of several formats and
 // densities, against the dense reference (support/reference.hpp); moved from entry_points.cpp
-// (issue 21 item 5: one unit per entry point).
+// (one unit per entry point).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 

@@ -1,6 +1,6 @@
 // Differential tests of loom::rel: small relational queries (key_by, join, selection, group-by,
 // MIN, a triangle) against SQLite's sqlite3 shell, skipped with a message when it is not
-// installed; moved from entry_points.cpp (issue 21 item 5: one unit per entry point).
+// installed; moved from entry_points.cpp (one unit per entry point).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 

@@ -1,4 +1,4 @@
-// Aliasing by memory, not by object (issue 22): an output whose storage an operand also reads,
+// Aliasing by memory, not by object: an output whose storage an operand also reads,
 // through another view of the same buffer (whole or overlapping) or a view of the output's own
 // arrays, gives the answer computed from the operands' old values in `=`, `+=`,
 // `loom::order<...>`, decompose (a forced candidate too), a sum of sums run one kernel per term;

@@ -1,5 +1,5 @@
 // Outputs keep their storage: the second run of each kernel of the differential suite's list
-// allocates nothing (issue 19: the arrays of a sparse output are refilled in place, capacity
+// allocates nothing (the arrays of a sparse output are refilled in place, capacity
 // kept; plan and workspace caches are hit without building keys on the heap).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>

@@ -1,7 +1,7 @@
 // Tests loom::decompose's intermediate formats: every candidate with sorted and with dense
 // intermediates against a dense reference, a format given per step, and the estimate that makes an
 // intermediate dense when nearly full, sorted when nearly empty (moved from decompose.cpp, which
-// took 35 s under g++ -O0 with them: issue 21 item 5).
+// took 35 s under g++ -O0 with them: ).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 

@@ -1,6 +1,6 @@
 // Tests loom::decompose where the fused kernel is a candidate to beat: T8, a triangle that stays one
 // fused kernel, and the choice between the fused kernel's leapfrogs with a sparse vector and an
-// elimination on skewed inputs (moved from decompose.cpp: issue 21 item 5, no test unit over 30 s).
+// elimination on skewed inputs (moved from decompose.cpp: no test unit over 30 s).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 

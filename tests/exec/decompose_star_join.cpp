@@ -1,6 +1,6 @@
 // Tests loom::decompose on T11, logistic regression over a star join: sums over + are distributed
 // and theta is pushed into each feature table (moved from decompose_shared.cpp, which took 47 s
-// under g++ -O0 with it: issue 21 item 5).
+// under g++ -O0 with it: ).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 

@@ -1,5 +1,5 @@
 // Tests loom::decompose on a twin step with its indices the other way round: it is reused
-// transposed (moved from decompose_shared.cpp: issue 21 item 5, no test unit over 30 s).
+// transposed (moved from decompose_shared.cpp: no test unit over 30 s).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>
 

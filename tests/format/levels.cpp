@@ -108,7 +108,7 @@ TEST_CASE("banded stores one range per row: a tridiagonal matrix") {
   CHECK(lv.pos[n] == 3 * n - 2);
   CHECK(B.at(5, 6) == 57);
   CHECK(B.at(5, 7) == 0);
-  // a gap inside the band is padded with zeros that are not entries (issue 22): not counted,
+  // a gap inside the band is padded with zeros that are not entries: not counted,
   // and dropped on conversion
   auto G = from_coo<format<dense, banded>>({2, 6}, {{0, 1}, {0, 4}}, std::vector<double>{1, 2});
   CHECK(G.values().size() == 4);

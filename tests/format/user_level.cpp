@@ -70,7 +70,7 @@ TEST_CASE("a user-defined level: assembly, conversion and kernels") {
 }
 // [usage]
 
-// A user level that declares loom's compressed layout gets the fast paths keyed by it (issue 21,
+// A user level that declares loom's compressed layout gets the fast paths keyed by it (
 // item 4): online append of sparse outputs, csr rows written in parallel, statistics read from
 // the arrays; the results equal csr's.
 TEST_CASE("a user level declaring a layout gets the built-in level's fast paths") {
@@ -127,7 +127,7 @@ TEST_CASE("a user level declaring a layout gets the built-in level's fast paths"
 }
 
 // The per-level search has its own name; levels written against the old one still compile,
-// with a deprecation warning (issue 21, item 4).
+// with a deprecation warning.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 static_assert(std::is_same_v<loom::skip_policy, loom::search_strategy>);

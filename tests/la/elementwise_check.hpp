@@ -1,7 +1,7 @@
 // The check behind tests/la/elementwise_functions_*.cpp: each element-wise function of loom::la
 // over one storage format, against the same arithmetic done entry by entry on the dense twin and
 // against the naive operation-at-a-time plan. One format per translation unit: the three formats
-// in one unit took 60 s and 3.9 GB under g++ -O0 (issue 21 item 5: no test unit over 30 s).
+// in one unit took 60 s and 3.9 GB under g++ -O0 (no test unit over 30 s).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TESTS_LA_ELEMENTWISE_CHECK_HPP
 #define LOOM_TESTS_LA_ELEMENTWISE_CHECK_HPP

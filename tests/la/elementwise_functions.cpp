@@ -1,4 +1,4 @@
-// loom::la's element-wise functions (issue 24, item 1): the sparsity rules (abs, max, min and
+// loom::la's element-wise functions: the sparsity rules (abs, max, min and
 // where keep a sparse operand's pattern), SPORES' GLM and MLR gradients and the SVM hinge loss
 // written with them, and functions of scalars. Each function against the entry-by-entry
 // arithmetic and the naive plan, per format, is in elementwise_functions_{csr,dense_matrix,dcsc}.cpp

@@ -1,4 +1,4 @@
-// loom::la's element-wise functions (issue 24, item 1) over dense operands: exp, log, sigmoid,
+// loom::la's element-wise functions over dense operands: exp, log, sigmoid,
 // abs, max, min, the comparisons and where, against the entry-by-entry arithmetic and the naive
 // plan, at every density and three seeds (elementwise_check.hpp; the other formats are in
 // elementwise_functions_*.cpp, the sparsity rules and SPORES' gradients in

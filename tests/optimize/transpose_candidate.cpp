@@ -1,4 +1,4 @@
-// Transposition as a costed candidate (issue 20): csr x csc SpGEMM, whose concordant order
+// Transposition as a costed candidate: csr x csc SpGEMM, whose concordant order
 // i, j, k walks every column for every row, runs Gustavson's i, k, j on a transposed copy of the
 // csc operand, made once while it is unchanged; and loom::order fixes a loop order by hand.
 // SPDX-License-Identifier: BSL-1.0

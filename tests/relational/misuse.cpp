@@ -1,4 +1,4 @@
-// The relational layer misused (issue 22): keys of the wrong type, join columns of different
+// The relational layer misused: keys of the wrong type, join columns of different
 // types or dictionaries, empty tables, duplicate keys under exists() and under a value. Each is
 // a loom::error naming the table, the column and the values, or a right answer; never a crash
 // and never a silently meaningless number.

@@ -1,6 +1,6 @@
 // The flagship sum((X - U V^T)^2) saturated: the run-time choice follows the data (dense X: the
 // unexpanded plan; nearly empty X: the expanded one), and explain_saturation reports the e-graph
-// (moved from saturation_flagship.cpp: issue 21 item 5, no test unit over 30 s).
+// (moved from saturation_flagship.cpp: no test unit over 30 s).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/exec/evaluate.hpp>
 #include <loom/expr/operators.hpp>

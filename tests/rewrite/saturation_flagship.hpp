@@ -1,7 +1,7 @@
 // The flagship sum((X - U V^T)^2) saturated, for one format of X: the extracted expression,
 // every alternative and the run-time choice against the dense reference. Shared by
 // saturation_flagship.cpp (csr, dcsr) and saturation_flagship_dense.cpp (dense_matrix): the three
-// formats in one unit took 37-39 s under g++ -O0 (issue 21 item 5).
+// formats in one unit took 37-39 s under g++ -O0.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TESTS_REWRITE_SATURATION_FLAGSHIP_HPP
 #define LOOM_TESTS_REWRITE_SATURATION_FLAGSHIP_HPP

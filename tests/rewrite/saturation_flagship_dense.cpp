@@ -1,6 +1,6 @@
 // The flagship sum((X - U V^T)^2) saturated over a dense X: the extracted expression, every
 // alternative and the run-time choice give the dense reference (saturation_flagship.hpp; moved
-// from saturation_flagship.cpp: issue 21 item 5, no test unit over 30 s).
+// from saturation_flagship.cpp: no test unit over 30 s).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/format/format.hpp>
 

@@ -1,7 +1,7 @@
 // Equality saturation's results run: every alternative of the vector flagship sum((X - u v^T)^2),
 // and the expressions extracted under a node limit and after one iteration, against the dense
 // reference (moved from saturation_static.cpp, which checks the same limits at compile time:
-// issue 21 item 5, no test unit over 30 s).
+// no test unit over 30 s).
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/exec/evaluate.hpp>
 #include <loom/expr/operators.hpp>

@@ -1,4 +1,4 @@
-// Robustness (issue 22): a banded level counts and writes its stored entries, not its padding.
+// Robustness: a banded level counts and writes its stored entries, not its padding.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/format.hpp>
 #include <loom/io/matrix_market.hpp>

@@ -1,4 +1,4 @@
-// Robustness (issue 22): read_csv errors are loom::errors naming the right line, and the CSV
+// Robustness: read_csv errors are loom::errors naming the right line, and the CSV
 // reader reads numbers as the Matrix Market reader does.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/relational/csv.hpp>

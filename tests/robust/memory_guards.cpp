@@ -1,4 +1,4 @@
-// Robustness (issue 22): readers and levels that allocate by extent respect
+// Robustness: readers and levels that allocate by extent respect
 // read_options::max_dense_elements (default 2^28), the Matrix Market array layout is guarded on
 // both sides, and allocation failures surface as loom::errors naming the tensor and the size.
 // SPDX-License-Identifier: BSL-1.0

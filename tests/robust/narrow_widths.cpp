@@ -1,4 +1,4 @@
-// Robustness (issue 22): narrow position and coordinate widths overflow with an overflow_error on
+// Robustness: narrow position and coordinate widths overflow with an overflow_error on
 // every path that writes them (append, workspace/transpose, parallel rows, assembly), never a
 // crash, and the output is left a valid empty tensor.
 // SPDX-License-Identifier: BSL-1.0

@@ -1,4 +1,4 @@
-// Robustness (issue 22): moved-from and zero-extent tensors are valid empty tensors, read and
+// Robustness: moved-from and zero-extent tensors are valid empty tensors, read and
 // used in kernels without a crash.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>

@@ -1,4 +1,4 @@
-// Robustness (issue 22): views validate in O(1) when made (extents, products, array lengths) and
+// Robustness: views validate in O(1) when made (extents, products, array lengths) and
 // in O(nnz) with loom::validate; each error names the view and the values.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/loom.hpp>

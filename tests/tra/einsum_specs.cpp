@@ -1,6 +1,6 @@
 // einsum (tra/einsum.hpp) over every spec shape: each two-operand spec over the letters i, j, k
 // is either run and compared with a dense reference on ragged tiles, or rejected at compile time;
-// the same for specs with a batch letter b. Each spec is instantiated once (issue 20, item 2).
+// the same for specs with a batch letter b. Each spec is instantiated once.
 // SPDX-License-Identifier: BSL-1.0
 #include <doctest/doctest.h>
 

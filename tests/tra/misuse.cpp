@@ -1,4 +1,4 @@
-// The tensor relational algebra misused (issue 22): tile extents of 0, negative or past 64 bits,
+// The tensor relational algebra misused: tile extents of 0, negative or past 64 bits,
 // ragged shapes, mismatched tilings and relations of impossible shape. Each is a loom::error
 // naming the values, or (ragged edges, empty extents) a right answer; never a crash.
 // SPDX-License-Identifier: BSL-1.0

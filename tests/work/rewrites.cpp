@@ -1,4 +1,4 @@
-// Complexity guard of the rewrites (issue 20): for every family of expressions the evaluator
+// Complexity guard of the rewrites: for every family of expressions the evaluator
 // rewrites (maps, where, predicates, another semiring, broadcasts, tensor kernels, other
 // formats), the kernel it runs does no more work than the kernel as written. The sum-product
 // kernels over csr are in kernels.cpp. SPDX-License-Identifier: BSL-1.0

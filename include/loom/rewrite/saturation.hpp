@@ -1,4 +1,4 @@
-// Umbrella header of rewrite/saturation/: equality saturation at compile time (issue 4 item 4).
+// Umbrella header of rewrite/saturation/: equality saturation at compile time.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_REWRITE_SATURATION_HPP
 #define LOOM_REWRITE_SATURATION_HPP

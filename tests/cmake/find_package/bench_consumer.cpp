@@ -1,5 +1,5 @@
 // Tests that <loom/bench.hpp> is installed and usable on its own by a find_package consumer
-// (issue 23): two trivial entries, the table printed.
+//: two trivial entries, the table printed.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/bench.hpp>
 

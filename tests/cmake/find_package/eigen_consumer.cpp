@@ -1,4 +1,4 @@
-// loom::eigen_view from the installed package (issue 23): y = A x over an Eigen::SparseMatrix and
+// loom::eigen_view from the installed package: y = A x over an Eigen::SparseMatrix and
 // Eigen vectors, without a copy, checked against Eigen's own product.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/interop/eigen.hpp>

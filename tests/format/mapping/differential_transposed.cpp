@@ -1,4 +1,4 @@
-// Differential tests of mapped tensors read against their storage order (issue 20, item 4):
+// Differential tests of mapped tensors read against their storage order:
 // L + L^T, L o L^T and the cycle sum(j, L(i,j) * L(j,k) * L(k,i)) over the triangular, band and
 // symmetric mappings, into CSR and dense outputs, against the dense reference on a built-in CSR
 // copy. No loop order follows every access of L, so one is read through a copy in general levels

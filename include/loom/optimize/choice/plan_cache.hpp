@@ -54,7 +54,7 @@ template <class Rhs> std::vector<std::uint8_t> coarse_signature(const Rhs& rhs) 
 }
 
 /// Orders signatures by length, then byte by byte. std::less<std::vector<std::uint8_t>> (a
-/// memcmp) draws a false -Wstringop-overread from g++ 12 at -O3 (issue 23).
+/// memcmp) draws a false -Wstringop-overread from g++ 12 at -O3.
 struct signature_less {
   bool operator()(const std::vector<std::uint8_t>& a,
                   const std::vector<std::uint8_t>& b) const noexcept {
