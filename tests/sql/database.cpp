@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <filesystem>
 #include <memory>
@@ -42,14 +43,19 @@ const tpch_tables& data() {
 }
 const tpch::sql::tables& tables() { return *data().tables; }
 
-/// Whether two tables have the same columns, types and values (bit for bit).
+/// Whether two tables have the same columns, types and values: integers exactly, doubles to
+/// 1e-12 relative (the joins of a database and those of a call without one may run in
+/// different orders, which adds a sum's terms in another order).
 bool same(const rel::table& a, const rel::table& b) {
   if (a.rows() != b.rows() || a.columns().size() != b.columns().size()) return false;
+  auto close = [](double x, double y) {
+    return std::abs(x - y) <= 1e-12 * std::max({1.0, std::abs(x), std::abs(y)});
+  };
   for (std::size_t k = 0; k < a.columns().size(); ++k) {
     const rel::column &x = a.columns()[k], &y = b.columns()[k];
     if (x.name() != y.name() || x.type() != y.type()) return false;
     const bool equal = x.is_integer() ? std::ranges::equal(x.ints(), y.ints())
-                                      : std::ranges::equal(x.reals(), y.reals());
+                                      : std::ranges::equal(x.reals(), y.reals(), close);
     if (!equal) return false;
     if (x.type() == rel::column_type::string)
       for (std::size_t r = 0; r < a.rows(); ++r)
@@ -72,27 +78,48 @@ TEST_CASE("sql_database: a second query keyed alike builds no index, and answers
   const loom::sql_database db = tables().database();
   const rel::table first = loom::sql<tpch::sql::q5_text>(db);
   const auto after_first = db.counts();
-  // customer (on c_custkey, c_nationkey compared), supplier and nation have no terms of their
-  // own: kept indexes; orders (a year of 7) and region (one of 5) are filtered for the call.
-  CHECK(after_first.built == 3);
+  // Q5 joins five tables to the one it scans: each by a kept index of all its rows, or by one
+  // of the rows that pass its own terms, built for the call.
+  CHECK(after_first.built + after_first.filtered == 5);
+  CHECK(after_first.built >= 1);
   CHECK(after_first.reused == 0);
-  CHECK(after_first.filtered == 2);
-  CHECK(db.index_count() == 3);
+  CHECK(db.index_count() == after_first.built);
 
   const rel::table second = loom::sql<tpch::sql::q5_text>(db);
   const auto after_second = db.counts();
   CHECK(after_second.built == after_first.built);  // nothing built
-  CHECK(after_second.reused == 3);
+  CHECK(after_second.reused == after_first.built);
   CHECK(same(first, second));
   CHECK(same(first, uncached<tpch::sql::q5_text>(db)));
 
-  // Q10 joins customer on c_custkey and nation on n_nationkey: Q5's two indexes, reused.
+  // Q10 again builds nothing the second time.
   const rel::table q10 = loom::sql<tpch::sql::q10_text>(db);
   const auto after_q10 = db.counts();
-  CHECK(after_q10.reused >= after_second.reused + 2);
   CHECK(same(q10, uncached<tpch::sql::q10_text>(db)));
   CHECK(same(q10, loom::sql<tpch::sql::q10_text>(db)));
   CHECK(db.counts().built == after_q10.built);
+  CHECK(db.counts().reused > after_q10.reused);
+}
+
+TEST_CASE("sql_database: the join order is chosen by estimated work, counting kept indexes") {
+  // Q5 at SF 0.01: scanning lineitem (the largest table, as without a database) probes with
+  // every one of its rows; starting from a small filtered table does less, even counting the
+  // indexes it builds. The plan names the runner-up, which costs no less.
+  const loom::sql_database db = tables().database();
+  const std::string plan = loom::sql_explain<tpch::sql::q5_text>(db);
+  CHECK(plan.rfind("scan lineitem", 0) == std::string::npos);
+  const std::size_t at = plan.find("estimated work ");
+  REQUIRE(at != std::string::npos);
+  const std::size_t instead = plan.find("first instead: ", at);
+  REQUIRE(instead != std::string::npos);
+  CHECK(std::stod(plan.substr(at + 15)) <= std::stod(plan.substr(instead + 15)));
+  // Without a database the largest table is scanned and every other one indexed for the call.
+  std::vector<const rel::table*> from;
+  for (const char* name : {"customer", "orders", "lineitem", "supplier", "nation", "region"})
+    from.push_back(&db[name]);
+  const std::string rule = sc::explain<sc::detail::parsed<tpch::sql::q5_text>>(from);
+  CHECK(rule.rfind("scan lineitem (59879 rows)\n", 0) == 0);
+  CHECK(rule.find("estimated work") == std::string::npos);
 }
 
 TEST_CASE("sql_database: Q3, Q5, Q10 and Q12 with kept indexes equal those indexed per call") {
@@ -164,7 +191,7 @@ TEST_CASE("sql_database: the example of the documentation") {
   db.add("orders", rel::read_csv(orders_csv, orders_schema));  // by value: db keeps it
   db.add("supplier", supplier).add("nation", nation).add("region", region);
   const rel::table q5 = loom::sql<tpch::sql::q5_text>(db);    // builds the indexes it needs
-  const rel::table q10 = loom::sql<tpch::sql::q10_text>(db);  // reuses customer's and nation's
+  const rel::table q10 = loom::sql<tpch::sql::q10_text>(db);  // reuses those keyed alike
   const auto counts = db.counts();  // counts.built, counts.reused, counts.filtered
   CHECK(counts.built >= 3);
   CHECK(counts.reused >= 2);
@@ -187,7 +214,7 @@ TEST_CASE("sql_database: queries on one database from two threads share its inde
   other.join();
   CHECK(equal[0]);
   CHECK(equal[1]);
-  // customer, supplier and nation once each (orders may be kept too): never once per thread.
-  CHECK(db.counts().built <= 4);
+  // each index built once, never once per thread: every build is a kept index of its own
+  CHECK(db.counts().built >= 1);
   CHECK(db.counts().built == db.index_count());
 }

@@ -123,6 +123,45 @@ struct column_span {
   }
 };
 
+/// What the join planner knows of a column: how many distinct values it holds (exact for an
+/// integer column whose values are dense, else its row count, as for a key) and whether its
+/// values increase down the table (judged on 256 sampled neighbours), which puts the rows of one
+/// key next to each other.
+struct column_profile {
+  double distinct = 0;
+  bool sorted = false;
+  static column_profile of(const relational::column& c) {
+    column_profile p;
+    const std::size_t n = c.size();
+    p.distinct = static_cast<double>(n);
+    if (n < 2) {
+      p.sorted = true;
+      return p;
+    }
+    const std::size_t samples = std::min<std::size_t>(n - 1, 256);
+    std::size_t ascending = 0;
+    for (std::size_t k = 0; k < samples; ++k) {
+      const std::size_t r = k * (n - 1) / samples;
+      ascending += c.number(r) <= c.number(r + 1) ? 1 : 0;
+    }
+    p.sorted = ascending * 10 >= samples * 9;
+    if (c.is_integer()) {
+      const column_span span = column_span::of(c);
+      if (key_index::dense(span.low, span.high, n)) {
+        std::vector<bool> seen(static_cast<std::size_t>(span.high - span.low) + 1);
+        std::size_t count = 0;
+        for (const std::int64_t v : c.ints()) {
+          auto bit = seen[static_cast<std::size_t>(v - span.low)];
+          count += bit ? 0 : 1;
+          bit = true;
+        }
+        p.distinct = static_cast<double>(count);
+      }
+    }
+    return p;
+  }
+};
+
 /// The tables a query may name in FROM, by name, and the key indexes the joins built over them.
 /// **Example**: `loom::sql_database db; db.add("lineitem", lineitem);`
 ///
@@ -211,6 +250,7 @@ class database {
     const std::lock_guard lock(cache_->mutex);
     cache_->indexes.clear();
     cache_->spans.clear();
+    cache_->profiles.clear();
   }
 
   /// For the joins: the kept index of table `name` (that is `t`) keyed on `columns` (see
@@ -244,6 +284,26 @@ class database {
     if (entry.first != source) entry = {source, column_span::of(c)};
     return entry.second;
   }
+  /// For the join planner: the profile of column `c` of table `name` (that is `t`), kept.
+  column_profile profile(std::string_view name, const relational::table& t,
+                         const relational::column& c) const {
+    const std::lock_guard lock(cache_->mutex);
+    auto& entry = cache_->profiles[cache_key{std::string(name), {c.name()}}];
+    const auto source = source_of(t, {&c});
+    if (entry.first != source) entry = {source, column_profile::of(c)};
+    return entry.second;
+  }
+  /// For the join planner: whether an index of table `name` (that is `t`) keyed first on
+  /// column `c` is kept.
+  bool keeps_index_on(std::string_view name, const relational::table& t,
+                      const relational::column& c) const {
+    const std::lock_guard lock(cache_->mutex);
+    for (const auto& [key, kept] : cache_->indexes)
+      if (key.first == name && key.second.size() >= 2 && key.second[1] == c.name() && kept.index &&
+          kept.source.first == std::pair{&t, t.rows()})
+        return true;
+    return false;
+  }
   /// For the joins: counts an index of filtered rows built for one query.
   void count_filtered() const {
     const std::lock_guard lock(cache_->mutex);
@@ -276,16 +336,19 @@ class database {
     std::mutex mutex;
     std::map<cache_key, kept_index> indexes;
     std::map<cache_key, std::pair<source_key, column_span>> spans;
+    std::map<cache_key, std::pair<source_key, column_profile>> profiles;
     index_counts counts;
     void copy_to(cache& out) {
       const std::lock_guard lock(mutex);
       out.indexes = indexes;
       out.spans = spans;
+      out.profiles = profiles;
     }
     void drop(const std::string& table) {
       const std::lock_guard lock(mutex);
       std::erase_if(indexes, [&](const auto& kv) { return kv.first.first == table; });
       std::erase_if(spans, [&](const auto& kv) { return kv.first.first == table; });
+      std::erase_if(profiles, [&](const auto& kv) { return kv.first.first == table; });
     }
   };
 

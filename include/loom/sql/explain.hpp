@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -178,6 +179,14 @@ inline std::string terms_text(const query& q, const std::vector<int>& ids) {
   return text;
 }
 
+/// An estimate of work (rows scanned, probes, chain entries, index rows built) in three
+/// significant digits: "4.31e+06".
+inline std::string work_text(double work) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", work);
+  return text;
+}
+
 /// The lines after the scan and the joins: grouping, aggregates, HAVING, order, limit.
 inline std::string tail_text(const query& q) {
   std::string text;
@@ -268,6 +277,13 @@ std::string explain(const std::vector<const relational::table*>& tables,
         text += "  filter " + detail::table_text(Q, t) + ": " + detail::terms_text(Q, own) + "\n";
       if (const auto joined = stage_terms(static_cast<int>(s)); !joined.empty())
         text += "  test joined rows: " + detail::terms_text(Q, joined) + "\n";
+    }
+    if (!std::isnan(scan.estimated_work)) {
+      text += "estimated work " + detail::work_text(scan.estimated_work);
+      if (scan.runner_up < T)
+        text += "; scanning " + detail::table_text(Q, scan.runner_up) +
+                " first instead: " + detail::work_text(scan.runner_up_work);
+      text += "\n";
     }
   }
   return text + detail::tail_text(Q);
