@@ -74,7 +74,7 @@ TEST_CASE("sql: SUM of fixed decimal arithmetic is exact, with the scale the ope
   CHECK(r["n"].type() == column_type::int64);
   std::size_t row = 0;
   for (const auto& [key, value] : net) {
-    CAPTURE(key);
+    CAPTURE(row);
     CHECK(r.ints("k")[row] == key);
     CHECK(r.ints("net")[row] == value);
     CHECK(r.ints("gross")[row] == gross[key]);
