@@ -21,8 +21,8 @@ using rel::column_type;
 /// The message of the csv_error that reading `text` throws ("" when none).
 std::string csv_failure(const std::string& text, int scale) {
   try {
-    (void)rel::read_csv_text(text, "money.csv", {{"id", column_type::int64},
-                                                 {"amount", column_type::fixed, scale}});
+    (void)rel::read_csv_text(text, "money.csv",
+                             {{"id", column_type::int64}, {"amount", column_type::fixed, scale}});
   } catch (const rel::csv_error& e) {
     return e.what();
   }
@@ -101,8 +101,9 @@ TEST_CASE("fixed decimals: a column of scaled integers, from arrays and from CSV
                   rel::column_error);
 }
 
-TEST_CASE("fixed decimals: too many fractional digits or a value out of range is a positioned "
-          "csv_error") {
+TEST_CASE(
+    "fixed decimals: too many fractional digits or a value out of range is a positioned "
+    "csv_error") {
   CHECK(csv_failure("id,amount\n1,1.5\n2,1.234\n", 2) ==
         "money.csv:3: column 2 (amount): cannot parse '1.234' as a decimal of scale 2: more than "
         "2 digits after the point (nothing is rounded)");
